@@ -1,0 +1,424 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// SearchBody is the facade's JSON request as a client writes it.
+type SearchBody struct {
+	Query             string     `json:"query"`
+	TopK              int        `json:"topK,omitempty"`
+	Date              string     `json:"date,omitempty"`
+	DateRange         *DateRange `json:"dateRange,omitempty"`
+	Project           string     `json:"project,omitempty"`
+	Role              string     `json:"role,omitempty"`
+	Agent             string     `json:"agent,omitempty"`
+	Tags              []string   `json:"tags,omitempty"`
+	SourceSets        []string   `json:"sourceSets,omitempty"`
+	Lifecycle         []string   `json:"lifecycle,omitempty"`
+	WorkType          []string   `json:"workType,omitempty"`
+	IncludeFullText   *bool      `json:"includeFullText,omitempty"`
+	IncludeGovernance *bool      `json:"includeGovernance,omitempty"`
+	RemainingBudgetMs int        `json:"remainingBudgetMs,omitempty"`
+	BudgetCall        int        `json:"budgetCall,omitempty"`
+	BudgetMaxCalls    int        `json:"budgetMaxCalls,omitempty"`
+}
+
+// DateRange is an inclusive range of YYYY-MM-DD dates; either end may be empty.
+type DateRange struct {
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+}
+
+// Filters are the hard filters of a search. Empty values do not filter.
+// All filters combine with AND; list filters match any of their values.
+type Filters struct {
+	Date       string   // exact business date YYYY-MM-DD
+	DateFrom   string   // inclusive
+	DateTo     string   // inclusive
+	Role       string   // speaker role (user/assistant), falling back to agent
+	Agent      string   // producing agent
+	Project    string   // exact project
+	Tags       []string // any of
+	SourceSets []string // any of
+	Lifecycles []string // any of
+	WorkTypes  []string // any of
+}
+
+// Empty reports whether no filter is set.
+func (f Filters) Empty() bool {
+	return f.Date == "" && f.DateFrom == "" && f.DateTo == "" && f.Role == "" && f.Agent == "" &&
+		f.Project == "" && len(f.Tags) == 0 && len(f.SourceSets) == 0 && len(f.Lifecycles) == 0 && len(f.WorkTypes) == 0
+}
+
+// Explicit returns the filters as they are reported in queryPlan.
+func (f Filters) Explicit() ExplicitFilters {
+	opt := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	return ExplicitFilters{
+		Date: opt(f.Date), DateFrom: opt(f.DateFrom), DateTo: opt(f.DateTo),
+		Role: opt(f.Role), Agent: opt(f.Agent), Project: opt(f.Project),
+		Tags: nonNil(f.Tags), SourceSets: nonNil(f.SourceSets),
+		Lifecycles: nonNil(f.Lifecycles), WorkTypes: nonNil(f.WorkTypes),
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// SearchRequest is a decoded, validated and normalised search request.
+type SearchRequest struct {
+	Query             string
+	TopK              int
+	Filters           Filters
+	IncludeFullText   bool
+	IncludeGovernance bool
+	// LatencyBudgetMs is the caller's requested server budget; 0 means the
+	// configured default. It can only lower the budget.
+	LatencyBudgetMs int
+	// RemainingBudgetMs is the caller's remaining monotonic budget (facade);
+	// nil when the caller did not send one.
+	RemainingBudgetMs *int
+}
+
+// Surface selects the rules that differ between the facade and the direct
+// server.
+type Surface int
+
+const (
+	// Facade clamps topK into [1, 20].
+	Facade Surface = iota
+	// Direct answers 422 for a topK outside [1, 20].
+	Direct
+)
+
+// RequestError is a search request the server refuses. It carries what is
+// needed to answer with the full envelope.
+type RequestError struct {
+	Status int
+	Reason string
+	Field  string
+	// Query and TopK are what could be recovered from the request, for the
+	// envelope's queryPlan.
+	Query string
+	TopK  int
+}
+
+func (e *RequestError) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("%s: %s", e.Field, e.Reason)
+	}
+	return e.Reason
+}
+
+// MaxSearchBodyBytes bounds a search request body.
+const MaxSearchBodyBytes = 64 << 10
+
+// DecodeSearchRequest parses a search body for surface. defaultTopK is the
+// configured default. Unknown fields are ignored; aliases are accepted:
+// top_k, dateFrom/dateTo, date_from/date_to, dateRange{from,to},
+// source_sets, lifecycles, workTypes, work_type, tag, latency_budget_ms,
+// include_full_text, include_governance.
+func DecodeSearchRequest(body []byte, surface Surface, defaultTopK int) (SearchRequest, *RequestError) {
+	if defaultTopK < MinTopK || defaultTopK > MaxTopK {
+		defaultTopK = DefaultTopK
+	}
+	req := SearchRequest{TopK: defaultTopK, IncludeFullText: true, IncludeGovernance: true}
+	fail := func(status int, field, reason string) (SearchRequest, *RequestError) {
+		return req, &RequestError{Status: status, Field: field, Reason: reason, Query: req.Query, TopK: req.TopK}
+	}
+	if !utf8.Valid(body) {
+		return fail(http.StatusBadRequest, "", "body is not valid UTF-8")
+	}
+	fields, err := decodeObject(body)
+	if err != nil {
+		return fail(http.StatusBadRequest, "", err.Error())
+	}
+	// The query comes first so that every later failure can echo it.
+	if raw, ok := fields["query"]; ok {
+		var q string
+		if json.Unmarshal(raw, &q) != nil {
+			if string(raw) != "null" {
+				return fail(http.StatusUnprocessableEntity, "query", "query must be a string")
+			}
+		}
+		req.Query = strings.Join(strings.Fields(q), " ")
+	}
+
+	var ferr *RequestError
+	intField := func(names ...string) (int, bool) {
+		for _, name := range names {
+			raw, ok := fields[name]
+			if !ok || string(raw) == "null" {
+				continue
+			}
+			n, err := parseInt(raw)
+			if err != nil {
+				ferr = &RequestError{Status: http.StatusUnprocessableEntity, Field: name, Reason: name + " must be an integer"}
+				return 0, false
+			}
+			return n, true
+		}
+		return 0, false
+	}
+	strField := func(names ...string) string {
+		for _, name := range names {
+			raw, ok := fields[name]
+			if !ok || string(raw) == "null" {
+				continue
+			}
+			var s string
+			if json.Unmarshal(raw, &s) != nil {
+				ferr = &RequestError{Status: http.StatusUnprocessableEntity, Field: name, Reason: name + " must be a string"}
+				return ""
+			}
+			return strings.TrimSpace(s)
+		}
+		return ""
+	}
+	listField := func(names ...string) []string {
+		for _, name := range names {
+			raw, ok := fields[name]
+			if !ok || string(raw) == "null" {
+				continue
+			}
+			list, err := parseStringList(raw)
+			if err != nil {
+				ferr = &RequestError{Status: http.StatusUnprocessableEntity, Field: name, Reason: name + " must be a string or a list of strings"}
+				return nil
+			}
+			return list
+		}
+		return nil
+	}
+	boolField := func(def bool, names ...string) bool {
+		for _, name := range names {
+			raw, ok := fields[name]
+			if !ok || string(raw) == "null" {
+				continue
+			}
+			var b bool
+			if json.Unmarshal(raw, &b) != nil {
+				ferr = &RequestError{Status: http.StatusUnprocessableEntity, Field: name, Reason: name + " must be a boolean"}
+				return def
+			}
+			return b
+		}
+		return def
+	}
+
+	if n, ok := intField("topK", "top_k"); ok {
+		switch {
+		case surface == Direct && (n < MinTopK || n > MaxTopK):
+			return fail(http.StatusUnprocessableEntity, "topK", fmt.Sprintf("topK must be between %d and %d", MinTopK, MaxTopK))
+		case n == 0:
+			// absent or 0 means the configured default (facade)
+		default:
+			req.TopK = ClampTopK(n)
+		}
+	}
+	if ferr != nil {
+		return fail(ferr.Status, ferr.Field, ferr.Reason)
+	}
+
+	f := &req.Filters
+	f.Date = strField("date")
+	f.DateFrom = strField("dateFrom", "date_from")
+	f.DateTo = strField("dateTo", "date_to")
+	if raw, ok := fields["dateRange"]; ok && string(raw) != "null" {
+		var dr struct {
+			From *string `json:"from"`
+			To   *string `json:"to"`
+		}
+		if err := json.Unmarshal(raw, &dr); err != nil {
+			return fail(http.StatusUnprocessableEntity, "dateRange", "dateRange must be an object {from, to}")
+		}
+		if dr.From != nil && f.DateFrom == "" {
+			f.DateFrom = strings.TrimSpace(*dr.From)
+		}
+		if dr.To != nil && f.DateTo == "" {
+			f.DateTo = strings.TrimSpace(*dr.To)
+		}
+	}
+	f.Role = strField("role")
+	f.Agent = strField("agent")
+	f.Project = strField("project")
+	f.Tags = listField("tags", "tag")
+	f.SourceSets = listField("sourceSets", "source_sets")
+	f.Lifecycles = listField("lifecycle", "lifecycles")
+	f.WorkTypes = listField("workType", "workTypes", "work_type")
+	req.IncludeFullText = boolField(true, "includeFullText", "include_full_text")
+	req.IncludeGovernance = boolField(true, "includeGovernance", "include_governance")
+	if n, ok := intField("latencyBudgetMs", "latency_budget_ms"); ok && n > 0 {
+		req.LatencyBudgetMs = n
+	}
+	if ferr != nil {
+		return fail(ferr.Status, ferr.Field, ferr.Reason)
+	}
+	if raw, ok := fields["remainingBudgetMs"]; ok && string(raw) != "null" {
+		n, err := parseInt(raw)
+		if err != nil {
+			// A budget the server cannot read is refused rather than
+			// guessed: 0 would silently refuse, infinity would overrun.
+			return fail(http.StatusBadRequest, "remainingBudgetMs", "remainingBudgetMs must be a number of milliseconds")
+		}
+		if n < 0 {
+			n = 0
+		}
+		req.RemainingBudgetMs = &n
+	}
+	for _, d := range []struct{ name, v string }{{"date", f.Date}, {"dateFrom", f.DateFrom}, {"dateTo", f.DateTo}} {
+		if d.v == "" {
+			continue
+		}
+		norm, ok := NormalizeDate(d.v)
+		if !ok {
+			return fail(http.StatusUnprocessableEntity, d.name, d.name+" must be a date YYYY-MM-DD")
+		}
+		switch d.name {
+		case "date":
+			f.Date = norm
+		case "dateFrom":
+			f.DateFrom = norm
+		case "dateTo":
+			f.DateTo = norm
+		}
+	}
+	if f.DateFrom != "" && f.DateTo != "" && f.DateFrom > f.DateTo {
+		return fail(http.StatusUnprocessableEntity, "dateRange", "dateRange.from is after dateRange.to")
+	}
+	if req.Query == "" {
+		return fail(http.StatusBadRequest, "query", ReasonQueryRequired)
+	}
+	if utf8.RuneCountInString(req.Query) > MaxQueryRunes {
+		return fail(http.StatusUnprocessableEntity, "query", fmt.Sprintf("query is longer than %d characters", MaxQueryRunes))
+	}
+	return req, nil
+}
+
+// MaxQueryRunes bounds the length of a query.
+const MaxQueryRunes = 4000
+
+// ClampTopK clamps n into [MinTopK, MaxTopK].
+func ClampTopK(n int) int {
+	return max(MinTopK, min(MaxTopK, n))
+}
+
+// NormalizeDate accepts YYYY-MM-DD or an RFC 3339 timestamp and returns the
+// date part, validated.
+func NormalizeDate(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) >= 10 {
+		if _, err := time.Parse("2006-01-02", s[:10]); err == nil {
+			if len(s) == 10 {
+				return s, true
+			}
+			if _, err := time.Parse(time.RFC3339, s); err == nil {
+				return s[:10], true
+			}
+		}
+	}
+	return "", false
+}
+
+// decodeObject parses body as exactly one JSON object whose top-level keys
+// are unique, and returns the raw value of each key.
+func decodeObject(body []byte) (map[string]json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, errors.New("body must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil {
+		return nil, errors.New("body is not valid JSON")
+	}
+	fields := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, errors.New("body is not valid JSON")
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return nil, errors.New("body is not valid JSON")
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, errors.New("body is not valid JSON")
+		}
+		// A repeated key is ambiguous (which one did the caller mean?) and a
+		// classic parser-differential trick, so it is refused.
+		if _, dup := fields[key]; dup {
+			return nil, fmt.Errorf("duplicate key %q", key)
+		}
+		fields[key] = raw
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, errors.New("body is not valid JSON")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("body has trailing data after the JSON object")
+	}
+	return fields, nil
+}
+
+func parseInt(raw json.RawMessage) (int, error) {
+	var num json.Number
+	if err := json.Unmarshal(raw, &num); err != nil {
+		return 0, err
+	}
+	f, err := num.Float64()
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || f != math.Trunc(f) || math.Abs(f) > 1e12 {
+		return 0, errors.New("not an integer")
+	}
+	return int(f), nil
+}
+
+func parseStringList(raw json.RawMessage) ([]string, error) {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		one = strings.TrimSpace(one)
+		if one == "" {
+			return nil, nil
+		}
+		return []string{one}, nil
+	}
+	var list []string
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	out := []string{}
+	for _, s := range list {
+		s = strings.TrimSpace(s)
+		if s == "" || seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}

@@ -1,0 +1,145 @@
+package api
+
+// Health is the body of the direct server's GET /health.
+type Health struct {
+	Status                   string            `json:"status"`
+	Version                  string            `json:"version"`
+	Model                    string            `json:"model"`
+	Dimension                int               `json:"dimension"`
+	Provider                 string            `json:"provider"`
+	EmbeddingProfile         *EmbeddingProfile `json:"embeddingProfile"`
+	EmbeddingProfileHash     string            `json:"embeddingProfileHash"`
+	ProviderLoaded           bool              `json:"providerLoaded"`
+	InternalEncodeAuthorized bool              `json:"internalEncodeAuthorized"`
+	IndexPath                *string           `json:"indexPath"`
+	IndexSource              string            `json:"indexSource"`
+	IndexReady               bool              `json:"indexReady"`
+	IndexUnavailableReason   string            `json:"indexUnavailableReason"`
+	IndexExists              bool              `json:"indexExists"`
+	IndexLoaded              bool              `json:"indexLoaded"`
+	Entries                  int               `json:"entries"`
+	Generation               string            `json:"generation,omitempty"`
+	Reload                   ReloadStatus      `json:"reload"`
+	StartedAt                string            `json:"startedAt"`
+}
+
+// ReloadStatus reports the hot-reload loop: the last attempt, whether it
+// succeeded, and the error of the last failure (no secrets).
+type ReloadStatus struct {
+	LastAttemptAt        string `json:"lastAttemptAt,omitempty"`
+	LastSuccessAt        string `json:"lastSuccessAt,omitempty"`
+	LastReloadSuccessful bool   `json:"lastReloadSuccessful"`
+	LastError            string `json:"lastError,omitempty"`
+	FailedRunID          string `json:"failedRunId,omitempty"`
+	Reloads              int    `json:"reloads"`
+}
+
+// EmbeddingProfile identifies a vector space: vectors from two different
+// profiles must never be compared.
+type EmbeddingProfile struct {
+	Provider  string `json:"provider"`
+	Model     string `json:"model"`
+	Dimension int    `json:"dimension"`
+}
+
+// Stats is the body of the direct server's GET /stats.
+type Stats struct {
+	Status string     `json:"status"`
+	Server StatsSrv   `json:"server"`
+	Index  StatsIndex `json:"index"`
+	API    StatsAPI   `json:"api"`
+}
+
+// StatsSrv describes the serving process.
+type StatsSrv struct {
+	Title                string            `json:"title"`
+	Version              string            `json:"version"`
+	Model                string            `json:"model"`
+	Dimension            int               `json:"dimension"`
+	Provider             string            `json:"provider"`
+	EmbeddingProfile     *EmbeddingProfile `json:"embeddingProfile"`
+	EmbeddingProfileHash string            `json:"embeddingProfileHash"`
+	ProviderLoaded       bool              `json:"providerLoaded"`
+}
+
+// StatsIndex describes the loaded generation.
+type StatsIndex struct {
+	Source            string         `json:"source"`
+	Path              *string        `json:"path"`
+	Generation        string         `json:"generation,omitempty"`
+	Ready             bool           `json:"ready"`
+	UnavailableReason string         `json:"unavailableReason"`
+	Exists            bool           `json:"exists"`
+	Loaded            bool           `json:"loaded"`
+	Entries           int            `json:"entries"`
+	Layers            map[string]int `json:"layers"`
+	Agents            map[string]int `json:"agents"`
+	Projects          map[string]int `json:"projects"`
+	SourceSets        map[string]int `json:"sourceSets"`
+	Tags              map[string]int `json:"tags"`
+	DateRange         DateSpan       `json:"dateRange"`
+	DenseSearch       string         `json:"denseSearch,omitempty"`
+}
+
+// DateSpan is the first and last business date in an index.
+type DateSpan struct {
+	Start *string `json:"start"`
+	End   *string `json:"end"`
+}
+
+// StatsAPI states the read-only boundary.
+type StatsAPI struct {
+	ReadOnly               bool              `json:"readOnly"`
+	MutationAllowed        bool              `json:"mutationAllowed"`
+	Endpoints              map[string]string `json:"endpoints"`
+	RejectedMutationStatus int               `json:"rejectedMutationStatus"`
+}
+
+// FacadeHealth is the body of GET /api/rag/external/health.
+type FacadeHealth struct {
+	Available             bool      `json:"available"`
+	Reason                string    `json:"reason,omitempty"`
+	ReadOnly              bool      `json:"readOnly"`
+	MutationAllowed       bool      `json:"mutationAllowed"`
+	ExternalAgentContract *Contract `json:"externalAgentContract"`
+	RagStatus             RagStatus `json:"ragStatus"`
+}
+
+// RagStatus is the compact readiness summary the facade reports. Upstream's
+// status block carried absolute paths and settings; Nova keeps only what an
+// agent needs to act on.
+type RagStatus struct {
+	Ready           bool              `json:"ready"`
+	SearchAvailable bool              `json:"searchAvailable"`
+	Freshness       Freshness         `json:"freshness"`
+	Generation      string            `json:"generation,omitempty"`
+	ChunkCount      int               `json:"chunkCount"`
+	Profile         *EmbeddingProfile `json:"embeddingProfile,omitempty"`
+	NetworkBoundary NetworkBoundary   `json:"networkBoundary"`
+}
+
+// Freshness carries the first blocking condition, used as the search reason.
+type Freshness struct {
+	Status    string `json:"status"`
+	CheckedAt string `json:"checkedAt"`
+}
+
+// NetworkBoundary states the loopback-only policy.
+type NetworkBoundary struct {
+	SchemaVersion  int     `json:"schemaVersion"`
+	Policy         string  `json:"policy"`
+	Status         string  `json:"status"`
+	IssueCode      *string `json:"issueCode"`
+	EncodeExposure string  `json:"encodeExposure"`
+}
+
+// EncodeRequest is the body of POST /encode.
+type EncodeRequest struct {
+	Texts []string `json:"texts"`
+}
+
+// MaxEncodeTexts bounds one /encode call.
+const MaxEncodeTexts = 512
+
+// MaxEncodeBodyBytes bounds an /encode body.
+const MaxEncodeBodyBytes = 8 << 20

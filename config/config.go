@@ -1,0 +1,546 @@
+// Package config loads Nova's operator settings: defaults, then
+// NOVA_HOME/config.yaml, then NOVA_* environment variables, through koanf.
+// Loading fails fast: an unknown key or an invalid value is an error that
+// names the field. The result is an immutable value; no koanf instance
+// outlives Load.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/knadh/koanf/parsers/yaml"
+	"github.com/knadh/koanf/providers/confmap"
+	"github.com/knadh/koanf/providers/env/v2"
+	"github.com/knadh/koanf/providers/file"
+	"github.com/knadh/koanf/v2"
+
+	"github.com/nova-recall/nova/paths"
+)
+
+// Config is the whole operator configuration. Treat it as read-only.
+type Config struct {
+	Server    Server    `koanf:"server"`
+	Facade    Facade    `koanf:"facade"`
+	Embedding Embedding `koanf:"embedding"`
+	Retrieval Retrieval `koanf:"retrieval"`
+	Index     Index     `koanf:"index"`
+	Sources   []Source  `koanf:"sources"`
+
+	// Home is the runtime home the config was loaded for (not a key).
+	Home paths.Home `koanf:"-"`
+	// File is the config file that was read, or "" when none exists.
+	File string `koanf:"-"`
+}
+
+// Server configures the direct server listener.
+type Server struct {
+	// Host must be a loopback address: localhost, 127.0.0.0/8 or ::1.
+	Host string `koanf:"host"`
+	// Port of the direct server; default 3037. 0 picks a free port.
+	Port int `koanf:"port"`
+}
+
+// Facade configures the external-agent listener. It binds the same host as
+// the direct server.
+type Facade struct {
+	// Port of the facade; default 3036. 0 picks a free port.
+	Port int `koanf:"port"`
+}
+
+// Embedding selects the embedder. Vectors of one profile
+// (provider, model, dimension) are never compared with another's.
+type Embedding struct {
+	// Provider is "builtin" (pure Go, corpus-trained, the default) or
+	// "openai" (any OpenAI-compatible /v1/embeddings endpoint).
+	Provider string `koanf:"provider"`
+	// Endpoint is the base URL of an openai provider, e.g.
+	// http://127.0.0.1:11434/v1 for Ollama.
+	Endpoint string `koanf:"endpoint"`
+	// Model is the openai model name; ignored by builtin.
+	Model string `koanf:"model"`
+	// Dimension of the vectors; default 384.
+	Dimension int `koanf:"dimension"`
+	// AllowRemoteEndpoint permits a non-loopback openai endpoint. Off by
+	// default: memory text must not leave the machine unless the operator
+	// says so.
+	AllowRemoteEndpoint bool `koanf:"allowRemoteEndpoint"`
+	// APIKeyEnv names the environment variable holding the openai API key,
+	// if the endpoint needs one. The key itself is never in this file.
+	APIKeyEnv string `koanf:"apiKeyEnv"`
+	// BatchSize is the number of texts per embedding request; default 64.
+	BatchSize int `koanf:"batchSize"`
+	// TimeoutSeconds bounds one embedding request; default 30.
+	TimeoutSeconds int `koanf:"timeoutSeconds"`
+}
+
+// Retrieval tunes search.
+type Retrieval struct {
+	// TopK is the default number of results; 1-20, default 8.
+	TopK int `koanf:"topK"`
+	// LatencyBudgetSeconds is the per-search budget; 1-120, default 60.
+	// The server caps it at 60.
+	LatencyBudgetSeconds int `koanf:"latencyBudgetSeconds"`
+	// MaxConcurrentSearches is the number of searches that run at once;
+	// more answer 429. Default 2.
+	MaxConcurrentSearches int `koanf:"maxConcurrentSearches"`
+	// RecencyHalfLifeDays is the half-life of the recency boost; default 7.
+	RecencyHalfLifeDays float64 `koanf:"recencyHalfLifeDays"`
+	// DenseChannel turns the dense channel on or off ("on", "off");
+	// default on. Off leaves lexical BM25 with the evidence layer.
+	DenseChannel string `koanf:"denseChannel"`
+}
+
+// Index tunes builds.
+type Index struct {
+	// KeepGenerations is how many promoted generations retention keeps
+	// (so rollback has somewhere to go); default 3, minimum 2.
+	KeepGenerations int `koanf:"keepGenerations"`
+	// ChunkMaxChars caps the size of one chunk; default 1600.
+	ChunkMaxChars int `koanf:"chunkMaxChars"`
+	// ChunkOverlapChars is the overlap between consecutive pieces of a
+	// long text; default 200.
+	ChunkOverlapChars int `koanf:"chunkOverlapChars"`
+	// ContextWords is how many words of each neighbouring record in the
+	// same conversation are indexed with a record (not shown); default 12,
+	// 0 turns it off.
+	ContextWords int `koanf:"contextWords"`
+}
+
+// Source is one place memories come from.
+type Source struct {
+	// Name identifies the source; unique.
+	Name string `koanf:"name"`
+	// Kind is jsonl, markdown, codex or claude-code.
+	Kind string `koanf:"kind"`
+	// Path is a file or directory; ~ is expanded.
+	Path string `koanf:"path"`
+	// SourceSet is the governance class (e.g. external-content, lessons,
+	// task-board-snapshot, filtered-dialogue-daily).
+	SourceSet string `koanf:"sourceSet"`
+	// Defaults applied to records that do not carry their own.
+	Project   string   `koanf:"project"`
+	Agent     string   `koanf:"agent"`
+	Tags      []string `koanf:"tags"`
+	Lifecycle string   `koanf:"lifecycle"`
+	WorkType  string   `koanf:"workType"`
+	// AuthorityRank and RetrievalWeight override the source set's
+	// governance (0 keeps the source set's value).
+	AuthorityRank   int     `koanf:"authorityRank"`
+	RetrievalWeight float64 `koanf:"retrievalWeight"`
+	// Include and Exclude are globs matched against the path relative to
+	// Path (and against the base name).
+	Include []string `koanf:"include"`
+	Exclude []string `koanf:"exclude"`
+}
+
+// Source kinds.
+const (
+	KindJSONL      = "jsonl"
+	KindMarkdown   = "markdown"
+	KindCodex      = "codex"
+	KindClaudeCode = "claude-code"
+)
+
+// Kinds lists the supported source kinds.
+var Kinds = []string{KindJSONL, KindMarkdown, KindCodex, KindClaudeCode}
+
+// Embedding providers.
+const (
+	ProviderBuiltin = "builtin"
+	ProviderOpenAI  = "openai"
+)
+
+// Defaults returns the configuration used when nothing is set.
+func Defaults() Config {
+	return Config{
+		Server:    Server{Host: "127.0.0.1", Port: 3037},
+		Facade:    Facade{Port: 3036},
+		Embedding: Embedding{Provider: ProviderBuiltin, Dimension: 384, BatchSize: 64, TimeoutSeconds: 30},
+		Retrieval: Retrieval{TopK: 8, LatencyBudgetSeconds: 60, MaxConcurrentSearches: 2, RecencyHalfLifeDays: 7, DenseChannel: "on"},
+		Index:     Index{KeepGenerations: 3, ChunkMaxChars: 1600, ChunkOverlapChars: 200, ContextWords: 12},
+	}
+}
+
+// ErrInvalid is wrapped by every validation error.
+var ErrInvalid = errors.New("invalid configuration")
+
+// FieldError is a configuration error addressed to one field.
+type FieldError struct {
+	// Field is the dotted key, e.g. "server.host" or "sources[1].kind".
+	Field string
+	// Value is the offending value, formatted.
+	Value string
+	// Reason says what is wrong and what is accepted.
+	Reason string
+}
+
+func (e *FieldError) Error() string {
+	if e.Value != "" {
+		return fmt.Sprintf("%s: %s (got %q)", e.Field, e.Reason, e.Value)
+	}
+	return fmt.Sprintf("%s: %s", e.Field, e.Reason)
+}
+
+// Unwrap makes errors.Is(err, ErrInvalid) true.
+func (e *FieldError) Unwrap() error { return ErrInvalid }
+
+// NonLoopbackError is returned when server.host is not loopback. It is
+// distinct so that novad and doctor can report rag-server-non-loopback.
+type NonLoopbackError struct{ Host string }
+
+func (e *NonLoopbackError) Error() string {
+	return fmt.Sprintf("server.host: must be localhost or a numeric loopback address (got %q): non-loopback serving is refused (rag-server-non-loopback)", e.Host)
+}
+
+// Unwrap makes errors.Is(err, ErrInvalid) true.
+func (e *NonLoopbackError) Unwrap() error { return ErrInvalid }
+
+// Load reads the configuration for the runtime home named by environ.
+func Load(environ []string) (Config, error) {
+	home, err := paths.Resolve(environ)
+	if err != nil {
+		return Config{}, err
+	}
+	return LoadFile(home, home.Config(), environ)
+}
+
+// LoadFile reads the configuration from path (missing is fine: defaults
+// apply) with environment overrides from environ.
+func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
+	k := koanf.New(".")
+	if err := k.Load(confmap.Provider(defaultMap(), "."), nil); err != nil {
+		return Config{}, fmt.Errorf("load defaults: %w", err)
+	}
+	cfg := Config{Home: home}
+	if _, err := os.Stat(path); err == nil {
+		if err := k.Load(file.Provider(path), yaml.Parser()); err != nil {
+			return Config{}, fmt.Errorf("read %s: %w", path, err)
+		}
+		cfg.File = path
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return Config{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	var envErrs []error
+	envProvider := env.Provider(".", env.Opt{
+		Prefix:      "NOVA_",
+		EnvironFunc: func() []string { return environ },
+		TransformFunc: func(key, value string) (string, any) {
+			mapped, err := envKey(key)
+			if err != nil {
+				envErrs = append(envErrs, err)
+				return "", nil
+			}
+			return mapped, value
+		},
+	})
+	if err := k.Load(envProvider, nil); err != nil {
+		return Config{}, fmt.Errorf("read environment: %w", err)
+	}
+	if len(envErrs) > 0 {
+		return Config{}, errors.Join(envErrs...)
+	}
+	if err := checkKeys(k); err != nil {
+		return Config{}, err
+	}
+	err := k.UnmarshalWithConf("", &cfg, koanf.UnmarshalConf{
+		Tag: "koanf",
+		DecoderConfig: &mapstructure.DecoderConfig{
+			DecodeHook: mapstructure.ComposeDecodeHookFunc(
+				mapstructure.StringToTimeDurationHookFunc(),
+				mapstructure.StringToSliceHookFunc(","),
+				mapstructure.TextUnmarshallerHookFunc()),
+			Metadata:         nil,
+			Result:           &cfg,
+			WeaklyTypedInput: true,
+			ErrorUnused:      true,
+			TagName:          "koanf",
+		},
+	})
+	if err != nil {
+		return Config{}, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	cfg.Home = home
+	if _, statErr := os.Stat(path); statErr == nil {
+		cfg.File = path
+	}
+	for i := range cfg.Sources {
+		cfg.Sources[i].Path = paths.ExpandHome(cfg.Sources[i].Path, environ)
+		if cfg.Sources[i].Path != "" && !filepath.IsAbs(cfg.Sources[i].Path) {
+			// Relative source paths are relative to the config file, so a
+			// config that ships with sample data works from anywhere.
+			cfg.Sources[i].Path = filepath.Join(filepath.Dir(path), cfg.Sources[i].Path)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+func defaultMap() map[string]any {
+	d := Defaults()
+	return map[string]any{
+		"server.host":                     d.Server.Host,
+		"server.port":                     d.Server.Port,
+		"facade.port":                     d.Facade.Port,
+		"embedding.provider":              d.Embedding.Provider,
+		"embedding.endpoint":              d.Embedding.Endpoint,
+		"embedding.model":                 d.Embedding.Model,
+		"embedding.dimension":             d.Embedding.Dimension,
+		"embedding.allowRemoteEndpoint":   d.Embedding.AllowRemoteEndpoint,
+		"embedding.apiKeyEnv":             d.Embedding.APIKeyEnv,
+		"embedding.batchSize":             d.Embedding.BatchSize,
+		"embedding.timeoutSeconds":        d.Embedding.TimeoutSeconds,
+		"retrieval.topK":                  d.Retrieval.TopK,
+		"retrieval.latencyBudgetSeconds":  d.Retrieval.LatencyBudgetSeconds,
+		"retrieval.maxConcurrentSearches": d.Retrieval.MaxConcurrentSearches,
+		"retrieval.recencyHalfLifeDays":   d.Retrieval.RecencyHalfLifeDays,
+		"retrieval.denseChannel":          d.Retrieval.DenseChannel,
+		"index.keepGenerations":           d.Index.KeepGenerations,
+		"index.chunkMaxChars":             d.Index.ChunkMaxChars,
+		"index.chunkOverlapChars":         d.Index.ChunkOverlapChars,
+		"index.contextWords":              d.Index.ContextWords,
+	}
+}
+
+// scalarKeys are the keys that may be set, as dotted paths.
+func scalarKeys() []string {
+	keys := make([]string, 0, 32)
+	for k := range defaultMap() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// envNotConfig are NOVA_* variables that are not configuration keys.
+var envNotConfig = []string{"NOVA_HOME"}
+
+// envKey maps NOVA_RETRIEVAL_MAX_CONCURRENT_SEARCHES to
+// retrieval.maxConcurrentSearches.
+func envKey(name string) (string, error) {
+	if slices.Contains(envNotConfig, name) {
+		return "", nil
+	}
+	rest := strings.TrimPrefix(name, "NOVA_")
+	section, field, ok := strings.Cut(rest, "_")
+	if !ok {
+		return "", &FieldError{Field: name, Reason: "unknown environment variable: expected NOVA_<SECTION>_<KEY>, e.g. NOVA_SERVER_PORT"}
+	}
+	want := strings.ToLower(section) + "." + strings.ToLower(strings.ReplaceAll(field, "_", ""))
+	for _, k := range scalarKeys() {
+		if strings.ToLower(k) == want {
+			return k, nil
+		}
+	}
+	return "", &FieldError{Field: name, Reason: "unknown environment variable: no such configuration key"}
+}
+
+// checkKeys rejects keys the configuration does not define, naming each.
+func checkKeys(k *koanf.Koanf) error {
+	allowed := map[string]bool{}
+	for _, key := range scalarKeys() {
+		allowed[key] = true
+	}
+	var errs []error
+	for _, key := range k.Keys() {
+		if allowed[key] || key == "sources" {
+			continue
+		}
+		if strings.HasPrefix(key, "sources.") {
+			errs = append(errs, &FieldError{Field: key, Reason: "sources must be a list"})
+			continue
+		}
+		errs = append(errs, &FieldError{Field: key, Reason: "unknown key"})
+	}
+	sourceKeys := map[string]bool{}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Source]()) {
+		sourceKeys[f.Tag.Get("koanf")] = true
+	}
+	if k.Exists("sources") {
+		if _, ok := k.Get("sources").([]any); !ok {
+			errs = append(errs, &FieldError{Field: "sources", Reason: "must be a list of sources"})
+		}
+	}
+	for i, s := range k.Slices("sources") {
+		for _, key := range s.Keys() {
+			top, _, _ := strings.Cut(key, ".")
+			if !sourceKeys[top] {
+				errs = append(errs, &FieldError{Field: fmt.Sprintf("sources[%d].%s", i, key), Reason: "unknown key"})
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Validate checks every field and returns all problems at once.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(field, value, reason string) {
+		errs = append(errs, &FieldError{Field: field, Value: value, Reason: reason})
+	}
+	if !IsLoopbackHost(c.Server.Host) {
+		errs = append(errs, &NonLoopbackError{Host: c.Server.Host})
+	}
+	if c.Server.Port < 0 || c.Server.Port > 65535 {
+		bad("server.port", fmt.Sprint(c.Server.Port), "must be a TCP port 0-65535")
+	}
+	if c.Facade.Port < 0 || c.Facade.Port > 65535 {
+		bad("facade.port", fmt.Sprint(c.Facade.Port), "must be a TCP port 0-65535")
+	}
+	if c.Server.Port != 0 && c.Server.Port == c.Facade.Port {
+		bad("facade.port", fmt.Sprint(c.Facade.Port), "must differ from server.port")
+	}
+	switch c.Embedding.Provider {
+	case ProviderBuiltin:
+	case ProviderOpenAI:
+		if c.Embedding.Endpoint == "" {
+			bad("embedding.endpoint", "", "is required for the openai provider (e.g. http://127.0.0.1:11434/v1)")
+		} else if err := checkEndpoint(c.Embedding.Endpoint, c.Embedding.AllowRemoteEndpoint); err != nil {
+			bad("embedding.endpoint", c.Embedding.Endpoint, err.Error())
+		}
+		if c.Embedding.Model == "" {
+			bad("embedding.model", "", "is required for the openai provider")
+		}
+	default:
+		bad("embedding.provider", c.Embedding.Provider, "must be builtin or openai")
+	}
+	if c.Embedding.Dimension < 8 || c.Embedding.Dimension > 4096 {
+		bad("embedding.dimension", fmt.Sprint(c.Embedding.Dimension), "must be between 8 and 4096")
+	}
+	if c.Embedding.BatchSize < 1 || c.Embedding.BatchSize > 512 {
+		bad("embedding.batchSize", fmt.Sprint(c.Embedding.BatchSize), "must be between 1 and 512")
+	}
+	if c.Embedding.TimeoutSeconds < 1 || c.Embedding.TimeoutSeconds > 600 {
+		bad("embedding.timeoutSeconds", fmt.Sprint(c.Embedding.TimeoutSeconds), "must be between 1 and 600")
+	}
+	if c.Retrieval.TopK < 1 || c.Retrieval.TopK > 20 {
+		bad("retrieval.topK", fmt.Sprint(c.Retrieval.TopK), "must be between 1 and 20")
+	}
+	if c.Retrieval.LatencyBudgetSeconds < 1 || c.Retrieval.LatencyBudgetSeconds > 120 {
+		bad("retrieval.latencyBudgetSeconds", fmt.Sprint(c.Retrieval.LatencyBudgetSeconds), "must be at least 1 and at most 120 seconds")
+	}
+	if c.Retrieval.MaxConcurrentSearches < 1 || c.Retrieval.MaxConcurrentSearches > 64 {
+		bad("retrieval.maxConcurrentSearches", fmt.Sprint(c.Retrieval.MaxConcurrentSearches), "must be between 1 and 64")
+	}
+	if c.Retrieval.RecencyHalfLifeDays <= 0 || c.Retrieval.RecencyHalfLifeDays > 3650 {
+		bad("retrieval.recencyHalfLifeDays", fmt.Sprint(c.Retrieval.RecencyHalfLifeDays), "must be more than 0 and at most 3650 days")
+	}
+	if c.Retrieval.DenseChannel != "on" && c.Retrieval.DenseChannel != "off" {
+		bad("retrieval.denseChannel", c.Retrieval.DenseChannel, "must be on or off")
+	}
+	if c.Index.KeepGenerations < 2 || c.Index.KeepGenerations > 50 {
+		bad("index.keepGenerations", fmt.Sprint(c.Index.KeepGenerations), "must be between 2 and 50 (rollback needs an older generation)")
+	}
+	if c.Index.ChunkMaxChars < 200 || c.Index.ChunkMaxChars > 20000 {
+		bad("index.chunkMaxChars", fmt.Sprint(c.Index.ChunkMaxChars), "must be between 200 and 20000")
+	}
+	if c.Index.ChunkOverlapChars < 0 || c.Index.ChunkOverlapChars >= c.Index.ChunkMaxChars/2 {
+		bad("index.chunkOverlapChars", fmt.Sprint(c.Index.ChunkOverlapChars), "must be at least 0 and less than half of chunkMaxChars")
+	}
+	if c.Index.ContextWords < 0 || c.Index.ContextWords > 200 {
+		bad("index.contextWords", fmt.Sprint(c.Index.ContextWords), "must be between 0 and 200")
+	}
+	names := map[string]bool{}
+	for i, s := range c.Sources {
+		field := func(name string) string { return fmt.Sprintf("sources[%d].%s", i, name) }
+		switch {
+		case s.Name == "":
+			bad(field("name"), "", "is required")
+		case names[s.Name]:
+			bad(field("name"), s.Name, "is used by another source")
+		case strings.ContainsAny(s.Name, "/\\:") || strings.TrimSpace(s.Name) != s.Name:
+			bad(field("name"), s.Name, "must not contain '/', '\\', ':' or surrounding spaces")
+		}
+		names[s.Name] = true
+		if !slices.Contains(Kinds, s.Kind) {
+			bad(field("kind"), s.Kind, "must be one of "+strings.Join(Kinds, ", "))
+		}
+		if s.Path == "" {
+			bad(field("path"), "", "is required")
+		}
+		if s.AuthorityRank < 0 || s.AuthorityRank > 100 {
+			bad(field("authorityRank"), fmt.Sprint(s.AuthorityRank), "must be between 0 and 100")
+		}
+		if s.RetrievalWeight < 0 || s.RetrievalWeight > 2 {
+			bad(field("retrievalWeight"), fmt.Sprint(s.RetrievalWeight), "must be between 0 and 2")
+		}
+		for j, g := range append(slices.Clone(s.Include), s.Exclude...) {
+			if _, err := filepath.Match(g, "x"); err != nil || g == "" || strings.HasPrefix(g, "/") || slices.Contains(strings.Split(g, "/"), "..") {
+				bad(field(fmt.Sprintf("include/exclude[%d]", j)), g, "must be a relative glob without '..'")
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// IsLoopbackHost reports whether host names the loopback interface:
+// "localhost" (any case), an IPv4 literal in 127.0.0.0/8, or ::1 (bracketed
+// or not). Shorthand forms such as 127.1 or 2130706433, IPv4-mapped IPv6
+// and every other name are refused: Nova never resolves a bind host.
+func IsLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	addr, err := netip.ParseAddr(host)
+	if err != nil || addr.Zone() != "" || addr.Is4In6() {
+		return false
+	}
+	return addr.IsLoopback()
+}
+
+// BindHost returns the address to listen on for host: localhost maps to
+// 127.0.0.1 without a lookup, because /etc/hosts can point it elsewhere.
+func BindHost(host string) string {
+	if strings.EqualFold(host, "localhost") {
+		return "127.0.0.1"
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+}
+
+func checkEndpoint(endpoint string, allowRemote bool) error {
+	rest, ok := strings.CutPrefix(endpoint, "http://")
+	if !ok {
+		rest, ok = strings.CutPrefix(endpoint, "https://")
+	}
+	if !ok {
+		return errors.New("must be an http:// or https:// URL")
+	}
+	hostport, _, _ := strings.Cut(rest, "/")
+	host := hostport
+	if h, _, err := splitHostPort(hostport); err == nil {
+		host = h
+	}
+	if host == "" {
+		return errors.New("must name a host")
+	}
+	if !allowRemote && !IsLoopbackHost(host) {
+		return errors.New("must be a loopback address (memory text would leave the machine); set embedding.allowRemoteEndpoint: true to permit it")
+	}
+	return nil
+}
+
+func splitHostPort(hp string) (string, string, error) {
+	if strings.HasPrefix(hp, "[") {
+		end := strings.Index(hp, "]")
+		if end < 0 {
+			return "", "", errors.New("bad host")
+		}
+		return hp[1:end], strings.TrimPrefix(hp[end+1:], ":"), nil
+	}
+	h, p, ok := strings.Cut(hp, ":")
+	if !ok {
+		return hp, "", nil
+	}
+	return h, p, nil
+}

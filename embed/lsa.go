@@ -1,0 +1,435 @@
+package embed
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"unsafe"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/lexical"
+)
+
+// ProviderBuiltin is the provider name of the builtin embedder.
+const ProviderBuiltin = "builtin"
+
+// LSA is the builtin embedder: latent semantic analysis learned from the
+// corpus. A text becomes a sublinear TF-IDF vector over the corpus
+// vocabulary (the same analyzer as the lexical channel), projected onto the
+// top singular directions of the corpus' TF-IDF matrix and normalised.
+// Words that occur in similar contexts land near each other, which is what
+// the lexical channel cannot see. The model is immutable and safe for
+// concurrent use.
+type LSA struct {
+	id          string
+	dim         int
+	rank        int // non-zero columns of the basis
+	terms       map[string]int32
+	termList    []string
+	idf         []float32
+	basis       []float32 // len(termList) x dim, row-major
+	trainedDocs int
+	analyzer    *lexical.Analyzer
+}
+
+// LSA training limits.
+const (
+	lsaMaxTrainDocs = 12_000
+	lsaMaxVocab     = 40_000
+	lsaOversample   = 12
+	lsaPowerIters   = 1
+	lsaSeed         = 0x6e6f7661 // "nova": training is deterministic
+)
+
+// Profile implements Embedder.
+func (m *LSA) Profile() api.EmbeddingProfile {
+	return api.EmbeddingProfile{Provider: ProviderBuiltin, Model: m.id, Dimension: m.dim}
+}
+
+// ID is the model id, "lsa-<hash>".
+func (m *LSA) ID() string { return m.id }
+
+// TrainedDocs is the number of documents the model was trained on.
+func (m *LSA) TrainedDocs() int { return m.trainedDocs }
+
+// Rank is the number of latent dimensions actually learned (at most the
+// profile dimension; small corpora have fewer).
+func (m *LSA) Rank() int { return m.rank }
+
+// Vocabulary is the number of terms the model knows.
+func (m *LSA) Vocabulary() int { return len(m.termList) }
+
+// Embed implements Embedder.
+func (m *LSA) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		out[i] = m.EmbedTerms(m.analyzer.Terms(t))
+	}
+	return out, nil
+}
+
+// EmbedTerms embeds already-analysed terms.
+func (m *LSA) EmbedTerms(terms []string) []float32 {
+	v := make([]float32, m.dim)
+	counts := make(map[int32]float32, len(terms))
+	for _, t := range terms {
+		if id, ok := m.terms[t]; ok {
+			counts[id]++
+		}
+	}
+	var norm float64
+	for id, c := range counts {
+		w := (1 + float32(math.Log(float64(c)))) * m.idf[id]
+		counts[id] = w
+		norm += float64(w) * float64(w)
+	}
+	if norm == 0 {
+		return v
+	}
+	inv := float32(1 / math.Sqrt(norm))
+	for id, w := range counts {
+		w *= inv
+		row := m.basis[int(id)*m.dim : int(id+1)*m.dim]
+		for j, b := range row {
+			v[j] += w * b
+		}
+	}
+	Normalize(v)
+	return v
+}
+
+// TrainLSA learns a model of dimension dim from the corpus texts with a
+// randomized truncated SVD (Halko, Martinsson and Tropp) of the TF-IDF
+// matrix of a deterministic sample of at most 12 000 documents.
+func TrainLSA(ctx context.Context, texts []string, dim int, analyzer *lexical.Analyzer) (*LSA, error) {
+	if dim <= 0 {
+		return nil, errors.New("lsa: dimension must be positive")
+	}
+	sample := texts
+	if len(texts) > lsaMaxTrainDocs {
+		sample = make([]string, 0, lsaMaxTrainDocs)
+		step := float64(len(texts)) / lsaMaxTrainDocs
+		for i := 0; i < lsaMaxTrainDocs; i++ {
+			sample = append(sample, texts[int(float64(i)*step)])
+		}
+	}
+	docs := make([][]string, len(sample))
+	df := map[string]int{}
+	for i, t := range sample {
+		if i%512 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		terms := analyzer.Terms(t)
+		docs[i] = terms
+		seen := map[string]bool{}
+		for _, term := range terms {
+			if !seen[term] {
+				seen[term] = true
+				df[term]++
+			}
+		}
+	}
+	minDF := 2
+	if len(sample) < 200 {
+		minDF = 1
+	}
+	type tdf struct {
+		t  string
+		df int
+	}
+	cands := make([]tdf, 0, len(df))
+	for t, n := range df {
+		if n >= minDF {
+			cands = append(cands, tdf{t, n})
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].df != cands[j].df {
+			return cands[i].df > cands[j].df
+		}
+		return cands[i].t < cands[j].t
+	})
+	if len(cands) > lsaMaxVocab {
+		cands = cands[:lsaMaxVocab]
+	}
+	// Vocabulary order is lexical so the model bytes are deterministic.
+	sort.Slice(cands, func(i, j int) bool { return cands[i].t < cands[j].t })
+	m := &LSA{dim: dim, terms: make(map[string]int32, len(cands)), analyzer: analyzer, trainedDocs: len(sample)}
+	n := float64(len(sample))
+	for i, c := range cands {
+		m.terms[c.t] = int32(i)
+		m.termList = append(m.termList, c.t)
+		m.idf = append(m.idf, float32(math.Log(1+n/float64(c.df))))
+	}
+	v := len(m.termList)
+	m.basis = make([]float32, v*dim)
+
+	// Sparse TF-IDF rows (CSR), each L2-normalised.
+	rowPtr := []int{0}
+	var cols []int32
+	var vals []float64
+	for _, terms := range docs {
+		counts := map[int32]float64{}
+		for _, t := range terms {
+			if id, ok := m.terms[t]; ok {
+				counts[id]++
+			}
+		}
+		ids := make([]int32, 0, len(counts))
+		for id := range counts {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+		var norm float64
+		start := len(vals)
+		for _, id := range ids {
+			w := (1 + math.Log(counts[id])) * float64(m.idf[id])
+			cols = append(cols, id)
+			vals = append(vals, w)
+			norm += w * w
+		}
+		if norm > 0 {
+			inv := 1 / math.Sqrt(norm)
+			for k := start; k < len(vals); k++ {
+				vals[k] *= inv
+			}
+		}
+		rowPtr = append(rowPtr, len(vals))
+	}
+	rows := len(docs)
+	l := min(dim+lsaOversample, v, rows)
+	if l == 0 {
+		m.finishID()
+		return m, nil
+	}
+
+	// Y = A Ω with Ω a seeded Gaussian v x l matrix.
+	rng := rand.New(rand.NewPCG(lsaSeed, uint64(v)))
+	omega := make([]float64, v*l)
+	for i := range omega {
+		omega[i] = rng.NormFloat64()
+	}
+	y := mat.NewDense(rows, l, nil)
+	spMulDense(rowPtr, cols, vals, omega, l, y)
+	var q mat.Dense
+	orthonormalize(y, &q)
+	for it := 0; it < lsaPowerIters; it++ {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		z := spTMulDense(rowPtr, cols, vals, &q, v) // v x l
+		var qz mat.Dense
+		orthonormalize(z, &qz)
+		y2 := mat.NewDense(rows, l, nil)
+		spMulDense(rowPtr, cols, vals, qz.RawMatrix().Data, l, y2)
+		orthonormalize(y2, &q)
+	}
+	// Z = Aᵀ Q (v x l); B = Zᵀ; B Bᵀ = Zᵀ Z.
+	z := spTMulDense(rowPtr, cols, vals, &q, v)
+	var g mat.SymDense
+	g.SymOuterK(1, z.T())
+	var eig mat.EigenSym
+	if !eig.Factorize(&g, true) {
+		return nil, errors.New("lsa: eigen decomposition did not converge")
+	}
+	values := eig.Values(nil)
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	// Eigenvalues come in ascending order; take the largest k.
+	order := make([]int, l)
+	for i := range order {
+		order[i] = l - 1 - i
+	}
+	k := 0
+	for _, idx := range order {
+		if k == dim {
+			break
+		}
+		if values[idx] <= 1e-10 {
+			break
+		}
+		sigma := math.Sqrt(values[idx])
+		// Right singular vector: Z u / sigma.
+		col := make([]float64, l)
+		mat.Col(col, idx, &vecs)
+		for t := 0; t < v; t++ {
+			zr := z.RawRowView(t)
+			var s float64
+			for j, c := range col {
+				s += zr[j] * c
+			}
+			m.basis[t*dim+k] = float32(s / sigma)
+		}
+		k++
+	}
+	m.rank = k
+	m.finishID()
+	return m, nil
+}
+
+func (m *LSA) finishID() {
+	h := sha256.New()
+	_, _ = m.writeBody(h)
+	m.id = "lsa-" + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// orthonormalize sets dst to an orthonormal basis of a's column space.
+func orthonormalize(a *mat.Dense, dst *mat.Dense) {
+	var qr mat.QR
+	qr.Factorize(a)
+	r, c := a.Dims()
+	var full mat.Dense
+	qr.QTo(&full)
+	*dst = *mat.DenseCopyOf(full.Slice(0, r, 0, c))
+}
+
+// spMulDense computes dst = A·D where A is CSR (rows x v) and D is v x l.
+func spMulDense(rowPtr []int, cols []int32, vals []float64, d []float64, l int, dst *mat.Dense) {
+	rows := len(rowPtr) - 1
+	for i := 0; i < rows; i++ {
+		out := dst.RawRowView(i)
+		for p := rowPtr[i]; p < rowPtr[i+1]; p++ {
+			w := vals[p]
+			src := d[int(cols[p])*l : int(cols[p]+1)*l]
+			for j, x := range src {
+				out[j] += w * x
+			}
+		}
+	}
+}
+
+// spTMulDense computes Aᵀ·Q (v x l) where A is CSR (rows x v) and Q rows x l.
+func spTMulDense(rowPtr []int, cols []int32, vals []float64, q *mat.Dense, v int) *mat.Dense {
+	_, l := q.Dims()
+	out := mat.NewDense(v, l, nil)
+	rows := len(rowPtr) - 1
+	for i := 0; i < rows; i++ {
+		src := q.RawRowView(i)
+		for p := rowPtr[i]; p < rowPtr[i+1]; p++ {
+			w := vals[p]
+			dst := out.RawRowView(int(cols[p]))
+			for j, x := range src {
+				dst[j] += w * x
+			}
+		}
+	}
+	return out
+}
+
+const lsaMagic = "NOVLSA01"
+
+// WriteTo serialises the model.
+func (m *LSA) WriteTo(w io.Writer) (int64, error) {
+	bw := bufio.NewWriter(w)
+	n1, err := bw.WriteString(lsaMagic)
+	if err != nil {
+		return int64(n1), err
+	}
+	n2, err := m.writeBody(bw)
+	if err != nil {
+		return int64(n1) + n2, err
+	}
+	return int64(n1) + n2, bw.Flush()
+}
+
+func (m *LSA) writeBody(w io.Writer) (int64, error) {
+	var n int64
+	le := binary.LittleEndian
+	var hdr [16]byte
+	le.PutUint32(hdr[0:], uint32(m.dim))
+	le.PutUint32(hdr[4:], uint32(m.rank))
+	le.PutUint32(hdr[8:], uint32(len(m.termList)))
+	le.PutUint32(hdr[12:], uint32(m.trainedDocs))
+	k, err := w.Write(hdr[:])
+	n += int64(k)
+	if err != nil {
+		return n, err
+	}
+	for _, t := range m.termList {
+		var lb [2]byte
+		le.PutUint16(lb[:], uint16(len(t)))
+		w.Write(lb[:])
+		k, err = io.WriteString(w, t)
+		n += int64(k) + 2
+		if err != nil {
+			return n, err
+		}
+	}
+	for _, arr := range [][]float32{m.idf, m.basis} {
+		if len(arr) == 0 {
+			continue
+		}
+		k, err = w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&arr[0])), len(arr)*4))
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// ReadLSA loads a model written by WriteTo.
+func ReadLSA(r io.Reader, analyzer *lexical.Analyzer) (*LSA, error) {
+	br := bufio.NewReader(r)
+	head := make([]byte, len(lsaMagic)+16)
+	if _, err := io.ReadFull(br, head); err != nil {
+		return nil, fmt.Errorf("read lsa model: %w", err)
+	}
+	if string(head[:len(lsaMagic)]) != lsaMagic {
+		return nil, errors.New("read lsa model: bad magic")
+	}
+	le := binary.LittleEndian
+	b := head[len(lsaMagic):]
+	m := &LSA{
+		dim:         int(le.Uint32(b[0:])),
+		rank:        int(le.Uint32(b[4:])),
+		trainedDocs: int(le.Uint32(b[12:])),
+		analyzer:    analyzer,
+	}
+	v := int(le.Uint32(b[8:]))
+	if m.dim <= 0 || m.dim > 8192 || v > 1<<24 || m.rank > m.dim {
+		return nil, errors.New("read lsa model: sizes out of range")
+	}
+	m.terms = make(map[string]int32, v)
+	m.termList = make([]string, v)
+	var lb [2]byte
+	for i := 0; i < v; i++ {
+		if _, err := io.ReadFull(br, lb[:]); err != nil {
+			return nil, fmt.Errorf("read lsa model: %w", err)
+		}
+		buf := make([]byte, le.Uint16(lb[:]))
+		if _, err := io.ReadFull(br, buf); err != nil {
+			return nil, fmt.Errorf("read lsa model: %w", err)
+		}
+		m.termList[i] = string(buf)
+		m.terms[m.termList[i]] = int32(i)
+	}
+	m.idf = make([]float32, v)
+	m.basis = make([]float32, v*m.dim)
+	for _, arr := range [][]float32{m.idf, m.basis} {
+		if len(arr) == 0 {
+			continue
+		}
+		if _, err := io.ReadFull(br, unsafe.Slice((*byte)(unsafe.Pointer(&arr[0])), len(arr)*4)); err != nil {
+			return nil, fmt.Errorf("read lsa model: %w", err)
+		}
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, errors.New("read lsa model: trailing data")
+	}
+	m.finishID()
+	return m, nil
+}

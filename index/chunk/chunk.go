@@ -1,0 +1,104 @@
+// Package chunk cuts long texts into pieces of bounded size with overlap,
+// preferring paragraph, line, sentence and word boundaries, counting in
+// characters (runes) so CJK text is cut as safely as English.
+package chunk
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Options bound the pieces.
+type Options struct {
+	// MaxChars is the largest piece, in characters.
+	MaxChars int
+	// OverlapChars is how much of the end of one piece the next repeats.
+	OverlapChars int
+}
+
+// Split returns text cut into pieces of at most o.MaxChars characters.
+// Text that fits is returned as one piece. Pieces are trimmed of
+// surrounding space; empty pieces are dropped.
+func Split(text string, o Options) []string {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil
+	}
+	if o.MaxChars <= 0 {
+		return []string{text}
+	}
+	runes := []rune(text)
+	if len(runes) <= o.MaxChars {
+		return []string{text}
+	}
+	overlap := max(0, min(o.OverlapChars, o.MaxChars/2-1))
+	var out []string
+	start := 0
+	for start < len(runes) {
+		end := start + o.MaxChars
+		if end >= len(runes) {
+			out = appendPiece(out, runes[start:])
+			break
+		}
+		cut := bestCut(runes, start, end)
+		out = appendPiece(out, runes[start:cut])
+		next := cut - overlap
+		if next <= start {
+			next = cut
+		}
+		// Start the overlap on a word boundary so no piece begins mid-word.
+		for next < cut && !unicode.IsSpace(runes[next-1]) && !isCJK(runes[next]) {
+			next++
+		}
+		start = next
+	}
+	return out
+}
+
+func appendPiece(out []string, r []rune) []string {
+	if s := strings.TrimSpace(string(r)); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// bestCut picks where to end a piece that must end by end: the last
+// paragraph break, line break, sentence end or space in the second half of
+// the window, else a hard cut.
+func bestCut(runes []rune, start, end int) int {
+	floor := start + (end-start)/2
+	find := func(match func(i int) bool) int {
+		for i := end; i > floor; i-- {
+			if match(i) {
+				return i
+			}
+		}
+		return -1
+	}
+	if c := find(func(i int) bool { return runes[i-1] == '\n' && i >= 2 && runes[i-2] == '\n' }); c > 0 {
+		return c
+	}
+	if c := find(func(i int) bool { return runes[i-1] == '\n' }); c > 0 {
+		return c
+	}
+	if c := find(func(i int) bool {
+		switch runes[i-1] {
+		case '。', '！', '？', '；':
+			return true
+		case '.', '!', '?', ';':
+			return i < len(runes) && unicode.IsSpace(runes[i])
+		}
+		return false
+	}); c > 0 {
+		return c
+	}
+	if c := find(func(i int) bool { return unicode.IsSpace(runes[i-1]) }); c > 0 {
+		return c
+	}
+	return end
+}
+
+func isCJK(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+}

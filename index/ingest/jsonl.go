@@ -1,0 +1,211 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
+)
+
+// maxLineBytes bounds one JSONL line; longer lines are reported and
+// skipped rather than read into memory.
+const maxLineBytes = 16 << 20
+
+// jsonlRecord is one line of a jsonl source.
+type jsonlRecord struct {
+	ID           json.RawMessage `json:"id"`
+	Text         *string         `json:"text"`
+	Date         string          `json:"date"`
+	Agent        string          `json:"agent"`
+	Role         string          `json:"role"`
+	Project      string          `json:"project"`
+	Tags         json.RawMessage `json:"tags"`
+	WorkType     string          `json:"workType"`
+	SourceSet    string          `json:"sourceSet"`
+	Lifecycle    string          `json:"lifecycle"`
+	Title        string          `json:"title"`
+	Session      string          `json:"session"`
+	Conversation string          `json:"conversation"`
+}
+
+// readJSONL reads one record per line: id and text are required. The
+// records of one file and project are treated as one conversation (their
+// neighbours give context) unless a line names its own conversation or
+// session.
+func readJSONL(ctx context.Context, src config.Source, path, rel string, sink Sink) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	lineNo := 0
+	for atEOF := false; !atEOF; {
+		if lineNo%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		line, tooLong, err := readLine(r)
+		atEOF = err != nil
+		if len(line) == 0 && !tooLong && atEOF {
+			break
+		}
+		lineNo++
+		problem := func(reason string) {
+			sink.Problem(Problem{Source: src.Name, Path: path, Line: lineNo, Reason: reason})
+		}
+		if tooLong {
+			problem(fmt.Sprintf("line is longer than %d bytes", maxLineBytes))
+			continue
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		rec, reason := parseJSONLLine(line)
+		if reason != "" {
+			problem(reason)
+			continue
+		}
+		rec.Path, rec.Line, rec.Kind = path, lineNo, config.KindJSONL
+		if rec.Conversation == "" {
+			rec.Conversation = rel + "|" + rec.Project
+		}
+		if err := sink.Record(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func parseJSONLLine(line []byte) (memory.Record, string) {
+	if !utf8.Valid(line) {
+		return memory.Record{}, "line is not valid UTF-8"
+	}
+	var jr jsonlRecord
+	if err := json.Unmarshal(line, &jr); err != nil {
+		return memory.Record{}, "not a JSON object: " + trimErr(err)
+	}
+	id, ok := idString(jr.ID)
+	if !ok {
+		return memory.Record{}, `missing or empty "id" (a stable string or number is required)`
+	}
+	if jr.Text == nil || strings.TrimSpace(*jr.Text) == "" {
+		return memory.Record{}, `missing or empty "text"`
+	}
+	rec := memory.Record{
+		ID: id, Text: strings.TrimSpace(*jr.Text), Title: strings.TrimSpace(jr.Title),
+		Agent: jr.Agent, Role: jr.Role, Project: jr.Project, WorkType: jr.WorkType,
+		SourceSet: jr.SourceSet, Lifecycle: jr.Lifecycle, SessionID: jr.Session, Layer: "record",
+	}
+	if jr.Conversation != "" {
+		rec.Conversation = jr.Conversation
+	} else if jr.Session != "" {
+		rec.Conversation = "session:" + jr.Session
+	}
+	if jr.Date != "" {
+		date, t, ok := ParseDate(jr.Date)
+		if !ok {
+			return memory.Record{}, fmt.Sprintf("date %q is not RFC 3339 or YYYY-MM-DD", jr.Date)
+		}
+		rec.Date, rec.Time = date, t
+	}
+	tags, ok := parseTags(jr.Tags)
+	if !ok {
+		return memory.Record{}, `"tags" must be a list of strings or a comma-separated string`
+	}
+	rec.Tags = tags
+	return rec, ""
+}
+
+// ParseDate accepts RFC 3339 (with or without fractional seconds) or
+// YYYY-MM-DD and returns the business date (in the timestamp's own offset)
+// and the exact time (zero for a bare date).
+func ParseDate(s string) (string, time.Time, bool) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t.Format("2006-01-02"), time.Time{}, true
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.Format("2006-01-02"), t, true
+		}
+	}
+	return "", time.Time{}, false
+}
+
+func idString(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		s = strings.TrimSpace(s)
+		return s, s != ""
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String(), true
+	}
+	return "", false
+}
+
+func parseTags(raw json.RawMessage) ([]string, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, true
+	}
+	var list []string
+	if json.Unmarshal(raw, &list) == nil {
+		return cleanTags(list), true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return cleanTags(strings.Split(s, ",")), true
+	}
+	return nil, false
+}
+
+func cleanTags(in []string) []string {
+	var out []string
+	for _, t := range in {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// readLine reads one line of any length, reporting (without keeping) lines
+// longer than maxLineBytes.
+func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, isPrefix, e := r.ReadLine()
+		if !tooLong {
+			line = append(line, chunk...)
+			if len(line) > maxLineBytes {
+				tooLong, line = true, nil
+			}
+		}
+		if e != nil {
+			return line, tooLong, e
+		}
+		if !isPrefix {
+			return line, tooLong, nil
+		}
+	}
+}
+
+func trimErr(err error) string {
+	s := err.Error()
+	if len(s) > 120 {
+		s = s[:120]
+	}
+	return s
+}

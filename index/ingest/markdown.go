@@ -1,0 +1,260 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
+)
+
+// maxMarkdownBytes bounds one note; larger files are reported and skipped.
+const maxMarkdownBytes = 32 << 20
+
+// frontMatter is the YAML metadata at the top of a note.
+type frontMatter struct {
+	Title     string `yaml:"title"`
+	Date      any    `yaml:"date"`
+	Created   any    `yaml:"created"`
+	Tags      any    `yaml:"tags"`
+	Project   string `yaml:"project"`
+	Agent     string `yaml:"agent"`
+	Lifecycle string `yaml:"lifecycle"`
+	WorkType  string `yaml:"workType"`
+	SourceSet string `yaml:"sourceSet"`
+}
+
+var (
+	atxHeading   = regexp.MustCompile(`^(#{1,6})[ \t]+(.*?)[ \t#]*$`)
+	fileDate     = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})`)
+	wikiLink     = regexp.MustCompile(`!?\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]`)
+	obsidianNote = regexp.MustCompile(`(?s)%%.*?%%`)
+	blockID      = regexp.MustCompile(`(?m)\s\^[A-Za-z0-9-]+$`)
+)
+
+// readMarkdown emits one record per section: the text under a heading up
+// to the next heading, with the trail of enclosing headings as its title.
+// Front matter (date, tags, project, ...) applies to every section; the
+// date falls back to a YYYY-MM-DD in the file name, then the file's
+// modification time.
+func readMarkdown(ctx context.Context, src config.Source, path, rel string, sink Sink) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Size() > maxMarkdownBytes {
+		return fmt.Errorf("note is larger than %d bytes; skipped", maxMarkdownBytes)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	raw = bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n"))
+	body, fm, fmLines, fmErr := splitFrontMatter(raw)
+	if fmErr != nil {
+		sink.Problem(Problem{Source: src.Name, Path: path, Line: 1, Reason: "front matter is not valid YAML: " + fmErr.Error()})
+	}
+	date := ""
+	var exact time.Time
+	for _, v := range []any{fm.Date, fm.Created} {
+		if s := yamlScalar(v); s != "" {
+			if d, t, ok := ParseDate(s); ok {
+				date, exact = d, t
+				break
+			}
+		}
+	}
+	if date == "" {
+		if m := fileDate.FindString(filepath.Base(path)); m != "" {
+			if d, _, ok := ParseDate(m); ok {
+				date = d
+			}
+		}
+	}
+	if date == "" {
+		date = fi.ModTime().Format("2006-01-02")
+	}
+	tags := frontMatterTags(fm.Tags)
+	docTitle := strings.TrimSpace(fm.Title)
+	if docTitle == "" {
+		docTitle = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+
+	type section struct {
+		path []string
+		line int
+		body strings.Builder
+	}
+	var sections []*section
+	cur := &section{line: fmLines + 1}
+	sections = append(sections, cur)
+	var trail []string
+	var levels []int
+	inFence := ""
+	for i, line := range strings.Split(string(body), "\n") {
+		trimmed := strings.TrimSpace(line)
+		if fence := fenceMarker(trimmed); fence != "" {
+			switch {
+			case inFence == "":
+				inFence = fence
+			case strings.HasPrefix(trimmed, inFence):
+				inFence = ""
+			}
+		}
+		if inFence == "" {
+			if m := atxHeading.FindStringSubmatch(line); m != nil {
+				level := len(m[1])
+				for len(levels) > 0 && levels[len(levels)-1] >= level {
+					levels, trail = levels[:len(levels)-1], trail[:len(trail)-1]
+				}
+				levels, trail = append(levels, level), append(trail, cleanInline(m[2]))
+				cur = &section{path: append([]string(nil), trail...), line: fmLines + i + 1}
+				sections = append(sections, cur)
+				continue
+			}
+		}
+		cur.body.WriteString(line)
+		cur.body.WriteString("\n")
+	}
+	used := map[string]int{}
+	for _, s := range sections {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		text := cleanNote(s.body.String())
+		if text == "" {
+			continue
+		}
+		title := docTitle
+		if len(s.path) > 0 {
+			title = strings.Join(s.path, " > ")
+		}
+		key := slug(strings.Join(s.path, " "))
+		if key == "" {
+			key = "top"
+		}
+		used[key]++
+		if n := used[key]; n > 1 {
+			key = fmt.Sprintf("%s~%d", key, n)
+		}
+		rec := memory.Record{
+			ID: rel + "#" + key, Text: text, Title: title, Date: date, Time: exact,
+			Agent: fm.Agent, Project: fm.Project, Tags: tags, WorkType: fm.WorkType,
+			SourceSet: fm.SourceSet, Lifecycle: fm.Lifecycle, HeadingPath: s.path,
+			Path: path, Line: s.line, Kind: config.KindMarkdown, Layer: "note",
+		}
+		if err := sink.Record(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// splitFrontMatter separates a leading "---" YAML block from the body and
+// reports how many lines it took.
+func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
+	var fm frontMatter
+	if !bytes.HasPrefix(raw, []byte("---\n")) {
+		return raw, fm, 0, nil
+	}
+	rest := raw[4:]
+	end := bytes.Index(rest, []byte("\n---"))
+	if end < 0 {
+		return raw, fm, 0, nil
+	}
+	block := rest[:end]
+	after := rest[end+4:]
+	if i := bytes.IndexByte(after, '\n'); i >= 0 {
+		after = after[i+1:]
+	} else {
+		after = nil
+	}
+	lines := bytes.Count(raw[:len(raw)-len(after)], []byte("\n"))
+	if err := yaml.Unmarshal(block, &fm); err != nil {
+		return after, frontMatter{}, lines, err
+	}
+	return after, fm, lines, nil
+}
+
+func yamlScalar(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case time.Time:
+		if x.Hour() == 0 && x.Minute() == 0 && x.Second() == 0 {
+			return x.Format("2006-01-02")
+		}
+		return x.Format(time.RFC3339)
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+func frontMatterTags(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return cleanTags(strings.FieldsFunc(x, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }))
+	case []any:
+		var out []string
+		for _, t := range x {
+			out = append(out, strings.TrimPrefix(yamlScalar(t), "#"))
+		}
+		return cleanTags(out)
+	}
+	return nil
+}
+
+func fenceMarker(line string) string {
+	for _, f := range []string{"```", "~~~"} {
+		if strings.HasPrefix(line, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+// cleanNote removes Obsidian-only syntax (comments, block ids) and turns
+// wiki links into their text.
+func cleanNote(s string) string {
+	s = obsidianNote.ReplaceAllString(s, "")
+	s = blockID.ReplaceAllString(s, "")
+	s = cleanInline(s)
+	return strings.TrimSpace(s)
+}
+
+func cleanInline(s string) string {
+	return wikiLink.ReplaceAllStringFunc(s, func(m string) string {
+		sub := wikiLink.FindStringSubmatch(m)
+		if sub[2] != "" {
+			return sub[2]
+		}
+		return sub[1]
+	})
+}
+
+// slug turns a heading trail into a stable, readable id fragment.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}

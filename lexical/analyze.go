@@ -1,0 +1,186 @@
+// Package lexical is Nova's lexical channel: a Unicode analyzer (NFKC,
+// lower case, English stop words and Snowball stemming, CJK character
+// bigrams, whole compound identifiers such as rc-204 or src/app.py kept as
+// extra terms) and a BM25 index with its on-disk format.
+package lexical
+
+import (
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Analyzer turns text into index terms. The same analyzer must be used at
+// build and query time. It is safe for concurrent use; its zero value is
+// not usable (use NewAnalyzer).
+type Analyzer struct {
+	mu    sync.Mutex
+	stems map[string]string
+}
+
+// maxStemCache bounds the stem memo; English vocabulary is Zipfian, so a
+// small cache serves almost every lookup.
+const maxStemCache = 200_000
+
+// NewAnalyzer returns an analyzer.
+func NewAnalyzer() *Analyzer {
+	return &Analyzer{stems: make(map[string]string, 4096)}
+}
+
+// Normalize applies NFKC (full-width Latin becomes ASCII, compatibility
+// forms fold) and lower case.
+func Normalize(s string) string {
+	return strings.ToLower(norm.NFKC.String(s))
+}
+
+// IsCJK reports whether r is written without spaces between words (Han,
+// Hiragana, Katakana, Hangul), so it is indexed as character bigrams.
+func IsCJK(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+}
+
+func isWordRune(r rune) bool {
+	return (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)) && !IsCJK(r)
+}
+
+func isConnector(r rune) bool {
+	switch r {
+	case '-', '_', '.', '/', ':', '@', '#', '+', '~', '\\':
+		return true
+	}
+	return false
+}
+
+// Terms returns the index terms of text, in order, with repeats.
+func (a *Analyzer) Terms(text string) []string {
+	return a.appendTerms(nil, Normalize(text))
+}
+
+// Words splits already-normalised text into plain words (no stemming, no
+// stop-word removal, no CJK): the unit that key-term and tag matching use.
+func Words(normalized string) []string {
+	return strings.FieldsFunc(normalized, func(r rune) bool { return !isWordRune(r) })
+}
+
+func (a *Analyzer) appendTerms(out []string, s string) []string {
+	i := 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case IsCJK(r):
+			j := i
+			var runes []rune
+			for j < len(s) {
+				r2, sz := utf8.DecodeRuneInString(s[j:])
+				if !IsCJK(r2) {
+					break
+				}
+				runes = append(runes, r2)
+				j += sz
+			}
+			out = appendBigrams(out, runes)
+			i = j
+		case isWordRune(r) || isConnector(r):
+			j := i
+			for j < len(s) {
+				r2, sz := utf8.DecodeRuneInString(s[j:])
+				if !(isWordRune(r2) || isConnector(r2)) {
+					break
+				}
+				j += sz
+			}
+			out = a.appendCompound(out, s[i:j])
+			i = j
+		default:
+			i += size
+		}
+	}
+	return out
+}
+
+// appendCompound emits the words of a run such as "src/app.py" and, when
+// the run joins several words with connectors, the whole run as one more
+// term so an exact identifier matches exactly.
+func (a *Analyzer) appendCompound(out []string, run string) []string {
+	words := Words(run)
+	for _, w := range words {
+		if t, ok := a.wordTerm(w); ok {
+			out = append(out, t)
+		}
+	}
+	if len(words) >= 2 {
+		whole := strings.TrimFunc(run, isConnector)
+		if n := len(whole); n >= 3 && n <= 64 {
+			out = append(out, whole)
+		}
+	}
+	return out
+}
+
+// wordTerm returns the index term of one word: stop words and single ASCII
+// letters are dropped, ASCII words are stemmed, words with digits and other
+// scripts are kept as they are.
+func (a *Analyzer) wordTerm(w string) (string, bool) {
+	if len(w) == 1 && w[0] < utf8.RuneSelf && !(w[0] >= '0' && w[0] <= '9') {
+		return "", false
+	}
+	if !isASCIILetters(w) {
+		return w, true
+	}
+	if english.IsStopWord(w) {
+		return "", false
+	}
+	return a.stem(w), true
+}
+
+// Stem returns the stem of a lower-case ASCII word.
+func (a *Analyzer) Stem(w string) string {
+	if !isASCIILetters(w) {
+		return w
+	}
+	return a.stem(w)
+}
+
+func (a *Analyzer) stem(w string) string {
+	a.mu.Lock()
+	s, ok := a.stems[w]
+	a.mu.Unlock()
+	if ok {
+		return s
+	}
+	s = english.Stem(w, true)
+	a.mu.Lock()
+	if len(a.stems) >= maxStemCache {
+		clear(a.stems)
+	}
+	a.stems[w] = s
+	a.mu.Unlock()
+	return s
+}
+
+func isASCIILetters(w string) bool {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// appendBigrams emits overlapping character bigrams of a CJK run, or the
+// single character of a one-character run.
+func appendBigrams(out []string, runes []rune) []string {
+	if len(runes) == 1 {
+		return append(out, string(runes))
+	}
+	for k := 0; k+1 < len(runes); k++ {
+		out = append(out, string(runes[k:k+2]))
+	}
+	return out
+}

@@ -1,0 +1,165 @@
+package manifest
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Watcher notifies its owner that the manifest may have changed. It
+// watches the manifest's directory (editors and atomic writers replace the
+// file, which a watch on the file itself would lose), debounces bursts,
+// ignores chmod noise, and also fires on a fixed poll so that a lost event
+// or a filesystem without notifications still converges. It does not read
+// the manifest: the owner decides, by content hash, whether anything
+// changed.
+type Watcher struct {
+	// C receives one value per debounced change or poll tick. It is
+	// buffered with capacity 1, so triggers that arrive while the owner is
+	// busy coalesce into one.
+	C <-chan struct{}
+
+	c      chan struct{}
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	fsw    *fsnotify.Watcher
+	errMu  sync.Mutex
+	lastEr error
+}
+
+// WatchOptions tune a Watcher.
+type WatchOptions struct {
+	// Debounce is how long to wait after the last event; default 200 ms.
+	Debounce time.Duration
+	// Poll is the fallback interval; default 30 s.
+	Poll time.Duration
+}
+
+// Watch starts watching dir for changes to the file named name. If the
+// directory cannot be watched (it may not exist yet), the watcher runs on
+// polling alone and retries the watch on each tick.
+func Watch(dir, name string, opts WatchOptions) *Watcher {
+	if opts.Debounce <= 0 {
+		opts.Debounce = 200 * time.Millisecond
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = 30 * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := make(chan struct{}, 1)
+	w := &Watcher{C: c, c: c, cancel: cancel}
+	w.wg.Add(1)
+	go w.run(ctx, dir, name, opts)
+	return w
+}
+
+// Err returns the last watcher error, if any (events may have been lost;
+// polling covers for them).
+func (w *Watcher) Err() error {
+	w.errMu.Lock()
+	defer w.errMu.Unlock()
+	return w.lastEr
+}
+
+// Close stops the watcher and waits for its goroutine.
+func (w *Watcher) Close() {
+	w.cancel()
+	w.wg.Wait()
+}
+
+func (w *Watcher) setErr(err error) {
+	w.errMu.Lock()
+	w.lastEr = err
+	w.errMu.Unlock()
+}
+
+func (w *Watcher) notify() {
+	select {
+	case w.c <- struct{}{}:
+	default:
+	}
+}
+
+// run owns the fsnotify watcher and the debounce timer.
+func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions) {
+	defer w.wg.Done()
+	var fsw *fsnotify.Watcher
+	// Resolve symlinks (macOS /var -> /private/var) so event names match.
+	want := name
+	arm := func() {
+		if fsw != nil {
+			return
+		}
+		nw, err := fsnotify.NewWatcher()
+		if err != nil {
+			w.setErr(err)
+			return
+		}
+		if err := nw.Add(dir); err != nil {
+			nw.Close()
+			w.setErr(err)
+			return
+		}
+		fsw = nw
+	}
+	disarm := func() {
+		if fsw != nil {
+			fsw.Close()
+			fsw = nil
+		}
+	}
+	defer disarm()
+	arm()
+
+	poll := time.NewTicker(opts.Poll)
+	defer poll.Stop()
+	var debounce *time.Timer
+	var debounceC <-chan time.Time
+	for {
+		var events <-chan fsnotify.Event
+		var errs <-chan error
+		if fsw != nil {
+			events, errs = fsw.Events, fsw.Errors
+		}
+		select {
+		case <-ctx.Done():
+			if debounce != nil {
+				debounce.Stop()
+			}
+			return
+		case ev, ok := <-events:
+			if !ok {
+				// The watcher closed under us; polling continues and the
+				// next tick re-arms it.
+				disarm()
+				continue
+			}
+			if filepath.Base(ev.Name) != want || ev.Op == fsnotify.Chmod {
+				continue
+			}
+			if debounce == nil {
+				debounce = time.NewTimer(opts.Debounce)
+			} else {
+				debounce.Reset(opts.Debounce)
+			}
+			debounceC = debounce.C
+		case err, ok := <-errs:
+			if !ok {
+				disarm()
+				continue
+			}
+			// After an error events may have been lost: re-check now.
+			w.setErr(err)
+			w.notify()
+		case <-debounceC:
+			debounceC = nil
+			w.notify()
+		case <-poll.C:
+			arm()
+			w.notify()
+		}
+	}
+}

@@ -1,0 +1,168 @@
+package memory
+
+import (
+	"math"
+	"strings"
+
+	"github.com/nova-recall/nova/api"
+)
+
+// Policy is the governance of one source set (upstream §1.3).
+type Policy struct {
+	AuthorityRank     int
+	Lifecycle         string
+	Retention         string
+	RetrievalWeight   float64
+	CanonicalEligible bool
+}
+
+// Source sets with a fixed policy. Unknown source sets get UnknownPolicy.
+var policies = map[string]Policy{
+	"filtered-dialogue-daily":         {78, "episodic", "rolling-observation", 0.99, false},
+	"lessons":                         {95, "canonical", "long-term", 1.10, true},
+	"foundation-usage-rollups":        {82, "metric", "materialized-fact", 1.03, true},
+	"foundation-dashboard-snapshots":  {82, "snapshot", "materialized-fact", 1.03, true},
+	"diary-markdown-sections":         {90, "narrative", "generated-report", 1.06, true},
+	"diary-markdown-embedded-json":    {86, "structured-report", "generated-report", 1.03, true},
+	"technical-report-task-events":    {88, "task-history", "historical-observation", 1.06, false},
+	"nova-task-work-graph-events":     {91, "work-graph", "current-state", 1.08, true},
+	"nova-task-reconciliation-events": {86, "legacy-task-reconciliation", "historical-observation", 1.02, false},
+	"task-board-snapshot":             {92, "current-state", "current-state", 1.08, true},
+	"foundation-period-projections":   {82, "period-summary", "materialized-fact", 1.03, true},
+	"external-content":                {55, "operator-source", "operator-controlled", 1.00, false},
+	"agent-transcripts":               {78, "episodic", "rolling-observation", 0.99, false},
+	"notes":                           {85, "canonical", "long-term", 1.04, true},
+}
+
+// UnknownPolicy applies to source sets the table does not know.
+var UnknownPolicy = Policy{50, "unknown", "operator-controlled", 1.00, false}
+
+// PolicyFor returns the governance policy of a source set.
+func PolicyFor(sourceSet string) Policy {
+	if p, ok := policies[sourceSet]; ok {
+		return p
+	}
+	return UnknownPolicy
+}
+
+// KnownSourceSet reports whether the policy table knows sourceSet.
+func KnownSourceSet(sourceSet string) bool {
+	_, ok := policies[sourceSet]
+	return ok
+}
+
+// AuthoritativeLifecycles are the lifecycles that describe durable or
+// current facts rather than what was said at a moment.
+var AuthoritativeLifecycles = map[string]bool{
+	"canonical": true, "current-state": true, "period-summary": true, "task-history": true,
+	"structured-report": true, "narrative": true, "work-graph": true,
+}
+
+// AuthoritativeSourceSets are the source sets that hold durable facts.
+var AuthoritativeSourceSets = map[string]bool{
+	"lessons": true, "task-board-snapshot": true, "foundation-period-projections": true,
+	"technical-report-task-events": true, "diary-markdown-sections": true,
+	"diary-markdown-embedded-json": true, "nova-task-work-graph-events": true, "notes": true,
+}
+
+// Override holds per-source governance overrides (zero values keep the
+// policy's value).
+type Override struct {
+	AuthorityRank   int
+	RetrievalWeight float64
+	Lifecycle       string
+}
+
+// Govern computes the governance of c from its source set's policy and
+// the source's overrides.
+func Govern(c *Chunk, o Override) api.Governance {
+	p := PolicyFor(c.SourceSet)
+	if o.AuthorityRank > 0 {
+		p.AuthorityRank = o.AuthorityRank
+	}
+	if o.RetrievalWeight > 0 {
+		p.RetrievalWeight = o.RetrievalWeight
+	}
+	if o.Lifecycle != "" {
+		p.Lifecycle = o.Lifecycle
+	}
+	present := 0
+	for _, v := range []string{c.SourceSet, c.SourceID, c.SourcePath, c.SourceType, c.TextHash, c.DedupeKey} {
+		if v != "" {
+			present++
+		}
+	}
+	provenance := round4(float64(present) / 6)
+	weight := p.RetrievalWeight
+	if provenance < 0.75 {
+		weight *= 0.95
+	}
+	var warnings []string
+	if c.Date == "" && p.Lifecycle != "current-state" && p.Lifecycle != "unknown" {
+		warnings = append(warnings, "missing-date")
+	}
+	if !KnownSourceSet(c.SourceSet) {
+		warnings = append(warnings, "unknown-source-set")
+	}
+	if warnings == nil {
+		warnings = []string{}
+	}
+	var scope *string
+	switch p.Lifecycle {
+	case "current-state":
+		s := "current-state:" + orDefault(c.Project, "global") + ":" + orDefault(c.WorkType, "state")
+		scope = &s
+	case "task-history", "period-summary", "metric", "snapshot":
+		d := c.Date
+		if len(d) > 10 {
+			d = d[:10]
+		}
+		s := c.SourceSet + ":" + orDefault(c.Project, "global") + ":" + d
+		scope = &s
+	}
+	speaker := c.Agent
+	if speaker == "" {
+		speaker = c.Role
+	}
+	hash16 := c.TextHash
+	if len(hash16) > 16 {
+		hash16 = hash16[:16]
+	}
+	return api.Governance{
+		Version:            1,
+		SourceSet:          c.SourceSet,
+		AuthorityRank:      p.AuthorityRank,
+		Lifecycle:          p.Lifecycle,
+		Retention:          p.Retention,
+		CanonicalEligible:  p.CanonicalEligible,
+		ProvenanceScore:    provenance,
+		RetrievalWeight:    round4(weight),
+		DuplicateGroupKey:  orDefault(c.SourceSet, "unknown") + ":" + c.Project + ":" + speaker + ":" + hash16,
+		CanonicalCandidate: p.CanonicalEligible && provenance >= 0.75,
+		SupersessionScope:  scope,
+		Warnings:           warnings,
+	}
+}
+
+// EvidenceAuthority scores how authoritative a chunk is, 0..1: durable
+// source sets, authoritative lifecycles and the authority rank.
+func EvidenceAuthority(g api.Governance) float64 {
+	a := 0.0
+	if AuthoritativeSourceSets[g.SourceSet] {
+		a += 0.45
+	}
+	if AuthoritativeLifecycles[g.Lifecycle] {
+		a += 0.35
+	}
+	a += 0.2 * math.Max(0, math.Min(1, float64(g.AuthorityRank)/100))
+	return math.Min(1, a)
+}
+
+func orDefault(s, d string) string {
+	if strings.TrimSpace(s) == "" {
+		return d
+	}
+	return s
+}
+
+func round4(f float64) float64 { return math.Round(f*10000) / 10000 }

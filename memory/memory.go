@@ -1,0 +1,136 @@
+// Package memory defines what Nova remembers: a Record read from a source
+// (one JSONL line, one Markdown section, one agent message), the Chunk that
+// is indexed and cited, and the governance rules that say how much a chunk
+// from a given source set can be trusted.
+package memory
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+)
+
+// Record is one unit of memory as a source reader produces it, before
+// chunking. Readers fill what they know; empty fields take the source's
+// configured defaults.
+type Record struct {
+	// ID is the stable logical identity of the record (a JSONL record's
+	// id, a session message key, a note path with its heading). It becomes
+	// provenance.sourceId of every chunk cut from the record.
+	ID   string
+	Text string
+	// Title is an optional heading or subject.
+	Title string
+	// Date is the business date, YYYY-MM-DD.
+	Date string
+	// Time is the exact time when known.
+	Time      time.Time
+	Agent     string
+	Role      string
+	Project   string
+	Tags      []string
+	WorkType  string
+	SourceSet string
+	Lifecycle string
+	// SessionID groups the messages of one agent session.
+	SessionID string
+	// HeadingPath is the Markdown heading trail of a section.
+	HeadingPath []string
+	// Path is the source file the record was read from.
+	Path string
+	// Line is the 1-based line (or ordinal) of the record in its file.
+	Line int
+	// Kind is the reader that produced the record (jsonl, markdown,
+	// codex, claude-code); it becomes sourceType.
+	Kind string
+	// Layer is the content layer (dialogue, note, record, ...).
+	Layer string
+	// Conversation groups records whose neighbours give useful context
+	// (the turns of one conversation or session). Empty: no neighbours.
+	Conversation string
+	// Redactions counts secrets removed from Text.
+	Redactions int
+}
+
+// Chunk is one indexed, retrievable, citable unit.
+type Chunk struct {
+	ID string `json:"id"`
+	// Text is what is shown and cited.
+	Text string `json:"text"`
+	// Context holds a few words of the neighbouring records: indexed for
+	// recall, never shown as evidence.
+	Context     string   `json:"context,omitempty"`
+	Title       string   `json:"title,omitempty"`
+	Date        string   `json:"date,omitempty"`
+	Time        string   `json:"time,omitempty"`
+	Agent       string   `json:"agent,omitempty"`
+	Role        string   `json:"role,omitempty"`
+	Project     string   `json:"project,omitempty"`
+	Tags        []string `json:"tags"`
+	WorkType    string   `json:"workType"`
+	Layer       string   `json:"layer"`
+	SourceName  string   `json:"sourceName"`
+	SourceSet   string   `json:"sourceSet"`
+	SourceType  string   `json:"sourceType"`
+	SourceID    string   `json:"sourceId"`
+	SourcePath  string   `json:"sourcePath"`
+	LineNumber  int      `json:"lineNumber"`
+	SessionID   string   `json:"sessionId,omitempty"`
+	HeadingPath []string `json:"headingPath,omitempty"`
+	// Part is the 1-based piece number of a record cut into several
+	// chunks; Parts is how many pieces it has (1 when it was not cut).
+	Part       int            `json:"part"`
+	Parts      int            `json:"parts"`
+	TextHash   string         `json:"textHash"`
+	DedupeKey  string         `json:"dedupeKey"`
+	Governance api.Governance `json:"governance"`
+}
+
+// IndexText is the text the lexical and dense channels see: the title, the
+// text and the neighbouring context.
+func (c *Chunk) IndexText() string {
+	var b strings.Builder
+	if c.Title != "" && !strings.Contains(c.Text, c.Title) {
+		b.WriteString(c.Title)
+		b.WriteString("\n")
+	}
+	b.WriteString(c.Text)
+	if c.Context != "" {
+		b.WriteString("\n")
+		b.WriteString(c.Context)
+	}
+	return b.String()
+}
+
+// HashText returns the SHA-256 hex of s.
+func HashText(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// ChunkID returns a stable chunk id for part of record id in source:
+// the same record and part always get the same id, across rebuilds.
+func ChunkID(source, recordID string, part, parts int) string {
+	base := source + ":" + recordID
+	if parts <= 1 {
+		return base
+	}
+	return base + "#" + itoa(part)
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}

@@ -1,0 +1,85 @@
+package memory
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/nova-recall/nova/lexical"
+)
+
+// WorkTypes in priority order: the first one among a chunk's tags is its
+// work type.
+var WorkTypes = []string{"incident", "config", "migration", "lesson", "task", "coding", "daily"}
+
+// tagRule infers tag from whole words (never substrings: "ip" must not
+// fire on "pipeline") or from CJK phrases (CJK has no word boundaries).
+type tagRule struct {
+	tags  []string
+	words []string
+	cjk   []string
+}
+
+var tagRules = []tagRule{
+	{[]string{"incident", "coding"}, []string{"traceback", "exception", "panic", "segfault", "stacktrace"}, nil},
+	{[]string{"incident"}, []string{"error", "errors", "failed", "failure", "failing", "incident", "outage", "crash", "crashed", "broken", "regression", "bug"}, []string{"故障", "报错", "失败", "不可用", "宕机", "恢复"}},
+	{[]string{"config"}, []string{"port", "ports", "config", "configuration", "configure", "dns", "ip", "env", "setting", "settings", "localhost", "yaml", "toml"}, []string{"端口", "配置", "环境变量", "不可用"}},
+	{[]string{"migration"}, []string{"migration", "migrate", "migrated", "migrating"}, []string{"迁移"}},
+	{[]string{"task"}, []string{"task", "tasks", "todo", "backlog", "checkbox"}, []string{"任务", "看板"}},
+	{[]string{"coding"}, []string{"code", "pytest", "unittest", "git", "commit", "refactor", "compile", "func", "function", "test", "tests"}, []string{"代码", "测试"}},
+	{[]string{"lesson", "decision"}, []string{"lesson", "lessons", "decision", "decided", "postmortem", "retrospective"}, []string{"经验", "教训", "决策", "复盘"}},
+}
+
+// InferTags returns the chunk's tags: the stored ones, plus the ones the
+// rules find in its text, plus "daily" when dated; "general" when nothing
+// applies. The result is sorted and unique.
+func InferTags(text string, stored []string, dated bool, layer string) []string {
+	set := map[string]bool{}
+	for _, t := range stored {
+		if t = strings.TrimSpace(t); t != "" {
+			set[t] = true
+		}
+	}
+	if dated {
+		set["daily"] = true
+	}
+	if layer == "lesson" {
+		set["lesson"], set["decision"] = true, true
+	}
+	norm := lexical.Normalize(text)
+	words := map[string]bool{}
+	for _, w := range lexical.Words(norm) {
+		words[w] = true
+	}
+	for _, r := range tagRules {
+		hit := slices.ContainsFunc(r.words, func(w string) bool { return words[w] })
+		if !hit {
+			hit = slices.ContainsFunc(r.cjk, func(p string) bool { return strings.Contains(norm, p) })
+		}
+		if hit {
+			for _, t := range r.tags {
+				set[t] = true
+			}
+		}
+	}
+	if len(set) == 0 || (len(set) == 1 && set["daily"]) {
+		set["general"] = true
+	}
+	out := make([]string, 0, len(set))
+	for t := range set {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// InferWorkType returns the first work type present in tags, else
+// "general".
+func InferWorkType(tags []string) string {
+	for _, w := range WorkTypes {
+		if slices.Contains(tags, w) {
+			return w
+		}
+	}
+	return "general"
+}

@@ -1,0 +1,114 @@
+// Package paths names every location Nova reads or writes under its runtime
+// home (NOVA_HOME, default ~/.nova). Nothing else in the tree builds these
+// paths by hand, so the layout is documented in exactly one place.
+package paths
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// EnvHome is the environment variable that relocates the runtime home.
+const EnvHome = "NOVA_HOME"
+
+// Home is a resolved runtime home. The zero value is not usable.
+type Home struct {
+	// Root is the absolute path of the runtime home.
+	Root string
+}
+
+// Resolve returns the runtime home from environ (a list of KEY=VALUE
+// strings, like os.Environ): NOVA_HOME when set, otherwise ~/.nova.
+func Resolve(environ []string) (Home, error) {
+	if v := Lookup(environ, EnvHome); v != "" {
+		abs, err := filepath.Abs(ExpandHome(v, environ))
+		if err != nil {
+			return Home{}, err
+		}
+		return Home{Root: abs}, nil
+	}
+	home := UserHome(environ)
+	if home == "" {
+		return Home{}, errors.New("cannot find the home directory: set HOME or NOVA_HOME")
+	}
+	return Home{Root: filepath.Join(home, ".nova")}, nil
+}
+
+// Lookup returns the value of key in environ, or "".
+func Lookup(environ []string, key string) string {
+	prefix := key + "="
+	for i := len(environ) - 1; i >= 0; i-- {
+		if strings.HasPrefix(environ[i], prefix) {
+			return environ[i][len(prefix):]
+		}
+	}
+	return ""
+}
+
+// UserHome returns $HOME from environ, falling back to the OS.
+func UserHome(environ []string) string {
+	if h := Lookup(environ, "HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// ExpandHome replaces a leading ~ with the user's home directory.
+func ExpandHome(p string, environ []string) string {
+	if p == "~" {
+		return UserHome(environ)
+	}
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(UserHome(environ), p[2:])
+	}
+	return p
+}
+
+// Config is the operator's config.yaml.
+func (h Home) Config() string { return filepath.Join(h.Root, "config.yaml") }
+
+// StateDir holds private runtime state (mode 0700).
+func (h Home) StateDir() string { return filepath.Join(h.Root, "state") }
+
+// TokenFile is the /encode token, rotated at every novad start (mode 0600).
+func (h Home) TokenFile() string { return filepath.Join(h.StateDir(), "internal-token") }
+
+// ServerState is novad's public process state: pid, ports, start time and
+// generation. It never holds a secret.
+func (h Home) ServerState() string { return filepath.Join(h.StateDir(), "server-state.json") }
+
+// IndexDir holds the manifest, history and generations.
+func (h Home) IndexDir() string { return filepath.Join(h.Root, "index") }
+
+// Manifest is the active search boundary, replaced only by atomic rename.
+func (h Home) Manifest() string { return filepath.Join(h.IndexDir(), "manifest.json") }
+
+// History is the append-only log of builds, promotions and rollbacks.
+func (h Home) History() string { return filepath.Join(h.IndexDir(), "history.jsonl") }
+
+// Generations holds promoted, immutable generations.
+func (h Home) Generations() string { return filepath.Join(h.IndexDir(), "generations") }
+
+// Generation is one promoted generation directory.
+func (h Home) Generation(runID string) string { return filepath.Join(h.Generations(), runID) }
+
+// Candidates holds builds not yet promoted.
+func (h Home) Candidates() string { return filepath.Join(h.IndexDir(), "candidates") }
+
+// Candidate is one candidate directory.
+func (h Home) Candidate(runID string) string { return filepath.Join(h.Candidates(), runID) }
+
+// Lock serialises writers (sync, promote, rollback).
+func (h Home) Lock() string { return filepath.Join(h.IndexDir(), "lock") }
+
+// EmbeddingCache holds vectors keyed by embedding profile and text hash.
+func (h Home) EmbeddingCache() string { return filepath.Join(h.Root, "cache", "embeddings") }
+
+// ModelDir holds corpus-trained models of the builtin embedder.
+func (h Home) ModelDir() string { return filepath.Join(h.Root, "cache", "models") }
+
+// LogsDir holds novad logs when it is not run by launchd.
+func (h Home) LogsDir() string { return filepath.Join(h.Root, "logs") }

@@ -1,0 +1,229 @@
+// Package secrets owns novad's internal token: 32 random bytes generated at
+// every start, written to a 0600 file in a private 0700 directory without
+// ever following a symlink, read back only after its owner and mode are
+// checked, and compared in constant time. The token value never appears in
+// argv, the environment, logs, state files or responses.
+package secrets
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Token is an internal token. Its String method redacts it so that a token
+// passed to a logger by mistake cannot leak.
+type Token struct{ value string }
+
+// String redacts the token.
+func (t Token) String() string { return "[redacted]" }
+
+// GoString redacts the token for %#v.
+func (t Token) GoString() string { return "secrets.Token{[redacted]}" }
+
+// Reveal returns the token value for the one place that needs it: the
+// request header or the constant-time comparison.
+func (t Token) Reveal() string { return t.value }
+
+// IsZero reports whether the token is empty.
+func (t Token) IsZero() bool { return t.value == "" }
+
+// Generate returns a fresh token of 32 random bytes, hex-encoded.
+func Generate() (Token, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return Token{}, fmt.Errorf("generate token: %w", err)
+	}
+	return Token{value: hex.EncodeToString(b[:])}, nil
+}
+
+// Equal compares a presented value with the token in constant time. Both
+// sides are hashed first so that their lengths do not leak through timing.
+func (t Token) Equal(presented string) bool {
+	if t.value == "" || presented == "" {
+		return false
+	}
+	a := sha256.Sum256([]byte(t.value))
+	b := sha256.Sum256([]byte(presented))
+	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
+}
+
+// Errors returned by ReadToken. Callers branch on them with errors.Is.
+var (
+	// ErrMissing means the token file does not exist.
+	ErrMissing = errors.New("token file is missing")
+	// ErrUnsafe means the token file exists but cannot be trusted: a
+	// symlink, not a regular file, owned by another user, or readable by
+	// group or others.
+	ErrUnsafe = errors.New("token file is unsafe")
+)
+
+// UnsafeError says why a token file was refused.
+type UnsafeError struct {
+	Path   string
+	Reason string
+}
+
+func (e *UnsafeError) Error() string {
+	return fmt.Sprintf("token file %s is unsafe: %s", e.Path, e.Reason)
+}
+
+// Unwrap makes errors.Is(err, ErrUnsafe) true.
+func (e *UnsafeError) Unwrap() error { return ErrUnsafe }
+
+// EnsurePrivateDir creates dir with mode 0700 if needed and checks that it
+// is a real directory (not a symlink) owned by us. A directory we own with
+// a wider mode is narrowed; one owned by someone else is refused.
+func EnsurePrivateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create state directory: %w", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("inspect state directory: %w", err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
+		return &UnsafeError{Path: dir, Reason: "state directory is not a real directory"}
+	}
+	if !ownedByUs(fi) {
+		return &UnsafeError{Path: dir, Reason: "state directory is owned by another user"}
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("narrow state directory mode: %w", err)
+		}
+	}
+	return nil
+}
+
+// WriteToken writes t to path atomically with mode 0600: an exclusive,
+// no-follow temp file in the same directory, fsynced, verified with fstat,
+// renamed over path (a symlink planted at path is replaced, never
+// followed), then the directory is fsynced.
+func WriteToken(path string, t Token) error {
+	dir := filepath.Dir(path)
+	if err := EnsurePrivateDir(dir); err != nil {
+		return err
+	}
+	var f *os.File
+	var tmp string
+	for attempt := 0; ; attempt++ {
+		var rnd [8]byte
+		if _, err := rand.Read(rnd[:]); err != nil {
+			return err
+		}
+		tmp = filepath.Join(dir, ".token-"+hex.EncodeToString(rnd[:])+".tmp")
+		var err error
+		f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || attempt > 5 {
+			return fmt.Errorf("create token file: %w", err)
+		}
+	}
+	cleanup := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	// The umask of a service manager is not ours to trust: set the mode
+	// explicitly and verify it.
+	if err := f.Chmod(0o600); err != nil {
+		return cleanup(fmt.Errorf("chmod token file: %w", err))
+	}
+	if _, err := f.WriteString(t.value + "\n"); err != nil {
+		return cleanup(fmt.Errorf("write token file: %w", err))
+	}
+	if err := f.Sync(); err != nil {
+		return cleanup(fmt.Errorf("sync token file: %w", err))
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return cleanup(fmt.Errorf("stat token file: %w", err))
+	}
+	if fi.Mode().Perm() != 0o600 || !ownedByUs(fi) {
+		return cleanup(&UnsafeError{Path: tmp, Reason: "could not establish mode 0600 owned by the current user"})
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("close token file: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("publish token file: %w", err)
+	}
+	return syncDir(dir)
+}
+
+// ReadToken reads the token at path after checking, without following a
+// symlink, that it is a regular file owned by us with no group or other
+// permission bits.
+func ReadToken(path string) (Token, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Token{}, fmt.Errorf("%w: %s", ErrMissing, path)
+	}
+	if err != nil {
+		return Token{}, fmt.Errorf("inspect token file: %w", err)
+	}
+	if err := checkTokenInfo(path, fi); err != nil {
+		return Token{}, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return Token{}, &UnsafeError{Path: path, Reason: "cannot open without following links: " + err.Error()}
+	}
+	defer f.Close()
+	// Re-check the opened file: it must be the same one we inspected.
+	ofi, err := f.Stat()
+	if err != nil {
+		return Token{}, fmt.Errorf("stat token file: %w", err)
+	}
+	if !os.SameFile(fi, ofi) {
+		return Token{}, &UnsafeError{Path: path, Reason: "file changed while it was opened"}
+	}
+	if err := checkTokenInfo(path, ofi); err != nil {
+		return Token{}, err
+	}
+	buf := make([]byte, 256)
+	n, _ := f.Read(buf)
+	v := strings.TrimSpace(string(buf[:n]))
+	if len(v) < 32 {
+		return Token{}, &UnsafeError{Path: path, Reason: "token is too short"}
+	}
+	return Token{value: v}, nil
+}
+
+func checkTokenInfo(path string, fi fs.FileInfo) error {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return &UnsafeError{Path: path, Reason: "it is a symlink"}
+	case !fi.Mode().IsRegular():
+		return &UnsafeError{Path: path, Reason: "it is not a regular file"}
+	case !ownedByUs(fi):
+		return &UnsafeError{Path: path, Reason: "it is owned by another user"}
+	case fi.Mode().Perm()&0o077 != 0:
+		return &UnsafeError{Path: path, Reason: fmt.Sprintf("mode %04o gives access to group or others (want 0600)", fi.Mode().Perm())}
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open directory for sync: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,204 @@
+// Package vector is Nova's dense channel: an immutable store of unit
+// vectors searched exactly (a parallel dot-product scan), with an optional
+// HNSW graph (github.com/coder/hnsw) used only as an accelerator for large
+// generations, only when a build-time recall check passed, and always
+// followed by exact re-ranking.
+package vector
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"sync"
+	"unsafe"
+)
+
+// Store holds n vectors of dimension dim, row-major. It is immutable and
+// safe for concurrent use.
+type Store struct {
+	dim  int
+	data []float32
+}
+
+// NewStore wraps data (n*dim values, each row unit length or zero).
+func NewStore(dim int, data []float32) (*Store, error) {
+	if dim <= 0 || len(data)%dim != 0 {
+		return nil, fmt.Errorf("vector store: %d values do not form rows of %d", len(data), dim)
+	}
+	return &Store{dim: dim, data: data}, nil
+}
+
+// Dim is the vector dimension.
+func (s *Store) Dim() int { return s.dim }
+
+// Len is the number of vectors.
+func (s *Store) Len() int { return len(s.data) / s.dim }
+
+// Row returns vector i (do not modify).
+func (s *Store) Row(i int) []float32 { return s.data[i*s.dim : (i+1)*s.dim] }
+
+// Dot returns the dot product of q with vector i.
+func (s *Store) Dot(q []float32, i int) float32 { return dot(q, s.Row(i)) }
+
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// Hit is a scored vector.
+type Hit struct {
+	Doc   int
+	Score float32
+}
+
+// ErrDimension means a query vector has the wrong dimension.
+var ErrDimension = errors.New("query vector dimension does not match the store")
+
+// parallelMin is the store size above which the scan is split across
+// cores.
+const parallelMin = 16_384
+
+// Search returns the k vectors with the highest dot product with q, best
+// first, ties by index, considering only rows accept allows (nil: all).
+// It is exact.
+func (s *Store) Search(q []float32, k int, accept func(int) bool) ([]Hit, error) {
+	if len(q) != s.dim {
+		return nil, ErrDimension
+	}
+	n := s.Len()
+	if k <= 0 || n == 0 {
+		return nil, nil
+	}
+	workers := 1
+	if n >= parallelMin {
+		workers = min(runtime.GOMAXPROCS(0), 8)
+	}
+	if workers == 1 {
+		return finish(s.scan(q, k, 0, n, accept), k), nil
+	}
+	parts := make([][]Hit, workers)
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min(n, (w+1)*chunk)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[w] = s.scan(q, k, lo, hi, accept)
+		}()
+	}
+	wg.Wait()
+	var all []Hit
+	for _, p := range parts {
+		all = append(all, p...)
+	}
+	return finish(all, k), nil
+}
+
+func (s *Store) scan(q []float32, k, lo, hi int, accept func(int) bool) []Hit {
+	h := make([]Hit, 0, k)
+	for i := lo; i < hi; i++ {
+		if accept != nil && !accept(i) {
+			continue
+		}
+		sc := dot(q, s.data[i*s.dim:(i+1)*s.dim])
+		h = push(h, Hit{Doc: i, Score: sc}, k)
+	}
+	return h
+}
+
+func better(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return a.Doc < b.Doc
+}
+
+func finish(h []Hit, k int) []Hit {
+	sort.Slice(h, func(i, j int) bool { return better(h[i], h[j]) })
+	if len(h) > k {
+		h = h[:k]
+	}
+	return h
+}
+
+// push keeps the best k hits in a min-heap (worst at the root).
+func push(h []Hit, x Hit, k int) []Hit {
+	if len(h) < k {
+		h = append(h, x)
+		i := len(h) - 1
+		for i > 0 {
+			p := (i - 1) / 2
+			if !better(h[p], h[i]) {
+				break
+			}
+			h[p], h[i] = h[i], h[p]
+			i = p
+		}
+		return h
+	}
+	if !better(x, h[0]) {
+		return h
+	}
+	h[0] = x
+	i := 0
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && better(h[m], h[l]) {
+			m = l
+		}
+		if r < len(h) && better(h[m], h[r]) {
+			m = r
+		}
+		if m == i {
+			return h
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// WriteTo writes the raw little-endian float32 rows.
+func (s *Store) WriteTo(w io.Writer) (int64, error) {
+	if len(s.data) == 0 {
+		return 0, nil
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	n, err := bw.Write(unsafe.Slice((*byte)(unsafe.Pointer(&s.data[0])), len(s.data)*4))
+	if err != nil {
+		return int64(n), err
+	}
+	return int64(n), bw.Flush()
+}
+
+// ReadStore reads n rows of dimension dim written by WriteTo.
+func ReadStore(r io.Reader, n, dim int) (*Store, error) {
+	if n < 0 || dim <= 0 || n > 1<<28 {
+		return nil, errors.New("vector store: sizes out of range")
+	}
+	data := make([]float32, n*dim)
+	if n > 0 {
+		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), len(data)*4)); err != nil {
+			return nil, fmt.Errorf("vector store: %w", err)
+		}
+	}
+	var one [1]byte
+	if k, _ := r.Read(one[:]); k != 0 {
+		return nil, errors.New("vector store: trailing data")
+	}
+	return NewStore(dim, data)
+}
