@@ -1,0 +1,146 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/config"
+)
+
+const claudeSession = "5b1c2d3e-0000-4a4a-9b9b-123456789abc"
+
+func TestReadClaudeCodeFile(t *testing.T) {
+	recs, problems := collect(t, config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: "testdata/claude-code/projects"})
+	turn := func(line int, role, text, project, ts string, redactions int) wantRecord {
+		return wantRecord{
+			ID: claudeSession + ":" + strconv.Itoa(line), Role: role, Text: text, Project: project,
+			Session: claudeSession, Conversation: "claude-code:" + claudeSession, Time: ts, Line: line, Redactions: redactions,
+		}
+	}
+	side := func(line int, role, text, ts string) wantRecord {
+		return wantRecord{
+			ID: claudeSession + "/agent-a17f:" + strconv.Itoa(line), Role: role, Text: text, Project: "billing",
+			Session: claudeSession, Conversation: "claude-code:" + claudeSession + "/agent-a17f", Time: ts, Line: line,
+		}
+	}
+	checkRecords(t, config.KindClaudeCode, recs, []wantRecord{
+		// Lines 2-4 are the meta caveat and the /clear command echo; the
+		// system reminder is cut from the prompt.
+		turn(5, "user", "Add a regression test for the rounding bug.", "billing", "2026-03-02T10:01:00Z", 0),
+		// Lines 6-8 are one reply (thinking, text, tool use) merged.
+		turn(6, "assistant", "I'll read money.py first.\n[tool: Read /home/dev/src/billing/src/money.py]", "billing", "2026-03-02T10:01:02.5Z", 0),
+		// Line 9 is a tool result; line 10 a reply with a tool call only,
+		// summarized on the next reply (lines 12 and 14, around the
+		// malformed line 13).
+		turn(12, "assistant", "Added tests/test_money.py::test_half_even.\n\nIt fails before the fix and passes after it.\n[tool: Bash pytest -q tests/test_money.py]", "billing", "2026-03-02T10:01:20Z", 0),
+		// The project follows the line's cwd; the pasted image is a
+		// placeholder and the token is redacted.
+		turn(17, "user", "CI still fails, see the screenshot. Use Authorization: Bearer [redacted] for the API.\n\n[image]", "web", "2026-03-02T10:05:00Z", 1),
+		// Line 18 is an interruption notice, 19 an API error.
+		turn(20, "assistant", "The screenshot shows the web build using the old money.py; rebuild the web bundle.\n[tool: Task Find round() calls]", "billing", "2026-03-02T10:05:30Z", 0),
+		// The sub-agent belongs to the session, in its own conversation.
+		side(1, "user", "Find every call to round() in src/ and report file:line.", "2026-03-02T10:05:33Z"),
+		side(4, "assistant", "One call remains: src/money.py:41.\n[tool: Grep round\\(]", "2026-03-02T10:05:40Z"),
+	})
+	if len(problems) != 1 || problems[0].Line != 13 || !strings.HasSuffix(problems[0].Path, claudeSession+".jsonl") {
+		t.Errorf("problems = %v, want the malformed line 13", problems)
+	}
+}
+
+func TestReadClaudeCodeFile_edges(t *testing.T) {
+	line := func(typ, body string) string {
+		return `{"type":"` + typ + `","sessionId":"s-9","cwd":"/w/nova","timestamp":"2026-03-04T12:00:00Z","message":` + body + "}\n"
+	}
+	tests := []struct {
+		name  string
+		rel   string
+		lines string
+		want  []string
+	}{
+		{
+			name: "reply interleaved with its tool results is merged",
+			rel:  "p/s-9.jsonl",
+			lines: line("assistant", `{"id":"m1","content":[{"type":"text","text":"Part one."}]}`) +
+				line("user", `{"content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}`) +
+				line("assistant", `{"id":"m1","content":[{"type":"text","text":"Part two."}]}`),
+			want: []string{"s-9:1 Part one.\n\nPart two."},
+		},
+		{
+			name: "repeated line uuid read once",
+			rel:  "p/s-9.jsonl",
+			lines: strings.Replace(line("user", `{"content":"hello"}`), `{"type"`, `{"uuid":"u1","type"`, 1) +
+				strings.Replace(line("user", `{"content":"hello"}`), `{"type"`, `{"uuid":"u1","type"`, 1),
+			want: []string{"s-9:1 hello"},
+		},
+		{
+			name:  "compact summary and meta lines are not turns",
+			rel:   "p/s-9.jsonl",
+			lines: strings.Replace(line("user", `{"content":"This session is being continued from a previous conversation."}`), `{"type"`, `{"isCompactSummary":true,"type"`, 1),
+		},
+		{
+			name:  "older sidechain file next to the session",
+			rel:   "p/agent-77.jsonl",
+			lines: line("user", `{"content":"look around"}`),
+			want:  []string{"s-9/agent-77:1 look around"},
+		},
+		{
+			name:  "tool-results files are skipped",
+			rel:   "p/s-9/tool-results/t1.jsonl",
+			lines: line("user", `{"content":"externalized output"}`),
+		},
+		{
+			name:  "unknown content shape is a problem, not a crash",
+			rel:   "p/s-9.jsonl",
+			lines: line("user", `{"content":42}`) + line("user", `{"content":"still read"}`),
+			want:  []string{"s-9:2 still read"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, filepath.FromSlash(tt.rel))
+			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(tt.lines), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			recs, problems := collect(t, config.Source{Name: "c", Kind: config.KindClaudeCode, Path: dir})
+			var got []string
+			for _, r := range recs {
+				got = append(got, r.ID+" "+r.Text)
+			}
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("records %q, want %q", got, tt.want)
+			}
+			wantProblems := 0
+			if strings.Contains(tt.name, "problem") {
+				wantProblems = 1
+			}
+			if len(problems) != wantProblems {
+				t.Errorf("problems %v, want %d", problems, wantProblems)
+			}
+		})
+	}
+}
+
+func TestClaudeUserText(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"plain", "fix the test", "fix the test"},
+		{"reminder cut", "fix it\n<system-reminder>\nbe brief\n</system-reminder>", "fix it"},
+		{"command echo", "<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>auth flow</command-args>", ""},
+		{"local output", "<local-command-stdout>Set model to opus</local-command-stdout>", ""},
+		{"caveat", "Caveat: The messages below were generated by the user while running local commands. DO NOT respond.", ""},
+		{"interrupted", "[Request interrupted by user for tool use]", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := claudeUserText(tt.in); got != tt.want {
+				t.Errorf("claudeUserText = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

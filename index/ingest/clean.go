@@ -1,0 +1,265 @@
+package ingest
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Placeholders that stand in for content a reader or cleaner removed.
+const (
+	redactedMark = "[redacted]"
+	binaryMark   = "[binary]"
+	imageMark    = "[image]"
+	documentMark = "[document]"
+)
+
+// secretPatterns match whole secrets that are replaced by [redacted].
+// They run in order, most specific first, so a key inside an assignment
+// (api_key=sk-...) is counted once.
+var secretPatterns = []*regexp.Regexp{
+	// PEM private keys, including a block cut off before its END line.
+	regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`),
+	// OpenAI (sk-, sk-proj-, ...) and Anthropic (sk-ant-...) API keys.
+	regexp.MustCompile(`\bsk-[A-Za-z0-9][A-Za-z0-9_-]{19,}`),
+	// Stripe live keys.
+	regexp.MustCompile(`\b[rs]k_live_[A-Za-z0-9]{16,}`),
+	// GitHub tokens: classic/OAuth/app/refresh prefixes and fine-grained PATs.
+	regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`),
+	regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{30,}`),
+	// AWS access key ids (long-term AKIA, temporary ASIA).
+	regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`),
+	// Slack tokens.
+	regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`),
+	// Google API keys.
+	regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`),
+	// JSON Web Tokens (header.payload.signature, header and payload are
+	// base64url JSON objects, so both start with eyJ).
+	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+`),
+}
+
+var (
+	// bearerToken matches an Authorization bearer credential. The token is
+	// only redacted when it contains a digit (see Redact), so prose such as
+	// "send a Bearer authentication header" is left alone.
+	bearerToken = regexp.MustCompile(`(?i)\b(bearer)\s+([A-Za-z0-9._~+/-]{16,}=*)`)
+	// urlPassword matches the password of credentials embedded in a URL
+	// (postgres://user:pw@host).
+	urlPassword = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+):([^@\s/]+)@`)
+	// secretAssignment matches key=value and key: value pairs whose key
+	// names a secret (password, DB_PASSWORD, "api_key", client_secret,
+	// access_token, ...). Group 1 is the key with its quote and separator,
+	// group 2 the value's opening quote, group 3 the value.
+	secretAssignment = regexp.MustCompile(`(?i)(\b[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|(?:access|auth|refresh|api|bearer)[_-]?token)(?:[_-]?(?:key|value|base))*["']?\s*[:=]\s*)(["']?)([^\s"',;}\]]+)`)
+)
+
+// Redact replaces obvious secrets in text with [redacted] and returns the
+// cleaned text and the number of secrets replaced. It covers API keys of
+// common providers (OpenAI, Anthropic, GitHub, AWS, Slack, Google,
+// Stripe), JWTs, bearer credentials, PEM private key blocks, passwords in
+// URLs and secret-looking assignments (password=..., api_key: ...,
+// "client_secret": "..."). It is a safety net, not a guarantee: a secret
+// with no recognizable shape survives.
+func Redact(text string) (string, int) {
+	n := 0
+	for _, re := range secretPatterns {
+		text = re.ReplaceAllStringFunc(text, func(string) string {
+			n++
+			return redactedMark
+		})
+	}
+	text = bearerToken.ReplaceAllStringFunc(text, func(m string) string {
+		sub := bearerToken.FindStringSubmatch(m)
+		if !strings.ContainsAny(sub[2], "0123456789") {
+			return m
+		}
+		n++
+		return sub[1] + " " + redactedMark
+	})
+	text = urlPassword.ReplaceAllStringFunc(text, func(m string) string {
+		sub := urlPassword.FindStringSubmatch(m)
+		n++
+		return sub[1] + ":" + redactedMark + "@"
+	})
+	text = secretAssignment.ReplaceAllStringFunc(text, func(m string) string {
+		sub := secretAssignment.FindStringSubmatch(m)
+		if !secretValue(sub[3]) {
+			return m
+		}
+		n++
+		return sub[1] + sub[2] + redactedMark
+	})
+	return text, n
+}
+
+// secretValue reports whether the value of a secret-named assignment looks
+// like a literal secret rather than a reference to one ($DB_PASSWORD,
+// os.environ["X"], <your-key>), an empty or boolean value, a mask (****)
+// or a value already redacted.
+func secretValue(v string) bool {
+	if v == "" || strings.ContainsAny(v[:1], "$<{[(%*") || strings.Contains(v, "(") {
+		return false
+	}
+	switch strings.ToLower(v) {
+	case "null", "nil", "none", "true", "false", "required", "optional", "string", "str":
+		return false
+	}
+	return strings.Trim(v, "*xX.•") != ""
+}
+
+var (
+	// dataURL matches a base64 data URL (data:image/png;base64,...).
+	dataURL = regexp.MustCompile(`(?i)\bdata:[a-z]+/[a-z0-9.+-]+(?:;[a-z0-9=.+-]+)*;base64,[A-Za-z0-9+/_-]*={0,2}`)
+	// base64Run matches candidate runs of base64 (or base64url)
+	// characters: one or more segments of 60+ such characters, which may
+	// be wrapped over lines as PEM and MIME do (a last line shorter than
+	// 60 characters is left: it cannot be told from a word on its own
+	// line). StripBinary decides which candidates are blobs.
+	base64Run = regexp.MustCompile(`(?:[A-Za-z0-9+/_-]{60,}={0,2}(?:\r?\n)?)+`)
+)
+
+// minBinaryRun is the shortest run of base64 characters StripBinary treats
+// as an encoded blob. Hashes (64 hex characters) and long identifiers stay.
+const minBinaryRun = 200
+
+// StripBinary replaces encoded binary payloads in text with [binary]:
+// base64 data URLs of any length and runs of more than 200 base64
+// characters that mix letters and digits (pasted images, archives,
+// certificates, encoded tool payloads). They carry no meaning for recall
+// and would swamp the index.
+func StripBinary(text string) string {
+	text = dataURL.ReplaceAllString(text, binaryMark)
+	return base64Run.ReplaceAllStringFunc(text, func(m string) string {
+		body := strings.TrimRight(m, "\r\n")
+		if len(body) <= minBinaryRun || !mixesLettersAndDigits(body) {
+			return m
+		}
+		// Keep the line break that ended the run so the next line of
+		// text does not run into the placeholder.
+		return binaryMark + m[len(body):]
+	})
+}
+
+func mixesLettersAndDigits(s string) bool {
+	letter, digit := false, false
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digit = true
+		case unicode.IsLetter(r):
+			letter = true
+		}
+		if letter && digit {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanText is the last step of every transcript reader. Secrets are
+// redacted before binary payloads are stripped: a secret that is itself
+// base64-like (a PEM body, a long JWT) must be counted and removed whole,
+// not half-replaced by [binary] and half left in place.
+func cleanText(text string) (string, int) {
+	text, n := Redact(text)
+	return strings.TrimSpace(StripBinary(text)), n
+}
+
+// hasContent reports whether text says anything once the placeholders a
+// reader leaves behind are ignored: a message that was only an image or
+// only a pasted key is not worth a record.
+func hasContent(text string) bool {
+	for _, mark := range []string{imageMark, documentMark, binaryMark, redactedMark} {
+		text = strings.ReplaceAll(text, mark, "")
+	}
+	return strings.TrimSpace(text) != ""
+}
+
+// normalizeSpace collapses runs of white space to single spaces, for
+// comparing texts that differ only in layout.
+func normalizeSpace(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// maxToolSummary bounds the argument shown in a tool-call summary.
+const maxToolSummary = 160
+
+// maxToolLines bounds the tool-call summaries attached to one message.
+const maxToolLines = 10
+
+// toolArgKeys are the arguments that best say what a tool call did, in
+// order of preference.
+var toolArgKeys = []string{"command", "cmd", "file_path", "pattern", "query", "url", "path", "description"}
+
+// toolSummary returns a one-line summary of a tool call, "[tool: name
+// arg]", where arg is the first of toolArgKeys in the call's input (a
+// command given as a list of words is joined), cut to 160 characters. The
+// input itself, which can be a whole file, is never kept.
+func toolSummary(name string, input map[string]json.RawMessage) string {
+	return formatToolSummary(name, toolArg(input))
+}
+
+// toolArg returns the first of toolArgKeys present in a tool call's input.
+func toolArg(input map[string]json.RawMessage) string {
+	for _, k := range toolArgKeys {
+		if arg := jsonArg(input[k]); arg != "" {
+			return arg
+		}
+	}
+	return ""
+}
+
+// formatToolSummary formats "[tool: name arg]" with arg on one line and
+// cut to maxToolSummary characters.
+func formatToolSummary(name, arg string) string {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name = "unknown"
+	}
+	arg = normalizeSpace(arg)
+	if r := []rune(arg); len(r) > maxToolSummary {
+		arg = string(r[:maxToolSummary-1]) + "…"
+	}
+	if arg == "" {
+		return "[tool: " + name + "]"
+	}
+	return "[tool: " + name + " " + arg + "]"
+}
+
+// jsonArg renders a tool argument: a string as is, a list of strings
+// joined by spaces, anything else as "".
+func jsonArg(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var list []string
+	if json.Unmarshal(raw, &list) == nil {
+		return strings.Join(list, " ")
+	}
+	return ""
+}
+
+// appendTools adds tool-call summaries to a message text, one per line,
+// keeping at most maxToolLines and saying how many more there were.
+func appendTools(text string, tools []string) string {
+	if len(tools) == 0 {
+		return text
+	}
+	var b strings.Builder
+	b.WriteString(text)
+	for i, t := range tools {
+		if i == maxToolLines {
+			b.WriteString("\n[tool: +" + strconv.Itoa(len(tools)-maxToolLines) + " more]")
+			break
+		}
+		b.WriteString("\n")
+		b.WriteString(t)
+	}
+	return b.String()
+}

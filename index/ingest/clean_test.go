@@ -1,0 +1,152 @@
+package ingest
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// fakeBlob returns n bytes of deterministic binary, base64-encoded.
+func fakeBlob(n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*131 + i/7)
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+func TestRedact(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+		n    int
+	}{
+		{"openai key", "use sk-proj-Zx9fAKE0tok3nF0rTestsOnly4aBcD please", "use [redacted] please", 1},
+		{"anthropic key", "ANTHROPIC_API_KEY is sk-ant-api03-fAkEfAkE0123456789_abcdefghij-XYZ", "ANTHROPIC_API_KEY is [redacted]", 1},
+		{"github classic", "token ghp_Fake0Token1For2Tests3Only4abcdEFGH5678", "token [redacted]", 1},
+		{"github oauth and app", "gho_abcdefghijklmnopqrstuvwxyz0123456789 ghs_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "[redacted] [redacted]", 2},
+		{"github fine-grained", "github_pat_11AAAAAAA0fakefakefake_0123456789abcdefghijklmnop", "[redacted]", 1},
+		{"aws access key id", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "aws_access_key_id = [redacted]", 1},
+		{"slack", "SLACK=xoxb-123456789012-abcdefABCDEF", "SLACK=[redacted]", 1},
+		{"bearer header", "curl -H 'Authorization: Bearer abc123DEF456ghi789JKL' https://x", "curl -H 'Authorization: Bearer [redacted]' https://x", 1},
+		{"bearer prose", "send a Bearer authentication-header", "send a Bearer authentication-header", 0},
+		{"pem block", "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAfake\nline2\n-----END RSA PRIVATE KEY-----\ndone", "key:\n[redacted]\ndone", 1},
+		{"pem cut off", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA", "[redacted]", 1},
+		{"password assignment", "password=hunter2 and more", "password=[redacted] and more", 1},
+		{"env dump", "DB_PASSWORD=s3cr3t!\nSECRET_KEY_BASE=9f8e7d6c\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG", "DB_PASSWORD=[redacted]\nSECRET_KEY_BASE=[redacted]\nAWS_SECRET_ACCESS_KEY=[redacted]", 3},
+		{"yaml api key", "api_key: 0123abcd4567", "api_key: [redacted]", 1},
+		{"json secret", `{"client_secret": "abc123def", "name": "x"}`, `{"client_secret": "[redacted]", "name": "x"}`, 1},
+		{"key inside assignment counted once", "api_key=sk-proj-Zx9fAKE0tok3nF0rTestsOnly4aBcD", "api_key=[redacted]", 1},
+		{"url password", "postgres://app:pa55word@db.local:5432/app", "postgres://app:[redacted]@db.local:5432/app", 1},
+		{"jwt", "cookie eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTYifQ.c2lnbmF0dXJlLWZha2U", "cookie [redacted]", 1},
+		{"env reference kept", "password: $DB_PASSWORD", "password: $DB_PASSWORD", 0},
+		{"placeholder kept", `api_key: "<your-key>"`, `api_key: "<your-key>"`, 0},
+		{"code reference kept", `password = os.environ.get("PW")`, `password = os.environ.get("PW")`, 0},
+		{"mask kept", "password: ********", "password: ********", 0},
+		{"short sk word kept", "pip install scikit-learn (sk-learn)", "pip install scikit-learn (sk-learn)", 0},
+		{"hash kept", "commit 3f2a9c1e5b7d9f0a1c3e5b7d9f0a1c3e5b7d9f0a", "commit 3f2a9c1e5b7d9f0a1c3e5b7d9f0a1c3e5b7d9f0a", 0},
+		{"prose kept", "The passwords table has a secret column.", "The passwords table has a secret column.", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, n := Redact(tt.in)
+			if got != tt.want || n != tt.n {
+				t.Errorf("Redact(%q)\n got %q, %d\nwant %q, %d", tt.in, got, n, tt.want, tt.n)
+			}
+		})
+	}
+}
+
+func TestStripBinary(t *testing.T) {
+	blob := fakeBlob(600)
+	// 570 bytes are 760 base64 characters: ten full 76-column lines. (A
+	// last line shorter than 60 characters would be left in place.)
+	var wrapped strings.Builder
+	for s := fakeBlob(570); s != ""; {
+		k := min(76, len(s))
+		wrapped.WriteString(s[:k] + "\n")
+		s = s[k:]
+	}
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"data url", "see data:image/png;base64," + fakeBlob(30) + " here", "see [binary] here"},
+		{"long run", "payload " + blob + " end", "payload [binary] end"},
+		{"wrapped run keeps next line", "cert:\n" + wrapped.String() + "next line", "cert:\n[binary]\nnext line"},
+		{"short base64 kept", "etag " + fakeBlob(40), "etag " + fakeBlob(40)},
+		{"sha256 kept", "sum e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "sum e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+		{"rule kept", strings.Repeat("-", 240), strings.Repeat("-", 240)},
+		{"letters only kept", strings.Repeat("abcdefghij", 25), strings.Repeat("abcdefghij", 25)},
+		{"prose kept", "Totals drift because each line is rounded.", "Totals drift because each line is rounded."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := StripBinary(tt.in); got != tt.want {
+				t.Errorf("StripBinary\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestToolSummary(t *testing.T) {
+	long := strings.Repeat("x", 200)
+	tests := []struct {
+		name  string
+		tool  string
+		input string
+		want  string
+	}{
+		{"command list", "shell", `{"command":["rg","-n","round(","src"]}`, "[tool: shell rg -n round( src]"},
+		{"file path before description", "Read", `{"file_path":"/a/b.go","description":"x"}`, "[tool: Read /a/b.go]"},
+		{"pattern before path", "Grep", `{"pattern":"TODO","path":"src"}`, "[tool: Grep TODO]"},
+		{"multi-line command on one line", "Bash", `{"command":"cd src &&\n  go test ./..."}`, "[tool: Bash cd src && go test ./...]"},
+		{"no known argument", "TodoWrite", `{"todos":[]}`, "[tool: TodoWrite]"},
+		{"cut to 160", "Bash", `{"command":"` + long + `"}`, "[tool: Bash " + long[:159] + "…]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var input map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(tt.input), &input); err != nil {
+				t.Fatal(err)
+			}
+			if got := toolSummary(tt.tool, input); got != tt.want {
+				t.Errorf("toolSummary = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCodexToolSummary_patch(t *testing.T) {
+	patch := "*** Begin Patch\n*** Update File: src/money.py\n@@\n-a\n+b\n*** Delete File: old.py\n*** End Patch"
+	tests := []struct{ name, tool, arg, want string }{
+		{"apply_patch tool", "apply_patch", patch, "[tool: apply_patch src/money.py old.py]"},
+		{"patch through shell", "shell", "apply_patch " + patch, "[tool: apply_patch src/money.py old.py]"},
+		{"plain command", "shell", "make test", "[tool: shell make test]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := codexToolSummary(tt.tool, tt.arg); got != tt.want {
+				t.Errorf("codexToolSummary = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAppendTools(t *testing.T) {
+	var tools []string
+	for i := range 12 {
+		tools = append(tools, formatToolSummary("Read", "f"+string(rune('a'+i))))
+	}
+	got := appendTools("done", tools)
+	lines := strings.Split(got, "\n")
+	if len(lines) != 12 || lines[0] != "done" || lines[10] != "[tool: Read fj]" || lines[11] != "[tool: +2 more]" {
+		t.Errorf("appendTools = %q", got)
+	}
+	if got := appendTools("done", nil); got != "done" {
+		t.Errorf("appendTools without tools = %q", got)
+	}
+}
