@@ -143,3 +143,18 @@ const MaxEncodeTexts = 512
 
 // MaxEncodeBodyBytes bounds an /encode body.
 const MaxEncodeBodyBytes = 8 << 20
+
+// ServerState is novad's public process state, written to
+// NOVA_HOME/state/server-state.json at start and on every generation swap.
+// It never holds a secret: the token lives only in its 0600 file.
+type ServerState struct {
+	PID        int    `json:"pid"`
+	Host       string `json:"host"`
+	DirectPort int    `json:"directPort"`
+	FacadePort int    `json:"facadePort"`
+	StartedAt  string `json:"startedAt"`
+	Version    string `json:"version"`
+	Generation string `json:"generation,omitempty"`
+	TokenFile  string `json:"tokenFile"`
+	StoppedAt  string `json:"stoppedAt,omitempty"`
+}

@@ -110,7 +110,7 @@ type Index struct {
 	// long text; default 200.
 	ChunkOverlapChars int `koanf:"chunkOverlapChars"`
 	// ContextWords is how many words of each neighbouring record in the
-	// same conversation are indexed with a record (not shown); default 12,
+	// same conversation are indexed with a record (not shown); default 30,
 	// 0 turns it off.
 	ContextWords int `koanf:"contextWords"`
 }
@@ -166,7 +166,7 @@ func Defaults() Config {
 		Facade:    Facade{Port: 3036},
 		Embedding: Embedding{Provider: ProviderBuiltin, Dimension: 384, BatchSize: 64, TimeoutSeconds: 30},
 		Retrieval: Retrieval{TopK: 8, LatencyBudgetSeconds: 60, MaxConcurrentSearches: 2, RecencyHalfLifeDays: 7, DenseChannel: "on"},
-		Index:     Index{KeepGenerations: 3, ChunkMaxChars: 1600, ChunkOverlapChars: 200, ContextWords: 12},
+		Index:     Index{KeepGenerations: 3, ChunkMaxChars: 1600, ChunkOverlapChars: 200, ContextWords: 30},
 	}
 }
 

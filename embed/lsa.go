@@ -115,25 +115,31 @@ func (m *LSA) EmbedTerms(terms []string) []float32 {
 // randomized truncated SVD (Halko, Martinsson and Tropp) of the TF-IDF
 // matrix of a deterministic sample of at most 12 000 documents.
 func TrainLSA(ctx context.Context, texts []string, dim int, analyzer *lexical.Analyzer) (*LSA, error) {
+	docs := make([][]string, len(texts))
+	for i, t := range texts {
+		docs[i] = analyzer.Terms(t)
+	}
+	return TrainLSATerms(ctx, docs, dim, analyzer)
+}
+
+// TrainLSATerms is TrainLSA over already-analysed documents.
+func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexical.Analyzer) (*LSA, error) {
 	if dim <= 0 {
 		return nil, errors.New("lsa: dimension must be positive")
 	}
-	sample := texts
-	if len(texts) > lsaMaxTrainDocs {
-		sample = make([]string, 0, lsaMaxTrainDocs)
-		step := float64(len(texts)) / lsaMaxTrainDocs
+	docs := all
+	if len(all) > lsaMaxTrainDocs {
+		docs = make([][]string, 0, lsaMaxTrainDocs)
+		step := float64(len(all)) / lsaMaxTrainDocs
 		for i := 0; i < lsaMaxTrainDocs; i++ {
-			sample = append(sample, texts[int(float64(i)*step)])
+			docs = append(docs, all[int(float64(i)*step)])
 		}
 	}
-	docs := make([][]string, len(sample))
 	df := map[string]int{}
-	for i, t := range sample {
+	for i, terms := range docs {
 		if i%512 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		terms := analyzer.Terms(t)
-		docs[i] = terms
 		seen := map[string]bool{}
 		for _, term := range terms {
 			if !seen[term] {
@@ -143,7 +149,7 @@ func TrainLSA(ctx context.Context, texts []string, dim int, analyzer *lexical.An
 		}
 	}
 	minDF := 2
-	if len(sample) < 200 {
+	if len(docs) < 200 {
 		minDF = 1
 	}
 	type tdf struct {
@@ -167,8 +173,8 @@ func TrainLSA(ctx context.Context, texts []string, dim int, analyzer *lexical.An
 	}
 	// Vocabulary order is lexical so the model bytes are deterministic.
 	sort.Slice(cands, func(i, j int) bool { return cands[i].t < cands[j].t })
-	m := &LSA{dim: dim, terms: make(map[string]int32, len(cands)), analyzer: analyzer, trainedDocs: len(sample)}
-	n := float64(len(sample))
+	m := &LSA{dim: dim, terms: make(map[string]int32, len(cands)), analyzer: analyzer, trainedDocs: len(docs)}
+	n := float64(len(docs))
 	for i, c := range cands {
 		m.terms[c.t] = int32(i)
 		m.termList = append(m.termList, c.t)
@@ -432,4 +438,16 @@ func ReadLSA(r io.Reader, analyzer *lexical.Analyzer) (*LSA, error) {
 	}
 	m.finishID()
 	return m, nil
+}
+
+// Stale reports whether a model trained on m.TrainedDocs() documents should
+// be retrained for a corpus of n documents at dimension dim: a different
+// dimension, or a corpus that has more than doubled since training (while
+// training was not already capped by the sample limit). Reusing a model
+// keeps vectors stable, so a rebuild embeds only new text.
+func (m *LSA) Stale(n, dim int) bool {
+	if m.dim != dim {
+		return true
+	}
+	return m.trainedDocs < lsaMaxTrainDocs && n > 2*m.trainedDocs+50
 }

@@ -378,3 +378,32 @@ func readU16s(r io.Reader, n int) ([]uint16, error) {
 	}
 	return v, nil
 }
+
+// ScoreDocs returns the BM25 score of each of docs for terms (duplicates
+// ignored), for documents another channel found.
+func (ix *Index) ScoreDocs(terms []string, docs []int) []float64 {
+	out := make([]float64, len(docs))
+	seen := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		id, ok := ix.terms[t]
+		if !ok {
+			continue
+		}
+		lo, hi := int(ix.offsets[id]), int(ix.offsets[id+1])
+		posting := ix.docs[lo:hi]
+		idf := ix.IDF(t)
+		for i, d := range docs {
+			j := sort.Search(len(posting), func(k int) bool { return posting[k] >= uint32(d) })
+			if j < len(posting) && posting[j] == uint32(d) {
+				tf := float64(ix.tfs[lo+j])
+				norm := K1 * (1 - B + B*float64(ix.docLens[d])/ix.avgLen)
+				out[i] += idf * tf * (K1 + 1) / (tf + norm)
+			}
+		}
+	}
+	return out
+}

@@ -89,20 +89,22 @@ type Chunk struct {
 	Governance api.Governance `json:"governance"`
 }
 
-// IndexText is the text the lexical and dense channels see: the title, the
-// text and the neighbouring context.
-func (c *Chunk) IndexText() string {
-	var b strings.Builder
+// OwnText is the chunk's own searchable text: its title and text. The
+// lexical channel indexes it as the main field.
+func (c *Chunk) OwnText() string {
 	if c.Title != "" && !strings.Contains(c.Text, c.Title) {
-		b.WriteString(c.Title)
-		b.WriteString("\n")
+		return c.Title + "\n" + c.Text
 	}
-	b.WriteString(c.Text)
-	if c.Context != "" {
-		b.WriteString("\n")
-		b.WriteString(c.Context)
+	return c.Text
+}
+
+// IndexText is what the dense channel embeds: the own text and the
+// neighbouring context.
+func (c *Chunk) IndexText() string {
+	if c.Context == "" {
+		return c.OwnText()
 	}
-	return b.String()
+	return c.OwnText() + "\n" + c.Context
 }
 
 // HashText returns the SHA-256 hex of s.

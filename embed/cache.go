@@ -1,0 +1,180 @@
+package embed
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"unsafe"
+)
+
+// Key is the cache key of a text: the SHA-256 of the exact text embedded.
+type Key [32]byte
+
+// KeyOf returns the cache key of text.
+func KeyOf(text string) Key { return sha256.Sum256([]byte(text)) }
+
+// Cache holds vectors of one embedding profile keyed by text hash, so a
+// rebuild embeds only new or changed text. It lives in one append-only file
+// per profile; torn or corrupt records (a crash mid-append) are skipped on
+// load. A Cache is used by one build at a time (the index lock) and is not
+// safe for concurrent use.
+type Cache struct {
+	path    string
+	dim     int
+	index   map[Key]int // key -> row in rows
+	rows    []float32
+	pending []Key
+	used    map[Key]bool
+}
+
+const cacheMagic = "NOVVEC01"
+
+// OpenCache opens (or starts) the cache of profileHash in dir.
+func OpenCache(dir, profileHash string, dim int) (*Cache, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create embedding cache: %w", err)
+	}
+	c := &Cache{path: filepath.Join(dir, profileHash+".vec"), dim: dim, index: map[Key]int{}, used: map[Key]bool{}}
+	f, err := os.Open(c.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open embedding cache: %w", err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	head := make([]byte, len(cacheMagic)+4)
+	if _, err := io.ReadFull(r, head); err != nil || string(head[:len(cacheMagic)]) != cacheMagic ||
+		int(binary.LittleEndian.Uint32(head[len(cacheMagic):])) != dim {
+		// An unreadable cache is only a cache: start over.
+		return c, nil
+	}
+	rec := make([]byte, 32+dim*4+4)
+	for {
+		if _, err := io.ReadFull(r, rec); err != nil {
+			break
+		}
+		body := rec[:32+dim*4]
+		if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(rec[32+dim*4:]) {
+			break // a torn tail; everything after it is suspect
+		}
+		var k Key
+		copy(k[:], rec[:32])
+		if _, dup := c.index[k]; dup {
+			continue
+		}
+		row := len(c.rows) / dim
+		vec := make([]float32, dim)
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&vec[0])), dim*4), rec[32:32+dim*4])
+		c.rows = append(c.rows, vec...)
+		c.index[k] = row
+	}
+	return c, nil
+}
+
+// Len is the number of cached vectors.
+func (c *Cache) Len() int { return len(c.index) }
+
+// Get returns the cached vector of k (a copy).
+func (c *Cache) Get(k Key) ([]float32, bool) {
+	row, ok := c.index[k]
+	if !ok {
+		return nil, false
+	}
+	c.used[k] = true
+	return append([]float32(nil), c.rows[row*c.dim:(row+1)*c.dim]...), true
+}
+
+// Put adds a vector; it is written by Flush.
+func (c *Cache) Put(k Key, vec []float32) {
+	if _, ok := c.index[k]; ok || len(vec) != c.dim {
+		return
+	}
+	c.index[k] = len(c.rows) / c.dim
+	c.rows = append(c.rows, vec...)
+	c.pending = append(c.pending, k)
+	c.used[k] = true
+}
+
+// Flush appends new vectors to the file. When most of the file is vectors
+// this build no longer uses, it rewrites the file with only the used ones.
+func (c *Cache) Flush() error {
+	if len(c.index) > 1024 && len(c.used)*2 < len(c.index) {
+		return c.compact()
+	}
+	if len(c.pending) == 0 {
+		return nil
+	}
+	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("append embedding cache: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	if fi.Size() == 0 {
+		c.writeHeader(w)
+	}
+	for _, k := range c.pending {
+		c.writeRecord(w, k)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	c.pending = nil
+	return f.Close()
+}
+
+func (c *Cache) compact() error {
+	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".cache-*.tmp")
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	c.writeHeader(w)
+	for k := range c.used {
+		c.writeRecord(w, k)
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	c.pending = nil
+	return os.Rename(tmp.Name(), c.path)
+}
+
+func (c *Cache) writeHeader(w io.Writer) {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], uint32(c.dim))
+	w.Write([]byte(cacheMagic))
+	w.Write(b[:])
+}
+
+func (c *Cache) writeRecord(w io.Writer, k Key) {
+	row := c.index[k]
+	vec := c.rows[row*c.dim : (row+1)*c.dim]
+	body := make([]byte, 0, 32+c.dim*4)
+	body = append(body, k[:]...)
+	body = append(body, unsafe.Slice((*byte)(unsafe.Pointer(&vec[0])), c.dim*4)...)
+	var crc [4]byte
+	binary.LittleEndian.PutUint32(crc[:], crc32.ChecksumIEEE(body))
+	w.Write(body)
+	w.Write(crc[:])
+}

@@ -1,0 +1,161 @@
+package embed
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+)
+
+// ProviderOpenAI is the provider name of OpenAI-compatible endpoints.
+const ProviderOpenAI = "openai"
+
+// OpenAI embeds through an OpenAI-compatible POST <endpoint>/embeddings
+// (OpenAI, Ollama, LM Studio, llama.cpp server). It is safe for concurrent
+// use.
+type OpenAI struct {
+	endpoint string
+	model    string
+	dim      int
+	apiKey   string
+	batch    int
+	timeout  time.Duration
+	client   *http.Client
+}
+
+// OpenAIOptions configure an OpenAI embedder.
+type OpenAIOptions struct {
+	Endpoint  string // base URL, e.g. http://127.0.0.1:11434/v1
+	Model     string
+	Dimension int
+	APIKey    string // may be empty for local servers
+	BatchSize int
+	Timeout   time.Duration // per request
+	// Client is the HTTP client; nil uses a default with no proxy.
+	Client *http.Client
+}
+
+// NewOpenAI returns an embedder for an OpenAI-compatible endpoint.
+func NewOpenAI(o OpenAIOptions) *OpenAI {
+	if o.BatchSize <= 0 {
+		o.BatchSize = 64
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.Client == nil {
+		// Memory text must not be routed through an environment proxy.
+		o.Client = &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}}
+	}
+	return &OpenAI{
+		endpoint: strings.TrimRight(o.Endpoint, "/"), model: o.Model, dim: o.Dimension,
+		apiKey: o.APIKey, batch: o.BatchSize, timeout: o.Timeout, client: o.Client,
+	}
+}
+
+// Profile implements Embedder.
+func (e *OpenAI) Profile() api.EmbeddingProfile {
+	return api.EmbeddingProfile{Provider: ProviderOpenAI, Model: e.model, Dimension: e.dim}
+}
+
+// Embed implements Embedder, sending texts in batches.
+func (e *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += e.batch {
+		end := min(len(texts), start+e.batch)
+		vecs, err := e.embedBatch(ctx, texts[start:end])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}
+
+type openAIRequest struct {
+	Model string   `json:"model"`
+	Input []string `json:"input"`
+}
+
+type openAIResponse struct {
+	Data []struct {
+		Index     int       `json:"index"`
+		Embedding []float32 `json:"embedding"`
+	} `json:"data"`
+}
+
+func (e *OpenAI) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
+	input := make([]string, len(texts))
+	for i, t := range texts {
+		if strings.TrimSpace(t) == "" {
+			t = "empty" // some servers reject blank input
+		}
+		input[i] = t
+	}
+	body, _ := json.Marshal(openAIRequest{Model: e.model, Input: input})
+	ctx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.endpoint+"/embeddings", bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("embedding request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if e.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+e.apiKey)
+	}
+	resp, err := e.client.Do(req)
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%w: %s did not answer within %s", ErrUnavailable, e.endpoint, e.timeout)
+		}
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, e.endpoint, redactURLError(err))
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	if err != nil {
+		return nil, fmt.Errorf("read embedding response: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		snippet := strings.TrimSpace(string(raw))
+		if len(snippet) > 200 {
+			snippet = snippet[:200]
+		}
+		return nil, fmt.Errorf("embedding endpoint answered %d: %s", resp.StatusCode, snippet)
+	}
+	var r openAIResponse
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("embedding response is not OpenAI-shaped JSON: %w", err)
+	}
+	sort.Slice(r.Data, func(i, j int) bool { return r.Data[i].Index < r.Data[j].Index })
+	vecs := make([][]float32, len(r.Data))
+	for i, d := range r.Data {
+		if d.Index != i {
+			return nil, fmt.Errorf("embedding response indexes are not 0..%d", len(texts)-1)
+		}
+		vecs[i] = d.Embedding
+	}
+	if err := CheckVectors(vecs, len(texts), e.dim); err != nil {
+		return nil, err
+	}
+	for _, v := range vecs {
+		Normalize(v)
+	}
+	return vecs, nil
+}
+
+// redactURLError keeps transport errors short and free of request bodies.
+func redactURLError(err error) string {
+	s := err.Error()
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}

@@ -1,0 +1,84 @@
+package embed
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/secrets"
+)
+
+// Remote embeds through a running novad's internal POST /encode, so the
+// build shares the daemon's embedder instead of loading a second one. The
+// token is read from the 0600 token file by the caller and sent only in
+// the request header.
+type Remote struct {
+	baseURL string
+	token   secrets.Token
+	profile api.EmbeddingProfile
+	batch   int
+	client  *http.Client
+}
+
+// NewRemote returns an embedder that calls baseURL/encode. profile is the
+// daemon's profile as its /health reported it.
+func NewRemote(baseURL string, token secrets.Token, profile api.EmbeddingProfile) *Remote {
+	return &Remote{
+		baseURL: baseURL, token: token, profile: profile, batch: 256,
+		client: &http.Client{Timeout: 10 * time.Minute, Transport: &http.Transport{Proxy: nil}},
+	}
+}
+
+// Profile implements Embedder.
+func (r *Remote) Profile() api.EmbeddingProfile { return r.profile }
+
+// Embed implements Embedder.
+func (r *Remote) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += r.batch {
+		end := min(len(texts), start+r.batch)
+		vecs, err := r.call(ctx, texts[start:end])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}
+
+func (r *Remote) call(ctx context.Context, texts []string) ([][]float32, error) {
+	body, _ := json.Marshal(api.EncodeRequest{Texts: texts})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.baseURL+api.PathEncode, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(api.HeaderInternalToken, r.token.Reveal())
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: novad /encode: %v", ErrUnavailable, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 512<<20))
+	if err != nil {
+		return nil, fmt.Errorf("read /encode response: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e api.Error
+		_ = json.Unmarshal(raw, &e)
+		return nil, fmt.Errorf("novad /encode answered %d %s", resp.StatusCode, e.Code)
+	}
+	var vecs [][]float32
+	if err := json.Unmarshal(raw, &vecs); err != nil {
+		return nil, fmt.Errorf("novad /encode answered something other than a list of vectors: %w", err)
+	}
+	if err := CheckVectors(vecs, len(texts), r.profile.Dimension); err != nil {
+		return nil, err
+	}
+	return vecs, nil
+}

@@ -1,0 +1,73 @@
+// Package eval measures recall: the LoCoMo protocol (one memory per
+// dialogue turn, recall@k of the evidence turns) with a plain BM25 baseline
+// in the same run, and user-written recall cases run against a live facade.
+package eval
+
+import (
+	"math"
+	"sort"
+)
+
+// RecallAt returns the share of relevant ids found in the first k of
+// ranked.
+func RecallAt(ranked []string, relevant map[string]bool, k int) float64 {
+	if len(relevant) == 0 {
+		return 1
+	}
+	found := 0
+	for i, id := range ranked {
+		if i == k {
+			break
+		}
+		if relevant[id] {
+			found++
+		}
+	}
+	return float64(found) / float64(len(relevant))
+}
+
+// MRR returns 1/rank of the first relevant id (0 if none).
+func MRR(ranked []string, relevant map[string]bool) float64 {
+	for i, id := range ranked {
+		if relevant[id] {
+			return 1 / float64(i+1)
+		}
+	}
+	return 0
+}
+
+// NDCG returns nDCG@k with binary relevance; each relevant id counts once.
+func NDCG(ranked []string, relevant map[string]bool, k int) float64 {
+	if len(relevant) == 0 {
+		return 0
+	}
+	dcg := 0.0
+	seen := map[string]bool{}
+	for i, id := range ranked {
+		if i == k {
+			break
+		}
+		if relevant[id] && !seen[id] {
+			seen[id] = true
+			dcg += 1 / math.Log2(float64(i+2))
+		}
+	}
+	ideal := 0.0
+	for i := 0; i < min(k, len(relevant)); i++ {
+		ideal += 1 / math.Log2(float64(i+2))
+	}
+	return math.Min(1, dcg/ideal)
+}
+
+// Percentile returns the nearest-rank p-quantile (0..1) of values.
+func Percentile(values []float64, p float64) float64 {
+	if len(values) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), values...)
+	sort.Float64s(s)
+	i := int(math.Ceil(p*float64(len(s)))) - 1
+	return s[max(0, min(len(s)-1, i))]
+}
+
+func round4(f float64) float64 { return math.Round(f*10000) / 10000 }

@@ -1,0 +1,79 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/embed"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/secrets"
+)
+
+// ErrAuthUnavailable means novad is running but its token file cannot be
+// trusted, so the build refuses to talk to it (rag-internal-authorization-unavailable).
+var ErrAuthUnavailable = errors.New(api.CodeAuthUnavailable)
+
+// discoverEncoder returns a Remote embedder when a novad is running for
+// this home and serves the same embedding profile; nil when none is (the
+// build then embeds in-process with the same code).
+func discoverEncoder(ctx context.Context, home paths.Home, want api.EmbeddingProfile) (embed.Embedder, error) {
+	b, err := os.ReadFile(home.ServerState())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, nil
+	}
+	var st api.ServerState
+	if json.Unmarshal(b, &st) != nil || st.DirectPort == 0 || st.StoppedAt != "" || !config.IsLoopbackHost(st.Host) {
+		return nil, nil
+	}
+	base := "http://" + net.JoinHostPort(config.BindHost(st.Host), strconv.Itoa(st.DirectPort))
+	h, err := probeHealth(ctx, base)
+	if err != nil {
+		return nil, nil // not running (stale state file)
+	}
+	if h.EmbeddingProfile == nil || manifest.ProfileHash(*h.EmbeddingProfile) != manifest.ProfileHash(want) || !h.ProviderLoaded {
+		return nil, nil
+	}
+	tok, err := secrets.ReadToken(home.TokenFile())
+	if err != nil {
+		return nil, fmt.Errorf("%w: novad is running but its token file cannot be used (%v); run novactl doctor", ErrAuthUnavailable, err)
+	}
+	return embed.NewRemote(base, tok, *h.EmbeddingProfile), nil
+}
+
+func probeHealth(ctx context.Context, base string) (*api.Health, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+api.PathHealth, nil)
+	if err != nil {
+		return nil, err
+	}
+	client := &http.Client{Transport: &http.Transport{Proxy: nil}}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("health answered %d", resp.StatusCode)
+	}
+	var h api.Health
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&h); err != nil {
+		return nil, err
+	}
+	return &h, nil
+}

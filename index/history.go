@@ -1,0 +1,76 @@
+package index
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+)
+
+// Event is one line of index/history.jsonl.
+type Event struct {
+	Time          time.Time `json:"time"`
+	Event         string    `json:"event"` // build, promote, rollback, prune
+	RunID         string    `json:"runId"`
+	PreviousRunID string    `json:"previousRunId,omitempty"`
+	Chunks        int       `json:"chunks,omitempty"`
+	Records       int       `json:"records,omitempty"`
+	Embedded      int       `json:"embedded,omitempty"`
+	Cached        int       `json:"cached,omitempty"`
+	Carried       int       `json:"carried,omitempty"`
+	Problems      int       `json:"problems,omitempty"`
+	DurationMs    int64     `json:"durationMs,omitempty"`
+	Deleted       []string  `json:"deleted,omitempty"`
+	Note          string    `json:"note,omitempty"`
+}
+
+// Event names.
+const (
+	EventBuild    = "build"
+	EventPromote  = "promote"
+	EventRollback = "rollback"
+	EventPrune    = "prune"
+)
+
+func appendHistory(path string, e Event) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open history: %w", err)
+	}
+	b, _ := json.Marshal(e)
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("append history: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync history: %w", err)
+	}
+	return f.Close()
+}
+
+// ReadHistory returns the events of history.jsonl in order. Lines that do
+// not parse (a torn last line after a crash) are skipped.
+func ReadHistory(path string) ([]Event, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	for sc.Scan() {
+		var e Event
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.RunID != "" {
+			out = append(out, e)
+		}
+	}
+	return out, sc.Err()
+}

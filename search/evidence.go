@@ -1,0 +1,422 @@
+package search
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/memory"
+)
+
+// Stages lists the capabilities of the pipeline, in order (a static list:
+// retrievalController says what actually ran).
+var Stages = []string{
+	"query-decomposition", "dense-vector-search", "exact-entity-recall", "server-side-requery",
+	"authoritative-source-pass", "meta-discussion-suppression", "multi-hop-lexical-expansion",
+	"subquery-match-boost", "keyword-overlap", "intent-aware-recency", "intent-tag-boost",
+	"quality-gate", "multi-pass-fusion", "reranker-policy", "citation-pack", "extractive-answer-synthesis",
+}
+
+// envelope builds the live response from the final results.
+func (e *Engine) envelope(q *query, results []scored, qual api.Quality, report *api.DedupeReport, filtered int) *api.SearchResponse {
+	g := q.snap.Gen
+	out := make([]api.Result, 0, len(results))
+	for _, s := range results {
+		out = append(out, e.result(q, g, s))
+	}
+	citations := e.citationPack(q, out, results)
+	events := e.events(q, out, citations)
+	synthesis := synthesize(q.plan, citations, events)
+	agentic := api.StableAgentic()
+	agentic.Version = 2
+	agentic.Mode = "deterministic-extractive-bounded-multi-pass"
+	agentic.ImplementedCapabilities = []string{"intent-planning", "hybrid-retrieval", "exact-entity-recall", "recency-aware-ranking",
+		"metadata-aware-ranking", "bounded-multi-pass-retrieval", "quality-gate", "optional-reranker-policy", "citation-pack",
+		"query-decomposition", "multi-hop-evidence-linking", "event-aggregation", "extractive-answer-synthesis"}
+	agentic.Limits = []string{"no-llm-query-rewrite", "no-llm-answer-generation", "no-writeback-memory"}
+	agentic.Decomposition = &api.Decomposition{
+		Strategy: "deterministic-intent-decomposition", Intents: q.plan.Intents, PreferredTags: q.plan.PreferredTags,
+		RecencyBias: q.plan.RecencyBias, Subqueries: q.plan.SubQueries, MultiHopLinks: multiHop(citations),
+		ExecutionPolicy: "bounded deterministic retrieval with exposed subqueries, exact-entity fusion, evidence linking and quality gate",
+	}
+	return &api.SearchResponse{
+		SchemaVersion: 2, Available: true, Query: q.plan.Query, TopK: q.req.TopK,
+		Returned: len(out), Filtered: filtered, Results: out,
+		QueryPlan: api.QueryPlan{
+			SchemaVersion: 2, Version: 2, Strategy: "bounded-multi-pass-dense-keyword-exact-intent-reranker-agentic",
+			Query: q.plan.Query, TopK: q.req.TopK, Intents: q.plan.Intents, PreferredTags: q.plan.PreferredTags,
+			KeyTerms: nonNil(q.plan.KeyTerms), Anchors: nonNil(q.plan.Anchors), SubQueries: q.plan.SubQueries,
+			ExplicitFilters: q.req.Filters.Explicit(), RecencyBias: q.plan.RecencyBias, Stages: Stages,
+			FilterPolicy: "only explicit filters are hard filters; inferred intent and recency are soft boosts",
+		},
+		Dedupe: report,
+		Reranker: &api.Reranker{Enabled: false, Provider: "none", Applied: false, Status: "disabled", Reason: "reranker-disabled",
+			InputCount: len(out), OutputCount: len(out)},
+		CitationPack: citations, EventAggregation: events, AnswerSynthesis: synthesis, Quality: qual, Agentic: agentic,
+	}
+}
+
+func opt(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// PreviewRunes bounds textPreview.
+const PreviewRunes = 500
+
+func (e *Engine) result(q *query, g *generation.Generation, s scored) api.Result {
+	c := &g.Chunks[s.doc]
+	comp := map[string]float64{}
+	for k, v := range s.components {
+		if k == "passScore" {
+			continue
+		}
+		comp[k] = round6(v)
+	}
+	r := api.Result{
+		ID: c.ID, Score: round6(s.score), ScoreComponents: comp, TextPreview: truncate(c.Text, PreviewRunes),
+		Title: c.Title, Role: opt(c.Role), Date: opt(c.Date), Source: opt(sourceName(c)), SourceSet: opt(c.SourceSet),
+		SourceType: opt(c.SourceType), SourceID: c.SourceID, Agent: opt(c.Agent), Project: opt(c.Project),
+		Tags: nonNil(c.Tags), WorkType: opt(c.WorkType), Provenance: provenance(c), RetrievalPasses: s.passes,
+	}
+	ts := c.Time
+	if ts == "" {
+		ts = c.Date
+	}
+	if ts != "" {
+		t := strings.Replace(ts, "T", " ", 1)
+		r.Timestamp = opt(t[:min(16, len(t))])
+	}
+	if q.req.IncludeFullText {
+		r.Text = &c.Text
+	}
+	if q.req.IncludeGovernance {
+		gov := c.Governance
+		r.Governance = &gov
+	}
+	return r
+}
+
+// sourceName is the short human name of where a memory came from: the
+// agent, else the source's name.
+func sourceName(c *memory.Chunk) string {
+	if c.Agent != "" {
+		return c.Agent
+	}
+	if c.SourceName != "" {
+		return c.SourceName
+	}
+	return filepath.Base(c.SourcePath)
+}
+
+func provenance(c *memory.Chunk) api.Provenance {
+	return api.Provenance{
+		IndexID: c.ID, Layer: opt(c.Layer), Source: opt(sourceName(c)), SourceSet: opt(c.SourceSet),
+		SourceType: opt(c.SourceType), SourceID: c.SourceID, SourcePath: opt(c.SourcePath), DedupeKey: opt(c.DedupeKey),
+		LineNumber: c.LineNumber, TextHash: c.TextHash, SessionID: c.SessionID, Time: c.Time,
+		HeadingPath: c.HeadingPath, Part: partOf(c),
+	}
+}
+
+func partOf(c *memory.Chunk) int {
+	if c.Parts > 1 {
+		return c.Part
+	}
+	return 0
+}
+
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n])
+}
+
+// excerpt collapses whitespace and cuts at 280 characters.
+func excerpt(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= 280 {
+		return s
+	}
+	return string([]rune(s)[:277]) + "..."
+}
+
+func confidence(score float64) string {
+	switch {
+	case score >= 0.75:
+		return "high"
+	case score >= 0.35:
+		return "medium"
+	}
+	return "low"
+}
+
+// MaxCitations is the size of the citation pack.
+const MaxCitations = 5
+
+func (e *Engine) citationPack(q *query, results []api.Result, docs []scored) []api.Citation {
+	out := []api.Citation{}
+	for i, r := range results {
+		if i == MaxCitations {
+			break
+		}
+		text := r.TextPreview
+		if r.Text != nil {
+			text = *r.Text
+		}
+		why := []string{}
+		c := r.ScoreComponents
+		if c["dense"] > 0 {
+			why = append(why, "dense-similarity")
+		}
+		if c["exactCoverage"] > 0 && len(q.plan.Anchors) > 0 {
+			why = append(why, "exact-entity-coverage")
+		}
+		if c["bm25"] > 0 {
+			why = append(why, "keyword-overlap")
+		}
+		if c["recency"] >= 0.5 {
+			why = append(why, "recent-memory")
+		}
+		if c["intentBoost"] > 1 {
+			why = append(why, "intent-match")
+		}
+		var matched []string
+		v := q.view(e, docs[i].doc)
+		for _, t := range q.plan.KeyTerms {
+			if len(matched) < 5 && v.covers(e.analyzer, t) {
+				matched = append(matched, t)
+			}
+		}
+		if len(matched) > 0 {
+			sort.Strings(matched)
+			why = append(why, "matched:"+strings.Join(matched, ","))
+		}
+		if len(why) == 0 {
+			why = append(why, "ranked-evidence")
+		}
+		wt := "general"
+		if r.WorkType != nil {
+			wt = *r.WorkType
+		}
+		out = append(out, api.Citation{
+			CitationID: fmt.Sprintf("C%d", i+1), Rank: i + 1, ResultID: r.ID, Confidence: confidence(r.Score),
+			Score: r.Score, Source: r.Source, Date: r.Date, Timestamp: r.Timestamp, Agent: r.Agent, Project: r.Project,
+			Tags: r.Tags, WorkType: wt, Excerpt: excerpt(text), WhySelected: why, Provenance: r.Provenance,
+			ScoreComponents: r.ScoreComponents,
+		})
+	}
+	return out
+}
+
+var aggregationWords = []string{"几次", "多少次", "最严重", "故障", "不可用", "迁移", "修复"}
+
+// events groups citations into distinct happenings: citations from the
+// same session (or source file) on the same date describe one event, so an
+// agent asking "how many times" counts events, not citations.
+func (e *Engine) events(q *query, results []api.Result, citations []api.Citation) api.EventAggregation {
+	active := slices.ContainsFunc(q.plan.Intents, func(s string) bool {
+		return s == "incident" || s == "aggregation" || s == "config" || s == "migration"
+	}) || slices.ContainsFunc(aggregationWords, func(w string) bool { return strings.Contains(q.plan.Query, w) })
+	agg := api.EventAggregation{SchemaVersion: 2, Events: []api.Event{}, Timeline: []api.Moment{}, ResolutionCitations: []string{}}
+	if !active {
+		agg.Status = "not-applicable"
+		return agg
+	}
+	agg.Strategy = "source-session-date-grouping"
+	type group struct {
+		ev    api.Event
+		order int
+	}
+	groups := map[string]*group{}
+	var keys []string
+	for i, c := range citations {
+		r := results[i]
+		src := r.Provenance.SessionID
+		if src == "" && r.Provenance.SourcePath != nil {
+			src = *r.Provenance.SourcePath
+		}
+		if src == "" {
+			src = r.SourceID
+		}
+		date := ""
+		if r.Date != nil {
+			date = *r.Date
+		}
+		key := date + "|" + src
+		gr, ok := groups[key]
+		if !ok {
+			gr = &group{ev: api.Event{EventID: "E" + fmt.Sprint(len(groups)+1), Date: r.Date, ResultIDs: []string{}, CitationIDs: []string{}, Sources: []string{}}, order: i}
+			groups[key] = gr
+			keys = append(keys, key)
+		}
+		gr.ev.ResultIDs = append(gr.ev.ResultIDs, r.ID)
+		gr.ev.CitationIDs = append(gr.ev.CitationIDs, c.CitationID)
+		if len(c.Excerpt) > len(gr.ev.Summary) {
+			gr.ev.Summary = c.Excerpt
+		}
+		gr.ev.MaxScore = max(gr.ev.MaxScore, c.Score)
+		if c.Source != nil && !slices.Contains(gr.ev.Sources, *c.Source) {
+			gr.ev.Sources = append(gr.ev.Sources, *c.Source)
+		}
+		low := strings.ToLower(c.Excerpt)
+		for _, w := range []string{"解决", "恢复", "修复", "resolved", "fixed", "fix", "migrated", "迁移", "restored", "workaround"} {
+			if containsAtBoundary(low, w) || (hasCJK(w) && strings.Contains(low, w)) {
+				agg.ResolutionCitations = append(agg.ResolutionCitations, c.CitationID)
+				break
+			}
+		}
+	}
+	var severest *api.Event
+	bestSev := -1.0
+	for _, k := range keys {
+		ev := groups[k].ev
+		agg.Events = append(agg.Events, ev)
+		sev := ev.MaxScore
+		low := strings.ToLower(ev.Summary)
+		for _, w := range []string{"最严重", "严重", "critical", "major", "outage", "宕机", "sev1", "p0"} {
+			if strings.Contains(low, w) {
+				sev += 0.4
+				break
+			}
+		}
+		for _, w := range []string{"故障", "失败", "不可用", "incident", "error", "failed", "down"} {
+			if strings.Contains(low, w) {
+				sev += 0.2
+				break
+			}
+		}
+		if sev > bestSev {
+			bestSev = sev
+			evc := ev
+			severest = &evc
+		}
+	}
+	agg.EventCount = len(agg.Events)
+	if agg.EventCount == 0 {
+		agg.Status = "no-events"
+		return agg
+	}
+	agg.Status = "ready"
+	agg.MostSevereEvent = severest
+	tl := slices.Clone(agg.Events)
+	sort.SliceStable(tl, func(i, j int) bool {
+		di, dj := "", ""
+		if tl[i].Date != nil {
+			di = *tl[i].Date
+		}
+		if tl[j].Date != nil {
+			dj = *tl[j].Date
+		}
+		return di < dj
+	})
+	for _, ev := range tl {
+		agg.Timeline = append(agg.Timeline, api.Moment{EventID: ev.EventID, Date: ev.Date, CitationIDs: ev.CitationIDs, Summary: ev.Summary})
+	}
+	return agg
+}
+
+// synthesize writes the extractive summary: templates that cite ids and
+// dates, and the first three citations as bullets.
+func synthesize(plan Plan, citations []api.Citation, events api.EventAggregation) api.AnswerSynthesis {
+	s := api.AnswerSynthesis{Method: "extractive", Bullets: []api.Bullet{}, Citations: []string{}, CitationIDs: []string{}}
+	has := func(in string) bool { return slices.Contains(plan.Intents, in) }
+	switch {
+	case plan.Aggregation:
+		s.AnswerType = "event-aggregation"
+	case has("migration"):
+		s.AnswerType = "migration"
+	case has("config"):
+		s.AnswerType = "configuration"
+	case has("incident"):
+		s.AnswerType = "incident"
+	case has("task"):
+		s.AnswerType = "task-state"
+	default:
+		s.AnswerType = "evidence-summary"
+	}
+	if len(citations) == 0 {
+		s.Status = "no-evidence"
+		s.Summary = "No indexed evidence matched the query."
+		return s
+	}
+	s.Status = "ready"
+	for i, c := range citations {
+		if i == 3 {
+			break
+		}
+		s.Bullets = append(s.Bullets, api.Bullet{Text: c.Excerpt, CitationID: c.CitationID, Confidence: c.Confidence})
+		s.CitationIDs = append(s.CitationIDs, c.CitationID)
+	}
+	s.Citations = slices.Clone(s.CitationIDs)
+	first := citations[0]
+	date := "an unknown date"
+	if first.Date != nil {
+		date = *first.Date
+	}
+	switch s.AnswerType {
+	case "event-aggregation":
+		if events.EventCount > 0 && events.MostSevereEvent != nil {
+			s.Summary = fmt.Sprintf("Found %d distinct event(s) across %d citation(s). Most severe evidence is %s.", events.EventCount, len(citations), strings.Join(events.MostSevereEvent.CitationIDs, ", "))
+		} else {
+			s.Summary = fmt.Sprintf("Found %d citation(s); no distinct events could be grouped.", len(citations))
+		}
+	case "incident":
+		if len(events.ResolutionCitations) > 0 {
+			s.Summary = "Incident evidence is linked to resolution citation(s): " + strings.Join(events.ResolutionCitations, ", ") + "."
+		} else {
+			s.Summary = fmt.Sprintf("Incident evidence is supported by %d distinct event(s).", max(1, events.EventCount))
+		}
+	case "configuration":
+		s.Summary = fmt.Sprintf("Configuration evidence is %s from %s.", first.CitationID, date)
+	case "migration":
+		s.Summary = fmt.Sprintf("Migration evidence is %s from %s.", first.CitationID, date)
+	case "task-state":
+		s.Summary = fmt.Sprintf("Task-state evidence is %s from %s.", first.CitationID, date)
+	default:
+		s.Summary = fmt.Sprintf("Top evidence is %s from %s with %s confidence.", first.CitationID, date, first.Confidence)
+	}
+	s.QueryCoverage = &api.QueryCoverage{SubqueryCount: len(plan.SubQueries), EvidenceCount: len(citations), MultiHopLinkCount: len(multiHop(citations)), EventCount: events.EventCount}
+	return s
+}
+
+// multiHop links citations that share a date, tags or a source.
+func multiHop(citations []api.Citation) []api.MultiHopLink {
+	links := []api.MultiHopLink{}
+	for i := 0; i < len(citations) && len(links) < 8; i++ {
+		for j := i + 1; j < len(citations) && len(links) < 8; j++ {
+			a, b := citations[i], citations[j]
+			var reasons []string
+			if a.Date != nil && b.Date != nil && *a.Date == *b.Date {
+				reasons = append(reasons, "same-date")
+			}
+			var shared []string
+			for _, t := range a.Tags {
+				if t != "general" && t != "daily" && slices.Contains(b.Tags, t) {
+					shared = append(shared, t)
+				}
+			}
+			if len(shared) > 0 {
+				sort.Strings(shared)
+				reasons = append(reasons, "shared-tags:"+strings.Join(shared[:min(3, len(shared))], ","))
+			}
+			if a.Provenance.SessionID != "" && a.Provenance.SessionID == b.Provenance.SessionID {
+				reasons = append(reasons, "same-session")
+			} else if a.Provenance.SourcePath != nil && b.Provenance.SourcePath != nil && *a.Provenance.SourcePath == *b.Provenance.SourcePath {
+				reasons = append(reasons, "same-source")
+			}
+			if len(reasons) > 0 {
+				links = append(links, api.MultiHopLink{From: a.CitationID, To: b.CitationID, Reasons: reasons})
+			}
+		}
+	}
+	return links
+}

@@ -1,0 +1,128 @@
+package search
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/nova-recall/nova/lexical"
+)
+
+// textView is a piece of text prepared for term matching (normalised).
+type textView struct {
+	norm string
+}
+
+func newTextView(_ *lexical.Analyzer, s string) textView {
+	return textView{norm: lexical.Normalize(s)}
+}
+
+// covers reports whether the text contains term: CJK terms as substrings
+// (CJK has no word boundaries); phrases, identifiers and numbers at token
+// boundaries only (so "ip" never matches "pipeline" and "06" never matches
+// "2060"); plain words also by stem at the start of a word ("outages"
+// covers "outage", "unavailable" covers "unavailability").
+func (v textView) covers(a *lexical.Analyzer, term string) bool {
+	if term == "" {
+		return false
+	}
+	if hasCJK(term) {
+		return strings.Contains(v.norm, term)
+	}
+	if containsAtBoundary(v.norm, term) {
+		return true
+	}
+	if isPlainWord(term) && len(term) > 4 {
+		if stem := a.Stem(term); len(stem) >= 4 {
+			return containsWordPrefix(v.norm, stem)
+		}
+	}
+	return false
+}
+
+// containsWordPrefix finds prefix at the start of a word of hay.
+func containsWordPrefix(hay, prefix string) bool {
+	for start := 0; start <= len(hay)-len(prefix); {
+		i := strings.Index(hay[start:], prefix)
+		if i < 0 {
+			return false
+		}
+		i += start
+		before, _ := utf8.DecodeLastRuneInString(hay[:i])
+		if i == 0 || !isWordRune(before) {
+			return true
+		}
+		start = i + 1
+	}
+	return false
+}
+
+func hasCJK(s string) bool {
+	for _, r := range s {
+		if lexical.IsCJK(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func isPlainWord(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// containsAtBoundary finds needle in hay where the characters around the
+// match are not letters or digits.
+func containsAtBoundary(hay, needle string) bool {
+	for start := 0; start <= len(hay)-len(needle); {
+		i := strings.Index(hay[start:], needle)
+		if i < 0 {
+			return false
+		}
+		i += start
+		before, _ := utf8.DecodeLastRuneInString(hay[:i])
+		after, _ := utf8.DecodeRuneInString(hay[i+len(needle):])
+		okBefore := i == 0 || !isWordRune(before) || !isWordRune(firstRune(needle))
+		okAfter := i+len(needle) == len(hay) || !isWordRune(after) || !isWordRune(lastRune(needle))
+		if okBefore && okAfter {
+			return true
+		}
+		_, size := utf8.DecodeRuneInString(hay[i:])
+		start = i + size
+	}
+	return false
+}
+
+func firstRune(s string) rune { r, _ := utf8.DecodeRuneInString(s); return r }
+func lastRune(s string) rune  { r, _ := utf8.DecodeLastRuneInString(s); return r }
+
+// metaMarkers flag text that discusses retrieval quality itself (an eval
+// transcript about a fact is not evidence of the fact). English markers are
+// matched at token boundaries, CJK as substrings.
+var metaMarkers = []string{
+	"召回质量", "召回失败", "弱召回", "检索质量", "质量硬化", "质量问题", "召回率", "真实索引", "真实查询", "真正证据", "真正包含", "测试结果",
+	"内置 eval", "passrate", "benchmark", "top-1000", "top-20", "topk", "默认 top-5", "q0-q2", "exact/entity coverage",
+	"quality gate", "quality hardening", "retrieval quality", "needsmoreevidence", "recall@k", "recall@10", "rag eval",
+}
+
+// metaScore is min(1, markers/3): how much text reads as discussion of
+// retrieval quality.
+func metaScore(v textView) float64 {
+	hits := 0
+	for _, m := range metaMarkers {
+		if hasCJK(m) {
+			if strings.Contains(v.norm, m) {
+				hits++
+			}
+		} else if containsAtBoundary(v.norm, m) {
+			hits++
+		}
+	}
+	return min(1, float64(hits)/3)
+}

@@ -1,0 +1,194 @@
+package search
+
+import (
+	"math"
+	"strings"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/memory"
+)
+
+// gate judges whether results are enough evidence for the query:
+// strong, weak or insufficient, with the flags and recommendations the
+// contract names. Coverage counts only citable text (title and text), so
+// a term that appears only in an id or a path does not make evidence.
+func (e *Engine) gate(q *query, results []scored) api.Quality {
+	plan := q.plan
+	g := q.snap.Gen
+	covered, missing := []string{}, []string{}
+	rcovered, rmissing := []string{}, []string{}
+	for _, t := range plan.KeyTerms {
+		inCitable, inRetrieval := false, false
+		for _, r := range results {
+			if q.view(e, r.doc).covers(e.analyzer, t) {
+				inCitable = true
+				break
+			}
+		}
+		if inCitable {
+			inRetrieval = true
+		} else {
+			for _, r := range results {
+				c := &g.Chunks[r.doc]
+				v := newTextView(e.analyzer, c.Context+" "+c.ID+" "+c.SourceID+" "+c.SourcePath+" "+c.Project+" "+c.Agent+" "+c.Date+" "+strings.Join(c.Tags, " "))
+				if v.covers(e.analyzer, t) {
+					inRetrieval = true
+					break
+				}
+			}
+		}
+		if inCitable {
+			covered = append(covered, t)
+		} else {
+			missing = append(missing, t)
+		}
+		if inRetrieval {
+			rcovered = append(rcovered, t)
+		} else {
+			rmissing = append(rmissing, t)
+		}
+	}
+	coverage := round4(ratio(len(covered), len(plan.KeyTerms)))
+	rcoverage := round4(ratio(len(rcovered), len(plan.KeyTerms)))
+
+	flags := map[string]bool{
+		"denseOnlyTop": false, "episodicOnlyFinalState": false, "metaDiscussionTop": false,
+		"hasNonMetaExactEvidence": false, "hasAuthoritativeEvidence": false, "metadataOnlyTermCoverage": rcoverage > coverage,
+	}
+	if len(results) > 0 {
+		top := results[0]
+		tv := q.view(e, top.doc)
+		topHasTerm := false
+		for _, t := range plan.KeyTerms {
+			if tv.covers(e.analyzer, t) {
+				topHasTerm = true
+				break
+			}
+		}
+		flags["denseOnlyTop"] = top.components["dense"] > 0 && top.components["bm25"] <= 0 && !topHasTerm
+		flags["metaDiscussionTop"] = !plan.Meta && metaScore(tv) >= 0.5
+		episodicOnly := true
+		for _, r := range results {
+			if g.Chunks[r.doc].Governance.Lifecycle != "episodic" {
+				episodicOnly = false
+			}
+			v := q.view(e, r.doc)
+			meta := !plan.Meta && metaScore(v) >= 0.5
+			hits := 0
+			for _, t := range plan.KeyTerms {
+				if v.covers(e.analyzer, t) {
+					hits++
+				}
+			}
+			if !meta && len(plan.KeyTerms) > 0 && float64(hits) >= 0.5*float64(len(plan.KeyTerms)) {
+				flags["hasNonMetaExactEvidence"] = true
+			}
+			if !meta && memory.EvidenceAuthority(g.Chunks[r.doc].Governance) >= 0.65 {
+				flags["hasAuthoritativeEvidence"] = true
+			}
+		}
+		flags["episodicOnlyFinalState"] = episodicOnly && plan.FinalState
+	}
+
+	anchorMissing := []string{}
+	for _, a := range plan.Anchors {
+		for _, m := range missing {
+			if m == a {
+				anchorMissing = append(anchorMissing, a)
+			}
+		}
+	}
+	status := "strong"
+	switch {
+	case len(results) == 0:
+		status = "insufficient"
+	case flags["denseOnlyTop"], flags["episodicOnlyFinalState"], flags["metaDiscussionTop"]:
+		status = "weak"
+	case plan.FinalState && len(plan.KeyTerms) > 0 && !flags["hasNonMetaExactEvidence"]:
+		status = "weak"
+	case len(anchorMissing) > 0:
+		status = "weak"
+	case len(plan.KeyTerms) > 0 && coverage < 0.5:
+		status = "weak"
+	}
+	recs := []string{}
+	if status != "strong" {
+		switch {
+		case len(missing) > 0:
+			recs = append(recs, "retry-exact-missing-terms:"+strings.Join(missing[:min(6, len(missing))], ","))
+		case len(plan.KeyTerms) > 0:
+			recs = append(recs, "inspect-lower-ranked-exact-entity-evidence")
+		}
+		if flags["denseOnlyTop"] {
+			recs = append(recs, "retry-with-rare-entities-or-quoted-phrase")
+		}
+		if flags["episodicOnlyFinalState"] {
+			recs = append(recs, "retry-with-canonical-current-state-or-summary-filters")
+		}
+		if flags["metaDiscussionTop"] {
+			recs = append(recs, "retry-with-meta-discussion-suppressed")
+		}
+		if len(plan.KeyTerms) > 0 && !flags["hasNonMetaExactEvidence"] {
+			recs = append(recs, "retry-with-authoritative-source-pass")
+		}
+		if len(recs) == 0 {
+			recs = append(recs, "expand-query-or-increase-top-k")
+		}
+	}
+	return api.Quality{
+		SchemaVersion: 1, Status: status, NeedsMoreEvidence: status != "strong", ResultCount: len(results),
+		KeyTerms: nonNil(plan.KeyTerms), CoveredTerms: covered, MissingTerms: missing, Coverage: coverage,
+		CoverageBasis: "citable-text-only", RetrievalCoveredTerms: rcovered, RetrievalMissingTerms: rmissing,
+		RetrievalCoverage: &rcoverage, Flags: flags, Recommendations: recs,
+	}
+}
+
+func round4(f float64) float64 { return math.Round(f*10000) / 10000 }
+
+func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
+
+// dedupe folds results that are the same memory: the first key present
+// among governance duplicate group, dedupe key, source id, then
+// normalised text; the higher-ranked one is kept.
+func dedupe(g *generation.Generation, in []scored) ([]scored, *api.DedupeReport) {
+	seen := map[string]bool{}
+	out := make([]scored, 0, len(in))
+	report := &api.DedupeReport{Applied: true, Strategy: "governance-provenance-text", InputCount: len(in), Removed: []api.DedupeRemoval{}}
+	for _, s := range in {
+		c := &g.Chunks[s.doc]
+		key := dedupeKey(c)
+		if key != "" && seen[key] {
+			if len(report.Removed) < 20 {
+				report.Removed = append(report.Removed, api.DedupeRemoval{ID: c.ID, DedupeKey: key, SourceSet: c.SourceSet, Score: round6(s.score)})
+			}
+			report.DuplicatesRemoved++
+			continue
+		}
+		seen[key] = true
+		out = append(out, s)
+	}
+	report.OutputCount = len(out)
+	if len(in) > 0 {
+		report.DuplicateRate = round4(float64(report.DuplicatesRemoved) / float64(len(in)))
+	}
+	return out, report
+}
+
+func dedupeKey(c *memory.Chunk) string {
+	if k := c.Governance.DuplicateGroupKey; k != "" && !strings.HasSuffix(k, ":") {
+		return "governance:" + k
+	}
+	if c.DedupeKey != "" {
+		return "provenance-dedupe:" + c.DedupeKey
+	}
+	if c.SourceID != "" {
+		return "provenance-source-id:" + c.SourceID
+	}
+	t := strings.ToLower(strings.Join(strings.Fields(c.Text), " "))
+	if len([]rune(t)) >= 48 {
+		r := []rune(t)
+		return "text:" + c.SourceSet + ":" + c.Date + ":" + string(r[:min(180, len(r))])
+	}
+	return ""
+}
