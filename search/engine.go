@@ -33,6 +33,10 @@ type Config struct {
 // DefaultLexicalWeight is the measured default fusion weight.
 const DefaultLexicalWeight = 0.6
 
+// minDenseOnly is the cosine below which a candidate with no lexical match
+// is dropped.
+const minDenseOnly = 0.15
+
 // ContextFieldWeight is the weight of the neighbouring-context field in
 // the lexical score (the chunk's own text weighs 1). Measured on LoCoMo
 // dev: folding context into the text raised recall@10 but cost a third of
@@ -414,6 +418,11 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		}
 		c["lexical"] = lex
 		c["dense"] = math.Max(0, c["dense"])
+		if lex == 0 && c["dense"] < minDenseOnly {
+			// Neither a shared term nor real semantic similarity: noise,
+			// not evidence. Nothing is better than a ranked list of it.
+			continue
+		}
 		fused := alpha*lex + (1-alpha)*c["dense"]
 		c["fused"] = fused
 		s.score = fused * e.metadataFactor(q, &g.Chunks[d], c)

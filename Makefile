@@ -1,0 +1,54 @@
+# Nova: build, run, test and check. Everything here works offline once the
+# Go module cache is filled (go mod download); CI runs .ci/run.
+
+GO        ?= go
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X github.com/nova-recall/nova/daemon.Version=$(VERSION) -X github.com/nova-recall/nova/cli.Version=$(VERSION)
+DIR       ?= sample/memory
+FUZZTIME  ?= 10s
+
+.PHONY: all build run test lint check fuzz bench eval-locomo tidy clean
+
+all: build
+
+## build: compile bin/novad and bin/novactl
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/novad ./cmd/novad
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/novactl ./cmd/novactl
+
+## run: build, index DIR (default: the sample memory) into .nova-run, serve it
+run: build
+	DIR='$(DIR)' ./scripts/run.sh
+
+## test: the whole test suite, with the race detector
+test:
+	$(GO) test -race -count=1 ./...
+
+## lint: formatting, vet, the macOS build, and a short fuzz of every target
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	GOOS=darwin $(GO) vet ./...
+	GOOS=darwin $(GO) build ./...
+	./scripts/fuzz.sh $(FUZZTIME)
+
+## check: lint and test (what CI runs)
+check: lint test
+
+## fuzz: fuzz every target for FUZZTIME each (e.g. make fuzz FUZZTIME=10m)
+fuzz:
+	./scripts/fuzz.sh $(FUZZTIME)
+
+## bench: Go benchmarks of the engine and the index (see BENCHMARKS.md for novactl bench)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./search/... ./lexical/... ./vector/...
+
+## eval-locomo: the LoCoMo recall protocol on ../shared/data/locomo-dev.json (or LOCOMO=path)
+eval-locomo: build
+	./bin/novactl eval locomo $${LOCOMO:-../shared/data/locomo-dev.json}
+
+tidy:
+	$(GO) mod tidy
+
+clean:
+	rm -rf bin .nova-run

@@ -1,0 +1,236 @@
+// Package cli is novactl, the operator's tool: search, doctor and status,
+// the index lifecycle, service installation, the TUI, evaluation,
+// benchmarks, agent skills and the MCP server. Every command takes its
+// streams and environment from an Invocation, so commands are testable
+// without touching the process.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// Version is novactl's version, set at build time with -ldflags.
+var Version = "dev"
+
+// Exit codes of novactl.
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // the command ran and failed (or doctor found a Blocked check)
+	ExitUsage   = 2 // bad command line or input
+)
+
+// Invocation carries one command's I/O and environment.
+type Invocation struct {
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Environ []string
+}
+
+// IsTerminal reports whether w is an interactive terminal.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}
+
+// command is one novactl subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, inv *Invocation, args []string) int
+}
+
+// commands is the command table, sorted by name.
+func commands() []command {
+	return []command{
+		{"bench", "Measure indexing and search speed against SQLite FTS5 and exact vector search", runBench},
+		{"config", "Show the effective configuration or check it", runConfig},
+		{"doctor", "Check everything Nova needs and say what is blocked", runDoctor},
+		{"eval", "Measure recall on your own cases or on LoCoMo", runEval},
+		{"index", "Build, verify, promote, sync, roll back and list index generations", runIndex},
+		{"mcp", "Serve Nova's read-only memory tools over MCP (stdio), or install them into agents", runMCP},
+		{"rag", "Compatibility commands (rag search-memory)", runRag},
+		{"search", "Search memory through the running novad", runSearch},
+		{"service", "Install, start, stop or remove the novad service", runService},
+		{"skill", "Install the read-only recall skill for your agents", runSkill},
+		{"status", "Show a one-screen summary of doctor", runStatus},
+		{"tui", "Open the terminal UI: status, test searches, evidence", runTUI},
+		{"version", "Print the version", runVersion},
+	}
+}
+
+// Run executes novactl with args (without the program name) and returns
+// the exit code.
+func Run(ctx context.Context, args []string, inv *Invocation) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(inv.Stdout)
+		if len(args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	if args[0] == "--version" {
+		return runVersion(ctx, inv, nil)
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, inv, args[1:])
+		}
+	}
+	fmt.Fprintf(inv.Stderr, "novactl: unknown command %q\n\n", args[0])
+	usage(inv.Stderr)
+	return ExitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `novactl is the operator's tool for Nova, a local, read-only memory service for AI agents.
+
+Usage: novactl <command> [arguments]
+
+Commands:
+`)
+	cmds := commands()
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
+	for _, c := range cmds {
+		fmt.Fprintf(w, "  %-8s  %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Run "novactl <command> --help" for a command's flags.
+Nova's runtime home is NOVA_HOME (default ~/.nova); settings are in NOVA_HOME/config.yaml.
+`)
+}
+
+func runVersion(_ context.Context, inv *Invocation, _ []string) int {
+	fmt.Fprintf(inv.Stdout, "novactl %s\n", Version)
+	return ExitOK
+}
+
+// newFlags returns a flag set that reports to stderr with a usage text.
+func newFlags(inv *Invocation, name, synopsis, description string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(inv.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(inv.Stderr, "Usage: %s\n\n%s\n", synopsis, strings.TrimSpace(description))
+		var any bool
+		fs.VisitAll(func(*flag.Flag) { any = true })
+		if any {
+			fmt.Fprint(inv.Stderr, "\nFlags:\n")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// parseArgs parses flags that may appear before, between or after
+// positional arguments ("novactl search "query" --json"), and returns the
+// positional ones. It returns ExitOK for --help, ExitUsage for bad flags,
+// and -1 to go on.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, int) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, ExitOK
+			}
+			return nil, ExitUsage
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, -1
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), -1
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// loadConfig loads the configuration, printing field errors on failure.
+func loadConfig(inv *Invocation) (config.Config, bool) {
+	cfg, err := config.Load(inv.Environ)
+	if err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl: the configuration is invalid:\n%s\n", indent(err.Error()))
+		return cfg, false
+	}
+	return cfg, true
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "  " + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// printJSON writes v as indented JSON.
+func printJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func runRag(ctx context.Context, inv *Invocation, args []string) int {
+	if len(args) > 0 && args[0] == "search-memory" {
+		return runSearch(ctx, inv, args[1:])
+	}
+	fmt.Fprint(inv.Stderr, `Usage: novactl rag search-memory "<query>" [flags]
+
+The compatibility form of "novactl search": same flags, output and exit codes.
+`)
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		return ExitOK
+	}
+	return ExitFailure
+}
+
+func runConfig(_ context.Context, inv *Invocation, args []string) int {
+	fs := newFlags(inv, "novactl config [show|check]", "novactl config [show|check] [--json]",
+		"show prints the effective configuration (defaults, then NOVA_HOME/config.yaml, then NOVA_* variables).\ncheck only validates it and exits non-zero with field errors.")
+	jsonOut := fs.Bool("json", false, "print JSON")
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	cfg, ok := loadConfig(inv)
+	if !ok {
+		return ExitFailure
+	}
+	if len(pos) > 0 && pos[0] == "check" {
+		fmt.Fprintf(inv.Stdout, "Configuration is valid (%s).\n", orNone(cfg.File))
+		return ExitOK
+	}
+	if *jsonOut {
+		printJSON(inv.Stdout, cfg)
+		return ExitOK
+	}
+	fmt.Fprintf(inv.Stdout, "home:      %s\nfile:      %s\nserver:    %s:%d (direct)  facade port %d\nembedding: %s dimension %d\nretrieval: topK %d, budget %ds, %d concurrent searches, recency half-life %g days, dense %s\n",
+		cfg.Home.Root, orNone(cfg.File), cfg.Server.Host, cfg.Server.Port, cfg.Facade.Port, cfg.Embedding.Provider, cfg.Embedding.Dimension,
+		cfg.Retrieval.TopK, cfg.Retrieval.LatencyBudgetSeconds, cfg.Retrieval.MaxConcurrentSearches, cfg.Retrieval.RecencyHalfLifeDays, cfg.Retrieval.DenseChannel)
+	fmt.Fprintf(inv.Stdout, "sources:   %d\n", len(cfg.Sources))
+	for _, s := range cfg.Sources {
+		fmt.Fprintf(inv.Stdout, "  - %s (%s) %s\n", s.Name, s.Kind, s.Path)
+	}
+	return ExitOK
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none (defaults)"
+	}
+	return s
+}

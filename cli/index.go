@@ -1,0 +1,306 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nova-recall/nova/index"
+)
+
+const indexHelp = `Manages index generations under NOVA_HOME/index.
+
+  build      read the configured sources into a new candidate generation
+  verify     fully load a candidate (default: the newest) and check it
+  promote    verify a candidate and make it active (atomic manifest swap)
+  sync       build, verify and promote in one step (what you usually want)
+  rollback   make an older kept generation active again (--to RUN_ID)
+  list       show generations and candidates with their state
+
+A running novad picks up a promoted generation by itself, without restart.`
+
+func runIndex(ctx context.Context, inv *Invocation, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintf(inv.Stderr, "Usage: novactl index <build|verify|promote|sync|rollback|list> [flags]\n\n%s\n", indexHelp)
+		if len(args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	sub, rest := args[0], args[1:]
+	fs := newFlags(inv, "novactl index "+sub, "novactl index "+sub+" [flags]", indexHelp)
+	jsonOut := fs.Bool("json", false, "print a JSON summary and no progress")
+	retrain := fs.Bool("retrain", false, "build/sync: retrain the builtin embedder on the current corpus")
+	prune := fs.Bool("prune-missing", false, "build/sync: drop memory whose source file no longer exists (kept by default)")
+	inProcess := fs.Bool("in-process", false, "build/sync: embed in this process even when novad is running")
+	to := fs.String("to", "", "rollback: the run id to make active (default: the previous one)")
+	verbose := fs.Bool("v", false, "build/sync: list every skipped line")
+	pos, code := parseArgs(fs, rest)
+	if code >= 0 {
+		return code
+	}
+	cfg, ok := loadConfig(inv)
+	if !ok {
+		return ExitFailure
+	}
+	var prog *progress
+	if !*jsonOut && IsTerminal(inv.Stderr) {
+		prog = newProgress(inv.Stderr)
+	}
+	opts := index.Options{
+		Environ: inv.Environ, Retrain: *retrain, PruneMissing: *prune, NoRemote: *inProcess,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	if prog != nil {
+		opts.Progress = prog.update
+	}
+	ix := index.New(cfg, opts)
+	runID := ""
+	if len(pos) > 0 {
+		runID = pos[0]
+	}
+	var result any
+	var err error
+	switch sub {
+	case "build":
+		var r *index.BuildResult
+		r, err = ix.Build(ctx)
+		prog.done()
+		if err == nil {
+			result = r
+			if !*jsonOut {
+				printBuild(inv.Stdout, r, *verbose)
+			}
+		}
+	case "sync":
+		var r *index.SyncResult
+		r, err = ix.Sync(ctx)
+		prog.done()
+		if r != nil && r.Build != nil {
+			result = r
+			if !*jsonOut {
+				printBuild(inv.Stdout, r.Build, *verbose)
+			}
+		}
+		if err == nil && !*jsonOut {
+			printPromote(inv.Stdout, r.Promote)
+		}
+	case "verify":
+		var r *index.VerifyResult
+		r, err = ix.Verify(ctx, runID)
+		if err == nil {
+			result = r
+			if !*jsonOut {
+				fmt.Fprintf(inv.Stdout, "%s %s verified: %d chunks, %d files, %s, embedded with %s/%s/%d (%s), loaded in %dms\n",
+					r.Where, r.RunID, r.Chunks, r.Files, humanBytes(r.Bytes), r.EmbeddingProfile.Provider, r.EmbeddingProfile.Model,
+					r.EmbeddingProfile.Dimension, matchWord(r.ProfileMatches), r.LoadMs)
+			}
+		}
+	case "promote":
+		var r *index.PromoteResult
+		r, err = ix.Promote(ctx, runID)
+		if err == nil {
+			result = r
+			if !*jsonOut {
+				printPromote(inv.Stdout, r)
+			}
+		}
+	case "rollback":
+		if *to == "" && runID != "" {
+			*to = runID
+		}
+		var r *index.PromoteResult
+		r, err = ix.Rollback(ctx, *to)
+		if err == nil {
+			result = r
+			if !*jsonOut {
+				fmt.Fprintf(inv.Stdout, "Rolled back: %s is active again (was %s).\n", r.RunID, r.PreviousRunID)
+			}
+		}
+	case "list":
+		var gens []index.GenerationInfo
+		gens, err = ix.List()
+		if err == nil {
+			result = gens
+			if !*jsonOut {
+				printList(inv.Stdout, gens)
+			}
+		}
+	default:
+		fmt.Fprintf(inv.Stderr, "novactl index: unknown subcommand %q\n", sub)
+		return ExitUsage
+	}
+	if *jsonOut {
+		out := map[string]any{"ok": err == nil, "result": result}
+		if err != nil {
+			out["error"] = err.Error()
+		}
+		printJSON(inv.Stdout, out)
+	}
+	if err != nil {
+		if !*jsonOut {
+			fmt.Fprintf(inv.Stderr, "novactl index %s: %v\n", sub, err)
+		}
+		var le *index.LockedError
+		if errors.As(err, &le) {
+			return ExitFailure
+		}
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+func matchWord(ok bool) string {
+	if ok {
+		return "matches the configuration"
+	}
+	return "does NOT match the configured embedder"
+}
+
+func printBuild(w io.Writer, r *index.BuildResult, verbose bool) {
+	fmt.Fprintf(w, "Built %s: %d records → %d chunks (%s) in %s\n", r.RunID, r.Records, r.Chunks, humanBytes(r.Bytes), time.Duration(r.DurationMs)*time.Millisecond)
+	fmt.Fprintf(w, "  embeddings: %d embedded, %d from cache (%s, %s/%s/%d)", r.Embedded, r.Cached, r.EmbeddingSource,
+		r.EmbeddingProfile.Provider, r.EmbeddingProfile.Model, r.EmbeddingProfile.Dimension)
+	if r.ModelTrained {
+		fmt.Fprint(w, ", builtin model trained on this corpus")
+	}
+	fmt.Fprintln(w)
+	if r.Carried > 0 {
+		fmt.Fprintf(w, "  kept %d chunks whose source file has disappeared (use --prune-missing to drop them)\n", r.Carried)
+	}
+	for _, s := range r.Sources {
+		state := ""
+		switch {
+		case s.Missing:
+			state = " — path does not exist"
+		case s.Error != "":
+			state = " — " + s.Error
+		}
+		fmt.Fprintf(w, "  source %s (%s): %d files, %d records, %d chunks, %d problems%s\n", s.Name, s.Kind, s.Files, s.Records, s.Chunks, s.Problems, state)
+	}
+	if r.ProblemCount > 0 {
+		fmt.Fprintf(w, "  %d input problems (skipped, nothing else lost):\n", r.ProblemCount)
+		n := len(r.Problems)
+		if !verbose {
+			n = min(n, 10)
+		}
+		for _, p := range r.Problems[:n] {
+			fmt.Fprintf(w, "    %s\n", p.String())
+		}
+		if n < r.ProblemCount {
+			fmt.Fprintf(w, "    … %d more (see build-report.json in the generation, or run with -v)\n", r.ProblemCount-n)
+		}
+	}
+}
+
+func printPromote(w io.Writer, r *index.PromoteResult) {
+	if r == nil {
+		return
+	}
+	prev := "none"
+	if r.PreviousRunID != "" {
+		prev = r.PreviousRunID
+	}
+	fmt.Fprintf(w, "Promoted %s (%d chunks); previous generation: %s.", r.RunID, r.Chunks, prev)
+	if len(r.Deleted) > 0 {
+		fmt.Fprintf(w, " Retention removed %s.", strings.Join(r.Deleted, ", "))
+	}
+	fmt.Fprintln(w, " A running novad serves it without restart.")
+}
+
+func printList(w io.Writer, gens []index.GenerationInfo) {
+	if len(gens) == 0 {
+		fmt.Fprintln(w, "No generations yet: run novactl index sync.")
+		return
+	}
+	fmt.Fprintf(w, "%-26s  %-10s  %8s  %9s  %s\n", "RUN ID", "STATE", "CHUNKS", "SIZE", "CREATED")
+	for _, g := range gens {
+		created := ""
+		if !g.CreatedAt.IsZero() {
+			created = g.CreatedAt.Local().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(w, "%-26s  %-10s  %8d  %9s  %s\n", g.RunID, g.State, g.Chunks, humanBytes(g.Bytes), created)
+	}
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// progress renders long work on a terminal: stage, counts, rate and ETA,
+// redrawn in place at most a few times a second.
+type progress struct {
+	w       io.Writer
+	mu      sync.Mutex
+	stage   string
+	started time.Time
+	last    time.Time
+	shown   bool
+}
+
+func newProgress(w io.Writer) *progress { return &progress{w: w} }
+
+func (p *progress) update(u index.Progress) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if u.Stage != p.stage {
+		if p.shown {
+			fmt.Fprintln(p.w)
+		}
+		p.stage, p.started, p.last = u.Stage, now, time.Time{}
+	}
+	if now.Sub(p.last) < 150*time.Millisecond && u.Done != u.Total {
+		return
+	}
+	p.last = now
+	line := fmt.Sprintf("%-8s", u.Stage)
+	if u.Total > 0 {
+		line += fmt.Sprintf(" %d/%d (%d%%)", u.Done, u.Total, 100*u.Done/u.Total)
+		if el := now.Sub(p.started).Seconds(); el > 0.5 && u.Done > 0 {
+			rate := float64(u.Done) / el
+			line += fmt.Sprintf(" · %.0f/s", rate)
+			if u.Done < u.Total {
+				line += fmt.Sprintf(" · ETA %s", (time.Duration(float64(u.Total-u.Done)/rate) * time.Second).Round(time.Second))
+			}
+		}
+	}
+	if u.Note != "" && u.Stage == "read" {
+		note := u.Note
+		if len(note) > 48 {
+			note = "…" + note[len(note)-47:]
+		}
+		line += " · " + note
+	} else if u.Note != "" {
+		line += " · " + u.Note
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s", line)
+	p.shown = true
+}
+
+func (p *progress) done() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprintln(p.w)
+	}
+}

@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/client"
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+const searchHelp = `Searches memory through the running novad's facade (POST /api/rag/external/search)
+and prints the results with their citations and the quality verdict. It never
+starts a server, builds an index or writes settings.
+
+Exit status: 0 whenever a response came back (check "available" with --json),
+1 when novad could not be reached (without --json), 2 on a usage error.`
+
+func runSearch(ctx context.Context, inv *Invocation, args []string) int {
+	fs := newFlags(inv, "novactl search", `novactl search "<query>" [flags]`, searchHelp)
+	topK := fs.Int("top-k", api.CLIDefaultTopK, "number of results (clamped to 1-20)")
+	jsonOut := fs.Bool("json", false, "print the raw response envelope as JSON")
+	timeout := fs.Duration("timeout", api.CLITimeoutMs*time.Millisecond, "HTTP timeout (the server caps one search at 60s)")
+	date := fs.String("date", "", "only memories of this date (YYYY-MM-DD)")
+	dateFrom := fs.String("date-from", "", "only memories on or after this date")
+	dateTo := fs.String("date-to", "", "only memories on or before this date")
+	project := fs.String("project", "", "only memories of this project")
+	role := fs.String("role", "", "only memories with this role (user, assistant) or agent")
+	agent := fs.String("agent", "", "only memories from this agent (codex, claude-code, ...)")
+	lifecycle := fs.String("lifecycle", "", "only memories with this lifecycle (current-state, canonical, episodic, ...)")
+	workType := fs.String("work-type", "", "only memories of this work type (incident, config, task, ...)")
+	facadeURL := fs.String("facade-url", "", "facade base URL (default: the local novad from NOVA_HOME)")
+	dashboardURL := fs.String("dashboard-url", "", "alias of --facade-url")
+	var tags, sourceSets stringList
+	fs.Var(&tags, "tag", "only memories with this tag (repeatable; any matches)")
+	fs.Var(&sourceSets, "source-set", "only memories of this source set (repeatable)")
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	query := strings.TrimSpace(strings.Join(pos, " "))
+	if query == "" {
+		fmt.Fprintln(inv.Stderr, "Error: query is required")
+		return ExitUsage
+	}
+	if !utf8.ValidString(query) {
+		fmt.Fprintln(inv.Stderr, "Error: the query is not valid UTF-8")
+		return ExitUsage
+	}
+	base := *facadeURL
+	if base == "" {
+		base = *dashboardURL
+	}
+	var c *client.Client
+	if base != "" {
+		c = client.New(strings.TrimRight(base, "/"), "")
+	} else {
+		cfg, ok := loadConfig(inv)
+		if !ok {
+			return ExitFailure
+		}
+		c = client.ForConfig(cfg)
+	}
+	body := api.SearchBody{
+		Query: query, TopK: api.ClampTopK(*topK), Date: *date, Project: *project, Role: *role, Agent: *agent,
+		Tags: tags, SourceSets: sourceSets,
+	}
+	if *dateFrom != "" || *dateTo != "" {
+		body.DateRange = &api.DateRange{From: *dateFrom, To: *dateTo}
+	}
+	if *lifecycle != "" {
+		body.Lifecycle = []string{*lifecycle}
+	}
+	if *workType != "" {
+		body.WorkType = []string{*workType}
+	}
+	budget := client.NewBudget(90*time.Second, 3)
+	remaining, _ := budget.Next()
+	body.RemainingBudgetMs = min(remaining, int(timeout.Milliseconds()))
+	body.BudgetCall, body.BudgetMaxCalls = budget.Calls(), budget.MaxCalls()
+	callCtx, cancel := context.WithTimeout(ctx, min(*timeout, budget.Remaining()))
+	defer cancel()
+	resp, _, err := c.Search(callCtx, body)
+	if err != nil {
+		reason := cliReason(err)
+		if *jsonOut {
+			env := api.Unavailable(query, body.TopK, reason)
+			env.Error = err.Error()
+			printJSON(inv.Stdout, withBudget(env, budget))
+			return ExitOK
+		}
+		fmt.Fprintf(inv.Stderr, "novactl search: %v\n", err)
+		return ExitFailure
+	}
+	if *jsonOut {
+		printJSON(inv.Stdout, withBudget(resp, budget))
+		return ExitOK
+	}
+	printSearch(inv.Stdout, resp)
+	return ExitOK
+}
+
+// budgetEnvelope is the --json output: the envelope plus the client budget.
+type budgetEnvelope struct {
+	*api.SearchResponse
+	BudgetTelemetry budgetTelemetry `json:"budgetTelemetry"`
+}
+
+type budgetTelemetry struct {
+	CallsUsed         int  `json:"callsUsed"`
+	MaxCalls          int  `json:"maxCalls"`
+	TotalBudgetMs     int  `json:"totalBudgetMs"`
+	RemainingBudgetMs int  `json:"remainingBudgetMs"`
+	Exhausted         bool `json:"exhausted"`
+}
+
+func withBudget(r *api.SearchResponse, b *client.Budget) budgetEnvelope {
+	return budgetEnvelope{SearchResponse: r, BudgetTelemetry: budgetTelemetry{
+		CallsUsed: b.Calls(), MaxCalls: b.MaxCalls(), TotalBudgetMs: int(b.Total().Milliseconds()),
+		RemainingBudgetMs: int(b.Remaining().Milliseconds()), Exhausted: b.Remaining() == 0 || b.Calls() >= b.MaxCalls(),
+	}}
+}
+
+// cliReason maps a client failure to the contract's CLI reason codes.
+func cliReason(err error) string {
+	var env *client.EnvelopeError
+	var he *client.HTTPError
+	switch {
+	case errors.As(err, &env):
+		return env.Reason
+	case errors.As(err, &he):
+		return fmt.Sprintf("%s%d", api.ReasonCLIHTTPPrefix, he.Status)
+	case client.IsNotRunning(err):
+		return api.ReasonCLIUnavailable + ":connection-refused"
+	case errors.Is(err, context.DeadlineExceeded):
+		return api.ReasonCLIUnavailable + ":timeout"
+	}
+	return api.ReasonCLIUnavailable + ":transport"
+}
+
+// printSearch renders a response for a person.
+func printSearch(w io.Writer, r *api.SearchResponse) {
+	fmt.Fprintln(w, "Nova · Memory search")
+	if !r.Available {
+		reason := ""
+		if r.Reason != nil {
+			reason = *r.Reason
+		}
+		fmt.Fprintf(w, "Status: Unavailable — %s\n", friendlyReason(reason))
+		fmt.Fprintln(w, "Next step: novactl doctor")
+		return
+	}
+	if len(r.Results) == 0 {
+		fmt.Fprintf(w, "Status: No matches (quality %s)\n", r.Quality.Status)
+		return
+	}
+	fmt.Fprintf(w, "Status: Ready · %d result(s) · quality %s", len(r.Results), r.Quality.Status)
+	if r.Quality.NeedsMoreEvidence {
+		fmt.Fprint(w, " · needs more evidence")
+	}
+	fmt.Fprintln(w)
+	for i, res := range r.Results {
+		cid := ""
+		if i < len(r.CitationPack) {
+			cid = "[" + r.CitationPack[i].CitationID + "] "
+		}
+		fmt.Fprintf(w, "\n%d. %s%s · %s · relevance %.3f\n", i+1, cid, deref(res.Source, "memory"), deref(res.Date, "undated"), res.Score)
+		if res.Title != "" {
+			fmt.Fprintf(w, "   %s\n", res.Title)
+		}
+		for _, line := range wrapPreview(res.TextPreview, 3, 96) {
+			fmt.Fprintf(w, "   %s\n", line)
+		}
+		p := res.Provenance
+		if p.SourcePath != nil {
+			loc := *p.SourcePath
+			if p.LineNumber > 0 {
+				loc = fmt.Sprintf("%s:%d", loc, p.LineNumber)
+			}
+			fmt.Fprintf(w, "   from %s\n", loc)
+		}
+	}
+	if r.AnswerSynthesis.Summary != "" {
+		fmt.Fprintf(w, "\nEvidence summary: %s\n", r.AnswerSynthesis.Summary)
+	}
+	if len(r.Quality.Recommendations) > 0 {
+		fmt.Fprintf(w, "Recommendations: %s\n", strings.Join(r.Quality.Recommendations, "; "))
+	}
+}
+
+func friendlyReason(reason string) string {
+	switch {
+	case reason == api.ReasonIndexNotLoaded:
+		return "no index is active yet (run novactl index sync)"
+	case reason == api.ReasonIndexLoading:
+		return "the index is loading; try again in a moment"
+	case reason == api.ReasonProfileMismatch:
+		return "the active index was built with another embedder (run novactl index sync)"
+	case strings.Contains(reason, "budget") || strings.Contains(reason, "timeout"):
+		return "the search took too long"
+	case strings.Contains(reason, "capacity"):
+		return "the memory service is busy; try again shortly"
+	case strings.Contains(reason, "encoding") || strings.Contains(reason, "schema") || strings.Contains(reason, "json"):
+		return "the memory service returned an unreadable response"
+	case strings.Contains(reason, "unavailable") || strings.Contains(reason, "server"):
+		return "the memory service is not responding"
+	}
+	return "the memory service could not complete the search"
+}
+
+func deref(s *string, def string) string {
+	if s == nil || *s == "" {
+		return def
+	}
+	return *s
+}
+
+// wrapPreview returns at most n lines of width w from s.
+func wrapPreview(s string, n, w int) []string {
+	words := strings.Fields(s)
+	var lines []string
+	var cur strings.Builder
+	for _, word := range words {
+		if cur.Len() > 0 && utf8.RuneCountInString(cur.String())+1+utf8.RuneCountInString(word) > w {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			if len(lines) == n {
+				lines[n-1] += " …"
+				return lines
+			}
+		}
+		if cur.Len() > 0 {
+			cur.WriteByte(' ')
+		}
+		cur.WriteString(word)
+	}
+	if cur.Len() > 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
+}

@@ -1,0 +1,243 @@
+// Package client is the typed Go client of novad's facade and direct
+// server. novactl, the TUI and the MCP server never build HTTP requests by
+// hand: they call this package, which turns transport failures and status
+// codes into typed errors with actionable hints.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/paths"
+)
+
+// Client talks to one novad. Its zero value is not usable; use New or
+// ForConfig. It is safe for concurrent use.
+type Client struct {
+	// FacadeURL and DirectURL are base URLs, e.g. http://127.0.0.1:3036.
+	FacadeURL string
+	DirectURL string
+	http      *http.Client
+}
+
+// New returns a client for the given base URLs.
+func New(facadeURL, directURL string) *Client {
+	return &Client{FacadeURL: facadeURL, DirectURL: directURL,
+		http: &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}}}
+}
+
+// ForConfig returns a client for the novad of cfg: the ports it published
+// in server-state.json when it is running, else the configured ones.
+func ForConfig(cfg config.Config) *Client {
+	host := config.BindHost(cfg.Server.Host)
+	direct, facade := cfg.Server.Port, cfg.Facade.Port
+	if st, err := ReadState(cfg.Home); err == nil && st.StoppedAt == "" && st.DirectPort > 0 {
+		direct, facade = st.DirectPort, st.FacadePort
+	}
+	return New(baseURL(host, facade), baseURL(host, direct))
+}
+
+func baseURL(host string, port int) string {
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+// ReadState reads novad's server-state.json.
+func ReadState(home paths.Home) (*api.ServerState, error) {
+	b, err := os.ReadFile(home.ServerState())
+	if err != nil {
+		return nil, err
+	}
+	var st api.ServerState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("read %s: %w", home.ServerState(), err)
+	}
+	return &st, nil
+}
+
+// NotRunningError means nothing answered at the address: novad is not
+// running (or runs with other ports).
+type NotRunningError struct{ URL string }
+
+func (e *NotRunningError) Error() string {
+	return fmt.Sprintf("novad is not running (nothing answers at %s); start it with `novad`, `make run`, or `novactl service install`", e.URL)
+}
+
+// HTTPError is a response with an unexpected status.
+type HTTPError struct {
+	Status int
+	Code   string
+	Body   []byte
+}
+
+func (e *HTTPError) Error() string {
+	if e.Code != "" {
+		return fmt.Sprintf("novad answered %d %s", e.Status, e.Code)
+	}
+	return fmt.Sprintf("novad answered %d", e.Status)
+}
+
+// IsNotRunning reports whether err means novad is not running.
+func IsNotRunning(err error) bool {
+	var nr *NotRunningError
+	return errors.As(err, &nr)
+}
+
+func (c *Client) do(ctx context.Context, method, url string, body any) (int, []byte, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return 0, nil, &NotRunningError{URL: url}
+		}
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return resp.StatusCode, nil, fmt.Errorf("read response: %w", err)
+	}
+	return resp.StatusCode, b, nil
+}
+
+// Search calls POST /api/rag/external/search. Every status the facade
+// answers with an envelope (200, 400, 422, 429, 503) returns the decoded
+// envelope; err is set only when no envelope came back.
+func (c *Client) Search(ctx context.Context, body api.SearchBody) (*api.SearchResponse, int, error) {
+	status, b, err := c.do(ctx, http.MethodPost, c.FacadeURL+api.PathFacadeSearch, body)
+	if err != nil {
+		return nil, status, err
+	}
+	if !utf8.Valid(b) {
+		return nil, status, &EnvelopeError{Reason: api.ReasonCLIInvalidEncoding, Status: status}
+	}
+	var raw any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, status, &EnvelopeError{Reason: api.ReasonCLIInvalidJSON, Status: status}
+	}
+	if _, ok := raw.(map[string]any); !ok {
+		return nil, status, &EnvelopeError{Reason: api.ReasonCLIInvalidSchema, Status: status}
+	}
+	var resp api.SearchResponse
+	if err := json.Unmarshal(b, &resp); err != nil || resp.SchemaVersion != 2 {
+		if status != http.StatusOK {
+			var e api.Error
+			_ = json.Unmarshal(b, &e)
+			return nil, status, &HTTPError{Status: status, Code: e.Code, Body: b}
+		}
+		return nil, status, &EnvelopeError{Reason: api.ReasonCLIInvalidSchema, Status: status}
+	}
+	return &resp, status, nil
+}
+
+// EnvelopeError is a search response that is not a valid envelope.
+type EnvelopeError struct {
+	Reason string
+	Status int
+}
+
+func (e *EnvelopeError) Error() string { return fmt.Sprintf("%s (HTTP %d)", e.Reason, e.Status) }
+
+// FacadeHealth calls GET /api/rag/external/health.
+func (c *Client) FacadeHealth(ctx context.Context) (*api.FacadeHealth, error) {
+	var h api.FacadeHealth
+	return &h, c.getJSON(ctx, c.FacadeURL+api.PathFacadeHealth, &h)
+}
+
+// Health calls the direct server's GET /health.
+func (c *Client) Health(ctx context.Context) (*api.Health, error) {
+	var h api.Health
+	return &h, c.getJSON(ctx, c.DirectURL+api.PathHealth, &h)
+}
+
+// Stats calls the direct server's GET /stats.
+func (c *Client) Stats(ctx context.Context) (*api.Stats, error) {
+	var s api.Stats
+	return &s, c.getJSON(ctx, c.DirectURL+api.PathStats, &s)
+}
+
+// Contract calls GET /api/rag/external/contract.
+func (c *Client) Contract(ctx context.Context) (*api.Contract, error) {
+	var ct api.Contract
+	return &ct, c.getJSON(ctx, c.FacadeURL+api.PathFacadeContract, &ct)
+}
+
+func (c *Client) getJSON(ctx context.Context, url string, v any) error {
+	status, b, err := c.do(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	if status != http.StatusOK {
+		var e api.Error
+		_ = json.Unmarshal(b, &e)
+		return &HTTPError{Status: status, Code: e.Code, Body: b}
+	}
+	return json.Unmarshal(b, v)
+}
+
+// Budget is the client side of the contract's follow-up loop: one
+// monotonic 90-second deadline and at most three searches, shared by the
+// calls made through it. Each call sends the remaining budget.
+type Budget struct {
+	start    time.Time
+	total    time.Duration
+	maxCalls int
+	calls    int
+}
+
+// NewBudget returns a budget of total time and maxCalls searches (clamped
+// to 1..3).
+func NewBudget(total time.Duration, maxCalls int) *Budget {
+	return &Budget{start: time.Now(), total: total, maxCalls: max(1, min(3, maxCalls))}
+}
+
+// ErrBudgetExhausted means the loop used its calls or its time.
+var ErrBudgetExhausted = errors.New(api.ReasonCLIBudgetExhausted)
+
+// Next reserves one call and returns the remaining milliseconds to send.
+func (b *Budget) Next() (int, error) {
+	remaining := b.total - time.Since(b.start)
+	if b.calls >= b.maxCalls || remaining <= 0 {
+		return 0, ErrBudgetExhausted
+	}
+	b.calls++
+	return max(1, int(remaining.Milliseconds())), nil
+}
+
+// Calls is the number of calls reserved so far.
+func (b *Budget) Calls() int { return b.calls }
+
+// MaxCalls is the call limit.
+func (b *Budget) MaxCalls() int { return b.maxCalls }
+
+// Remaining is the time left.
+func (b *Budget) Remaining() time.Duration { return max(0, b.total-time.Since(b.start)) }
+
+// Total is the whole budget.
+func (b *Budget) Total() time.Duration { return b.total }

@@ -1,0 +1,19 @@
+// Command novactl is Nova's operator tool. All logic lives in package cli;
+// this shim wires the process to it.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/nova-recall/nova/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Run(ctx, os.Args[1:], &cli.Invocation{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Environ: os.Environ()})
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,256 @@
+package daemon
+
+import (
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"time"
+	"unicode/utf8"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/secrets"
+)
+
+// servingProfile is the embedding profile novad serves: the active
+// builtin generation's model, or the configured provider.
+func (s *Server) servingProfile() api.EmbeddingProfile {
+	if cur := s.current.Load(); cur != nil && cur.profileOK {
+		return cur.manifest.EmbeddingProfile
+	}
+	p := api.EmbeddingProfile{Provider: s.cfg.Embedding.Provider, Dimension: s.cfg.Embedding.Dimension}
+	if p.Provider == config.ProviderOpenAI {
+		p.Model = s.cfg.Embedding.Model
+	}
+	return p
+}
+
+// availability returns "" when searches can run, else the reason.
+func (s *Server) availability() string {
+	cur := s.current.Load()
+	switch {
+	case cur == nil && s.loading.Load():
+		return api.ReasonIndexLoading
+	case cur == nil:
+		return api.ReasonIndexNotLoaded
+	case !cur.profileOK:
+		return api.ReasonProfileMismatch
+	}
+	return ""
+}
+
+func (s *Server) health() api.Health {
+	prof := s.servingProfile()
+	h := api.Health{
+		Status: "ok", Version: Version, Model: prof.Model, Dimension: prof.Dimension, Provider: prof.Provider,
+		EmbeddingProfile: &prof, EmbeddingProfileHash: manifest.ProfileHash(prof), IndexSource: "v2",
+		StartedAt: s.startedAt.UTC().Format(time.RFC3339),
+	}
+	_, err := secrets.ReadToken(s.home.TokenFile())
+	h.InternalEncodeAuthorized = err == nil
+	if s.loading.Load() && s.current.Load() == nil {
+		h.Status = "booting"
+	}
+	reason := s.availability()
+	h.IndexUnavailableReason = "v2-active-ready"
+	if reason != "" {
+		h.IndexUnavailableReason = reason
+	}
+	if cur := s.current.Load(); cur != nil {
+		p := filepath.Join(s.home.IndexDir(), cur.manifest.GenerationPath)
+		h.IndexPath = &p
+		h.IndexExists, h.IndexLoaded = true, true
+		h.IndexReady = cur.profileOK
+		h.Entries = len(cur.snap.Gen.Chunks)
+		h.Generation = cur.manifest.RunID
+		h.ProviderLoaded = cur.snap.Query != nil
+	} else {
+		h.ProviderLoaded = prof.Provider == config.ProviderOpenAI
+	}
+	s.statusMu.Lock()
+	h.Reload = s.reload
+	s.statusMu.Unlock()
+	return h
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, s.health())
+	return nil
+}
+
+func (s *Server) stats() api.Stats {
+	prof := s.servingProfile()
+	st := api.Stats{
+		Status: "ready",
+		Server: api.StatsSrv{Title: "Nova recall server", Version: Version, Model: prof.Model, Dimension: prof.Dimension,
+			Provider: prof.Provider, EmbeddingProfile: &prof, EmbeddingProfileHash: manifest.ProfileHash(prof)},
+		API: api.StatsAPI{ReadOnly: true, MutationAllowed: false, RejectedMutationStatus: 403,
+			Endpoints: map[string]string{"health": "GET /health", "stats": "GET /stats", "search": "POST /search"}},
+		Index: api.StatsIndex{Source: "v2", Layers: map[string]int{}, Agents: map[string]int{}, Projects: map[string]int{},
+			SourceSets: map[string]int{}, Tags: map[string]int{}},
+	}
+	reason := s.availability()
+	st.Index.UnavailableReason = "v2-active-ready"
+	if reason != "" {
+		st.Index.UnavailableReason = reason
+		if reason == api.ReasonIndexLoading {
+			st.Status = "booting"
+		}
+	}
+	cur := s.current.Load()
+	if cur == nil {
+		return st
+	}
+	p := filepath.Join(s.home.IndexDir(), cur.manifest.GenerationPath)
+	st.Index.Path, st.Index.Generation = &p, cur.manifest.RunID
+	st.Index.Exists, st.Index.Loaded, st.Index.Ready = true, true, cur.profileOK
+	st.Index.Entries = len(cur.snap.Gen.Chunks)
+	st.Index.DenseSearch = "exact"
+	var first, last string
+	for i := range cur.snap.Gen.Chunks {
+		c := &cur.snap.Gen.Chunks[i]
+		st.Index.Layers[c.Layer]++
+		st.Index.Agents[orUnknown(c.Agent)]++
+		st.Index.Projects[orUnknown(c.Project)]++
+		st.Index.SourceSets[c.SourceSet]++
+		for _, t := range c.Tags {
+			st.Index.Tags[t]++
+		}
+		if c.Date != "" {
+			if first == "" || c.Date < first {
+				first = c.Date
+			}
+			if c.Date > last {
+				last = c.Date
+			}
+		}
+	}
+	if first != "" {
+		st.Index.DateRange = api.DateSpan{Start: &first, End: &last}
+	}
+	return st
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, s.stats())
+	return nil
+}
+
+// handleEncode is the internal embedding endpoint `novactl index` uses.
+// The token file is checked first: an unsafe file (a symlink, another
+// owner, a mode wider than 0600) disables /encode outright, because the
+// secret it holds can no longer be assumed private.
+func (s *Server) handleEncode(w http.ResponseWriter, r *http.Request) error {
+	onDisk, err := secrets.ReadToken(s.home.TokenFile())
+	if err != nil || onDisk.Reveal() != s.token.Reveal() {
+		return api.NewError(http.StatusForbidden, api.CodeAuthUnavailable, api.MessageAuthUnavailable)
+	}
+	if !s.token.Equal(r.Header.Get(api.HeaderInternalToken)) {
+		return api.NewError(http.StatusForbidden, api.CodeAuthRequired, api.MessageAuthRequired)
+	}
+	if e := requireJSON(r); e != nil {
+		return e
+	}
+	body, e := readBody(w, r, api.MaxEncodeBodyBytes)
+	if e != nil {
+		return e
+	}
+	var req api.EncodeRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return api.NewError(http.StatusBadRequest, api.CodeBadRequest, `Body must be {"texts": ["..."]}.`)
+	}
+	if len(req.Texts) == 0 || len(req.Texts) > api.MaxEncodeTexts {
+		return api.NewError(http.StatusUnprocessableEntity, api.CodeInvalidField, "texts must hold 1 to 512 strings.")
+	}
+	for _, t := range req.Texts {
+		if !utf8.ValidString(t) {
+			return api.NewError(http.StatusUnprocessableEntity, api.CodeInvalidField, "texts must be valid UTF-8.")
+		}
+	}
+	cur := s.current.Load()
+	if cur == nil || cur.snap.Query == nil {
+		return api.NewError(http.StatusServiceUnavailable, api.CodeEncoderUnavailable, api.MessageEncoderUnavailable)
+	}
+	vecs, err := cur.snap.Query.Embed(r.Context(), req.Texts)
+	if err != nil {
+		s.log.Warn("Encode failed", errAttr(err))
+		return api.NewError(http.StatusServiceUnavailable, api.CodeEncoderUnavailable, api.MessageEncoderUnavailable)
+	}
+	writeJSON(w, http.StatusOK, vecs)
+	return nil
+}
+
+// contract returns the external-agent contract with the serving profile.
+func (s *Server) contract() *api.Contract {
+	p := s.servingProfile()
+	return api.NewContract(map[string]any{"provider": p.Provider, "model": p.Model, "dimension": p.Dimension})
+}
+
+func (s *Server) handleContract(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, s.contract())
+	return nil
+}
+
+func (s *Server) ragStatus() api.RagStatus {
+	st := api.RagStatus{
+		Freshness: api.Freshness{Status: "ready", CheckedAt: time.Now().UTC().Format(time.RFC3339)},
+		NetworkBoundary: api.NetworkBoundary{SchemaVersion: 1, Policy: "loopback-only", Status: "ready",
+			EncodeExposure: "internal-token-and-loopback"},
+	}
+	reason := s.availability()
+	switch reason {
+	case api.ReasonIndexNotLoaded:
+		st.Freshness.Status = "missing"
+	case "":
+	default:
+		st.Freshness.Status = reason
+	}
+	if cur := s.current.Load(); cur != nil {
+		st.Ready = true
+		st.Generation = cur.manifest.RunID
+		st.ChunkCount = len(cur.snap.Gen.Chunks)
+		p := cur.manifest.EmbeddingProfile
+		st.Profile = &p
+	}
+	st.SearchAvailable = reason == ""
+	return st
+}
+
+func (s *Server) handleFacadeHealth(w http.ResponseWriter, r *http.Request) error {
+	rs := s.ragStatus()
+	h := api.FacadeHealth{Available: rs.SearchAvailable, ReadOnly: true, MutationAllowed: false,
+		ExternalAgentContract: s.contract(), RagStatus: rs}
+	if !rs.SearchAvailable {
+		h.Reason = rs.Freshness.Status
+	}
+	writeJSON(w, http.StatusOK, h)
+	return nil
+}
+
+// facadeStats is the facade's /stats: the direct stats with availability
+// and the contract.
+type facadeStats struct {
+	Available             bool          `json:"available"`
+	Reason                string        `json:"reason,omitempty"`
+	RagStatus             api.RagStatus `json:"ragStatus"`
+	ExternalAgentContract *api.Contract `json:"externalAgentContract"`
+	api.Stats
+}
+
+func (s *Server) handleFacadeStats(w http.ResponseWriter, r *http.Request) error {
+	rs := s.ragStatus()
+	out := facadeStats{Available: rs.SearchAvailable, RagStatus: rs, ExternalAgentContract: s.contract(), Stats: s.stats()}
+	if !rs.SearchAvailable {
+		out.Reason = rs.Freshness.Status
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}

@@ -1,0 +1,137 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/kardianos/service"
+	"github.com/mattn/go-isatty"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// Exit codes of novad. launchd and systemd restart a process that exits
+// non-zero; the codes tell an operator (and doctor) why it stopped.
+const (
+	ExitOK          = 0  // clean stop
+	ExitFailure     = 1  // runtime failure
+	ExitUsage       = 2  // bad command line
+	ExitPortInUse   = 75 // a port is taken (EX_TEMPFAIL: may succeed later)
+	ExitNonLoopback = 77 // configuration asks for a non-loopback address (EX_NOPERM)
+	ExitConfig      = 78 // invalid configuration (EX_CONFIG)
+)
+
+// Main is novad's entry point: it parses args, loads the configuration
+// from environ, runs the server until ctx is cancelled (SIGINT/SIGTERM) and
+// returns the exit code. SIGHUP reloads the manifest.
+func Main(ctx context.Context, args []string, environ []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("novad", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	logFormat := fs.String("log-format", "auto", "log format: auto (text on a terminal, JSON under a service manager), text or json")
+	verbose := fs.Bool("v", false, "log every request (method, route, status, latency; never query text)")
+	version := fs.Bool("version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `novad serves Nova's read-only recall API on loopback.
+
+Usage: novad [flags]
+
+It reads NOVA_HOME (default ~/.nova) and NOVA_HOME/config.yaml, serves the
+direct server (server.port, default 3037) and the external-agent facade
+(facade.port, default 3036) on 127.0.0.1, and reloads the active index
+whenever novactl promotes a new one. SIGHUP forces a reload; SIGTERM stops.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	if *version {
+		fmt.Fprintf(stderr, "novad %s\n", Version)
+		return ExitOK
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := newLogger(stderr, *logFormat, level)
+	cfg, err := config.Load(environ)
+	if err != nil {
+		var nl *config.NonLoopbackError
+		if errors.As(err, &nl) {
+			logger.Error("Refusing to start: the configured server host is not loopback", "code", "rag-server-non-loopback", "err", err.Error())
+			return ExitNonLoopback
+		}
+		logger.Error("Refusing to start: invalid configuration (novactl doctor explains)", "err", err.Error())
+		return ExitConfig
+	}
+	srv, err := New(Options{Config: cfg, Logger: logger, Environ: environ})
+	if err != nil {
+		logger.Error("Refusing to start", "err", err.Error())
+		if errors.Is(err, ErrNonLoopback) {
+			return ExitNonLoopback
+		}
+		return ExitConfig
+	}
+	serve := func(ctx context.Context) int {
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+		go func() {
+			for range hup {
+				srv.Reload()
+			}
+		}()
+		if err := srv.Run(ctx, nil); err != nil {
+			switch {
+			case errors.Is(err, ErrPortInUse):
+				logger.Error("Refusing to start: port in use", "err", err.Error())
+				return ExitPortInUse
+			case errors.Is(err, ErrNonLoopback):
+				logger.Error("Refusing to serve on a non-loopback address", "err", err.Error())
+				return ExitNonLoopback
+			}
+			logger.Error("novad stopped on an error", "err", err.Error())
+			return ExitFailure
+		}
+		return ExitOK
+	}
+	// launchd and systemd stop a service with SIGTERM, which cancels ctx
+	// (cmd/novad); the same path serves a terminal's Ctrl-C.
+	return serve(ctx)
+}
+
+// ServiceName is the service's name with launchd and systemd.
+const ServiceName = "dev.nova.novad"
+
+// newLogger returns text logs on a terminal and JSON logs under a service
+// manager, where a machine reads them.
+func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	if format == "auto" {
+		format = "json"
+		if f, ok := w.(*os.File); ok && isatty.IsTerminal(f.Fd()) || service.Interactive() && isTerminalWriter(w) {
+			format = "text"
+		}
+	}
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}

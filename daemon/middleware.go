@@ -1,0 +1,243 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+)
+
+// guard wraps a listener's routes in the security checks every request
+// passes, outermost first. Each check names the attack it blocks.
+func (s *Server) guard(port func() int, next http.Handler, surface string) http.Handler {
+	h := next
+	h = s.refuseBrowsersAndProxies(h)
+	h = s.checkHost(port, h)
+	h = s.loopbackClientsOnly(h)
+	h = s.securityHeaders(h)
+	h = s.recoverPanics(h)
+	h = s.logRequests(surface, h)
+	return h
+}
+
+// securityHeaders sets headers on every response, refusals included:
+// nosniff and a deny-all CSP so no response can be rendered as a page,
+// framed or read cross-origin; no-store so memory never lands in a cache.
+// No Access-Control-* header is ever sent.
+func (s *Server) securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "no-store")
+		h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// loopbackClientsOnly refuses any peer that is not on this machine's
+// loopback interface. Listeners bind loopback only, so this matters when a
+// listener is handed to us some other way; it is checked anyway.
+func (s *Server) loopbackClientsOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isLoopbackPeer(r.RemoteAddr) {
+			s.writeError(w, r, api.NewError(http.StatusForbidden, api.CodeNonLoopback, api.MessageNonLoopbackClient))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func isLoopbackPeer(remote string) bool {
+	ap, err := netip.ParseAddrPort(remote)
+	if err != nil {
+		host, _, err := net.SplitHostPort(remote)
+		if err != nil {
+			return false
+		}
+		addr, err := netip.ParseAddr(host)
+		if err != nil {
+			return false
+		}
+		return addr.Unmap().IsLoopback()
+	}
+	return ap.Addr().Unmap().IsLoopback()
+}
+
+// checkHost blocks DNS rebinding: a web page on evil.example whose name was
+// re-pointed at 127.0.0.1 reaches us with Host: evil.example:<port>. Only
+// the exact loopback names with our own port are accepted; 0.0.0.0, LAN
+// addresses, *.localhost and trailing dots are not.
+func (s *Server) checkHost(port func() int, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !validHost(r.Host, port()) {
+			s.writeError(w, r, api.NewError(http.StatusForbidden, api.CodeHostNotAllowed, api.MessageHostNotAllowed))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func validHost(host string, port int) bool {
+	h, p, err := net.SplitHostPort(host)
+	if err != nil || p != strconv.Itoa(port) {
+		return false
+	}
+	switch strings.ToLower(h) {
+	case "127.0.0.1", "localhost", "::1":
+		return true
+	}
+	return false
+}
+
+// browserHeaders are sent by browsers (and never by agents or curl). Any
+// of them means a web page is making the request: cross-site "simple"
+// requests (CSRF) carry a valid Host, so the Host check alone would let
+// them through.
+var browserHeaders = []string{"Origin", "Referer", "Sec-Fetch-Site", "Sec-Fetch-Mode", "Sec-Fetch-Dest", "Sec-Fetch-User",
+	"Access-Control-Request-Method", "Access-Control-Request-Headers", "Access-Control-Request-Private-Network"}
+
+// proxyHeaders mean the request was relayed by a proxy or tunnel
+// (tailscale serve, ngrok, ssh -R) that terminates on loopback: the real
+// client is somewhere else.
+var proxyHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip", "Via", "Cf-Connecting-Ip", "True-Client-Ip"}
+
+// refuseBrowsersAndProxies blocks browser-originated requests (CSRF and
+// reads by web pages), WebSocket upgrades, relayed requests, and tokens in
+// URLs (which leak into logs and Referer).
+func (s *Server) refuseBrowsersAndProxies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, h := range browserHeaders {
+			if _, ok := r.Header[h]; ok {
+				s.writeError(w, r, api.NewError(http.StatusForbidden, api.CodeBrowserRefused, api.MessageBrowserRefused))
+				return
+			}
+		}
+		if r.Header.Get("Upgrade") != "" {
+			s.writeError(w, r, api.NewError(http.StatusForbidden, api.CodeBrowserRefused, "Protocol upgrades are refused."))
+			return
+		}
+		for _, h := range proxyHeaders {
+			if _, ok := r.Header[h]; ok {
+				s.writeError(w, r, api.NewError(http.StatusForbidden, api.CodeProxyRefused, api.MessageProxyRefused))
+				return
+			}
+		}
+		for k := range r.Header {
+			if strings.HasPrefix(k, "Tailscale-") {
+				s.writeError(w, r, api.NewError(http.StatusForbidden, api.CodeProxyRefused, api.MessageProxyRefused))
+				return
+			}
+		}
+		if q := r.URL.Query(); q.Has("token") || q.Has("access_token") {
+			s.writeError(w, r, api.NewError(http.StatusBadRequest, api.CodeBadRequest, "Tokens are accepted only in the request header."))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recoverPanics turns a handler panic into a generic 500: no stack trace
+// or error text reaches the client.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("Handler panic", "route", routeOf(r), "panic", fmt.Sprint(v))
+				s.writeError(w, r, api.NewError(http.StatusInternalServerError, api.CodeInternal, api.MessageInternal))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+// logRequests logs method, route, status, size and latency. Never the
+// query text, headers or body: search queries are private data and
+// headers can carry the token.
+func (s *Server) logRequests(surface string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		s.log.Debug("Request", "surface", surface, "method", r.Method, "route", routeOf(r), "status", rec.status,
+			"bytes", rec.bytes, "ms", time.Since(start).Milliseconds())
+	})
+}
+
+// routeOf names a request's route without its query string.
+func routeOf(r *http.Request) string {
+	if r.Pattern != "" {
+		return r.Pattern
+	}
+	return r.Method + " " + r.URL.Path
+}
+
+// requireJSON refuses POST bodies that are not application/json: HTML
+// forms and text/plain bodies are what cross-site requests can send
+// without a preflight.
+func requireJSON(r *http.Request) *api.Error {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return api.NewError(http.StatusUnsupportedMediaType, api.CodeUnsupportedMediaType, api.MessageUnsupportedMedia)
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return api.NewError(http.StatusUnsupportedMediaType, api.CodeUnsupportedMediaType, "Only UTF-8 JSON is accepted.")
+	}
+	return nil
+}
+
+// readBody reads at most limit bytes, answering 413 beyond.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *api.Error) {
+	if r.ContentLength > limit {
+		return nil, api.NewError(http.StatusRequestEntityTooLarge, api.CodeBodyTooLarge, api.MessageBodyTooLarge)
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, api.NewError(http.StatusRequestEntityTooLarge, api.CodeBodyTooLarge, api.MessageBodyTooLarge)
+		}
+		return nil, api.NewError(http.StatusBadRequest, api.CodeBadRequest, "The request body could not be read.")
+	}
+	return b, nil
+}
+
+// logAttrs are shared slog attribute constructors so keys are spelled the
+// same everywhere.
+func errAttr(err error) slog.Attr { return slog.String("err", err.Error()) }

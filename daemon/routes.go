@@ -1,0 +1,138 @@
+package daemon
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/nova-recall/nova/api"
+)
+
+// handlerFunc is an HTTP handler that returns an error; handle turns the
+// error into the one flat error body.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// route is one entry of a route table.
+type route struct {
+	pattern string
+	h       handlerFunc
+}
+
+// directRouteTable is the direct server's route table, sorted by path.
+func (s *Server) directRouteTable() []route {
+	return []route{
+		{"POST " + api.PathEncode, s.handleEncode},
+		{"GET " + api.PathHealth, s.handleHealth},
+		{"POST /index/rebuild", s.refuseMutation(api.MessageReadOnlyDirect, false)},
+		{"POST /index/run", s.refuseMutation(api.MessageReadOnlyDirect, false)},
+		{"POST /memories", s.refuseMutation(api.MessageReadOnlyDirect, false)},
+		{"POST /memory/write", s.refuseMutation(api.MessageReadOnlyDirect, false)},
+		{"POST " + api.PathSearch, s.handleDirectSearch},
+		{"GET " + api.PathStats, s.handleStats},
+	}
+}
+
+// facadeRouteTable is the facade's route table, sorted by path.
+func (s *Server) facadeRouteTable() []route {
+	return []route{
+		{"GET " + api.PathFacadeContract, s.handleContract},
+		{"GET " + api.PathFacadeHealth, s.handleFacadeHealth},
+		{"POST /api/rag/external/index/run", s.refuseMutation(api.MessageReadOnlyFacade, true)},
+		{"POST /api/rag/external/memory/write", s.refuseMutation(api.MessageReadOnlyFacade, true)},
+		{"POST " + api.PathFacadeSearch, s.handleFacadeSearch},
+		{"POST /api/rag/external/server/start", s.refuseMutation(api.MessageReadOnlyFacade, true)},
+		{"POST /api/rag/external/server/stop", s.refuseMutation(api.MessageReadOnlyFacade, true)},
+		{"PUT /api/rag/external/settings", s.refuseMutation(api.MessageReadOnlyFacade, true)},
+		{"POST /api/rag/external/source/create", s.refuseMutation(api.MessageReadOnlyFacade, true)},
+		{"GET " + api.PathFacadeStats, s.handleFacadeStats},
+	}
+}
+
+func (s *Server) directRoutes() http.Handler {
+	return s.mux(s.directRouteTable(), api.MessageReadOnlyDirect, false)
+}
+func (s *Server) facadeRoutes() http.Handler {
+	return s.mux(s.facadeRouteTable(), api.MessageReadOnlyFacade, true)
+}
+
+// mux registers a route table. Every path also gets a method-less
+// fallback so a wrong method answers with the JSON error body rather than
+// the mux's plain text; any method that could write (PUT, PATCH, DELETE,
+// OPTIONS, ...) is refused as read-only.
+func (s *Server) mux(routes []route, readOnlyMessage string, withContract bool) http.Handler {
+	mux := http.NewServeMux()
+	paths := map[string]bool{}
+	for _, rt := range routes {
+		mux.Handle(rt.pattern, s.handle(rt.h))
+		_, path, _ := cutMethod(rt.pattern)
+		paths[path] = true
+	}
+	fallback := s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodPost:
+		default:
+			return s.readOnlyError(readOnlyMessage, withContract)
+		}
+		if paths[r.URL.Path] {
+			return api.NewError(http.StatusMethodNotAllowed, api.CodeMethodNotAllowed, api.MessageMethodNotAllowed)
+		}
+		return api.NewError(http.StatusNotFound, api.CodeNotFound, api.MessageNotFound)
+	})
+	for p := range paths {
+		mux.Handle(p, fallback)
+	}
+	mux.Handle("/", fallback)
+	return mux
+}
+
+func cutMethod(pattern string) (method, path string, ok bool) {
+	for i := 0; i < len(pattern); i++ {
+		if pattern[i] == ' ' {
+			return pattern[:i], pattern[i+1:], true
+		}
+	}
+	return "", pattern, false
+}
+
+// handle adapts an error-returning handler.
+func (s *Server) handle(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// writeError writes the flat error body. Errors that are not *api.Error
+// become a generic 500: internal error text never reaches the client.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e, ok := err.(*api.Error)
+	if !ok {
+		s.log.Error("Request failed", "route", routeOf(r), errAttr(err))
+		e = api.NewError(http.StatusInternalServerError, api.CodeInternal, api.MessageInternal)
+	}
+	writeJSON(w, e.Status, e)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// refuseMutation answers a mutation route of the contract: 403 and no side
+// effect, whatever the body.
+func (s *Server) refuseMutation(message string, withContract bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		return s.readOnlyError(message, withContract)
+	}
+}
+
+func (s *Server) readOnlyError(message string, withContract bool) *api.Error {
+	e := api.NewError(http.StatusForbidden, api.CodeReadOnly, message)
+	if withContract {
+		e.Contract = s.contract()
+	}
+	return e
+}

@@ -1,0 +1,312 @@
+// Package daemon is novad: two loopback HTTP listeners (the direct server
+// and the external-agent facade) over the recall engine, the security
+// middleware that keeps them local and read-only, the internal token, the
+// hot-reload loop that swaps index generations in without a restart, and
+// the service-manager adapter.
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/embed"
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/search"
+	"github.com/nova-recall/nova/secrets"
+)
+
+// Version is novad's version, set at build time with -ldflags.
+var Version = "dev"
+
+// Options configure a Server.
+type Options struct {
+	// Config is the validated configuration.
+	Config config.Config
+	// Logger receives operational logs; nil discards them.
+	Logger *slog.Logger
+	// Environ is the process environment (for the openai API key variable).
+	Environ []string
+	// Poll is the manifest checksum poll interval; 0 means 30 s.
+	Poll time.Duration
+	// Debounce is the manifest watcher debounce; 0 means 200 ms.
+	Debounce time.Duration
+	// ShutdownGrace bounds the graceful shutdown; 0 means 5 s.
+	ShutdownGrace time.Duration
+}
+
+// Server is a running novad. Create it with New and run it with Run.
+type Server struct {
+	cfg      config.Config
+	home     paths.Home
+	log      *slog.Logger
+	opts     Options
+	analyzer *lexical.Analyzer
+	engine   *search.Engine
+	// embedder is the configured query embedder for non-builtin
+	// providers; builtin generations carry their own.
+	embedder embed.Embedder
+
+	current atomic.Pointer[served]
+	loading atomic.Bool
+	// reloadMu serialises reloads. Searches never take it: they read the
+	// current snapshot through the atomic pointer.
+	reloadMu   sync.Mutex
+	statusMu   sync.Mutex
+	reload     api.ReloadStatus
+	failedHash string
+
+	permits chan struct{}
+	token   secrets.Token
+
+	directLn, facadeLn   net.Listener
+	directSrv, facadeSrv *http.Server
+	startedAt            time.Time
+	// work is cancelled when the server shuts down: in-flight searches end.
+	work       context.Context
+	cancelWork context.CancelFunc
+	hup        chan struct{}
+	inflight   sync.WaitGroup
+}
+
+// served is one loaded generation and how it relates to the config. It is
+// immutable; a reload swaps in a new one.
+type served struct {
+	snap      *search.Snapshot
+	manifest  *manifest.Manifest
+	hash      string
+	loadedAt  time.Time
+	profileOK bool
+}
+
+// Errors that map to distinct exit codes.
+var (
+	// ErrPortInUse means a listener's port is taken.
+	ErrPortInUse = errors.New("port already in use")
+	// ErrNonLoopback means the configuration or a listener is not loopback.
+	ErrNonLoopback = errors.New(api.CodeNonLoopback)
+)
+
+// New returns a server for opts. It does not bind anything yet.
+func New(opts Options) (*Server, error) {
+	cfg := opts.Config
+	if !config.IsLoopbackHost(cfg.Server.Host) {
+		return nil, fmt.Errorf("%w: server.host %q is not a loopback address", ErrNonLoopback, cfg.Server.Host)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = 30 * time.Second
+	}
+	if opts.ShutdownGrace <= 0 {
+		opts.ShutdownGrace = 5 * time.Second
+	}
+	analyzer := lexical.NewAnalyzer()
+	s := &Server{
+		cfg: cfg, home: cfg.Home, log: opts.Logger, opts: opts, analyzer: analyzer,
+		engine: search.New(search.Config{
+			HalfLifeDays: cfg.Retrieval.RecencyHalfLifeDays, Dense: cfg.Retrieval.DenseChannel == "on",
+		}, analyzer),
+		permits: make(chan struct{}, cfg.Retrieval.MaxConcurrentSearches),
+		hup:     make(chan struct{}, 1),
+	}
+	if cfg.Embedding.Provider == config.ProviderOpenAI {
+		s.embedder = embed.NewOpenAI(embed.OpenAIOptions{
+			Endpoint: cfg.Embedding.Endpoint, Model: cfg.Embedding.Model, Dimension: cfg.Embedding.Dimension,
+			APIKey: paths.Lookup(opts.Environ, cfg.Embedding.APIKeyEnv), BatchSize: cfg.Embedding.BatchSize,
+			Timeout: time.Duration(cfg.Embedding.TimeoutSeconds) * time.Second,
+		})
+	}
+	s.reload.LastReloadSuccessful = true
+	return s, nil
+}
+
+// Reload asks the server to re-read the manifest (SIGHUP does this).
+func (s *Server) Reload() {
+	select {
+	case s.hup <- struct{}{}:
+	default:
+	}
+}
+
+// DirectAddr and FacadeAddr are the bound addresses (after Run started).
+func (s *Server) DirectAddr() net.Addr { return s.directLn.Addr() }
+
+// FacadeAddr is the facade's bound address.
+func (s *Server) FacadeAddr() net.Addr { return s.facadeLn.Addr() }
+
+// Run binds both listeners, publishes the token and state, serves until
+// ctx is cancelled, then shuts down gracefully. ready, when non-nil, is
+// closed once both listeners accept connections.
+func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
+	s.startedAt = time.Now()
+	host := config.BindHost(s.cfg.Server.Host)
+	var err error
+	// Bind first: a second novad that loses the bind must not overwrite
+	// the winner's token.
+	if s.directLn, err = listen(host, s.cfg.Server.Port); err != nil {
+		return err
+	}
+	defer s.directLn.Close()
+	if s.facadeLn, err = listen(host, s.cfg.Facade.Port); err != nil {
+		return err
+	}
+	defer s.facadeLn.Close()
+	for _, ln := range []net.Listener{s.directLn, s.facadeLn} {
+		if !isLoopbackPeer(ln.Addr().String()) {
+			return fmt.Errorf("%w: listener bound to %s", ErrNonLoopback, ln.Addr())
+		}
+	}
+	if s.token, err = secrets.Generate(); err != nil {
+		return err
+	}
+	if err := secrets.WriteToken(s.home.TokenFile(), s.token); err != nil {
+		return fmt.Errorf("publish internal token: %w", err)
+	}
+	s.work, s.cancelWork = context.WithCancel(context.Background())
+	defer s.cancelWork()
+
+	s.directSrv = s.httpServer(s.guard(s.directPort, s.directRoutes(), "direct"))
+	s.facadeSrv = s.httpServer(s.guard(s.facadePort, s.facadeRoutes(), "facade"))
+	s.writeState("")
+	s.log.Info("Nova serving", "direct", s.directLn.Addr().String(), "facade", s.facadeLn.Addr().String(),
+		"home", s.home.Root, "embedding", s.cfg.Embedding.Provider, "maxConcurrentSearches", s.cfg.Retrieval.MaxConcurrentSearches)
+
+	serveErr := make(chan error, 2)
+	for _, p := range []struct {
+		srv *http.Server
+		ln  net.Listener
+	}{{s.directSrv, s.directLn}, {s.facadeSrv, s.facadeLn}} {
+		go func() {
+			if err := p.srv.Serve(p.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				serveErr <- err
+			}
+		}()
+	}
+	if ready != nil {
+		close(ready)
+	}
+
+	var loops sync.WaitGroup
+	loopCtx, stopLoops := context.WithCancel(ctx)
+	loops.Add(1)
+	go func() {
+		defer loops.Done()
+		s.reloadLoop(loopCtx)
+	}()
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-serveErr:
+	}
+	stopLoops()
+	s.shutdown()
+	loops.Wait()
+	s.writeState(time.Now().UTC().Format(time.RFC3339))
+	s.log.Info("Nova stopped")
+	return runErr
+}
+
+// shutdown stops accepting, cancels in-flight searches, and waits for the
+// listeners to drain within the grace period.
+func (s *Server) shutdown() {
+	s.cancelWork()
+	ctx, cancel := context.WithTimeoutCause(context.Background(), s.opts.ShutdownGrace, errors.New("graceful shutdown timed out"))
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, srv := range []*http.Server{s.directSrv, s.facadeSrv} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := srv.Shutdown(ctx); err != nil {
+				srv.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	// Search workers honour the cancelled context; wait for them so their
+	// permits are released before the process exits.
+	done := make(chan struct{})
+	go func() { s.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(s.opts.ShutdownGrace):
+		s.log.Warn("Searches still running at exit")
+	}
+}
+
+func listen(host string, port int) (net.Listener, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("%w: %s:%d (another novad may be running; novactl status shows it)", ErrPortInUse, host, port)
+		}
+		return nil, fmt.Errorf("listen on %s:%d: %w", host, port, err)
+	}
+	return ln, nil
+}
+
+func (s *Server) directPort() int { return s.directLn.Addr().(*net.TCPAddr).Port }
+func (s *Server) facadePort() int { return s.facadeLn.Addr().(*net.TCPAddr).Port }
+
+// httpServer sets every timeout: slow-loris clients are cut off at the
+// header timeout, and the write timeout sits above the 60 s search cap.
+func (s *Server) httpServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      (api.MaxServerBudgetMs + 10_000) * time.Millisecond,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return context.Background() },
+	}
+}
+
+// writeState publishes server-state.json (no secrets) atomically.
+func (s *Server) writeState(stoppedAt string) {
+	gen := ""
+	if cur := s.current.Load(); cur != nil {
+		gen = cur.manifest.RunID
+	}
+	st := api.ServerState{
+		PID: os.Getpid(), Host: s.cfg.Server.Host, DirectPort: s.directPort(), FacadePort: s.facadePort(),
+		StartedAt: s.startedAt.UTC().Format(time.RFC3339), Version: Version, Generation: gen,
+		TokenFile: s.home.TokenFile(), StoppedAt: stoppedAt,
+	}
+	b, _ := json.MarshalIndent(st, "", "  ")
+	tmp, err := os.CreateTemp(filepath.Dir(s.home.ServerState()), ".server-state-*.tmp")
+	if err != nil {
+		s.log.Warn("Cannot write server state", errAttr(err))
+		return
+	}
+	_, err = tmp.Write(append(b, '\n'))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), s.home.ServerState())
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		s.log.Warn("Cannot write server state", errAttr(err))
+	}
+}
