@@ -12,14 +12,3 @@ func notYet(name string) func(context.Context, *Invocation, []string) int {
 		return ExitFailure
 	}
 }
-
-var (
-	runBench   = notYet("bench")
-	runDoctor  = notYet("doctor")
-	runStatus  = notYet("status")
-	runEval    = notYet("eval")
-	runMCP     = notYet("mcp")
-	runService = notYet("service")
-	runSkill   = notYet("skill")
-	runTUI     = notYet("tui")
-)

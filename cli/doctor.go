@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/nova-recall/nova/doctor"
+)
+
+const doctorHelp = `Checks the configuration, the loopback boundary, novad, the active index and
+its embedding profile, the internal token, each source (including macOS
+privacy protection of ~/Documents, ~/Desktop and ~/Downloads), the service
+registration and index freshness. Each check is Ready, Degraded or
+Blocked: <code>, with one line of advice. It only reads; it changes nothing.
+
+Exit status: 1 when any check is Blocked, else 0.`
+
+func runDoctor(ctx context.Context, inv *Invocation, args []string) int {
+	fs := newFlags(inv, "novactl doctor", "novactl doctor [--json]", doctorHelp)
+	jsonOut := fs.Bool("json", false, "print the report as JSON")
+	if _, code := parseArgs(fs, args); code >= 0 {
+		return code
+	}
+	rep := doctor.Run(ctx, doctor.Options{Environ: inv.Environ, Service: newServiceProbe(inv)})
+	if *jsonOut {
+		printJSON(inv.Stdout, rep)
+	} else {
+		printDoctor(inv.Stdout, rep, true)
+	}
+	if rep.Blocked > 0 {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+func runStatus(ctx context.Context, inv *Invocation, args []string) int {
+	fs := newFlags(inv, "novactl status", "novactl status [--json]", "A compact view of novactl doctor: one line per check.")
+	jsonOut := fs.Bool("json", false, "print the report as JSON")
+	if _, code := parseArgs(fs, args); code >= 0 {
+		return code
+	}
+	rep := doctor.Run(ctx, doctor.Options{Environ: inv.Environ, Service: newServiceProbe(inv)})
+	if *jsonOut {
+		printJSON(inv.Stdout, rep)
+	} else {
+		printDoctor(inv.Stdout, rep, false)
+	}
+	if rep.Blocked > 0 {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+func printDoctor(w io.Writer, rep doctor.Report, advice bool) {
+	fmt.Fprintf(w, "Nova · %s · home %s\n", rep.Status, rep.Home)
+	for _, c := range rep.Checks {
+		mark := "ok "
+		switch c.State {
+		case doctor.Degraded:
+			mark = "!! "
+		case doctor.Blocked:
+			mark = "XX "
+		}
+		msg := c.Message
+		if c.State == doctor.Ready {
+			msg = "Ready · " + msg
+		}
+		fmt.Fprintf(w, "%s %-24s %s\n", mark, c.Title, msg)
+		if advice && c.Advice != "" && c.State != doctor.Ready {
+			fmt.Fprintf(w, "    %-24s → %s\n", "", c.Advice)
+		}
+	}
+	if rep.Blocked > 0 {
+		fmt.Fprintf(w, "%d blocked, %d degraded.\n", rep.Blocked, rep.Degraded)
+	}
+}

@@ -1,0 +1,4 @@
+package cli
+
+// runEval is replaced when novactl eval lands.
+var runEval = notYet("eval")

@@ -1,0 +1,4 @@
+package cli
+
+// runMCP is replaced when novactl mcp lands.
+var runMCP = notYet("mcp")

@@ -1,0 +1,341 @@
+// Package doctor checks everything a person needs to trust a Nova setup:
+// the configuration, the loopback boundary, the daemon, the active index
+// and its embedding profile, the internal token, each source, the service
+// registration and index freshness. Each check has a state (Ready,
+// Degraded, Blocked: <code>) and one line of advice. Doctor only reads: it
+// never starts a server, builds an index or writes a file.
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/index/ingest"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/secrets"
+)
+
+// States of a check.
+const (
+	Ready    = "Ready"
+	Degraded = "Degraded"
+	Blocked  = "Blocked"
+)
+
+// Codes of Blocked and Degraded checks.
+const (
+	CodeConfigInvalid     = "config-invalid"
+	CodeNonLoopback       = api.CodeNonLoopback
+	CodeNotRunning        = "novad-not-running"
+	CodeIndexMissing      = "index-missing"
+	CodeManifestInvalid   = "manifest-invalid"
+	CodeProfileMismatch   = api.ReasonProfileMismatch
+	CodeServerStale       = "server-index-not-ready"
+	CodeReloadFailed      = "generation-load-failed"
+	CodeAuthUnavailable   = api.CodeAuthUnavailable
+	CodeSourceMissing     = "source-missing"
+	CodeSourceUnreadable  = "source-unreadable"
+	CodePrivacyProtected  = "source-privacy-protected"
+	CodeServiceMissing    = "service-not-installed"
+	CodeServiceNotRunning = "service-not-running"
+	CodeIndexStale        = "index-stale"
+	CodeNoSources         = "no-sources"
+)
+
+// Check is one line of the doctor report.
+type Check struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	State string `json:"state"`
+	// Code names the problem of a Degraded or Blocked check.
+	Code string `json:"code,omitempty"`
+	// Message is what was found, e.g. "Blocked: rag-server-non-loopback".
+	Message string `json:"message"`
+	// Advice is one line saying what to do.
+	Advice string `json:"advice,omitempty"`
+}
+
+// Report is the result of a doctor run.
+type Report struct {
+	Status    string  `json:"status"` // Ready, Degraded or Blocked: the worst check
+	Blocked   int     `json:"blocked"`
+	Degraded  int     `json:"degraded"`
+	CheckedAt string  `json:"checkedAt"`
+	Home      string  `json:"home"`
+	Checks    []Check `json:"checks"`
+}
+
+// ServiceStatus is what the service manager says about novad.
+type ServiceStatus struct {
+	Manager   string `json:"manager"` // launchd, systemd, or none
+	Installed bool   `json:"installed"`
+	Loaded    bool   `json:"loaded"`
+	Running   bool   `json:"running"`
+	Detail    string `json:"detail,omitempty"`
+}
+
+// ServiceProbe asks the platform's service manager about novad.
+type ServiceProbe interface {
+	ServiceStatus(ctx context.Context) (ServiceStatus, error)
+}
+
+// Options configure a doctor run.
+type Options struct {
+	Environ []string
+	// Service probes the service manager; nil skips the service check.
+	Service ServiceProbe
+	// GOOS selects platform advice (macOS privacy protection); "" uses
+	// the running platform.
+	GOOS string
+	// Now is the clock; nil uses time.Now.
+	Now func() time.Time
+	// Timeout bounds each probe of the daemon; 0 means 2 s.
+	Timeout time.Duration
+}
+
+func blocked(id, title, code, advice string) Check {
+	return Check{ID: id, Title: title, State: Blocked, Code: code, Message: "Blocked: " + code, Advice: advice}
+}
+
+func degraded(id, title, code, message, advice string) Check {
+	return Check{ID: id, Title: title, State: Degraded, Code: code, Message: "Degraded: " + code + ": " + message, Advice: advice}
+}
+
+func ready(id, title, message string) Check {
+	return Check{ID: id, Title: title, State: Ready, Message: message}
+}
+
+// Run performs every check.
+func Run(ctx context.Context, opts Options) Report {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 2 * time.Second
+	}
+	if opts.GOOS == "" {
+		opts.GOOS = goos
+	}
+	rep := Report{CheckedAt: opts.Now().UTC().Format(time.RFC3339)}
+	add := func(c Check) { rep.Checks = append(rep.Checks, c) }
+
+	home, err := paths.Resolve(opts.Environ)
+	if err != nil {
+		add(blocked("config", "Configuration", CodeConfigInvalid, err.Error()))
+		rep.finish()
+		return rep
+	}
+	rep.Home = home.Root
+	cfg, err := config.Load(opts.Environ)
+	var nonLoopback *config.NonLoopbackError
+	switch {
+	case errors.As(err, &nonLoopback):
+		add(ready("config", "Configuration", "config.yaml parses"))
+		add(blocked("loopback", "Loopback-only boundary", CodeNonLoopback,
+			fmt.Sprintf("server.host is %q; set it to 127.0.0.1 (Nova never serves beyond this machine)", nonLoopback.Host)))
+		// No probe is sent to a non-loopback address.
+		rep.finish()
+		return rep
+	case err != nil:
+		add(blocked("config", "Configuration", CodeConfigInvalid, firstLine(err.Error())+" (novactl config check lists every field)"))
+		rep.finish()
+		return rep
+	}
+	cfgMsg := "defaults (no config.yaml)"
+	if cfg.File != "" {
+		cfgMsg = cfg.File + " is valid"
+	}
+	add(ready("config", "Configuration", cfgMsg))
+	add(ready("loopback", "Loopback-only boundary", fmt.Sprintf("novad binds %s only", cfg.Server.Host)))
+
+	// Daemon.
+	c := client.ForConfig(cfg)
+	pctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	health, herr := c.Health(pctx)
+	cancel()
+	running := herr == nil
+	switch {
+	case running:
+		msg := "novad is running with no index loaded"
+		if health.Generation != "" {
+			msg = fmt.Sprintf("novad serves generation %s (%d chunks)", health.Generation, health.Entries)
+		}
+		add(ready("daemon", "novad", msg))
+		if !health.Reload.LastReloadSuccessful {
+			add(degraded("reload", "Hot reload", CodeReloadFailed, firstLine(health.Reload.LastError),
+				"the previous generation keeps serving; rebuild with novactl index sync"))
+		}
+	default:
+		add(blocked("daemon", "novad", CodeNotRunning, "start it: novactl service install (macOS/Linux service) or run novad in a terminal"))
+	}
+
+	// Active manifest and profile.
+	m, _, merr := manifest.Read(home.Manifest())
+	switch {
+	case errors.Is(merr, manifest.ErrNoManifest):
+		add(blocked("index", "Active index", CodeIndexMissing, "build one: novactl index sync"))
+	case merr != nil:
+		add(blocked("index", "Active index", CodeManifestInvalid, firstLine(merr.Error())+"; roll back (novactl index rollback) or rebuild (novactl index sync)"))
+	case !index.ProfileMatchesConfig(cfg, m.EmbeddingProfile):
+		add(blocked("index", "Active index", CodeProfileMismatch,
+			fmt.Sprintf("generation %s was embedded with %s/%d but config.yaml says %s/%d; run novactl index sync",
+				m.RunID, m.EmbeddingProfile.Provider, m.EmbeddingProfile.Dimension, cfg.Embedding.Provider, cfg.Embedding.Dimension)))
+	default:
+		msg := fmt.Sprintf("generation %s, %d chunks, %s/%s/%d", m.RunID, m.ChunkCount, m.EmbeddingProfile.Provider, m.EmbeddingProfile.Model, m.EmbeddingProfile.Dimension)
+		if running && health.Generation != "" && health.Generation != m.RunID {
+			add(degraded("index", "Active index", CodeServerStale, fmt.Sprintf("novad serves %s but the manifest names %s", health.Generation, m.RunID),
+				"novad reloads within 30 s; send SIGHUP or check its log if it does not"))
+		} else {
+			add(ready("index", "Active index", msg))
+		}
+	}
+
+	// Token.
+	_, terr := secrets.ReadToken(home.TokenFile())
+	switch {
+	case terr == nil:
+		add(ready("token", "Internal token", "present, mode 0600, owned by you"))
+	case errors.Is(terr, secrets.ErrMissing) && !running:
+		add(ready("token", "Internal token", "will be created when novad starts"))
+	default:
+		add(blocked("token", "Internal token", CodeAuthUnavailable,
+			firstLine(terr.Error())+"; restart novad to rewrite it (it is rotated at every start)"))
+	}
+
+	// Sources.
+	if len(cfg.Sources) == 0 {
+		add(degraded("sources", "Sources", CodeNoSources, "config.yaml lists no sources", "add a source (see README: Configuration)"))
+	}
+	newest := time.Time{}
+	for _, s := range cfg.Sources {
+		chk, t := checkSource(s, opts.GOOS, opts.Environ)
+		add(chk)
+		if t.After(newest) {
+			newest = t
+		}
+	}
+
+	// Freshness.
+	if m != nil && merr == nil && !newest.IsZero() {
+		built := m.CreatedAt
+		if newest.After(built) {
+			add(degraded("freshness", "Index freshness", CodeIndexStale,
+				fmt.Sprintf("sources changed %s after the active index was built", newest.Sub(built).Round(time.Minute)),
+				"run novactl index sync"))
+		} else {
+			add(ready("freshness", "Index freshness", "no source changed since the active index was built"))
+		}
+	}
+
+	// Service registration.
+	if opts.Service != nil {
+		st, err := opts.Service.ServiceStatus(ctx)
+		switch {
+		case err != nil:
+			add(degraded("service", "Service", CodeServiceMissing, firstLine(err.Error()), "novactl service install"))
+		case !st.Installed:
+			add(degraded("service", "Service", CodeServiceMissing, "novad is not registered with "+st.Manager,
+				"novactl service install (runs novad at login and restarts it)"))
+		case !st.Running:
+			add(degraded("service", "Service", CodeServiceNotRunning, "registered with "+st.Manager+" but not running "+st.Detail,
+				"novactl service start; novactl service status shows the manager's view"))
+		default:
+			add(ready("service", "Service", "registered with "+st.Manager+" and running"))
+		}
+	}
+	rep.finish()
+	return rep
+}
+
+func (r *Report) finish() {
+	r.Blocked, r.Degraded = 0, 0
+	for _, c := range r.Checks {
+		switch c.State {
+		case Blocked:
+			r.Blocked++
+		case Degraded:
+			r.Degraded++
+		}
+	}
+	switch {
+	case r.Blocked > 0:
+		r.Status = Blocked
+	case r.Degraded > 0:
+		r.Status = Degraded
+	default:
+		r.Status = Ready
+	}
+}
+
+// privacyProtected are the home folders macOS privacy protection (TCC)
+// hides from launchd agents without Full Disk Access: reads fail with
+// EPERM and no prompt, while the same binary works from a terminal.
+var privacyProtected = []string{"Documents", "Desktop", "Downloads", "Library/Mobile Documents"}
+
+// checkSource checks one source and returns the newest file time in it.
+func checkSource(s config.Source, goos string, environ []string) (Check, time.Time) {
+	id, title := "source:"+s.Name, "Source "+s.Name
+	fi, err := os.Stat(s.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return degraded(id, title, CodeSourceMissing, s.Path+" does not exist",
+			"fix sources[].path; memory already indexed from it is kept"), time.Time{}
+	}
+	if err != nil {
+		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), time.Time{}
+	}
+	if fi.IsDir() {
+		if _, err := os.ReadDir(s.Path); err != nil {
+			return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), time.Time{}
+		}
+	}
+	newest := time.Time{}
+	files, ferr := ingest.Files(s, nil)
+	if ferr == nil && len(s.Include) == 0 {
+		// Without include globs the reader's defaults apply; a listing with
+		// no globs matches nothing, so count every file instead.
+		files = nil
+		_ = filepath.WalkDir(s.Path, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if info, err := d.Info(); err == nil && info.ModTime().After(newest) {
+					newest = info.ModTime()
+				}
+			}
+			return nil
+		})
+	}
+	for _, f := range files {
+		if info, err := os.Stat(f.Path); err == nil && info.ModTime().After(newest) {
+			newest = info.ModTime()
+		}
+	}
+	if goos == "darwin" {
+		home := paths.UserHome(environ)
+		for _, p := range privacyProtected {
+			prot := filepath.Join(home, p)
+			if s.Path == prot || strings.HasPrefix(s.Path, prot+string(filepath.Separator)) {
+				return degraded(id, title, CodePrivacyProtected,
+					s.Path+" is in ~/"+p+", which macOS hides from launchd agents",
+					"grant Full Disk Access to novad (System Settings > Privacy & Security) or move the source"), newest
+			}
+		}
+	}
+	return ready(id, title, fmt.Sprintf("%s (%s) is readable", s.Path, s.Kind)), newest
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
