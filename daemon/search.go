@@ -98,8 +98,11 @@ func (s *Server) decodeSearch(w http.ResponseWriter, r *http.Request, surface ap
 	}
 	req, rerr := api.DecodeSearchRequest(body, surface, s.cfg.Retrieval.TopK)
 	if rerr != nil {
-		reason := rerr.Reason
-		if rerr.Field != "" && rerr.Reason != api.ReasonQueryRequired {
+		reason := api.ReasonInvalidRequest
+		switch {
+		case rerr.Reason == api.ReasonQueryRequired:
+			reason = api.ReasonQueryRequired
+		case rerr.Field != "":
 			reason = fmt.Sprintf("invalid-field:%s", rerr.Field)
 		}
 		resp := api.Unavailable(rerr.Query, rerr.TopK, reason)

@@ -1,0 +1,173 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/contracttest"
+)
+
+// fakeEmbedder is an OpenAI-compatible /embeddings server on loopback
+// whose answers can be delayed, to make searches slow on purpose.
+type fakeEmbedder struct {
+	srv      *httptest.Server
+	delay    atomic.Int64 // nanoseconds
+	requests atomic.Int64
+}
+
+const fakeDim = 16
+
+func newFakeEmbedder(t *testing.T) *fakeEmbedder {
+	f := &fakeEmbedder{}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.requests.Add(1)
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, "bad", 400)
+			return
+		}
+		if d := time.Duration(f.delay.Load()); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		type item struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		out := struct {
+			Data []item `json:"data"`
+		}{}
+		for i, text := range req.Input {
+			v := make([]float32, fakeDim)
+			for _, w := range strings.Fields(strings.ToLower(text)) {
+				h := fnv.New32a()
+				h.Write([]byte(w))
+				v[h.Sum32()%fakeDim]++
+			}
+			out.Data = append(out.Data, item{Index: i, Embedding: v})
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeEmbedder) config(extra string) string {
+	return fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake-embed, dimension: %d}\n%s", f.srv.URL, fakeDim, extra)
+}
+
+func TestCapacityAndTimeoutTelemetry(t *testing.T) {
+	fake := newFakeEmbedder(t)
+	h := newHome(t, fake.config("retrieval: {maxConcurrentSearches: 1}\n"))
+	h.sync()
+	d := h.start()
+	if r := search(t, d.facade, `{"query":"dashboard port"}`); r.status != 200 || r.json(t)["available"] != true {
+		t.Fatalf("baseline search with the openai provider: %d %s", r.status, r.body)
+	}
+
+	// Make query embedding slow: one search holds the only permit until
+	// its budget runs out.
+	fake.delay.Store(int64(3 * time.Second))
+	base := fake.requests.Load()
+	var wg sync.WaitGroup
+	var slow reply
+	start := time.Now()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		slow = search(t, d.facade, `{"query":"dashboard port","remainingBudgetMs":1200}`)
+	}()
+	waitFor(t, 5*time.Second, "the slow search to reach the embedder", func() bool { return fake.requests.Load() > base })
+	busy := search(t, d.facade, `{"query":"release"}`)
+	if busy.status != http.StatusTooManyRequests {
+		t.Fatalf("second search while saturated: %d %.300s", busy.status, busy.body)
+	}
+	if err := contracttest.Validate(contracttest.SearchResponse, busy.body, true); err != nil {
+		t.Fatal(err)
+	}
+	var b api.SearchResponse
+	must(t, json.Unmarshal(busy.body, &b))
+	if *b.Reason != api.ReasonCapacityExhausted || b.Error != "busy" || b.WorkerTelemetry.WorkerState != api.WorkerNotStarted || b.WorkerTelemetry.CapacityPermitHeld {
+		t.Errorf("429 envelope: %s", busy.body)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if slow.status != http.StatusServiceUnavailable {
+		t.Fatalf("slow search: %d %s", slow.status, slow.body)
+	}
+	if err := contracttest.Validate(contracttest.SearchResponse, slow.body, true); err != nil {
+		t.Fatal(err)
+	}
+	var s api.SearchResponse
+	must(t, json.Unmarshal(slow.body, &s))
+	wt := s.WorkerTelemetry
+	if *s.Reason != api.ReasonTimeout || s.Error != "timeout" || wt == nil || s.RetrievalController.StopReason != "local-worker-timeout" || !s.RetrievalController.Degraded {
+		t.Fatalf("timeout envelope: %s", slow.body)
+	}
+	if wt.CapacityPermitHeld != (wt.WorkerState == api.WorkerRunningAfterTimeout) {
+		t.Errorf("capacityPermitHeld %v does not match workerState %s", wt.CapacityPermitHeld, wt.WorkerState)
+	}
+	if elapsed > 2500*time.Millisecond {
+		t.Errorf("the timeout answered after %s, not near the 1.2 s budget", elapsed)
+	}
+	// Once the worker has really ended, capacity is free again.
+	fake.delay.Store(0)
+	waitFor(t, 5*time.Second, "capacity to be released", func() bool {
+		return search(t, d.facade, `{"query":"release"}`).status == 200
+	})
+}
+
+func TestShutdownUnderLoad(t *testing.T) {
+	fake := newFakeEmbedder(t)
+	h := newHome(t, fake.config("retrieval: {maxConcurrentSearches: 2}\n"))
+	h.sync()
+	d := h.start()
+	fake.delay.Store(int64(20 * time.Second))
+	base := fake.requests.Load()
+	var wg sync.WaitGroup
+	statuses := make(chan int, 4)
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodPost, d.facade+api.PathFacadeSearch, strings.NewReader(`{"query":"dashboard port"}`))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				statuses <- -1
+				return
+			}
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		}()
+	}
+	waitFor(t, 5*time.Second, "searches to be in flight", func() bool { return fake.requests.Load() >= base+2 })
+	code, took := d.stop()
+	if code != 0 {
+		t.Errorf("exit code %d after SIGTERM under load:\n%s", code, d.logs.String())
+	}
+	if took > 8*time.Second {
+		t.Errorf("shutdown took %s", took)
+	}
+	wg.Wait()
+	close(statuses)
+	for st := range statuses {
+		if st == 200 {
+			t.Errorf("a search blocked on a 20 s embedding completed during shutdown")
+		}
+	}
+}
