@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"unsafe"
 
@@ -84,25 +85,38 @@ func (m *LSA) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 // EmbedTerms embeds already-analysed terms.
 func (m *LSA) EmbedTerms(terms []string) []float32 {
 	v := make([]float32, m.dim)
-	counts := make(map[int32]float32, len(terms))
+	ids := make([]int32, 0, len(terms))
 	for _, t := range terms {
 		if id, ok := m.terms[t]; ok {
-			counts[id]++
+			ids = append(ids, id)
 		}
 	}
-	var norm float64
-	for id, c := range counts {
-		w := (1 + float32(math.Log(float64(c)))) * m.idf[id]
-		counts[id] = w
-		norm += float64(w) * float64(w)
-	}
-	if norm == 0 {
+	if len(ids) == 0 {
 		return v
 	}
+	// Sorted ids make the float sums, and so the vectors, bit-for-bit
+	// reproducible.
+	slices.Sort(ids)
+	type weighted struct {
+		id int32
+		w  float32
+	}
+	ws := make([]weighted, 0, len(ids))
+	var norm float64
+	for i := 0; i < len(ids); {
+		j := i
+		for j < len(ids) && ids[j] == ids[i] {
+			j++
+		}
+		w := (1 + float32(math.Log(float64(j-i)))) * m.idf[ids[i]]
+		ws = append(ws, weighted{ids[i], w})
+		norm += float64(w) * float64(w)
+		i = j
+	}
 	inv := float32(1 / math.Sqrt(norm))
-	for id, w := range counts {
-		w *= inv
-		row := m.basis[int(id)*m.dim : int(id+1)*m.dim]
+	for _, x := range ws {
+		w := x.w * inv
+		row := m.basis[int(x.id)*m.dim : int(x.id+1)*m.dim]
 		for j, b := range row {
 			v[j] += w * b
 		}

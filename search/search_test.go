@@ -1,0 +1,324 @@
+package search_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/contracttest"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/search"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fixture is one build of testdata/memory, shared by the tests.
+var fixture struct {
+	once sync.Once
+	snap *search.Snapshot
+	home string
+	err  error
+}
+
+// now is the fixed clock of the tests (recency depends on it).
+var now = time.Date(2026, 7, 15, 12, 0, 0, 0, time.UTC)
+
+func snapshot(t testing.TB) *search.Snapshot {
+	t.Helper()
+	fixture.once.Do(func() {
+		dir, err := os.MkdirTemp("", "nova-search-")
+		if err != nil {
+			fixture.err = err
+			return
+		}
+		fixture.home = dir
+		src, _ := filepath.Abs("testdata/memory")
+		cfg := config.Defaults()
+		cfg.Home = paths.Home{Root: dir}
+		cfg.Sources = []config.Source{{Name: "mem", Kind: config.KindJSONL, Path: src}}
+		ix := index.New(cfg, index.Options{NoRemote: true, Now: func() time.Time { return now }})
+		if _, err := ix.Sync(context.Background()); err != nil {
+			fixture.err = err
+			return
+		}
+		m, _, err := manifest.Read(cfg.Home.Manifest())
+		if err != nil {
+			fixture.err = err
+			return
+		}
+		g, err := generation.Open(filepath.Join(cfg.Home.IndexDir(), m.GenerationPath), m.RunID, m.Files, lexical.NewAnalyzer())
+		if err != nil {
+			fixture.err = err
+			return
+		}
+		fixture.snap = &search.Snapshot{Gen: g, Query: g.Model}
+	})
+	if fixture.err != nil {
+		t.Fatal(fixture.err)
+	}
+	return fixture.snap
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixture.home != "" {
+		os.RemoveAll(fixture.home)
+	}
+	os.Exit(code)
+}
+
+func engine() *search.Engine {
+	return search.New(search.Config{HalfLifeDays: 7, Dense: true, Now: func() time.Time { return now }}, lexical.NewAnalyzer())
+}
+
+func run(t *testing.T, req api.SearchRequest) *api.SearchResponse {
+	t.Helper()
+	if req.TopK == 0 {
+		req.TopK = 5
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := engine().Search(ctx, snapshot(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// golden compares the normalised JSON of resp with testdata/golden/name.json.
+func golden(t *testing.T, name string, resp *api.SearchResponse) {
+	t.Helper()
+	b, err := json.Marshal(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := contracttest.Validate(contracttest.SearchResponse, b, false); err != nil {
+		t.Fatalf("%s does not match the contract schema: %v", name, err)
+	}
+	var v any
+	json.Unmarshal(b, &v)
+	v = normalise(v, fixture.home)
+	got, _ := json.MarshalIndent(v, "", "  ")
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "golden", name+".json")
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./search -update to create it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from its golden file; run go test ./search -run %s -update and review the diff\n%s", name, t.Name(), firstDiff(string(want), string(got)))
+	}
+}
+
+// normalise removes what varies between runs: timings, the temp home and
+// the generation's run id.
+func normalise(v any, home string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			switch k {
+			case "elapsedMs", "latencyBudgetMs":
+				x[k] = 0
+			case "generation":
+				x[k] = "<run>"
+			default:
+				x[k] = normalise(val, home)
+			}
+		}
+	case []any:
+		for i := range x {
+			x[i] = normalise(x[i], home)
+		}
+	case string:
+		if home != "" && strings.Contains(x, home) {
+			return strings.ReplaceAll(x, home, "<home>")
+		}
+		if wd, _ := os.Getwd(); strings.Contains(x, wd) {
+			return strings.ReplaceAll(x, wd, "<src>")
+		}
+	}
+	return v
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < min(len(al), len(bl)); i++ {
+		if al[i] != bl[i] {
+			return "line " + itoa(i+1) + ":\n  want " + al[i] + "\n  got  " + bl[i]
+		}
+	}
+	return "lengths differ"
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestGoldenStrongHit(t *testing.T) {
+	resp := run(t, api.SearchRequest{Query: "Why was port 2096 unavailable?", IncludeFullText: true, IncludeGovernance: true})
+	if resp.Results[0].SourceID != "lesson-2096" || resp.Quality.Status != "strong" {
+		t.Fatalf("top %s quality %s", resp.Results[0].SourceID, resp.Quality.Status)
+	}
+	if resp.RetrievalController.StopReason != "quality-strong-after-baseline" || len(resp.RetrievalController.PassTelemetry) != 1 {
+		t.Errorf("a strong baseline must stop after one pass: %s %v", resp.RetrievalController.StopReason, resp.RetrievalController.PassTelemetry)
+	}
+	// The meta-discussion chunk mentions the port too, but is penalised.
+	for i, r := range resp.Results {
+		if r.SourceID == "meta-1" && (i == 0 || r.ScoreComponents["metaDiscussion"] < 0.5) {
+			t.Errorf("meta discussion at rank %d with metaDiscussion %v", i+1, r.ScoreComponents["metaDiscussion"])
+		}
+	}
+	golden(t, "strong-hit", resp)
+}
+
+func TestGoldenWeakQueryRunsFollowUpPasses(t *testing.T) {
+	// RC-204 is nowhere in the fixture: the baseline is weak, the
+	// controller runs its follow-up passes, and the verdict stays weak.
+	resp := run(t, api.SearchRequest{Query: "Which release fixed the RC-204 migration rollback?"})
+	rc := resp.RetrievalController
+	if len(rc.PassTelemetry) < 3 || rc.PassesRun[1] != search.PassExact || rc.StopReason != "passes-exhausted" {
+		t.Fatalf("a weak baseline must run the follow-up passes: %v %s", rc.PassesRun, rc.StopReason)
+	}
+	if resp.Quality.Status != "weak" || !slices.Contains(resp.Quality.MissingTerms, "rc-204") ||
+		!strings.HasPrefix(resp.Quality.Recommendations[0], "retry-exact-missing-terms:rc-204") {
+		t.Errorf("quality %s missing %v recommendations %v", resp.Quality.Status, resp.Quality.MissingTerms, resp.Quality.Recommendations)
+	}
+	golden(t, "weak-follow-up", resp)
+}
+
+func TestAnchorsDecideStrength(t *testing.T) {
+	// The same words, but the anchors V1-A-029, SQLite and WAL are cited:
+	// generic words may be missing, the verdict is strong.
+	resp := run(t, api.SearchRequest{Query: "Session B release audit V1-A-029 SQLite WAL update rollback"})
+	if resp.Results[0].SourceID != "lesson-wal" || resp.Quality.Status != "strong" {
+		t.Fatalf("top %s quality %s", resp.Results[0].SourceID, resp.Quality.Status)
+	}
+	for _, a := range []string{"v1-a-029", "sqlite", "wal"} {
+		if slices.Contains(resp.Quality.MissingTerms, a) {
+			t.Errorf("anchor %s reported missing", a)
+		}
+	}
+}
+
+func TestGoldenFilteredQuery(t *testing.T) {
+	resp := run(t, api.SearchRequest{Query: "postgres timeout fix", Filters: api.Filters{Project: "billing", DateFrom: "2026-06-13", DateTo: "2026-06-30"}})
+	if len(resp.Results) != 1 || resp.Results[0].SourceID != "ci-2" {
+		t.Fatalf("filters must be hard: %+v", resp.Results)
+	}
+	if resp.Filtered != len(snapshot(t).Gen.Chunks)-1 {
+		t.Errorf("filtered = %d", resp.Filtered)
+	}
+	golden(t, "filtered", resp)
+}
+
+func TestGoldenChinese(t *testing.T) {
+	resp := run(t, api.SearchRequest{Query: "2096 端口为什么不可用？"})
+	if resp.Results[0].SourceID != "zh-1" {
+		t.Fatalf("top %s", resp.Results[0].SourceID)
+	}
+	if strings.Join(resp.Quality.KeyTerms, ",") != "2096,端口,不可用" {
+		t.Errorf("key terms %v", resp.Quality.KeyTerms)
+	}
+	golden(t, "chinese", resp)
+}
+
+func TestGoldenZeroResults(t *testing.T) {
+	resp := run(t, api.SearchRequest{Query: "qwxzv zzyzx plorkton"})
+	if len(resp.Results) != 0 || resp.Quality.Status != "insufficient" || resp.AnswerSynthesis.Status != "no-evidence" {
+		t.Fatalf("results %d quality %s synthesis %s", len(resp.Results), resp.Quality.Status, resp.AnswerSynthesis.Status)
+	}
+	golden(t, "zero-results", resp)
+}
+
+func TestGoldenUnavailable(t *testing.T) {
+	resp, err := engine().Search(context.Background(), nil, api.SearchRequest{Query: "hello", TopK: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "unavailable-no-generation", resp)
+	for _, reason := range []string{api.ReasonIndexLoading, api.ReasonProfileMismatch, api.ReasonCapacityExhausted, api.ReasonTimeout} {
+		golden(t, "unavailable-"+reason, api.Unavailable("hello", 4, reason))
+	}
+}
+
+func TestSubstringsNeverMatch(t *testing.T) {
+	// "ip" must not come from "pipeline", "port" not from "report".
+	p := search.MakePlan("recipe pipeline description report")
+	for _, bad := range []string{"ip", "port"} {
+		if slices.Contains(p.KeyTerms, bad) || slices.Contains(p.Intents, "config") {
+			t.Errorf("plan %+v contains %q or a config intent", p, bad)
+		}
+	}
+	if !search.MakePlan("retrieval of the eval doc").Meta {
+		t.Error("a query about eval is a meta query")
+	}
+	if search.MakePlan("what broke in the retrieve step").Meta {
+		t.Error("substring 'eval' in 'retrieval'-like words must not make a meta query")
+	}
+}
+
+// TestEveryResponseHasEveryField throws random queries and filters at the
+// engine and checks each response against the schema.
+func TestEveryResponseHasEveryField(t *testing.T) {
+	snap := snapshot(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := []string{"port", "2096", "端口", "WAL", "V1-A-029", "rollback", "", "  ", "\"quoted phrase\"", "src/money.py", "?", "不可用", "🙂", "a", "NOVA-31", "2026-06-12", "latest", "how many times", "\x00", "ﬁ", "ÅÄÖ"}
+	for i := 0; i < 300; i++ {
+		var q []string
+		for j := rng.IntN(6); j >= 0; j-- {
+			q = append(q, words[rng.IntN(len(words))])
+		}
+		req := api.SearchRequest{Query: strings.TrimSpace(strings.Join(strings.Fields(strings.Join(q, " ")), " ")), TopK: 1 + rng.IntN(20), IncludeFullText: rng.IntN(2) == 0, IncludeGovernance: rng.IntN(2) == 0}
+		if req.Query == "" {
+			req.Query = "x"
+		}
+		if rng.IntN(3) == 0 {
+			req.Filters.Project = []string{"infra", "nova", "billing", "none"}[rng.IntN(4)]
+		}
+		if rng.IntN(4) == 0 {
+			req.Filters.SourceSets = []string{"lessons"}
+		}
+		if rng.IntN(5) == 0 {
+			req.Filters.DateFrom, req.Filters.DateTo = "2026-06-01", "2026-06-30"
+		}
+		resp, err := engine().Search(context.Background(), snap, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(resp)
+		if err := contracttest.Validate(contracttest.SearchResponse, b, false); err != nil {
+			t.Fatalf("query %q: %v", req.Query, err)
+		}
+		if len(resp.Results) > req.TopK || len(resp.CitationPack) > 5 {
+			t.Fatalf("query %q returned %d results for topK %d", req.Query, len(resp.Results), req.TopK)
+		}
+	}
+}
+
+func TestDeadlineIsHonoured(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := engine().Search(ctx, snapshot(t), api.SearchRequest{Query: "port 2096", TopK: 5})
+	if err == nil {
+		t.Fatal("a cancelled search returned without error")
+	}
+}
