@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/eval"
+)
+
+const evalHelp = `Measures recall.
+
+  novactl eval --queries FILE [--json]
+      Runs each recall case of FILE (JSONL) against the running novad's facade and
+      reports recall@k, MRR, nDCG@10, citation hit rate, evidence coverage,
+      duplicate rate, aggregation correctness, latency p50/p95 and timeout rate,
+      with pass/fail per case. Exit status 1 when a case fails.
+      A case: {"id":"port","query":"why was port 2096 down","project":"infra",
+               "expect":{"relevantIds":["inc-7"],"minRecallAtK":1,"evidenceTerms":["firewall"]}}
+
+  novactl eval locomo PATH [--json]
+      Runs the LoCoMo protocol on PATH (e.g. ../shared/data/locomo-dev.json): one
+      memory per dialogue turn, every question asked with its conversation as the
+      project filter, recall@1/5/10/20, MRR and nDCG@10 of the evidence turns,
+      overall and per category, for Nova, Nova with the dense channel off, and a
+      plain BM25 baseline in the same run, next to the published DRAGON figures.
+      Indexes into a temporary home; needs no running novad.`
+
+func runEval(ctx context.Context, inv *Invocation, args []string) int {
+	if len(args) > 0 && args[0] == "locomo" {
+		return runEvalLoCoMo(ctx, inv, args[1:])
+	}
+	fs := newFlags(inv, "novactl eval", "novactl eval --queries FILE [--json] | novactl eval locomo PATH [--json]", evalHelp)
+	queries := fs.String("queries", "", "JSONL file of recall cases")
+	jsonOut := fs.Bool("json", false, "print the full report as JSON")
+	facadeURL := fs.String("facade-url", "", "facade base URL (default: the local novad from NOVA_HOME)")
+	timeout := fs.Duration("timeout", 65*time.Second, "timeout of each search")
+	if _, code := parseArgs(fs, args); code >= 0 {
+		return code
+	}
+	if *queries == "" {
+		fs.Usage()
+		return ExitUsage
+	}
+	cases, err := eval.ReadCases(*queries)
+	if err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl eval: %v\n", err)
+		return ExitUsage
+	}
+	var c *client.Client
+	if *facadeURL != "" {
+		c = client.New(strings.TrimRight(*facadeURL, "/"), "")
+	} else {
+		cfg, ok := loadConfig(inv)
+		if !ok {
+			return ExitFailure
+		}
+		c = client.ForConfig(cfg)
+	}
+	if _, err := c.FacadeHealth(ctx); client.IsNotRunning(err) {
+		fmt.Fprintf(inv.Stderr, "novactl eval: %v\n", err)
+		return ExitFailure
+	}
+	search := func(ctx context.Context, body api.SearchBody) (*api.SearchResponse, error) {
+		ctx, cancel := context.WithTimeout(ctx, *timeout)
+		defer cancel()
+		resp, _, err := c.Search(ctx, body)
+		return resp, err
+	}
+	var progress func(int, int)
+	if !*jsonOut && IsTerminal(inv.Stderr) {
+		progress = func(done, total int) { fmt.Fprintf(inv.Stderr, "\r\033[Kcase %d/%d", done, total) }
+	}
+	sum := eval.RunCases(ctx, cases, search, progress)
+	if progress != nil {
+		fmt.Fprintln(inv.Stderr)
+	}
+	sum.QueriesPath, sum.FacadeTarget = *queries, c.FacadeURL
+	if *jsonOut {
+		printJSON(inv.Stdout, sum)
+	} else {
+		printCases(inv.Stdout, sum)
+	}
+	if sum.FailedCount > 0 {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+func printCases(w io.Writer, s eval.Summary) {
+	fmt.Fprintf(w, "%-24s %-6s %7s %6s %7s %8s %8s %9s\n", "CASE", "RESULT", "RECALL", "MRR", "NDCG10", "CITEHIT", "EVIDENCE", "LATENCY")
+	for _, c := range s.Cases {
+		verdict := "pass"
+		if !c.Passed {
+			verdict = "FAIL"
+		}
+		fmt.Fprintf(w, "%-24s %-6s %7.3f %6.3f %7.3f %8.3f %8.3f %7.1fms", trunc(c.ID, 24), verdict, c.RecallAtK, c.MRR, c.NDCG10, c.CitationHitRate, c.EvidenceCoverage, c.LatencyMs)
+		if !c.Passed {
+			var failed []string
+			for k, ok := range c.Checks {
+				if !ok {
+					failed = append(failed, k)
+				}
+			}
+			sort.Strings(failed)
+			if !c.Available {
+				failed = append(failed, "unavailable:"+c.Reason)
+			}
+			fmt.Fprintf(w, "  failed: %s", strings.Join(failed, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+	m := s.Metrics
+	fmt.Fprintf(w, "\n%d/%d passed · recall@k %.3f · MRR %.3f · nDCG@10 %.3f · citation hit %.3f · evidence %.3f · duplicates %.3f · aggregation %.3f\n",
+		s.PassedCount, s.CaseCount, m.RecallAtK, m.MRR, m.NDCG10, m.CitationHitRate, m.EvidenceCoverage, m.DuplicateRate, m.AggregationCorrectness)
+	fmt.Fprintf(w, "latency p50 %.1f ms · p95 %.1f ms · timeout rate %.3f\n", m.LatencyP50Ms, m.LatencyP95Ms, m.TimeoutRate)
+}
+
+func trunc(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
+	fs := newFlags(inv, "novactl eval locomo", "novactl eval locomo PATH [--json]", evalHelp)
+	jsonOut := fs.Bool("json", false, "print the report as JSON")
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return ExitUsage
+	}
+	var progress func(int, int)
+	if !*jsonOut && IsTerminal(inv.Stderr) {
+		progress = func(done, total int) {
+			if done%25 == 0 || done == total {
+				fmt.Fprintf(inv.Stderr, "\r\033[Kquestion %d/%d", done, total)
+			}
+		}
+	}
+	rep, err := eval.RunLoCoMo(ctx, pos[0], eval.LoCoMoOptions{Progress: progress})
+	if progress != nil {
+		fmt.Fprintln(inv.Stderr)
+	}
+	if err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl eval locomo: %v\n", err)
+		return ExitFailure
+	}
+	if *jsonOut {
+		printJSON(inv.Stdout, rep)
+		return ExitOK
+	}
+	printLoCoMo(inv.Stdout, rep)
+	return ExitOK
+}
+
+func printLoCoMo(w io.Writer, r *eval.LoCoMoReport) {
+	fmt.Fprintf(w, "LoCoMo %s: %d conversations, %d turns, %d questions with evidence (index built in %.1fs)\n\n",
+		r.Dataset, r.Conversations, r.Turns, r.Questions, float64(r.BuildMs)/1000)
+	fmt.Fprintf(w, "%-18s %6s %6s %6s %6s %6s %7s %9s\n", "SYSTEM", "R@1", "R@5", "R@10", "R@20", "MRR", "NDCG10", "P50")
+	num := func(f float64) string {
+		if f < 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.3f", f)
+	}
+	for _, s := range append(r.Systems, r.Reference) {
+		o := s.Overall
+		lat := "—"
+		if s.LatencyP50Ms > 0 {
+			lat = fmt.Sprintf("%.2fms", s.LatencyP50Ms)
+		}
+		fmt.Fprintf(w, "%-18s %6s %6s %6s %6s %6s %7s %9s\n", s.Name, num(o.RecallAt1), num(o.RecallAt5), num(o.RecallAt10), num(o.RecallAt20), num(o.MRR), num(o.NDCG10), lat)
+	}
+	fmt.Fprintln(w, "\nBy category (recall@10):")
+	var cats []string
+	for c := range r.Systems[0].ByCategory {
+		cats = append(cats, c)
+	}
+	sort.Strings(cats)
+	fmt.Fprintf(w, "%-18s", "SYSTEM")
+	for _, c := range cats {
+		fmt.Fprintf(w, " %12s", c)
+	}
+	fmt.Fprintln(w)
+	for _, s := range r.Systems {
+		fmt.Fprintf(w, "%-18s", s.Name)
+		for _, c := range cats {
+			m := s.ByCategory[c]
+			fmt.Fprintf(w, " %6.3f (%3d)", m.RecallAt10, m.Questions)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "\ndragon-published is on all ten LoCoMo conversations; the others ran here on this file.")
+}

@@ -1,4 +1,0 @@
-package cli
-
-// runEval is replaced when novactl eval lands.
-var runEval = notYet("eval")

@@ -1,0 +1,481 @@
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+)
+
+// Case is one recall case: a query, optional filters, and what a good
+// answer contains. Only the case's own filters are sent; expectations are
+// never turned into filters (upstream did, which made its recall circular).
+type Case struct {
+	ID         string         `json:"id"`
+	Query      string         `json:"query"`
+	TopK       int            `json:"topK,omitempty"`
+	Date       string         `json:"date,omitempty"`
+	DateRange  *api.DateRange `json:"dateRange,omitempty"`
+	Project    string         `json:"project,omitempty"`
+	Agent      string         `json:"agent,omitempty"`
+	Role       string         `json:"role,omitempty"`
+	Tags       []string       `json:"tags,omitempty"`
+	SourceSets []string       `json:"sourceSets,omitempty"`
+	Lifecycle  []string       `json:"lifecycle,omitempty"`
+	WorkType   []string       `json:"workType,omitempty"`
+	Expect     Expect         `json:"expect"`
+}
+
+// Expect is what a case checks. A threshold is active only when set.
+type Expect struct {
+	// RelevantIDs match a result's provenance.sourceId or its id.
+	RelevantIDs []string `json:"relevantIds,omitempty"`
+	// RelevantEvidence describes relevant results by content.
+	RelevantEvidence []Evidence `json:"relevantEvidence,omitempty"`
+	// EvidenceTerms must appear in the evidence (results, citations,
+	// synthesis, events).
+	EvidenceTerms []string     `json:"evidenceTerms,omitempty"`
+	Aggregation   *Aggregation `json:"aggregation,omitempty"`
+
+	MinRecallAtK              *float64 `json:"minRecallAtK,omitempty"`
+	MinCitationHitRate        *float64 `json:"minCitationHitRate,omitempty"`
+	MinEvidenceCoverage       *float64 `json:"minEvidenceCoverage,omitempty"`
+	MaxDuplicateRate          *float64 `json:"maxDuplicateRate,omitempty"`
+	MinAggregationCorrectness *float64 `json:"minAggregationCorrectness,omitempty"`
+	MinResults                *int     `json:"minResults,omitempty"`
+}
+
+// Evidence describes relevant results: every term must occur in the
+// result (case-insensitive), and its metadata must be in the given sets.
+type Evidence struct {
+	Terms      []string `json:"terms,omitempty"`
+	SourceSets []string `json:"sourceSets,omitempty"`
+	Lifecycles []string `json:"lifecycles,omitempty"`
+	WorkTypes  []string `json:"workTypes,omitempty"`
+	Projects   []string `json:"projects,omitempty"`
+}
+
+// Aggregation checks event aggregation.
+type Aggregation struct {
+	ExpectedEventCount *int     `json:"expectedEventCount,omitempty"`
+	CountTerms         []string `json:"countTerms,omitempty"`
+	RequiredEventIDs   []string `json:"requiredEventIds,omitempty"`
+	RequiredTerms      []string `json:"requiredTerms,omitempty"`
+}
+
+// ReadCases reads a JSONL file of cases; a bad line is an error naming it.
+func ReadCases(path string) ([]Case, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []Case
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	line := 0
+	ids := map[string]bool{}
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "//") {
+			continue
+		}
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.DisallowUnknownFields()
+		var c Case
+		if err := dec.Decode(&c); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
+		}
+		if c.ID == "" || strings.TrimSpace(c.Query) == "" {
+			return nil, fmt.Errorf("%s:%d: id and query are required", path, line)
+		}
+		if ids[c.ID] {
+			return nil, fmt.Errorf("%s:%d: duplicate id %q", path, line, c.ID)
+		}
+		ids[c.ID] = true
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s has no cases", path)
+	}
+	return out, sc.Err()
+}
+
+// CaseResult is one case's metrics and verdict.
+type CaseResult struct {
+	ID                     string          `json:"id"`
+	Query                  string          `json:"query"`
+	Passed                 bool            `json:"passed"`
+	Checks                 map[string]bool `json:"checks"`
+	Available              bool            `json:"available"`
+	Reason                 string          `json:"reason,omitempty"`
+	Results                int             `json:"results"`
+	RecallAtK              float64         `json:"recallAtK"`
+	MRR                    float64         `json:"mrr"`
+	NDCG10                 float64         `json:"ndcgAt10"`
+	CitationHitRate        float64         `json:"citationHitRate"`
+	EvidenceCoverage       float64         `json:"evidenceCoverage"`
+	DuplicateRate          float64         `json:"duplicateRate"`
+	AggregationCorrectness float64         `json:"aggregationCorrectness"`
+	Quality                string          `json:"quality"`
+	LatencyMs              float64         `json:"latencyMs"`
+	TimedOut               bool            `json:"timedOut"`
+	Top                    string          `json:"top,omitempty"`
+}
+
+// Summary aggregates a run.
+type Summary struct {
+	Status       string       `json:"status"` // passed or failed
+	CaseCount    int          `json:"caseCount"`
+	PassedCount  int          `json:"passedCount"`
+	FailedCount  int          `json:"failedCount"`
+	PassRate     float64      `json:"passRate"`
+	Metrics      RunMetrics   `json:"metrics"`
+	Cases        []CaseResult `json:"cases"`
+	ReadOnly     bool         `json:"readOnly"`
+	CheckedAt    string       `json:"checkedAt"`
+	QueriesPath  string       `json:"queriesPath"`
+	FacadeTarget string       `json:"facade"`
+}
+
+// RunMetrics are means over cases and latency percentiles.
+type RunMetrics struct {
+	RecallAtK              float64 `json:"recallAtK"`
+	MRR                    float64 `json:"mrr"`
+	NDCG10                 float64 `json:"ndcgAt10"`
+	CitationHitRate        float64 `json:"citationHitRate"`
+	EvidenceCoverage       float64 `json:"evidenceCoverage"`
+	DuplicateRate          float64 `json:"duplicateRate"`
+	AggregationCorrectness float64 `json:"aggregationCorrectness"`
+	LatencyP50Ms           float64 `json:"latencyP50Ms"`
+	LatencyP95Ms           float64 `json:"latencyP95Ms"`
+	TimeoutRate            float64 `json:"timeoutRate"`
+}
+
+// Searcher runs one search (the facade client in production).
+type Searcher func(ctx context.Context, body api.SearchBody) (*api.SearchResponse, error)
+
+// RunCases runs every case through search and scores it.
+func RunCases(ctx context.Context, cases []Case, search Searcher, progress func(done, total int)) Summary {
+	s := Summary{Status: "passed", CaseCount: len(cases), ReadOnly: true, CheckedAt: time.Now().UTC().Format(time.RFC3339)}
+	var lat []float64
+	timeouts := 0
+	for i, c := range cases {
+		r := runCase(ctx, c, search)
+		s.Cases = append(s.Cases, r)
+		lat = append(lat, r.LatencyMs)
+		if r.TimedOut {
+			timeouts++
+		}
+		if r.Passed {
+			s.PassedCount++
+		} else {
+			s.FailedCount++
+			s.Status = "failed"
+		}
+		m := &s.Metrics
+		m.RecallAtK += r.RecallAtK
+		m.MRR += r.MRR
+		m.NDCG10 += r.NDCG10
+		m.CitationHitRate += r.CitationHitRate
+		m.EvidenceCoverage += r.EvidenceCoverage
+		m.DuplicateRate += r.DuplicateRate
+		m.AggregationCorrectness += r.AggregationCorrectness
+		if progress != nil {
+			progress(i+1, len(cases))
+		}
+	}
+	n := float64(max(1, len(cases)))
+	m := &s.Metrics
+	for _, p := range []*float64{&m.RecallAtK, &m.MRR, &m.NDCG10, &m.CitationHitRate, &m.EvidenceCoverage, &m.DuplicateRate, &m.AggregationCorrectness} {
+		*p = round4(*p / n)
+	}
+	m.LatencyP50Ms = round4(Percentile(lat, 0.5))
+	m.LatencyP95Ms = round4(Percentile(lat, 0.95))
+	m.TimeoutRate = round4(float64(timeouts) / n)
+	s.PassRate = round4(float64(s.PassedCount) / n)
+	return s
+}
+
+func runCase(ctx context.Context, c Case, search Searcher) CaseResult {
+	r := CaseResult{ID: c.ID, Query: c.Query, Checks: map[string]bool{}}
+	topK := c.TopK
+	if topK == 0 {
+		topK = api.DefaultTopK
+	}
+	body := api.SearchBody{Query: c.Query, TopK: topK, Date: c.Date, DateRange: c.DateRange, Project: c.Project,
+		Agent: c.Agent, Role: c.Role, Tags: c.Tags, SourceSets: c.SourceSets, Lifecycle: c.Lifecycle, WorkType: c.WorkType}
+	t0 := time.Now()
+	resp, err := search(ctx, body)
+	r.LatencyMs = round4(float64(time.Since(t0).Microseconds()) / 1000)
+	if err != nil || resp == nil {
+		r.Reason = "search failed"
+		if err != nil {
+			r.Reason = err.Error()
+		}
+		r.TimedOut = errors.Is(err, context.DeadlineExceeded) || strings.Contains(r.Reason, "timeout")
+		r.Passed = false
+		return r
+	}
+	r.Available = resp.Available
+	if resp.Reason != nil {
+		r.Reason = *resp.Reason
+		r.TimedOut = strings.Contains(r.Reason, "timeout") || strings.Contains(r.Reason, "budget")
+	}
+	r.Results = len(resp.Results)
+	r.Quality = resp.Quality.Status
+	if len(resp.Results) > 0 {
+		r.Top = resp.Results[0].ID
+	}
+	e := c.Expect
+
+	// Relevance: by id, or by evidence descriptors.
+	ranked := make([]string, len(resp.Results))
+	relevant := map[string]bool{}
+	for i, res := range resp.Results {
+		ranked[i] = res.ID
+		if matchesID(res, e.RelevantIDs) || matchesAnyEvidence(res, e.RelevantEvidence) {
+			relevant[res.ID] = true
+		}
+	}
+	wanted := len(e.RelevantIDs) + len(e.RelevantEvidence)
+	if wanted > 0 {
+		found := foundCount(resp.Results, e, len(resp.Results))
+		r.RecallAtK = round4(float64(found) / float64(wanted))
+		r.MRR = round4(MRR(ranked, relevant))
+		r.NDCG10 = round4(ndcgAt10(ranked, relevant, wanted))
+		var cited []api.Result
+		for _, cit := range resp.CitationPack {
+			for _, res := range resp.Results {
+				if res.ID == cit.ResultID {
+					cited = append(cited, res)
+				}
+			}
+		}
+		r.CitationHitRate = round4(float64(foundCount(cited, e, len(cited))) / float64(wanted))
+	} else {
+		r.RecallAtK, r.MRR, r.NDCG10, r.CitationHitRate = 1, 1, 1, 1
+	}
+
+	text := evidenceText(resp)
+	r.EvidenceCoverage = 1
+	if len(e.EvidenceTerms) > 0 {
+		hits := 0
+		for _, t := range e.EvidenceTerms {
+			if strings.Contains(text, strings.ToLower(t)) {
+				hits++
+			}
+		}
+		r.EvidenceCoverage = round4(float64(hits) / float64(len(e.EvidenceTerms)))
+	}
+	keys := map[string]bool{}
+	for _, res := range resp.Results {
+		keys[resultKey(res)] = true
+	}
+	if len(resp.Results) > 0 {
+		r.DuplicateRate = round4(float64(len(resp.Results)-len(keys)) / float64(len(resp.Results)))
+	}
+	r.AggregationCorrectness = aggregationScore(resp, e.Aggregation, text)
+
+	check := func(name string, ok bool) { r.Checks[name] = ok }
+	minResults := 1
+	if e.MinResults != nil {
+		minResults = *e.MinResults
+	}
+	check("minResults", len(resp.Results) >= minResults)
+	if e.MinRecallAtK != nil || (wanted > 0 && e.MinRecallAtK == nil) {
+		threshold := 1.0
+		if e.MinRecallAtK != nil {
+			threshold = *e.MinRecallAtK
+		}
+		check("recallAtK", r.RecallAtK >= threshold)
+	}
+	if e.MinCitationHitRate != nil {
+		check("citationHit", r.CitationHitRate >= *e.MinCitationHitRate)
+	}
+	if e.MinEvidenceCoverage != nil {
+		check("evidenceCoverage", r.EvidenceCoverage >= *e.MinEvidenceCoverage)
+	}
+	if e.MaxDuplicateRate != nil {
+		check("duplicateRate", r.DuplicateRate <= *e.MaxDuplicateRate)
+	}
+	if e.MinAggregationCorrectness != nil {
+		check("aggregationCorrectness", r.AggregationCorrectness >= *e.MinAggregationCorrectness)
+	}
+	r.Passed = r.Available
+	for _, ok := range r.Checks {
+		r.Passed = r.Passed && ok
+	}
+	return r
+}
+
+// foundCount counts how many expected ids and descriptors are matched by
+// distinct results among the first k.
+func foundCount(results []api.Result, e Expect, k int) int {
+	used := map[int]bool{}
+	found := 0
+	for _, id := range e.RelevantIDs {
+		for i, res := range results[:min(k, len(results))] {
+			if !used[i] && (res.ID == id || res.Provenance.SourceID == id || res.SourceID == id) {
+				used[i] = true
+				found++
+				break
+			}
+		}
+	}
+	for _, ev := range e.RelevantEvidence {
+		for i, res := range results[:min(k, len(results))] {
+			if !used[i] && matchesEvidence(res, ev) {
+				used[i] = true
+				found++
+				break
+			}
+		}
+	}
+	return found
+}
+
+// ndcgAt10 is nDCG@10 with binary relevance, where the ideal ranking has
+// `wanted` relevant results at the top.
+func ndcgAt10(ranked []string, relevant map[string]bool, wanted int) float64 {
+	dcg := 0.0
+	for i, id := range ranked {
+		if i == 10 {
+			break
+		}
+		if relevant[id] {
+			dcg += 1 / math.Log2(float64(i+2))
+		}
+	}
+	ideal := 0.0
+	for i := 0; i < min(10, wanted); i++ {
+		ideal += 1 / math.Log2(float64(i+2))
+	}
+	if ideal == 0 {
+		return 0
+	}
+	return min(1, dcg/ideal)
+}
+
+func matchesID(res api.Result, ids []string) bool {
+	return slices.Contains(ids, res.ID) || slices.Contains(ids, res.Provenance.SourceID) || slices.Contains(ids, res.SourceID)
+}
+
+func matchesAnyEvidence(res api.Result, evs []Evidence) bool {
+	return slices.ContainsFunc(evs, func(ev Evidence) bool { return matchesEvidence(res, ev) })
+}
+
+func matchesEvidence(res api.Result, ev Evidence) bool {
+	in := func(set []string, v *string) bool {
+		return len(set) == 0 || (v != nil && slices.Contains(set, *v))
+	}
+	lifecycle := ""
+	if res.Governance != nil {
+		lifecycle = res.Governance.Lifecycle
+	}
+	if !in(ev.SourceSets, res.SourceSet) || !in(ev.WorkTypes, res.WorkType) || !in(ev.Projects, res.Project) ||
+		(len(ev.Lifecycles) > 0 && !slices.Contains(ev.Lifecycles, lifecycle)) {
+		return false
+	}
+	hay := strings.ToLower(res.TextPreview + " " + res.Title + " " + res.SourceID + " " + deref(res.Provenance.SourcePath))
+	if res.Text != nil {
+		hay += " " + strings.ToLower(*res.Text)
+	}
+	for _, t := range ev.Terms {
+		if !strings.Contains(hay, strings.ToLower(t)) {
+			return false
+		}
+	}
+	return true
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func evidenceText(resp *api.SearchResponse) string {
+	var b strings.Builder
+	for _, r := range resp.Results {
+		b.WriteString(r.TextPreview + " " + r.Title + " " + deref(r.SourceSet) + " " + deref(r.Date) + " ")
+		if r.Text != nil {
+			b.WriteString(*r.Text + " ")
+		}
+	}
+	for _, c := range resp.CitationPack {
+		b.WriteString(c.Excerpt + " " + c.ResultID + " ")
+	}
+	b.WriteString(resp.AnswerSynthesis.Summary + " ")
+	for _, bl := range resp.AnswerSynthesis.Bullets {
+		b.WriteString(bl.Text + " ")
+	}
+	agg, _ := json.Marshal(resp.EventAggregation)
+	b.Write(agg)
+	return strings.ToLower(b.String())
+}
+
+func resultKey(r api.Result) string {
+	if r.Governance != nil && r.Governance.DuplicateGroupKey != "" {
+		return r.Governance.DuplicateGroupKey
+	}
+	if r.Provenance.DedupeKey != nil {
+		return *r.Provenance.DedupeKey
+	}
+	if r.Provenance.SourceID != "" {
+		return r.Provenance.SourceID
+	}
+	return r.ID
+}
+
+func aggregationScore(resp *api.SearchResponse, a *Aggregation, text string) float64 {
+	if a == nil {
+		return 1
+	}
+	checks, passed := 0, 0
+	if a.ExpectedEventCount != nil {
+		checks++
+		if resp.EventAggregation.EventCount == *a.ExpectedEventCount || strings.Contains(text, fmt.Sprint(*a.ExpectedEventCount)) {
+			passed++
+		}
+	}
+	if len(a.CountTerms) > 0 {
+		checks++
+		if slices.ContainsFunc(a.CountTerms, func(t string) bool { return strings.Contains(text, strings.ToLower(t)) }) {
+			passed++
+		}
+	}
+	if len(a.RequiredEventIDs) > 0 {
+		checks++
+		ids := map[string]bool{}
+		for _, r := range resp.Results {
+			ids[r.ID], ids[r.Provenance.SourceID] = true, true
+		}
+		for _, c := range resp.CitationPack {
+			ids[c.ResultID] = true
+		}
+		if slices.ContainsFunc(a.RequiredEventIDs, func(id string) bool { return ids[id] }) {
+			passed++
+		}
+	}
+	if len(a.RequiredTerms) > 0 {
+		checks++
+		if !slices.ContainsFunc(a.RequiredTerms, func(t string) bool { return !strings.Contains(text, strings.ToLower(t)) }) {
+			passed++
+		}
+	}
+	if checks == 0 {
+		return 1
+	}
+	return round4(float64(passed) / float64(checks))
+}
