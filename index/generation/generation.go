@@ -2,8 +2,8 @@
 // read-only loader. A generation directory holds the chunks (JSONL), the
 // BM25 index, the vectors, the builtin embedder's model (when the builtin
 // provider built it) and metadata. Once written it is never modified. The
-// loader checks every file's size and SHA-256 against the manifest while
-// reading it, and fails with a named error rather than serve a corrupt
+// loader checks every file's size and SHA-256 against the manifest before
+// parsing it, and fails with a named error rather than serve a corrupt
 // generation.
 package generation
 
@@ -301,6 +301,17 @@ func Open(dir string, runID string, files map[string]manifest.FileSum, analyzer 
 			return nil, bad(FileModel, "model %s does not match the generation's profile %s", g.Model.ID(), g.Meta.EmbeddingProfile.Model)
 		}
 	}
+	// Files the loader does not parse (the build report) are still
+	// checked: the manifest vouches for every file it lists.
+	for _, name := range sortedNames(files) {
+		switch name {
+		case FileChunks, FileLexical, FileContext, FileVectors, FileModel, FileMeta:
+			continue
+		}
+		if err := verified(dir, name, files, func(io.Reader) error { return nil }); err != nil {
+			return nil, annotate(runID, err)
+		}
+	}
 	g.LoadDuration = time.Since(start)
 	return g, nil
 }
@@ -324,8 +335,8 @@ func annotate(runID string, err error) error {
 	return err
 }
 
-// verified opens dir/name, checks its size, parses it with parse while
-// hashing every byte, and checks the SHA-256 at the end.
+// verified opens dir/name, checks its size and SHA-256, then parses it
+// with parse.
 func verified(dir, name string, files map[string]manifest.FileSum, parse func(io.Reader) error) error {
 	want := files[name]
 	f, err := os.Open(filepath.Join(dir, name))
@@ -340,16 +351,21 @@ func verified(dir, name string, files map[string]manifest.FileSum, parse func(io
 	if fi.Size() != want.Size {
 		return &fileError{name, fmt.Errorf("size %d, manifest says %d", fi.Size(), want.Size)}
 	}
+	// Hash the whole file before parsing it: a damaged size field must be
+	// refused by the checksum, not believed by a parser that allocates
+	// what it claims (a flipped bit can ask for gigabytes).
 	h := sha256.New()
-	tee := io.TeeReader(f, h)
-	if err := parse(tee); err != nil {
-		return &fileError{name, fmt.Errorf("parse: %w", err)}
-	}
-	if _, err := io.Copy(io.Discard, tee); err != nil {
+	if _, err := io.Copy(h, f); err != nil {
 		return &fileError{name, err}
 	}
 	if got := hexSum(h); got != want.SHA256 {
 		return &fileError{name, fmt.Errorf("checksum %s…, manifest says %s…", got[:12], want.SHA256[:min(12, len(want.SHA256))])}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return &fileError{name, err}
+	}
+	if err := parse(f); err != nil {
+		return &fileError{name, fmt.Errorf("parse: %w", err)}
 	}
 	return nil
 }

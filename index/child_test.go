@@ -1,0 +1,61 @@
+package index_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/paths"
+)
+
+// runChild is the helper process's main. The mode says what to do:
+//
+//   - crash: sync, and SIGKILL this process when the hook (or, for steps
+//     named "progress:<stage>", the progress callback) reaches
+//     NOVA_TEST_STEP; exit 3 if the step never came.
+//   - hold: sync, and at NOVA_TEST_STEP print "paused" and wait for stdin
+//     to close while holding the writer lock.
+//
+// The home, the jsonl source and the clock start come from NOVA_TEST_ROOT,
+// NOVA_TEST_SRC and NOVA_TEST_CLOCK.
+func runChild(mode string) int {
+	cfg := config.Defaults()
+	cfg.Home = paths.Home{Root: os.Getenv("NOVA_TEST_ROOT")}
+	cfg.Sources = []config.Source{{Name: "notes", Kind: config.KindJSONL, Path: os.Getenv("NOVA_TEST_SRC")}}
+	start, err := time.Parse(time.RFC3339, os.Getenv("NOVA_TEST_CLOCK"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		return 2
+	}
+	step := os.Getenv("NOVA_TEST_STEP")
+	at := func(name string) {
+		if name != step {
+			return
+		}
+		switch mode {
+		case "crash":
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			time.Sleep(time.Minute) // the signal is asynchronous
+		case "hold":
+			fmt.Println("paused")
+			_, _ = io.Copy(io.Discard, bufio.NewReader(os.Stdin))
+		}
+	}
+	opts := index.Options{NoRemote: true, Now: newClock(start).Now, Hook: at,
+		Progress: func(p index.Progress) { at("progress:" + p.Stage) }}
+	if _, err := index.New(cfg, opts).Sync(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "child sync:", err)
+		return 1
+	}
+	if mode == "crash" {
+		fmt.Fprintln(os.Stderr, "child: step", step, "never came")
+		return 3
+	}
+	return 0
+}
