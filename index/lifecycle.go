@@ -270,7 +270,7 @@ func (x *Indexer) activate(cand *manifest.Manifest, by string) (*PromoteResult, 
 	if err := appendHistory(x.home.History(), Event{Time: x.opts.Now().UTC(), Event: event, RunID: m.RunID, PreviousRunID: prev, Chunks: m.ChunkCount}); err != nil {
 		return nil, err
 	}
-	deleted := x.retain(m.RunID)
+	deleted := x.retain(m.RunID, prev)
 	x.log.Info("Generation active", "runId", m.RunID, "previous", prev, "by", by)
 	return &PromoteResult{RunID: m.RunID, PreviousRunID: prev, Chunks: m.ChunkCount, Deleted: deleted}, nil
 }
@@ -313,8 +313,10 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (*PromoteResult,
 		return nil, fmt.Errorf("nothing to roll back from: %w", err)
 	}
 	if toRunID == "" {
-		for _, id := range x.activations() {
-			if id != cur.RunID {
+		// The manifest names the generation it replaced; history covers
+		// the rest (and a manifest that predates the field).
+		for _, id := range append([]string{cur.PreviousRunID}, x.activations()...) {
+			if id != "" && id != cur.RunID {
 				if _, err := os.Stat(x.home.Generation(id)); err == nil {
 					toRunID = id
 					break
@@ -366,11 +368,17 @@ func (x *Indexer) activations() []string {
 }
 
 // retain deletes generations beyond the newest KeepGenerations activations
-// (never the active one), and candidates older than the active one. Only
-// directories named like run ids directly under our directories are ever
-// removed; symlinks are not followed.
-func (x *Indexer) retain(active string) []string {
+// (never the active one or the one it replaced), and candidates older than
+// the active one. The replaced one is kept even when history does not list
+// its activation: a writer killed after the manifest rename but before the
+// history append made it active without a record. Only directories named
+// like run ids directly under our directories are ever removed; symlinks
+// are not followed.
+func (x *Indexer) retain(active, previous string) []string {
 	keep := map[string]bool{active: true}
+	if previous != "" {
+		keep[previous] = true
+	}
 	for _, id := range x.activations() {
 		if len(keep) >= x.cfg.Index.KeepGenerations {
 			break

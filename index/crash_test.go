@@ -1,0 +1,147 @@
+package index_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/manifest"
+)
+
+// TestSync_crash kills a sync (a child process, SIGKILL) at every
+// durability boundary of a build and a promotion, starting from a home
+// with one promoted generation. After each crash the manifest is the old
+// or the new one, parses, and its generation loads; the next sync cleans
+// up and succeeds, and the generation that was active before it can still
+// be rolled back to.
+func TestSync_crash(t *testing.T) {
+	steps := []struct {
+		step    string
+		wantNew bool // the crash comes after the manifest rename
+	}{
+		{"progress:write", false}, // candidate directory created, nothing written
+		{index.StepCandidateVerified, false},
+		{index.StepGenerationMoved, false},
+		{manifest.StepTempWritten, false},
+		{manifest.StepTempSynced, false},
+		{manifest.StepRenamed, true},
+		{index.StepManifestWritten, true},
+	}
+	for _, tt := range steps {
+		t.Run(tt.step, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			src := filepath.Join(dir, "memories.jsonl")
+			root := filepath.Join(dir, "home")
+			writeFile(t, src, jsonlLines(t, baseRecords()[:4]...))
+			cfg := testConfig(t, root, config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+			old := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now})).Build.RunID
+
+			// The child syncs two more records and dies at the step.
+			writeFile(t, src, jsonlLines(t, baseRecords()...))
+			childStart := epoch.Add(time.Hour)
+			cmd := childCommand(t, "crash", root, src, childStart, tt.step)
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+				t.Fatalf("child: %v, want death by SIGKILL at %s", err, tt.step)
+			}
+
+			// The manifest is the old or the new one, valid, and loads.
+			m, _, err := manifest.Read(cfg.Home.Manifest())
+			if err != nil {
+				t.Fatalf("manifest after a crash at %s: %v", tt.step, err)
+			}
+			g, err := generation.Open(filepath.Join(root, "index", m.GenerationPath), m.RunID, m.Files, lexical.NewAnalyzer())
+			if err != nil {
+				t.Fatalf("generation %s after a crash at %s: %v", m.RunID, tt.step, err)
+			}
+			isNew := m.RunID != old
+			if isNew != tt.wantNew {
+				t.Errorf("after a crash at %s the manifest names %s (new %v), want new %v", tt.step, m.RunID, isNew, tt.wantNew)
+			}
+			wantChunks := 4
+			if isNew {
+				wantChunks = 6
+				if m.PreviousRunID != old || !strings.HasPrefix(m.RunID, childStart.Format("20060102")) {
+					t.Errorf("new manifest %s previous %s", m.RunID, m.PreviousRunID)
+				}
+			}
+			if len(g.Chunks) != wantChunks || m.ChunkCount != wantChunks {
+				t.Errorf("active generation has %d chunks (manifest %d), want %d", len(g.Chunks), m.ChunkCount, wantChunks)
+			}
+
+			// The next sync cleans what the crash left and succeeds.
+			writeFile(t, src, jsonlLines(t, append(baseRecords(), rec{ID: "mem-009", Text: "After the crash: the index was rebuilt.", Session: "s9"})...))
+			ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch.Add(2 * time.Hour)).Now})
+			r := mustSync(t, ix)
+			if r.Promote.PreviousRunID != m.RunID {
+				t.Errorf("the next sync replaced %s, want %s", r.Promote.PreviousRunID, m.RunID)
+			}
+			if got := dirNames(t, cfg.Home.Candidates()); len(got) != 0 {
+				t.Errorf("candidates left after the next sync: %v", got)
+			}
+			for _, name := range dirNames(t, cfg.Home.IndexDir()) {
+				if strings.HasSuffix(name, ".tmp") {
+					t.Errorf("temp file left in the index directory: %s", name)
+				}
+			}
+			nm, ng := active(t, cfg.Home)
+			if nm.RunID != r.Build.RunID || len(ng.Chunks) != 7 {
+				t.Errorf("after the next sync: active %s with %d chunks", nm.RunID, len(ng.Chunks))
+			}
+			// Only generations that were ever active are kept: the old
+			// one, the crashed one if it became active, and the new one.
+			want := []string{old}
+			if isNew {
+				want = append(want, m.RunID)
+			}
+			want = append(want, nm.RunID)
+			if got := dirNames(t, cfg.Home.Generations()); !slices.Equal(got, want) {
+				t.Errorf("generations %v, want %v", got, want)
+			}
+			// Rolling back goes to what was active before the next sync.
+			p, err := ix.Rollback(context.Background(), "")
+			if err != nil || p.RunID != m.RunID {
+				t.Errorf("rollback after recovery: %+v %v, want %s", p, err, m.RunID)
+			}
+		})
+	}
+}
+
+// TestSync_cleansInterruptedCandidates: a candidate directory without its
+// candidate record (a build that died while writing) and manifest temp
+// files are removed by the next sync; a complete candidate is not touched
+// by a build.
+func TestSync_cleansInterruptedCandidates(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "memories.jsonl")
+	writeFile(t, src, jsonlLines(t, baseRecords()...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now})
+	mustSync(t, ix)
+	torn := cfg.Home.Candidate(manifest.NewRunID(epoch.Add(time.Hour)))
+	writeFile(t, filepath.Join(torn, generation.FileChunks), `{"id":"half`)
+	writeFile(t, filepath.Join(cfg.Home.IndexDir(), ".manifest-123.tmp"), `{"schemaVersion":1,`)
+	if _, err := ix.Verify(context.Background(), filepath.Base(torn)); err == nil {
+		t.Errorf("verify of an interrupted candidate succeeded")
+	}
+	mustSync(t, ix)
+	if _, err := os.Stat(torn); !os.IsNotExist(err) {
+		t.Errorf("interrupted candidate still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Home.IndexDir(), ".manifest-123.tmp")); !os.IsNotExist(err) {
+		t.Errorf("manifest temp still there: %v", err)
+	}
+}

@@ -1,0 +1,515 @@
+package index_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/index/ingest"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/memory"
+)
+
+// TestSync_incremental is the issue's first "done when": a home with one
+// jsonl source syncs to an active manifest that validates and loads, and a
+// second sync with one record added embeds only that record.
+func TestSync_incremental(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "data", "memories.jsonl")
+	writeFile(t, src, jsonlLines(t, baseRecords()...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src, SourceSet: "external-content"})
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now})
+
+	first := mustSync(t, ix)
+	b := first.Build
+	if b.Records != 6 || b.Chunks != 6 || b.Embedded != 6 || b.Cached != 0 || !b.ModelTrained || b.ProblemCount != 0 {
+		t.Fatalf("first build: records %d chunks %d embedded %d cached %d trained %v problems %v",
+			b.Records, b.Chunks, b.Embedded, b.Cached, b.ModelTrained, b.Problems)
+	}
+	if b.EmbeddingSource != "in-process" {
+		t.Errorf("embedding source %q, want in-process", b.EmbeddingSource)
+	}
+	m, g := active(t, cfg.Home)
+	if m.Status != manifest.StatusActive || m.RunID != b.RunID || m.GenerationPath != "generations/"+b.RunID ||
+		m.ChunkCount != 6 || m.RecordCount != 6 || m.PromotedBy != "sync" || m.PreviousRunID != "" {
+		t.Errorf("manifest: %+v", m)
+	}
+	if p := m.EmbeddingProfile; p.Provider != config.ProviderBuiltin || p.Dimension != 384 || !strings.HasPrefix(p.Model, "lsa-") ||
+		m.EmbeddingProfileHash != manifest.ProfileHash(p) {
+		t.Errorf("embedding profile %+v hash %s", p, m.EmbeddingProfileHash)
+	}
+	if len(m.SourceProfile.Sources) != 1 || m.SourceProfile.Sources[0] != (manifest.SourceRef{Name: "notes", Kind: "jsonl", Path: src, SourceSet: "external-content"}) ||
+		m.SourceProfileHash != m.SourceProfile.Hash() {
+		t.Errorf("source profile %+v", m.SourceProfile)
+	}
+	for _, f := range []string{generation.FileChunks, generation.FileLexical, generation.FileContext, generation.FileVectors, generation.FileModel, generation.FileMeta, generation.FileReport} {
+		if _, ok := m.Files[f]; !ok {
+			t.Errorf("manifest does not list %s", f)
+		}
+	}
+	if len(g.Chunks) != 6 || g.Vectors.Len() != 6 || g.Lexical.Len() != 6 || g.Model == nil || g.Model.ID() != m.EmbeddingProfile.Model {
+		t.Fatalf("generation: %d chunks, %d vectors, %d docs", len(g.Chunks), g.Vectors.Len(), g.Lexical.Len())
+	}
+	c := chunkByID(t, g.Chunks)["notes:mem-001"]
+	if c.SourceID != "mem-001" || c.Project != "billing" || c.Agent != "codex" || c.Date != "2026-02-10" ||
+		!slices.Contains(c.Tags, "decision") || c.SourcePath != src || c.LineNumber != 1 || c.SourceType != "jsonl" ||
+		c.SourceSet != "external-content" || c.Parts != 1 || c.TextHash != memory.HashText(c.Text) {
+		t.Errorf("chunk mem-001: %+v", c)
+	}
+	if c := chunkByID(t, g.Chunks)["notes:mem-003"]; c.Time != "2026-02-12T09:30:00Z" || c.Date != "2026-02-12" {
+		t.Errorf("chunk mem-003 time %q date %q", c.Time, c.Date)
+	}
+	if got := dirNames(t, cfg.Home.Candidates()); len(got) != 0 {
+		t.Errorf("candidates left after sync: %v", got)
+	}
+
+	t.Run("one record added embeds one", func(t *testing.T) {
+		// A record of another session is its own conversation: nothing
+		// else's neighbour context changes.
+		appendFile(t, src, jsonlLines(t, rec{ID: "mem-007", Text: "The webhook secret rotates every 90 days; the rotation runbook lives in ops/webhooks.md.", Date: "2026-02-16", Project: "billing", Session: "s-77"}))
+		second := mustSync(t, ix)
+		b := second.Build
+		if b.Embedded != 1 || b.Cached != 6 || b.Records != 7 || b.Chunks != 7 || b.ModelTrained {
+			t.Fatalf("second build: embedded %d cached %d records %d chunks %d trained %v", b.Embedded, b.Cached, b.Records, b.Chunks, b.ModelTrained)
+		}
+		m2, g2 := active(t, cfg.Home)
+		if m2.RunID != b.RunID || m2.PreviousRunID != m.RunID || m2.EmbeddingProfile != m.EmbeddingProfile {
+			t.Errorf("second manifest run %s previous %s profile %+v", m2.RunID, m2.PreviousRunID, m2.EmbeddingProfile)
+		}
+		// Unchanged records keep their chunk ids, text hashes and vectors.
+		before, after := chunkByID(t, g.Chunks), chunkByID(t, g2.Chunks)
+		for id, c := range before {
+			c2, ok := after[id]
+			if !ok || c2.TextHash != c.TextHash || c2.DedupeKey != c.DedupeKey {
+				t.Errorf("chunk %s changed or vanished", id)
+			}
+		}
+		if _, ok := after["notes:mem-007"]; !ok {
+			t.Errorf("new chunk missing")
+		}
+		for i := range g.Chunks {
+			j := slices.IndexFunc(g2.Chunks, func(c memory.Chunk) bool { return c.ID == g.Chunks[i].ID })
+			if !slices.Equal(g.Vectors.Row(i), g2.Vectors.Row(j)) {
+				t.Errorf("vector of %s changed", g.Chunks[i].ID)
+			}
+		}
+	})
+
+	t.Run("record added to a conversation re-embeds its neighbour", func(t *testing.T) {
+		// Records of one file and project are one conversation: the
+		// previous last record's neighbour context now holds the new
+		// record's first words, so its indexed text changed too.
+		appendFile(t, src, jsonlLines(t, rec{ID: "mem-008", Text: "Lesson: pin the terraform provider versions; an unpinned upgrade recreated the staging database.", Date: "2026-02-17", Project: "billing"}))
+		b := mustSync(t, ix).Build
+		if b.Embedded != 2 || b.Cached != 6 || b.Chunks != 8 {
+			t.Fatalf("third build: embedded %d cached %d chunks %d, want 2 (new record and its neighbour) 6 8", b.Embedded, b.Cached, b.Chunks)
+		}
+	})
+}
+
+// TestSync_sourceKinds builds every source kind at once and checks what
+// each contributed.
+func TestSync_sourceKinds(t *testing.T) {
+	dir := t.TempDir()
+	jsonlPath := filepath.Join(dir, "records", "export.jsonl")
+	good := jsonlLines(t, baseRecords()[:3]...)
+	lines := strings.SplitAfter(good, "\n")
+	malformed := lines[0] +
+		`{"id": "truncated", "text": "the writer crashed here` + "\n" + // line 2
+		`{"text": "a record without an id"}` + "\n" + // line 3
+		lines[1] + // line 4
+		"not json at all\n" + // line 5
+		`{"id": "bad-date", "text": "dated wrongly", "date": "last tuesday"}` + "\n" + // line 6
+		"\n" + // line 7: blank lines are fine
+		lines[2] + // line 8
+		`{"id": "secret", "text": "Deploy key for staging: sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd; screenshot data:image/png;base64,` + strings.Repeat("iVBORw0KGgoAAAANSUhEUgAA", 40) + ` end of note."}` + "\n" // line 9
+	writeFile(t, jsonlPath, malformed)
+
+	notes := filepath.Join(dir, "notes")
+	writeFile(t, filepath.Join(notes, "runbook.md"), `---
+title: Billing runbook
+date: 2026-02-20
+tags: [runbook, billing]
+project: billing
+---
+How the billing service is deployed and rolled back.
+
+# Deploys
+## Rollback
+To roll back, redeploy the previous image and run make migrate-down.
+## Canary
+The canary gets 5% of traffic for 30 minutes before the full rollout.
+# On-call
+Page the billing on-call through PagerDuty; escalate after 15 minutes.
+`)
+
+	hugePath := filepath.Join(dir, "huge", "tool-output.jsonl")
+	huge := hugeText(12000)
+	writeFile(t, hugePath, jsonlLines(t, rec{ID: "log-1", Text: huge, Date: "2026-02-21", Project: "ci", Title: "CI log"}))
+
+	codex, err := filepath.Abs(filepath.Join("ingest", "testdata", "codex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude, err := filepath.Abs(filepath.Join("ingest", "testdata", "claude-code", "projects"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, filepath.Join(dir, "home"),
+		config.Source{Name: "export", Kind: config.KindJSONL, Path: jsonlPath},
+		config.Source{Name: "notes", Kind: config.KindMarkdown, Path: notes},
+		config.Source{Name: "huge", Kind: config.KindJSONL, Path: hugePath},
+		config.Source{Name: "codex", Kind: config.KindCodex, Path: codex},
+		config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: claude},
+	)
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now})
+	r := mustSync(t, ix)
+	_, g := active(t, cfg.Home)
+	byID := chunkByID(t, g.Chunks)
+	bySource := map[string][]memory.Chunk{}
+	for _, c := range g.Chunks {
+		bySource[c.SourceName] = append(bySource[c.SourceName], c)
+	}
+	summary := map[string]index.SourceSummary{}
+	for _, s := range r.Build.Sources {
+		summary[s.Name] = s
+	}
+
+	t.Run("jsonl malformed lines", func(t *testing.T) {
+		var got []int
+		for _, p := range r.Build.Problems {
+			if p.Source != "export" {
+				continue
+			}
+			if p.Path != jsonlPath || !strings.HasPrefix(p.String(), jsonlPath+":") {
+				t.Errorf("problem %q does not name the file", p.String())
+			}
+			got = append(got, p.Line)
+		}
+		if !slices.Equal(got, []int{2, 3, 5, 6}) {
+			t.Errorf("problem lines %v, want [2 3 5 6]: %v", got, r.Build.Problems)
+		}
+		if s := summary["export"]; s.Records != 4 || s.Problems != 4 || s.Files != 1 {
+			t.Errorf("summary %+v", s)
+		}
+		for id, line := range map[string]int{"export:mem-001": 1, "export:mem-002": 4, "export:mem-003": 8, "export:secret": 9} {
+			if c, ok := byID[id]; !ok || c.LineNumber != line {
+				t.Errorf("chunk %s: present %v line %d, want line %d", id, ok, c.LineNumber, line)
+			}
+		}
+		s := byID["export:secret"].Text
+		if strings.Contains(s, "sk-proj-") || strings.Contains(s, "iVBOR") || !strings.Contains(s, "end of note") {
+			t.Errorf("secret or base64 kept: %q", s)
+		}
+	})
+
+	t.Run("markdown headings", func(t *testing.T) {
+		want := map[string][]string{
+			"notes:runbook.md#top":              nil,
+			"notes:runbook.md#deploys-rollback": {"Deploys", "Rollback"},
+			"notes:runbook.md#deploys-canary":   {"Deploys", "Canary"},
+			"notes:runbook.md#on-call":          {"On-call"},
+		}
+		if len(bySource["notes"]) != len(want) {
+			for _, c := range bySource["notes"] {
+				t.Logf("got %s %q", c.ID, c.HeadingPath)
+			}
+			t.Fatalf("%d markdown chunks, want %d", len(bySource["notes"]), len(want))
+		}
+		for id, path := range want {
+			c, ok := byID[id]
+			if !ok || !slices.Equal(c.HeadingPath, path) {
+				t.Errorf("chunk %s: present %v heading path %q, want %q", id, ok, c.HeadingPath, path)
+				continue
+			}
+			if c.Date != "2026-02-20" || c.Project != "billing" || !slices.Contains(c.Tags, "runbook") ||
+				c.SourceType != "markdown" || c.SourceSet != "notes" || c.Layer != "note" {
+				t.Errorf("chunk %s metadata: %+v", id, c)
+			}
+		}
+		if c := byID["notes:runbook.md#deploys-rollback"]; c.Title != "Deploys > Rollback" || c.LineNumber != 10 ||
+			!strings.Contains(c.Text, "migrate-down") {
+			t.Errorf("rollback section: title %q line %d text %q", c.Title, c.LineNumber, c.Text)
+		}
+		if c := byID["notes:runbook.md#top"]; c.Title != "Billing runbook" {
+			t.Errorf("top section title %q", c.Title)
+		}
+	})
+
+	t.Run("codex", func(t *testing.T) {
+		cs := bySource["codex"]
+		if len(cs) != 7 {
+			t.Fatalf("%d codex chunks, want 7", len(cs))
+		}
+		for _, c := range cs {
+			if c.Agent != "codex" || c.SourceType != "codex" || c.SessionID != "0196c0de-7a11-7c2e-9f00-5e1b2c3d4e5f" ||
+				(c.Project != "billing" && c.Project != "billing-api") || c.SourceSet != "agent-transcripts" || c.Time == "" {
+				t.Errorf("codex chunk %+v", c)
+			}
+		}
+		if c := byID["codex:0196c0de-7a11-7c2e-9f00-5e1b2c3d4e5f:6"]; c.Text != "Why do invoice totals drift by a cent?" || c.Role != "user" {
+			t.Errorf("codex first turn: %+v", c)
+		}
+		if !hasProblem(r.Build.Problems, "codex", 21) {
+			t.Errorf("the malformed codex line 21 is not reported: %v", r.Build.Problems)
+		}
+	})
+
+	t.Run("claude-code", func(t *testing.T) {
+		cs := bySource["claude"]
+		if len(cs) != 7 {
+			t.Fatalf("%d claude chunks, want 7", len(cs))
+		}
+		for _, c := range cs {
+			if c.Agent != "claude-code" || c.SourceType != "claude-code" || c.SessionID != "5b1c2d3e-0000-4a4a-9b9b-123456789abc" {
+				t.Errorf("claude chunk %+v", c)
+			}
+			if strings.Contains(c.Text, "Bearer ey") || strings.Contains(c.Text, "iVBOR") {
+				t.Errorf("noise leaked into %s: %q", c.ID, c.Text)
+			}
+		}
+		if c := byID["claude:5b1c2d3e-0000-4a4a-9b9b-123456789abc:17"]; c.Project != "web" || !strings.Contains(c.Text, "[redacted]") {
+			t.Errorf("claude turn 17: %+v", c)
+		}
+		if !hasProblem(r.Build.Problems, "claude", 13) {
+			t.Errorf("the malformed claude line 13 is not reported: %v", r.Build.Problems)
+		}
+	})
+
+	t.Run("huge text", func(t *testing.T) {
+		parts := hugeParts(t, bySource["huge"])
+		checkPieces(t, cfg, huge, parts)
+		// A rebuild of the same text gives the same ids and pieces.
+		r2 := mustSync(t, ix)
+		if r2.Build.Embedded != 0 || r2.Build.Cached != r.Build.Chunks {
+			t.Errorf("rebuild embedded %d cached %d of %d", r2.Build.Embedded, r2.Build.Cached, r.Build.Chunks)
+		}
+		_, g2 := active(t, cfg.Home)
+		var again []memory.Chunk
+		for _, c := range g2.Chunks {
+			if c.SourceName == "huge" {
+				again = append(again, c)
+			}
+		}
+		again = hugeParts(t, again)
+		for i := range parts {
+			if again[i].ID != parts[i].ID || again[i].TextHash != parts[i].TextHash {
+				t.Errorf("piece %d: %s/%s became %s/%s", i, parts[i].ID, parts[i].TextHash[:8], again[i].ID, again[i].TextHash[:8])
+			}
+		}
+	})
+}
+
+func hasProblem(ps []ingest.Problem, source string, line int) bool {
+	for _, p := range ps {
+		if p.Source == source && p.Line == line {
+			return true
+		}
+	}
+	return false
+}
+
+// hugeText returns about n characters of realistic tool output: numbered
+// log lines grouped in paragraphs.
+func hugeText(n int) string {
+	var b strings.Builder
+	for i := 1; b.Len() < n; i++ {
+		b.WriteString("step ")
+		b.WriteString(strings.Repeat("x", i%3))
+		b.WriteString(itoa(i))
+		b.WriteString(": compiled package billing/internal/ledger")
+		b.WriteString(itoa(i % 17))
+		b.WriteString(" in 0.")
+		b.WriteString(itoa(100 + i%900))
+		b.WriteString("s, cache miss for go.sum entry golang.org/x/text v0.")
+		b.WriteString(itoa(i % 30))
+		b.WriteString(".0.")
+		if i%7 == 0 {
+			b.WriteString("\n\n")
+		} else {
+			b.WriteString(" ")
+		}
+	}
+	return b.String()
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var d []byte
+	for ; i > 0; i /= 10 {
+		d = append([]byte{byte('0' + i%10)}, d...)
+	}
+	return string(d)
+}
+
+// hugeParts returns the chunks of record log-1 in part order, checking ids.
+func hugeParts(t *testing.T, cs []memory.Chunk) []memory.Chunk {
+	t.Helper()
+	if len(cs) < 3 {
+		t.Fatalf("the huge record became %d chunks, want several", len(cs))
+	}
+	slices.SortFunc(cs, func(a, b memory.Chunk) int { return a.Part - b.Part })
+	for i, c := range cs {
+		want := memory.ChunkID("huge", "log-1", i+1, len(cs))
+		if c.ID != want || c.Part != i+1 || c.Parts != len(cs) || c.SourceID != "log-1" || c.Title != "CI log" {
+			t.Errorf("piece %d: id %s part %d/%d source id %s title %q, want id %s", i, c.ID, c.Part, c.Parts, c.SourceID, c.Title, want)
+		}
+	}
+	return cs
+}
+
+// checkPieces checks that pieces cover text within the size cap and that
+// consecutive pieces overlap.
+func checkPieces(t *testing.T, cfg config.Config, text string, parts []memory.Chunk) {
+	t.Helper()
+	for i, c := range parts {
+		if n := utf8.RuneCountInString(c.Text); n > cfg.Index.ChunkMaxChars {
+			t.Errorf("piece %d has %d characters, cap %d", i, n, cfg.Index.ChunkMaxChars)
+		}
+		if !strings.Contains(text, c.Text) {
+			t.Errorf("piece %d is not a slice of the text", i)
+		}
+		if i == 0 {
+			continue
+		}
+		prev := parts[i-1].Text
+		head := c.Text[:min(40, len(c.Text))]
+		if !strings.Contains(prev, head) {
+			t.Errorf("piece %d does not start inside piece %d (no overlap): %q", i, i-1, head)
+		}
+		end := strings.Index(text, prev) + len(prev)
+		start := strings.Index(text, c.Text)
+		if overlap := end - start; overlap <= 0 || overlap > cfg.Index.ChunkOverlapChars+40 {
+			t.Errorf("pieces %d and %d overlap by %d characters, want 1-%d", i-1, i, overlap, cfg.Index.ChunkOverlapChars)
+		}
+	}
+	if !strings.HasPrefix(text, parts[0].Text) || !strings.HasSuffix(strings.TrimSpace(text), parts[len(parts)-1].Text) {
+		t.Errorf("the pieces do not start and end with the text")
+	}
+}
+
+// TestSync_embeddingCache shows that the cache is what makes a rebuild
+// cheap: an edit re-embeds exactly one record, a removed cache re-embeds
+// everything, and a retrained model (a new profile) starts a new cache.
+func TestSync_embeddingCache(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "memories.jsonl")
+	recs := baseRecords()
+	for i := range recs {
+		recs[i].Session = "s-" + recs[i].ID // one conversation each: no neighbour context
+	}
+	writeFile(t, src, jsonlLines(t, recs...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	clk := newClock(epoch)
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now})
+
+	steps := []struct {
+		name             string
+		change           func()
+		opts             *index.Options
+		embedded, cached int
+	}{
+		{"first build embeds all", func() {}, nil, 6, 0},
+		{"unchanged rebuild embeds none", func() {}, nil, 0, 6},
+		{"an edited record is embedded again", func() {
+			recs[2].Text += " Follow-up: the fix shipped in 2.4.2."
+			writeFile(t, src, jsonlLines(t, recs...))
+		}, nil, 1, 5},
+		{"a lost cache embeds all", func() {
+			if err := os.RemoveAll(cfg.Home.EmbeddingCache()); err != nil {
+				t.Fatal(err)
+			}
+		}, nil, 6, 0},
+		{"a retrained model is a new profile", func() {}, &index.Options{NoRemote: true, Now: clk.Now, Retrain: true}, 6, 0},
+	}
+	var prevModel string
+	for _, s := range steps {
+		s.change()
+		x := ix
+		if s.opts != nil {
+			x = index.New(cfg, *s.opts)
+		}
+		b := mustSync(t, x).Build
+		if b.Embedded != s.embedded || b.Cached != s.cached {
+			t.Errorf("%s: embedded %d cached %d, want %d %d", s.name, b.Embedded, b.Cached, s.embedded, s.cached)
+		}
+		m, _ := active(t, cfg.Home)
+		if s.opts != nil && s.opts.Retrain == (m.EmbeddingProfile.Model == prevModel) {
+			t.Errorf("%s: model %s, previous %s", s.name, m.EmbeddingProfile.Model, prevModel)
+		}
+		prevModel = m.EmbeddingProfile.Model
+	}
+	if got := dirNames(t, cfg.Home.EmbeddingCache()); len(got) != 2 {
+		t.Errorf("cache files %v, want one per profile (2)", got)
+	}
+}
+
+// TestSync_carryForward: memory whose source file disappeared is kept
+// unless the operator asks to prune it.
+func TestSync_carryForward(t *testing.T) {
+	dir := t.TempDir()
+	srcDir := filepath.Join(dir, "exports")
+	recs := baseRecords()
+	writeFile(t, filepath.Join(srcDir, "a.jsonl"), jsonlLines(t, recs[:4]...))
+	writeFile(t, filepath.Join(srcDir, "b.jsonl"), jsonlLines(t, recs[4:]...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: srcDir})
+	clk := newClock(epoch)
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now})
+	mustSync(t, ix)
+
+	if err := os.Remove(filepath.Join(srcDir, "b.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	b := mustSync(t, ix).Build
+	if b.Records != 4 || b.Carried != 2 || b.Chunks != 6 || b.Embedded != 0 {
+		t.Errorf("after deleting b.jsonl: records %d carried %d chunks %d embedded %d, want 4 2 6 0", b.Records, b.Carried, b.Chunks, b.Embedded)
+	}
+	_, g := active(t, cfg.Home)
+	byID := chunkByID(t, g.Chunks)
+	for _, id := range []string{"notes:mem-005", "notes:mem-006"} {
+		if c, ok := byID[id]; !ok || !strings.HasSuffix(c.SourcePath, "b.jsonl") {
+			t.Errorf("carried chunk %s missing", id)
+		}
+	}
+
+	// Carried memory survives further syncs, even of a missing source.
+	if err := os.RemoveAll(srcDir); err != nil {
+		t.Fatal(err)
+	}
+	b = mustSync(t, ix).Build
+	if b.Records != 0 || b.Carried != 6 || b.Chunks != 6 {
+		t.Errorf("after deleting the source: records %d carried %d chunks %d, want 0 6 6", b.Records, b.Carried, b.Chunks)
+	}
+	if len(b.Sources) != 1 || !b.Sources[0].Missing {
+		t.Errorf("source summary %+v does not say missing", b.Sources)
+	}
+
+	writeFile(t, filepath.Join(srcDir, "a.jsonl"), jsonlLines(t, recs[:4]...))
+	prune := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, PruneMissing: true})
+	b = mustSync(t, prune).Build
+	if b.Records != 4 || b.Carried != 0 || b.Chunks != 4 {
+		t.Errorf("with PruneMissing: records %d carried %d chunks %d, want 4 0 4", b.Records, b.Carried, b.Chunks)
+	}
+	_, g = active(t, cfg.Home)
+	if _, ok := chunkByID(t, g.Chunks)["notes:mem-005"]; ok {
+		t.Errorf("pruned chunk still indexed")
+	}
+
+	// With nothing left to read and nothing to carry, the build refuses.
+	if err := os.RemoveAll(srcDir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := prune.Sync(context.Background()); err == nil || errors.Is(err, index.ErrLocked) {
+		t.Errorf("sync of an empty corpus: %v, want an error", err)
+	}
+}
