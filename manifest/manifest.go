@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -104,11 +105,15 @@ var runIDPattern = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
 // else is accepted.
 func ValidRunID(id string) bool { return runIDPattern.MatchString(id) }
 
-// NewRunID returns a fresh run id for time t.
+// NewRunID returns a fresh run id for time t. The first three hex digits
+// of the suffix are t's milliseconds and the other five are random, so run
+// ids sort by creation time even within one second ("the newest
+// candidate" is the last by name).
 func NewRunID(t time.Time) string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
-	return t.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+	ms := uint32(t.Nanosecond() / int(time.Millisecond)) // 0-999: 0x000-0x3e7
+	return t.UTC().Format("20060102T150405Z") + "-" + fmt.Sprintf("%08x", ms<<20|binary.BigEndian.Uint32(b[:])&0xfffff)
 }
 
 // Seal fills in the checksum.
@@ -173,6 +178,18 @@ func Parse(b []byte) (*Manifest, error) {
 	}
 	if err := m.Validate(); err != nil {
 		return nil, err
+	}
+	// The checksum covers the decoded values; the bytes must also be
+	// exactly what WriteAtomic wrote (up to white space). Otherwise a
+	// flipped case bit in a key (encoding/json matches keys without
+	// regard to case) or garbage after the object would pass.
+	var compact bytes.Buffer
+	canonical, err := json.Marshal(&m)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if err := json.Compact(&compact, b); err != nil || !bytes.Equal(compact.Bytes(), canonical) {
+		return nil, fmt.Errorf("%w: the file differs from the manifest it decodes to (damaged or edited)", ErrInvalid)
 	}
 	return &m, nil
 }

@@ -1,0 +1,222 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+)
+
+// validManifest returns a sealed, valid manifest.
+func validManifest() *Manifest {
+	prof := api.EmbeddingProfile{Provider: "builtin", Model: "lsa-0123456789ab", Dimension: 384}
+	m := &Manifest{
+		SchemaVersion: SchemaVersion, Status: StatusActive, RunID: "20260301T080000Z-1a2b3c4d",
+		GenerationPath: "generations/20260301T080000Z-1a2b3c4d",
+		CreatedAt:      time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC), PromotedAt: time.Date(2026, 3, 1, 8, 0, 5, 0, time.UTC),
+		PromotedBy: "sync", ChunkCount: 42, RecordCount: 40,
+		EmbeddingProfile: prof, EmbeddingProfileHash: ProfileHash(prof),
+		SourceProfile: SourceProfile{Sources: []SourceRef{{Name: "notes", Kind: "jsonl", Path: "/home/me/notes.jsonl", SourceSet: "external-content"}}},
+		Files: map[string]FileSum{
+			"chunks.jsonl": {Size: 1234, SHA256: strings.Repeat("ab", 32)},
+			"vectors.f32":  {Size: 64512, SHA256: strings.Repeat("cd", 32)},
+		},
+		PreviousRunID: "20260228T080000Z-00ff00ff",
+	}
+	m.SourceProfileHash = m.SourceProfile.Hash()
+	m.Seal()
+	return m
+}
+
+func TestWriteAtomic_read(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "manifest.json")
+	var steps []string
+	if err := WriteAtomic(path, validManifest(), func(s string) { steps = append(steps, s) }); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{StepTempWritten, StepTempSynced, StepRenamed}; !slices.Equal(steps, want) {
+		t.Errorf("hook steps %v, want %v", steps, want)
+	}
+	m, sum, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.RunID != validManifest().RunID || len(sum) != 64 {
+		t.Errorf("read %+v sum %q", m, sum)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d entries after the write, want only manifest.json", len(entries))
+	}
+	if _, _, err := Read(filepath.Join(dir, "missing.json")); !errors.Is(err, ErrNoManifest) {
+		t.Errorf("missing manifest: %v, want ErrNoManifest", err)
+	}
+	// An invalid manifest is never written.
+	bad := validManifest()
+	bad.RunID = "../../etc"
+	if err := WriteAtomic(path, bad, nil); !errors.Is(err, ErrInvalid) {
+		t.Errorf("write of an invalid manifest: %v", err)
+	}
+	if m, _, err := Read(path); err != nil || m.RunID != validManifest().RunID {
+		t.Errorf("the previous manifest did not survive a refused write: %v", err)
+	}
+}
+
+// TestRead_damaged truncates the manifest at every length, flips every
+// bit of every byte and zero-fills it: Read refuses each with ErrInvalid.
+func TestRead_damaged(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "manifest.json")
+	if err := WriteAtomic(path, validManifest(), nil); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, b []byte) {
+		t.Helper()
+		if _, err := Parse(b); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: Parse: %v, want ErrInvalid", what, err)
+		}
+	}
+	// The trailing newline is not part of the content.
+	for n := 0; n < len(good)-1; n++ {
+		check("truncated to "+itoa(n), good[:n])
+	}
+	var accepted []string
+	for i := range good {
+		for bit := 0; bit < 8; bit++ {
+			b := bytes.Clone(good)
+			b[i] ^= 1 << bit
+			if _, err := Parse(b); err == nil {
+				accepted = append(accepted, itoa(i)+"/"+itoa(bit)+" ("+string(good[max(0, i-10):min(len(good), i+10)])+")")
+			} else if !errors.Is(err, ErrInvalid) {
+				t.Errorf("flip byte %d bit %d: %v, want ErrInvalid", i, bit, err)
+			}
+		}
+	}
+	// A flip in the trailing newline or the final closing brace's
+	// surrounding whitespace could be harmless; nothing else may pass.
+	for _, a := range accepted {
+		t.Errorf("a bit flip was accepted: byte/bit %s", a)
+	}
+	check("zero-filled", make([]byte, len(good)))
+	check("empty", nil)
+	check("two manifests", append(bytes.Clone(good), good...))
+
+	// Read reports the same through the file.
+	if err := os.WriteFile(path, good[:len(good)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Read(path); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Read of a truncated file: %v, want ErrInvalid", err)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(m *Manifest)
+	}{
+		{"schema version", func(m *Manifest) { m.SchemaVersion = 2 }},
+		{"status", func(m *Manifest) { m.Status = "candidate" }},
+		{"run id", func(m *Manifest) { m.RunID = "latest" }},
+		{"generation path escapes", func(m *Manifest) { m.GenerationPath = "generations/../../x" }},
+		{"negative chunks", func(m *Manifest) { m.ChunkCount = -1 }},
+		{"profile hash", func(m *Manifest) { m.EmbeddingProfile.Dimension = 768 }},
+		{"no files", func(m *Manifest) { m.Files = nil }},
+		{"file path", func(m *Manifest) { m.Files["../x"] = FileSum{Size: 1, SHA256: strings.Repeat("0", 64)} }},
+		{"file sum", func(m *Manifest) { m.Files["x"] = FileSum{Size: 1, SHA256: "abc"} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := validManifest()
+			tt.change(m)
+			m.Seal() // a consistent checksum: the field check must catch it
+			if err := m.Validate(); !errors.Is(err, ErrInvalid) {
+				t.Errorf("Validate: %v, want ErrInvalid", err)
+			}
+		})
+	}
+	t.Run("edited without resealing", func(t *testing.T) {
+		m := validManifest()
+		m.ChunkCount++
+		if err := m.Validate(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "checksum") {
+			t.Errorf("Validate: %v, want a checksum mismatch", err)
+		}
+	})
+	t.Run("unknown field", func(t *testing.T) {
+		b, _ := json.Marshal(validManifest())
+		b = bytes.Replace(b, []byte(`{"schemaVersion"`), []byte(`{"extra":1,"schemaVersion"`), 1)
+		if _, err := Parse(b); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Parse: %v, want ErrInvalid", err)
+		}
+	})
+}
+
+func TestNewRunID(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
+	var ids []string
+	for i := 0; i < 200; i++ {
+		id := NewRunID(t0.Add(time.Duration(i) * 5 * time.Millisecond))
+		if !ValidRunID(id) {
+			t.Fatalf("NewRunID gave %q", id)
+		}
+		ids = append(ids, id)
+	}
+	// Ids sort by creation time even within one second: "the newest
+	// candidate" is the last one by name.
+	if !slices.IsSorted(ids) {
+		t.Errorf("run ids of increasing times do not sort in order: %v", ids[:10])
+	}
+	if a, b := NewRunID(t0), NewRunID(t0); a == b {
+		t.Errorf("two run ids of one instant are equal: %s", a)
+	}
+}
+
+// FuzzParse: Parse never panics, and whatever it accepts re-validates.
+func FuzzParse(f *testing.F) {
+	good, _ := json.MarshalIndent(validManifest(), "", "  ")
+	f.Add(good)
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"schemaVersion":1,"status":"active"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := Parse(b)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Parse error %v is not ErrInvalid", err)
+			}
+			return
+		}
+		if err := m.Validate(); err != nil {
+			t.Fatalf("accepted manifest does not validate: %v", err)
+		}
+	})
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var d []byte
+	neg := i < 0
+	if neg {
+		i = -i
+	}
+	for ; i > 0; i /= 10 {
+		d = append([]byte{byte('0' + i%10)}, d...)
+	}
+	if neg {
+		return "-" + string(d)
+	}
+	return string(d)
+}
