@@ -21,6 +21,8 @@ import (
 type Store struct {
 	dim  int
 	data []float32
+	// ann, when set, shortlists unfiltered searches (see WithANN).
+	ann Neighbors
 }
 
 // NewStore wraps data (n*dim values, each row unit length or zero).
@@ -82,6 +84,9 @@ func (s *Store) Search(q []float32, k int, accept func(int) bool) ([]Hit, error)
 	n := s.Len()
 	if k <= 0 || n == 0 {
 		return nil, nil
+	}
+	if s.ann != nil && accept == nil {
+		return s.searchANN(q, k), nil
 	}
 	workers := 1
 	if n >= parallelMin {

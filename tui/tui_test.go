@@ -1,0 +1,489 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/doctor"
+)
+
+func TestMain(m *testing.M) {
+	// Goldens are compared without colour and in one time zone.
+	lipgloss.SetColorProfile(termenv.Ascii)
+	time.Local = time.UTC
+	os.Exit(m.Run())
+}
+
+// newTestModel returns a model at 80x24 whose status poll never fires on
+// its own during a test.
+func newTestModel(t *testing.T, b *fakeBackend) Model {
+	t.Helper()
+	m := New(Options{Backend: b, StatusInterval: time.Hour})
+	return update(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+}
+
+// update feeds msg to m and then runs the commands it returns, feeding
+// their messages back in, until nothing is left. Timers (the status tick,
+// cursor blinks) are dropped: a test never waits for time to pass.
+func update(t *testing.T, m Model, msgs ...tea.Msg) Model {
+	t.Helper()
+	for _, msg := range msgs {
+		next, cmd := m.Update(msg)
+		m = next.(Model)
+		m = drain(t, m, cmd)
+	}
+	return m
+}
+
+// started is newTestModel after its first status poll answered.
+func started(t *testing.T, b *fakeBackend) Model {
+	t.Helper()
+	m := newTestModel(t, b)
+	return drain(t, m, m.Init())
+}
+
+func drain(t *testing.T, m Model, cmd tea.Cmd) Model {
+	t.Helper()
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil || isTimer(c) {
+			continue
+		}
+		msg := runCmd(t, c)
+		switch msg := msg.(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+			continue
+		case tea.QuitMsg:
+			continue
+		}
+		next, more := m.Update(msg)
+		m = next.(Model)
+		queue = append(queue, more)
+	}
+	return m
+}
+
+// isTimer reports whether c only waits for time to pass: tea.Tick (the
+// status poll) and the text cursors' blink.
+func isTimer(c tea.Cmd) bool {
+	name := runtime.FuncForPC(reflect.ValueOf(c).Pointer()).Name()
+	return strings.Contains(name, "bubbletea.Tick") || strings.Contains(name, "bubbles/cursor")
+}
+
+// runCmd runs c, failing the test if it blocks.
+func runCmd(t *testing.T, c tea.Cmd) tea.Msg {
+	t.Helper()
+	ch := make(chan tea.Msg, 1)
+	go func() { ch <- c() }()
+	select {
+	case msg := <-ch:
+		return msg
+	case <-time.After(5 * time.Second):
+		t.Fatalf("command %s blocks", runtime.FuncForPC(reflect.ValueOf(c).Pointer()).Name())
+		return nil
+	}
+}
+
+// keys turns a compact spec into key messages: "/", "enter", "esc",
+// "down", "up", "tab", "ctrl+c", "ctrl+r"; anything else is typed as runes.
+func keys(specs ...string) []tea.Msg {
+	named := map[string]tea.KeyType{
+		"enter": tea.KeyEnter, "esc": tea.KeyEsc, "down": tea.KeyDown, "up": tea.KeyUp, "tab": tea.KeyTab,
+		"shift+tab": tea.KeyShiftTab, "ctrl+c": tea.KeyCtrlC, "ctrl+r": tea.KeyCtrlR, "pgdown": tea.KeyPgDown, "backspace": tea.KeyBackspace,
+	}
+	var out []tea.Msg
+	for _, s := range specs {
+		if k, ok := named[s]; ok {
+			out = append(out, tea.KeyMsg{Type: k})
+			continue
+		}
+		for _, r := range s {
+			out = append(out, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+		}
+	}
+	return out
+}
+
+func press(t *testing.T, m Model, specs ...string) Model {
+	t.Helper()
+	return update(t, m, keys(specs...)...)
+}
+
+func TestModel_StatusPolling(t *testing.T) {
+	b := &fakeBackend{report: blockedReport()}
+	m := newTestModel(t, b)
+	if m.report != nil {
+		t.Fatal("report before the first poll")
+	}
+	m = drain(t, m, m.Init())
+	if n, _ := b.calls(); n != 1 {
+		t.Fatalf("status calls after Init = %d, want 1", n)
+	}
+	if m.report == nil || m.report.Status != doctor.Blocked {
+		t.Fatalf("report = %+v, want the Blocked one", m.report)
+	}
+	if !m.tickPending || m.statusInFlight {
+		t.Fatalf("after a report: tickPending=%v statusInFlight=%v, want the next poll scheduled", m.tickPending, m.statusInFlight)
+	}
+
+	t.Run("tick polls again and re-arms", func(t *testing.T) {
+		b.mu.Lock()
+		b.report = readyReport()
+		b.mu.Unlock()
+		m := update(t, m, statusTickMsg{})
+		if n, _ := b.calls(); n != 2 {
+			t.Fatalf("status calls = %d, want 2", n)
+		}
+		if m.report.Status != doctor.Ready || !m.tickPending {
+			t.Fatalf("status %s tickPending %v, want Ready and re-armed", m.report.Status, m.tickPending)
+		}
+	})
+
+	t.Run("r refreshes once while a poll runs", func(t *testing.T) {
+		before, _ := b.calls()
+		next, cmd := m.Update(keys("r")[0])
+		m2 := next.(Model)
+		if cmd == nil || !m2.statusInFlight {
+			t.Fatal("r did not start a poll")
+		}
+		next, cmd2 := m2.Update(keys("r")[0])
+		if cmd2 != nil {
+			t.Fatal("a second r started a second poll while one runs")
+		}
+		m2 = drain(t, next.(Model), cmd)
+		if n, _ := b.calls(); n != before+1 {
+			t.Fatalf("status calls = %d, want %d", n, before+1)
+		}
+		if m2.statusInFlight {
+			t.Fatal("poll still marked in flight after its answer")
+		}
+	})
+
+	t.Run("a failed poll keeps the last report", func(t *testing.T) {
+		b.mu.Lock()
+		b.statusErr = fmt.Errorf("doctor exploded")
+		b.mu.Unlock()
+		defer func() { b.mu.Lock(); b.statusErr = nil; b.mu.Unlock() }()
+		m := update(t, m, statusTickMsg{})
+		if m.report == nil || m.statusErr == nil {
+			t.Fatalf("report %v err %v, want both", m.report, m.statusErr)
+		}
+		if !strings.Contains(m.View(), "status check failed: doctor exploded") {
+			t.Fatalf("view does not show the failure:\n%s", m.View())
+		}
+	})
+}
+
+func TestModel_SearchFlow(t *testing.T) {
+	b := &fakeBackend{report: readyReport()}
+	m := newTestModel(t, b)
+	m = drain(t, m, m.Init())
+
+	if m.SearchFocused() || m.Screen() != "list" {
+		t.Fatalf("initial focus %v screen %s", m.SearchFocused(), m.Screen())
+	}
+	m = press(t, m, "/")
+	if !m.SearchFocused() {
+		t.Fatal("/ did not focus the search box")
+	}
+	m = press(t, m, "quick query") // q is text here, not quit
+	if m.Quitting() || m.input.Value() != "quick query" {
+		t.Fatalf("typing: quitting=%v value=%q", m.Quitting(), m.input.Value())
+	}
+	m = press(t, m, "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace")
+	m = press(t, m, "dashboard port", "enter")
+	_, searches := b.calls()
+	want := api.SearchBody{Query: "dashboard port", TopK: api.CLIDefaultTopK}
+	if len(searches) != 1 || !reflect.DeepEqual(searches[0], want) {
+		t.Fatalf("searches = %+v, want [%+v]", searches, want)
+	}
+	if m.SearchFocused() || len(m.results()) != 3 || m.searching {
+		t.Fatalf("after the answer: focused=%v results=%d searching=%v", m.SearchFocused(), len(m.results()), m.searching)
+	}
+
+	m = press(t, m, "down")
+	if m.Cursor() != 1 {
+		t.Fatalf("cursor after down = %d, want 1", m.Cursor())
+	}
+	m = press(t, m, "j", "j", "j") // stops at the last result
+	if m.Cursor() != 2 {
+		t.Fatalf("cursor after j j j = %d, want 2", m.Cursor())
+	}
+	m = press(t, m, "k", "up", "up")
+	if m.Cursor() != 0 {
+		t.Fatalf("cursor after k up up = %d, want 0", m.Cursor())
+	}
+	m = press(t, m, "down", "enter")
+	if m.Screen() != "detail" || !strings.Contains(m.View(), "result 2 of 3 · C2") {
+		t.Fatalf("enter: screen %s, view:\n%s", m.Screen(), m.View())
+	}
+	m = press(t, m, "down", "down") // scrolls the detail, not the list
+	if m.Cursor() != 1 || m.detail.YOffset != 2 {
+		t.Fatalf("detail scroll: cursor %d offset %d, want 1 and 2", m.Cursor(), m.detail.YOffset)
+	}
+	m = press(t, m, "esc")
+	if m.Screen() != "list" || m.SearchFocused() {
+		t.Fatalf("esc from detail: screen %s focused %v", m.Screen(), m.SearchFocused())
+	}
+	m = press(t, m, "/")
+	if !m.SearchFocused() {
+		t.Fatal("/ did not focus the box again")
+	}
+	m = press(t, m, "esc")
+	if m.SearchFocused() || m.Screen() != "list" {
+		t.Fatal("esc did not leave the box")
+	}
+	if _, s := b.calls(); len(s) != 1 {
+		t.Fatalf("searches = %d, want still 1", len(s))
+	}
+	next, cmd := m.Update(keys("q")[0])
+	m = next.(Model)
+	if !m.Quitting() || cmd == nil {
+		t.Fatal("q did not quit")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("q did not return tea.Quit")
+	}
+	if m.View() != "" {
+		t.Fatal("the view is not empty after quitting")
+	}
+}
+
+func TestModel_Keys(t *testing.T) {
+	b := &fakeBackend{report: readyReport()}
+	base := started(t, b)
+
+	t.Run("enter with an empty box searches nothing", func(t *testing.T) {
+		m := press(t, base, "/", "   ", "enter")
+		if _, s := b.calls(); len(s) != 0 || !m.SearchFocused() {
+			t.Fatalf("searches %d focused %v", len(s), m.SearchFocused())
+		}
+	})
+	t.Run("ctrl+c quits while typing", func(t *testing.T) {
+		m := press(t, base, "/", "abc", "ctrl+c")
+		if !m.Quitting() {
+			t.Fatal("ctrl+c did not quit")
+		}
+	})
+	t.Run("ctrl+c quits from the detail view", func(t *testing.T) {
+		m := press(t, base, "/", "x", "enter", "enter")
+		if m.Screen() != "detail" {
+			t.Fatalf("screen %s", m.Screen())
+		}
+		if m = press(t, m, "ctrl+c"); !m.Quitting() {
+			t.Fatal("ctrl+c did not quit")
+		}
+	})
+	t.Run("enter on an empty list opens nothing", func(t *testing.T) {
+		m := press(t, base, "enter")
+		if m.Screen() != "list" {
+			t.Fatalf("screen %s", m.Screen())
+		}
+	})
+	t.Run("arrows move the list while the box has focus", func(t *testing.T) {
+		m := press(t, base, "/", "x", "enter", "/", "down")
+		if !m.SearchFocused() || m.Cursor() != 1 {
+			t.Fatalf("focused %v cursor %d", m.SearchFocused(), m.Cursor())
+		}
+	})
+	t.Run("slash from the detail view focuses the box", func(t *testing.T) {
+		m := press(t, base, "/", "x", "enter", "enter", "/")
+		if m.Screen() != "list" || !m.SearchFocused() {
+			t.Fatalf("screen %s focused %v", m.Screen(), m.SearchFocused())
+		}
+	})
+	t.Run("question mark toggles the full help", func(t *testing.T) {
+		m := press(t, base, "?")
+		if !strings.Contains(m.View(), "clear all") {
+			t.Fatalf("full help missing:\n%s", m.View())
+		}
+		if m = press(t, m, "?"); strings.Contains(m.View(), "clear all") {
+			t.Fatal("full help still shown")
+		}
+	})
+}
+
+func TestModel_Filters(t *testing.T) {
+	b := &fakeBackend{report: readyReport()}
+	m := started(t, b)
+	m = press(t, m, "/", "dashboard", "enter")
+
+	m = press(t, m, "f")
+	if m.Screen() != "filters" {
+		t.Fatalf("f: screen %s", m.Screen())
+	}
+	m = press(t, m, "infra", "tab", "codex", "tab", "2026-11-01", "tab", "2026-11-30", "tab", "notes, records", "tab")
+	m = press(t, m, "backspace", "12", "enter")
+	if m.Screen() != "list" {
+		t.Fatalf("apply: screen %s, form error %q", m.Screen(), m.form.err)
+	}
+	_, searches := b.calls()
+	want := api.SearchBody{Query: "dashboard", TopK: 12, Project: "infra", Agent: "codex",
+		DateRange: &api.DateRange{From: "2026-11-01", To: "2026-11-30"}, SourceSets: []string{"notes", "records"}}
+	if len(searches) != 2 || !reflect.DeepEqual(searches[1], want) {
+		t.Fatalf("searches = %+v, want the second to be %+v", searches, want)
+	}
+	if row := m.filterRow(); !strings.Contains(row, "project infra · agent codex · dates 2026-11-01..2026-11-30 · sources notes,records · top 12") {
+		t.Fatalf("filter row = %q", row)
+	}
+
+	t.Run("invalid values are refused in the form", func(t *testing.T) {
+		for name, c := range map[string]struct {
+			keys []string
+			want string
+		}{
+			"bad date":       {[]string{"ctrl+r", "tab", "tab", "nope", "enter"}, "from date must be a date"},
+			"reversed range": {[]string{"ctrl+r", "tab", "tab", "2026-12-01", "tab", "2026-01-01", "enter"}, "the from date is after the to date"},
+			"top k":          {[]string{"shift+tab", "backspace", "backspace", "99", "enter"}, "top K must be a number from 1 to 20"},
+		} {
+			t.Run(name, func(t *testing.T) {
+				m := press(t, m, "f")
+				m = press(t, m, c.keys...)
+				if m.Screen() != "filters" || !strings.Contains(m.form.err, c.want) {
+					t.Fatalf("screen %s err %q, want %q", m.Screen(), m.form.err, c.want)
+				}
+				if !strings.Contains(m.View(), "Not applied") {
+					t.Fatalf("view does not show the refusal:\n%s", m.View())
+				}
+			})
+		}
+	})
+	t.Run("esc cancels the form", func(t *testing.T) {
+		m := press(t, m, "f", "ctrl+r", "esc")
+		if m.Screen() != "list" || m.filters.Project != "infra" {
+			t.Fatalf("screen %s project %q", m.Screen(), m.filters.Project)
+		}
+	})
+	t.Run("ctrl+r clears every filter", func(t *testing.T) {
+		m := press(t, m, "f", "ctrl+r", "enter")
+		if !reflect.DeepEqual(m.filters, filters{TopK: api.CLIDefaultTopK}) {
+			t.Fatalf("filters = %+v", m.filters)
+		}
+	})
+}
+
+func TestModel_SearchFailures(t *testing.T) {
+	cases := []struct {
+		name   string
+		answer func(api.SearchBody) (*api.SearchResponse, error)
+		want   []string
+	}{
+		{"novad down", func(api.SearchBody) (*api.SearchResponse, error) {
+			return nil, fmt.Errorf("%w: dial tcp 127.0.0.1:7412: connect: connection refused", ErrNotRunning)
+		}, []string{"novad is not running", "novactl service install"}},
+		{"transport", func(api.SearchBody) (*api.SearchResponse, error) { return nil, errBoom }, []string{"Search failed: read response: unexpected EOF"}},
+		{"no envelope", func(api.SearchBody) (*api.SearchResponse, error) { return nil, nil }, []string{"Search failed: novad returned no response"}},
+		{"unavailable", func(b api.SearchBody) (*api.SearchResponse, error) {
+			return api.Unavailable(b.Query, 5, api.ReasonIndexNotLoaded), nil
+		}, []string{"Search unavailable: no index is active yet.", "(active-v2-index-not-loaded)", "novactl index sync"}},
+		{"busy", func(b api.SearchBody) (*api.SearchResponse, error) {
+			return api.Unavailable(b.Query, 5, api.ReasonCapacityExhausted), nil
+		}, []string{"novad is busy"}},
+		{"empty", func(b api.SearchBody) (*api.SearchResponse, error) { return emptyFixture(b.Query), nil },
+			[]string{`No memory matched "zebra giraffe"`, "missing terms: zebra, giraffe", "recommendations: retry-exact-missing-terms:zebra,giraffe"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := &fakeBackend{report: readyReport(), answer: c.answer}
+			m := started(t, b)
+			statusBefore, _ := b.calls()
+			m = press(t, m, "/", "zebra giraffe", "enter")
+			view := m.View()
+			for _, w := range c.want {
+				if !strings.Contains(view, w) {
+					t.Errorf("view lacks %q:\n%s", w, view)
+				}
+			}
+			if m = press(t, m, "enter"); m.Screen() != "list" {
+				t.Fatalf("enter opened %s with no results", m.Screen())
+			}
+			statusAfter, _ := b.calls()
+			if c.name == "novad down" && statusAfter != statusBefore+1 {
+				t.Errorf("status polls %d → %d: a refused search should refresh the status", statusBefore, statusAfter)
+			}
+		})
+	}
+}
+
+func TestModel_StaleSearchDropped(t *testing.T) {
+	b := &fakeBackend{report: readyReport()}
+	m := newTestModel(t, b)
+	m = update(t, m, keys("/", "first")...)
+	next, first := m.Update(keys("enter")[0]) // not run yet
+	m = press(t, next.(Model), "/", "backspace", "backspace", "backspace", "backspace", "backspace", "second", "enter")
+	if m.lastBody.Query != "second" || len(m.results()) != 3 {
+		t.Fatalf("latest = %q with %d results", m.lastBody.Query, len(m.results()))
+	}
+	m = drain(t, m, first) // the first answer arrives late
+	if m.resp.Query != "second" {
+		t.Fatalf("a stale answer replaced the latest: query %q", m.resp.Query)
+	}
+}
+
+func TestModel_ScrollsLongLists(t *testing.T) {
+	b := &fakeBackend{report: readyReport(), answer: func(body api.SearchBody) (*api.SearchResponse, error) {
+		return manyResults(body.Query, 20), nil
+	}}
+	m := started(t, b)
+	m = press(t, m, "/", "x", "enter")
+	rows := m.layout().resultRows
+	if rows < 5 || rows >= 20 {
+		t.Fatalf("result rows at 80x24 = %d", rows)
+	}
+	for range 15 {
+		m = press(t, m, "down")
+	}
+	view := m.View()
+	if !strings.Contains(view, "› 16 C16") || strings.Contains(view, " 1 C1 ") {
+		t.Fatalf("the selection is not in view:\n%s", view)
+	}
+	m = press(t, m, "pgdown", "pgdown")
+	if m.Cursor() != 19 {
+		t.Fatalf("cursor after pgdown = %d, want 19", m.Cursor())
+	}
+}
+
+func TestModel_Resize(t *testing.T) {
+	b := &fakeBackend{report: blockedReport()}
+	m := started(t, b)
+	m = press(t, m, "/", "dashboard port", "enter")
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {60, 16}, {40, 10}, {200, 12}} {
+		for _, screen := range []string{"list", "detail", "filters"} {
+			t.Run(fmt.Sprintf("%dx%d %s", size[0], size[1], screen), func(t *testing.T) {
+				m := update(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+				switch screen {
+				case "detail":
+					m = press(t, m, "enter")
+				case "filters":
+					m = press(t, m, "f")
+				}
+				lines := strings.Split(m.View(), "\n")
+				if len(lines) != size[1] {
+					t.Fatalf("%d lines, want %d:\n%s", len(lines), size[1], m.View())
+				}
+				for i, l := range lines {
+					if w := ansi.StringWidth(l); w > size[0] {
+						t.Fatalf("line %d is %d cells wide, more than %d: %q", i, w, size[0], l)
+					}
+				}
+				if screen == "list" && size[0] >= 60 && !strings.Contains(m.View(), "novad-not-running") {
+					t.Fatalf("the Blocked check is hidden:\n%s", m.View())
+				}
+			})
+		}
+	}
+}

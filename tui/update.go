@@ -1,0 +1,279 @@
+package tui
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// errNoEnvelope is a Backend that returned neither an envelope nor an
+// error; it is shown like any other search failure.
+var errNoEnvelope = errors.New("novad returned no response")
+
+// Update applies one message to the model. It does no I/O: anything that
+// talks to Nova is returned as a tea.Cmd from cmds.go.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if m.quitting {
+		return m, nil
+	}
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		if m.screen == screenDetail {
+			m.detail.SetContent(m.detailContent())
+		}
+		return m, nil
+
+	case statusMsg:
+		m.statusInFlight = false
+		if msg.err != nil {
+			m.statusErr = msg.err
+		} else {
+			rep := msg.report
+			m.report, m.statusErr = &rep, nil
+		}
+		m.clampCursor()
+		return m, m.armStatusTick()
+
+	case statusTickMsg:
+		m.tickPending = false
+		return m, m.refreshStatus()
+
+	case searchDoneMsg:
+		if msg.seq != m.searchSeq {
+			return m, nil // an answer to a search the person already replaced
+		}
+		m.searching = false
+		m.resp, m.searchErr = msg.resp, msg.err
+		if m.searchErr != nil {
+			m.resp = nil
+		} else if m.resp == nil {
+			m.searchErr = errNoEnvelope
+		}
+		m.cursor, m.offset = 0, 0
+		if m.screen == screenDetail {
+			m.screen = screenList
+		}
+		if isNotRunning(m.searchErr) {
+			// The status pane should say so too, without waiting for the poll.
+			return m, m.refreshStatus()
+		}
+		return m, nil
+
+	case tea.KeyMsg:
+		return m.updateKey(msg)
+	}
+
+	// Anything else (cursor blinks) belongs to the focused text field.
+	var cmd tea.Cmd
+	if m.screen == screenFilters {
+		m.form, cmd = m.form.update(msg)
+	} else {
+		m.input, cmd = m.input.Update(msg)
+	}
+	return m, cmd
+}
+
+// armStatusTick schedules the next poll unless one is already scheduled.
+func (m *Model) armStatusTick() tea.Cmd {
+	if m.tickPending {
+		return nil
+	}
+	m.tickPending = true
+	return tickStatus(m.statusInterval)
+}
+
+// refreshStatus starts a poll now unless one is running.
+func (m *Model) refreshStatus() tea.Cmd {
+	if m.statusInFlight {
+		return nil
+	}
+	m.statusInFlight = true
+	return fetchStatus(m.backend, m.statusTimeout)
+}
+
+func (m Model) quit() (Model, tea.Cmd) {
+	m.quitting = true
+	m.input.Blur()
+	return m, tea.Quit
+}
+
+// updateKey routes a key by screen and focus.
+func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if key.Matches(msg, m.keys.ForceQuit) {
+		return m.quit()
+	}
+	switch {
+	case m.screen == screenDetail:
+		return m.updateDetailKey(msg)
+	case m.screen == screenFilters:
+		return m.updateFormKey(msg)
+	case m.input.Focused():
+		return m.updateSearchKey(msg)
+	}
+	return m.updateListKey(msg)
+}
+
+// updateSearchKey handles keys while the search box has focus: text goes
+// into the box, Enter runs the search, Esc leaves the box. The arrow keys
+// still move through the results, since the box does not use them.
+func (m Model) updateSearchKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, m.keys.Run):
+		query := strings.TrimSpace(m.input.Value())
+		if query == "" {
+			return m, nil
+		}
+		m.input.Blur()
+		return m, m.startSearch(query)
+	case key.Matches(msg, m.keys.Back):
+		m.input.Blur()
+		return m, nil
+	case msg.Type == tea.KeyUp:
+		m.moveCursor(-1)
+		return m, nil
+	case msg.Type == tea.KeyDown:
+		m.moveCursor(1)
+		return m, nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return m, cmd
+}
+
+// startSearch issues a search for query with the current filters.
+func (m *Model) startSearch(query string) tea.Cmd {
+	m.searchSeq++
+	m.searching = true
+	m.resp, m.searchErr = nil, nil
+	m.cursor, m.offset = 0, 0
+	m.lastBody = m.filters.body(query)
+	return runSearch(m.backend, m.searchSeq, m.lastBody, m.searchTimeout)
+}
+
+// updateListKey handles keys on the main screen when no text field has
+// focus.
+func (m Model) updateListKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, m.keys.Quit):
+		return m.quit()
+	case key.Matches(msg, m.keys.Search):
+		m.input.CursorEnd()
+		return m, m.input.Focus()
+	case key.Matches(msg, m.keys.Open):
+		if len(m.results()) == 0 {
+			return m, nil
+		}
+		m.screen = screenDetail
+		m.detail.SetContent(m.detailContent())
+		m.detail.GotoTop()
+		return m, nil
+	case key.Matches(msg, m.keys.Up):
+		m.moveCursor(-1)
+	case key.Matches(msg, m.keys.Down):
+		m.moveCursor(1)
+	case key.Matches(msg, m.keys.PageUp):
+		m.moveCursor(-max(m.layout().resultRows, 1))
+	case key.Matches(msg, m.keys.PageDown):
+		m.moveCursor(max(m.layout().resultRows, 1))
+	case key.Matches(msg, m.keys.Filters):
+		var cmd tea.Cmd
+		m.form, cmd = newFilterForm(m.filters, m.styles, m.width)
+		m.screen = screenFilters
+		return m, cmd
+	case key.Matches(msg, m.keys.Refresh):
+		return m, m.refreshStatus()
+	case key.Matches(msg, m.keys.Help):
+		m.help.ShowAll = !m.help.ShowAll
+		m.clampCursor()
+	}
+	return m, nil
+}
+
+// updateDetailKey handles keys in the detail view.
+func (m Model) updateDetailKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, m.keys.Back):
+		m.screen = screenList
+	case key.Matches(msg, m.keys.Quit):
+		return m.quit()
+	case key.Matches(msg, m.keys.Search):
+		m.screen = screenList
+		m.input.CursorEnd()
+		return m, m.input.Focus()
+	case key.Matches(msg, m.keys.Up):
+		m.detail.LineUp(1)
+	case key.Matches(msg, m.keys.Down):
+		m.detail.LineDown(1)
+	case key.Matches(msg, m.keys.PageUp):
+		m.detail.PageUp()
+	case key.Matches(msg, m.keys.PageDown):
+		m.detail.PageDown()
+	case key.Matches(msg, m.keys.Refresh):
+		return m, m.refreshStatus()
+	case key.Matches(msg, m.keys.Help):
+		m.help.ShowAll = !m.help.ShowAll
+		m.resize(m.width, m.height)
+	}
+	return m, nil
+}
+
+// updateFormKey handles keys in the filter form: text goes to the focused
+// field, Enter applies (and re-runs the search if there is a query), Esc
+// cancels.
+func (m Model) updateFormKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, m.keys.Back):
+		m.screen = screenList
+		return m, nil
+	case key.Matches(msg, m.keys.Apply):
+		f, err := m.form.values()
+		if err != nil {
+			m.form.err = err.Error()
+			return m, nil
+		}
+		m.filters = f
+		m.screen = screenList
+		if query := strings.TrimSpace(m.input.Value()); query != "" {
+			return m, m.startSearch(query)
+		}
+		return m, nil
+	case key.Matches(msg, m.keys.NextField):
+		var cmd tea.Cmd
+		m.form, cmd = m.form.move(1)
+		return m, cmd
+	case key.Matches(msg, m.keys.PrevField):
+		var cmd tea.Cmd
+		m.form, cmd = m.form.move(-1)
+		return m, cmd
+	case key.Matches(msg, m.keys.Clear):
+		m.form = m.form.clear()
+		return m, nil
+	}
+	var cmd tea.Cmd
+	m.form, cmd = m.form.update(msg)
+	return m, cmd
+}
+
+// moveCursor moves the selection by delta results and scrolls the list so
+// the selection stays visible.
+func (m *Model) moveCursor(delta int) {
+	m.cursor += delta
+	m.clampCursor()
+}
+
+// clampCursor keeps the cursor on a result and the list window around it.
+func (m *Model) clampCursor() {
+	n := len(m.results())
+	m.cursor = max(0, min(m.cursor, n-1))
+	rows := max(m.layout().resultRows, 1)
+	if m.cursor < m.offset {
+		m.offset = m.cursor
+	}
+	if m.cursor >= m.offset+rows {
+		m.offset = m.cursor - rows + 1
+	}
+	m.offset = max(0, min(m.offset, n-rows))
+}
