@@ -1,0 +1,481 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/kardianos/service"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/doctor"
+	"github.com/nova-recall/nova/packaging"
+	"github.com/nova-recall/nova/packaging/macos"
+	"github.com/nova-recall/nova/packaging/systemd"
+	"github.com/nova-recall/nova/paths"
+)
+
+const serviceSynopsis = "novactl service <install|uninstall|start|stop|status> [--dry-run] [--json] [--novad PATH]"
+
+const serviceHelp = `Registers novad with your login session's service manager, so that it runs
+at login and is restarted after a failure.
+
+  install    write the service definition and start novad. Safe to repeat:
+             it replaces the old definition and restarts novad (after an
+             upgrade, say). Refuses an invalid or non-loopback config.yaml.
+  uninstall  stop novad, remove the service definition and the internal
+             token file (logs are kept)
+  start      start novad (loading the service first if needed)
+  stop       stop novad until the next login or "novactl service start"
+  status     show what the service manager says about novad
+
+macOS: a per-user LaunchAgent, ~/Library/LaunchAgents/dev.nova.novad.plist,
+driven with launchctl bootstrap/bootout/print/kickstart in gui/$UID. Logs:
+~/Library/Logs/nova/novad.err.log. macOS may show "Background Items Added";
+if you turn novad off in Login Items, status says "disabled".
+
+Linux: a systemd user unit, ~/.config/systemd/user/dev.nova.novad.service,
+installed through kardianos/service. Logs: journalctl --user -u dev.nova.novad.
+To keep novad running while you are logged out: loginctl enable-linger.
+
+novad is taken from the directory of novactl unless --novad names it, and
+runs with NOVA_HOME set to this novactl's runtime home.
+--dry-run prints every file (in full) and every command that would be written
+and run, and changes nothing.
+
+Exit status: 0 on success; 1 on failure, and for status when novad is not
+running under the service manager; 2 for a bad command line.`
+
+// serviceDeps are the process facts novactl service depends on, injected
+// so tests never touch the real launchd, systemd or ~/Library.
+type serviceDeps struct {
+	goos string
+	uid  int
+	// executable is os.Executable: novad is looked for beside it.
+	executable func() (string, error)
+	launchctl  macos.Launchctl
+	// newController builds the kardianos/service controller; nil means
+	// kardianos itself.
+	newController func(*service.Config) (systemd.Controller, error)
+}
+
+func defaultServiceDeps() serviceDeps {
+	return serviceDeps{
+		goos:       runtime.GOOS,
+		uid:        os.Getuid(),
+		executable: os.Executable,
+		launchctl:  macos.NewLaunchctl(),
+	}
+}
+
+func runService(ctx context.Context, inv *Invocation, args []string) int {
+	return runServiceWith(ctx, inv, args, defaultServiceDeps())
+}
+
+func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps serviceDeps) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintf(inv.Stderr, "Usage: %s\n\n%s\n", serviceSynopsis, serviceHelp)
+		if len(args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	op, rest := args[0], args[1:]
+	switch op {
+	case "install", "uninstall", "start", "stop", "status":
+	default:
+		fmt.Fprintf(inv.Stderr, "novactl service: unknown subcommand %q\n\nUsage: %s\n", op, serviceSynopsis)
+		return ExitUsage
+	}
+	fs := newFlags(inv, "novactl service "+op, serviceSynopsis, serviceHelp)
+	dryRun := fs.Bool("dry-run", false, "print the files and commands, change nothing")
+	jsonOut := fs.Bool("json", false, "print JSON (the plan with --dry-run, the status for status)")
+	novad := fs.String("novad", "", "install: path of the novad binary (default: beside novactl)")
+	pos, code := parseArgs(fs, rest)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(inv.Stderr, "novactl service %s: unexpected argument %q\n", op, pos[0])
+		return ExitUsage
+	}
+	fail := func(err error) int {
+		if *jsonOut {
+			printJSON(inv.Stdout, map[string]any{"operation": op, "ok": false, "error": err.Error()})
+		}
+		fmt.Fprintf(inv.Stderr, "novactl service %s: %v\n", op, err)
+		return ExitFailure
+	}
+
+	if deps.uid == 0 && op != "status" && !*dryRun {
+		// The agent belongs in a person's login session (gui/<uid>, the
+		// user's systemd manager); under sudo it would land in root's.
+		return fail(errors.New("refusing to run as root: novad is a per-user service; run novactl service as the user it is for, without sudo"))
+	}
+	if op == "install" || op == "start" {
+		if err := checkServiceConfig(inv); err != nil {
+			return fail(err)
+		}
+	}
+	program := ""
+	if op == "install" {
+		p, err := findNovad(*novad, deps.executable)
+		if err != nil {
+			return fail(err)
+		}
+		program = p
+	}
+	var steps []string
+	logStep := func(s string) {
+		steps = append(steps, s)
+		if !*jsonOut {
+			fmt.Fprintln(inv.Stdout, s)
+		}
+	}
+	b, err := newServiceBackend(inv, deps, program, logStep)
+	if err != nil {
+		return fail(err)
+	}
+
+	if op == "status" {
+		return printServiceStatus(ctx, inv, b, *jsonOut)
+	}
+	if *dryRun {
+		plan, err := b.plan(op)
+		if err != nil {
+			return fail(err)
+		}
+		if *jsonOut {
+			printJSON(inv.Stdout, plan)
+		} else {
+			plan.Print(inv.Stdout)
+		}
+		return ExitOK
+	}
+	if err := b.do(ctx, op); err != nil {
+		return fail(err)
+	}
+	if *jsonOut {
+		printJSON(inv.Stdout, map[string]any{"operation": op, "manager": b.manager(), "ok": true, "steps": steps})
+		return ExitOK
+	}
+	fmt.Fprintln(inv.Stdout, b.summary(op))
+	return ExitOK
+}
+
+// checkServiceConfig refuses to register a novad that would refuse to
+// start: under a service manager nobody reads its log, and a refusal
+// exits 77 or 78, which launchd retries every 10 s.
+func checkServiceConfig(inv *Invocation) error {
+	_, err := config.Load(inv.Environ)
+	var nl *config.NonLoopbackError
+	switch {
+	case errors.As(err, &nl):
+		return fmt.Errorf("refusing: server.host %q is not loopback (rag-server-non-loopback), and novad would refuse to start; set it to 127.0.0.1", nl.Host)
+	case err != nil:
+		return fmt.Errorf("refusing: the configuration is invalid, and novad would refuse to start (novactl config check lists every field):\n%s", indent(err.Error()))
+	}
+	return nil
+}
+
+// findNovad returns the absolute path of the novad binary: flagPath when
+// given, else novad in the directory of the running novactl (symlinks
+// resolved, so a symlinked novactl in ~/bin finds its real neighbour).
+func findNovad(flagPath string, executable func() (string, error)) (string, error) {
+	p := flagPath
+	if p == "" {
+		exe, err := executable()
+		if err != nil {
+			return "", fmt.Errorf("find novactl's own path: %w; pass --novad PATH", err)
+		}
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		p = filepath.Join(filepath.Dir(exe), "novad")
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case err != nil && flagPath == "":
+		return "", fmt.Errorf("novad is not beside novactl (%s); build both (make build) or pass --novad PATH", abs)
+	case err != nil:
+		return "", fmt.Errorf("--novad: %w", err)
+	case !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0:
+		return "", fmt.Errorf("%s is not an executable file", abs)
+	}
+	return abs, nil
+}
+
+// serviceBackend is one platform's service manager behind novactl service.
+type serviceBackend interface {
+	manager() string
+	plan(op string) (packaging.Plan, error)
+	do(ctx context.Context, op string) error
+	// status returns the platform's own status (for --json and the text
+	// view) and the doctor summary of it.
+	status(ctx context.Context) (detail any, st doctor.ServiceStatus, lines []string, err error)
+	summary(op string) string
+}
+
+// newServiceBackend builds the backend for deps.goos from inv's
+// environment. program may be "" for every operation but install.
+func newServiceBackend(inv *Invocation, deps serviceDeps, program string, log func(string)) (serviceBackend, error) {
+	home, err := paths.Resolve(inv.Environ)
+	if err != nil {
+		return nil, err
+	}
+	user := paths.UserHome(inv.Environ)
+	if user == "" || !filepath.IsAbs(user) {
+		return nil, fmt.Errorf("HOME must be an absolute path (got %q)", user)
+	}
+	switch deps.goos {
+	case "darwin":
+		return &launchdBackend{a: &macos.Agent{
+			Job: macos.Job{
+				Label:    packaging.ServiceName,
+				Program:  program,
+				NovaHome: home.Root,
+				LogDir:   macos.LogDir(user),
+			},
+			Home:      user,
+			UID:       deps.uid,
+			TokenFile: home.TokenFile(),
+			Launchctl: deps.launchctl,
+			Log:       log,
+		}}, nil
+	case "linux":
+		return &systemdBackend{m: &systemd.Manager{
+			Unit: systemd.Unit{
+				Name:        packaging.ServiceName,
+				Description: "Nova recall daemon: read-only memory for AI agents, on loopback",
+				Program:     program,
+				NovaHome:    home.Root,
+			},
+			Home:      user,
+			TokenFile: home.TokenFile(),
+			New:       deps.newController,
+			Log:       log,
+		}}, nil
+	}
+	return nil, fmt.Errorf("novactl service supports macOS (launchd) and Linux (systemd), not %s; run novad under your own supervisor", deps.goos)
+}
+
+type launchdBackend struct{ a *macos.Agent }
+
+func (b *launchdBackend) manager() string { return "launchd" }
+
+func (b *launchdBackend) plan(op string) (packaging.Plan, error) {
+	switch op {
+	case "install":
+		return b.a.InstallPlan()
+	case "uninstall":
+		return b.a.UninstallPlan(), nil
+	case "start":
+		return b.a.StartPlan(), nil
+	}
+	return b.a.StopPlan(), nil
+}
+
+func (b *launchdBackend) do(ctx context.Context, op string) error {
+	switch op {
+	case "install":
+		return b.a.Install(ctx)
+	case "uninstall":
+		return b.a.Uninstall(ctx)
+	case "start":
+		return b.a.Start(ctx)
+	}
+	return b.a.Stop(ctx)
+}
+
+func (b *launchdBackend) summary(op string) string {
+	switch op {
+	case "install":
+		return fmt.Sprintf("Installed %s: novad runs now and at every login. Logs: %s\nCheck it with: novactl service status; novactl doctor", b.a.Job.Label, b.a.Job.StderrPath())
+	case "uninstall":
+		return fmt.Sprintf("Uninstalled %s. Logs, if any, are kept in %s.", b.a.Job.Label, b.a.Job.LogDir)
+	case "start":
+		return "Started. novactl service status shows what launchd says."
+	}
+	return "Stopped. novad starts again at the next login or with novactl service start."
+}
+
+func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus, []string, error) {
+	st, err := b.a.Status(ctx)
+	ds := doctor.ServiceStatus{Manager: "launchd", Installed: st.Installed, Loaded: st.Loaded, Running: st.Running()}
+	if err != nil {
+		return st, ds, nil, err
+	}
+	var why []string
+	switch {
+	case st.Disabled:
+		why = append(why, "disabled in Login Items or by launchctl disable")
+	case st.Loaded && !st.Running():
+		why = append(why, "state = "+orDash(st.Print.State))
+	case st.Installed && !st.Loaded:
+		why = append(why, "installed but not loaded")
+	}
+	if st.Loaded && !st.Running() && st.Print.LastExit != "" {
+		why = append(why, "last exit code = "+st.Print.LastExit)
+	}
+	if len(why) > 0 {
+		ds.Detail = "(" + strings.Join(why, "; ") + ")"
+	}
+	state := "not loaded"
+	if st.Loaded {
+		state = orDash(st.Print.State)
+		if st.Print.PID > 0 {
+			state += fmt.Sprintf(" (pid %d)", st.Print.PID)
+		}
+	}
+	lines := []string{
+		fmt.Sprintf("Service %s (launchd, %s)", st.Label, b.a.Target()),
+		fmt.Sprintf("  plist:     %s (%s)", st.PlistPath, yesNo(st.Installed, "installed", "missing")),
+		fmt.Sprintf("  state:     %s", state),
+	}
+	if st.Print.LastExit != "" {
+		lines = append(lines, "  last exit: "+st.Print.LastExit)
+	}
+	if st.Disabled {
+		lines = append(lines, "  disabled:  yes: turn novad on in System Settings > General > Login Items, or run novactl service install")
+	}
+	lines = append(lines, "  logs:      "+b.a.Job.StderrPath())
+	return st, ds, lines, nil
+}
+
+type systemdBackend struct{ m *systemd.Manager }
+
+func (b *systemdBackend) manager() string { return "systemd" }
+
+func (b *systemdBackend) plan(op string) (packaging.Plan, error) {
+	switch op {
+	case "install":
+		return b.m.InstallPlan()
+	case "uninstall":
+		return b.m.UninstallPlan(), nil
+	case "start":
+		return b.m.StartPlan(), nil
+	}
+	return b.m.StopPlan(), nil
+}
+
+func (b *systemdBackend) do(_ context.Context, op string) error {
+	switch op {
+	case "install":
+		return b.m.Install()
+	case "uninstall":
+		return b.m.Uninstall()
+	case "start":
+		return b.m.Start()
+	}
+	return b.m.Stop()
+}
+
+func (b *systemdBackend) summary(op string) string {
+	name := b.m.Unit.FileName()
+	switch op {
+	case "install":
+		return fmt.Sprintf("Installed %s: novad runs now and at every login. Logs: journalctl --user -u %s\nCheck it with: novactl service status; novactl doctor", name, b.m.Unit.Name)
+	case "uninstall":
+		return fmt.Sprintf("Uninstalled %s.", name)
+	case "start":
+		return "Started. novactl service status shows what systemd says."
+	}
+	return "Stopped. novad starts again at the next login or with novactl service start."
+}
+
+func (b *systemdBackend) status(context.Context) (any, doctor.ServiceStatus, []string, error) {
+	st, err := b.m.Status()
+	ds := doctor.ServiceStatus{Manager: "systemd", Installed: st.Installed, Loaded: st.Installed && st.State != "not-installed", Running: st.Running()}
+	if err != nil {
+		return st, ds, nil, err
+	}
+	if st.Installed && !st.Running() {
+		ds.Detail = "(" + st.State
+		if st.Detail != "" {
+			ds.Detail += ": " + st.Detail
+		}
+		ds.Detail += ")"
+	}
+	lines := []string{
+		fmt.Sprintf("Service %s (systemd --user)", st.Name),
+		fmt.Sprintf("  unit:      %s (%s)", st.UnitPath, yesNo(st.Installed, "installed", "missing")),
+		fmt.Sprintf("  state:     %s", st.State),
+	}
+	if st.Detail != "" {
+		lines = append(lines, "  detail:    "+st.Detail)
+	}
+	lines = append(lines, "  logs:      journalctl --user -u "+b.m.Unit.Name)
+	return st, ds, lines, nil
+}
+
+func printServiceStatus(ctx context.Context, inv *Invocation, b serviceBackend, jsonOut bool) int {
+	detail, ds, lines, err := b.status(ctx)
+	if err != nil {
+		if jsonOut {
+			printJSON(inv.Stdout, map[string]any{"operation": "status", "ok": false, "error": err.Error()})
+		}
+		fmt.Fprintf(inv.Stderr, "novactl service status: %v\n", err)
+		return ExitFailure
+	}
+	if jsonOut {
+		printJSON(inv.Stdout, map[string]any{"summary": ds, "detail": detail})
+	} else {
+		for _, l := range lines {
+			fmt.Fprintln(inv.Stdout, l)
+		}
+		if !ds.Installed {
+			fmt.Fprintln(inv.Stdout, "Not installed: novactl service install")
+		}
+	}
+	if !ds.Running {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// serviceProbe answers doctor's service check from a backend.
+type serviceProbe struct{ b serviceBackend }
+
+// ServiceStatus implements doctor.ServiceProbe.
+func (p serviceProbe) ServiceStatus(ctx context.Context) (doctor.ServiceStatus, error) {
+	_, ds, _, err := p.b.status(ctx)
+	return ds, err
+}
+
+// newServiceProbe returns doctor's view of the service manager: launchd
+// on macOS, systemd --user on Linux when kardianos/service detects
+// systemd. Elsewhere (containers, other init systems) it returns nil, and
+// doctor skips the check rather than advise an install that cannot work.
+func newServiceProbe(inv *Invocation) doctor.ServiceProbe {
+	deps := defaultServiceDeps()
+	if deps.goos == "linux" && service.Platform() != systemd.Platform {
+		return nil
+	}
+	b, err := newServiceBackend(inv, deps, "", nil)
+	if err != nil {
+		return nil
+	}
+	return serviceProbe{b}
+}
+
+func yesNo(b bool, yes, no string) string {
+	if b {
+		return yes
+	}
+	return no
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

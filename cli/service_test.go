@@ -1,0 +1,573 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kardianos/service"
+
+	"github.com/nova-recall/nova/daemon"
+	"github.com/nova-recall/nova/doctor"
+	"github.com/nova-recall/nova/packaging"
+	"github.com/nova-recall/nova/packaging/macos"
+	"github.com/nova-recall/nova/packaging/systemd"
+)
+
+func TestServiceName(t *testing.T) {
+	if packaging.ServiceName != daemon.ServiceName {
+		t.Errorf("packaging.ServiceName %q != daemon.ServiceName %q", packaging.ServiceName, daemon.ServiceName)
+	}
+}
+
+// serviceHome is a temp HOME with a fake novad binary beside a fake
+// novactl, as `make build` leaves them.
+type serviceHome struct {
+	home, bin, novad string
+	environ          []string
+}
+
+func newServiceHome(t *testing.T) serviceHome {
+	t.Helper()
+	root := t.TempDir()
+	h := serviceHome{home: filepath.Join(root, "home"), bin: filepath.Join(root, "bin")}
+	for _, d := range []string{h.home, h.bin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.novad = filepath.Join(h.bin, "novad")
+	for _, name := range []string{"novad", "novactl"} {
+		if err := os.WriteFile(filepath.Join(h.bin, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.environ = []string{"HOME=" + h.home}
+	return h
+}
+
+func (h serviceHome) deps(goos string, l macos.Launchctl, newCtl func(*service.Config) (systemd.Controller, error)) serviceDeps {
+	return serviceDeps{
+		goos:          goos,
+		uid:           501,
+		executable:    func() (string, error) { return filepath.Join(h.bin, "novactl"), nil },
+		launchctl:     l,
+		newController: newCtl,
+	}
+}
+
+func (h serviceHome) writeConfig(t *testing.T, yaml string) {
+	t.Helper()
+	dir := filepath.Join(h.home, ".nova")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// snapshot lists every path under root with its mode and content.
+func snapshot(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		v := fi.Mode().String()
+		if fi.Mode().IsRegular() {
+			b, _ := os.ReadFile(p)
+			v += " " + string(b)
+		}
+		out[p] = v
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameSnapshot(t *testing.T, before, after map[string]string) {
+	t.Helper()
+	for p, v := range after {
+		if b, ok := before[p]; !ok {
+			t.Errorf("added %s", p)
+		} else if b != v {
+			t.Errorf("changed %s", p)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			t.Errorf("removed %s", p)
+		}
+	}
+}
+
+func runCLI(ctx context.Context, environ []string, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := Run(ctx, args, &Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Environ: environ})
+	return code, out.String(), errb.String()
+}
+
+func runServiceCLI(ctx context.Context, environ []string, deps serviceDeps, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := runServiceWith(ctx, &Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Environ: environ}, args, deps)
+	return code, out.String(), errb.String()
+}
+
+// TestService_InstallDryRunWritesNothing runs `novactl service install
+// --dry-run` exactly as a person would, through Run with the real
+// platform dependencies, and checks that it printed the whole service
+// definition and changed nothing.
+func TestService_InstallDryRunWritesNothing(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("novactl service supports macOS and Linux")
+	}
+	h := newServiceHome(t)
+	before := snapshot(t, filepath.Dir(h.home))
+	code, out, errOut := runCLI(context.Background(), h.environ, "service", "install", "--dry-run", "--novad", h.novad)
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	sameSnapshot(t, before, snapshot(t, filepath.Dir(h.home)))
+	novaHome := filepath.Join(h.home, ".nova")
+	var want []string
+	switch runtime.GOOS {
+	case "linux":
+		want = []string{
+			"Dry run: novactl service install (systemd)",
+			"write " + filepath.Join(h.home, ".config/systemd/user/dev.nova.novad.service") + " (mode 0644)",
+			"ExecStart=" + h.novad + "\n",
+			`Environment="NOVA_HOME=` + novaHome + `"`,
+			"WantedBy=default.target",
+			"run systemctl enable --user dev.nova.novad.service",
+			"run systemctl start --user dev.nova.novad.service",
+		}
+	case "darwin":
+		want = []string{
+			"Dry run: novactl service install (launchd)",
+			"<string>" + h.novad + "</string>",
+			"<string>" + novaHome + "</string>",
+			"run launchctl bootstrap gui/",
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("dry run output lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+func TestService_DryRunJSON(t *testing.T) {
+	h := newServiceHome(t)
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			deps := h.deps(goos, refuseLaunchctl{t}, refuseController(t))
+			code, out, errOut := runServiceCLI(context.Background(), h.environ, deps, "install", "--dry-run", "--json")
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var plan packaging.Plan
+			if err := json.Unmarshal([]byte(out), &plan); err != nil {
+				t.Fatalf("not a plan: %v\n%s", err, out)
+			}
+			files := plan.Files()
+			if plan.Operation != "install" || len(files) != 1 || len(plan.Commands()) == 0 {
+				t.Errorf("plan %+v", plan)
+			}
+			if !strings.Contains(files[0].Content, h.novad) {
+				t.Errorf("the service definition does not name %s:\n%s", h.novad, files[0].Content)
+			}
+		})
+	}
+}
+
+// TestService_DryRunEveryOperation checks every operation on both
+// platforms: a dry run prints, asks the service manager nothing and
+// writes nothing.
+func TestService_DryRunEveryOperation(t *testing.T) {
+	h := newServiceHome(t)
+	for _, goos := range []string{"darwin", "linux"} {
+		for _, op := range []string{"install", "uninstall", "start", "stop"} {
+			t.Run(goos+"/"+op, func(t *testing.T) {
+				before := snapshot(t, filepath.Dir(h.home))
+				deps := h.deps(goos, refuseLaunchctl{t}, refuseController(t))
+				code, out, errOut := runServiceCLI(context.Background(), h.environ, deps, op, "--dry-run")
+				if code != ExitOK {
+					t.Fatalf("exit %d: %s", code, errOut)
+				}
+				if !strings.HasPrefix(out, "Dry run: novactl service "+op) || !strings.Contains(out, " run ") {
+					t.Errorf("output:\n%s", out)
+				}
+				sameSnapshot(t, before, snapshot(t, filepath.Dir(h.home)))
+			})
+		}
+	}
+}
+
+func TestService_InstallRefusesABadConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml, want string
+	}{
+		{"non-loopback", "server:\n  host: 0.0.0.0\n", "rag-server-non-loopback"},
+		{"unknown key", "sever:\n  port: 1\n", "configuration is invalid"},
+	} {
+		for _, goos := range []string{"darwin", "linux"} {
+			t.Run(tc.name+"/"+goos, func(t *testing.T) {
+				h := newServiceHome(t)
+				h.writeConfig(t, tc.yaml)
+				before := snapshot(t, filepath.Dir(h.home))
+				for _, args := range [][]string{{"install"}, {"install", "--dry-run"}, {"start"}} {
+					deps := h.deps(goos, refuseLaunchctl{t}, refuseController(t))
+					code, _, errOut := runServiceCLI(context.Background(), h.environ, deps, args...)
+					if code != ExitFailure || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "refusing") {
+						t.Errorf("%v: exit %d, stderr %q; want 1 and %q", args, code, errOut, tc.want)
+					}
+				}
+				sameSnapshot(t, before, snapshot(t, filepath.Dir(h.home)))
+			})
+		}
+	}
+}
+
+func TestService_FindsNovad(t *testing.T) {
+	h := newServiceHome(t)
+	deps := h.deps("linux", refuseLaunchctl{t}, refuseController(t))
+	code, out, errOut := runServiceCLI(context.Background(), h.environ, deps, "install", "--dry-run")
+	if code != ExitOK || !strings.Contains(out, "ExecStart="+h.novad+"\n") {
+		t.Errorf("beside novactl: exit %d, %s\n%s", code, errOut, out)
+	}
+
+	// Through a symlinked novactl: the real directory counts.
+	link := filepath.Join(t.TempDir(), "novactl")
+	if err := os.Symlink(filepath.Join(h.bin, "novactl"), link); err != nil {
+		t.Fatal(err)
+	}
+	deps.executable = func() (string, error) { return link, nil }
+	if code, out, errOut := runServiceCLI(context.Background(), h.environ, deps, "install", "--dry-run"); code != ExitOK || !strings.Contains(out, h.novad) {
+		t.Errorf("symlinked novactl: exit %d, %s", code, errOut)
+	}
+
+	if err := os.Remove(h.novad); err != nil {
+		t.Fatal(err)
+	}
+	deps.executable = func() (string, error) { return filepath.Join(h.bin, "novactl"), nil }
+	code, _, errOut = runServiceCLI(context.Background(), h.environ, deps, "install", "--dry-run")
+	if code != ExitFailure || !strings.Contains(errOut, "--novad") {
+		t.Errorf("no novad: exit %d, %q", code, errOut)
+	}
+
+	notExec := filepath.Join(h.bin, "novad.txt")
+	if err := os.WriteFile(notExec, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runServiceCLI(context.Background(), h.environ, deps, "install", "--dry-run", "--novad", notExec)
+	if code != ExitFailure || !strings.Contains(errOut, "not an executable") {
+		t.Errorf("non-executable --novad: exit %d, %q", code, errOut)
+	}
+}
+
+func TestService_Usage(t *testing.T) {
+	h := newServiceHome(t)
+	deps := h.deps("linux", refuseLaunchctl{t}, refuseController(t))
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, ExitUsage, "Usage: novactl service <install|uninstall|start|stop|status>"},
+		{[]string{"--help"}, ExitOK, "LaunchAgent"},
+		{[]string{"install", "--help"}, ExitOK, "--dry-run"},
+		{[]string{"restart"}, ExitUsage, `unknown subcommand "restart"`},
+		{[]string{"install", "extra"}, ExitUsage, `unexpected argument "extra"`},
+		{[]string{"install", "--bogus"}, ExitUsage, "flag provided but not defined"},
+	} {
+		code, _, errOut := runServiceCLI(context.Background(), h.environ, deps, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+	deps.uid = 0
+	if code, _, errOut := runServiceCLI(context.Background(), h.environ, deps, "install"); code != ExitFailure || !strings.Contains(errOut, "root") {
+		t.Errorf("as root: exit %d, %q", code, errOut)
+	}
+	deps.uid = 501
+	deps.goos = "windows"
+	if code, _, errOut := runServiceCLI(context.Background(), h.environ, deps, "status"); code != ExitFailure || !strings.Contains(errOut, "macOS (launchd) and Linux (systemd)") {
+		t.Errorf("windows: exit %d, %q", code, errOut)
+	}
+}
+
+// TestService_LaunchdLifecycle drives install, status, stop, start and
+// uninstall through the CLI against an in-memory launchd.
+func TestService_LaunchdLifecycle(t *testing.T) {
+	ctx := context.Background()
+	h := newServiceHome(t)
+	// A Mac home: ~/Library/LaunchAgents and ~/Library/Logs exist; the
+	// state directory is where novad will write its token.
+	for _, d := range []string{"Library/LaunchAgents", "Library/Logs", ".nova/state"} {
+		if err := os.MkdirAll(filepath.Join(h.home, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := snapshot(t, h.home)
+	l := &memLaunchd{loaded: map[string]bool{}}
+	deps := h.deps("darwin", l, refuseController(t))
+	run := func(want int, args ...string) string {
+		t.Helper()
+		code, out, errOut := runServiceCLI(ctx, h.environ, deps, args...)
+		if code != want {
+			t.Fatalf("%v: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", args, code, want, out, errOut)
+		}
+		return out
+	}
+
+	run(ExitFailure, "status")
+	out := run(ExitOK, "install")
+	plist := filepath.Join(h.home, "Library/LaunchAgents/dev.nova.novad.plist")
+	if !strings.Contains(out, "Installed dev.nova.novad") {
+		t.Errorf("install said:\n%s", out)
+	}
+	if fi, err := os.Stat(plist); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("plist: %v", err)
+	}
+	run(ExitOK, "install") // idempotent
+	out = run(ExitOK, "status")
+	if !strings.Contains(out, "running (pid 77)") {
+		t.Errorf("status:\n%s", out)
+	}
+	var st struct {
+		Summary doctor.ServiceStatus `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(run(ExitOK, "status", "--json")), &st); err != nil || !st.Summary.Running || st.Summary.Manager != "launchd" {
+		t.Errorf("status --json: %+v, %v", st, err)
+	}
+	run(ExitOK, "stop")
+	run(ExitFailure, "status")
+	run(ExitOK, "start")
+	run(ExitOK, "status")
+
+	// novad wrote its token; uninstall removes it and everything install wrote.
+	token := filepath.Join(h.home, ".nova/state/internal-token")
+	if err := os.WriteFile(token, []byte("t"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run(ExitOK, "uninstall")
+	for _, p := range []string{plist, token, filepath.Join(h.home, "Library/Logs/nova")} {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s still there", p)
+		}
+	}
+	sameSnapshot(t, before, snapshot(t, h.home))
+	if len(l.loaded) != 0 {
+		t.Errorf("still loaded: %v", l.loaded)
+	}
+	run(ExitOK, "uninstall")
+}
+
+func TestService_SystemdLifecycle(t *testing.T) {
+	ctx := context.Background()
+	h := newServiceHome(t)
+	var calls []string
+	running := false
+	unit := filepath.Join(h.home, ".config/systemd/user/dev.nova.novad.service")
+	newCtl := func(cfg *service.Config) (systemd.Controller, error) {
+		return &memSystemd{cfg: cfg, path: unit, calls: &calls, running: &running}, nil
+	}
+	deps := h.deps("linux", refuseLaunchctl{t}, newCtl)
+	run := func(want int, args ...string) string {
+		t.Helper()
+		code, out, errOut := runServiceCLI(ctx, h.environ, deps, args...)
+		if code != want {
+			t.Fatalf("%v: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", args, code, want, out, errOut)
+		}
+		return out
+	}
+	run(ExitFailure, "status")
+	run(ExitOK, "install")
+	got, err := os.ReadFile(unit)
+	if err != nil || !strings.Contains(string(got), "ExecStart="+h.novad+"\n") {
+		t.Fatalf("unit: %q, %v", got, err)
+	}
+	run(ExitOK, "install")
+	if out := run(ExitOK, "status"); !strings.Contains(out, "state:     running") {
+		t.Errorf("status:\n%s", out)
+	}
+	run(ExitOK, "stop")
+	run(ExitFailure, "status")
+	run(ExitOK, "uninstall")
+	if _, err := os.Stat(unit); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("unit still there: %v", err)
+	}
+	want := []string{"status", "install", "start", "stop", "uninstall", "install", "start", "status", "stop", "status", "stop", "uninstall"}
+	if !slices.Equal(calls, want) {
+		t.Errorf("kardianos calls %v\nwant %v", calls, want)
+	}
+}
+
+func TestServiceProbe(t *testing.T) {
+	h := newServiceHome(t)
+	l := &memLaunchd{loaded: map[string]bool{}}
+	b, err := newServiceBackend(&Invocation{Environ: h.environ}, h.deps("darwin", l, nil), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var probe doctor.ServiceProbe = serviceProbe{b}
+	st, err := probe.ServiceStatus(context.Background())
+	if err != nil || st.Installed || st.Running || st.Manager != "launchd" {
+		t.Errorf("nothing installed: %+v, %v", st, err)
+	}
+	plist := filepath.Join(h.home, "Library/LaunchAgents/dev.nova.novad.plist")
+	if err := os.MkdirAll(filepath.Dir(plist), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(plist, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l.loaded["gui/501/dev.nova.novad"] = false
+	l.lastExit = "78: EX_CONFIG"
+	st, _ = probe.ServiceStatus(context.Background())
+	if !st.Installed || !st.Loaded || st.Running || !strings.Contains(st.Detail, "78: EX_CONFIG") {
+		t.Errorf("stopped: %+v", st)
+	}
+	l.loaded["gui/501/dev.nova.novad"] = true
+	if st, _ = probe.ServiceStatus(context.Background()); !st.Running {
+		t.Errorf("running: %+v", st)
+	}
+}
+
+// refuseLaunchctl fails the test on any call: dry runs and refusals must
+// not ask launchd anything.
+type refuseLaunchctl struct{ t *testing.T }
+
+func (r refuseLaunchctl) fail(what string) error {
+	r.t.Errorf("launchctl %s called", what)
+	return errors.New("refused")
+}
+func (r refuseLaunchctl) Bootstrap(context.Context, string, string) error { return r.fail("bootstrap") }
+func (r refuseLaunchctl) Bootout(context.Context, string) error           { return r.fail("bootout") }
+func (r refuseLaunchctl) Print(context.Context, string) (string, error)   { return "", r.fail("print") }
+func (r refuseLaunchctl) Kickstart(context.Context, string, bool) error   { return r.fail("kickstart") }
+func (r refuseLaunchctl) PrintDisabled(context.Context, string) (string, error) {
+	return "", r.fail("print-disabled")
+}
+func (r refuseLaunchctl) Enable(context.Context, string) error { return r.fail("enable") }
+
+func refuseController(t *testing.T) func(*service.Config) (systemd.Controller, error) {
+	return func(*service.Config) (systemd.Controller, error) {
+		t.Error("kardianos/service controller created")
+		return nil, errors.New("refused")
+	}
+}
+
+// memLaunchd is launchd in memory: loaded targets and whether each runs.
+type memLaunchd struct {
+	loaded   map[string]bool
+	lastExit string
+}
+
+func (m *memLaunchd) Bootstrap(_ context.Context, domain, plist string) error {
+	if _, err := os.Stat(plist); err != nil {
+		return err
+	}
+	target := domain + "/" + strings.TrimSuffix(filepath.Base(plist), ".plist")
+	if _, ok := m.loaded[target]; ok {
+		return &macos.ExitError{Argv: macos.BootstrapArgv(domain, plist), Code: 5, Output: "Bootstrap failed: 5: Input/output error"}
+	}
+	m.loaded[target] = true
+	return nil
+}
+
+func (m *memLaunchd) Bootout(_ context.Context, target string) error {
+	if _, ok := m.loaded[target]; !ok {
+		return &macos.ExitError{Argv: macos.BootoutArgv(target), Code: 3, Output: "Boot-out failed: 3: No such process"}
+	}
+	delete(m.loaded, target)
+	return nil
+}
+
+func (m *memLaunchd) Print(_ context.Context, target string) (string, error) {
+	running, ok := m.loaded[target]
+	if !ok {
+		return "", &macos.ExitError{Argv: macos.PrintArgv(target), Code: 113, Output: "Could not find service"}
+	}
+	if running {
+		return target + " = {\n\tstate = running\n\tpid = 77\n}\n", nil
+	}
+	return fmt.Sprintf("%s = {\n\tstate = not running\n\tlast exit code = %s\n}\n", target, m.lastExit), nil
+}
+
+func (m *memLaunchd) Kickstart(_ context.Context, target string, _ bool) error {
+	m.loaded[target] = true
+	return nil
+}
+
+func (m *memLaunchd) PrintDisabled(context.Context, string) (string, error) {
+	return "disabled services = {\n}\n", nil
+}
+
+func (m *memLaunchd) Enable(context.Context, string) error { return nil }
+
+// memSystemd stands in for kardianos/service's systemd backend.
+type memSystemd struct {
+	cfg     *service.Config
+	path    string
+	calls   *[]string
+	running *bool
+}
+
+func (m *memSystemd) Install() error {
+	*m.calls = append(*m.calls, "install")
+	if _, err := os.Stat(m.path); err == nil {
+		return errors.New("Init already exists")
+	}
+	if err := os.MkdirAll(filepath.Dir(m.path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(m.path, []byte(m.cfg.Option["SystemdScript"].(string)), 0o644)
+}
+
+func (m *memSystemd) Uninstall() error {
+	*m.calls = append(*m.calls, "uninstall")
+	return os.Remove(m.path)
+}
+
+func (m *memSystemd) Start() error {
+	*m.calls = append(*m.calls, "start")
+	*m.running = true
+	return nil
+}
+
+func (m *memSystemd) Stop() error {
+	*m.calls = append(*m.calls, "stop")
+	*m.running = false
+	return nil
+}
+
+func (m *memSystemd) Status() (service.Status, error) {
+	*m.calls = append(*m.calls, "status")
+	if _, err := os.Stat(m.path); err != nil {
+		return service.StatusUnknown, service.ErrNotInstalled
+	}
+	if *m.running {
+		return service.StatusRunning, nil
+	}
+	return service.StatusStopped, nil
+}
+
+func (m *memSystemd) Platform() string { return systemd.Platform }

@@ -1,0 +1,262 @@
+package macos
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func goldenJob() Job {
+	return Job{
+		Label:    "dev.nova.novad",
+		Program:  "/Users/ada/bin/novad",
+		NovaHome: "/Users/ada/.nova",
+		LogDir:   "/Users/ada/Library/Logs/nova",
+	}
+}
+
+// escapeJob has every character XML treats specially, spaces, non-ASCII
+// text and a tab, in every value the template takes.
+func escapeJob() Job {
+	return Job{
+		Label:    "dev.nova.novad",
+		Program:  "/Users/Zoë O'Brien/Apps & Tools/<nova>/novad",
+		Args:     []string{"--log-format", "json", `a"b'c&d<e>f`, "tab\there"},
+		NovaHome: "/Users/Zoë O'Brien/nova & <home>",
+		LogDir:   "/Users/Zoë O'Brien/Library/Logs/nova",
+	}
+}
+
+func TestRenderPlist(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		job  Job
+	}{
+		{"default", goldenJob()},
+		{"escaping", escapeJob()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := RenderPlist(tc.job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", t.Name()+".golden")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("RenderPlist differs from %s (go test -update rewrites it):\n%s", golden, got)
+			}
+			again, _ := RenderPlist(tc.job)
+			if !bytes.Equal(got, again) {
+				t.Error("RenderPlist is not deterministic")
+			}
+		})
+	}
+}
+
+// plistValue is a decoded plist value: string, int, bool, []any or
+// map[string]any.
+type plistValue = any
+
+// decodePlist parses plist XML with encoding/xml alone (no plutil on
+// Linux CI), failing on anything that is not well-formed.
+func decodePlist(data []byte) (map[string]any, error) {
+	d := xml.NewDecoder(bytes.NewReader(data))
+	d.Strict = true
+	var root plistValue
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			if se.Name.Local != "plist" {
+				return nil, fmt.Errorf("root element %q", se.Name.Local)
+			}
+			if root, err = decodeValue(d); err != nil {
+				return nil, err
+			}
+		}
+	}
+	m, ok := root.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("root is %T, not a dict", root)
+	}
+	return m, nil
+}
+
+// decodeValue reads the next value element inside the current one.
+func decodeValue(d *xml.Decoder) (plistValue, error) {
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			return decodeElement(d, t)
+		case xml.EndElement:
+			return nil, nil
+		}
+	}
+}
+
+func decodeElement(d *xml.Decoder, se xml.StartElement) (plistValue, error) {
+	switch se.Name.Local {
+	case "string", "integer", "key":
+		var s string
+		if err := d.DecodeElement(&s, &se); err != nil {
+			return nil, err
+		}
+		if se.Name.Local == "integer" {
+			var n int
+			_, err := fmt.Sscan(s, &n)
+			return n, err
+		}
+		return s, nil
+	case "true", "false":
+		if err := d.Skip(); err != nil {
+			return nil, err
+		}
+		return se.Name.Local == "true", nil
+	case "array":
+		var out []any
+		for {
+			v, err := decodeValue(d)
+			if err != nil {
+				return nil, err
+			}
+			if v == nil {
+				return out, nil
+			}
+			out = append(out, v)
+		}
+	case "dict":
+		out := map[string]any{}
+		for {
+			k, err := decodeValue(d)
+			if err != nil {
+				return nil, err
+			}
+			if k == nil {
+				return out, nil
+			}
+			key, ok := k.(string)
+			if !ok {
+				return nil, fmt.Errorf("dict key is %T", k)
+			}
+			v, err := decodeValue(d)
+			if err != nil {
+				return nil, err
+			}
+			if v == nil {
+				return nil, fmt.Errorf("dict key %q has no value", key)
+			}
+			out[key] = v
+		}
+	}
+	return nil, fmt.Errorf("unexpected element <%s>", se.Name.Local)
+}
+
+func TestRenderPlist_WellFormed(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		job  Job
+	}{
+		{"default", goldenJob()},
+		{"escaping", escapeJob()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := RenderPlist(tc.job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := decodePlist(out)
+			if err != nil {
+				t.Fatalf("not well-formed: %v\n%s", err, out)
+			}
+			args := []any{tc.job.Program}
+			for _, a := range tc.job.Args {
+				args = append(args, a)
+			}
+			want := map[string]any{
+				"Label":                  tc.job.Label,
+				"ProgramArguments":       args,
+				"EnvironmentVariables":   map[string]any{"NOVA_HOME": tc.job.NovaHome},
+				"RunAtLoad":              true,
+				"KeepAlive":              map[string]any{"SuccessfulExit": false},
+				"ThrottleInterval":       10,
+				"ProcessType":            "Standard",
+				"ExitTimeOut":            30,
+				"LimitLoadToSessionType": "Aqua",
+				"StandardOutPath":        filepath.Join(tc.job.LogDir, "novad.out.log"),
+				"StandardErrorPath":      filepath.Join(tc.job.LogDir, "novad.err.log"),
+			}
+			if g, w := fmt.Sprint(p), fmt.Sprint(want); g != w {
+				t.Errorf("decoded plist:\n got %s\nwant %s", g, w)
+			}
+		})
+	}
+}
+
+func TestRenderPlist_NoSecrets(t *testing.T) {
+	out, err := RenderPlist(goldenJob())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := decodePlist(out)
+	env := p["EnvironmentVariables"].(map[string]any)
+	if len(env) != 1 || env["NOVA_HOME"] == nil {
+		t.Errorf("EnvironmentVariables = %v, want only NOVA_HOME", env)
+	}
+	for _, word := range []string{"token", "secret", "key>API", "password"} {
+		if strings.Contains(strings.ToLower(string(out)), strings.ToLower(word)) {
+			t.Errorf("plist mentions %q", word)
+		}
+	}
+}
+
+func TestRenderPlist_Rejects(t *testing.T) {
+	for name, mutate := range map[string]func(*Job){
+		"empty label":       func(j *Job) { j.Label = "" },
+		"label with slash":  func(j *Job) { j.Label = "dev/nova" },
+		"relative program":  func(j *Job) { j.Program = "bin/novad" },
+		"relative home":     func(j *Job) { j.NovaHome = "~/.nova" },
+		"relative log dir":  func(j *Job) { j.LogDir = "logs" },
+		"newline in arg":    func(j *Job) { j.Args = []string{"a\nb"} },
+		"NUL in home":       func(j *Job) { j.NovaHome = "/Users/a\x00b" },
+		"invalid UTF-8":     func(j *Job) { j.Program = "/Users/a/\xffnovad" },
+		"control in label":  func(j *Job) { j.Label = "dev.nova\x1b" },
+		"noncharacter FFFE": func(j *Job) { j.Args = []string{"\uFFFE"} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			j := goldenJob()
+			mutate(&j)
+			if _, err := RenderPlist(j); !errors.Is(err, ErrInvalidJob) {
+				t.Errorf("RenderPlist = %v, want ErrInvalidJob", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,379 @@
+package systemd
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kardianos/service"
+)
+
+// fakeController stands in for kardianos/service: Install writes the
+// SystemdScript where kardianos would and refuses an existing file, like
+// kardianos does; the rest records calls.
+type fakeController struct {
+	cfg      *service.Config
+	path     string
+	platform string
+	calls    *[]string
+	running  *bool
+}
+
+func (c *fakeController) Install() error {
+	*c.calls = append(*c.calls, "install")
+	if _, err := os.Stat(c.path); err == nil {
+		return errors.New("Init already exists: " + c.path)
+	}
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(c.path, []byte(c.cfg.Option["SystemdScript"].(string)), 0o644)
+}
+
+func (c *fakeController) Uninstall() error {
+	*c.calls = append(*c.calls, "uninstall")
+	return os.Remove(c.path)
+}
+
+func (c *fakeController) Start() error {
+	*c.calls = append(*c.calls, "start")
+	*c.running = true
+	return nil
+}
+
+func (c *fakeController) Stop() error {
+	*c.calls = append(*c.calls, "stop")
+	*c.running = false
+	return nil
+}
+
+func (c *fakeController) Status() (service.Status, error) {
+	*c.calls = append(*c.calls, "status")
+	if _, err := os.Stat(c.path); err != nil {
+		return service.StatusUnknown, service.ErrNotInstalled
+	}
+	if *c.running {
+		return service.StatusRunning, nil
+	}
+	return service.StatusStopped, nil
+}
+
+func (c *fakeController) Platform() string { return c.platform }
+
+type fakeSystem struct {
+	calls    []string
+	running  bool
+	configs  []*service.Config
+	platform string
+}
+
+func newTestManager(t *testing.T) (*Manager, *fakeSystem) {
+	t.Helper()
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".nova", "state"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sys := &fakeSystem{platform: Platform}
+	m := &Manager{
+		Unit:      goldenUnit(),
+		Home:      home,
+		TokenFile: filepath.Join(home, ".nova", "state", "internal-token"),
+		Log:       func(s string) { t.Log(s) },
+	}
+	m.Unit.NovaHome = filepath.Join(home, ".nova")
+	m.New = func(cfg *service.Config) (Controller, error) {
+		sys.configs = append(sys.configs, cfg)
+		return &fakeController{cfg: cfg, path: m.UnitPath(), platform: sys.platform, calls: &sys.calls, running: &sys.running}, nil
+	}
+	return m, sys
+}
+
+func TestManager_ServiceConfig(t *testing.T) {
+	m, _ := newTestManager(t)
+	cfg, err := m.ServiceConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := RenderUnit(m.Unit)
+	if cfg.Name != "dev.nova.novad" || cfg.Executable != m.Unit.Program ||
+		cfg.Option["UserService"] != true || cfg.Option["Restart"] != "on-failure" ||
+		cfg.Option["SystemdScript"] != string(text) || cfg.EnvVars["NOVA_HOME"] != m.Unit.NovaHome {
+		t.Errorf("ServiceConfig = %+v", cfg)
+	}
+}
+
+func TestManager_InstallIsIdempotent(t *testing.T) {
+	m, sys := newTestManager(t)
+	if err := m.Install(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"install", "start"}; !slices.Equal(sys.calls, want) {
+		t.Errorf("first install called %v, want %v", sys.calls, want)
+	}
+	want, _ := RenderUnit(m.Unit)
+	got, err := os.ReadFile(m.UnitPath())
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("unit file = %q, %v", got, err)
+	}
+	if !strings.HasSuffix(m.UnitPath(), ".config/systemd/user/dev.nova.novad.service") {
+		t.Errorf("unit path %s", m.UnitPath())
+	}
+
+	sys.calls = nil
+	if err := m.Install(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"stop", "uninstall", "install", "start"}; !slices.Equal(sys.calls, want) {
+		t.Errorf("second install called %v, want %v", sys.calls, want)
+	}
+	if got2, _ := os.ReadFile(m.UnitPath()); string(got2) != string(want) {
+		t.Error("second install changed the unit")
+	}
+	if !sys.running {
+		t.Error("not running after install")
+	}
+}
+
+func TestManager_InstallRecoversFromAHalfInstall(t *testing.T) {
+	m, sys := newTestManager(t)
+	// A unit file left by an install whose systemctl failed.
+	if err := os.MkdirAll(UserUnitDir(m.Home), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(m.UnitPath(), []byte("stale"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.New = func(cfg *service.Config) (Controller, error) {
+		return &failingUninstall{fakeController{cfg: cfg, path: m.UnitPath(), platform: Platform, calls: &sys.calls, running: &sys.running}}, nil
+	}
+	if err := m.Install(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(m.UnitPath()); string(got) == "stale" {
+		t.Error("stale unit kept")
+	}
+}
+
+type failingUninstall struct{ fakeController }
+
+func (c *failingUninstall) Uninstall() error { return errors.New("Failed to connect to bus") }
+
+func TestManager_UninstallRemovesWhatInstallWrote(t *testing.T) {
+	m, sys := newTestManager(t)
+	if err := m.Install(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(m.TokenFile, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sys.calls = nil
+	if err := m.Uninstall(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"stop", "uninstall"}; !slices.Equal(sys.calls, want) {
+		t.Errorf("uninstall called %v, want %v", sys.calls, want)
+	}
+	for _, p := range []string{m.UnitPath(), m.TokenFile} {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s still there (%v)", p, err)
+		}
+	}
+	sys.calls = nil
+	if err := m.Uninstall(); err != nil {
+		t.Errorf("second uninstall = %v", err)
+	}
+	if len(sys.calls) != 0 {
+		t.Errorf("second uninstall called %v", sys.calls)
+	}
+}
+
+func TestManager_RefusesWithoutSystemd(t *testing.T) {
+	m, sys := newTestManager(t)
+	sys.platform = "unix-systemv"
+	err := m.Install()
+	if !errors.Is(err, ErrNoSystemd) {
+		t.Fatalf("Install = %v, want ErrNoSystemd", err)
+	}
+	if len(sys.calls) != 0 {
+		t.Errorf("called %v", sys.calls)
+	}
+	if _, err := os.Stat(UserUnitDir(m.Home)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("created %s", UserUnitDir(m.Home))
+	}
+}
+
+func TestManager_StatusStartStop(t *testing.T) {
+	m, _ := newTestManager(t)
+	st, err := m.Status()
+	if err != nil || st.Installed || st.State != "not-installed" {
+		t.Errorf("before install: %+v, %v", st, err)
+	}
+	if err := m.Start(); err == nil {
+		t.Error("Start before install succeeded")
+	}
+	if err := m.Install(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := m.Status(); !st.Installed || !st.Running() {
+		t.Errorf("after install: %+v", st)
+	}
+	if err := m.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := m.Status(); st.State != "stopped" {
+		t.Errorf("after stop: %+v", st)
+	}
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := m.Status(); !st.Running() {
+		t.Errorf("after start: %+v", st)
+	}
+}
+
+func TestManager_ControlNeedsNoProgram(t *testing.T) {
+	m, sys := newTestManager(t)
+	m.Unit.Program = "" // stop, start, status and uninstall do not need novad
+	if _, err := m.Status(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Uninstall(); err != nil {
+		t.Fatal(err)
+	}
+	for _, cfg := range sys.configs {
+		if cfg.Option["UserService"] != true {
+			t.Errorf("config without UserService: %+v", cfg)
+		}
+	}
+}
+
+func TestManager_PlanCommands(t *testing.T) {
+	m, _ := newTestManager(t)
+	plan, err := m.InstallPlan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, c := range plan.Commands() {
+		lines = append(lines, strings.Join(c, " "))
+	}
+	want := []string{
+		"systemctl stop --user dev.nova.novad.service",
+		"systemctl disable --user dev.nova.novad.service",
+		"systemctl daemon-reload --user",
+		"systemctl enable --user dev.nova.novad.service",
+		"systemctl daemon-reload --user",
+		"systemctl start --user dev.nova.novad.service",
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("install plan runs\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	text, _ := RenderUnit(m.Unit)
+	if f := plan.Files(); len(f) != 1 || f[0].Content != string(text) || f[0].Path != m.UnitPath() {
+		t.Errorf("plan files %+v", f)
+	}
+}
+
+// detected makes kardianos/service choose a backend whether or not the
+// machine runs it.
+type detected struct{ service.System }
+
+func (detected) Detect() bool { return true }
+
+// TestKardianos_WritesTheRenderedUnit runs the real kardianos/service
+// systemd backend (selected by hand, since CI containers rarely run
+// systemd) against a fake systemctl on PATH and a temp HOME. It proves
+// that the unit file kardianos writes is byte for byte RenderUnit's, and
+// that the commands it runs are the ones the plan prints.
+func TestKardianos_WritesTheRenderedUnit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the systemd backend exists only on linux")
+	}
+	var sysd service.System
+	for _, s := range service.AvailableSystems() {
+		if s.String() == Platform {
+			sysd = s
+		}
+	}
+	if sysd == nil {
+		t.Skip("kardianos/service has no systemd backend here")
+	}
+	registry := service.AvailableSystems()
+	service.ChooseSystem(detected{sysd})
+	t.Cleanup(func() { service.ChooseSystem(registry...) })
+
+	home := t.TempDir()
+	bin := t.TempDir()
+	log := filepath.Join(t.TempDir(), "systemctl.log")
+	script := "#!/bin/sh\necho \"$*\" >> '" + log + "'\ncase \"$1\" in is-active) echo active;; esac\nexit 0\n"
+	if err := os.WriteFile(filepath.Join(bin, "systemctl"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	// Only the fake is reachable: the real systemctl never runs.
+	t.Setenv("PATH", bin)
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+
+	m := &Manager{Unit: goldenUnit(), Home: home, TokenFile: filepath.Join(home, "token")}
+	m.Unit.NovaHome = filepath.Join(home, ".nova")
+	if err := m.Install(); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := RenderUnit(m.Unit)
+	got, err := os.ReadFile(m.UnitPath())
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("kardianos wrote %q (%v), want the rendered unit", got, err)
+	}
+	if err := m.Install(); err != nil {
+		t.Fatalf("second install: %v", err)
+	}
+	st, err := m.Status()
+	if err != nil || !st.Running() {
+		t.Errorf("status %+v, %v", st, err)
+	}
+	if err := m.Uninstall(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(m.UnitPath()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("unit still there: %v", err)
+	}
+	ran, _ := os.ReadFile(log)
+	lines := strings.Split(strings.TrimSpace(string(ran)), "\n")
+	wantRan := []string{
+		// first install
+		"enable --user dev.nova.novad.service",
+		"daemon-reload --user",
+		"start --user dev.nova.novad.service",
+		// second install: the old unit goes first
+		"stop --user dev.nova.novad.service",
+		"disable --user dev.nova.novad.service",
+		"daemon-reload --user",
+		"enable --user dev.nova.novad.service",
+		"daemon-reload --user",
+		"start --user dev.nova.novad.service",
+		// status
+		"is-active dev.nova.novad.service --user",
+		// uninstall
+		"stop --user dev.nova.novad.service",
+		"disable --user dev.nova.novad.service",
+		"daemon-reload --user",
+	}
+	if !slices.Equal(lines, wantRan) {
+		t.Errorf("systemctl ran\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(wantRan, "\n"))
+	}
+	plan, _ := m.InstallPlan()
+	for _, c := range plan.Commands() {
+		if !slices.Contains(wantRan, strings.Join(c[1:], " ")) {
+			t.Errorf("the plan prints %v, which kardianos does not run", c)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package systemd
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func goldenUnit() Unit {
+	return Unit{
+		Name:        "dev.nova.novad",
+		Description: "Nova recall daemon: read-only memory for AI agents, on loopback",
+		Program:     "/home/ada/bin/novad",
+		NovaHome:    "/home/ada/.nova",
+	}
+}
+
+func escapeUnit() Unit {
+	return Unit{
+		Name:        "dev.nova.novad",
+		Description: "Nova at 100% & more",
+		Program:     "/home/ada/my apps/novad",
+		Args:        []string{"--log-format", "json", `say "hi"`, `back\slash`, "$HOME", "50%", "a;b"},
+		NovaHome:    `/home/ada/nova "home" 100% $x`,
+	}
+}
+
+func TestRenderUnit(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		unit Unit
+	}{
+		{"default", goldenUnit()},
+		{"escaping", escapeUnit()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := RenderUnit(tc.unit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", t.Name()+".golden")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("RenderUnit differs from %s (go test -update rewrites it):\n%s", golden, got)
+			}
+		})
+	}
+}
+
+// TestRenderUnit_Settings checks the directives that carry decisions, so a
+// golden update cannot silently drop one.
+func TestRenderUnit_Settings(t *testing.T) {
+	out, err := RenderUnit(goldenUnit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"ExecStart=/home/ada/bin/novad",
+		`Environment="NOVA_HOME=/home/ada/.nova"`,
+		"Restart=on-failure",
+		"RestartSec=10",
+		"RestartPreventExitStatus=77 78",
+		"TimeoutStopSec=30",
+		"WantedBy=default.target",
+	} {
+		if !strings.Contains(string(out), "\n"+line+"\n") {
+			t.Errorf("unit lacks %q", line)
+		}
+	}
+	if n := strings.Count(string(out), "Environment="); n != 1 {
+		t.Errorf("%d Environment lines, want only NOVA_HOME", n)
+	}
+	if strings.Contains(string(out), "multi-user.target") {
+		t.Error("user units cannot want multi-user.target")
+	}
+}
+
+func TestRenderUnit_Rejects(t *testing.T) {
+	for name, mutate := range map[string]func(*Unit){
+		"empty name":        func(u *Unit) { u.Name = "" },
+		"name with slash":   func(u *Unit) { u.Name = "a/b" },
+		"relative program":  func(u *Unit) { u.Program = "novad" },
+		"relative home":     func(u *Unit) { u.NovaHome = "~/.nova" },
+		"newline in arg":    func(u *Unit) { u.Args = []string{"a\nExecStartPre=/bin/rm"} },
+		"newline in desc":   func(u *Unit) { u.Description = "x\n[Service]" },
+		"template braces":   func(u *Unit) { u.NovaHome = "/home/{{x}}" },
+		"invalid UTF-8":     func(u *Unit) { u.Program = "/bin/\xff" },
+		"DEL in home":       func(u *Unit) { u.NovaHome = "/home/a\x7f" },
+		"empty program arg": func(u *Unit) { u.Program = "" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			u := goldenUnit()
+			mutate(&u)
+			if _, err := RenderUnit(u); !errors.Is(err, ErrInvalidUnit) {
+				t.Errorf("RenderUnit = %v, want ErrInvalidUnit", err)
+			}
+		})
+	}
+}
