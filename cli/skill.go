@@ -1,0 +1,376 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/skill"
+)
+
+const skillHelp = `Installs the nova-recall skill: a read-only SKILL.md that tells an agent when to
+consult Nova (only after the current conversation, local files and its own memory,
+or when the user asks), how (novactl search --json or the loopback facade), how to
+read the evidence, and the bounded follow-up loop (at most 3 searches in 90 s).
+
+  install     write the skill for the agents (default: all agents found here)
+  uninstall   remove the skill files Nova wrote and nobody edited
+  status      show each skill file's state
+
+Where the skill goes (--agent, comma-separated, or all):
+  claude-code  ~/.claude/skills/nova-recall/SKILL.md
+  codex        ~/.agents/skills/nova-recall/SKILL.md
+  gemini       the same file as codex: Gemini CLI reads ~/.agents/skills
+  openclaw     the same file as codex: OpenClaw reads ~/.agents/skills
+  hermes       ~/.hermes/skills/nova-recall/SKILL.md ($HERMES_HOME/skills)
+Nova does not also write ~/.gemini/skills or ~/.openclaw/skills: those agents would
+then list the skill twice. A copy found there is reported as a duplicate.
+
+The file carries a marker with the template version and a digest of its content.
+install creates missing files, leaves current ones untouched, and upgrades only
+unmodified files of an older version (after a backup under
+NOVA_HOME/state/backups/skills/). A file you edited, one without the marker, and
+one from a newer Nova are kept byte for byte unless --force, which backs them up
+first. Files are written atomically (mode 0644) and never through a symbolic link.
+--dry-run prints the plan and a diff and writes nothing.`
+
+const skillUsage = "novactl skill install|uninstall|status [--agent ID[,ID...]|all] [--dry-run] [--force] [--json]"
+
+func runSkill(_ context.Context, inv *Invocation, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintf(inv.Stderr, "Usage: %s\n\n%s\n", skillUsage, skillHelp)
+		return ExitUsage
+	}
+	switch args[0] {
+	case "install":
+		return runSkillChange(inv, args[1:], true)
+	case "uninstall":
+		return runSkillChange(inv, args[1:], false)
+	case "status":
+		return runSkillStatus(inv, args[1:])
+	case "help", "-h", "-help", "--help":
+		fmt.Fprintf(inv.Stdout, "Usage: %s\n\n%s\n", skillUsage, skillHelp)
+		return ExitOK
+	}
+	fmt.Fprintf(inv.Stderr, "novactl skill: unknown subcommand %q (want install, uninstall or status)\n", args[0])
+	return ExitUsage
+}
+
+// skillReport is one target in the output of install, uninstall and status.
+type skillReport struct {
+	skill.Target
+	SkillDir  string `json:"skillDir"`
+	SkillFile string `json:"skillFile"`
+	Detected  bool   `json:"detected"`
+	skill.State
+	UpgradeAvailable bool         `json:"upgradeAvailable"`
+	Action           skill.Action `json:"action,omitempty"`
+	Skipped          string       `json:"skipped,omitempty"`
+	*skill.Result
+	Error      string            `json:"error,omitempty"`
+	Duplicates []skill.Duplicate `json:"duplicates,omitempty"`
+	Diff       string            `json:"diff,omitempty"`
+}
+
+// skillOutput is the --json document of install, uninstall and status.
+type skillOutput struct {
+	Command         string        `json:"command"`
+	SkillID         string        `json:"skillId"`
+	TemplateVersion int           `json:"templateVersion"`
+	TemplateSHA256  string        `json:"templateSha256"`
+	DryRun          bool          `json:"dryRun"`
+	Force           bool          `json:"force,omitempty"`
+	BackupRoot      string        `json:"backupRoot,omitempty"`
+	Targets         []skillReport `json:"targets"`
+	WillWrite       []string      `json:"willWrite"`
+	OK              bool          `json:"ok"`
+}
+
+func newSkillReport(t skill.Target, s skill.State) skillReport {
+	return skillReport{Target: t, SkillDir: t.Dir(), SkillFile: t.File(), Detected: t.Detected(), State: s,
+		UpgradeAvailable: s.UpgradeAvailable(), Duplicates: t.Duplicates()}
+}
+
+// runSkillChange is novactl skill install / uninstall.
+func runSkillChange(inv *Invocation, args []string, install bool) int {
+	verb := "uninstall"
+	synopsis := "novactl skill uninstall [--agent ID[,ID...]|all] [--dry-run] [--json]"
+	if install {
+		verb = "install"
+		synopsis = "novactl skill install [--agent ID[,ID...]|all] [--dry-run] [--force] [--json]"
+	}
+	fs := newFlags(inv, "novactl skill "+verb, synopsis, skillHelp)
+	agentFlag := fs.String("agent", "all", "agents: "+strings.Join(skill.AgentIDs, ", ")+", or all (install: those found here)")
+	dryRun := fs.Bool("dry-run", false, "print the plan and a diff; write nothing")
+	jsonOut := fs.Bool("json", false, "print the plan and results as JSON")
+	var force *bool
+	if install {
+		force = fs.Bool("force", false, "replace customized and newer files too, after a backup")
+	} else {
+		force = new(bool)
+	}
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(inv.Stderr, "novactl skill %s: unexpected argument %q\n", verb, pos[0])
+		return ExitUsage
+	}
+	targets, explicit, err := skill.Select(inv.Environ, *agentFlag)
+	if err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl skill %s: %v\n", verb, err)
+		return ExitUsage
+	}
+	out := skillOutput{Command: verb, SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(),
+		DryRun: *dryRun, Force: *force, WillWrite: []string{}, OK: true}
+	var backups skill.Backups
+	if install {
+		home, err := paths.Resolve(inv.Environ)
+		if err != nil {
+			fmt.Fprintf(inv.Stderr, "novactl skill install: %v\n", err)
+			return ExitFailure
+		}
+		backups = skill.Backups{Root: filepath.Join(home.StateDir(), "backups", "skills"), Stamp: skill.Stamp(time.Now())}
+		out.BackupRoot = backups.Root
+	}
+	for _, t := range targets {
+		var op *skill.Op
+		if install {
+			op = skill.PlanInstall(t, *force)
+		} else {
+			op = skill.PlanUninstall(t)
+		}
+		r := newSkillReport(t, op.State)
+		r.Action = op.Action
+		if install && !explicit && !r.Detected && op.State.Class == skill.ClassMissing {
+			r.Skipped = "agent not found (use --agent " + t.Agents[0] + " to install anyway)"
+			out.Targets = append(out.Targets, r)
+			continue
+		}
+		if op.Action.Writes() {
+			out.WillWrite = append(out.WillWrite, t.ID)
+		}
+		if *dryRun {
+			r.Diff = op.Diff()
+			if op.Action == skill.ActRefuse {
+				r.Error, out.OK = op.State.Detail, false
+			}
+		} else {
+			res := op.Apply(backups)
+			r.Result = &res
+			if res.Err != nil {
+				r.Error, out.OK = res.Err.Error(), false
+			}
+		}
+		out.Targets = append(out.Targets, r)
+	}
+	if *jsonOut {
+		printJSON(inv.Stdout, out)
+	} else {
+		printSkillChange(inv, out, explicit)
+	}
+	if !out.OK {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+func printSkillChange(inv *Invocation, out skillOutput, explicit bool) {
+	w := inv.Stdout
+	installed, any := false, false
+	for _, r := range out.Targets {
+		fmt.Fprintf(w, "%-12s %s%s: ", r.ID, skillShowPath(r.SkillFile, inv.Environ), sharedBy(r.Target))
+		switch {
+		case r.Skipped != "":
+			fmt.Fprintf(w, "skipped: %s\n", r.Skipped)
+			continue
+		case out.DryRun:
+			fmt.Fprintln(w, skillPlanText(r, out))
+			if r.Diff != "" {
+				fmt.Fprintln(w, indent(strings.TrimRight(r.Diff, "\n")))
+			}
+		default:
+			fmt.Fprintln(w, skillResultText(r, inv.Environ))
+			if r.Result.Result == "installed" || r.Result.Result == "upgraded" || r.Result.Result == "overwritten" {
+				installed = true
+			}
+		}
+		any = true
+		for _, d := range r.Duplicates {
+			fmt.Fprintf(w, "%-12s warning: %s also loads another nova-recall at %s and lists the skill twice: remove one copy\n",
+				"", d.Agent, skillShowPath(d.Dir, inv.Environ))
+		}
+	}
+	if !any && !explicit {
+		fmt.Fprintf(w, "No supported agent was found for this user. Name one with --agent (%s).\n", strings.Join(skill.AgentIDs, ", "))
+	}
+	if installed {
+		fmt.Fprintln(w, "\nStart a new agent session to load the nova-recall skill. It calls `novactl search`, which needs a running novad: check with `novactl status`.")
+	}
+}
+
+// sharedBy names the other agents reading a shared root.
+func sharedBy(t skill.Target) string {
+	if len(t.Agents) < 2 {
+		return ""
+	}
+	return " (read by " + strings.Join(t.Agents, ", ") + ")"
+}
+
+func skillPlanText(r skillReport, out skillOutput) string {
+	v := func() int {
+		if r.InstalledVersion != nil {
+			return *r.InstalledVersion
+		}
+		return -1
+	}
+	switch r.Action {
+	case skill.ActCreate:
+		return "would create it"
+	case skill.ActAlreadyCurrent:
+		return "already current; nothing to do"
+	case skill.ActUpgrade:
+		return fmt.Sprintf("would upgrade it from template version %d to %d (after a backup under %s)", v(), out.TemplateVersion, out.BackupRoot)
+	case skill.ActOverwrite:
+		return fmt.Sprintf("would replace it (%s) after a backup under %s", r.Detail, out.BackupRoot)
+	case skill.ActPreserveCustomized:
+		return "would keep it: " + r.Detail + ". The diff shows what --force would write"
+	case skill.ActPreserveNewer:
+		return "would keep it: " + r.Detail
+	case skill.ActPreserveUnreadable, skill.ActKeepUnreadable:
+		return "would keep it: cannot read it (" + r.Detail + ")"
+	case skill.ActRemove:
+		return "would remove it"
+	case skill.ActNotInstalled:
+		return "not installed; nothing to do"
+	case skill.ActKeepCustomized:
+		return "would keep it: " + r.Detail
+	case skill.ActRefuse:
+		return "would refuse: " + r.Detail
+	}
+	return string(r.Action)
+}
+
+func skillResultText(r skillReport, environ []string) string {
+	backup := ""
+	if r.Backup != "" {
+		backup = " (old file saved to " + skillShowPath(r.Backup, environ) + ")"
+	}
+	switch r.Result.Result {
+	case "installed":
+		return "installed"
+	case "already-current":
+		return "already current"
+	case "upgraded":
+		from := "an older version"
+		if r.InstalledVersion != nil {
+			from = fmt.Sprintf("template version %d", *r.InstalledVersion)
+		}
+		return fmt.Sprintf("upgraded from %s to %d%s", from, skill.TemplateVersion, backup)
+	case "overwritten":
+		return "replaced" + backup
+	case "preserved-customized":
+		return "kept as it is: " + r.Detail + ". See the difference with --dry-run; --force replaces it after a backup"
+	case "preserved-newer":
+		return "kept as it is: " + r.Detail
+	case "preserved-unreadable", "kept-unreadable":
+		return "kept: cannot read it (" + r.Detail + ")"
+	case "removed":
+		if r.RemovedDir {
+			return "removed (and its directory)"
+		}
+		return "removed (the directory holds other files and stays)"
+	case "not-installed":
+		return "not installed"
+	case "kept-customized":
+		return "kept: " + r.Detail + "; remove it yourself if you want it gone"
+	case "refused":
+		return "refused: " + r.Error
+	case "changed-since-plan":
+		return "skipped: " + r.Error
+	}
+	return r.Result.Result + ": " + r.Error
+}
+
+// runSkillStatus is novactl skill status.
+func runSkillStatus(inv *Invocation, args []string) int {
+	fs := newFlags(inv, "novactl skill status", "novactl skill status [--agent ID[,ID...]|all] [--json]", skillHelp)
+	agentFlag := fs.String("agent", "all", "agents: "+strings.Join(skill.AgentIDs, ", ")+", or all")
+	jsonOut := fs.Bool("json", false, "print JSON")
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(inv.Stderr, "novactl skill status: unexpected argument %q\n", pos[0])
+		return ExitUsage
+	}
+	targets, _, err := skill.Select(inv.Environ, *agentFlag)
+	if err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl skill status: %v\n", err)
+		return ExitUsage
+	}
+	out := skillOutput{Command: "status", SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(),
+		WillWrite: []string{}, OK: true}
+	for _, t := range targets {
+		r := newSkillReport(t, skill.Inspect(t))
+		if r.Class == skill.ClassUnsafe {
+			out.OK = false
+		}
+		out.Targets = append(out.Targets, r)
+	}
+	code = ExitOK
+	if !out.OK {
+		code = ExitFailure // a skill path Nova refuses to write through
+	}
+	if *jsonOut {
+		printJSON(inv.Stdout, out)
+		return code
+	}
+	w := inv.Stdout
+	fmt.Fprintf(w, "nova-recall skill, template version %d (sha256 %s)\n\n", skill.TemplateVersion, out.TemplateSHA256[:12])
+	for _, r := range out.Targets {
+		fmt.Fprintf(w, "%-12s %s%s\n", r.ID, skillShowPath(r.SkillFile, inv.Environ), sharedBy(r.Target))
+		fmt.Fprintf(w, "%-12s %s\n", "", skillStatusText(r))
+		for _, d := range r.Duplicates {
+			fmt.Fprintf(w, "%-12s warning: %s also loads another nova-recall at %s and lists the skill twice\n", "", d.Agent, skillShowPath(d.Dir, inv.Environ))
+		}
+	}
+	return code
+}
+
+func skillStatusText(r skillReport) string {
+	switch r.Class {
+	case skill.ClassMissing:
+		if !r.Detected {
+			return "not installed (agent not found here)"
+		}
+		return "not installed: run `novactl skill install`"
+	case skill.ClassCurrent:
+		return fmt.Sprintf("installed, current (template version %d)", skill.TemplateVersion)
+	case skill.ClassOlder:
+		return "installed, " + r.Detail + ": `novactl skill install` upgrades it"
+	case skill.ClassNewer:
+		return "installed by a newer Nova: " + r.Detail
+	case skill.ClassCustomized:
+		return "customized: " + r.Detail + "; install keeps it (--force replaces it after a backup)"
+	case skill.ClassUnreadable:
+		return "unreadable: " + r.Detail
+	case skill.ClassUnsafe:
+		return "blocked: " + r.Detail
+	}
+	return string(r.Class)
+}
+
+// skillShowPath shows a path under the home directory as ~/...
+func skillShowPath(p string, environ []string) string {
+	h := paths.UserHome(environ)
+	if h != "" && strings.HasPrefix(p, h+string(filepath.Separator)) {
+		return "~" + p[len(h):]
+	}
+	return p
+}

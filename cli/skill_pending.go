@@ -1,4 +1,0 @@
-package cli
-
-// runSkill is replaced when novactl skill lands.
-var runSkill = notYet("skill")

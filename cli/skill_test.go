@@ -1,0 +1,405 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/skill"
+)
+
+type skillEnv struct {
+	home, nova string
+	environ    []string
+}
+
+// newSkillEnv is a temp HOME where Claude Code, Codex and Hermes are
+// "installed" (their directories exist), and a temp NOVA_HOME.
+func newSkillEnv(t *testing.T) skillEnv {
+	t.Helper()
+	root := t.TempDir()
+	e := skillEnv{home: filepath.Join(root, "home"), nova: filepath.Join(root, "nova")}
+	for _, d := range []string{".claude", ".codex", ".hermes"} {
+		if err := os.MkdirAll(filepath.Join(e.home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.environ = []string{"HOME=" + e.home, "NOVA_HOME=" + e.nova}
+	return e
+}
+
+func (e skillEnv) run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), append([]string{"skill"}, args...), &Invocation{
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Environ: e.environ,
+	})
+	return code, out.String(), errb.String()
+}
+
+func (e skillEnv) runJSON(t *testing.T, wantCode int, args ...string) skillJSON {
+	t.Helper()
+	code, out, errs := e.run(t, append(args, "--json")...)
+	if code != wantCode {
+		t.Fatalf("skill %v: exit %d, want %d\n%s%s", args, code, wantCode, out, errs)
+	}
+	var doc skillJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("skill %v --json: %v\n%s", args, err, out)
+	}
+	return doc
+}
+
+// skillJSON decodes the --json output as an agent would.
+type skillJSON struct {
+	Command         string   `json:"command"`
+	SkillID         string   `json:"skillId"`
+	TemplateVersion int      `json:"templateVersion"`
+	TemplateSHA256  string   `json:"templateSha256"`
+	DryRun          bool     `json:"dryRun"`
+	BackupRoot      string   `json:"backupRoot"`
+	WillWrite       []string `json:"willWrite"`
+	OK              bool     `json:"ok"`
+	Targets         []struct {
+		Target           string   `json:"target"`
+		Agents           []string `json:"agents"`
+		SkillFile        string   `json:"skillFile"`
+		Classification   string   `json:"classification"`
+		Managed          bool     `json:"managed"`
+		InstalledVersion *int     `json:"installedTemplateVersion"`
+		UpgradeAvailable bool     `json:"upgradeAvailable"`
+		Action           string   `json:"action"`
+		Result           string   `json:"result"`
+		Backup           string   `json:"backup"`
+		Skipped          string   `json:"skipped"`
+		Error            string   `json:"error"`
+		Diff             string   `json:"diff"`
+	} `json:"targets"`
+}
+
+func (d skillJSON) by(t *testing.T) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for _, r := range d.Targets {
+		v := r.Result
+		if v == "" {
+			v = string(r.Action)
+		}
+		if r.Skipped != "" {
+			v = "skipped"
+		}
+		m[r.Target] = v
+	}
+	return m
+}
+
+func skillSnapshot(t *testing.T, roots ...string) []string {
+	t.Helper()
+	var out []string
+	for _, root := range roots {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			fi, err := os.Lstat(p)
+			if err != nil {
+				return err
+			}
+			line := p + " " + fi.Mode().String()
+			if fi.Mode().IsRegular() {
+				b, _ := os.ReadFile(p)
+				line += " " + fi.ModTime().Format(time.RFC3339Nano) + " " + string(b)
+			}
+			out = append(out, line)
+			return nil
+		})
+	}
+	return out
+}
+
+func TestSkillInstallStatusUninstall(t *testing.T) {
+	e := newSkillEnv(t)
+	before := skillSnapshot(t, e.home, e.nova)
+
+	doc := e.runJSON(t, ExitOK, "install")
+	if doc.Command != "install" || doc.SkillID != "nova-recall" || doc.TemplateVersion != skill.TemplateVersion || doc.TemplateSHA256 != skill.Digest() || !doc.OK {
+		t.Errorf("header %+v", doc)
+	}
+	want := map[string]string{"claude-code": "installed", "codex": "installed", "hermes": "installed"}
+	if got := doc.by(t); !maps.Equal(got, want) {
+		t.Errorf("results %v, want %v", got, want)
+	}
+	files := map[string]string{
+		filepath.Join(e.home, ".claude/skills/nova-recall/SKILL.md"): "claude-code",
+		filepath.Join(e.home, ".agents/skills/nova-recall/SKILL.md"): "codex, gemini, openclaw",
+		filepath.Join(e.home, ".hermes/skills/nova-recall/SKILL.md"): "hermes",
+	}
+	for p, agents := range files {
+		b, err := os.ReadFile(p)
+		if err != nil || !bytes.Equal(b, skill.Render(agents)) {
+			t.Errorf("%s: %v", p, err)
+		}
+		if !strings.HasSuffix(string(b), "\nInstalled for: "+agents+"\n") {
+			t.Errorf("%s: last line", p)
+		}
+	}
+
+	// A second install writes nothing.
+	old := time.Date(2021, 5, 6, 7, 8, 9, 0, time.UTC)
+	for p := range files {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mid := skillSnapshot(t, e.home, e.nova)
+	doc = e.runJSON(t, ExitOK, "install")
+	if got := doc.by(t); !maps.Equal(got, map[string]string{"claude-code": "already-current", "codex": "already-current", "hermes": "already-current"}) {
+		t.Errorf("second install: %v", got)
+	}
+	if len(doc.WillWrite) != 0 {
+		t.Errorf("willWrite %v", doc.WillWrite)
+	}
+	if after := skillSnapshot(t, e.home, e.nova); !slices.Equal(mid, after) {
+		t.Error("the second install changed files or mtimes")
+	}
+	code, out, _ := e.run(t, "install")
+	if code != ExitOK || strings.Count(out, "already current") != 3 {
+		t.Errorf("text output:\n%s", out)
+	}
+
+	st := e.runJSON(t, ExitOK, "status")
+	for _, r := range st.Targets {
+		if r.Classification != "current" || !r.Managed || r.InstalledVersion == nil || *r.InstalledVersion != skill.TemplateVersion {
+			t.Errorf("status %s: %+v", r.Target, r)
+		}
+	}
+	code, out, _ = e.run(t, "status")
+	if code != ExitOK || strings.Count(out, "installed, current") != 3 || !strings.Contains(out, "~/.agents/skills/nova-recall/SKILL.md (read by codex, gemini, openclaw)") {
+		t.Errorf("status text:\n%s", out)
+	}
+
+	// Uninstall removes exactly what install wrote.
+	doc = e.runJSON(t, ExitOK, "uninstall")
+	if got := doc.by(t); !maps.Equal(got, map[string]string{"claude-code": "removed", "codex": "removed", "hermes": "removed"}) {
+		t.Errorf("uninstall: %v", got)
+	}
+	for p := range files {
+		if _, err := os.Lstat(filepath.Dir(p)); !os.IsNotExist(err) {
+			t.Errorf("%s remains", filepath.Dir(p))
+		}
+	}
+	// The skills roots install created stay (an agent may use them).
+	after := skillSnapshot(t, e.home, e.nova)
+	var extra []string
+	for _, l := range after {
+		if !slices.Contains(before, l) {
+			extra = append(extra, l)
+		}
+	}
+	for _, l := range extra {
+		if !strings.Contains(l, "/skills ") && !strings.HasSuffix(strings.Fields(l)[0], "/.agents") {
+			t.Errorf("left behind: %s", l)
+		}
+	}
+}
+
+func TestSkillDryRunWritesNothing(t *testing.T) {
+	e := newSkillEnv(t)
+	before := skillSnapshot(t, e.home, e.nova)
+	code, out, errs := e.run(t, "install", "--dry-run", "--agent", "gemini")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, w := range []string{"codex", "~/.agents/skills/nova-recall/SKILL.md", "would create it", "--- /dev/null", "+++ " + filepath.Join(e.home, ".agents/skills/nova-recall/SKILL.md"), "@@ -0,0 +1,", "+name: nova-recall", "+Installed for: codex, gemini, openclaw"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("dry run output lacks %q:\n%.600s", w, out)
+		}
+	}
+	if strings.Contains(out, "claude-code") || strings.Contains(out, "hermes") {
+		t.Error("--agent gemini planned other agents")
+	}
+	doc := e.runJSON(t, ExitOK, "install", "--dry-run")
+	if !doc.DryRun || !slices.Equal(doc.WillWrite, []string{"claude-code", "codex", "hermes"}) {
+		t.Errorf("dry run: %+v", doc)
+	}
+	for _, r := range doc.Targets {
+		if r.Action != "create" || r.Result != "" || !strings.HasPrefix(r.Diff, "--- /dev/null\n") {
+			t.Errorf("%s: action %s result %q", r.Target, r.Action, r.Result)
+		}
+	}
+	if after := skillSnapshot(t, e.home, e.nova); !slices.Equal(before, after) {
+		t.Errorf("--dry-run wrote something:\n%v\n%v", before, after)
+	}
+}
+
+func TestSkillPreservesEditedAndForceBacksUp(t *testing.T) {
+	e := newSkillEnv(t)
+	e.runJSON(t, ExitOK, "install", "--agent", "claude-code")
+	p := filepath.Join(e.home, ".claude/skills/nova-recall/SKILL.md")
+	edited := bytes.Replace(skill.Render("claude-code"), []byte("# Nova recall"), []byte("# Nova recall, my way"), 1)
+	if err := os.WriteFile(p, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc := e.runJSON(t, ExitOK, "install", "--agent", "claude-code")
+	r := doc.Targets[0]
+	if r.Result != "preserved-customized" || r.Classification != "customized" || r.Managed || !r.UpgradeAvailable {
+		t.Errorf("edited file: %+v", r)
+	}
+	if b, _ := os.ReadFile(p); !bytes.Equal(b, edited) {
+		t.Fatal("the edited file was changed")
+	}
+	code, out, _ := e.run(t, "install", "--agent", "claude-code", "--dry-run")
+	if code != ExitOK || !strings.Contains(out, "would keep it") || !strings.Contains(out, "-# Nova recall, my way\n  +# Nova recall\n") {
+		t.Errorf("dry run of an edited file:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(e.nova, "state")); !os.IsNotExist(err) {
+		t.Error("a preserved file made a backup")
+	}
+
+	doc = e.runJSON(t, ExitOK, "install", "--agent", "claude-code", "--force")
+	r = doc.Targets[0]
+	if r.Result != "overwritten" || !strings.HasPrefix(r.Backup, filepath.Join(e.nova, "state", "backups", "skills")+"/") || !strings.HasSuffix(r.Backup, "/claude-code/SKILL.md") {
+		t.Errorf("--force: %+v", r)
+	}
+	if b, _ := os.ReadFile(r.Backup); !bytes.Equal(b, edited) {
+		t.Error("the backup does not hold the edited file")
+	}
+	if b, _ := os.ReadFile(p); !bytes.Equal(b, skill.Render("claude-code")) {
+		t.Error("--force did not install the template")
+	}
+}
+
+func TestSkillUpgradesOlderWithBackup(t *testing.T) {
+	e := newSkillEnv(t)
+	p := filepath.Join(e.home, ".hermes/skills/nova-recall/SKILL.md")
+	older := strings.Replace(string(skill.Render("hermes")), "template-version=1 ", "template-version=0 ", 1)
+	older = strings.Replace(older, "## Language", "## Language (old wording)", 1)
+	sealed, err := skill.Seal([]byte(older))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, sealed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := e.runJSON(t, ExitOK, "status", "--agent", "hermes")
+	if r := st.Targets[0]; r.Classification != "managed-older" || r.InstalledVersion == nil || *r.InstalledVersion != 0 {
+		t.Fatalf("status: %+v", r)
+	}
+	doc := e.runJSON(t, ExitOK, "install", "--agent", "hermes")
+	r := doc.Targets[0]
+	if r.Action != "upgrade" || r.Result != "upgraded" || r.Backup == "" {
+		t.Fatalf("upgrade: %+v", r)
+	}
+	if b, _ := os.ReadFile(r.Backup); !bytes.Equal(b, sealed) {
+		t.Error("the backup does not hold the old file")
+	}
+	if rel, _ := filepath.Rel(filepath.Join(e.nova, "state/backups/skills"), r.Backup); len(strings.Split(rel, "/")) != 3 {
+		t.Errorf("backup path %s is not <timestamp>/hermes/SKILL.md", rel)
+	}
+	if b, _ := os.ReadFile(p); !bytes.Equal(b, skill.Render("hermes")) {
+		t.Error("not upgraded")
+	}
+}
+
+func TestSkillRefusesSymlinkedDir(t *testing.T) {
+	e := newSkillEnv(t)
+	elsewhere := filepath.Join(e.home, "elsewhere")
+	root := filepath.Join(e.home, ".claude/skills")
+	for _, d := range []string{elsewhere, root} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(root, "nova-recall")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := e.run(t, "install", "--agent", "claude-code", "--force")
+	if code != ExitFailure || !strings.Contains(out, "refusing to write through symlinked skill path") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Error("wrote through the link")
+	}
+	doc := e.runJSON(t, ExitFailure, "install", "--agent", "claude-code", "--dry-run")
+	if doc.OK || doc.Targets[0].Action != "refuse" {
+		t.Errorf("%+v", doc)
+	}
+	st := e.runJSON(t, ExitFailure, "status", "--agent", "claude-code")
+	if st.OK || st.Targets[0].Classification != "unsafe" {
+		t.Errorf("status: %+v", st)
+	}
+	if code, out, _ := e.run(t, "status", "--agent", "claude-code"); code != ExitFailure || !strings.Contains(out, "blocked: refusing to write through symlinked skill path") {
+		t.Errorf("status text, exit %d:\n%s", code, out)
+	}
+}
+
+func TestSkillSkipsAgentsNotFound(t *testing.T) {
+	e := newSkillEnv(t)
+	if err := os.RemoveAll(filepath.Join(e.home, ".hermes")); err != nil {
+		t.Fatal(err)
+	}
+	doc := e.runJSON(t, ExitOK, "install")
+	if got := doc.by(t); got["hermes"] != "skipped" || got["claude-code"] != "installed" {
+		t.Errorf("%v", got)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, ".hermes")); !os.IsNotExist(err) {
+		t.Error("created ~/.hermes for an agent that is not installed")
+	}
+	// Naming the agent installs it anyway.
+	if got := e.runJSON(t, ExitOK, "install", "--agent", "hermes").by(t); got["hermes"] != "installed" {
+		t.Errorf("%v", got)
+	}
+}
+
+func TestSkillUsage(t *testing.T) {
+	e := newSkillEnv(t)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, ExitUsage, "novactl skill install|uninstall|status"},
+		{[]string{"--help"}, ExitOK, "~/.agents/skills/nova-recall/SKILL.md"},
+		{[]string{"install", "--help"}, ExitOK, "--force"},
+		{[]string{"uninstall", "--help"}, ExitOK, "--dry-run"},
+		{[]string{"frobnicate"}, ExitUsage, "unknown subcommand"},
+		{[]string{"install", "--agent", "cursor"}, ExitUsage, "unknown agent"},
+		{[]string{"install", "extra"}, ExitUsage, "unexpected argument"},
+		{[]string{"uninstall", "--force"}, ExitUsage, "force"},
+	} {
+		code, out, errs := e.run(t, c.args...)
+		if code != c.code || !strings.Contains(out+errs, c.want) {
+			t.Errorf("skill %v: exit %d (want %d), output lacks %q:\n%s%s", c.args, code, c.code, c.want, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.home, ".claude", "skills")); !os.IsNotExist(err) {
+		t.Error("a usage error wrote something")
+	}
+}
+
+func TestSkillWarnsAboutDuplicates(t *testing.T) {
+	e := newSkillEnv(t)
+	dup := filepath.Join(e.home, ".openclaw/skills/nova-recall")
+	if err := os.MkdirAll(dup, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := e.run(t, "install", "--agent", "openclaw")
+	if code != ExitOK || !strings.Contains(out, "installed") || !strings.Contains(out, "warning: openclaw also loads another nova-recall at ~/.openclaw/skills/nova-recall") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	// Nova never writes the agent-specific root.
+	if entries, _ := os.ReadDir(dup); len(entries) != 0 {
+		t.Errorf("wrote into %s", dup)
+	}
+}

@@ -1,0 +1,182 @@
+// Package skill renders and installs Nova's read-only recall skill, an
+// Agent Skills SKILL.md that tells an agent when to consult Nova (after
+// the current conversation, local files and its own memory), how to call
+// it (novactl search or the loopback facade) and how to read the answer.
+//
+// The file carries a managed marker with the template version and a
+// digest of its own content, so the installer can tell its own unmodified
+// files (which it may upgrade or remove) from files the person edited
+// (which it leaves alone unless forced, and then only after a backup).
+package skill
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/template"
+)
+
+// ID is the skill's name: the front-matter name and the directory name.
+const ID = "nova-recall"
+
+// FileName is the skill file inside the skill directory.
+const FileName = "SKILL.md"
+
+// TemplateVersion is the version of the embedded template. Bump it with
+// every change of SKILL.md.tmpl, so that installed copies are upgraded.
+const TemplateVersion = 1
+
+// installedForPrefix starts the last line, which names the agents a copy
+// was installed for. The digest ignores what follows it.
+const installedForPrefix = "Installed for: "
+
+// normalAgent replaces the agent list when the digest is computed.
+const normalAgent = "<agent>"
+
+// placeholder replaces the digest when the digest is computed.
+var placeholder = strings.Repeat("0", 64)
+
+//go:embed SKILL.md.tmpl
+var templateText string
+
+var tmpl = template.Must(template.New(FileName).Option("missingkey=error").Parse(templateText))
+
+// markerRE matches the managed marker. Only the first match counts.
+var markerRE = regexp.MustCompile(`<!-- nova-managed-skill id=([a-z0-9-]+) template-version=([0-9]{1,9}) template-sha256=([0-9a-f]{64}) -->`)
+
+// marker returns the managed marker line with the placeholder digest.
+func marker(version int) string {
+	return fmt.Sprintf("<!-- nova-managed-skill id=%s template-version=%d template-sha256=%s -->", ID, version, placeholder)
+}
+
+// Render returns the SKILL.md for the agents named by installedFor (the
+// text of the last line, for example "hermes" or "codex, gemini,
+// openclaw"), with its digest filled in.
+func Render(installedFor string) []byte {
+	return renderVersion(templateText, TemplateVersion, installedFor)
+}
+
+// renderVersion renders text (a template like SKILL.md.tmpl) as version.
+// Tests use it to build older and newer managed files.
+func renderVersion(text string, version int, installedFor string) []byte {
+	t := tmpl
+	if text != templateText {
+		t = template.Must(template.New(FileName).Option("missingkey=error").Parse(text))
+	}
+	var b bytes.Buffer
+	err := t.Execute(&b, struct{ Marker, InstalledFor string }{marker(version), oneLine(installedFor)})
+	if err != nil {
+		panic(err) // the template is embedded and tested
+	}
+	out, err := Seal(b.Bytes())
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// Digest is the template-sha256 of the current template: the same for
+// every agent.
+func Digest() string {
+	m, _ := Parse(Render(normalAgent))
+	return m.Digest
+}
+
+// Marker is a parsed managed marker.
+type Marker struct {
+	// ID is the skill id the marker names.
+	ID string
+	// Version is the template version.
+	Version int
+	// Digest is the template-sha256 the marker claims.
+	Digest string
+	// Verified is true when Digest matches the content.
+	Verified bool
+}
+
+// ErrNoMarker means the content has no managed marker.
+var ErrNoMarker = errors.New("no nova-managed-skill marker")
+
+// Parse finds the managed marker in content and verifies its digest.
+func Parse(content []byte) (Marker, error) {
+	loc := markerRE.FindSubmatchIndex(content)
+	if loc == nil {
+		return Marker{}, ErrNoMarker
+	}
+	v, err := strconv.Atoi(string(content[loc[4]:loc[5]]))
+	if err != nil {
+		return Marker{}, err
+	}
+	m := Marker{ID: string(content[loc[2]:loc[3]]), Version: v, Digest: string(content[loc[6]:loc[7]])}
+	m.Verified = m.Digest == digest(content, loc)
+	return m, nil
+}
+
+// Seal fills the managed marker's digest of content and returns the
+// result. It is how Render signs its output; tests use it to build
+// managed files of other versions.
+func Seal(content []byte) ([]byte, error) {
+	loc := markerRE.FindSubmatchIndex(content)
+	if loc == nil {
+		return nil, ErrNoMarker
+	}
+	out := bytes.Clone(content)
+	copy(out[loc[6]:loc[7]], digest(content, loc))
+	return out, nil
+}
+
+// digest is the sha256 of content with the marker's digest (at loc)
+// replaced by the placeholder and the last line normalised.
+func digest(content []byte, loc []int) string {
+	var b bytes.Buffer
+	b.Grow(len(content))
+	b.Write(content[:loc[6]])
+	b.WriteString(placeholder)
+	b.Write(content[loc[7]:])
+	sum := sha256.Sum256(normalize(b.Bytes()))
+	return hex.EncodeToString(sum[:])
+}
+
+// normalize replaces the agent list of a last line "Installed for: ..."
+// with a fixed value, so copies for different agents share a digest.
+func normalize(content []byte) []byte {
+	end := len(content)
+	if end > 0 && content[end-1] == '\n' {
+		end--
+	}
+	start := bytes.LastIndexByte(content[:end], '\n') + 1
+	if !bytes.HasPrefix(content[start:end], []byte(installedForPrefix)) {
+		return content
+	}
+	out := make([]byte, 0, len(content))
+	out = append(out, content[:start]...)
+	out = append(out, installedForPrefix+normalAgent...)
+	return append(out, content[end:]...)
+}
+
+// InstalledFor returns the text of content's last line after
+// "Installed for: ", or "" when there is none.
+func InstalledFor(content []byte) string {
+	s := strings.TrimSuffix(string(content), "\n")
+	last := s[strings.LastIndexByte(s, '\n')+1:]
+	if rest, ok := strings.CutPrefix(last, installedForPrefix); ok {
+		return rest
+	}
+	return ""
+}
+
+// sameTemplate reports whether a and b differ at most in the agents
+// named on the last line.
+func sameTemplate(a, b []byte) bool {
+	return bytes.Equal(normalize(a), normalize(b))
+}
