@@ -343,9 +343,13 @@ func synthesize(plan Plan, citations []api.Citation, events api.EventAggregation
 	default:
 		s.AnswerType = "evidence-summary"
 	}
+	zh := hasCJK(plan.Query)
 	if len(citations) == 0 {
 		s.Status = "no-evidence"
 		s.Summary = "No indexed evidence matched the query."
+		if zh {
+			s.Summary = "没有匹配该查询的已索引证据。"
+		}
 		return s
 	}
 	s.Status = "ready"
@@ -361,6 +365,11 @@ func synthesize(plan Plan, citations []api.Citation, events api.EventAggregation
 	date := "an unknown date"
 	if first.Date != nil {
 		date = *first.Date
+	}
+	if zh {
+		s.Summary = synthesizeZH(s.AnswerType, first, len(citations), events)
+		s.QueryCoverage = &api.QueryCoverage{SubqueryCount: len(plan.SubQueries), EvidenceCount: len(citations), MultiHopLinkCount: len(multiHop(citations)), EventCount: events.EventCount}
+		return s
 	}
 	switch s.AnswerType {
 	case "event-aggregation":
@@ -386,6 +395,33 @@ func synthesize(plan Plan, citations []api.Citation, events api.EventAggregation
 	}
 	s.QueryCoverage = &api.QueryCoverage{SubqueryCount: len(plan.SubQueries), EvidenceCount: len(citations), MultiHopLinkCount: len(multiHop(citations)), EventCount: events.EventCount}
 	return s
+}
+
+// synthesizeZH is the Chinese summary, used when the query is Chinese.
+func synthesizeZH(answerType string, first api.Citation, n int, events api.EventAggregation) string {
+	date := "未知日期"
+	if first.Date != nil {
+		date = *first.Date
+	}
+	switch answerType {
+	case "event-aggregation":
+		if events.EventCount > 0 && events.MostSevereEvent != nil {
+			return fmt.Sprintf("找到 %d 个独立事件（%d 条引用），最严重的证据为 %s。", events.EventCount, n, strings.Join(events.MostSevereEvent.CitationIDs, "、"))
+		}
+		return fmt.Sprintf("找到 %d 条引用，未能归并出独立事件。", n)
+	case "incident":
+		if len(events.ResolutionCitations) > 0 {
+			return "故障证据关联到解决记录：" + strings.Join(events.ResolutionCitations, "、") + "。"
+		}
+		return fmt.Sprintf("故障证据涉及 %d 个独立事件。", max(1, events.EventCount))
+	case "configuration":
+		return fmt.Sprintf("配置证据为 %s（%s）。", first.CitationID, date)
+	case "migration":
+		return fmt.Sprintf("迁移证据为 %s（%s）。", first.CitationID, date)
+	case "task-state":
+		return fmt.Sprintf("任务状态证据为 %s（%s）。", first.CitationID, date)
+	}
+	return fmt.Sprintf("首要证据为 %s（%s），置信度 %s。", first.CitationID, date, first.Confidence)
 }
 
 // multiHop links citations that share a date, tags or a source.
