@@ -32,6 +32,9 @@ type Cache struct {
 	rows    []float32
 	pending []Key
 	used    map[Key]bool
+	// valid is the length of the file's readable prefix (header and whole
+	// records); Flush appends there, dropping a torn tail.
+	valid int64
 }
 
 const cacheMagic = "NOVVEC01"
@@ -57,6 +60,7 @@ func OpenCache(dir, profileHash string, dim int) (*Cache, error) {
 		// An unreadable cache is only a cache: start over.
 		return c, nil
 	}
+	c.valid = int64(len(head))
 	rec := make([]byte, 32+dim*4+4)
 	for {
 		if _, err := io.ReadFull(r, rec); err != nil {
@@ -66,6 +70,7 @@ func OpenCache(dir, profileHash string, dim int) (*Cache, error) {
 		if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(rec[32+dim*4:]) {
 			break // a torn tail; everything after it is suspect
 		}
+		c.valid += int64(len(rec))
 		var k Key
 		copy(k[:], rec[:32])
 		if _, dup := c.index[k]; dup {
@@ -113,29 +118,41 @@ func (c *Cache) Flush() error {
 	if len(c.pending) == 0 {
 		return nil
 	}
-	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("append embedding cache: %w", err)
 	}
-	fi, err := f.Stat()
-	if err != nil {
+	// Append after the last whole record: anything beyond it (a torn
+	// record, an unreadable header) would hide what is written now from
+	// every later OpenCache.
+	if err := f.Truncate(c.valid); err != nil {
 		f.Close()
-		return err
+		return fmt.Errorf("append embedding cache: %w", err)
+	}
+	if _, err := f.Seek(c.valid, io.SeekStart); err != nil {
+		f.Close()
+		return fmt.Errorf("append embedding cache: %w", err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	if fi.Size() == 0 {
+	n := c.valid
+	if n == 0 {
 		c.writeHeader(w)
+		n += int64(len(cacheMagic) + 4)
 	}
 	for _, k := range c.pending {
 		c.writeRecord(w, k)
 	}
+	n += int64(len(c.pending) * c.recordSize())
 	if err := w.Flush(); err != nil {
 		f.Close()
 		return err
 	}
 	c.pending = nil
+	c.valid = n
 	return f.Close()
 }
+
+func (c *Cache) recordSize() int { return 32 + c.dim*4 + 4 }
 
 func (c *Cache) compact() error {
 	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".cache-*.tmp")
@@ -157,7 +174,12 @@ func (c *Cache) compact() error {
 		return err
 	}
 	c.pending = nil
-	return os.Rename(tmp.Name(), c.path)
+	if err := os.Rename(tmp.Name(), c.path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	c.valid = int64(len(cacheMagic)+4) + int64(len(c.used)*c.recordSize())
+	return nil
 }
 
 func (c *Cache) writeHeader(w io.Writer) {
