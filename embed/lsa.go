@@ -15,6 +15,7 @@ import (
 	"sort"
 	"unsafe"
 
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/nova-recall/nova/api"
@@ -306,14 +307,24 @@ func (m *LSA) finishID() {
 	m.id = "lsa-" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
-// orthonormalize sets dst to an orthonormal basis of a's column space.
+// orthonormalize sets dst to an orthonormal basis of a's column space (a
+// is r x c with r >= c): the thin Q of a QR factorisation. Only the c
+// columns are formed; the full r x r Q (mat.QR.QTo) of 12 000 sampled
+// documents or a 40 000-term vocabulary would take gigabytes.
 func orthonormalize(a *mat.Dense, dst *mat.Dense) {
-	var qr mat.QR
-	qr.Factorize(a)
-	r, c := a.Dims()
-	var full mat.Dense
-	qr.QTo(&full)
-	*dst = *mat.DenseCopyOf(full.Slice(0, r, 0, c))
+	q := mat.DenseCopyOf(a)
+	raw := q.RawMatrix()
+	_, c := a.Dims()
+	tau := make([]float64, c)
+	work := []float64{0}
+	lapack64.Geqrf(raw, tau, work, -1)
+	work = make([]float64, max(1, int(work[0])))
+	lapack64.Geqrf(raw, tau, work, len(work))
+	work = []float64{0}
+	lapack64.Orgqr(raw, tau, work, -1)
+	work = make([]float64, max(c, int(work[0])))
+	lapack64.Orgqr(raw, tau, work, len(work))
+	*dst = *q
 }
 
 // spMulDense computes dst = A·D where A is CSR (rows x v) and D is v x l.
