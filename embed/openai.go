@@ -116,7 +116,7 @@ func (e *OpenAI) embedBatch(ctx context.Context, texts []string) ([][]float32, e
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%w: %s did not answer within %s", ErrUnavailable, e.endpoint, e.timeout)
 		}
-		return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, e.endpoint, redactURLError(err))
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, e.endpoint, e.redactURLError(err))
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
@@ -124,7 +124,12 @@ func (e *OpenAI) embedBatch(ctx context.Context, texts []string) ([][]float32, e
 		return nil, fmt.Errorf("read embedding response: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
+		// Servers echo the key they refuse ("Incorrect API key provided:
+		// sk-..."); the error is logged and printed, so the key goes.
 		snippet := strings.TrimSpace(string(raw))
+		if e.apiKey != "" {
+			snippet = strings.ReplaceAll(snippet, e.apiKey, "[redacted]")
+		}
 		if len(snippet) > 200 {
 			snippet = snippet[:200]
 		}
@@ -151,9 +156,13 @@ func (e *OpenAI) embedBatch(ctx context.Context, texts []string) ([][]float32, e
 	return vecs, nil
 }
 
-// redactURLError keeps transport errors short and free of request bodies.
-func redactURLError(err error) string {
+// redactURLError keeps transport errors short and free of request bodies
+// and of the API key.
+func (e *OpenAI) redactURLError(err error) string {
 	s := err.Error()
+	if e.apiKey != "" {
+		s = strings.ReplaceAll(s, e.apiKey, "[redacted]")
+	}
 	if len(s) > 200 {
 		s = s[:200]
 	}
