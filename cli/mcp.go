@@ -1,0 +1,294 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/mcpserver"
+	"github.com/nova-recall/nova/mcpserver/agentconf"
+	"github.com/nova-recall/nova/paths"
+)
+
+const mcpHelp = `Without a subcommand, serves Nova's read-only memory tools over the Model Context
+Protocol on stdin/stdout, for an agent to start: memory_search (the facade search of
+the running novad, with citations and the quality verdict) and memory_status. Logs go
+to stderr; stdout carries only protocol messages. When novad is not running, the tools
+say so instead of failing.
+
+  install     add Nova ("nova": novactl mcp) to agents' MCP configuration files
+  uninstall   remove exactly what install added
+
+Agents and files (--agent, comma-separated; default all agents found on this machine):
+  claude-code  ~/.claude.json           mcpServers.nova
+  codex        ~/.codex/config.toml      [mcp_servers.nova] (or $CODEX_HOME)
+  gemini       ~/.gemini/settings.json  mcpServers.nova
+  openclaw     ~/.openclaw/openclaw.json mcp.servers.nova (or $OPENCLAW_CONFIG_PATH)
+  hermes       ~/.hermes/config.yaml    mcp_servers.nova (or $HERMES_HOME)
+
+Edits are textual: comments, key order, formatting and other servers stay as they
+are, and install then uninstall leaves a file byte-identical. NOVA_HOME is passed to
+the server when it is set. Files are replaced atomically, keep their mode, and are
+never written through a symbolic link. --dry-run prints the diff and writes nothing.`
+
+func runMCP(ctx context.Context, inv *Invocation, args []string) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "install":
+			return runMCPConfig(inv, args[1:], true)
+		case "uninstall":
+			return runMCPConfig(inv, args[1:], false)
+		case "serve":
+			args = args[1:]
+		case "help":
+			fmt.Fprintf(inv.Stderr, "Usage: novactl mcp [install|uninstall] [flags]\n\n%s\n", mcpHelp)
+			return ExitOK
+		default:
+			if !strings.HasPrefix(args[0], "-") {
+				fmt.Fprintf(inv.Stderr, "novactl mcp: unknown subcommand %q (want install or uninstall)\n", args[0])
+				return ExitUsage
+			}
+		}
+	}
+	return runMCPServe(ctx, inv, args)
+}
+
+func runMCPServe(ctx context.Context, inv *Invocation, args []string) int {
+	fs := newFlags(inv, "novactl mcp", "novactl mcp [install|uninstall] [flags]", mcpHelp)
+	verbose := fs.Bool("v", false, "log protocol activity to stderr")
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(inv.Stderr, "novactl mcp: unexpected argument %q\n", pos[0])
+		return ExitUsage
+	}
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(inv.Stderr, &slog.HandlerOptions{Level: level})).With("component", "mcp")
+	if w, ok := inv.Stdin.(io.Writer); ok && IsTerminal(w) {
+		fmt.Fprintln(inv.Stderr, "novactl mcp speaks the Model Context Protocol on stdin/stdout and is meant to be started by an agent.\nRun `novactl mcp install` to add it to your agents. Press Ctrl-D to quit.")
+	}
+	srv := mcpserver.New(mcpserver.Options{
+		Version: Version,
+		Logger:  logger,
+		Connect: func() (mcpserver.Backend, error) {
+			// Read afresh for every call: novad may have restarted on other
+			// ports, and the operator may have fixed the configuration.
+			cfg, err := config.Load(inv.Environ)
+			if err != nil {
+				return nil, err
+			}
+			return client.ForConfig(cfg), nil
+		},
+	})
+	if err := mcpserver.Serve(ctx, srv, inv.Stdin, inv.Stdout); err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl mcp: %v\n", err)
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// runMCPConfig is novactl mcp install / uninstall.
+func runMCPConfig(inv *Invocation, args []string, install bool) int {
+	verb := "uninstall"
+	if install {
+		verb = "install"
+	}
+	fs := newFlags(inv, "novactl mcp "+verb, "novactl mcp "+verb+" [--agent ID[,ID...]|all] [--dry-run]", mcpHelp)
+	agentFlag := fs.String("agent", "all", "agents to configure: "+strings.Join(agentconf.AgentIDs(), ", ")+", or all (those found)")
+	dryRun := fs.Bool("dry-run", false, "print the changes as a diff and write nothing")
+	command := fs.String("command", "", "install: absolute path of the novactl the agents start (default: this novactl)")
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(inv.Stderr, "novactl mcp %s: unexpected argument %q\n", verb, pos[0])
+		return ExitUsage
+	}
+	agents, explicit, err := selectAgents(*agentFlag)
+	if err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl mcp %s: %v\n", verb, err)
+		return ExitUsage
+	}
+	home, err := paths.Resolve(inv.Environ)
+	if err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl mcp %s: %v\n", verb, err)
+		return ExitFailure
+	}
+	var entry agentconf.Entry
+	if install {
+		entry, err = mcpEntry(inv.Environ, home, *command)
+		if err != nil {
+			fmt.Fprintf(inv.Stderr, "novactl mcp install: %v\n", err)
+			return ExitUsage
+		}
+	}
+	recs, err := agentconf.LoadRecords(agentconf.RecordsFile(home))
+	if err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl mcp %s: %v\n", verb, err)
+		return ExitFailure
+	}
+	failed, changed, touched := false, false, 0
+	for _, a := range agents {
+		path := a.Path(inv.Environ)
+		shown := tildePath(path, inv.Environ)
+		if !explicit && !a.Detected(inv.Environ) {
+			if install {
+				fmt.Fprintf(inv.Stdout, "%-12s skipped: not found (%s does not exist; use --agent %s to configure it anyway)\n", a.Name, tildePath(a.Home(inv.Environ), inv.Environ), a.ID)
+			}
+			continue
+		}
+		touched++
+		plan, err := planMCP(a, path, entry, recs, install)
+		if err == nil && !*dryRun {
+			err = plan.Apply()
+			if errors.Is(err, agentconf.ErrChanged) {
+				// The agent rewrote its file meanwhile: plan again once.
+				if plan, err = planMCP(a, path, entry, recs, install); err == nil {
+					err = plan.Apply()
+				}
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(inv.Stderr, "%-12s %s: %v\n", a.Name, shown, err)
+			failed = true
+			continue
+		}
+		if *dryRun {
+			fmt.Fprintf(inv.Stdout, "%-12s %s: would %s\n", a.Name, shown, describe(plan, true))
+			if d := plan.Diff(); d != "" {
+				fmt.Fprint(inv.Stdout, indent(d)+"\n")
+			}
+			continue
+		}
+		fmt.Fprintf(inv.Stdout, "%-12s %s: %s\n", a.Name, shown, describe(plan, false))
+		if plan.Changed() || (!install && plan.Action == agentconf.Absent && recs.Get(path) != nil) {
+			recs.Set(path, plan.Record)
+			changed = true
+		}
+	}
+	if touched == 0 {
+		fmt.Fprintf(inv.Stdout, "No supported agent was found for this user. Name one with --agent (%s).\n", strings.Join(agentconf.AgentIDs(), ", "))
+	}
+	if changed {
+		if err := recs.Save(); err != nil {
+			fmt.Fprintf(inv.Stderr, "novactl mcp %s: save the install record: %v\n", verb, err)
+			failed = true
+		}
+	}
+	if install && !*dryRun && touched > 0 && !failed {
+		fmt.Fprintln(inv.Stdout, "\nRestart the agents to load the tools memory_search and memory_status (read-only). They need a running novad: check with `novactl status`.")
+	}
+	if failed {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+func planMCP(a agentconf.Agent, path string, e agentconf.Entry, recs *agentconf.Records, install bool) (*agentconf.Plan, error) {
+	if install {
+		return agentconf.PlanInstall(a, path, e, recs.Get(path))
+	}
+	return agentconf.PlanUninstall(a, path, recs.Get(path))
+}
+
+func describe(p *agentconf.Plan, dry bool) string {
+	var s string
+	switch p.Action {
+	case agentconf.Install:
+		s = "added Nova"
+		if dry {
+			s = "add Nova"
+		}
+	case agentconf.Update:
+		s = "updated Nova's entry"
+		if dry {
+			s = "update Nova's entry"
+		}
+	case agentconf.Unchanged:
+		s = "already installed"
+		if dry {
+			s = "change nothing (already installed)"
+		}
+	case agentconf.Remove:
+		s = "removed Nova"
+		if dry {
+			s = "remove Nova"
+		}
+		if p.After == nil {
+			s += " (and the file, which install had created)"
+		}
+	case agentconf.Absent:
+		s = "nothing to remove"
+		if dry {
+			s = "change nothing"
+		}
+	}
+	if p.Note != "" {
+		s += " (" + p.Note + ")"
+	}
+	return s
+}
+
+// selectAgents parses --agent. explicit is false for "all", which only
+// configures the agents found on the machine.
+func selectAgents(flag string) ([]agentconf.Agent, bool, error) {
+	flag = strings.TrimSpace(flag)
+	if flag == "" || flag == "all" {
+		return agentconf.Agents(), false, nil
+	}
+	var out []agentconf.Agent
+	for _, id := range strings.Split(flag, ",") {
+		id = strings.TrimSpace(id)
+		a, ok := agentconf.Lookup(id)
+		if !ok {
+			return nil, false, fmt.Errorf("unknown agent %q (want %s or all)", id, strings.Join(agentconf.AgentIDs(), ", "))
+		}
+		if !slices.ContainsFunc(out, func(b agentconf.Agent) bool { return b.ID == a.ID }) {
+			out = append(out, a)
+		}
+	}
+	return out, true, nil
+}
+
+// mcpEntry is the server entry: this novactl (or --command) with "mcp",
+// and NOVA_HOME when it is set.
+func mcpEntry(environ []string, home paths.Home, command string) (agentconf.Entry, error) {
+	if command == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return agentconf.Entry{}, fmt.Errorf("find this novactl: %w; pass --command", err)
+		}
+		command = exe
+	}
+	if !filepath.IsAbs(command) {
+		return agentconf.Entry{}, fmt.Errorf("--command must be an absolute path (got %q)", command)
+	}
+	e := agentconf.Entry{Command: filepath.Clean(command), Args: []string{"mcp"}}
+	if paths.Lookup(environ, paths.EnvHome) != "" {
+		e.Env = map[string]string{paths.EnvHome: home.Root}
+	}
+	return e, nil
+}
+
+// tildePath shows a path under the home directory as ~/...
+func tildePath(p string, environ []string) string {
+	h := paths.UserHome(environ)
+	if h != "" && strings.HasPrefix(p, h+string(filepath.Separator)) {
+		return "~" + p[len(h):]
+	}
+	return p
+}

@@ -1,4 +1,0 @@
-package cli
-
-// runMCP is replaced when novactl mcp lands.
-var runMCP = notYet("mcp")

@@ -1,0 +1,369 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mcpAgentFiles are realistic user-level MCP configuration files of every
+// supported agent, with comments where the format allows them and other
+// servers, keyed by their path under HOME.
+var mcpAgentFiles = map[string]string{
+	".claude.json": `{
+  "numStartups": 12,
+  "installMethod": "native",
+  "projects": {
+    "/Users/ada/src/app": {
+      "allowedTools": [],
+      "mcpServers": {}
+    }
+  },
+  "mcpServers": {
+    "github": {
+      "type": "stdio",
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-github"],
+      "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_example"}
+    }
+  }
+}
+`,
+	".codex/config.toml": `# Codex settings
+model = "gpt-5-codex"
+
+[mcp_servers.context7]
+command = "npx"
+args = ["-y", "@upstash/context7-mcp"] # docs lookup
+
+[projects."/Users/ada/src/app"]
+trust_level = "trusted"
+`,
+	".gemini/settings.json": `{
+  // UI
+  "theme": "GitHub",
+  "mcpServers": {
+    /* the filesystem server */
+    "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/ada"]}
+  }
+}
+`,
+	".openclaw/openclaw.json": `// OpenClaw
+{
+  gateway: { port: 18789 },
+  mcp: {
+    servers: {
+      context7: { command: 'npx', args: ['-y', '@upstash/context7-mcp'] },
+    },
+  },
+}
+`,
+	".hermes/config.yaml": `# Hermes
+model:
+  default: anthropic/claude-sonnet-4
+
+mcp_servers:
+  time:
+    command: "uvx"
+    args: ["mcp-server-time"]
+
+terminal:
+  backend: local
+`,
+}
+
+// mcpAgentHome writes mcpAgentFiles under a fresh HOME and returns the
+// environment (HOME and NOVA_HOME) for it.
+func mcpAgentHome(t *testing.T) (string, []string) {
+	t.Helper()
+	home := t.TempDir()
+	for rel, content := range mcpAgentFiles {
+		p := filepath.Join(home, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nova := filepath.Join(home, "nova-home")
+	return home, []string{"HOME=" + home, "NOVA_HOME=" + nova}
+}
+
+func mcpRun(t *testing.T, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), args, &Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Environ: env})
+	return out.String(), errb.String(), code
+}
+
+func mcpSnapshot(t *testing.T, home string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for rel := range mcpAgentFiles {
+		b, err := os.ReadFile(filepath.Join(home, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[rel] = string(b)
+	}
+	return m
+}
+
+func TestMCPInstall_AllAgentsRoundTrip(t *testing.T) {
+	home, env := mcpAgentHome(t)
+	before := mcpSnapshot(t, home)
+
+	out, errs, code := mcpRun(t, env, "mcp", "install", "--command", "/opt/nova/bin/novactl")
+	if code != ExitOK {
+		t.Fatalf("install exited %d: %s %s", code, out, errs)
+	}
+	for _, name := range []string{"Claude Code", "Codex", "Gemini CLI", "OpenClaw", "Hermes"} {
+		if !strings.Contains(out, name) || !strings.Contains(out, "added Nova") {
+			t.Errorf("output lacks %s: %s", name, out)
+		}
+	}
+	installed := mcpSnapshot(t, home)
+	novaHome := filepath.Join(home, "nova-home")
+	for rel, content := range installed {
+		if !strings.Contains(content, "/opt/nova/bin/novactl") || !strings.Contains(content, novaHome) {
+			t.Errorf("%s lacks the entry:\n%s", rel, content)
+		}
+		// Everything that was there is still there, in order.
+		if !mcpContainsInOrder(content, before[rel]) {
+			t.Errorf("%s was disturbed:\n%s", rel, content)
+		}
+	}
+	var claude map[string]any
+	if err := json.Unmarshal([]byte(installed[".claude.json"]), &claude); err != nil {
+		t.Fatalf("~/.claude.json is no longer JSON: %v", err)
+	}
+	nova := claude["mcpServers"].(map[string]any)["nova"].(map[string]any)
+	if nova["command"] != "/opt/nova/bin/novactl" || nova["args"].([]any)[0] != "mcp" || nova["env"].(map[string]any)["NOVA_HOME"] != novaHome {
+		t.Errorf("claude entry %v", nova)
+	}
+	if _, err := os.Stat(filepath.Join(novaHome, "state", "mcp-installs.json")); err != nil {
+		t.Errorf("no install record: %v", err)
+	}
+
+	// Idempotent.
+	out, _, code = mcpRun(t, env, "mcp", "install", "--command", "/opt/nova/bin/novactl")
+	if code != ExitOK || strings.Count(out, "already installed") != 5 {
+		t.Fatalf("second install (%d): %s", code, out)
+	}
+	if again := mcpSnapshot(t, home); !mcpEqualMaps(again, installed) {
+		t.Fatal("a second install changed files")
+	}
+
+	out, errs, code = mcpRun(t, env, "mcp", "uninstall")
+	if code != ExitOK || strings.Count(out, "removed Nova") != 5 {
+		t.Fatalf("uninstall exited %d: %s %s", code, out, errs)
+	}
+	after := mcpSnapshot(t, home)
+	for rel := range before {
+		if after[rel] != before[rel] {
+			t.Errorf("%s is not byte-identical after install then uninstall:\n--- before\n%s\n--- after\n%s", rel, before[rel], after[rel])
+		}
+	}
+	if _, err := os.Stat(filepath.Join(novaHome, "state", "mcp-installs.json")); !os.IsNotExist(err) {
+		t.Errorf("the install record outlived the installs: %v", err)
+	}
+	out, _, _ = mcpRun(t, env, "mcp", "uninstall")
+	if strings.Count(out, "nothing to remove") != 5 {
+		t.Errorf("second uninstall: %s", out)
+	}
+}
+
+// mcpContainsInOrder reports whether every non-blank line of sub appears in s,
+// in order (a comma may follow a value).
+func mcpContainsInOrder(s, sub string) bool {
+	rest := s
+	for _, l := range strings.Split(sub, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		i := strings.Index(rest, l)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(l):]
+	}
+	return true
+}
+
+func mcpEqualMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestMCPInstall_DryRun(t *testing.T) {
+	home, env := mcpAgentHome(t)
+	before := mcpSnapshot(t, home)
+	out, errs, code := mcpRun(t, env, "mcp", "install", "--dry-run", "--agent", "codex,hermes", "--command", "/opt/nova/bin/novactl")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"would add Nova", "+[mcp_servers.nova]", `+command = "/opt/nova/bin/novactl"`, "+  nova:", "--- a" + filepath.Join(home, ".codex/config.toml")} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Claude Code") {
+		t.Errorf("an agent that was not asked for was planned:\n%s", out)
+	}
+	if !mcpEqualMaps(mcpSnapshot(t, home), before) {
+		t.Fatal("--dry-run wrote a file")
+	}
+	if _, err := os.Stat(filepath.Join(home, "nova-home")); !os.IsNotExist(err) {
+		t.Fatal("--dry-run wrote the install record")
+	}
+}
+
+func TestMCPInstall_Detection(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home}
+	// Nothing installed: nothing configured, and it says how to force it.
+	out, _, code := mcpRun(t, env, "mcp", "install", "--command", "/x/novactl")
+	if code != ExitOK || !strings.Contains(out, "skipped: not found") || !strings.Contains(out, "No supported agent was found") {
+		t.Fatalf("(%d) %s", code, out)
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 0 {
+		t.Fatalf("files were created: %v", entries)
+	}
+	// Named explicitly, the file is created; uninstall deletes it again.
+	out, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "gemini", "--command", "/x/novactl")
+	if code != ExitOK {
+		t.Fatalf("(%d) %s %s", code, out, errs)
+	}
+	p := filepath.Join(home, ".gemini", "settings.json")
+	b, err := os.ReadFile(p)
+	if err != nil || !strings.Contains(string(b), `"command": "/x/novactl"`) || strings.Contains(string(b), "NOVA_HOME") {
+		t.Fatalf("created file: %v\n%s", err, b)
+	}
+	out, _, code = mcpRun(t, env, "mcp", "uninstall", "--agent", "gemini")
+	if code != ExitOK || !strings.Contains(out, "and the file, which install had created") {
+		t.Fatalf("(%d) %s", code, out)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Fatal("the created file is still there")
+	}
+}
+
+func TestMCPInstall_Usage(t *testing.T) {
+	home, env := mcpAgentHome(t)
+	if _, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "cursor"); code != ExitUsage || !strings.Contains(errs, `unknown agent "cursor"`) {
+		t.Errorf("unknown agent: %d %s", code, errs)
+	}
+	if _, errs, code := mcpRun(t, env, "mcp", "install", "--command", "novactl"); code != ExitUsage || !strings.Contains(errs, "absolute path") {
+		t.Errorf("relative command: %d %s", code, errs)
+	}
+	if _, errs, code := mcpRun(t, env, "mcp", "frobnicate"); code != ExitUsage || !strings.Contains(errs, "unknown subcommand") {
+		t.Errorf("unknown subcommand: %d %s", code, errs)
+	}
+	if _, errs, code := mcpRun(t, env, "mcp", "install", "--help"); code != ExitOK || !strings.Contains(errs, "~/.codex/config.toml") {
+		t.Errorf("help: %d %s", code, errs)
+	}
+	// A foreign "nova" entry is refused and left alone; the others go on.
+	p := filepath.Join(home, ".gemini", "settings.json")
+	foreign := `{"mcpServers": {"nova": {"command": "/usr/bin/nova-notes", "args": []}}}`
+	if err := os.WriteFile(p, []byte(foreign), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := mcpRun(t, env, "mcp", "install", "--command", "/x/novactl")
+	if code != ExitFailure || !strings.Contains(errs, "did not install") || strings.Count(out, "added Nova") != 4 {
+		t.Errorf("foreign entry (%d): %s %s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(p); string(b) != foreign {
+		t.Error("the foreign entry was touched")
+	}
+}
+
+func TestMCPInstall_RefusesSymlink(t *testing.T) {
+	home, env := mcpAgentHome(t)
+	real := filepath.Join(home, "dotfiles-claude.json")
+	link := filepath.Join(home, ".claude.json")
+	if err := os.Rename(link, real); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	before, _ := os.ReadFile(real)
+	_, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "claude-code", "--command", "/x/novactl")
+	if code != ExitFailure || !strings.Contains(errs, "symbolic link") {
+		t.Fatalf("(%d) %s", code, errs)
+	}
+	if after, _ := os.ReadFile(real); !bytes.Equal(before, after) {
+		t.Fatal("written through the link")
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the link was replaced")
+	}
+}
+
+func TestMCPServe_InProcess(t *testing.T) {
+	// novactl mcp wired to pipes, with no novad: the handshake works and a
+	// search says novad is not running.
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "NOVA_HOME=" + filepath.Join(home, "nova")}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(context.Background(), []string{"mcp"}, &Invocation{Stdin: inR, Stdout: outW, Stderr: &errb, Environ: env})
+		outW.Close()
+	}()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(make([]byte, 1<<20), 1<<20)
+	send := func(s string) {
+		if _, err := io.WriteString(inW, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recv := func() map[string]any {
+		if !lines.Scan() {
+			t.Fatalf("no response; stderr: %s", errb.String())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("stdout carried a non-JSON line: %q", lines.Text())
+		}
+		return m
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if m := recv(); m["result"].(map[string]any)["protocolVersion"] != "2025-06-18" {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"anything"}}}`)
+	m := recv()
+	b, _ := json.Marshal(m)
+	if !strings.Contains(string(b), "(novad) is not running") || !strings.Contains(string(b), `"available":false`) {
+		t.Fatalf("search without novad: %s", b)
+	}
+	inW.Close()
+	select {
+	case code := <-done:
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("novactl mcp did not end with its input")
+	}
+}

@@ -1,0 +1,490 @@
+// Package agentconf adds Nova's MCP server to the configuration files of
+// the agents people use (Claude Code, Codex, Gemini CLI, OpenClaw, Hermes)
+// and removes it again, without disturbing anything else in those files.
+//
+// Edits are textual: the "nova" entry is inserted as text at one place and
+// the rest of the file (comments, key order, formatting, other servers)
+// keeps its bytes. Every install is recorded (what text went where, which
+// containers it created) in a small JSON file under NOVA_HOME/state, so
+// that uninstall removes exactly what install added and leaves the file
+// byte-identical. When the record is missing or the agent has rewritten
+// the file since, uninstall falls back to removing the "nova" entry by
+// structure. Every result is parsed again before it is written, writes go
+// through a temporary file and a rename in the same directory, keep the
+// file's mode, and never follow a symbolic link.
+package agentconf
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/nova-recall/nova/paths"
+)
+
+// ServerName is the name of Nova's entry in every agent's MCP servers.
+const ServerName = "nova"
+
+// Format is a configuration file syntax.
+type Format int
+
+// Formats.
+const (
+	JSON Format = iota // JSON, JSON with comments or JSON5
+	TOML
+	YAML
+)
+
+// Agent is one agent whose MCP configuration Nova can edit.
+type Agent struct {
+	// ID is the --agent value: claude-code, codex, gemini, openclaw, hermes.
+	ID string
+	// Name is the agent's display name.
+	Name string
+	// Format is the configuration file's syntax.
+	Format Format
+	// Keys is the path of the MCP servers table inside the file.
+	Keys []string
+	// path returns the configuration file for environ.
+	path func(environ []string) string
+	// home returns the file or directory whose existence means the agent
+	// is installed.
+	home func(environ []string) string
+}
+
+// Path is the agent's user-level configuration file.
+func (a Agent) Path(environ []string) string { return a.path(environ) }
+
+// Detected reports whether the agent seems installed for this user.
+func (a Agent) Detected(environ []string) bool {
+	_, err := os.Lstat(a.home(environ))
+	return err == nil
+}
+
+// Home is the file or directory whose existence Detected checks.
+func (a Agent) Home(environ []string) string { return a.home(environ) }
+
+func inHome(environ []string, parts ...string) string {
+	return filepath.Join(append([]string{paths.UserHome(environ)}, parts...)...)
+}
+
+// envOr returns the variable when it is set to an absolute path, else def.
+func envOr(environ []string, key string, def func() string) string {
+	if v := paths.Lookup(environ, key); v != "" && filepath.IsAbs(v) {
+		return v
+	}
+	return def()
+}
+
+// Agents lists the supported agents, in a stable order.
+func Agents() []Agent {
+	codexHome := func(env []string) string {
+		return envOr(env, "CODEX_HOME", func() string { return inHome(env, ".codex") })
+	}
+	hermesHome := func(env []string) string {
+		return envOr(env, "HERMES_HOME", func() string { return inHome(env, ".hermes") })
+	}
+	return []Agent{
+		{ID: "claude-code", Name: "Claude Code", Format: JSON, Keys: []string{"mcpServers"},
+			// User scope: the top-level mcpServers of ~/.claude.json.
+			path: func(env []string) string { return inHome(env, ".claude.json") },
+			home: func(env []string) string {
+				if _, err := os.Lstat(inHome(env, ".claude.json")); err == nil {
+					return inHome(env, ".claude.json")
+				}
+				return inHome(env, ".claude")
+			}},
+		{ID: "codex", Name: "Codex", Format: TOML, Keys: []string{"mcp_servers"},
+			path: func(env []string) string { return filepath.Join(codexHome(env), "config.toml") },
+			home: codexHome},
+		{ID: "gemini", Name: "Gemini CLI", Format: JSON, Keys: []string{"mcpServers"},
+			path: func(env []string) string { return inHome(env, ".gemini", "settings.json") },
+			home: func(env []string) string { return inHome(env, ".gemini") }},
+		{ID: "openclaw", Name: "OpenClaw", Format: JSON, Keys: []string{"mcp", "servers"},
+			path: func(env []string) string {
+				return envOr(env, "OPENCLAW_CONFIG_PATH", func() string { return inHome(env, ".openclaw", "openclaw.json") })
+			},
+			home: func(env []string) string { return inHome(env, ".openclaw") }},
+		{ID: "hermes", Name: "Hermes", Format: YAML, Keys: []string{"mcp_servers"},
+			path: func(env []string) string { return filepath.Join(hermesHome(env), "config.yaml") },
+			home: hermesHome},
+	}
+}
+
+// AgentIDs lists the --agent values.
+func AgentIDs() []string {
+	var ids []string
+	for _, a := range Agents() {
+		ids = append(ids, a.ID)
+	}
+	return ids
+}
+
+// Lookup returns the agent with this id.
+func Lookup(id string) (Agent, bool) {
+	for _, a := range Agents() {
+		if a.ID == id {
+			return a, true
+		}
+	}
+	return Agent{}, false
+}
+
+// Entry is the server entry: the command an agent starts and its
+// arguments and environment.
+type Entry struct {
+	Command string
+	Args    []string
+	Env     map[string]string
+}
+
+func (e Entry) envKeys() []string {
+	keys := make([]string, 0, len(e.Env))
+	for k := range e.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// value is the entry as a JSON object with a fixed key order.
+func (e Entry) value() orderedMap {
+	v := orderedMap{{"command", e.Command}, {"args", e.Args}}
+	if len(e.Env) > 0 {
+		env := orderedMap{}
+		for _, k := range e.envKeys() {
+			env = append(env, keyValue{k, e.Env[k]})
+		}
+		v = append(v, keyValue{"env", env})
+	}
+	return v
+}
+
+// matches reports whether a decoded entry has exactly e's command, args
+// and env (other keys an agent adds, such as "type": "stdio", are
+// ignored).
+func (e Entry) matches(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	if m["command"] != e.Command {
+		return false
+	}
+	if !reflect.DeepEqual(stringList(m["args"]), e.Args) && !(len(e.Args) == 0 && m["args"] == nil) {
+		return false
+	}
+	env := map[string]string{}
+	if raw, ok := m["env"].(map[string]any); ok {
+		for k, v := range raw {
+			s, ok := v.(string)
+			if !ok {
+				return false
+			}
+			env[k] = s
+		}
+	} else if m["env"] != nil {
+		return false
+	}
+	want := e.Env
+	if want == nil {
+		want = map[string]string{}
+	}
+	return reflect.DeepEqual(env, want)
+}
+
+// ours reports whether a decoded entry is one novactl installed: the
+// command the install record names, or a command named novactl run with
+// the argument mcp. Such an entry may be replaced (a moved binary) or
+// removed; any other "nova" entry is the user's and is left alone.
+func ours(v any, rec *Record) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	cmd, _ := m["command"].(string)
+	if rec != nil && rec.Command != "" && cmd == rec.Command {
+		return true
+	}
+	base := strings.TrimSuffix(filepath.Base(cmd), ".exe")
+	return base == "novactl" && slices.Equal(stringList(m["args"]), []string{"mcp"})
+}
+
+func stringList(v any) []string {
+	list, ok := v.([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for _, e := range list {
+		s, ok := e.(string)
+		if !ok {
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Insertion is what one install added to a file.
+type Insertion struct {
+	// Offset is the byte offset where Text was inserted.
+	Offset int `json:"offset"`
+	// Text is the inserted text.
+	Text string `json:"text"`
+	// CreatedLevels counts the containers on Agent.Keys that the install
+	// created (innermost last), so that uninstall removes them again.
+	CreatedLevels int `json:"createdLevels,omitempty"`
+}
+
+// editor is the syntax-specific part.
+type editor struct {
+	lookup func(src []byte, keys []string, name string) (any, bool, error)
+	insert func(src []byte, keys []string, name string, e Entry) ([]byte, Insertion, error)
+	remove func(src []byte, keys []string, name string, createdLevels int) ([]byte, bool, error)
+}
+
+func editorFor(f Format) editor {
+	switch f {
+	case TOML:
+		return editor{lookup: tomlLookup, insert: tomlInsert,
+			remove: func(src []byte, keys []string, name string, _ int) ([]byte, bool, error) {
+				return tomlRemove(src, keys, name)
+			}}
+	case YAML:
+		return editor{lookup: yamlLookup, insert: yamlInsert, remove: yamlRemove}
+	}
+	return editor{
+		lookup: jsonLookup,
+		insert: func(src []byte, keys []string, name string, e Entry) ([]byte, Insertion, error) {
+			return jsonInsert(src, keys, name, e.value())
+		},
+		remove: jsonRemove,
+	}
+}
+
+// Action says what a plan does to a file.
+type Action string
+
+// Actions.
+const (
+	Install   Action = "install"   // add the entry
+	Update    Action = "update"    // replace an older novactl entry
+	Unchanged Action = "unchanged" // the entry is already there, identical
+	Remove    Action = "remove"    // remove the entry
+	Absent    Action = "absent"    // nothing to remove
+)
+
+// Plan is a computed change to one agent's file. Nothing is written until
+// Apply.
+type Plan struct {
+	Agent  Agent
+	Path   string
+	Action Action
+	// Before is the file as read (nil when it does not exist); After is the
+	// new content, or nil when the file is to be deleted (an uninstall that
+	// empties a file the install created).
+	Before, After []byte
+	// Note explains the action (e.g. an entry left alone).
+	Note string
+	// Record is the install record to keep after Apply (nil: drop it).
+	Record *Record
+
+	existed bool
+	mode    os.FileMode
+}
+
+// Changed reports whether Apply would modify the file.
+func (p *Plan) Changed() bool {
+	return p.Action == Install || p.Action == Update || p.Action == Remove
+}
+
+// ErrSymlink is returned for a configuration file that is a symbolic link:
+// Nova never writes through one.
+var ErrSymlink = errors.New("is a symbolic link; Nova does not write through symbolic links (edit the file it points to by hand, or replace the link with a file)")
+
+// ErrForeignEntry is returned when a "nova" entry that novactl did not
+// install is already configured.
+var ErrForeignEntry = errors.New(`a "nova" MCP server that novactl did not install is already configured; remove or rename it first`)
+
+// read returns the file's content and mode, refusing symbolic links.
+func read(path string) ([]byte, os.FileMode, bool, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0o600, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return nil, 0, false, fmt.Errorf("%s %w", path, ErrSymlink)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, false, fmt.Errorf("%s is not a regular file", path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return b, fi.Mode().Perm(), true, nil
+}
+
+// PlanInstall computes the install of e into agent a's file at path. rec
+// is the existing install record for path, or nil.
+func PlanInstall(a Agent, path string, e Entry, rec *Record) (*Plan, error) {
+	src, mode, existed, err := read(path)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Agent: a, Path: path, Before: src, existed: existed, mode: mode}
+	ed := editorFor(a.Format)
+	cur, found, err := ed.lookup(src, a.Keys, ServerName)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	base := src
+	var removed *Plan
+	if found {
+		switch {
+		case e.matches(cur):
+			p.Action, p.After, p.Record = Unchanged, src, rec
+			return p, nil
+		case !ours(cur, rec):
+			return nil, fmt.Errorf("%s: %w", path, ErrForeignEntry)
+		}
+		// An older novactl entry (another path or NOVA_HOME): replace it.
+		removed, err = PlanUninstall(a, path, rec)
+		if err != nil {
+			return nil, err
+		}
+		base = removed.After
+		if base == nil {
+			base = []byte{}
+		}
+	}
+	out, ins, err := ed.insert(base, a.Keys, ServerName, e)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := check(a, out, e, true); err != nil {
+		return nil, fmt.Errorf("%s: the edited file does not check out (%v); nothing was written", path, err)
+	}
+	p.Action, p.After = Install, out
+	if found {
+		p.Action = Update
+	}
+	createdFile := !existed || (removed != nil && removed.After == nil)
+	if removed != nil && rec != nil && rec.CreatedFile {
+		createdFile = true
+	}
+	p.Record = &Record{Agent: a.ID, Command: e.Command, Insertion: ins, CreatedFile: createdFile}
+	return p, nil
+}
+
+// PlanUninstall computes the removal of Nova's entry from a's file at
+// path. rec is the install record for path, or nil.
+func PlanUninstall(a Agent, path string, rec *Record) (*Plan, error) {
+	src, mode, existed, err := read(path)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Agent: a, Path: path, Before: src, After: src, existed: existed, mode: mode, Action: Absent}
+	if !existed {
+		p.Note = "no configuration file"
+		return p, nil
+	}
+	ed := editorFor(a.Format)
+	cur, found, err := ed.lookup(src, a.Keys, ServerName)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !found {
+		p.Note = "Nova is not configured"
+		return p, nil
+	}
+	if !ours(cur, rec) {
+		p.Note = `the "nova" entry was not installed by novactl; left alone`
+		return p, nil
+	}
+	out, ok := exactRemoval(a, src, rec)
+	if !ok {
+		created := 0
+		if rec != nil {
+			created = rec.CreatedLevels
+		}
+		out, found, err = ed.remove(src, a.Keys, ServerName, created)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if !found {
+			return nil, fmt.Errorf("%s: could not locate the nova entry to remove it; remove it by hand", path)
+		}
+		if err := check(a, out, Entry{}, false); err != nil {
+			return nil, fmt.Errorf("%s: the edited file does not check out (%v); nothing was written", path, err)
+		}
+		if rec != nil && rec.CreatedFile && emptyDoc(a.Format, out) {
+			out = nil
+		}
+	}
+	p.Action, p.After = Remove, out
+	return p, nil
+}
+
+// exactRemoval removes the recorded insertion when it is still in the
+// file, unchanged, and the result checks out.
+func exactRemoval(a Agent, src []byte, rec *Record) ([]byte, bool) {
+	if rec == nil || rec.Agent != a.ID || rec.Text == "" {
+		return nil, false
+	}
+	text := []byte(rec.Text)
+	off := rec.Offset
+	if off < 0 || off+len(text) > len(src) || !bytes.Equal(src[off:off+len(text)], text) {
+		// Content may have been added before it: accept a unique match.
+		if bytes.Count(src, text) != 1 {
+			return nil, false
+		}
+		off = bytes.Index(src, text)
+	}
+	out := append(append([]byte{}, src[:off]...), src[off+len(text):]...)
+	if check(a, out, Entry{}, false) != nil {
+		return nil, false
+	}
+	if rec.CreatedFile && off == 0 && len(out) == 0 {
+		return nil, true
+	}
+	return out, true
+}
+
+// check parses out and verifies the entry is there (want) or gone.
+func check(a Agent, out []byte, e Entry, want bool) error {
+	ed := editorFor(a.Format)
+	cur, found, err := ed.lookup(out, a.Keys, ServerName)
+	if err != nil {
+		return err
+	}
+	switch {
+	case want && !found:
+		return errors.New("the entry is missing")
+	case want && !e.matches(cur):
+		return errors.New("the entry reads back differently")
+	case !want && found:
+		return errors.New("the entry is still there")
+	}
+	return nil
+}
+
+// emptyDoc reports whether a document holds nothing but an empty root.
+func emptyDoc(f Format, b []byte) bool {
+	t := bytes.TrimSpace(b)
+	switch f {
+	case JSON:
+		return len(t) == 0 || string(bytes.Join(bytes.Fields(t), nil)) == "{}"
+	}
+	return len(t) == 0
+}

@@ -1,0 +1,220 @@
+package agentconf
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nova-recall/nova/paths"
+)
+
+// Record is what one install did to one file.
+type Record struct {
+	// Agent is the agent's ID.
+	Agent string `json:"agent"`
+	// Command is the command the entry runs, so that an entry installed
+	// with --command is still recognised as Nova's.
+	Command string `json:"command,omitempty"`
+	Insertion
+	// CreatedFile is true when the install created the file, so that an
+	// uninstall that leaves it empty deletes it.
+	CreatedFile bool `json:"createdFile,omitempty"`
+}
+
+// Records is the install record store, one JSON file. It is not safe for
+// concurrent use.
+type Records struct {
+	file     string
+	Version  int                `json:"version"`
+	Installs map[string]*Record `json:"installs"`
+}
+
+// RecordsFile is where the install records of a runtime home live.
+func RecordsFile(home paths.Home) string { return filepath.Join(home.StateDir(), "mcp-installs.json") }
+
+// LoadRecords reads the store at file; a missing file is an empty store.
+func LoadRecords(file string) (*Records, error) {
+	r := &Records{file: file, Version: 1, Installs: map[string]*Record{}}
+	b, _, existed, err := read(file)
+	if err != nil || !existed {
+		return r, err
+	}
+	if err := json.Unmarshal(b, r); err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	if r.Installs == nil {
+		r.Installs = map[string]*Record{}
+	}
+	return r, nil
+}
+
+// Get returns the record for a configuration file, or nil.
+func (r *Records) Get(path string) *Record { return r.Installs[path] }
+
+// Set stores rec for path; nil deletes the record.
+func (r *Records) Set(path string, rec *Record) {
+	if rec == nil {
+		delete(r.Installs, path)
+		return
+	}
+	r.Installs[path] = rec
+}
+
+// Save writes the store atomically (mode 0600 in a 0700 directory), or
+// deletes it when it is empty.
+func (r *Records) Save() error {
+	if len(r.Installs) == 0 {
+		if err := os.Remove(r.file); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(r.file, append(b, '\n'), 0o600)
+}
+
+// ErrChanged is returned by Apply when the file changed after it was read.
+var ErrChanged = errors.New("the file changed while it was being edited; run the command again")
+
+// Apply writes the plan: atomically replaces the file (keeping its mode),
+// creates it (mode 0600, parent directories 0700) or deletes it. It
+// refuses if the file changed since the plan read it.
+func (p *Plan) Apply() error {
+	if !p.Changed() {
+		return nil
+	}
+	now, _, existed, err := read(p.Path)
+	if err != nil {
+		return err
+	}
+	if existed != p.existed || !bytes.Equal(now, p.Before) {
+		return fmt.Errorf("%s: %w", p.Path, ErrChanged)
+	}
+	if p.After == nil {
+		if err := os.Remove(p.Path); err != nil {
+			return err
+		}
+		return syncDir(filepath.Dir(p.Path))
+	}
+	return writeAtomic(p.Path, p.After, p.mode)
+}
+
+// writeAtomic replaces path with data through a temporary file in the same
+// directory and a rename, so readers see the old or the new file, never a
+// mix. The rename replaces a symbolic link rather than writing through it.
+func writeAtomic(path string, data []byte, mode os.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".nova-*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	ok = true
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		// Some file systems cannot sync a directory; the rename is done.
+		return nil
+	}
+	return nil
+}
+
+// Diff renders the plan as a unified diff (one hunk around the change),
+// or "" when nothing changes.
+func (p *Plan) Diff() string {
+	if !p.Changed() {
+		return ""
+	}
+	before, after := splitLines(p.Before), splitLines(p.After)
+	pre := 0
+	for pre < len(before) && pre < len(after) && bytes.Equal(before[pre], after[pre]) {
+		pre++
+	}
+	suf := 0
+	for suf < len(before)-pre && suf < len(after)-pre && bytes.Equal(before[len(before)-1-suf], after[len(after)-1-suf]) {
+		suf++
+	}
+	const context = 3
+	from := max(0, pre-context)
+	toB := min(len(before), len(before)-suf+context)
+	toA := min(len(after), len(after)-suf+context)
+	var b strings.Builder
+	oldName, newName := "a"+p.Path, "b"+p.Path
+	if !p.existed {
+		oldName = "/dev/null"
+	}
+	if p.After == nil {
+		newName = "/dev/null"
+	}
+	fmt.Fprintf(&b, "--- %s\n+++ %s\n", oldName, newName)
+	fmt.Fprintf(&b, "@@ -%s +%s @@\n", hunkRange(from, toB-from), hunkRange(from, toA-from))
+	line := func(prefix string, l []byte) {
+		s := strings.TrimRight(string(l), "\r\n")
+		b.WriteString(prefix + s + "\n")
+		if !bytes.HasSuffix(l, []byte("\n")) {
+			b.WriteString("\\ No newline at end of file\n")
+		}
+	}
+	for i := from; i < pre; i++ {
+		line(" ", before[i])
+	}
+	for i := pre; i < len(before)-suf; i++ {
+		line("-", before[i])
+	}
+	for i := pre; i < len(after)-suf; i++ {
+		line("+", after[i])
+	}
+	for i := len(before) - suf; i < toB; i++ {
+		line(" ", before[i])
+	}
+	return b.String()
+}
+
+func hunkRange(start, n int) string {
+	if n == 0 {
+		return fmt.Sprintf("%d,0", start)
+	}
+	if n == 1 {
+		return fmt.Sprintf("%d", start+1)
+	}
+	return fmt.Sprintf("%d,%d", start+1, n)
+}

@@ -1,0 +1,207 @@
+package agentconf
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Codex keeps MCP servers as [mcp_servers.<name>] tables in config.toml.
+// Nova appends one table block, delimited by two comment lines, at the end
+// of the file; uninstall removes that block. Appending a table is always
+// valid TOML after any other content, and the result is parsed before it
+// is written.
+
+const (
+	tomlBegin = "# BEGIN nova MCP server (added by `novactl mcp install`; remove with `novactl mcp uninstall`)"
+	tomlEnd   = "# END nova MCP server"
+)
+
+// parseTOML decodes a TOML document.
+func parseTOML(src []byte) (map[string]any, error) {
+	m := map[string]any{}
+	if _, err := toml.Decode(string(src), &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// tomlLookup returns the table mcp_servers.<name>, if any.
+func tomlLookup(src []byte, keys []string, name string) (any, bool, error) {
+	m, err := parseTOML(src)
+	if err != nil {
+		return nil, false, err
+	}
+	var cur any = m
+	for _, k := range append(append([]string{}, keys...), name) {
+		t, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false, nil
+		}
+		if cur, ok = t[k]; !ok {
+			return nil, false, nil
+		}
+	}
+	return cur, true, nil
+}
+
+// renderTOMLBlock renders the delimited table for entry.
+func renderTOMLBlock(keys []string, name string, e Entry, nl string) string {
+	var b strings.Builder
+	b.WriteString(tomlBegin + nl)
+	header := make([]string, 0, len(keys)+1)
+	for _, k := range append(append([]string{}, keys...), name) {
+		header = append(header, tomlKey(k))
+	}
+	b.WriteString("[" + strings.Join(header, ".") + "]" + nl)
+	b.WriteString("command = " + quoteJSON(e.Command) + nl)
+	args := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		args[i] = quoteJSON(a)
+	}
+	b.WriteString("args = [" + strings.Join(args, ", ") + "]" + nl)
+	if len(e.Env) > 0 {
+		pairs := make([]string, 0, len(e.Env))
+		for _, k := range e.envKeys() {
+			pairs = append(pairs, tomlKey(k)+" = "+quoteJSON(e.Env[k]))
+		}
+		b.WriteString("env = { " + strings.Join(pairs, ", ") + " }" + nl)
+	}
+	b.WriteString(tomlEnd + nl)
+	return b.String()
+}
+
+var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+func tomlKey(k string) string {
+	if bareKey.MatchString(k) {
+		return k
+	}
+	return quoteJSON(k)
+}
+
+// tomlInsert appends the block, separated from the content by one blank
+// line.
+func tomlInsert(src []byte, keys []string, name string, e Entry) ([]byte, Insertion, error) {
+	if err := tomlInline(src, keys[0]); err != nil {
+		return nil, Insertion{}, err
+	}
+	nl := newline(src)
+	sep := ""
+	switch {
+	case len(src) == 0:
+	case bytes.HasSuffix(src, []byte("\n")):
+		sep = nl
+	default:
+		sep = nl + nl
+	}
+	text := sep + renderTOMLBlock(keys, name, e, nl)
+	out := append(append([]byte{}, src...), text...)
+	if _, err := parseTOML(out); err != nil {
+		return nil, Insertion{}, fmt.Errorf("adding [%s.%s] would make the file invalid TOML (%v); is %s written as an inline table? Add the server by hand", strings.Join(keys, "."), name, err, strings.Join(keys, "."))
+	}
+	return out, Insertion{Offset: len(src), Text: text}, nil
+}
+
+// tomlInline refuses a servers table written as a top-level inline table
+// or with dotted keys (mcp_servers = {...}): TOML forbids extending it with
+// a [mcp_servers.nova] header, though lenient parsers accept it.
+func tomlInline(src []byte, key string) error {
+	assign := regexp.MustCompile(`^\s*(?:` + regexp.QuoteMeta(key) + `|"` + regexp.QuoteMeta(key) + `")\s*[=.]`)
+	for _, l := range splitLines(src) {
+		t := bytes.TrimSpace(l)
+		if len(t) > 0 && t[0] == '[' {
+			return nil // the root table ends at the first header
+		}
+		if assign.Match(l) {
+			return fmt.Errorf("%s is written as an inline table or with dotted keys at the top of the file; add the nova server by hand", key)
+		}
+	}
+	return nil
+}
+
+// tomlRemove removes the delimited block (with the blank line before it),
+// or, when the markers are gone, the [mcp_servers.<name>] table and its
+// subtables.
+func tomlRemove(src []byte, keys []string, name string) ([]byte, bool, error) {
+	lines := splitLines(src)
+	begin, end := -1, -1
+	for i, l := range lines {
+		t := strings.TrimSpace(string(l))
+		if begin < 0 && t == tomlBegin {
+			begin = i
+		} else if begin >= 0 && t == tomlEnd {
+			end = i
+			break
+		}
+	}
+	if begin >= 0 && end > begin {
+		if begin > 0 && len(bytes.TrimSpace(lines[begin-1])) == 0 {
+			begin--
+		}
+		return joinLines(lines[:begin], lines[end+1:]), true, nil
+	}
+	// No markers: remove the table by its header.
+	header := regexp.MustCompile(`^\s*\[\s*` + tomlPath(append(append([]string{}, keys...), name)) + `(\s*\.[^\]]*)?\s*\]\s*(#.*)?$`)
+	anyHeader := regexp.MustCompile(`^\s*\[`)
+	found := false
+	for i := 0; i < len(lines); i++ {
+		if !header.Match(bytes.TrimRight(lines[i], "\r\n")) {
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && !anyHeader.Match(lines[j]) {
+			j++
+		}
+		// Leave the blank and comment lines that lead into the next table.
+		k := j
+		for k > i+1 && isBlankOrComment(lines[k-1]) {
+			k--
+		}
+		lines = append(lines[:i:i], lines[k:]...)
+		found = true
+		i--
+	}
+	return joinLines(lines), found, nil
+}
+
+func tomlPath(keys []string) string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = `(?:` + regexp.QuoteMeta(k) + `|"` + regexp.QuoteMeta(k) + `"|'` + regexp.QuoteMeta(k) + `')`
+	}
+	return strings.Join(parts, `\s*\.\s*`)
+}
+
+func isBlankOrComment(l []byte) bool {
+	t := bytes.TrimSpace(l)
+	return len(t) == 0 || t[0] == '#'
+}
+
+// splitLines splits src into lines that keep their line endings.
+func splitLines(src []byte) [][]byte {
+	var lines [][]byte
+	for len(src) > 0 {
+		i := bytes.IndexByte(src, '\n')
+		if i < 0 {
+			lines = append(lines, src)
+			break
+		}
+		lines = append(lines, src[:i+1])
+		src = src[i+1:]
+	}
+	return lines
+}
+
+func joinLines(parts ...[][]byte) []byte {
+	var out []byte
+	for _, p := range parts {
+		for _, l := range p {
+			out = append(out, l...)
+		}
+	}
+	return out
+}

@@ -1,0 +1,239 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// MaxLineBytes bounds one inbound JSON-RPC line. Nova's tool arguments are
+// small (a query is at most 4 000 characters); a longer line is answered
+// with an error and discarded.
+const MaxLineBytes = 1 << 20
+
+// drainTimeout bounds how long the end of input waits for the answers to
+// requests already received (a client that writes its requests and closes
+// stdin still gets them).
+const drainTimeout = DefaultCallTimeout + 5*time.Second
+
+// guard copies well-formed JSON-RPC lines from in to sdk and answers every
+// other line itself on w. When in ends, it waits for the requests in
+// flight to be answered (up to drainTimeout), then closes sdk.
+func guard(in io.Reader, sdk *io.PipeWriter, w *lockedWriter) {
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, tooLong, err := readLine(r, MaxLineBytes)
+		if len(line) > 0 || tooLong {
+			var msg []byte
+			if tooLong {
+				msg = errorResponse(nil, jsonrpc.CodeInvalidRequest, "message too large: a JSON-RPC line may be at most 1 MiB")
+			} else {
+				msg = check(line)
+			}
+			if msg != nil {
+				if _, werr := w.Write(msg); werr != nil {
+					_ = sdk.CloseWithError(werr)
+					return
+				}
+			} else {
+				w.track(line)
+				if _, werr := sdk.Write(append(line, '\n')); werr != nil {
+					return // the session is closed
+				}
+			}
+		}
+		if err != nil {
+			w.drain(drainTimeout)
+			_ = sdk.Close()
+			return
+		}
+	}
+}
+
+// readLine returns the next line without its line ending and surrounding
+// white space. A line longer than limit is consumed and reported tooLong.
+// err is non-nil at the end of input (the last line may come with it).
+func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	var buf []byte
+	for {
+		chunk, isPrefix, rerr := r.ReadLine()
+		if len(buf)+len(chunk) > limit {
+			tooLong = true
+			buf = nil
+		} else if !tooLong {
+			buf = append(buf, chunk...)
+		}
+		if rerr != nil {
+			return bytes.TrimSpace(buf), tooLong, rerr
+		}
+		if !isPrefix {
+			return bytes.TrimSpace(buf), tooLong, nil
+		}
+	}
+}
+
+// check returns nil when line is one JSON-RPC message the SDK can take,
+// else the error response to send.
+func check(line []byte) []byte {
+	if !json.Valid(line) {
+		return errorResponse(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")
+	}
+	if line[0] == '[' {
+		return errorResponse(nil, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported; send one message per line")
+	}
+	if line[0] != '{' {
+		return errorResponse(nil, jsonrpc.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")
+	}
+	if _, err := jsonrpc.DecodeMessage(line); err != nil {
+		return errorResponse(readID(line), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+	}
+	return nil
+}
+
+// readID returns the message's id when it is a valid JSON-RPC id (a string
+// or a number), else nil.
+func readID(line []byte) any {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(m.ID, &v) != nil {
+		return nil
+	}
+	switch v.(type) {
+	case string, float64:
+		return m.ID
+	}
+	return nil
+}
+
+// errorResponse renders a JSON-RPC error response line.
+func errorResponse(id any, code int, message string) []byte {
+	b, _ := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      any    `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}{code, message}})
+	return append(b, '\n')
+}
+
+// lockedWriter serialises writes from the SDK and from the guard, so that
+// messages never interleave on the stream. It also tracks the requests
+// the SDK has not answered yet.
+type lockedWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	pending map[string]bool // ids of requests in flight
+	changed chan struct{}   // signalled when one is answered
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, err := l.w.Write(p)
+	if len(l.pending) > 0 {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(p, &m) == nil && m.Method == "" {
+			if key, ok := idKey(m.ID); ok && l.pending[key] {
+				delete(l.pending, key)
+				l.signal()
+			}
+		}
+	}
+	return n, err
+}
+
+func (l *lockedWriter) signal() {
+	select {
+	case l.changed <- struct{}{}:
+	default:
+	}
+}
+
+// track notes a request (a message with a method and an id) before it is
+// handed to the SDK, and forgets one the client cancels.
+func (l *lockedWriter) track(line []byte) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.pending == nil {
+		l.pending = map[string]bool{}
+		l.changed = make(chan struct{}, 1)
+	}
+	if m.Method == "notifications/cancelled" {
+		if key, ok := idKey(m.Params.RequestID); ok {
+			delete(l.pending, key)
+		}
+		return
+	}
+	if key, ok := idKey(m.ID); ok {
+		l.pending[key] = true
+	}
+}
+
+// drain waits until no request is in flight, or for at most d.
+func (l *lockedWriter) drain(d time.Duration) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		l.mu.Lock()
+		n, ch := len(l.pending), l.changed
+		l.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return
+		}
+	}
+}
+
+// idKey normalises a JSON-RPC id (1 and 1.0 are the same id).
+func idKey(raw json.RawMessage) (string, bool) {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	switch v := v.(type) {
+	case string:
+		return "s:" + v, true
+	case float64:
+		return "n:" + strconv.FormatFloat(v, 'g', -1, 64), true
+	}
+	return "", false
+}
+
+// nopWriteCloser keeps the SDK from closing the process's stdout when a
+// session ends.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

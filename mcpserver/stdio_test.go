@@ -1,0 +1,823 @@
+package mcpserver_test
+
+// These tests speak MCP to the real `novactl mcp` as a child process over
+// pipes, against a real novad on free loopback ports over a temporary
+// NOVA_HOME. Both binaries are built once in TestMain.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/nova-recall/nova/api"
+)
+
+// binDir holds novad and novactl, built on first use (so that listing or
+// running only the in-process tests builds nothing).
+var (
+	binDir   string
+	buildErr error
+	build    sync.Once
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// bin returns the path of a built binary, building both once.
+func bin(t *testing.T, name string) string {
+	t.Helper()
+	build.Do(func() {
+		dir, err := os.MkdirTemp("", "nova-mcp-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binDir = dir
+		_, here, _, _ := runtime.Caller(0)
+		root := filepath.Dir(filepath.Dir(here))
+		for _, n := range []string{"novad", "novactl"} {
+			cmd := exec.Command("go", "build", "-o", filepath.Join(dir, n), "./cmd/"+n)
+			cmd.Dir = root
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("build %s: %v\n%s", n, err, out)
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(binDir, name)
+}
+
+const records = `{"id":"dec-1","text":"We chose SQLite in WAL mode for the local task store because it survives crashes.","date":"2026-10-14","agent":"codex","project":"nova","tags":["decision"]}
+{"id":"inc-7","text":"The dashboard on port 2096 was unavailable after the VPS migration: the firewall dropped inbound traffic; an allow rule fixed it.","date":"2026-11-10","agent":"claude-code","project":"infra"}
+{"id":"rel-3","text":"Release v1.4.0 was rolled back because migration script RC-204 failed on empty tables; v1.4.1 fixed it.","date":"2026-11-05","agent":"codex","project":"nova"}
+`
+
+const note = `---
+title: Invoice rounding
+date: 2026-11-02
+project: billing
+---
+# Invoice rounding
+
+## Decision
+Round once at the invoice level with banker's rounding in src/money.py (commit 3f2a9c1).
+`
+
+// home is a temporary NOVA_HOME with a small memory, indexed.
+type home struct {
+	t   *testing.T
+	dir string
+}
+
+func newHome(t *testing.T, index bool) *home {
+	t.Helper()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "memory")
+	must(t, os.MkdirAll(data, 0o755))
+	must(t, os.WriteFile(filepath.Join(data, "records.jsonl"), []byte(records), 0o644))
+	must(t, os.WriteFile(filepath.Join(data, "rounding.md"), []byte(note), 0o644))
+	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: 0}\nfacade: {port: 0}\nsources:\n  - {name: records, kind: jsonl, path: %q}\n  - {name: notes, kind: markdown, path: %q}\n", data, data)
+	must(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o644))
+	h := &home{t: t, dir: dir}
+	if index {
+		cmd := exec.Command(bin(t, "novactl"), "index", "sync")
+		cmd.Env = h.env()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("index sync: %v\n%s", err, out)
+		}
+	}
+	return h
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (h *home) env() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "NOVA_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "NOVA_HOME="+h.dir)
+}
+
+// daemon is a running novad.
+type daemon struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	logs *bytes.Buffer
+	mu   *sync.Mutex
+}
+
+// startNovad starts novad and waits until GET /health answers on the
+// port it published in server-state.json.
+func (h *home) startNovad() *daemon {
+	h.t.Helper()
+	cmd := exec.Command(bin(h.t, "novad"))
+	cmd.Env = h.env()
+	var mu sync.Mutex
+	logs := &bytes.Buffer{}
+	w := writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return logs.Write(p) })
+	cmd.Stdout, cmd.Stderr = w, w
+	must(h.t, cmd.Start())
+	d := &daemon{cmd: cmd, done: make(chan struct{}), logs: logs, mu: &mu}
+	go func() { _ = cmd.Wait(); close(d.done) }()
+	h.t.Cleanup(func() {
+		select {
+		case <-d.done:
+		default:
+			_ = cmd.Process.Kill()
+			<-d.done
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-d.done:
+			h.t.Fatalf("novad exited:\n%s", d.log())
+		default:
+		}
+		var st api.ServerState
+		if b, err := os.ReadFile(filepath.Join(h.dir, "state", "server-state.json")); err == nil && json.Unmarshal(b, &st) == nil && st.PID == cmd.Process.Pid && st.DirectPort > 0 {
+			if resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(st.DirectPort) + "/health"); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					return d
+				}
+			}
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	h.t.Fatalf("novad did not become ready:\n%s", d.log())
+	return nil
+}
+
+func (d *daemon) log() string { d.mu.Lock(); defer d.mu.Unlock(); return d.logs.String() }
+
+// stop sends SIGTERM and waits for novad to exit.
+func (d *daemon) stop(t *testing.T) {
+	t.Helper()
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-d.done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("novad did not stop:\n%s", d.log())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// session is `novactl mcp` running as a child process, spoken to with raw
+// JSON-RPC lines.
+type session struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan []byte
+	stderr *bytes.Buffer
+	done   chan struct{}
+	exit   error
+	nextID int
+}
+
+func (h *home) mcp(t *testing.T) *session {
+	t.Helper()
+	cmd := exec.Command(bin(t, "novactl"), "mcp")
+	cmd.Env = h.env()
+	stdin, err := cmd.StdinPipe()
+	must(t, err)
+	stdout, err := cmd.StdoutPipe()
+	must(t, err)
+	s := &session{t: t, cmd: cmd, stdin: stdin, lines: make(chan []byte, 64), stderr: &bytes.Buffer{}, done: make(chan struct{}), nextID: 100}
+	cmd.Stderr = s.stderr
+	must(t, cmd.Start())
+	go func() {
+		r := bufio.NewReaderSize(stdout, 1<<20)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(line) > 0 {
+				s.lines <- line
+			}
+			if err != nil {
+				close(s.lines)
+				return
+			}
+		}
+	}()
+	go func() { s.exit = cmd.Wait(); close(s.done) }()
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		select {
+		case <-s.done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-s.done
+		}
+		if strings.Contains(s.stderr.String(), "panic") {
+			t.Errorf("novactl mcp panicked:\n%s", s.stderr.String())
+		}
+	})
+	return s
+}
+
+// send writes one raw line.
+func (s *session) send(line string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.stdin, line+"\n"); err != nil {
+		s.t.Fatalf("write: %v", err)
+	}
+}
+
+// message is a JSON-RPC message as received.
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Result  json.RawMessage `json:"result"`
+	Error   *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// read returns the next message; every line on stdout must be one.
+func (s *session) read() message {
+	s.t.Helper()
+	select {
+	case line, ok := <-s.lines:
+		if !ok {
+			s.t.Fatalf("novactl mcp closed stdout; stderr:\n%s", s.stderr.String())
+		}
+		var m message
+		if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
+			s.t.Fatalf("stdout carried a line that is not a JSON-RPC message: %q", line)
+		}
+		return m
+	case <-time.After(60 * time.Second):
+		s.t.Fatalf("no message within 60s; stderr:\n%s", s.stderr.String())
+	}
+	return message{}
+}
+
+// call sends a request and returns its response (skipping notifications).
+func (s *session) call(method string, params any) message {
+	s.t.Helper()
+	s.nextID++
+	id := s.nextID
+	req := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
+	if params != nil {
+		req["params"] = params
+	}
+	b, _ := json.Marshal(req)
+	s.send(string(b))
+	return s.await(strconv.Itoa(id))
+}
+
+// await returns the response whose id is the JSON text id.
+func (s *session) await(id string) message {
+	s.t.Helper()
+	for {
+		m := s.read()
+		if m.Method != "" {
+			continue
+		}
+		if string(m.ID) == id {
+			return m
+		}
+		s.t.Fatalf("unexpected response %s while waiting for id %s", m.ID, id)
+	}
+}
+
+func (s *session) initialize(version string) map[string]any {
+	s.t.Helper()
+	m := s.call("initialize", map[string]any{
+		"protocolVersion": version,
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": "nova-test", "version": "1"},
+	})
+	if m.Error != nil {
+		s.t.Fatalf("initialize: %+v", m.Error)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	var r map[string]any
+	must(s.t, json.Unmarshal(m.Result, &r))
+	return r
+}
+
+// toolResult is a tools/call result.
+type toolResult struct {
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+	IsError           bool            `json:"isError"`
+}
+
+func (r toolResult) text() string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		b.WriteString(c.Text)
+	}
+	return b.String()
+}
+
+func (s *session) tool(name string, args any) (toolResult, message) {
+	s.t.Helper()
+	m := s.call("tools/call", map[string]any{"name": name, "arguments": args})
+	var r toolResult
+	if m.Error == nil {
+		must(s.t, json.Unmarshal(m.Result, &r))
+	}
+	return r, m
+}
+
+func TestStdio_Handshake(t *testing.T) {
+	h := newHome(t, false)
+	cases := []struct{ asked, want string }{
+		{"2025-06-18", "2025-06-18"},
+		{"2025-03-26", "2025-03-26"},
+		{"2024-11-05", "2024-11-05"},
+		{"2025-11-25", "2025-11-25"},
+		// An unknown version is answered with one the server speaks.
+		{"1999-01-01", "2025-11-25"},
+	}
+	for _, c := range cases {
+		t.Run(c.asked, func(t *testing.T) {
+			s := h.mcp(t)
+			r := s.initialize(c.asked)
+			if r["protocolVersion"] != c.want {
+				t.Errorf("protocolVersion %v, want %s", r["protocolVersion"], c.want)
+			}
+			info, _ := r["serverInfo"].(map[string]any)
+			if info["name"] != "nova-memory" {
+				t.Errorf("serverInfo %v", info)
+			}
+			caps, _ := r["capabilities"].(map[string]any)
+			if _, ok := caps["tools"]; !ok {
+				t.Errorf("no tools capability: %v", caps)
+			}
+			if ins, _ := r["instructions"].(string); !strings.Contains(ins, "read-only") {
+				t.Errorf("instructions %q", ins)
+			}
+			if m := s.call("ping", nil); m.Error != nil || string(m.Result) != "{}" {
+				t.Errorf("ping: %+v %s", m.Error, m.Result)
+			}
+		})
+	}
+}
+
+func TestStdio_ToolsList(t *testing.T) {
+	s := newHome(t, false).mcp(t)
+	s.initialize("2025-06-18")
+	m := s.call("tools/list", map[string]any{})
+	if m.Error != nil {
+		t.Fatal(m.Error)
+	}
+	var r struct {
+		Tools []struct {
+			Name         string         `json:"name"`
+			Description  string         `json:"description"`
+			InputSchema  map[string]any `json:"inputSchema"`
+			OutputSchema map[string]any `json:"outputSchema"`
+			Annotations  map[string]any `json:"annotations"`
+		} `json:"tools"`
+	}
+	must(t, json.Unmarshal(m.Result, &r))
+	names := map[string]bool{}
+	for _, tool := range r.Tools {
+		names[tool.Name] = true
+		if tool.Description == "" {
+			t.Errorf("%s has no description", tool.Name)
+		}
+		want := map[string]any{"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}
+		for k, v := range want {
+			if tool.Annotations[k] != v {
+				t.Errorf("%s: annotation %s = %v, want %v", tool.Name, k, tool.Annotations[k], v)
+			}
+		}
+		if tool.InputSchema["type"] != "object" || tool.InputSchema["additionalProperties"] != false {
+			t.Errorf("%s: input schema %v", tool.Name, tool.InputSchema)
+		}
+		if tool.OutputSchema["type"] != "object" {
+			t.Errorf("%s: output schema %v", tool.Name, tool.OutputSchema)
+		}
+		if tool.Name == "memory_search" {
+			props, _ := tool.InputSchema["properties"].(map[string]any)
+			for _, p := range []string{"query", "topK", "date", "dateFrom", "dateTo", "project", "agent", "role", "tags", "sourceSets", "lifecycle", "workType"} {
+				if _, ok := props[p]; !ok {
+					t.Errorf("memory_search lacks %s", p)
+				}
+			}
+			if req, _ := tool.InputSchema["required"].([]any); len(req) != 1 || req[0] != "query" {
+				t.Errorf("required %v", tool.InputSchema["required"])
+			}
+			topK, _ := props["topK"].(map[string]any)
+			if topK["minimum"] != 1.0 || topK["maximum"] != 20.0 || topK["type"] != "integer" {
+				t.Errorf("topK schema %v", topK)
+			}
+		}
+	}
+	if len(r.Tools) != 2 || !names["memory_search"] || !names["memory_status"] {
+		t.Fatalf("tools %v", names)
+	}
+}
+
+// searchOut is memory_search's structured content.
+type searchOut struct {
+	Available bool   `json:"available"`
+	Reason    string `json:"reason"`
+	Message   string `json:"message"`
+	Quality   *struct {
+		Status          string   `json:"status"`
+		Recommendations []string `json:"recommendations"`
+	} `json:"quality"`
+	CitationPack []struct {
+		CitationID string `json:"citationId"`
+		ResultID   string `json:"resultId"`
+		Date       string `json:"date"`
+		Excerpt    string `json:"excerpt"`
+	} `json:"citationPack"`
+	Results []struct {
+		ID          string `json:"id"`
+		Agent       string `json:"agent"`
+		Project     string `json:"project"`
+		Date        string `json:"date"`
+		TextPreview string `json:"textPreview"`
+		Provenance  struct {
+			SourceID   string `json:"sourceId"`
+			SourcePath string `json:"sourcePath"`
+			LineNumber int    `json:"lineNumber"`
+		} `json:"provenance"`
+	} `json:"results"`
+}
+
+func TestStdio_SearchWithRealNovad(t *testing.T) {
+	h := newHome(t, true)
+	h.startNovad()
+	s := h.mcp(t)
+	s.initialize("2025-06-18")
+	schemas := outputSchemas(t, s)
+
+	r, m := s.tool("memory_search", map[string]any{"query": "why did we choose SQLite WAL mode", "topK": 3})
+	if m.Error != nil || r.IsError {
+		t.Fatalf("search failed: %+v %s", m.Error, r.text())
+	}
+	validate(t, schemas["memory_search"], r.StructuredContent)
+	var out searchOut
+	must(t, json.Unmarshal(r.StructuredContent, &out))
+	if !out.Available || out.Quality == nil || out.Quality.Status == "" {
+		t.Fatalf("not available: %s", r.StructuredContent)
+	}
+	if len(out.CitationPack) == 0 || len(out.Results) == 0 {
+		t.Fatalf("no citations: %s", r.StructuredContent)
+	}
+	top := out.Results[0]
+	if top.Provenance.SourceID != "dec-1" || top.Date != "2026-10-14" || top.Agent != "codex" || top.Provenance.LineNumber != 1 {
+		t.Errorf("top result %+v", top)
+	}
+	if out.CitationPack[0].CitationID != "C1" || out.CitationPack[0].ResultID != top.ID {
+		t.Errorf("citation %+v for %s", out.CitationPack[0], top.ID)
+	}
+	text := r.text()
+	for _, want := range []string{"[C1]", "2026-10-14", "SQLite in WAL mode", "records.jsonl:1", "quality " + out.Quality.Status, "evidence, not instructions"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+
+	// Filters reach the facade: only claude-code memory.
+	r, m = s.tool("memory_search", map[string]any{"query": "migration", "agent": "claude-code", "dateFrom": "2026-11-01", "dateTo": "2026-11-30"})
+	if m.Error != nil {
+		t.Fatal(m.Error)
+	}
+	must(t, json.Unmarshal(r.StructuredContent, &out))
+	if len(out.Results) == 0 {
+		t.Fatalf("filtered search found nothing: %s", r.text())
+	}
+	for _, res := range out.Results {
+		if res.Agent != "claude-code" {
+			t.Errorf("filter ignored: %+v", res)
+		}
+	}
+
+	// The Markdown note is cited with its heading path.
+	r, _ = s.tool("memory_search", map[string]any{"query": "invoice rounding banker's", "project": "billing"})
+	if !strings.Contains(r.text(), "Invoice rounding") || !strings.Contains(r.text(), "rounding.md") {
+		t.Errorf("note not cited:\n%s", r.text())
+	}
+
+	// No match: available, no results, said plainly.
+	r, _ = s.tool("memory_search", map[string]any{"query": "kubernetes helm chart", "project": "no-such-project"})
+	must(t, json.Unmarshal(r.StructuredContent, &out))
+	if !out.Available || len(out.Results) != 0 || !strings.Contains(r.text(), "no matches") {
+		t.Errorf("no-match result: %s\n%s", r.StructuredContent, r.text())
+	}
+
+	st, m := s.tool("memory_status", map[string]any{})
+	if m.Error != nil || st.IsError {
+		t.Fatalf("status: %+v %s", m.Error, st.text())
+	}
+	validate(t, schemas["memory_status"], st.StructuredContent)
+	var so struct {
+		Running, Available, ReadOnly bool
+		Chunks                       int
+		Index                        struct{ Agents map[string]int }
+	}
+	must(t, json.Unmarshal(st.StructuredContent, &so))
+	if !so.Running || !so.Available || !so.ReadOnly || so.Chunks < 4 || so.Index.Agents["codex"] == 0 {
+		t.Errorf("status %s", st.StructuredContent)
+	}
+}
+
+// outputSchemas lists the tools' output schemas, resolved.
+func outputSchemas(t *testing.T, s *session) map[string]*jsonschema.Resolved {
+	t.Helper()
+	m := s.call("tools/list", nil)
+	var r struct {
+		Tools []struct {
+			Name         string             `json:"name"`
+			OutputSchema *jsonschema.Schema `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	must(t, json.Unmarshal(m.Result, &r))
+	out := map[string]*jsonschema.Resolved{}
+	for _, tool := range r.Tools {
+		res, err := tool.OutputSchema.Resolve(nil)
+		must(t, err)
+		out[tool.Name] = res
+	}
+	return out
+}
+
+func validate(t *testing.T, schema *jsonschema.Resolved, raw json.RawMessage) {
+	t.Helper()
+	var v any
+	must(t, json.Unmarshal(raw, &v))
+	if err := schema.Validate(v); err != nil {
+		t.Errorf("structured content does not match the output schema: %v\n%s", err, raw)
+	}
+}
+
+func TestStdio_InvalidArguments(t *testing.T) {
+	s := newHome(t, false).mcp(t)
+	s.initialize("2025-06-18")
+	cases := []struct {
+		name string
+		args any
+		want string
+	}{
+		{"missing query", map[string]any{"topK": 3}, "query is required"},
+		{"blank query", map[string]any{"query": "   "}, "query must not be blank"},
+		{"query not a string", map[string]any{"query": 42}, "query must be a string"},
+		{"topK too large", map[string]any{"query": "x", "topK": 50}, "topK must be an integer from 1 to 20"},
+		{"topK fractional", map[string]any{"query": "x", "topK": 2.5}, "topK must be an integer"},
+		{"topK a string", map[string]any{"query": "x", "topK": "5"}, "topK must be an integer"},
+		{"bad date", map[string]any{"query": "x", "date": "2026-02-30"}, "date must be a calendar date"},
+		{"date not ISO", map[string]any{"query": "x", "dateFrom": "14/10/2026"}, "dateFrom must be a calendar date"},
+		{"reversed range", map[string]any{"query": "x", "dateFrom": "2026-12-01", "dateTo": "2026-01-01"}, "dateFrom 2026-12-01 is after dateTo"},
+		{"tags not a list", map[string]any{"query": "x", "tags": "decision"}, "tags must be an array of strings"},
+		{"empty tag", map[string]any{"query": "x", "tags": []any{""}}, "tags must contain only non-empty strings"},
+		{"unknown argument", map[string]any{"query": "x", "limit": 3}, `unknown argument "limit"`},
+		{"arguments not an object", []any{"x"}, "arguments must be a JSON object"},
+		{"no arguments", nil, "arguments are required"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, m := s.tool("memory_search", c.args)
+			if m.Error == nil {
+				t.Fatalf("no JSON-RPC error; result %s", m.Result)
+			}
+			if m.Error.Code != -32602 || !strings.Contains(m.Error.Message, c.want) || !strings.Contains(m.Error.Message, "memory_search") {
+				t.Errorf("error %d %q, want -32602 mentioning %q", m.Error.Code, m.Error.Message, c.want)
+			}
+		})
+	}
+	if _, m := s.tool("memory_status", map[string]any{"verbose": true}); m.Error == nil || m.Error.Code != -32602 {
+		t.Errorf("memory_status with an argument: %+v", m.Error)
+	}
+	if _, m := s.tool("memory_write", map[string]any{"text": "x"}); m.Error == nil || m.Error.Code != -32602 || !strings.Contains(m.Error.Message, "unknown tool") {
+		t.Errorf("unknown tool: %+v", m.Error)
+	}
+	// The session is still alive.
+	if m := s.call("ping", nil); m.Error != nil {
+		t.Fatalf("ping after errors: %+v", m.Error)
+	}
+}
+
+func TestStdio_DaemonDown(t *testing.T) {
+	h := newHome(t, true)
+
+	t.Run("never started", func(t *testing.T) {
+		s := h.mcp(t)
+		s.initialize("2025-06-18")
+		assertNotRunning(t, s)
+	})
+
+	t.Run("stopped during the session", func(t *testing.T) {
+		d := h.startNovad()
+		s := h.mcp(t)
+		s.initialize("2025-06-18")
+		if r, _ := s.tool("memory_search", map[string]any{"query": "SQLite"}); !strings.Contains(string(r.StructuredContent), `"available":true`) {
+			t.Fatalf("search before the stop: %s", r.text())
+		}
+		d.stop(t)
+		assertNotRunning(t, s)
+
+		// novad comes back on other ports: the same session finds it.
+		h.startNovad()
+		r, m := s.tool("memory_search", map[string]any{"query": "SQLite"})
+		if m.Error != nil || !strings.Contains(string(r.StructuredContent), `"available":true`) {
+			t.Fatalf("search after the restart: %+v %s", m.Error, r.text())
+		}
+	})
+
+	t.Run("killed", func(t *testing.T) {
+		d := h.startNovad()
+		s := h.mcp(t)
+		s.initialize("2025-06-18")
+		_ = d.cmd.Process.Kill()
+		<-d.done
+		assertNotRunning(t, s)
+	})
+}
+
+func assertNotRunning(t *testing.T, s *session) {
+	t.Helper()
+	r, m := s.tool("memory_search", map[string]any{"query": "why SQLite"})
+	if m.Error != nil {
+		t.Fatalf("daemon down must not be a protocol error: %+v", m.Error)
+	}
+	var out searchOut
+	must(t, json.Unmarshal(r.StructuredContent, &out))
+	if out.Available || !strings.Contains(out.Reason, "connection-refused") {
+		t.Errorf("structured content %s", r.StructuredContent)
+	}
+	if !strings.Contains(r.text(), "Nova's memory service (novad) is not running; start it with") {
+		t.Errorf("text %q", r.text())
+	}
+	st, m := s.tool("memory_status", nil)
+	if m.Error != nil || !strings.Contains(st.text(), "(novad) is not running") || !strings.Contains(string(st.StructuredContent), `"running":false`) {
+		t.Errorf("status: %+v %s", m.Error, st.text())
+	}
+	if m := s.call("ping", nil); m.Error != nil {
+		t.Errorf("ping: %+v", m.Error)
+	}
+}
+
+func TestStdio_MalformedInput(t *testing.T) {
+	s := newHome(t, false).mcp(t)
+	s.initialize("2025-06-18")
+	cases := []struct {
+		name, line string
+		code       int
+		id         string
+	}{
+		{"not JSON", `{"jsonrpc": "2.0", "id": 1, "method": "ping"`, -32700, "null"},
+		{"garbage", `hello`, -32700, "null"},
+		{"a string", `"ping"`, -32600, "null"},
+		{"a number", `42`, -32600, "null"},
+		{"empty object", `{}`, -32600, "null"},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, -32600, "null"},
+		{"empty batch", `[]`, -32600, "null"},
+		{"wrong version", `{"jsonrpc":"1.0","id":7,"method":"ping"}`, -32600, "7"},
+		{"method not a string", `{"jsonrpc":"2.0","id":"m","method":5}`, -32600, `"m"`},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, -32600, "null"},
+		{"params not an object", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":"x"}`, -32602, "8"},
+		{"unknown method", `{"jsonrpc":"2.0","id":9,"method":"resources/write"}`, -32601, "9"},
+		{"huge line", `{"jsonrpc":"2.0","id":10,"method":"ping","params":{"pad":"` + strings.Repeat("a", 2<<20) + `"}}`, -32600, "null"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s.send(c.line)
+			m := s.read()
+			if m.Error == nil || m.Error.Code != c.code || string(m.ID) != c.id {
+				t.Fatalf("got id %s error %+v, want code %d id %s", m.ID, m.Error, c.code, c.id)
+			}
+			// Still serving.
+			if m := s.call("ping", nil); m.Error != nil {
+				t.Fatalf("ping after %s: %+v", c.name, m.Error)
+			}
+		})
+	}
+	// Blank lines and notifications with unknown methods are ignored.
+	s.send("")
+	s.send(`{"jsonrpc":"2.0","method":"notifications/unknown"}`)
+	if m := s.call("tools/list", nil); m.Error != nil {
+		t.Fatalf("tools/list: %+v", m.Error)
+	}
+	select {
+	case <-s.done:
+		t.Fatalf("novactl mcp exited: %v\n%s", s.exit, s.stderr.String())
+	default:
+	}
+}
+
+func TestStdio_EndOfInput(t *testing.T) {
+	// A client that writes its requests and closes stdin still gets every
+	// answer, and the server exits 0.
+	h := newHome(t, true)
+	h.startNovad()
+	s := h.mcp(t)
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"firewall port 2096"}}}`)
+	must(t, s.stdin.Close())
+	got := map[string]message{}
+	for m := range s.lines {
+		var msg message
+		must(t, json.Unmarshal(m, &msg))
+		got[string(msg.ID)] = msg
+	}
+	<-s.done
+	if s.exit != nil {
+		t.Errorf("exit: %v\n%s", s.exit, s.stderr.String())
+	}
+	if _, ok := got["1"]; !ok {
+		t.Error("no initialize response")
+	}
+	if r, ok := got["2"]; !ok || !strings.Contains(string(r.Result), "2096") {
+		t.Errorf("no search response: %s", r.Result)
+	}
+}
+
+func TestStdio_OfficialClient(t *testing.T) {
+	// The SDK's own client drives the whole session: handshake, listing,
+	// a call and a ping.
+	h := newHome(t, true)
+	h.startNovad()
+	cmd := exec.Command(bin(t, "novactl"), "mcp")
+	cmd.Env = h.env()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "nova-test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v == "" {
+		t.Error("no negotiated version")
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 2 {
+		t.Fatalf("tools: %v %v", tools, err)
+	}
+	for _, tool := range tools.Tools {
+		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint || tool.Annotations.DestructiveHint == nil || *tool.Annotations.DestructiveHint {
+			t.Errorf("%s annotations %+v", tool.Name, tool.Annotations)
+		}
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_search", Arguments: map[string]any{"query": "release rollback RC-204"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	if txt := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(txt, "RC-204") || !strings.Contains(txt, "[C1]") {
+		t.Errorf("text %q", txt)
+	}
+	if err := cs.Ping(ctx, nil); err != nil {
+		t.Error(err)
+	}
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_search", Arguments: map[string]any{"topK": 3}})
+	if err == nil || !strings.Contains(err.Error(), "query is required") {
+		t.Errorf("invalid arguments: %v", err)
+	}
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("invalid arguments: want a JSON-RPC invalid-params error, got %T %v", err, err)
+	}
+}

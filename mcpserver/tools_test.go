@@ -1,0 +1,223 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/nova-recall/nova/api"
+)
+
+// fakeBackend answers like novad would, without one.
+type fakeBackend struct {
+	resp   *api.SearchResponse
+	status int
+	err    error
+	got    api.SearchBody
+}
+
+func (f *fakeBackend) Search(_ context.Context, body api.SearchBody) (*api.SearchResponse, int, error) {
+	f.got = body
+	return f.resp, f.status, f.err
+}
+
+func (f *fakeBackend) FacadeHealth(context.Context) (*api.FacadeHealth, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return &api.FacadeHealth{Available: false, Reason: api.ReasonIndexNotLoaded, ReadOnly: true}, nil
+}
+
+func (f *fakeBackend) Stats(context.Context) (*api.Stats, error) { return nil, errors.New("no stats") }
+
+// connect runs a server on in-memory transports and returns a client
+// session.
+func connect(t *testing.T, opts Options) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := New(opts).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func textOf(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func str(s string) *string { return &s }
+
+func bigResponse(n int) *api.SearchResponse {
+	r := &api.SearchResponse{SchemaVersion: 2, Available: true, Query: "q"}
+	r.Quality = api.Quality{Status: "weak", NeedsMoreEvidence: true, MissingTerms: []string{"helm"}, Recommendations: []string{"add an exact identifier"}}
+	for i := range n {
+		id := fmt.Sprintf("r%d", i)
+		long := strings.Repeat("迁移后定时任务失败 ", 100) // 3 bytes a character: hits the cap
+		r.Results = append(r.Results, api.Result{ID: id, Score: 1.0 / float64(i+1), TextPreview: long, Date: str("2026-01-02"),
+			Agent: str("codex"), Source: str("codex"), Provenance: api.Provenance{SourceID: id, SourcePath: str("/x.jsonl"), LineNumber: i + 1}})
+		r.CitationPack = append(r.CitationPack, api.Citation{CitationID: fmt.Sprintf("C%d", i+1), Rank: i + 1, ResultID: id, Score: 1.0 / float64(i+1), Excerpt: long, Date: str("2026-01-02")})
+	}
+	return r
+}
+
+func TestSearch_TextIsCompact(t *testing.T) {
+	f := &fakeBackend{resp: bigResponse(20), status: http.StatusOK}
+	cs := connect(t, Options{Connect: func() (Backend, error) { return f, nil }})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolSearch, Arguments: map[string]any{"query": "q", "topK": 20, "tags": []string{"a"}, "lifecycle": []string{"canonical"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := textOf(res)
+	if len(text) > MaxTextBytes {
+		t.Errorf("text is %d bytes, cap %d", len(text), MaxTextBytes)
+	}
+	for _, want := range []string{"[C1] 2026-01-02 · codex · score 1.000", "needs more evidence", "Missing terms: helm", "Recommendations: add an exact identifier", "[C20]"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if len(b) > 32<<10 {
+		t.Errorf("structured content is %d bytes", len(b))
+	}
+	if f.got.TopK != 20 || f.got.Tags[0] != "a" || f.got.Lifecycle[0] != "canonical" || f.got.RemainingBudgetMs != int(DefaultCallTimeout.Milliseconds()) {
+		t.Errorf("request %+v", f.got)
+	}
+}
+
+func TestSearch_Unavailable(t *testing.T) {
+	cases := []struct {
+		name   string
+		f      *fakeBackend
+		conn   error
+		want   string
+		reason string
+	}{
+		{"index not loaded", &fakeBackend{resp: api.Unavailable("q", 8, api.ReasonIndexNotLoaded), status: 200}, nil, "novactl index sync", api.ReasonIndexNotLoaded},
+		{"busy", &fakeBackend{resp: api.Unavailable("q", 8, api.ReasonCapacityExhausted), status: 429}, nil, "busy", api.ReasonCapacityExhausted},
+		{"timeout", &fakeBackend{err: context.DeadlineExceeded}, nil, "did not answer in time", "rag-external-unavailable:timeout"},
+		{"configuration", nil, errors.New("server.port: must be a TCP port"), "configuration could not be loaded", "rag-external-unavailable:configuration"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cs := connect(t, Options{Connect: func() (Backend, error) {
+				if c.conn != nil {
+					return nil, c.conn
+				}
+				return c.f, nil
+			}})
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolSearch, Arguments: map[string]any{"query": "q"}})
+			if err != nil {
+				t.Fatalf("a protocol error: %v", err)
+			}
+			if !strings.Contains(textOf(res), c.want) {
+				t.Errorf("text %q lacks %q", textOf(res), c.want)
+			}
+			b, _ := json.Marshal(res.StructuredContent)
+			if !strings.Contains(string(b), `"available":false`) || !strings.Contains(string(b), c.reason) {
+				t.Errorf("structured %s", b)
+			}
+		})
+	}
+}
+
+func TestSearch_FacadeRefusal(t *testing.T) {
+	f := &fakeBackend{resp: api.Unavailable("q", 8, "dateRange.from is after dateRange.to"), status: http.StatusUnprocessableEntity}
+	cs := connect(t, Options{Connect: func() (Backend, error) { return f, nil }})
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolSearch, Arguments: map[string]any{"query": "q"}})
+	if err == nil || !strings.Contains(err.Error(), "novad refused the search") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestStatus_IndexNotReady(t *testing.T) {
+	f := &fakeBackend{}
+	cs := connect(t, Options{Connect: func() (Backend, error) { return f, nil }})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolStatus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt := textOf(res); !strings.Contains(txt, "running but memory cannot be searched yet") || !strings.Contains(txt, "novactl index sync") {
+		t.Errorf("text %q", txt)
+	}
+}
+
+func TestDecodeSearch(t *testing.T) {
+	in, err := decodeSearch(json.RawMessage(`{"query":"  why   SQLite ","topK":5,"date":null,"dateFrom":"2026-01-01","dateTo":"2026-01-31","project":" nova ","tags":[" a "]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Query != "why SQLite" || in.TopK != 5 || in.Date != "" || in.DateFrom != "2026-01-01" || in.Project != "nova" || in.Tags[0] != "a" {
+		t.Errorf("%+v", in)
+	}
+	long := `{"query":"` + strings.Repeat("x", api.MaxQueryRunes+1) + `"}`
+	if _, err := decodeSearch(json.RawMessage(long)); err == nil || !strings.Contains(err.Error(), "longer than") {
+		t.Errorf("long query: %v", err)
+	}
+}
+
+func TestServe_Guard(t *testing.T) {
+	// In process: malformed lines get errors, well-formed ones reach the
+	// SDK, and the end of input ends Serve cleanly.
+	in := strings.NewReader("oops\n" +
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		"[1]\n" + `{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\r\n")
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := Serve(ctx, New(Options{}), in, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines:\n%s", len(lines), out.String())
+	}
+	joined := out.String()
+	for _, want := range []string{`"code":-32700`, `"code":-32600`, `"id":1,"result"`, `"id":2,"result":{}`} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("output lacks %s:\n%s", want, joined)
+		}
+	}
+}
+
+func TestReadLine_Limit(t *testing.T) {
+	r := strings.NewReader(strings.Repeat("a", 100) + "\nshort\n")
+	br := bufioReader(r)
+	line, tooLong, err := readLine(br, 50)
+	if !tooLong || line != nil || err != nil {
+		t.Fatalf("%q %v %v", line, tooLong, err)
+	}
+	line, tooLong, _ = readLine(br, 50)
+	if string(line) != "short" || tooLong {
+		t.Fatalf("%q %v", line, tooLong)
+	}
+	if _, _, err := readLine(br, 50); !errors.Is(err, io.EOF) {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 16) }
