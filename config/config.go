@@ -109,6 +109,12 @@ type Index struct {
 	// ChunkOverlapChars is the overlap between consecutive pieces of a
 	// long text; default 200.
 	ChunkOverlapChars int `koanf:"chunkOverlapChars"`
+	// ANNMinChunks is the generation size from which a build tries the
+	// approximate vector index (github.com/coder/hnsw). It is used only if
+	// its recall@10 against exact search, measured at build time, is at
+	// least 0.95; otherwise search stays exact. Default 200000; 0 never
+	// tries.
+	ANNMinChunks int `koanf:"annMinChunks"`
 	// ContextWords is how many words of each neighbouring record in the
 	// same conversation are indexed with a record (not shown); default 30,
 	// 0 turns it off.
@@ -166,7 +172,7 @@ func Defaults() Config {
 		Facade:    Facade{Port: 3036},
 		Embedding: Embedding{Provider: ProviderBuiltin, Dimension: 384, BatchSize: 64, TimeoutSeconds: 30},
 		Retrieval: Retrieval{TopK: 8, LatencyBudgetSeconds: 60, MaxConcurrentSearches: 2, RecencyHalfLifeDays: 7, DenseChannel: "on"},
-		Index:     Index{KeepGenerations: 3, ChunkMaxChars: 1600, ChunkOverlapChars: 200, ContextWords: 30},
+		Index:     Index{KeepGenerations: 3, ChunkMaxChars: 1600, ChunkOverlapChars: 200, ContextWords: 30, ANNMinChunks: 200_000},
 	}
 }
 
@@ -309,6 +315,7 @@ func defaultMap() map[string]any {
 		"index.chunkMaxChars":             d.Index.ChunkMaxChars,
 		"index.chunkOverlapChars":         d.Index.ChunkOverlapChars,
 		"index.contextWords":              d.Index.ContextWords,
+		"index.annMinChunks":              d.Index.ANNMinChunks,
 	}
 }
 
@@ -446,6 +453,9 @@ func (c Config) Validate() error {
 	}
 	if c.Index.ChunkOverlapChars < 0 || c.Index.ChunkOverlapChars >= c.Index.ChunkMaxChars/2 {
 		bad("index.chunkOverlapChars", fmt.Sprint(c.Index.ChunkOverlapChars), "must be at least 0 and less than half of chunkMaxChars")
+	}
+	if c.Index.ANNMinChunks < 0 {
+		bad("index.annMinChunks", fmt.Sprint(c.Index.ANNMinChunks), "must be 0 (never) or a chunk count")
 	}
 	if c.Index.ContextWords < 0 || c.Index.ContextWords > 200 {
 		bad("index.contextWords", fmt.Sprint(c.Index.ContextWords), "must be between 0 and 200")

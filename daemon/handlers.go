@@ -107,6 +107,9 @@ func (s *Server) stats() api.Stats {
 	st.Index.Exists, st.Index.Loaded, st.Index.Ready = true, true, cur.profileOK
 	st.Index.Entries = len(cur.snap.Gen.Chunks)
 	st.Index.DenseSearch = "exact"
+	if cur.snap.Gen.Vectors.HasANN() {
+		st.Index.DenseSearch = "approximate-shortlist-exact-rerank"
+	}
 	var first, last string
 	for i := range cur.snap.Gen.Chunks {
 		c := &cur.snap.Gen.Chunks[i]

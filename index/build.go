@@ -124,7 +124,9 @@ type BuildResult struct {
 	ModelTrained     bool                 `json:"modelTrained"`
 	Bytes            int64                `json:"bytes"`
 	DurationMs       int64                `json:"durationMs"`
-	Timings          map[string]int64     `json:"timingsMs"`
+	// ANN reports the approximate vector index decision.
+	ANN     *generation.ANNMeta `json:"ann"`
+	Timings map[string]int64    `json:"timingsMs"`
 }
 
 // maxReportedProblems bounds the problems kept in results and reports.
@@ -192,6 +194,10 @@ func (x *Indexer) build(ctx context.Context) (*BuildResult, error) {
 	}
 	stage("embed", t0)
 	res.EmbeddingProfile = emb.Profile()
+	t0 = time.Now()
+	ann, annMeta := x.approximateIndex(vecs)
+	res.ANN = annMeta
+	stage("ann", t0)
 
 	t0 = time.Now()
 	runID := manifest.NewRunID(x.opts.Now())
@@ -205,11 +211,11 @@ func (x *Indexer) build(ctx context.Context) (*BuildResult, error) {
 	meta := generation.Meta{
 		FormatVersion: generation.FormatVersion, RunID: runID, CreatedAt: x.opts.Now().UTC(),
 		ChunkCount: len(chunks), RecordCount: res.Records, EmbeddingProfile: emb.Profile(),
-		Analyzer: generation.AnalyzerVersion,
+		Analyzer: generation.AnalyzerVersion, ANN: annMeta,
 	}
 	x.opts.Progress(Progress{Stage: "write", Total: 1})
 	written, err := generation.Write(dir, generation.Contents{
-		Meta: meta, Chunks: chunks, Lexical: lex, Context: ctxIndex, Vectors: vecs, Model: model,
+		Meta: meta, Chunks: chunks, Lexical: lex, Context: ctxIndex, Vectors: vecs, Model: model, ANN: ann,
 		Report: buildReport{RunID: runID, Sources: res.Sources, Problems: res.Problems, ProblemCount: res.ProblemCount,
 			Embedded: res.Embedded, Cached: res.Cached, Carried: res.Carried, EmbeddingSource: res.EmbeddingSource},
 	})
@@ -678,3 +684,45 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// annSample is how many vectors the cheap first recall check uses.
+const annSample = 20_000
+
+// approximateIndex decides whether this generation gets an approximate
+// vector index. Below index.annMinChunks exact search is fast enough. Above
+// it, an index is built first on a sample and kept only if its recall@10
+// (shortlist plus exact re-ranking, against exact search) reaches 0.95 on
+// the sample and then on the whole generation.
+func (x *Indexer) approximateIndex(vecs *vector.Store) (*vector.HNSW, *generation.ANNMeta) {
+	threshold := x.cfg.Index.ANNMinChunks
+	if threshold == 0 {
+		return nil, &generation.ANNMeta{Enabled: false, Reason: "exact search: the approximate index is off (index.annMinChunks 0)"}
+	}
+	if vecs.Len() < threshold {
+		return nil, &generation.ANNMeta{Enabled: false, Reason: fmt.Sprintf("exact search: %d chunks is below index.annMinChunks (%d)", vecs.Len(), threshold)}
+	}
+	const seed = 0x616e6e // "ann": builds are reproducible
+	x.opts.Progress(Progress{Stage: "ann", Note: "checking the approximate vector index on a sample"})
+	rows := vector.SampleRows(vecs, annSample, seed)
+	sampleSize := len(rows)
+	if rows == nil {
+		sampleSize = vecs.Len()
+	}
+	sample := vector.BuildHNSW(vecs, rows, vector.HNSWOptions{Seed: seed})
+	r := vector.Recall(vecs, sample, rows, 100, 10, seed)
+	if r < vector.ANNMinRecall {
+		x.log.Info("Approximate vector index refused", "recallAt10", r, "sample", sampleSize)
+		return nil, &generation.ANNMeta{Enabled: false, RecallAt10: round4(r),
+			Reason: fmt.Sprintf("recall@10 %.3f on a %d-vector sample is below %.2f: exact search", r, sampleSize, vector.ANNMinRecall)}
+	}
+	x.opts.Progress(Progress{Stage: "ann", Note: "building the approximate vector index"})
+	full := vector.BuildHNSW(vecs, nil, vector.HNSWOptions{Seed: seed})
+	r = vector.Recall(vecs, full, nil, 200, 10, seed)
+	if r < vector.ANNMinRecall {
+		return nil, &generation.ANNMeta{Enabled: false, RecallAt10: round4(r),
+			Reason: fmt.Sprintf("recall@10 %.3f on the whole generation is below %.2f: exact search", r, vector.ANNMinRecall)}
+	}
+	return full, &generation.ANNMeta{Enabled: true, RecallAt10: round4(r), Reason: "approximate shortlist with exact re-ranking"}
+}
+
+func round4(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }

@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -112,7 +113,7 @@ func (h *HNSW) WriteTo(w io.Writer) (int64, error) {
 // It reads from r; it never opens (or creates) a file by name.
 func ReadHNSW(r io.Reader, dim int) (*HNSW, error) {
 	g := hnsw.NewGraph[uint32]()
-	if err := g.Import(r); err != nil {
+	if err := g.Import(bufio.NewReader(r)); err != nil {
 		return nil, fmt.Errorf("read hnsw graph: %w", err)
 	}
 	if g.Len() > 0 && g.Dims() != dim {

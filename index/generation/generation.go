@@ -37,6 +37,7 @@ const (
 	FileModel     = "model.lsa"
 	FileMeta      = "meta.json"
 	FileReport    = "build-report.json"
+	FileANN       = "ann.hnsw"
 	FileCandidate = "candidate.json"
 )
 
@@ -99,7 +100,10 @@ type Contents struct {
 	Context *lexical.Index
 	Vectors *vector.Store
 	Model   *embed.LSA
-	Report  any
+	// ANN is the approximate shortlist, present only when it passed the
+	// build-time recall check.
+	ANN    *vector.HNSW
+	Report any
 }
 
 // Write writes c into dir (which must exist and be empty), fsyncing every
@@ -143,6 +147,11 @@ func Write(dir string, c Contents) (*Written, error) {
 	}
 	if err := put(FileMeta, jsonWriter(c.Meta)); err != nil {
 		return nil, err
+	}
+	if c.ANN != nil {
+		if err := put(FileANN, func(out io.Writer) error { _, err := c.ANN.WriteTo(out); return err }); err != nil {
+			return nil, err
+		}
 	}
 	if c.Report != nil {
 		if err := put(FileReport, jsonWriter(c.Report)); err != nil {
@@ -301,11 +310,25 @@ func Open(dir string, runID string, files map[string]manifest.FileSum, analyzer 
 			return nil, bad(FileModel, "model %s does not match the generation's profile %s", g.Model.ID(), g.Meta.EmbeddingProfile.Model)
 		}
 	}
+	if g.Meta.ANN != nil && g.Meta.ANN.Enabled {
+		if _, ok := files[FileANN]; !ok {
+			return nil, bad(FileANN, "meta enables the approximate index but the manifest does not list it")
+		}
+		if err := verified(dir, FileANN, files, func(r io.Reader) error {
+			h, err := vector.ReadHNSW(r, dim)
+			if err == nil {
+				g.Vectors = g.Vectors.WithANN(h)
+			}
+			return err
+		}); err != nil {
+			return nil, annotate(runID, err)
+		}
+	}
 	// Files the loader does not parse (the build report) are still
 	// checked: the manifest vouches for every file it lists.
 	for _, name := range sortedNames(files) {
 		switch name {
-		case FileChunks, FileLexical, FileContext, FileVectors, FileModel, FileMeta:
+		case FileChunks, FileLexical, FileContext, FileVectors, FileModel, FileMeta, FileANN:
 			continue
 		}
 		if err := verified(dir, name, files, func(io.Reader) error { return nil }); err != nil {
