@@ -1,0 +1,218 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/search"
+)
+
+// Go benchmarks of the same comparison as novactl bench, for profiling:
+//
+//	go test -run '^$' -bench Search10k -benchtime=1x ./bench
+//	go test -run '^$' -bench 'Search10k/nova' -benchtime=1x -cpuprofile cpu.out ./bench
+//
+// Each iteration runs every query of one kind once; the metrics are the
+// per-query latency percentiles and hit@10. BenchmarkSearch100k needs
+// NOVA_BENCH_LARGE=1 (it indexes 100 000 records first).
+
+// fixture is one indexed corpus shared by the benchmarks of a size.
+type fixture struct {
+	g       *generation.Generation
+	engine  *search.Engine
+	snap    *search.Snapshot
+	fts     *ftsIndex
+	an      *lexical.Analyzer
+	queries []Query
+}
+
+var (
+	fixturesMu  sync.Mutex
+	fixtures    = map[int]*fixture{}
+	fixturesDir string
+)
+
+func cleanupFixtures() {
+	fixturesMu.Lock()
+	defer fixturesMu.Unlock()
+	for _, f := range fixtures {
+		if f.fts != nil {
+			f.fts.Close()
+		}
+	}
+	if fixturesDir != "" {
+		os.RemoveAll(fixturesDir)
+	}
+}
+
+const benchQueriesPerKind = 50
+
+func loadFixture(b *testing.B, n int) *fixture {
+	b.Helper()
+	fixturesMu.Lock()
+	defer fixturesMu.Unlock()
+	if f := fixtures[n]; f != nil {
+		return f
+	}
+	if fixturesDir == "" {
+		d, err := os.MkdirTemp("", "nova-gobench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		fixturesDir = d
+	}
+	ctx := context.Background()
+	dir := filepath.Join(fixturesDir, fmt.Sprint(n))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	corpus := NewCorpus(CorpusOptions{Records: n, Seed: 1, ChineseShare: DefaultChineseShare})
+	corpusPath := filepath.Join(dir, "corpus.jsonl")
+	f, err := os.Create(corpusPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := corpus.WriteJSONL(f); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	cfg, err := writeHomeConfig(homeIn(dir), corpusPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := timeSync(ctx, cfg, func(string, ...any) {}); err != nil {
+		b.Fatal(err)
+	}
+	m, _, err := manifest.Read(cfg.Home.Manifest())
+	if err != nil {
+		b.Fatal(err)
+	}
+	an := lexical.NewAnalyzer()
+	g, err := generation.Open(filepath.Join(cfg.Home.IndexDir(), m.GenerationPath), m.RunID, m.Files, an)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fts, _, err := buildFTS(ctx, filepath.Join(dir, "fts5.db"), corpusPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fx := &fixture{
+		g: g, an: an, fts: fts, queries: corpus.Queries(benchQueriesPerKind, 1),
+		engine: search.New(search.Config{HalfLifeDays: cfg.Retrieval.RecencyHalfLifeDays, Dense: cfg.Retrieval.DenseChannel == "on"}, an),
+		snap:   &search.Snapshot{Gen: g, Query: g.Model},
+	}
+	fixtures[n] = fx
+	return fx
+}
+
+func benchSearch(b *testing.B, n int) {
+	fx := loadFixture(b, n)
+	systems := map[string]searchFunc{
+		SystemNova:   novaSearch(fx.engine, fx.snap, 10),
+		SystemBM25:   bm25Search(fx.g, fx.an, 10),
+		SystemVector: vectorSearch(fx.g, 10),
+		SystemFTS5: func(ctx context.Context, q Query) (outcome, error) {
+			ids, err := fx.fts.search(ctx, q, 10)
+			return outcome{ids: ids}, err
+		},
+	}
+	for _, sys := range DefaultSystems {
+		fn := systems[sys]
+		for _, kind := range QueryKinds {
+			var qs []Query
+			for _, q := range fx.queries {
+				if q.Kind == kind {
+					qs = append(qs, q)
+				}
+			}
+			b.Run(sys+"/"+kind, func(b *testing.B) {
+				ctx := context.Background()
+				var lat []float64
+				hits, targets := 0, 0
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					for _, q := range qs {
+						t0 := time.Now()
+						out, err := fn(ctx, q)
+						lat = append(lat, float64(time.Since(t0).Nanoseconds())/1e6)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if q.Target != "" {
+							targets++
+							for _, id := range out.ids {
+								if id == q.Target {
+									hits++
+									break
+								}
+							}
+						}
+					}
+				}
+				b.StopTimer()
+				sort.Float64s(lat)
+				b.ReportMetric(percentile(lat, 0.5), "p50-ms")
+				b.ReportMetric(percentile(lat, 0.99), "p99-ms")
+				if targets > 0 {
+					b.ReportMetric(float64(hits)/float64(targets), "hit@10")
+				}
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+}
+
+// BenchmarkSearch10k times every system and query kind over 10 000
+// records.
+func BenchmarkSearch10k(b *testing.B) { benchSearch(b, 10_000) }
+
+// BenchmarkSearch100k is BenchmarkSearch10k over 100 000 records; set
+// NOVA_BENCH_LARGE=1.
+func BenchmarkSearch100k(b *testing.B) {
+	if os.Getenv("NOVA_BENCH_LARGE") == "" {
+		b.Skip("set NOVA_BENCH_LARGE=1 to index 100 000 records")
+	}
+	benchSearch(b, 100_000)
+}
+
+// BenchmarkIndexSync10k times index sync of 10 000 records into a fresh
+// home per iteration.
+func BenchmarkIndexSync10k(b *testing.B) {
+	dir := b.TempDir()
+	corpusPath := filepath.Join(dir, "corpus.jsonl")
+	f, err := os.Create(corpusPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := NewCorpus(CorpusOptions{Records: 10_000, Seed: 1, ChineseShare: DefaultChineseShare}).WriteJSONL(f); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	var total time.Duration
+	var peak int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		home := homeIn(filepath.Join(dir, fmt.Sprint(i)))
+		cfg, err := writeHomeConfig(home, corpusPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := timeSync(context.Background(), cfg, func(string, ...any) {})
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += time.Duration(s.TotalMs) * time.Millisecond
+		peak = max(peak, s.PeakRSSBytes)
+	}
+	b.ReportMetric(float64(10_000*b.N)/total.Seconds(), "records/s")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-rss-MiB")
+}

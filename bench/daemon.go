@@ -1,0 +1,273 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/paths"
+)
+
+// DaemonReport is the real novad serving one size's home on loopback.
+type DaemonReport struct {
+	Binary string `json:"binary"`
+	PID    int    `json:"pid"`
+	// ReadyMs is from exec to /health reporting the generation loaded.
+	ReadyMs int64 `json:"readyMs"`
+	// RSS after the generation loaded, after the timed queries (one
+	// client) and the peak (VmHWM) when it stopped being measured.
+	RSSAfterLoadBytes    int64           `json:"rssAfterLoadBytes"`
+	RSSAfterQueriesBytes int64           `json:"rssAfterQueriesBytes"`
+	PeakRSSBytes         int64           `json:"peakRssBytes"`
+	Load                 *LoadTestReport `json:"load,omitempty"`
+	Log                  string          `json:"log,omitempty"`
+}
+
+// LoadTestReport is the loopback load test: concurrent clients sending
+// the benchmark queries to POST /api/rag/external/search, bounded by a
+// request count and a duration.
+type LoadTestReport struct {
+	Clients        int     `json:"clients"`
+	MaxRequests    int     `json:"maxRequests"`
+	MaxDurationMs  int64   `json:"maxDurationMs"`
+	Requests       int     `json:"requests"`
+	OK             int     `json:"ok"`
+	Rejected429    int     `json:"rejected429"`
+	Errors         int     `json:"errors"`
+	DurationMs     int64   `json:"durationMs"`
+	RequestsPerSec float64 `json:"requestsPerSec"`
+	P50Ms          float64 `json:"p50Ms"`
+	P99Ms          float64 `json:"p99Ms"`
+	MeanMs         float64 `json:"meanMs"`
+	RSSAfterBytes  int64   `json:"rssAfterBytes"`
+	PeakRSSBytes   int64   `json:"peakRssBytes"`
+	// CPUPerRequestMs is novad's CPU time over the test per successful
+	// request.
+	CPUPerRequestMs float64 `json:"cpuPerRequestMs"`
+}
+
+// DefaultNovadPath is bin/novad next to the running executable (novactl
+// lives in bin/ beside it).
+func DefaultNovadPath() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "novad"
+	}
+	return filepath.Join(filepath.Dir(exe), "novad")
+}
+
+// runDaemon starts novad on home, waits for the generation to load, times
+// the queries through the facade, optionally runs the load test, and stops
+// it.
+func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Query, say func(string, ...any)) (*DaemonReport, []Result, error) {
+	bin := opts.NovadPath
+	if bin == "" {
+		bin = DefaultNovadPath()
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return nil, nil, fmt.Errorf("no novad binary at %s (build it with `make build` or pass --novad): %w", bin, err)
+	}
+	d := &DaemonReport{Binary: bin}
+	logPath := filepath.Join(filepath.Dir(home.Root), "novad.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return d, nil, err
+	}
+	defer logf.Close()
+	d.Log = logPath
+	os.Remove(home.ServerState())
+
+	cmd := exec.Command(bin, "--log-format", "text")
+	cmd.Env = append(withoutNova(os.Environ()), paths.EnvHome+"="+home.Root)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return d, nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	d.PID = cmd.Process.Pid
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer stopDaemon(cmd, exited)
+	say("novad started (pid %d), waiting for the generation to load", d.PID)
+
+	c, err := waitReady(ctx, home, d.PID, exited, 15*time.Minute)
+	if err != nil {
+		return d, nil, fmt.Errorf("%w (log: %s)", err, logPath)
+	}
+	d.ReadyMs = time.Since(t0).Milliseconds()
+	d.RSSAfterLoadBytes, d.PeakRSSBytes, _ = childMemory(d.PID)
+	say("novad ready in %s, RSS %s", msf(float64(d.ReadyMs)), humanBytes(d.RSSAfterLoadBytes))
+
+	say("timing %s over %d queries", SystemNovad, len(queries))
+	results, err := timeQueries(ctx, SystemNovad, queries, func(ctx context.Context, q Query) (outcome, error) {
+		resp, status, err := c.Search(ctx, searchBody(q, opts.TopK))
+		if err != nil {
+			return outcome{}, err
+		}
+		if status != http.StatusOK {
+			return outcome{}, fmt.Errorf("HTTP %d", status)
+		}
+		return envelopeOutcome(resp), nil
+	}, func() time.Duration { t, _ := childCPU(d.PID); return t }, say)
+	if err != nil {
+		return d, nil, err
+	}
+	d.RSSAfterQueriesBytes, d.PeakRSSBytes, _ = childMemory(d.PID)
+	say("novad RSS after the queries %s (peak %s)", humanBytes(d.RSSAfterQueriesBytes), humanBytes(d.PeakRSSBytes))
+
+	if opts.Load {
+		c0, _ := childCPU(d.PID)
+		lt := loadTest(ctx, c, queries, opts, say)
+		if c1, err := childCPU(d.PID); err == nil && lt.OK > 0 {
+			lt.CPUPerRequestMs = round2(float64((c1 - c0).Nanoseconds()) / 1e6 / float64(lt.OK))
+		}
+		lt.RSSAfterBytes, lt.PeakRSSBytes, _ = childMemory(d.PID)
+		d.PeakRSSBytes = max(d.PeakRSSBytes, lt.PeakRSSBytes)
+		d.Load = lt
+		say("load: %d clients, %d requests in %s: %.1f req/s, p50 %s, p99 %s, %d rejected, %d errors; novad RSS %s",
+			lt.Clients, lt.Requests, msf(float64(lt.DurationMs)), lt.RequestsPerSec, msf(lt.P50Ms), msf(lt.P99Ms), lt.Rejected429, lt.Errors, humanBytes(lt.RSSAfterBytes))
+	}
+	return d, results, nil
+}
+
+func searchBody(q Query, k int) api.SearchBody {
+	b := api.SearchBody{Query: q.Text, TopK: k, Project: q.Project}
+	if q.DateFrom != "" || q.DateTo != "" {
+		b.DateRange = &api.DateRange{From: q.DateFrom, To: q.DateTo}
+	}
+	return b
+}
+
+// withoutNova drops NOVA_* variables so only the bench home applies.
+func withoutNova(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "NOVA_") })
+}
+
+// waitReady waits until novad publishes its ports and reports the
+// generation loaded.
+func waitReady(ctx context.Context, home paths.Home, pid int, exited <-chan error, limit time.Duration) (*client.Client, error) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			return nil, fmt.Errorf("novad exited before it was ready: %v", err)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		st, err := client.ReadState(home)
+		if err != nil || st.PID != pid || st.DirectPort == 0 || st.FacadePort == 0 {
+			continue
+		}
+		c := client.New(fmt.Sprintf("http://127.0.0.1:%d", st.FacadePort), fmt.Sprintf("http://127.0.0.1:%d", st.DirectPort))
+		hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		h, err := c.Health(hctx)
+		cancel()
+		if err == nil && h.IndexLoaded && h.IndexReady {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("novad did not load the generation within %s", limit)
+}
+
+// stopDaemon asks novad to stop (SIGINT, as a terminal's Ctrl-C) and
+// kills it if it has not exited within 15 seconds.
+func stopDaemon(cmd *exec.Cmd, exited <-chan error) {
+	if cmd.Process == nil {
+		return
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		cmd.Process.Kill()
+	}
+	select {
+	case <-exited:
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+	}
+}
+
+// loadTest runs opts.LoadClients clients in a closed loop until
+// opts.LoadRequests requests were sent or opts.LoadDuration passed.
+func loadTest(ctx context.Context, c *client.Client, queries []Query, opts Options, say func(string, ...any)) *LoadTestReport {
+	clients, maxReq, maxDur := opts.LoadClients, opts.LoadRequests, opts.LoadDuration
+	if clients <= 0 {
+		clients = 2
+	}
+	if maxReq <= 0 {
+		maxReq = 2000
+	}
+	if maxDur <= 0 {
+		maxDur = 60 * time.Second
+	}
+	lt := &LoadTestReport{Clients: clients, MaxRequests: maxReq, MaxDurationMs: maxDur.Milliseconds()}
+	say("load test: %d clients, at most %d requests or %s", clients, maxReq, maxDur)
+	ctx, cancel := context.WithTimeout(ctx, maxDur)
+	defer cancel()
+	var next atomic.Int64
+	var mu sync.Mutex
+	var lat []float64
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for w := 0; w < clients; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= maxReq {
+					return
+				}
+				q := queries[i%len(queries)]
+				s := time.Now()
+				_, status, err := c.Search(ctx, searchBody(q, opts.TopK))
+				d := float64(time.Since(s).Nanoseconds()) / 1e6
+				mu.Lock()
+				switch {
+				case err != nil && ctx.Err() != nil:
+					// Cut by the duration bound: not counted.
+				case err != nil:
+					lt.Requests++
+					lt.Errors++
+				case status == http.StatusTooManyRequests:
+					lt.Requests++
+					lt.Rejected429++
+				case status != http.StatusOK:
+					lt.Requests++
+					lt.Errors++
+				default:
+					lt.Requests++
+					lt.OK++
+					lat = append(lat, d)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	el := time.Since(t0)
+	lt.DurationMs = el.Milliseconds()
+	if el > 0 {
+		lt.RequestsPerSec = round2(float64(lt.OK) / el.Seconds())
+	}
+	if len(lat) > 0 {
+		sort.Float64s(lat)
+		var sum float64
+		for _, v := range lat {
+			sum += v
+		}
+		lt.P50Ms, lt.P99Ms, lt.MeanMs = round2(percentile(lat, 0.5)), round2(percentile(lat, 0.99)), round2(sum/float64(len(lat)))
+	}
+	return lt
+}

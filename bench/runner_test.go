@@ -1,0 +1,120 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	cleanupFixtures()
+	os.Exit(code)
+}
+
+func resultFor(t *testing.T, rs []Result, system, kind string) Result {
+	t.Helper()
+	for _, r := range rs {
+		if r.System == system && r.Kind == kind {
+			return r
+		}
+	}
+	t.Fatalf("no result for %s/%s", system, kind)
+	return Result{}
+}
+
+func TestRunTinyCorpus(t *testing.T) {
+	dir := t.TempDir()
+	var progress []string
+	opts := Options{Sizes: []int{500}, QueriesPerKind: 5, Seed: 1, ChineseShare: 0.2, Dir: dir,
+		Progress: func(s string) { progress = append(progress, s) }}
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sizes) != 1 || len(progress) == 0 {
+		t.Fatalf("report %+v, progress %v", rep, progress)
+	}
+	s := rep.Sizes[0]
+	if s.Sync == nil || s.Sync.Records != 500 || s.Sync.Chunks < 500 || s.Sync.TotalMs <= 0 || s.Sync.Reused {
+		t.Fatalf("sync %+v", s.Sync)
+	}
+	if runtime.GOOS == "linux" && (s.Sync.PeakRSSBytes <= 0 || s.GenerationLoad.RSSAfterBytes <= 0) {
+		t.Errorf("no memory figures on Linux: sync %+v load %+v", s.Sync, s.GenerationLoad)
+	}
+	if s.FTS5 == nil || s.FTS5.Records != 500 {
+		t.Fatalf("fts5 build %+v", s.FTS5)
+	}
+	for _, sys := range DefaultSystems {
+		for _, k := range append(QueryKinds, KindAll) {
+			r := resultFor(t, s.Results, sys, k)
+			if r.Queries != 5 && k != KindAll || r.Errors > 0 || r.P50Ms < 0 || r.P99Ms < r.P50Ms || r.MaxMs <= 0 {
+				t.Errorf("%s/%s: %+v", sys, k, r)
+			}
+			if (k == KindMiss) != (r.HitAtK == nil) {
+				t.Errorf("%s/%s: hit@k %v", sys, k, r.HitAtK)
+			}
+		}
+		if exact := resultFor(t, s.Results, sys, KindExactID); sys != SystemVector && *exact.HitAtK < 0.8 {
+			t.Errorf("%s finds only %.0f%% of exact identifiers", sys, *exact.HitAtK*100)
+		}
+		if miss := resultFor(t, s.Results, sys, KindMiss); sys != SystemVector && miss.EmptyRate != 1 {
+			t.Errorf("%s answers made-up words %.0f%% of the time", sys, (1-miss.EmptyRate)*100)
+		}
+	}
+	if nova := resultFor(t, s.Results, SystemNova, KindAll); nova.BaselineOnly == nil {
+		t.Error("nova reports no baseline-only share")
+	}
+	var out bytes.Buffer
+	rep.WriteText(&out)
+	for _, want := range []string{"index sync:", "sqlite fts5:", "fts5", "exact-id", "hit@10", "500"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, out.String())
+		}
+	}
+
+	// A second run over the same directory reuses the corpus and index.
+	opts.Systems = []string{SystemBM25}
+	rep2, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2 := rep2.Sizes[0]; !s2.Corpus.Reused || !s2.Sync.Reused || s2.FTS5 != nil {
+		t.Errorf("second run: corpus reused %v, sync %+v, fts5 %+v", s2.Corpus.Reused, s2.Sync, s2.FTS5)
+	}
+}
+
+func TestRunRejectsUnknownSystem(t *testing.T) {
+	if _, err := Run(context.Background(), Options{Sizes: []int{10}, Systems: []string{"elastic"}}); err == nil {
+		t.Fatal("want an error for an unknown system")
+	}
+}
+
+// TestRunDaemon starts a real novad; it runs when NOVA_BENCH_NOVAD names
+// the binary (go build -o /tmp/novad ./cmd/novad).
+func TestRunDaemon(t *testing.T) {
+	bin := os.Getenv("NOVA_BENCH_NOVAD")
+	if bin == "" {
+		t.Skip("set NOVA_BENCH_NOVAD to a novad binary to run the daemon phase")
+	}
+	rep, err := Run(context.Background(), Options{Sizes: []int{400}, QueriesPerKind: 3, Seed: 2, Systems: []string{},
+		Daemon: true, NovadPath: bin, Load: true, LoadRequests: 60, LoadDuration: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Sizes[0]
+	d := s.Daemon
+	if d == nil || len(s.Notes) > 0 {
+		t.Fatalf("daemon %+v notes %v", d, s.Notes)
+	}
+	if d.RSSAfterLoadBytes <= 0 || d.Load == nil || d.Load.OK != 60 || d.Load.RequestsPerSec <= 0 {
+		t.Fatalf("daemon %+v load %+v", d, d.Load)
+	}
+	if r := resultFor(t, s.Results, SystemNovad, KindExactID); *r.HitAtK < 0.6 {
+		t.Errorf("novad finds %.0f%% of exact identifiers", *r.HitAtK*100)
+	}
+}

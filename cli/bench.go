@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/bench"
+)
+
+const benchHelp = `Measures Nova's speed on generated agent-transcript-like records, side by
+side with the alternatives, in one run. For each size it:
+
+  1. generates a seeded corpus (jsonl records with ids, dates, agents,
+     roles, projects, sessions and tags; log-normal lengths of 30-1200
+     characters; Zipfian English technical vocabulary with code symbols,
+     ticket ids, ports, commit hashes, file names and dates; a share of
+     Chinese sessions),
+  2. times "index sync" into a fresh NOVA_HOME (records/s, chunks/s,
+     embeddings/s, peak RSS) and the generation load,
+  3. times the same queries (kinds exact-id, keyword, semantic, filtered,
+     chinese, miss; each knows the record it was made from) through
+       nova    Nova's full multi-pass pipeline, in process, default config
+       bm25    Nova's BM25 index alone
+       vector  exact vector search alone (embed + scan every vector)
+       fts5    SQLite FTS5 bm25 over the same records (modernc.org/sqlite)
+     reporting p50/p99 latency, hit@k and the share of empty answers,
+  4. unless --no-daemon, starts the real novad on that home (free loopback
+     ports) and reports its RSS after load and after the queries, and the
+     same queries over HTTP (novad-http); with --load, a bounded loopback
+     load test (2 clients) reporting requests/s, p50/p99 and RSS.
+
+"novactl bench load" is the load test alone: the corpus, the index and
+novad, without the in-process systems (default size 100000).
+
+Progress goes to stderr; the table to stdout. The run touches only its work
+directory (a temporary one unless --keep) and binds only 127.0.0.1.
+
+Examples:
+  novactl bench --sizes 10000,100000 --json bench.json
+  novactl bench --sizes 1000000 --queries 100 --keep /var/tmp/nova-bench
+  novactl bench load --novad bin/novad`
+
+func runBench(ctx context.Context, inv *Invocation, args []string) int {
+	loadOnly := false
+	if len(args) > 0 && args[0] == "load" {
+		loadOnly, args = true, args[1:]
+	}
+	fs := newFlags(inv, "novactl bench", "novactl bench [load] [flags]", benchHelp)
+	defSizes := "10000,100000"
+	if loadOnly {
+		defSizes = "100000"
+	}
+	sizes := fs.String("sizes", defSizes, "comma-separated corpus sizes in records (k and M suffixes allowed: 10k,100k,1M)")
+	queries := fs.Int("queries", 200, "queries per kind (6 kinds)")
+	seed := fs.Int64("seed", 1, "seed of the corpus and the queries")
+	chinese := fs.Float64("chinese", bench.DefaultChineseShare, "share of Chinese sessions (0-1)")
+	topK := fs.Int("top-k", 10, "results per query for every system; hit@k uses it")
+	systems := fs.String("systems", strings.Join(bench.DefaultSystems, ","), "in-process systems to time: nova, bm25, vector, fts5 (\"none\" for none)")
+	jsonPath := fs.String("json", "", "also write the report as JSON to this file (- for stdout instead of the table)")
+	keep := fs.String("keep", "", "keep corpora, homes and FTS5 databases in this directory (reused by later runs with the same size and seed)")
+	noDaemon := fs.Bool("no-daemon", false, "do not start novad (no daemon memory, HTTP latency or load test)")
+	load := fs.Bool("load", false, "run the loopback load test against novad")
+	novad := fs.String("novad", "", "novad binary (default: novad next to this novactl)")
+	clients := fs.Int("load-clients", 2, "concurrent clients of the load test")
+	requests := fs.Int("load-requests", 2000, "maximum requests of the load test")
+	duration := fs.Duration("load-duration", 60*time.Second, "maximum duration of the load test")
+	if _, code := parseArgs(fs, args); code >= 0 {
+		return code
+	}
+	ns, err := parseSizes(*sizes)
+	if err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl bench: --sizes: %v\n", err)
+		return ExitUsage
+	}
+	if *queries <= 0 || *topK <= 0 || *chinese < 0 || *chinese > 1 {
+		fmt.Fprintln(inv.Stderr, "novactl bench: --queries and --top-k must be positive and --chinese between 0 and 1")
+		return ExitUsage
+	}
+	sys := []string{}
+	if *systems != "none" && !loadOnly {
+		for _, s := range strings.Split(*systems, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				sys = append(sys, s)
+			}
+		}
+	}
+	opts := bench.Options{
+		Sizes: ns, QueriesPerKind: *queries, Seed: *seed, ChineseShare: *chinese, TopK: *topK, Systems: sys,
+		Dir: *keep, Daemon: !*noDaemon || loadOnly, NovadPath: *novad, Load: *load || loadOnly,
+		LoadClients: *clients, LoadRequests: *requests, LoadDuration: *duration,
+	}
+	if opts.NovadPath == "" {
+		opts.NovadPath = bench.DefaultNovadPath()
+	}
+	if opts.Daemon {
+		if _, err := os.Stat(opts.NovadPath); err != nil {
+			if loadOnly || *load {
+				fmt.Fprintf(inv.Stderr, "novactl bench: no novad binary at %s: build it (make build) or pass --novad\n", opts.NovadPath)
+				return ExitUsage
+			}
+			fmt.Fprintf(inv.Stderr, "novactl bench: no novad at %s; skipping the daemon measurements (pass --novad, or --no-daemon to silence this)\n", opts.NovadPath)
+			opts.Daemon = false
+		}
+	}
+	start := time.Now()
+	opts.Progress = func(line string) {
+		fmt.Fprintf(inv.Stderr, "%7.1fs %s\n", time.Since(start).Seconds(), line)
+	}
+	rep, runErr := bench.Run(ctx, opts)
+	if rep != nil {
+		rep.Command = "novactl bench " + strings.Join(args, " ")
+		if loadOnly {
+			rep.Command = "novactl bench load " + strings.Join(args, " ")
+		}
+		rep.Command = strings.TrimSpace(rep.Command)
+		if *jsonPath == "-" {
+			printJSON(inv.Stdout, rep)
+		} else {
+			rep.WriteText(inv.Stdout)
+			if *jsonPath != "" {
+				f, err := os.Create(*jsonPath)
+				if err != nil {
+					fmt.Fprintf(inv.Stderr, "novactl bench: %v\n", err)
+					return ExitFailure
+				}
+				printJSON(f, rep)
+				if err := f.Close(); err != nil {
+					fmt.Fprintf(inv.Stderr, "novactl bench: %v\n", err)
+					return ExitFailure
+				}
+			}
+		}
+	}
+	if runErr != nil {
+		fmt.Fprintf(inv.Stderr, "novactl bench: %v\n", runErr)
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// parseSizes parses "10000,100k,1M".
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		mult := 1
+		switch {
+		case strings.HasSuffix(part, "k"), strings.HasSuffix(part, "K"):
+			mult, part = 1000, part[:len(part)-1]
+		case strings.HasSuffix(part, "M"), strings.HasSuffix(part, "m"):
+			mult, part = 1_000_000, part[:len(part)-1]
+		}
+		n, err := strconv.Atoi(strings.ReplaceAll(part, "_", ""))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive number of records", part)
+		}
+		out = append(out, n*mult)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no sizes")
+	}
+	return out, nil
+}

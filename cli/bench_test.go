@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/bench"
+)
+
+func benchCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	inv := &Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Environ: []string{"HOME=/nonexistent"}}
+	code := Run(context.Background(), append([]string{"bench"}, args...), inv)
+	return code, out.String(), errb.String()
+}
+
+func TestBenchHelpAndUsage(t *testing.T) {
+	code, _, stderr := benchCLI("--help")
+	if code != ExitOK || !strings.Contains(stderr, "SQLite FTS5") || !strings.Contains(stderr, "--load") {
+		t.Fatalf("help: code %d\n%s", code, stderr)
+	}
+	for _, args := range [][]string{{"--sizes", "ten"}, {"--sizes", "0"}, {"--queries", "0"}, {"--chinese", "2"}, {"--bogus"}} {
+		if code, _, stderr := benchCLI(args...); code != ExitUsage {
+			t.Errorf("%v: code %d, want %d\n%s", args, code, ExitUsage, stderr)
+		}
+	}
+	// The load test needs novad.
+	if code, _, stderr := benchCLI("load", "--novad", filepath.Join(t.TempDir(), "missing")); code != ExitUsage || !strings.Contains(stderr, "no novad") {
+		t.Errorf("load without novad: code %d\n%s", code, stderr)
+	}
+}
+
+func TestParseSizes(t *testing.T) {
+	got, err := parseSizes("10000, 100k,1M,2_000")
+	if err != nil || !reflect.DeepEqual(got, []int{10000, 100000, 1000000, 2000}) {
+		t.Fatalf("parseSizes = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", ",", "-5", "1.5k", "x"} {
+		if _, err := parseSizes(bad); err == nil {
+			t.Errorf("parseSizes(%q) accepted", bad)
+		}
+	}
+}
+
+func TestBenchTinyRun(t *testing.T) {
+	dir := t.TempDir()
+	jsonPath := filepath.Join(dir, "bench.json")
+	code, stdout, stderr := benchCLI("--sizes", "300", "--queries", "3", "--systems", "nova,fts5", "--no-daemon", "--json", jsonPath, "--keep", filepath.Join(dir, "work"))
+	if code != ExitOK {
+		t.Fatalf("code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"index sync:", "nova", "fts5", "exact-id", "hit@10"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "generating 300 records") {
+		t.Errorf("no progress on stderr:\n%s", stderr)
+	}
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sizes) != 1 || rep.Sizes[0].Records != 300 || !strings.HasPrefix(rep.Command, "novactl bench --sizes 300") {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, r := range rep.Sizes[0].Results {
+		if r.System != bench.SystemNova && r.System != bench.SystemFTS5 {
+			t.Errorf("unexpected system %s", r.System)
+		}
+	}
+}
