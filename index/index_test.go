@@ -10,6 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
@@ -163,8 +165,20 @@ Page the billing on-call through PagerDuty; escalate after 15 minutes.
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The same rollout compressed, as Codex leaves old sessions.
+	plain, err := os.ReadFile(filepath.Join(codex, "sessions", "2026", "03", "02", codexRollout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "codex-zst", "sessions", codexRollout+".zst"), string(enc.EncodeAll(plain, nil)))
+	enc.Close()
 	cfg := testConfig(t, filepath.Join(dir, "home"),
 		config.Source{Name: "export", Kind: config.KindJSONL, Path: jsonlPath},
+		config.Source{Name: "codex-zst", Kind: config.KindCodex, Path: filepath.Join(dir, "codex-zst")},
 		config.Source{Name: "notes", Kind: config.KindMarkdown, Path: notes},
 		config.Source{Name: "huge", Kind: config.KindJSONL, Path: hugePath},
 		config.Source{Name: "codex", Kind: config.KindCodex, Path: codex},
@@ -261,6 +275,16 @@ Page the billing on-call through PagerDuty; escalate after 15 minutes.
 		if !hasProblem(r.Build.Problems, "codex", 21) {
 			t.Errorf("the malformed codex line 21 is not reported: %v", r.Build.Problems)
 		}
+		// The compressed rollout gives the same records.
+		zs := bySource["codex-zst"]
+		if len(zs) != len(cs) {
+			t.Fatalf("%d chunks from the .jsonl.zst rollout, want %d", len(zs), len(cs))
+		}
+		for i := range zs {
+			if zs[i].SourceID != cs[i].SourceID || zs[i].Text != cs[i].Text || !strings.HasSuffix(zs[i].SourcePath, ".jsonl.zst") {
+				t.Errorf("zst chunk %d: %s %q from %s, plain %s %q", i, zs[i].SourceID, zs[i].Text, zs[i].SourcePath, cs[i].SourceID, cs[i].Text)
+			}
+		}
 	})
 
 	t.Run("claude-code", func(t *testing.T) {
@@ -316,6 +340,8 @@ func hasProblem(ps []ingest.Problem, source string, line int) bool {
 	}
 	return false
 }
+
+const codexRollout = "rollout-2026-03-02T09-15-03-0196c0de-7a11-7c2e-9f00-5e1b2c3d4e5f.jsonl"
 
 // hugeText returns about n characters of realistic tool output: numbered
 // log lines grouped in paragraphs.
