@@ -36,12 +36,22 @@ const (
 )
 
 func appendHistory(path string, e Event) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("open history: %w", err)
 	}
 	b, _ := json.Marshal(e)
-	if _, err := f.Write(append(b, '\n')); err != nil {
+	b = append(b, '\n')
+	// A writer killed mid-append leaves a line without its newline; start
+	// on a line of our own, or this event would be glued to the torn one
+	// and skipped by ReadHistory.
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			b = append([]byte{'\n'}, b...)
+		}
+	}
+	if _, err := f.Write(b); err != nil {
 		f.Close()
 		return fmt.Errorf("append history: %w", err)
 	}

@@ -388,3 +388,18 @@ func childCommand(t *testing.T, mode, root, src string, start time.Time, step st
 	cmd.Stderr = os.Stderr
 	return cmd
 }
+
+// TestHistory_tornLine: a writer killed mid-append leaves a line without
+// its newline; the next events are still recorded and read.
+func TestHistory_tornLine(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "memories.jsonl")
+	writeFile(t, src, jsonlLines(t, baseRecords()...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	writeFile(t, cfg.Home.History(), `{"time":"2026-03-01T07:00:00Z","event":"build","runId":"20260301T070000Z-00000000"}`+"\n"+`{"time":"2026-03-01T07:00:01Z","event":"prom`)
+	r := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now}))
+	ev := history(t, cfg.Home)
+	if !hasEvent(ev, index.EventBuild, r.Build.RunID) || !hasEvent(ev, index.EventPromote, r.Build.RunID) || len(ev) != 3 {
+		t.Errorf("history after a torn line: %v", eventSummary(ev))
+	}
+}
