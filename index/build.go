@@ -168,7 +168,7 @@ func (x *Indexer) build(ctx context.Context) (*BuildResult, error) {
 	// Analyse every chunk once: the terms feed BM25 and the builtin
 	// embedder alike.
 	t0 = time.Now()
-	own, context := x.analyze(ctx, chunks)
+	own, context, before := x.analyze(ctx, chunks)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -177,7 +177,9 @@ func (x *Indexer) build(ctx context.Context) (*BuildResult, error) {
 	for i := range own {
 		lb.Add(own[i])
 		cb.Add(context[i])
-		terms[i] = append(own[i], context[i]...)
+		// The dense channel sees the text and the words before it (see
+		// memory.Chunk.IndexText).
+		terms[i] = append(append(make([]string, 0, len(own[i])+len(before[i])), own[i]...), before[i]...)
 	}
 	lex, ctxIndex := lb.Build(), cb.Build()
 	x.opts.Progress(Progress{Stage: "lexical", Done: len(chunks), Total: len(chunks)})
@@ -390,8 +392,8 @@ func (x *Indexer) carryForward(seen map[string]bool) ([]memory.Chunk, error) {
 }
 
 // chunkRecord applies the source's defaults to r and cuts it into chunks;
-// context is the neighbouring text indexed with every piece.
-func (x *Indexer) chunkRecord(src config.Source, r memory.Record, context string) []memory.Chunk {
+// near is the neighbouring text indexed with every piece.
+func (x *Indexer) chunkRecord(src config.Source, r memory.Record, near neighbours) []memory.Chunk {
 	text, redactions := ingest.Redact(r.Text)
 	text = ingest.StripBinary(text)
 	r.Redactions += redactions
@@ -424,7 +426,7 @@ func (x *Indexer) chunkRecord(src config.Source, r memory.Record, context string
 	out := make([]memory.Chunk, 0, len(pieces))
 	for i, p := range pieces {
 		c := memory.Chunk{
-			ID: memory.ChunkID(src.Name, r.ID, i+1, len(pieces)), Text: p, Context: context,
+			ID: memory.ChunkID(src.Name, r.ID, i+1, len(pieces)), Text: p, Context: strings.TrimSpace(near.before + " … " + near.after), Before: near.before,
 			Title: r.Title, Date: r.Date, Time: t, Agent: r.Agent, Role: r.Role, Project: r.Project,
 			Layer: layer, SourceName: src.Name, SourceSet: r.SourceSet, SourceType: r.Kind,
 			SourceID: r.ID, SourcePath: r.Path, LineNumber: r.Line, SessionID: r.SessionID,
@@ -450,10 +452,19 @@ func (x *Indexer) chunkRecord(src config.Source, r memory.Record, context string
 	return out
 }
 
+// neighbours is the text around a record in its conversation.
+type neighbours struct {
+	before, after string
+}
+
 // neighbourContext returns, for each record, the first few words of the
 // records before and after it in the same conversation: a question about a
 // turn is often answered in words of the turns around it.
-func neighbourContext(records []memory.Record, words int) []string {
+func neighbourContext(records []memory.Record, words int) []neighbours {
+	ctx := make([]neighbours, len(records))
+	if words == 0 {
+		return ctx
+	}
 	groups := map[string][]int{}
 	var order []string
 	for i, r := range records {
@@ -465,20 +476,15 @@ func neighbourContext(records []memory.Record, words int) []string {
 		}
 		groups[r.Conversation] = append(groups[r.Conversation], i)
 	}
-	ctx := make([]string, len(records))
 	for _, key := range order {
 		idx := groups[key]
 		for j, i := range idx {
-			if words == 0 {
-				break
+			if j > 0 {
+				ctx[i].before = firstWords(records[idx[j-1]].Text, words)
 			}
-			var parts []string
-			for _, n := range []int{j - 1, j + 1} {
-				if n >= 0 && n < len(idx) {
-					parts = append(parts, firstWords(records[idx[n]].Text, words))
-				}
+			if j+1 < len(idx) {
+				ctx[i].after = firstWords(records[idx[j+1]].Text, words)
 			}
-			ctx[i] = strings.Join(parts, " … ")
 		}
 	}
 	return ctx
@@ -492,10 +498,10 @@ func firstWords(s string, n int) string {
 	return strings.Join(f, " ")
 }
 
-// analyze returns the index terms of every chunk's own text and of its
-// context, in parallel.
-func (x *Indexer) analyze(ctx context.Context, chunks []memory.Chunk) (own, context [][]string) {
-	own, context = make([][]string, len(chunks)), make([][]string, len(chunks))
+// analyze returns the index terms of every chunk's own text, of its
+// context, and of the part of the context before it, in parallel.
+func (x *Indexer) analyze(ctx context.Context, chunks []memory.Chunk) (own, context, before [][]string) {
+	own, context, before = make([][]string, len(chunks)), make([][]string, len(chunks)), make([][]string, len(chunks))
 	workers := max(1, runtime.GOMAXPROCS(0))
 	var next int64
 	var mu sync.Mutex
@@ -516,13 +522,14 @@ func (x *Indexer) analyze(ctx context.Context, chunks []memory.Chunk) (own, cont
 				for i := lo; i < min(lo+batch, len(chunks)); i++ {
 					own[i] = x.analyzer.Terms(chunks[i].OwnText())
 					context[i] = x.analyzer.Terms(chunks[i].Context)
+					before[i] = x.analyzer.Terms(chunks[i].Before)
 				}
 				x.opts.Progress(Progress{Stage: "analyze", Done: min(lo+batch, len(chunks)), Total: len(chunks)})
 			}
 		}()
 	}
 	wg.Wait()
-	return own, context
+	return own, context, before
 }
 
 // embedder picks the embedder of this build: the builtin model (reused

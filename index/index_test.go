@@ -105,14 +105,15 @@ func TestSync_incremental(t *testing.T) {
 		}
 	})
 
-	t.Run("record added to a conversation re-embeds its neighbour", func(t *testing.T) {
-		// Records of one file and project are one conversation: the
-		// previous last record's neighbour context now holds the new
-		// record's first words, so its indexed text changed too.
+	t.Run("record appended to a conversation embeds only itself", func(t *testing.T) {
+		// Records of one file and project are one conversation. The
+		// previous last record's lexical context now holds the new
+		// record's first words, but its vector embeds only the words
+		// before it, so appending (how transcripts grow) embeds one.
 		appendFile(t, src, jsonlLines(t, rec{ID: "mem-008", Text: "Lesson: pin the terraform provider versions; an unpinned upgrade recreated the staging database.", Date: "2026-02-17", Project: "billing"}))
 		b := mustSync(t, ix).Build
-		if b.Embedded != 2 || b.Cached != 6 || b.Chunks != 8 {
-			t.Fatalf("third build: embedded %d cached %d chunks %d, want 2 (new record and its neighbour) 6 8", b.Embedded, b.Cached, b.Chunks)
+		if b.Embedded != 1 || b.Cached != 7 || b.Chunks != 8 {
+			t.Fatalf("third build: embedded %d cached %d chunks %d, want 1 7 8", b.Embedded, b.Cached, b.Chunks)
 		}
 	})
 }

@@ -60,9 +60,14 @@ type Chunk struct {
 	ID string `json:"id"`
 	// Text is what is shown and cited.
 	Text string `json:"text"`
-	// Context holds a few words of the neighbouring records: indexed for
-	// recall, never shown as evidence.
-	Context     string   `json:"context,omitempty"`
+	// Context holds a few words of the records before and after this one
+	// in its conversation: a second lexical field, never shown as evidence.
+	Context string `json:"context,omitempty"`
+	// Before is the part of Context that comes from the record before. The
+	// dense channel embeds it with the text; the words after are left out
+	// so that appending a turn to a conversation (how transcripts grow)
+	// never changes the vectors of the turns already indexed.
+	Before      string   `json:"before,omitempty"`
 	Title       string   `json:"title,omitempty"`
 	Date        string   `json:"date,omitempty"`
 	Time        string   `json:"time,omitempty"`
@@ -98,13 +103,13 @@ func (c *Chunk) OwnText() string {
 	return c.Text
 }
 
-// IndexText is what the dense channel embeds: the own text and the
-// neighbouring context.
+// IndexText is what the dense channel embeds: the own text and the words
+// of the record before.
 func (c *Chunk) IndexText() string {
-	if c.Context == "" {
+	if c.Before == "" {
 		return c.OwnText()
 	}
-	return c.OwnText() + "\n" + c.Context
+	return c.OwnText() + "\n" + c.Before
 }
 
 // HashText returns the SHA-256 hex of s.
