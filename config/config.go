@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -519,38 +520,17 @@ func BindHost(host string) string {
 }
 
 func checkEndpoint(endpoint string, allowRemote bool) error {
-	rest, ok := strings.CutPrefix(endpoint, "http://")
-	if !ok {
-		rest, ok = strings.CutPrefix(endpoint, "https://")
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("must be an http:// or https:// URL with a host")
 	}
-	if !ok {
-		return errors.New("must be an http:// or https:// URL")
+	// user@host would let "http://127.0.0.1:80@evil.example" pass a naive
+	// host check while the request goes to evil.example.
+	if u.User != nil {
+		return errors.New("must not contain user information (user@host)")
 	}
-	hostport, _, _ := strings.Cut(rest, "/")
-	host := hostport
-	if h, _, err := splitHostPort(hostport); err == nil {
-		host = h
-	}
-	if host == "" {
-		return errors.New("must name a host")
-	}
-	if !allowRemote && !IsLoopbackHost(host) {
+	if !allowRemote && !IsLoopbackHost(u.Hostname()) {
 		return errors.New("must be a loopback address (memory text would leave the machine); set embedding.allowRemoteEndpoint: true to permit it")
 	}
 	return nil
-}
-
-func splitHostPort(hp string) (string, string, error) {
-	if strings.HasPrefix(hp, "[") {
-		end := strings.Index(hp, "]")
-		if end < 0 {
-			return "", "", errors.New("bad host")
-		}
-		return hp[1:end], strings.TrimPrefix(hp[end+1:], ":"), nil
-	}
-	h, p, ok := strings.Cut(hp, ":")
-	if !ok {
-		return hp, "", nil
-	}
-	return h, p, nil
 }

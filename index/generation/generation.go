@@ -328,8 +328,12 @@ func Open(dir string, runID string, files map[string]manifest.FileSum, analyzer 
 	// checked: the manifest vouches for every file it lists.
 	for _, name := range sortedNames(files) {
 		switch name {
-		case FileChunks, FileLexical, FileContext, FileVectors, FileModel, FileMeta, FileANN:
+		case FileChunks, FileLexical, FileContext, FileVectors, FileModel, FileMeta:
 			continue
+		case FileANN:
+			if g.Meta.ANN != nil && g.Meta.ANN.Enabled {
+				continue // verified and loaded above
+			}
 		}
 		if err := verified(dir, name, files, func(io.Reader) error { return nil }); err != nil {
 			return nil, annotate(runID, err)
