@@ -149,9 +149,14 @@ func searchBody(q Query, k int) api.SearchBody {
 	return b
 }
 
-// withoutNova drops NOVA_* variables so only the bench home applies.
+// withoutNova drops NOVA_* variables, so only the bench home applies, and
+// the Go runtime's GOGC and GOMEMLIMIT, so novad's memory is measured at
+// the runtime defaults it has under launchd or systemd even when the bench
+// itself runs with a memory limit.
 func withoutNova(env []string) []string {
-	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "NOVA_") })
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		return strings.HasPrefix(kv, "NOVA_") || strings.HasPrefix(kv, "GOGC=") || strings.HasPrefix(kv, "GOMEMLIMIT=")
+	})
 }
 
 // waitReady waits until novad publishes its ports and reports the
