@@ -15,6 +15,9 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "Nova bench: seed %d, %d queries per kind, top %d, %s %s/%s, %s (%d CPUs), %s\n",
 		r.Seed, r.QueriesPerKind, r.TopK, r.Machine.GoVersion, r.Machine.OS, r.Machine.Arch, orUnknown(r.Machine.CPU), r.Machine.CPUs,
 		r.StartedAt.Format("2006-01-02"))
+	if len(r.Machine.RuntimeEnv) > 0 {
+		fmt.Fprintf(w, "bench process runtime: %s (novad runs at the defaults)\n", strings.Join(r.Machine.RuntimeEnv, " "))
+	}
 	for i := range r.Sizes {
 		s := &r.Sizes[i]
 		fmt.Fprintf(w, "\n== %s records ==\n", humanCount(s.Records))

@@ -99,6 +99,9 @@ type Machine struct {
 	CPUs          int    `json:"cpus"`
 	MemTotalBytes int64  `json:"memTotalBytes,omitempty"`
 	LoadAvg       string `json:"loadAvgAtStart,omitempty"`
+	// RuntimeEnv lists the Go runtime variables (GOGC, GOMEMLIMIT,
+	// GOMAXPROCS) the bench process ran with, when set.
+	RuntimeEnv []string `json:"runtimeEnv,omitempty"`
 }
 
 // Report is the result of a run.
@@ -729,6 +732,11 @@ func DescribeMachine() Machine {
 				fmt.Sscan(f[1], &kb)
 				m.MemTotalBytes = kb * 1024
 			}
+		}
+	}
+	for _, k := range []string{"GOGC", "GOMEMLIMIT", "GOMAXPROCS"} {
+		if v, ok := os.LookupEnv(k); ok {
+			m.RuntimeEnv = append(m.RuntimeEnv, k+"="+v)
 		}
 	}
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
