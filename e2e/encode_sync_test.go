@@ -1,0 +1,67 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSyncEmbedsThroughRunningNovad: while novad runs, index sync asks it
+// for embeddings through /encode with the token from the 0600 file; with an
+// unsafe token file it refuses; without novad it embeds in-process.
+func TestSyncEmbedsThroughRunningNovad(t *testing.T) {
+	h := newHome(t, "")
+	h.sync()
+	d := h.start()
+	add := func(id string) {
+		f, err := os.OpenFile(filepath.Join(h.data, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+		must(t, err)
+		fmt.Fprintf(f, `{"id":%q,"text":"A fresh note about the canary deploy %s.","session":%q}`+"\n", id, id, id)
+		must(t, f.Close())
+	}
+	source := func(args ...string) (string, int) {
+		out, errs, code := h.novactl(append([]string{"index", "sync", "--json"}, args...)...)
+		var r struct {
+			Error  string `json:"error"`
+			Result struct {
+				Build struct {
+					EmbeddingSource string `json:"embeddingSource"`
+					Embedded        int    `json:"embedded"`
+				} `json:"build"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("sync output: %v\n%s%s", err, out, errs)
+		}
+		if code != 0 {
+			return r.Error, code
+		}
+		if r.Result.Build.Embedded != 1 {
+			t.Errorf("embedded %d, want 1", r.Result.Build.Embedded)
+		}
+		return r.Result.Build.EmbeddingSource, code
+	}
+	add("n1")
+	if src, code := source(); code != 0 || src != "novad" {
+		t.Fatalf("with novad running the build must embed through /encode: %q (exit %d)", src, code)
+	}
+	add("n2")
+	if src, code := source("--in-process"); code != 0 || src != "in-process" {
+		t.Fatalf("--in-process: %q (exit %d)", src, code)
+	}
+	// An unsafe token file: the build refuses to talk to novad.
+	tok := filepath.Join(h.dir, "state", "internal-token")
+	must(t, os.Chmod(tok, 0o644))
+	add("n3")
+	if msg, code := source(); code == 0 || !strings.Contains(msg, "rag-internal-authorization-unavailable") {
+		t.Fatalf("unsafe token: exit %d %q", code, msg)
+	}
+	must(t, os.Chmod(tok, 0o600))
+	d.stop()
+	if src, code := source(); code != 0 || src != "in-process" {
+		t.Fatalf("without novad: %q (exit %d)", src, code)
+	}
+}
