@@ -17,25 +17,17 @@ Blocked: <code>, with one line of advice. It only reads; it changes nothing.
 Exit status: 1 when any check is Blocked, else 0.`
 
 func runDoctor(ctx context.Context, inv *Invocation, args []string) int {
-	fs := newFlags(inv, "novactl doctor", "novactl doctor [--json]", doctorHelp)
-	jsonOut := fs.Bool("json", false, "print the report as JSON")
-	if _, code := parseArgs(fs, args); code >= 0 {
-		return code
-	}
-	rep := doctor.Run(ctx, doctor.Options{Environ: inv.Environ, Service: newServiceProbe(inv)})
-	if *jsonOut {
-		printJSON(inv.Stdout, rep)
-	} else {
-		printDoctor(inv.Stdout, rep, true)
-	}
-	if rep.Blocked > 0 {
-		return ExitFailure
-	}
-	return ExitOK
+	return doctorCommand(ctx, inv, args, "novactl doctor", doctorHelp, true)
 }
 
 func runStatus(ctx context.Context, inv *Invocation, args []string) int {
-	fs := newFlags(inv, "novactl status", "novactl status [--json]", "A compact view of novactl doctor: one line per check.")
+	return doctorCommand(ctx, inv, args, "novactl status", "A compact view of novactl doctor: one line per check.", false)
+}
+
+// doctorCommand runs the checks and prints them; advice adds the one-line
+// remedy under each check that is not Ready.
+func doctorCommand(ctx context.Context, inv *Invocation, args []string, name, help string, advice bool) int {
+	fs := newFlags(inv, name, name+" [--json]", help)
 	jsonOut := fs.Bool("json", false, "print the report as JSON")
 	if _, code := parseArgs(fs, args); code >= 0 {
 		return code
@@ -44,7 +36,7 @@ func runStatus(ctx context.Context, inv *Invocation, args []string) int {
 	if *jsonOut {
 		printJSON(inv.Stdout, rep)
 	} else {
-		printDoctor(inv.Stdout, rep, false)
+		printDoctor(inv.Stdout, rep, advice)
 	}
 	if rep.Blocked > 0 {
 		return ExitFailure

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"sync"
 	"unsafe"
+
+	"github.com/nova-recall/nova/topk"
 )
 
 // BM25 parameters (the usual Robertson/Lucene defaults).
@@ -172,18 +174,17 @@ func (ix *Index) Search(terms []string, k int, accept func(doc int) bool) []Hit 
 			scores[d] += s
 		}
 	}
-	hits := make([]Hit, 0, min(k, len(touched)))
+	best := topk.New(k, better)
 	for _, d := range touched {
 		s := scores[d]
 		scores[d] = 0
 		if accept != nil && !accept(int(d)) {
 			continue
 		}
-		hits = pushTop(hits, Hit{Doc: int(d), Score: float64(s)}, k)
+		best.Push(Hit{Doc: int(d), Score: float64(s)})
 	}
 	ix.pool.Put(sp)
-	sort.Slice(hits, func(i, j int) bool { return better(hits[i], hits[j]) })
-	return hits
+	return best.Sorted()
 }
 
 func better(a, b Hit) bool {
@@ -191,43 +192,6 @@ func better(a, b Hit) bool {
 		return a.Score > b.Score
 	}
 	return a.Doc < b.Doc
-}
-
-// pushTop keeps the best k hits in a min-heap ordered by better.
-func pushTop(h []Hit, x Hit, k int) []Hit {
-	if len(h) < k {
-		h = append(h, x)
-		// sift up
-		i := len(h) - 1
-		for i > 0 {
-			p := (i - 1) / 2
-			if !better(h[p], h[i]) {
-				break
-			}
-			h[p], h[i] = h[i], h[p]
-			i = p
-		}
-		return h
-	}
-	if !better(x, h[0]) {
-		return h
-	}
-	h[0] = x
-	i := 0
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && better(h[m], h[l]) {
-			m = l
-		}
-		if r < len(h) && better(h[m], h[r]) {
-			m = r
-		}
-		if m == i {
-			return h
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
 }
 
 const magic = "NOVLEX01"

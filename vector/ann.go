@@ -9,6 +9,8 @@ import (
 	"sort"
 
 	"github.com/coder/hnsw"
+
+	"github.com/nova-recall/nova/topk"
 )
 
 // Neighbors proposes candidate rows for a query: an approximate index.
@@ -41,16 +43,16 @@ func (s *Store) HasANN() bool { return s.ann != nil }
 // searchANN shortlists with the index and re-ranks exactly.
 func (s *Store) searchANN(q []float32, k int) []Hit {
 	cands := s.ann.Candidates(q, max(k*annCandidates, 200))
-	h := make([]Hit, 0, k)
+	best := topk.New(k, better)
 	seen := make(map[int]bool, len(cands))
 	for _, d := range cands {
 		if d < 0 || d >= s.Len() || seen[d] {
 			continue
 		}
 		seen[d] = true
-		h = push(h, Hit{Doc: d, Score: dot(q, s.Row(d))}, k)
+		best.Push(Hit{Doc: d, Score: dot(q, s.Row(d))})
 	}
-	return finish(h, k)
+	return best.Sorted()
 }
 
 // HNSW is an approximate index over a Store built with github.com/coder/hnsw.

@@ -11,9 +11,10 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sort"
 	"sync"
 	"unsafe"
+
+	"github.com/nova-recall/nova/topk"
 )
 
 // Store holds n vectors of dimension dim, row-major. It is immutable and
@@ -93,9 +94,9 @@ func (s *Store) Search(q []float32, k int, accept func(int) bool) ([]Hit, error)
 		workers = min(runtime.GOMAXPROCS(0), 8)
 	}
 	if workers == 1 {
-		return finish(s.scan(q, k, 0, n, accept), k), nil
+		return s.scan(q, k, 0, n, accept).Sorted(), nil
 	}
-	parts := make([][]Hit, workers)
+	parts := make([]*topk.Heap[Hit], workers)
 	var wg sync.WaitGroup
 	chunk := (n + workers - 1) / workers
 	for w := 0; w < workers; w++ {
@@ -107,21 +108,22 @@ func (s *Store) Search(q []float32, k int, accept func(int) bool) ([]Hit, error)
 		}()
 	}
 	wg.Wait()
-	var all []Hit
+	best := topk.New(k, better)
 	for _, p := range parts {
-		all = append(all, p...)
+		for _, h := range p.Items() {
+			best.Push(h)
+		}
 	}
-	return finish(all, k), nil
+	return best.Sorted(), nil
 }
 
-func (s *Store) scan(q []float32, k, lo, hi int, accept func(int) bool) []Hit {
-	h := make([]Hit, 0, k)
+func (s *Store) scan(q []float32, k, lo, hi int, accept func(int) bool) *topk.Heap[Hit] {
+	h := topk.New(k, better)
 	for i := lo; i < hi; i++ {
 		if accept != nil && !accept(i) {
 			continue
 		}
-		sc := dot(q, s.data[i*s.dim:(i+1)*s.dim])
-		h = push(h, Hit{Doc: i, Score: sc}, k)
+		h.Push(Hit{Doc: i, Score: dot(q, s.data[i*s.dim:(i+1)*s.dim])})
 	}
 	return h
 }
@@ -131,50 +133,6 @@ func better(a, b Hit) bool {
 		return a.Score > b.Score
 	}
 	return a.Doc < b.Doc
-}
-
-func finish(h []Hit, k int) []Hit {
-	sort.Slice(h, func(i, j int) bool { return better(h[i], h[j]) })
-	if len(h) > k {
-		h = h[:k]
-	}
-	return h
-}
-
-// push keeps the best k hits in a min-heap (worst at the root).
-func push(h []Hit, x Hit, k int) []Hit {
-	if len(h) < k {
-		h = append(h, x)
-		i := len(h) - 1
-		for i > 0 {
-			p := (i - 1) / 2
-			if !better(h[p], h[i]) {
-				break
-			}
-			h[p], h[i] = h[i], h[p]
-			i = p
-		}
-		return h
-	}
-	if !better(x, h[0]) {
-		return h
-	}
-	h[0] = x
-	i := 0
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && better(h[m], h[l]) {
-			m = l
-		}
-		if r < len(h) && better(h[m], h[r]) {
-			m = r
-		}
-		if m == i {
-			return h
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
 }
 
 // WriteTo writes the raw little-endian float32 rows.
