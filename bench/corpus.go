@@ -55,6 +55,7 @@ type CorpusOptions struct {
 
 // Record is one generated memory, in the shape of a jsonl source line.
 type Record struct {
+	// ID is "<session>-t<turn>", unique and stable for a seed.
 	ID      string   `json:"id"`
 	Text    string   `json:"text"`
 	Date    string   `json:"date"`
@@ -398,6 +399,9 @@ func (c *Corpus) chineseSentence(r *rand.Rand, inserts *[]string, write func(str
 
 // CorpusStats describes a written corpus.
 type CorpusStats struct {
+	// Records, Sessions and ChineseRecords count what was written; Bytes
+	// is the JSONL size; the *Chars fields describe text lengths in
+	// characters.
 	Records        int   `json:"records"`
 	Sessions       int   `json:"sessions"`
 	ChineseRecords int   `json:"chineseRecords"`
@@ -451,6 +455,7 @@ type countWriter struct {
 	n int64
 }
 
+// Write implements io.Writer.
 func (c *countWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)

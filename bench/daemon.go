@@ -21,37 +21,45 @@ import (
 
 // DaemonReport is the real novad serving one size's home on loopback.
 type DaemonReport struct {
+	// Binary and PID identify the novad that ran.
 	Binary string `json:"binary"`
 	PID    int    `json:"pid"`
 	// ReadyMs is from exec to /health reporting the generation loaded.
 	ReadyMs int64 `json:"readyMs"`
 	// RSS after the generation loaded, after the timed queries (one
 	// client) and the peak (VmHWM) when it stopped being measured.
-	RSSAfterLoadBytes    int64           `json:"rssAfterLoadBytes"`
-	RSSAfterQueriesBytes int64           `json:"rssAfterQueriesBytes"`
-	PeakRSSBytes         int64           `json:"peakRssBytes"`
-	Load                 *LoadTestReport `json:"load,omitempty"`
-	Log                  string          `json:"log,omitempty"`
+	RSSAfterLoadBytes    int64 `json:"rssAfterLoadBytes"`
+	RSSAfterQueriesBytes int64 `json:"rssAfterQueriesBytes"`
+	PeakRSSBytes         int64 `json:"peakRssBytes"`
+	// Load is the load test (nil without Options.Load).
+	Load *LoadTestReport `json:"load,omitempty"`
+	// Log is novad's log file in the work directory.
+	Log string `json:"log,omitempty"`
 }
 
 // LoadTestReport is the loopback load test: concurrent clients sending
 // the benchmark queries to POST /api/rag/external/search, bounded by a
 // request count and a duration.
 type LoadTestReport struct {
-	Clients        int     `json:"clients"`
-	MaxRequests    int     `json:"maxRequests"`
-	MaxDurationMs  int64   `json:"maxDurationMs"`
-	Requests       int     `json:"requests"`
-	OK             int     `json:"ok"`
-	Rejected429    int     `json:"rejected429"`
-	Errors         int     `json:"errors"`
+	// Clients, MaxRequests and MaxDurationMs are the bounds.
+	Clients       int   `json:"clients"`
+	MaxRequests   int   `json:"maxRequests"`
+	MaxDurationMs int64 `json:"maxDurationMs"`
+	// Requests were answered: OK (200), Rejected429 (capacity) or Errors.
+	Requests    int `json:"requests"`
+	OK          int `json:"ok"`
+	Rejected429 int `json:"rejected429"`
+	Errors      int `json:"errors"`
+	// DurationMs is the test's wall time; RequestsPerSec counts OK ones.
 	DurationMs     int64   `json:"durationMs"`
 	RequestsPerSec float64 `json:"requestsPerSec"`
-	P50Ms          float64 `json:"p50Ms"`
-	P99Ms          float64 `json:"p99Ms"`
-	MeanMs         float64 `json:"meanMs"`
-	RSSAfterBytes  int64   `json:"rssAfterBytes"`
-	PeakRSSBytes   int64   `json:"peakRssBytes"`
+	// Latency of the OK requests.
+	P50Ms  float64 `json:"p50Ms"`
+	P99Ms  float64 `json:"p99Ms"`
+	MeanMs float64 `json:"meanMs"`
+	// novad's resident set after the test, and its peak.
+	RSSAfterBytes int64 `json:"rssAfterBytes"`
+	PeakRSSBytes  int64 `json:"peakRssBytes"`
 	// CPUPerRequestMs is novad's CPU time over the test per successful
 	// request.
 	CPUPerRequestMs float64 `json:"cpuPerRequestMs"`

@@ -171,6 +171,7 @@ func (ix *ftsIndex) search(ctx context.Context, q Query, k int) ([]string, error
 	return ids, rows.Err()
 }
 
+// Close closes the database.
 func (ix *ftsIndex) Close() error { return ix.db.Close() }
 
 // ftsMatch turns a query into an FTS5 MATCH expression: every

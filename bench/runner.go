@@ -92,13 +92,18 @@ type Options struct {
 
 // Machine describes where a run happened.
 type Machine struct {
-	GoVersion     string `json:"goVersion"`
-	OS            string `json:"os"`
-	Arch          string `json:"arch"`
-	CPU           string `json:"cpu"`
-	CPUs          int    `json:"cpus"`
-	MemTotalBytes int64  `json:"memTotalBytes,omitempty"`
-	LoadAvg       string `json:"loadAvgAtStart,omitempty"`
+	// GoVersion, OS and Arch are the Go toolchain and platform.
+	GoVersion string `json:"goVersion"`
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	// CPU is the model name from /proc/cpuinfo; CPUs the logical CPUs.
+	CPU  string `json:"cpu"`
+	CPUs int    `json:"cpus"`
+	// MemTotalBytes is the machine's memory (Linux).
+	MemTotalBytes int64 `json:"memTotalBytes,omitempty"`
+	// LoadAvg is /proc/loadavg's 1, 5 and 15 minute averages at the start:
+	// other work on the machine shows in latency, not in CPU time.
+	LoadAvg string `json:"loadAvgAtStart,omitempty"`
 	// RuntimeEnv lists the Go runtime variables (GOGC, GOMEMLIMIT,
 	// GOMAXPROCS) the bench process ran with, when set.
 	RuntimeEnv []string `json:"runtimeEnv,omitempty"`
@@ -106,62 +111,87 @@ type Machine struct {
 
 // Report is the result of a run.
 type Report struct {
-	GeneratorVersion string       `json:"generatorVersion"`
-	Command          string       `json:"command,omitempty"`
-	StartedAt        time.Time    `json:"startedAt"`
-	DurationMs       int64        `json:"durationMs"`
-	Machine          Machine      `json:"machine"`
-	Seed             int64        `json:"seed"`
-	QueriesPerKind   int          `json:"queriesPerKind"`
-	TopK             int          `json:"topK"`
-	ChineseShare     float64      `json:"chineseShare"`
-	Systems          []string     `json:"systems"`
-	PeakRSSMethod    string       `json:"peakRssMethod"`
-	Sizes            []SizeReport `json:"sizes"`
+	// GeneratorVersion identifies the corpus generator.
+	GeneratorVersion string `json:"generatorVersion"`
+	// Command is the command line that produced the report (set by the
+	// caller).
+	Command    string    `json:"command,omitempty"`
+	StartedAt  time.Time `json:"startedAt"`
+	DurationMs int64     `json:"durationMs"`
+	Machine    Machine   `json:"machine"`
+	// Seed, QueriesPerKind, TopK and ChineseShare are the run's options.
+	Seed           int64   `json:"seed"`
+	QueriesPerKind int     `json:"queriesPerKind"`
+	TopK           int     `json:"topK"`
+	ChineseShare   float64 `json:"chineseShare"`
+	// Systems are the systems timed, in order.
+	Systems []string `json:"systems"`
+	// PeakRSSMethod says how peak memory was read on this platform.
+	PeakRSSMethod string `json:"peakRssMethod"`
+	// Sizes holds one report per corpus size.
+	Sizes []SizeReport `json:"sizes"`
 }
 
 // SizeReport is everything measured at one corpus size.
 type SizeReport struct {
-	Records        int           `json:"records"`
-	Dir            string        `json:"dir,omitempty"`
-	Corpus         CorpusReport  `json:"corpus"`
-	Sync           *SyncReport   `json:"sync,omitempty"`
-	GenerationLoad *LoadReport   `json:"generationLoad,omitempty"`
-	FTS5           *FTSBuild     `json:"fts5,omitempty"`
-	Results        []Result      `json:"results"`
-	Daemon         *DaemonReport `json:"daemon,omitempty"`
-	Notes          []string      `json:"notes,omitempty"`
+	// Records is the corpus size.
+	Records int `json:"records"`
+	// Dir is the kept work directory ("" when it was temporary).
+	Dir            string       `json:"dir,omitempty"`
+	Corpus         CorpusReport `json:"corpus"`
+	Sync           *SyncReport  `json:"sync,omitempty"`
+	GenerationLoad *LoadReport  `json:"generationLoad,omitempty"`
+	// FTS5 is the SQLite FTS5 build (nil when fts5 was not run).
+	FTS5 *FTSBuild `json:"fts5,omitempty"`
+	// Results has one row per system and query kind.
+	Results []Result `json:"results"`
+	// Daemon is the real novad (nil when it was not started).
+	Daemon *DaemonReport `json:"daemon,omitempty"`
+	// Notes are phases that were skipped or failed, with the reason.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // CorpusReport describes the generated corpus.
 type CorpusReport struct {
 	CorpusStats
-	Path       string `json:"path,omitempty"`
-	GenerateMs int64  `json:"generateMs"`
-	Reused     bool   `json:"reused,omitempty"`
+	// Path is the kept corpus file.
+	Path string `json:"path,omitempty"`
+	// GenerateMs is the time to generate and write it.
+	GenerateMs int64 `json:"generateMs"`
+	// Reused means an earlier run's corpus was used.
+	Reused bool `json:"reused,omitempty"`
 }
 
 // SyncReport is `index sync` (build, verify, promote) of the corpus into a
 // fresh home, in process.
 type SyncReport struct {
 	// CPUMs is the process CPU time (user + system) the sync used.
-	CPUMs            int64            `json:"cpuMs"`
-	Records          int              `json:"records"`
-	Chunks           int              `json:"chunks"`
-	Embedded         int              `json:"embedded"`
-	TotalMs          int64            `json:"totalMs"`
-	StageMs          map[string]int64 `json:"stageMs"`
-	RecordsPerSec    float64          `json:"recordsPerSec"`
-	ChunksPerSec     float64          `json:"chunksPerSec"`
-	EmbeddingsPerSec float64          `json:"embeddingsPerSec"`
-	PeakRSSBytes     int64            `json:"peakRssBytes"`
-	IndexBytes       int64            `json:"indexBytes"`
-	Reused           bool             `json:"reused,omitempty"`
+	CPUMs int64 `json:"cpuMs"`
+	// Records, Chunks and Embedded are what the build reported.
+	Records  int `json:"records"`
+	Chunks   int `json:"chunks"`
+	Embedded int `json:"embedded"`
+	// TotalMs is the wall time; StageMs the build's stage timings.
+	TotalMs int64            `json:"totalMs"`
+	StageMs map[string]int64 `json:"stageMs"`
+	// Throughput over the whole sync (embeddings: over the embed stage,
+	// model training included).
+	RecordsPerSec    float64 `json:"recordsPerSec"`
+	ChunksPerSec     float64 `json:"chunksPerSec"`
+	EmbeddingsPerSec float64 `json:"embeddingsPerSec"`
+	// PeakRSSBytes is the process' peak resident set during the sync.
+	PeakRSSBytes int64 `json:"peakRssBytes"`
+	// IndexBytes is the generation's size on disk.
+	IndexBytes int64 `json:"indexBytes"`
+	// Reused means the figures are an earlier run's (the index was kept).
+	Reused bool `json:"reused,omitempty"`
 }
 
 // LoadReport is generation.Open of the promoted generation.
 type LoadReport struct {
-	OpenMs         int64 `json:"openMs"`
+	// OpenMs is the time generation.Open took.
+	OpenMs int64 `json:"openMs"`
+	// Process RSS before and after, and the Go heap in use after.
 	RSSBeforeBytes int64 `json:"rssBeforeBytes"`
 	RSSAfterBytes  int64 `json:"rssAfterBytes"`
 	HeapBytes      int64 `json:"heapBytes"`
@@ -169,13 +199,17 @@ type LoadReport struct {
 
 // Result is one system's figures on one query kind.
 type Result struct {
-	System  string  `json:"system"`
-	Kind    string  `json:"kind"`
-	Queries int     `json:"queries"`
-	P50Ms   float64 `json:"p50Ms"`
-	P99Ms   float64 `json:"p99Ms"`
-	MeanMs  float64 `json:"meanMs"`
-	MaxMs   float64 `json:"maxMs"`
+	// System is one of the System* names; Kind a query kind, KindAll or
+	// KindBaselineOnly.
+	System string `json:"system"`
+	Kind   string `json:"kind"`
+	// Queries is the number of queries summarised.
+	Queries int `json:"queries"`
+	// Wall-clock latency per query (nearest-rank percentiles).
+	P50Ms  float64 `json:"p50Ms"`
+	P99Ms  float64 `json:"p99Ms"`
+	MeanMs float64 `json:"meanMs"`
+	MaxMs  float64 `json:"maxMs"`
 	// HitAtK is the share of queries whose target record is among the
 	// top TopK results (nil for kinds without a target).
 	HitAtK *float64 `json:"hitAtK"`
@@ -190,7 +224,8 @@ type Result struct {
 	// latency, it does not grow when other processes compete for the
 	// cores.
 	CPUMeanMs float64 `json:"cpuMeanMs"`
-	Errors    int     `json:"errors,omitempty"`
+	// Errors counts queries that failed (excluded from the figures).
+	Errors int `json:"errors,omitempty"`
 }
 
 // Run measures every size and returns the report. A failure of one phase
