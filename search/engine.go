@@ -26,6 +26,10 @@ type Config struct {
 	// fused score; the dense cosine gets the rest. Measured on LoCoMo dev
 	// (BENCHMARKS.md): 0.6.
 	LexicalWeight float64
+	// ContextWeight is the weight of the neighbouring-context field in the
+	// lexical score (the chunk's own text weighs 1); 0 means the default,
+	// a negative value turns the field off.
+	ContextWeight float64
 	// Now is the clock for recency; nil uses time.Now.
 	Now func() time.Time
 }
@@ -69,6 +73,12 @@ func New(cfg Config, analyzer *lexical.Analyzer) *Engine {
 	}
 	if cfg.LexicalWeight <= 0 || cfg.LexicalWeight > 1 {
 		cfg.LexicalWeight = DefaultLexicalWeight
+	}
+	switch {
+	case cfg.ContextWeight == 0:
+		cfg.ContextWeight = ContextFieldWeight
+	case cfg.ContextWeight < 0:
+		cfg.ContextWeight = 0
 	}
 	return &Engine{cfg: cfg, analyzer: analyzer}
 }
@@ -365,6 +375,11 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 			add(h.Doc).components["bm25Context"] = h.Score
 		}
 	}
+	if isZero(qvec) {
+		// No word of the query is in the embedder's vocabulary: every
+		// cosine would be 0, so the scan would only cost time.
+		qvec = nil
+	}
 	if dense && qvec != nil {
 		hits, err := g.Vectors.Search(qvec, pool, accept)
 		if err != nil {
@@ -401,7 +416,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	}
 	maxBM := 0.0
 	for _, s := range cands {
-		s.components["bm25Fields"] = s.components["bm25"] + ContextFieldWeight*s.components["bm25Context"]
+		s.components["bm25Fields"] = s.components["bm25"] + e.cfg.ContextWeight*s.components["bm25Context"]
 		maxBM = math.Max(maxBM, s.components["bm25Fields"])
 	}
 	alpha := e.cfg.LexicalWeight
@@ -646,6 +661,15 @@ func (e *Engine) filter(g *generation.Generation, f api.Filters, sourceSets []st
 		}
 		return true
 	}
+}
+
+func isZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func intersect(a, b []string) []string {

@@ -16,6 +16,14 @@ const (
 	documentMark = "[document]"
 )
 
+// secretHints are literal substrings, one list per secretPatterns entry,
+// that any match must contain: a text with none of them skips the pattern.
+// Most texts contain no secret, and a substring search is far cheaper than
+// a regular expression scan.
+var secretHints = [][]string{
+	{"PRIVATE KEY"}, {"sk-"}, {"k_live_"}, {"gh"}, {"github_pat_"}, {"AKIA", "ASIA"}, {"xox"}, {"AIza"}, {"eyJ"},
+}
+
 // secretPatterns match whole secrets that are replaced by [redacted].
 // They run in order, most specific first, so a key inside an assignment
 // (api_key=sk-...) is counted once.
@@ -64,34 +72,53 @@ var (
 // with no recognizable shape survives.
 func Redact(text string) (string, int) {
 	n := 0
-	for _, re := range secretPatterns {
+	for i, re := range secretPatterns {
+		if !containsAny(text, secretHints[i]) {
+			continue
+		}
 		text = re.ReplaceAllStringFunc(text, func(string) string {
 			n++
 			return redactedMark
 		})
 	}
-	text = bearerToken.ReplaceAllStringFunc(text, func(m string) string {
-		sub := bearerToken.FindStringSubmatch(m)
-		if !strings.ContainsAny(sub[2], "0123456789") {
-			return m
-		}
-		n++
-		return sub[1] + " " + redactedMark
-	})
-	text = urlPassword.ReplaceAllStringFunc(text, func(m string) string {
-		sub := urlPassword.FindStringSubmatch(m)
-		n++
-		return sub[1] + ":" + redactedMark + "@"
-	})
-	text = secretAssignment.ReplaceAllStringFunc(text, func(m string) string {
-		sub := secretAssignment.FindStringSubmatch(m)
-		if !secretValue(sub[3]) {
-			return m
-		}
-		n++
-		return sub[1] + sub[2] + redactedMark
-	})
+	lower := strings.ToLower(text)
+	if strings.Contains(lower, "bearer") {
+		text = bearerToken.ReplaceAllStringFunc(text, func(m string) string {
+			sub := bearerToken.FindStringSubmatch(m)
+			if !strings.ContainsAny(sub[2], "0123456789") {
+				return m
+			}
+			n++
+			return sub[1] + " " + redactedMark
+		})
+	}
+	if strings.Contains(text, "://") && strings.Contains(text, "@") {
+		text = urlPassword.ReplaceAllStringFunc(text, func(m string) string {
+			sub := urlPassword.FindStringSubmatch(m)
+			n++
+			return sub[1] + ":" + redactedMark + "@"
+		})
+	}
+	if containsAny(lower, []string{"pass", "secret", "key", "token"}) {
+		text = secretAssignment.ReplaceAllStringFunc(text, func(m string) string {
+			sub := secretAssignment.FindStringSubmatch(m)
+			if !secretValue(sub[3]) {
+				return m
+			}
+			n++
+			return sub[1] + sub[2] + redactedMark
+		})
+	}
 	return text, n
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // secretValue reports whether the value of a secret-named assignment looks
@@ -130,7 +157,12 @@ const minBinaryRun = 200
 // certificates, encoded tool payloads). They carry no meaning for recall
 // and would swamp the index.
 func StripBinary(text string) string {
-	text = dataURL.ReplaceAllString(text, binaryMark)
+	if strings.Contains(strings.ToLower(text), "data:") {
+		text = dataURL.ReplaceAllString(text, binaryMark)
+	}
+	if !hasBase64Run(text, 60) {
+		return text
+	}
 	return base64Run.ReplaceAllStringFunc(text, func(m string) string {
 		body := strings.TrimRight(m, "\r\n")
 		if len(body) <= minBinaryRun || !mixesLettersAndDigits(body) {
@@ -140,6 +172,24 @@ func StripBinary(text string) string {
 		// text does not run into the placeholder.
 		return binaryMark + m[len(body):]
 	})
+}
+
+// hasBase64Run reports whether text has n consecutive base64 characters,
+// the cheap test before the regular expression looks for whole runs.
+func hasBase64Run(text string, n int) bool {
+	run := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-' {
+			run++
+			if run >= n {
+				return true
+			}
+			continue
+		}
+		run = 0
+	}
+	return false
 }
 
 func mixesLettersAndDigits(s string) bool {
