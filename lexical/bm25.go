@@ -151,19 +151,9 @@ func (ix *Index) Search(terms []string, k int, accept func(doc int) bool) []Hit 
 	sp := ix.pool.Get().(*[]float32)
 	scores := *sp
 	touched := make([]uint32, 0, 256)
-	seen := make(map[string]bool, len(terms))
-	for _, t := range terms {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		id, ok := ix.terms[t]
-		if !ok {
-			continue
-		}
-		lo, hi := ix.offsets[id], ix.offsets[id+1]
-		idf := ix.IDF(t)
-		for p := lo; p < hi; p++ {
+	for _, pl := range ix.postings(terms) {
+		idf := pl.idf
+		for p := pl.lo; p < pl.hi; p++ {
 			d := ix.docs[p]
 			tf := float64(ix.tfs[p])
 			norm := K1 * (1 - B + B*float64(ix.docLens[d])/ix.avgLen)
@@ -185,6 +175,29 @@ func (ix *Index) Search(terms []string, k int, accept func(doc int) bool) []Hit 
 	}
 	ix.pool.Put(sp)
 	return best.Sorted()
+}
+
+// postingRange is one query term's slice of the posting arrays.
+type postingRange struct {
+	lo, hi uint32
+	idf    float64
+}
+
+// postings returns the posting range of each distinct indexed term of
+// terms; a repeated query term counts once, as the contract's BM25 does.
+func (ix *Index) postings(terms []string) []postingRange {
+	out := make([]postingRange, 0, len(terms))
+	seen := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		if id, ok := ix.terms[t]; ok {
+			out = append(out, postingRange{lo: ix.offsets[id], hi: ix.offsets[id+1], idf: ix.IDF(t)})
+		}
+	}
+	return out
 }
 
 func better(a, b Hit) bool {
@@ -347,19 +360,9 @@ func readU16s(r io.Reader, n int) ([]uint16, error) {
 // ignored), for documents another channel found.
 func (ix *Index) ScoreDocs(terms []string, docs []int) []float64 {
 	out := make([]float64, len(docs))
-	seen := make(map[string]bool, len(terms))
-	for _, t := range terms {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		id, ok := ix.terms[t]
-		if !ok {
-			continue
-		}
-		lo, hi := int(ix.offsets[id]), int(ix.offsets[id+1])
+	for _, pl := range ix.postings(terms) {
+		lo, hi, idf := int(pl.lo), int(pl.hi), pl.idf
 		posting := ix.docs[lo:hi]
-		idf := ix.IDF(t)
 		for i, d := range docs {
 			j := sort.Search(len(posting), func(k int) bool { return posting[k] >= uint32(d) })
 			if j < len(posting) && posting[j] == uint32(d) {

@@ -268,25 +268,12 @@ func Open(dir string, runID string, files map[string]manifest.FileSum, analyzer 
 	if len(g.Chunks) != n {
 		return nil, bad(FileChunks, "%d chunks, meta says %d", len(g.Chunks), n)
 	}
-	if err := verified(dir, FileLexical, files, func(r io.Reader) error {
-		ix, err := lexical.Read(r)
-		g.Lexical = ix
-		return err
-	}); err != nil {
+	var err error
+	if g.Lexical, err = readLexical(dir, FileLexical, files, n); err != nil {
 		return nil, annotate(runID, err)
 	}
-	if g.Lexical.Len() != n {
-		return nil, bad(FileLexical, "%d documents, meta says %d", g.Lexical.Len(), n)
-	}
-	if err := verified(dir, FileContext, files, func(r io.Reader) error {
-		ix, err := lexical.Read(r)
-		g.Context = ix
-		return err
-	}); err != nil {
+	if g.Context, err = readLexical(dir, FileContext, files, n); err != nil {
 		return nil, annotate(runID, err)
-	}
-	if g.Context.Len() != n {
-		return nil, bad(FileContext, "%d documents, meta says %d", g.Context.Len(), n)
 	}
 	if err := verified(dir, FileVectors, files, func(r io.Reader) error {
 		s, err := vector.ReadStore(r, n, dim)
@@ -360,6 +347,22 @@ func annotate(runID string, err error) error {
 		return &CorruptError{RunID: runID, File: fe.file, Reason: fe.err.Error()}
 	}
 	return err
+}
+
+// readLexical reads and verifies one BM25 index file of n documents.
+func readLexical(dir, name string, files map[string]manifest.FileSum, n int) (*lexical.Index, error) {
+	var ix *lexical.Index
+	if err := verified(dir, name, files, func(r io.Reader) error {
+		var err error
+		ix, err = lexical.Read(r)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if ix.Len() != n {
+		return nil, &fileError{name, fmt.Errorf("%d documents, meta says %d", ix.Len(), n)}
+	}
+	return ix, nil
 }
 
 // verified opens dir/name, checks its size and SHA-256, then parses it
