@@ -3,7 +3,6 @@ package search_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -18,13 +17,12 @@ import (
 	"github.com/nova-recall/nova/contracttest"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/internal/golden"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/search"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // fixture is one build of testdata/memory, shared by the tests.
 var fixture struct {
@@ -100,7 +98,7 @@ func run(t *testing.T, req api.SearchRequest) *api.SearchResponse {
 }
 
 // golden compares the normalised JSON of resp with testdata/golden/name.json.
-func golden(t *testing.T, name string, resp *api.SearchResponse) {
+func checkGolden(t *testing.T, name string, resp *api.SearchResponse) {
 	t.Helper()
 	b, err := json.Marshal(resp)
 	if err != nil {
@@ -114,21 +112,7 @@ func golden(t *testing.T, name string, resp *api.SearchResponse) {
 	v = normalise(v, fixture.home)
 	got, _ := json.MarshalIndent(v, "", "  ")
 	got = append(got, '\n')
-	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./search -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from its golden file; run go test ./search -run %s -update and review the diff\n%s", name, t.Name(), firstDiff(string(want), string(got)))
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", name+".json"), got)
 }
 
 // normalise removes what varies between runs: timings, the temp home and
@@ -161,18 +145,6 @@ func normalise(v any, home string) any {
 	return v
 }
 
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < min(len(al), len(bl)); i++ {
-		if al[i] != bl[i] {
-			return "line " + itoa(i+1) + ":\n  want " + al[i] + "\n  got  " + bl[i]
-		}
-	}
-	return "lengths differ"
-}
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
-
 func TestGoldenStrongHit(t *testing.T) {
 	resp := run(t, api.SearchRequest{Query: "Why was port 2096 unavailable?", IncludeFullText: true, IncludeGovernance: true})
 	if resp.Results[0].SourceID != "lesson-2096" || resp.Quality.Status != "strong" {
@@ -187,7 +159,7 @@ func TestGoldenStrongHit(t *testing.T) {
 			t.Errorf("meta discussion at rank %d with metaDiscussion %v", i+1, r.ScoreComponents["metaDiscussion"])
 		}
 	}
-	golden(t, "strong-hit", resp)
+	checkGolden(t, "strong-hit", resp)
 }
 
 func TestGoldenWeakQueryRunsFollowUpPasses(t *testing.T) {
@@ -202,7 +174,7 @@ func TestGoldenWeakQueryRunsFollowUpPasses(t *testing.T) {
 		!strings.HasPrefix(resp.Quality.Recommendations[0], "retry-exact-missing-terms:rc-204") {
 		t.Errorf("quality %s missing %v recommendations %v", resp.Quality.Status, resp.Quality.MissingTerms, resp.Quality.Recommendations)
 	}
-	golden(t, "weak-follow-up", resp)
+	checkGolden(t, "weak-follow-up", resp)
 }
 
 func TestAnchorsDecideStrength(t *testing.T) {
@@ -227,7 +199,7 @@ func TestGoldenFilteredQuery(t *testing.T) {
 	if resp.Filtered != len(snapshot(t).Gen.Chunks)-1 {
 		t.Errorf("filtered = %d", resp.Filtered)
 	}
-	golden(t, "filtered", resp)
+	checkGolden(t, "filtered", resp)
 }
 
 func TestGoldenChinese(t *testing.T) {
@@ -238,7 +210,7 @@ func TestGoldenChinese(t *testing.T) {
 	if strings.Join(resp.Quality.KeyTerms, ",") != "2096,端口,不可用" {
 		t.Errorf("key terms %v", resp.Quality.KeyTerms)
 	}
-	golden(t, "chinese", resp)
+	checkGolden(t, "chinese", resp)
 }
 
 func TestGoldenZeroResults(t *testing.T) {
@@ -246,7 +218,7 @@ func TestGoldenZeroResults(t *testing.T) {
 	if len(resp.Results) != 0 || resp.Quality.Status != "insufficient" || resp.AnswerSynthesis.Status != "no-evidence" {
 		t.Fatalf("results %d quality %s synthesis %s", len(resp.Results), resp.Quality.Status, resp.AnswerSynthesis.Status)
 	}
-	golden(t, "zero-results", resp)
+	checkGolden(t, "zero-results", resp)
 }
 
 func TestGoldenUnavailable(t *testing.T) {
@@ -254,9 +226,9 @@ func TestGoldenUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "unavailable-no-generation", resp)
+	checkGolden(t, "unavailable-no-generation", resp)
 	for _, reason := range []string{api.ReasonIndexLoading, api.ReasonProfileMismatch, api.ReasonCapacityExhausted, api.ReasonTimeout} {
-		golden(t, "unavailable-"+reason, api.Unavailable("hello", 4, reason))
+		checkGolden(t, "unavailable-"+reason, api.Unavailable("hello", 4, reason))
 	}
 }
 

@@ -4,16 +4,14 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"github.com/nova-recall/nova/internal/golden"
+)
 
 func goldenJob() Job {
 	return Job{
@@ -49,22 +47,7 @@ func TestRenderPlist(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", t.Name()+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("RenderPlist differs from %s (go test -update rewrites it):\n%s", golden, got)
-			}
+			golden.Check(t, filepath.Join("testdata", t.Name()+".golden"), got)
 			again, _ := RenderPlist(tc.job)
 			if !bytes.Equal(got, again) {
 				t.Error("RenderPlist is not deterministic")

@@ -1,16 +1,13 @@
 package systemd
 
 import (
-	"bytes"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"github.com/nova-recall/nova/internal/golden"
+)
 
 func goldenUnit() Unit {
 	return Unit{
@@ -44,22 +41,7 @@ func TestRenderUnit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", t.Name()+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("RenderUnit differs from %s (go test -update rewrites it):\n%s", golden, got)
-			}
+			golden.Check(t, filepath.Join("testdata", t.Name()+".golden"), got)
 		})
 	}
 }
