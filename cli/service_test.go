@@ -21,6 +21,7 @@ import (
 	"github.com/nova-recall/nova/packaging"
 	"github.com/nova-recall/nova/packaging/macos"
 	"github.com/nova-recall/nova/packaging/systemd"
+	"github.com/nova-recall/nova/packaging/systemd/systemdtest"
 )
 
 func TestServiceName(t *testing.T) {
@@ -383,11 +384,10 @@ func TestService_LaunchdLifecycle(t *testing.T) {
 func TestService_SystemdLifecycle(t *testing.T) {
 	ctx := context.Background()
 	h := newServiceHome(t)
-	var calls []string
-	running := false
+	sys := &systemdtest.System{OS: systemd.Platform}
 	unit := filepath.Join(h.home, ".config/systemd/user/dev.nova.novad.service")
 	newCtl := func(cfg *service.Config) (systemd.Controller, error) {
-		return &memSystemd{cfg: cfg, path: unit, calls: &calls, running: &running}, nil
+		return sys.Controller(cfg, unit), nil
 	}
 	deps := h.deps("linux", refuseLaunchctl{t}, newCtl)
 	run := func(want int, args ...string) string {
@@ -415,7 +415,7 @@ func TestService_SystemdLifecycle(t *testing.T) {
 		t.Errorf("unit still there: %v", err)
 	}
 	want := []string{"status", "install", "start", "stop", "uninstall", "install", "start", "status", "stop", "status", "stop", "uninstall"}
-	if !slices.Equal(calls, want) {
+	if calls := sys.Calls(); !slices.Equal(calls, want) {
 		t.Errorf("kardianos calls %v\nwant %v", calls, want)
 	}
 }
@@ -522,52 +522,3 @@ func (m *memLaunchd) PrintDisabled(context.Context, string) (string, error) {
 }
 
 func (m *memLaunchd) Enable(context.Context, string) error { return nil }
-
-// memSystemd stands in for kardianos/service's systemd backend.
-type memSystemd struct {
-	cfg     *service.Config
-	path    string
-	calls   *[]string
-	running *bool
-}
-
-func (m *memSystemd) Install() error {
-	*m.calls = append(*m.calls, "install")
-	if _, err := os.Stat(m.path); err == nil {
-		return errors.New("Init already exists")
-	}
-	if err := os.MkdirAll(filepath.Dir(m.path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(m.path, []byte(m.cfg.Option["SystemdScript"].(string)), 0o644)
-}
-
-func (m *memSystemd) Uninstall() error {
-	*m.calls = append(*m.calls, "uninstall")
-	return os.Remove(m.path)
-}
-
-func (m *memSystemd) Start() error {
-	*m.calls = append(*m.calls, "start")
-	*m.running = true
-	return nil
-}
-
-func (m *memSystemd) Stop() error {
-	*m.calls = append(*m.calls, "stop")
-	*m.running = false
-	return nil
-}
-
-func (m *memSystemd) Status() (service.Status, error) {
-	*m.calls = append(*m.calls, "status")
-	if _, err := os.Stat(m.path); err != nil {
-		return service.StatusUnknown, service.ErrNotInstalled
-	}
-	if *m.running {
-		return service.StatusRunning, nil
-	}
-	return service.StatusStopped, nil
-}
-
-func (m *memSystemd) Platform() string { return systemd.Platform }

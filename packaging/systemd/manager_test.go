@@ -12,74 +12,17 @@ import (
 	"testing"
 
 	"github.com/kardianos/service"
+
+	"github.com/nova-recall/nova/packaging/systemd/systemdtest"
 )
 
-// fakeController stands in for kardianos/service: Install writes the
-// SystemdScript where kardianos would and refuses an existing file, like
-// kardianos does; the rest records calls.
-type fakeController struct {
-	cfg      *service.Config
-	path     string
-	platform string
-	calls    *[]string
-	running  *bool
-}
-
-func (c *fakeController) Install() error {
-	*c.calls = append(*c.calls, "install")
-	if _, err := os.Stat(c.path); err == nil {
-		return errors.New("Init already exists: " + c.path)
-	}
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(c.path, []byte(c.cfg.Option["SystemdScript"].(string)), 0o644)
-}
-
-func (c *fakeController) Uninstall() error {
-	*c.calls = append(*c.calls, "uninstall")
-	return os.Remove(c.path)
-}
-
-func (c *fakeController) Start() error {
-	*c.calls = append(*c.calls, "start")
-	*c.running = true
-	return nil
-}
-
-func (c *fakeController) Stop() error {
-	*c.calls = append(*c.calls, "stop")
-	*c.running = false
-	return nil
-}
-
-func (c *fakeController) Status() (service.Status, error) {
-	*c.calls = append(*c.calls, "status")
-	if _, err := os.Stat(c.path); err != nil {
-		return service.StatusUnknown, service.ErrNotInstalled
-	}
-	if *c.running {
-		return service.StatusRunning, nil
-	}
-	return service.StatusStopped, nil
-}
-
-func (c *fakeController) Platform() string { return c.platform }
-
-type fakeSystem struct {
-	calls    []string
-	running  bool
-	configs  []*service.Config
-	platform string
-}
-
-func newTestManager(t *testing.T) (*Manager, *fakeSystem) {
+func newTestManager(t *testing.T) (*Manager, *systemdtest.System) {
 	t.Helper()
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, ".nova", "state"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	sys := &fakeSystem{platform: Platform}
+	sys := &systemdtest.System{OS: Platform}
 	m := &Manager{
 		Unit:      goldenUnit(),
 		Home:      home,
@@ -88,8 +31,7 @@ func newTestManager(t *testing.T) (*Manager, *fakeSystem) {
 	}
 	m.Unit.NovaHome = filepath.Join(home, ".nova")
 	m.New = func(cfg *service.Config) (Controller, error) {
-		sys.configs = append(sys.configs, cfg)
-		return &fakeController{cfg: cfg, path: m.UnitPath(), platform: sys.platform, calls: &sys.calls, running: &sys.running}, nil
+		return sys.Controller(cfg, m.UnitPath()), nil
 	}
 	return m, sys
 }
@@ -113,8 +55,8 @@ func TestManager_InstallIsIdempotent(t *testing.T) {
 	if err := m.Install(); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"install", "start"}; !slices.Equal(sys.calls, want) {
-		t.Errorf("first install called %v, want %v", sys.calls, want)
+	if want := []string{"install", "start"}; !slices.Equal(sys.Calls(), want) {
+		t.Errorf("first install called %v, want %v", sys.Calls(), want)
 	}
 	want, _ := RenderUnit(m.Unit)
 	got, err := os.ReadFile(m.UnitPath())
@@ -125,17 +67,17 @@ func TestManager_InstallIsIdempotent(t *testing.T) {
 		t.Errorf("unit path %s", m.UnitPath())
 	}
 
-	sys.calls = nil
+	sys.ResetCalls()
 	if err := m.Install(); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"stop", "uninstall", "install", "start"}; !slices.Equal(sys.calls, want) {
-		t.Errorf("second install called %v, want %v", sys.calls, want)
+	if want := []string{"stop", "uninstall", "install", "start"}; !slices.Equal(sys.Calls(), want) {
+		t.Errorf("second install called %v, want %v", sys.Calls(), want)
 	}
 	if got2, _ := os.ReadFile(m.UnitPath()); string(got2) != string(want) {
 		t.Error("second install changed the unit")
 	}
-	if !sys.running {
+	if !sys.Running() {
 		t.Error("not running after install")
 	}
 }
@@ -150,7 +92,7 @@ func TestManager_InstallRecoversFromAHalfInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.New = func(cfg *service.Config) (Controller, error) {
-		return &failingUninstall{fakeController{cfg: cfg, path: m.UnitPath(), platform: Platform, calls: &sys.calls, running: &sys.running}}, nil
+		return &failingUninstall{sys.Controller(cfg, m.UnitPath())}, nil
 	}
 	if err := m.Install(); err != nil {
 		t.Fatal(err)
@@ -160,7 +102,7 @@ func TestManager_InstallRecoversFromAHalfInstall(t *testing.T) {
 	}
 }
 
-type failingUninstall struct{ fakeController }
+type failingUninstall struct{ *systemdtest.Controller }
 
 func (c *failingUninstall) Uninstall() error { return errors.New("Failed to connect to bus") }
 
@@ -172,36 +114,36 @@ func TestManager_UninstallRemovesWhatInstallWrote(t *testing.T) {
 	if err := os.WriteFile(m.TokenFile, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	sys.calls = nil
+	sys.ResetCalls()
 	if err := m.Uninstall(); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"stop", "uninstall"}; !slices.Equal(sys.calls, want) {
-		t.Errorf("uninstall called %v, want %v", sys.calls, want)
+	if want := []string{"stop", "uninstall"}; !slices.Equal(sys.Calls(), want) {
+		t.Errorf("uninstall called %v, want %v", sys.Calls(), want)
 	}
 	for _, p := range []string{m.UnitPath(), m.TokenFile} {
 		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s still there (%v)", p, err)
 		}
 	}
-	sys.calls = nil
+	sys.ResetCalls()
 	if err := m.Uninstall(); err != nil {
 		t.Errorf("second uninstall = %v", err)
 	}
-	if len(sys.calls) != 0 {
-		t.Errorf("second uninstall called %v", sys.calls)
+	if len(sys.Calls()) != 0 {
+		t.Errorf("second uninstall called %v", sys.Calls())
 	}
 }
 
 func TestManager_RefusesWithoutSystemd(t *testing.T) {
 	m, sys := newTestManager(t)
-	sys.platform = "unix-systemv"
+	sys.OS = "unix-systemv"
 	err := m.Install()
 	if !errors.Is(err, ErrNoSystemd) {
 		t.Fatalf("Install = %v, want ErrNoSystemd", err)
 	}
-	if len(sys.calls) != 0 {
-		t.Errorf("called %v", sys.calls)
+	if len(sys.Calls()) != 0 {
+		t.Errorf("called %v", sys.Calls())
 	}
 	if _, err := os.Stat(UserUnitDir(m.Home)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("created %s", UserUnitDir(m.Home))
@@ -246,7 +188,7 @@ func TestManager_ControlNeedsNoProgram(t *testing.T) {
 	if err := m.Uninstall(); err != nil {
 		t.Fatal(err)
 	}
-	for _, cfg := range sys.configs {
+	for _, cfg := range sys.Configs() {
 		if cfg.Option["UserService"] != true {
 			t.Errorf("config without UserService: %+v", cfg)
 		}

@@ -1,0 +1,133 @@
+// Package systemdtest provides an in-memory stand-in for kardianos/service's
+// systemd backend, so the systemd Manager and the novactl commands above it
+// are tested on any machine without touching the user's systemd.
+package systemdtest
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/kardianos/service"
+)
+
+// System is the fake user systemd: whether the service runs and which
+// calls reached it. The Manager makes a new controller per operation, so
+// this state lives here and the controllers share it.
+type System struct {
+	// OS is what each controller's Platform reports, e.g. "linux-systemd".
+	OS string
+
+	mu      sync.Mutex
+	calls   []string
+	running bool
+	configs []*service.Config
+}
+
+// Controller returns a controller for cfg whose Install writes the unit
+// file at unitPath. It implements systemd.Controller.
+func (s *System) Controller(cfg *service.Config, unitPath string) *Controller {
+	s.mu.Lock()
+	s.configs = append(s.configs, cfg)
+	s.mu.Unlock()
+	return &Controller{sys: s, cfg: cfg, unitPath: unitPath}
+}
+
+// Calls returns the controller methods called so far, in order.
+func (s *System) Calls() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.calls)
+}
+
+// ResetCalls forgets the calls recorded so far.
+func (s *System) ResetCalls() {
+	s.mu.Lock()
+	s.calls = nil
+	s.mu.Unlock()
+}
+
+// Running reports whether Start was called more recently than Stop.
+func (s *System) Running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running
+}
+
+// Configs returns every configuration a controller was made for.
+func (s *System) Configs() []*service.Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.configs)
+}
+
+func (s *System) record(call string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, call)
+}
+
+func (s *System) setRunning(running bool) {
+	s.mu.Lock()
+	s.running = running
+	s.mu.Unlock()
+}
+
+// Controller is one service handle on a System.
+type Controller struct {
+	sys      *System
+	cfg      *service.Config
+	unitPath string
+}
+
+// Install writes the unit file kardianos would write and, like kardianos,
+// refuses an existing one.
+func (c *Controller) Install() error {
+	c.sys.record("install")
+	if _, err := os.Stat(c.unitPath); err == nil {
+		return errors.New("Init already exists: " + c.unitPath)
+	}
+	if err := os.MkdirAll(filepath.Dir(c.unitPath), 0o755); err != nil {
+		return err
+	}
+	script, _ := c.cfg.Option["SystemdScript"].(string)
+	return os.WriteFile(c.unitPath, []byte(script), 0o644)
+}
+
+// Uninstall removes the unit file.
+func (c *Controller) Uninstall() error {
+	c.sys.record("uninstall")
+	return os.Remove(c.unitPath)
+}
+
+// Start marks the service running.
+func (c *Controller) Start() error {
+	c.sys.record("start")
+	c.sys.setRunning(true)
+	return nil
+}
+
+// Stop marks the service stopped.
+func (c *Controller) Stop() error {
+	c.sys.record("stop")
+	c.sys.setRunning(false)
+	return nil
+}
+
+// Status reports not installed without a unit file, else running or
+// stopped.
+func (c *Controller) Status() (service.Status, error) {
+	c.sys.record("status")
+	if _, err := os.Stat(c.unitPath); err != nil {
+		return service.StatusUnknown, service.ErrNotInstalled
+	}
+	if c.sys.Running() {
+		return service.StatusRunning, nil
+	}
+	return service.StatusStopped, nil
+}
+
+// Platform returns the System's OS.
+func (c *Controller) Platform() string { return c.sys.OS }
