@@ -3,6 +3,7 @@ package daemon
 import (
 	"encoding/json"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 	"unicode/utf8"
@@ -56,6 +57,12 @@ func (s *Server) health() api.Health {
 	h.IndexUnavailableReason = "v2-active-ready"
 	if reason != "" {
 		h.IndexUnavailableReason = reason
+	}
+	// indexExists is about disk, indexLoaded about memory: a promoted
+	// generation that is still loading (or failed to load) exists but is
+	// not loaded.
+	if _, err := os.Stat(s.home.Manifest()); err == nil {
+		h.IndexExists = true
 	}
 	if cur := s.current.Load(); cur != nil {
 		p := filepath.Join(s.home.IndexDir(), cur.manifest.GenerationPath)

@@ -21,8 +21,7 @@ import (
 func (s *Server) reloadLoop(ctx context.Context) {
 	w := manifest.Watch(s.home.IndexDir(), filepath.Base(s.home.Manifest()), manifest.WatchOptions{Debounce: s.opts.Debounce, Poll: s.opts.Poll})
 	defer w.Close()
-	s.loading.Store(true)
-	s.reloadOnce(ctx, "start")
+	s.reloadOnce(ctx, "start") // Run set loading before serving
 	s.loading.Store(false)
 	for {
 		select {

@@ -184,6 +184,9 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 
 	s.directSrv = s.httpServer(s.guard(s.directPort, s.directRoutes(), "direct"))
 	s.facadeSrv = s.httpServer(s.guard(s.facadePort, s.facadeRoutes(), "facade"))
+	// Searches before the first load say "index-loading", not
+	// "index-not-loaded": the reload loop clears this after its first try.
+	s.loading.Store(true)
 	s.writeState("")
 	s.log.Info("Nova serving", "direct", s.directLn.Addr().String(), "facade", s.facadeLn.Addr().String(),
 		"home", s.home.Root, "embedding", s.cfg.Embedding.Provider, "maxConcurrentSearches", s.cfg.Retrieval.MaxConcurrentSearches)

@@ -50,6 +50,11 @@ func TestUnavailableBeforeAnyIndex(t *testing.T) {
 	if hl.json(t)["available"] != false {
 		t.Errorf("health says available before any index: %s", hl.body)
 	}
+	var health api.Health
+	must(t, json.Unmarshal(do(t, http.MethodGet, d.direct+api.PathHealth, "", nil).body, &health))
+	if health.IndexExists || health.IndexLoaded || health.IndexUnavailableReason != api.ReasonIndexNotLoaded {
+		t.Errorf("health before any index: exists %v loaded %v reason %q", health.IndexExists, health.IndexLoaded, health.IndexUnavailableReason)
+	}
 }
 
 func TestEndpointShapesAndSearch(t *testing.T) {
@@ -60,7 +65,7 @@ func TestEndpointShapesAndSearch(t *testing.T) {
 	health := do(t, http.MethodGet, d.direct+api.PathHealth, "", nil)
 	var hl api.Health
 	must(t, json.Unmarshal(health.body, &hl))
-	if health.status != 200 || !hl.IndexLoaded || hl.Entries == 0 || hl.Generation == "" || !hl.InternalEncodeAuthorized {
+	if health.status != 200 || !hl.IndexExists || !hl.IndexLoaded || hl.Entries == 0 || hl.Generation == "" || !hl.InternalEncodeAuthorized {
 		t.Fatalf("health: %s", health.body)
 	}
 	stats := do(t, http.MethodGet, d.direct+api.PathStats, "", nil)

@@ -141,8 +141,8 @@ type daemon struct {
 	mu   *sync.Mutex
 }
 
-// startNovad starts novad and waits until GET /health answers on the
-// port it published in server-state.json.
+// startNovad starts novad and waits until GET /health on the port it
+// published in server-state.json says any existing index is loaded.
 func (h *home) startNovad() *daemon {
 	h.t.Helper()
 	cmd := exec.Command(bin(h.t, "novad"))
@@ -172,8 +172,12 @@ func (h *home) startNovad() *daemon {
 		var st api.ServerState
 		if b, err := os.ReadFile(filepath.Join(h.dir, "state", "server-state.json")); err == nil && json.Unmarshal(b, &st) == nil && st.PID == cmd.Process.Pid && st.DirectPort > 0 {
 			if resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(st.DirectPort) + "/health"); err == nil {
+				var health api.Health
+				err := json.NewDecoder(resp.Body).Decode(&health)
 				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
+				// Ready means serving: a promoted index must have
+				// finished loading, or searches say "index-loading".
+				if resp.StatusCode == http.StatusOK && err == nil && health.IndexUnavailableReason != api.ReasonIndexLoading {
 					return d
 				}
 			}
