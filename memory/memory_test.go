@@ -16,7 +16,7 @@ func TestInferTagsMatchesWholeWordsOnly(t *testing.T) {
 		want   []string
 	}{
 		{"substring of a keyword never fires", "The pipeline retrieval evaluation ran", nil, false, "", []string{"general"}},
-		{"whole word fires", "Changed the IP of the DNS server", nil, false, "", []string{"config"}},
+		{"whole word fires", "Changed the IP of the server", nil, false, "", []string{"config"}},
 		{"stemless plural listed", "two errors in the build", nil, false, "", []string{"incident"}},
 		{"traceback is incident and coding", "Traceback (most recent call last)", nil, false, "", []string{"coding", "incident"}},
 		{"Chinese phrase", "端口 2096 不可用", nil, false, "", []string{"config", "incident"}},
