@@ -414,7 +414,9 @@ func (c Config) Validate() error {
 		if c.Embedding.Endpoint == "" {
 			bad("embedding.endpoint", "", "is required for the openai provider (e.g. http://127.0.0.1:11434/v1)")
 		} else if err := checkEndpoint(c.Embedding.Endpoint, c.Embedding.AllowRemoteEndpoint); err != nil {
-			bad("embedding.endpoint", c.Embedding.Endpoint, err.Error())
+			// Never echo user information: http://user:secret@host would
+			// put the secret in logs and doctor output.
+			bad("embedding.endpoint", endpointForError(c.Embedding.Endpoint), err.Error())
 		}
 		if c.Embedding.Model == "" {
 			bad("embedding.model", "", "is required for the openai provider")
@@ -517,6 +519,20 @@ func BindHost(host string) string {
 		return "127.0.0.1"
 	}
 	return strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+}
+
+// endpointForError returns endpoint as an error may show it: user
+// information can hold a password or token, so it is replaced, and an
+// unparseable endpoint containing '@' is not shown at all ("").
+func endpointForError(endpoint string) string {
+	if !strings.Contains(endpoint, "@") {
+		return endpoint
+	}
+	if u, err := url.Parse(endpoint); err == nil && u.User != nil {
+		u.User = url.User("xxxxx")
+		return u.String()
+	}
+	return ""
 }
 
 func checkEndpoint(endpoint string, allowRemote bool) error {

@@ -1,0 +1,752 @@
+package config_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/paths"
+)
+
+// writeConfig makes a runtime home in a temp dir and, unless yaml is "",
+// writes its config.yaml. It returns the home and the config path.
+func writeConfig(t *testing.T, yaml string) (paths.Home, string) {
+	t.Helper()
+	home := paths.Home{Root: t.TempDir()}
+	if yaml != "" {
+		if err := os.WriteFile(home.Config(), []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home, home.Config()
+}
+
+// load writes yaml to a fresh home and loads it with environ.
+func load(t *testing.T, yaml string, environ ...string) (config.Config, error) {
+	t.Helper()
+	home, path := writeConfig(t, yaml)
+	return config.LoadFile(home, path, environ)
+}
+
+// mustLoad is load that fails the test on an error.
+func mustLoad(t *testing.T, yaml string, environ ...string) config.Config {
+	t.Helper()
+	cfg, err := load(t, yaml, environ...)
+	if err != nil {
+		t.Fatalf("LoadFile: %v\nconfig.yaml:\n%s", err, yaml)
+	}
+	return cfg
+}
+
+// fields lists, sorted, the fields named by the FieldErrors and
+// NonLoopbackErrors in err's tree.
+func fields(err error) []string {
+	var out []string
+	var walk func(error)
+	walk = func(e error) {
+		switch e := e.(type) {
+		case *config.FieldError:
+			out = append(out, e.Field)
+		case *config.NonLoopbackError:
+			out = append(out, "server.host")
+		case interface{ Unwrap() []error }:
+			for _, x := range e.Unwrap() {
+				walk(x)
+			}
+		}
+	}
+	walk(err)
+	slices.Sort(out)
+	return out
+}
+
+// wantFields checks that err is an ErrInvalid naming exactly want, and that
+// its message names each of them.
+func wantFields(t *testing.T, err error, want ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want one naming %v", want)
+	}
+	if !errors.Is(err, config.ErrInvalid) {
+		t.Errorf("error %q is not ErrInvalid", err)
+	}
+	want = slices.Sorted(slices.Values(want))
+	if got := fields(err); !slices.Equal(got, want) {
+		t.Errorf("error names %v, want %v\nerror: %v", got, want, err)
+	}
+	for _, f := range want {
+		if !strings.Contains(err.Error(), f) {
+			t.Errorf("message does not name %s: %v", f, err)
+		}
+	}
+}
+
+// TestDefaults pins every default and checks that they validate.
+func TestDefaults(t *testing.T) {
+	d := config.Defaults()
+	if want := (config.Server{Host: "127.0.0.1", Port: 3037}); d.Server != want {
+		t.Errorf("server %+v, want %+v", d.Server, want)
+	}
+	if want := (config.Facade{Port: 3036}); d.Facade != want {
+		t.Errorf("facade %+v, want %+v", d.Facade, want)
+	}
+	if want := (config.Embedding{Provider: config.ProviderBuiltin, Dimension: 384, BatchSize: 64, TimeoutSeconds: 30}); d.Embedding != want {
+		t.Errorf("embedding %+v, want %+v", d.Embedding, want)
+	}
+	if want := (config.Retrieval{TopK: 8, LatencyBudgetSeconds: 60, MaxConcurrentSearches: 2, RecencyHalfLifeDays: 7, DenseChannel: "on"}); d.Retrieval != want {
+		t.Errorf("retrieval %+v, want %+v", d.Retrieval, want)
+	}
+	if want := (config.Index{KeepGenerations: 3, ChunkMaxChars: 1600, ChunkOverlapChars: 200, ANNMinChunks: 200_000, ContextWords: 30}); d.Index != want {
+		t.Errorf("index %+v, want %+v", d.Index, want)
+	}
+	if len(d.Sources) != 0 || d.File != "" || d.Home != (paths.Home{}) {
+		t.Errorf("sources %v, file %q, home %+v: want none", d.Sources, d.File, d.Home)
+	}
+	if err := d.Validate(); err != nil {
+		t.Errorf("Defaults().Validate: %v", err)
+	}
+}
+
+// TestLoadFile_noFile: a missing config.yaml is not an error; the defaults
+// apply and File is empty.
+func TestLoadFile_noFile(t *testing.T) {
+	home, path := writeConfig(t, "")
+	cfg, err := config.LoadFile(home, path, []string{"PATH=/usr/bin", "HOME=" + t.TempDir()})
+	if err != nil {
+		t.Fatalf("LoadFile: %v", err)
+	}
+	d := config.Defaults()
+	if cfg.Server != d.Server || cfg.Facade != d.Facade || cfg.Embedding != d.Embedding ||
+		cfg.Retrieval != d.Retrieval || cfg.Index != d.Index || len(cfg.Sources) != 0 {
+		t.Errorf("loaded %+v\nwant defaults %+v", cfg, d)
+	}
+	if cfg.Home != home || cfg.File != "" {
+		t.Errorf("home %+v file %q, want %+v and no file", cfg.Home, cfg.File, home)
+	}
+}
+
+// TestLoadFile_fileOverrides: every key in the file replaces its default;
+// keys the file leaves out keep theirs.
+func TestLoadFile_fileOverrides(t *testing.T) {
+	t.Run("every key", func(t *testing.T) {
+		home, path := writeConfig(t, `
+server: {host: localhost, port: 4000}
+facade: {port: 4001}
+embedding:
+  provider: openai
+  endpoint: http://127.0.0.1:11434/v1
+  model: nomic-embed-text
+  dimension: 768
+  allowRemoteEndpoint: true
+  apiKeyEnv: OLLAMA_KEY
+  batchSize: 16
+  timeoutSeconds: 5
+retrieval: {topK: 12, latencyBudgetSeconds: 90, maxConcurrentSearches: 4, recencyHalfLifeDays: 2.5, denseChannel: "off"}
+index: {keepGenerations: 5, chunkMaxChars: 2000, chunkOverlapChars: 100, annMinChunks: 0, contextWords: 0}
+`)
+		cfg, err := config.LoadFile(home, path, nil)
+		if err != nil {
+			t.Fatalf("LoadFile: %v", err)
+		}
+		want := config.Config{
+			Server: config.Server{Host: "localhost", Port: 4000},
+			Facade: config.Facade{Port: 4001},
+			Embedding: config.Embedding{Provider: config.ProviderOpenAI, Endpoint: "http://127.0.0.1:11434/v1", Model: "nomic-embed-text",
+				Dimension: 768, AllowRemoteEndpoint: true, APIKeyEnv: "OLLAMA_KEY", BatchSize: 16, TimeoutSeconds: 5},
+			Retrieval: config.Retrieval{TopK: 12, LatencyBudgetSeconds: 90, MaxConcurrentSearches: 4, RecencyHalfLifeDays: 2.5, DenseChannel: "off"},
+			Index:     config.Index{KeepGenerations: 5, ChunkMaxChars: 2000, ChunkOverlapChars: 100, ANNMinChunks: 0, ContextWords: 0},
+		}
+		if cfg.Server != want.Server || cfg.Facade != want.Facade || cfg.Embedding != want.Embedding ||
+			cfg.Retrieval != want.Retrieval || cfg.Index != want.Index {
+			t.Errorf("loaded %+v\nwant %+v", cfg, want)
+		}
+		if cfg.Home != home || cfg.File != path {
+			t.Errorf("home %+v file %q, want %+v and %q", cfg.Home, cfg.File, home, path)
+		}
+	})
+	t.Run("some keys", func(t *testing.T) {
+		cfg := mustLoad(t, "server: {port: 4000}\nretrieval: {topK: 3}\n")
+		d := config.Defaults()
+		if cfg.Server != (config.Server{Host: d.Server.Host, Port: 4000}) {
+			t.Errorf("server %+v", cfg.Server)
+		}
+		want := d.Retrieval
+		want.TopK = 3
+		if cfg.Retrieval != want || cfg.Facade != d.Facade || cfg.Embedding != d.Embedding || cfg.Index != d.Index {
+			t.Errorf("loaded %+v", cfg)
+		}
+	})
+	t.Run("quoted number", func(t *testing.T) {
+		if cfg := mustLoad(t, `server: {port: "3100"}`); cfg.Server.Port != 3100 {
+			t.Errorf("port %d, want 3100", cfg.Server.Port)
+		}
+	})
+	t.Run("empty file", func(t *testing.T) {
+		home, path := writeConfig(t, "# nothing set\n")
+		cfg, err := config.LoadFile(home, path, nil)
+		if err != nil {
+			t.Fatalf("LoadFile: %v", err)
+		}
+		if cfg.Server != config.Defaults().Server || cfg.File != path {
+			t.Errorf("server %+v file %q", cfg.Server, cfg.File)
+		}
+	})
+}
+
+// TestLoadFile_envOverrides: NOVA_<SECTION>_<KEY> (key case and
+// underscores ignored) beats both the file and the default.
+func TestLoadFile_envOverrides(t *testing.T) {
+	const file = `
+server: {port: 4000}
+facade: {port: 4001}
+retrieval: {topK: 12, maxConcurrentSearches: 3}
+embedding: {provider: openai, endpoint: "https://api.example.com/v1", model: m}
+`
+	tests := []struct {
+		name  string
+		env   []string
+		check func(config.Config) bool
+	}{
+		{"server port", []string{"NOVA_SERVER_PORT=4100"},
+			func(c config.Config) bool { return c.Server.Port == 4100 && c.Facade.Port == 4001 }},
+		{"server host", []string{"NOVA_SERVER_HOST=::1"},
+			func(c config.Config) bool { return c.Server.Host == "::1" }},
+		{"underscored camel key", []string{"NOVA_RETRIEVAL_MAX_CONCURRENT_SEARCHES=7"},
+			func(c config.Config) bool { return c.Retrieval.MaxConcurrentSearches == 7 && c.Retrieval.TopK == 12 }},
+		{"run-together key", []string{"NOVA_RETRIEVAL_TOPK=5"},
+			func(c config.Config) bool { return c.Retrieval.TopK == 5 }},
+		{"split key", []string{"NOVA_RETRIEVAL_TOP_K=6"},
+			func(c config.Config) bool { return c.Retrieval.TopK == 6 }},
+		{"float", []string{"NOVA_RETRIEVAL_RECENCY_HALF_LIFE_DAYS=0.5"},
+			func(c config.Config) bool { return c.Retrieval.RecencyHalfLifeDays == 0.5 }},
+		{"bool", []string{"NOVA_EMBEDDING_ALLOW_REMOTE_ENDPOINT=true"},
+			func(c config.Config) bool { return c.Embedding.AllowRemoteEndpoint }},
+		{"string", []string{"NOVA_EMBEDDING_API_KEY_ENV=EMBED_KEY", "NOVA_EMBEDDING_ALLOW_REMOTE_ENDPOINT=1"},
+			func(c config.Config) bool { return c.Embedding.APIKeyEnv == "EMBED_KEY" }},
+		{"default only", []string{"NOVA_INDEX_ANN_MIN_CHUNKS=0", "NOVA_EMBEDDING_ALLOW_REMOTE_ENDPOINT=true"},
+			func(c config.Config) bool { return c.Index.ANNMinChunks == 0 }},
+		{"other variables ignored", []string{"NOVA_HOME=/elsewhere", "PATH=/usr/bin", "nova_server_port=1", "NOVA_EMBEDDING_ALLOW_REMOTE_ENDPOINT=true"},
+			func(c config.Config) bool { return c.Server.Port == 4000 && c.Embedding.AllowRemoteEndpoint }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The file's remote endpoint needs the env flag, except where
+			// the case tests the flag; set it unless the case does.
+			env := slices.Clone(tt.env)
+			if !slices.ContainsFunc(env, func(s string) bool { return strings.HasPrefix(s, "NOVA_EMBEDDING_ALLOW_REMOTE_ENDPOINT=") }) {
+				env = append(env, "NOVA_EMBEDDING_ALLOW_REMOTE_ENDPOINT=true")
+			}
+			cfg := mustLoad(t, file, env...)
+			if !tt.check(cfg) {
+				t.Errorf("env %v: loaded %+v", tt.env, cfg)
+			}
+		})
+	}
+	t.Run("without the flag the file's remote endpoint is refused", func(t *testing.T) {
+		_, err := load(t, file)
+		wantFields(t, err, "embedding.endpoint")
+	})
+	t.Run("invalid env value names the key", func(t *testing.T) {
+		_, err := load(t, "", "NOVA_RETRIEVAL_TOPK=0")
+		wantFields(t, err, "retrieval.topK")
+	})
+}
+
+// TestLoad finds config.yaml through NOVA_HOME, else HOME/.nova.
+func TestLoad(t *testing.T) {
+	t.Run("NOVA_HOME", func(t *testing.T) {
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, "config.yaml"), []byte("server: {port: 4242}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.Load([]string{"HOME=" + t.TempDir(), "NOVA_HOME=" + root})
+		if err != nil {
+			t.Fatalf("Load: %v", err)
+		}
+		if cfg.Server.Port != 4242 || cfg.Home.Root != root || cfg.File != filepath.Join(root, "config.yaml") {
+			t.Errorf("port %d home %q file %q", cfg.Server.Port, cfg.Home.Root, cfg.File)
+		}
+	})
+	t.Run("HOME", func(t *testing.T) {
+		user := t.TempDir()
+		root := filepath.Join(user, ".nova")
+		if err := os.MkdirAll(root, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "config.yaml"), []byte("facade: {port: 4343}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.Load([]string{"HOME=" + user, "NOVA_FACADE_PORT=4444"})
+		if err != nil {
+			t.Fatalf("Load: %v", err)
+		}
+		if cfg.Facade.Port != 4444 || cfg.Home.Root != root || cfg.File != filepath.Join(root, "config.yaml") {
+			t.Errorf("facade port %d home %q file %q", cfg.Facade.Port, cfg.Home.Root, cfg.File)
+		}
+	})
+	t.Run("invalid", func(t *testing.T) {
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, "config.yaml"), []byte("sever: {port: 1}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := config.Load([]string{"NOVA_HOME=" + root})
+		wantFields(t, err, "sever.port")
+	})
+}
+
+// TestLoadFile_unknownKeys: a key the configuration does not define, in
+// the file or the environment, is an error naming it.
+func TestLoadFile_unknownKeys(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		env  []string
+		want []string
+	}{
+		{"top-level typo", "sever: {port: 3037}\n", nil, []string{"sever.port"}},
+		{"top-level scalar", "verbose: true\n", nil, []string{"verbose"}},
+		{"nested typo", "server: {prot: 1}\n", nil, []string{"server.prot"}},
+		{"key case matters", "retrieval: {topk: 5}\n", nil, []string{"retrieval.topk"}},
+		{"section not a map", "server: 5\n", nil, []string{"server"}},
+		{"too deep", "server: {host: {name: localhost}}\n", nil, []string{"server.host.name"}},
+		{"every one reported", "index: {foo: 1, bar: 2}\nembedding: {key: x}\n", nil, []string{"embedding.key", "index.bar", "index.foo"}},
+		{"source key", "sources:\n  - {name: a, kind: jsonl, path: /a}\n  - {name: b, kind: jsonl, path: /b, tag: x}\n", nil, []string{"sources[1].tag"}},
+		{"sources not a list", "sources: {name: a}\n", nil, []string{"sources", "sources.name"}},
+		{"env without key", "", []string{"NOVA_VERBOSE=1"}, []string{"NOVA_VERBOSE"}},
+		{"env typo", "", []string{"NOVA_SERVER_PROT=1"}, []string{"NOVA_SERVER_PROT"}},
+		{"env sources", "", []string{"NOVA_SOURCES_NAME=x"}, []string{"NOVA_SOURCES_NAME"}},
+		{"env every one reported", "", []string{"NOVA_A=1", "NOVA_SERVER_PORT=1", "NOVA_B_C=1"}, []string{"NOVA_A", "NOVA_B_C"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load(t, tt.yaml, tt.env...)
+			wantFields(t, err, tt.want...)
+			if err != nil && !strings.Contains(err.Error(), "unknown") && !strings.Contains(err.Error(), "list") {
+				t.Errorf("message does not say what is wrong: %v", err)
+			}
+		})
+	}
+}
+
+// TestLoadFile_unreadable: malformed YAML, or a path that cannot be read,
+// is an error naming the file.
+func TestLoadFile_unreadable(t *testing.T) {
+	for _, yaml := range []string{
+		"server: [\n",
+		"server: {port: 1\n",
+		"server:\n\tport: 1\n",
+		"server: {port: 1}\n  facade: 2\n",
+		"- just\n- a list\n",
+	} {
+		t.Run(yaml, func(t *testing.T) {
+			home, path := writeConfig(t, yaml)
+			_, err := config.LoadFile(home, path, nil)
+			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "yaml") {
+				t.Errorf("error %v, want a yaml error naming %s", err, path)
+			}
+		})
+	}
+	t.Run("directory", func(t *testing.T) {
+		home := paths.Home{Root: t.TempDir()}
+		if err := os.Mkdir(home.Config(), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		_, err := config.LoadFile(home, home.Config(), nil)
+		if err == nil || !strings.Contains(err.Error(), home.Config()) {
+			t.Errorf("error %v, want one naming %s", err, home.Config())
+		}
+	})
+}
+
+// TestLoadFile_wrongType: a value of the wrong type is ErrInvalid naming
+// the field, whether it comes from the file or the environment.
+func TestLoadFile_wrongType(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		env  []string
+		want []string
+	}{
+		{"file", "server: {port: abc}\n", nil, []string{"server.port"}},
+		{"env", "", []string{"NOVA_RETRIEVAL_TOPK=many"}, []string{"retrieval.topK"}},
+		{"every one reported", "server: {port: abc}\nfacade: {port: [1]}\n", nil, []string{"server.port", "facade.port"}},
+		{"source field", "sources:\n  - {name: a, kind: jsonl, path: /a, authorityRank: high}\n", nil, []string{"sources[0].authorityRank"}},
+		{"source not a map", "sources: [notes]\n", nil, []string{"sources[0]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load(t, tt.yaml, tt.env...)
+			if !errors.Is(err, config.ErrInvalid) {
+				t.Fatalf("error %v, want ErrInvalid", err)
+			}
+			for _, f := range tt.want {
+				if !strings.Contains(err.Error(), "'"+f+"'") {
+					t.Errorf("message does not name %s: %v", f, err)
+				}
+			}
+		})
+	}
+}
+
+// TestLoadFile_invalid: each out-of-range or unsupported value is an
+// error naming exactly its field.
+func TestLoadFile_invalid(t *testing.T) {
+	const openai = "embedding: {provider: openai, model: m, endpoint: %s}\n"
+	endpoint := func(u string) string { return strings.Replace(openai, "%s", `"`+u+`"`, 1) }
+	tests := []struct {
+		name string
+		yaml string
+		want []string
+	}{
+		{"server.port negative", "server: {port: -1}\n", []string{"server.port"}},
+		{"server.port too big", "server: {port: 65536}\n", []string{"server.port"}},
+		{"facade.port negative", "facade: {port: -5}\n", []string{"facade.port"}},
+		{"facade.port too big", "facade: {port: 65536}\n", []string{"facade.port"}},
+		{"facade.port equals server.port", "server: {port: 4000}\nfacade: {port: 4000}\n", []string{"facade.port"}},
+
+		{"provider unknown", "embedding: {provider: ollama}\n", []string{"embedding.provider"}},
+		{"provider case", "embedding: {provider: Builtin}\n", []string{"embedding.provider"}},
+		{"openai without endpoint", "embedding: {provider: openai, model: m}\n", []string{"embedding.endpoint"}},
+		{"openai without model", "embedding: {provider: openai, endpoint: \"http://127.0.0.1:11434/v1\"}\n", []string{"embedding.model"}},
+		{"openai without either", "embedding: {provider: openai}\n", []string{"embedding.endpoint", "embedding.model"}},
+		{"endpoint remote", endpoint("https://api.example.com/v1"), []string{"embedding.endpoint"}},
+		{"endpoint private network", endpoint("http://192.168.1.5:11434/v1"), []string{"embedding.endpoint"}},
+		{"endpoint any address", endpoint("http://0.0.0.0:11434/v1"), []string{"embedding.endpoint"}},
+		{"endpoint loopback-looking name", endpoint("http://127.0.0.1.nip.io/v1"), []string{"embedding.endpoint"}},
+		{"endpoint scheme", endpoint("ftp://127.0.0.1/v1"), []string{"embedding.endpoint"}},
+		{"endpoint without scheme", endpoint("127.0.0.1:11434/v1"), []string{"embedding.endpoint"}},
+		{"endpoint without host", endpoint("http:///v1"), []string{"embedding.endpoint"}},
+		{"endpoint userinfo", endpoint("http://user:pass@127.0.0.1/v1"), []string{"embedding.endpoint"}},
+		{"endpoint userinfo hiding the host", endpoint("http://127.0.0.1:80@evil.example/v1"), []string{"embedding.endpoint"}},
+		{"endpoint userinfo even when remote allowed", "embedding: {provider: openai, model: m, allowRemoteEndpoint: true, endpoint: \"https://u:p@api.example.com/v1\"}\n", []string{"embedding.endpoint"}},
+		{"dimension too small", "embedding: {dimension: 7}\n", []string{"embedding.dimension"}},
+		{"dimension too big", "embedding: {dimension: 4097}\n", []string{"embedding.dimension"}},
+		{"batchSize zero", "embedding: {batchSize: 0}\n", []string{"embedding.batchSize"}},
+		{"batchSize too big", "embedding: {batchSize: 513}\n", []string{"embedding.batchSize"}},
+		{"timeoutSeconds zero", "embedding: {timeoutSeconds: 0}\n", []string{"embedding.timeoutSeconds"}},
+		{"timeoutSeconds too big", "embedding: {timeoutSeconds: 601}\n", []string{"embedding.timeoutSeconds"}},
+
+		{"topK zero", "retrieval: {topK: 0}\n", []string{"retrieval.topK"}},
+		{"topK too big", "retrieval: {topK: 21}\n", []string{"retrieval.topK"}},
+		{"latencyBudgetSeconds zero", "retrieval: {latencyBudgetSeconds: 0}\n", []string{"retrieval.latencyBudgetSeconds"}},
+		{"latencyBudgetSeconds too big", "retrieval: {latencyBudgetSeconds: 121}\n", []string{"retrieval.latencyBudgetSeconds"}},
+		{"maxConcurrentSearches zero", "retrieval: {maxConcurrentSearches: 0}\n", []string{"retrieval.maxConcurrentSearches"}},
+		{"maxConcurrentSearches too big", "retrieval: {maxConcurrentSearches: 65}\n", []string{"retrieval.maxConcurrentSearches"}},
+		{"recencyHalfLifeDays zero", "retrieval: {recencyHalfLifeDays: 0}\n", []string{"retrieval.recencyHalfLifeDays"}},
+		{"recencyHalfLifeDays negative", "retrieval: {recencyHalfLifeDays: -1}\n", []string{"retrieval.recencyHalfLifeDays"}},
+		{"recencyHalfLifeDays too big", "retrieval: {recencyHalfLifeDays: 3650.5}\n", []string{"retrieval.recencyHalfLifeDays"}},
+		{"denseChannel", "retrieval: {denseChannel: sometimes}\n", []string{"retrieval.denseChannel"}},
+
+		{"keepGenerations one", "index: {keepGenerations: 1}\n", []string{"index.keepGenerations"}},
+		{"keepGenerations too big", "index: {keepGenerations: 51}\n", []string{"index.keepGenerations"}},
+		{"chunkMaxChars too small", "index: {chunkMaxChars: 199, chunkOverlapChars: 0}\n", []string{"index.chunkMaxChars"}},
+		{"chunkMaxChars too big", "index: {chunkMaxChars: 20001}\n", []string{"index.chunkMaxChars"}},
+		{"chunkOverlapChars negative", "index: {chunkOverlapChars: -1}\n", []string{"index.chunkOverlapChars"}},
+		{"chunkOverlapChars half", "index: {chunkMaxChars: 1000, chunkOverlapChars: 500}\n", []string{"index.chunkOverlapChars"}},
+		{"annMinChunks negative", "index: {annMinChunks: -1}\n", []string{"index.annMinChunks"}},
+		{"contextWords negative", "index: {contextWords: -1}\n", []string{"index.contextWords"}},
+		{"contextWords too big", "index: {contextWords: 201}\n", []string{"index.contextWords"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load(t, tt.yaml)
+			wantFields(t, err, tt.want...)
+		})
+	}
+}
+
+// TestLoadFile_valid: the edges of every range, and the endpoints the
+// rules accept, load.
+func TestLoadFile_valid(t *testing.T) {
+	for _, yaml := range []string{
+		"server: {port: 0}\nfacade: {port: 0}\n",
+		"server: {port: 65535}\nfacade: {port: 1}\n",
+		"server: {host: LOCALHOST}\n",
+		"server: {host: 127.9.8.7}\n",
+		"server: {host: \"[::1]\"}\n",
+		"embedding: {dimension: 8, batchSize: 1, timeoutSeconds: 1}\n",
+		"embedding: {dimension: 4096, batchSize: 512, timeoutSeconds: 600}\n",
+		"embedding: {provider: builtin, endpoint: \"not checked\", model: ignored}\n",
+		"embedding: {provider: openai, model: m, endpoint: \"http://localhost:11434/v1\"}\n",
+		"embedding: {provider: openai, model: m, endpoint: \"https://127.0.0.2/v1\"}\n",
+		"embedding: {provider: openai, model: m, endpoint: \"http://[::1]:8080/v1\"}\n",
+		"embedding: {provider: openai, model: m, endpoint: \"https://api.example.com/v1\", allowRemoteEndpoint: true}\n",
+		"retrieval: {topK: 1, latencyBudgetSeconds: 1, maxConcurrentSearches: 1, recencyHalfLifeDays: 0.01, denseChannel: \"off\"}\n",
+		"retrieval: {topK: 20, latencyBudgetSeconds: 120, maxConcurrentSearches: 64, recencyHalfLifeDays: 3650}\n",
+		"index: {keepGenerations: 2, chunkMaxChars: 200, chunkOverlapChars: 99, annMinChunks: 0, contextWords: 0}\n",
+		"index: {keepGenerations: 50, chunkMaxChars: 20000, chunkOverlapChars: 0, contextWords: 200}\n",
+	} {
+		t.Run(yaml, func(t *testing.T) { mustLoad(t, yaml) })
+	}
+}
+
+// TestLoadFile_nonLoopback: a non-loopback server.host is a
+// NonLoopbackError carrying the host, reported with the other problems.
+func TestLoadFile_nonLoopback(t *testing.T) {
+	for _, host := range []string{"0.0.0.0", "::", "192.168.1.5", "10.0.0.1", "example.com", "localhost.example.com", "127.1", "::ffff:127.0.0.1", ""} {
+		t.Run(host, func(t *testing.T) {
+			_, err := load(t, "server: {host: \""+host+"\"}\n")
+			wantFields(t, err, "server.host")
+			var nl *config.NonLoopbackError
+			if !errors.As(err, &nl) || nl.Host != host {
+				t.Fatalf("error %v, want NonLoopbackError for %q", err, host)
+			}
+			if !strings.Contains(err.Error(), "rag-server-non-loopback") {
+				t.Errorf("message lacks the doctor code: %v", err)
+			}
+		})
+	}
+	t.Run("from env", func(t *testing.T) {
+		_, err := load(t, "server: {host: 127.0.0.1}\n", "NOVA_SERVER_HOST=0.0.0.0")
+		var nl *config.NonLoopbackError
+		if !errors.As(err, &nl) || nl.Host != "0.0.0.0" {
+			t.Errorf("error %v, want NonLoopbackError for 0.0.0.0", err)
+		}
+	})
+}
+
+// TestLoadFile_allReported: Validate collects every problem, not the first.
+func TestLoadFile_allReported(t *testing.T) {
+	_, err := load(t, `
+server: {host: 0.0.0.0, port: -1}
+embedding: {provider: openai, dimension: 1}
+retrieval: {topK: 0, denseChannel: maybe}
+index: {keepGenerations: 0}
+sources:
+  - {name: a, kind: pdf}
+`)
+	wantFields(t, err, "server.host", "server.port", "embedding.endpoint", "embedding.model", "embedding.dimension",
+		"retrieval.topK", "retrieval.denseChannel", "index.keepGenerations", "sources[0].kind", "sources[0].path")
+	var nl *config.NonLoopbackError
+	if !errors.As(err, &nl) {
+		t.Errorf("joined error hides the NonLoopbackError: %v", err)
+	}
+}
+
+// TestLoadFile_endpointSecret: a refused endpoint with user information
+// never puts the password (or a token in the user name) in the error.
+func TestLoadFile_endpointSecret(t *testing.T) {
+	const secret = "s3cret"
+	for _, u := range []string{
+		"http://user:" + secret + "@127.0.0.1:11434/v1",
+		"https://user:" + secret + "@api.example.com/v1",
+		"http://" + secret + "@127.0.0.1/v1",
+		"ftp://user:" + secret + "@127.0.0.1/v1",
+		"user:" + secret + "@127.0.0.1:11434",
+		"http://user:" + secret + "%zz@127.0.0.1/v1",
+		"http://user:" + secret + "@127.0.0.1:bad/v1",
+	} {
+		t.Run(u, func(t *testing.T) {
+			for _, allow := range []string{"false", "true"} {
+				_, err := load(t, "embedding: {provider: openai, model: m}\n",
+					"NOVA_EMBEDDING_ENDPOINT="+u, "NOVA_EMBEDDING_ALLOW_REMOTE_ENDPOINT="+allow)
+				wantFields(t, err, "embedding.endpoint")
+				if err != nil && strings.Contains(err.Error(), secret) {
+					t.Errorf("allowRemote %s: error echoes the secret: %v", allow, err)
+				}
+			}
+		})
+	}
+	t.Run("user information is shown replaced", func(t *testing.T) {
+		_, err := load(t, "embedding: {provider: openai, model: m, endpoint: \"http://user:"+secret+"@127.0.0.1/v1\"}\n")
+		var fe *config.FieldError
+		if !errors.As(err, &fe) || fe.Value != "http://xxxxx@127.0.0.1/v1" {
+			t.Errorf("error %v, want the endpoint with its user information replaced", err)
+		}
+	})
+	t.Run("an endpoint without one is shown as is", func(t *testing.T) {
+		_, err := load(t, "embedding: {provider: openai, model: m, endpoint: \"http://example.com/v1\"}\n")
+		var fe *config.FieldError
+		if !errors.As(err, &fe) || fe.Value != "http://example.com/v1" {
+			t.Errorf("error %v, want the endpoint shown", err)
+		}
+	})
+}
+
+// TestLoadFile_sources: sources load with ~ and relative paths resolved,
+// and each invalid field is named with its index.
+func TestLoadFile_sources(t *testing.T) {
+	t.Run("valid", func(t *testing.T) {
+		user := t.TempDir()
+		home := paths.Home{Root: t.TempDir()}
+		// A config file outside the home: relative paths follow the file.
+		path := filepath.Join(t.TempDir(), "custom.yaml")
+		yaml := `
+sources:
+  - {name: notes, kind: markdown, path: "~/notes", sourceSet: notes, include: ["**/*.md"], exclude: [drafts/*]}
+  - {name: codex, kind: codex, path: "~"}
+  - {name: claude, kind: claude-code, path: /var/claude/projects}
+  - name: export
+    kind: jsonl
+    path: data/memory.jsonl
+    project: billing
+    agent: codex
+    tags: [decision, ops]
+    lifecycle: active
+    workType: incident
+    authorityRank: 100
+    retrievalWeight: 2
+  - {name: tagged, kind: jsonl, path: ./t.jsonl, tags: "a,b", authorityRank: 0, retrievalWeight: 0}
+`
+		if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.LoadFile(home, path, []string{"HOME=" + user})
+		if err != nil {
+			t.Fatalf("LoadFile: %v", err)
+		}
+		dir := filepath.Dir(path)
+		want := []config.Source{
+			{Name: "notes", Kind: config.KindMarkdown, Path: filepath.Join(user, "notes"), SourceSet: "notes", Include: []string{"**/*.md"}, Exclude: []string{"drafts/*"}},
+			{Name: "codex", Kind: config.KindCodex, Path: user},
+			{Name: "claude", Kind: config.KindClaudeCode, Path: "/var/claude/projects"},
+			{Name: "export", Kind: config.KindJSONL, Path: filepath.Join(dir, "data", "memory.jsonl"), Project: "billing", Agent: "codex",
+				Tags: []string{"decision", "ops"}, Lifecycle: "active", WorkType: "incident", AuthorityRank: 100, RetrievalWeight: 2},
+			{Name: "tagged", Kind: config.KindJSONL, Path: filepath.Join(dir, "t.jsonl"), Tags: []string{"a", "b"}},
+		}
+		if len(cfg.Sources) != len(want) {
+			t.Fatalf("sources %+v, want %+v", cfg.Sources, want)
+		}
+		for i, s := range cfg.Sources {
+			w := want[i]
+			if s.Name != w.Name || s.Kind != w.Kind || s.Path != w.Path || s.SourceSet != w.SourceSet || s.Project != w.Project ||
+				s.Agent != w.Agent || s.Lifecycle != w.Lifecycle || s.WorkType != w.WorkType || s.AuthorityRank != w.AuthorityRank ||
+				s.RetrievalWeight != w.RetrievalWeight || !slices.Equal(s.Tags, w.Tags) || !slices.Equal(s.Include, w.Include) ||
+				!slices.Equal(s.Exclude, w.Exclude) {
+				t.Errorf("sources[%d] = %+v, want %+v", i, s, w)
+			}
+		}
+	})
+
+	tests := []struct {
+		name    string
+		sources string
+		want    []string
+	}{
+		{"name missing", "- {kind: jsonl, path: /a}", []string{"sources[0].name"}},
+		{"name duplicate", "- {name: a, kind: jsonl, path: /a}\n- {name: b, kind: jsonl, path: /b}\n- {name: a, kind: markdown, path: /c}", []string{"sources[2].name"}},
+		{"name with slash", "- {name: a/b, kind: jsonl, path: /a}", []string{"sources[0].name"}},
+		{"name with backslash", "- {name: 'a\\b', kind: jsonl, path: /a}", []string{"sources[0].name"}},
+		{"name with colon", "- {name: 'a:b', kind: jsonl, path: /a}", []string{"sources[0].name"}},
+		{"name with spaces around", "- {name: ' a', kind: jsonl, path: /a}", []string{"sources[0].name"}},
+		{"kind unknown", "- {name: a, kind: pdf, path: /a}", []string{"sources[0].kind"}},
+		{"kind missing", "- {name: a, path: /a}", []string{"sources[0].kind"}},
+		{"kind case", "- {name: a, kind: JSONL, path: /a}", []string{"sources[0].kind"}},
+		{"path missing", "- {name: a, kind: jsonl}", []string{"sources[0].path"}},
+		{"authorityRank negative", "- {name: a, kind: jsonl, path: /a, authorityRank: -1}", []string{"sources[0].authorityRank"}},
+		{"authorityRank too big", "- {name: a, kind: jsonl, path: /a, authorityRank: 101}", []string{"sources[0].authorityRank"}},
+		{"retrievalWeight negative", "- {name: a, kind: jsonl, path: /a, retrievalWeight: -0.1}", []string{"sources[0].retrievalWeight"}},
+		{"retrievalWeight too big", "- {name: a, kind: jsonl, path: /a, retrievalWeight: 2.5}", []string{"sources[0].retrievalWeight"}},
+		{"include parent", "- {name: a, kind: jsonl, path: /a, include: ['../x']}", []string{"sources[0].include/exclude[0]"}},
+		{"include absolute", "- {name: a, kind: jsonl, path: /a, include: ['/etc/*']}", []string{"sources[0].include/exclude[0]"}},
+		{"include empty", "- {name: a, kind: jsonl, path: /a, include: ['']}", []string{"sources[0].include/exclude[0]"}},
+		{"include bad pattern", "- {name: a, kind: jsonl, path: /a, include: ['[']}", []string{"sources[0].include/exclude[0]"}},
+		{"exclude parent inside", "- {name: a, kind: jsonl, path: /a, include: ['*.md'], exclude: ['a/../b']}", []string{"sources[0].include/exclude[1]"}},
+		{"second source", "- {name: a, kind: jsonl, path: /a}\n- {name: b, kind: codex}", []string{"sources[1].path"}},
+		{"every field reported", "- {name: '', kind: x, authorityRank: 200}", []string{"sources[0].name", "sources[0].kind", "sources[0].path", "sources[0].authorityRank"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			yaml := "sources:\n  " + strings.ReplaceAll(tt.sources, "\n", "\n  ") + "\n"
+			_, err := load(t, yaml)
+			wantFields(t, err, tt.want...)
+		})
+	}
+}
+
+// TestFieldError checks the message forms and the ErrInvalid wrapping.
+func TestFieldError(t *testing.T) {
+	with := &config.FieldError{Field: "server.port", Value: "-1", Reason: "must be a TCP port 0-65535"}
+	if got, want := with.Error(), `server.port: must be a TCP port 0-65535 (got "-1")`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	without := &config.FieldError{Field: "embedding.model", Reason: "is required"}
+	if got, want := without.Error(), "embedding.model: is required"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	nl := &config.NonLoopbackError{Host: "0.0.0.0"}
+	if !strings.HasPrefix(nl.Error(), "server.host: ") || !strings.Contains(nl.Error(), `"0.0.0.0"`) {
+		t.Errorf("NonLoopbackError.Error() = %q", nl.Error())
+	}
+	for _, err := range []error{with, without, nl} {
+		if !errors.Is(err, config.ErrInvalid) {
+			t.Errorf("%v is not ErrInvalid", err)
+		}
+	}
+}
+
+// TestValidate checks a Config built in code, as tests elsewhere do.
+func TestValidate(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.Sources = []config.Source{{Name: "a", Kind: config.KindJSONL, Path: "/a"}}
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+	cfg.Server.Host = "example.com"
+	cfg.Sources = append(cfg.Sources, config.Source{Name: "a", Kind: config.KindCodex})
+	wantFields(t, cfg.Validate(), "server.host", "sources[1].name", "sources[1].path")
+}
+
+// TestIsLoopbackHost is the truth table of the loopback rule.
+func TestIsLoopbackHost(t *testing.T) {
+	tests := []struct {
+		host string
+		want bool
+	}{
+		{"localhost", true},
+		{"LocalHost", true},
+		{"127.0.0.1", true},
+		{"127.1.2.3", true},
+		{"127.255.255.254", true},
+		{"::1", true},
+		{"[::1]", true},
+		{"0:0:0:0:0:0:0:1", true},
+		{"", false},
+		{"0.0.0.0", false},
+		{"::", false},
+		{"[::]", false},
+		{"10.0.0.1", false},
+		{"192.168.1.5", false},
+		{"128.0.0.1", false},
+		{"example.com", false},
+		{"localhost.", false},
+		{"localhost.example.com", false},
+		{"127.0.0.1.nip.io", false},
+		{" 127.0.0.1", false},
+		{"127.1", false},
+		{"2130706433", false},
+		{"::ffff:127.0.0.1", false},
+		{"::1%lo", false},
+		{"fe80::1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.host, func(t *testing.T) {
+			if got := config.IsLoopbackHost(tt.host); got != tt.want {
+				t.Errorf("IsLoopbackHost(%q) = %v, want %v", tt.host, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestBindHost: localhost binds 127.0.0.1 without a lookup; brackets go.
+func TestBindHost(t *testing.T) {
+	tests := []struct{ host, want string }{
+		{"localhost", "127.0.0.1"},
+		{"LOCALHOST", "127.0.0.1"},
+		{"127.0.0.1", "127.0.0.1"},
+		{"127.0.0.2", "127.0.0.2"},
+		{"::1", "::1"},
+		{"[::1]", "::1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.host, func(t *testing.T) {
+			if got := config.BindHost(tt.host); got != tt.want {
+				t.Errorf("BindHost(%q) = %q, want %q", tt.host, got, tt.want)
+			}
+		})
+	}
+}
