@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,6 +29,16 @@ func (t Token) String() string { return "[redacted]" }
 // GoString redacts the token for %#v.
 func (t Token) GoString() string { return "secrets.Token{[redacted]}" }
 
+// Format redacts the token for every verb: a verb that does not call
+// String, such as %d, would otherwise print the struct's field, the token.
+func (t Token) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		io.WriteString(f, t.GoString())
+		return
+	}
+	io.WriteString(f, t.String())
+}
+
 // Reveal returns the token value for the one place that needs it: the
 // request header or the constant-time comparison.
 func (t Token) Reveal() string { return t.value }
@@ -35,9 +46,12 @@ func (t Token) Reveal() string { return t.value }
 // IsZero reports whether the token is empty.
 func (t Token) IsZero() bool { return t.value == "" }
 
+// tokenBytes is the number of random bytes in a token.
+const tokenBytes = 32
+
 // Generate returns a fresh token of 32 random bytes, hex-encoded.
 func Generate() (Token, error) {
-	var b [32]byte
+	var b [tokenBytes]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return Token{}, fmt.Errorf("generate token: %w", err)
 	}
@@ -165,7 +179,8 @@ func WriteToken(path string, t Token) error {
 
 // ReadToken reads the token at path after checking, without following a
 // symlink, that it is a regular file owned by us with no group or other
-// permission bits.
+// permission bits, and refuses content other than a token as WriteToken
+// writes it.
 func ReadToken(path string) (Token, error) {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -193,13 +208,25 @@ func ReadToken(path string) (Token, error) {
 	if err := checkTokenInfo(path, ofi); err != nil {
 		return Token{}, err
 	}
-	buf := make([]byte, 256)
-	n, _ := f.Read(buf)
+	// Refuse anything but what WriteToken writes; reading one byte more
+	// than any token file holds shows an oversized file instead of
+	// silently taking its prefix as the token.
+	buf := make([]byte, 257)
+	n, _ := io.ReadFull(f, buf)
 	v := strings.TrimSpace(string(buf[:n]))
-	if len(v) < 32 {
-		return Token{}, &UnsafeError{Path: path, Reason: "token is too short"}
+	if n == len(buf) || !wellFormed(v) {
+		return Token{}, &UnsafeError{Path: path, Reason: "it does not hold a 64-character hex token"}
 	}
 	return Token{value: v}, nil
+}
+
+// wellFormed reports whether v looks like a value Generate returns.
+func wellFormed(v string) bool {
+	if len(v) != 2*tokenBytes {
+		return false
+	}
+	_, err := hex.DecodeString(v)
+	return err == nil && v == strings.ToLower(v)
 }
 
 func checkTokenInfo(path string, fi fs.FileInfo) error {

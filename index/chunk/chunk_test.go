@@ -1,0 +1,410 @@
+package chunk
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+// numberedWords returns n distinct words "w0001 w0002 ..." separated by
+// single spaces, so that any overlap between pieces is unambiguous.
+func numberedWords(n int) string {
+	w := make([]string, n)
+	for i := range w {
+		w[i] = fmt.Sprintf("w%04d", i+1)
+	}
+	return strings.Join(w, " ")
+}
+
+// runeLen counts characters the way Split does.
+func runeLen(s string) int { return utf8.RuneCountInString(s) }
+
+// layout looks for a way to lay pieces over text that shows nothing was
+// lost: the first piece starts where the trimmed text starts, each next one
+// starts no earlier than the previous one and either repeats at most
+// maxOverlap characters of its end or follows it after whitespace only, and
+// the last one ends where the text ends. It returns the byte offsets of one
+// such layout, or nil. text must be valid UTF-8.
+func layout(text string, pieces []string, maxOverlap int) []int {
+	text = strings.TrimSpace(text)
+	if len(pieces) == 0 {
+		if text == "" {
+			return []int{}
+		}
+		return nil
+	}
+	// from[i] maps each reachable offset of piece i to the offset of
+	// piece i-1 it was reached from.
+	from := make([]map[int]int, len(pieces))
+	from[0] = map[int]int{}
+	if strings.HasPrefix(text, pieces[0]) {
+		from[0][0] = -1
+	}
+	for i := 1; i < len(pieces); i++ {
+		from[i] = map[int]int{}
+		for pq := range from[i-1] {
+			end := pq + len(pieces[i-1])
+			// Candidates: back into the previous piece by at most
+			// maxOverlap characters, or forward over whitespace. A piece
+			// may even start where the previous one does: when a window
+			// begins with whitespace its trimmed piece can be shorter
+			// than the overlap, and the next piece repeats all of it
+			// (see the FuzzChunk seeds).
+			lo := end
+			for n := 0; n < maxOverlap && lo > pq; n++ {
+				_, size := utf8.DecodeLastRuneInString(text[:lo])
+				lo -= size
+			}
+			hi := end + len(text[end:]) - len(strings.TrimLeftFunc(text[end:], unicode.IsSpace))
+			for q := max(lo, pq); q <= hi; q++ {
+				if strings.HasPrefix(text[q:], pieces[i]) {
+					from[i][q] = pq
+				}
+			}
+		}
+	}
+	last := len(pieces) - 1
+	for q := range from[last] {
+		if q+len(pieces[last]) == len(text) {
+			offs := make([]int, len(pieces))
+			for i := last; i >= 0; i-- {
+				offs[i] = q
+				q = from[i][q]
+			}
+			return offs
+		}
+	}
+	return nil
+}
+
+// checkPieces asserts the invariants every Split result has: pieces are
+// non-empty, trimmed, valid UTF-8 (for valid input), within the cap, and
+// together cover the input with at most OverlapChars repeated between
+// neighbours.
+func checkPieces(t *testing.T, text string, o Options, pieces []string) {
+	t.Helper()
+	for i, p := range pieces {
+		if p == "" || p != strings.TrimSpace(p) {
+			t.Errorf("piece %d is empty or untrimmed: %q", i, p)
+		}
+		if o.MaxChars > 0 && runeLen(p) > o.MaxChars {
+			t.Errorf("piece %d has %d characters, cap %d", i, runeLen(p), o.MaxChars)
+		}
+		if utf8.ValidString(text) && !utf8.ValidString(p) {
+			t.Errorf("piece %d is not valid UTF-8: %q", i, p)
+		}
+	}
+	if utf8.ValidString(text) && layout(text, pieces, max(0, o.OverlapChars)) == nil {
+		t.Errorf("pieces do not cover the input %q with overlap <= %d:\n%q", text, o.OverlapChars, pieces)
+	}
+}
+
+// overlapOf returns the longest suffix of a that is a prefix of b, in
+// characters.
+func overlapOf(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	for k := min(len(ra), len(rb)); k > 0; k-- {
+		if string(ra[len(ra)-k:]) == string(rb[:k]) {
+			return k
+		}
+	}
+	return 0
+}
+
+// TestSplitShortText: text that fits, counted in characters, is one
+// trimmed piece; blank text is no piece; a cap of zero or less disables
+// splitting.
+func TestSplitShortText(t *testing.T) {
+	long := numberedWords(500)
+	tests := []struct {
+		name string
+		text string
+		o    Options
+		want []string
+	}{
+		{"empty", "", Options{MaxChars: 10}, nil},
+		{"blank", " \n\t\u3000 ", Options{MaxChars: 10}, nil},
+		{"one word", "hello", Options{MaxChars: 10}, []string{"hello"}},
+		{"trimmed", "  hello world \n", Options{MaxChars: 11}, []string{"hello world"}},
+		{"exactly the cap", strings.Repeat("a", 10), Options{MaxChars: 10}, []string{strings.Repeat("a", 10)}},
+		// 11 characters but 33 bytes: the cap counts characters.
+		{"CJK at the cap", "部署回滚端口防火墙缓存", Options{MaxChars: 11}, []string{"部署回滚端口防火墙缓存"}},
+		{"emoji at the cap", "🚀🔥✅🎉", Options{MaxChars: 4}, []string{"🚀🔥✅🎉"}},
+		{"zero cap", long, Options{MaxChars: 0, OverlapChars: 50}, []string{long}},
+		{"negative cap", long, Options{MaxChars: -1}, []string{long}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Split(tt.text, tt.o); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Split(%q, %+v) = %q, want %q", tt.text, tt.o, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSplitLongText: long text is cut into pieces within the cap, each at
+// least half a window long, neighbours repeating at most OverlapChars (and
+// nearly that much, give or take one word, when it is below half the cap),
+// and no word is lost or reordered.
+func TestSplitLongText(t *testing.T) {
+	text := numberedWords(1000) // 5999 characters, words of 5
+	const word = 5
+	tests := []Options{
+		{MaxChars: 200},
+		{MaxChars: 200, OverlapChars: 40},
+		{MaxChars: 1600, OverlapChars: 200}, // the default configuration
+		{MaxChars: 300, OverlapChars: 149},
+		{MaxChars: 300, OverlapChars: 10000}, // more than half the cap
+		{MaxChars: 300, OverlapChars: -5},
+	}
+	for _, o := range tests {
+		t.Run(fmt.Sprintf("%d-%d", o.MaxChars, o.OverlapChars), func(t *testing.T) {
+			pieces := Split(text, o)
+			if len(pieces) < runeLen(text)/o.MaxChars {
+				t.Fatalf("%d pieces for %d characters with cap %d", len(pieces), runeLen(text), o.MaxChars)
+			}
+			checkPieces(t, text, o, pieces)
+			want := max(0, min(o.OverlapChars, o.MaxChars/2-1))
+			inText := map[string]bool{}
+			for _, w := range strings.Fields(text) {
+				inText[w] = true
+			}
+			var words []string
+			for i, p := range pieces {
+				if i < len(pieces)-1 && runeLen(p) < o.MaxChars/2-1 {
+					t.Errorf("piece %d has only %d characters (cap %d)", i, runeLen(p), o.MaxChars)
+				}
+				fields := strings.Fields(p)
+				for _, w := range fields {
+					if !inText[w] {
+						t.Errorf("piece %d starts or ends mid-word: %q", i, w)
+					}
+				}
+				if i > 0 {
+					got := overlapOf(pieces[i-1], p)
+					if got > want || got < want-word-1 {
+						t.Errorf("pieces %d and %d overlap by %d characters, want %d give or take a word", i-1, i, got, want)
+					}
+					// Drop the words repeated from the previous piece.
+					fields = strings.Fields(string([]rune(p)[got:]))
+				}
+				words = append(words, fields...)
+			}
+			if !slices.Equal(words, strings.Fields(text)) {
+				t.Errorf("the pieces minus their overlaps are not the input's words")
+			}
+		})
+	}
+}
+
+// TestSplitPrefersBoundaries: a piece ends at the last paragraph break in
+// the second half of its window, else a line break, a sentence end
+// (Western or CJK) or a space, and only cuts hard when there is none.
+func TestSplitPrefersBoundaries(t *testing.T) {
+	var paras, lines, sentences, cjk []string
+	for i := range 40 {
+		// Paragraphs hold line breaks and sentences, so both are later in
+		// the window than the paragraph break that must win.
+		paras = append(paras, fmt.Sprintf("Paragraph %d starts here.\nIt has a second line. And a sentence.", i))
+		lines = append(lines, fmt.Sprintf("line %d: a list item, with a comma", i))
+		sentences = append(sentences, fmt.Sprintf("Sentence %d ends with a full stop.", i))
+		cjk = append(cjk, fmt.Sprintf("第%d条记录说明部署已经回滚到上一版本。", i))
+	}
+	tests := []struct {
+		name  string
+		text  string
+		o     Options
+		units []string // every piece is a run of these, joined by sep
+		sep   string
+	}{
+		{"paragraphs", strings.Join(paras, "\n\n"), Options{MaxChars: 240}, paras, "\n\n"},
+		{"lines", strings.Join(lines, "\n"), Options{MaxChars: 150}, lines, "\n"},
+		{"sentences", strings.Join(sentences, " "), Options{MaxChars: 120}, sentences, " "},
+		{"CJK sentences", strings.Join(cjk, ""), Options{MaxChars: 50}, cjk, ""},
+		{"words", numberedWords(300), Options{MaxChars: 64}, strings.Fields(numberedWords(300)), " "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pieces := Split(tt.text, tt.o)
+			if len(pieces) < 3 {
+				t.Fatalf("only %d pieces", len(pieces))
+			}
+			checkPieces(t, tt.text, tt.o, pieces)
+			for i, p := range pieces {
+				if !isRunOf(p, tt.units, tt.sep) {
+					t.Errorf("piece %d is not made of whole units:\n%q", i, p)
+				}
+			}
+		})
+	}
+
+	t.Run("hard cut", func(t *testing.T) {
+		text := strings.Repeat("abcdefghij", 25) // no boundary at all
+		o := Options{MaxChars: 60, OverlapChars: 10}
+		pieces := Split(text, o)
+		checkPieces(t, text, o, pieces)
+		// No piece may start mid-word, so the overlap is dropped and the
+		// pieces are consecutive slices of exactly the cap.
+		if strings.Join(pieces, "") != text {
+			t.Errorf("pieces do not concatenate to the input: %q", pieces)
+		}
+		for i, p := range pieces[:len(pieces)-1] {
+			if runeLen(p) != 60 {
+				t.Errorf("piece %d has %d characters, want 60", i, runeLen(p))
+			}
+		}
+	})
+
+	t.Run("early paragraph break ignored", func(t *testing.T) {
+		// A paragraph break in the first half of the window would make a
+		// tiny piece; the later sentence end wins.
+		text := "Short intro.\n\n" + strings.Repeat("More words in a sentence. ", 20)
+		pieces := Split(text, Options{MaxChars: 100})
+		if p := pieces[0]; runeLen(p) < 50 || !strings.HasSuffix(p, ".") {
+			t.Errorf("first piece %q: want more than half the cap, ending at a sentence", p)
+		}
+	})
+}
+
+// isRunOf reports whether s is units[k] sep units[k+1] sep ... for some k.
+func isRunOf(s string, units []string, sep string) bool {
+	for k, u := range units {
+		rest, ok := strings.CutPrefix(s, u)
+		if !ok {
+			continue
+		}
+		for j := k + 1; ; j++ {
+			if rest == "" {
+				return true
+			}
+			if j == len(units) {
+				break
+			}
+			if rest, ok = strings.CutPrefix(rest, sep+units[j]); !ok {
+				break
+			}
+		}
+	}
+	return false
+}
+
+// TestSplitMultiByte: CJK and emoji text, with and without spaces, is
+// never cut inside a character; CJK keeps its overlap (any character is a
+// word boundary) while an unbroken emoji run drops it rather than start a
+// piece mid-word.
+func TestSplitMultiByte(t *testing.T) {
+	han := strings.Repeat("部署回滚端口防火墙缓存索引查询令牌会话备份迁移超时", 12)
+	emoji := strings.Repeat("🚀🔥✅🎉👩‍💻🇫🇷", 30)
+	mixed := strings.Repeat("deploy 部署 🚀 rollback 回滚。 café naïve Ωμέγα ", 30)
+	tests := []struct {
+		name string
+		text string
+		o    Options
+	}{
+		{"han", han, Options{MaxChars: 37, OverlapChars: 5}},
+		{"han odd cap", han, Options{MaxChars: 7, OverlapChars: 2}},
+		{"emoji", emoji, Options{MaxChars: 13, OverlapChars: 4}},
+		{"emoji tiny cap", emoji, Options{MaxChars: 1}},
+		{"mixed", mixed, Options{MaxChars: 41, OverlapChars: 8}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pieces := Split(tt.text, tt.o)
+			if len(pieces) < 2 {
+				t.Fatalf("only %d pieces", len(pieces))
+			}
+			checkPieces(t, tt.text, tt.o, pieces)
+		})
+	}
+
+	t.Run("han overlap", func(t *testing.T) {
+		o := Options{MaxChars: 20, OverlapChars: 6}
+		pieces := Split(han, o)
+		for i := 1; i < len(pieces); i++ {
+			prev := []rune(pieces[i-1])
+			if tail := string(prev[len(prev)-6:]); !strings.HasPrefix(pieces[i], tail) {
+				t.Errorf("piece %d %q does not start with the last 6 characters %q of the previous one", i, pieces[i], tail)
+			}
+		}
+	})
+	t.Run("emoji without overlap", func(t *testing.T) {
+		pieces := Split(emoji, Options{MaxChars: 13, OverlapChars: 4})
+		if strings.Join(pieces, "") != emoji {
+			t.Errorf("emoji pieces do not concatenate to the input")
+		}
+	})
+}
+
+// TestSplitIsDeterministic: the same input always gives the same pieces
+// (chunk ids are derived from their order), and an edit near the end
+// leaves the first piece alone but changes the result.
+func TestSplitIsDeterministic(t *testing.T) {
+	text := strings.Repeat("The staging API moved to port 8080 after the release. ", 40)
+	o := Options{MaxChars: 300, OverlapChars: 50}
+	first := Split(text, o)
+	for range 5 {
+		if again := Split(text, o); !reflect.DeepEqual(again, first) {
+			t.Fatalf("Split is not deterministic:\n%q\n%q", first, again)
+		}
+	}
+	edited := text[:len(text)-20] + "port 9443 instead."
+	got := Split(edited, o)
+	if reflect.DeepEqual(got, first) {
+		t.Fatal("editing the text did not change the pieces")
+	}
+	if got[0] != first[0] {
+		t.Errorf("an edit at the end changed the first piece:\n%q\n%q", first[0], got[0])
+	}
+}
+
+// FuzzChunk checks Split's invariants on arbitrary text and options: no
+// panic; pieces non-empty and trimmed; within the cap (or the whole text
+// when the cap is off); valid UTF-8 whenever the input is, or whenever the
+// text had to be cut; and, for valid input, the pieces cover the text in
+// order with at most OverlapChars repeated.
+func FuzzChunk(f *testing.F) {
+	f.Add("", 10, 2)
+	f.Add("hello world", 5, 1)
+	f.Add("Para one.\n\nPara two is longer. It has two sentences.\nA line.", 20, 5)
+	f.Add("部署回滚端口。防火墙缓存索引！查询令牌会话？备份迁移超时；", 7, 3)
+	f.Add("🚀🔥✅🎉👩‍💻🇫🇷 deploy 🚀", 3, 1)
+	f.Add("a\n\n\n\n          \n\n\n\t\t\tb c d e f g h", 4, 1)
+	f.Add("word "+strings.Repeat("x", 40)+" word", 9, 4)
+	f.Add("\xff\xfeinvalid \xc3 utf8 text here", 4, 1)
+	f.Add("end. next! more? last; 終。", 6, 2)
+	// Found by fuzzing: the second window starts on the double space, so
+	// its piece is just "1", which the third piece repeats whole.
+	f.Add("0000000  1 0000", 7, 101)
+	f.Fuzz(func(t *testing.T, text string, maxChars, overlap int) {
+		if len(text) > 4096 {
+			return
+		}
+		o := Options{MaxChars: maxChars % 512, OverlapChars: overlap % 1024}
+		pieces := Split(text, o)
+		trimmed := strings.TrimSpace(text)
+		if trimmed == "" {
+			if pieces != nil {
+				t.Fatalf("blank text gave %q", pieces)
+			}
+			return
+		}
+		if len(pieces) == 0 {
+			t.Fatalf("no pieces for %q", text)
+		}
+		if o.MaxChars <= 0 && (len(pieces) != 1 || pieces[0] != trimmed) {
+			t.Fatalf("cap %d: got %q, want the whole text", o.MaxChars, pieces)
+		}
+		if o.MaxChars > 0 && runeLen(trimmed) > o.MaxChars {
+			for i, p := range pieces {
+				if !utf8.ValidString(p) {
+					t.Fatalf("piece %d of a cut text is not valid UTF-8: %q", i, p)
+				}
+			}
+		}
+		checkPieces(t, text, o, pieces)
+	})
+}
