@@ -14,6 +14,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/contracttest"
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
 // fakeEmbedder is an OpenAI-compatible /embeddings server on loopback
@@ -72,10 +73,10 @@ func (f *fakeEmbedder) config(extra string) string {
 
 func TestCapacityAndTimeoutTelemetry(t *testing.T) {
 	fake := newFakeEmbedder(t)
-	h := newHome(t, fake.config("retrieval: {maxConcurrentSearches: 1}\n"))
-	h.sync()
-	d := h.start()
-	if r := search(t, d.facade, `{"query":"dashboard port"}`); r.status != 200 || r.json(t)["available"] != true {
+	h := novatest.NewHome(t, fake.config("retrieval: {maxConcurrentSearches: 1}\n"))
+	h.Sync()
+	d := h.Start()
+	if r := search(t, d.Facade, `{"query":"dashboard port"}`); r.status != 200 || r.json(t)["available"] != true {
 		t.Fatalf("baseline search with the openai provider: %d %s", r.status, r.body)
 	}
 
@@ -89,10 +90,10 @@ func TestCapacityAndTimeoutTelemetry(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		slow = search(t, d.facade, `{"query":"dashboard port","remainingBudgetMs":1200}`)
+		slow = search(t, d.Facade, `{"query":"dashboard port","remainingBudgetMs":1200}`)
 	}()
 	waitFor(t, 5*time.Second, "the slow search to reach the embedder", func() bool { return fake.requests.Load() > base })
-	busy := search(t, d.facade, `{"query":"release"}`)
+	busy := search(t, d.Facade, `{"query":"release"}`)
 	if busy.status != http.StatusTooManyRequests {
 		t.Fatalf("second search while saturated: %d %.300s", busy.status, busy.body)
 	}
@@ -100,7 +101,7 @@ func TestCapacityAndTimeoutTelemetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b api.SearchResponse
-	must(t, json.Unmarshal(busy.body, &b))
+	novatest.Must(t, json.Unmarshal(busy.body, &b))
 	if *b.Reason != api.ReasonCapacityExhausted || b.Error != "busy" || b.WorkerTelemetry.WorkerState != api.WorkerNotStarted || b.WorkerTelemetry.CapacityPermitHeld {
 		t.Errorf("429 envelope: %s", busy.body)
 	}
@@ -113,7 +114,7 @@ func TestCapacityAndTimeoutTelemetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	var s api.SearchResponse
-	must(t, json.Unmarshal(slow.body, &s))
+	novatest.Must(t, json.Unmarshal(slow.body, &s))
 	wt := s.WorkerTelemetry
 	if *s.Reason != api.ReasonTimeout || s.Error != "timeout" || wt == nil || s.RetrievalController.StopReason != "local-worker-timeout" || !s.RetrievalController.Degraded {
 		t.Fatalf("timeout envelope: %s", slow.body)
@@ -127,15 +128,15 @@ func TestCapacityAndTimeoutTelemetry(t *testing.T) {
 	// Once the worker has really ended, capacity is free again.
 	fake.delay.Store(0)
 	waitFor(t, 5*time.Second, "capacity to be released", func() bool {
-		return search(t, d.facade, `{"query":"release"}`).status == 200
+		return search(t, d.Facade, `{"query":"release"}`).status == 200
 	})
 }
 
 func TestShutdownUnderLoad(t *testing.T) {
 	fake := newFakeEmbedder(t)
-	h := newHome(t, fake.config("retrieval: {maxConcurrentSearches: 2}\n"))
-	h.sync()
-	d := h.start()
+	h := novatest.NewHome(t, fake.config("retrieval: {maxConcurrentSearches: 2}\n"))
+	h.Sync()
+	d := h.Start()
 	fake.delay.Store(int64(20 * time.Second))
 	base := fake.requests.Load()
 	var wg sync.WaitGroup
@@ -144,7 +145,7 @@ func TestShutdownUnderLoad(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req, _ := http.NewRequest(http.MethodPost, d.facade+api.PathFacadeSearch, strings.NewReader(`{"query":"dashboard port"}`))
+			req, _ := http.NewRequest(http.MethodPost, d.Facade+api.PathFacadeSearch, strings.NewReader(`{"query":"dashboard port"}`))
 			req.Header.Set("Content-Type", "application/json")
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
@@ -156,9 +157,9 @@ func TestShutdownUnderLoad(t *testing.T) {
 		}()
 	}
 	waitFor(t, 5*time.Second, "searches to be in flight", func() bool { return fake.requests.Load() >= base+2 })
-	code, took := d.stop()
+	code, took := d.Stop()
 	if code != 0 {
-		t.Errorf("exit code %d after SIGTERM under load:\n%s", code, d.logs.String())
+		t.Errorf("exit code %d after SIGTERM under load:\n%s", code, d.Logs.String())
 	}
 	if took > 8*time.Second {
 		t.Errorf("shutdown took %s", took)

@@ -15,13 +15,14 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/contracttest"
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/manifest"
 )
 
 func TestUnavailableBeforeAnyIndex(t *testing.T) {
-	h := newHome(t, "")
-	d := h.start()
-	r := search(t, d.facade, `{"query":"dashboard port","topK":3}`)
+	h := novatest.NewHome(t, "")
+	d := h.Start()
+	r := search(t, d.Facade, `{"query":"dashboard port","topK":3}`)
 	if r.status != http.StatusOK {
 		t.Fatalf("status %d: %s", r.status, r.body)
 	}
@@ -39,11 +40,11 @@ func TestUnavailableBeforeAnyIndex(t *testing.T) {
 	if got := m["quality"].(map[string]any)["recommendations"]; fmt.Sprint(got) != "[retry-when-rag-available]" {
 		t.Errorf("recommendations = %v", got)
 	}
-	direct := do(t, http.MethodPost, d.direct+api.PathSearch, `{"query":"hello","top_k":4}`, nil)
+	direct := do(t, http.MethodPost, d.Direct+api.PathSearch, `{"query":"hello","top_k":4}`, nil)
 	if err := contracttest.Validate(contracttest.SearchResponse, direct.body, false); err != nil || direct.status != 200 {
 		t.Fatalf("direct unavailable: %d %v %s", direct.status, err, direct.body)
 	}
-	hl := do(t, http.MethodGet, d.facade+api.PathFacadeHealth, "", nil)
+	hl := do(t, http.MethodGet, d.Facade+api.PathFacadeHealth, "", nil)
 	if err := contracttest.Validate(contracttest.FacadeHealth, hl.body, false); err != nil {
 		t.Fatalf("facade health: %v", err)
 	}
@@ -51,26 +52,26 @@ func TestUnavailableBeforeAnyIndex(t *testing.T) {
 		t.Errorf("health says available before any index: %s", hl.body)
 	}
 	var health api.Health
-	must(t, json.Unmarshal(do(t, http.MethodGet, d.direct+api.PathHealth, "", nil).body, &health))
+	novatest.Must(t, json.Unmarshal(do(t, http.MethodGet, d.Direct+api.PathHealth, "", nil).body, &health))
 	if health.IndexExists || health.IndexLoaded || health.IndexUnavailableReason != api.ReasonIndexNotLoaded {
 		t.Errorf("health before any index: exists %v loaded %v reason %q", health.IndexExists, health.IndexLoaded, health.IndexUnavailableReason)
 	}
 }
 
 func TestEndpointShapesAndSearch(t *testing.T) {
-	h := newHome(t, "")
-	h.sync()
-	d := h.start()
+	h := novatest.NewHome(t, "")
+	h.Sync()
+	d := h.Start()
 
-	health := do(t, http.MethodGet, d.direct+api.PathHealth, "", nil)
+	health := do(t, http.MethodGet, d.Direct+api.PathHealth, "", nil)
 	var hl api.Health
-	must(t, json.Unmarshal(health.body, &hl))
+	novatest.Must(t, json.Unmarshal(health.body, &hl))
 	if health.status != 200 || !hl.IndexExists || !hl.IndexLoaded || hl.Entries == 0 || hl.Generation == "" || !hl.InternalEncodeAuthorized {
 		t.Fatalf("health: %s", health.body)
 	}
-	stats := do(t, http.MethodGet, d.direct+api.PathStats, "", nil)
+	stats := do(t, http.MethodGet, d.Direct+api.PathStats, "", nil)
 	var st api.Stats
-	must(t, json.Unmarshal(stats.body, &st))
+	novatest.Must(t, json.Unmarshal(stats.body, &st))
 	if !st.API.ReadOnly || st.API.MutationAllowed || st.Index.Entries != hl.Entries || st.API.Endpoints["search"] != "POST /search" {
 		t.Fatalf("stats: %s", stats.body)
 	}
@@ -78,12 +79,12 @@ func TestEndpointShapesAndSearch(t *testing.T) {
 		t.Error("/encode must not be advertised in /stats")
 	}
 
-	contract := do(t, http.MethodGet, d.facade+api.PathFacadeContract, "", nil)
+	contract := do(t, http.MethodGet, d.Facade+api.PathFacadeContract, "", nil)
 	if err := contracttest.Validate(contracttest.Contract, contract.body, false); err != nil {
 		t.Fatalf("contract: %v", err)
 	}
 	var c api.Contract
-	must(t, json.Unmarshal(contract.body, &c))
+	novatest.Must(t, json.Unmarshal(contract.body, &c))
 	if strings.Join(c.AllowedEndpoints, ",") != "GET /api/rag/external/health,GET /api/rag/external/stats,GET /api/rag/external/contract,POST /api/rag/external/search" {
 		t.Errorf("allowedEndpoints = %v", c.AllowedEndpoints)
 	}
@@ -94,24 +95,24 @@ func TestEndpointShapesAndSearch(t *testing.T) {
 	if i1 < 0 || i2 < i1 || i3 < i2 || !strings.Contains(p, "evidence rather than authority") || !strings.Contains(p, "user explicitly asks to query nova-RAG") {
 		t.Errorf("usagePrompt does not state the recall priority in order: %q", p)
 	}
-	fh := do(t, http.MethodGet, d.facade+api.PathFacadeHealth, "", nil)
+	fh := do(t, http.MethodGet, d.Facade+api.PathFacadeHealth, "", nil)
 	if err := contracttest.Validate(contracttest.FacadeHealth, fh.body, false); err != nil {
 		t.Fatal(err)
 	}
 	if fh.json(t)["available"] != true {
 		t.Fatalf("facade health not available: %s", fh.body)
 	}
-	fs := do(t, http.MethodGet, d.facade+api.PathFacadeStats, "", nil)
+	fs := do(t, http.MethodGet, d.Facade+api.PathFacadeStats, "", nil)
 	if fs.status != 200 || fs.json(t)["externalAgentContract"] == nil {
 		t.Fatalf("facade stats: %s", fs.body)
 	}
 
-	r := search(t, d.facade, `{"query":"Why was port 2096 unavailable?","topK":5}`)
+	r := search(t, d.Facade, `{"query":"Why was port 2096 unavailable?","topK":5}`)
 	if err := contracttest.Validate(contracttest.SearchResponse, r.body, true); err != nil {
 		t.Fatalf("search envelope: %v\n%s", err, r.body)
 	}
 	var resp api.SearchResponse
-	must(t, json.Unmarshal(r.body, &resp))
+	novatest.Must(t, json.Unmarshal(r.body, &resp))
 	if !resp.Available || len(resp.Results) == 0 || resp.Results[0].SourceID != "inc-7" {
 		t.Fatalf("expected inc-7 first: %s", r.body)
 	}
@@ -119,7 +120,7 @@ func TestEndpointShapesAndSearch(t *testing.T) {
 		t.Error("usagePrompt differs between /contract and search")
 	}
 	var fhv api.FacadeHealth
-	must(t, json.Unmarshal(fh.body, &fhv))
+	novatest.Must(t, json.Unmarshal(fh.body, &fhv))
 	if fhv.ExternalAgentContract.UsagePrompt != p {
 		t.Error("usagePrompt differs between /contract and health")
 	}
@@ -128,15 +129,15 @@ func TestEndpointShapesAndSearch(t *testing.T) {
 	}
 
 	// Chinese query against Chinese text.
-	zh := search(t, d.facade, `{"query":"迁移后定时任务为什么失败"}`)
-	must(t, json.Unmarshal(zh.body, &resp))
+	zh := search(t, d.Facade, `{"query":"迁移后定时任务为什么失败"}`)
+	novatest.Must(t, json.Unmarshal(zh.body, &resp))
 	if len(resp.Results) == 0 || resp.Results[0].SourceID != "zh-1" {
 		t.Errorf("Chinese query: %s", zh.body)
 	}
 
 	// Filters are hard filters.
-	f := search(t, d.facade, `{"query":"migration rollback","project":"nova"}`)
-	must(t, json.Unmarshal(f.body, &resp))
+	f := search(t, d.Facade, `{"query":"migration rollback","project":"nova"}`)
+	novatest.Must(t, json.Unmarshal(f.body, &resp))
 	for _, res := range resp.Results {
 		if res.Project == nil || *res.Project != "nova" {
 			t.Errorf("project filter leaked %v", res.Project)
@@ -160,9 +161,9 @@ func TestEndpointShapesAndSearch(t *testing.T) {
 		{"direct topK zero", "direct", `{"query":"a","top_k":0}`, 422, "invalid-field:topK"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			url := d.facade + api.PathFacadeSearch
+			url := d.Facade + api.PathFacadeSearch
 			if tc.surface == "direct" {
-				url = d.direct + api.PathSearch
+				url = d.Direct + api.PathSearch
 			}
 			r := do(t, http.MethodPost, url, tc.body, nil)
 			if r.status != tc.status {
@@ -178,21 +179,21 @@ func TestEndpointShapesAndSearch(t *testing.T) {
 	}
 
 	// The facade clamps topK; the direct server accepts the bounds.
-	r = search(t, d.facade, `{"query":"release","topK":25}`)
+	r = search(t, d.Facade, `{"query":"release","topK":25}`)
 	if r.json(t)["topK"] != 20.0 {
 		t.Errorf("facade topK 25 not clamped to 20: %v", r.json(t)["topK"])
 	}
-	r = search(t, d.facade, `{"query":"release","top_k":-3}`)
+	r = search(t, d.Facade, `{"query":"release","top_k":-3}`)
 	if r.json(t)["topK"] != 1.0 {
 		t.Errorf("facade topK -3 not clamped to 1: %v", r.json(t)["topK"])
 	}
 	// A remaining budget below 200 ms is refused without searching.
-	r = search(t, d.facade, `{"query":"release","remainingBudgetMs":150}`)
+	r = search(t, d.Facade, `{"query":"release","remainingBudgetMs":150}`)
 	m := r.json(t)
 	if r.status != 200 || m["reason"] != api.ReasonBudgetExhausted || m["facadeBudget"].(map[string]any)["remainingBudgetMs"] != 150.0 {
 		t.Errorf("budget exhaustion: %s", r.body)
 	}
-	r = search(t, d.facade, `{"query":"release","remainingBudgetMs":5000}`)
+	r = search(t, d.Facade, `{"query":"release","remainingBudgetMs":5000}`)
 	m = r.json(t)
 	if fb := m["facadeBudget"].(map[string]any); fb["totalBudgetMs"] != 5000.0 || fb["serverBudgetCapMs"] != 60000.0 || m["available"] != true {
 		t.Errorf("facade budget: %v", m["facadeBudget"])
@@ -200,12 +201,12 @@ func TestEndpointShapesAndSearch(t *testing.T) {
 }
 
 func TestHotReloadAndCorruptGeneration(t *testing.T) {
-	h := newHome(t, "")
-	h.sync()
-	d := h.start()
-	first := search(t, d.facade, `{"query":"zebra crossing incident"}`)
+	h := novatest.NewHome(t, "")
+	h.Sync()
+	d := h.Start()
+	first := search(t, d.Facade, `{"query":"zebra crossing incident"}`)
 	var resp api.SearchResponse
-	must(t, json.Unmarshal(first.body, &resp))
+	novatest.Must(t, json.Unmarshal(first.body, &resp))
 	oldGen := resp.Generation
 	for _, r := range resp.Results {
 		if strings.Contains(r.TextPreview, "zebra") {
@@ -215,14 +216,14 @@ func TestHotReloadAndCorruptGeneration(t *testing.T) {
 
 	// Promote a new generation while novad runs: it must be served
 	// without a restart.
-	f, err := os.OpenFile(filepath.Join(h.data, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	must(t, err)
+	f, err := os.OpenFile(filepath.Join(h.Data, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	novatest.Must(t, err)
 	fmt.Fprintln(f, `{"id":"new-1","text":"A zebra crossing incident blocked the deploy pipeline for an hour.","date":"2026-11-29","agent":"codex","project":"nova"}`)
-	must(t, f.Close())
-	h.sync()
+	novatest.Must(t, f.Close())
+	h.Sync()
 	waitFor(t, 15*time.Second, "the new generation to be served", func() bool {
-		r := search(t, d.facade, `{"query":"zebra crossing incident"}`)
-		must(t, json.Unmarshal(r.body, &resp))
+		r := search(t, d.Facade, `{"query":"zebra crossing incident"}`)
+		novatest.Must(t, json.Unmarshal(r.body, &resp))
 		return len(resp.Results) > 0 && resp.Results[0].SourceID == "new-1"
 	})
 	good := resp.Generation
@@ -231,56 +232,56 @@ func TestHotReloadAndCorruptGeneration(t *testing.T) {
 	}
 
 	// A corrupt generation is refused and the previous one keeps serving.
-	m, _, err := manifest.Read(filepath.Join(h.dir, "index", "manifest.json"))
-	must(t, err)
+	m, _, err := manifest.Read(filepath.Join(h.Dir, "index", "manifest.json"))
+	novatest.Must(t, err)
 	badID := manifest.NewRunID(time.Now().Add(time.Hour))
-	src := filepath.Join(h.dir, "index", m.GenerationPath)
-	dst := filepath.Join(h.dir, "index", "generations", badID)
-	must(t, os.MkdirAll(dst, 0o755))
+	src := filepath.Join(h.Dir, "index", m.GenerationPath)
+	dst := filepath.Join(h.Dir, "index", "generations", badID)
+	novatest.Must(t, os.MkdirAll(dst, 0o755))
 	entries, err := os.ReadDir(src)
-	must(t, err)
+	novatest.Must(t, err)
 	for _, e := range entries {
 		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		must(t, err)
+		novatest.Must(t, err)
 		if e.Name() == "chunks.jsonl" {
 			b[len(b)/2] ^= 0x20 // one flipped bit
 		}
-		must(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644))
+		novatest.Must(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644))
 	}
 	bad := *m
 	bad.RunID, bad.GenerationPath = badID, "generations/"+badID
-	must(t, manifest.WriteAtomic(filepath.Join(h.dir, "index", "manifest.json"), &bad, nil))
+	novatest.Must(t, manifest.WriteAtomic(filepath.Join(h.Dir, "index", "manifest.json"), &bad, nil))
 	waitFor(t, 15*time.Second, "the failed reload to be reported", func() bool {
 		var hl api.Health
-		must(t, json.Unmarshal(do(t, http.MethodGet, d.direct+api.PathHealth, "", nil).body, &hl))
+		novatest.Must(t, json.Unmarshal(do(t, http.MethodGet, d.Direct+api.PathHealth, "", nil).body, &hl))
 		return !hl.Reload.LastReloadSuccessful && hl.Reload.FailedRunID == badID
 	})
-	r := search(t, d.facade, `{"query":"zebra crossing incident"}`)
-	must(t, json.Unmarshal(r.body, &resp))
+	r := search(t, d.Facade, `{"query":"zebra crossing incident"}`)
+	novatest.Must(t, json.Unmarshal(r.body, &resp))
 	if !resp.Available || resp.Generation != good {
 		t.Fatalf("after a corrupt promote the previous generation must keep serving: %s", r.body)
 	}
-	if !strings.Contains(d.logs.String(), "Generation not loaded") {
+	if !strings.Contains(d.Logs.String(), "Generation not loaded") {
 		t.Error("the failed load is not logged")
 	}
 	// SIGHUP also reloads; restoring the good manifest clears the failure.
-	must(t, manifest.WriteAtomic(filepath.Join(h.dir, "index", "manifest.json"), m, nil))
-	d.cmd.Process.Signal(os.Signal(syscallHUP))
+	novatest.Must(t, manifest.WriteAtomic(filepath.Join(h.Dir, "index", "manifest.json"), m, nil))
+	d.Cmd.Process.Signal(os.Signal(syscallHUP))
 	waitFor(t, 15*time.Second, "the failure to clear", func() bool {
 		var hl api.Health
-		must(t, json.Unmarshal(do(t, http.MethodGet, d.direct+api.PathHealth, "", nil).body, &hl))
+		novatest.Must(t, json.Unmarshal(do(t, http.MethodGet, d.Direct+api.PathHealth, "", nil).body, &hl))
 		return hl.Reload.LastReloadSuccessful && hl.Generation == good
 	})
 }
 
 func TestMutationsAreRefusedAndTouchNothing(t *testing.T) {
-	h := newHome(t, "")
-	h.sync()
-	d := h.start()
-	before := snapshot(t, h.dir)
+	h := novatest.NewHome(t, "")
+	h.Sync()
+	d := h.Start()
+	before := snapshot(t, h.Dir)
 	for _, route := range api.FacadeMutationPaths {
 		method, path, _ := strings.Cut(route, " ")
-		r := do(t, method, d.facade+path, `{"query":"x","text":"remember this","settings":{"server":{"host":"0.0.0.0"}}}`, nil)
+		r := do(t, method, d.Facade+path, `{"query":"x","text":"remember this","settings":{"server":{"host":"0.0.0.0"}}}`, nil)
 		m := r.json(t)
 		if r.status != 403 || m["error"] != api.CodeReadOnly || m["externalAgentContract"] == nil {
 			t.Errorf("%s: %d %s", route, r.status, r.body)
@@ -291,7 +292,7 @@ func TestMutationsAreRefusedAndTouchNothing(t *testing.T) {
 	}
 	for _, route := range api.DirectMutationPaths {
 		method, path, _ := strings.Cut(route, " ")
-		r := do(t, method, d.direct+path, `{"texts":["x"]}`, nil)
+		r := do(t, method, d.Direct+path, `{"texts":["x"]}`, nil)
 		if r.status != 403 || r.json(t)["error"] != api.CodeReadOnly {
 			t.Errorf("%s: %d %s", route, r.status, r.body)
 		}
@@ -302,14 +303,14 @@ func TestMutationsAreRefusedAndTouchNothing(t *testing.T) {
 		method, url string
 		status      int
 	}{
-		{http.MethodDelete, d.facade + "/api/rag/external/memory/write", 403},
-		{http.MethodPut, d.direct + api.PathSearch, 403},
-		{http.MethodPatch, d.facade + api.PathFacadeSearch, 403},
-		{http.MethodOptions, d.facade + api.PathFacadeSearch, 403},
-		{http.MethodGet, d.facade + "/api/rag/external/settings", 405},
-		{http.MethodPost, d.facade + "/api/rag/external/promote", 404},
-		{http.MethodGet, d.direct + "/nope", 404},
-		{http.MethodGet, d.direct + api.PathSearch, 405},
+		{http.MethodDelete, d.Facade + "/api/rag/external/memory/write", 403},
+		{http.MethodPut, d.Direct + api.PathSearch, 403},
+		{http.MethodPatch, d.Facade + api.PathFacadeSearch, 403},
+		{http.MethodOptions, d.Facade + api.PathFacadeSearch, 403},
+		{http.MethodGet, d.Facade + "/api/rag/external/settings", 405},
+		{http.MethodPost, d.Facade + "/api/rag/external/promote", 404},
+		{http.MethodGet, d.Direct + "/nope", 404},
+		{http.MethodGet, d.Direct + api.PathSearch, 405},
 	} {
 		r := do(t, tc.method, tc.url, "", nil)
 		if r.status != tc.status {
@@ -319,17 +320,17 @@ func TestMutationsAreRefusedAndTouchNothing(t *testing.T) {
 			t.Errorf("%s %s: %v", tc.method, tc.url, err)
 		}
 	}
-	after := snapshot(t, h.dir)
+	after := snapshot(t, h.Dir)
 	if fmt.Sprint(before) != fmt.Sprint(after) {
 		t.Errorf("refused mutations changed files under the home:\nbefore %v\nafter  %v", before, after)
 	}
 }
 
 func TestBrowserRebindingAndProxyRefusals(t *testing.T) {
-	h := newHome(t, "")
-	h.sync()
-	d := h.start()
-	port := strings.TrimPrefix(d.facade, "http://127.0.0.1:")
+	h := novatest.NewHome(t, "")
+	h.Sync()
+	d := h.Start()
+	port := strings.TrimPrefix(d.Facade, "http://127.0.0.1:")
 	ok := `{"query":"release"}`
 	for _, tc := range []struct {
 		name    string
@@ -365,7 +366,7 @@ func TestBrowserRebindingAndProxyRefusals(t *testing.T) {
 		{"json-seq", map[string]string{"Content-Type": "application/json-seq"}, 415, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := do(t, http.MethodPost, d.facade+api.PathFacadeSearch, ok, tc.headers)
+			r := do(t, http.MethodPost, d.Facade+api.PathFacadeSearch, ok, tc.headers)
 			if r.status != tc.status {
 				t.Fatalf("status %d, want %d: %.300s", r.status, tc.status, r.body)
 			}
@@ -380,16 +381,16 @@ func TestBrowserRebindingAndProxyRefusals(t *testing.T) {
 		})
 	}
 	big := `{"query":"` + strings.Repeat("a", 70<<10) + `"}`
-	if r := search(t, d.facade, big); r.status != http.StatusRequestEntityTooLarge {
+	if r := search(t, d.Facade, big); r.status != http.StatusRequestEntityTooLarge {
 		t.Errorf("70 KiB body: %d", r.status)
 	}
-	if r := do(t, http.MethodGet, d.facade+api.PathFacadeHealth+"?token=abc", "", nil); r.status != 400 {
+	if r := do(t, http.MethodGet, d.Facade+api.PathFacadeHealth+"?token=abc", "", nil); r.status != 400 {
 		t.Errorf("token in URL: %d", r.status)
 	}
 	// Raw requests a client library would not send.
 	raw := func(req string) string {
-		conn, err := net.Dial("tcp", strings.TrimPrefix(d.facade, "http://"))
-		must(t, err)
+		conn, err := net.Dial("tcp", strings.TrimPrefix(d.Facade, "http://"))
+		novatest.Must(t, err)
 		defer conn.Close()
 		conn.SetDeadline(time.Now().Add(5 * time.Second))
 		fmt.Fprint(conn, req)
@@ -408,32 +409,32 @@ func TestBrowserRebindingAndProxyRefusals(t *testing.T) {
 }
 
 func TestInternalTokenLifecycle(t *testing.T) {
-	h := newHome(t, "")
-	h.sync()
-	tokenPath := filepath.Join(h.dir, "state", "internal-token")
+	h := novatest.NewHome(t, "")
+	h.Sync()
+	tokenPath := filepath.Join(h.Dir, "state", "internal-token")
 	// A symlink planted at the token path is replaced, never followed.
-	must(t, os.MkdirAll(filepath.Dir(tokenPath), 0o700))
-	target := filepath.Join(h.dir, "victim.txt")
-	must(t, os.WriteFile(target, []byte("do not touch\n"), 0o644))
-	must(t, os.Symlink(target, tokenPath))
-	d := h.start()
+	novatest.Must(t, os.MkdirAll(filepath.Dir(tokenPath), 0o700))
+	target := filepath.Join(h.Dir, "victim.txt")
+	novatest.Must(t, os.WriteFile(target, []byte("do not touch\n"), 0o644))
+	novatest.Must(t, os.Symlink(target, tokenPath))
+	d := h.Start()
 	if b, _ := os.ReadFile(target); string(b) != "do not touch\n" {
 		t.Fatal("the symlink target was written through")
 	}
 	fi, err := os.Lstat(tokenPath)
-	must(t, err)
+	novatest.Must(t, err)
 	if !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("token file mode %v", fi.Mode())
 	}
 	di, err := os.Stat(filepath.Dir(tokenPath))
-	must(t, err)
+	novatest.Must(t, err)
 	if di.Mode().Perm() != 0o700 {
 		t.Errorf("state dir mode %v", di.Mode().Perm())
 	}
 	tok1 := readToken(t, tokenPath)
 	var bodies []string
 	encode := func(token string) reply {
-		r := do(t, http.MethodPost, d.direct+api.PathEncode, `{"texts":["dashboard port","rollback"]}`, map[string]string{api.HeaderInternalToken: token})
+		r := do(t, http.MethodPost, d.Direct+api.PathEncode, `{"texts":["dashboard port","rollback"]}`, map[string]string{api.HeaderInternalToken: token})
 		bodies = append(bodies, string(r.body))
 		return r
 	}
@@ -450,46 +451,46 @@ func TestInternalTokenLifecycle(t *testing.T) {
 	}
 	// Path variants never reach the encoder without the token.
 	for _, p := range []string{"/encode/", "//encode", "/ENCODE", "/%65ncode", "/encode?x=1"} {
-		r := do(t, http.MethodPost, d.direct+p, `{"texts":["a"]}`, nil)
+		r := do(t, http.MethodPost, d.Direct+p, `{"texts":["a"]}`, nil)
 		if r.status == 200 {
 			t.Errorf("%s reached the encoder without a token", p)
 		}
 	}
 	for _, path := range []string{api.PathHealth, api.PathStats} {
-		bodies = append(bodies, string(do(t, http.MethodGet, d.direct+path, "", nil).body))
+		bodies = append(bodies, string(do(t, http.MethodGet, d.Direct+path, "", nil).body))
 	}
 	for _, path := range []string{api.PathFacadeHealth, api.PathFacadeStats, api.PathFacadeContract} {
-		bodies = append(bodies, string(do(t, http.MethodGet, d.facade+path, "", nil).body))
+		bodies = append(bodies, string(do(t, http.MethodGet, d.Facade+path, "", nil).body))
 	}
-	bodies = append(bodies, string(search(t, d.facade, `{"query":"token"}`).body))
+	bodies = append(bodies, string(search(t, d.Facade, `{"query":"token"}`).body))
 	// An unsafe token file disables /encode even with the right header.
-	must(t, os.Chmod(tokenPath, 0o644))
+	novatest.Must(t, os.Chmod(tokenPath, 0o644))
 	if r := encode(tok1); r.status != 403 || r.json(t)["error"] != api.CodeAuthUnavailable {
 		t.Errorf("unsafe token file: %d %s", r.status, r.body)
 	}
 	var hl api.Health
-	must(t, json.Unmarshal(do(t, http.MethodGet, d.direct+api.PathHealth, "", nil).body, &hl))
+	novatest.Must(t, json.Unmarshal(do(t, http.MethodGet, d.Direct+api.PathHealth, "", nil).body, &hl))
 	if hl.InternalEncodeAuthorized {
 		t.Error("health says encode is authorized with an unsafe token file")
 	}
-	code, _ := d.stop()
+	code, _ := d.Stop()
 	if code != 0 {
 		t.Errorf("clean stop exit code %d", code)
 	}
 	// Rotation on restart: the old token stops working.
-	d2 := h.start()
+	d2 := h.Start()
 	tok2 := readToken(t, tokenPath)
 	if tok2 == tok1 {
 		t.Fatal("token not rotated on restart")
 	}
-	r = do(t, http.MethodPost, d2.direct+api.PathEncode, `{"texts":["a"]}`, map[string]string{api.HeaderInternalToken: tok1})
+	r = do(t, http.MethodPost, d2.Direct+api.PathEncode, `{"texts":["a"]}`, map[string]string{api.HeaderInternalToken: tok1})
 	if r.status != 403 {
 		t.Errorf("previous token still accepted: %d", r.status)
 	}
-	d2.stop()
-	state, _ := os.ReadFile(filepath.Join(h.dir, "state", "server-state.json"))
+	d2.Stop()
+	state, _ := os.ReadFile(filepath.Join(h.Dir, "state", "server-state.json"))
 	for _, tok := range []string{tok1, tok2} {
-		for _, b := range append(bodies, d.logs.String(), d2.logs.String(), string(state)) {
+		for _, b := range append(bodies, d.Logs.String(), d2.Logs.String(), string(state)) {
 			if strings.Contains(b, tok) {
 				t.Fatalf("the token leaked into a response, a log or the state file")
 			}
@@ -500,7 +501,7 @@ func TestInternalTokenLifecycle(t *testing.T) {
 func readToken(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	must(t, err)
+	novatest.Must(t, err)
 	tok := strings.TrimSpace(string(b))
 	if len(tok) < 32 {
 		t.Fatalf("token too short: %d", len(tok))
@@ -510,45 +511,45 @@ func readToken(t *testing.T, path string) string {
 
 func TestExitCodes(t *testing.T) {
 	t.Run("invalid config", func(t *testing.T) {
-		h := newHome(t, "retrieval: {topK: 99}\n")
-		if code := h.launch().waitExit(10 * time.Second); code != 78 {
+		h := novatest.NewHome(t, "retrieval: {topK: 99}\n")
+		if code := h.Launch().WaitExit(10 * time.Second); code != 78 {
 			t.Errorf("exit %d, want 78", code)
 		}
 	})
 	t.Run("unknown key", func(t *testing.T) {
-		h := newHome(t, "retreival: {topK: 5}\n")
-		if code := h.launch().waitExit(10 * time.Second); code != 78 {
+		h := novatest.NewHome(t, "retreival: {topK: 5}\n")
+		if code := h.Launch().WaitExit(10 * time.Second); code != 78 {
 			t.Errorf("exit %d, want 78", code)
 		}
 	})
 	t.Run("non-loopback host", func(t *testing.T) {
-		h := newHome(t, "")
-		cfg := filepath.Join(h.dir, "config.yaml")
+		h := novatest.NewHome(t, "")
+		cfg := filepath.Join(h.Dir, "config.yaml")
 		b, _ := os.ReadFile(cfg)
-		must(t, os.WriteFile(cfg, []byte(strings.Replace(string(b), "host: 127.0.0.1", "host: 0.0.0.0", 1)), 0o644))
-		d := h.launch()
-		if code := d.waitExit(10 * time.Second); code != 77 {
+		novatest.Must(t, os.WriteFile(cfg, []byte(strings.Replace(string(b), "host: 127.0.0.1", "host: 0.0.0.0", 1)), 0o644))
+		d := h.Launch()
+		if code := d.WaitExit(10 * time.Second); code != 77 {
 			t.Errorf("exit %d, want 77", code)
 		}
-		if !strings.Contains(d.logs.String(), "rag-server-non-loopback") {
-			t.Errorf("log does not name the code: %s", d.logs.String())
+		if !strings.Contains(d.Logs.String(), "rag-server-non-loopback") {
+			t.Errorf("log does not name the code: %s", d.Logs.String())
 		}
-		if _, err := os.Stat(filepath.Join(h.dir, "state", "internal-token")); err == nil {
+		if _, err := os.Stat(filepath.Join(h.Dir, "state", "internal-token")); err == nil {
 			t.Error("a refused start wrote a token")
 		}
 	})
 	t.Run("port in use", func(t *testing.T) {
-		h := newHome(t, "")
-		d1 := h.start()
-		tok := readToken(t, filepath.Join(h.dir, "state", "internal-token"))
-		port := strings.TrimPrefix(d1.direct, "http://127.0.0.1:")
-		cfg := filepath.Join(h.dir, "config.yaml")
+		h := novatest.NewHome(t, "")
+		d1 := h.Start()
+		tok := readToken(t, filepath.Join(h.Dir, "state", "internal-token"))
+		port := strings.TrimPrefix(d1.Direct, "http://127.0.0.1:")
+		cfg := filepath.Join(h.Dir, "config.yaml")
 		b, _ := os.ReadFile(cfg)
-		must(t, os.WriteFile(cfg, []byte(strings.Replace(string(b), "port: 0}\nfacade", "port: "+port+"}\nfacade", 1)), 0o644))
-		if code := h.launch().waitExit(10 * time.Second); code != 75 {
+		novatest.Must(t, os.WriteFile(cfg, []byte(strings.Replace(string(b), "port: 0}\nfacade", "port: "+port+"}\nfacade", 1)), 0o644))
+		if code := h.Launch().WaitExit(10 * time.Second); code != 75 {
 			t.Errorf("exit %d, want 75", code)
 		}
-		if readToken(t, filepath.Join(h.dir, "state", "internal-token")) != tok {
+		if readToken(t, filepath.Join(h.Dir, "state", "internal-token")) != tok {
 			t.Error("the instance that lost the bind rewrote the winner's token")
 		}
 		if _, err := strconv.Atoi(port); err != nil {

@@ -7,23 +7,25 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
 // TestSyncEmbedsThroughRunningNovad: while novad runs, index sync asks it
 // for embeddings through /encode with the token from the 0600 file; with an
 // unsafe token file it refuses; without novad it embeds in-process.
 func TestSyncEmbedsThroughRunningNovad(t *testing.T) {
-	h := newHome(t, "")
-	h.sync()
-	d := h.start()
+	h := novatest.NewHome(t, "")
+	h.Sync()
+	d := h.Start()
 	add := func(id string) {
-		f, err := os.OpenFile(filepath.Join(h.data, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-		must(t, err)
+		f, err := os.OpenFile(filepath.Join(h.Data, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+		novatest.Must(t, err)
 		fmt.Fprintf(f, `{"id":%q,"text":"A fresh note about the canary deploy %s.","session":%q}`+"\n", id, id, id)
-		must(t, f.Close())
+		novatest.Must(t, f.Close())
 	}
 	source := func(args ...string) (string, int) {
-		out, errs, code := h.novactl(append([]string{"index", "sync", "--json"}, args...)...)
+		out, errs, code := h.Novactl(append([]string{"index", "sync", "--json"}, args...)...)
 		var r struct {
 			Error  string `json:"error"`
 			Result struct {
@@ -53,14 +55,14 @@ func TestSyncEmbedsThroughRunningNovad(t *testing.T) {
 		t.Fatalf("--in-process: %q (exit %d)", src, code)
 	}
 	// An unsafe token file: the build refuses to talk to novad.
-	tok := filepath.Join(h.dir, "state", "internal-token")
-	must(t, os.Chmod(tok, 0o644))
+	tok := filepath.Join(h.Dir, "state", "internal-token")
+	novatest.Must(t, os.Chmod(tok, 0o644))
 	add("n3")
 	if msg, code := source(); code == 0 || !strings.Contains(msg, "rag-internal-authorization-unavailable") {
 		t.Fatalf("unsafe token: exit %d %q", code, msg)
 	}
-	must(t, os.Chmod(tok, 0o600))
-	d.stop()
+	novatest.Must(t, os.Chmod(tok, 0o600))
+	d.Stop()
 	if src, code := source(); code != 0 || src != "in-process" {
 		t.Fatalf("without novad: %q (exit %d)", src, code)
 	}

@@ -1,19 +1,16 @@
 package e2e
 
 import (
-	"encoding/json"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
 // TestScripts runs testdata/script/*.txtar against the built novactl and a
@@ -21,8 +18,9 @@ import (
 // ($WORK/user). Extra commands:
 //
 //	novad start   start novad in the background and wait until it serves
-//	novad stop    stop it with SIGTERM
+//	novad stop    stop it with an interrupt (SIGINT)
 func TestScripts(t *testing.T) {
+	binDir := novatest.BinDir(t)
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
@@ -32,21 +30,23 @@ func TestScripts(t *testing.T) {
 			return os.MkdirAll(filepath.Join(env.WorkDir, "user"), 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"novad": cmdNovad,
+			"novad": func(ts *testscript.TestScript, _ bool, args []string) {
+				cmdNovad(filepath.Join(binDir, "novad"), ts, args)
+			},
 		},
 	})
 }
 
-func cmdNovad(ts *testscript.TestScript, neg bool, args []string) {
+// cmdNovad is the scripts' novad command, running the binary at novad.
+func cmdNovad(novad string, ts *testscript.TestScript, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: novad start|stop")
 	}
 	home := ts.Getenv("NOVA_HOME")
-	key := "novad-process"
 	switch args[0] {
 	case "start":
 		os.Remove(filepath.Join(home, "state", "server-state.json"))
-		cmd := exec.Command(filepath.Join(binDir, "novad"))
+		cmd := exec.Command(novad)
 		cmd.Env = []string{"NOVA_HOME=" + home, "HOME=" + ts.Getenv("HOME"), "PATH=" + ts.Getenv("PATH")}
 		logs, err := os.Create(ts.MkAbs("novad.log"))
 		ts.Check(err)
@@ -62,23 +62,9 @@ func cmdNovad(ts *testscript.TestScript, neg bool, args []string) {
 		runningMu.Lock()
 		running[ts] = &proc{cmd: cmd, done: done}
 		runningMu.Unlock()
-		deadline := time.Now().Add(20 * time.Second)
-		for time.Now().Before(deadline) {
-			select {
-			case <-done:
-				ts.Fatalf("novad exited:\n%s", ts.ReadFile("novad.log"))
-			default:
-			}
-			var st api.ServerState
-			if b, err := os.ReadFile(filepath.Join(home, "state", "server-state.json")); err == nil && json.Unmarshal(b, &st) == nil && st.PID == cmd.Process.Pid {
-				if resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(st.DirectPort) + api.PathHealth); err == nil {
-					resp.Body.Close()
-					return
-				}
-			}
-			time.Sleep(20 * time.Millisecond)
+		if _, err := novatest.WaitServing(home, cmd.Process.Pid, done, 30*time.Second); err != nil {
+			ts.Fatalf("%v:\n%s", err, ts.ReadFile("novad.log"))
 		}
-		ts.Fatalf("novad did not become ready (%s)", key)
 	case "stop":
 		runningMu.Lock()
 		p, ok := running[ts]

@@ -10,17 +10,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -28,182 +22,27 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/nova-recall/nova/api"
-)
-
-// binDir holds novad and novactl, built on first use (so that listing or
-// running only the in-process tests builds nothing).
-var (
-	binDir   string
-	buildErr error
-	build    sync.Once
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	novatest.Cleanup()
 	os.Exit(code)
 }
 
-// bin returns the path of a built binary, building both once.
-func bin(t *testing.T, name string) string {
-	t.Helper()
-	build.Do(func() {
-		dir, err := os.MkdirTemp("", "nova-mcp-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binDir = dir
-		_, here, _, _ := runtime.Caller(0)
-		root := filepath.Dir(filepath.Dir(here))
-		for _, n := range []string{"novad", "novactl"} {
-			cmd := exec.Command("go", "build", "-o", filepath.Join(dir, n), "./cmd/"+n)
-			cmd.Dir = root
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("build %s: %v\n%s", n, err, out)
-				return
-			}
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return filepath.Join(binDir, name)
-}
+// home is a temporary NOVA_HOME with the sample memory.
+type home struct{ *novatest.Home }
 
-const records = `{"id":"dec-1","text":"We chose SQLite in WAL mode for the local task store because it survives crashes.","date":"2026-10-14","agent":"codex","project":"nova","tags":["decision"]}
-{"id":"inc-7","text":"The dashboard on port 2096 was unavailable after the VPS migration: the firewall dropped inbound traffic; an allow rule fixed it.","date":"2026-11-10","agent":"claude-code","project":"infra"}
-{"id":"rel-3","text":"Release v1.4.0 was rolled back because migration script RC-204 failed on empty tables; v1.4.1 fixed it.","date":"2026-11-05","agent":"codex","project":"nova"}
-`
-
-const note = `---
-title: Invoice rounding
-date: 2026-11-02
-project: billing
----
-# Invoice rounding
-
-## Decision
-Round once at the invoice level with banker's rounding in src/money.py (commit 3f2a9c1).
-`
-
-// home is a temporary NOVA_HOME with a small memory, indexed.
-type home struct {
-	t   *testing.T
-	dir string
-}
-
+// newHome writes a home and, when index is set, indexes its memory.
 func newHome(t *testing.T, index bool) *home {
 	t.Helper()
-	dir := t.TempDir()
-	data := filepath.Join(dir, "memory")
-	must(t, os.MkdirAll(data, 0o755))
-	must(t, os.WriteFile(filepath.Join(data, "records.jsonl"), []byte(records), 0o644))
-	must(t, os.WriteFile(filepath.Join(data, "rounding.md"), []byte(note), 0o644))
-	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: 0}\nfacade: {port: 0}\nsources:\n  - {name: records, kind: jsonl, path: %q}\n  - {name: notes, kind: markdown, path: %q}\n", data, data)
-	must(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o644))
-	h := &home{t: t, dir: dir}
+	h := &home{novatest.NewHome(t, "")}
 	if index {
-		cmd := exec.Command(bin(t, "novactl"), "index", "sync")
-		cmd.Env = h.env()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("index sync: %v\n%s", err, out)
-		}
+		h.Sync()
 	}
 	return h
 }
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func (h *home) env() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "NOVA_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "NOVA_HOME="+h.dir)
-}
-
-// daemon is a running novad.
-type daemon struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	logs *bytes.Buffer
-	mu   *sync.Mutex
-}
-
-// startNovad starts novad and waits until GET /health on the port it
-// published in server-state.json says any existing index is loaded.
-func (h *home) startNovad() *daemon {
-	h.t.Helper()
-	cmd := exec.Command(bin(h.t, "novad"))
-	cmd.Env = h.env()
-	var mu sync.Mutex
-	logs := &bytes.Buffer{}
-	w := writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return logs.Write(p) })
-	cmd.Stdout, cmd.Stderr = w, w
-	must(h.t, cmd.Start())
-	d := &daemon{cmd: cmd, done: make(chan struct{}), logs: logs, mu: &mu}
-	go func() { _ = cmd.Wait(); close(d.done) }()
-	h.t.Cleanup(func() {
-		select {
-		case <-d.done:
-		default:
-			_ = cmd.Process.Kill()
-			<-d.done
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-d.done:
-			h.t.Fatalf("novad exited:\n%s", d.log())
-		default:
-		}
-		var st api.ServerState
-		if b, err := os.ReadFile(filepath.Join(h.dir, "state", "server-state.json")); err == nil && json.Unmarshal(b, &st) == nil && st.PID == cmd.Process.Pid && st.DirectPort > 0 {
-			if resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(st.DirectPort) + "/health"); err == nil {
-				var health api.Health
-				err := json.NewDecoder(resp.Body).Decode(&health)
-				resp.Body.Close()
-				// Ready means serving: a promoted index must have
-				// finished loading, or searches say "index-loading".
-				if resp.StatusCode == http.StatusOK && err == nil && health.IndexUnavailableReason != api.ReasonIndexLoading {
-					return d
-				}
-			}
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	h.t.Fatalf("novad did not become ready:\n%s", d.log())
-	return nil
-}
-
-func (d *daemon) log() string { d.mu.Lock(); defer d.mu.Unlock(); return d.logs.String() }
-
-// stop sends SIGTERM and waits for novad to exit.
-func (d *daemon) stop(t *testing.T) {
-	t.Helper()
-	_ = d.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-d.done:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("novad did not stop:\n%s", d.log())
-	}
-}
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // session is `novactl mcp` running as a child process, spoken to with raw
 // JSON-RPC lines.
@@ -220,15 +59,15 @@ type session struct {
 
 func (h *home) mcp(t *testing.T) *session {
 	t.Helper()
-	cmd := exec.Command(bin(t, "novactl"), "mcp")
-	cmd.Env = h.env()
+	cmd := exec.Command(novatest.Binary(t, "novactl"), "mcp")
+	cmd.Env = h.Env()
 	stdin, err := cmd.StdinPipe()
-	must(t, err)
+	novatest.Must(t, err)
 	stdout, err := cmd.StdoutPipe()
-	must(t, err)
+	novatest.Must(t, err)
 	s := &session{t: t, cmd: cmd, stdin: stdin, lines: make(chan []byte, 64), stderr: &bytes.Buffer{}, done: make(chan struct{}), nextID: 100}
 	cmd.Stderr = s.stderr
-	must(t, cmd.Start())
+	novatest.Must(t, cmd.Start())
 	go func() {
 		r := bufio.NewReaderSize(stdout, 1<<20)
 		for {
@@ -338,7 +177,7 @@ func (s *session) initialize(version string) map[string]any {
 	}
 	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	var r map[string]any
-	must(s.t, json.Unmarshal(m.Result, &r))
+	novatest.Must(s.t, json.Unmarshal(m.Result, &r))
 	return r
 }
 
@@ -365,7 +204,7 @@ func (s *session) tool(name string, args any) (toolResult, message) {
 	m := s.call("tools/call", map[string]any{"name": name, "arguments": args})
 	var r toolResult
 	if m.Error == nil {
-		must(s.t, json.Unmarshal(m.Result, &r))
+		novatest.Must(s.t, json.Unmarshal(m.Result, &r))
 	}
 	return r, m
 }
@@ -421,7 +260,7 @@ func TestStdio_ToolsList(t *testing.T) {
 			Annotations  map[string]any `json:"annotations"`
 		} `json:"tools"`
 	}
-	must(t, json.Unmarshal(m.Result, &r))
+	novatest.Must(t, json.Unmarshal(m.Result, &r))
 	names := map[string]bool{}
 	for _, tool := range r.Tools {
 		names[tool.Name] = true
@@ -492,7 +331,7 @@ type searchOut struct {
 
 func TestStdio_SearchWithRealNovad(t *testing.T) {
 	h := newHome(t, true)
-	h.startNovad()
+	h.Start()
 	s := h.mcp(t)
 	s.initialize("2025-06-18")
 	schemas := outputSchemas(t, s)
@@ -503,7 +342,7 @@ func TestStdio_SearchWithRealNovad(t *testing.T) {
 	}
 	validate(t, schemas["memory_search"], r.StructuredContent)
 	var out searchOut
-	must(t, json.Unmarshal(r.StructuredContent, &out))
+	novatest.Must(t, json.Unmarshal(r.StructuredContent, &out))
 	if !out.Available || out.Quality == nil || out.Quality.Status == "" {
 		t.Fatalf("not available: %s", r.StructuredContent)
 	}
@@ -529,7 +368,7 @@ func TestStdio_SearchWithRealNovad(t *testing.T) {
 	if m.Error != nil {
 		t.Fatal(m.Error)
 	}
-	must(t, json.Unmarshal(r.StructuredContent, &out))
+	novatest.Must(t, json.Unmarshal(r.StructuredContent, &out))
 	if len(out.Results) == 0 {
 		t.Fatalf("filtered search found nothing: %s", r.text())
 	}
@@ -547,7 +386,7 @@ func TestStdio_SearchWithRealNovad(t *testing.T) {
 
 	// No match: available, no results, said plainly.
 	r, _ = s.tool("memory_search", map[string]any{"query": "kubernetes helm chart", "project": "no-such-project"})
-	must(t, json.Unmarshal(r.StructuredContent, &out))
+	novatest.Must(t, json.Unmarshal(r.StructuredContent, &out))
 	if !out.Available || len(out.Results) != 0 || !strings.Contains(r.text(), "no matches") {
 		t.Errorf("no-match result: %s\n%s", r.StructuredContent, r.text())
 	}
@@ -562,7 +401,7 @@ func TestStdio_SearchWithRealNovad(t *testing.T) {
 		Chunks                       int
 		Index                        struct{ Agents map[string]int }
 	}
-	must(t, json.Unmarshal(st.StructuredContent, &so))
+	novatest.Must(t, json.Unmarshal(st.StructuredContent, &so))
 	if !so.Running || !so.Available || !so.ReadOnly || so.Chunks < 4 || so.Index.Agents["codex"] == 0 {
 		t.Errorf("status %s", st.StructuredContent)
 	}
@@ -578,11 +417,11 @@ func outputSchemas(t *testing.T, s *session) map[string]*jsonschema.Resolved {
 			OutputSchema *jsonschema.Schema `json:"outputSchema"`
 		} `json:"tools"`
 	}
-	must(t, json.Unmarshal(m.Result, &r))
+	novatest.Must(t, json.Unmarshal(m.Result, &r))
 	out := map[string]*jsonschema.Resolved{}
 	for _, tool := range r.Tools {
 		res, err := tool.OutputSchema.Resolve(nil)
-		must(t, err)
+		novatest.Must(t, err)
 		out[tool.Name] = res
 	}
 	return out
@@ -591,7 +430,7 @@ func outputSchemas(t *testing.T, s *session) map[string]*jsonschema.Resolved {
 func validate(t *testing.T, schema *jsonschema.Resolved, raw json.RawMessage) {
 	t.Helper()
 	var v any
-	must(t, json.Unmarshal(raw, &v))
+	novatest.Must(t, json.Unmarshal(raw, &v))
 	if err := schema.Validate(v); err != nil {
 		t.Errorf("structured content does not match the output schema: %v\n%s", err, raw)
 	}
@@ -653,17 +492,17 @@ func TestStdio_DaemonDown(t *testing.T) {
 	})
 
 	t.Run("stopped during the session", func(t *testing.T) {
-		d := h.startNovad()
+		d := h.Start()
 		s := h.mcp(t)
 		s.initialize("2025-06-18")
 		if r, _ := s.tool("memory_search", map[string]any{"query": "SQLite"}); !strings.Contains(string(r.StructuredContent), `"available":true`) {
 			t.Fatalf("search before the stop: %s", r.text())
 		}
-		d.stop(t)
+		d.Stop()
 		assertNotRunning(t, s)
 
 		// novad comes back on other ports: the same session finds it.
-		h.startNovad()
+		h.Start()
 		r, m := s.tool("memory_search", map[string]any{"query": "SQLite"})
 		if m.Error != nil || !strings.Contains(string(r.StructuredContent), `"available":true`) {
 			t.Fatalf("search after the restart: %+v %s", m.Error, r.text())
@@ -671,11 +510,11 @@ func TestStdio_DaemonDown(t *testing.T) {
 	})
 
 	t.Run("killed", func(t *testing.T) {
-		d := h.startNovad()
+		d := h.Start()
 		s := h.mcp(t)
 		s.initialize("2025-06-18")
-		_ = d.cmd.Process.Kill()
-		<-d.done
+		_ = d.Cmd.Process.Kill()
+		<-d.Done
 		assertNotRunning(t, s)
 	})
 }
@@ -687,7 +526,7 @@ func assertNotRunning(t *testing.T, s *session) {
 		t.Fatalf("daemon down must not be a protocol error: %+v", m.Error)
 	}
 	var out searchOut
-	must(t, json.Unmarshal(r.StructuredContent, &out))
+	novatest.Must(t, json.Unmarshal(r.StructuredContent, &out))
 	if out.Available || !strings.Contains(out.Reason, "connection-refused") {
 		t.Errorf("structured content %s", r.StructuredContent)
 	}
@@ -755,16 +594,16 @@ func TestStdio_EndOfInput(t *testing.T) {
 	// A client that writes its requests and closes stdin still gets every
 	// answer, and the server exits 0.
 	h := newHome(t, true)
-	h.startNovad()
+	h.Start()
 	s := h.mcp(t)
 	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"firewall port 2096"}}}`)
-	must(t, s.stdin.Close())
+	novatest.Must(t, s.stdin.Close())
 	got := map[string]message{}
 	for m := range s.lines {
 		var msg message
-		must(t, json.Unmarshal(m, &msg))
+		novatest.Must(t, json.Unmarshal(m, &msg))
 		got[string(msg.ID)] = msg
 	}
 	<-s.done
@@ -783,9 +622,9 @@ func TestStdio_OfficialClient(t *testing.T) {
 	// The SDK's own client drives the whole session: handshake, listing,
 	// a call and a ping.
 	h := newHome(t, true)
-	h.startNovad()
-	cmd := exec.Command(bin(t, "novactl"), "mcp")
-	cmd.Env = h.env()
+	h.Start()
+	cmd := exec.Command(novatest.Binary(t, "novactl"), "mcp")
+	cmd.Env = h.Env()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c := mcp.NewClient(&mcp.Implementation{Name: "nova-test", Version: "1"}, nil)

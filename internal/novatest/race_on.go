@@ -1,6 +1,6 @@
 //go:build race
 
-package e2e
+package novatest
 
 // raceEnabled builds the binaries under test with the race detector when
 // the tests themselves run with it.

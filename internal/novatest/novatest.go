@@ -1,0 +1,296 @@
+// Package novatest runs the real novad and novactl binaries for tests: it
+// builds them once per test binary, writes a temporary NOVA_HOME holding a
+// small memory, and starts novad on free loopback ports, waiting until it
+// serves. The e2e, MCP and testscript suites share it so that "novad is
+// ready" means one thing everywhere.
+package novatest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// BinDir returns the folder holding the built novad and novactl, building
+// them on first use (with -race when the tests run with it).
+func BinDir(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		if binDir, buildErr = os.MkdirTemp("", "nova-test-bin-"); buildErr != nil {
+			return
+		}
+		_, here, _, _ := runtime.Caller(0)
+		root := filepath.Dir(filepath.Dir(filepath.Dir(here)))
+		args := []string{"build"}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		for _, name := range []string{"novad", "novactl"} {
+			cmd := exec.Command("go", append(args, "-o", filepath.Join(binDir, name), "./cmd/"+name)...)
+			cmd.Dir = root
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("build %s: %v\n%s", name, err, out)
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binDir
+}
+
+// Binary returns the path of the built novad or novactl.
+func Binary(t testing.TB, name string) string {
+	t.Helper()
+	return filepath.Join(BinDir(t), name)
+}
+
+// Cleanup removes the built binaries; call it from TestMain after m.Run.
+func Cleanup() {
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+}
+
+// SampleJSONL and SampleNote are the memory every Home starts with.
+const (
+	SampleJSONL = `{"id":"dec-1","text":"We chose SQLite in WAL mode for the local task store because it survives crashes.","date":"2026-10-14","agent":"codex","project":"nova","tags":["decision"]}
+{"id":"inc-7","text":"The dashboard on port 2096 was unavailable after the VPS migration: the firewall dropped inbound traffic; an allow rule fixed it.","date":"2026-11-10","agent":"claude-code","project":"infra"}
+{"id":"rel-3","text":"Release v1.4.0 was rolled back because migration script RC-204 failed on empty tables; v1.4.1 fixed it.","date":"2026-11-05","agent":"codex","project":"nova"}
+{"id":"zh-1","text":"迁移后定时任务失败，原因是时区配置不同，已经修复。","date":"2026-11-20","agent":"codex","project":"infra"}
+`
+	SampleNote = `---
+title: Invoice rounding
+date: 2026-11-02
+project: billing
+---
+# Invoice rounding
+
+## Decision
+Round once at the invoice level with banker's rounding in src/money.py (commit 3f2a9c1).
+`
+)
+
+// Home is a temporary NOVA_HOME.
+type Home struct {
+	T testing.TB
+	// Dir is the NOVA_HOME.
+	Dir string
+	// Data is the memory folder both sources read.
+	Data string
+}
+
+// NewHome writes a home whose config.yaml binds free ports (port 0) and
+// reads the sample memory; extraConfig is appended to config.yaml.
+func NewHome(t testing.TB, extraConfig string) *Home {
+	t.Helper()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "memory")
+	Must(t, os.MkdirAll(data, 0o755))
+	Must(t, os.WriteFile(filepath.Join(data, "records.jsonl"), []byte(SampleJSONL), 0o644))
+	Must(t, os.WriteFile(filepath.Join(data, "rounding.md"), []byte(SampleNote), 0o644))
+	cfg := fmt.Sprintf(`server: {host: 127.0.0.1, port: 0}
+facade: {port: 0}
+sources:
+  - {name: records, kind: jsonl, path: %q}
+  - {name: notes, kind: markdown, path: %q}
+%s`, data, data, extraConfig)
+	Must(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o644))
+	return &Home{T: t, Dir: dir, Data: data}
+}
+
+// Must fails t on a non-nil err.
+func Must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Env is the test process's environment without NOVA_* variables, plus
+// NOVA_HOME: a developer's own settings must not leak into a test.
+func (h *Home) Env() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "NOVA_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "NOVA_HOME="+h.Dir)
+}
+
+// Novactl runs novactl and returns stdout, stderr and the exit code.
+func (h *Home) Novactl(args ...string) (stdout, stderr string, code int) {
+	h.T.Helper()
+	cmd := exec.Command(Binary(h.T, "novactl"), args...)
+	cmd.Env = h.Env()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		h.T.Fatalf("novactl %v: %v", args, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// Sync runs novactl index sync and fails the test if it fails.
+func (h *Home) Sync() {
+	h.T.Helper()
+	if out, errs, code := h.Novactl("index", "sync"); code != 0 {
+		h.T.Fatalf("index sync failed (%d): %s %s", code, out, errs)
+	}
+}
+
+// Daemon is a running novad.
+type Daemon struct {
+	T   testing.TB
+	Cmd *exec.Cmd
+	// Logs is everything novad wrote to stdout and stderr.
+	Logs *LogBuffer
+	// Direct and Facade are the listeners' base URLs, set by Start.
+	Direct, Facade string
+	// Done is closed when novad has exited; Exit is then its exit code.
+	Done chan struct{}
+	Exit int
+}
+
+// LogBuffer is a bytes.Buffer safe for novad's writes and a test's reads.
+type LogBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *LogBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String returns what was written so far.
+func (l *LogBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Start runs novad (verbose, with args) and waits until it serves.
+func (h *Home) Start(args ...string) *Daemon {
+	h.T.Helper()
+	// A previous daemon's state must not be mistaken for this one's.
+	os.Remove(filepath.Join(h.Dir, "state", "server-state.json"))
+	d := h.Launch(args...)
+	st, err := WaitServing(h.Dir, d.Cmd.Process.Pid, d.Done, 30*time.Second)
+	if err != nil {
+		h.T.Fatalf("%v (exit %d):\n%s", err, d.Exit, d.Logs.String())
+	}
+	d.Direct = "http://127.0.0.1:" + strconv.Itoa(st.DirectPort)
+	d.Facade = "http://127.0.0.1:" + strconv.Itoa(st.FacadePort)
+	return d
+}
+
+// Launch starts novad (verbose, with args) without waiting; the test's
+// cleanup kills it if it still runs.
+func (h *Home) Launch(args ...string) *Daemon {
+	h.T.Helper()
+	cmd := exec.Command(Binary(h.T, "novad"), append([]string{"-v"}, args...)...)
+	cmd.Env = h.Env()
+	logs := &LogBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	Must(h.T, cmd.Start())
+	d := &Daemon{T: h.T, Cmd: cmd, Logs: logs, Done: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			d.Exit = ee.ExitCode()
+		}
+		close(d.Done)
+	}()
+	h.T.Cleanup(func() {
+		select {
+		case <-d.Done:
+		default:
+			cmd.Process.Kill()
+			<-d.Done
+		}
+	})
+	return d
+}
+
+// Stop sends SIGTERM and returns the exit code and how long novad took.
+func (d *Daemon) Stop() (int, time.Duration) {
+	d.T.Helper()
+	t0 := time.Now()
+	d.Cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-d.Done:
+	case <-time.After(15 * time.Second):
+		d.T.Fatalf("novad did not stop within 15s:\n%s", d.Logs.String())
+	}
+	return d.Exit, time.Since(t0)
+}
+
+// WaitExit waits for novad to exit by itself and returns its exit code.
+func (d *Daemon) WaitExit(timeout time.Duration) int {
+	d.T.Helper()
+	select {
+	case <-d.Done:
+		return d.Exit
+	case <-time.After(timeout):
+		d.T.Fatalf("novad did not exit:\n%s", d.Logs.String())
+	}
+	return -1
+}
+
+// WaitServing waits until the novad with pid has published its ports in
+// home's server-state.json and its /health says it is past booting: both
+// listeners accept and a promoted index has finished its first load, so a
+// search answers from it rather than "index-loading". It fails early when
+// done (closed on novad's exit) is closed.
+func WaitServing(home string, pid int, done <-chan struct{}, timeout time.Duration) (api.ServerState, error) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-done:
+			return api.ServerState{}, errors.New("novad exited before serving")
+		default:
+		}
+		var st api.ServerState
+		if b, err := os.ReadFile(filepath.Join(home, "state", "server-state.json")); err == nil && json.Unmarshal(b, &st) == nil && st.PID == pid && st.DirectPort > 0 {
+			if resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(st.DirectPort) + api.PathHealth); err == nil {
+				var health api.Health
+				err := json.NewDecoder(resp.Body).Decode(&health)
+				resp.Body.Close()
+				if err == nil && health.Status == "ok" {
+					return st, nil
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return api.ServerState{}, fmt.Errorf("novad did not serve within %s", timeout)
+}
