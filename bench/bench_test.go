@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/lexical"
-	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/search"
 )
 
@@ -92,12 +92,8 @@ func loadFixture(b *testing.B, n int) *fixture {
 	if _, err := timeSync(ctx, cfg, func(string, ...any) {}); err != nil {
 		b.Fatal(err)
 	}
-	m, _, err := manifest.Read(cfg.Home.Manifest())
-	if err != nil {
-		b.Fatal(err)
-	}
 	an := lexical.NewAnalyzer()
-	g, err := generation.Open(filepath.Join(cfg.Home.IndexDir(), m.GenerationPath), m.RunID, m.Files, an)
+	_, g, err := index.OpenActive(cfg.Home, an)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,7 +103,7 @@ func loadFixture(b *testing.B, n int) *fixture {
 	}
 	fx := &fixture{
 		g: g, an: an, fts: fts, queries: corpus.Queries(benchQueriesPerKind, 1),
-		engine: search.New(search.Config{HalfLifeDays: cfg.Retrieval.RecencyHalfLifeDays, Dense: cfg.Retrieval.DenseChannel == "on"}, an),
+		engine: search.New(search.ConfigFor(cfg.Retrieval), an),
 		snap:   &search.Snapshot{Gen: g, Query: g.Model},
 	}
 	fixtures[n] = fx

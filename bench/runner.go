@@ -20,7 +20,6 @@ import (
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/lexical"
-	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/search"
 )
@@ -373,15 +372,11 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 	}
 
 	// 3. Load the generation as novad does.
-	m, _, err := manifest.Read(home.Manifest())
-	if err != nil {
-		return sr, err
-	}
 	analyzer := lexical.NewAnalyzer()
 	releaseMemory()
 	rssBefore, _ := selfMemory()
 	t0 := time.Now()
-	g, err := generation.Open(filepath.Join(home.IndexDir(), m.GenerationPath), m.RunID, m.Files, analyzer)
+	m, g, err := index.OpenActive(home, analyzer)
 	if err != nil {
 		return sr, fmt.Errorf("load generation: %w", err)
 	}
@@ -396,7 +391,7 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 	queries := corpus.Queries(opts.QueriesPerKind, opts.Seed)
 
 	// 4. In-process systems over the loaded generation.
-	engine := search.New(search.Config{HalfLifeDays: cfg.Retrieval.RecencyHalfLifeDays, Dense: cfg.Retrieval.DenseChannel == "on"}, analyzer)
+	engine := search.New(search.ConfigFor(cfg.Retrieval), analyzer)
 	snap := &search.Snapshot{Gen: g, Query: g.Model}
 	for _, sys := range opts.Systems {
 		var fn searchFunc

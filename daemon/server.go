@@ -120,9 +120,7 @@ func New(opts Options) (*Server, error) {
 	analyzer := lexical.NewAnalyzer()
 	s := &Server{
 		cfg: cfg, home: cfg.Home, log: opts.Logger, opts: opts, analyzer: analyzer,
-		engine: search.New(search.Config{
-			HalfLifeDays: cfg.Retrieval.RecencyHalfLifeDays, Dense: cfg.Retrieval.DenseChannel == "on",
-		}, analyzer),
+		engine:  search.New(search.ConfigFor(cfg.Retrieval), analyzer),
 		permits: make(chan struct{}, cfg.Retrieval.MaxConcurrentSearches),
 		hup:     make(chan struct{}, 1),
 	}

@@ -16,9 +16,7 @@ import (
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
-	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/lexical"
-	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/search"
 )
@@ -226,12 +224,8 @@ func RunLoCoMo(ctx context.Context, path string, opts LoCoMoOptions) (*LoCoMoRep
 		return nil, fmt.Errorf("index the LoCoMo turns: %w", err)
 	}
 	buildMs := time.Since(t0).Milliseconds()
-	m, _, err := manifest.Read(cfg.Home.Manifest())
-	if err != nil {
-		return nil, err
-	}
 	analyzer := lexical.NewAnalyzer()
-	g, err := generation.Open(filepath.Join(cfg.Home.IndexDir(), m.GenerationPath), m.RunID, m.Files, analyzer)
+	_, g, err := index.OpenActive(cfg.Home, analyzer)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +233,9 @@ func RunLoCoMo(ctx context.Context, path string, opts LoCoMoOptions) (*LoCoMoRep
 	rep := &LoCoMoReport{Dataset: filepath.Base(path), Conversations: convs, Turns: len(recs), Questions: len(qs), BuildMs: buildMs}
 
 	novaRun := func(name, desc string, dense bool) (SystemReport, error) {
-		engine := search.New(search.Config{HalfLifeDays: cfg.Retrieval.RecencyHalfLifeDays, Dense: dense}, analyzer)
+		ec := search.ConfigFor(cfg.Retrieval)
+		ec.Dense = dense
+		engine := search.New(ec, analyzer)
 		return runSystem(name, desc, qs, opts.Progress, func(q Question) ([]string, error) {
 			ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 			defer cancel()

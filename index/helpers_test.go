@@ -3,6 +3,7 @@ package index_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -140,13 +141,9 @@ func mustSync(t testing.TB, ix *index.Indexer) *index.SyncResult {
 // active reads and validates the active manifest and loads its generation.
 func active(t testing.TB, home paths.Home) (*manifest.Manifest, *generation.Generation) {
 	t.Helper()
-	m, _, err := manifest.Read(home.Manifest())
+	m, g, err := index.OpenActive(home, lexical.NewAnalyzer())
 	if err != nil {
-		t.Fatalf("manifest.Read: %v", err)
-	}
-	g, err := generation.Open(filepath.Join(home.IndexDir(), m.GenerationPath), m.RunID, m.Files, lexical.NewAnalyzer())
-	if err != nil {
-		t.Fatalf("generation.Open %s: %v", m.RunID, err)
+		t.Fatalf("open the active generation: %v", err)
 	}
 	return m, g
 }
@@ -208,3 +205,10 @@ func dirNames(t testing.TB, dir string) []string {
 }
 
 func fmtIDs(ids []string) string { return fmt.Sprintf("%q", ids) }
+
+func TestOpenActiveWithNothingPromoted(t *testing.T) {
+	_, _, err := index.OpenActive(paths.Home{Root: t.TempDir()}, lexical.NewAnalyzer())
+	if !errors.Is(err, manifest.ErrNoManifest) {
+		t.Fatalf("OpenActive on an empty home = %v, want manifest.ErrNoManifest", err)
+	}
+}

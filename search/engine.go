@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/embed"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/lexical"
@@ -32,6 +33,11 @@ type Config struct {
 	ContextWeight float64
 	// Now is the clock for recency; nil uses time.Now.
 	Now func() time.Time
+}
+
+// ConfigFor is the engine configuration Nova's retrieval settings ask for.
+func ConfigFor(r config.Retrieval) Config {
+	return Config{HalfLifeDays: r.RecencyHalfLifeDays, Dense: r.DenseChannel == "on"}
 }
 
 // DefaultLexicalWeight is the measured default fusion weight.

@@ -16,10 +16,8 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/contracttest"
 	"github.com/nova-recall/nova/index"
-	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/internal/golden"
 	"github.com/nova-recall/nova/lexical"
-	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/search"
 )
@@ -53,12 +51,7 @@ func snapshot(t testing.TB) *search.Snapshot {
 			fixture.err = err
 			return
 		}
-		m, _, err := manifest.Read(cfg.Home.Manifest())
-		if err != nil {
-			fixture.err = err
-			return
-		}
-		g, err := generation.Open(filepath.Join(cfg.Home.IndexDir(), m.GenerationPath), m.RunID, m.Files, lexical.NewAnalyzer())
+		_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
 		if err != nil {
 			fixture.err = err
 			return
