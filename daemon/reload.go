@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/config"
-	"github.com/nova-recall/nova/embed"
+	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/manifest"
@@ -92,7 +92,7 @@ func (s *Server) reloadOnce(ctx context.Context, trigger string) {
 
 // queryEmbedder returns the embedder of g's vector space: the builtin
 // model the generation carries, or the configured provider.
-func (s *Server) queryEmbedder(g *generation.Generation) embed.Embedder {
+func (s *Server) queryEmbedder(g *generation.Generation) embedding.Embedder {
 	if g.Meta.EmbeddingProfile.Provider == config.ProviderBuiltin {
 		if g.Model == nil {
 			return nil

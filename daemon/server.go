@@ -23,7 +23,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
-	"github.com/nova-recall/nova/embed"
+	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
@@ -60,7 +60,7 @@ type Server struct {
 	engine   *search.Engine
 	// embedder is the configured query embedder for non-builtin
 	// providers; builtin generations carry their own.
-	embedder embed.Embedder
+	embedder embedding.Embedder
 
 	current atomic.Pointer[served]
 	loading atomic.Bool
@@ -125,7 +125,7 @@ func New(opts Options) (*Server, error) {
 		hup:     make(chan struct{}, 1),
 	}
 	if cfg.Embedding.Provider == config.ProviderOpenAI {
-		s.embedder = embed.NewOpenAI(embed.OpenAIOptions{
+		s.embedder = embedding.NewOpenAI(embedding.OpenAIOptions{
 			Endpoint: cfg.Embedding.Endpoint, Model: cfg.Embedding.Model, Dimension: cfg.Embedding.Dimension,
 			APIKey: paths.Lookup(opts.Environ, cfg.Embedding.APIKeyEnv), BatchSize: cfg.Embedding.BatchSize,
 			Timeout: time.Duration(cfg.Embedding.TimeoutSeconds) * time.Second,

@@ -22,7 +22,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
-	"github.com/nova-recall/nova/embed"
+	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index/chunk"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/index/ingest"
@@ -52,7 +52,7 @@ type Options struct {
 	// Environ is the environment (for the openai API key variable).
 	Environ []string
 	// Embedder, when set, replaces the configured embedder (tests).
-	Embedder embed.Embedder
+	Embedder embedding.Embedder
 	// NoRemote keeps embedding in-process even when novad is running.
 	NoRemote bool
 }
@@ -535,16 +535,16 @@ func (x *Indexer) analyze(ctx context.Context, chunks []memory.Chunk) (own, cont
 // embedder picks the embedder of this build: the builtin model (reused
 // while it fits the corpus, else trained) or the openai endpoint; and a
 // running novad's /encode when it serves the same profile.
-func (x *Indexer) embedder(ctx context.Context, terms [][]string, res *BuildResult) (embed.Embedder, *embed.LSA, error) {
+func (x *Indexer) embedder(ctx context.Context, terms [][]string, res *BuildResult) (embedding.Embedder, *embedding.LSA, error) {
 	if x.opts.Embedder != nil {
 		res.EmbeddingSource = "injected"
-		if m, ok := x.opts.Embedder.(*embed.LSA); ok {
+		if m, ok := x.opts.Embedder.(*embedding.LSA); ok {
 			return m, m, nil
 		}
 		return x.opts.Embedder, nil, nil
 	}
-	var local embed.Embedder
-	var model *embed.LSA
+	var local embedding.Embedder
+	var model *embedding.LSA
 	switch x.cfg.Embedding.Provider {
 	case config.ProviderBuiltin:
 		m, err := x.builtinModel(ctx, terms, res)
@@ -553,7 +553,7 @@ func (x *Indexer) embedder(ctx context.Context, terms [][]string, res *BuildResu
 		}
 		local, model = m, m
 	case config.ProviderOpenAI:
-		local = embed.NewOpenAI(embed.OpenAIOptions{
+		local = embedding.NewOpenAI(embedding.OpenAIOptions{
 			Endpoint: x.cfg.Embedding.Endpoint, Model: x.cfg.Embedding.Model, Dimension: x.cfg.Embedding.Dimension,
 			APIKey: paths.Lookup(x.opts.Environ, x.cfg.Embedding.APIKeyEnv), BatchSize: x.cfg.Embedding.BatchSize,
 			Timeout: time.Duration(x.cfg.Embedding.TimeoutSeconds) * time.Second,
@@ -577,13 +577,13 @@ func (x *Indexer) embedder(ctx context.Context, terms [][]string, res *BuildResu
 
 // builtinModel reuses the current corpus model unless it is stale, else
 // trains a new one and makes it current.
-func (x *Indexer) builtinModel(ctx context.Context, terms [][]string, res *BuildResult) (*embed.LSA, error) {
+func (x *Indexer) builtinModel(ctx context.Context, terms [][]string, res *BuildResult) (*embedding.LSA, error) {
 	dir := x.home.ModelDir()
 	dim := x.cfg.Embedding.Dimension
 	if !x.opts.Retrain {
 		if id, err := os.ReadFile(filepath.Join(dir, "current")); err == nil {
 			if f, err := os.Open(filepath.Join(dir, strings.TrimSpace(string(id))+".lsa")); err == nil {
-				m, err := embed.ReadLSA(f, x.analyzer)
+				m, err := embedding.ReadLSA(f, x.analyzer)
 				f.Close()
 				if err == nil && !m.Stale(len(terms), dim) {
 					return m, nil
@@ -592,7 +592,7 @@ func (x *Indexer) builtinModel(ctx context.Context, terms [][]string, res *Build
 		}
 	}
 	x.opts.Progress(Progress{Stage: "train", Total: len(terms), Note: "training the builtin embedder on this corpus"})
-	m, err := embed.TrainLSATerms(ctx, terms, dim, x.analyzer)
+	m, err := embedding.TrainLSATerms(ctx, terms, dim, x.analyzer)
 	if err != nil {
 		return nil, fmt.Errorf("train builtin embedder: %w", err)
 	}
@@ -612,17 +612,17 @@ func (x *Indexer) builtinModel(ctx context.Context, terms [][]string, res *Build
 
 // embedAll returns the vectors of every chunk: from the cache when the
 // same text was embedded before under the same profile, else computed.
-func (x *Indexer) embedAll(ctx context.Context, emb embed.Embedder, model *embed.LSA, chunks []memory.Chunk, terms [][]string, res *BuildResult) (*vector.Store, error) {
+func (x *Indexer) embedAll(ctx context.Context, emb embedding.Embedder, model *embedding.LSA, chunks []memory.Chunk, terms [][]string, res *BuildResult) (*vector.Store, error) {
 	prof := emb.Profile()
 	dim := prof.Dimension
-	cache, err := embed.OpenCache(x.home.EmbeddingCache(), manifest.ProfileHash(prof), dim)
+	cache, err := embedding.OpenCache(x.home.EmbeddingCache(), manifest.ProfileHash(prof), dim)
 	if err != nil {
 		return nil, err
 	}
 	data := make([]float32, len(chunks)*dim)
 	var missing []int
 	for i := range chunks {
-		k := embed.KeyOf(chunks[i].IndexText())
+		k := embedding.KeyOf(chunks[i].IndexText())
 		if v, ok := cache.Get(k); ok {
 			copy(data[i*dim:], v)
 			res.Cached++
@@ -632,7 +632,7 @@ func (x *Indexer) embedAll(ctx context.Context, emb embed.Embedder, model *embed
 	}
 	total := len(missing)
 	x.opts.Progress(Progress{Stage: "embed", Done: 0, Total: total})
-	local := model != nil && emb == embed.Embedder(model)
+	local := model != nil && emb == embedding.Embedder(model)
 	batch := max(1, x.cfg.Embedding.BatchSize)
 	if local {
 		batch = 1024
@@ -657,13 +657,13 @@ func (x *Indexer) embedAll(ctx context.Context, emb embed.Embedder, model *embed
 			if err != nil {
 				return nil, fmt.Errorf("embed: %w", err)
 			}
-			if err := embed.CheckVectors(vecs, len(texts), dim); err != nil {
+			if err := embedding.CheckVectors(vecs, len(texts), dim); err != nil {
 				return nil, fmt.Errorf("embed: %w", err)
 			}
 		}
 		for j, i := range idx {
 			copy(data[i*dim:], vecs[j])
-			cache.Put(embed.KeyOf(chunks[i].IndexText()), vecs[j])
+			cache.Put(embedding.KeyOf(chunks[i].IndexText()), vecs[j])
 		}
 		res.Embedded += len(idx)
 		x.opts.Progress(Progress{Stage: "embed", Done: min(total, start+batch), Total: total})

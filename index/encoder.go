@@ -15,7 +15,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
-	"github.com/nova-recall/nova/embed"
+	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/secrets"
@@ -28,7 +28,7 @@ var ErrAuthUnavailable = errors.New(api.CodeAuthUnavailable)
 // discoverEncoder returns a Remote embedder when a novad is running for
 // this home and serves the same embedding profile; nil when none is (the
 // build then embeds in-process with the same code).
-func discoverEncoder(ctx context.Context, home paths.Home, want api.EmbeddingProfile) (embed.Embedder, error) {
+func discoverEncoder(ctx context.Context, home paths.Home, want api.EmbeddingProfile) (embedding.Embedder, error) {
 	b, err := os.ReadFile(home.ServerState())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -52,7 +52,7 @@ func discoverEncoder(ctx context.Context, home paths.Home, want api.EmbeddingPro
 	if err != nil {
 		return nil, fmt.Errorf("%w: novad is running but its token file cannot be used (%v); run novactl doctor", ErrAuthUnavailable, err)
 	}
-	return embed.NewRemote(base, tok, *h.EmbeddingProfile), nil
+	return embedding.NewRemote(base, tok, *h.EmbeddingProfile), nil
 }
 
 func probeHealth(ctx context.Context, base string) (*api.Health, error) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
-	"github.com/nova-recall/nova/embed"
+	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/memory"
@@ -59,7 +59,7 @@ type Snapshot struct {
 	Gen *generation.Generation
 	// Query embeds queries into the generation's vector space; nil turns
 	// the dense channel off for this snapshot.
-	Query embed.Embedder
+	Query embedding.Embedder
 }
 
 // Engine runs searches. It is safe for concurrent use and holds no lock a

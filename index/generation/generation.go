@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/api"
-	"github.com/nova-recall/nova/embed"
+	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/memory"
@@ -81,7 +81,7 @@ type Generation struct {
 	Vectors *vector.Store
 	// Model is the builtin embedder of this generation (nil for other
 	// providers): queries against this generation are embedded with it.
-	Model *embed.LSA
+	Model *embedding.LSA
 	// LoadDuration is how long Open took.
 	LoadDuration time.Duration
 }
@@ -99,7 +99,7 @@ type Contents struct {
 	Lexical *lexical.Index
 	Context *lexical.Index
 	Vectors *vector.Store
-	Model   *embed.LSA
+	Model   *embedding.LSA
 	// ANN is the approximate shortlist, present only when it passed the
 	// build-time recall check.
 	ANN    *vector.HNSW
@@ -282,12 +282,12 @@ func Open(dir string, runID string, files map[string]manifest.FileSum, analyzer 
 	}); err != nil {
 		return nil, annotate(runID, err)
 	}
-	if g.Meta.EmbeddingProfile.Provider == embed.ProviderBuiltin {
+	if g.Meta.EmbeddingProfile.Provider == embedding.ProviderBuiltin {
 		if _, ok := files[FileModel]; !ok {
 			return nil, bad(FileModel, "builtin generation has no model")
 		}
 		if err := verified(dir, FileModel, files, func(r io.Reader) error {
-			m, err := embed.ReadLSA(r, analyzer)
+			m, err := embedding.ReadLSA(r, analyzer)
 			g.Model = m
 			return err
 		}); err != nil {

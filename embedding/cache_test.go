@@ -1,4 +1,4 @@
-package embed_test
+package embedding_test
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/nova-recall/nova/embed"
+	"github.com/nova-recall/nova/embedding"
 )
 
 const cacheDim = 4
@@ -16,13 +16,13 @@ func cacheVec(i int) []float32 {
 	return []float32{float32(i), float32(i) + 0.5, -float32(i), 1}
 }
 
-func cacheKey(i int) embed.Key { return embed.KeyOf(fmt.Sprintf("text %d", i)) }
+func cacheKey(i int) embedding.Key { return embedding.KeyOf(fmt.Sprintf("text %d", i)) }
 
 // fill opens the cache of profile "p" in dir, adds vectors [from, to) and
 // flushes.
 func fill(t *testing.T, dir string, from, to int) {
 	t.Helper()
-	c, err := embed.OpenCache(dir, "p", cacheDim)
+	c, err := embedding.OpenCache(dir, "p", cacheDim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,9 +35,9 @@ func fill(t *testing.T, dir string, from, to int) {
 }
 
 // holds checks that a freshly opened cache has exactly vectors [from, to).
-func holds(t *testing.T, dir string, from, to int) *embed.Cache {
+func holds(t *testing.T, dir string, from, to int) *embedding.Cache {
 	t.Helper()
-	c, err := embed.OpenCache(dir, "p", cacheDim)
+	c, err := embedding.OpenCache(dir, "p", cacheDim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,9 +52,9 @@ func holds(t *testing.T, dir string, from, to int) *embed.Cache {
 	return c
 }
 
-func open(t *testing.T, dir string) *embed.Cache {
+func open(t *testing.T, dir string) *embedding.Cache {
 	t.Helper()
-	c, err := embed.OpenCache(dir, "p", cacheDim)
+	c, err := embedding.OpenCache(dir, "p", cacheDim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestCache_reopen(t *testing.T) {
 	}
 	holds(t, dir, 0, 15)
 	// Another profile (or dimension) is another file.
-	other, err := embed.OpenCache(dir, "q", cacheDim)
+	other, err := embedding.OpenCache(dir, "q", cacheDim)
 	if err != nil || other.Len() != 0 {
 		t.Errorf("cache of another profile: %d vectors, %v", other.Len(), err)
 	}
@@ -161,7 +161,7 @@ func TestCache_compact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := embed.OpenCache(dir, "p", cacheDim)
+	c, err := embedding.OpenCache(dir, "p", cacheDim)
 	if err != nil {
 		t.Fatal(err)
 	}

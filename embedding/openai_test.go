@@ -1,4 +1,4 @@
-package embed_test
+package embedding_test
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
-	"github.com/nova-recall/nova/embed"
+	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/lexical"
@@ -130,7 +130,7 @@ func texts(n int) []string {
 func TestOpenAI_batching(t *testing.T) {
 	srv := newFakeServer(t, 8)
 	srv.reversed = true // (before any request) servers may answer in any order; index says which is which
-	e := embed.NewOpenAI(embed.OpenAIOptions{Endpoint: srv.URL + "/v1/", Model: "fake-embed", Dimension: 8, APIKey: testKey, BatchSize: 3})
+	e := embedding.NewOpenAI(embedding.OpenAIOptions{Endpoint: srv.URL + "/v1/", Model: "fake-embed", Dimension: 8, APIKey: testKey, BatchSize: 3})
 	if p := e.Profile(); p != (api.EmbeddingProfile{Provider: "openai", Model: "fake-embed", Dimension: 8}) {
 		t.Errorf("profile %+v", p)
 	}
@@ -168,13 +168,13 @@ func TestOpenAI_batching(t *testing.T) {
 		if i == 4 {
 			want = fakeVector("empty", 8)
 		}
-		embed.Normalize(want)
+		embedding.Normalize(want)
 		if !slices.Equal(v, want) {
 			t.Errorf("vector %d is not the normalised vector of text %d (order lost?)", i, i)
 		}
 	}
 	// No key, no Authorization header.
-	if _, err := embed.NewOpenAI(embed.OpenAIOptions{Endpoint: srv.URL + "/v1", Model: "m", Dimension: 8}).Embed(context.Background(), texts(1)); err != nil {
+	if _, err := embedding.NewOpenAI(embedding.OpenAIOptions{Endpoint: srv.URL + "/v1", Model: "m", Dimension: 8}).Embed(context.Background(), texts(1)); err != nil {
 		t.Fatal(err)
 	}
 	if auth := srv.authHeaders(); auth[len(auth)-1] != "" {
@@ -189,8 +189,8 @@ func TestOpenAI_batching(t *testing.T) {
 
 func TestOpenAI_errors(t *testing.T) {
 	srv := newFakeServer(t, 8)
-	opts := embed.OpenAIOptions{Endpoint: srv.URL + "/v1", Model: "fake", Dimension: 8, APIKey: testKey, BatchSize: 4, Timeout: 10 * time.Second}
-	e := embed.NewOpenAI(opts)
+	opts := embedding.OpenAIOptions{Endpoint: srv.URL + "/v1", Model: "fake", Dimension: 8, APIKey: testKey, BatchSize: 4, Timeout: 10 * time.Second}
+	e := embedding.NewOpenAI(opts)
 	write := func(status int, body string) func(w http.ResponseWriter, r *http.Request, input []string) bool {
 		return func(w http.ResponseWriter, r *http.Request, input []string) bool {
 			w.Header().Set("Content-Type", "application/json")
@@ -236,12 +236,12 @@ func TestOpenAI_errors(t *testing.T) {
 			}
 			return true
 		}, 1, 300 * time.Millisecond, func(t *testing.T, err error) {
-			if !errors.Is(err, embed.ErrUnavailable) || !strings.Contains(err.Error(), "did not answer within 300ms") {
+			if !errors.Is(err, embedding.ErrUnavailable) || !strings.Contains(err.Error(), "did not answer within 300ms") {
 				t.Errorf("timeout error %q", err)
 			}
 		}},
 		{"wrong dimension", write(200, vectors("[1,2,3,4,5,6,7]")), 1, 0, func(t *testing.T, err error) {
-			de, ok := errors.AsType[*embed.DimensionError](err)
+			de, ok := errors.AsType[*embedding.DimensionError](err)
 			if !ok || de.Want != 8 || de.Got != 7 {
 				t.Errorf("error %v, want DimensionError{8, 7}", err)
 			}
@@ -280,7 +280,7 @@ func TestOpenAI_errors(t *testing.T) {
 			if tt.timeout > 0 {
 				o := opts
 				o.Timeout = tt.timeout
-				e = embed.NewOpenAI(o)
+				e = embedding.NewOpenAI(o)
 			}
 			start := time.Now()
 			vecs, err := e.Embed(context.Background(), texts(tt.n))
@@ -301,8 +301,8 @@ func TestOpenAI_errors(t *testing.T) {
 		dead := httptest.NewServer(http.NotFoundHandler())
 		url := dead.URL
 		dead.Close()
-		_, err := embed.NewOpenAI(embed.OpenAIOptions{Endpoint: url + "/v1", Model: "m", Dimension: 8, APIKey: testKey}).Embed(context.Background(), texts(1))
-		if !errors.Is(err, embed.ErrUnavailable) || strings.Contains(err.Error(), testKey) {
+		_, err := embedding.NewOpenAI(embedding.OpenAIOptions{Endpoint: url + "/v1", Model: "m", Dimension: 8, APIKey: testKey}).Embed(context.Background(), texts(1))
+		if !errors.Is(err, embedding.ErrUnavailable) || strings.Contains(err.Error(), testKey) {
 			t.Errorf("unreachable endpoint: %v", err)
 		}
 	})
@@ -310,7 +310,7 @@ func TestOpenAI_errors(t *testing.T) {
 		srv.set(nil)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, err := e.Embed(ctx, texts(1)); !errors.Is(err, embed.ErrUnavailable) && !errors.Is(err, context.Canceled) {
+		if _, err := e.Embed(ctx, texts(1)); !errors.Is(err, embedding.ErrUnavailable) && !errors.Is(err, context.Canceled) {
 			t.Errorf("canceled: %v", err)
 		}
 	})
@@ -332,7 +332,7 @@ func TestCheckVectors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := embed.CheckVectors(tt.vecs, tt.n, 2); (err == nil) != tt.ok {
+			if err := embedding.CheckVectors(tt.vecs, tt.n, 2); (err == nil) != tt.ok {
 				t.Errorf("CheckVectors: %v, want ok %v", err, tt.ok)
 			}
 		})
@@ -437,7 +437,7 @@ func TestSync_openai(t *testing.T) {
 	}
 	for i, c := range g.Chunks {
 		want := fakeVector(c.IndexText(), 8)
-		embed.Normalize(want)
+		embedding.Normalize(want)
 		if !slices.Equal(g.Vectors.Row(i), want) {
 			t.Errorf("vector of %s is not the server's", c.ID)
 		}
@@ -458,7 +458,7 @@ func TestSync_openai(t *testing.T) {
 	if err := writeText(src, strings.Join(lines, "\n")+"\n"+`{"id":"m-new","text":"a new note"}`+"\n"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Sync(context.Background()); !errors.As(err, new(*embed.DimensionError)) {
+	if _, err := ix.Sync(context.Background()); !errors.As(err, new(*embedding.DimensionError)) {
 		t.Errorf("sync against a wrong-dimension server: %v, want a DimensionError", err)
 	}
 	if m3, _, err := manifest.Read(cfg.Home.Manifest()); err != nil || m3.RunID != r2.Build.RunID {

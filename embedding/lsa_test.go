@@ -1,4 +1,4 @@
-package embed_test
+package embedding_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/nova-recall/nova/embed"
+	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/lexical"
 )
 
@@ -29,9 +29,9 @@ func lsaCorpus(n int) []string {
 	return out
 }
 
-func train(t *testing.T, texts []string, dim int) *embed.LSA {
+func train(t *testing.T, texts []string, dim int) *embedding.LSA {
 	t.Helper()
-	m, err := embed.TrainLSA(context.Background(), texts, dim, lexical.NewAnalyzer())
+	m, err := embedding.TrainLSA(context.Background(), texts, dim, lexical.NewAnalyzer())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestLSA_roundTrip(t *testing.T) {
 		t.Fatalf("WriteTo: %d bytes reported, %d written, %v", n, buf.Len(), err)
 	}
 	raw := bytes.Clone(buf.Bytes())
-	r, err := embed.ReadLSA(&buf, lexical.NewAnalyzer())
+	r, err := embedding.ReadLSA(&buf, lexical.NewAnalyzer())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestLSA_roundTrip(t *testing.T) {
 		"truncated": raw[:len(raw)-3],
 		"trailing":  append(bytes.Clone(raw), 0),
 	} {
-		if _, err := embed.ReadLSA(bytes.NewReader(b), lexical.NewAnalyzer()); err == nil {
+		if _, err := embedding.ReadLSA(bytes.NewReader(b), lexical.NewAnalyzer()); err == nil {
 			t.Errorf("ReadLSA of a %s model succeeded", name)
 		}
 	}

@@ -1,4 +1,4 @@
-// Package embed computes dense vectors. An Embedder turns texts into
+// Package embedding computes dense vectors. An Embedder turns texts into
 // vectors of one embedding profile (provider, model, dimension); vectors of
 // different profiles are never compared. Providers: the builtin embedder
 // (a latent semantic model trained on the person's own corpus: pure Go, no
@@ -6,7 +6,7 @@
 // endpoint, and the remote embedder that asks a running novad through its
 // internal /encode endpoint. A Cache keyed by profile and text hash lets a
 // rebuild embed only new or changed text.
-package embed
+package embedding
 
 import (
 	"context"
