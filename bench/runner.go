@@ -386,7 +386,7 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 	var mstats runtime.MemStats
 	runtime.ReadMemStats(&mstats)
 	sr.GenerationLoad = &LoadReport{OpenMs: openMs, RSSBeforeBytes: rssBefore, RSSAfterBytes: rssAfter, HeapBytes: int64(mstats.HeapAlloc)}
-	say("generation %s loaded in %s (%d chunks; RSS %s -> %s)", m.RunID, msf(float64(openMs)), len(g.Chunks), humanBytes(rssBefore), humanBytes(rssAfter))
+	say("generation %s loaded in %s (%d chunks; RSS %s -> %s)", m.RunID, msf(float64(openMs)), g.Count(), humanBytes(rssBefore), humanBytes(rssAfter))
 
 	queries := corpus.Queries(opts.QueriesPerKind, opts.Seed)
 
@@ -401,7 +401,7 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 		case SystemBM25:
 			fn = bm25Search(g, analyzer, opts.TopK)
 		case SystemVector:
-			if g.Model == nil || g.Vectors == nil {
+			if g.Model == nil {
 				sr.Notes = append(sr.Notes, "vector: the generation has no builtin model; skipped")
 				continue
 			}
@@ -561,7 +561,7 @@ func accept(g *generation.Generation, q Query) func(int) bool {
 		return nil
 	}
 	return func(d int) bool {
-		c := &g.Chunks[d]
+		c := g.Chunk(d)
 		if q.Project != "" && c.Project != q.Project {
 			return false
 		}
@@ -577,10 +577,10 @@ func accept(g *generation.Generation, q Query) func(int) bool {
 
 func bm25Search(g *generation.Generation, analyzer *lexical.Analyzer, k int) searchFunc {
 	return func(_ context.Context, q Query) (outcome, error) {
-		hits := g.Lexical.Search(analyzer.Terms(q.Text), k, accept(g, q))
+		hits := g.SearchText(analyzer.Terms(q.Text), k, accept(g, q))
 		o := outcome{ids: make([]string, len(hits))}
 		for i, h := range hits {
-			o.ids[i] = g.Chunks[h.Doc].SourceID
+			o.ids[i] = g.Chunk(h.Doc).SourceID
 		}
 		return o, nil
 	}
@@ -592,13 +592,13 @@ func vectorSearch(g *generation.Generation, k int) searchFunc {
 		if err != nil {
 			return outcome{}, err
 		}
-		hits, err := g.Vectors.Search(vecs[0], k, accept(g, q))
+		hits, err := g.SearchVectors(vecs[0], k, accept(g, q))
 		if err != nil {
 			return outcome{}, err
 		}
 		o := outcome{ids: make([]string, 0, len(hits))}
 		for _, h := range hits {
-			o.ids = append(o.ids, g.Chunks[h.Doc].SourceID)
+			o.ids = append(o.ids, g.Chunk(h.Doc).SourceID)
 		}
 		return o, nil
 	}

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -69,7 +70,7 @@ func (s *Server) health() api.Health {
 		h.IndexPath = &p
 		h.IndexExists, h.IndexLoaded = true, true
 		h.IndexReady = cur.profileOK
-		h.Entries = len(cur.snap.Gen.Chunks)
+		h.Entries = cur.snap.Gen.Count()
 		h.Generation = cur.manifest.RunID
 		h.ProviderLoaded = cur.snap.Query != nil
 	} else {
@@ -112,41 +113,19 @@ func (s *Server) stats() api.Stats {
 	p := filepath.Join(s.home.IndexDir(), cur.manifest.GenerationPath)
 	st.Index.Path, st.Index.Generation = &p, cur.manifest.RunID
 	st.Index.Exists, st.Index.Loaded, st.Index.Ready = true, true, cur.profileOK
-	st.Index.Entries = len(cur.snap.Gen.Chunks)
+	st.Index.Entries = cur.snap.Gen.Count()
 	st.Index.DenseSearch = "exact"
-	if cur.snap.Gen.Vectors.HasANN() {
+	if cur.snap.Gen.HasANN() {
 		st.Index.DenseSearch = "approximate-shortlist-exact-rerank"
 	}
-	var first, last string
-	for i := range cur.snap.Gen.Chunks {
-		c := &cur.snap.Gen.Chunks[i]
-		st.Index.Layers[c.Layer]++
-		st.Index.Agents[orUnknown(c.Agent)]++
-		st.Index.Projects[orUnknown(c.Project)]++
-		st.Index.SourceSets[c.SourceSet]++
-		for _, t := range c.Tags {
-			st.Index.Tags[t]++
-		}
-		if c.Date != "" {
-			if first == "" || c.Date < first {
-				first = c.Date
-			}
-			if c.Date > last {
-				last = c.Date
-			}
-		}
-	}
+	sum := cur.snap.Gen.Summary()
+	st.Index.Layers, st.Index.Agents, st.Index.Projects = maps.Clone(sum.Layers), maps.Clone(sum.Agents), maps.Clone(sum.Projects)
+	st.Index.SourceSets, st.Index.Tags = maps.Clone(sum.SourceSets), maps.Clone(sum.Tags)
+	first, last := sum.FirstDate, sum.LastDate
 	if first != "" {
 		st.Index.DateRange = api.DateSpan{Start: &first, End: &last}
 	}
 	return st
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
 }
 
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
@@ -226,7 +205,7 @@ func (s *Server) ragStatus() api.RagStatus {
 	if cur := s.current.Load(); cur != nil {
 		st.Ready = true
 		st.Generation = cur.manifest.RunID
-		st.ChunkCount = len(cur.snap.Gen.Chunks)
+		st.ChunkCount = cur.snap.Gen.Count()
 		p := cur.manifest.EmbeddingProfile
 		st.Profile = &p
 	}

@@ -71,7 +71,7 @@ func (s *Server) reloadOnce(ctx context.Context, trigger string) {
 		s.failReload(hash, m.RunID, err)
 		return
 	}
-	if g.Meta.EmbeddingProfile != m.EmbeddingProfile || len(g.Chunks) != m.ChunkCount {
+	if g.Meta.EmbeddingProfile != m.EmbeddingProfile || g.Count() != m.ChunkCount {
 		s.failReload(hash, m.RunID, errors.New("generation does not match its manifest (profile or chunk count)"))
 		return
 	}
@@ -82,7 +82,7 @@ func (s *Server) reloadOnce(ctx context.Context, trigger string) {
 	s.current.Store(next)
 	s.setReloadStatus(true, nil, "", "")
 	s.writeState("")
-	s.log.Info("Generation loaded", "runId", m.RunID, "chunks", len(g.Chunks), "loadMs", time.Since(t0).Milliseconds(),
+	s.log.Info("Generation loaded", "runId", m.RunID, "chunks", g.Count(), "loadMs", time.Since(t0).Milliseconds(),
 		"trigger", trigger, "profileMatches", next.profileOK)
 	if !next.profileOK {
 		s.log.Warn("The active generation was embedded with another profile; searches answer embedding-profile-mismatch until it is rebuilt",

@@ -432,13 +432,13 @@ func TestSync_openai(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Vectors.Dim() != 8 || g.Vectors.Len() != 10 || g.Model != nil {
-		t.Errorf("generation vectors %dx%d model %v", g.Vectors.Len(), g.Vectors.Dim(), g.Model)
+	if g.Dim() != 8 || g.Count() != 10 || g.Model != nil {
+		t.Errorf("generation vectors %dx%d model %v", g.Count(), g.Dim(), g.Model)
 	}
-	for i, c := range g.Chunks {
+	for i, c := range g.All() {
 		want := fakeVector(c.IndexText(), 8)
 		embedding.Normalize(want)
-		if !slices.Equal(g.Vectors.Row(i), want) {
+		if !slices.Equal(g.Vector(i), want) {
 			t.Errorf("vector of %s is not the server's", c.ID)
 		}
 	}

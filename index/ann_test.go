@@ -67,8 +67,8 @@ func TestApproximateIndexDecision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.Vectors.HasANN() != ann.Enabled || g.Meta.ANN == nil || g.Meta.ANN.Reason == "" {
-			t.Errorf("loaded generation: HasANN %v, meta %+v", g.Vectors.HasANN(), g.Meta.ANN)
+		if g.HasANN() != ann.Enabled || g.Meta.ANN == nil || g.Meta.ANN.Reason == "" {
+			t.Errorf("loaded generation: HasANN %v, meta %+v", g.HasANN(), g.Meta.ANN)
 		}
 		t.Logf("threshold %d: %+v", tc.threshold, *ann)
 	}

@@ -115,7 +115,7 @@ func TestGenerationOpen_corrupt(t *testing.T) {
 				g, err := generation.Open(bad, m.RunID, m.Files, analyzer)
 				runtime.ReadMemStats(&after)
 				if err == nil {
-					t.Fatalf("Open of a generation with a damaged %s succeeded (%d chunks)", file, len(g.Chunks))
+					t.Fatalf("Open of a generation with a damaged %s succeeded (%d chunks)", file, g.Count())
 				}
 				ce, ok := errors.AsType[*generation.CorruptError](err)
 				if !errors.Is(err, generation.ErrCorrupt) || !ok || ce.File != file || ce.RunID != m.RunID || !strings.Contains(err.Error(), file) {

@@ -78,8 +78,8 @@ func TestSync_crash(t *testing.T) {
 					t.Errorf("new manifest %s previous %s", m.RunID, m.PreviousRunID)
 				}
 			}
-			if len(g.Chunks) != wantChunks || m.ChunkCount != wantChunks {
-				t.Errorf("active generation has %d chunks (manifest %d), want %d", len(g.Chunks), m.ChunkCount, wantChunks)
+			if g.Count() != wantChunks || m.ChunkCount != wantChunks {
+				t.Errorf("active generation has %d chunks (manifest %d), want %d", g.Count(), m.ChunkCount, wantChunks)
 			}
 
 			// The next sync cleans what the crash left and succeeds.
@@ -98,8 +98,8 @@ func TestSync_crash(t *testing.T) {
 				}
 			}
 			nm, ng := active(t, cfg.Home)
-			if nm.RunID != r.Build.RunID || len(ng.Chunks) != 7 {
-				t.Errorf("after the next sync: active %s with %d chunks", nm.RunID, len(ng.Chunks))
+			if nm.RunID != r.Build.RunID || ng.Count() != 7 {
+				t.Errorf("after the next sync: active %s with %d chunks", nm.RunID, ng.Count())
 			}
 			// Only generations that were ever active are kept: the old
 			// one, the crashed one if it became active, and the new one.

@@ -149,14 +149,14 @@ func active(t testing.TB, home paths.Home) (*manifest.Manifest, *generation.Gene
 }
 
 // chunkByID indexes chunks by id, failing on duplicates.
-func chunkByID(t testing.TB, chunks []memory.Chunk) map[string]memory.Chunk {
+func chunkByID(t testing.TB, g *generation.Generation) map[string]memory.Chunk {
 	t.Helper()
-	out := make(map[string]memory.Chunk, len(chunks))
-	for _, c := range chunks {
+	out := make(map[string]memory.Chunk, g.Count())
+	for _, c := range g.All() {
 		if _, dup := out[c.ID]; dup {
 			t.Fatalf("duplicate chunk id %s", c.ID)
 		}
-		out[c.ID] = c
+		out[c.ID] = *c
 	}
 	return out
 }

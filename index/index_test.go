@@ -57,16 +57,16 @@ func TestSync_incremental(t *testing.T) {
 			t.Errorf("manifest does not list %s", f)
 		}
 	}
-	if len(g.Chunks) != 6 || g.Vectors.Len() != 6 || g.Lexical.Len() != 6 || g.Model == nil || g.Model.ID() != m.EmbeddingProfile.Model {
-		t.Fatalf("generation: %d chunks, %d vectors, %d docs", len(g.Chunks), g.Vectors.Len(), g.Lexical.Len())
+	if g.Count() != 6 || g.Len() != 6 || g.Model == nil || g.Model.ID() != m.EmbeddingProfile.Model {
+		t.Fatalf("generation: %d chunks, %d slots", g.Count(), g.Len())
 	}
-	c := chunkByID(t, g.Chunks)["notes:mem-001"]
+	c := chunkByID(t, g)["notes:mem-001"]
 	if c.SourceID != "mem-001" || c.Project != "billing" || c.Agent != "codex" || c.Date != "2026-02-10" ||
 		!slices.Contains(c.Tags, "decision") || c.SourcePath != src || c.LineNumber != 1 || c.SourceType != "jsonl" ||
 		c.SourceSet != "external-content" || c.Parts != 1 || c.TextHash != memory.HashText(c.Text) {
 		t.Errorf("chunk mem-001: %+v", c)
 	}
-	if c := chunkByID(t, g.Chunks)["notes:mem-003"]; c.Time != "2026-02-12T09:30:00Z" || c.Date != "2026-02-12" {
+	if c := chunkByID(t, g)["notes:mem-003"]; c.Time != "2026-02-12T09:30:00Z" || c.Date != "2026-02-12" {
 		t.Errorf("chunk mem-003 time %q date %q", c.Time, c.Date)
 	}
 	if got := dirNames(t, cfg.Home.Candidates()); len(got) != 0 {
@@ -87,7 +87,7 @@ func TestSync_incremental(t *testing.T) {
 			t.Errorf("second manifest run %s previous %s profile %+v", m2.RunID, m2.PreviousRunID, m2.EmbeddingProfile)
 		}
 		// Unchanged records keep their chunk ids, text hashes and vectors.
-		before, after := chunkByID(t, g.Chunks), chunkByID(t, g2.Chunks)
+		before, after := chunkByID(t, g), chunkByID(t, g2)
 		for id, c := range before {
 			c2, ok := after[id]
 			if !ok || c2.TextHash != c.TextHash || c2.DedupeKey != c.DedupeKey {
@@ -97,10 +97,13 @@ func TestSync_incremental(t *testing.T) {
 		if _, ok := after["notes:mem-007"]; !ok {
 			t.Errorf("new chunk missing")
 		}
-		for i := range g.Chunks {
-			j := slices.IndexFunc(g2.Chunks, func(c memory.Chunk) bool { return c.ID == g.Chunks[i].ID })
-			if !slices.Equal(g.Vectors.Row(i), g2.Vectors.Row(j)) {
-				t.Errorf("vector of %s changed", g.Chunks[i].ID)
+		docs := map[string]int{}
+		for j, c := range g2.All() {
+			docs[c.ID] = j
+		}
+		for i, c := range g.All() {
+			if !slices.Equal(g.Vector(i), g2.Vector(docs[c.ID])) {
+				t.Errorf("vector of %s changed", c.ID)
 			}
 		}
 	})
@@ -188,10 +191,10 @@ Page the billing on-call through PagerDuty; escalate after 15 minutes.
 	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now})
 	r := mustSync(t, ix)
 	_, g := active(t, cfg.Home)
-	byID := chunkByID(t, g.Chunks)
+	byID := chunkByID(t, g)
 	bySource := map[string][]memory.Chunk{}
-	for _, c := range g.Chunks {
-		bySource[c.SourceName] = append(bySource[c.SourceName], c)
+	for _, c := range g.All() {
+		bySource[c.SourceName] = append(bySource[c.SourceName], *c)
 	}
 	summary := map[string]index.SourceSummary{}
 	for _, s := range r.Build.Sources {
@@ -319,9 +322,9 @@ Page the billing on-call through PagerDuty; escalate after 15 minutes.
 		}
 		_, g2 := active(t, cfg.Home)
 		var again []memory.Chunk
-		for _, c := range g2.Chunks {
+		for _, c := range g2.All() {
 			if c.SourceName == "huge" {
-				again = append(again, c)
+				again = append(again, *c)
 			}
 		}
 		again = hugeParts(t, again)
@@ -502,7 +505,7 @@ func TestSync_carryForward(t *testing.T) {
 		t.Errorf("after deleting b.jsonl: records %d carried %d chunks %d embedded %d, want 4 2 6 0", b.Records, b.Carried, b.Chunks, b.Embedded)
 	}
 	_, g := active(t, cfg.Home)
-	byID := chunkByID(t, g.Chunks)
+	byID := chunkByID(t, g)
 	for _, id := range []string{"notes:mem-005", "notes:mem-006"} {
 		if c, ok := byID[id]; !ok || !strings.HasSuffix(c.SourcePath, "b.jsonl") {
 			t.Errorf("carried chunk %s missing", id)
@@ -528,7 +531,7 @@ func TestSync_carryForward(t *testing.T) {
 		t.Errorf("with PruneMissing: records %d carried %d chunks %d, want 4 0 4", b.Records, b.Carried, b.Chunks)
 	}
 	_, g = active(t, cfg.Home)
-	if _, ok := chunkByID(t, g.Chunks)["notes:mem-005"]; ok {
+	if _, ok := chunkByID(t, g)["notes:mem-005"]; ok {
 		t.Errorf("pruned chunk still indexed")
 	}
 

@@ -121,8 +121,8 @@ func (x *Indexer) verifyDir(dir, where string) (*VerifyResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", cand.RunID, err)
 	}
-	if len(g.Chunks) != cand.ChunkCount {
-		return nil, fmt.Errorf("verify %s: %d chunks, candidate record says %d", cand.RunID, len(g.Chunks), cand.ChunkCount)
+	if g.Count() != cand.ChunkCount {
+		return nil, fmt.Errorf("verify %s: %d chunks, candidate record says %d", cand.RunID, g.Count(), cand.ChunkCount)
 	}
 	if g.Meta.EmbeddingProfile != cand.EmbeddingProfile || manifest.ProfileHash(cand.EmbeddingProfile) != cand.EmbeddingProfileHash {
 		return nil, fmt.Errorf("verify %s: embedding profile of the files does not match the candidate record", cand.RunID)
@@ -132,7 +132,7 @@ func (x *Indexer) verifyDir(dir, where string) (*VerifyResult, error) {
 		bytes += f.Size
 	}
 	return &VerifyResult{
-		RunID: cand.RunID, Where: where, Chunks: len(g.Chunks), Files: len(cand.Files), Bytes: bytes,
+		RunID: cand.RunID, Where: where, Chunks: g.Count(), Files: len(cand.Files), Bytes: bytes,
 		EmbeddingProfile: cand.EmbeddingProfile, ProfileMatches: ProfileMatchesConfig(x.cfg, cand.EmbeddingProfile),
 		LoadMs: g.LoadDuration.Milliseconds(),
 	}, nil

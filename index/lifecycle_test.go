@@ -158,7 +158,7 @@ func activeTexts(t *testing.T, cfg config.Config) (string, []string) {
 	t.Helper()
 	m, g := active(t, cfg.Home)
 	var texts []string
-	for _, c := range g.Chunks {
+	for _, c := range g.All() {
 		texts = append(texts, c.Text)
 	}
 	slices.Sort(texts)

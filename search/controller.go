@@ -42,7 +42,7 @@ func (c *controller) report(q *query, qual api.Quality, candidates, returned int
 		ExecutionPolicy: "baseline-first-adaptive-bounded", PassesRun: passesRun, Passes: passes,
 		QualityStatus: qual.Status, NeedsMoreEvidence: qual.NeedsMoreEvidence, LatencyBudgetMs: budget,
 		ElapsedMs: elapsedMs, SlowQuery: &slow, SlowQueryThresholdMs: api.SlowQueryThresholdMs,
-		ChunkCount: len(g.Chunks), StopReason: c.stopReason, PassTelemetry: c.passTelemetry,
+		ChunkCount: g.Count(), StopReason: c.stopReason, PassTelemetry: c.passTelemetry,
 		EmbeddingTelemetry: c.embedding, BatchedOptionalEmbeddings: batched,
 		EmbeddingDimension: g.Meta.EmbeddingProfile.Dimension, Channels: channels,
 		Degraded: c.degraded, TimeoutStage: c.timeoutStage,

@@ -138,7 +138,7 @@ func (q *query) view(e *Engine, doc int) textView {
 	if v, ok := q.views[doc]; ok {
 		return v
 	}
-	c := &q.snap.Gen.Chunks[doc]
+	c := q.snap.Gen.Chunk(doc)
 	v := newTextView(e.analyzer, c.Title+"\n"+c.Text)
 	q.views[doc] = v
 	return v
@@ -161,18 +161,18 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		req: req, plan: plan, snap: snap, views: map[int]textView{}, now: e.cfg.Now(),
 		depth: min(max(4*req.TopK, 24), 80), deadline: deadline,
 	}
-	q.accept = e.filter(snap.Gen, req.Filters, nil)
+	q.accept = snap.Gen.Filter(req.Filters, nil)
 	filtered := 0
 	if !req.Filters.Empty() {
-		for i := range snap.Gen.Chunks {
-			if !q.accept(i) {
+		for i := range snap.Gen.Len() {
+			if snap.Gen.Live(i) && !q.accept(i) {
 				filtered++
 			}
 		}
 	}
 
 	ctl := controller{}
-	dense := e.cfg.Dense && snap.Query != nil && snap.Gen.Vectors != nil
+	dense := e.cfg.Dense && snap.Query != nil
 	channels := []api.ChannelReport{{ID: "lexical", Enabled: true, Weight: e.cfg.LexicalWeight, Method: "bm25"}}
 	if !dense {
 		channels[0].Weight = 1
@@ -192,10 +192,10 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		vecs, err := snap.Query.Embed(ctx, []string{plan.Query})
 		ctl.embedding = append(ctl.embedding, api.EmbeddingTelemetry{Batch: "baseline", QueryCount: 1, ElapsedMs: ms(time.Since(t0)), Status: status(err)})
 		switch {
-		case err == nil && len(vecs) == 1 && len(vecs[0]) != snap.Gen.Vectors.Dim():
+		case err == nil && len(vecs) == 1 && len(vecs[0]) != snap.Gen.Dim():
 			r := api.Unavailable(plan.Query, req.TopK, api.ReasonDimensionMismatch)
 			r.Error = "dimension-mismatch"
-			qd, id := len(vecs[0]), snap.Gen.Vectors.Dim()
+			qd, id := len(vecs[0]), snap.Gen.Dim()
 			r.QueryDimension, r.IndexDimension = &qd, &id
 			return r, nil
 		case err == nil:
@@ -305,7 +305,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	qual := e.gate(q, results)
 	resp := e.envelope(q, results, qual, report, filtered)
 	resp.RetrievalController = ctl.report(q, qual, len(deduped), len(results), time.Since(start), snap.Gen, channels)
-	resp.TotalIndexed = len(snap.Gen.Chunks)
+	resp.TotalIndexed = snap.Gen.Count()
 	resp.Generation = snap.Gen.Meta.RunID
 	return resp, nil
 }
@@ -354,11 +354,11 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	g := q.snap.Gen
 	accept := q.accept
 	if len(p.sourceSets) > 0 {
-		accept = e.filter(g, q.req.Filters, p.sourceSets)
+		accept = g.Filter(q.req.Filters, p.sourceSets)
 	}
 	pool := max(q.depth*2, 60)
 	terms := e.analyzer.Terms(p.query)
-	lexHits := g.Lexical.Search(terms, pool, accept)
+	lexHits := g.SearchText(terms, pool, accept)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -376,10 +376,8 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	for _, h := range lexHits {
 		add(h.Doc).components["bm25"] = h.Score
 	}
-	if g.Context != nil {
-		for _, h := range g.Context.Search(terms, pool/2, accept) {
-			add(h.Doc).components["bm25Context"] = h.Score
-		}
+	for _, h := range g.SearchContext(terms, pool/2, accept) {
+		add(h.Doc).components["bm25Context"] = h.Score
 	}
 	if isZero(qvec) {
 		// No word of the query is in the embedder's vocabulary: every
@@ -387,7 +385,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		qvec = nil
 	}
 	if dense && qvec != nil {
-		hits, err := g.Vectors.Search(qvec, pool, accept)
+		hits, err := g.SearchVectors(qvec, pool, accept)
 		if err != nil {
 			return nil, err
 		}
@@ -405,20 +403,18 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		if _, ok := s.components["bm25"]; !ok {
 			needLex = append(needLex, d)
 		}
-		if _, ok := s.components["bm25Context"]; !ok && g.Context != nil {
+		if _, ok := s.components["bm25Context"]; !ok {
 			needCtx = append(needCtx, d)
 		}
 		if _, ok := s.components["dense"]; !ok && dense && qvec != nil {
-			s.components["dense"] = float64(g.Vectors.Dot(qvec, d))
+			s.components["dense"] = float64(g.Dot(qvec, d))
 		}
 	}
-	for i, v := range g.Lexical.ScoreDocs(terms, needLex) {
+	for i, v := range g.ScoreText(terms, needLex) {
 		cands[needLex[i]].components["bm25"] = v
 	}
-	if g.Context != nil {
-		for i, v := range g.Context.ScoreDocs(terms, needCtx) {
-			cands[needCtx[i]].components["bm25Context"] = v
-		}
+	for i, v := range g.ScoreContext(terms, needCtx) {
+		cands[needCtx[i]].components["bm25Context"] = v
 	}
 	maxBM := 0.0
 	for _, s := range cands {
@@ -446,7 +442,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		}
 		fused := alpha*lex + (1-alpha)*c["dense"]
 		c["fused"] = fused
-		s.score = fused * e.metadataFactor(q, &g.Chunks[d], c)
+		s.score = fused * e.metadataFactor(q, g.Chunk(d), c)
 		out = append(out, *s)
 	}
 	sortScored(out)
@@ -506,7 +502,7 @@ func (e *Engine) metadataFactor(q *query, c *memory.Chunk, comp map[string]float
 
 // textFactor applies exact-entity coverage and meta-discussion.
 func (e *Engine) textFactor(q *query, doc int, comp map[string]float64) float64 {
-	c := &q.snap.Gen.Chunks[doc]
+	c := q.snap.Gen.Chunk(doc)
 	v := q.view(e, doc)
 	var retrieval *textView
 	citable, covered := 0, 0
@@ -630,45 +626,6 @@ func maps(m map[string]float64) map[string]float64 {
 	return out
 }
 
-// filter returns the hard filter of a request (sourceSets, when non-nil,
-// replaces the request's source sets: a pass-level restriction).
-func (e *Engine) filter(g *generation.Generation, f api.Filters, sourceSets []string) func(int) bool {
-	sets := f.SourceSets
-	if sourceSets != nil {
-		sets = sourceSets
-		if len(f.SourceSets) > 0 {
-			sets = intersect(f.SourceSets, sourceSets)
-		}
-	}
-	if f.Empty() && len(sets) == 0 {
-		return nil
-	}
-	return func(i int) bool {
-		c := &g.Chunks[i]
-		switch {
-		case f.Date != "" && c.Date != f.Date:
-			return false
-		case (f.DateFrom != "" || f.DateTo != "") && (len(c.Date) < 10 || (f.DateFrom != "" && c.Date[:10] < f.DateFrom) || (f.DateTo != "" && c.Date[:10] > f.DateTo)):
-			return false
-		case f.Project != "" && c.Project != f.Project:
-			return false
-		case f.Agent != "" && c.Agent != f.Agent:
-			return false
-		case f.Role != "" && c.Role != f.Role && c.Agent != f.Role:
-			return false
-		case len(sets) > 0 && !slices.Contains(sets, c.SourceSet):
-			return false
-		case len(f.Lifecycles) > 0 && !slices.Contains(f.Lifecycles, c.Governance.Lifecycle):
-			return false
-		case len(f.WorkTypes) > 0 && !slices.Contains(f.WorkTypes, c.WorkType):
-			return false
-		case len(f.Tags) > 0 && !slices.ContainsFunc(f.Tags, func(t string) bool { return slices.Contains(c.Tags, t) }):
-			return false
-		}
-		return true
-	}
-}
-
 func isZero(v []float32) bool {
 	for _, x := range v {
 		if x != 0 {
@@ -676,16 +633,6 @@ func isZero(v []float32) bool {
 		}
 	}
 	return true
-}
-
-func intersect(a, b []string) []string {
-	out := []string{}
-	for _, x := range a {
-		if slices.Contains(b, x) {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 func ms(d time.Duration) float64 { return math.Round(float64(d.Microseconds())/10) / 100 }

@@ -72,7 +72,7 @@ func opt(s string) *string {
 const PreviewRunes = 500
 
 func (e *Engine) result(q *query, g *generation.Generation, s scored) api.Result {
-	c := &g.Chunks[s.doc]
+	c := g.Chunk(s.doc)
 	comp := map[string]float64{}
 	for k, v := range s.components {
 		if k == "passScore" {

@@ -30,7 +30,7 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 			inRetrieval = true
 		} else {
 			for _, r := range results {
-				c := &g.Chunks[r.doc]
+				c := g.Chunk(r.doc)
 				v := newTextView(e.analyzer, c.Context+" "+c.ID+" "+c.SourceID+" "+c.SourcePath+" "+c.Project+" "+c.Agent+" "+c.Date+" "+strings.Join(c.Tags, " "))
 				if v.covers(e.analyzer, t) {
 					inRetrieval = true
@@ -70,7 +70,7 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 		flags["metaDiscussionTop"] = !plan.Meta && metaScore(tv) >= 0.5
 		episodicOnly := true
 		for _, r := range results {
-			if g.Chunks[r.doc].Governance.Lifecycle != "episodic" {
+			if g.Chunk(r.doc).Governance.Lifecycle != "episodic" {
 				episodicOnly = false
 			}
 			v := q.view(e, r.doc)
@@ -84,7 +84,7 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 			if !meta && len(plan.KeyTerms) > 0 && float64(hits) >= 0.5*float64(len(plan.KeyTerms)) {
 				flags["hasNonMetaExactEvidence"] = true
 			}
-			if !meta && memory.EvidenceAuthority(g.Chunks[r.doc].Governance) >= 0.65 {
+			if !meta && memory.EvidenceAuthority(g.Chunk(r.doc).Governance) >= 0.65 {
 				flags["hasAuthoritativeEvidence"] = true
 			}
 		}
@@ -156,7 +156,7 @@ func dedupe(g *generation.Generation, in []scored) ([]scored, *api.DedupeReport)
 	out := make([]scored, 0, len(in))
 	report := &api.DedupeReport{Applied: true, Strategy: "governance-provenance-text", InputCount: len(in), Removed: []api.DedupeRemoval{}}
 	for _, s := range in {
-		c := &g.Chunks[s.doc]
+		c := g.Chunk(s.doc)
 		key := dedupeKey(c)
 		if key != "" && seen[key] {
 			if len(report.Removed) < 20 {

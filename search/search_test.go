@@ -189,7 +189,7 @@ func TestGoldenFilteredQuery(t *testing.T) {
 	if len(resp.Results) != 1 || resp.Results[0].SourceID != "ci-2" {
 		t.Fatalf("filters must be hard: %+v", resp.Results)
 	}
-	if resp.Filtered != len(snapshot(t).Gen.Chunks)-1 {
+	if resp.Filtered != snapshot(t).Gen.Count()-1 {
 		t.Errorf("filtered = %d", resp.Filtered)
 	}
 	checkGolden(t, "filtered", resp)

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/nova-recall/nova/api"
@@ -69,21 +70,26 @@ type ANNMeta struct {
 }
 
 // Generation is a loaded, verified, immutable generation. It is safe for
-// concurrent use.
+// concurrent use. Readers reach its memory only through its methods, never
+// its files, so the storage underneath can change.
 type Generation struct {
-	Dir     string
-	Meta    Meta
-	Chunks  []memory.Chunk
-	Lexical *lexical.Index
-	// Context is the BM25 index of each chunk's neighbouring context, a
-	// second, lower-weighted lexical field.
-	Context *lexical.Index
-	Vectors *vector.Store
+	Dir  string
+	Meta Meta
 	// Model is the builtin embedder of this generation (nil for other
 	// providers): queries against this generation are embedded with it.
 	Model *embedding.LSA
 	// LoadDuration is how long Open took.
 	LoadDuration time.Duration
+
+	chunks []memory.Chunk
+	text   *lexical.Index
+	// context is the BM25 index of each chunk's neighbouring context, a
+	// second, lower-weighted lexical field.
+	context *lexical.Index
+	vectors *vector.Store
+
+	summaryOnce sync.Once
+	summary     Summary
 }
 
 // Written is the result of Write: the file sums for the manifest.
@@ -253,31 +259,31 @@ func Open(dir string, runID string, files map[string]manifest.FileSum, analyzer 
 	n, dim := g.Meta.ChunkCount, g.Meta.EmbeddingProfile.Dimension
 	if err := verified(dir, FileChunks, files, func(r io.Reader) error {
 		dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
-		g.Chunks = make([]memory.Chunk, 0, n)
+		g.chunks = make([]memory.Chunk, 0, n)
 		for dec.More() {
 			var c memory.Chunk
 			if err := dec.Decode(&c); err != nil {
 				return err
 			}
-			g.Chunks = append(g.Chunks, c)
+			g.chunks = append(g.chunks, c)
 		}
 		return nil
 	}); err != nil {
 		return nil, annotate(runID, err)
 	}
-	if len(g.Chunks) != n {
-		return nil, bad(FileChunks, "%d chunks, meta says %d", len(g.Chunks), n)
+	if len(g.chunks) != n {
+		return nil, bad(FileChunks, "%d chunks, meta says %d", len(g.chunks), n)
 	}
 	var err error
-	if g.Lexical, err = readLexical(dir, FileLexical, files, n); err != nil {
+	if g.text, err = readLexical(dir, FileLexical, files, n); err != nil {
 		return nil, annotate(runID, err)
 	}
-	if g.Context, err = readLexical(dir, FileContext, files, n); err != nil {
+	if g.context, err = readLexical(dir, FileContext, files, n); err != nil {
 		return nil, annotate(runID, err)
 	}
 	if err := verified(dir, FileVectors, files, func(r io.Reader) error {
 		s, err := vector.ReadStore(r, n, dim)
-		g.Vectors = s
+		g.vectors = s
 		return err
 	}); err != nil {
 		return nil, annotate(runID, err)
@@ -304,7 +310,7 @@ func Open(dir string, runID string, files map[string]manifest.FileSum, analyzer 
 		if err := verified(dir, FileANN, files, func(r io.Reader) error {
 			h, err := vector.ReadHNSW(r, dim)
 			if err == nil {
-				g.Vectors = g.Vectors.WithANN(h)
+				g.vectors = g.vectors.WithANN(h)
 			}
 			return err
 		}); err != nil {
