@@ -14,7 +14,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -22,6 +21,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/lexical"
@@ -294,20 +294,7 @@ func (s *Server) writeState(stoppedAt string) {
 		TokenFile: s.home.TokenFile(), StoppedAt: stoppedAt,
 	}
 	b, _ := json.MarshalIndent(st, "", "  ")
-	tmp, err := os.CreateTemp(filepath.Dir(s.home.ServerState()), ".server-state-*.tmp")
-	if err != nil {
-		s.log.Warn("Cannot write server state", errAttr(err))
-		return
-	}
-	_, err = tmp.Write(append(b, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), s.home.ServerState())
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(s.home.ServerState(), append(b, '\n'), 0o600); err != nil {
 		s.log.Warn("Cannot write server state", errAttr(err))
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"unsafe"
+
+	"github.com/nova-recall/nova/atomicfile"
 )
 
 // Key is the cache key of a text: the SHA-256 of the exact text embedded.
@@ -155,29 +157,18 @@ func (c *Cache) Flush() error {
 func (c *Cache) recordSize() int { return 32 + c.dim*4 + 4 }
 
 func (c *Cache) compact() error {
-	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".cache-*.tmp")
+	err := atomicfile.WriteFunc(c.path, 0o600, func(f io.Writer) error {
+		w := bufio.NewWriterSize(f, 1<<20)
+		c.writeHeader(w)
+		for k := range c.used {
+			c.writeRecord(w, k)
+		}
+		return w.Flush()
+	})
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	c.writeHeader(w)
-	for k := range c.used {
-		c.writeRecord(w, k)
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
 	c.pending = nil
-	if err := os.Rename(tmp.Name(), c.path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
 	c.valid = int64(len(cacheMagic)+4) + int64(len(c.used)*c.recordSize())
 	return nil
 }

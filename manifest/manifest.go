@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/atomicfile"
 )
 
 // SchemaVersion is the manifest format version this build reads and writes.
@@ -216,18 +217,19 @@ type Hook func(step string)
 
 // Steps of WriteAtomic, in order.
 const (
-	StepTempWritten = "manifest-temp-written"
-	StepTempSynced  = "manifest-temp-synced"
-	StepRenamed     = "manifest-renamed"
+	StepTempWritten = "manifest-" + string(atomicfile.StepTempWritten)
+	StepTempSynced  = "manifest-" + string(atomicfile.StepTempSynced)
+	StepRenamed     = "manifest-" + string(atomicfile.StepRenamed)
 )
+
+// Mode is the manifest's file mode: it lives under NOVA_HOME, which is
+// private to the user.
+const Mode fs.FileMode = 0o600
 
 // WriteAtomic replaces path with m: write a temp file in the same
 // directory, fsync it, rename it over path, fsync the directory. A crash
 // at any point leaves either the old or the new manifest, both valid.
 func WriteAtomic(path string, m *Manifest, hook Hook) error {
-	if hook == nil {
-		hook = func(string) {}
-	}
 	m.Seal()
 	if err := m.Validate(); err != nil {
 		return err
@@ -237,61 +239,23 @@ func WriteAtomic(path string, m *Manifest, hook Hook) error {
 		return err
 	}
 	b = append(b, '\n')
-	return writeFileAtomic(path, b, hook)
-}
-
-func writeFileAtomic(path string, b []byte, hook Hook) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".manifest-*.tmp")
-	if err != nil {
-		return fmt.Errorf("create manifest temp: %w", err)
+	var opts []atomicfile.Option
+	if hook != nil {
+		opts = append(opts, atomicfile.WithHook(func(s atomicfile.Step) { hook("manifest-" + string(s)) }))
 	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if _, err := f.Write(b); err != nil {
-		return fail(fmt.Errorf("write manifest temp: %w", err))
-	}
-	hook(StepTempWritten)
-	if err := f.Sync(); err != nil {
-		// After a failed fsync the page cache may have dropped the data;
-		// never retry on the same descriptor (fsyncgate).
-		return fail(fmt.Errorf("sync manifest temp: %w", err))
-	}
-	hook(StepTempSynced)
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("close manifest temp: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(path, b, Mode, opts...); err != nil {
 		return fmt.Errorf("publish manifest: %w", err)
-	}
-	hook(StepRenamed)
-	return SyncDir(dir)
-}
-
-// SyncDir fsyncs a directory so that a rename in it survives a crash.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open %s for sync: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
-		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
 }
 
+// SyncDir fsyncs a directory so that a rename in it survives a crash.
+func SyncDir(dir string) error { return atomicfile.SyncDir(dir) }
+
 // CleanTemps removes manifest temp files a crashed writer left behind.
 func CleanTemps(dir string) {
+	atomicfile.RemoveTemps(filepath.Join(dir, "manifest.json"))
+	// Temp files of builds before package atomicfile.
 	matches, _ := filepath.Glob(filepath.Join(dir, ".manifest-*.tmp"))
 	for _, m := range matches {
 		os.Remove(m)

@@ -17,6 +17,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nova-recall/nova/atomicfile"
 )
 
 // Token is an internal token. Its String method redacts it so that a token
@@ -117,64 +119,24 @@ func EnsurePrivateDir(dir string) error {
 	return nil
 }
 
-// WriteToken writes t to path atomically with mode 0600: an exclusive,
-// no-follow temp file in the same directory, fsynced, verified with fstat,
-// renamed over path (a symlink planted at path is replaced, never
-// followed), then the directory is fsynced.
+// WriteToken writes t to path atomically with mode 0600 (see package
+// atomicfile): the temp file is verified with fstat before it is renamed
+// over path, and a symlink planted at path is replaced, never followed.
 func WriteToken(path string, t Token) error {
-	dir := filepath.Dir(path)
-	if err := EnsurePrivateDir(dir); err != nil {
+	if err := EnsurePrivateDir(filepath.Dir(path)); err != nil {
 		return err
 	}
-	var f *os.File
-	var tmp string
-	for attempt := 0; ; attempt++ {
-		var rnd [8]byte
-		if _, err := rand.Read(rnd[:]); err != nil {
-			return err
-		}
-		tmp = filepath.Join(dir, ".token-"+hex.EncodeToString(rnd[:])+".tmp")
-		var err error
-		f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, fs.ErrExist) || attempt > 5 {
-			return fmt.Errorf("create token file: %w", err)
-		}
-	}
-	cleanup := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	// The umask of a service manager is not ours to trust: set the mode
-	// explicitly and verify it.
-	if err := f.Chmod(0o600); err != nil {
-		return cleanup(fmt.Errorf("chmod token file: %w", err))
-	}
-	if _, err := f.WriteString(t.value + "\n"); err != nil {
-		return cleanup(fmt.Errorf("write token file: %w", err))
-	}
-	if err := f.Sync(); err != nil {
-		return cleanup(fmt.Errorf("sync token file: %w", err))
-	}
-	fi, err := f.Stat()
+	err := atomicfile.Write(path, []byte(t.value+"\n"), 0o600, atomicfile.ReplaceSymlink(),
+		atomicfile.WithCheck(func(fi fs.FileInfo) error {
+			if fi.Mode().Perm() != 0o600 || !ownedByUs(fi) {
+				return &UnsafeError{Path: path, Reason: "could not establish mode 0600 owned by the current user"}
+			}
+			return nil
+		}))
 	if err != nil {
-		return cleanup(fmt.Errorf("stat token file: %w", err))
+		return fmt.Errorf("token file: %w", err)
 	}
-	if fi.Mode().Perm() != 0o600 || !ownedByUs(fi) {
-		return cleanup(&UnsafeError{Path: tmp, Reason: "could not establish mode 0600 owned by the current user"})
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("close token file: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("publish token file: %w", err)
-	}
-	return syncDir(dir)
+	return nil
 }
 
 // ReadToken reads the token at path after checking, without following a
@@ -239,18 +201,6 @@ func checkTokenInfo(path string, fi fs.FileInfo) error {
 		return &UnsafeError{Path: path, Reason: "it is owned by another user"}
 	case fi.Mode().Perm()&0o077 != 0:
 		return &UnsafeError{Path: path, Reason: fmt.Sprintf("mode %04o gives access to group or others (want 0600)", fi.Mode().Perm())}
-	}
-	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open directory for sync: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
-		return fmt.Errorf("sync directory: %w", err)
 	}
 	return nil
 }

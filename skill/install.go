@@ -8,7 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/nova-recall/nova/atomicfile"
 )
+
+// FileMode is the mode of an installed SKILL.md: agents of the user read
+// it, and it holds nothing private.
+const FileMode fs.FileMode = 0o644
 
 // Class is what a target's skill file is.
 type Class string
@@ -332,29 +338,35 @@ func (op *Op) write(fresh State, action Action, b Backups) Result {
 	if err := contained(t); err != nil {
 		return Result{Result: "refused", Action: ActRefuse, Err: err}
 	}
-	tmp, err := writeTemp(t.Dir(), op.Want)
-	if err != nil {
-		return fail(err)
-	}
-	defer os.Remove(tmp) // a no-op after the rename
-	// Last check, immediately before the rename.
-	last := Inspect(t)
-	if last.Exists != fresh.Exists || !bytes.Equal(last.content, fresh.content) || last.Class == ClassUnsafe {
-		if r, ok := passive[op.replan(last)]; ok {
-			return Result{Result: r, Action: op.replan(last)}
-		}
-		return Result{Result: "changed-since-plan", Action: action, Err: fmt.Errorf("%s: %w", t.File(), errChanged)}
-	}
+	// The last check runs on the synced temporary file, immediately before
+	// the rename; so does the backup of what the rename replaces.
 	var backup string
-	if fresh.Exists {
-		if backup, err = b.save(t, fresh.content); err != nil {
-			return fail(fmt.Errorf("back up %s: %w", t.File(), err))
+	var early *Result
+	errLate := errors.New("changed since the plan")
+	err := atomicfile.Write(t.File(), op.Want, FileMode, atomicfile.WithCheck(func(fs.FileInfo) error {
+		last := Inspect(t)
+		if last.Exists != fresh.Exists || !bytes.Equal(last.content, fresh.content) || last.Class == ClassUnsafe {
+			r := Result{Result: "changed-since-plan", Action: action, Err: fmt.Errorf("%s: %w", t.File(), errChanged)}
+			if p, ok := passive[op.replan(last)]; ok {
+				r = Result{Result: p, Action: op.replan(last)}
+			}
+			early = &r
+			return errLate
 		}
+		if fresh.Exists {
+			var err error
+			if backup, err = b.save(t, fresh.content); err != nil {
+				return fmt.Errorf("back up %s: %w", t.File(), err)
+			}
+		}
+		return nil
+	}))
+	if early != nil {
+		return *early
 	}
-	if err := os.Rename(tmp, t.File()); err != nil {
-		return fail(err)
+	if err != nil {
+		return Result{Result: "failed", Action: action, Backup: backup, Err: err}
 	}
-	syncDir(t.Dir())
 	got, err := os.ReadFile(t.File())
 	if err != nil || !bytes.Equal(got, op.Want) {
 		return Result{Result: "failed", Action: action, Backup: backup, Err: fmt.Errorf("%s does not read back as written", t.File())}
@@ -365,41 +377,15 @@ func (op *Op) write(fresh State, action Action, b Backups) Result {
 
 func (op *Op) remove(fresh State) Result {
 	t := op.Target
-	if err := os.Remove(t.File()); err != nil {
+	if err := atomicfile.Remove(t.File()); err != nil {
 		return Result{Result: "failed", Action: ActRemove, Err: err}
 	}
-	syncDir(t.Dir())
 	r := Result{Result: "removed", Action: ActRemove}
 	if err := os.Remove(t.Dir()); err == nil {
 		r.RemovedDir = true
-		syncDir(t.Root)
+		_ = atomicfile.SyncDir(t.Root) // the skill file's removal is what matters
 	}
 	return r
-}
-
-// writeTemp writes data to a new temporary file in dir (mode 0644,
-// fsynced) and returns its path.
-func writeTemp(dir string, data []byte) (string, error) {
-	f, err := os.CreateTemp(dir, "."+FileName+".*.tmp")
-	if err != nil {
-		return "", err
-	}
-	name := f.Name()
-	err = f.Chmod(0o644)
-	if err == nil {
-		_, err = f.Write(data)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(name)
-		return "", err
-	}
-	return name, nil
 }
 
 // save copies content to the backup directory and returns the copy's path.
@@ -430,17 +416,7 @@ func (b Backups) save(t Target, content []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	syncDir(dir)
-	return path, nil
-}
-
-// syncDir makes a rename or removal in dir durable where the file system
-// supports it.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
+	return path, atomicfile.SyncDir(dir)
 }
 
 // Diff returns a unified diff of what the operation changes, "" when it

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -98,64 +99,18 @@ func (p *Plan) Apply() error {
 		return fmt.Errorf("%s: %w", p.Path, ErrChanged)
 	}
 	if p.After == nil {
-		if err := os.Remove(p.Path); err != nil {
-			return err
-		}
-		return syncDir(filepath.Dir(p.Path))
+		return atomicfile.Remove(p.Path)
 	}
 	return writeAtomic(p.Path, p.After, p.mode)
 }
 
-// writeAtomic replaces path with data through a temporary file in the same
-// directory and a rename, so readers see the old or the new file, never a
-// mix. The rename replaces a symbolic link rather than writing through it.
+// writeAtomic replaces path with data (see package atomicfile), creating
+// missing parent directories private to the user.
 func writeAtomic(path string, data []byte, mode os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".nova-*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		// Some file systems cannot sync a directory; the rename is done.
-		return nil
-	}
-	return nil
+	return atomicfile.Write(path, data, mode)
 }
 
 // Diff renders the plan as a unified diff (one hunk around the change),

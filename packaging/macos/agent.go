@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/packaging"
 )
 
@@ -350,41 +351,17 @@ func privateDir(dir string) error {
 	return nil
 }
 
-// writeAtomic replaces path with content through a temp file in the same
-// directory, fsync and rename, so launchd never reads half a plist. It
-// reports whether the content changed.
+// writeAtomic replaces path with content (see package atomicfile), so
+// launchd never reads half a plist. It reports whether the content
+// changed.
 func writeAtomic(path string, content []byte, mode fs.FileMode) (bool, error) {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, content) {
 		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() == mode {
 			return false, nil
 		}
 	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return false, fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after a successful rename this finds nothing
-	_, err = f.Write(content)
-	if err == nil {
-		err = f.Sync()
-	}
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		return false, fmt.Errorf("write %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // best effort: the rename is what matters
-		d.Close()
+	if err := atomicfile.Write(path, content, mode); err != nil {
+		return false, err
 	}
 	return true, nil
 }
