@@ -142,9 +142,17 @@ func (x *Indexer) Build(ctx context.Context) (*BuildResult, error) {
 	return x.build(ctx)
 }
 
+// lock takes the writer lock. Every writer comes through here, so this is
+// where the home is made private (created 0700, or tightened when a plain
+// mkdir or an older Nova left it readable by others) before anything is
+// written into it.
 func (x *Indexer) lock(op string) (*writerLock, error) {
-	if err := os.MkdirAll(x.home.IndexDir(), 0o755); err != nil {
-		return nil, fmt.Errorf("create index directory: %w", err)
+	narrowed, err := x.home.Secure()
+	if len(narrowed) > 0 {
+		x.log.Info("Made the home private (other users could read it)", "paths", len(narrowed), "first", narrowed[0])
+	}
+	if err != nil {
+		return nil, fmt.Errorf("make %s private: %w", x.home.Root, err)
 	}
 	return acquireLock(x.home.Lock(), op, x.opts.Now())
 }
@@ -204,10 +212,10 @@ func (x *Indexer) build(ctx context.Context) (*BuildResult, error) {
 	t0 = time.Now()
 	runID := manifest.NewRunID(x.opts.Now())
 	dir := x.home.Candidate(runID)
-	if err := os.MkdirAll(x.home.Candidates(), 0o755); err != nil {
+	if err := paths.MkdirPrivate(x.home.Candidates()); err != nil {
 		return nil, fmt.Errorf("create candidates directory: %w", err)
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := os.Mkdir(dir, paths.DirMode); err != nil {
 		return nil, fmt.Errorf("create candidate %s: %w", runID, err)
 	}
 	meta := generation.Meta{
@@ -597,7 +605,7 @@ func (x *Indexer) builtinModel(ctx context.Context, terms [][]string, res *Build
 		return nil, fmt.Errorf("train builtin embedder: %w", err)
 	}
 	res.ModelTrained = true
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := paths.MkdirPrivate(dir); err != nil {
 		return nil, err
 	}
 	path := filepath.Join(dir, m.ID()+".lsa")

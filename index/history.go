@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/nova-recall/nova/paths"
 )
 
 // Event is one line of index/history.jsonl.
@@ -36,7 +38,7 @@ const (
 )
 
 func appendHistory(path string, e Event) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, paths.FileMode)
 	if err != nil {
 		return fmt.Errorf("open history: %w", err)
 	}

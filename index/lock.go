@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/nova-recall/nova/paths"
 )
 
 // ErrLocked means another index writer holds the lock.
@@ -42,7 +44,7 @@ type writerLock struct {
 }
 
 func acquireLock(path, operation string, now time.Time) (*writerLock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, paths.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("open index lock: %w", err)
 	}

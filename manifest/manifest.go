@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/paths"
 )
 
 // SchemaVersion is the manifest format version this build reads and writes.
@@ -252,7 +253,7 @@ func writeFileAtomic(path string, b []byte, hook Hook) error {
 		os.Remove(tmp)
 		return err
 	}
-	if err := f.Chmod(0o644); err != nil {
+	if err := f.Chmod(paths.FileMode); err != nil {
 		return fail(err)
 	}
 	if _, err := f.Write(b); err != nil {

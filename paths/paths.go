@@ -1,6 +1,8 @@
 // Package paths names every location Nova reads or writes under its runtime
 // home (NOVA_HOME, default ~/.nova). Nothing else in the tree builds these
-// paths by hand, so the layout is documented in exactly one place.
+// paths by hand, so the layout is documented in exactly one place. It also
+// holds the one privacy policy for that home (DirMode, FileMode, Secure):
+// everything under it is private to the user.
 package paths
 
 import (
@@ -70,7 +72,7 @@ func ExpandHome(p string, environ []string) string {
 // Config is the operator's config.yaml.
 func (h Home) Config() string { return filepath.Join(h.Root, "config.yaml") }
 
-// StateDir holds private runtime state (mode 0700).
+// StateDir holds private runtime state.
 func (h Home) StateDir() string { return filepath.Join(h.Root, "state") }
 
 // TokenFile is the /encode token, rotated at every novad start (mode 0600).
@@ -105,10 +107,10 @@ func (h Home) Candidate(runID string) string { return filepath.Join(h.Candidates
 func (h Home) Lock() string { return filepath.Join(h.IndexDir(), "lock") }
 
 // EmbeddingCache holds vectors keyed by embedding profile and text hash.
-func (h Home) EmbeddingCache() string { return filepath.Join(h.Root, "cache", "embeddings") }
+func (h Home) EmbeddingCache() string { return filepath.Join(h.CacheDir(), "embeddings") }
 
 // ModelDir holds corpus-trained models of the builtin embedder.
-func (h Home) ModelDir() string { return filepath.Join(h.Root, "cache", "models") }
+func (h Home) ModelDir() string { return filepath.Join(h.CacheDir(), "models") }
 
 // LogsDir holds novad logs when it is not run by launchd.
 func (h Home) LogsDir() string { return filepath.Join(h.Root, "logs") }

@@ -25,6 +25,7 @@ import (
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/vector"
 )
 
@@ -171,7 +172,7 @@ func jsonWriter(v any) func(io.Writer) error {
 }
 
 func writeFile(path string, write func(io.Writer) error) (manifest.FileSum, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, paths.FileMode)
 	if err != nil {
 		return manifest.FileSum{}, err
 	}

@@ -1,0 +1,150 @@
+package paths
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// DirMode is the mode of every directory Nova creates under the runtime
+// home, and FileMode the mode of every file it writes there. The home holds
+// the user's conversations (and any secret that slipped past redaction),
+// so no other local user may list or read any of it.
+const (
+	DirMode  fs.FileMode = 0o700
+	FileMode fs.FileMode = 0o600
+)
+
+// MkdirPrivate creates dir and any missing parent with DirMode (the umask
+// can only narrow it). An existing directory keeps its mode: Home.Secure
+// is what tightens a home.
+func MkdirPrivate(dir string) error { return os.MkdirAll(dir, DirMode) }
+
+// privateTrees are the directories Nova owns under the runtime home. Their
+// whole content is Nova's; the home's other entries (config.yaml, which
+// the user writes, or anything else kept there) are left alone: making the
+// home itself private already hides them.
+func (h Home) privateTrees() []string {
+	return []string{h.StateDir(), h.IndexDir(), h.CacheDir(), h.LogsDir()}
+}
+
+// CacheDir holds what can be recomputed: embeddings and builtin models.
+func (h Home) CacheDir() string { return filepath.Join(h.Root, "cache") }
+
+// Secure makes the runtime home private. It creates the home, state/,
+// index/ and cache/ with DirMode, then narrows what a plain mkdir, an
+// archive tool or an older Nova left wider: the home itself, and every
+// directory and file under state/, index/, cache/ and logs/, to DirMode
+// and FileMode. The internal token is left as it is: one that others
+// could read is compromised, and is refused until novad replaces it.
+// Secure never follows a symbolic link. It returns the paths it narrowed;
+// an entry it cannot narrow (another user's) is an error, but the rest
+// are still narrowed.
+//
+// novad calls it at start and every index writer when it takes the lock,
+// so a home made by hand is tightened before Nova writes into it.
+func (h Home) Secure() ([]string, error) {
+	for _, d := range []string{h.Root, h.StateDir(), h.IndexDir(), h.CacheDir()} {
+		if err := MkdirPrivate(d); err != nil {
+			return nil, fmt.Errorf("create %s: %w", d, err)
+		}
+	}
+	var narrowed []string
+	var errs []error
+	narrow := func(p string, mode fs.FileMode) {
+		if err := os.Chmod(p, mode); err != nil {
+			errs = append(errs, err)
+			return
+		}
+		narrowed = append(narrowed, p)
+	}
+	// The root may be a symbolic link to where the user keeps it; its
+	// target is the home, so Stat (not Lstat) it.
+	if fi, err := os.Stat(h.Root); err == nil && wide(fi.Mode()) {
+		narrow(h.Root, DirMode)
+	}
+	err := h.walkPrivate(func(p string, fi fs.FileInfo) {
+		switch {
+		case p == h.TokenFile():
+			// Narrowing it would hide that it leaked; novad writes a
+			// fresh one at every start.
+		case fi.IsDir() && wide(fi.Mode()):
+			narrow(p, DirMode)
+		case fi.Mode().IsRegular() && wide(fi.Mode()):
+			narrow(p, FileMode)
+		}
+	})
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return narrowed, errors.Join(errs...)
+}
+
+// Exposure is one path under the runtime home that other users can access.
+type Exposure struct {
+	Path string      `json:"path"`
+	Mode fs.FileMode `json:"mode"`
+}
+
+// Exposed lists the home itself and every directory and file under
+// state/, index/, cache/ and logs/ that grants any permission to group or
+// others, in walk order. It only reads.
+func (h Home) Exposed() ([]Exposure, error) {
+	var out []Exposure
+	fi, err := os.Stat(h.Root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if wide(fi.Mode()) {
+		out = append(out, Exposure{Path: h.Root, Mode: fi.Mode().Perm()})
+	}
+	err = h.walkPrivate(func(p string, fi fs.FileInfo) {
+		if (fi.IsDir() || fi.Mode().IsRegular()) && wide(fi.Mode()) {
+			out = append(out, Exposure{Path: p, Mode: fi.Mode().Perm()})
+		}
+	})
+	return out, err
+}
+
+// wide reports a mode that grants group or others anything.
+func wide(m fs.FileMode) bool { return m.Perm()&0o077 != 0 }
+
+// walkPrivate calls visit for every directory and regular file in the
+// private trees (the trees' roots included), without following symbolic
+// links. Missing trees are skipped; entries that vanish mid-walk (a
+// retention pass, a temp file renamed) are ignored.
+func (h Home) walkPrivate(visit func(path string, fi fs.FileInfo)) error {
+	var errs []error
+	for _, root := range h.privateTrees() {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				errs = append(errs, err)
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				return nil
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			visit(p, fi)
+			return nil
+		})
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
