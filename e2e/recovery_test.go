@@ -162,8 +162,9 @@ func TestRestartWithDamagedActiveGeneration(t *testing.T) {
 			dmg.do(t, generationDir(h, active))
 			t0 := time.Now()
 			d := h.Start()
-			t.Logf("%s: serving %s %d ms after start", dmg.name, older, time.Since(t0).Milliseconds())
+			ready := time.Since(t0)
 			assertFallback(t, h, d, older, active)
+			t.Logf("%s: novad served %s %d ms after it was launched", dmg.name, older, ready.Milliseconds())
 			if strings.Contains(d.Logs.String(), "keeps serving") {
 				t.Errorf("nothing was serving before the start, yet the log says something keeps serving:\n%s", d.Logs.String())
 			}
