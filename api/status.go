@@ -20,7 +20,67 @@ type Health struct {
 	Entries                  int               `json:"entries"`
 	Generation               string            `json:"generation,omitempty"`
 	Reload                   ReloadStatus      `json:"reload"`
+	Integrity                Integrity         `json:"integrity"`
 	StartedAt                string            `json:"startedAt"`
+}
+
+// Reasons of Health.IndexUnavailableReason (the contract's active-index
+// reasons).
+const (
+	// ActiveIndexReady: the generation the manifest names is served.
+	ActiveIndexReady = "v2-active-ready"
+	// ActiveIndexMissing: the generation the manifest names is missing or
+	// failed verification (novad may serve an older intact one instead;
+	// Integrity says which).
+	ActiveIndexMissing = "v2-active-index-missing"
+)
+
+// FreshnessServerIndexNotReady is the contract's freshness status for a
+// server that does not serve the active generation: novad serves an older
+// intact one because the active one failed verification.
+const FreshnessServerIndexNotReady = "server-index-not-ready"
+
+// Integrity states.
+const (
+	// IntegrityVerified: novad serves the active generation and its files
+	// passed the last check.
+	IntegrityVerified = "verified"
+	// IntegrityFallback: the active generation is missing or failed
+	// verification (or the manifest is unreadable); novad serves the newest
+	// intact kept generation instead.
+	IntegrityFallback = "fallback"
+	// IntegrityDamaged: the files of the generation novad serves failed a
+	// re-check and no intact kept generation could replace it; novad
+	// answers from the copy it loaded into memory when the files were
+	// intact.
+	IntegrityDamaged = "damaged"
+	// IntegrityNone: the active generation failed verification and no
+	// kept generation is intact: nothing is served.
+	IntegrityNone = "none"
+)
+
+// Integrity reports what novad knows about the files of the generation it
+// serves: the last checks (sizes and modification times often, every
+// checksum less often) and, when it does not serve the generation the
+// manifest names, which one it serves and why. Status is "" before the
+// first generation is loaded.
+type Integrity struct {
+	Status string `json:"status,omitempty"`
+	// ActiveRunID is the generation the manifest names ("" when the
+	// manifest is unreadable); ServedRunID the one novad serves.
+	ActiveRunID string `json:"activeRunId,omitempty"`
+	ServedRunID string `json:"servedRunId,omitempty"`
+	// Problem is the verification failure that caused a fallback, damage
+	// or none (no secrets: file names, sizes and checksum prefixes).
+	Problem string `json:"problem,omitempty"`
+	// Skipped lists kept generations passed over because they failed
+	// verification too.
+	Skipped []string `json:"skipped,omitempty"`
+	// CheckedAt and DeepCheckedAt are the last quick (sizes and
+	// modification times) and deep (every checksum) checks of the served
+	// generation's files.
+	CheckedAt     string `json:"checkedAt,omitempty"`
+	DeepCheckedAt string `json:"deepCheckedAt,omitempty"`
 }
 
 // ReloadStatus reports the hot-reload loop: the last attempt, whether it
@@ -116,6 +176,10 @@ type RagStatus struct {
 	ChunkCount      int               `json:"chunkCount"`
 	Profile         *EmbeddingProfile `json:"embeddingProfile,omitempty"`
 	NetworkBoundary NetworkBoundary   `json:"networkBoundary"`
+	// Integrity is present when novad does not serve the generation the
+	// manifest names (freshness server-index-not-ready) or serves nothing
+	// because every generation failed verification.
+	Integrity *Integrity `json:"integrity,omitempty"`
 }
 
 // Freshness carries the first blocking condition, used as the search reason.

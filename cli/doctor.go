@@ -11,8 +11,10 @@ import (
 const doctorHelp = `Checks the configuration, the loopback boundary, novad, the active index and
 its embedding profile, the internal token, each source (including macOS
 privacy protection of ~/Documents, ~/Desktop and ~/Downloads), the service
-registration and index freshness. Each check is Ready, Degraded or
-Blocked: <code>, with one line of advice. It only reads; it changes nothing.
+registration, index freshness, whether the active generation's files are
+intact (--deep hashes every file) and whether other users can read the
+home. Each check is Ready, Degraded or Blocked: <code>, with one line of
+advice. It only reads; it changes nothing.
 
 Exit status: 1 when any check is Blocked, else 0.`
 
@@ -27,12 +29,13 @@ func runStatus(ctx context.Context, inv *Invocation, args []string) int {
 // doctorCommand runs the checks and prints them; advice adds the one-line
 // remedy under each check that is not Ready.
 func doctorCommand(ctx context.Context, inv *Invocation, args []string, name, help string, advice bool) int {
-	fs := newFlags(inv, name, name+" [--json]", help)
+	fs := newFlags(inv, name, name+" [--json] [--deep]", help)
 	jsonOut := fs.Bool("json", false, "print the report as JSON")
+	deep := fs.Bool("deep", false, "hash every file of the active generation (default: sizes, and files changed since it was written)")
 	if _, code := parseArgs(fs, args); code >= 0 {
 		return code
 	}
-	rep := doctor.Run(ctx, doctor.Options{Environ: inv.Environ, Service: newServiceProbe(inv)})
+	rep := doctor.Run(ctx, doctor.Options{Environ: inv.Environ, Service: newServiceProbe(inv), Deep: *deep})
 	if *jsonOut {
 		printJSON(inv.Stdout, rep)
 	} else {

@@ -40,6 +40,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	inProcess := fs.Bool("in-process", false, "build/sync: embed in this process even when novad is running")
 	to := fs.String("to", "", "rollback: the run id to make active (default: the previous one)")
 	verbose := fs.Bool("v", false, "build/sync: list every skipped line")
+	deep := fs.Bool("deep", false, "list: hash every file of every generation (default: sizes, and hashes of files changed since they were sealed)")
 	pos, code := parseArgs(fs, rest)
 	if code >= 0 {
 		return code
@@ -124,11 +125,15 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		}
 	case "list":
 		var gens []index.GenerationInfo
-		gens, err = ix.List()
+		depth := index.Quick
+		if *deep {
+			depth = index.Deep
+		}
+		gens, err = ix.List(depth)
 		if err == nil {
 			result = gens
 			if !*jsonOut {
-				printList(inv.Stdout, gens)
+				printList(inv.Stdout, gens, *deep)
 			}
 		}
 	default:
@@ -213,18 +218,33 @@ func printPromote(w io.Writer, r *index.PromoteResult) {
 	fmt.Fprintln(w, " A running novad serves it without restart.")
 }
 
-func printList(w io.Writer, gens []index.GenerationInfo) {
+func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 	if len(gens) == 0 {
 		fmt.Fprintln(w, "No generations yet: run novactl index sync.")
 		return
 	}
-	fmt.Fprintf(w, "%-26s  %-10s  %8s  %9s  %s\n", "RUN ID", "STATE", "CHUNKS", "SIZE", "CREATED")
+	fmt.Fprintf(w, "%-26s  %-10s  %8s  %9s  %-16s  %s\n", "RUN ID", "STATE", "CHUNKS", "SIZE", "CREATED", "FILES")
+	var damaged []index.GenerationInfo
 	for _, g := range gens {
 		created := ""
 		if !g.CreatedAt.IsZero() {
 			created = g.CreatedAt.Local().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(w, "%-26s  %-10s  %8d  %9s  %s\n", g.RunID, g.State, g.Chunks, humanBytes(g.Bytes), created)
+		integrity := g.Integrity
+		if integrity == "" {
+			integrity = "-"
+		}
+		if g.Integrity == "damaged" {
+			integrity = "DAMAGED"
+			damaged = append(damaged, g)
+		}
+		fmt.Fprintf(w, "%-26s  %-10s  %8d  %9s  %-16s  %s\n", g.RunID, g.State, g.Chunks, humanBytes(g.Bytes), created, integrity)
+	}
+	for _, g := range damaged {
+		fmt.Fprintf(w, "%s: %s\n", g.RunID, g.Problem)
+	}
+	if !deep {
+		fmt.Fprintln(w, "FILES checks sizes, and hashes files changed since they were written; --deep hashes every file.")
 	}
 }
 

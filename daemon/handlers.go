@@ -19,7 +19,7 @@ import (
 // builtin generation's model, or the configured provider.
 func (s *Server) servingProfile() api.EmbeddingProfile {
 	if cur := s.current.Load(); cur != nil && cur.profileOK {
-		return cur.manifest.EmbeddingProfile
+		return cur.gen.Record.EmbeddingProfile
 	}
 	p := api.EmbeddingProfile{Provider: s.cfg.Embedding.Provider, Dimension: s.cfg.Embedding.Dimension}
 	if p.Provider == config.ProviderOpenAI {
@@ -54,9 +54,19 @@ func (s *Server) health() api.Health {
 	if s.loading.Load() && s.current.Load() == nil {
 		h.Status = "booting"
 	}
+	s.statusMu.Lock()
+	h.Reload, h.Integrity = s.reload, s.integrity
+	s.statusMu.Unlock()
 	reason := s.availability()
-	h.IndexUnavailableReason = "v2-active-ready"
-	if reason != "" {
+	h.IndexUnavailableReason = api.ActiveIndexReady
+	switch {
+	case reason != "" && reason != api.ReasonIndexNotLoaded:
+		h.IndexUnavailableReason = reason
+	case h.Integrity.ActiveRunID != h.Integrity.ServedRunID || h.Integrity.Status == api.IntegrityNone:
+		// The manifest's generation failed verification: another one (or
+		// none) is served; integrity says which and why.
+		h.IndexUnavailableReason = api.ActiveIndexMissing
+	case reason != "":
 		h.IndexUnavailableReason = reason
 	}
 	// indexExists is about disk, indexLoaded about memory: a promoted
@@ -66,19 +76,16 @@ func (s *Server) health() api.Health {
 		h.IndexExists = true
 	}
 	if cur := s.current.Load(); cur != nil {
-		p := filepath.Join(s.home.IndexDir(), cur.manifest.GenerationPath)
+		p := filepath.Join(s.home.IndexDir(), cur.gen.Record.GenerationPath)
 		h.IndexPath = &p
 		h.IndexExists, h.IndexLoaded = true, true
 		h.IndexReady = cur.profileOK
 		h.Entries = cur.snap.Gen.Count()
-		h.Generation = cur.manifest.RunID
+		h.Generation = cur.runID()
 		h.ProviderLoaded = cur.snap.Query != nil
 	} else {
 		h.ProviderLoaded = prof.Provider == config.ProviderOpenAI
 	}
-	s.statusMu.Lock()
-	h.Reload = s.reload
-	s.statusMu.Unlock()
 	return h
 }
 
@@ -110,8 +117,8 @@ func (s *Server) stats() api.Stats {
 	if cur == nil {
 		return st
 	}
-	p := filepath.Join(s.home.IndexDir(), cur.manifest.GenerationPath)
-	st.Index.Path, st.Index.Generation = &p, cur.manifest.RunID
+	p := filepath.Join(s.home.IndexDir(), cur.gen.Record.GenerationPath)
+	st.Index.Path, st.Index.Generation = &p, cur.runID()
 	st.Index.Exists, st.Index.Loaded, st.Index.Ready = true, true, cur.profileOK
 	st.Index.Entries = cur.snap.Gen.Count()
 	st.Index.DenseSearch = "exact"
@@ -204,12 +211,24 @@ func (s *Server) ragStatus() api.RagStatus {
 	}
 	if cur := s.current.Load(); cur != nil {
 		st.Ready = true
-		st.Generation = cur.manifest.RunID
+		st.Generation = cur.runID()
 		st.ChunkCount = cur.snap.Gen.Count()
-		p := cur.manifest.EmbeddingProfile
+		p := cur.gen.Record.EmbeddingProfile
 		st.Profile = &p
 	}
 	st.SearchAvailable = reason == ""
+	s.statusMu.Lock()
+	in := s.integrity
+	s.statusMu.Unlock()
+	if in.Status != "" && in.Status != api.IntegrityVerified {
+		st.Integrity = &in
+		if reason == "" && in.ActiveRunID != in.ServedRunID {
+			// Searches work, from an older generation than the manifest
+			// names: the contract's status for a server behind the
+			// active index.
+			st.Freshness.Status = api.FreshnessServerIndexNotReady
+		}
+	}
 	return st
 }
 

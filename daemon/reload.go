@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index"
@@ -14,79 +15,189 @@ import (
 	"github.com/nova-recall/nova/search"
 )
 
+// What asked for a reload.
+const (
+	triggerStart  = "start"  // novad started
+	triggerWatch  = "watch"  // the manifest watcher or its poll
+	triggerSignal = "signal" // SIGHUP: reload and re-verify even if nothing changed
+	triggerDamage = "damage" // a re-check found the served generation's files damaged
+	triggerRetry  = "retry"  // a deep tick while nothing intact is served
+)
+
 // reloadLoop loads the active generation at start, then whenever the
-// manifest watcher, the checksum poll or SIGHUP says it may have changed.
-// Loading happens here, off the request path; searches keep using the
-// previous snapshot until the new one is swapped in.
+// manifest watcher, its poll or SIGHUP says it may have changed, and
+// re-checks the served generation's files: sizes and modification times
+// every CheckEvery, every checksum every DeepCheckEvery. All of it happens
+// here, off the request path; searches keep using the current snapshot
+// through the atomic pointer and never wait for a load or a check.
 func (s *Server) reloadLoop(ctx context.Context) {
 	w := manifest.Watch(s.home.IndexDir(), filepath.Base(s.home.Manifest()), manifest.WatchOptions{Debounce: s.opts.Debounce, Poll: s.opts.Poll})
 	defer w.Close()
-	s.reloadOnce(ctx, "start") // Run set loading before serving
+	s.reloadOnce(triggerStart, nil) // Run set loading before serving
 	s.loading.Store(false)
+	quick := time.NewTicker(s.opts.CheckEvery)
+	defer quick.Stop()
+	deep := time.NewTicker(s.opts.DeepCheckEvery)
+	defer deep.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-w.C:
-			s.reloadOnce(ctx, "watch")
+			s.reloadOnce(triggerWatch, nil)
 		case <-s.hup:
-			s.reloadOnce(ctx, "signal")
+			s.reloadOnce(triggerSignal, nil)
+		case <-quick.C:
+			s.recheck(index.Quick)
+		case <-deep.C:
+			s.recheck(index.Deep)
 		}
 	}
 }
 
-// reloadOnce reads the manifest and, if its content changed, loads,
-// verifies and swaps in the generation it names. A generation that fails
-// to load is logged and reported in /health; the previous one keeps
-// serving.
-func (s *Server) reloadOnce(ctx context.Context, trigger string) {
+// recheck verifies the served generation's files at depth d and falls
+// back to an intact generation when they are damaged.
+func (s *Server) recheck(d index.Depth) {
+	cur := s.current.Load()
+	st := s.integrityStatus()
+	if cur == nil || st == api.IntegrityDamaged {
+		// Nothing intact on disk was found last time. Searching again costs
+		// a hash of every kept generation, so only the deep tick does it
+		// (SIGHUP, a sync or a rollback do it at once).
+		if d == index.Deep && st != "" {
+			s.reloadOnce(triggerRetry, nil)
+		}
+		return
+	}
+	err := cur.gen.Recheck(d)
+	if err == nil {
+		now := time.Now().UTC().Format(time.RFC3339)
+		s.statusMu.Lock()
+		s.integrity.CheckedAt = now
+		if d == index.Deep {
+			s.integrity.DeepCheckedAt = now
+		}
+		s.statusMu.Unlock()
+		return
+	}
+	s.log.Error("The files of the served generation are damaged; looking for an intact one", "runId", cur.runID(),
+		"check", depthName(d), errAttr(err))
+	s.reloadOnce(triggerDamage, err)
+}
+
+func depthName(d index.Depth) string {
+	if d == index.Deep {
+		return "checksums"
+	}
+	return "sizes-and-times"
+}
+
+// reloadOnce reads the manifest and serves the generation it names,
+// verified in full, when anything changed (or always, for every trigger
+// but the watcher). When that generation is missing or fails verification
+// it serves the newest intact kept generation instead, and says so in the
+// log, /health and the facade's ragStatus; when none is intact it keeps
+// the copy already in memory, or serves nothing, and says that. damage is
+// the re-check failure of the served generation (triggerDamage only).
+func (s *Server) reloadOnce(trigger string, damage error) {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
 	m, hash, err := manifest.Read(s.home.Manifest())
 	cur := s.current.Load()
-	if errors.Is(err, manifest.ErrNoManifest) {
+	if errors.Is(err, manifest.ErrNoManifest) && trigger != triggerDamage {
 		// Nothing promoted yet (or the manifest was removed): keep what is
 		// served; searches without a generation answer unavailable.
 		return
 	}
-	if cur != nil && hash == cur.hash {
-		// Unchanged (a touch, a chmod, or a revert to the active content
-		// after a failed attempt): make sure status says healthy.
-		s.clearFailure()
+	if trigger == triggerWatch && cur != nil && hash == cur.hash {
+		// Unchanged (a touch, a chmod, a poll tick, or a revert to the
+		// content being served after a failed attempt).
+		if err == nil && cur.runID() == m.RunID && s.integrityStatus() != api.IntegrityDamaged {
+			s.clearFailure(m.RunID)
+		}
 		return
 	}
 	s.statusMu.Lock()
-	knownBad := hash != "" && hash == s.failedHash && trigger != "signal"
+	knownBad := trigger == triggerWatch && hash != "" && hash == s.failedHash
 	s.statusMu.Unlock()
 	if knownBad {
 		return
 	}
-	if err != nil {
-		s.failReload(hash, "", err)
+
+	activeID, activeErr := "", err
+	var next *index.Served
+	if err == nil {
+		activeID = m.RunID
+		if damage != nil && cur != nil && cur.runID() == activeID {
+			activeErr = damage // just found damaged: no need to hash it again
+		} else {
+			next, activeErr = index.OpenServed(s.home, m, s.analyzer)
+		}
+	}
+	if activeErr == nil {
+		s.swap(next, hash, activeID, trigger, nil, nil)
 		return
 	}
-	t0 := time.Now()
-	g, err := generation.Open(filepath.Join(s.home.IndexDir(), m.GenerationPath), m.RunID, m.Files, s.analyzer)
-	if err != nil {
-		s.failReload(hash, m.RunID, err)
+	s.failReload(hash, activeID, activeErr)
+	if trigger == triggerWatch && cur != nil && s.integrityStatus() != api.IntegrityDamaged {
+		// A new manifest names a generation that cannot be served, and the
+		// one in memory is intact: it stays.
+		s.log.Error("Generation not loaded; the one already loaded keeps serving", "runId", activeID,
+			"serving", cur.runID(), errAttr(activeErr))
+		s.setIntegrity(api.IntegrityFallback, activeID, cur.runID(), activeErr, nil, false)
 		return
 	}
-	if g.Meta.EmbeddingProfile != m.EmbeddingProfile || g.Count() != m.ChunkCount {
-		s.failReload(hash, m.RunID, errors.New("generation does not match its manifest (profile or chunk count)"))
-		return
+	except := []string{activeID}
+	if damage != nil && cur != nil {
+		except = append(except, cur.runID())
 	}
-	next := &served{snap: &search.Snapshot{Gen: g}, manifest: m, hash: hash, loadedAt: time.Now(), profileOK: index.ProfileMatchesConfig(s.cfg, m.EmbeddingProfile)}
+	fb, skipped, ferr := index.OpenNewestIntact(s.home, s.cfg, s.analyzer, except...)
+	switch {
+	case ferr == nil:
+		s.swap(fb, hash, activeID, trigger, activeErr, skipped)
+		s.log.Warn("The active generation cannot be served; serving the newest intact kept generation instead",
+			"active", activeID, "serving", fb.Record.RunID, "skipped", len(skipped), errAttr(activeErr))
+	case cur != nil:
+		// Generations are loaded whole into memory (format v1), so the
+		// copy being served is the one that verified at load time; it is
+		// better than nothing until an intact generation is promoted.
+		s.setIntegrity(api.IntegrityDamaged, activeID, cur.runID(), activeErr, skipped, false)
+		s.log.Error("No intact generation on disk; novad keeps answering from the copy it loaded into memory",
+			"serving", cur.runID(), "loadedAt", cur.loadedAt.UTC().Format(time.RFC3339), "active", activeID,
+			"skipped", len(skipped), errAttr(activeErr))
+	default:
+		s.setIntegrity(api.IntegrityNone, activeID, "", activeErr, skipped, false)
+		s.log.Error("Generation not loaded and no kept generation is intact: nothing is served (novactl doctor explains)",
+			"active", activeID, "skipped", len(skipped), errAttr(activeErr))
+	}
+	for _, e := range skipped {
+		s.log.Warn("Kept generation passed over", errAttr(e))
+	}
+}
+
+// swap serves g, just opened and verified in full. activeErr is nil when g
+// is the generation the manifest names (activeID), else why that one
+// could not be served.
+func (s *Server) swap(g *index.Served, hash, activeID, trigger string, activeErr error, skipped []error) {
+	rec := g.Record
+	next := &served{snap: &search.Snapshot{Gen: g.Gen}, gen: g, hash: hash, loadedAt: time.Now(),
+		profileOK: index.ProfileMatchesConfig(s.cfg, rec.EmbeddingProfile)}
 	if next.profileOK {
-		next.snap.Query = s.queryEmbedder(g)
+		next.snap.Query = s.queryEmbedder(g.Gen)
 	}
 	s.current.Store(next)
-	s.setReloadStatus(true, nil, "", "")
+	if activeErr == nil {
+		s.setReloadStatus(true, nil, "", "")
+		s.setIntegrity(api.IntegrityVerified, activeID, rec.RunID, nil, nil, true)
+	} else {
+		s.setIntegrity(api.IntegrityFallback, activeID, rec.RunID, activeErr, skipped, true)
+	}
 	s.writeState("")
-	s.log.Info("Generation loaded", "runId", m.RunID, "chunks", g.Count(), "loadMs", time.Since(t0).Milliseconds(),
-		"trigger", trigger, "profileMatches", next.profileOK)
+	s.log.Info("Generation loaded", "runId", rec.RunID, "chunks", g.Gen.Count(), "loadMs", g.Gen.LoadDuration.Milliseconds(),
+		"trigger", trigger, "fallback", activeErr != nil, "profileMatches", next.profileOK)
 	if !next.profileOK {
 		s.log.Warn("The active generation was embedded with another profile; searches answer embedding-profile-mismatch until it is rebuilt",
-			"generation", m.EmbeddingProfile.Provider+"/"+m.EmbeddingProfile.Model, "configured", s.cfg.Embedding.Provider)
+			"generation", rec.EmbeddingProfile.Provider+"/"+rec.EmbeddingProfile.Model, "configured", s.cfg.Embedding.Provider)
 	}
 }
 
@@ -102,9 +213,11 @@ func (s *Server) queryEmbedder(g *generation.Generation) embedding.Embedder {
 	return s.embedder
 }
 
+// failReload records that the generation the manifest names (runID) could
+// not be served; hash is the manifest content, so that the watcher's poll
+// does not retry it until it changes.
 func (s *Server) failReload(hash, runID string, err error) {
 	s.setReloadStatus(false, err, hash, runID)
-	s.log.Error("Generation not loaded; the previous one keeps serving", "runId", runID, errAttr(err))
 }
 
 // setReloadStatus records a reload attempt: a swap (ok) or a failure.
@@ -125,11 +238,43 @@ func (s *Server) setReloadStatus(ok bool, err error, hash, runID string) {
 	s.failedHash = hash
 }
 
-// clearFailure marks the served generation healthy again without counting
-// a reload (the manifest went back to the active content).
-func (s *Server) clearFailure() {
+// clearFailure marks the served generation, which the manifest names
+// again, healthy without counting a reload (the manifest went back to the
+// content being served).
+func (s *Server) clearFailure(runID string) {
 	s.statusMu.Lock()
-	defer s.statusMu.Unlock()
 	s.reload.LastReloadSuccessful = true
 	s.reload.LastError, s.reload.FailedRunID, s.failedHash = "", "", ""
+	s.statusMu.Unlock()
+	s.setIntegrity(api.IntegrityVerified, runID, runID, nil, nil, false)
+}
+
+// setIntegrity records what is served against what the manifest names.
+// opened says servedID was just opened (every checksum verified now);
+// otherwise the check times carry over while the same generation is
+// served.
+func (s *Server) setIntegrity(status, activeID, servedID string, problem error, skipped []error, opened bool) {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	in := api.Integrity{Status: status, ActiveRunID: activeID, ServedRunID: servedID}
+	if problem != nil {
+		in.Problem = problem.Error()
+	}
+	for _, e := range skipped {
+		in.Skipped = append(in.Skipped, e.Error())
+	}
+	switch {
+	case opened:
+		now := time.Now().UTC().Format(time.RFC3339)
+		in.CheckedAt, in.DeepCheckedAt = now, now
+	case servedID != "" && servedID == s.integrity.ServedRunID:
+		in.CheckedAt, in.DeepCheckedAt = s.integrity.CheckedAt, s.integrity.DeepCheckedAt
+	}
+	s.integrity = in
+}
+
+func (s *Server) integrityStatus() string {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	return s.integrity.Status
 }

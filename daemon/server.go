@@ -24,8 +24,8 @@ import (
 	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/embedding"
+	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/lexical"
-	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/search"
 	"github.com/nova-recall/nova/secrets"
@@ -48,6 +48,17 @@ type Options struct {
 	Debounce time.Duration
 	// ShutdownGrace bounds the graceful shutdown; 0 means 5 s.
 	ShutdownGrace time.Duration
+	// CheckEvery is how often the served generation's file sizes and
+	// modification times are compared with those it was loaded with; 0
+	// means 10 s.
+	CheckEvery time.Duration
+	// DeepCheckEvery is how often every file of the served generation is
+	// hashed again; 0 means 1 h.
+	DeepCheckEvery time.Duration
+	// BindRetry is how long a taken port is retried before Run gives up
+	// with ErrPortInUse (a novad killed a moment ago may still hold it);
+	// 0 means 5 s, a negative value does not retry.
+	BindRetry time.Duration
 }
 
 // Server is a running novad. Create it with New and run it with Run.
@@ -70,6 +81,7 @@ type Server struct {
 	statusMu   sync.Mutex
 	reload     api.ReloadStatus
 	failedHash string
+	integrity  api.Integrity
 
 	permits chan struct{}
 	token   secrets.Token
@@ -87,12 +99,19 @@ type Server struct {
 // served is one loaded generation and how it relates to the config. It is
 // immutable; a reload swaps in a new one.
 type served struct {
-	snap      *search.Snapshot
-	manifest  *manifest.Manifest
+	snap *search.Snapshot
+	// gen is the generation with the record that vouched for it: the
+	// manifest, or a kept generation's candidate record when novad falls
+	// back to it.
+	gen *index.Served
+	// hash is the manifest content this was loaded for (for a fallback:
+	// the manifest whose generation could not be served).
 	hash      string
 	loadedAt  time.Time
 	profileOK bool
 }
+
+func (c *served) runID() string { return c.gen.Record.RunID }
 
 // Errors that map to distinct exit codes.
 var (
@@ -116,6 +135,15 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.ShutdownGrace <= 0 {
 		opts.ShutdownGrace = 5 * time.Second
+	}
+	if opts.CheckEvery <= 0 {
+		opts.CheckEvery = 10 * time.Second
+	}
+	if opts.DeepCheckEvery <= 0 {
+		opts.DeepCheckEvery = time.Hour
+	}
+	if opts.BindRetry == 0 {
+		opts.BindRetry = 5 * time.Second
 	}
 	analyzer := lexical.NewAnalyzer()
 	s := &Server{
@@ -158,18 +186,29 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 	var err error
 	// Bind first: a second novad that loses the bind must not overwrite
 	// the winner's token.
-	if s.directLn, err = listen(host, s.cfg.Server.Port); err != nil {
-		return err
+	bindBy := time.Now().Add(s.opts.BindRetry)
+	if s.directLn, err = s.listen(ctx, host, s.cfg.Server.Port, bindBy); err != nil {
+		return stoppedOr(ctx, err)
 	}
 	defer s.directLn.Close()
-	if s.facadeLn, err = listen(host, s.cfg.Facade.Port); err != nil {
-		return err
+	if s.facadeLn, err = s.listen(ctx, host, s.cfg.Facade.Port, bindBy); err != nil {
+		return stoppedOr(ctx, err)
 	}
 	defer s.facadeLn.Close()
 	for _, ln := range []net.Listener{s.directLn, s.facadeLn} {
 		if !isLoopbackPeer(ln.Addr().String()) {
 			return fmt.Errorf("%w: listener bound to %s", ErrNonLoopback, ln.Addr())
 		}
+	}
+	// Create the private directories now (so the manifest watcher can
+	// watch index/ from the start) and tighten a home left readable by
+	// others before anything is written into it.
+	narrowed, err := s.home.Secure()
+	if len(narrowed) > 0 {
+		s.log.Warn("Made the home private: other users could read it", "paths", len(narrowed), "first", narrowed[0])
+	}
+	if err != nil {
+		return fmt.Errorf("make %s private: %w", s.home.Root, err)
 	}
 	if s.token, err = secrets.Generate(); err != nil {
 		return err
@@ -253,15 +292,45 @@ func (s *Server) shutdown() {
 	}
 }
 
-func listen(host string, port int) (net.Listener, error) {
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
-	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("%w: %s:%d (another novad may be running; novactl status shows it)", ErrPortInUse, host, port)
+// listen binds host:port. A port in use is retried until by, with a
+// growing pause, each retry logged: a novad that was just killed (launchd
+// and systemd restart it at once) can hold its ports for a moment while
+// the kernel tears the old process down.
+func (s *Server) listen(ctx context.Context, host string, port int, by time.Time) (net.Listener, error) {
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	pause := 50 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil {
+			if attempt > 1 {
+				s.log.Info("Bound after retrying", "addr", addr, "attempts", attempt)
+			}
+			return ln, nil
 		}
-		return nil, fmt.Errorf("listen on %s:%d: %w", host, port, err)
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("listen on %s: %w", addr, err)
+		}
+		wait := min(pause, time.Until(by))
+		if wait <= 0 {
+			return nil, fmt.Errorf("%w: %s (another novad may be running; novactl status shows it)", ErrPortInUse, addr)
+		}
+		s.log.Warn("Port in use; retrying the bind", "addr", addr, "attempt", attempt, "retryInMs", wait.Milliseconds())
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		pause = min(2*pause, time.Second)
 	}
-	return ln, nil
+}
+
+// stoppedOr returns nil when ctx was cancelled (a stop while retrying the
+// bind is a clean stop), else err.
+func stoppedOr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 func (s *Server) directPort() int { return s.directLn.Addr().(*net.TCPAddr).Port }
@@ -286,7 +355,7 @@ func (s *Server) httpServer(h http.Handler) *http.Server {
 func (s *Server) writeState(stoppedAt string) {
 	gen := ""
 	if cur := s.current.Load(); cur != nil {
-		gen = cur.manifest.RunID
+		gen = cur.runID()
 	}
 	st := api.ServerState{
 		PID: os.Getpid(), Host: s.cfg.Server.Host, DirectPort: s.directPort(), FacadePort: s.facadePort(),

@@ -43,6 +43,8 @@ const (
 	CodeProfileMismatch   = api.ReasonProfileMismatch
 	CodeServerStale       = "server-index-not-ready"
 	CodeReloadFailed      = "generation-load-failed"
+	CodeGenerationCorrupt = "generation-corrupt"
+	CodeHomeNotPrivate    = "home-not-private"
 	CodeAuthUnavailable   = api.CodeAuthUnavailable
 	CodeSourceMissing     = "source-missing"
 	CodeSourceUnreadable  = "source-unreadable"
@@ -102,6 +104,10 @@ type Options struct {
 	Now func() time.Time
 	// Timeout bounds each probe of the daemon; 0 means 2 s.
 	Timeout time.Duration
+	// Deep hashes every file of the active generation; otherwise only
+	// sizes are checked, and files changed since the generation was
+	// sealed are hashed.
+	Deep bool
 }
 
 func blocked(id, title, code, advice string) Check {
@@ -172,34 +178,54 @@ func Run(ctx context.Context, opts Options) Report {
 			msg = fmt.Sprintf("novad serves generation %s (%d chunks)", health.Generation, health.Entries)
 		}
 		add(ready("daemon", "novad", msg))
-		if !health.Reload.LastReloadSuccessful {
-			add(degraded("reload", "Hot reload", CodeReloadFailed, firstLine(health.Reload.LastError),
-				"the previous generation keeps serving; rebuild with novactl index sync"))
+		if chk, ok := servingCheck(health); ok {
+			add(chk)
 		}
 	default:
 		add(blocked("daemon", "novad", CodeNotRunning, "start it: novactl service install (macOS/Linux service) or run novad in a terminal"))
 	}
 
-	// Active manifest and profile.
+	// Active manifest, profile and files.
+	depth := index.Quick
+	if opts.Deep {
+		depth = index.Deep
+	}
 	m, _, merr := manifest.Read(home.Manifest())
+	var filesBad Check
+	damaged := false
+	if merr == nil {
+		filesBad, damaged = filesCheck(home, cfg, m, depth)
+	}
+	// novad reports a fallback itself (the reload check): its generation
+	// differing from the manifest's is then no mere delay.
+	fellBack := running && health.Integrity.Status != "" && health.Integrity.Status != api.IntegrityVerified
 	switch {
 	case errors.Is(merr, manifest.ErrNoManifest):
 		add(blocked("index", "Active index", CodeIndexMissing, "build one: novactl index sync"))
 	case merr != nil:
 		add(blocked("index", "Active index", CodeManifestInvalid, firstLine(merr.Error())+"; roll back (novactl index rollback) or rebuild (novactl index sync)"))
+	case damaged:
+		add(filesBad)
 	case !index.ProfileMatchesConfig(cfg, m.EmbeddingProfile):
 		add(blocked("index", "Active index", CodeProfileMismatch,
 			fmt.Sprintf("generation %s was embedded with %s/%d but config.yaml says %s/%d; run novactl index sync",
 				m.RunID, m.EmbeddingProfile.Provider, m.EmbeddingProfile.Dimension, cfg.Embedding.Provider, cfg.Embedding.Dimension)))
 	default:
-		msg := fmt.Sprintf("generation %s, %d chunks, %s/%s/%d", m.RunID, m.ChunkCount, m.EmbeddingProfile.Provider, m.EmbeddingProfile.Model, m.EmbeddingProfile.Dimension)
-		if running && health.Generation != "" && health.Generation != m.RunID {
+		checked := "sizes"
+		if opts.Deep {
+			checked = "every checksum"
+		}
+		msg := fmt.Sprintf("generation %s, %d chunks, %s/%s/%d, files intact (%s)", m.RunID, m.ChunkCount,
+			m.EmbeddingProfile.Provider, m.EmbeddingProfile.Model, m.EmbeddingProfile.Dimension, checked)
+		if running && !fellBack && health.Generation != "" && health.Generation != m.RunID {
 			add(degraded("index", "Active index", CodeServerStale, fmt.Sprintf("novad serves %s but the manifest names %s", health.Generation, m.RunID),
 				"novad reloads within 30 s; send SIGHUP or check its log if it does not"))
 		} else {
 			add(ready("index", "Active index", msg))
 		}
 	}
+
+	add(privacyCheck(home))
 
 	// Token.
 	_, terr := secrets.ReadToken(home.TokenFile())

@@ -16,6 +16,7 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
 )
 
 // Steps of promotion at which Options.Hook is called, in order (the
@@ -231,7 +232,7 @@ func (x *Indexer) promote(ctx context.Context, runID, by string) (*PromoteResult
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(x.home.Generations(), 0o755); err != nil {
+	if err := paths.MkdirPrivate(x.home.Generations()); err != nil {
 		return nil, err
 	}
 	if err := os.Rename(dir, x.home.Generation(cand.RunID)); err != nil {
@@ -445,10 +446,15 @@ type GenerationInfo struct {
 	Chunks           int                  `json:"chunks"`
 	Bytes            int64                `json:"bytes"`
 	EmbeddingProfile api.EmbeddingProfile `json:"embeddingProfile"`
+	// Integrity is "intact" or "damaged" (with Problem) after a check at
+	// the depth List was given; "" for an incomplete build.
+	Integrity string `json:"integrity,omitempty"`
+	Problem   string `json:"problem,omitempty"`
 }
 
-// List returns every generation and candidate, newest first.
-func (x *Indexer) List() ([]GenerationInfo, error) {
+// List returns every generation and candidate, newest first, each checked
+// at depth d (see CheckGeneration).
+func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
 	active := ""
 	if m, _, err := manifest.Read(x.home.Manifest()); err == nil {
 		active = m.RunID
@@ -471,6 +477,10 @@ func (x *Indexer) List() ([]GenerationInfo, error) {
 				info.CreatedAt, info.Chunks, info.EmbeddingProfile = cand.CreatedAt, cand.ChunkCount, cand.EmbeddingProfile
 				for _, f := range cand.Files {
 					info.Bytes += f.Size
+				}
+				info.Integrity = "intact"
+				if err := checkDir(filepath.Join(root, e.Name()), cand, d); err != nil {
+					info.Integrity, info.Problem = "damaged", err.Error()
 				}
 			}
 			if e.Name() == active {

@@ -2,7 +2,9 @@ package manifest
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,9 +40,10 @@ type WatchOptions struct {
 	Poll time.Duration
 }
 
-// Watch starts watching dir for changes to the file named name. If the
-// directory cannot be watched (it may not exist yet), the watcher runs on
-// polling alone and retries the watch on each tick.
+// Watch starts watching dir for changes to the file named name. If dir
+// does not exist yet, its nearest existing ancestor is watched until it
+// appears; if nothing can be watched, the watcher runs on polling alone
+// and retries the watch on each tick.
 func Watch(dir, name string, opts WatchOptions) *Watcher {
 	if opts.Debounce <= 0 {
 		opts.Debounce = 200 * time.Millisecond
@@ -83,32 +86,49 @@ func (w *Watcher) notify() {
 	}
 }
 
-// run owns the fsnotify watcher and the debounce timer.
+// run owns the fsnotify watcher and the debounce timer. It watches dir
+// when it exists, else its nearest existing ancestor, and moves down as
+// the missing directories appear (and back up when dir is removed): in a
+// new home the first promotion creates index/ and its manifest at once,
+// and must be seen then, not at the next poll.
 func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions) {
 	defer w.wg.Done()
+	dir = filepath.Clean(dir)
 	var fsw *fsnotify.Watcher
-	// Resolve symlinks (macOS /var -> /private/var) so event names match.
-	want := name
+	watched := "" // dir, or its nearest existing ancestor; "" when nothing is watched
 	arm := func() {
-		if fsw != nil {
+		if fsw == nil {
+			nw, err := fsnotify.NewWatcher()
+			if err != nil {
+				w.setErr(err)
+				return
+			}
+			fsw, watched = nw, ""
+		}
+		target := nearestDir(dir)
+		if target == watched {
 			return
 		}
-		nw, err := fsnotify.NewWatcher()
-		if err != nil {
+		moved := watched != ""
+		if moved {
+			_ = fsw.Remove(watched) // fails when the directory itself is gone
+		}
+		watched = ""
+		if err := fsw.Add(target); err != nil {
 			w.setErr(err)
 			return
 		}
-		if err := nw.Add(dir); err != nil {
-			nw.Close()
-			w.setErr(err)
-			return
+		watched = target
+		if moved && target == dir {
+			// dir just appeared: the manifest may have been written into it
+			// before the watch was in place.
+			w.notify()
 		}
-		fsw = nw
 	}
 	disarm := func() {
 		if fsw != nil {
 			fsw.Close()
-			fsw = nil
+			fsw, watched = nil, ""
 		}
 	}
 	defer disarm()
@@ -137,7 +157,16 @@ func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions) 
 				disarm()
 				continue
 			}
-			if filepath.Base(ev.Name) != want || ev.Op == fsnotify.Chmod {
+			if onPath(ev.Name, dir) {
+				// A directory on the way to dir (or dir itself) appeared,
+				// moved or went away: watch the nearest one that exists.
+				arm()
+				if ev.Name == dir {
+					w.notify() // dir was removed or replaced: let the owner look
+				}
+				continue
+			}
+			if watched != dir || filepath.Base(ev.Name) != name || filepath.Dir(ev.Name) != dir || ev.Op == fsnotify.Chmod {
 				continue
 			}
 			if debounce == nil {
@@ -162,4 +191,24 @@ func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions) 
 			w.notify()
 		}
 	}
+}
+
+// nearestDir returns dir if it is a directory, else its nearest ancestor
+// that is.
+func nearestDir(dir string) string {
+	for {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return dir
+		}
+		dir = parent
+	}
+}
+
+// onPath reports whether p is dir or one of its ancestors.
+func onPath(p, dir string) bool {
+	return p == dir || strings.HasPrefix(dir, strings.TrimSuffix(p, string(filepath.Separator))+string(filepath.Separator))
 }

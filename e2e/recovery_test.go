@@ -1,0 +1,272 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/contracttest"
+	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/manifest"
+)
+
+// The recovery tests: a generation that is corrupt, truncated or missing
+// when novad starts, or damaged while it serves, is noticed, and novad
+// falls back to the newest intact kept generation and says so in its log,
+// /health, the facade's health and doctor. Every check goes through the
+// real binaries, real files and real HTTP.
+
+// zebra is a record only the second generation holds.
+const zebra = `{"id":"zebra-1","text":"A zebra crossing incident blocked the deploy pipeline for an hour.","date":"2026-11-29","agent":"codex","project":"nova"}`
+
+// twoGenerations syncs the sample memory (older), adds the zebra record
+// and syncs again (active). It returns the two run ids.
+func twoGenerations(t *testing.T, h *novatest.Home) (older, active string) {
+	t.Helper()
+	h.Sync()
+	older = activeRunID(t, h)
+	f, err := os.OpenFile(filepath.Join(h.Data, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	novatest.Must(t, err)
+	fmt.Fprintln(f, zebra)
+	novatest.Must(t, f.Close())
+	h.Sync()
+	active = activeRunID(t, h)
+	if older == active {
+		t.Fatal("the second sync did not make a new generation")
+	}
+	return older, active
+}
+
+func activeRunID(t *testing.T, h *novatest.Home) string {
+	t.Helper()
+	m, _, err := manifest.Read(filepath.Join(h.Dir, "index", "manifest.json"))
+	novatest.Must(t, err)
+	return m.RunID
+}
+
+func generationDir(h *novatest.Home, runID string) string {
+	return filepath.Join(h.Dir, "index", "generations", runID)
+}
+
+// damage is one way a generation's files get hurt.
+type damage struct {
+	name string
+	// keepsSizeAndTime: only a full checksum can notice it.
+	keepsSizeAndTime bool
+	do               func(t *testing.T, dir string)
+}
+
+var damages = []damage{
+	{name: "truncated", do: func(t *testing.T, dir string) {
+		p := filepath.Join(dir, "chunks.jsonl")
+		fi, err := os.Stat(p)
+		novatest.Must(t, err)
+		novatest.Must(t, os.Truncate(p, fi.Size()/2))
+	}},
+	{name: "bit flipped", keepsSizeAndTime: true, do: func(t *testing.T, dir string) {
+		// Rot on disk: the same size and modification time, one bit off.
+		p := filepath.Join(dir, "vectors.f32")
+		fi, err := os.Stat(p)
+		novatest.Must(t, err)
+		b, err := os.ReadFile(p)
+		novatest.Must(t, err)
+		b[len(b)/2] ^= 0x04
+		novatest.Must(t, os.WriteFile(p, b, 0o600))
+		novatest.Must(t, os.Chtimes(p, fi.ModTime(), fi.ModTime()))
+	}},
+	{name: "missing", do: func(t *testing.T, dir string) {
+		novatest.Must(t, os.RemoveAll(dir))
+	}},
+}
+
+func directHealth(t *testing.T, d *novatest.Daemon) api.Health {
+	t.Helper()
+	var h api.Health
+	r := do(t, http.MethodGet, d.Direct+api.PathHealth, "", nil)
+	novatest.Must(t, json.Unmarshal(r.body, &h))
+	return h
+}
+
+// facadeHealth returns the facade's health after checking it against the
+// contract's schema.
+func facadeHealth(t *testing.T, d *novatest.Daemon) api.FacadeHealth {
+	t.Helper()
+	r := do(t, http.MethodGet, d.Facade+api.PathFacadeHealth, "", nil)
+	if err := contracttest.Validate(contracttest.FacadeHealth, r.body, false); err != nil {
+		t.Fatalf("facade health does not match the schema: %v\n%s", err, r.body)
+	}
+	var h api.FacadeHealth
+	novatest.Must(t, json.Unmarshal(r.body, &h))
+	return h
+}
+
+// served searches for the zebra record and returns the generation that
+// answered, whether search was available and whether the zebra was found.
+func served(t *testing.T, d *novatest.Daemon) (gen string, available, zebraFound bool) {
+	t.Helper()
+	r := search(t, d.Facade, `{"query":"zebra crossing incident"}`)
+	var resp api.SearchResponse
+	novatest.Must(t, json.Unmarshal(r.body, &resp))
+	for _, res := range resp.Results {
+		zebraFound = zebraFound || res.SourceID == "zebra-1"
+	}
+	return resp.Generation, resp.Available, zebraFound
+}
+
+// assertFallback checks every place that must tell the truth about a
+// fallback from active to older.
+func assertFallback(t *testing.T, h *novatest.Home, d *novatest.Daemon, older, active string) {
+	t.Helper()
+	gen, available, zebraFound := served(t, d)
+	if !available || gen != older || zebraFound {
+		t.Fatalf("searches must be answered by the intact older generation %s: available %v, generation %q, zebra %v", older, available, gen, zebraFound)
+	}
+	hl := directHealth(t, d)
+	in := hl.Integrity
+	if hl.Status != "ok" || hl.Generation != older || !hl.IndexLoaded || hl.IndexUnavailableReason != api.ActiveIndexMissing ||
+		in.Status != api.IntegrityFallback || in.ActiveRunID != active || in.ServedRunID != older || in.Problem == "" {
+		t.Errorf("/health does not say novad fell back: status %s generation %s loaded %v reason %s integrity %+v",
+			hl.Status, hl.Generation, hl.IndexLoaded, hl.IndexUnavailableReason, in)
+	}
+	fh := facadeHealth(t, d)
+	rs := fh.RagStatus
+	if !fh.Available || !rs.SearchAvailable || rs.Generation != older || rs.Freshness.Status != api.FreshnessServerIndexNotReady ||
+		rs.Integrity == nil || rs.Integrity.Status != api.IntegrityFallback || rs.Integrity.ActiveRunID != active {
+		t.Errorf("facade health does not say novad fell back: %+v", fh)
+	}
+	logs := d.Logs.String()
+	if !strings.Contains(logs, "serving the newest intact kept generation instead") {
+		t.Errorf("the log does not say which generation serves instead:\n%s", logs)
+	}
+	out, _, code := h.Novactl("doctor")
+	if code != 0 || !strings.Contains(out, "Degraded: generation-load-failed") || !strings.Contains(out, "novad serves "+older) {
+		t.Errorf("doctor must name the fallback (Degraded, exit 0), exit %d:\n%s", code, out)
+	}
+}
+
+// TestRestartWithDamagedActiveGeneration: novad restarted while the
+// active generation is truncated, bit-flipped or missing serves the
+// newest intact kept generation within seconds and says so everywhere.
+func TestRestartWithDamagedActiveGeneration(t *testing.T) {
+	for _, dmg := range damages {
+		t.Run(dmg.name, func(t *testing.T) {
+			h := novatest.NewHome(t, "")
+			older, active := twoGenerations(t, h)
+			dmg.do(t, generationDir(h, active))
+			t0 := time.Now()
+			d := h.Start()
+			ready := time.Since(t0)
+			assertFallback(t, h, d, older, active)
+			t.Logf("%s: novad served %s %d ms after it was launched", dmg.name, older, ready.Milliseconds())
+			if strings.Contains(d.Logs.String(), "keeps serving") {
+				t.Errorf("nothing was serving before the start, yet the log says something keeps serving:\n%s", d.Logs.String())
+			}
+			// doctor's own look at the files: the default check sees a
+			// changed size or a missing file; only --deep sees rot.
+			args := []string{"doctor"}
+			if dmg.keepsSizeAndTime {
+				args = append(args, "--deep")
+			}
+			out, _, _ := h.Novactl(args...)
+			if !strings.Contains(out, "Degraded: generation-corrupt") || !strings.Contains(out, "rollback --to "+older) {
+				t.Errorf("novactl %v must name the damaged active generation and the way back:\n%s", args, out)
+			}
+		})
+	}
+}
+
+// TestNothingIntactServesNothingAndSaysSo: with every generation damaged
+// novad serves nothing, never claims that something keeps serving, and
+// doctor is Blocked.
+func TestNothingIntactServesNothingAndSaysSo(t *testing.T) {
+	h := novatest.NewHome(t, "")
+	older, active := twoGenerations(t, h)
+	damages[0].do(t, generationDir(h, active))
+	damages[2].do(t, generationDir(h, older))
+	d := h.Start()
+	if _, available, _ := served(t, d); available {
+		t.Fatal("search is available with no intact generation")
+	}
+	hl := directHealth(t, d)
+	if hl.IndexLoaded || hl.Integrity.Status != api.IntegrityNone || hl.IndexUnavailableReason != api.ActiveIndexMissing {
+		t.Errorf("/health: loaded %v reason %s integrity %+v", hl.IndexLoaded, hl.IndexUnavailableReason, hl.Integrity)
+	}
+	logs := d.Logs.String()
+	if strings.Contains(logs, "keeps serving") || !strings.Contains(logs, "nothing is served") {
+		t.Errorf("the log must say that nothing is served:\n%s", logs)
+	}
+	out, _, code := h.Novactl("doctor")
+	if code != 1 || !strings.Contains(out, "Blocked: generation-load-failed") || !strings.Contains(out, "Blocked: generation-corrupt") {
+		t.Errorf("doctor must be Blocked (exit 1), exit %d:\n%s", code, out)
+	}
+}
+
+// TestDamageWhileServed: damage to the served generation is noticed by
+// the periodic check (a changed size) or by SIGHUP (rot that keeps size
+// and time), and novad falls back; index list shows the damage.
+func TestDamageWhileServed(t *testing.T) {
+	for _, dmg := range damages[:2] {
+		t.Run(dmg.name, func(t *testing.T) {
+			h := novatest.NewHome(t, "")
+			older, active := twoGenerations(t, h)
+			d := h.Start()
+			if gen, _, zebraFound := served(t, d); gen != active || !zebraFound {
+				t.Fatalf("novad does not serve the active generation %s: %s", active, gen)
+			}
+			dmg.do(t, generationDir(h, active))
+			t0 := time.Now()
+			if dmg.keepsSizeAndTime {
+				// Only the hourly checksum pass would see this: ask now.
+				novatest.Must(t, d.Cmd.Process.Signal(syscall.SIGHUP))
+			}
+			waitFor(t, 30*time.Second, "novad to notice the damage and fall back", func() bool {
+				gen, _, _ := served(t, d)
+				return gen == older
+			})
+			t.Logf("%s: fell back to %s %d ms after the damage", dmg.name, older, time.Since(t0).Milliseconds())
+			assertFallback(t, h, d, older, active)
+
+			args := []string{"index", "list"}
+			if dmg.keepsSizeAndTime {
+				args = append(args, "--deep")
+			}
+			out, _, code := h.Novactl(args...)
+			if code != 0 || !strings.Contains(out, active+": generation "+active) || !regexpLine(out, active, "DAMAGED") || !regexpLine(out, older, "intact") {
+				t.Errorf("novactl %v must show %s damaged and %s intact:\n%s", args, active, older, out)
+			}
+		})
+	}
+}
+
+// regexpLine reports whether some line of out holds both a and b.
+func regexpLine(out, a, b string) bool {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, a) && strings.Contains(line, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSIGHUPForcesReload: SIGHUP reloads (and re-verifies) even when the
+// manifest has not changed, as the README says.
+func TestSIGHUPForcesReload(t *testing.T) {
+	h := novatest.NewHome(t, "")
+	h.Sync()
+	d := h.Start()
+	before := directHealth(t, d).Reload.Reloads
+	novatest.Must(t, d.Cmd.Process.Signal(syscall.SIGHUP))
+	waitFor(t, 10*time.Second, "the forced reload", func() bool {
+		return directHealth(t, d).Reload.Reloads == before+1
+	})
+	if logs := d.Logs.String(); !strings.Contains(logs, `"trigger":"signal"`) && !strings.Contains(logs, "trigger=signal") {
+		t.Errorf("the reload is not logged as the signal's:\n%s", d.Logs.String())
+	}
+}

@@ -1,0 +1,207 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/internal/novatest"
+)
+
+// getHealth reads the direct server's /health without failing a test (for
+// goroutines).
+func getHealth(base string) (api.Health, error) {
+	var h api.Health
+	resp, err := http.Get(base + api.PathHealth)
+	if err != nil {
+		return h, err
+	}
+	defer resp.Body.Close()
+	return h, json.NewDecoder(resp.Body).Decode(&h)
+}
+
+// TestFirstSyncInEmptyHomeIsServedAtOnce: in a home with no index/ yet,
+// the first sync after novad started is served within seconds (the
+// watcher's 30 s poll is not what finds it), and so is a sync after the
+// whole index/ was removed under a running novad.
+func TestFirstSyncInEmptyHomeIsServedAtOnce(t *testing.T) {
+	h := novatest.NewHome(t, "")
+	d := h.Start()
+	if _, available, _ := served(t, d); available {
+		t.Fatal("search is available before any sync")
+	}
+	// Bounds well under the 30 s poll; the measured times are logged.
+	const bound = 10 * time.Second
+	servedAfterSync := func(what string) {
+		t.Helper()
+		before := directHealth(t, d).Generation
+		// Watch from before the sync, so the moment it is served is known
+		// to within a poll and can be set against the manifest's write.
+		var servedAt time.Time
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for deadline := time.Now().Add(2 * bound); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				if hl, err := getHealth(d.Direct); err == nil && hl.IndexLoaded && hl.Generation != before && hl.Integrity.Status == api.IntegrityVerified {
+					servedAt = time.Now()
+					return
+				}
+			}
+		}()
+		h.Sync()
+		synced := time.Now()
+		<-done
+		fi, err := os.Stat(filepath.Join(h.Dir, "index", "manifest.json"))
+		novatest.Must(t, err)
+		if servedAt.IsZero() || servedAt.Sub(synced) > bound {
+			t.Fatalf("%s was not served within %s", what, bound)
+		}
+		t.Logf("%s served %d ms after the manifest was written (the sync returned %d ms after writing it)",
+			what, servedAt.Sub(fi.ModTime()).Milliseconds(), synced.Sub(fi.ModTime()).Milliseconds())
+		if _, available, _ := served(t, d); !available {
+			t.Fatalf("%s: search is not available", what)
+		}
+	}
+	servedAfterSync("the first sync")
+
+	// A reset while novad runs: the served generation is gone, and the
+	// watcher must follow index/ away and back.
+	novatest.Must(t, os.RemoveAll(filepath.Join(h.Dir, "index")))
+	waitFor(t, 30*time.Second, "novad to notice the removed generation", func() bool {
+		hl, err := getHealth(d.Direct)
+		return err == nil && hl.Integrity.Status == api.IntegrityDamaged
+	})
+	servedAfterSync("a sync into a removed index/")
+}
+
+// pinPorts rewrites h's config to fixed ports and returns them.
+func pinPorts(t *testing.T, h *novatest.Home) (direct, facade int) {
+	t.Helper()
+	direct, facade = freePort(t), freePort(t)
+	for direct == facade {
+		facade = freePort(t)
+	}
+	cfg := filepath.Join(h.Dir, "config.yaml")
+	b, err := os.ReadFile(cfg)
+	novatest.Must(t, err)
+	s := strings.Replace(string(b), "server: {host: 127.0.0.1, port: 0}", fmt.Sprintf("server: {host: 127.0.0.1, port: %d}", direct), 1)
+	s = strings.Replace(s, "facade: {port: 0}", fmt.Sprintf("facade: {port: %d}", facade), 1)
+	novatest.Must(t, os.WriteFile(cfg, []byte(s), 0o600))
+	return direct, facade
+}
+
+// TestBindRetry: a port still held when novad starts (by a novad killed a
+// moment ago) is retried for a few seconds instead of exiting 75.
+func TestBindRetry(t *testing.T) {
+	t.Run("port released after a second", func(t *testing.T) {
+		h := novatest.NewHome(t, "")
+		direct, _ := pinPorts(t, h)
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", direct))
+		novatest.Must(t, err)
+		time.AfterFunc(time.Second, func() { ln.Close() })
+		t0 := time.Now()
+		d := h.Start()
+		t.Logf("serving %d ms after start, the port was held for 1000 ms", time.Since(t0).Milliseconds())
+		if !strings.Contains(d.Logs.String(), "Port in use; retrying the bind") {
+			t.Errorf("the retries are not logged:\n%s", d.Logs.String())
+		}
+	})
+	t.Run("restarted right after SIGKILL", func(t *testing.T) {
+		h := novatest.NewHome(t, "")
+		h.Sync()
+		pinPorts(t, h)
+		d := h.Start()
+		for i := range 6 {
+			novatest.Must(t, d.Cmd.Process.Signal(syscall.SIGKILL))
+			t0 := time.Now()
+			next := h.Launch() // at once, as launchd or systemd would
+			<-d.Done
+			st, err := novatest.WaitServing(h.Dir, next.Cmd.Process.Pid, next.Done, 30*time.Second)
+			if err != nil {
+				t.Fatalf("restart %d: %v (exit %d):\n%s", i+1, err, next.Exit, next.Logs.String())
+			}
+			retries := strings.Count(next.Logs.String(), "Port in use; retrying the bind")
+			t.Logf("restart %d: serving on %d after %d ms, %d bind retries", i+1, st.DirectPort, time.Since(t0).Milliseconds(), retries)
+			d = next
+		}
+	})
+}
+
+// TestHomeIsPrivate: a home made with a plain mkdir (0755) is narrowed by
+// novad at start and by index sync, whatever the umask; every file under
+// index/ is then 0600 and every directory 0700, and doctor reports a home
+// open to others until then.
+func TestHomeIsPrivate(t *testing.T) {
+	h := novatest.NewHome(t, "")
+	novatest.Must(t, os.Chmod(h.Dir, 0o755))
+	novatest.Must(t, os.Mkdir(filepath.Join(h.Dir, "index"), 0o755))
+	out, _, code := h.Novactl("doctor")
+	if code != 1 || !strings.Contains(out, "Blocked: home-not-private") || !strings.Contains(out, "chmod -R go= "+h.Dir) {
+		t.Errorf("doctor must report a home open to others with the fix (exit 1), exit %d:\n%s", code, out)
+	}
+
+	// Sync with a umask that would leave everything open.
+	cmd := exec.Command("sh", "-c", `umask 000; exec "$0" "$@"`, novatest.Binary(t, "novactl"), "index", "sync")
+	cmd.Env = h.Env()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("index sync: %v\n%s", err, b)
+	}
+	assertPrivate(t, h.Dir)
+	out, _, _ = h.Novactl("doctor")
+	if !strings.Contains(out, "Private home") || strings.Contains(out, "home-not-private") {
+		t.Errorf("doctor after the sync:\n%s", out)
+	}
+
+	// novad narrows a home opened again, and what it writes is private.
+	novatest.Must(t, os.Chmod(h.Dir, 0o755))
+	novatest.Must(t, os.Chmod(filepath.Join(h.Dir, "index"), 0o755))
+	h.Start()
+	assertPrivate(t, h.Dir)
+}
+
+// assertPrivate fails t for the home or anything under index/, state/ or
+// cache/ that grants group or others any access.
+func assertPrivate(t *testing.T, home string) {
+	t.Helper()
+	if fi, err := os.Stat(home); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("home %s: mode %v (%v), want 0700", home, fi.Mode().Perm(), err)
+	}
+	files := 0
+	for _, sub := range []string{"index", "state", "cache"} {
+		err := filepath.WalkDir(filepath.Join(home, sub), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			want := fs.FileMode(0o600)
+			if d.IsDir() {
+				want = 0o700
+			} else {
+				files++
+			}
+			if fi.Mode().Perm() != want {
+				t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
+			}
+			return nil
+		})
+		if err != nil && !os.IsNotExist(err) {
+			t.Error(err)
+		}
+	}
+	if files == 0 {
+		t.Error("no file under index/, state/ or cache/ was checked")
+	}
+}

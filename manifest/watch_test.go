@@ -1,0 +1,89 @@
+package manifest_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/manifest"
+)
+
+// waitNotified fails t unless w fires within d. The poll is an hour in
+// these tests, so only a filesystem event can make it fire.
+func waitNotified(t *testing.T, w *manifest.Watcher, d time.Duration, what string) {
+	t.Helper()
+	select {
+	case <-w.C:
+	case <-time.After(d):
+		t.Fatalf("no notification within %s after %s (watch error: %v)", d, what, w.Err())
+	}
+}
+
+func drain(w *manifest.Watcher) {
+	for {
+		select {
+		case <-w.C:
+		case <-time.After(300 * time.Millisecond):
+			return
+		}
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWatch_directoryThatDoesNotExistYet(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "nova", "index") // two levels missing
+	w := manifest.Watch(dir, "manifest.json", manifest.WatchOptions{Debounce: 20 * time.Millisecond, Poll: time.Hour})
+	defer w.Close()
+	time.Sleep(50 * time.Millisecond) // let the watch arm
+
+	// What the first sync does: create the directories, then the manifest.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "manifest.json"), "{}")
+	waitNotified(t, w, 2*time.Second, "the index directory and manifest appeared")
+
+	// Once moved down, it watches the manifest itself.
+	drain(w)
+	writeFile(t, filepath.Join(dir, "manifest.json"), "{\"a\":1}")
+	waitNotified(t, w, 2*time.Second, "the manifest was rewritten")
+
+	// Other files in the directory do not count.
+	drain(w)
+	writeFile(t, filepath.Join(dir, "history.jsonl"), "x")
+	select {
+	case <-w.C:
+		t.Fatal("a change to another file notified")
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+func TestWatch_directoryRemovedAndRecreated(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "index")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w := manifest.Watch(dir, "manifest.json", manifest.WatchOptions{Debounce: 20 * time.Millisecond, Poll: time.Hour})
+	defer w.Close()
+	time.Sleep(50 * time.Millisecond)
+
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	waitNotified(t, w, 2*time.Second, "the index directory was removed")
+	drain(w)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "manifest.json"), "{}")
+	waitNotified(t, w, 2*time.Second, "the index directory came back with a manifest")
+}

@@ -1,0 +1,105 @@
+package paths_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/nova-recall/nova/paths"
+)
+
+func mode(t *testing.T, p string) fs.FileMode {
+	t.Helper()
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSecure_createsAPrivateHome(t *testing.T) {
+	h := paths.Home{Root: filepath.Join(t.TempDir(), "a", "nova")}
+	narrowed, err := h.Secure()
+	if err != nil || len(narrowed) != 0 {
+		t.Fatalf("Secure on a new home: %v %v", narrowed, err)
+	}
+	for _, d := range []string{h.Root, h.StateDir(), h.IndexDir(), h.CacheDir()} {
+		if m := mode(t, d); m != paths.DirMode {
+			t.Errorf("%s: %v, want %v", d, m, paths.DirMode)
+		}
+	}
+	if exposed, err := h.Exposed(); err != nil || len(exposed) != 0 {
+		t.Errorf("Exposed on a private home: %v %v", exposed, err)
+	}
+}
+
+func TestSecure_narrowsAHomeMadeWithMkdir(t *testing.T) {
+	h := paths.Home{Root: t.TempDir()}
+	gen := h.Generation("20260301T080000Z-00000001")
+	must(t, os.MkdirAll(gen, 0o755))
+	must(t, os.Chmod(h.Root, 0o755))
+	for _, d := range []string{h.IndexDir(), h.Generations(), gen} {
+		must(t, os.Chmod(d, 0o755))
+	}
+	chunks := filepath.Join(gen, "chunks.jsonl")
+	must(t, os.WriteFile(chunks, []byte("{}\n"), 0o644))
+	must(t, os.Chmod(chunks, 0o644))
+	// The user's own files beside Nova's keep their modes; the token is
+	// never narrowed (one others could read has leaked).
+	cfgFile, notes := h.Config(), filepath.Join(h.Root, "notes", "a.md")
+	must(t, os.WriteFile(cfgFile, []byte("sources: []\n"), 0o644))
+	must(t, os.MkdirAll(filepath.Dir(notes), 0o755))
+	must(t, os.WriteFile(notes, []byte("# a\n"), 0o644))
+	must(t, os.Chmod(notes, 0o644))
+	must(t, os.MkdirAll(h.StateDir(), 0o700))
+	must(t, os.WriteFile(h.TokenFile(), []byte("x"), 0o644))
+	must(t, os.Chmod(h.TokenFile(), 0o644))
+	// A symbolic link is not followed.
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	must(t, os.WriteFile(outside, []byte("x"), 0o644))
+	must(t, os.Chmod(outside, 0o644))
+	must(t, os.Symlink(outside, filepath.Join(h.IndexDir(), "link")))
+
+	exposed, err := h.Exposed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, e := range exposed {
+		listed = append(listed, e.Path)
+	}
+	for _, want := range []string{h.Root, h.IndexDir(), gen, chunks, h.TokenFile()} {
+		if !slices.Contains(listed, want) {
+			t.Errorf("Exposed misses %s: %v", want, listed)
+		}
+	}
+	if slices.Contains(listed, notes) || slices.Contains(listed, cfgFile) {
+		t.Errorf("Exposed reports the user's own files: %v", listed)
+	}
+
+	narrowed, err := h.Secure()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(narrowed) != 5 { // root, index, generations, gen, chunks
+		t.Errorf("narrowed %v", narrowed)
+	}
+	for p, want := range map[string]fs.FileMode{h.Root: 0o700, h.IndexDir(): 0o700, h.Generations(): 0o700, gen: 0o700,
+		chunks: 0o600, notes: 0o644, cfgFile: 0o644, h.TokenFile(): 0o644, outside: 0o644} {
+		if got := mode(t, p); got != want {
+			t.Errorf("%s: %v, want %v", p, got, want)
+		}
+	}
+	if exposed, _ := h.Exposed(); len(exposed) != 1 || exposed[0].Path != h.TokenFile() {
+		t.Errorf("after Secure only the leaked token is exposed: %v", exposed)
+	}
+}
