@@ -120,6 +120,10 @@ type Index struct {
 	// same conversation are indexed with a record (not shown); default 30,
 	// 0 turns it off.
 	ContextWords int `koanf:"contextWords"`
+	// ContextTurns is how many records before and after a record in its
+	// conversation lend it their first contextWords words; default 2
+	// (measured on LoCoMo: BENCHMARKS.md), 0 turns it off.
+	ContextTurns int `koanf:"contextTurns"`
 }
 
 // Source is one place memories come from.
@@ -173,7 +177,7 @@ func Defaults() Config {
 		Facade:    Facade{Port: 3036},
 		Embedding: Embedding{Provider: ProviderBuiltin, Dimension: 384, BatchSize: 64, TimeoutSeconds: 30},
 		Retrieval: Retrieval{TopK: 8, LatencyBudgetSeconds: 60, MaxConcurrentSearches: 2, RecencyHalfLifeDays: 7, DenseChannel: "on"},
-		Index:     Index{KeepGenerations: 3, ChunkMaxChars: 1600, ChunkOverlapChars: 200, ContextWords: 30, ANNMinChunks: 200_000},
+		Index:     Index{KeepGenerations: 3, ChunkMaxChars: 1600, ChunkOverlapChars: 200, ContextWords: 30, ContextTurns: 2, ANNMinChunks: 200_000},
 	}
 }
 
@@ -316,6 +320,7 @@ func defaultMap() map[string]any {
 		"index.chunkMaxChars":             d.Index.ChunkMaxChars,
 		"index.chunkOverlapChars":         d.Index.ChunkOverlapChars,
 		"index.contextWords":              d.Index.ContextWords,
+		"index.contextTurns":              d.Index.ContextTurns,
 		"index.annMinChunks":              d.Index.ANNMinChunks,
 	}
 }
@@ -462,6 +467,9 @@ func (c Config) Validate() error {
 	}
 	if c.Index.ContextWords < 0 || c.Index.ContextWords > 200 {
 		bad("index.contextWords", fmt.Sprint(c.Index.ContextWords), "must be between 0 and 200")
+	}
+	if c.Index.ContextTurns < 0 || c.Index.ContextTurns > 10 {
+		bad("index.contextTurns", fmt.Sprint(c.Index.ContextTurns), "must be between 0 and 10")
 	}
 	names := map[string]bool{}
 	for i, s := range c.Sources {

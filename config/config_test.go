@@ -100,7 +100,7 @@ func TestDefaults(t *testing.T) {
 	if want := (config.Retrieval{TopK: 8, LatencyBudgetSeconds: 60, MaxConcurrentSearches: 2, RecencyHalfLifeDays: 7, DenseChannel: "on"}); d.Retrieval != want {
 		t.Errorf("retrieval %+v, want %+v", d.Retrieval, want)
 	}
-	if want := (config.Index{KeepGenerations: 3, ChunkMaxChars: 1600, ChunkOverlapChars: 200, ANNMinChunks: 200_000, ContextWords: 30}); d.Index != want {
+	if want := (config.Index{KeepGenerations: 3, ChunkMaxChars: 1600, ChunkOverlapChars: 200, ANNMinChunks: 200_000, ContextWords: 30, ContextTurns: 2}); d.Index != want {
 		t.Errorf("index %+v, want %+v", d.Index, want)
 	}
 	if len(d.Sources) != 0 || d.File != "" || d.Home != (paths.Home{}) {
@@ -146,7 +146,7 @@ embedding:
   batchSize: 16
   timeoutSeconds: 5
 retrieval: {topK: 12, latencyBudgetSeconds: 90, maxConcurrentSearches: 4, recencyHalfLifeDays: 2.5, denseChannel: "off"}
-index: {keepGenerations: 5, chunkMaxChars: 2000, chunkOverlapChars: 100, annMinChunks: 0, contextWords: 0}
+index: {keepGenerations: 5, chunkMaxChars: 2000, chunkOverlapChars: 100, annMinChunks: 0, contextWords: 0, contextTurns: 3}
 `)
 		cfg, err := config.LoadFile(home, path, nil)
 		if err != nil {
@@ -158,7 +158,7 @@ index: {keepGenerations: 5, chunkMaxChars: 2000, chunkOverlapChars: 100, annMinC
 			Embedding: config.Embedding{Provider: config.ProviderOpenAI, Endpoint: "http://127.0.0.1:11434/v1", Model: "nomic-embed-text",
 				Dimension: 768, AllowRemoteEndpoint: true, APIKeyEnv: "OLLAMA_KEY", BatchSize: 16, TimeoutSeconds: 5},
 			Retrieval: config.Retrieval{TopK: 12, LatencyBudgetSeconds: 90, MaxConcurrentSearches: 4, RecencyHalfLifeDays: 2.5, DenseChannel: "off"},
-			Index:     config.Index{KeepGenerations: 5, ChunkMaxChars: 2000, ChunkOverlapChars: 100, ANNMinChunks: 0, ContextWords: 0},
+			Index:     config.Index{KeepGenerations: 5, ChunkMaxChars: 2000, ChunkOverlapChars: 100, ANNMinChunks: 0, ContextWords: 0, ContextTurns: 3},
 		}
 		if cfg.Server != want.Server || cfg.Facade != want.Facade || cfg.Embedding != want.Embedding ||
 			cfg.Retrieval != want.Retrieval || cfg.Index != want.Index {
@@ -450,6 +450,8 @@ func TestLoadFile_invalid(t *testing.T) {
 		{"annMinChunks negative", "index: {annMinChunks: -1}\n", []string{"index.annMinChunks"}},
 		{"contextWords negative", "index: {contextWords: -1}\n", []string{"index.contextWords"}},
 		{"contextWords too big", "index: {contextWords: 201}\n", []string{"index.contextWords"}},
+		{"contextTurns negative", "index: {contextTurns: -1}\n", []string{"index.contextTurns"}},
+		{"contextTurns too big", "index: {contextTurns: 11}\n", []string{"index.contextTurns"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -131,7 +131,7 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 		if damage != nil && cur != nil && cur.runID() == activeID {
 			activeErr = damage // just found damaged: no need to hash it again
 		} else {
-			next, activeErr = index.OpenServed(s.home, m, s.analyzer)
+			next, activeErr = index.OpenServed(s.home, m, s.analyzer, s.segments)
 		}
 	}
 	if activeErr == nil {
@@ -151,7 +151,7 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 	if damage != nil && cur != nil {
 		except = append(except, cur.runID())
 	}
-	fb, skipped, ferr := index.OpenNewestIntact(s.home, s.cfg, s.analyzer, except...)
+	fb, skipped, ferr := index.OpenNewestIntact(s.home, s.cfg, s.analyzer, s.segments, except...)
 	switch {
 	case ferr == nil:
 		s.swap(fb, hash, activeID, trigger, activeErr, skipped)

@@ -25,6 +25,7 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/search"
@@ -68,6 +69,9 @@ type Server struct {
 	log      *slog.Logger
 	opts     Options
 	analyzer *lexical.Analyzer
+	// segments shares mapped segments between the generations novad
+	// loads: a reload after an incremental sync maps only the new delta.
+	segments *generation.Cache
 	engine   *search.Engine
 	// embedder is the configured query embedder for non-builtin
 	// providers; builtin generations carry their own.
@@ -147,7 +151,7 @@ func New(opts Options) (*Server, error) {
 	}
 	analyzer := lexical.NewAnalyzer()
 	s := &Server{
-		cfg: cfg, home: cfg.Home, log: opts.Logger, opts: opts, analyzer: analyzer,
+		cfg: cfg, home: cfg.Home, log: opts.Logger, opts: opts, analyzer: analyzer, segments: generation.NewCache(),
 		engine:  search.New(search.ConfigFor(cfg.Retrieval), analyzer),
 		permits: make(chan struct{}, cfg.Retrieval.MaxConcurrentSearches),
 		hup:     make(chan struct{}, 1),

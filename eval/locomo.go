@@ -335,14 +335,14 @@ func plainTokens(s string) []string {
 }
 
 func plainBM25(recs []TurnRecord) *bm25Baseline {
-	b := lexical.NewBuilder()
 	base := &bm25Baseline{}
+	docs := make([][]string, 0, len(recs))
 	for _, r := range recs {
-		b.Add(plainTokens(r.Text))
+		docs = append(docs, plainTokens(r.Text))
 		base.ids = append(base.ids, r.ID)
 		base.projects = append(base.projects, r.Project)
 	}
-	base.ix = b.Build()
+	base.ix = lexical.Build(docs)
 	return base
 }
 

@@ -26,7 +26,7 @@ func OpenActive(home paths.Home, analyzer *lexical.Analyzer) (*manifest.Manifest
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := OpenServed(home, m, analyzer)
+	s, err := OpenServed(home, m, analyzer, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,7 +57,7 @@ type Served struct {
 	Record *manifest.Manifest
 	Gen    *generation.Generation
 
-	dir string
+	indexDir string
 	// mu guards stamps. Only the re-checker takes it, never a search.
 	mu     sync.Mutex
 	stamps map[string]fileStamp
@@ -69,9 +69,10 @@ type fileStamp struct {
 }
 
 // OpenServed opens the generation m names (the active manifest), verifying
-// every file, for serving.
-func OpenServed(home paths.Home, m *manifest.Manifest, analyzer *lexical.Analyzer) (*Served, error) {
-	return openRecord(filepath.Join(home.IndexDir(), m.GenerationPath), m, analyzer)
+// every file, for serving. cache, when set, shares segments already
+// mapped by an earlier generation (they are size-checked, not re-hashed).
+func OpenServed(home paths.Home, m *manifest.Manifest, analyzer *lexical.Analyzer, cache *generation.Cache) (*Served, error) {
+	return openRecord(home.IndexDir(), m, analyzer, cache)
 }
 
 // OpenNewestIntact opens the newest kept generation, other than those in
@@ -79,10 +80,10 @@ func OpenServed(home paths.Home, m *manifest.Manifest, analyzer *lexical.Analyze
 // novad serves when the active generation is missing or damaged. skipped
 // says why each newer kept generation was passed over. It returns
 // ErrNoIntact when none qualifies.
-func OpenNewestIntact(home paths.Home, cfg config.Config, analyzer *lexical.Analyzer, except ...string) (s *Served, skipped []error, err error) {
-	_, skipped, err = newestIntact(home, cfg, except, func(dir string, rec *manifest.Manifest) error {
+func OpenNewestIntact(home paths.Home, cfg config.Config, analyzer *lexical.Analyzer, cache *generation.Cache, except ...string) (s *Served, skipped []error, err error) {
+	_, skipped, err = newestIntact(home, cfg, except, func(rec *manifest.Manifest) error {
 		var err error
-		s, err = openRecord(dir, rec, analyzer)
+		s, err = openRecord(home.IndexDir(), rec, analyzer, cache)
 		return err
 	})
 	return s, skipped, err
@@ -91,18 +92,30 @@ func OpenNewestIntact(home paths.Home, cfg config.Config, analyzer *lexical.Anal
 // NewestIntact is OpenNewestIntact without loading: it returns the record
 // of the generation novad would fall back to, checked at depth d.
 func NewestIntact(home paths.Home, cfg config.Config, d Depth, except ...string) (*manifest.Manifest, []error, error) {
-	return newestIntact(home, cfg, except, func(dir string, rec *manifest.Manifest) error {
-		return checkDir(dir, rec, d)
+	return newestIntact(home, cfg, except, func(rec *manifest.Manifest) error {
+		return CheckGeneration(home, rec, d)
 	})
 }
 
 // CheckGeneration checks the files of the promoted generation rec names
-// without loading it: at Quick depth every file exists with its recorded
-// size and only a file modified after the generation was sealed (its
-// candidate record written; generations are immutable from then on) is
-// hashed; at Deep depth every file is hashed.
+// (its own, its segments' and its space's) without loading it: at Quick
+// depth every file exists with its recorded size and only a file modified
+// after the generation was sealed (its candidate record written; files are
+// immutable from then on) is hashed; at Deep depth every file is hashed.
 func CheckGeneration(home paths.Home, rec *manifest.Manifest, d Depth) error {
-	return checkDir(filepath.Join(home.IndexDir(), rec.GenerationPath), rec, d)
+	return checkRecord(home.IndexDir(), filepath.Join(home.IndexDir(), rec.GenerationPath), rec, d)
+}
+
+// checkRecord checks rec's files, taking the modification time of the
+// candidate record in genDir as the moment the generation was sealed.
+func checkRecord(indexDir, genDir string, rec *manifest.Manifest, d Depth) error {
+	var sealed time.Time
+	if fi, err := os.Stat(filepath.Join(genDir, generation.FileCandidate)); err == nil {
+		sealed = fi.ModTime()
+	}
+	return checkFiles(indexDir, genDir, rec, d, func(_ string, st fileStamp) bool {
+		return !sealed.IsZero() && !st.mtime.After(sealed)
+	}, nil)
 }
 
 // Recheck verifies a served generation's files again without touching
@@ -113,75 +126,85 @@ func CheckGeneration(home paths.Home, rec *manifest.Manifest, d Depth) error {
 func (s *Served) Recheck(d Depth) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return checkFiles(s.Record, s.dir, d, func(name string, st fileStamp) bool { return s.stamps[name] == st },
-		func(name string, st fileStamp) { s.stamps[name] = st })
+	genDir := filepath.Join(s.indexDir, s.Record.GenerationPath)
+	return checkFiles(s.indexDir, genDir, s.Record, d, func(path string, st fileStamp) bool { return s.stamps[path] == st },
+		func(path string, st fileStamp) { s.stamps[path] = st })
 }
 
-func openRecord(dir string, rec *manifest.Manifest, analyzer *lexical.Analyzer) (*Served, error) {
+func openRecord(indexDir string, rec *manifest.Manifest, analyzer *lexical.Analyzer, cache *generation.Cache) (*Served, error) {
 	// Stamp before opening: a file changed while it is being verified then
 	// differs from its stamp, and the next quick check hashes it again.
 	stamps := map[string]fileStamp{}
-	for name := range rec.Files {
-		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			stamps[name] = fileStamp{fi.Size(), fi.ModTime()}
+	for dir, files := range recordFiles(indexDir, filepath.Join(indexDir, rec.GenerationPath), rec) {
+		for name := range files {
+			p := filepath.Join(dir, name)
+			if fi, err := os.Stat(p); err == nil {
+				stamps[p] = fileStamp{fi.Size(), fi.ModTime()}
+			}
 		}
 	}
-	g, err := generation.Open(dir, rec.RunID, rec.Files, analyzer)
+	g, err := generation.Open(indexDir, rec, analyzer, generation.Options{Cache: cache})
 	if err != nil {
 		return nil, err
 	}
-	if g.Meta.EmbeddingProfile != rec.EmbeddingProfile || g.Count() != rec.ChunkCount {
-		return nil, &generation.CorruptError{RunID: rec.RunID, File: generation.FileMeta,
-			Reason: "does not match its record (embedding profile or chunk count)"}
-	}
-	return &Served{Record: rec, Gen: g, dir: dir, stamps: stamps}, nil
+	return &Served{Record: rec, Gen: g, indexDir: indexDir, stamps: stamps}, nil
 }
 
-// checkDir checks the generation in dir against rec at depth d, taking
-// the candidate record's modification time as the moment it was sealed.
-func checkDir(dir string, rec *manifest.Manifest, d Depth) error {
-	var sealed time.Time
-	if fi, err := os.Stat(filepath.Join(dir, generation.FileCandidate)); err == nil {
-		sealed = fi.ModTime()
-	}
-	return checkFiles(rec, dir, d, func(_ string, st fileStamp) bool {
-		return !sealed.IsZero() && !st.mtime.After(sealed)
-	}, nil)
-}
-
-// checkFiles checks every file rec lists in dir: it must exist with its
-// recorded size; at Deep depth, or when unchanged says it may have been
-// modified, its SHA-256 must match. hashed, if not nil, is told each file
-// that hashed clean.
-func checkFiles(rec *manifest.Manifest, dir string, d Depth, unchanged func(string, fileStamp) bool, hashed func(string, fileStamp)) error {
-	bad := func(name, reason string) error {
-		return &generation.CorruptError{RunID: rec.RunID, File: name, Reason: reason}
-	}
-	for _, name := range rec.SortedFiles() {
-		want := rec.Files[name]
-		fi, err := os.Stat(filepath.Join(dir, name))
-		if errors.Is(err, fs.ErrNotExist) {
-			return bad(name, "file is missing")
-		}
-		if err != nil {
-			return bad(name, err.Error())
-		}
-		if fi.Size() != want.Size {
-			return bad(name, fmt.Sprintf("size %d, record says %d", fi.Size(), want.Size))
-		}
-		st := fileStamp{fi.Size(), fi.ModTime()}
-		if d == Quick && unchanged(name, st) {
+// recordFiles returns rec's files by absolute directory; genDir is where
+// the generation's own files are (its candidate directory before it is
+// promoted).
+func recordFiles(indexDir, genDir string, rec *manifest.Manifest) map[string]map[string]manifest.FileSum {
+	out := map[string]map[string]manifest.FileSum{}
+	for dir, files := range rec.AllFiles() {
+		if dir == rec.GenerationPath {
+			out[genDir] = files
 			continue
 		}
-		if err := generation.Verify(dir, map[string]manifest.FileSum{name: want}); err != nil {
-			reason := err.Error()
-			if inner := errors.Unwrap(err); inner != nil {
-				reason = inner.Error()
+		out[filepath.Join(indexDir, dir)] = files
+	}
+	return out
+}
+
+// checkFiles checks every file rec lists: it must exist with its recorded
+// size; at Deep depth, or when unchanged says it may have been modified,
+// its checksum must match. hashed, if not nil, is told each file that
+// hashed clean.
+func checkFiles(indexDir, genDir string, rec *manifest.Manifest, d Depth, unchanged func(string, fileStamp) bool, hashed func(string, fileStamp)) error {
+	byDir := recordFiles(indexDir, genDir, rec)
+	dirs := make([]string, 0, len(byDir))
+	for dir := range byDir {
+		dirs = append(dirs, dir)
+	}
+	sort.Strings(dirs)
+	for _, dir := range dirs {
+		files := byDir[dir]
+		for _, name := range manifest.SortedFiles(files) {
+			path := filepath.Join(dir, name)
+			rel, _ := filepath.Rel(indexDir, path)
+			bad := func(reason string) error {
+				return &generation.CorruptError{RunID: rec.RunID, File: rel, Reason: reason}
 			}
-			return bad(name, reason)
-		}
-		if hashed != nil {
-			hashed(name, st)
+			want := files[name]
+			fi, err := os.Stat(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				return bad("file is missing")
+			}
+			if err != nil {
+				return bad(err.Error())
+			}
+			if fi.Size() != want.Size {
+				return bad(fmt.Sprintf("size %d, record says %d", fi.Size(), want.Size))
+			}
+			st := fileStamp{fi.Size(), fi.ModTime()}
+			if d == Quick && unchanged(path, st) {
+				continue
+			}
+			if err := generation.CheckFile(path, want, true); err != nil {
+				return bad(err.Error())
+			}
+			if hashed != nil {
+				hashed(path, st)
+			}
 		}
 	}
 	return nil
@@ -190,7 +213,7 @@ func checkFiles(rec *manifest.Manifest, dir string, d Depth, unchanged func(stri
 // newestIntact walks the kept generations newest first (run ids sort by
 // creation time) and returns the record of the first one, not in except,
 // whose profile cfg can search and that try accepts.
-func newestIntact(home paths.Home, cfg config.Config, except []string, try func(dir string, rec *manifest.Manifest) error) (*manifest.Manifest, []error, error) {
+func newestIntact(home paths.Home, cfg config.Config, except []string, try func(rec *manifest.Manifest) error) (*manifest.Manifest, []error, error) {
 	entries, err := os.ReadDir(home.Generations())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, err
@@ -204,8 +227,7 @@ func newestIntact(home paths.Home, cfg config.Config, except []string, try func(
 	sort.Sort(sort.Reverse(sort.StringSlice(ids)))
 	var skipped []error
 	for _, id := range ids {
-		dir := home.Generation(id)
-		rec, err := readCandidate(dir)
+		rec, err := readCandidateRecord(home.Generation(id))
 		if err != nil {
 			skipped = append(skipped, fmt.Errorf("generation %s: %w", id, err))
 			continue
@@ -215,7 +237,7 @@ func newestIntact(home paths.Home, cfg config.Config, except []string, try func(
 				id, p.Provider, p.Model, p.Dimension))
 			continue
 		}
-		if err := try(dir, rec); err != nil {
+		if err := try(rec); err != nil {
 			skipped = append(skipped, err)
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
@@ -16,7 +17,8 @@ import (
 
 // TestApproximateIndexDecision: below the threshold the build records
 // exact search; above it the recall check runs and its figure is recorded,
-// and the generation is only given the index when the check passed.
+// and the generation's segments get inverted-file lists only when the
+// check passed.
 func TestApproximateIndexDecision(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
@@ -28,14 +30,14 @@ func TestApproximateIndexDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	words := []string{"deploy", "rollback", "port", "firewall", "cache", "index", "query", "token", "session", "backup", "migration", "timeout"}
-	for i := 0; i < 300; i++ {
+	for i := 0; i < 3000; i++ {
 		fmt.Fprintf(f, `{"id":"r%d","text":"%s %s %s note %d"}`+"\n", i, words[i%12], words[(i/12)%12], words[(i*7)%12], i)
 	}
 	f.Close()
 	for _, tc := range []struct {
 		threshold int
 		check     bool
-	}{{0, false}, {1000, false}, {100, true}} {
+	}{{0, false}, {10000, false}, {1000, true}} {
 		cfg := config.Defaults()
 		cfg.Home = paths.Home{Root: filepath.Join(dir, fmt.Sprint("home", tc.threshold))}
 		cfg.Embedding.Dimension = 16
@@ -59,11 +61,12 @@ func TestApproximateIndexDecision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, listed := m.Files[generation.FileANN]
-		if listed != ann.Enabled {
-			t.Errorf("ann file listed=%v but enabled=%v", listed, ann.Enabled)
+		for _, p := range m.Segments {
+			if _, listed := p.Files[segment.FileLists]; listed != ann.Enabled {
+				t.Errorf("segment %s lists inverted-file lists=%v but enabled=%v", p.ID, listed, ann.Enabled)
+			}
 		}
-		g, err := generation.Open(filepath.Join(cfg.Home.IndexDir(), m.GenerationPath), m.RunID, m.Files, lexical.NewAnalyzer())
+		g, err := generation.Open(cfg.Home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -232,14 +232,11 @@ func BenchmarkSync100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		loadStart := time.Now()
-		if _, err := generation.Open(filepath.Join(cfg.Home.IndexDir(), m.GenerationPath), m.RunID, m.Files, lexical.NewAnalyzer()); err != nil {
+		if _, err := generation.Open(cfg.Home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{}); err != nil {
 			b.Fatal(err)
 		}
 		load := time.Since(loadStart)
-		var bytes int64
-		for _, f := range m.Files {
-			bytes += f.Size
-		}
+		bytes := m.Bytes()
 		b.ReportMetric(float64(n)/elapsed.Seconds(), "records/s")
 		b.ReportMetric(float64(r.Build.Embedded)/(float64(r.Build.Timings["embed"])/1000), "embeddings/s")
 		b.ReportMetric(float64(r.Build.Chunks), "chunks")
@@ -248,7 +245,7 @@ func BenchmarkSync100k(b *testing.B) {
 		b.ReportMetric(float64(bytes)/(1<<20), "generation-MB")
 		b.ReportMetric(float64(load.Milliseconds()), "load-ms")
 		b.ReportMetric(cpu.Seconds(), "cpu-s")
-		b.Logf("sync %s (%s CPU, model trained %v): timings (ms) %v; generation %d files %.1f MB; load %s",
-			elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond), r.Build.ModelTrained, r.Build.Timings, len(m.Files), float64(bytes)/(1<<20), load.Round(time.Millisecond))
+		b.Logf("sync %s (%s CPU, model trained %v): timings (ms) %v; generation %d segments %.1f MB; load %s",
+			elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond), r.Build.ModelTrained, r.Build.Timings, len(m.Segments), float64(bytes)/(1<<20), load.Round(time.Millisecond))
 	}
 }

@@ -138,6 +138,16 @@ func mustSync(t testing.TB, ix *index.Indexer) *index.SyncResult {
 	return r
 }
 
+// syncOK syncs and fails the test on an error; nothing need change.
+func syncOK(t testing.TB, ix *index.Indexer) *index.SyncResult {
+	t.Helper()
+	r, err := ix.Sync(context.Background())
+	if err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	return r
+}
+
 // active reads and validates the active manifest and loads its generation.
 func active(t testing.TB, home paths.Home) (*manifest.Manifest, *generation.Generation) {
 	t.Helper()

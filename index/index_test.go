@@ -16,6 +16,7 @@ import (
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/index/ingest"
+	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/memory"
 )
@@ -52,9 +53,17 @@ func TestSync_incremental(t *testing.T) {
 		m.SourceProfileHash != m.SourceProfile.Hash() {
 		t.Errorf("source profile %+v", m.SourceProfile)
 	}
-	for _, f := range []string{generation.FileChunks, generation.FileLexical, generation.FileContext, generation.FileVectors, generation.FileModel, generation.FileMeta, generation.FileReport} {
+	for _, f := range []string{generation.FileSources, generation.FileReport} {
 		if _, ok := m.Files[f]; !ok {
 			t.Errorf("manifest does not list %s", f)
+		}
+	}
+	if _, ok := m.Space.Files[generation.FileModel]; !ok || len(m.Segments) != 1 {
+		t.Errorf("manifest lists space %v and %d segments", m.Space.Files, len(m.Segments))
+	}
+	for _, f := range []string{segment.FileRecords, segment.FileFacets, segment.FileDict, segment.FileText, segment.FileContext, segment.FileCodes, segment.FileMeta} {
+		if _, ok := m.Segments[0].Files[f]; !ok {
+			t.Errorf("the segment does not list %s", f)
 		}
 	}
 	if g.Count() != 6 || g.Len() != 6 || g.Model == nil || g.Model.ID() != m.EmbeddingProfile.Model {
@@ -79,8 +88,9 @@ func TestSync_incremental(t *testing.T) {
 		appendFile(t, src, jsonlLines(t, rec{ID: "mem-007", Text: "The webhook secret rotates every 90 days; the rotation runbook lives in ops/webhooks.md.", Date: "2026-02-16", Project: "billing", Session: "s-77"}))
 		second := mustSync(t, ix)
 		b := second.Build
-		if b.Embedded != 1 || b.Cached != 6 || b.Records != 7 || b.Chunks != 7 || b.ModelTrained {
-			t.Fatalf("second build: embedded %d cached %d records %d chunks %d trained %v", b.Embedded, b.Cached, b.Records, b.Chunks, b.ModelTrained)
+		if b.Mode != index.ModeIncremental || b.Embedded != 1 || b.Added != 1 || b.Retired != 0 || b.FilesRead != 1 || b.Records != 7 || b.Chunks != 7 || b.ModelTrained {
+			t.Fatalf("second build: %s, embedded %d added %d retired %d read %d records %d chunks %d trained %v",
+				b.Mode, b.Embedded, b.Added, b.Retired, b.FilesRead, b.Records, b.Chunks, b.ModelTrained)
 		}
 		m2, g2 := active(t, cfg.Home)
 		if m2.RunID != b.RunID || m2.PreviousRunID != m.RunID || m2.EmbeddingProfile != m.EmbeddingProfile {
@@ -115,8 +125,10 @@ func TestSync_incremental(t *testing.T) {
 		// before it, so appending (how transcripts grow) embeds one.
 		appendFile(t, src, jsonlLines(t, rec{ID: "mem-008", Text: "Lesson: pin the terraform provider versions; an unpinned upgrade recreated the staging database.", Date: "2026-02-17", Project: "billing"}))
 		b := mustSync(t, ix).Build
-		if b.Embedded != 1 || b.Cached != 7 || b.Chunks != 8 {
-			t.Fatalf("third build: embedded %d cached %d chunks %d, want 1 7 8", b.Embedded, b.Cached, b.Chunks)
+		// The two records before it (contextTurns 2) get its words as
+		// context: written again with their vectors carried.
+		if b.Embedded != 1 || b.Carried != 2 || b.Added != 3 || b.Retired != 2 || b.Chunks != 8 {
+			t.Fatalf("third build: embedded %d carried %d added %d retired %d chunks %d, want 1 2 3 2 8", b.Embedded, b.Carried, b.Added, b.Retired, b.Chunks)
 		}
 	})
 }
@@ -315,10 +327,10 @@ Page the billing on-call through PagerDuty; escalate after 15 minutes.
 	t.Run("huge text", func(t *testing.T) {
 		parts := hugeParts(t, bySource["huge"])
 		checkPieces(t, cfg, huge, parts)
-		// A rebuild of the same text gives the same ids and pieces.
-		r2 := mustSync(t, ix)
-		if r2.Build.Embedded != 0 || r2.Build.Cached != r.Build.Chunks {
-			t.Errorf("rebuild embedded %d cached %d of %d", r2.Build.Embedded, r2.Build.Cached, r.Build.Chunks)
+		// A full rebuild of the same text gives the same ids and pieces.
+		r2 := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Full: true}))
+		if r2.Build.Mode != index.ModeFull || r2.Build.Chunks != r.Build.Chunks {
+			t.Errorf("rebuild: %s with %d chunks, want full with %d", r2.Build.Mode, r2.Build.Chunks, r.Build.Chunks)
 		}
 		_, g2 := active(t, cfg.Home)
 		var again []memory.Chunk
@@ -430,8 +442,11 @@ func checkPieces(t *testing.T, cfg config.Config, text string, parts []memory.Ch
 
 // TestSync_embeddingCache shows that the cache is what makes a rebuild
 // cheap: an edit re-embeds exactly one record, a removed cache re-embeds
-// everything, and a retrained model (a new profile) starts a new cache.
-func TestSync_embeddingCache(t *testing.T) {
+
+// TestSync_embedsWhatChanged: a sync embeds only what changed; an
+// unchanged sync builds nothing; a full rebuild keeps the vector space
+// (the same model); a retrained model is a new space and embeds all.
+func TestSync_embedsWhatChanged(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "memories.jsonl")
 	recs := baseRecords()
@@ -444,23 +459,21 @@ func TestSync_embeddingCache(t *testing.T) {
 	ix := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now})
 
 	steps := []struct {
-		name             string
-		change           func()
-		opts             *index.Options
-		embedded, cached int
+		name              string
+		change            func()
+		opts              *index.Options
+		mode              string
+		embedded, retired int
+		sameModel         bool
 	}{
-		{"first build embeds all", func() {}, nil, 6, 0},
-		{"unchanged rebuild embeds none", func() {}, nil, 0, 6},
+		{"first build embeds all", func() {}, nil, index.ModeFull, 6, 0, false},
+		{"an unchanged sync builds nothing", func() {}, nil, index.ModeUnchanged, 0, 0, true},
 		{"an edited record is embedded again", func() {
 			recs[2].Text += " Follow-up: the fix shipped in 2.4.2."
 			writeFile(t, src, jsonlLines(t, recs...))
-		}, nil, 1, 5},
-		{"a lost cache embeds all", func() {
-			if err := os.RemoveAll(cfg.Home.EmbeddingCache()); err != nil {
-				t.Fatal(err)
-			}
-		}, nil, 6, 0},
-		{"a retrained model is a new profile", func() {}, &index.Options{NoRemote: true, Now: clk.Now, Retrain: true}, 6, 0},
+		}, nil, index.ModeIncremental, 1, 1, true},
+		{"a full rebuild keeps the model", func() {}, &index.Options{NoRemote: true, Now: clk.Now, Full: true}, index.ModeFull, 6, 0, true},
+		{"a retrained model is a new space", func() {}, &index.Options{NoRemote: true, Now: clk.Now, Retrain: true}, index.ModeFull, 6, 0, false},
 	}
 	var prevModel string
 	for _, s := range steps {
@@ -469,18 +482,19 @@ func TestSync_embeddingCache(t *testing.T) {
 		if s.opts != nil {
 			x = index.New(cfg, *s.opts)
 		}
-		b := mustSync(t, x).Build
-		if b.Embedded != s.embedded || b.Cached != s.cached {
-			t.Errorf("%s: embedded %d cached %d, want %d %d", s.name, b.Embedded, b.Cached, s.embedded, s.cached)
+		r, err := x.Sync(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		b := r.Build
+		if b.Mode != s.mode || b.Embedded != s.embedded || b.Retired != s.retired || (r.Promote == nil) != (s.mode == index.ModeUnchanged) {
+			t.Errorf("%s: %s embedded %d retired %d promoted %v, want %s %d %d", s.name, b.Mode, b.Embedded, b.Retired, r.Promote != nil, s.mode, s.embedded, s.retired)
 		}
 		m, _ := active(t, cfg.Home)
-		if s.opts != nil && s.opts.Retrain == (m.EmbeddingProfile.Model == prevModel) {
+		if prevModel != "" && s.sameModel != (m.EmbeddingProfile.Model == prevModel) {
 			t.Errorf("%s: model %s, previous %s", s.name, m.EmbeddingProfile.Model, prevModel)
 		}
 		prevModel = m.EmbeddingProfile.Model
-	}
-	if got := dirNames(t, cfg.Home.EmbeddingCache()); len(got) != 2 {
-		t.Errorf("cache files %v, want one per profile (2)", got)
 	}
 }
 
@@ -501,8 +515,10 @@ func TestSync_carryForward(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := mustSync(t, ix).Build
-	if b.Records != 4 || b.Carried != 2 || b.Chunks != 6 || b.Embedded != 0 {
-		t.Errorf("after deleting b.jsonl: records %d carried %d chunks %d embedded %d, want 4 2 6 0", b.Records, b.Carried, b.Chunks, b.Embedded)
+	gone := filepath.Join(srcDir, "b.jsonl")
+	if b.Records != 6 || b.Chunks != 6 || b.Embedded != 0 || b.Retired != 0 || b.FilesRead != 0 || !slices.Equal(b.Sources[0].Gone, []string{gone}) {
+		t.Errorf("after deleting b.jsonl: records %d chunks %d embedded %d retired %d read %d gone %v, want 6 6 0 0 0 [%s]",
+			b.Records, b.Chunks, b.Embedded, b.Retired, b.FilesRead, b.Sources[0].Gone, gone)
 	}
 	_, g := active(t, cfg.Home)
 	byID := chunkByID(t, g)
@@ -517,8 +533,8 @@ func TestSync_carryForward(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = mustSync(t, ix).Build
-	if b.Records != 0 || b.Carried != 6 || b.Chunks != 6 {
-		t.Errorf("after deleting the source: records %d carried %d chunks %d, want 0 6 6", b.Records, b.Carried, b.Chunks)
+	if b.Records != 6 || b.Chunks != 6 || len(b.Sources[0].Gone) != 2 {
+		t.Errorf("after deleting the source: records %d chunks %d gone %v, want 6 6 and both files", b.Records, b.Chunks, b.Sources[0].Gone)
 	}
 	if len(b.Sources) != 1 || !b.Sources[0].Missing {
 		t.Errorf("source summary %+v does not say missing", b.Sources)
@@ -527,8 +543,8 @@ func TestSync_carryForward(t *testing.T) {
 	writeFile(t, filepath.Join(srcDir, "a.jsonl"), jsonlLines(t, recs[:4]...))
 	prune := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, PruneMissing: true})
 	b = mustSync(t, prune).Build
-	if b.Records != 4 || b.Carried != 0 || b.Chunks != 4 {
-		t.Errorf("with PruneMissing: records %d carried %d chunks %d, want 4 0 4", b.Records, b.Carried, b.Chunks)
+	if b.Records != 4 || b.Retired != 2 || b.Chunks != 4 || len(b.Sources[0].Gone) != 0 {
+		t.Errorf("with PruneMissing: records %d retired %d chunks %d gone %v, want 4 2 4 none", b.Records, b.Retired, b.Chunks, b.Sources[0].Gone)
 	}
 	_, g = active(t, cfg.Home)
 	if _, ok := chunkByID(t, g)["notes:mem-005"]; ok {

@@ -42,9 +42,7 @@ func flipMiddle(t *testing.T, path string, keepTime bool) {
 		t.Fatal(err)
 	}
 	b[len(b)/2] ^= 0x01
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	overwrite(t, path, b)
 	if keepTime {
 		if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
 			t.Fatal(err)
@@ -58,8 +56,8 @@ func TestOpenNewestIntact_skipsDamagedAndExcluded(t *testing.T) {
 
 	// The middle generation is damaged: the newest intact one other than
 	// the active is the oldest.
-	flipMiddle(t, filepath.Join(home.Generation(runs[1]), generation.FileChunks), false)
-	s, skipped, err := index.OpenNewestIntact(home, cfg, an, runs[2])
+	flipMiddle(t, filepath.Join(home.Generation(runs[1]), generation.FileSources), false)
+	s, skipped, err := index.OpenNewestIntact(home, cfg, an, nil, runs[2])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,14 +69,14 @@ func TestOpenNewestIntact_skipsDamagedAndExcluded(t *testing.T) {
 	}
 
 	// Without exclusion the active one is the newest intact.
-	if s, _, err := index.OpenNewestIntact(home, cfg, an); err != nil || s.Record.RunID != runs[2] {
+	if s, _, err := index.OpenNewestIntact(home, cfg, an, nil); err != nil || s.Record.RunID != runs[2] {
 		t.Errorf("newest intact = %v %v, want %s", s, err, runs[2])
 	}
 
 	// A profile the configured embedder cannot search is passed over.
 	other := cfg
 	other.Embedding.Dimension = 128
-	if _, skipped, err := index.OpenNewestIntact(home, other, an); !errors.Is(err, index.ErrNoIntact) || len(skipped) != 3 {
+	if _, skipped, err := index.OpenNewestIntact(home, other, an, nil); !errors.Is(err, index.ErrNoIntact) || len(skipped) != 3 {
 		t.Errorf("with another dimension: %v, skipped %d, want ErrNoIntact and 3", err, len(skipped))
 	}
 
@@ -103,7 +101,7 @@ func TestCheckGeneration_depths(t *testing.T) {
 	dir := home.Generation(runs[2])
 
 	// Rot that keeps size and time: only Deep sees it.
-	flipMiddle(t, filepath.Join(dir, generation.FileVectors), true)
+	flipMiddle(t, filepath.Join(dir, generation.FileReport), true)
 	if err := index.CheckGeneration(home, m, index.Quick); err != nil {
 		t.Errorf("Quick hashed a file that did not change size or time: %v", err)
 	}
@@ -112,17 +110,17 @@ func TestCheckGeneration_depths(t *testing.T) {
 	}
 
 	// A file rewritten after the generation was sealed is hashed by Quick.
-	flipMiddle(t, filepath.Join(dir, generation.FileVectors), true) // restore
+	flipMiddle(t, filepath.Join(dir, generation.FileReport), true) // restore
 	later := time.Now().Add(time.Minute)
-	flipMiddle(t, filepath.Join(dir, generation.FileLexical), false)
-	os.Chtimes(filepath.Join(dir, generation.FileLexical), later, later)
+	flipMiddle(t, filepath.Join(dir, generation.FileSources), false)
+	os.Chtimes(filepath.Join(dir, generation.FileSources), later, later)
 	var ce *generation.CorruptError
-	if err := index.CheckGeneration(home, m, index.Quick); !errors.As(err, &ce) || ce.File != generation.FileLexical {
-		t.Errorf("Quick after a rewrite = %v, want a CorruptError naming %s", err, generation.FileLexical)
+	if err := index.CheckGeneration(home, m, index.Quick); !errors.As(err, &ce) || filepath.Base(ce.File) != generation.FileSources {
+		t.Errorf("Quick after a rewrite = %v, want a CorruptError naming %s", err, generation.FileSources)
 	}
 
 	// A missing file is named.
-	os.Remove(filepath.Join(dir, generation.FileLexical))
+	os.Remove(filepath.Join(dir, generation.FileSources))
 	if err := index.CheckGeneration(home, m, index.Quick); !errors.As(err, &ce) || ce.Reason != "file is missing" {
 		t.Errorf("missing file = %v", err)
 	}
@@ -135,14 +133,14 @@ func TestServedRecheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := index.OpenServed(home, m, lexical.NewAnalyzer())
+	s, err := index.OpenServed(home, m, lexical.NewAnalyzer(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Recheck(index.Quick); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(home.Generation(runs[2]), generation.FileChunks)
+	path := filepath.Join(home.Generation(runs[2]), generation.FileSources)
 
 	// touch: the time changed, the content did not: Quick hashes it once,
 	// finds it intact, and remembers the new time.
@@ -171,7 +169,7 @@ func TestServedRecheck(t *testing.T) {
 
 func TestList_showsIntegrity(t *testing.T) {
 	cfg, runs := threeGenerations(t)
-	os.Truncate(filepath.Join(cfg.Home.Generation(runs[0]), generation.FileVectors), 3)
+	os.Truncate(filepath.Join(cfg.Home.Generation(runs[0]), generation.FileReport), 3)
 	ix := index.New(cfg, index.Options{NoRemote: true})
 	list, err := ix.List(index.Quick)
 	if err != nil {

@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"time"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/manifest"
@@ -30,19 +29,19 @@ const (
 // ErrNotFound means a named generation or candidate does not exist.
 var ErrNotFound = errors.New("no such generation")
 
-func writeCandidate(dir string, m *manifest.Manifest) error {
+// writeCandidateRecord seals m and writes it as dir's candidate record.
+func writeCandidateRecord(dir string, m *manifest.Manifest) error {
 	m.Seal()
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, generation.FileCandidate), func(f *os.File) error {
-		_, err := f.Write(append(b, '\n'))
-		return err
-	})
+	return atomicfile.Write(filepath.Join(dir, generation.FileCandidate), append(b, '\n'), paths.FileMode)
 }
 
-func readCandidate(dir string) (*manifest.Manifest, error) {
+// readCandidateRecord reads and checks the candidate record of dir (a
+// candidate or a promoted generation: the record is the same).
+func readCandidateRecord(dir string) (*manifest.Manifest, error) {
 	b, err := os.ReadFile(filepath.Join(dir, generation.FileCandidate))
 	if err != nil {
 		return nil, err
@@ -55,39 +54,10 @@ func readCandidate(dir string) (*manifest.Manifest, error) {
 	}
 	want := m.Checksum
 	m.Seal()
-	if want != m.Checksum || !manifest.ValidRunID(m.RunID) || filepath.Base(dir) != m.RunID {
-		return nil, fmt.Errorf("%w: candidate record of %s is corrupt", manifest.ErrInvalid, filepath.Base(dir))
+	if want != m.Checksum || !manifest.ValidRunID(m.RunID) || filepath.Base(dir) != m.RunID || m.SchemaVersion != manifest.SchemaVersion {
+		return nil, fmt.Errorf("%w: candidate record of %s is corrupt or of another format", manifest.ErrInvalid, filepath.Base(dir))
 	}
 	return &m, nil
-}
-
-// writeFileAtomic writes path through a temp file in the same directory,
-// fsynced and renamed.
-func writeFileAtomic(path string, write func(*os.File) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return manifest.SyncDir(filepath.Dir(path))
 }
 
 // VerifyResult reports a verification.
@@ -114,26 +84,23 @@ func (x *Indexer) Verify(ctx context.Context, runID string) (*VerifyResult, erro
 }
 
 func (x *Indexer) verifyDir(dir, where string) (*VerifyResult, error) {
-	cand, err := readCandidate(dir)
+	cand, err := readCandidateRecord(dir)
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", filepath.Base(dir), err)
 	}
-	g, err := generation.Open(dir, cand.RunID, cand.Files, x.analyzer)
+	g, err := generation.Open(x.home.IndexDir(), cand, x.analyzer, generation.Options{Dir: dir})
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", cand.RunID, err)
-	}
-	if g.Count() != cand.ChunkCount {
-		return nil, fmt.Errorf("verify %s: %d chunks, candidate record says %d", cand.RunID, g.Count(), cand.ChunkCount)
 	}
 	if g.Meta.EmbeddingProfile != cand.EmbeddingProfile || manifest.ProfileHash(cand.EmbeddingProfile) != cand.EmbeddingProfileHash {
 		return nil, fmt.Errorf("verify %s: embedding profile of the files does not match the candidate record", cand.RunID)
 	}
-	var bytes int64
-	for _, f := range cand.Files {
-		bytes += f.Size
+	files := 0
+	for _, f := range cand.AllFiles() {
+		files += len(f)
 	}
 	return &VerifyResult{
-		RunID: cand.RunID, Where: where, Chunks: g.Count(), Files: len(cand.Files), Bytes: bytes,
+		RunID: cand.RunID, Where: where, Chunks: g.Count(), Files: files, Bytes: cand.Bytes(),
 		EmbeddingProfile: cand.EmbeddingProfile, ProfileMatches: ProfileMatchesConfig(x.cfg, cand.EmbeddingProfile),
 		LoadMs: g.LoadDuration.Milliseconds(),
 	}, nil
@@ -151,14 +118,18 @@ func ProfileMatchesConfig(cfg config.Config, p api.EmbeddingProfile) bool {
 }
 
 // locate finds runID among candidates, then generations. "" means the
-// newest complete candidate.
+// newest complete candidate or, when there is none, a generation whose
+// promotion was interrupted (moved into generations/ but never made
+// active: a full disk, a crash), so that promoting again finishes it.
 func (x *Indexer) locate(runID string) (dir, where string, err error) {
 	if runID == "" {
-		cands, _ := x.candidates()
-		if len(cands) == 0 {
-			return "", "", fmt.Errorf("%w: there is no candidate; run novactl index build first", ErrNotFound)
+		if cands, _ := x.candidates(); len(cands) > 0 {
+			return x.home.Candidate(cands[len(cands)-1]), "candidate", nil
 		}
-		return x.home.Candidate(cands[len(cands)-1]), "candidate", nil
+		if id := x.interruptedPromotion(); id != "" {
+			return x.home.Generation(id), "generation", nil
+		}
+		return "", "", fmt.Errorf("%w: there is no candidate; run novactl index build first", ErrNotFound)
 	}
 	if !manifest.ValidRunID(runID) {
 		return "", "", fmt.Errorf("%w: %q is not a run id (YYYYMMDDTHHMMSSZ-xxxxxxxx)", ErrNotFound, runID)
@@ -170,6 +141,39 @@ func (x *Indexer) locate(runID string) (dir, where string, err error) {
 		return x.home.Generation(runID), "generation", nil
 	}
 	return "", "", fmt.Errorf("%w: %s", ErrNotFound, runID)
+}
+
+// interruptedPromotion returns the newest generation that is newer than
+// the active one and was never activated, or "".
+func (x *Indexer) interruptedPromotion() string {
+	active := ""
+	if m, _, err := manifest.Read(x.home.Manifest()); err == nil {
+		active = m.RunID
+	}
+	activated := map[string]bool{}
+	for _, id := range x.activations() {
+		activated[id] = true
+	}
+	ids := x.generationIDs()
+	for i := len(ids) - 1; i >= 0; i-- {
+		if id := ids[i]; id > active && !activated[id] {
+			return id
+		}
+	}
+	return ""
+}
+
+// generationIDs lists the promoted generations, oldest first.
+func (x *Indexer) generationIDs() []string {
+	entries, _ := os.ReadDir(x.home.Generations())
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && manifest.ValidRunID(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // candidates lists complete candidate run ids, oldest first.
@@ -197,12 +201,15 @@ type PromoteResult struct {
 	PreviousRunID string   `json:"previousRunId,omitempty"`
 	Chunks        int      `json:"chunks"`
 	Deleted       []string `json:"deleted"`
+	// Skipped says why newer kept generations were passed over (a
+	// rollback skips damaged ones).
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Promote verifies a candidate and makes it the active generation. runID
-// "" promotes the newest candidate.
+// "" promotes the newest candidate (or finishes an interrupted promotion).
 func (x *Indexer) Promote(ctx context.Context, runID string) (*PromoteResult, error) {
-	lock, err := x.lock("promote")
+	lock, err := x.lock(ctx, "promote")
 	if err != nil {
 		return nil, err
 	}
@@ -215,8 +222,10 @@ func (x *Indexer) promote(ctx context.Context, runID, by string) (*PromoteResult
 	if err != nil {
 		return nil, err
 	}
-	if where != "candidate" {
-		return nil, fmt.Errorf("%s is already a promoted generation; use novactl index rollback --to %s to make it active again", runID, runID)
+	if where == "generation" {
+		if m, _, err := manifest.Read(x.home.Manifest()); err == nil && m.RunID == filepath.Base(dir) {
+			return nil, fmt.Errorf("%s is already the active generation", m.RunID)
+		}
 	}
 	v, err := x.verifyDir(dir, where)
 	if err != nil {
@@ -228,32 +237,49 @@ func (x *Indexer) promote(ctx context.Context, runID, by string) (*PromoteResult
 			v.RunID, p.Provider, p.Model, p.Dimension, x.cfg.Embedding.Provider, x.cfg.Embedding.Dimension)
 	}
 	x.opts.Hook(StepCandidateVerified)
-	cand, err := readCandidate(dir)
+	cand, err := readCandidateRecord(dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := paths.MkdirPrivate(x.home.Generations()); err != nil {
-		return nil, err
-	}
-	if err := os.Rename(dir, x.home.Generation(cand.RunID)); err != nil {
-		return nil, fmt.Errorf("move candidate %s into generations: %w", cand.RunID, err)
-	}
-	if err := manifest.SyncDir(x.home.Generations()); err != nil {
-		return nil, err
-	}
-	if err := manifest.SyncDir(x.home.Candidates()); err != nil {
-		return nil, err
+	if where == "candidate" {
+		if err := paths.MkdirPrivate(x.home.Generations()); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(dir, x.home.Generation(cand.RunID)); err != nil {
+			return nil, fmt.Errorf("move candidate %s into generations: %w", cand.RunID, err)
+		}
+		if err := manifest.SyncDir(x.home.Generations()); err != nil {
+			return nil, x.interrupted(cand.RunID, err)
+		}
+		if err := manifest.SyncDir(x.home.Candidates()); err != nil {
+			return nil, x.interrupted(cand.RunID, err)
+		}
 	}
 	x.opts.Hook(StepGenerationMoved)
-	return x.activate(cand, by)
+	res, err := x.activate(cand, by)
+	if err != nil {
+		return nil, x.interrupted(cand.RunID, err)
+	}
+	return res, nil
+}
+
+// interrupted explains a promotion that failed after its generation was
+// moved into place: promoting again (with no argument) finishes it.
+func (x *Indexer) interrupted(runID string, err error) error {
+	return fmt.Errorf("promotion of %s was interrupted after the generation was moved into place (%w); once the cause is fixed, run novactl index promote to finish it", runID, err)
 }
 
 // activate writes the manifest naming cand, records it, and applies
 // retention. The lock is held.
 func (x *Indexer) activate(cand *manifest.Manifest, by string) (*PromoteResult, error) {
-	prev := ""
+	prev, replaced := "", ""
 	if m, _, err := manifest.Read(x.home.Manifest()); err == nil {
 		prev = m.RunID
+		if by == byCompaction {
+			// A compaction holds exactly what the generation it replaces
+			// held: that one is not a rollback point, the one before it is.
+			prev, replaced = m.PreviousRunID, m.RunID
+		}
 	}
 	m := *cand
 	m.Status = manifest.StatusActive
@@ -271,6 +297,9 @@ func (x *Indexer) activate(cand *manifest.Manifest, by string) (*PromoteResult, 
 	if err := appendHistory(x.home.History(), Event{Time: x.opts.Now().UTC(), Event: event, RunID: m.RunID, PreviousRunID: prev, Chunks: m.ChunkCount}); err != nil {
 		return nil, err
 	}
+	if replaced != "" && removeRunDir(x.home.Generations(), replaced, x) {
+		_ = appendHistory(x.home.History(), Event{Time: x.opts.Now().UTC(), Event: EventPrune, RunID: m.RunID, Deleted: []string{replaced}, Note: "replaced by its compaction"})
+	}
 	deleted := x.retain(m.RunID, prev)
 	x.log.Info("Generation active", "runId", m.RunID, "previous", prev, "by", by)
 	return &PromoteResult{RunID: m.RunID, PreviousRunID: prev, Chunks: m.ChunkCount, Deleted: deleted}, nil
@@ -280,11 +309,31 @@ func (x *Indexer) activate(cand *manifest.Manifest, by string) (*PromoteResult, 
 type SyncResult struct {
 	Build   *BuildResult   `json:"build"`
 	Promote *PromoteResult `json:"promote"`
+	// Compaction reports the compaction that followed, if any.
+	Compaction *SyncResult `json:"compaction,omitempty"`
 }
 
-// Sync builds, verifies and promotes in one locked operation.
+// Active returns the run id the sync left active: the compaction's, the
+// promoted build's, or (nothing changed) the one that was active.
+func (r *SyncResult) Active() string {
+	switch {
+	case r.Compaction != nil && r.Compaction.Promote != nil:
+		return r.Compaction.Promote.RunID
+	case r.Promote != nil:
+		return r.Promote.RunID
+	}
+	return r.Build.RunID
+}
+
+// byCompaction is the PromotedBy of a compaction's generation.
+const byCompaction = "compaction"
+
+// Sync builds, verifies and promotes in one locked operation. When
+// nothing changed it promotes nothing (Build.Mode is unchanged). After a
+// delta is promoted, deltas that piled up are merged, and then promoted
+// again: the change is searchable before the compaction starts.
 func (x *Indexer) Sync(ctx context.Context) (*SyncResult, error) {
-	lock, err := x.lock("sync")
+	lock, err := x.lock(ctx, "sync")
 	if err != nil {
 		return nil, err
 	}
@@ -294,41 +343,83 @@ func (x *Indexer) Sync(ctx context.Context) (*SyncResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b.Mode == ModeUnchanged {
+		return &SyncResult{Build: b}, nil
+	}
 	p, err := x.promote(ctx, b.RunID, "sync")
 	if err != nil {
 		return &SyncResult{Build: b}, err
 	}
-	return &SyncResult{Build: b, Promote: p}, nil
+	out := &SyncResult{Build: b, Promote: p}
+	if x.opts.NoCompact {
+		return out, nil
+	}
+	cb, err := x.compact(ctx)
+	if err != nil || cb == nil {
+		if err != nil {
+			x.log.Warn("Compaction failed; the deltas stay as they are and are merged next time", "err", err)
+		}
+		return out, nil
+	}
+	cp, err := x.promote(ctx, cb.RunID, byCompaction)
+	if err != nil {
+		x.log.Warn("Compaction could not be promoted", "err", err)
+		return out, nil
+	}
+	out.Compaction = &SyncResult{Build: cb, Promote: cp}
+	return out, nil
 }
 
 // Rollback makes an older kept generation active again. toRunID "" picks
-// the generation that was active before the current one.
+// the generation that was active before the current one, skipping any
+// that is damaged (and saying so). It works from the kept generations
+// alone: a missing or damaged manifest does not stop it.
 func (x *Indexer) Rollback(ctx context.Context, toRunID string) (*PromoteResult, error) {
-	lock, err := x.lock("rollback")
+	lock, err := x.lock(ctx, "rollback")
 	if err != nil {
 		return nil, err
 	}
 	defer lock.release()
-	cur, _, err := manifest.Read(x.home.Manifest())
-	if err != nil {
-		return nil, fmt.Errorf("nothing to roll back from: %w", err)
+	cur, _, curErr := manifest.Read(x.home.Manifest())
+	current := ""
+	if curErr == nil {
+		current = cur.RunID
 	}
+	var skipped []string
 	if toRunID == "" {
-		// The manifest names the generation it replaced; history covers
-		// the rest (and a manifest that predates the field).
-		for _, id := range append([]string{cur.PreviousRunID}, x.activations()...) {
-			if id != "" && id != cur.RunID {
-				if _, err := os.Stat(x.home.Generation(id)); err == nil {
-					toRunID = id
-					break
-				}
+		// Previously active generations, most recent first; then any other
+		// kept generation, newest first.
+		var order []string
+		if cur != nil {
+			order = append(order, cur.PreviousRunID)
+		}
+		order = append(order, x.activations()...)
+		ids := x.generationIDs()
+		for i := len(ids) - 1; i >= 0; i-- {
+			order = append(order, ids[i])
+		}
+		seen := map[string]bool{"": true, current: true}
+		for _, id := range order {
+			if seen[id] {
+				continue
 			}
+			seen[id] = true
+			if _, err := os.Stat(x.home.Generation(id)); err != nil {
+				continue
+			}
+			if _, err := x.verifyDir(x.home.Generation(id), "generation"); err != nil {
+				skipped = append(skipped, fmt.Sprintf("%s: %v", id, err))
+				x.log.Warn("Rollback skips a damaged generation", "runId", id, "err", err)
+				continue
+			}
+			toRunID = id
+			break
 		}
 		if toRunID == "" {
-			return nil, fmt.Errorf("%w: no older generation is kept; novactl index list shows what exists", ErrNotFound)
+			return nil, fmt.Errorf("%w: no other intact generation is kept (%d skipped); novactl index list shows what exists", ErrNotFound, len(skipped))
 		}
 	}
-	if toRunID == cur.RunID {
+	if toRunID == current {
 		return nil, fmt.Errorf("%s is already the active generation", toRunID)
 	}
 	if !manifest.ValidRunID(toRunID) {
@@ -345,11 +436,16 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (*PromoteResult,
 	if !v.ProfileMatches {
 		return nil, fmt.Errorf("generation %s was embedded with a profile the configured embedder cannot search", toRunID)
 	}
-	cand, err := readCandidate(dir)
+	cand, err := readCandidateRecord(dir)
 	if err != nil {
 		return nil, err
 	}
-	return x.activate(cand, "rollback")
+	res, err := x.activate(cand, "rollback")
+	if err != nil {
+		return nil, err
+	}
+	res.Skipped = skipped
+	return res, nil
 }
 
 // activations returns run ids in order of their most recent activation,
@@ -366,131 +462,4 @@ func (x *Indexer) activations() []string {
 		}
 	}
 	return out
-}
-
-// retain deletes generations beyond the newest KeepGenerations activations
-// (never the active one or the one it replaced), and candidates older than
-// the active one. The replaced one is kept even when history does not list
-// its activation: a writer killed after the manifest rename but before the
-// history append made it active without a record. Only directories named
-// like run ids directly under our directories are ever removed; symlinks
-// are not followed.
-func (x *Indexer) retain(active, previous string) []string {
-	keep := map[string]bool{active: true}
-	if previous != "" {
-		keep[previous] = true
-	}
-	for _, id := range x.activations() {
-		if len(keep) >= x.cfg.Index.KeepGenerations {
-			break
-		}
-		keep[id] = true
-	}
-	var deleted []string
-	remove := func(root, name string) {
-		p := filepath.Join(root, name)
-		fi, err := os.Lstat(p)
-		if err != nil || !fi.IsDir() {
-			return
-		}
-		if err := os.RemoveAll(p); err != nil {
-			x.log.Warn("Cannot remove an old generation", "path", p, "err", err)
-			return
-		}
-		deleted = append(deleted, name)
-	}
-	if entries, err := os.ReadDir(x.home.Generations()); err == nil {
-		for _, e := range entries {
-			if e.IsDir() && manifest.ValidRunID(e.Name()) && !keep[e.Name()] {
-				remove(x.home.Generations(), e.Name())
-			}
-		}
-	}
-	if entries, err := os.ReadDir(x.home.Candidates()); err == nil {
-		for _, e := range entries {
-			if e.IsDir() && manifest.ValidRunID(e.Name()) && e.Name() < active {
-				remove(x.home.Candidates(), e.Name())
-			}
-		}
-	}
-	if len(deleted) > 0 {
-		_ = appendHistory(x.home.History(), Event{Time: x.opts.Now().UTC(), Event: EventPrune, RunID: active, Deleted: deleted})
-	}
-	return deleted
-}
-
-// cleanInterrupted removes candidate directories that a crashed build left
-// without a candidate record, and manifest temp files. The lock is held.
-func (x *Indexer) cleanInterrupted() {
-	manifest.CleanTemps(x.home.IndexDir())
-	entries, err := os.ReadDir(x.home.Candidates())
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if !e.IsDir() || !manifest.ValidRunID(e.Name()) {
-			continue
-		}
-		p := x.home.Candidate(e.Name())
-		if _, err := os.Stat(filepath.Join(p, generation.FileCandidate)); errors.Is(err, fs.ErrNotExist) {
-			os.RemoveAll(p)
-		}
-	}
-}
-
-// GenerationInfo describes one generation or candidate.
-type GenerationInfo struct {
-	RunID            string               `json:"runId"`
-	State            string               `json:"state"` // active, kept, candidate, incomplete
-	CreatedAt        time.Time            `json:"createdAt,omitzero"`
-	Chunks           int                  `json:"chunks"`
-	Bytes            int64                `json:"bytes"`
-	EmbeddingProfile api.EmbeddingProfile `json:"embeddingProfile"`
-	// Integrity is "intact" or "damaged" (with Problem) after a check at
-	// the depth List was given; "" for an incomplete build.
-	Integrity string `json:"integrity,omitempty"`
-	Problem   string `json:"problem,omitempty"`
-}
-
-// List returns every generation and candidate, newest first, each checked
-// at depth d (see CheckGeneration).
-func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
-	active := ""
-	if m, _, err := manifest.Read(x.home.Manifest()); err == nil {
-		active = m.RunID
-	}
-	var out []GenerationInfo
-	add := func(root, state string) {
-		entries, err := os.ReadDir(root)
-		if err != nil {
-			return
-		}
-		for _, e := range entries {
-			if !e.IsDir() || !manifest.ValidRunID(e.Name()) {
-				continue
-			}
-			info := GenerationInfo{RunID: e.Name(), State: state}
-			cand, err := readCandidate(filepath.Join(root, e.Name()))
-			if err != nil {
-				info.State = "incomplete"
-			} else {
-				info.CreatedAt, info.Chunks, info.EmbeddingProfile = cand.CreatedAt, cand.ChunkCount, cand.EmbeddingProfile
-				for _, f := range cand.Files {
-					info.Bytes += f.Size
-				}
-				info.Integrity = "intact"
-				if err := checkDir(filepath.Join(root, e.Name()), cand, d); err != nil {
-					info.Integrity, info.Problem = "damaged", err.Error()
-				}
-			}
-			if e.Name() == active {
-				info.State = "active"
-			}
-			out = append(out, info)
-		}
-	}
-	add(x.home.Generations(), "kept")
-	add(x.home.Candidates(), "candidate")
-	sort.Slice(out, func(i, j int) bool { return out[i].RunID > out[j].RunID })
-	return out, nil
 }

@@ -80,7 +80,7 @@ func TestLock_inProcess(t *testing.T) {
 		t.Fatalf("held sync: %v", err)
 	}
 	// The lock is free again, and the holder's file no longer names it.
-	mustSync(t, other)
+	syncOK(t, other)
 	if b, err := os.ReadFile(cfg.Home.Lock()); err != nil || len(b) != 0 {
 		t.Errorf("lock file after release: %q %v", b, err)
 	}
@@ -182,7 +182,8 @@ func TestRollback_retention(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "memories.jsonl")
 	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
-	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now})
+	// No compaction: each sync is one generation.
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now, NoCompact: true})
 	ctx := context.Background()
 
 	var runs []string
@@ -337,7 +338,7 @@ func TestBuildVerifyPromote(t *testing.T) {
 	if got := dirNames(t, cfg.Home.Candidates()); len(got) != 0 {
 		t.Errorf("candidates after promote: %v", got)
 	}
-	if _, err := ix.Promote(ctx, second.RunID); err == nil || !strings.Contains(err.Error(), "rollback") {
+	if _, err := ix.Promote(ctx, second.RunID); err == nil || !strings.Contains(err.Error(), "already the active") {
 		t.Errorf("promote of an active generation: %v", err)
 	}
 	if v, err := ix.Verify(ctx, second.RunID); err != nil || v.Where != "generation" {
@@ -345,11 +346,11 @@ func TestBuildVerifyPromote(t *testing.T) {
 	}
 
 	// A candidate whose files were damaged is not promoted.
-	third, err := ix.Build(ctx)
+	third, err := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch.Add(time.Hour)).Now, Full: true}).Build(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	flipByte(t, filepath.Join(third.Path, generation.FileVectors), 10)
+	flipByte(t, filepath.Join(third.Path, generation.FileSources), 10)
 	if _, err := ix.Promote(ctx, third.RunID); !errors.Is(err, generation.ErrCorrupt) {
 		t.Errorf("promote of a corrupt candidate: %v, want ErrCorrupt", err)
 	}
@@ -369,7 +370,17 @@ func flipByte(t testing.TB, path string, off int64) {
 		off += int64(len(b))
 	}
 	b[off] ^= 0xff
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	overwrite(t, path, b)
+}
+
+// overwrite replaces a (read-only) generation file's content in place,
+// as damage on disk would.
+func overwrite(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,4 +72,19 @@ func (l *writerLock) release() {
 	_ = unlock(l.f)
 	l.f.Close()
 	l.f = nil
+}
+
+// lock makes the home private and takes the index's writer lock.
+func (x *Indexer) lock(ctx context.Context, op string) (*writerLock, error) {
+	narrowed, err := x.home.Secure()
+	if len(narrowed) > 0 {
+		x.log.Info("Made the home private (other users could read it)", "paths", len(narrowed), "first", narrowed[0])
+	}
+	if err != nil {
+		return nil, fmt.Errorf("make %s private: %w", x.home.Root, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return acquireLock(x.home.Lock(), op, x.opts.Now())
 }

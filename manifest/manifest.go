@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,12 +21,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zeebo/xxh3"
+
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/atomicfile"
 )
 
-// SchemaVersion is the manifest format version this build reads and writes.
-const SchemaVersion = 1
+// SchemaVersion is the manifest format version this build reads and
+// writes. Version 1 named one directory of JSON and float files per
+// generation; version 2 names memory-mapped segments shared between
+// generations (a base and the deltas of incremental syncs) and the vector
+// space they were embedded in.
+const SchemaVersion = 2
 
 // StatusActive is the only status a served manifest has.
 const StatusActive = "active"
@@ -50,8 +57,22 @@ type Manifest struct {
 	EmbeddingProfileHash string               `json:"embeddingProfileHash"`
 	SourceProfile        SourceProfile        `json:"sourceProfile"`
 	SourceProfileHash    string               `json:"sourceProfileHash"`
-	// Files lists every file of the generation with its size and SHA-256;
-	// the loader refuses a generation whose files do not match.
+	// BuildProfileHash covers everything in the configuration that shapes
+	// chunks (sources, chunk sizes, context, analyzer, reading rules): a
+	// sync under another profile rebuilds in full.
+	BuildProfileHash string `json:"buildProfileHash"`
+	// Space is the vector space the segments were embedded in: the
+	// builtin model (if any), the quantizer and the inverted-file cells,
+	// under index/spaces/<id>.
+	Space Part `json:"space"`
+	// Segments are the generation's segments in document order, each
+	// under index/segments/<id>. Later segments may retire documents of
+	// earlier ones (an incremental sync's delta).
+	Segments []Part `json:"segments"`
+	// Files lists the files of the generation directory itself (the
+	// per-file source state, the build report). Every file of the
+	// generation, its segments' and its space's included, has a size and
+	// a checksum here; the loader refuses any that does not match.
 	Files map[string]FileSum `json:"files"`
 	// PreviousRunID is the generation this one replaced, if any.
 	PreviousRunID string `json:"previousRunId,omitempty"`
@@ -60,10 +81,22 @@ type Manifest struct {
 	Checksum string `json:"checksum"`
 }
 
-// FileSum is the size and SHA-256 of one generation file.
+// FileSum is the size and checksum of one file. The checksum is XXH3-128
+// (hex): it guards against damage, not against an attacker who can write
+// NOVA_HOME (who could rewrite the manifest too), and it lets novad verify
+// a generation of a million chunks in well under a second.
 type FileSum struct {
-	Size   int64  `json:"size"`
-	SHA256 string `json:"sha256"`
+	Size int64  `json:"size"`
+	XXH3 string `json:"xxh3"`
+}
+
+// Part is a directory of immutable files a generation uses: a segment or
+// a vector space.
+type Part struct {
+	ID string `json:"id"`
+	// Docs is the number of document slots of a segment (0 for a space).
+	Docs  int                `json:"docs,omitempty"`
+	Files map[string]FileSum `json:"files"`
 }
 
 // SourceProfile records which sources a generation was built from.
@@ -87,6 +120,11 @@ func ProfileHash(p api.EmbeddingProfile) string { return canonicalHash(p) }
 
 func canonicalHash(v any) string {
 	b, _ := json.Marshal(v)
+	return HashBytes(b)
+}
+
+// HashBytes returns the SHA-256 of b, hex.
+func HashBytes(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
@@ -97,6 +135,10 @@ var (
 	ErrNoManifest = errors.New("no active manifest")
 	// ErrInvalid means the manifest exists but cannot be trusted.
 	ErrInvalid = errors.New("invalid manifest")
+	// ErrOldFormat means the manifest names a generation in a format this
+	// build no longer serves; the next novactl index sync rebuilds it
+	// (keeping the memory of vanished source files).
+	ErrOldFormat = errors.New("the index was built by an older Nova; run novactl index sync to rebuild it")
 )
 
 var runIDPattern = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
@@ -149,16 +191,31 @@ func (m *Manifest) Validate() error {
 	if ProfileHash(m.EmbeddingProfile) != m.EmbeddingProfileHash {
 		return bad("embeddingProfileHash does not match embeddingProfile")
 	}
-	if len(m.Files) == 0 {
-		return bad("files is empty")
+	if err := validFiles("generation", m.Files); err != nil {
+		return bad("%v", err)
 	}
-	for name, sum := range m.Files {
-		if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-			return bad("file name %q is not a plain file name", name)
+	if !ValidRunID(m.Space.ID) || m.Space.Docs != 0 {
+		return bad("space id %q is malformed", m.Space.ID)
+	}
+	if err := validFiles("space "+m.Space.ID, m.Space.Files); err != nil {
+		return bad("%v", err)
+	}
+	if len(m.Segments) == 0 {
+		return bad("segments is empty")
+	}
+	docs, seen := 0, map[string]bool{}
+	for _, p := range m.Segments {
+		if !ValidRunID(p.ID) || seen[p.ID] || p.Docs < 0 {
+			return bad("segment id %q is malformed or repeated", p.ID)
 		}
-		if sum.Size < 0 || len(sum.SHA256) != 64 {
-			return bad("file %s has a malformed checksum", name)
+		seen[p.ID] = true
+		docs += p.Docs
+		if err := validFiles("segment "+p.ID, p.Files); err != nil {
+			return bad("%v", err)
 		}
+	}
+	if m.ChunkCount > docs {
+		return bad("chunkCount %d exceeds the segments' %d documents", m.ChunkCount, docs)
 	}
 	want := m.Checksum
 	copyM := *m
@@ -169,8 +226,29 @@ func (m *Manifest) Validate() error {
 	return nil
 }
 
+func validFiles(what string, files map[string]FileSum) error {
+	if len(files) == 0 {
+		return fmt.Errorf("%s lists no files", what)
+	}
+	for name, sum := range files {
+		if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+			return fmt.Errorf("%s: file name %q is not a plain file name", what, name)
+		}
+		if sum.Size < 0 || len(sum.XXH3) != 32 {
+			return fmt.Errorf("%s: file %s has a malformed checksum", what, name)
+		}
+	}
+	return nil
+}
+
 // Parse decodes and validates manifest bytes.
 func Parse(b []byte) (*Manifest, error) {
+	var version struct {
+		SchemaVersion int `json:"schemaVersion"`
+	}
+	if json.Unmarshal(b, &version) == nil && version.SchemaVersion == 1 {
+		return nil, ErrOldFormat
+	}
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -262,12 +340,80 @@ func CleanTemps(dir string) {
 	}
 }
 
-// SortedFiles returns the file names of m in order.
-func (m *Manifest) SortedFiles() []string {
-	names := make([]string, 0, len(m.Files))
-	for n := range m.Files {
+// SortedFiles returns the names of files in order.
+func SortedFiles(files map[string]FileSum) []string {
+	names := make([]string, 0, len(files))
+	for n := range files {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	return names
+}
+
+// Bytes is the total size of every file the manifest lists.
+func (m *Manifest) Bytes() int64 {
+	var n int64
+	for _, files := range m.AllFiles() {
+		for _, f := range files {
+			n += f.Size
+		}
+	}
+	return n
+}
+
+// AllFiles returns the files of the generation by directory, relative to
+// the index directory: the generation's own, its space's and each
+// segment's.
+func (m *Manifest) AllFiles() map[string]map[string]FileSum {
+	out := map[string]map[string]FileSum{
+		m.GenerationPath:     m.Files,
+		SpaceDir(m.Space.ID): m.Space.Files,
+	}
+	for _, p := range m.Segments {
+		out[SegmentDir(p.ID)] = p.Files
+	}
+	return out
+}
+
+// SegmentDir is the directory of segment id, relative to the index
+// directory.
+func SegmentDir(id string) string { return "segments/" + id }
+
+// SpaceDir is the directory of vector space id, relative to the index
+// directory.
+func SpaceDir(id string) string { return "spaces/" + id }
+
+// Hasher computes the FileSum of the bytes written to it.
+type Hasher struct {
+	h *xxh3.Hasher
+	n int64
+}
+
+// NewHasher returns an empty Hasher.
+func NewHasher() *Hasher { return &Hasher{h: xxh3.New()} }
+
+// Write implements io.Writer.
+func (h *Hasher) Write(p []byte) (int, error) {
+	h.n += int64(len(p))
+	return h.h.Write(p)
+}
+
+// Sum returns the size and checksum of what was written.
+func (h *Hasher) Sum() FileSum {
+	b := h.h.Sum128().Bytes()
+	return FileSum{Size: h.n, XXH3: hex.EncodeToString(b[:])}
+}
+
+// SumFile returns the FileSum of the file at path.
+func SumFile(path string) (FileSum, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return FileSum{}, err
+	}
+	defer f.Close()
+	h := NewHasher()
+	if _, err := io.Copy(h, f); err != nil {
+		return FileSum{}, err
+	}
+	return h.Sum(), nil
 }

@@ -23,10 +23,15 @@ func validManifest() *Manifest {
 		CreatedAt:      time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC), PromotedAt: time.Date(2026, 3, 1, 8, 0, 5, 0, time.UTC),
 		PromotedBy: "sync", ChunkCount: 42, RecordCount: 40,
 		EmbeddingProfile: prof, EmbeddingProfileHash: ProfileHash(prof),
-		SourceProfile: SourceProfile{Sources: []SourceRef{{Name: "notes", Kind: "jsonl", Path: "/home/me/notes.jsonl", SourceSet: "external-content"}}},
+		SourceProfile:    SourceProfile{Sources: []SourceRef{{Name: "notes", Kind: "jsonl", Path: "/home/me/notes.jsonl", SourceSet: "external-content"}}},
+		BuildProfileHash: strings.Repeat("0f", 32),
+		Space:            Part{ID: "20260301T075900Z-00aa00aa", Files: map[string]FileSum{"space.bin": {Size: 1560, XXH3: strings.Repeat("12", 16)}}},
+		Segments: []Part{
+			{ID: "20260301T075901Z-00bb00bb", Docs: 40, Files: map[string]FileSum{"records.bin": {Size: 1234, XXH3: strings.Repeat("ab", 16)}}},
+			{ID: "20260301T075902Z-00cc00cc", Docs: 4, Files: map[string]FileSum{"codes.i8": {Size: 1552, XXH3: strings.Repeat("cd", 16)}}},
+		},
 		Files: map[string]FileSum{
-			"chunks.jsonl": {Size: 1234, SHA256: strings.Repeat("ab", 32)},
-			"vectors.f32":  {Size: 64512, SHA256: strings.Repeat("cd", 32)},
+			"sources.json": {Size: 640, XXH3: strings.Repeat("ef", 16)},
 		},
 		PreviousRunID: "20260228T080000Z-00ff00ff",
 	}
@@ -127,15 +132,23 @@ func TestValidate(t *testing.T) {
 		name   string
 		change func(m *Manifest)
 	}{
-		{"schema version", func(m *Manifest) { m.SchemaVersion = 2 }},
+		{"schema version", func(m *Manifest) { m.SchemaVersion = 3 }},
 		{"status", func(m *Manifest) { m.Status = "candidate" }},
 		{"run id", func(m *Manifest) { m.RunID = "latest" }},
 		{"generation path escapes", func(m *Manifest) { m.GenerationPath = "generations/../../x" }},
 		{"negative chunks", func(m *Manifest) { m.ChunkCount = -1 }},
 		{"profile hash", func(m *Manifest) { m.EmbeddingProfile.Dimension = 768 }},
 		{"no files", func(m *Manifest) { m.Files = nil }},
-		{"file path", func(m *Manifest) { m.Files["../x"] = FileSum{Size: 1, SHA256: strings.Repeat("0", 64)} }},
-		{"file sum", func(m *Manifest) { m.Files["x"] = FileSum{Size: 1, SHA256: "abc"} }},
+		{"file path", func(m *Manifest) { m.Files["../x"] = FileSum{Size: 1, XXH3: strings.Repeat("0", 32)} }},
+		{"file sum", func(m *Manifest) { m.Files["x"] = FileSum{Size: 1, XXH3: "abc"} }},
+		{"no segments", func(m *Manifest) { m.Segments = nil }},
+		{"segment id", func(m *Manifest) { m.Segments[0].ID = "../../etc" }},
+		{"segment repeated", func(m *Manifest) { m.Segments[1].ID = m.Segments[0].ID }},
+		{"segment file path", func(m *Manifest) { m.Segments[1].Files["a/b"] = FileSum{Size: 1, XXH3: strings.Repeat("0", 32)} }},
+		{"segment without files", func(m *Manifest) { m.Segments[0].Files = nil }},
+		{"space id", func(m *Manifest) { m.Space.ID = "" }},
+		{"space file sum", func(m *Manifest) { m.Space.Files["space.bin"] = FileSum{Size: 1, XXH3: "x"} }},
+		{"more chunks than documents", func(m *Manifest) { m.ChunkCount = 45 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,6 +165,11 @@ func TestValidate(t *testing.T) {
 		m.ChunkCount++
 		if err := m.Validate(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "checksum") {
 			t.Errorf("Validate: %v, want a checksum mismatch", err)
+		}
+	})
+	t.Run("older format", func(t *testing.T) {
+		if _, err := Parse([]byte(`{"schemaVersion":1,"status":"active","files":{}}`)); !errors.Is(err, ErrOldFormat) {
+			t.Errorf("Parse of a first-format manifest: %v, want ErrOldFormat", err)
 		}
 	})
 	t.Run("unknown field", func(t *testing.T) {
@@ -192,7 +210,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := Parse(b)
 		if err != nil {
-			if !errors.Is(err, ErrInvalid) {
+			if !errors.Is(err, ErrInvalid) && !errors.Is(err, ErrOldFormat) {
 				t.Fatalf("Parse error %v is not ErrInvalid", err)
 			}
 			return

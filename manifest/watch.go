@@ -96,6 +96,7 @@ func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions) 
 	dir = filepath.Clean(dir)
 	var fsw *fsnotify.Watcher
 	watched := "" // dir, or its nearest existing ancestor; "" when nothing is watched
+	parentWatched := false
 	arm := func() {
 		if fsw == nil {
 			nw, err := fsnotify.NewWatcher()
@@ -103,22 +104,32 @@ func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions) 
 				w.setErr(err)
 				return
 			}
-			fsw, watched = nw, ""
+			fsw, watched, parentWatched = nw, "", false
 		}
 		target := nearestDir(dir)
 		if target == watched {
 			return
 		}
 		moved := watched != ""
-		if moved {
+		if moved && !(parentWatched && watched == filepath.Dir(dir)) {
 			_ = fsw.Remove(watched) // fails when the directory itself is gone
 		}
 		watched = ""
-		if err := fsw.Add(target); err != nil {
-			w.setErr(err)
-			return
+		if !(parentWatched && target == filepath.Dir(dir)) {
+			if err := fsw.Add(target); err != nil {
+				w.setErr(err)
+				return
+			}
 		}
 		watched = target
+		if target == dir && !parentWatched {
+			// Also watch dir's parent: the removal of dir is reported there
+			// at once, while dir's own removal event waits until nothing
+			// holds the directory (novad maps files under it).
+			if err := fsw.Add(filepath.Dir(dir)); err == nil {
+				parentWatched = true
+			}
+		}
 		if moved && target == dir {
 			// dir just appeared: the manifest may have been written into it
 			// before the watch was in place.
@@ -128,7 +139,7 @@ func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions) 
 	disarm := func() {
 		if fsw != nil {
 			fsw.Close()
-			fsw, watched = nil, ""
+			fsw, watched, parentWatched = nil, "", false
 		}
 	}
 	defer disarm()

@@ -85,6 +85,10 @@ type Chunk struct {
 	LineNumber  int      `json:"lineNumber"`
 	SessionID   string   `json:"sessionId,omitempty"`
 	HeadingPath []string `json:"headingPath,omitempty"`
+	// Conversation is the record's conversation within its source (see
+	// Record.Conversation); chunks of one conversation are each other's
+	// neighbours, and an incremental build finds them by it.
+	Conversation string `json:"conversation,omitempty"`
 	// Part is the 1-based piece number of a record cut into several
 	// chunks; Parts is how many pieces it has (1 when it was not cut).
 	Part       int            `json:"part"`

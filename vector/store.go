@@ -1,29 +1,27 @@
-// Package vector is Nova's dense channel: an immutable store of unit
-// vectors searched exactly (a parallel dot-product scan), with an optional
-// HNSW graph (github.com/coder/hnsw) used only as an accelerator for large
-// generations, only when a build-time recall check passed, and always
-// followed by exact re-ranking.
+// Package vector is Nova's dense channel. A generation's vectors are
+// stored as int8 codes (one scale per dimension, Quantizer) in one codes
+// file per segment, read in place from a memory mapping; Index searches
+// them with int8 arithmetic and re-scores the best candidates exactly.
+// Large generations add an inverted-file index (Cells, Lists): a search
+// scans only the vectors of the cells nearest the query, with the number
+// of cells chosen at build time by a measured recall check. Store is the
+// exact float32 reference those checks measure against; HNSW is the
+// github.com/coder/hnsw graph the benchmarks compare with.
 package vector
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	"sync"
-	"unsafe"
 
 	"github.com/nova-recall/nova/topk"
 )
 
-// Store holds n vectors of dimension dim, row-major. It is immutable and
+// Store holds n float32 vectors of dimension dim, row-major. It is immutable and
 // safe for concurrent use.
 type Store struct {
 	dim  int
 	data []float32
-	// ann, when set, shortlists unfiltered searches (see WithANN).
-	ann Neighbors
 }
 
 // NewStore wraps data (n*dim values, each row unit length or zero).
@@ -62,15 +60,6 @@ func dot(a, b []float32) float32 {
 	return s0 + s1 + s2 + s3
 }
 
-// Hit is a scored vector.
-type Hit struct {
-	Doc   int
-	Score float32
-}
-
-// ErrDimension means a query vector has the wrong dimension.
-var ErrDimension = errors.New("query vector dimension does not match the store")
-
 // parallelMin is the store size above which the scan is split across
 // cores.
 const parallelMin = 16_384
@@ -85,9 +74,6 @@ func (s *Store) Search(q []float32, k int, accept func(int) bool) ([]Hit, error)
 	n := s.Len()
 	if k <= 0 || n == 0 {
 		return nil, nil
-	}
-	if s.ann != nil && accept == nil {
-		return s.searchANN(q, k), nil
 	}
 	workers := 1
 	if n >= parallelMin {
@@ -133,35 +119,4 @@ func better(a, b Hit) bool {
 		return a.Score > b.Score
 	}
 	return a.Doc < b.Doc
-}
-
-// WriteTo writes the raw little-endian float32 rows.
-func (s *Store) WriteTo(w io.Writer) (int64, error) {
-	if len(s.data) == 0 {
-		return 0, nil
-	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	n, err := bw.Write(unsafe.Slice((*byte)(unsafe.Pointer(&s.data[0])), len(s.data)*4))
-	if err != nil {
-		return int64(n), err
-	}
-	return int64(n), bw.Flush()
-}
-
-// ReadStore reads n rows of dimension dim written by WriteTo.
-func ReadStore(r io.Reader, n, dim int) (*Store, error) {
-	if n < 0 || dim <= 0 || n > 1<<28 {
-		return nil, errors.New("vector store: sizes out of range")
-	}
-	data := make([]float32, n*dim)
-	if n > 0 {
-		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), len(data)*4)); err != nil {
-			return nil, fmt.Errorf("vector store: %w", err)
-		}
-	}
-	var one [1]byte
-	if k, _ := r.Read(one[:]); k != 0 {
-		return nil, errors.New("vector store: trailing data")
-	}
-	return NewStore(dim, data)
 }

@@ -1,50 +1,47 @@
-// Package generation is the on-disk format of one index generation and its
-// read-only loader. A generation directory holds the chunks (JSONL), the
-// BM25 index, the vectors, the builtin embedder's model (when the builtin
-// provider built it) and metadata. Once written it is never modified. The
-// loader checks every file's size and SHA-256 against the manifest before
-// parsing it, and fails with a named error rather than serve a corrupt
-// generation.
+// Package generation opens an index generation for searching: the
+// segments its manifest lists (index/segments/<id>, memory-mapped, see
+// package segment), the documents later segments retired, and the vector
+// space the segments were embedded in (index/spaces/<id>: the builtin
+// model, the quantizer, the inverted-file cells). Every file is checked
+// against the manifest's sizes and checksums before it is mapped; a
+// damaged generation is refused with a CorruptError naming the file.
 package generation
 
 import (
-	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
-	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/embedding"
+	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
-	"github.com/nova-recall/nova/memory"
-	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/vector"
 )
 
-// File names inside a generation directory.
+// Files of a generation directory and of a vector space directory.
 const (
-	FileChunks    = "chunks.jsonl"
-	FileLexical   = "lexical.bin"
-	FileContext   = "context.bin"
-	FileVectors   = "vectors.f32"
-	FileModel     = "model.lsa"
-	FileMeta      = "meta.json"
-	FileReport    = "build-report.json"
-	FileANN       = "ann.hnsw"
+	// FileCandidate is the sealed record of a generation (the manifest it
+	// becomes when promoted, with status "candidate").
 	FileCandidate = "candidate.json"
+	// FileSources is the per-file state of the sources the generation was
+	// built from (what an incremental sync compares against).
+	FileSources = "sources.json"
+	// FileReport is the build report.
+	FileReport = "build-report.json"
+	// FileSpace holds a space's quantizer and cells; FileModel its
+	// builtin model.
+	FileSpace = "space.bin"
+	FileModel = "model.lsa"
 )
-
-// FormatVersion is the generation format this build writes and reads.
-const FormatVersion = 1
 
 // AnalyzerVersion names the lexical analyzer; a generation built with a
 // different analyzer cannot be searched with this one.
@@ -52,27 +49,29 @@ const AnalyzerVersion = "nova-analyzer-v1"
 
 // Meta describes a generation.
 type Meta struct {
-	FormatVersion    int                  `json:"formatVersion"`
 	RunID            string               `json:"runId"`
 	CreatedAt        time.Time            `json:"createdAt"`
 	ChunkCount       int                  `json:"chunkCount"`
 	RecordCount      int                  `json:"recordCount"`
 	EmbeddingProfile api.EmbeddingProfile `json:"embeddingProfile"`
-	Analyzer         string               `json:"analyzer"`
-	// ANN describes the optional HNSW accelerator (nil: exact search).
+	Segments         int                  `json:"segments"`
+	// ANN describes how dense searches find candidates.
 	ANN *ANNMeta `json:"ann,omitempty"`
 }
 
-// ANNMeta records the build-time recall check of the HNSW accelerator.
+// ANNMeta records the vector search of a generation: exact (every vector
+// scanned) or the inverted file, with the build-time recall check.
 type ANNMeta struct {
 	Enabled    bool    `json:"enabled"`
 	RecallAt10 float64 `json:"recallAt10"`
+	Cells      int     `json:"cells,omitempty"`
+	Probe      int     `json:"probe,omitempty"`
 	Reason     string  `json:"reason"`
 }
 
 // Generation is a loaded, verified, immutable generation. It is safe for
 // concurrent use. Readers reach its memory only through its methods, never
-// its files, so the storage underneath can change.
+// its files.
 type Generation struct {
 	Dir  string
 	Meta Meta
@@ -82,136 +81,17 @@ type Generation struct {
 	// LoadDuration is how long Open took.
 	LoadDuration time.Duration
 
-	chunks []memory.Chunk
-	text   *lexical.Index
-	// context is the BM25 index of each chunk's neighbouring context, a
-	// second, lower-weighted lexical field.
+	segs    []*segment.Reader
+	bases   []int
+	n       int      // document slots
+	dead    []uint64 // bitmap of retired documents; nil when none
+	live    int
+	text    *lexical.Index
 	context *lexical.Index
-	vectors *vector.Store
+	vectors *vector.Index
 
 	summaryOnce sync.Once
 	summary     Summary
-}
-
-// Written is the result of Write: the file sums for the manifest.
-type Written struct {
-	Files map[string]manifest.FileSum
-	Bytes int64
-}
-
-// Contents is what Write persists.
-type Contents struct {
-	Meta    Meta
-	Chunks  []memory.Chunk
-	Lexical *lexical.Index
-	Context *lexical.Index
-	Vectors *vector.Store
-	Model   *embedding.LSA
-	// ANN is the approximate shortlist, present only when it passed the
-	// build-time recall check.
-	ANN    *vector.HNSW
-	Report any
-}
-
-// Write writes c into dir (which must exist and be empty), fsyncing every
-// file and then the directory.
-func Write(dir string, c Contents) (*Written, error) {
-	w := &Written{Files: map[string]manifest.FileSum{}}
-	put := func(name string, write func(io.Writer) error) error {
-		sum, err := writeFile(filepath.Join(dir, name), write)
-		if err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
-		}
-		w.Files[name] = sum
-		w.Bytes += sum.Size
-		return nil
-	}
-	if err := put(FileChunks, func(out io.Writer) error {
-		enc := json.NewEncoder(out)
-		enc.SetEscapeHTML(false)
-		for i := range c.Chunks {
-			if err := enc.Encode(&c.Chunks[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	if err := put(FileLexical, func(out io.Writer) error { _, err := c.Lexical.WriteTo(out); return err }); err != nil {
-		return nil, err
-	}
-	if err := put(FileContext, func(out io.Writer) error { _, err := c.Context.WriteTo(out); return err }); err != nil {
-		return nil, err
-	}
-	if err := put(FileVectors, func(out io.Writer) error { _, err := c.Vectors.WriteTo(out); return err }); err != nil {
-		return nil, err
-	}
-	if c.Model != nil {
-		if err := put(FileModel, func(out io.Writer) error { _, err := c.Model.WriteTo(out); return err }); err != nil {
-			return nil, err
-		}
-	}
-	if err := put(FileMeta, jsonWriter(c.Meta)); err != nil {
-		return nil, err
-	}
-	if c.ANN != nil {
-		if err := put(FileANN, func(out io.Writer) error { _, err := c.ANN.WriteTo(out); return err }); err != nil {
-			return nil, err
-		}
-	}
-	if c.Report != nil {
-		if err := put(FileReport, jsonWriter(c.Report)); err != nil {
-			return nil, err
-		}
-	}
-	return w, manifest.SyncDir(dir)
-}
-
-func jsonWriter(v any) func(io.Writer) error {
-	return func(out io.Writer) error {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(v)
-	}
-}
-
-func writeFile(path string, write func(io.Writer) error) (manifest.FileSum, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, paths.FileMode)
-	if err != nil {
-		return manifest.FileSum{}, err
-	}
-	h := sha256.New()
-	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 1<<20)
-	cw := &countingWriter{w: bw}
-	if err := write(cw); err != nil {
-		f.Close()
-		return manifest.FileSum{}, err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return manifest.FileSum{}, err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return manifest.FileSum{}, err
-	}
-	if err := f.Close(); err != nil {
-		return manifest.FileSum{}, err
-	}
-	return manifest.FileSum{Size: cw.n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // ErrCorrupt is wrapped by every load failure caused by the generation's
@@ -230,113 +110,136 @@ func (e *CorruptError) Error() string {
 // Unwrap makes errors.Is(err, ErrCorrupt) true.
 func (e *CorruptError) Unwrap() error { return ErrCorrupt }
 
-// Open loads and verifies the generation in dir against the file sums in
-// files (from the manifest or the candidate record).
-func Open(dir string, runID string, files map[string]manifest.FileSum, analyzer *lexical.Analyzer) (*Generation, error) {
+// Options tune Open.
+type Options struct {
+	// Cache shares opened segments between the generations of one
+	// process: a reload after an incremental sync maps only the new delta.
+	Cache *Cache
+	// SkipChecksums checks sizes and structure but not checksums (a build
+	// reading the generation it extends; never for serving).
+	SkipChecksums bool
+	// Dir is where the generation's own files are when that is not the
+	// manifest's generationPath (a candidate not yet promoted).
+	Dir string
+}
+
+// Open loads the generation m describes from indexDir (the directory
+// holding generations/, segments/ and spaces/), verifying every file.
+func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opts Options) (*Generation, error) {
 	start := time.Now()
-	g := &Generation{Dir: dir}
-	bad := func(file, format string, args ...any) error {
-		return &CorruptError{RunID: runID, File: file, Reason: fmt.Sprintf(format, args...)}
+	dir := opts.Dir
+	if dir == "" {
+		dir = filepath.Join(indexDir, m.GenerationPath)
 	}
-	for _, name := range []string{FileChunks, FileLexical, FileContext, FileVectors, FileMeta} {
-		if _, ok := files[name]; !ok {
-			return nil, bad(name, "not listed in the manifest")
+	g := &Generation{Dir: dir, Meta: Meta{
+		RunID: m.RunID, CreatedAt: m.CreatedAt, ChunkCount: m.ChunkCount, RecordCount: m.RecordCount,
+		EmbeddingProfile: m.EmbeddingProfile, Segments: len(m.Segments),
+	}}
+	corrupt := func(dir, file string, err error) error {
+		reason := err.Error()
+		if errors.Is(err, os.ErrNotExist) {
+			reason = "file is missing"
+		}
+		return &CorruptError{RunID: m.RunID, File: filepath.Join(dir, file), Reason: reason}
+	}
+	// The generation's own files are not mapped; they are checked so the
+	// manifest vouches for everything it lists.
+	for _, name := range manifest.SortedFiles(m.Files) {
+		if err := CheckFile(filepath.Join(g.Dir, name), m.Files[name], !opts.SkipChecksums); err != nil {
+			return nil, corrupt(m.GenerationPath, name, err)
 		}
 	}
-	if err := verified(dir, FileMeta, files, func(r io.Reader) error {
-		return json.NewDecoder(r).Decode(&g.Meta)
-	}); err != nil {
-		return nil, annotate(runID, err)
+	space, model, ann, err := openSpace(filepath.Join(indexDir, manifest.SpaceDir(m.Space.ID)), m.Space.Files, m.EmbeddingProfile, analyzer, !opts.SkipChecksums)
+	if err != nil {
+		var fe *fileError
+		if errors.As(err, &fe) {
+			return nil, corrupt(manifest.SpaceDir(m.Space.ID), fe.file, fe.err)
+		}
+		return nil, err
 	}
-	if g.Meta.FormatVersion != FormatVersion {
-		return nil, bad(FileMeta, "format version %d is not supported (want %d)", g.Meta.FormatVersion, FormatVersion)
-	}
-	if g.Meta.Analyzer != AnalyzerVersion {
-		return nil, bad(FileMeta, "analyzer %q differs from %q; rebuild the index", g.Meta.Analyzer, AnalyzerVersion)
-	}
-	if g.Meta.RunID != runID {
-		return nil, bad(FileMeta, "runId %q does not match %q", g.Meta.RunID, runID)
-	}
-	n, dim := g.Meta.ChunkCount, g.Meta.EmbeddingProfile.Dimension
-	if err := verified(dir, FileChunks, files, func(r io.Reader) error {
-		dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
-		g.chunks = make([]memory.Chunk, 0, n)
-		for dec.More() {
-			var c memory.Chunk
-			if err := dec.Decode(&c); err != nil {
-				return err
+	g.Model, g.Meta.ANN = model, ann
+	for _, p := range m.Segments {
+		dir := filepath.Join(indexDir, manifest.SegmentDir(p.ID))
+		r, err := opts.Cache.open(dir, p, g.n, !opts.SkipChecksums)
+		if err != nil {
+			var fe *segment.FileError
+			if errors.As(err, &fe) {
+				return nil, corrupt(manifest.SegmentDir(p.ID), fe.File, fe.Err)
 			}
-			g.chunks = append(g.chunks, c)
+			return nil, corrupt(manifest.SegmentDir(p.ID), "", err)
 		}
-		return nil
-	}); err != nil {
-		return nil, annotate(runID, err)
-	}
-	if len(g.chunks) != n {
-		return nil, bad(FileChunks, "%d chunks, meta says %d", len(g.chunks), n)
-	}
-	var err error
-	if g.text, err = readLexical(dir, FileLexical, files, n); err != nil {
-		return nil, annotate(runID, err)
-	}
-	if g.context, err = readLexical(dir, FileContext, files, n); err != nil {
-		return nil, annotate(runID, err)
-	}
-	if err := verified(dir, FileVectors, files, func(r io.Reader) error {
-		s, err := vector.ReadStore(r, n, dim)
-		g.vectors = s
-		return err
-	}); err != nil {
-		return nil, annotate(runID, err)
-	}
-	if g.Meta.EmbeddingProfile.Provider == embedding.ProviderBuiltin {
-		if _, ok := files[FileModel]; !ok {
-			return nil, bad(FileModel, "builtin generation has no model")
+		if r.Meta.Docs != p.Docs || r.Meta.ID != p.ID || r.Meta.Dim != m.EmbeddingProfile.Dimension || r.Meta.Analyzer != AnalyzerVersion || r.Meta.Space != m.Space.ID {
+			return nil, corrupt(manifest.SegmentDir(p.ID), segment.FileMeta, fmt.Errorf("segment %s (%d docs, dimension %d, analyzer %q, space %s) does not match the manifest", r.Meta.ID, r.Meta.Docs, r.Meta.Dim, r.Meta.Analyzer, r.Meta.Space))
 		}
-		if err := verified(dir, FileModel, files, func(r io.Reader) error {
-			m, err := embedding.ReadLSA(r, analyzer)
-			g.Model = m
-			return err
-		}); err != nil {
-			return nil, annotate(runID, err)
+		if (r.Meta.Cells > 0) != (space.Cells != nil) || (space.Cells != nil && r.Meta.Cells != space.Cells.N()) {
+			return nil, corrupt(manifest.SegmentDir(p.ID), segment.FileMeta, errors.New("inverted-file cells differ from the space's"))
 		}
-		if g.Model.Profile() != g.Meta.EmbeddingProfile {
-			return nil, bad(FileModel, "model %s does not match the generation's profile %s", g.Model.ID(), g.Meta.EmbeddingProfile.Model)
-		}
+		g.segs = append(g.segs, r)
+		g.bases = append(g.bases, g.n)
+		g.n += r.Docs()
 	}
-	if g.Meta.ANN != nil && g.Meta.ANN.Enabled {
-		if _, ok := files[FileANN]; !ok {
-			return nil, bad(FileANN, "meta enables the approximate index but the manifest does not list it")
-		}
-		if err := verified(dir, FileANN, files, func(r io.Reader) error {
-			h, err := vector.ReadHNSW(r, dim)
-			if err == nil {
-				g.vectors = g.vectors.WithANN(h)
-			}
-			return err
-		}); err != nil {
-			return nil, annotate(runID, err)
-		}
-	}
-	// Files the loader does not parse (the build report) are still
-	// checked: the manifest vouches for every file it lists.
-	for _, name := range sortedNames(files) {
-		switch name {
-		case FileChunks, FileLexical, FileContext, FileVectors, FileModel, FileMeta:
+	var deadText, deadContext lexical.Dead
+	deadText.DF, deadContext.DF = map[string]int{}, map[string]int{}
+	for _, r := range g.segs {
+		if r.Dead == nil {
 			continue
-		case FileANN:
-			if g.Meta.ANN != nil && g.Meta.ANN.Enabled {
-				continue // verified and loaded above
+		}
+		if g.dead == nil {
+			g.dead = make([]uint64, (g.n+63)/64)
+		}
+		for _, d := range r.Dead.Docs {
+			if g.dead[d/64]&(1<<(d%64)) != 0 {
+				return nil, corrupt(r.Dir, segment.FileDead, fmt.Errorf("document %d retired twice", d))
+			}
+			g.dead[d/64] |= 1 << (d % 64)
+		}
+		for _, f := range []struct {
+			dst *lexical.Dead
+			src segment.FieldStats
+		}{{&deadText, r.Dead.Text}, {&deadContext, r.Dead.Context}} {
+			f.dst.Docs += len(r.Dead.Docs)
+			f.dst.Len += f.src.Len
+			for t, n := range f.src.DF {
+				f.dst.DF[t] += n
 			}
 		}
-		if err := verified(dir, name, files, func(io.Reader) error { return nil }); err != nil {
-			return nil, annotate(runID, err)
-		}
+	}
+	g.live = g.n - deadText.Docs
+	if g.live != m.ChunkCount {
+		return nil, &CorruptError{RunID: m.RunID, File: "manifest.json", Reason: fmt.Sprintf("%d live chunks, manifest says %d", g.live, m.ChunkCount)}
+	}
+	texts, contexts, codes, lists := make([]*lexical.Field, len(g.segs)), make([]*lexical.Field, len(g.segs)), make([]*vector.Codes, len(g.segs)), make([]*vector.Lists, len(g.segs))
+	for i, r := range g.segs {
+		texts[i], contexts[i], codes[i], lists[i] = r.Text, r.Context, r.Codes, r.Lists
+	}
+	g.text = lexical.NewIndex(texts, deadText, g.idLess)
+	g.context = lexical.NewIndex(contexts, deadContext, g.idLess)
+	if space.Cells == nil {
+		lists = nil
+	}
+	if g.vectors, err = vector.NewIndex(space, codes, lists, g.idLess); err != nil {
+		return nil, &CorruptError{RunID: m.RunID, File: manifest.SpaceDir(m.Space.ID), Reason: err.Error()}
 	}
 	g.LoadDuration = time.Since(start)
 	return g, nil
 }
 
+// idLess orders two documents by chunk id: ties in score are broken the
+// same way whichever segments hold the documents, so an incrementally
+// built generation answers exactly like a full rebuild.
+func (g *Generation) idLess(a, b int) bool {
+	sa, la := g.locate(a)
+	sb, lb := g.locate(b)
+	return g.segs[sa].ID(la) < g.segs[sb].ID(lb)
+}
+
+// locate returns the segment holding doc and doc's number in it.
+func (g *Generation) locate(doc int) (int, int) {
+	s := sort.Search(len(g.bases), func(i int) bool { return g.bases[i] > doc }) - 1
+	return s, doc - g.bases[s]
+}
+
+// fileError names a file of a space.
 type fileError struct {
 	file string
 	err  error
@@ -345,100 +248,200 @@ type fileError struct {
 func (e *fileError) Error() string { return e.file + ": " + e.err.Error() }
 func (e *fileError) Unwrap() error { return e.err }
 
-func annotate(runID string, err error) error {
-	var fe *fileError
-	if errors.As(err, &fe) {
-		if errors.Is(fe.err, os.ErrNotExist) {
-			return &CorruptError{RunID: runID, File: fe.file, Reason: "file is missing"}
+// openSpace reads a vector space's files.
+func openSpace(dir string, files map[string]manifest.FileSum, prof api.EmbeddingProfile, analyzer *lexical.Analyzer, verify bool) (vector.Space, *embedding.LSA, *ANNMeta, error) {
+	var sp vector.Space
+	read := func(name string) ([]byte, error) {
+		want, ok := files[name]
+		if !ok {
+			return nil, &fileError{name, fmt.Errorf("%w: not listed", ErrCorrupt)}
 		}
-		return &CorruptError{RunID: runID, File: fe.file, Reason: fe.err.Error()}
+		if err := CheckFile(filepath.Join(dir, name), want, verify); err != nil {
+			return nil, &fileError{name, err}
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, &fileError{name, err}
+		}
+		return b, nil
 	}
-	return err
+	b, err := read(FileSpace)
+	if err != nil {
+		return sp, nil, nil, err
+	}
+	space, ann, err := ParseSpace(b)
+	if err != nil {
+		return sp, nil, nil, &fileError{FileSpace, err}
+	}
+	if space.Quantizer.Dim() != prof.Dimension {
+		return sp, nil, nil, &fileError{FileSpace, fmt.Errorf("%w: dimension %d, profile says %d", ErrCorrupt, space.Quantizer.Dim(), prof.Dimension)}
+	}
+	var model *embedding.LSA
+	if prof.Provider == embedding.ProviderBuiltin {
+		mb, err := read(FileModel)
+		if err != nil {
+			return sp, nil, nil, err
+		}
+		if model, err = embedding.ReadLSA(bytes.NewReader(mb), analyzer); err != nil {
+			return sp, nil, nil, &fileError{FileModel, err}
+		}
+		if model.Profile() != prof {
+			return sp, nil, nil, &fileError{FileModel, fmt.Errorf("%w: model %s does not match the profile %s", ErrCorrupt, model.ID(), prof.Model)}
+		}
+	}
+	for name := range files {
+		if name != FileSpace && name != FileModel {
+			return sp, nil, nil, &fileError{name, fmt.Errorf("%w: not a space file", ErrCorrupt)}
+		}
+	}
+	return space, model, ann, nil
 }
 
-// readLexical reads and verifies one BM25 index file of n documents.
-func readLexical(dir, name string, files map[string]manifest.FileSum, n int) (*lexical.Index, error) {
-	var ix *lexical.Index
-	if err := verified(dir, name, files, func(r io.Reader) error {
-		var err error
-		ix, err = lexical.Read(r)
+// space.bin: magic "NOVSPC02", the quantizer, then a u32 flag: 0 for
+// exact search, 1 followed by the build-time recall (f64 bits, u64) and
+// the cells.
+const spaceMagic = "NOVSPC02"
+
+// MarshalSpace encodes a space and its recall check.
+func MarshalSpace(sp vector.Space, recall float64) []byte {
+	b := []byte(spaceMagic)
+	q, _ := sp.Quantizer.MarshalBinary()
+	b = append(b, q...)
+	if sp.Cells == nil {
+		return binary.LittleEndian.AppendUint32(b, 0)
+	}
+	b = binary.LittleEndian.AppendUint32(b, 1)
+	b = binary.LittleEndian.AppendUint64(b, uint64(recall*1e6))
+	c, _ := sp.Cells.MarshalBinary()
+	return append(b, c...)
+}
+
+// ParseSpace decodes MarshalSpace's output.
+func ParseSpace(b []byte) (vector.Space, *ANNMeta, error) {
+	var sp vector.Space
+	if len(b) < 8 || string(b[:8]) != spaceMagic {
+		return sp, nil, fmt.Errorf("%w: bad space magic", ErrCorrupt)
+	}
+	q, rest, err := vector.ParseQuantizer(b[8:])
+	if err != nil {
+		return sp, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	sp.Quantizer = q
+	if len(rest) < 4 {
+		return sp, nil, fmt.Errorf("%w: short space", ErrCorrupt)
+	}
+	switch binary.LittleEndian.Uint32(rest) {
+	case 0:
+		if len(rest) != 4 {
+			return sp, nil, fmt.Errorf("%w: trailing bytes", ErrCorrupt)
+		}
+		return sp, &ANNMeta{Enabled: false, Reason: "exact search: every vector is scanned"}, nil
+	case 1:
+		if len(rest) < 12 {
+			return sp, nil, fmt.Errorf("%w: short space", ErrCorrupt)
+		}
+		recall := float64(binary.LittleEndian.Uint64(rest[4:])) / 1e6
+		if sp.Cells, err = vector.ParseCells(rest[12:]); err != nil {
+			return sp, nil, err
+		}
+		if sp.Cells.Dim != q.Dim() {
+			return sp, nil, fmt.Errorf("%w: cells of dimension %d", ErrCorrupt, sp.Cells.Dim)
+		}
+		return sp, &ANNMeta{Enabled: true, RecallAt10: recall, Cells: sp.Cells.N(), Probe: sp.Cells.Probe,
+			Reason: fmt.Sprintf("inverted file: %d of %d cells probed per search, int8 scan with exact re-scoring", sp.Cells.Probe, sp.Cells.N())}, nil
+	}
+	return sp, nil, fmt.Errorf("%w: unknown space kind", ErrCorrupt)
+}
+
+// CheckFile checks path's size and, when verify is set, its checksum.
+func CheckFile(path string, want manifest.FileSum, verify bool) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
 		return err
-	}); err != nil {
-		return nil, err
 	}
-	if ix.Len() != n {
-		return nil, &fileError{name, fmt.Errorf("%d documents, meta says %d", ix.Len(), n)}
-	}
-	return ix, nil
-}
-
-// verified opens dir/name, checks its size and SHA-256, then parses it
-// with parse.
-func verified(dir, name string, files map[string]manifest.FileSum, parse func(io.Reader) error) error {
-	want := files[name]
-	f, err := os.Open(filepath.Join(dir, name))
-	if err != nil {
-		return &fileError{name, err}
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return &fileError{name, err}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w: not a regular file", ErrCorrupt)
 	}
 	if fi.Size() != want.Size {
-		return &fileError{name, fmt.Errorf("size %d, manifest says %d", fi.Size(), want.Size)}
+		return fmt.Errorf("%w: size %d, manifest says %d", ErrCorrupt, fi.Size(), want.Size)
 	}
-	// Hash the whole file before parsing it: a damaged size field must be
-	// refused by the checksum, not believed by a parser that allocates
-	// what it claims (a flipped bit can ask for gigabytes).
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return &fileError{name, err}
+	if !verify {
+		return nil
 	}
-	if got := hexSum(h); got != want.SHA256 {
-		return &fileError{name, fmt.Errorf("checksum %s…, manifest says %s…", got[:12], want.SHA256[:min(12, len(want.SHA256))])}
+	got, err := manifest.SumFile(path)
+	if err != nil {
+		return err
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return &fileError{name, err}
-	}
-	if err := parse(f); err != nil {
-		return &fileError{name, fmt.Errorf("parse: %w", err)}
+	if got != want {
+		return fmt.Errorf("%w: checksum %s…, manifest says %s…", ErrCorrupt, got.XXH3[:12], want.XXH3[:min(12, len(want.XXH3))])
 	}
 	return nil
 }
 
-func hexSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }
-
-// Verify re-hashes every file of dir against files without parsing.
-func Verify(dir string, files map[string]manifest.FileSum) error {
-	for _, name := range sortedNames(files) {
-		if err := verified(dir, name, files, func(io.Reader) error { return nil }); err != nil {
-			return err
+// Verify checks every file m lists (sizes and checksums) without opening
+// the generation: what retention and rollback use to tell an intact kept
+// generation from a damaged one.
+func Verify(indexDir string, m *manifest.Manifest, checksums bool) error {
+	for dir, files := range m.AllFiles() {
+		for _, name := range manifest.SortedFiles(files) {
+			if err := CheckFile(filepath.Join(indexDir, dir, name), files[name], checksums); err != nil {
+				reason := err.Error()
+				if errors.Is(err, os.ErrNotExist) {
+					reason = "file is missing"
+				}
+				return &CorruptError{RunID: m.RunID, File: filepath.Join(dir, name), Reason: reason}
+			}
 		}
 	}
 	return nil
 }
 
-func sortedNames(files map[string]manifest.FileSum) []string {
-	m := manifest.Manifest{Files: files}
-	return m.SortedFiles()
+// Cache shares opened segments between generations. Its zero value is
+// not usable; a nil *Cache opens every segment afresh. It holds weak
+// references: a segment no generation uses is unmapped.
+type Cache struct {
+	mu   sync.Mutex
+	segs map[string]weak.Pointer[segment.Reader]
 }
 
-// ReadChunks reads a chunks file without verifying it (callers verify).
-func ReadChunks(path string) ([]memory.Chunk, error) {
-	f, err := os.Open(path)
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{segs: map[string]weak.Pointer[segment.Reader]{}} }
+
+func (c *Cache) open(dir string, p manifest.Part, first int, verify bool) (*segment.Reader, error) {
+	if c == nil {
+		return segment.Open(dir, p.Files, first, verify)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := dir + "@" + fmt.Sprint(first)
+	if wp, ok := c.segs[key]; ok {
+		if r := wp.Value(); r != nil && sameFiles(r.Files, p.Files) {
+			// Mapped and verified before; a cheap size check catches a
+			// file replaced since.
+			for name, sum := range p.Files {
+				if err := CheckFile(filepath.Join(dir, name), sum, false); err != nil {
+					return nil, &segment.FileError{File: name, Err: err}
+				}
+			}
+			return r, nil
+		}
+	}
+	r, err := segment.Open(dir, p.Files, first, verify)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<20))
-	var out []memory.Chunk
-	for dec.More() {
-		var c memory.Chunk
-		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-		out = append(out, c)
+	c.segs[key] = weak.Make(r)
+	return r, nil
+}
+
+func sameFiles(a, b map[string]manifest.FileSum) bool {
+	if len(a) != len(b) {
+		return false
 	}
-	return out, nil
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
 }

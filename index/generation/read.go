@@ -5,25 +5,46 @@ import (
 	"slices"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/memory"
 	"github.com/nova-recall/nova/vector"
 )
 
 // Len is the number of document slots: documents are numbered 0..Len()-1.
-// A slot may hold a chunk that a later change replaced (see Live).
-func (g *Generation) Len() int { return len(g.chunks) }
+// A slot may hold a chunk that a later change retired (see Live).
+func (g *Generation) Len() int { return g.n }
 
 // Count is the number of live chunks, the generation's size as users see it.
-func (g *Generation) Count() int { return len(g.chunks) }
+func (g *Generation) Count() int { return g.live }
 
 // Live reports whether doc holds a chunk that is part of the generation.
 // Searches never return a document that is not live.
-func (g *Generation) Live(doc int) bool { return doc >= 0 && doc < len(g.chunks) }
+func (g *Generation) Live(doc int) bool {
+	if doc < 0 || doc >= g.n {
+		return false
+	}
+	return g.dead == nil || g.dead[doc/64]&(1<<(doc%64)) == 0
+}
 
-// Chunk returns document doc. The chunk is shared: callers must not
-// modify it.
-func (g *Generation) Chunk(doc int) *memory.Chunk { return &g.chunks[doc] }
+// Chunk returns document doc, decoded from its segment. Each call decodes
+// afresh; callers that need a chunk several times keep it.
+func (g *Generation) Chunk(doc int) *memory.Chunk {
+	s, local := g.locate(doc)
+	c, err := g.segs[s].Chunk(local)
+	if err != nil {
+		// The checksums passed, so this is a defect, not damage; show
+		// what can be shown rather than fail the search.
+		return &memory.Chunk{ID: g.segs[s].ID(local), Tags: []string{}, Governance: api.Governance{Warnings: []string{}}}
+	}
+	return c
+}
+
+// ID returns document doc's chunk id without decoding the chunk.
+func (g *Generation) ID(doc int) string {
+	s, local := g.locate(doc)
+	return g.segs[s].ID(local)
+}
 
 // All yields the live documents and their chunks in document order.
 func (g *Generation) All() iter.Seq2[int, *memory.Chunk] {
@@ -36,10 +57,21 @@ func (g *Generation) All() iter.Seq2[int, *memory.Chunk] {
 	}
 }
 
+// live wraps accept so that retired documents are never accepted.
+func (g *Generation) liveOnly(accept func(int) bool) func(int) bool {
+	switch {
+	case g.dead == nil:
+		return accept
+	case accept == nil:
+		return g.Live
+	}
+	return func(d int) bool { return g.Live(d) && accept(d) }
+}
+
 // SearchText returns the best k documents for terms in the chunks' own text
 // (BM25), best first. accept, when non-nil, is the hard filter.
 func (g *Generation) SearchText(terms []string, k int, accept func(int) bool) []lexical.Hit {
-	return g.text.Search(terms, k, accept)
+	return g.text.Search(terms, k, g.liveOnly(accept))
 }
 
 // ScoreText returns the BM25 score of each of docs for terms in the chunks'
@@ -50,7 +82,7 @@ func (g *Generation) ScoreText(terms []string, docs []int) []float64 {
 
 // SearchContext is SearchText over the neighbouring-context field.
 func (g *Generation) SearchContext(terms []string, k int, accept func(int) bool) []lexical.Hit {
-	return g.context.Search(terms, k, accept)
+	return g.context.Search(terms, k, g.liveOnly(accept))
 }
 
 // ScoreContext is ScoreText over the neighbouring-context field.
@@ -64,22 +96,32 @@ func (g *Generation) Dim() int { return g.vectors.Dim() }
 // SearchVectors returns the k documents whose vectors have the highest dot
 // product with q, best first; accept, when non-nil, is the hard filter.
 func (g *Generation) SearchVectors(q []float32, k int, accept func(int) bool) ([]vector.Hit, error) {
-	return g.vectors.Search(q, k, accept)
+	return g.vectors.Search(q, k, g.liveOnly(accept))
 }
 
 // Dot returns the dot product of q with document doc's vector.
 func (g *Generation) Dot(q []float32, doc int) float32 { return g.vectors.Dot(q, doc) }
 
-// Vector returns document doc's vector (a copy).
-func (g *Generation) Vector(doc int) []float32 { return slices.Clone(g.vectors.Row(doc)) }
+// Vector returns document doc's vector (decoded from its int8 codes).
+func (g *Generation) Vector(doc int) []float32 { return g.vectors.Vector(doc) }
 
-// HasANN reports whether dense searches use the approximate shortlist.
-func (g *Generation) HasANN() bool { return g.vectors.HasANN() }
+// Codes returns document doc's int8 vector codes (do not modify).
+func (g *Generation) Codes(doc int) []int8 { return g.vectors.Codes(doc) }
+
+// HasANN reports whether dense searches probe the inverted file.
+func (g *Generation) HasANN() bool { return g.vectors.Approximate() }
+
+// Facet returns document doc's value of a column without decoding it.
+func (g *Generation) Facet(f segment.Facet, doc int) string {
+	s, local := g.locate(doc)
+	return g.segs[s].Facet(f, local)
+}
 
 // Filter returns the hard filter of a request over this generation's
 // documents (nil when nothing is filtered). sourceSets, when non-nil,
 // replaces the request's source sets (a pass-level restriction); when both
-// are given, their intersection applies.
+// are given, their intersection applies. It reads the facet columns, not
+// the chunks, so a filter costs a few comparisons per document.
 func (g *Generation) Filter(f api.Filters, sourceSets []string) func(int) bool {
 	sets := f.SourceSets
 	if sourceSets != nil {
@@ -91,27 +133,61 @@ func (g *Generation) Filter(f api.Filters, sourceSets []string) func(int) bool {
 	if f.Empty() && len(sets) == 0 {
 		return nil
 	}
-	return func(i int) bool {
-		c := &g.chunks[i]
-		switch {
-		case f.Date != "" && c.Date != f.Date:
+	per := make([]func(int) bool, len(g.segs))
+	for i, r := range g.segs {
+		per[i] = segmentFilter(r, f, sets)
+	}
+	return func(doc int) bool {
+		if !g.Live(doc) {
 			return false
-		case (f.DateFrom != "" || f.DateTo != "") && (len(c.Date) < 10 || (f.DateFrom != "" && c.Date[:10] < f.DateFrom) || (f.DateTo != "" && c.Date[:10] > f.DateTo)):
-			return false
-		case f.Project != "" && c.Project != f.Project:
-			return false
-		case f.Agent != "" && c.Agent != f.Agent:
-			return false
-		case f.Role != "" && c.Role != f.Role && c.Agent != f.Role:
-			return false
-		case len(sets) > 0 && !slices.Contains(sets, c.SourceSet):
-			return false
-		case len(f.Lifecycles) > 0 && !slices.Contains(f.Lifecycles, c.Governance.Lifecycle):
-			return false
-		case len(f.WorkTypes) > 0 && !slices.Contains(f.WorkTypes, c.WorkType):
-			return false
-		case len(f.Tags) > 0 && !slices.ContainsFunc(f.Tags, func(t string) bool { return slices.Contains(c.Tags, t) }):
-			return false
+		}
+		s, local := g.locate(doc)
+		return per[s](local)
+	}
+}
+
+// segmentFilter compiles the filter against one segment's dictionary.
+func segmentFilter(r *segment.Reader, f api.Filters, sets []string) func(int) bool {
+	var checks []func(int) bool
+	is := func(facet segment.Facet, values ...string) {
+		checks = append(checks, r.Matcher(facet, values))
+	}
+	if f.Date != "" {
+		is(segment.FacetDate, f.Date)
+	}
+	if f.DateFrom != "" || f.DateTo != "" {
+		checks = append(checks, func(d int) bool {
+			date := r.Facet(segment.FacetDate, d)
+			return len(date) >= 10 && (f.DateFrom == "" || date[:10] >= f.DateFrom) && (f.DateTo == "" || date[:10] <= f.DateTo)
+		})
+	}
+	if f.Project != "" {
+		is(segment.FacetProject, f.Project)
+	}
+	if f.Agent != "" {
+		is(segment.FacetAgent, f.Agent)
+	}
+	if f.Role != "" {
+		role, agent := r.Matcher(segment.FacetRole, []string{f.Role}), r.Matcher(segment.FacetAgent, []string{f.Role})
+		checks = append(checks, func(d int) bool { return role(d) || agent(d) })
+	}
+	if len(sets) > 0 {
+		is(segment.FacetSourceSet, sets...)
+	}
+	if len(f.Lifecycles) > 0 {
+		is(segment.FacetLifecycle, f.Lifecycles...)
+	}
+	if len(f.WorkTypes) > 0 {
+		is(segment.FacetWorkType, f.WorkTypes...)
+	}
+	if len(f.Tags) > 0 {
+		checks = append(checks, func(d int) bool { return r.HasTag(d, f.Tags) })
+	}
+	return func(d int) bool {
+		for _, c := range checks {
+			if !c(d) {
+				return false
+			}
 		}
 		return true
 	}
@@ -139,23 +215,28 @@ type Summary struct {
 }
 
 // Summary returns the facet counts of the live chunks. Empty agents and
-// projects count as "unknown". It is computed once.
+// projects count as "unknown". It is computed once, from the columns.
 func (g *Generation) Summary() Summary {
 	g.summaryOnce.Do(func() {
 		s := Summary{Layers: map[string]int{}, Agents: map[string]int{}, Projects: map[string]int{}, SourceSets: map[string]int{}, Tags: map[string]int{}}
-		for _, c := range g.All() {
-			s.Layers[c.Layer]++
-			s.Agents[orUnknown(c.Agent)]++
-			s.Projects[orUnknown(c.Project)]++
-			s.SourceSets[c.SourceSet]++
-			for _, t := range c.Tags {
-				s.Tags[t]++
-			}
-			if c.Date != "" {
-				if s.FirstDate == "" || c.Date < s.FirstDate {
-					s.FirstDate = c.Date
+		for i, r := range g.segs {
+			for d := range r.Docs() {
+				if !g.Live(g.bases[i] + d) {
+					continue
 				}
-				s.LastDate = max(s.LastDate, c.Date)
+				s.Layers[r.Facet(segment.FacetLayer, d)]++
+				s.Agents[orUnknown(r.Facet(segment.FacetAgent, d))]++
+				s.Projects[orUnknown(r.Facet(segment.FacetProject, d))]++
+				s.SourceSets[r.Facet(segment.FacetSourceSet, d)]++
+				for _, t := range r.Tags(d) {
+					s.Tags[t]++
+				}
+				if date := r.Facet(segment.FacetDate, d); date != "" {
+					if s.FirstDate == "" || date < s.FirstDate {
+						s.FirstDate = date
+					}
+					s.LastDate = max(s.LastDate, date)
+				}
 			}
 		}
 		g.summary = s
@@ -168,4 +249,37 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
+}
+
+// Find returns the live document holding chunk id.
+func (g *Generation) Find(id string) (int, bool) {
+	for s := len(g.segs) - 1; s >= 0; s-- {
+		if d, ok := g.segs[s].Find(id); ok && g.Live(g.bases[s]+d) {
+			return g.bases[s] + d, true
+		}
+	}
+	return 0, false
+}
+
+// Position returns document doc's line in its file and part of its
+// record, without decoding it.
+func (g *Generation) Position(doc int) (line, part int) {
+	s, local := g.locate(doc)
+	return g.segs[s].Line(local), g.segs[s].Part(local)
+}
+
+// Segments is the number of segments.
+func (g *Generation) Segments() int { return len(g.segs) }
+
+// SegmentRange returns the documents [first, end) of segment s.
+func (g *Generation) SegmentRange(s int) (first, end int) {
+	return g.bases[s], g.bases[s] + g.segs[s].Docs()
+}
+
+// Retired returns the documents segment s retires (nil for none).
+func (g *Generation) Retired(s int) []uint32 {
+	if g.segs[s].Dead == nil {
+		return nil
+	}
+	return g.segs[s].Dead.Docs
 }

@@ -55,13 +55,13 @@ func Read(ctx context.Context, src config.Source, sink Sink) error {
 	}
 	switch src.Kind {
 	case config.KindJSONL:
-		return readFiles(ctx, src, []string{"*.jsonl", "*.ndjson"}, sink, readJSONL)
+		return readFiles(ctx, src, defaultGlobs(src.Kind), sink, readJSONL)
 	case config.KindMarkdown:
-		return readFiles(ctx, src, []string{"*.md", "*.markdown"}, sink, readMarkdown)
+		return readFiles(ctx, src, defaultGlobs(src.Kind), sink, readMarkdown)
 	case config.KindCodex:
-		return readFiles(ctx, src, []string{"rollout-*.jsonl", "rollout-*.jsonl.zst"}, sink, readCodexFile)
+		return readFiles(ctx, src, defaultGlobs(src.Kind), sink, readCodexFile)
 	case config.KindClaudeCode:
-		return readFiles(ctx, src, []string{"*.jsonl"}, sink, readClaudeCodeFile)
+		return readFiles(ctx, src, defaultGlobs(src.Kind), sink, readClaudeCodeFile)
 	}
 	return fmt.Errorf("unknown source kind %q", src.Kind)
 }

@@ -9,51 +9,7 @@ import (
 	"sort"
 
 	"github.com/coder/hnsw"
-
-	"github.com/nova-recall/nova/topk"
 )
-
-// Neighbors proposes candidate rows for a query: an approximate index.
-// Store only uses it to shortlist candidates, which it then re-ranks by
-// exact dot product.
-type Neighbors interface {
-	Candidates(q []float32, n int) []int
-}
-
-// ANNMinRecall is the recall@10 (of the accelerated search, re-ranking
-// included, against exact search) an approximate index must reach at build
-// time before a generation may use it.
-const ANNMinRecall = 0.95
-
-// annCandidates is how many candidates the index proposes per result.
-const annCandidates = 40
-
-// WithANN returns a copy of s that shortlists with n for unfiltered
-// searches. Filtered searches stay exact: a shortlist cut before the
-// filter could miss every row the filter allows.
-func (s *Store) WithANN(n Neighbors) *Store {
-	cp := *s
-	cp.ann = n
-	return &cp
-}
-
-// HasANN reports whether s shortlists with an approximate index.
-func (s *Store) HasANN() bool { return s.ann != nil }
-
-// searchANN shortlists with the index and re-ranks exactly.
-func (s *Store) searchANN(q []float32, k int) []Hit {
-	cands := s.ann.Candidates(q, max(k*annCandidates, 200))
-	best := topk.New(k, better)
-	seen := make(map[int]bool, len(cands))
-	for _, d := range cands {
-		if d < 0 || d >= s.Len() || seen[d] {
-			continue
-		}
-		seen[d] = true
-		best.Push(Hit{Doc: d, Score: dot(q, s.Row(d))})
-	}
-	return best.Sorted()
-}
 
 // HNSW is an approximate index over a Store built with github.com/coder/hnsw.
 // It is immutable once built and safe for concurrent searches.
@@ -91,7 +47,7 @@ func BuildHNSW(s *Store, rows []int, o HNSWOptions) *HNSW {
 	return &HNSW{g: g}
 }
 
-// Candidates implements Neighbors.
+// Candidates returns up to n rows near q, best first.
 func (h *HNSW) Candidates(q []float32, n int) []int {
 	if h.g.Len() == 0 || len(q) != h.g.Dims() {
 		return nil
@@ -135,13 +91,13 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Recall measures recall@k of the accelerated search (shortlist by n,
-// exact re-rank) against exact search, with queries taken from rows of s
-// (a stored vector is a realistic query of the same distribution). rows
-// restricts both the queries and the exact ground truth to a subset (nil:
-// all rows).
-func Recall(s *Store, n Neighbors, rows []int, queries, k int, seed int64) float64 {
-	if s.Len() == 0 || queries <= 0 {
+// Recall measures recall@k of search (an approximate search returning
+// document numbers, best first) against exact search over ref, with
+// queries taken from rows of ref (a stored vector is a realistic query of
+// the same distribution). rows restricts both the queries and the exact
+// ground truth to a subset (nil: all rows).
+func Recall(ref *Store, search func(q []float32, k int) []int, rows []int, queries, k int, seed int64) float64 {
+	if ref.Len() == 0 || queries <= 0 {
 		return 0
 	}
 	rng := rand.New(rand.NewSource(seed))
@@ -149,7 +105,7 @@ func Recall(s *Store, n Neighbors, rows []int, queries, k int, seed int64) float
 		if rows != nil {
 			return rows[rng.Intn(len(rows))]
 		}
-		return rng.Intn(s.Len())
+		return rng.Intn(ref.Len())
 	}
 	var allow func(int) bool
 	if rows != nil {
@@ -159,18 +115,16 @@ func Recall(s *Store, n Neighbors, rows []int, queries, k int, seed int64) float
 		}
 		allow = func(i int) bool { return in[i] }
 	}
-	acc := s.WithANN(n)
 	found, total := 0, 0
-	for i := 0; i < queries; i++ {
-		q := s.Row(pick())
-		exact, _ := s.Search(q, k, allow)
-		approx := acc.searchANN(q, k)
+	for range queries {
+		q := ref.Row(pick())
+		exact, _ := ref.Search(q, k, allow)
 		want := make(map[int]bool, len(exact))
 		for _, h := range exact {
 			want[h.Doc] = true
 		}
-		for _, h := range approx {
-			if want[h.Doc] {
+		for _, d := range search(q, k) {
+			if want[d] {
 				found++
 			}
 		}

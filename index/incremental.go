@@ -1,0 +1,611 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/index/ingest"
+	"github.com/nova-recall/nova/index/segment"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/memory"
+)
+
+// incremental builds the delta from the active generation: it reads the
+// files that changed since, and writes one segment with the chunks that
+// are new or changed, retiring the documents they replace. Unchanged
+// chunks stay where they are. It returns a nil candidate when nothing
+// changed.
+func (x *Indexer) incremental(ctx context.Context, prev *previous, res *BuildResult) (*manifest.Manifest, *sourceStates, error) {
+	g := prev.gen
+	sp := x.reuseSpace(prev, g.Count())
+	if sp == nil {
+		// The vector space must change (a model trained on a much smaller
+		// corpus): every vector changes, so rebuild.
+		return x.full(ctx, prev, res)
+	}
+	res.Mode = ModeIncremental
+	if err := x.openCache(sp); err != nil {
+		return nil, nil, err
+	}
+	defer x.flushCache(sp)
+	if err := x.preferNovad(ctx, sp, res); err != nil {
+		return nil, nil, err
+	}
+	d := &delta{x: x, g: g, prev: prev, res: res, prevStates: prev.states.index()}
+	d.sourceIndex = map[string]int{}
+	for i, s := range x.cfg.Sources {
+		d.sourceIndex[s.Name] = i
+	}
+	t0 := time.Now()
+	jobs, summaries := x.listFiles(d.prevStates, res)
+	res.Sources = summaries
+	d.plan(jobs)
+	// A record that disappears may uncover a duplicate another file held
+	// back; that file is read again, as a full rebuild would read it.
+	for round := 0; ; round++ {
+		if err := d.read(ctx); err != nil {
+			return nil, nil, err
+		}
+		d.diff()
+		more := d.uncovered()
+		if len(more) == 0 || round == 2 {
+			break
+		}
+		d.reread(more)
+	}
+	res.Timings["read"] = time.Since(t0).Milliseconds()
+	d.context()
+	states := d.states()
+	if len(d.adds) == 0 && len(d.retired) == 0 {
+		if sameStates(prev.states, states) {
+			return nil, nil, nil
+		}
+		// Only what is known of the files changed (a touched file): the
+		// same segments, new source states.
+		cand := x.candidate(sp, slices.Clone(prev.manifest.Segments), g.Count(), prev.manifest.RecordCount)
+		d.summarize()
+		return cand, states, nil
+	}
+	if g.Count()-len(d.retired)+len(d.adds) == 0 {
+		return nil, nil, ErrNothingToIndex
+	}
+	t0 = time.Now()
+	sink := x.newSink(ctx, sp, g.Len(), res)
+	sink.dead = d.dead()
+	res.progress.total = len(d.adds)
+	slices.SortStableFunc(d.adds, func(a, b *addition) int { return a.order.compare(b.order) })
+	for _, a := range d.adds {
+		if err := sink.add(pendingChunk{c: a.chunk, codes: a.codes}); err != nil {
+			sink.abort()
+			return nil, nil, err
+		}
+	}
+	parts, err := x.finishSegments(sink, res)
+	if err != nil {
+		sink.abort()
+		return nil, nil, err
+	}
+	res.Timings["write"] = time.Since(t0).Milliseconds()
+	res.Added, res.Retired = len(d.adds), len(d.retired)
+	segs := append(slices.Clone(prev.manifest.Segments), parts...)
+	chunks := g.Count() - len(d.retired) + len(d.adds)
+	records := prev.manifest.RecordCount - d.retiredRecords + d.addedRecords
+	d.summarize()
+	return x.candidate(sp, segs, chunks, records), states, nil
+}
+
+// delta is the work of one incremental build.
+type delta struct {
+	x           *Indexer
+	g           *generation.Generation
+	prev        *previous
+	res         *BuildResult
+	prevStates  map[stateKey]*FileState
+	sourceIndex map[string]int
+
+	// Files: listed now, to read, read, and gone.
+	listed  []readJob
+	toRead  map[stateKey]readJob
+	reads   map[stateKey]*fileRead
+	gone    map[stateKey]*FileState
+	renamed map[stateKey]stateKey // new path -> the gone path it was renamed from
+
+	// The outcome of diff: documents retired, chunks added, states.
+	retired        map[int]bool
+	adds           []*addition
+	dropped        map[stateKey][]string
+	retiredRecords int
+	addedRecords   int
+}
+
+// addition is a chunk the delta writes.
+type addition struct {
+	chunk memory.Chunk
+	order order
+	codes []int8 // the vector of the document it replaces, when unchanged
+}
+
+// plan sorts the listed files into unchanged ones and ones to read, and
+// finds the files that disappeared (or were renamed).
+func (d *delta) plan(jobs []readJob) {
+	d.listed = jobs
+	d.toRead = map[stateKey]readJob{}
+	d.gone = map[stateKey]*FileState{}
+	d.renamed = map[stateKey]stateKey{}
+	listed := map[stateKey]bool{}
+	for _, j := range jobs {
+		key := stateKey{d.x.cfg.Sources[j.src].Name, j.file.Path}
+		listed[key] = true
+		if j.prev != nil && j.prev.Gone.IsZero() && statIdentity(j.file.Path).unchanged(j.prev) {
+			continue
+		}
+		d.toRead[key] = j
+	}
+	for key, st := range d.prevStates {
+		if listed[key] {
+			continue
+		}
+		if _, configured := d.sourceIndex[key.source]; !configured {
+			continue
+		}
+		d.gone[key] = st
+	}
+	// A new path with the identity of a vanished file is that file,
+	// renamed (or rotated): its records are read from the new path and
+	// the old path's memory goes, so nothing is indexed twice.
+	for key, j := range d.toRead {
+		if j.prev != nil {
+			continue
+		}
+		id := statIdentity(j.file.Path)
+		for gk, st := range d.gone {
+			if gk.source == key.source && st.Inode != 0 && st.Gone.IsZero() && id.sameFile(st) {
+				d.renamed[key] = gk
+				delete(d.gone, gk)
+				break
+			}
+		}
+	}
+}
+
+// read reads the files to read that are not read yet.
+func (d *delta) read(ctx context.Context) error {
+	if d.reads == nil {
+		d.reads = map[stateKey]*fileRead{}
+	}
+	var jobs []readJob
+	for _, j := range d.listed {
+		key := stateKey{d.x.cfg.Sources[j.src].Name, j.file.Path}
+		if _, want := d.toRead[key]; want && d.reads[key] == nil {
+			jobs = append(jobs, j)
+		}
+	}
+	d.res.FilesRead += len(jobs)
+	return d.x.readAll(ctx, jobs, func(r *fileRead) error {
+		key := stateKey{d.x.cfg.Sources[r.src].Name, r.file.Path}
+		d.reads[key] = r
+		d.x.opts.Progress(Progress{Stage: "read", Done: len(d.reads), Total: len(d.toRead), Note: r.file.Path})
+		return nil
+	})
+}
+
+// reread schedules files for a full read again.
+func (d *delta) reread(keys []stateKey) {
+	for _, j := range d.listed {
+		key := stateKey{d.x.cfg.Sources[j.src].Name, j.file.Path}
+		if slices.Contains(keys, key) {
+			d.toRead[key] = j
+		}
+	}
+}
+
+// usable reports whether a read of key can be applied (read completely
+// and stably); a file that could not be read keeps its earlier memory.
+func (d *delta) usable(key stateKey) (*fileRead, bool) {
+	r := d.reads[key]
+	return r, r != nil && r.err == nil && !r.unstable
+}
+
+// replaced reports whether the documents of key are replaced by what was
+// read (or go: renamed away, or pruned).
+func (d *delta) replacedKeys() map[stateKey]bool {
+	out := map[stateKey]bool{}
+	for key := range d.toRead {
+		if _, ok := d.usable(key); ok {
+			out[key] = true
+		}
+	}
+	for _, from := range d.renamed {
+		out[from] = true
+	}
+	if d.x.opts.PruneMissing {
+		for key := range d.gone {
+			out[key] = true
+		}
+	}
+	return out
+}
+
+// docsOf returns the live documents of the given files, by file.
+func (d *delta) docsOf(keys map[stateKey]bool) map[stateKey][]int {
+	out := map[stateKey][]int{}
+	if len(keys) == 0 {
+		return out
+	}
+	for doc := range d.g.Len() {
+		if !d.g.Live(doc) {
+			continue
+		}
+		key := stateKey{d.g.Facet(segment.FacetSourceName, doc), d.g.Facet(segment.FacetPath, doc)}
+		if keys[key] {
+			out[key] = append(out[key], doc)
+		}
+	}
+	return out
+}
+
+func (d *delta) orderOf(doc int) order {
+	line, part := d.g.Position(doc)
+	return order{source: d.sourceIndex[d.g.Facet(segment.FacetSourceName, doc)], path: d.g.Facet(segment.FacetPath, doc), line: line, part: part}
+}
+
+// diff compares what was read with the documents it replaces.
+func (d *delta) diff() {
+	d.retired = map[int]bool{}
+	d.adds = nil
+	d.dropped = map[stateKey][]string{}
+	d.retiredRecords, d.addedRecords = 0, 0
+	replaced := d.replacedKeys()
+	oldDocs := d.docsOf(replaced)
+	oldByID := map[string]int{}
+	for _, docs := range oldDocs {
+		for _, doc := range docs {
+			oldByID[d.g.ID(doc)] = doc
+		}
+	}
+	kept := map[int]bool{}
+	accepted := map[string]bool{}
+	retireRecord := func(doc int) {
+		c := d.g.Chunk(doc)
+		for part := 1; part <= max(1, c.Parts); part++ {
+			if pd, ok := d.g.Find(memory.ChunkID(c.SourceName, c.SourceID, part, c.Parts)); ok {
+				d.retire(pd)
+			}
+		}
+	}
+	for _, j := range d.listed {
+		src := d.x.cfg.Sources[j.src]
+		key := stateKey{src.Name, j.file.Path}
+		r, ok := d.usable(key)
+		if !ok {
+			continue
+		}
+		for _, rec := range r.records {
+			chunks := d.x.chunkRecord(src, rec)
+			if len(chunks) == 0 {
+				continue
+			}
+			first := chunks[0].ID
+			newOrder := order{source: j.src, path: rec.Path, line: rec.Line, part: 1}
+			if accepted[first] {
+				d.duplicate(key, src.Name, rec, first)
+				continue
+			}
+			if doc, found := d.g.Find(first); found && !d.retired[doc] {
+				if _, isOld := oldByID[first]; !isOld {
+					// Another file holds this record id: the earlier in
+					// build order keeps it, unless that file is gone.
+					holder := stateKey{d.g.Facet(segment.FacetSourceName, doc), d.g.Facet(segment.FacetPath, doc)}
+					if _, gone := d.gone[holder]; !gone && d.orderOf(doc).compare(newOrder) < 0 {
+						d.duplicate(key, src.Name, rec, first)
+						continue
+					}
+					retireRecord(doc)
+					if _, gone := d.gone[holder]; !gone {
+						d.dropped[holder] = append(d.dropped[holder], first)
+					}
+				}
+			}
+			accepted[first] = true
+			for _, c := range chunks {
+				if doc, ok := oldByID[c.ID]; ok && !d.retired[doc] && sameContent(d.g.Chunk(doc), &c) {
+					kept[doc] = true
+					continue
+				}
+				if doc, ok := oldByID[c.ID]; ok {
+					d.retire(doc)
+				}
+				d.add(&addition{chunk: c, order: order{source: j.src, path: c.SourcePath, line: c.LineNumber, part: c.Part}})
+			}
+		}
+	}
+	for _, docs := range oldDocs {
+		for _, doc := range docs {
+			if !kept[doc] {
+				d.retire(doc)
+			}
+		}
+	}
+}
+
+func (d *delta) duplicate(key stateKey, source string, rec memory.Record, id string) {
+	d.res.DuplicateIDs++
+	d.res.problem(ingest.Problem{Source: source, Path: rec.Path, Line: rec.Line, Reason: fmt.Sprintf("duplicate id %q: kept the first record with this id", rec.ID)})
+	d.dropped[key] = append(d.dropped[key], id)
+}
+
+func (d *delta) retire(doc int) {
+	if d.retired[doc] {
+		return
+	}
+	d.retired[doc] = true
+	if _, part := d.g.Position(doc); part <= 1 {
+		d.retiredRecords++
+	}
+}
+
+func (d *delta) add(a *addition) {
+	d.adds = append(d.adds, a)
+	if a.chunk.Part <= 1 {
+		d.addedRecords++
+	}
+}
+
+// uncovered returns the files that held back a duplicate of a record
+// that is now gone: they must be read again.
+func (d *delta) uncovered() []stateKey {
+	gone := map[string]bool{}
+	for doc := range d.retired {
+		gone[d.g.ID(doc)] = true
+	}
+	for _, a := range d.adds {
+		delete(gone, a.chunk.ID)
+	}
+	var out []stateKey
+	for key, st := range d.prevStates {
+		if _, reading := d.toRead[key]; reading {
+			continue
+		}
+		for _, id := range st.Dropped {
+			if gone[id] {
+				out = append(out, key)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// member is a record of a conversation whose context is recomputed.
+type member struct {
+	order  order
+	words  string
+	docs   []int       // its live documents (old records)
+	chunks []*addition // its new chunks
+}
+
+// context recomputes the neighbouring context of every conversation the
+// delta touches. Old documents whose context changed are retired and
+// written again (keeping their vector when the words before them are
+// unchanged, which is all an append ever changes).
+func (d *delta) context() {
+	affected := map[conversationKey]bool{}
+	for doc := range d.retired {
+		if c := d.g.Facet(segment.FacetConversation, doc); c != "" {
+			affected[conversationKey{d.g.Facet(segment.FacetSourceName, doc), c}] = true
+		}
+	}
+	for _, a := range d.adds {
+		if a.chunk.Conversation != "" {
+			affected[conversationKey{a.chunk.SourceName, a.chunk.Conversation}] = true
+		} else {
+			a.chunk.Context, a.chunk.Before = neighbourContext(nil, nil)
+		}
+	}
+	if len(affected) == 0 {
+		return
+	}
+	records := map[conversationKey][]*member{}
+	byRecord := map[order]*member{}
+	recordOf := func(key conversationKey, o order) *member {
+		o.part = 0
+		m := byRecord[o]
+		if m == nil {
+			m = &member{order: o}
+			byRecord[o] = m
+			records[key] = append(records[key], m)
+		}
+		return m
+	}
+	for doc := range d.g.Len() {
+		if !d.g.Live(doc) || d.retired[doc] {
+			continue
+		}
+		c := d.g.Facet(segment.FacetConversation, doc)
+		if c == "" {
+			continue
+		}
+		key := conversationKey{d.g.Facet(segment.FacetSourceName, doc), c}
+		if affected[key] {
+			m := recordOf(key, d.orderOf(doc))
+			m.docs = append(m.docs, doc)
+		}
+	}
+	for _, a := range d.adds {
+		if a.chunk.Conversation != "" {
+			key := conversationKey{a.chunk.SourceName, a.chunk.Conversation}
+			m := recordOf(key, a.order)
+			m.chunks = append(m.chunks, a)
+		}
+	}
+	turns := d.x.contextTurns()
+	for _, ms := range records {
+		slices.SortFunc(ms, func(a, b *member) int { return a.order.compare(b.order) })
+		for _, m := range ms {
+			m.words = d.firstWords(m)
+		}
+		for i, m := range ms {
+			before, after := make([]string, 0, turns), make([]string, 0, turns)
+			for _, n := range ms[max(0, i-turns):i] {
+				before = append(before, n.words)
+			}
+			for _, n := range ms[i+1 : min(len(ms), i+1+turns)] {
+				after = append(after, n.words)
+			}
+			ctx, bef := neighbourContext(before, after)
+			for _, a := range m.chunks {
+				a.chunk.Context, a.chunk.Before = ctx, bef
+			}
+			for _, doc := range m.docs {
+				c := d.g.Chunk(doc)
+				if c.Context == ctx && c.Before == bef {
+					continue
+				}
+				a := &addition{chunk: *c, order: d.orderOf(doc)}
+				if c.Before == bef {
+					a.codes = d.g.Codes(doc)
+				}
+				a.chunk.Context, a.chunk.Before = ctx, bef
+				d.retire(doc)
+				d.add(a)
+			}
+		}
+	}
+}
+
+// firstWords returns the words a record lends its neighbours, from its
+// first piece.
+func (d *delta) firstWords(m *member) string {
+	for _, a := range m.chunks {
+		if a.chunk.Part <= 1 {
+			return d.x.neighbourWords(a.chunk.Text)
+		}
+	}
+	for _, doc := range m.docs {
+		if _, part := d.g.Position(doc); part <= 1 {
+			return d.x.neighbourWords(d.g.Chunk(doc).Text)
+		}
+	}
+	return ""
+}
+
+// dead returns what the delta retires, with each retired document's
+// contribution to the lexical statistics.
+func (d *delta) dead() *segment.Dead {
+	dead := &segment.Dead{}
+	for doc := range d.retired {
+		dead.Docs = append(dead.Docs, uint32(doc))
+		c := d.g.Chunk(doc)
+		dead.Text.AddTerms(d.x.analyzer.Terms(c.OwnText()))
+		dead.Context.AddTerms(d.x.analyzer.Terms(c.Context))
+	}
+	slices.Sort(dead.Docs)
+	return dead
+}
+
+// states returns the source states of the new generation.
+func (d *delta) states() *sourceStates {
+	out := &sourceStates{}
+	now := d.x.opts.Now().UTC()
+	for _, j := range d.listed {
+		key := stateKey{d.x.cfg.Sources[j.src].Name, j.file.Path}
+		var st FileState
+		switch r, ok := d.usable(key); {
+		case ok:
+			st = r.state
+		case j.prev != nil:
+			st = *j.prev
+			if r != nil {
+				reason := "the file kept changing while it was read; its earlier memory is kept and it will be read again"
+				if r.err != nil {
+					reason = r.err.Error()
+				}
+				d.res.problem(ingest.Problem{Source: key.source, Path: key.path, Reason: reason})
+			}
+		default:
+			if r != nil && r.err != nil {
+				d.res.problem(ingest.Problem{Source: key.source, Path: key.path, Reason: r.err.Error()})
+			}
+			continue
+		}
+		if r, ok := d.usable(key); ok {
+			for _, p := range r.problems {
+				d.res.problem(p)
+			}
+			d.res.ProblemCount += r.count - len(r.problems)
+		} else {
+			st.Dropped = slices.Clone(st.Dropped)
+		}
+		if dropped := d.dropped[key]; len(dropped) > 0 {
+			if _, ok := d.usable(key); ok {
+				st.Dropped = dropped
+			} else {
+				st.Dropped = append(st.Dropped, dropped...)
+			}
+		}
+		out.Files = append(out.Files, st)
+	}
+	if !d.x.opts.PruneMissing {
+		for _, st := range d.gone {
+			s := *st
+			if s.Gone.IsZero() {
+				s.Gone = now
+			}
+			out.Files = append(out.Files, s)
+		}
+	}
+	out.Version = ingest.Version
+	return out
+}
+
+// summarize fills the per-source summary of the result.
+func (d *delta) summarize() {
+	for i := range d.res.Sources {
+		s := &d.res.Sources[i]
+		for _, j := range d.listed {
+			if j.src != i {
+				continue
+			}
+			s.Files++
+			if id := statIdentity(j.file.Path); time.Unix(0, id.modTime).After(s.NewestModTime) {
+				s.NewestModTime = time.Unix(0, id.modTime)
+			}
+		}
+		for key := range d.gone {
+			if key.source == s.Name && !d.x.opts.PruneMissing {
+				s.Gone = append(s.Gone, key.path)
+			}
+		}
+		slices.Sort(s.Gone)
+	}
+	counts := map[string]int{}
+	for doc := range d.g.Len() {
+		if d.g.Live(doc) && !d.retired[doc] {
+			counts[d.g.Facet(segment.FacetSourceName, doc)]++
+		}
+	}
+	for _, a := range d.adds {
+		counts[a.chunk.SourceName]++
+	}
+	for i := range d.res.Sources {
+		d.res.Sources[i].Chunks = counts[d.res.Sources[i].Name]
+	}
+}
+
+// sameContent reports whether two versions of a chunk hold the same
+// memory, neighbouring context aside (it is recomputed separately).
+func sameContent(a, b *memory.Chunk) bool {
+	x, y := *a, *b
+	x.Context, x.Before, y.Context, y.Before = "", "", "", ""
+	bx, _ := json.Marshal(&x)
+	by, _ := json.Marshal(&y)
+	return string(bx) == string(by)
+}
+
+func sameStates(a, b *sourceStates) bool {
+	return a.Version == b.Version && string(a.marshal()) == string(b.marshal())
+}

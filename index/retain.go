@@ -1,0 +1,211 @@
+package index
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/manifest"
+)
+
+// retain keeps the active generation, the one it replaced, and the most
+// recently active others up to index.keepGenerations, counting only
+// generations whose files pass a quick check: a damaged generation is
+// deleted first and never takes the place of an intact one. Then it
+// deletes candidates older than the active generation, and the segments
+// and spaces that nothing kept refers to. The replaced generation is kept
+// even when history does not list its activation (a writer killed after
+// the manifest rename but before the history append). Only directories
+// named like run ids directly under our directories are ever removed;
+// symlinks are not followed.
+func (x *Indexer) retain(active, previous string) []string {
+	intact := func(id string) bool {
+		rec, err := readCandidateRecord(x.home.Generation(id))
+		if err != nil {
+			return false
+		}
+		if err := CheckGeneration(x.home, rec, Quick); err != nil {
+			x.log.Warn("A kept generation is damaged; retention removes it first", "runId", id, "err", err)
+			return false
+		}
+		return true
+	}
+	keep := map[string]bool{active: true}
+	want := max(2, x.cfg.Index.KeepGenerations)
+	if previous != "" && previous != active && intact(previous) {
+		keep[previous] = true
+	}
+	for _, id := range x.activations() {
+		if len(keep) >= want {
+			break
+		}
+		if !keep[id] && dirExists(x.home.Generation(id)) && intact(id) {
+			keep[id] = true
+		}
+	}
+	var deleted []string
+	for _, id := range x.generationIDs() {
+		if !keep[id] && removeRunDir(x.home.Generations(), id, x) {
+			deleted = append(deleted, id)
+		}
+	}
+	if entries, err := os.ReadDir(x.home.Candidates()); err == nil {
+		for _, e := range entries {
+			if e.IsDir() && manifest.ValidRunID(e.Name()) && e.Name() < active && removeRunDir(x.home.Candidates(), e.Name(), x) {
+				deleted = append(deleted, e.Name())
+			}
+		}
+	}
+	x.collectGarbage()
+	if len(deleted) > 0 {
+		_ = appendHistory(x.home.History(), Event{Time: x.opts.Now().UTC(), Event: EventPrune, RunID: active, Deleted: deleted})
+	}
+	return deleted
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
+}
+
+// removeRunDir removes root/name, a directory named like a run id.
+func removeRunDir(root, name string, x *Indexer) bool {
+	p := filepath.Join(root, name)
+	if !manifest.ValidRunID(name) || !dirExists(p) {
+		return false
+	}
+	if err := os.RemoveAll(p); err != nil {
+		x.log.Warn("Cannot remove an old index directory", "path", p, "err", err)
+		return false
+	}
+	return true
+}
+
+// collectGarbage removes the segments and spaces that no generation,
+// candidate or manifest refers to: those of generations retention
+// removed, and those a crashed build left. The lock is held, so no build
+// is writing one.
+func (x *Indexer) collectGarbage() {
+	used := map[string]bool{}
+	note := func(m *manifest.Manifest) {
+		used[manifest.SpaceDir(m.Space.ID)] = true
+		for _, p := range m.Segments {
+			used[manifest.SegmentDir(p.ID)] = true
+		}
+	}
+	if m, _, err := manifest.Read(x.home.Manifest()); err == nil {
+		note(m)
+	} else if !errors.Is(err, manifest.ErrNoManifest) && !errors.Is(err, manifest.ErrOldFormat) {
+		// A damaged manifest may still name parts a rollback needs:
+		// collect nothing until it is repaired.
+		return
+	}
+	for _, root := range []string{x.home.Generations(), x.home.Candidates()} {
+		entries, _ := os.ReadDir(root)
+		for _, e := range entries {
+			if !e.IsDir() || !manifest.ValidRunID(e.Name()) {
+				continue
+			}
+			rec, err := readCandidateRecord(filepath.Join(root, e.Name()))
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && root == x.home.Candidates() {
+					continue // an interrupted build, removed by cleanInterrupted
+				}
+				// Unreadable: it may be repaired; keep everything.
+				return
+			}
+			note(rec)
+		}
+	}
+	for _, kind := range []string{"segments", "spaces"} {
+		root := filepath.Join(x.home.IndexDir(), kind)
+		entries, _ := os.ReadDir(root)
+		for _, e := range entries {
+			if e.IsDir() && manifest.ValidRunID(e.Name()) && !used[kind+"/"+e.Name()] {
+				removeRunDir(root, e.Name(), x)
+			}
+		}
+	}
+}
+
+// cleanInterrupted removes what a crashed writer left: candidate
+// directories without a candidate record, temporary files, and segments
+// and spaces nothing refers to. The lock is held.
+func (x *Indexer) cleanInterrupted() {
+	manifest.CleanTemps(x.home.IndexDir())
+	os.RemoveAll(x.tmpDir())
+	if entries, err := os.ReadDir(x.home.Candidates()); err == nil {
+		for _, e := range entries {
+			if !e.IsDir() || !manifest.ValidRunID(e.Name()) {
+				continue
+			}
+			p := x.home.Candidate(e.Name())
+			if _, err := os.Stat(filepath.Join(p, generation.FileCandidate)); errors.Is(err, fs.ErrNotExist) {
+				os.RemoveAll(p)
+			}
+		}
+	}
+	x.collectGarbage()
+}
+
+// GenerationInfo describes one generation or candidate.
+type GenerationInfo struct {
+	RunID            string               `json:"runId"`
+	State            string               `json:"state"` // active, kept, candidate, incomplete
+	CreatedAt        time.Time            `json:"createdAt,omitzero"`
+	Chunks           int                  `json:"chunks"`
+	Segments         int                  `json:"segments"`
+	Bytes            int64                `json:"bytes"`
+	EmbeddingProfile api.EmbeddingProfile `json:"embeddingProfile"`
+	// Integrity is "intact" or "damaged" (with Problem) after a check at
+	// the depth List was given; "" for an incomplete build.
+	Integrity string `json:"integrity,omitempty"`
+	Problem   string `json:"problem,omitempty"`
+}
+
+// List returns every generation and candidate, newest first, each checked
+// at depth d (see CheckGeneration).
+func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
+	active := ""
+	if m, _, err := manifest.Read(x.home.Manifest()); err == nil {
+		active = m.RunID
+	}
+	var out []GenerationInfo
+	add := func(root, state string) {
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if !e.IsDir() || !manifest.ValidRunID(e.Name()) {
+				continue
+			}
+			info := GenerationInfo{RunID: e.Name(), State: state}
+			dir := filepath.Join(root, e.Name())
+			cand, err := readCandidateRecord(dir)
+			if err != nil {
+				info.State = "incomplete"
+			} else {
+				info.CreatedAt, info.Chunks, info.EmbeddingProfile = cand.CreatedAt, cand.ChunkCount, cand.EmbeddingProfile
+				info.Segments, info.Bytes = len(cand.Segments), cand.Bytes()
+				info.Integrity = "intact"
+				if err := checkRecord(x.home.IndexDir(), dir, cand, d); err != nil {
+					info.Integrity, info.Problem = "damaged", err.Error()
+				}
+			}
+			if e.Name() == active {
+				info.State = "active"
+			}
+			out = append(out, info)
+		}
+	}
+	add(x.home.Generations(), "kept")
+	add(x.home.Candidates(), "candidate")
+	sort.Slice(out, func(i, j int) bool { return out[i].RunID > out[j].RunID })
+	return out, nil
+}

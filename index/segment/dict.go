@@ -1,0 +1,126 @@
+package segment
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// dictBuilder interns the repeated strings of a segment (sources, paths,
+// projects, dates, tags, conversations) as small ids. Id 0 is the empty
+// string.
+type dictBuilder struct {
+	ids  map[string]uint32
+	list []string
+}
+
+func newDictBuilder() *dictBuilder {
+	return &dictBuilder{ids: map[string]uint32{"": 0}, list: []string{""}}
+}
+
+func (d *dictBuilder) id(s string) uint32 {
+	if id, ok := d.ids[s]; ok {
+		return id
+	}
+	id := uint32(len(d.list))
+	s = strings.Clone(s) // do not pin the caller's (possibly large) buffer
+	d.ids[s] = id
+	d.list = append(d.list, s)
+	return id
+}
+
+// The dictionary file: magic "NOVDIC02", count u32, ends (count x u32,
+// end offset of each string in id order), sorted (count x u32: ids in
+// string order, for lookups), then the strings.
+const dictMagic = "NOVDIC02"
+
+func (d *dictBuilder) bytes() []byte {
+	le := binary.LittleEndian
+	b := append([]byte(dictMagic), 0, 0, 0, 0)
+	le.PutUint32(b[8:], uint32(len(d.list)))
+	end := uint32(0)
+	for _, s := range d.list {
+		end += uint32(len(s))
+		b = le.AppendUint32(b, end)
+	}
+	order := make([]uint32, len(d.list))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, c uint32) int { return strings.Compare(d.list[a], d.list[c]) })
+	for _, id := range order {
+		b = le.AppendUint32(b, id)
+	}
+	for _, s := range d.list {
+		b = append(b, s...)
+	}
+	return b
+}
+
+// dict is a segment's dictionary read in place.
+type dict struct {
+	n      int
+	ends   []byte
+	sorted []byte
+	data   []byte
+	// strs holds every string once, so decoding a chunk shares them
+	// instead of allocating copies (a dictionary is small: repeated
+	// values only).
+	strs []string
+}
+
+func openDict(b []byte) (*dict, error) {
+	le := binary.LittleEndian
+	if len(b) < 12 || string(b[:8]) != dictMagic {
+		return nil, fmt.Errorf("%w: dictionary: bad magic", ErrCorrupt)
+	}
+	n := int(le.Uint32(b[8:]))
+	if n < 1 || 12+8*uint64(n) > uint64(len(b)) {
+		return nil, fmt.Errorf("%w: dictionary: count %d out of range", ErrCorrupt, n)
+	}
+	d := &dict{n: n, ends: b[12 : 12+4*n], sorted: b[12+4*n : 12+8*n], data: b[12+8*n:], strs: make([]string, n)}
+	prev := uint32(0)
+	for i := range n {
+		end := le.Uint32(d.ends[4*i:])
+		if end < prev || int(end) > len(d.data) {
+			return nil, fmt.Errorf("%w: dictionary: string %d out of range", ErrCorrupt, i)
+		}
+		d.strs[i] = string(d.data[prev:end])
+		prev = end
+	}
+	if int(prev) != len(d.data) || d.strs[0] != "" {
+		return nil, fmt.Errorf("%w: dictionary: strings do not fill the file", ErrCorrupt)
+	}
+	seen := make([]bool, n)
+	for i := range n {
+		id := le.Uint32(d.sorted[4*i:])
+		if int(id) >= n || seen[id] || (i > 0 && d.strs[le.Uint32(d.sorted[4*(i-1):])] >= d.strs[id]) {
+			return nil, fmt.Errorf("%w: dictionary: order table damaged", ErrCorrupt)
+		}
+		seen[id] = true
+	}
+	return d, nil
+}
+
+// str returns string id; an id out of range reads as "" (open checked
+// every id a record or column holds, so this only guards).
+func (d *dict) str(id uint32) string {
+	if int(id) >= d.n {
+		return ""
+	}
+	return d.strs[id]
+}
+
+// lookup returns the id of s and whether the dictionary holds it.
+func (d *dict) lookup(s string) (uint32, bool) {
+	le := binary.LittleEndian
+	i := sort.Search(d.n, func(i int) bool { return d.strs[le.Uint32(d.sorted[4*i:])] >= s })
+	if i < d.n {
+		if id := le.Uint32(d.sorted[4*i:]); d.strs[id] == s {
+			return id, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,330 @@
+package segment
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+
+	"github.com/edsrzf/mmap-go"
+
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/vector"
+)
+
+// records.bin: magic, the records, then (n+1) u64 offsets, n u64, magic.
+const recordsMagic = "NOVREC02"
+
+// Reader is one opened segment. It is immutable and safe for concurrent
+// use. Its files stay mapped until the Reader is unreachable.
+type Reader struct {
+	Meta  Meta
+	Dir   string
+	Files map[string]manifest.FileSum
+
+	maps    []mmap.MMap
+	records []byte
+	offsets []byte
+	dict    *dict
+	facets  *facets
+	// Text and Context are the lexical fields; Codes the vector codes;
+	// Lists the inverted-file lists (nil without cells); Dead what this
+	// segment retires (nil for none).
+	Text    *lexical.Field
+	Context *lexical.Field
+	Codes   *vector.Codes
+	Lists   *vector.Lists
+	Dead    *Dead
+}
+
+// FileError names the file of a segment that failed to open.
+type FileError struct {
+	File string
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.File + ": " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Open maps the segment in dir after checking that its files are exactly
+// the ones listed in files: the same names, sizes and (when verify is
+// set) checksums. A file whose size differs is never mapped. first is the
+// generation-wide number of the segment's first document (dead.bin may
+// only retire documents before it).
+func Open(dir string, files map[string]manifest.FileSum, first int, verify bool) (*Reader, error) {
+	r := &Reader{Dir: dir, Files: files}
+	ok := false
+	defer func() {
+		if !ok {
+			r.unmap()
+		}
+	}()
+	fail := func(name string, err error) error {
+		if errors.Is(err, os.ErrNotExist) {
+			err = fmt.Errorf("%w: file is missing", ErrCorrupt)
+		}
+		return &FileError{File: name, Err: err}
+	}
+	for _, name := range []string{FileMeta, FileRecords, FileFacets, FileDict, FileText, FileContext, FileCodes} {
+		if _, listed := files[name]; !listed {
+			return nil, fail(name, fmt.Errorf("%w: not listed", ErrCorrupt))
+		}
+	}
+	for _, name := range manifest.SortedFiles(files) {
+		switch name {
+		case FileMeta, FileRecords, FileFacets, FileDict, FileText, FileContext, FileCodes, FileLists, FileDead:
+		default:
+			return nil, fail(name, fmt.Errorf("%w: not a segment file", ErrCorrupt))
+		}
+	}
+	mapped := map[string][]byte{}
+	for _, name := range manifest.SortedFiles(files) {
+		b, err := r.mapFile(filepath.Join(dir, name), files[name], verify)
+		if err != nil {
+			return nil, fail(name, err)
+		}
+		mapped[name] = b
+	}
+	if err := json.Unmarshal(mapped[FileMeta], &r.Meta); err != nil {
+		return nil, fail(FileMeta, fmt.Errorf("%w: %v", ErrCorrupt, err))
+	}
+	m := r.Meta
+	if m.FormatVersion != FormatVersion || m.Docs < 0 || m.Dim <= 0 || m.Cells < 0 {
+		return nil, fail(FileMeta, fmt.Errorf("%w: format %d, %d docs, dimension %d", ErrCorrupt, m.FormatVersion, m.Docs, m.Dim))
+	}
+	var err error
+	if r.dict, err = openDict(mapped[FileDict]); err != nil {
+		return nil, fail(FileDict, err)
+	}
+	if err := r.openRecords(mapped[FileRecords]); err != nil {
+		return nil, fail(FileRecords, err)
+	}
+	if r.facets, err = openFacets(mapped[FileFacets], m.Docs, r.dict); err != nil {
+		return nil, fail(FileFacets, err)
+	}
+	for _, f := range []struct {
+		name string
+		dst  **lexical.Field
+	}{{FileText, &r.Text}, {FileContext, &r.Context}} {
+		if *f.dst, err = lexical.OpenField(mapped[f.name]); err != nil {
+			return nil, fail(f.name, err)
+		}
+		if (*f.dst).Docs() != m.Docs {
+			return nil, fail(f.name, fmt.Errorf("%w: %d documents, segment has %d", ErrCorrupt, (*f.dst).Docs(), m.Docs))
+		}
+	}
+	if r.Codes, err = vector.OpenCodes(mapped[FileCodes], m.Dim); err != nil {
+		return nil, fail(FileCodes, err)
+	}
+	if r.Codes.Len() != m.Docs {
+		return nil, fail(FileCodes, fmt.Errorf("%w: %d vectors, segment has %d", ErrCorrupt, r.Codes.Len(), m.Docs))
+	}
+	if m.Cells > 0 {
+		b, listed := mapped[FileLists]
+		if !listed {
+			return nil, fail(FileLists, fmt.Errorf("%w: cells without lists", ErrCorrupt))
+		}
+		if r.Lists, err = vector.OpenLists(b, m.Cells, m.Docs); err != nil {
+			return nil, fail(FileLists, err)
+		}
+	}
+	if b, listed := mapped[FileDead]; listed {
+		if r.Dead, err = parseDead(b, first); err != nil {
+			return nil, fail(FileDead, err)
+		}
+		if len(r.Dead.Docs) != m.Retires {
+			return nil, fail(FileDead, fmt.Errorf("%w: retires %d documents, meta says %d", ErrCorrupt, len(r.Dead.Docs), m.Retires))
+		}
+	} else if m.Retires != 0 {
+		return nil, fail(FileDead, fmt.Errorf("%w: not listed", ErrCorrupt))
+	}
+	ok = true
+	// The mappings outlive every use: searches hold the Reader (through
+	// their generation) while they read.
+	runtime.AddCleanup(r, func(ms []mmap.MMap) {
+		for _, m := range ms {
+			_ = m.Unmap()
+		}
+	}, r.maps)
+	return r, nil
+}
+
+// mapFile checks path's size (and checksum) and maps it read-only.
+func (r *Reader) mapFile(path string, want manifest.FileSum, verify bool) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: not a regular file", ErrCorrupt)
+	}
+	if fi.Size() != want.Size {
+		return nil, fmt.Errorf("%w: size %d, manifest says %d", ErrCorrupt, fi.Size(), want.Size)
+	}
+	if verify {
+		// Read, not mapped: hashing through the mapping would make every
+		// page of the file resident in this process.
+		h := manifest.NewHasher()
+		if _, err := io.Copy(h, f); err != nil {
+			return nil, err
+		}
+		if got := h.Sum(); got != want {
+			return nil, fmt.Errorf("%w: checksum %s, manifest says %s", ErrCorrupt, got.XXH3[:12], want.XXH3[:min(12, len(want.XXH3))])
+		}
+	}
+	if want.Size == 0 {
+		return []byte{}, nil
+	}
+	m, err := mmap.Map(f, mmap.RDONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("map: %w", err)
+	}
+	r.maps = append(r.maps, m)
+	return m, nil
+}
+
+func (r *Reader) unmap() {
+	for _, m := range r.maps {
+		_ = m.Unmap()
+	}
+	r.maps = nil
+}
+
+func (r *Reader) openRecords(b []byte) error {
+	le := binary.LittleEndian
+	m := len(recordsMagic)
+	if len(b) < 2*m+16 || string(b[:m]) != recordsMagic || string(b[len(b)-m:]) != recordsMagic {
+		return fmt.Errorf("%w: bad magic", ErrCorrupt)
+	}
+	n := le.Uint64(b[len(b)-m-8:])
+	if n != uint64(r.Meta.Docs) || uint64(len(b)) < uint64(2*m+8)+8*(n+1) {
+		return fmt.Errorf("%w: %d records, segment has %d", ErrCorrupt, n, r.Meta.Docs)
+	}
+	tableStart := uint64(len(b)-m-8) - 8*(n+1)
+	r.offsets = b[tableStart : tableStart+8*(n+1)]
+	r.records = b[:tableStart]
+	prev := uint64(m)
+	for i := uint64(0); i <= n; i++ {
+		o := le.Uint64(r.offsets[8*i:])
+		if o < prev || o > tableStart {
+			return fmt.Errorf("%w: record offsets out of order", ErrCorrupt)
+		}
+		prev = o
+	}
+	if prev != tableStart {
+		return fmt.Errorf("%w: records do not fill the file", ErrCorrupt)
+	}
+	return nil
+}
+
+// Docs is the number of documents.
+func (r *Reader) Docs() int { return r.Meta.Docs }
+
+func (r *Reader) record(doc int) []byte {
+	le := binary.LittleEndian
+	return r.records[le.Uint64(r.offsets[8*doc:]):le.Uint64(r.offsets[8*doc+8:])]
+}
+
+// Chunk decodes document doc.
+func (r *Reader) Chunk(doc int) (*memory.Chunk, error) {
+	c := &memory.Chunk{}
+	d := decoder{dict: r.dict, b: r.record(doc)}
+	if err := d.decode(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ID returns document doc's chunk id without decoding the rest.
+func (r *Reader) ID(doc int) string {
+	d := decoder{dict: r.dict, b: r.record(doc)}
+	if d.uv() != tagID {
+		return ""
+	}
+	return d.str()
+}
+
+// Find returns the document holding chunk id, if any (live or not: the
+// caller knows which documents later segments retired).
+func (r *Reader) Find(id string) (int, bool) {
+	order := r.facets.cols[colByID]
+	i := sort.Search(len(order), func(i int) bool { return r.ID(int(order[i])) >= id })
+	if i < len(order) && r.ID(int(order[i])) == id {
+		return int(order[i]), true
+	}
+	return 0, false
+}
+
+// Facet names a per-document column that can be read without decoding
+// the chunk.
+type Facet int
+
+// Facets of a document.
+const (
+	FacetDate         Facet = colDate
+	FacetProject      Facet = colProject
+	FacetAgent        Facet = colAgent
+	FacetRole         Facet = colRole
+	FacetSourceSet    Facet = colSourceSet
+	FacetLifecycle    Facet = colLifecycle // governance lifecycle
+	FacetWorkType     Facet = colWorkType
+	FacetLayer        Facet = colLayer
+	FacetSourceName   Facet = colSourceName
+	FacetPath         Facet = colPath
+	FacetConversation Facet = colConversation
+)
+
+// Facet returns document doc's value of f.
+func (r *Reader) Facet(f Facet, doc int) string { return r.dict.str(r.facets.cols[f][doc]) }
+
+// Line and Part are document doc's line in its file and part of its
+// record.
+func (r *Reader) Line(doc int) int { return int(r.facets.cols[colLine][doc]) }
+func (r *Reader) Part(doc int) int { return int(r.facets.cols[colPart][doc]) }
+
+// Tags returns document doc's tags.
+func (r *Reader) Tags(doc int) []string {
+	ids := r.facets.docTags(doc)
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = r.dict.str(id)
+	}
+	return out
+}
+
+// HasTag reports whether document doc has any of tags.
+func (r *Reader) HasTag(doc int, tags []string) bool {
+	for _, id := range r.facets.docTags(doc) {
+		if slices.Contains(tags, r.dict.str(id)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Matcher returns a function that reports whether document doc's value
+// of f is one of values, comparing dictionary ids (values absent from the
+// dictionary match nothing).
+func (r *Reader) Matcher(f Facet, values []string) func(doc int) bool {
+	var ids []uint32
+	for _, v := range values {
+		if id, ok := r.dict.lookup(v); ok {
+			ids = append(ids, id)
+		}
+	}
+	column := r.facets.cols[f]
+	return func(doc int) bool { return slices.Contains(ids, column[doc]) }
+}

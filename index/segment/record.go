@@ -1,0 +1,385 @@
+package segment
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/nova-recall/nova/memory"
+)
+
+// A chunk is stored as a record: a sequence of (tag uvarint, value)
+// pairs, empty fields left out, so fields can be added without a new
+// format version (an old reader refuses a tag it does not know). Values:
+//
+//	str   uvarint length, bytes        (text, ids: unique per chunk)
+//	dict  uvarint id into the segment's dictionary (repeated values)
+//	list  uvarint count, then dict ids
+//	int   zigzag varint
+//	f64   8 bytes, IEEE 754
+//	hash  32 bytes (a SHA-256 kept as hex in memory)
+//
+// Before, the words of the record before that the dense channel embeds,
+// is always the start of Context; it is stored as its length.
+const (
+	tagID = iota + 1
+	tagText
+	tagContext
+	tagBeforeLen
+	tagTitle
+	tagDate
+	tagTime
+	tagAgent
+	tagRole
+	tagProject
+	tagTags
+	tagWorkType
+	tagLayer
+	tagSourceName
+	tagSourceSet
+	tagSourceType
+	tagSourceID
+	tagSourcePath
+	tagLine
+	tagSession
+	tagHeadingPath
+	tagPart
+	tagParts
+	tagTextHash
+	tagDedupeKey
+	tagConversation
+	tagGovVersion
+	tagGovSourceSet
+	tagGovAuthorityRank
+	tagGovLifecycle
+	tagGovRetention
+	tagGovCanonicalEligible
+	tagGovProvenance
+	tagGovWeight
+	tagGovDuplicateKey
+	tagGovCanonicalCandidate
+	tagGovScope
+	tagGovWarnings
+	tagBefore       // Before when it is not the start of Context
+	tagTextHashStr  // a text hash that is not 64 hex digits, kept verbatim
+	tagDedupeKeyStr // likewise for the dedupe key
+)
+
+// encoder appends records, interning repeated strings in dict.
+type encoder struct {
+	dict *dictBuilder
+	buf  []byte
+}
+
+func (e *encoder) uv(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
+func (e *encoder) tag(t int)   { e.uv(uint64(t)) }
+func (e *encoder) str(t int, s string) {
+	if s != "" {
+		e.tag(t)
+		e.uv(uint64(len(s)))
+		e.buf = append(e.buf, s...)
+	}
+}
+func (e *encoder) dictStr(t int, s string) {
+	if s != "" {
+		e.tag(t)
+		e.uv(uint64(e.dict.id(s)))
+	}
+}
+func (e *encoder) list(t int, l []string) {
+	if len(l) > 0 {
+		e.tag(t)
+		e.uv(uint64(len(l)))
+		for _, s := range l {
+			e.uv(uint64(e.dict.id(s)))
+		}
+	}
+}
+func (e *encoder) int(t int, v int64) {
+	if v != 0 {
+		e.tag(t)
+		e.buf = binary.AppendVarint(e.buf, v)
+	}
+}
+func (e *encoder) f64(t int, v float64) {
+	if v != 0 {
+		e.tag(t)
+		e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(v))
+	}
+}
+func (e *encoder) bool(t int, v bool) {
+	if v {
+		e.int(t, 1)
+	}
+}
+func (e *encoder) hash(t, verbatim int, h string) {
+	if h == "" {
+		return
+	}
+	var raw [32]byte
+	if len(h) != 64 {
+		e.str(verbatim, h) // never produced by the build
+		return
+	}
+	if _, err := hex.Decode(raw[:], []byte(h)); err != nil || hex.EncodeToString(raw[:]) != h {
+		e.str(verbatim, h) // upper-case or not hex: keep the exact text
+		return
+	}
+	e.tag(t)
+	e.buf = append(e.buf, raw[:]...)
+}
+
+// encode appends c's record to e.buf.
+func (e *encoder) encode(c *memory.Chunk) {
+	e.str(tagID, c.ID)
+	e.str(tagText, c.Text)
+	e.str(tagContext, c.Context)
+	switch {
+	case c.Before == "":
+	case strings.HasPrefix(c.Context, c.Before):
+		e.int(tagBeforeLen, int64(len(c.Before)))
+	default:
+		e.str(tagBefore, c.Before)
+	}
+	e.dictStr(tagTitle, c.Title)
+	e.dictStr(tagDate, c.Date)
+	e.dictStr(tagTime, c.Time)
+	e.dictStr(tagAgent, c.Agent)
+	e.dictStr(tagRole, c.Role)
+	e.dictStr(tagProject, c.Project)
+	e.list(tagTags, c.Tags)
+	e.dictStr(tagWorkType, c.WorkType)
+	e.dictStr(tagLayer, c.Layer)
+	e.dictStr(tagSourceName, c.SourceName)
+	e.dictStr(tagSourceSet, c.SourceSet)
+	e.dictStr(tagSourceType, c.SourceType)
+	e.str(tagSourceID, c.SourceID)
+	e.dictStr(tagSourcePath, c.SourcePath)
+	e.int(tagLine, int64(c.LineNumber))
+	e.dictStr(tagSession, c.SessionID)
+	e.list(tagHeadingPath, c.HeadingPath)
+	e.int(tagPart, int64(c.Part))
+	e.int(tagParts, int64(c.Parts))
+	e.hash(tagTextHash, tagTextHashStr, c.TextHash)
+	e.hash(tagDedupeKey, tagDedupeKeyStr, c.DedupeKey)
+	e.dictStr(tagConversation, c.Conversation)
+	g := &c.Governance
+	e.int(tagGovVersion, int64(g.Version))
+	e.dictStr(tagGovSourceSet, g.SourceSet)
+	e.int(tagGovAuthorityRank, int64(g.AuthorityRank))
+	e.dictStr(tagGovLifecycle, g.Lifecycle)
+	e.dictStr(tagGovRetention, g.Retention)
+	e.bool(tagGovCanonicalEligible, g.CanonicalEligible)
+	e.f64(tagGovProvenance, g.ProvenanceScore)
+	e.f64(tagGovWeight, g.RetrievalWeight)
+	e.str(tagGovDuplicateKey, g.DuplicateGroupKey)
+	e.bool(tagGovCanonicalCandidate, g.CanonicalCandidate)
+	if g.SupersessionScope != nil {
+		// An empty scope is distinct from none: store it with a marker.
+		e.tag(tagGovScope)
+		e.uv(uint64(e.dict.id(*g.SupersessionScope)))
+	}
+	e.list(tagGovWarnings, g.Warnings)
+}
+
+// decoder reads records against a segment's dictionary.
+type decoder struct {
+	dict *dict
+	b    []byte
+	err  error
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: record: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+	}
+	d.b = nil
+}
+
+func (d *decoder) uv() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail("bad varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) str() string {
+	n := d.uv()
+	if n > uint64(len(d.b)) {
+		d.fail("string overruns the record")
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *decoder) dictStr() string {
+	id := d.uv()
+	if id >= uint64(d.dict.n) {
+		d.fail("dictionary id %d out of range", id)
+		return ""
+	}
+	return d.dict.str(uint32(id))
+}
+
+func (d *decoder) list() []string {
+	n := d.uv()
+	if n > uint64(len(d.b)) {
+		d.fail("list overruns the record")
+		return nil
+	}
+	out := make([]string, 0, n)
+	for range n {
+		out = append(out, d.dictStr())
+	}
+	return out
+}
+
+func (d *decoder) int() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail("bad varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) f64() float64 {
+	if len(d.b) < 8 {
+		d.fail("short float")
+		return 0
+	}
+	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+	d.b = d.b[8:]
+	return v
+}
+
+func (d *decoder) hash() string {
+	if len(d.b) < 32 {
+		d.fail("short hash")
+		return ""
+	}
+	s := hex.EncodeToString(d.b[:32])
+	d.b = d.b[32:]
+	return s
+}
+
+// decode reads one record into c.
+func (d *decoder) decode(c *memory.Chunk) error {
+	beforeLen := int64(-1)
+	g := &c.Governance
+	for len(d.b) > 0 && d.err == nil {
+		switch t := d.uv(); t {
+		case tagID:
+			c.ID = d.str()
+		case tagText:
+			c.Text = d.str()
+		case tagContext:
+			c.Context = d.str()
+		case tagBeforeLen:
+			beforeLen = d.int()
+		case tagBefore:
+			c.Before = d.str()
+		case tagTitle:
+			c.Title = d.dictStr()
+		case tagDate:
+			c.Date = d.dictStr()
+		case tagTime:
+			c.Time = d.dictStr()
+		case tagAgent:
+			c.Agent = d.dictStr()
+		case tagRole:
+			c.Role = d.dictStr()
+		case tagProject:
+			c.Project = d.dictStr()
+		case tagTags:
+			c.Tags = d.list()
+		case tagWorkType:
+			c.WorkType = d.dictStr()
+		case tagLayer:
+			c.Layer = d.dictStr()
+		case tagSourceName:
+			c.SourceName = d.dictStr()
+		case tagSourceSet:
+			c.SourceSet = d.dictStr()
+		case tagSourceType:
+			c.SourceType = d.dictStr()
+		case tagSourceID:
+			c.SourceID = d.str()
+		case tagSourcePath:
+			c.SourcePath = d.dictStr()
+		case tagLine:
+			c.LineNumber = int(d.int())
+		case tagSession:
+			c.SessionID = d.dictStr()
+		case tagHeadingPath:
+			c.HeadingPath = d.list()
+		case tagPart:
+			c.Part = int(d.int())
+		case tagParts:
+			c.Parts = int(d.int())
+		case tagTextHash:
+			c.TextHash = d.hash()
+		case tagDedupeKey:
+			c.DedupeKey = d.hash()
+		case tagTextHashStr:
+			c.TextHash = d.str()
+		case tagDedupeKeyStr:
+			c.DedupeKey = d.str()
+		case tagConversation:
+			c.Conversation = d.dictStr()
+		case tagGovVersion:
+			g.Version = int(d.int())
+		case tagGovSourceSet:
+			g.SourceSet = d.dictStr()
+		case tagGovAuthorityRank:
+			g.AuthorityRank = int(d.int())
+		case tagGovLifecycle:
+			g.Lifecycle = d.dictStr()
+		case tagGovRetention:
+			g.Retention = d.dictStr()
+		case tagGovCanonicalEligible:
+			g.CanonicalEligible = d.int() != 0
+		case tagGovProvenance:
+			g.ProvenanceScore = d.f64()
+		case tagGovWeight:
+			g.RetrievalWeight = d.f64()
+		case tagGovDuplicateKey:
+			g.DuplicateGroupKey = d.str()
+		case tagGovCanonicalCandidate:
+			g.CanonicalCandidate = d.int() != 0
+		case tagGovScope:
+			s := d.dictStr()
+			g.SupersessionScope = &s
+		case tagGovWarnings:
+			g.Warnings = d.list()
+		default:
+			d.fail("unknown field tag %d (written by a newer Nova?)", t)
+		}
+	}
+	if d.err != nil {
+		return d.err
+	}
+	if beforeLen >= 0 {
+		if beforeLen > int64(len(c.Context)) {
+			return fmt.Errorf("%w: record: before length %d exceeds the context", ErrCorrupt, beforeLen)
+		}
+		c.Before = c.Context[:beforeLen]
+	}
+	// The build always writes these as lists (never nil), as the JSON
+	// envelope expects.
+	if c.Tags == nil {
+		c.Tags = []string{}
+	}
+	if g.Warnings == nil {
+		g.Warnings = []string{}
+	}
+	return nil
+}

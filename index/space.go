@@ -1,0 +1,288 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/embedding"
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/vector"
+)
+
+// space is the vector space of a build: how chunks become vectors (the
+// builtin model or the openai endpoint), the int8 quantizer of their
+// codes and, for large generations, the inverted-file cells. A build
+// reuses the previous generation's space while it fits, so unchanged
+// chunks keep their codes and a delta is embedded like the base.
+type space struct {
+	prof  api.EmbeddingProfile
+	model *embedding.LSA     // builtin; nil until trained
+	texts embedding.Embedder // openai (or an injected embedder): embeds texts
+	quant *vector.Quantizer  // nil until trained
+	cells *vector.Cells
+	// recall is the cells' measured recall@10.
+	recall float64
+	// part is the space as a manifest lists it; its ID is empty until
+	// the space is written.
+	part manifest.Part
+	// cache keeps the openai endpoint's vectors by text.
+	cache *embedding.Cache
+	// reused is set when the space came from the previous generation.
+	reused bool
+	// annReason says why the build did or did not index cells.
+	annReason string
+}
+
+// builtin reports whether chunks are embedded from their terms.
+func (s *space) builtin() bool { return s.texts == nil }
+
+// reuseSpace returns the previous generation's space when this build may
+// keep it: same provider and dimension, the same openai model, and (for
+// the builtin model) one that is not stale for a corpus of about chunks.
+func (x *Indexer) reuseSpace(prev *previous, chunks int) *space {
+	if prev == nil || x.opts.Retrain || x.opts.Embedder != nil {
+		return nil
+	}
+	p := prev.gen.Meta.EmbeddingProfile
+	if !ProfileMatchesConfig(x.cfg, p) {
+		return nil
+	}
+	if p.Provider == config.ProviderBuiltin && (prev.gen.Model == nil || prev.gen.Model.Stale(chunks, x.cfg.Embedding.Dimension)) {
+		return nil
+	}
+	sp, _, err := generation.ParseSpace(prev.spaceBytes)
+	if err != nil {
+		return nil
+	}
+	s := &space{prof: p, model: prev.gen.Model, quant: &sp.Quantizer, cells: sp.Cells, part: prev.manifest.Space, reused: true}
+	if prev.gen.Meta.ANN != nil {
+		s.recall = prev.gen.Meta.ANN.RecallAt10
+		s.annReason = prev.gen.Meta.ANN.Reason
+	}
+	if p.Provider != config.ProviderBuiltin {
+		s.texts = x.openaiEmbedder()
+	}
+	return s
+}
+
+// newSpace starts a space to be trained by this build.
+func (x *Indexer) newSpace() *space {
+	if e := x.opts.Embedder; e != nil {
+		if m, ok := e.(*embedding.LSA); ok {
+			return &space{prof: m.Profile(), model: m}
+		}
+		return &space{prof: e.Profile(), texts: e}
+	}
+	s := &space{prof: api.EmbeddingProfile{Provider: x.cfg.Embedding.Provider, Dimension: x.cfg.Embedding.Dimension}}
+	if x.cfg.Embedding.Provider == config.ProviderOpenAI {
+		s.texts = x.openaiEmbedder()
+		s.prof = s.texts.Profile()
+	}
+	return s
+}
+
+func (x *Indexer) openaiEmbedder() embedding.Embedder {
+	return embedding.NewOpenAI(embedding.OpenAIOptions{
+		Endpoint: x.cfg.Embedding.Endpoint, Model: x.cfg.Embedding.Model, Dimension: x.cfg.Embedding.Dimension,
+		APIKey: paths.Lookup(x.opts.Environ, x.cfg.Embedding.APIKeyEnv), BatchSize: x.cfg.Embedding.BatchSize,
+		Timeout: time.Duration(x.cfg.Embedding.TimeoutSeconds) * time.Second,
+	})
+}
+
+// preferNovad embeds texts through a running novad's /encode when it
+// serves this space's profile (so the endpoint is called from one place).
+func (x *Indexer) preferNovad(ctx context.Context, s *space, res *BuildResult) error {
+	res.EmbeddingSource = "in-process"
+	if x.opts.Embedder != nil {
+		res.EmbeddingSource = "injected"
+		return nil
+	}
+	if s.builtin() || x.opts.NoRemote {
+		return nil
+	}
+	remote, err := discoverEncoder(ctx, x.home, s.prof)
+	if err != nil {
+		return err
+	}
+	if remote != nil {
+		s.texts = remote
+		res.EmbeddingSource = "novad"
+	}
+	return nil
+}
+
+// train learns the builtin model from a sample of the chunks' dense terms.
+func (x *Indexer) train(ctx context.Context, s *space, sample [][]string, res *BuildResult) error {
+	if s.model != nil {
+		return nil
+	}
+	x.opts.Progress(Progress{Stage: "train", Total: len(sample), Note: "training the builtin embedder on this corpus"})
+	m, err := embedding.TrainLSATerms(ctx, sample, x.cfg.Embedding.Dimension, x.analyzer)
+	if err != nil {
+		return fmt.Errorf("train builtin embedder: %w", err)
+	}
+	s.model, s.prof = m, m.Profile()
+	res.ModelTrained = true
+	return nil
+}
+
+// Inverted-file parameters: cells are trained on a sample of the vectors,
+// in two levels of cellGroups; the recall check runs on annSample vectors.
+const (
+	annSample     = 20_000
+	annQueries    = 200
+	cellsPerGroup = 32
+	annSeed       = 0x616e6e // "ann": builds are reproducible
+)
+
+// chooseCells decides, for a new space of n vectors, whether searches
+// probe an inverted file: only from index.annMinChunks up, and only if a
+// probe count reaches recall@10 of vector.ANNMinRecall (against exact
+// float search) on a sample; otherwise every vector is scanned.
+func (x *Indexer) chooseCells(s *space, sample []float32, n int) {
+	dim := s.prof.Dimension
+	threshold := x.cfg.Index.ANNMinChunks
+	switch {
+	case threshold == 0:
+		s.annReason = "exact search: the inverted file is off (index.annMinChunks 0)"
+		return
+	case n < threshold:
+		s.annReason = fmt.Sprintf("exact search: %d chunks is below index.annMinChunks (%d)", n, threshold)
+		return
+	}
+	rows := len(sample) / dim
+	groups := max(4, min(64, n/(cellsPerGroup*256)))
+	x.opts.Progress(Progress{Stage: "ann", Note: fmt.Sprintf("training %d inverted-file cells on %d vectors", groups*cellsPerGroup, rows)})
+	cells := vector.TrainCells(sample, dim, groups, cellsPerGroup, annSeed)
+	ref, _ := vector.NewStore(dim, sample)
+	codes := make([][]int8, rows)
+	cellOf := make([]int, rows)
+	members := make([][]int, cells.N())
+	decoded := make([]float32, dim)
+	for i := range rows {
+		codes[i] = make([]int8, dim)
+		s.quant.Encode(sample[i*dim:(i+1)*dim], codes[i])
+		s.quant.Decode(codes[i], decoded)
+		cellOf[i] = cells.Assign(decoded)
+		members[cellOf[i]] = append(members[cellOf[i]], i)
+	}
+	// Probing a quarter of the cells or more is no faster than a scan.
+	for probe := 1; probe*4 <= cells.N(); probe *= 2 {
+		cells.Probe = probe
+		search := func(q []float32, k int) []int {
+			return vector.SearchCells(cells, *s.quant, q, k, func(c int) []int { return members[c] }, func(i int) []int8 { return codes[i] })
+		}
+		r := vector.Recall(ref, search, nil, annQueries, 10, annSeed)
+		s.recall = r
+		if r >= vector.ANNMinRecall {
+			s.cells = cells
+			s.annReason = fmt.Sprintf("inverted file: %d of %d cells probed, recall@10 %.3f on a %d-vector sample", probe, cells.N(), r, rows)
+			return
+		}
+	}
+	s.annReason = fmt.Sprintf("exact search: probing up to a quarter of %d cells reached recall@10 %.3f on a %d-vector sample, below %.2f", cells.N(), s.recall, rows, vector.ANNMinRecall)
+}
+
+// reservoir keeps a uniform sample of up to cap items of a stream,
+// deterministically for a given seed.
+type reservoir[T any] struct {
+	items []T
+	seen  int
+	cap   int
+	rng   *rand.Rand
+}
+
+func newReservoir[T any](capacity int, seed uint64) *reservoir[T] {
+	return &reservoir[T]{cap: capacity, rng: rand.New(rand.NewPCG(seed, 0x72657376))}
+}
+
+func (r *reservoir[T]) add(x T) {
+	r.seen++
+	if len(r.items) < r.cap {
+		r.items = append(r.items, x)
+		return
+	}
+	if j := r.rng.IntN(r.seen); j < r.cap {
+		r.items[j] = x
+	}
+}
+
+// writeSpace writes a new space's files under index/spaces and fills in
+// its manifest part.
+func (x *Indexer) writeSpace(s *space) error {
+	if s.reused {
+		return nil
+	}
+	id := manifest.NewRunID(x.opts.Now())
+	dir := filepath.Join(x.home.IndexDir(), manifest.SpaceDir(id))
+	if err := paths.MkdirPrivate(filepath.Dir(dir)); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, paths.DirMode); err != nil {
+		return fmt.Errorf("create space: %w", err)
+	}
+	files := map[string]manifest.FileSum{}
+	write := func(name string, b []byte) error {
+		sum, err := writeSealed(filepath.Join(dir, name), b)
+		files[name] = sum
+		return err
+	}
+	var sp vector.Space
+	sp.Quantizer, sp.Cells = *s.quant, s.cells
+	if err := write(generation.FileSpace, generation.MarshalSpace(sp, s.recall)); err != nil {
+		return err
+	}
+	if s.model != nil {
+		var buf bytesBuffer
+		if _, err := s.model.WriteTo(&buf); err != nil {
+			return err
+		}
+		if err := write(generation.FileModel, buf.b); err != nil {
+			return err
+		}
+	}
+	if err := manifest.SyncDir(dir); err != nil {
+		return err
+	}
+	s.part = manifest.Part{ID: id, Files: files}
+	return nil
+}
+
+type bytesBuffer struct{ b []byte }
+
+func (w *bytesBuffer) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// writeSealed writes an immutable file: created 0600, fsynced, then made
+// read-only, like every file of a segment.
+func writeSealed(path string, b []byte) (manifest.FileSum, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, paths.FileMode)
+	if err != nil {
+		return manifest.FileSum{}, err
+	}
+	h := manifest.NewHasher()
+	_, _ = h.Write(b)
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return manifest.FileSum{}, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return manifest.FileSum{}, err
+	}
+	if err := f.Chmod(0o400); err != nil {
+		f.Close()
+		return manifest.FileSum{}, err
+	}
+	return h.Sum(), f.Close()
+}

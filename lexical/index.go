@@ -1,0 +1,245 @@
+package lexical
+
+import (
+	"sync"
+
+	"github.com/nova-recall/nova/topk"
+)
+
+// BM25 parameters (the usual Robertson/Lucene defaults).
+const (
+	K1 = 1.2
+	B  = 0.75
+)
+
+// Dead describes the documents of a field that later changes replaced:
+// they stay in their segment's files but must not count. BM25 statistics
+// subtract them, so a generation made of a base and deltas scores exactly
+// like one rebuilt from scratch.
+type Dead struct {
+	// Docs is how many documents are dead and Len their total length.
+	Docs int
+	Len  uint64
+	// DF is, per term, how many dead documents hold it.
+	DF map[string]int
+}
+
+// Index is one lexical field over the segments of a generation, numbered
+// one after the other (the first segment's documents come first). It is
+// immutable and safe for concurrent use.
+type Index struct {
+	fields []*Field
+	bases  []int
+	dead   Dead
+	n      int // live documents
+	avgLen float64
+	// tie orders two documents of equal score; nil means document order.
+	tie   func(a, b int) bool
+	pools []sync.Pool
+}
+
+// NewIndex joins the fields of consecutive segments. dead is subtracted
+// from the statistics; tie, when set, orders documents of equal score
+// (a generation orders them by chunk id, so ties do not depend on which
+// segment a document sits in).
+func NewIndex(fields []*Field, dead Dead, tie func(a, b int) bool) *Index {
+	ix := &Index{fields: fields, bases: make([]int, len(fields)), dead: dead, tie: tie, pools: make([]sync.Pool, len(fields))}
+	var total uint64
+	docs := 0
+	for i, f := range fields {
+		ix.bases[i] = docs
+		docs += f.Docs()
+		total += f.TotalLen()
+		n := f.Docs()
+		ix.pools[i].New = func() any { s := make([]float32, n); return &s }
+	}
+	ix.n = docs - dead.Docs
+	total -= min(total, dead.Len)
+	ix.avgLen = 1
+	if ix.n > 0 && total > 0 {
+		ix.avgLen = float64(total) / float64(ix.n)
+	}
+	return ix
+}
+
+// Len is the number of document slots (live or dead).
+func (ix *Index) Len() int {
+	if len(ix.fields) == 0 {
+		return 0
+	}
+	return ix.bases[len(ix.bases)-1] + ix.fields[len(ix.fields)-1].Docs()
+}
+
+// Live is the number of live documents.
+func (ix *Index) Live() int { return ix.n }
+
+// DocFreq returns how many live documents contain term.
+func (ix *Index) DocFreq(term string) int {
+	df := -ix.dead.DF[term]
+	for _, f := range ix.fields {
+		df += f.DocFreq(term)
+	}
+	return max(0, df)
+}
+
+// IDF returns the BM25 inverse document frequency of term (0 if absent).
+func (ix *Index) IDF(term string) float64 { return IDF(ix.DocFreq(term), ix.n) }
+
+// Hit is a scored document.
+type Hit struct {
+	Doc   int
+	Score float64
+}
+
+// queryTerm is one distinct query term resolved in every segment.
+type queryTerm struct {
+	idf float64
+	ids []int // term id per segment, -1 where absent
+}
+
+// resolve returns the distinct indexed terms of terms with their global
+// idf; a repeated query term counts once, as the contract's BM25 does.
+func (ix *Index) resolve(terms []string) []queryTerm {
+	out := make([]queryTerm, 0, len(terms))
+	seen := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		q := queryTerm{ids: make([]int, len(ix.fields))}
+		df, found := -ix.dead.DF[t], false
+		for i, f := range ix.fields {
+			q.ids[i] = f.lookup(t)
+			if q.ids[i] >= 0 {
+				df += int(f.df(q.ids[i]))
+				found = true
+			}
+		}
+		if !found || df <= 0 {
+			continue
+		}
+		q.idf = IDF(df, ix.n)
+		out = append(out, q)
+	}
+	return out
+}
+
+func (ix *Index) better(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	if ix.tie != nil {
+		return ix.tie(a.Doc, b.Doc)
+	}
+	return a.Doc < b.Doc
+}
+
+// Search scores the documents matching any of terms and returns the best
+// k, best first. accept, when non-nil, is the hard filter (it must also
+// refuse dead documents).
+func (ix *Index) Search(terms []string, k int, accept func(doc int) bool) []Hit {
+	if k <= 0 || ix.n == 0 {
+		return nil
+	}
+	qs := ix.resolve(terms)
+	if len(qs) == 0 {
+		return nil
+	}
+	best := topk.New(k, ix.better)
+	touched := make([]uint32, 0, 256)
+	for s, f := range ix.fields {
+		sp := ix.pools[s].Get().(*[]float32)
+		scores := *sp
+		touched = touched[:0]
+		for _, q := range qs {
+			t := q.ids[s]
+			if t < 0 {
+				continue
+			}
+			idf := q.idf
+			f.list(t).each(func(doc, tf uint32) {
+				if scores[doc] == 0 {
+					touched = append(touched, doc)
+				}
+				scores[doc] += bm25(idf, tf, f.DocLen(int(doc)), ix.avgLen)
+			})
+		}
+		base := ix.bases[s]
+		for _, d := range touched {
+			sc := scores[d]
+			scores[d] = 0
+			if accept != nil && !accept(base+int(d)) {
+				continue
+			}
+			best.Push(Hit{Doc: base + int(d), Score: float64(sc)})
+		}
+		ix.pools[s].Put(sp)
+	}
+	return best.Sorted()
+}
+
+// ScoreDocs returns the BM25 score of each of docs for terms, for
+// documents another channel found.
+func (ix *Index) ScoreDocs(terms []string, docs []int) []float64 {
+	out := make([]float64, len(docs))
+	qs := ix.resolve(terms)
+	if len(qs) == 0 {
+		return out
+	}
+	for i, d := range docs {
+		s := ix.segment(d)
+		if s < 0 {
+			continue
+		}
+		f, local := ix.fields[s], uint32(d-ix.bases[s])
+		var sc float32
+		for _, q := range qs {
+			if t := q.ids[s]; t >= 0 {
+				if tf := f.list(t).find(local); tf > 0 {
+					sc += bm25(q.idf, tf, f.DocLen(int(local)), ix.avgLen)
+				}
+			}
+		}
+		out[i] = float64(sc)
+	}
+	return out
+}
+
+// segment returns the segment holding doc, or -1.
+func (ix *Index) segment(doc int) int {
+	for s := len(ix.bases) - 1; s >= 0; s-- {
+		if doc >= ix.bases[s] {
+			if doc-ix.bases[s] < ix.fields[s].Docs() {
+				return s
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// Build returns an in-memory index of docs (each given by its terms), for
+// baselines and tests: one segment, nothing retired.
+func Build(docs [][]string) *Index {
+	w := NewFieldWriter()
+	for _, d := range docs {
+		w.Add(d)
+	}
+	var buf bytesWriter
+	if _, err := w.WriteTo(&buf); err != nil {
+		panic(err) // writing to memory cannot fail
+	}
+	f, err := OpenField(buf.b)
+	if err != nil {
+		panic(err) // what FieldWriter writes, OpenField reads
+	}
+	return NewIndex([]*Field{f}, Dead{}, nil)
+}
+
+type bytesWriter struct{ b []byte }
+
+func (w *bytesWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}

@@ -1,0 +1,423 @@
+package lexical
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// The field file format (little endian), one per lexical field of a
+// segment. It is read in place from a read-only memory mapping, so every
+// section is addressed by offsets and nothing is copied at load:
+//
+//	magic     "NOVLEX02"
+//	header    docs u32, terms u32, blockSize u32, reserved u32, totalLen u64,
+//	          termBytes u64, postingBytes u64
+//	docLens   docs x u32
+//	termEnds  terms x u32   end offset of each term in termBytes (sorted terms)
+//	termInfo  terms x (df u32, postings offset u64 as two u32)
+//	termBytes the sorted terms, concatenated
+//	postings  per term: its block table, then its blocks
+//
+// A term's postings are cut into blocks of blockSize documents. The block
+// table holds, per block, the last document and the end offset of the
+// block's bytes (both u32, relative to the term's first block). A block is
+// uvarint (document delta, term frequency) pairs; the first delta of a
+// block is relative to the previous block's last document. Blocks let
+// ScoreDocs jump to a document without decoding the whole list.
+const (
+	fieldMagic = "NOVLEX02"
+	headerSize = 8 + 4*4 + 8*3
+	// BlockSize is how many postings one block holds.
+	BlockSize = 128
+)
+
+// ErrCorrupt means a serialised index is malformed.
+var ErrCorrupt = errors.New("corrupt lexical index")
+
+// FieldWriter accumulates the documents of one field of one segment and
+// writes the field file. Documents are numbered in the order they are
+// added. It holds the postings in memory, so a segment bounds its size.
+// It is not safe for concurrent use.
+type FieldWriter struct {
+	terms   map[string]uint32
+	list    []string
+	posts   [][]uint64 // per term id: doc<<32 | tf
+	docLens []uint32
+	total   uint64
+	counts  map[string]uint32 // reused per document
+}
+
+// NewFieldWriter returns an empty writer.
+func NewFieldWriter() *FieldWriter {
+	return &FieldWriter{terms: make(map[string]uint32, 1<<14), counts: map[string]uint32{}}
+}
+
+// Docs is the number of documents added.
+func (w *FieldWriter) Docs() int { return len(w.docLens) }
+
+// Add appends a document given its terms (with repeats).
+func (w *FieldWriter) Add(terms []string) {
+	doc := uint64(len(w.docLens))
+	w.docLens = append(w.docLens, uint32(len(terms)))
+	w.total += uint64(len(terms))
+	clear(w.counts)
+	for _, t := range terms {
+		w.counts[t]++
+	}
+	for t, c := range w.counts {
+		id, ok := w.terms[t]
+		if !ok {
+			id = uint32(len(w.list))
+			w.terms[t] = id
+			w.list = append(w.list, t)
+			w.posts = append(w.posts, nil)
+		}
+		w.posts[id] = append(w.posts[id], doc<<32|uint64(c))
+	}
+}
+
+// WriteTo writes the field file.
+func (w *FieldWriter) WriteTo(out io.Writer) (int64, error) {
+	order := make([]uint32, len(w.list))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(w.list[a], w.list[b]) })
+
+	// Encode every term's postings first: the header needs their sizes.
+	var postings []byte
+	info := make([]uint32, 0, 3*len(order))
+	var termBytes uint64
+	var blockTable, block []byte
+	for _, id := range order {
+		p := w.posts[id]
+		slices.Sort(p) // docs ascending (Add appends in order; map iteration does not matter)
+		start := uint64(len(postings))
+		info = append(info, uint32(len(p)), uint32(start), uint32(start>>32))
+		termBytes += uint64(len(w.list[id]))
+		nblocks := (len(p) + BlockSize - 1) / BlockSize
+		blockTable = blockTable[:0]
+		block = block[:0]
+		prev := uint32(0)
+		for b := 0; b < nblocks; b++ {
+			for _, v := range p[b*BlockSize : min(len(p), (b+1)*BlockSize)] {
+				doc, tf := uint32(v>>32), uint32(v)
+				block = binary.AppendUvarint(block, uint64(doc-prev))
+				block = binary.AppendUvarint(block, uint64(tf))
+				prev = doc
+			}
+			blockTable = binary.LittleEndian.AppendUint32(blockTable, prev)
+			blockTable = binary.LittleEndian.AppendUint32(blockTable, uint32(len(block)))
+		}
+		postings = append(postings, blockTable...)
+		postings = append(postings, block...)
+	}
+
+	bw := bufio.NewWriterSize(out, 1<<20)
+	cw := &countWriter{w: bw}
+	le := binary.LittleEndian
+	var h [headerSize]byte
+	copy(h[:], fieldMagic)
+	le.PutUint32(h[8:], uint32(len(w.docLens)))
+	le.PutUint32(h[12:], uint32(len(order)))
+	le.PutUint32(h[16:], BlockSize)
+	le.PutUint64(h[24:], w.total)
+	le.PutUint64(h[32:], termBytes)
+	le.PutUint64(h[40:], uint64(len(postings)))
+	cw.Write(h[:])
+	var buf []byte
+	for _, l := range w.docLens {
+		buf = le.AppendUint32(buf, l)
+	}
+	end := uint32(0)
+	for _, id := range order {
+		end += uint32(len(w.list[id]))
+		buf = le.AppendUint32(buf, end)
+	}
+	for _, v := range info {
+		buf = le.AppendUint32(buf, v)
+	}
+	cw.Write(buf)
+	for _, id := range order {
+		cw.Write([]byte(w.list[id]))
+	}
+	cw.Write(postings)
+	if cw.err != nil {
+		return cw.n, cw.err
+	}
+	return cw.n, bw.Flush()
+}
+
+// Field is one field of one segment, read in place from its file's bytes
+// (a read-only mapping). It is immutable and safe for concurrent use.
+type Field struct {
+	docs, terms int
+	total       uint64
+	docLens     []byte
+	termEnds    []byte
+	termInfo    []byte
+	termBytes   []byte
+	postings    []byte
+}
+
+// OpenField checks the layout of a field file and returns a reader over
+// b, which must stay valid and unchanged while the field is used. Every
+// offset the reader will follow is checked here, so a damaged file is
+// refused at open with ErrCorrupt rather than read out of bounds later.
+func OpenField(b []byte) (*Field, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+	}
+	if len(b) < headerSize || string(b[:8]) != fieldMagic {
+		return nil, bad("bad magic or short header")
+	}
+	le := binary.LittleEndian
+	f := &Field{docs: int(le.Uint32(b[8:])), terms: int(le.Uint32(b[12:])), total: le.Uint64(b[24:])}
+	if le.Uint32(b[16:]) != BlockSize {
+		return nil, bad("block size %d, want %d", le.Uint32(b[16:]), BlockSize)
+	}
+	termBytes, postBytes := le.Uint64(b[32:]), le.Uint64(b[40:])
+	want := uint64(headerSize) + 4*uint64(f.docs) + 4*uint64(f.terms) + 12*uint64(f.terms) + termBytes + postBytes
+	if want != uint64(len(b)) {
+		return nil, bad("size %d, sections need %d", len(b), want)
+	}
+	off := uint64(headerSize)
+	take := func(n uint64) []byte { s := b[off : off+n : off+n]; off += n; return s }
+	f.docLens = take(4 * uint64(f.docs))
+	f.termEnds = take(4 * uint64(f.terms))
+	f.termInfo = take(12 * uint64(f.terms))
+	f.termBytes = take(termBytes)
+	f.postings = take(postBytes)
+	var sum uint64
+	for d := range f.docs {
+		sum += uint64(le.Uint32(f.docLens[4*d:]))
+	}
+	if sum != f.total {
+		return nil, bad("document lengths sum to %d, header says %d", sum, f.total)
+	}
+	prevEnd, prevStart := uint32(0), uint64(0)
+	for t := range f.terms {
+		end := le.Uint32(f.termEnds[4*t:])
+		if end < prevEnd || uint64(end) > termBytes {
+			return nil, bad("term table out of order")
+		}
+		if t > 0 && string(f.termBytes[prevStartTerm(f, t-1):prevEnd]) >= string(f.termBytes[prevEnd:end]) {
+			return nil, bad("terms not sorted")
+		}
+		prevEnd = end
+		df, start := f.df(t), f.postingsStart(t)
+		if df == 0 || int(df) > f.docs || start < prevStart || start > postBytes {
+			return nil, bad("postings of term %d out of range", t)
+		}
+		prevStart = start
+		if err := f.checkBlocks(t, df, start); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func prevStartTerm(f *Field, t int) uint32 {
+	if t == 0 {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(f.termEnds[4*(t-1):])
+}
+
+// checkBlocks verifies term t's block table: ends increasing within the
+// postings, last documents increasing and below the document count.
+func (f *Field) checkBlocks(t int, df uint32, start uint64) error {
+	le := binary.LittleEndian
+	nb := uint64(df+BlockSize-1) / BlockSize
+	limit := uint64(len(f.postings))
+	if t+1 < f.terms {
+		limit = f.postingsStart(t + 1)
+	}
+	if start+8*nb > limit {
+		return fmt.Errorf("%w: block table of term %d overruns", ErrCorrupt, t)
+	}
+	prevEnd, prevLast := uint32(0), int64(-1)
+	for b := uint64(0); b < nb; b++ {
+		last := le.Uint32(f.postings[start+8*b:])
+		end := le.Uint32(f.postings[start+8*b+4:])
+		if int64(last) <= prevLast || int(last) >= f.docs || end <= prevEnd || start+8*nb+uint64(end) > limit {
+			return fmt.Errorf("%w: block %d of term %d out of range", ErrCorrupt, b, t)
+		}
+		prevEnd, prevLast = end, int64(last)
+	}
+	if start+8*nb+uint64(prevEnd) != limit {
+		return fmt.Errorf("%w: postings of term %d do not fill their range", ErrCorrupt, t)
+	}
+	return nil
+}
+
+// Docs is the number of documents.
+func (f *Field) Docs() int { return f.docs }
+
+// Terms is the number of distinct terms.
+func (f *Field) Terms() int { return f.terms }
+
+// TotalLen is the sum of the documents' lengths.
+func (f *Field) TotalLen() uint64 { return f.total }
+
+// DocLen returns document doc's length in terms.
+func (f *Field) DocLen(doc int) uint32 { return binary.LittleEndian.Uint32(f.docLens[4*doc:]) }
+
+func (f *Field) df(t int) uint32 { return binary.LittleEndian.Uint32(f.termInfo[12*t:]) }
+
+func (f *Field) postingsStart(t int) uint64 {
+	lo := binary.LittleEndian.Uint32(f.termInfo[12*t+4:])
+	hi := binary.LittleEndian.Uint32(f.termInfo[12*t+8:])
+	return uint64(hi)<<32 | uint64(lo)
+}
+
+func (f *Field) term(t int) string {
+	start := uint32(0)
+	if t > 0 {
+		start = binary.LittleEndian.Uint32(f.termEnds[4*(t-1):])
+	}
+	end := binary.LittleEndian.Uint32(f.termEnds[4*t:])
+	return string(f.termBytes[start:end])
+}
+
+// lookup returns the id of term, or -1.
+func (f *Field) lookup(term string) int {
+	i := sort.Search(f.terms, func(t int) bool { return f.term(t) >= term })
+	if i < f.terms && f.term(i) == term {
+		return i
+	}
+	return -1
+}
+
+// DocFreq returns how many documents of this segment contain term.
+func (f *Field) DocFreq(term string) int {
+	if t := f.lookup(term); t >= 0 {
+		return int(f.df(t))
+	}
+	return 0
+}
+
+// EachTerm calls fn with every term of the field and its document
+// frequency, in term order (compaction and statistics read it).
+func (f *Field) EachTerm(fn func(term string, df int)) {
+	for t := range f.terms {
+		fn(f.term(t), int(f.df(t)))
+	}
+}
+
+// postingList is a cursor over one term's postings.
+type postingList struct {
+	table, data []byte // block table and block bytes
+	blocks      int
+}
+
+func (f *Field) list(t int) postingList {
+	df := f.df(t)
+	start := f.postingsStart(t)
+	nb := int((df + BlockSize - 1) / BlockSize)
+	end := uint64(len(f.postings))
+	if t+1 < f.terms {
+		end = f.postingsStart(t + 1)
+	}
+	return postingList{table: f.postings[start : start+8*uint64(nb)], data: f.postings[start+8*uint64(nb) : end], blocks: nb}
+}
+
+func (l postingList) blockEnd(b int) uint32 { return binary.LittleEndian.Uint32(l.table[8*b+4:]) }
+func (l postingList) blockLast(b int) uint32 {
+	return binary.LittleEndian.Uint32(l.table[8*b:])
+}
+
+// each calls fn for every (doc, tf) of the list, in document order.
+func (l postingList) each(fn func(doc, tf uint32)) {
+	doc := uint32(0)
+	data := l.data
+	for len(data) > 0 {
+		d, n := binary.Uvarint(data)
+		if n <= 0 {
+			return // damaged: the checksum should have refused the file
+		}
+		tf, m := binary.Uvarint(data[n:])
+		if m <= 0 {
+			return
+		}
+		data = data[n+m:]
+		doc += uint32(d)
+		fn(doc, uint32(tf))
+	}
+}
+
+// find returns the term frequency of doc in the list (0 if absent),
+// decoding only the block that may hold it.
+func (l postingList) find(doc uint32) uint32 {
+	b := sort.Search(l.blocks, func(i int) bool { return l.blockLast(i) >= doc })
+	if b == l.blocks {
+		return 0
+	}
+	lo := uint32(0)
+	cur := uint32(0)
+	if b > 0 {
+		lo = l.blockEnd(b - 1)
+		cur = l.blockLast(b - 1)
+	}
+	data := l.data[lo:l.blockEnd(b)]
+	for len(data) > 0 {
+		d, n := binary.Uvarint(data)
+		if n <= 0 {
+			return 0
+		}
+		tf, m := binary.Uvarint(data[n:])
+		if m <= 0 {
+			return 0
+		}
+		data = data[n+m:]
+		cur += uint32(d)
+		if cur == doc {
+			return uint32(tf)
+		}
+		if cur > doc {
+			return 0
+		}
+	}
+	return 0
+}
+
+// bm25 is the score of one posting given the term's idf and the field's
+// average length; every caller uses it, so scores are bit-identical
+// whichever segment layout holds the document.
+func bm25(idf float64, tf, docLen uint32, avgLen float64) float32 {
+	t := float64(tf)
+	norm := K1 * (1 - B + B*float64(docLen)/avgLen)
+	return float32(idf * t * (K1 + 1) / (t + norm))
+}
+
+// IDF is the BM25 inverse document frequency of a term that df of n
+// documents hold.
+func IDF(df, n int) float64 {
+	if df <= 0 || n <= 0 {
+		return 0
+	}
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+type countWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	c.err = err
+	return n, err
+}

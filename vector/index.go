@@ -1,0 +1,183 @@
+package vector
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/nova-recall/nova/topk"
+)
+
+// Space is what every segment of one vector space shares: the quantizer
+// of its codes and, for large generations, the cells of the inverted-file
+// index. A full build and an incremental one of the same space write the
+// same codes and lists for a document.
+type Space struct {
+	Quantizer Quantizer
+	// Cells is nil when searches scan every vector.
+	Cells *Cells
+}
+
+// Index is the dense channel over the segments of a generation, numbered
+// one after the other. It is immutable and safe for concurrent use.
+type Index struct {
+	space Space
+	segs  []*Codes
+	lists []*Lists // per segment; nil entries when the space has no cells
+	bases []int
+	n     int
+	tie   func(a, b int) bool
+}
+
+// ErrDimension means a query vector has the wrong dimension.
+var ErrDimension = errors.New("query vector dimension does not match the store")
+
+// NewIndex joins the segments' codes (and lists, when the space has
+// cells). tie, when set, orders documents of equal score.
+func NewIndex(space Space, segs []*Codes, lists []*Lists, tie func(a, b int) bool) (*Index, error) {
+	ix := &Index{space: space, segs: segs, lists: lists, bases: make([]int, len(segs)), tie: tie}
+	if space.Cells != nil && len(lists) != len(segs) {
+		return nil, errors.New("vector index: every segment needs its lists")
+	}
+	for i, s := range segs {
+		ix.bases[i] = ix.n
+		ix.n += s.Len()
+		if s.Len() > 0 && s.dim != space.Quantizer.Dim() {
+			return nil, ErrDimension
+		}
+	}
+	return ix, nil
+}
+
+// Dim is the vector dimension.
+func (ix *Index) Dim() int { return ix.space.Quantizer.Dim() }
+
+// Len is the number of vectors (document slots).
+func (ix *Index) Len() int { return ix.n }
+
+// Approximate reports whether unfiltered searches probe cells rather than
+// scan every vector.
+func (ix *Index) Approximate() bool { return ix.space.Cells != nil }
+
+// Hit is a scored vector.
+type Hit struct {
+	Doc   int
+	Score float32
+}
+
+func (ix *Index) better(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	if ix.tie != nil {
+		return ix.tie(a.Doc, b.Doc)
+	}
+	return a.Doc < b.Doc
+}
+
+// row returns document doc's codes.
+func (ix *Index) row(doc int) []int8 {
+	for s := len(ix.bases) - 1; s >= 0; s-- {
+		if doc >= ix.bases[s] {
+			return ix.segs[s].Row(doc - ix.bases[s])
+		}
+	}
+	return nil
+}
+
+// Codes returns document doc's codes (do not modify).
+func (ix *Index) Codes(doc int) []int8 { return ix.row(doc) }
+
+// Vector returns document doc's decoded vector.
+func (ix *Index) Vector(doc int) []float32 {
+	v := make([]float32, ix.Dim())
+	ix.space.Quantizer.Decode(ix.row(doc), v)
+	return v
+}
+
+// Dot returns the dot product of q with document doc's decoded vector.
+func (ix *Index) Dot(q []float32, doc int) float32 {
+	p := ix.space.Quantizer.Prepare(q)
+	return p.Exact(ix.row(doc))
+}
+
+// rerankFactor is how many candidates per result the fast int8 scan
+// keeps for exact re-scoring: enough that the int8 estimate never decides
+// the final order.
+const rerankFactor = 4
+
+// Search returns the k documents whose vectors have the highest dot
+// product with q, best first. accept, when non-nil, is the hard filter
+// (it must also refuse dead documents). Candidates are found with int8
+// arithmetic, by probing cells when the space has them, and re-scored
+// exactly against the decoded vectors.
+func (ix *Index) Search(q []float32, k int, accept func(int) bool) ([]Hit, error) {
+	if len(q) != ix.Dim() {
+		return nil, ErrDimension
+	}
+	if k <= 0 || ix.n == 0 {
+		return nil, nil
+	}
+	p := ix.space.Quantizer.Prepare(q)
+	want := max(rerankFactor*k, 64)
+	var cands []Hit
+	if c := ix.space.Cells; c != nil {
+		probe := c.Probe
+		if accept != nil {
+			probe = min(c.N(), 4*probe) // a filter thins every cell
+		}
+		cands = ix.scanCells(p, c.probe(q, probe), want, accept)
+		if accept != nil && len(cands) < k {
+			cands = ix.scanAll(p, want, accept) // too selective for cells
+		}
+	} else {
+		cands = ix.scanAll(p, want, accept)
+	}
+	best := topk.New(k, ix.better)
+	for _, h := range cands {
+		best.Push(Hit{Doc: h.Doc, Score: p.Exact(ix.row(h.Doc))})
+	}
+	return best.Sorted(), nil
+}
+
+// scanAll scores every accepted vector with int8 arithmetic, in parallel.
+func (ix *Index) scanAll(p Query, want int, accept func(int) bool) []Hit {
+	var mu sync.Mutex
+	all := topk.New(want, ix.better)
+	parallel(ix.n, 16_384, func(lo, hi int) {
+		h := topk.New(want, ix.better)
+		for s, seg := range ix.segs {
+			base := ix.bases[s]
+			from, to := max(lo, base), min(hi, base+seg.Len())
+			for d := from; d < to; d++ {
+				if accept != nil && !accept(d) {
+					continue
+				}
+				h.Push(Hit{Doc: d, Score: p.Fast(seg.Row(d - base))})
+			}
+		}
+		mu.Lock()
+		for _, x := range h.Items() {
+			all.Push(x)
+		}
+		mu.Unlock()
+	})
+	return all.Items()
+}
+
+// scanCells scores the accepted vectors of the probed cells.
+func (ix *Index) scanCells(p Query, cells []int, want int, accept func(int) bool) []Hit {
+	h := topk.New(want, ix.better)
+	for s, seg := range ix.segs {
+		base, lists := ix.bases[s], ix.lists[s]
+		for _, c := range cells {
+			for _, local := range lists.cell(c) {
+				d := base + int(local)
+				if accept != nil && !accept(d) {
+					continue
+				}
+				h.Push(Hit{Doc: d, Score: p.Fast(seg.Row(int(local)))})
+			}
+		}
+	}
+	return h.Items()
+}

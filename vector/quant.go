@@ -1,0 +1,156 @@
+package vector
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Quantizer maps float vectors to int8 codes with one scale per
+// dimension: component j is stored as round(v[j]/Scale[j]), clamped to
+// ±127. Unit vectors from a corpus model use a small part of [-1, 1] in
+// most dimensions, so a per-dimension scale keeps far more precision than
+// one global scale. A quantizer belongs to a vector space: every segment
+// of that space uses the same one, so a document gets the same codes
+// whether a full build or an incremental one wrote it.
+type Quantizer struct {
+	Scale []float32
+}
+
+// quantHeadroom leaves room above the largest component seen in training
+// for vectors embedded later; larger components are clamped.
+const quantHeadroom = 1.25
+
+// TrainQuantizer derives the scales from sample vectors (rows of dim).
+func TrainQuantizer(sample []float32, dim int) Quantizer {
+	q := Quantizer{Scale: make([]float32, dim)}
+	for i := 0; i+dim <= len(sample); i += dim {
+		for j, v := range sample[i : i+dim] {
+			q.Scale[j] = max(q.Scale[j], float32(math.Abs(float64(v))))
+		}
+	}
+	for j, m := range q.Scale {
+		if m == 0 {
+			m = 1.0 / quantHeadroom // an unseen dimension: the unit range
+		}
+		q.Scale[j] = m * quantHeadroom / 127
+	}
+	return q
+}
+
+// Dim is the dimension the quantizer encodes.
+func (q Quantizer) Dim() int { return len(q.Scale) }
+
+// Encode writes the codes of v into dst (both of length Dim).
+func (q Quantizer) Encode(v []float32, dst []int8) {
+	for j, x := range v {
+		c := math.Round(float64(x / q.Scale[j]))
+		dst[j] = int8(max(-127, min(127, c)))
+	}
+}
+
+// Decode writes the approximate float vector of codes into dst.
+func (q Quantizer) Decode(codes []int8, dst []float32) {
+	for j, c := range codes {
+		dst[j] = float32(c) * q.Scale[j]
+	}
+}
+
+// Query is a query vector prepared for one quantizer: the float form for
+// exact re-scoring and an int8 form for the fast scan.
+type Query struct {
+	// scaled is q[j]*Scale[j]: the dot product with a document's codes is
+	// the dot product with its decoded vector.
+	scaled []float32
+	codes  []int8
+	unit   float32 // the value of one step of codes
+}
+
+// Prepare readies q (of dimension Dim) for scoring against codes.
+func (q Quantizer) Prepare(v []float32) Query {
+	p := Query{scaled: make([]float32, len(v)), codes: make([]int8, len(v))}
+	var m float32
+	for j, x := range v {
+		p.scaled[j] = x * q.Scale[j]
+		m = max(m, float32(math.Abs(float64(p.scaled[j]))))
+	}
+	if m == 0 {
+		return p
+	}
+	p.unit = m / 127
+	for j, x := range p.scaled {
+		p.codes[j] = int8(math.Round(float64(x / p.unit)))
+	}
+	return p
+}
+
+// Fast returns the int8-arithmetic estimate of the dot product with a
+// document's codes (scan).
+func (p Query) Fast(codes []int8) float32 { return float32(dotInt8(p.codes, codes)) * p.unit }
+
+// Exact returns the dot product with the document's decoded vector, in
+// float arithmetic (re-scoring the best candidates).
+func (p Query) Exact(codes []int8) float32 { return dotScaled(p.scaled, codes) }
+
+func dotInt8(a, b []int8) int32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 int32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += int32(a[i]) * int32(b[i])
+		s1 += int32(a[i+1]) * int32(b[i+1])
+		s2 += int32(a[i+2]) * int32(b[i+2])
+		s3 += int32(a[i+3]) * int32(b[i+3])
+	}
+	for ; i < len(a); i++ {
+		s0 += int32(a[i]) * int32(b[i])
+	}
+	return s0 + s1 + s2 + s3
+}
+
+func dotScaled(a []float32, b []int8) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * float32(b[i])
+		s1 += a[i+1] * float32(b[i+1])
+		s2 += a[i+2] * float32(b[i+2])
+		s3 += a[i+3] * float32(b[i+3])
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * float32(b[i])
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// MarshalBinary encodes the quantizer (dim u32, then the scales).
+func (q Quantizer) MarshalBinary() ([]byte, error) {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(len(q.Scale)))
+	for _, s := range q.Scale {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s))
+	}
+	return b, nil
+}
+
+// ParseQuantizer decodes MarshalBinary's output and returns the bytes
+// that follow it.
+func ParseQuantizer(b []byte) (Quantizer, []byte, error) {
+	if len(b) < 4 {
+		return Quantizer{}, nil, errors.New("quantizer: short")
+	}
+	dim := int(binary.LittleEndian.Uint32(b))
+	if dim <= 0 || dim > 1<<16 || len(b) < 4+4*dim {
+		return Quantizer{}, nil, fmt.Errorf("quantizer: dimension %d out of range", dim)
+	}
+	q := Quantizer{Scale: make([]float32, dim)}
+	for j := range q.Scale {
+		s := math.Float32frombits(binary.LittleEndian.Uint32(b[4+4*j:]))
+		if !(s > 0) || math.IsInf(float64(s), 0) {
+			return Quantizer{}, nil, fmt.Errorf("quantizer: scale %d is %v", j, s)
+		}
+		q.Scale[j] = s
+	}
+	return q, b[4+4*dim:], nil
+}
