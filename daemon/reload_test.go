@@ -46,7 +46,7 @@ func TestPeriodicDeepCheckFallsBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs = append(runs, r.Build.RunID)
+		runs = append(runs, r.Active())
 	}
 
 	srv, err := daemon.New(daemon.Options{Config: cfg, CheckEvery: 20 * time.Millisecond, DeepCheckEvery: 100 * time.Millisecond})
@@ -90,7 +90,7 @@ func TestPeriodicDeepCheckFallsBack(t *testing.T) {
 		t.Errorf("integrity after load: %+v", h.Integrity)
 	}
 
-	p := filepath.Join(cfg.Home.Generation(runs[1]), generation.FileVectors)
+	p := filepath.Join(cfg.Home.Generation(runs[1]), generation.FileSources)
 	fi, err := os.Stat(p)
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +100,9 @@ func TestPeriodicDeepCheckFallsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	b[len(b)-1] ^= 0x10
+	if err := os.Chmod(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(p, b, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -243,7 +243,7 @@ func TestHotReloadAndCorruptGeneration(t *testing.T) {
 	for _, e := range entries {
 		b, err := os.ReadFile(filepath.Join(src, e.Name()))
 		novatest.Must(t, err)
-		if e.Name() == "chunks.jsonl" {
+		if e.Name() == "sources.json" {
 			b[len(b)/2] ^= 0x20 // one flipped bit
 		}
 		novatest.Must(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644))

@@ -3,6 +3,8 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,11 +13,46 @@ import (
 	"github.com/nova-recall/nova/internal/novatest"
 )
 
-// TestSyncEmbedsThroughRunningNovad: while novad runs, index sync asks it
-// for embeddings through /encode with the token from the 0600 file; with an
-// unsafe token file it refuses; without novad it embeds in-process.
+// fakeEmbeddings serves an OpenAI-compatible /v1/embeddings on loopback:
+// each text's vector is derived from its bytes, so it is deterministic.
+func fakeEmbeddings(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		type item struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		out := struct {
+			Data []item `json:"data"`
+		}{}
+		for i, text := range req.Input {
+			v := make([]float32, 8)
+			for j, b := range []byte(text) {
+				v[j%8] += float32(b%17) - 8
+			}
+			out.Data = append(out.Data, item{Index: i, Embedding: v})
+		}
+		_ = json.NewEncoder(w).Encode(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
+}
+
+// TestSyncEmbedsThroughRunningNovad: with an embedding endpoint (openai
+// provider), index sync asks a running novad for embeddings through
+// /encode with the token from the 0600 file; with an unsafe token file it
+// refuses; without novad it calls the endpoint itself. The builtin model
+// travels with the generation, so a builtin build always embeds in its own
+// process.
 func TestSyncEmbedsThroughRunningNovad(t *testing.T) {
-	h := novatest.NewHome(t, "")
+	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", fakeEmbeddings(t)))
 	h.Sync()
 	d := h.Start()
 	add := func(id string) {

@@ -65,19 +65,20 @@ type damage struct {
 
 var damages = []damage{
 	{name: "truncated", do: func(t *testing.T, dir string) {
-		p := filepath.Join(dir, "chunks.jsonl")
+		p := filepath.Join(dir, "sources.json")
 		fi, err := os.Stat(p)
 		novatest.Must(t, err)
 		novatest.Must(t, os.Truncate(p, fi.Size()/2))
 	}},
 	{name: "bit flipped", keepsSizeAndTime: true, do: func(t *testing.T, dir string) {
 		// Rot on disk: the same size and modification time, one bit off.
-		p := filepath.Join(dir, "vectors.f32")
+		p := filepath.Join(dir, "build-report.json")
 		fi, err := os.Stat(p)
 		novatest.Must(t, err)
 		b, err := os.ReadFile(p)
 		novatest.Must(t, err)
 		b[len(b)/2] ^= 0x04
+		novatest.Must(t, os.Chmod(p, 0o600))
 		novatest.Must(t, os.WriteFile(p, b, 0o600))
 		novatest.Must(t, os.Chtimes(p, fi.ModTime(), fi.ModTime()))
 	}},

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -186,14 +187,16 @@ func assertPrivate(t *testing.T, home string) {
 			if err != nil {
 				return err
 			}
-			want := fs.FileMode(0o600)
+			// Private: no access for group or others. Generation files
+			// are also read-only once written (0400).
+			want := []fs.FileMode{0o600, 0o400}
 			if d.IsDir() {
-				want = 0o700
+				want = []fs.FileMode{0o700}
 			} else {
 				files++
 			}
-			if fi.Mode().Perm() != want {
-				t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
+			if !slices.Contains(want, fi.Mode().Perm()) {
+				t.Errorf("%s: mode %v, want one of %v", p, fi.Mode().Perm(), want)
 			}
 			return nil
 		})

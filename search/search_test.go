@@ -46,6 +46,7 @@ func snapshot(t testing.TB) *search.Snapshot {
 		cfg := config.Defaults()
 		cfg.Home = paths.Home{Root: dir}
 		cfg.Sources = []config.Source{{Name: "mem", Kind: config.KindJSONL, Path: src}}
+		cfg.Index.ContextTurns = 1 // as the golden files were made
 		ix := index.New(cfg, index.Options{NoRemote: true, Now: func() time.Time { return now }})
 		if _, err := ix.Sync(context.Background()); err != nil {
 			fixture.err = err
