@@ -241,7 +241,7 @@ func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 		fmt.Fprintf(w, "%-26s  %-10s  %8d  %9s  %-16s  %s\n", g.RunID, g.State, g.Chunks, humanBytes(g.Bytes), created, integrity)
 	}
 	for _, g := range damaged {
-		fmt.Fprintf(w, "%s: %s\n", g.RunID, g.Problem)
+		fmt.Fprintln(w, g.Problem) // names the generation and the file
 	}
 	if !deep {
 		fmt.Fprintln(w, "FILES checks sizes, and hashes files changed since they were written; --deep hashes every file.")

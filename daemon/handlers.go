@@ -51,7 +51,9 @@ func (s *Server) health() api.Health {
 	}
 	_, err := secrets.ReadToken(s.home.TokenFile())
 	h.InternalEncodeAuthorized = err == nil
-	if s.loading.Load() && s.current.Load() == nil {
+	if s.loading.Load() {
+		// Booting until the first load has finished, state file included:
+		// "ok" promises that what novad serves is settled.
 		h.Status = "booting"
 	}
 	s.statusMu.Lock()

@@ -367,7 +367,7 @@ func (s *Server) writeState(stoppedAt string) {
 		TokenFile: s.home.TokenFile(), StoppedAt: stoppedAt,
 	}
 	b, _ := json.MarshalIndent(st, "", "  ")
-	if err := atomicfile.Write(s.home.ServerState(), append(b, '\n'), 0o600); err != nil {
+	if err := atomicfile.Write(s.home.ServerState(), append(b, '\n'), paths.FileMode); err != nil {
 		s.log.Warn("Cannot write server state", errAttr(err))
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/nova-recall/nova/atomicfile"
+	"github.com/nova-recall/nova/paths"
 )
 
 // Key is the cache key of a text: the SHA-256 of the exact text embedded.
@@ -43,7 +44,7 @@ const cacheMagic = "NOVVEC01"
 
 // OpenCache opens (or starts) the cache of profileHash in dir.
 func OpenCache(dir, profileHash string, dim int) (*Cache, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := paths.MkdirPrivate(dir); err != nil {
 		return nil, fmt.Errorf("create embedding cache: %w", err)
 	}
 	c := &Cache{path: filepath.Join(dir, profileHash+".vec"), dim: dim, index: map[Key]int{}, used: map[Key]bool{}}
@@ -120,7 +121,7 @@ func (c *Cache) Flush() error {
 	if len(c.pending) == 0 {
 		return nil
 	}
-	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE, paths.FileMode)
 	if err != nil {
 		return fmt.Errorf("append embedding cache: %w", err)
 	}
@@ -157,7 +158,7 @@ func (c *Cache) Flush() error {
 func (c *Cache) recordSize() int { return 32 + c.dim*4 + 4 }
 
 func (c *Cache) compact() error {
-	err := atomicfile.WriteFunc(c.path, 0o600, func(f io.Writer) error {
+	err := atomicfile.WriteFunc(c.path, paths.FileMode, func(f io.Writer) error {
 		w := bufio.NewWriterSize(f, 1<<20)
 		c.writeHeader(w)
 		for k := range c.used {

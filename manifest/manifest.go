@@ -25,6 +25,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/atomicfile"
+	"github.com/nova-recall/nova/paths"
 )
 
 // SchemaVersion is the manifest format version this build reads and
@@ -302,7 +303,7 @@ const (
 
 // Mode is the manifest's file mode: it lives under NOVA_HOME, which is
 // private to the user.
-const Mode fs.FileMode = 0o600
+const Mode = paths.FileMode
 
 // WriteAtomic replaces path with m: write a temp file in the same
 // directory, fsync it, rename it over path, fsync the directory. A crash
