@@ -274,27 +274,33 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	for i := range order {
 		order[i] = l - 1 - i
 	}
+	// The right singular vectors are Z u_i / sigma_i: one matrix product
+	// of Z with the top eigenvectors scaled by 1/sigma (a scalar loop over
+	// the vocabulary was most of the training time).
 	k := 0
 	for _, idx := range order {
-		if k == dim {
+		if k == dim || values[idx] <= 1e-10 {
 			break
-		}
-		if values[idx] <= 1e-10 {
-			break
-		}
-		sigma := math.Sqrt(values[idx])
-		// Right singular vector: Z u / sigma.
-		col := make([]float64, l)
-		mat.Col(col, idx, &vecs)
-		for t := 0; t < v; t++ {
-			zr := z.RawRowView(t)
-			var s float64
-			for j, c := range col {
-				s += zr[j] * c
-			}
-			m.basis[t*dim+k] = float32(s / sigma)
 		}
 		k++
+	}
+	if k > 0 {
+		u := mat.NewDense(l, k, nil)
+		for j := 0; j < k; j++ {
+			idx := order[j]
+			sigma := math.Sqrt(values[idx])
+			for r := 0; r < l; r++ {
+				u.Set(r, j, vecs.At(r, idx)/sigma)
+			}
+		}
+		var proj mat.Dense
+		proj.Mul(z, u) // v x k
+		for t := 0; t < v; t++ {
+			row := proj.RawRowView(t)
+			for j, x := range row {
+				m.basis[t*dim+j] = float32(x)
+			}
+		}
 	}
 	m.rank = k
 	m.finishID()
