@@ -48,6 +48,14 @@ func Get() Info {
 // module version and VCS settings that "go build" records, then "dev" and
 // "unknown".
 func resolve(ver, commit, date string, bi *debug.BuildInfo) Info {
+	// goreleaser stamps "none" and the zero time when git told it nothing
+	// (a snapshot in a clone without a remote); the toolchain may know.
+	if commit == "none" {
+		commit = ""
+	}
+	if strings.HasPrefix(date, "0001-01-01") {
+		date = ""
+	}
 	in := Info{Version: ver, Commit: commit, Date: date, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi != nil {
 		if bi.GoVersion != "" {

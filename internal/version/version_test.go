@@ -40,6 +40,12 @@ func TestResolve(t *testing.T) {
 			t.Fatalf("got %+v", in)
 		}
 	})
+	t.Run("goreleaser's placeholders count as unstamped", func(t *testing.T) {
+		in := resolve("0.0.1-snapshot-none", "none", "0001-01-01T00:00:00Z", vcs)
+		if in.Version != "0.0.1-snapshot-none" || in.Commit != vcs.Settings[0].Value || in.Date != "2026-05-01T10:00:00Z" {
+			t.Fatalf("got %+v", in)
+		}
+	})
 	t.Run("no build information at all", func(t *testing.T) {
 		in := resolve("", "", "", nil)
 		if in.Version != "dev" || in.Commit != "unknown" || in.GoVersion == "" || in.Platform == "" {
