@@ -1,6 +1,8 @@
 package version
 
 import (
+	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -52,4 +54,25 @@ func TestResolve(t *testing.T) {
 			t.Fatalf("got %+v", in)
 		}
 	})
+}
+
+// TestLinkerStamp builds a program with the -X flags the Makefile and
+// .goreleaser.yaml pass, and checks that they reach Get.
+func TestLinkerStamp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	const pkg = "github.com/nova-recall/nova/internal/version"
+	bin := filepath.Join(t.TempDir(), "printversion")
+	ldflags := "-X " + pkg + ".Version=v9.8.7 -X " + pkg + ".Commit=0123456789abcdef0123 -X " + pkg + ".Date=2026-07-01T12:00:00Z"
+	if out, err := exec.Command("go", "build", "-ldflags", ldflags, "-o", bin, "./testdata/printversion").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "printversion v9.8.7 (commit 0123456789ab, built 2026-07-01T12:00:00Z, "; !strings.HasPrefix(string(out), want) {
+		t.Fatalf("got %q, want prefix %q", out, want)
+	}
 }
