@@ -7,6 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR="${1:-completions}"
 mkdir -p "$DIR"
-go run ./cmd/novactl completion bash > "$DIR/novactl.bash"
-go run ./cmd/novactl completion zsh > "$DIR/_novactl"
-go run ./cmd/novactl completion fish > "$DIR/novactl.fish"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/novactl" ./cmd/novactl
+"$tmp/novactl" completion bash > "$DIR/novactl.bash"
+"$tmp/novactl" completion zsh > "$DIR/_novactl"
+"$tmp/novactl" completion fish > "$DIR/novactl.fish"
