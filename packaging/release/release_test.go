@@ -398,6 +398,14 @@ func TestDist(t *testing.T) {
 		t.Errorf("checksums list %d files, want the %d archives", len(sums), len(archives))
 	}
 
+	// Ruby's own parser, where it is installed, for the formulae's syntax.
+	if ruby, err := exec.LookPath("ruby"); err == nil {
+		for _, f := range []string{"nova.rb", "nova-watch.rb"} {
+			if out, err := exec.Command(ruby, "-c", filepath.Join(dist, "homebrew/Formula", f)).CombinedOutput(); err != nil {
+				t.Errorf("ruby -c %s: %v\n%s", f, err, out)
+			}
+		}
+	}
 	checkFormula(t, string(formula), mustBrew(t, c, "nova"), md.Version)
 	watch, err := os.ReadFile(filepath.Join(dist, "homebrew/Formula/nova-watch.rb"))
 	if err != nil {
