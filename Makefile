@@ -3,11 +3,16 @@
 
 GO        ?= go
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X github.com/nova-recall/nova/daemon.Version=$(VERSION) -X github.com/nova-recall/nova/cli.Version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE      ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
+VPKG      := github.com/nova-recall/nova/internal/version
+LDFLAGS   := -X $(VPKG).Version=$(VERSION) -X $(VPKG).Commit=$(COMMIT) -X $(VPKG).Date=$(DATE)
+# goreleaser, pinned: newer releases need a newer Go than go.mod's.
+GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
 DIR       ?= sample/memory
 FUZZTIME  ?= 10s
 
-.PHONY: all build run test lint check fuzz bench eval-locomo tidy clean
+.PHONY: all build run test lint check fuzz bench eval-locomo dist tidy clean
 
 all: build
 
@@ -47,8 +52,13 @@ bench:
 eval-locomo: build
 	./bin/novactl eval locomo $${LOCOMO:-../shared/data/locomo-dev.json}
 
+## dist: release archives, checksums and Homebrew formulae in dist/ (goreleaser snapshot: publishes nothing; takes minutes)
+dist:
+	$(GORELEASER) release --snapshot --clean
+	$(GO) test -count=1 -run 'TestDist' ./packaging/release/
+
 tidy:
 	$(GO) mod tidy
 
 clean:
-	rm -rf bin .nova-run
+	rm -rf bin .nova-run dist completions

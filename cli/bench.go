@@ -44,6 +44,10 @@ Examples:
   novactl bench --sizes 1000000 --queries 100 --keep /var/tmp/nova-bench
   novactl bench load --novad bin/novad`
 
+func benchVerbs() []verb {
+	return []verb{{"load", "Run the loopback load test alone"}}
+}
+
 func runBench(ctx context.Context, inv *Invocation, args []string) int {
 	loadOnly := false
 	if len(args) > 0 && args[0] == "load" {

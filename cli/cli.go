@@ -19,10 +19,8 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/internal/version"
 )
-
-// Version is novactl's version, set at build time with -ldflags.
-var Version = "dev"
 
 // Exit codes of novactl.
 const (
@@ -37,6 +35,10 @@ type Invocation struct {
 	Stdout  io.Writer
 	Stderr  io.Writer
 	Environ []string
+
+	// flagSets, when set, is told of every flag set the command defines
+	// (newFlags): the completion generator reads flags this way.
+	flagSets func(*flag.FlagSet)
 }
 
 // IsTerminal reports whether w is an interactive terminal.
@@ -50,24 +52,27 @@ type command struct {
 	name    string
 	summary string
 	run     func(ctx context.Context, inv *Invocation, args []string) int
+	// verbs are the command's own subcommands, if it has any.
+	verbs []verb
 }
 
 // commands is the command table, sorted by name.
 func commands() []command {
 	return []command{
-		{"bench", "Measure indexing and search speed against SQLite FTS5 and exact vector search", runBench},
-		{"config", "Show the effective configuration or check it", runConfig},
-		{"doctor", "Check everything Nova needs and say what is blocked", runDoctor},
-		{"eval", "Measure recall on your own cases or on LoCoMo", runEval},
-		{"index", "Build, verify, promote, sync, roll back and list index generations", runIndex},
-		{"mcp", "Serve Nova's read-only memory tools over MCP (stdio), or install them into agents", runMCP},
-		{"rag", "Compatibility commands (rag search-memory)", runRag},
-		{"search", "Search memory through the running novad", runSearch},
-		{"service", "Install, start, stop or remove the novad service", runService},
-		{"skill", "Install the read-only recall skill for your agents", runSkill},
-		{"status", "Show a one-screen summary of doctor", runStatus},
-		{"tui", "Open the terminal UI: status, test searches, evidence", runTUI},
-		{"version", "Print the version", runVersion},
+		{"bench", "Measure indexing and search speed against SQLite FTS5 and exact vector search", runBench, benchVerbs()},
+		{"completion", "Print a shell completion script (bash, zsh or fish)", runCompletion, completionVerbs()},
+		{"config", "Show the effective configuration or check it", runConfig, configVerbs()},
+		{"doctor", "Check everything Nova needs and say what is blocked", runDoctor, nil},
+		{"eval", "Measure recall on your own cases or on LoCoMo", runEval, evalVerbs()},
+		{"index", "Build, verify, promote, sync, roll back and list index generations", runIndex, indexVerbs()},
+		{"mcp", "Serve Nova's read-only memory tools over MCP (stdio), or install them into agents", runMCP, mcpVerbs()},
+		{"rag", "Compatibility commands (rag search-memory)", runRag, ragVerbs()},
+		{"search", "Search memory through the running novad", runSearch, nil},
+		{"service", "Install, start, stop or remove the novad service", runService, serviceVerbs()},
+		{"skill", "Install the read-only recall skill for your agents", runSkill, skillVerbs()},
+		{"status", "Show a one-screen summary of doctor", runStatus, nil},
+		{"tui", "Open the terminal UI: status, test searches, evidence", runTUI, nil},
+		{"version", "Print the version, commit and build date", runVersion, nil},
 	}
 }
 
@@ -104,7 +109,7 @@ Commands:
 	cmds := commands()
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	for _, c := range cmds {
-		fmt.Fprintf(w, "  %-8s  %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s  %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
 Run "novactl <command> --help" for a command's flags.
@@ -113,7 +118,7 @@ Nova's runtime home is NOVA_HOME (default ~/.nova); settings are in NOVA_HOME/co
 }
 
 func runVersion(_ context.Context, inv *Invocation, _ []string) int {
-	fmt.Fprintf(inv.Stdout, "novactl %s\n", Version)
+	fmt.Fprintln(inv.Stdout, version.Get().Line("novactl"))
 	return ExitOK
 }
 
@@ -121,6 +126,9 @@ func runVersion(_ context.Context, inv *Invocation, _ []string) int {
 func newFlags(inv *Invocation, name, synopsis, description string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(inv.Stderr)
+	if inv.flagSets != nil {
+		inv.flagSets(fs)
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(inv.Stderr, "Usage: %s\n\n%s\n", synopsis, strings.TrimSpace(description))
 		var any bool
@@ -184,6 +192,10 @@ func printJSON(w io.Writer, v any) {
 	_ = enc.Encode(v)
 }
 
+func ragVerbs() []verb {
+	return []verb{{"search-memory", "Search memory (the same as novactl search)"}}
+}
+
 func runRag(ctx context.Context, inv *Invocation, args []string) int {
 	if len(args) > 0 && args[0] == "search-memory" {
 		return runSearch(ctx, inv, args[1:])
@@ -198,13 +210,24 @@ The compatibility form of "novactl search": same flags, output and exit codes.
 	return ExitFailure
 }
 
+func configVerbs() []verb {
+	return []verb{
+		{"show", "Print the effective configuration (the default)"},
+		{"check", "Only validate it, with field errors"},
+	}
+}
+
 func runConfig(_ context.Context, inv *Invocation, args []string) int {
-	fs := newFlags(inv, "novactl config [show|check]", "novactl config [show|check] [--json]",
+	fs := newFlags(inv, "novactl config", "novactl config ["+verbNames(configVerbs(), "|")+"] [--json]",
 		"show prints the effective configuration (defaults, then NOVA_HOME/config.yaml, then NOVA_* variables).\ncheck only validates it and exits non-zero with field errors.")
 	jsonOut := fs.Bool("json", false, "print JSON")
 	pos, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
+	}
+	if len(pos) > 1 || len(pos) == 1 && !isVerb(configVerbs(), pos[0]) {
+		fs.Usage()
+		return ExitUsage
 	}
 	cfg, ok := loadConfig(inv)
 	if !ok {

@@ -31,6 +31,10 @@ const evalHelp = `Measures recall.
       plain BM25 baseline in the same run, next to the published DRAGON figures.
       Indexes into a temporary home; needs no running novad.`
 
+func evalVerbs() []verb {
+	return []verb{{"locomo", "Run the LoCoMo recall protocol on a dataset file"}}
+}
+
 func runEval(ctx context.Context, inv *Invocation, args []string) int {
 	if len(args) > 0 && args[0] == "locomo" {
 		return runEvalLoCoMo(ctx, inv, args[1:])

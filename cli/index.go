@@ -24,15 +24,30 @@ const indexHelp = `Manages index generations under NOVA_HOME/index.
 
 A running novad picks up a promoted generation by itself, without restart.`
 
+func indexVerbs() []verb {
+	return []verb{
+		{"build", "Read the configured sources into a new candidate generation"},
+		{"verify", "Fully load a candidate (default: the newest) and check it"},
+		{"promote", "Verify a candidate and make it active"},
+		{"sync", "Build, verify and promote in one step"},
+		{"rollback", "Make an older kept generation active again"},
+		{"list", "Show generations and candidates with their state"},
+	}
+}
+
 func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintf(inv.Stderr, "Usage: novactl index <build|verify|promote|sync|rollback|list> [flags]\n\n%s\n", indexHelp)
+		fmt.Fprintf(inv.Stderr, "Usage: novactl index <%s> [flags]\n\n%s\n", verbNames(indexVerbs(), "|"), indexHelp)
 		if len(args) == 0 {
 			return ExitUsage
 		}
 		return ExitOK
 	}
 	sub, rest := args[0], args[1:]
+	if !isVerb(indexVerbs(), sub) {
+		fmt.Fprintf(inv.Stderr, "novactl index: unknown subcommand %q\n", sub)
+		return ExitUsage
+	}
 	fs := newFlags(inv, "novactl index "+sub, "novactl index "+sub+" [flags]", indexHelp)
 	jsonOut := fs.Bool("json", false, "print a JSON summary and no progress")
 	retrain := fs.Bool("retrain", false, "build/sync: retrain the builtin embedder on the current corpus")

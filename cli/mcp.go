@@ -13,6 +13,7 @@ import (
 
 	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/internal/version"
 	"github.com/nova-recall/nova/mcpserver"
 	"github.com/nova-recall/nova/mcpserver/agentconf"
 	"github.com/nova-recall/nova/paths"
@@ -39,7 +40,21 @@ are, and install then uninstall leaves a file byte-identical. NOVA_HOME is passe
 the server when it is set. Files are replaced atomically, keep their mode, and are
 never written through a symbolic link. --dry-run prints the diff and writes nothing.`
 
+func mcpVerbs() []verb {
+	return []verb{
+		{"serve", "Serve the memory tools on stdin/stdout (the default)"},
+		{"install", "Add Nova to agents' MCP configuration files"},
+		{"uninstall", "Remove exactly what install added"},
+	}
+}
+
+func mcpSynopsis() string { return "novactl mcp [" + verbNames(mcpVerbs(), "|") + "] [flags]" }
+
 func runMCP(ctx context.Context, inv *Invocation, args []string) int {
+	if len(args) > 0 && !isVerb(mcpVerbs(), args[0]) && !strings.HasPrefix(args[0], "-") && args[0] != "help" {
+		fmt.Fprintf(inv.Stderr, "novactl mcp: unknown subcommand %q (want %s)\n", args[0], verbNames(mcpVerbs(), ", "))
+		return ExitUsage
+	}
 	if len(args) > 0 {
 		switch args[0] {
 		case "install":
@@ -49,7 +64,7 @@ func runMCP(ctx context.Context, inv *Invocation, args []string) int {
 		case "serve":
 			args = args[1:]
 		case "help":
-			fmt.Fprintf(inv.Stderr, "Usage: novactl mcp [install|uninstall] [flags]\n\n%s\n", mcpHelp)
+			fmt.Fprintf(inv.Stderr, "Usage: %s\n\n%s\n", mcpSynopsis(), mcpHelp)
 			return ExitOK
 		default:
 			if !strings.HasPrefix(args[0], "-") {
@@ -62,7 +77,7 @@ func runMCP(ctx context.Context, inv *Invocation, args []string) int {
 }
 
 func runMCPServe(ctx context.Context, inv *Invocation, args []string) int {
-	fs := newFlags(inv, "novactl mcp", "novactl mcp [install|uninstall] [flags]", mcpHelp)
+	fs := newFlags(inv, "novactl mcp", mcpSynopsis(), mcpHelp)
 	verbose := fs.Bool("v", false, "log protocol activity to stderr")
 	pos, code := parseArgs(fs, args)
 	if code >= 0 {
@@ -81,7 +96,7 @@ func runMCPServe(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintln(inv.Stderr, "novactl mcp speaks the Model Context Protocol on stdin/stdout and is meant to be started by an agent.\nRun `novactl mcp install` to add it to your agents. Press Ctrl-D to quit.")
 	}
 	srv := mcpserver.New(mcpserver.Options{
-		Version: Version,
+		Version: version.Get().Version,
 		Logger:  logger,
 		Connect: func() (mcpserver.Backend, error) {
 			// Read afresh for every call: novad may have restarted on other

@@ -72,6 +72,16 @@ func defaultServiceDeps() serviceDeps {
 	}
 }
 
+func serviceVerbs() []verb {
+	return []verb{
+		{"install", "Write the service definition and start novad"},
+		{"uninstall", "Stop novad and remove the service definition"},
+		{"start", "Start novad"},
+		{"stop", "Stop novad until the next login"},
+		{"status", "Show what the service manager says about novad"},
+	}
+}
+
 func runService(ctx context.Context, inv *Invocation, args []string) int {
 	return runServiceWith(ctx, inv, args, defaultServiceDeps())
 }
@@ -85,9 +95,7 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 		return ExitOK
 	}
 	op, rest := args[0], args[1:]
-	switch op {
-	case "install", "uninstall", "start", "stop", "status":
-	default:
+	if !isVerb(serviceVerbs(), op) {
 		fmt.Fprintf(inv.Stderr, "novactl service: unknown subcommand %q\n\nUsage: %s\n", op, serviceSynopsis)
 		return ExitUsage
 	}

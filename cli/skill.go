@@ -39,9 +39,21 @@ first. Files are written atomically (mode 0644) and never through a symbolic lin
 
 const skillUsage = "novactl skill install|uninstall|status [--agent ID[,ID...]|all] [--dry-run] [--force] [--json]"
 
+func skillVerbs() []verb {
+	return []verb{
+		{"install", "Write the skill for the agents"},
+		{"uninstall", "Remove the skill files Nova wrote and nobody edited"},
+		{"status", "Show each skill file's state"},
+	}
+}
+
 func runSkill(_ context.Context, inv *Invocation, args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintf(inv.Stderr, "Usage: %s\n\n%s\n", skillUsage, skillHelp)
+		return ExitUsage
+	}
+	if !isVerb(skillVerbs(), args[0]) && !strings.HasPrefix(args[0], "-") && args[0] != "help" {
+		fmt.Fprintf(inv.Stderr, "novactl skill: unknown subcommand %q (want %s)\n", args[0], verbNames(skillVerbs(), ", "))
 		return ExitUsage
 	}
 	switch args[0] {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/internal/version"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/secrets"
 )
@@ -45,7 +46,7 @@ func (s *Server) availability() string {
 func (s *Server) health() api.Health {
 	prof := s.servingProfile()
 	h := api.Health{
-		Status: "ok", Version: Version, Model: prof.Model, Dimension: prof.Dimension, Provider: prof.Provider,
+		Status: "ok", Version: version.Get().Version, Model: prof.Model, Dimension: prof.Dimension, Provider: prof.Provider,
 		EmbeddingProfile: &prof, EmbeddingProfileHash: manifest.ProfileHash(prof), IndexSource: "v2",
 		StartedAt: s.startedAt.UTC().Format(time.RFC3339),
 	}
@@ -100,7 +101,7 @@ func (s *Server) stats() api.Stats {
 	prof := s.servingProfile()
 	st := api.Stats{
 		Status: "ready",
-		Server: api.StatsSrv{Title: "Nova recall server", Version: Version, Model: prof.Model, Dimension: prof.Dimension,
+		Server: api.StatsSrv{Title: "Nova recall server", Version: version.Get().Version, Model: prof.Model, Dimension: prof.Dimension,
 			Provider: prof.Provider, EmbeddingProfile: &prof, EmbeddingProfileHash: manifest.ProfileHash(prof)},
 		API: api.StatsAPI{ReadOnly: true, MutationAllowed: false, RejectedMutationStatus: 403,
 			Endpoints: map[string]string{"health": "GET /health", "stats": "GET /stats", "search": "POST /search"}},

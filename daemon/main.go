@@ -16,6 +16,7 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/internal/version"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -32,13 +33,14 @@ const (
 
 // Main is novad's entry point: it parses args, loads the configuration
 // from environ, runs the server until ctx is cancelled (SIGINT/SIGTERM) and
-// returns the exit code. SIGHUP reloads the manifest.
-func Main(ctx context.Context, args []string, environ []string, stderr io.Writer) int {
+// returns the exit code. SIGHUP reloads the manifest. stdout carries only
+// what was asked for (--version); logs go to stderr.
+func Main(ctx context.Context, args []string, environ []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("novad", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	logFormat := fs.String("log-format", "auto", "log format: auto (text on a terminal, JSON under a service manager), text or json")
 	verbose := fs.Bool("v", false, "log every request (method, route, status, latency; never query text)")
-	version := fs.Bool("version", false, "print the version and exit")
+	showVersion := fs.Bool("version", false, "print the version, commit and build date, and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `novad serves Nova's read-only recall API on loopback.
 
@@ -59,8 +61,8 @@ Flags:
 		}
 		return ExitUsage
 	}
-	if *version {
-		fmt.Fprintf(stderr, "novad %s\n", Version)
+	if *showVersion {
+		fmt.Fprintln(stdout, version.Get().Line("novad"))
 		return ExitOK
 	}
 	level := slog.LevelInfo

@@ -26,14 +26,12 @@ import (
 	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/internal/version"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/search"
 	"github.com/nova-recall/nova/secrets"
 )
-
-// Version is novad's version, set at build time with -ldflags.
-var Version = "dev"
 
 // Options configure a Server.
 type Options struct {
@@ -363,7 +361,7 @@ func (s *Server) writeState(stoppedAt string) {
 	}
 	st := api.ServerState{
 		PID: os.Getpid(), Host: s.cfg.Server.Host, DirectPort: s.directPort(), FacadePort: s.facadePort(),
-		StartedAt: s.startedAt.UTC().Format(time.RFC3339), Version: Version, Generation: gen,
+		StartedAt: s.startedAt.UTC().Format(time.RFC3339), Version: version.Get().Version, Generation: gen,
 		TokenFile: s.home.TokenFile(), StoppedAt: stoppedAt,
 	}
 	b, _ := json.MarshalIndent(st, "", "  ")

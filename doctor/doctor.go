@@ -22,6 +22,7 @@ import (
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/packaging"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/secrets"
 )
@@ -265,7 +266,9 @@ func Run(ctx context.Context, opts Options) Report {
 	}
 
 	// Service registration.
-	if opts.Service != nil {
+	if c, ok := homebrewService(packaging.Definitions(paths.UserHome(opts.Environ), opts.GOOS)); ok {
+		add(c)
+	} else if opts.Service != nil {
 		st, err := opts.Service.ServiceStatus(ctx)
 		switch {
 		case err != nil:

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/nova-recall/nova/completion"
+)
+
+const completionHelp = `Prints a shell completion script for novactl: every command, subcommand and
+flag, read from the command table and the flag sets novactl itself runs.
+
+  bash   source <(novactl completion bash)
+         or save it as $(brew --prefix)/etc/bash_completion.d/novactl
+  zsh    source <(novactl completion zsh)
+         or save it as _novactl in a directory of $fpath, before compinit
+  fish   novactl completion fish | source
+         or save it as ~/.config/fish/completions/novactl.fish
+
+Homebrew and the release archives install all three (completions/).`
+
+// verb is one subcommand of a novactl command ("sync" of "index"). A
+// command's verb table gates its dispatch (any other word is a usage
+// error) and is what the completion scripts offer, so the two cannot
+// disagree.
+type verb struct {
+	name    string
+	summary string
+}
+
+// isVerb reports whether word names one of verbs.
+func isVerb(verbs []verb, word string) bool {
+	return slices.ContainsFunc(verbs, func(v verb) bool { return v.name == word })
+}
+
+// verbNames joins the verbs' names with sep ("build|verify|…" in a synopsis).
+func verbNames(verbs []verb, sep string) string {
+	names := make([]string, len(verbs))
+	for i, v := range verbs {
+		names[i] = v.name
+	}
+	return strings.Join(names, sep)
+}
+
+func completionVerbs() []verb {
+	var vs []verb
+	for _, sh := range completion.Shells {
+		vs = append(vs, verb{sh, "Print the " + sh + " completion script"})
+	}
+	return vs
+}
+
+func runCompletion(ctx context.Context, inv *Invocation, args []string) int {
+	fs := newFlags(inv, "novactl completion", "novactl completion "+verbNames(completionVerbs(), "|"), completionHelp)
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 1 || !isVerb(completionVerbs(), pos[0]) {
+		fs.Usage()
+		return ExitUsage
+	}
+	if err := completion.Write(inv.Stdout, pos[0], completionTree(ctx)); err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl completion: %v\n", err)
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// completionTree is novactl's command tree as the completion scripts see
+// it. Commands and verbs come from the command table; flags from running
+// each command (and each verb) with --help under an Invocation that
+// records the flag sets it defines. Every command defines its flags before
+// parsing and returns at --help without acting, so this reads the flags
+// the command really has, and describing runs nothing else.
+func completionTree(ctx context.Context) completion.Command {
+	root := completion.Command{
+		Name:    "novactl",
+		Summary: "Nova's operator tool",
+		Flags: []completion.Flag{
+			{Name: "help", Usage: "Show the commands"},
+			{Name: "version", Usage: "Print the version, commit and build date"},
+		},
+	}
+	for _, c := range commands() {
+		node := completion.Command{Name: c.name, Summary: c.summary, Flags: describeFlags(ctx, c.run, nil)}
+		for _, v := range c.verbs {
+			node.Subcommands = append(node.Subcommands, completion.Command{
+				Name: v.name, Summary: v.summary, Flags: describeFlags(ctx, c.run, []string{v.name}),
+			})
+		}
+		root.Subcommands = append(root.Subcommands, node)
+	}
+	return root
+}
+
+// describeFlags runs one command line (args, then --help) with its output
+// discarded and returns the flags of the flag sets it defined.
+func describeFlags(ctx context.Context, run func(context.Context, *Invocation, []string) int, args []string) []completion.Flag {
+	var sets []*flag.FlagSet
+	inv := &Invocation{
+		Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
+		flagSets: func(fs *flag.FlagSet) { sets = append(sets, fs) },
+	}
+	run(ctx, inv, append(slices.Clone(args), "--help"))
+	var flags []completion.Flag
+	for _, fs := range sets {
+		fs.VisitAll(func(f *flag.Flag) {
+			if slices.ContainsFunc(flags, func(g completion.Flag) bool { return g.Name == f.Name }) {
+				return
+			}
+			flags = append(flags, completion.Flag{Name: f.Name, Usage: f.Usage, TakesValue: !isBoolFlag(f)})
+		})
+	}
+	return flags
+}
+
+// isBoolFlag reports whether f needs no value, the way package flag decides.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}

@@ -1,0 +1,266 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/completion"
+)
+
+// TestCompletion_TreeIsTheCommandTable checks that the tree the scripts are
+// generated from is the command table novactl dispatches on: the same
+// commands in the same order, each verb accepted by its command and named
+// in its help, any other verb refused, and the flags the commands define.
+func TestCompletion_TreeIsTheCommandTable(t *testing.T) {
+	tree := completionTree(t.Context())
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	var got []string
+	for _, c := range tree.Subcommands {
+		got = append(got, c.Name)
+	}
+	if !slices.Equal(got, names) {
+		t.Fatalf("tree commands %v, command table %v", got, names)
+	}
+	env := []string{"NOVA_HOME=" + t.TempDir(), "HOME=" + t.TempDir()}
+	for _, c := range commands() {
+		if len(c.verbs) == 0 {
+			continue
+		}
+		_, out, errOut := runCLI(t.Context(), env, c.name, "--help")
+		help := out + errOut
+		for _, v := range c.verbs {
+			if !regexp.MustCompile(`\b` + regexp.QuoteMeta(v.name) + `\b`).MatchString(help) {
+				t.Errorf("novactl %s --help does not name its verb %q:\n%s", c.name, v.name, help)
+			}
+			if code, _, errOut := runCLI(t.Context(), env, c.name, v.name, "--help"); code != ExitOK {
+				t.Errorf("novactl %s %s --help: exit %d, want 0 (is the verb dispatched?)\n%s", c.name, v.name, code, errOut)
+			}
+		}
+	}
+	for _, name := range []string{"index", "service", "skill", "mcp", "config", "completion"} {
+		if code, _, _ := runCLI(t.Context(), env, name, "no-such-verb"); code != ExitUsage {
+			t.Errorf("novactl %s no-such-verb: exit %d, want %d", name, code, ExitUsage)
+		}
+	}
+
+	flagsOf := func(path ...string) map[string]bool {
+		n := tree
+		for _, w := range path {
+			i := slices.IndexFunc(n.Subcommands, func(c completion.Command) bool { return c.Name == w })
+			if i < 0 {
+				t.Fatalf("no node %v", path)
+			}
+			n = n.Subcommands[i]
+		}
+		m := map[string]bool{}
+		for _, f := range n.Flags {
+			m[f.Spelling()] = f.TakesValue
+		}
+		return m
+	}
+	for _, c := range []struct {
+		path  []string
+		flag  string
+		value bool
+	}{
+		{[]string{"index", "sync"}, "--prune-missing", false},
+		{[]string{"index", "rollback"}, "--to", true},
+		{[]string{"index", "build"}, "-v", false},
+		{[]string{"search"}, "--top-k", true},
+		{[]string{"search"}, "--tag", true},
+		{[]string{"search"}, "--json", false},
+		{[]string{"rag", "search-memory"}, "--project", true},
+		{[]string{"service", "install"}, "--novad", true},
+		{[]string{"service", "status"}, "--dry-run", false},
+		{[]string{"skill", "install"}, "--force", false},
+		{[]string{"mcp"}, "-v", false},
+		{[]string{"mcp", "install"}, "--agent", true},
+		{[]string{"tui"}, "--refresh", true},
+		{[]string{"eval", "locomo"}, "--json", false},
+	} {
+		value, ok := flagsOf(c.path...)[c.flag]
+		if !ok || value != c.value {
+			t.Errorf("%v: flag %s present=%v takesValue=%v, want present, takesValue=%v", c.path, c.flag, ok, value, c.value)
+		}
+	}
+	if _, ok := flagsOf("skill", "uninstall")["--force"]; ok {
+		t.Errorf("skill uninstall offers --force, which only install defines")
+	}
+}
+
+// completionScript writes novactl's script for shell to a temp file.
+func completionScript(t *testing.T, shell string) string {
+	t.Helper()
+	code, out, errOut := runCLI(t.Context(), nil, "completion", shell)
+	if code != ExitOK || out == "" {
+		t.Fatalf("novactl completion %s: exit %d, stderr %s", shell, code, errOut)
+	}
+	p := filepath.Join(t.TempDir(), "novactl."+shell)
+	if err := os.WriteFile(p, []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// shellCmd runs a shell found on PATH (skipping the test when it is not
+// installed) in a private HOME, with a time limit.
+func shellCmd(t *testing.T, shell string, args ...string) *exec.Cmd {
+	t.Helper()
+	bin, err := exec.LookPath(shell)
+	if err != nil {
+		t.Skipf("%s is not installed (.ci/run installs it)", shell)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	home := t.TempDir()
+	cmd.Env = []string{"HOME=" + home, "ZDOTDIR=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local/share"), "PATH=" + os.Getenv("PATH"), "TERM=dumb", "LANG=C.UTF-8"}
+	return cmd
+}
+
+func runShell(t *testing.T, shell string, args ...string) string {
+	t.Helper()
+	out, err := shellCmd(t, shell, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", shell, args, err, out)
+	}
+	return string(out)
+}
+
+func TestCompletion_Bash(t *testing.T) {
+	script := completionScript(t, "bash")
+	runShell(t, "bash", "-n", script)
+
+	// Every node of the tree, as the script's own lookup returns it.
+	var probe strings.Builder
+	probe.WriteString("source \"$1\"\n")
+	var want []string
+	var walk func(path string, c completion.Command)
+	walk = func(path string, c completion.Command) {
+		probe.WriteString("__novactl_node '" + path + "'; printf '%s|%s|%s\\n' \"$subs\" \"$flags\" \"$vflags\"\n")
+		var subs, flags, vflags []string
+		for _, s := range c.Subcommands {
+			subs = append(subs, s.Name)
+		}
+		for _, f := range c.Flags {
+			flags = append(flags, f.Spelling())
+			if f.TakesValue {
+				vflags = append(vflags, f.Spelling())
+			}
+		}
+		want = append(want, strings.Join(subs, " ")+"|"+strings.Join(flags, " ")+"|"+strings.Join(vflags, " "))
+		for _, s := range c.Subcommands {
+			walk(strings.TrimSpace(path+" "+s.Name), s)
+		}
+	}
+	walk("", completionTree(t.Context()))
+	got := strings.Split(strings.TrimRight(runShell(t, "bash", "--norc", "--noprofile", "-c", probe.String(), "bash", script), "\n"), "\n")
+	if !slices.Equal(got, want) {
+		t.Fatalf("bash script nodes differ from the tree:\n got %q\nwant %q", got, want)
+	}
+
+	// Completion as bash runs it: COMP_WORDS/COMP_CWORD in, COMPREPLY out.
+	drive := `source "$1"; complete -p novactl
+shift
+for line in "$@"; do
+  read -ra COMP_WORDS <<<"$line"
+  [[ "$line" == *" " ]] && COMP_WORDS+=("")
+  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+  COMPREPLY=()
+  _novactl
+  echo "${line}=>${COMPREPLY[*]}"
+done`
+	out := runShell(t, "bash", "--norc", "--noprofile", "-c", drive, "bash", script,
+		"novactl ind", "novactl index s", "novactl index sync --pr", "novactl search --project index --js",
+		"novactl service install --novad ", "novactl completion ", "novactl bogus ", "novactl search why --js")
+	for _, want := range []string{
+		"complete -o default -F _novactl novactl",
+		"novactl ind=>index\n",
+		"novactl index s=>sync\n",
+		"novactl index sync --pr=>--prune-missing\n",
+		"novactl search --project index --js=>--json\n", // "index" is --project's value, not the command
+		"novactl service install --novad =>\n",          // a path: bash's default completes it
+		"novactl completion =>bash zsh fish\n",
+		"novactl bogus =>\n", // an argument: no command can follow it
+		"novactl search why --js=>--json\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bash completion lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// zshDriver types into an interactive zsh on a pseudo-terminal (zpty), so
+// zsh's own completion system (compinit, _describe, _files) runs the
+// script: for each line it types the line and a TAB, then prints the
+// edited buffer behind the marker "GOT2:".
+const zshDriver = `zmodload zsh/zpty
+script=$1; shift
+zpty -b z 'zsh -f -i'
+zpty -w z "PS1='> '; autoload -Uz compinit; compinit -u -D; source ${(q)script}; novactl() { :; }"
+for line in "$@"; do
+  zpty -w -n z "$line"$'\t'
+  zpty -w -n z $'\x01print -r -- GOT$((1+1)): \x05\n'
+  zpty -r z out '*GOT2: *'$'\r'
+  print -r -- "${${out##*GOT2: }%%$'\r'*}"
+done
+zpty -d z
+`
+
+func TestCompletion_Zsh(t *testing.T) {
+	script := completionScript(t, "zsh")
+	runShell(t, "zsh", "-n", script)
+	driver := filepath.Join(t.TempDir(), "drive.zsh")
+	if err := os.WriteFile(driver, []byte(zshDriver), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{"novactl ind", "novactl index sync --pr", "novactl completion f", "novactl search --project index --js", "novactl service sta", "novactl search why --js"}
+	got := strings.Split(strings.TrimRight(runShell(t, "zsh", append([]string{"-f", driver, script}, lines...)...), "\n"), "\n")
+	want := []string{"novactl index ", "novactl index sync --prune-missing ", "novactl completion fish ", "novactl search --project index --json ", "novactl service sta", "novactl search why --json "}
+	// "sta" is ambiguous (start, status): zsh completes no further.
+	if len(got) != len(want) {
+		t.Fatalf("zsh completion: got %q, want %q", got, want)
+	}
+	for i := range want {
+		if strings.TrimRight(got[i], " ") != strings.TrimRight(want[i], " ") {
+			t.Errorf("zsh: %q<TAB> gave %q, want %q", lines[i], got[i], want[i])
+		}
+	}
+}
+
+func TestCompletion_Fish(t *testing.T) {
+	script := completionScript(t, "fish")
+	runShell(t, "fish", "--no-execute", script)
+	out := runShell(t, "fish", "--no-config", "-c", `source $argv[1]
+for line in $argv[2..-1]
+  echo "== $line"
+  complete -C"$line"
+end`, script, "novactl ind", "novactl index sync --pr", "novactl completion ", "novactl search --project index --js", "novactl service sta",
+		"novactl search why --js", "novactl bogus ")
+	for _, want := range []string{
+		"== novactl ind\nindex\tBuild, verify, promote, sync, roll back and list index generations\n",
+		"== novactl index sync --pr\n--prune-missing\t",
+		"== novactl completion \nbash\tPrint the bash completion script\nfish\tPrint the fish completion script\nzsh\tPrint the zsh completion script\n",
+		"== novactl search --project index --js\n--json\t",
+		"== novactl service sta\nstart\tStart novad\nstatus\t",
+		"== novactl search why --js\n--json\t",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("fish completion lacks %q:\n%s", want, out)
+		}
+	}
+	if _, after, _ := strings.Cut(out, "== novactl bogus \n"); strings.Contains(after, "index\t") {
+		t.Errorf("fish offers commands after an argument:\n%s", after)
+	}
+}

@@ -1,0 +1,52 @@
+package completion
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func sample() Command {
+	return Command{Name: "tool", Subcommands: []Command{
+		{Name: "get", Summary: "Fetch it: now\nsecond line", Flags: []Flag{{Name: "json", Usage: "it's JSON"}, {Name: "o", Usage: "output file", TakesValue: true}}},
+		{Name: "db", Summary: "Manage", Subcommands: []Command{{Name: "sync", Summary: `back\slash`}}},
+	}}
+}
+
+func TestWrite(t *testing.T) {
+	for _, sh := range Shells {
+		var b bytes.Buffer
+		if err := Write(&b, sh, sample()); err != nil {
+			t.Fatalf("%s: %v", sh, err)
+		}
+		out := b.String()
+		for _, want := range map[string][]string{
+			"bash": {`"db sync")`, `flags="--json -o"`, `vflags="-o"`, "complete -o default -F _tool tool"},
+			"zsh":  {"#compdef tool", `'get:Fetch it\: now'`, `'--json:it'\''s JSON'`, `vflags="-o"`},
+			"fish": {`-a get -d 'Fetch it: now'`, `-l json -d 'it\'s JSON'`, `-s o -r -d 'output file'`, `-a sync -d 'back\\slash'`},
+		}[sh] {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s script lacks %q:\n%s", sh, want, out)
+			}
+		}
+		if strings.Contains(out, "second line") {
+			t.Errorf("%s: a summary's second line leaked into the script", sh)
+		}
+	}
+}
+
+func TestWrite_Refuses(t *testing.T) {
+	if err := Write(&bytes.Buffer{}, "powershell", sample()); err == nil || !strings.Contains(err.Error(), "unknown shell") {
+		t.Fatalf("powershell: %v", err)
+	}
+	bad := sample()
+	bad.Subcommands[0].Flags = append(bad.Subcommands[0].Flags, Flag{Name: "a b"})
+	if err := Write(&bytes.Buffer{}, "bash", bad); err == nil || !strings.Contains(err.Error(), `flag name "a b"`) {
+		t.Fatalf("a flag name with a space: %v", err)
+	}
+	bad = sample()
+	bad.Subcommands[1].Subcommands[0].Name = `x"; rm -rf ~; "`
+	if err := Write(&bytes.Buffer{}, "zsh", bad); err == nil {
+		t.Fatal("a command name that needs quoting was accepted")
+	}
+}

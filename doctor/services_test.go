@@ -1,0 +1,143 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/packaging"
+)
+
+// fakeProbe is novactl's own service probe, answering from a fixed status.
+type fakeProbe struct {
+	st    ServiceStatus
+	asked *bool
+}
+
+func (p fakeProbe) ServiceStatus(context.Context) (ServiceStatus, error) {
+	*p.asked = true
+	return p.st, nil
+}
+
+// freePort returns a loopback port nothing listens on, so doctor's probe of
+// novad never reaches a real one (nor the default ports).
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// fakeHome is a home directory holding the given service files, and a
+// NOVA_HOME whose config points novad at free ports.
+func fakeHome(t *testing.T, files ...string) []string {
+	t.Helper()
+	home := t.TempDir()
+	for _, f := range files {
+		p := filepath.Join(home, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("definition\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nova := filepath.Join(home, ".nova")
+	if err := os.MkdirAll(nova, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("server: {port: %d}\nfacade: {port: %d}\n", freePort(t), freePort(t))
+	if err := os.WriteFile(filepath.Join(nova, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"HOME=" + home, "NOVA_HOME=" + nova}
+}
+
+func serviceCheck(t *testing.T, rep Report) Check {
+	t.Helper()
+	for _, c := range rep.Checks {
+		if c.ID == "service" {
+			return c
+		}
+	}
+	t.Fatalf("no service check in %+v", rep.Checks)
+	return Check{}
+}
+
+// TestRun_HomebrewAndNovactlService covers novad registered by brew
+// services, by novactl service install, or by both, on macOS and Linux.
+func TestRun_HomebrewAndNovactlService(t *testing.T) {
+	const (
+		ourPlist   = "Library/LaunchAgents/dev.nova.novad.plist"
+		brewPlist  = "Library/LaunchAgents/homebrew.mxcl.nova.plist"
+		ourUnit    = ".config/systemd/user/dev.nova.novad.service"
+		brewUnit   = ".config/systemd/user/homebrew.nova.service"
+		registered = "registered with launchd and running"
+	)
+	for _, c := range []struct {
+		name      string
+		goos      string
+		files     []string
+		state     string
+		code      string
+		message   []string
+		advice    []string
+		askProbe  bool
+		installed bool
+	}{
+		{"both on macOS", "darwin", []string{ourPlist, brewPlist}, Degraded, CodeServiceTwice,
+			[]string{ourPlist, brewPlist}, []string{"novactl service uninstall", "brew services stop nova"}, false, true},
+		{"both on Linux", "linux", []string{ourUnit, brewUnit}, Degraded, CodeServiceTwice,
+			[]string{ourUnit, brewUnit}, []string{"novactl service uninstall", "brew services stop nova"}, false, true},
+		{"Homebrew only: no advice to install a second one", "darwin", []string{brewPlist}, Ready, "",
+			[]string{"managed by Homebrew", brewPlist}, nil, false, false},
+		{"novactl's only: its own probe decides", "darwin", []string{ourPlist}, Ready, "",
+			[]string{registered}, nil, true, true},
+		{"a Linux unit name on macOS is not a definition", "darwin", []string{brewUnit, ourPlist}, Ready, "",
+			[]string{registered}, nil, true, true},
+		{"the watcher's formula is not novad", "darwin", []string{"Library/LaunchAgents/homebrew.mxcl.nova-watch.plist", ourPlist}, Ready, "",
+			[]string{registered}, nil, true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var asked bool
+			probe := fakeProbe{st: ServiceStatus{Manager: "launchd", Installed: c.installed, Loaded: c.installed, Running: c.installed}, asked: &asked}
+			rep := Run(t.Context(), Options{Environ: fakeHome(t, c.files...), GOOS: c.goos, Service: probe})
+			got := serviceCheck(t, rep)
+			if got.State != c.state || got.Code != c.code {
+				t.Fatalf("service check %+v, want %s %s", got, c.state, c.code)
+			}
+			for _, m := range c.message {
+				if !strings.Contains(got.Message, m) {
+					t.Errorf("message %q lacks %q", got.Message, m)
+				}
+			}
+			for _, a := range c.advice {
+				if !strings.Contains(got.Advice, a) {
+					t.Errorf("advice %q lacks %q", got.Advice, a)
+				}
+			}
+			if asked != c.askProbe {
+				t.Errorf("novactl's probe asked: %v, want %v", asked, c.askProbe)
+			}
+		})
+	}
+}
+
+func TestDefinitions(t *testing.T) {
+	env := fakeHome(t, "Library/LaunchAgents/homebrew.mxcl.nova.plist")
+	home := strings.TrimPrefix(env[0], "HOME=")
+	defs := packaging.Definitions(home, "darwin")
+	if len(defs) != 1 || defs[0].Owner != packaging.OwnerHomebrew || defs[0].Job != "novad" || defs[0].Remove != "brew services stop nova" {
+		t.Fatalf("got %+v", defs)
+	}
+	if defs := packaging.Definitions(home, "windows"); defs != nil {
+		t.Fatalf("windows: %+v", defs)
+	}
+}

@@ -1,0 +1,541 @@
+package release
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// root is the repository root, where .goreleaser.yaml and dist/ live.
+const root = "../.."
+
+// versionPkg is where the build identity is stamped (internal/version).
+const versionPkg = "github.com/nova-recall/nova/internal/version"
+
+func load(t *testing.T) *Config {
+	t.Helper()
+	c, err := Load(filepath.Join(root, ".goreleaser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var (
+	novactlOnce sync.Once
+	novactlBin  string
+	novactlErr  error
+)
+
+// novactl builds this checkout's novactl once (it runs nothing of goreleaser).
+func novactl(t *testing.T) string {
+	t.Helper()
+	novactlOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "nova-release-test-")
+		if err != nil {
+			novactlErr = err
+			return
+		}
+		novactlBin = filepath.Join(dir, "novactl")
+		cmd := exec.Command("go", "build", "-o", novactlBin, "./cmd/novactl")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			novactlErr = errors.New(string(out))
+		}
+	})
+	if novactlErr != nil {
+		t.Fatalf("build novactl: %v", novactlErr)
+	}
+	return novactlBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if novactlBin != "" {
+		os.RemoveAll(filepath.Dir(novactlBin))
+	}
+	os.Exit(code)
+}
+
+// TestConfig holds .goreleaser.yaml to what the README and the issue
+// promise: both binaries for darwin and linux on amd64 and arm64, stamped
+// with version, commit and date; one archive per platform with README,
+// LICENSE and the completions; checksums; a nova formula whose service
+// runs novad and a nova-watch formula whose service runs the watcher.
+func TestConfig(t *testing.T) {
+	c := load(t)
+	if c.Version != 2 || c.ProjectName != "nova" {
+		t.Fatalf("version %d, project %q: want a goreleaser v2 configuration of project nova", c.Version, c.ProjectName)
+	}
+	stamped := stampableVars(t)
+	for _, bin := range []string{"novad", "novactl"} {
+		b, ok := c.Build(bin)
+		if !ok {
+			t.Fatalf("no build %q", bin)
+		}
+		if b.Binary != bin || filepath.Clean(b.Main) != filepath.Join("cmd", bin) {
+			t.Errorf("build %s: binary %q from %q", bin, b.Binary, b.Main)
+		}
+		if _, err := os.Stat(filepath.Join(root, b.Main, "main.go")); err != nil {
+			t.Errorf("build %s: %v", bin, err)
+		}
+		for _, goos := range []string{"darwin", "linux"} {
+			if !slices.Contains(b.Goos, goos) {
+				t.Errorf("build %s lacks %s", bin, goos)
+			}
+		}
+		for _, arch := range []string{"amd64", "arm64"} {
+			if !slices.Contains(b.Goarch, arch) {
+				t.Errorf("build %s lacks %s", bin, arch)
+			}
+		}
+		flags := strings.Join(b.Ldflags, " ")
+		for _, v := range []string{"Version", "Commit", "Date"} {
+			if !strings.Contains(flags, "-X "+versionPkg+"."+v+"=") {
+				t.Errorf("build %s does not stamp %s.%s", bin, versionPkg, v)
+			}
+			if !stamped[v] {
+				t.Errorf("%s has no string variable %s for the linker to set", versionPkg, v)
+			}
+		}
+	}
+
+	if len(c.Archives) != 1 {
+		t.Fatalf("%d archives configured, want 1", len(c.Archives))
+	}
+	a := c.Archives[0]
+	if got := c.Platforms(a); !slices.Equal(got, []Platform{{"darwin", "amd64"}, {"darwin", "arm64"}, {"linux", "amd64"}, {"linux", "arm64"}}) {
+		t.Errorf("archive platforms %v", got)
+	}
+	completions := generateCompletions(t)
+	contents, err := c.ArchiveContents(a, "x", completions.expand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"x/LICENSE", "x/README.md", "x/completions/_novactl", "x/completions/novactl.bash", "x/completions/novactl.fish", "x/novactl", "x/novad"}
+	if !slices.Equal(contents, want) {
+		t.Errorf("archive contents %q, want %q", contents, want)
+	}
+	if c.Checksum.NameTemplate == "" || c.Checksum.Algorithm != "sha256" {
+		t.Errorf("checksum %+v: want a sha256 checksums file", c.Checksum)
+	}
+
+	nova, ok := c.Brew("nova")
+	if !ok {
+		t.Fatal("no nova formula")
+	}
+	for _, line := range []string{
+		`bin.install "novad", "novactl"`,
+		`bash_completion.install "completions/novactl.bash" => "novactl"`,
+		`zsh_completion.install "completions/_novactl"`,
+		`fish_completion.install "completions/novactl.fish"`,
+	} {
+		if !slices.Contains(Lines(nova.Install), line) {
+			t.Errorf("nova formula's install lacks %q", line)
+		}
+	}
+	// Every file the formula installs is one the hook generates.
+	for _, l := range Lines(nova.Install) {
+		if f, ok := strings.CutPrefix(strings.Fields(l)[1], `"completions/`); ok {
+			if f = strings.Trim(f, `",`); !slices.Contains(completions.names, f) {
+				t.Errorf("nova formula installs completions/%s, which scripts/completions.sh does not write (%v)", f, completions.names)
+			}
+		}
+	}
+	service := Lines(nova.Service)
+	for _, line := range []string{`run [opt_bin/"novad"]`, `keep_alive true`} {
+		if !slices.Contains(service, line) {
+			t.Errorf("nova service lacks %q: %q", line, service)
+		}
+	}
+	for _, key := range []string{"log_path", "error_log_path"} {
+		if !slices.ContainsFunc(service, func(l string) bool { return strings.HasPrefix(l, key+` var/"log/`) }) {
+			t.Errorf("nova service has no %s under Homebrew's var/log: %q", key, service)
+		}
+	}
+	for _, s := range []string{"~/.nova/config.yaml", "novactl index sync", "brew services start nova", "nova-watch", "novactl service install", "novactl doctor"} {
+		if !strings.Contains(nova.Caveats, s) {
+			t.Errorf("nova caveats do not mention %q", s)
+		}
+	}
+	if !strings.Contains(nova.Test, "novad --version") {
+		t.Errorf("nova formula's test does not run novad --version")
+	}
+
+	watch, ok := c.Brew("nova-watch")
+	if !ok {
+		t.Fatal("no nova-watch formula")
+	}
+	if len(watch.Dependencies) != 1 || watch.Dependencies[0].Name != "nova" {
+		t.Errorf("nova-watch must depend on nova (it runs nova's novactl): %+v", watch.Dependencies)
+	}
+	if !slices.Contains(Lines(watch.Service), `run [opt_bin/"nova-watch"]`) || !slices.Contains(Lines(watch.Service), "keep_alive true") {
+		t.Errorf("nova-watch service: %q", Lines(watch.Service))
+	}
+}
+
+// stampableVars lists the package-level string variables of internal/version.
+func stampableVars(t *testing.T) map[string]bool {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, "internal/version/version.go"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			continue
+		}
+		for _, s := range g.Specs {
+			vs := s.(*ast.ValueSpec)
+			for i, n := range vs.Names {
+				if i < len(vs.Values) {
+					if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						out[n.Name] = true
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestWatcherCommand checks that the nova-watch formula runs a command
+// novactl has: the one place the watcher's command line is written.
+func TestWatcherCommand(t *testing.T) {
+	watch, ok := load(t).Brew("nova-watch")
+	if !ok {
+		t.Fatal("no nova-watch formula")
+	}
+	var args []string
+	for _, l := range Lines(watch.Install) {
+		if rest, ok := strings.CutPrefix(l, `exec "#{Formula["nova"].opt_bin}/novactl" `); ok {
+			args = strings.Fields(strings.TrimSuffix(rest, `"$@"`))
+		}
+	}
+	if len(args) == 0 {
+		t.Fatalf("the nova-watch wrapper does not exec nova's novactl: %q", Lines(watch.Install))
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(novactl(t), append(args, "--help")...)
+	cmd.Env = []string{"HOME=" + t.TempDir(), "NOVA_HOME=" + t.TempDir()}
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if strings.Contains(stderr.String(), `unknown subcommand "watch"`) {
+			t.Skipf("novactl %s does not exist yet (the watcher lands with its own branch); the nova-watch formula is ready for it", strings.Join(args, " "))
+		}
+		t.Fatalf("novactl %s --help: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+}
+
+type generated struct {
+	dir   string
+	names []string
+}
+
+func (g generated) expand(glob string) ([]string, error) {
+	rest, ok := strings.CutPrefix(glob, "completions/")
+	if !ok {
+		return nil, errors.New("unexpected glob " + glob)
+	}
+	var out []string
+	for _, n := range g.names {
+		if ok, _ := filepath.Match(rest, n); ok {
+			out = append(out, "completions/"+n)
+		}
+	}
+	return out, nil
+}
+
+// generateCompletions runs the before-hook that make dist runs, into a
+// temporary directory, and checks that each script is novactl's own.
+func generateCompletions(t *testing.T) generated {
+	t.Helper()
+	c := load(t)
+	if len(c.Before.Hooks) != 1 || !strings.HasPrefix(c.Before.Hooks[0], "./scripts/completions.sh ") {
+		t.Fatalf("before hooks %q: want ./scripts/completions.sh DIR", c.Before.Hooks)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("./scripts/completions.sh", dir)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("scripts/completions.sh: %v\n%s", err, out)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := generated{dir: dir}
+	shellOf := map[string]string{"novactl.bash": "bash", "_novactl": "zsh", "novactl.fish": "fish"}
+	for _, e := range entries {
+		g.names = append(g.names, e.Name())
+		sh, ok := shellOf[e.Name()]
+		if !ok {
+			t.Errorf("completions.sh wrote an unexpected %s", e.Name())
+			continue
+		}
+		got, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		want, err := exec.Command(novactl(t), "completion", sh).Output()
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s is not novactl completion %s (err %v)", e.Name(), sh, err)
+		}
+	}
+	if len(g.names) != len(shellOf) {
+		t.Errorf("completions.sh wrote %v, want the three of %v", g.names, shellOf)
+	}
+	return g
+}
+
+// metadata is what goreleaser writes to dist/metadata.json.
+type metadata struct {
+	ProjectName string `json:"project_name"`
+	Version     string `json:"version"`
+	Commit      string `json:"commit"`
+}
+
+// TestDist checks what make dist produced, when dist/ exists (make dist
+// runs it; make test does not build a release): the four archives with
+// exactly the configured contents, the checksums, and both formulae.
+func TestDist(t *testing.T) {
+	dist := filepath.Join(root, "dist")
+	raw, err := os.ReadFile(filepath.Join(dist, "metadata.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skip("no dist/: run make dist")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md metadata
+	if err := json.Unmarshal(raw, &md); err != nil {
+		t.Fatal(err)
+	}
+	c := load(t)
+	a := c.Archives[0]
+	sums := readChecksums(t, filepath.Join(dist, c.Checksum.NameTemplate))
+	formula, err := os.ReadFile(filepath.Join(dist, "homebrew/Formula/nova.rb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	license, _ := os.ReadFile(filepath.Join(root, "LICENSE"))
+	var archives []string
+	for _, p := range c.Platforms(a) {
+		name, err := c.ArchiveName(a, p, md.Version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := name + ".tar.gz"
+		archives = append(archives, file)
+		body, err := os.ReadFile(filepath.Join(dist, file))
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		sum := sha256.Sum256(body)
+		if sums[file] != hex.EncodeToString(sum[:]) {
+			t.Errorf("%s: checksums file says %q, the file hashes to %x", file, sums[file], sum)
+		}
+		// The formula downloads this archive and pins its hash.
+		if !strings.Contains(string(formula), "/"+file+"\"\n") || !strings.Contains(string(formula), `sha256 "`+hex.EncodeToString(sum[:])+`"`) {
+			t.Errorf("nova.rb does not pin %s at its sha256", file)
+		}
+		files := readTarGz(t, body)
+		var got []string
+		for n := range files {
+			got = append(got, n)
+		}
+		slices.Sort(got)
+		want, err := c.ArchiveContents(a, name, func(glob string) ([]string, error) {
+			var out []string
+			for _, n := range got {
+				if ok, _ := filepath.Match(name+"/"+glob, n); ok {
+					out = append(out, strings.TrimPrefix(n, name+"/"))
+				}
+			}
+			return out, nil
+		})
+		if err != nil {
+			t.Errorf("%s: %v", file, err)
+			continue
+		}
+		// The completions glob must have matched exactly the three scripts.
+		want = append(want, name+"/completions/_novactl", name+"/completions/novactl.bash", name+"/completions/novactl.fish")
+		slices.Sort(want)
+		want = slices.Compact(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s holds %q, want %q", file, got, want)
+		}
+		for _, bin := range []string{"novad", "novactl"} {
+			if f := files[name+"/"+bin]; f.mode&0o111 == 0 {
+				t.Errorf("%s: %s is not executable (mode %o)", file, bin, f.mode)
+			}
+		}
+		if !bytes.Equal(files[name+"/LICENSE"].body, license) {
+			t.Errorf("%s: LICENSE differs from the repository's", file)
+		}
+		if p.OS == runtime.GOOS && p.Arch == runtime.GOARCH {
+			checkBinaries(t, name, files, md)
+		}
+	}
+	if len(sums) != len(archives) {
+		t.Errorf("checksums list %d files, want the %d archives", len(sums), len(archives))
+	}
+
+	// Ruby's own parser, where it is installed, for the formulae's syntax.
+	if ruby, err := exec.LookPath("ruby"); err == nil {
+		for _, f := range []string{"nova.rb", "nova-watch.rb"} {
+			if out, err := exec.Command(ruby, "-c", filepath.Join(dist, "homebrew/Formula", f)).CombinedOutput(); err != nil {
+				t.Errorf("ruby -c %s: %v\n%s", f, err, out)
+			}
+		}
+	}
+	checkFormula(t, string(formula), mustBrew(t, c, "nova"), md.Version)
+	watch, err := os.ReadFile(filepath.Join(dist, "homebrew/Formula/nova-watch.rb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFormula(t, string(watch), mustBrew(t, c, "nova-watch"), md.Version)
+	if !strings.Contains(string(watch), "\n  depends_on \"nova\"\n") {
+		t.Errorf("nova-watch.rb does not depend on nova")
+	}
+}
+
+func mustBrew(t *testing.T, c *Config, name string) Brew {
+	t.Helper()
+	b, ok := c.Brew(name)
+	if !ok {
+		t.Fatalf("no formula %s", name)
+	}
+	return b
+}
+
+// checkFormula checks a generated formula against its configuration: the
+// version, every configured line, and a service block that is the
+// configured one.
+func checkFormula(t *testing.T, rb string, b Brew, version string) {
+	t.Helper()
+	if !strings.Contains(rb, "\n  version \""+version+"\"\n") {
+		t.Errorf("%s.rb does not carry version %s", b.Name, version)
+	}
+	lines := map[string]bool{}
+	for _, l := range Lines(rb) {
+		lines[l] = true
+	}
+	for field, text := range map[string]string{"install": b.Install, "service": b.Service, "caveats": b.Caveats, "test": b.Test} {
+		for _, l := range Lines(text) {
+			if !lines[l] {
+				t.Errorf("%s.rb lacks the configured %s line %q", b.Name, field, l)
+			}
+		}
+	}
+	_, block, ok := strings.Cut(rb, "\n  service do\n")
+	block, _, ok2 := strings.Cut(block, "\n  end\n")
+	if !ok || !ok2 || !slices.Equal(Lines(block), Lines(b.Service)) {
+		t.Errorf("%s.rb's service block is %q, want %q", b.Name, Lines(block), Lines(b.Service))
+	}
+}
+
+type tarFile struct {
+	mode int64
+	body []byte
+}
+
+func readTarGz(t *testing.T, body []byte) map[string]tarFile {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	out := map[string]tarFile{}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag == tar.TypeDir {
+			continue
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[h.Name] = tarFile{mode: h.Mode, body: b}
+	}
+}
+
+func readChecksums(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		sum, name, ok := strings.Cut(sc.Text(), "  ")
+		if !ok {
+			t.Fatalf("%s: bad line %q", path, sc.Text())
+		}
+		out[name] = sum
+	}
+	return out
+}
+
+// checkBinaries runs the archive's binaries for this platform: both carry
+// the release's version and commit, and the archive's completion scripts
+// are what its own novactl prints.
+func checkBinaries(t *testing.T, name string, files map[string]tarFile, md metadata) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, bin := range []string{"novad", "novactl"} {
+		if err := os.WriteFile(filepath.Join(dir, bin), files[name+"/"+bin].body, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"HOME=" + dir, "NOVA_HOME=" + filepath.Join(dir, "nova")}
+	run := func(bin string, args ...string) string {
+		cmd := exec.Command(filepath.Join(dir, bin), args...)
+		cmd.Env = env
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s %v: %v", bin, args, err)
+		}
+		return string(out)
+	}
+	for bin, args := range map[string][]string{"novad": {"--version"}, "novactl": {"version"}} {
+		out := run(bin, args...)
+		if !strings.HasPrefix(out, bin+" "+md.Version+" (commit ") {
+			t.Errorf("%s %v = %q, want version %s", bin, args, out, md.Version)
+		}
+		if md.Commit != "none" && !strings.Contains(out, "(commit "+md.Commit[:min(12, len(md.Commit))]) {
+			t.Errorf("%s %v = %q, want commit %s", bin, args, out, md.Commit)
+		}
+	}
+	for file, sh := range map[string]string{"_novactl": "zsh", "novactl.bash": "bash", "novactl.fish": "fish"} {
+		if got := string(files[name+"/completions/"+file].body); got != run("novactl", "completion", sh) {
+			t.Errorf("%s/completions/%s is not what its novactl prints for %s", name, file, sh)
+		}
+	}
+}
