@@ -315,7 +315,7 @@ var privacyProtected = []string{"Documents", "Desktop", "Downloads", "Library/Mo
 // checkSource checks one source and returns the newest file time in it.
 func checkSource(s config.Source, goos string, environ []string) (Check, time.Time) {
 	id, title := "source:"+s.Name, "Source "+s.Name
-	fi, err := os.Stat(s.Path)
+	_, err := os.Stat(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return degraded(id, title, CodeSourceMissing, s.Path+" does not exist",
 			"fix sources[].path; memory already indexed from it is kept"), time.Time{}
@@ -323,30 +323,24 @@ func checkSource(s config.Source, goos string, environ []string) (Check, time.Ti
 	if err != nil {
 		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), time.Time{}
 	}
-	if fi.IsDir() {
-		if _, err := os.ReadDir(s.Path); err != nil {
-			return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), time.Time{}
-		}
+	listing, err := ingest.List(s)
+	if err != nil {
+		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), time.Time{}
 	}
 	newest := time.Time{}
-	files, ferr := ingest.Files(s, nil)
-	if ferr == nil && len(s.Include) == 0 {
-		// Without include globs the reader's defaults apply; a listing with
-		// no globs matches nothing, so count every file instead.
-		files = nil
-		_ = filepath.WalkDir(s.Path, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				if info, err := d.Info(); err == nil && info.ModTime().After(newest) {
-					newest = info.ModTime()
-				}
-			}
-			return nil
-		})
-	}
-	for _, f := range files {
-		if info, err := os.Stat(f.Path); err == nil && info.ModTime().After(newest) {
-			newest = info.ModTime()
+	for _, f := range listing.Files {
+		if f.Info.ModTime().After(newest) {
+			newest = f.Info.ModTime()
 		}
+	}
+	if n := len(listing.Problems); n > 0 {
+		// A directory inside the source that cannot be read hides its files
+		// from every sync.
+		detail := listing.Problems[0].Path + ": " + listing.Problems[0].Reason
+		if n > 1 {
+			detail += fmt.Sprintf(" (and %d more)", n-1)
+		}
+		return degraded(id, title, CodeSourceUnreadable, detail, "check the permissions of "+listing.Problems[0].Path), newest
 	}
 	if goos == "darwin" {
 		home := paths.UserHome(environ)

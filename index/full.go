@@ -152,14 +152,20 @@ func (x *Indexer) listFiles(prevStates map[stateKey]*FileState, res *BuildResult
 	summaries := make([]SourceSummary, len(x.cfg.Sources))
 	for i, src := range x.cfg.Sources {
 		summaries[i] = SourceSummary{Name: src.Name, Kind: src.Kind, Path: src.Path}
-		files, err := ingest.SourceFiles(src)
+		listing, err := ingest.List(src)
 		if err != nil {
 			summaries[i].Error = err.Error()
 			summaries[i].Missing = errors.Is(err, ingest.ErrSourceMissing)
 			res.problem(ingest.Problem{Source: src.Name, Path: src.Path, Reason: err.Error()})
 			continue
 		}
-		for _, f := range files {
+		// A folder that cannot be read is reported; the memory of its
+		// files is carried forward like that of any file not read.
+		for _, p := range listing.Problems {
+			summaries[i].Problems++
+			res.problem(p)
+		}
+		for _, f := range listing.Files {
 			jobs = append(jobs, readJob{src: i, file: f, prev: prevStates[stateKey{src.Name, f.Path}]})
 		}
 	}

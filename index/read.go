@@ -58,7 +58,7 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 			return out
 		}
 		out.records, out.problems, out.count = nil, nil, 0
-		err := ingest.ReadFile(ctx, src, f, ingest.Sink{
+		_, err := ingest.ReadFile(ctx, src, f, ingest.Cursor{}, ingest.Sink{
 			Record: func(r memory.Record) error { out.records = append(out.records, r); return nil },
 			Problem: func(p ingest.Problem) {
 				if p.Source == "" {

@@ -2,10 +2,8 @@ package ingest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -15,9 +13,21 @@ import (
 	"github.com/nova-recall/nova/config"
 )
 
+// Claude Code transcripts (projects/<encoded-cwd>/<sessionId>.jsonl, and
+// sub-agent sidechains under <sessionId>/subagents/ or, in older builds,
+// agent-<id>.jsonl beside the session) are read line by line into one
+// record per human prompt and per assistant text line, for every 1.x and
+// 2.x shape: 1.x writes a whole reply on one line, 2.x one line per
+// content block (thinking, text, tool use) sharing the message id.
+// Thinking, tool results, injected reminders, meta lines and binary
+// blocks are dropped; tool calls are summarized on the next text of the
+// assistant (or of the same line). The session's title (a summary line,
+// an AI title, a title the user set) is the title of every record read
+// after it. A line shape the reader does not know is reported once per
+// file.
+
 // claudeLine is one line of a Claude Code transcript, with the fields the
-// reader uses. Other line types (progress, attachment, summary, system,
-// file-history-snapshot, ...) only need Type to be skipped.
+// reader uses.
 type claudeLine struct {
 	Type             string `json:"type"`
 	UUID             string `json:"uuid"`
@@ -26,10 +36,17 @@ type claudeLine struct {
 	Cwd              string `json:"cwd"`
 	IsMeta           bool   `json:"isMeta"`
 	IsCompactSummary bool   `json:"isCompactSummary"`
+	IsSidechain      bool   `json:"isSidechain"`
+	AgentID          string `json:"agentId"`
 	// IsAPIErrorMessage marks a synthetic assistant line reporting a
 	// failed API call.
 	IsAPIErrorMessage bool            `json:"isApiErrorMessage"`
 	Message           json.RawMessage `json:"message"`
+	// Titles: summary lines (1.x and 2.x), ai-title and custom-title
+	// lines (2.1).
+	Summary     string `json:"summary"`
+	AITitle     string `json:"aiTitle"`
+	CustomTitle string `json:"customTitle"`
 }
 
 type claudeMessage struct {
@@ -65,135 +82,175 @@ var (
 	claudeInterrupted = regexp.MustCompile(`\[Request interrupted by user[^\]]*\]`)
 )
 
-// claudeEntry is one message being assembled: a user turn, or an
-// assistant reply merged from the lines that share its message id.
-type claudeEntry struct {
-	message
-	session string
-	// parts are the text blocks, in order; tools the tool-call summaries.
-	parts []string
-	tools []string
+// Known shapes that carry nothing to remember; any other line type or
+// content block type is reported (see shapeReports).
+var (
+	claudeQuietLines = setOf("system", "file-history-snapshot", "queue-operation", "progress", "pr-link",
+		"agent-name", "last-prompt", "attachment", "permission-mode", "agent-setting", "bridge-session",
+		"worktree-state", "tag")
+	claudeQuietBlocks = setOf("thinking", "redacted_thinking", "tool_result", "web_search_tool_result",
+		"web_fetch_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result",
+		"text_editor_code_execution_tool_result", "mcp_tool_result", "container_upload", "advisor_tool_result",
+		"tool_reference", "search_result")
+)
+
+// claudeRecentWindow is how many recent line uuids the duplicate check
+// remembers: a line written twice (a retried append) is written again
+// right away.
+const claudeRecentWindow = 32
+
+// claudeState is what reading a transcript carries from line to line,
+// and from one read to the next (as the Cursor's State).
+type claudeState struct {
+	Summary     string       `json:"summary,omitempty"`
+	AITitle     string       `json:"aiTitle,omitempty"`
+	CustomTitle string       `json:"customTitle,omitempty"`
+	Pending     pendingTools `json:"pending,omitzero"`
+	// Recent are the uuids of the last lines read.
+	Recent []string `json:"recent,omitempty"`
+	// Reply is the message id of the last assistant line and ReplyTexts
+	// digests of the texts kept from it: a text block written twice in one
+	// reply is kept once.
+	Reply      string       `json:"reply,omitempty"`
+	ReplyTexts []string     `json:"replyTexts,omitempty"`
+	Reported   shapeReports `json:"reported,omitempty"`
 }
 
-// readClaudeCodeFile reads one Claude Code transcript
-// (projects/<encoded-cwd>/<sessionId>.jsonl, or a sub-agent sidechain
-// under <sessionId>/subagents/) and emits one record per human prompt and
-// per assistant reply. The lines of one reply are merged; thinking, tool
-// results, injected reminders, meta lines and binary blocks are dropped;
-// a reply's tool calls are summarized on one line each. Files under
-// tool-results/ are externalized tool output and are skipped.
-func readClaudeCodeFile(ctx context.Context, src config.Source, path, rel string, sink Sink) error {
-	if inDir(rel, "tool-results") {
+// title is the session's title: one the user set, else the AI's, else
+// the latest summary.
+func (st *claudeState) title() string {
+	for _, t := range []string{st.CustomTitle, st.AITitle, st.Summary} {
+		if t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// claudeHandler reads the lines of one transcript.
+type claudeHandler struct {
+	fc *fileCtx
+	st claudeState
+	// stem is the file name without .jsonl; fallbackSession the session
+	// of lines that do not name theirs.
+	stem, fallbackSession string
+}
+
+func newClaudeHandler(fc *fileCtx, state json.RawMessage) (*claudeHandler, error) {
+	h := &claudeHandler{fc: fc}
+	if err := decodeState(state, &h.st); err != nil {
+		return nil, err
+	}
+	h.stem = strings.TrimSuffix(filepath.Base(fc.path), ".jsonl")
+	h.fallbackSession = h.stem
+	if filepath.Base(filepath.Dir(fc.path)) == "subagents" {
+		h.fallbackSession = filepath.Base(filepath.Dir(filepath.Dir(fc.path)))
+	}
+	return h, nil
+}
+
+func (h *claudeHandler) state() (json.RawMessage, error) { return json.Marshal(h.st) }
+
+func (h *claudeHandler) line(n int, data []byte) error {
+	var l claudeLine
+	if err := json.Unmarshal(data, &l); err != nil {
+		h.fc.problem(n, "not a JSON object: "+trimErr(err))
 		return nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("open transcript: %w", err)
-	}
-	defer f.Close()
-
-	stem := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	fallbackSession := stem
-	if filepath.Base(filepath.Dir(path)) == "subagents" {
-		fallbackSession = filepath.Base(filepath.Dir(filepath.Dir(path)))
-	}
-	problem := func(line int, reason string) {
-		sink.Problem(Problem{Source: src.Name, Path: path, Line: line, Reason: reason})
-	}
-
-	// A reply's lines may be interleaved with the tool results they
-	// caused, so the whole file is assembled before anything is emitted.
-	var entries []*claudeEntry
-	replies := map[string]*claudeEntry{}
-	seenLines := map[string]bool{}
-	err = eachJSONLine(ctx, f, problem, func(n int, l *claudeLine) error {
-		if l.Type != "user" && l.Type != "assistant" {
-			return nil
-		}
-		if l.IsMeta || l.IsCompactSummary || l.IsAPIErrorMessage {
-			return nil
-		}
-		// A line written twice (a retried append) is read once.
-		if l.UUID != "" {
-			if seenLines[l.UUID] {
-				return nil
-			}
-			seenLines[l.UUID] = true
-		}
-		var msg claudeMessage
-		if err := json.Unmarshal(l.Message, &msg); err != nil {
-			problem(n, fmt.Sprintf("unexpected %s message: %s", l.Type, trimErr(err)))
-			return nil
-		}
-		blocks, err := claudeBlocks(msg.Content)
-		if err != nil {
-			problem(n, fmt.Sprintf("unexpected %s content: %s", l.Type, trimErr(err)))
-			return nil
-		}
-		e := replies[msg.ID]
-		if l.Type == "user" || msg.ID == "" || e == nil {
-			session := l.SessionID
-			if session == "" {
-				session = fallbackSession
-			}
-			_, t, _ := ParseDate(l.Timestamp)
-			e = &claudeEntry{message: message{role: l.Type, time: t, cwd: l.Cwd, line: n}, session: session}
-			if l.Type == "user" {
-				if !addUserBlocks(e, blocks) {
-					return nil // tool results only: not a human turn
-				}
-			} else if msg.ID != "" {
-				replies[msg.ID] = e
-			}
-			entries = append(entries, e)
-		}
-		if l.Type == "assistant" {
-			addAssistantBlocks(e, blocks)
+	switch l.Type {
+	case "user", "assistant":
+	case "summary":
+		h.st.Summary = strings.TrimSpace(l.Summary)
+		return nil
+	case "ai-title":
+		h.st.AITitle = strings.TrimSpace(l.AITitle)
+		return nil
+	case "custom-title":
+		h.st.CustomTitle = strings.TrimSpace(l.CustomTitle)
+		return nil
+	default:
+		if !claudeQuietLines[l.Type] {
+			h.st.Reported.report(h.fc, n, "line type "+strconv.Quote(l.Type))
 		}
 		return nil
-	})
+	}
+	if l.IsMeta || l.IsCompactSummary || l.IsAPIErrorMessage {
+		return nil
+	}
+	// A line written twice (a retried append) is read once.
+	if l.UUID != "" {
+		if slices.Contains(h.st.Recent, l.UUID) {
+			return nil
+		}
+		if len(h.st.Recent) == claudeRecentWindow {
+			h.st.Recent = h.st.Recent[1:]
+		}
+		h.st.Recent = append(h.st.Recent, l.UUID)
+	}
+	var msg claudeMessage
+	if err := json.Unmarshal(l.Message, &msg); err != nil {
+		h.fc.problem(n, fmt.Sprintf("unexpected %s message: %s", l.Type, trimErr(err)))
+		return nil
+	}
+	blocks, err := claudeBlocks(msg.Content)
 	if err != nil {
-		return err
+		h.fc.problem(n, fmt.Sprintf("unexpected %s content: %s", l.Type, trimErr(err)))
+		return nil
 	}
+	var parts []string
+	if l.Type == "user" {
+		var human bool
+		parts, human = h.userBlocks(n, blocks)
+		if !human {
+			return nil // tool results only: not a human turn
+		}
+	} else {
+		if msg.ID == "" || msg.ID != h.st.Reply {
+			h.st.Reply, h.st.ReplyTexts = msg.ID, nil
+		}
+		parts = h.assistantBlocks(n, blocks)
+	}
+	text := strings.Join(parts, "\n\n")
+	if !hasContent(text) {
+		// Nothing left after cleaning (a slash-command echo, a tool call):
+		// pending tool calls wait for the next text.
+		return nil
+	}
+	if l.Type == "assistant" {
+		text = h.st.Pending.take(text)
+	}
+	// A prompt drops the tool calls of the turn before it.
+	h.st.Pending = pendingTools{}
+	return h.emit(n, &l, text)
+}
 
-	// Tool calls of replies without text (a run of tool use) are attached
-	// to the next reply with text, and dropped at the next prompt. Lines
-	// left empty by cleaning (a slash-command echo) change nothing.
-	var pending []string
-	for _, e := range entries {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if e.role == "assistant" {
-			pending = append(pending, e.tools...)
-		}
-		text := strings.Join(e.parts, "\n\n")
-		if !hasContent(text) {
-			continue
-		}
-		if e.role == "assistant" {
-			text = appendTools(text, pending)
-		}
-		pending = nil
-		e.text = text
-		// The main transcript's file is named after its session; a
-		// sidechain file (subagents/agent-x.jsonl, or agent-x.jsonl in
-		// older builds) shares the session id, so its name keeps its
-		// record ids distinct and its turns in their own conversation.
-		id, conversation := e.session, e.session
-		if stem != e.session {
-			id += "/" + stem
-			conversation += "/" + stem
-		}
-		rec, ok := e.record(config.KindClaudeCode, path, e.session, id+":"+strconv.Itoa(e.line), conversation)
-		if !ok {
-			continue
-		}
-		if err := sink.Record(rec); err != nil {
-			return err
+// emit makes the record of line n. The main transcript's file is named
+// after its session; a sidechain file (subagents/agent-x.jsonl, or
+// agent-x.jsonl in older builds) shares the session id, so its name keeps
+// its record ids distinct and its turns in their own conversation, and a
+// sidechain written into the main file (1.x) is its own conversation too.
+func (h *claudeHandler) emit(n int, l *claudeLine, text string) error {
+	session := l.SessionID
+	if session == "" {
+		session = h.fallbackSession
+	}
+	id, conversation := session, session
+	if h.stem != session {
+		id += "/" + h.stem
+		conversation += "/" + h.stem
+	} else if l.IsSidechain {
+		conversation += "/sidechain"
+		if l.AgentID != "" {
+			conversation += "-" + l.AgentID
 		}
 	}
-	return nil
+	_, t, _ := ParseDate(l.Timestamp)
+	m := message{role: l.Type, text: text, title: h.st.title(), time: t, cwd: l.Cwd, line: n}
+	rec, ok := m.record(config.KindClaudeCode, h.fc.path, session, id+":"+strconv.Itoa(n), conversation)
+	if !ok {
+		return nil
+	}
+	return h.fc.emit(rec)
 }
 
 // claudeBlocks decodes message content: a plain string is one text block.
@@ -216,44 +273,68 @@ func claudeBlocks(raw json.RawMessage) ([]claudeBlock, error) {
 	return blocks, nil
 }
 
-// addUserBlocks adds the human part of a user line to e and reports
-// whether the line was a human turn at all: a line that carries only tool
-// results is the runtime answering a tool call.
-func addUserBlocks(e *claudeEntry, blocks []claudeBlock) bool {
+// userBlocks returns the human part of a user line and whether the line
+// was a human turn at all: a line that carries only tool results is the
+// runtime answering a tool call.
+func (h *claudeHandler) userBlocks(n int, blocks []claudeBlock) ([]string, bool) {
+	var parts []string
 	human := false
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
 			human = true
 			if t := claudeUserText(b.Text); t != "" {
-				e.parts = append(e.parts, t)
+				parts = append(parts, t)
 			}
 		case "image":
 			human = true
-			e.parts = append(e.parts, imageMark)
+			parts = append(parts, imageMark)
 		case "document":
 			human = true
-			e.parts = append(e.parts, documentMark)
+			parts = append(parts, documentMark)
+		default:
+			h.quietBlock(n, b.Type)
 		}
 	}
-	return human
+	return parts, human
 }
 
-// addAssistantBlocks adds the text and tool calls of one line of a reply.
-// Thinking is dropped. A text block repeated within one reply is kept once.
-func addAssistantBlocks(e *claudeEntry, blocks []claudeBlock) {
+// assistantBlocks returns the text of one assistant line and adds its
+// tool calls to the pending ones. Thinking is dropped; a text block
+// repeated within one reply is kept once.
+func (h *claudeHandler) assistantBlocks(n int, blocks []claudeBlock) []string {
+	var parts []string
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
 			t := strings.TrimSpace(b.Text)
-			if t != "" && !slices.Contains(e.parts, t) {
-				e.parts = append(e.parts, t)
+			if t == "" {
+				continue
 			}
-		case "tool_use", "server_tool_use":
-			e.tools = append(e.tools, toolSummary(b.Name, b.Input))
+			key := textKey(t)
+			if slices.Contains(h.st.ReplyTexts, key) {
+				continue
+			}
+			h.st.ReplyTexts = append(h.st.ReplyTexts, key)
+			parts = append(parts, t)
+		case "tool_use", "server_tool_use", "mcp_tool_use":
+			h.st.Pending.add(toolSummary(b.Name, b.Input))
 		case "image":
-			e.parts = append(e.parts, imageMark)
+			parts = append(parts, imageMark)
+		case "document":
+			parts = append(parts, documentMark)
+		default:
+			h.quietBlock(n, b.Type)
 		}
+	}
+	return parts
+}
+
+// quietBlock reports a content block type that is neither read nor known
+// to carry nothing to remember.
+func (h *claudeHandler) quietBlock(n int, typ string) {
+	if !claudeQuietBlocks[typ] {
+		h.st.Reported.report(h.fc, n, "content block type "+strconv.Quote(typ))
 	}
 }
 

@@ -30,17 +30,20 @@ func TestReadClaudeCodeFile(t *testing.T) {
 		// Lines 2-4 are the meta caveat and the /clear command echo; the
 		// system reminder is cut from the prompt.
 		turn(5, "user", "Add a regression test for the rounding bug.", "billing", "2026-03-02T10:01:00Z", 0),
-		// Lines 6-8 are one reply (thinking, text, tool use) merged.
-		turn(6, "assistant", "I'll read money.py first.\n[tool: Read /home/dev/src/billing/src/money.py]", "billing", "2026-03-02T10:01:02.5Z", 0),
-		// Line 9 is a tool result; line 10 a reply with a tool call only,
-		// summarized on the next reply (lines 12 and 14, around the
-		// malformed line 13).
-		turn(12, "assistant", "Added tests/test_money.py::test_half_even.\n\nIt fails before the fix and passes after it.\n[tool: Bash pytest -q tests/test_money.py]", "billing", "2026-03-02T10:01:20Z", 0),
+		// Lines 6-8 are one reply written a block per line (thinking,
+		// text, tool use): each text line is a record, and the tool calls
+		// are summarized on the next text.
+		turn(7, "assistant", "I'll read money.py first.", "billing", "2026-03-02T10:01:03Z", 0),
+		// Line 9 is a tool result; line 10 a reply with a tool call only.
+		turn(12, "assistant", "Added tests/test_money.py::test_half_even.\n[tool: Read /home/dev/src/billing/src/money.py]\n[tool: Bash pytest -q tests/test_money.py]", "billing", "2026-03-02T10:01:20Z", 0),
+		// Line 13 is malformed.
+		turn(14, "assistant", "It fails before the fix and passes after it.", "billing", "2026-03-02T10:01:20.4Z", 0),
 		// The project follows the line's cwd; the pasted image is a
 		// placeholder and the token is redacted.
 		turn(17, "user", "CI still fails, see the screenshot. Use Authorization: Bearer [redacted] for the API.\n\n[image]", "web", "2026-03-02T10:05:00Z", 1),
-		// Line 18 is an interruption notice, 19 an API error.
-		turn(20, "assistant", "The screenshot shows the web build using the old money.py; rebuild the web bundle.\n[tool: Task Find round() calls]", "billing", "2026-03-02T10:05:30Z", 0),
+		// Line 18 is an interruption notice, 19 an API error, 20
+		// thinking; the Task call of line 22 waits for a next text.
+		turn(21, "assistant", "The screenshot shows the web build using the old money.py; rebuild the web bundle.", "web", "2026-03-02T10:05:31Z", 0),
 		// The sub-agent belongs to the session, in its own conversation.
 		side(1, "user", "Find every call to round() in src/ and report file:line.", "2026-03-02T10:05:33Z"),
 		side(4, "assistant", "One call remains: src/money.py:41.\n[tool: Grep round\\(]", "2026-03-02T10:05:40Z"),
@@ -61,12 +64,13 @@ func TestReadClaudeCodeFile_edges(t *testing.T) {
 		want  []string
 	}{
 		{
-			name: "reply interleaved with its tool results is merged",
+			name: "each text line of a reply interleaved with its tool results is a record",
 			rel:  "p/s-9.jsonl",
 			lines: line("assistant", `{"id":"m1","content":[{"type":"text","text":"Part one."}]}`) +
 				line("user", `{"content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}`) +
-				line("assistant", `{"id":"m1","content":[{"type":"text","text":"Part two."}]}`),
-			want: []string{"s-9:1 Part one.\n\nPart two."},
+				line("assistant", `{"id":"m1","content":[{"type":"text","text":"Part two."}]}`) +
+				line("assistant", `{"id":"m1","content":[{"type":"text","text":"Part one."}]}`),
+			want: []string{"s-9:1 Part one.", "s-9:3 Part two."},
 		},
 		{
 			name: "repeated line uuid read once",

@@ -296,8 +296,9 @@ func jsonArg(raw json.RawMessage) string {
 }
 
 // appendTools adds tool-call summaries to a message text, one per line,
-// keeping at most maxToolLines and saying how many more there were.
-func appendTools(text string, tools []string) string {
+// keeping at most maxToolLines and saying how many more there were
+// (more counts summaries already left out).
+func appendTools(text string, tools []string, more int) string {
 	if len(tools) == 0 {
 		return text
 	}
@@ -305,11 +306,14 @@ func appendTools(text string, tools []string) string {
 	b.WriteString(text)
 	for i, t := range tools {
 		if i == maxToolLines {
-			b.WriteString("\n[tool: +" + strconv.Itoa(len(tools)-maxToolLines) + " more]")
+			more += len(tools) - maxToolLines
 			break
 		}
 		b.WriteString("\n")
 		b.WriteString(t)
+	}
+	if more > 0 {
+		b.WriteString("\n[tool: +" + strconv.Itoa(more) + " more]")
 	}
 	return b.String()
 }

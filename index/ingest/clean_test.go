@@ -141,12 +141,20 @@ func TestAppendTools(t *testing.T) {
 	for i := range 12 {
 		tools = append(tools, formatToolSummary("Read", "f"+string(rune('a'+i))))
 	}
-	got := appendTools("done", tools)
+	got := appendTools("done", tools, 0)
 	lines := strings.Split(got, "\n")
 	if len(lines) != 12 || lines[0] != "done" || lines[10] != "[tool: Read fj]" || lines[11] != "[tool: +2 more]" {
 		t.Errorf("appendTools = %q", got)
 	}
-	if got := appendTools("done", nil); got != "done" {
+	// Pending tools keep only maxToolLines summaries and count the rest.
+	var p pendingTools
+	for _, tl := range tools {
+		p.add(tl)
+	}
+	if got2 := p.take("done"); got2 != got || len(p.Tools) != 0 || p.More != 0 {
+		t.Errorf("pendingTools.take = %q, want %q", got2, got)
+	}
+	if got := appendTools("done", nil, 0); got != "done" {
 		t.Errorf("appendTools without tools = %q", got)
 	}
 }

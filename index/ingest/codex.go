@@ -1,9 +1,6 @@
 package ingest
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,31 +11,50 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/nova-recall/nova/config"
-	"github.com/nova-recall/nova/memory"
 )
+
+// Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl) are
+// read line by line into one record per user prompt and per assistant
+// message, whatever the rollout's version:
+//
+//   - 0.42 to 0.146 write {"timestamp","type","payload"} lines of types
+//     session_meta, turn_context, response_item, event_msg, compacted and
+//     (newer) world_state and inter-agent metadata;
+//   - older rollouts wrote a bare session meta line and bare response
+//     items, without the envelope;
+//   - message content items are input_text, output_text or (older) text;
+//     assistant messages carry a phase (commentary, final_answer, output)
+//     or none, and every phase is kept.
+//
+// Runtime scaffolding, reasoning, tool output and telemetry are dropped;
+// the tool calls made before an answer are attached to it as one-line
+// summaries. Codex writes each utterance twice (a response_item and an
+// event_msg); the second copy is dropped. A line shape the reader does not
+// know is reported once per file.
 
 // codexLine is the envelope of every rollout line.
 type codexLine struct {
 	Timestamp string          `json:"timestamp"`
 	Type      string          `json:"type"`
 	Payload   json.RawMessage `json:"payload"`
+	// RecordType marks the state lines of envelope-less rollouts.
+	RecordType string `json:"record_type"`
+	// ID is set on the bare session meta line of envelope-less rollouts.
+	ID string `json:"id"`
 }
 
 // codexPayload holds the fields the reader uses of the response_item and
 // event_msg payloads it keeps.
 type codexPayload struct {
 	Type string `json:"type"`
-	// response_item message
-	Role    string             `json:"role"`
-	Content []codexContentItem `json:"content"`
-	// response_item message, event_msg agent_message: commentary,
-	// final_answer or absent.
-	Phase string `json:"phase"`
+	// response_item message: content is a list of items (or, in some
+	// builds, a plain string).
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
 	// response_item function_call (Arguments is a JSON string) and
 	// custom_tool_call (Input is free text, e.g. a patch).
 	Name      string `json:"name"`
@@ -52,6 +68,8 @@ type codexPayload struct {
 	// event_msg user_message and agent_message
 	Message string   `json:"message"`
 	Images  []string `json:"images"`
+	// event_msg thread_name_updated
+	ThreadName string `json:"thread_name"`
 }
 
 type codexContentItem struct {
@@ -75,6 +93,34 @@ var codexScaffolding = []string{
 // prepends to a prompt from the prompt itself.
 const codexIDERequest = "## My request for Codex:"
 
+// Known shapes that carry nothing to remember; anything else not handled
+// is reported (see shapeReports).
+var (
+	codexQuietLines = setOf("world_state", "inter_agent_communication", "inter_agent_communication_metadata", "security_risk_score")
+	codexQuietItems = setOf("reasoning", "function_call_output", "custom_tool_call_output", "tool_search_call",
+		"tool_search_output", "image_generation_call", "compaction", "compaction_summary", "ghost_snapshot", "other")
+	codexQuietEvents = setOf("agent_reasoning", "agent_reasoning_raw_content", "agent_reasoning_section_break",
+		"token_count", "task_started", "task_complete", "turn_started", "turn_complete", "turn_aborted",
+		"context_compacted", "thread_rolled_back", "entered_review_mode", "exited_review_mode",
+		"patch_apply_begin", "patch_apply_end", "exec_command_begin", "exec_command_end",
+		"mcp_tool_call_begin", "mcp_tool_call_end", "web_search_begin", "web_search_end",
+		"image_generation_begin", "image_generation_end", "view_image_tool_call", "item_started", "item_completed",
+		"plan_update", "turn_diff", "error", "stream_error", "warning", "background_event", "guardian_assessment",
+		"session_configured", "shutdown_complete", "undo_started", "undo_completed", "deprecation_notice",
+		"mcp_startup_update", "mcp_startup_complete", "collab_agent_spawn_end", "collab_agent_interaction_end",
+		"collab_waiting_end", "collab_close_end", "collab_resume_end", "dynamic_tool_call_request",
+		"dynamic_tool_call_response", "conversation_path", "get_history_entry_response")
+	codexSilentRoles = setOf("developer", "system", "tool")
+)
+
+func setOf(items ...string) map[string]bool {
+	m := make(map[string]bool, len(items))
+	for _, it := range items {
+		m[it] = true
+	}
+	return m
+}
+
 // codexStream says which of the two copies of an utterance a message came
 // from: Codex writes each one as a response_item and as an event_msg.
 type codexStream int
@@ -84,62 +130,80 @@ const (
 	streamEvent
 )
 
-// codexReader holds the state of reading one rollout.
-type codexReader struct {
-	path string
-	sink Sink
-	// session is the rollout's session id: session_meta's, else the uuid
-	// in the file name.
-	session  string
-	metaSeen bool
-	// cwd is the working directory of the current turn.
-	cwd string
-	// lastTime is the latest line timestamp, for lines without one.
-	lastTime time.Time
-	// seen counts, per (role, normalized text), the copies read from each
-	// stream (see keep).
-	seen map[string]*[2]int
-	// tools are summaries of tool calls not yet attached to an answer.
-	tools []string
+// codexSeenWindow is how many recent utterances the duplicate check
+// remembers: the two copies of one utterance are written next to each
+// other, so a short window finds every pair and keeps the cursor small.
+const codexSeenWindow = 32
+
+// codexSeen counts the copies of one recent utterance read from each
+// stream (see keep).
+type codexSeen struct {
+	Key string `json:"k"`
+	N   [2]int `json:"n"`
 }
 
-// readCodexFile reads one Codex CLI rollout (rollout-*.jsonl, or
-// rollout-*.jsonl.zst when no plain sibling exists) and emits one record
-// per user prompt and assistant answer. Runtime scaffolding, reasoning,
-// commentary, tool output and telemetry are dropped; the tool calls made
-// before an answer are attached to it as one-line summaries.
-func readCodexFile(ctx context.Context, src config.Source, path, rel string, sink Sink) error {
-	compressed := strings.HasSuffix(path, ".zst")
-	if compressed {
-		// Codex may compress a rollout while keeping the plain file; the
-		// plain one is authoritative and carries the same records.
-		if _, err := os.Stat(strings.TrimSuffix(path, ".zst")); err == nil {
-			return nil
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("stat plain rollout: %w", err)
-		}
+// codexState is what reading a rollout carries from line to line, and
+// from one read to the next (as the Cursor's State).
+type codexState struct {
+	// Session is the rollout's session id: its first session_meta's,
+	// else the uuid in the file name.
+	Session  string `json:"session,omitempty"`
+	MetaSeen bool   `json:"metaSeen,omitempty"`
+	// Cwd is the working directory of the current turn.
+	Cwd string `json:"cwd,omitempty"`
+	// Title is the thread name the user gave the session, if any.
+	Title string `json:"title,omitempty"`
+	// LastTime is the latest line timestamp, for lines without one.
+	LastTime string       `json:"lastTime,omitempty"`
+	Seen     []codexSeen  `json:"seen,omitempty"`
+	Pending  pendingTools `json:"pending,omitzero"`
+	Reported shapeReports `json:"reported,omitempty"`
+}
+
+// codexHandler reads the lines of one rollout.
+type codexHandler struct {
+	fc *fileCtx
+	st codexState
+}
+
+func newCodexHandler(fc *fileCtx, state json.RawMessage) (*codexHandler, error) {
+	h := &codexHandler{fc: fc}
+	if err := decodeState(state, &h.st); err != nil {
+		return nil, err
 	}
-	f, err := os.Open(path)
+	if h.st.Session == "" {
+		h.st.Session = codexFileSession(fc.path)
+	}
+	return h, nil
+}
+
+func (h *codexHandler) state() (json.RawMessage, error) { return json.Marshal(h.st) }
+
+// readCodexZst reads a compressed rollout whole, unless the plain rollout
+// it was made from is still there: Codex may compress a rollout while
+// keeping the plain file, which is authoritative and has the same lines.
+func readCodexZst(fc *fileCtx) error {
+	if _, err := os.Stat(strings.TrimSuffix(fc.path, ".zst")); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("stat plain rollout: %w", err)
+	}
+	f, err := os.Open(fc.path)
 	if err != nil {
 		return fmt.Errorf("open rollout: %w", err)
 	}
 	defer f.Close()
-	var r io.Reader = f
-	if compressed {
-		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			return fmt.Errorf("zstd rollout: %w", err)
-		}
-		defer zr.Close()
-		r = zstdErrors{zr}
+	zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return fmt.Errorf("zstd rollout: %w", err)
 	}
-	cr := &codexReader{path: path, sink: sink, session: codexFileSession(path), seen: map[string]*[2]int{}}
-	problem := func(line int, reason string) {
-		sink.Problem(Problem{Source: src.Name, Path: path, Line: line, Reason: reason})
+	defer zr.Close()
+	h, err := newCodexHandler(fc, nil)
+	if err != nil {
+		return err
 	}
-	return eachJSONLine(ctx, r, problem, func(n int, l *codexLine) error {
-		return cr.line(n, l, problem)
-	})
+	_, err = readLines(fc, zstdErrors{zr}, h, Cursor{}, true)
+	return err
 }
 
 // zstdErrors names decompression as the cause of a read error, which the
@@ -168,90 +232,113 @@ func codexFileSession(path string) string {
 	return name
 }
 
-func (cr *codexReader) line(n int, l *codexLine, problem func(int, string)) error {
-	if _, t, ok := ParseDate(l.Timestamp); ok && !t.IsZero() {
-		cr.lastTime = t
-	}
-	// Look at the payload's type first, so that a payload this reader
-	// does not use is skipped whatever its shape (formats drift).
-	var head struct {
-		Type string `json:"type"`
-	}
-	if json.Unmarshal(l.Payload, &head) != nil || !codexUses(l.Type, head.Type) {
+func (h *codexHandler) line(n int, data []byte) error {
+	var l codexLine
+	if err := json.Unmarshal(data, &l); err != nil {
+		h.fc.problem(n, "not a JSON object: "+trimErr(err))
 		return nil
 	}
-	switch l.Type {
+	if _, t, ok := ParseDate(l.Timestamp); ok && !t.IsZero() {
+		h.st.LastTime = l.Timestamp
+	}
+	item, payload := l.Type, l.Payload
+	if len(payload) == 0 {
+		// An envelope-less rollout: a bare session meta, bare response
+		// items, and state lines.
+		switch {
+		case l.RecordType != "":
+			return nil
+		case l.Type == "" && l.ID != "":
+			item, payload = "session_meta", json.RawMessage(data)
+		case l.Type != "":
+			item, payload = "response_item", json.RawMessage(data)
+		default:
+			h.st.Reported.report(h.fc, n, "a line without type or payload")
+			return nil
+		}
+	}
+	switch item {
 	case "session_meta", "turn_context":
 		var meta struct {
 			ID  string `json:"id"`
 			Cwd string `json:"cwd"`
 		}
-		if err := json.Unmarshal(l.Payload, &meta); err != nil {
-			problem(n, fmt.Sprintf("unexpected %s payload: %s", l.Type, trimErr(err)))
+		if err := json.Unmarshal(payload, &meta); err != nil {
+			h.fc.problem(n, fmt.Sprintf("unexpected %s payload: %s", item, trimErr(err)))
 			return nil
 		}
-		cr.meta(l.Type, meta.ID, meta.Cwd)
+		h.meta(item, meta.ID, meta.Cwd)
+		return nil
+	case "compacted":
+		return h.compacted(n, payload)
+	case "response_item", "event_msg":
+	default:
+		if !codexQuietLines[item] {
+			h.st.Reported.report(h.fc, n, "line type "+strconv.Quote(item))
+		}
+		return nil
+	}
+	// The payload's type first, so that a payload this reader does not
+	// use is skipped whatever the rest of its shape (formats drift).
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(payload, &head); err != nil {
+		h.fc.problem(n, fmt.Sprintf("unexpected %s payload: %s", item, trimErr(err)))
+		return nil
+	}
+	if (item == "response_item" && codexQuietItems[head.Type]) || (item == "event_msg" && codexQuietEvents[head.Type]) {
 		return nil
 	}
 	var p codexPayload
-	if err := json.Unmarshal(l.Payload, &p); err != nil {
-		problem(n, fmt.Sprintf("unexpected %s %s payload: %s", l.Type, head.Type, trimErr(err)))
+	if err := json.Unmarshal(payload, &p); err != nil {
+		h.fc.problem(n, fmt.Sprintf("unexpected %s %s payload: %s", item, head.Type, trimErr(err)))
 		return nil
 	}
-	if l.Type == "response_item" {
-		return cr.responseItem(n, &p)
+	if item == "response_item" {
+		return h.responseItem(n, &p)
 	}
-	return cr.event(n, &p)
+	return h.event(n, &p)
 }
 
 // meta follows the session's identity and working directory.
-func (cr *codexReader) meta(item, id, cwd string) {
+func (h *codexHandler) meta(item, id, cwd string) {
 	if item == "turn_context" {
 		if cwd != "" {
-			cr.cwd = cwd
+			h.st.Cwd = cwd
 		}
 		return
 	}
 	// A rollout starts with its own session_meta; only the first one
 	// names the session, so a session_meta copied in later (a forked
 	// history) cannot rename it halfway.
-	if cr.metaSeen {
+	if h.st.MetaSeen {
 		return
 	}
-	cr.metaSeen = true
+	h.st.MetaSeen = true
 	if id != "" {
-		cr.session = id
+		h.st.Session = id
 	}
 	if cwd != "" {
-		cr.cwd = cwd
+		h.st.Cwd = cwd
 	}
 }
 
-func (cr *codexReader) responseItem(n int, p *codexPayload) error {
+func (h *codexHandler) responseItem(n int, p *codexPayload) error {
 	switch p.Type {
 	case "message":
-		if p.Role != "user" && p.Role != "assistant" {
-			return nil // developer and system prompts
-		}
-		if !finalPhase(p.Phase) {
+		if codexSilentRoles[p.Role] {
 			return nil
 		}
-		var parts []string
-		for _, c := range p.Content {
-			switch c.Type {
-			case "input_text", "output_text":
-				t := c.Text
-				if p.Role == "user" {
-					t = codexUserText(t)
-				}
-				if t != "" {
-					parts = append(parts, t)
-				}
-			case "input_image":
-				parts = append(parts, imageMark)
-			}
+		if p.Role != "user" && p.Role != "assistant" {
+			h.st.Reported.report(h.fc, n, "message role "+strconv.Quote(p.Role))
+			return nil
 		}
-		return cr.keep(n, p.Role, strings.Join(parts, "\n"), streamItem)
+		text, ok := h.content(n, p.Role, p.Content)
+		if !ok {
+			return nil
+		}
+		return h.keep(n, p.Role, text, streamItem)
 	case "function_call":
 		var args map[string]json.RawMessage
 		// Arguments that are not a JSON object leave just the name.
@@ -260,60 +347,106 @@ func (cr *codexReader) responseItem(n int, p *codexPayload) error {
 		if arg == "" {
 			arg = jsonArg(args["input"])
 		}
-		cr.tool(codexToolSummary(p.Name, arg))
+		h.st.Pending.add(codexToolSummary(p.Name, arg))
 	case "custom_tool_call":
-		cr.tool(codexToolSummary(p.Name, p.Input))
+		h.st.Pending.add(codexToolSummary(p.Name, p.Input))
 	case "local_shell_call":
 		if p.Action != nil {
-			cr.tool(codexToolSummary("shell", strings.Join(p.Action.Command, " ")))
+			h.st.Pending.add(codexToolSummary("shell", strings.Join(p.Action.Command, " ")))
 		}
 	case "web_search_call":
 		if p.Action != nil {
-			cr.tool(formatToolSummary("web_search", p.Action.Query))
+			h.st.Pending.add(formatToolSummary("web_search", p.Action.Query))
 		}
+	default:
+		h.st.Reported.report(h.fc, n, "response_item type "+strconv.Quote(p.Type))
 	}
-	// reasoning, function_call_output and the rest are dropped.
 	return nil
 }
 
-func (cr *codexReader) event(n int, p *codexPayload) error {
+// content returns the text of a message's content: a list of items (text
+// items joined, images as a placeholder) or a plain string.
+func (h *codexHandler) content(n int, role string, raw json.RawMessage) (string, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return h.userText(role, s), true
+	}
+	var items []codexContentItem
+	if err := json.Unmarshal(raw, &items); err != nil {
+		h.fc.problem(n, "unexpected message content: "+trimErr(err))
+		return "", false
+	}
+	var parts []string
+	for _, c := range items {
+		switch c.Type {
+		case "input_text", "output_text", "text":
+			if t := h.userText(role, c.Text); t != "" {
+				parts = append(parts, t)
+			}
+		case "input_image", "output_image", "image":
+			parts = append(parts, imageMark)
+		case "input_file", "file":
+			parts = append(parts, documentMark)
+		case "refusal":
+		default:
+			h.st.Reported.report(h.fc, n, "message content item type "+strconv.Quote(c.Type))
+		}
+	}
+	return strings.Join(parts, "\n"), true
+}
+
+func (h *codexHandler) userText(role, text string) string {
+	if role != "user" {
+		return text
+	}
+	// Rollouts without a session_meta cwd name the working directory
+	// only in the environment context the runtime injects.
+	if m := codexEnvCwd.FindStringSubmatch(text); m != nil && strings.HasPrefix(strings.TrimSpace(text), "<environment_context>") {
+		h.st.Cwd = strings.TrimSpace(m[1])
+	}
+	return codexUserText(text)
+}
+
+// codexEnvCwd finds the working directory in an environment context.
+var codexEnvCwd = regexp.MustCompile(`<cwd>([^<]+)</cwd>`)
+
+func (h *codexHandler) event(n int, p *codexPayload) error {
 	switch p.Type {
 	case "user_message":
 		parts := []string{codexUserText(p.Message)}
 		for range p.Images {
 			parts = append(parts, imageMark)
 		}
-		return cr.keep(n, "user", strings.Join(parts, "\n"), streamEvent)
+		return h.keep(n, "user", strings.Join(parts, "\n"), streamEvent)
 	case "agent_message":
-		if !finalPhase(p.Phase) {
-			return nil
+		return h.keep(n, "assistant", p.Message, streamEvent)
+	case "thread_name_updated":
+		if t := strings.TrimSpace(p.ThreadName); t != "" {
+			h.st.Title = t
 		}
-		return cr.keep(n, "assistant", p.Message, streamEvent)
+	default:
+		h.st.Reported.report(h.fc, n, "event_msg type "+strconv.Quote(p.Type))
 	}
 	return nil
 }
 
-// codexUses reports whether the reader uses a line of this item type and
-// payload type.
-func codexUses(item, payload string) bool {
-	switch item {
-	case "session_meta", "turn_context":
-		return true
-	case "response_item":
-		switch payload {
-		case "message", "function_call", "custom_tool_call", "local_shell_call", "web_search_call":
-			return true
-		}
-	case "event_msg":
-		return payload == "user_message" || payload == "agent_message"
+// compacted keeps the summary Codex wrote when it compacted the session.
+// Its replacement_history is the history Codex kept in its place: copies
+// of messages already read from this rollout (or the one it was forked
+// from), so they are not read again.
+func (h *codexHandler) compacted(n int, payload json.RawMessage) error {
+	var c struct {
+		Message            string            `json:"message"`
+		ReplacementHistory []json.RawMessage `json:"replacement_history"`
 	}
-	return false
-}
-
-// finalPhase reports whether an assistant message is an answer rather than
-// commentary between tool calls.
-func finalPhase(phase string) bool {
-	return phase == "" || phase == "final_answer"
+	if err := json.Unmarshal(payload, &c); err != nil {
+		h.fc.problem(n, "unexpected compacted payload: "+trimErr(err))
+		return nil
+	}
+	if strings.TrimSpace(c.Message) == "" {
+		return nil
+	}
+	return h.emit(n, "assistant", c.Message)
 }
 
 // codexUserText returns what the user said in one user-role text: ""
@@ -337,36 +470,52 @@ func codexUserText(text string) string {
 // an event_msg, so a copy from one stream is a duplicate while that stream
 // has no more copies of the same (role, text) than the other. Unlike a
 // plain seen-set, this keeps a prompt the user really repeated ("go on").
-func (cr *codexReader) keep(n int, role, text string, stream codexStream) error {
-	key := role + "\x00" + normalizeSpace(strings.ReplaceAll(text, imageMark, ""))
-	if key == role+"\x00" {
+func (h *codexHandler) keep(n int, role, text string, stream codexStream) error {
+	norm := normalizeSpace(strings.ReplaceAll(text, imageMark, ""))
+	if norm == "" {
 		return nil
 	}
-	counts := cr.seen[key]
-	if counts == nil {
-		counts = &[2]int{}
-		cr.seen[key] = counts
+	key := textKey(role + "\x00" + norm)
+	i := -1
+	for j := range h.st.Seen {
+		if h.st.Seen[j].Key == key {
+			i = j
+			break
+		}
 	}
-	counts[stream]++
-	if counts[stream] <= counts[1-stream] {
+	var seen codexSeen
+	if i >= 0 {
+		seen = h.st.Seen[i]
+		h.st.Seen = append(h.st.Seen[:i], h.st.Seen[i+1:]...)
+	} else {
+		seen.Key = key
+		if len(h.st.Seen) == codexSeenWindow {
+			h.st.Seen = h.st.Seen[1:]
+		}
+	}
+	seen.N[stream]++
+	h.st.Seen = append(h.st.Seen, seen)
+	if seen.N[stream] <= seen.N[1-stream] {
 		return nil
 	}
+	return h.emit(n, role, text)
+}
+
+// emit makes the record of line n. Tool calls belong to the answer that
+// follows them; a new prompt starts a new turn and drops them.
+func (h *codexHandler) emit(n int, role, text string) error {
 	if role == "assistant" {
-		text = appendTools(text, cr.tools)
+		text = h.st.Pending.take(text)
 	}
-	// Tool calls belong to the answer that follows them; a new prompt
-	// starts a new turn.
-	cr.tools = nil
-	m := message{role: role, text: text, time: cr.lastTime, cwd: cr.cwd, line: n}
-	rec, ok := m.record(config.KindCodex, cr.path, cr.session, cr.session+":"+strconv.Itoa(n), cr.session)
+	h.st.Pending = pendingTools{}
+	_, t, _ := ParseDate(h.st.LastTime)
+	m := message{role: role, text: text, title: h.st.Title, time: t, cwd: h.st.Cwd, line: n}
+	session := h.st.Session
+	rec, ok := m.record(config.KindCodex, h.fc.path, session, session+":"+strconv.Itoa(n), session)
 	if !ok {
 		return nil
 	}
-	return cr.sink.Record(rec)
-}
-
-func (cr *codexReader) tool(summary string) {
-	cr.tools = append(cr.tools, summary)
+	return h.fc.emit(rec)
 }
 
 // patchFile matches the file lines of a Codex apply_patch envelope.
@@ -385,107 +534,4 @@ func codexToolSummary(name, arg string) string {
 		files = append(files, strings.TrimSpace(m[1]))
 	}
 	return formatToolSummary("apply_patch", strings.Join(files, " "))
-}
-
-// message is one kept utterance of a transcript before cleaning.
-type message struct {
-	role string
-	text string
-	time time.Time
-	cwd  string
-	// line is the 1-based line of the message's first line in its file.
-	line int
-}
-
-// record turns a message into a dialogue record of kind (which is also
-// the agent name), or reports false when nothing is left after cleaning.
-// conversation is the session (or sidechain) whose turns are neighbours.
-func (m message) record(kind, path, session, id, conversation string) (memory.Record, bool) {
-	text, redactions := cleanText(m.text)
-	if !hasContent(text) {
-		return memory.Record{}, false
-	}
-	rec := memory.Record{
-		ID:           id,
-		Text:         text,
-		Role:         m.role,
-		Agent:        kind,
-		Project:      ProjectFromCwd(m.cwd),
-		SessionID:    session,
-		Time:         m.time,
-		Path:         path,
-		Line:         m.line,
-		Kind:         kind,
-		Layer:        "dialogue",
-		Conversation: kind + ":" + conversation,
-		Redactions:   redactions,
-	}
-	if !m.time.IsZero() {
-		rec.Date = m.time.UTC().Format("2006-01-02")
-	}
-	return rec, true
-}
-
-// eachJSONLine decodes every non-blank line of a JSONL transcript into a
-// T and calls fn with it and its 1-based line number. A line that is not
-// JSON, or is longer than maxLineBytes, is reported to problem and
-// skipped, except an unterminated last line that does not parse: that is
-// an append in progress and is read on the next pass. An error from fn
-// or from the reader (a corrupt zstd stream) stops the scan.
-func eachJSONLine[T any](ctx context.Context, r io.Reader, problem func(line int, reason string), fn func(n int, v *T) error) error {
-	br := bufio.NewReaderSize(r, 1<<20)
-	for n := 1; ; n++ {
-		if n%256 == 1 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		line, terminated, tooLong, err := nextLine(br)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("read line %d: %w", n, err)
-		}
-		if err != nil && len(line) == 0 && !tooLong {
-			return nil
-		}
-		switch line = bytes.TrimSpace(line); {
-		case tooLong:
-			problem(n, fmt.Sprintf("line is longer than %d bytes", maxLineBytes))
-		case len(line) == 0:
-		default:
-			var v T
-			if jerr := json.Unmarshal(line, &v); jerr != nil {
-				if terminated {
-					problem(n, "not a JSON object: "+trimErr(jerr))
-				}
-			} else if ferr := fn(n, &v); ferr != nil {
-				return ferr
-			}
-		}
-		if err != nil {
-			return nil
-		}
-	}
-}
-
-// nextLine reads one line of any length without its line ending,
-// dropping (but consuming) lines longer than maxLineBytes. terminated is
-// false for a last line with no newline.
-func nextLine(r *bufio.Reader) (line []byte, terminated, tooLong bool, err error) {
-	for {
-		chunk, e := r.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > maxLineBytes+2 {
-				tooLong, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		if errors.Is(e, bufio.ErrBufferFull) {
-			continue
-		}
-		if e != nil {
-			return line, false, tooLong, e
-		}
-		return bytes.TrimRight(line, "\r\n"), true, tooLong, nil
-	}
 }

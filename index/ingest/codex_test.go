@@ -98,17 +98,22 @@ func codexWant() []wantRecord {
 		// Lines 2-4 are the developer prompt, AGENTS.md and environment
 		// context; line 7 repeats line 6 with other white space.
 		rec(6, "user", "Why do invoice totals drift by a cent?", "billing", "2026-03-02T09:15:10.02Z", 0),
-		// Reasoning, token counts, commentary and the tool output are
-		// dropped; the shell call is summarized on the answer.
+		// Commentary is an assistant message too (its event_msg copy on
+		// line 12 is dropped).
+		rec(11, "assistant", "Let me search for the rounding calls.", "billing", "2026-03-02T09:15:20Z", 0),
+		// Reasoning, token counts and the tool output are dropped; the
+		// shell call is summarized on the answer that follows it.
 		rec(15, "assistant", "Totals drift because each line is rounded before summing; round once at the end with ROUND_HALF_EVEN.\n[tool: shell rg -n round( src]", "billing", "2026-03-02T09:16:41.502Z", 0),
 		// turn_context moved the session to billing-api.
 		rec(19, "user", "Here is the failing run; the staging key is [redacted].\n[image]", "billing-api", "2026-03-02T09:20:05.25Z", 1),
 		rec(24, "assistant", "Switched the rounding to the end of the sum and added a regression test.\n[tool: apply_patch src/money.py tests/test_money.py]", "billing-api", "2026-03-02T09:21:10Z", 0),
-		// <turn_aborted>, an unknown line type and the compaction are
-		// dropped; a prompt really repeated is kept twice.
+		// <turn_aborted> and the world_state line are dropped; a prompt
+		// really repeated is kept twice.
 		rec(28, "user", "go on", "billing-api", "2026-03-02T09:23:00Z", 0),
 		rec(30, "assistant", "Done: make test passes.", "billing-api", "2026-03-02T09:23:20Z", 0),
 		rec(32, "user", "go on", "billing-api", "2026-03-02T09:24:00Z", 0),
+		// The compaction summary is kept.
+		rec(34, "assistant", "Summary of the session so far.", "billing-api", "2026-03-02T09:24:30Z", 0),
 	}
 }
 
@@ -215,10 +220,10 @@ func TestReadCodexFile_edges(t *testing.T) {
 		{
 			name:      "payload of an unexpected shape is a problem, the rest is read",
 			file:      "rollout-d.jsonl",
-			content:   meta + `{"timestamp":"2026-03-03T08:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":"plain"}}` + "\n" + user("2026-03-03T08:00:02Z", "after"),
+			content:   meta + `{"timestamp":"2026-03-03T08:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":42}}` + "\n" + user("2026-03-03T08:00:02Z", "after"),
 			wantTexts: []string{"after"},
 			wantIDs:   []string{"s-1:3"},
-			problem:   "unexpected response_item message payload",
+			problem:   "unexpected message content",
 		},
 		{
 			name:    "corrupt zstd",
@@ -256,7 +261,7 @@ func TestReadCodexFile_stops(t *testing.T) {
 	t.Run("cancelled context", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		err := readCodexFile(ctx, src, codexFixture, codexRollout, Sink{
+		_, err := ReadFile(ctx, src, File{Path: codexFixture, Rel: codexRollout}, Cursor{}, Sink{
 			Record:  func(memory.Record) error { t.Error("record after cancel"); return nil },
 			Problem: func(Problem) {},
 		})
@@ -267,7 +272,7 @@ func TestReadCodexFile_stops(t *testing.T) {
 	t.Run("sink error", func(t *testing.T) {
 		stop := errors.New("stop")
 		n := 0
-		err := readCodexFile(context.Background(), src, codexFixture, codexRollout, Sink{
+		_, err := ReadFile(context.Background(), src, File{Path: codexFixture, Rel: codexRollout}, Cursor{}, Sink{
 			Record:  func(memory.Record) error { n++; return stop },
 			Problem: func(Problem) {},
 		})

@@ -1,12 +1,8 @@
 package ingest
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -14,10 +10,6 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/memory"
 )
-
-// maxLineBytes bounds one JSONL line; longer lines are reported and
-// skipped rather than read into memory.
-const maxLineBytes = 16 << 20
 
 // jsonlRecord is one line of a jsonl source.
 type jsonlRecord struct {
@@ -36,54 +28,26 @@ type jsonlRecord struct {
 	Conversation string          `json:"conversation"`
 }
 
-// readJSONL reads one record per line: id and text are required. The
-// records of one file and project are treated as one conversation (their
-// neighbours give context) unless a line names its own conversation or
-// session.
-func readJSONL(ctx context.Context, src config.Source, path, rel string, sink Sink) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
+// jsonlHandler reads one record per line of a jsonl source: id and
+// text are required. The records of one file and project are treated as
+// one conversation (their neighbours give context) unless a line names
+// its own conversation or session. It keeps no state between lines.
+type jsonlHandler struct{ fc *fileCtx }
+
+func (h jsonlHandler) line(n int, data []byte) error {
+	rec, reason := parseJSONLLine(data)
+	if reason != "" {
+		h.fc.problem(n, reason)
+		return nil
 	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
-	lineNo := 0
-	for atEOF := false; !atEOF; {
-		if lineNo%1024 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		line, tooLong, err := readLine(r)
-		atEOF = err != nil
-		if len(line) == 0 && !tooLong && atEOF {
-			break
-		}
-		lineNo++
-		problem := func(reason string) {
-			sink.Problem(Problem{Source: src.Name, Path: path, Line: lineNo, Reason: reason})
-		}
-		if tooLong {
-			problem(fmt.Sprintf("line is longer than %d bytes", maxLineBytes))
-			continue
-		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		rec, reason := parseJSONLLine(line)
-		if reason != "" {
-			problem(reason)
-			continue
-		}
-		rec.Path, rec.Line, rec.Kind = path, lineNo, config.KindJSONL
-		if rec.Conversation == "" {
-			rec.Conversation = rel + "|" + rec.Project
-		}
-		if err := sink.Record(rec); err != nil {
-			return err
-		}
+	rec.Path, rec.Line, rec.Kind = h.fc.path, n, config.KindJSONL
+	if rec.Conversation == "" {
+		rec.Conversation = h.fc.rel + "|" + rec.Project
 	}
-	return nil
+	return h.fc.emit(rec)
 }
+
+func (jsonlHandler) state() (json.RawMessage, error) { return nil, nil }
 
 func parseJSONLLine(line []byte) (memory.Record, string) {
 	if !utf8.Valid(line) {
@@ -180,26 +144,6 @@ func cleanTags(in []string) []string {
 		}
 	}
 	return out
-}
-
-// readLine reads one line of any length, reporting (without keeping) lines
-// longer than maxLineBytes.
-func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
-	for {
-		chunk, isPrefix, e := r.ReadLine()
-		if !tooLong {
-			line = append(line, chunk...)
-			if len(line) > maxLineBytes {
-				tooLong, line = true, nil
-			}
-		}
-		if e != nil {
-			return line, tooLong, e
-		}
-		if !isPrefix {
-			return line, tooLong, nil
-		}
-	}
 }
 
 func trimErr(err error) string {

@@ -2,8 +2,8 @@ package ingest
 
 import (
 	"bytes"
-	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -45,23 +45,34 @@ var (
 // to the next heading, with the trail of enclosing headings as its title.
 // Front matter (date, tags, project, ...) applies to every section; the
 // date falls back to a YYYY-MM-DD in the file name, then the file's
-// modification time.
-func readMarkdown(ctx context.Context, src config.Source, path, rel string, sink Sink) error {
-	fi, err := os.Stat(path)
+// modification time. A file that is binary (a mislabelled executable or
+// image) is reported and skipped whole.
+func readMarkdown(fc *fileCtx) error {
+	path := fc.path
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return err
 	}
 	if fi.Size() > maxMarkdownBytes {
 		return fmt.Errorf("note is larger than %d bytes; skipped", maxMarkdownBytes)
 	}
-	raw, err := os.ReadFile(path)
+	raw, err := io.ReadAll(io.LimitReader(f, maxMarkdownBytes+1))
 	if err != nil {
 		return err
+	}
+	if binaryContent(string(raw[:min(len(raw), sniffBytes)])) {
+		fc.problem(0, "binary content (NUL bytes or mostly invalid UTF-8), not text: skipped")
+		return nil
 	}
 	raw = bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n"))
 	body, fm, fmLines, fmErr := splitFrontMatter(raw)
 	if fmErr != nil {
-		sink.Problem(Problem{Source: src.Name, Path: path, Line: 1, Reason: "front matter is not valid YAML: " + fmErr.Error()})
+		fc.problem(1, "front matter is not valid YAML: "+fmErr.Error())
 	}
 	date := ""
 	var exact time.Time
@@ -127,8 +138,8 @@ func readMarkdown(ctx context.Context, src config.Source, path, rel string, sink
 	}
 	used := map[string]int{}
 	for _, s := range sections {
-		if ctx.Err() != nil {
-			return ctx.Err()
+		if err := fc.ctx.Err(); err != nil {
+			return err
 		}
 		text := cleanNote(s.body.String())
 		if text == "" {
@@ -147,12 +158,12 @@ func readMarkdown(ctx context.Context, src config.Source, path, rel string, sink
 			key = fmt.Sprintf("%s~%d", key, n)
 		}
 		rec := memory.Record{
-			ID: rel + "#" + key, Text: text, Title: title, Date: date, Time: exact,
+			ID: fc.rel + "#" + key, Text: text, Title: title, Date: date, Time: exact,
 			Agent: fm.Agent, Project: fm.Project, Tags: tags, WorkType: fm.WorkType,
 			SourceSet: fm.SourceSet, Lifecycle: fm.Lifecycle, HeadingPath: s.path,
 			Path: path, Line: s.line, Kind: config.KindMarkdown, Layer: "note",
 		}
-		if err := sink.Record(rec); err != nil {
+		if err := fc.emit(rec); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,54 @@
+package ingest
+
+import (
+	"unicode/utf8"
+)
+
+// sniffBytes is how much of a file is looked at to tell text from binary.
+const sniffBytes = 8 << 10
+
+// maxControlPercent is the share of bytes that may be invalid UTF-8 or
+// control characters in text: a few stray Latin-1 bytes or escape codes
+// are text, an executable or an image is not.
+const maxControlPercent = 10
+
+// binaryContent reports whether b (the start of a file, or a record's
+// text) is binary rather than text: it holds a NUL byte, or more than
+// maxControlPercent of it is invalid UTF-8 or control characters other
+// than tab, line breaks and form feed. A rune cut at the end of b is not
+// counted.
+func binaryContent(b string) bool {
+	if len(b) == 0 {
+		return false
+	}
+	bad := 0
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c == 0 {
+			return true
+		}
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') || c == 0x7f {
+				bad++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			if !utf8.FullRuneInString(b[i:]) {
+				break
+			}
+			bad++
+			i++
+			continue
+		}
+		// U+FFFD in decoded JSON text is where a decoder already replaced
+		// invalid bytes; C1 controls are as unlikely in text as C0 ones.
+		if r == utf8.RuneError || (r >= 0x80 && r < 0xa0) {
+			bad++
+		}
+		i += size
+	}
+	return bad*100 > len(b)*maxControlPercent
+}

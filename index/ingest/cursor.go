@@ -1,0 +1,262 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
+)
+
+// Cursor is where the reading of an append-only line file stopped, so
+// that the next read continues from there. It is plain data, safe to
+// store as JSON between runs. The zero Cursor is the start of a file.
+type Cursor struct {
+	// Offset is the byte offset just after the last line consumed.
+	Offset int64 `json:"offset"`
+	// Line is the 1-based number of that line (0: none yet).
+	Line int `json:"line"`
+	// State is what the reader of the file's kind needs to continue (the
+	// Codex session, working directory and pending tool calls; the Claude
+	// Code session title; ...). Opaque to callers.
+	State json.RawMessage `json:"state,omitempty"`
+	// Open is set when the last line consumed was the end of the file
+	// without a line ending but a whole JSON value: the line ending that
+	// follows it later completes that line instead of starting a new one.
+	Open bool `json:"open,omitempty"`
+	// Tail is a digest of the bytes just before Offset (up to
+	// tailBytes), checked before resuming: a file rewritten since, rather
+	// than appended to, is reported as ErrFileChanged.
+	Tail string `json:"tail,omitempty"`
+}
+
+// tailBytes is how much of the consumed part a Cursor's Tail covers.
+const tailBytes = 1024
+
+// ErrFileChanged means a file no longer starts with what a Cursor
+// consumed (it was truncated or rewritten): read it again from the zero
+// Cursor.
+var ErrFileChanged = errors.New("file changed before the cursor (rewritten or truncated); read it again from the start")
+
+// LineBased reports whether a file of kind at path is a sequence of
+// independent lines that only grows (JSONL: kinds jsonl, codex with plain
+// .jsonl rollouts, claude-code), so that ReadFile can resume it from a
+// Cursor and a record's line number places it. Markdown notes and
+// compressed .jsonl.zst rollouts are read whole every time.
+func LineBased(kind, path string) bool {
+	switch kind {
+	case config.KindJSONL, config.KindCodex, config.KindClaudeCode:
+		return !strings.HasSuffix(path, ".zst")
+	}
+	return false
+}
+
+// ReadFile reads one file of src from the cursor from and returns the
+// cursor after the last line it consumed. Records go to sink.Record in
+// file order, problems to sink.Problem; sink.File is not called.
+//
+// Only complete lines are consumed: a line ending in "\n", or a last line
+// without one that is a whole JSON value (a file whose writer never ends
+// it). A torn last line (a write in progress) is left for the next read.
+// Records are the same, ids, line numbers and every field, whether a file
+// is read whole or in resumed pieces.
+//
+// A file that is not LineBased (markdown, .jsonl.zst) is read whole: from
+// must be the zero Cursor and the zero Cursor is returned. A cursor that
+// no longer matches the file gives ErrFileChanged before anything is
+// read. Binary content is reported and skipped (the cursor does not move).
+func ReadFile(ctx context.Context, src config.Source, f File, from Cursor, sink Sink) (Cursor, error) {
+	fc := &fileCtx{ctx: ctx, src: src, path: f.Path, rel: f.Rel, sink: sink}
+	if !LineBased(src.Kind, f.Path) {
+		if from.Offset != 0 || from.Line != 0 {
+			return from, fmt.Errorf("%s is read whole: it cannot resume from a cursor", f.Path)
+		}
+		switch src.Kind {
+		case config.KindMarkdown:
+			return Cursor{}, readMarkdown(fc)
+		case config.KindCodex:
+			return Cursor{}, readCodexZst(fc)
+		}
+		return from, fmt.Errorf("unknown source kind %q", src.Kind)
+	}
+	if src.Kind == config.KindClaudeCode && inDir(f.Rel, "tool-results") {
+		return from, nil
+	}
+	file, err := os.Open(f.Path)
+	if err != nil {
+		return from, err
+	}
+	defer file.Close()
+	if err := checkTail(file, from); err != nil {
+		return from, err
+	}
+	if _, err := file.Seek(from.Offset, io.SeekStart); err != nil {
+		return from, err
+	}
+	h, err := newLineHandler(fc, from.State)
+	if err != nil {
+		return from, fmt.Errorf("%w: cursor state: %v", ErrFileChanged, err)
+	}
+	cur, err := readLines(fc, file, h, from, false)
+	if err != nil {
+		return from, err
+	}
+	if cur.Offset == from.Offset {
+		return from, nil
+	}
+	if cur.State, err = h.state(); err != nil {
+		return from, err
+	}
+	if cur.Tail, err = tailDigest(file, cur.Offset); err != nil {
+		return from, err
+	}
+	return cur, nil
+}
+
+// lineHandler reads the lines of one file of one kind.
+type lineHandler interface {
+	// line handles line n (data has no line ending); an error stops the
+	// read (a bad line is a problem, not an error).
+	line(n int, data []byte) error
+	// state is what a later read needs to continue after the last line.
+	state() (json.RawMessage, error)
+}
+
+func newLineHandler(fc *fileCtx, state json.RawMessage) (lineHandler, error) {
+	switch fc.src.Kind {
+	case config.KindJSONL:
+		return jsonlHandler{fc}, nil
+	case config.KindCodex:
+		return newCodexHandler(fc, state)
+	case config.KindClaudeCode:
+		return newClaudeHandler(fc, state)
+	}
+	return nil, fmt.Errorf("unknown source kind %q", fc.src.Kind)
+}
+
+// readLines feeds the lines of r (positioned at from.Offset) to h and
+// returns the cursor after the last line consumed. whole reads a stream
+// that will not grow (a decompressed rollout): its last line is read
+// even if it is torn.
+func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool) (Cursor, error) {
+	cur := from
+	cur.State, cur.Tail = nil, ""
+	sc := newLineScanner(r)
+	if head, err := sc.br.Peek(sniffBytes); len(head) > 0 && binaryContent(string(head)) {
+		fc.problem(0, "binary content (NUL bytes or mostly invalid UTF-8), not text: skipped")
+		return from, nil
+	} else if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return from, err
+	}
+	for i := 0; ; i++ {
+		if i%256 == 0 {
+			if err := fc.ctx.Err(); err != nil {
+				return from, err
+			}
+		}
+		l, err := sc.next()
+		if errors.Is(err, io.EOF) {
+			return cur, nil
+		}
+		if err != nil {
+			return from, fmt.Errorf("read line %d: %w", cur.Line+1, err)
+		}
+		content := bytes.TrimSpace(l.data)
+		if cur.Open {
+			// The rest of the line consumed last time: only its line
+			// ending is expected.
+			if !l.terminated && !whole {
+				return cur, nil
+			}
+			if len(content) > 0 || l.tooLong {
+				fc.problem(cur.Line, "the line grew after it was read; what was added to it is skipped")
+			}
+			cur.Offset += l.size
+			cur.Open = false
+			continue
+		}
+		n := cur.Line + 1
+		if !l.terminated && !whole {
+			if len(content) == 0 || l.tooLong || !json.Valid(content) {
+				// A write in progress: read it once it is complete.
+				return cur, nil
+			}
+			cur.Open = true
+		}
+		switch {
+		case l.tooLong:
+			fc.problem(n, fmt.Sprintf("line is longer than %d bytes even without its binary payloads: skipped", maxLineBytes))
+		case len(content) > 0:
+			if err := h.line(n, content); err != nil {
+				return from, err
+			}
+		}
+		cur.Offset += l.size
+		cur.Line = n
+	}
+}
+
+// checkTail verifies that file still holds what from consumed.
+func checkTail(file *os.File, from Cursor) error {
+	if from.Offset == 0 {
+		return nil
+	}
+	fi, err := file.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() < from.Offset {
+		return ErrFileChanged
+	}
+	tail, err := tailDigest(file, from.Offset)
+	if err != nil {
+		return err
+	}
+	if from.Tail != "" && tail != from.Tail {
+		return ErrFileChanged
+	}
+	return nil
+}
+
+// tailDigest is the digest of up to tailBytes before offset.
+func tailDigest(file *os.File, offset int64) (string, error) {
+	start := max(0, offset-tailBytes)
+	buf := make([]byte, offset-start)
+	if _, err := file.ReadAt(buf, start); err != nil {
+		return "", fmt.Errorf("read before the cursor: %w", err)
+	}
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:16]), nil
+}
+
+// fileCtx is the reading of one file: where records and problems go.
+type fileCtx struct {
+	ctx       context.Context
+	src       config.Source
+	path, rel string
+	sink      Sink
+}
+
+// problem reports input skipped at line (0: the whole file).
+func (fc *fileCtx) problem(line int, reason string) {
+	fc.sink.Problem(Problem{Source: fc.src.Name, Path: fc.path, Line: line, Reason: reason})
+}
+
+// emit hands rec to the sink unless its text is binary, which is
+// reported instead.
+func (fc *fileCtx) emit(rec memory.Record) error {
+	if binaryContent(rec.Text) {
+		fc.problem(rec.Line, "text is binary (control characters or invalid UTF-8), not indexed")
+		return nil
+	}
+	return fc.sink.Record(rec)
+}

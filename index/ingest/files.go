@@ -1,0 +1,160 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// File is one file of a source.
+type File struct {
+	// Path is absolute (as the source path is); Rel is relative to the
+	// source path, slash-separated.
+	Path, Rel string
+	// Info describes the file itself (a symlink is followed): size,
+	// modification time and, through Sys, the inode.
+	Info fs.FileInfo
+}
+
+// Listing is what List found in a source.
+type Listing struct {
+	// Files are the files to read, sorted by Rel so builds are
+	// deterministic.
+	Files []File
+	// Problems are the parts of the source that could not be listed: a
+	// directory that cannot be read is reported here and skipped, and the
+	// rest of the source is still listed.
+	Problems []Problem
+}
+
+// kindIncludes are the include globs of each kind when a source names
+// none.
+var kindIncludes = map[string][]string{
+	config.KindJSONL:      {"*.jsonl", "*.ndjson"},
+	config.KindMarkdown:   {"*.md", "*.markdown"},
+	config.KindCodex:      {"rollout-*.jsonl", "rollout-*.jsonl.zst"},
+	config.KindClaudeCode: {"*.jsonl"},
+}
+
+// kindExcludes are excluded whatever the source says: Claude Code's
+// tool-results/ holds externalized tool output, not a transcript.
+var kindExcludes = map[string][]string{
+	config.KindClaudeCode: {"**/tool-results/**"},
+}
+
+// List enumerates the files of src: the files matching its include globs
+// (or its kind's, see kindIncludes) and none of its exclude globs. It is
+// the one listing used by the full read, incremental sync and the watcher.
+//
+// Globs use github.com/bmatcuk/doublestar/v4 syntax and are matched
+// against the slash-separated path relative to src.Path: "**" matches any
+// number of directories ("**/drafts/*" matches a/drafts/x.md and
+// drafts/x.md; "archive/**" matches archive/2024/x.md). A glob without a
+// "/" also matches the base name at any depth ("*.md" matches a/b.md). A
+// directory matched by an exclude glob is not descended into.
+//
+// Hidden directories (.git, .obsidian, .trash) are skipped, symlinked
+// directories are not followed and symlinked files are. A directory that
+// cannot be read is a Problem, not an error; a source path that does not
+// exist is ErrSourceMissing, and one that cannot be read is an error.
+func List(src config.Source) (Listing, error) {
+	root := src.Path
+	fi, err := os.Stat(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Listing{}, fmt.Errorf("%w: %s", ErrSourceMissing, root)
+	}
+	if err != nil {
+		return Listing{}, fmt.Errorf("source %s: %w", src.Name, err)
+	}
+	include := src.Include
+	if len(include) == 0 {
+		include = kindIncludes[src.Kind]
+	}
+	exclude := append(append([]string(nil), src.Exclude...), kindExcludes[src.Kind]...)
+	if !fi.IsDir() {
+		return Listing{Files: []File{{Path: root, Rel: filepath.Base(root), Info: fi}}}, nil
+	}
+	var out Listing
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			// A directory whose entries cannot be read is reported and
+			// skipped; WalkDir calls back a second time with the error.
+			if d != nil && d.IsDir() {
+				out.Problems = append(out.Problems, Problem{Source: src.Name, Path: p, Reason: "directory cannot be read: " + pathErrReason(err)})
+				return fs.SkipDir
+			}
+			out.Problems = append(out.Problems, Problem{Source: src.Name, Path: p, Reason: "cannot be listed: " + pathErrReason(err)})
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(d.Name(), ".") || matchGlobs(exclude, rel)) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !matchGlobs(include, rel) || matchGlobs(exclude, rel) {
+			return nil
+		}
+		var info fs.FileInfo
+		if d.Type()&fs.ModeSymlink != 0 {
+			// A dangling link or a link to a directory is not a file to read.
+			target, err := os.Stat(p)
+			if err != nil || !target.Mode().IsRegular() {
+				return nil
+			}
+			info = target
+		} else if !d.Type().IsRegular() {
+			return nil
+		} else if info, err = d.Info(); err != nil {
+			// Removed between the listing and now: nothing to read.
+			return nil
+		}
+		out.Files = append(out.Files, File{Path: p, Rel: rel, Info: info})
+		return nil
+	})
+	if err != nil {
+		return Listing{}, fmt.Errorf("source %s: %w", src.Name, err)
+	}
+	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Rel < out.Files[j].Rel })
+	return out, nil
+}
+
+// pathErrReason is an error without the path it names: a Problem already
+// carries the path.
+func pathErrReason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// matchGlobs reports whether rel matches one of globs; a glob without a
+// "/" is also matched against the base name.
+func matchGlobs(globs []string, rel string) bool {
+	base := rel[strings.LastIndexByte(rel, '/')+1:]
+	for _, g := range globs {
+		if ok, _ := doublestar.Match(g, rel); ok {
+			return true
+		}
+		if !strings.Contains(g, "/") {
+			if ok, _ := doublestar.Match(g, base); ok {
+				return true
+			}
+		}
+	}
+	return false
+}

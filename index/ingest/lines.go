@@ -1,0 +1,221 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+const (
+	// inlineLineBytes is the longest line handed to a reader as it is.
+	// A longer line (a Claude Code message with a pasted 13 MB image) is
+	// streamed through a shrinker instead, so it is never held whole.
+	inlineLineBytes = 1 << 20
+	// maxLineBytes bounds one line once its binary payloads are replaced;
+	// a line still longer is reported and skipped.
+	maxLineBytes = 16 << 20
+	// binaryStringBytes is the length from which a JSON string of a
+	// streamed line that is all base64 (or a base64 data URL) is replaced
+	// by binaryMark. Shorter strings stay; StripBinary handles them.
+	binaryStringBytes = 64 << 10
+	// lineBufferBytes is the read buffer of a line scanner.
+	lineBufferBytes = 64 << 10
+)
+
+// rawLine is one line of a line file.
+type rawLine struct {
+	// data is the line without its line ending, with binary payloads
+	// replaced when the line was longer than inlineLineBytes. It is only
+	// valid until the next call of next.
+	data []byte
+	// size is the number of bytes the line takes in the file, line ending
+	// included.
+	size int64
+	// terminated is false for a last line without a line ending.
+	terminated bool
+	// tooLong is true when the line is longer than maxLineBytes even with
+	// its binary payloads replaced; data is then empty.
+	tooLong bool
+}
+
+// lineScanner splits a stream into lines of any length in bounded
+// memory: at most inlineLineBytes of a raw line, the shrunk line and the
+// read buffer are held.
+type lineScanner struct {
+	br  *bufio.Reader
+	buf []byte
+	sh  shrinker
+}
+
+func newLineScanner(r io.Reader) *lineScanner {
+	return &lineScanner{br: bufio.NewReaderSize(r, lineBufferBytes)}
+}
+
+// next returns the next line, or io.EOF when there is none.
+func (s *lineScanner) next() (rawLine, error) {
+	s.buf = s.buf[:0]
+	var l rawLine
+	streaming := false
+	for {
+		chunk, err := s.br.ReadSlice('\n')
+		l.size += int64(len(chunk))
+		switch {
+		case streaming:
+			s.sh.write(chunk)
+		case len(s.buf)+len(chunk) > inlineLineBytes:
+			streaming = true
+			s.sh.reset()
+			s.sh.write(s.buf)
+			s.sh.write(chunk)
+		default:
+			s.buf = append(s.buf, chunk...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return rawLine{}, err
+		}
+		if l.size == 0 {
+			return rawLine{}, io.EOF
+		}
+		l.terminated = err == nil
+		break
+	}
+	l.data = s.buf
+	if streaming {
+		l.data, l.tooLong = s.sh.finish()
+	}
+	l.data = bytes.TrimRight(l.data, "\r\n")
+	return l, nil
+}
+
+// shrinker copies a JSON text while replacing every string value longer
+// than binaryStringBytes that is base64 (a pasted image, an attachment)
+// with binaryMark. It decides on a string from its first
+// binaryStringBytes bytes, so it never holds a whole payload, and it
+// stops copying (and reports it) past maxLineBytes of output.
+type shrinker struct {
+	out []byte
+	// str holds the start of the current string while it is undecided.
+	str  []byte
+	mode shrinkMode
+	// esc is set after a backslash inside a string.
+	esc bool
+	// over is set once out would pass maxLineBytes.
+	over bool
+}
+
+type shrinkMode int
+
+const (
+	outsideString shrinkMode = iota
+	undecidedString
+	keptString
+	droppedString
+)
+
+func (s *shrinker) reset() {
+	s.out, s.str = s.out[:0], s.str[:0]
+	s.mode, s.esc, s.over = outsideString, false, false
+}
+
+func (s *shrinker) emit(b ...byte) {
+	if s.over {
+		return
+	}
+	if len(s.out)+len(b) > maxLineBytes {
+		s.over = true
+		return
+	}
+	s.out = append(s.out, b...)
+}
+
+func (s *shrinker) write(p []byte) {
+	for _, c := range p {
+		if s.mode == outsideString {
+			if c == '"' {
+				s.mode, s.str, s.esc = undecidedString, s.str[:0], false
+				continue
+			}
+			s.emit(c)
+			continue
+		}
+		end := false
+		if s.esc {
+			s.esc = false
+		} else if c == '\\' {
+			s.esc = true
+		} else if c == '"' {
+			end = true
+		}
+		switch s.mode {
+		case undecidedString:
+			if end {
+				s.emit('"')
+				s.emit(s.str...)
+				s.emit('"')
+				s.mode = outsideString
+				continue
+			}
+			s.str = append(s.str, c)
+			if len(s.str) >= binaryStringBytes {
+				if base64Payload(s.str) {
+					s.emit('"')
+					s.emit([]byte(binaryMark)...)
+					s.mode = droppedString
+				} else {
+					s.emit('"')
+					s.emit(s.str...)
+					s.mode = keptString
+				}
+				s.str = s.str[:0]
+			}
+		case keptString:
+			s.emit(c)
+			if end {
+				s.mode = outsideString
+			}
+		case droppedString:
+			if end {
+				s.emit('"')
+				s.mode = outsideString
+			}
+		}
+	}
+}
+
+// finish returns the shrunk text and whether it was cut at maxLineBytes.
+func (s *shrinker) finish() ([]byte, bool) {
+	if s.mode == undecidedString {
+		// An unterminated string (a torn line): keep what was read so the
+		// reader reports the line as it is.
+		s.emit('"')
+		s.emit(s.str...)
+	}
+	if s.over {
+		return nil, true
+	}
+	return s.out, false
+}
+
+// base64Payload reports whether the start of a JSON string is an encoded
+// payload: base64 or base64url characters (JSON may escape "/" and wrap
+// lines with "\n"), optionally after a data URL prefix.
+func base64Payload(b []byte) bool {
+	if bytes.HasPrefix(b, []byte("data:")) {
+		i := bytes.Index(b, []byte(";base64,"))
+		if i < 0 || i > 200 {
+			return false
+		}
+		b = b[i+len(";base64,"):]
+	}
+	for _, c := range b {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' ||
+			c == '+' || c == '/' || c == '=' || c == '_' || c == '-' || c == '\\') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,115 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/nova-recall/nova/memory"
+)
+
+// message is one kept utterance of a transcript before cleaning.
+type message struct {
+	role  string
+	text  string
+	title string
+	time  time.Time
+	cwd   string
+	// line is the 1-based line of the utterance in its file.
+	line int
+}
+
+// record turns a message into a dialogue record of kind (which is also
+// the agent name), or reports false when nothing is left after cleaning.
+// conversation is the session (or sidechain) whose turns are neighbours.
+func (m message) record(kind, path, session, id, conversation string) (memory.Record, bool) {
+	text, redactions := cleanText(m.text)
+	if !hasContent(text) {
+		return memory.Record{}, false
+	}
+	rec := memory.Record{
+		ID:           id,
+		Text:         text,
+		Title:        m.title,
+		Role:         m.role,
+		Agent:        kind,
+		Project:      ProjectFromCwd(m.cwd),
+		SessionID:    session,
+		Time:         m.time,
+		Path:         path,
+		Line:         m.line,
+		Kind:         kind,
+		Layer:        "dialogue",
+		Conversation: kind + ":" + conversation,
+		Redactions:   redactions,
+	}
+	if !m.time.IsZero() {
+		rec.Date = m.time.UTC().Format("2006-01-02")
+	}
+	return rec, true
+}
+
+// pendingTools are the tool-call summaries waiting for the next answer
+// of a transcript: the first maxToolLines of them and how many more.
+type pendingTools struct {
+	Tools []string `json:"tools,omitempty"`
+	More  int      `json:"more,omitempty"`
+}
+
+func (p *pendingTools) add(summary string) {
+	if len(p.Tools) < maxToolLines {
+		p.Tools = append(p.Tools, summary)
+		return
+	}
+	p.More++
+}
+
+// take appends the pending summaries to text, one per line, and clears
+// them.
+func (p *pendingTools) take(text string) string {
+	text = appendTools(text, p.Tools, p.More)
+	p.Tools, p.More = nil, 0
+	return text
+}
+
+// maxShapeReports bounds the unknown line shapes remembered per file.
+const maxShapeReports = 32
+
+// shapeReports are the line shapes of a file a reader did not
+// understand and already reported: each new shape is reported once, at
+// its first line, rather than at every line (formats drift, and a new
+// event type can fill a transcript).
+type shapeReports []string
+
+func (s *shapeReports) report(fc *fileCtx, n int, shape string) {
+	if slices.Contains(*s, shape) {
+		return
+	}
+	if len(*s) < maxShapeReports {
+		*s = append(*s, shape)
+	}
+	fc.problem(n, "line shape this reader does not understand ("+shape+"): not read; later ones in this file are not reported again")
+}
+
+// textKey is a short digest of a text, for the bounded windows of
+// recently seen texts that readers keep in their cursor state.
+func textKey(s string) string {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+// decodeState decodes a reader's cursor state into v; an empty state is
+// the start of a file.
+func decodeState(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("decode reader state: %w", err)
+	}
+	return nil
+}
