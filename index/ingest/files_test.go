@@ -1,0 +1,160 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// writeTree writes files (relative path -> content) under a new temporary
+// directory and returns it.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for rel, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestList_globs(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"top.md": "x", "a/drafts/x.md": "x", "drafts/y.md": "x", "a/b/drafts/deep/z.md": "x",
+		"archive/2024/x.md": "x", "archive/old.md": "x", "notes/keep.md": "x", "notes/keep.txt": "x",
+		".obsidian/hidden.md": "x",
+	})
+	tests := []struct {
+		name             string
+		include, exclude []string
+		want             string
+	}{
+		{"kind defaults", nil, nil, "a/b/drafts/deep/z.md a/drafts/x.md archive/2024/x.md archive/old.md drafts/y.md notes/keep.md top.md"},
+		{"**/drafts/* at any depth", []string{"**/drafts/*"}, nil, "a/drafts/x.md drafts/y.md"},
+		{"archive/** excluded at any depth", nil, []string{"archive/**"}, "a/b/drafts/deep/z.md a/drafts/x.md drafts/y.md notes/keep.md top.md"},
+		{"base name glob at any depth", []string{"keep.*"}, nil, "notes/keep.md notes/keep.txt"},
+		{"exclude a directory by name", nil, []string{"drafts"}, "archive/2024/x.md archive/old.md notes/keep.md top.md"},
+		{"path glob", []string{"notes/*.txt", "top.md"}, nil, "notes/keep.txt top.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := List(config.Source{Name: "n", Kind: config.KindMarkdown, Path: dir, Include: tt.include, Exclude: tt.exclude})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range l.Files {
+				got = append(got, f.Rel)
+				if f.Info == nil || f.Info.Size() != 1 || f.Path != filepath.Join(dir, filepath.FromSlash(f.Rel)) {
+					t.Errorf("file %+v", f)
+				}
+			}
+			if strings.Join(got, " ") != tt.want {
+				t.Errorf("files %q, want %q", strings.Join(got, " "), tt.want)
+			}
+		})
+	}
+}
+
+func TestList_unreadableDirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("every directory is readable by root; e2e TestSync_unreadableDirectory covers this as another user")
+	}
+	dir := writeTree(t, map[string]string{"ok.md": "# A\n\ntext\n", "locked/secret.md": "# B\n\ntext\n"})
+	locked := filepath.Join(dir, "locked")
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(locked, 0o700) })
+	src := config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir}
+	l, err := List(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Files) != 1 || len(l.Problems) != 1 || l.Problems[0].Path != locked || l.Problems[0].Source != "notes" ||
+		!strings.Contains(l.Problems[0].Reason, "directory cannot be read") {
+		t.Fatalf("listing %+v", l)
+	}
+	recs, problems := collect(t, src)
+	if len(recs) != 1 || len(problems) != 1 {
+		t.Errorf("Read: %d records, problems %v", len(recs), problems)
+	}
+}
+
+func TestList_missingAndFileSources(t *testing.T) {
+	if _, err := List(config.Source{Name: "x", Kind: config.KindJSONL, Path: "/nonexistent/nova"}); err == nil || !strings.Contains(err.Error(), ErrSourceMissing.Error()) {
+		t.Errorf("missing source: %v", err)
+	}
+	dir := writeTree(t, map[string]string{"one.jsonl": "{}\n"})
+	l, err := List(config.Source{Name: "x", Kind: config.KindJSONL, Path: filepath.Join(dir, "one.jsonl")})
+	if err != nil || len(l.Files) != 1 || l.Files[0].Rel != "one.jsonl" {
+		t.Errorf("file source: %+v %v", l, err)
+	}
+}
+
+func TestBinaryContent(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want bool
+	}{
+		{"prose", "Release v1.4.0 was rolled back.\n\tIndented line.\r\n", false},
+		{"chinese", "迁移后定时任务失败，原因是时区配置不同。", false},
+		{"a few Latin-1 bytes", "caf\xe9 cr\xe8me and a long enough sentence around them to stay text", false},
+		{"NUL", "text\x00more", true},
+		{"control characters", strings.Repeat("\x01\x02\x03ab", 20), true},
+		{"mostly invalid UTF-8", strings.Repeat("\xff\xfe\xc3", 30) + "ok", true},
+		{"replacement characters from a decoder", strings.Repeat("\ufffd\ufffd a", 30), true},
+		{"rune cut at the end", "text " + "\xe4\xbd", false},
+		{"empty", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := binaryContent(tt.in); got != tt.want {
+				t.Errorf("binaryContent = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRead_binaryFiles: a binary file under a text name, in every kind,
+// is reported with its path and nothing of it is indexed; a binary record
+// inside a text file is reported with its line.
+func TestRead_binaryFiles(t *testing.T) {
+	elf := "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00>\x00" + strings.Repeat("\x00\x10@\x00zyxquartz\x00", 400)
+	tests := []struct {
+		kind, name string
+		files      map[string]string
+		records    int
+		line       int
+	}{
+		{config.KindMarkdown, "executable named .md", map[string]string{"tool.md": elf, "ok.md": "# Fine\n\ntext\n"}, 1, 0},
+		{config.KindJSONL, "executable named .jsonl", map[string]string{"a.jsonl": elf}, 0, 0},
+		{config.KindCodex, "executable named like a rollout", map[string]string{"rollout-x.jsonl": elf}, 0, 0},
+		{config.KindClaudeCode, "executable named like a transcript", map[string]string{"p/s.jsonl": elf}, 0, 0},
+		{config.KindJSONL, "record whose text is binary", map[string]string{"a.jsonl": `{"id":"ok","text":"fine"}` + "\n" + `{"id":"bin","text":"` + strings.Repeat(`\u0001\u0002x`, 40) + `"}` + "\n"}, 1, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeTree(t, tt.files)
+			recs, problems := collect(t, config.Source{Name: "src", Kind: tt.kind, Path: dir})
+			for _, r := range recs {
+				if strings.Contains(r.Text, "zyxquartz") || strings.ContainsRune(r.Text, 1) {
+					t.Errorf("binary text indexed: %q", r.Text)
+				}
+			}
+			if len(recs) != tt.records || len(problems) != 1 || problems[0].Line != tt.line || problems[0].Source != "src" ||
+				!strings.Contains(problems[0].Reason, "binary") {
+				t.Errorf("%d records, problems %v", len(recs), problems)
+			}
+		})
+	}
+}

@@ -1,0 +1,147 @@
+package ingest
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// writeHugeClaudeLine writes a Claude Code transcript whose second line
+// is a prompt with a pasted image of imageBytes of base64, and returns its
+// size.
+func writeHugeClaudeLine(t *testing.T, path string, imageBytes int) int64 {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	w.WriteString(`{"type":"user","sessionId":"big","cwd":"/w/app","timestamp":"2026-03-05T10:00:00Z","uuid":"u1","message":{"role":"user","content":"before the image"}}` + "\n")
+	w.WriteString(`{"type":"user","sessionId":"big","cwd":"/w/app","timestamp":"2026-03-05T10:01:00Z","uuid":"u2","message":{"role":"user","content":[{"type":"text","text":"The login page renders blank on Safari 17, see the screenshot."},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"`)
+	chunk := strings.Repeat("iVBORw0KGgoAAAANSUhEUgAAB4AAAAQ4CAYAAADo08FDAAAgAElEQVR4nOzde3hU9b3v8c9aM5NJSEISYkJAQEREqoiKiqJ", 16)
+	for n := 0; n < imageBytes; n += len(chunk) {
+		w.WriteString(chunk)
+	}
+	w.WriteString(`"}},{"type":"text","text":"It works on Chrome."}]}}` + "\n")
+	w.WriteString(`{"type":"assistant","sessionId":"big","cwd":"/w/app","timestamp":"2026-03-05T10:01:30Z","uuid":"a1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Safari 17 lacks the :has() polyfill the login form relies on."}]}}` + "\n")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// TestReadFile_hugeClaudeLine reads a line over 16 MiB (a 17 MB pasted
+// image): the text around the image is kept, the image becomes a marker,
+// the lines after it are read, and reading allocates a small fraction of
+// the line (it is never held whole, let alone twice).
+func TestReadFile_hugeClaudeLine(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "big.jsonl")
+	size := writeHugeClaudeLine(t, path, 17<<20)
+	if size <= maxLineBytes {
+		t.Fatalf("fixture is only %d bytes", size)
+	}
+	src := config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: dir}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var res readResult
+	readFrom(t, src, path, "big.jsonl", Cursor{}, &res)
+	runtime.ReadMemStats(&after)
+	if len(res.problems) != 0 {
+		t.Errorf("problems: %v", res.problems)
+	}
+	var texts []string
+	for _, r := range res.records {
+		texts = append(texts, r.Text)
+	}
+	want := []string{
+		"before the image",
+		"The login page renders blank on Safari 17, see the screenshot.\n\n[image]\n\nIt works on Chrome.",
+		"Safari 17 lacks the :has() polyfill the login form relies on.",
+	}
+	if strings.Join(texts, "|") != strings.Join(want, "|") {
+		t.Errorf("records %q, want %q", texts, want)
+	}
+	if res.cursor.Offset != size || res.cursor.Line != 3 {
+		t.Errorf("cursor %+v, want the end of the file (%d) at line 3", res.cursor, size)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Errorf("reading a %d MiB line allocated %d MiB", size>>20, alloc>>20)
+	}
+}
+
+func TestShrinker(t *testing.T) {
+	long := strings.Repeat("QUJD", binaryStringBytes/4+10)
+	prose := strings.Repeat("plain words, not base64. ", binaryStringBytes/20)
+	tests := []struct {
+		name, in string
+		want     map[string]string
+	}{
+		{"base64 replaced", `{"a":"x","data":"` + long + `","b":"y"}`, map[string]string{"a": "x", "data": binaryMark, "b": "y"}},
+		{"data URL replaced", `{"image_url":"data:image/png;base64,` + long + `"}`, map[string]string{"image_url": binaryMark}},
+		{"escaped slashes are still base64", `{"d":"` + strings.Repeat(`ab\/`, binaryStringBytes/3) + `"}`, map[string]string{"d": binaryMark}},
+		{"long prose kept", `{"t":"` + prose + `","q":"say \"hi\""}`, map[string]string{"t": prose, "q": `say "hi"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s shrinker
+			s.reset()
+			// Fed in small pieces, as the line scanner does.
+			for i := 0; i < len(tt.in); i += 7 {
+				s.write([]byte(tt.in[i:min(i+7, len(tt.in))]))
+			}
+			out, over := s.finish()
+			var got map[string]string
+			if over || json.Unmarshal(out, &got) != nil {
+				t.Fatalf("over=%v, output not JSON: %.200s", over, out)
+			}
+			for k, v := range tt.want {
+				if got[k] != v {
+					t.Errorf("%s = %.80q, want %.80q", k, got[k], v)
+				}
+			}
+		})
+	}
+	t.Run("output past maxLineBytes is refused", func(t *testing.T) {
+		var s shrinker
+		s.reset()
+		piece := []byte(`"` + strings.Repeat("words ", 1000) + `",`)
+		s.write([]byte("["))
+		for n := 0; n <= maxLineBytes; n += len(piece) {
+			s.write(piece)
+		}
+		if out, over := s.finish(); !over || out != nil {
+			t.Errorf("over = %v with %d bytes", over, len(out))
+		}
+	})
+}
+
+func TestReadFile_overlongLineReported(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.jsonl")
+	text := strings.Repeat("many words of text ", (maxLineBytes/19)+10)
+	content := `{"id":"huge","text":"` + text + `"}` + "\n" + `{"id":"next","text":"still read"}` + "\n"
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var res readResult
+	readFrom(t, config.Source{Name: "rec", Kind: config.KindJSONL, Path: dir}, path, "r.jsonl", Cursor{}, &res)
+	if len(res.records) != 1 || res.records[0].ID != "next" || res.records[0].Line != 2 {
+		t.Errorf("records %+v", res.records)
+	}
+	if len(res.problems) != 1 || res.problems[0].Line != 1 || !strings.Contains(res.problems[0].Reason, "longer than") {
+		t.Errorf("problems %v", res.problems)
+	}
+}
