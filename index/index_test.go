@@ -219,8 +219,8 @@ Page the billing on-call through PagerDuty; escalate after 15 minutes.
 			if p.Source != "export" {
 				continue
 			}
-			if p.Path != jsonlPath || !strings.HasPrefix(p.String(), jsonlPath+":") {
-				t.Errorf("problem %q does not name the file", p.String())
+			if p.Path != jsonlPath || !strings.HasPrefix(p.String(), "export: "+jsonlPath+":") {
+				t.Errorf("problem %q does not name the source and the file", p.String())
 			}
 			got = append(got, p.Line)
 		}
@@ -275,9 +275,11 @@ Page the billing on-call through PagerDuty; escalate after 15 minutes.
 	})
 
 	t.Run("codex", func(t *testing.T) {
+		// Every user and assistant message (commentary included) and the
+		// compaction summary.
 		cs := bySource["codex"]
-		if len(cs) != 7 {
-			t.Fatalf("%d codex chunks, want 7", len(cs))
+		if len(cs) != 9 {
+			t.Fatalf("%d codex chunks, want 9", len(cs))
 		}
 		for _, c := range cs {
 			if c.Agent != "codex" || c.SourceType != "codex" || c.SessionID != "0196c0de-7a11-7c2e-9f00-5e1b2c3d4e5f" ||
@@ -304,9 +306,10 @@ Page the billing on-call through PagerDuty; escalate after 15 minutes.
 	})
 
 	t.Run("claude-code", func(t *testing.T) {
+		// One record per prompt and per assistant text line.
 		cs := bySource["claude"]
-		if len(cs) != 7 {
-			t.Fatalf("%d claude chunks, want 7", len(cs))
+		if len(cs) != 8 {
+			t.Fatalf("%d claude chunks, want 8", len(cs))
 		}
 		for _, c := range cs {
 			if c.Agent != "claude-code" || c.SourceType != "claude-code" || c.SessionID != "5b1c2d3e-0000-4a4a-9b9b-123456789abc" {

@@ -1,0 +1,425 @@
+package ingest
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
+	"github.com/spf13/viper"
+	gitleaks "github.com/zricethezav/gitleaks/v8/config"
+)
+
+// Redaction uses gitleaks' maintained detection rules (the default rule
+// set of github.com/zricethezav/gitleaks/v8: npm, Hugging Face, AWS,
+// GitHub, GitLab, Slack, Stripe, OpenAI, Anthropic, ... about 220 token
+// shapes) plus a few local rules for what those rules leave to a code
+// scanner's context (a secret after the word "secret", bearer
+// credentials, passwords in URLs, key=value assignments, a PEM key cut
+// off before its END line). Only the rule data and its allowlists come
+// from gitleaks; its detector (git, archives, reports) is not linked.
+// Cheap guards run first so that text without a secret costs one pass
+// over its bytes: no run of token characters long enough for a secret,
+// then no rule keyword (one Aho-Corasick pass), means no regular
+// expression runs at all.
+
+// minSecretRun is the shortest run of token characters any rule's secret
+// has; a text without one skips the keyword pass and the rules.
+const minSecretRun = 16
+
+// skippedRules are gitleaks rules not used: generic-api-key runs on
+// every text that says "key", "token" or "password" and cost 30 s per
+// 100 000 records; secretAssignment below covers the same shape.
+var skippedRules = setOf("generic-api-key")
+
+// leakRule is one gitleaks rule as redaction uses it.
+type leakRule struct {
+	re          *regexp.Regexp
+	secretGroup int
+	entropy     float64
+	allowlists  []*gitleaks.Allowlist
+}
+
+// leakRules is the compiled rule set with its keyword index. Safe for
+// concurrent use once built.
+type leakRules struct {
+	rules []leakRule
+	// byKeyword lists, per lower-case keyword, the rules it enables.
+	byKeyword map[string][]int
+	keywords  *ahocorasick.Trie
+	global    []*gitleaks.Allowlist
+}
+
+// defaultLeakRules compiles gitleaks' default rules on first use, so a
+// process that never redacts (novad) never pays for it.
+var defaultLeakRules = sync.OnceValues(loadLeakRules)
+
+func loadLeakRules() (*leakRules, error) {
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(gitleaks.DefaultConfig)); err != nil {
+		return nil, err
+	}
+	var vc gitleaks.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		return nil, err
+	}
+	cfg, err := vc.Translate()
+	if err != nil {
+		return nil, err
+	}
+	lr := &leakRules{byKeyword: map[string][]int{}, global: cfg.Allowlists}
+	for _, id := range cfg.OrderedRules {
+		r := cfg.Rules[id]
+		// Path rules match file names, not text; every text rule has
+		// keywords (a rule without any would run on every text).
+		if r.Regex == nil || r.Path != nil || len(r.Keywords) == 0 || skippedRules[id] {
+			continue
+		}
+		i := len(lr.rules)
+		lr.rules = append(lr.rules, leakRule{re: r.Regex, secretGroup: r.SecretGroup, entropy: r.Entropy, allowlists: r.Allowlists})
+		for _, k := range r.Keywords {
+			lr.byKeyword[k] = append(lr.byKeyword[k], i)
+		}
+	}
+	keywords := make([]string, 0, len(lr.byKeyword))
+	for k := range lr.byKeyword {
+		keywords = append(keywords, k)
+	}
+	lr.keywords = ahocorasick.NewTrieBuilder().AddStrings(keywords).Build()
+	return lr, nil
+}
+
+// spans adds the byte ranges of the secrets in text to out.
+func (lr *leakRules) spans(text, lower string, out []span) []span {
+	var selected []int
+	for _, m := range lr.keywords.MatchString(lower) {
+		for _, i := range lr.byKeyword[m.MatchString()] {
+			if !slices.Contains(selected, i) {
+				selected = append(selected, i)
+			}
+		}
+	}
+	slices.Sort(selected)
+	for _, i := range selected {
+		r := &lr.rules[i]
+		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
+			start, end := secretGroup(m, r.secretGroup)
+			secret := text[start:end]
+			if secret == "" || (r.entropy > 0 && shannon(secret) < r.entropy) {
+				continue
+			}
+			if lr.allowed(r, secret, text[m[0]:m[1]]) {
+				continue
+			}
+			out = append(out, span{start, end})
+		}
+	}
+	return out
+}
+
+// secretGroup returns the range of a match's secret: the rule's secret
+// group, else the first capture group that matched, else the match.
+func secretGroup(m []int, group int) (int, int) {
+	if group > 0 && 2*group+1 < len(m) && m[2*group] >= 0 {
+		return m[2*group], m[2*group+1]
+	}
+	for g := 1; 2*g+1 < len(m); g++ {
+		if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
+			return m[2*g], m[2*g+1]
+		}
+	}
+	return m[0], m[1]
+}
+
+// allowed applies the rule's and the global allowlists (placeholders,
+// template variables, stop words) to a secret. Path and commit conditions
+// never hold for indexed text.
+func (lr *leakRules) allowed(r *leakRule, secret, match string) bool {
+	for _, lists := range [][]*gitleaks.Allowlist{r.allowlists, lr.global} {
+		for _, a := range lists {
+			target := secret
+			if a.RegexTarget == "match" || a.RegexTarget == "line" {
+				target = match
+			}
+			regexOK := len(a.Regexes) > 0 && a.RegexAllowed(target)
+			stopOK := false
+			if len(a.StopWords) > 0 {
+				stopOK, _ = a.ContainsStopWord(secret)
+			}
+			if a.MatchCondition == gitleaks.AllowlistMatchAnd {
+				if len(a.Paths) > 0 || len(a.Commits) > 0 || (len(a.Regexes) == 0 && len(a.StopWords) == 0) {
+					continue
+				}
+				if (len(a.Regexes) == 0 || regexOK) && (len(a.StopWords) == 0 || stopOK) {
+					return true
+				}
+				continue
+			}
+			if regexOK || stopOK {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shannon is the Shannon entropy of s in bits per byte, as gitleaks'
+// entropy thresholds are defined.
+func shannon(s string) float64 {
+	var counts [256]int
+	for i := 0; i < len(s); i++ {
+		counts[s[i]]++
+	}
+	e := 0.0
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / float64(len(s))
+			e -= p * math.Log2(p)
+		}
+	}
+	return e
+}
+
+// span is a byte range [start, end) of text to redact.
+type span struct{ start, end int }
+
+// localRule is a redaction rule of Nova's own: hints are lower-case
+// substrings one of which every match contains (the guard, with guard if
+// set), group the capture group that is the secret (0: the whole match),
+// and valid, if set, decides on the secret. A rule with a window only
+// runs on the text from window[0] bytes before each hint to window[1]
+// bytes after it (stretched to the end of the word there), not on the
+// whole text: case-insensitive patterns are slow to scan.
+type localRule struct {
+	hints  []string
+	re     *regexp.Regexp
+	group  int
+	valid  func(secret string) bool
+	guard  func(lower string, at int) bool
+	window [2]int
+}
+
+// localRules cover shapes gitleaks' rules leave to context or require to
+// be exact; they overlap some gitleaks rules on purpose (fake-looking or
+// truncated keys), and overlapping ranges are redacted once.
+var localRules = []localRule{
+	// PEM private keys, including a block cut off before its END line.
+	{[]string{"private key"}, regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`), 0, nil, nil, [2]int{}},
+	// OpenAI (sk-, sk-proj-, ...) and Anthropic (sk-ant-...) API keys of
+	// any length.
+	{[]string{"sk-"}, regexp.MustCompile(`\bsk-[A-Za-z0-9][A-Za-z0-9_-]{19,}`), 0, nil, nil, [2]int{}},
+	// GitHub tokens of any length, classic and fine-grained.
+	{[]string{"gh"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`), 0, nil, nil, [2]int{}},
+	{[]string{"github_pat_"}, regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{30,}`), 0, nil, nil, [2]int{}},
+	// AWS access key ids (long-term AKIA, temporary ASIA) with any digits.
+	{[]string{"akia", "asia"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), 0, nil, nil, [2]int{}},
+	// Slack tokens, Google API keys and JSON Web Tokens.
+	{[]string{"xox"}, regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), 0, nil, nil, [2]int{}},
+	{[]string{"aiza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), 0, nil, nil, [2]int{}},
+	{[]string{"eyj"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+`), 0, nil, nil, [2]int{}},
+	// An Authorization bearer credential; one without a digit is prose
+	// ("send a Bearer authentication header").
+	{[]string{"bearer"}, regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, nil, [2]int{}},
+	// The password of credentials in a URL (postgres://user:pw@host).
+	{[]string{"://"}, regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:([^@\s/]+)@`), 1, nil, nil, [2]int{}},
+	// key=value and key: value pairs whose key names a secret (password,
+	// DB_PASSWORD, "api_key", client_secret, access_token, ...). Group 1
+	// is the value. The pattern starts at the secret word itself: a
+	// leading [A-Za-z0-9_]* would be tried at every position of the text.
+	{[]string{"pass", "secret", "key", "token"}, regexp.MustCompile(`(?i)(?:password|passwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|(?:access|auth|refresh|api|bearer)[_-]?token)(?:[_-]?(?:key|value|base))*["']?\s*[:=]\s*["']?([^\s"',;}\]]+)`), 1, secretValue, operatorNear, [2]int{24, 256}},
+}
+
+// Redact replaces secrets in text with [redacted] and returns the
+// cleaned text and the number of secrets replaced: gitleaks' default
+// rules and Nova's local ones (see localRules). It is a safety net, not a
+// guarantee: a secret with no recognizable shape survives.
+func Redact(text string) (string, int) {
+	if !hasTokenRun(text, minSecretRun) && !strings.Contains(text, "://") && !strings.Contains(text, "=") && !strings.Contains(text, ":") {
+		return text, 0
+	}
+	lower := strings.ToLower(text)
+	var spans []span
+	if hasTokenRun(text, minSecretRun) {
+		if lr, err := defaultLeakRules(); err == nil {
+			spans = lr.spans(text, lower, spans)
+		}
+	}
+	for i := range localRules {
+		r := &localRules[i]
+		if !containsAny(lower, r.hints) {
+			continue
+		}
+		for _, w := range r.windows(text, lower) {
+			for _, m := range r.re.FindAllStringSubmatchIndex(text[w.start:w.end], -1) {
+				start, end := m[2*r.group], m[2*r.group+1]
+				if start < 0 || (r.valid != nil && !r.valid(text[w.start+start:w.start+end])) {
+					continue
+				}
+				spans = append(spans, span{w.start + start, w.start + end})
+			}
+		}
+	}
+	if strings.Contains(lower, "secret") {
+		spans = awsSecretSpans(text, lower, spans)
+	}
+	return replaceSpans(text, spans)
+}
+
+// awsSecretSpans adds the bare 40-character AWS secret access keys that
+// follow the word "secret" within 48 bytes ("the secret is wJalr..."),
+// told from a 40-hex commit hash or a long word by their mixed case (see
+// awsSecretValue). It is plain code: the equivalent case-insensitive
+// pattern cost more than every other rule together.
+func awsSecretSpans(text, lower string, out []span) []span {
+	for i := 0; ; {
+		j := strings.Index(lower[i:], "secret")
+		if j < 0 {
+			return out
+		}
+		i += j + len("secret")
+		// Runs that start within 48 bytes of the word; a run is read to
+		// its end to tell 40 characters from a longer string.
+		for k := i; k < min(len(text), i+49); {
+			if !isBase64Byte(text[k]) {
+				k++
+				continue
+			}
+			start := k
+			for k < len(text) && isBase64Byte(text[k]) {
+				k++
+			}
+			if k-start == 40 && (k == len(text) || text[k] != '=') && awsSecretValue(text[start:k]) {
+				out = append(out, span{start, k})
+			}
+		}
+	}
+}
+
+func isBase64Byte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/'
+}
+
+// windows returns the parts of text the rule runs on: all of it, or the
+// merged windows around its hints.
+func (r *localRule) windows(text, lower string) []span {
+	if r.window == [2]int{} {
+		return []span{{0, len(text)}}
+	}
+	var ws []span
+	for _, h := range r.hints {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], h)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			i = at + len(h)
+			if r.guard != nil && !r.guard(lower, i) {
+				continue
+			}
+			end := min(len(text), at+r.window[1])
+			// A secret running past the window is taken whole.
+			for end < len(text) && !isSpace(text[end]) {
+				end++
+			}
+			ws = append(ws, span{max(0, at-r.window[0]), end})
+		}
+	}
+	slices.SortFunc(ws, func(a, b span) int { return a.start - b.start })
+	merged := ws[:0]
+	for _, w := range ws {
+		if n := len(merged); n > 0 && w.start <= merged[n-1].end {
+			merged[n-1].end = max(merged[n-1].end, w.end)
+			continue
+		}
+		merged = append(merged, w)
+	}
+	return merged
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+// replaceSpans replaces the union of spans with [redacted], counting each
+// merged range once.
+func replaceSpans(text string, spans []span) (string, int) {
+	if len(spans) == 0 {
+		return text, 0
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+	var b strings.Builder
+	n, last := 0, 0
+	for i := 0; i < len(spans); {
+		start, end := spans[i].start, spans[i].end
+		for i++; i < len(spans) && spans[i].start < end; i++ {
+			end = max(end, spans[i].end)
+		}
+		if start < last {
+			start = last
+		}
+		b.WriteString(text[last:start])
+		b.WriteString(redactedMark)
+		last = end
+		n++
+	}
+	b.WriteString(text[last:])
+	return b.String(), n
+}
+
+// hasTokenRun reports whether text has n consecutive characters that can
+// make up a token (letters, digits and + / = _ - .).
+func hasTokenRun(text string, n int) bool {
+	run := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=' || c == '_' || c == '-' || c == '.' {
+			if run++; run >= n {
+				return true
+			}
+			continue
+		}
+		run = 0
+	}
+	return false
+}
+
+// operatorNear reports whether ':' or '=' follows closely after offset
+// at of lower (the end of a secret-naming word): prose that only mentions
+// keys and tokens is not an assignment.
+func operatorNear(lower string, at int) bool {
+	return strings.ContainsAny(lower[at:min(len(lower), at+40)], ":=")
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// awsSecretValue reports whether a 40-character candidate looks like an
+// AWS secret access key: upper and lower case letters and a digit or
+// '/' or '+', which English words and hex hashes lack.
+func awsSecretValue(s string) bool {
+	return strings.ContainsAny(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && strings.ContainsAny(s, "abcdefghijklmnopqrstuvwxyz") &&
+		strings.ContainsAny(s, "0123456789/+")
+}
+
+// secretValue reports whether the value of a secret-named assignment looks
+// like a literal secret rather than a reference to one ($DB_PASSWORD,
+// os.environ["X"], <your-key>), an empty or boolean value, a mask (****)
+// or a value already redacted.
+func secretValue(v string) bool {
+	if v == "" || strings.ContainsAny(v[:1], "$<{[(%*") || strings.Contains(v, "(") {
+		return false
+	}
+	switch strings.ToLower(v) {
+	case "null", "nil", "none", "true", "false", "required", "optional", "string", "str":
+		return false
+	}
+	return strings.Trim(v, "*xX.•") != ""
+}

@@ -1,0 +1,126 @@
+package ingest
+
+import (
+	"bufio"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+)
+
+// corpusLines returns the non-comment lines of a testdata/secrets file.
+func corpusLines(t testing.TB, name string) []string {
+	t.Helper()
+	f, err := os.Open("testdata/secrets/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if l := sc.Text(); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, strings.ReplaceAll(l, `\n`, "\n"))
+		}
+	}
+	return out
+}
+
+// TestRedact_tokenCorpus redacts every token of a corpus of real token
+// shapes with fake values, in the sentences they come in, and leaves the
+// rest of each sentence.
+func TestRedact_tokenCorpus(t *testing.T) {
+	lines := corpusLines(t, "tokens.txt")
+	if len(lines) < 20 {
+		t.Fatalf("only %d corpus lines", len(lines))
+	}
+	for _, l := range lines {
+		name, rest, _ := strings.Cut(l, "\t")
+		text, secret, ok := strings.Cut(rest, "\t")
+		if !ok || !strings.Contains(text, secret) {
+			t.Fatalf("corpus line %q: the secret is not in the text", name)
+		}
+		t.Run(name, func(t *testing.T) {
+			got, n := Redact(text)
+			if n < 1 || strings.Contains(got, secret) || !strings.Contains(got, redactedMark) {
+				t.Errorf("Redact(%q) = %q, %d", text, got, n)
+			}
+			// Only the secret goes: what comes before it stays (a PEM
+			// block goes whole).
+			if before := text[:strings.Index(text, secret)]; !strings.HasPrefix(got, before) && !strings.HasPrefix(before, "-----") {
+				t.Errorf("Redact(%q) = %q lost %q", text, got, before)
+			}
+		})
+	}
+}
+
+func TestRedact_cleanCorpus(t *testing.T) {
+	for _, text := range corpusLines(t, "clean.txt") {
+		if got, n := Redact(text); got != text || n != 0 {
+			t.Errorf("Redact(%q) = %q, %d", text, got, n)
+		}
+	}
+}
+
+func TestReplaceSpans(t *testing.T) {
+	got, n := replaceSpans("a SECRET and TOKENX end", []span{{13, 19}, {2, 8}, {3, 6}, {15, 19}})
+	if got != "a [redacted] and [redacted] end" || n != 2 {
+		t.Errorf("replaceSpans = %q, %d", got, n)
+	}
+}
+
+// redactionCorpus is n transcript-like records: prose full of the words
+// that enable rules (key, token, secret, password, api), code and paths,
+// with a real-shaped fake secret in one record of a hundred.
+func redactionCorpus(n int) []string {
+	r := rand.New(rand.NewPCG(7, 11))
+	words := strings.Fields(`the invoice totals drift by a cent because each line is rounded before summing we switched
+to banker's rounding at the invoice level and added a regression test for the migration script that failed on empty
+tables the dashboard port was unavailable after the firewall change run go test ./... and check the key rotation
+token refresh secret manager config password policy api gateway src/internal/money/round.go:41 v1.4.1 RC-204
+deploy rollback 3f2a9c1 auth header user=alice status=ok`)
+	secrets := []string{"npm_q8Rz3kWm5Tn0Vb7Yc2Xl9Pd4Hf6Js1Ga8Ke3", "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",
+		"ghp_R4nD0mT0k3nV4lu3F0rT3st1ngXyZ9q8w7", "AKIAQ7RT2WX5YZ3KLM4N", "password=Tr0ub4dor3xq"}
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for range 20 + r.IntN(120) {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		if r.IntN(100) == 0 {
+			b.WriteString(secrets[r.IntN(len(secrets))])
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+// BenchmarkRedact_100k redacts a 100 000-record corpus per iteration
+// (make bench-redact; -benchtime=1x is one pass).
+func BenchmarkRedact_100k(b *testing.B) {
+	corpus := redactionCorpus(100_000)
+	if _, err := defaultLeakRules(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		n := 0
+		for _, text := range corpus {
+			_, k := Redact(text)
+			n += k
+		}
+		if n == 0 {
+			b.Fatal("nothing redacted")
+		}
+	}
+}
+
+// BenchmarkRedact_clean is the cost of text that holds no secret and no
+// rule keyword: the guards alone.
+func BenchmarkRedact_clean(b *testing.B) {
+	text := strings.Repeat("We rounded once at the invoice level with banker's rounding, see the commit. ", 6)
+	for b.Loop() {
+		Redact(text)
+	}
+}
