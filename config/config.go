@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -188,6 +189,9 @@ var ErrInvalid = errors.New("invalid configuration")
 type FieldError struct {
 	// Field is the dotted key, e.g. "server.host" or "sources[1].kind".
 	Field string
+	// Env is the environment variable the value came from, if it did
+	// (e.g. NOVA_RETRIEVAL_TOP_K).
+	Env string
 	// Value is the offending value, formatted.
 	Value string
 	// Reason says what is wrong and what is accepted.
@@ -195,10 +199,14 @@ type FieldError struct {
 }
 
 func (e *FieldError) Error() string {
-	if e.Value != "" {
-		return fmt.Sprintf("%s: %s (got %q)", e.Field, e.Reason, e.Value)
+	field := e.Field
+	if e.Env != "" {
+		field = e.Env + " (" + e.Field + ")"
 	}
-	return fmt.Sprintf("%s: %s", e.Field, e.Reason)
+	if e.Value != "" {
+		return fmt.Sprintf("%s: %s (got %q)", field, e.Reason, e.Value)
+	}
+	return fmt.Sprintf("%s: %s", field, e.Reason)
 }
 
 // Unwrap makes errors.Is(err, ErrInvalid) true.
@@ -240,15 +248,21 @@ func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return Config{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	var envErrs []error
+	// Every problem is collected and reported together: an unknown key
+	// does not hide a bad value, nor a bad value an invalid one.
+	var errs []error
+	fromEnv := map[string]string{}
 	envProvider := env.Provider(".", env.Opt{
 		Prefix:      "NOVA_",
 		EnvironFunc: func() []string { return environ },
 		TransformFunc: func(key, value string) (string, any) {
 			mapped, err := envKey(key)
 			if err != nil {
-				envErrs = append(envErrs, err)
+				errs = append(errs, err)
 				return "", nil
+			}
+			if mapped != "" {
+				fromEnv[mapped] = key
 			}
 			return mapped, value
 		},
@@ -256,12 +270,11 @@ func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 	if err := k.Load(envProvider, nil); err != nil {
 		return Config{}, fmt.Errorf("read environment: %w", err)
 	}
-	if len(envErrs) > 0 {
-		return Config{}, errors.Join(envErrs...)
+	structural, keyErrs := checkKeys(k)
+	if keyErrs != nil {
+		errs = append(errs, keyErrs)
 	}
-	if err := checkKeys(k); err != nil {
-		return Config{}, err
-	}
+	errs = append(errs, checkTypes(k, fromEnv)...)
 	err := k.UnmarshalWithConf("", &cfg, koanf.UnmarshalConf{
 		Tag: "koanf",
 		DecoderConfig: &mapstructure.DecoderConfig{
@@ -272,12 +285,15 @@ func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 			Metadata:         nil,
 			Result:           &cfg,
 			WeaklyTypedInput: true,
-			ErrorUnused:      true,
-			TagName:          "koanf",
+			// Unknown keys are already reported, by name, above.
+			ErrorUnused: keyErrs == nil,
+			TagName:     "koanf",
 		},
 	})
 	if err != nil {
-		return Config{}, fmt.Errorf("%w: %v", ErrInvalid, err)
+		errs = append(errs, fmt.Errorf("%w: %v", ErrInvalid, err))
+		// What was decoded is partial: its fields would be reported again.
+		structural = true
 	}
 	cfg.Home = home
 	if _, statErr := os.Stat(path); statErr == nil {
@@ -291,10 +307,98 @@ func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 			cfg.Sources[i].Path = filepath.Join(filepath.Dir(path), cfg.Sources[i].Path)
 		}
 	}
-	if err := cfg.Validate(); err != nil {
+	if !structural {
+		if err := cfg.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// checkTypes checks the type of every scalar key against its default's
+// and puts the default back in place of a value of the wrong type, so
+// that validation reports the other fields rather than this one again. A
+// value set by an environment variable is reported with the variable.
+func checkTypes(k *koanf.Koanf, fromEnv map[string]string) []error {
+	defaults := defaultMap()
+	var errs []error
+	for _, key := range scalarKeys() {
+		v := k.Get(key)
+		if v == nil {
+			continue
+		}
+		var reason string
+		switch defaults[key].(type) {
+		case int:
+			if !isInt(v) {
+				reason = "must be an integer"
+			}
+		case float64:
+			if !isFloat(v) {
+				reason = "must be a number"
+			}
+		case bool:
+			if !isBool(v) {
+				reason = "must be true or false"
+			}
+		case string:
+			switch v.(type) {
+			case map[string]any:
+				// Keys under it are reported as unknown keys.
+				if err := k.Set(key, defaults[key]); err != nil {
+					errs = append(errs, err)
+				}
+			case []any:
+				reason = "must be a single value"
+			}
+		}
+		if reason == "" {
+			continue
+		}
+		errs = append(errs, &FieldError{Field: key, Env: fromEnv[key], Value: fmt.Sprint(v), Reason: reason})
+		if err := k.Set(key, defaults[key]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+func isInt(v any) bool {
+	switch x := v.(type) {
+	case int, int64, int32, uint64:
+		return true
+	case float64:
+		return x == float64(int64(x))
+	case string:
+		_, err := strconv.Atoi(strings.TrimSpace(x))
+		return err == nil
+	}
+	return false
+}
+
+func isFloat(v any) bool {
+	switch x := v.(type) {
+	case int, int64, int32, uint64, float64:
+		return true
+	case string:
+		_, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		return err == nil
+	}
+	return false
+}
+
+func isBool(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return true
+	case string:
+		_, err := strconv.ParseBool(strings.TrimSpace(x))
+		return err == nil
+	}
+	return false
 }
 
 func defaultMap() map[string]any {
@@ -358,8 +462,17 @@ func envKey(name string) (string, error) {
 	return "", &FieldError{Field: name, Reason: "unknown environment variable: no such configuration key"}
 }
 
-// checkKeys rejects keys the configuration does not define, naming each.
-func checkKeys(k *koanf.Koanf) error {
+// checkKeys rejects keys the configuration does not define, naming each,
+// and reports whether the shape itself is wrong (a section or the source
+// list is not what it must be), in which case the values cannot be
+// validated.
+func checkKeys(k *koanf.Koanf) (bool, error) {
+	structural := false
+	sections := map[string]bool{}
+	for _, key := range scalarKeys() {
+		section, _, _ := strings.Cut(key, ".")
+		sections[section] = true
+	}
 	allowed := map[string]bool{}
 	for _, key := range scalarKeys() {
 		allowed[key] = true
@@ -371,6 +484,12 @@ func checkKeys(k *koanf.Koanf) error {
 		}
 		if strings.HasPrefix(key, "sources.") {
 			errs = append(errs, &FieldError{Field: key, Reason: "sources must be a list"})
+			structural = true
+			continue
+		}
+		if sections[key] {
+			errs = append(errs, &FieldError{Field: key, Reason: "unknown key: must be a section of keys"})
+			structural = true
 			continue
 		}
 		errs = append(errs, &FieldError{Field: key, Reason: "unknown key"})
@@ -382,6 +501,7 @@ func checkKeys(k *koanf.Koanf) error {
 	if k.Exists("sources") {
 		if _, ok := k.Get("sources").([]any); !ok {
 			errs = append(errs, &FieldError{Field: "sources", Reason: "must be a list of sources"})
+			structural = true
 		}
 	}
 	for i, s := range k.Slices("sources") {
@@ -392,7 +512,7 @@ func checkKeys(k *koanf.Koanf) error {
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return structural, errors.Join(errs...)
 }
 
 // Validate checks every field and returns all problems at once.

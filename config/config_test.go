@@ -372,7 +372,8 @@ func TestLoadFile_wrongType(t *testing.T) {
 		want []string
 	}{
 		{"file", "server: {port: abc}\n", nil, []string{"server.port"}},
-		{"env", "", []string{"NOVA_RETRIEVAL_TOPK=many"}, []string{"retrieval.topK"}},
+		{"env", "", []string{"NOVA_RETRIEVAL_TOPK=many"}, []string{"retrieval.topK", "NOVA_RETRIEVAL_TOPK"}},
+		{"env with underscores", "", []string{"NOVA_RETRIEVAL_TOP_K=abc"}, []string{"retrieval.topK", "NOVA_RETRIEVAL_TOP_K", `"abc"`}},
 		{"every one reported", "server: {port: abc}\nfacade: {port: [1]}\n", nil, []string{"server.port", "facade.port"}},
 		{"source field", "sources:\n  - {name: a, kind: jsonl, path: /a, authorityRank: high}\n", nil, []string{"sources[0].authorityRank"}},
 		{"source not a map", "sources: [notes]\n", nil, []string{"sources[0]"}},
@@ -384,7 +385,7 @@ func TestLoadFile_wrongType(t *testing.T) {
 				t.Fatalf("error %v, want ErrInvalid", err)
 			}
 			for _, f := range tt.want {
-				if !strings.Contains(err.Error(), "'"+f+"'") {
+				if !strings.Contains(err.Error(), f) {
 					t.Errorf("message does not name %s: %v", f, err)
 				}
 			}
@@ -509,6 +510,17 @@ func TestLoadFile_nonLoopback(t *testing.T) {
 			t.Errorf("error %v, want NonLoopbackError for 0.0.0.0", err)
 		}
 	})
+}
+
+// TestLoadFile_everyKindReported: unknown keys, values of the wrong type
+// and invalid values are reported together, not the first kind found.
+func TestLoadFile_everyKindReported(t *testing.T) {
+	_, err := load(t, "sever: {port: 3037}\nretrieval: {topK: many}\nsources:\n  - {name: a, kind: pdf, path: /a, tag: x}\n",
+		"NOVA_INDEX_CHUNK_MAX_CHARS=lots")
+	wantFields(t, err, "sever.port", "retrieval.topK", "index.chunkMaxChars", "sources[0].kind", "sources[0].tag")
+	if !strings.Contains(err.Error(), "NOVA_INDEX_CHUNK_MAX_CHARS (index.chunkMaxChars): must be an integer") {
+		t.Errorf("the environment variable is not named: %v", err)
+	}
 }
 
 // TestLoadFile_allReported: Validate collects every problem, not the first.
