@@ -40,6 +40,9 @@ func (h jsonlHandler) line(n int, data []byte) error {
 		h.fc.problem(n, reason)
 		return nil
 	}
+	// Secrets go before the record leaves the reader: its text is also
+	// the context indexed with its neighbours.
+	rec.Text, rec.Redactions = cleanText(rec.Text)
 	rec.Path, rec.Line, rec.Kind = h.fc.path, n, config.KindJSONL
 	if rec.Conversation == "" {
 		rec.Conversation = h.fc.rel + "|" + rec.Project

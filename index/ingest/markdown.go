@@ -141,7 +141,9 @@ func readMarkdown(fc *fileCtx) error {
 		if err := fc.ctx.Err(); err != nil {
 			return err
 		}
-		text := cleanNote(s.body.String())
+		// Secrets go before the record leaves the reader: its text is also
+		// the context indexed with its neighbours.
+		text, redactions := cleanText(cleanNote(s.body.String()))
 		if text == "" {
 			continue
 		}
@@ -161,7 +163,7 @@ func readMarkdown(fc *fileCtx) error {
 			ID: fc.rel + "#" + key, Text: text, Title: title, Date: date, Time: exact,
 			Agent: fm.Agent, Project: fm.Project, Tags: tags, WorkType: fm.WorkType,
 			SourceSet: fm.SourceSet, Lifecycle: fm.Lifecycle, HeadingPath: s.path,
-			Path: path, Line: s.line, Kind: config.KindMarkdown, Layer: "note",
+			Path: path, Line: s.line, Kind: config.KindMarkdown, Layer: "note", Redactions: redactions,
 		}
 		if err := fc.emit(rec); err != nil {
 			return err
