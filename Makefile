@@ -12,7 +12,7 @@ GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
 DIR       ?= sample/memory
 FUZZTIME  ?= 10s
 
-.PHONY: all build run test lint check fuzz bench eval-locomo dist tidy clean
+.PHONY: all build run test lint check fuzz bench bench-redact eval-locomo dist tidy clean
 
 all: build
 
@@ -47,6 +47,10 @@ fuzz:
 ## bench: Go benchmarks of the engine and the index (see BENCHMARKS.md for novactl bench)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./search/... ./lexical/... ./vector/...
+
+## bench-redact: redaction speed on a 100 000-record transcript-like corpus (one pass)
+bench-redact:
+	$(GO) test -run '^$$' -bench 'Redact' -benchtime 1x ./index/ingest/
 
 ## eval-locomo: the LoCoMo recall protocol on ../shared/data/locomo-dev.json (or LOCOMO=path)
 eval-locomo: build

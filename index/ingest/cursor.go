@@ -258,5 +258,15 @@ func (fc *fileCtx) emit(rec memory.Record) error {
 		fc.problem(rec.Line, "text is binary (control characters or invalid UTF-8), not indexed")
 		return nil
 	}
-	return fc.sink.Record(rec)
+	if err := fc.sink.Record(rec); err != nil {
+		return &sinkError{err}
+	}
+	return nil
 }
+
+// sinkError is an error of the sink's Record, which stops a read: Read
+// returns it as it is, where a file's own read error is a problem.
+type sinkError struct{ err error }
+
+func (e *sinkError) Error() string { return e.err.Error() }
+func (e *sinkError) Unwrap() error { return e.err }

@@ -66,25 +66,16 @@ func Read(ctx context.Context, src config.Source, sink Sink) error {
 	for _, p := range listing.Problems {
 		sink.Problem(p)
 	}
-	stop := errors.New("stop")
-	inner := sink
-	var stopErr error
-	inner.Record = func(r memory.Record) error {
-		if err := sink.Record(r); err != nil {
-			stopErr = err
-			return stop
-		}
-		return nil
-	}
 	for _, f := range listing.Files {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		sink.File(f.Path)
-		if _, err := ReadFile(ctx, src, f, Cursor{}, inner); err != nil {
+		if _, err := ReadFile(ctx, src, f, Cursor{}, sink); err != nil {
+			var se *sinkError
 			switch {
-			case stopErr != nil:
-				return stopErr
+			case errors.As(err, &se):
+				return se.err
 			case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 				return err
 			}

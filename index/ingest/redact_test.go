@@ -97,7 +97,7 @@ deploy rollback 3f2a9c1 auth header user=alice status=ok`)
 }
 
 // BenchmarkRedact_100k redacts a 100 000-record corpus per iteration
-// (make bench-redact; -benchtime=1x is one pass).
+// (make bench-redact runs it once).
 func BenchmarkRedact_100k(b *testing.B) {
 	corpus := redactionCorpus(100_000)
 	if _, err := defaultLeakRules(); err != nil {
