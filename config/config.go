@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/providers/confmap"
@@ -148,8 +149,10 @@ type Source struct {
 	// governance (0 keeps the source set's value).
 	AuthorityRank   int     `koanf:"authorityRank"`
 	RetrievalWeight float64 `koanf:"retrievalWeight"`
-	// Include and Exclude are globs matched against the path relative to
-	// Path (and against the base name).
+	// Include and Exclude are globs (github.com/bmatcuk/doublestar/v4
+	// syntax) matched against the slash-separated path relative to Path:
+	// "**" spans any number of folders; a glob without "/" also matches
+	// the base name at any depth.
 	Include []string `koanf:"include"`
 	Exclude []string `koanf:"exclude"`
 }
@@ -616,8 +619,8 @@ func (c Config) Validate() error {
 			bad(field("retrievalWeight"), fmt.Sprint(s.RetrievalWeight), "must be between 0 and 2")
 		}
 		for j, g := range append(slices.Clone(s.Include), s.Exclude...) {
-			if _, err := filepath.Match(g, "x"); err != nil || g == "" || strings.HasPrefix(g, "/") || slices.Contains(strings.Split(g, "/"), "..") {
-				bad(field(fmt.Sprintf("include/exclude[%d]", j)), g, "must be a relative glob without '..'")
+			if !doublestar.ValidatePattern(g) || g == "" || strings.HasPrefix(g, "/") || slices.Contains(strings.Split(g, "/"), "..") {
+				bad(field(fmt.Sprintf("include/exclude[%d]", j)), g, "must be a relative glob (doublestar syntax: *, **, ?, [a-z], {a,b}) without '..'")
 			}
 		}
 	}

@@ -764,3 +764,14 @@ func TestBindHost(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadFile_doublestarGlobs: include and exclude take doublestar
+// globs (any depth, alternatives); a malformed one names its field.
+func TestLoadFile_doublestarGlobs(t *testing.T) {
+	cfg := mustLoad(t, "sources:\n  - {name: a, kind: markdown, path: /a, include: ['**/drafts/*', '{notes,journal}/**/*.md'], exclude: ['archive/**']}\n")
+	if got := cfg.Sources[0].Include; len(got) != 2 || got[1] != "{notes,journal}/**/*.md" {
+		t.Errorf("include = %q", got)
+	}
+	_, err := load(t, "sources:\n  - {name: a, kind: markdown, path: /a, exclude: ['archive/{a,b']}\n")
+	wantFields(t, err, "sources[0].include/exclude[0]")
+}
