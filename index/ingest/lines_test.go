@@ -145,3 +145,34 @@ func TestReadFile_overlongLineReported(t *testing.T) {
 		t.Errorf("problems %v", res.problems)
 	}
 }
+
+// FuzzShrinker: whatever JSON a long line holds, the shrunk line is still
+// JSON, and strings shorter than binaryStringBytes come out unchanged.
+func FuzzShrinker(f *testing.F) {
+	for _, seed := range []string{
+		`{"a":"b"}`, `{"a":"b\"c","d":[1,2,{"e":"\\"}]}`, `["x",{"y":null}]`, `"just a string"`,
+		`{"data":"` + strings.Repeat("QUJD", 300) + `"}`,
+	} {
+		f.Add(seed, 3)
+	}
+	f.Fuzz(func(t *testing.T, in string, step int) {
+		if !json.Valid([]byte(in)) || step < 1 {
+			return
+		}
+		var s shrinker
+		s.reset()
+		for i := 0; i < len(in); i += step {
+			s.write([]byte(in[i:min(i+step, len(in))]))
+		}
+		out, over := s.finish()
+		if over {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("shrunk %q into invalid JSON %q", in, out)
+		}
+		if len(in) < binaryStringBytes && string(out) != in {
+			t.Fatalf("short input %q changed into %q", in, out)
+		}
+	})
+}
