@@ -124,3 +124,28 @@ func BenchmarkRedact_clean(b *testing.B) {
 		Redact(text)
 	}
 }
+
+// TestRedact_concurrent: the rule set is shared by readers running at
+// once (the race detector checks it).
+func TestRedact_concurrent(t *testing.T) {
+	lines := corpusLines(t, "tokens.txt")
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func() {
+			ok := true
+			for _, l := range lines {
+				_, rest, _ := strings.Cut(l, "\t")
+				text, secret, _ := strings.Cut(rest, "\t")
+				if got, _ := Redact(text); strings.Contains(got, secret) {
+					ok = false
+				}
+			}
+			done <- ok
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if !<-done {
+			t.Error("a secret survived a concurrent Redact")
+		}
+	}
+}
