@@ -1,0 +1,161 @@
+package index_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/manifest"
+)
+
+// versions syncs three different versions of a memory (full rebuilds, so
+// the generations share no files and can be damaged one by one) and
+// returns the configuration and the run ids, oldest first.
+func versions(t *testing.T) (config.Config, []string) {
+	t.Helper()
+	root := t.TempDir()
+	src := filepath.Join(root, "memory.jsonl")
+	cfg := testConfig(t, filepath.Join(root, "home"), config.Source{Name: "m", Kind: config.KindJSONL, Path: src})
+	clk := newClock(epoch)
+	var runs []string
+	for v := 1; v <= 3; v++ {
+		writeFile(t, src, jsonlLines(t, versionRecords(v)...))
+		ix := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Full: true})
+		runs = append(runs, mustSync(t, ix).Active())
+	}
+	return cfg, runs
+}
+
+// damageSegments damages a file of every segment of generation runID.
+func damageSegments(t *testing.T, cfg config.Config, runID string) {
+	t.Helper()
+	rec := record(t, cfg, runID)
+	for _, p := range rec.Segments {
+		flipByte(t, filepath.Join(cfg.Home.IndexDir(), manifest.SegmentDir(p.ID), "records.bin"), 20)
+	}
+}
+
+func record(t *testing.T, cfg config.Config, runID string) *manifest.Manifest {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(cfg.Home.Generation(runID), generation.FileCandidate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return &m
+}
+
+// TestRollback_withoutAManifest: a damaged manifest.json does not stop
+// rollback (it works from the kept generations alone), with or without
+// --to; the next sync then builds on the restored generation.
+func TestRollback_withoutAManifest(t *testing.T) {
+	for _, damage := range []string{"not json", "checksum"} {
+		t.Run(damage, func(t *testing.T) {
+			cfg, runs := versions(t)
+			path := cfg.Home.Manifest()
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if damage == "not json" {
+				overwrite(t, path, b[:len(b)/2])
+			} else {
+				overwrite(t, path, []byte(strings.Replace(string(b), `"promotedBy": "sync"`, `"promotedBy": "sunk"`, 1)))
+			}
+			if _, _, err := manifest.Read(path); !errors.Is(err, manifest.ErrInvalid) {
+				t.Fatalf("the damaged manifest reads: %v", err)
+			}
+			ix := index.New(cfg, index.Options{NoRemote: true})
+			p, err := ix.Rollback(context.Background(), "")
+			if err != nil {
+				t.Fatalf("rollback with a damaged manifest: %v", err)
+			}
+			if p.RunID != runs[2] { // the newest intact generation
+				t.Errorf("rolled back to %s, want %s", p.RunID, runs[2])
+			}
+			p, err = ix.Rollback(context.Background(), runs[0])
+			if err != nil || p.RunID != runs[0] {
+				t.Fatalf("rollback --to %s: %+v %v", runs[0], p, err)
+			}
+			if m, _, err := manifest.Read(path); err != nil || m.RunID != runs[0] {
+				t.Errorf("manifest after rollback: %v %v", m, err)
+			}
+		})
+	}
+}
+
+// TestRollback_skipsDamagedGenerations: rollback passes over a damaged
+// kept generation (and says so) to the older intact one; retention then
+// drops the damaged one before any intact one, so the next sync keeps
+// what rollback may need.
+func TestRollback_skipsDamagedGenerations(t *testing.T) {
+	cfg, runs := versions(t)
+	damageSegments(t, cfg, runs[1])
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch.Add(24 * 3600e9)).Now})
+	p, err := ix.Rollback(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.RunID != runs[0] || len(p.Skipped) != 1 || !strings.Contains(p.Skipped[0], runs[1]) {
+		t.Errorf("rollback: %s skipping %v, want %s skipping %s", p.RunID, p.Skipped, runs[0], runs[1])
+	}
+	// Retention dropped the damaged generation first and kept both
+	// intact ones; a new version then keeps the three intact ones.
+	if kept := dirNames(t, cfg.Home.Generations()); !slices.Equal(kept, []string{runs[0], runs[2]}) {
+		t.Errorf("kept %v after the rollback, want %v", kept, []string{runs[0], runs[2]})
+	}
+	writeFile(t, cfg.Sources[0].Path, jsonlLines(t, versionRecords(4)...))
+	r := mustSync(t, ix)
+	if kept := dirNames(t, cfg.Home.Generations()); !slices.Equal(kept, []string{runs[0], runs[2], r.Active()}) {
+		t.Errorf("kept %v after a sync, want %v", kept, []string{runs[0], runs[2], r.Active()})
+	}
+	// A damaged generation named explicitly is refused by name.
+	damageSegments(t, cfg, runs[2])
+	if _, err := ix.Rollback(context.Background(), runs[2]); !errors.Is(err, generation.ErrCorrupt) {
+		t.Errorf("rollback --to a damaged generation: %v", err)
+	}
+}
+
+// TestPromote_finishesAnInterruptedPromotion: a promotion that failed
+// after the generation was moved into place (a full disk writing the
+// manifest) is finished by promoting again, and its message says so.
+func TestPromote_finishesAnInterruptedPromotion(t *testing.T) {
+	cfg, runs := versions(t)
+	writeFile(t, cfg.Sources[0].Path, jsonlLines(t, versionRecords(4)...))
+	fail := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch.Add(48 * 3600e9)).Now, Hook: func(step string) {
+		if step == manifest.StepTempWritten {
+			panic("disk full") // the manifest cannot be written
+		}
+	}})
+	var built string
+	func() {
+		defer func() { _ = recover() }()
+		b, err := fail.Build(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		built = b.RunID
+		_, _ = fail.Promote(context.Background(), built)
+	}()
+	if _, err := os.Stat(cfg.Home.Generation(built)); err != nil {
+		t.Fatalf("the interrupted promotion did not move the generation: %v", err)
+	}
+	if m, _, _ := manifest.Read(cfg.Home.Manifest()); m.RunID != runs[2] {
+		t.Fatalf("active %s, want %s still", m.RunID, runs[2])
+	}
+	p, err := index.New(cfg, index.Options{NoRemote: true}).Promote(context.Background(), "")
+	if err != nil || p.RunID != built {
+		t.Fatalf("promote again: %+v %v, want %s promoted", p, err, built)
+	}
+}
