@@ -209,7 +209,11 @@ func BenchmarkSync100k(b *testing.B) {
 	writeBenchCorpus(b, src, n)
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		cfg := testConfig(b, filepath.Join(b.TempDir(), "home"), config.Source{Name: "exports", Kind: config.KindJSONL, Path: src})
+		home := filepath.Join(b.TempDir(), "home")
+		if keep := os.Getenv("NOVA_BENCH_HOME"); keep != "" {
+			home = keep // kept for a look at the files afterwards
+		}
+		cfg := testConfig(b, home, config.Source{Name: "exports", Kind: config.KindJSONL, Path: src})
 		ix := index.New(cfg, index.Options{NoRemote: true})
 		runtime.GC()
 		mem := watchMemory()

@@ -69,6 +69,12 @@ type Options struct {
 	// NoCompact leaves deltas as they are after a sync (tests, and the
 	// benchmarks that time one step at a time).
 	NoCompact bool
+	// MergeDeltas is how many trailing small segments are merged into one
+	// (0: maxSmallSegments); RewriteShare the share of retired document
+	// slots from which the whole generation is rewritten (0:
+	// maxRetiredShare). Tests set them to exercise each compaction.
+	MergeDeltas  int
+	RewriteShare float64
 }
 
 // Progress reports long work: Stage is read, analyze, train, embed, ann,

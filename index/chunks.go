@@ -106,69 +106,12 @@ func (a order) sameRecord(b order) bool {
 // source are each other's neighbours.
 type conversationKey struct{ source, conversation string }
 
-// neighbourWords are the words a record lends its neighbours: the first
-// ContextWords words of its first piece (redacted text, as indexed).
-func (x *Indexer) neighbourWords(firstPiece string) string {
-	f := strings.Fields(firstPiece)
-	if n := x.cfg.Index.ContextWords; len(f) > n {
-		f = f[:n]
+// contextParams are the configured neighbouring context (no neighbours
+// when contextWords is 0).
+func (x *Indexer) contextParams() memory.ContextParams {
+	p := memory.ContextParams{Turns: x.cfg.Index.ContextTurns, Words: x.cfg.Index.ContextWords}
+	if p.Words == 0 {
+		p.Turns = 0
 	}
-	return strings.Join(f, " ")
-}
-
-// neighbourContext returns the context and the before-part of a record
-// whose conversation neighbours lend words: before are the words of the
-// records before it (nearest last), after of those after it. A question
-// about a turn is often answered in words of the turns around it (an
-// elliptic "Some fun ones like charades" after the turn that names the
-// picnic). Before holds only earlier turns, so appending a turn to a
-// conversation never changes what the dense channel embedded for the
-// turns already there.
-func neighbourContext(before, after []string) (ctx, bef string) {
-	join := func(ws []string) string {
-		parts := make([]string, 0, len(ws))
-		for _, w := range ws {
-			if w != "" {
-				parts = append(parts, w)
-			}
-		}
-		return strings.Join(parts, " … ")
-	}
-	bef = join(before)
-	return strings.TrimSpace(bef + " … " + join(after)), bef
-}
-
-// contextTurns is how many records on each side lend their words (0: no
-// neighbouring context).
-func (x *Indexer) contextTurns() int {
-	if x.cfg.Index.ContextWords == 0 {
-		return 0
-	}
-	return x.cfg.Index.ContextTurns
-}
-
-// conversationRecord is one record of a conversation, in order: its
-// words for the neighbours and the chunks whose context it receives.
-type conversationRecord struct {
-	words  string
-	chunks []*memory.Chunk
-}
-
-// assignContext sets the Context and Before of every chunk of records
-// (one conversation, in order).
-func (x *Indexer) assignContext(records []conversationRecord) {
-	turns := x.contextTurns()
-	words := make([]string, len(records))
-	for i, r := range records {
-		words[i] = r.words
-	}
-	for i, r := range records {
-		var ctx, bef string
-		if turns > 0 {
-			ctx, bef = neighbourContext(words[max(0, i-turns):i], words[i+1:min(len(words), i+1+turns)])
-		}
-		for _, c := range r.chunks {
-			c.Context, c.Before = ctx, bef
-		}
-	}
+	return p
 }

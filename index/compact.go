@@ -7,14 +7,17 @@ import (
 
 	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/index/segment"
+	"github.com/nova-recall/nova/lexical"
 )
 
 // Compaction thresholds. Every incremental sync adds a small segment;
 // searches pay a little per segment, and retired documents keep taking
 // room until their segment is rewritten.
 const (
-	// smallSegment is the size below which a segment counts as a delta.
-	smallSegment = 20_000
+	// smallShare is the share of the generation's document slots below
+	// which a trailing segment counts as a delta (so a merge costs a
+	// fraction of a rewrite).
+	smallShare = 8
 	// maxSmallSegments trailing deltas are merged into one.
 	maxSmallSegments = 8
 	// maxRetiredShare of retired document slots has the whole generation
@@ -35,14 +38,22 @@ func (x *Indexer) compact(ctx context.Context) (*BuildResult, error) {
 	g := prev.gen
 	segs := prev.manifest.Segments
 	from := len(segs)
-	if retired := g.Len() - g.Count(); float64(retired) > maxRetiredShare*float64(g.Len()) {
+	share, merge := maxRetiredShare, maxSmallSegments
+	if x.opts.RewriteShare > 0 {
+		share = x.opts.RewriteShare
+	}
+	if x.opts.MergeDeltas > 0 {
+		merge = x.opts.MergeDeltas
+	}
+	if retired := g.Len() - g.Count(); float64(retired) > share*float64(g.Len()) {
 		from = 0
 	} else {
 		small := 0
-		for i := len(segs) - 1; i >= 0 && segs[i].Docs < smallSegment; i-- {
+		limit := g.Len() / smallShare
+		for i := len(segs) - 1; i > 0 && segs[i].Docs < limit; i-- {
 			small++
 		}
-		if small < maxSmallSegments {
+		if small < merge {
 			return nil, nil
 		}
 		from = len(segs) - small
@@ -56,15 +67,46 @@ func (x *Indexer) compact(ctx context.Context) (*BuildResult, error) {
 	first, _ := g.SegmentRange(from)
 	x.opts.Progress(Progress{Stage: "compact", Total: g.Len() - first, Note: fmt.Sprintf("merging %d of %d segments", len(segs)-from, len(segs))})
 	sink := x.newSink(ctx, sp, first, res)
-	// The merged segments' retirements of earlier documents carry over.
-	dead := &segment.Dead{}
+	// The merged segments' retirements of earlier documents carry over,
+	// with their statistics: the retiring segments' sums, less what the
+	// retired documents inside the merged range contributed (they go with
+	// their postings).
+	dead := &segment.Dead{Text: segment.FieldStats{DF: map[string]int{}}, Context: segment.FieldStats{DF: map[string]int{}}}
+	inside := map[int]map[uint32]bool{} // segment -> its retired documents, numbered in it
 	for s := from; s < len(segs); s++ {
 		for _, d := range g.Retired(s) {
 			if int(d) < first {
 				dead.Docs = append(dead.Docs, d)
-				c := g.Chunk(int(d))
-				dead.Text.AddTerms(x.analyzer.Terms(c.OwnText()))
-				dead.Context.AddTerms(x.analyzer.Terms(c.Context))
+				continue
+			}
+			seg, local := g.Locate(int(d))
+			if inside[seg] == nil {
+				inside[seg] = map[uint32]bool{}
+			}
+			inside[seg][uint32(local)] = true
+		}
+		st := g.RetiredStats(s)
+		dead.Text.Len += st.Text.Len
+		dead.Context.Len += st.Context.Len
+		for t, n := range st.Text.DF {
+			dead.Text.DF[t] += n
+		}
+		for t, n := range st.Context.DF {
+			dead.Context.DF[t] += n
+		}
+	}
+	for seg, docs := range inside {
+		text, ctx := g.Fields(seg)
+		for _, f := range []struct {
+			field *lexical.Field
+			dst   *segment.FieldStats
+		}{{text, &dead.Text}, {ctx, &dead.Context}} {
+			l, df := f.field.Stats(docs)
+			f.dst.Len -= l
+			for t, n := range df {
+				if f.dst.DF[t] -= n; f.dst.DF[t] <= 0 {
+					delete(f.dst.DF, t)
+				}
 			}
 		}
 	}
@@ -75,7 +117,9 @@ func (x *Indexer) compact(ctx context.Context) (*BuildResult, error) {
 		if !g.Live(doc) {
 			continue
 		}
-		if err := sink.add(pendingChunk{c: *g.Chunk(doc), codes: g.Codes(doc)}); err != nil {
+		c := *g.Chunk(doc)
+		c.Context, c.Before = g.Context(doc)
+		if err := sink.add(pendingChunk{c: c, codes: g.Codes(doc)}); err != nil {
 			sink.abort()
 			return nil, err
 		}

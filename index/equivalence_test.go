@@ -30,7 +30,12 @@ import (
 // same vector space.
 func TestIncrementalEqualsFullRebuild(t *testing.T) {
 	for seed := range uint64(4) {
-		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) { checkEquivalence(t, seed) })
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) { checkEquivalence(t, seed, 3, 3, 0) })
+	}
+	// A larger corpus changed a little at a time: deltas pile up and are
+	// merged (the tail merge), rather than the whole generation rewritten.
+	for seed := uint64(10); seed < 12; seed++ {
+		t.Run(fmt.Sprint("large, seed ", seed), func(t *testing.T) { checkEquivalence(t, seed, 60, 1, 3) })
 	}
 }
 
@@ -147,23 +152,31 @@ func (c *corpus) change(t *testing.T) string {
 	}
 }
 
-func checkEquivalence(t *testing.T, seed uint64) {
+// checkEquivalence starts from initial random changes and then makes up
+// to perStep changes between syncs; mergeDeltas, when set, merges that
+// many trailing deltas and never rewrites the whole generation.
+func checkEquivalence(t *testing.T, seed uint64, initial, perStep, mergeDeltas int) {
 	root := t.TempDir()
 	c := &corpus{rng: rand.New(rand.NewPCG(seed, 99)), dir: filepath.Join(root, "src"), files: map[string][]rec{}}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for range 3 {
+	for range initial {
 		c.change(t)
 	}
 	cfg := testConfig(t, filepath.Join(root, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: c.dir})
 	clk := newClock(epoch)
 	// Pruning: the memory of removed files goes, as in a rebuild.
-	opts := index.Options{NoRemote: true, Now: clk.Now, PruneMissing: true}
+	opts := index.Options{NoRemote: true, Now: clk.Now, PruneMissing: true, MergeDeltas: mergeDeltas}
+	if mergeDeltas > 0 {
+		opts.RewriteShare = 1 // merge deltas; never rewrite the base
+	}
 	syncOK(t, index.New(cfg, opts))
-	for step := range 12 {
+	compactions, merges := 0, 0
+	defer func() { t.Logf("%d compactions, %d of them tail merges", compactions, merges) }()
+	for step := range 16 {
 		var did []string
-		for range 1 + c.rng.IntN(3) {
+		for range 1 + c.rng.IntN(perStep) {
 			did = append(did, c.change(t))
 		}
 		// A file changed within the same second keeps its size and time
@@ -173,6 +186,12 @@ func checkEquivalence(t *testing.T, seed uint64) {
 			_ = os.Chtimes(filepath.Join(c.dir, n), later, later)
 		}
 		r := syncOK(t, index.New(cfg, opts))
+		if r.Compaction != nil {
+			compactions++
+			if m, _ := active(t, cfg.Home); len(m.Segments) > 1 {
+				merges++ // the tail merged, the base kept
+			}
+		}
 		if r.Build.Mode == index.ModeFull {
 			t.Fatalf("step %d (%v): the sync rebuilt in full", step, did)
 		}
@@ -224,6 +243,11 @@ func compareWithRebuild(t *testing.T, cfg config.Config, opts index.Options, wha
 		bb, _ := json.Marshal(want)
 		if string(a) != string(bb) {
 			t.Fatalf("%s: chunk %s differs:\nincremental %s\nrebuilt     %s", what, ch.ID, a, bb)
+		}
+		ic, ib := inc.Context(d)
+		rc, rbf := reb.Context(rd)
+		if ic != rc || ib != rbf {
+			t.Fatalf("%s: the context of %s differs:\nincremental %q\nrebuilt     %q", what, ch.ID, ic, rc)
 		}
 		if !slices.Equal(inc.Codes(d), reb.Codes(rd)) {
 			t.Fatalf("%s: the vector of %s differs", what, ch.ID)

@@ -1,10 +1,13 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/zeebo/xxh3"
@@ -52,10 +55,10 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 	}
 	jobs, summaries := x.listFiles(prevStates, res)
 	res.Sources = summaries
+	carry := x.carriedMemory(prev, jobs)
+	jobs = x.withCarried(jobs, carry)
 	states := &sourceStates{}
-	seen := map[uint64]bool{}      // first chunk ids of the records written
-	present := map[stateKey]bool{} // read this time
-	kept := map[stateKey]bool{}    // could not be read: earlier memory kept
+	seen := map[uint64]bool{} // first chunk ids of the records written
 	var windows *conversations
 	source := -1
 	records := 0
@@ -70,19 +73,47 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 		src := x.cfg.Sources[r.src]
 		sum := &res.Sources[r.src]
 		key := stateKey{src.Name, r.file.Path}
-		present[key] = true
 		x.opts.Progress(Progress{Stage: "read", Done: len(states.Files), Total: len(jobs), Note: r.file.Path})
-		if r.err != nil || r.unstable {
-			reason := "the file kept changing while it was read; its earlier memory is kept and it will be read again"
-			if r.err != nil {
-				reason = r.err.Error()
+		old := carry.files[key]
+		if r.carried || r.err != nil || r.unstable {
+			if !r.carried {
+				reason := "the file kept changing while it was read; its earlier memory is kept and it will be read again"
+				if r.err != nil {
+					reason = r.err.Error()
+				}
+				res.problem(ingest.Problem{Source: src.Name, Path: r.file.Path, Reason: reason})
+				sum.Problems++
 			}
-			res.problem(ingest.Problem{Source: src.Name, Path: r.file.Path, Reason: reason})
-			sum.Problems++
-			present[key] = false
-			if p := prevStates[key]; p != nil {
-				kept[key] = true // its memory is carried forward below
-				states.Files = append(states.Files, *p)
+			if old == nil {
+				return nil
+			}
+			// The earlier memory of the file is kept, in its place among
+			// the neighbours.
+			if st := prevStates[key]; st != nil {
+				kept := *st
+				if r.carried && kept.Gone.IsZero() {
+					kept.Gone = x.opts.Now().UTC()
+				}
+				states.Files = append(states.Files, kept)
+			} else {
+				states.Files = append(states.Files, FileState{Source: src.Name, Path: r.file.Path, Gone: x.opts.Now().UTC()})
+			}
+			if r.carried {
+				sum.Gone = append(sum.Gone, r.file.Path)
+			}
+			for _, recChunks := range old.records {
+				id := xxh3.HashString(recChunks[0].c.ID)
+				if seen[id] {
+					continue // another file now holds this record
+				}
+				seen[id] = true
+				records++
+				sum.Chunks += len(recChunks)
+				res.Added += len(recChunks)
+				res.Carried += len(recChunks)
+				if err := windows.add(recChunks[0].c.Conversation, recChunks); err != nil {
+					return err
+				}
 			}
 			return nil
 		}
@@ -109,7 +140,11 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 			sum.Records++
 			sum.Chunks += len(chunks)
 			res.Added += len(chunks)
-			if err := windows.add(rec.Conversation, chunks); err != nil {
+			pcs := make([]pendingChunk, len(chunks))
+			for i := range chunks {
+				pcs[i] = pendingChunk{c: chunks[i]}
+			}
+			if err := windows.add(rec.Conversation, pcs); err != nil {
 				return err
 			}
 		}
@@ -128,11 +163,6 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 		return nil, nil, err
 	}
 	res.Timings["read"] = time.Since(t0).Milliseconds()
-	carried, err := x.carryForward(prev, present, kept, seen, states, sink, res)
-	if err != nil {
-		return nil, nil, err
-	}
-	records += carried
 	if res.Added == 0 {
 		return nil, nil, ErrNothingToIndex
 	}
@@ -172,95 +202,133 @@ func (x *Indexer) listFiles(prevStates map[stateKey]*FileState, res *BuildResult
 	return jobs, summaries
 }
 
-// carryForward adds the previous generation's memory of files that are
-// no longer read (they disappeared, or could not be read this time),
-// unless the operator prunes it. It returns how many records it carried.
-func (x *Indexer) carryForward(prev *previous, present, kept map[stateKey]bool, seen map[uint64]bool, states *sourceStates, sink *segmentSink, res *BuildResult) (int, error) {
+// carried is the previous generation's memory that a full build keeps:
+// that of files that disappeared (unless pruned) and of files that cannot
+// be read this time, by file, as records in order.
+type carried struct {
+	files map[stateKey]*carriedFile
+}
+
+type carriedFile struct {
+	src     int
+	records [][]pendingChunk // each record's pieces, by line
+}
+
+// carriedMemory collects the previous generation's chunks by file, for
+// files of configured sources. A reused vector space keeps their vectors.
+func (x *Indexer) carriedMemory(prev *previous, jobs []readJob) *carried {
+	out := &carried{files: map[stateKey]*carriedFile{}}
 	if prev == nil {
-		return 0, nil
+		return out
 	}
 	configured := map[string]int{}
 	for i, s := range x.cfg.Sources {
 		configured[s.Name] = i
 	}
-	vanished := map[stateKey]bool{}
-	carry := func(c *memory.Chunk) bool {
-		key := stateKey{c.SourceName, c.SourcePath}
-		if _, ok := configured[c.SourceName]; !ok || c.SourcePath == "" || present[key] {
+	listed := map[stateKey]bool{}
+	for _, j := range jobs {
+		listed[stateKey{x.cfg.Sources[j.src].Name, j.file.Path}] = true
+	}
+	keep := func(c *memory.Chunk) bool {
+		si, ok := configured[c.SourceName]
+		if !ok || c.SourcePath == "" {
 			return false
 		}
-		if kept[key] {
-			return true
+		key := stateKey{c.SourceName, c.SourcePath}
+		if listed[key] {
+			return true // read now; kept only if the read fails
 		}
-		gone, known := vanished[key]
-		if !known {
-			_, err := os.Lstat(c.SourcePath)
-			gone = errors.Is(err, os.ErrNotExist)
-			vanished[key] = gone
+		if x.opts.PruneMissing {
+			return false
 		}
-		return gone && !x.opts.PruneMissing
+		// Gone: kept, unless it still exists (excluded by its globs now).
+		_, err := os.Lstat(c.SourcePath)
+		return si >= 0 && errors.Is(err, os.ErrNotExist)
 	}
-	var chunks []memory.Chunk
-	var codes [][]int8
+	add := func(c memory.Chunk, codes []int8) {
+		key := stateKey{c.SourceName, c.SourcePath}
+		f := out.files[key]
+		if f == nil {
+			f = &carriedFile{src: configured[c.SourceName]}
+			out.files[key] = f
+		}
+		pc := pendingChunk{c: c, codes: codes}
+		if n := len(f.records); n > 0 && f.records[n-1][0].c.LineNumber == c.LineNumber {
+			f.records[n-1] = append(f.records[n-1], pc)
+			return
+		}
+		f.records = append(f.records, []pendingChunk{pc})
+	}
 	if prev.legacy {
 		old, err := generation.LegacyChunks(x.home.IndexDir())
 		if err != nil {
 			x.log.Warn("Cannot read the index of the older format to carry vanished memory forward", "err", err)
-			return 0, nil
+			return out
 		}
+		sortChunks(old)
 		for _, c := range old {
-			if carry(&c) {
-				chunks = append(chunks, c)
+			if keep(&c) {
+				add(c, nil)
 			}
 		}
-	} else {
-		for d, c := range prev.gen.All() {
-			if carry(c) {
-				chunks = append(chunks, *c)
-				codes = append(codes, prev.gen.Codes(d))
-			}
+		return out
+	}
+	type held struct {
+		c   memory.Chunk
+		doc int
+	}
+	var hs []held
+	for d, c := range prev.gen.All() {
+		if keep(c) {
+			hs = append(hs, held{*c, d})
 		}
 	}
-	records := 0
+	slices.SortFunc(hs, func(a, b held) int { return compareChunks(&a.c, &b.c) })
+	for _, h := range hs {
+		var codes []int8
+		if x.reuseSpaceOf(prev) {
+			codes = prev.gen.Codes(h.doc)
+		}
+		add(h.c, codes)
+	}
+	return out
+}
+
+// reuseSpaceOf reports whether this build keeps prev's vector space (so
+// carried chunks keep their codes).
+func (x *Indexer) reuseSpaceOf(prev *previous) bool {
+	return prev != nil && prev.gen != nil && !x.opts.Retrain && x.opts.Embedder == nil && ProfileMatchesConfig(x.cfg, prev.gen.Meta.EmbeddingProfile)
+}
+
+func sortChunks(cs []memory.Chunk) {
+	slices.SortFunc(cs, func(a, b memory.Chunk) int { return compareChunks(&a, &b) })
+}
+
+func compareChunks(a, b *memory.Chunk) int {
+	return cmp.Or(strings.Compare(a.SourcePath, b.SourcePath), cmp.Compare(a.LineNumber, b.LineNumber), cmp.Compare(a.Part, b.Part))
+}
+
+// withCarried inserts a job for every carried file that is not listed,
+// in its place in build order (by path within its source).
+func (x *Indexer) withCarried(jobs []readJob, c *carried) []readJob {
 	listed := map[stateKey]bool{}
-	var prevStates map[stateKey]*FileState
-	if !prev.legacy {
-		prevStates = prev.states.index()
+	for _, j := range jobs {
+		listed[stateKey{x.cfg.Sources[j.src].Name, j.file.Path}] = true
 	}
-	for i, c := range chunks {
-		id := xxh3.HashString(c.ID)
-		if c.Part <= 1 && seen[id] {
-			continue // another file now holds this record
-		}
-		pc := pendingChunk{c: c}
-		if codes != nil && sink.sp.reused {
-			pc.codes = codes[i]
-		}
-		if err := sink.add(pc); err != nil {
-			return 0, err
-		}
-		res.Added++
-		if c.Part <= 1 {
-			records++
-			seen[id] = true
-		}
-		si := configured[c.SourceName]
-		res.Sources[si].Chunks++
-		key := stateKey{c.SourceName, c.SourcePath}
-		if vanished[key] && !listed[key] {
-			listed[key] = true
-			res.Sources[si].Gone = append(res.Sources[si].Gone, c.SourcePath)
-			st := FileState{Source: key.source, Path: key.path, Gone: x.opts.Now().UTC()}
-			if p := prevStates[key]; p != nil {
-				st = *p
-				if st.Gone.IsZero() {
-					st.Gone = x.opts.Now().UTC()
-				}
-			}
-			states.Files = append(states.Files, st)
+	var extra []readJob
+	for key, f := range c.files {
+		if !listed[key] {
+			extra = append(extra, readJob{src: f.src, file: ingest.File{Path: key.path}, carried: true})
 		}
 	}
-	return records, nil
+	if len(extra) == 0 {
+		return jobs
+	}
+	out := append(slices.Clone(jobs), extra...)
+	slices.SortStableFunc(out, func(a, b readJob) int {
+		return cmp.Or(cmp.Compare(a.src, b.src), strings.Compare(a.file.Path, b.file.Path))
+	})
+	return out
 }
 
 // conversations holds, per conversation of one source, the records whose
@@ -268,9 +336,9 @@ func (x *Indexer) carryForward(prev *previous, present, kept map[stateKey]bool, 
 // contextTurns records after it. A record without a conversation is
 // written at once.
 type conversations struct {
-	x     *Indexer
-	sink  *segmentSink
-	turns int
+	sink   *segmentSink
+	turns  int
+	params memory.ContextParams
 	open  map[string]*window
 	order []string
 }
@@ -282,15 +350,16 @@ type window struct {
 
 type windowRecord struct {
 	words  string
-	chunks []memory.Chunk
+	chunks []pendingChunk
 }
 
 func (x *Indexer) newConversations(sink *segmentSink) *conversations {
-	return &conversations{x: x, sink: sink, turns: x.contextTurns(), open: map[string]*window{}}
+	p := x.contextParams()
+	return &conversations{sink: sink, turns: p.Turns, params: p, open: map[string]*window{}}
 }
 
 // add appends a record's chunks to its conversation.
-func (cs *conversations) add(conversation string, chunks []memory.Chunk) error {
+func (cs *conversations) add(conversation string, chunks []pendingChunk) error {
 	if conversation == "" {
 		return cs.emit(&windowRecord{chunks: chunks}, nil, nil)
 	}
@@ -300,7 +369,7 @@ func (cs *conversations) add(conversation string, chunks []memory.Chunk) error {
 		cs.open[conversation] = w
 		cs.order = append(cs.order, conversation)
 	}
-	w.recs = append(w.recs, &windowRecord{words: cs.x.neighbourWords(chunks[0].Text), chunks: chunks})
+	w.recs = append(w.recs, &windowRecord{words: cs.params.LeadWords(chunks[0].c.Text), chunks: chunks})
 	for w.next < len(w.recs)-cs.turns {
 		if err := cs.finish(w); err != nil {
 			return err
@@ -331,11 +400,13 @@ func (cs *conversations) finish(w *window) error {
 }
 
 func (cs *conversations) emit(r *windowRecord, before, after []string) error {
-	ctx, bef := neighbourContext(before, after)
-	for i := range r.chunks {
-		c := r.chunks[i]
-		c.Context, c.Before = ctx, bef
-		if err := cs.sink.add(pendingChunk{c: c}); err != nil {
+	ctx, bef := memory.NeighbourContext(before, after)
+	for _, pc := range r.chunks {
+		if pc.codes != nil && pc.c.Before != bef {
+			pc.codes = nil // the words before changed: embed again
+		}
+		pc.c.Context, pc.c.Before = ctx, bef
+		if err := cs.sink.add(pc); err != nil {
 			return err
 		}
 	}

@@ -403,7 +403,7 @@ func (d *delta) context() {
 		if a.chunk.Conversation != "" {
 			affected[conversationKey{a.chunk.SourceName, a.chunk.Conversation}] = true
 		} else {
-			a.chunk.Context, a.chunk.Before = neighbourContext(nil, nil)
+			a.chunk.Context, a.chunk.Before = memory.NeighbourContext(nil, nil)
 		}
 	}
 	if len(affected) == 0 {
@@ -442,7 +442,7 @@ func (d *delta) context() {
 			m.chunks = append(m.chunks, a)
 		}
 	}
-	turns := d.x.contextTurns()
+	turns := d.x.contextParams().Turns
 	for _, ms := range records {
 		slices.SortFunc(ms, func(a, b *member) int { return a.order.compare(b.order) })
 		for _, m := range ms {
@@ -456,17 +456,18 @@ func (d *delta) context() {
 			for _, n := range ms[i+1 : min(len(ms), i+1+turns)] {
 				after = append(after, n.words)
 			}
-			ctx, bef := neighbourContext(before, after)
+			ctx, bef := memory.NeighbourContext(before, after)
 			for _, a := range m.chunks {
 				a.chunk.Context, a.chunk.Before = ctx, bef
 			}
 			for _, doc := range m.docs {
-				c := d.g.Chunk(doc)
-				if c.Context == ctx && c.Before == bef {
+				oldCtx, oldBef := d.g.Context(doc)
+				if oldCtx == ctx && oldBef == bef {
 					continue
 				}
+				c := d.g.Chunk(doc)
 				a := &addition{chunk: *c, order: d.orderOf(doc)}
-				if c.Before == bef {
+				if oldBef == bef {
 					a.codes = d.g.Codes(doc)
 				}
 				a.chunk.Context, a.chunk.Before = ctx, bef
@@ -480,14 +481,15 @@ func (d *delta) context() {
 // firstWords returns the words a record lends its neighbours, from its
 // first piece.
 func (d *delta) firstWords(m *member) string {
+	p := d.x.contextParams()
 	for _, a := range m.chunks {
 		if a.chunk.Part <= 1 {
-			return d.x.neighbourWords(a.chunk.Text)
+			return p.LeadWords(a.chunk.Text)
 		}
 	}
 	for _, doc := range m.docs {
 		if _, part := d.g.Position(doc); part <= 1 {
-			return d.x.neighbourWords(d.g.Chunk(doc).Text)
+			return p.LeadWords(d.g.Chunk(doc).Text)
 		}
 	}
 	return ""
@@ -500,8 +502,9 @@ func (d *delta) dead() *segment.Dead {
 	for doc := range d.retired {
 		dead.Docs = append(dead.Docs, uint32(doc))
 		c := d.g.Chunk(doc)
+		ctx, _ := d.g.Context(doc)
 		dead.Text.AddTerms(d.x.analyzer.Terms(c.OwnText()))
-		dead.Context.AddTerms(d.x.analyzer.Terms(c.Context))
+		dead.Context.AddTerms(d.x.analyzer.Terms(ctx))
 	}
 	slices.Sort(dead.Docs)
 	return dead

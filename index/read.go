@@ -20,6 +20,8 @@ import (
 type fileRead struct {
 	src     int
 	file    ingest.File
+	// carried is set for a file that is not read: its earlier memory is.
+	carried bool
 	records []memory.Record
 	// problems are the file's skipped input (at most maxReportedProblems
 	// kept; count is the total).
@@ -205,6 +207,10 @@ func (x *Indexer) readAll(ctx context.Context, jobs []readJob, use func(*fileRea
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				if j.carried {
+					results[i] <- &fileRead{src: j.src, file: j.file, carried: true}
+					return
+				}
 				results[i] <- x.readStable(ctx, j.src, x.cfg.Sources[j.src], j.file, j.prev)
 			}()
 		}
@@ -228,9 +234,11 @@ func (x *Indexer) readAll(ctx context.Context, jobs []readJob, use func(*fileRea
 	return nil
 }
 
-// readJob is one file to read.
+// readJob is one file to read, or (carried) one whose earlier memory
+// takes its place.
 type readJob struct {
-	src  int
-	file ingest.File
-	prev *FileState
+	src     int
+	file    ingest.File
+	prev    *FileState
+	carried bool
 }

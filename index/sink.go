@@ -264,7 +264,7 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 		if i == 0 {
 			dead = s.dead
 		}
-		meta := segment.Meta{ID: seg.id, Dim: s.sp.prof.Dimension, Analyzer: generation.AnalyzerVersion, Space: s.sp.part.ID}
+		meta := segment.Meta{ID: seg.id, Dim: s.sp.prof.Dimension, Analyzer: generation.AnalyzerVersion, Space: s.sp.part.ID, Context: s.x.contextParams()}
 		files, err := seg.w.Finish(meta, cells, seg.assign, dead)
 		if err != nil {
 			return nil, err

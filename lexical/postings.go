@@ -421,3 +421,28 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	c.err = err
 	return n, err
 }
+
+// Stats returns what the given documents of this field contribute to its
+// statistics: their total length and, per term, how many of them hold it.
+// It walks every posting list once (compaction uses it for documents
+// whose text is no longer analysed).
+func (f *Field) Stats(docs map[uint32]bool) (totalLen uint64, df map[string]int) {
+	df = map[string]int{}
+	for d := range docs {
+		if int(d) < f.docs {
+			totalLen += uint64(f.DocLen(int(d)))
+		}
+	}
+	for t := range f.terms {
+		n := 0
+		f.list(t).each(func(doc, _ uint32) {
+			if docs[doc] {
+				n++
+			}
+		})
+		if n > 0 {
+			df[f.term(t)] += n
+		}
+	}
+	return totalLen, df
+}

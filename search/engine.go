@@ -513,7 +513,8 @@ func (e *Engine) textFactor(q *query, doc int, comp map[string]float64) float64 
 			continue
 		}
 		if retrieval == nil {
-			rv := newTextView(e.analyzer, c.Context+" "+c.Project+" "+c.Agent+" "+c.SourceID+" "+c.SourcePath+" "+strings.Join(c.Tags, " "))
+			ctx, _ := q.snap.Gen.Context(doc)
+			rv := newTextView(e.analyzer, ctx+" "+c.Project+" "+c.Agent+" "+c.SourceID+" "+c.SourcePath+" "+strings.Join(c.Tags, " "))
 			retrieval = &rv
 		}
 		if retrieval.covers(e.analyzer, t) {

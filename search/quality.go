@@ -31,7 +31,8 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 		} else {
 			for _, r := range results {
 				c := g.Chunk(r.doc)
-				v := newTextView(e.analyzer, c.Context+" "+c.ID+" "+c.SourceID+" "+c.SourcePath+" "+c.Project+" "+c.Agent+" "+c.Date+" "+strings.Join(c.Tags, " "))
+				ctx, _ := g.Context(r.doc)
+				v := newTextView(e.analyzer, ctx+" "+c.ID+" "+c.SourceID+" "+c.SourcePath+" "+c.Project+" "+c.Agent+" "+c.Date+" "+strings.Join(c.Tags, " "))
 				if v.covers(e.analyzer, t) {
 					inRetrieval = true
 					break

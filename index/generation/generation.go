@@ -24,6 +24,7 @@ import (
 	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/memory"
 	"github.com/nova-recall/nova/vector"
 )
 
@@ -92,6 +93,9 @@ type Generation struct {
 
 	summaryOnce sync.Once
 	summary     Summary
+
+	ctxParams memory.ContextParams
+	convs     conversations
 }
 
 // ErrCorrupt is wrapped by every load failure caused by the generation's
@@ -174,6 +178,10 @@ func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opt
 		if (r.Meta.Cells > 0) != (space.Cells != nil) || (space.Cells != nil && r.Meta.Cells != space.Cells.N()) {
 			return nil, corrupt(manifest.SegmentDir(p.ID), segment.FileMeta, errors.New("inverted-file cells differ from the space's"))
 		}
+		if len(g.segs) > 0 && r.Meta.Context != g.ctxParams {
+			return nil, corrupt(manifest.SegmentDir(p.ID), segment.FileMeta, errors.New("neighbouring context made differently from the generation's other segments"))
+		}
+		g.ctxParams = r.Meta.Context
 		g.segs = append(g.segs, r)
 		g.bases = append(g.bases, g.n)
 		g.n += r.Docs()

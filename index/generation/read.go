@@ -283,3 +283,20 @@ func (g *Generation) Retired(s int) []uint32 {
 	}
 	return g.segs[s].Dead.Docs
 }
+
+// Locate returns the segment holding doc and doc's number in it.
+func (g *Generation) Locate(doc int) (segment, local int) { return g.locate(doc) }
+
+// RetiredStats returns what the documents segment s retires contributed
+// to the lexical statistics.
+func (g *Generation) RetiredStats(s int) segment.Dead {
+	if g.segs[s].Dead == nil {
+		return segment.Dead{}
+	}
+	return *g.segs[s].Dead
+}
+
+// Fields returns segment s's lexical fields (text and context).
+func (g *Generation) Fields(s int) (text, context *lexical.Field) {
+	return g.segs[s].Text, g.segs[s].Context
+}

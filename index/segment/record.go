@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/nova-recall/nova/memory"
 )
@@ -21,13 +20,14 @@ import (
 //	f64   8 bytes, IEEE 754
 //	hash  32 bytes (a SHA-256 kept as hex in memory)
 //
-// Before, the words of the record before that the dense channel embeds,
-// is always the start of Context; it is stored as its length.
+// A chunk's neighbouring context (Context, Before) is not stored: it is
+// derived from the neighbours' texts (generation.Context), which keeps
+// the records at half their size.
 const (
 	tagID = iota + 1
 	tagText
-	tagContext
-	tagBeforeLen
+	tagContext   // reserved: context is derived, not stored
+	tagBeforeLen // reserved
 	tagTitle
 	tagDate
 	tagTime
@@ -135,14 +135,6 @@ func (e *encoder) hash(t, verbatim int, h string) {
 func (e *encoder) encode(c *memory.Chunk) {
 	e.str(tagID, c.ID)
 	e.str(tagText, c.Text)
-	e.str(tagContext, c.Context)
-	switch {
-	case c.Before == "":
-	case strings.HasPrefix(c.Context, c.Before):
-		e.int(tagBeforeLen, int64(len(c.Before)))
-	default:
-		e.str(tagBefore, c.Before)
-	}
 	e.dictStr(tagTitle, c.Title)
 	e.dictStr(tagDate, c.Date)
 	e.dictStr(tagTime, c.Time)
@@ -273,7 +265,6 @@ func (d *decoder) hash() string {
 
 // decode reads one record into c.
 func (d *decoder) decode(c *memory.Chunk) error {
-	beforeLen := int64(-1)
 	g := &c.Governance
 	for len(d.b) > 0 && d.err == nil {
 		switch t := d.uv(); t {
@@ -281,12 +272,6 @@ func (d *decoder) decode(c *memory.Chunk) error {
 			c.ID = d.str()
 		case tagText:
 			c.Text = d.str()
-		case tagContext:
-			c.Context = d.str()
-		case tagBeforeLen:
-			beforeLen = d.int()
-		case tagBefore:
-			c.Before = d.str()
 		case tagTitle:
 			c.Title = d.dictStr()
 		case tagDate:
@@ -366,12 +351,6 @@ func (d *decoder) decode(c *memory.Chunk) error {
 	}
 	if d.err != nil {
 		return d.err
-	}
-	if beforeLen >= 0 {
-		if beforeLen > int64(len(c.Context)) {
-			return fmt.Errorf("%w: record: before length %d exceeds the context", ErrCorrupt, beforeLen)
-		}
-		c.Before = c.Context[:beforeLen]
 	}
 	// The build always writes these as lists (never nil), as the JSON
 	// envelope expects.

@@ -43,13 +43,6 @@ func sampleChunks(n int) []memory.Chunk {
 			empty := ""
 			c.Governance.SupersessionScope = &empty
 		}
-		if i%3 > 0 {
-			c.Before = "words before"
-			c.Context = c.Before + " … words after"
-		}
-		if i%7 == 0 {
-			c.Before = "not a prefix"
-		}
 		if i%11 == 0 {
 			c.TextHash = "not-a-hash"
 		}

@@ -75,6 +75,9 @@ type Meta struct {
 	Cells int `json:"cells,omitempty"`
 	// Retires is how many documents of earlier segments dead.bin lists.
 	Retires int `json:"retires,omitempty"`
+	// Context is how the chunks' neighbouring context was made (it is
+	// derived again from the neighbours when needed, never stored).
+	Context memory.ContextParams `json:"context"`
 }
 
 // Writer streams chunks into a new segment. Chunks are numbered in the
