@@ -339,8 +339,8 @@ type conversations struct {
 	sink   *segmentSink
 	turns  int
 	params memory.ContextParams
-	open  map[string]*window
-	order []string
+	open   map[string]*window
+	order  []string
 }
 
 type window struct {

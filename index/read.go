@@ -18,8 +18,8 @@ import (
 
 // fileRead is one source file read for a build.
 type fileRead struct {
-	src     int
-	file    ingest.File
+	src  int
+	file ingest.File
 	// carried is set for a file that is not read: its earlier memory is.
 	carried bool
 	records []memory.Record
