@@ -2,7 +2,6 @@ package index
 
 import (
 	"cmp"
-	"fmt"
 	"strings"
 	"time"
 
@@ -54,11 +53,7 @@ func (x *Indexer) chunkRecord(src config.Source, r memory.Record) []memory.Chunk
 			HeadingPath: r.HeadingPath, Part: i + 1, Parts: len(pieces), Conversation: r.Conversation,
 		}
 		c.TextHash = memory.HashText(p)
-		head := p
-		if rs := []rune(head); len(rs) > 160 {
-			head = string(rs[:160])
-		}
-		c.DedupeKey = memory.HashText(c.SourceSet + "|" + c.SourceID + "|" + fmt.Sprint(c.Part) + "|" + head)
+		c.DedupeKey = memory.DedupeKey(&c)
 		c.Tags = memory.InferTags(c.Title+"\n"+p, tags, c.Date != "", layer)
 		c.WorkType = r.WorkType
 		if c.WorkType == "" {

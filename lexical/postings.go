@@ -27,10 +27,12 @@ import (
 //
 // A term's postings are cut into blocks of blockSize documents. The block
 // table holds, per block, the last document and the end offset of the
-// block's bytes (both u32, relative to the term's first block). A block is
-// uvarint (document delta, term frequency) pairs; the first delta of a
-// block is relative to the previous block's last document. Blocks let
-// ScoreDocs jump to a document without decoding the whole list.
+// block's bytes (both u32, relative to the term's first block). A posting
+// is uvarint(document delta << 1 | 1 when the term frequency is 1),
+// followed by uvarint(term frequency) only when it is not 1 (most are);
+// the first delta of a block is relative to the previous block's last
+// document. Blocks let ScoreDocs jump to a document without decoding the
+// whole list.
 const (
 	fieldMagic = "NOVLEX02"
 	headerSize = 8 + 4*4 + 8*3
@@ -109,8 +111,12 @@ func (w *FieldWriter) WriteTo(out io.Writer) (int64, error) {
 		for b := 0; b < nblocks; b++ {
 			for _, v := range p[b*BlockSize : min(len(p), (b+1)*BlockSize)] {
 				doc, tf := uint32(v>>32), uint32(v)
-				block = binary.AppendUvarint(block, uint64(doc-prev))
-				block = binary.AppendUvarint(block, uint64(tf))
+				if tf == 1 {
+					block = binary.AppendUvarint(block, uint64(doc-prev)<<1|1)
+				} else {
+					block = binary.AppendUvarint(block, uint64(doc-prev)<<1)
+					block = binary.AppendUvarint(block, uint64(tf))
+				}
 				prev = doc
 			}
 			blockTable = binary.LittleEndian.AppendUint32(blockTable, prev)
@@ -334,22 +340,36 @@ func (l postingList) blockLast(b int) uint32 {
 	return binary.LittleEndian.Uint32(l.table[8*b:])
 }
 
+// next decodes one posting from data: the document delta, the term
+// frequency and the bytes used (0 when data is damaged: the checksum
+// should have refused the file).
+func next(data []byte) (delta, tf uint32, n int) {
+	v, n := binary.Uvarint(data)
+	if n <= 0 {
+		return 0, 0, 0
+	}
+	if v&1 == 1 {
+		return uint32(v >> 1), 1, n
+	}
+	t, m := binary.Uvarint(data[n:])
+	if m <= 0 {
+		return 0, 0, 0
+	}
+	return uint32(v >> 1), uint32(t), n + m
+}
+
 // each calls fn for every (doc, tf) of the list, in document order.
 func (l postingList) each(fn func(doc, tf uint32)) {
 	doc := uint32(0)
 	data := l.data
 	for len(data) > 0 {
-		d, n := binary.Uvarint(data)
-		if n <= 0 {
-			return // damaged: the checksum should have refused the file
-		}
-		tf, m := binary.Uvarint(data[n:])
-		if m <= 0 {
+		d, tf, n := next(data)
+		if n == 0 {
 			return
 		}
-		data = data[n+m:]
-		doc += uint32(d)
-		fn(doc, uint32(tf))
+		data = data[n:]
+		doc += d
+		fn(doc, tf)
 	}
 }
 
@@ -368,18 +388,14 @@ func (l postingList) find(doc uint32) uint32 {
 	}
 	data := l.data[lo:l.blockEnd(b)]
 	for len(data) > 0 {
-		d, n := binary.Uvarint(data)
-		if n <= 0 {
+		d, tf, n := next(data)
+		if n == 0 {
 			return 0
 		}
-		tf, m := binary.Uvarint(data[n:])
-		if m <= 0 {
-			return 0
-		}
-		data = data[n+m:]
-		cur += uint32(d)
+		data = data[n:]
+		cur += d
 		if cur == doc {
-			return uint32(tf)
+			return tf
 		}
 		if cur > doc {
 			return 0

@@ -120,14 +120,6 @@ func Govern(c *Chunk, o Override) api.Governance {
 		s := c.SourceSet + ":" + orDefault(c.Project, "global") + ":" + d
 		scope = &s
 	}
-	speaker := c.Agent
-	if speaker == "" {
-		speaker = c.Role
-	}
-	hash16 := c.TextHash
-	if len(hash16) > 16 {
-		hash16 = hash16[:16]
-	}
 	return api.Governance{
 		Version:            1,
 		SourceSet:          c.SourceSet,
@@ -137,7 +129,7 @@ func Govern(c *Chunk, o Override) api.Governance {
 		CanonicalEligible:  p.CanonicalEligible,
 		ProvenanceScore:    provenance,
 		RetrievalWeight:    round4(weight),
-		DuplicateGroupKey:  orDefault(c.SourceSet, "unknown") + ":" + c.Project + ":" + speaker + ":" + hash16,
+		DuplicateGroupKey:  DuplicateGroupKey(c),
 		CanonicalCandidate: p.CanonicalEligible && provenance >= 0.75,
 		SupersessionScope:  scope,
 		Warnings:           warnings,
@@ -166,3 +158,17 @@ func orDefault(s, d string) string {
 }
 
 func round4(f float64) float64 { return math.Round(f*10000) / 10000 }
+
+// DuplicateGroupKey groups chunks that say the same thing from the same
+// place: source set, project, speaker and the start of the text hash.
+func DuplicateGroupKey(c *Chunk) string {
+	speaker := c.Agent
+	if speaker == "" {
+		speaker = c.Role
+	}
+	hash16 := c.TextHash
+	if len(hash16) > 16 {
+		hash16 = hash16[:16]
+	}
+	return orDefault(c.SourceSet, "unknown") + ":" + c.Project + ":" + speaker + ":" + hash16
+}

@@ -122,6 +122,17 @@ func HashText(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// DedupeKey is the key that finds the same piece of the same record
+// across source sets: its source set, record id, part and first 160
+// characters.
+func DedupeKey(c *Chunk) string {
+	head := c.Text
+	if rs := []rune(head); len(rs) > 160 {
+		head = string(rs[:160])
+	}
+	return HashText(c.SourceSet + "|" + c.SourceID + "|" + itoa(c.Part) + "|" + head)
+}
+
 // ChunkID returns a stable chunk id for part of record id in source:
 // the same record and part always get the same id, across rebuilds.
 func ChunkID(source, recordID string, part, parts int) string {

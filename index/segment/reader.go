@@ -248,13 +248,13 @@ func (r *Reader) Chunk(doc int) (*memory.Chunk, error) {
 	return c, nil
 }
 
-// ID returns document doc's chunk id without decoding the rest.
+// ID returns document doc's chunk id.
 func (r *Reader) ID(doc int) string {
-	d := decoder{dict: r.dict, b: r.record(doc)}
-	if d.uv() != tagID {
+	c, err := r.Chunk(doc)
+	if err != nil {
 		return ""
 	}
-	return d.str()
+	return c.ID
 }
 
 // Find returns the document holding chunk id, if any (live or not: the

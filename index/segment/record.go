@@ -22,7 +22,10 @@ import (
 //
 // A chunk's neighbouring context (Context, Before) is not stored: it is
 // derived from the neighbours' texts (generation.Context), which keeps
-// the records at half their size.
+// the records at half their size. Nor are the fields the build derives
+// from the others (the chunk id, the text hash, the dedupe key, the
+// duplicate group key) unless they differ from what deriving gives: the
+// reader derives them again.
 const (
 	tagID = iota + 1
 	tagText
@@ -131,9 +134,38 @@ func (e *encoder) hash(t, verbatim int, h string) {
 	e.buf = append(e.buf, raw[:]...)
 }
 
+// rawStr writes a string field even when it is empty (a field whose
+// empty value differs from the derived one).
+func (e *encoder) rawStr(t int, s string) {
+	e.tag(t)
+	e.uv(uint64(len(s)))
+	e.buf = append(e.buf, s...)
+}
+
+// derived holds the fields deriveFields computes for a chunk.
+type derived struct {
+	id, textHash, dedupeKey, duplicateKey string
+}
+
+// deriveFields computes the derivable fields from c's other fields and
+// its text hash (the duplicate key uses it).
+func deriveFields(c *memory.Chunk, textHash string) derived {
+	d := derived{id: memory.ChunkID(c.SourceName, c.SourceID, c.Part, c.Parts), textHash: textHash, dedupeKey: memory.DedupeKey(c)}
+	x := *c
+	x.TextHash = textHash
+	d.duplicateKey = memory.DuplicateGroupKey(&x)
+	return d
+}
+
 // encode appends c's record to e.buf.
 func (e *encoder) encode(c *memory.Chunk) {
-	e.str(tagID, c.ID)
+	// The reader derives the duplicate key from the text hash it ends up
+	// with (stored, or derived): compare against that.
+	d := deriveFields(c, c.TextHash)
+	d.textHash = memory.HashText(c.Text)
+	if c.ID != d.id {
+		e.rawStr(tagID, c.ID)
+	}
 	e.str(tagText, c.Text)
 	e.dictStr(tagTitle, c.Title)
 	e.dictStr(tagDate, c.Date)
@@ -154,8 +186,20 @@ func (e *encoder) encode(c *memory.Chunk) {
 	e.list(tagHeadingPath, c.HeadingPath)
 	e.int(tagPart, int64(c.Part))
 	e.int(tagParts, int64(c.Parts))
-	e.hash(tagTextHash, tagTextHashStr, c.TextHash)
-	e.hash(tagDedupeKey, tagDedupeKeyStr, c.DedupeKey)
+	if c.TextHash != d.textHash {
+		if c.TextHash == "" {
+			e.rawStr(tagTextHashStr, "")
+		} else {
+			e.hash(tagTextHash, tagTextHashStr, c.TextHash)
+		}
+	}
+	if c.DedupeKey != d.dedupeKey {
+		if c.DedupeKey == "" {
+			e.rawStr(tagDedupeKeyStr, "")
+		} else {
+			e.hash(tagDedupeKey, tagDedupeKeyStr, c.DedupeKey)
+		}
+	}
 	e.dictStr(tagConversation, c.Conversation)
 	g := &c.Governance
 	e.int(tagGovVersion, int64(g.Version))
@@ -166,7 +210,9 @@ func (e *encoder) encode(c *memory.Chunk) {
 	e.bool(tagGovCanonicalEligible, g.CanonicalEligible)
 	e.f64(tagGovProvenance, g.ProvenanceScore)
 	e.f64(tagGovWeight, g.RetrievalWeight)
-	e.str(tagGovDuplicateKey, g.DuplicateGroupKey)
+	if g.DuplicateGroupKey != d.duplicateKey {
+		e.rawStr(tagGovDuplicateKey, g.DuplicateGroupKey)
+	}
 	e.bool(tagGovCanonicalCandidate, g.CanonicalCandidate)
 	if g.SupersessionScope != nil {
 		// An empty scope is distinct from none: store it with a marker.
@@ -266,10 +312,11 @@ func (d *decoder) hash() string {
 // decode reads one record into c.
 func (d *decoder) decode(c *memory.Chunk) error {
 	g := &c.Governance
+	var has struct{ id, textHash, dedupeKey, duplicateKey bool }
 	for len(d.b) > 0 && d.err == nil {
 		switch t := d.uv(); t {
 		case tagID:
-			c.ID = d.str()
+			c.ID, has.id = d.str(), true
 		case tagText:
 			c.Text = d.str()
 		case tagTitle:
@@ -311,13 +358,13 @@ func (d *decoder) decode(c *memory.Chunk) error {
 		case tagParts:
 			c.Parts = int(d.int())
 		case tagTextHash:
-			c.TextHash = d.hash()
+			c.TextHash, has.textHash = d.hash(), true
 		case tagDedupeKey:
-			c.DedupeKey = d.hash()
+			c.DedupeKey, has.dedupeKey = d.hash(), true
 		case tagTextHashStr:
-			c.TextHash = d.str()
+			c.TextHash, has.textHash = d.str(), true
 		case tagDedupeKeyStr:
-			c.DedupeKey = d.str()
+			c.DedupeKey, has.dedupeKey = d.str(), true
 		case tagConversation:
 			c.Conversation = d.dictStr()
 		case tagGovVersion:
@@ -337,7 +384,7 @@ func (d *decoder) decode(c *memory.Chunk) error {
 		case tagGovWeight:
 			g.RetrievalWeight = d.f64()
 		case tagGovDuplicateKey:
-			g.DuplicateGroupKey = d.str()
+			g.DuplicateGroupKey, has.duplicateKey = d.str(), true
 		case tagGovCanonicalCandidate:
 			g.CanonicalCandidate = d.int() != 0
 		case tagGovScope:
@@ -351,6 +398,19 @@ func (d *decoder) decode(c *memory.Chunk) error {
 	}
 	if d.err != nil {
 		return d.err
+	}
+	if !has.textHash {
+		c.TextHash = memory.HashText(c.Text)
+	}
+	derivedFields := deriveFields(c, c.TextHash)
+	if !has.id {
+		c.ID = derivedFields.id
+	}
+	if !has.dedupeKey {
+		c.DedupeKey = derivedFields.dedupeKey
+	}
+	if !has.duplicateKey {
+		g.DuplicateGroupKey = derivedFields.duplicateKey
 	}
 	// The build always writes these as lists (never nil), as the JSON
 	// envelope expects.
