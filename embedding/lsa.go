@@ -15,6 +15,7 @@ import (
 	"sort"
 	"unsafe"
 
+	"github.com/x448/float16"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
@@ -303,6 +304,7 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 		}
 	}
 	m.rank = k
+	m.roundBasis()
 	m.finishID()
 	return m, nil
 }
@@ -366,7 +368,7 @@ func spTMulDense(rowPtr []int, cols []int32, vals []float64, q *mat.Dense, v int
 	return out
 }
 
-const lsaMagic = "NOVLSA01"
+const lsaMagic = "NOVLSA02"
 
 // WriteTo serialises the model.
 func (m *LSA) WriteTo(w io.Writer) (int64, error) {
@@ -405,17 +407,30 @@ func (m *LSA) writeBody(w io.Writer) (int64, error) {
 			return n, err
 		}
 	}
-	for _, arr := range [][]float32{m.idf, m.basis} {
-		if len(arr) == 0 {
-			continue
-		}
-		k, err = w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&arr[0])), len(arr)*4))
+	if len(m.idf) > 0 {
+		k, err = w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&m.idf[0])), len(m.idf)*4))
 		n += int64(k)
 		if err != nil {
 			return n, err
 		}
 	}
-	return n, nil
+	// The basis is stored as float16: half the bytes, and the model holds
+	// exactly these values in memory too (roundBasis), so a loaded model
+	// embeds like the one just trained.
+	half := make([]byte, 2*len(m.basis))
+	for i, x := range m.basis {
+		le.PutUint16(half[2*i:], float16.Fromfloat32(x).Bits())
+	}
+	k, err = w.Write(half)
+	n += int64(k)
+	return n, err
+}
+
+// roundBasis rounds the basis to the float16 values it is stored as.
+func (m *LSA) roundBasis() {
+	for i, x := range m.basis {
+		m.basis[i] = float16.Fromfloat32(x).Float32()
+	}
 }
 
 // ReadLSA loads a model written by WriteTo.
@@ -455,14 +470,18 @@ func ReadLSA(r io.Reader, analyzer *lexical.Analyzer) (*LSA, error) {
 		m.terms[m.termList[i]] = int32(i)
 	}
 	m.idf = make([]float32, v)
-	m.basis = make([]float32, v*m.dim)
-	for _, arr := range [][]float32{m.idf, m.basis} {
-		if len(arr) == 0 {
-			continue
-		}
-		if _, err := io.ReadFull(br, unsafe.Slice((*byte)(unsafe.Pointer(&arr[0])), len(arr)*4)); err != nil {
+	if v > 0 {
+		if _, err := io.ReadFull(br, unsafe.Slice((*byte)(unsafe.Pointer(&m.idf[0])), v*4)); err != nil {
 			return nil, fmt.Errorf("read lsa model: %w", err)
 		}
+	}
+	half := make([]byte, 2*v*m.dim)
+	if _, err := io.ReadFull(br, half); err != nil {
+		return nil, fmt.Errorf("read lsa model: %w", err)
+	}
+	m.basis = make([]float32, v*m.dim)
+	for i := range m.basis {
+		m.basis[i] = float16.Frombits(le.Uint16(half[2*i:])).Float32()
 	}
 	if _, err := br.ReadByte(); err != io.EOF {
 		return nil, errors.New("read lsa model: trailing data")
