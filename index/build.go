@@ -157,6 +157,9 @@ type BuildResult struct {
 	Added     int `json:"added"`
 	Retired   int `json:"retired"`
 	FilesRead int `json:"filesRead"`
+	// FilesResumed of the files read only grew: they were read on from
+	// where the last sync stopped.
+	FilesResumed int `json:"filesResumed"`
 	// Embedded chunks were embedded, Cached found in the embedding cache,
 	// Carried kept the vector of an earlier segment.
 	Embedded         int                  `json:"embedded"`

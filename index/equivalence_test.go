@@ -172,8 +172,13 @@ func checkEquivalence(t *testing.T, seed uint64, initial, perStep, mergeDeltas i
 		opts.RewriteShare = 1 // merge deltas; never rewrite the base
 	}
 	syncOK(t, index.New(cfg, opts))
-	compactions, merges := 0, 0
-	defer func() { t.Logf("%d compactions, %d of them tail merges", compactions, merges) }()
+	compactions, merges, resumed := 0, 0, 0
+	defer func() {
+		t.Logf("%d compactions, %d of them tail merges; %d files read on from their cursor", compactions, merges, resumed)
+		if resumed == 0 {
+			t.Error("no append was read on from its cursor")
+		}
+	}()
 	for step := range 16 {
 		var did []string
 		for range 1 + c.rng.IntN(perStep) {
@@ -186,6 +191,7 @@ func checkEquivalence(t *testing.T, seed uint64, initial, perStep, mergeDeltas i
 			_ = os.Chtimes(filepath.Join(c.dir, n), later, later)
 		}
 		r := syncOK(t, index.New(cfg, opts))
+		resumed += r.Build.FilesResumed
 		if r.Compaction != nil {
 			compactions++
 			if m, _ := active(t, cfg.Home); len(m.Segments) > 1 {

@@ -143,6 +143,7 @@ func (d *delta) plan(jobs []readJob) {
 		if j.prev != nil && j.prev.Gone.IsZero() && statIdentity(j.file.Path).unchanged(j.prev) {
 			continue
 		}
+		j.resume = j.prev != nil && j.prev.Gone.IsZero() // an append is read on from its cursor
 		d.toRead[key] = j
 	}
 	for key, st := range d.prevStates {
@@ -180,25 +181,30 @@ func (d *delta) read(ctx context.Context) error {
 	var jobs []readJob
 	for _, j := range d.listed {
 		key := stateKey{d.x.cfg.Sources[j.src].Name, j.file.Path}
-		if _, want := d.toRead[key]; want && d.reads[key] == nil {
-			jobs = append(jobs, j)
+		if job, want := d.toRead[key]; want && d.reads[key] == nil {
+			jobs = append(jobs, job)
 		}
 	}
 	d.res.FilesRead += len(jobs)
 	return d.x.readAll(ctx, jobs, func(r *fileRead) error {
 		key := stateKey{d.x.cfg.Sources[r.src].Name, r.file.Path}
 		d.reads[key] = r
+		if r.resumed {
+			d.res.FilesResumed++
+		}
 		d.x.opts.Progress(Progress{Stage: "read", Done: len(d.reads), Total: len(d.toRead), Note: r.file.Path})
 		return nil
 	})
 }
 
-// reread schedules files for a full read again.
+// reread schedules files for a whole read again.
 func (d *delta) reread(keys []stateKey) {
 	for _, j := range d.listed {
 		key := stateKey{d.x.cfg.Sources[j.src].Name, j.file.Path}
 		if slices.Contains(keys, key) {
+			j.resume = false
 			d.toRead[key] = j
+			delete(d.reads, key)
 		}
 	}
 }
@@ -215,7 +221,7 @@ func (d *delta) usable(key stateKey) (*fileRead, bool) {
 func (d *delta) replacedKeys() map[stateKey]bool {
 	out := map[stateKey]bool{}
 	for key := range d.toRead {
-		if _, ok := d.usable(key); ok {
+		if r, ok := d.usable(key); ok && !r.resumed {
 			out[key] = true
 		}
 	}

@@ -1,13 +1,10 @@
 package index
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,6 +19,9 @@ type fileRead struct {
 	file ingest.File
 	// carried is set for a file that is not read: its earlier memory is.
 	carried bool
+	// resumed is set when only the lines after the previous cursor were
+	// read: records holds the file's new records.
+	resumed bool
 	records []memory.Record
 	// problems are the file's skipped input (at most maxReportedProblems
 	// kept; count is the total).
@@ -38,12 +38,15 @@ type fileRead struct {
 // read again before the build keeps its previous memory instead.
 const readAttempts = 3
 
-// readStable reads one file completely: only whole lines of line-based
-// files (an agent may be writing the last one), and only if the file's
-// identity and size are the same after the read as before it. A file
-// rewritten in place during the read is read again; one that keeps
-// changing is reported unstable.
-func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f ingest.File, prev *FileState) *fileRead {
+// readStable reads one file: from the previous cursor when resume is set
+// and the file only grew (an append-only transcript: only its new records
+// are read), else whole. Only complete lines are consumed (an agent may be
+// writing the last one). The read stands only if the file is the same
+// file afterwards and did not shrink; a line-based file that now holds
+// fewer lines than before and was written a moment ago is taken for a
+// rewrite in progress. A file that keeps failing these is unstable: its
+// earlier memory is kept and it is read again next time.
+func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f ingest.File, prev *FileState, resume bool) *fileRead {
 	out := &fileRead{src: si, file: f}
 	for attempt := range readAttempts {
 		if attempt > 0 {
@@ -59,8 +62,13 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 			out.err = fmt.Errorf("%s disappeared while it was read", f.Path)
 			return out
 		}
+		from := ingest.Cursor{}
+		out.resumed = resume && prev != nil && ingest.LineBased(src.Kind, f.Path) && before.grew(prev)
+		if out.resumed {
+			from = prev.Cursor
+		}
 		out.records, out.problems, out.count = nil, nil, 0
-		_, err := ingest.ReadFile(ctx, src, f, ingest.Cursor{}, ingest.Sink{
+		sink := ingest.Sink{
 			Record: func(r memory.Record) error { out.records = append(out.records, r); return nil },
 			Problem: func(p ingest.Problem) {
 				if p.Source == "" {
@@ -71,113 +79,36 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 					out.problems = append(out.problems, p)
 				}
 			},
-		})
-		if err != nil {
-			out.err = err
-			return out
 		}
-		st, err := x.fileState(src, f, before)
+		cur, err := ingest.ReadFile(ctx, src, f, from, sink)
+		if out.resumed && errors.Is(err, ingest.ErrFileChanged) {
+			// Not an append after all: read it whole.
+			out.resumed = false
+			out.records, out.problems, out.count = nil, nil, 0
+			cur, err = ingest.ReadFile(ctx, src, f, ingest.Cursor{}, sink)
+		}
 		if err != nil {
 			out.err = err
 			return out
 		}
 		after := statIdentity(f.Path)
-		if after != before {
-			continue // changed under the reader
+		if !after.exist || after.device != before.device || after.inode != before.inode || after.size < before.size {
+			continue // replaced or truncated under the reader
 		}
-		if prev != nil && ingest.LineBased(src.Kind, f.Path) && st.Line < prev.Line &&
+		if !out.resumed && prev != nil && ingest.LineBased(src.Kind, f.Path) && cur.Line < prev.Cursor.Line &&
 			x.opts.Now().Sub(time.Unix(0, after.modTime)) < 2*time.Second {
-			// Fewer lines than last time, written a moment ago: most
-			// likely rewritten in place and not finished.
-			continue
+			continue // fewer lines than before, just written: a rewrite in progress
 		}
-		if ingest.LineBased(src.Kind, f.Path) {
-			// Records of a torn last line come next time, whole.
-			out.records = keepLines(out.records, st.Line)
-			out.problems, out.count = keepProblemLines(out.problems, out.count, st.Line)
+		out.state = FileState{Source: src.Name, Path: f.Path, Size: before.size, ModTime: before.modTime,
+			Device: before.device, Inode: before.inode, Cursor: cur, Records: len(out.records), Problems: out.count}
+		if out.resumed {
+			out.state.Records += prev.Records
+			out.state.Dropped = slices.Clone(prev.Dropped)
 		}
-		st.Records, st.Problems = len(out.records), out.count
-		out.state = st
 		return out
 	}
 	out.unstable = true
 	return out
-}
-
-// fileState computes the state of a file as it was just read.
-func (x *Indexer) fileState(src config.Source, f ingest.File, id fileIdentity) (FileState, error) {
-	st := FileState{Source: src.Name, Path: f.Path, Size: id.size, ModTime: id.modTime, Device: id.device, Inode: id.inode, Offset: id.size}
-	if !ingest.LineBased(src.Kind, f.Path) {
-		return st, nil
-	}
-	fh, err := os.Open(f.Path)
-	if err != nil {
-		return st, err
-	}
-	defer fh.Close()
-	st.Offset, st.Line, err = completeLines(io.LimitReader(fh, id.size))
-	if err != nil {
-		return st, err
-	}
-	if st.Head, err = windowSum(fh, 0, min(headBytes, st.Offset)); err != nil {
-		return st, err
-	}
-	if st.Tail, err = windowSum(fh, max(0, st.Offset-tailBytes), min(tailBytes, st.Offset)); err != nil {
-		return st, err
-	}
-	return st, nil
-}
-
-// completeLines returns the length of r's complete lines (up to and
-// including the last newline) and how many there are.
-func completeLines(r io.Reader) (int64, int, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
-	var off, end int64
-	lines := 0
-	buf := make([]byte, 1<<20)
-	for {
-		n, err := br.Read(buf)
-		chunk := buf[:n]
-		for {
-			i := bytes.IndexByte(chunk, '\n')
-			if i < 0 {
-				break
-			}
-			lines++
-			end = off + int64(i) + 1
-			off += int64(i) + 1
-			chunk = chunk[i+1:]
-		}
-		off += int64(len(chunk))
-		if errors.Is(err, io.EOF) {
-			return end, lines, nil
-		}
-		if err != nil {
-			return 0, 0, err
-		}
-	}
-}
-
-func keepLines(records []memory.Record, lines int) []memory.Record {
-	out := records[:0]
-	for _, r := range records {
-		if r.Line <= lines {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func keepProblemLines(ps []ingest.Problem, count, lines int) ([]ingest.Problem, int) {
-	out := ps[:0]
-	for _, p := range ps {
-		if p.Line > lines {
-			count--
-			continue
-		}
-		out = append(out, p)
-	}
-	return out, count
 }
 
 // readerAhead is how many files are read ahead of the one being indexed.
@@ -211,7 +142,7 @@ func (x *Indexer) readAll(ctx context.Context, jobs []readJob, use func(*fileRea
 					results[i] <- &fileRead{src: j.src, file: j.file, carried: true}
 					return
 				}
-				results[i] <- x.readStable(ctx, j.src, x.cfg.Sources[j.src], j.file, j.prev)
+				results[i] <- x.readStable(ctx, j.src, x.cfg.Sources[j.src], j.file, j.prev, j.resume)
 			}()
 		}
 	}()
@@ -241,4 +172,6 @@ type readJob struct {
 	file    ingest.File
 	prev    *FileState
 	carried bool
+	// resume reads an append-only file on from prev's cursor.
+	resume bool
 }

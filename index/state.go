@@ -2,17 +2,15 @@ package index
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"sort"
 	"time"
 
-	"github.com/zeebo/xxh3"
+	"github.com/nova-recall/nova/index/ingest"
 )
 
 // FileState is what a generation remembers of one source file: enough to
@@ -28,16 +26,10 @@ type FileState struct {
 	ModTime int64  `json:"mtime"`
 	Device  uint64 `json:"device,omitempty"`
 	Inode   uint64 `json:"inode,omitempty"`
-	// Offset is how many bytes were consumed: complete lines only, so a
-	// line an agent was still writing is read the next time. Line is the
-	// number of lines consumed.
-	Offset int64 `json:"offset"`
-	Line   int   `json:"line"`
-	// Head is the checksum of the file's first bytes (up to headBytes)
-	// and Tail of the tailBytes before Offset: an append leaves both as
-	// they were, a rewrite almost never does.
-	Head string `json:"head"`
-	Tail string `json:"tail"`
+	// Cursor is how far the file was read: complete lines only, so a line
+	// an agent was still writing is read the next time. An append-only
+	// file (a transcript) that grew is read on from there.
+	Cursor ingest.Cursor `json:"cursor"`
 	// Records is how many records the file contributed.
 	Records int `json:"records"`
 	// Dropped lists record ids skipped because an earlier file already
@@ -50,12 +42,6 @@ type FileState struct {
 	// Problems counts the file's skipped input at its last read.
 	Problems int `json:"problems,omitempty"`
 }
-
-// Checksum windows of FileState.Head and FileState.Tail.
-const (
-	headBytes = 4096
-	tailBytes = 4096
-)
 
 // stateKey identifies a file across syncs.
 type stateKey struct{ source, path string }
@@ -136,34 +122,8 @@ func (id fileIdentity) unchanged(s *FileState) bool {
 	return id.sameFile(s) && id.size == s.Size && id.modTime == s.ModTime
 }
 
-// windowSum returns the checksum of [off, off+n) of f (clipped to the
-// file), hex.
-func windowSum(f io.ReaderAt, off, n int64) (string, error) {
-	buf := make([]byte, max(0, n))
-	k, err := f.ReadAt(buf, off)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return "", err
-	}
-	sum := xxh3.Hash128(buf[:k]).Bytes()
-	return hex.EncodeToString(sum[:]), nil
-}
-
-// appendOnly reports whether the file at path still begins with what
-// state s read: same identity, not shorter, and the same head and tail
-// windows.
-func appendOnly(path string, s *FileState, now fileIdentity) bool {
-	if !now.sameFile(s) || now.size < s.Offset || s.Offset == 0 {
-		return false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head, err := windowSum(f, 0, min(headBytes, s.Offset))
-	if err != nil || head != s.Head {
-		return false
-	}
-	tail, err := windowSum(f, max(0, s.Offset-tailBytes), min(tailBytes, s.Offset))
-	return err == nil && tail == s.Tail
+// grew reports whether the file only grew since s was read: the same file,
+// larger. Reading on from the cursor then confirms the start is unchanged.
+func (id fileIdentity) grew(s *FileState) bool {
+	return id.sameFile(s) && id.size > s.Size && s.Cursor.Offset > 0
 }
