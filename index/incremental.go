@@ -510,7 +510,7 @@ func (d *delta) dead() *segment.Dead {
 		c := d.g.Chunk(doc)
 		ctx, _ := d.g.Context(doc)
 		dead.Text.AddTerms(d.x.analyzer.Terms(c.OwnText()))
-		dead.Context.AddTerms(d.x.analyzer.Terms(ctx))
+		dead.Context.AddTerms(contextTerms(d.x.analyzer, ctx))
 	}
 	slices.Sort(dead.Docs)
 	return dead

@@ -10,11 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/index/segment"
+	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/memory"
 	"github.com/nova-recall/nova/paths"
@@ -108,15 +111,20 @@ func (s *segmentSink) flush() error {
 	}
 	out := make([]analysed, len(s.batch))
 	an := s.x.analyzer
-	parallelRange(len(s.batch), func(i int) {
-		c := &s.batch[i].c
-		a := &out[i]
-		a.text = an.Terms(c.OwnText())
-		a.context = an.Terms(c.Context)
-		if s.batch[i].codes == nil && s.sp.builtin() {
-			// The dense channel embeds the text and the words before it
-			// (memory.Chunk.IndexText).
-			a.dense = append(append(make([]string, 0, len(a.text)+8), a.text...), an.Terms(c.Before)...)
+	parallelSpans(len(s.batch), func(lo, hi int) {
+		// A neighbour's words appear in the context of up to four chunks
+		// near it in the batch: analyse each part once.
+		parts := contextAnalyzer{an: an, seen: map[string][]string{}}
+		for i := lo; i < hi; i++ {
+			c := &s.batch[i].c
+			a := &out[i]
+			a.text = an.Terms(c.OwnText())
+			a.context = parts.terms(c.Context)
+			if s.batch[i].codes == nil && s.sp.builtin() {
+				// The dense channel embeds the text and the words before it
+				// (memory.Chunk.IndexText).
+				a.dense = append(slices.Clip(a.text), parts.terms(c.Before)...)
+			}
 		}
 	})
 	for i := range s.batch {
@@ -553,6 +561,54 @@ func (s *segmentSink) assignCells(seg *newSegment) error {
 		seg.assign = append(seg.assign, uint32(s.sp.cells.Assign(decoded)))
 	}
 	return nil
+}
+
+// contextAnalyzer analyses neighbouring context part by part (the parts
+// are the neighbours' words, joined by " … "), remembering each part: the
+// terms of a context are its parts' terms one after the other, however
+// the analyzer treats the joins, so every reader of the field agrees.
+type contextAnalyzer struct {
+	an   *lexical.Analyzer
+	seen map[string][]string
+}
+
+func (c contextAnalyzer) terms(ctx string) []string {
+	var out []string
+	for part := range strings.SplitSeq(ctx, memory.ContextSeparator) {
+		t, ok := c.seen[part]
+		if !ok {
+			t = c.an.Terms(part)
+			if c.seen != nil {
+				c.seen[part] = t
+			}
+		}
+		out = append(out, t...)
+	}
+	return out
+}
+
+// contextTerms returns the terms a context is indexed with.
+func contextTerms(an *lexical.Analyzer, ctx string) []string {
+	return contextAnalyzer{an: an}.terms(ctx)
+}
+
+// parallelSpans calls fn on contiguous spans of [0, n), one per core.
+func parallelSpans(n int, fn func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
+	var wg sync.WaitGroup
+	step := (n + workers - 1) / workers
+	for w := range workers {
+		lo, hi := w*step, min(n, (w+1)*step)
+		if lo >= hi {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, hi)
+		}()
+	}
+	wg.Wait()
 }
 
 // parallelRange calls fn for every i in [0, n) on all cores.

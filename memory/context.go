@@ -21,6 +21,9 @@ func (p ContextParams) LeadWords(firstPiece string) string {
 	return strings.Join(f, " ")
 }
 
+// ContextSeparator joins the neighbours' words in a context.
+const ContextSeparator = " … "
+
 // NeighbourContext returns the context of a record whose neighbours lend
 // words (before: the records before it, nearest last; after: those after
 // it) and the part of it that comes before. A question about a turn is
@@ -37,8 +40,8 @@ func NeighbourContext(before, after []string) (context, beforePart string) {
 				parts = append(parts, w)
 			}
 		}
-		return strings.Join(parts, " … ")
+		return strings.Join(parts, ContextSeparator)
 	}
 	beforePart = join(before)
-	return strings.TrimSpace(beforePart + " … " + join(after)), beforePart
+	return strings.TrimSpace(beforePart + ContextSeparator + join(after)), beforePart
 }
