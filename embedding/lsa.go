@@ -16,6 +16,8 @@ import (
 	"unsafe"
 
 	"github.com/x448/float16"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
@@ -320,6 +322,37 @@ func (m *LSA) finishID() {
 // columns are formed; the full r x r Q (mat.QR.QTo) of 12 000 sampled
 // documents or a 40 000-term vocabulary would take gigabytes.
 func orthonormalize(a *mat.Dense, dst *mat.Dense) {
+	if choleskyQR(a, dst) {
+		return
+	}
+	householderQR(a, dst)
+}
+
+// choleskyQR orthonormalizes a with two passes of Cholesky QR (Q = A R⁻¹
+// with RᵀR = AᵀA): matrix products the BLAS blocks well, several times
+// faster here than Householder's column-at-a-time reflections. The second
+// pass restores the orthogonality the first loses on an ill-conditioned
+// matrix. It reports false (dst untouched) when AᵀA is not positive
+// definite: a rank-deficient sketch of a small corpus.
+func choleskyQR(a *mat.Dense, dst *mat.Dense) bool {
+	q := mat.DenseCopyOf(a)
+	for range 2 {
+		var g mat.SymDense
+		g.SymOuterK(1, q.T())
+		var ch mat.Cholesky
+		if !ch.Factorize(&g) {
+			return false
+		}
+		var r mat.TriDense
+		ch.UTo(&r)
+		blas64.Trsm(blas.Right, blas.NoTrans, 1, r.RawTriangular(), q.RawMatrix())
+	}
+	*dst = *q
+	return true
+}
+
+// householderQR is the thin Q of a Householder QR factorisation.
+func householderQR(a *mat.Dense, dst *mat.Dense) {
 	q := mat.DenseCopyOf(a)
 	raw := q.RawMatrix()
 	_, c := a.Dims()

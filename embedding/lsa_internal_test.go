@@ -8,8 +8,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestOrthonormalize: the thin Q is the first columns of the full Q of
-// the same factorisation, and orthonormal.
+// TestOrthonormalize: the thin Q is orthonormal and spans a's columns,
+// by Cholesky QR and, for a rank-deficient matrix, by Householder QR
+// (whose thin Q is the full Q's first columns).
 func TestOrthonormalize(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const r, c = 60, 9
@@ -24,16 +25,40 @@ func TestOrthonormalize(t *testing.T) {
 	if qr, qc := q.Dims(); qr != r || qc != c {
 		t.Fatalf("Q is %dx%d, want %dx%d", qr, qc, r, c)
 	}
+	var hq mat.Dense
+	householderQR(a, &hq)
 	var full mat.Dense
 	var f mat.QR
 	f.Factorize(a)
 	f.QTo(&full)
 	for i := 0; i < r; i++ {
 		for j := 0; j < c; j++ {
-			if d := math.Abs(q.At(i, j) - full.At(i, j)); d > 1e-12 {
-				t.Fatalf("Q[%d,%d] = %g, full Q has %g", i, j, q.At(i, j), full.At(i, j))
+			if d := math.Abs(hq.At(i, j) - full.At(i, j)); d > 1e-12 {
+				t.Fatalf("Householder Q[%d,%d] = %g, full Q has %g", i, j, hq.At(i, j), full.At(i, j))
 			}
 		}
+	}
+	// Cholesky QR's Q has R's diagonal positive: the same columns up to
+	// sign.
+	for j := 0; j < c; j++ {
+		sign := 1.0
+		if q.At(0, j)*hq.At(0, j) < 0 {
+			sign = -1
+		}
+		for i := 0; i < r; i++ {
+			if d := math.Abs(q.At(i, j) - sign*hq.At(i, j)); d > 1e-10 {
+				t.Fatalf("Q[%d,%d] = %g, Householder's %g", i, j, q.At(i, j), hq.At(i, j))
+			}
+		}
+	}
+	// A rank-deficient matrix falls back to Householder.
+	deficient := mat.DenseCopyOf(a)
+	for i := 0; i < r; i++ {
+		deficient.Set(i, c-1, deficient.At(i, 0))
+	}
+	var dq mat.Dense
+	if choleskyQR(deficient, &dq) {
+		t.Error("Cholesky QR accepted a rank-deficient matrix")
 	}
 	var g mat.Dense
 	g.Mul(q.T(), &q)

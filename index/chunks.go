@@ -12,11 +12,11 @@ import (
 )
 
 // chunkRecord applies the source's defaults to r and cuts it into chunks
-// (without their neighbouring context, which assignContext adds).
+// (without their neighbouring context, which the build adds once the
+// neighbours are known). The readers have already redacted secrets and
+// stripped binary payloads from r's text.
 func (x *Indexer) chunkRecord(src config.Source, r memory.Record) []memory.Chunk {
-	text, redactions := ingest.Redact(r.Text)
-	text = ingest.StripBinary(text)
-	r.Redactions += redactions
+	text := r.Text
 	if r.Project == "" {
 		r.Project = src.Project
 	}

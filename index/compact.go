@@ -14,9 +14,10 @@ import (
 // searches pay a little per segment, and retired documents keep taking
 // room until their segment is rewritten.
 const (
-	// smallShare is the share of the generation's document slots below
+	// smallShare is the share of the largest segment's documents below
 	// which a trailing segment counts as a delta (so a merge costs a
-	// fraction of a rewrite).
+	// fraction of a rewrite, and the full segments of a large build are
+	// never merged again).
 	smallShare = 8
 	// maxSmallSegments trailing deltas are merged into one.
 	maxSmallSegments = 8
@@ -49,7 +50,11 @@ func (x *Indexer) compact(ctx context.Context) (*BuildResult, error) {
 		from = 0
 	} else {
 		small := 0
-		limit := g.Len() / smallShare
+		largest := 0
+		for _, p := range segs {
+			largest = max(largest, p.Docs)
+		}
+		limit := largest / smallShare
 		for i := len(segs) - 1; i > 0 && segs[i].Docs < limit; i-- {
 			small++
 		}

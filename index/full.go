@@ -123,8 +123,8 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 		sum.Problems += r.count
 		res.ProblemCount += r.count - len(r.problems)
 		st := r.state
-		for _, rec := range r.records {
-			chunks := x.chunkRecord(src, rec)
+		for ri, rec := range r.records {
+			chunks := r.chunks[ri]
 			if len(chunks) == 0 {
 				continue
 			}

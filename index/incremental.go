@@ -290,8 +290,8 @@ func (d *delta) diff() {
 		if !ok {
 			continue
 		}
-		for _, rec := range r.records {
-			chunks := d.x.chunkRecord(src, rec)
+		for ri, rec := range r.records {
+			chunks := r.chunks[ri]
 			if len(chunks) == 0 {
 				continue
 			}

@@ -17,6 +17,9 @@ import (
 type fileRead struct {
 	src  int
 	file ingest.File
+	// chunks are the records' chunks, record by record (chunked in the
+	// reading goroutine, in parallel with other files).
+	chunks [][]memory.Chunk
 	// carried is set for a file that is not read: its earlier memory is.
 	carried bool
 	// resumed is set when only the lines after the previous cursor were
@@ -98,6 +101,10 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 		if !out.resumed && prev != nil && ingest.LineBased(src.Kind, f.Path) && cur.Line < prev.Cursor.Line &&
 			x.opts.Now().Sub(time.Unix(0, after.modTime)) < 2*time.Second {
 			continue // fewer lines than before, just written: a rewrite in progress
+		}
+		out.chunks = make([][]memory.Chunk, len(out.records))
+		for i, r := range out.records {
+			out.chunks[i] = x.chunkRecord(src, r)
 		}
 		out.state = FileState{Source: src.Name, Path: f.Path, Size: before.size, ModTime: before.modTime,
 			Device: before.device, Inode: before.inode, Cursor: cur, Records: len(out.records), Problems: out.count}
