@@ -147,6 +147,7 @@ func openRecord(indexDir string, rec *manifest.Manifest, analyzer *lexical.Analy
 	if err != nil {
 		return nil, err
 	}
+	g.Prepare() // before it serves: the first search must not pay for it
 	return &Served{Record: rec, Gen: g, indexDir: indexDir, stamps: stamps}, nil
 }
 

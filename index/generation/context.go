@@ -32,13 +32,11 @@ type conversations struct {
 func (g *Generation) conversationIndex() *conversations {
 	c := &g.convs
 	c.once.Do(func() {
-		type entry struct {
-			key        string
-			path       string
-			line, part int
-			doc        int32
-		}
-		var entries []entry
+		// Documents are grouped by source and conversation (dictionary
+		// strings: no allocation per document) in document order, which
+		// is nearly build order, then each group is sorted.
+		groups := map[string]map[string][]int32{}
+		var order [][]int32
 		for i, r := range g.segs {
 			for d := range r.Docs() {
 				doc := g.bases[i] + d
@@ -46,31 +44,46 @@ func (g *Generation) conversationIndex() *conversations {
 				if conv == "" || !g.Live(doc) {
 					continue
 				}
-				entries = append(entries, entry{key: r.Facet(segment.FacetSourceName, d) + "\x00" + conv,
-					path: r.Facet(segment.FacetPath, d), line: r.Line(d), part: r.Part(d), doc: int32(doc)})
+				src := r.Facet(segment.FacetSourceName, d)
+				bySrc := groups[src]
+				if bySrc == nil {
+					bySrc = map[string][]int32{}
+					groups[src] = bySrc
+				}
+				bySrc[conv] = append(bySrc[conv], int32(doc))
 			}
 		}
-		slices.SortFunc(entries, func(a, b entry) int {
-			return cmp.Or(strings.Compare(a.key, b.key), strings.Compare(a.path, b.path), cmp.Compare(a.line, b.line), cmp.Compare(a.part, b.part))
-		})
+		for _, bySrc := range groups {
+			for _, docs := range bySrc {
+				order = append(order, docs)
+			}
+		}
 		c.member = make([]int32, g.n)
 		for i := range c.member {
 			c.member[i] = -1
 		}
-		c.order = make([]int32, len(entries))
-		c.conv = make([]int32, len(entries))
-		for i, e := range entries {
-			if i > 0 && e.key != entries[i-1].key {
-				c.ends = append(c.ends, int32(i))
+		for _, docs := range order {
+			slices.SortStableFunc(docs, func(a, b int32) int {
+				sa, la := g.locate(int(a))
+				sb, lb := g.locate(int(b))
+				ra, rb := g.segs[sa], g.segs[sb]
+				return cmp.Or(strings.Compare(ra.Facet(segment.FacetPath, la), rb.Facet(segment.FacetPath, lb)),
+					cmp.Compare(ra.Line(la), rb.Line(lb)), cmp.Compare(ra.Part(la), rb.Part(lb)))
+			})
+			for _, d := range docs {
+				c.member[d] = int32(len(c.order))
+				c.order = append(c.order, d)
+				c.conv = append(c.conv, int32(len(c.ends)))
 			}
-			c.order[i] = e.doc
-			c.conv[i] = int32(len(c.ends))
-			c.member[e.doc] = int32(i)
+			c.ends = append(c.ends, int32(len(c.order)))
 		}
-		c.ends = append(c.ends, int32(len(entries)))
 	})
 	return c
 }
+
+// Prepare builds, off the request path, what searches of the generation
+// would otherwise build on first use (the order of each conversation).
+func (g *Generation) Prepare() { g.conversationIndex() }
 
 // sameRecord reports whether two documents are pieces of one record.
 func (g *Generation) sameRecord(a, b int) bool {
