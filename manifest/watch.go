@@ -111,11 +111,17 @@ func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions) 
 			return
 		}
 		moved := watched != ""
-		if moved && !(parentWatched && watched == filepath.Dir(dir)) {
+		parent := filepath.Dir(dir)
+		if moved && watched == parent && target == dir {
+			// Moving down from dir's parent: keep watching it (see below)
+			// rather than remove and add it again.
+			parentWatched = true
+		}
+		if moved && !(parentWatched && watched == parent) {
 			_ = fsw.Remove(watched) // fails when the directory itself is gone
 		}
 		watched = ""
-		if !(parentWatched && target == filepath.Dir(dir)) {
+		if !(parentWatched && target == parent) {
 			if err := fsw.Add(target); err != nil {
 				w.setErr(err)
 				return
@@ -126,7 +132,7 @@ func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions) 
 			// Also watch dir's parent: the removal of dir is reported there
 			// at once, while dir's own removal event waits until nothing
 			// holds the directory (novad maps files under it).
-			if err := fsw.Add(filepath.Dir(dir)); err == nil {
+			if err := fsw.Add(parent); err == nil {
 				parentWatched = true
 			}
 		}
