@@ -22,6 +22,8 @@ type Health struct {
 	Reload                   ReloadStatus      `json:"reload"`
 	Integrity                Integrity         `json:"integrity"`
 	StartedAt                string            `json:"startedAt"`
+	// Freshness is the same object as the facade's ragStatus.freshness.
+	Freshness Freshness `json:"freshness"`
 }
 
 // Reasons of Health.IndexUnavailableReason (the contract's active-index
@@ -182,10 +184,52 @@ type RagStatus struct {
 	Integrity *Integrity `json:"integrity,omitempty"`
 }
 
-// Freshness carries the first blocking condition, used as the search reason.
+// Freshness carries the first blocking condition, used as the search reason
+// (status), and how current memory is: when the sources last changed, when
+// the index last caught up with them, and how long the oldest change not
+// yet searchable has waited. The last four fields are Nova's additions to
+// the upstream {status, checkedAt}.
 type Freshness struct {
 	Status    string `json:"status"`
 	CheckedAt string `json:"checkedAt"`
+	// SourcesChangedAt is when the source watcher last saw a source file
+	// change (RFC 3339); null when no watcher has recorded one.
+	SourcesChangedAt *string `json:"sourcesChangedAt"`
+	// IndexCaughtUpAt is the latest time up to which every source change
+	// is searchable: the start of the last sync after which nothing was
+	// pending, else the active generation's build time; null without an
+	// index.
+	IndexCaughtUpAt *string `json:"indexCaughtUpAt"`
+	// LagSeconds is how long the oldest change that is not yet searchable
+	// has waited (0 when caught up); null when unknown, that is when no
+	// watcher is running.
+	LagSeconds *float64 `json:"lagSeconds"`
+	// Watcher is what the source watcher (novactl index watch) reports.
+	Watcher WatcherStatus `json:"watcher"`
+}
+
+// WatcherStatus is the public part of the source watcher's state.
+type WatcherStatus struct {
+	// Running: a watcher holds its lock for this home now.
+	Running bool `json:"running"`
+	// PID and StartedAt are those of the running (or last) watcher.
+	PID       int    `json:"pid,omitempty"`
+	StartedAt string `json:"startedAt,omitempty"`
+	// LastSyncAt is when its last sync finished; LastSyncResult is ok,
+	// failed or busy (another index writer held the lock; it retries).
+	LastSyncAt     string `json:"lastSyncAt,omitempty"`
+	LastSyncResult string `json:"lastSyncResult,omitempty"`
+	// WatchedDirs are folders with a file system watch; PolledDirs are
+	// folders only the periodic rescan covers (a watch limit was hit or
+	// the file system has no events).
+	WatchedDirs  int `json:"watchedDirs"`
+	WatchedFiles int `json:"watchedFiles"`
+	PolledDirs   int `json:"polledDirs"`
+	// LimitsHit names the limits reached: inotify-watches, open-files.
+	LimitsHit []string `json:"limitsHit"`
+	// FilesGone counts source files that disappeared while their memory
+	// is kept (see novactl index sync --prune-missing).
+	FilesGone int `json:"filesGone"`
 }
 
 // NetworkBoundary states the loopback-only policy.

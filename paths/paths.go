@@ -82,6 +82,15 @@ func (h Home) TokenFile() string { return filepath.Join(h.StateDir(), "internal-
 // generation. It never holds a secret.
 func (h Home) ServerState() string { return filepath.Join(h.StateDir(), "server-state.json") }
 
+// WatcherState is the source watcher's (novactl index watch) public
+// state: pid, what it watches, the last change and sync it saw. It never
+// holds a secret.
+func (h Home) WatcherState() string { return filepath.Join(h.StateDir(), "watcher.json") }
+
+// WatcherLock is held by the running source watcher, so that only one runs
+// per home and others can tell whether one runs without trusting a pid.
+func (h Home) WatcherLock() string { return filepath.Join(h.StateDir(), "watcher.lock") }
+
 // IndexDir holds the manifest, history and generations.
 func (h Home) IndexDir() string { return filepath.Join(h.Root, "index") }
 

@@ -1,0 +1,69 @@
+package freshness
+
+import (
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/paths"
+)
+
+// Compute returns how fresh memory is at now. st is the watcher's state
+// (nil when no watcher ever ran), running whether a watcher holds the lock
+// now, and built the build time of the active generation (zero when there
+// is none). Status is left empty: it is the caller's availability reason.
+//
+// The lag is known only while a watcher runs: it is how long the oldest
+// change the watcher saw has waited for a sync (0 when nothing waits).
+// Without a running watcher nobody is looking, so it is null rather than a
+// comforting 0.
+func Compute(now time.Time, st *State, running bool, built time.Time) api.Freshness {
+	f := api.Freshness{CheckedAt: now.UTC().Format(time.RFC3339), Watcher: api.WatcherStatus{Running: running, LimitsHit: []string{}}}
+	caught := built
+	if st != nil && st.CaughtUpAt.After(caught) {
+		caught = st.CaughtUpAt
+	}
+	f.IndexCaughtUpAt = timeString(caught)
+	if st == nil {
+		return f
+	}
+	f.SourcesChangedAt = timeString(st.SourcesChangedAt)
+	if running {
+		lag := 0.0
+		if !st.PendingSince.IsZero() {
+			lag = max(0, now.Sub(st.PendingSince).Seconds())
+		}
+		f.LagSeconds = &lag
+	}
+	w := &f.Watcher
+	w.PID = st.PID
+	w.StartedAt = st.StartedAt.UTC().Format(time.RFC3339)
+	if s := st.LastSync; s != nil {
+		w.LastSyncAt = s.FinishedAt.UTC().Format(time.RFC3339)
+		w.LastSyncResult = s.Result
+	}
+	w.WatchedDirs, w.WatchedFiles, w.PolledDirs = st.Watched.Dirs, st.Watched.Files, st.Watched.PolledDirs
+	for _, l := range st.Limits {
+		w.LimitsHit = append(w.LimitsHit, l.Name)
+	}
+	w.FilesGone = st.Gone.Count
+	return f
+}
+
+// Load reads home's watcher state and lock and computes the freshness at
+// now for an active generation built at built. An unreadable state counts
+// as none: freshness is a report, never a reason to fail.
+func Load(home paths.Home, now, built time.Time) (api.Freshness, *State) {
+	st, err := Read(home)
+	if err != nil {
+		st = nil
+	}
+	return Compute(now, st, Running(home), built), st
+}
+
+func timeString(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format(time.RFC3339)
+	return &s
+}

@@ -1,0 +1,247 @@
+// Package freshness owns the source watcher's state file
+// (NOVA_HOME/state/watcher.json) and its lock, and turns them into what
+// novad's health, doctor and the TUI say about how current memory is: when
+// the sources last changed, when the index last caught up, and the lag.
+// The watcher (package watch) writes the state; everyone else only reads
+// it. The lock, not the pid in the file, says whether a watcher runs: a
+// crashed watcher releases it, and a reused pid cannot fake it.
+package freshness
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/secrets"
+)
+
+// SchemaVersion is the state file format this build reads and writes.
+const SchemaVersion = 1
+
+// Results of a sync.
+const (
+	ResultOK     = "ok"
+	ResultFailed = "failed"
+	// ResultBusy means another index writer (a manual novactl index sync,
+	// say) held the index lock; the watcher retries.
+	ResultBusy = "busy"
+)
+
+// Names of the limits a watcher can hit.
+const (
+	// LimitInotifyWatches is Linux's fs.inotify.max_user_watches.
+	LimitInotifyWatches = "inotify-watches"
+	// LimitOpenFiles is the per-process file descriptor limit, which
+	// kqueue (macOS, BSD) spends one descriptor per watched file of.
+	LimitOpenFiles = "open-files"
+	// LimitNoEvents means the file system delivers no events for a folder
+	// (some network and FUSE file systems).
+	LimitNoEvents = "no-events"
+)
+
+// MaxGoneListed bounds the gone files the state lists by name.
+const MaxGoneListed = 50
+
+// State is what a watcher publishes. Times are UTC; a zero time means
+// "never".
+type State struct {
+	SchemaVersion int       `json:"schemaVersion"`
+	PID           int       `json:"pid"`
+	StartedAt     time.Time `json:"startedAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+	// StoppedAt is set when the watcher stopped cleanly.
+	StoppedAt time.Time `json:"stoppedAt,omitzero"`
+	// SourcesChangedAt is when the watcher last saw a source file change.
+	SourcesChangedAt time.Time `json:"sourcesChangedAt,omitzero"`
+	// PendingSince is when the oldest change not yet covered by a
+	// finished sync was seen; zero when caught up.
+	PendingSince time.Time `json:"pendingSince,omitzero"`
+	// CaughtUpAt is the start of the last successful sync after which no
+	// change was pending (a sync that starts at T reads every change made
+	// before T), or the time the watcher found nothing to do at start.
+	CaughtUpAt time.Time `json:"caughtUpAt,omitzero"`
+	// LastSync is the last sync the watcher ran, if any.
+	LastSync *Sync `json:"lastSync,omitempty"`
+	// Syncs counts the syncs since start, by result.
+	Syncs map[string]int `json:"syncs"`
+	// RescanIntervalSeconds is the period of the safety-net rescan now in
+	// force (shorter while some folders cannot be watched).
+	RescanIntervalSeconds int       `json:"rescanIntervalSeconds"`
+	LastRescanAt          time.Time `json:"lastRescanAt,omitzero"`
+	Watched               Watched   `json:"watched"`
+	// Limits lists the limits hit since start, at most one per name.
+	Limits []Limit `json:"limits"`
+	Gone   Gone    `json:"gone"`
+}
+
+// Sync is one sync the watcher ran.
+type Sync struct {
+	StartedAt  time.Time `json:"startedAt"`
+	FinishedAt time.Time `json:"finishedAt"`
+	Result     string    `json:"result"`
+	// Error is the failure (no secrets: index errors name paths and
+	// causes only).
+	Error string `json:"error,omitempty"`
+	// RunID and Chunks describe the generation promoted.
+	RunID  string `json:"runId,omitempty"`
+	Chunks int    `json:"chunks,omitempty"`
+	// Trigger says why it ran: start, change, rescan or retry.
+	Trigger string `json:"trigger"`
+}
+
+// Watched counts what the watcher covers.
+type Watched struct {
+	Sources int `json:"sources"`
+	// Dirs have a file system watch; PolledDirs could not get one and
+	// only the periodic rescan covers them.
+	Dirs       int `json:"dirs"`
+	PolledDirs int `json:"polledDirs"`
+	// Files are the source files the rescan knows.
+	Files int `json:"files"`
+}
+
+// Limit is a resource limit the watcher hit.
+type Limit struct {
+	Name string `json:"name"`
+	// Value is the limit in force, when known.
+	Value int `json:"value,omitempty"`
+	// Message says what happened and how to raise the limit.
+	Message string    `json:"message"`
+	At      time.Time `json:"at"`
+}
+
+// Gone describes source files that disappeared while the index keeps
+// their memory (it forgets only with --prune-missing).
+type Gone struct {
+	// Count is the number of gone files; Files lists at most
+	// MaxGoneListed of them.
+	Count int      `json:"count"`
+	Files []string `json:"files"`
+	// KeptChunks is how many chunks the last sync carried forward from
+	// files that no longer exist.
+	KeptChunks int `json:"keptChunks"`
+}
+
+// Read reads home's watcher state. It returns an error wrapping
+// fs.ErrNotExist when no watcher has ever run.
+func Read(home paths.Home) (*State, error) {
+	b, err := os.ReadFile(home.WatcherState())
+	if err != nil {
+		return nil, err
+	}
+	var st State
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("watcher state %s: %w", home.WatcherState(), err)
+	}
+	if st.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("watcher state %s: schema version %d, want %d", home.WatcherState(), st.SchemaVersion, SchemaVersion)
+	}
+	return &st, nil
+}
+
+// Write replaces home's watcher state atomically: mode 0600 in the private
+// state directory, through a temp file that is fsynced and renamed, so a
+// reader never sees half a state.
+func Write(home paths.Home, st *State) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writePrivate(home.WatcherState(), append(b, '\n'))
+}
+
+// writePrivate is the one place the watcher state is written.
+func writePrivate(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := secrets.EnsurePrivateDir(dir); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // after a successful rename this finds nothing
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o600)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return manifest.SyncDir(dir)
+}
+
+// ErrRunning means another watcher holds the lock of this home.
+var ErrRunning = errors.New("a source watcher is already running for this NOVA_HOME")
+
+// Lock is the running watcher's hold on home's watcher lock.
+type Lock struct{ f *os.File }
+
+// Acquire takes home's watcher lock, or fails with ErrRunning. The lock is
+// an OS advisory lock, released when the process ends however it ends.
+func Acquire(home paths.Home) (*Lock, error) {
+	if err := secrets.EnsurePrivateDir(home.StateDir()); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(home.WatcherLock(), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open watcher lock: %w", err)
+	}
+	// A probe (Running) holds a shared lock for a moment; retry briefly
+	// rather than refuse to start because doctor looked at the same time.
+	for i := 0; ; i++ {
+		err = lockExclusive(f)
+		if err == nil {
+			return &Lock{f: f}, nil
+		}
+		if i == 20 || !errors.Is(err, errWouldBlock) {
+			f.Close()
+			if errors.Is(err, errWouldBlock) {
+				return nil, ErrRunning
+			}
+			return nil, fmt.Errorf("lock %s: %w", home.WatcherLock(), err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Release gives the lock up.
+func (l *Lock) Release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	_ = unlockFile(l.f)
+	l.f.Close()
+	l.f = nil
+}
+
+// Running reports whether a watcher holds home's lock now. It only reads:
+// a missing lock file means no watcher ever ran.
+func Running(home paths.Home) bool {
+	f, err := os.Open(home.WatcherLock())
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := lockShared(f); err != nil {
+		return errors.Is(err, errWouldBlock)
+	}
+	_ = unlockFile(f)
+	return false
+}
+
