@@ -13,6 +13,8 @@ func lockExclusive(*os.File) error {
 	return errors.New("the watcher lock is not supported on this platform")
 }
 
-func lockShared(*os.File) error { return errors.New("the watcher lock is not supported on this platform") }
+func lockShared(*os.File) error {
+	return errors.New("the watcher lock is not supported on this platform")
+}
 
 func unlockFile(*os.File) error { return nil }

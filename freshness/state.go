@@ -244,4 +244,3 @@ func Running(home paths.Home) bool {
 	_ = unlockFile(f)
 	return false
 }
-
