@@ -196,9 +196,8 @@ type Freshness struct {
 	// change (RFC 3339); null when no watcher has recorded one.
 	SourcesChangedAt *string `json:"sourcesChangedAt"`
 	// IndexCaughtUpAt is the latest time up to which every source change
-	// is searchable: the start of the last sync after which nothing was
-	// pending, else the active generation's build time; null without an
-	// index.
+	// is searchable: the start of the watcher's last successful sync, or
+	// the active generation's build time if later; null without an index.
 	IndexCaughtUpAt *string `json:"indexCaughtUpAt"`
 	// LagSeconds is how long the oldest change that is not yet searchable
 	// has waited (0 when caught up); null when unknown, that is when no
@@ -216,7 +215,8 @@ type WatcherStatus struct {
 	PID       int    `json:"pid,omitempty"`
 	StartedAt string `json:"startedAt,omitempty"`
 	// LastSyncAt is when its last sync finished; LastSyncResult is ok,
-	// failed or busy (another index writer held the lock; it retries).
+	// failed, busy (another index writer held the lock; it retries) or
+	// cancelled (the watcher stopped during it).
 	LastSyncAt     string `json:"lastSyncAt,omitempty"`
 	LastSyncResult string `json:"lastSyncResult,omitempty"`
 	// WatchedDirs are folders with a file system watch; PolledDirs are

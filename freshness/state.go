@@ -30,6 +30,8 @@ const (
 	// ResultBusy means another index writer (a manual novactl index sync,
 	// say) held the index lock; the watcher retries.
 	ResultBusy = "busy"
+	// ResultCancelled means the watcher was stopped during the sync.
+	ResultCancelled = "cancelled"
 )
 
 // Names of the limits a watcher can hit.
@@ -39,9 +41,6 @@ const (
 	// LimitOpenFiles is the per-process file descriptor limit, which
 	// kqueue (macOS, BSD) spends one descriptor per watched file of.
 	LimitOpenFiles = "open-files"
-	// LimitNoEvents means the file system delivers no events for a folder
-	// (some network and FUSE file systems).
-	LimitNoEvents = "no-events"
 )
 
 // MaxGoneListed bounds the gone files the state lists by name.
@@ -61,9 +60,9 @@ type State struct {
 	// PendingSince is when the oldest change not yet covered by a
 	// finished sync was seen; zero when caught up.
 	PendingSince time.Time `json:"pendingSince,omitzero"`
-	// CaughtUpAt is the start of the last successful sync after which no
-	// change was pending (a sync that starts at T reads every change made
-	// before T), or the time the watcher found nothing to do at start.
+	// CaughtUpAt is the start of the last successful sync (a sync that
+	// starts at T has read every change made before T), or the time the
+	// watcher found nothing to do at start.
 	CaughtUpAt time.Time `json:"caughtUpAt,omitzero"`
 	// LastSync is the last sync the watcher ran, if any.
 	LastSync *Sync `json:"lastSync,omitempty"`

@@ -1,0 +1,43 @@
+package watch
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/nova-recall/nova/freshness"
+)
+
+// On Linux every watched folder costs one inotify watch, whatever it
+// holds: files are covered by their folder's watch.
+const budgetLimit = freshness.LimitInotifyWatches
+
+func watchCost(string) int { return 1 }
+
+// defaultBudget is half of fs.inotify.max_user_watches: the limit is
+// shared by every program of the user (editors and IDEs spend many), so
+// the watcher leaves them the other half.
+func defaultBudget() int {
+	if n := inotifyMaxWatches(); n > 0 {
+		return max(n/2, 1)
+	}
+	return 0
+}
+
+func inotifyMaxWatches() int {
+	b, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches")
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n
+}
+
+func inotifyMessage() string {
+	return fmt.Sprintf("the inotify watch limit (fs.inotify.max_user_watches = %d) is reached; folders beyond it are rescanned instead of watched. Raise it: sudo sysctl fs.inotify.max_user_watches=524288 (and in /etc/sysctl.d to keep it)", inotifyMaxWatches())
+}
+
+func budgetMessage(budget int) string {
+	return fmt.Sprintf("the watcher uses at most half of fs.inotify.max_user_watches (%d of %d) and has used them; folders beyond it are rescanned instead of watched. Raise it: sudo sysctl fs.inotify.max_user_watches=524288 (and in /etc/sysctl.d to keep it)", budget, inotifyMaxWatches())
+}

@@ -1,0 +1,19 @@
+//go:build !linux && !darwin && !freebsd && !openbsd && !netbsd && !dragonfly
+
+package watch
+
+import "github.com/nova-recall/nova/freshness"
+
+const budgetLimit = freshness.LimitOpenFiles
+
+func watchCost(string) int { return 1 }
+
+func defaultBudget() int { return 0 }
+
+func inotifyMaxWatches() int { return 0 }
+
+func inotifyMessage() string { return "inotify is not used on this platform" }
+
+func budgetMessage(budget int) string {
+	return "the watch budget is used up; folders beyond it are rescanned instead of watched"
+}

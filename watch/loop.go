@@ -1,0 +1,486 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/nova-recall/nova/freshness"
+)
+
+// startMargin widens the start-up check "changed since the active
+// generation was built": a file written while that build was reading may
+// carry an mtime just before the build's timestamp.
+const startMargin = 2 * time.Minute
+
+// Sync triggers, as recorded in the state.
+const (
+	triggerStart  = "start"
+	triggerChange = "change"
+	triggerRescan = "rescan"
+	triggerRetry  = "retry"
+)
+
+type syncResult struct {
+	out      Outcome
+	err      error
+	started  time.Time
+	finished time.Time
+}
+
+// watcher is the state of one Run, owned by its loop goroutine.
+type watcher struct {
+	opts Options
+	n    notifier
+	log  *slog.Logger
+	tree *tree
+	st   freshness.State
+
+	// Events not yet reconciled: files to stat again, sources to list
+	// again, and when the first and last of them arrived.
+	dirtyFiles            map[string]bool
+	dirtySources          map[int]bool
+	firstDirty, lastDirty time.Time
+	// lastEvent is when the last file system event arrived: a sync waits
+	// for a quiet spell after it (bounded by MaxWait).
+	lastEvent time.Time
+
+	// pending: a confirmed change that no started sync covers, seen first
+	// at pendingSince; trigger says what found it.
+	pending      bool
+	pendingSince time.Time
+	trigger      string
+
+	syncing   bool
+	covering  time.Time // pendingSince of the changes the running sync covers
+	done      chan syncResult
+	failures  int
+	notBefore time.Time // no sync starts before this (back-off, spacing)
+
+	// gone are the source files seen to disappear, with when.
+	gone map[string]time.Time
+}
+
+func newWatcher(opts Options, n notifier) *watcher {
+	budget := opts.WatchBudget
+	if budget == 0 {
+		budget = defaultBudget()
+	}
+	w := &watcher{opts: opts, n: n, log: opts.Logger, tree: newTree(n, opts.Sources, opts.Lister, budget),
+		dirtyFiles: map[string]bool{}, dirtySources: map[int]bool{}, done: make(chan syncResult, 1), gone: map[string]time.Time{}}
+	w.tree.limit = w.limitHit
+	w.tree.warn = func(msg string, args ...any) { w.log.Warn(msg, args...) }
+	return w
+}
+
+func (w *watcher) run(ctx context.Context) error {
+	now := time.Now()
+	w.st = freshness.State{SchemaVersion: freshness.SchemaVersion, PID: os.Getpid(), StartedAt: now.UTC(),
+		Syncs: map[string]int{}, Limits: []freshness.Limit{}, Gone: freshness.Gone{Files: []string{}}}
+	w.tree.watchAll()
+	for i := range w.opts.Sources {
+		w.tree.relist(i, &change{})
+	}
+	w.st.LastRescanAt = now.UTC()
+	built := w.opts.Built()
+	switch {
+	case built.IsZero():
+		w.markPending(now, triggerStart)
+		w.log.Info("No index is active yet: syncing now")
+	case w.tree.newestSince(built.Add(-startMargin)):
+		w.markPending(now, triggerStart)
+		w.log.Info("Sources changed since the active index was built: syncing now", "built", built.UTC().Format(time.RFC3339))
+	default:
+		w.st.CaughtUpAt = now.UTC()
+	}
+	w.log.Info("Watching sources", "sources", len(w.opts.Sources), "dirs", len(w.tree.watched),
+		"polledDirs", len(w.tree.polled), "files", w.tree.files(), "rescanEvery", w.rescanInterval().String())
+	w.save(now)
+
+	rescan := time.NewTimer(w.rescanInterval())
+	defer rescan.Stop()
+	var wake *time.Timer
+	defer func() {
+		if wake != nil {
+			wake.Stop()
+		}
+	}()
+	for {
+		// One timer, re-armed every turn (since Go 1.23 Reset and Stop
+		// never leave a stale tick behind).
+		var wakeC <-chan time.Time
+		if at, ok := w.nextWake(); ok {
+			d := max(time.Until(at), 0)
+			if wake == nil {
+				wake = time.NewTimer(d)
+			} else {
+				wake.Reset(d)
+			}
+			wakeC = wake.C
+		} else if wake != nil {
+			wake.Stop()
+		}
+		select {
+		case <-ctx.Done():
+			return w.stop()
+		case ev, ok := <-w.n.Events():
+			if !ok {
+				w.stop()
+				return errors.New("file system notifications stopped")
+			}
+			w.onEvent(ev, time.Now())
+		case err, ok := <-w.n.Errors():
+			if !ok {
+				w.stop()
+				return errors.New("file system notifications stopped")
+			}
+			w.onError(err, time.Now())
+		case <-wakeC:
+			w.act(ctx, time.Now())
+		case <-rescan.C:
+			w.rescan(time.Now())
+			rescan.Reset(w.rescanInterval())
+			w.act(ctx, time.Now())
+		case r := <-w.done:
+			w.finish(r)
+		}
+	}
+}
+
+// stop waits for a running sync (it sees the cancelled context) and
+// records the stop.
+func (w *watcher) stop() error {
+	if w.syncing {
+		w.finish(<-w.done)
+	}
+	now := time.Now()
+	w.st.StoppedAt = now.UTC()
+	w.save(now)
+	w.log.Info("Watcher stopped")
+	return nil
+}
+
+// nextWake is when the loop must act next without an event: the end of
+// the debounce of unreconciled events, or the earliest start of a sync
+// for a confirmed change.
+func (w *watcher) nextWake() (time.Time, bool) {
+	var at time.Time
+	ok := false
+	if len(w.dirtyFiles)+len(w.dirtySources) > 0 {
+		at = w.lastDirty.Add(w.opts.Quiet)
+		if limit := w.firstDirty.Add(w.opts.MaxWait); limit.Before(at) {
+			at = limit
+		}
+		ok = true
+	}
+	if w.pending && !w.syncing {
+		t := w.syncDue()
+		if !ok || t.Before(at) {
+			at, ok = t, true
+		}
+	}
+	return at, ok
+}
+
+// syncDue is when a sync for the pending changes may start: once the
+// sources have been quiet for Quiet after the last event, but no later
+// than MaxWait after the oldest pending change, and never before
+// notBefore (back-off and spacing).
+func (w *watcher) syncDue() time.Time {
+	due := w.pendingSince
+	if !w.lastEvent.Before(w.pendingSince) {
+		due = w.lastEvent.Add(w.opts.Quiet)
+		if limit := w.pendingSince.Add(w.opts.MaxWait); limit.Before(due) {
+			due = limit
+		}
+	}
+	if due.Before(w.notBefore) {
+		due = w.notBefore
+	}
+	return due
+}
+
+// act reconciles events whose debounce is over and starts a sync when a
+// confirmed change waits and none runs.
+func (w *watcher) act(ctx context.Context, now time.Time) {
+	if len(w.dirtyFiles)+len(w.dirtySources) > 0 {
+		due := w.lastDirty.Add(w.opts.Quiet)
+		if limit := w.firstDirty.Add(w.opts.MaxWait); limit.Before(due) {
+			due = limit
+		}
+		if !now.Before(due) {
+			w.reconcile(now, triggerChange)
+		}
+	}
+	if w.pending && !w.syncing && !now.Before(w.syncDue()) && ctx.Err() == nil {
+		w.startSync(ctx, now)
+	}
+}
+
+// onEvent records one file system event as something to look at once
+// the sources are quiet.
+func (w *watcher) onEvent(ev fsnotify.Event, now time.Time) {
+	if ev.Op == fsnotify.Chmod {
+		return // attribute noise; a delete on Linux also sends one, then Remove
+	}
+	name := filepath.Clean(ev.Name)
+	owners := w.tree.owners(name)
+	if len(owners) == 0 {
+		return
+	}
+	w.lastEvent = now
+	for _, i := range owners {
+		if d := sourceDir(w.opts.Sources[i]); d != "" && hidden(name, d) {
+			return
+		}
+	}
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		if _, ok := w.tree.watched[name]; ok || w.tree.polled[name] {
+			// A folder went away (or moved: its new name arrives as a
+			// Create); everything below it is gone from here.
+			w.tree.drop(name)
+			w.dirty(now, "", owners)
+			return
+		}
+	}
+	if ev.Has(fsnotify.Create) {
+		if fi, err := os.Lstat(name); err == nil && fi.IsDir() {
+			// A new folder: watch it and everything in it at once. Files
+			// written before the watch existed are found by the relist.
+			w.tree.watch(dirsUnder(name))
+			w.dirty(now, "", owners)
+			return
+		}
+	}
+	if w.tree.known(name) {
+		w.dirty(now, name, nil)
+		return
+	}
+	w.dirty(now, "", owners)
+}
+
+// dirty marks a file to stat again, or sources to list again.
+func (w *watcher) dirty(now time.Time, file string, sources []int) {
+	if len(w.dirtyFiles)+len(w.dirtySources) == 0 {
+		w.firstDirty = now
+	}
+	w.lastDirty = now
+	if file != "" {
+		w.dirtyFiles[file] = true
+	}
+	for _, i := range sources {
+		w.dirtySources[i] = true
+	}
+}
+
+// onError handles a notifier error. After an overflow events were lost,
+// so every source is listed again and every folder re-walked now.
+func (w *watcher) onError(err error, now time.Time) {
+	if errors.Is(err, fsnotify.ErrEventOverflow) {
+		w.log.Warn("File system events overflowed; rescanning every source")
+	} else {
+		w.log.Warn("File system notification error; rescanning every source", "err", err)
+	}
+	w.tree.watchAll()
+	all := make([]int, len(w.opts.Sources))
+	for i := range all {
+		all[i] = i
+	}
+	w.dirty(now, "", all)
+}
+
+// rescan is the safety net: re-walk every folder (watching new ones and
+// retrying polled ones) and compare every file's stat.
+func (w *watcher) rescan(now time.Time) {
+	w.tree.watchAll()
+	all := make([]int, len(w.opts.Sources))
+	for i := range all {
+		all[i] = i
+	}
+	w.dirty(now, "", all)
+	found := w.reconcile(now, triggerRescan)
+	w.st.LastRescanAt = now.UTC()
+	if !found {
+		w.save(now)
+	}
+}
+
+// reconcile stats and lists what events pointed at and records real
+// changes as pending. It reports whether anything changed.
+func (w *watcher) reconcile(now time.Time, trigger string) bool {
+	var c change
+	for i := range w.dirtySources {
+		w.tree.relist(i, &c)
+	}
+	for p := range w.dirtyFiles {
+		w.tree.restat(p, &c)
+	}
+	first := w.firstDirty
+	clear(w.dirtyFiles)
+	clear(w.dirtySources)
+	w.firstDirty, w.lastDirty = time.Time{}, time.Time{}
+	if !c.any() {
+		return false
+	}
+	// A removed file whose inode reappears under a new name was renamed
+	// (or rotated): it is not gone.
+	addedIno := map[uint64]bool{}
+	for _, p := range c.added {
+		delete(w.gone, p)
+		if ino := w.tree.inode(p); ino != 0 {
+			addedIno[ino] = true
+		}
+	}
+	renamed := 0
+	for _, r := range c.removed {
+		switch {
+		case r.inode != 0 && addedIno[r.inode]:
+			renamed++
+		case !w.tree.known(r.path):
+			if _, ok := w.gone[r.path]; !ok {
+				w.gone[r.path] = now
+			}
+		}
+	}
+	w.log.Info("Sources changed", "added", len(c.added)-renamed, "changed", len(c.changed), "removed", len(c.removed)-renamed, "renamed", renamed, "by", trigger)
+	w.st.SourcesChangedAt = now.UTC()
+	if first.IsZero() || first.After(now) {
+		first = now
+	}
+	w.markPending(first, trigger)
+	w.save(now)
+	return true
+}
+
+func (w *watcher) markPending(since time.Time, trigger string) {
+	if !w.pending {
+		w.pending, w.pendingSince, w.trigger = true, since, trigger
+	}
+	if w.st.PendingSince.IsZero() {
+		w.st.PendingSince = since.UTC()
+	}
+}
+
+// startSync runs one sync on its own goroutine.
+func (w *watcher) startSync(ctx context.Context, now time.Time) {
+	w.syncing, w.pending = true, false
+	w.covering, w.pendingSince = w.pendingSince, time.Time{}
+	trigger := w.trigger
+	if w.failures > 0 {
+		trigger = triggerRetry
+	}
+	w.st.LastSync = &freshness.Sync{StartedAt: now.UTC(), Trigger: trigger}
+	w.log.Info("Sync started", "trigger", trigger)
+	w.save(now)
+	go func() {
+		out, err := w.opts.Syncer.Sync(ctx)
+		w.done <- syncResult{out: out, err: err, started: now, finished: time.Now()}
+	}()
+}
+
+// finish records a sync's result and decides what comes next.
+func (w *watcher) finish(r syncResult) {
+	w.syncing = false
+	s := w.st.LastSync
+	s.FinishedAt = r.finished.UTC()
+	took := r.finished.Sub(r.started).Round(time.Millisecond)
+	switch {
+	case r.err == nil:
+		w.failures = 0
+		s.Result, s.RunID, s.Chunks = freshness.ResultOK, r.out.RunID, r.out.Chunks
+		w.st.CaughtUpAt = r.started.UTC()
+		w.st.PendingSince = time.Time{}
+		if w.pending {
+			w.st.PendingSince = w.pendingSince.UTC()
+		}
+		w.st.Gone.KeptChunks = r.out.KeptChunks
+		if r.out.GoneFiles != nil {
+			clear(w.gone)
+			for _, p := range r.out.GoneFiles {
+				w.gone[p] = r.finished
+			}
+		}
+		// Space syncs out: a stream of appends gets a sync every
+		// Quiet..MaxWait, not one after another back to back.
+		w.notBefore = r.finished.Add(w.opts.Quiet)
+		w.log.Info("Sync finished", "runId", r.out.RunID, "chunks", r.out.Chunks, "took", took.String(), "pending", w.pending)
+	default:
+		w.restorePending()
+		if errors.Is(r.err, ErrBusy) {
+			s.Result, s.Error = freshness.ResultBusy, r.err.Error()
+			w.notBefore = r.finished.Add(w.opts.BusyRetry)
+			w.log.Info("Another index writer is running; retrying", "in", w.opts.BusyRetry.String(), "err", r.err)
+			break
+		}
+		if errors.Is(r.err, context.Canceled) {
+			s.Result = freshness.ResultCancelled
+			w.log.Info("Sync cancelled")
+			break
+		}
+		s.Result, s.Error = freshness.ResultFailed, r.err.Error()
+		w.failures++
+		backoff := w.opts.BusyRetry << min(w.failures, 20)
+		backoff = min(backoff, w.opts.MaxBackoff)
+		w.notBefore = r.finished.Add(backoff)
+		w.log.Error("Sync failed; retrying", "in", backoff.String(), "failures", w.failures, "err", r.err)
+	}
+	w.st.Syncs[s.Result]++
+	// Changes that arrived during the sync are confirmed now, so the
+	// state shows their lag instead of "caught up".
+	if len(w.dirtyFiles)+len(w.dirtySources) > 0 && w.reconcile(r.finished, triggerChange) {
+		return // reconcile saved
+	}
+	w.save(r.finished)
+}
+
+// restorePending puts the changes a failed sync covered back.
+func (w *watcher) restorePending() {
+	since := w.covering
+	if w.pending && (since.IsZero() || w.pendingSince.Before(since)) {
+		since = w.pendingSince
+	}
+	w.pending, w.pendingSince = true, since
+}
+
+func (w *watcher) rescanInterval() time.Duration {
+	if len(w.tree.polled) > 0 {
+		return w.opts.LimitedRescan
+	}
+	return w.opts.Rescan
+}
+
+// limitHit records a limit once per name, and logs it once.
+func (w *watcher) limitHit(name string, value int, msg string) {
+	for _, l := range w.st.Limits {
+		if l.Name == name {
+			return
+		}
+	}
+	w.st.Limits = append(w.st.Limits, freshness.Limit{Name: name, Value: value, Message: msg, At: time.Now().UTC()})
+	w.log.Warn("Watch limit reached: falling back to the rescan for the rest", "limit", name, "value", value, "rescanEvery", w.opts.LimitedRescan.String(), "advice", msg)
+}
+
+// save publishes the state. A failed write is logged, not fatal: the
+// state is a report, and the next save may succeed.
+func (w *watcher) save(now time.Time) {
+	w.st.UpdatedAt = now.UTC()
+	w.st.RescanIntervalSeconds = int(w.rescanInterval() / time.Second)
+	w.st.Watched = freshness.Watched{Sources: len(w.opts.Sources), Dirs: len(w.tree.watched), PolledDirs: len(w.tree.polled), Files: w.tree.files()}
+	files := make([]string, 0, len(w.gone))
+	for p := range w.gone {
+		files = append(files, p)
+	}
+	sort.Strings(files)
+	w.st.Gone.Count = len(files)
+	w.st.Gone.Files = files[:min(len(files), freshness.MaxGoneListed)]
+	if err := freshness.Write(w.opts.Home, &w.st); err != nil {
+		w.log.Warn("Cannot write the watcher state", "err", fmt.Sprint(err))
+	}
+}

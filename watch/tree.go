@@ -1,0 +1,341 @@
+package watch
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/freshness"
+)
+
+// fileStat is what the rescan compares: a file changed when any differs.
+type fileStat struct {
+	size  int64
+	mtime int64
+	inode uint64
+}
+
+func statOf(fi fs.FileInfo) fileStat {
+	return fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano(), inode: inodeOf(fi)}
+}
+
+// tree is what the watcher knows of the sources: the folders it watches
+// or polls, and the stat of every file each source reads.
+type tree struct {
+	n       notifier
+	sources []config.Source
+	lister  Lister
+	// watched folders have a notifier watch, costing cost[dir] of the
+	// budget; polled ones could not get one and rely on the rescan.
+	watched map[string]int
+	polled  map[string]bool
+	budget  int
+	used    int
+	// snap[i] is the files of sources[i] with their stat.
+	snap []map[string]fileStat
+	// limit is told when a watch limit is hit.
+	limit func(name string, value int, msg string)
+	warn  func(msg string, args ...any)
+}
+
+func newTree(n notifier, sources []config.Source, lister Lister, budget int) *tree {
+	t := &tree{n: n, sources: sources, lister: lister, watched: map[string]int{}, polled: map[string]bool{},
+		budget: budget, snap: make([]map[string]fileStat, len(sources)),
+		limit: func(string, int, string) {}, warn: func(string, ...any) {}}
+	for i := range t.snap {
+		t.snap[i] = map[string]fileStat{}
+	}
+	return t
+}
+
+// root returns the folder to watch for a source: its path, or the folder
+// holding it when the source is one file. "" when it does not exist.
+func sourceDir(src config.Source) string {
+	fi, err := os.Stat(src.Path)
+	switch {
+	case err != nil:
+		return ""
+	case fi.IsDir():
+		return src.Path
+	}
+	return filepath.Dir(src.Path)
+}
+
+// owners returns the indexes of the sources whose tree holds p.
+func (t *tree) owners(p string) []int {
+	var out []int
+	for i, s := range t.sources {
+		if within(p, s.Path) || within(p, sourceDir(s)) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func within(p, root string) bool {
+	if root == "" {
+		return false
+	}
+	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// hidden reports whether p lies in a hidden folder below root, which the
+// readers skip (.git, .obsidian, .trash).
+func hidden(p, root string) bool {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == "." {
+		return false
+	}
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		if strings.HasPrefix(part, ".") && part != "." && part != ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// dirsUnder lists dir and every folder below it that the readers would
+// enter: hidden folders are skipped and symlinked folders not followed.
+func dirsUnder(dir string) []string {
+	var out []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if d != nil && d.IsDir() && p != dir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if p != dir && strings.HasPrefix(d.Name(), ".") {
+			return fs.SkipDir
+		}
+		out = append(out, p)
+		return nil
+	})
+	return out
+}
+
+// watchAll (re)walks every source and watches the folders not yet
+// watched: new ones, and polled ones whose limit may have eased.
+func (t *tree) watchAll() {
+	var dirs []string
+	for _, s := range t.sources {
+		if d := sourceDir(s); d != "" {
+			if d != s.Path {
+				dirs = append(dirs, d) // a one-file source: only its folder
+				continue
+			}
+			dirs = append(dirs, dirsUnder(d)...)
+		}
+	}
+	t.watch(dirs)
+}
+
+// watch adds watches for dirs, newest first: when a limit leaves some
+// folders to the rescan, those are the least active ones (last year's
+// Codex day folders, old Claude Code projects). Source roots go first of
+// all: new folders appear in them.
+func (t *tree) watch(dirs []string) {
+	roots := map[string]bool{}
+	for _, s := range t.sources {
+		roots[sourceDir(s)] = true
+	}
+	type cand struct {
+		dir   string
+		root  bool
+		mtime time.Time
+	}
+	var cs []cand
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		if _, ok := t.watched[d]; ok || seen[d] {
+			continue
+		}
+		seen[d] = true
+		c := cand{dir: d, root: roots[d]}
+		if fi, err := os.Stat(d); err == nil {
+			c.mtime = fi.ModTime()
+		}
+		cs = append(cs, c)
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].root != cs[j].root {
+			return cs[i].root
+		}
+		return cs[i].mtime.After(cs[j].mtime)
+	})
+	for _, c := range cs {
+		t.add(c.dir)
+	}
+}
+
+// add watches one folder, within the budget.
+func (t *tree) add(dir string) {
+	cost := watchCost(dir)
+	if t.budget > 0 && t.used+cost > t.budget {
+		t.polled[dir] = true
+		t.limit(budgetLimit, t.budget, budgetMessage(t.budget))
+		return
+	}
+	err := t.n.Add(dir)
+	switch {
+	case err == nil:
+		t.watched[dir] = cost
+		t.used += cost
+		delete(t.polled, dir)
+	case errors.Is(err, fs.ErrNotExist):
+		delete(t.polled, dir) // gone meanwhile
+	case errors.Is(err, syscall.ENOSPC):
+		t.polled[dir] = true
+		t.limit(freshness.LimitInotifyWatches, inotifyMaxWatches(), inotifyMessage())
+	case errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE):
+		t.polled[dir] = true
+		t.limit(freshness.LimitOpenFiles, openFilesLimit(), openFilesMessage())
+	default:
+		t.polled[dir] = true
+		t.warn("Cannot watch a folder; the rescan covers it", "dir", dir, "err", err)
+	}
+}
+
+// drop forgets dir and every folder below it (deleted or moved away).
+func (t *tree) drop(dir string) {
+	for d, cost := range t.watched {
+		if within(d, dir) {
+			_ = t.n.Remove(d) // already gone with the folder, mostly
+			delete(t.watched, d)
+			t.used -= cost
+		}
+	}
+	for d := range t.polled {
+		if within(d, dir) {
+			delete(t.polled, d)
+		}
+	}
+}
+
+// known reports whether any source reads p.
+func (t *tree) known(p string) bool {
+	for _, m := range t.snap {
+		if _, ok := m[p]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// change is what a relist or stat found.
+type change struct {
+	added, changed []string
+	removed        []removed
+}
+
+// removed is a file no longer there, with the inode it had.
+type removed struct {
+	path  string
+	inode uint64
+}
+
+func (c *change) any() bool { return len(c.added)+len(c.changed)+len(c.removed) > 0 }
+
+// relist lists source i again and compares it with what was known.
+func (t *tree) relist(i int, c *change) {
+	files, err := t.lister(t.sources[i])
+	if err != nil {
+		files = nil // a missing source keeps its memory; only its files are gone
+	}
+	next := make(map[string]fileStat, len(files))
+	for _, p := range files {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		st := statOf(fi)
+		next[p] = st
+		old, ok := t.snap[i][p]
+		switch {
+		case !ok:
+			c.added = append(c.added, p)
+		case old != st:
+			c.changed = append(c.changed, p)
+		}
+	}
+	for p, old := range t.snap[i] {
+		if _, ok := next[p]; !ok {
+			c.removed = append(c.removed, removed{p, old.inode})
+		}
+	}
+	t.snap[i] = next
+}
+
+// restat compares one known file with what was known, in every source
+// that reads it.
+func (t *tree) restat(p string, c *change) {
+	fi, err := os.Stat(p)
+	for _, m := range t.snap {
+		old, ok := m[p]
+		if !ok {
+			continue
+		}
+		switch {
+		case err != nil:
+			delete(m, p)
+			c.removed = append(c.removed, removed{p, old.inode})
+		case statOf(fi) != old:
+			m[p] = statOf(fi)
+			c.changed = append(c.changed, p)
+		}
+	}
+}
+
+// inode returns the inode known for p, 0 when unknown.
+func (t *tree) inode(p string) uint64 {
+	for _, m := range t.snap {
+		if st, ok := m[p]; ok {
+			return st.inode
+		}
+	}
+	return 0
+}
+
+// files counts the distinct files the sources read.
+func (t *tree) files() int {
+	seen := map[string]bool{}
+	for _, m := range t.snap {
+		for p := range m {
+			seen[p] = true
+		}
+	}
+	return len(seen)
+}
+
+// newestSince reports whether a source file or folder changed after since:
+// a newer file, or a folder whose entries were created, removed or
+// renamed after it.
+func (t *tree) newestSince(since time.Time) bool {
+	for _, m := range t.snap {
+		for _, st := range m {
+			if time.Unix(0, st.mtime).After(since) {
+				return true
+			}
+		}
+	}
+	for d := range t.watched {
+		if fi, err := os.Stat(d); err == nil && fi.ModTime().After(since) {
+			return true
+		}
+	}
+	for d := range t.polled {
+		if fi, err := os.Stat(d); err == nil && fi.ModTime().After(since) {
+			return true
+		}
+	}
+	return false
+}

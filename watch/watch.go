@@ -1,0 +1,181 @@
+// Package watch keeps memory fresh by itself: it watches every configured
+// source with fsnotify (folders recursively, including folders created
+// after it started), debounces and coalesces bursts of changes, and runs
+// a sync through a Syncer when something a source reads has changed. A
+// periodic stat-based rescan is the safety net for lost events, overflowed
+// queues and folders that could not be watched. It publishes what it sees
+// in the watcher state (package freshness). It never serves and never
+// writes the index itself: the Syncer does, under the index lock.
+//
+// The watch loop is one goroutine that owns every piece of state; the sync
+// runs on a second goroutine so that events keep being read (and new
+// folders watched) while a long sync runs. At most one sync runs at a time.
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/paths"
+)
+
+// Syncer brings the index up to date with the sources: build, verify and
+// promote, under the index lock. *index.Indexer does it through an adapter
+// in novactl; tests pass a fake.
+type Syncer interface {
+	Sync(ctx context.Context) (Outcome, error)
+}
+
+// Outcome is what a successful sync reports.
+type Outcome struct {
+	// RunID and Chunks describe the promoted generation.
+	RunID  string
+	Chunks int
+	// KeptChunks counts chunks carried forward from source files that no
+	// longer exist.
+	KeptChunks int
+	// GoneFiles, when not nil, is the complete list of source files gone
+	// whose memory the index keeps; nil means the syncer does not know,
+	// and the watcher reports the files it saw disappear.
+	GoneFiles []string
+}
+
+// ErrBusy is wrapped by Syncer errors that mean another index writer holds
+// the lock (a manual novactl index sync, say): the watcher retries soon.
+var ErrBusy = errors.New("another index writer holds the lock")
+
+// Lister returns the files of a source that a sync would read (its
+// include and exclude globs applied), as absolute paths. A missing source
+// path is an error wrapping fs.ErrNotExist or the ingest equivalent; the
+// watcher treats any error as "no files for now".
+type Lister func(src config.Source) ([]string, error)
+
+// Defaults of Options.
+const (
+	DefaultQuiet         = time.Second
+	DefaultMaxWait       = 5 * time.Second
+	DefaultRescan        = 5 * time.Minute
+	DefaultLimitedRescan = 30 * time.Second
+	DefaultBusyRetry     = 2 * time.Second
+	DefaultMaxBackoff    = 5 * time.Minute
+)
+
+// Options configure a Watcher. Home, Sources, Syncer and Lister are
+// required.
+type Options struct {
+	Home    paths.Home
+	Sources []config.Source
+	Syncer  Syncer
+	Lister  Lister
+	// Logger receives what the watcher does; nil discards it.
+	Logger *slog.Logger
+	// Quiet is how long the sources must stay quiet before a sync starts
+	// (the debounce); MaxWait bounds how long a continuous stream of
+	// changes can delay one (counted from the first change not yet
+	// synced), so a busy agent never starves the index.
+	Quiet, MaxWait time.Duration
+	// Rescan is the period of the safety-net rescan; LimitedRescan
+	// replaces it while some folders could not be watched.
+	Rescan, LimitedRescan time.Duration
+	// BusyRetry is the wait before retrying a sync that found the index
+	// locked; failed syncs back off exponentially from it to MaxBackoff.
+	BusyRetry, MaxBackoff time.Duration
+	// Built returns when the active generation was built (zero when none);
+	// at start, sources changed since then (or no index at all) trigger a
+	// sync. Nil means "no index".
+	Built func() time.Time
+	// WatchBudget caps the watches (inotify) or descriptors (kqueue) the
+	// watcher may spend; 0 derives it from the platform's limits.
+	WatchBudget int
+
+	// newNotifier builds the file system notifier; nil means fsnotify.
+	// Tests replace it.
+	newNotifier func() (notifier, error)
+}
+
+// notifier is the part of fsnotify.Watcher the watcher uses.
+type notifier interface {
+	Add(path string) error
+	Remove(path string) error
+	Events() <-chan fsnotify.Event
+	Errors() <-chan error
+	Close() error
+}
+
+type fsNotifier struct{ w *fsnotify.Watcher }
+
+func (n fsNotifier) Add(p string) error             { return n.w.Add(p) }
+func (n fsNotifier) Remove(p string) error          { return n.w.Remove(p) }
+func (n fsNotifier) Events() <-chan fsnotify.Event { return n.w.Events }
+func (n fsNotifier) Errors() <-chan error          { return n.w.Errors }
+func (n fsNotifier) Close() error                   { return n.w.Close() }
+
+func newFSNotifier() (notifier, error) {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	return fsNotifier{w}, nil
+}
+
+func (o *Options) defaults() error {
+	if o.Syncer == nil || o.Lister == nil || o.Home.Root == "" {
+		return errors.New("watch: Home, Syncer and Lister are required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.Quiet, DefaultQuiet)
+	def(&o.MaxWait, DefaultMaxWait)
+	def(&o.Rescan, DefaultRescan)
+	def(&o.LimitedRescan, DefaultLimitedRescan)
+	def(&o.BusyRetry, DefaultBusyRetry)
+	def(&o.MaxBackoff, DefaultMaxBackoff)
+	if o.MaxWait < o.Quiet {
+		o.MaxWait = o.Quiet
+	}
+	if o.LimitedRescan > o.Rescan {
+		o.LimitedRescan = o.Rescan
+	}
+	if o.Built == nil {
+		o.Built = func() time.Time { return time.Time{} }
+	}
+	if o.newNotifier == nil {
+		o.newNotifier = newFSNotifier
+	}
+	return nil
+}
+
+// Run watches until ctx is cancelled, then waits for a running sync to
+// stop, records the stop in the state and returns nil. It fails at once
+// when another watcher runs for the same home (freshness.ErrRunning) or
+// no notifier can be created.
+func Run(ctx context.Context, opts Options) error {
+	if err := opts.defaults(); err != nil {
+		return err
+	}
+	lock, err := freshness.Acquire(opts.Home)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	n, err := opts.newNotifier()
+	if err != nil {
+		return fmt.Errorf("start file system notifications: %w", err)
+	}
+	defer n.Close()
+	w := newWatcher(opts, n)
+	return w.run(ctx)
+}

@@ -1,0 +1,548 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/paths"
+)
+
+// These tests run the watch loop in a synctest bubble: time is a fake
+// clock that advances only when every goroutine waits, so a test of a
+// 5-minute rescan takes microseconds and timings are exact. Files are
+// real; events come from a fake notifier the test feeds, as fsnotify
+// would; the syncer is a fake that records when it was called.
+
+type fakeNotifier struct {
+	events chan fsnotify.Event
+	errs   chan error
+	mu     sync.Mutex
+	added  []string
+	// failAfter makes Add fail with ENOSPC once this many watches exist
+	// (0: never).
+	failAfter int
+}
+
+func newFakeNotifier() *fakeNotifier {
+	return &fakeNotifier{events: make(chan fsnotify.Event), errs: make(chan error)}
+}
+
+func (f *fakeNotifier) Add(p string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failAfter > 0 && len(f.added) >= f.failAfter {
+		return fmt.Errorf("inotify_add_watch: %w", syscall.ENOSPC)
+	}
+	f.added = append(f.added, p)
+	return nil
+}
+func (f *fakeNotifier) Remove(string) error           { return nil }
+func (f *fakeNotifier) Events() <-chan fsnotify.Event { return f.events }
+func (f *fakeNotifier) Errors() <-chan error          { return f.errs }
+func (f *fakeNotifier) Close() error                  { return nil }
+
+func (f *fakeNotifier) watched(p string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, a := range f.added {
+		if a == p {
+			return true
+		}
+	}
+	return false
+}
+
+type fakeSyncer struct {
+	mu    sync.Mutex
+	calls []time.Time
+	// errs are returned by the first calls, in order.
+	errs []error
+	// took is how long each sync takes (fake time).
+	took time.Duration
+	// block, when set, makes Sync wait for the context.
+	block bool
+	gone  []string
+}
+
+func (f *fakeSyncer) Sync(ctx context.Context) (Outcome, error) {
+	f.mu.Lock()
+	n := len(f.calls)
+	f.calls = append(f.calls, time.Now())
+	var err error
+	if n < len(f.errs) {
+		err = f.errs[n]
+	}
+	took, block := f.took, f.block
+	f.mu.Unlock()
+	if block {
+		<-ctx.Done()
+		return Outcome{}, ctx.Err()
+	}
+	time.Sleep(took)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{RunID: fmt.Sprintf("run-%d", n+1), Chunks: 10 + n, GoneFiles: f.gone}, nil
+}
+
+func (f *fakeSyncer) times() []time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]time.Time(nil), f.calls...)
+}
+
+// jsonlLister lists *.jsonl below the source path, skipping hidden
+// folders, like the ingest readers of a jsonl source.
+func jsonlLister(src config.Source) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(src.Path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != src.Path && strings.HasPrefix(d.Name(), ".") {
+			return fs.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// upToDate is a build time after every file's mtime: no start-up sync.
+func upToDate() time.Time { return time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC) }
+
+type harness struct {
+	t      *testing.T
+	src    string
+	home   paths.Home
+	n      *fakeNotifier
+	s      *fakeSyncer
+	t0     time.Time
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// start runs the watcher over a source folder holding a.jsonl. It must be
+// called inside a bubble.
+func start(t *testing.T, tune func(*Options, *fakeNotifier, *fakeSyncer)) *harness {
+	t.Helper()
+	root := t.TempDir()
+	h := &harness{t: t, src: filepath.Join(root, "src"), home: paths.Home{Root: filepath.Join(root, "home")},
+		n: newFakeNotifier(), s: &fakeSyncer{took: 2 * time.Second}, done: make(chan error, 1)}
+	must(t, os.MkdirAll(h.src, 0o755))
+	must(t, os.WriteFile(filepath.Join(h.src, "a.jsonl"), []byte("{\"id\":\"1\",\"text\":\"one\"}\n"), 0o644))
+	opts := Options{Home: h.home, Sources: []config.Source{{Name: "s", Kind: config.KindJSONL, Path: h.src}},
+		Syncer: h.s, Lister: jsonlLister, Built: upToDate,
+		newNotifier: func() (notifier, error) { return h.n, nil }}
+	if tune != nil {
+		tune(&opts, h.n, h.s)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	h.t0 = time.Now()
+	go func() { h.done <- Run(ctx, opts) }()
+	// A failing test must still end the loop: a bubble may not exit with
+	// goroutines blocked in it.
+	t.Cleanup(func() {
+		if h.cancel != nil {
+			h.cancel()
+			<-h.done
+		}
+	})
+	synctest.Wait()
+	return h
+}
+
+func (h *harness) stop() {
+	h.t.Helper()
+	h.cancel()
+	h.cancel = nil
+	if err := <-h.done; err != nil {
+		h.t.Fatalf("Run: %v", err)
+	}
+}
+
+// appendLine appends to a file and delivers the Write event.
+func (h *harness) appendLine(p string) {
+	h.t.Helper()
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	must(h.t, err)
+	_, err = f.WriteString("{\"id\":\"x\",\"text\":\"more\"}\n")
+	must(h.t, err)
+	must(h.t, f.Close())
+	h.n.events <- fsnotify.Event{Name: p, Op: fsnotify.Write}
+}
+
+func (h *harness) state() *freshness.State {
+	h.t.Helper()
+	st, err := freshness.Read(h.home)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return st
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBurstIsCoalescedIntoOneSync(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, nil)
+		a := filepath.Join(h.src, "a.jsonl")
+		for range 30 { // 3 s of a line every 100 ms
+			h.appendLine(a)
+			time.Sleep(100 * time.Millisecond)
+		}
+		time.Sleep(10 * time.Second)
+		calls := h.s.times()
+		if len(calls) != 1 {
+			t.Fatalf("%d syncs for one burst, want 1", len(calls))
+		}
+		// The last append came at 2.9 s; the sync starts one quiet second later.
+		if got := calls[0].Sub(h.t0); got != 2900*time.Millisecond+DefaultQuiet {
+			t.Fatalf("sync started %s after the burst began, want 3.9s", got)
+		}
+		st := h.state()
+		if st.LastSync == nil || st.LastSync.Result != freshness.ResultOK || st.LastSync.RunID != "run-1" || st.LastSync.Trigger != triggerChange {
+			t.Fatalf("last sync: %+v", st.LastSync)
+		}
+		if !st.PendingSince.IsZero() || !st.CaughtUpAt.Equal(calls[0].UTC()) {
+			t.Fatalf("after the sync: pending since %v, caught up %v (sync started %v)", st.PendingSince, st.CaughtUpAt, calls[0])
+		}
+		if !st.SourcesChangedAt.After(h.t0) {
+			t.Fatalf("sourcesChangedAt %v not recorded", st.SourcesChangedAt)
+		}
+		h.stop()
+	})
+}
+
+func TestContinuousStreamDoesNotStarveTheIndex(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, nil)
+		a := filepath.Join(h.src, "a.jsonl")
+		lagging := 0
+		for range 300 { // 30 s without a quiet second
+			h.appendLine(a)
+			time.Sleep(100 * time.Millisecond)
+			if !h.state().PendingSince.IsZero() {
+				lagging++
+			}
+		}
+		calls := h.s.times()
+		if len(calls) < 4 {
+			t.Fatalf("only %d syncs during 30 s of appends: the stream starves the index", len(calls))
+		}
+		if first := calls[0].Sub(h.t0); first > DefaultMaxWait {
+			t.Fatalf("first sync after %s, want within MaxWait %s", first, DefaultMaxWait)
+		}
+		for i := 1; i < len(calls); i++ {
+			gap := calls[i].Sub(calls[i-1])
+			// A sync takes 2 s, then syncs are spaced by at least Quiet;
+			// never more than sync + MaxWait apart.
+			if gap < 2*time.Second+DefaultQuiet || gap > 2*time.Second+DefaultMaxWait {
+				t.Fatalf("syncs %d and %d are %s apart", i, i+1, gap)
+			}
+		}
+		// While the stream runs, the state mostly shows a lag.
+		if lagging < 150 {
+			t.Fatalf("a pending change was recorded in only %d of 300 samples", lagging)
+		}
+		h.stop()
+	})
+}
+
+func TestUnrelatedFilesAndChmodDoNotSync(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, nil)
+		tmp := filepath.Join(h.src, "notes.tmp")
+		must(t, os.WriteFile(tmp, []byte("x"), 0o644))
+		h.n.events <- fsnotify.Event{Name: tmp, Op: fsnotify.Create}
+		h.n.events <- fsnotify.Event{Name: filepath.Join(h.src, "a.jsonl"), Op: fsnotify.Chmod}
+		hiddenDir := filepath.Join(h.src, ".git")
+		must(t, os.MkdirAll(hiddenDir, 0o755))
+		h.n.events <- fsnotify.Event{Name: filepath.Join(hiddenDir, "x.jsonl"), Op: fsnotify.Create}
+		time.Sleep(time.Minute)
+		if n := len(h.s.times()); n != 0 {
+			t.Fatalf("%d syncs for changes no source reads", n)
+		}
+		if h.n.watched(hiddenDir) {
+			t.Fatal("a hidden folder was watched")
+		}
+		h.stop()
+	})
+}
+
+func TestStartSyncsWhenNoIndexOrSourcesChanged(t *testing.T) {
+	for name, built := range map[string]func() time.Time{
+		"no index":         func() time.Time { return time.Time{} },
+		"changed since":    func() time.Time { return time.Now().Add(-24 * 365 * 30 * time.Hour) }, // 1970s vs real mtimes
+		"nothing changed!": upToDate,
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := start(t, func(o *Options, _ *fakeNotifier, _ *fakeSyncer) { o.Built = built })
+				time.Sleep(5 * time.Second)
+				calls := h.s.times()
+				want := 1
+				if name == "nothing changed!" {
+					want = 0
+				}
+				if len(calls) != want {
+					t.Fatalf("%d syncs at start, want %d", len(calls), want)
+				}
+				st := h.state()
+				if want == 1 && (st.LastSync.Trigger != triggerStart || !calls[0].Equal(h.t0)) {
+					t.Fatalf("start sync: %+v at %v", st.LastSync, calls[0])
+				}
+				if want == 0 && !st.CaughtUpAt.Equal(h.t0.UTC()) {
+					t.Fatalf("caught up %v, want the start %v", st.CaughtUpAt, h.t0)
+				}
+				h.stop()
+			})
+		})
+	}
+}
+
+func TestBusyIndexIsRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, func(_ *Options, _ *fakeNotifier, s *fakeSyncer) {
+			s.errs = []error{fmt.Errorf("sync: %w", ErrBusy)}
+		})
+		h.appendLine(filepath.Join(h.src, "a.jsonl"))
+		time.Sleep(time.Minute)
+		calls := h.s.times()
+		if len(calls) != 2 {
+			t.Fatalf("%d syncs, want a busy one and its retry", len(calls))
+		}
+		if gap := calls[1].Sub(calls[0]); gap != 2*time.Second+DefaultBusyRetry {
+			t.Fatalf("retry %s after the busy sync started, want sync 2s + %s", gap, DefaultBusyRetry)
+		}
+		st := h.state()
+		if st.LastSync.Result != freshness.ResultOK || st.LastSync.Trigger != triggerChange || st.Syncs[freshness.ResultBusy] != 1 || !st.PendingSince.IsZero() {
+			t.Fatalf("state after retry: %+v syncs %v", st.LastSync, st.Syncs)
+		}
+		h.stop()
+	})
+}
+
+func TestFailedSyncsBackOff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		boom := errors.New("disk full")
+		h := start(t, func(_ *Options, _ *fakeNotifier, s *fakeSyncer) {
+			s.errs = []error{boom, boom, boom}
+			s.took = 0
+		})
+		h.appendLine(filepath.Join(h.src, "a.jsonl"))
+		time.Sleep(time.Hour)
+		calls := h.s.times()
+		if len(calls) != 4 {
+			t.Fatalf("%d syncs, want 3 failures and a success", len(calls))
+		}
+		for i, want := range []time.Duration{4 * time.Second, 8 * time.Second, 16 * time.Second} {
+			if gap := calls[i+1].Sub(calls[i]); gap != want {
+				t.Fatalf("retry %d after %s, want %s", i+1, gap, want)
+			}
+		}
+		st := h.state()
+		if st.Syncs[freshness.ResultFailed] != 3 || st.LastSync.Result != freshness.ResultOK || st.LastSync.Trigger != triggerRetry {
+			t.Fatalf("state: %+v %v", st.LastSync, st.Syncs)
+		}
+		h.stop()
+	})
+}
+
+func TestNewNestedFolderIsWatchedAndSynced(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, nil)
+		// Codex opens a new YYYY/MM/DD folder: only the top one's Create
+		// reaches the watcher before the rest exists under it.
+		year := filepath.Join(h.src, "2026")
+		day := filepath.Join(year, "12", "01")
+		must(t, os.MkdirAll(day, 0o755))
+		must(t, os.WriteFile(filepath.Join(day, "rollout-1.jsonl"), []byte("{}\n"), 0o644))
+		h.n.events <- fsnotify.Event{Name: year, Op: fsnotify.Create}
+		synctest.Wait()
+		for _, d := range []string{year, filepath.Join(year, "12"), day} {
+			if !h.n.watched(d) {
+				t.Fatalf("%s is not watched", d)
+			}
+		}
+		time.Sleep(5 * time.Second)
+		if n := len(h.s.times()); n != 1 {
+			t.Fatalf("%d syncs for a new folder with a file, want 1", n)
+		}
+		if st := h.state(); st.Watched.Files != 2 || st.Watched.Dirs != 4 {
+			t.Fatalf("watched: %+v", st.Watched)
+		}
+		h.stop()
+	})
+}
+
+func TestWatchLimitFallsBackToRescan(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var src string
+		h := start(t, func(o *Options, n *fakeNotifier, _ *fakeSyncer) {
+			n.failAfter = 2
+			src = o.Sources[0].Path
+			for _, d := range []string{"p1", "p2", "p3"} {
+				must(t, os.MkdirAll(filepath.Join(src, d), 0o755))
+			}
+		})
+		_ = src
+		st := h.state()
+		if len(st.Limits) != 1 || st.Limits[0].Name != freshness.LimitInotifyWatches || st.Watched.Dirs != 2 || st.Watched.PolledDirs != 2 {
+			t.Fatalf("limit not recorded: limits %+v watched %+v", st.Limits, st.Watched)
+		}
+		if st.RescanIntervalSeconds != int(DefaultLimitedRescan/time.Second) {
+			t.Fatalf("rescan every %ds with polled folders, want %s", st.RescanIntervalSeconds, DefaultLimitedRescan)
+		}
+		// A file appears in a folder that has no watch, and no event
+		// comes: the short rescan finds it.
+		var polled string
+		for _, d := range []string{"p1", "p2", "p3"} {
+			if p := filepath.Join(h.src, d); !h.n.watched(p) {
+				polled = p
+			}
+		}
+		must(t, os.WriteFile(filepath.Join(polled, "new.jsonl"), []byte("{}\n"), 0o644))
+		time.Sleep(DefaultLimitedRescan + 3*time.Second)
+		calls := h.s.times()
+		if len(calls) != 1 || calls[0].Sub(h.t0) != DefaultLimitedRescan {
+			t.Fatalf("syncs %v, want one at the first rescan (%s)", calls, DefaultLimitedRescan)
+		}
+		if st := h.state(); st.LastSync.Trigger != triggerRescan {
+			t.Fatalf("trigger %q, want rescan", st.LastSync.Trigger)
+		}
+		h.stop()
+	})
+}
+
+func TestOverflowRescansAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, nil)
+		// The change's own event was lost in the overflow.
+		f, err := os.OpenFile(filepath.Join(h.src, "a.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+		must(t, err)
+		_, _ = f.WriteString("{\"id\":\"2\",\"text\":\"two\"}\n")
+		must(t, f.Close())
+		h.n.errs <- fsnotify.ErrEventOverflow
+		time.Sleep(5 * time.Second)
+		if n := len(h.s.times()); n != 1 {
+			t.Fatalf("%d syncs after an overflow hid a change, want 1", n)
+		}
+		h.stop()
+	})
+}
+
+func TestDeletedFilesAreGoneAndRenamedOnesAreNot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, func(o *Options, _ *fakeNotifier, _ *fakeSyncer) {
+			for _, n := range []string{"b.jsonl", "c.jsonl"} {
+				must(t, os.WriteFile(filepath.Join(o.Sources[0].Path, n), []byte("{}\n"), 0o644))
+			}
+		})
+		b, c, c2 := filepath.Join(h.src, "b.jsonl"), filepath.Join(h.src, "c.jsonl"), filepath.Join(h.src, "c-renamed.jsonl")
+		must(t, os.Remove(b))
+		h.n.events <- fsnotify.Event{Name: b, Op: fsnotify.Remove}
+		must(t, os.Rename(c, c2))
+		h.n.events <- fsnotify.Event{Name: c, Op: fsnotify.Rename}
+		h.n.events <- fsnotify.Event{Name: c2, Op: fsnotify.Create}
+		time.Sleep(5 * time.Second)
+		if n := len(h.s.times()); n != 1 {
+			t.Fatalf("%d syncs, want 1 for the deletion and the rename", n)
+		}
+		st := h.state()
+		if st.Gone.Count != 1 || st.Gone.Files[0] != b {
+			t.Fatalf("gone: %+v, want only %s", st.Gone, b)
+		}
+		// A reappearing file is no longer gone.
+		must(t, os.WriteFile(b, []byte("{}\n"), 0o644))
+		h.n.events <- fsnotify.Event{Name: b, Op: fsnotify.Create}
+		time.Sleep(5 * time.Second)
+		if st := h.state(); st.Gone.Count != 0 {
+			t.Fatalf("gone after the file came back: %+v", st.Gone)
+		}
+		h.stop()
+	})
+}
+
+func TestSyncerListOfGoneFilesWins(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, func(_ *Options, _ *fakeNotifier, s *fakeSyncer) { s.gone = []string{"/old/x.jsonl", "/old/y.jsonl"} })
+		h.appendLine(filepath.Join(h.src, "a.jsonl"))
+		time.Sleep(5 * time.Second)
+		if st := h.state(); st.Gone.Count != 2 || st.Gone.Files[1] != "/old/y.jsonl" {
+			t.Fatalf("gone: %+v", st.Gone)
+		}
+		h.stop()
+	})
+}
+
+func TestStopDuringSyncCancelsIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, func(o *Options, _ *fakeNotifier, s *fakeSyncer) {
+			o.Built = func() time.Time { return time.Time{} }
+			s.block = true
+		})
+		if !freshness.Running(h.home) {
+			t.Fatal("the lock is not held while the watcher runs")
+		}
+		h.stop()
+		st := h.state()
+		if st.StoppedAt.IsZero() || st.LastSync == nil || st.LastSync.Result != freshness.ResultCancelled {
+			t.Fatalf("after stop: stopped %v, last sync %+v", st.StoppedAt, st.LastSync)
+		}
+		if freshness.Running(h.home) {
+			t.Fatal("the lock is still held after Run returned")
+		}
+	})
+}
+
+func TestSecondWatcherIsRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, nil)
+		err := Run(context.Background(), Options{Home: h.home, Syncer: h.s, Lister: jsonlLister})
+		if !errors.Is(err, freshness.ErrRunning) {
+			t.Fatalf("second watcher: %v, want ErrRunning", err)
+		}
+		h.stop()
+	})
+}
+
+func TestIdleWatcherDoesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, nil)
+		before := h.state().UpdatedAt
+		time.Sleep(DefaultRescan - time.Second)
+		// No timer fired and nothing was written between rescans.
+		if after := h.state().UpdatedAt; !after.Equal(before) {
+			t.Fatalf("state rewritten at %v while idle", after)
+		}
+		time.Sleep(2 * time.Second)
+		st := h.state()
+		if !st.LastRescanAt.Equal(h.t0.Add(DefaultRescan).UTC()) || len(h.s.times()) != 0 {
+			t.Fatalf("after one rescan: last rescan %v, syncs %d", st.LastRescanAt, len(h.s.times()))
+		}
+		h.stop()
+	})
+}
