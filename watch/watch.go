@@ -111,11 +111,11 @@ type notifier interface {
 
 type fsNotifier struct{ w *fsnotify.Watcher }
 
-func (n fsNotifier) Add(p string) error             { return n.w.Add(p) }
-func (n fsNotifier) Remove(p string) error          { return n.w.Remove(p) }
+func (n fsNotifier) Add(p string) error            { return n.w.Add(p) }
+func (n fsNotifier) Remove(p string) error         { return n.w.Remove(p) }
 func (n fsNotifier) Events() <-chan fsnotify.Event { return n.w.Events }
 func (n fsNotifier) Errors() <-chan error          { return n.w.Errors }
-func (n fsNotifier) Close() error                   { return n.w.Close() }
+func (n fsNotifier) Close() error                  { return n.w.Close() }
 
 func newFSNotifier() (notifier, error) {
 	w, err := fsnotify.NewWatcher()
