@@ -64,7 +64,7 @@ func commands() []command {
 		{"config", "Show the effective configuration or check it", runConfig, configVerbs()},
 		{"doctor", "Check everything Nova needs and say what is blocked", runDoctor, nil},
 		{"eval", "Measure recall on your own cases or on LoCoMo", runEval, evalVerbs()},
-		{"index", "Build, verify, promote, sync, roll back and list index generations", runIndex, indexVerbs()},
+		{"index", "Build, sync, promote, roll back and list index generations; watch the sources", runIndex, indexVerbs()},
 		{"mcp", "Serve Nova's read-only memory tools over MCP (stdio), or install them into agents", runMCP, mcpVerbs()},
 		{"rag", "Compatibility commands (rag search-memory)", runRag, ragVerbs()},
 		{"search", "Search memory through the running novad", runSearch, nil},

@@ -21,8 +21,12 @@ const indexHelp = `Manages index generations under NOVA_HOME/index.
   sync       build, verify and promote in one step (what you usually want)
   rollback   make an older kept generation active again (--to RUN_ID)
   list       show generations and candidates with their state
+  watch      keep the index fresh by itself: watch the sources and sync
+             soon after they change (novactl index watch --help)
 
-A running novad picks up a promoted generation by itself, without restart.`
+A running novad picks up a promoted generation by itself, without restart.
+While the source watcher syncs, build, sync, promote and rollback wait for
+it to finish.`
 
 func indexVerbs() []verb {
 	return []verb{
@@ -32,6 +36,7 @@ func indexVerbs() []verb {
 		{"sync", "Build, verify and promote in one step"},
 		{"rollback", "Make an older kept generation active again"},
 		{"list", "Show generations and candidates with their state"},
+		{"watch", "Keep the index fresh: watch the sources and sync when they change"},
 	}
 }
 
@@ -44,6 +49,9 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		return ExitOK
 	}
 	sub, rest := args[0], args[1:]
+	if sub == "watch" {
+		return runIndexWatch(ctx, inv, rest)
+	}
 	if !isVerb(indexVerbs(), sub) {
 		fmt.Fprintf(inv.Stderr, "novactl index: unknown subcommand %q\n", sub)
 		return ExitUsage
@@ -85,7 +93,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	switch sub {
 	case "build":
 		var r *index.BuildResult
-		r, err = ix.Build(ctx)
+		r, err = waitForWatcher(ctx, inv, cfg.Home, sub, *jsonOut, func() (*index.BuildResult, error) { return ix.Build(ctx) })
 		prog.done()
 		if err == nil {
 			result = r
@@ -95,7 +103,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		}
 	case "sync":
 		var r *index.SyncResult
-		r, err = ix.Sync(ctx)
+		r, err = waitForWatcher(ctx, inv, cfg.Home, sub, *jsonOut, func() (*index.SyncResult, error) { return ix.Sync(ctx) })
 		prog.done()
 		if r != nil && r.Build != nil {
 			result = r
@@ -119,7 +127,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		}
 	case "promote":
 		var r *index.PromoteResult
-		r, err = ix.Promote(ctx, runID)
+		r, err = waitForWatcher(ctx, inv, cfg.Home, sub, *jsonOut, func() (*index.PromoteResult, error) { return ix.Promote(ctx, runID) })
 		if err == nil {
 			result = r
 			if !*jsonOut {
@@ -131,7 +139,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 			*to = runID
 		}
 		var r *index.PromoteResult
-		r, err = ix.Rollback(ctx, *to)
+		r, err = waitForWatcher(ctx, inv, cfg.Home, sub, *jsonOut, func() (*index.PromoteResult, error) { return ix.Rollback(ctx, *to) })
 		if err == nil {
 			result = r
 			if !*jsonOut {

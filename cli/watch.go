@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/index/ingest"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/watch"
+)
+
+// ExitConfig is what novactl index watch exits with on an invalid
+// configuration (EX_CONFIG, as novad): the systemd unit does not restart
+// it for that, since retrying cannot help.
+const ExitConfig = 78
+
+const watchHelp = `Keeps memory fresh by itself: watches every configured source and syncs
+the index (build, verify, promote) soon after a source changes. It runs in
+the foreground until SIGINT or SIGTERM; "novactl service install" runs it
+beside novad as its own service job.
+
+  - Folders are watched recursively with file system notifications,
+    including folders created after it started (a new Codex day folder, a
+    new Claude Code project).
+  - Bursts are coalesced: a sync starts once the sources have been quiet
+    for --quiet, and no later than --max-wait after the first change, so a
+    stream of appends never holds the index back for long.
+  - A stat-based rescan every --rescan catches what notifications miss
+    (overflowed queues, file systems without events); it runs every 30 s
+    while a watch limit (inotify watches, open files) leaves folders
+    unwatched. Limits are logged and shown by novactl doctor.
+  - One index writer at a time: while a manual "novactl index sync" runs,
+    the watcher waits and retries; a manual sync waits for the watcher's.
+  - It never serves: a running novad picks up each promotion by itself.
+
+State: NOVA_HOME/state/watcher.json (pid, last change seen, last sync, lag,
+watched counts, limits hit, files gone). Logs go to stderr: text on a
+terminal, JSON otherwise (--log-format).
+
+Exit status: 0 after SIGINT/SIGTERM; 1 on failure (or when a watcher already
+runs for this NOVA_HOME); 2 for a bad command line; 78 for an invalid
+configuration.`
+
+func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
+	fs := newFlags(inv, "novactl index watch", "novactl index watch [flags]", watchHelp)
+	quiet := fs.Duration("quiet", watch.DefaultQuiet, "sync once the sources have been quiet this long")
+	maxWait := fs.Duration("max-wait", watch.DefaultMaxWait, "sync no later than this after the first change, even while changes keep coming")
+	rescan := fs.Duration("rescan", watch.DefaultRescan, "period of the safety-net rescan of every source")
+	logFormat := fs.String("log-format", "auto", "log format: auto (text on a terminal, JSON otherwise), text or json")
+	verbose := fs.Bool("v", false, "log debug detail")
+	inProcess := fs.Bool("in-process", false, "embed in this process even when novad is running")
+	prune := fs.Bool("prune-missing", false, "drop memory whose source file no longer exists (kept by default)")
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(inv.Stderr, "novactl index watch: unexpected argument %q\n", pos[0])
+		return ExitUsage
+	}
+	if *quiet <= 0 || *maxWait < *quiet || *rescan < time.Second {
+		fmt.Fprintln(inv.Stderr, "novactl index watch: --quiet must be positive, --max-wait at least --quiet, --rescan at least 1s")
+		return ExitUsage
+	}
+	cfg, ok := loadConfig(inv)
+	if !ok {
+		return ExitConfig
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := newCLILogger(inv.Stderr, *logFormat, level)
+	ix := index.New(cfg, index.Options{Environ: inv.Environ, NoRemote: *inProcess, PruneMissing: *prune, Logger: log})
+	log.Info("Watcher starting", "home", cfg.Home.Root, "sources", len(cfg.Sources), "quiet", quiet.String(), "maxWait", maxWait.String(), "rescan", rescan.String())
+	err := watch.Run(ctx, watch.Options{
+		Home: cfg.Home, Sources: cfg.Sources, Syncer: indexSyncer{ix}, Lister: sourceFiles, Logger: log,
+		Quiet: *quiet, MaxWait: *maxWait, Rescan: *rescan,
+		Built: func() time.Time { return activeBuilt(cfg.Home) },
+	})
+	if err != nil {
+		if errors.Is(err, freshness.ErrRunning) {
+			fmt.Fprintf(inv.Stderr, "novactl index watch: %v (novactl doctor shows it)\n", err)
+		} else {
+			log.Error("Watcher failed", "err", err)
+		}
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// indexSyncer runs the watcher's syncs through the Indexer, the one
+// writer of the index.
+type indexSyncer struct{ ix *index.Indexer }
+
+func (s indexSyncer) Sync(ctx context.Context) (watch.Outcome, error) {
+	r, err := s.ix.Sync(ctx)
+	// A full sync's peak heap is large and the watcher then idles for
+	// long: hand the memory back now rather than when the scavenger
+	// gets to it.
+	defer debug.FreeOSMemory()
+	if errors.Is(err, index.ErrLocked) {
+		return watch.Outcome{}, fmt.Errorf("%w: %v", watch.ErrBusy, err)
+	}
+	if err != nil {
+		return watch.Outcome{}, err
+	}
+	out := watch.Outcome{}
+	if r.Promote != nil {
+		out.RunID, out.Chunks = r.Promote.RunID, r.Promote.Chunks
+	}
+	if r.Build != nil {
+		out.KeptChunks = r.Build.Carried
+	}
+	return out, nil
+}
+
+// sourceFiles lists the files a sync reads from src: ingest's one
+// listing, shared with the full read and the incremental sync.
+func sourceFiles(src config.Source) ([]string, error) {
+	l, err := ingest.List(src)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(l.Files))
+	for i, f := range l.Files {
+		out[i] = f.Path
+	}
+	return out, nil
+}
+
+// activeBuilt is when the active generation was built; zero without one.
+func activeBuilt(home paths.Home) time.Time {
+	m, _, err := manifest.Read(home.Manifest())
+	if err != nil {
+		return time.Time{}
+	}
+	return m.CreatedAt
+}
+
+// newCLILogger logs text on a terminal and JSON otherwise (a service
+// manager's log file or journal), like novad.
+func newCLILogger(w io.Writer, format string, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	if format == "auto" {
+		format = "json"
+		if IsTerminal(w) {
+			format = "text"
+		}
+	}
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// watcherHolds reports whether the index lock error le was caused by this
+// home's source watcher.
+func watcherHolds(home paths.Home, le *index.LockedError) bool {
+	if le == nil || le.PID == 0 || !freshness.Running(home) {
+		return false
+	}
+	st, err := freshness.Read(home)
+	return err == nil && st.PID == le.PID
+}
+
+// waitForWatcher runs op until it does not fail because the source
+// watcher holds the index lock, telling the person once that it waits.
+// An operation locked out by anything else fails as before.
+func waitForWatcher[T any](ctx context.Context, inv *Invocation, home paths.Home, name string, quiet bool, op func() (T, error)) (T, error) {
+	told := false
+	for {
+		r, err := op()
+		var le *index.LockedError
+		if !errors.As(err, &le) || !watcherHolds(home, le) {
+			return r, err
+		}
+		if !told && !quiet {
+			fmt.Fprintf(inv.Stderr, "novactl index %s: the source watcher (novactl index watch, pid %d) is syncing; waiting for it to finish…\n", name, le.PID)
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return r, err
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
