@@ -11,6 +11,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/internal/version"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/secrets"
@@ -89,6 +90,7 @@ func (s *Server) health() api.Health {
 	} else {
 		h.ProviderLoaded = prof.Provider == config.ProviderOpenAI
 	}
+	h.Freshness = s.ragStatus().Freshness
 	return h
 }
 
@@ -198,9 +200,22 @@ func (s *Server) handleContract(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// freshness reports how current memory is: the source watcher's state
+// (read from its state file; novad never watches sources itself) and the
+// build time of the generation being served. status is the caller's.
+func (s *Server) freshness(status string) api.Freshness {
+	var built time.Time
+	if cur := s.current.Load(); cur != nil {
+		built = cur.gen.Record.CreatedAt
+	}
+	f, _ := freshness.Load(s.home, time.Now(), built)
+	f.Status = status
+	return f
+}
+
 func (s *Server) ragStatus() api.RagStatus {
 	st := api.RagStatus{
-		Freshness: api.Freshness{Status: "ready", CheckedAt: time.Now().UTC().Format(time.RFC3339)},
+		Freshness: s.freshness("ready"),
 		NetworkBoundary: api.NetworkBoundary{SchemaVersion: 1, Policy: "loopback-only", Status: "ready",
 			EncodeExposure: "internal-token-and-loopback"},
 	}
