@@ -19,6 +19,7 @@ import (
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/manifest"
@@ -54,6 +55,11 @@ const (
 	CodeServiceNotRunning = "service-not-running"
 	CodeIndexStale        = "index-stale"
 	CodeNoSources         = "no-sources"
+	// The source watcher (novactl index watch).
+	CodeWatcherNotRunning   = "watcher-not-running"
+	CodeWatcherNotInstalled = "watcher-not-installed"
+	CodeWatcherLimit        = "watcher-limit"
+	CodeWatcherSyncFailed   = "watcher-sync-failed"
 )
 
 // Check is one line of the doctor report.
@@ -77,6 +83,9 @@ type Report struct {
 	CheckedAt string  `json:"checkedAt"`
 	Home      string  `json:"home"`
 	Checks    []Check `json:"checks"`
+	// Freshness is how current memory is (the same object as novad's
+	// ragStatus.freshness); nil when the configuration could not be read.
+	Freshness *api.Freshness `json:"freshness,omitempty"`
 }
 
 // ServiceStatus is what the service manager says about novad.
@@ -98,6 +107,9 @@ type Options struct {
 	Environ []string
 	// Service probes the service manager; nil skips the service check.
 	Service ServiceProbe
+	// WatcherService probes the source watcher's service job; nil treats
+	// the watcher as not installed.
+	WatcherService ServiceProbe
 	// GOOS selects platform advice (macOS privacy protection); "" uses
 	// the running platform.
 	GOOS string
@@ -253,16 +265,42 @@ func Run(ctx context.Context, opts Options) Report {
 		}
 	}
 
-	// Freshness.
-	if m != nil && merr == nil && !newest.IsZero() {
-		built := m.CreatedAt
-		if newest.After(built) {
-			add(degraded("freshness", "Index freshness", CodeIndexStale,
-				fmt.Sprintf("sources changed %s after the active index was built", newest.Sub(built).Round(time.Minute)),
-				"run novactl index sync"))
-		} else {
-			add(ready("freshness", "Index freshness", "no source changed since the active index was built"))
+	// Freshness and the source watcher.
+	var built time.Time
+	if m != nil && merr == nil {
+		built = m.CreatedAt
+	}
+	fr, wst := freshness.Load(home, opts.Now(), built)
+	fr.Status = "missing"
+	if m != nil && merr == nil {
+		fr.Status = "ready"
+	}
+	rep.Freshness = &fr
+	switch {
+	case m == nil || merr != nil:
+	case fr.Watcher.Running && wst != nil:
+		add(watcherFreshness(fr, wst, opts.Now()))
+	case !newest.IsZero() && newest.After(built):
+		add(degraded("freshness", "Index freshness", CodeIndexStale,
+			fmt.Sprintf("sources changed %s after the active index was built", newest.Sub(built).Round(time.Minute)),
+			"run novactl index sync, or keep it fresh by itself: novactl index watch"))
+	case !newest.IsZero():
+		add(ready("freshness", "Index freshness", "no source changed since the active index was built"))
+	}
+	var svc *ServiceStatus
+	if opts.Service != nil {
+		if st, err := opts.Service.ServiceStatus(ctx); err == nil {
+			svc = &st
 		}
+	}
+	var watcherSvc *ServiceStatus
+	if opts.WatcherService != nil {
+		if st, err := opts.WatcherService.ServiceStatus(ctx); err == nil {
+			watcherSvc = &st
+		}
+	}
+	for _, c := range watcherChecks(fr, wst, svc, watcherSvc) {
+		add(c)
 	}
 
 	// Service registration.

@@ -1,0 +1,116 @@
+package doctor
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/freshness"
+)
+
+// staleAfter is how long a change may wait for a sync, while the watcher
+// runs, before freshness is Degraded: far beyond a sync's normal time, so
+// only a stuck or failing watcher gets there.
+const staleAfter = 10 * time.Minute
+
+// watcherFreshness is the freshness check while a watcher runs: its lag
+// says how current memory is, better than comparing file times.
+func watcherFreshness(fr api.Freshness, st *freshness.State, now time.Time) Check {
+	changed := "no source change seen yet"
+	if !st.SourcesChangedAt.IsZero() {
+		changed = "sources last changed " + ago(now, st.SourcesChangedAt)
+	}
+	caught := ""
+	if fr.IndexCaughtUpAt != nil {
+		if t, err := time.Parse(time.RFC3339, *fr.IndexCaughtUpAt); err == nil {
+			caught = "; index caught up " + ago(now, t)
+		}
+	}
+	lag := time.Duration(0)
+	if fr.LagSeconds != nil {
+		lag = time.Duration(*fr.LagSeconds * float64(time.Second))
+	}
+	switch {
+	case lag == 0:
+		return ready("freshness", "Index freshness", "up to date: "+changed+caught)
+	case lag < staleAfter:
+		return ready("freshness", "Index freshness", fmt.Sprintf("catching up (lag %s): %s%s", lag.Round(time.Second), changed, caught))
+	}
+	why := ""
+	if s := st.LastSync; s != nil && s.Result != freshness.ResultOK {
+		why = fmt.Sprintf(" (last sync %s", s.Result)
+		if s.Error != "" {
+			why += ": " + firstLine(s.Error)
+		}
+		why += ")"
+	}
+	return degraded("freshness", "Index freshness", CodeIndexStale,
+		fmt.Sprintf("a source change has waited %s for a sync%s", lag.Round(time.Second), why),
+		"check the watcher's log; novactl index sync shows a failure in full")
+}
+
+// watcherChecks report the source watcher: whether it runs (Degraded when
+// it should, because the service is installed), the limits it hit, its
+// failing syncs, and the files gone from sources whose memory is kept.
+// svc and watcherSvc are the service manager's view of novad and of the
+// watcher's job (nil when unknown).
+func watcherChecks(fr api.Freshness, st *freshness.State, svc, watcherSvc *ServiceStatus) []Check {
+	const id, title = "watcher", "Source watcher"
+	var out []Check
+	w := fr.Watcher
+	switch {
+	case w.Running:
+		out = append(out, ready(id, title, fmt.Sprintf("novactl index watch is running (pid %d): %d folders watched, %d files", w.PID, w.WatchedDirs, w.WatchedFiles)))
+	case watcherSvc != nil && watcherSvc.Installed:
+		out = append(out, degraded(id, title, CodeWatcherNotRunning,
+			"registered with "+watcherSvc.Manager+" but not running "+watcherSvc.Detail+"; memory is refreshed only by novactl index sync",
+			"novactl service start (starts novad and the watcher); novactl service status shows why it stopped"))
+	case svc != nil && svc.Installed:
+		out = append(out, degraded(id, title, CodeWatcherNotInstalled,
+			"novad is registered with "+svc.Manager+" but the source watcher is not; memory is refreshed only by novactl index sync",
+			"novactl service install (installs novad and the watcher)"))
+	default:
+		out = append(out, ready(id, title, "not running: memory is refreshed only by novactl index sync; run novactl index watch, or novactl service install to run it at login"))
+	}
+	if st == nil || !w.Running {
+		return append(out, goneCheck(st)...)
+	}
+	for _, l := range st.Limits {
+		out = append(out, degraded("watcher-limit:"+l.Name, "Watch limit", CodeWatcherLimit,
+			fmt.Sprintf("%d folders are rescanned every %ds instead of watched", st.Watched.PolledDirs, st.RescanIntervalSeconds), l.Message))
+	}
+	if s := st.LastSync; s != nil && s.Result == freshness.ResultFailed {
+		out = append(out, degraded("watcher-sync", "Watcher sync", CodeWatcherSyncFailed, firstLine(s.Error),
+			"the watcher retries with back-off; novactl index sync shows the failure in full"))
+	}
+	return append(out, goneCheck(st)...)
+}
+
+// goneCheck lists source files that disappeared while their memory is
+// kept; nothing when there are none.
+func goneCheck(st *freshness.State) []Check {
+	if st == nil || st.Gone.Count == 0 {
+		return nil
+	}
+	names := strings.Join(st.Gone.Files[:min(len(st.Gone.Files), 3)], ", ")
+	if st.Gone.Count > 3 {
+		names += fmt.Sprintf(" and %d more", st.Gone.Count-3)
+	}
+	return []Check{ready("gone", "Files gone", fmt.Sprintf("memory is kept for %d source files that no longer exist: %s (novactl index sync --prune-missing drops it; NOVA_HOME/state/watcher.json lists them)", st.Gone.Count, names))}
+}
+
+func ago(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return "just now"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm ago", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}

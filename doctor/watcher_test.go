@@ -1,0 +1,126 @@
+package doctor
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/paths"
+)
+
+type fakeProbe struct{ st ServiceStatus }
+
+func (f fakeProbe) ServiceStatus(context.Context) (ServiceStatus, error) { return f.st, nil }
+
+// doctorHome writes a NOVA_HOME with one jsonl source and no index.
+func doctorHome(t *testing.T) (paths.Home, []string) {
+	t.Helper()
+	root := t.TempDir()
+	home := paths.Home{Root: filepath.Join(root, "home")}
+	src := filepath.Join(root, "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(home.Root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "server: {host: 127.0.0.1, port: 1}\nfacade: {port: 2}\nsources:\n  - {name: s, kind: jsonl, path: " + src + "}\n"
+	if err := os.WriteFile(home.Config(), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home, []string{"NOVA_HOME=" + home.Root, "HOME=" + root}
+}
+
+func find(rep Report, id string) *Check {
+	for i := range rep.Checks {
+		if rep.Checks[i].ID == id {
+			return &rep.Checks[i]
+		}
+	}
+	return nil
+}
+
+func TestWatcherNotRunning(t *testing.T) {
+	_, env := doctorHome(t)
+	installed := fakeProbe{ServiceStatus{Manager: "systemd", Installed: true, Running: false, Detail: "(stopped)"}}
+	for _, tc := range []struct {
+		name           string
+		novad, watcher ServiceProbe
+		state, code    string
+	}{
+		{"nothing installed", nil, nil, Ready, ""},
+		{"watcher job installed but stopped", installed, installed, Degraded, CodeWatcherNotRunning},
+		{"novad installed without the watcher job", installed, fakeProbe{ServiceStatus{Manager: "systemd"}}, Degraded, CodeWatcherNotInstalled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := Run(context.Background(), Options{Environ: env, Service: tc.novad, WatcherService: tc.watcher, Timeout: 100 * time.Millisecond})
+			c := find(rep, "watcher")
+			if c == nil || c.State != tc.state || c.Code != tc.code {
+				t.Fatalf("watcher check: %+v, want %s %s", c, tc.state, tc.code)
+			}
+			if tc.code != "" && !strings.Contains(c.Advice, "novactl service") {
+				t.Fatalf("advice does not say how to start it: %q", c.Advice)
+			}
+			if rep.Freshness == nil || rep.Freshness.Watcher.Running || rep.Freshness.LagSeconds != nil {
+				t.Fatalf("freshness without a watcher: %+v", rep.Freshness)
+			}
+		})
+	}
+}
+
+func TestWatcherRunningReportsLimitsFailuresAndGoneFiles(t *testing.T) {
+	home, env := doctorHome(t)
+	lock, err := freshness.Acquire(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	now := time.Now().UTC()
+	st := &freshness.State{SchemaVersion: freshness.SchemaVersion, PID: os.Getpid(), StartedAt: now.Add(-time.Hour),
+		SourcesChangedAt: now.Add(-20 * time.Minute), PendingSince: now.Add(-20 * time.Minute), CaughtUpAt: now.Add(-time.Hour),
+		LastSync:              &freshness.Sync{StartedAt: now.Add(-time.Minute), FinishedAt: now, Result: freshness.ResultFailed, Error: "sync: disk full\nmore"},
+		RescanIntervalSeconds: 30, Watched: freshness.Watched{Sources: 1, Dirs: 8192, PolledDirs: 40, Files: 9000},
+		Limits: []freshness.Limit{{Name: freshness.LimitInotifyWatches, Value: 8192, Message: "raise fs.inotify.max_user_watches"}},
+		Gone:   freshness.Gone{Count: 5, Files: []string{"/a.jsonl", "/b.jsonl", "/c.jsonl", "/d.jsonl", "/e.jsonl"}}}
+	if err := freshness.Write(home, st); err != nil {
+		t.Fatal(err)
+	}
+	rep := Run(context.Background(), Options{Environ: env, Timeout: 100 * time.Millisecond})
+	if c := find(rep, "watcher"); c == nil || c.State != Ready || !strings.Contains(c.Message, "8192 folders") {
+		t.Fatalf("watcher: %+v", c)
+	}
+	if c := find(rep, "watcher-limit:"+freshness.LimitInotifyWatches); c == nil || c.Code != CodeWatcherLimit || !strings.Contains(c.Message, "40 folders are rescanned every 30s") || c.Advice != "raise fs.inotify.max_user_watches" {
+		t.Fatalf("limit: %+v", c)
+	}
+	if c := find(rep, "watcher-sync"); c == nil || c.Code != CodeWatcherSyncFailed || !strings.HasSuffix(c.Message, "sync: disk full") {
+		t.Fatalf("failed sync: %+v", c)
+	}
+	if c := find(rep, "gone"); c == nil || !strings.Contains(c.Message, "5 source files") || !strings.Contains(c.Message, "/a.jsonl, /b.jsonl, /c.jsonl and 2 more") {
+		t.Fatalf("gone: %+v", c)
+	}
+	if rep.Freshness == nil || !rep.Freshness.Watcher.Running || rep.Freshness.LagSeconds == nil || *rep.Freshness.LagSeconds < 1199 {
+		t.Fatalf("freshness: %+v", rep.Freshness)
+	}
+}
+
+func TestWatcherFreshness(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	st := &freshness.State{SchemaVersion: freshness.SchemaVersion, SourcesChangedAt: now.Add(-5 * time.Second), CaughtUpAt: now.Add(-3 * time.Second)}
+	c := watcherFreshness(freshness.Compute(now, st, true, time.Time{}), st, now)
+	if c.State != Ready || c.Message != "up to date: sources last changed 5s ago; index caught up 3s ago" {
+		t.Fatalf("caught up: %+v", c)
+	}
+	st.PendingSince = now.Add(-4 * time.Second)
+	if c := watcherFreshness(freshness.Compute(now, st, true, time.Time{}), st, now); c.State != Ready || !strings.HasPrefix(c.Message, "catching up (lag 4s)") {
+		t.Fatalf("catching up: %+v", c)
+	}
+	st.PendingSince = now.Add(-time.Hour)
+	st.LastSync = &freshness.Sync{Result: freshness.ResultBusy, Error: "another index operation is running"}
+	if c := watcherFreshness(freshness.Compute(now, st, true, time.Time{}), st, now); c.State != Degraded || c.Code != CodeIndexStale || !strings.Contains(c.Message, "waited 1h0m0s for a sync (last sync busy: another index") {
+		t.Fatalf("stuck: %+v", c)
+	}
+}
