@@ -116,6 +116,9 @@ func (m Model) statusHeader() string {
 		if r.Blocked+r.Degraded > 0 {
 			parts = append(parts, fmt.Sprintf("%d blocked, %d degraded", r.Blocked, r.Degraded))
 		}
+		if f := freshnessPart(r.Freshness, r.CheckedAt, st); f != "" {
+			parts = append(parts, f)
+		}
 		if t, err := time.Parse(time.RFC3339, r.CheckedAt); err == nil {
 			parts = append(parts, st.muted.Render("checked "+t.Local().Format("15:04:05")))
 		}
