@@ -11,10 +11,11 @@ import (
 const doctorHelp = `Checks the configuration, the loopback boundary, novad, the active index and
 its embedding profile, the internal token, each source (including macOS
 privacy protection of ~/Documents, ~/Desktop and ~/Downloads), the service
-registration, index freshness, whether the active generation's files are
-intact (--deep hashes every file) and whether other users can read the
-home. Each check is Ready, Degraded or Blocked: <code>, with one line of
-advice. It only reads; it changes nothing.
+registration, the source watcher (running, watch limits, files gone from
+sources whose memory is kept), index freshness, whether the active
+generation's files are intact (--deep hashes every file) and whether other
+users can read the home. Each check is Ready, Degraded or Blocked: <code>,
+with one line of advice. It only reads; it changes nothing.
 
 Exit status: 1 when any check is Blocked, else 0.`
 
@@ -35,7 +36,8 @@ func doctorCommand(ctx context.Context, inv *Invocation, args []string, name, he
 	if _, code := parseArgs(fs, args); code >= 0 {
 		return code
 	}
-	rep := doctor.Run(ctx, doctor.Options{Environ: inv.Environ, Service: newServiceProbe(inv), Deep: *deep})
+	novadProbe, watcherProbe := newServiceProbes(inv)
+	rep := doctor.Run(ctx, doctor.Options{Environ: inv.Environ, Service: novadProbe, WatcherService: watcherProbe, Deep: *deep})
 	if *jsonOut {
 		printJSON(inv.Stdout, rep)
 	} else {

@@ -21,8 +21,10 @@ import (
 
 const serviceSynopsis = "novactl service <install|uninstall|start|stop|status> [--dry-run] [--json] [--novad PATH]"
 
-const serviceHelp = `Registers novad with your login session's service manager, so that it runs
-at login and is restarted after a failure.
+const serviceHelp = `Registers Nova's two jobs with your login session's service manager, so that
+they run at login and are restarted after a failure: novad, the read-only
+daemon, and the source watcher (novactl index watch), which keeps memory
+fresh. Every operation covers both.
 
   install    write the service definition and start novad. Safe to repeat:
              it replaces the old definition and restarts novad (after an
@@ -33,22 +35,25 @@ at login and is restarted after a failure.
   stop       stop novad until the next login or "novactl service start"
   status     show what the service manager says about novad
 
-macOS: a per-user LaunchAgent, ~/Library/LaunchAgents/dev.nova.novad.plist,
-driven with launchctl bootstrap/bootout/print/kickstart in gui/$UID. Logs:
-~/Library/Logs/nova/novad.err.log. macOS may show "Background Items Added";
-if you turn novad off in Login Items, status says "disabled".
+macOS: per-user LaunchAgents, ~/Library/LaunchAgents/dev.nova.novad.plist
+and dev.nova.watch.plist, driven with launchctl bootstrap/bootout/print/
+kickstart in gui/$UID. Logs: ~/Library/Logs/nova/novad.err.log and
+watcher.err.log. macOS may show "Background Items Added"; if you turn a job
+off in Login Items, status says "disabled".
 
-Linux: a systemd user unit, ~/.config/systemd/user/dev.nova.novad.service,
-installed through kardianos/service. Logs: journalctl --user -u dev.nova.novad.
-To keep novad running while you are logged out: loginctl enable-linger.
+Linux: systemd user units, ~/.config/systemd/user/dev.nova.novad.service and
+dev.nova.watch.service, installed through kardianos/service. Logs:
+journalctl --user -u dev.nova.novad (or -u dev.nova.watch). To keep them
+running while you are logged out: loginctl enable-linger.
 
-novad is taken from the directory of novactl unless --novad names it, and
-runs with NOVA_HOME set to this novactl's runtime home.
+novad is taken from the directory of novactl unless --novad names it; the
+watcher runs this novactl ("novactl index watch"). Both run with NOVA_HOME
+set to this novactl's runtime home.
 --dry-run prints every file (in full) and every command that would be written
 and run, and changes nothing.
 
-Exit status: 0 on success; 1 on failure, and for status when novad is not
-running under the service manager; 2 for a bad command line.`
+Exit status: 0 on success; 1 on failure, and for status when novad or the
+watcher is not running under the service manager; 2 for a bad command line.`
 
 // serviceDeps are the process facts novactl service depends on, injected
 // so tests never touch the real launchd, systemd or ~/Library.
@@ -129,13 +134,17 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 			return fail(err)
 		}
 	}
-	program := ""
+	jobs := []serviceJob{novadJob(""), watcherJob("")}
 	if op == "install" {
 		p, err := findNovad(*novad, deps.executable)
 		if err != nil {
 			return fail(err)
 		}
-		program = p
+		self, err := findNovactl(deps.executable)
+		if err != nil {
+			return fail(err)
+		}
+		jobs = []serviceJob{novadJob(p), watcherJob(self)}
 	}
 	var steps []string
 	logStep := func(s string) {
@@ -144,35 +153,98 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 			fmt.Fprintln(inv.Stdout, s)
 		}
 	}
-	b, err := newServiceBackend(inv, deps, program, logStep)
-	if err != nil {
-		return fail(err)
-	}
-
-	if op == "status" {
-		return printServiceStatus(ctx, inv, b, *jsonOut)
-	}
-	if *dryRun {
-		plan, err := b.plan(op)
+	var backends []serviceBackend
+	for _, j := range jobs {
+		b, err := newServiceBackend(inv, deps, j, logStep)
 		if err != nil {
 			return fail(err)
 		}
+		backends = append(backends, b)
+	}
+
+	if op == "status" {
+		return printServiceStatus(ctx, inv, backends, *jsonOut)
+	}
+	if *dryRun {
+		var plans []packaging.Plan
+		for _, b := range backends {
+			plan, err := b.plan(op)
+			if err != nil {
+				return fail(err)
+			}
+			plans = append(plans, plan)
+		}
 		if *jsonOut {
-			printJSON(inv.Stdout, plan)
-		} else {
+			printJSON(inv.Stdout, plans)
+			return ExitOK
+		}
+		for i, plan := range plans {
+			if i > 0 {
+				fmt.Fprintln(inv.Stdout)
+			}
 			plan.Print(inv.Stdout)
 		}
 		return ExitOK
 	}
-	if err := b.do(ctx, op); err != nil {
-		return fail(err)
+	// Uninstall and stop take the watcher down first: it is the writer,
+	// and novad keeps serving what it last promoted.
+	order := backends
+	if op == "uninstall" || op == "stop" {
+		order = []serviceBackend{backends[1], backends[0]}
+	}
+	for _, b := range order {
+		if err := b.do(ctx, op); err != nil {
+			return fail(err)
+		}
 	}
 	if *jsonOut {
-		printJSON(inv.Stdout, map[string]any{"operation": op, "manager": b.manager(), "ok": true, "steps": steps})
+		printJSON(inv.Stdout, map[string]any{"operation": op, "manager": backends[0].manager(), "ok": true, "steps": steps})
 		return ExitOK
 	}
-	fmt.Fprintln(inv.Stdout, b.summary(op))
+	for _, b := range backends {
+		fmt.Fprintln(inv.Stdout, b.summary(op))
+	}
 	return ExitOK
+}
+
+// serviceJob is one of the two jobs novactl service manages.
+type serviceJob struct {
+	// label is the launchd label and systemd unit name.
+	label string
+	// what names the job in messages.
+	what        string
+	program     string
+	args        []string
+	description string
+	// logName names the launchd log files.
+	logName string
+	// ownsToken: uninstalling the job removes the internal token (novad's).
+	ownsToken bool
+}
+
+// novadJob is the daemon's job; program may be "" except for install.
+func novadJob(program string) serviceJob {
+	return serviceJob{label: packaging.ServiceName, what: "novad", program: program, logName: "novad", ownsToken: true,
+		description: "Nova recall daemon: read-only memory for AI agents, on loopback"}
+}
+
+// watcherJob is the source watcher's job: novactl index watch.
+func watcherJob(novactl string) serviceJob {
+	return serviceJob{label: packaging.WatchServiceName, what: "the source watcher", program: novactl, args: packaging.WatchArgs(),
+		logName: "watcher", description: "Nova source watcher: keeps memory fresh (novactl index watch)"}
+}
+
+// findNovactl returns the absolute path of the running novactl, symlinks
+// resolved, for the watcher's job.
+func findNovactl(executable func() (string, error)) (string, error) {
+	exe, err := executable()
+	if err != nil {
+		return "", fmt.Errorf("find novactl's own path: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	return filepath.Abs(exe)
 }
 
 // checkServiceConfig refuses to register a novad that would refuse to
@@ -232,9 +304,9 @@ type serviceBackend interface {
 	summary(op string) string
 }
 
-// newServiceBackend builds the backend for deps.goos from inv's
-// environment. program may be "" for every operation but install.
-func newServiceBackend(inv *Invocation, deps serviceDeps, program string, log func(string)) (serviceBackend, error) {
+// newServiceBackend builds the backend of job for deps.goos from inv's
+// environment. job.program may be "" for every operation but install.
+func newServiceBackend(inv *Invocation, deps serviceDeps, job serviceJob, log func(string)) (serviceBackend, error) {
 	home, err := paths.Resolve(inv.Environ)
 	if err != nil {
 		return nil, err
@@ -243,31 +315,38 @@ func newServiceBackend(inv *Invocation, deps serviceDeps, program string, log fu
 	if user == "" || !filepath.IsAbs(user) {
 		return nil, fmt.Errorf("HOME must be an absolute path (got %q)", user)
 	}
+	token := ""
+	if job.ownsToken {
+		token = home.TokenFile()
+	}
 	switch deps.goos {
 	case "darwin":
-		return &launchdBackend{a: &macos.Agent{
+		return &launchdBackend{what: job.what, a: &macos.Agent{
 			Job: macos.Job{
-				Label:    packaging.ServiceName,
-				Program:  program,
+				Label:    job.label,
+				Program:  job.program,
+				Args:     job.args,
 				NovaHome: home.Root,
 				LogDir:   macos.LogDir(user),
+				LogName:  job.logName,
 			},
 			Home:      user,
 			UID:       deps.uid,
-			TokenFile: home.TokenFile(),
+			TokenFile: token,
 			Launchctl: deps.launchctl,
 			Log:       log,
 		}}, nil
 	case "linux":
-		return &systemdBackend{m: &systemd.Manager{
+		return &systemdBackend{what: job.what, m: &systemd.Manager{
 			Unit: systemd.Unit{
-				Name:        packaging.ServiceName,
-				Description: "Nova recall daemon: read-only memory for AI agents, on loopback",
-				Program:     program,
+				Name:        job.label,
+				Description: job.description,
+				Program:     job.program,
+				Args:        job.args,
 				NovaHome:    home.Root,
 			},
 			Home:      user,
-			TokenFile: home.TokenFile(),
+			TokenFile: token,
 			New:       deps.newController,
 			Log:       log,
 		}}, nil
@@ -275,7 +354,10 @@ func newServiceBackend(inv *Invocation, deps serviceDeps, program string, log fu
 	return nil, fmt.Errorf("novactl service supports macOS (launchd) and Linux (systemd), not %s; run novad under your own supervisor", deps.goos)
 }
 
-type launchdBackend struct{ a *macos.Agent }
+type launchdBackend struct {
+	what string
+	a    *macos.Agent
+}
 
 func (b *launchdBackend) manager() string { return "launchd" }
 
@@ -306,13 +388,13 @@ func (b *launchdBackend) do(ctx context.Context, op string) error {
 func (b *launchdBackend) summary(op string) string {
 	switch op {
 	case "install":
-		return fmt.Sprintf("Installed %s: novad runs now and at every login. Logs: %s\nCheck it with: novactl service status; novactl doctor", b.a.Job.Label, b.a.Job.StderrPath())
+		return fmt.Sprintf("Installed %s: %s runs now and at every login. Logs: %s\nCheck it with: novactl service status; novactl doctor", b.a.Job.Label, b.what, b.a.Job.StderrPath())
 	case "uninstall":
 		return fmt.Sprintf("Uninstalled %s. Logs, if any, are kept in %s.", b.a.Job.Label, b.a.Job.LogDir)
 	case "start":
-		return "Started. novactl service status shows what launchd says."
+		return "Started " + b.a.Job.Label + ". novactl service status shows what launchd says."
 	}
-	return "Stopped. novad starts again at the next login or with novactl service start."
+	return "Stopped " + b.a.Job.Label + ": " + b.what + " starts again at the next login or with novactl service start."
 }
 
 func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus, []string, error) {
@@ -352,13 +434,16 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 		lines = append(lines, "  last exit: "+st.Print.LastExit)
 	}
 	if st.Disabled {
-		lines = append(lines, "  disabled:  yes: turn novad on in System Settings > General > Login Items, or run novactl service install")
+		lines = append(lines, "  disabled:  yes: turn it on in System Settings > General > Login Items, or run novactl service install")
 	}
 	lines = append(lines, "  logs:      "+b.a.Job.StderrPath())
 	return st, ds, lines, nil
 }
 
-type systemdBackend struct{ m *systemd.Manager }
+type systemdBackend struct {
+	what string
+	m    *systemd.Manager
+}
 
 func (b *systemdBackend) manager() string { return "systemd" }
 
@@ -390,13 +475,13 @@ func (b *systemdBackend) summary(op string) string {
 	name := b.m.Unit.FileName()
 	switch op {
 	case "install":
-		return fmt.Sprintf("Installed %s: novad runs now and at every login. Logs: journalctl --user -u %s\nCheck it with: novactl service status; novactl doctor", name, b.m.Unit.Name)
+		return fmt.Sprintf("Installed %s: %s runs now and at every login. Logs: journalctl --user -u %s\nCheck it with: novactl service status; novactl doctor", name, b.what, b.m.Unit.Name)
 	case "uninstall":
 		return fmt.Sprintf("Uninstalled %s.", name)
 	case "start":
-		return "Started. novactl service status shows what systemd says."
+		return "Started " + name + ". novactl service status shows what systemd says."
 	}
-	return "Stopped. novad starts again at the next login or with novactl service start."
+	return "Stopped " + name + ": " + b.what + " starts again at the next login or with novactl service start."
 }
 
 func (b *systemdBackend) status(context.Context) (any, doctor.ServiceStatus, []string, error) {
@@ -424,18 +509,33 @@ func (b *systemdBackend) status(context.Context) (any, doctor.ServiceStatus, []s
 	return st, ds, lines, nil
 }
 
-func printServiceStatus(ctx context.Context, inv *Invocation, b serviceBackend, jsonOut bool) int {
-	detail, ds, lines, err := b.status(ctx)
-	if err != nil {
-		if jsonOut {
-			printJSON(inv.Stdout, map[string]any{"operation": "status", "ok": false, "error": err.Error()})
+// printServiceStatus shows both jobs. The JSON keeps novad's summary and
+// detail at the top level, as before the watcher existed, and adds the
+// watcher's under "watcher".
+func printServiceStatus(ctx context.Context, inv *Invocation, backends []serviceBackend, jsonOut bool) int {
+	out := map[string]any{}
+	running := true
+	for i, b := range backends {
+		detail, ds, lines, err := b.status(ctx)
+		if err != nil {
+			if jsonOut {
+				printJSON(inv.Stdout, map[string]any{"operation": "status", "ok": false, "error": err.Error()})
+			}
+			fmt.Fprintf(inv.Stderr, "novactl service status: %v\n", err)
+			return ExitFailure
 		}
-		fmt.Fprintf(inv.Stderr, "novactl service status: %v\n", err)
-		return ExitFailure
-	}
-	if jsonOut {
-		printJSON(inv.Stdout, map[string]any{"summary": ds, "detail": detail})
-	} else {
+		running = running && ds.Running
+		if i == 0 {
+			out["summary"], out["detail"] = ds, detail
+		} else {
+			out["watcher"] = map[string]any{"summary": ds, "detail": detail}
+		}
+		if jsonOut {
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(inv.Stdout)
+		}
 		for _, l := range lines {
 			fmt.Fprintln(inv.Stdout, l)
 		}
@@ -443,7 +543,10 @@ func printServiceStatus(ctx context.Context, inv *Invocation, b serviceBackend, 
 			fmt.Fprintln(inv.Stdout, "Not installed: novactl service install")
 		}
 	}
-	if !ds.Running {
+	if jsonOut {
+		printJSON(inv.Stdout, out)
+	}
+	if !running {
 		return ExitFailure
 	}
 	return ExitOK
@@ -458,20 +561,25 @@ func (p serviceProbe) ServiceStatus(ctx context.Context) (doctor.ServiceStatus, 
 	return ds, err
 }
 
-// newServiceProbe returns doctor's view of the service manager: launchd
-// on macOS, systemd --user on Linux when kardianos/service detects
-// systemd. Elsewhere (containers, other init systems) it returns nil, and
-// doctor skips the check rather than advise an install that cannot work.
-func newServiceProbe(inv *Invocation) doctor.ServiceProbe {
+// newServiceProbes return doctor's view of the service manager, for novad
+// and for the source watcher's job: launchd on macOS, systemd --user on
+// Linux when kardianos/service detects systemd. Elsewhere (containers,
+// other init systems) they are nil, and doctor skips the service check
+// rather than advise an install that cannot work.
+func newServiceProbes(inv *Invocation) (novad, watcher doctor.ServiceProbe) {
 	deps := defaultServiceDeps()
 	if deps.goos == "linux" && service.Platform() != systemd.Platform {
-		return nil
+		return nil, nil
 	}
-	b, err := newServiceBackend(inv, deps, "", nil)
+	b, err := newServiceBackend(inv, deps, novadJob(""), nil)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return serviceProbe{b}
+	w, err := newServiceBackend(inv, deps, watcherJob(""), nil)
+	if err != nil {
+		return serviceProbe{b}, nil
+	}
+	return serviceProbe{b}, serviceProbe{w}
 }
 
 func yesNo(b bool, yes, no string) string {

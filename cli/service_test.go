@@ -183,16 +183,23 @@ func TestService_DryRunJSON(t *testing.T) {
 			if code != ExitOK {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			var plan packaging.Plan
-			if err := json.Unmarshal([]byte(out), &plan); err != nil {
-				t.Fatalf("not a plan: %v\n%s", err, out)
+			var plans []packaging.Plan
+			if err := json.Unmarshal([]byte(out), &plans); err != nil || len(plans) != 2 {
+				t.Fatalf("not two plans: %v\n%s", err, out)
 			}
-			files := plan.Files()
-			if plan.Operation != "install" || len(files) != 1 || len(plan.Commands()) == 0 {
-				t.Errorf("plan %+v", plan)
-			}
-			if !strings.Contains(files[0].Content, h.novad) {
-				t.Errorf("the service definition does not name %s:\n%s", h.novad, files[0].Content)
+			// novad's job, then the source watcher's: novactl index watch.
+			for i, want := range []string{h.novad, filepath.Join(h.bin, "novactl")} {
+				plan := plans[i]
+				files := plan.Files()
+				if plan.Operation != "install" || len(files) != 1 || len(plan.Commands()) == 0 {
+					t.Fatalf("plan %+v", plan)
+				}
+				if !strings.Contains(files[0].Content, want) {
+					t.Errorf("the service definition does not name %s:\n%s", want, files[0].Content)
+				}
+				if i == 1 && (!strings.Contains(files[0].Content, "index") || !strings.Contains(files[0].Path, packaging.WatchServiceName)) {
+					t.Errorf("the watcher's definition %s does not run novactl index watch as %s:\n%s", files[0].Path, packaging.WatchServiceName, files[0].Content)
+				}
 			}
 		})
 	}
@@ -212,8 +219,9 @@ func TestService_DryRunEveryOperation(t *testing.T) {
 				if code != ExitOK {
 					t.Fatalf("exit %d: %s", code, errOut)
 				}
-				if !strings.HasPrefix(out, "Dry run: novactl service "+op) || !strings.Contains(out, " run ") {
-					t.Errorf("output:\n%s", out)
+				if !strings.HasPrefix(out, "Dry run: novactl service "+op) || !strings.Contains(out, " run ") ||
+					strings.Count(out, "Dry run: novactl service "+op) != 2 || !strings.Contains(out, packaging.WatchServiceName) {
+					t.Errorf("output does not show both jobs:\n%s", out)
 				}
 				sameSnapshot(t, before, snapshot(t, filepath.Dir(h.home)))
 			})
@@ -341,27 +349,46 @@ func TestService_LaunchdLifecycle(t *testing.T) {
 	run(ExitFailure, "status")
 	out := run(ExitOK, "install")
 	plist := filepath.Join(h.home, "Library/LaunchAgents/dev.nova.novad.plist")
-	if !strings.Contains(out, "Installed dev.nova.novad") {
+	watchPlist := filepath.Join(h.home, "Library/LaunchAgents/dev.nova.watch.plist")
+	if !strings.Contains(out, "Installed dev.nova.novad") || !strings.Contains(out, "Installed dev.nova.watch: the source watcher runs now") {
 		t.Errorf("install said:\n%s", out)
 	}
-	if fi, err := os.Stat(plist); err != nil || fi.Mode().Perm() != 0o644 {
-		t.Fatalf("plist: %v", err)
+	for _, p := range []string{plist, watchPlist} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
+			t.Fatalf("plist: %v", err)
+		}
+	}
+	if b, _ := os.ReadFile(watchPlist); !strings.Contains(string(b), "<string>"+filepath.Join(h.bin, "novactl")+"</string>\n\t\t<string>index</string>\n\t\t<string>watch</string>") ||
+		!strings.Contains(string(b), "watcher.err.log") {
+		t.Errorf("the watcher's plist does not run novactl index watch with its own log:\n%s", b)
 	}
 	run(ExitOK, "install") // idempotent
 	out = run(ExitOK, "status")
-	if !strings.Contains(out, "running (pid 77)") {
+	if strings.Count(out, "running (pid 77)") != 2 || !strings.Contains(out, "gui/501/dev.nova.watch") {
 		t.Errorf("status:\n%s", out)
 	}
 	var st struct {
 		Summary doctor.ServiceStatus `json:"summary"`
+		Watcher struct {
+			Summary doctor.ServiceStatus `json:"summary"`
+		} `json:"watcher"`
 	}
-	if err := json.Unmarshal([]byte(run(ExitOK, "status", "--json")), &st); err != nil || !st.Summary.Running || st.Summary.Manager != "launchd" {
+	if err := json.Unmarshal([]byte(run(ExitOK, "status", "--json")), &st); err != nil || !st.Summary.Running || st.Summary.Manager != "launchd" || !st.Watcher.Summary.Running {
 		t.Errorf("status --json: %+v, %v", st, err)
 	}
 	run(ExitOK, "stop")
 	run(ExitFailure, "status")
+	if len(l.loaded) != 0 {
+		t.Errorf("stop left loaded: %v", l.loaded)
+	}
 	run(ExitOK, "start")
 	run(ExitOK, "status")
+	// The watcher alone stopped: status fails and says which.
+	l.loaded["gui/501/dev.nova.watch"] = false
+	if out := run(ExitFailure, "status"); !strings.Contains(out, "not running") {
+		t.Errorf("status with the watcher stopped:\n%s", out)
+	}
+	run(ExitOK, "start")
 
 	// novad wrote its token; uninstall removes it and everything install wrote.
 	token := filepath.Join(h.home, ".nova/state/internal-token")
@@ -369,7 +396,7 @@ func TestService_LaunchdLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(ExitOK, "uninstall")
-	for _, p := range []string{plist, token, filepath.Join(h.home, "Library/Logs/nova")} {
+	for _, p := range []string{plist, watchPlist, token, filepath.Join(h.home, "Library/Logs/nova")} {
 		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s still there", p)
 		}
@@ -384,9 +411,15 @@ func TestService_LaunchdLifecycle(t *testing.T) {
 func TestService_SystemdLifecycle(t *testing.T) {
 	ctx := context.Background()
 	h := newServiceHome(t)
+	// One fake systemd per unit: each has its own running state.
 	sys := &systemdtest.System{OS: systemd.Platform}
+	watchSys := &systemdtest.System{OS: systemd.Platform}
 	unit := filepath.Join(h.home, ".config/systemd/user/dev.nova.novad.service")
+	watchUnit := filepath.Join(h.home, ".config/systemd/user/dev.nova.watch.service")
 	newCtl := func(cfg *service.Config) (systemd.Controller, error) {
+		if cfg.Name == packaging.WatchServiceName {
+			return watchSys.Controller(cfg, watchUnit), nil
+		}
 		return sys.Controller(cfg, unit), nil
 	}
 	deps := h.deps("linux", refuseLaunchctl{t}, newCtl)
@@ -404,26 +437,33 @@ func TestService_SystemdLifecycle(t *testing.T) {
 	if err != nil || !strings.Contains(string(got), "ExecStart="+h.novad+"\n") {
 		t.Fatalf("unit: %q, %v", got, err)
 	}
+	if got, err := os.ReadFile(watchUnit); err != nil || !strings.Contains(string(got), "ExecStart="+filepath.Join(h.bin, "novactl")+" index watch\n") {
+		t.Fatalf("watcher unit: %q, %v", got, err)
+	}
 	run(ExitOK, "install")
-	if out := run(ExitOK, "status"); !strings.Contains(out, "state:     running") {
+	if out := run(ExitOK, "status"); strings.Count(out, "state:     running") != 2 || !strings.Contains(out, "dev.nova.watch.service") {
 		t.Errorf("status:\n%s", out)
 	}
 	run(ExitOK, "stop")
 	run(ExitFailure, "status")
 	run(ExitOK, "uninstall")
-	if _, err := os.Stat(unit); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("unit still there: %v", err)
+	for _, u := range []string{unit, watchUnit} {
+		if _, err := os.Stat(u); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("unit still there: %v", err)
+		}
 	}
 	want := []string{"status", "install", "start", "stop", "uninstall", "install", "start", "status", "stop", "status", "stop", "uninstall"}
-	if calls := sys.Calls(); !slices.Equal(calls, want) {
-		t.Errorf("kardianos calls %v\nwant %v", calls, want)
+	for _, s := range []*systemdtest.System{sys, watchSys} {
+		if calls := s.Calls(); !slices.Equal(calls, want) {
+			t.Errorf("kardianos calls %v\nwant %v", calls, want)
+		}
 	}
 }
 
 func TestServiceProbe(t *testing.T) {
 	h := newServiceHome(t)
 	l := &memLaunchd{loaded: map[string]bool{}}
-	b, err := newServiceBackend(&Invocation{Environ: h.environ}, h.deps("darwin", l, nil), "", nil)
+	b, err := newServiceBackend(&Invocation{Environ: h.environ}, h.deps("darwin", l, nil), novadJob(""), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,10 +46,12 @@ func runTUI(ctx context.Context, inv *Invocation, args []string) int {
 	if !ok {
 		return ExitFailure
 	}
+	novadProbe, watcherProbe := newServiceProbes(inv)
 	backend := tuiBackend{
-		client:  client.ForConfig(cfg),
-		environ: inv.Environ,
-		service: newServiceProbe(inv),
+		client:         client.ForConfig(cfg),
+		environ:        inv.Environ,
+		service:        novadProbe,
+		watcherService: watcherProbe,
 	}
 	// Styles are rendered for stderr, where the program draws, with the
 	// invocation's environment (TERM, COLORTERM, NO_COLOR). The profile is
@@ -81,11 +83,13 @@ type tuiBackend struct {
 	client  *client.Client
 	environ []string
 	service doctor.ServiceProbe // nil skips the service check
+	// watcherService probes the source watcher's job; nil means unknown.
+	watcherService doctor.ServiceProbe
 }
 
 // Status implements tui.Backend.
 func (b tuiBackend) Status(ctx context.Context) (doctor.Report, error) {
-	return doctor.Run(ctx, doctor.Options{Environ: b.environ, Service: b.service}), nil
+	return doctor.Run(ctx, doctor.Options{Environ: b.environ, Service: b.service, WatcherService: b.watcherService}), nil
 }
 
 // Search implements tui.Backend. A refused connection is reported as

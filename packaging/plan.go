@@ -123,3 +123,13 @@ func (p Plan) Print(w io.Writer) {
 // here so that novactl does not link the daemon, and a cli test keeps the
 // two equal.
 const ServiceName = "dev.nova.novad"
+
+// WatchServiceName is the source watcher's label with launchd and its unit
+// name with systemd: the second job beside novad.
+const WatchServiceName = "dev.nova.watch"
+
+// WatchArgs are the novactl arguments that run the source watcher. This is
+// the one place its command line is spelled: the LaunchAgent, the systemd
+// unit and any package definition (a Homebrew service block) take it from
+// here.
+func WatchArgs() []string { return []string{"index", "watch"} }

@@ -76,13 +76,23 @@ type Job struct {
 	// LogDir is the absolute directory of novad's stdout and stderr files,
 	// normally LogDir(home).
 	LogDir string `json:"logDir"`
+	// LogName names the job's log files, <LogName>.out.log and
+	// <LogName>.err.log; "" means novad.
+	LogName string `json:"logName,omitempty"`
 }
 
-// StdoutPath is where launchd sends novad's standard output.
-func (j Job) StdoutPath() string { return filepath.Join(j.LogDir, "novad.out.log") }
+func (j Job) logName() string {
+	if j.LogName == "" {
+		return "novad"
+	}
+	return j.LogName
+}
 
-// StderrPath is where launchd sends novad's standard error: its log.
-func (j Job) StderrPath() string { return filepath.Join(j.LogDir, "novad.err.log") }
+// StdoutPath is where launchd sends the job's standard output.
+func (j Job) StdoutPath() string { return filepath.Join(j.LogDir, j.logName()+".out.log") }
+
+// StderrPath is where launchd sends the job's standard error: its log.
+func (j Job) StderrPath() string { return filepath.Join(j.LogDir, j.logName()+".err.log") }
 
 // ErrInvalidJob is wrapped by every error RenderPlist returns.
 var ErrInvalidJob = errors.New("invalid launchd job")
@@ -116,7 +126,10 @@ func (j Job) validate() error {
 			return bad(f.name, fmt.Sprintf("%q must be an absolute path", f.path))
 		}
 	}
-	all := append([]string{j.Label, j.Program, j.NovaHome, j.LogDir}, j.Args...)
+	if strings.ContainsAny(j.LogName, `/\`) || strings.HasPrefix(j.LogName, ".") {
+		return bad("log name", fmt.Sprintf("%q must be a plain file name", j.LogName))
+	}
+	all := append([]string{j.Label, j.Program, j.NovaHome, j.LogDir, j.LogName}, j.Args...)
 	for _, s := range all {
 		if err := xmlSafe(s); err != nil {
 			return bad("value", fmt.Sprintf("%q: %v", s, err))

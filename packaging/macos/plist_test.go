@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/nova-recall/nova/internal/golden"
+	"github.com/nova-recall/nova/packaging"
 )
 
 func goldenJob() Job {
@@ -41,6 +42,8 @@ func TestRenderPlist(t *testing.T) {
 	}{
 		{"default", goldenJob()},
 		{"escaping", escapeJob()},
+		{"watcher", Job{Label: packaging.WatchServiceName, Program: "/Users/ada/bin/novactl", Args: packaging.WatchArgs(),
+			NovaHome: "/Users/ada/.nova", LogDir: "/Users/ada/Library/Logs/nova", LogName: "watcher"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := RenderPlist(tc.job)

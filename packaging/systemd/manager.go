@@ -75,7 +75,7 @@ func (m *Manager) ServiceConfig() (*service.Config, error) {
 	}
 	return &service.Config{
 		Name:        m.Unit.Name,
-		DisplayName: "Nova recall daemon (novad)",
+		DisplayName: m.Unit.Description,
 		Description: m.Unit.Description,
 		Executable:  m.Unit.Program,
 		Arguments:   m.Unit.Args,
@@ -102,7 +102,7 @@ func (program) Stop(service.Service) error  { return nil }
 func (m *Manager) controlConfig() *service.Config {
 	return &service.Config{
 		Name:        m.Unit.Name,
-		DisplayName: "Nova recall daemon (novad)",
+		DisplayName: m.Unit.Description,
 		Option:      service.KeyValue{"UserService": true},
 	}
 }

@@ -16,16 +16,18 @@ import (
 	"unicode/utf8"
 )
 
-// Unit is what the unit file says about novad. Every field is required
-// except Args.
+// Unit is what the unit file says about one of Nova's jobs: novad, or the
+// source watcher (novactl index watch). Every field is required except
+// Args.
 type Unit struct {
 	// Name is the service name without ".service", e.g. dev.nova.novad.
 	Name string `json:"name"`
 	// Description is the unit's one-line description.
 	Description string `json:"description"`
-	// Program is the absolute path of the novad binary.
+	// Program is the absolute path of the binary (novad, or novactl for
+	// the watcher).
 	Program string `json:"program"`
-	// Args are novad's arguments after the program name.
+	// Args are the arguments after the program name.
 	Args []string `json:"args,omitempty"`
 	// NovaHome is the absolute runtime home passed as NOVA_HOME.
 	NovaHome string `json:"novaHome"`
@@ -60,7 +62,7 @@ func RenderUnit(u Unit) ([]byte, error) {
 		exec = append(exec, execArg(a))
 	}
 	var b strings.Builder
-	b.WriteString("# novad, Nova's read-only recall daemon, as a systemd user service.\n")
+	fmt.Fprintf(&b, "# %s, as a systemd user service.\n", strings.ReplaceAll(u.Description, "\n", " "))
 	b.WriteString("# Written by novactl service install; novactl service uninstall removes it.\n")
 	b.WriteString("[Unit]\n")
 	fmt.Fprintf(&b, "Description=%s\n", specifiers(u.Description))

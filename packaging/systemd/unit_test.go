@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nova-recall/nova/internal/golden"
+	"github.com/nova-recall/nova/packaging"
 )
 
 func goldenUnit() Unit {
@@ -35,6 +36,8 @@ func TestRenderUnit(t *testing.T) {
 	}{
 		{"default", goldenUnit()},
 		{"escaping", escapeUnit()},
+		{"watcher", Unit{Name: packaging.WatchServiceName, Description: "Nova source watcher: keeps memory fresh (novactl index watch)",
+			Program: "/home/ada/bin/novactl", Args: packaging.WatchArgs(), NovaHome: "/home/ada/.nova"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := RenderUnit(tc.unit)
