@@ -40,7 +40,7 @@ func TestWriteReadPrivate(t *testing.T) {
 	if err != nil || di.Mode().Perm() != 0o700 {
 		t.Fatalf("state dir mode %v (%v), want 0700", di.Mode().Perm(), err)
 	}
-	leftovers, _ := filepath.Glob(filepath.Join(home.StateDir(), ".watcher.json-*"))
+	leftovers, _ := filepath.Glob(filepath.Join(home.StateDir(), ".watcher.json*"))
 	if len(leftovers) != 0 {
 		t.Fatalf("temp files left behind: %v", leftovers)
 	}

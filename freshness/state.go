@@ -12,10 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/secrets"
 )
@@ -143,46 +142,17 @@ func Read(home paths.Home) (*State, error) {
 	return &st, nil
 }
 
-// Write replaces home's watcher state atomically: mode 0600 in the private
-// state directory, through a temp file that is fsynced and renamed, so a
-// reader never sees half a state.
+// Write replaces home's watcher state atomically (mode 0600 in the
+// private state directory), so a reader never sees half a state.
 func Write(home paths.Home, st *State) error {
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writePrivate(home.WatcherState(), append(b, '\n'))
-}
-
-// writePrivate is the one place the watcher state is written.
-func writePrivate(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := secrets.EnsurePrivateDir(dir); err != nil {
+	if err := secrets.EnsurePrivateDir(home.StateDir()); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after a successful rename this finds nothing
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return manifest.SyncDir(dir)
+	return atomicfile.Write(home.WatcherState(), append(b, '\n'), paths.FileMode)
 }
 
 // ErrRunning means another watcher holds the lock of this home.
@@ -197,7 +167,7 @@ func Acquire(home paths.Home) (*Lock, error) {
 	if err := secrets.EnsurePrivateDir(home.StateDir()); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(home.WatcherLock(), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(home.WatcherLock(), os.O_RDWR|os.O_CREATE, paths.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("open watcher lock: %w", err)
 	}
