@@ -1,0 +1,290 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/paths"
+)
+
+// FreshOptions configure the time-to-searchable measurement: how long a
+// record appended to a watched source takes to be returned by novad's
+// facade search, with the real novad and the real watcher (novactl index
+// watch) running over a generated corpus.
+type FreshOptions struct {
+	// Records is the corpus size; Seed and ChineseShare make it.
+	Records      int
+	Seed         int64
+	ChineseShare float64
+	// Appends is the number of appends timed, one at a time.
+	Appends int
+	// Dir keeps the corpus and home for reuse; "" uses a temporary one.
+	Dir string
+	// NovadPath and NovactlPath are the binaries run.
+	NovadPath, NovactlPath string
+	// Quiet and MaxWait are passed to the watcher (0: its defaults).
+	Quiet, MaxWait time.Duration
+	// Timeout bounds the wait for one append; 0 means 10 minutes.
+	Timeout time.Duration
+	// Progress receives one line per step; nil discards them.
+	Progress func(string)
+}
+
+// FreshReport is what RunFresh measured.
+type FreshReport struct {
+	Command  string  `json:"command"`
+	Machine  Machine `json:"machine"`
+	Records  int     `json:"records"`
+	Chunks   int     `json:"chunks"`
+	Appends  int     `json:"appends"`
+	QuietMs  int64   `json:"watcherQuietMs"`
+	MaxWait  int64   `json:"watcherMaxWaitMs"`
+	SyncMs   int64   `json:"initialSyncMs"`
+	P50Ms    float64 `json:"p50Ms"`
+	P95Ms    float64 `json:"p95Ms"`
+	MinMs    float64 `json:"minMs"`
+	MaxMs    float64 `json:"maxMs"`
+	Samples  []int64 `json:"samplesMs"`
+	Syncs    int     `json:"watcherSyncs"`
+	LastSync int64   `json:"lastWatcherSyncMs"`
+	// WatcherPeakRSSBytes is the watcher's peak resident memory (Linux).
+	WatcherPeakRSSBytes int64 `json:"watcherPeakRssBytes"`
+	// WatcherIdleCPUMs is the watcher's CPU time over IdleWindowMs with
+	// nothing changing (Linux).
+	WatcherIdleCPUMs int64  `json:"watcherIdleCpuMs"`
+	IdleWindowMs     int64  `json:"idleWindowMs"`
+	WorkDir          string `json:"workDir"`
+}
+
+// RunFresh generates the corpus, syncs it once, starts novad and the
+// watcher on it, then appends Appends records to the watched source one
+// at a time, each after the watcher is idle again, and times each from
+// the append to the first facade search that returns it.
+func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
+	say := func(format string, args ...any) {
+		if opts.Progress != nil {
+			opts.Progress(fmt.Sprintf(format, args...))
+		}
+	}
+	if opts.Appends <= 0 {
+		opts.Appends = 20
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Minute
+	}
+	for _, b := range []string{opts.NovadPath, opts.NovactlPath} {
+		if _, err := os.Stat(b); err != nil {
+			return nil, fmt.Errorf("no binary at %s (make build): %w", b, err)
+		}
+	}
+	dir := opts.Dir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "nova-bench-fresh-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	dir = filepath.Join(dir, fmt.Sprintf("fresh-%d-seed%d", opts.Records, opts.Seed))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	rep := &FreshReport{Machine: DescribeMachine(), Records: opts.Records, Appends: opts.Appends, WorkDir: dir,
+		QuietMs: opts.Quiet.Milliseconds(), MaxWait: opts.MaxWait.Milliseconds()}
+
+	// A fresh corpus and home each run: the appends change the corpus.
+	corpusPath := filepath.Join(dir, "corpus.jsonl")
+	home := homeIn(dir)
+	os.RemoveAll(home.Root)
+	f, err := os.Create(corpusPath)
+	if err != nil {
+		return nil, err
+	}
+	say("writing %d records", opts.Records)
+	_, err = NewCorpus(CorpusOptions{Records: opts.Records, Seed: opts.Seed, ChineseShare: opts.ChineseShare}).WriteJSONL(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := writeHomeConfig(home, corpusPath)
+	if err != nil {
+		return nil, err
+	}
+	s, err := timeSync(ctx, cfg, say)
+	if err != nil {
+		return nil, err
+	}
+	rep.SyncMs, rep.Chunks = s.TotalMs, s.Chunks
+	releaseMemory()
+
+	env := append(withoutNova(os.Environ()), paths.EnvHome+"="+home.Root)
+	novad, novadDone, err := startLogged(opts.NovadPath, []string{"--log-format", "text"}, env, filepath.Join(dir, "novad.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer stopDaemon(novad, novadDone)
+	c, err := waitReady(ctx, home, novad.Process.Pid, novadDone, 15*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"index", "watch", "--log-format", "text"}
+	if opts.Quiet > 0 {
+		args = append(args, "--quiet", opts.Quiet.String())
+	}
+	if opts.MaxWait > 0 {
+		args = append(args, "--max-wait", opts.MaxWait.String())
+	}
+	watcher, watcherDone, err := startLogged(opts.NovactlPath, args, env, filepath.Join(dir, "watcher.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer stopDaemon(watcher, watcherDone)
+	if err := waitWatcherIdle(ctx, home, watcher.Process.Pid, watcherDone, opts.Timeout); err != nil {
+		return nil, err
+	}
+	say("novad and the watcher run (pids %d, %d)", novad.Process.Pid, watcher.Process.Pid)
+
+	var samples []float64
+	for i := range opts.Appends {
+		token := fmt.Sprintf("freshtok%dq%dz", opts.Seed, i)
+		line, _ := json.Marshal(map[string]string{"id": "fresh-" + token, "text": "Decision " + token + ": the fresh record number " + fmt.Sprint(i) + " is searchable.", "date": time.Now().UTC().Format("2006-01-02")})
+		t0 := time.Now()
+		if err := appendLine(corpusPath, line); err != nil {
+			return rep, err
+		}
+		if err := waitFound(ctx, c, token, opts.Timeout); err != nil {
+			return rep, fmt.Errorf("append %d: %w (logs in %s)", i, err, dir)
+		}
+		ms := float64(time.Since(t0).Microseconds()) / 1000
+		samples = append(samples, ms)
+		rep.Samples = append(rep.Samples, int64(ms))
+		say("append %d/%d searchable after %s", i+1, opts.Appends, msf(ms))
+		if err := waitWatcherIdle(ctx, home, watcher.Process.Pid, watcherDone, opts.Timeout); err != nil {
+			return rep, err
+		}
+	}
+	sort.Float64s(samples)
+	rep.P50Ms, rep.P95Ms = round2(percentile(samples, 0.5)), round2(percentile(samples, 0.95))
+	rep.MinMs, rep.MaxMs = round2(samples[0]), round2(samples[len(samples)-1])
+
+	// Idle: nothing changes for a while; the watcher should spend nothing.
+	window := 10 * time.Second
+	c0, _ := childCPU(watcher.Process.Pid)
+	select {
+	case <-ctx.Done():
+		return rep, ctx.Err()
+	case <-time.After(window):
+	}
+	c1, _ := childCPU(watcher.Process.Pid)
+	rep.WatcherIdleCPUMs, rep.IdleWindowMs = (c1 - c0).Milliseconds(), window.Milliseconds()
+	_, rep.WatcherPeakRSSBytes, _ = childMemory(watcher.Process.Pid)
+	if st, err := freshness.Read(home); err == nil {
+		rep.Syncs = st.Syncs[freshness.ResultOK]
+		if st.LastSync != nil {
+			rep.LastSync = st.LastSync.FinishedAt.Sub(st.LastSync.StartedAt).Milliseconds()
+		}
+	}
+	return rep, nil
+}
+
+// startLogged starts bin with args and env, logging to logPath.
+func startLogged(bin string, args, env []string, logPath string) (*exec.Cmd, chan error, error) {
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		err := cmd.Wait()
+		logf.Close()
+		done <- err
+	}()
+	return cmd, done, nil
+}
+
+// waitWatcherIdle waits until the watcher with pid runs, nothing is
+// pending and no sync is in flight.
+func waitWatcherIdle(ctx context.Context, home paths.Home, pid int, exited <-chan error, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("the watcher exited: %v", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		st, err := freshness.Read(home)
+		if err != nil || st.PID != pid {
+			continue
+		}
+		if st.PendingSince.IsZero() && (st.LastSync == nil || !st.LastSync.FinishedAt.IsZero()) {
+			return nil
+		}
+	}
+	return fmt.Errorf("the watcher was not idle within %s", limit)
+}
+
+func appendLine(path string, line []byte) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(line, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// waitFound polls the facade until a result holds token.
+func waitFound(ctx context.Context, c *client.Client, token string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		resp, status, err := c.Search(ctx, api.SearchBody{Query: token, TopK: 3})
+		if err == nil && status == http.StatusOK {
+			for _, r := range resp.Results {
+				if r.Text != nil && strings.Contains(*r.Text, token) {
+					return nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("%q was not searchable within %s", token, limit)
+}
+
+// WriteText prints the report for a person.
+func (r *FreshReport) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "Time to searchable: %d records → %d chunks; %d appends, one at a time, each measured from the append to the first facade search returning it.\n", r.Records, r.Chunks, r.Appends)
+	fmt.Fprintf(w, "  p50 %s · p95 %s · min %s · max %s\n", msf(r.P50Ms), msf(r.P95Ms), msf(r.MinMs), msf(r.MaxMs))
+	fmt.Fprintf(w, "  initial sync %s; watcher syncs %d, last %s; watcher peak RSS %s; idle CPU %d ms over %s\n",
+		msf(float64(r.SyncMs)), r.Syncs, msf(float64(r.LastSync)), humanBytes(r.WatcherPeakRSSBytes), r.WatcherIdleCPUMs, msf(float64(r.IdleWindowMs)))
+	fmt.Fprintf(w, "  machine: %s, %d CPUs, %s; load at start %s\n", r.Machine.CPU, r.Machine.CPUs, r.Machine.GoVersion, r.Machine.LoadAvg)
+}
