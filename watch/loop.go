@@ -237,7 +237,7 @@ func (w *watcher) onEvent(ev fsnotify.Event, now time.Time) {
 	}
 	w.lastEvent = now
 	for _, i := range owners {
-		if d := sourceDir(w.opts.Sources[i]); d != "" && hidden(name, d) {
+		if d := w.tree.dirs[i]; d != "" && hidden(name, d) {
 			return
 		}
 	}

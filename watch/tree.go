@@ -39,6 +39,9 @@ type tree struct {
 	used    int
 	// snap[i] is the files of sources[i] with their stat.
 	snap []map[string]fileStat
+	// dirs[i] is sourceDir(sources[i]) as of the last walk: events are
+	// matched against it without a stat each.
+	dirs []string
 	// limit is told when a watch limit is hit.
 	limit func(name string, value int, msg string)
 	warn  func(msg string, args ...any)
@@ -46,7 +49,7 @@ type tree struct {
 
 func newTree(n notifier, sources []config.Source, lister Lister, budget int) *tree {
 	t := &tree{n: n, sources: sources, lister: lister, watched: map[string]int{}, polled: map[string]bool{},
-		budget: budget, snap: make([]map[string]fileStat, len(sources)),
+		budget: budget, snap: make([]map[string]fileStat, len(sources)), dirs: make([]string, len(sources)),
 		limit: func(string, int, string) {}, warn: func(string, ...any) {}}
 	for i := range t.snap {
 		t.snap[i] = map[string]fileStat{}
@@ -54,7 +57,7 @@ func newTree(n notifier, sources []config.Source, lister Lister, budget int) *tr
 	return t
 }
 
-// root returns the folder to watch for a source: its path, or the folder
+// sourceDir returns the folder to watch for a source: its path, or the folder
 // holding it when the source is one file. "" when it does not exist.
 func sourceDir(src config.Source) string {
 	fi, err := os.Stat(src.Path)
@@ -71,7 +74,7 @@ func sourceDir(src config.Source) string {
 func (t *tree) owners(p string) []int {
 	var out []int
 	for i, s := range t.sources {
-		if within(p, s.Path) || within(p, sourceDir(s)) {
+		if within(p, s.Path) || within(p, t.dirs[i]) {
 			out = append(out, i)
 		}
 	}
@@ -127,8 +130,9 @@ func dirsUnder(dir string) []string {
 // watched: new ones, and polled ones whose limit may have eased.
 func (t *tree) watchAll() {
 	var dirs []string
-	for _, s := range t.sources {
-		if d := sourceDir(s); d != "" {
+	for i, s := range t.sources {
+		t.dirs[i] = sourceDir(s)
+		if d := t.dirs[i]; d != "" {
 			if d != s.Path {
 				dirs = append(dirs, d) // a one-file source: only its folder
 				continue
@@ -145,8 +149,8 @@ func (t *tree) watchAll() {
 // all: new folders appear in them.
 func (t *tree) watch(dirs []string) {
 	roots := map[string]bool{}
-	for _, s := range t.sources {
-		roots[sourceDir(s)] = true
+	for _, d := range t.dirs {
+		roots[d] = true
 	}
 	type cand struct {
 		dir   string
