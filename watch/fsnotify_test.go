@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -61,4 +62,47 @@ func TestRealNotifications(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	must(t, os.WriteFile(filepath.Join(day, "rollout-2.jsonl"), []byte("{}\n"), 0o644))
 	waitSyncs(3, "a file in the folder created after start")
+}
+
+// TestRealWatchBudget caps the watches at one: the source root is
+// watched, its subfolder is left to the rescan, the state says so, and a
+// file written there is still found.
+func TestRealWatchBudget(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	sub := filepath.Join(src, "project")
+	must(t, os.MkdirAll(sub, 0o755))
+	home := paths.Home{Root: filepath.Join(root, "home")}
+	s := &fakeSyncer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{Home: home, Sources: []config.Source{{Name: "s", Kind: config.KindJSONL, Path: src}},
+			Syncer: s, Lister: jsonlLister, Built: upToDate, WatchBudget: 1,
+			Quiet: 20 * time.Millisecond, MaxWait: 100 * time.Millisecond, Rescan: time.Hour, LimitedRescan: 300 * time.Millisecond})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, err := freshness.Read(home)
+		if err == nil && st.Watched.Dirs == 1 && st.Watched.PolledDirs == 1 && len(st.Limits) == 1 && st.Limits[0].Name == budgetLimit {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("state does not show the budget: %+v %v", st, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	must(t, os.WriteFile(filepath.Join(sub, "late.jsonl"), []byte("{}\n"), 0o644))
+	for len(s.times()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("a file in a folder beyond the watch budget was never found")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
