@@ -66,6 +66,8 @@ type watcher struct {
 
 	// gone are the source files seen to disappear, with when.
 	gone map[string]time.Time
+	// savedLimits is how many limits the last saved state listed.
+	savedLimits int
 }
 
 func newWatcher(opts Options, n notifier) *watcher {
@@ -104,7 +106,8 @@ func (w *watcher) run(ctx context.Context) error {
 		"polledDirs", len(w.tree.polled), "files", w.tree.files(), "rescanEvery", w.rescanInterval().String())
 	w.save(now)
 
-	rescan := time.NewTimer(w.rescanInterval())
+	armed := w.rescanInterval()
+	rescan := time.NewTimer(armed)
 	defer rescan.Stop()
 	var wake *time.Timer
 	defer func() {
@@ -127,6 +130,11 @@ func (w *watcher) run(ctx context.Context) error {
 		} else if wake != nil {
 			wake.Stop()
 		}
+		// A limit hit by a new folder shortens the rescan at once.
+		if iv := w.rescanInterval(); iv != armed {
+			armed = iv
+			rescan.Reset(iv)
+		}
 		select {
 		case <-ctx.Done():
 			return w.stop()
@@ -146,7 +154,8 @@ func (w *watcher) run(ctx context.Context) error {
 			w.act(ctx, time.Now())
 		case <-rescan.C:
 			w.rescan(time.Now())
-			rescan.Reset(w.rescanInterval())
+			armed = w.rescanInterval()
+			rescan.Reset(armed)
 			w.act(ctx, time.Now())
 		case r := <-w.done:
 			w.finish(r)
@@ -327,6 +336,11 @@ func (w *watcher) reconcile(now time.Time, trigger string) bool {
 	clear(w.dirtySources)
 	w.firstDirty, w.lastDirty = time.Time{}, time.Time{}
 	if !c.any() {
+		// New folders or a limit hit are news for the state even
+		// without a file change.
+		if w.st.Watched.Dirs != len(w.tree.watched) || w.st.Watched.PolledDirs != len(w.tree.polled) || w.savedLimits != len(w.st.Limits) {
+			w.save(now)
+		}
 		return false
 	}
 	// A removed file whose inode reappears under a new name was renamed
@@ -480,6 +494,7 @@ func (w *watcher) save(now time.Time) {
 	sort.Strings(files)
 	w.st.Gone.Count = len(files)
 	w.st.Gone.Files = files[:min(len(files), freshness.MaxGoneListed)]
+	w.savedLimits = len(w.st.Limits)
 	if err := freshness.Write(w.opts.Home, &w.st); err != nil {
 		w.log.Warn("Cannot write the watcher state", "err", fmt.Sprint(err))
 	}

@@ -546,3 +546,31 @@ func TestIdleWatcherDoesNothing(t *testing.T) {
 		h.stop()
 	})
 }
+
+func TestLimitHitLaterShortensTheRescan(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, func(_ *Options, n *fakeNotifier, _ *fakeSyncer) { n.failAfter = 2 })
+		// Two new project folders; only one more watch fits.
+		p1, p2 := filepath.Join(h.src, "p1"), filepath.Join(h.src, "p2")
+		must(t, os.MkdirAll(p1, 0o755))
+		must(t, os.MkdirAll(p2, 0o755))
+		h.n.events <- fsnotify.Event{Name: p1, Op: fsnotify.Create}
+		h.n.events <- fsnotify.Event{Name: p2, Op: fsnotify.Create}
+		time.Sleep(5 * time.Second)
+		if st := h.state(); st.Watched.PolledDirs != 1 || len(st.Limits) != 1 {
+			t.Fatalf("after the limit: %+v %+v", st.Watched, st.Limits)
+		}
+		polled := p2
+		if !h.n.watched(p1) {
+			polled = p1
+		}
+		t1 := time.Now()
+		must(t, os.WriteFile(filepath.Join(polled, "x.jsonl"), []byte("{}\n"), 0o644))
+		time.Sleep(DefaultLimitedRescan + 3*time.Second)
+		calls := h.s.times()
+		if len(calls) != 1 || calls[0].Sub(t1) > DefaultLimitedRescan {
+			t.Fatalf("syncs %v after a silent change at %v; the rescan should find it within %s", calls, t1, DefaultLimitedRescan)
+		}
+		h.stop()
+	})
+}
