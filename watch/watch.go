@@ -59,7 +59,7 @@ type Lister func(src config.Source) ([]string, error)
 
 // Defaults of Options.
 const (
-	DefaultQuiet         = time.Second
+	DefaultQuiet         = 500 * time.Millisecond
 	DefaultMaxWait       = 5 * time.Second
 	DefaultRescan        = 5 * time.Minute
 	DefaultLimitedRescan = 30 * time.Second
