@@ -13,7 +13,6 @@ import (
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/ingest"
-	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/watch"
 )
@@ -85,7 +84,7 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 	err := watch.Run(ctx, watch.Options{
 		Home: cfg.Home, Sources: cfg.Sources, Syncer: indexSyncer{ix}, Lister: sourceFiles, Logger: log,
 		Quiet: *quiet, MaxWait: *maxWait, Rescan: *rescan,
-		Built: func() time.Time { return activeBuilt(cfg.Home) },
+		SyncAtStart: true,
 	})
 	if err != nil {
 		if errors.Is(err, freshness.ErrRunning) {
@@ -104,9 +103,8 @@ type indexSyncer struct{ ix *index.Indexer }
 
 func (s indexSyncer) Sync(ctx context.Context) (watch.Outcome, error) {
 	r, err := s.ix.Sync(ctx)
-	// A full sync's peak heap is large and the watcher then idles for
-	// long: hand the memory back now rather than when the scavenger
-	// gets to it.
+	// A sync's peak heap is large next to an idle watcher's: hand it back
+	// now rather than when the scavenger gets to it.
 	defer debug.FreeOSMemory()
 	if errors.Is(err, index.ErrLocked) {
 		return watch.Outcome{}, fmt.Errorf("%w: %v", watch.ErrBusy, err)
@@ -114,12 +112,16 @@ func (s indexSyncer) Sync(ctx context.Context) (watch.Outcome, error) {
 	if err != nil {
 		return watch.Outcome{}, err
 	}
-	out := watch.Outcome{}
-	if r.Promote != nil {
-		out.RunID, out.Chunks = r.Promote.RunID, r.Promote.Chunks
+	out := watch.Outcome{RunID: r.Active(), Chunks: r.Build.Chunks, GoneFiles: []string{}}
+	if r.Compaction != nil && r.Compaction.Promote != nil {
+		out.Chunks = r.Compaction.Promote.Chunks
+	} else if r.Promote != nil {
+		out.Chunks = r.Promote.Chunks
 	}
-	if r.Build != nil {
-		out.KeptChunks = r.Build.Carried
+	// The build lists every gone file whose memory it keeps: that list,
+	// not what this watcher happened to see disappear, is the truth.
+	for _, src := range r.Build.Sources {
+		out.GoneFiles = append(out.GoneFiles, src.Gone...)
 	}
 	return out, nil
 }
@@ -136,15 +138,6 @@ func sourceFiles(src config.Source) ([]string, error) {
 		out[i] = f.Path
 	}
 	return out, nil
-}
-
-// activeBuilt is when the active generation was built; zero without one.
-func activeBuilt(home paths.Home) time.Time {
-	m, _, err := manifest.Read(home.Manifest())
-	if err != nil {
-		return time.Time{}
-	}
-	return m.CreatedAt
 }
 
 // newCLILogger logs text on a terminal and JSON otherwise (a service

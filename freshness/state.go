@@ -120,9 +120,6 @@ type Gone struct {
 	// MaxGoneListed of them.
 	Count int      `json:"count"`
 	Files []string `json:"files"`
-	// KeptChunks is how many chunks the last sync carried forward from
-	// files that no longer exist.
-	KeptChunks int `json:"keptChunks"`
 }
 
 // Read reads home's watcher state. It returns an error wrapping

@@ -27,7 +27,7 @@ func TestRealNotifications(t *testing.T) {
 	go func() {
 		done <- Run(ctx, Options{Home: paths.Home{Root: filepath.Join(root, "home")},
 			Sources: []config.Source{{Name: "s", Kind: config.KindJSONL, Path: src}},
-			Syncer:  s, Lister: jsonlLister, Built: upToDate,
+			Syncer:  s, Lister: jsonlLister,
 			Quiet: 20 * time.Millisecond, MaxWait: 100 * time.Millisecond, Rescan: time.Hour})
 	}()
 	defer func() {
@@ -78,7 +78,7 @@ func TestRealWatchBudget(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, Options{Home: home, Sources: []config.Source{{Name: "s", Kind: config.KindJSONL, Path: src}},
-			Syncer: s, Lister: jsonlLister, Built: upToDate, WatchBudget: 1,
+			Syncer: s, Lister: jsonlLister, WatchBudget: 1,
 			Quiet: 20 * time.Millisecond, MaxWait: 100 * time.Millisecond, Rescan: time.Hour, LimitedRescan: 300 * time.Millisecond})
 	}()
 	defer func() {

@@ -15,11 +15,6 @@ import (
 	"github.com/nova-recall/nova/freshness"
 )
 
-// startMargin widens the start-up check "changed since the active
-// generation was built": a file written while that build was reading may
-// carry an mtime just before the build's timestamp.
-const startMargin = 2 * time.Minute
-
 // Sync triggers, as recorded in the state.
 const (
 	triggerStart  = "start"
@@ -91,15 +86,9 @@ func (w *watcher) run(ctx context.Context) error {
 		w.tree.relist(i, &change{})
 	}
 	w.st.LastRescanAt = now.UTC()
-	built := w.opts.Built()
-	switch {
-	case built.IsZero():
+	if w.opts.SyncAtStart {
 		w.markPending(now, triggerStart)
-		w.log.Info("No index is active yet: syncing now")
-	case w.tree.newestSince(built.Add(-startMargin)):
-		w.markPending(now, triggerStart)
-		w.log.Info("Sources changed since the active index was built: syncing now", "built", built.UTC().Format(time.RFC3339))
-	default:
+	} else {
 		w.st.CaughtUpAt = now.UTC()
 	}
 	w.log.Info("Watching sources", "sources", len(w.opts.Sources), "dirs", len(w.tree.watched),
@@ -414,7 +403,6 @@ func (w *watcher) finish(r syncResult) {
 		if w.pending {
 			w.st.PendingSince = w.pendingSince.UTC()
 		}
-		w.st.Gone.KeptChunks = r.out.KeptChunks
 		if r.out.GoneFiles != nil {
 			clear(w.gone)
 			for _, p := range r.out.GoneFiles {

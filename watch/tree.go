@@ -319,27 +319,3 @@ func (t *tree) files() int {
 	}
 	return len(seen)
 }
-
-// newestSince reports whether a source file or folder changed after since:
-// a newer file, or a folder whose entries were created, removed or
-// renamed after it.
-func (t *tree) newestSince(since time.Time) bool {
-	for _, m := range t.snap {
-		for _, st := range m {
-			if time.Unix(0, st.mtime).After(since) {
-				return true
-			}
-		}
-	}
-	for d := range t.watched {
-		if fi, err := os.Stat(d); err == nil && fi.ModTime().After(since) {
-			return true
-		}
-	}
-	for d := range t.polled {
-		if fi, err := os.Stat(d); err == nil && fi.ModTime().After(since) {
-			return true
-		}
-	}
-	return false
-}

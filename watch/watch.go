@@ -38,9 +38,6 @@ type Outcome struct {
 	// RunID and Chunks describe the promoted generation.
 	RunID  string
 	Chunks int
-	// KeptChunks counts chunks carried forward from source files that no
-	// longer exist.
-	KeptChunks int
 	// GoneFiles, when not nil, is the complete list of source files gone
 	// whose memory the index keeps; nil means the syncer does not know,
 	// and the watcher reports the files it saw disappear.
@@ -87,10 +84,11 @@ type Options struct {
 	// BusyRetry is the wait before retrying a sync that found the index
 	// locked; failed syncs back off exponentially from it to MaxBackoff.
 	BusyRetry, MaxBackoff time.Duration
-	// Built returns when the active generation was built (zero when none);
-	// at start, sources changed since then (or no index at all) trigger a
-	// sync. Nil means "no index".
-	Built func() time.Time
+	// SyncAtStart runs one sync as soon as the watcher starts, to catch
+	// what changed while no watcher ran (appends, new files, deletions and
+	// renames alike); an incremental sync of unchanged sources costs only
+	// a stat of each file. novactl index watch sets it.
+	SyncAtStart bool
 	// WatchBudget caps the watches (inotify) or descriptors (kqueue) the
 	// watcher may spend; 0 derives it from the platform's limits.
 	WatchBudget int
@@ -148,9 +146,6 @@ func (o *Options) defaults() error {
 	}
 	if o.LimitedRescan > o.Rescan {
 		o.LimitedRescan = o.Rescan
-	}
-	if o.Built == nil {
-		o.Built = func() time.Time { return time.Time{} }
 	}
 	if o.newNotifier == nil {
 		o.newNotifier = newFSNotifier

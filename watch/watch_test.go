@@ -124,9 +124,6 @@ func jsonlLister(src config.Source) ([]string, error) {
 	return out, err
 }
 
-// upToDate is a build time after every file's mtime: no start-up sync.
-func upToDate() time.Time { return time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC) }
-
 type harness struct {
 	t      *testing.T
 	src    string
@@ -148,7 +145,7 @@ func start(t *testing.T, tune func(*Options, *fakeNotifier, *fakeSyncer)) *harne
 	must(t, os.MkdirAll(h.src, 0o755))
 	must(t, os.WriteFile(filepath.Join(h.src, "a.jsonl"), []byte("{\"id\":\"1\",\"text\":\"one\"}\n"), 0o644))
 	opts := Options{Home: h.home, Sources: []config.Source{{Name: "s", Kind: config.KindJSONL, Path: h.src}},
-		Syncer: h.s, Lister: jsonlLister, Built: upToDate,
+		Syncer: h.s, Lister: jsonlLister,
 		newNotifier: func() (notifier, error) { return h.n, nil }}
 	if tune != nil {
 		tune(&opts, h.n, h.s)
@@ -292,29 +289,26 @@ func TestUnrelatedFilesAndChmodDoNotSync(t *testing.T) {
 	})
 }
 
-func TestStartSyncsWhenNoIndexOrSourcesChanged(t *testing.T) {
-	for name, built := range map[string]func() time.Time{
-		"no index":         func() time.Time { return time.Time{} },
-		"changed since":    func() time.Time { return time.Now().Add(-24 * 365 * 30 * time.Hour) }, // 1970s vs real mtimes
-		"nothing changed!": upToDate,
-	} {
-		t.Run(name, func(t *testing.T) {
+func TestSyncAtStart(t *testing.T) {
+	for _, atStart := range []bool{true, false} {
+		t.Run(fmt.Sprint(atStart), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				h := start(t, func(o *Options, _ *fakeNotifier, _ *fakeSyncer) { o.Built = built })
+				h := start(t, func(o *Options, _ *fakeNotifier, _ *fakeSyncer) { o.SyncAtStart = atStart })
 				time.Sleep(5 * time.Second)
 				calls := h.s.times()
-				want := 1
-				if name == "nothing changed!" {
-					want = 0
+				want := 0
+				if atStart {
+					want = 1
 				}
 				if len(calls) != want {
 					t.Fatalf("%d syncs at start, want %d", len(calls), want)
 				}
 				st := h.state()
-				if want == 1 && (st.LastSync.Trigger != triggerStart || !calls[0].Equal(h.t0)) {
-					t.Fatalf("start sync: %+v at %v", st.LastSync, calls[0])
+				if atStart && (st.LastSync.Trigger != triggerStart || !calls[0].Equal(h.t0) || !st.CaughtUpAt.Equal(h.t0.UTC())) {
+					t.Fatalf("start sync: %+v at %v, caught up %v", st.LastSync, calls[0], st.CaughtUpAt)
 				}
-				if want == 0 && !st.CaughtUpAt.Equal(h.t0.UTC()) {
+				// Without a start sync the watcher vouches only from now on.
+				if !atStart && !st.CaughtUpAt.Equal(h.t0.UTC()) {
 					t.Fatalf("caught up %v, want the start %v", st.CaughtUpAt, h.t0)
 				}
 				h.stop()
@@ -501,7 +495,7 @@ func TestSyncerListOfGoneFilesWins(t *testing.T) {
 func TestStopDuringSyncCancelsIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := start(t, func(o *Options, _ *fakeNotifier, s *fakeSyncer) {
-			o.Built = func() time.Time { return time.Time{} }
+			o.SyncAtStart = true
 			s.block = true
 		})
 		if !freshness.Running(h.home) {
