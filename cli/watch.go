@@ -27,6 +27,8 @@ the index (build, verify, promote) soon after a source changes. It runs in
 the foreground until SIGINT or SIGTERM; "novactl service install" runs it
 beside novad as its own service job.
 
+  - At start it syncs once, catching what changed while no watcher ran
+    (an incremental sync of unchanged sources only stats each file).
   - Folders are watched recursively with file system notifications,
     including folders created after it started (a new Codex day folder, a
     new Claude Code project).
