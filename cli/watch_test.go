@@ -59,12 +59,15 @@ func TestManualSyncWaitsForTheWatcher(t *testing.T) {
 	if _, err := f.WriteAt(info, 0); err != nil {
 		t.Fatal(err)
 	}
+	released := make(chan struct{})
 	go func() {
+		defer close(released)
 		time.Sleep(1500 * time.Millisecond)
 		_ = f.Truncate(0)
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	}()
 	code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process")
+	<-released
 	if code != ExitOK {
 		t.Fatalf("sync beside the watcher: exit %d\n%s\n%s", code, out, errOut)
 	}
