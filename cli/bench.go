@@ -52,7 +52,7 @@ Examples:
   novactl bench fresh --sizes 10k,100k --appends 20 --json fresh.json`
 
 func benchVerbs() []verb {
-	return []verb{{"load", "Run the loopback load test alone"}}
+	return []verb{{"load", "Run the loopback load test alone"}, {"fresh", "Measure time to searchable with the real novad and watcher"}}
 }
 
 func runBench(ctx context.Context, inv *Invocation, args []string) int {

@@ -249,11 +249,11 @@ for line in $argv[2..-1]
 end`, script, "novactl ind", "novactl index sync --pr", "novactl completion ", "novactl search --project index --js", "novactl service sta",
 		"novactl search why --js", "novactl bogus ")
 	for _, want := range []string{
-		"== novactl ind\nindex\tBuild, verify, promote, sync, roll back and list index generations\n",
+		"== novactl ind\nindex\tBuild, sync, promote, roll back and list index generations; watch the sources\n",
 		"== novactl index sync --pr\n--prune-missing\t",
 		"== novactl completion \nbash\tPrint the bash completion script\nfish\tPrint the fish completion script\nzsh\tPrint the zsh completion script\n",
 		"== novactl search --project index --js\n--json\t",
-		"== novactl service sta\nstart\tStart novad\nstatus\t",
+		"== novactl service sta\nstart\tStart novad and the source watcher\nstatus\t",
 		"== novactl search why --js\n--json\t",
 	} {
 		if !strings.Contains(out, want) {

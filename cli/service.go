@@ -79,11 +79,11 @@ func defaultServiceDeps() serviceDeps {
 
 func serviceVerbs() []verb {
 	return []verb{
-		{"install", "Write the service definition and start novad"},
-		{"uninstall", "Stop novad and remove the service definition"},
-		{"start", "Start novad"},
-		{"stop", "Stop novad until the next login"},
-		{"status", "Show what the service manager says about novad"},
+		{"install", "Write the service definitions and start novad and the source watcher"},
+		{"uninstall", "Stop novad and the watcher and remove their service definitions"},
+		{"start", "Start novad and the source watcher"},
+		{"stop", "Stop novad and the watcher until the next login"},
+		{"status", "Show what the service manager says about novad and the watcher"},
 	}
 }
 

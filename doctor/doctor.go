@@ -107,8 +107,8 @@ type Options struct {
 	Environ []string
 	// Service probes the service manager; nil skips the service check.
 	Service ServiceProbe
-	// WatcherService probes the source watcher's service job; nil treats
-	// the watcher as not installed.
+	// WatcherService probes the source watcher's job as novactl service
+	// installed it, for why it is not running; nil skips that detail.
 	WatcherService ServiceProbe
 	// GOOS selects platform advice (macOS privacy protection); "" uses
 	// the running platform.
@@ -287,19 +287,7 @@ func Run(ctx context.Context, opts Options) Report {
 	case !newest.IsZero():
 		add(ready("freshness", "Index freshness", "no source changed since the active index was built"))
 	}
-	var svc *ServiceStatus
-	if opts.Service != nil {
-		if st, err := opts.Service.ServiceStatus(ctx); err == nil {
-			svc = &st
-		}
-	}
-	var watcherSvc *ServiceStatus
-	if opts.WatcherService != nil {
-		if st, err := opts.WatcherService.ServiceStatus(ctx); err == nil {
-			watcherSvc = &st
-		}
-	}
-	for _, c := range watcherChecks(fr, wst, svc, watcherSvc) {
+	for _, c := range watcherChecks(ctx, fr, wst, packaging.Definitions(paths.UserHome(opts.Environ), opts.GOOS), opts.WatcherService) {
 		add(c)
 	}
 

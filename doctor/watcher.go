@@ -1,12 +1,14 @@
 package doctor
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/packaging"
 )
 
 // staleAfter is how long a change may wait for a sync, while the watcher
@@ -51,25 +53,45 @@ func watcherFreshness(fr api.Freshness, st *freshness.State, now time.Time) Chec
 }
 
 // watcherChecks report the source watcher: whether it runs (Degraded when
-// it should, because the service is installed), the limits it hit, its
-// failing syncs, and the files gone from sources whose memory is kept.
-// svc and watcherSvc are the service manager's view of novad and of the
-// watcher's job (nil when unknown).
-func watcherChecks(fr api.Freshness, st *freshness.State, svc, watcherSvc *ServiceStatus) []Check {
+// it should, because its service is installed, or novad's is without it),
+// the limits it hit, its failing syncs, and the files gone from sources
+// whose memory is kept. defs are the service definitions on disk (novactl
+// service install's and Homebrew's); probe, when set, says why novactl's
+// watcher job is not running.
+func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, defs []packaging.Definition, probe ServiceProbe) []Check {
 	const id, title = "watcher", "Source watcher"
+	var novad, watcher *packaging.Definition
+	for i, d := range defs {
+		switch {
+		case d.Job == "novad" && novad == nil:
+			novad = &defs[i]
+		case d.Job == "watcher" && watcher == nil:
+			watcher = &defs[i]
+		}
+	}
 	var out []Check
 	w := fr.Watcher
 	switch {
 	case w.Running:
 		out = append(out, ready(id, title, fmt.Sprintf("novactl index watch is running (pid %d): %d folders watched, %d files", w.PID, w.WatchedDirs, w.WatchedFiles)))
-	case watcherSvc != nil && watcherSvc.Installed:
+	case watcher != nil:
+		why, advice := "", "novactl service start (starts novad and the watcher); novactl service status shows why it stopped"
+		if watcher.Owner == packaging.OwnerHomebrew {
+			advice = "brew services start " + packaging.HomebrewWatchFormula + "; brew services info " + packaging.HomebrewWatchFormula + " shows why it stopped"
+		} else if probe != nil {
+			if s, err := probe.ServiceStatus(ctx); err == nil && s.Detail != "" {
+				why = " " + s.Detail
+			}
+		}
 		out = append(out, degraded(id, title, CodeWatcherNotRunning,
-			"registered with "+watcherSvc.Manager+" but not running "+watcherSvc.Detail+"; memory is refreshed only by novactl index sync",
-			"novactl service start (starts novad and the watcher); novactl service status shows why it stopped"))
-	case svc != nil && svc.Installed:
+			"its service ("+watcher.Path+") is installed but the watcher is not running"+why+"; memory is refreshed only by novactl index sync", advice))
+	case novad != nil:
+		advice := "novactl service install (installs novad and the watcher)"
+		if novad.Owner == packaging.OwnerHomebrew {
+			advice = "brew install nova-recall/tap/" + packaging.HomebrewWatchFormula + " && brew services start " + packaging.HomebrewWatchFormula
+		}
 		out = append(out, degraded(id, title, CodeWatcherNotInstalled,
-			"novad is registered with "+svc.Manager+" but the source watcher is not; memory is refreshed only by novactl index sync",
-			"novactl service install (installs novad and the watcher)"))
+			"novad runs as a service ("+novad.Path+") but the source watcher does not; memory is refreshed only by novactl index sync", advice))
 	default:
 		out = append(out, ready(id, title, "not running: memory is refreshed only by novactl index sync; run novactl index watch, or novactl service install to run it at login"))
 	}

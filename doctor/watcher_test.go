@@ -12,10 +12,6 @@ import (
 	"github.com/nova-recall/nova/paths"
 )
 
-type fakeProbe struct{ st ServiceStatus }
-
-func (f fakeProbe) ServiceStatus(context.Context) (ServiceStatus, error) { return f.st, nil }
-
 // doctorHome writes a NOVA_HOME with one jsonl source and no index.
 func doctorHome(t *testing.T) (paths.Home, []string) {
 	t.Helper()
@@ -45,25 +41,40 @@ func find(rep Report, id string) *Check {
 }
 
 func TestWatcherNotRunning(t *testing.T) {
-	_, env := doctorHome(t)
-	installed := fakeProbe{ServiceStatus{Manager: "systemd", Installed: true, Running: false, Detail: "(stopped)"}}
+	const (
+		ourNovad   = "Library/LaunchAgents/dev.nova.novad.plist"
+		ourWatcher = "Library/LaunchAgents/dev.nova.watch.plist"
+		brewNovad  = "Library/LaunchAgents/homebrew.mxcl.nova.plist"
+		brewWatch  = "Library/LaunchAgents/homebrew.mxcl.nova-watch.plist"
+	)
 	for _, tc := range []struct {
-		name           string
-		novad, watcher ServiceProbe
-		state, code    string
+		name        string
+		files       []string
+		state, code string
+		advice      string
 	}{
-		{"nothing installed", nil, nil, Ready, ""},
-		{"watcher job installed but stopped", installed, installed, Degraded, CodeWatcherNotRunning},
-		{"novad installed without the watcher job", installed, fakeProbe{ServiceStatus{Manager: "systemd"}}, Degraded, CodeWatcherNotInstalled},
+		{"nothing installed", nil, Ready, "", ""},
+		{"novactl's watcher job installed but stopped", []string{ourNovad, ourWatcher}, Degraded, CodeWatcherNotRunning, "novactl service start"},
+		{"novactl's novad without the watcher job", []string{ourNovad}, Degraded, CodeWatcherNotInstalled, "novactl service install"},
+		{"Homebrew's novad without nova-watch", []string{brewNovad}, Degraded, CodeWatcherNotInstalled, "brew install nova-recall/tap/nova-watch && brew services start nova-watch"},
+		{"Homebrew's nova-watch stopped", []string{brewNovad, brewWatch}, Degraded, CodeWatcherNotRunning, "brew services start nova-watch"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := Run(context.Background(), Options{Environ: env, Service: tc.novad, WatcherService: tc.watcher, Timeout: 100 * time.Millisecond})
-			c := find(rep, "watcher")
-			if c == nil || c.State != tc.state || c.Code != tc.code {
-				t.Fatalf("watcher check: %+v, want %s %s", c, tc.state, tc.code)
+			_, env := doctorHome(t)
+			user := strings.TrimPrefix(env[1], "HOME=")
+			for _, f := range tc.files {
+				p := filepath.Join(user, f)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
-			if tc.code != "" && !strings.Contains(c.Advice, "novactl service") {
-				t.Fatalf("advice does not say how to start it: %q", c.Advice)
+			rep := Run(context.Background(), Options{Environ: env, GOOS: "darwin", Timeout: 100 * time.Millisecond})
+			c := find(rep, "watcher")
+			if c == nil || c.State != tc.state || c.Code != tc.code || !strings.Contains(c.Advice, tc.advice) {
+				t.Fatalf("watcher check: %+v, want %s %s advising %q", c, tc.state, tc.code, tc.advice)
 			}
 			if rep.Freshness == nil || rep.Freshness.Watcher.Running || rep.Freshness.LagSeconds != nil {
 				t.Fatalf("freshness without a watcher: %+v", rep.Freshness)

@@ -17,7 +17,8 @@ const HomebrewFormula = "nova"
 
 // Definition is one service definition of a Nova job found on disk.
 type Definition struct {
-	// Job is the program the definition runs: "novad".
+	// Job is what the definition runs: "novad" or "watcher" (novactl
+	// index watch).
 	Job string `json:"job"`
 	// Owner is OwnerNovactl or OwnerHomebrew.
 	Owner string `json:"owner"`
@@ -34,10 +35,12 @@ type job struct {
 	formula string // the Homebrew formula whose service runs it
 }
 
+// HomebrewWatchFormula is the tap's formula whose service runs the source
+// watcher (.goreleaser.yaml, brews).
+const HomebrewWatchFormula = "nova-watch"
+
 // jobs are the jobs a person may register twice.
-// TODO(install): the watcher's row (novactl index watch, formula
-// nova-watch) once its service name exists. #10
-var jobs = []job{{"novad", ServiceName, HomebrewFormula}}
+var jobs = []job{{"novad", ServiceName, HomebrewFormula}, {"watcher", WatchServiceName, HomebrewWatchFormula}}
 
 // Definitions lists the per-user service definitions of Nova's jobs under
 // home on goos ("darwin" or "linux"): ours, written by novactl service
