@@ -246,23 +246,26 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	for i := range omega {
 		omega[i] = rng.NormFloat64()
 	}
-	y := mat.NewDense(rows, l, nil)
-	spMulDense(rowPtr, cols, vals, omega, l, y)
-	var q mat.Dense
-	orthonormalize(y, &q)
+	// The large matrices (v x l, about 130 MB for a full vocabulary) are
+	// orthonormalised in place and dropped as soon as they are used: the
+	// build runs beside the segments it writes, within a memory budget.
+	q := mat.NewDense(rows, l, nil)
+	spMulDense(rowPtr, cols, vals, omega, l, q)
+	omega = nil
+	orthonormalize(q)
 	for it := 0; it < lsaPowerIters; it++ {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		z := spTMulDense(rowPtr, cols, vals, &q, v) // v x l
-		var qz mat.Dense
-		orthonormalize(z, &qz)
-		y2 := mat.NewDense(rows, l, nil)
-		spMulDense(rowPtr, cols, vals, qz.RawMatrix().Data, l, y2)
-		orthonormalize(y2, &q)
+		z := spTMulDense(rowPtr, cols, vals, q, v) // v x l
+		orthonormalize(z)
+		q = mat.NewDense(rows, l, nil)
+		spMulDense(rowPtr, cols, vals, z.RawMatrix().Data, l, q)
+		z = nil
+		orthonormalize(q)
 	}
 	// Z = Aᵀ Q (v x l); B = Zᵀ; B Bᵀ = Zᵀ Z.
-	z := spTMulDense(rowPtr, cols, vals, &q, v)
+	z := spTMulDense(rowPtr, cols, vals, q, v)
 	var g mat.SymDense
 	g.SymOuterK(1, z.T())
 	var eig mat.EigenSym
@@ -296,12 +299,18 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 				u.Set(r, j, vecs.At(r, idx)/sigma)
 			}
 		}
+		// Z·U in blocks of rows: the whole v x k product would be another
+		// matrix as large as Z.
+		const block = 4096
 		var proj mat.Dense
-		proj.Mul(z, u) // v x k
-		for t := 0; t < v; t++ {
-			row := proj.RawRowView(t)
-			for j, x := range row {
-				m.basis[t*dim+j] = float32(x)
+		for lo := 0; lo < v; lo += block {
+			hi := min(v, lo+block)
+			proj.Reset()
+			proj.Mul(z.Slice(lo, hi, 0, l), u)
+			for t := lo; t < hi; t++ {
+				for j, x := range proj.RawRowView(t - lo) {
+					m.basis[t*dim+j] = float32(x)
+				}
 			}
 		}
 	}
@@ -317,41 +326,44 @@ func (m *LSA) finishID() {
 	m.id = "lsa-" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
-// orthonormalize sets dst to an orthonormal basis of a's column space (a
-// is r x c with r >= c): the thin Q of a QR factorisation. Only the c
-// columns are formed; the full r x r Q (mat.QR.QTo) of 12 000 sampled
-// documents or a 40 000-term vocabulary would take gigabytes.
-func orthonormalize(a *mat.Dense, dst *mat.Dense) {
-	if choleskyQR(a, dst) {
+// orthonormalize replaces a's columns (a is r x c with r >= c) by an
+// orthonormal basis of their span: the thin Q of a QR factorisation. Only
+// the c columns are formed; the full r x r Q (mat.QR.QTo) of 12 000
+// sampled documents or a 40 000-term vocabulary would take gigabytes.
+func orthonormalize(a *mat.Dense) {
+	if choleskyQR(a) {
 		return
 	}
-	householderQR(a, dst)
+	householderQR(a, a)
 }
 
-// choleskyQR orthonormalizes a with two passes of Cholesky QR (Q = A R⁻¹
-// with RᵀR = AᵀA): matrix products the BLAS blocks well, several times
-// faster here than Householder's column-at-a-time reflections. The second
-// pass restores the orthogonality the first loses on an ill-conditioned
-// matrix. It reports false (dst untouched) when AᵀA is not positive
-// definite: a rank-deficient sketch of a small corpus.
-func choleskyQR(a *mat.Dense, dst *mat.Dense) bool {
-	q := mat.DenseCopyOf(a)
-	for range 2 {
+// choleskyQR orthonormalizes a in place with two passes of Cholesky QR
+// (Q = A R⁻¹ with RᵀR = AᵀA): matrix products the BLAS blocks well,
+// several times faster here than Householder's column-at-a-time
+// reflections. The second pass restores the orthogonality the first
+// loses on an ill-conditioned matrix. It reports false (a untouched) when
+// AᵀA is not positive definite: a rank-deficient sketch of a small corpus.
+func choleskyQR(a *mat.Dense) bool {
+	rs := make([]mat.TriDense, 2)
+	for pass := range 2 {
 		var g mat.SymDense
-		g.SymOuterK(1, q.T())
+		g.SymOuterK(1, a.T())
 		var ch mat.Cholesky
 		if !ch.Factorize(&g) {
+			// Undo the first pass, so a is as it was.
+			if pass == 1 {
+				blas64.Trmm(blas.Right, blas.NoTrans, 1, rs[0].RawTriangular(), a.RawMatrix())
+			}
 			return false
 		}
-		var r mat.TriDense
-		ch.UTo(&r)
-		blas64.Trsm(blas.Right, blas.NoTrans, 1, r.RawTriangular(), q.RawMatrix())
+		ch.UTo(&rs[pass])
+		blas64.Trsm(blas.Right, blas.NoTrans, 1, rs[pass].RawTriangular(), a.RawMatrix())
 	}
-	*dst = *q
 	return true
 }
 
-// householderQR is the thin Q of a Householder QR factorisation.
+// householderQR sets dst to the thin Q of a Householder QR factorisation
+// of a (dst may be a).
 func householderQR(a *mat.Dense, dst *mat.Dense) {
 	q := mat.DenseCopyOf(a)
 	raw := q.RawMatrix()

@@ -20,8 +20,8 @@ func TestOrthonormalize(t *testing.T) {
 			a.Set(i, j, rng.NormFloat64())
 		}
 	}
-	var q mat.Dense
-	orthonormalize(a, &q)
+	q := *mat.DenseCopyOf(a)
+	orthonormalize(&q)
 	if qr, qc := q.Dims(); qr != r || qc != c {
 		t.Fatalf("Q is %dx%d, want %dx%d", qr, qc, r, c)
 	}
@@ -56,9 +56,12 @@ func TestOrthonormalize(t *testing.T) {
 	for i := 0; i < r; i++ {
 		deficient.Set(i, c-1, deficient.At(i, 0))
 	}
-	var dq mat.Dense
-	if choleskyQR(deficient, &dq) {
+	before := mat.DenseCopyOf(deficient)
+	if choleskyQR(deficient) {
 		t.Error("Cholesky QR accepted a rank-deficient matrix")
+	}
+	if !mat.EqualApprox(deficient, before, 1e-9) {
+		t.Error("a refused Cholesky QR changed the matrix")
 	}
 	var g mat.Dense
 	g.Mul(q.T(), &q)

@@ -201,7 +201,10 @@ func vmHWM() uint64 {
 //
 //	go test -run '^$' -bench BenchmarkSync100k -benchtime=1x ./index/
 func BenchmarkSync100k(b *testing.B) {
-	const n = 100_000
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("NOVA_BENCH_RECORDS")); err == nil && v > 0 {
+		n = v // e.g. NOVA_BENCH_RECORDS=1000000 for the 1M build
+	}
 	src := filepath.Join(b.TempDir(), "exports")
 	if err := os.Mkdir(src, 0o755); err != nil {
 		b.Fatal(err)
