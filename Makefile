@@ -12,7 +12,7 @@ GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
 DIR       ?= sample/memory
 FUZZTIME  ?= 10s
 
-.PHONY: all build run test lint check fuzz bench bench-redact eval-locomo dist tidy clean
+.PHONY: all build bench-build run test lint check fuzz bench bench-redact eval-locomo dist tidy clean
 
 all: build
 
@@ -21,18 +21,26 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/novad ./cmd/novad
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/novactl ./cmd/novactl
 
+## bench-build: bin/novactl-bench, novactl with the SQLite FTS5 baseline of
+## "novactl bench" (-tags fts5); the shipped bin/novactl carries no SQLite
+bench-build: build
+	$(GO) build -tags fts5 -ldflags '$(LDFLAGS)' -o bin/novactl-bench ./cmd/novactl
+
 ## run: build, index DIR (default: the sample memory) into .nova-run, serve it
 run: build
 	DIR='$(DIR)' ./scripts/run.sh
 
-## test: the whole test suite, with the race detector
+## test: the whole test suite, with the race detector; bench and its CLI
+## again with the FTS5 baseline compiled in
 test:
 	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -tags fts5 ./bench/... ./cli/...
 
 ## lint: formatting, vet, the macOS build, and a short fuzz of every target
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags fts5 ./bench/... ./cli/...
 	GOOS=darwin $(GO) vet ./...
 	GOOS=darwin $(GO) build ./...
 	./scripts/fuzz.sh $(FUZZTIME)
@@ -46,7 +54,7 @@ fuzz:
 
 ## bench: Go benchmarks of the engine and the index (see BENCHMARKS.md for novactl bench)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./search/... ./lexical/... ./vector/...
+	$(GO) test -tags fts5 -run '^$$' -bench . -benchmem ./search/... ./lexical/... ./vector/...
 
 ## bench-redact: redaction speed on a 100 000-record transcript-like corpus (one pass)
 bench-redact:
