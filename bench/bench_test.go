@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/eval"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/search"
@@ -152,8 +153,8 @@ func benchSearch(b *testing.B, n int) {
 				}
 				b.StopTimer()
 				sort.Float64s(lat)
-				b.ReportMetric(percentile(lat, 0.5), "p50-ms")
-				b.ReportMetric(percentile(lat, 0.99), "p99-ms")
+				b.ReportMetric(eval.Percentile(lat, 0.5), "p50-ms")
+				b.ReportMetric(eval.Percentile(lat, 0.99), "p99-ms")
 				if targets > 0 {
 					b.ReportMetric(float64(hits)/float64(targets), "hit@10")
 				}

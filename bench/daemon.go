@@ -14,11 +14,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"gonum.org/v1/gonum/floats/scalar"
 
-	"github.com/dustin/go-humanize"
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/eval"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -283,7 +284,7 @@ func loadTest(ctx context.Context, c *client.Client, queries []Query, opts Optio
 		for _, v := range lat {
 			sum += v
 		}
-		lt.P50Ms, lt.P99Ms, lt.MeanMs = scalar.Round(percentile(lat, 0.5), 2), scalar.Round(percentile(lat, 0.99), 2), scalar.Round(sum/float64(len(lat)), 2)
+		lt.P50Ms, lt.P99Ms, lt.MeanMs = scalar.Round(eval.Percentile(lat, 0.5), 2), scalar.Round(eval.Percentile(lat, 0.99), 2), scalar.Round(sum/float64(len(lat)), 2)
 	}
 	return lt
 }

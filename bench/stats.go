@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/floats/scalar"
-	"gonum.org/v1/gonum/stat"
+
+	"github.com/nova-recall/nova/eval"
 )
 
 // KindAll and KindBaselineOnly are the summary rows of a system: every
@@ -116,7 +117,7 @@ func summary(system, kind string, ss []sample, novaLike bool) Result {
 	}
 	if len(ds) > 0 {
 		sort.Float64s(ds)
-		r.P50Ms, r.P99Ms = scalar.Round(percentile(ds, 0.50), 3), scalar.Round(percentile(ds, 0.99), 3)
+		r.P50Ms, r.P99Ms = scalar.Round(eval.Percentile(ds, 0.50), 3), scalar.Round(eval.Percentile(ds, 0.99), 3)
 		r.MeanMs, r.MaxMs = scalar.Round(sum/float64(len(ds)), 3), scalar.Round(ds[len(ds)-1], 3)
 		r.EmptyRate = scalar.Round(float64(empty)/float64(len(ds)), 4)
 		r.CPUMeanMs = scalar.Round(cpu/float64(len(ds)), 3)
@@ -130,13 +131,4 @@ func summary(system, kind string, ss []sample, novaLike bool) Result {
 		r.HitAtK = &h
 	}
 	return r
-}
-
-// percentile is the nearest-rank percentile of sorted values (gonum's
-// empirical quantile), 0 for none.
-func percentile(sorted []float64, p float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	return stat.Quantile(p, stat.Empirical, sorted, nil)
 }

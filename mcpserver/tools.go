@@ -17,6 +17,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
@@ -505,13 +506,13 @@ func searchOutput(r *api.SearchResponse) *SearchOutput {
 	for _, c := range r.CitationPack {
 		out.CitationPack = append(out.CitationPack, Citation{
 			CitationID: c.CitationID, Rank: c.Rank, ResultID: c.ResultID, Confidence: c.Confidence,
-			Score: round3(c.Score), Date: deref(c.Date), Source: deref(c.Source), Excerpt: clip(c.Excerpt, 480),
+			Score: scalar.Round(c.Score, 3), Date: deref(c.Date), Source: deref(c.Source), Excerpt: clip(c.Excerpt, 480),
 		})
 	}
 	for _, res := range r.Results {
 		p := res.Provenance
 		out.Results = append(out.Results, Result{
-			ID: res.ID, Score: round3(res.Score), Date: deref(res.Date), Agent: deref(res.Agent),
+			ID: res.ID, Score: scalar.Round(res.Score, 3), Date: deref(res.Date), Agent: deref(res.Agent),
 			Project: deref(res.Project), Source: deref(res.Source), TextPreview: clip(res.TextPreview, 320),
 			Provenance: Provenance{SourceID: p.SourceID, SourcePath: deref(p.SourcePath), SourceType: deref(p.SourceType),
 				LineNumber: p.LineNumber, HeadingPath: p.HeadingPath},
@@ -629,8 +630,6 @@ func deref(s *string) string {
 	}
 	return *s
 }
-
-func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 // clip collapses white space and shortens s to at most n bytes, on a
 // word boundary when it can, without splitting a character. Bytes, not

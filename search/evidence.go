@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"gonum.org/v1/gonum/floats/scalar"
+
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/memory"
@@ -78,10 +80,10 @@ func (e *Engine) result(q *query, g *generation.Generation, s scored) api.Result
 		if k == "passScore" {
 			continue
 		}
-		comp[k] = round6(v)
+		comp[k] = scalar.Round(v, 6)
 	}
 	r := api.Result{
-		ID: c.ID, Score: round6(s.score), ScoreComponents: comp, TextPreview: truncate(c.Text, PreviewRunes),
+		ID: c.ID, Score: scalar.Round(s.score, 6), ScoreComponents: comp, TextPreview: truncate(c.Text, PreviewRunes),
 		Title: c.Title, Role: opt(c.Role), Date: opt(c.Date), Source: opt(sourceName(c)), SourceSet: opt(c.SourceSet),
 		SourceType: opt(c.SourceType), SourceID: c.SourceID, Agent: opt(c.Agent), Project: opt(c.Project),
 		Tags: nonNil(c.Tags), WorkType: opt(c.WorkType), Provenance: provenance(c), RetrievalPasses: s.passes,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/aymanbagabas/go-udiff/myers"
+
 	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/paths"
 )
