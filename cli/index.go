@@ -13,6 +13,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/truncate"
 )
 
 const indexHelp = `Manages index generations under NOVA_HOME/index.
@@ -307,11 +308,7 @@ func (p *progress) update(u index.Progress) {
 		}
 	}
 	if u.Note != "" && u.Stage == "read" {
-		note := u.Note
-		if len(note) > 48 {
-			note = "…" + note[len(note)-47:]
-		}
-		line += " · " + note
+		line += " · " + truncate.Left(u.Note, 48)
 	} else if u.Note != "" {
 		line += " · " + u.Note
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/truncate"
 )
 
 // Tool names.
@@ -404,10 +405,7 @@ func jsonType(v any) string {
 
 func compact(raw json.RawMessage) string {
 	s := strings.Join(strings.Fields(string(raw)), " ")
-	if len(s) > 40 {
-		s = s[:40] + "…"
-	}
-	return s
+	return truncate.Width(s, 41)
 }
 
 // schemaError shortens the validator's message to its useful part.
@@ -639,7 +637,7 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := truncateUTF8(s, n)
+	cut := truncate.Bytes(s, n)
 	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
 		cut = cut[:i]
 	}
