@@ -74,7 +74,7 @@ func TestWords(t *testing.T) {
 		want string
 	}{
 		{"short", 10, "short"},
-		{"the quick brown fox", 12, "the quick"},      // back to the space
+		{"the quick brown fox", 12, "the quick"},        // back to the space
 		{"the quickbrownfox jumps", 12, "the quickbro"}, // the space is in the first half
 		{"数据库 迁移 计划", 7, "数据库 迁移"},
 	} {
