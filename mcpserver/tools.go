@@ -495,7 +495,7 @@ func searchOutput(r *api.SearchResponse) *SearchOutput {
 	out := &SearchOutput{Available: r.Available, Reason: deref(r.Reason), Query: r.Query,
 		CitationPack: []Citation{}, Results: []Result{}}
 	if !r.Available {
-		out.Message = friendlyReason(out.Reason)
+		out.Message = api.AdviceFor(out.Reason).String()
 		return out
 	}
 	q := r.Quality
@@ -561,7 +561,7 @@ func (t *tools) status(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	if out.Available {
 		out.Message = fmt.Sprintf("Nova memory is ready: %d chunks searchable, read-only.", out.Chunks)
 	} else {
-		out.Message = "novad is running but memory cannot be searched yet: " + friendlyReason(out.Reason)
+		out.Message = "novad is running but memory cannot be searched yet: " + api.AdviceFor(out.Reason).String()
 	}
 	if st, err := backend.Stats(callCtx); err == nil {
 		ix := st.Index
@@ -601,25 +601,6 @@ func top(m map[string]int, n int) map[string]int {
 		out[k] = m[k]
 	}
 	return out
-}
-
-// friendlyReason explains a contract reason code.
-func friendlyReason(reason string) string {
-	switch {
-	case reason == api.ReasonIndexNotLoaded:
-		return "no index is active yet (run `novactl index sync`)."
-	case reason == api.ReasonIndexLoading:
-		return "the index is loading; try again in a moment."
-	case reason == api.ReasonProfileMismatch || reason == api.ReasonDimensionMismatch:
-		return "the active index was built with another embedder (run `novactl index sync`)."
-	case reason == api.ReasonCapacityExhausted:
-		return "the memory service is busy; try again shortly."
-	case strings.Contains(reason, "budget") || strings.Contains(reason, "timeout"):
-		return "the search ran out of time; try a narrower query."
-	case reason == "":
-		return "the memory service could not complete the search."
-	}
-	return "the memory service could not complete the search (" + reason + ")."
 }
 
 func deref(s *string) string {

@@ -397,12 +397,12 @@ func (m Model) unavailableLines() []string {
 	if m.resp.Reason != nil {
 		reason = *m.resp.Reason
 	}
-	what, advice := explainReason(reason)
-	head := m.styles.errorText.Render("Search unavailable: ") + what
+	a := api.AdviceFor(reason)
+	head := m.styles.errorText.Render("Search unavailable: ") + a.What
 	if reason != "" {
 		head += m.styles.muted.Render(" (" + reason + ")")
 	}
-	return m.wrapped(head, advice)
+	return m.wrapped(head, a.Do)
 }
 
 // emptyLines explain an answer with no results.
@@ -438,27 +438,6 @@ func (m Model) indented(s string, style lipgloss.Style) []string {
 		lines = append(lines, style.Render("  "+l))
 	}
 	return lines
-}
-
-// explainReason turns an envelope reason code into plain words and advice.
-func explainReason(reason string) (what, advice string) {
-	switch {
-	case reason == api.ReasonIndexNotLoaded:
-		return "no index is active yet.", "Build one with novactl index sync; novad picks it up without a restart."
-	case reason == api.ReasonIndexLoading:
-		return "the index is still loading.", "Try again in a moment."
-	case reason == api.ReasonProfileMismatch || reason == api.ReasonDimensionMismatch:
-		return "the active index was built with another embedder.", "Rebuild it with novactl index sync."
-	case reason == api.ReasonCapacityExhausted:
-		return "novad is busy with other searches.", "Try again in a few seconds."
-	case reason == api.ReasonTimeout || strings.Contains(reason, "budget") || strings.Contains(reason, "timeout"):
-		return "the search took too long.", "Narrow the query or the filters and try again."
-	case reason == api.ReasonQueryRequired:
-		return "the query is empty.", "Press / and type what to recall."
-	case strings.Contains(reason, "date"), strings.Contains(reason, "topK"), reason == api.ReasonInvalidRequest:
-		return "novad refused the request.", "Check the filters (f)."
-	}
-	return "the memory service could not complete the search.", "The status pane above (or novactl doctor) shows what is wrong."
 }
 
 // formLines renders the filter form.
