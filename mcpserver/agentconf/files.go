@@ -80,7 +80,7 @@ func (r *Records) Save() error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(r.file, append(b, '\n'), 0o600)
+	return writeAtomic(r.file, append(b, '\n'), paths.FileMode)
 }
 
 // ErrChanged is returned by Apply when the file changed after it was read.
