@@ -175,7 +175,7 @@ func printSearch(w io.Writer, r *api.SearchResponse) {
 		if i < len(r.CitationPack) {
 			cid = "[" + r.CitationPack[i].CitationID + "] "
 		}
-		fmt.Fprintf(w, "\n%d. %s%s · %s · relevance %.3f\n", i+1, cid, deref(res.Source, "memory"), deref(res.Date, "undated"), res.Score)
+		fmt.Fprintf(w, "\n%d. %s%s · %s · relevance %.3f\n", i+1, cid, api.StringOr(res.Source, "memory"), api.StringOr(res.Date, "undated"), res.Score)
 		if res.Title != "" {
 			fmt.Fprintf(w, "   %s\n", res.Title)
 		}
@@ -197,13 +197,6 @@ func printSearch(w io.Writer, r *api.SearchResponse) {
 	if len(r.Quality.Recommendations) > 0 {
 		fmt.Fprintf(w, "Recommendations: %s\n", strings.Join(r.Quality.Recommendations, "; "))
 	}
-}
-
-func deref(s *string, def string) string {
-	if s == nil || *s == "" {
-		return def
-	}
-	return *s
 }
 
 // wrapPreview returns at most n lines of width w from s.

@@ -388,7 +388,7 @@ func matchesEvidence(res api.Result, ev Evidence) bool {
 		(len(ev.Lifecycles) > 0 && !slices.Contains(ev.Lifecycles, lifecycle)) {
 		return false
 	}
-	hay := strings.ToLower(res.TextPreview + " " + res.Title + " " + res.SourceID + " " + deref(res.Provenance.SourcePath))
+	hay := strings.ToLower(res.TextPreview + " " + res.Title + " " + res.SourceID + " " + api.StringOr(res.Provenance.SourcePath, ""))
 	if res.Text != nil {
 		hay += " " + strings.ToLower(*res.Text)
 	}
@@ -400,17 +400,10 @@ func matchesEvidence(res api.Result, ev Evidence) bool {
 	return true
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 func evidenceText(resp *api.SearchResponse) string {
 	var b strings.Builder
 	for _, r := range resp.Results {
-		b.WriteString(r.TextPreview + " " + r.Title + " " + deref(r.SourceSet) + " " + deref(r.Date) + " ")
+		b.WriteString(r.TextPreview + " " + r.Title + " " + api.StringOr(r.SourceSet, "") + " " + api.StringOr(r.Date, "") + " ")
 		if r.Text != nil {
 			b.WriteString(*r.Text + " ")
 		}

@@ -450,7 +450,7 @@ func (t *tools) search(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	if !resp.Available && (status == http.StatusBadRequest || status == http.StatusUnprocessableEntity) {
 		// The facade refused the arguments: that is the caller's mistake,
 		// reported like a schema violation.
-		return nil, invalidParams(ToolSearch, "novad refused the search: %s", deref(resp.Reason))
+		return nil, invalidParams(ToolSearch, "novad refused the search: %s", api.StringOr(resp.Reason, ""))
 	}
 	out := searchOutput(resp)
 	return &mcp.CallToolResult{
@@ -492,7 +492,7 @@ func unavailableSearch(query, reason, message string) *mcp.CallToolResult {
 
 // searchOutput trims a facade response to the structured content.
 func searchOutput(r *api.SearchResponse) *SearchOutput {
-	out := &SearchOutput{Available: r.Available, Reason: deref(r.Reason), Query: r.Query,
+	out := &SearchOutput{Available: r.Available, Reason: api.StringOr(r.Reason, ""), Query: r.Query,
 		CitationPack: []Citation{}, Results: []Result{}}
 	if !r.Available {
 		out.Message = api.AdviceFor(out.Reason).String()
@@ -504,15 +504,15 @@ func searchOutput(r *api.SearchResponse) *SearchOutput {
 	for _, c := range r.CitationPack {
 		out.CitationPack = append(out.CitationPack, Citation{
 			CitationID: c.CitationID, Rank: c.Rank, ResultID: c.ResultID, Confidence: c.Confidence,
-			Score: scalar.Round(c.Score, 3), Date: deref(c.Date), Source: deref(c.Source), Excerpt: clip(c.Excerpt, 480),
+			Score: scalar.Round(c.Score, 3), Date: api.StringOr(c.Date, ""), Source: api.StringOr(c.Source, ""), Excerpt: clip(c.Excerpt, 480),
 		})
 	}
 	for _, res := range r.Results {
 		p := res.Provenance
 		out.Results = append(out.Results, Result{
-			ID: res.ID, Score: scalar.Round(res.Score, 3), Date: deref(res.Date), Agent: deref(res.Agent),
-			Project: deref(res.Project), Source: deref(res.Source), TextPreview: clip(res.TextPreview, 320),
-			Provenance: Provenance{SourceID: p.SourceID, SourcePath: deref(p.SourcePath), SourceType: deref(p.SourceType),
+			ID: res.ID, Score: scalar.Round(res.Score, 3), Date: api.StringOr(res.Date, ""), Agent: api.StringOr(res.Agent, ""),
+			Project: api.StringOr(res.Project, ""), Source: api.StringOr(res.Source, ""), TextPreview: clip(res.TextPreview, 320),
+			Provenance: Provenance{SourceID: p.SourceID, SourcePath: api.StringOr(p.SourcePath, ""), SourceType: api.StringOr(p.SourceType, ""),
 				LineNumber: p.LineNumber, HeadingPath: p.HeadingPath},
 		})
 	}
@@ -567,7 +567,7 @@ func (t *tools) status(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		ix := st.Index
 		out.Index = &IndexSummary{Entries: ix.Entries, Agents: top(ix.Agents, 30), Projects: top(ix.Projects, 30),
 			SourceSets: top(ix.SourceSets, 30), Tags: top(ix.Tags, 30), DenseSearch: ix.DenseSearch,
-			DateStart: deref(ix.DateRange.Start), DateEnd: deref(ix.DateRange.End)}
+			DateStart: api.StringOr(ix.DateRange.Start, ""), DateEnd: api.StringOr(ix.DateRange.End, "")}
 	} else {
 		t.opts.Logger.Warn("stats failed", "error", err)
 	}
@@ -601,13 +601,6 @@ func top(m map[string]int, n int) map[string]int {
 		out[k] = m[k]
 	}
 	return out
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // clip collapses white space and shortens s to at most n bytes, on a

@@ -366,7 +366,7 @@ func (m Model) resultRow(i int) string {
 	st := m.styles
 	r := m.resp.Results[i]
 	cid := m.citationFor(i).CitationID
-	head := fmt.Sprintf("%2d %-4s %-10s %-10s ", i+1, cid, ansi.Truncate(deref(r.Source, "memory"), 10, "…"), deref(r.Date, "undated"))
+	head := fmt.Sprintf("%2d %-4s %-10s %-10s ", i+1, cid, ansi.Truncate(api.StringOr(r.Source, "memory"), 10, "…"), api.StringOr(r.Date, "undated"))
 	score := fmt.Sprintf("%6.3f", r.Score)
 	used := 2 + ansi.StringWidth(head) + len(score) + 2
 	preview := ansi.Truncate(oneLine(previewOf(r)), max(m.width-used, 1), "…")
@@ -511,7 +511,7 @@ func (m Model) detailContent() string {
 	if r.Title != "" {
 		add(st.section.Render(r.Title))
 	}
-	meta := []string{deref(r.Source, "memory"), deref(r.Date, "undated")}
+	meta := []string{api.StringOr(r.Source, "memory"), api.StringOr(r.Date, "undated")}
 	if r.Project != nil && *r.Project != "" {
 		meta = append(meta, "project "+*r.Project)
 	}
@@ -545,16 +545,16 @@ func (m Model) detailContent() string {
 
 	add("", st.section.Render("Provenance"))
 	p := r.Provenance
-	path := deref(p.SourcePath, "")
+	path := api.StringOr(p.SourcePath, "")
 	if path != "" && p.LineNumber > 0 {
 		path = fmt.Sprintf("%s:%d", path, p.LineNumber)
 	}
 	field("path", orDash(path))
 	field("session", orDash(p.SessionID))
 	field("sourceId", orDash(firstNonEmpty(p.SourceID, r.SourceID)))
-	src := deref(p.Source, deref(r.Source, "-"))
+	src := api.StringOr(p.Source, api.StringOr(r.Source, "-"))
 	if p.SourceSet != nil || p.SourceType != nil || p.Layer != nil {
-		src += fmt.Sprintf(" (set %s, %s, layer %s)", deref(p.SourceSet, "-"), deref(p.SourceType, "-"), deref(p.Layer, "-"))
+		src += fmt.Sprintf(" (set %s, %s, layer %s)", api.StringOr(p.SourceSet, "-"), api.StringOr(p.SourceType, "-"), api.StringOr(p.Layer, "-"))
 	}
 	field("source", src)
 	if len(p.HeadingPath) > 0 {
@@ -729,13 +729,6 @@ func keepsLine(l string) bool {
 
 // oneLine folds whitespace, newlines included, into single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func deref(s *string, def string) string {
-	if s == nil || *s == "" {
-		return def
-	}
-	return *s
-}
 
 func orDash(s string) string {
 	if s == "" {
