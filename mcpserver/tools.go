@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -235,15 +234,6 @@ func statusTool() *mcp.Tool {
 	}
 }
 
-// resolvedSearch is the resolved input schema, for validation.
-var resolvedSearch = func() *jsonschema.Resolved {
-	r, err := searchSchema().Resolve(nil)
-	if err != nil {
-		panic(fmt.Sprintf("memory_search input schema: %v", err))
-	}
-	return r
-}()
-
 // invalidParams is the JSON-RPC error for arguments a tool refuses.
 func invalidParams(tool, format string, args ...any) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
@@ -253,13 +243,32 @@ func invalidParams(tool, format string, args ...any) error {
 // searchFields are memory_search's arguments, in schema order.
 var searchFields = []string{"query", "topK", "date", "dateFrom", "dateTo", "project", "agent", "role", "tags", "sourceSets", "lifecycle", "workType"}
 
-// decodeSearch validates raw arguments against the facade's rules and the
-// input schema, returning a JSON-RPC invalid-params error that names the
-// argument on failure. A null optional argument counts as absent.
+// searchArgs are memory_search's arguments as a client sends them: the
+// published input schema, as Go types. A missing or null argument is nil.
+type searchArgs struct {
+	Query      *string  `json:"query"`
+	TopK       *int     `json:"topK"`
+	Date       *string  `json:"date"`
+	DateFrom   *string  `json:"dateFrom"`
+	DateTo     *string  `json:"dateTo"`
+	Project    *string  `json:"project"`
+	Agent      *string  `json:"agent"`
+	Role       *string  `json:"role"`
+	Tags       []string `json:"tags"`
+	SourceSets []string `json:"sourceSets"`
+	Lifecycle  []string `json:"lifecycle"`
+	WorkType   []string `json:"workType"`
+}
+
+// decodeSearch turns raw arguments into the search to run. The arguments
+// are decoded into the input schema's types, then become the facade's
+// request body and go through api.DecodeSearchRequest, the checks novad
+// applies, so that memory_search and the facade cannot disagree on what a
+// valid search is. A failure is a JSON-RPC invalid-params error that
+// names the argument.
 func decodeSearch(raw json.RawMessage) (SearchInput, error) {
-	var in SearchInput
 	bad := func(format string, args ...any) (SearchInput, error) {
-		return in, invalidParams(ToolSearch, format, args...)
+		return SearchInput{}, invalidParams(ToolSearch, format, args...)
 	}
 	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 		return bad(`arguments are required, e.g. {"query": "why did we choose SQLite"}`)
@@ -268,152 +277,67 @@ func decodeSearch(raw json.RawMessage) (SearchInput, error) {
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return bad("arguments must be a JSON object")
 	}
-	clean := map[string]any{}
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v := fields[k]
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		if !slices.Contains(searchFields, k) {
 			return bad("unknown argument %q (memory_search accepts %s)", k, strings.Join(searchFields, ", "))
 		}
-		if string(bytes.TrimSpace(v)) == "null" && k != "query" {
-			continue
-		}
-		var x any
-		if err := json.Unmarshal(v, &x); err != nil {
-			return bad("%s is not valid JSON", k)
-		}
-		clean[k] = x
 	}
-	str := func(k string, maxRunes int) (string, error) {
-		v, ok := clean[k]
-		if !ok {
-			return "", nil
+	var a searchArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return bad("%s must be %s (got %s)", te.Field, wantType(te.Field), compact(fields[te.Field]))
 		}
-		s, ok := v.(string)
-		if !ok {
-			return "", invalidParams(ToolSearch, "%s must be a string (got %s)", k, jsonType(v))
-		}
-		if utf8.RuneCountInString(s) > maxRunes {
-			return "", invalidParams(ToolSearch, "%s is longer than %d characters", k, maxRunes)
-		}
-		return strings.TrimSpace(s), nil
+		return bad("arguments must be a JSON object")
 	}
-	list := func(k string) ([]string, error) {
-		v, ok := clean[k]
-		if !ok {
-			return nil, nil
-		}
-		arr, ok := v.([]any)
-		if !ok {
-			return nil, invalidParams(ToolSearch, "%s must be an array of strings (got %s)", k, jsonType(v))
-		}
-		if len(arr) > 20 {
-			return nil, invalidParams(ToolSearch, "%s has %d values; at most 20", k, len(arr))
-		}
-		out := make([]string, 0, len(arr))
-		for _, e := range arr {
-			s, ok := e.(string)
-			if !ok || strings.TrimSpace(s) == "" {
-				return nil, invalidParams(ToolSearch, "%s must contain only non-empty strings", k)
-			}
-			out = append(out, strings.TrimSpace(s))
-		}
-		return out, nil
-	}
-	var err error
-	if _, ok := clean["query"]; !ok {
+	if a.Query == nil {
 		return bad(`query is required, e.g. {"query": "why did we choose SQLite"}`)
 	}
-	if in.Query, err = str("query", api.MaxQueryRunes); err != nil {
-		return in, err
-	}
-	if in.Query = strings.Join(strings.Fields(in.Query), " "); in.Query == "" {
-		return bad("query must not be blank")
-	}
-	if v, ok := clean["topK"]; ok {
-		f, isNum := v.(float64)
-		if !isNum || f != math.Trunc(f) || f < api.MinTopK || f > api.MaxTopK {
-			return bad("topK must be an integer from %d to %d (got %s)", api.MinTopK, api.MaxTopK, compact(fields["topK"]))
-		}
-		in.TopK = int(f)
-	}
-	for _, d := range []struct {
-		name string
-		dst  *string
-	}{{"date", &in.Date}, {"dateFrom", &in.DateFrom}, {"dateTo", &in.DateTo}} {
-		if *d.dst, err = str(d.name, 40); err != nil {
-			return in, err
-		}
-		if *d.dst != "" {
-			if norm, ok := api.NormalizeDate(*d.dst); !ok || norm != *d.dst {
-				return bad("%s must be a calendar date YYYY-MM-DD (got %q)", d.name, *d.dst)
-			}
+	body := api.SearchBody{Query: *a.Query, Project: api.StringOr(a.Project, ""), Agent: api.StringOr(a.Agent, ""),
+		Role: api.StringOr(a.Role, ""), Date: api.StringOr(a.Date, ""),
+		Tags: a.Tags, SourceSets: a.SourceSets, Lifecycle: a.Lifecycle, WorkType: a.WorkType}
+	if a.TopK != nil {
+		body.TopK = *a.TopK
+		if body.TopK == 0 {
+			body.TopK = -1 // 0 means "the default" on the wire; here it is out of range
 		}
 	}
-	if in.DateFrom != "" && in.DateTo != "" && in.DateFrom > in.DateTo {
-		return bad("dateFrom %s is after dateTo %s", in.DateFrom, in.DateTo)
+	if a.DateFrom != nil || a.DateTo != nil {
+		body.DateRange = &api.DateRange{From: api.StringOr(a.DateFrom, ""), To: api.StringOr(a.DateTo, "")}
 	}
-	if in.Project, err = str("project", 200); err != nil {
-		return in, err
+	b, err := json.Marshal(body)
+	if err != nil {
+		return bad("%v", err)
 	}
-	if in.Agent, err = str("agent", 200); err != nil {
-		return in, err
+	req, rerr := api.DecodeSearchRequest(b, api.Direct, api.DefaultTopK)
+	if rerr != nil {
+		if rerr.Reason == api.ReasonQueryRequired {
+			return bad("query must not be blank")
+		}
+		return bad("%s", rerr.Reason)
 	}
-	if in.Role, err = str("role", 200); err != nil {
-		return in, err
-	}
-	if in.Tags, err = list("tags"); err != nil {
-		return in, err
-	}
-	if in.SourceSets, err = list("sourceSets"); err != nil {
-		return in, err
-	}
-	if in.Lifecycle, err = list("lifecycle"); err != nil {
-		return in, err
-	}
-	if in.WorkType, err = list("workType"); err != nil {
-		return in, err
-	}
-	// The published schema is the contract: check it too, so that the two
-	// never drift apart silently.
-	if err := resolvedSearch.Validate(clean); err != nil {
-		return bad("%s", schemaError(err))
+	in := SearchInput{Query: req.Query, Date: req.Filters.Date, DateFrom: req.Filters.DateFrom, DateTo: req.Filters.DateTo,
+		Project: req.Filters.Project, Agent: req.Filters.Agent, Role: req.Filters.Role,
+		Tags: req.Filters.Tags, SourceSets: req.Filters.SourceSets, Lifecycle: req.Filters.Lifecycles, WorkType: req.Filters.WorkTypes}
+	if a.TopK != nil {
+		in.TopK = req.TopK
 	}
 	return in, nil
 }
 
-// jsonType names the JSON type of a decoded value.
-func jsonType(v any) string {
-	switch v.(type) {
-	case string:
-		return "a string"
-	case float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
+// wantType says what an argument of the input schema must be.
+func wantType(field string) string {
+	switch field {
+	case "topK":
+		return fmt.Sprintf("an integer from %d to %d", api.MinTopK, api.MaxTopK)
+	case "tags", "sourceSets", "lifecycle", "workType":
+		return "an array of strings"
 	}
-	return "null"
+	return "a string"
 }
 
 func compact(raw json.RawMessage) string {
-	s := strings.Join(strings.Fields(string(raw)), " ")
-	return truncate.Width(s, 41)
-}
-
-// schemaError shortens the validator's message to its useful part.
-func schemaError(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "validating root: ")
-	msg = strings.ReplaceAll(msg, "validating /properties/", "")
-	return msg
+	return truncate.Width(strings.Join(strings.Fields(string(raw)), " "), 41)
 }
 
 // tools holds the handlers.
