@@ -11,6 +11,10 @@ LDFLAGS   := -X $(VPKG).Version=$(VERSION) -X $(VPKG).Commit=$(COMMIT) -X $(VPKG
 GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
 DIR       ?= sample/memory
 FUZZTIME  ?= 10s
+# golangci-lint at a pinned version, built from the module proxy by go run
+# (and cached): a fresh clone needs nothing installed by hand. Its
+# configuration is .golangci.yml.
+GOLANGCI_LINT ?= $(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 
 .PHONY: all build bench-build run test lint check fuzz bench bench-redact eval-locomo dist tidy clean
 
@@ -36,13 +40,17 @@ test:
 	$(GO) test -race -count=1 ./...
 	$(GO) test -race -count=1 -tags fts5 ./bench/... ./cli/...
 
-## lint: formatting, vet, the macOS build, and a short fuzz of every target
+## lint: formatting, a tidy go.mod, vet, golangci-lint (staticcheck,
+## errcheck, bodyclose, noctx, misspell), the macOS build, and a short fuzz
+## of every target
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) vet -tags fts5 ./bench/... ./cli/...
 	GOOS=darwin $(GO) vet ./...
 	GOOS=darwin $(GO) build ./...
+	$(GOLANGCI_LINT) run ./...
 	./scripts/fuzz.sh $(FUZZTIME)
 
 ## check: lint and test (what CI runs)

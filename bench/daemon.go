@@ -100,7 +100,7 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 	d.Log = logPath
 	os.Remove(home.ServerState())
 
-	cmd := exec.Command(bin, "--log-format", "text")
+	cmd := exec.CommandContext(ctx, bin, "--log-format", "text")
 	cmd.Env = append(withoutNova(os.Environ()), paths.EnvHome+"="+home.Root)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	t0 := time.Now()
@@ -204,14 +204,17 @@ func stopDaemon(cmd *exec.Cmd, exited <-chan error) {
 	if cmd.Process == nil {
 		return
 	}
+	// A failed signal or kill means the process is already gone; exited
+	// says so either way.
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		cmd.Process.Kill()
+		_ = cmd.Process.Kill()
 	}
+	// The exit status of a novad asked to stop is not a failure of the run.
 	select {
-	case <-exited:
+	case <-exited: //nolint:errcheck // see above
 	case <-time.After(15 * time.Second):
-		cmd.Process.Kill()
-		<-exited
+		_ = cmd.Process.Kill()
+		<-exited //nolint:errcheck // see above
 	}
 }
 

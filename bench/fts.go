@@ -95,7 +95,7 @@ func buildFTS(ctx context.Context, dbPath, corpusPath string) (*ftsIndex, *FTSBu
 	}
 	ins, err := tx.PrepareContext(ctx, "INSERT INTO docs(body, rid, project, day) VALUES (?, ?, ?, ?)")
 	if err != nil {
-		tx.Rollback()
+		_ = tx.Rollback() // the insert error is the one to report
 		return fail(err)
 	}
 	sc := bufio.NewScanner(f)
@@ -103,17 +103,17 @@ func buildFTS(ctx context.Context, dbPath, corpusPath string) (*ftsIndex, *FTSBu
 	for sc.Scan() {
 		var r Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			tx.Rollback()
+			_ = tx.Rollback()
 			return fail(err)
 		}
 		if _, err := ins.ExecContext(ctx, r.Text, r.ID, r.Project, dayOf(r.Date)); err != nil {
-			tx.Rollback()
+			_ = tx.Rollback()
 			return fail(err)
 		}
 		rep.Records++
 	}
 	if err := sc.Err(); err != nil {
-		tx.Rollback()
+		_ = tx.Rollback()
 		return fail(err)
 	}
 	ins.Close()

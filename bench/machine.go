@@ -1,10 +1,10 @@
 package bench
 
 import (
-	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 )
 
@@ -41,9 +41,9 @@ func DescribeMachine() Machine {
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-				var kb int64
-				fmt.Sscan(f[1], &kb)
-				m.MemTotalBytes = kb * 1024
+				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+					m.MemTotalBytes = kb * 1024
+				}
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -130,8 +131,7 @@ func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 		var sessions []int
 		for k := range s.Conversation {
 			if m := sessionKey.FindStringSubmatch(k); m != nil {
-				var n int
-				fmt.Sscan(m[1], &n)
+				n, _ := strconv.Atoi(m[1]) // the pattern matched digits
 				sessions = append(sessions, n)
 			}
 		}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -30,8 +29,8 @@ type goPackage struct {
 // goList runs go list -deps -json with args from the module root.
 func goList(t *testing.T, args ...string) []goPackage {
 	t.Helper()
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	cmd := exec.Command(goBin, append([]string{"list", "-deps", "-json"}, args...)...)
+	// go test puts the go command that runs it first on PATH.
+	cmd := exec.Command("go", append([]string{"list", "-deps", "-json"}, args...)...)
 	cmd.Dir = "../.."
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

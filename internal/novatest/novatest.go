@@ -235,7 +235,7 @@ func (h *Home) Launch(args ...string) *Daemon {
 		select {
 		case <-d.Done:
 		default:
-			cmd.Process.Kill()
+			_ = cmd.Process.Kill() // it may exit meanwhile; Done says when
 			<-d.Done
 		}
 	})
@@ -246,7 +246,7 @@ func (h *Home) Launch(args ...string) *Daemon {
 func (d *Daemon) Stop() (int, time.Duration) {
 	d.T.Helper()
 	t0 := time.Now()
-	d.Cmd.Process.Signal(syscall.SIGTERM)
+	_ = d.Cmd.Process.Signal(syscall.SIGTERM) // an exited novad is what Stop waits for anyway
 	select {
 	case <-d.Done:
 	case <-time.After(15 * time.Second):

@@ -128,7 +128,7 @@ func (p *Plan) Diff() string {
 	if p.After == nil {
 		newName = "/dev/null"
 	}
-	//lint:ignore SA1019 myers diffs whole lines; udiff.Strings diffs characters, which turns a changed line into -/+ pairs of its unchanged neighbours.
+	//nolint:staticcheck // SA1019: myers diffs whole lines; udiff.Strings diffs characters, which turns a changed line into -/+ pairs of its unchanged neighbours.
 	edits := myers.ComputeEdits(string(p.Before), string(p.After))
 	d, err := udiff.ToUnified(oldName, newName, string(p.Before), edits, udiff.DefaultContextLines)
 	if err != nil {
