@@ -134,6 +134,16 @@ func renderStatus(s *StatusOutput) string {
 
 // counts renders "a (3), b (1)" in descending count order.
 func counts(m map[string]int) string {
+	keys := byCount(m)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s (%d)", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// byCount returns m's keys, the largest count first, ties by name.
+func byCount(m map[string]int) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -144,11 +154,7 @@ func counts(m map[string]int) string {
 		}
 		return keys[i] < keys[j]
 	})
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s (%d)", k, m[k])
-	}
-	return strings.Join(parts, ", ")
+	return keys
 }
 
 func orDash(s string) string {

@@ -510,18 +510,8 @@ func top(m map[string]int, n int) map[string]int {
 	if len(m) <= n {
 		return m
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
 	out := make(map[string]int, n)
-	for _, k := range keys[:n] {
+	for _, k := range byCount(m)[:n] {
 		out[k] = m[k]
 	}
 	return out
