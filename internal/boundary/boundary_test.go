@@ -114,6 +114,9 @@ var apiUses = map[string]map[string]string{
 		// The profile is recorded in the manifest and reported by /health
 		// in the same three fields; it is the one wire type storage keeps.
 		"EmbeddingProfile": "the embedding profile, one shape on disk and on the wire",
+		// A chunk's governance is the response's governance block
+		// (memory.Chunk carries it), so whoever builds a chunk names it.
+		"Governance": "a chunk's governance block",
 	},
 	"embedding": {
 		// The remote embedder is a client of novad's /encode.
@@ -127,9 +130,6 @@ var apiUses = map[string]map[string]string{
 	},
 	"index/generation": {
 		"Filters": "a search's hard filters, applied beside the data they read",
-	},
-	"memory": {
-		"Governance": "a chunk's governance is the response's governance block",
 	},
 }
 
