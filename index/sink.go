@@ -428,7 +428,7 @@ func (s *segmentSink) embed(seg *newSegment) error {
 			s.sp.quant = &q
 		}
 		if cw == nil {
-			if _, err = seg.w.Vectors(*s.sp.quant); err != nil {
+			if cw, err = seg.w.Vectors(*s.sp.quant); err != nil {
 				return err
 			}
 		}
