@@ -483,3 +483,13 @@ func StableAgentic() Agentic {
 }
 
 func boolPtr(b bool) *bool { return &b }
+
+// StringOr returns the value of an optional envelope string (a result's
+// date, agent, source, a response's reason), or def when it is absent or
+// empty.
+func StringOr(s *string, def string) string {
+	if s == nil || *s == "" {
+		return def
+	}
+	return *s
+}

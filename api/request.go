@@ -228,7 +228,7 @@ func DecodeSearchRequest(body []byte, surface Surface, defaultTopK int) (SearchR
 	if n, ok := intField("topK", "top_k"); ok {
 		switch {
 		case surface == Direct && (n < MinTopK || n > MaxTopK):
-			return fail(http.StatusUnprocessableEntity, "topK", fmt.Sprintf("topK must be between %d and %d", MinTopK, MaxTopK))
+			return fail(http.StatusUnprocessableEntity, "topK", fmt.Sprintf("topK must be an integer from %d to %d", MinTopK, MaxTopK))
 		case n == 0:
 			// absent or 0 means the configured default (facade)
 		default:
@@ -291,7 +291,7 @@ func DecodeSearchRequest(body []byte, surface Surface, defaultTopK int) (SearchR
 		}
 		norm, ok := NormalizeDate(d.v)
 		if !ok {
-			return fail(http.StatusUnprocessableEntity, d.name, d.name+" must be a date YYYY-MM-DD")
+			return fail(http.StatusUnprocessableEntity, d.name, d.name+" must be a calendar date YYYY-MM-DD")
 		}
 		switch d.name {
 		case "date":
@@ -303,7 +303,7 @@ func DecodeSearchRequest(body []byte, surface Surface, defaultTopK int) (SearchR
 		}
 	}
 	if f.DateFrom != "" && f.DateTo != "" && f.DateFrom > f.DateTo {
-		return fail(http.StatusUnprocessableEntity, "dateRange", "dateRange.from is after dateRange.to")
+		return fail(http.StatusUnprocessableEntity, "dateRange", fmt.Sprintf("dateFrom %s is after dateTo %s", f.DateFrom, f.DateTo))
 	}
 	if req.Query == "" {
 		return fail(http.StatusBadRequest, "query", ReasonQueryRequired)

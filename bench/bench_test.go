@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/eval"
 	"github.com/nova-recall/nova/index"
-	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/search"
 )
@@ -27,12 +27,9 @@ import (
 
 // fixture is one indexed corpus shared by the benchmarks of a size.
 type fixture struct {
-	g       *generation.Generation
-	engine  *search.Engine
-	snap    *search.Snapshot
-	fts     *ftsIndex
-	an      *lexical.Analyzer
-	queries []Query
+	systems  map[string]searchFunc
+	releases []func()
+	queries  []Query
 }
 
 var (
@@ -45,8 +42,8 @@ func cleanupFixtures() {
 	fixturesMu.Lock()
 	defer fixturesMu.Unlock()
 	for _, f := range fixtures {
-		if f.fts != nil {
-			f.fts.Close()
+		for _, release := range f.releases {
+			release()
 		}
 	}
 	if fixturesDir != "" {
@@ -97,14 +94,23 @@ func loadFixture(b *testing.B, n int) *fixture {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fts, _, err := buildFTS(ctx, filepath.Join(dir, "fts5.db"), corpusPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	fx := &fixture{
-		g: g, an: an, fts: fts, queries: corpus.Queries(benchQueriesPerKind, 1),
-		engine: search.New(search.ConfigFor(cfg.Retrieval), an),
-		snap:   &search.Snapshot{Gen: g, Query: g.Model},
+	fx := &fixture{systems: map[string]searchFunc{}, queries: corpus.Queries(benchQueriesPerKind, 1)}
+	gen := genEnv{g: g, analyzer: an, k: 10, engine: search.New(search.ConfigFor(cfg.Retrieval), an), snap: &search.Snapshot{Gen: g, Query: g.Model}}
+	for _, sys := range systems {
+		switch {
+		case sys.overGeneration != nil:
+			fn, skip := sys.overGeneration(gen)
+			if skip != "" {
+				b.Fatalf("%s: %s", sys.name, skip)
+			}
+			fx.systems[sys.name] = fn
+		case sys.overCorpus != nil:
+			fn, release, err := sys.overCorpus(ctx, corpusEnv{dir: dir, keep: true, corpusPath: corpusPath, k: 10, say: func(string, ...any) {}}, &SizeReport{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			fx.systems[sys.name], fx.releases = fn, append(fx.releases, release)
+		}
 	}
 	fixtures[n] = fx
 	return fx
@@ -112,17 +118,8 @@ func loadFixture(b *testing.B, n int) *fixture {
 
 func benchSearch(b *testing.B, n int) {
 	fx := loadFixture(b, n)
-	systems := map[string]searchFunc{
-		SystemNova:   novaSearch(fx.engine, fx.snap, 10),
-		SystemBM25:   bm25Search(fx.g, fx.an, 10),
-		SystemVector: vectorSearch(fx.g, 10),
-		SystemFTS5: func(ctx context.Context, q Query) (outcome, error) {
-			ids, err := fx.fts.search(ctx, q, 10)
-			return outcome{ids: ids}, err
-		},
-	}
 	for _, sys := range DefaultSystems {
-		fn := systems[sys]
+		fn := fx.systems[sys]
 		for _, kind := range QueryKinds {
 			var qs []Query
 			for _, q := range fx.queries {
@@ -156,8 +153,8 @@ func benchSearch(b *testing.B, n int) {
 				}
 				b.StopTimer()
 				sort.Float64s(lat)
-				b.ReportMetric(percentile(lat, 0.5), "p50-ms")
-				b.ReportMetric(percentile(lat, 0.99), "p99-ms")
+				b.ReportMetric(eval.Percentile(lat, 0.5), "p50-ms")
+				b.ReportMetric(eval.Percentile(lat, 0.99), "p99-ms")
 				if targets > 0 {
 					b.ReportMetric(float64(hits)/float64(targets), "hit@10")
 				}

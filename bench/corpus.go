@@ -21,6 +21,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/nova-recall/nova/truncate"
 )
 
 // GeneratorVersion names the generator's output: two corpora with the same
@@ -322,7 +324,7 @@ func (c *Corpus) record(i int) genRecord {
 		}
 	}
 	full := b.String()
-	g.Text = truncateRunes(full, MaxRecordChars)
+	g.Text = truncate.Words(full, MaxRecordChars)
 	if len(g.Text) < len(full) {
 		// The cut may have lost words and identifiers near the end.
 		g.rareIDs = keepPresent(g.Text, g.rareIDs)
@@ -561,20 +563,6 @@ func upperFirst(s string) string {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
-}
-
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	rs := []rune(s)[:n]
-	// Cut at the last space so no word is split.
-	for k := len(rs) - 1; k > n/2; k-- {
-		if rs[k] == ' ' {
-			return strings.TrimSpace(string(rs[:k]))
-		}
-	}
-	return string(rs)
 }
 
 // zipf draws ranks 0..n-1 with probability proportional to 1/(rank+1)^s.

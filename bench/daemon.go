@@ -14,8 +14,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dustin/go-humanize"
+	"gonum.org/v1/gonum/floats/scalar"
+
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/eval"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -96,7 +100,7 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 	d.Log = logPath
 	os.Remove(home.ServerState())
 
-	cmd := exec.Command(bin, "--log-format", "text")
+	cmd := exec.CommandContext(ctx, bin, "--log-format", "text")
 	cmd.Env = append(withoutNova(os.Environ()), paths.EnvHome+"="+home.Root)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	t0 := time.Now()
@@ -115,7 +119,7 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 	}
 	d.ReadyMs = time.Since(t0).Milliseconds()
 	d.RSSAfterLoadBytes, d.PeakRSSBytes, _ = childMemory(d.PID)
-	say("novad ready in %s, RSS %s", msf(float64(d.ReadyMs)), humanBytes(d.RSSAfterLoadBytes))
+	say("novad ready in %s, RSS %s", msf(float64(d.ReadyMs)), humanize.IBytes(uint64(d.RSSAfterLoadBytes)))
 
 	say("timing %s over %d queries", SystemNovad, len(queries))
 	results, err := timeQueries(ctx, SystemNovad, queries, func(ctx context.Context, q Query) (outcome, error) {
@@ -132,19 +136,19 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 		return d, nil, err
 	}
 	d.RSSAfterQueriesBytes, d.PeakRSSBytes, _ = childMemory(d.PID)
-	say("novad RSS after the queries %s (peak %s)", humanBytes(d.RSSAfterQueriesBytes), humanBytes(d.PeakRSSBytes))
+	say("novad RSS after the queries %s (peak %s)", humanize.IBytes(uint64(d.RSSAfterQueriesBytes)), humanize.IBytes(uint64(d.PeakRSSBytes)))
 
 	if opts.Load {
 		c0, _ := childCPU(d.PID)
 		lt := loadTest(ctx, c, queries, opts, say)
 		if c1, err := childCPU(d.PID); err == nil && lt.OK > 0 {
-			lt.CPUPerRequestMs = round2(float64((c1 - c0).Nanoseconds()) / 1e6 / float64(lt.OK))
+			lt.CPUPerRequestMs = scalar.Round(float64((c1-c0).Nanoseconds())/1e6/float64(lt.OK), 2)
 		}
 		lt.RSSAfterBytes, lt.PeakRSSBytes, _ = childMemory(d.PID)
 		d.PeakRSSBytes = max(d.PeakRSSBytes, lt.PeakRSSBytes)
 		d.Load = lt
 		say("load: %d clients, %d requests in %s: %.1f req/s, p50 %s, p99 %s, %d rejected, %d errors; novad RSS %s",
-			lt.Clients, lt.Requests, msf(float64(lt.DurationMs)), lt.RequestsPerSec, msf(lt.P50Ms), msf(lt.P99Ms), lt.Rejected429, lt.Errors, humanBytes(lt.RSSAfterBytes))
+			lt.Clients, lt.Requests, msf(float64(lt.DurationMs)), lt.RequestsPerSec, msf(lt.P50Ms), msf(lt.P99Ms), lt.Rejected429, lt.Errors, humanize.IBytes(uint64(lt.RSSAfterBytes)))
 	}
 	return d, results, nil
 }
@@ -200,14 +204,17 @@ func stopDaemon(cmd *exec.Cmd, exited <-chan error) {
 	if cmd.Process == nil {
 		return
 	}
+	// A failed signal or kill means the process is already gone; exited
+	// says so either way.
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		cmd.Process.Kill()
+		_ = cmd.Process.Kill()
 	}
+	// The exit status of a novad asked to stop is not a failure of the run.
 	select {
-	case <-exited:
+	case <-exited: //nolint:errcheck // see above
 	case <-time.After(15 * time.Second):
-		cmd.Process.Kill()
-		<-exited
+		_ = cmd.Process.Kill()
+		<-exited //nolint:errcheck // see above
 	}
 }
 
@@ -272,7 +279,7 @@ func loadTest(ctx context.Context, c *client.Client, queries []Query, opts Optio
 	el := time.Since(t0)
 	lt.DurationMs = el.Milliseconds()
 	if el > 0 {
-		lt.RequestsPerSec = round2(float64(lt.OK) / el.Seconds())
+		lt.RequestsPerSec = scalar.Round(float64(lt.OK)/el.Seconds(), 2)
 	}
 	if len(lat) > 0 {
 		sort.Float64s(lat)
@@ -280,7 +287,7 @@ func loadTest(ctx context.Context, c *client.Client, queries []Query, opts Optio
 		for _, v := range lat {
 			sum += v
 		}
-		lt.P50Ms, lt.P99Ms, lt.MeanMs = round2(percentile(lat, 0.5)), round2(percentile(lat, 0.99)), round2(sum/float64(len(lat)))
+		lt.P50Ms, lt.P99Ms, lt.MeanMs = scalar.Round(eval.Percentile(lat, 0.5), 2), scalar.Round(eval.Percentile(lat, 0.99), 2), scalar.Round(sum/float64(len(lat)), 2)
 	}
 	return lt
 }

@@ -13,8 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
+	"gonum.org/v1/gonum/floats/scalar"
+
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/eval"
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/paths"
 )
@@ -179,8 +183,8 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 		}
 	}
 	sort.Float64s(samples)
-	rep.P50Ms, rep.P95Ms = round2(percentile(samples, 0.5)), round2(percentile(samples, 0.95))
-	rep.MinMs, rep.MaxMs = round2(samples[0]), round2(samples[len(samples)-1])
+	rep.P50Ms, rep.P95Ms = scalar.Round(eval.Percentile(samples, 0.5), 2), scalar.Round(eval.Percentile(samples, 0.95), 2)
+	rep.MinMs, rep.MaxMs = scalar.Round(samples[0], 2), scalar.Round(samples[len(samples)-1], 2)
 
 	// Idle: nothing changes for a while; the watcher should spend nothing.
 	window := 10 * time.Second
@@ -285,6 +289,6 @@ func (r *FreshReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "Time to searchable: %d records → %d chunks; %d appends, one at a time, each measured from the append to the first facade search returning it.\n", r.Records, r.Chunks, r.Appends)
 	fmt.Fprintf(w, "  p50 %s · p95 %s · min %s · max %s\n", msf(r.P50Ms), msf(r.P95Ms), msf(r.MinMs), msf(r.MaxMs))
 	fmt.Fprintf(w, "  initial sync %s; watcher syncs %d, last %s; watcher peak RSS %s; idle CPU %d ms over %s\n",
-		msf(float64(r.SyncMs)), r.Syncs, msf(float64(r.LastSync)), humanBytes(r.WatcherPeakRSSBytes), r.WatcherIdleCPUMs, msf(float64(r.IdleWindowMs)))
+		msf(float64(r.SyncMs)), r.Syncs, msf(float64(r.LastSync)), humanize.IBytes(uint64(r.WatcherPeakRSSBytes)), r.WatcherIdleCPUMs, msf(float64(r.IdleWindowMs)))
 	fmt.Fprintf(w, "  machine: %s, %d CPUs, %s; load at start %s\n", r.Machine.CPU, r.Machine.CPUs, r.Machine.GoVersion, r.Machine.LoadAvg)
 }

@@ -1,3 +1,9 @@
+//go:build fts5
+
+// The SQLite FTS5 baseline links modernc.org/sqlite, which the shipped
+// binaries must not carry: it is compiled only with -tags fts5 (make
+// bench-build, make bench, make test).
+
 package bench
 
 import (
@@ -7,31 +13,43 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
+	"path/filepath"
 	"time"
-	"unicode"
 
-	"github.com/kljensen/snowball/english"
+	"github.com/dustin/go-humanize"
 	_ "modernc.org/sqlite" // pure-Go SQLite with FTS5, no cgo
 )
 
-// FTSTokenizer is the FTS5 tokenizer of the peer baseline: what qmd uses
-// (basic-memory and claude-mem use unicode61 without porter).
-const FTSTokenizer = "porter unicode61"
+// corpusSystems are the systems that build an index of their own.
+var corpusSystems = []system{{name: SystemFTS5, overCorpus: openFTS}}
 
-// FTSBuild reports building the SQLite FTS5 baseline.
-type FTSBuild struct {
-	Tokenizer string `json:"tokenizer"`
-	Records   int    `json:"records"`
-	// InsertMs is reading the corpus and inserting every record in one
-	// transaction (FTS5 indexes as rows are inserted).
-	InsertMs int64 `json:"insertMs"`
-	// OptimizeMs is merging the index segments ('optimize'), which makes
-	// queries faster.
-	OptimizeMs    int64   `json:"optimizeMs"`
-	TotalMs       int64   `json:"totalMs"`
-	RecordsPerSec float64 `json:"recordsPerSec"`
-	DBBytes       int64   `json:"dbBytes"`
+// notCompiled is empty: this build has every system.
+var notCompiled = map[string]string{}
+
+// openFTS builds the FTS5 database in the size's work directory; release
+// closes it and, unless the directory is kept, deletes it.
+func openFTS(ctx context.Context, e corpusEnv, sr *SizeReport) (searchFunc, func(), error) {
+	e.say("building SQLite FTS5 (%s)", FTSTokenizer)
+	dbPath := filepath.Join(e.dir, "fts5.db")
+	ix, build, err := buildFTS(ctx, dbPath, e.corpusPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	sr.FTS5 = build
+	e.say("FTS5 built in %s (insert %s, optimize %s), %s", msf(float64(build.TotalMs)), msf(float64(build.InsertMs)), msf(float64(build.OptimizeMs)), humanize.IBytes(uint64(build.DBBytes)))
+	fn := func(ctx context.Context, q Query) (outcome, error) {
+		ids, err := ix.search(ctx, q, e.k)
+		return outcome{ids: ids}, err
+	}
+	release := func() {
+		ix.Close()
+		if !e.keep {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(dbPath + suffix)
+			}
+		}
+	}
+	return fn, release, nil
 }
 
 // ftsIndex is the SQLite FTS5 baseline over the corpus.
@@ -77,7 +95,7 @@ func buildFTS(ctx context.Context, dbPath, corpusPath string) (*ftsIndex, *FTSBu
 	}
 	ins, err := tx.PrepareContext(ctx, "INSERT INTO docs(body, rid, project, day) VALUES (?, ?, ?, ?)")
 	if err != nil {
-		tx.Rollback()
+		_ = tx.Rollback() // the insert error is the one to report
 		return fail(err)
 	}
 	sc := bufio.NewScanner(f)
@@ -85,17 +103,17 @@ func buildFTS(ctx context.Context, dbPath, corpusPath string) (*ftsIndex, *FTSBu
 	for sc.Scan() {
 		var r Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			tx.Rollback()
+			_ = tx.Rollback()
 			return fail(err)
 		}
 		if _, err := ins.ExecContext(ctx, r.Text, r.ID, r.Project, dayOf(r.Date)); err != nil {
-			tx.Rollback()
+			_ = tx.Rollback()
 			return fail(err)
 		}
 		rep.Records++
 	}
 	if err := sc.Err(); err != nil {
-		tx.Rollback()
+		_ = tx.Rollback()
 		return fail(err)
 	}
 	ins.Close()
@@ -173,28 +191,3 @@ func (ix *ftsIndex) search(ctx context.Context, q Query, k int) ([]string, error
 
 // Close closes the database.
 func (ix *ftsIndex) Close() error { return ix.db.Close() }
-
-// ftsMatch turns a query into an FTS5 MATCH expression: every
-// whitespace-separated word (English stop words dropped, as Nova's
-// analyzer drops them) becomes a quoted phrase, and the phrases are
-// OR-ed. A quoted "NOVA-123" or "src/app/x.py" matches the tokens in
-// sequence.
-func ftsMatch(text string) string {
-	var parts []string
-	for _, w := range strings.Fields(text) {
-		w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-		if w == "" || english.IsStopWord(strings.ToLower(w)) {
-			continue
-		}
-		parts = append(parts, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
-	}
-	return strings.Join(parts, " OR ")
-}
-
-// dayOf returns the YYYY-MM-DD day of an RFC 3339 date.
-func dayOf(date string) string {
-	if len(date) >= 10 {
-		return date[:10]
-	}
-	return date
-}

@@ -206,7 +206,7 @@ func splitScripts(words []string) (other, chinese []string) {
 	return other, chinese
 }
 
-var pseudoSyllables = strings.Fields(`zor blax quiv tremp vosk glim drax yul kesh frob wemb snarp plov trizz gorb fump quaz vell`)
+var pseudoSyllables = strings.Fields(`zor blax quiv tremp vosk glim drax yul kesh frob wemb snarp plov trizz gorb fump quaz vell`) //nolint:misspell // made-up syllables, not words
 
 // pseudoWord makes a word of two or three syllables that reads like a name
 // and is in no vocabulary list.

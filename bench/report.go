@@ -7,7 +7,128 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/dustin/go-humanize"
 )
+
+// Report is the result of a run.
+type Report struct {
+	// GeneratorVersion identifies the corpus generator.
+	GeneratorVersion string `json:"generatorVersion"`
+	// Command is the command line that produced the report (set by the
+	// caller).
+	Command    string    `json:"command,omitempty"`
+	StartedAt  time.Time `json:"startedAt"`
+	DurationMs int64     `json:"durationMs"`
+	Machine    Machine   `json:"machine"`
+	// Seed, QueriesPerKind, TopK and ChineseShare are the run's options.
+	Seed           int64   `json:"seed"`
+	QueriesPerKind int     `json:"queriesPerKind"`
+	TopK           int     `json:"topK"`
+	ChineseShare   float64 `json:"chineseShare"`
+	// Systems are the systems timed, in order.
+	Systems []string `json:"systems"`
+	// PeakRSSMethod says how peak memory was read on this platform.
+	PeakRSSMethod string `json:"peakRssMethod"`
+	// Sizes holds one report per corpus size.
+	Sizes []SizeReport `json:"sizes"`
+}
+
+// SizeReport is everything measured at one corpus size.
+type SizeReport struct {
+	// Records is the corpus size.
+	Records int `json:"records"`
+	// Dir is the kept work directory ("" when it was temporary).
+	Dir            string       `json:"dir,omitempty"`
+	Corpus         CorpusReport `json:"corpus"`
+	Sync           *SyncReport  `json:"sync,omitempty"`
+	GenerationLoad *LoadReport  `json:"generationLoad,omitempty"`
+	// FTS5 is the SQLite FTS5 build (nil when fts5 was not run).
+	FTS5 *FTSBuild `json:"fts5,omitempty"`
+	// Results has one row per system and query kind.
+	Results []Result `json:"results"`
+	// Daemon is the real novad (nil when it was not started).
+	Daemon *DaemonReport `json:"daemon,omitempty"`
+	// Notes are phases that were skipped or failed, with the reason.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// CorpusReport describes the generated corpus.
+type CorpusReport struct {
+	CorpusStats
+	// Path is the kept corpus file.
+	Path string `json:"path,omitempty"`
+	// GenerateMs is the time to generate and write it.
+	GenerateMs int64 `json:"generateMs"`
+	// Reused means an earlier run's corpus was used.
+	Reused bool `json:"reused,omitempty"`
+}
+
+// SyncReport is `index sync` (build, verify, promote) of the corpus into a
+// fresh home, in process.
+type SyncReport struct {
+	// CPUMs is the process CPU time (user + system) the sync used.
+	CPUMs int64 `json:"cpuMs"`
+	// Records, Chunks and Embedded are what the build reported.
+	Records  int `json:"records"`
+	Chunks   int `json:"chunks"`
+	Embedded int `json:"embedded"`
+	// TotalMs is the wall time; StageMs the build's stage timings.
+	TotalMs int64            `json:"totalMs"`
+	StageMs map[string]int64 `json:"stageMs"`
+	// Throughput over the whole sync (embeddings: over the embed stage,
+	// model training included).
+	RecordsPerSec    float64 `json:"recordsPerSec"`
+	ChunksPerSec     float64 `json:"chunksPerSec"`
+	EmbeddingsPerSec float64 `json:"embeddingsPerSec"`
+	// PeakRSSBytes is the process' peak resident set during the sync.
+	PeakRSSBytes int64 `json:"peakRssBytes"`
+	// IndexBytes is the generation's size on disk.
+	IndexBytes int64 `json:"indexBytes"`
+	// Reused means the figures are an earlier run's (the index was kept).
+	Reused bool `json:"reused,omitempty"`
+}
+
+// LoadReport is generation.Open of the promoted generation.
+type LoadReport struct {
+	// OpenMs is the time generation.Open took.
+	OpenMs int64 `json:"openMs"`
+	// Process RSS before and after, and the Go heap in use after.
+	RSSBeforeBytes int64 `json:"rssBeforeBytes"`
+	RSSAfterBytes  int64 `json:"rssAfterBytes"`
+	HeapBytes      int64 `json:"heapBytes"`
+}
+
+// Result is one system's figures on one query kind.
+type Result struct {
+	// System is one of the System* names; Kind a query kind, KindAll or
+	// KindBaselineOnly.
+	System string `json:"system"`
+	Kind   string `json:"kind"`
+	// Queries is the number of queries summarised.
+	Queries int `json:"queries"`
+	// Wall-clock latency per query (nearest-rank percentiles).
+	P50Ms  float64 `json:"p50Ms"`
+	P99Ms  float64 `json:"p99Ms"`
+	MeanMs float64 `json:"meanMs"`
+	MaxMs  float64 `json:"maxMs"`
+	// HitAtK is the share of queries whose target record is among the
+	// top TopK results (nil for kinds without a target).
+	HitAtK *float64 `json:"hitAtK"`
+	// EmptyRate is the share of queries that returned nothing (the right
+	// answer to a miss).
+	EmptyRate float64 `json:"emptyRate"`
+	// BaselineOnly is the share of queries that stopped after Nova's
+	// baseline pass (Nova only).
+	BaselineOnly *float64 `json:"baselineOnly,omitempty"`
+	// CPUMeanMs is the mean CPU time per query of the process that
+	// searched (this one in process, novad for novad-http): unlike
+	// latency, it does not grow when other processes compete for the
+	// cores.
+	CPUMeanMs float64 `json:"cpuMeanMs"`
+	// Errors counts queries that failed (excluded from the figures).
+	Errors int `json:"errors,omitempty"`
+}
 
 // WriteText prints the report for people: per size, what indexing,
 // loading and the daemon cost, then one row per system and query kind.
@@ -27,7 +148,7 @@ func (r *Report) WriteText(w io.Writer) {
 			reused = " (reused)"
 		}
 		fmt.Fprintf(w, "corpus:      %s, %d sessions, %d Chinese records, median %d chars (%d-%d)%s\n",
-			humanBytes(c.Bytes), c.Sessions, c.ChineseRecords, c.MedianChars, c.MinChars, c.MaxChars, reused)
+			humanize.IBytes(uint64(c.Bytes)), c.Sessions, c.ChineseRecords, c.MedianChars, c.MinChars, c.MaxChars, reused)
 		if y := s.Sync; y != nil {
 			reused = ""
 			if y.Reused {
@@ -35,22 +156,22 @@ func (r *Report) WriteText(w io.Writer) {
 			}
 			fmt.Fprintf(w, "index sync:  %s total, CPU %s (%s); %.0f records/s, %.0f chunks/s, %.0f embeddings/s; peak RSS %s; index %s%s\n",
 				msf(float64(y.TotalMs)), msf(float64(y.CPUMs)), stages(y.StageMs), y.RecordsPerSec, y.ChunksPerSec, y.EmbeddingsPerSec,
-				humanBytes(y.PeakRSSBytes), humanBytes(y.IndexBytes), reused)
+				humanize.IBytes(uint64(y.PeakRSSBytes)), humanize.IBytes(uint64(y.IndexBytes)), reused)
 		}
 		if l := s.GenerationLoad; l != nil {
-			fmt.Fprintf(w, "load:        generation.Open %s; process RSS %s -> %s\n", msf(float64(l.OpenMs)), humanBytes(l.RSSBeforeBytes), humanBytes(l.RSSAfterBytes))
+			fmt.Fprintf(w, "load:        generation.Open %s; process RSS %s -> %s\n", msf(float64(l.OpenMs)), humanize.IBytes(uint64(l.RSSBeforeBytes)), humanize.IBytes(uint64(l.RSSAfterBytes)))
 		}
 		if f := s.FTS5; f != nil {
 			fmt.Fprintf(w, "sqlite fts5: built in %s (insert %s, optimize %s), %.0f records/s, %s on disk, tokenize '%s'\n",
-				msf(float64(f.TotalMs)), msf(float64(f.InsertMs)), msf(float64(f.OptimizeMs)), f.RecordsPerSec, humanBytes(f.DBBytes), f.Tokenizer)
+				msf(float64(f.TotalMs)), msf(float64(f.InsertMs)), msf(float64(f.OptimizeMs)), f.RecordsPerSec, humanize.IBytes(uint64(f.DBBytes)), f.Tokenizer)
 		}
 		if d := s.Daemon; d != nil {
 			fmt.Fprintf(w, "novad:       ready in %s; RSS %s after load, %s after the queries, peak %s\n",
-				msf(float64(d.ReadyMs)), humanBytes(d.RSSAfterLoadBytes), humanBytes(d.RSSAfterQueriesBytes), humanBytes(d.PeakRSSBytes))
+				msf(float64(d.ReadyMs)), humanize.IBytes(uint64(d.RSSAfterLoadBytes)), humanize.IBytes(uint64(d.RSSAfterQueriesBytes)), humanize.IBytes(uint64(d.PeakRSSBytes)))
 			if lt := d.Load; lt != nil {
 				fmt.Fprintf(w, "load test:   %d clients, %d requests in %s: %.1f requests/s, p50 %s, p99 %s; %d rejected (429), %d errors; novad CPU %.1f ms/request, RSS %s (peak %s)\n",
 					lt.Clients, lt.Requests, msf(float64(lt.DurationMs)), lt.RequestsPerSec, msf(lt.P50Ms), msf(lt.P99Ms),
-					lt.Rejected429, lt.Errors, lt.CPUPerRequestMs, humanBytes(lt.RSSAfterBytes), humanBytes(lt.PeakRSSBytes))
+					lt.Rejected429, lt.Errors, lt.CPUPerRequestMs, humanize.IBytes(uint64(lt.RSSAfterBytes)), humanize.IBytes(uint64(lt.PeakRSSBytes)))
 			}
 		}
 		for _, n := range s.Notes {
@@ -139,20 +260,6 @@ func msf(v float64) string {
 	default:
 		return fmt.Sprintf("%.1f ms", v)
 	}
-}
-
-// humanBytes formats a byte count (binary units).
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // humanCount formats a record count with thin grouping: 100000 -> 100k.

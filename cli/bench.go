@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"strconv"
@@ -26,7 +27,9 @@ side with the alternatives, in one run. For each size it:
        nova    Nova's full multi-pass pipeline, in process, default config
        bm25    Nova's BM25 index alone
        vector  exact vector search alone (embed + scan every vector)
-       fts5    SQLite FTS5 bm25 over the same records (modernc.org/sqlite)
+       fts5    SQLite FTS5 bm25 over the same records (modernc.org/sqlite;
+               only in bin/novactl-bench, built by make bench-build: the
+               shipped novactl carries no SQLite)
      reporting p50/p99 latency, hit@k and the share of empty answers,
   4. unless --no-daemon, starts the real novad on that home (free loopback
      ports) and reports its RSS after load and after the queries, and the
@@ -100,6 +103,17 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 			if s = strings.TrimSpace(s); s != "" {
 				sys = append(sys, s)
 			}
+		}
+	}
+	if err := bench.CheckSystems(sys); err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl bench: --systems: %v\n", err)
+		return ExitUsage
+	}
+	systemsSet := false
+	fs.Visit(func(f *flag.Flag) { systemsSet = systemsSet || f.Name == "systems" })
+	if !systemsSet && !loadOnly {
+		for name, why := range bench.NotCompiled {
+			fmt.Fprintf(inv.Stderr, "novactl bench: leaving out %s: %s\n", name, why)
 		}
 	}
 	opts := bench.Options{

@@ -11,6 +11,7 @@ import (
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/eval"
+	"github.com/nova-recall/nova/truncate"
 )
 
 const evalHelp = `Measures recall.
@@ -103,7 +104,7 @@ func printCases(w io.Writer, s eval.Summary) {
 		if !c.Passed {
 			verdict = "FAIL"
 		}
-		fmt.Fprintf(w, "%-24s %-6s %7.3f %6.3f %7.3f %8.3f %8.3f %7.1fms", trunc(c.ID, 24), verdict, c.RecallAtK, c.MRR, c.NDCG10, c.CitationHitRate, c.EvidenceCoverage, c.LatencyMs)
+		fmt.Fprintf(w, "%-24s %-6s %7.3f %6.3f %7.3f %8.3f %8.3f %7.1fms", truncate.Width(c.ID, 24), verdict, c.RecallAtK, c.MRR, c.NDCG10, c.CitationHitRate, c.EvidenceCoverage, c.LatencyMs)
 		if !c.Passed {
 			var failed []string
 			for k, ok := range c.Checks {
@@ -123,13 +124,6 @@ func printCases(w io.Writer, s eval.Summary) {
 	fmt.Fprintf(w, "\n%d/%d passed · recall@k %.3f · MRR %.3f · nDCG@10 %.3f · citation hit %.3f · evidence %.3f · duplicates %.3f · aggregation %.3f\n",
 		s.PassedCount, s.CaseCount, m.RecallAtK, m.MRR, m.NDCG10, m.CitationHitRate, m.EvidenceCoverage, m.DuplicateRate, m.AggregationCorrectness)
 	fmt.Fprintf(w, "latency p50 %.1f ms · p95 %.1f ms · timeout rate %.3f\n", m.LatencyP50Ms, m.LatencyP95Ms, m.TimeoutRate)
-}
-
-func trunc(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-1] + "…"
 }
 
 func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {

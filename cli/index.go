@@ -10,7 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/truncate"
 )
 
 const indexHelp = `Manages index generations under NOVA_HOME/index.
@@ -121,7 +124,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 			result = r
 			if !*jsonOut {
 				fmt.Fprintf(inv.Stdout, "%s %s verified: %d chunks, %d files, %s, embedded with %s/%s/%d (%s), loaded in %dms\n",
-					r.Where, r.RunID, r.Chunks, r.Files, humanBytes(r.Bytes), r.EmbeddingProfile.Provider, r.EmbeddingProfile.Model,
+					r.Where, r.RunID, r.Chunks, r.Files, humanize.IBytes(uint64(r.Bytes)), r.EmbeddingProfile.Provider, r.EmbeddingProfile.Model,
 					r.EmbeddingProfile.Dimension, matchWord(r.ProfileMatches), r.LoadMs)
 			}
 		}
@@ -191,7 +194,7 @@ func matchWord(ok bool) string {
 }
 
 func printBuild(w io.Writer, r *index.BuildResult, verbose bool) {
-	fmt.Fprintf(w, "Built %s: %d records → %d chunks (%s) in %s\n", r.RunID, r.Records, r.Chunks, humanBytes(r.Bytes), time.Duration(r.DurationMs)*time.Millisecond)
+	fmt.Fprintf(w, "Built %s: %d records → %d chunks (%s) in %s\n", r.RunID, r.Records, r.Chunks, humanize.IBytes(uint64(r.Bytes)), time.Duration(r.DurationMs)*time.Millisecond)
 	fmt.Fprintf(w, "  embeddings: %d embedded, %d from cache (%s, %s/%s/%d)", r.Embedded, r.Cached, r.EmbeddingSource,
 		r.EmbeddingProfile.Provider, r.EmbeddingProfile.Model, r.EmbeddingProfile.Dimension)
 	if r.ModelTrained {
@@ -261,7 +264,7 @@ func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 			integrity = "DAMAGED"
 			damaged = append(damaged, g)
 		}
-		fmt.Fprintf(w, "%-26s  %-10s  %8d  %9s  %-16s  %s\n", g.RunID, g.State, g.Chunks, humanBytes(g.Bytes), created, integrity)
+		fmt.Fprintf(w, "%-26s  %-10s  %8d  %9s  %-16s  %s\n", g.RunID, g.State, g.Chunks, humanize.IBytes(uint64(g.Bytes)), created, integrity)
 	}
 	for _, g := range damaged {
 		fmt.Fprintln(w, g.Problem) // names the generation and the file
@@ -269,18 +272,6 @@ func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 	if !deep {
 		fmt.Fprintln(w, "FILES checks sizes, and hashes files changed since they were written; --deep hashes every file.")
 	}
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // progress renders long work on a terminal: stage, counts, rate and ETA,
@@ -325,11 +316,7 @@ func (p *progress) update(u index.Progress) {
 		}
 	}
 	if u.Note != "" && u.Stage == "read" {
-		note := u.Note
-		if len(note) > 48 {
-			note = "…" + note[len(note)-47:]
-		}
-		line += " · " + note
+		line += " · " + truncate.Left(u.Note, 48)
 	} else if u.Note != "" {
 		line += " · " + u.Note
 	}

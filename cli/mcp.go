@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/nova-recall/nova/client"
@@ -133,7 +132,7 @@ func runMCPConfig(inv *Invocation, args []string, install bool) int {
 		fmt.Fprintf(inv.Stderr, "novactl mcp %s: unexpected argument %q\n", verb, pos[0])
 		return ExitUsage
 	}
-	agents, explicit, err := selectAgents(*agentFlag)
+	agents, explicit, err := agentconf.Select(*agentFlag)
 	if err != nil {
 		fmt.Fprintf(inv.Stderr, "novactl mcp %s: %v\n", verb, err)
 		return ExitUsage
@@ -256,27 +255,6 @@ func describe(p *agentconf.Plan, dry bool) string {
 		s += " (" + p.Note + ")"
 	}
 	return s
-}
-
-// selectAgents parses --agent. explicit is false for "all", which only
-// configures the agents found on the machine.
-func selectAgents(flag string) ([]agentconf.Agent, bool, error) {
-	flag = strings.TrimSpace(flag)
-	if flag == "" || flag == "all" {
-		return agentconf.Agents(), false, nil
-	}
-	var out []agentconf.Agent
-	for _, id := range strings.Split(flag, ",") {
-		id = strings.TrimSpace(id)
-		a, ok := agentconf.Lookup(id)
-		if !ok {
-			return nil, false, fmt.Errorf("unknown agent %q (want %s or all)", id, strings.Join(agentconf.AgentIDs(), ", "))
-		}
-		if !slices.ContainsFunc(out, func(b agentconf.Agent) bool { return b.ID == a.ID }) {
-			out = append(out, a)
-		}
-	}
-	return out, true, nil
 }
 
 // mcpEntry is the server entry: this novactl (or --command) with "mcp",

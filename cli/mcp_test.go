@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
 // mcpAgentFiles are realistic user-level MCP configuration files of every
@@ -320,6 +322,7 @@ func TestMCPServe_InProcess(t *testing.T) {
 	// novactl mcp wired to pipes, with no novad: the handshake works and a
 	// search says novad is not running.
 	home := t.TempDir()
+	novatest.DownHome(t, filepath.Join(home, "nova"))
 	env := []string{"HOME=" + home, "NOVA_HOME=" + filepath.Join(home, "nova")}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

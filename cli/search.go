@@ -156,8 +156,9 @@ func printSearch(w io.Writer, r *api.SearchResponse) {
 		if r.Reason != nil {
 			reason = *r.Reason
 		}
-		fmt.Fprintf(w, "Status: Unavailable — %s\n", friendlyReason(reason))
-		fmt.Fprintln(w, "Next step: novactl doctor")
+		a := api.AdviceFor(reason)
+		fmt.Fprintf(w, "Status: Unavailable — %s\n", a.What)
+		fmt.Fprintf(w, "Next step: %s\n", a.Do)
 		return
 	}
 	if len(r.Results) == 0 {
@@ -174,7 +175,7 @@ func printSearch(w io.Writer, r *api.SearchResponse) {
 		if i < len(r.CitationPack) {
 			cid = "[" + r.CitationPack[i].CitationID + "] "
 		}
-		fmt.Fprintf(w, "\n%d. %s%s · %s · relevance %.3f\n", i+1, cid, deref(res.Source, "memory"), deref(res.Date, "undated"), res.Score)
+		fmt.Fprintf(w, "\n%d. %s%s · %s · relevance %.3f\n", i+1, cid, api.StringOr(res.Source, "memory"), api.StringOr(res.Date, "undated"), res.Score)
 		if res.Title != "" {
 			fmt.Fprintf(w, "   %s\n", res.Title)
 		}
@@ -196,33 +197,6 @@ func printSearch(w io.Writer, r *api.SearchResponse) {
 	if len(r.Quality.Recommendations) > 0 {
 		fmt.Fprintf(w, "Recommendations: %s\n", strings.Join(r.Quality.Recommendations, "; "))
 	}
-}
-
-func friendlyReason(reason string) string {
-	switch {
-	case reason == api.ReasonIndexNotLoaded:
-		return "no index is active yet (run novactl index sync)"
-	case reason == api.ReasonIndexLoading:
-		return "the index is loading; try again in a moment"
-	case reason == api.ReasonProfileMismatch:
-		return "the active index was built with another embedder (run novactl index sync)"
-	case strings.Contains(reason, "budget") || strings.Contains(reason, "timeout"):
-		return "the search took too long"
-	case strings.Contains(reason, "capacity"):
-		return "the memory service is busy; try again shortly"
-	case strings.Contains(reason, "encoding") || strings.Contains(reason, "schema") || strings.Contains(reason, "json"):
-		return "the memory service returned an unreadable response"
-	case strings.Contains(reason, "unavailable") || strings.Contains(reason, "server"):
-		return "the memory service is not responding"
-	}
-	return "the memory service could not complete the search"
-}
-
-func deref(s *string, def string) string {
-	if s == nil || *s == "" {
-		return def
-	}
-	return *s
 }
 
 // wrapPreview returns at most n lines of width w from s.

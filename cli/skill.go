@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nova-recall/nova/agents"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/skill"
 )
@@ -115,7 +116,7 @@ func runSkillChange(inv *Invocation, args []string, install bool) int {
 		synopsis = "novactl skill install [--agent ID[,ID...]|all] [--dry-run] [--force] [--json]"
 	}
 	fs := newFlags(inv, "novactl skill "+verb, synopsis, skillHelp)
-	agentFlag := fs.String("agent", "all", "agents: "+strings.Join(skill.AgentIDs, ", ")+", or all (install: those found here)")
+	agentFlag := fs.String("agent", "all", "agents: "+strings.Join(agents.IDs(), ", ")+", or all (install: those found here)")
 	dryRun := fs.Bool("dry-run", false, "print the plan and a diff; write nothing")
 	jsonOut := fs.Bool("json", false, "print the plan and results as JSON")
 	var force *bool
@@ -218,7 +219,7 @@ func printSkillChange(inv *Invocation, out skillOutput, explicit bool) {
 		}
 	}
 	if !any && !explicit {
-		fmt.Fprintf(w, "No supported agent was found for this user. Name one with --agent (%s).\n", strings.Join(skill.AgentIDs, ", "))
+		fmt.Fprintf(w, "No supported agent was found for this user. Name one with --agent (%s).\n", strings.Join(agents.IDs(), ", "))
 	}
 	if installed {
 		fmt.Fprintln(w, "\nStart a new agent session to load the nova-recall skill. It calls `novactl search`, which needs a running novad: check with `novactl status`.")
@@ -311,7 +312,7 @@ func skillResultText(r skillReport, environ []string) string {
 // runSkillStatus is novactl skill status.
 func runSkillStatus(inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl skill status", "novactl skill status [--agent ID[,ID...]|all] [--json]", skillHelp)
-	agentFlag := fs.String("agent", "all", "agents: "+strings.Join(skill.AgentIDs, ", ")+", or all")
+	agentFlag := fs.String("agent", "all", "agents: "+strings.Join(agents.IDs(), ", ")+", or all")
 	jsonOut := fs.Bool("json", false, "print JSON")
 	pos, code := parseArgs(fs, args)
 	if code >= 0 {

@@ -1,17 +1,17 @@
 // Package contracttest validates responses against the contract's JSON
-// Schemas (draft 2020-12), copied from the contract into schemas/. Tests
+// Schemas (draft 2020-12, through github.com/google/jsonschema-go, the
+// validator the MCP SDK uses), copied from the contract into schemas/. Tests
 // use it so that every golden file and end-to-end response is checked
 // against the same definition external agents rely on.
 package contracttest
 
 import (
-	"bytes"
 	"embed"
 	"encoding/json"
 	"fmt"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 //go:embed schemas/*.json
@@ -27,37 +27,31 @@ const (
 
 var (
 	once     sync.Once
-	compiled map[string]*jsonschema.Schema
+	compiled map[string]*jsonschema.Resolved
 	loadErr  error
 )
 
 func load() {
-	compiled = map[string]*jsonschema.Schema{}
-	c := jsonschema.NewCompiler()
-	names := []string{SearchResponse, Contract, FacadeHealth, Error}
-	for _, n := range names {
+	compiled = map[string]*jsonschema.Resolved{}
+	for _, n := range []string{SearchResponse, Contract, FacadeHealth, Error} {
 		b, err := schemaFiles.ReadFile("schemas/" + n)
 		if err != nil {
 			loadErr = err
 			return
 		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-		if err != nil {
+		var s jsonschema.Schema
+		if err := json.Unmarshal(b, &s); err != nil {
 			loadErr = fmt.Errorf("%s: %w", n, err)
 			return
 		}
-		if err := c.AddResource("nova/"+n, doc); err != nil {
-			loadErr = err
-			return
-		}
-	}
-	for _, n := range names {
-		s, err := c.Compile("nova/" + n)
+		// The schemas name themselves by relative $id ("nova/..."); give them a
+		// base so those resolve to absolute URIs.
+		r, err := s.Resolve(&jsonschema.ResolveOptions{BaseURI: "https://nova.invalid/"})
 		if err != nil {
-			loadErr = fmt.Errorf("compile %s: %w", n, err)
+			loadErr = fmt.Errorf("resolve %s: %w", n, err)
 			return
 		}
-		compiled[n] = s
+		compiled[n] = r
 	}
 }
 
@@ -73,8 +67,8 @@ func Validate(schema string, body []byte, facade bool) error {
 	if !ok {
 		return fmt.Errorf("unknown schema %q", schema)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
+	var doc any
+	if err := json.Unmarshal(body, &doc); err != nil {
 		return fmt.Errorf("not JSON: %w", err)
 	}
 	if err := s.Validate(doc); err != nil {

@@ -192,9 +192,11 @@ func (s *Server) swap(g *index.Served, hash, activeID, trigger string, activeErr
 	} else {
 		s.setIntegrity(api.IntegrityFallback, activeID, rec.RunID, activeErr, skipped, true)
 	}
-	s.writeState("")
 	s.log.Info("Generation loaded", "runId", rec.RunID, "chunks", g.Gen.Count(), "loadMs", g.Gen.LoadDuration.Milliseconds(),
 		"trigger", trigger, "fallback", activeErr != nil, "profileMatches", next.profileOK)
+	// After the log line: the state file is written durably (fsync), and
+	// the swap is logged when it happens, not a sync later.
+	s.writeState("")
 	if !next.profileOK {
 		s.log.Warn("The active generation was embedded with another profile; searches answer embedding-profile-mismatch until it is rebuilt",
 			"generation", rec.EmbeddingProfile.Provider+"/"+rec.EmbeddingProfile.Model, "configured", s.cfg.Embedding.Provider)

@@ -302,7 +302,7 @@ func (s *Server) listen(ctx context.Context, host string, port int, by time.Time
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	pause := 50 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		ln, err := net.Listen("tcp", addr)
+		ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 		if err == nil {
 			if attempt > 1 {
 				s.log.Info("Bound after retrying", "addr", addr, "attempts", attempt)

@@ -266,7 +266,7 @@ func TestHotReloadAndCorruptGeneration(t *testing.T) {
 	}
 	// SIGHUP also reloads; restoring the good manifest clears the failure.
 	novatest.Must(t, manifest.WriteAtomic(filepath.Join(h.Dir, "index", "manifest.json"), m, nil))
-	d.Cmd.Process.Signal(os.Signal(syscallHUP))
+	novatest.Must(t, d.Cmd.Process.Signal(os.Signal(syscallHUP)))
 	waitFor(t, 15*time.Second, "the failure to clear", func() bool {
 		var hl api.Health
 		novatest.Must(t, json.Unmarshal(do(t, http.MethodGet, d.Direct+api.PathHealth, "", nil).body, &hl))
@@ -392,7 +392,7 @@ func TestBrowserRebindingAndProxyRefusals(t *testing.T) {
 		conn, err := net.Dial("tcp", strings.TrimPrefix(d.Facade, "http://"))
 		novatest.Must(t, err)
 		defer conn.Close()
-		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		novatest.Must(t, conn.SetDeadline(time.Now().Add(5*time.Second)))
 		fmt.Fprint(conn, req)
 		line, _ := bufio.NewReader(conn).ReadString('\n')
 		return line

@@ -53,9 +53,9 @@ func cmdNovad(novad string, ts *testscript.TestScript, args []string) {
 		cmd.Stdout, cmd.Stderr = logs, logs
 		ts.Check(cmd.Start())
 		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
+		go func() { _ = cmd.Wait(); close(done) }() // killed below: its error says nothing
 		ts.Defer(func() {
-			cmd.Process.Kill()
+			_ = cmd.Process.Kill() // it may have exited already
 			<-done
 			logs.Close()
 		})

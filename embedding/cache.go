@@ -177,8 +177,9 @@ func (c *Cache) compact() error {
 func (c *Cache) writeHeader(w io.Writer) {
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], uint32(c.dim))
-	w.Write([]byte(cacheMagic))
-	w.Write(b[:])
+	// w is a bufio.Writer: a write error sticks and Flush returns it.
+	_, _ = w.Write([]byte(cacheMagic))
+	_, _ = w.Write(b[:])
 }
 
 func (c *Cache) writeRecord(w io.Writer, k Key) {
@@ -189,6 +190,7 @@ func (c *Cache) writeRecord(w io.Writer, k Key) {
 	body = append(body, unsafe.Slice((*byte)(unsafe.Pointer(&vec[0])), c.dim*4)...)
 	var crc [4]byte
 	binary.LittleEndian.PutUint32(crc[:], crc32.ChecksumIEEE(body))
-	w.Write(body)
-	w.Write(crc[:])
+	// w is a bufio.Writer: a write error sticks and Flush returns it.
+	_, _ = w.Write(body)
+	_, _ = w.Write(crc[:])
 }

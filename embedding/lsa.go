@@ -445,7 +445,9 @@ func (m *LSA) writeBody(w io.Writer) (int64, error) {
 	for _, t := range m.termList {
 		var lb [2]byte
 		le.PutUint16(lb[:], uint16(len(t)))
-		w.Write(lb[:])
+		if _, err := w.Write(lb[:]); err != nil {
+			return n, err
+		}
 		k, err = io.WriteString(w, t)
 		n += int64(k) + 2
 		if err != nil {

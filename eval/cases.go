@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/floats/scalar"
+
 	"github.com/nova-recall/nova/api"
 )
 
@@ -197,12 +199,12 @@ func RunCases(ctx context.Context, cases []Case, search Searcher, progress func(
 	n := float64(max(1, len(cases)))
 	m := &s.Metrics
 	for _, p := range []*float64{&m.RecallAtK, &m.MRR, &m.NDCG10, &m.CitationHitRate, &m.EvidenceCoverage, &m.DuplicateRate, &m.AggregationCorrectness} {
-		*p = round4(*p / n)
+		*p = scalar.Round(*p/n, 4)
 	}
-	m.LatencyP50Ms = round4(Percentile(lat, 0.5))
-	m.LatencyP95Ms = round4(Percentile(lat, 0.95))
-	m.TimeoutRate = round4(float64(timeouts) / n)
-	s.PassRate = round4(float64(s.PassedCount) / n)
+	m.LatencyP50Ms = scalar.Round(Percentile(lat, 0.5), 4)
+	m.LatencyP95Ms = scalar.Round(Percentile(lat, 0.95), 4)
+	m.TimeoutRate = scalar.Round(float64(timeouts)/n, 4)
+	s.PassRate = scalar.Round(float64(s.PassedCount)/n, 4)
 	return s
 }
 
@@ -216,7 +218,7 @@ func runCase(ctx context.Context, c Case, search Searcher) CaseResult {
 		Agent: c.Agent, Role: c.Role, Tags: c.Tags, SourceSets: c.SourceSets, Lifecycle: c.Lifecycle, WorkType: c.WorkType}
 	t0 := time.Now()
 	resp, err := search(ctx, body)
-	r.LatencyMs = round4(float64(time.Since(t0).Microseconds()) / 1000)
+	r.LatencyMs = scalar.Round(float64(time.Since(t0).Microseconds())/1000, 4)
 	if err != nil || resp == nil {
 		r.Reason = "search failed"
 		if err != nil {
@@ -250,9 +252,9 @@ func runCase(ctx context.Context, c Case, search Searcher) CaseResult {
 	wanted := len(e.RelevantIDs) + len(e.RelevantEvidence)
 	if wanted > 0 {
 		found := foundCount(resp.Results, e, len(resp.Results))
-		r.RecallAtK = round4(float64(found) / float64(wanted))
-		r.MRR = round4(MRR(ranked, relevant))
-		r.NDCG10 = round4(ndcgAt10(ranked, relevant, wanted))
+		r.RecallAtK = scalar.Round(float64(found)/float64(wanted), 4)
+		r.MRR = scalar.Round(MRR(ranked, relevant), 4)
+		r.NDCG10 = scalar.Round(ndcgAt10(ranked, relevant, wanted), 4)
 		var cited []api.Result
 		for _, cit := range resp.CitationPack {
 			for _, res := range resp.Results {
@@ -261,7 +263,7 @@ func runCase(ctx context.Context, c Case, search Searcher) CaseResult {
 				}
 			}
 		}
-		r.CitationHitRate = round4(float64(foundCount(cited, e, len(cited))) / float64(wanted))
+		r.CitationHitRate = scalar.Round(float64(foundCount(cited, e, len(cited)))/float64(wanted), 4)
 	} else {
 		r.RecallAtK, r.MRR, r.NDCG10, r.CitationHitRate = 1, 1, 1, 1
 	}
@@ -275,14 +277,14 @@ func runCase(ctx context.Context, c Case, search Searcher) CaseResult {
 				hits++
 			}
 		}
-		r.EvidenceCoverage = round4(float64(hits) / float64(len(e.EvidenceTerms)))
+		r.EvidenceCoverage = scalar.Round(float64(hits)/float64(len(e.EvidenceTerms)), 4)
 	}
 	keys := map[string]bool{}
 	for _, res := range resp.Results {
 		keys[resultKey(res)] = true
 	}
 	if len(resp.Results) > 0 {
-		r.DuplicateRate = round4(float64(len(resp.Results)-len(keys)) / float64(len(resp.Results)))
+		r.DuplicateRate = scalar.Round(float64(len(resp.Results)-len(keys))/float64(len(resp.Results)), 4)
 	}
 	r.AggregationCorrectness = aggregationScore(resp, e.Aggregation, text)
 
@@ -386,7 +388,7 @@ func matchesEvidence(res api.Result, ev Evidence) bool {
 		(len(ev.Lifecycles) > 0 && !slices.Contains(ev.Lifecycles, lifecycle)) {
 		return false
 	}
-	hay := strings.ToLower(res.TextPreview + " " + res.Title + " " + res.SourceID + " " + deref(res.Provenance.SourcePath))
+	hay := strings.ToLower(res.TextPreview + " " + res.Title + " " + res.SourceID + " " + api.StringOr(res.Provenance.SourcePath, ""))
 	if res.Text != nil {
 		hay += " " + strings.ToLower(*res.Text)
 	}
@@ -398,17 +400,10 @@ func matchesEvidence(res api.Result, ev Evidence) bool {
 	return true
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 func evidenceText(resp *api.SearchResponse) string {
 	var b strings.Builder
 	for _, r := range resp.Results {
-		b.WriteString(r.TextPreview + " " + r.Title + " " + deref(r.SourceSet) + " " + deref(r.Date) + " ")
+		b.WriteString(r.TextPreview + " " + r.Title + " " + api.StringOr(r.SourceSet, "") + " " + api.StringOr(r.Date, "") + " ")
 		if r.Text != nil {
 			b.WriteString(*r.Text + " ")
 		}
@@ -477,5 +472,5 @@ func aggregationScore(resp *api.SearchResponse, a *Aggregation, text string) flo
 	if checks == 0 {
 		return 1
 	}
-	return round4(float64(passed) / float64(checks))
+	return scalar.Round(float64(passed)/float64(checks), 4)
 }

@@ -9,9 +9,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
+
+	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
@@ -128,8 +131,7 @@ func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 		var sessions []int
 		for k := range s.Conversation {
 			if m := sessionKey.FindStringSubmatch(k); m != nil {
-				var n int
-				fmt.Sscan(m[1], &n)
+				n, _ := strconv.Atoi(m[1]) // the pattern matched digits
 				sessions = append(sessions, n)
 			}
 		}
@@ -311,11 +313,11 @@ func runSystem(name, desc string, qs []Question, progress func(int, int), ask fu
 	}
 	mk := func(a *acc) Metrics {
 		n := float64(max(1, a.n))
-		return Metrics{Questions: a.n, RecallAt1: round4(a.r1 / n), RecallAt5: round4(a.r5 / n), RecallAt10: round4(a.r10 / n),
-			RecallAt20: round4(a.r20 / n), MRR: round4(a.mrr / n), NDCG10: round4(a.ndcg / n)}
+		return Metrics{Questions: a.n, RecallAt1: scalar.Round(a.r1/n, 4), RecallAt5: scalar.Round(a.r5/n, 4), RecallAt10: scalar.Round(a.r10/n, 4),
+			RecallAt20: scalar.Round(a.r20/n, 4), MRR: scalar.Round(a.mrr/n, 4), NDCG10: scalar.Round(a.ndcg/n, 4)}
 	}
 	rep := SystemReport{Name: name, Description: desc, Overall: mk(overall), ByCategory: map[string]Metrics{},
-		LatencyP50Ms: round4(Percentile(lat, 0.5)), LatencyP95Ms: round4(Percentile(lat, 0.95))}
+		LatencyP50Ms: scalar.Round(Percentile(lat, 0.5), 4), LatencyP95Ms: scalar.Round(Percentile(lat, 0.95), 4)}
 	for c, a := range byCat {
 		rep.ByCategory[c] = mk(a)
 	}

@@ -5,7 +5,9 @@ package eval
 
 import (
 	"math"
-	"sort"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // RecallAt returns the share of relevant ids found in the first k of
@@ -59,15 +61,13 @@ func NDCG(ranked []string, relevant map[string]bool, k int) float64 {
 	return math.Min(1, dcg/ideal)
 }
 
-// Percentile returns the nearest-rank p-quantile (0..1) of values.
+// Percentile returns the nearest-rank p-quantile (0..1) of values
+// (gonum's empirical quantile), 0 for none. values is not changed.
 func Percentile(values []float64, p float64) float64 {
 	if len(values) == 0 {
 		return 0
 	}
-	s := append([]float64(nil), values...)
-	sort.Float64s(s)
-	i := int(math.Ceil(p*float64(len(s)))) - 1
-	return s[max(0, min(len(s)-1, i))]
+	s := slices.Clone(values)
+	slices.Sort(s)
+	return stat.Quantile(p, stat.Empirical, s, nil)
 }
-
-func round4(f float64) float64 { return math.Round(f*10000) / 10000 }

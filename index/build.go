@@ -27,6 +27,8 @@ import (
 	"sort"
 	"time"
 
+	"gonum.org/v1/gonum/floats/scalar"
+
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/embedding"
@@ -405,7 +407,7 @@ func (x *Indexer) finishSegments(s *segmentSink, res *BuildResult) ([]manifest.P
 	if err != nil {
 		return nil, err
 	}
-	res.ANN = &generation.ANNMeta{Enabled: s.sp.cells != nil, RecallAt10: round4(s.sp.recall), Reason: s.sp.annReason}
+	res.ANN = &generation.ANNMeta{Enabled: s.sp.cells != nil, RecallAt10: scalar.Round(s.sp.recall, 4), Reason: s.sp.annReason}
 	if s.sp.cells != nil {
 		res.ANN.Cells, res.ANN.Probe = s.sp.cells.N(), s.sp.cells.Probe
 	}
@@ -416,8 +418,6 @@ func (x *Indexer) finishSegments(s *segmentSink, res *BuildResult) ([]manifest.P
 	}
 	return parts, nil
 }
-
-func round4(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

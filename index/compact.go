@@ -38,7 +38,7 @@ func (x *Indexer) compact(ctx context.Context) (*BuildResult, error) {
 	}
 	g := prev.gen
 	segs := prev.manifest.Segments
-	from := len(segs)
+	var from int // the first segment to rewrite
 	share, merge := maxRetiredShare, maxSmallSegments
 	if x.opts.RewriteShare > 0 {
 		share = x.opts.RewriteShare

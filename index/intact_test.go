@@ -113,7 +113,9 @@ func TestCheckGeneration_depths(t *testing.T) {
 	flipMiddle(t, filepath.Join(dir, generation.FileReport), true) // restore
 	later := time.Now().Add(time.Minute)
 	flipMiddle(t, filepath.Join(dir, generation.FileSources), false)
-	os.Chtimes(filepath.Join(dir, generation.FileSources), later, later)
+	if err := os.Chtimes(filepath.Join(dir, generation.FileSources), later, later); err != nil {
+		t.Fatal(err)
+	}
 	var ce *generation.CorruptError
 	if err := index.CheckGeneration(home, m, index.Quick); !errors.As(err, &ce) || filepath.Base(ce.File) != generation.FileSources {
 		t.Errorf("Quick after a rewrite = %v, want a CorruptError naming %s", err, generation.FileSources)
@@ -145,7 +147,9 @@ func TestServedRecheck(t *testing.T) {
 	// touch: the time changed, the content did not: Quick hashes it once,
 	// finds it intact, and remembers the new time.
 	later := time.Now().Add(time.Minute)
-	os.Chtimes(path, later, later)
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Recheck(index.Quick); err != nil {
 		t.Errorf("after touch: %v", err)
 	}
@@ -161,7 +165,9 @@ func TestServedRecheck(t *testing.T) {
 		t.Error("the loaded generation must be untouched")
 	}
 
-	os.Truncate(path, 10)
+	if err := os.Truncate(path, 10); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Recheck(index.Quick); !errors.Is(err, generation.ErrCorrupt) {
 		t.Errorf("Quick after truncation = %v, want ErrCorrupt", err)
 	}
@@ -169,7 +175,9 @@ func TestServedRecheck(t *testing.T) {
 
 func TestList_showsIntegrity(t *testing.T) {
 	cfg, runs := threeGenerations(t)
-	os.Truncate(filepath.Join(cfg.Home.Generation(runs[0]), generation.FileReport), 3)
+	if err := os.Truncate(filepath.Join(cfg.Home.Generation(runs[0]), generation.FileReport), 3); err != nil {
+		t.Fatal(err)
+	}
 	ix := index.New(cfg, index.Options{NoRemote: true})
 	list, err := ix.List(index.Quick)
 	if err != nil {

@@ -458,7 +458,7 @@ func (s *segmentSink) embed(seg *newSegment) error {
 		if s.sp.quant == nil {
 			return errors.New("no vectors to set the quantizer from")
 		}
-		if cw, err = seg.w.Vectors(*s.sp.quant); err != nil {
+		if _, err = seg.w.Vectors(*s.sp.quant); err != nil {
 			return err
 		}
 	}

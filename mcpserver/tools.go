@@ -6,20 +6,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/truncate"
 )
 
 // Tool names.
@@ -233,15 +234,6 @@ func statusTool() *mcp.Tool {
 	}
 }
 
-// resolvedSearch is the resolved input schema, for validation.
-var resolvedSearch = func() *jsonschema.Resolved {
-	r, err := searchSchema().Resolve(nil)
-	if err != nil {
-		panic(fmt.Sprintf("memory_search input schema: %v", err))
-	}
-	return r
-}()
-
 // invalidParams is the JSON-RPC error for arguments a tool refuses.
 func invalidParams(tool, format string, args ...any) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
@@ -251,13 +243,32 @@ func invalidParams(tool, format string, args ...any) error {
 // searchFields are memory_search's arguments, in schema order.
 var searchFields = []string{"query", "topK", "date", "dateFrom", "dateTo", "project", "agent", "role", "tags", "sourceSets", "lifecycle", "workType"}
 
-// decodeSearch validates raw arguments against the facade's rules and the
-// input schema, returning a JSON-RPC invalid-params error that names the
-// argument on failure. A null optional argument counts as absent.
+// searchArgs are memory_search's arguments as a client sends them: the
+// published input schema, as Go types. A missing or null argument is nil.
+type searchArgs struct {
+	Query      *string  `json:"query"`
+	TopK       *int     `json:"topK"`
+	Date       *string  `json:"date"`
+	DateFrom   *string  `json:"dateFrom"`
+	DateTo     *string  `json:"dateTo"`
+	Project    *string  `json:"project"`
+	Agent      *string  `json:"agent"`
+	Role       *string  `json:"role"`
+	Tags       []string `json:"tags"`
+	SourceSets []string `json:"sourceSets"`
+	Lifecycle  []string `json:"lifecycle"`
+	WorkType   []string `json:"workType"`
+}
+
+// decodeSearch turns raw arguments into the search to run. The arguments
+// are decoded into the input schema's types, then become the facade's
+// request body and go through api.DecodeSearchRequest, the checks novad
+// applies, so that memory_search and the facade cannot disagree on what a
+// valid search is. A failure is a JSON-RPC invalid-params error that
+// names the argument.
 func decodeSearch(raw json.RawMessage) (SearchInput, error) {
-	var in SearchInput
 	bad := func(format string, args ...any) (SearchInput, error) {
-		return in, invalidParams(ToolSearch, format, args...)
+		return SearchInput{}, invalidParams(ToolSearch, format, args...)
 	}
 	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 		return bad(`arguments are required, e.g. {"query": "why did we choose SQLite"}`)
@@ -266,155 +277,67 @@ func decodeSearch(raw json.RawMessage) (SearchInput, error) {
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return bad("arguments must be a JSON object")
 	}
-	clean := map[string]any{}
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v := fields[k]
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		if !slices.Contains(searchFields, k) {
 			return bad("unknown argument %q (memory_search accepts %s)", k, strings.Join(searchFields, ", "))
 		}
-		if string(bytes.TrimSpace(v)) == "null" && k != "query" {
-			continue
-		}
-		var x any
-		if err := json.Unmarshal(v, &x); err != nil {
-			return bad("%s is not valid JSON", k)
-		}
-		clean[k] = x
 	}
-	str := func(k string, maxRunes int) (string, error) {
-		v, ok := clean[k]
-		if !ok {
-			return "", nil
+	var a searchArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return bad("%s must be %s (got %s)", te.Field, wantType(te.Field), compact(fields[te.Field]))
 		}
-		s, ok := v.(string)
-		if !ok {
-			return "", invalidParams(ToolSearch, "%s must be a string (got %s)", k, jsonType(v))
-		}
-		if utf8.RuneCountInString(s) > maxRunes {
-			return "", invalidParams(ToolSearch, "%s is longer than %d characters", k, maxRunes)
-		}
-		return strings.TrimSpace(s), nil
+		return bad("arguments must be a JSON object")
 	}
-	list := func(k string) ([]string, error) {
-		v, ok := clean[k]
-		if !ok {
-			return nil, nil
-		}
-		arr, ok := v.([]any)
-		if !ok {
-			return nil, invalidParams(ToolSearch, "%s must be an array of strings (got %s)", k, jsonType(v))
-		}
-		if len(arr) > 20 {
-			return nil, invalidParams(ToolSearch, "%s has %d values; at most 20", k, len(arr))
-		}
-		out := make([]string, 0, len(arr))
-		for _, e := range arr {
-			s, ok := e.(string)
-			if !ok || strings.TrimSpace(s) == "" {
-				return nil, invalidParams(ToolSearch, "%s must contain only non-empty strings", k)
-			}
-			out = append(out, strings.TrimSpace(s))
-		}
-		return out, nil
-	}
-	var err error
-	if _, ok := clean["query"]; !ok {
+	if a.Query == nil {
 		return bad(`query is required, e.g. {"query": "why did we choose SQLite"}`)
 	}
-	if in.Query, err = str("query", api.MaxQueryRunes); err != nil {
-		return in, err
-	}
-	if in.Query = strings.Join(strings.Fields(in.Query), " "); in.Query == "" {
-		return bad("query must not be blank")
-	}
-	if v, ok := clean["topK"]; ok {
-		f, isNum := v.(float64)
-		if !isNum || f != math.Trunc(f) || f < api.MinTopK || f > api.MaxTopK {
-			return bad("topK must be an integer from %d to %d (got %s)", api.MinTopK, api.MaxTopK, compact(fields["topK"]))
-		}
-		in.TopK = int(f)
-	}
-	for _, d := range []struct {
-		name string
-		dst  *string
-	}{{"date", &in.Date}, {"dateFrom", &in.DateFrom}, {"dateTo", &in.DateTo}} {
-		if *d.dst, err = str(d.name, 40); err != nil {
-			return in, err
-		}
-		if *d.dst != "" {
-			if norm, ok := api.NormalizeDate(*d.dst); !ok || norm != *d.dst {
-				return bad("%s must be a calendar date YYYY-MM-DD (got %q)", d.name, *d.dst)
-			}
+	body := api.SearchBody{Query: *a.Query, Project: api.StringOr(a.Project, ""), Agent: api.StringOr(a.Agent, ""),
+		Role: api.StringOr(a.Role, ""), Date: api.StringOr(a.Date, ""),
+		Tags: a.Tags, SourceSets: a.SourceSets, Lifecycle: a.Lifecycle, WorkType: a.WorkType}
+	if a.TopK != nil {
+		body.TopK = *a.TopK
+		if body.TopK == 0 {
+			body.TopK = -1 // 0 means "the default" on the wire; here it is out of range
 		}
 	}
-	if in.DateFrom != "" && in.DateTo != "" && in.DateFrom > in.DateTo {
-		return bad("dateFrom %s is after dateTo %s", in.DateFrom, in.DateTo)
+	if a.DateFrom != nil || a.DateTo != nil {
+		body.DateRange = &api.DateRange{From: api.StringOr(a.DateFrom, ""), To: api.StringOr(a.DateTo, "")}
 	}
-	if in.Project, err = str("project", 200); err != nil {
-		return in, err
+	b, err := json.Marshal(body)
+	if err != nil {
+		return bad("%v", err)
 	}
-	if in.Agent, err = str("agent", 200); err != nil {
-		return in, err
+	req, rerr := api.DecodeSearchRequest(b, api.Direct, api.DefaultTopK)
+	if rerr != nil {
+		if rerr.Reason == api.ReasonQueryRequired {
+			return bad("query must not be blank")
+		}
+		return bad("%s", rerr.Reason)
 	}
-	if in.Role, err = str("role", 200); err != nil {
-		return in, err
-	}
-	if in.Tags, err = list("tags"); err != nil {
-		return in, err
-	}
-	if in.SourceSets, err = list("sourceSets"); err != nil {
-		return in, err
-	}
-	if in.Lifecycle, err = list("lifecycle"); err != nil {
-		return in, err
-	}
-	if in.WorkType, err = list("workType"); err != nil {
-		return in, err
-	}
-	// The published schema is the contract: check it too, so that the two
-	// never drift apart silently.
-	if err := resolvedSearch.Validate(clean); err != nil {
-		return bad("%s", schemaError(err))
+	in := SearchInput{Query: req.Query, Date: req.Filters.Date, DateFrom: req.Filters.DateFrom, DateTo: req.Filters.DateTo,
+		Project: req.Filters.Project, Agent: req.Filters.Agent, Role: req.Filters.Role,
+		Tags: req.Filters.Tags, SourceSets: req.Filters.SourceSets, Lifecycle: req.Filters.Lifecycles, WorkType: req.Filters.WorkTypes}
+	if a.TopK != nil {
+		in.TopK = req.TopK
 	}
 	return in, nil
 }
 
-// jsonType names the JSON type of a decoded value.
-func jsonType(v any) string {
-	switch v.(type) {
-	case string:
-		return "a string"
-	case float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
+// wantType says what an argument of the input schema must be.
+func wantType(field string) string {
+	switch field {
+	case "topK":
+		return fmt.Sprintf("an integer from %d to %d", api.MinTopK, api.MaxTopK)
+	case "tags", "sourceSets", "lifecycle", "workType":
+		return "an array of strings"
 	}
-	return "null"
+	return "a string"
 }
 
 func compact(raw json.RawMessage) string {
-	s := strings.Join(strings.Fields(string(raw)), " ")
-	if len(s) > 40 {
-		s = s[:40] + "…"
-	}
-	return s
-}
-
-// schemaError shortens the validator's message to its useful part.
-func schemaError(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "validating root: ")
-	msg = strings.ReplaceAll(msg, "validating /properties/", "")
-	return msg
+	return truncate.Width(strings.Join(strings.Fields(string(raw)), " "), 41)
 }
 
 // tools holds the handlers.
@@ -451,7 +374,7 @@ func (t *tools) search(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	if !resp.Available && (status == http.StatusBadRequest || status == http.StatusUnprocessableEntity) {
 		// The facade refused the arguments: that is the caller's mistake,
 		// reported like a schema violation.
-		return nil, invalidParams(ToolSearch, "novad refused the search: %s", deref(resp.Reason))
+		return nil, invalidParams(ToolSearch, "novad refused the search: %s", api.StringOr(resp.Reason, ""))
 	}
 	out := searchOutput(resp)
 	return &mcp.CallToolResult{
@@ -493,10 +416,10 @@ func unavailableSearch(query, reason, message string) *mcp.CallToolResult {
 
 // searchOutput trims a facade response to the structured content.
 func searchOutput(r *api.SearchResponse) *SearchOutput {
-	out := &SearchOutput{Available: r.Available, Reason: deref(r.Reason), Query: r.Query,
+	out := &SearchOutput{Available: r.Available, Reason: api.StringOr(r.Reason, ""), Query: r.Query,
 		CitationPack: []Citation{}, Results: []Result{}}
 	if !r.Available {
-		out.Message = friendlyReason(out.Reason)
+		out.Message = api.AdviceFor(out.Reason).String()
 		return out
 	}
 	q := r.Quality
@@ -505,15 +428,15 @@ func searchOutput(r *api.SearchResponse) *SearchOutput {
 	for _, c := range r.CitationPack {
 		out.CitationPack = append(out.CitationPack, Citation{
 			CitationID: c.CitationID, Rank: c.Rank, ResultID: c.ResultID, Confidence: c.Confidence,
-			Score: round3(c.Score), Date: deref(c.Date), Source: deref(c.Source), Excerpt: clip(c.Excerpt, 480),
+			Score: scalar.Round(c.Score, 3), Date: api.StringOr(c.Date, ""), Source: api.StringOr(c.Source, ""), Excerpt: clip(c.Excerpt, 480),
 		})
 	}
 	for _, res := range r.Results {
 		p := res.Provenance
 		out.Results = append(out.Results, Result{
-			ID: res.ID, Score: round3(res.Score), Date: deref(res.Date), Agent: deref(res.Agent),
-			Project: deref(res.Project), Source: deref(res.Source), TextPreview: clip(res.TextPreview, 320),
-			Provenance: Provenance{SourceID: p.SourceID, SourcePath: deref(p.SourcePath), SourceType: deref(p.SourceType),
+			ID: res.ID, Score: scalar.Round(res.Score, 3), Date: api.StringOr(res.Date, ""), Agent: api.StringOr(res.Agent, ""),
+			Project: api.StringOr(res.Project, ""), Source: api.StringOr(res.Source, ""), TextPreview: clip(res.TextPreview, 320),
+			Provenance: Provenance{SourceID: p.SourceID, SourcePath: api.StringOr(p.SourcePath, ""), SourceType: api.StringOr(p.SourceType, ""),
 				LineNumber: p.LineNumber, HeadingPath: p.HeadingPath},
 		})
 	}
@@ -562,13 +485,13 @@ func (t *tools) status(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	if out.Available {
 		out.Message = fmt.Sprintf("Nova memory is ready: %d chunks searchable, read-only.", out.Chunks)
 	} else {
-		out.Message = "novad is running but memory cannot be searched yet: " + friendlyReason(out.Reason)
+		out.Message = "novad is running but memory cannot be searched yet: " + api.AdviceFor(out.Reason).String()
 	}
 	if st, err := backend.Stats(callCtx); err == nil {
 		ix := st.Index
 		out.Index = &IndexSummary{Entries: ix.Entries, Agents: top(ix.Agents, 30), Projects: top(ix.Projects, 30),
 			SourceSets: top(ix.SourceSets, 30), Tags: top(ix.Tags, 30), DenseSearch: ix.DenseSearch,
-			DateStart: deref(ix.DateRange.Start), DateEnd: deref(ix.DateRange.End)}
+			DateStart: api.StringOr(ix.DateRange.Start, ""), DateEnd: api.StringOr(ix.DateRange.End, "")}
 	} else {
 		t.opts.Logger.Warn("stats failed", "error", err)
 	}
@@ -587,50 +510,12 @@ func top(m map[string]int, n int) map[string]int {
 	if len(m) <= n {
 		return m
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
 	out := make(map[string]int, n)
-	for _, k := range keys[:n] {
+	for _, k := range byCount(m)[:n] {
 		out[k] = m[k]
 	}
 	return out
 }
-
-// friendlyReason explains a contract reason code.
-func friendlyReason(reason string) string {
-	switch {
-	case reason == api.ReasonIndexNotLoaded:
-		return "no index is active yet (run `novactl index sync`)."
-	case reason == api.ReasonIndexLoading:
-		return "the index is loading; try again in a moment."
-	case reason == api.ReasonProfileMismatch || reason == api.ReasonDimensionMismatch:
-		return "the active index was built with another embedder (run `novactl index sync`)."
-	case reason == api.ReasonCapacityExhausted:
-		return "the memory service is busy; try again shortly."
-	case strings.Contains(reason, "budget") || strings.Contains(reason, "timeout"):
-		return "the search ran out of time; try a narrower query."
-	case reason == "":
-		return "the memory service could not complete the search."
-	}
-	return "the memory service could not complete the search (" + reason + ")."
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 // clip collapses white space and shortens s to at most n bytes, on a
 // word boundary when it can, without splitting a character. Bytes, not
@@ -640,7 +525,7 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := truncateUTF8(s, n)
+	cut := truncate.Bytes(s, n)
 	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
 		cut = cut[:i]
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -177,6 +178,75 @@ func TestDecodeSearch(t *testing.T) {
 	long := `{"query":"` + strings.Repeat("x", api.MaxQueryRunes+1) + `"}`
 	if _, err := decodeSearch(json.RawMessage(long)); err == nil || !strings.Contains(err.Error(), "longer than") {
 		t.Errorf("long query: %v", err)
+	}
+}
+
+// TestDecodeSearch_SameAsFacade: the arguments memory_search accepts
+// become exactly the request the facade decodes from the body the MCP
+// server sends it, and what the facade refuses memory_search refuses too.
+func TestDecodeSearch_SameAsFacade(t *testing.T) {
+	for _, args := range []string{
+		`{"query":"  why   SQLite "}`,
+		`{"query":"x","topK":20,"date":"2026-03-01T10:00:00Z","project":" nova ","agent":"codex","role":"user"}`,
+		`{"query":"x","dateFrom":"2026-01-01","tags":["b"," a ","b",""],"sourceSets":["s"],"lifecycle":["canonical"],"workType":["decision"]}`,
+		`{"query":"x","dateTo":"2026-01-31","date":null,"tags":null}`,
+	} {
+		in, err := decodeSearch(json.RawMessage(args))
+		if err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		body := api.SearchBody{Query: in.Query, TopK: in.TopK, Date: in.Date, Project: in.Project, Agent: in.Agent, Role: in.Role,
+			Tags: in.Tags, SourceSets: in.SourceSets, Lifecycle: in.Lifecycle, WorkType: in.WorkType}
+		if in.DateFrom != "" || in.DateTo != "" {
+			body.DateRange = &api.DateRange{From: in.DateFrom, To: in.DateTo}
+		}
+		sent, _ := json.Marshal(body)
+		fromMCP, rerr := api.DecodeSearchRequest(sent, api.Facade, api.DefaultTopK)
+		if rerr != nil {
+			t.Fatalf("%s: the facade refuses what memory_search sends: %v", args, rerr)
+		}
+		direct, rerr := api.DecodeSearchRequest([]byte(args), api.Facade, api.DefaultTopK)
+		if rerr != nil {
+			t.Fatalf("%s: the facade refuses the arguments themselves: %v", args, rerr)
+		}
+		if !reflect.DeepEqual(fromMCP, direct) {
+			t.Errorf("%s:\n memory_search searches %+v\n the facade would search %+v", args, fromMCP, direct)
+		}
+	}
+	for _, args := range []string{`{"query":" "}`, `{"query":"x","topK":21}`, `{"query":"x","date":"2026-02-30"}`,
+		`{"query":"x","dateFrom":"2026-02-01","dateTo":"2026-01-01"}`, `{"query":"` + strings.Repeat("x", api.MaxQueryRunes+1) + `"}`} {
+		_, mcpErr := decodeSearch(json.RawMessage(args))
+		_, apiErr := api.DecodeSearchRequest([]byte(args), api.Direct, api.DefaultTopK)
+		if mcpErr == nil || apiErr == nil {
+			t.Errorf("%s: memory_search error %v, direct server error %v; want both to refuse", args, mcpErr, apiErr)
+		}
+	}
+}
+
+// TestSearchSchema_NoValidCallRefused: every argument set the published
+// input schema accepts, memory_search accepts; the schema may be stricter
+// than the checks novad applies, never looser.
+func TestSearchSchema_NoValidCallRefused(t *testing.T) {
+	schema, err := searchSchema().Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range []string{
+		`{"query":"x"}`, `{"query":"x","topK":1}`, `{"query":"x","topK":20}`, `{"query":"x","date":"2026-03-01"}`,
+		`{"query":"x","dateFrom":"2026-01-01","dateTo":"2026-01-01"}`, `{"query":"x","tags":["a","b"],"workType":["decision"]}`,
+		`{"query":"x","project":"p","agent":"codex","role":"user","sourceSets":["s"],"lifecycle":["canonical"]}`,
+		`{"query":"x","tags":[]}`,
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(args), &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.Validate(v); err != nil {
+			t.Fatalf("%s: the schema refuses a valid call: %v", args, err)
+		}
+		if _, err := decodeSearch(json.RawMessage(args)); err != nil {
+			t.Errorf("%s: valid by the published schema, refused by memory_search: %v", args, err)
+		}
 	}
 }
 

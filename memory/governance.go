@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 
+	"gonum.org/v1/gonum/floats/scalar"
+
 	"github.com/nova-recall/nova/api"
 )
 
@@ -92,7 +94,7 @@ func Govern(c *Chunk, o Override) api.Governance {
 			present++
 		}
 	}
-	provenance := round4(float64(present) / 6)
+	provenance := scalar.Round(float64(present)/6, 4)
 	weight := p.RetrievalWeight
 	if provenance < 0.75 {
 		weight *= 0.95
@@ -128,7 +130,7 @@ func Govern(c *Chunk, o Override) api.Governance {
 		Retention:          p.Retention,
 		CanonicalEligible:  p.CanonicalEligible,
 		ProvenanceScore:    provenance,
-		RetrievalWeight:    round4(weight),
+		RetrievalWeight:    scalar.Round(weight, 4),
 		DuplicateGroupKey:  DuplicateGroupKey(c),
 		CanonicalCandidate: p.CanonicalEligible && provenance >= 0.75,
 		SupersessionScope:  scope,
@@ -156,8 +158,6 @@ func orDefault(s, d string) string {
 	}
 	return s
 }
-
-func round4(f float64) float64 { return math.Round(f*10000) / 10000 }
 
 // DuplicateGroupKey groups chunks that say the same thing from the same
 // place: source set, project, speaker and the start of the text hash.

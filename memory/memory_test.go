@@ -105,7 +105,7 @@ func TestChunkIDIsStable(t *testing.T) {
 	if got := ChunkID("notes", "a.md", 12, 13); got != "notes:a.md#12" {
 		t.Errorf("part 12 = %q", got)
 	}
-	if ChunkID("s", "r", 3, 4) != ChunkID("s", "r", 3, 4) {
+	if a, b := ChunkID("s", "r", 3, 4), ChunkID("s", "r", 3, 4); a != b {
 		t.Error("ChunkID is not deterministic")
 	}
 }

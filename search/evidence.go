@@ -8,9 +8,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"gonum.org/v1/gonum/floats/scalar"
+
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/truncate"
 )
 
 // Stages lists the capabilities of the pipeline, in order (a static list:
@@ -78,10 +81,10 @@ func (e *Engine) result(q *query, g *generation.Generation, s scored) api.Result
 		if k == "passScore" {
 			continue
 		}
-		comp[k] = round6(v)
+		comp[k] = scalar.Round(v, 6)
 	}
 	r := api.Result{
-		ID: c.ID, Score: round6(s.score), ScoreComponents: comp, TextPreview: truncate(c.Text, PreviewRunes),
+		ID: c.ID, Score: scalar.Round(s.score, 6), ScoreComponents: comp, TextPreview: truncate.Runes(c.Text, PreviewRunes),
 		Title: c.Title, Role: opt(c.Role), Date: opt(c.Date), Source: opt(sourceName(c)), SourceSet: opt(c.SourceSet),
 		SourceType: opt(c.SourceType), SourceID: c.SourceID, Agent: opt(c.Agent), Project: opt(c.Project),
 		Tags: nonNil(c.Tags), WorkType: opt(c.WorkType), Provenance: provenance(c), RetrievalPasses: s.passes,
@@ -132,21 +135,13 @@ func partOf(c *memory.Chunk) int {
 	return 0
 }
 
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n])
-}
-
 // excerpt collapses whitespace and cuts at 280 characters.
 func excerpt(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) <= 280 {
 		return s
 	}
-	return string([]rune(s)[:277]) + "..."
+	return truncate.Runes(s, 277) + "..."
 }
 
 func confidence(score float64) string {

@@ -1,8 +1,9 @@
 package search
 
 import (
-	"math"
 	"strings"
+
+	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/index/generation"
@@ -50,8 +51,8 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 			rmissing = append(rmissing, t)
 		}
 	}
-	coverage := round4(ratio(len(covered), len(plan.KeyTerms)))
-	rcoverage := round4(ratio(len(rcovered), len(plan.KeyTerms)))
+	coverage := scalar.Round(ratio(len(covered), len(plan.KeyTerms)), 4)
+	rcoverage := scalar.Round(ratio(len(rcovered), len(plan.KeyTerms)), 4)
 
 	flags := map[string]bool{
 		"denseOnlyTop": false, "episodicOnlyFinalState": false, "metaDiscussionTop": false,
@@ -145,10 +146,6 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 	}
 }
 
-func round4(f float64) float64 { return math.Round(f*10000) / 10000 }
-
-func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
-
 // dedupe folds results that are the same memory: the first key present
 // among governance duplicate group, dedupe key, source id, then
 // normalised text; the higher-ranked one is kept.
@@ -161,7 +158,7 @@ func dedupe(g *generation.Generation, in []scored) ([]scored, *api.DedupeReport)
 		key := dedupeKey(c)
 		if key != "" && seen[key] {
 			if len(report.Removed) < 20 {
-				report.Removed = append(report.Removed, api.DedupeRemoval{ID: c.ID, DedupeKey: key, SourceSet: c.SourceSet, Score: round6(s.score)})
+				report.Removed = append(report.Removed, api.DedupeRemoval{ID: c.ID, DedupeKey: key, SourceSet: c.SourceSet, Score: scalar.Round(s.score, 6)})
 			}
 			report.DuplicatesRemoved++
 			continue
@@ -171,7 +168,7 @@ func dedupe(g *generation.Generation, in []scored) ([]scored, *api.DedupeReport)
 	}
 	report.OutputCount = len(out)
 	if len(in) > 0 {
-		report.DuplicateRate = round4(float64(report.DuplicatesRemoved) / float64(len(in)))
+		report.DuplicateRate = scalar.Round(float64(report.DuplicatesRemoved)/float64(len(in)), 4)
 	}
 	return out, report
 }

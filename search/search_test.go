@@ -102,7 +102,9 @@ func checkGolden(t *testing.T, name string, resp *api.SearchResponse) {
 		t.Fatalf("%s does not match the contract schema: %v", name, err)
 	}
 	var v any
-	json.Unmarshal(b, &v)
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
 	v = normalise(v, fixture.home)
 	got, _ := json.MarshalIndent(v, "", "  ")
 	got = append(got, '\n')

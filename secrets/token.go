@@ -35,10 +35,10 @@ func (t Token) GoString() string { return "secrets.Token{[redacted]}" }
 // String, such as %d, would otherwise print the struct's field, the token.
 func (t Token) Format(f fmt.State, verb rune) {
 	if verb == 'v' && f.Flag('#') {
-		io.WriteString(f, t.GoString())
+		_, _ = io.WriteString(f, t.GoString()) // fmt has no use for the error
 		return
 	}
-	io.WriteString(f, t.String())
+	_, _ = io.WriteString(f, t.String())
 }
 
 // Reveal returns the token value for the one place that needs it: the

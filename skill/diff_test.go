@@ -86,3 +86,15 @@ func patch(t *testing.T, a, d string) string {
 	out = append(out, al[next:]...)
 	return strings.Join(out, "")
 }
+
+// splitLines splits s into lines that keep their "\n".
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}

@@ -1,17 +1,13 @@
 package skill
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/agents"
 )
-
-// AgentIDs are the agents the skill can be installed for, in display order.
-var AgentIDs = []string{"claude-code", "codex", "gemini", "openclaw", "hermes"}
 
 // Target is one skills root Nova writes <Root>/nova-recall/SKILL.md into,
 // and the agents that load skills from that root.
@@ -29,9 +25,9 @@ type Target struct {
 	Agents []string `json:"agents"`
 	// Root is the skills root.
 	Root string `json:"root"`
-	// homes are the agents' own directories: when none exists, the
-	// agents are probably not installed.
-	homes []string
+	// environ resolves the agents' own directories: when none exists,
+	// the agents are probably not installed.
+	environ []string
 	// otherRoots are further roots the same agents scan, where a second
 	// nova-recall would be a duplicate.
 	otherRoots []Duplicate
@@ -55,14 +51,16 @@ func (t Target) File() string { return filepath.Join(t.Dir(), FileName) }
 func (t Target) InstalledFor() string { return strings.Join(t.Agents, ", ") }
 
 // Detected reports whether any of the target's agents seems installed for
-// this user (its home directory exists).
+// this user: its own directory exists, or the skills root's parent does
+// (~/.agents for the shared root).
 func (t Target) Detected() bool {
-	for _, h := range t.homes {
-		if fi, err := os.Stat(h); err == nil && fi.IsDir() {
-			return true
-		}
+	if fi, err := os.Stat(filepath.Dir(t.Root)); err == nil && fi.IsDir() {
+		return true
 	}
-	return false
+	return slices.ContainsFunc(t.Agents, func(id string) bool {
+		a, _ := agents.Lookup(id)
+		return a.Installed(t.environ)
+	})
 }
 
 // Duplicates returns the other nova-recall skill directories that this
@@ -78,65 +76,37 @@ func (t Target) Duplicates() []Duplicate {
 }
 
 // Targets returns every target, with roots resolved from environ (HOME,
-// CODEX_HOME, HERMES_HOME).
+// CODEX_HOME, HERMES_HOME): one a skills root, shared by the agents that
+// load skills from it first, in agent order.
 func Targets(environ []string) []Target {
-	home := paths.UserHome(environ)
-	in := func(parts ...string) string { return filepath.Join(append([]string{home}, parts...)...) }
-	envOr := func(key string, def string) string {
-		if v := paths.Lookup(environ, key); v != "" {
-			return paths.ExpandHome(v, environ)
+	var out []Target
+	for _, a := range agents.All() {
+		roots := a.SkillRoots(environ)
+		i := slices.IndexFunc(out, func(t Target) bool { return t.Root == roots[0] })
+		if i < 0 {
+			out = append(out, Target{ID: a.ID, Root: roots[0], environ: environ})
+			i = len(out) - 1
 		}
-		return def
+		out[i].Agents = append(out[i].Agents, a.ID)
+		for _, r := range roots[1:] {
+			out[i].otherRoots = append(out[i].otherRoots, Duplicate{Dir: filepath.Join(r, ID), Agent: a.ID})
+		}
 	}
-	codexHome := envOr("CODEX_HOME", in(".codex"))
-	hermesHome := envOr("HERMES_HOME", in(".hermes"))
-	return []Target{
-		{
-			ID: "claude-code", Agents: []string{"claude-code"},
-			Root:  in(".claude", "skills"),
-			homes: []string{in(".claude")},
-		},
-		{
-			ID: "codex", Agents: []string{"codex", "gemini", "openclaw"},
-			Root:  in(".agents", "skills"),
-			homes: []string{in(".agents"), codexHome, in(".gemini"), in(".openclaw")},
-			// $CODEX_HOME/skills is deprecated but still scanned by Codex;
-			// Gemini CLI and OpenClaw have their own user roots besides.
-			otherRoots: []Duplicate{
-				{filepath.Join(codexHome, "skills", ID), "codex"},
-				{in(".gemini", "skills", ID), "gemini"},
-				{in(".openclaw", "skills", ID), "openclaw"},
-			},
-		},
-		{
-			ID: "hermes", Agents: []string{"hermes"},
-			Root:  filepath.Join(hermesHome, "skills"),
-			homes: []string{hermesHome},
-		},
-	}
+	return out
 }
 
-// Select returns the targets for spec: "all" (or "") for every target, or
-// a comma-separated list of agent ids. explicit is false for "all".
-// Agents that share a root share one target.
+// Select returns the targets for spec (see agents.Select): every target
+// for "all", else the targets of the agents named. Agents that share a
+// root share one target.
 func Select(environ []string, spec string) (targets []Target, explicit bool, err error) {
-	all := Targets(environ)
-	spec = strings.TrimSpace(spec)
-	if spec == "" || spec == "all" {
-		return all, false, nil
+	selected, explicit, err := agents.Select(spec)
+	if err != nil {
+		return nil, false, err
 	}
-	want := map[string]bool{}
-	for _, id := range strings.Split(spec, ",") {
-		id = strings.TrimSpace(id)
-		if !slices.Contains(AgentIDs, id) {
-			return nil, false, fmt.Errorf("unknown agent %q (want %s or all)", id, strings.Join(AgentIDs, ", "))
-		}
-		want[id] = true
-	}
-	for _, t := range all {
-		if slices.ContainsFunc(t.Agents, func(a string) bool { return want[a] }) {
+	for _, t := range Targets(environ) {
+		if slices.ContainsFunc(selected, func(a agents.Agent) bool { return slices.Contains(t.Agents, a.ID) }) {
 			targets = append(targets, t)
 		}
 	}
-	return targets, true, nil
+	return targets, explicit, nil
 }

@@ -204,9 +204,9 @@ func (m Model) updateDetailKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.input.CursorEnd()
 		return m, m.input.Focus()
 	case key.Matches(msg, m.keys.Up):
-		m.detail.LineUp(1)
+		m.detail.ScrollUp(1)
 	case key.Matches(msg, m.keys.Down):
-		m.detail.LineDown(1)
+		m.detail.ScrollDown(1)
 	case key.Matches(msg, m.keys.PageUp):
 		m.detail.PageUp()
 	case key.Matches(msg, m.keys.PageDown):

@@ -2,13 +2,13 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/exp/golden"
-
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/doctor"
+	"github.com/nova-recall/nova/internal/golden"
 )
 
 // TestView compares whole screens at 80x24 without colour against
@@ -41,7 +41,7 @@ func TestView(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := started(t, &fakeBackend{report: c.report, answer: c.answer})
 			m = press(t, m, c.keys...)
-			golden.RequireEqual(t, []byte(normalize(m.View())))
+			golden.Check(t, filepath.Join("testdata", t.Name()+".golden"), []byte(normalize(m.View())))
 		})
 	}
 }

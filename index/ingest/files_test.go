@@ -73,7 +73,7 @@ func TestList_unreadableDirectory(t *testing.T) {
 	if err := os.Chmod(locked, 0); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.Chmod(locked, 0o700) })
+	t.Cleanup(func() { _ = os.Chmod(locked, 0o700) }) // best effort: lets TempDir remove it
 	src := config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir}
 	l, err := List(src)
 	if err != nil {

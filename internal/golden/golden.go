@@ -14,13 +14,26 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata instead of comparing with them")
+// updateFlag is -update. A test binary that also links charmbracelet's
+// golden package (teatest does) has that flag already, and defining it
+// twice panics. Go initializes packages in import-path order as far as
+// their imports allow, so github.com/charmbracelet/... is initialized
+// before this package and its flag is found here and shared.
+var updateFlag = func() *flag.Flag {
+	if f := flag.Lookup("update"); f != nil {
+		return f
+	}
+	flag.Bool("update", false, "rewrite the golden files in testdata instead of comparing with them")
+	return flag.Lookup("update")
+}()
+
+func updating() bool { return updateFlag.Value.String() == "true" }
 
 // Check fails t unless got equals the file at path byte for byte. With
 // -update it writes got to path (creating its folder) and passes.
 func Check(t testing.TB, path string, got []byte) {
 	t.Helper()
-	if *update {
+	if updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -234,7 +235,7 @@ func (h *Home) Launch(args ...string) *Daemon {
 		select {
 		case <-d.Done:
 		default:
-			cmd.Process.Kill()
+			_ = cmd.Process.Kill() // it may exit meanwhile; Done says when
 			<-d.Done
 		}
 	})
@@ -245,7 +246,7 @@ func (h *Home) Launch(args ...string) *Daemon {
 func (d *Daemon) Stop() (int, time.Duration) {
 	d.T.Helper()
 	t0 := time.Now()
-	d.Cmd.Process.Signal(syscall.SIGTERM)
+	_ = d.Cmd.Process.Signal(syscall.SIGTERM) // an exited novad is what Stop waits for anyway
 	select {
 	case <-d.Done:
 	case <-time.After(15 * time.Second):
@@ -293,4 +294,26 @@ func WaitServing(home string, pid int, done <-chan struct{}, timeout time.Durati
 		time.Sleep(20 * time.Millisecond)
 	}
 	return api.ServerState{}, fmt.Errorf("novad did not serve within %s", timeout)
+}
+
+// ClosedPort returns a loopback port nothing listens on: one the kernel
+// just handed out, closed again. A test that needs novad to be down points
+// its config there, never at the default ports, where a user's own novad
+// may be serving.
+func ClosedPort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Must(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	Must(t, l.Close())
+	return port
+}
+
+// DownHome writes a NOVA_HOME whose config points both listeners at closed
+// loopback ports: every client in it finds novad not running.
+func DownHome(t testing.TB, dir string) {
+	t.Helper()
+	Must(t, os.MkdirAll(dir, 0o700))
+	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", ClosedPort(t), ClosedPort(t))
+	Must(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600))
 }

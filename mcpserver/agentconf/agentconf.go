@@ -25,7 +25,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/agents"
 )
 
 // ServerName is the name of Nova's entry in every agent's MCP servers.
@@ -41,99 +41,68 @@ const (
 	YAML
 )
 
-// Agent is one agent whose MCP configuration Nova can edit.
+// Agent is one agent whose MCP configuration Nova can edit: the agent
+// (see package agents, which knows where its file lives) and the syntax
+// and place of the MCP servers table in that file.
 type Agent struct {
-	// ID is the --agent value: claude-code, codex, gemini, openclaw, hermes.
-	ID string
-	// Name is the agent's display name.
-	Name string
+	agents.Agent
 	// Format is the configuration file's syntax.
 	Format Format
 	// Keys is the path of the MCP servers table inside the file.
 	Keys []string
-	// path returns the configuration file for environ.
-	path func(environ []string) string
-	// home returns the file or directory whose existence means the agent
-	// is installed.
-	home func(environ []string) string
 }
 
 // Path is the agent's user-level configuration file.
-func (a Agent) Path(environ []string) string { return a.path(environ) }
+func (a Agent) Path(environ []string) string { return a.MCPConfig(environ) }
 
 // Detected reports whether the agent seems installed for this user.
-func (a Agent) Detected(environ []string) bool {
-	_, err := os.Lstat(a.home(environ))
-	return err == nil
+func (a Agent) Detected(environ []string) bool { return a.Installed(environ) }
+
+// tables says where each agent lists its MCP servers.
+var tables = map[string]struct {
+	format Format
+	keys   []string
+}{
+	agents.ClaudeCode: {JSON, []string{"mcpServers"}},
+	agents.Codex:      {TOML, []string{"mcp_servers"}},
+	agents.Gemini:     {JSON, []string{"mcpServers"}},
+	agents.OpenClaw:   {JSON, []string{"mcp", "servers"}},
+	agents.Hermes:     {YAML, []string{"mcp_servers"}},
 }
 
-// Home is the file or directory whose existence Detected checks.
-func (a Agent) Home(environ []string) string { return a.home(environ) }
-
-func inHome(environ []string, parts ...string) string {
-	return filepath.Join(append([]string{paths.UserHome(environ)}, parts...)...)
-}
-
-// envOr returns the variable when it is set to an absolute path, else def.
-func envOr(environ []string, key string, def func() string) string {
-	if v := paths.Lookup(environ, key); v != "" && filepath.IsAbs(v) {
-		return v
-	}
-	return def()
+func withTable(a agents.Agent) Agent {
+	t := tables[a.ID]
+	return Agent{Agent: a, Format: t.format, Keys: t.keys}
 }
 
 // Agents lists the supported agents, in a stable order.
 func Agents() []Agent {
-	codexHome := func(env []string) string {
-		return envOr(env, "CODEX_HOME", func() string { return inHome(env, ".codex") })
+	var out []Agent
+	for _, a := range agents.All() {
+		out = append(out, withTable(a))
 	}
-	hermesHome := func(env []string) string {
-		return envOr(env, "HERMES_HOME", func() string { return inHome(env, ".hermes") })
-	}
-	return []Agent{
-		{ID: "claude-code", Name: "Claude Code", Format: JSON, Keys: []string{"mcpServers"},
-			// User scope: the top-level mcpServers of ~/.claude.json.
-			path: func(env []string) string { return inHome(env, ".claude.json") },
-			home: func(env []string) string {
-				if _, err := os.Lstat(inHome(env, ".claude.json")); err == nil {
-					return inHome(env, ".claude.json")
-				}
-				return inHome(env, ".claude")
-			}},
-		{ID: "codex", Name: "Codex", Format: TOML, Keys: []string{"mcp_servers"},
-			path: func(env []string) string { return filepath.Join(codexHome(env), "config.toml") },
-			home: codexHome},
-		{ID: "gemini", Name: "Gemini CLI", Format: JSON, Keys: []string{"mcpServers"},
-			path: func(env []string) string { return inHome(env, ".gemini", "settings.json") },
-			home: func(env []string) string { return inHome(env, ".gemini") }},
-		{ID: "openclaw", Name: "OpenClaw", Format: JSON, Keys: []string{"mcp", "servers"},
-			path: func(env []string) string {
-				return envOr(env, "OPENCLAW_CONFIG_PATH", func() string { return inHome(env, ".openclaw", "openclaw.json") })
-			},
-			home: func(env []string) string { return inHome(env, ".openclaw") }},
-		{ID: "hermes", Name: "Hermes", Format: YAML, Keys: []string{"mcp_servers"},
-			path: func(env []string) string { return filepath.Join(hermesHome(env), "config.yaml") },
-			home: hermesHome},
-	}
+	return out
 }
 
 // AgentIDs lists the --agent values.
-func AgentIDs() []string {
-	var ids []string
-	for _, a := range Agents() {
-		ids = append(ids, a.ID)
-	}
-	return ids
-}
+func AgentIDs() []string { return agents.IDs() }
 
 // Lookup returns the agent with this id.
 func Lookup(id string) (Agent, bool) {
-	for _, a := range Agents() {
-		if a.ID == id {
-			return a, true
-		}
+	a, ok := agents.Lookup(id)
+	if !ok {
+		return Agent{}, false
 	}
-	return Agent{}, false
+	return withTable(a), true
+}
+
+// Select parses --agent (see agents.Select).
+func Select(spec string) (selected []Agent, explicit bool, err error) {
+	as, explicit, err := agents.Select(spec)
+	for _, a := range as {
+		selected = append(selected, withTable(a))
+	}
+	return selected, explicit, err
 }
 
 // Entry is the server entry: the command an agent starts and its

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+	"github.com/aymanbagabas/go-udiff/myers"
 
 	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/paths"
@@ -78,7 +80,7 @@ func (r *Records) Save() error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(r.file, append(b, '\n'), 0o600)
+	return writeAtomic(r.file, append(b, '\n'), paths.FileMode)
 }
 
 // ErrChanged is returned by Apply when the file changed after it was read.
@@ -113,26 +115,12 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 	return atomicfile.Write(path, data, mode)
 }
 
-// Diff renders the plan as a unified diff (one hunk around the change),
-// or "" when nothing changes.
+// Diff renders the plan as a unified diff (three lines of context), or ""
+// when nothing changes.
 func (p *Plan) Diff() string {
 	if !p.Changed() {
 		return ""
 	}
-	before, after := splitLines(p.Before), splitLines(p.After)
-	pre := 0
-	for pre < len(before) && pre < len(after) && bytes.Equal(before[pre], after[pre]) {
-		pre++
-	}
-	suf := 0
-	for suf < len(before)-pre && suf < len(after)-pre && bytes.Equal(before[len(before)-1-suf], after[len(after)-1-suf]) {
-		suf++
-	}
-	const context = 3
-	from := max(0, pre-context)
-	toB := min(len(before), len(before)-suf+context)
-	toA := min(len(after), len(after)-suf+context)
-	var b strings.Builder
 	oldName, newName := "a"+p.Path, "b"+p.Path
 	if !p.existed {
 		oldName = "/dev/null"
@@ -140,36 +128,11 @@ func (p *Plan) Diff() string {
 	if p.After == nil {
 		newName = "/dev/null"
 	}
-	fmt.Fprintf(&b, "--- %s\n+++ %s\n", oldName, newName)
-	fmt.Fprintf(&b, "@@ -%s +%s @@\n", hunkRange(from, toB-from), hunkRange(from, toA-from))
-	line := func(prefix string, l []byte) {
-		s := strings.TrimRight(string(l), "\r\n")
-		b.WriteString(prefix + s + "\n")
-		if !bytes.HasSuffix(l, []byte("\n")) {
-			b.WriteString("\\ No newline at end of file\n")
-		}
+	//nolint:staticcheck // SA1019: myers diffs whole lines; udiff.Strings diffs characters, which turns a changed line into -/+ pairs of its unchanged neighbours.
+	edits := myers.ComputeEdits(string(p.Before), string(p.After))
+	d, err := udiff.ToUnified(oldName, newName, string(p.Before), edits, udiff.DefaultContextLines)
+	if err != nil {
+		return "" // cannot happen: the edits come from the same two texts
 	}
-	for i := from; i < pre; i++ {
-		line(" ", before[i])
-	}
-	for i := pre; i < len(before)-suf; i++ {
-		line("-", before[i])
-	}
-	for i := pre; i < len(after)-suf; i++ {
-		line("+", after[i])
-	}
-	for i := len(before) - suf; i < toB; i++ {
-		line(" ", before[i])
-	}
-	return b.String()
-}
-
-func hunkRange(start, n int) string {
-	if n == 0 {
-		return fmt.Sprintf("%d,0", start)
-	}
-	if n == 1 {
-		return fmt.Sprintf("%d", start+1)
-	}
-	return fmt.Sprintf("%d,%d", start+1, n)
+	return d
 }

@@ -1,0 +1,173 @@
+// Package agents knows the coding agents Nova serves (Claude Code, Codex,
+// Gemini CLI, OpenClaw, Hermes) and where each keeps its files for one
+// user: its own directory, the configuration file that lists its MCP
+// servers, and the directories it loads skills from. Locations are
+// resolved from an environment (HOME, CODEX_HOME, HERMES_HOME,
+// OPENCLAW_CONFIG_PATH), never from the process' own, so that skill and
+// MCP installs agree and tests stay out of the user's home.
+package agents
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/nova-recall/nova/paths"
+)
+
+// Agent IDs, the values of --agent.
+const (
+	ClaudeCode = "claude-code"
+	Codex      = "codex"
+	Gemini     = "gemini"
+	OpenClaw   = "openclaw"
+	Hermes     = "hermes"
+)
+
+// Agent is one coding agent.
+type Agent struct {
+	// ID is the --agent value.
+	ID string
+	// Name is the agent's display name.
+	Name string
+	// homes are the files or directories whose existence means the agent
+	// is installed; the first is the one named in messages.
+	homes func(e env) []string
+	// mcpConfig is the user-level file that lists MCP servers.
+	mcpConfig func(e env) string
+	// skillRoots are the user-level skills roots, the one Nova writes
+	// first.
+	skillRoots func(e env) []string
+}
+
+// env resolves locations inside one user's environment.
+type env []string
+
+func (e env) home(parts ...string) string {
+	return filepath.Join(append([]string{paths.UserHome(e)}, parts...)...)
+}
+
+// dir returns the variable key when it names a directory (an absolute
+// path, or one under ~), else def: a relative path would depend on the
+// directory novactl happens to run in.
+func (e env) dir(key, def string) string {
+	if v := paths.ExpandHome(paths.Lookup(e, key), e); filepath.IsAbs(v) {
+		return v
+	}
+	return def
+}
+
+func (e env) codexHome() string  { return e.dir("CODEX_HOME", e.home(".codex")) }
+func (e env) hermesHome() string { return e.dir("HERMES_HOME", e.home(".hermes")) }
+
+// sharedSkills is ~/.agents/skills, the user skills root that Codex,
+// Gemini CLI and OpenClaw all read: one file there reaches all three.
+func (e env) sharedSkills() string { return e.home(".agents", "skills") }
+
+var all = []Agent{
+	{
+		ID: ClaudeCode, Name: "Claude Code",
+		homes: func(e env) []string { return []string{e.home(".claude"), e.home(".claude.json")} },
+		// User scope: the top-level mcpServers of ~/.claude.json.
+		mcpConfig:  func(e env) string { return e.home(".claude.json") },
+		skillRoots: func(e env) []string { return []string{e.home(".claude", "skills")} },
+	},
+	{
+		ID: Codex, Name: "Codex",
+		homes:     func(e env) []string { return []string{e.codexHome()} },
+		mcpConfig: func(e env) string { return filepath.Join(e.codexHome(), "config.toml") },
+		// $CODEX_HOME/skills is deprecated but still scanned.
+		skillRoots: func(e env) []string { return []string{e.sharedSkills(), filepath.Join(e.codexHome(), "skills")} },
+	},
+	{
+		ID: Gemini, Name: "Gemini CLI",
+		homes:      func(e env) []string { return []string{e.home(".gemini")} },
+		mcpConfig:  func(e env) string { return e.home(".gemini", "settings.json") },
+		skillRoots: func(e env) []string { return []string{e.sharedSkills(), e.home(".gemini", "skills")} },
+	},
+	{
+		ID: OpenClaw, Name: "OpenClaw",
+		homes: func(e env) []string { return []string{e.home(".openclaw")} },
+		mcpConfig: func(e env) string {
+			if v := paths.ExpandHome(paths.Lookup(e, "OPENCLAW_CONFIG_PATH"), e); filepath.IsAbs(v) {
+				return v
+			}
+			return e.home(".openclaw", "openclaw.json")
+		},
+		skillRoots: func(e env) []string { return []string{e.sharedSkills(), e.home(".openclaw", "skills")} },
+	},
+	{
+		ID: Hermes, Name: "Hermes",
+		homes:      func(e env) []string { return []string{e.hermesHome()} },
+		mcpConfig:  func(e env) string { return filepath.Join(e.hermesHome(), "config.yaml") },
+		skillRoots: func(e env) []string { return []string{filepath.Join(e.hermesHome(), "skills")} },
+	},
+}
+
+// All returns every agent, in display order.
+func All() []Agent { return slices.Clone(all) }
+
+// IDs returns every agent's ID, in display order.
+func IDs() []string {
+	ids := make([]string, len(all))
+	for i, a := range all {
+		ids[i] = a.ID
+	}
+	return ids
+}
+
+// Lookup returns the agent with this ID.
+func Lookup(id string) (Agent, bool) {
+	i := slices.IndexFunc(all, func(a Agent) bool { return a.ID == id })
+	if i < 0 {
+		return Agent{}, false
+	}
+	return all[i], true
+}
+
+// Select parses an --agent value: "all" (or "") for every agent, or a
+// comma-separated list of IDs, each kept once in the order given.
+// explicit is false for "all", which callers narrow to the agents
+// installed here.
+func Select(spec string) (selected []Agent, explicit bool, err error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" || spec == "all" {
+		return All(), false, nil
+	}
+	for _, id := range strings.Split(spec, ",") {
+		a, ok := Lookup(strings.TrimSpace(id))
+		if !ok {
+			return nil, false, fmt.Errorf("unknown agent %q (want %s or all)", strings.TrimSpace(id), strings.Join(IDs(), ", "))
+		}
+		if !slices.ContainsFunc(selected, func(b Agent) bool { return b.ID == a.ID }) {
+			selected = append(selected, a)
+		}
+	}
+	return selected, true, nil
+}
+
+// Home is the agent's own directory (or file) for the user environ
+// describes, the one a message names when the agent is not found.
+func (a Agent) Home(environ []string) string { return a.homes(env(environ))[0] }
+
+// Installed reports whether the agent seems installed for this user: one
+// of its own files or directories exists.
+func (a Agent) Installed(environ []string) bool {
+	for _, h := range a.homes(env(environ)) {
+		if _, err := os.Lstat(h); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// MCPConfig is the user-level configuration file that lists the agent's
+// MCP servers.
+func (a Agent) MCPConfig(environ []string) string { return a.mcpConfig(env(environ)) }
+
+// SkillRoots are the user-level directories the agent loads skills from,
+// the one Nova installs into first; a skill in a later one is a duplicate
+// the agent would list twice.
+func (a Agent) SkillRoots(environ []string) []string { return a.skillRoots(env(environ)) }

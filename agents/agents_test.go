@@ -1,0 +1,101 @@
+package agents
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestLocations(t *testing.T) {
+	type where struct {
+		home, mcp string
+		skills    []string
+	}
+	defaults := map[string]where{
+		ClaudeCode: {"/home/ada/.claude", "/home/ada/.claude.json", []string{"/home/ada/.claude/skills"}},
+		Codex:      {"/home/ada/.codex", "/home/ada/.codex/config.toml", []string{"/home/ada/.agents/skills", "/home/ada/.codex/skills"}},
+		Gemini:     {"/home/ada/.gemini", "/home/ada/.gemini/settings.json", []string{"/home/ada/.agents/skills", "/home/ada/.gemini/skills"}},
+		OpenClaw:   {"/home/ada/.openclaw", "/home/ada/.openclaw/openclaw.json", []string{"/home/ada/.agents/skills", "/home/ada/.openclaw/skills"}},
+		Hermes:     {"/home/ada/.hermes", "/home/ada/.hermes/config.yaml", []string{"/home/ada/.hermes/skills"}},
+	}
+	overridden := map[string]where{
+		ClaudeCode: defaults[ClaudeCode],
+		Codex:      {"/srv/codex", "/srv/codex/config.toml", []string{"/home/ada/.agents/skills", "/srv/codex/skills"}},
+		Gemini:     defaults[Gemini],
+		OpenClaw:   {"/home/ada/.openclaw", "/home/ada/oc.json", defaults[OpenClaw].skills},
+		Hermes:     defaults[Hermes], // a relative HERMES_HOME is ignored
+	}
+	for _, tt := range []struct {
+		environ []string
+		want    map[string]where
+	}{
+		{[]string{"HOME=/home/ada"}, defaults},
+		{[]string{"HOME=/home/ada", "CODEX_HOME=/srv/codex", "OPENCLAW_CONFIG_PATH=~/oc.json", "HERMES_HOME=relative/hermes"}, overridden},
+	} {
+		if ids := IDs(); !slices.Equal(ids, []string{ClaudeCode, Codex, Gemini, OpenClaw, Hermes}) {
+			t.Fatalf("IDs %v", ids)
+		}
+		for _, a := range All() {
+			w := tt.want[a.ID]
+			if got := a.Home(tt.environ); got != w.home {
+				t.Errorf("%v %s home %s, want %s", tt.environ, a.ID, got, w.home)
+			}
+			if got := a.MCPConfig(tt.environ); got != w.mcp {
+				t.Errorf("%v %s MCP config %s, want %s", tt.environ, a.ID, got, w.mcp)
+			}
+			if got := a.SkillRoots(tt.environ); !slices.Equal(got, w.skills) {
+				t.Errorf("%v %s skill roots %v, want %v", tt.environ, a.ID, got, w.skills)
+			}
+		}
+	}
+}
+
+func TestInstalled(t *testing.T) {
+	home := t.TempDir()
+	environ := []string{"HOME=" + home}
+	claude, _ := Lookup(ClaudeCode)
+	codex, _ := Lookup(Codex)
+	if claude.Installed(environ) || codex.Installed(environ) {
+		t.Fatal("installed in an empty home")
+	}
+	// Claude Code counts as installed with only ~/.claude.json.
+	if err := os.WriteFile(filepath.Join(home, ".claude.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !claude.Installed(environ) {
+		t.Error("~/.claude.json does not show Claude Code")
+	}
+	// Codex is found where CODEX_HOME points, not in ~/.codex.
+	custom := filepath.Join(home, "elsewhere")
+	if err := os.Mkdir(custom, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if codex.Installed(environ) || !codex.Installed(append(environ, "CODEX_HOME="+custom)) {
+		t.Error("Codex detection does not follow CODEX_HOME")
+	}
+}
+
+func TestSelect(t *testing.T) {
+	for spec, want := range map[string][]string{
+		"":                     IDs(),
+		"all":                  IDs(),
+		"hermes, codex,hermes": {Hermes, Codex},
+	} {
+		got, explicit, err := Select(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, a := range got {
+			ids = append(ids, a.ID)
+		}
+		if !slices.Equal(ids, want) || explicit != (spec != "" && spec != "all") {
+			t.Errorf("Select(%q) = %v explicit %v", spec, ids, explicit)
+		}
+	}
+	if _, _, err := Select("codex,cursor"); err == nil || !strings.Contains(err.Error(), `unknown agent "cursor"`) {
+		t.Errorf("Select with an unknown agent: %v", err)
+	}
+}

@@ -1,0 +1,48 @@
+package api
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestAdviceFor: every reason a search can be unavailable for, from the
+// server or from a client's transport, has its own explanation and a next
+// step; the CLI, TUI and MCP surfaces all print this table.
+func TestAdviceFor(t *testing.T) {
+	fallback := AdviceFor("something-new")
+	cases := map[string]string{
+		ReasonIndexNotLoaded:                         "novactl index sync",
+		ReasonIndexLoading:                           "still loading",
+		ReasonProfileMismatch:                        "another embedder",
+		ReasonDimensionMismatch:                      "another embedder", // the CLI once lacked it
+		ReasonCapacityExhausted:                      "busy",
+		ReasonTimeout:                                "too long",
+		ReasonBudgetExhausted:                        "too long",
+		ReasonCLIBudgetExhausted:                     "too long",
+		ReasonCLIUnavailable + ":timeout":            "too long",
+		ReasonCancelled:                              "cancelled",
+		ReasonQueryRequired:                          "empty",
+		ReasonInvalidRequest:                         "refused",
+		ReasonCLIInvalidJSON:                         "unreadable",
+		ReasonCLIInvalidSchema:                       "unreadable",
+		ReasonCLIInvalidEncoding:                     "unreadable",
+		ReasonCLIUnavailable + ":transport":          "not responding",
+		ReasonCLIUnavailable + ":connection-refused": "not responding",
+		ReasonCLIHTTPPrefix + "502":                  "not responding",
+	}
+	for reason, want := range cases {
+		a := AdviceFor(reason)
+		if a == fallback {
+			t.Errorf("%s: falls back to %q", reason, a)
+		}
+		if !strings.Contains(a.String(), want) {
+			t.Errorf("%s: %q lacks %q", reason, a, want)
+		}
+		if !strings.HasSuffix(a.What, ".") || a.What != strings.ToLower(a.What[:1])+a.What[1:] || a.Do == "" {
+			t.Errorf("%s: %+v: want a lower-case sentence and a next step", reason, a)
+		}
+	}
+	if !strings.Contains(fallback.Do, "novactl doctor") {
+		t.Errorf("fallback %+v does not point at novactl doctor", fallback)
+	}
+}

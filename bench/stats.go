@@ -1,0 +1,134 @@
+package bench
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"time"
+
+	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/nova-recall/nova/eval"
+)
+
+// KindAll and KindBaselineOnly are the summary rows of a system: every
+// query, and (Nova) the queries that stopped after the baseline pass.
+const (
+	KindAll          = "all"
+	KindBaselineOnly = "baseline-only"
+)
+
+// sample is one timed query.
+type sample struct {
+	q   Query
+	d   time.Duration
+	cpu time.Duration
+	out outcome
+	err error
+}
+
+// warmup is the number of queries run untimed before a system is timed.
+const warmup = 10
+
+// timeQueries runs every query once through fn (after a short untimed
+// warm-up) and summarises latency, CPU time (read with cpu around each
+// query, outside the timed span) and hits per kind.
+func timeQueries(ctx context.Context, system string, queries []Query, fn searchFunc, cpu func() time.Duration, say func(string, ...any)) ([]Result, error) {
+	for i := 0; i < min(warmup, len(queries)); i++ {
+		if _, err := fn(ctx, queries[i]); err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	samples := make([]sample, 0, len(queries))
+	last := time.Now()
+	for i, q := range queries {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c0 := cpu()
+		t0 := time.Now()
+		out, err := fn(ctx, q)
+		d := time.Since(t0)
+		samples = append(samples, sample{q: q, d: d, cpu: cpu() - c0, out: out, err: err})
+		if time.Since(last) > 10*time.Second {
+			last = time.Now()
+			say("%s: %d/%d queries", system, i+1, len(queries))
+		}
+	}
+	return summarise(system, samples), nil
+}
+
+// summarise turns samples into one Result per kind, plus "all" and, when
+// pass counts are known, "baseline-only".
+func summarise(system string, samples []sample) []Result {
+	var out []Result
+	byKind := map[string][]sample{}
+	var baseline []sample
+	novaLike := false
+	for _, s := range samples {
+		byKind[s.q.Kind] = append(byKind[s.q.Kind], s)
+		if s.out.passes > 0 {
+			novaLike = true
+		}
+		if s.out.passes == 1 {
+			baseline = append(baseline, s)
+		}
+	}
+	for _, k := range QueryKinds {
+		if len(byKind[k]) > 0 {
+			out = append(out, summary(system, k, byKind[k], novaLike))
+		}
+	}
+	if len(samples) > 0 {
+		out = append(out, summary(system, KindAll, samples, novaLike))
+	}
+	if novaLike && len(baseline) > 0 {
+		out = append(out, summary(system, KindBaselineOnly, baseline, novaLike))
+	}
+	return out
+}
+
+func summary(system, kind string, ss []sample, novaLike bool) Result {
+	r := Result{System: system, Kind: kind, Queries: len(ss)}
+	ds := make([]float64, 0, len(ss))
+	var sum, cpu float64
+	var withTarget, hits, empty, baseline int
+	for _, s := range ss {
+		if s.err != nil {
+			r.Errors++
+			continue
+		}
+		v := float64(s.d.Nanoseconds()) / 1e6
+		ds = append(ds, v)
+		sum += v
+		cpu += float64(s.cpu.Nanoseconds()) / 1e6
+		if len(s.out.ids) == 0 {
+			empty++
+		}
+		if s.out.passes == 1 {
+			baseline++
+		}
+		if s.q.Target != "" {
+			withTarget++
+			if slices.Contains(s.out.ids, s.q.Target) {
+				hits++
+			}
+		}
+	}
+	if len(ds) > 0 {
+		sort.Float64s(ds)
+		r.P50Ms, r.P99Ms = scalar.Round(eval.Percentile(ds, 0.50), 3), scalar.Round(eval.Percentile(ds, 0.99), 3)
+		r.MeanMs, r.MaxMs = scalar.Round(sum/float64(len(ds)), 3), scalar.Round(ds[len(ds)-1], 3)
+		r.EmptyRate = scalar.Round(float64(empty)/float64(len(ds)), 4)
+		r.CPUMeanMs = scalar.Round(cpu/float64(len(ds)), 3)
+		if novaLike {
+			b := scalar.Round(float64(baseline)/float64(len(ds)), 4)
+			r.BaselineOnly = &b
+		}
+	}
+	if withTarget > 0 {
+		h := scalar.Round(float64(hits)/float64(withTarget), 4)
+		r.HitAtK = &h
+	}
+	return r
+}

@@ -1,0 +1,212 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/paths"
+)
+
+// server answers every request with status and body, and records the last
+// request.
+type server struct {
+	*httptest.Server
+	status      int
+	body        []byte
+	method, ct  string
+	path, query string
+}
+
+func newServer(t *testing.T) *server {
+	t.Helper()
+	s := &server{status: http.StatusOK}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		s.method, s.ct, s.path, s.query = r.Method, r.Header.Get("Content-Type"), r.URL.Path, string(b)
+		w.WriteHeader(s.status)
+		_, _ = w.Write(s.body)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *server) answer(status int, body string) { s.status, s.body = status, []byte(body) }
+
+func envelope(t *testing.T, reason string) string {
+	t.Helper()
+	b, err := json.Marshal(api.Unavailable("q", 8, reason))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestSearch: every facade answer that is an envelope comes back decoded
+// with its status; anything else becomes a typed error naming the CLI
+// reason code.
+func TestSearch(t *testing.T) {
+	s := newServer(t)
+	c := New(s.URL, s.URL)
+	ctx := context.Background()
+
+	s.answer(http.StatusOK, envelope(t, api.ReasonIndexNotLoaded))
+	resp, status, err := c.Search(ctx, api.SearchBody{Query: "why SQLite", TopK: 3})
+	if err != nil || status != 200 || resp.SchemaVersion != 2 || api.StringOr(resp.Reason, "") != api.ReasonIndexNotLoaded {
+		t.Fatalf("envelope: %+v %d %v", resp, status, err)
+	}
+	if s.method != http.MethodPost || s.path != api.PathFacadeSearch || s.ct != "application/json" || !strings.Contains(s.query, `"query":"why SQLite"`) {
+		t.Errorf("request %s %s %s %s", s.method, s.path, s.ct, s.query)
+	}
+	s.answer(http.StatusTooManyRequests, envelope(t, api.ReasonCapacityExhausted))
+	if resp, status, err := c.Search(ctx, api.SearchBody{Query: "q"}); err != nil || status != 429 || *resp.Reason != api.ReasonCapacityExhausted {
+		t.Errorf("429 envelope: %v %d %v", resp, status, err)
+	}
+
+	for _, tt := range []struct {
+		status int
+		body   string
+		reason string
+	}{
+		{200, "\xff\xfe{}", api.ReasonCLIInvalidEncoding},
+		{200, "<html>", api.ReasonCLIInvalidJSON},
+		{200, "[1,2]", api.ReasonCLIInvalidSchema},
+		{200, `{"schemaVersion":1}`, api.ReasonCLIInvalidSchema},
+	} {
+		s.answer(tt.status, tt.body)
+		_, _, err := c.Search(ctx, api.SearchBody{Query: "q"})
+		var ee *EnvelopeError
+		if !errors.As(err, &ee) || ee.Reason != tt.reason || ee.Status != tt.status {
+			t.Errorf("%q: %v, want %s", tt.body, err, tt.reason)
+		}
+	}
+
+	// A flat error body (a refused request) is an HTTPError with its code.
+	s.answer(http.StatusForbidden, `{"error":"browser-request-refused","message":"no"}`)
+	_, status, err = c.Search(ctx, api.SearchBody{Query: "q"})
+	var he *HTTPError
+	if !errors.As(err, &he) || he.Status != 403 || he.Code != api.CodeBrowserRefused || status != 403 ||
+		he.Error() != "novad answered 403 browser-request-refused" || IsNotRunning(err) {
+		t.Errorf("403: %v", err)
+	}
+}
+
+func TestGetJSON(t *testing.T) {
+	s := newServer(t)
+	c := New(s.URL+"/facade", s.URL)
+	s.answer(200, `{"status":"ok","generation":"g1","entries":7}`)
+	h, err := c.Health(context.Background())
+	if err != nil || h.Generation != "g1" || h.Entries != 7 || s.path != api.PathHealth || s.method != http.MethodGet {
+		t.Fatalf("Health: %+v %v (%s %s)", h, err, s.method, s.path)
+	}
+	if _, err := c.FacadeHealth(context.Background()); err != nil || s.path != "/facade"+api.PathFacadeHealth {
+		t.Errorf("FacadeHealth went to %s: %v", s.path, err)
+	}
+	s.answer(500, "")
+	var he *HTTPError
+	if _, err := c.Stats(context.Background()); !errors.As(err, &he) || he.Status != 500 || he.Error() != "novad answered 500" {
+		t.Errorf("500: %v", err)
+	}
+	s.answer(200, "{")
+	if _, err := c.Contract(context.Background()); err == nil {
+		t.Error("a truncated body decoded")
+	}
+}
+
+// TestNotRunning: nothing listening is NotRunningError, whose message says
+// how to start novad; a cancelled context is not.
+func TestNotRunning(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	l.Close()
+	c := New(url, url)
+	_, err = c.Health(context.Background())
+	if !IsNotRunning(err) || !strings.Contains(err.Error(), url) || !strings.Contains(err.Error(), "novactl service install") {
+		t.Errorf("closed port: %v", err)
+	}
+	if _, _, err := c.Search(context.Background(), api.SearchBody{Query: "q"}); !IsNotRunning(err) {
+		t.Errorf("search on a closed port: %v", err)
+	}
+	s := newServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := New(s.URL, s.URL).Health(ctx); err == nil || IsNotRunning(err) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestForConfig: a running novad's published ports win over config.yaml;
+// a stopped one's, a missing or a broken state file do not.
+func TestForConfig(t *testing.T) {
+	home := paths.Home{Root: t.TempDir()}
+	cfg := config.Config{Home: home}
+	cfg.Server.Host, cfg.Server.Port, cfg.Facade.Port = "localhost", 4001, 4002
+	check := func(name, facade, direct string) {
+		t.Helper()
+		c := ForConfig(cfg)
+		if c.FacadeURL != facade || c.DirectURL != direct {
+			t.Errorf("%s: %s %s, want %s %s", name, c.FacadeURL, c.DirectURL, facade, direct)
+		}
+	}
+	check("no state", "http://127.0.0.1:4002", "http://127.0.0.1:4001")
+	if err := os.MkdirAll(home.StateDir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeState := func(st api.ServerState) {
+		b, _ := json.Marshal(st)
+		if err := os.WriteFile(home.ServerState(), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeState(api.ServerState{PID: 1, DirectPort: 5001, FacadePort: 5002})
+	check("running", "http://127.0.0.1:5002", "http://127.0.0.1:5001")
+	writeState(api.ServerState{PID: 1, DirectPort: 5001, FacadePort: 5002, StoppedAt: time.Now().Format(time.RFC3339)})
+	check("stopped", "http://127.0.0.1:4002", "http://127.0.0.1:4001")
+	if err := os.WriteFile(home.ServerState(), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check("broken state", "http://127.0.0.1:4002", "http://127.0.0.1:4001")
+	if _, err := ReadState(home); err == nil || !strings.Contains(err.Error(), home.ServerState()) {
+		t.Errorf("ReadState of a broken file: %v", err)
+	}
+	cfg.Server.Host = "::1"
+	check("IPv6", "http://[::1]:4002", "http://[::1]:4001")
+}
+
+func TestBudget(t *testing.T) {
+	b := NewBudget(time.Hour, 5)
+	if b.MaxCalls() != 3 || NewBudget(time.Hour, 0).MaxCalls() != 1 || b.Total() != time.Hour {
+		t.Errorf("clamps: %d %d", b.MaxCalls(), NewBudget(time.Hour, 0).MaxCalls())
+	}
+	last := int(time.Hour.Milliseconds()) + 1
+	for i := 1; i <= 3; i++ {
+		ms, err := b.Next()
+		if err != nil || ms > last || ms <= 0 || b.Calls() != i {
+			t.Fatalf("call %d: %d ms, %v", i, ms, err)
+		}
+		last = ms
+	}
+	if _, err := b.Next(); !errors.Is(err, ErrBudgetExhausted) || err.Error() != api.ReasonCLIBudgetExhausted {
+		t.Errorf("fourth call: %v", err)
+	}
+	spent := NewBudget(0, 3)
+	if _, err := spent.Next(); !errors.Is(err, ErrBudgetExhausted) || spent.Remaining() != 0 {
+		t.Errorf("no time: %v, %v left", err, spent.Remaining())
+	}
+	if b.Remaining() <= 0 || b.Remaining() > time.Hour {
+		t.Errorf("remaining %v", b.Remaining())
+	}
+}

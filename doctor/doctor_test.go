@@ -1,0 +1,396 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/secrets"
+)
+
+// fixture is a private NOVA_HOME with one jsonl source. novad is down
+// (closed ports) unless serve points the config at a fake /health.
+type fixture struct {
+	t       *testing.T
+	home    paths.Home
+	environ []string
+	src     string
+	port    int // the direct port config.yaml names
+	extra   string
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	base := t.TempDir()
+	f := &fixture{t: t, home: paths.Home{Root: filepath.Join(base, "nova")}, src: filepath.Join(base, "notes.jsonl"),
+		port: novatest.ClosedPort(t)}
+	f.environ = []string{"HOME=" + base, "NOVA_HOME=" + f.home.Root}
+	novatest.Must(t, os.WriteFile(f.src, []byte(`{"id":"r1","text":"we chose SQLite for the queue","date":"2026-03-01"}`+"\n"), 0o600))
+	novatest.Must(t, paths.MkdirPrivate(f.home.Root))
+	f.writeConfig()
+	return f
+}
+
+// writeConfig writes config.yaml from the fixture's port, source and extra
+// lines.
+func (f *fixture) writeConfig() {
+	f.t.Helper()
+	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\nsources:\n  - {name: notes, kind: jsonl, path: %q}\n%s",
+		f.port, novatest.ClosedPort(f.t), f.src, f.extra)
+	novatest.Must(f.t, os.WriteFile(f.home.Config(), []byte(cfg), 0o600))
+}
+
+func (f *fixture) config() config.Config {
+	f.t.Helper()
+	cfg, err := config.Load(f.environ)
+	novatest.Must(f.t, err)
+	return cfg
+}
+
+// sync builds and promotes a generation, as novactl index sync does.
+func (f *fixture) sync() *manifest.Manifest {
+	f.t.Helper()
+	_, err := index.New(f.config(), index.Options{NoRemote: true}).Sync(context.Background())
+	novatest.Must(f.t, err)
+	m, _, err := manifest.Read(f.home.Manifest())
+	novatest.Must(f.t, err)
+	return m
+}
+
+// serve answers GET /health with h on a loopback port config.yaml then
+// names: a novad as doctor sees it.
+func (f *fixture) serve(h api.Health) {
+	f.t.Helper()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != api.PathHealth {
+			http.NotFound(w, r)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(h)
+	}))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	novatest.Must(f.t, err)
+	srv.Listener = l
+	srv.Start()
+	f.t.Cleanup(srv.Close)
+	f.port = l.Addr().(*net.TCPAddr).Port
+	f.writeConfig()
+}
+
+type fakeService struct {
+	st  ServiceStatus
+	err error
+}
+
+func (s fakeService) ServiceStatus(context.Context) (ServiceStatus, error) { return s.st, s.err }
+
+func (f *fixture) run(opts Options) Report {
+	f.t.Helper()
+	opts.Environ = f.environ
+	opts.Timeout = 2 * time.Second
+	if opts.GOOS == "" {
+		opts.GOOS = "linux"
+	}
+	return Run(context.Background(), opts)
+}
+
+// check returns the check with this id, failing when there is none.
+func check(t *testing.T, rep Report, id string) Check {
+	t.Helper()
+	for _, c := range rep.Checks {
+		if c.ID == id {
+			return c
+		}
+	}
+	t.Fatalf("no %s check in %+v", id, rep.Checks)
+	return Check{}
+}
+
+func hasCheck(rep Report, id string) bool {
+	for _, c := range rep.Checks {
+		if c.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// want asserts a check's state and code; a Ready check has no code and
+// every other one has advice or says what to do in its message.
+func want(t *testing.T, rep Report, id, state, code string) Check {
+	t.Helper()
+	c := check(t, rep, id)
+	if c.State != state || c.Code != code {
+		t.Errorf("%s: %s %q (%s), want %s %q", id, c.State, c.Code, c.Message, state, code)
+	}
+	if state != Ready && c.Advice == "" && !strings.Contains(c.Message, "novactl") {
+		t.Errorf("%s: %s without advice: %+v", id, state, c)
+	}
+	return c
+}
+
+func healthy(runID string, chunks int) api.Health {
+	return api.Health{Status: "ok", Generation: runID, Entries: chunks, IndexLoaded: true,
+		Reload:    api.ReloadStatus{LastReloadSuccessful: true},
+		Integrity: api.Integrity{Status: api.IntegrityVerified, ActiveRunID: runID, ServedRunID: runID}}
+}
+
+// TestReady: an index built from the source, novad serving it, a token
+// written as novad writes it, a private home and a running service: every
+// check is Ready and so is the report.
+func TestReady(t *testing.T) {
+	f := newFixture(t)
+	m := f.sync()
+	f.serve(healthy(m.RunID, m.ChunkCount))
+	tok, err := secrets.Generate()
+	novatest.Must(t, err)
+	novatest.Must(t, secrets.WriteToken(f.home.TokenFile(), tok))
+	rep := f.run(Options{Service: fakeService{st: ServiceStatus{Manager: "systemd", Installed: true, Running: true}}})
+	for _, c := range rep.Checks {
+		if c.State != Ready {
+			t.Errorf("%s: %s", c.ID, c.Message)
+		}
+	}
+	for _, id := range []string{"config", "loopback", "daemon", "index", "privacy", "token", "source:notes", "freshness", "service"} {
+		check(t, rep, id)
+	}
+	if rep.Status != Ready || rep.Blocked != 0 || rep.Degraded != 0 || rep.Home != f.home.Root {
+		t.Errorf("report %s blocked %d degraded %d home %s", rep.Status, rep.Blocked, rep.Degraded, rep.Home)
+	}
+	if c := check(t, rep, "daemon"); !strings.Contains(c.Message, m.RunID) {
+		t.Errorf("daemon: %s does not name the generation", c.Message)
+	}
+}
+
+// TestConfig: an invalid config.yaml stops the run at the first check, and
+// a non-loopback host is Blocked before any probe.
+func TestConfig(t *testing.T) {
+	f := newFixture(t)
+	f.extra = "retrieval: {topK: 99}\n"
+	f.writeConfig()
+	rep := f.run(Options{})
+	want(t, rep, "config", Blocked, CodeConfigInvalid)
+	if len(rep.Checks) != 1 || rep.Status != Blocked || rep.Blocked != 1 {
+		t.Errorf("an invalid config went on to %d checks, status %s", len(rep.Checks), rep.Status)
+	}
+
+	f = newFixture(t)
+	novatest.Must(t, os.WriteFile(f.home.Config(), []byte("server: {host: 0.0.0.0, port: 3037}\n"), 0o600))
+	rep = f.run(Options{})
+	want(t, rep, "config", Ready, "")
+	c := want(t, rep, "loopback", Blocked, CodeNonLoopback)
+	if !strings.Contains(c.Advice, "127.0.0.1") || hasCheck(rep, "daemon") {
+		t.Errorf("non-loopback: %+v; checks %d (no probe may follow)", c, len(rep.Checks))
+	}
+}
+
+// TestDaemonAndIndex: novad down, no index, a damaged manifest, another
+// embedder, novad serving an older generation, and the advice each gets.
+func TestDaemonAndIndex(t *testing.T) {
+	f := newFixture(t)
+	rep := f.run(Options{})
+	want(t, rep, "daemon", Blocked, CodeNotRunning)
+	want(t, rep, "index", Blocked, CodeIndexMissing)
+	want(t, rep, "token", Ready, "") // novad writes it when it starts
+	if hasCheck(rep, "freshness") {
+		t.Error("freshness checked without an index")
+	}
+
+	m := f.sync()
+	b, err := os.ReadFile(f.home.Manifest())
+	novatest.Must(t, err)
+	novatest.Must(t, os.WriteFile(f.home.Manifest(), b[:len(b)/2], 0o600))
+	want(t, f.run(Options{}), "index", Blocked, CodeManifestInvalid)
+	novatest.Must(t, os.WriteFile(f.home.Manifest(), b, 0o600))
+
+	f.extra = "embedding: {dimension: 128}\n"
+	f.writeConfig()
+	c := want(t, f.run(Options{}), "index", Blocked, CodeProfileMismatch)
+	if !strings.Contains(c.Advice, "index sync") {
+		t.Errorf("profile mismatch advice: %s", c.Advice)
+	}
+	f.extra = ""
+	f.writeConfig()
+
+	f.serve(healthy("20260101T000000Z-00000000", 3))
+	want(t, f.run(Options{}), "index", Degraded, CodeServerStale)
+	want(t, f.run(Options{}), "token", Blocked, CodeAuthUnavailable) // running, yet no token
+	f.serve(healthy(m.RunID, m.ChunkCount))
+	want(t, f.run(Options{}), "index", Ready, "")
+}
+
+// TestGenerationCorrupt: damaged files of the only generation are Blocked
+// (nothing intact to serve); with an older intact one kept, Degraded and
+// named.
+func TestGenerationCorrupt(t *testing.T) {
+	f := newFixture(t)
+	first := f.sync()
+	novatest.Must(t, os.WriteFile(f.src, []byte(`{"id":"r2","text":"the queue moved to Postgres","date":"2026-03-02"}`+"\n"), 0o600))
+	second := f.sync()
+	damage := func(m *manifest.Manifest) {
+		// A file of the generation's own directory: segments may be shared.
+		names := slices.Sorted(maps.Keys(m.Files))
+		if len(names) == 0 {
+			t.Fatalf("generation %s lists no files of its own", m.RunID)
+		}
+		p := filepath.Join(f.home.Generation(m.RunID), names[0])
+		fi, err := os.Stat(p)
+		novatest.Must(t, err)
+		novatest.Must(t, os.Truncate(p, fi.Size()-1))
+	}
+	damage(second)
+	c := want(t, f.run(Options{}), "index", Degraded, CodeGenerationCorrupt)
+	if !strings.Contains(c.Message, first.RunID) || !strings.Contains(c.Advice, "rollback --to "+first.RunID) {
+		t.Errorf("fallback not named: %+v", c)
+	}
+	damage(first)
+	want(t, f.run(Options{Deep: true}), "index", Blocked, CodeGenerationCorrupt)
+}
+
+// TestServing: what novad says of the generation it serves becomes the
+// reload check.
+func TestServing(t *testing.T) {
+	f := newFixture(t)
+	m := f.sync()
+	for _, tt := range []struct {
+		name  string
+		edit  func(*api.Health)
+		state string
+	}{
+		{"fallback", func(h *api.Health) {
+			h.Integrity = api.Integrity{Status: api.IntegrityFallback, ActiveRunID: m.RunID, ServedRunID: "20260101T000000Z-00000000", Problem: "chunks.bin: size 3, want 9"}
+		}, Degraded},
+		{"damaged", func(h *api.Health) {
+			h.Integrity = api.Integrity{Status: api.IntegrityDamaged, ActiveRunID: m.RunID, ServedRunID: m.RunID, Problem: "checksum"}
+		}, Degraded},
+		{"none", func(h *api.Health) {
+			h.Integrity = api.Integrity{Status: api.IntegrityNone, ActiveRunID: m.RunID, Problem: "checksum"}
+			h.Generation = ""
+		}, Blocked},
+		{"reload failed", func(h *api.Health) { h.Reload = api.ReloadStatus{LastError: "load: boom\nmore"} }, Degraded},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := healthy(m.RunID, m.ChunkCount)
+			tt.edit(&h)
+			f.serve(h)
+			c := want(t, f.run(Options{}), "reload", tt.state, CodeReloadFailed)
+			if strings.Contains(c.Message, "\n") {
+				t.Errorf("message spans lines: %q", c.Message)
+			}
+		})
+	}
+	f.serve(healthy(m.RunID, m.ChunkCount))
+	if rep := f.run(Options{}); hasCheck(rep, "reload") {
+		t.Errorf("a verified generation reported: %+v", check(t, rep, "reload"))
+	}
+}
+
+// TestPrivacyAndToken: a home others can list is Blocked with the fix; a
+// token file others can read is Blocked.
+func TestPrivacyAndToken(t *testing.T) {
+	f := newFixture(t)
+	f.sync()
+	want(t, f.run(Options{}), "privacy", Ready, "")
+	novatest.Must(t, os.Chmod(f.home.Root, 0o755))
+	c := want(t, f.run(Options{}), "privacy", Blocked, CodeHomeNotPrivate)
+	if !strings.Contains(c.Advice, "chmod -R go= "+f.home.Root) {
+		t.Errorf("privacy: %+v", c)
+	}
+	novatest.Must(t, os.Chmod(f.home.Root, 0o700))
+
+	tok, err := secrets.Generate()
+	novatest.Must(t, err)
+	novatest.Must(t, secrets.WriteToken(f.home.TokenFile(), tok))
+	want(t, f.run(Options{}), "token", Ready, "")
+	novatest.Must(t, os.Chmod(f.home.TokenFile(), 0o644))
+	want(t, f.run(Options{}), "token", Blocked, CodeAuthUnavailable)
+}
+
+// TestSources: no sources, a missing one, a stale index, and a source in a
+// folder macOS hides from launchd agents.
+func TestSources(t *testing.T) {
+	f := newFixture(t)
+	novatest.Must(t, os.WriteFile(f.home.Config(), []byte(fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\n", f.port)), 0o600))
+	want(t, f.run(Options{}), "sources", Degraded, CodeNoSources)
+
+	f = newFixture(t)
+	f.sync()
+	want(t, f.run(Options{}), "freshness", Ready, "")
+	later := time.Now().Add(2 * time.Hour)
+	novatest.Must(t, os.Chtimes(f.src, later, later))
+	want(t, f.run(Options{}), "freshness", Degraded, CodeIndexStale)
+
+	novatest.Must(t, os.Remove(f.src))
+	c := want(t, f.run(Options{}), "source:notes", Degraded, CodeSourceMissing)
+	if !strings.Contains(c.Message, f.src) {
+		t.Errorf("missing source: %s", c.Message)
+	}
+
+	base := filepath.Dir(f.src)
+	docs := filepath.Join(base, "Documents", "notes")
+	novatest.Must(t, os.MkdirAll(docs, 0o700))
+	f.src = docs
+	f.extra = ""
+	novatest.Must(t, os.WriteFile(f.home.Config(), []byte(fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nsources:\n  - {name: notes, kind: markdown, path: %q}\n", f.port, docs)), 0o600))
+	want(t, f.run(Options{GOOS: "darwin"}), "source:notes", Degraded, CodePrivacyProtected)
+	want(t, f.run(Options{GOOS: "linux"}), "source:notes", Ready, "")
+}
+
+// TestService: each answer of the service manager.
+func TestService(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		probe       fakeService
+		state, code string
+	}{
+		{fakeService{err: errors.New("systemctl: not found")}, Degraded, CodeServiceMissing},
+		{fakeService{st: ServiceStatus{Manager: "launchd"}}, Degraded, CodeServiceMissing},
+		{fakeService{st: ServiceStatus{Manager: "launchd", Installed: true, Loaded: true}}, Degraded, CodeServiceNotRunning},
+		{fakeService{st: ServiceStatus{Manager: "launchd", Installed: true, Loaded: true, Running: true}}, Ready, ""},
+	} {
+		want(t, f.run(Options{Service: tt.probe}), "service", tt.state, tt.code)
+	}
+	if hasCheck(f.run(Options{}), "service") {
+		t.Error("a service check without a probe")
+	}
+}
+
+// TestReportStatus: the report is as bad as its worst check, and counts
+// them.
+func TestReportStatus(t *testing.T) {
+	for _, tt := range []struct {
+		states []string
+		status string
+		b, d   int
+	}{
+		{[]string{Ready, Ready}, Ready, 0, 0},
+		{[]string{Ready, Degraded, Degraded}, Degraded, 0, 2},
+		{[]string{Degraded, Blocked, Ready}, Blocked, 1, 1},
+	} {
+		var r Report
+		for _, s := range tt.states {
+			r.Checks = append(r.Checks, Check{State: s})
+		}
+		r.finish()
+		if r.Status != tt.status || r.Blocked != tt.b || r.Degraded != tt.d {
+			t.Errorf("%v: %s %d %d", tt.states, r.Status, r.Blocked, r.Degraded)
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/api"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func result(id, sourceID, preview string) api.Result {
+	return api.Result{ID: id, SourceID: sourceID, TextPreview: preview, Provenance: api.Provenance{SourceID: sourceID}}
+}
+
+// TestRunCases scores four cases against answers written by hand; each
+// figure is worked out in the comments.
+func TestRunCases(t *testing.T) {
+	cases := []Case{
+		{ID: "ids", Query: "queue", Project: "nova", Expect: Expect{RelevantIDs: []string{"r1", "r3"}}},
+		{ID: "down", Query: "anything"},
+		{ID: "timeout", Query: "slow"},
+		{ID: "evidence", Query: "why sqlite", TopK: 3, Expect: Expect{
+			RelevantEvidence: []Evidence{{Terms: []string{"SQLite"}}}, MinRecallAtK: ptr(1.0),
+			EvidenceTerms: []string{"sqlite", "postgres"}, MinEvidenceCoverage: ptr(0.5)}},
+	}
+	var bodies []api.SearchBody
+	search := func(_ context.Context, b api.SearchBody) (*api.SearchResponse, error) {
+		bodies = append(bodies, b)
+		switch b.Query {
+		case "queue":
+			// r1 twice (a duplicate), r2 first; r3 never; [C1] cites c1.
+			return &api.SearchResponse{Available: true, Results: []api.Result{
+				result("c0", "r2", "other"), result("c1", "r1", "the queue"), result("c2", "r1", "the queue again")},
+				CitationPack: []api.Citation{{ResultID: "c1"}}}, nil
+		case "anything":
+			return api.Unavailable(b.Query, 8, api.ReasonIndexNotLoaded), nil
+		case "slow":
+			return nil, context.DeadlineExceeded
+		}
+		return &api.SearchResponse{Available: true, Results: []api.Result{result("s1", "r9", "We chose SQLite for the queue")}}, nil
+	}
+	var progress []int
+	s := RunCases(context.Background(), cases, search, func(done, _ int) { progress = append(progress, done) })
+
+	// Only the case's own filters are sent; topK defaults to 8.
+	if bodies[0].Project != "nova" || bodies[0].TopK != api.DefaultTopK || bodies[3].TopK != 3 || len(bodies[0].Tags) != 0 {
+		t.Errorf("bodies %+v", bodies)
+	}
+	ids := s.Cases[0]
+	// r1 is found, r3 is not: recall 1/2. The first relevant result is
+	// rank 2: MRR 1/2. Relevant at ranks 2 and 3 of an ideal 2:
+	// (1/log2 3 + 1/log2 4) / (1 + 1/log2 3). One of two cited. Keys r2,
+	// r1, r1: one duplicate of three.
+	wantNDCG := math.Round((1/math.Log2(3)+0.5)/(1+1/math.Log2(3))*1e4) / 1e4
+	if ids.RecallAtK != 0.5 || ids.MRR != 0.5 || ids.NDCG10 != wantNDCG || ids.CitationHitRate != 0.5 || ids.DuplicateRate != 0.3333 {
+		t.Errorf("ids: %+v (nDCG want %v)", ids, wantNDCG)
+	}
+	if ids.Passed || ids.Checks["recallAtK"] || !ids.Checks["minResults"] {
+		t.Errorf("ids: recall 0.5 passes the default threshold of 1: %+v", ids.Checks)
+	}
+	if down := s.Cases[1]; down.Passed || down.Available || down.Reason != api.ReasonIndexNotLoaded {
+		t.Errorf("down: %+v", down)
+	}
+	if slow := s.Cases[2]; slow.Passed || !slow.TimedOut || slow.RecallAtK != 0 {
+		t.Errorf("timeout: %+v", slow)
+	}
+	// "sqlite" is in the evidence and "postgres" is not: coverage 1/2.
+	if ev := s.Cases[3]; !ev.Passed || ev.RecallAtK != 1 || ev.EvidenceCoverage != 0.5 || ev.Top != "s1" {
+		t.Errorf("evidence: %+v", ev)
+	}
+	// Means over four cases: recall (0.5 + 1 + 0 + 1) / 4.
+	if s.Status != "failed" || s.CaseCount != 4 || s.PassedCount != 1 || s.FailedCount != 3 || s.PassRate != 0.25 ||
+		s.Metrics.RecallAtK != 0.625 || s.Metrics.TimeoutRate != 0.25 || len(progress) != 4 || progress[3] != 4 {
+		t.Errorf("summary %+v metrics %+v progress %v", s, s.Metrics, progress)
+	}
+}
+
+func TestReadCases(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases, err := ReadCases(write("ok.jsonl", "// a comment\n\n"+`{"id":"a","query":"q","expect":{"relevantIds":["r1"]}}`+"\n"+`{"id":"b","query":"p","topK":3}`+"\n"))
+	if err != nil || len(cases) != 2 || cases[0].Expect.RelevantIDs[0] != "r1" || cases[1].TopK != 3 {
+		t.Fatalf("ReadCases = %+v, %v", cases, err)
+	}
+	for name, tt := range map[string]struct{ text, want string }{
+		"unknown field": {`{"id":"a","query":"q"}` + "\n" + `{"id":"b","qery":"typo"}`, ":2:"},
+		"no query":      {`{"id":"a"}`, "id and query are required"},
+		"duplicate id":  {`{"id":"a","query":"q"}` + "\n" + `{"id":"a","query":"p"}`, `duplicate id "a"`},
+		"empty":         {"// nothing\n", "has no cases"},
+	} {
+		if _, err := ReadCases(write(name, tt.text)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want an error with %q", name, err, tt.want)
+		}
+	}
+	if _, err := ReadCases(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}

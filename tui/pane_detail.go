@@ -1,0 +1,198 @@
+package tui
+
+// The detail screen: one result in full, scrollable.
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/nova-recall/nova/api"
+)
+
+// detailView renders one result in full: a header, the scrollable body and
+// the help.
+func (m Model) detailView() []string {
+	res := m.results()
+	if len(res) == 0 {
+		return []string{"No result selected."}
+	}
+	r := res[m.cursor]
+	c := m.citationFor(m.cursor)
+	header := fmt.Sprintf("%s · result %d of %d · %s · relevance %.3f",
+		m.styles.title.Render("Nova"), m.cursor+1, len(res), m.styles.citation.Render(c.CitationID), r.Score)
+	if c.Confidence != "" {
+		header += " · confidence " + c.Confidence
+	}
+	if !(m.detail.AtTop() && m.detail.AtBottom()) {
+		header += m.styles.muted.Render(fmt.Sprintf(" · %d%%", int(m.detail.ScrollPercent()*100)))
+	}
+	lines := []string{header}
+	lines = append(lines, strings.Split(m.detail.View(), "\n")...)
+	return append(lines, strings.Split(m.helpView(), "\n")...)
+}
+
+// detailContent renders the scrollable body of the detail view for the
+// selected result. Update calls it when the view opens or resizes.
+func (m Model) detailContent() string {
+	res := m.results()
+	if len(res) == 0 {
+		return ""
+	}
+	st := m.styles
+	w := max(m.width, 20)
+	r := res[m.cursor]
+	c := m.citationFor(m.cursor)
+	var b []string
+	add := func(s ...string) { b = append(b, s...) }
+	para := func(text string) {
+		for _, l := range strings.Split(ansi.Wrap(strings.TrimSpace(text), w-2, ""), "\n") {
+			add("  " + l)
+		}
+	}
+	field := func(name, value string) {
+		for i, l := range strings.Split(ansi.Wrap(value, max(w-12, 10), "/"), "\n") {
+			if i == 0 {
+				add("  " + st.label.Render(fmt.Sprintf("%-9s", name)) + " " + l)
+			} else {
+				add("            " + l)
+			}
+		}
+	}
+
+	if r.Title != "" {
+		add(st.section.Render(r.Title))
+	}
+	meta := []string{api.StringOr(r.Source, "memory"), api.StringOr(r.Date, "undated")}
+	if r.Project != nil && *r.Project != "" {
+		meta = append(meta, "project "+*r.Project)
+	}
+	if r.Agent != nil && *r.Agent != "" {
+		meta = append(meta, "agent "+*r.Agent)
+	}
+	if r.WorkType != nil && *r.WorkType != "" {
+		meta = append(meta, *r.WorkType)
+	}
+	if len(r.Tags) > 0 {
+		meta = append(meta, "tags "+strings.Join(r.Tags, ","))
+	}
+	add(st.muted.Render(strings.Join(meta, " · ")), "")
+
+	add(st.section.Render("Citation ") + st.citation.Render(orDash(c.CitationID)))
+	if c.Excerpt != "" {
+		para(reflow(c.Excerpt))
+	}
+	if len(c.WhySelected) > 0 {
+		add(st.muted.Render("  why: " + strings.Join(c.WhySelected, ", ")))
+	}
+	add("", st.section.Render("Text"))
+	text := r.TextPreview
+	if r.Text != nil && *r.Text != "" {
+		text = *r.Text
+	}
+	para(reflow(text))
+
+	add("", st.section.Render("Score components"))
+	add(m.scoreLines(r.ScoreComponents, w)...)
+
+	add("", st.section.Render("Provenance"))
+	p := r.Provenance
+	path := api.StringOr(p.SourcePath, "")
+	if path != "" && p.LineNumber > 0 {
+		path = fmt.Sprintf("%s:%d", path, p.LineNumber)
+	}
+	field("path", orDash(path))
+	field("session", orDash(p.SessionID))
+	field("sourceId", orDash(firstNonEmpty(p.SourceID, r.SourceID)))
+	src := api.StringOr(p.Source, api.StringOr(r.Source, "-"))
+	if p.SourceSet != nil || p.SourceType != nil || p.Layer != nil {
+		src += fmt.Sprintf(" (set %s, %s, layer %s)", api.StringOr(p.SourceSet, "-"), api.StringOr(p.SourceType, "-"), api.StringOr(p.Layer, "-"))
+	}
+	field("source", src)
+	if len(p.HeadingPath) > 0 {
+		field("heading", strings.Join(p.HeadingPath, " › "))
+	}
+	if p.Time != "" {
+		field("time", p.Time)
+	}
+
+	add("", st.section.Render("Governance"))
+	if g := r.Governance; g != nil {
+		field("lifecycle", orDash(g.Lifecycle))
+		field("authority", fmt.Sprintf("rank %d · provenance score %.2f · retrieval weight %.2f", g.AuthorityRank, g.ProvenanceScore, g.RetrievalWeight))
+		field("retention", fmt.Sprintf("%s · canonical eligible %t", orDash(g.Retention), g.CanonicalEligible))
+		if len(g.Warnings) > 0 {
+			field("warnings", strings.Join(g.Warnings, "; "))
+		}
+	} else {
+		add(st.muted.Render("  none reported"))
+	}
+
+	add("", st.section.Render("Quality of this search"))
+	q := m.resp.Quality
+	field("verdict", fmt.Sprintf("%s · needsMoreEvidence %t · coverage %.0f%%", orDash(q.Status), q.NeedsMoreEvidence, q.Coverage*100))
+	var raised []string
+	for name, on := range q.Flags {
+		if on {
+			raised = append(raised, name)
+		}
+	}
+	sort.Strings(raised)
+	field("flags", orNone(strings.Join(raised, ", ")))
+	field("missing", orNone(strings.Join(q.MissingTerms, ", ")))
+	field("advice", orNone(strings.Join(q.Recommendations, "; ")))
+	return strings.Join(b, "\n")
+}
+
+// scoreLines lays out score components sorted by name, in two columns
+// when the window is wide enough.
+func (m Model) scoreLines(comp map[string]float64, w int) []string {
+	if len(comp) == 0 {
+		return []string{m.styles.muted.Render("  none reported")}
+	}
+	names := make([]string, 0, len(comp))
+	nameW := 0
+	for n := range comp {
+		names = append(names, n)
+		nameW = max(nameW, len(n))
+	}
+	sort.Strings(names)
+	cell := func(n string) string {
+		return m.styles.label.Render(fmt.Sprintf("%-*s", nameW, n)) + " " + fmt.Sprintf("%-9s", fmt.Sprintf("%.4g", comp[n]))
+	}
+	cellW := nameW + 1 + 9
+	cols := 1
+	if 2+2*cellW+3 <= w {
+		cols = 2
+	}
+	rows := (len(names) + cols - 1) / cols
+	lines := make([]string, 0, rows)
+	for i := range rows {
+		line := "  " + cell(names[i])
+		if j := i + rows; cols == 2 && j < len(names) {
+			line += "   " + cell(names[j])
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// citationFor returns the citation of result i: the one naming its id, or
+// the i-th.
+func (m Model) citationFor(i int) api.Citation {
+	if m.resp == nil || i >= len(m.resp.Results) {
+		return api.Citation{}
+	}
+	id := m.resp.Results[i].ID
+	for _, c := range m.resp.CitationPack {
+		if c.ResultID == id {
+			return c
+		}
+	}
+	if i < len(m.resp.CitationPack) {
+		return m.resp.CitationPack[i]
+	}
+	return api.Citation{}
+}

@@ -1,0 +1,163 @@
+package tui
+
+// The results pane: the quality verdict, one row per result, and what
+// stands in for results when a search got none.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/truncate"
+)
+
+// qualityLines is the verdict above a non-empty result list.
+func (m Model) qualityLines() []string {
+	if m.screen == screenFilters || m.resp == nil || !m.resp.Available || len(m.resp.Results) == 0 {
+		return nil
+	}
+	st := m.styles
+	q := m.resp.Quality
+	needs := st.ready.Render("needsMoreEvidence false")
+	if q.NeedsMoreEvidence {
+		needs = st.advice.Render("needsMoreEvidence true")
+	}
+	line := fmt.Sprintf("%s %s · %s · %d result(s) of %d indexed", st.label.Render("Quality"), verdict(st, q.Status), needs, len(m.resp.Results), m.resp.TotalIndexed)
+	lines := []string{line}
+	if len(q.Recommendations) > 0 {
+		lines = append(lines, st.advice.Render("  try: "+strings.Join(q.Recommendations, "; ")))
+	}
+	return lines
+}
+
+// verdict colours a quality status.
+func verdict(st styles, status string) string {
+	switch status {
+	case "strong", "sufficient":
+		return st.ready.Render(status)
+	case "insufficient", "":
+		return st.advice.Render(orDash(status))
+	}
+	return st.degraded.Render(status)
+}
+
+// bodyLines renders the result list, or what stands in for it: a hint,
+// "Searching…", or why there are no results and what to do.
+func (m Model) bodyLines(rows int) []string {
+	st := m.styles
+	switch {
+	case m.searching:
+		return []string{st.muted.Render(fmt.Sprintf("Searching for %q…", m.lastBody.Query))}
+	case m.searchErr != nil:
+		return m.failureLines()
+	case m.resp == nil:
+		return []string{
+			st.muted.Render("Press / to search your memory, type a query and press Enter."),
+			st.muted.Render("f sets filters: project, agent, dates, source sets and how many results."),
+		}
+	case !m.resp.Available:
+		return m.unavailableLines()
+	case len(m.resp.Results) == 0:
+		return m.emptyLines()
+	}
+	res := m.resp.Results
+	lines := make([]string, 0, rows)
+	for i := m.offset; i < len(res) && i < m.offset+rows; i++ {
+		lines = append(lines, m.resultRow(i))
+	}
+	return lines
+}
+
+// resultRow renders one result on one line: rank, citation, source, date,
+// score and the start of its text.
+func (m Model) resultRow(i int) string {
+	st := m.styles
+	r := m.resp.Results[i]
+	cid := m.citationFor(i).CitationID
+	head := fmt.Sprintf("%2d %-4s %-10s %-10s ", i+1, cid, truncate.Width(api.StringOr(r.Source, "memory"), 10), api.StringOr(r.Date, "undated"))
+	score := fmt.Sprintf("%6.3f", r.Score)
+	used := 2 + ansi.StringWidth(head) + len(score) + 2
+	preview := truncate.Width(oneLine(previewOf(r)), max(m.width-used, 1))
+	if i == m.cursor && !m.input.Focused() {
+		return st.selected.Render("› " + head + score + "  " + preview)
+	}
+	return "  " + head + st.score.Render(score) + "  " + preview
+}
+
+// failureLines say why a search got no answer at all, and what to do.
+func (m Model) failureLines() []string {
+	st := m.styles
+	if isNotRunning(m.searchErr) {
+		return m.wrapped(
+			st.errorText.Render("novad is not running, so nothing could be searched."),
+			"Start it with novactl service install (it then runs at login), or run novad in a terminal. The status pane turns Ready when it answers; then press / and Enter to search again.",
+		)
+	}
+	return m.wrapped(
+		st.errorText.Render("Search failed: ")+oneLine(m.searchErr.Error()),
+		"The status pane above (or novactl doctor) shows what is wrong; press / and Enter to try again.",
+	)
+}
+
+// unavailableLines explain an envelope with available=false.
+func (m Model) unavailableLines() []string {
+	reason := ""
+	if m.resp.Reason != nil {
+		reason = *m.resp.Reason
+	}
+	a := api.AdviceFor(reason)
+	head := m.styles.errorText.Render("Search unavailable: ") + a.What
+	if reason != "" {
+		head += m.styles.muted.Render(" (" + reason + ")")
+	}
+	return m.wrapped(head, a.Do)
+}
+
+// emptyLines explain an answer with no results.
+func (m Model) emptyLines() []string {
+	st := m.styles
+	q := m.resp.Quality
+	lines := m.wrapped(
+		fmt.Sprintf("No memory matched %q. Quality %s · needsMoreEvidence %t.", m.resp.Query, verdict(st, q.Status), q.NeedsMoreEvidence),
+		"Try other words, or loosen the filters (f).",
+	)
+	if len(q.MissingTerms) > 0 {
+		lines = append(lines, m.indented("missing terms: "+strings.Join(q.MissingTerms, ", "), st.muted)...)
+	}
+	if len(q.Recommendations) > 0 {
+		lines = append(lines, m.indented("recommendations: "+strings.Join(q.Recommendations, "; "), st.muted)...)
+	}
+	return lines
+}
+
+// wrapped renders a headline and an advice line, each wrapped to the width.
+func (m Model) wrapped(head, advice string) []string {
+	lines := strings.Split(ansi.Wrap(head, m.width, ""), "\n")
+	for _, l := range strings.Split(ansi.Wrap("→ "+advice, m.width-2, ""), "\n") {
+		lines = append(lines, m.styles.advice.Render("  "+l))
+	}
+	return lines
+}
+
+// indented wraps s to the width under a two-space indent, in style.
+func (m Model) indented(s string, style lipgloss.Style) []string {
+	var lines []string
+	for _, l := range strings.Split(ansi.Wrap(s, max(m.width-2, 10), " ;,"), "\n") {
+		lines = append(lines, style.Render("  "+l))
+	}
+	return lines
+}
+
+// previewOf is the text a result row shows.
+func previewOf(r api.Result) string {
+	if r.TextPreview != "" {
+		return r.TextPreview
+	}
+	if r.Text != nil {
+		return *r.Text
+	}
+	return r.Title
+}

@@ -1,0 +1,196 @@
+package tui
+
+// The status pane: the header line and the doctor checks above the search.
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/nova-recall/nova/doctor"
+	"github.com/nova-recall/nova/truncate"
+)
+
+// statusHeader is the first line: Nova's overall state and when it was
+// checked.
+func (m Model) statusHeader() string {
+	st := m.styles
+	parts := []string{st.title.Render("Nova")}
+	switch {
+	case m.report != nil:
+		r := m.report
+		word := r.Status
+		switch r.Status {
+		case doctor.Ready:
+			word = st.ready.Render(word)
+		case doctor.Degraded:
+			word = st.degraded.Render(word)
+		case doctor.Blocked:
+			word = st.errorText.Render(word)
+		}
+		parts = append(parts, word)
+		if r.Blocked+r.Degraded > 0 {
+			parts = append(parts, fmt.Sprintf("%d blocked, %d degraded", r.Blocked, r.Degraded))
+		}
+		if f := freshnessPart(r.Freshness, r.CheckedAt, st); f != "" {
+			parts = append(parts, f)
+		}
+		if t, err := time.Parse(time.RFC3339, r.CheckedAt); err == nil {
+			parts = append(parts, st.muted.Render("checked "+t.Local().Format("15:04:05")))
+		}
+	case m.statusErr == nil:
+		parts = append(parts, st.muted.Render("checking…"))
+	default:
+		parts = append(parts, st.errorText.Render("status unknown"))
+	}
+	if m.statusInFlight && m.report != nil {
+		parts = append(parts, st.muted.Render("refreshing…"))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// checkView is one doctor check rendered two ways: on one line (advice cut
+// at the window's edge), and in full (advice wrapped under the finding).
+type checkView struct {
+	state   string
+	compact string
+	full    []string
+}
+
+// checkViews renders the report's checks.
+func (m Model) checkViews() []checkView {
+	if m.report == nil {
+		return nil
+	}
+	out := make([]checkView, 0, len(m.report.Checks))
+	for _, c := range m.report.Checks {
+		head, advice := m.checkLine(c)
+		v := checkView{state: c.State, compact: head, full: []string{head}}
+		if advice != "" {
+			v.compact = head + m.styles.advice.Render(" → "+advice)
+			if ansi.StringWidth(v.compact) > m.width {
+				for _, l := range strings.Split(ansi.Wrap("→ "+advice, max(m.width-6, 10), ""), "\n") {
+					v.full = append(v.full, m.styles.advice.Render("      "+l))
+				}
+			} else {
+				v.full = []string{v.compact}
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// statusRowsWanted is how many rows the status pane would use with every
+// check in full.
+func (m Model) statusRowsWanted() int {
+	views := m.checkViews()
+	if len(views) == 0 {
+		return 1
+	}
+	n := 0
+	for _, v := range views {
+		n += len(v.full)
+	}
+	if m.statusErr != nil {
+		n++
+	}
+	return n
+}
+
+// statusLines renders the status pane in at most n rows. When everything
+// does not fit, advice is cut to one line, Blocked checks keep theirs
+// longest, and if the checks still do not fit the ones that are not Ready
+// come first and the rest are counted.
+func (m Model) statusLines(n int) []string {
+	views := m.checkViews()
+	if len(views) == 0 {
+		if m.statusErr != nil {
+			return []string{m.styles.errorText.Render("  ✗ status check failed: ") + oneLine(m.statusErr.Error())}
+		}
+		return []string{m.styles.muted.Render("  Running the doctor checks…")}
+	}
+	var lines []string
+	if m.statusErr != nil {
+		lines = append(lines, m.styles.errorText.Render("  ✗ status check failed: ")+oneLine(m.statusErr.Error())+m.styles.muted.Render(" (last report below)"))
+		n--
+	}
+	if m.statusRowsWanted()-len(lines) <= n {
+		for _, v := range views {
+			lines = append(lines, v.full...)
+		}
+		return lines
+	}
+	if len(views) <= n {
+		// Every check fits on one line; spend what is left on advice,
+		// Blocked checks first.
+		spare := n - len(views)
+		expand := make([]bool, len(views))
+		for _, state := range []string{doctor.Blocked, doctor.Degraded} {
+			for i, v := range views {
+				if v.state == state && len(v.full) > 1 && len(v.full)-1 <= spare {
+					expand[i], spare = true, spare-(len(v.full)-1)
+				}
+			}
+		}
+		for i, v := range views {
+			if expand[i] {
+				lines = append(lines, v.full...)
+			} else {
+				lines = append(lines, v.compact)
+			}
+		}
+		return lines
+	}
+	var order []checkView
+	for _, state := range []string{doctor.Blocked, doctor.Degraded, doctor.Ready} {
+		for _, v := range views {
+			if v.state == state || (state == doctor.Ready && v.state != doctor.Blocked && v.state != doctor.Degraded) {
+				order = append(order, v)
+			}
+		}
+	}
+	if n <= 1 {
+		// One row: the worst check, or the all-clear.
+		if order[0].state == doctor.Blocked || order[0].state == doctor.Degraded {
+			return append(lines, order[0].compact)
+		}
+		return append(lines, m.styles.ready.Render(fmt.Sprintf("  ✓ all %d checks Ready", len(order))))
+	}
+	shown := n - 1
+	for _, v := range order[:shown] {
+		lines = append(lines, v.compact)
+	}
+	return append(lines, m.styles.muted.Render(fmt.Sprintf("  … %d more check(s); enlarge the window to see them", len(order)-shown)))
+}
+
+// checkTitleWidth fits the longest doctor title ("Loopback-only boundary").
+const checkTitleWidth = 23
+
+// checkLine renders one check's mark, title and finding, and returns its
+// advice (for a check that is not Ready) separately. A Blocked or Degraded
+// check's code is highlighted.
+func (m Model) checkLine(c doctor.Check) (line, advice string) {
+	st := m.styles
+	title := truncate.Width(c.Title, checkTitleWidth)
+	title += strings.Repeat(" ", max(checkTitleWidth-ansi.StringWidth(title), 0))
+	switch c.State {
+	case doctor.Ready:
+		return st.ready.Render("  ✓ ") + title + " " + st.muted.Render(oneLine(c.Message)), ""
+	case doctor.Degraded, doctor.Blocked:
+		mark, word := st.degraded.Render("  ! "), st.degraded.Render(c.State)
+		code := st.degraded.Render(c.Code)
+		if c.State == doctor.Blocked {
+			mark, word, code = st.errorText.Render("  ✗ "), st.errorText.Render(c.State), st.blocked.Render(c.Code)
+		}
+		rest := strings.TrimPrefix(strings.TrimPrefix(c.Message, c.State+": "+c.Code), ":")
+		finding := word + ": " + code
+		if rest = strings.TrimSpace(rest); rest != "" {
+			finding += ": " + oneLine(rest)
+		}
+		return mark + title + " " + finding, oneLine(c.Advice)
+	}
+	return "  ? " + title + " " + oneLine(c.Message), ""
+}
