@@ -137,7 +137,7 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 	releaseMemory()
 
 	env := append(withoutNova(os.Environ()), paths.EnvHome+"="+home.Root)
-	novad, novadDone, err := startLogged(opts.NovadPath, []string{"--log-format", "text"}, env, filepath.Join(dir, "novad.log"))
+	novad, novadDone, err := startLogged(ctx, opts.NovadPath, []string{"--log-format", "text"}, env, filepath.Join(dir, "novad.log"))
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 	if opts.MaxWait > 0 {
 		args = append(args, "--max-wait", opts.MaxWait.String())
 	}
-	watcher, watcherDone, err := startLogged(opts.NovactlPath, args, env, filepath.Join(dir, "watcher.log"))
+	watcher, watcherDone, err := startLogged(ctx, opts.NovactlPath, args, env, filepath.Join(dir, "watcher.log"))
 	if err != nil {
 		return nil, err
 	}
@@ -207,12 +207,12 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 }
 
 // startLogged starts bin with args and env, logging to logPath.
-func startLogged(bin string, args, env []string, logPath string) (*exec.Cmd, chan error, error) {
+func startLogged(ctx context.Context, bin string, args, env []string, logPath string) (*exec.Cmd, chan error, error) {
 	logf, err := os.Create(logPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {

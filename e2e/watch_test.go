@@ -51,7 +51,7 @@ func startWatcher(t *testing.T, h *novatest.Home) *watcher {
 		select {
 		case <-w.done:
 		default:
-			cmd.Process.Kill()
+			_ = cmd.Process.Kill() // already exited is fine
 			<-w.done
 		}
 		if t.Failed() {
@@ -69,7 +69,9 @@ func startWatcher(t *testing.T, h *novatest.Home) *watcher {
 // stop sends SIGTERM and returns the exit code.
 func (w *watcher) stop() int {
 	w.t.Helper()
-	w.cmd.Process.Signal(syscall.SIGTERM)
+	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		w.t.Fatalf("signal the watcher: %v", err)
+	}
 	select {
 	case <-w.done:
 	case <-time.After(30 * time.Second):

@@ -126,7 +126,8 @@ func (w *watcher) run(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return w.stop()
+			w.stop()
+			return nil
 		case ev, ok := <-w.n.Events():
 			if !ok {
 				w.stop()
@@ -154,7 +155,7 @@ func (w *watcher) run(ctx context.Context) error {
 
 // stop waits for a running sync (it sees the cancelled context) and
 // records the stop.
-func (w *watcher) stop() error {
+func (w *watcher) stop() {
 	if w.syncing {
 		w.finish(<-w.done)
 	}
@@ -162,7 +163,6 @@ func (w *watcher) stop() error {
 	w.st.StoppedAt = now.UTC()
 	w.save(now)
 	w.log.Info("Watcher stopped")
-	return nil
 }
 
 // nextWake is when the loop must act next without an event: the end of
@@ -394,8 +394,8 @@ func (w *watcher) finish(r syncResult) {
 	s := w.st.LastSync
 	s.FinishedAt = r.finished.UTC()
 	took := r.finished.Sub(r.started).Round(time.Millisecond)
-	switch {
-	case r.err == nil:
+	switch r.err {
+	case nil:
 		w.failures = 0
 		s.Result, s.RunID, s.Chunks = freshness.ResultOK, r.out.RunID, r.out.Chunks
 		w.st.CaughtUpAt = r.started.UTC()

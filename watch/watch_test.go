@@ -159,7 +159,9 @@ func start(t *testing.T, tune func(*Options, *fakeNotifier, *fakeSyncer)) *harne
 	t.Cleanup(func() {
 		if h.cancel != nil {
 			h.cancel()
-			<-h.done
+			if err := <-h.done; err != nil {
+				t.Logf("watch loop ended: %v", err)
+			}
 		}
 	})
 	synctest.Wait()
