@@ -2,7 +2,7 @@
 // users would pick instead, in one reproducible run: a seeded generator of
 // agent-transcript-like records and queries, and a runner that times
 // `index sync`, generation load, Nova's full search pipeline, BM25 alone,
-// exact vector search alone and SQLite FTS5 (the engine basic-memory, qmd
+// the dense channel alone and SQLite FTS5 (the engine basic-memory, qmd
 // and claude-mem use) over the same records, and, optionally, the real
 // novad's memory and throughput on loopback. `novactl bench` is its
 // command line.

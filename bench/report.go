@@ -49,8 +49,23 @@ type SizeReport struct {
 	Results []Result `json:"results"`
 	// Daemon is the real novad (nil when it was not started).
 	Daemon *DaemonReport `json:"daemon,omitempty"`
+	// Dense is the dense channel's search method and, when it probes an
+	// inverted file, its recall against a scan of every vector.
+	Dense *DenseReport `json:"dense,omitempty"`
 	// Notes are phases that were skipped or failed, with the reason.
 	Notes []string `json:"notes,omitempty"`
+}
+
+// DenseReport is how the generation's dense channel finds candidates.
+type DenseReport struct {
+	// Method is the generation's description (exact scan, or the
+	// inverted file with its probe count).
+	Method string `json:"method"`
+	// Queries and RecallAt10 measure the inverted file: the share of the
+	// top 10 of a scan of every vector that probing also returns (1 for
+	// an exact scan, not measured).
+	Queries    int     `json:"queries,omitempty"`
+	RecallAt10 float64 `json:"recallAt10"`
 }
 
 // CorpusReport describes the generated corpus.
@@ -174,10 +189,18 @@ func (r *Report) WriteText(w io.Writer) {
 					lt.Rejected429, lt.Errors, lt.CPUPerRequestMs, humanize.IBytes(uint64(lt.RSSAfterBytes)), humanize.IBytes(uint64(lt.PeakRSSBytes)))
 			}
 		}
+		if d := s.Dense; d != nil {
+			fmt.Fprintf(w, "dense:       %s", d.Method)
+			if d.Queries > 0 {
+				fmt.Fprintf(w, "; recall@10 %.3f against a scan of every vector over %d queries", d.RecallAt10, d.Queries)
+			}
+			fmt.Fprintln(w)
+		}
 		for _, n := range s.Notes {
 			fmt.Fprintf(w, "note:        %s\n", n)
 		}
 	}
+	r.writeFootprint(w)
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "records\tsystem\tkind\tqueries\tp50 ms\tp99 ms\tmean ms\tcpu ms\thit@%d\tempty\tbaseline-only\t\n", r.TopK)
@@ -272,4 +295,127 @@ func humanCount(n int) string {
 	default:
 		return fmt.Sprint(n)
 	}
+}
+
+// footprintRow is one line of the footprint table: a measure at each
+// size against its target.
+type footprintRow struct {
+	measure, target string
+	value           func(s *SizeReport) string
+}
+
+// footprint is the table issue 14 set: what a Mac user feels of Nova,
+// beside SQLite FTS5 where it has a counterpart. A measure the run did
+// not take shows "-".
+var footprint = []footprintRow{
+	{"novad resident memory", "<= 250 MiB", func(s *SizeReport) string {
+		if s.Daemon == nil || s.Daemon.RSSAfterLoadBytes == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%s (peak %s)", humanize.IBytes(uint64(s.Daemon.RSSAfterLoadBytes)), humanize.IBytes(uint64(s.Daemon.PeakRSSBytes)))
+	}},
+	{"one generation on disk", "<= 150 MB at 100k", func(s *SizeReport) string {
+		if s.Sync == nil {
+			return ""
+		}
+		v := humanize.Bytes(uint64(s.Sync.IndexBytes))
+		if s.FTS5 != nil {
+			v += " (fts5 " + humanize.Bytes(uint64(s.FTS5.DBBytes)) + ")"
+		}
+		return v
+	}},
+	{"start to ready", "<= 1 s; 1M < 2 s", func(s *SizeReport) string {
+		switch {
+		case s.Daemon != nil && s.Daemon.ReadyMs > 0:
+			return "novad " + msf(float64(s.Daemon.ReadyMs))
+		case s.GenerationLoad != nil:
+			return "load " + msf(float64(s.GenerationLoad.OpenMs))
+		}
+		return ""
+	}},
+	{"full build rate", ">= 15000 records/s", func(s *SizeReport) string {
+		if s.Sync == nil || s.Sync.Reused {
+			return ""
+		}
+		v := fmt.Sprintf("%.0f/s", s.Sync.RecordsPerSec)
+		if s.FTS5 != nil {
+			v += fmt.Sprintf(" (fts5 %.0f/s)", s.FTS5.RecordsPerSec)
+		}
+		return v
+	}},
+	{"full build peak memory", "<= 600 MiB; 1M < 1 GiB", func(s *SizeReport) string {
+		if s.Sync == nil || s.Sync.Reused {
+			return ""
+		}
+		return humanize.IBytes(uint64(s.Sync.PeakRSSBytes))
+	}},
+	{"search p50 vs fts5", "<= 0.3, aim 0.1", func(s *SizeReport) string {
+		fts := findResult(s.Results, SystemFTS5, KindAll)
+		if fts == nil || fts.P50Ms <= 0 {
+			return ""
+		}
+		var parts []string
+		for _, sys := range []string{SystemNovad, SystemNova} {
+			if x := findResult(s.Results, sys, KindAll); x != nil {
+				parts = append(parts, fmt.Sprintf("%s %.2f", sys, x.P50Ms/fts.P50Ms))
+			}
+		}
+		return strings.Join(parts, ", ")
+	}},
+	{"search p50 in process", "1M <= 30 ms", func(s *SizeReport) string {
+		x := findResult(s.Results, SystemNova, KindAll)
+		if x == nil {
+			return ""
+		}
+		v := latency(x.P50Ms) + " ms"
+		if f := findResult(s.Results, SystemFTS5, KindAll); f != nil {
+			v += " (fts5 " + latency(f.P50Ms) + " ms)"
+		}
+		return v
+	}},
+	{"dense recall@10 vs exact", ">= 0.95", func(s *SizeReport) string {
+		if s.Dense == nil {
+			return ""
+		}
+		if s.Dense.Queries == 0 {
+			return "exact scan"
+		}
+		return fmt.Sprintf("%.3f", s.Dense.RecallAt10)
+	}},
+}
+
+// writeFootprint writes the footprint table, one column per size.
+func (r *Report) writeFootprint(w io.Writer) {
+	if len(r.Sizes) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nFootprint (issue 14's table):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "measure\ttarget")
+	for _, s := range r.Sizes {
+		fmt.Fprintf(tw, "\t%s records", humanCount(s.Records))
+	}
+	fmt.Fprintln(tw)
+	for _, row := range footprint {
+		fmt.Fprintf(tw, "%s\t%s", row.measure, row.target)
+		for i := range r.Sizes {
+			v := row.value(&r.Sizes[i])
+			if v == "" {
+				v = "-"
+			}
+			fmt.Fprintf(tw, "\t%s", v)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+// findResult is the row of system and kind, or nil.
+func findResult(rs []Result, system, kind string) *Result {
+	for i := range rs {
+		if rs[i].System == system && rs[i].Kind == kind {
+			return &rs[i]
+		}
+	}
+	return nil
 }

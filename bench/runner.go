@@ -14,6 +14,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/search"
@@ -216,6 +217,8 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 	say("generation %s loaded in %s (%d chunks; RSS %s -> %s)", m.RunID, msf(float64(openMs)), g.Count(), humanize.IBytes(uint64(rssBefore)), humanize.IBytes(uint64(rssAfter)))
 
 	queries := corpus.Queries(opts.QueriesPerKind, opts.Seed)
+	sr.Dense = denseRecall(ctx, g, queries)
+	say("dense channel: %s (recall@10 %.3f over %d queries)", sr.Dense.Method, sr.Dense.RecallAt10, sr.Dense.Queries)
 
 	// 4. In-process systems over the loaded generation.
 	gen := genEnv{g: g, analyzer: analyzer, k: opts.TopK,
@@ -273,6 +276,52 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 		os.RemoveAll(dir)
 	}
 	return sr, nil
+}
+
+// denseQueries is how many queries measure the inverted file's recall.
+const denseQueries = 200
+
+// denseRecall describes g's dense channel and, when it probes an inverted
+// file, measures its recall@10 against a scan of every vector on the
+// bench's own queries (the build's check used held-out chunks instead).
+func denseRecall(ctx context.Context, g *generation.Generation, queries []Query) *DenseReport {
+	d := &DenseReport{Method: "exact scan of every vector", RecallAt10: 1}
+	if a := g.Meta.ANN; a != nil && a.Enabled {
+		d.Method = fmt.Sprintf("inverted file, %d cells, %d probed (build check recall@10 %.3f)", a.Cells, a.Probe, a.RecallAt10)
+	}
+	if !g.HasANN() || g.Model == nil {
+		return d
+	}
+	var found, want int
+	for i, q := range queries {
+		if i == denseQueries {
+			break
+		}
+		vs, err := g.Model.Embed(ctx, []string{q.Text})
+		if err != nil || len(vs) == 0 {
+			continue
+		}
+		exact, err1 := g.SearchVectorsExact(vs[0], 10, nil)
+		probed, err2 := g.SearchVectors(vs[0], 10, nil)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		got := make(map[int]bool, len(probed))
+		for _, h := range probed {
+			got[h.Doc] = true
+		}
+		for _, h := range exact {
+			if got[h.Doc] {
+				found++
+			}
+		}
+		want += len(exact)
+		d.Queries++
+	}
+	if want > 0 {
+		d.RecallAt10 = float64(found) / float64(want)
+	}
+	return d
 }
 
 // homeIn is the NOVA_HOME of a size's work directory.

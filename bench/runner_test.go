@@ -71,9 +71,13 @@ func TestRunTinyCorpus(t *testing.T) {
 	if nova := resultFor(t, s.Results, SystemNova, KindAll); nova.BaselineOnly == nil {
 		t.Error("nova reports no baseline-only share")
 	}
+	if s.Dense == nil || s.Dense.RecallAt10 != 1 || !strings.Contains(s.Dense.Method, "exact") {
+		t.Errorf("a small generation scans every vector; dense %+v", s.Dense)
+	}
 	var out bytes.Buffer
 	rep.WriteText(&out)
-	for _, want := range []string{"index sync:", "sqlite fts5:", "fts5", "exact-id", "hit@10", "500"} {
+	for _, want := range []string{"index sync:", "sqlite fts5:", "fts5", "exact-id", "hit@10", "500",
+		"Footprint", "full build rate", "dense:       exact scan"} {
 		if !withFTS && strings.Contains(want, "fts5") {
 			continue
 		}

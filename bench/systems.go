@@ -21,8 +21,9 @@ const (
 	// SystemBM25 is Nova's BM25 index alone (the chunk's own text, the
 	// query's analyzer terms), no planning, fusion or evidence layer.
 	SystemBM25 = "bm25"
-	// SystemVector is exact vector search alone: embed the query with the
-	// generation's builtin model, scan every vector.
+	// SystemVector is the dense channel alone: embed the query with the
+	// generation's builtin model and search its vectors as novad does
+	// (an int8 scan, or the inverted file when the generation has one).
 	SystemVector = "vector"
 	// SystemFTS5 is SQLite FTS5 bm25 over the same records.
 	SystemFTS5 = "fts5"

@@ -26,7 +26,9 @@ side with the alternatives, in one run. For each size it:
      chinese, miss; each knows the record it was made from) through
        nova    Nova's full multi-pass pipeline, in process, default config
        bm25    Nova's BM25 index alone
-       vector  exact vector search alone (embed + scan every vector)
+       vector  the dense channel alone (embed, then the generation's int8
+               scan, or its inverted file at large sizes; the "dense:"
+               line gives its recall against a scan of every vector)
        fts5    SQLite FTS5 bm25 over the same records (modernc.org/sqlite;
                only in bin/novactl-bench, built by make bench-build: the
                shipped novactl carries no SQLite)

@@ -77,6 +77,10 @@ type Options struct {
 	// maxRetiredShare). Tests set them to exercise each compaction.
 	MergeDeltas  int
 	RewriteShare float64
+	// MemoryLimit is the Go heap's soft limit in bytes while a build or
+	// sync runs (0: DefaultMemoryLimit; negative: none). GOMEMLIMIT, when
+	// set, takes precedence.
+	MemoryLimit int64
 }
 
 // Progress reports long work: Stage is read, analyze, train, embed, ann,
@@ -206,6 +210,7 @@ func (x *Indexer) Build(ctx context.Context) (*BuildResult, error) {
 		return nil, err
 	}
 	defer lock.release()
+	defer x.limitMemory()()
 	x.cleanInterrupted()
 	return x.build(ctx)
 }

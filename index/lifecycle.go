@@ -338,6 +338,7 @@ func (x *Indexer) Sync(ctx context.Context) (*SyncResult, error) {
 		return nil, err
 	}
 	defer lock.release()
+	defer x.limitMemory()()
 	x.cleanInterrupted()
 	b, err := x.build(ctx)
 	if err != nil {

@@ -48,6 +48,12 @@ func NewIndex(space Space, segs []*Codes, lists []*Lists, tie func(a, b int) boo
 	return ix, nil
 }
 
+// WithoutCells returns the same vectors searched by a scan of every one.
+func (ix *Index) WithoutCells() *Index {
+	cp := &Index{space: Space{Quantizer: ix.space.Quantizer}, segs: ix.segs, bases: ix.bases, n: ix.n, tie: ix.tie}
+	return cp
+}
+
 // Dim is the vector dimension.
 func (ix *Index) Dim() int { return ix.space.Quantizer.Dim() }
 

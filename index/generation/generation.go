@@ -96,6 +96,9 @@ type Generation struct {
 
 	ctxParams memory.ContextParams
 	convs     conversations
+
+	exactOnce sync.Once
+	exact     *vector.Index
 }
 
 // ErrCorrupt is wrapped by every load failure caused by the generation's

@@ -300,3 +300,11 @@ func (g *Generation) RetiredStats(s int) segment.Dead {
 func (g *Generation) Fields(s int) (text, context *lexical.Field) {
 	return g.segs[s].Text, g.segs[s].Context
 }
+
+// SearchVectorsExact is SearchVectors scanning every vector, whatever the
+// generation's inverted file: the reference that measures what probing
+// costs in recall.
+func (g *Generation) SearchVectorsExact(q []float32, k int, accept func(int) bool) ([]vector.Hit, error) {
+	g.exactOnce.Do(func() { g.exact = g.vectors.WithoutCells() })
+	return g.exact.Search(q, k, g.liveOnly(accept))
+}
