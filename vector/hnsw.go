@@ -19,9 +19,10 @@ type HNSW struct {
 
 // HNSWOptions tune the graph.
 type HNSWOptions struct {
-	M        int   // neighbours per node; default 16
-	EfSearch int   // candidate list size; default 200
-	Seed     int64 // the graph's RNG seed, so builds are reproducible
+	M              int   // neighbours per node; default 16
+	EfConstruction int   // candidate list size while inserting; default EfSearch
+	EfSearch       int   // candidate list size of a search; default 200
+	Seed           int64 // the graph's RNG seed, so builds are reproducible
 }
 
 // BuildHNSW builds a graph over rows of s (all rows when rows is nil).
@@ -32,8 +33,13 @@ func BuildHNSW(s *Store, rows []int, o HNSWOptions) *HNSW {
 	if o.EfSearch <= 0 {
 		o.EfSearch = 200
 	}
+	if o.EfConstruction <= 0 {
+		o.EfConstruction = o.EfSearch
+	}
 	g := hnsw.NewGraph[uint32]()
-	g.M, g.EfSearch = o.M, o.EfSearch
+	// coder/hnsw inserts with its search list size: efConstruction is
+	// EfSearch while adding.
+	g.M, g.EfSearch = o.M, o.EfConstruction
 	g.Rng = rand.New(rand.NewSource(o.Seed))
 	if rows == nil {
 		for i := 0; i < s.Len(); i++ {
@@ -44,6 +50,7 @@ func BuildHNSW(s *Store, rows []int, o HNSWOptions) *HNSW {
 			g.Add(hnsw.MakeNode(uint32(i), s.Row(i)))
 		}
 	}
+	g.EfSearch = o.EfSearch
 	return &HNSW{g: g}
 }
 
@@ -147,3 +154,7 @@ func SampleRows(s *Store, n int, seed int64) []int {
 	sort.Ints(rows)
 	return rows
 }
+
+// SetEfSearch sets the candidate list size of later searches (not safe
+// during searches).
+func (h *HNSW) SetEfSearch(ef int) { h.g.EfSearch = ef }

@@ -1,0 +1,189 @@
+package index
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/nova-recall/nova/embedding"
+	"github.com/nova-recall/nova/index/segment"
+	"github.com/nova-recall/nova/vector"
+)
+
+// embedBatch is how many chunks are embedded together.
+const embedBatch = 1024
+
+// embed computes the vectors of a sealed segment from its vector-input
+// file and writes them as codes.
+func (s *segmentSink) embed(seg *newSegment) error {
+	dim := s.sp.prof.Dimension
+	if _, err := seg.fwd.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	r := bufio.NewReaderSize(seg.fwd, 1<<20)
+	var cw *vector.CodesWriter
+	entries := make([]forwardEntry, 0, embedBatch)
+	for done := false; !done; {
+		entries = entries[:0]
+		for len(entries) < embedBatch {
+			e, err := readForward(r, dim)
+			if errors.Is(err, io.EOF) {
+				done = true
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("segment %s: %w", seg.id, err)
+			}
+			entries = append(entries, e)
+		}
+		vecs, err := s.vectors(entries)
+		if err != nil {
+			return err
+		}
+		if s.sp.quant == nil {
+			// A new openai space: the first vectors set the scales.
+			var sample []float32
+			for _, v := range vecs {
+				sample = append(sample, v...)
+			}
+			q := vector.TrainQuantizer(sample, dim)
+			s.sp.quant = &q
+		}
+		if cw == nil {
+			if cw, err = seg.w.Vectors(*s.sp.quant); err != nil {
+				return err
+			}
+		}
+		decoded := make([]float32, dim)
+		for i, e := range entries {
+			codes := e.codes
+			if codes == nil {
+				codes = make([]int8, dim)
+				s.sp.quant.Encode(vecs[i], codes)
+				if s.vecSample != nil {
+					s.vecSample.add(vecs[i])
+				}
+			}
+			if err := cw.AddCodes(codes); err != nil {
+				return err
+			}
+			if s.sp.reused && s.sp.cells != nil {
+				s.sp.quant.Decode(codes, decoded)
+				seg.assign = append(seg.assign, uint32(s.sp.cells.Assign(decoded)))
+			}
+		}
+		s.res.progress.embedded += len(entries)
+		s.x.opts.Progress(Progress{Stage: "embed", Done: s.res.progress.embedded, Total: s.res.progress.total})
+	}
+	if cw == nil { // an empty segment still has a (header-only) codes file
+		var err error
+		if s.sp.quant == nil {
+			return errors.New("no vectors to set the quantizer from")
+		}
+		if _, err = seg.w.Vectors(*s.sp.quant); err != nil {
+			return err
+		}
+	}
+	if err := seg.w.EndVectors(); err != nil {
+		return err
+	}
+	seg.embedded = true
+	seg.fwd.Close()
+	os.Remove(seg.fwd.Name())
+	seg.fwd = nil
+	return nil
+}
+
+// vectors returns the float vectors of entries that need embedding (nil
+// for entries that carry codes).
+func (s *segmentSink) vectors(entries []forwardEntry) ([][]float32, error) {
+	vecs := make([][]float32, len(entries))
+	if s.sp.builtin() {
+		parallelRange(len(entries), func(i int) {
+			if entries[i].kind == fwdTerms {
+				vecs[i] = s.sp.model.EmbedTerms(entries[i].terms)
+			}
+		})
+		s.res.Embedded += countKind(entries, fwdTerms)
+		s.res.Carried += countKind(entries, fwdCodes)
+		return vecs, nil
+	}
+	var missing []int
+	for i, e := range entries {
+		switch e.kind {
+		case fwdText:
+			if v, ok := s.sp.cache.Get(embedding.KeyOf(e.text)); ok {
+				vecs[i] = v
+				s.res.Cached++
+				continue
+			}
+			missing = append(missing, i)
+		case fwdCodes:
+			s.res.Carried++
+		}
+	}
+	batch := max(1, s.x.cfg.Embedding.BatchSize)
+	for lo := 0; lo < len(missing); lo += batch {
+		idx := missing[lo:min(len(missing), lo+batch)]
+		texts := make([]string, len(idx))
+		for j, i := range idx {
+			texts[j] = entries[i].text
+		}
+		out, err := s.sp.texts.Embed(s.ctx, texts)
+		if err != nil {
+			return nil, fmt.Errorf("embed: %w", err)
+		}
+		if err := embedding.CheckVectors(out, len(texts), s.sp.prof.Dimension); err != nil {
+			return nil, fmt.Errorf("embed: %w", err)
+		}
+		for j, i := range idx {
+			vecs[i] = out[j]
+			s.sp.cache.Put(embedding.KeyOf(texts[j]), out[j])
+		}
+		s.res.Embedded += len(idx)
+	}
+	return vecs, nil
+}
+
+func countKind(entries []forwardEntry, k byte) int {
+	n := 0
+	for _, e := range entries {
+		if e.kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// assignCells reads a segment's codes back and places each in its cell
+// (a new space's cells are known only once every vector is).
+func (s *segmentSink) assignCells(seg *newSegment) error {
+	dim := s.sp.prof.Dimension
+	f, err := os.Open(filepath.Join(seg.w.Dir(), segment.FileCodes))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	if _, err := r.Discard(8); err != nil { // magic
+		return err
+	}
+	buf := make([]byte, dim)
+	codes := make([]int8, dim)
+	decoded := make([]float32, dim)
+	seg.assign = make([]uint32, 0, seg.w.Docs())
+	for range seg.w.Docs() {
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return err
+		}
+		for i, b := range buf {
+			codes[i] = int8(b)
+		}
+		s.sp.quant.Decode(codes, decoded)
+		seg.assign = append(seg.assign, uint32(s.sp.cells.Assign(decoded)))
+	}
+	return nil
+}
