@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -87,6 +88,7 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 	clients := fs.Int("load-clients", 2, "concurrent clients of the load test")
 	requests := fs.Int("load-requests", 2000, "maximum requests of the load test")
 	duration := fs.Duration("load-duration", 60*time.Second, "maximum duration of the load test")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof reads it; with --keep, a second run profiles mostly the queries)")
 	if _, code := parseArgs(fs, args); code >= 0 {
 		return code
 	}
@@ -139,6 +141,14 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 	start := time.Now()
 	opts.Progress = func(line string) {
 		fmt.Fprintf(inv.Stderr, "%7.1fs %s\n", time.Since(start).Seconds(), line)
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(inv.Stderr, "novactl bench: %v\n", err)
+			return ExitFailure
+		}
+		defer stop()
 	}
 	rep, runErr := bench.Run(ctx, opts)
 	if rep != nil {
@@ -264,4 +274,20 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 		}
 	}
 	return ExitOK
+}
+
+// startCPUProfile profiles this process's CPU into path until stop.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

@@ -51,9 +51,11 @@ type segmentSink struct {
 	cur   *newSegment
 	batch []pendingChunk
 	// termSample feeds the training of a new builtin model; vecSample the
-	// quantizer and the cells of a new space.
-	termSample *reservoir[[]string]
-	vecSample  *reservoir[[]float32]
+	// quantizer and the cells of a new space; probeSample the queries
+	// that measure the cells' recall.
+	termSample  *reservoir[[]string]
+	vecSample   *reservoir[[]float32]
+	probeSample *reservoir[[]string]
 	dead       *segment.Dead
 }
 
@@ -73,6 +75,7 @@ func (x *Indexer) newSink(ctx context.Context, sp *space, first int, res *BuildR
 	if !sp.reused {
 		s.termSample = newReservoir[[]string](lsaTrainSample, 0x6e6f7661)
 		s.vecSample = newReservoir[[]float32](annSample, annSeed)
+		s.probeSample = newReservoir[[]string](annQueries, annSeed+1)
 	}
 	return s
 }
@@ -145,6 +148,7 @@ func (s *segmentSink) addOne(pc *pendingChunk, a *analysed) error {
 	}
 	if s.termSample != nil && a.dense != nil {
 		s.termSample.add(a.dense)
+		s.probeSample.add(a.dense)
 	}
 	if cur.postings >= segmentPostings {
 		return s.roll()
@@ -243,7 +247,11 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 		for _, v := range s.vecSample.items {
 			sample = append(sample, v...)
 		}
-		s.x.chooseCells(s.sp, sample, total)
+		var queries [][]float32
+		if s.sp.model != nil {
+			queries = probeQueries(s.sp.model, s.probeSample.items)
+		}
+		s.x.chooseCells(s.sp, sample, queries, total)
 		if s.sp.cells != nil {
 			for _, seg := range s.segs {
 				if err := s.assignCells(seg); err != nil {

@@ -146,8 +146,10 @@ const (
 // chooseCells decides, for a new space of n vectors, whether searches
 // probe an inverted file: only from index.annMinChunks up, and only if a
 // probe count reaches recall@10 of vector.ANNMinRecall (against exact
-// float search) on a sample; otherwise every vector is scanned.
-func (x *Indexer) chooseCells(s *space, sample []float32, n int) {
+// float search over a sample of the vectors) on queries; otherwise every
+// vector is scanned. queries are short runs of chunks' words for the
+// builtin model (what agents type); nil uses sampled vectors instead.
+func (x *Indexer) chooseCells(s *space, sample []float32, queries [][]float32, n int) {
 	dim := s.prof.Dimension
 	threshold := x.cfg.Index.ANNMinChunks
 	switch {
@@ -163,6 +165,9 @@ func (x *Indexer) chooseCells(s *space, sample []float32, n int) {
 	x.opts.Progress(Progress{Stage: "ann", Note: fmt.Sprintf("training %d inverted-file cells on %d vectors", groups*cellsPerGroup, rows)})
 	cells := vector.TrainCells(sample, dim, groups, cellsPerGroup, annSeed)
 	ref, _ := vector.NewStore(dim, sample)
+	if queries == nil {
+		queries = vector.RowQueries(ref, annQueries, annSeed)
+	}
 	codes := make([][]int8, rows)
 	cellOf := make([]int, rows)
 	members := make([][]int, cells.N())
@@ -180,15 +185,35 @@ func (x *Indexer) chooseCells(s *space, sample []float32, n int) {
 		search := func(q []float32, k int) []int {
 			return vector.SearchCells(cells, *s.quant, q, k, func(c int) []int { return members[c] }, func(i int) []int8 { return codes[i] })
 		}
-		r := vector.Recall(ref, search, nil, annQueries, 10, annSeed)
+		r := vector.Recall(ref, search, queries, 10)
 		s.recall = r
 		if r >= vector.ANNMinRecall {
 			s.cells = cells
-			s.annReason = fmt.Sprintf("inverted file: %d of %d cells probed, recall@10 %.3f on a %d-vector sample", probe, cells.N(), r, rows)
+			s.annReason = fmt.Sprintf("inverted file: %d of %d cells probed, recall@10 %.3f for %d queries over a %d-vector sample", probe, cells.N(), r, len(queries), rows)
 			return
 		}
 	}
-	s.annReason = fmt.Sprintf("exact search: probing up to a quarter of %d cells reached recall@10 %.3f on a %d-vector sample, below %.2f", cells.N(), s.recall, rows, vector.ANNMinRecall)
+	s.annReason = fmt.Sprintf("exact search: probing up to a quarter of %d cells reached recall@10 %.3f for %d queries over a %d-vector sample, below %.2f", cells.N(), s.recall, len(queries), rows, vector.ANNMinRecall)
+}
+
+// probeQueries embeds a run of 3 to 8 consecutive terms of each term
+// list, as a typed query would be: the inverted file is judged on the
+// queries it will serve, which sit between clusters more often than a
+// chunk's own vector does.
+func probeQueries(m *embedding.LSA, lists [][]string) [][]float32 {
+	rng := rand.New(rand.NewPCG(annSeed, 0x70726f62))
+	var out [][]float32
+	for _, terms := range lists {
+		if len(terms) == 0 {
+			continue
+		}
+		n := min(len(terms), 3+rng.IntN(6))
+		start := rng.IntN(len(terms) - n + 1)
+		if v := m.EmbedTerms(terms[start : start+n]); !vector.IsZero(v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // reservoir keeps a uniform sample of up to cap items of a stream,

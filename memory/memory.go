@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nova-recall/nova/api"
 )
@@ -127,10 +128,33 @@ func HashText(s string) string {
 // characters.
 func DedupeKey(c *Chunk) string {
 	head := c.Text
-	if rs := []rune(head); len(rs) > 160 {
-		head = string(rs[:160])
+	if i := runeOffset(head, 160); i >= 0 {
+		head = head[:i]
+		if !utf8.ValidString(head) {
+			// []rune replaces invalid bytes with U+FFFD; keep the key
+			// what it has always been for such text.
+			head = string([]rune(c.Text)[:160])
+		}
 	}
 	return HashText(c.SourceSet + "|" + c.SourceID + "|" + itoa(c.Part) + "|" + head)
+}
+
+// runeOffset returns the byte offset of s's n-th rune (counting from 0),
+// or -1 when s has at most n runes. An invalid byte counts as one rune,
+// as converting to []rune counts it.
+func runeOffset(s string, n int) int {
+	i := 0
+	for range n {
+		if i >= len(s) {
+			return -1
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	if i >= len(s) {
+		return -1
+	}
+	return i
 }
 
 // ChunkID returns a stable chunk id for part of record id in source:

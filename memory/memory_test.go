@@ -123,3 +123,21 @@ func TestOwnAndIndexText(t *testing.T) {
 		t.Errorf("a title already in the text is not repeated: %q", c.OwnText())
 	}
 }
+
+// TestDedupeKeyHeadIsRunes: the key covers the first 160 characters,
+// whatever their byte lengths, and invalid bytes count as one each.
+func TestDedupeKeyHeadIsRunes(t *testing.T) {
+	for _, text := range []string{
+		strings.Repeat("é", 200), strings.Repeat("記", 159), strings.Repeat("a", 160), strings.Repeat("a", 161),
+		strings.Repeat("x\xff", 100), "short",
+	} {
+		c := &Chunk{SourceSet: "s", SourceID: "r", Text: text}
+		head := text
+		if rs := []rune(text); len(rs) > 160 {
+			head = string(rs[:160])
+		}
+		if got, want := DedupeKey(c), HashText("s|r|0|"+head); got != want {
+			t.Errorf("%q: key %s, want %s", text[:min(len(text), 12)], got, want)
+		}
+	}
+}

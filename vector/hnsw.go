@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
-	"sort"
 
 	"github.com/coder/hnsw"
 )
@@ -96,63 +95,6 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
-}
-
-// Recall measures recall@k of search (an approximate search returning
-// document numbers, best first) against exact search over ref, with
-// queries taken from rows of ref (a stored vector is a realistic query of
-// the same distribution). rows restricts both the queries and the exact
-// ground truth to a subset (nil: all rows).
-func Recall(ref *Store, search func(q []float32, k int) []int, rows []int, queries, k int, seed int64) float64 {
-	if ref.Len() == 0 || queries <= 0 {
-		return 0
-	}
-	rng := rand.New(rand.NewSource(seed))
-	pick := func() int {
-		if rows != nil {
-			return rows[rng.Intn(len(rows))]
-		}
-		return rng.Intn(ref.Len())
-	}
-	var allow func(int) bool
-	if rows != nil {
-		in := make(map[int]bool, len(rows))
-		for _, r := range rows {
-			in[r] = true
-		}
-		allow = func(i int) bool { return in[i] }
-	}
-	found, total := 0, 0
-	for range queries {
-		q := ref.Row(pick())
-		exact, _ := ref.Search(q, k, allow)
-		want := make(map[int]bool, len(exact))
-		for _, h := range exact {
-			want[h.Doc] = true
-		}
-		for _, d := range search(q, k) {
-			if want[d] {
-				found++
-			}
-		}
-		total += len(exact)
-	}
-	if total == 0 {
-		return 0
-	}
-	return float64(found) / float64(total)
-}
-
-// SampleRows returns up to n distinct row numbers of s, chosen with seed,
-// sorted.
-func SampleRows(s *Store, n int, seed int64) []int {
-	if n >= s.Len() {
-		return nil
-	}
-	rng := rand.New(rand.NewSource(seed))
-	rows := rng.Perm(s.Len())[:n]
-	sort.Ints(rows)
-	return rows
 }
 
 // SetEfSearch sets the candidate list size of later searches (not safe

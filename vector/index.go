@@ -106,6 +106,16 @@ func (ix *Index) Dot(q []float32, doc int) float32 {
 	return p.Exact(ix.row(doc))
 }
 
+// IsZero reports whether every component of v is zero.
+func IsZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // rerankFactor is how many candidates per result the fast int8 scan
 // keeps for exact re-scoring: enough that the int8 estimate never decides
 // the final order.
@@ -120,7 +130,9 @@ func (ix *Index) Search(q []float32, k int, accept func(int) bool) ([]Hit, error
 	if len(q) != ix.Dim() {
 		return nil, ErrDimension
 	}
-	if k <= 0 || ix.n == 0 {
+	if k <= 0 || ix.n == 0 || IsZero(q) {
+		// A zero query (none of its words known to the embedder) is as
+		// near to every vector: there is no order to return.
 		return nil, nil
 	}
 	p := ix.space.Quantizer.Prepare(q)

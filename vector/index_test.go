@@ -125,7 +125,7 @@ func TestExactScanFindsTheTrueNeighbours(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Recall(s, func(v []float32, k int) []int { return docs(t, one, v, k, nil) }, nil, 100, 10, 4)
+	r := Recall(s, func(v []float32, k int) []int { return docs(t, one, v, k, nil) }, RowQueries(s, 100, 4), 10)
 	// Only quantization can cost recall here, at the boundary of the top 10.
 	if r < 0.97 {
 		t.Errorf("exact scan recall@10 %v", r)
@@ -211,7 +211,7 @@ func TestCellsReachTheRecallGate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		recall = Recall(s, func(v []float32, k int) []int { return docs(t, ix, v, k, nil) }, nil, 100, 10, 6)
+		recall = Recall(s, func(v []float32, k int) []int { return docs(t, ix, v, k, nil) }, RowQueries(s, 100, 6), 10)
 		if recall >= ANNMinRecall {
 			t.Logf("probe %d of %d cells: recall@10 %.3f", probe, cells.N(), recall)
 			if probe == cells.N() {

@@ -88,7 +88,7 @@ func TestHNSWRecallIsMeasured(t *testing.T) {
 	r := Recall(s, func(q []float32, k int) []int {
 		cands := h.Candidates(q, max(k*40, 200))
 		return rerank(s, q, cands, k)
-	}, nil, 100, 10, 2)
+	}, RowQueries(s, 100, 2), 10)
 	t.Logf("coder/hnsw recall@10 with exact re-ranking on 3000 random 32-d vectors: %.3f", r)
 	if r < 0 || r > 1 {
 		t.Fatalf("recall %v", r)

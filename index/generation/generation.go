@@ -241,6 +241,9 @@ func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opt
 func (g *Generation) idLess(a, b int) bool {
 	sa, la := g.locate(a)
 	sb, lb := g.locate(b)
+	if sa == sb {
+		return g.segs[sa].IDRank(la) < g.segs[sa].IDRank(lb)
+	}
 	return g.segs[sa].ID(la) < g.segs[sb].ID(lb)
 }
 

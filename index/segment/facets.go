@@ -73,6 +73,10 @@ func writeFacets(w io.Writer, cols *[numColumns][]uint32, tags []uint32) error {
 type facets struct {
 	cols [numColumns][]uint32
 	tags []uint32
+	// idRank is each document's place in chunk id order (the inverse of
+	// the colByID permutation): ties in score are broken by comparing two
+	// numbers instead of decoding two records.
+	idRank []uint32
 }
 
 func openFacets(b []byte, docs int, d *dict) (*facets, error) {
@@ -102,12 +106,13 @@ func openFacets(b []byte, docs int, d *dict) (*facets, error) {
 			return nil, fmt.Errorf("%w: facets: tag id out of range", ErrCorrupt)
 		}
 	}
-	seen := make([]bool, n)
-	for _, d := range f.cols[colByID] {
-		if int(d) >= n || seen[d] {
+	// Ranks start at 1 so that 0 marks a document not yet seen.
+	f.idRank = make([]uint32, n)
+	for i, d := range f.cols[colByID] {
+		if int(d) >= n || f.idRank[d] != 0 {
 			return nil, fmt.Errorf("%w: facets: id order is not a permutation", ErrCorrupt)
 		}
-		seen[d] = true
+		f.idRank[d] = uint32(i + 1)
 	}
 	prev := uint32(0)
 	for _, e := range f.cols[colTagsEnd] {

@@ -242,20 +242,26 @@ func (r *Reader) record(doc int) []byte {
 func (r *Reader) Chunk(doc int) (*memory.Chunk, error) {
 	c := &memory.Chunk{}
 	d := decoder{dict: r.dict, b: r.record(doc)}
-	if err := d.decode(c); err != nil {
+	if err := d.decode(c, true); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// ID returns document doc's chunk id.
+// ID returns document doc's chunk id. It decodes the record without
+// deriving the hashes: an id is derived from the source and record id.
 func (r *Reader) ID(doc int) string {
-	c, err := r.Chunk(doc)
-	if err != nil {
+	var c memory.Chunk
+	d := decoder{dict: r.dict, b: r.record(doc)}
+	if err := d.decode(&c, false); err != nil {
 		return ""
 	}
 	return c.ID
 }
+
+// IDRank returns document doc's place in chunk id order within this
+// segment: IDRank(a) < IDRank(b) exactly when ID(a) < ID(b).
+func (r *Reader) IDRank(doc int) uint32 { return r.facets.idRank[doc] }
 
 // Find returns the document holding chunk id, if any (live or not: the
 // caller knows which documents later segments retired).

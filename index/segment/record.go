@@ -310,7 +310,9 @@ func (d *decoder) hash() string {
 }
 
 // decode reads one record into c.
-func (d *decoder) decode(c *memory.Chunk) error {
+// decode reads a record into c. With derive false it leaves the hashes a
+// record does not store empty (the id is always set).
+func (d *decoder) decode(c *memory.Chunk, derive bool) error {
 	g := &c.Governance
 	var has struct{ id, textHash, dedupeKey, duplicateKey bool }
 	for len(d.b) > 0 && d.err == nil {
@@ -399,18 +401,20 @@ func (d *decoder) decode(c *memory.Chunk) error {
 	if d.err != nil {
 		return d.err
 	}
+	if !has.id {
+		c.ID = memory.ChunkID(c.SourceName, c.SourceID, c.Part, c.Parts)
+	}
+	if !derive {
+		return nil
+	}
 	if !has.textHash {
 		c.TextHash = memory.HashText(c.Text)
 	}
-	derivedFields := deriveFields(c, c.TextHash)
-	if !has.id {
-		c.ID = derivedFields.id
-	}
 	if !has.dedupeKey {
-		c.DedupeKey = derivedFields.dedupeKey
+		c.DedupeKey = memory.DedupeKey(c)
 	}
 	if !has.duplicateKey {
-		g.DuplicateGroupKey = derivedFields.duplicateKey
+		g.DuplicateGroupKey = memory.DuplicateGroupKey(c)
 	}
 	// The build always writes these as lists (never nil), as the JSON
 	// envelope expects.

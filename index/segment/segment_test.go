@@ -143,6 +143,13 @@ func TestRoundTrip(t *testing.T) {
 	if _, ok := r.Find("notes:absent"); ok {
 		t.Error("found an absent id")
 	}
+	for a := range chunks {
+		for b := range chunks {
+			if (r.IDRank(a) < r.IDRank(b)) != (chunks[a].ID < chunks[b].ID) {
+				t.Fatalf("IDRank orders %s and %s unlike their ids", chunks[a].ID, chunks[b].ID)
+			}
+		}
+	}
 	is := r.Matcher(FacetProject, []string{"p1", "absent"})
 	for i := range chunks {
 		if is(i) != (chunks[i].Project == "p1") {
