@@ -377,8 +377,8 @@ func RunLoCoMo(ctx context.Context, path string, opts LoCoMoOptions) (*LoCoMoRep
 
 // diff is a minus b, metric by metric.
 func diff(a, b Metrics) Metrics {
-	return Metrics{Questions: a.Questions, RecallAt1: round4(a.RecallAt1 - b.RecallAt1), RecallAt5: round4(a.RecallAt5 - b.RecallAt5),
-		RecallAt10: round4(a.RecallAt10 - b.RecallAt10), RecallAt20: round4(a.RecallAt20 - b.RecallAt20), MRR: round4(a.MRR - b.MRR), NDCG10: round4(a.NDCG10 - b.NDCG10)}
+	return Metrics{Questions: a.Questions, RecallAt1: scalar.Round(a.RecallAt1-b.RecallAt1, 4), RecallAt5: scalar.Round(a.RecallAt5-b.RecallAt5, 4),
+		RecallAt10: scalar.Round(a.RecallAt10-b.RecallAt10, 4), RecallAt20: scalar.Round(a.RecallAt20-b.RecallAt20, 4), MRR: scalar.Round(a.MRR-b.MRR, 4), NDCG10: scalar.Round(a.NDCG10-b.NDCG10, 4)}
 }
 
 // SortedLevers returns the names of AblationLevers, sorted.
