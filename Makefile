@@ -16,7 +16,7 @@ FUZZTIME  ?= 10s
 # configuration is .golangci.yml.
 GOLANGCI_LINT ?= $(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 
-.PHONY: all build bench-build run test lint check fuzz bench bench-redact eval-locomo dist tidy clean
+.PHONY: all build bench-build run test lint check fuzz bench bench-redact eval eval-locomo dist tidy clean
 
 all: build
 
@@ -68,9 +68,14 @@ bench:
 bench-redact:
 	$(GO) test -run '^$$' -bench 'Redact' -benchtime 1x ./index/ingest/
 
+## eval: recall on the Chinese dialogue set shipped in eval/testdata (needs no
+## ../shared), with every lever's gain; fails below its recorded floor
+eval: build
+	./bin/novactl eval locomo --ablate all --min-r1 0.50 --min-r5 0.78 eval/testdata/zh-dialogue.json
+
 ## eval-locomo: the LoCoMo recall protocol on ../shared/data/locomo-dev.json (or LOCOMO=path)
 eval-locomo: build
-	./bin/novactl eval locomo $${LOCOMO:-../shared/data/locomo-dev.json}
+	./bin/novactl eval locomo $${ABLATE:+--ablate $$ABLATE} $${LOCOMO:-../shared/data/locomo-dev.json}
 
 ## dist: release archives, checksums and Homebrew formulae in dist/ (goreleaser snapshot: publishes nothing; takes minutes)
 dist:

@@ -60,6 +60,11 @@ type Result struct {
 	Governance      *Governance        `json:"governance,omitempty"`
 	Provenance      Provenance         `json:"provenance"`
 	RetrievalPasses []string           `json:"retrievalPasses"`
+	// Superseded marks an older version of a subject (a record with the
+	// same subject, or the same card of a task-board snapshot, exists in a
+	// newer state); SupersededBy is the id of the newest version.
+	Superseded   bool   `json:"superseded,omitempty"`
+	SupersededBy string `json:"supersededBy,omitempty"`
 }
 
 // Provenance says where a memory came from.
@@ -111,8 +116,25 @@ type QueryPlan struct {
 	SubQueries      []SubQuery `json:"subQueries"`
 	ExplicitFilters any        `json:"explicitFilters"`
 	RecencyBias     string     `json:"recencyBias,omitempty"`
-	Stages          []string   `json:"stages"`
-	FilterPolicy    string     `json:"filterPolicy,omitempty"`
+	// DatePriors are the dates the query names, resolved against the
+	// clock in the user's time zone: soft priors, never filters.
+	DatePriors []DatePrior `json:"datePriors,omitempty"`
+	// PersonPriors are the speakers or agents of the memory that the
+	// query names: their memories rank higher.
+	PersonPriors []string `json:"personPriors,omitempty"`
+	Stages       []string `json:"stages"`
+	FilterPolicy string   `json:"filterPolicy,omitempty"`
+}
+
+// DatePrior is a span of days a query names ("August 2023", "上周").
+type DatePrior struct {
+	// Text is the expression as the query wrote it (normalised).
+	Text string `json:"text"`
+	// From and To are the first and last day, YYYY-MM-DD, inclusive.
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Relative is true when the span depends on the clock.
+	Relative bool `json:"relative"`
 }
 
 // SubQuery is one query the plan may run.
@@ -185,6 +207,9 @@ type Citation struct {
 	WhySelected     []string           `json:"whySelected"`
 	Provenance      Provenance         `json:"provenance"`
 	ScoreComponents map[string]float64 `json:"scoreComponents"`
+	// Superseded and SupersededBy are the cited result's (see Result).
+	Superseded   bool   `json:"superseded,omitempty"`
+	SupersededBy string `json:"supersededBy,omitempty"`
 }
 
 // EventAggregation groups citations into distinct events.

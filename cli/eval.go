@@ -24,12 +24,16 @@ const evalHelp = `Measures recall.
       A case: {"id":"port","query":"why was port 2096 down","project":"infra",
                "expect":{"relevantIds":["inc-7"],"minRecallAtK":1,"evidenceTerms":["firewall"]}}
 
-  novactl eval locomo PATH [--json]
+  novactl eval locomo PATH [--ablate LEVER,...] [--json]
       Runs the LoCoMo protocol on PATH (e.g. ../shared/data/locomo-dev.json): one
       memory per dialogue turn, every question asked with its conversation as the
       project filter, recall@1/5/10/20, MRR and nDCG@10 of the evidence turns,
       overall and per category, for Nova, Nova with the dense channel off, and a
       plain BM25 baseline in the same run, next to the published DRAGON figures.
+      --ablate also runs Nova once per named lever with that lever off and
+      reports each lever's gain, overall and per category (levers: context,
+      lemmas, segmentation, propagation, dates, person, supersession; "all"
+      names every one). --min-r1/--min-r5 fail the run (exit 1) below a recall.
       Indexes into a temporary home; needs no running novad.`
 
 func evalVerbs() []verb {
@@ -127,8 +131,11 @@ func printCases(w io.Writer, s eval.Summary) {
 }
 
 func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
-	fs := newFlags(inv, "novactl eval locomo", "novactl eval locomo PATH [--json]", evalHelp)
+	fs := newFlags(inv, "novactl eval locomo", "novactl eval locomo PATH [--ablate LEVER,...] [--json]", evalHelp)
 	jsonOut := fs.Bool("json", false, "print the report as JSON")
+	ablate := fs.String("ablate", "", "comma-separated levers to measure by switching each off (or all)")
+	minR1 := fs.Float64("min-r1", 0, "fail when Nova's overall recall@1 is below this")
+	minR5 := fs.Float64("min-r5", 0, "fail when Nova's overall recall@5 is below this")
 	pos, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
@@ -145,7 +152,17 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 			}
 		}
 	}
-	rep, err := eval.RunLoCoMo(ctx, pos[0], eval.LoCoMoOptions{Progress: progress})
+	var levers []string
+	for _, l := range strings.Split(*ablate, ",") {
+		switch l = strings.TrimSpace(l); l {
+		case "":
+		case "all":
+			levers = append(levers, eval.SortedLevers()...)
+		default:
+			levers = append(levers, l)
+		}
+	}
+	rep, err := eval.RunLoCoMo(ctx, pos[0], eval.LoCoMoOptions{Progress: progress, Ablate: levers})
 	if progress != nil {
 		fmt.Fprintln(inv.Stderr)
 	}
@@ -155,9 +172,14 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	if *jsonOut {
 		printJSON(inv.Stdout, rep)
-		return ExitOK
+	} else {
+		printLoCoMo(inv.Stdout, rep)
 	}
-	printLoCoMo(inv.Stdout, rep)
+	o := rep.Systems[0].Overall
+	if o.RecallAt1 < *minR1 || o.RecallAt5 < *minR5 {
+		fmt.Fprintf(inv.Stderr, "novactl eval locomo: recall@1 %.3f, recall@5 %.3f: below --min-r1 %.3f / --min-r5 %.3f\n", o.RecallAt1, o.RecallAt5, *minR1, *minR5)
+		return ExitFailure
+	}
 	return ExitOK
 }
 
@@ -197,6 +219,24 @@ func printLoCoMo(w io.Writer, r *eval.LoCoMoReport) {
 			fmt.Fprintf(w, " %6.3f (%3d)", m.RecallAt10, m.Questions)
 		}
 		fmt.Fprintln(w)
+	}
+	if len(r.Ablations) > 0 {
+		fmt.Fprintln(w, "\nLever gains (Nova minus Nova with the lever off; recall@1/@5/@10):")
+		fmt.Fprintf(w, "%-14s %20s", "LEVER", "overall")
+		for _, c := range cats {
+			fmt.Fprintf(w, " %20s", c)
+		}
+		fmt.Fprintln(w)
+		gain := func(m eval.Metrics) string {
+			return fmt.Sprintf("%+.3f/%+.3f/%+.3f", m.RecallAt1, m.RecallAt5, m.RecallAt10)
+		}
+		for _, a := range r.Ablations {
+			fmt.Fprintf(w, "%-14s %20s", a.Lever, gain(a.Gain))
+			for _, c := range cats {
+				fmt.Fprintf(w, " %20s", gain(a.GainByCat[c]))
+			}
+			fmt.Fprintln(w)
+		}
 	}
 	fmt.Fprintln(w, "\ndragon-published is on all ten LoCoMo conversations; the others ran here on this file.")
 }

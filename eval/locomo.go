@@ -58,6 +58,19 @@ type LoCoMoReport struct {
 	Systems       []SystemReport `json:"systems"`
 	Reference     SystemReport   `json:"reference"`
 	BuildMs       int64          `json:"buildMs"`
+	// Ablations are Nova with one lever switched off, asked the same
+	// questions in the same run; Gain is Nova minus that system.
+	Ablations []Ablation `json:"ablations,omitempty"`
+}
+
+// Ablation is the measured gain of one recall lever.
+type Ablation struct {
+	Lever      string             `json:"lever"`
+	Without    SystemReport       `json:"without"`
+	Gain       Metrics            `json:"gain"`
+	GainByCat  map[string]Metrics `json:"gainByCategory"`
+	IndexSide  bool               `json:"indexSide"`
+	Definition string             `json:"definition"`
 }
 
 // LoCoMoOptions tune a run.
@@ -68,9 +81,35 @@ type LoCoMoOptions struct {
 	Logger *slog.Logger
 	// Progress is told how many questions were asked.
 	Progress func(done, total int)
-	// Config adjusts the default configuration (for ablations); nil keeps
-	// it.
+	// Config adjusts the default configuration; nil keeps it.
 	Config func(*config.Config)
+	// Ablate names levers (AblationLevers) to measure: each is switched
+	// off in a system of its own, in the same run.
+	Ablate []string
+	// Now is the clock questions are asked at (relative dates such as
+	// "last month" resolve against it); nil uses the day after the
+	// conversations' last session, when their questions were written.
+	Now func() time.Time
+}
+
+// AblationLevers are the levers "--ablate" knows, with what switching
+// each off means. Index-side levers need an index of their own.
+var AblationLevers = map[string]string{
+	LeverContext:              "neighbour context of ±1 turn instead of index.contextTurns",
+	lexical.LeverLemmas:       "no lemma table for irregular word forms",
+	lexical.LeverSegmentation: "CJK character bigrams only, no dictionary words",
+	search.LeverPropagation:   "no neighbour score propagation after fusion",
+	search.LeverDates:         "no date prior from the dates the question names",
+	search.LeverPerson:        "no prior for memories by the people the question names",
+	search.LeverSupersession:  "no newest-state-wins ordering of version chains",
+	search.LeverQuestions:     "no down-weighting of dialogue turns that only ask a question",
+}
+
+// LeverContext is the index-side neighbour-context window lever.
+const LeverContext = "context"
+
+func indexSide(lever string) bool {
+	return lever == LeverContext || lever == lexical.LeverLemmas || lever == lexical.LeverSegmentation
 }
 
 // Category names of LoCoMo questions.
@@ -211,32 +250,65 @@ func RunLoCoMo(ctx context.Context, path string, opts LoCoMoOptions) (*LoCoMoRep
 	if err := f.Close(); err != nil {
 		return nil, err
 	}
+	for _, l := range opts.Ablate {
+		if _, ok := AblationLevers[l]; !ok {
+			return nil, fmt.Errorf("unknown lever %q (known: %s)", l, strings.Join(SortedLevers(), ", "))
+		}
+	}
 	cfg := config.Defaults()
-	cfg.Home = paths.Home{Root: home}
 	cfg.Sources = []config.Source{{Name: "locomo", Kind: config.KindJSONL, Path: dataDir, SourceSet: "filtered-dialogue-daily"}}
 	if opts.Config != nil {
 		opts.Config(&cfg)
 	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
+	now := opts.Now
+	if now == nil {
+		var last time.Time
+		for _, r := range recs {
+			if t, err := time.Parse(time.RFC3339, r.Date); err == nil && t.After(last) {
+				last = t
+			}
+		}
+		if last.IsZero() {
+			last = time.Now()
+		}
+		asked := last.AddDate(0, 0, 1)
+		now = func() time.Time { return asked }
 	}
-	t0 := time.Now()
-	ix := index.New(cfg, index.Options{Logger: opts.Logger, NoRemote: true})
-	if _, err := ix.Sync(ctx); err != nil {
-		return nil, fmt.Errorf("index the LoCoMo turns: %w", err)
+	// build indexes the turns into its own home under the scratch home
+	// and opens the generation.
+	build := func(name string, adjust func(*config.Config), lopts lexical.Options) (*search.Snapshot, *lexical.Analyzer, config.Config, int64, error) {
+		c := cfg
+		c.Home = paths.Home{Root: filepath.Join(home, name)}
+		if adjust != nil {
+			adjust(&c)
+		}
+		if err := c.Validate(); err != nil {
+			return nil, nil, c, 0, err
+		}
+		analyzer := lexical.NewAnalyzerWith(lopts)
+		t0 := time.Now()
+		ix := index.New(c, index.Options{Logger: opts.Logger, NoRemote: true, Analyzer: analyzer})
+		if _, err := ix.Sync(ctx); err != nil {
+			return nil, nil, c, 0, fmt.Errorf("index the LoCoMo turns: %w", err)
+		}
+		ms := time.Since(t0).Milliseconds()
+		_, g, err := index.OpenActive(c.Home, analyzer)
+		if err != nil {
+			return nil, nil, c, 0, err
+		}
+		return &search.Snapshot{Gen: g, Query: g.Model}, analyzer, c, ms, nil
 	}
-	buildMs := time.Since(t0).Milliseconds()
-	analyzer := lexical.NewAnalyzer()
-	_, g, err := index.OpenActive(cfg.Home, analyzer)
+	snap, analyzer, cfg, buildMs, err := build("nova", nil, lexical.Options{})
 	if err != nil {
 		return nil, err
 	}
-	snap := &search.Snapshot{Gen: g, Query: g.Model}
 	rep := &LoCoMoReport{Dataset: filepath.Base(path), Conversations: convs, Turns: len(recs), Questions: len(qs), BuildMs: buildMs}
 
-	novaRun := func(name, desc string, dense bool) (SystemReport, error) {
+	novaRun := func(name, desc string, snap *search.Snapshot, analyzer *lexical.Analyzer, dense bool, off map[string]bool) (SystemReport, error) {
 		ec := search.ConfigFor(cfg.Retrieval)
 		ec.Dense = dense
+		ec.Now = now
+		ec.Off = off
 		engine := search.New(ec, analyzer)
 		return runSystem(name, desc, qs, opts.Progress, func(q Question) ([]string, error) {
 			ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
@@ -252,11 +324,12 @@ func RunLoCoMo(ctx context.Context, path string, opts LoCoMoOptions) (*LoCoMoRep
 			return ids, nil
 		})
 	}
-	nova, err := novaRun("nova", "Nova default configuration: multi-pass hybrid (BM25 + builtin corpus-trained dense), neighbour context, evidence adjustments", cfg.Retrieval.DenseChannel == "on")
+	dense := cfg.Retrieval.DenseChannel == "on"
+	nova, err := novaRun("nova", "Nova default configuration: multi-pass hybrid (BM25 + builtin corpus-trained dense), neighbour context, evidence adjustments, recall levers", snap, analyzer, dense, nil)
 	if err != nil {
 		return nil, err
 	}
-	lexOnly, err := novaRun("nova-dense-off", "Nova with the dense channel switched off (retrieval.denseChannel: off)", false)
+	lexOnly, err := novaRun("nova-dense-off", "Nova with the dense channel switched off (retrieval.denseChannel: off)", snap, analyzer, false, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +342,53 @@ func RunLoCoMo(ctx context.Context, path string, opts LoCoMoOptions) (*LoCoMoRep
 	}
 	rep.Systems = []SystemReport{nova, lexOnly, bm25}
 	rep.Reference = SystemReport{Name: "dragon-published", Description: "DRAGON dense retriever, dialog units, all ten LoCoMo conversations (Maharana et al., ACL 2024, Table 3)", Overall: DRAGON}
+	for _, lever := range opts.Ablate {
+		s, a := snap, analyzer
+		var off map[string]bool
+		if indexSide(lever) {
+			var adjust func(*config.Config)
+			var lopts lexical.Options
+			switch lever {
+			case LeverContext:
+				adjust = func(c *config.Config) { c.Index.ContextTurns = min(c.Index.ContextTurns, 1) }
+			case lexical.LeverLemmas:
+				lopts.NoLemmas = true
+			case lexical.LeverSegmentation:
+				lopts.NoSegmentation = true
+			}
+			if s, a, _, _, err = build("without-"+lever, adjust, lopts); err != nil {
+				return nil, err
+			}
+		} else {
+			off = map[string]bool{lever: true}
+		}
+		without, err := novaRun("nova-without-"+lever, AblationLevers[lever], s, a, dense, off)
+		if err != nil {
+			return nil, err
+		}
+		ab := Ablation{Lever: lever, Without: without, Gain: diff(nova.Overall, without.Overall), GainByCat: map[string]Metrics{}, IndexSide: indexSide(lever), Definition: AblationLevers[lever]}
+		for c, m := range nova.ByCategory {
+			ab.GainByCat[c] = diff(m, without.ByCategory[c])
+		}
+		rep.Ablations = append(rep.Ablations, ab)
+	}
 	return rep, nil
+}
+
+// diff is a minus b, metric by metric.
+func diff(a, b Metrics) Metrics {
+	return Metrics{Questions: a.Questions, RecallAt1: scalar.Round(a.RecallAt1-b.RecallAt1, 4), RecallAt5: scalar.Round(a.RecallAt5-b.RecallAt5, 4),
+		RecallAt10: scalar.Round(a.RecallAt10-b.RecallAt10, 4), RecallAt20: scalar.Round(a.RecallAt20-b.RecallAt20, 4), MRR: scalar.Round(a.MRR-b.MRR, 4), NDCG10: scalar.Round(a.NDCG10-b.NDCG10, 4)}
+}
+
+// SortedLevers returns the names of AblationLevers, sorted.
+func SortedLevers() []string {
+	out := make([]string, 0, len(AblationLevers))
+	for l := range AblationLevers {
+		out = append(out, l)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func runSystem(name, desc string, qs []Question, progress func(int, int), ask func(Question) ([]string, error)) (SystemReport, error) {

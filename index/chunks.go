@@ -51,6 +51,7 @@ func (x *Indexer) chunkRecord(src config.Source, r memory.Record) []memory.Chunk
 			Layer: layer, SourceName: src.Name, SourceSet: r.SourceSet, SourceType: r.Kind,
 			SourceID: r.ID, SourcePath: r.Path, LineNumber: r.Line, SessionID: r.SessionID,
 			HeadingPath: r.HeadingPath, Part: i + 1, Parts: len(pieces), Conversation: r.Conversation,
+			Subject: subjectOf(r),
 		}
 		c.TextHash = memory.HashText(p)
 		c.DedupeKey = memory.DedupeKey(&c)
@@ -110,3 +111,19 @@ func (x *Indexer) contextParams() memory.ContextParams {
 	}
 	return p
 }
+
+// subjectOf is the version-chain key of a record: its own subject, or for
+// a section of a task-board snapshot its heading path (the same card on
+// the next snapshot is the same subject in a newer state).
+func subjectOf(r memory.Record) string {
+	if r.Subject != "" {
+		return r.Subject
+	}
+	if r.SourceSet == taskBoardSnapshot && len(r.HeadingPath) > 0 {
+		return "heading:" + strings.Join(r.HeadingPath, " > ")
+	}
+	return ""
+}
+
+// taskBoardSnapshot is the source set of Markdown task-board snapshots.
+const taskBoardSnapshot = "task-board-snapshot"

@@ -1,7 +1,9 @@
 // Package lexical is Nova's lexical channel: a Unicode analyzer (NFKC,
-// lower case, English stop words and Snowball stemming, CJK character
-// bigrams, whole compound identifiers such as rc-204 or src/app.py kept as
-// extra terms) and a BM25 index with its on-disk format.
+// lower case, traditional to simplified Chinese, English stop words,
+// irregular forms joined through a lemma table, Snowball stemming, CJK
+// character bigrams beside the dictionary words of Chinese text, whole
+// compound identifiers such as rc-204 or src/app.py kept as extra terms)
+// and a BM25 index with its on-disk format.
 package lexical
 
 import (
@@ -18,6 +20,7 @@ import (
 // build and query time. It is safe for concurrent use; its zero value is
 // not usable (use NewAnalyzer).
 type Analyzer struct {
+	opts  Options
 	mu    sync.Mutex
 	stems map[string]string
 }
@@ -26,15 +29,19 @@ type Analyzer struct {
 // small cache serves almost every lookup.
 const maxStemCache = 200_000
 
-// NewAnalyzer returns an analyzer.
-func NewAnalyzer() *Analyzer {
-	return &Analyzer{stems: make(map[string]string, 4096)}
+// NewAnalyzer returns Nova's analyzer.
+func NewAnalyzer() *Analyzer { return NewAnalyzerWith(Options{}) }
+
+// NewAnalyzerWith returns an analyzer with some levers switched off.
+func NewAnalyzerWith(o Options) *Analyzer {
+	return &Analyzer{opts: o, stems: make(map[string]string, 4096)}
 }
 
-// Normalize applies NFKC (full-width Latin becomes ASCII, compatibility
-// forms fold) and lower case.
+// Normalize applies NFKC (full-width Latin and punctuation become their
+// half-width forms, half-width katakana full-width, compatibility forms
+// fold), lower case, and traditional to simplified Chinese characters.
 func Normalize(s string) string {
-	return strings.ToLower(norm.NFKC.String(s))
+	return foldHan(strings.ToLower(norm.NFKC.String(s)))
 }
 
 // IsCJK reports whether r is written without spaces between words (Han,
@@ -83,7 +90,11 @@ func (a *Analyzer) appendTerms(out []string, s string) []string {
 				runes = append(runes, r2)
 				j += sz
 			}
-			out = appendBigrams(out, runes)
+			if !a.opts.NoSegmentation && allHan(runes) {
+				out = appendChinese(out, s[i:j])
+			} else {
+				out = appendBigrams(out, runes)
+			}
 			i = j
 		case isWordRune(r) || isConnector(r):
 			j := i
@@ -153,7 +164,13 @@ func (a *Analyzer) stem(w string) string {
 	if ok {
 		return s
 	}
-	s = english.Stem(w, true)
+	base := w
+	if !a.opts.NoLemmas {
+		if l, ok := lemmas()[w]; ok {
+			base = l
+		}
+	}
+	s = english.Stem(base, true)
 	a.mu.Lock()
 	if len(a.stems) >= maxStemCache {
 		clear(a.stems)
@@ -171,6 +188,15 @@ func isASCIILetters(w string) bool {
 		}
 	}
 	return w != ""
+}
+
+func allHan(runes []rune) bool {
+	for _, r := range runes {
+		if !unicode.Is(unicode.Han, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // appendBigrams emits overlapping character bigrams of a CJK run, or the

@@ -1,6 +1,9 @@
 package memory
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // ContextParams say how a record's neighbouring context is made: the
 // Turns records before and after it in its conversation each lend their
@@ -12,13 +15,38 @@ type ContextParams struct {
 }
 
 // LeadWords returns the words a record lends its neighbours: the first
-// Words words of its first piece (the redacted text, as indexed).
+// Words words of its first piece (the redacted text, as indexed). Text
+// written without spaces (Chinese, Japanese) counts two characters as a
+// word, about the length of a Chinese word, so that a Chinese turn lends
+// as much context as an English one rather than all of its text.
 func (p ContextParams) LeadWords(firstPiece string) string {
+	n := p.Words
 	f := strings.Fields(firstPiece)
-	if len(f) > p.Words {
-		f = f[:p.Words]
+	out := make([]string, 0, min(n, len(f)))
+	for _, w := range f {
+		if n <= 0 {
+			break
+		}
+		cjk := 0
+		for i, r := range w {
+			if isCJK(r) {
+				cjk++
+				if cjk > 2*n {
+					w = w[:i]
+					break
+				}
+			}
+		}
+		out = append(out, w)
+		n -= max(1, (cjk+1)/2)
 	}
-	return strings.Join(f, " ")
+	return strings.Join(out, " ")
+}
+
+// isCJK reports a character of a script written without spaces (the
+// lexical analyzer's rule; memory cannot import lexical).
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // ContextSeparator joins the neighbours' words in a context.

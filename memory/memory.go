@@ -52,6 +52,11 @@ type Record struct {
 	// Conversation groups records whose neighbours give useful context
 	// (the turns of one conversation or session). Empty: no neighbours.
 	Conversation string
+	// Subject names what the record describes when later records may
+	// describe the same thing in a newer state (a JSONL record's
+	// "subject"); records of one project with the same subject form a
+	// version chain in which the newest wins.
+	Subject string
 	// Redactions counts secrets removed from Text.
 	Redactions int
 }
@@ -68,7 +73,11 @@ type Chunk struct {
 	// dense channel embeds it with the text; the words after are left out
 	// so that appending a turn to a conversation (how transcripts grow)
 	// never changes the vectors of the turns already indexed.
-	Before      string   `json:"before,omitempty"`
+	Before string `json:"before,omitempty"`
+	// Subject is the version-chain key (memory.Record.Subject; for a
+	// task-board snapshot section, its heading path): within a project,
+	// the newest chunk of a subject supersedes the older ones.
+	Subject     string   `json:"subject,omitempty"`
 	Title       string   `json:"title,omitempty"`
 	Date        string   `json:"date,omitempty"`
 	Time        string   `json:"time,omitempty"`

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/lexical"
-	"github.com/nova-recall/nova/memory"
 )
 
 // Config tunes the engine.
@@ -31,8 +29,14 @@ type Config struct {
 	// lexical score (the chunk's own text weighs 1); 0 means the default,
 	// a negative value turns the field off.
 	ContextWeight float64
-	// Now is the clock for recency; nil uses time.Now.
+	// Now is the clock for recency and for the dates a query names; nil
+	// uses time.Now.
 	Now func() time.Time
+	// Location is the user's time zone, in which "yesterday" or "上周"
+	// are resolved; nil uses time.Local.
+	Location *time.Location
+	// Off switches recall levers off by name (Levers); for ablations.
+	Off map[string]bool
 }
 
 // ConfigFor is the engine configuration Nova's retrieval settings ask for.
@@ -74,6 +78,9 @@ func New(cfg Config, analyzer *lexical.Analyzer) *Engine {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
+	}
 	if cfg.HalfLifeDays <= 0 {
 		cfg.HalfLifeDays = 7
 	}
@@ -113,13 +120,29 @@ const (
 
 var passWeights = map[string]float64{PassBaseline: 1.0, PassExact: 1.0, PassRewrite: 0.95, PassAuthoritative: 1.0}
 
+// authoritativeSets are the source sets the authoritative-source pass
+// searches, by the plan intent that asks for it, first match wins: a
+// task question wants the current board and task events; a question about
+// configuration, a migration, a lesson or a decision wants the durable
+// notes and lessons.
+var authoritativeSets = []struct {
+	intents []string
+	sets    []string
+}{
+	{intents: []string{"task"}, sets: []string{"diary-markdown-sections", "nova-task-work-graph-events", "task-board-snapshot", "technical-report-task-events"}},
+	{intents: []string{"config", "migration", "lesson", "decision"}, sets: []string{"diary-markdown-sections", "foundation-period-projections", "lessons", "notes", "technical-report-task-events"}},
+}
+
 // scored is one candidate of a pass.
 type scored struct {
-	doc        int
-	score      float64
-	components map[string]float64
-	passes     []string
-	bestPass   string
+	doc      int
+	score    float64
+	comp     components
+	passes   []string
+	bestPass string
+	// dialogue: the chunk is a turn of a session (it lends its score to
+	// the turns beside it).
+	dialogue bool
 }
 
 // query carries the per-search state.
@@ -132,6 +155,9 @@ type query struct {
 	now      time.Time
 	depth    int
 	deadline time.Time
+	// dates are the spans the query names; people the agents it names.
+	dates  []DateSpan
+	people []string
 }
 
 func (q *query) view(e *Engine, doc int) textView {
@@ -162,6 +188,10 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		depth: min(max(4*req.TopK, 24), 80), deadline: deadline,
 	}
 	q.accept = snap.Gen.Filter(req.Filters, nil)
+	q.dates = e.queryDates(plan.Query, q.now)
+	if e.on(LeverPerson) {
+		q.people = namedPeople(snap.Gen.Agents(), lexical.Normalize(plan.Query))
+	}
 	filtered := 0
 	if !req.Filters.Empty() {
 		for i := range snap.Gen.Len() {
@@ -226,7 +256,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		}
 		runs[p.id] = res
 		order = append(order, p.id)
-		fused := e.fuse(order, runs)
+		fused := e.afterFusion(q, e.fuse(order, runs))
 		final, _ := dedupe(snap.Gen, fused)
 		qual := e.gate(q, final[:min(len(final), req.TopK)])
 		ctl.passTelemetry = append(ctl.passTelemetry, api.PassTelemetry{ID: p.id, ElapsedMs: ms(time.Since(t0)), CandidateCount: len(res), QualityStatus: qual.Status})
@@ -325,19 +355,18 @@ func (e *Engine) passes(plan Plan, req api.SearchRequest) []pass {
 		}
 	}
 	if len(req.Filters.SourceSets) == 0 {
-		var sets []string
 		intents := map[string]bool{}
 		for _, t := range append(slices.Clone(plan.Intents), plan.PreferredTags...) {
 			intents[t] = true
 		}
-		switch {
-		case intents["task"]:
-			sets = []string{"task-board-snapshot", "technical-report-task-events", "diary-markdown-sections", "nova-task-work-graph-events"}
-		case intents["config"] || intents["migration"] || intents["lesson"] || intents["decision"]:
-			sets = []string{"lessons", "notes", "foundation-period-projections", "technical-report-task-events", "diary-markdown-sections"}
+		var sets []string
+		for _, a := range authoritativeSets {
+			if slices.ContainsFunc(a.intents, func(in string) bool { return intents[in] }) {
+				sets = slices.Clone(a.sets)
+				break
+			}
 		}
 		if sets != nil {
-			sort.Strings(sets)
 			q := plan.Query
 			if exact != "" {
 				q = exact
@@ -346,294 +375,6 @@ func (e *Engine) passes(plan Plan, req api.SearchRequest) []pass {
 		}
 	}
 	return specs
-}
-
-// runPass retrieves candidates from both channels, fuses their normalised
-// scores and applies the evidence adjustments.
-func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, dense bool) ([]scored, error) {
-	g := q.snap.Gen
-	accept := q.accept
-	if len(p.sourceSets) > 0 {
-		accept = g.Filter(q.req.Filters, p.sourceSets)
-	}
-	pool := max(q.depth*2, 60)
-	terms := e.analyzer.Terms(p.query)
-	lexHits := g.SearchText(terms, pool, accept)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	cands := map[int]*scored{}
-	var docs []int
-	add := func(d int) *scored {
-		if s, ok := cands[d]; ok {
-			return s
-		}
-		s := &scored{doc: d, components: map[string]float64{}}
-		cands[d] = s
-		docs = append(docs, d)
-		return s
-	}
-	for _, h := range lexHits {
-		add(h.Doc).components["bm25"] = h.Score
-	}
-	for _, h := range g.SearchContext(terms, pool/2, accept) {
-		add(h.Doc).components["bm25Context"] = h.Score
-	}
-	if isZero(qvec) {
-		// No word of the query is in the embedder's vocabulary: every
-		// cosine would be 0, so the scan would only cost time.
-		qvec = nil
-	}
-	if dense && qvec != nil {
-		hits, err := g.SearchVectors(qvec, pool, accept)
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range hits {
-			add(h.Doc).components["dense"] = float64(h.Score)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	// Fill in the channel that did not find a candidate.
-	var needLex, needCtx []int
-	for _, d := range docs {
-		s := cands[d]
-		if _, ok := s.components["bm25"]; !ok {
-			needLex = append(needLex, d)
-		}
-		if _, ok := s.components["bm25Context"]; !ok {
-			needCtx = append(needCtx, d)
-		}
-		if _, ok := s.components["dense"]; !ok && dense && qvec != nil {
-			s.components["dense"] = float64(g.Dot(qvec, d))
-		}
-	}
-	for i, v := range g.ScoreText(terms, needLex) {
-		cands[needLex[i]].components["bm25"] = v
-	}
-	for i, v := range g.ScoreContext(terms, needCtx) {
-		cands[needCtx[i]].components["bm25Context"] = v
-	}
-	maxBM := 0.0
-	for _, s := range cands {
-		s.components["bm25Fields"] = s.components["bm25"] + e.cfg.ContextWeight*s.components["bm25Context"]
-		maxBM = math.Max(maxBM, s.components["bm25Fields"])
-	}
-	alpha := e.cfg.LexicalWeight
-	if !dense || qvec == nil {
-		alpha = 1
-	}
-	out := make([]scored, 0, len(cands))
-	for _, d := range docs {
-		s := cands[d]
-		c := s.components
-		lex := 0.0
-		if maxBM > 0 {
-			lex = c["bm25Fields"] / maxBM
-		}
-		c["lexical"] = lex
-		c["dense"] = math.Max(0, c["dense"])
-		if lex == 0 && c["dense"] < minDenseOnly {
-			// Neither a shared term nor real semantic similarity: noise,
-			// not evidence. Nothing is better than a ranked list of it.
-			continue
-		}
-		fused := alpha*lex + (1-alpha)*c["dense"]
-		c["fused"] = fused
-		s.score = fused * e.metadataFactor(q, g.Chunk(d), c)
-		out = append(out, *s)
-	}
-	sortScored(out)
-	// Text-based adjustments only for the head of the list: they read the
-	// chunk text, which is the expensive part.
-	head := min(len(out), q.depth*2)
-	for i := 0; i < head; i++ {
-		s := &out[i]
-		s.score *= e.textFactor(q, s.doc, s.components)
-	}
-	out = out[:head]
-	sortScored(out)
-	for i := range out {
-		out[i].components["passWeight"] = p.weight
-		out[i].passes = []string{p.id}
-		out[i].bestPass = p.id
-		out[i].components["passScore"] = out[i].score
-	}
-	return out, nil
-}
-
-// metadataFactor applies recency, intent, authority and governance.
-func (e *Engine) metadataFactor(q *query, c *memory.Chunk, comp map[string]float64) float64 {
-	recency := 0.5
-	if t, err := time.Parse("2006-01-02", c.Date); err == nil {
-		age := math.Max(0, q.now.Sub(t).Hours()/24)
-		recency = math.Exp(-math.Ln2 * age / e.cfg.HalfLifeDays)
-	}
-	recencyFactor := 1 + 0.06*recency
-	if q.plan.RecencyBias == "strong" {
-		recencyFactor = 0.35 + 0.65*recency
-	}
-	intent := 1.0
-	if !(len(q.plan.PreferredTags) == 1 && q.plan.PreferredTags[0] == "general") {
-		if slices.ContainsFunc(c.Tags, func(t string) bool { return slices.Contains(q.plan.PreferredTags, t) }) {
-			intent *= 1.08
-		}
-		if slices.Contains(q.plan.PreferredTags, c.WorkType) {
-			intent *= 1.05
-		}
-	}
-	authority := memory.EvidenceAuthority(c.Governance)
-	weight := c.Governance.RetrievalWeight
-	if weight <= 0 {
-		weight = 1
-	}
-	comp["recency"] = recency
-	comp["recencyFactor"] = recencyFactor
-	comp["intentBoost"] = intent
-	comp["evidenceAuthority"] = authority
-	comp["governanceWeight"] = weight
-	comp["provenanceScore"] = c.Governance.ProvenanceScore
-	comp["authorityRank"] = float64(c.Governance.AuthorityRank)
-	comp["layerBoost"] = 1
-	return recencyFactor * intent * (1 + 0.04*authority) * weight
-}
-
-// textFactor applies exact-entity coverage and meta-discussion.
-func (e *Engine) textFactor(q *query, doc int, comp map[string]float64) float64 {
-	c := q.snap.Gen.Chunk(doc)
-	v := q.view(e, doc)
-	var retrieval *textView
-	citable, covered := 0, 0
-	for _, t := range q.plan.KeyTerms {
-		if v.covers(e.analyzer, t) {
-			citable++
-			covered++
-			continue
-		}
-		if retrieval == nil {
-			ctx, _ := q.snap.Gen.Context(doc)
-			rv := newTextView(e.analyzer, ctx+" "+c.Project+" "+c.Agent+" "+c.SourceID+" "+c.SourcePath+" "+strings.Join(c.Tags, " "))
-			retrieval = &rv
-		}
-		if retrieval.covers(e.analyzer, t) {
-			covered++
-		}
-	}
-	anchors := 0
-	for _, a := range q.plan.Anchors {
-		if v.covers(e.analyzer, a) {
-			anchors++
-		}
-	}
-	n := len(q.plan.KeyTerms)
-	comp["keyword"] = ratio(citable, n)
-	comp["citableExactCoverage"] = ratio(citable, n)
-	comp["retrievalExactCoverage"] = ratio(covered, n)
-	exact := ratio(citable, n)
-	factor := 1.0
-	if len(q.plan.Anchors) > 0 {
-		exact = ratio(anchors, len(q.plan.Anchors))
-		// Rare identifiers, numbers and quoted phrases are what BM25 and
-		// vectors blur; evidence that cites them is worth more.
-		factor *= 1 + 0.3*exact
-	}
-	comp["exactCoverage"] = exact
-	meta := 0.0
-	if !q.plan.Meta {
-		meta = metaScore(v)
-	}
-	comp["metaDiscussion"] = meta
-	factor *= 1 - 0.45*meta
-	comp["subQueryMatch"] = 0
-	comp["subQueryBoost"] = 1
-	return factor
-}
-
-func ratio(a, b int) float64 {
-	if b == 0 {
-		return 1
-	}
-	return float64(a) / float64(b)
-}
-
-func sortScored(s []scored) {
-	sort.SliceStable(s, func(i, j int) bool {
-		if s[i].score != s[j].score {
-			return s[i].score > s[j].score
-		}
-		return s[i].doc < s[j].doc
-	})
-}
-
-// fuse combines the passes that ran: each document keeps its best
-// weighted pass score (passes are scored on one calibrated scale), scaled
-// by how much of the executed pass weight agreed on it. One pass: the
-// baseline unchanged.
-func (e *Engine) fuse(order []string, runs map[string][]scored) []scored {
-	if len(order) == 1 {
-		return slices.Clone(runs[order[0]])
-	}
-	total := 0.0
-	for _, id := range order {
-		total += passWeights[id]
-	}
-	merged := map[int]*scored{}
-	support := map[int]float64{}
-	var docs []int
-	for _, id := range order {
-		w := passWeights[id]
-		for _, s := range runs[id] {
-			support[s.doc] += w
-			m, ok := merged[s.doc]
-			if !ok {
-				cp := s
-				cp.components = maps(s.components)
-				cp.passes = []string{id}
-				cp.score = w * s.score
-				merged[s.doc] = &cp
-				docs = append(docs, s.doc)
-				continue
-			}
-			m.passes = append(m.passes, id)
-			if w*s.score > m.score {
-				passes := m.passes
-				*m = s
-				m.components = maps(s.components)
-				m.passes = passes
-				m.score = w * s.score
-			}
-		}
-	}
-	out := make([]scored, 0, len(docs))
-	for _, d := range docs {
-		m := merged[d]
-		share := support[d] / total
-		m.components["passSupport"] = share
-		m.score *= 0.85 + 0.15*share
-		sort.Strings(m.passes)
-		out = append(out, *m)
-	}
-	sortScored(out)
-	return out
-}
-
-func maps(m map[string]float64) map[string]float64 {
-	out := make(map[string]float64, len(m)+4)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func isZero(v []float32) bool {
-	for _, x := range v {
-		if x != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 func ms(d time.Duration) float64 { return math.Round(float64(d.Microseconds())/10) / 100 }

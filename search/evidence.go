@@ -55,7 +55,8 @@ func (e *Engine) envelope(q *query, results []scored, qual api.Quality, report *
 			Query: q.plan.Query, TopK: q.req.TopK, Intents: q.plan.Intents, PreferredTags: q.plan.PreferredTags,
 			KeyTerms: nonNil(q.plan.KeyTerms), Anchors: nonNil(q.plan.Anchors), SubQueries: q.plan.SubQueries,
 			ExplicitFilters: q.req.Filters.Explicit(), RecencyBias: q.plan.RecencyBias, Stages: Stages,
-			FilterPolicy: "only explicit filters are hard filters; inferred intent and recency are soft boosts",
+			DatePriors: q.dates, PersonPriors: q.people,
+			FilterPolicy: "only explicit filters are hard filters; inferred intent, recency, named dates and named people are soft boosts",
 		},
 		Dedupe: report,
 		Reranker: &api.Reranker{Enabled: false, Provider: "none", Applied: false, Status: "disabled", Reason: "reranker-disabled",
@@ -76,13 +77,7 @@ const PreviewRunes = 500
 
 func (e *Engine) result(q *query, g *generation.Generation, s scored) api.Result {
 	c := g.Chunk(s.doc)
-	comp := map[string]float64{}
-	for k, v := range s.components {
-		if k == "passScore" {
-			continue
-		}
-		comp[k] = scalar.Round(v, 6)
-	}
+	comp := s.comp.asMap()
 	r := api.Result{
 		ID: c.ID, Score: scalar.Round(s.score, 6), ScoreComponents: comp, TextPreview: truncate.Runes(c.Text, PreviewRunes),
 		Title: c.Title, Role: opt(c.Role), Date: opt(c.Date), Source: opt(sourceName(c)), SourceSet: opt(c.SourceSet),
@@ -96,6 +91,9 @@ func (e *Engine) result(q *query, g *generation.Generation, s scored) api.Result
 	if ts != "" {
 		t := strings.Replace(ts, "T", " ", 1)
 		r.Timestamp = opt(t[:min(16, len(t))])
+	}
+	if newest, ok := g.Superseded(s.doc); ok {
+		r.Superseded, r.SupersededBy = true, g.Chunk(newest).ID
 	}
 	if q.req.IncludeFullText {
 		r.Text = &c.Text
@@ -184,6 +182,18 @@ func (e *Engine) citationPack(q *query, results []api.Result, docs []scored) []a
 		if c["intentBoost"] > 1 {
 			why = append(why, "intent-match")
 		}
+		if c["datePrior"] > 1 {
+			why = append(why, "named-date")
+		}
+		if c["personPrior"] > 1 {
+			why = append(why, "named-person")
+		}
+		if c["neighbourBoost"] > 0 {
+			why = append(why, "adjacent-evidence")
+		}
+		if c["supersession"] > 1 {
+			why = append(why, "newest-version")
+		}
 		var matched []string
 		v := q.view(e, docs[i].doc)
 		for _, t := range q.plan.KeyTerms {
@@ -206,7 +216,7 @@ func (e *Engine) citationPack(q *query, results []api.Result, docs []scored) []a
 			CitationID: fmt.Sprintf("C%d", i+1), Rank: i + 1, ResultID: r.ID, Confidence: confidence(r.Score),
 			Score: r.Score, Source: r.Source, Date: r.Date, Timestamp: r.Timestamp, Agent: r.Agent, Project: r.Project,
 			Tags: r.Tags, WorkType: wt, Excerpt: excerpt(text), WhySelected: why, Provenance: r.Provenance,
-			ScoreComponents: r.ScoreComponents,
+			ScoreComponents: r.ScoreComponents, Superseded: r.Superseded, SupersededBy: r.SupersededBy,
 		})
 	}
 	return out
@@ -348,7 +358,13 @@ func synthesize(plan Plan, citations []api.Citation, events api.EventAggregation
 		return s
 	}
 	s.Status = "ready"
-	for i, c := range citations {
+	// The newest state wins: an older version of a subject is left out of
+	// the summary when a current one was cited.
+	current := slices.DeleteFunc(slices.Clone(citations), func(c api.Citation) bool { return c.Superseded })
+	if len(current) == 0 {
+		current = citations
+	}
+	for i, c := range current {
 		if i == 3 {
 			break
 		}
@@ -356,7 +372,7 @@ func synthesize(plan Plan, citations []api.Citation, events api.EventAggregation
 		s.CitationIDs = append(s.CitationIDs, c.CitationID)
 	}
 	s.Citations = slices.Clone(s.CitationIDs)
-	first := citations[0]
+	first := current[0]
 	date := "an unknown date"
 	if first.Date != nil {
 		date = *first.Date

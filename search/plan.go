@@ -358,7 +358,17 @@ func keyTerms(q, norm string, anchors []string) []string {
 				j += sz
 			}
 			for _, seg := range splitCJK(norm[i:j]) {
-				add(seg)
+				if utf8.RuneCountInString(seg) <= 4 {
+					// Short enough to be one term (不可用, 端口).
+					add(seg)
+					continue
+				}
+				// A long run is a phrase: its content words are the terms.
+				for _, w := range lexical.Segment(seg) {
+					if utf8.RuneCountInString(w) >= 2 {
+						add(w)
+					}
+				}
 			}
 			i = j
 		case unicode.IsLetter(r) || unicode.IsDigit(r):

@@ -3,6 +3,7 @@ package search
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -37,6 +38,31 @@ func FuzzMakePlan(f *testing.F) {
 		}
 		if p.RecencyBias != "strong" && p.RecencyBias != "normal" {
 			t.Fatalf("recency %q", p.RecencyBias)
+		}
+	})
+}
+
+// FuzzParseDates: the date parser never panics, returns at most
+// maxDateSpans spans, and every span is two valid days in order.
+func FuzzParseDates(f *testing.F) {
+	for _, seed := range []string{
+		"in August 2023", "上周三", "2023年8月14号", "two months ago", "last March", "8 May, 2023", "十二月",
+		"最近三天", "２０２３年８月", "2026-13-45", "February 30", "in 9999", "上上个月", "\x00月", "",
+	} {
+		f.Add(seed)
+	}
+	now := time.Date(2026, 1, 7, 10, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, q string) {
+		spans := ParseDates(q, now)
+		if len(spans) > maxDateSpans {
+			t.Fatalf("%d spans", len(spans))
+		}
+		for _, s := range spans {
+			from, err1 := time.Parse(time.DateOnly, s.From)
+			to, err2 := time.Parse(time.DateOnly, s.To)
+			if err1 != nil || err2 != nil || to.Before(from) {
+				t.Fatalf("bad span %+v for %q", s, q)
+			}
 		}
 	})
 }

@@ -68,7 +68,7 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 				break
 			}
 		}
-		flags["denseOnlyTop"] = top.components["dense"] > 0 && top.components["bm25"] <= 0 && !topHasTerm
+		flags["denseOnlyTop"] = top.comp.dense > 0 && top.comp.bm25 <= 0 && !topHasTerm
 		flags["metaDiscussionTop"] = !plan.Meta && metaScore(tv) >= 0.5
 		episodicOnly := true
 		for _, r := range results {

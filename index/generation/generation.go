@@ -99,6 +99,11 @@ type Generation struct {
 
 	exactOnce sync.Once
 	exact     *vector.Index
+	// Derived per-generation structures of the recall levers (read.go),
+	// computed on first use.
+	versionsOnce, agentsOnce sync.Once
+	versions                 versions
+	agents                   []string
 }
 
 // ErrCorrupt is wrapped by every load failure caused by the generation's

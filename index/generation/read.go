@@ -308,3 +308,94 @@ func (g *Generation) SearchVectorsExact(q []float32, k int, accept func(int) boo
 	g.exactOnce.Do(func() { g.exact = g.vectors.WithoutCells() })
 	return g.exact.Search(q, k, g.liveOnly(accept))
 }
+
+// Adjacent returns the live documents before and after doc in its
+// conversation, in the order a full build reads them (the conversation
+// index that neighbouring context is derived from); -1 when there is none.
+func (g *Generation) Adjacent(doc int) (prev, next int) {
+	c := g.conversationIndex()
+	if doc < 0 || doc >= len(c.member) || c.member[doc] < 0 {
+		return -1, -1
+	}
+	pos := c.member[doc]
+	conv := c.conv[pos]
+	prev, next = -1, -1
+	if pos > 0 && c.conv[pos-1] == conv {
+		prev = int(c.order[pos-1])
+	}
+	if int(pos)+1 < len(c.order) && c.conv[pos+1] == conv {
+		next = int(c.order[pos+1])
+	}
+	return prev, next
+}
+
+// versions maps each document that a newer version of its subject
+// superseded to the newest version's first document.
+type versions struct {
+	newer map[int]int
+}
+
+// Superseded reports whether doc is an older version of its subject
+// (memory.Chunk.Subject, within its project) and, if so, the first live
+// document of the newest version. The newest version is the one with the
+// latest time (or date); among equals, the one read last. Subjects are not
+// a facet column, so the first call decodes the live chunks once (about
+// 0.1 s for 30 000 chunks on this machine).
+func (g *Generation) Superseded(doc int) (newest int, superseded bool) {
+	g.versionsOnce.Do(func() {
+		type best struct {
+			when, record string
+			doc          int
+		}
+		type member struct {
+			doc         int
+			key, record string
+		}
+		newest := map[string]best{}
+		var members []member
+		for i, c := range g.All() {
+			if c.Subject == "" {
+				continue
+			}
+			when := c.Time
+			if when == "" {
+				when = c.Date
+			}
+			k, rec := c.Project+"\x00"+c.Subject, c.SourceName+"\x00"+c.SourceID
+			members = append(members, member{i, k, rec})
+			if b, ok := newest[k]; !ok || when > b.when || (when == b.when && rec != b.record) {
+				newest[k] = best{when: when, record: rec, doc: i}
+			}
+		}
+		v := versions{newer: map[int]int{}}
+		for _, m := range members {
+			if b := newest[m.key]; b.record != m.record {
+				v.newer[m.doc] = b.doc
+			}
+		}
+		g.versions = v
+	})
+	n, ok := g.versions.newer[doc]
+	return n, ok
+}
+
+// Agents returns the distinct agent names of the live chunks, sorted. It
+// reads a facet column and is computed once.
+func (g *Generation) Agents() []string {
+	g.agentsOnce.Do(func() {
+		seen := map[string]bool{}
+		for i := range g.Len() {
+			if g.Live(i) {
+				if a := g.Facet(segment.FacetAgent, i); a != "" {
+					seen[a] = true
+				}
+			}
+		}
+		g.agents = make([]string, 0, len(seen))
+		for a := range seen {
+			g.agents = append(g.agents, a)
+		}
+		slices.Sort(g.agents)
+	})
+	return g.agents
+}

@@ -26,6 +26,7 @@ type jsonlRecord struct {
 	Title        string          `json:"title"`
 	Session      string          `json:"session"`
 	Conversation string          `json:"conversation"`
+	Subject      string          `json:"subject"`
 }
 
 // jsonlHandler reads one record per line of a jsonl source: id and
@@ -71,6 +72,7 @@ func parseJSONLLine(line []byte) (memory.Record, string) {
 		ID: id, Text: strings.TrimSpace(*jr.Text), Title: strings.TrimSpace(jr.Title),
 		Agent: jr.Agent, Role: jr.Role, Project: jr.Project, WorkType: jr.WorkType,
 		SourceSet: jr.SourceSet, Lifecycle: jr.Lifecycle, SessionID: jr.Session, Layer: "record",
+		Subject: strings.TrimSpace(jr.Subject),
 	}
 	if jr.Conversation != "" {
 		rec.Conversation = jr.Conversation

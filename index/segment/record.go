@@ -68,6 +68,7 @@ const (
 	tagBefore       // Before when it is not the start of Context
 	tagTextHashStr  // a text hash that is not 64 hex digits, kept verbatim
 	tagDedupeKeyStr // likewise for the dedupe key
+	tagSubject      // the version-chain key (memory.Chunk.Subject)
 )
 
 // encoder appends records, interning repeated strings in dict.
@@ -201,6 +202,7 @@ func (e *encoder) encode(c *memory.Chunk) {
 		}
 	}
 	e.dictStr(tagConversation, c.Conversation)
+	e.dictStr(tagSubject, c.Subject)
 	g := &c.Governance
 	e.int(tagGovVersion, int64(g.Version))
 	e.dictStr(tagGovSourceSet, g.SourceSet)
@@ -369,6 +371,8 @@ func (d *decoder) decode(c *memory.Chunk, derive bool) error {
 			c.DedupeKey, has.dedupeKey = d.str(), true
 		case tagConversation:
 			c.Conversation = d.dictStr()
+		case tagSubject:
+			c.Subject = d.dictStr()
 		case tagGovVersion:
 			g.Version = int(d.int())
 		case tagGovSourceSet:

@@ -32,6 +32,7 @@ func sampleChunks(n int) []memory.Chunk {
 			SourceSet: "notes", SourceType: "jsonl", SourceID: fmt.Sprintf("rec-%d", i), SourcePath: fmt.Sprintf("/m/f%d.jsonl", i%4),
 			LineNumber: i + 1, SessionID: "s1", HeadingPath: []string{"A", "B"}[:i%3], Part: 1, Parts: 1 + i%2,
 			TextHash: memory.HashText(fmt.Sprint(i)), DedupeKey: memory.HashText(fmt.Sprint("d", i)), Conversation: fmt.Sprintf("c%d", i%5),
+			Subject: []string{"", "primary-database"}[i%2],
 			Governance: api.Governance{Version: 1, SourceSet: "notes", AuthorityRank: 85, Lifecycle: "canonical", Retention: "long-term",
 				CanonicalEligible: i%2 == 0, ProvenanceScore: 1, RetrievalWeight: 1.04, DuplicateGroupKey: fmt.Sprint("notes:p:", i),
 				CanonicalCandidate: true, Warnings: []string{"missing-date"}[:i%2]},

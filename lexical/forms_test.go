@@ -1,0 +1,75 @@
+package lexical
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestLemmas(t *testing.T) {
+	a := NewAnalyzer()
+	for form, lemma := range map[string]string{"drew": "draw", "bought": "buy", "children": "child", "went": "go", "mice": "mouse", "taught": "teach", "men": "man"} {
+		if got, want := a.Terms(form), a.Terms(lemma); !slices.Equal(got, want) {
+			t.Errorf("%s -> %v, %s -> %v: want the same term", form, got, lemma, want)
+		}
+	}
+	// Forms that are common nouns in their own right keep their own term.
+	for _, w := range []string{"ground", "left", "wound"} {
+		if got := a.Terms(w); !slices.Equal(got, []string{a.Stem(w)}) {
+			t.Errorf("%s -> %v", w, got)
+		}
+	}
+	// The lever can be switched off.
+	if got := NewAnalyzerWith(Options{NoLemmas: true}).Terms("drew"); !slices.Equal(got, []string{"drew"}) {
+		t.Errorf("NoLemmas: drew -> %v", got)
+	}
+	if n := len(lemmas()); n < 4000 {
+		t.Errorf("only %d lemmas loaded", n)
+	}
+}
+
+func TestChineseSegmentation(t *testing.T) {
+	d := zhWords()
+	if got, want := d.segment("我上周去了北京的故宫博物院"), []string{"我", "上周", "去", "了", "北京", "的", "故宫博物院"}; !slices.Equal(got, want) {
+		t.Errorf("segment = %q, want %q", got, want)
+	}
+	// Unknown characters stay single; an empty run has no words.
+	if got := d.segment("龘"); !slices.Equal(got, []string{"龘"}) {
+		t.Errorf("unknown character: %q", got)
+	}
+	if got := d.segment(""); len(got) != 0 {
+		t.Errorf("empty run: %q", got)
+	}
+	a := NewAnalyzer()
+	terms := a.Terms("故宫博物院")
+	for _, w := range []string{"故宫博物院", "故宫", "博物", "博物院", "宫博"} {
+		if !slices.Contains(terms, w) {
+			t.Errorf("Terms(故宫博物院) = %q lacks %q", terms, w)
+		}
+	}
+	// Question words are not indexed, in any form.
+	for _, w := range []string{"什么", "为什", "怎么", "哪里"} {
+		if slices.Contains(a.Terms("为什么他怎么去哪里买什么"), w) {
+			t.Errorf("question word %q indexed", w)
+		}
+	}
+	// Without segmentation: the plain bigrams of before.
+	if got, want := NewAnalyzerWith(Options{NoSegmentation: true}).Terms("端口为什么不可用"), []string{"端口", "口为", "为什", "什么", "么不", "不可", "可用"}; !slices.Equal(got, want) {
+		t.Errorf("NoSegmentation: %q, want %q", got, want)
+	}
+	if got := Segment("林晓在读哪本书"); slices.Contains(got, "在") || slices.Contains(got, "哪") {
+		t.Errorf("Segment keeps stop words: %q", got)
+	}
+}
+
+func TestNormalizeFolds(t *testing.T) {
+	for in, want := range map[string]string{
+		"ＡＢＣ１２３":  "abc123",
+		"遷移計劃，資料": "迁移计划,资料",
+		"ｶﾀｶﾅ":    "カタカナ",
+		"plain":   "plain",
+	} {
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,426 @@
+package search
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/lexical"
+)
+
+// DateSpan is a span of days a query names, resolved against the clock:
+// "August 2023" is 2023-08-01..2023-08-31, "上周" the Monday to Sunday
+// before this week. It is a soft prior, never a filter.
+type DateSpan = api.DatePrior
+
+// Why not a library: github.com/olebedev/when (the maintained Go parser
+// with English and Chinese rules) resolves an expression to one instant,
+// so "August 2023" or "last week" lose their span, and its "N months
+// ago" computes the month modulo 12 without moving the year (wrong across
+// January). Spans are what a prior over memory dates needs.
+
+// dateRule matches one kind of expression and resolves it to a span; now
+// is the current time in the user's time zone.
+type dateRule struct {
+	re      *regexp.Regexp
+	resolve func(m []string, now time.Time) (from, to time.Time, relative, ok bool)
+}
+
+const (
+	enMonth = `(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)`
+	enDay   = `(\d{1,2})(?:st|nd|rd|th)?`
+	enNum   = `(\d{1,2}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of|a few|few|couple of)`
+	zhNum   = `([0-9]{1,2}|[一二两三四五六七八九十]{1,3})`
+	// monthCue: a month name alone counts only after one of these words
+	// ("may" and "march" are also verbs).
+	monthCue = `(?:in|during|since|until|till|by|of|from|early|late|mid|last|this|next|past|around)`
+)
+
+var dateRules = []dateRule{
+	// 2023-08-14, 2023/8/14
+	{re: regexp.MustCompile(`\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		d, ok := ymd(atoi(m[1]), atoi(m[2]), atoi(m[3]), now)
+		return d, d, false, ok
+	}},
+	// 2023年8月14日, 2023年8月
+	{re: regexp.MustCompile(`(\d{4})\s*年\s*` + zhNum + `\s*月(?:\s*` + zhNum + `\s*[日号])?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		y, mo := atoi(m[1]), zhAtoi(m[2])
+		if m[3] != "" {
+			d, ok := ymd(y, mo, zhAtoi(m[3]), now)
+			return d, d, false, ok
+		}
+		f, t, ok := monthSpan(y, mo, now)
+		return f, t, false, ok
+	}},
+	// 8月14日 / 八月十四号: the latest such day not after today.
+	{re: regexp.MustCompile(zhNum + `\s*月\s*` + zhNum + `\s*[日号]`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		d, ok := latestDay(zhAtoi(m[1]), zhAtoi(m[2]), now)
+		return d, d, true, ok
+	}},
+	// 2023年
+	{re: regexp.MustCompile(`(\d{4})\s*年`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		f, t, ok := yearSpan(atoi(m[1]), now)
+		return f, t, false, ok
+	}},
+	// August 14, 2023 / Aug 14th 2023
+	{re: regexp.MustCompile(`\b` + enMonth + `\.?\s+` + enDay + `,?\s+(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		d, ok := ymd(atoi(m[3]), monthNum(m[1]), atoi(m[2]), now)
+		return d, d, false, ok
+	}},
+	// 14 August 2023 / 14th of August, 2023
+	{re: regexp.MustCompile(`\b` + enDay + `\s+(?:of\s+)?` + enMonth + `\.?,?\s+(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		d, ok := ymd(atoi(m[3]), monthNum(m[2]), atoi(m[1]), now)
+		return d, d, false, ok
+	}},
+	// August 2023 / August of 2023
+	{re: regexp.MustCompile(`\b` + enMonth + `\.?,?\s+(?:of\s+)?(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		f, t, ok := monthSpan(atoi(m[2]), monthNum(m[1]), now)
+		return f, t, false, ok
+	}},
+	// August 14 / 14 August / the 14th of August: the latest such day.
+	{re: regexp.MustCompile(`\b` + enMonth + `\.?\s+` + enDay + `\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		d, ok := latestDay(monthNum(m[1]), atoi(m[2]), now)
+		return d, d, true, ok
+	}},
+	{re: regexp.MustCompile(`\b` + enDay + `\s+(?:of\s+)?` + enMonth + `\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		d, ok := latestDay(monthNum(m[2]), atoi(m[1]), now)
+		return d, d, true, ok
+	}},
+	// the day before yesterday, yesterday, today, tomorrow, last night
+	{re: regexp.MustCompile(`\b(the day before yesterday|yesterday|today|tonight|this morning|this afternoon|this evening|last night|tomorrow)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		off := map[string]int{"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1}[m[1]]
+		d := day(now).AddDate(0, 0, off)
+		return d, d, true, true
+	}},
+	// 3 days ago, two weeks ago, a couple of months ago, a year ago
+	{re: regexp.MustCompile(`\b` + enNum + `\s+(day|week|month|year)s?\s+ago\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		n, ok := enAtoi(m[1])
+		if !ok {
+			return time.Time{}, time.Time{}, false, false
+		}
+		f, t := unitSpan(m[2], -n, now)
+		return f, t, true, true
+	}},
+	// the last 3 days, past two weeks: from then until today
+	{re: regexp.MustCompile(`\b(?:last|past)\s+` + enNum + `\s+(day|week|month|year)s?\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		n, ok := enAtoi(m[1])
+		if !ok {
+			return time.Time{}, time.Time{}, false, false
+		}
+		return back(m[2], n, now), day(now), true, true
+	}},
+	// last week, this month, next year, the past week
+	{re: regexp.MustCompile(`\b(last|this|next|past)\s+(week|month|year)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		if m[1] == "past" {
+			return back(m[2], 1, now), day(now), true, true
+		}
+		f, t := unitSpan(m[2], map[string]int{"last": -1, "next": 1}[m[1]], now)
+		return f, t, true, true
+	}},
+	// last Monday, on Friday: the latest such day before today
+	{re: regexp.MustCompile(`\b(last|on|this|past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		d := latestWeekday(weekdayNum(m[2]), day(now).AddDate(0, 0, -1))
+		return d, d, true, true
+	}},
+	// in August / since March / last May: a month name after a cue word.
+	{re: regexp.MustCompile(`\b(` + monthCue + `)\s+` + enMonth + `\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		mo := monthNum(m[2])
+		if m[1] == "next" {
+			f, t, ok := monthSpan(now.Year()+boolInt(mo <= int(now.Month())), mo, now)
+			return f, t, true, ok
+		}
+		ref := now
+		if m[1] == "last" {
+			// The month before this one (AddDate would turn 31 March
+			// into 3 March).
+			ref = time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, now.Location()).AddDate(0, 0, -1)
+		}
+		f, t, ok := latestMonth(mo, ref)
+		return f, t, true, ok
+	}},
+	// in 2023 / during 2023
+	{re: regexp.MustCompile(`\b(?:in|during|since|of|from|by|year)\s+(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		f, t, ok := yearSpan(atoi(m[1]), now)
+		return f, t, false, ok
+	}},
+	// 大前天 前天 昨天 今天 明天 后天
+	{re: regexp.MustCompile(`(大前天|前天|昨天|昨日|昨晚|今天|今日|今晚|明天|后天)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		off := map[string]int{"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "明天": 1, "后天": 2}[m[1]]
+		d := day(now).AddDate(0, 0, off)
+		return d, d, true, true
+	}},
+	// 上周三 / 本周五 / 下星期一
+	{re: regexp.MustCompile(`(上上|上|本|这|下)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		weeks := map[string]int{"上上": -2, "上": -1, "下": 1}[m[1]]
+		f, _ := unitSpan("week", weeks, now)
+		d := f.AddDate(0, 0, zhWeekday(m[2]))
+		return d, d, true, true
+	}},
+	// 上周 本月 去年 ...
+	{re: regexp.MustCompile(`(上上(?:个)?(?:周|星期|礼拜)|上(?:个)?(?:周|星期|礼拜)|(?:本|这个?)(?:周|星期|礼拜)|下(?:个)?(?:周|星期|礼拜)|上上个?月|上个?月|本月|这个?月|下个?月|前年|去年|今年|明年)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		s := m[1]
+		unit := "week"
+		switch {
+		case strings.HasSuffix(s, "月"):
+			unit = "month"
+		case strings.HasSuffix(s, "年"):
+			unit = "year"
+		}
+		n := 0
+		switch {
+		case strings.HasPrefix(s, "上上") || s == "前年":
+			n = -2
+		case strings.HasPrefix(s, "上") || s == "去年":
+			n = -1
+		case strings.HasPrefix(s, "下") || s == "明年":
+			n = 1
+		}
+		f, t := unitSpan(unit, n, now)
+		return f, t, true, true
+	}},
+	// 3天前 两个星期前 两个月前 一年前
+	{re: regexp.MustCompile(zhNum + `\s*(?:个)?\s*(天|日|周|星期|礼拜|月|年)(?:以)?前`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		n := zhAtoi(m[1])
+		if n <= 0 {
+			return time.Time{}, time.Time{}, false, false
+		}
+		f, t := unitSpan(zhUnit(m[2]), -n, now)
+		return f, t, true, true
+	}},
+	// 最近三天 过去两周 近一个月
+	{re: regexp.MustCompile(`(?:最近|过去|近)\s*` + zhNum + `\s*(?:个)?\s*(天|日|周|星期|礼拜|月|年)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		n := zhAtoi(m[1])
+		if n <= 0 {
+			return time.Time{}, time.Time{}, false, false
+		}
+		return back(zhUnit(m[2]), n, now), day(now), true, true
+	}},
+	// 8月 / 八月 alone: the latest such month not after this one.
+	{re: regexp.MustCompile(zhNum + `\s*月(?:份)?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		f, t, ok := latestMonth(zhAtoi(m[1]), now)
+		return f, t, true, ok
+	}},
+	// 周三 / 星期五 alone: the latest such day before today.
+	{re: regexp.MustCompile(`(?:周|星期|礼拜)([一二三四五六日天])`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		wd := time.Weekday((zhWeekday(m[1]) + 1) % 7)
+		d := latestWeekday(wd, day(now).AddDate(0, 0, -1))
+		return d, d, true, true
+	}},
+}
+
+// maxDateSpans bounds the spans of one query.
+const maxDateSpans = 4
+
+// ParseDates returns the date spans query names, resolved against now
+// (which carries the user's time zone). Each part of the query is used by
+// at most one expression, the most specific first.
+func ParseDates(query string, now time.Time) []DateSpan {
+	s := lexical.Normalize(query)
+	var out []DateSpan
+	for _, r := range dateRules {
+		for _, loc := range r.re.FindAllStringSubmatchIndex(s, -1) {
+			m := make([]string, len(loc)/2)
+			for i := range m {
+				if loc[2*i] >= 0 {
+					m[i] = s[loc[2*i]:loc[2*i+1]]
+				}
+			}
+			if strings.ContainsRune(m[0], '\x00') {
+				continue
+			}
+			from, to, relative, ok := r.resolve(m, now)
+			if !ok || len(out) == maxDateSpans {
+				continue
+			}
+			out = append(out, DateSpan{Text: strings.TrimSpace(m[0]), From: from.Format(time.DateOnly), To: to.Format(time.DateOnly), Relative: relative})
+			// Mask the match so no less specific rule reads it again.
+			s = s[:loc[0]] + strings.Repeat("\x00", loc[1]-loc[0]) + s[loc[1]:]
+		}
+	}
+	return out
+}
+
+func day(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, t.Location())
+}
+
+func ymd(y, m, d int, now time.Time) (time.Time, bool) {
+	if m < 1 || m > 12 || d < 1 || d > 31 || y < 1900 || y > 2200 {
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, now.Location())
+	return t, t.Day() == d // 31 April does not exist
+}
+
+func monthSpan(y, m int, now time.Time) (time.Time, time.Time, bool) {
+	if m < 1 || m > 12 || y < 1900 || y > 2200 {
+		return time.Time{}, time.Time{}, false
+	}
+	f := time.Date(y, time.Month(m), 1, 0, 0, 0, 0, now.Location())
+	return f, f.AddDate(0, 1, -1), true
+}
+
+func yearSpan(y int, now time.Time) (time.Time, time.Time, bool) {
+	if y < 1970 || y > now.Year()+5 {
+		return time.Time{}, time.Time{}, false
+	}
+	return time.Date(y, 1, 1, 0, 0, 0, 0, now.Location()), time.Date(y, 12, 31, 0, 0, 0, 0, now.Location()), true
+}
+
+// latestMonth is month m of this year if it has begun, else of last year.
+func latestMonth(m int, now time.Time) (time.Time, time.Time, bool) {
+	y := now.Year()
+	if m > int(now.Month()) {
+		y--
+	}
+	return monthSpan(y, m, now)
+}
+
+// latestDay is month m, day d of this year if it is not after today, else
+// of last year.
+func latestDay(m, d int, now time.Time) (time.Time, bool) {
+	t, ok := ymd(now.Year(), m, d, now)
+	if ok && t.After(day(now)) {
+		return ymd(now.Year()-1, m, d, now)
+	}
+	if !ok && m == 2 && d == 29 {
+		// The latest 29 February.
+		for y := now.Year() - 1; y > now.Year()-8; y-- {
+			if t, ok := ymd(y, m, d, now); ok {
+				return t, true
+			}
+		}
+	}
+	return t, ok
+}
+
+func latestWeekday(wd time.Weekday, from time.Time) time.Time {
+	for from.Weekday() != wd {
+		from = from.AddDate(0, 0, -1)
+	}
+	return from
+}
+
+// unitSpan is the calendar day, ISO week (Monday first), month or year n
+// units from the one containing now.
+func unitSpan(unit string, n int, now time.Time) (time.Time, time.Time) {
+	d := day(now)
+	switch unit {
+	case "week":
+		monday := d.AddDate(0, 0, -((int(d.Weekday())+6)%7)+7*n)
+		return monday, monday.AddDate(0, 0, 6)
+	case "month":
+		f := time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, d.Location()).AddDate(0, n, 0)
+		return f, f.AddDate(0, 1, -1)
+	case "year":
+		f := time.Date(d.Year()+n, 1, 1, 0, 0, 0, 0, d.Location())
+		return f, f.AddDate(1, 0, -1)
+	}
+	t := d.AddDate(0, 0, n)
+	return t, t
+}
+
+// back is the first day of the last n units up to today.
+func back(unit string, n int, now time.Time) time.Time {
+	d := day(now)
+	switch unit {
+	case "week":
+		return d.AddDate(0, 0, -7*n)
+	case "month":
+		return addMonths(d, -n)
+	case "year":
+		return addMonths(d, -12*n)
+	}
+	return d.AddDate(0, 0, -n)
+}
+
+// addMonths moves d by n months, keeping the day within the month (31
+// March minus one month is 28 February, not 3 March).
+func addMonths(d time.Time, n int) time.Time {
+	first := time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, d.Location()).AddDate(0, n, 0)
+	last := first.AddDate(0, 1, -1).Day()
+	return first.AddDate(0, 0, min(d.Day(), last)-1)
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+var enNumbers = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2, "a few": 3, "few": 3}
+
+func enAtoi(s string) (int, bool) {
+	if n, ok := enNumbers[s]; ok {
+		return n, true
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n > 0
+}
+
+// zhAtoi reads 1-99 in digits or Chinese numerals (八, 十二, 二十, 两).
+func zhAtoi(s string) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	digit := map[rune]int{'一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9}
+	r := []rune(s)
+	switch {
+	case len(r) == 1 && r[0] == '十':
+		return 10
+	case len(r) == 1:
+		return digit[r[0]]
+	case len(r) == 2 && r[0] == '十':
+		return 10 + digit[r[1]]
+	case len(r) == 2 && r[1] == '十':
+		return 10 * digit[r[0]]
+	case len(r) == 3 && r[1] == '十':
+		return 10*digit[r[0]] + digit[r[2]]
+	}
+	return 0
+}
+
+func zhUnit(s string) string {
+	switch s {
+	case "天", "日":
+		return "day"
+	case "月":
+		return "month"
+	case "年":
+		return "year"
+	}
+	return "week"
+}
+
+// zhWeekday is the offset of 一..日 from Monday.
+func zhWeekday(s string) int {
+	if s == "天" {
+		s = "日"
+	}
+	return strings.Index("一二三四五六日", s) / len("一")
+}
+
+func monthNum(s string) int {
+	s = strings.TrimSuffix(s, ".")
+	for i, m := range []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"} {
+		if strings.HasPrefix(s, m) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func weekdayNum(s string) time.Weekday {
+	for i, d := range []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"} {
+		if s == d {
+			return time.Weekday(i)
+		}
+	}
+	return time.Sunday
+}

@@ -1,0 +1,163 @@
+package search_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/search"
+)
+
+func TestParseDates(t *testing.T) {
+	// Wednesday 7 January 2026, 10:00 in UTC: a clock just past a year
+	// boundary, so "last month", "上周" and "two months ago" cross it.
+	jan := time.Date(2026, 1, 7, 10, 0, 0, 0, time.UTC)
+	// Tuesday 31 March 2026: month ends of different lengths.
+	mar31 := time.Date(2026, 3, 31, 9, 0, 0, 0, time.UTC)
+	// Monday 1 March 2027 (after a non-leap February).
+	mar2027 := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
+	type span struct{ from, to string }
+	cases := []struct {
+		name  string
+		query string
+		now   time.Time
+		want  []span
+	}{
+		{"iso day", "what broke on 2023-08-14?", jan, []span{{"2023-08-14", "2023-08-14"}}},
+		{"slashed day", "deploy 2025/12/3", jan, []span{{"2025-12-03", "2025-12-03"}}},
+		{"month and year", "What did Caroline do in August 2023?", jan, []span{{"2023-08-01", "2023-08-31"}}},
+		{"february of a leap year", "in February 2024", jan, []span{{"2024-02-01", "2024-02-29"}}},
+		{"day month year", "when did she go on 8 May, 2023", jan, []span{{"2023-05-08", "2023-05-08"}}},
+		{"month day year", "Aug 14th, 2023", jan, []span{{"2023-08-14", "2023-08-14"}}},
+		{"day of month with year", "the 14th of August, 2023", jan, []span{{"2023-08-14", "2023-08-14"}}},
+		{"month day without year is the latest past one", "the meeting on December 30", jan, []span{{"2025-12-30", "2025-12-30"}}},
+		{"month day this year", "on January 2", jan, []span{{"2026-01-02", "2026-01-02"}}},
+		{"no 31 April", "April 31, 2025", jan, nil},
+		{"29 February without year", "on February 29", mar2027, []span{{"2024-02-29", "2024-02-29"}}},
+		{"month without year: latest past", "the outage in December", jan, []span{{"2025-12-01", "2025-12-31"}}},
+		{"month without year: this month", "in January", jan, []span{{"2026-01-01", "2026-01-31"}}},
+		{"last month name", "last March", mar31, []span{{"2025-03-01", "2025-03-31"}}},
+		{"may the verb", "may I ask what you did", jan, nil},
+		{"march the verb", "they march on", jan, nil},
+		{"year", "during 2025", jan, []span{{"2025-01-01", "2025-12-31"}}},
+		{"a port is no year", "port 2096 and 3037", jan, nil},
+		{"yesterday", "yesterday's deploy", jan, []span{{"2026-01-06", "2026-01-06"}}},
+		{"today", "what did I do today", jan, []span{{"2026-01-07", "2026-01-07"}}},
+		{"day before yesterday", "the day before yesterday", jan, []span{{"2026-01-05", "2026-01-05"}}},
+		{"last week across the year", "last week", jan, []span{{"2025-12-29", "2026-01-04"}}},
+		{"this week", "this week", jan, []span{{"2026-01-05", "2026-01-11"}}},
+		{"last month across the year", "last month", jan, []span{{"2025-12-01", "2025-12-31"}}},
+		{"last month from a 31st", "last month", mar31, []span{{"2026-02-01", "2026-02-28"}}},
+		{"last year", "last year", jan, []span{{"2025-01-01", "2025-12-31"}}},
+		{"two months ago across the year", "two months ago", jan, []span{{"2025-11-01", "2025-11-30"}}},
+		{"days ago", "3 days ago", jan, []span{{"2026-01-04", "2026-01-04"}}},
+		{"a few days ago", "a few days ago", jan, []span{{"2026-01-04", "2026-01-04"}}},
+		{"a week ago is that week", "a week ago", jan, []span{{"2025-12-29", "2026-01-04"}}},
+		{"past days", "in the past 10 days", jan, []span{{"2025-12-28", "2026-01-07"}}},
+		{"last weekday", "last Friday", jan, []span{{"2026-01-02", "2026-01-02"}}},
+		{"two expressions", "between March 2025 and yesterday", jan, []span{{"2025-03-01", "2025-03-31"}, {"2026-01-06", "2026-01-06"}}},
+		{"zh today", "今天的会议", jan, []span{{"2026-01-07", "2026-01-07"}}},
+		{"zh yesterday", "昨天", jan, []span{{"2026-01-06", "2026-01-06"}}},
+		{"zh day before yesterday", "前天谁修了端口", jan, []span{{"2026-01-05", "2026-01-05"}}},
+		{"zh last week across the year", "上周我们讨论了什么", jan, []span{{"2025-12-29", "2026-01-04"}}},
+		{"zh last week other words", "上个星期", jan, []span{{"2025-12-29", "2026-01-04"}}},
+		{"zh weekday of last week", "上周三", jan, []span{{"2025-12-31", "2025-12-31"}}},
+		{"zh sunday of last week", "上周日", jan, []span{{"2026-01-04", "2026-01-04"}}},
+		{"zh weekday alone", "周一的事故", jan, []span{{"2026-01-05", "2026-01-05"}}},
+		{"zh last month across the year", "上个月", jan, []span{{"2025-12-01", "2025-12-31"}}},
+		{"zh this month", "这个月", jan, []span{{"2026-01-01", "2026-01-31"}}},
+		{"zh last year", "去年", jan, []span{{"2025-01-01", "2025-12-31"}}},
+		{"zh months ago", "三个月前", jan, []span{{"2025-10-01", "2025-10-31"}}},
+		{"zh two weeks ago", "两周前", jan, []span{{"2025-12-22", "2025-12-28"}}},
+		{"zh days ago", "5天前", jan, []span{{"2026-01-02", "2026-01-02"}}},
+		{"zh recent days", "最近三天", jan, []span{{"2026-01-04", "2026-01-07"}}},
+		{"zh month alone: latest past", "8月的会议", jan, []span{{"2025-08-01", "2025-08-31"}}},
+		{"zh month in numerals", "十二月", jan, []span{{"2025-12-01", "2025-12-31"}}},
+		{"zh month and day", "8月14日", jan, []span{{"2025-08-14", "2025-08-14"}}},
+		{"zh full date", "2023年8月14号", jan, []span{{"2023-08-14", "2023-08-14"}}},
+		{"zh year and month", "2023年8月", jan, []span{{"2023-08-01", "2023-08-31"}}},
+		{"zh year", "2024年", jan, []span{{"2024-01-01", "2024-12-31"}}},
+		{"full-width digits", "２０２３年８月", jan, []span{{"2023-08-01", "2023-08-31"}}},
+		{"nothing", "why was port 2096 unavailable", jan, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := search.ParseDates(c.query, c.now)
+			if len(got) != len(c.want) {
+				t.Fatalf("%q: got %+v, want %v", c.query, got, c.want)
+			}
+			for i, w := range c.want {
+				if got[i].From != w.from || got[i].To != w.to {
+					t.Errorf("%q: span %d = %s..%s, want %s..%s", c.query, i, got[i].From, got[i].To, w.from, w.to)
+				}
+			}
+		})
+	}
+}
+
+func TestParseDates_timeZone(t *testing.T) {
+	// 23:30 on 31 December in New York is already 1 January in UTC and in
+	// Shanghai: "today" and "this year" are the user's.
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	sh, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	instant := time.Date(2025, 12, 31, 23, 30, 0, 0, ny)
+	for _, c := range []struct {
+		loc         *time.Location
+		query       string
+		from, to    string
+		description string
+	}{
+		{ny, "today", "2025-12-31", "2025-12-31", "New York is still in 2025"},
+		{time.UTC, "today", "2026-01-01", "2026-01-01", "UTC is in 2026"},
+		{sh, "今天", "2026-01-01", "2026-01-01", "Shanghai is in 2026"},
+		{ny, "this year", "2025-01-01", "2025-12-31", "New York's year"},
+		{sh, "去年", "2025-01-01", "2025-12-31", "Shanghai's last year"},
+		{ny, "yesterday", "2025-12-30", "2025-12-30", "New York's yesterday"},
+	} {
+		got := search.ParseDates(c.query, instant.In(c.loc))
+		if len(got) != 1 || got[0].From != c.from || got[0].To != c.to {
+			t.Errorf("%s: %q at %s = %+v, want %s..%s", c.description, c.query, instant.In(c.loc), got, c.from, c.to)
+		}
+	}
+}
+
+func TestEngineResolvesDatesInItsLocation(t *testing.T) {
+	sh, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	snap := dialogueSnapshot(t)
+	// 20:00 UTC on 14 July is 04:00 on 15 July in Shanghai.
+	clock := func() time.Time { return time.Date(2026, 7, 14, 20, 0, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		loc  *time.Location
+		want string
+	}{{time.UTC, "2026-07-13"}, {sh, "2026-07-14"}} {
+		e := search.New(search.Config{Dense: true, Now: clock, Location: c.loc}, lexical.NewAnalyzer())
+		resp := ask(t, e, snap, api.SearchRequest{Query: "what did we say yesterday"})
+		if p := resp.QueryPlan.DatePriors; len(p) != 1 || p[0].From != c.want {
+			t.Errorf("%s: datePriors %+v, want %s", c.loc, p, c.want)
+		}
+	}
+}
+
+func TestParseDates_monthArithmeticKeepsTheMonth(t *testing.T) {
+	// From 31 March, "the past month" starts on 28 February, and "last
+	// March" is a year back.
+	now := time.Date(2026, 3, 31, 9, 0, 0, 0, time.UTC)
+	got := search.ParseDates("the past month", now)
+	if len(got) != 1 || got[0].From != "2026-02-28" || got[0].To != "2026-03-31" {
+		t.Errorf("past month: %+v", got)
+	}
+	got = search.ParseDates("过去一年", time.Date(2024, 2, 29, 9, 0, 0, 0, time.UTC))
+	if len(got) != 1 || got[0].From != "2023-02-28" {
+		t.Errorf("过去一年 from 29 February: %+v", got)
+	}
+}

@@ -1,0 +1,249 @@
+package search
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/memory"
+)
+
+// Names of the engine's recall levers, for Config.Off and for
+// "novactl eval locomo --ablate" (which also knows the index-side levers
+// of the index and lexical packages).
+const (
+	// LeverPropagation adds a share of the better adjacent turn's score
+	// to each turn after fusion.
+	LeverPropagation = "propagation"
+	// LeverDates is the soft prior for memories dated within the days,
+	// months or years the query names.
+	LeverDates = "dates"
+	// LeverPerson is the soft prior for memories by a speaker or agent
+	// the query names.
+	LeverPerson = "person"
+	// LeverSupersession ranks the newest version of a subject first.
+	LeverSupersession = "supersession"
+	// LeverQuestions weighs a dialogue turn that only asks a question
+	// below the turns that state something.
+	LeverQuestions = "questions"
+)
+
+// Levers lists the engine's levers.
+var Levers = []string{LeverPropagation, LeverDates, LeverPerson, LeverSupersession, LeverQuestions}
+
+// Lever weights, measured on LoCoMo dev and checked on held-out
+// conversations (BENCHMARKS.md, "Recall levers").
+const (
+	// neighbourShare is the share of the gap between the better adjacent
+	// turn's score and its own that a turn receives: a neighbour of a
+	// strong hit can enter the list, but two adjacent hits of similar
+	// score do not lift each other (that crowded out the other evidence
+	// of multi-hop questions: -.044 recall@10 on LoCoMo dev's multi-hop
+	// with a plain 0.3 of the neighbour's score).
+	neighbourShare = 0.3
+	// datePriorBoost multiplies the score of a memory dated within a span
+	// the query names.
+	datePriorBoost = 0.15
+	// personPriorBoost multiplies the score of a memory by a person or
+	// agent the query names.
+	personPriorBoost = 0.1
+	// questionTurnFactor scales a dialogue turn that ends with a question
+	// mark: it shares the words of the question asked of the memory, but
+	// the answer is in the turn after it, which propagation then lifts.
+	questionTurnFactor = 0.85
+	// supersededFactor scales an older version of a subject, so that the
+	// newest (lifted to at least the older one's score) ranks above it.
+	supersededFactor = 0.9
+)
+
+func (e *Engine) on(lever string) bool { return !e.cfg.Off[lever] }
+
+// namedPeople returns the agents of the generation that the query names as
+// whole words, case-insensitively (names shorter than three letters are
+// too ambiguous), and Chinese names of two characters or more anywhere.
+func namedPeople(agents []string, normQuery string) []string {
+	var out []string
+	for _, a := range agents {
+		n := lexical.Normalize(a)
+		switch {
+		case hasCJK(n):
+			// Chinese names have no word boundaries; two characters make
+			// a name.
+			if len([]rune(n)) >= 2 && strings.Contains(normQuery, n) {
+				out = append(out, a)
+			}
+		case len([]rune(n)) >= 3 && containsAtBoundary(normQuery, n):
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// priors applies the query's date and person priors to a candidate's
+// components and returns the factor.
+func (e *Engine) priors(q *query, c *memory.Chunk, comp *components) float64 {
+	f := 1.0
+	if len(q.dates) > 0 {
+		comp.has |= hasDatePrior
+		comp.datePrior = 1
+		if inSpans(q.dates, c.Date) {
+			comp.datePrior = 1 + datePriorBoost
+		}
+		f *= comp.datePrior
+	}
+	if e.on(LeverQuestions) && c.SessionID != "" && asksOnly(c.Text) {
+		comp.has |= hasQuestionTurn
+		comp.questionTurn = questionTurnFactor
+		f *= questionTurnFactor
+	}
+	if len(q.people) > 0 {
+		comp.has |= hasPersonPrior
+		comp.personPrior = 1
+		if c.Agent != "" && slices.Contains(q.people, c.Agent) {
+			comp.personPrior = 1 + personPriorBoost
+		}
+		f *= comp.personPrior
+	}
+	return f
+}
+
+// asksOnly reports whether a turn ends with a question mark.
+func asksOnly(text string) bool {
+	t := strings.TrimSpace(text)
+	return strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？")
+}
+
+func inSpans(spans []DateSpan, date string) bool {
+	if len(date) < 10 {
+		return false
+	}
+	d := date[:10]
+	for _, s := range spans {
+		if d >= s.From && d <= s.To {
+			return true
+		}
+	}
+	return false
+}
+
+// propagate adds to every candidate neighbourShare of the gap to the
+// better score of the turns before and after it in its conversation,
+// after fusion: an
+// elliptic turn ("Some fun ones like charades") whose topic sits in the
+// turn before can then enter the list beside it. Only turns of a session
+// (a dialogue or an agent transcript) lend each other score: consecutive
+// lines of a file of independent records do not. A neighbour that no
+// channel found joins the list with that share alone; the hard filter
+// still applies to it.
+func (e *Engine) propagate(q *query, in []scored) []scored {
+	g := q.snap.Gen
+	pos := make(map[int]int, len(in))
+	for i, s := range in {
+		pos[s.doc] = i
+	}
+	boost := map[int]float64{}
+	from := map[int]int{}
+	for _, s := range in {
+		if !s.dialogue {
+			continue
+		}
+		prev, next := g.Adjacent(s.doc)
+		for _, n := range [2]int{prev, next} {
+			if n < 0 || !g.Live(n) || (q.accept != nil && !q.accept(n)) {
+				continue
+			}
+			own := 0.0
+			if i, ok := pos[n]; ok {
+				own = in[i].score
+			}
+			if b := neighbourShare * max(0, s.score-own); b > boost[n] {
+				boost[n], from[n] = b, s.doc
+			}
+		}
+	}
+	if len(boost) == 0 {
+		return in
+	}
+	out := slices.Clone(in)
+	for doc, b := range boost {
+		if i, ok := pos[doc]; ok {
+			out[i].comp.neighbourBoost = b
+			out[i].comp.has |= hasNeighbour
+			continue
+		}
+		src := in[pos[from[doc]]]
+		s := scored{doc: doc, passes: slices.Clone(src.passes), bestPass: src.bestPass, dialogue: true}
+		e.metadataFactor(q, g.Chunk(doc), &s.comp)
+		s.comp.passWeight = src.comp.passWeight
+		s.comp.neighbourBoost = b
+		s.comp.has |= hasNeighbour
+		out = append(out, s)
+	}
+	for i := range out {
+		out[i].score += out[i].comp.neighbourBoost
+	}
+	sortScored(out)
+	return out
+}
+
+// supersede makes the newest version of each subject in the list rank
+// above its older versions: an older version is scaled by
+// supersededFactor and the newest is lifted to at least the older one's
+// score, joining the list if no channel found it. A newest version the
+// hard filter excludes (a dateRange before it) is left out, and the older
+// ones rank as they are.
+func (e *Engine) supersede(q *query, in []scored) []scored {
+	g := q.snap.Gen
+	lift := map[int]float64{}
+	var older []int
+	for i, s := range in {
+		newest, ok := g.Superseded(s.doc)
+		if !ok || !g.Live(newest) || (q.accept != nil && !q.accept(newest)) {
+			continue
+		}
+		older = append(older, i)
+		lift[newest] = max(lift[newest], s.score)
+	}
+	if len(older) == 0 {
+		return in
+	}
+	out := slices.Clone(in)
+	for _, i := range older {
+		out[i].score *= supersededFactor
+		out[i].comp.supersession = supersededFactor
+		out[i].comp.has |= hasSupersession
+	}
+	pos := make(map[int]int, len(out))
+	for i, s := range out {
+		pos[s.doc] = i
+	}
+	for doc, l := range lift {
+		i, ok := pos[doc]
+		if !ok {
+			s := scored{doc: doc, passes: []string{PassBaseline}, bestPass: PassBaseline}
+			e.metadataFactor(q, g.Chunk(doc), &s.comp)
+			out = append(out, s)
+			i = len(out) - 1
+		}
+		if out[i].score < l {
+			out[i].comp.supersession = l / max(out[i].score, 1e-9)
+			if out[i].score == 0 {
+				out[i].comp.supersession = 1
+			}
+			out[i].comp.has |= hasSupersession
+			out[i].score = l
+		}
+	}
+	sortScored(out)
+	return out
+}
+
+// queryDates resolves the date expressions of the query against the
+// engine's clock in its time zone.
+func (e *Engine) queryDates(query string, now time.Time) []DateSpan {
+	if !e.on(LeverDates) {
+		return nil
+	}
+	return ParseDates(query, now.In(e.cfg.Location))
+}

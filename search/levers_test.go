@@ -1,0 +1,287 @@
+package search_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/search"
+)
+
+// build indexes sources (paths relative to testdata) into a temporary home.
+func build(t *testing.T, sources ...config.Source) *search.Snapshot {
+	t.Helper()
+	home := t.TempDir()
+	cfg := config.Defaults()
+	cfg.Home = paths.Home{Root: home}
+	for i := range sources {
+		p, err := filepath.Abs(filepath.Join("testdata", sources[i].Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sources[i].Path = p
+	}
+	cfg.Sources = sources
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: func() time.Time { return now }})
+	if _, err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &search.Snapshot{Gen: g, Query: g.Model}
+}
+
+func versionsSnapshot(t *testing.T) *search.Snapshot {
+	return build(t,
+		config.Source{Name: "state", Kind: config.KindJSONL, Path: "versions/records"},
+		config.Source{Name: "board", Kind: config.KindMarkdown, Path: "versions/board", SourceSet: "task-board-snapshot"})
+}
+
+func ask(t *testing.T, e *search.Engine, snap *search.Snapshot, req api.SearchRequest) *api.SearchResponse {
+	t.Helper()
+	if req.TopK == 0 {
+		req.TopK = 5
+	}
+	resp, err := e.Search(context.Background(), snap, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func engineWith(off ...string) *search.Engine {
+	cfg := search.Config{HalfLifeDays: 7, Dense: true, Now: func() time.Time { return now }, Location: time.UTC, Off: map[string]bool{}}
+	for _, l := range off {
+		cfg.Off[l] = true
+	}
+	return search.New(cfg, lexical.NewAnalyzer())
+}
+
+func rank(resp *api.SearchResponse, sourceID string) int {
+	return slices.IndexFunc(resp.Results, func(r api.Result) bool { return r.SourceID == sourceID })
+}
+
+func TestSupersession_newestWinsOverABetterMatch(t *testing.T) {
+	snap := versionsSnapshot(t)
+	req := api.SearchRequest{Query: "Which host runs the primary PostgreSQL database and where do the nightly backups go?", Filters: api.Filters{Project: "infra"}}
+
+	// Without the lever the oldest version matches best: that is the
+	// situation the lever exists for.
+	plain := ask(t, engineWith(search.LeverSupersession), snap, req)
+	if plain.Results[0].SourceID != "db-1" {
+		t.Fatalf("fixture: without supersession the best match should be db-1, got %s", plain.Results[0].SourceID)
+	}
+
+	resp := ask(t, engineWith(), snap, req)
+	if resp.Results[0].SourceID != "db-3" {
+		t.Fatalf("newest version must rank first: got %v", ids(resp))
+	}
+	if resp.Results[0].Superseded {
+		t.Error("the newest version is flagged superseded")
+	}
+	for _, old := range []string{"db-1", "db-2"} {
+		i := rank(resp, old)
+		if i < 0 {
+			t.Fatalf("%s missing from %v", old, ids(resp))
+		}
+		r := resp.Results[i]
+		if !r.Superseded || r.SupersededBy != "state:db-3" {
+			t.Errorf("%s: superseded %v by %q, want true by state:db-3", old, r.Superseded, r.SupersededBy)
+		}
+		if r.ScoreComponents["supersession"] != 0.9 {
+			t.Errorf("%s: supersession component %v", old, r.ScoreComponents["supersession"])
+		}
+	}
+	// Citations carry the flags, and the synthesis leads with the newest.
+	for _, c := range resp.CitationPack {
+		if c.Superseded != (c.ResultID != "state:db-3" && (c.ResultID == "state:db-1" || c.ResultID == "state:db-2")) {
+			t.Errorf("citation %s superseded=%v", c.ResultID, c.Superseded)
+		}
+	}
+	if resp.AnswerSynthesis.CitationIDs[0] != "C1" || slices.ContainsFunc(resp.AnswerSynthesis.Bullets, func(b api.Bullet) bool {
+		return resp.CitationPack[citationIndex(b.CitationID)].Superseded
+	}) {
+		t.Errorf("answer synthesis cites an older version: %+v", resp.AnswerSynthesis.Bullets)
+	}
+	checkGolden(t, "supersession", resp)
+}
+
+func citationIndex(id string) int {
+	var n int
+	for _, c := range id[1:] {
+		n = n*10 + int(c-'0')
+	}
+	return n - 1
+}
+
+func TestSupersession_dateRangeReachesOlderVersions(t *testing.T) {
+	snap := versionsSnapshot(t)
+	req := api.SearchRequest{Query: "Which host runs the primary PostgreSQL database?", Filters: api.Filters{Project: "infra", DateTo: "2026-06-30"}}
+	resp := ask(t, engineWith(), snap, req)
+	if rank(resp, "db-3") >= 0 {
+		t.Fatalf("the date range excludes db-3, got %v", ids(resp))
+	}
+	plain := ask(t, engineWith(search.LeverSupersession), snap, req)
+	if got, want := ids(resp), ids(plain); !slices.Equal(got, want) {
+		t.Errorf("with the newest version filtered out, older ones must rank as without the lever: %v vs %v", got, want)
+	}
+	for _, old := range []string{"db-1", "db-2"} {
+		i := rank(resp, old)
+		if i < 0 {
+			t.Fatalf("%s missing: %v", old, ids(resp))
+		}
+		if r := resp.Results[i]; !r.Superseded || r.SupersededBy != "state:db-3" || r.ScoreComponents["supersession"] != 0 {
+			t.Errorf("%s: %+v", old, r)
+		}
+	}
+}
+
+func TestSupersession_taskBoardSnapshots(t *testing.T) {
+	snap := versionsSnapshot(t)
+	req := api.SearchRequest{Query: "NOVA-31 search latency blocked waiting for the benchmark harness", Filters: api.Filters{Project: "nova"}}
+	if plain := ask(t, engineWith(search.LeverSupersession), snap, req); plain.Results[0].SourceID != "board-2026-06-01.md#task-board-nova-31-search-latency" {
+		t.Fatalf("fixture: without the lever the June card matches best: %v", ids(plain))
+	}
+	resp := ask(t, engineWith(), snap, req)
+	top := resp.Results[0]
+	if top.SourceID != "board-2026-07-01.md#task-board-nova-31-search-latency" || top.Superseded {
+		t.Fatalf("the July snapshot of the card must rank first: %v", ids(resp))
+	}
+	june := resp.Results[rank(resp, "board-2026-06-01.md#task-board-nova-31-search-latency")]
+	if !june.Superseded || june.SupersededBy != top.ID {
+		t.Errorf("June card: superseded %v by %q, want by %s", june.Superseded, june.SupersededBy, top.ID)
+	}
+	// Another card of the same board is its own subject.
+	if i := rank(resp, "board-2026-07-01.md#task-board-nova-40-installer"); i >= 0 && resp.Results[i].Superseded {
+		t.Error("the newest NOVA-40 card is flagged superseded")
+	}
+}
+
+func ids(resp *api.SearchResponse) []string {
+	out := make([]string, len(resp.Results))
+	for i, r := range resp.Results {
+		out[i] = r.SourceID
+	}
+	return out
+}
+
+func dialogueSnapshot(t *testing.T) *search.Snapshot {
+	return build(t, config.Source{Name: "talk", Kind: config.KindJSONL, Path: "dialogue"})
+}
+
+func TestPropagation_ellipticTurnJoinsItsNeighbour(t *testing.T) {
+	snap := dialogueSnapshot(t)
+	// The answer turn (s1-3) never says "church picnic"; the turn before
+	// it does.
+	req := api.SearchRequest{Query: "What games did the kids play at the church picnic?", TopK: 3}
+	resp := ask(t, engineWith(), snap, req)
+	i := rank(resp, "s1-3")
+	if i < 0 {
+		t.Fatalf("the elliptic answer turn is missing: %v", ids(resp))
+	}
+	if resp.Results[i].ScoreComponents["neighbourBoost"] <= 0 {
+		t.Errorf("s1-3 has no neighbourBoost: %v", resp.Results[i].ScoreComponents)
+	}
+	// The boost is a share of the gap to the better neighbour (s1-2 or
+	// s1-4), added to the score the turn has without the lever.
+	off := ask(t, engineWith(search.LeverPropagation), snap, api.SearchRequest{Query: req.Query, TopK: 10})
+	j := rank(off, "s1-3")
+	if j < 0 {
+		t.Fatalf("s1-3 missing without propagation: %v", ids(off))
+	}
+	with, without, boost := resp.Results[i].Score, off.Results[j].Score, resp.Results[i].ScoreComponents["neighbourBoost"]
+	if d := with - without - boost; d > 1e-5 || d < -1e-5 {
+		t.Errorf("score %v without the lever %v, boost %v", with, without, boost)
+	}
+	best := 0.0
+	for _, n := range []string{"s1-2", "s1-4"} {
+		if k := rank(off, n); k >= 0 {
+			best = max(best, off.Results[k].Score)
+		}
+	}
+	if want := 0.3 * (best - without); boost < want-1e-5 || boost > want+1e-5 {
+		t.Errorf("boost %v, want 0.3 x (%v - %v)", boost, best, without)
+	}
+	checkGolden(t, "propagation", resp)
+}
+
+func TestPersonPrior(t *testing.T) {
+	snap := dialogueSnapshot(t)
+	req := api.SearchRequest{Query: "What did Mira say about the picnic?", TopK: 5}
+	resp := ask(t, engineWith(), snap, req)
+	if !slices.Equal(resp.QueryPlan.PersonPriors, []string{"Mira"}) {
+		t.Fatalf("personPriors %v", resp.QueryPlan.PersonPriors)
+	}
+	for _, r := range resp.Results {
+		want := 1.0
+		if r.Agent != nil && *r.Agent == "Mira" {
+			want = 1.1
+		}
+		if r.ScoreComponents["personPrior"] != want {
+			t.Errorf("%s by %v: personPrior %v, want %v", r.SourceID, *r.Agent, r.ScoreComponents["personPrior"], want)
+		}
+	}
+	if a := resp.Results[0].Agent; a == nil || *a != "Mira" {
+		t.Errorf("top result is not by Mira: %v", ids(resp))
+	}
+	// A name that is part of a longer word is no person.
+	if p := ask(t, engineWith(), snap, api.SearchRequest{Query: "miracle picnic"}).QueryPlan.PersonPriors; len(p) != 0 {
+		t.Errorf("personPriors %v for a query naming nobody", p)
+	}
+	if p := ask(t, engineWith(search.LeverPerson), snap, req).QueryPlan.PersonPriors; len(p) != 0 {
+		t.Errorf("personPriors %v with the lever off", p)
+	}
+}
+
+func TestDatePrior(t *testing.T) {
+	snap := dialogueSnapshot(t)
+	// Two picnic turns; the question names June 2026.
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "picnic photos or chairs in June 2026?", TopK: 5})
+	if len(resp.QueryPlan.DatePriors) != 1 || resp.QueryPlan.DatePriors[0].From != "2026-06-01" || resp.QueryPlan.DatePriors[0].To != "2026-06-30" {
+		t.Fatalf("datePriors %+v", resp.QueryPlan.DatePriors)
+	}
+	for _, r := range resp.Results {
+		want := 1.0
+		if *r.Date >= "2026-06-01" && *r.Date <= "2026-06-30" {
+			want = 1.15
+		}
+		if r.ScoreComponents["datePrior"] != want {
+			t.Errorf("%s dated %s: datePrior %v, want %v", r.SourceID, *r.Date, r.ScoreComponents["datePrior"], want)
+		}
+	}
+	if resp.Results[0].SourceID != "s2-3" {
+		t.Errorf("the June picnic turn should lead: %v", ids(resp))
+	}
+	// Relative: "last month" against the clock (2026-07-15) is June.
+	rel := ask(t, engineWith(), snap, api.SearchRequest{Query: "what happened with the picnic last month"})
+	if len(rel.QueryPlan.DatePriors) != 1 || rel.QueryPlan.DatePriors[0].From != "2026-06-01" || !rel.QueryPlan.DatePriors[0].Relative {
+		t.Errorf("datePriors %+v", rel.QueryPlan.DatePriors)
+	}
+	// A prior, never a filter: memories outside the span still come back.
+	if rank(resp, "s1-1") < 0 && rank(resp, "s3-2") < 0 {
+		t.Errorf("memories outside the named month were filtered: %v", ids(resp))
+	}
+}
+
+func TestLemmasJoinIrregularForms(t *testing.T) {
+	snap := dialogueSnapshot(t)
+	// "draw" in the query, "drew" in the memory.
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "Who will draw a map of the park?", TopK: 3})
+	if resp.Results[0].SourceID != "s1-4" || resp.Results[0].ScoreComponents["bm25"] == 0 {
+		t.Fatalf("top %v, bm25 %v", ids(resp), resp.Results[0].ScoreComponents["bm25"])
+	}
+	// And "child" reaches "children".
+	resp = ask(t, engineWith(), snap, api.SearchRequest{Query: "art class for a child", TopK: 3})
+	if resp.Results[0].SourceID != "s2-2" {
+		t.Errorf("top %v", ids(resp))
+	}
+}

@@ -1,0 +1,317 @@
+package search
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/vector"
+)
+
+// runPass retrieves candidates from both channels, fuses their normalised
+// scores and applies the evidence adjustments.
+func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, dense bool) ([]scored, error) {
+	g := q.snap.Gen
+	accept := q.accept
+	if len(p.sourceSets) > 0 {
+		accept = g.Filter(q.req.Filters, p.sourceSets)
+	}
+	pool := max(q.depth*2, 60)
+	terms := e.analyzer.Terms(p.query)
+	lexHits := g.SearchText(terms, pool, accept)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	idx := make(map[int]int, 2*pool)
+	cands := make([]scored, 0, 2*pool)
+	add := func(d int) *scored {
+		if i, ok := idx[d]; ok {
+			return &cands[i]
+		}
+		idx[d] = len(cands)
+		cands = append(cands, scored{doc: d})
+		return &cands[len(cands)-1]
+	}
+	for _, h := range lexHits {
+		s := add(h.Doc)
+		s.comp.bm25 = h.Score
+		s.comp.has |= hasBM25
+	}
+	for _, h := range g.SearchContext(terms, pool/2, accept) {
+		s := add(h.Doc)
+		s.comp.bm25Context = h.Score
+		s.comp.has |= hasContext
+	}
+	if vector.IsZero(qvec) {
+		// No word of the query is in the embedder's vocabulary: every
+		// cosine would be 0, so the scan would only cost time.
+		qvec = nil
+	}
+	if dense && qvec != nil {
+		hits, err := g.SearchVectors(qvec, pool, accept)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			s := add(h.Doc)
+			s.comp.dense = float64(h.Score)
+			s.comp.has |= hasDense
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Fill in the channel that did not find a candidate.
+	var needLex, needCtx []int
+	for i := range cands {
+		s := &cands[i]
+		if s.comp.has&hasBM25 == 0 {
+			needLex = append(needLex, i)
+		}
+		if s.comp.has&hasContext == 0 {
+			needCtx = append(needCtx, i)
+		}
+		if s.comp.has&hasDense == 0 && dense && qvec != nil {
+			s.comp.dense = float64(g.Dot(qvec, s.doc))
+			s.comp.has |= hasDense
+		}
+	}
+	if len(needLex) > 0 {
+		for i, v := range g.ScoreText(terms, docsOf(cands, needLex)) {
+			cands[needLex[i]].comp.bm25 = v
+		}
+	}
+	if len(needCtx) > 0 {
+		for i, v := range g.ScoreContext(terms, docsOf(cands, needCtx)) {
+			cands[needCtx[i]].comp.bm25Context = v
+		}
+	}
+	maxBM := 0.0
+	for i := range cands {
+		c := &cands[i].comp
+		c.bm25Fields = c.bm25 + e.cfg.ContextWeight*c.bm25Context
+		maxBM = math.Max(maxBM, c.bm25Fields)
+	}
+	alpha := e.cfg.LexicalWeight
+	if !dense || qvec == nil {
+		alpha = 1
+	}
+	out := make([]scored, 0, len(cands))
+	for i := range cands {
+		s := &cands[i]
+		c := &s.comp
+		lex := 0.0
+		if maxBM > 0 {
+			lex = c.bm25Fields / maxBM
+		}
+		c.lexical = lex
+		c.dense = math.Max(0, c.dense)
+		if lex == 0 && c.dense < minDenseOnly {
+			// Neither a shared term nor real semantic similarity: noise,
+			// not evidence. Nothing is better than a ranked list of it.
+			continue
+		}
+		c.fused = alpha*lex + (1-alpha)*c.dense
+		ch := g.Chunk(s.doc)
+		s.dialogue = ch.SessionID != ""
+		s.score = c.fused * e.metadataFactor(q, ch, c)
+		out = append(out, *s)
+	}
+	sortScored(out)
+	// Text-based adjustments only for the head of the list: they read the
+	// chunk text, which is the expensive part.
+	head := min(len(out), q.depth*2)
+	for i := 0; i < head; i++ {
+		s := &out[i]
+		s.score *= e.textFactor(q, s.doc, &s.comp)
+	}
+	out = out[:head]
+	sortScored(out)
+	for i := range out {
+		out[i].comp.passWeight = p.weight
+		out[i].passes = []string{p.id}
+		out[i].bestPass = p.id
+		out[i].comp.passScore = out[i].score
+	}
+	return out, nil
+}
+
+// docsOf returns the documents of the candidates at positions at.
+func docsOf(cands []scored, at []int) []int {
+	docs := make([]int, len(at))
+	for i, j := range at {
+		docs[i] = cands[j].doc
+	}
+	return docs
+}
+
+// metadataFactor applies recency, intent, authority and governance.
+func (e *Engine) metadataFactor(q *query, c *memory.Chunk, comp *components) float64 {
+	recency := 0.5
+	if t, err := time.Parse("2006-01-02", c.Date); err == nil {
+		age := math.Max(0, q.now.Sub(t).Hours()/24)
+		recency = math.Exp(-math.Ln2 * age / e.cfg.HalfLifeDays)
+	}
+	recencyFactor := 1 + 0.06*recency
+	if q.plan.RecencyBias == "strong" {
+		recencyFactor = 0.35 + 0.65*recency
+	}
+	intent := 1.0
+	if !(len(q.plan.PreferredTags) == 1 && q.plan.PreferredTags[0] == "general") {
+		if slices.ContainsFunc(c.Tags, func(t string) bool { return slices.Contains(q.plan.PreferredTags, t) }) {
+			intent *= 1.08
+		}
+		if slices.Contains(q.plan.PreferredTags, c.WorkType) {
+			intent *= 1.05
+		}
+	}
+	authority := memory.EvidenceAuthority(c.Governance)
+	weight := c.Governance.RetrievalWeight
+	if weight <= 0 {
+		weight = 1
+	}
+	comp.recency = recency
+	comp.recencyFactor = recencyFactor
+	comp.intentBoost = intent
+	comp.evidenceAuthority = authority
+	comp.governanceWeight = weight
+	comp.provenanceScore = c.Governance.ProvenanceScore
+	comp.authorityRank = float64(c.Governance.AuthorityRank)
+	comp.layerBoost = 1
+	return recencyFactor * intent * (1 + 0.04*authority) * weight * e.priors(q, c, comp)
+}
+
+// afterFusion applies the levers that look across candidates: neighbour
+// propagation, then newest-state-wins.
+func (e *Engine) afterFusion(q *query, fused []scored) []scored {
+	if e.on(LeverPropagation) {
+		fused = e.propagate(q, fused)
+	}
+	if e.on(LeverSupersession) {
+		fused = e.supersede(q, fused)
+	}
+	return fused
+}
+
+// textFactor applies exact-entity coverage and meta-discussion.
+func (e *Engine) textFactor(q *query, doc int, comp *components) float64 {
+	c := q.snap.Gen.Chunk(doc)
+	v := q.view(e, doc)
+	var retrieval *textView
+	citable, covered := 0, 0
+	for _, t := range q.plan.KeyTerms {
+		if v.covers(e.analyzer, t) {
+			citable++
+			covered++
+			continue
+		}
+		if retrieval == nil {
+			ctx, _ := q.snap.Gen.Context(doc)
+			rv := newTextView(e.analyzer, ctx+" "+c.Project+" "+c.Agent+" "+c.SourceID+" "+c.SourcePath+" "+strings.Join(c.Tags, " "))
+			retrieval = &rv
+		}
+		if retrieval.covers(e.analyzer, t) {
+			covered++
+		}
+	}
+	anchors := 0
+	for _, a := range q.plan.Anchors {
+		if v.covers(e.analyzer, a) {
+			anchors++
+		}
+	}
+	n := len(q.plan.KeyTerms)
+	comp.has |= hasText
+	comp.keyword = ratio(citable, n)
+	comp.citableExactCoverage = ratio(citable, n)
+	comp.retrievalExactCoverage = ratio(covered, n)
+	exact := ratio(citable, n)
+	factor := 1.0
+	if len(q.plan.Anchors) > 0 {
+		exact = ratio(anchors, len(q.plan.Anchors))
+		// Rare identifiers, numbers and quoted phrases are what BM25 and
+		// vectors blur; evidence that cites them is worth more.
+		factor *= 1 + 0.3*exact
+	}
+	comp.exactCoverage = exact
+	meta := 0.0
+	if !q.plan.Meta {
+		meta = metaScore(v)
+	}
+	comp.metaDiscussion = meta
+	factor *= 1 - 0.45*meta
+	comp.subQueryMatch = 0
+	comp.subQueryBoost = 1
+	return factor
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 1
+	}
+	return float64(a) / float64(b)
+}
+
+func sortScored(s []scored) {
+	sort.SliceStable(s, func(i, j int) bool {
+		if s[i].score != s[j].score {
+			return s[i].score > s[j].score
+		}
+		return s[i].doc < s[j].doc
+	})
+}
+
+// fuse combines the passes that ran: each document keeps its best
+// weighted pass score (passes are scored on one calibrated scale), scaled
+// by how much of the executed pass weight agreed on it. One pass: the
+// baseline unchanged.
+func (e *Engine) fuse(order []string, runs map[string][]scored) []scored {
+	if len(order) == 1 {
+		return slices.Clone(runs[order[0]])
+	}
+	total := 0.0
+	for _, id := range order {
+		total += passWeights[id]
+	}
+	merged := map[int]*scored{}
+	support := map[int]float64{}
+	var docs []int
+	for _, id := range order {
+		w := passWeights[id]
+		for _, s := range runs[id] {
+			support[s.doc] += w
+			m, ok := merged[s.doc]
+			if !ok {
+				cp := s
+				cp.passes = []string{id}
+				cp.score = w * s.score
+				merged[s.doc] = &cp
+				docs = append(docs, s.doc)
+				continue
+			}
+			m.passes = append(m.passes, id)
+			if w*s.score > m.score {
+				passes := m.passes
+				*m = s
+				m.passes = passes
+				m.score = w * s.score
+			}
+		}
+	}
+	out := make([]scored, 0, len(docs))
+	for _, d := range docs {
+		m := merged[d]
+		share := support[d] / total
+		m.comp.passSupport = share
+		m.comp.has |= hasSupport
+		m.score *= 0.85 + 0.15*share
+		sort.Strings(m.passes)
+		out = append(out, *m)
+	}
+	sortScored(out)
+	return out
+}
