@@ -56,7 +56,7 @@ type segmentSink struct {
 	termSample  *reservoir[[]string]
 	vecSample   *reservoir[[]float32]
 	probeSample *reservoir[[]string]
-	dead       *segment.Dead
+	dead        *segment.Dead
 }
 
 type newSegment struct {
