@@ -10,6 +10,7 @@ import (
 
 	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index/segment"
+	"github.com/nova-recall/nova/parallel"
 	"github.com/nova-recall/nova/vector"
 )
 
@@ -102,7 +103,7 @@ func (s *segmentSink) embed(seg *newSegment) error {
 func (s *segmentSink) vectors(entries []forwardEntry) ([][]float32, error) {
 	vecs := make([][]float32, len(entries))
 	if s.sp.builtin() {
-		parallelRange(len(entries), func(i int) {
+		parallel.For(len(entries), 64, func(i int) {
 			if entries[i].kind == fwdTerms {
 				vecs[i] = s.sp.model.EmbedTerms(entries[i].terms)
 			}

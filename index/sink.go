@@ -13,6 +13,7 @@ import (
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/parallel"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/vector"
 )
@@ -107,7 +108,7 @@ func (s *segmentSink) flush() error {
 	}
 	out := make([]analysed, len(s.batch))
 	an := s.x.analyzer
-	parallelSpans(len(s.batch), func(lo, hi int) {
+	parallel.Spans(len(s.batch), 64, func(lo, hi int) {
 		// A neighbour's words appear in the context of up to four chunks
 		// near it in the batch: analyse each part once.
 		parts := contextAnalyzer{an: an, seen: map[string][]string{}}

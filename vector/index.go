@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/nova-recall/nova/parallel"
 	"github.com/nova-recall/nova/topk"
 )
 
@@ -161,7 +162,7 @@ func (ix *Index) Search(q []float32, k int, accept func(int) bool) ([]Hit, error
 func (ix *Index) scanAll(p Query, want int, accept func(int) bool) []Hit {
 	var mu sync.Mutex
 	all := topk.New(want, ix.better)
-	parallel(ix.n, 16_384, func(lo, hi int) {
+	parallel.Spans(ix.n, 16_384, func(lo, hi int) {
 		h := topk.New(want, ix.better)
 		for s, seg := range ix.segs {
 			base := ix.bases[s]

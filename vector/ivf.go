@@ -7,8 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 	"unsafe"
 
 	"github.com/nova-recall/nova/topk"
@@ -282,30 +280,6 @@ func (l *Lists) cell(c int) []uint32 {
 		lo = l.ends[c-1]
 	}
 	return l.docs[lo:l.ends[c]]
-}
-
-// parallel runs fn over [0, n) split into at most GOMAXPROCS parts when n
-// is large enough to be worth it.
-func parallel(n, minPerWorker int, fn func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), 8, max(1, n/minPerWorker))
-	if workers <= 1 {
-		fn(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	step := (n + workers - 1) / workers
-	for w := range workers {
-		lo, hi := w*step, min(n, (w+1)*step)
-		if lo >= hi {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	wg.Wait()
 }
 
 // ANNMinRecall is the recall@10 (against exact float search) an

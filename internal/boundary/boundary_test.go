@@ -104,7 +104,7 @@ func TestShippedBinaries(t *testing.T) {
 // the wire package api only through the identifiers listed in apiUses.
 var storage = []string{
 	"atomicfile", "embedding", "index", "index/chunk", "index/generation", "index/ingest",
-	"lexical", "manifest", "memory", "paths", "secrets", "topk", "vector",
+	"index/segment", "lexical", "manifest", "memory", "parallel", "paths", "secrets", "topk", "vector",
 }
 
 // apiUses are the conversion points between storage and the wire: each
