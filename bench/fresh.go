@@ -48,21 +48,18 @@ type FreshOptions struct {
 
 // FreshReport is what RunFresh measured.
 type FreshReport struct {
-	Command  string  `json:"command"`
-	Machine  Machine `json:"machine"`
-	Records  int     `json:"records"`
-	Chunks   int     `json:"chunks"`
-	Appends  int     `json:"appends"`
-	QuietMs  int64   `json:"watcherQuietMs"`
-	MaxWait  int64   `json:"watcherMaxWaitMs"`
-	SyncMs   int64   `json:"initialSyncMs"`
-	P50Ms    float64 `json:"p50Ms"`
-	P95Ms    float64 `json:"p95Ms"`
-	MinMs    float64 `json:"minMs"`
-	MaxMs    float64 `json:"maxMs"`
-	Samples  []int64 `json:"samplesMs"`
-	Syncs    int     `json:"watcherSyncs"`
-	LastSync int64   `json:"lastWatcherSyncMs"`
+	Command string  `json:"command"`
+	Machine Machine `json:"machine"`
+	Records int     `json:"records"`
+	Chunks  int     `json:"chunks"`
+	Appends int     `json:"appends"`
+	QuietMs int64   `json:"watcherQuietMs"`
+	MaxWait int64   `json:"watcherMaxWaitMs"`
+	SyncMs  int64   `json:"initialSyncMs"`
+	// Ways are the measurements, one per way memory arrives.
+	Ways     []FreshWayReport `json:"ways"`
+	Syncs    int              `json:"watcherSyncs"`
+	LastSync int64            `json:"lastWatcherSyncMs"`
 	// WatcherPeakRSSBytes is the watcher's peak resident memory (Linux).
 	WatcherPeakRSSBytes int64 `json:"watcherPeakRssBytes"`
 	// WatcherIdleCPUMs is the watcher's CPU time over IdleWindowMs with
@@ -72,10 +69,22 @@ type FreshReport struct {
 	WorkDir          string `json:"workDir"`
 }
 
-// RunFresh generates the corpus, syncs it once, starts novad and the
-// watcher on it, then appends Appends records to the watched source one
-// at a time, each after the watcher is idle again, and times each from
-// the append to the first facade search that returns it.
+// FreshWayReport is the time to searchable of one way memory arrives
+// (FreshJSONL, FreshClaudeCode, FreshCodex).
+type FreshWayReport struct {
+	Way     string  `json:"way"`
+	P50Ms   float64 `json:"p50Ms"`
+	P95Ms   float64 `json:"p95Ms"`
+	MinMs   float64 `json:"minMs"`
+	MaxMs   float64 `json:"maxMs"`
+	Samples []int64 `json:"samplesMs"`
+}
+
+// RunFresh generates the corpus and the agents' files, syncs them once,
+// starts novad and the watcher on them, then writes Appends pieces of
+// memory each way (freshWay), one at a time, each after the watcher is
+// idle again, and times each from the write to the first facade search
+// that returns it.
 func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 	say := func(format string, args ...any) {
 		if opts.Progress != nil {
@@ -125,7 +134,13 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := writeHomeConfig(home, corpusPath)
+	agentDir := filepath.Join(dir, "agents")
+	os.RemoveAll(agentDir)
+	agentSrcs, agentWays, err := agentSources(agentDir, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := writeHomeConfig(home, corpusPath, agentSrcs...)
 	if err != nil {
 		return nil, err
 	}
@@ -163,28 +178,35 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 	}
 	say("novad and the watcher run (pids %d, %d)", novad.Process.Pid, watcher.Process.Pid)
 
-	var samples []float64
-	for i := range opts.Appends {
-		token := fmt.Sprintf("freshtok%dq%dz", opts.Seed, i)
+	ways := append([]freshWay{{Name: FreshJSONL, write: func(i int, token string) error {
 		line, _ := json.Marshal(map[string]string{"id": "fresh-" + token, "text": "Decision " + token + ": the fresh record number " + fmt.Sprint(i) + " is searchable.", "date": time.Now().UTC().Format("2006-01-02")})
-		t0 := time.Now()
-		if err := appendLine(corpusPath, line); err != nil {
-			return rep, err
+		return appendLine(corpusPath, line)
+	}}}, agentWays...)
+	for w, way := range ways {
+		var samples []float64
+		wr := FreshWayReport{Way: way.Name}
+		for i := range opts.Appends {
+			token := fmt.Sprintf("freshtok%dw%dq%dz", opts.Seed, w, i)
+			t0 := time.Now()
+			if err := way.write(i, token); err != nil {
+				return rep, fmt.Errorf("%s %d: %w", way.Name, i, err)
+			}
+			if err := waitFound(ctx, c, token, opts.Timeout); err != nil {
+				return rep, fmt.Errorf("%s %d: %w (logs in %s)", way.Name, i, err, dir)
+			}
+			ms := float64(time.Since(t0).Microseconds()) / 1000
+			samples = append(samples, ms)
+			wr.Samples = append(wr.Samples, int64(ms))
+			say("%s %d/%d searchable after %s", way.Name, i+1, opts.Appends, msf(ms))
+			if err := waitWatcherIdle(ctx, home, watcher.Process.Pid, watcherDone, opts.Timeout); err != nil {
+				return rep, err
+			}
 		}
-		if err := waitFound(ctx, c, token, opts.Timeout); err != nil {
-			return rep, fmt.Errorf("append %d: %w (logs in %s)", i, err, dir)
-		}
-		ms := float64(time.Since(t0).Microseconds()) / 1000
-		samples = append(samples, ms)
-		rep.Samples = append(rep.Samples, int64(ms))
-		say("append %d/%d searchable after %s", i+1, opts.Appends, msf(ms))
-		if err := waitWatcherIdle(ctx, home, watcher.Process.Pid, watcherDone, opts.Timeout); err != nil {
-			return rep, err
-		}
+		sort.Float64s(samples)
+		wr.P50Ms, wr.P95Ms = scalar.Round(eval.Percentile(samples, 0.5), 2), scalar.Round(eval.Percentile(samples, 0.95), 2)
+		wr.MinMs, wr.MaxMs = scalar.Round(samples[0], 2), scalar.Round(samples[len(samples)-1], 2)
+		rep.Ways = append(rep.Ways, wr)
 	}
-	sort.Float64s(samples)
-	rep.P50Ms, rep.P95Ms = scalar.Round(eval.Percentile(samples, 0.5), 2), scalar.Round(eval.Percentile(samples, 0.95), 2)
-	rep.MinMs, rep.MaxMs = scalar.Round(samples[0], 2), scalar.Round(samples[len(samples)-1], 2)
 
 	// Idle: nothing changes for a while; the watcher should spend nothing.
 	window := 10 * time.Second
@@ -286,8 +308,10 @@ func waitFound(ctx context.Context, c *client.Client, token string, limit time.D
 
 // WriteText prints the report for a person.
 func (r *FreshReport) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "Time to searchable: %d records → %d chunks; %d appends, one at a time, each measured from the append to the first facade search returning it.\n", r.Records, r.Chunks, r.Appends)
-	fmt.Fprintf(w, "  p50 %s · p95 %s · min %s · max %s\n", msf(r.P50Ms), msf(r.P95Ms), msf(r.MinMs), msf(r.MaxMs))
+	fmt.Fprintf(w, "Time to searchable: %d records → %d chunks; %d writes of each kind, one at a time, each measured from the write to the first facade search returning it.\n", r.Records, r.Chunks, r.Appends)
+	for _, x := range r.Ways {
+		fmt.Fprintf(w, "  %-34s p50 %s · p95 %s · min %s · max %s\n", x.Way, msf(x.P50Ms), msf(x.P95Ms), msf(x.MinMs), msf(x.MaxMs))
+	}
 	fmt.Fprintf(w, "  initial sync %s; watcher syncs %d, last %s; watcher peak RSS %s; idle CPU %d ms over %s\n",
 		msf(float64(r.SyncMs)), r.Syncs, msf(float64(r.LastSync)), humanize.IBytes(uint64(r.WatcherPeakRSSBytes)), r.WatcherIdleCPUMs, msf(float64(r.IdleWindowMs)))
 	fmt.Fprintf(w, "  machine: %s, %d CPUs, %s; load at start %s\n", r.Machine.CPU, r.Machine.CPUs, r.Machine.GoVersion, r.Machine.LoadAvg)

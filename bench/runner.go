@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -328,19 +329,24 @@ func denseRecall(ctx context.Context, g *generation.Generation, queries []Query)
 func homeIn(dir string) paths.Home { return paths.Home{Root: filepath.Join(dir, "home")} }
 
 // writeHomeConfig writes the bench home's config.yaml (the corpus as one
-// jsonl source; ports 0 so the daemon picks free ones) and loads it, so the
-// in-process engine and novad run the same configuration.
-func writeHomeConfig(home paths.Home, corpusPath string) (config.Config, error) {
+// jsonl source, then extra sources; ports 0 so the daemon picks free ones)
+// and loads it, so the in-process engine and novad run the same
+// configuration.
+func writeHomeConfig(home paths.Home, corpusPath string, extra ...config.Source) (config.Config, error) {
 	if err := os.MkdirAll(home.Root, 0o700); err != nil {
 		return config.Config{}, err
 	}
-	abs, err := filepath.Abs(corpusPath)
-	if err != nil {
-		return config.Config{}, err
+	var yml strings.Builder
+	yml.WriteString("# Written by novactl bench.\nserver:\n  host: 127.0.0.1\n  port: 0\nfacade:\n  port: 0\nsources:\n")
+	for _, src := range append([]config.Source{{Name: "bench", Kind: config.KindJSONL, Path: corpusPath}}, extra...) {
+		abs, err := filepath.Abs(src.Path)
+		if err != nil {
+			return config.Config{}, err
+		}
+		quoted, _ := json.Marshal(abs)
+		fmt.Fprintf(&yml, "  - name: %s\n    kind: %s\n    path: %s\n", src.Name, src.Kind, quoted)
 	}
-	quoted, _ := json.Marshal(abs)
-	yml := "# Written by novactl bench.\nserver:\n  host: 127.0.0.1\n  port: 0\nfacade:\n  port: 0\nsources:\n  - name: bench\n    kind: jsonl\n    path: " + string(quoted) + "\n"
-	if err := os.WriteFile(home.Config(), []byte(yml), 0o600); err != nil {
+	if err := os.WriteFile(home.Config(), []byte(yml.String()), 0o600); err != nil {
 		return config.Config{}, err
 	}
 	return config.LoadFile(home, home.Config(), nil)

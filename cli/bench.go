@@ -43,10 +43,13 @@ side with the alternatives, in one run. For each size it:
 novad, without the in-process systems (default size 100000).
 
 "novactl bench fresh" measures time to searchable: with the real novad and
-the real watcher (novactl index watch) running over the corpus, it appends
-records to the watched source one at a time and reports p50/p95 from each
-append to the first facade search that returns it, the watcher's syncs,
-peak memory and idle CPU (default size 10000, 20 appends).
+the real watcher (novactl index watch) running over the corpus, a Claude Code
+project and a Codex sessions tree, it writes new memory one piece at a time
+(records appended to the jsonl corpus, lines appended to the live Claude
+Code transcript, Codex rollouts in day folders that did not exist) and
+reports, for each, p50/p95 from the write to the first facade search that
+returns it, the watcher's syncs, peak memory and idle CPU (default size
+10000, 20 writes of each).
 
 Progress goes to stderr; the table to stdout. The run touches only its work
 directory (a temporary one unless --keep) and binds only 127.0.0.1.
@@ -213,7 +216,7 @@ func parseSizes(s string) ([]int, error) {
 func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl bench fresh", "novactl bench fresh [flags]", benchHelp)
 	sizes := fs.String("sizes", "10000", "comma-separated corpus sizes in records (10k,100k)")
-	appends := fs.Int("appends", 20, "appends timed per size, one at a time")
+	appends := fs.Int("appends", 20, "writes timed per size and way (jsonl, Claude Code, Codex), one at a time")
 	seed := fs.Int64("seed", 1, "seed of the corpus")
 	chinese := fs.Float64("chinese", bench.DefaultChineseShare, "share of Chinese sessions (0-1)")
 	keep := fs.String("keep", "", "keep the corpora, homes and logs in this directory")
