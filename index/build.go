@@ -77,6 +77,9 @@ type Options struct {
 	// maxRetiredShare). Tests set them to exercise each compaction.
 	MergeDeltas  int
 	RewriteShare float64
+	// PieceBytes is how much of a large file a full build reads at a time
+	// (0: 4 MiB). Tests make it small to exercise the pieces.
+	PieceBytes int64
 	// MemoryLimit is the Go heap's soft limit in bytes while a build or
 	// sync runs (0: DefaultMemoryLimit; negative: none). GOMEMLIMIT, when
 	// set, takes precedence.

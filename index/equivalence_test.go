@@ -212,6 +212,7 @@ func compareWithRebuild(t *testing.T, cfg config.Config, opts index.Options, wha
 	m, inc := active(t, cfg.Home)
 	full := opts
 	full.Full = true
+	full.PieceBytes = 300 // the rebuild reads every file in pieces of a few lines
 	b, err := index.New(cfg, full).Build(context.Background())
 	if err != nil {
 		t.Fatalf("%s: rebuild: %v", what, err)

@@ -62,7 +62,12 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 	var windows *conversations
 	source := -1
 	records := 0
-	err := x.readAll(ctx, jobs, func(r *fileRead) error {
+	var dropped []string // of the file being read, across its pieces
+	limit := x.opts.PieceBytes
+	if limit <= 0 {
+		limit = pieceBytes
+	}
+	err := x.readAll(ctx, jobs, limit, func(r *fileRead) error {
 		if r.src != source {
 			if err := windows.flush(); err != nil {
 				return err
@@ -73,7 +78,11 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 		src := x.cfg.Sources[r.src]
 		sum := &res.Sources[r.src]
 		key := stateKey{src.Name, r.file.Path}
-		x.opts.Progress(Progress{Stage: "read", Done: len(states.Files), Total: len(jobs), Note: r.file.Path})
+		note := r.file.Path
+		if r.more || r.piece > 0 {
+			note = fmt.Sprintf("%s (%d MiB read)", r.file.Path, r.state.Cursor.Offset>>20)
+		}
+		x.opts.Progress(Progress{Stage: "read", Done: len(states.Files), Total: len(jobs), Note: note})
 		old := carry.files[key]
 		if r.carried || r.err != nil || r.unstable {
 			if !r.carried {
@@ -122,7 +131,9 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 		}
 		sum.Problems += r.count
 		res.ProblemCount += r.count - len(r.problems)
-		st := r.state
+		if r.piece == 0 {
+			dropped = nil
+		}
 		for ri, rec := range r.records {
 			chunks := r.chunks[ri]
 			if len(chunks) == 0 {
@@ -132,7 +143,7 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 			if seen[id] {
 				res.DuplicateIDs++
 				res.problem(ingest.Problem{Source: src.Name, Path: rec.Path, Line: rec.Line, Reason: fmt.Sprintf("duplicate id %q: kept the first record with this id", rec.ID)})
-				st.Dropped = append(st.Dropped, chunks[0].ID)
+				dropped = append(dropped, chunks[0].ID)
 				continue
 			}
 			seen[id] = true
@@ -148,6 +159,11 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 				return err
 			}
 		}
+		if r.more {
+			return nil // the file's state comes with its last piece
+		}
+		st := r.state
+		st.Dropped = dropped
 		sum.Files++
 		res.FilesRead++
 		if t := time.Unix(0, st.ModTime); t.After(sum.NewestModTime) {

@@ -27,14 +27,6 @@ func (x *Indexer) incremental(ctx context.Context, prev *previous, res *BuildRes
 		// corpus): every vector changes, so rebuild.
 		return x.full(ctx, prev, res)
 	}
-	res.Mode = ModeIncremental
-	if err := x.openCache(sp); err != nil {
-		return nil, nil, err
-	}
-	defer x.flushCache(sp)
-	if err := x.preferNovad(ctx, sp, res); err != nil {
-		return nil, nil, err
-	}
 	d := &delta{x: x, g: g, prev: prev, res: res, prevStates: prev.states.index()}
 	d.sourceIndex = map[string]int{}
 	for i, s := range x.cfg.Sources {
@@ -44,6 +36,21 @@ func (x *Indexer) incremental(ctx context.Context, prev *previous, res *BuildRes
 	jobs, summaries := x.listFiles(d.prevStates, res)
 	res.Sources = summaries
 	d.plan(jobs)
+	if n := d.bytesToRead(); n > maxDeltaBytes {
+		// A delta holds what it reads at once; this much is built in
+		// full, which reads in pieces.
+		x.log.Info("Building in full: the changes are large", "bytes", n)
+		*res = BuildResult{Timings: map[string]int64{}, Problems: []ingest.Problem{}}
+		return x.full(ctx, prev, res)
+	}
+	res.Mode = ModeIncremental
+	if err := x.openCache(sp); err != nil {
+		return nil, nil, err
+	}
+	defer x.flushCache(sp)
+	if err := x.preferNovad(ctx, sp, res); err != nil {
+		return nil, nil, err
+	}
 	// A record that disappears may uncover a duplicate another file held
 	// back; that file is read again, as a full rebuild would read it.
 	for round := 0; ; round++ {
@@ -173,6 +180,22 @@ func (d *delta) plan(jobs []readJob) {
 	}
 }
 
+// maxDeltaBytes is the most a delta reads; more is built in full.
+const maxDeltaBytes = 64 << 20
+
+// bytesToRead is how much the planned reads take from the files.
+func (d *delta) bytesToRead() int64 {
+	var n int64
+	for _, j := range d.toRead {
+		size := j.file.Info.Size()
+		if j.resume && j.prev != nil && j.prev.Cursor.Offset <= size {
+			size -= j.prev.Cursor.Offset
+		}
+		n += size
+	}
+	return n
+}
+
 // read reads the files to read that are not read yet.
 func (d *delta) read(ctx context.Context) error {
 	if d.reads == nil {
@@ -186,7 +209,9 @@ func (d *delta) read(ctx context.Context) error {
 		}
 	}
 	d.res.FilesRead += len(jobs)
-	return d.x.readAll(ctx, jobs, func(r *fileRead) error {
+	// A delta reads its files whole: the diff needs each file at once,
+	// and a delta large enough to matter is built in full instead.
+	return d.x.readAll(ctx, jobs, 0, func(r *fileRead) error {
 		key := stateKey{d.x.cfg.Sources[r.src].Name, r.file.Path}
 		d.reads[key] = r
 		if r.resumed {

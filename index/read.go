@@ -35,6 +35,11 @@ type fileRead struct {
 	// previous memory is kept and it is read again next time.
 	unstable bool
 	err      error
+	// piece numbers the pieces of a file read in pieces (from 0); more is
+	// set on every piece but the last. state is then the file's state as
+	// far as this piece.
+	piece int
+	more  bool
 }
 
 // readAttempts is how many times a file that changes while it is read is
@@ -49,8 +54,14 @@ const readAttempts = 3
 // fewer lines than before and was written a moment ago is taken for a
 // rewrite in progress. A file that keeps failing these is unstable: its
 // earlier memory is kept and it is read again next time.
-func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f ingest.File, prev *FileState, resume bool) *fileRead {
+//
+// With limit > 0 a line-based file is read in pieces of about limit bytes:
+// prevPiece, when set, is the previous piece, and this one reads on from it.
+func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f ingest.File, prev *FileState, resume bool, prevPiece *fileRead, limit int64) *fileRead {
 	out := &fileRead{src: si, file: f}
+	if prevPiece != nil {
+		out.piece = prevPiece.piece + 1
+	}
 	for attempt := range readAttempts {
 		if attempt > 0 {
 			select {
@@ -66,9 +77,14 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 			return out
 		}
 		from := ingest.Cursor{}
-		out.resumed = resume && prev != nil && ingest.LineBased(src.Kind, f.Path) && before.grew(prev)
-		if out.resumed {
-			from = prev.Cursor
+		switch {
+		case prevPiece != nil:
+			from, out.resumed = prevPiece.state.Cursor, prevPiece.resumed
+		default:
+			out.resumed = resume && prev != nil && ingest.LineBased(src.Kind, f.Path) && before.grew(prev)
+			if out.resumed {
+				from = prev.Cursor
+			}
 		}
 		out.records, out.problems, out.count = nil, nil, 0
 		sink := ingest.Sink{
@@ -83,12 +99,17 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 				}
 			},
 		}
-		cur, err := ingest.ReadFile(ctx, src, f, from, sink)
-		if out.resumed && errors.Is(err, ingest.ErrFileChanged) {
+		// A file read in pieces is judged before its first piece is
+		// used: the line count the whole read would have compared.
+		if prevPiece == nil && limit > 0 && before.size > limit && x.rewriting(src, f, prev, before) {
+			continue
+		}
+		cur, more, err := ingest.ReadFilePiece(ctx, src, f, from, limit, sink)
+		if out.resumed && prevPiece == nil && errors.Is(err, ingest.ErrFileChanged) {
 			// Not an append after all: read it whole.
 			out.resumed = false
 			out.records, out.problems, out.count = nil, nil, 0
-			cur, err = ingest.ReadFile(ctx, src, f, ingest.Cursor{}, sink)
+			cur, more, err = ingest.ReadFilePiece(ctx, src, f, ingest.Cursor{}, limit, sink)
 		}
 		if err != nil {
 			out.err = err
@@ -98,17 +119,21 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 		if !after.exist || after.device != before.device || after.inode != before.inode || after.size < before.size {
 			continue // replaced or truncated under the reader
 		}
-		if !out.resumed && prev != nil && ingest.LineBased(src.Kind, f.Path) && cur.Line < prev.Cursor.Line &&
-			x.opts.Now().Sub(time.Unix(0, after.modTime)) < 2*time.Second {
+		if out.piece == 0 && !more && !out.resumed && x.recentlyShrunk(src, f, prev, after, cur.Line) {
 			continue // fewer lines than before, just written: a rewrite in progress
 		}
 		out.chunks = make([][]memory.Chunk, len(out.records))
 		for i, r := range out.records {
 			out.chunks[i] = x.chunkRecord(src, r)
 		}
+		out.more = more
 		out.state = FileState{Source: src.Name, Path: f.Path, Size: before.size, ModTime: before.modTime,
 			Device: before.device, Inode: before.inode, Cursor: cur, Records: len(out.records), Problems: out.count}
-		if out.resumed {
+		switch {
+		case prevPiece != nil:
+			out.state.Records += prevPiece.state.Records
+			out.state.Problems += prevPiece.state.Problems
+		case out.resumed:
 			out.state.Records += prev.Records
 			out.state.Dropped = slices.Clone(prev.Dropped)
 		}
@@ -118,13 +143,40 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 	return out
 }
 
+// recentlyShrunk reports whether a line-based file written a moment ago
+// holds fewer lines than the previous read consumed: its writer has
+// truncated it and is writing it again.
+func (x *Indexer) recentlyShrunk(src config.Source, f ingest.File, prev *FileState, id fileIdentity, lines int) bool {
+	return prev != nil && ingest.LineBased(src.Kind, f.Path) && lines < prev.Cursor.Line &&
+		x.opts.Now().Sub(time.Unix(0, id.modTime)) < 2*time.Second
+}
+
+// rewriting is recentlyShrunk for a file about to be read in pieces: its
+// lines are counted first.
+func (x *Indexer) rewriting(src config.Source, f ingest.File, prev *FileState, id fileIdentity) bool {
+	if !x.recentlyShrunk(src, f, prev, id, 0) {
+		return false // not recent, or not fewer than no lines at all
+	}
+	lines, err := ingest.CountLines(f.Path)
+	return err == nil && x.recentlyShrunk(src, f, prev, id, lines)
+}
+
 // readerAhead is how many files are read ahead of the one being indexed.
 const readerAhead = 4
 
+// pieceBytes is how much of a large file a full build reads at a time, so
+// that one huge export does not have to fit in memory whole.
+const pieceBytes = 4 << 20
+
+// errChangedWhileRead stops a build whose large file changed between two
+// of its pieces: the pieces already indexed may no longer be the file's.
+var errChangedWhileRead = errors.New("changed while it was read in pieces; the next sync reads it again")
+
 // readAll reads files (of sources, by index) in parallel and calls use
 // with each in order, so a build is deterministic and at most a few files
-// are held in memory at once.
-func (x *Indexer) readAll(ctx context.Context, jobs []readJob, use func(*fileRead) error) error {
+// are held in memory at once. With limit > 0 a large line-based file
+// comes as several reads, its pieces in order (see readStable).
+func (x *Indexer) readAll(ctx context.Context, jobs []readJob, limit int64, use func(*fileRead) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	results := make([]chan *fileRead, len(jobs))
@@ -149,25 +201,49 @@ func (x *Indexer) readAll(ctx context.Context, jobs []readJob, use func(*fileRea
 					results[i] <- &fileRead{src: j.src, file: j.file, carried: true}
 					return
 				}
-				results[i] <- x.readStable(ctx, j.src, x.cfg.Sources[j.src], j.file, j.prev, j.resume)
+				var last *fileRead
+				for {
+					r := x.readStable(ctx, j.src, x.cfg.Sources[j.src], j.file, j.prev, j.resume, last, limit)
+					select {
+					case results[i] <- r:
+					case <-ctx.Done():
+						return
+					}
+					if !r.more || r.err != nil || r.unstable {
+						return
+					}
+					last = r
+				}
 			}()
 		}
 	}()
-	defer wg.Wait()
+	// Readers still sending pieces stop once the context is cancelled.
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
 	for i := range jobs {
-		var r *fileRead
-		select {
-		case r = <-results[i]:
-		case <-ctx.Done():
-			return ctx.Err()
+		for {
+			var r *fileRead
+			select {
+			case r = <-results[i]:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			if r.err != nil && (errors.Is(r.err, context.Canceled) || errors.Is(r.err, context.DeadlineExceeded)) {
+				return r.err
+			}
+			if r.piece > 0 && (r.err != nil || r.unstable) {
+				return fmt.Errorf("%s %w", r.file.Path, errChangedWhileRead)
+			}
+			if err := use(r); err != nil {
+				return err
+			}
+			if !r.more || r.err != nil || r.unstable {
+				break
+			}
 		}
 		<-sem
-		if r.err != nil && (errors.Is(r.err, context.Canceled) || errors.Is(r.err, context.DeadlineExceeded)) {
-			return r.err
-		}
-		if err := use(r); err != nil {
-			return err
-		}
 	}
 	return nil
 }

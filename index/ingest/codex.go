@@ -202,7 +202,7 @@ func readCodexZst(fc *fileCtx) error {
 	if err != nil {
 		return err
 	}
-	_, err = readLines(fc, zstdErrors{zr}, h, Cursor{}, true)
+	_, _, err = readLines(fc, zstdErrors{zr}, h, Cursor{}, true, 0)
 	return err
 }
 

@@ -75,51 +75,90 @@ func LineBased(kind, path string) bool {
 // no longer matches the file gives ErrFileChanged before anything is
 // read. Binary content is reported and skipped (the cursor does not move).
 func ReadFile(ctx context.Context, src config.Source, f File, from Cursor, sink Sink) (Cursor, error) {
+	cur, _, err := ReadFilePiece(ctx, src, f, from, 0, sink)
+	return cur, err
+}
+
+// ReadFilePiece is ReadFile that stops at the first line ending after
+// limit bytes (0: no limit) and reports whether it stopped there (more):
+// reading on from the returned cursor gives the records a whole read
+// would have, so a build reads a large file in pieces of bounded memory.
+// A file that is not LineBased is read whole.
+func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, limit int64, sink Sink) (cur Cursor, more bool, err error) {
 	fc := &fileCtx{ctx: ctx, src: src, path: f.Path, rel: f.Rel, sink: sink}
 	if !LineBased(src.Kind, f.Path) {
 		if from.Offset != 0 || from.Line != 0 {
-			return from, fmt.Errorf("%s is read whole: it cannot resume from a cursor", f.Path)
+			return from, false, fmt.Errorf("%s is read whole: it cannot resume from a cursor", f.Path)
 		}
 		switch src.Kind {
 		case config.KindMarkdown:
-			return Cursor{}, readMarkdown(fc)
+			return Cursor{}, false, readMarkdown(fc)
 		case config.KindCodex:
-			return Cursor{}, readCodexZst(fc)
+			return Cursor{}, false, readCodexZst(fc)
 		}
-		return from, fmt.Errorf("unknown source kind %q", src.Kind)
+		return from, false, fmt.Errorf("unknown source kind %q", src.Kind)
 	}
 	if src.Kind == config.KindClaudeCode && inDir(f.Rel, "tool-results") {
-		return from, nil
+		return from, false, nil
 	}
 	file, err := os.Open(f.Path)
 	if err != nil {
-		return from, err
+		return from, false, err
 	}
 	defer file.Close()
 	if err := checkTail(file, from); err != nil {
-		return from, err
+		return from, false, err
 	}
 	if _, err := file.Seek(from.Offset, io.SeekStart); err != nil {
-		return from, err
+		return from, false, err
 	}
 	h, err := newLineHandler(fc, from.State)
 	if err != nil {
-		return from, fmt.Errorf("%w: cursor state: %v", ErrFileChanged, err)
+		return from, false, fmt.Errorf("%w: cursor state: %v", ErrFileChanged, err)
 	}
-	cur, err := readLines(fc, file, h, from, false)
+	cur, more, err = readLines(fc, file, h, from, false, limit)
 	if err != nil {
-		return from, err
+		return from, false, err
 	}
 	if cur.Offset == from.Offset {
-		return from, nil
+		return from, false, nil
 	}
 	if cur.State, err = h.state(); err != nil {
-		return from, err
+		return from, false, err
 	}
 	if cur.Tail, err = tailDigest(file, cur.Offset); err != nil {
-		return from, err
+		return from, false, err
 	}
-	return cur, nil
+	return cur, more, nil
+}
+
+// CountLines counts path's lines as a whole read would consume them: every
+// line ending, and a last line without one.
+func CountLines(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 256<<10)
+	n, last := 0, byte('\n')
+	for {
+		k, err := f.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if last != '\n' {
+		n++
+	}
+	return n, nil
 }
 
 // lineHandler reads the lines of one file of one kind.
@@ -147,35 +186,35 @@ func newLineHandler(fc *fileCtx, state json.RawMessage) (lineHandler, error) {
 // returns the cursor after the last line consumed. whole reads a stream
 // that will not grow (a decompressed rollout): its last line is read
 // even if it is torn.
-func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool) (Cursor, error) {
+func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool, limit int64) (Cursor, bool, error) {
 	cur := from
 	cur.State, cur.Tail = nil, ""
 	sc := newLineScanner(r)
 	if head, err := sc.br.Peek(sniffBytes); len(head) > 0 && binaryContent(string(head)) {
 		fc.problem(0, "binary content (NUL bytes or mostly invalid UTF-8), not text: skipped")
-		return from, nil
+		return from, false, nil
 	} else if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return from, err
+		return from, false, err
 	}
 	for i := 0; ; i++ {
 		if i%256 == 0 {
 			if err := fc.ctx.Err(); err != nil {
-				return from, err
+				return from, false, err
 			}
 		}
 		l, err := sc.next()
 		if errors.Is(err, io.EOF) {
-			return cur, nil
+			return cur, false, nil
 		}
 		if err != nil {
-			return from, fmt.Errorf("read line %d: %w", cur.Line+1, err)
+			return from, false, fmt.Errorf("read line %d: %w", cur.Line+1, err)
 		}
 		content := bytes.TrimSpace(l.data)
 		if cur.Open {
 			// The rest of the line consumed last time: only its line
 			// ending is expected.
 			if !l.terminated && !whole {
-				return cur, nil
+				return cur, false, nil
 			}
 			if len(content) > 0 || l.tooLong {
 				fc.problem(cur.Line, "the line grew after it was read; what was added to it is skipped")
@@ -188,7 +227,7 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool)
 		if !l.terminated && !whole {
 			if len(content) == 0 || l.tooLong || !json.Valid(content) {
 				// A write in progress: read it once it is complete.
-				return cur, nil
+				return cur, false, nil
 			}
 			cur.Open = true
 		}
@@ -197,11 +236,14 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool)
 			fc.problem(n, fmt.Sprintf("line is longer than %d bytes even without its binary payloads: skipped", maxLineBytes))
 		case len(content) > 0:
 			if err := h.line(n, content); err != nil {
-				return from, err
+				return from, false, err
 			}
 		}
 		cur.Offset += l.size
 		cur.Line = n
+		if limit > 0 && l.terminated && cur.Offset-from.Offset >= limit {
+			return cur, true, nil
+		}
 	}
 }
 

@@ -283,3 +283,47 @@ func TestReadFile_cursor(t *testing.T) {
 		}
 	})
 }
+
+// TestReadFilePiece_piecesEqualWhole: a file read in pieces of at most
+// limit bytes (each piece on from the last one's cursor) gives a whole
+// read's records, problems and final cursor, for every limit from one
+// line per piece up.
+func TestReadFilePiece_piecesEqualWhole(t *testing.T) {
+	for fixture, kind := range resumableFixtures(t) {
+		t.Run(fixture, func(t *testing.T) {
+			rel := strings.TrimPrefix(fixture, "testdata/")
+			src := config.Source{Name: "fx", Kind: kind, Path: filepath.Dir(fixture)}
+			var whole readResult
+			readFrom(t, src, fixture, rel, Cursor{}, &whole)
+			fi, err := os.Stat(fixture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, limit := range []int64{1, 100, 1000, fi.Size() / 3, fi.Size()} {
+				var got readResult
+				cur, pieces := Cursor{}, 0
+				for {
+					next, more, err := ReadFilePiece(context.Background(), src, File{Path: fixture, Rel: rel}, cur, limit, Sink{
+						Record:  func(r memory.Record) error { got.records = append(got.records, r); return nil },
+						Problem: func(p Problem) { got.problems = append(got.problems, p) },
+					})
+					if err != nil {
+						t.Fatalf("limit %d, piece %d: %v", limit, pieces, err)
+					}
+					cur, pieces = next, pieces+1
+					if !more {
+						break
+					}
+					if pieces > 100_000 {
+						t.Fatal("pieces never end")
+					}
+				}
+				got.cursor = cur
+				sameResult(t, "limit "+strconv.FormatInt(limit, 10), got, whole)
+				if limit == 1 && whole.cursor.Line > 1 && pieces < 2 {
+					t.Errorf("limit 1 read %d lines in one piece", whole.cursor.Line)
+				}
+			}
+		})
+	}
+}
