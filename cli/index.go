@@ -62,6 +62,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl index "+sub, "novactl index "+sub+" [flags]", indexHelp)
 	jsonOut := fs.Bool("json", false, "print a JSON summary and no progress")
 	retrain := fs.Bool("retrain", false, "build/sync: retrain the builtin embedder on the current corpus")
+	full := fs.Bool("full", false, "build/sync: rebuild every segment from the sources instead of adding a delta (keeps the embedder)")
 	prune := fs.Bool("prune-missing", false, "build/sync: drop memory whose source file no longer exists (kept by default)")
 	inProcess := fs.Bool("in-process", false, "build/sync: embed in this process even when novad is running")
 	to := fs.String("to", "", "rollback: the run id to make active (default: the previous one)")
@@ -80,7 +81,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		prog = newProgress(inv.Stderr)
 	}
 	opts := index.Options{
-		Environ: inv.Environ, Retrain: *retrain, PruneMissing: *prune, NoRemote: *inProcess,
+		Environ: inv.Environ, Retrain: *retrain, Full: *full, PruneMissing: *prune, NoRemote: *inProcess,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	if prog != nil {

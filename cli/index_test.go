@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/nova-recall/nova/paths"
+)
+
+// TestSyncModes: a second sync after an append adds a delta; --full
+// rebuilds every segment; a sync with nothing changed changes nothing.
+func TestSyncModes(t *testing.T) {
+	root := t.TempDir()
+	home := paths.Home{Root: filepath.Join(root, "nova")}
+	src := filepath.Join(root, "src")
+	for _, d := range []string{src, home.Root} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := filepath.Join(src, "r.jsonl")
+	if err := os.WriteFile(data, []byte(`{"id":"1","text":"the heron nests by the weir"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "server: {host: 127.0.0.1, port: 0}\nfacade: {port: 0}\nsources:\n  - {name: r, kind: jsonl, path: " + src + "}\n"
+	if err := os.WriteFile(home.Config(), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + root, "NOVA_HOME=" + home.Root}
+	mode := func(args ...string) string {
+		t.Helper()
+		code, out, errOut := runCLI(context.Background(), env, append([]string{"index", "sync", "--in-process", "--json"}, args...)...)
+		if code != ExitOK {
+			t.Fatalf("sync %v: exit %d\n%s\n%s", args, code, out, errOut)
+		}
+		var r struct {
+			Result struct {
+				Build struct{ Mode string }
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("sync %v: %v\n%s", args, err, out)
+		}
+		return r.Result.Build.Mode
+	}
+	if m := mode(); m != "full" {
+		t.Fatalf("first sync: mode %q", m)
+	}
+	f, err := os.OpenFile(data, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"id":"2","text":"the otter fishes below the mill"}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if m := mode(); m != "incremental" {
+		t.Errorf("sync after an append: mode %q", m)
+	}
+	if m := mode("--full"); m != "full" {
+		t.Errorf("sync --full: mode %q", m)
+	}
+	if m := mode(); m != "unchanged" {
+		t.Errorf("sync with nothing changed: mode %q", m)
+	}
+}
