@@ -287,8 +287,11 @@ const denseQueries = 200
 // bench's own queries (the build's check used held-out chunks instead).
 func denseRecall(ctx context.Context, g *generation.Generation, queries []Query) *DenseReport {
 	d := &DenseReport{Method: "exact scan of every vector", RecallAt10: 1}
-	if a := g.Meta.ANN; a != nil && a.Enabled {
+	switch a := g.Meta.ANN; {
+	case a != nil && a.Enabled:
 		d.Method = fmt.Sprintf("inverted file, %d cells, %d probed (build check recall@10 %.3f)", a.Cells, a.Probe, a.RecallAt10)
+	case g.HasANN():
+		d.Method = "sign-bit prefilter, int8 scores of the nearest, exact re-scoring"
 	}
 	if !g.HasANN() || g.Model == nil {
 		return d

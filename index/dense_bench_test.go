@@ -28,7 +28,8 @@ import (
 //	f32-scan     every vector decoded to float32 and scanned, as before
 //	             format v2 (the reference for recall@10)
 //	int8-scan    every vector's int8 codes, the top re-scored (small generations)
-//	ivf          the generation's inverted file, when it has one
+//	approximate  the generation's own search when it is approximate: its
+//	             inverted file, or the sign prefilter
 //	hnsw-*       coder/hnsw over the float32 vectors, M 16, efConstruction
 //	             100: at two efSearch values, and asked for 100 or 400
 //	             candidates re-scored exactly; built only up to
@@ -115,7 +116,9 @@ func BenchmarkDenseMethods(b *testing.B) {
 	run("f32-scan", func(q []float32) []int { return docs(f32.Search(q, 10, nil)) })
 	run("int8-scan", func(q []float32) []int { return docs(g.SearchVectorsExact(q, 10, nil)) })
 	if g.HasANN() {
-		run("ivf", func(q []float32) []int { return docs(g.SearchVectors(q, 10, nil)) })
+		// The generation's own search: its inverted file, or the sign
+		// prefilter.
+		run("approximate", func(q []float32) []int { return docs(g.SearchVectors(q, 10, nil)) })
 	}
 
 	hnswMax := 200_000

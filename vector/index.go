@@ -27,6 +27,11 @@ type Index struct {
 	bases []int
 	n     int
 	tie   func(a, b int) bool
+	// exact turns the approximations off (the reference of recall).
+	exact bool
+	// signs are computed on the first search that uses them.
+	signOnce sync.Once
+	signs    *signs
 }
 
 // ErrDimension means a query vector has the wrong dimension.
@@ -49,10 +54,11 @@ func NewIndex(space Space, segs []*Codes, lists []*Lists, tie func(a, b int) boo
 	return ix, nil
 }
 
-// WithoutCells returns the same vectors searched by a scan of every one.
-func (ix *Index) WithoutCells() *Index {
-	cp := &Index{space: Space{Quantizer: ix.space.Quantizer}, segs: ix.segs, bases: ix.bases, n: ix.n, tie: ix.tie}
-	return cp
+// Exact returns the same vectors searched by an int8 scan of every one,
+// without the inverted file or the sign prefilter: the reference that
+// measures what they cost in recall.
+func (ix *Index) Exact() *Index {
+	return &Index{space: Space{Quantizer: ix.space.Quantizer}, segs: ix.segs, bases: ix.bases, n: ix.n, tie: ix.tie, exact: true}
 }
 
 // Dim is the vector dimension.
@@ -63,7 +69,10 @@ func (ix *Index) Len() int { return ix.n }
 
 // Approximate reports whether unfiltered searches probe cells rather than
 // scan every vector.
-func (ix *Index) Approximate() bool { return ix.space.Cells != nil }
+func (ix *Index) Approximate() bool { return ix.space.Cells != nil || ix.prefilters() }
+
+// prefilters reports whether searches go through the sign prefilter.
+func (ix *Index) prefilters() bool { return !ix.exact && ix.space.Cells == nil && ix.n >= signMinDocs }
 
 // Hit is a scored vector.
 type Hit struct {
@@ -148,6 +157,9 @@ func (ix *Index) Search(q []float32, k int, accept func(int) bool) ([]Hit, error
 		if accept != nil && len(cands) < k {
 			cands = ix.scanAll(p, want, accept) // too selective for cells
 		}
+	} else if ix.prefilters() {
+		ix.signOnce.Do(func() { ix.signs = signsOf(ix) })
+		cands = ix.scanDocs(p, ix.signs.nearest(q, ix.n, signKeep(ix.n), accept), want)
 	} else {
 		cands = ix.scanAll(p, want, accept)
 	}
@@ -181,6 +193,15 @@ func (ix *Index) scanAll(p Query, want int, accept func(int) bool) []Hit {
 		mu.Unlock()
 	})
 	return all.Items()
+}
+
+// scanDocs scores docs (already accepted) with int8 arithmetic.
+func (ix *Index) scanDocs(p Query, docs []int, want int) []Hit {
+	h := topk.New(want, ix.better)
+	for _, d := range docs {
+		h.Push(Hit{Doc: d, Score: p.Fast(ix.row(d))})
+	}
+	return h.Items()
 }
 
 // scanCells scores the accepted vectors of the probed cells.

@@ -108,7 +108,8 @@ func (g *Generation) Vector(doc int) []float32 { return g.vectors.Vector(doc) }
 // Codes returns document doc's int8 vector codes (do not modify).
 func (g *Generation) Codes(doc int) []int8 { return g.vectors.Codes(doc) }
 
-// HasANN reports whether dense searches probe the inverted file.
+// HasANN reports whether dense searches are approximate: they probe the
+// inverted file or go through the sign prefilter.
 func (g *Generation) HasANN() bool { return g.vectors.Approximate() }
 
 // Facet returns document doc's value of a column without decoding it.
@@ -301,11 +302,11 @@ func (g *Generation) Fields(s int) (text, context *lexical.Field) {
 	return g.segs[s].Text, g.segs[s].Context
 }
 
-// SearchVectorsExact is SearchVectors scanning every vector, whatever the
-// generation's inverted file: the reference that measures what probing
-// costs in recall.
+// SearchVectorsExact is SearchVectors scanning every vector, without the
+// inverted file or the sign prefilter: the reference that measures what
+// they cost in recall.
 func (g *Generation) SearchVectorsExact(q []float32, k int, accept func(int) bool) ([]vector.Hit, error) {
-	g.exactOnce.Do(func() { g.exact = g.vectors.WithoutCells() })
+	g.exactOnce.Do(func() { g.exact = g.vectors.Exact() })
 	return g.exact.Search(q, k, g.liveOnly(accept))
 }
 
