@@ -54,8 +54,13 @@ func Watch(dir, name string, opts WatchOptions) *Watcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := make(chan struct{}, 1)
 	w := &Watcher{C: c, c: c, cancel: cancel}
+	armed := make(chan struct{})
 	w.wg.Add(1)
-	go w.run(ctx, dir, name, opts)
+	go w.run(ctx, dir, name, opts, armed)
+	// Return only once the first watch is in place: the owner reads the
+	// manifest next, and a change made between that read and a late watch
+	// would otherwise wait for the poll.
+	<-armed
 	return w
 }
 
@@ -91,24 +96,26 @@ func (w *Watcher) notify() {
 // the missing directories appear (and back up when dir is removed): in a
 // new home the first promotion creates index/ and its manifest at once,
 // and must be seen then, not at the next poll.
-func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions) {
+func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions, armed chan<- struct{}) {
 	defer w.wg.Done()
 	dir = filepath.Clean(dir)
 	var fsw *fsnotify.Watcher
 	watched := "" // dir, or its nearest existing ancestor; "" when nothing is watched
 	parentWatched := false
-	arm := func() {
+	// armStep makes one move and reports whether the target changed after
+	// it was watched.
+	armStep := func() bool {
 		if fsw == nil {
 			nw, err := fsnotify.NewWatcher()
 			if err != nil {
 				w.setErr(err)
-				return
+				return false
 			}
 			fsw, watched, parentWatched = nw, "", false
 		}
 		target := nearestDir(dir)
 		if target == watched {
-			return
+			return false
 		}
 		moved := watched != ""
 		parent := filepath.Dir(dir)
@@ -124,7 +131,7 @@ func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions) 
 		if !(parentWatched && target == parent) {
 			if err := fsw.Add(target); err != nil {
 				w.setErr(err)
-				return
+				return false
 			}
 		}
 		watched = target
@@ -141,6 +148,19 @@ func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions) 
 			// before the watch was in place.
 			w.notify()
 		}
+		return nearestDir(dir) != target
+	}
+	// arm watches the nearest existing directory on the way to dir. A
+	// directory may appear between finding the nearest one and watching
+	// it (a first sync creates nova/ and nova/index/ at once), and its
+	// creation is then reported to no one: so look again after each step
+	// until the answer holds.
+	arm := func() {
+		for range 64 {
+			if !armStep() {
+				return
+			}
+		}
 	}
 	disarm := func() {
 		if fsw != nil {
@@ -150,6 +170,7 @@ func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions) 
 	}
 	defer disarm()
 	arm()
+	close(armed)
 
 	poll := time.NewTicker(opts.Poll)
 	defer poll.Stop()
