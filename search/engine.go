@@ -13,6 +13,7 @@ import (
 	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/memory"
 )
 
 // Config tunes the engine.
@@ -147,11 +148,14 @@ type scored struct {
 
 // query carries the per-search state.
 type query struct {
-	req      api.SearchRequest
-	plan     Plan
-	snap     *Snapshot
-	accept   func(int) bool
-	views    map[int]textView
+	req    api.SearchRequest
+	plan   Plan
+	snap   *Snapshot
+	accept func(int) bool
+	views  map[int]textView
+	// chunks holds the documents decoded for this query: passes, gates
+	// and dedupe read the same candidates again and again.
+	chunks   map[int]*memory.Chunk
 	now      time.Time
 	depth    int
 	deadline time.Time
@@ -164,10 +168,21 @@ func (q *query) view(e *Engine, doc int) textView {
 	if v, ok := q.views[doc]; ok {
 		return v
 	}
-	c := q.snap.Gen.Chunk(doc)
+	c := q.chunk(doc)
 	v := newTextView(e.analyzer, c.Title+"\n"+c.Text)
 	q.views[doc] = v
 	return v
+}
+
+// chunk returns document doc, decoded once per query. Callers must not
+// modify it.
+func (q *query) chunk(doc int) *memory.Chunk {
+	if c, ok := q.chunks[doc]; ok {
+		return c
+	}
+	c := q.snap.Gen.Chunk(doc)
+	q.chunks[doc] = c
+	return c
 }
 
 // Search answers req against snap within the context's deadline. It
@@ -184,7 +199,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		deadline = start.Add(api.MaxServerBudgetMs * time.Millisecond)
 	}
 	q := &query{
-		req: req, plan: plan, snap: snap, views: map[int]textView{}, now: e.cfg.Now(),
+		req: req, plan: plan, snap: snap, views: map[int]textView{}, chunks: map[int]*memory.Chunk{}, now: e.cfg.Now(),
 		depth: min(max(4*req.TopK, 24), 80), deadline: deadline,
 	}
 	q.accept = snap.Gen.Filter(req.Filters, nil)
@@ -257,7 +272,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		runs[p.id] = res
 		order = append(order, p.id)
 		fused := e.afterFusion(q, e.fuse(order, runs))
-		final, _ := dedupe(snap.Gen, fused)
+		final, _ := dedupe(q, fused)
 		qual := e.gate(q, final[:min(len(final), req.TopK)])
 		ctl.passTelemetry = append(ctl.passTelemetry, api.PassTelemetry{ID: p.id, ElapsedMs: ms(time.Since(t0)), CandidateCount: len(res), QualityStatus: qual.Status})
 		ctl.passReports = append(ctl.passReports, api.PassReport{ID: p.id, Query: p.query, CandidateCount: intPtr(len(res)), Returned: intPtr(min(len(res), q.depth)), SourceSets: nonNil(p.sourceSets), Purpose: p.purpose, Reason: p.reason})
@@ -327,7 +342,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	}
 
 	// Final list: fused across passes, deduplicated, cut to topK.
-	deduped, report := dedupe(snap.Gen, ctl.fused)
+	deduped, report := dedupe(q, ctl.fused)
 	results := deduped
 	if len(results) > req.TopK {
 		results = results[:req.TopK]

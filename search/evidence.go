@@ -76,7 +76,7 @@ func opt(s string) *string {
 const PreviewRunes = 500
 
 func (e *Engine) result(q *query, g *generation.Generation, s scored) api.Result {
-	c := g.Chunk(s.doc)
+	c := q.chunk(s.doc)
 	comp := s.comp.asMap()
 	r := api.Result{
 		ID: c.ID, Score: scalar.Round(s.score, 6), ScoreComponents: comp, TextPreview: truncate.Runes(c.Text, PreviewRunes),

@@ -174,7 +174,7 @@ func (e *Engine) propagate(q *query, in []scored) []scored {
 		}
 		src := in[pos[from[doc]]]
 		s := scored{doc: doc, passes: slices.Clone(src.passes), bestPass: src.bestPass, dialogue: true}
-		e.metadataFactor(q, g.Chunk(doc), &s.comp)
+		e.metadataFactor(q, q.chunk(doc), &s.comp)
 		s.comp.passWeight = src.comp.passWeight
 		s.comp.neighbourBoost = b
 		s.comp.has |= hasNeighbour
@@ -222,7 +222,7 @@ func (e *Engine) supersede(q *query, in []scored) []scored {
 		i, ok := pos[doc]
 		if !ok {
 			s := scored{doc: doc, passes: []string{PassBaseline}, bestPass: PassBaseline}
-			e.metadataFactor(q, g.Chunk(doc), &s.comp)
+			e.metadataFactor(q, q.chunk(doc), &s.comp)
 			out = append(out, s)
 			i = len(out) - 1
 		}

@@ -116,7 +116,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 			continue
 		}
 		c.fused = alpha*lex + (1-alpha)*c.dense
-		ch := g.Chunk(s.doc)
+		ch := q.chunk(s.doc)
 		s.dialogue = ch.SessionID != ""
 		s.score = c.fused * e.metadataFactor(q, ch, c)
 		out = append(out, *s)
@@ -199,7 +199,7 @@ func (e *Engine) afterFusion(q *query, fused []scored) []scored {
 
 // textFactor applies exact-entity coverage and meta-discussion.
 func (e *Engine) textFactor(q *query, doc int, comp *components) float64 {
-	c := q.snap.Gen.Chunk(doc)
+	c := q.chunk(doc)
 	v := q.view(e, doc)
 	var retrieval *textView
 	citable, covered := 0, 0

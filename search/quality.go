@@ -6,7 +6,6 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/nova-recall/nova/api"
-	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/memory"
 )
 
@@ -31,7 +30,7 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 			inRetrieval = true
 		} else {
 			for _, r := range results {
-				c := g.Chunk(r.doc)
+				c := q.chunk(r.doc)
 				ctx, _ := g.Context(r.doc)
 				v := newTextView(e.analyzer, ctx+" "+c.ID+" "+c.SourceID+" "+c.SourcePath+" "+c.Project+" "+c.Agent+" "+c.Date+" "+strings.Join(c.Tags, " "))
 				if v.covers(e.analyzer, t) {
@@ -72,7 +71,7 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 		flags["metaDiscussionTop"] = !plan.Meta && metaScore(tv) >= 0.5
 		episodicOnly := true
 		for _, r := range results {
-			if g.Chunk(r.doc).Governance.Lifecycle != "episodic" {
+			if q.chunk(r.doc).Governance.Lifecycle != "episodic" {
 				episodicOnly = false
 			}
 			v := q.view(e, r.doc)
@@ -86,7 +85,7 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 			if !meta && len(plan.KeyTerms) > 0 && float64(hits) >= 0.5*float64(len(plan.KeyTerms)) {
 				flags["hasNonMetaExactEvidence"] = true
 			}
-			if !meta && memory.EvidenceAuthority(g.Chunk(r.doc).Governance) >= 0.65 {
+			if !meta && memory.EvidenceAuthority(q.chunk(r.doc).Governance) >= 0.65 {
 				flags["hasAuthoritativeEvidence"] = true
 			}
 		}
@@ -149,12 +148,12 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 // dedupe folds results that are the same memory: the first key present
 // among governance duplicate group, dedupe key, source id, then
 // normalised text; the higher-ranked one is kept.
-func dedupe(g *generation.Generation, in []scored) ([]scored, *api.DedupeReport) {
+func dedupe(q *query, in []scored) ([]scored, *api.DedupeReport) {
 	seen := map[string]bool{}
 	out := make([]scored, 0, len(in))
 	report := &api.DedupeReport{Applied: true, Strategy: "governance-provenance-text", InputCount: len(in), Removed: []api.DedupeRemoval{}}
 	for _, s := range in {
-		c := g.Chunk(s.doc)
+		c := q.chunk(s.doc)
 		key := dedupeKey(c)
 		if key != "" && seen[key] {
 			if len(report.Removed) < 20 {

@@ -119,7 +119,7 @@ func (g *Generation) Context(doc int) (context, before string) {
 	for last+1 < hi && g.sameRecord(int(c.order[last+1]), doc) {
 		last++
 	}
-	words := func(start int32) string { return p.LeadWords(g.Chunk(int(c.order[start])).Text) }
+	words := func(start int32) string { return p.LeadWords(g.Text(int(c.order[start]))) }
 	var beforeWords, afterWords []string
 	for i, n := first-1, 0; i >= lo && n < p.Turns; n++ {
 		// i is the last piece of the previous record: find its first.

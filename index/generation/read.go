@@ -40,6 +40,12 @@ func (g *Generation) Chunk(doc int) *memory.Chunk {
 	return c
 }
 
+// Text returns document doc's text without deriving the chunk's hashes.
+func (g *Generation) Text(doc int) string {
+	s, local := g.locate(doc)
+	return g.segs[s].ChunkText(local)
+}
+
 // ID returns document doc's chunk id without decoding the chunk.
 func (g *Generation) ID(doc int) string {
 	s, local := g.locate(doc)

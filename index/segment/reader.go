@@ -248,6 +248,17 @@ func (r *Reader) Chunk(doc int) (*memory.Chunk, error) {
 	return c, nil
 }
 
+// ChunkText returns document doc's text, decoding the record without deriving
+// its hashes (a text hash reads the whole text again).
+func (r *Reader) ChunkText(doc int) string {
+	var c memory.Chunk
+	d := decoder{dict: r.dict, b: r.record(doc)}
+	if err := d.decode(&c, false); err != nil {
+		return ""
+	}
+	return c.Text
+}
+
 // ID returns document doc's chunk id. It decodes the record without
 // deriving the hashes: an id is derived from the source and record id.
 func (r *Reader) ID(doc int) string {
