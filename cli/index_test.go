@@ -13,23 +13,8 @@ import (
 // TestSyncModes: a second sync after an append adds a delta; --full
 // rebuilds every segment; a sync with nothing changed changes nothing.
 func TestSyncModes(t *testing.T) {
-	root := t.TempDir()
-	home := paths.Home{Root: filepath.Join(root, "nova")}
-	src := filepath.Join(root, "src")
-	for _, d := range []string{src, home.Root} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	data := filepath.Join(src, "r.jsonl")
-	if err := os.WriteFile(data, []byte(`{"id":"1","text":"the heron nests by the weir"}`+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := "server: {host: 127.0.0.1, port: 0}\nfacade: {port: 0}\nsources:\n  - {name: r, kind: jsonl, path: " + src + "}\n"
-	if err := os.WriteFile(home.Config(), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"HOME=" + root, "NOVA_HOME=" + home.Root}
+	root, _, env := jsonlHome(t)
+	data := filepath.Join(root, "src", "r.jsonl")
 	mode := func(args ...string) string {
 		t.Helper()
 		code, out, errOut := runCLI(context.Background(), env, append([]string{"index", "sync", "--in-process", "--json"}, args...)...)
@@ -66,4 +51,26 @@ func TestSyncModes(t *testing.T) {
 	if m := mode(); m != "unchanged" {
 		t.Errorf("sync with nothing changed: mode %q", m)
 	}
+}
+
+// jsonlHome makes a NOVA_HOME under a temporary root whose one jsonl
+// source, root/src/r.jsonl, holds one record; env points novactl at it.
+func jsonlHome(t *testing.T) (root string, home paths.Home, env []string) {
+	t.Helper()
+	root = t.TempDir()
+	home = paths.Home{Root: filepath.Join(root, "nova")}
+	src := filepath.Join(root, "src")
+	for _, d := range []string{src, home.IndexDir()} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(src, "r.jsonl"), []byte(`{"id":"1","text":"the heron nests by the weir"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "server: {host: 127.0.0.1, port: 0}\nfacade: {port: 0}\nsources:\n  - {name: r, kind: jsonl, path: " + src + "}\n"
+	if err := os.WriteFile(home.Config(), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return root, home, []string{"HOME=" + root, "NOVA_HOME=" + home.Root}
 }

@@ -20,22 +20,7 @@ import (
 // index lock, novactl index sync says it waits, and succeeds once the
 // lock is free, instead of failing with "another index operation".
 func TestManualSyncWaitsForTheWatcher(t *testing.T) {
-	root := t.TempDir()
-	home := paths.Home{Root: filepath.Join(root, "nova")}
-	src := filepath.Join(root, "src")
-	for _, d := range []string{src, home.IndexDir()} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(src, "r.jsonl"), []byte(`{"id":"1","text":"the heron nests by the weir"}`+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := "server: {host: 127.0.0.1, port: 0}\nfacade: {port: 0}\nsources:\n  - {name: r, kind: jsonl, path: " + src + "}\n"
-	if err := os.WriteFile(home.Config(), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"HOME=" + root, "NOVA_HOME=" + home.Root}
+	_, home, env := jsonlHome(t)
 
 	// This process plays the watcher: its lock, its state, and the index
 	// lock taken the way index takes it (an flock, with who holds it).

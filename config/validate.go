@@ -17,15 +17,16 @@ func (c Config) Validate() error {
 	bad := func(field, value, reason string) {
 		errs = append(errs, &FieldError{Field: field, Value: value, Reason: reason})
 	}
+	within := func(field string, v, lo, hi int, reason string) {
+		if v < lo || v > hi {
+			bad(field, fmt.Sprint(v), reason)
+		}
+	}
 	if !IsLoopbackHost(c.Server.Host) {
 		errs = append(errs, &NonLoopbackError{Host: c.Server.Host})
 	}
-	if c.Server.Port < 0 || c.Server.Port > 65535 {
-		bad("server.port", fmt.Sprint(c.Server.Port), "must be a TCP port 0-65535")
-	}
-	if c.Facade.Port < 0 || c.Facade.Port > 65535 {
-		bad("facade.port", fmt.Sprint(c.Facade.Port), "must be a TCP port 0-65535")
-	}
+	within("server.port", c.Server.Port, 0, 65535, "must be a TCP port 0-65535")
+	within("facade.port", c.Facade.Port, 0, 65535, "must be a TCP port 0-65535")
 	if c.Server.Port != 0 && c.Server.Port == c.Facade.Port {
 		bad("facade.port", fmt.Sprint(c.Facade.Port), "must differ from server.port")
 	}
@@ -45,48 +46,28 @@ func (c Config) Validate() error {
 	default:
 		bad("embedding.provider", c.Embedding.Provider, "must be builtin or openai")
 	}
-	if c.Embedding.Dimension < 8 || c.Embedding.Dimension > 4096 {
-		bad("embedding.dimension", fmt.Sprint(c.Embedding.Dimension), "must be between 8 and 4096")
-	}
-	if c.Embedding.BatchSize < 1 || c.Embedding.BatchSize > 512 {
-		bad("embedding.batchSize", fmt.Sprint(c.Embedding.BatchSize), "must be between 1 and 512")
-	}
-	if c.Embedding.TimeoutSeconds < 1 || c.Embedding.TimeoutSeconds > 600 {
-		bad("embedding.timeoutSeconds", fmt.Sprint(c.Embedding.TimeoutSeconds), "must be between 1 and 600")
-	}
-	if c.Retrieval.TopK < 1 || c.Retrieval.TopK > 20 {
-		bad("retrieval.topK", fmt.Sprint(c.Retrieval.TopK), "must be between 1 and 20")
-	}
-	if c.Retrieval.LatencyBudgetSeconds < 1 || c.Retrieval.LatencyBudgetSeconds > 120 {
-		bad("retrieval.latencyBudgetSeconds", fmt.Sprint(c.Retrieval.LatencyBudgetSeconds), "must be at least 1 and at most 120 seconds")
-	}
-	if c.Retrieval.MaxConcurrentSearches < 1 || c.Retrieval.MaxConcurrentSearches > 64 {
-		bad("retrieval.maxConcurrentSearches", fmt.Sprint(c.Retrieval.MaxConcurrentSearches), "must be between 1 and 64")
-	}
+	within("embedding.dimension", c.Embedding.Dimension, 8, 4096, "must be between 8 and 4096")
+	within("embedding.batchSize", c.Embedding.BatchSize, 1, 512, "must be between 1 and 512")
+	within("embedding.timeoutSeconds", c.Embedding.TimeoutSeconds, 1, 600, "must be between 1 and 600")
+	within("retrieval.topK", c.Retrieval.TopK, 1, 20, "must be between 1 and 20")
+	within("retrieval.latencyBudgetSeconds", c.Retrieval.LatencyBudgetSeconds, 1, 120, "must be at least 1 and at most 120 seconds")
+	within("retrieval.maxConcurrentSearches", c.Retrieval.MaxConcurrentSearches, 1, 64, "must be between 1 and 64")
 	if c.Retrieval.RecencyHalfLifeDays <= 0 || c.Retrieval.RecencyHalfLifeDays > 3650 {
 		bad("retrieval.recencyHalfLifeDays", fmt.Sprint(c.Retrieval.RecencyHalfLifeDays), "must be more than 0 and at most 3650 days")
 	}
 	if c.Retrieval.DenseChannel != "on" && c.Retrieval.DenseChannel != "off" {
 		bad("retrieval.denseChannel", c.Retrieval.DenseChannel, "must be on or off")
 	}
-	if c.Index.KeepGenerations < 2 || c.Index.KeepGenerations > 50 {
-		bad("index.keepGenerations", fmt.Sprint(c.Index.KeepGenerations), "must be between 2 and 50 (rollback needs an older generation)")
-	}
-	if c.Index.ChunkMaxChars < 200 || c.Index.ChunkMaxChars > 20000 {
-		bad("index.chunkMaxChars", fmt.Sprint(c.Index.ChunkMaxChars), "must be between 200 and 20000")
-	}
+	within("index.keepGenerations", c.Index.KeepGenerations, 2, 50, "must be between 2 and 50 (rollback needs an older generation)")
+	within("index.chunkMaxChars", c.Index.ChunkMaxChars, 200, 20000, "must be between 200 and 20000")
 	if c.Index.ChunkOverlapChars < 0 || c.Index.ChunkOverlapChars >= c.Index.ChunkMaxChars/2 {
 		bad("index.chunkOverlapChars", fmt.Sprint(c.Index.ChunkOverlapChars), "must be at least 0 and less than half of chunkMaxChars")
 	}
 	if c.Index.ANNMinChunks < 0 {
 		bad("index.annMinChunks", fmt.Sprint(c.Index.ANNMinChunks), "must be 0 (never) or a chunk count")
 	}
-	if c.Index.ContextWords < 0 || c.Index.ContextWords > 200 {
-		bad("index.contextWords", fmt.Sprint(c.Index.ContextWords), "must be between 0 and 200")
-	}
-	if c.Index.ContextTurns < 0 || c.Index.ContextTurns > 10 {
-		bad("index.contextTurns", fmt.Sprint(c.Index.ContextTurns), "must be between 0 and 10")
-	}
+	within("index.contextWords", c.Index.ContextWords, 0, 200, "must be between 0 and 200")
+	within("index.contextTurns", c.Index.ContextTurns, 0, 10, "must be between 0 and 10")
 	names := map[string]bool{}
 	for i, s := range c.Sources {
 		field := func(name string) string { return fmt.Sprintf("sources[%d].%s", i, name) }

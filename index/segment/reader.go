@@ -250,24 +250,21 @@ func (r *Reader) Chunk(doc int) (*memory.Chunk, error) {
 
 // ChunkText returns document doc's text, decoding the record without deriving
 // its hashes (a text hash reads the whole text again).
-func (r *Reader) ChunkText(doc int) string {
-	var c memory.Chunk
-	d := decoder{dict: r.dict, b: r.record(doc)}
-	if err := d.decode(&c, false); err != nil {
-		return ""
-	}
-	return c.Text
-}
+func (r *Reader) ChunkText(doc int) string { return r.stored(doc).Text }
 
 // ID returns document doc's chunk id. It decodes the record without
 // deriving the hashes: an id is derived from the source and record id.
-func (r *Reader) ID(doc int) string {
+func (r *Reader) ID(doc int) string { return r.stored(doc).ID }
+
+// stored decodes document doc's stored fields (and its id) without
+// deriving the hashes; a record that does not decode yields the zero chunk.
+func (r *Reader) stored(doc int) memory.Chunk {
 	var c memory.Chunk
 	d := decoder{dict: r.dict, b: r.record(doc)}
 	if err := d.decode(&c, false); err != nil {
-		return ""
+		return memory.Chunk{}
 	}
-	return c.ID
+	return c
 }
 
 // IDRank returns document doc's place in chunk id order within this
