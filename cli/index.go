@@ -147,7 +147,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		if err == nil {
 			result = r
 			if !*jsonOut {
-				fmt.Fprintf(inv.Stdout, "Rolled back: %s is active again (was %s).\n", r.RunID, r.PreviousRunID)
+				printRollback(inv.Stdout, r)
 			}
 		}
 	case "list":
@@ -239,6 +239,23 @@ func printPromote(w io.Writer, r *index.PromoteResult) {
 		prev = r.PreviousRunID
 	}
 	fmt.Fprintf(w, "Promoted %s (%d chunks); previous generation: %s.", r.RunID, r.Chunks, prev)
+	if len(r.Deleted) > 0 {
+		fmt.Fprintf(w, " Retention removed %s.", strings.Join(r.Deleted, ", "))
+	}
+	fmt.Fprintln(w, " A running novad serves it without restart.")
+}
+
+// printRollback says what a rollback made active, which damaged
+// generations it passed over and what retention removed.
+func printRollback(w io.Writer, r *index.PromoteResult) {
+	for _, s := range r.Skipped {
+		fmt.Fprintf(w, "Skipped damaged generation %s\n", s)
+	}
+	was := "no readable manifest named one"
+	if r.PreviousRunID != "" {
+		was = "was " + r.PreviousRunID
+	}
+	fmt.Fprintf(w, "Rolled back: %s is active again (%s).", r.RunID, was)
 	if len(r.Deleted) > 0 {
 		fmt.Fprintf(w, " Retention removed %s.", strings.Join(r.Deleted, ", "))
 	}

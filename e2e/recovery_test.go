@@ -276,3 +276,34 @@ func TestSIGHUPForcesReload(t *testing.T) {
 		return strings.Contains(logs, `"trigger":"signal"`) || strings.Contains(logs, "trigger=signal")
 	})
 }
+
+// TestRollbackFromDamage: with the manifest unreadable and the two newest
+// generations damaged, novactl index rollback brings back the intact one
+// from the kept generations alone and names what it skipped; the next sync
+// keeps that generation and promotes a new one beside it.
+func TestRollbackFromDamage(t *testing.T) {
+	h := novatest.NewHome(t, "")
+	oldest, middle := twoGenerations(t, h)
+	f, err := os.OpenFile(filepath.Join(h.Data, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	novatest.Must(t, err)
+	fmt.Fprintln(f, `{"id":"ibis-1","text":"The ibis migration notes moved to the wiki.","date":"2026-11-30","project":"nova"}`)
+	novatest.Must(t, f.Close())
+	h.Sync()
+	newest := activeRunID(t, h)
+	damages[0].do(t, generationDir(h, newest))
+	damages[1].do(t, generationDir(h, middle))
+	novatest.Must(t, os.WriteFile(filepath.Join(h.Dir, "index", "manifest.json"), []byte("{not json"), 0o600))
+
+	out, errOut, code := h.Novactl("index", "rollback")
+	if code != 0 || !strings.Contains(out, "Rolled back: "+oldest) || !strings.Contains(out, "Skipped damaged generation "+newest) || !strings.Contains(out, "Skipped damaged generation "+middle) {
+		t.Fatalf("rollback must make %s active and name the damaged %s and %s: exit %d\n%s%s", oldest, newest, middle, code, out, errOut)
+	}
+	if got := activeRunID(t, h); got != oldest {
+		t.Fatalf("active generation %s, want %s", got, oldest)
+	}
+	h.Sync()
+	out, _, code = h.Novactl("index", "list", "--deep")
+	if code != 0 || !regexpLine(out, oldest, "intact") || strings.Contains(out, "DAMAGED") {
+		t.Errorf("after the next sync %s must still be kept and intact, nothing damaged kept:\n%s", oldest, out)
+	}
+}

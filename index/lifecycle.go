@@ -256,7 +256,7 @@ func (x *Indexer) promote(ctx context.Context, runID, by string) (*PromoteResult
 		}
 	}
 	x.opts.Hook(StepGenerationMoved)
-	res, err := x.activate(cand, by)
+	res, err := x.activate(cand, by, nil)
 	if err != nil {
 		return nil, x.interrupted(cand.RunID, err)
 	}
@@ -271,7 +271,9 @@ func (x *Indexer) interrupted(runID string, err error) error {
 
 // activate writes the manifest naming cand, records it, and applies
 // retention. The lock is held.
-func (x *Indexer) activate(cand *manifest.Manifest, by string) (*PromoteResult, error) {
+// damaged names generations found damaged on the way (a rollback's full
+// check sees rot a quick check cannot): retention removes them first.
+func (x *Indexer) activate(cand *manifest.Manifest, by string, damaged []string) (*PromoteResult, error) {
 	prev, replaced := "", ""
 	if m, _, err := manifest.Read(x.home.Manifest()); err == nil {
 		prev = m.RunID
@@ -300,7 +302,7 @@ func (x *Indexer) activate(cand *manifest.Manifest, by string) (*PromoteResult, 
 	if replaced != "" && removeRunDir(x.home.Generations(), replaced, x) {
 		_ = appendHistory(x.home.History(), Event{Time: x.opts.Now().UTC(), Event: EventPrune, RunID: m.RunID, Deleted: []string{replaced}, Note: "replaced by its compaction"})
 	}
-	deleted := x.retain(m.RunID, prev)
+	deleted := x.retain(m.RunID, prev, damaged)
 	x.log.Info("Generation active", "runId", m.RunID, "previous", prev, "by", by)
 	return &PromoteResult{RunID: m.RunID, PreviousRunID: prev, Chunks: m.ChunkCount, Deleted: deleted}, nil
 }
@@ -386,7 +388,7 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (*PromoteResult,
 	if curErr == nil {
 		current = cur.RunID
 	}
-	var skipped []string
+	var skipped, damaged []string
 	if toRunID == "" {
 		// Previously active generations, most recent first; then any other
 		// kept generation, newest first.
@@ -410,6 +412,7 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (*PromoteResult,
 			}
 			if _, err := x.verifyDir(x.home.Generation(id), "generation"); err != nil {
 				skipped = append(skipped, fmt.Sprintf("%s: %v", id, err))
+				damaged = append(damaged, id)
 				x.log.Warn("Rollback skips a damaged generation", "runId", id, "err", err)
 				continue
 			}
@@ -441,7 +444,7 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (*PromoteResult,
 	if err != nil {
 		return nil, err
 	}
-	res, err := x.activate(cand, "rollback")
+	res, err := x.activate(cand, "rollback", damaged)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -20,11 +21,15 @@ import (
 // deletes candidates older than the active generation, and the segments
 // and spaces that nothing kept refers to. The replaced generation is kept
 // even when history does not list its activation (a writer killed after
-// the manifest rename but before the history append). Only directories
+// the manifest rename but before the history append). Generations named
+// in damaged (a caller's full check found them so) are never kept. Only directories
 // named like run ids directly under our directories are ever removed;
 // symlinks are not followed.
-func (x *Indexer) retain(active, previous string) []string {
+func (x *Indexer) retain(active, previous string, damaged []string) []string {
 	intact := func(id string) bool {
+		if slices.Contains(damaged, id) {
+			return false
+		}
 		rec, err := readCandidateRecord(x.home.Generation(id))
 		if err != nil {
 			return false
