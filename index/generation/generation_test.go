@@ -1,0 +1,282 @@
+package generation_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/vector"
+)
+
+// The records the test generation holds: two sessions of two turns, so
+// neighbouring context has something to show, and one note apart.
+var records = []string{
+	`{"id":"s1-1","session":"s1","role":"user","text":"Why does the heron deploy stall on port 7311?","date":"2026-11-02","project":"nova"}`,
+	`{"id":"s1-2","session":"s1","role":"assistant","text":"The watcher held the lock; releasing it before promotion fixed the stall.","date":"2026-11-02","project":"nova"}`,
+	`{"id":"s2-1","session":"s2","role":"user","text":"Which kingfisher tests are flaky under load?","date":"2026-11-03","project":"kingfisher"}`,
+	`{"id":"s2-2","session":"s2","role":"assistant","text":"The manifest watch test: its directory appeared before the watch was armed.","date":"2026-11-03","project":"kingfisher"}`,
+	`{"id":"note-1","text":"Osprey release notes live in the wiki under release engineering.","date":"2026-11-04","project":"osprey","tags":["release"]}`,
+}
+
+// built syncs the records into a new home and returns it with the active
+// manifest.
+func built(t *testing.T) (paths.Home, *manifest.Manifest) {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "memories.jsonl")
+	if err := os.WriteFile(src, []byte(strings.Join(records, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Defaults()
+	cfg.Home = paths.Home{Root: filepath.Join(dir, "home")}
+	cfg.Sources = []config.Source{{Name: "notes", Kind: config.KindJSONL, Path: src}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := manifest.Read(cfg.Home.Manifest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.Home, m
+}
+
+func open(t *testing.T, home paths.Home, m *manifest.Manifest) (*generation.Generation, error) {
+	t.Helper()
+	return generation.Open(home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{})
+}
+
+// TestOpen_roundTrip: every record comes back with its fields, by
+// document and by id, and each reader of a field agrees with the chunk.
+func TestOpen_roundTrip(t *testing.T) {
+	home, m := built(t)
+	g, err := open(t, home, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Count() != len(records) || g.Len() != len(records) || g.Meta.RunID != m.RunID {
+		t.Fatalf("generation %s holds %d chunks in %d slots, want %d", g.Meta.RunID, g.Count(), g.Len(), len(records))
+	}
+	var ids []string
+	for doc, c := range g.All() {
+		ids = append(ids, c.SourceID)
+		if got := g.ID(doc); got != c.ID {
+			t.Errorf("doc %d: ID %q, chunk says %q", doc, got, c.ID)
+		}
+		if got := g.Text(doc); got != c.Text {
+			t.Errorf("doc %d: Text %q, chunk says %q", doc, got, c.Text)
+		}
+		if found, ok := g.Find(c.ID); !ok || found != doc {
+			t.Errorf("Find(%q) = %d %v, want %d", c.ID, found, ok, doc)
+		}
+		if c.TextHash != memory.HashText(c.Text) || c.DedupeKey != memory.DedupeKey(c) {
+			t.Errorf("doc %d: derived hashes differ from the text's", doc)
+		}
+	}
+	slices.Sort(ids)
+	if want := []string{"note-1", "s1-1", "s1-2", "s2-1", "s2-2"}; !slices.Equal(ids, want) {
+		t.Fatalf("records %v, want %v", ids, want)
+	}
+	doc, ok := g.Find(memory.ChunkID("notes", "note-1", 0, 1))
+	if !ok {
+		t.Fatal("note-1 not found by its chunk id")
+	}
+	c := g.Chunk(doc)
+	if c.Project != "osprey" || c.Date != "2026-11-04" || !slices.Contains(c.Tags, "release") || !strings.HasPrefix(c.Text, "Osprey release notes") {
+		t.Errorf("note-1 came back as %+v", c)
+	}
+	if _, ok := g.Find("notes:nothing"); ok {
+		t.Error("Find found an id that was never indexed")
+	}
+}
+
+// TestOpen_searches: the text index, the neighbouring context and the
+// vectors of an opened generation each find what they should.
+func TestOpen_searches(t *testing.T) {
+	home, m := built(t)
+	g, err := open(t, home, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := lexical.NewAnalyzer()
+	hits := g.SearchText(a.Terms("kingfisher flaky"), 3, nil)
+	if len(hits) == 0 || g.Chunk(hits[0].Doc).SourceID != "s2-1" {
+		t.Errorf("text search for kingfisher: %+v", hits)
+	}
+	// The answer's context holds the question before it.
+	answer, _ := g.Find(memory.ChunkID("notes", "s1-2", 0, 1))
+	if ctx, _ := g.Context(answer); !strings.Contains(ctx, "heron") {
+		t.Errorf("context of s1-2 %q does not hold its question", ctx)
+	}
+	hits = g.SearchContext(a.Terms("heron port"), 3, nil)
+	if !slices.ContainsFunc(hits, func(h lexical.Hit) bool { return h.Doc == answer }) {
+		t.Errorf("context search for the question's words does not find the answer: %+v", hits)
+	}
+	// A stored vector's nearest neighbour is itself.
+	for doc := range g.Len() {
+		vh, err := g.SearchVectors(g.Vector(doc), 1, nil)
+		if err != nil || len(vh) != 1 || vh[0].Doc != doc {
+			t.Errorf("doc %d: nearest vector %+v (%v)", doc, vh, err)
+		}
+	}
+	// A filter on the project keeps only its documents.
+	accept := g.Filter(api.Filters{Project: "osprey"}, nil)
+	for doc := range g.Len() {
+		if accept(doc) != (g.Chunk(doc).Project == "osprey") {
+			t.Errorf("doc %d (%s): filter says %v", doc, g.Chunk(doc).Project, accept(doc))
+		}
+	}
+}
+
+// TestOpen_damage: a truncated file of each kind, or one changed byte,
+// is refused with ErrCorrupt naming the file; a missing one too. Verify
+// sees a change of size without checksums, and rot only with them.
+func TestOpen_damage(t *testing.T) {
+	home, m := built(t)
+	for dir, files := range m.AllFiles() {
+		for _, name := range manifest.SortedFiles(files) {
+			rel := filepath.Join(dir, name)
+			t.Run(rel, func(t *testing.T) {
+				p := filepath.Join(home.IndexDir(), rel)
+				orig, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fi, err := os.Stat(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				restore := func() {
+					if err := os.WriteFile(p, orig, 0o600); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Chmod(p, fi.Mode().Perm()); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := os.Chmod(p, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				defer restore()
+
+				damage := map[string][]byte{"truncated": orig[:len(orig)/2], "one byte changed": flip(orig)}
+				for what, b := range damage {
+					if err := os.WriteFile(p, b, 0o600); err != nil {
+						t.Fatal(err)
+					}
+					_, err := open(t, home, m)
+					if !errors.Is(err, generation.ErrCorrupt) || !strings.Contains(err.Error(), name) {
+						t.Errorf("%s: Open returned %v, want ErrCorrupt naming %s", what, err, name)
+					}
+					if err := generation.Verify(home.IndexDir(), m, true); !errors.Is(err, generation.ErrCorrupt) {
+						t.Errorf("%s: Verify with checksums returned %v", what, err)
+					}
+					quick := generation.Verify(home.IndexDir(), m, false)
+					if sizeChanged := len(b) != len(orig); sizeChanged != errors.Is(quick, generation.ErrCorrupt) {
+						t.Errorf("%s: Verify without checksums returned %v", what, quick)
+					}
+				}
+				if err := os.Remove(p); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := open(t, home, m); err == nil {
+					t.Error("missing: Open succeeded")
+				}
+				if err := generation.Verify(home.IndexDir(), m, false); !errors.Is(err, generation.ErrCorrupt) || !strings.Contains(err.Error(), "missing") {
+					t.Errorf("missing: Verify returned %v", err)
+				}
+			})
+		}
+	}
+	// Restored, it opens again.
+	if _, err := open(t, home, m); err != nil {
+		t.Fatalf("the restored generation does not open: %v", err)
+	}
+}
+
+func flip(b []byte) []byte {
+	out := slices.Clone(b)
+	out[len(out)/2] ^= 0x20
+	return out
+}
+
+// TestSpace_roundTrip: a vector space and its recall check survive
+// MarshalSpace and ParseSpace; a cut encoding is refused.
+func TestSpace_roundTrip(t *testing.T) {
+	sp := vector.Space{Quantizer: vector.Quantizer{Scale: []float32{0.5, 1, 2, 0.25}}}
+	b := generation.MarshalSpace(sp, 0.97)
+	got, meta, err := generation.ParseSpace(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Quantizer.Scale, sp.Quantizer.Scale) || got.Cells != nil || meta == nil {
+		t.Errorf("round trip: %+v %+v", got, meta)
+	}
+	if _, _, err := generation.ParseSpace(b[:len(b)/2]); err == nil {
+		t.Error("a cut space encoding was accepted")
+	}
+}
+
+// TestLegacyChunks: a first-format generation's chunks are read when the
+// file matches its manifest, and refused as corrupt when it does not.
+func TestLegacyChunks(t *testing.T) {
+	dir := t.TempDir()
+	gen := filepath.Join(dir, "generations", "20260101T000000Z-00000001")
+	if err := os.MkdirAll(gen, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var lines strings.Builder
+	for i := range 3 {
+		b, _ := json.Marshal(memory.Chunk{ID: fmt.Sprintf("notes:%d", i), SourceID: fmt.Sprint(i), Text: fmt.Sprintf("old memory %d", i)})
+		lines.Write(b)
+		lines.WriteByte('\n')
+	}
+	chunks := []byte(lines.String())
+	writeManifest := func(sum string) {
+		m := map[string]any{
+			"schemaVersion": 1, "generationPath": "generations/20260101T000000Z-00000001",
+			"files": map[string]any{"chunks.jsonl": map[string]any{"size": len(chunks), "sha256": sum}},
+		}
+		b, _ := json.Marshal(m)
+		if err := os.WriteFile(filepath.Join(dir, "manifest.json"), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(gen, "chunks.jsonl"), chunks, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(chunks)
+	writeManifest(hex.EncodeToString(sum[:]))
+	got, err := generation.LegacyChunks(dir)
+	if err != nil || len(got) != 3 || got[2].Text != "old memory 2" {
+		t.Fatalf("LegacyChunks: %v %+v", err, got)
+	}
+	writeManifest(strings.Repeat("0", 64))
+	if _, err := generation.LegacyChunks(dir); !errors.Is(err, generation.ErrCorrupt) {
+		t.Errorf("a chunks file that does not match its manifest: %v, want ErrCorrupt", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"schemaVersion":2}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := generation.LegacyChunks(dir); err == nil {
+		t.Error("a second-format manifest was read as the first format")
+	}
+}
