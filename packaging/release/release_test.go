@@ -532,6 +532,11 @@ func checkBinaries(t *testing.T, name string, files map[string]tarFile, md metad
 		if md.Commit != "none" && !strings.Contains(out, "(commit "+md.Commit[:min(12, len(md.Commit))]) {
 			t.Errorf("%s %v = %q, want commit %s", bin, args, out, md.Commit)
 		}
+		// goreleaser's own git state is "none" in a clone without a remote;
+		// make dist stamps the commit from git then.
+		if strings.Contains(out, "commit unknown") || strings.Contains(out, "built unknown") {
+			t.Errorf("%s %v = %q: the release binary is not stamped", bin, args, out)
+		}
 	}
 	for file, sh := range map[string]string{"_novactl": "zsh", "novactl.bash": "bash", "novactl.fish": "fish"} {
 		if got := string(files[name+"/completions/"+file].body); got != run("novactl", "completion", sh) {
