@@ -23,6 +23,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/parallel"
 )
 
 // ProviderBuiltin is the provider name of the builtin embedder.
@@ -266,10 +267,9 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	}
 	// Z = Aᵀ Q (v x l); B = Zᵀ; B Bᵀ = Zᵀ Z.
 	z := spTMulDense(rowPtr, cols, vals, q, v)
-	var g mat.SymDense
-	g.SymOuterK(1, z.T())
+	g := gram(z)
 	var eig mat.EigenSym
-	if !eig.Factorize(&g, true) {
+	if !eig.Factorize(g, true) {
 		return nil, errors.New("lsa: eigen decomposition did not converge")
 	}
 	values := eig.Values(nil)
@@ -346,10 +346,9 @@ func orthonormalize(a *mat.Dense) {
 func choleskyQR(a *mat.Dense) bool {
 	rs := make([]mat.TriDense, 2)
 	for pass := range 2 {
-		var g mat.SymDense
-		g.SymOuterK(1, a.T())
+		g := gram(a)
 		var ch mat.Cholesky
-		if !ch.Factorize(&g) {
+		if !ch.Factorize(g) {
 			// Undo the first pass, so a is as it was.
 			if pass == 1 {
 				blas64.Trmm(blas.Right, blas.NoTrans, 1, rs[0].RawTriangular(), a.RawMatrix())
@@ -357,9 +356,36 @@ func choleskyQR(a *mat.Dense) bool {
 			return false
 		}
 		ch.UTo(&rs[pass])
-		blas64.Trsm(blas.Right, blas.NoTrans, 1, rs[pass].RawTriangular(), a.RawMatrix())
+		// Each row is solved on its own, so the rows split over the cores
+		// give the same bits as one call.
+		r, c := a.Dims()
+		parallel.Spans(r, 4096, func(lo, hi int) {
+			blas64.Trsm(blas.Right, blas.NoTrans, 1, rs[pass].RawTriangular(), a.Slice(lo, hi, 0, c).(*mat.Dense).RawMatrix())
+		})
 	}
 	return true
+}
+
+// gramBlock is how many rows of a each share of AᵀA covers. It is fixed,
+// not one share per core, so that the sum, and so the trained model, is
+// the same on every machine.
+const gramBlock = 8192
+
+// gram returns AᵀA, summed over blocks of rows computed on every core: the
+// products are most of the training's time, and one BLAS call uses one
+// core.
+func gram(a *mat.Dense) *mat.SymDense {
+	r, c := a.Dims()
+	parts := make([]mat.SymDense, max(1, (r+gramBlock-1)/gramBlock))
+	parallel.For(len(parts), 1, func(b int) {
+		lo, hi := b*gramBlock, min(r, (b+1)*gramBlock)
+		parts[b].SymOuterK(1, a.Slice(lo, hi, 0, c).T())
+	})
+	g := &parts[0]
+	for b := 1; b < len(parts); b++ {
+		g.AddSym(g, &parts[b])
+	}
+	return g
 }
 
 // householderQR sets dst to the thin Q of a Householder QR factorisation
@@ -381,9 +407,9 @@ func householderQR(a *mat.Dense, dst *mat.Dense) {
 }
 
 // spMulDense computes dst = A·D where A is CSR (rows x v) and D is v x l.
+// Rows are independent, so they split over the cores.
 func spMulDense(rowPtr []int, cols []int32, vals []float64, d []float64, l int, dst *mat.Dense) {
-	rows := len(rowPtr) - 1
-	for i := 0; i < rows; i++ {
+	parallel.For(len(rowPtr)-1, 1024, func(i int) {
 		out := dst.RawRowView(i)
 		for p := rowPtr[i]; p < rowPtr[i+1]; p++ {
 			w := vals[p]
@@ -392,7 +418,7 @@ func spMulDense(rowPtr []int, cols []int32, vals []float64, d []float64, l int, 
 				out[j] += w * x
 			}
 		}
-	}
+	})
 }
 
 // spTMulDense computes Aᵀ·Q (v x l) where A is CSR (rows x v) and Q rows x l.
