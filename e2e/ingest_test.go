@@ -34,6 +34,17 @@ func TestBinaryMarkdownNeverServed(t *testing.T) {
 	if !strings.Contains(out+errOut, "notes: "+tool+": binary content") {
 		t.Errorf("sync does not report %s as binary:\n%s%s", tool, out, errOut)
 	}
+	// A later sync does not read the unchanged file again, and still
+	// says it was skipped.
+	f, err := os.OpenFile(filepath.Join(h.Data, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	novatest.Must(t, err)
+	_, err = f.WriteString(`{"id":"later-1","text":"A later note.","date":"2026-11-30"}` + "\n")
+	novatest.Must(t, err)
+	novatest.Must(t, f.Close())
+	out, errOut, code = h.Novactl("index", "sync")
+	if code != 0 || !strings.Contains(out, "1 found earlier in files not read again") {
+		t.Errorf("the second sync does not mention the skipped file (exit %d):\n%s%s", code, out, errOut)
+	}
 	d := h.Start()
 	for _, q := range []string{"zyxquartz_init", "runtime.main", "zyxquartz"} {
 		r := search(t, d.Facade, `{"query":"`+q+`","topK":20}`)

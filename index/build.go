@@ -134,8 +134,12 @@ type SourceSummary struct {
 	Records  int    `json:"records"`
 	Chunks   int    `json:"chunks"`
 	Problems int    `json:"problems"`
-	Missing  bool   `json:"missing,omitempty"`
-	Error    string `json:"error,omitempty"`
+	// EarlierProblems counts what the files not read again this time
+	// skipped when they were last read (a binary file stays skipped
+	// without being reported again at every sync).
+	EarlierProblems int    `json:"earlierProblems,omitempty"`
+	Missing         bool   `json:"missing,omitempty"`
+	Error           string `json:"error,omitempty"`
 	// Gone lists files that disappeared but whose memory is kept.
 	Gone []string `json:"gone,omitempty"`
 	// NewestModTime is the newest modification time among the files.

@@ -493,6 +493,9 @@ func (d *delta) summarize() {
 			if id := statIdentity(j.file.Path); time.Unix(0, id.modTime).After(s.NewestModTime) {
 				s.NewestModTime = time.Unix(0, id.modTime)
 			}
+			if _, read := d.toRead[stateKey{s.Name, j.file.Path}]; !read && j.prev != nil {
+				s.EarlierProblems += j.prev.Problems
+			}
 		}
 		for key := range d.gone {
 			if key.source == s.Name && !d.x.opts.PruneMissing {
