@@ -47,11 +47,21 @@ func Normalize(s string) string {
 // IsCJK reports whether r is written without spaces between words (Han,
 // Hiragana, Katakana, Hangul), so it is indexed as character bigrams.
 func IsCJK(r rune) bool {
+	if r < firstCJK {
+		return false // most text: the table lookups below cost more than the rest of the analysis
+	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
 
+// firstCJK is below every character of the four scripts (Hangul Jamo
+// start at U+1100; a test checks every code point).
+const firstCJK = 0x1100
+
 func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
 	return (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)) && !IsCJK(r)
 }
 

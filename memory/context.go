@@ -2,7 +2,8 @@ package memory
 
 import (
 	"strings"
-	"unicode"
+
+	"github.com/nova-recall/nova/lexical"
 )
 
 // ContextParams say how a record's neighbouring context is made: the
@@ -29,7 +30,7 @@ func (p ContextParams) LeadWords(firstPiece string) string {
 		}
 		cjk := 0
 		for i, r := range w {
-			if isCJK(r) {
+			if lexical.IsCJK(r) {
 				cjk++
 				if cjk > 2*n {
 					w = w[:i]
@@ -41,12 +42,6 @@ func (p ContextParams) LeadWords(firstPiece string) string {
 		n -= max(1, (cjk+1)/2)
 	}
 	return strings.Join(out, " ")
-}
-
-// isCJK reports a character of a script written without spaces (the
-// lexical analyzer's rule; memory cannot import lexical).
-func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // ContextSeparator joins the neighbours' words in a context.
