@@ -15,6 +15,7 @@ import (
 	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/index/ingest"
+	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/memory"
 )
@@ -110,7 +111,7 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 			if r.carried {
 				sum.Gone = append(sum.Gone, r.file.Path)
 			}
-			for _, recChunks := range old.records {
+			for _, recChunks := range old.records() {
 				id := xxh3.HashString(recChunks[0].c.ID)
 				if seen[id] {
 					continue // another file now holds this record
@@ -226,8 +227,38 @@ type carried struct {
 }
 
 type carriedFile struct {
-	src     int
-	records [][]pendingChunk // each record's pieces, by line
+	src int
+	// decoded holds each record's pieces, by line; when gen is set they
+	// are decoded from docs only if asked for: a full rebuild keeps the
+	// previous memory of every file it reads in case the read fails, and
+	// decoding it all up front held the whole corpus in memory.
+	decoded [][]pendingChunk
+	gen     *generation.Generation
+	docs    []carriedDoc // in line and part order
+	codes   bool         // carried chunks keep their vectors' codes
+}
+
+// carriedDoc is a document of the previous generation to carry forward.
+type carriedDoc struct{ doc, line, part int }
+
+// records returns the file's previous records, decoding them on first use.
+func (f *carriedFile) records() [][]pendingChunk {
+	if f.decoded != nil || f.gen == nil {
+		return f.decoded
+	}
+	for i, d := range f.docs {
+		pc := pendingChunk{c: *f.gen.Chunk(d.doc)}
+		if f.codes {
+			pc.codes = f.gen.Codes(d.doc)
+		}
+		if i > 0 && f.docs[i-1].line == d.line {
+			n := len(f.decoded) - 1
+			f.decoded[n] = append(f.decoded[n], pc)
+			continue
+		}
+		f.decoded = append(f.decoded, []pendingChunk{pc})
+	}
+	return f.decoded
 }
 
 // carriedMemory collects the previous generation's chunks by file, for
@@ -245,12 +276,10 @@ func (x *Indexer) carriedMemory(prev *previous, jobs []readJob) *carried {
 	for _, j := range jobs {
 		listed[stateKey{x.cfg.Sources[j.src].Name, j.file.Path}] = true
 	}
-	keep := func(c *memory.Chunk) bool {
-		si, ok := configured[c.SourceName]
-		if !ok || c.SourcePath == "" {
+	keep := func(key stateKey) bool {
+		if _, ok := configured[key.source]; !ok || key.path == "" {
 			return false
 		}
-		key := stateKey{c.SourceName, c.SourcePath}
 		if listed[key] {
 			return true // read now; kept only if the read fails
 		}
@@ -258,22 +287,8 @@ func (x *Indexer) carriedMemory(prev *previous, jobs []readJob) *carried {
 			return false
 		}
 		// Gone: kept, unless it still exists (excluded by its globs now).
-		_, err := os.Lstat(c.SourcePath)
-		return si >= 0 && errors.Is(err, os.ErrNotExist)
-	}
-	add := func(c memory.Chunk, codes []int8) {
-		key := stateKey{c.SourceName, c.SourcePath}
-		f := out.files[key]
-		if f == nil {
-			f = &carriedFile{src: configured[c.SourceName]}
-			out.files[key] = f
-		}
-		pc := pendingChunk{c: c, codes: codes}
-		if n := len(f.records); n > 0 && f.records[n-1][0].c.LineNumber == c.LineNumber {
-			f.records[n-1] = append(f.records[n-1], pc)
-			return
-		}
-		f.records = append(f.records, []pendingChunk{pc})
+		_, err := os.Lstat(key.path)
+		return errors.Is(err, os.ErrNotExist)
 	}
 	if prev.legacy {
 		old, err := generation.LegacyChunks(x.home.IndexDir())
@@ -283,29 +298,48 @@ func (x *Indexer) carriedMemory(prev *previous, jobs []readJob) *carried {
 		}
 		sortChunks(old)
 		for _, c := range old {
-			if keep(&c) {
-				add(c, nil)
+			key := stateKey{c.SourceName, c.SourcePath}
+			if !keep(key) {
+				continue
 			}
+			f := out.files[key]
+			if f == nil {
+				f = &carriedFile{src: configured[c.SourceName]}
+				out.files[key] = f
+			}
+			pc := pendingChunk{c: c}
+			if n := len(f.decoded); n > 0 && f.decoded[n-1][0].c.LineNumber == c.LineNumber {
+				f.decoded[n-1] = append(f.decoded[n-1], pc)
+				continue
+			}
+			f.decoded = append(f.decoded, []pendingChunk{pc})
 		}
 		return out
 	}
-	type held struct {
-		c   memory.Chunk
-		doc int
-	}
-	var hs []held
-	for d, c := range prev.gen.All() {
-		if keep(c) {
-			hs = append(hs, held{*c, d})
+	// The facet columns say where each document comes from without
+	// decoding it.
+	g := prev.gen
+	codes := x.reuseSpaceOf(prev)
+	dropped := map[stateKey]bool{}
+	for d := range g.Len() {
+		if !g.Live(d) {
+			continue
 		}
-	}
-	slices.SortFunc(hs, func(a, b held) int { return compareChunks(&a.c, &b.c) })
-	for _, h := range hs {
-		var codes []int8
-		if x.reuseSpaceOf(prev) {
-			codes = prev.gen.Codes(h.doc)
+		key := stateKey{g.Facet(segment.FacetSourceName, d), g.Facet(segment.FacetPath, d)}
+		f := out.files[key]
+		if f == nil {
+			if dropped[key] || !keep(key) {
+				dropped[key] = true
+				continue
+			}
+			f = &carriedFile{src: configured[key.source], gen: g, codes: codes}
+			out.files[key] = f
 		}
-		add(h.c, codes)
+		line, part := g.Position(d)
+		f.docs = append(f.docs, carriedDoc{d, line, part})
+	}
+	for _, f := range out.files {
+		slices.SortFunc(f.docs, func(a, b carriedDoc) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.part, b.part)) })
 	}
 	return out
 }
