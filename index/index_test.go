@@ -562,3 +562,40 @@ func TestSync_carryForward(t *testing.T) {
 		t.Errorf("sync of an empty corpus: %v, want an error", err)
 	}
 }
+
+// TestFullRebuild_keepsMemoryItCannotRead: a full rebuild that cannot
+// read a file (here one caught shrinking, a rewrite in progress) or no
+// longer finds it keeps the file's earlier memory, decoded from the
+// previous generation only then, with its vectors.
+func TestFullRebuild_keepsMemoryItCannotRead(t *testing.T) {
+	dir := t.TempDir()
+	srcDir := filepath.Join(dir, "exports")
+	recs := baseRecords()
+	writeFile(t, filepath.Join(srcDir, "a.jsonl"), jsonlLines(t, recs[:2]...))
+	writeFile(t, filepath.Join(srcDir, "b.jsonl"), jsonlLines(t, recs[2:4]...))
+	writeFile(t, filepath.Join(srcDir, "c.jsonl"), jsonlLines(t, recs[4:]...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: srcDir})
+	clk := newClock(epoch)
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now}))
+	_, before := active(t, cfg.Home)
+	want := chunkByID(t, before)
+
+	// The test clock is months behind the files' times: every write is
+	// "just now".
+	writeFile(t, filepath.Join(srcDir, "b.jsonl"), jsonlLines(t, recs[2]))
+	if err := os.Remove(filepath.Join(srcDir, "c.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	r := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Full: true})).Build
+	if r.Mode != index.ModeFull || r.Chunks != len(recs) || r.Embedded != 2 || r.ProblemCount != 1 {
+		t.Errorf("full rebuild: mode %s, %d chunks, %d embedded, problems %v; want full, %d, 2 (only a.jsonl's), b.jsonl's", r.Mode, r.Chunks, r.Embedded, r.Problems, len(recs))
+	}
+	_, after := active(t, cfg.Home)
+	got := chunkByID(t, after)
+	for id, c := range want {
+		g, ok := got[id]
+		if !ok || g.Text != c.Text || g.SourcePath != c.SourcePath || g.LineNumber != c.LineNumber {
+			t.Errorf("%s: kept %v as %+v, want %+v", id, ok, g, c)
+		}
+	}
+}
