@@ -100,7 +100,7 @@ func (a *Agent) InstallPlan() (packaging.Plan, error) {
 		{Kind: packaging.StepMkdir, Path: a.Job.LogDir, Mode: LogDirMode, When: "if missing; an existing one is set to 0700"},
 		{Kind: packaging.StepWrite, Path: a.PlistPath(), Mode: PlistMode, Content: string(content), When: "atomically (temp file, fsync, rename)"},
 		{Kind: packaging.StepRun, Argv: PrintArgv(a.Target()), When: "reads whether it is loaded"},
-		{Kind: packaging.StepRun, Argv: BootoutArgv(a.Target()), When: "if loaded: stops the old novad"},
+		{Kind: packaging.StepRun, Argv: BootoutArgv(a.Target()), When: "if loaded: stops the running one"},
 		{Kind: packaging.StepRun, Argv: PrintArgv(a.Target()), When: "if loaded: repeated until launchd has let go of it"},
 		{Kind: packaging.StepRun, Argv: PrintDisabledArgv(a.Domain()), When: "reads whether it was disabled"},
 		{Kind: packaging.StepRun, Argv: EnableArgv(a.Target()), When: "if disabled"},

@@ -154,7 +154,7 @@ func (m *Manager) InstallPlan() (packaging.Plan, error) {
 		return packaging.Plan{}, err
 	}
 	return packaging.Plan{Operation: "install", Manager: "systemd", Steps: []packaging.Step{
-		{Kind: packaging.StepRun, Argv: m.systemctl("stop"), When: "if a unit file exists: stops the old novad (errors ignored)"},
+		{Kind: packaging.StepRun, Argv: m.systemctl("stop"), When: "if a unit file exists: stops the running one (errors ignored)"},
 		{Kind: packaging.StepRun, Argv: m.systemctl("disable"), When: "if a unit file exists"},
 		{Kind: packaging.StepRemove, Path: m.UnitPath(), When: "if it exists"},
 		{Kind: packaging.StepRun, Argv: daemonReload(), When: "if a unit file existed"},
