@@ -80,6 +80,10 @@ type Options struct {
 	// PieceBytes is how much of a large file a full build reads at a time
 	// (0: 4 MiB). Tests make it small to exercise the pieces.
 	PieceBytes int64
+	// WaitingInMemory is how many records waiting for the records after
+	// them in their conversation a full build holds in memory before it
+	// moves them to a temporary file (0: 20 000). Tests make it small.
+	WaitingInMemory int
 	// MemoryLimit is the Go heap's soft limit in bytes while a build or
 	// sync runs (0: DefaultMemoryLimit; negative: none). GOMEMLIMIT, when
 	// set, takes precedence.

@@ -212,7 +212,8 @@ func compareWithRebuild(t *testing.T, cfg config.Config, opts index.Options, wha
 	m, inc := active(t, cfg.Home)
 	full := opts
 	full.Full = true
-	full.PieceBytes = 300 // the rebuild reads every file in pieces of a few lines
+	full.PieceBytes = 300    // the rebuild reads every file in pieces of a few lines
+	full.WaitingInMemory = 1 // and keeps records waiting for their neighbours on disk
 	b, err := index.New(cfg, full).Build(context.Background())
 	if err != nil {
 		t.Fatalf("%s: rebuild: %v", what, err)

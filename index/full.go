@@ -61,6 +61,8 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 	states := &sourceStates{}
 	seen := map[uint64]bool{} // first chunk ids of the records written
 	var windows *conversations
+	waiting := &waitingFile{dir: x.tmpDir()}
+	defer waiting.close()
 	source := -1
 	records := 0
 	var dropped []string // of the file being read, across its pieces
@@ -74,7 +76,7 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 				return err
 			}
 			source = r.src
-			windows = x.newConversations(sink)
+			windows = x.newConversations(sink, waiting)
 		}
 		src := x.cfg.Sources[r.src]
 		sum := &res.Sources[r.src]
@@ -391,21 +393,33 @@ type conversations struct {
 	params memory.ContextParams
 	open   map[string]*window
 	order  []string
+	// Waiting records beyond maxHeld move to the waiting file (held
+	// lists the windows that may hold some in memory).
+	file    *waitingFile
+	maxHeld int
+	nHeld   int
+	held    []*window
 }
 
 type window struct {
 	recs []*windowRecord
-	next int // first record whose context is not yet written
+	next int  // first record whose context is not yet written
+	held bool // listed in conversations.held
 }
 
 type windowRecord struct {
 	words  string
 	chunks []pendingChunk
+	at     *spilled // where chunks are when they wait on disk
 }
 
-func (x *Indexer) newConversations(sink *segmentSink) *conversations {
+func (x *Indexer) newConversations(sink *segmentSink, file *waitingFile) *conversations {
 	p := x.contextParams()
-	return &conversations{sink: sink, turns: p.Turns, params: p, open: map[string]*window{}}
+	maxHeld := x.opts.WaitingInMemory
+	if maxHeld <= 0 {
+		maxHeld = defaultWaitingInMemory
+	}
+	return &conversations{sink: sink, turns: p.Turns, params: p, open: map[string]*window{}, file: file, maxHeld: maxHeld}
 }
 
 // add appends a record's chunks to its conversation.
@@ -420,6 +434,11 @@ func (cs *conversations) add(conversation string, chunks []pendingChunk) error {
 		cs.order = append(cs.order, conversation)
 	}
 	w.recs = append(w.recs, &windowRecord{words: cs.params.LeadWords(chunks[0].c.Text), chunks: chunks})
+	cs.nHeld++
+	if !w.held {
+		w.held = true
+		cs.held = append(cs.held, w)
+	}
 	for w.next < len(w.recs)-cs.turns {
 		if err := cs.finish(w); err != nil {
 			return err
@@ -430,6 +449,34 @@ func (cs *conversations) add(conversation string, chunks []pendingChunk) error {
 		w.recs = w.recs[1:]
 		w.next--
 	}
+	if cs.nHeld > cs.maxHeld {
+		return cs.moveToFile(w)
+	}
+	return nil
+}
+
+// moveToFile writes the waiting records of every window but the current
+// one to the waiting file: the current conversation is the one likely to
+// go on.
+func (cs *conversations) moveToFile(current *window) error {
+	for _, w := range cs.held {
+		if w == current {
+			continue
+		}
+		for _, r := range w.recs[w.next:] {
+			if r.chunks == nil {
+				continue
+			}
+			at, err := cs.file.put(r.chunks)
+			if err != nil {
+				return err
+			}
+			r.chunks, r.at = nil, &at
+			cs.nHeld--
+		}
+		w.held = false
+	}
+	cs.held = append(cs.held[:0], current)
 	return nil
 }
 
@@ -446,7 +493,17 @@ func (cs *conversations) finish(w *window) error {
 		after = append(after, r.words)
 	}
 	w.next++
-	return cs.emit(w.recs[i], before, after)
+	r := w.recs[i]
+	if r.at != nil {
+		chunks, err := cs.file.get(*r.at)
+		if err != nil {
+			return err
+		}
+		r.chunks, r.at = chunks, nil
+	} else {
+		cs.nHeld--
+	}
+	return cs.emit(r, before, after)
 }
 
 func (cs *conversations) emit(r *windowRecord, before, after []string) error {
@@ -479,6 +536,8 @@ func (cs *conversations) flush() error {
 		}
 	}
 	cs.open, cs.order = map[string]*window{}, nil
+	cs.held, cs.nHeld = nil, 0
+	cs.file.close() // everything in it was read back
 	return nil
 }
 
