@@ -192,7 +192,13 @@ func TestConfig(t *testing.T) {
 	}
 
 	f = newFixture(t)
-	novatest.Must(t, os.WriteFile(f.home.Config(), []byte("server: {host: 0.0.0.0, port: 3037}\n"), 0o600))
+	// Closed ports, never the defaults: a user's own novad may serve those.
+	server, facade := novatest.ClosedPort(t), novatest.ClosedPort(t)
+	for facade == server {
+		facade = novatest.ClosedPort(t)
+	}
+	bad := fmt.Sprintf("server: {host: 0.0.0.0, port: %d}\nfacade: {port: %d}\n", server, facade)
+	novatest.Must(t, os.WriteFile(f.home.Config(), []byte(bad), 0o600))
 	rep = f.run(Options{})
 	want(t, rep, "config", Ready, "")
 	c := want(t, rep, "loopback", Blocked, CodeNonLoopback)
