@@ -248,19 +248,24 @@ func (f *carriedFile) records() [][]pendingChunk {
 	if f.decoded != nil || f.gen == nil {
 		return f.decoded
 	}
-	for i, d := range f.docs {
+	for _, d := range f.docs {
 		pc := pendingChunk{c: *f.gen.Chunk(d.doc)}
 		if f.codes {
 			pc.codes = f.gen.Codes(d.doc)
 		}
-		if i > 0 && f.docs[i-1].line == d.line {
-			n := len(f.decoded) - 1
-			f.decoded[n] = append(f.decoded[n], pc)
-			continue
-		}
-		f.decoded = append(f.decoded, []pendingChunk{pc})
+		f.decoded = appendPiece(f.decoded, pc)
 	}
 	return f.decoded
+}
+
+// appendPiece adds a chunk to recs, records in line order: to the last
+// record when it is another piece of it, else as a record of its own.
+func appendPiece(recs [][]pendingChunk, pc pendingChunk) [][]pendingChunk {
+	if n := len(recs); n > 0 && recs[n-1][0].c.LineNumber == pc.c.LineNumber {
+		recs[n-1] = append(recs[n-1], pc)
+		return recs
+	}
+	return append(recs, []pendingChunk{pc})
 }
 
 // carriedMemory collects the previous generation's chunks by file, for
@@ -309,12 +314,7 @@ func (x *Indexer) carriedMemory(prev *previous, jobs []readJob) *carried {
 				f = &carriedFile{src: configured[c.SourceName]}
 				out.files[key] = f
 			}
-			pc := pendingChunk{c: c}
-			if n := len(f.decoded); n > 0 && f.decoded[n-1][0].c.LineNumber == c.LineNumber {
-				f.decoded[n-1] = append(f.decoded[n-1], pc)
-				continue
-			}
-			f.decoded = append(f.decoded, []pendingChunk{pc})
+			f.decoded = appendPiece(f.decoded, pendingChunk{c: c})
 		}
 		return out
 	}
