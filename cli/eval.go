@@ -24,7 +24,7 @@ const evalHelp = `Measures recall.
       A case: {"id":"port","query":"why was port 2096 down","project":"infra",
                "expect":{"relevantIds":["inc-7"],"minRecallAtK":1,"evidenceTerms":["firewall"]}}
 
-  novactl eval locomo PATH [--ablate LEVER,...] [--json]
+  novactl eval locomo PATH [--ablate LEVER,...] [--misses K] [--json]
       Runs the LoCoMo protocol on PATH (e.g. ../shared/data/locomo-dev.json): one
       memory per dialogue turn, every question asked with its conversation as the
       project filter, recall@1/5/10/20, MRR and nDCG@10 of the evidence turns,
@@ -32,8 +32,10 @@ const evalHelp = `Measures recall.
       plain BM25 baseline in the same run, next to the published DRAGON figures.
       --ablate also runs Nova once per named lever with that lever off and
       reports each lever's gain, overall and per category (levers: context,
-      lemmas, segmentation, propagation, dates, person, supersession; "all"
+      lemmas, segmentation, propagation, dates, person, supersession, questions; "all"
       names every one). --min-r1/--min-r5 fail the run (exit 1) below a recall.
+      --misses K lists the questions whose evidence Nova does not rank within
+      the first K, with each evidence turn's rank and Nova's first answers.
       Indexes into a temporary home; needs no running novad.`
 
 func evalVerbs() []verb {
@@ -131,11 +133,12 @@ func printCases(w io.Writer, s eval.Summary) {
 }
 
 func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
-	fs := newFlags(inv, "novactl eval locomo", "novactl eval locomo PATH [--ablate LEVER,...] [--json]", evalHelp)
+	fs := newFlags(inv, "novactl eval locomo", "novactl eval locomo PATH [--ablate LEVER,...] [--misses K] [--json]", evalHelp)
 	jsonOut := fs.Bool("json", false, "print the report as JSON")
 	ablate := fs.String("ablate", "", "comma-separated levers to measure by switching each off (or all)")
 	minR1 := fs.Float64("min-r1", 0, "fail when Nova's overall recall@1 is below this")
 	minR5 := fs.Float64("min-r5", 0, "fail when Nova's overall recall@5 is below this")
+	missesAt := fs.Int("misses", 0, "list the questions whose evidence Nova does not rank within the first `K` results")
 	pos, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
@@ -162,7 +165,7 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 			levers = append(levers, l)
 		}
 	}
-	rep, err := eval.RunLoCoMo(ctx, pos[0], eval.LoCoMoOptions{Progress: progress, Ablate: levers})
+	rep, err := eval.RunLoCoMo(ctx, pos[0], eval.LoCoMoOptions{Progress: progress, Ablate: levers, MissesAt: *missesAt})
 	if progress != nil {
 		fmt.Fprintln(inv.Stderr)
 	}
@@ -236,6 +239,18 @@ func printLoCoMo(w io.Writer, r *eval.LoCoMoReport) {
 				fmt.Fprintf(w, " %20s", gain(a.GainByCat[c]))
 			}
 			fmt.Fprintln(w)
+		}
+	}
+	if m := r.Systems[0].Misses; len(m) > 0 {
+		fmt.Fprintf(w, "\nNova's misses (%d questions; evidence rank, 0 when not returned; then the first answers):\n", len(m))
+		for _, q := range m {
+			fmt.Fprintf(w, "\n%s [%s]\n", q.Question, q.Category)
+			for _, e := range q.Evidence {
+				fmt.Fprintf(w, "  evidence %2d  %s  %s\n", e.Rank, e.ID, truncate.Runes(e.Text, 100))
+			}
+			for _, t := range q.Top {
+				fmt.Fprintf(w, "  answer   %2d  %s  %s\n", t.Rank, t.ID, truncate.Runes(t.Text, 100))
+			}
 		}
 	}
 	fmt.Fprintln(w, "\ndragon-published is on all ten LoCoMo conversations; the others ran here on this file.")

@@ -47,6 +47,25 @@ type SystemReport struct {
 	ByCategory   map[string]Metrics `json:"byCategory"`
 	LatencyP50Ms float64            `json:"latencyP50Ms"`
 	LatencyP95Ms float64            `json:"latencyP95Ms"`
+	// Misses are the questions whose evidence is not all within the first
+	// LoCoMoOptions.MissesAt results (Nova's default system only).
+	Misses []Miss `json:"misses,omitempty"`
+}
+
+// Miss is one question the system did not fully answer within the cut-off:
+// where each evidence turn ranked (0: not returned) and what ranked first.
+type Miss struct {
+	Question string       `json:"question"`
+	Category string       `json:"category"`
+	Evidence []RankedTurn `json:"evidence"`
+	Top      []RankedTurn `json:"top"`
+}
+
+// RankedTurn is a turn at its 1-based rank in one answer.
+type RankedTurn struct {
+	Rank int    `json:"rank"`
+	ID   string `json:"id"`
+	Text string `json:"text"`
 }
 
 // LoCoMoReport is the result of a LoCoMo run.
@@ -86,6 +105,9 @@ type LoCoMoOptions struct {
 	// Ablate names levers (AblationLevers) to measure: each is switched
 	// off in a system of its own, in the same run.
 	Ablate []string
+	// MissesAt, when above 0, lists the questions Nova misses at this
+	// rank in its SystemReport.Misses.
+	MissesAt int
 	// Now is the clock questions are asked at (relative dates such as
 	// "last month" resolve against it); nil uses the day after the
 	// conversations' last session, when their questions were written.
@@ -304,7 +326,7 @@ func RunLoCoMo(ctx context.Context, path string, opts LoCoMoOptions) (*LoCoMoRep
 	}
 	rep := &LoCoMoReport{Dataset: filepath.Base(path), Conversations: convs, Turns: len(recs), Questions: len(qs), BuildMs: buildMs}
 
-	novaRun := func(name, desc string, snap *search.Snapshot, analyzer *lexical.Analyzer, dense bool, off map[string]bool) (SystemReport, error) {
+	novaRun := func(name, desc string, snap *search.Snapshot, analyzer *lexical.Analyzer, dense bool, off map[string]bool) (SystemReport, [][]string, error) {
 		ec := search.ConfigFor(cfg.Retrieval)
 		ec.Dense = dense
 		ec.Now = now
@@ -325,16 +347,19 @@ func RunLoCoMo(ctx context.Context, path string, opts LoCoMoOptions) (*LoCoMoRep
 		})
 	}
 	dense := cfg.Retrieval.DenseChannel == "on"
-	nova, err := novaRun("nova", "Nova default configuration: multi-pass hybrid (BM25 + builtin corpus-trained dense), neighbour context, evidence adjustments, recall levers", snap, analyzer, dense, nil)
+	nova, answers, err := novaRun("nova", "Nova default configuration: multi-pass hybrid (BM25 + builtin corpus-trained dense), neighbour context, evidence adjustments, recall levers", snap, analyzer, dense, nil)
 	if err != nil {
 		return nil, err
 	}
-	lexOnly, err := novaRun("nova-dense-off", "Nova with the dense channel switched off (retrieval.denseChannel: off)", snap, analyzer, false, nil)
+	if opts.MissesAt > 0 {
+		nova.Misses = misses(qs, answers, recs, opts.MissesAt)
+	}
+	lexOnly, _, err := novaRun("nova-dense-off", "Nova with the dense channel switched off (retrieval.denseChannel: off)", snap, analyzer, false, nil)
 	if err != nil {
 		return nil, err
 	}
 	base := plainBM25(recs)
-	bm25, err := runSystem("bm25-plain", "Plain BM25 (k1 1.2, b 0.75) over each turn's text alone: lower-case words, no stemming, no stop words, no context", qs, opts.Progress, func(q Question) ([]string, error) {
+	bm25, _, err := runSystem("bm25-plain", "Plain BM25 (k1 1.2, b 0.75) over each turn's text alone: lower-case words, no stemming, no stop words, no context", qs, opts.Progress, func(q Question) ([]string, error) {
 		return base.search(q.Project, q.Text, api.MaxTopK), nil
 	})
 	if err != nil {
@@ -362,7 +387,7 @@ func RunLoCoMo(ctx context.Context, path string, opts LoCoMoOptions) (*LoCoMoRep
 		} else {
 			off = map[string]bool{lever: true}
 		}
-		without, err := novaRun("nova-without-"+lever, AblationLevers[lever], s, a, dense, off)
+		without, _, err := novaRun("nova-without-"+lever, AblationLevers[lever], s, a, dense, off)
 		if err != nil {
 			return nil, err
 		}
@@ -391,7 +416,9 @@ func SortedLevers() []string {
 	return out
 }
 
-func runSystem(name, desc string, qs []Question, progress func(int, int), ask func(Question) ([]string, error)) (SystemReport, error) {
+// runSystem asks every question and scores the answers; it also returns
+// each question's ranked turn IDs.
+func runSystem(name, desc string, qs []Question, progress func(int, int), ask func(Question) ([]string, error)) (SystemReport, [][]string, error) {
 	type acc struct {
 		n                           int
 		r1, r5, r10, r20, mrr, ndcg float64
@@ -399,12 +426,14 @@ func runSystem(name, desc string, qs []Question, progress func(int, int), ask fu
 	overall := &acc{}
 	byCat := map[string]*acc{}
 	var lat []float64
+	answers := make([][]string, len(qs))
 	for i, q := range qs {
 		t0 := time.Now()
 		ranked, err := ask(q)
 		if err != nil {
-			return SystemReport{}, fmt.Errorf("%s: question %d: %w", name, i+1, err)
+			return SystemReport{}, nil, fmt.Errorf("%s: question %d: %w", name, i+1, err)
 		}
+		answers[i] = ranked
 		lat = append(lat, float64(time.Since(t0).Microseconds())/1000)
 		rel := map[string]bool{}
 		for _, e := range q.Evidence {
@@ -440,7 +469,40 @@ func runSystem(name, desc string, qs []Question, progress func(int, int), ask fu
 	for c, a := range byCat {
 		rep.ByCategory[c] = mk(a)
 	}
-	return rep, nil
+	return rep, answers, nil
+}
+
+// misses lists the questions whose evidence is not all within the first k
+// of their answers.
+func misses(qs []Question, answers [][]string, recs []TurnRecord, k int) []Miss {
+	text := make(map[string]string, len(recs))
+	for _, r := range recs {
+		text[r.ID] = r.Text
+	}
+	var out []Miss
+	for i, q := range qs {
+		rank := map[string]int{}
+		for j, id := range answers[i] {
+			if _, seen := rank[id]; !seen {
+				rank[id] = j + 1
+			}
+		}
+		m := Miss{Question: q.Text, Category: categoryNames[q.Category]}
+		missed := false
+		for _, e := range q.Evidence {
+			r := rank[e]
+			missed = missed || r == 0 || r > k
+			m.Evidence = append(m.Evidence, RankedTurn{Rank: r, ID: e, Text: text[e]})
+		}
+		if !missed {
+			continue
+		}
+		for j, id := range answers[i][:min(3, len(answers[i]))] {
+			m.Top = append(m.Top, RankedTurn{Rank: j + 1, ID: id, Text: text[id]})
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // bm25Baseline is the plain BM25 the issue asks to compare with: the

@@ -80,3 +80,32 @@ func TestLoadLoCoMo_chineseSet(t *testing.T) {
 		}
 	}
 }
+
+// TestMisses lists exactly the questions with an evidence turn outside
+// the cut-off, with each evidence turn's rank (0: not returned) and the
+// first answers' text.
+func TestMisses(t *testing.T) {
+	recs := []TurnRecord{{ID: "c:1", Text: "one"}, {ID: "c:2", Text: "two"}, {ID: "c:3", Text: "three"}, {ID: "c:4", Text: "four"}}
+	qs := []Question{
+		{Text: "found first", Category: 4, Evidence: []string{"c:1"}},
+		{Text: "found third", Category: 1, Evidence: []string{"c:3"}},
+		{Text: "half missing", Category: 1, Evidence: []string{"c:1", "c:4"}},
+	}
+	answers := [][]string{{"c:1", "c:2"}, {"c:1", "c:2", "c:3"}, {"c:1", "c:2"}}
+	got := misses(qs, answers, recs, 2)
+	if len(got) != 2 || got[0].Question != "found third" || got[1].Question != "half missing" {
+		t.Fatalf("misses %+v", got)
+	}
+	if e := got[0].Evidence[0]; e.Rank != 3 || e.Text != "three" {
+		t.Errorf("evidence %+v", e)
+	}
+	if e := got[1].Evidence; e[0].Rank != 1 || e[1].Rank != 0 {
+		t.Errorf("evidence %+v", e)
+	}
+	if top := got[0].Top; len(top) != 3 || top[0].ID != "c:1" || top[0].Rank != 1 || top[2].Text != "three" {
+		t.Errorf("top %+v", top)
+	}
+	if got[1].Category != "multi-hop" {
+		t.Errorf("category %q", got[1].Category)
+	}
+}
