@@ -254,20 +254,23 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	spMulDense(rowPtr, cols, vals, omega, l, q)
 	omega = nil
 	orthonormalize(q)
+	// The products go through the documents' side: with a 12 000-document
+	// sample and a 40 000-term vocabulary, every dense matrix of vocabulary
+	// rows costs three times one of document rows, and orthonormalising Aᵀ
+	// Q between the steps would not change the span A Aᵀ Q has.
 	for it := 0; it < lsaPowerIters; it++ {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		z := spTMulDense(rowPtr, cols, vals, q, v) // v x l
-		orthonormalize(z)
 		q = mat.NewDense(rows, l, nil)
 		spMulDense(rowPtr, cols, vals, z.RawMatrix().Data, l, q)
-		z = nil
 		orthonormalize(q)
 	}
-	// Z = Aᵀ Q (v x l); B = Zᵀ; B Bᵀ = Zᵀ Z.
-	z := spTMulDense(rowPtr, cols, vals, q, v)
-	g := gram(z)
+	// B = Qᵀ A (l x v); B Bᵀ = Qᵀ (A (Aᵀ Q)).
+	w := mat.NewDense(rows, l, nil)
+	spMulDense(rowPtr, cols, vals, spTMulDense(rowPtr, cols, vals, q, v).RawMatrix().Data, l, w)
+	g := crossGram(q, w)
 	var eig mat.EigenSym
 	if !eig.Factorize(g, true) {
 		return nil, errors.New("lsa: eigen decomposition did not converge")
@@ -276,41 +279,27 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	var vecs mat.Dense
 	eig.VectorsTo(&vecs)
 	// Eigenvalues come in ascending order; take the largest k.
-	order := make([]int, l)
-	for i := range order {
-		order[i] = l - 1 - i
-	}
-	// The right singular vectors are Z u_i / sigma_i: one matrix product
-	// of Z with the top eigenvectors scaled by 1/sigma (a scalar loop over
-	// the vocabulary was most of the training time).
 	k := 0
-	for _, idx := range order {
-		if k == dim || values[idx] <= 1e-10 {
-			break
-		}
+	for j := l - 1; j >= 0 && k < dim && values[j] > 1e-10; j-- {
 		k++
 	}
 	if k > 0 {
+		// The right singular vectors are Bᵀ u_i / sigma_i = Aᵀ (Q u_i /
+		// sigma_i): a small dense product, then one sparse one.
 		u := mat.NewDense(l, k, nil)
 		for j := 0; j < k; j++ {
-			idx := order[j]
+			idx := l - 1 - j
 			sigma := math.Sqrt(values[idx])
 			for r := 0; r < l; r++ {
 				u.Set(r, j, vecs.At(r, idx)/sigma)
 			}
 		}
-		// Z·U in blocks of rows: the whole v x k product would be another
-		// matrix as large as Z.
-		const block = 4096
-		var proj mat.Dense
-		for lo := 0; lo < v; lo += block {
-			hi := min(v, lo+block)
-			proj.Reset()
-			proj.Mul(z.Slice(lo, hi, 0, l), u)
-			for t := lo; t < hi; t++ {
-				for j, x := range proj.RawRowView(t - lo) {
-					m.basis[t*dim+j] = float32(x)
-				}
+		var qu mat.Dense
+		qu.Mul(q, u)
+		basis := spTMulDense(rowPtr, cols, vals, &qu, v) // v x k
+		for t := 0; t < v; t++ {
+			for j, x := range basis.RawRowView(t) {
+				m.basis[t*dim+j] = float32(x)
 			}
 		}
 	}
@@ -384,6 +373,28 @@ func gram(a *mat.Dense) *mat.SymDense {
 	g := &parts[0]
 	for b := 1; b < len(parts); b++ {
 		g.AddSym(g, &parts[b])
+	}
+	return g
+}
+
+// crossGram returns the symmetric AᵀB (A and B r x c, AᵀB symmetric but
+// for rounding), summed over the same fixed blocks of rows as gram.
+func crossGram(a, b *mat.Dense) *mat.SymDense {
+	r, c := a.Dims()
+	parts := make([]mat.Dense, max(1, (r+gramBlock-1)/gramBlock))
+	parallel.For(len(parts), 1, func(i int) {
+		lo, hi := i*gramBlock, min(r, (i+1)*gramBlock)
+		parts[i].Mul(a.Slice(lo, hi, 0, c).T(), b.Slice(lo, hi, 0, c))
+	})
+	g := mat.NewSymDense(c, nil)
+	for i := 0; i < c; i++ {
+		for j := i; j < c; j++ {
+			var sum float64
+			for p := range parts {
+				sum += parts[p].At(i, j) + parts[p].At(j, i)
+			}
+			g.SetSym(i, j, sum/2)
+		}
 	}
 	return g
 }
