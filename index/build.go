@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -45,7 +46,8 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives operational messages; nil discards them.
 	Logger *slog.Logger
-	// Progress, when set, is told about long work as it happens.
+	// Progress, when set, is told about long work as it happens; calls
+	// come from one goroutine at a time.
 	Progress func(Progress)
 	// Retrain forces a fresh vector space (a retrained builtin model) and
 	// so a full rebuild.
@@ -118,6 +120,16 @@ func New(cfg config.Config, opts Options) *Indexer {
 	}
 	if opts.Progress == nil {
 		opts.Progress = func(Progress) {}
+	} else {
+		// The build tells progress from the goroutine that reads and the
+		// one that adds to segments.
+		var mu sync.Mutex
+		report := opts.Progress
+		opts.Progress = func(p Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			report(p)
+		}
 	}
 	if opts.Hook == nil {
 		opts.Hook = func(string) {}
@@ -198,7 +210,7 @@ type BuildResult struct {
 	ANN        *generation.ANNMeta `json:"ann"`
 	Timings    map[string]int64    `json:"timingsMs"`
 
-	progress struct{ analysed, embedded, total int }
+	progress struct{ analysed, total int }
 }
 
 // maxReportedProblems bounds the problems kept in results and reports.

@@ -76,8 +76,8 @@ func (s *segmentSink) embed(seg *newSegment) error {
 				seg.assign = append(seg.assign, uint32(s.sp.cells.Assign(decoded)))
 			}
 		}
-		s.res.progress.embedded += len(entries)
-		s.x.opts.Progress(Progress{Stage: "embed", Done: s.res.progress.embedded, Total: s.res.progress.total})
+		s.counts.done += len(entries)
+		s.x.opts.Progress(Progress{Stage: "embed", Done: s.counts.done, Total: s.res.progress.total})
 	}
 	if cw == nil { // an empty segment still has a (header-only) codes file
 		var err error
@@ -108,8 +108,8 @@ func (s *segmentSink) vectors(entries []forwardEntry) ([][]float32, error) {
 				vecs[i] = s.sp.model.EmbedTerms(entries[i].terms)
 			}
 		})
-		s.res.Embedded += countKind(entries, fwdTerms)
-		s.res.Carried += countKind(entries, fwdCodes)
+		s.counts.embedded += countKind(entries, fwdTerms)
+		s.counts.carried += countKind(entries, fwdCodes)
 		return vecs, nil
 	}
 	var missing []int
@@ -118,12 +118,12 @@ func (s *segmentSink) vectors(entries []forwardEntry) ([][]float32, error) {
 		case fwdText:
 			if v, ok := s.sp.cache.Get(embedding.KeyOf(e.text)); ok {
 				vecs[i] = v
-				s.res.Cached++
+				s.counts.cached++
 				continue
 			}
 			missing = append(missing, i)
 		case fwdCodes:
-			s.res.Carried++
+			s.counts.carried++
 		}
 	}
 	batch := max(1, s.x.cfg.Embedding.BatchSize)
@@ -144,7 +144,7 @@ func (s *segmentSink) vectors(entries []forwardEntry) ([][]float32, error) {
 			vecs[i] = out[j]
 			s.sp.cache.Put(embedding.KeyOf(texts[j]), out[j])
 		}
-		s.res.Embedded += len(idx)
+		s.counts.embedded += len(idx)
 	}
 	return vecs, nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/index/segment"
@@ -58,6 +59,21 @@ type segmentSink struct {
 	vecSample   *reservoir[[]float32]
 	probeSample *reservoir[[]string]
 	dead        *segment.Dead
+	// adding carries analysed batches, in order, to the adder goroutine
+	// (nil until the first batch); added reports its end; addFailed
+	// holds its first error so that reading stops early.
+	adding    chan analysedBatch
+	added     chan error
+	addFailed atomic.Pointer[error]
+	// counts are what embedding did, kept apart from the result (which the
+	// reading goroutine updates) until finish adds them.
+	counts struct{ embedded, cached, carried, done int }
+}
+
+// analysedBatch is a batch of chunks with their terms.
+type analysedBatch struct {
+	chunks []pendingChunk
+	terms  []analysed
 }
 
 type newSegment struct {
@@ -99,6 +115,10 @@ type analysed struct {
 	text, context, dense []string
 }
 
+// flush analyses the queued batch on every core and hands it to the adder
+// goroutine, which adds batches to the segments in order while the caller
+// reads the next one: reading and adding are each serial, and the two
+// overlap.
 func (s *segmentSink) flush() error {
 	if len(s.batch) == 0 {
 		return nil
@@ -106,33 +126,61 @@ func (s *segmentSink) flush() error {
 	if err := s.ctx.Err(); err != nil {
 		return err
 	}
-	out := make([]analysed, len(s.batch))
+	if err := s.addFailed.Load(); err != nil {
+		return *err
+	}
+	batch := s.batch
+	out := make([]analysed, len(batch))
 	an := s.x.analyzer
-	parallel.Spans(len(s.batch), 64, func(lo, hi int) {
+	parallel.Spans(len(batch), 64, func(lo, hi int) {
 		// A neighbour's words appear in the context of up to four chunks
 		// near it in the batch: analyse each part once.
 		parts := contextAnalyzer{an: an, seen: map[string][]string{}}
 		for i := lo; i < hi; i++ {
-			c := &s.batch[i].c
+			c := &batch[i].c
 			a := &out[i]
 			a.text = an.Terms(c.OwnText())
 			a.context = parts.terms(c.Context)
-			if s.batch[i].codes == nil && s.sp.builtin() {
+			if batch[i].codes == nil && s.sp.builtin() {
 				// The dense channel embeds the text and the words before it
 				// (memory.Chunk.IndexText).
 				a.dense = append(slices.Clip(a.text), parts.terms(c.Before)...)
 			}
 		}
 	})
-	for i := range s.batch {
-		if err := s.addOne(&s.batch[i], &out[i]); err != nil {
-			return err
+	if s.adding == nil {
+		s.adding, s.added = make(chan analysedBatch, 1), make(chan error, 1)
+		go s.adder()
+	}
+	s.adding <- analysedBatch{chunks: batch, terms: out}
+	s.res.progress.analysed += len(batch)
+	s.x.opts.Progress(Progress{Stage: "analyze", Done: s.res.progress.analysed, Total: s.res.progress.total})
+	s.batch = make([]pendingChunk, 0, sinkBatch)
+	return nil
+}
+
+// adder adds the batches flush hands it; after an error it only drains.
+func (s *segmentSink) adder() {
+	var err error
+	for b := range s.adding {
+		for i := 0; err == nil && i < len(b.chunks); i++ {
+			if err = s.addOne(&b.chunks[i], &b.terms[i]); err != nil {
+				s.addFailed.Store(&err)
+			}
 		}
 	}
-	s.res.progress.analysed += len(s.batch)
-	s.x.opts.Progress(Progress{Stage: "analyze", Done: s.res.progress.analysed, Total: s.res.progress.total})
-	s.batch = s.batch[:0]
-	return nil
+	s.added <- err
+}
+
+// drain waits until every batch handed to the adder is in a segment.
+func (s *segmentSink) drain() error {
+	if s.adding == nil {
+		return nil
+	}
+	close(s.adding)
+	err := <-s.added
+	s.adding = nil
+	return err
 }
 
 func (s *segmentSink) addOne(pc *pendingChunk, a *analysed) error {
@@ -204,6 +252,9 @@ func (s *segmentSink) roll() error {
 // manifest parts, in order.
 func (s *segmentSink) finish() ([]manifest.Part, error) {
 	if err := s.flush(); err != nil {
+		return nil, err
+	}
+	if err := s.drain(); err != nil {
 		return nil, err
 	}
 	if s.cur == nil && len(s.segs) == 0 && s.dead != nil && len(s.dead.Docs) > 0 {
@@ -281,12 +332,16 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 		}
 		parts = append(parts, manifest.Part{ID: seg.id, Docs: seg.w.Docs(), Files: files})
 	}
+	s.res.Embedded += s.counts.embedded
+	s.res.Cached += s.counts.cached
+	s.res.Carried += s.counts.carried
 	s.x.opts.Progress(Progress{Stage: "write", Done: len(parts), Total: len(parts)})
 	return parts, nil
 }
 
 // abort removes every segment this sink started.
 func (s *segmentSink) abort() {
+	_ = s.drain() // the adder may be writing to a segment; its error is the caller's already
 	for _, seg := range s.segs {
 		seg.w.Abort()
 		if seg.fwd != nil {

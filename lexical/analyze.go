@@ -54,6 +54,9 @@ func IsCJK(r rune) bool {
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
 
+// HasCJK reports whether s holds a CJK character.
+func HasCJK(s string) bool { return strings.ContainsFunc(s, IsCJK) }
+
 // firstCJK is below every character of the four scripts (Hangul Jamo
 // start at U+1100; a test checks every code point).
 const firstCJK = 0x1100

@@ -53,12 +53,12 @@ type FieldWriter struct {
 	posts   [][]uint64 // per term id: doc<<32 | tf
 	docLens []uint32
 	total   uint64
-	counts  map[string]uint32 // reused per document
+	ids     []uint32 // reused per document
 }
 
 // NewFieldWriter returns an empty writer.
 func NewFieldWriter() *FieldWriter {
-	return &FieldWriter{terms: make(map[string]uint32, 1<<14), counts: map[string]uint32{}}
+	return &FieldWriter{terms: make(map[string]uint32, 1<<14)}
 }
 
 // Docs is the number of documents added.
@@ -69,11 +69,10 @@ func (w *FieldWriter) Add(terms []string) {
 	doc := uint64(len(w.docLens))
 	w.docLens = append(w.docLens, uint32(len(terms)))
 	w.total += uint64(len(terms))
-	clear(w.counts)
+	// One map lookup per term, then the repeats counted on sorted ids: a
+	// second map of the document's terms cost as much again.
+	ids := w.ids[:0]
 	for _, t := range terms {
-		w.counts[t]++
-	}
-	for t, c := range w.counts {
 		id, ok := w.terms[t]
 		if !ok {
 			id = uint32(len(w.list))
@@ -81,8 +80,18 @@ func (w *FieldWriter) Add(terms []string) {
 			w.list = append(w.list, t)
 			w.posts = append(w.posts, nil)
 		}
-		w.posts[id] = append(w.posts[id], doc<<32|uint64(c))
+		ids = append(ids, id)
 	}
+	slices.Sort(ids)
+	for i := 0; i < len(ids); {
+		j := i + 1
+		for j < len(ids) && ids[j] == ids[i] {
+			j++
+		}
+		w.posts[ids[i]] = append(w.posts[ids[i]], doc<<32|uint64(j-i))
+		i = j
+	}
+	w.ids = ids
 }
 
 // WriteTo writes the field file.

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/nova-recall/nova/lexical"
 )
@@ -30,6 +31,17 @@ var tagRules = []tagRule{
 	{[]string{"lesson", "decision"}, []string{"lesson", "lessons", "decision", "decided", "postmortem", "retrospective"}, []string{"经验", "教训", "决策", "复盘"}},
 }
 
+// tagWordIndex maps each word of tagRules to the rules it fires.
+var tagWordIndex = sync.OnceValue(func() map[string][]int {
+	m := map[string][]int{}
+	for i, r := range tagRules {
+		for _, w := range r.words {
+			m[w] = append(m[w], i)
+		}
+	}
+	return m
+})
+
 // InferTags returns the chunk's tags: the stored ones, plus the ones the
 // rules find in its text, plus "daily" when dated; "general" when nothing
 // applies. The result is sorted and unique.
@@ -47,16 +59,22 @@ func InferTags(text string, stored []string, dated bool, layer string) []string 
 		set["lesson"], set["decision"] = true, true
 	}
 	norm := lexical.Normalize(text)
-	words := map[string]bool{}
+	// Which rules fire: each word of the text is looked up once in the
+	// rules' word index, instead of building a set of the text's words
+	// (this runs for every record a build reads).
+	fired := make([]bool, len(tagRules))
+	index := tagWordIndex()
 	for _, w := range lexical.Words(norm) {
-		words[w] = true
-	}
-	for _, r := range tagRules {
-		hit := slices.ContainsFunc(r.words, func(w string) bool { return words[w] })
-		if !hit {
-			hit = slices.ContainsFunc(r.cjk, func(p string) bool { return strings.Contains(norm, p) })
+		for _, r := range index[w] {
+			fired[r] = true
 		}
-		if hit {
+	}
+	cjk := lexical.HasCJK(norm) // CJK rules match phrases, only there
+	for i, r := range tagRules {
+		if !fired[i] && cjk {
+			fired[i] = slices.ContainsFunc(r.cjk, func(p string) bool { return strings.Contains(norm, p) })
+		}
+		if fired[i] {
 			for _, t := range r.tags {
 				set[t] = true
 			}
