@@ -122,6 +122,10 @@ type QueryPlan struct {
 	// PersonPriors are the speakers or agents of the memory that the
 	// query names: their memories rank higher.
 	PersonPriors []string `json:"personPriors,omitempty"`
+	// AnswerType is the kind of answer the query's question word asks
+	// for (duration, age, count, time, reason or place): memories that
+	// hold such an expression rank higher.
+	AnswerType   string   `json:"answerType,omitempty"`
 	Stages       []string `json:"stages"`
 	FilterPolicy string   `json:"filterPolicy,omitempty"`
 }

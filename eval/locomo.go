@@ -125,6 +125,7 @@ var AblationLevers = map[string]string{
 	search.LeverPerson:        "no prior for memories by the people the question names",
 	search.LeverSupersession:  "no newest-state-wins ordering of version chains",
 	search.LeverQuestions:     "no down-weighting of dialogue turns that only ask a question",
+	search.LeverAnswerType:    "no prior for memories holding the kind of answer the question word asks for",
 }
 
 // LeverContext is the index-side neighbour-context window lever.

@@ -12,8 +12,9 @@ type components struct {
 	// Metadata adjustments (metadataFactor).
 	recency, recencyFactor, intentBoost, evidenceAuthority, governanceWeight float64
 	provenanceScore, authorityRank, layerBoost                               float64
-	// Query priors: 1 is neutral.
-	datePrior, personPrior, questionTurn float64
+	// Query priors: 1 is neutral. answerType is text-based and computed
+	// with the text adjustments.
+	datePrior, personPrior, questionTurn, answerType float64
 	// Text adjustments (textFactor), computed for the head of a pass only.
 	keyword, citableExactCoverage, retrievalExactCoverage, exactCoverage float64
 	metaDiscussion, subQueryMatch, subQueryBoost                         float64
@@ -41,6 +42,7 @@ const (
 	hasNeighbour
 	hasSupersession
 	hasQuestionTurn
+	hasAnswerType
 )
 
 // asMap returns the components under their wire names, rounded; passScore
@@ -67,6 +69,9 @@ func (c *components) asMap() map[string]float64 {
 	}
 	if c.has&hasPersonPrior != 0 {
 		put("personPrior", c.personPrior)
+	}
+	if c.has&hasAnswerType != 0 {
+		put("answerType", c.answerType)
 	}
 	if c.has&hasQuestionTurn != 0 {
 		put("questionTurn", c.questionTurn)

@@ -162,6 +162,10 @@ type query struct {
 	// dates are the spans the query names; people the agents it names.
 	dates  []DateSpan
 	people []string
+	// answerType is the kind of answer the query asks for ("" for none),
+	// answerForms whether a document holds one.
+	answerType  string
+	answerForms map[int]bool
 }
 
 func (q *query) view(e *Engine, doc int) textView {
@@ -206,6 +210,10 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	q.dates = e.queryDates(plan.Query, q.now)
 	if e.on(LeverPerson) {
 		q.people = namedPeople(snap.Gen.Agents(), lexical.Normalize(plan.Query))
+	}
+	if e.on(LeverAnswerType) {
+		q.answerType = QueryAnswerType(plan.Query)
+		q.answerForms = map[int]bool{}
 	}
 	filtered := 0
 	if !req.Filters.Empty() {

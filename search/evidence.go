@@ -55,8 +55,8 @@ func (e *Engine) envelope(q *query, results []scored, qual api.Quality, report *
 			Query: q.plan.Query, TopK: q.req.TopK, Intents: q.plan.Intents, PreferredTags: q.plan.PreferredTags,
 			KeyTerms: nonNil(q.plan.KeyTerms), Anchors: nonNil(q.plan.Anchors), SubQueries: q.plan.SubQueries,
 			ExplicitFilters: q.req.Filters.Explicit(), RecencyBias: q.plan.RecencyBias, Stages: Stages,
-			DatePriors: q.dates, PersonPriors: q.people,
-			FilterPolicy: "only explicit filters are hard filters; inferred intent, recency, named dates and named people are soft boosts",
+			DatePriors: q.dates, PersonPriors: q.people, AnswerType: q.answerType,
+			FilterPolicy: "only explicit filters are hard filters; inferred intent, recency, named dates, named people and the asked-for answer type are soft boosts",
 		},
 		Dedupe: report,
 		Reranker: &api.Reranker{Enabled: false, Provider: "none", Applied: false, Status: "disabled", Reason: "reranker-disabled",
@@ -187,6 +187,9 @@ func (e *Engine) citationPack(q *query, results []api.Result, docs []scored) []a
 		}
 		if c["personPrior"] > 1 {
 			why = append(why, "named-person")
+		}
+		if c["answerType"] > 1 {
+			why = append(why, "answer-type")
 		}
 		if c["neighbourBoost"] > 0 {
 			why = append(why, "adjacent-evidence")

@@ -285,3 +285,65 @@ func TestLemmasJoinIrregularForms(t *testing.T) {
 		t.Errorf("top %v", ids(resp))
 	}
 }
+
+func TestAnswerTypePrior(t *testing.T) {
+	snap := build(t, config.Source{Name: "notes", Kind: config.KindJSONL, Path: "answers"})
+	// Each pair of memories shares the words of the question; one of them
+	// holds the kind of answer the question word asks for ("two hours",
+	// 两年; 很久 is no duration), the other ranks a little higher without
+	// the lever (it is shorter, and the dense channel prefers it).
+	cases := []struct {
+		name, query, typ string
+		answer, other    string
+	}{
+		{"how long", "How long did Ines practise the cello for the spring recital?", search.AnswerDuration, "cello-hours", "cello-plain"},
+		{"多久", "王芳在新的公寓住了多久？", search.AnswerDuration, "flat-years", "flat-plain"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req := api.SearchRequest{Query: c.query, TopK: 5}
+			off := ask(t, engineWith(search.LeverAnswerType), snap, req)
+			if a, o := rank(off, c.answer), rank(off, c.other); a < 0 || o < 0 || o > a {
+				t.Fatalf("fixture: without the lever %s should rank above %s: %v", c.other, c.answer, ids(off))
+			}
+			if off.QueryPlan.AnswerType != "" {
+				t.Errorf("answerType %q with the lever off", off.QueryPlan.AnswerType)
+			}
+			for _, r := range off.Results {
+				if _, ok := r.ScoreComponents["answerType"]; ok {
+					t.Errorf("%s has an answerType component with the lever off", r.SourceID)
+				}
+			}
+
+			resp := ask(t, engineWith(), snap, req)
+			if resp.QueryPlan.AnswerType != c.typ {
+				t.Errorf("answerType %q, want %q", resp.QueryPlan.AnswerType, c.typ)
+			}
+			a, o := rank(resp, c.answer), rank(resp, c.other)
+			if a < 0 || o < 0 || a > o {
+				t.Fatalf("%s should outrank %s with the lever: %v", c.answer, c.other, ids(resp))
+			}
+			if got := resp.Results[a].ScoreComponents["answerType"]; got != 1.2 {
+				t.Errorf("%s: answerType %v, want 1.2", c.answer, got)
+			}
+			if got := resp.Results[o].ScoreComponents["answerType"]; got != 1 {
+				t.Errorf("%s: answerType %v, want 1", c.other, got)
+			}
+			for _, ct := range resp.CitationPack {
+				if ct.ResultID == resp.Results[a].ID && !slices.Contains(ct.WhySelected, "answer-type") {
+					t.Errorf("%s: whySelected %v", c.answer, ct.WhySelected)
+				}
+			}
+		})
+	}
+	// A question without an answer-type word gets no prior.
+	plain := ask(t, engineWith(), snap, api.SearchRequest{Query: "Ines cello spring recital"})
+	if plain.QueryPlan.AnswerType != "" {
+		t.Errorf("answerType %q for a query asking for none", plain.QueryPlan.AnswerType)
+	}
+	for _, r := range plain.Results {
+		if _, ok := r.ScoreComponents["answerType"]; ok {
+			t.Errorf("%s has an answerType component for a query asking for none", r.SourceID)
+		}
+	}
+}

@@ -197,7 +197,8 @@ func (e *Engine) afterFusion(q *query, fused []scored) []scored {
 	return fused
 }
 
-// textFactor applies exact-entity coverage and meta-discussion.
+// textFactor applies exact-entity coverage, meta-discussion and the
+// answer-type prior.
 func (e *Engine) textFactor(q *query, doc int, comp *components) float64 {
 	c := q.chunk(doc)
 	v := q.view(e, doc)
@@ -244,6 +245,7 @@ func (e *Engine) textFactor(q *query, doc int, comp *components) float64 {
 	}
 	comp.metaDiscussion = meta
 	factor *= 1 - 0.45*meta
+	factor *= q.answerPrior(doc, c, v, comp)
 	comp.subQueryMatch = 0
 	comp.subQueryBoost = 1
 	return factor

@@ -1,0 +1,181 @@
+package search
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/nova-recall/nova/lexical"
+)
+
+func TestQueryAnswerType(t *testing.T) {
+	cases := []struct {
+		name, query, want string
+	}{
+		{"how long", "How long has Caroline had her current group of friends for?", AnswerDuration},
+		{"how many units", "How many years did Jon work at the bank?", AnswerDuration},
+		{"how long ago is a time", "How long ago did Mel paint the sunrise?", AnswerTime},
+		{"how old", "How old is Melanie's daughter?", AnswerAge},
+		{"what age", "At what age did he learn to swim?", AnswerAge},
+		{"how many", "How many children does Melanie have?", AnswerCount},
+		{"how much", "How much did the guitar cost?", AnswerCount},
+		{"how much time", "How much time did she spend in Spain?", AnswerDuration},
+		{"when first", "When did Caroline go to the LGBTQ support group?", AnswerTime},
+		{"when after a comma", "After the move, when did she start the new job?", AnswerTime},
+		{"what year", "In what year did John join the army?", AnswerTime},
+		{"what time", "What time does the pottery class start?", AnswerTime},
+		{"why", "Why did Gina decide to start her own clothing store?", AnswerReason},
+		{"the reason", "What was the reason for the delay?", AnswerReason},
+		{"where first", "Where did Caroline move from?", AnswerPlace},
+		{"which city", "Which city did Jon visit for the fashion fair?", AnswerPlace},
+		{"earliest cue wins", "Why was he late, and how long did it take?", AnswerReason},
+		{"when inside a clause asks for something else", "What did Melanie say when Caroline told her the news?", ""},
+		{"where inside a clause", "What did they eat at the cafe where they met?", ""},
+		{"no question word", "Caroline's favourite book", ""},
+		{"what", "What is Melanie's favourite book?", ""},
+		{"zh duration", "王芳练钢琴练了多久？", AnswerDuration},
+		{"zh duration 多长时间", "手术后要休息多长时间？", AnswerDuration},
+		{"zh how many days is a duration", "他们在西安玩了几天？", AnswerDuration},
+		{"zh age", "李雷的表弟今年几岁？", AnswerAge},
+		{"zh age 多大了", "那只猫多大了？", AnswerAge},
+		{"zh size is no age", "新房子有多大？", ""},
+		{"zh count", "李雷家养了几只猫？", AnswerCount},
+		{"zh count 多少", "钢琴花了多少钱？", AnswerCount},
+		{"zh time", "婚礼是什么时候？", AnswerTime},
+		{"zh clock", "比赛几点开始？", AnswerTime},
+		{"zh month", "他几月去的西安？", AnswerTime},
+		{"zh reason", "王芳为什么要搬家？", AnswerReason},
+		{"zh reason traditional", "王芳為什麼要搬家？", AnswerReason},
+		{"zh place", "新房子在哪里？", AnswerPlace},
+		{"zh place city", "表哥的婚礼在哪座城市办？", AnswerPlace},
+		{"zh none", "王芳的猫叫什么名字？", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := QueryAnswerType(c.query); got != c.want {
+				t.Errorf("QueryAnswerType(%q) = %q, want %q", c.query, got, c.want)
+			}
+		})
+	}
+}
+
+func TestHasAnswerForm(t *testing.T) {
+	cases := []struct {
+		typ, text string
+		want      bool
+	}{
+		{AnswerDuration, "Caroline: I've known these friends for 4 years now.", true},
+		{AnswerDuration, "Melanie: It took an hour and a half to get there.", true},
+		{AnswerDuration, "Jon: We drove for a couple of weeks along the coast.", true},
+		{AnswerDuration, "Gina: I signed a 5-year lease yesterday.", true},
+		{AnswerDuration, "Mel: I've been painting for years.", true},
+		{AnswerDuration, "Caroline: These friends mean the world to me.", false},
+		{AnswerDuration, "Jon: I was born in 1990 and moved in May.", false},
+		{AnswerDuration, "李雷：我弹了一个半小时。", true},
+		{AnswerDuration, "王芳：大概三个多月吧。", true},
+		{AnswerDuration, "王芳：我们在西安待了五天。", true},
+		{AnswerDuration, "李雷：五月我们去了西安。", false},
+		{AnswerDuration, "李雷：我们在那里住了很久。", false},
+		{AnswerDuration, "李雷：2023年我们去了西安。", false},
+
+		{AnswerAge, "Melanie: My daughter is 7 years old and loves to swim.", true},
+		{AnswerAge, "John: My nephew turned 12 last week.", true},
+		{AnswerAge, "Maria: She is a five-year-old girl.", true},
+		{AnswerAge, "Maria: The house is five years old.", true},
+		{AnswerAge, "Maria: She loves her old school.", false},
+		{AnswerAge, "王芳：表弟今年十八岁。", true},
+		{AnswerAge, "王芳：表弟今年读高中。", false},
+
+		{AnswerCount, "Melanie: I have three kids.", true},
+		{AnswerCount, "Jon: The guitar cost $450.", true},
+		{AnswerCount, "Gina: I bought a dozen roses.", true},
+		{AnswerCount, "Gina: I bought some roses for her.", false},
+		{AnswerCount, "李雷：我们家养了两只猫。", true},
+		{AnswerCount, "李雷：一共花了3000块。", true},
+		{AnswerCount, "李雷：我去过一次。", true},
+		{AnswerCount, "李雷：我有一个朋友一直在帮我。", false},
+
+		{AnswerTime, "Caroline: I went to a LGBTQ support group yesterday.", true},
+		{AnswerTime, "Mel: We went camping last weekend.", true},
+		{AnswerTime, "Jon: The show starts at 7pm on Friday.", true},
+		{AnswerTime, "Jon: It starts at 19:30.", true},
+		{AnswerTime, "Gina: I lost my job two months ago.", true},
+		{AnswerTime, "Gina: We moved in March.", true},
+		{AnswerTime, "Gina: You may like it.", false},
+		{AnswerTime, "Gina: I love the shop and its people.", false},
+		{AnswerTime, "王芳：我们上周六去看了房子。", true},
+		{AnswerTime, "王芳：手术定在5月12号。", true},
+		{AnswerTime, "王芳：比赛三点半开始。", true},
+		{AnswerTime, "王芳：两年前我就想学钢琴了。", true},
+		{AnswerTime, "王芳：我有一点累。", false},
+		{AnswerTime, "王芳：房子很漂亮，我很喜欢。", false},
+
+		{AnswerReason, "Gina: I started the store because I love fashion.", true},
+		{AnswerReason, "Gina: I saved money so that I could open a store.", true},
+		{AnswerReason, "Gina: That's why I opened it.", true},
+		{AnswerReason, "Gina: I opened a store in the city.", false},
+		{AnswerReason, "王芳：因为离公司近，所以搬了。", true},
+		{AnswerReason, "王芳：我们搬到了城东。", false},
+
+		{AnswerPlace, "Jon: I was in Paris last month.", true},
+		{AnswerPlace, "Caroline: I moved from Sweden four years ago.", true},
+		{AnswerPlace, "Mel: We camped at the beach.", true},
+		{AnswerPlace, "Mel: We met in June.", false},
+		{AnswerPlace, "Mel: I believe in kindness.", false},
+		{AnswerPlace, "Mel: At First I was scared.", false},
+		{AnswerPlace, "王芳：新房子在城东，离地铁站很近。", true},
+		{AnswerPlace, "王芳：婚礼在杭州市办。", true},
+		{AnswerPlace, "王芳：我今天在家。", true},
+		{AnswerPlace, "王芳：我在想要不要去。", false},
+	}
+	for _, c := range cases {
+		t.Run(c.typ+"/"+c.text, func(t *testing.T) {
+			if got := hasAnswerForm(c.typ, c.text, lexical.Normalize(c.text)); got != c.want {
+				t.Errorf("hasAnswerForm(%s, %q) = %v, want %v", c.typ, c.text, got, c.want)
+			}
+		})
+	}
+	if hasAnswerForm("colour", "red", "red") {
+		t.Error("an unknown type has a form")
+	}
+}
+
+func BenchmarkHasAnswerForm(b *testing.B) {
+	texts := []string{
+		"Caroline: I went to a LGBTQ support group yesterday and it was so powerful, the stories really moved me.",
+		"Melanie: That's awesome! My kids and I painted a sunrise together, it was so much fun and they loved it.",
+		"王芳：我们上周末去看了新房子，离公司很近，走路十分钟就到了。",
+	}
+	norms := make([]string, len(texts))
+	for i, t := range texts {
+		norms[i] = lexical.Normalize(t)
+	}
+	for _, typ := range []string{AnswerDuration, AnswerAge, AnswerCount, AnswerTime, AnswerReason, AnswerPlace} {
+		b.Run(typ, func(b *testing.B) {
+			for b.Loop() {
+				for i, t := range texts {
+					hasAnswerForm(typ, t, norms[i])
+				}
+			}
+		})
+	}
+}
+
+// FuzzHasAnswerForm: the scanners never panic on any text, and a query
+// gets one of the known types or none.
+func FuzzHasAnswerForm(f *testing.F) {
+	for _, seed := range []string{
+		"Caroline: I went there yesterday at 7pm.", "Jon: 3:30", "a 5-year-old", "at", "In", "从2023年到两年前", "在",
+		"周", "三个多", "o'clock'", "'", ":", "9:", "", "\x00\xff", "🙂 in 🙂", "因为", "How long ago, when?",
+	} {
+		f.Add(seed)
+	}
+	types := []string{AnswerDuration, AnswerAge, AnswerCount, AnswerTime, AnswerReason, AnswerPlace}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, typ := range types {
+			hasAnswerForm(typ, s, lexical.Normalize(s))
+		}
+		if typ := QueryAnswerType(s); typ != "" && !slices.Contains(types, typ) {
+			t.Fatalf("QueryAnswerType(%q) = %q", s, typ)
+		}
+	})
+}
