@@ -343,7 +343,7 @@ func capitalised(s string) int {
 
 // zhForm runs f on norm when it has Chinese in it.
 func zhForm(norm string, f func(string) bool) bool {
-	return norm != "" && hasCJK(norm) && f(norm)
+	return norm != "" && lexical.HasCJK(norm) && f(norm)
 }
 
 func containsAny(s string, words []string) bool {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/memory"
 	"github.com/nova-recall/nova/truncate"
 )
@@ -277,7 +278,7 @@ func (e *Engine) events(q *query, results []api.Result, citations []api.Citation
 		}
 		low := strings.ToLower(c.Excerpt)
 		for _, w := range []string{"解决", "恢复", "修复", "resolved", "fixed", "fix", "migrated", "迁移", "restored", "workaround"} {
-			if containsAtBoundary(low, w) || (hasCJK(w) && strings.Contains(low, w)) {
+			if containsAtBoundary(low, w) || (lexical.HasCJK(w) && strings.Contains(low, w)) {
 				agg.ResolutionCitations = append(agg.ResolutionCitations, c.CitationID)
 				break
 			}
@@ -351,7 +352,7 @@ func synthesize(plan Plan, citations []api.Citation, events api.EventAggregation
 	default:
 		s.AnswerType = "evidence-summary"
 	}
-	zh := hasCJK(plan.Query)
+	zh := lexical.HasCJK(plan.Query)
 	if len(citations) == 0 {
 		s.Status = "no-evidence"
 		s.Summary = "No indexed evidence matched the query."

@@ -76,7 +76,7 @@ func namedPeople(agents []string, normQuery string) []string {
 	for _, a := range agents {
 		n := lexical.Normalize(a)
 		switch {
-		case hasCJK(n):
+		case lexical.HasCJK(n):
 			// Chinese names have no word boundaries; two characters make
 			// a name.
 			if len([]rune(n)) >= 2 && strings.Contains(normQuery, n) {

@@ -26,7 +26,7 @@ func (v textView) covers(a *lexical.Analyzer, term string) bool {
 	if term == "" {
 		return false
 	}
-	if hasCJK(term) {
+	if lexical.HasCJK(term) {
 		return strings.Contains(v.norm, term)
 	}
 	if containsAtBoundary(v.norm, term) {
@@ -53,15 +53,6 @@ func containsWordPrefix(hay, prefix string) bool {
 			return true
 		}
 		start = i + 1
-	}
-	return false
-}
-
-func hasCJK(s string) bool {
-	for _, r := range s {
-		if lexical.IsCJK(r) {
-			return true
-		}
 	}
 	return false
 }
@@ -116,7 +107,7 @@ var metaMarkers = []string{
 func metaScore(v textView) float64 {
 	hits := 0
 	for _, m := range metaMarkers {
-		if hasCJK(m) {
+		if lexical.HasCJK(m) {
 			if strings.Contains(v.norm, m) {
 				hits++
 			}
