@@ -250,6 +250,15 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	// The large matrices (v x l, about 130 MB for a full vocabulary) are
 	// orthonormalised in place and dropped as soon as they are used: the
 	// build runs beside the segments it writes, within a memory budget.
+	// Aᵀ·X is a product by the transposed matrix: gathering each term's
+	// documents, the cores split the terms (a scatter from the documents
+	// would write to random rows of the v x l result).
+	tPtr, tCols, tVals := transposeCSR(rowPtr, cols, vals, v)
+	aT := func(x *mat.Dense) *mat.Dense {
+		out := mat.NewDense(v, l, nil)
+		spMulDense(tPtr, tCols, tVals, x.RawMatrix().Data, l, out)
+		return out
+	}
 	q := mat.NewDense(rows, l, nil)
 	spMulDense(rowPtr, cols, vals, omega, l, q)
 	omega = nil
@@ -262,14 +271,14 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		z := spTMulDense(rowPtr, cols, vals, q, v) // v x l
+		z := aT(q) // v x l
 		q = mat.NewDense(rows, l, nil)
 		spMulDense(rowPtr, cols, vals, z.RawMatrix().Data, l, q)
 		orthonormalize(q)
 	}
 	// B = Qᵀ A (l x v); B Bᵀ = Qᵀ (A (Aᵀ Q)).
 	w := mat.NewDense(rows, l, nil)
-	spMulDense(rowPtr, cols, vals, spTMulDense(rowPtr, cols, vals, q, v).RawMatrix().Data, l, w)
+	spMulDense(rowPtr, cols, vals, aT(q).RawMatrix().Data, l, w)
 	g := crossGram(q, w)
 	var eig mat.EigenSym
 	if !eig.Factorize(g, true) {
@@ -296,7 +305,8 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 		}
 		var qu mat.Dense
 		qu.Mul(q, u)
-		basis := spTMulDense(rowPtr, cols, vals, &qu, v) // v x k
+		basis := mat.NewDense(v, k, nil)
+		spMulDense(tPtr, tCols, tVals, qu.RawMatrix().Data, k, basis)
 		for t := 0; t < v; t++ {
 			for j, x := range basis.RawRowView(t) {
 				m.basis[t*dim+j] = float32(x)
@@ -355,10 +365,11 @@ func choleskyQR(a *mat.Dense) bool {
 	return true
 }
 
-// gramBlock is how many rows of a each share of AᵀA covers. It is fixed,
+// gramBlock is how many rows of a each share of AᵀA covers: small enough
+// that the shares of a 12 000-row sample balance over the cores. It is fixed,
 // not one share per core, so that the sum, and so the trained model, is
 // the same on every machine.
-const gramBlock = 8192
+const gramBlock = 2048
 
 // gram returns AᵀA, summed over blocks of rows computed on every core: the
 // products are most of the training's time, and one BLAS call uses one
@@ -432,22 +443,27 @@ func spMulDense(rowPtr []int, cols []int32, vals []float64, d []float64, l int, 
 	})
 }
 
-// spTMulDense computes Aᵀ·Q (v x l) where A is CSR (rows x v) and Q rows x l.
-func spTMulDense(rowPtr []int, cols []int32, vals []float64, q *mat.Dense, v int) *mat.Dense {
-	_, l := q.Dims()
-	out := mat.NewDense(v, l, nil)
-	rows := len(rowPtr) - 1
-	for i := 0; i < rows; i++ {
-		src := q.RawRowView(i)
+// transposeCSR returns Aᵀ (v x rows) in CSR form, each row's entries in
+// ascending document order.
+func transposeCSR(rowPtr []int, cols []int32, vals []float64, v int) ([]int, []int32, []float64) {
+	tPtr := make([]int, v+1)
+	for _, c := range cols {
+		tPtr[c+1]++
+	}
+	for t := 0; t < v; t++ {
+		tPtr[t+1] += tPtr[t]
+	}
+	next := slices.Clone(tPtr[:v])
+	tCols := make([]int32, len(cols))
+	tVals := make([]float64, len(vals))
+	for i := 0; i+1 < len(rowPtr); i++ {
 		for p := rowPtr[i]; p < rowPtr[i+1]; p++ {
-			w := vals[p]
-			dst := out.RawRowView(int(cols[p]))
-			for j, x := range src {
-				dst[j] += w * x
-			}
+			c := cols[p]
+			tCols[next[c]], tVals[next[c]] = int32(i), vals[p]
+			next[c]++
 		}
 	}
-	return out
+	return tPtr, tCols, tVals
 }
 
 const lsaMagic = "NOVLSA02"

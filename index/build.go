@@ -208,7 +208,11 @@ type BuildResult struct {
 	NewBytes   int64               `json:"newBytes"`
 	DurationMs int64               `json:"durationMs"`
 	ANN        *generation.ANNMeta `json:"ann"`
-	Timings    map[string]int64    `json:"timingsMs"`
+	// Timings are the stages' wall times: read (sources read, chunked,
+	// analysed and added to segments) and write (what follows), and
+	// within write train (a new builtin model and its quantizer), embed
+	// (vectors of the new segments) and segments (sealing them).
+	Timings map[string]int64 `json:"timingsMs"`
 
 	progress struct{ analysed, total int }
 }

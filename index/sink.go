@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/index/segment"
@@ -269,6 +270,7 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 			return nil, err
 		}
 	}
+	t0 := time.Now()
 	if !s.sp.reused && s.sp.builtin() {
 		if err := s.x.train(s.ctx, s.sp, s.termSample.items, s.res); err != nil {
 			return nil, err
@@ -284,7 +286,9 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 			s.sp.quant = &q
 		}
 		s.termSample = nil
+		s.res.Timings["train"] = time.Since(t0).Milliseconds()
 	}
+	t0 = time.Now()
 	total := 0
 	for _, seg := range s.segs {
 		if !seg.embedded {
@@ -312,6 +316,8 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 			}
 		}
 	}
+	s.res.Timings["embed"] = time.Since(t0).Milliseconds()
+	t0 = time.Now()
 	if err := s.x.writeSpace(s.sp); err != nil {
 		return nil, err
 	}
@@ -332,6 +338,7 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 		}
 		parts = append(parts, manifest.Part{ID: seg.id, Docs: seg.w.Docs(), Files: files})
 	}
+	s.res.Timings["segments"] = time.Since(t0).Milliseconds()
 	s.res.Embedded += s.counts.embedded
 	s.res.Cached += s.counts.cached
 	s.res.Carried += s.counts.carried
