@@ -278,11 +278,12 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 		if s.sp.quant == nil {
 			// The quantizer's scales come from the vectors of the
 			// training sample: the chunks the model learned from.
-			var sample []float32
-			for _, terms := range s.termSample.items {
-				sample = append(sample, s.sp.model.EmbedTerms(terms)...)
-			}
-			q := vector.TrainQuantizer(sample, s.sp.prof.Dimension)
+			dim, items := s.sp.prof.Dimension, s.termSample.items
+			sample := make([]float32, len(items)*dim)
+			parallel.For(len(items), 256, func(i int) {
+				copy(sample[i*dim:], s.sp.model.EmbedTerms(items[i]))
+			})
+			q := vector.TrainQuantizer(sample, dim)
 			s.sp.quant = &q
 		}
 		s.termSample = nil
