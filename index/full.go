@@ -294,7 +294,9 @@ func (x *Indexer) carriedMemory(prev *previous, jobs []readJob) *carried {
 			return false
 		}
 		// Gone: kept, unless it still exists (excluded by its globs now).
-		_, err := os.Lstat(key.path)
+		// A link whose target is gone (a volume not mounted) counts as
+		// gone: its memory is kept.
+		_, err := os.Stat(key.path)
 		return errors.Is(err, os.ErrNotExist)
 	}
 	if prev.legacy {

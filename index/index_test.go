@@ -599,3 +599,43 @@ func TestFullRebuild_keepsMemoryItCannotRead(t *testing.T) {
 		}
 	}
 }
+
+// TestSync_danglingLinkKeepsMemory: a source file replaced by a link
+// whose target cannot be reached (a volume that is not mounted) keeps its
+// memory through incremental and full syncs, and the listing says why the
+// file was not read.
+func TestSync_danglingLinkKeepsMemory(t *testing.T) {
+	dir := t.TempDir()
+	srcDir := filepath.Join(dir, "exports")
+	recs := baseRecords()
+	writeFile(t, filepath.Join(srcDir, "a.jsonl"), jsonlLines(t, recs[:4]...))
+	b := filepath.Join(srcDir, "b.jsonl")
+	writeFile(t, b, jsonlLines(t, recs[4:]...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: srcDir})
+	clk := newClock(epoch)
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now}))
+
+	if err := os.Remove(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "unmounted", "b.jsonl"), b); err != nil {
+		t.Fatal(err)
+	}
+	for _, full := range []bool{false, true} {
+		r := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Full: full})).Build
+		if r.Records != len(recs) || r.Chunks != len(recs) {
+			t.Errorf("full %v: %d records, %d chunks, want %d", full, r.Records, r.Chunks, len(recs))
+		}
+		said := false
+		for _, p := range r.Problems {
+			said = said || (p.Path == b && strings.Contains(p.Reason, "symbolic link"))
+		}
+		if !said {
+			t.Errorf("full %v: problems %+v do not name the link", full, r.Problems)
+		}
+		_, g := active(t, cfg.Home)
+		if _, ok := chunkByID(t, g)["notes:mem-005"]; !ok {
+			t.Errorf("full %v: the linked file's memory was dropped", full)
+		}
+	}
+}

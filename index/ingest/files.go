@@ -110,9 +110,15 @@ func List(src config.Source) (Listing, error) {
 		}
 		var info fs.FileInfo
 		if d.Type()&fs.ModeSymlink != 0 {
-			// A dangling link or a link to a directory is not a file to read.
+			// A dangling link or a link to a directory is not a file to
+			// read; a dangling one is worth saying (its target may be on a
+			// volume that is not mounted).
 			target, err := os.Stat(p)
-			if err != nil || !target.Mode().IsRegular() {
+			if err != nil {
+				out.Problems = append(out.Problems, Problem{Source: src.Name, Path: p, Reason: "symbolic link to a file that cannot be reached: " + pathErrReason(err)})
+				return nil
+			}
+			if !target.Mode().IsRegular() {
 				return nil
 			}
 			info = target
