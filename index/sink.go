@@ -155,7 +155,11 @@ func (s *segmentSink) flush() error {
 	}
 	s.adding <- analysedBatch{chunks: batch, terms: out}
 	s.res.progress.analysed += len(batch)
-	s.x.opts.Progress(Progress{Stage: "analyze", Done: s.res.progress.analysed, Total: s.res.progress.total})
+	if s.res.progress.total > 0 {
+		// A full build analyses as it reads, and says so by its reading;
+		// a delta or a compaction knows its chunks in advance.
+		s.x.opts.Progress(Progress{Stage: "analyze", Done: s.res.progress.analysed, Total: s.res.progress.total})
+	}
 	s.batch = make([]pendingChunk, 0, sinkBatch)
 	return nil
 }
