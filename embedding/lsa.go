@@ -17,6 +17,7 @@ import (
 
 	"github.com/x448/float16"
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
@@ -120,11 +121,9 @@ func (m *LSA) EmbedTerms(terms []string) []float32 {
 	}
 	inv := float32(1 / math.Sqrt(norm))
 	for _, x := range ws {
-		w := x.w * inv
-		row := m.basis[int(x.id)*m.dim : int(x.id+1)*m.dim]
-		for j, b := range row {
-			v[j] += w * b
-		}
+		// The BLAS's vector loop: several times the plain loop's speed,
+		// the same sums.
+		blas32.Implementation().Saxpy(m.dim, x.w*inv, m.basis[int(x.id)*m.dim:int(x.id+1)*m.dim], 1, v, 1)
 	}
 	Normalize(v)
 	return v
@@ -434,11 +433,8 @@ func spMulDense(rowPtr []int, cols []int32, vals []float64, d []float64, l int, 
 	parallel.For(len(rowPtr)-1, 1024, func(i int) {
 		out := dst.RawRowView(i)
 		for p := rowPtr[i]; p < rowPtr[i+1]; p++ {
-			w := vals[p]
-			src := d[int(cols[p])*l : int(cols[p]+1)*l]
-			for j, x := range src {
-				out[j] += w * x
-			}
+			c := int(cols[p])
+			blas64.Implementation().Daxpy(l, vals[p], d[c*l:(c+1)*l], 1, out, 1)
 		}
 	})
 }
