@@ -493,7 +493,10 @@ func (d *delta) summarize() {
 			if id := statIdentity(j.file.Path); time.Unix(0, id.modTime).After(s.NewestModTime) {
 				s.NewestModTime = time.Unix(0, id.modTime)
 			}
-			if _, read := d.toRead[stateKey{s.Name, j.file.Path}]; !read && j.prev != nil {
+			// What a file's earlier reads skipped is still skipped when it
+			// was not read again: unchanged, read on from its cursor, or
+			// not readable this time (its earlier memory is kept).
+			if r, ok := d.usable(stateKey{s.Name, j.file.Path}); j.prev != nil && (!ok || r.resumed) {
 				s.EarlierProblems += j.prev.Problems
 			}
 		}
