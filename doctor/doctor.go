@@ -1,9 +1,10 @@
 // Package doctor checks everything a person needs to trust a Nova setup:
 // the configuration, the loopback boundary, the daemon, the active index
-// and its embedding profile, the internal token, each source, the service
-// registration and index freshness. Each check has a state (Ready,
-// Degraded, Blocked: <code>) and one line of advice. Doctor only reads: it
-// never starts a server, builds an index or writes a file.
+// and its embedding profile, the internal token, each source and the input
+// its last read skipped, the service registration and index freshness.
+// Each check has a state (Ready, Degraded, Blocked: <code>) and one line
+// of advice. Doctor only reads: it never starts a server, builds an index
+// or writes a file.
 package doctor
 
 import (
@@ -50,6 +51,7 @@ const (
 	CodeAuthUnavailable   = api.CodeAuthUnavailable
 	CodeSourceMissing     = "source-missing"
 	CodeSourceUnreadable  = "source-unreadable"
+	CodeInputSkipped      = "input-skipped"
 	CodePrivacyProtected  = "source-privacy-protected"
 	CodeServiceMissing    = "service-not-installed"
 	CodeServiceNotRunning = "service-not-running"
@@ -86,6 +88,9 @@ type Report struct {
 	// Freshness is how current memory is (the same object as novad's
 	// ragStatus.freshness); nil when the configuration could not be read.
 	Freshness *api.Freshness `json:"freshness,omitempty"`
+	// SkippedInput lists every source file whose last read skipped input
+	// (the input check names the first few).
+	SkippedInput []SkippedFile `json:"skippedInput,omitempty"`
 }
 
 // ServiceStatus is what the service manager says about novad.
@@ -263,6 +268,13 @@ func Run(ctx context.Context, opts Options) Report {
 		if t.After(newest) {
 			newest = t
 		}
+	}
+	// What the active generation's reads of the sources skipped; a
+	// damaged generation is the index check's to report.
+	if merr == nil && !damaged {
+		chk, skipped := inputCheck(home, cfg, m)
+		add(chk)
+		rep.SkippedInput = skipped
 	}
 
 	// Freshness and the source watcher.

@@ -168,7 +168,7 @@ func TestReady(t *testing.T) {
 			t.Errorf("%s: %s", c.ID, c.Message)
 		}
 	}
-	for _, id := range []string{"config", "loopback", "daemon", "index", "privacy", "token", "source:notes", "freshness", "service"} {
+	for _, id := range []string{"config", "loopback", "daemon", "index", "privacy", "token", "source:notes", "input", "freshness", "service"} {
 		check(t, rep, id)
 	}
 	if rep.Status != Ready || rep.Blocked != 0 || rep.Degraded != 0 || rep.Home != f.home.Root {
