@@ -373,12 +373,14 @@ func checkSource(s config.Source, goos string, environ []string) (Check, time.Ti
 	}
 	if n := len(listing.Problems); n > 0 {
 		// A directory inside the source that cannot be read hides its files
-		// from every sync.
-		detail := listing.Problems[0].Path + ": " + listing.Problems[0].Reason
+		// from every sync, as a link whose target cannot be reached hides
+		// its file.
+		first := listing.Problems[0]
+		detail := first.Path + ": " + first.Reason
 		if n > 1 {
 			detail += fmt.Sprintf(" (and %d more)", n-1)
 		}
-		return degraded(id, title, CodeSourceUnreadable, detail, "check the permissions of "+listing.Problems[0].Path), newest
+		return degraded(id, title, CodeSourceUnreadable, detail, listingAdvice(first)), newest
 	}
 	if goos == "darwin" {
 		home := paths.UserHome(environ)
@@ -392,6 +394,23 @@ func checkSource(s config.Source, goos string, environ []string) (Check, time.Ti
 		}
 	}
 	return ready(id, title, fmt.Sprintf("%s (%s) is readable", s.Path, s.Kind)), newest
+}
+
+// listingAdvice is what to do about a part of a source that could not be
+// listed: a link's target is to be brought back (a volume mounted) or the
+// link removed, anything else is a matter of permissions.
+func listingAdvice(p ingest.Problem) string {
+	if !p.DanglingLink() {
+		return "check the permissions of " + p.Path
+	}
+	target := "its target"
+	if t, err := os.Readlink(p.Path); err == nil {
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p.Path), t)
+		}
+		target = t
+	}
+	return "mount the volume holding " + target + " (or restore that file), or remove the link; memory already indexed from it is kept"
 }
 
 func firstLine(s string) string {
