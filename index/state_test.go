@@ -68,16 +68,22 @@ func TestFileStates_firstProblem(t *testing.T) {
 	check("first sync", skipped)
 
 	// bad.jsonl grows: it is read on from its cursor, and its first two
-	// problems are still its; binary.md is not read again.
+	// problems are still its; binary.md is not read again. The sync
+	// counts the problem of a new binary note as this sync's, and the
+	// others as found earlier.
 	appendFile(t, bad, jsonlLines(t, recs[4]))
+	other := filepath.Join(notes, "other.md")
+	writeFile(t, other, "\x00\x01\x02 not a note")
 	r := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now})).Build
-	if r.Mode != index.ModeIncremental || r.FilesResumed != 1 || r.FilesRead != 1 {
-		t.Fatalf("append: mode %s, %d files read, %d resumed; want incremental, 1, 1", r.Mode, r.FilesRead, r.FilesResumed)
+	if r.Mode != index.ModeIncremental || r.FilesResumed != 1 || r.FilesRead != 2 {
+		t.Fatalf("append: mode %s, %d files read, %d resumed; want incremental, 2, 1", r.Mode, r.FilesRead, r.FilesResumed)
 	}
+	skipped[other] = index.FileState{Source: "notes", Problems: 1, Problem: "binary content"}
 	check("after an append", skipped)
 	for _, s := range r.Sources {
-		if s.EarlierProblems != map[string]int{"exports": 2, "notes": 1}[s.Name] {
-			t.Errorf("after an append: source %s counts %d earlier problems", s.Name, s.EarlierProblems)
+		want := map[string][2]int{"exports": {0, 2}, "notes": {1, 1}}[s.Name]
+		if s.Problems != want[0] || s.EarlierProblems != want[1] {
+			t.Errorf("after an append: source %s counts %d problems and %d earlier ones, want %d and %d", s.Name, s.Problems, s.EarlierProblems, want[0], want[1])
 		}
 	}
 
@@ -90,13 +96,14 @@ func TestFileStates_firstProblem(t *testing.T) {
 	// written a moment ago is taken for a rewrite in progress).
 	writeFile(t, bad, jsonlLines(t, recs[2:5]...))
 	writeFile(t, binary, "# Release\nRelease 2.4.1 shipped on Friday.\n")
-	for _, p := range []string{bad, binary} {
+	writeFile(t, other, "# Export\nThe nightly export job runs at 02:15 UTC.\n")
+	for _, p := range []string{bad, binary, other} {
 		if err := os.Chtimes(p, epoch.Add(-time.Hour), epoch.Add(-time.Hour)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now}))
-	check("fixed", map[string]index.FileState{bad: {Source: "exports"}, binary: {Source: "notes"}})
+	check("fixed", map[string]index.FileState{bad: {Source: "exports"}, binary: {Source: "notes"}, other: {Source: "notes"}})
 }
 
 // TestFileStates_olderGeneration: the sources.json of a generation built
