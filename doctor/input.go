@@ -33,8 +33,9 @@ const shownSkipped = 3
 
 // inputCheck reports the files of configured sources whose last read,
 // as the active generation m records it, skipped input, and returns them
-// all, in the configuration's order of sources. Files gone from their source are not listed: nothing can be fixed
-// there, and the gone check names them.
+// all, in the configuration's order of sources. Files gone from their
+// source are not listed: nothing can be fixed there, and the gone check
+// names them.
 func inputCheck(home paths.Home, cfg config.Config, m *manifest.Manifest) (Check, []SkippedFile) {
 	const id, title = "input", "Source input"
 	states, err := index.FileStates(home, m)
@@ -56,7 +57,7 @@ func inputCheck(home paths.Home, cfg config.Config, m *manifest.Manifest) (Check
 	// source.
 	slices.SortStableFunc(skipped, func(a, b SkippedFile) int { return cmp.Compare(order[a.Source], order[b.Source]) })
 	if len(skipped) == 0 {
-		return ready(id, title, "the last sync read every source file in full"), nil
+		return ready(id, title, "no source file had input skipped when it was last read"), nil
 	}
 	names := make([]string, 0, shownSkipped)
 	for _, s := range skipped[:min(len(skipped), shownSkipped)] {
