@@ -10,12 +10,14 @@ import (
 
 const doctorHelp = `Checks the configuration, the loopback boundary, novad, the active index and
 its embedding profile, the internal token, each source (including macOS
-privacy protection of ~/Documents, ~/Desktop and ~/Downloads), the service
-registration, the source watcher (running, watch limits, files gone from
-sources whose memory is kept), index freshness, whether the active
-generation's files are intact (--deep hashes every file) and whether other
-users can read the home. Each check is Ready, Degraded or Blocked: <code>,
-with one line of advice. It only reads; it changes nothing.
+privacy protection of ~/Documents, ~/Desktop and ~/Downloads), the source
+files whose input the last sync skipped (binary files, malformed lines:
+--json lists every one), the service registration, the source watcher
+(running, watch limits, files gone from sources whose memory is kept),
+index freshness, whether the active generation's files are intact (--deep
+hashes every file) and whether other users can read the home. Each check is
+Ready, Degraded or Blocked: <code>, with one line of advice. It only reads;
+it changes nothing.
 
 Exit status: 1 when any check is Blocked, else 0.`
 

@@ -213,7 +213,7 @@ func printBuild(w io.Writer, r *index.BuildResult, verbose bool) {
 		case s.Error != "":
 			state = " — " + s.Error
 		case s.EarlierProblems > 0:
-			state = fmt.Sprintf(" (and %d found earlier in files not read again: novactl index sync --full lists them)", s.EarlierProblems)
+			state = fmt.Sprintf(" (and %d found earlier in files not read again: novactl doctor lists them)", s.EarlierProblems)
 		}
 		fmt.Fprintf(w, "  source %s (%s): %d files, %d records, %d chunks, %d problems%s\n", s.Name, s.Kind, s.Files, s.Records, s.Chunks, s.Problems, state)
 	}

@@ -1,9 +1,10 @@
 // Package doctor checks everything a person needs to trust a Nova setup:
 // the configuration, the loopback boundary, the daemon, the active index
-// and its embedding profile, the internal token, each source, the service
-// registration and index freshness. Each check has a state (Ready,
-// Degraded, Blocked: <code>) and one line of advice. Doctor only reads: it
-// never starts a server, builds an index or writes a file.
+// and its embedding profile, the internal token, each source and the input
+// its last read skipped, the service registration and index freshness.
+// Each check has a state (Ready, Degraded, Blocked: <code>) and one line
+// of advice. Doctor only reads: it never starts a server, builds an index
+// or writes a file.
 package doctor
 
 import (
@@ -50,6 +51,7 @@ const (
 	CodeAuthUnavailable   = api.CodeAuthUnavailable
 	CodeSourceMissing     = "source-missing"
 	CodeSourceUnreadable  = "source-unreadable"
+	CodeInputSkipped      = "input-skipped"
 	CodePrivacyProtected  = "source-privacy-protected"
 	CodeServiceMissing    = "service-not-installed"
 	CodeServiceNotRunning = "service-not-running"
@@ -86,6 +88,9 @@ type Report struct {
 	// Freshness is how current memory is (the same object as novad's
 	// ragStatus.freshness); nil when the configuration could not be read.
 	Freshness *api.Freshness `json:"freshness,omitempty"`
+	// SkippedInput lists every source file whose last read skipped input
+	// (the input check names the first few).
+	SkippedInput []SkippedFile `json:"skippedInput,omitempty"`
 }
 
 // ServiceStatus is what the service manager says about novad.
@@ -264,6 +269,13 @@ func Run(ctx context.Context, opts Options) Report {
 			newest = t
 		}
 	}
+	// What the active generation's reads of the sources skipped; a
+	// damaged generation is the index check's to report.
+	if merr == nil && !damaged {
+		chk, skipped := inputCheck(home, cfg, m)
+		add(chk)
+		rep.SkippedInput = skipped
+	}
 
 	// Freshness and the source watcher.
 	var built time.Time
@@ -361,12 +373,14 @@ func checkSource(s config.Source, goos string, environ []string) (Check, time.Ti
 	}
 	if n := len(listing.Problems); n > 0 {
 		// A directory inside the source that cannot be read hides its files
-		// from every sync.
-		detail := listing.Problems[0].Path + ": " + listing.Problems[0].Reason
+		// from every sync, as a link whose target cannot be reached hides
+		// its file.
+		first := listing.Problems[0]
+		detail := first.Path + ": " + first.Reason
 		if n > 1 {
 			detail += fmt.Sprintf(" (and %d more)", n-1)
 		}
-		return degraded(id, title, CodeSourceUnreadable, detail, "check the permissions of "+listing.Problems[0].Path), newest
+		return degraded(id, title, CodeSourceUnreadable, detail, listingAdvice(first)), newest
 	}
 	if goos == "darwin" {
 		home := paths.UserHome(environ)
@@ -380,6 +394,23 @@ func checkSource(s config.Source, goos string, environ []string) (Check, time.Ti
 		}
 	}
 	return ready(id, title, fmt.Sprintf("%s (%s) is readable", s.Path, s.Kind)), newest
+}
+
+// listingAdvice is what to do about a part of a source that could not be
+// listed: a link's target is to be brought back (a volume mounted) or the
+// link removed, anything else is a matter of permissions.
+func listingAdvice(p ingest.Problem) string {
+	if !p.DanglingLink() {
+		return "check the permissions of " + p.Path
+	}
+	target := "its target"
+	if t, err := os.Readlink(p.Path); err == nil {
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p.Path), t)
+		}
+		target = t
+	}
+	return "mount the volume holding " + target + " (or restore that file), or remove the link; memory already indexed from it is kept"
 }
 
 func firstLine(s string) string {

@@ -168,7 +168,7 @@ func TestReady(t *testing.T) {
 			t.Errorf("%s: %s", c.ID, c.Message)
 		}
 	}
-	for _, id := range []string{"config", "loopback", "daemon", "index", "privacy", "token", "source:notes", "freshness", "service"} {
+	for _, id := range []string{"config", "loopback", "daemon", "index", "privacy", "token", "source:notes", "input", "freshness", "service"} {
 		check(t, rep, id)
 	}
 	if rep.Status != Ready || rep.Blocked != 0 || rep.Degraded != 0 || rep.Home != f.home.Root {
@@ -357,6 +357,34 @@ func TestSources(t *testing.T) {
 	novatest.Must(t, os.WriteFile(f.home.Config(), []byte(fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nsources:\n  - {name: notes, kind: markdown, path: %q}\n", f.port, docs)), 0o600))
 	want(t, f.run(Options{GOOS: "darwin"}), "source:notes", Degraded, CodePrivacyProtected)
 	want(t, f.run(Options{GOOS: "linux"}), "source:notes", Ready, "")
+}
+
+// TestSources_danglingLink: a link in a source whose target cannot be
+// reached (a volume that is not mounted) is source-unreadable with advice
+// about the link and where it points, not about permissions.
+func TestSources_danglingLink(t *testing.T) {
+	f := newFixture(t)
+	base := filepath.Dir(f.src)
+	notes := filepath.Join(base, "md")
+	novatest.Must(t, os.MkdirAll(notes, 0o700))
+	novatest.Must(t, os.WriteFile(filepath.Join(notes, "queue.md"), []byte("# Queue\nWe chose SQLite.\n"), 0o600))
+	link := filepath.Join(notes, "plans.md")
+	novatest.Must(t, os.WriteFile(link, []byte("# Plans\nQuarterly plans.\n"), 0o600))
+	f.extra = fmt.Sprintf("  - {name: docs, kind: markdown, path: %q}\n", notes)
+	f.writeConfig()
+	f.sync()
+	want(t, f.run(Options{}), "source:docs", Ready, "")
+
+	novatest.Must(t, os.Remove(link))
+	novatest.Must(t, os.Symlink(filepath.Join("..", "Volumes", "usb", "plans.md"), link))
+	c := want(t, f.run(Options{}), "source:docs", Degraded, CodeSourceUnreadable)
+	if !strings.Contains(c.Message, link+": symbolic link to a file that cannot be reached") {
+		t.Errorf("dangling link: %s", c.Message)
+	}
+	if target := filepath.Join(base, "Volumes", "usb", "plans.md"); !strings.Contains(c.Advice, "mount the volume holding "+target) ||
+		!strings.Contains(c.Advice, "remove the link") || !strings.Contains(c.Advice, "memory already indexed from it is kept") || strings.Contains(c.Advice, "permissions") {
+		t.Errorf("dangling link advice: %s", c.Advice)
+	}
 }
 
 // TestService: each answer of the service manager.

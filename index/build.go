@@ -151,8 +151,9 @@ type SourceSummary struct {
 	Chunks   int    `json:"chunks"`
 	Problems int    `json:"problems"`
 	// EarlierProblems counts what the files not read again this time
-	// skipped when they were last read (a binary file stays skipped
-	// without being reported again at every sync).
+	// (or only read on from where the last sync stopped) skipped when
+	// they were read before: a binary file stays skipped without being
+	// reported again at every sync. novactl doctor lists them.
 	EarlierProblems int    `json:"earlierProblems,omitempty"`
 	Missing         bool   `json:"missing,omitempty"`
 	Error           string `json:"error,omitempty"`

@@ -493,7 +493,20 @@ func (d *delta) summarize() {
 			if id := statIdentity(j.file.Path); time.Unix(0, id.modTime).After(s.NewestModTime) {
 				s.NewestModTime = time.Unix(0, id.modTime)
 			}
-			if _, read := d.toRead[stateKey{s.Name, j.file.Path}]; !read && j.prev != nil {
+			// What this sync's reads skipped, as a full build counts it: a
+			// file that cannot be read this time is one problem (states
+			// reports it).
+			r, ok := d.usable(stateKey{s.Name, j.file.Path})
+			switch {
+			case ok:
+				s.Problems += r.count
+			case r != nil && (j.prev != nil || r.err != nil):
+				s.Problems++
+			}
+			// What a file's earlier reads skipped is still skipped when it
+			// was not read again: unchanged, read on from its cursor, or
+			// not readable this time (its earlier memory is kept).
+			if j.prev != nil && (!ok || r.resumed) {
 				s.EarlierProblems += j.prev.Problems
 			}
 		}

@@ -129,13 +129,26 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 		out.more = more
 		out.state = FileState{Source: src.Name, Path: f.Path, Size: before.size, ModTime: before.modTime,
 			Device: before.device, Inode: before.inode, Cursor: cur, Records: len(out.records), Problems: out.count}
+		if len(out.problems) > 0 {
+			out.state.Problem = problemReason(out.problems[0])
+		}
+		// What the earlier pieces, or the earlier reads of a file read on
+		// from its cursor, skipped is still skipped; the first of it is
+		// the file's first problem.
+		var earlier *FileState
 		switch {
 		case prevPiece != nil:
-			out.state.Records += prevPiece.state.Records
-			out.state.Problems += prevPiece.state.Problems
+			earlier = &prevPiece.state
 		case out.resumed:
-			out.state.Records += prev.Records
+			earlier = prev
 			out.state.Dropped = slices.Clone(prev.Dropped)
+		}
+		if earlier != nil {
+			out.state.Records += earlier.Records
+			out.state.Problems += earlier.Problems
+			if earlier.Problem != "" {
+				out.state.Problem = earlier.Problem
+			}
 		}
 		return out
 	}

@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"time"
 
+	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/index/ingest"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
 )
 
 // FileState is what a generation remembers of one source file: enough to
@@ -39,8 +43,23 @@ type FileState struct {
 	// Gone is when the file was first found missing; its memory is kept
 	// unless the operator prunes it.
 	Gone time.Time `json:"gone,omitzero"`
-	// Problems counts the file's skipped input at its last read.
+	// Problems counts the file's skipped input at its last read (with,
+	// for a file read on from its cursor, what the reads before skipped:
+	// that input is still not in memory).
 	Problems int `json:"problems,omitempty"`
+	// Problem is why the first of it was skipped, with its line when it
+	// has one: "binary content (...)", "line 12: not a JSON object: ...".
+	// Empty in the states of generations built before it was recorded.
+	Problem string `json:"problem,omitempty"`
+}
+
+// problemReason is p as a FileState's Problem: its reason, after its line
+// when it has one (the state already names the source and the file).
+func problemReason(p ingest.Problem) string {
+	if p.Line > 0 {
+		return fmt.Sprintf("line %d: %s", p.Line, p.Reason)
+	}
+	return p.Reason
 }
 
 // stateKey identifies a file across syncs.
@@ -95,6 +114,18 @@ func readSourceStates(path string) (*sourceStates, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return &s, nil
+}
+
+// FileStates returns what the generation m records of each source file
+// (its sources.json), by source and path. A generation of an older format
+// without the file records none.
+func FileStates(home paths.Home, m *manifest.Manifest) ([]FileState, error) {
+	s, err := readSourceStates(filepath.Join(home.IndexDir(), m.GenerationPath, generation.FileSources))
+	if err != nil {
+		return nil, err
+	}
+	s.sort()
+	return s.Files, nil
 }
 
 // fileIdentity is what stat says of a file now.

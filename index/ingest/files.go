@@ -115,7 +115,7 @@ func List(src config.Source) (Listing, error) {
 			// volume that is not mounted).
 			target, err := os.Stat(p)
 			if err != nil {
-				out.Problems = append(out.Problems, Problem{Source: src.Name, Path: p, Reason: "symbolic link to a file that cannot be reached: " + pathErrReason(err)})
+				out.Problems = append(out.Problems, Problem{Source: src.Name, Path: p, Reason: reasonDanglingLink + pathErrReason(err)})
 				return nil
 			}
 			if !target.Mode().IsRegular() {
@@ -136,6 +136,17 @@ func List(src config.Source) (Listing, error) {
 	}
 	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Rel < out.Files[j].Rel })
 	return out, nil
+}
+
+// reasonDanglingLink begins the reason of a symbolic link whose target
+// cannot be reached.
+const reasonDanglingLink = "symbolic link to a file that cannot be reached: "
+
+// DanglingLink reports whether p is a symbolic link listed in a source
+// whose target cannot be reached (on a volume that is not mounted, or
+// removed), rather than a file or folder that cannot be read.
+func (p Problem) DanglingLink() bool {
+	return strings.HasPrefix(p.Reason, reasonDanglingLink)
 }
 
 // pathErrReason is an error without the path it names: a Problem already

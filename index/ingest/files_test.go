@@ -89,6 +89,33 @@ func TestList_unreadableDirectory(t *testing.T) {
 	}
 }
 
+// TestList_danglingLink: a link whose target cannot be reached is a
+// problem that says so (DanglingLink), a link to a directory is skipped
+// silently, and a link to a file is read.
+func TestList_danglingLink(t *testing.T) {
+	dir := writeTree(t, map[string]string{"ok.md": "# A\n\ntext\n", "elsewhere/real.md": "# B\n\ntext\n"})
+	for link, target := range map[string]string{"gone.md": "../unmounted/gone.md", "dir.md": "elsewhere", "real.md": "elsewhere/real.md"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := List(config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, f := range l.Files {
+		files = append(files, f.Rel)
+	}
+	if strings.Join(files, " ") != "elsewhere/real.md ok.md real.md" || len(l.Problems) != 1 ||
+		l.Problems[0].Path != filepath.Join(dir, "gone.md") || !l.Problems[0].DanglingLink() {
+		t.Fatalf("listing: files %v, problems %+v", files, l.Problems)
+	}
+	if (Problem{Reason: "directory cannot be read: permission denied"}).DanglingLink() {
+		t.Error("an unreadable directory taken for a dangling link")
+	}
+}
+
 func TestList_missingAndFileSources(t *testing.T) {
 	if _, err := List(config.Source{Name: "x", Kind: config.KindJSONL, Path: "/nonexistent/nova"}); err == nil || !strings.Contains(err.Error(), ErrSourceMissing.Error()) {
 		t.Errorf("missing source: %v", err)

@@ -1,0 +1,98 @@
+package doctor
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
+)
+
+// SkippedFile is a source file whose last read skipped some of its input
+// (a binary file, malformed lines): that input is not in memory.
+type SkippedFile struct {
+	Source string `json:"source"`
+	Path   string `json:"path"`
+	// Count is how many problems the read met (a malformed line, a
+	// record with binary text, the whole file when it is binary).
+	Count int `json:"count"`
+	// Reason is why the first was skipped, with its line when it has
+	// one; empty when the file was last read by a Nova that did not
+	// record it (novactl index sync --full reads it again).
+	Reason string `json:"reason,omitempty"`
+}
+
+// shownSkipped is how many skipped files the input check names; the
+// report's SkippedInput lists them all.
+const shownSkipped = 3
+
+// inputCheck reports the files of configured sources whose last read,
+// as the active generation m records it, skipped input, and returns them
+// all, in the configuration's order of sources. Files gone from their
+// source are not listed: nothing can be fixed there, and the gone check
+// names them.
+func inputCheck(home paths.Home, cfg config.Config, m *manifest.Manifest) (Check, []SkippedFile) {
+	const id, title = "input", "Source input"
+	states, err := index.FileStates(home, m)
+	if err != nil {
+		return degraded(id, title, CodeGenerationCorrupt, fmt.Sprintf("%s of generation %s cannot be read: %s", generation.FileSources, m.RunID, firstLine(err.Error())),
+			"novactl index sync writes a new generation; novactl index rollback goes back to a kept one"), nil
+	}
+	order := map[string]int{}
+	for i, s := range cfg.Sources {
+		order[s.Name] = i
+	}
+	var skipped []SkippedFile
+	for _, s := range states {
+		if _, configured := order[s.Source]; s.Problems > 0 && s.Gone.IsZero() && configured {
+			skipped = append(skipped, SkippedFile{Source: s.Source, Path: s.Path, Count: s.Problems, Reason: s.Problem})
+		}
+	}
+	// In the configuration's order, as sync reads them; by path within a
+	// source.
+	slices.SortStableFunc(skipped, func(a, b SkippedFile) int { return cmp.Compare(order[a.Source], order[b.Source]) })
+	if len(skipped) == 0 {
+		return ready(id, title, "no source file had input skipped when it was last read"), nil
+	}
+	names := make([]string, 0, shownSkipped)
+	for _, s := range skipped[:min(len(skipped), shownSkipped)] {
+		names = append(names, s.describe())
+	}
+	list := strings.Join(names, "; ")
+	advice := "fix or remove the file (or leave it out: sources[].exclude), then novactl index sync"
+	if n := len(skipped) - shownSkipped; n > 0 {
+		list += fmt.Sprintf("; and %d more", n)
+		advice = "fix or remove the files (or leave them out: sources[].exclude), then novactl index sync; novactl doctor --json lists them all"
+	} else if len(skipped) > 1 {
+		advice = "fix or remove the files (or leave them out: sources[].exclude), then novactl index sync"
+	}
+	files := "1 file"
+	if len(skipped) > 1 {
+		files = fmt.Sprintf("%d files", len(skipped))
+	}
+	return degraded(id, title, CodeInputSkipped, fmt.Sprintf("input of %s was skipped when last read and is not searchable: %s", files, list), advice), skipped
+}
+
+// describe is the file as the input check names it: "PATH: REASON (N
+// more in this file)".
+func (s SkippedFile) describe() string {
+	if s.Reason == "" {
+		return fmt.Sprintf("%s: %s (novactl index sync --full says which)", s.Path, problems(s.Count))
+	}
+	if s.Count > 1 {
+		return fmt.Sprintf("%s: %s (%d more in this file)", s.Path, s.Reason, s.Count-1)
+	}
+	return s.Path + ": " + s.Reason
+}
+
+func problems(n int) string {
+	if n == 1 {
+		return "1 problem"
+	}
+	return fmt.Sprintf("%d problems", n)
+}

@@ -1,0 +1,123 @@
+package doctor
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/internal/novatest"
+)
+
+// binaryNote is what a .md that is not text looks like to the reader.
+var binaryNote = "\x7fELF\x02\x01\x01\x00" + strings.Repeat("\x00\x01\x02\x03", 100)
+
+// TestInput: a sync over a source with a binary .md beside a good one,
+// and a jsonl file with malformed lines: doctor names the skipped files
+// with their reasons (the first few in the check, all of them in the
+// report), leaves out a file gone from its source, and is Ready once the
+// files are fixed and synced.
+func TestInput(t *testing.T) {
+	f := newFixture(t)
+	notes := filepath.Join(filepath.Dir(f.src), "md")
+	good, bin := filepath.Join(notes, "good.md"), filepath.Join(notes, "bin.md")
+	novatest.Must(t, os.MkdirAll(notes, 0o700))
+	novatest.Must(t, os.WriteFile(good, []byte("# Queue\nWe chose SQLite for the queue.\n"), 0o600))
+	novatest.Must(t, os.WriteFile(bin, []byte(binaryNote), 0o600))
+	f.extra = fmt.Sprintf("  - {name: docs, kind: markdown, path: %q}\n", notes)
+	f.writeConfig()
+	f.sync()
+
+	rep := f.run(Options{})
+	c := want(t, rep, "input", Degraded, CodeInputSkipped)
+	if !strings.Contains(c.Message, "input of 1 file was skipped") || !strings.Contains(c.Message, bin+": binary content") ||
+		strings.Contains(c.Message, good) || strings.Contains(c.Message, f.src) {
+		t.Errorf("input: %s", c.Message)
+	}
+	if !strings.Contains(c.Advice, "fix or remove the file") || !strings.Contains(c.Advice, "novactl index sync") {
+		t.Errorf("input advice: %s", c.Advice)
+	}
+	if len(rep.SkippedInput) != 1 || rep.SkippedInput[0].Path != bin || rep.SkippedInput[0].Source != "docs" ||
+		rep.SkippedInput[0].Count != 1 || !strings.HasPrefix(rep.SkippedInput[0].Reason, "binary content") {
+		t.Errorf("skipped input: %+v", rep.SkippedInput)
+	}
+
+	// More files than the check names: the report lists every one, with
+	// path, source, count and reason.
+	var bins []string
+	for i := range 3 {
+		p := filepath.Join(notes, fmt.Sprintf("bin%d.md", i))
+		novatest.Must(t, os.WriteFile(p, []byte(binaryNote), 0o600))
+		bins = append(bins, p)
+	}
+	novatest.Must(t, os.WriteFile(f.src, []byte(`{"id":"r1","text":"we chose SQLite for the queue","date":"2026-03-01"}`+"\nnot json\n{\"text\":\"no id\"}\n"), 0o600))
+	f.sync()
+	rep = f.run(Options{})
+	c = want(t, rep, "input", Degraded, CodeInputSkipped)
+	if !strings.Contains(c.Message, "input of 5 files") || !strings.HasSuffix(c.Message, "; and 2 more") || !strings.Contains(c.Advice, "--json") {
+		t.Errorf("five files: %s (%s)", c.Message, c.Advice)
+	}
+	b, err := json.Marshal(rep)
+	novatest.Must(t, err)
+	var wire struct {
+		SkippedInput []map[string]any `json:"skippedInput"`
+	}
+	novatest.Must(t, json.Unmarshal(b, &wire))
+	var paths []string
+	for _, s := range wire.SkippedInput {
+		paths = append(paths, s["path"].(string))
+		if s["path"] == f.src && (s["source"] != "notes" || s["count"] != 2.0 || !strings.HasPrefix(s["reason"].(string), "line 2: not a JSON object: ")) {
+			t.Errorf("the jsonl file in --json: %v", s)
+		}
+	}
+	// Sources in the configuration's order, files by path.
+	if w := append([]string{f.src, bin}, bins...); !slices.Equal(paths, w) {
+		t.Errorf("--json lists %v, want %v", paths, w)
+	}
+
+	// A file gone from its source keeps its memory, not its place here.
+	novatest.Must(t, os.Remove(bins[0]))
+	f.sync()
+	if rep = f.run(Options{}); len(rep.SkippedInput) != 4 || slices.ContainsFunc(rep.SkippedInput, func(s SkippedFile) bool { return s.Path == bins[0] }) {
+		t.Errorf("after a removal: %+v", rep.SkippedInput)
+	}
+
+	// Fixed (a while before the sync: a jsonl file with fewer lines
+	// written a moment ago is taken for a rewrite in progress), synced:
+	// Ready.
+	earlier := time.Now().Add(-time.Hour)
+	novatest.Must(t, os.WriteFile(f.src, []byte(`{"id":"r1","text":"we chose SQLite for the queue","date":"2026-03-01"}`+"\n"), 0o600))
+	novatest.Must(t, os.Chtimes(f.src, earlier, earlier))
+	for _, p := range append([]string{bin}, bins[1:]...) {
+		novatest.Must(t, os.Remove(p))
+	}
+	novatest.Must(t, os.WriteFile(bin, []byte("# Release\nRelease 2.4.1 shipped on Friday.\n"), 0o600))
+	f.sync()
+	rep = f.run(Options{})
+	want(t, rep, "input", Ready, "")
+	if rep.SkippedInput != nil {
+		t.Errorf("fixed: %+v", rep.SkippedInput)
+	}
+}
+
+// TestSkippedFile_describe: how the input check names a file.
+func TestSkippedFile_describe(t *testing.T) {
+	for _, tt := range []struct {
+		s    SkippedFile
+		want string
+	}{
+		{SkippedFile{Path: "/n/a.md", Count: 1, Reason: "binary content"}, "/n/a.md: binary content"},
+		{SkippedFile{Path: "/n/b.jsonl", Count: 3, Reason: "line 12: not a JSON object"}, "/n/b.jsonl: line 12: not a JSON object (2 more in this file)"},
+		// Read by a Nova that counted problems without their reason.
+		{SkippedFile{Path: "/n/c.jsonl", Count: 1}, "/n/c.jsonl: 1 problem (novactl index sync --full says which)"},
+		{SkippedFile{Path: "/n/d.jsonl", Count: 4}, "/n/d.jsonl: 4 problems (novactl index sync --full says which)"},
+	} {
+		if got := tt.s.describe(); got != tt.want {
+			t.Errorf("describe(%+v) = %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}
