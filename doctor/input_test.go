@@ -96,6 +96,7 @@ func TestInput(t *testing.T) {
 		novatest.Must(t, os.Remove(p))
 	}
 	novatest.Must(t, os.WriteFile(bin, []byte("# Release\nRelease 2.4.1 shipped on Friday.\n"), 0o600))
+	novatest.Must(t, os.Chtimes(bin, earlier, earlier))
 	f.sync()
 	rep = f.run(Options{})
 	want(t, rep, "input", Ready, "")
