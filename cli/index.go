@@ -198,12 +198,22 @@ func printBuild(w io.Writer, r *index.BuildResult, verbose bool) {
 	fmt.Fprintf(w, "Built %s: %d records → %d chunks (%s) in %s\n", r.RunID, r.Records, r.Chunks, humanize.IBytes(uint64(r.Bytes)), time.Duration(r.DurationMs)*time.Millisecond)
 	fmt.Fprintf(w, "  embeddings: %d embedded, %d from cache (%s, %s/%s/%d)", r.Embedded, r.Cached, r.EmbeddingSource,
 		r.EmbeddingProfile.Provider, r.EmbeddingProfile.Model, r.EmbeddingProfile.Dimension)
+	if r.Carried > 0 {
+		fmt.Fprintf(w, ", %d kept from earlier segments", r.Carried)
+	}
 	if r.ModelTrained {
 		fmt.Fprint(w, ", builtin model trained on this corpus")
 	}
 	fmt.Fprintln(w)
-	if r.Carried > 0 {
-		fmt.Fprintf(w, "  kept %d chunks whose source file has disappeared (use --prune-missing to drop them)\n", r.Carried)
+	var gone []string
+	for _, s := range r.Sources {
+		gone = append(gone, s.Gone...)
+	}
+	switch n := len(gone); {
+	case n == 1:
+		fmt.Fprintf(w, "  kept the memory of a file that is gone: %s (--prune-missing drops it)\n", gone[0])
+	case n > 1:
+		fmt.Fprintf(w, "  kept the memory of %d files that are gone: %s and %d more (--prune-missing drops it)\n", n, gone[0], n-1)
 	}
 	for _, s := range r.Sources {
 		state := ""

@@ -120,6 +120,7 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 				}
 				seen[id] = true
 				records++
+				sum.Records++
 				sum.Chunks += len(recChunks)
 				res.Added += len(recChunks)
 				res.Carried += len(recChunks)

@@ -74,7 +74,7 @@ func (x *Indexer) incremental(ctx context.Context, prev *previous, res *BuildRes
 		// Only what is known of the files changed (a touched file): the
 		// same segments, new source states.
 		cand := x.candidate(sp, slices.Clone(prev.manifest.Segments), g.Count(), prev.manifest.RecordCount)
-		d.summarize()
+		d.summarize(states)
 		return cand, states, nil
 	}
 	if g.Count()-len(d.retired)+len(d.adds) == 0 {
@@ -101,7 +101,7 @@ func (x *Indexer) incremental(ctx context.Context, prev *previous, res *BuildRes
 	segs := append(slices.Clone(prev.manifest.Segments), parts...)
 	chunks := g.Count() - len(d.retired) + len(d.adds)
 	records := prev.manifest.RecordCount - d.retiredRecords + d.addedRecords
-	d.summarize()
+	d.summarize(states)
 	return x.candidate(sp, segs, chunks, records), states, nil
 }
 
@@ -481,8 +481,10 @@ func (d *delta) states() *sourceStates {
 	return out
 }
 
-// summarize fills the per-source summary of the result.
-func (d *delta) summarize() {
+// summarize fills the per-source summary of the result; states are the
+// new generation's (their records are each source's, as a full build
+// counts them).
+func (d *delta) summarize(states *sourceStates) {
 	for i := range d.res.Sources {
 		s := &d.res.Sources[i]
 		for _, j := range d.listed {
@@ -526,8 +528,13 @@ func (d *delta) summarize() {
 	for _, a := range d.adds {
 		counts[a.chunk.SourceName]++
 	}
+	records := map[string]int{}
+	for _, st := range states.Files {
+		records[st.Source] += st.Records
+	}
 	for i := range d.res.Sources {
 		d.res.Sources[i].Chunks = counts[d.res.Sources[i].Name]
+		d.res.Sources[i].Records = records[d.res.Sources[i].Name]
 	}
 }
 

@@ -519,6 +519,9 @@ func TestSync_carryForward(t *testing.T) {
 	}
 	b := mustSync(t, ix).Build
 	gone := filepath.Join(srcDir, "b.jsonl")
+	if s := b.Sources[0]; s.Records != 6 || s.Chunks != 6 {
+		t.Errorf("after deleting b.jsonl, the source says %d records and %d chunks, want its 6 and 6 (what a full build says)", s.Records, s.Chunks)
+	}
 	if b.Records != 6 || b.Chunks != 6 || b.Embedded != 0 || b.Retired != 0 || b.FilesRead != 0 || !slices.Equal(b.Sources[0].Gone, []string{gone}) {
 		t.Errorf("after deleting b.jsonl: records %d chunks %d embedded %d retired %d read %d gone %v, want 6 6 0 0 0 [%s]",
 			b.Records, b.Chunks, b.Embedded, b.Retired, b.FilesRead, b.Sources[0].Gone, gone)
