@@ -195,13 +195,24 @@ func (ix *Index) scanAll(p Query, want int, accept func(int) bool) []Hit {
 	return all.Items()
 }
 
-// scanDocs scores docs (already accepted) with int8 arithmetic.
+// scanDocs scores docs (already accepted) with int8 arithmetic. The
+// prefilter's thousands of candidates split over the cores: their scoring
+// is most of a search's time.
 func (ix *Index) scanDocs(p Query, docs []int, want int) []Hit {
-	h := topk.New(want, ix.better)
-	for _, d := range docs {
-		h.Push(Hit{Doc: d, Score: p.Fast(ix.row(d))})
-	}
-	return h.Items()
+	var mu sync.Mutex
+	all := topk.New(want, ix.better)
+	parallel.Spans(len(docs), 2048, func(lo, hi int) {
+		h := topk.New(want, ix.better)
+		for _, d := range docs[lo:hi] {
+			h.Push(Hit{Doc: d, Score: p.Fast(ix.row(d))})
+		}
+		mu.Lock()
+		for _, x := range h.Items() {
+			all.Push(x)
+		}
+		mu.Unlock()
+	})
+	return all.Items()
 }
 
 // scanCells scores the accepted vectors of the probed cells.

@@ -97,11 +97,12 @@ func dotInt8(a, b []int8) int32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 int32
 	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += int32(a[i]) * int32(b[i])
-		s1 += int32(a[i+1]) * int32(b[i+1])
-		s2 += int32(a[i+2]) * int32(b[i+2])
-		s3 += int32(a[i+3]) * int32(b[i+3])
+	for ; i+8 <= len(a); i += 8 {
+		x, y := a[i:i+8:i+8], b[i:i+8:i+8]
+		s0 += int32(x[0])*int32(y[0]) + int32(x[4])*int32(y[4])
+		s1 += int32(x[1])*int32(y[1]) + int32(x[5])*int32(y[5])
+		s2 += int32(x[2])*int32(y[2]) + int32(x[6])*int32(y[6])
+		s3 += int32(x[3])*int32(y[3]) + int32(x[7])*int32(y[7])
 	}
 	for ; i < len(a); i++ {
 		s0 += int32(a[i]) * int32(b[i])
