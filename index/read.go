@@ -11,6 +11,7 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/parallel"
 )
 
 // fileRead is one source file read for a build.
@@ -122,10 +123,12 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 		if out.piece == 0 && !more && !out.resumed && x.recentlyShrunk(src, f, prev, after, cur.Line) {
 			continue // fewer lines than before, just written: a rewrite in progress
 		}
+		// Chunking (tags, hashes, governance) is per record: the cores
+		// share it, so one large file is not read on one core alone.
 		out.chunks = make([][]memory.Chunk, len(out.records))
-		for i, r := range out.records {
-			out.chunks[i] = x.chunkRecord(src, r)
-		}
+		parallel.For(len(out.records), 64, func(i int) {
+			out.chunks[i] = x.chunkRecord(src, out.records[i])
+		})
 		out.more = more
 		out.state = FileState{Source: src.Name, Path: f.Path, Size: before.size, ModTime: before.modTime,
 			Device: before.device, Inode: before.inode, Cursor: cur, Records: len(out.records), Problems: out.count}
