@@ -373,7 +373,7 @@ type contextAnalyzer struct {
 }
 
 func (c contextAnalyzer) terms(ctx string) []string {
-	var out []string
+	var parts [][]string
 	for part := range strings.SplitSeq(ctx, memory.ContextSeparator) {
 		t, ok := c.seen[part]
 		if !ok {
@@ -382,9 +382,12 @@ func (c contextAnalyzer) terms(ctx string) []string {
 				c.seen[part] = t
 			}
 		}
-		out = append(out, t...)
+		parts = append(parts, t)
 	}
-	return out
+	if len(parts) == 1 {
+		return slices.Clip(parts[0]) // shared with the cache: an append copies
+	}
+	return slices.Concat(parts...)
 }
 
 // contextTerms returns the terms a context is indexed with.

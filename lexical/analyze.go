@@ -78,7 +78,10 @@ func isConnector(r rune) bool {
 
 // Terms returns the index terms of text, in order, with repeats.
 func (a *Analyzer) Terms(text string) []string {
-	return a.appendTerms(nil, Normalize(text))
+	norm := Normalize(text)
+	// About one term per seven bytes of English: one allocation for most
+	// texts instead of a slice grown step by step.
+	return a.appendTerms(make([]string, 0, len(norm)/7+1), norm)
 }
 
 // Words splits already-normalised text into plain words (no stemming, no
@@ -131,6 +134,13 @@ func (a *Analyzer) appendTerms(out []string, s string) []string {
 // the run joins several words with connectors, the whole run as one more
 // term so an exact identifier matches exactly.
 func (a *Analyzer) appendCompound(out []string, run string) []string {
+	if !strings.ContainsFunc(run, isConnector) {
+		// One plain word, most runs: nothing to split.
+		if t, ok := a.wordTerm(run); ok {
+			out = append(out, t)
+		}
+		return out
+	}
 	words := Words(run)
 	for _, w := range words {
 		if t, ok := a.wordTerm(w); ok {
