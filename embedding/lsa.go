@@ -154,11 +154,12 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 		}
 	}
 	df := map[string]int{}
+	seen := map[string]bool{}
 	for i, terms := range docs {
 		if i%512 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		seen := map[string]bool{}
+		clear(seen)
 		for _, term := range terms {
 			if !seen[term] {
 				seen[term] = true
@@ -205,8 +206,9 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	rowPtr := []int{0}
 	var cols []int32
 	var vals []float64
+	counts := map[int32]float64{}
 	for _, terms := range docs {
-		counts := map[int32]float64{}
+		clear(counts)
 		for _, t := range terms {
 			if id, ok := m.terms[t]; ok {
 				counts[id]++
