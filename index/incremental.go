@@ -160,6 +160,9 @@ func (d *delta) plan(jobs []readJob) {
 		if _, configured := d.sourceIndex[key.source]; !configured {
 			continue
 		}
+		if st.Records == 0 {
+			continue // nothing of it is in memory (a binary note): forgotten, as a full build forgets it
+		}
 		d.gone[key] = st
 	}
 	// A new path with the identity of a vanished file is that file,

@@ -642,3 +642,28 @@ func TestSync_danglingLinkKeepsMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestSync_goneFileWithoutMemory: a file that gave no memory (a binary
+// note) and then disappears is not listed as gone with its memory kept,
+// by an incremental sync as by a full one.
+func TestSync_goneFileWithoutMemory(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes")
+	writeFile(t, filepath.Join(notes, "plan.md"), "# Plan\n\nShip the port fix on Friday.\n")
+	bin := filepath.Join(notes, "diagram.md")
+	writeFile(t, bin, "\x00\x01\x02 not text")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: notes})
+	clk := newClock(epoch)
+	if r := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now})).Build; r.ProblemCount != 1 {
+		t.Fatalf("problems %v, want the binary note", r.Problems)
+	}
+	if err := os.Remove(bin); err != nil {
+		t.Fatal(err)
+	}
+	for _, full := range []bool{false, true} {
+		r := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Full: full})).Build
+		if len(r.Sources[0].Gone) != 0 {
+			t.Errorf("full %v: gone %v, want none (the binary note gave no memory)", full, r.Sources[0].Gone)
+		}
+	}
+}
