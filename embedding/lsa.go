@@ -91,7 +91,8 @@ func (m *LSA) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 // EmbedTerms embeds already-analysed terms.
 func (m *LSA) EmbedTerms(terms []string) []float32 {
 	v := make([]float32, m.dim)
-	ids := make([]int32, 0, len(terms))
+	var buf [128]int32 // most texts: no allocation for the ids
+	ids := buf[:0]
 	for _, t := range terms {
 		if id, ok := m.terms[t]; ok {
 			ids = append(ids, id)
@@ -101,29 +102,30 @@ func (m *LSA) EmbedTerms(terms []string) []float32 {
 		return v
 	}
 	// Sorted ids make the float sums, and so the vectors, bit-for-bit
-	// reproducible.
+	// reproducible. Each distinct id is a run; its weight is computed
+	// twice (once for the norm) rather than kept.
 	slices.Sort(ids)
-	type weighted struct {
-		id int32
-		w  float32
-	}
-	ws := make([]weighted, 0, len(ids))
-	var norm float64
-	for i := 0; i < len(ids); {
+	weight := func(i int) (float32, int) {
 		j := i
 		for j < len(ids) && ids[j] == ids[i] {
 			j++
 		}
-		w := (1 + float32(math.Log(float64(j-i)))) * m.idf[ids[i]]
-		ws = append(ws, weighted{ids[i], w})
+		return (1 + float32(math.Log(float64(j-i)))) * m.idf[ids[i]], j
+	}
+	var norm float64
+	for i := 0; i < len(ids); {
+		w, j := weight(i)
 		norm += float64(w) * float64(w)
 		i = j
 	}
 	inv := float32(1 / math.Sqrt(norm))
-	for _, x := range ws {
+	for i := 0; i < len(ids); {
+		w, j := weight(i)
 		// The BLAS's vector loop: several times the plain loop's speed,
 		// the same sums.
-		blas32.Implementation().Saxpy(m.dim, x.w*inv, m.basis[int(x.id)*m.dim:int(x.id+1)*m.dim], 1, v, 1)
+		id := int(ids[i])
+		blas32.Implementation().Saxpy(m.dim, w*inv, m.basis[id*m.dim:(id+1)*m.dim], 1, v, 1)
+		i = j
 	}
 	Normalize(v)
 	return v
