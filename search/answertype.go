@@ -117,14 +117,7 @@ func enWords(norm string) []string {
 func isDigit(b byte) bool      { return b >= '0' && b <= '9' }
 func isASCIIAlnum(b byte) bool { return b >= 'a' && b <= 'z' || isDigit(b) }
 
-func hasDigit(w string) bool {
-	for i := 0; i < len(w); i++ {
-		if isDigit(w[i]) {
-			return true
-		}
-	}
-	return false
-}
+func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }
 
 func allDigits(w string) bool {
 	for i := 0; i < len(w); i++ {
@@ -134,8 +127,6 @@ func allDigits(w string) bool {
 	}
 	return w != ""
 }
-
-func inSet(set map[string]bool, w string) bool { return set[w] }
 
 // words returns a set of the words of a space-separated list.
 func words(list ...string) map[string]bool {
@@ -182,16 +173,16 @@ var (
 // weeks", "5-year"), or "for years".
 func enDuration(ws []string) bool {
 	for i, w := range ws {
-		if allDigits(w) || inSet(enAmounts, w) {
+		if allDigits(w) || enAmounts[w] {
 			j := i + 1
-			for k := 0; k < 2 && inSet(enUnitFillers, wordAt(ws, j)); k++ {
+			for k := 0; k < 2 && enUnitFillers[wordAt(ws, j)]; k++ {
 				j++
 			}
-			if inSet(enUnits, wordAt(ws, j)) {
+			if enUnits[wordAt(ws, j)] {
 				return true
 			}
 		}
-		if w == "for" && inSet(enPlurals, wordAt(ws, i+1)) {
+		if w == "for" && enPlurals[wordAt(ws, i+1)] {
 			return true
 		}
 	}
@@ -201,7 +192,7 @@ func enDuration(ws []string) bool {
 // enAge: "7 years old", "a 5-year-old", "turned 30", "aged 12".
 func enAge(ws []string) bool {
 	for i, w := range ws {
-		num := allDigits(w) && len(w) <= 3 || inSet(enNumberWords, w) || w == "one"
+		num := allDigits(w) && len(w) <= 3 || enNumberWords[w] || w == "one"
 		next := wordAt(ws, i+1)
 		if num && (next == "year" || next == "years") && wordAt(ws, i+2) == "old" {
 			return true
@@ -219,7 +210,7 @@ func enAge(ws []string) bool {
 // enCount: a number in digits or words ("3", "twelve", "a dozen").
 func enCount(ws []string) bool {
 	for _, w := range ws {
-		if hasDigit(w) || inSet(enNumberWords, w) {
+		if hasDigit(w) || enNumberWords[w] {
 			return true
 		}
 	}
@@ -232,11 +223,11 @@ func enTime(ws []string) bool {
 	for i, w := range ws {
 		next := wordAt(ws, i+1)
 		switch {
-		case inSet(enTimeWords, w):
+		case enTimeWords[w]:
 			return true
-		case inSet(enRelative, w) && inSet(enPeriods, next):
+		case enRelative[w] && enPeriods[next]:
 			return true
-		case inSet(enMonthCue, w) && (next == "march" || next == "may"):
+		case enMonthCue[w] && (next == "march" || next == "may"):
 			return true
 		case len(w) == 4 && allDigits(w) && (w[:2] == "19" || w[:2] == "20"):
 			return true
@@ -257,7 +248,7 @@ func enReason(ws []string) bool {
 	for i, w := range ws {
 		next := wordAt(ws, i+1)
 		switch {
-		case inSet(enCauseWords, w):
+		case enCauseWords[w]:
 			return true
 		case w == "so" && next == "that", w == "due" && next == "to", w == "thanks" && next == "to",
 			w == "in" && next == "order" && wordAt(ws, i+2) == "to", w == "the" && next == "reason":
@@ -273,14 +264,14 @@ func enReason(ws []string) bool {
 // mountains").
 func enPlace(ws []string) bool {
 	for i, w := range ws {
-		if !inSet(enLocatives, w) {
+		if !enLocatives[w] {
 			continue
 		}
 		j := i + 1
 		if wordAt(ws, j) == "the" {
 			j++
 		}
-		if inSet(enPlaceNouns, wordAt(ws, j)) {
+		if enPlaceNouns[wordAt(ws, j)] {
 			return true
 		}
 	}
@@ -302,7 +293,7 @@ func enPlaceName(raw string) bool {
 		j += i
 		if locativeBefore(raw, j) {
 			rest := strings.TrimPrefix(strings.TrimPrefix(raw[j+1:], "the "), "The ")
-			if n := capitalised(rest); n > 0 && !inSet(notPlaces, rest[:n]) {
+			if n := capitalised(rest); n > 0 && !notPlaces[rest[:n]] {
 				return true
 			}
 		}
@@ -318,7 +309,7 @@ func locativeBefore(raw string, j int) bool {
 	for k > 0 && (raw[k-1] >= 'a' && raw[k-1] <= 'z' || raw[k-1] >= 'A' && raw[k-1] <= 'Z') {
 		k--
 	}
-	return j-k >= 2 && j-k <= 4 && inSet(enLocatives, strings.ToLower(raw[k:j]))
+	return j-k >= 2 && j-k <= 4 && enLocatives[strings.ToLower(raw[k:j])]
 }
 
 // capitalised returns the length of a word of an upper-case ASCII letter
