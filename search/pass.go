@@ -67,6 +67,10 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	}
 	// Fill in the channel that did not find a candidate.
 	var needLex, needCtx []int
+	var denseScore func(doc int) float32
+	if dense && qvec != nil {
+		denseScore = g.DenseScorer(qvec)
+	}
 	for i := range cands {
 		s := &cands[i]
 		if s.comp.has&hasBM25 == 0 {
@@ -75,8 +79,8 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		if s.comp.has&hasContext == 0 {
 			needCtx = append(needCtx, i)
 		}
-		if s.comp.has&hasDense == 0 && dense && qvec != nil {
-			s.comp.dense = float64(g.Dot(qvec, s.doc))
+		if s.comp.has&hasDense == 0 && denseScore != nil {
+			s.comp.dense = float64(denseScore(s.doc))
 			s.comp.has |= hasDense
 		}
 	}

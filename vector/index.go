@@ -110,10 +110,11 @@ func (ix *Index) Vector(doc int) []float32 {
 	return v
 }
 
-// Dot returns the dot product of q with document doc's decoded vector.
-func (ix *Index) Dot(q []float32, doc int) float32 {
+// Scorer returns the dot product of q with a document's decoded vector.
+// q is prepared once: a search scores many candidates with it.
+func (ix *Index) Scorer(q []float32) func(doc int) float32 {
 	p := ix.space.Quantizer.Prepare(q)
-	return p.Exact(ix.row(doc))
+	return func(doc int) float32 { return p.Exact(ix.row(doc)) }
 }
 
 // IsZero reports whether every component of v is zero.

@@ -143,8 +143,8 @@ func TestExactScanFindsTheTrueNeighbours(t *testing.T) {
 			}
 		}
 		hits, _ := one.Search(v, 3, nil)
-		if hits[0].Score != one.Dot(v, hits[0].Doc) {
-			t.Errorf("search score %v, Dot %v", hits[0].Score, one.Dot(v, hits[0].Doc))
+		if exact := one.Scorer(v)(hits[0].Doc); hits[0].Score != exact {
+			t.Errorf("search score %v, Scorer %v", hits[0].Score, exact)
 		}
 	}
 	if _, err := one.Search(make([]float32, 5), 3, nil); !errors.Is(err, ErrDimension) {

@@ -105,8 +105,8 @@ func (g *Generation) SearchVectors(q []float32, k int, accept func(int) bool) ([
 	return g.vectors.Search(q, k, g.liveOnly(accept))
 }
 
-// Dot returns the dot product of q with document doc's vector.
-func (g *Generation) Dot(q []float32, doc int) float32 { return g.vectors.Dot(q, doc) }
+// DenseScorer returns the dot product of q with a document's vector.
+func (g *Generation) DenseScorer(q []float32) func(doc int) float32 { return g.vectors.Scorer(q) }
 
 // Vector returns document doc's vector (decoded from its int8 codes).
 func (g *Generation) Vector(doc int) []float32 { return g.vectors.Vector(doc) }
