@@ -147,6 +147,9 @@ func Open(dir string, files map[string]manifest.FileSum, first int, verify bool)
 		return nil, fail(FileDead, fmt.Errorf("%w: not listed", ErrCorrupt))
 	}
 	ok = true
+	for _, m := range r.maps {
+		dropResident(m)
+	}
 	// The mappings outlive every use: searches hold the Reader (through
 	// their generation) while they read.
 	runtime.AddCleanup(r, func(ms []mmap.MMap) {
