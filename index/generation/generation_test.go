@@ -17,6 +17,7 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/memory"
@@ -38,9 +39,15 @@ var records = []string{
 // manifest.
 func built(t *testing.T) (paths.Home, *manifest.Manifest) {
 	t.Helper()
+	return builtFrom(t, records)
+}
+
+// builtFrom syncs recs (JSONL lines) into a new home.
+func builtFrom(t *testing.T, recs []string) (paths.Home, *manifest.Manifest) {
+	t.Helper()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "memories.jsonl")
-	if err := os.WriteFile(src, []byte(strings.Join(records, "\n")+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(src, []byte(strings.Join(recs, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Defaults()
@@ -105,6 +112,68 @@ func TestOpen_roundTrip(t *testing.T) {
 	}
 	if _, ok := g.Find("notes:nothing"); ok {
 		t.Error("Find found an id that was never indexed")
+	}
+}
+
+// TestSuperseded: records of one subject form a version chain whose
+// newest member supersedes the others. A segment counts its chunks with a
+// subject: one counting none is not decoded to find them, one written
+// before the count (no "subjects" in its meta) is.
+func TestSuperseded(t *testing.T) {
+	home, m := builtFrom(t, []string{
+		`{"id":"db-1","subject":"primary-database","text":"The primary database is Postgres 14 on heron.","date":"2026-10-01","project":"nova"}`,
+		`{"id":"db-2","subject":"primary-database","text":"The primary database moved to Postgres 16 on kingfisher.","date":"2026-11-01","project":"nova"}`,
+		`{"id":"other","text":"An unrelated note about the osprey release.","date":"2026-11-02","project":"nova"}`,
+	})
+	chains := func(opts generation.Options) (older, newest int, found bool) {
+		t.Helper()
+		g, err := generation.Open(home.IndexDir(), m, lexical.NewAnalyzer(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		older, _ = g.Find(memory.ChunkID("notes", "db-1", 0, 1))
+		newest, _ = g.Find(memory.ChunkID("notes", "db-2", 0, 1))
+		other, _ := g.Find(memory.ChunkID("notes", "other", 0, 1))
+		by, superseded := g.Superseded(older)
+		for _, d := range []int{newest, other} {
+			if _, s := g.Superseded(d); s {
+				t.Errorf("doc %d is superseded; only the older version is", d)
+			}
+		}
+		if superseded && by != newest {
+			t.Errorf("db-1 superseded by doc %d, want db-2 (doc %d)", by, newest)
+		}
+		return older, newest, superseded
+	}
+	if _, _, found := chains(generation.Options{}); !found {
+		t.Fatal("db-1 is not superseded by db-2")
+	}
+	metas, err := filepath.Glob(filepath.Join(home.IndexDir(), "segments", "*", segment.FileMeta))
+	if err != nil || len(metas) != 1 {
+		t.Fatalf("segment metas %v (%v), want one", metas, err)
+	}
+	// Rewrite the count in place, keeping the size (a changed file fails its
+	// checksum; the test opens without checksums).
+	rewrite := func(from, to string) {
+		t.Helper()
+		b, err := os.ReadFile(metas[0])
+		if err != nil || !strings.Contains(string(b), from) || len(from) != len(to) {
+			t.Fatalf("%s: no %q to rewrite (%v)", metas[0], from, err)
+		}
+		if err := os.Chmod(metas[0], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(metas[0], []byte(strings.Replace(string(b), from, to, 1)), 0o400); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rewrite(`"subjects": 2`, `"subjects": 0`)
+	if _, _, found := chains(generation.Options{SkipChecksums: true}); found {
+		t.Error("a segment counting no subjects was decoded to find them")
+	}
+	rewrite(",\n  \"subjects\": 0", strings.Repeat(" ", len(",\n  \"subjects\": 0")))
+	if _, _, found := chains(generation.Options{SkipChecksums: true}); !found {
+		t.Error("a segment written before subjects were counted lost its version chain")
 	}
 }
 

@@ -342,6 +342,26 @@ type versions struct {
 	newer map[int]int
 }
 
+// subjectChunks yields the live chunks with a subject, decoding only
+// the segments that hold some (or did not count them).
+func (g *Generation) subjectChunks() iter.Seq2[int, *memory.Chunk] {
+	return func(yield func(int, *memory.Chunk) bool) {
+		for s, r := range g.segs {
+			if n := r.Meta.Subjects; n != nil && *n == 0 {
+				continue
+			}
+			for d := g.bases[s]; d < g.bases[s]+r.Meta.Docs; d++ {
+				if !g.Live(d) {
+					continue
+				}
+				if c := g.Chunk(d); c.Subject != "" && !yield(d, c) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // Superseded reports whether doc is an older version of its subject
 // (memory.Chunk.Subject, within its project) and, if so, the first live
 // document of the newest version. The newest version is the one with the
@@ -360,10 +380,7 @@ func (g *Generation) Superseded(doc int) (newest int, superseded bool) {
 		}
 		newest := map[string]best{}
 		var members []member
-		for i, c := range g.All() {
-			if c.Subject == "" {
-				continue
-			}
+		for i, c := range g.subjectChunks() {
 			when := c.Time
 			if when == "" {
 				when = c.Date

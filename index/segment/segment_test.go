@@ -118,6 +118,9 @@ func TestRoundTrip(t *testing.T) {
 	if r.Docs() != len(chunks) || r.Lists == nil || r.Text.Docs() != len(chunks) {
 		t.Fatalf("opened %d docs", r.Docs())
 	}
+	if r.Meta.Subjects == nil || *r.Meta.Subjects != len(chunks)/2 {
+		t.Errorf("meta counts %v chunks with a subject, want %d", r.Meta.Subjects, len(chunks)/2)
+	}
 	for i := range chunks {
 		got, err := r.Chunk(i)
 		if err != nil {

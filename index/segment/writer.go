@@ -78,6 +78,11 @@ type Meta struct {
 	// Context is how the chunks' neighbouring context was made (it is
 	// derived again from the neighbours when needed, never stored).
 	Context memory.ContextParams `json:"context"`
+	// Subjects counts the chunks with a subject, the members of version
+	// chains: a generation skips the segments without any instead of
+	// decoding every chunk to find them. Nil in segments written before
+	// it was counted.
+	Subjects *int `json:"subjects,omitempty"`
 }
 
 // Writer streams chunks into a new segment. Chunks are numbered in the
@@ -94,13 +99,14 @@ type Writer struct {
 	ids     []string
 	enc     encoder
 
-	cols   [numColumns][]uint32
-	tags   []uint32
-	text   *lexical.FieldWriter
-	ctx    *lexical.FieldWriter
-	sealed bool
-	codes  *vector.CodesWriter
-	cfile  *sumFile
+	cols     [numColumns][]uint32
+	tags     []uint32
+	text     *lexical.FieldWriter
+	ctx      *lexical.FieldWriter
+	sealed   bool
+	subjects int
+	codes    *vector.CodesWriter
+	cfile    *sumFile
 }
 
 // Create starts a segment in dir, which must not exist (its parent must).
@@ -139,6 +145,9 @@ func (w *Writer) Dir() string { return w.dir }
 func (w *Writer) Add(c *memory.Chunk, textTerms, contextTerms []string) {
 	w.offsets = append(w.offsets, uint64(w.rec.n))
 	w.ids = append(w.ids, c.ID)
+	if c.Subject != "" {
+		w.subjects++
+	}
 	w.enc.buf = w.enc.buf[:0]
 	w.enc.encode(c)
 	w.rec.write(w.enc.buf)
@@ -250,6 +259,7 @@ func (w *Writer) Finish(meta Meta, cells int, assign []uint32, dead *Dead) (map[
 		meta.Retires = len(dead.Docs)
 	}
 	meta.FormatVersion, meta.Docs, meta.Cells = FormatVersion, len(w.offsets), cells
+	meta.Subjects = &w.subjects
 	if err := w.put(FileMeta, func(out io.Writer) error {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
