@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"math"
 	"math/rand"
 	"slices"
 	"testing"
@@ -82,5 +83,70 @@ func TestNearestKeepsTheNearest(t *testing.T) {
 	}
 	if got := s.nearest(q, 100, 500, func(d int) bool { return d < 7 }); len(got) != 7 {
 		t.Errorf("with 7 documents accepted, kept %d", len(got))
+	}
+}
+
+// TestSignBits: the branch-free bits are the comparison they replace,
+// code > mean, at every position of a dimension that is not a multiple
+// of 64, for codes at the ends of the range and means between codes, on
+// them and beyond them.
+func TestSignBits(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	const dim = 150
+	means := make([]float32, dim)
+	floor := make([]int32, dim)
+	for j := range means {
+		switch j % 4 {
+		case 0:
+			means[j] = float32(rng.Intn(255) - 127) // on a code
+		case 1:
+			means[j] = float32(rng.Float64()*254 - 127)
+		case 2:
+			means[j] = []float32{-200, 200, 127.5, -127.5}[rng.Intn(4)]
+		default:
+			means[j] = float32(rng.NormFloat64())
+		}
+		floor[j] = int32(math.Floor(float64(means[j])))
+	}
+	for range 200 {
+		codes := make([]int8, dim)
+		for j := range codes {
+			codes[j] = int8([]int{-127, 127, 0, rng.Intn(255) - 127}[rng.Intn(4)])
+		}
+		got := make([]uint64, 3)
+		signBits(codes, floor, got)
+		for j, c := range codes {
+			want := float32(c) > means[j]
+			if set := got[j/64]&(1<<(j%64)) != 0; set != want {
+				t.Fatalf("code %d against mean %v: bit %v, want %v", c, means[j], set, want)
+			}
+		}
+		if got[2]>>(dim-128) != 0 {
+			t.Fatalf("bits beyond the dimension set: %b", got[2])
+		}
+	}
+}
+
+// BenchmarkSignsOf: the first prefiltered search of a generation computes
+// every vector's sign bits.
+func BenchmarkSignsOf(b *testing.B) {
+	const n, dim = 100_000, 384
+	rng := rand.New(rand.NewSource(1))
+	data := make([]int8, n*dim)
+	for i := range data {
+		data[i] = int8(rng.Intn(255) - 127)
+	}
+	scale := make([]float32, dim)
+	for j := range scale {
+		scale[j] = 1.0 / 127
+	}
+	codes := &Codes{dim: dim, rows: n, data: data}
+	ix, err := NewIndex(Space{Quantizer: Quantizer{Scale: scale}}, []*Codes{codes}, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		signsOf(ix)
 	}
 }
