@@ -54,6 +54,14 @@ func NewIndex(space Space, segs []*Codes, lists []*Lists, tie func(a, b int) boo
 	return ix, nil
 }
 
+// Prepare computes the sign prefilter's bits, when searches use it, if
+// the first search has not: a read of every vector.
+func (ix *Index) Prepare() {
+	if ix.prefilters() {
+		ix.signOnce.Do(func() { ix.signs = signsOf(ix) })
+	}
+}
+
 // Exact returns the same vectors searched by an int8 scan of every one,
 // without the inverted file or the sign prefilter: the reference that
 // measures what they cost in recall.
@@ -159,7 +167,7 @@ func (ix *Index) Search(q []float32, k int, accept func(int) bool) ([]Hit, error
 			cands = ix.scanAll(p, want, accept) // too selective for cells
 		}
 	} else if ix.prefilters() {
-		ix.signOnce.Do(func() { ix.signs = signsOf(ix) })
+		ix.Prepare()
 		cands = ix.scanDocs(p, ix.signs.nearest(q, ix.n, signKeep(ix.n), accept), want)
 	} else {
 		cands = ix.scanAll(p, want, accept)

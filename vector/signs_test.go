@@ -10,7 +10,8 @@ import (
 // TestSignPrefilter: above signMinDocs a search goes through the sign
 // prefilter and still finds the true neighbours (against the exact scan);
 // a filter is honoured before the prefilter keeps anything; below the
-// threshold, and for Exact, every vector is scanned.
+// threshold, and for Exact, every vector is scanned. Prepare computes the
+// bits before any search.
 func TestSignPrefilter(t *testing.T) {
 	const n, dim = signMinDocs + 5000, 64
 	s := clustered(t, n, dim, 7)
@@ -21,6 +22,9 @@ func TestSignPrefilter(t *testing.T) {
 	}
 	if !ix.Approximate() || ix.Exact().Approximate() {
 		t.Fatalf("approximate: %v, exact copy: %v", ix.Approximate(), ix.Exact().Approximate())
+	}
+	if ix.Prepare(); ix.signs == nil {
+		t.Fatal("Prepare left the sign bits to the first search")
 	}
 	exact := ix.Exact()
 	rng := rand.New(rand.NewSource(3))
