@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nova-recall/nova/memory"
@@ -21,9 +22,25 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		accept = g.Filter(q.req.Filters, p.sourceSets)
 	}
 	pool := max(q.depth*2, 60)
+	if vector.IsZero(qvec) {
+		// No word of the query is in the embedder's vocabulary: every
+		// cosine would be 0, so the scan would only cost time.
+		qvec = nil
+	}
+	// The dense channel runs beside the lexical one: a query's wall time
+	// is then the longer of the two, not their sum.
+	var (
+		denseHits []vector.Hit
+		denseErr  error
+		denseDone sync.WaitGroup
+	)
+	if dense && qvec != nil {
+		denseDone.Go(func() { denseHits, denseErr = g.SearchVectors(qvec, pool, accept) })
+	}
 	terms := e.analyzer.Terms(p.query)
 	lexHits := g.SearchText(terms, pool, accept)
 	if err := ctx.Err(); err != nil {
+		denseDone.Wait()
 		return nil, err
 	}
 	idx := make(map[int]int, 2*pool)
@@ -46,21 +63,14 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		s.comp.bm25Context = h.Score
 		s.comp.has |= hasContext
 	}
-	if vector.IsZero(qvec) {
-		// No word of the query is in the embedder's vocabulary: every
-		// cosine would be 0, so the scan would only cost time.
-		qvec = nil
+	denseDone.Wait()
+	if denseErr != nil {
+		return nil, denseErr
 	}
-	if dense && qvec != nil {
-		hits, err := g.SearchVectors(qvec, pool, accept)
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range hits {
-			s := add(h.Doc)
-			s.comp.dense = float64(h.Score)
-			s.comp.has |= hasDense
-		}
+	for _, h := range denseHits {
+		s := add(h.Doc)
+		s.comp.dense = float64(h.Score)
+		s.comp.has |= hasDense
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -90,6 +90,9 @@ func (g *Generation) Prepare() {
 	g.versionChains()
 	g.Agents()
 	g.vectors.Prepare()
+	for _, r := range g.segs {
+		r.ReleaseResident() // those passes read every facet and code
+	}
 }
 
 // sameRecord reports whether two documents are pieces of one record.

@@ -147,9 +147,7 @@ func Open(dir string, files map[string]manifest.FileSum, first int, verify bool)
 		return nil, fail(FileDead, fmt.Errorf("%w: not listed", ErrCorrupt))
 	}
 	ok = true
-	for _, m := range r.maps {
-		dropResident(m)
-	}
+	r.ReleaseResident()
 	// The mappings outlive every use: searches hold the Reader (through
 	// their generation) while they read.
 	runtime.AddCleanup(r, func(ms []mmap.MMap) {
@@ -158,6 +156,19 @@ func Open(dir string, files map[string]manifest.FileSum, first int, verify bool)
 		}
 	}, r.maps)
 	return r, nil
+}
+
+// ReleaseResident releases this process's hold on the pages of the
+// segment's files after a pass that read them all (opening validates
+// every term's block table; a generation's Prepare reads every facet and
+// vector code). Such a pass would otherwise leave most of the files
+// resident in novad, and counted in its memory, though searches touch a
+// small part of them. The pages stay in the page cache: a later read
+// maps them back without touching the disk.
+func (r *Reader) ReleaseResident() {
+	for _, m := range r.maps {
+		dropResident(m)
+	}
 }
 
 // mapFile checks path's size (and checksum) and maps it read-only.
