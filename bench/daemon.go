@@ -23,6 +23,16 @@ import (
 	"github.com/nova-recall/nova/paths"
 )
 
+// procMem is a process's memory, in bytes.
+type procMem struct {
+	// RSS is resident now and Peak its high-water mark.
+	RSS, Peak int64
+	// Anon is the part of RSS that no file backs: the heap and stacks.
+	// The rest, pages of the mapped generation, the kernel drops under
+	// pressure and reads back from the page cache.
+	Anon int64
+}
+
 // DaemonReport is the real novad serving one size's home on loopback.
 type DaemonReport struct {
 	// Binary and PID identify the novad that ran.
@@ -35,6 +45,11 @@ type DaemonReport struct {
 	RSSAfterLoadBytes    int64 `json:"rssAfterLoadBytes"`
 	RSSAfterQueriesBytes int64 `json:"rssAfterQueriesBytes"`
 	PeakRSSBytes         int64 `json:"peakRssBytes"`
+	// The anonymous part of the RSS (no file backs it) at the same
+	// moments: what stays of novad's memory once the kernel reclaims the
+	// generation's clean file pages.
+	AnonAfterLoadBytes    int64 `json:"anonAfterLoadBytes,omitempty"`
+	AnonAfterQueriesBytes int64 `json:"anonAfterQueriesBytes,omitempty"`
 	// Load is the load test (nil without Options.Load).
 	Load *LoadTestReport `json:"load,omitempty"`
 	// Log is novad's log file in the work directory.
@@ -118,7 +133,8 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 		return d, nil, fmt.Errorf("%w (log: %s)", err, logPath)
 	}
 	d.ReadyMs = time.Since(t0).Milliseconds()
-	d.RSSAfterLoadBytes, d.PeakRSSBytes, _ = childMemory(d.PID)
+	m, _ := childMemory(d.PID)
+	d.RSSAfterLoadBytes, d.PeakRSSBytes, d.AnonAfterLoadBytes = m.RSS, m.Peak, m.Anon
 	say("novad ready in %s, RSS %s", msf(float64(d.ReadyMs)), humanize.IBytes(uint64(d.RSSAfterLoadBytes)))
 
 	say("timing %s over %d queries", SystemNovad, len(queries))
@@ -135,7 +151,8 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 	if err != nil {
 		return d, nil, err
 	}
-	d.RSSAfterQueriesBytes, d.PeakRSSBytes, _ = childMemory(d.PID)
+	m, _ = childMemory(d.PID)
+	d.RSSAfterQueriesBytes, d.PeakRSSBytes, d.AnonAfterQueriesBytes = m.RSS, m.Peak, m.Anon
 	say("novad RSS after the queries %s (peak %s)", humanize.IBytes(uint64(d.RSSAfterQueriesBytes)), humanize.IBytes(uint64(d.PeakRSSBytes)))
 
 	if opts.Load {
@@ -144,7 +161,8 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 		if c1, err := childCPU(d.PID); err == nil && lt.OK > 0 {
 			lt.CPUPerRequestMs = scalar.Round(float64((c1-c0).Nanoseconds())/1e6/float64(lt.OK), 2)
 		}
-		lt.RSSAfterBytes, lt.PeakRSSBytes, _ = childMemory(d.PID)
+		m, _ = childMemory(d.PID)
+		lt.RSSAfterBytes, lt.PeakRSSBytes = m.RSS, m.Peak
 		d.PeakRSSBytes = max(d.PeakRSSBytes, lt.PeakRSSBytes)
 		d.Load = lt
 		say("load: %d clients, %d requests in %s: %.1f req/s, p50 %s, p99 %s, %d rejected, %d errors; novad RSS %s",

@@ -218,7 +218,8 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 	}
 	c1, _ := childCPU(watcher.Process.Pid)
 	rep.WatcherIdleCPUMs, rep.IdleWindowMs = (c1 - c0).Milliseconds(), window.Milliseconds()
-	_, rep.WatcherPeakRSSBytes, _ = childMemory(watcher.Process.Pid)
+	m, _ := childMemory(watcher.Process.Pid)
+	rep.WatcherPeakRSSBytes = m.Peak
 	if st, err := freshness.Read(home); err == nil {
 		rep.Syncs = st.Syncs[freshness.ResultOK]
 		if st.LastSync != nil {

@@ -181,8 +181,13 @@ func (r *Report) WriteText(w io.Writer) {
 				msf(float64(f.TotalMs)), msf(float64(f.InsertMs)), msf(float64(f.OptimizeMs)), f.RecordsPerSec, humanize.IBytes(uint64(f.DBBytes)), f.Tokenizer)
 		}
 		if d := s.Daemon; d != nil {
-			fmt.Fprintf(w, "novad:       ready in %s; RSS %s after load, %s after the queries, peak %s\n",
+			fmt.Fprintf(w, "novad:       ready in %s; RSS %s after load, %s after the queries, peak %s",
 				msf(float64(d.ReadyMs)), humanize.IBytes(uint64(d.RSSAfterLoadBytes)), humanize.IBytes(uint64(d.RSSAfterQueriesBytes)), humanize.IBytes(uint64(d.PeakRSSBytes)))
+			if d.AnonAfterQueriesBytes > 0 {
+				fmt.Fprintf(w, "; not file-backed: %s after load, %s after the queries",
+					humanize.IBytes(uint64(d.AnonAfterLoadBytes)), humanize.IBytes(uint64(d.AnonAfterQueriesBytes)))
+			}
+			fmt.Fprintln(w)
 			if lt := d.Load; lt != nil {
 				fmt.Fprintf(w, "load test:   %d clients, %d requests in %s: %.1f requests/s, p50 %s, p99 %s; %d rejected (429), %d errors; novad CPU %.1f ms/request, RSS %s (peak %s)\n",
 					lt.Clients, lt.Requests, msf(float64(lt.DurationMs)), lt.RequestsPerSec, msf(lt.P50Ms), msf(lt.P99Ms),
@@ -312,7 +317,12 @@ var footprint = []footprintRow{
 		if s.Daemon == nil || s.Daemon.RSSAfterLoadBytes == 0 {
 			return ""
 		}
-		return fmt.Sprintf("%s (peak %s)", humanize.IBytes(uint64(s.Daemon.RSSAfterLoadBytes)), humanize.IBytes(uint64(s.Daemon.PeakRSSBytes)))
+		d := s.Daemon
+		out := fmt.Sprintf("%s (peak %s", humanize.IBytes(uint64(d.RSSAfterLoadBytes)), humanize.IBytes(uint64(d.PeakRSSBytes)))
+		if d.AnonAfterQueriesBytes > 0 {
+			out += ", anon " + humanize.IBytes(uint64(d.AnonAfterQueriesBytes))
+		}
+		return out + ")"
 	}},
 	{"one generation on disk", "<= 150 MB at 100k", func(s *SizeReport) string {
 		if s.Sync == nil {

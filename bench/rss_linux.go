@@ -11,12 +11,13 @@ import (
 	"time"
 )
 
-// procMemory returns the resident set size and its high-water mark of
-// process pid ("self" for this one), in bytes, from /proc/<pid>/status.
-func procMemory(pid string) (rss, hwm int64, err error) {
+// procMemory reads process pid's memory ("self" for this one) from
+// /proc/<pid>/status.
+func procMemory(pid string) (procMem, error) {
+	var m procMem
 	f, err := os.Open("/proc/" + pid + "/status")
 	if err != nil {
-		return 0, 0, err
+		return m, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -25,9 +26,11 @@ func procMemory(pid string) (rss, hwm int64, err error) {
 		var dst *int64
 		switch {
 		case strings.HasPrefix(line, "VmRSS:"):
-			dst = &rss
+			dst = &m.RSS
 		case strings.HasPrefix(line, "VmHWM:"):
-			dst = &hwm
+			dst = &m.Peak
+		case strings.HasPrefix(line, "RssAnon:"):
+			dst = &m.Anon
 		default:
 			continue
 		}
@@ -37,17 +40,17 @@ func procMemory(pid string) (rss, hwm int64, err error) {
 		}
 		kb, err := strconv.ParseInt(f[1], 10, 64)
 		if err != nil {
-			return 0, 0, fmt.Errorf("parse %q: %w", line, err)
+			return m, fmt.Errorf("parse %q: %w", line, err)
 		}
 		*dst = kb * 1024
 	}
-	return rss, hwm, sc.Err()
+	return m, sc.Err()
 }
 
 // selfMemory returns this process' resident set size and peak, in bytes.
 func selfMemory() (rss, peak int64) {
-	rss, peak, _ = procMemory("self")
-	return rss, peak
+	m, _ := procMemory("self")
+	return m.RSS, m.Peak
 }
 
 // resetPeak resets this process' peak RSS (VmHWM) to its current RSS, so
@@ -59,8 +62,8 @@ func resetPeak() bool {
 // peakMethod names how the peak RSS is measured.
 const peakMethod = "VmHWM from /proc/self/status, reset through /proc/self/clear_refs before the phase"
 
-// childMemory returns the resident set size and peak of another process.
-func childMemory(pid int) (rss, hwm int64, err error) {
+// childMemory returns the memory of another process.
+func childMemory(pid int) (procMem, error) {
 	return procMemory(strconv.Itoa(pid))
 }
 

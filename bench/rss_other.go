@@ -13,8 +13,8 @@ func resetPeak() bool { return false }
 
 const peakMethod = "unavailable on this platform"
 
-func childMemory(int) (rss, hwm int64, err error) {
-	return 0, 0, errors.New("reading another process' memory is only implemented on Linux")
+func childMemory(int) (procMem, error) {
+	return procMem{}, errors.New("reading another process' memory is only implemented on Linux")
 }
 
 func childCPU(int) (time.Duration, error) {

@@ -30,8 +30,8 @@ func resetPeak() bool { return false }
 const peakMethod = "getrusage maxrss (process lifetime peak)"
 
 // childMemory is only implemented on Linux.
-func childMemory(int) (rss, hwm int64, err error) {
-	return 0, 0, errors.New("reading another process' memory is only implemented on Linux")
+func childMemory(int) (procMem, error) {
+	return procMem{}, errors.New("reading another process' memory is only implemented on Linux")
 }
 
 // childCPU is only implemented on Linux.

@@ -123,6 +123,9 @@ func TestRunDaemon(t *testing.T) {
 	if d.RSSAfterLoadBytes <= 0 || d.Load == nil || d.Load.OK != 60 || d.Load.RequestsPerSec <= 0 {
 		t.Fatalf("daemon %+v load %+v", d, d.Load)
 	}
+	if runtime.GOOS == "linux" && (d.AnonAfterQueriesBytes <= 0 || d.AnonAfterQueriesBytes > d.RSSAfterQueriesBytes) {
+		t.Errorf("novad's anonymous memory %d bytes of %d resident", d.AnonAfterQueriesBytes, d.RSSAfterQueriesBytes)
+	}
 	if r := resultFor(t, s.Results, SystemNovad, KindExactID); *r.HitAtK < 0.6 {
 		t.Errorf("novad finds %.0f%% of exact identifiers", *r.HitAtK*100)
 	}
