@@ -9,11 +9,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
 	cleanupFixtures()
+	novatest.Cleanup()
 	os.Exit(code)
 }
 
@@ -103,12 +106,12 @@ func TestRunRejectsUnknownSystem(t *testing.T) {
 	}
 }
 
-// TestRunDaemon starts a real novad; it runs when NOVA_BENCH_NOVAD names
-// the binary (go build -o /tmp/novad ./cmd/novad).
+// TestRunDaemon starts a real novad: the one NOVA_BENCH_NOVAD names, or
+// one built for the test.
 func TestRunDaemon(t *testing.T) {
 	bin := os.Getenv("NOVA_BENCH_NOVAD")
 	if bin == "" {
-		t.Skip("set NOVA_BENCH_NOVAD to a novad binary to run the daemon phase")
+		bin = novatest.Binary(t, "novad")
 	}
 	rep, err := Run(context.Background(), Options{Sizes: []int{400}, QueriesPerKind: 3, Seed: 2, Systems: []string{},
 		Daemon: true, NovadPath: bin, Load: true, LoadRequests: 60, LoadDuration: 20 * time.Second})
