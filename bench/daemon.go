@@ -40,6 +40,9 @@ type DaemonReport struct {
 	PID    int    `json:"pid"`
 	// ReadyMs is from exec to /health reporting the generation loaded.
 	ReadyMs int64 `json:"readyMs"`
+	// FirstSearchMs is the first search novad answered once ready: what
+	// work a loaded generation leaves to its first search shows here.
+	FirstSearchMs float64 `json:"firstSearchMs"`
 	// RSS after the generation loaded, after the timed queries (one
 	// client) and the peak (VmHWM) when it stopped being measured.
 	RSSAfterLoadBytes    int64 `json:"rssAfterLoadBytes"`
@@ -138,8 +141,14 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 	say("novad ready in %s, RSS %s", msf(float64(d.ReadyMs)), humanize.IBytes(uint64(d.RSSAfterLoadBytes)))
 
 	say("timing %s over %d queries", SystemNovad, len(queries))
+	first := true
 	results, err := timeQueries(ctx, SystemNovad, queries, func(ctx context.Context, q Query) (outcome, error) {
+		start := time.Now()
 		resp, status, err := c.Search(ctx, searchBody(q, opts.TopK))
+		if first {
+			first = false
+			d.FirstSearchMs = scalar.Round(float64(time.Since(start).Microseconds())/1000, 2)
+		}
 		if err != nil {
 			return outcome{}, err
 		}

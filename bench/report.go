@@ -181,8 +181,8 @@ func (r *Report) WriteText(w io.Writer) {
 				msf(float64(f.TotalMs)), msf(float64(f.InsertMs)), msf(float64(f.OptimizeMs)), f.RecordsPerSec, humanize.IBytes(uint64(f.DBBytes)), f.Tokenizer)
 		}
 		if d := s.Daemon; d != nil {
-			fmt.Fprintf(w, "novad:       ready in %s; RSS %s after load, %s after the queries, peak %s",
-				msf(float64(d.ReadyMs)), humanize.IBytes(uint64(d.RSSAfterLoadBytes)), humanize.IBytes(uint64(d.RSSAfterQueriesBytes)), humanize.IBytes(uint64(d.PeakRSSBytes)))
+			fmt.Fprintf(w, "novad:       ready in %s, first search %s; RSS %s after load, %s after the queries, peak %s",
+				msf(float64(d.ReadyMs)), msf(d.FirstSearchMs), humanize.IBytes(uint64(d.RSSAfterLoadBytes)), humanize.IBytes(uint64(d.RSSAfterQueriesBytes)), humanize.IBytes(uint64(d.PeakRSSBytes)))
 			if d.AnonAfterQueriesBytes > 0 {
 				fmt.Fprintf(w, "; not file-backed: %s after load, %s after the queries",
 					humanize.IBytes(uint64(d.AnonAfterLoadBytes)), humanize.IBytes(uint64(d.AnonAfterQueriesBytes)))

@@ -126,6 +126,9 @@ func TestRunDaemon(t *testing.T) {
 	if d.RSSAfterLoadBytes <= 0 || d.Load == nil || d.Load.OK != 60 || d.Load.RequestsPerSec <= 0 {
 		t.Fatalf("daemon %+v load %+v", d, d.Load)
 	}
+	if d.FirstSearchMs <= 0 {
+		t.Errorf("first search after load took %v ms", d.FirstSearchMs)
+	}
 	if runtime.GOOS == "linux" && (d.AnonAfterQueriesBytes <= 0 || d.AnonAfterQueriesBytes > d.RSSAfterQueriesBytes) {
 		t.Errorf("novad's anonymous memory %d bytes of %d resident", d.AnonAfterQueriesBytes, d.RSSAfterQueriesBytes)
 	}
