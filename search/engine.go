@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nova-recall/nova/api"
@@ -152,7 +153,10 @@ type query struct {
 	plan   Plan
 	snap   *Snapshot
 	accept func(int) bool
-	views  map[int]textView
+	// mu guards the three caches below: a pass checks its candidates'
+	// text on every core.
+	mu    sync.Mutex
+	views map[int]textView
 	// chunks holds the documents decoded for this query: passes, gates
 	// and dedupe read the same candidates again and again.
 	chunks   map[int]*memory.Chunk
@@ -169,23 +173,33 @@ type query struct {
 }
 
 func (q *query) view(e *Engine, doc int) textView {
-	if v, ok := q.views[doc]; ok {
+	q.mu.Lock()
+	v, ok := q.views[doc]
+	q.mu.Unlock()
+	if ok {
 		return v
 	}
 	c := q.chunk(doc)
-	v := newTextView(e.analyzer, c.Title+"\n"+c.Text)
+	v = newTextView(e.analyzer, c.Title+"\n"+c.Text)
+	q.mu.Lock()
 	q.views[doc] = v
+	q.mu.Unlock()
 	return v
 }
 
 // chunk returns document doc, decoded once per query. Callers must not
 // modify it.
 func (q *query) chunk(doc int) *memory.Chunk {
-	if c, ok := q.chunks[doc]; ok {
+	q.mu.Lock()
+	c, ok := q.chunks[doc]
+	q.mu.Unlock()
+	if ok {
 		return c
 	}
-	c := q.snap.Gen.Chunk(doc)
+	c = q.snap.Gen.Chunk(doc)
+	q.mu.Lock()
 	q.chunks[doc] = c
+	q.mu.Unlock()
 	return c
 }
 

@@ -126,14 +126,18 @@ func (q *query) answerPrior(doc int, c *memory.Chunk, v textView, comp *componen
 	if q.answerType == "" {
 		return 1
 	}
+	q.mu.Lock()
 	has, ok := q.answerForms[doc]
+	q.mu.Unlock()
 	if !ok {
 		raw := c.Text
 		if c.Title != "" {
 			raw = c.Title + "\n" + c.Text
 		}
 		has = hasAnswerForm(q.answerType, raw, v.norm)
+		q.mu.Lock()
 		q.answerForms[doc] = has
+		q.mu.Unlock()
 	}
 	comp.has |= hasAnswerType
 	comp.answerType = 1

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/parallel"
 	"github.com/nova-recall/nova/vector"
 )
 
@@ -137,12 +138,12 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	}
 	sortScored(out)
 	// Text-based adjustments only for the head of the list: they read the
-	// chunk text, which is the expensive part.
+	// chunk text, which is the expensive part, so they run on every core.
 	head := min(len(out), q.depth*2)
-	for i := 0; i < head; i++ {
+	parallel.For(head, 4, func(i int) {
 		s := &out[i]
 		s.score *= e.textFactor(q, s.doc, &s.comp)
-	}
+	})
 	out = out[:head]
 	sortScored(out)
 	for i := range out {
