@@ -29,6 +29,9 @@ type Index struct {
 	tie   func(a, b int) bool
 	// exact turns the approximations off (the reference of recall).
 	exact bool
+	// signs are computed on the first search that uses them.
+	signOnce sync.Once
+	signs    *signs
 }
 
 // ErrDimension means a query vector has the wrong dimension.
@@ -51,13 +54,11 @@ func NewIndex(space Space, segs []*Codes, lists []*Lists, tie func(a, b int) boo
 	return ix, nil
 }
 
-// Prepare computes the sign prefilter's bits of the segments that have
-// none yet, when searches use it: a read of their every vector.
+// Prepare computes the sign prefilter's bits, when searches use it, if
+// the first search has not: a read of every vector.
 func (ix *Index) Prepare() {
 	if ix.prefilters() {
-		for _, seg := range ix.segs {
-			seg.signs()
-		}
+		ix.signOnce.Do(func() { ix.signs = signsOf(ix) })
 	}
 }
 
@@ -166,7 +167,8 @@ func (ix *Index) Search(q []float32, k int, accept func(int) bool) ([]Hit, error
 			cands = ix.scanAll(p, want, accept) // too selective for cells
 		}
 	} else if ix.prefilters() {
-		cands = ix.scanDocs(p, ix.nearest(q, signKeep(ix.n), accept), want)
+		ix.Prepare()
+		cands = ix.scanDocs(p, ix.signs.nearest(q, ix.n, signKeep(ix.n), accept), want)
 	} else {
 		cands = ix.scanAll(p, want, accept)
 	}

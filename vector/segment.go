@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"unsafe"
 )
 
@@ -89,9 +88,6 @@ func (w *CodesWriter) Close() (int64, error) {
 type Codes struct {
 	rows, dim int
 	data      []int8
-	// The sign prefilter's bits, computed on first use (signs.go).
-	signOnce sync.Once
-	signBits []uint64
 }
 
 // OpenCodes checks b's layout and returns a reader over it; b must stay

@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"math"
 	"math/bits"
 	"sync"
 
@@ -8,15 +9,13 @@ import (
 )
 
 // The sign prefilter: above signMinDocs vectors a search first compares
-// one bit per dimension (is the component above zero?) by Hamming
-// distance, a few popcounts per vector, and scores only the nearest
-// signKeep(n) with int8 arithmetic. Measured on the bench's generations
-// (BenchmarkDenseMethods, BENCHMARKS.md): keeping 8 000 of 100 000 found
-// 0.971 of the true top 10 in 2.5 ms against 9.2 ms for the int8 scan of
-// every vector, and keeping 10 000 of 1 000 000 found 0.983 in 8.8 ms
-// against 105 ms. The bits compared the components with the collection's
-// mean then; zero does as well (0.984 at 100k) and makes a vector's bits
-// its own: a segment computes them once, whatever generation it is part of.
+// one bit per dimension (is the component above the collection's mean?)
+// by Hamming distance, a few popcounts per vector, and scores only the
+// nearest signKeep(n) with int8 arithmetic. Measured on the bench's
+// generations (BenchmarkDenseMethods, BENCHMARKS.md): keeping 8 000 of
+// 100 000 found 0.971 of the true top 10 in 2.5 ms against 9.2 ms for the
+// int8 scan of every vector, and keeping 10 000 of 1 000 000 found 0.983
+// in 8.8 ms against 105 ms.
 const (
 	signMinDocs   = 20_000
 	signKeepMin   = 8_000
@@ -26,44 +25,74 @@ const (
 // signKeep is how many candidates the prefilter keeps out of n.
 func signKeep(n int) int { return max(signKeepMin, n/signKeepShare) }
 
-// signWords is the number of uint64 words of one vector's sign bits.
-func signWords(dim int) int { return (dim + 63) / 64 }
-
-// signs returns every row's sign bits, signWords(dim) words a row,
-// computed on first use on every core and kept with the codes: a segment
-// that successive generations share computes them once.
-func (c *Codes) signs() []uint64 {
-	c.signOnce.Do(func() {
-		words := signWords(c.dim)
-		c.signBits = make([]uint64, c.rows*words)
-		parallel.Spans(c.rows, 16_384, func(lo, hi int) {
-			for r := lo; r < hi; r++ {
-				signBits(c.Row(r), c.signBits[r*words:(r+1)*words])
-			}
-		})
-	})
-	return c.signBits
+// signs holds every vector's sign bits.
+type signs struct {
+	words  int       // uint64 words per vector
+	bits   []uint64  // words per vector, vectors in document order
+	center []float32 // the mean, decoded: a query's bits compare with it
 }
 
-// signBits sets bit j of out when codes[j] > 0, without a branch per
-// component (the comparisons are data-dependent coin flips).
-func signBits(codes []int8, out []uint64) {
+// signsOf computes the sign bits of the vectors of ix. It reads every
+// code twice (the mean, then the bits), on every core: at 1M vectors it
+// is the first search's cost on each new generation.
+func signsOf(ix *Index) *signs {
+	dim := ix.Dim()
+	var mu sync.Mutex
+	sums := make([]int64, dim)
+	parallel.Spans(ix.n, 16_384, func(lo, hi int) {
+		local := make([]int64, dim)
+		for d := lo; d < hi; d++ {
+			for j, c := range ix.row(d) {
+				local[j] += int64(c)
+			}
+		}
+		mu.Lock()
+		for j, x := range local {
+			sums[j] += x
+		}
+		mu.Unlock()
+	})
+	s := &signs{words: (dim + 63) / 64, center: make([]float32, dim)}
+	// A code c is above the mean m exactly when it is above floor(m), so
+	// the comparison runs on integers.
+	floor := make([]int32, dim)
+	for j := range dim {
+		var mean float32
+		if ix.n > 0 {
+			mean = float32(sums[j]) / float32(ix.n)
+		}
+		s.center[j] = mean * ix.space.Quantizer.Scale[j]
+		floor[j] = int32(math.Floor(float64(mean)))
+	}
+	s.bits = make([]uint64, ix.n*s.words)
+	parallel.Spans(ix.n, 16_384, func(lo, hi int) {
+		for d := lo; d < hi; d++ {
+			signBits(ix.row(d), floor, s.bits[d*s.words:(d+1)*s.words])
+		}
+	})
+	return s
+}
+
+// signBits sets bit j of out when codes[j] > floor[j], without a branch
+// per component (the comparisons are data-dependent coin flips).
+func signBits(codes []int8, floor []int32, out []uint64) {
 	for w := range out {
-		c := codes[w*64 : min(w*64+64, len(codes))]
+		lo, hi := w*64, min(w*64+64, len(codes))
+		c, f := codes[lo:hi], floor[lo:hi]
 		var x uint64
-		for b, v := range c {
-			// -v is negative exactly when v > 0.
-			x |= uint64(uint32(-int32(v))>>31) << b
+		for b := range c {
+			// floor - code is negative exactly when code > floor.
+			x |= uint64(uint32(f[b]-int32(c[b]))>>31) << b
 		}
 		out[w] = x
 	}
 }
 
-// querySigns returns q's sign bits.
-func querySigns(q []float32) []uint64 {
-	out := make([]uint64, signWords(len(q)))
+// query returns q's sign bits.
+func (s *signs) query(q []float32) []uint64 {
+	out := make([]uint64, s.words)
 	for j, x := range q {
-		if x > 0 {
+		if x > s.center[j] {
 			out[j/64] |= 1 << (j % 64)
 		}
 	}
@@ -79,8 +108,8 @@ var distances sync.Pool
 // nearest returns the (about) keep accepted documents whose bits are
 // nearest q's, in document order: every one nearer than the cut-off
 // distance and, at the cut-off, the first in document order.
-func (ix *Index) nearest(q []float32, keep int, accept func(int) bool) []int {
-	n, words, qb := ix.n, signWords(ix.Dim()), querySigns(q)
+func (s *signs) nearest(q []float32, n, keep int, accept func(int) bool) []int {
+	qb := s.query(q)
 	dist, _ := distances.Get().([]uint16)
 	if cap(dist) < n {
 		dist = make([]uint16, n)
@@ -88,29 +117,20 @@ func (ix *Index) nearest(q []float32, keep int, accept func(int) bool) []int {
 	dist = dist[:n]
 	defer distances.Put(dist) //nolint:staticcheck // a slice header is small next to what it saves
 	parallel.Spans(n, 16_384, func(lo, hi int) {
-		for s, seg := range ix.segs {
-			base := ix.bases[s]
-			from, to := max(lo, base), min(hi, base+seg.Len())
-			if from >= to {
+		for d := lo; d < hi; d++ {
+			if accept != nil && !accept(d) {
+				dist[d] = farAway
 				continue
 			}
-			signs := seg.signs()
-			for d := from; d < to; d++ {
-				if accept != nil && !accept(d) {
-					dist[d] = farAway
-					continue
-				}
-				h := 0
-				local := d - base
-				for w, x := range signs[local*words : (local+1)*words] {
-					h += bits.OnesCount64(x ^ qb[w])
-				}
-				dist[d] = uint16(h)
+			h := 0
+			for w, x := range s.bits[d*s.words : (d+1)*s.words] {
+				h += bits.OnesCount64(x ^ qb[w])
 			}
+			dist[d] = uint16(h)
 		}
 	})
 	// The distances are small integers: a histogram finds the cut-off.
-	hist := make([]int, words*64+1)
+	hist := make([]int, s.words*64+1)
 	for _, h := range dist {
 		if h != farAway {
 			hist[h]++

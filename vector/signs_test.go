@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"math"
 	"math/rand"
 	"slices"
 	"testing"
@@ -10,8 +11,7 @@ import (
 // prefilter and still finds the true neighbours (against the exact scan);
 // a filter is honoured before the prefilter keeps anything; below the
 // threshold, and for Exact, every vector is scanned. Prepare computes the
-// bits before any search, once per segment: an index that shares a
-// segment with an earlier one reuses its bits.
+// bits before any search.
 func TestSignPrefilter(t *testing.T) {
 	const n, dim = signMinDocs + 5000, 64
 	s := clustered(t, n, dim, 7)
@@ -23,17 +23,8 @@ func TestSignPrefilter(t *testing.T) {
 	if !ix.Approximate() || ix.Exact().Approximate() {
 		t.Fatalf("approximate: %v, exact copy: %v", ix.Approximate(), ix.Exact().Approximate())
 	}
-	if ix.Prepare(); ix.segs[0].signBits == nil || ix.segs[1].signBits == nil {
+	if ix.Prepare(); ix.signs == nil {
 		t.Fatal("Prepare left the sign bits to the first search")
-	}
-	shared, added := ix.segs[1], codesOf(t, s, q, 0, 100)
-	next, err := NewIndex(Space{Quantizer: q}, []*Codes{ix.segs[0], shared, added}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := &shared.signBits[0]
-	if next.Prepare(); &shared.signBits[0] != before || added.signBits == nil {
-		t.Error("a shared segment computed its bits again, or a new one did not")
 	}
 	exact := ix.Exact()
 	rng := rand.New(rand.NewSource(3))
@@ -77,29 +68,15 @@ func TestSignPrefilter(t *testing.T) {
 }
 
 // TestNearestKeepsTheNearest: the prefilter keeps every document nearer
-// than its cut-off and exactly keep documents in all, across segments.
+// than its cut-off and exactly keep documents in all.
 func TestNearestKeepsTheNearest(t *testing.T) {
-	const dim = 64
-	var segs []*Codes
-	for range 2 {
-		c := &Codes{rows: 50, dim: dim, data: make([]int8, 50*dim)}
-		segs = append(segs, c)
-	}
+	s := &signs{words: 1, center: make([]float32, 64)}
+	q := make([]float32, 64) // all bits 0
 	for d := range 100 {
-		// Document d has d%10 components above zero: distance d%10 from a
-		// query whose bits are all 0.
-		row := segs[d/50].Row(d % 50)
-		for j := range d % 10 {
-			row[j] = int8(1 + j)
-		}
-		row[dim-1] = -5
+		// Document d has d%10 bits set: distance d%10 from q.
+		s.bits = append(s.bits, uint64(1)<<(d%10)-1)
 	}
-	ix, err := NewIndex(Space{Quantizer: Quantizer{Scale: make([]float32, dim)}}, segs, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := make([]float32, dim)
-	got := ix.nearest(q, 25, nil)
+	got := s.nearest(q, 100, 25, nil)
 	if len(got) != 25 {
 		t.Fatalf("kept %d, want 25", len(got))
 	}
@@ -108,26 +85,44 @@ func TestNearestKeepsTheNearest(t *testing.T) {
 			t.Errorf("kept document %d at distance %d; 30 documents are nearer than 3", d, d%10)
 		}
 	}
-	if got := ix.nearest(q, 500, func(d int) bool { return d < 7 || d == 60 }); !slices.Equal(got, []int{0, 1, 2, 3, 4, 5, 6, 60}) {
-		t.Errorf("with 8 documents accepted, kept %v", got)
+	if got := s.nearest(q, 100, 500, func(d int) bool { return d < 7 }); len(got) != 7 {
+		t.Errorf("with 7 documents accepted, kept %d", len(got))
 	}
 }
 
-// TestSignBits: the branch-free bits are code > 0, at every position of
-// a dimension that is not a multiple of 64, for the ends of the code range.
+// TestSignBits: the branch-free bits are the comparison they replace,
+// code > mean, at every position of a dimension that is not a multiple
+// of 64, for codes at the ends of the range and means between codes, on
+// them and beyond them.
 func TestSignBits(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	const dim = 150
+	means := make([]float32, dim)
+	floor := make([]int32, dim)
+	for j := range means {
+		switch j % 4 {
+		case 0:
+			means[j] = float32(rng.Intn(255) - 127) // on a code
+		case 1:
+			means[j] = float32(rng.Float64()*254 - 127)
+		case 2:
+			means[j] = []float32{-200, 200, 127.5, -127.5}[rng.Intn(4)]
+		default:
+			means[j] = float32(rng.NormFloat64())
+		}
+		floor[j] = int32(math.Floor(float64(means[j])))
+	}
 	for range 200 {
 		codes := make([]int8, dim)
 		for j := range codes {
-			codes[j] = int8([]int{-128, -127, -1, 0, 1, 127, rng.Intn(256) - 128}[rng.Intn(7)])
+			codes[j] = int8([]int{-127, 127, 0, rng.Intn(255) - 127}[rng.Intn(4)])
 		}
-		got := make([]uint64, signWords(dim))
-		signBits(codes, got)
+		got := make([]uint64, 3)
+		signBits(codes, floor, got)
 		for j, c := range codes {
-			if set := got[j/64]&(1<<(j%64)) != 0; set != (c > 0) {
-				t.Fatalf("code %d: bit %v", c, set)
+			want := float32(c) > means[j]
+			if set := got[j/64]&(1<<(j%64)) != 0; set != want {
+				t.Fatalf("code %d against mean %v: bit %v, want %v", c, means[j], set, want)
 			}
 		}
 		if got[2]>>(dim-128) != 0 {
@@ -136,17 +131,26 @@ func TestSignBits(t *testing.T) {
 	}
 }
 
-// BenchmarkSigns: a segment's first prefiltered search (or Prepare)
-// computes every vector's sign bits.
-func BenchmarkSigns(b *testing.B) {
+// BenchmarkSignsOf: the first prefiltered search of a generation computes
+// every vector's sign bits.
+func BenchmarkSignsOf(b *testing.B) {
 	const n, dim = 100_000, 384
 	rng := rand.New(rand.NewSource(1))
 	data := make([]int8, n*dim)
 	for i := range data {
 		data[i] = int8(rng.Intn(255) - 127)
 	}
+	scale := make([]float32, dim)
+	for j := range scale {
+		scale[j] = 1.0 / 127
+	}
+	codes := &Codes{dim: dim, rows: n, data: data}
+	ix, err := NewIndex(Space{Quantizer: Quantizer{Scale: scale}}, []*Codes{codes}, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	for range b.N {
-		(&Codes{dim: dim, rows: n, data: data}).signs()
+		signsOf(ix)
 	}
 }
