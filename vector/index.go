@@ -54,8 +54,9 @@ func NewIndex(space Space, segs []*Codes, lists []*Lists, tie func(a, b int) boo
 	return ix, nil
 }
 
-// Prepare computes the sign prefilter's bits, when searches use it, if
-// the first search has not: a read of every vector.
+// Prepare gathers the sign prefilter's bits, when searches use it, if the
+// first search has not: a read of every vector of the segments that have
+// no bits for this centre yet.
 func (ix *Index) Prepare() {
 	if ix.prefilters() {
 		ix.signOnce.Do(func() { ix.signs = signsOf(ix) })
@@ -168,7 +169,7 @@ func (ix *Index) Search(q []float32, k int, accept func(int) bool) ([]Hit, error
 		}
 	} else if ix.prefilters() {
 		ix.Prepare()
-		cands = ix.scanDocs(p, ix.signs.nearest(q, ix.n, signKeep(ix.n), accept), want)
+		cands = ix.scanDocs(p, ix.signs.nearest(q, signKeep(ix.n), accept), want)
 	} else {
 		cands = ix.scanAll(p, want, accept)
 	}

@@ -61,9 +61,19 @@ func TestQuantizerKeepsDotProducts(t *testing.T) {
 	s := clustered(t, 2000, 64, 1)
 	q := TrainQuantizer(s.data, 64)
 	b, _ := q.MarshalBinary()
-	q2, rest, err := ParseQuantizer(append(b, 9))
-	if err != nil || !slices.Equal(q2.Scale, q.Scale) || !bytes.Equal(rest, []byte{9}) {
+	q2, rest, err := ParseQuantizer(append(b, 9), true)
+	if err != nil || !slices.Equal(q2.Scale, q.Scale) || !slices.Equal(q2.Centre, q.Centre) || !bytes.Equal(rest, []byte{9}) {
 		t.Fatalf("round trip: %v %v", err, rest)
+	}
+	// The layout written before the centre: the scales alone.
+	old := b[:4+4*64]
+	if q3, rest, err := ParseQuantizer(append(old, 9), false); err != nil || !slices.Equal(q3.Scale, q.Scale) || q3.Centre != nil || !bytes.Equal(rest, []byte{9}) {
+		t.Fatalf("old layout: %v, centre %v, rest %v", err, q3.Centre, rest)
+	}
+	nan := slices.Clone(b)
+	copy(nan[4+4*64:], []byte{0, 0, 0xc0, 0x7f})
+	if _, _, err := ParseQuantizer(nan, true); err == nil {
+		t.Error("a NaN centre accepted")
 	}
 	codes := make([]int8, 64)
 	worst := 0.0
@@ -80,7 +90,7 @@ func TestQuantizerKeepsDotProducts(t *testing.T) {
 	if worst > 0.02 {
 		t.Errorf("decoded dot product off by up to %v", worst)
 	}
-	if _, _, err := ParseQuantizer(b[:7]); err == nil {
+	if _, _, err := ParseQuantizer(b[:len(b)-1], true); err == nil {
 		t.Error("short quantizer accepted")
 	}
 }

@@ -16,18 +16,34 @@ import (
 // whether a full build or an incremental one wrote it.
 type Quantizer struct {
 	Scale []float32
+	// Centre is the mean of the training sample. The sign prefilter's one
+	// bit per dimension says which side of it a component lies: fixed for
+	// the space, so a segment's bits are the same in every generation
+	// that holds it. Nil in quantizers written before it (space format
+	// NOVSPC02): those generations compare with their own mean.
+	Centre []float32
 }
 
 // quantHeadroom leaves room above the largest component seen in training
 // for vectors embedded later; larger components are clamped.
 const quantHeadroom = 1.25
 
-// TrainQuantizer derives the scales from sample vectors (rows of dim).
+// TrainQuantizer derives the scales and the centre from sample vectors
+// (rows of dim).
 func TrainQuantizer(sample []float32, dim int) Quantizer {
-	q := Quantizer{Scale: make([]float32, dim)}
+	q := Quantizer{Scale: make([]float32, dim), Centre: make([]float32, dim)}
+	sum := make([]float64, dim)
+	rows := 0
 	for i := 0; i+dim <= len(sample); i += dim {
 		for j, v := range sample[i : i+dim] {
 			q.Scale[j] = max(q.Scale[j], float32(math.Abs(float64(v))))
+			sum[j] += float64(v)
+		}
+		rows++
+	}
+	if rows > 0 {
+		for j, x := range sum {
+			q.Centre[j] = float32(x / float64(rows))
 		}
 	}
 	for j, m := range q.Scale {
@@ -126,32 +142,57 @@ func dotScaled(a []float32, b []int8) float32 {
 	return s0 + s1 + s2 + s3
 }
 
-// MarshalBinary encodes the quantizer (dim u32, then the scales).
+// MarshalBinary encodes the quantizer: dim u32, the scales, then the
+// centre (zeros for a quantizer without one).
 func (q Quantizer) MarshalBinary() ([]byte, error) {
-	b := binary.LittleEndian.AppendUint32(nil, uint32(len(q.Scale)))
+	dim := len(q.Scale)
+	b := binary.LittleEndian.AppendUint32(nil, uint32(dim))
 	for _, s := range q.Scale {
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s))
+	}
+	for j := range dim {
+		var c float32
+		if q.Centre != nil {
+			c = q.Centre[j]
+		}
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(c))
 	}
 	return b, nil
 }
 
 // ParseQuantizer decodes MarshalBinary's output and returns the bytes
-// that follow it.
-func ParseQuantizer(b []byte) (Quantizer, []byte, error) {
+// that follow it. withCentre is false for the layout written before the
+// centre (dim and scales only).
+func ParseQuantizer(b []byte, withCentre bool) (Quantizer, []byte, error) {
 	if len(b) < 4 {
 		return Quantizer{}, nil, errors.New("quantizer: short")
 	}
 	dim := int(binary.LittleEndian.Uint32(b))
-	if dim <= 0 || dim > 1<<16 || len(b) < 4+4*dim {
+	size := 4 + 4*dim
+	if withCentre {
+		size += 4 * dim
+	}
+	if dim <= 0 || dim > 1<<16 || len(b) < size {
 		return Quantizer{}, nil, fmt.Errorf("quantizer: dimension %d out of range", dim)
 	}
+	float := func(i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b[4+4*i:])) }
 	q := Quantizer{Scale: make([]float32, dim)}
 	for j := range q.Scale {
-		s := math.Float32frombits(binary.LittleEndian.Uint32(b[4+4*j:]))
+		s := float(j)
 		if !(s > 0) || math.IsInf(float64(s), 0) {
 			return Quantizer{}, nil, fmt.Errorf("quantizer: scale %d is %v", j, s)
 		}
 		q.Scale[j] = s
 	}
-	return q, b[4+4*dim:], nil
+	if withCentre {
+		q.Centre = make([]float32, dim)
+		for j := range q.Centre {
+			c := float(dim + j)
+			if math.IsNaN(float64(c)) || math.IsInf(float64(c), 0) {
+				return Quantizer{}, nil, fmt.Errorf("quantizer: centre %d is %v", j, c)
+			}
+			q.Centre[j] = c
+		}
+	}
+	return q, b[size:], nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"unsafe"
 )
 
@@ -88,6 +89,11 @@ func (w *CodesWriter) Close() (int64, error) {
 type Codes struct {
 	rows, dim int
 	data      []int8
+	// The sign prefilter's bits and the floor they were computed against
+	// (signs.go).
+	signMu    sync.Mutex
+	signFloor []int32
+	signBits  []uint64
 }
 
 // OpenCodes checks b's layout and returns a reader over it; b must stay

@@ -3,19 +3,26 @@ package vector
 import (
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 
 	"github.com/nova-recall/nova/parallel"
 )
 
 // The sign prefilter: above signMinDocs vectors a search first compares
-// one bit per dimension (is the component above the collection's mean?)
-// by Hamming distance, a few popcounts per vector, and scores only the
+// one bit per dimension (is the component above the space's centre?) by
+// Hamming distance, a few popcounts per vector, and scores only the
 // nearest signKeep(n) with int8 arithmetic. Measured on the bench's
 // generations (BenchmarkDenseMethods, BENCHMARKS.md): keeping 8 000 of
 // 100 000 found 0.971 of the true top 10 in 2.5 ms against 9.2 ms for the
 // int8 scan of every vector, and keeping 10 000 of 1 000 000 found 0.983
 // in 8.8 ms against 105 ms.
+//
+// The centre is the quantizer's: fixed for the space, so a segment's bits
+// are the same in every generation that shares it and are computed once
+// (Codes.signs). Zero would do as well for the builtin model's vectors,
+// but an embedding endpoint's are often all on one side of zero in some
+// dimensions, where every vector would get the same bit.
 const (
 	signMinDocs   = 20_000
 	signKeepMin   = 8_000
@@ -25,17 +32,52 @@ const (
 // signKeep is how many candidates the prefilter keeps out of n.
 func signKeep(n int) int { return max(signKeepMin, n/signKeepShare) }
 
-// signs holds every vector's sign bits.
+// signWords is the number of uint64 words of one vector's sign bits.
+func signWords(dim int) int { return (dim + 63) / 64 }
+
+// signs holds the sign bits of a generation's vectors.
 type signs struct {
-	words  int       // uint64 words per vector
-	bits   []uint64  // words per vector, vectors in document order
-	center []float32 // the mean, decoded: a query's bits compare with it
+	words  int        // uint64 words per vector
+	segs   [][]uint64 // per segment: words per row, rows in order
+	bases  []int      // the first document of each segment
+	n      int        // documents in all
+	centre []float32  // a query's bits compare with it
 }
 
-// signsOf computes the sign bits of the vectors of ix. It reads every
-// code twice (the mean, then the bits), on every core: at 1M vectors it
-// is the first search's cost on each new generation.
+// signsOf gathers the sign bits of ix's segments, computing those a
+// segment does not hold yet for this centre.
 func signsOf(ix *Index) *signs {
+	dim, scale := ix.Dim(), ix.space.Quantizer.Scale
+	// The centre in code units: a code c is above it exactly when c is
+	// above its floor, so the comparison runs on integers.
+	centre := ix.space.Quantizer.Centre
+	var inCodes []float64
+	if centre == nil {
+		inCodes = meanCodes(ix)
+		centre = make([]float32, dim)
+		for j, m := range inCodes {
+			centre[j] = float32(m) * scale[j]
+		}
+	} else {
+		inCodes = make([]float64, dim)
+		for j, c := range centre {
+			inCodes[j] = float64(c / scale[j])
+		}
+	}
+	floor := make([]int32, dim)
+	for j, m := range inCodes {
+		floor[j] = int32(max(-128, min(127, math.Floor(m))))
+	}
+	s := &signs{words: signWords(dim), bases: ix.bases, n: ix.n, centre: centre}
+	for _, seg := range ix.segs {
+		s.segs = append(s.segs, seg.signs(floor))
+	}
+	return s
+}
+
+// meanCodes is the mean of every vector's codes: the centre of a space
+// whose quantizer has none (written before it), per generation.
+func meanCodes(ix *Index) []float64 {
 	dim := ix.Dim()
 	var mu sync.Mutex
 	sums := make([]int64, dim)
@@ -52,25 +94,33 @@ func signsOf(ix *Index) *signs {
 		}
 		mu.Unlock()
 	})
-	s := &signs{words: (dim + 63) / 64, center: make([]float32, dim)}
-	// A code c is above the mean m exactly when it is above floor(m), so
-	// the comparison runs on integers.
-	floor := make([]int32, dim)
-	for j := range dim {
-		var mean float32
+	mean := make([]float64, dim)
+	for j, x := range sums {
 		if ix.n > 0 {
-			mean = float32(sums[j]) / float32(ix.n)
+			mean[j] = float64(x) / float64(ix.n)
 		}
-		s.center[j] = mean * ix.space.Quantizer.Scale[j]
-		floor[j] = int32(math.Floor(float64(mean)))
 	}
-	s.bits = make([]uint64, ix.n*s.words)
-	parallel.Spans(ix.n, 16_384, func(lo, hi int) {
-		for d := lo; d < hi; d++ {
-			signBits(ix.row(d), floor, s.bits[d*s.words:(d+1)*s.words])
+	return mean
+}
+
+// signs returns every row's sign bits against floor (signWords(dim)
+// words a row), computed on every core the first time and kept: a segment
+// that successive generations share computes them once.
+func (c *Codes) signs(floor []int32) []uint64 {
+	c.signMu.Lock()
+	defer c.signMu.Unlock()
+	if c.signBits != nil && slices.Equal(c.signFloor, floor) {
+		return c.signBits
+	}
+	words := signWords(c.dim)
+	out := make([]uint64, c.rows*words)
+	parallel.Spans(c.rows, 16_384, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			signBits(c.Row(r), floor, out[r*words:(r+1)*words])
 		}
 	})
-	return s
+	c.signFloor, c.signBits = slices.Clone(floor), out
+	return out
 }
 
 // signBits sets bit j of out when codes[j] > floor[j], without a branch
@@ -92,7 +142,7 @@ func signBits(codes []int8, floor []int32, out []uint64) {
 func (s *signs) query(q []float32) []uint64 {
 	out := make([]uint64, s.words)
 	for j, x := range q {
-		if x > s.center[j] {
+		if x > s.centre[j] {
 			out[j/64] |= 1 << (j % 64)
 		}
 	}
@@ -108,8 +158,8 @@ var distances sync.Pool
 // nearest returns the (about) keep accepted documents whose bits are
 // nearest q's, in document order: every one nearer than the cut-off
 // distance and, at the cut-off, the first in document order.
-func (s *signs) nearest(q []float32, n, keep int, accept func(int) bool) []int {
-	qb := s.query(q)
+func (s *signs) nearest(q []float32, keep int, accept func(int) bool) []int {
+	n, qb := s.n, s.query(q)
 	dist, _ := distances.Get().([]uint16)
 	if cap(dist) < n {
 		dist = make([]uint16, n)
@@ -117,16 +167,17 @@ func (s *signs) nearest(q []float32, n, keep int, accept func(int) bool) []int {
 	dist = dist[:n]
 	defer distances.Put(dist) //nolint:staticcheck // a slice header is small next to what it saves
 	parallel.Spans(n, 16_384, func(lo, hi int) {
-		for d := lo; d < hi; d++ {
-			if accept != nil && !accept(d) {
-				dist[d] = farAway
-				continue
+		for i, bits := range s.segs {
+			base := s.bases[i]
+			from, to := max(lo, base), min(hi, base+len(bits)/s.words)
+			for d := from; d < to; d++ {
+				if accept != nil && !accept(d) {
+					dist[d] = farAway
+					continue
+				}
+				row := bits[(d-base)*s.words : (d-base+1)*s.words]
+				dist[d] = uint16(hamming(row, qb))
 			}
-			h := 0
-			for w, x := range s.bits[d*s.words : (d+1)*s.words] {
-				h += bits.OnesCount64(x ^ qb[w])
-			}
-			dist[d] = uint16(h)
 		}
 	})
 	// The distances are small integers: a histogram finds the cut-off.
@@ -154,4 +205,13 @@ func (s *signs) nearest(q []float32, n, keep int, accept func(int) bool) []int {
 		}
 	}
 	return out
+}
+
+// hamming is the number of bits in which a and b differ.
+func hamming(a, b []uint64) int {
+	h := 0
+	for w, x := range a {
+		h += bits.OnesCount64(x ^ b[w])
+	}
+	return h
 }

@@ -70,13 +70,15 @@ func TestSignPrefilter(t *testing.T) {
 // TestNearestKeepsTheNearest: the prefilter keeps every document nearer
 // than its cut-off and exactly keep documents in all.
 func TestNearestKeepsTheNearest(t *testing.T) {
-	s := &signs{words: 1, center: make([]float32, 64)}
+	// Two segments of 60 and 40 documents.
+	s := &signs{words: 1, centre: make([]float32, 64), bases: []int{0, 60}, n: 100, segs: make([][]uint64, 2)}
 	q := make([]float32, 64) // all bits 0
 	for d := range 100 {
 		// Document d has d%10 bits set: distance d%10 from q.
-		s.bits = append(s.bits, uint64(1)<<(d%10)-1)
+		seg := min(d/60, 1)
+		s.segs[seg] = append(s.segs[seg], uint64(1)<<(d%10)-1)
 	}
-	got := s.nearest(q, 100, 25, nil)
+	got := s.nearest(q, 25, nil)
 	if len(got) != 25 {
 		t.Fatalf("kept %d, want 25", len(got))
 	}
@@ -85,7 +87,7 @@ func TestNearestKeepsTheNearest(t *testing.T) {
 			t.Errorf("kept document %d at distance %d; 30 documents are nearer than 3", d, d%10)
 		}
 	}
-	if got := s.nearest(q, 100, 500, func(d int) bool { return d < 7 }); len(got) != 7 {
+	if got := s.nearest(q, 500, func(d int) bool { return d < 7 }); len(got) != 7 {
 		t.Errorf("with 7 documents accepted, kept %d", len(got))
 	}
 }
@@ -131,8 +133,74 @@ func TestSignBits(t *testing.T) {
 	}
 }
 
-// BenchmarkSignsOf: the first prefiltered search of a generation computes
-// every vector's sign bits.
+// TestSignsFollowTheCentre: vectors far from zero in some dimensions, as an
+// embedding endpoint's often are, still find their neighbours through the
+// prefilter because the bits compare with the quantizer's centre; with
+// zero as the centre those dimensions give every vector the same bit and
+// recall falls. A segment shared by two generations of the same space
+// computes its bits once; a quantizer without a centre (a space written
+// before it) compares with the generation's mean.
+func TestSignsFollowTheCentre(t *testing.T) {
+	const n, dim = 100_000, 64
+	s := clustered(t, n, dim, 11)
+	for i := range n {
+		v := s.data[i*dim : (i+1)*dim]
+		for j := range dim * 7 / 8 {
+			v[j] += 0.5 // most dimensions far on one side of zero
+		}
+		normalize(v)
+	}
+	q := TrainQuantizer(s.data, dim)
+	half := []*Codes{codesOf(t, s, q, 0, n/2), codesOf(t, s, q, n/2, n)}
+	recall := func(q Quantizer) float64 {
+		ix, err := NewIndex(Space{Quantizer: q}, half, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact := ix.Exact()
+		rng := rand.New(rand.NewSource(4))
+		found, want := 0, 0
+		for range 50 {
+			v := slices.Clone(s.Row(rng.Intn(n)))
+			truth := docs(t, exact, v, 10, nil)
+			for _, d := range docs(t, ix, v, 10, nil) {
+				if slices.Contains(truth, d) {
+					found++
+				}
+			}
+			want += len(truth)
+		}
+		return float64(found) / float64(want)
+	}
+	centred := recall(q)
+	zero := recall(Quantizer{Scale: q.Scale, Centre: make([]float32, dim)})
+	mean := recall(Quantizer{Scale: q.Scale})
+	t.Logf("recall@10 through the prefilter: centre %.3f, zero %.3f, generation mean %.3f", centred, zero, mean)
+	if centred < 0.9 || mean < 0.9 {
+		t.Errorf("recall@10 with the centre %.3f, with the generation's mean %.3f; want at least 0.9", centred, mean)
+	}
+	if zero >= centred {
+		t.Errorf("zero as the centre kept recall %.3f (centre: %.3f): the test data does not test the centre", zero, centred)
+	}
+
+	a, err := NewIndex(Space{Quantizer: q}, half, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewIndex(Space{Quantizer: q}, half[1:], nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Prepare()
+	b.Prepare()
+	if &a.signs.segs[1][0] != &b.signs.segs[0][0] {
+		t.Error("a segment shared by two generations of one space computed its bits twice")
+	}
+}
+
+// BenchmarkSignsOf: a generation's first prefiltered search, or novad
+// before it serves, computes the sign bits of every vector whose segment
+// has none; a fresh segment each time here.
 func BenchmarkSignsOf(b *testing.B) {
 	const n, dim = 100_000, 384
 	rng := rand.New(rand.NewSource(1))
@@ -144,13 +212,13 @@ func BenchmarkSignsOf(b *testing.B) {
 	for j := range scale {
 		scale[j] = 1.0 / 127
 	}
-	codes := &Codes{dim: dim, rows: n, data: data}
-	ix, err := NewIndex(Space{Quantizer: Quantizer{Scale: scale}}, []*Codes{codes}, nil, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
 	b.ResetTimer()
 	for range b.N {
+		codes := &Codes{dim: dim, rows: n, data: data}
+		ix, err := NewIndex(Space{Quantizer: Quantizer{Scale: scale, Centre: make([]float32, dim)}}, []*Codes{codes}, nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
 		signsOf(ix)
 	}
 }

@@ -316,10 +316,15 @@ func openSpace(dir string, files map[string]manifest.FileSum, prof api.Embedding
 	return space, model, ann, nil
 }
 
-// space.bin: magic "NOVSPC02", the quantizer, then a u32 flag: 0 for
-// exact search, 1 followed by the build-time recall (f64 bits, u64) and
-// the cells.
-const spaceMagic = "NOVSPC02"
+// space.bin: magic "NOVSPC03", the quantizer (with its centre), then a
+// u32 flag: 0 for exact search, 1 followed by the build-time recall
+// (millionths, u64) and the cells. "NOVSPC02" spaces, written before the
+// centre, are read as they are: a sync that trains a new space replaces
+// them.
+const (
+	spaceMagic   = "NOVSPC03"
+	spaceMagicV2 = "NOVSPC02"
+)
 
 // MarshalSpace encodes a space and its recall check.
 func MarshalSpace(sp vector.Space, recall float64) []byte {
@@ -338,10 +343,10 @@ func MarshalSpace(sp vector.Space, recall float64) []byte {
 // ParseSpace decodes MarshalSpace's output.
 func ParseSpace(b []byte) (vector.Space, *ANNMeta, error) {
 	var sp vector.Space
-	if len(b) < 8 || string(b[:8]) != spaceMagic {
+	if len(b) < 8 || string(b[:8]) != spaceMagic && string(b[:8]) != spaceMagicV2 {
 		return sp, nil, fmt.Errorf("%w: bad space magic", ErrCorrupt)
 	}
-	q, rest, err := vector.ParseQuantizer(b[8:])
+	q, rest, err := vector.ParseQuantizer(b[8:], string(b[:8]) == spaceMagic)
 	if err != nil {
 		return sp, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}

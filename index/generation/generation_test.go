@@ -3,10 +3,12 @@ package generation_test
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -287,20 +289,34 @@ func flip(b []byte) []byte {
 	return out
 }
 
-// TestSpace_roundTrip: a vector space and its recall check survive
-// MarshalSpace and ParseSpace; a cut encoding is refused.
+// TestSpace_roundTrip: a vector space (the quantizer's scales and centre)
+// and its recall check survive MarshalSpace and ParseSpace; a cut encoding
+// is refused; a space written before the centre (NOVSPC02) is read
+// without one.
 func TestSpace_roundTrip(t *testing.T) {
-	sp := vector.Space{Quantizer: vector.Quantizer{Scale: []float32{0.5, 1, 2, 0.25}}}
+	sp := vector.Space{Quantizer: vector.Quantizer{Scale: []float32{0.5, 1, 2, 0.25}, Centre: []float32{0.1, -0.2, 0, 0.3}}}
 	b := generation.MarshalSpace(sp, 0.97)
 	got, meta, err := generation.ParseSpace(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(got.Quantizer.Scale, sp.Quantizer.Scale) || got.Cells != nil || meta == nil {
+	if !slices.Equal(got.Quantizer.Scale, sp.Quantizer.Scale) || !slices.Equal(got.Quantizer.Centre, sp.Quantizer.Centre) || got.Cells != nil || meta == nil {
 		t.Errorf("round trip: %+v %+v", got, meta)
 	}
 	if _, _, err := generation.ParseSpace(b[:len(b)/2]); err == nil {
 		t.Error("a cut space encoding was accepted")
+	}
+
+	// NOVSPC02: magic, dim, the scales, the exact-search flag.
+	old := []byte("NOVSPC02")
+	old = binary.LittleEndian.AppendUint32(old, 4)
+	for _, s := range sp.Quantizer.Scale {
+		old = binary.LittleEndian.AppendUint32(old, math.Float32bits(s))
+	}
+	old = binary.LittleEndian.AppendUint32(old, 0)
+	got, _, err = generation.ParseSpace(old)
+	if err != nil || !slices.Equal(got.Quantizer.Scale, sp.Quantizer.Scale) || got.Quantizer.Centre != nil {
+		t.Errorf("a NOVSPC02 space: %v, %+v", err, got.Quantizer)
 	}
 }
 
