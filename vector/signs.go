@@ -166,27 +166,39 @@ func (s *signs) nearest(q []float32, keep int, accept func(int) bool) []int {
 	}
 	dist = dist[:n]
 	defer distances.Put(dist) //nolint:staticcheck // a slice header is small next to what it saves
+	// The distances are small integers: a histogram of them, counted as
+	// they are computed, finds the cut-off.
+	hist := make([]int, s.words*64+1)
+	var mu sync.Mutex
 	parallel.Spans(n, 16_384, func(lo, hi int) {
+		local := make([]int, len(hist))
 		for i, bits := range s.segs {
 			base := s.bases[i]
 			from, to := max(lo, base), min(hi, base+len(bits)/s.words)
+			if from >= to {
+				continue
+			}
+			rows := bits[(from-base)*s.words : (to-base)*s.words]
+			if accept == nil {
+				hammingRows(rows, qb, dist[from:to], local)
+				continue
+			}
 			for d := from; d < to; d++ {
-				if accept != nil && !accept(d) {
+				if !accept(d) {
 					dist[d] = farAway
 					continue
 				}
-				row := bits[(d-base)*s.words : (d-base+1)*s.words]
-				dist[d] = uint16(hamming(row, qb))
+				h := hamming(rows[(d-from)*s.words:(d-from+1)*s.words], qb)
+				dist[d] = uint16(h)
+				local[h]++
 			}
 		}
-	})
-	// The distances are small integers: a histogram finds the cut-off.
-	hist := make([]int, s.words*64+1)
-	for _, h := range dist {
-		if h != farAway {
-			hist[h]++
+		mu.Lock()
+		for h, c := range local {
+			hist[h] += c
 		}
-	}
+		mu.Unlock()
+	})
 	cut, below := 0, 0
 	for cut < len(hist) && below+hist[cut] < keep {
 		below += hist[cut]
@@ -205,6 +217,29 @@ func (s *signs) nearest(q []float32, keep int, accept func(int) bool) []int {
 		}
 	}
 	return out
+}
+
+// hammingRows sets dist[r] to the distance of row r of rows (len(q) words
+// each) from q and counts it in hist. The default 384 dimensions (six
+// words) have a loop of their own, unrolled: it is most of a search's
+// prefilter time.
+func hammingRows(rows, q []uint64, dist []uint16, hist []int) {
+	if len(q) != 6 {
+		for r := range dist {
+			h := hamming(rows[r*len(q):(r+1)*len(q)], q)
+			dist[r] = uint16(h)
+			hist[h]++
+		}
+		return
+	}
+	q0, q1, q2, q3, q4, q5 := q[0], q[1], q[2], q[3], q[4], q[5]
+	for r := range dist {
+		b := rows[r*6 : r*6+6 : r*6+6]
+		h := bits.OnesCount64(b[0]^q0) + bits.OnesCount64(b[1]^q1) + bits.OnesCount64(b[2]^q2) +
+			bits.OnesCount64(b[3]^q3) + bits.OnesCount64(b[4]^q4) + bits.OnesCount64(b[5]^q5)
+		dist[r] = uint16(h)
+		hist[h]++
+	}
 }
 
 // hamming is the number of bits in which a and b differ.
