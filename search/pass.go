@@ -131,11 +131,16 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 			continue
 		}
 		c.fused = alpha*lex + (1-alpha)*c.dense
-		ch := q.chunk(s.doc)
-		s.dialogue = ch.SessionID != ""
-		s.score = c.fused * e.metadataFactor(q, ch, c)
 		out = append(out, *s)
 	}
+	// The metadata factors need each candidate's chunk: decoding them is
+	// most of this step, so it runs on every core.
+	parallel.For(len(out), 8, func(i int) {
+		s := &out[i]
+		ch := q.chunk(s.doc)
+		s.dialogue = ch.SessionID != ""
+		s.score = s.comp.fused * e.metadataFactor(q, ch, &s.comp)
+	})
 	sortScored(out)
 	// Text-based adjustments only for the head of the list: they read the
 	// chunk text, which is the expensive part, so they run on every core.
