@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
@@ -129,6 +130,30 @@ func TestSync_incremental(t *testing.T) {
 		// context: written again with their vectors carried.
 		if b.Embedded != 1 || b.Carried != 2 || b.Added != 3 || b.Retired != 2 || b.Chunks != 8 {
 			t.Fatalf("third build: embedded %d carried %d added %d retired %d chunks %d, want 1 2 3 2 8", b.Embedded, b.Carried, b.Added, b.Retired, b.Chunks)
+		}
+		// Three segments, two retired documents: a filter accepts exactly
+		// the live documents that match and counts the live ones it
+		// refuses.
+		_, g3 := active(t, cfg.Home)
+		if g3.Len() == g3.Count() {
+			t.Fatal("no retired document to test the filter with")
+		}
+		for _, f := range []api.Filters{{Project: "billing"}, {Project: "nowhere"}, {DateFrom: "2026-02-12"}} {
+			accept, refused := g3.FilterCount(f, nil)
+			want := 0
+			for doc := range g3.Len() {
+				c := g3.Chunk(doc)
+				match := g3.Live(doc) && (f.Project == "" || c.Project == f.Project) && c.Date >= f.DateFrom
+				if accept(doc) != match {
+					t.Errorf("filter %+v, doc %d (%s, live %v): accepted %v", f, doc, c.ID, g3.Live(doc), accept(doc))
+				}
+				if g3.Live(doc) && !match {
+					want++
+				}
+			}
+			if refused != want {
+				t.Errorf("filter %+v refused %d, want %d", f, refused, want)
+			}
 		}
 	})
 }

@@ -220,7 +220,8 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		req: req, plan: plan, snap: snap, views: map[int]textView{}, chunks: map[int]*memory.Chunk{}, now: e.cfg.Now(),
 		depth: min(max(4*req.TopK, 24), 80), deadline: deadline,
 	}
-	q.accept = snap.Gen.Filter(req.Filters, nil)
+	var filtered int
+	q.accept, filtered = snap.Gen.FilterCount(req.Filters, nil)
 	q.dates = e.queryDates(plan.Query, q.now)
 	if e.on(LeverPerson) {
 		q.people = namedPeople(snap.Gen.Agents(), lexical.Normalize(plan.Query))
@@ -228,14 +229,6 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	if e.on(LeverAnswerType) {
 		q.answerType = QueryAnswerType(plan.Query)
 		q.answerForms = map[int]bool{}
-	}
-	filtered := 0
-	if !req.Filters.Empty() {
-		for i := range snap.Gen.Len() {
-			if snap.Gen.Live(i) && !q.accept(i) {
-				filtered++
-			}
-		}
 	}
 
 	ctl := controller{}

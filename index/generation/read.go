@@ -3,11 +3,13 @@ package generation
 import (
 	"iter"
 	"slices"
+	"sync/atomic"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/parallel"
 	"github.com/nova-recall/nova/vector"
 )
 
@@ -127,9 +129,18 @@ func (g *Generation) Facet(f segment.Facet, doc int) string {
 // Filter returns the hard filter of a request over this generation's
 // documents (nil when nothing is filtered). sourceSets, when non-nil,
 // replaces the request's source sets (a pass-level restriction); when both
-// are given, their intersection applies. It reads the facet columns, not
-// the chunks, so a filter costs a few comparisons per document.
+// are given, their intersection applies.
 func (g *Generation) Filter(f api.Filters, sourceSets []string) func(int) bool {
+	accept, _ := g.FilterCount(f, sourceSets)
+	return accept
+}
+
+// FilterCount is Filter, and the number of live documents the filter
+// refuses. The filter is decided for every document at once, on every
+// core, from the facet columns (not the chunks) and kept as one bit a
+// document: a search asks it of most documents, some of them several
+// times (the prefilter, the postings, each pass).
+func (g *Generation) FilterCount(f api.Filters, sourceSets []string) (func(int) bool, int) {
 	sets := f.SourceSets
 	if sourceSets != nil {
 		sets = sourceSets
@@ -138,19 +149,35 @@ func (g *Generation) Filter(f api.Filters, sourceSets []string) func(int) bool {
 		}
 	}
 	if f.Empty() && len(sets) == 0 {
-		return nil
+		return nil, 0
 	}
-	per := make([]func(int) bool, len(g.segs))
+	checks := make([]func(int) bool, len(g.segs))
 	for i, r := range g.segs {
-		per[i] = segmentFilter(r, f, sets)
+		checks[i] = segmentFilter(r, f, sets)
 	}
-	return func(doc int) bool {
-		if !g.Live(doc) {
-			return false
+	accepted := make([]uint64, (g.n+63)/64)
+	var refused atomic.Int64
+	// Spans of whole words, so no two goroutines write one word.
+	parallel.Spans(len(accepted), 256, func(wlo, whi int) {
+		n := 0
+		for i, r := range g.segs {
+			base := g.bases[i]
+			from, to := max(wlo*64, base), min(whi*64, base+r.Docs(), g.n)
+			for doc := from; doc < to; doc++ {
+				switch {
+				case !g.Live(doc):
+				case checks[i](doc - base):
+					accepted[doc/64] |= 1 << (doc % 64)
+				default:
+					n++
+				}
+			}
 		}
-		s, local := g.locate(doc)
-		return per[s](local)
-	}
+		refused.Add(int64(n))
+	})
+	return func(doc int) bool {
+		return doc >= 0 && doc < g.n && accepted[doc/64]&(1<<(doc%64)) != 0
+	}, int(refused.Load())
 }
 
 // segmentFilter compiles the filter against one segment's dictionary.
