@@ -22,9 +22,10 @@ type ContextParams struct {
 // as much context as an English one rather than all of its text.
 func (p ContextParams) LeadWords(firstPiece string) string {
 	n := p.Words
-	f := strings.Fields(firstPiece)
-	out := make([]string, 0, min(n, len(f)))
-	for _, w := range f {
+	// Fields one at a time: a text has many more words than a context
+	// takes from it.
+	out := make([]string, 0, max(n, 0))
+	for w := range strings.FieldsSeq(firstPiece) {
 		if n <= 0 {
 			break
 		}
