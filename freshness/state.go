@@ -63,8 +63,13 @@ type State struct {
 	// starts at T has read every change made before T), or the time the
 	// watcher found nothing to do at start.
 	CaughtUpAt time.Time `json:"caughtUpAt,omitzero"`
-	// LastSync is the last sync the watcher ran, if any.
+	// LastSync is the last sync the watcher finished, if any.
 	LastSync *Sync `json:"lastSync,omitempty"`
+	// Running is the sync in progress, if any (its start and trigger).
+	// It is kept apart from LastSync so that a sync that takes minutes
+	// does not hide the result of the one before (a failure the retry
+	// is about, or when the index last caught up).
+	Running *Sync `json:"running,omitempty"`
 	// Syncs counts the syncs since start, by result.
 	Syncs map[string]int `json:"syncs"`
 	// RescanIntervalSeconds is the period of the safety-net rescan now in

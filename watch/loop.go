@@ -379,7 +379,7 @@ func (w *watcher) startSync(ctx context.Context, now time.Time) {
 	if w.failures > 0 {
 		trigger = triggerRetry
 	}
-	w.st.LastSync = &freshness.Sync{StartedAt: now.UTC(), Trigger: trigger}
+	w.st.Running = &freshness.Sync{StartedAt: now.UTC(), Trigger: trigger}
 	w.log.Info("Sync started", "trigger", trigger)
 	w.save(now)
 	go func() {
@@ -391,7 +391,8 @@ func (w *watcher) startSync(ctx context.Context, now time.Time) {
 // finish records a sync's result and decides what comes next.
 func (w *watcher) finish(r syncResult) {
 	w.syncing = false
-	s := w.st.LastSync
+	s := w.st.Running
+	w.st.Running, w.st.LastSync = nil, s
 	s.FinishedAt = r.finished.UTC()
 	took := r.finished.Sub(r.started).Round(time.Millisecond)
 	switch r.err {

@@ -367,6 +367,33 @@ func TestFailedSyncsBackOff(t *testing.T) {
 	})
 }
 
+// TestRunningSyncKeepsTheLastResult: while a sync runs, the state says so
+// and still reports the sync before it: here a failure, which the running
+// retry must not hide until it has succeeded.
+func TestRunningSyncKeepsTheLastResult(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, func(_ *Options, _ *fakeNotifier, s *fakeSyncer) {
+			s.errs = []error{errors.New("disk full")}
+			s.took = 30 * time.Second
+		})
+		h.appendLine(filepath.Join(h.src, "a.jsonl"))
+		for len(h.s.times()) < 2 {
+			time.Sleep(100 * time.Millisecond)
+		}
+		time.Sleep(time.Second) // the retry is running
+		st := h.state()
+		if st.Running == nil || st.Running.Trigger != triggerRetry || st.LastSync == nil || st.LastSync.Result != freshness.ResultFailed {
+			t.Fatalf("during the retry: running %+v, last sync %+v", st.Running, st.LastSync)
+		}
+		time.Sleep(time.Minute)
+		st = h.state()
+		if st.Running != nil || st.LastSync.Result != freshness.ResultOK || st.LastSync.Trigger != triggerRetry {
+			t.Fatalf("after the retry: running %+v, last sync %+v", st.Running, st.LastSync)
+		}
+		h.stop()
+	})
+}
+
 func TestNewNestedFolderIsWatchedAndSynced(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := start(t, nil)
