@@ -1,6 +1,7 @@
 package search
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -25,7 +26,8 @@ const (
 	// LeverSupersession ranks the newest version of a subject first.
 	LeverSupersession = "supersession"
 	// LeverQuestions weighs a dialogue turn that only asks a question
-	// below the turns that state something.
+	// below the turns that state something, and lifts the turn after a
+	// single question, its answer, above it.
 	LeverQuestions = "questions"
 	// LeverAnswerType is the soft prior for memories that hold the kind
 	// of expression the question word asks for (a duration for "how
@@ -61,6 +63,9 @@ const (
 	// mark: it shares the words of the question asked of the memory, but
 	// the answer is in the turn after it, which propagation then lifts.
 	questionTurnFactor = 0.85
+	// answerMargin is how far above the question before it an answer
+	// turn is lifted (answersAboveQuestions).
+	answerMargin = 1.01
 	// supersededFactor scales an older version of a subject, so that the
 	// newest (lifted to at least the older one's score) ranks above it.
 	supersededFactor = 0.9
@@ -183,11 +188,13 @@ func (e *Engine) propagate(q *query, in []scored) []scored {
 	}
 	boost := map[int]float64{}
 	from := map[int]int{}
+	answerOf := map[int]int{} // answer turn -> the question before it
 	for _, s := range in {
 		if !s.dialogue {
 			continue
 		}
 		prev, next := g.Adjacent(s.doc)
+		asks := e.on(LeverQuestions) && oneQuestion(q.chunk(s.doc).Text)
 		for _, n := range [2]int{prev, next} {
 			if n < 0 || !g.Live(n) || (q.accept != nil && !q.accept(n)) {
 				continue
@@ -195,6 +202,9 @@ func (e *Engine) propagate(q *query, in []scored) []scored {
 			own := 0.0
 			if i, ok := pos[n]; ok {
 				own = in[i].score
+			}
+			if asks && n == next {
+				answerOf[n] = s.doc
 			}
 			if b := neighbourShare * max(0, s.score-own); b > boost[n] {
 				boost[n], from[n] = b, s.doc
@@ -222,8 +232,34 @@ func (e *Engine) propagate(q *query, in []scored) []scored {
 	for i := range out {
 		out[i].score += out[i].comp.neighbourBoost
 	}
+	e.answersAboveQuestions(out, answerOf)
 	sortScored(out)
 	return out
+}
+
+// answersAboveQuestions lifts each answer turn just above the question
+// turn before it (answerOf maps the answer to the question), whatever
+// lifted the question: the question shares the words of the query, the
+// answer holds what it asks for. Answers are taken in document order, so
+// in a run of questions each answer of an answer moves after it. On
+// LoCoMo dev: +.014 recall@1, +.014 @5, +.004 @10, gains in each of the
+// three conversations; the Chinese set +.008 @5.
+func (e *Engine) answersAboveQuestions(out []scored, answerOf map[int]int) {
+	at := make(map[int]int, len(out))
+	for i := range out {
+		at[out[i].doc] = i
+	}
+	for _, a := range slices.Sorted(maps.Keys(answerOf)) {
+		ai, okA := at[a]
+		qi, okQ := at[answerOf[a]]
+		if !okA || !okQ {
+			continue
+		}
+		if lift := out[qi].score*answerMargin - out[ai].score; lift > 0 {
+			out[ai].score += lift
+			out[ai].comp.neighbourBoost += lift
+		}
+	}
 }
 
 // supersede makes the newest version of each subject in the list rank
@@ -285,4 +321,14 @@ func (e *Engine) queryDates(query string, now time.Time) []DateSpan {
 		return nil
 	}
 	return ParseDates(query, now.In(e.cfg.Location))
+}
+
+// oneQuestion reports whether a turn is a single question: it ends with a
+// question mark and no sentence ends before it. A turn that states
+// something and then asks ("I've got lots of kids' books. Which did you
+// love?") may itself be the evidence; lifting the reply above it cost
+// LoCoMo dev's open-domain questions more than it gained.
+func oneQuestion(text string) bool {
+	t := strings.TrimSpace(text)
+	return asksOnly(t) && !strings.ContainsAny(strings.TrimRight(t, "?？ "), ".。")
 }
