@@ -62,7 +62,7 @@ func TestSync_incremental(t *testing.T) {
 	if _, ok := m.Space.Files[generation.FileModel]; !ok || len(m.Segments) != 1 {
 		t.Errorf("manifest lists space %v and %d segments", m.Space.Files, len(m.Segments))
 	}
-	for _, f := range []string{segment.FileRecords, segment.FileFacets, segment.FileDict, segment.FileText, segment.FileContext, segment.FileCodes, segment.FileMeta} {
+	for _, f := range []string{segment.FileRecords, segment.FileFacets, segment.FileDict, segment.FileText, segment.FileContext, segment.FileCodes, segment.FileSigns, segment.FileMeta} {
 		if _, ok := m.Segments[0].Files[f]; !ok {
 			t.Errorf("the segment does not list %s", f)
 		}

@@ -23,14 +23,16 @@ const (
 // ErrCorrupt means a serialised vector file is malformed.
 var ErrCorrupt = errors.New("corrupt vector file")
 
-// CodesWriter streams the codes of one segment's vectors to a file.
+// CodesWriter streams the codes of one segment's vectors to a file and,
+// when asked (SignsTo), their sign bits to a second one.
 type CodesWriter struct {
-	bw   *bufio.Writer
-	q    Quantizer
-	row  []int8
-	rows uint32
-	err  error
-	n    int64
+	bw    *bufio.Writer
+	q     Quantizer
+	row   []int8
+	rows  uint32
+	err   error
+	n     int64
+	signs *signsWriter
 }
 
 // NewCodesWriter starts a codes file of vectors quantized by q.
@@ -58,9 +60,7 @@ func (w *CodesWriter) Add(v []float32) error {
 		return fmt.Errorf("vector of dimension %d, want %d", len(v), w.q.Dim())
 	}
 	w.q.Encode(v, w.row)
-	w.write(unsafe.Slice((*byte)(unsafe.Pointer(&w.row[0])), len(w.row)))
-	w.rows++
-	return w.err
+	return w.AddCodes(w.row)
 }
 
 // AddCodes writes already-quantized codes (carried from another segment
@@ -71,6 +71,9 @@ func (w *CodesWriter) AddCodes(c []int8) error {
 	}
 	w.write(unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), len(c)))
 	w.rows++
+	if w.signs != nil && w.err == nil {
+		w.err = w.signs.add(c)
+	}
 	return w.err
 }
 
@@ -80,6 +83,11 @@ func (w *CodesWriter) Close() (int64, error) {
 	w.write(binary.LittleEndian.AppendUint32(f, uint32(w.q.Dim())))
 	if w.err != nil {
 		return w.n, w.err
+	}
+	if w.signs != nil {
+		if err := w.signs.close(); err != nil {
+			return w.n, err
+		}
 	}
 	return w.n, w.bw.Flush()
 }

@@ -1,10 +1,15 @@
 package vector
 
 import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
 	"math"
 	"math/bits"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/nova-recall/nova/parallel"
 )
@@ -51,28 +56,45 @@ func signsOf(ix *Index) *signs {
 	// The centre in code units: a code c is above it exactly when c is
 	// above its floor, so the comparison runs on integers.
 	centre := ix.space.Quantizer.Centre
-	var inCodes []float64
+	var floor []int32
 	if centre == nil {
-		inCodes = meanCodes(ix)
+		mean := meanCodes(ix)
 		centre = make([]float32, dim)
-		for j, m := range inCodes {
+		for j, m := range mean {
 			centre[j] = float32(m) * scale[j]
 		}
+		floor = floorOf(mean)
 	} else {
-		inCodes = make([]float64, dim)
-		for j, c := range centre {
-			inCodes[j] = float64(c / scale[j])
-		}
-	}
-	floor := make([]int32, dim)
-	for j, m := range inCodes {
-		floor[j] = int32(max(-128, min(127, math.Floor(m))))
+		floor = ix.space.Quantizer.signFloor()
 	}
 	s := &signs{words: signWords(dim), bases: ix.bases, n: ix.n, centre: centre}
 	for _, seg := range ix.segs {
 		s.segs = append(s.segs, seg.signs(floor))
 	}
 	return s
+}
+
+// signFloor is the quantizer's centre in code units, rounded down: a code
+// is above the centre exactly when it is above the floor. Nil without a
+// centre.
+func (q Quantizer) signFloor() []int32 {
+	if q.Centre == nil {
+		return nil
+	}
+	inCodes := make([]float64, len(q.Centre))
+	for j, c := range q.Centre {
+		inCodes[j] = float64(c / q.Scale[j])
+	}
+	return floorOf(inCodes)
+}
+
+// floorOf rounds a centre in code units down, within the codes' range.
+func floorOf(inCodes []float64) []int32 {
+	floor := make([]int32, len(inCodes))
+	for j, m := range inCodes {
+		floor[j] = int32(max(-128, min(127, math.Floor(m))))
+	}
+	return floor
 }
 
 // meanCodes is the mean of every vector's codes: the centre of a space
@@ -122,6 +144,121 @@ func (c *Codes) signs(floor []int32) []uint64 {
 	c.signFloor, c.signBits = slices.Clone(floor), out
 	return out
 }
+
+// The sign bits file of one segment (little endian): magic "NOVSGN01",
+// dim u32 and a zero u32, the floor the codes were compared with (dim i32,
+// zero-padded to a multiple of 8 bytes), every row's bits (signWords(dim)
+// u64 each), then rows u32 and words u32. The build writes it beside the
+// codes when the space has a centre, so novad reads the bits in place
+// instead of computing them, and keeps them as file pages the kernel can
+// drop rather than as heap. The bits start 8-byte aligned in the file, and
+// a mapping starts on a page.
+const (
+	signsMagic      = "NOVSGN01"
+	signsFooterSize = 8
+)
+
+// signsHeaderSize is the size of a signs file's header at dimension dim.
+func signsHeaderSize(dim int) int { return 16 + (4*dim+7)/8*8 }
+
+// signsWriter streams a segment's sign bits.
+type signsWriter struct {
+	bw    *bufio.Writer
+	floor []int32
+	row   []uint64
+	rows  uint32
+}
+
+// SignsTo makes w also write the rows' sign bits to out, against the
+// quantizer's centre; call it before the first row. A quantizer without a
+// centre has no bits to write: it returns false and writes nothing.
+func (w *CodesWriter) SignsTo(out io.Writer) bool {
+	floor := w.q.signFloor()
+	if floor == nil || w.rows > 0 {
+		return false
+	}
+	s := &signsWriter{bw: bufio.NewWriterSize(out, 1<<16), floor: floor, row: make([]uint64, signWords(len(floor)))}
+	head := make([]byte, signsHeaderSize(len(floor)))
+	copy(head, signsMagic)
+	binary.LittleEndian.PutUint32(head[8:], uint32(len(floor)))
+	for j, f := range floor {
+		binary.LittleEndian.PutUint32(head[16+4*j:], uint32(f))
+	}
+	if _, err := s.bw.Write(head); err != nil {
+		w.err = err
+	}
+	w.signs = s
+	return true
+}
+
+func (s *signsWriter) add(codes []int8) error {
+	signBits(codes, s.floor, s.row)
+	var b [8]byte
+	for _, x := range s.row {
+		binary.LittleEndian.PutUint64(b[:], x)
+		if _, err := s.bw.Write(b[:]); err != nil {
+			return err
+		}
+	}
+	s.rows++
+	return nil
+}
+
+func (s *signsWriter) close() error {
+	foot := binary.LittleEndian.AppendUint32(nil, s.rows)
+	foot = binary.LittleEndian.AppendUint32(foot, uint32(len(s.row)))
+	if _, err := s.bw.Write(foot); err != nil {
+		return err
+	}
+	return s.bw.Flush()
+}
+
+// OpenSigns checks a signs file b against the segment's codes c and gives
+// c its bits, read in place: b must stay valid and unchanged while c is
+// used. A search asks for bits against the space's floor; bits stored
+// against another floor are recomputed (Codes.signs).
+func OpenSigns(b []byte, c *Codes) error {
+	dim := c.dim
+	head, words := signsHeaderSize(dim), signWords(dim)
+	if len(b) < head+signsFooterSize || string(b[:8]) != signsMagic {
+		return fmt.Errorf("%w: bad magic or short file", ErrCorrupt)
+	}
+	if d := int(binary.LittleEndian.Uint32(b[8:])); d != dim {
+		return fmt.Errorf("%w: dimension %d, want %d", ErrCorrupt, d, dim)
+	}
+	foot := b[len(b)-signsFooterSize:]
+	rows, w := int(binary.LittleEndian.Uint32(foot)), int(binary.LittleEndian.Uint32(foot[4:]))
+	if rows != c.rows || w != words || len(b) != head+rows*words*8+signsFooterSize {
+		return fmt.Errorf("%w: size %d for %d rows of %d words (codes: %d rows)", ErrCorrupt, len(b), rows, w, c.rows)
+	}
+	floor := make([]int32, dim)
+	for j := range floor {
+		floor[j] = int32(binary.LittleEndian.Uint32(b[16+4*j:]))
+		if floor[j] < -128 || floor[j] > 127 {
+			return fmt.Errorf("%w: floor %d is %d", ErrCorrupt, j, floor[j])
+		}
+	}
+	var bits []uint64
+	switch body := b[head : len(b)-signsFooterSize]; {
+	case rows == 0:
+		bits = []uint64{}
+	case littleEndian:
+		bits = unsafe.Slice((*uint64)(unsafe.Pointer(&body[0])), rows*words)
+	default:
+		bits = make([]uint64, rows*words)
+		for i := range bits {
+			bits[i] = binary.LittleEndian.Uint64(body[8*i:])
+		}
+	}
+	c.signMu.Lock()
+	c.signFloor, c.signBits = floor, bits
+	c.signMu.Unlock()
+	return nil
+}
+
+// littleEndian reports the machine's byte order: the bits are read in
+// place only where it is the file's.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // signBits sets bit j of out when codes[j] > floor[j], without a branch
 // per component (the comparisons are data-dependent coin flips).

@@ -1,10 +1,14 @@
 package vector
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"math"
 	"math/rand"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // TestSignPrefilter: above signMinDocs a search goes through the sign
@@ -220,5 +224,70 @@ func BenchmarkSignsOf(b *testing.B) {
 			b.Fatal(err)
 		}
 		signsOf(ix)
+	}
+}
+
+// TestSignsFile: the build's sign bits round trip through signs.bin and
+// are used in place when they were computed against the floor a search
+// asks for (recomputed against any other); a damaged file is refused; a
+// quantizer without a centre writes none.
+func TestSignsFile(t *testing.T) {
+	const n, dim = 300, 72 // a dimension that is not a multiple of 64
+	s := clustered(t, n, dim, 9)
+	q := TrainQuantizer(s.data, dim)
+	var codesBuf, signsBuf bytes.Buffer
+	w := NewCodesWriter(&codesBuf, q)
+	if !w.SignsTo(&signsBuf) {
+		t.Fatal("SignsTo refused a quantizer with a centre")
+	}
+	for i := range n {
+		if err := w.Add(s.Row(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	open := func() *Codes {
+		c, err := OpenCodes(codesBuf.Bytes(), dim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	stored, computed := open(), open()
+	file := signsBuf.Bytes()
+	if err := OpenSigns(file, stored); err != nil {
+		t.Fatal(err)
+	}
+	floor := q.signFloor()
+	got, want := stored.signs(floor), computed.signs(floor)
+	if !slices.Equal(got, want) {
+		t.Fatal("the stored bits differ from the computed ones")
+	}
+	if body := file[signsHeaderSize(dim):]; unsafe.Pointer(&got[0]) != unsafe.Pointer(&body[0]) {
+		t.Error("the stored bits were copied or recomputed, not read in place")
+	}
+	other := slices.Clone(floor)
+	other[0]++
+	if again := stored.signs(other); &again[0] == &got[0] {
+		t.Error("bits stored against one floor served a search against another")
+	}
+
+	damaged := map[string][]byte{
+		"truncated": file[:len(file)-1],
+		"magic":     append([]byte("NOVSGN00"), file[8:]...),
+		"floor":     slices.Concat(file[:16], []byte{0, 1, 0, 0}, file[20:]),
+	}
+	for name, b := range damaged {
+		if err := OpenSigns(b, open()); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+		}
+	}
+	if err := OpenSigns(file, codesOf(t, s, q, 0, n-1)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("signs of %d rows for codes of %d: %v", n, n-1, err)
+	}
+	if NewCodesWriter(io.Discard, Quantizer{Scale: q.Scale}).SignsTo(io.Discard) {
+		t.Error("a quantizer without a centre wrote sign bits")
 	}
 }

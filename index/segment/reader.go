@@ -80,7 +80,7 @@ func Open(dir string, files map[string]manifest.FileSum, first int, verify bool)
 	}
 	for _, name := range manifest.SortedFiles(files) {
 		switch name {
-		case FileMeta, FileRecords, FileFacets, FileDict, FileText, FileContext, FileCodes, FileLists, FileDead:
+		case FileMeta, FileRecords, FileFacets, FileDict, FileText, FileContext, FileCodes, FileSigns, FileLists, FileDead:
 		default:
 			return nil, fail(name, fmt.Errorf("%w: not a segment file", ErrCorrupt))
 		}
@@ -126,6 +126,11 @@ func Open(dir string, files map[string]manifest.FileSum, first int, verify bool)
 	}
 	if r.Codes.Len() != m.Docs {
 		return nil, fail(FileCodes, fmt.Errorf("%w: %d vectors, segment has %d", ErrCorrupt, r.Codes.Len(), m.Docs))
+	}
+	if b, listed := mapped[FileSigns]; listed {
+		if err := vector.OpenSigns(b, r.Codes); err != nil {
+			return nil, fail(FileSigns, err)
+		}
 	}
 	if m.Cells > 0 {
 		b, listed := mapped[FileLists]

@@ -15,6 +15,8 @@
 //	text.lex     BM25 postings of the chunks' own text
 //	context.lex  BM25 postings of their neighbouring context
 //	codes.i8     int8 vector codes
+//	signs.bin    the codes' sign bits for the prefilter (spaces with a
+//	             centre; segments without it compute them when opened)
 //	lists.ivf    the inverted-file lists (only in spaces with cells)
 //	dead.bin     the documents of earlier segments this one retires, with
 //	             what they contributed to the BM25 statistics (deltas only)
@@ -51,6 +53,7 @@ const (
 	FileText    = "text.lex"
 	FileContext = "context.lex"
 	FileCodes   = "codes.i8"
+	FileSigns   = "signs.bin"
 	FileLists   = "lists.ivf"
 	FileDead    = "dead.bin"
 	FileMeta    = "segment.json"
@@ -107,6 +110,7 @@ type Writer struct {
 	subjects int
 	codes    *vector.CodesWriter
 	cfile    *sumFile
+	sfile    *sumFile // nil when the space has no centre
 }
 
 // Create starts a segment in dir, which must not exist (its parent must).
@@ -214,6 +218,14 @@ func (w *Writer) Vectors(q vector.Quantizer) (*vector.CodesWriter, error) {
 	}
 	w.cfile = f
 	w.codes = vector.NewCodesWriter(f, q)
+	if q.Centre != nil {
+		if w.sfile, err = createFile(filepath.Join(w.dir, FileSigns)); err != nil {
+			return nil, err
+		}
+		if !w.codes.SignsTo(w.sfile) {
+			return nil, errors.New("segment: the codes writer refused the sign bits")
+		}
+	}
 	return w.codes, nil
 }
 
@@ -233,6 +245,12 @@ func (w *Writer) EndVectors() error {
 		return err
 	}
 	w.cfile = nil
+	if w.sfile != nil {
+		if err := w.sfile.close(FileSigns, w.files); err != nil {
+			return err
+		}
+		w.sfile = nil
+	}
 	return nil
 }
 
@@ -279,8 +297,10 @@ func (w *Writer) Abort() {
 		w.rec.f.Close()
 	}
 	w.text, w.ctx, w.ids = nil, nil, nil
-	if w.cfile != nil {
-		w.cfile.f.Close()
+	for _, f := range []*sumFile{w.cfile, w.sfile} {
+		if f != nil {
+			f.f.Close()
+		}
 	}
 	os.RemoveAll(w.dir)
 }
