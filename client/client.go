@@ -137,11 +137,12 @@ func (c *Client) Search(ctx context.Context, body api.SearchBody) (*api.SearchRe
 	if !utf8.Valid(b) {
 		return nil, status, &EnvelopeError{Reason: api.ReasonCLIInvalidEncoding, Status: status}
 	}
-	var raw any
-	if err := json.Unmarshal(b, &raw); err != nil {
+	// Checked without building the document a second time: a response
+	// is tens of kilobytes and is decoded once, below.
+	if !json.Valid(b) {
 		return nil, status, &EnvelopeError{Reason: api.ReasonCLIInvalidJSON, Status: status}
 	}
-	if _, ok := raw.(map[string]any); !ok {
+	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) == 0 || t[0] != '{' {
 		return nil, status, &EnvelopeError{Reason: api.ReasonCLIInvalidSchema, Status: status}
 	}
 	var resp api.SearchResponse
