@@ -70,10 +70,14 @@ Flags:
 		level = slog.LevelDebug
 	}
 	logger := newLogger(stderr, *logFormat, level)
-	// A generation is one large, long-lived heap; the default collector
-	// headroom (GOGC=100) lets the heap grow to twice it between
-	// collections, doubling resident memory for nothing. Its arrays hold
-	// no pointers, so collecting more often is cheap.
+	// novad is a background service: it collects at 25% heap growth, not
+	// the default 100%, to keep its anonymous memory near its live heap.
+	// The generation itself is mapped, not heap, so what grows is each
+	// search's garbage. Measured at 100k chunks under the bench's 2-client
+	// load test: GOGC=100 answered 15% more requests a second (8.8 instead
+	// of 10.3 ms of CPU a request) but held 102 MiB of anonymous memory
+	// after the queries instead of 65, and 241 MiB RSS under load instead
+	// of 201. A GOGC in the environment wins.
 	if paths.Lookup(environ, "GOGC") == "" {
 		debug.SetGCPercent(25)
 	}
