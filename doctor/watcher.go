@@ -29,15 +29,20 @@ func watcherFreshness(fr api.Freshness, st *freshness.State, now time.Time) Chec
 			caught = "; index caught up " + ago(now, t)
 		}
 	}
+	running := ""
+	if r := st.Running; r != nil {
+		// A sync of a large corpus takes minutes: say one is under way.
+		running = fmt.Sprintf("; a sync (%s) has been running for %s", r.Trigger, now.Sub(r.StartedAt).Round(time.Second))
+	}
 	lag := time.Duration(0)
 	if fr.LagSeconds != nil {
 		lag = time.Duration(*fr.LagSeconds * float64(time.Second))
 	}
 	switch {
 	case lag == 0:
-		return ready("freshness", "Index freshness", "up to date: "+changed+caught)
+		return ready("freshness", "Index freshness", "up to date: "+changed+caught+running)
 	case lag < staleAfter:
-		return ready("freshness", "Index freshness", fmt.Sprintf("catching up (lag %s): %s%s", lag.Round(time.Second), changed, caught))
+		return ready("freshness", "Index freshness", fmt.Sprintf("catching up (lag %s): %s%s%s", lag.Round(time.Second), changed, caught, running))
 	}
 	why := ""
 	if s := st.LastSync; s != nil && s.Result != freshness.ResultOK {
@@ -48,7 +53,7 @@ func watcherFreshness(fr api.Freshness, st *freshness.State, now time.Time) Chec
 		why += ")"
 	}
 	return degraded("freshness", "Index freshness", CodeIndexStale,
-		fmt.Sprintf("a source change has waited %s for a sync%s", lag.Round(time.Second), why),
+		fmt.Sprintf("a source change has waited %s for a sync%s%s", lag.Round(time.Second), why, running),
 		"check the watcher's log; novactl index sync shows a failure in full")
 }
 

@@ -129,6 +129,12 @@ func TestWatcherFreshness(t *testing.T) {
 	if c := watcherFreshness(freshness.Compute(now, st, true, time.Time{}), st, now); c.State != Ready || !strings.HasPrefix(c.Message, "catching up (lag 4s)") {
 		t.Fatalf("catching up: %+v", c)
 	}
+	// A long sync under way is named, with how long it has run.
+	st.Running = &freshness.Sync{StartedAt: now.Add(-90 * time.Second), Trigger: "change"}
+	if c := watcherFreshness(freshness.Compute(now, st, true, time.Time{}), st, now); c.State != Ready || !strings.HasSuffix(c.Message, "; a sync (change) has been running for 1m30s") {
+		t.Fatalf("running: %+v", c)
+	}
+	st.Running = nil
 	st.PendingSince = now.Add(-time.Hour)
 	st.LastSync = &freshness.Sync{Result: freshness.ResultBusy, Error: "another index operation is running"}
 	if c := watcherFreshness(freshness.Compute(now, st, true, time.Time{}), st, now); c.State != Degraded || c.Code != CodeIndexStale || !strings.Contains(c.Message, "waited 1h0m0s for a sync (last sync busy: another index") {
