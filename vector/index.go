@@ -181,12 +181,12 @@ func (ix *Index) Search(q []float32, k int, accept func(int) bool) ([]Hit, error
 }
 
 // scanAll scores every accepted vector with int8 arithmetic, in parallel:
-// a search below the prefilter's size waits on this scan (10 000 vectors
+// a search below the prefilter's size waits on this scan (8 000 vectors
 // take about a millisecond on one core).
 func (ix *Index) scanAll(p Query, want int, accept func(int) bool) []Hit {
 	var mu sync.Mutex
 	all := topk.New(want, ix.better)
-	parallel.Spans(ix.n, 4096, func(lo, hi int) {
+	parallel.Spans(ix.n, 2048, func(lo, hi int) {
 		h := topk.New(want, ix.better)
 		for s, seg := range ix.segs {
 			base := ix.bases[s]
