@@ -38,13 +38,18 @@ const ProviderBuiltin = "builtin"
 // the lexical channel cannot see. The model is immutable and safe for
 // concurrent use.
 type LSA struct {
-	id          string
-	dim         int
-	rank        int // non-zero columns of the basis
-	terms       map[string]int32
-	termList    []string
-	idf         []float32
-	basis       []float32 // len(termList) x dim, row-major
+	id       string
+	dim      int
+	rank     int // non-zero columns of the basis
+	terms    map[string]int32
+	termList []string
+	idf      []float32
+	basis    []float32 // len(termList) x dim, row-major; nil in a loaded model until Expand
+	// half is a loaded model's basis as stored: float16, little endian,
+	// the same layout. Searches embed a few words each, so they read it in
+	// place; a build, which embeds every chunk, expands it (Expand). A
+	// float32 copy would double the model's share of novad's memory.
+	half        []byte
 	trainedDocs int
 	analyzer    *lexical.Analyzer
 }
@@ -121,14 +126,40 @@ func (m *LSA) EmbedTerms(terms []string) []float32 {
 	inv := float32(1 / math.Sqrt(norm))
 	for i := 0; i < len(ids); {
 		w, j := weight(i)
-		// The BLAS's vector loop: several times the plain loop's speed,
-		// the same sums.
 		id := int(ids[i])
-		blas32.Implementation().Saxpy(m.dim, w*inv, m.basis[id*m.dim:(id+1)*m.dim], 1, v, 1)
+		if m.basis == nil {
+			halfAxpy(w*inv, m.half[2*id*m.dim:2*(id+1)*m.dim], v)
+		} else {
+			// The BLAS's vector loop: several times the plain loop's
+			// speed, the same sums.
+			blas32.Implementation().Saxpy(m.dim, w*inv, m.basis[id*m.dim:(id+1)*m.dim], 1, v, 1)
+		}
 		i = j
 	}
 	Normalize(v)
 	return v
+}
+
+// halfAxpy adds a times the float16 row to v, as Saxpy does with the
+// expanded row (the same values: float16 converts to float32 exactly).
+func halfAxpy(a float32, row []byte, v []float32) {
+	for j := range v {
+		v[j] += a * float16.Frombits(binary.LittleEndian.Uint16(row[2*j:])).Float32()
+	}
+}
+
+// Expand makes a loaded model hold its basis as float32, for embedding
+// many texts (a build): converting each row on every use costs more than
+// the copy there. It must not run while the model is embedding.
+func (m *LSA) Expand() {
+	if m.basis != nil {
+		return
+	}
+	basis := make([]float32, len(m.half)/2)
+	for i := range basis {
+		basis[i] = float16.Frombits(binary.LittleEndian.Uint16(m.half[2*i:])).Float32()
+	}
+	m.basis, m.half = basis, nil
 }
 
 // TrainLSA learns a model of dimension dim from the corpus texts with a
@@ -526,9 +557,12 @@ func (m *LSA) writeBody(w io.Writer) (int64, error) {
 	// The basis is stored as float16: half the bytes, and the model holds
 	// exactly these values in memory too (roundBasis), so a loaded model
 	// embeds like the one just trained.
-	half := make([]byte, 2*len(m.basis))
-	for i, x := range m.basis {
-		le.PutUint16(half[2*i:], float16.Fromfloat32(x).Bits())
+	half := m.half
+	if m.basis != nil {
+		half = make([]byte, 2*len(m.basis))
+		for i, x := range m.basis {
+			le.PutUint16(half[2*i:], float16.Fromfloat32(x).Bits())
+		}
 	}
 	k, err = w.Write(half)
 	n += int64(k)
@@ -588,10 +622,7 @@ func ReadLSA(r io.Reader, analyzer *lexical.Analyzer) (*LSA, error) {
 	if _, err := io.ReadFull(br, half); err != nil {
 		return nil, fmt.Errorf("read lsa model: %w", err)
 	}
-	m.basis = make([]float32, v*m.dim)
-	for i := range m.basis {
-		m.basis[i] = float16.Frombits(le.Uint16(half[2*i:])).Float32()
-	}
+	m.half = half
 	if _, err := br.ReadByte(); err != io.EOF {
 		return nil, errors.New("read lsa model: trailing data")
 	}

@@ -124,6 +124,19 @@ func TestLSA_roundTrip(t *testing.T) {
 	if _, err := r.WriteTo(&again); err != nil || !bytes.Equal(again.Bytes(), raw) {
 		t.Errorf("the model does not serialise to the same bytes twice")
 	}
+	// A loaded model embeds from its stored float16 rows; expanded (as a
+	// build does) it embeds and serialises the same.
+	r.Expand()
+	c, _ := r.Embed(context.Background(), texts)
+	for i := range a {
+		if !slices.Equal(a[i], c[i]) {
+			t.Errorf("vector %d differs after Expand", i)
+		}
+	}
+	again.Reset()
+	if _, err := r.WriteTo(&again); err != nil || !bytes.Equal(again.Bytes(), raw) {
+		t.Errorf("the expanded model serialises to other bytes")
+	}
 	for name, b := range map[string][]byte{
 		"empty":     nil,
 		"bad magic": append([]byte("NOTLSA01"), raw[8:]...),

@@ -62,6 +62,9 @@ func (x *Indexer) reuseSpace(prev *previous, chunks int) *space {
 	if err != nil {
 		return nil
 	}
+	if prev.gen.Model != nil {
+		prev.gen.Model.Expand() // this build embeds its chunks with it
+	}
 	s := &space{prof: p, model: prev.gen.Model, quant: &sp.Quantizer, cells: sp.Cells, part: prev.manifest.Space, reused: true}
 	if prev.gen.Meta.ANN != nil {
 		s.recall = prev.gen.Meta.ANN.RecallAt10
