@@ -70,16 +70,17 @@ Flags:
 		level = slog.LevelDebug
 	}
 	logger := newLogger(stderr, *logFormat, level)
-	// novad is a background service: it collects at 25% heap growth, not
+	// novad is a background service: it collects at 50% heap growth, not
 	// the default 100%, to keep its anonymous memory near its live heap.
-	// The generation itself is mapped, not heap, so what grows is each
-	// search's garbage. Measured at 100k chunks under the bench's 2-client
-	// load test: GOGC=100 answered 15% more requests a second (8.8 instead
-	// of 10.3 ms of CPU a request) but held 102 MiB of anonymous memory
-	// after the queries instead of 65, and 241 MiB RSS under load instead
-	// of 201. A GOGC in the environment wins.
+	// The generation is mapped, not heap, so what grows is each search's
+	// garbage, and a smaller live heap means more frequent collections at
+	// the same percentage. Measured at 100k chunks under the bench's
+	// 2-client load test: 50 held 54 MiB of anonymous memory after the
+	// queries at 172 requests/s (9.7 ms of CPU a request); 25 held 47 MiB
+	// but answered 146-153 requests/s (11 ms); 100, before the model was
+	// kept as float16, held 102 MiB. A GOGC in the environment wins.
 	if paths.Lookup(environ, "GOGC") == "" {
-		debug.SetGCPercent(25)
+		debug.SetGCPercent(50)
 	}
 	cfg, err := config.Load(environ)
 	if err != nil {
