@@ -35,8 +35,8 @@ const ProviderBuiltin = "builtin"
 // vocabulary (the same analyzer as the lexical channel), projected onto the
 // top singular directions of the corpus' TF-IDF matrix and normalised.
 // Words that occur in similar contexts land near each other, which is what
-// the lexical channel cannot see. The model is immutable and safe for
-// concurrent use.
+// the lexical channel cannot see. The model is immutable (but for Expand,
+// which a build calls before it embeds) and safe for concurrent use.
 type LSA struct {
 	id       string
 	dim      int
@@ -144,8 +144,13 @@ func (m *LSA) EmbedTerms(terms []string) []float32 {
 // expanded row (the same values: float16 converts to float32 exactly).
 func halfAxpy(a float32, row []byte, v []float32) {
 	for j := range v {
-		v[j] += a * float16.Frombits(binary.LittleEndian.Uint16(row[2*j:])).Float32()
+		v[j] += a * halfAt(row, j)
 	}
+}
+
+// halfAt is the i-th float16 (little endian) of b.
+func halfAt(b []byte, i int) float32 {
+	return float16.Frombits(binary.LittleEndian.Uint16(b[2*i:])).Float32()
 }
 
 // Expand makes a loaded model hold its basis as float32, for embedding
@@ -157,7 +162,7 @@ func (m *LSA) Expand() {
 	}
 	basis := make([]float32, len(m.half)/2)
 	for i := range basis {
-		basis[i] = float16.Frombits(binary.LittleEndian.Uint16(m.half[2*i:])).Float32()
+		basis[i] = halfAt(m.half, i)
 	}
 	m.basis, m.half = basis, nil
 }
