@@ -3,13 +3,20 @@ package index
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"unsafe"
 )
 
+// maxForwardBytes bounds what one record of the file may claim, so a
+// damaged file fails instead of asking for an enormous allocation.
+const maxForwardBytes = 1 << 30
+
 // Records of the temporary vector-input file: a kind byte, then the
-// codes to carry (dim bytes), the dense terms (count, then each as
-// length and bytes) or the text to embed (length and bytes).
+// codes to carry (dim bytes), the dense terms (count, total bytes, each
+// term's length, then all the terms' bytes) or the text to embed (length
+// and bytes).
 const (
 	fwdCodes byte = iota
 	fwdTerms
@@ -23,9 +30,16 @@ func writeForward(w *bufio.Writer, pc *pendingChunk, dense []string) error {
 	case pc.codes != nil:
 		b = append([]byte{fwdCodes}, int8Bytes(pc.codes)...)
 	case dense != nil:
+		size := 0
+		for _, t := range dense {
+			size += len(t)
+		}
 		b = binary.AppendUvarint([]byte{fwdTerms}, uint64(len(dense)))
+		b = binary.AppendUvarint(b, uint64(size))
 		for _, t := range dense {
 			b = binary.AppendUvarint(b, uint64(len(t)))
+		}
+		for _, t := range dense {
 			b = append(b, t...)
 		}
 	default:
@@ -53,17 +67,29 @@ type forwardEntry struct {
 	text  string
 }
 
+// readForward reads the next record; io.EOF means the file ended cleanly,
+// between records.
 func readForward(r *bufio.Reader, dim int) (forwardEntry, error) {
-	var e forwardEntry
 	k, err := r.ReadByte()
 	if err != nil {
-		return e, err
+		return forwardEntry{}, err
 	}
-	e.kind = k
+	e, err := readForwardBody(r, k, dim)
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF // inside a record: the file was cut short
+	}
+	return e, err
+}
+
+func readForwardBody(r *bufio.Reader, k byte, dim int) (forwardEntry, error) {
+	e := forwardEntry{kind: k}
 	str := func() (string, error) {
 		n, err := binary.ReadUvarint(r)
 		if err != nil {
 			return "", err
+		}
+		if n > maxForwardBytes {
+			return "", fmt.Errorf("vector input: text of %d bytes", n)
 		}
 		b := make([]byte, n)
 		_, err = io.ReadFull(r, b)
@@ -84,15 +110,37 @@ func readForward(r *bufio.Reader, dim int) (forwardEntry, error) {
 		if err != nil {
 			return e, err
 		}
-		e.terms = make([]string, 0, n)
-		for range n {
-			t, err := str()
+		size, err := binary.ReadUvarint(r)
+		if err != nil {
+			return e, err
+		}
+		if n > maxForwardBytes || size > maxForwardBytes {
+			return e, fmt.Errorf("vector input: %d terms of %d bytes", n, size)
+		}
+		// The lengths, then every term's bytes in one string that each
+		// term slices: two allocations a chunk, not two a term.
+		e.terms = make([]string, n)
+		lens := make([]int, n)
+		for i := range lens {
+			l, err := binary.ReadUvarint(r)
 			if err != nil {
 				return e, err
 			}
-			e.terms = append(e.terms, t)
+			lens[i] = int(l)
+		}
+		all := make([]byte, size)
+		if _, err := io.ReadFull(r, all); err != nil {
+			return e, err
+		}
+		rest := unsafe.String(unsafe.SliceData(all), len(all)) // all is not written again
+		for i, l := range lens {
+			if l > len(rest) {
+				return e, fmt.Errorf("vector input: term lengths exceed %d bytes", size)
+			}
+			e.terms[i], rest = rest[:l], rest[l:]
 		}
 	case fwdText:
+		var err error
 		if e.text, err = str(); err != nil {
 			return e, err
 		}
