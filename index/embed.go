@@ -18,28 +18,31 @@ import (
 const embedBatch = 1024
 
 // embed computes the vectors of a sealed segment from its vector-input
-// file and writes them as codes.
-func (s *segmentSink) embed(seg *newSegment) error {
+// file and writes them as codes. The next batch is read from the file
+// while the cores embed the current one.
+func (s *segmentSink) embed(seg *newSegment) (err error) {
 	dim := s.sp.prof.Dimension
 	if _, err := seg.fwd.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
 	r := bufio.NewReaderSize(seg.fwd, 1<<20)
-	var cw *vector.CodesWriter
-	entries := make([]forwardEntry, 0, embedBatch)
-	for done := false; !done; {
-		entries = entries[:0]
-		for len(entries) < embedBatch {
-			e, err := readForward(r, dim)
-			if errors.Is(err, io.EOF) {
-				done = true
-				break
-			}
-			if err != nil {
-				return fmt.Errorf("segment %s: %w", seg.id, err)
-			}
-			entries = append(entries, e)
+	pending := readForwardBatch(r, dim)
+	defer func() {
+		if pending != nil {
+			<-pending // the reader is done with the file before it closes
 		}
+	}()
+	var cw *vector.CodesWriter
+	for pending != nil {
+		b := <-pending
+		pending = nil
+		if b.err != nil {
+			return fmt.Errorf("segment %s: %w", seg.id, b.err)
+		}
+		if !b.last {
+			pending = readForwardBatch(r, dim)
+		}
+		entries := b.entries
 		vecs, err := s.vectors(entries)
 		if err != nil {
 			return err
@@ -58,21 +61,22 @@ func (s *segmentSink) embed(seg *newSegment) error {
 				return err
 			}
 		}
+		parallel.For(len(entries), 256, func(i int) {
+			if entries[i].codes == nil {
+				entries[i].codes = make([]int8, dim)
+				s.sp.quant.Encode(vecs[i], entries[i].codes)
+			}
+		})
 		decoded := make([]float32, dim)
 		for i, e := range entries {
-			codes := e.codes
-			if codes == nil {
-				codes = make([]int8, dim)
-				s.sp.quant.Encode(vecs[i], codes)
-				if s.vecSample != nil {
-					s.vecSample.add(vecs[i])
-				}
+			if vecs[i] != nil && s.vecSample != nil {
+				s.vecSample.add(vecs[i])
 			}
-			if err := cw.AddCodes(codes); err != nil {
+			if err := cw.AddCodes(e.codes); err != nil {
 				return err
 			}
 			if s.sp.reused && s.sp.cells != nil {
-				s.sp.quant.Decode(codes, decoded)
+				s.sp.quant.Decode(e.codes, decoded)
 				seg.assign = append(seg.assign, uint32(s.sp.cells.Assign(decoded)))
 			}
 		}
@@ -96,6 +100,36 @@ func (s *segmentSink) embed(seg *newSegment) error {
 	os.Remove(seg.fwd.Name())
 	seg.fwd = nil
 	return nil
+}
+
+// forwardBatch is up to embedBatch entries of a vector-input file; last
+// says the file ends with them.
+type forwardBatch struct {
+	entries []forwardEntry
+	last    bool
+	err     error
+}
+
+// readForwardBatch reads the next batch from r in its own goroutine.
+func readForwardBatch(r *bufio.Reader, dim int) <-chan forwardBatch {
+	out := make(chan forwardBatch, 1)
+	go func() {
+		b := forwardBatch{entries: make([]forwardEntry, 0, embedBatch)}
+		for len(b.entries) < embedBatch {
+			e, err := readForward(r, dim)
+			if errors.Is(err, io.EOF) {
+				b.last = true
+				break
+			}
+			if err != nil {
+				b.err = err
+				break
+			}
+			b.entries = append(b.entries, e)
+		}
+		out <- b
+	}()
+	return out
 }
 
 // vectors returns the float vectors of entries that need embedding (nil

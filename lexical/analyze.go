@@ -7,6 +7,7 @@
 package lexical
 
 import (
+	"iter"
 	"strings"
 	"sync"
 	"unicode"
@@ -87,8 +88,16 @@ func (a *Analyzer) Terms(text string) []string {
 // Words splits already-normalised text into plain words (no stemming, no
 // stop-word removal, no CJK): the unit that key-term and tag matching use.
 func Words(normalized string) []string {
-	return strings.FieldsFunc(normalized, func(r rune) bool { return !isWordRune(r) })
+	return strings.FieldsFunc(normalized, notWordRune)
 }
+
+// WordsSeq yields the words Words returns, without building the slice:
+// for a caller that looks at each word once.
+func WordsSeq(normalized string) iter.Seq[string] {
+	return strings.FieldsFuncSeq(normalized, notWordRune)
+}
+
+func notWordRune(r rune) bool { return !isWordRune(r) }
 
 func (a *Analyzer) appendTerms(out []string, s string) []string {
 	i := 0
@@ -141,13 +150,14 @@ func (a *Analyzer) appendCompound(out []string, run string) []string {
 		}
 		return out
 	}
-	words := Words(run)
-	for _, w := range words {
+	words := 0
+	for w := range WordsSeq(run) {
+		words++
 		if t, ok := a.wordTerm(w); ok {
 			out = append(out, t)
 		}
 	}
-	if len(words) >= 2 {
+	if words >= 2 {
 		whole := strings.TrimFunc(run, isConnector)
 		if n := len(whole); n >= 3 && n <= 64 {
 			out = append(out, whole)

@@ -64,7 +64,7 @@ func InferTags(text string, stored []string, dated bool, layer string) []string 
 	// (this runs for every record a build reads).
 	fired := make([]bool, len(tagRules))
 	index := tagWordIndex()
-	for _, w := range lexical.Words(norm) {
+	for w := range lexical.WordsSeq(norm) {
 		for _, r := range index[w] {
 			fired[r] = true
 		}
