@@ -7,9 +7,11 @@ package memory
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/nova-recall/nova/api"
 )
@@ -128,8 +130,16 @@ func (c *Chunk) IndexText() string {
 
 // HashText returns the SHA-256 hex of s.
 func HashText(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
+	// Sum256 only reads its argument: hashing the string's bytes in
+	// place saves a copy of every text a search decodes.
+	return hexSum(sha256.Sum256(unsafe.Slice(unsafe.StringData(s), len(s))))
+}
+
+// hexSum is a SHA-256 sum in lower-case hex, in one allocation.
+func hexSum(sum [sha256.Size]byte) string {
+	var b [2 * sha256.Size]byte
+	hex.Encode(b[:], sum[:])
+	return string(b[:])
 }
 
 // DedupeKey is the key that finds the same piece of the same record
@@ -145,7 +155,17 @@ func DedupeKey(c *Chunk) string {
 			head = string([]rune(c.Text)[:160])
 		}
 	}
-	return HashText(c.SourceSet + "|" + c.SourceID + "|" + itoa(c.Part) + "|" + head)
+	// The key's input is assembled in a buffer that stays on the stack for
+	// most chunks, not in a concatenated string.
+	b := make([]byte, 0, 512)
+	b = append(append(b, c.SourceSet...), '|')
+	b = append(append(b, c.SourceID...), '|')
+	if c.Part >= 0 { // as itoa writes it: a negative part has no digits
+		b = strconv.AppendInt(b, int64(c.Part), 10)
+	}
+	b = append(b, '|')
+	b = append(b, head...)
+	return hexSum(sha256.Sum256(b))
 }
 
 // runeOffset returns the byte offset of s's n-th rune (counting from 0),
@@ -153,6 +173,10 @@ func DedupeKey(c *Chunk) string {
 // as converting to []rune counts it.
 func runeOffset(s string, n int) int {
 	i := 0
+	for i < len(s) && n > 0 && s[i] < utf8.RuneSelf { // ASCII: a rune a byte
+		i++
+		n--
+	}
 	for range n {
 		if i >= len(s) {
 			return -1

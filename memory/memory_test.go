@@ -129,15 +129,30 @@ func TestOwnAndIndexText(t *testing.T) {
 func TestDedupeKeyHeadIsRunes(t *testing.T) {
 	for _, text := range []string{
 		strings.Repeat("é", 200), strings.Repeat("記", 159), strings.Repeat("a", 160), strings.Repeat("a", 161),
-		strings.Repeat("x\xff", 100), "short",
+		strings.Repeat("x\xff", 100), "short", strings.Repeat("a", 100) + strings.Repeat("é", 100),
+		strings.Repeat("a", 159) + "\xff" + strings.Repeat("b", 10),
 	} {
-		c := &Chunk{SourceSet: "s", SourceID: "r", Text: text}
-		head := text
-		if rs := []rune(text); len(rs) > 160 {
-			head = string(rs[:160])
+		for part, digits := range map[int]string{0: "0", 12: "12", -1: ""} {
+			c := &Chunk{SourceSet: "s", SourceID: "r", Part: part, Text: text}
+			head := text
+			if rs := []rune(text); len(rs) > 160 {
+				head = string(rs[:160])
+			}
+			if got, want := DedupeKey(c), HashText("s|r|"+digits+"|"+head); got != want {
+				t.Errorf("%q part %d: key %s, want %s", text[:min(len(text), 12)], part, got, want)
+			}
 		}
-		if got, want := DedupeKey(c), HashText("s|r|0|"+head); got != want {
-			t.Errorf("%q: key %s, want %s", text[:min(len(text), 12)], got, want)
+	}
+}
+
+// TestHashText pins the hex SHA-256 (known answers, FIPS 180-2).
+func TestHashText(t *testing.T) {
+	for in, want := range map[string]string{
+		"":    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+		"abc": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+	} {
+		if got := HashText(in); got != want {
+			t.Errorf("HashText(%q) = %s, want %s", in, got, want)
 		}
 	}
 }
