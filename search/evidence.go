@@ -78,6 +78,9 @@ const PreviewRunes = 500
 
 func (e *Engine) result(q *query, g *generation.Generation, s scored) api.Result {
 	c := q.chunk(s.doc)
+	if s.comp.has&hasText != 0 {
+		s.comp.retrievalExactCoverage = e.retrievalCoverage(q, s.doc)
+	}
 	comp := s.comp.asMap()
 	r := api.Result{
 		ID: c.ID, Score: scalar.Round(s.score, 6), ScoreComponents: comp, TextPreview: truncate.Runes(c.Text, PreviewRunes),

@@ -222,21 +222,10 @@ func (e *Engine) afterFusion(q *query, fused []scored) []scored {
 func (e *Engine) textFactor(q *query, doc int, comp *components) float64 {
 	c := q.chunk(doc)
 	v := q.view(e, doc)
-	var retrieval *textView
-	citable, covered := 0, 0
+	citable := 0
 	for _, t := range q.plan.KeyTerms {
 		if v.covers(e.analyzer, t) {
 			citable++
-			covered++
-			continue
-		}
-		if retrieval == nil {
-			ctx, _ := q.snap.Gen.Context(doc)
-			rv := newTextView(e.analyzer, ctx+" "+c.Project+" "+c.Agent+" "+c.SourceID+" "+c.SourcePath+" "+strings.Join(c.Tags, " "))
-			retrieval = &rv
-		}
-		if retrieval.covers(e.analyzer, t) {
-			covered++
 		}
 	}
 	anchors := 0
@@ -249,7 +238,9 @@ func (e *Engine) textFactor(q *query, doc int, comp *components) float64 {
 	comp.has |= hasText
 	comp.keyword = ratio(citable, n)
 	comp.citableExactCoverage = ratio(citable, n)
-	comp.retrievalExactCoverage = ratio(covered, n)
+	// retrievalExactCoverage only describes a result: it is filled in
+	// for the results returned (retrievalCoverage), not for every
+	// candidate, as it needs the neighbours' text.
 	exact := ratio(citable, n)
 	factor := 1.0
 	if len(q.plan.Anchors) > 0 {
@@ -269,6 +260,31 @@ func (e *Engine) textFactor(q *query, doc int, comp *components) float64 {
 	comp.subQueryMatch = 0
 	comp.subQueryBoost = 1
 	return factor
+}
+
+// retrievalCoverage is the share of the key terms that doc's own text or
+// what retrieval saw of it (its neighbouring context, project, agent,
+// source and tags) holds.
+func (e *Engine) retrievalCoverage(q *query, doc int) float64 {
+	c := q.chunk(doc)
+	v := q.view(e, doc)
+	var retrieval *textView
+	covered := 0
+	for _, t := range q.plan.KeyTerms {
+		if v.covers(e.analyzer, t) {
+			covered++
+			continue
+		}
+		if retrieval == nil {
+			ctx, _ := q.snap.Gen.Context(doc)
+			rv := newTextView(e.analyzer, ctx+" "+c.Project+" "+c.Agent+" "+c.SourceID+" "+c.SourcePath+" "+strings.Join(c.Tags, " "))
+			retrieval = &rv
+		}
+		if retrieval.covers(e.analyzer, t) {
+			covered++
+		}
+	}
+	return ratio(covered, len(q.plan.KeyTerms))
 }
 
 func ratio(a, b int) float64 {
