@@ -181,6 +181,9 @@ func (q *query) view(e *Engine, doc int) textView {
 	}
 	c := q.chunk(doc)
 	v = newTextView(e.analyzer, c.Title+"\n"+c.Text)
+	if !q.plan.Meta {
+		v.meta = metaScore(v)
+	}
 	q.mu.Lock()
 	q.views[doc] = v
 	q.mu.Unlock()

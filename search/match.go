@@ -11,6 +11,10 @@ import (
 // textView is a piece of text prepared for term matching (normalised).
 type textView struct {
 	norm string
+	// meta is metaScore(norm) for a candidate's own text (query.view),
+	// computed once: a pass and the quality gate both ask. It is 0 when
+	// the query is itself about retrieval quality, which never asks.
+	meta float64
 }
 
 func newTextView(_ *lexical.Analyzer, s string) textView {
@@ -102,17 +106,33 @@ var metaMarkers = []string{
 	"quality gate", "quality hardening", "retrieval quality", "needsmoreevidence", "recall@k", "recall@10", "rag eval",
 }
 
+// metaCJKMarkers and metaWordMarkers are metaMarkers split once by how
+// they match.
+var metaCJKMarkers, metaWordMarkers = func() (cjk, words []string) {
+	for _, m := range metaMarkers {
+		if lexical.HasCJK(m) {
+			cjk = append(cjk, m)
+		} else {
+			words = append(words, m)
+		}
+	}
+	return cjk, words
+}()
+
 // metaScore is min(1, markers/3): how much text reads as discussion of
 // retrieval quality.
 func metaScore(v textView) float64 {
 	hits := 0
-	for _, m := range metaMarkers {
-		if lexical.HasCJK(m) {
+	for _, m := range metaWordMarkers {
+		if containsAtBoundary(v.norm, m) {
+			hits++
+		}
+	}
+	if lexical.HasCJK(v.norm) { // CJK markers cannot match text without CJK
+		for _, m := range metaCJKMarkers {
 			if strings.Contains(v.norm, m) {
 				hits++
 			}
-		} else if containsAtBoundary(v.norm, m) {
-			hits++
 		}
 	}
 	return min(1, float64(hits)/3)

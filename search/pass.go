@@ -252,7 +252,7 @@ func (e *Engine) textFactor(q *query, doc int, comp *components) float64 {
 	comp.exactCoverage = exact
 	meta := 0.0
 	if !q.plan.Meta {
-		meta = metaScore(v)
+		meta = v.meta
 	}
 	comp.metaDiscussion = meta
 	factor *= 1 - 0.45*meta

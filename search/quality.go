@@ -68,14 +68,14 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 			}
 		}
 		flags["denseOnlyTop"] = top.comp.dense > 0 && top.comp.bm25 <= 0 && !topHasTerm
-		flags["metaDiscussionTop"] = !plan.Meta && metaScore(tv) >= 0.5
+		flags["metaDiscussionTop"] = !plan.Meta && tv.meta >= 0.5
 		episodicOnly := true
 		for _, r := range results {
 			if q.chunk(r.doc).Governance.Lifecycle != "episodic" {
 				episodicOnly = false
 			}
 			v := q.view(e, r.doc)
-			meta := !plan.Meta && metaScore(v) >= 0.5
+			meta := !plan.Meta && v.meta >= 0.5
 			hits := 0
 			for _, t := range plan.KeyTerms {
 				if v.covers(e.analyzer, t) {
