@@ -261,26 +261,26 @@ func (r *Reader) record(doc int) []byte {
 func (r *Reader) Chunk(doc int) (*memory.Chunk, error) {
 	c := &memory.Chunk{}
 	d := decoder{dict: r.dict, b: r.record(doc)}
-	if err := d.decode(c, true); err != nil {
+	if err := d.decode(c, fieldsAll); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// ChunkText returns document doc's text, decoding the record without deriving
-// its hashes (a text hash reads the whole text again).
-func (r *Reader) ChunkText(doc int) string { return r.stored(doc).Text }
+// ChunkText returns document doc's text, decoding nothing else of the
+// record; "" for a record that does not decode.
+func (r *Reader) ChunkText(doc int) string { return r.only(doc, fieldsText).Text }
 
-// ID returns document doc's chunk id. It decodes the record without
-// deriving the hashes: an id is derived from the source and record id.
-func (r *Reader) ID(doc int) string { return r.stored(doc).ID }
+// ID returns document doc's chunk id, decoding only what it is made of;
+// "" for a record that does not decode.
+func (r *Reader) ID(doc int) string { return r.only(doc, fieldsID).ID }
 
-// stored decodes document doc's stored fields (and its id) without
-// deriving the hashes; a record that does not decode yields the zero chunk.
-func (r *Reader) stored(doc int) memory.Chunk {
+// only decodes the fields want names of document doc's record; a record
+// that does not decode yields the zero chunk.
+func (r *Reader) only(doc int, want fields) memory.Chunk {
 	var c memory.Chunk
 	d := decoder{dict: r.dict, b: r.record(doc)}
-	if err := d.decode(&c, false); err != nil {
+	if err := d.decode(&c, want); err != nil {
 		return memory.Chunk{}
 	}
 	return c

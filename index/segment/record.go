@@ -259,6 +259,28 @@ func (d *decoder) str() string {
 	return s
 }
 
+// skip passes over a length-prefixed value (a string).
+func (d *decoder) skip() {
+	n := d.uv()
+	if n > uint64(len(d.b)) {
+		d.fail("string overruns the record")
+		return
+	}
+	d.b = d.b[n:]
+}
+
+// skipList passes over a list of dictionary ids.
+func (d *decoder) skipList() {
+	n := d.uv()
+	if n > uint64(len(d.b)) {
+		d.fail("list overruns the record")
+		return
+	}
+	for range n {
+		d.uv()
+	}
+}
+
 func (d *decoder) dictStr() string {
 	id := d.uv()
 	if id >= uint64(d.dict.n) {
@@ -311,18 +333,46 @@ func (d *decoder) hash() string {
 	return s
 }
 
-// decode reads one record into c.
-// decode reads a record into c. With derive false it leaves the hashes a
-// record does not store empty (the id is always set).
-func (d *decoder) decode(c *memory.Chunk, derive bool) error {
+// fields is what a decode fills in.
+type fields int
+
+const (
+	// fieldsAll is the whole chunk, with the hashes a record does not
+	// store derived.
+	fieldsAll fields = iota
+	// fieldsID is the chunk id only: the tie-break of equal scores
+	// compares ids of documents in different segments.
+	fieldsID
+	// fieldsText is the text only: a neighbour's words in a context.
+	fieldsText
+)
+
+// decode reads a record into c: the fields want names (the others are
+// skipped, and may be left unchecked).
+func (d *decoder) decode(c *memory.Chunk, want fields) error {
 	g := &c.Governance
 	var has struct{ id, textHash, dedupeKey, duplicateKey bool }
+	all := want == fieldsAll
 	for len(d.b) > 0 && d.err == nil {
 		switch t := d.uv(); t {
 		case tagID:
+			if want == fieldsText {
+				d.skip()
+				continue
+			}
 			c.ID, has.id = d.str(), true
+			if want == fieldsID {
+				return d.err // a stored id is all this decode needs
+			}
 		case tagText:
+			if want == fieldsID {
+				d.skip()
+				continue
+			}
 			c.Text = d.str()
+			if want == fieldsText {
+				return d.err
+			}
 		case tagTitle:
 			c.Title = d.dictStr()
 		case tagDate:
@@ -336,6 +386,10 @@ func (d *decoder) decode(c *memory.Chunk, derive bool) error {
 		case tagProject:
 			c.Project = d.dictStr()
 		case tagTags:
+			if !all {
+				d.skipList()
+				continue
+			}
 			c.Tags = d.list()
 		case tagWorkType:
 			c.WorkType = d.dictStr()
@@ -356,11 +410,21 @@ func (d *decoder) decode(c *memory.Chunk, derive bool) error {
 		case tagSession:
 			c.SessionID = d.dictStr()
 		case tagHeadingPath:
+			if !all {
+				d.skipList()
+				continue
+			}
 			c.HeadingPath = d.list()
 		case tagPart:
 			c.Part = int(d.int())
 		case tagParts:
 			c.Parts = int(d.int())
+			if want == fieldsID {
+				// The fields an id is derived from are written before the
+				// parts (encode): nothing after them changes it.
+				c.ID = memory.ChunkID(c.SourceName, c.SourceID, c.Part, c.Parts)
+				return d.err
+			}
 		case tagTextHash:
 			c.TextHash, has.textHash = d.hash(), true
 		case tagDedupeKey:
@@ -397,6 +461,10 @@ func (d *decoder) decode(c *memory.Chunk, derive bool) error {
 			s := d.dictStr()
 			g.SupersessionScope = &s
 		case tagGovWarnings:
+			if !all {
+				d.skipList()
+				continue
+			}
 			g.Warnings = d.list()
 		default:
 			d.fail("unknown field tag %d (written by a newer Nova?)", t)
@@ -405,10 +473,13 @@ func (d *decoder) decode(c *memory.Chunk, derive bool) error {
 	if d.err != nil {
 		return d.err
 	}
+	if want == fieldsText {
+		return nil
+	}
 	if !has.id {
 		c.ID = memory.ChunkID(c.SourceName, c.SourceID, c.Part, c.Parts)
 	}
-	if !derive {
+	if !all {
 		return nil
 	}
 	if !has.textHash {

@@ -30,7 +30,7 @@ func sampleChunks(n int) []memory.Chunk {
 			Agent: []string{"", "codex", "claude"}[i%3], Role: "user", Project: fmt.Sprintf("p%d", i%3),
 			Tags: []string{"decision", "config"}[:i%3], WorkType: "ops", Layer: "dialogue", SourceName: "notes",
 			SourceSet: "notes", SourceType: "jsonl", SourceID: fmt.Sprintf("rec-%d", i), SourcePath: fmt.Sprintf("/m/f%d.jsonl", i%4),
-			LineNumber: i + 1, SessionID: "s1", HeadingPath: []string{"A", "B"}[:i%3], Part: 1, Parts: 1 + i%2,
+			LineNumber: i + 1, SessionID: "s1", HeadingPath: []string{"A", "B"}[:i%3], Part: i % 3 / 2, Parts: i % 4 / 2 * (1 + i%2),
 			TextHash: memory.HashText(fmt.Sprint(i)), DedupeKey: memory.HashText(fmt.Sprint("d", i)), Conversation: fmt.Sprintf("c%d", i%5),
 			Subject: []string{"", "primary-database"}[i%2],
 			Governance: api.Governance{Version: 1, SourceSet: "notes", AuthorityRank: 85, Lifecycle: "canonical", Retention: "long-term",
@@ -46,6 +46,9 @@ func sampleChunks(n int) []memory.Chunk {
 		}
 		if i%11 == 0 {
 			c.TextHash = "not-a-hash"
+		}
+		if i%8 == 3 {
+			c.ID = memory.ChunkID(c.SourceName, c.SourceID, c.Part, c.Parts) // "notes:rec-3#0": derived, not stored
 		}
 		if len(c.HeadingPath) == 0 {
 			c.HeadingPath = nil // the build never writes an empty path
@@ -130,7 +133,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatalf("chunk %d:\n got %+v\nwant %+v", i, *got, chunks[i])
 		}
 		c := &chunks[i]
-		if r.ID(i) != c.ID || r.Facet(FacetDate, i) != c.Date || r.Facet(FacetProject, i) != c.Project ||
+		if r.ID(i) != c.ID || r.ChunkText(i) != c.Text || r.Facet(FacetDate, i) != c.Date || r.Facet(FacetProject, i) != c.Project ||
 			r.Facet(FacetLifecycle, i) != c.Governance.Lifecycle || r.Facet(FacetConversation, i) != c.Conversation ||
 			r.Facet(FacetPath, i) != c.SourcePath || r.Line(i) != c.LineNumber || r.Part(i) != c.Part || !slices.Equal(r.Tags(i), c.Tags) {
 			t.Fatalf("facets of %d differ", i)
