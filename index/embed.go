@@ -20,7 +20,7 @@ const embedBatch = 1024
 // embed computes the vectors of a sealed segment from its vector-input
 // file and writes them as codes. The next batch is read from the file
 // while the cores embed the current one.
-func (s *segmentSink) embed(seg *newSegment) (err error) {
+func (s *segmentSink) embed(seg *newSegment) error {
 	dim := s.sp.prof.Dimension
 	if _, err := seg.fwd.Seek(0, io.SeekStart); err != nil {
 		return err

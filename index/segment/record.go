@@ -158,7 +158,9 @@ func deriveFields(c *memory.Chunk, textHash string) derived {
 	return d
 }
 
-// encode appends c's record to e.buf.
+// encode appends c's record to e.buf. The order of the fields is what
+// decode relies on to stop early: the id, then the text, and the fields
+// an id is derived from no later than the parts.
 func (e *encoder) encode(c *memory.Chunk) {
 	// The reader derives the duplicate key from the text hash it ends up
 	// with (stored, or derived): compare against that.
