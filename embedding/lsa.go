@@ -282,9 +282,9 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 
 	// Y = A Ω with Ω a seeded Gaussian v x l matrix.
 	rng := rand.New(rand.NewPCG(lsaSeed, uint64(v)))
-	omega := make([]float64, v*l)
+	omega := make([]float32, v*l)
 	for i := range omega {
-		omega[i] = rng.NormFloat64()
+		omega[i] = float32(rng.NormFloat64())
 	}
 	// The large matrices (v x l, about 130 MB for a full vocabulary) are
 	// orthonormalised in place and dropped as soon as they are used: the
@@ -295,7 +295,7 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	tPtr, tCols, tVals := transposeCSR(rowPtr, cols, vals, v)
 	aT := func(x *mat.Dense) *mat.Dense {
 		out := mat.NewDense(v, l, nil)
-		spMulDense(tPtr, tCols, tVals, x.RawMatrix().Data, l, out)
+		spMulDense(tPtr, tCols, tVals, toFloat32(x.RawMatrix().Data), l, out)
 		return out
 	}
 	q := mat.NewDense(rows, l, nil)
@@ -321,12 +321,12 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 		}
 		z := aT(q) // v x l
 		q = mat.NewDense(rows, l, nil)
-		spMulDense(rowPtr, cols, vals, z.RawMatrix().Data, l, q)
+		spMulDense(rowPtr, cols, vals, toFloat32(z.RawMatrix().Data), l, q)
 		orthonormalize(q)
 	}
 	// B = Qᵀ A (l x v); B Bᵀ = Qᵀ (A (Aᵀ Q)).
 	w := mat.NewDense(rows, l, nil)
-	spMulDense(rowPtr, cols, vals, aT(q).RawMatrix().Data, l, w)
+	spMulDense(rowPtr, cols, vals, toFloat32(aT(q).RawMatrix().Data), l, w)
 	g := crossGram(q, w)
 	var eig mat.EigenSym
 	if !eig.Factorize(g, true) {
@@ -354,7 +354,7 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 		var qu mat.Dense
 		qu.Mul(q, u)
 		basis := mat.NewDense(v, k, nil)
-		spMulDense(tPtr, tCols, tVals, qu.RawMatrix().Data, k, basis)
+		spMulDense(tPtr, tCols, tVals, toFloat32(qu.RawMatrix().Data), k, basis)
 		for t := 0; t < v; t++ {
 			for j, x := range basis.RawRowView(t) {
 				m.basis[t*dim+j] = float32(x)
@@ -477,15 +477,40 @@ func householderQR(a *mat.Dense, dst *mat.Dense) {
 }
 
 // spMulDense computes dst = A·D where A is CSR (rows x v) and D is v x l.
-// Rows are independent, so they split over the cores.
-func spMulDense(rowPtr []int, cols []int32, vals []float64, d []float64, l int, dst *mat.Dense) {
-	parallel.For(len(rowPtr)-1, 1024, func(i int) {
-		out := dst.RawRowView(i)
-		for p := rowPtr[i]; p < rowPtr[i+1]; p++ {
-			c := int(cols[p])
-			blas64.Implementation().Daxpy(l, vals[p], d[c*l:(c+1)*l], 1, out, 1)
+// Rows are independent, so they split over the cores. The products run in
+// float32: the BLAS's vector loop takes twice as many values at once and
+// reads half the bytes (-bench TrainLSA 2.67-2.78 → 2.10-2.17 s). A sum
+// keeps float32's 7 digits; the power iteration makes the smallest
+// direction kept (σₖ/σ₁)³ of the largest, about 1/1 400 on LoCoMo and on a
+// 12 000-document sample (σ₁/σₖ about 11), far above that rounding. The
+// orthonormalisation and the eigenproblem stay in float64. LoCoMo dev and
+// the Chinese set recall the same at every k.
+func spMulDense(rowPtr []int, cols []int32, vals []float64, d []float32, l int, dst *mat.Dense) {
+	parallel.Spans(len(rowPtr)-1, 1024, func(lo, hi int) {
+		acc := make([]float32, l)
+		for i := lo; i < hi; i++ {
+			clear(acc)
+			for p := rowPtr[i]; p < rowPtr[i+1]; p++ {
+				c := int(cols[p])
+				blas32.Implementation().Saxpy(l, float32(vals[p]), d[c*l:(c+1)*l], 1, acc, 1)
+			}
+			out := dst.RawRowView(i)
+			for j, x := range acc {
+				out[j] = float64(x)
+			}
 		}
 	})
+}
+
+// toFloat32 converts d, on every core.
+func toFloat32(d []float64) []float32 {
+	out := make([]float32, len(d))
+	parallel.Spans(len(d), 1<<16, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] = float32(d[i])
+		}
+	})
+	return out
 }
 
 // transposeCSR returns Aᵀ (v x rows) in CSR form, each row's entries in
