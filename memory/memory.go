@@ -160,10 +160,7 @@ func DedupeKey(c *Chunk) string {
 	b := make([]byte, 0, 512)
 	b = append(append(b, c.SourceSet...), '|')
 	b = append(append(b, c.SourceID...), '|')
-	if c.Part >= 0 { // as itoa writes it: a negative part has no digits
-		b = strconv.AppendInt(b, int64(c.Part), 10)
-	}
-	b = append(b, '|')
+	b = append(appendPart(b, c.Part), '|')
 	b = append(b, head...)
 	return hexSum(sha256.Sum256(b))
 }
@@ -193,23 +190,19 @@ func runeOffset(s string, n int) int {
 // ChunkID returns a stable chunk id for part of record id in source:
 // the same record and part always get the same id, across rebuilds.
 func ChunkID(source, recordID string, part, parts int) string {
-	base := source + ":" + recordID
 	if parts <= 1 {
-		return base
+		return source + ":" + recordID
 	}
-	return base + "#" + itoa(part)
+	b := make([]byte, 0, len(source)+len(recordID)+22)
+	b = append(append(append(append(b, source...), ':'), recordID...), '#')
+	return string(appendPart(b, part))
 }
 
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
+// appendPart appends a part number's decimal digits; a negative part has
+// none, as ids and keys have always been written.
+func appendPart(b []byte, part int) []byte {
+	if part < 0 {
+		return b
 	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
+	return strconv.AppendInt(b, int64(part), 10)
 }

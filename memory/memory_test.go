@@ -156,3 +156,19 @@ func TestHashText(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkID pins the id format every citation and tie-break reads: a
+// whole record is source:id, a piece of one adds #part, and a negative
+// part (never written by the build) has no digits.
+func TestChunkID(t *testing.T) {
+	for _, c := range []struct {
+		part, parts int
+		want        string
+	}{
+		{0, 1, "notes:r1"}, {0, 0, "notes:r1"}, {0, 2, "notes:r1#0"}, {12, 40, "notes:r1#12"}, {-1, 2, "notes:r1#"},
+	} {
+		if got := ChunkID("notes", "r1", c.part, c.parts); got != c.want {
+			t.Errorf("ChunkID(part %d of %d) = %q, want %q", c.part, c.parts, got, c.want)
+		}
+	}
+}
