@@ -292,14 +292,17 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	// Aᵀ·X is a product by the transposed matrix: gathering each term's
 	// documents, the cores split the terms (a scatter from the documents
 	// would write to random rows of the v x l result).
+	// Its result only feeds the next product, so it stays in float32: a
+	// float64 v x l matrix would be allocated, cleared and converted for
+	// nothing.
 	tPtr, tCols, tVals := transposeCSR(rowPtr, cols, vals, v)
-	aT := func(x *mat.Dense) *mat.Dense {
-		out := mat.NewDense(v, l, nil)
-		spMulDense(tPtr, tCols, tVals, toFloat32(x.RawMatrix().Data), l, out)
+	aT := func(x *mat.Dense) []float32 {
+		out := make([]float32, v*l)
+		spMulDense(tPtr, tCols, tVals, toFloat32(x.RawMatrix().Data), l, out, l)
 		return out
 	}
 	q := mat.NewDense(rows, l, nil)
-	spMulDense(rowPtr, cols, vals, omega, l, q)
+	spMulDense(rowPtr, cols, vals, omega, l, q.RawMatrix().Data, l)
 	omega = nil
 	// With one power iteration, A Aᵀ (A Ω) needs no orthonormal basis in
 	// between: its span is the same, and float64 keeps the small singular
@@ -321,12 +324,12 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 		}
 		z := aT(q) // v x l
 		q = mat.NewDense(rows, l, nil)
-		spMulDense(rowPtr, cols, vals, toFloat32(z.RawMatrix().Data), l, q)
+		spMulDense(rowPtr, cols, vals, z, l, q.RawMatrix().Data, l)
 		orthonormalize(q)
 	}
 	// B = Qᵀ A (l x v); B Bᵀ = Qᵀ (A (Aᵀ Q)).
 	w := mat.NewDense(rows, l, nil)
-	spMulDense(rowPtr, cols, vals, toFloat32(aT(q).RawMatrix().Data), l, w)
+	spMulDense(rowPtr, cols, vals, aT(q), l, w.RawMatrix().Data, l)
 	g := crossGram(q, w)
 	var eig mat.EigenSym
 	if !eig.Factorize(g, true) {
@@ -353,13 +356,9 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 		}
 		var qu mat.Dense
 		qu.Mul(q, u)
-		basis := mat.NewDense(v, k, nil)
-		spMulDense(tPtr, tCols, tVals, toFloat32(qu.RawMatrix().Data), k, basis)
-		for t := 0; t < v; t++ {
-			for j, x := range basis.RawRowView(t) {
-				m.basis[t*dim+j] = float32(x)
-			}
-		}
+		// Straight into the model's rows (dim wide; the last dim-k
+		// columns stay zero).
+		spMulDense(tPtr, tCols, tVals, toFloat32(qu.RawMatrix().Data), k, m.basis, dim)
 	}
 	m.rank = k
 	m.roundBasis()
@@ -497,7 +496,9 @@ func householderQR(a *mat.Dense, dst *mat.Dense) {
 // 12 000-document sample (σ₁/σₖ about 11), far above that rounding. The
 // orthonormalisation and the eigenproblem stay in float64. LoCoMo dev and
 // the Chinese set recall the same at every k.
-func spMulDense(rowPtr []int, cols []int32, vals []float64, d []float32, l int, dst *mat.Dense) {
+//
+// Row i of the result is written to dst[i*stride:][:l].
+func spMulDense[T float32 | float64](rowPtr []int, cols []int32, vals []float64, d []float32, l int, dst []T, stride int) {
 	parallel.Spans(len(rowPtr)-1, 1024, func(lo, hi int) {
 		acc := make([]float32, l)
 		for i := lo; i < hi; i++ {
@@ -506,9 +507,9 @@ func spMulDense(rowPtr []int, cols []int32, vals []float64, d []float32, l int, 
 				c := int(cols[p])
 				blas32.Implementation().Saxpy(l, float32(vals[p]), d[c*l:(c+1)*l], 1, acc, 1)
 			}
-			out := dst.RawRowView(i)
+			out := dst[i*stride : i*stride+l]
 			for j, x := range acc {
-				out[j] = float64(x)
+				out[j] = T(x)
 			}
 		}
 	})
