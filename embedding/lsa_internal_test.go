@@ -84,3 +84,35 @@ func TestOrthonormalize(t *testing.T) {
 		t.Errorf("Q does not span a's columns")
 	}
 }
+
+// TestCholeskyQR_illConditioned: columns whose scales span 10⁵ (κ(AᵀA)
+// about 10¹⁰) lose about 10⁻⁶ of orthogonality in one pass of Cholesky QR;
+// the second pass, taken because of that condition, restores it.
+func TestCholeskyQR_illConditioned(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const r, c = 200, 12
+	a := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			// Nearly parallel columns of very different lengths.
+			a.Set(i, j, (1+1e-3*rng.NormFloat64())*math.Pow(10, -5*float64(j)/(c-1)))
+		}
+	}
+	q := mat.DenseCopyOf(a)
+	if !choleskyQR(q) {
+		t.Fatal("Cholesky QR refused a full-rank matrix")
+	}
+	var g mat.Dense
+	g.Mul(q.T(), q)
+	for i := 0; i < c; i++ {
+		for j := 0; j < c; j++ {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if d := math.Abs(g.At(i, j) - want); d > 1e-12 {
+				t.Fatalf("QᵀQ[%d,%d] = %g, %g from %g", i, j, g.At(i, j), d, want)
+			}
+		}
+	}
+}
