@@ -50,10 +50,21 @@ var ErrCorrupt = errors.New("corrupt lexical index")
 type FieldWriter struct {
 	terms   map[string]uint32
 	list    []string
-	posts   [][]uint64 // per term id: doc<<32 | tf
+	posts   []termPostings // per term id
 	docLens []uint32
 	total   uint64
 	ids     []uint32 // reused per document
+}
+
+// termPostings is one term's postings, kept in the file's encoding as
+// documents arrive (they arrive in order, so the deltas are final): a
+// posting takes one or two bytes instead of eight, and sealing copies the
+// bytes instead of encoding them.
+type termPostings struct {
+	table []byte // the full blocks' table entries: last document, end offset
+	data  []byte // the blocks' bytes
+	n     uint32 // postings
+	last  uint32 // the last posting's document
 }
 
 // NewFieldWriter returns an empty writer.
@@ -66,7 +77,7 @@ func (w *FieldWriter) Docs() int { return len(w.docLens) }
 
 // Add appends a document given its terms (with repeats).
 func (w *FieldWriter) Add(terms []string) {
-	doc := uint64(len(w.docLens))
+	doc := uint32(len(w.docLens))
 	w.docLens = append(w.docLens, uint32(len(terms)))
 	w.total += uint64(len(terms))
 	// One map lookup per term, then the repeats counted on sorted ids: a
@@ -78,7 +89,7 @@ func (w *FieldWriter) Add(terms []string) {
 			id = uint32(len(w.list))
 			w.terms[t] = id
 			w.list = append(w.list, t)
-			w.posts = append(w.posts, nil)
+			w.posts = append(w.posts, termPostings{})
 		}
 		ids = append(ids, id)
 	}
@@ -88,10 +99,42 @@ func (w *FieldWriter) Add(terms []string) {
 		for j < len(ids) && ids[j] == ids[i] {
 			j++
 		}
-		w.posts[ids[i]] = append(w.posts[ids[i]], doc<<32|uint64(j-i))
+		w.posts[ids[i]].add(doc, uint32(j-i))
 		i = j
 	}
 	w.ids = ids
+}
+
+// add appends the posting of doc, which follows every document before it.
+func (p *termPostings) add(doc, tf uint32) {
+	delta := uint64(doc - p.last)
+	if tf == 1 {
+		p.data = binary.AppendUvarint(p.data, delta<<1|1)
+	} else {
+		p.data = binary.AppendUvarint(p.data, delta<<1)
+		p.data = binary.AppendUvarint(p.data, uint64(tf))
+	}
+	p.last = doc
+	p.n++
+	if p.n%BlockSize == 0 {
+		p.table = p.blockEntry(p.table)
+	}
+}
+
+// blockEntry appends the table entry of the block that ends here.
+func (p *termPostings) blockEntry(table []byte) []byte {
+	table = binary.LittleEndian.AppendUint32(table, p.last)
+	return binary.LittleEndian.AppendUint32(table, uint32(len(p.data)))
+}
+
+// size is the bytes of the term's postings in the file: the block table,
+// with the last block's entry when it is not full, then the blocks.
+func (p *termPostings) size() uint64 {
+	n := len(p.table) + len(p.data)
+	if p.n%BlockSize != 0 {
+		n += 8
+	}
+	return uint64(n)
 }
 
 // WriteTo writes the field file.
@@ -102,37 +145,15 @@ func (w *FieldWriter) WriteTo(out io.Writer) (int64, error) {
 	}
 	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(w.list[a], w.list[b]) })
 
-	// Encode every term's postings first: the header needs their sizes.
-	var postings []byte
+	// The header needs the postings' sizes, and the term table their
+	// offsets.
 	info := make([]uint32, 0, 3*len(order))
-	var termBytes uint64
-	var blockTable, block []byte
+	var termBytes, postingBytes uint64
 	for _, id := range order {
-		p := w.posts[id]
-		slices.Sort(p) // docs ascending (Add appends in order; map iteration does not matter)
-		start := uint64(len(postings))
-		info = append(info, uint32(len(p)), uint32(start), uint32(start>>32))
+		p := &w.posts[id]
+		info = append(info, p.n, uint32(postingBytes), uint32(postingBytes>>32))
 		termBytes += uint64(len(w.list[id]))
-		nblocks := (len(p) + BlockSize - 1) / BlockSize
-		blockTable = blockTable[:0]
-		block = block[:0]
-		prev := uint32(0)
-		for b := 0; b < nblocks; b++ {
-			for _, v := range p[b*BlockSize : min(len(p), (b+1)*BlockSize)] {
-				doc, tf := uint32(v>>32), uint32(v)
-				if tf == 1 {
-					block = binary.AppendUvarint(block, uint64(doc-prev)<<1|1)
-				} else {
-					block = binary.AppendUvarint(block, uint64(doc-prev)<<1)
-					block = binary.AppendUvarint(block, uint64(tf))
-				}
-				prev = doc
-			}
-			blockTable = binary.LittleEndian.AppendUint32(blockTable, prev)
-			blockTable = binary.LittleEndian.AppendUint32(blockTable, uint32(len(block)))
-		}
-		postings = append(postings, blockTable...)
-		postings = append(postings, block...)
+		postingBytes += p.size()
 	}
 
 	bw := bufio.NewWriterSize(out, 1<<20)
@@ -145,7 +166,7 @@ func (w *FieldWriter) WriteTo(out io.Writer) (int64, error) {
 	le.PutUint32(h[16:], BlockSize)
 	le.PutUint64(h[24:], w.total)
 	le.PutUint64(h[32:], termBytes)
-	le.PutUint64(h[40:], uint64(len(postings)))
+	le.PutUint64(h[40:], postingBytes)
 	cw.Write(h[:])
 	var buf []byte
 	for _, l := range w.docLens {
@@ -163,7 +184,15 @@ func (w *FieldWriter) WriteTo(out io.Writer) (int64, error) {
 	for _, id := range order {
 		cw.Write([]byte(w.list[id]))
 	}
-	cw.Write(postings)
+	var last [8]byte
+	for _, id := range order {
+		p := &w.posts[id]
+		cw.Write(p.table)
+		if p.n%BlockSize != 0 {
+			cw.Write(p.blockEntry(last[:0]))
+		}
+		cw.Write(p.data)
+	}
 	if cw.err != nil {
 		return cw.n, cw.err
 	}

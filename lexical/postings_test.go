@@ -1,0 +1,95 @@
+package lexical
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"testing"
+)
+
+// BenchmarkFieldWriter adds 20 000 documents of 200 terms drawn from a
+// Zipfian vocabulary (a segment's context field) and writes the field.
+//
+//	go test -run '^$' -bench FieldWriter -benchmem ./lexical/
+func BenchmarkFieldWriter(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	zipf := rand.NewZipf(rng, 1.1, 2, 199_999)
+	vocab := make([]string, 200_000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("t%d", i)
+	}
+	docs := make([][]string, 20_000)
+	for i := range docs {
+		docs[i] = make([]string, 200)
+		for j := range docs[i] {
+			docs[i][j] = vocab[zipf.Uint64()]
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		w := NewFieldWriter()
+		for _, d := range docs {
+			w.Add(d)
+		}
+		if _, err := w.WriteTo(io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestFieldWriter_blocks: a term's postings read back across block
+// boundaries (127 to 300 postings), each block's table entry naming its
+// last document and its end, and frequencies above 1 kept.
+func TestFieldWriter_blocks(t *testing.T) {
+	for _, n := range []int{1, 127, 128, 129, 256, 300} {
+		w := NewFieldWriter()
+		var docs, tfs []uint32
+		for d := 0; d < 2*n; d++ {
+			if d%2 == 1 {
+				w.Add([]string{"other"})
+				continue
+			}
+			tf := uint32(1 + d%3)
+			terms := []string{"other"}
+			for range tf {
+				terms = append(terms, "term")
+			}
+			w.Add(terms)
+			docs, tfs = append(docs, uint32(d)), append(tfs, tf)
+		}
+		var buf bytes.Buffer
+		if _, err := w.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		f, err := OpenField(buf.Bytes())
+		if err != nil {
+			t.Fatalf("%d postings: %v", n, err)
+		}
+		l := f.list(f.lookup("term"))
+		if want := (n + BlockSize - 1) / BlockSize; l.blocks != want {
+			t.Fatalf("%d postings: %d blocks, want %d", n, l.blocks, want)
+		}
+		doc, i, at := uint32(0), 0, 0
+		for b := 0; b < l.blocks; b++ {
+			for at < int(l.blockEnd(b)) {
+				delta, tf, used := next(l.data[at:])
+				if used == 0 {
+					t.Fatalf("%d postings: damaged at byte %d", n, at)
+				}
+				doc += delta
+				if doc != docs[i] || tf != tfs[i] {
+					t.Fatalf("%d postings: posting %d is doc %d tf %d, want %d tf %d", n, i, doc, tf, docs[i], tfs[i])
+				}
+				at += used
+				i++
+			}
+			if l.blockLast(b) != doc {
+				t.Fatalf("%d postings: block %d ends at doc %d, table says %d", n, b, doc, l.blockLast(b))
+			}
+		}
+		if i != n || at != len(l.data) {
+			t.Fatalf("%d postings: read %d postings and %d of %d bytes", n, i, at, len(l.data))
+		}
+	}
+}
