@@ -113,7 +113,8 @@ func (s *segmentSink) add(pc pendingChunk) error {
 
 // analysed is a batch entry's terms.
 type analysed struct {
-	text, context, dense []string
+	text, dense []string
+	context     lexical.Parts
 }
 
 // flush analyses the queued batch on every core and hands it to the adder
@@ -141,11 +142,11 @@ func (s *segmentSink) flush() error {
 			c := &batch[i].c
 			a := &out[i]
 			a.text = an.Terms(c.OwnText())
-			a.context = parts.terms(c.Context)
+			a.context = parts.parts(c.Context)
 			if batch[i].codes == nil && s.sp.builtin() {
 				// The dense channel embeds the text and the words before it
 				// (memory.Chunk.IndexText).
-				a.dense = append(slices.Clip(a.text), parts.terms(c.Before)...)
+				a.dense = slices.Concat(append([][]string{a.text}, parts.parts(c.Before).Terms...)...)
 			}
 		}
 	})
@@ -196,7 +197,7 @@ func (s *segmentSink) addOne(pc *pendingChunk, a *analysed) error {
 	}
 	cur := s.cur
 	cur.w.Add(&pc.c, a.text, a.context)
-	cur.postings += len(a.text) + len(a.context)
+	cur.postings += len(a.text) + a.context.Len()
 	if err := writeForward(cur.fwdW, pc, a.dense); err != nil {
 		return err
 	}
@@ -372,8 +373,10 @@ type contextAnalyzer struct {
 	seen map[string][]string
 }
 
-func (c contextAnalyzer) terms(ctx string) []string {
-	var parts [][]string
+// parts returns the context's parts and their terms (shared with the
+// cache: read only).
+func (c contextAnalyzer) parts(ctx string) lexical.Parts {
+	var p lexical.Parts
 	for part := range strings.SplitSeq(ctx, memory.ContextSeparator) {
 		t, ok := c.seen[part]
 		if !ok {
@@ -382,12 +385,16 @@ func (c contextAnalyzer) terms(ctx string) []string {
 				c.seen[part] = t
 			}
 		}
-		parts = append(parts, t)
+		p.Parts = append(p.Parts, part)
+		p.Terms = append(p.Terms, t)
 	}
-	if len(parts) == 1 {
-		return slices.Clip(parts[0]) // shared with the cache: an append copies
-	}
-	return slices.Concat(parts...)
+	return p
+}
+
+// terms returns the context's terms, the parts' one after the other (a new
+// slice).
+func (c contextAnalyzer) terms(ctx string) []string {
+	return slices.Concat(c.parts(ctx).Terms...)
 }
 
 // contextTerms returns the terms a context is indexed with.

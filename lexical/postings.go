@@ -54,6 +54,8 @@ type FieldWriter struct {
 	docLens []uint32
 	total   uint64
 	ids     []uint32 // reused per document
+	// parts holds the term ids of each part AddParts has met.
+	parts map[string][]uint32
 }
 
 // termPostings is one term's postings, kept in the file's encoding as
@@ -77,12 +79,52 @@ func (w *FieldWriter) Docs() int { return len(w.docLens) }
 
 // Add appends a document given its terms (with repeats).
 func (w *FieldWriter) Add(terms []string) {
-	doc := uint32(len(w.docLens))
-	w.docLens = append(w.docLens, uint32(len(terms)))
-	w.total += uint64(len(terms))
-	// One map lookup per term, then the repeats counted on sorted ids: a
-	// second map of the document's terms cost as much again.
+	w.addIDs(w.intern(terms, w.ids[:0]))
+}
+
+// Parts is a text analysed part by part: Terms[i] are the terms of
+// Parts[i], and the text's terms are theirs one after the other.
+type Parts struct {
+	Parts []string
+	Terms [][]string
+}
+
+// Len is the number of terms.
+func (p Parts) Len() int {
+	n := 0
+	for _, t := range p.Terms {
+		n += len(t)
+	}
+	return n
+}
+
+// AddParts appends a document analysed part by part, as Add would its
+// terms. A part met before in this field reuses its term ids instead of
+// looking every term up again: a neighbour's words recur in the contexts
+// of each chunk around it.
+func (w *FieldWriter) AddParts(p Parts) {
+	if w.parts == nil {
+		w.parts = map[string][]uint32{}
+	}
 	ids := w.ids[:0]
+	for i, part := range p.Parts {
+		known, ok := w.parts[part]
+		if !ok {
+			start := len(ids)
+			ids = w.intern(p.Terms[i], ids)
+			// A copy of the key: the part is a piece of a chunk's whole
+			// context, which the map would otherwise keep alive.
+			w.parts[strings.Clone(part)] = slices.Clone(ids[start:])
+			continue
+		}
+		ids = append(ids, known...)
+	}
+	w.addIDs(ids)
+}
+
+// intern appends the ids of terms to ids, numbering the terms not seen
+// before.
+func (w *FieldWriter) intern(terms []string, ids []uint32) []uint32 {
 	for _, t := range terms {
 		id, ok := w.terms[t]
 		if !ok {
@@ -93,6 +135,16 @@ func (w *FieldWriter) Add(terms []string) {
 		}
 		ids = append(ids, id)
 	}
+	return ids
+}
+
+// addIDs appends a document given its term ids (with repeats), counting
+// the repeats on the sorted ids (a map of the document's terms cost as
+// much as the lookups).
+func (w *FieldWriter) addIDs(ids []uint32) {
+	doc := uint32(len(w.docLens))
+	w.docLens = append(w.docLens, uint32(len(ids)))
+	w.total += uint64(len(ids))
 	slices.Sort(ids)
 	for i := 0; i < len(ids); {
 		j := i + 1

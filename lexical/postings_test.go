@@ -93,3 +93,38 @@ func TestFieldWriter_blocks(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldWriter_addParts: documents added part by part, with parts that
+// recur across documents and within one, and empty ones, give the same
+// field file as their terms added whole.
+func TestFieldWriter_addParts(t *testing.T) {
+	a := NewAnalyzer()
+	parts := []string{"port 2096 was down", "", "the cron job retried", "端口不可用", "port 2096 was down again"}
+	docs := [][]int{{0, 2}, {2, 3}, {0}, {1, 4, 0}, {3, 3}, {}, {4, 2, 1}}
+	whole, byParts := NewFieldWriter(), NewFieldWriter()
+	for _, d := range docs {
+		var p Parts
+		var terms []string
+		for _, i := range d {
+			ts := a.Terms(parts[i])
+			p.Parts = append(p.Parts, parts[i])
+			p.Terms = append(p.Terms, ts)
+			terms = append(terms, ts...)
+		}
+		if p.Len() != len(terms) {
+			t.Fatalf("Len %d, want %d", p.Len(), len(terms))
+		}
+		whole.Add(terms)
+		byParts.AddParts(p)
+	}
+	var want, got bytes.Buffer
+	if _, err := whole.WriteTo(&want); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := byParts.WriteTo(&got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Fatal("the field added part by part differs from the one added whole")
+	}
+}

@@ -75,7 +75,7 @@ func writeSegment(t *testing.T, dir string, chunks []memory.Chunk, dead *Dead) (
 		t.Fatal(err)
 	}
 	for i := range chunks {
-		w.Add(&chunks[i], a.Terms(chunks[i].OwnText()), a.Terms(chunks[i].Context))
+		w.Add(&chunks[i], a.Terms(chunks[i].OwnText()), lexical.Parts{Parts: []string{chunks[i].Context}, Terms: [][]string{a.Terms(chunks[i].Context)}})
 	}
 	if err := w.Seal(); err != nil {
 		t.Fatal(err)

@@ -146,7 +146,7 @@ func sortedByID(ids []string) []uint32 {
 func (w *Writer) Dir() string { return w.dir }
 
 // Add appends a chunk with the terms of its own text and of its context.
-func (w *Writer) Add(c *memory.Chunk, textTerms, contextTerms []string) {
+func (w *Writer) Add(c *memory.Chunk, textTerms []string, context lexical.Parts) {
 	w.offsets = append(w.offsets, uint64(w.rec.n))
 	w.ids = append(w.ids, c.ID)
 	if c.Subject != "" {
@@ -166,7 +166,7 @@ func (w *Writer) Add(c *memory.Chunk, textTerms, contextTerms []string) {
 	w.cols[colLine] = append(w.cols[colLine], uint32(c.LineNumber))
 	w.cols[colPart] = append(w.cols[colPart], uint32(c.Part))
 	w.text.Add(textTerms)
-	w.ctx.Add(contextTerms)
+	w.ctx.AddParts(context)
 }
 
 // Seal writes the chunks' records, columns, dictionary and postings and
