@@ -305,7 +305,7 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 		total += seg.w.Docs()
 	}
 	if !s.sp.reused {
-		var sample []float32
+		sample := make([]float32, 0, len(s.vecSample.items)*s.sp.prof.Dimension)
 		for _, v := range s.vecSample.items {
 			sample = append(sample, v...)
 		}
