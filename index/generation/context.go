@@ -32,37 +32,64 @@ type conversations struct {
 func (g *Generation) conversationIndex() *conversations {
 	c := &g.convs
 	c.once.Do(func() {
-		// Documents are grouped by source and conversation (dictionary
-		// strings: no allocation per document) in document order, which
-		// is nearly build order, then each group is sorted.
-		groups := map[string]map[string][]int32{}
-		var order [][]int32
+		// Each live document of a conversation gets the number of its
+		// source and conversation (dictionary strings: no allocation per
+		// document), in order of first appearance; a counting sort then
+		// lays the conversations out, each in document order, which is
+		// nearly build order, and each is sorted. At 1M chunks this takes
+		// a third of the time per-conversation slices took.
+		type key struct{ source, conversation string }
+		number := map[key]int32{}
+		of := make([]int32, g.n)
+		var sizes []int32
+		var last key // a conversation's documents mostly follow one another
+		lastN := int32(-1)
 		for i, r := range g.segs {
 			for d := range r.Docs() {
 				doc := g.bases[i] + d
 				conv := r.Facet(segment.FacetConversation, d)
 				if conv == "" || !g.Live(doc) {
+					of[doc] = -1
 					continue
 				}
-				src := r.Facet(segment.FacetSourceName, d)
-				bySrc := groups[src]
-				if bySrc == nil {
-					bySrc = map[string][]int32{}
-					groups[src] = bySrc
+				k := key{r.Facet(segment.FacetSourceName, d), conv}
+				if lastN < 0 || k != last {
+					n, ok := number[k]
+					if !ok {
+						n = int32(len(sizes))
+						number[k] = n
+						sizes = append(sizes, 0)
+					}
+					last, lastN = k, n
 				}
-				bySrc[conv] = append(bySrc[conv], int32(doc))
+				of[doc] = lastN
+				sizes[lastN]++
 			}
 		}
-		for _, bySrc := range groups {
-			for _, docs := range bySrc {
-				order = append(order, docs)
+		c.ends = make([]int32, len(sizes))
+		next := make([]int32, len(sizes)) // where each conversation's next document goes
+		var total int32
+		for n, size := range sizes {
+			next[n] = total
+			total += size
+			c.ends[n] = total
+		}
+		c.order = make([]int32, total)
+		c.conv = make([]int32, total)
+		for doc, n := range of {
+			if n >= 0 {
+				c.order[next[n]] = int32(doc)
+				c.conv[next[n]] = n
+				next[n]++
 			}
 		}
-		c.member = make([]int32, g.n)
+		c.member = of // reused: the layout is done
 		for i := range c.member {
 			c.member[i] = -1
 		}
-		for _, docs := range order {
+		start := int32(0)
+		for _, end := range c.ends {
+			docs := c.order[start:end]
 			slices.SortStableFunc(docs, func(a, b int32) int {
 				sa, la := g.locate(int(a))
 				sb, lb := g.locate(int(b))
@@ -70,12 +97,10 @@ func (g *Generation) conversationIndex() *conversations {
 				return cmp.Or(strings.Compare(ra.Facet(segment.FacetPath, la), rb.Facet(segment.FacetPath, lb)),
 					cmp.Compare(ra.Line(la), rb.Line(lb)), cmp.Compare(ra.Part(la), rb.Part(lb)))
 			})
-			for _, d := range docs {
-				c.member[d] = int32(len(c.order))
-				c.order = append(c.order, d)
-				c.conv = append(c.conv, int32(len(c.ends)))
+			for p, d := range docs {
+				c.member[d] = start + int32(p)
 			}
-			c.ends = append(c.ends, int32(len(c.order)))
+			start = end
 		}
 	})
 	return c

@@ -25,6 +25,7 @@ import (
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/parallel"
 	"github.com/nova-recall/nova/vector"
 )
 
@@ -170,9 +171,22 @@ func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opt
 		return nil, err
 	}
 	g.Model, g.Meta.ANN = model, ann
-	for _, p := range m.Segments {
-		dir := filepath.Join(indexDir, manifest.SegmentDir(p.ID))
-		r, err := opts.Cache.open(dir, p, g.n, !opts.SkipChecksums)
+	// Segments are verified and mapped on every core (checksums and
+	// postings tables are most of a large generation's load), then
+	// checked in order. A segment's first document number comes from the
+	// manifest's counts, which each segment must then match.
+	readers := make([]*segment.Reader, len(m.Segments))
+	errs := make([]error, len(m.Segments))
+	firsts := make([]int, len(m.Segments))
+	for i := 1; i < len(m.Segments); i++ {
+		firsts[i] = firsts[i-1] + m.Segments[i-1].Docs
+	}
+	parallel.For(len(m.Segments), 1, func(i int) {
+		p := m.Segments[i]
+		readers[i], errs[i] = opts.Cache.open(filepath.Join(indexDir, manifest.SegmentDir(p.ID)), p, firsts[i], !opts.SkipChecksums)
+	})
+	for i, p := range m.Segments {
+		r, err := readers[i], errs[i]
 		if err != nil {
 			var fe *segment.FileError
 			if errors.As(err, &fe) {
@@ -435,10 +449,11 @@ func (c *Cache) open(dir string, p manifest.Part, first int, verify bool) (*segm
 	if c == nil {
 		return segment.Open(dir, p.Files, first, verify)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	key := dir + "@" + fmt.Sprint(first)
-	if wp, ok := c.segs[key]; ok {
+	c.mu.Lock()
+	wp, ok := c.segs[key]
+	c.mu.Unlock()
+	if ok {
 		if r := wp.Value(); r != nil && sameFiles(r.Files, p.Files) {
 			// Mapped and verified before; a cheap size check catches a
 			// file replaced since.
@@ -450,11 +465,15 @@ func (c *Cache) open(dir string, p manifest.Part, first int, verify bool) (*segm
 			return r, nil
 		}
 	}
+	// Opened outside the lock: a generation opens its segments in
+	// parallel.
 	r, err := segment.Open(dir, p.Files, first, verify)
 	if err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
 	c.segs[key] = weak.Make(r)
+	c.mu.Unlock()
 	return r, nil
 }
 
