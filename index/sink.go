@@ -146,7 +146,7 @@ func (s *segmentSink) flush() error {
 			if batch[i].codes == nil && s.sp.builtin() {
 				// The dense channel embeds the text and the words before it
 				// (memory.Chunk.IndexText).
-				a.dense = slices.Concat(append([][]string{a.text}, parts.parts(c.Before).Terms...)...)
+				a.dense = append(slices.Clip(a.text), parts.terms(c.Before)...)
 			}
 		}
 	})
