@@ -622,54 +622,72 @@ func (m *LSA) roundBasis() {
 
 // ReadLSA loads a model written by WriteTo.
 func ReadLSA(r io.Reader, analyzer *lexical.Analyzer) (*LSA, error) {
-	br := bufio.NewReader(r)
-	head := make([]byte, len(lsaMagic)+16)
-	if _, err := io.ReadFull(br, head); err != nil {
+	b, err := io.ReadAll(r)
+	if err != nil {
 		return nil, fmt.Errorf("read lsa model: %w", err)
 	}
-	if string(head[:len(lsaMagic)]) != lsaMagic {
+	return ParseLSA(b, analyzer)
+}
+
+// ParseLSA loads a model from the bytes WriteTo wrote. The model's basis
+// is b itself, not a copy (a read-only mapping of the model file keeps
+// the largest part of the model out of the process's own memory): b must
+// stay unchanged while the model is in use.
+func ParseLSA(b []byte, analyzer *lexical.Analyzer) (*LSA, error) {
+	short := fmt.Errorf("read lsa model: %w", io.ErrUnexpectedEOF)
+	if len(b) < len(lsaMagic)+16 {
+		return nil, short
+	}
+	if string(b[:len(lsaMagic)]) != lsaMagic {
 		return nil, errors.New("read lsa model: bad magic")
 	}
 	le := binary.LittleEndian
-	b := head[len(lsaMagic):]
+	h := b[len(lsaMagic):]
 	m := &LSA{
-		dim:         int(le.Uint32(b[0:])),
-		rank:        int(le.Uint32(b[4:])),
-		trainedDocs: int(le.Uint32(b[12:])),
+		dim:         int(le.Uint32(h[0:])),
+		rank:        int(le.Uint32(h[4:])),
+		trainedDocs: int(le.Uint32(h[12:])),
 		analyzer:    analyzer,
 	}
-	v := int(le.Uint32(b[8:]))
+	v := int(le.Uint32(h[8:]))
 	if m.dim <= 0 || m.dim > 8192 || v > 1<<24 || m.rank > m.dim {
 		return nil, errors.New("read lsa model: sizes out of range")
 	}
+	rest := b[len(lsaMagic)+16:]
+	// The terms, each a u16 length and its bytes, are copied into one
+	// string that every term slices.
+	at := 0
+	for range v {
+		if len(rest)-at < 2 {
+			return nil, short
+		}
+		at += 2 + int(le.Uint16(rest[at:]))
+		if at > len(rest) {
+			return nil, short
+		}
+	}
+	terms := string(rest[:at])
 	m.terms = make(map[string]int32, v)
 	m.termList = make([]string, v)
-	var lb [2]byte
-	for i := 0; i < v; i++ {
-		if _, err := io.ReadFull(br, lb[:]); err != nil {
-			return nil, fmt.Errorf("read lsa model: %w", err)
-		}
-		buf := make([]byte, le.Uint16(lb[:]))
-		if _, err := io.ReadFull(br, buf); err != nil {
-			return nil, fmt.Errorf("read lsa model: %w", err)
-		}
-		m.termList[i] = string(buf)
+	for i, p := 0, 0; i < v; i++ {
+		n := int(le.Uint16(rest[p:]))
+		m.termList[i] = terms[p+2 : p+2+n]
 		m.terms[m.termList[i]] = int32(i)
+		p += 2 + n
+	}
+	rest = rest[at:]
+	if len(rest) < v*4+2*v*m.dim {
+		return nil, short
 	}
 	m.idf = make([]float32, v)
 	if v > 0 {
-		if _, err := io.ReadFull(br, unsafe.Slice((*byte)(unsafe.Pointer(&m.idf[0])), v*4)); err != nil {
-			return nil, fmt.Errorf("read lsa model: %w", err)
-		}
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&m.idf[0])), v*4), rest)
 	}
-	half := make([]byte, 2*v*m.dim)
-	if _, err := io.ReadFull(br, half); err != nil {
-		return nil, fmt.Errorf("read lsa model: %w", err)
-	}
-	m.half = half
-	if _, err := br.ReadByte(); err != io.EOF {
+	rest = rest[v*4:]
+	if len(rest) > 2*v*m.dim {
 		return nil, errors.New("read lsa model: trailing data")
 	}
+	m.half = rest
 	m.finishID()
 	return m, nil
 }

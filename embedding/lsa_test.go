@@ -147,6 +147,24 @@ func TestLSA_roundTrip(t *testing.T) {
 			t.Errorf("ReadLSA of a %s model succeeded", name)
 		}
 	}
+	// A model cut short anywhere (in its header, a term, the weights or
+	// the basis) is refused, never read past its end.
+	for cut := 0; cut < len(raw); cut += 1 + cut/64 {
+		if _, err := embedding.ParseLSA(raw[:cut:cut], lexical.NewAnalyzer()); err == nil {
+			t.Fatalf("ParseLSA of a model cut to %d of %d bytes succeeded", cut, len(raw))
+		}
+	}
+	// Parsed in place, it embeds the same.
+	p, err := embedding.ParseLSA(raw, lexical.NewAnalyzer())
+	if err != nil || p.ID() != m.ID() {
+		t.Fatalf("ParseLSA: %v", err)
+	}
+	d, _ := p.Embed(context.Background(), texts)
+	for i := range a {
+		if !slices.Equal(a[i], d[i]) {
+			t.Errorf("vector %d differs when parsed in place", i)
+		}
+	}
 }
 
 func TestLSA_stale(t *testing.T) {

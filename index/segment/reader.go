@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -172,46 +171,19 @@ func Open(dir string, files map[string]manifest.FileSum, first int, verify bool)
 // maps them back without touching the disk.
 func (r *Reader) ReleaseResident() {
 	for _, m := range r.maps {
-		dropResident(m)
+		manifest.DropResident(m)
 	}
 }
 
 // mapFile checks path's size (and checksum) and maps it read-only.
 func (r *Reader) mapFile(path string, want manifest.FileSum, verify bool) ([]byte, error) {
-	f, err := os.Open(path)
+	m, err := manifest.MapFile(path, want, verify, ErrCorrupt)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
+	if len(m) > 0 {
+		r.maps = append(r.maps, m)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: not a regular file", ErrCorrupt)
-	}
-	if fi.Size() != want.Size {
-		return nil, fmt.Errorf("%w: size %d, manifest says %d", ErrCorrupt, fi.Size(), want.Size)
-	}
-	if verify {
-		// Read, not mapped: hashing through the mapping would make every
-		// page of the file resident in this process.
-		h := manifest.NewHasher()
-		if _, err := io.Copy(h, f); err != nil {
-			return nil, err
-		}
-		if got := h.Sum(); got != want {
-			return nil, fmt.Errorf("%w: checksum %s, manifest says %s", ErrCorrupt, got.XXH3[:12], want.XXH3[:min(12, len(want.XXH3))])
-		}
-	}
-	if want.Size == 0 {
-		return []byte{}, nil
-	}
-	m, err := mmap.Map(f, mmap.RDONLY, 0)
-	if err != nil {
-		return nil, fmt.Errorf("map: %w", err)
-	}
-	r.maps = append(r.maps, m)
 	return m, nil
 }
 

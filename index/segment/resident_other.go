@@ -1,6 +1,0 @@
-//go:build !unix
-
-package segment
-
-// dropResident does nothing where the kernel takes no madvise advice.
-func dropResident([]byte) {}
