@@ -69,6 +69,10 @@ func (x *Indexer) incremental(ctx context.Context, prev *previous, res *BuildRes
 	states := d.states()
 	if len(d.adds) == 0 && len(d.retired) == 0 {
 		if sameStates(prev.states, states) {
+			// Nothing to build, but the sources are still described as
+			// they stand, gone files included: a watcher takes that list
+			// as the whole truth, and an empty one would forget them.
+			d.summarize(states)
 			return nil, nil, nil
 		}
 		// Only what is known of the files changed (a touched file): the

@@ -551,6 +551,12 @@ func TestSync_carryForward(t *testing.T) {
 		t.Errorf("after deleting b.jsonl: records %d chunks %d embedded %d retired %d read %d gone %v, want 6 6 0 0 0 [%s]",
 			b.Records, b.Chunks, b.Embedded, b.Retired, b.FilesRead, b.Sources[0].Gone, gone)
 	}
+	// A sync with nothing new still lists the gone file: a watcher takes
+	// the list as the whole truth, and an empty one would forget it.
+	again := syncOK(t, ix).Build
+	if again.Mode != index.ModeUnchanged || len(again.Sources) != 1 || !slices.Equal(again.Sources[0].Gone, []string{gone}) || again.Sources[0].Records != 6 {
+		t.Errorf("unchanged sync after the deletion: mode %s, sources %+v, want unchanged and [%s] gone", again.Mode, again.Sources, gone)
+	}
 	_, g := active(t, cfg.Home)
 	byID := chunkByID(t, g)
 	for _, id := range []string{"notes:mem-005", "notes:mem-006"} {
