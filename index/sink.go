@@ -391,10 +391,13 @@ func (c contextAnalyzer) parts(ctx string) lexical.Parts {
 	return p
 }
 
-// terms returns the context's terms, the parts' one after the other (a new
-// slice).
+// terms returns the context's terms, the parts' one after the other.
 func (c contextAnalyzer) terms(ctx string) []string {
-	return slices.Concat(c.parts(ctx).Terms...)
+	p := c.parts(ctx)
+	if len(p.Terms) == 1 {
+		return slices.Clip(p.Terms[0]) // shared with the cache: an append copies
+	}
+	return slices.Concat(p.Terms...)
 }
 
 // contextTerms returns the terms a context is indexed with.
