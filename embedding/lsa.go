@@ -282,28 +282,28 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 
 	// Y = A Ω with Ω a seeded Gaussian v x l matrix.
 	rng := rand.New(rand.NewPCG(lsaSeed, uint64(v)))
-	omega := make([]float32, v*l)
-	for i := range omega {
-		omega[i] = float32(rng.NormFloat64())
+	vocabRows := make([]float32, v*l)
+	for i := range vocabRows {
+		vocabRows[i] = float32(rng.NormFloat64())
 	}
 	// The large matrices (v x l, about 130 MB for a full vocabulary) are
-	// orthonormalised in place and dropped as soon as they are used: the
-	// build runs beside the segments it writes, within a memory budget.
+	// allocated once and reused as each product's output: every fresh one
+	// cost page faults and clearing, a fifth of the training's time.
+	// vocabRows holds Ω, then each product by Aᵀ; q32 the float32 copy of
+	// q that feeds it (and, last, Q times the eigenvectors).
 	// Aᵀ·X is a product by the transposed matrix: gathering each term's
 	// documents, the cores split the terms (a scatter from the documents
 	// would write to random rows of the v x l result).
-	// Its result only feeds the next product, so it stays in float32: a
-	// float64 v x l matrix would be allocated, cleared and converted for
-	// nothing.
+	// Its result only feeds the next product, so it stays in float32.
 	tPtr, tCols, tVals := transposeCSR(rowPtr, cols, vals, v)
+	q32 := make([]float32, rows*l)
 	aT := func(x *mat.Dense) []float32 {
-		out := make([]float32, v*l)
-		spMulDense(tPtr, tCols, tVals, toFloat32(x.RawMatrix().Data), l, out, l)
-		return out
+		toFloat32(x.RawMatrix().Data, q32)
+		spMulDense(tPtr, tCols, tVals, q32, l, vocabRows, l)
+		return vocabRows
 	}
 	q := mat.NewDense(rows, l, nil)
-	spMulDense(rowPtr, cols, vals, omega, l, q.RawMatrix().Data, l)
-	omega = nil
+	spMulDense(rowPtr, cols, vals, vocabRows, l, q.RawMatrix().Data, l)
 	// With one power iteration, A Aᵀ (A Ω) needs no orthonormal basis in
 	// between: its span is the same, and float64 keeps the small singular
 	// directions while σ₁/σₗ stays under about 10⁵ (cubed, under 1/ε).
@@ -322,12 +322,11 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		z := aT(q) // v x l
-		q = mat.NewDense(rows, l, nil)
+		z := aT(q) // v x l; q is not needed again, so the product replaces it
 		spMulDense(rowPtr, cols, vals, z, l, q.RawMatrix().Data, l)
 		orthonormalize(q)
 	}
-	// B = Qᵀ A (l x v); B Bᵀ = Qᵀ (A (Aᵀ Q)).
+	// B = Qᵀ A (l x v); B Bᵀ = Qᵀ (A (Aᵀ Q)). aT leaves Q in q32.
 	w := mat.NewDense(rows, l, nil)
 	spMulDense(rowPtr, cols, vals, aT(q), l, w.RawMatrix().Data, l)
 	g := crossGram(q, w)
@@ -345,20 +344,26 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	}
 	if k > 0 {
 		// The right singular vectors are Bᵀ u_i / sigma_i = Aᵀ (Q u_i /
-		// sigma_i): a small dense product, then one sparse one.
-		u := mat.NewDense(l, k, nil)
+		// sigma_i): a dense product, then a sparse one. The dense one is
+		// float32 (gonum's float32 kernels take four numbers a step, not
+		// two): its result only feeds the float32 sparse product, and the
+		// basis is stored as float16.
+		u := make([]float32, l*k)
 		for j := 0; j < k; j++ {
 			idx := l - 1 - j
 			sigma := math.Sqrt(values[idx])
 			for r := 0; r < l; r++ {
-				u.Set(r, j, vecs.At(r, idx)/sigma)
+				u[r*k+j] = float32(vecs.At(r, idx) / sigma)
 			}
 		}
-		var qu mat.Dense
-		qu.Mul(q, u)
+		qu := make([]float32, rows*k)
+		blas32.Gemm(blas.NoTrans, blas.NoTrans, 1,
+			blas32.General{Rows: rows, Cols: l, Stride: l, Data: q32},
+			blas32.General{Rows: l, Cols: k, Stride: k, Data: u},
+			0, blas32.General{Rows: rows, Cols: k, Stride: k, Data: qu})
 		// Straight into the model's rows (dim wide; the last dim-k
 		// columns stay zero).
-		spMulDense(tPtr, tCols, tVals, toFloat32(qu.RawMatrix().Data), k, m.basis, dim)
+		spMulDense(tPtr, tCols, tVals, qu, k, m.basis, dim)
 	}
 	m.rank = k
 	m.roundBasis()
@@ -448,27 +453,40 @@ func gram(a *mat.Dense) *mat.SymDense {
 	return g
 }
 
-// crossGram returns the symmetric AᵀB (A and B r x c, AᵀB symmetric but
-// for rounding), summed over the same fixed blocks of rows as gram.
+// crossGram returns AᵀB for A and B r x c whose product is symmetric (B
+// = M A with M symmetric): only its upper triangle, the part EigenSym
+// reads, is computed, a block of columns of B at a time against the
+// columns of A up to the block's end. At c = 396 that skips 42% of the
+// products. The shares are summed over the same fixed blocks of rows as
+// gram.
 func crossGram(a, b *mat.Dense) *mat.SymDense {
 	r, c := a.Dims()
-	parts := make([]mat.Dense, max(1, (r+gramBlock-1)/gramBlock))
+	parts := make([]*mat.Dense, max(1, (r+gramBlock-1)/gramBlock))
 	parallel.For(len(parts), 1, func(i int) {
 		lo, hi := i*gramBlock, min(r, (i+1)*gramBlock)
-		parts[i].Mul(a.Slice(lo, hi, 0, c).T(), b.Slice(lo, hi, 0, c))
+		p := mat.NewDense(c, c, nil)
+		for j0 := 0; j0 < c; j0 += crossGramColumns {
+			j1 := min(c, j0+crossGramColumns)
+			p.Slice(0, j1, j0, j1).(*mat.Dense).Mul(a.Slice(lo, hi, 0, j1).T(), b.Slice(lo, hi, j0, j1))
+		}
+		parts[i] = p
 	})
 	g := mat.NewSymDense(c, nil)
 	for i := 0; i < c; i++ {
 		for j := i; j < c; j++ {
 			var sum float64
-			for p := range parts {
-				sum += parts[p].At(i, j) + parts[p].At(j, i)
+			for _, p := range parts {
+				sum += p.At(i, j)
 			}
-			g.SetSym(i, j, sum/2)
+			g.SetSym(i, j, sum)
 		}
 	}
 	return g
 }
+
+// crossGramColumns is the width of crossGram's blocks: narrow enough to
+// skip most of the lower triangle, wide enough for the BLAS to block well.
+const crossGramColumns = 64
 
 // householderQR sets dst to the thin Q of a Householder QR factorisation
 // of a (dst may be a).
@@ -516,15 +534,13 @@ func spMulDense[T float32 | float64](rowPtr []int, cols []int32, vals []float64,
 	})
 }
 
-// toFloat32 converts d, on every core.
-func toFloat32(d []float64) []float32 {
-	out := make([]float32, len(d))
+// toFloat32 converts d into out, on every core.
+func toFloat32(d []float64, out []float32) {
 	parallel.Spans(len(d), 1<<16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			out[i] = float32(d[i])
 		}
 	})
-	return out
 }
 
 // transposeCSR returns Aᵀ (v x rows) in CSR form, each row's entries in
