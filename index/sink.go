@@ -218,7 +218,11 @@ func (s *segmentSink) start() error {
 	if err := paths.MkdirPrivate(root); err != nil {
 		return err
 	}
-	w, err := segment.Create(filepath.Join(root, id))
+	var like *segment.Writer
+	if n := len(s.segs); n > 0 {
+		like = s.segs[n-1].w
+	}
+	w, err := segment.Create(filepath.Join(root, id), like)
 	if err != nil {
 		return err
 	}
@@ -248,6 +252,9 @@ func (s *segmentSink) roll() error {
 	if err := cur.fwdW.Flush(); err != nil {
 		return err
 	}
+	// Its 1 MiB buffer is not needed again: a 1M-record build keeps 25
+	// sealed segments until the model is trained.
+	cur.fwdW = nil
 	if s.sp.reused {
 		return s.embed(cur)
 	}

@@ -222,7 +222,7 @@ func (ix *Index) segment(doc int) int {
 // Build returns an in-memory index of docs (each given by its terms), for
 // baselines and tests: one segment, nothing retired.
 func Build(docs [][]string) *Index {
-	w := NewFieldWriter()
+	w := NewFieldWriter(0)
 	for _, d := range docs {
 		w.Add(d)
 	}

@@ -39,7 +39,7 @@ func TestTerms(t *testing.T) {
 // field writes docs as one segment's field and opens it.
 func field(t testing.TB, a *Analyzer, docs ...string) *Field {
 	t.Helper()
-	w := NewFieldWriter()
+	w := NewFieldWriter(0)
 	for _, d := range docs {
 		w.Add(a.Terms(d))
 	}
@@ -202,7 +202,7 @@ func TestSegmentsScoreLikeOneIndex(t *testing.T) {
 
 func TestFieldCorruption(t *testing.T) {
 	a := NewAnalyzer()
-	w := NewFieldWriter()
+	w := NewFieldWriter(0)
 	for i := range 300 {
 		w.Add(a.Terms("alpha beta 端口 不可用 " + strings.Repeat("gamma ", i%7)))
 	}

@@ -69,10 +69,19 @@ type termPostings struct {
 	last  uint32 // the last posting's document
 }
 
-// NewFieldWriter returns an empty writer.
-func NewFieldWriter() *FieldWriter {
-	return &FieldWriter{terms: make(map[string]uint32, 1<<14)}
+// NewFieldWriter returns an empty writer. terms, when positive, is how many
+// distinct terms it is expected to meet (those of the build's previous
+// segment): its tables are made that size at once instead of doubling
+// their way there, rehashing and copying at every step.
+func NewFieldWriter(terms int) *FieldWriter {
+	if terms <= 0 {
+		return &FieldWriter{terms: make(map[string]uint32, 1<<14)}
+	}
+	return &FieldWriter{terms: make(map[string]uint32, terms), list: make([]string, 0, terms), posts: make([]termPostings, 0, terms)}
 }
+
+// Terms is the number of distinct terms added.
+func (w *FieldWriter) Terms() int { return len(w.list) }
 
 // Docs is the number of documents added.
 func (w *FieldWriter) Docs() int { return len(w.docLens) }

@@ -28,7 +28,7 @@ func BenchmarkFieldWriter(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		w := NewFieldWriter()
+		w := NewFieldWriter(0)
 		for _, d := range docs {
 			w.Add(d)
 		}
@@ -43,7 +43,7 @@ func BenchmarkFieldWriter(b *testing.B) {
 // last document and its end, and frequencies above 1 kept.
 func TestFieldWriter_blocks(t *testing.T) {
 	for _, n := range []int{1, 127, 128, 129, 256, 300} {
-		w := NewFieldWriter()
+		w := NewFieldWriter(0)
 		var docs, tfs []uint32
 		for d := 0; d < 2*n; d++ {
 			if d%2 == 1 {
@@ -101,7 +101,7 @@ func TestFieldWriter_addParts(t *testing.T) {
 	a := NewAnalyzer()
 	parts := []string{"port 2096 was down", "", "the cron job retried", "端口不可用", "port 2096 was down again"}
 	docs := [][]int{{0, 2}, {2, 3}, {0}, {1, 4, 0}, {3, 3}, {}, {4, 2, 1}}
-	whole, byParts := NewFieldWriter(), NewFieldWriter()
+	whole, byParts := NewFieldWriter(0), NewFieldWriter(0)
 	for _, d := range docs {
 		var p Parts
 		var terms []string

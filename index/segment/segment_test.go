@@ -70,7 +70,7 @@ func writeSegment(t *testing.T, dir string, chunks []memory.Chunk, dead *Dead) (
 	t.Helper()
 	a := lexical.NewAnalyzer()
 	seg := filepath.Join(dir, "seg")
-	w, err := Create(seg)
+	w, err := Create(seg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
