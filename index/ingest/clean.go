@@ -37,7 +37,7 @@ const minBinaryRun = 200
 // certificates, encoded tool payloads). They carry no meaning for recall
 // and would swamp the index.
 func StripBinary(text string) string {
-	if strings.Contains(strings.ToLower(text), "data:") {
+	if hasDataScheme(text) {
 		text = dataURL.ReplaceAllString(text, binaryMark)
 	}
 	if !hasBase64Run(text, 60) {
@@ -52,6 +52,23 @@ func StripBinary(text string) string {
 		// text does not run into the placeholder.
 		return binaryMark + m[len(body):]
 	})
+}
+
+// hasDataScheme reports whether "data:" appears in text in any case, the
+// cheap test before the data-URL pattern: lowering the whole text to look
+// for it copied every record a build reads.
+func hasDataScheme(text string) bool {
+	for i := 4; i < len(text); i++ {
+		j := strings.IndexByte(text[i:], ':')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if strings.EqualFold(text[i-4:i], "data") {
+			return true
+		}
+	}
+	return false
 }
 
 // hasBase64Run reports whether text has n consecutive base64 characters,

@@ -75,6 +75,9 @@ func TestStripBinary(t *testing.T) {
 		want string
 	}{
 		{"data url", "see data:image/png;base64," + fakeBlob(30) + " here", "see [binary] here"},
+		{"data url in capitals", "see DATA:image/png;base64," + fakeBlob(30) + " here", "see [binary] here"},
+		{"data url after a colon", "a:b Data:image/png;base64," + fakeBlob(30), "a:b [binary]"},
+		{"data url first", "data:image/png;base64," + fakeBlob(30), "[binary]"},
 		{"long run", "payload " + blob + " end", "payload [binary] end"},
 		{"wrapped run keeps next line", "cert:\n" + wrapped.String() + "next line", "cert:\n[binary]\nnext line"},
 		{"short base64 kept", "etag " + fakeBlob(40), "etag " + fakeBlob(40)},
