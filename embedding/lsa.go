@@ -287,8 +287,8 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 		vocabRows[i] = float32(rng.NormFloat64())
 	}
 	// The large matrices (v x l, about 130 MB for a full vocabulary) are
-	// allocated once and reused as each product's output: every fresh one
-	// cost page faults and clearing, a fifth of the training's time.
+	// allocated once and reused as each product's output: clearing and
+	// faulting in a fresh one for each was a tenth of the training's CPU.
 	// vocabRows holds Ω, then each product by Aᵀ; q32 the float32 copy of
 	// q that feeds it (and, last, Q times the eigenvectors).
 	// Aᵀ·X is a product by the transposed matrix: gathering each term's
