@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -403,18 +402,4 @@ func (h *Hasher) Write(p []byte) (int, error) {
 func (h *Hasher) Sum() FileSum {
 	b := h.h.Sum128().Bytes()
 	return FileSum{Size: h.n, XXH3: hex.EncodeToString(b[:])}
-}
-
-// SumFile returns the FileSum of the file at path.
-func SumFile(path string) (FileSum, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return FileSum{}, err
-	}
-	defer f.Close()
-	h := NewHasher()
-	if _, err := io.Copy(h, f); err != nil {
-		return FileSum{}, err
-	}
-	return h.Sum(), nil
 }

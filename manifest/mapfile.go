@@ -20,26 +20,8 @@ func MapFile(path string, want FileSum, verify bool, corrupt error) (mmap.MMap, 
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
+	if err := CheckOpen(f, want, verify, corrupt); err != nil {
 		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: not a regular file", corrupt)
-	}
-	if fi.Size() != want.Size {
-		return nil, fmt.Errorf("%w: size %d, manifest says %d", corrupt, fi.Size(), want.Size)
-	}
-	if verify {
-		// Read, not mapped: hashing through the mapping would make every
-		// page of the file resident in this process.
-		h := NewHasher()
-		if _, err := io.Copy(h, f); err != nil {
-			return nil, err
-		}
-		if got := h.Sum(); got != want {
-			return nil, fmt.Errorf("%w: checksum %s, manifest says %s", corrupt, got.XXH3[:12], want.XXH3[:min(12, len(want.XXH3))])
-		}
 	}
 	if want.Size == 0 {
 		return mmap.MMap{}, nil
@@ -49,4 +31,33 @@ func MapFile(path string, want FileSum, verify bool, corrupt error) (mmap.MMap, 
 		return nil, fmt.Errorf("map: %w", err)
 	}
 	return m, nil
+}
+
+// CheckOpen checks f, open at its start, against want: a regular file of
+// want's size and, when verify, want's checksum (read, not mapped:
+// hashing through a mapping would make every page of the file resident
+// in this process). A mismatch wraps corrupt. Checking the open file
+// rather than its path means the file checked is the file then read.
+func CheckOpen(f *os.File, want FileSum, verify bool, corrupt error) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w: not a regular file", corrupt)
+	}
+	if fi.Size() != want.Size {
+		return fmt.Errorf("%w: size %d, manifest says %d", corrupt, fi.Size(), want.Size)
+	}
+	if !verify {
+		return nil
+	}
+	h := NewHasher()
+	if _, err := io.Copy(h, f); err != nil {
+		return err
+	}
+	if got := h.Sum(); got != want {
+		return fmt.Errorf("%w: checksum %s…, manifest says %s…", corrupt, got.XXH3[:12], want.XXH3[:min(12, len(want.XXH3))])
+	}
+	return nil
 }

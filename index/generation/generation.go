@@ -287,9 +287,9 @@ func (e *fileError) Unwrap() error { return e.err }
 func openSpace(dir string, files map[string]manifest.FileSum, prof api.EmbeddingProfile, analyzer *lexical.Analyzer, verify bool) (vector.Space, *embedding.LSA, *ANNMeta, error) {
 	var sp vector.Space
 	read := func(name string) ([]byte, error) {
-		want, ok := files[name]
-		if !ok {
-			return nil, &fileError{name, fmt.Errorf("%w: not listed", ErrCorrupt)}
+		want, err := listed(files, name)
+		if err != nil {
+			return nil, err
 		}
 		if err := CheckFile(filepath.Join(dir, name), want, verify); err != nil {
 			return nil, &fileError{name, err}
@@ -328,14 +328,24 @@ func openSpace(dir string, files map[string]manifest.FileSum, prof api.Embedding
 	return space, model, ann, nil
 }
 
+// listed returns the manifest's sum of a space's file name, or the
+// error that says the manifest does not list it.
+func listed(files map[string]manifest.FileSum, name string) (manifest.FileSum, error) {
+	want, ok := files[name]
+	if !ok {
+		return want, &fileError{name, fmt.Errorf("%w: not listed", ErrCorrupt)}
+	}
+	return want, nil
+}
+
 // openModel maps the builtin model read-only and reads it in place: its
 // basis, most of its bytes, stays in the file's pages, which the kernel
 // shares and can reclaim, instead of the process's own memory (16 MB at
 // 10 000 chunks). The mapping lasts as long as the model.
 func openModel(path string, files map[string]manifest.FileSum, analyzer *lexical.Analyzer, verify bool) (*embedding.LSA, error) {
-	want, ok := files[FileModel]
-	if !ok {
-		return nil, &fileError{FileModel, fmt.Errorf("%w: not listed", ErrCorrupt)}
+	want, err := listed(files, FileModel)
+	if err != nil {
+		return nil, err
 	}
 	mm, err := manifest.MapFile(path, want, verify, ErrCorrupt)
 	if err != nil {
@@ -416,6 +426,8 @@ func ParseSpace(b []byte) (vector.Space, *ANNMeta, error) {
 
 // CheckFile checks path's size and, when verify is set, its checksum.
 func CheckFile(path string, want manifest.FileSum, verify bool) error {
+	// Lstat first: a link in place of a generation file is refused, not
+	// followed.
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return err
@@ -423,20 +435,12 @@ func CheckFile(path string, want manifest.FileSum, verify bool) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%w: not a regular file", ErrCorrupt)
 	}
-	if fi.Size() != want.Size {
-		return fmt.Errorf("%w: size %d, manifest says %d", ErrCorrupt, fi.Size(), want.Size)
-	}
-	if !verify {
-		return nil
-	}
-	got, err := manifest.SumFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
-	if got != want {
-		return fmt.Errorf("%w: checksum %s…, manifest says %s…", ErrCorrupt, got.XXH3[:12], want.XXH3[:min(12, len(want.XXH3))])
-	}
-	return nil
+	defer f.Close()
+	return manifest.CheckOpen(f, want, verify, ErrCorrupt)
 }
 
 // Verify checks every file m lists (sizes and checksums) without opening
