@@ -41,10 +41,20 @@ run: build
 	DIR='$(DIR)' ./scripts/run.sh
 
 ## test: the whole test suite, with the race detector; bench and its CLI
-## again with the FTS5 baseline compiled in
+## again with the FTS5 baseline compiled in; the vector package again
+## without its assembly, and on arm64 where qemu-aarch64 is installed
 test:
 	$(GO) test -race -count=1 ./...
 	$(GO) test -race -count=1 -tags fts5 ./bench/... ./cli/...
+	$(GO) test -count=1 -tags purego ./vector/
+	@# The arm64 (Apple silicon) dot kernel runs under user-mode emulation
+	@# where it is installed; natively, the first line tests it.
+	@if [ "$$($(GO) env GOARCH)" != arm64 ] && command -v qemu-aarch64 >/dev/null; then \
+		echo "GOARCH=arm64 $(GO) test -exec qemu-aarch64 ./vector/"; \
+		GOARCH=arm64 $(GO) test -count=1 -exec qemu-aarch64 ./vector/; \
+	elif [ "$$($(GO) env GOARCH)" != arm64 ]; then \
+		echo "note: qemu-aarch64 is not installed (apt install qemu-user): the arm64 dot kernel was built and vetted, not run"; \
+	fi
 
 ## lint: formatting, a tidy go.mod, vet, golangci-lint (staticcheck,
 ## errcheck, bodyclose, noctx, misspell), the macOS build, and a short fuzz
@@ -56,6 +66,8 @@ lint:
 	$(GO) vet -tags fts5 ./bench/... ./cli/...
 	GOOS=darwin $(GO) vet ./...
 	GOOS=darwin $(GO) build ./...
+	GOOS=darwin GOARCH=arm64 $(GO) vet ./vector/
+	$(GO) vet -tags purego ./vector/
 	$(GOLANGCI_LINT) run ./...
 	./scripts/fuzz.sh $(FUZZTIME)
 

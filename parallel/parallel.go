@@ -18,16 +18,19 @@ func Spans(n, minSpan int, fn func(lo, hi int)) {
 		}
 		return
 	}
+	// The calling goroutine takes the last span itself: one goroutine
+	// fewer to start and wake, which a search's short scans notice.
 	var wg sync.WaitGroup
 	step := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += step {
-		hi := min(n, lo+step)
+	lo := 0
+	for ; lo+step < n; lo += step {
 		wg.Add(1)
-		go func() {
+		go func(lo, hi int) {
 			defer wg.Done()
 			fn(lo, hi)
-		}()
+		}(lo, lo+step)
 	}
+	fn(lo, n)
 	wg.Wait()
 }
 

@@ -109,23 +109,6 @@ func (p Query) Fast(codes []int8) float32 { return float32(dotInt8(p.codes, code
 // float arithmetic (re-scoring the best candidates).
 func (p Query) Exact(codes []int8) float32 { return dotScaled(p.scaled, codes) }
 
-func dotInt8(a, b []int8) int32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 int32
-	i := 0
-	for ; i+8 <= len(a); i += 8 {
-		x, y := a[i:i+8:i+8], b[i:i+8:i+8]
-		s0 += int32(x[0])*int32(y[0]) + int32(x[4])*int32(y[4])
-		s1 += int32(x[1])*int32(y[1]) + int32(x[5])*int32(y[5])
-		s2 += int32(x[2])*int32(y[2]) + int32(x[6])*int32(y[6])
-		s3 += int32(x[3])*int32(y[3]) + int32(x[7])*int32(y[7])
-	}
-	for ; i < len(a); i++ {
-		s0 += int32(a[i]) * int32(b[i])
-	}
-	return s0 + s1 + s2 + s3
-}
-
 func dotScaled(a []float32, b []int8) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float32

@@ -1,0 +1,43 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func dotInt8Vector(a, b *int8, n int) int32
+//
+// AVX2 has no int8 multiply-add of two signed vectors, so each 16 bytes
+// are widened to int16 (VPMOVSXBW) and multiplied into pairwise int32 sums
+// (VPMADDWD): no product or pair overflows. Two accumulators keep two
+// additions in flight.
+TEXT ·dotInt8Vector(SB), NOSPLIT, $0-28
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ n+16(FP), CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+
+loop:
+	VPMOVSXBW (SI), Y2
+	VPMOVSXBW (DI), Y3
+	VPMADDWD  Y3, Y2, Y2
+	VPADDD    Y2, Y0, Y0
+	VPMOVSXBW 16(SI), Y4
+	VPMOVSXBW 16(DI), Y5
+	VPMADDWD  Y5, Y4, Y4
+	VPADDD    Y4, Y1, Y1
+	ADDQ      $32, SI
+	ADDQ      $32, DI
+	SUBQ      $32, CX
+	JNZ       loop
+
+	// Sum the eight int32 lanes.
+	VPADDD       Y1, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0xb1, X0, X1
+	VPADDD       X1, X0, X0
+	VMOVD        X0, AX
+	MOVL         AX, ret+24(FP)
+	VZEROUPPER
+	RET

@@ -1,0 +1,13 @@
+//go:build !purego
+
+package vector
+
+// dotVector says whether dotInt8Vector may run: its instructions are in
+// every arm64 CPU (Advanced SIMD).
+const dotVector = true
+
+// dotInt8Vector is the dot product of the n int8s at a and b, n a
+// positive multiple of dotBlock (dot_arm64.s).
+//
+//go:noescape
+func dotInt8Vector(a, b *int8, n int) int32

@@ -1,0 +1,8 @@
+//go:build purego || !(amd64 || arm64)
+
+package vector
+
+// dotVector is false: this build has no vector kernel for dotInt8.
+const dotVector = false
+
+func dotInt8Vector(a, b *int8, n int) int32 { panic("vector: no dot kernel in this build") }
