@@ -14,16 +14,15 @@ import (
 	"github.com/nova-recall/nova/parallel"
 )
 
-// The sign prefilter: above signMinDocs vectors a search first compares
+// The sign prefilter: from signMinDocs vectors a search first compares
 // one bit per dimension (is the component above the space's centre?) by
 // Hamming distance, a few popcounts per vector, and scores only the
-// nearest signKeep(n) with int8 arithmetic. Measured on the bench's
-// generations (BenchmarkDenseMethods, BENCHMARKS.md): keeping 8 000 of
-// 100 000 found 0.971 of the true top 10 in 2.5 ms against 9.2 ms for the
-// int8 scan of every vector, and keeping 10 000 of 1 000 000 found 0.983
-// in 8.8 ms against 105 ms. Small generations keep a quarter: at 10 000,
-// 2 500 found 0.993 in 0.68 ms against 1.13 ms for the scan of every
-// vector, with the same hits (novactl bench).
+// nearest signKeep(n) with int8 arithmetic. Below that, the int8 scan of
+// every vector (vector kernels, dot_*.s) is faster and exact. Measured on
+// the bench's generations (BenchmarkDenseMethods, BENCHMARKS.md), scan
+// against prefilter: 10 000 vectors 0.25 against 0.33 ms (recall@10 of
+// the prefilter 0.988), 100 000 1.30 against 1.64 ms (0.976), 1 000 000
+// 18.1 against 9.4 ms (0.983). The two meet near 130 000.
 //
 // The centre is the quantizer's: fixed for the space, so a segment's bits
 // are the same in every generation that shares it and are computed once
@@ -31,15 +30,14 @@ import (
 // but an embedding endpoint's are often all on one side of zero in some
 // dimensions, where every vector would get the same bit.
 const (
-	signMinDocs   = 8_192
+	signMinDocs   = 131_072
 	signKeepMin   = 8_000
 	signKeepShare = 100 // keep at least n/signKeepShare
 )
 
-// signKeep is how many candidates the prefilter keeps out of n: a
-// quarter of a small generation, signKeepMin from 32 000, and a
-// hundredth from 800 000.
-func signKeep(n int) int { return max(min(signKeepMin, n/4), n/signKeepShare) }
+// signKeep is how many candidates the prefilter keeps out of n (at least
+// signMinDocs): signKeepMin, and a hundredth from 800 000.
+func signKeep(n int) int { return max(signKeepMin, n/signKeepShare) }
 
 // signWords is the number of uint64 words of one vector's sign bits.
 func signWords(dim int) int { return (dim + 63) / 64 }

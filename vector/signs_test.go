@@ -145,7 +145,9 @@ func TestSignBits(t *testing.T) {
 // computes its bits once; a quantizer without a centre (a space written
 // before it) compares with the generation's mean.
 func TestSignsFollowTheCentre(t *testing.T) {
-	const n, dim = 100_000, 64
+	// Two segments, the second alone large enough to prefilter.
+	const first, dim = 10_000, 64
+	const n = first + signMinDocs
 	s := clustered(t, n, dim, 11)
 	for i := range n {
 		v := s.data[i*dim : (i+1)*dim]
@@ -155,9 +157,9 @@ func TestSignsFollowTheCentre(t *testing.T) {
 		normalize(v)
 	}
 	q := TrainQuantizer(s.data, dim)
-	half := []*Codes{codesOf(t, s, q, 0, n/2), codesOf(t, s, q, n/2, n)}
+	segs := []*Codes{codesOf(t, s, q, 0, first), codesOf(t, s, q, first, n)}
 	recall := func(q Quantizer) float64 {
-		ix, err := NewIndex(Space{Quantizer: q}, half, nil, nil)
+		ix, err := NewIndex(Space{Quantizer: q}, segs, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,11 +189,11 @@ func TestSignsFollowTheCentre(t *testing.T) {
 		t.Errorf("zero as the centre kept recall %.3f (centre: %.3f): the test data does not test the centre", zero, centred)
 	}
 
-	a, err := NewIndex(Space{Quantizer: q}, half, nil, nil)
+	a, err := NewIndex(Space{Quantizer: q}, segs, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewIndex(Space{Quantizer: q}, half[1:], nil, nil)
+	b, err := NewIndex(Space{Quantizer: q}, segs[1:], nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
