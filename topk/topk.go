@@ -38,6 +38,16 @@ func (h *Heap[T]) Push(x T) {
 	h.down(0)
 }
 
+// Worst returns the worst item kept once the heap holds k of them: an
+// item that is not better is refused, so a scan can skip offering it.
+func (h *Heap[T]) Worst() (T, bool) {
+	if len(h.items) < h.k || h.k <= 0 {
+		var zero T
+		return zero, false
+	}
+	return h.items[0], true
+}
+
 // Len is the number of items kept.
 func (h *Heap[T]) Len() int { return len(h.items) }
 

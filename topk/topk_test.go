@@ -28,3 +28,23 @@ func TestHeapKeepsTheBest(t *testing.T) {
 		}
 	}
 }
+
+// TestWorst: the worst item is known only once k are kept, and it is the
+// one the next better item replaces.
+func TestWorst(t *testing.T) {
+	h := New(3, func(a, b int) bool { return a > b })
+	for _, x := range []int{5, 1} {
+		h.Push(x)
+		if _, ok := h.Worst(); ok {
+			t.Fatalf("Worst reported with %d of 3 items", h.Len())
+		}
+	}
+	h.Push(9)
+	if w, ok := h.Worst(); !ok || w != 1 {
+		t.Fatalf("Worst = %d, %v; want 1, true", w, ok)
+	}
+	h.Push(7)
+	if w, _ := h.Worst(); w != 5 {
+		t.Fatalf("after pushing 7, Worst = %d; want 5", w)
+	}
+}

@@ -2,6 +2,7 @@ package vector
 
 import (
 	"errors"
+	"math"
 	"sync"
 
 	"github.com/nova-recall/nova/parallel"
@@ -191,7 +192,7 @@ func (ix *Index) scanAll(p Query, want int, accept func(int) bool) []Hit {
 	var mu sync.Mutex
 	all := topk.New(want, ix.better)
 	parallel.Spans(ix.n, scanSpan, func(lo, hi int) {
-		h := topk.New(want, ix.better)
+		h := ix.newScanTop(want)
 		for s, seg := range ix.segs {
 			base := ix.bases[s]
 			from, to := max(lo, base), min(hi, base+seg.Len())
@@ -199,11 +200,11 @@ func (ix *Index) scanAll(p Query, want int, accept func(int) bool) []Hit {
 				if accept != nil && !accept(d) {
 					continue
 				}
-				h.Push(Hit{Doc: d, Score: p.Fast(seg.Row(d - base))})
+				h.push(d, p.Fast(seg.Row(d-base)))
 			}
 		}
 		mu.Lock()
-		for _, x := range h.Items() {
+		for _, x := range h.heap.Items() {
 			all.Push(x)
 		}
 		mu.Unlock()
@@ -218,12 +219,12 @@ func (ix *Index) scanDocs(p Query, docs []int, want int) []Hit {
 	var mu sync.Mutex
 	all := topk.New(want, ix.better)
 	parallel.Spans(len(docs), scanSpan, func(lo, hi int) {
-		h := topk.New(want, ix.better)
+		h := ix.newScanTop(want)
 		for _, d := range docs[lo:hi] {
-			h.Push(Hit{Doc: d, Score: p.Fast(ix.row(d))})
+			h.push(d, p.Fast(ix.row(d)))
 		}
 		mu.Lock()
-		for _, x := range h.Items() {
+		for _, x := range h.heap.Items() {
 			all.Push(x)
 		}
 		mu.Unlock()
@@ -233,7 +234,7 @@ func (ix *Index) scanDocs(p Query, docs []int, want int) []Hit {
 
 // scanCells scores the accepted vectors of the probed cells.
 func (ix *Index) scanCells(p Query, cells []int, want int, accept func(int) bool) []Hit {
-	h := topk.New(want, ix.better)
+	h := ix.newScanTop(want)
 	for s, seg := range ix.segs {
 		base, lists := ix.bases[s], ix.lists[s]
 		for _, c := range cells {
@@ -242,9 +243,31 @@ func (ix *Index) scanCells(p Query, cells []int, want int, accept func(int) bool
 				if accept != nil && !accept(d) {
 					continue
 				}
-				h.Push(Hit{Doc: d, Score: p.Fast(seg.Row(int(local)))})
+				h.push(d, p.Fast(seg.Row(int(local))))
 			}
 		}
 	}
-	return h.Items()
+	return h.heap.Items()
+}
+
+// scanTop keeps the best hits of a scan. Once it is full, most vectors
+// score below the worst hit kept: comparing with that floor first spares
+// them the heap and its comparison function.
+type scanTop struct {
+	heap  *topk.Heap[Hit]
+	floor float32
+}
+
+func (ix *Index) newScanTop(want int) *scanTop {
+	return &scanTop{heap: topk.New(want, ix.better), floor: float32(math.Inf(-1))}
+}
+
+func (t *scanTop) push(doc int, score float32) {
+	if score < t.floor {
+		return // an equal score may still win on its tie-break
+	}
+	t.heap.Push(Hit{Doc: doc, Score: score})
+	if w, ok := t.heap.Worst(); ok {
+		t.floor = w.Score
+	}
 }
