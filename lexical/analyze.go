@@ -42,7 +42,21 @@ func NewAnalyzerWith(o Options) *Analyzer {
 // half-width forms, half-width katakana full-width, compatibility forms
 // fold), lower case, and traditional to simplified Chinese characters.
 func Normalize(s string) string {
+	if isASCII(s) {
+		// NFKC and the Chinese fold leave ASCII as it is; most memory is
+		// ASCII, and a search normalises every candidate's text.
+		return strings.ToLower(s)
+	}
 	return foldHan(strings.ToLower(norm.NFKC.String(s)))
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // IsCJK reports whether r is written without spaces between words (Han,
