@@ -100,6 +100,17 @@ func (ix *Index) better(a, b Hit) bool {
 	return a.Doc < b.Doc
 }
 
+// scanBetter orders the int8 scan's candidates: equal estimates by
+// document number, not by ix.tie, which decodes both ids. Integer dot
+// products tie often, and the order among candidates does not reach the
+// results: the candidates are re-scored exactly and ordered by ix.better.
+func scanBetter(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return a.Doc < b.Doc
+}
+
 // row returns document doc's codes.
 func (ix *Index) row(doc int) []int8 {
 	for s := len(ix.bases) - 1; s >= 0; s-- {
@@ -190,9 +201,9 @@ const scanSpan = 16_384
 // when there are enough of them.
 func (ix *Index) scanAll(p Query, want int, accept func(int) bool) []Hit {
 	var mu sync.Mutex
-	all := topk.New(want, ix.better)
+	all := topk.New(want, scanBetter)
 	parallel.Spans(ix.n, scanSpan, func(lo, hi int) {
-		h := ix.newScanTop(want)
+		h := newScanTop(want)
 		for s, seg := range ix.segs {
 			base := ix.bases[s]
 			from, to := max(lo, base), min(hi, base+seg.Len())
@@ -217,9 +228,9 @@ func (ix *Index) scanAll(p Query, want int, accept func(int) bool) []Hit {
 // is most of a search's time.
 func (ix *Index) scanDocs(p Query, docs []int, want int) []Hit {
 	var mu sync.Mutex
-	all := topk.New(want, ix.better)
+	all := topk.New(want, scanBetter)
 	parallel.Spans(len(docs), scanSpan, func(lo, hi int) {
-		h := ix.newScanTop(want)
+		h := newScanTop(want)
 		for _, d := range docs[lo:hi] {
 			h.push(d, p.Fast(ix.row(d)))
 		}
@@ -234,7 +245,7 @@ func (ix *Index) scanDocs(p Query, docs []int, want int) []Hit {
 
 // scanCells scores the accepted vectors of the probed cells.
 func (ix *Index) scanCells(p Query, cells []int, want int, accept func(int) bool) []Hit {
-	h := ix.newScanTop(want)
+	h := newScanTop(want)
 	for s, seg := range ix.segs {
 		base, lists := ix.bases[s], ix.lists[s]
 		for _, c := range cells {
@@ -258,8 +269,8 @@ type scanTop struct {
 	floor float32
 }
 
-func (ix *Index) newScanTop(want int) *scanTop {
-	return &scanTop{heap: topk.New(want, ix.better), floor: float32(math.Inf(-1))}
+func newScanTop(want int) *scanTop {
+	return &scanTop{heap: topk.New(want, scanBetter), floor: float32(math.Inf(-1))}
 }
 
 func (t *scanTop) push(doc int, score float32) {
