@@ -13,3 +13,8 @@ var dotVector = cpu.X86.HasAVX2
 //
 //go:noescape
 func dotInt8Vector(a, b *int8, n int) int32
+
+// prefetchRow asks for the cache lines of the n bytes at p, n > 0.
+//
+//go:noescape
+func prefetchRow(p *int8, n int)

@@ -41,3 +41,19 @@ loop:
 	MOVL         AX, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// func prefetchRow(p *int8, n int)
+//
+// Asks for the cache lines of the n bytes at p (n > 0) ahead of their
+// use: the prefiltered scan reads rows scattered over the whole file.
+TEXT ·prefetchRow(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	ADDQ SI, CX
+
+next:
+	PREFETCHT0 (SI)
+	ADDQ       $64, SI
+	CMPQ       SI, CX
+	JB         next
+	RET

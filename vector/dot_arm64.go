@@ -11,3 +11,8 @@ const dotVector = true
 //
 //go:noescape
 func dotInt8Vector(a, b *int8, n int) int32
+
+// prefetchRow asks for the cache lines of the n bytes at p, n > 0.
+//
+//go:noescape
+func prefetchRow(p *int8, n int)

@@ -35,3 +35,19 @@ loop:
 	VMOV  V16.S[0], R3
 	MOVW  R3, ret+24(FP)
 	RET
+
+// func prefetchRow(p *int8, n int)
+//
+// Asks for the cache lines of the n bytes at p (n > 0) ahead of their
+// use: the prefiltered scan reads rows scattered over the whole file.
+TEXT ·prefetchRow(SB), NOSPLIT, $0-16
+	MOVD p+0(FP), R0
+	MOVD n+8(FP), R1
+	ADD  R0, R1, R1
+
+next:
+	PRFM (R0), PLDL1KEEP
+	ADD  $64, R0, R0
+	CMP  R1, R0
+	BLO  next
+	RET

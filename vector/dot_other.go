@@ -6,3 +6,5 @@ package vector
 const dotVector = false
 
 func dotInt8Vector(a, b *int8, n int) int32 { panic("vector: no dot kernel in this build") }
+
+func prefetchRow(p *int8, n int) {}
