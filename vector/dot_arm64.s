@@ -36,10 +36,7 @@ loop:
 	MOVW  R3, ret+24(FP)
 	RET
 
-// func prefetchRow(p *int8, n int)
-//
-// Asks for the cache lines of the n bytes at p (n > 0) ahead of their
-// use: the prefiltered scan reads rows scattered over the whole file.
+// func prefetchRow(p *int8, n int): see dot_amd64.s.
 TEXT ·prefetchRow(SB), NOSPLIT, $0-16
 	MOVD p+0(FP), R0
 	MOVD n+8(FP), R1

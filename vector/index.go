@@ -239,8 +239,9 @@ func (ix *Index) scanDocs(p Query, docs []int, want int) []Hit {
 			// The rows are scattered: asking for one a few ahead overlaps
 			// its cache and TLB misses with the arithmetic.
 			if j := lo + i + prefetchAhead; j < hi {
-				r := ix.row(docs[j])
-				prefetchRow(&r[0], len(r))
+				if r := ix.row(docs[j]); len(r) > 0 {
+					prefetchRow(&r[0], len(r))
+				}
 			}
 			h.push(d, p.Fast(ix.row(d)))
 		}
