@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
-	"golang.org/x/text/unicode/norm"
 )
 
 // Analyzer turns text into index terms. The same analyzer must be used at
@@ -36,27 +35,6 @@ func NewAnalyzer() *Analyzer { return NewAnalyzerWith(Options{}) }
 // NewAnalyzerWith returns an analyzer with some levers switched off.
 func NewAnalyzerWith(o Options) *Analyzer {
 	return &Analyzer{opts: o, stems: make(map[string]string, 4096)}
-}
-
-// Normalize applies NFKC (full-width Latin and punctuation become their
-// half-width forms, half-width katakana full-width, compatibility forms
-// fold), lower case, and traditional to simplified Chinese characters.
-func Normalize(s string) string {
-	if isASCII(s) {
-		// NFKC and the Chinese fold leave ASCII as it is; most memory is
-		// ASCII, and a search normalises every candidate's text.
-		return strings.ToLower(s)
-	}
-	return foldHan(strings.ToLower(norm.NFKC.String(s)))
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // IsCJK reports whether r is written without spaces between words (Han,

@@ -59,7 +59,7 @@ var lemmas = sync.OnceValue(func() map[string]string {
 
 // simplified maps a traditional Chinese character to its simplified form
 // (OpenCC's TSCharacters, first candidate): 遷移 and 迁移 are one word.
-var simplified = sync.OnceValue(func() map[rune]rune {
+var simplified = sync.OnceValue(func() *hanTable {
 	m := make(map[rune]rune, 4200)
 	eachLine(t2sGz, func(line string) {
 		t, s, ok := strings.Cut(line, "\t")
@@ -68,8 +68,57 @@ var simplified = sync.OnceValue(func() map[rune]rune {
 			m[tr[0]] = sr[0]
 		}
 	})
-	return m
+	return newHanTable(m)
 })
+
+// hanTable is a map of characters. Those of the Basic Multilingual Plane
+// are kept as an array over the range they span (the ideograph blocks):
+// foldHan looks up every character of Chinese text, and an index is
+// several times faster than a map's hash. The few beyond it (extension B)
+// stay in a map.
+type hanTable struct {
+	first rune
+	to    []rune // 0: not in the map
+	rest  map[rune]rune
+}
+
+func newHanTable(m map[rune]rune) *hanTable {
+	t := &hanTable{rest: map[rune]rune{}}
+	lo, hi := rune(utf8.MaxRune), rune(-1)
+	for k, v := range m {
+		if k > 0xFFFF {
+			t.rest[k] = v
+			continue
+		}
+		lo, hi = min(lo, k), max(hi, k)
+	}
+	if hi < 0 {
+		return t
+	}
+	t.first, t.to = lo, make([]rune, hi-lo+1)
+	for k, v := range m {
+		if k <= 0xFFFF {
+			t.to[k-lo] = v
+		}
+	}
+	return t
+}
+
+// fold returns r's mapping, or r.
+func (t *hanTable) fold(r rune) rune {
+	if i := r - t.first; i >= 0 && int(i) < len(t.to) {
+		if s := t.to[i]; s != 0 {
+			return s
+		}
+		return r
+	}
+	if r > 0xFFFF {
+		if s, ok := t.rest[r]; ok {
+			return s
+		}
+	}
+	return r
+}
 
 // zhWords is the Chinese word dictionary, a subset of the one the gse
 // segmenter (github.com/go-ego/gse) ships, loaded on the first CJK text.
@@ -130,11 +179,5 @@ func foldHan(s string) string {
 	if !hasHan {
 		return s
 	}
-	t := simplified()
-	return strings.Map(func(r rune) rune {
-		if s, ok := t[r]; ok {
-			return s
-		}
-		return r
-	}, s)
+	return strings.Map(simplified().fold, s)
 }

@@ -2,10 +2,7 @@ package lexical
 
 import (
 	"slices"
-	"strings"
 	"testing"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 func TestLemmas(t *testing.T) {
@@ -73,20 +70,6 @@ func TestNormalizeFolds(t *testing.T) {
 	} {
 		if got := Normalize(in); got != want {
 			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// TestNormalizeASCII: ASCII text skips NFKC and the Chinese fold, which
-// must leave every ASCII character as it is.
-func TestNormalizeASCII(t *testing.T) {
-	var all []byte
-	for c := range 128 {
-		all = append(all, byte(c))
-	}
-	for _, s := range []string{string(all), "Port 3036 UNAVAILABLE: see PR #42 / ~/.nova", ""} {
-		if got, want := Normalize(s), foldHan(strings.ToLower(norm.NFKC.String(s))); got != want {
-			t.Errorf("Normalize(%q) = %q, want %q (the full path)", s, got, want)
 		}
 	}
 }

@@ -1,0 +1,100 @@
+package lexical
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// slowNormalize is Normalize without its short ways: the reference.
+func slowNormalize(s string) string { return foldHan(strings.ToLower(norm.NFKC.String(s))) }
+
+// TestNormalizeChineseCharacters checks every character normalizeChinese
+// takes against x/text's tables: NFKC leaves it as it is (or, full-width
+// ASCII, maps it to the ASCII character), and what it becomes starts a
+// segment that no character before it combines with, so a text of them is
+// normalised character by character.
+func TestNormalizeChineseCharacters(t *testing.T) {
+	check := func(r rune, want string) {
+		t.Helper()
+		if got := norm.NFKC.String(string(r)); got != want {
+			t.Fatalf("NFKC(%U %q) = %q, want %q", r, string(r), got, want)
+		}
+		if p := norm.NFKC.PropertiesString(want); !p.BoundaryBefore() || p.CCC() != 0 {
+			t.Fatalf("%U %q: %q may combine with the character before it under NFKC", r, string(r), want)
+		}
+	}
+	for r := rune(0); r < 0x80; r++ {
+		check(r, string(r))
+		if got, ok := normalizeChinese(string(r)); !ok || got != strings.ToLower(string(r)) {
+			t.Fatalf("normalizeChinese(%q) = %q, %v", string(r), got, ok)
+		}
+	}
+	for r := rune(firstIdeograph); r <= lastIdeograph; r++ {
+		check(r, string(r))
+	}
+	for r := rune(0x2000); r < 0x3100; r++ {
+		if nfkcInert(r) {
+			check(r, string(r))
+		}
+	}
+	for r := rune(firstFullWidth); r <= lastFullWidth; r++ {
+		check(r, string(r-fullWidthOffset))
+	}
+}
+
+// TestNormalizeMatchesNFKC: on random text drawn from ASCII, ideographs,
+// the inert punctuation, full-width forms and a few characters the short
+// ways refuse (the ellipsis, the ideographic space, a combining accent,
+// half-width katakana, a traditional character, an invalid byte),
+// Normalize gives what the full path gives.
+func TestNormalizeMatchesNFKC(t *testing.T) {
+	alphabet := []string{"a", "Z", "7", " ", "-", ".", "中", "文", "遷", "移", "、", "。", "《", "」", "“", "—",
+		"Ａ", "ｚ", "１", "，", "：", "？", "…", "\u3000", "\u0301", "ｶ", "\xff"}
+	rng := rand.New(rand.NewPCG(3, 3))
+	for range 20_000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(12) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		if got, want := Normalize(s), slowNormalize(s); got != want {
+			t.Fatalf("Normalize(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestNormalizeASCII: ASCII text skips NFKC and the Chinese fold, which
+// must leave every ASCII character as it is.
+func TestNormalizeASCII(t *testing.T) {
+	var all []byte
+	for c := range 128 {
+		all = append(all, byte(c))
+	}
+	for _, s := range []string{string(all), "Port 3036 UNAVAILABLE: see PR #42 / ~/.nova", ""} {
+		if got, want := Normalize(s), slowNormalize(s); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q (the full path)", s, got, want)
+		}
+	}
+}
+
+// TestHanTable: the array and the map beyond the Basic Multilingual Plane
+// answer as the map they are made from.
+func TestHanTable(t *testing.T) {
+	m := map[rune]rune{'遷': '迁', '這': '这', 0x2A6A5: 0x4E00}
+	h := newHanTable(m)
+	for _, r := range []rune{'a', '遷', '這', '中', 0x2A6A5, 0x2A6A6, 0x3400, 0xFFFF} {
+		want := r
+		if v, ok := m[r]; ok {
+			want = v
+		}
+		if got := h.fold(r); got != want {
+			t.Errorf("fold(%U) = %U, want %U", r, got, want)
+		}
+	}
+	if got := newHanTable(nil).fold('遷'); got != '遷' {
+		t.Errorf("empty table folds 遷 to %q", got)
+	}
+}
