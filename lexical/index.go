@@ -1,6 +1,8 @@
 package lexical
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 
 	"github.com/nova-recall/nova/topk"
@@ -122,6 +124,11 @@ func (ix *Index) resolve(terms []string) []queryTerm {
 		q.idf = IDF(df, ix.n)
 		out = append(out, q)
 	}
+	// Rarest first: Search stops taking in new documents once the common
+	// terms left cannot lift one into the top k, and every score sums the
+	// terms in this one order (ScoreDocs too), so a document scores the
+	// same bits whichever way it was found.
+	slices.SortStableFunc(out, func(a, b queryTerm) int { return cmp.Compare(b.idf, a.idf) })
 	return out
 }
 
@@ -138,6 +145,13 @@ func (ix *Index) better(a, b Hit) bool {
 // Search scores the documents matching any of terms and returns the best
 // k, best first. accept, when non-nil, is the hard filter (it must also
 // refuse dead documents).
+//
+// Terms are added rarest first, term at a time (MaxScore): once k
+// documents already score more than the most the remaining terms could
+// add up to, no document that has none of the terms taken so far can
+// reach the top k, so the remaining (common, long) lists only add to the
+// documents already found, each looked up in its block when they are few.
+// The results are those of scoring every posting.
 func (ix *Index) Search(terms []string, k int, accept func(doc int) bool) []Hit {
 	if k <= 0 || ix.n == 0 {
 		return nil
@@ -146,26 +160,51 @@ func (ix *Index) Search(terms []string, k int, accept func(doc int) bool) []Hit 
 	if len(qs) == 0 {
 		return nil
 	}
+	// rest[i] bounds what terms i.. can add to a score: each term's BM25
+	// stays under idf·(K1+1), with a margin for float32 rounding.
+	rest := make([]float64, len(qs)+1)
+	for i := len(qs) - 1; i >= 0; i-- {
+		rest[i] = rest[i+1] + qs[i].idf*(K1+1)*(1+1e-5)
+	}
 	best := topk.New(k, ix.better)
 	touched := make([]uint32, 0, 256)
 	for s, f := range ix.fields {
 		sp := ix.pools[s].Get().(*[]float32)
 		scores := *sp
 		touched = touched[:0]
-		for _, q := range qs {
+		base := ix.bases[s]
+		admitting := true
+		for i, q := range qs {
 			t := q.ids[s]
 			if t < 0 {
 				continue
 			}
-			idf := q.idf
-			f.list(t).each(func(doc, tf uint32) {
-				if scores[doc] == 0 {
-					touched = append(touched, doc)
+			idf, list := q.idf, f.list(t)
+			switch {
+			case admitting:
+				list.each(func(doc, tf uint32) {
+					if scores[doc] == 0 {
+						touched = append(touched, doc)
+					}
+					scores[doc] += bm25(idf, tf, f.DocLen(int(doc)), ix.avgLen)
+				})
+				if i+1 < len(qs) {
+					admitting = !ix.filled(best, scores, touched, base, k, rest[i+1], accept)
 				}
-				scores[doc] += bm25(idf, tf, f.DocLen(int(doc)), ix.avgLen)
-			})
+			case len(touched)*lookupsPerScan < int(f.df(t)):
+				for _, doc := range touched {
+					if tf := list.find(doc); tf > 0 {
+						scores[doc] += bm25(idf, tf, f.DocLen(int(doc)), ix.avgLen)
+					}
+				}
+			default:
+				list.each(func(doc, tf uint32) {
+					if scores[doc] != 0 {
+						scores[doc] += bm25(idf, tf, f.DocLen(int(doc)), ix.avgLen)
+					}
+				})
+			}
 		}
-		base := ix.bases[s]
 		for _, d := range touched {
 			sc := scores[d]
 			scores[d] = 0
@@ -177,6 +216,31 @@ func (ix *Index) Search(terms []string, k int, accept func(doc int) bool) []Hit 
 		ix.pools[s].Put(sp)
 	}
 	return best.Sorted()
+}
+
+// lookupsPerScan is about how many postings decoding a whole list costs
+// for one block lookup (find): below one lookup per lookupsPerScan
+// postings, the documents found are looked up rather than the list read.
+const lookupsPerScan = 64
+
+// filled reports whether k accepted documents, among those kept from
+// earlier segments and those of this one found so far (scores are lower
+// bounds of their final scores), already score more than bound.
+func (ix *Index) filled(best *topk.Heap[Hit], scores []float32, touched []uint32, base, k int, bound float64, accept func(int) bool) bool {
+	n := 0
+	for _, h := range best.Items() {
+		if h.Score > bound {
+			n++
+		}
+	}
+	for _, d := range touched {
+		if float64(scores[d]) > bound && (accept == nil || accept(base+int(d))) {
+			if n++; n >= k {
+				return true
+			}
+		}
+	}
+	return n >= k
 }
 
 // ScoreDocs returns the BM25 score of each of docs for terms, for

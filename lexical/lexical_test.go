@@ -2,9 +2,11 @@ package lexical
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -242,4 +244,74 @@ func FuzzTerms(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSearchMatchesExhaustiveScoring: Search stops taking in documents
+// once the common terms left cannot lift one into the top k (MaxScore);
+// its results must be those of scoring every document (ScoreDocs), for
+// small and large k, with a filter, over segments with dead documents.
+// Rare words in a few documents beside words most documents hold make
+// the stop happen.
+func TestSearchMatchesExhaustiveScoring(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	a := NewAnalyzer()
+	common := strings.Fields("port deploy queue token retry")
+	rare := strings.Fields("zanzibar quokka fjord ozone kumquat")
+	text := func() string {
+		var ws []string
+		for _, w := range common {
+			for range rng.IntN(3) {
+				ws = append(ws, w)
+			}
+		}
+		if rng.IntN(40) == 0 {
+			ws = append(ws, rare[rng.IntN(len(rare))])
+		}
+		for range rng.IntN(30) {
+			ws = append(ws, "filler"+strconv.Itoa(rng.IntN(200)))
+		}
+		return strings.Join(ws, " ")
+	}
+	for round := range 10 {
+		var fields []*Field
+		n := 0
+		for range 1 + rng.IntN(3) {
+			var docs []string
+			for range 200 + rng.IntN(2000) {
+				docs = append(docs, text())
+			}
+			fields = append(fields, field(t, a, docs...))
+			n += len(docs)
+		}
+		ix := NewIndex(fields, Dead{}, nil)
+		var accept func(int) bool
+		if round%2 == 1 {
+			accept = func(d int) bool { return d%3 != 0 }
+		}
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		for range 20 {
+			q := []string{rare[rng.IntN(len(rare))], rare[rng.IntN(len(rare))]}
+			for range 1 + rng.IntN(3) {
+				q = append(q, common[rng.IntN(len(common))])
+			}
+			q = a.Terms(strings.Join(q, " "))
+			scores := ix.ScoreDocs(q, all)
+			var want []Hit
+			for d, s := range scores {
+				if s > 0 && (accept == nil || accept(d)) {
+					want = append(want, Hit{Doc: d, Score: s})
+				}
+			}
+			slices.SortStableFunc(want, func(x, y Hit) int { return cmp.Compare(y.Score, x.Score) })
+			for _, k := range []int{1, 5, 20, 80} {
+				got := ix.Search(q, k, accept)
+				if w := want[:min(k, len(want))]; !slices.Equal(got, w) {
+					t.Fatalf("round %d, %q, k %d:\n got %v\nwant %v", round, q, k, got, w)
+				}
+			}
+		}
+	}
 }
