@@ -98,3 +98,16 @@ func TestHanTable(t *testing.T) {
 		t.Errorf("empty table folds 遷 to %q", got)
 	}
 }
+
+// FuzzNormalize: whatever the text, Normalize's short ways give what the
+// full path gives.
+func FuzzNormalize(f *testing.F) {
+	for _, s := range []string{"Port 3036", "端口为什么不可用，遷移計劃：ＡＢＣ１２３！", "《报告》“好”—完", "…\u3000ｶﾀｶﾅ", "e\u0301", "\xff中"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Normalize(s), slowNormalize(s); got != want {
+			t.Fatalf("Normalize(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

@@ -58,3 +58,19 @@ func naiveDot(a, b []int8) int32 {
 	}
 	return s
 }
+
+// FuzzDotInt8: the kernel agrees with the plain sum for any codes.
+func FuzzDotInt8(f *testing.F) {
+	f.Add(make([]byte, 64), make([]byte, 64))
+	f.Add([]byte{0x80, 0x7f, 1, 2, 3}, []byte{0x80, 0x80, 0xff, 0xfe, 0x7f})
+	f.Fuzz(func(t *testing.T, x, y []byte) {
+		n := min(len(x), len(y))
+		a, b := make([]int8, n), make([]int8, n)
+		for i := range n {
+			a[i], b[i] = int8(x[i]), int8(y[i])
+		}
+		if got, want := dotInt8(a, b), naiveDot(a, b); got != want {
+			t.Fatalf("n=%d: dotInt8 = %d, want %d", n, got, want)
+		}
+	})
+}
