@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -81,17 +82,23 @@ func containsAtBoundary(hay, needle string) bool {
 			return false
 		}
 		i += start
-		before, _ := utf8.DecodeLastRuneInString(hay[:i])
-		after, _ := utf8.DecodeRuneInString(hay[i+len(needle):])
-		okBefore := i == 0 || !isWordRune(before) || !isWordRune(firstRune(needle))
-		okAfter := i+len(needle) == len(hay) || !isWordRune(after) || !isWordRune(lastRune(needle))
-		if okBefore && okAfter {
+		if boundedAt(hay, i, len(needle), needle) {
 			return true
 		}
 		_, size := utf8.DecodeRuneInString(hay[i:])
 		start = i + size
 	}
 	return false
+}
+
+// boundedAt reports whether the match of needle at hay[i:i+n] has no
+// letter or digit joined to it on either side.
+func boundedAt(hay string, i, n int, needle string) bool {
+	before, _ := utf8.DecodeLastRuneInString(hay[:i])
+	after, _ := utf8.DecodeRuneInString(hay[i+n:])
+	okBefore := i == 0 || !isWordRune(before) || !isWordRune(firstRune(needle))
+	okAfter := i+n == len(hay) || !isWordRune(after) || !isWordRune(lastRune(needle))
+	return okBefore && okAfter
 }
 
 func firstRune(s string) rune { r, _ := utf8.DecodeRuneInString(s); return r }
@@ -122,12 +129,7 @@ var metaCJKMarkers, metaWordMarkers = func() (cjk, words []string) {
 // metaScore is min(1, markers/3): how much text reads as discussion of
 // retrieval quality.
 func metaScore(v textView) float64 {
-	hits := 0
-	for _, m := range metaWordMarkers {
-		if containsAtBoundary(v.norm, m) {
-			hits++
-		}
-	}
+	hits := metaWords.count(v.norm)
 	if lexical.HasCJK(v.norm) { // CJK markers cannot match text without CJK
 		for _, m := range metaCJKMarkers {
 			if strings.Contains(v.norm, m) {
@@ -137,3 +139,50 @@ func metaScore(v textView) float64 {
 	}
 	return min(1, float64(hits)/3)
 }
+
+// markerSet finds which of a few ASCII markers (at least two bytes each)
+// occur in a text at word boundaries, as containsAtBoundary would, in one
+// pass: a search weighs the text of every head candidate against all of
+// them, and a search of the text per marker was a tenth of a query's CPU.
+// Only where the text's next two bytes begin some marker is it compared.
+type markerSet struct {
+	markers []string
+	starts  [1 << 16 / 64]uint64 // bit: two bytes some marker begins with
+	byStart map[uint16][]int     // those markers, by their first two bytes
+}
+
+func newMarkerSet(markers []string) *markerSet {
+	if len(markers) > 64 {
+		panic("search: a markerSet holds at most 64 markers")
+	}
+	m := &markerSet{markers: markers, byStart: map[uint16][]int{}}
+	for i, s := range markers {
+		if len(s) < 2 {
+			panic("search: a marker needs two bytes: " + s)
+		}
+		k := uint16(s[0])<<8 | uint16(s[1])
+		m.starts[k/64] |= 1 << (k % 64)
+		m.byStart[k] = append(m.byStart[k], i)
+	}
+	return m
+}
+
+// count returns how many of the markers occur in hay at word boundaries.
+func (m *markerSet) count(hay string) int {
+	var found uint64
+	for i := 0; i+1 < len(hay); i++ {
+		k := uint16(hay[i])<<8 | uint16(hay[i+1])
+		if m.starts[k/64]&(1<<(k%64)) == 0 {
+			continue
+		}
+		for _, j := range m.byStart[k] {
+			s := m.markers[j]
+			if found&(1<<j) == 0 && strings.HasPrefix(hay[i:], s) && boundedAt(hay, i, len(s), s) {
+				found |= 1 << j
+			}
+		}
+	}
+	return bits.OnesCount64(found)
+}
+
+var metaWords = newMarkerSet(metaWordMarkers)

@@ -1,6 +1,8 @@
 package search
 
 import (
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/nova-recall/nova/lexical"
@@ -23,6 +25,32 @@ func TestMetaScore(t *testing.T) {
 	} {
 		if got := metaScore(newTextView(an, c.text)); got != c.want {
 			t.Errorf("metaScore(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestMarkerSetMatchesContainsAtBoundary: the one-pass count finds the
+// markers that a search per marker (containsAtBoundary) finds, on random
+// text made of the markers, their pieces, words that run into them and
+// punctuation.
+func TestMarkerSetMatchesContainsAtBoundary(t *testing.T) {
+	pieces := []string{" ", "-", "/", "@", ".", "x", "9", "é", "中", "top", "recall", "quality", "eval", "gate", "rag", "benchmarks", "topkapi", "q0", "-q2"}
+	pieces = append(pieces, metaWordMarkers...)
+	rng := rand.New(rand.NewPCG(2, 2))
+	for range 20_000 {
+		var b strings.Builder
+		for range rng.IntN(10) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		hay := b.String()
+		want := 0
+		for _, m := range metaWordMarkers {
+			if containsAtBoundary(hay, m) {
+				want++
+			}
+		}
+		if got := metaWords.count(hay); got != want {
+			t.Fatalf("count(%q) = %d, want %d", hay, got, want)
 		}
 	}
 }
