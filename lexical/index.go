@@ -189,7 +189,7 @@ func (ix *Index) Search(terms []string, k int, accept func(doc int) bool) []Hit 
 					scores[doc] += bm25(idf, tf, f.DocLen(int(doc)), ix.avgLen)
 				})
 				if i+1 < len(qs) {
-					admitting = !ix.filled(best, scores, touched, base, k, rest[i+1], accept)
+					admitting = !filled(best, scores, touched, base, k, rest[i+1], accept)
 				}
 			case len(touched)*lookupsPerScan < int(f.df(t)):
 				for _, doc := range touched {
@@ -226,7 +226,7 @@ const lookupsPerScan = 64
 // filled reports whether k accepted documents, among those kept from
 // earlier segments and those of this one found so far (scores are lower
 // bounds of their final scores), already score more than bound.
-func (ix *Index) filled(best *topk.Heap[Hit], scores []float32, touched []uint32, base, k int, bound float64, accept func(int) bool) bool {
+func filled(best *topk.Heap[Hit], scores []float32, touched []uint32, base, k int, bound float64, accept func(int) bool) bool {
 	n := 0
 	for _, h := range best.Items() {
 		if h.Score > bound {

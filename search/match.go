@@ -82,7 +82,7 @@ func containsAtBoundary(hay, needle string) bool {
 			return false
 		}
 		i += start
-		if boundedAt(hay, i, len(needle), needle) {
+		if boundedAt(hay, i, needle) {
 			return true
 		}
 		_, size := utf8.DecodeRuneInString(hay[i:])
@@ -91,9 +91,10 @@ func containsAtBoundary(hay, needle string) bool {
 	return false
 }
 
-// boundedAt reports whether the match of needle at hay[i:i+n] has no
-// letter or digit joined to it on either side.
-func boundedAt(hay string, i, n int, needle string) bool {
+// boundedAt reports whether the match of needle at hay[i:] has no letter
+// or digit joined to it on either side.
+func boundedAt(hay string, i int, needle string) bool {
+	n := len(needle)
 	before, _ := utf8.DecodeLastRuneInString(hay[:i])
 	after, _ := utf8.DecodeRuneInString(hay[i+n:])
 	okBefore := i == 0 || !isWordRune(before) || !isWordRune(firstRune(needle))
@@ -177,7 +178,7 @@ func (m *markerSet) count(hay string) int {
 		}
 		for _, j := range m.byStart[k] {
 			s := m.markers[j]
-			if found&(1<<j) == 0 && strings.HasPrefix(hay[i:], s) && boundedAt(hay, i, len(s), s) {
+			if found&(1<<j) == 0 && strings.HasPrefix(hay[i:], s) && boundedAt(hay, i, s) {
 				found |= 1 << j
 			}
 		}
