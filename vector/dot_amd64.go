@@ -18,3 +18,12 @@ func dotInt8Vector(a, b *int8, n int) int32
 //
 //go:noescape
 func prefetchRow(p *int8, n int)
+
+// axpyVector says whether axpyKernel may run (AVX2 implies AVX).
+var axpyVector = cpu.X86.HasAVX2
+
+// axpyKernel adds a times the n floats at x to those at y, n a positive
+// multiple of axpyBlock (dot_amd64.s).
+//
+//go:noescape
+func axpyKernel(a float32, x, y *float32, n int)

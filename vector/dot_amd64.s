@@ -57,3 +57,27 @@ next:
 	CMPQ       SI, CX
 	JB         next
 	RET
+
+// func axpyKernel(a float32, x, y *float32, n int)
+//
+// y += a·x for n floats, n a positive multiple of 16: a product, then a
+// sum, each rounded (no FMA), as the plain loop does.
+TEXT ·axpyKernel(SB), NOSPLIT, $0-32
+	VBROADCASTSS a+0(FP), Y0
+	MOVQ         x+8(FP), SI
+	MOVQ         y+16(FP), DI
+	MOVQ         n+24(FP), CX
+
+axpyLoop:
+	VMULPS  (SI), Y0, Y1
+	VMULPS  32(SI), Y0, Y2
+	VADDPS  (DI), Y1, Y1
+	VADDPS  32(DI), Y2, Y2
+	VMOVUPS Y1, (DI)
+	VMOVUPS Y2, 32(DI)
+	ADDQ    $64, SI
+	ADDQ    $64, DI
+	SUBQ    $16, CX
+	JNZ     axpyLoop
+	VZEROUPPER
+	RET

@@ -16,3 +16,13 @@ func dotInt8Vector(a, b *int8, n int) int32
 //
 //go:noescape
 func prefetchRow(p *int8, n int)
+
+// axpyVector says whether axpyKernel may run: Advanced SIMD, in every
+// arm64 CPU.
+const axpyVector = true
+
+// axpyKernel adds a times the n floats at x to those at y, n a positive
+// multiple of axpyBlock (dot_arm64.s).
+//
+//go:noescape
+func axpyKernel(a float32, x, y *float32, n int)

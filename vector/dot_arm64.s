@@ -48,3 +48,32 @@ next:
 	CMP  R1, R0
 	BLO  next
 	RET
+
+// func axpyKernel(a float32, x, y *float32, n int)
+//
+// y += a·x for n floats, n a positive multiple of 16: a product, then a
+// sum, each rounded (FMUL, FADD; never FMLA, which rounds once), as the
+// plain loop does. The Go assembler has neither vector instruction, so
+// they are written as their encodings.
+TEXT ·axpyKernel(SB), NOSPLIT, $0-32
+	MOVD  $a+0(FP), R3
+	VLD1R (R3), [V0.S4]
+	MOVD  x+8(FP), R0
+	MOVD  y+16(FP), R1
+	MOVD  n+24(FP), R2
+
+axpyLoop:
+	VLD1.P 64(R0), [V1.S4, V2.S4, V3.S4, V4.S4]
+	VLD1   (R1), [V5.S4, V6.S4, V7.S4, V8.S4]
+	WORD   $0x6E20DC21 // FMUL V1.4S, V1.4S, V0.4S
+	WORD   $0x6E20DC42 // FMUL V2.4S, V2.4S, V0.4S
+	WORD   $0x6E20DC63 // FMUL V3.4S, V3.4S, V0.4S
+	WORD   $0x6E20DC84 // FMUL V4.4S, V4.4S, V0.4S
+	WORD   $0x4E21D4A5 // FADD V5.4S, V5.4S, V1.4S
+	WORD   $0x4E22D4C6 // FADD V6.4S, V6.4S, V2.4S
+	WORD   $0x4E23D4E7 // FADD V7.4S, V7.4S, V3.4S
+	WORD   $0x4E24D508 // FADD V8.4S, V8.4S, V4.4S
+	VST1.P [V5.S4, V6.S4, V7.S4, V8.S4], 64(R1)
+	SUBS   $16, R2, R2
+	BNE    axpyLoop
+	RET

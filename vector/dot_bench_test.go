@@ -35,3 +35,25 @@ func BenchmarkDotInt8(b *testing.B) {
 }
 
 var sink int32
+
+// BenchmarkAxpy adds a multiple of one 384-float row to another, the
+// inner loop of embedding with the builtin model: with the vector kernel
+// where the CPU has one, and in Go alone.
+//
+//	go test -run '^$' -bench Axpy ./vector/
+func BenchmarkAxpy(b *testing.B) {
+	x, y := make([]float32, 384), make([]float32, 384)
+	for i := range x {
+		x[i] = float32(i) / 384
+	}
+	for _, k := range []struct {
+		name string
+		axpy func(a float32, x, y []float32)
+	}{{"kernel", Axpy}, {"go", axpyGo}} {
+		b.Run(k.name, func(b *testing.B) {
+			for range b.N {
+				k.axpy(0.5, x, y)
+			}
+		})
+	}
+}
