@@ -217,7 +217,8 @@ func BenchmarkSync100k(b *testing.B) {
 			home = keep // kept for a look at the files afterwards
 		}
 		cfg := testConfig(b, home, config.Source{Name: "exports", Kind: config.KindJSONL, Path: src})
-		ix := index.New(cfg, index.Options{NoRemote: true})
+		stages := &stageClock{}
+		ix := index.New(cfg, index.Options{NoRemote: true, Progress: stages.progress})
 		runtime.GC()
 		mem := watchMemory()
 		cpu0 := cpuTime()
@@ -226,6 +227,7 @@ func BenchmarkSync100k(b *testing.B) {
 		r, err := ix.Sync(context.Background())
 		elapsed := time.Since(start)
 		b.StopTimer()
+		stages.progress(index.Progress{Stage: "end"})
 		cpu := cpuTime() - cpu0
 		mem.done()
 		if err != nil {
@@ -254,5 +256,51 @@ func BenchmarkSync100k(b *testing.B) {
 		b.ReportMetric(cpu.Seconds(), "cpu-s")
 		b.Logf("sync %s (%s CPU, model trained %v): timings (ms) %v; generation %d segments %.1f MB; load %s",
 			elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond), r.Build.ModelTrained, r.Build.Timings, len(m.Segments), float64(bytes)/(1<<20), load.Round(time.Millisecond))
+		b.Logf("stages (wall / CPU, from the first progress report of each): %s", stages)
 	}
+}
+
+// stageClock adds up the wall and CPU time a build spends in each progress
+// stage (read and analyze alternate), to show where a core sits idle: CPU
+// below twice the wall on two cores.
+type stageClock struct {
+	mu        sync.Mutex
+	names     []string
+	wall, cpu map[string]time.Duration
+	current   string
+	at        time.Time
+	cpu0      time.Duration
+}
+
+func (c *stageClock) progress(p index.Progress) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p.Stage == c.current {
+		return
+	}
+	now, cpu := time.Now(), cpuTime()
+	if c.wall == nil {
+		c.wall, c.cpu = map[string]time.Duration{}, map[string]time.Duration{}
+	}
+	if c.current != "" {
+		c.wall[c.current] += now.Sub(c.at)
+		c.cpu[c.current] += cpu - c.cpu0
+	}
+	if _, ok := c.wall[p.Stage]; !ok {
+		c.names = append(c.names, p.Stage)
+		c.wall[p.Stage] = 0
+	}
+	c.current, c.at, c.cpu0 = p.Stage, now, cpu
+}
+
+func (c *stageClock) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var parts []string
+	for _, name := range c.names {
+		if name != "end" {
+			parts = append(parts, fmt.Sprintf("%s %.2f / %.2f s", name, c.wall[name].Seconds(), c.cpu[name].Seconds()))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
