@@ -312,6 +312,7 @@ func writeSealed(path string, b []byte) (manifest.FileSum, error) {
 		f.Close()
 		return manifest.FileSum{}, err
 	}
+	manifest.EvictWritten(f)
 	if err := f.Chmod(0o400); err != nil {
 		f.Close()
 		return manifest.FileSum{}, err

@@ -369,6 +369,7 @@ func (s *sumFile) close(name string, files map[string]manifest.FileSum) error {
 		err = s.f.Sync()
 	}
 	if err == nil {
+		manifest.EvictWritten(s.f)
 		// Read-only from here on: a mapped file must never change under
 		// its readers (a truncated mapping faults).
 		err = s.f.Chmod(0o400)
