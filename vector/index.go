@@ -204,8 +204,7 @@ const scanSpan = 16_384
 // scanAll scores every accepted vector with int8 arithmetic, in parallel
 // when there are enough of them.
 func (ix *Index) scanAll(p Query, want int, accept func(int) bool) []Hit {
-	var mu sync.Mutex
-	all := topk.New(want, scanBetter)
+	all := newMergedTop(want)
 	parallel.Spans(ix.n, scanSpan, func(lo, hi int) {
 		h := newScanTop(want)
 		for s, seg := range ix.segs {
@@ -218,21 +217,16 @@ func (ix *Index) scanAll(p Query, want int, accept func(int) bool) []Hit {
 				h.push(d, p.Fast(seg.Row(d-base)))
 			}
 		}
-		mu.Lock()
-		for _, x := range h.heap.Items() {
-			all.Push(x)
-		}
-		mu.Unlock()
+		all.add(h)
 	})
-	return all.Items()
+	return all.items()
 }
 
 // scanDocs scores docs (already accepted) with int8 arithmetic. The
 // prefilter's thousands of candidates split over the cores: their scoring
 // is most of a search's time.
 func (ix *Index) scanDocs(p Query, docs []int, want int) []Hit {
-	var mu sync.Mutex
-	all := topk.New(want, scanBetter)
+	all := newMergedTop(want)
 	parallel.Spans(len(docs), scanSpan, func(lo, hi int) {
 		h := newScanTop(want)
 		for i, d := range docs[lo:hi] {
@@ -245,13 +239,9 @@ func (ix *Index) scanDocs(p Query, docs []int, want int) []Hit {
 			}
 			h.push(d, p.Fast(ix.row(d)))
 		}
-		mu.Lock()
-		for _, x := range h.heap.Items() {
-			all.Push(x)
-		}
-		mu.Unlock()
+		all.add(h)
 	})
-	return all.Items()
+	return all.items()
 }
 
 // scanCells scores the accepted vectors of the probed cells.
@@ -293,3 +283,24 @@ func (t *scanTop) push(doc int, score float32) {
 		t.floor = w.Score
 	}
 }
+
+// mergedTop gathers the best hits of scans that run on several cores, each
+// with its own scanTop.
+type mergedTop struct {
+	mu  sync.Mutex
+	all *topk.Heap[Hit]
+}
+
+func newMergedTop(want int) *mergedTop { return &mergedTop{all: topk.New(want, scanBetter)} }
+
+// add merges one core's hits.
+func (m *mergedTop) add(t *scanTop) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, x := range t.heap.Items() {
+		m.all.Push(x)
+	}
+}
+
+// items returns the hits kept, in no particular order.
+func (m *mergedTop) items() []Hit { return m.all.Items() }
