@@ -41,7 +41,11 @@ func TestEvictWritten(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer unix.Munmap(b)
+		defer func() {
+			if err := unix.Munmap(b); err != nil {
+				t.Error(err)
+			}
+		}()
 		vec := make([]byte, (1<<20)/os.Getpagesize())
 		// x/sys/unix has no mincore wrapper on Linux.
 		if _, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0]))); errno != 0 {
