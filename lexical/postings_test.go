@@ -128,3 +128,39 @@ func TestFieldWriter_addParts(t *testing.T) {
 		t.Fatal("the field added part by part differs from the one added whole")
 	}
 }
+
+// TestFieldLookup finds every term of a dictionary, and none of the
+// strings between them, without copying dictionary terms into strings (a
+// term longer than 32 bytes would be allocated): a query looks its terms
+// up in every segment's fields.
+func TestFieldLookup(t *testing.T) {
+	w := NewFieldWriter(0)
+	long := "src/payments/ledger/reconciliation_worker.go"
+	words := []string{"alpha", "beta", "delta", "epsilon", "gamma", long, "zeta", "中文"}
+	for _, word := range words {
+		w.Add([]string{word})
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenField(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, word := range words {
+		id := f.lookup(word)
+		if id < 0 || f.term(id) != word {
+			t.Fatalf("lookup(%q) = %d", word, id)
+		}
+	}
+	for _, absent := range []string{"", "a", "alphab", "c", "gammb", "zz", "中"} {
+		if id := f.lookup(absent); id >= 0 {
+			t.Fatalf("lookup(%q) = %d (%q), want -1", absent, id, f.term(id))
+		}
+	}
+	longer := long + "x"
+	if n := testing.AllocsPerRun(100, func() { f.lookup(long); f.lookup(longer) }); n != 0 {
+		t.Fatalf("lookup allocates %v times", n)
+	}
+}
