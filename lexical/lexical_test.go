@@ -41,9 +41,20 @@ func TestTerms(t *testing.T) {
 // field writes docs as one segment's field and opens it.
 func field(t testing.TB, a *Analyzer, docs ...string) *Field {
 	t.Helper()
+	terms := make([][]string, len(docs))
+	for i, d := range docs {
+		terms[i] = a.Terms(d)
+	}
+	return fieldOfTerms(t, terms...)
+}
+
+// fieldOfTerms writes documents given as their terms as one segment's
+// field and opens it.
+func fieldOfTerms(t testing.TB, docs ...[]string) *Field {
+	t.Helper()
 	w := NewFieldWriter(0)
 	for _, d := range docs {
-		w.Add(a.Terms(d))
+		w.Add(d)
 	}
 	var buf bytes.Buffer
 	if _, err := w.WriteTo(&buf); err != nil {

@@ -134,20 +134,13 @@ func TestFieldWriter_addParts(t *testing.T) {
 // term longer than 32 bytes would be allocated): a query looks its terms
 // up in every segment's fields.
 func TestFieldLookup(t *testing.T) {
-	w := NewFieldWriter(0)
 	long := "src/payments/ledger/reconciliation_worker.go"
 	words := []string{"alpha", "beta", "delta", "epsilon", "gamma", long, "zeta", "中文"}
-	for _, word := range words {
-		w.Add([]string{word})
+	docs := make([][]string, len(words))
+	for i, word := range words {
+		docs[i] = []string{word}
 	}
-	var buf bytes.Buffer
-	if _, err := w.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	f, err := OpenField(buf.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := fieldOfTerms(t, docs...)
 	for _, word := range words {
 		id := f.lookup(word)
 		if id < 0 || f.term(id) != word {
