@@ -10,7 +10,7 @@ import "unsafe"
 func Axpy(a float32, x, y []float32) {
 	y = y[:len(x)]
 	n := 0
-	if axpyVector && len(x) >= axpyBlock {
+	if kernels && len(x) >= axpyBlock {
 		n = len(x) &^ (axpyBlock - 1)
 		axpyKernel(a, &x[0], &y[0], n)
 	}

@@ -12,7 +12,7 @@ import (
 // whose products round, overflow to infinity or fall below the normal
 // range, and signed zeros.
 func TestAxpy(t *testing.T) {
-	t.Logf("vector kernel in use: %v", axpyVector)
+	t.Logf("vector kernel in use: %v", kernels)
 	rng := rand.New(rand.NewPCG(9, 9))
 	special := []float32{0, float32(math.Copysign(0, -1)), 1, -1, math.MaxFloat32, -math.MaxFloat32,
 		math.SmallestNonzeroFloat32, 1e-38, 3.4e38, 1.0000001, float32(math.Inf(1))}

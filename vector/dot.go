@@ -7,7 +7,7 @@ package vector
 func dotInt8(a, b []int8) int32 {
 	b = b[:len(a)]
 	n := 0
-	if dotVector && len(a) >= dotBlock {
+	if kernels && len(a) >= dotBlock {
 		n = len(a) &^ (dotBlock - 1)
 	}
 	var s int32

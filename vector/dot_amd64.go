@@ -4,9 +4,9 @@ package vector
 
 import "golang.org/x/sys/cpu"
 
-// dotVector says whether dotInt8Vector may run: AVX2, which every x86 Mac
-// since 2013 has.
-var dotVector = cpu.X86.HasAVX2
+// kernels says whether the vector kernels of dot_amd64.s may run: AVX2
+// (which implies AVX), which every x86 Mac since 2013 has.
+var kernels = cpu.X86.HasAVX2
 
 // dotInt8Vector is the dot product of the n int8s at a and b, n a
 // positive multiple of dotBlock (dot_amd64.s).
@@ -18,9 +18,6 @@ func dotInt8Vector(a, b *int8, n int) int32
 //
 //go:noescape
 func prefetchRow(p *int8, n int)
-
-// axpyVector says whether axpyKernel may run (AVX2 implies AVX).
-var axpyVector = cpu.X86.HasAVX2
 
 // axpyKernel adds a times the n floats at x to those at y, n a positive
 // multiple of axpyBlock (dot_amd64.s).

@@ -2,9 +2,9 @@
 
 package vector
 
-// dotVector says whether dotInt8Vector may run: its instructions are in
-// every arm64 CPU (Advanced SIMD).
-const dotVector = true
+// kernels says whether the vector kernels of dot_arm64.s may run: their
+// instructions are in every arm64 CPU (Advanced SIMD).
+const kernels = true
 
 // dotInt8Vector is the dot product of the n int8s at a and b, n a
 // positive multiple of dotBlock (dot_arm64.s).
@@ -16,10 +16,6 @@ func dotInt8Vector(a, b *int8, n int) int32
 //
 //go:noescape
 func prefetchRow(p *int8, n int)
-
-// axpyVector says whether axpyKernel may run: Advanced SIMD, in every
-// arm64 CPU.
-const axpyVector = true
 
 // axpyKernel adds a times the n floats at x to those at y, n a positive
 // multiple of axpyBlock (dot_arm64.s).

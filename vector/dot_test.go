@@ -9,7 +9,7 @@ import (
 // with the plain loop: every length up to a few blocks, so each tail is
 // covered, random codes, and the extremes, whose products are largest.
 func TestDotInt8(t *testing.T) {
-	t.Logf("vector kernel in use: %v", dotVector)
+	t.Logf("vector kernel in use: %v", kernels)
 	rng := rand.New(rand.NewPCG(7, 7))
 	for n := 0; n <= 4*dotBlock+7; n++ {
 		a, b := make([]int8, n), make([]int8, n+3) // b longer: it is cut to a
