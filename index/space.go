@@ -295,8 +295,8 @@ func (w *bytesBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// writeSealed writes an immutable file: created 0600, fsynced, then made
-// read-only, like every file of a segment.
+// writeSealed writes an immutable file: created 0600, then sealed
+// (manifest.Seal) like every file of a segment.
 func writeSealed(path string, b []byte) (manifest.FileSum, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, paths.FileMode)
 	if err != nil {
@@ -308,12 +308,7 @@ func writeSealed(path string, b []byte) (manifest.FileSum, error) {
 		f.Close()
 		return manifest.FileSum{}, err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return manifest.FileSum{}, err
-	}
-	manifest.EvictWritten(f)
-	if err := f.Chmod(0o400); err != nil {
+	if err := manifest.Seal(f); err != nil {
 		f.Close()
 		return manifest.FileSum{}, err
 	}

@@ -60,7 +60,7 @@ func TestEvictWritten(t *testing.T) {
 	if n := resident(); n == 0 {
 		t.Skip("the written pages were not cached to begin with")
 	}
-	EvictWritten(f)
+	evictWritten(f)
 	if n := resident(); n != 0 {
 		t.Fatalf("%d pages of the written file still in the page cache", n)
 	}

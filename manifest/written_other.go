@@ -4,5 +4,5 @@ package manifest
 
 import "os"
 
-// EvictWritten does nothing outside Linux (see written_linux.go).
-func EvictWritten(*os.File) {}
+// evictWritten does nothing outside Linux (see written_linux.go).
+func evictWritten(*os.File) {}

@@ -359,20 +359,14 @@ func (s *sumFile) write(p []byte) {
 	s.err = err
 }
 
-// close flushes, fsyncs and makes the file read-only, and records its sum.
+// close flushes and seals the file (manifest.Seal), and records its sum.
 func (s *sumFile) close(name string, files map[string]manifest.FileSum) error {
 	err := s.err
 	if err == nil {
 		err = s.bw.Flush()
 	}
 	if err == nil {
-		err = s.f.Sync()
-	}
-	if err == nil {
-		manifest.EvictWritten(s.f)
-		// Read-only from here on: a mapped file must never change under
-		// its readers (a truncated mapping faults).
-		err = s.f.Chmod(0o400)
+		err = manifest.Seal(s.f)
 	}
 	if cerr := s.f.Close(); err == nil {
 		err = cerr
