@@ -9,7 +9,12 @@ import (
 
 // controller accumulates what the multi-pass controller did.
 type controller struct {
-	fused         []scored
+	// final is the answer so far: the first topK distinct candidates of
+	// the fused list, of unique in all; dedupe reports what was folded,
+	// quality is the gate's verdict on final.
+	final         []scored
+	unique        int
+	dedupe        *api.DedupeReport
 	quality       api.Quality
 	stopReason    string
 	degraded      bool

@@ -145,6 +145,10 @@ type scored struct {
 	// dialogue: the chunk is a turn of a session (it lends its score to
 	// the turns beside it).
 	dialogue bool
+	// laterMeta: a neighbour that joined the list on its neighbour's
+	// score alone (propagate); its score does not depend on its metadata,
+	// so the metadata components are worked out only if it is returned.
+	laterMeta bool
 }
 
 // query carries the per-search state.
@@ -290,11 +294,17 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		runs[p.id] = res
 		order = append(order, p.id)
 		fused := e.afterFusion(q, e.fuse(order, runs))
-		final, _ := dedupe(q, fused)
-		qual := e.gate(q, final[:min(len(final), req.TopK)])
+		final, unique, report := dedupe(q, fused, req.TopK, q.depth)
+		for i := range final {
+			if final[i].laterMeta {
+				e.metadataFactor(q, q.chunk(final[i].doc), &final[i].comp)
+				final[i].laterMeta = false
+			}
+		}
+		qual := e.gate(q, final)
 		ctl.passTelemetry = append(ctl.passTelemetry, api.PassTelemetry{ID: p.id, ElapsedMs: ms(time.Since(t0)), CandidateCount: len(res), QualityStatus: qual.Status})
 		ctl.passReports = append(ctl.passReports, api.PassReport{ID: p.id, Query: p.query, CandidateCount: intPtr(len(res)), Returned: intPtr(min(len(res), q.depth)), SourceSets: nonNil(p.sourceSets), Purpose: p.purpose, Reason: p.reason})
-		ctl.fused, ctl.quality = fused, qual
+		ctl.final, ctl.unique, ctl.dedupe, ctl.quality = final, unique, report, qual
 		return nil
 	}
 	if err := run(specs[0]); err != nil {
@@ -359,15 +369,10 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		}
 	}
 
-	// Final list: fused across passes, deduplicated, cut to topK.
-	deduped, report := dedupe(q, ctl.fused)
-	results := deduped
-	if len(results) > req.TopK {
-		results = results[:req.TopK]
-	}
-	qual := e.gate(q, results)
-	resp := e.envelope(q, results, qual, report, filtered)
-	resp.RetrievalController = ctl.report(q, qual, len(deduped), len(results), time.Since(start), snap.Gen, channels)
+	// The last pass's list, fused across the passes that ran,
+	// deduplicated and cut to topK, is the answer; its gate verdict stands.
+	resp := e.envelope(q, ctl.final, ctl.quality, ctl.dedupe, filtered)
+	resp.RetrievalController = ctl.report(q, ctl.quality, ctl.unique, len(ctl.final), time.Since(start), snap.Gen, channels)
 	resp.TotalIndexed = snap.Gen.Count()
 	resp.Generation = snap.Gen.Meta.RunID
 	return resp, nil

@@ -214,7 +214,14 @@ func (e *Engine) propagate(q *query, in []scored) []scored {
 	if len(boost) == 0 {
 		return in
 	}
-	out := slices.Clone(in)
+	joining := 0
+	for doc := range boost {
+		if _, ok := pos[doc]; !ok {
+			joining++
+		}
+	}
+	// afterFusion's list is its own: it grows once, not copied.
+	out := slices.Grow(in, joining)
 	for doc, b := range boost {
 		if i, ok := pos[doc]; ok {
 			out[i].comp.neighbourBoost = b
@@ -222,8 +229,9 @@ func (e *Engine) propagate(q *query, in []scored) []scored {
 			continue
 		}
 		src := in[pos[from[doc]]]
-		s := scored{doc: doc, passes: slices.Clone(src.passes), bestPass: src.bestPass, dialogue: true}
-		e.metadataFactor(q, q.chunk(doc), &s.comp)
+		// Decoding every joining neighbour for its metadata components
+		// was a seventh of a search's CPU; most never reach the answer.
+		s := scored{doc: doc, passes: slices.Clone(src.passes), bestPass: src.bestPass, dialogue: true, laterMeta: true}
 		s.comp.passWeight = src.comp.passWeight
 		s.comp.neighbourBoost = b
 		s.comp.has |= hasNeighbour
@@ -283,7 +291,7 @@ func (e *Engine) supersede(q *query, in []scored) []scored {
 	if len(older) == 0 {
 		return in
 	}
-	out := slices.Clone(in)
+	out := in // afterFusion's list is its own: no copy
 	for _, i := range older {
 		out[i].score *= supersededFactor
 		out[i].comp.supersession = supersededFactor

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -220,6 +221,24 @@ func TestPropagation_ellipticTurnJoinsItsNeighbour(t *testing.T) {
 	checkGolden(t, "propagation", resp)
 }
 
+// A turn that only propagation brought in (no channel found s1-4 for
+// "church picnic") is scored by its neighbour's share alone; its
+// metadata components are worked out once it is returned, and must be.
+func TestPropagation_joinedNeighbourHasItsMetadata(t *testing.T) {
+	resp := ask(t, engineWith(), dialogueSnapshot(t), api.SearchRequest{Query: "church picnic", TopK: 10})
+	i := rank(resp, "s1-4")
+	if i < 0 {
+		t.Fatalf("s1-4 missing: %v", ids(resp))
+	}
+	c := resp.Results[i].ScoreComponents
+	if c["fused"] != 0 || c["neighbourBoost"] <= 0 {
+		t.Fatalf("s1-4 components %v, want a turn joined by propagation alone", c)
+	}
+	if c["recencyFactor"] < 1 || c["governanceWeight"] <= 0 || c["layerBoost"] != 1 {
+		t.Errorf("s1-4 lacks its metadata components: %v", c)
+	}
+}
+
 func TestPersonPrior(t *testing.T) {
 	snap := dialogueSnapshot(t)
 	req := api.SearchRequest{Query: "What did Mira say about the picnic?", TopK: 5}
@@ -351,5 +370,25 @@ func TestAnswerTypePrior(t *testing.T) {
 		if _, ok := r.ScoreComponents["answerType"]; ok {
 			t.Errorf("%s has an answerType component for a query asking for none", r.SourceID)
 		}
+	}
+}
+
+// Conformance 4.17: dedupe happens before the cut to topK. Two memories
+// with the same text, project and agent share a dedupe key; the better
+// placed one (the newer) is kept, the distinct one stays.
+func TestDedupeBeforeTopK(t *testing.T) {
+	snap := build(t, config.Source{Name: "notes", Kind: config.KindJSONL, Path: "duplicates"})
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "why was the dashboard port unavailable", TopK: 3})
+	if resp.Dedupe == nil || resp.Dedupe.DuplicatesRemoved != 1 {
+		t.Fatalf("dedupe report %+v, want one duplicate removed", resp.Dedupe)
+	}
+	if r := resp.Dedupe.Removed; len(r) != 1 || !strings.HasSuffix(r[0].ID, "fw-2") {
+		t.Errorf("removed %+v, want the older copy fw-2", r)
+	}
+	if rank(resp, "fw-1") != 0 || rank(resp, "fw-2") >= 0 || rank(resp, "dns-1") < 0 {
+		t.Errorf("results %v, want fw-1 first, no fw-2, dns-1 kept", ids(resp))
+	}
+	if resp.Returned != len(resp.Results) || resp.Dedupe.OutputCount != resp.Dedupe.InputCount-1 {
+		t.Errorf("returned %d of %d results; dedupe %d in, %d out", resp.Returned, len(resp.Results), resp.Dedupe.InputCount, resp.Dedupe.OutputCount)
 	}
 }

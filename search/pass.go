@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -115,7 +116,9 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	if !dense || qvec == nil {
 		alpha = 1
 	}
-	out := make([]scored, 0, len(cands))
+	// The candidates that stay are moved to the front of cands rather
+	// than copied to a new list.
+	out := cands[:0]
 	for i := range cands {
 		s := &cands[i]
 		c := &s.comp
@@ -206,7 +209,8 @@ func (e *Engine) metadataFactor(q *query, c *memory.Chunk, comp *components) flo
 }
 
 // afterFusion applies the levers that look across candidates: neighbour
-// propagation, then newest-state-wins.
+// propagation, then newest-state-wins. fused is the list fuse made for
+// this call alone, so the levers change and extend it in place.
 func (e *Engine) afterFusion(q *query, fused []scored) []scored {
 	if e.on(LeverPropagation) {
 		fused = e.propagate(q, fused)
@@ -295,11 +299,11 @@ func ratio(a, b int) float64 {
 }
 
 func sortScored(s []scored) {
-	sort.SliceStable(s, func(i, j int) bool {
-		if s[i].score != s[j].score {
-			return s[i].score > s[j].score
+	slices.SortStableFunc(s, func(a, b scored) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
 		}
-		return s[i].doc < s[j].doc
+		return cmp.Compare(a.doc, b.doc)
 	})
 }
 

@@ -18,6 +18,9 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 	g := q.snap.Gen
 	covered, missing := []string{}, []string{}
 	rcovered, rmissing := []string{}, []string{}
+	// What retrieval saw of each result, made when a term first needs it
+	// and kept for the terms after it.
+	retrieval := make([]*textView, len(results))
 	for _, t := range plan.KeyTerms {
 		inCitable, inRetrieval := false, false
 		for _, r := range results {
@@ -29,11 +32,14 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 		if inCitable {
 			inRetrieval = true
 		} else {
-			for _, r := range results {
-				c := q.chunk(r.doc)
-				ctx, _ := g.Context(r.doc)
-				v := newTextView(e.analyzer, ctx+" "+c.ID+" "+c.SourceID+" "+c.SourcePath+" "+c.Project+" "+c.Agent+" "+c.Date+" "+strings.Join(c.Tags, " "))
-				if v.covers(e.analyzer, t) {
+			for i, r := range results {
+				if retrieval[i] == nil {
+					c := q.chunk(r.doc)
+					ctx, _ := g.Context(r.doc)
+					v := newTextView(e.analyzer, ctx+" "+c.ID+" "+c.SourceID+" "+c.SourcePath+" "+c.Project+" "+c.Agent+" "+c.Date+" "+strings.Join(c.Tags, " "))
+					retrieval[i] = &v
+				}
+				if retrieval[i].covers(e.analyzer, t) {
 					inRetrieval = true
 					break
 				}
@@ -148,11 +154,23 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 // dedupe folds results that are the same memory: the first key present
 // among governance duplicate group, dedupe key, source id, then
 // normalised text; the higher-ranked one is kept.
-func dedupe(q *query, in []scored) ([]scored, *api.DedupeReport) {
-	seen := map[string]bool{}
-	out := make([]scored, 0, len(in))
-	report := &api.DedupeReport{Applied: true, Strategy: "governance-provenance-text", InputCount: len(in), Removed: []api.DedupeRemoval{}}
-	for _, s := range in {
+//
+// It looks at the first head candidates, the depth each pass returns,
+// and beyond them only until keep distinct ones are found; the report
+// counts what it looked at. It returns the first keep distinct
+// candidates and how many it found. Reading the whole list decoded every
+// neighbour propagation had added, and copying it (each candidate carries
+// its score components) was a tenth of what a search allocated.
+func dedupe(q *query, in []scored, keep, head int) ([]scored, int, *api.DedupeReport) {
+	seen := make(map[string]bool, min(len(in), max(head, keep)))
+	out := make([]scored, 0, max(0, min(keep, len(in))))
+	unique := 0
+	report := &api.DedupeReport{Applied: true, Strategy: "governance-provenance-text", Removed: []api.DedupeRemoval{}}
+	for i, s := range in {
+		if i >= head && unique >= keep {
+			break
+		}
+		report.InputCount++
 		c := q.chunk(s.doc)
 		key := dedupeKey(c)
 		if key != "" && seen[key] {
@@ -163,13 +181,16 @@ func dedupe(q *query, in []scored) ([]scored, *api.DedupeReport) {
 			continue
 		}
 		seen[key] = true
-		out = append(out, s)
+		if unique < keep {
+			out = append(out, s)
+		}
+		unique++
 	}
-	report.OutputCount = len(out)
-	if len(in) > 0 {
-		report.DuplicateRate = scalar.Round(float64(report.DuplicatesRemoved)/float64(len(in)), 4)
+	report.OutputCount = unique
+	if report.InputCount > 0 {
+		report.DuplicateRate = scalar.Round(float64(report.DuplicatesRemoved)/float64(report.InputCount), 4)
 	}
-	return out, report
+	return out, unique, report
 }
 
 func dedupeKey(c *memory.Chunk) string {
