@@ -151,22 +151,24 @@ func (g *Generation) FilterCount(f api.Filters, sourceSets []string) (func(int) 
 	if f.Empty() && len(sets) == 0 {
 		return nil, 0
 	}
-	checks := make([]func(int) bool, len(g.segs))
-	for i, r := range g.segs {
-		checks[i] = segmentFilter(r, f, sets)
-	}
 	accepted := make([]uint64, (g.n+63)/64)
 	var refused atomic.Int64
-	// Spans of whole words, so no two goroutines write one word.
+	// Spans of whole words, so no two goroutines write one word. Each
+	// span compiles its own checks: a check may remember the last value
+	// it judged.
 	parallel.Spans(len(accepted), 256, func(wlo, whi int) {
 		n := 0
 		for i, r := range g.segs {
 			base := g.bases[i]
 			from, to := max(wlo*64, base), min(whi*64, base+r.Docs(), g.n)
+			if from >= to {
+				continue
+			}
+			check := segmentFilter(r, f, sets)
 			for doc := from; doc < to; doc++ {
 				switch {
 				case !g.Live(doc):
-				case checks[i](doc - base):
+				case check(doc - base):
 					accepted[doc/64] |= 1 << (doc % 64)
 				default:
 					n++
@@ -190,10 +192,9 @@ func segmentFilter(r *segment.Reader, f api.Filters, sets []string) func(int) bo
 		is(segment.FacetDate, f.Date)
 	}
 	if f.DateFrom != "" || f.DateTo != "" {
-		checks = append(checks, func(d int) bool {
-			date := r.Facet(segment.FacetDate, d)
+		checks = append(checks, r.ValueMatcher(segment.FacetDate, func(date string) bool {
 			return len(date) >= 10 && (f.DateFrom == "" || date[:10] >= f.DateFrom) && (f.DateTo == "" || date[:10] <= f.DateTo)
-		})
+		}))
 	}
 	if f.Project != "" {
 		is(segment.FacetProject, f.Project)

@@ -163,6 +163,22 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatalf("matcher wrong for %d", i)
 		}
 	}
+	// A value matcher gives match's verdict, asking it again only where
+	// the value changes from one document to the next.
+	from := chunks[len(chunks)/2].Date
+	calls, changes := 0, 1
+	since := r.ValueMatcher(FacetDate, func(date string) bool { calls++; return date >= from })
+	for i := range chunks {
+		if i > 0 && chunks[i].Date != chunks[i-1].Date {
+			changes++
+		}
+		if since(i) != (chunks[i].Date >= from) {
+			t.Fatalf("value matcher wrong for %d (%s)", i, chunks[i].Date)
+		}
+	}
+	if calls > changes+1 {
+		t.Errorf("match asked %d times for %d runs of equal dates", calls, changes)
+	}
 	if _, err := Open(seg, files, 5, true); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("a segment retiring documents after its own start opened: %v", err)
 	}
