@@ -39,6 +39,10 @@ type Config struct {
 	Location *time.Location
 	// Off switches recall levers off by name (Levers); for ablations.
 	Off map[string]bool
+	// ConcurrentPassMin is the generation size from which a pass spreads
+	// over goroutines; 0 means concurrentPassMin. Tests set 1 to run the
+	// concurrent pass over small fixtures.
+	ConcurrentPassMin int
 }
 
 // ConfigFor is the engine configuration Nova's retrieval settings ask for.
@@ -85,6 +89,9 @@ func New(cfg Config, analyzer *lexical.Analyzer) *Engine {
 	}
 	if cfg.HalfLifeDays <= 0 {
 		cfg.HalfLifeDays = 7
+	}
+	if cfg.ConcurrentPassMin <= 0 {
+		cfg.ConcurrentPassMin = concurrentPassMin
 	}
 	if cfg.LexicalWeight <= 0 || cfg.LexicalWeight > 1 {
 		cfg.LexicalWeight = DefaultLexicalWeight

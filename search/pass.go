@@ -15,6 +15,13 @@ import (
 	"github.com/nova-recall/nova/vector"
 )
 
+// concurrentPassMin is the generation size from which a pass spreads over
+// goroutines. Below it the dense scan is one span anyway (vector's
+// scanSpan is 16 384), and on the 2-core machine of BENCHMARKS.md a 10k
+// pass run on one goroutine took 5-23% less time and a fifth less CPU:
+// waking another core cost more than the share of work it took.
+const concurrentPassMin = 32_768
+
 // runPass retrieves candidates from both channels, fuses their normalised
 // scores and applies the evidence adjustments.
 func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, dense bool) ([]scored, error) {
@@ -29,14 +36,27 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		// cosine would be 0, so the scan would only cost time.
 		qvec = nil
 	}
-	// The dense channel runs beside the lexical one: a query's wall time
-	// is then the longer of the two, not their sum.
+	// The dense channel runs beside the lexical one, and the candidates
+	// are weighed on every core: a query's wall time is then the longer of
+	// the two channels, not their sum. A small generation's pass runs on
+	// one goroutine instead (concurrentPassMin).
 	var (
 		denseHits []vector.Hit
 		denseErr  error
 		denseDone sync.WaitGroup
 	)
-	if dense && qvec != nil {
+	small := g.Len() < e.cfg.ConcurrentPassMin
+	span := func(minSpan int) int {
+		if small {
+			return math.MaxInt // one span: the calling goroutine
+		}
+		return minSpan
+	}
+	switch {
+	case !dense || qvec == nil:
+	case small:
+		denseHits, denseErr = g.SearchVectors(qvec, pool, accept)
+	default:
 		denseDone.Go(func() { denseHits, denseErr = g.SearchVectors(qvec, pool, accept) })
 	}
 	terms := e.analyzer.Terms(p.query)
@@ -138,7 +158,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	}
 	// The metadata factors need each candidate's chunk: decoding them is
 	// most of this step, so it runs on every core.
-	parallel.For(len(out), 8, func(i int) {
+	parallel.For(len(out), span(8), func(i int) {
 		s := &out[i]
 		ch := q.chunk(s.doc)
 		s.dialogue = ch.SessionID != ""
@@ -148,7 +168,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	// Text-based adjustments only for the head of the list: they read the
 	// chunk text, which is the expensive part, so they run on every core.
 	head := min(len(out), q.depth*2)
-	parallel.For(head, 4, func(i int) {
+	parallel.For(head, span(4), func(i int) {
 		s := &out[i]
 		s.score *= e.textFactor(q, s.doc, &s.comp)
 	})

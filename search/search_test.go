@@ -290,3 +290,31 @@ func TestDeadlineIsHonoured(t *testing.T) {
 		t.Fatal("a cancelled search returned without error")
 	}
 }
+
+// A pass spread over goroutines (large generations) and one run on the
+// calling goroutine (small ones) must rank alike, bit for bit; under -race
+// this also runs the concurrent pass, which the small fixtures otherwise
+// never take.
+func TestConcurrentPassRanksAlike(t *testing.T) {
+	snap := snapshot(t)
+	concurrent := search.New(search.Config{HalfLifeDays: 7, Dense: true, Now: func() time.Time { return now }, ConcurrentPassMin: 1}, lexical.NewAnalyzer())
+	for _, q := range []string{"Why was port 2096 unavailable?", "postgres timeout fix", "端口 配置", "what did we decide about the release", "x"} {
+		req := api.SearchRequest{Query: q, TopK: 8}
+		a, err := engine().Search(context.Background(), snap, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := concurrent.Search(context.Background(), snap, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Results) != len(b.Results) {
+			t.Fatalf("%q: %d results on one goroutine, %d spread", q, len(a.Results), len(b.Results))
+		}
+		for i := range a.Results {
+			if a.Results[i].ID != b.Results[i].ID || a.Results[i].Score != b.Results[i].Score {
+				t.Errorf("%q rank %d: %s %v on one goroutine, %s %v spread", q, i+1, a.Results[i].ID, a.Results[i].Score, b.Results[i].ID, b.Results[i].Score)
+			}
+		}
+	}
+}
