@@ -175,7 +175,7 @@ func accept(g *generation.Generation, q Query) func(int) bool {
 
 func bm25Search(g *generation.Generation, analyzer *lexical.Analyzer, k int) searchFunc {
 	return func(_ context.Context, q Query) (outcome, error) {
-		hits := g.SearchText(analyzer.Terms(q.Text), k, accept(g, q))
+		hits := g.SearchText(g.Resolve(analyzer.Terms(q.Text)), k, accept(g, q))
 		o := outcome{ids: make([]string, len(hits))}
 		for i, h := range hits {
 			o.ids[i] = g.Chunk(h.Doc).SourceID

@@ -326,3 +326,25 @@ func TestSearchMatchesExhaustiveScoring(t *testing.T) {
 		}
 	}
 }
+
+// A query resolved once serves Search and ScoreDocs of its own index
+// alike, and is refused by another index (its term ids mean nothing
+// there).
+func TestResolvedQuery(t *testing.T) {
+	a := NewAnalyzer()
+	ix := Build([][]string{a.Terms("port 2096 firewall"), a.Terms("dns record moved"), a.Terms("firewall rule for port 443")})
+	terms := a.Terms("firewall port")
+	q := ix.Resolve(terms)
+	if got, want := ix.SearchQuery(q, 3, nil), ix.Search(terms, 3, nil); !slices.Equal(got, want) || len(got) != 2 {
+		t.Errorf("SearchQuery %v, Search %v", got, want)
+	}
+	if got, want := ix.ScoreQuery(q, []int{0, 1, 2}), ix.ScoreDocs(terms, []int{0, 1, 2}); !slices.Equal(got, want) {
+		t.Errorf("ScoreQuery %v, ScoreDocs %v", got, want)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a query resolved in another index was used")
+		}
+	}()
+	Build([][]string{a.Terms("port")}).SearchQuery(q, 3, nil)
+}

@@ -59,7 +59,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	default:
 		denseDone.Go(func() { denseHits, denseErr = g.SearchVectors(qvec, pool, accept) })
 	}
-	terms := e.analyzer.Terms(p.query)
+	terms := g.Resolve(e.analyzer.Terms(p.query))
 	lexHits := g.SearchText(terms, pool, accept)
 	if err := ctx.Err(); err != nil {
 		denseDone.Wait()

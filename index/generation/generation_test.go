@@ -188,7 +188,7 @@ func TestOpen_searches(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := lexical.NewAnalyzer()
-	hits := g.SearchText(a.Terms("kingfisher flaky"), 3, nil)
+	hits := g.SearchText(g.Resolve(a.Terms("kingfisher flaky")), 3, nil)
 	if len(hits) == 0 || g.Chunk(hits[0].Doc).SourceID != "s2-1" {
 		t.Errorf("text search for kingfisher: %+v", hits)
 	}
@@ -197,7 +197,7 @@ func TestOpen_searches(t *testing.T) {
 	if ctx, _ := g.Context(answer); !strings.Contains(ctx, "heron") {
 		t.Errorf("context of s1-2 %q does not hold its question", ctx)
 	}
-	hits = g.SearchContext(a.Terms("heron port"), 3, nil)
+	hits = g.SearchContext(g.Resolve(a.Terms("heron port")), 3, nil)
 	if !slices.ContainsFunc(hits, func(h lexical.Hit) bool { return h.Doc == answer }) {
 		t.Errorf("context search for the question's words does not find the answer: %+v", hits)
 	}

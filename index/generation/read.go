@@ -78,24 +78,33 @@ func (g *Generation) liveOnly(accept func(int) bool) func(int) bool {
 
 // SearchText returns the best k documents for terms in the chunks' own text
 // (BM25), best first. accept, when non-nil, is the hard filter.
-func (g *Generation) SearchText(terms []string, k int, accept func(int) bool) []lexical.Hit {
-	return g.text.Search(terms, k, g.liveOnly(accept))
+func (g *Generation) SearchText(t Terms, k int, accept func(int) bool) []lexical.Hit {
+	return g.text.SearchQuery(t.text, k, g.liveOnly(accept))
 }
 
 // ScoreText returns the BM25 score of each of docs for terms in the chunks'
 // own text.
-func (g *Generation) ScoreText(terms []string, docs []int) []float64 {
-	return g.text.ScoreDocs(terms, docs)
+func (g *Generation) ScoreText(t Terms, docs []int) []float64 {
+	return g.text.ScoreQuery(t.text, docs)
 }
 
 // SearchContext is SearchText over the neighbouring-context field.
-func (g *Generation) SearchContext(terms []string, k int, accept func(int) bool) []lexical.Hit {
-	return g.context.Search(terms, k, g.liveOnly(accept))
+func (g *Generation) SearchContext(t Terms, k int, accept func(int) bool) []lexical.Hit {
+	return g.context.SearchQuery(t.context, k, g.liveOnly(accept))
 }
 
 // ScoreContext is ScoreText over the neighbouring-context field.
-func (g *Generation) ScoreContext(terms []string, docs []int) []float64 {
-	return g.context.ScoreDocs(terms, docs)
+func (g *Generation) ScoreContext(t Terms, docs []int) []float64 {
+	return g.context.ScoreQuery(t.context, docs)
+}
+
+// Terms are a query's analysed terms resolved in a generation's two
+// lexical fields (Resolve), for its searches and scorings in them.
+type Terms struct{ text, context lexical.Query }
+
+// Resolve resolves a query's analysed terms in the text and context fields.
+func (g *Generation) Resolve(terms []string) Terms {
+	return Terms{text: g.text.Resolve(terms), context: g.context.Resolve(terms)}
 }
 
 // Dim is the dimension of the generation's vectors.
