@@ -10,10 +10,9 @@ import (
 // controller accumulates what the multi-pass controller did.
 type controller struct {
 	// final is the answer so far: the first topK distinct candidates of
-	// the fused list, of unique in all; dedupe reports what was folded,
-	// quality is the gate's verdict on final.
+	// the fused list; dedupe reports what was folded and how many were
+	// distinct, quality is the gate's verdict on final.
 	final         []scored
-	unique        int
 	dedupe        *api.DedupeReport
 	quality       api.Quality
 	stopReason    string

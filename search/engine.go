@@ -301,7 +301,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		runs[p.id] = res
 		order = append(order, p.id)
 		fused := e.afterFusion(q, e.fuse(order, runs))
-		final, unique, report := dedupe(q, fused, req.TopK, q.depth)
+		final, report := dedupe(q, fused, req.TopK, q.depth)
 		for i := range final {
 			if final[i].laterMeta {
 				e.metadataFactor(q, q.chunk(final[i].doc), &final[i].comp)
@@ -311,7 +311,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		qual := e.gate(q, final)
 		ctl.passTelemetry = append(ctl.passTelemetry, api.PassTelemetry{ID: p.id, ElapsedMs: ms(time.Since(t0)), CandidateCount: len(res), QualityStatus: qual.Status})
 		ctl.passReports = append(ctl.passReports, api.PassReport{ID: p.id, Query: p.query, CandidateCount: intPtr(len(res)), Returned: intPtr(min(len(res), q.depth)), SourceSets: nonNil(p.sourceSets), Purpose: p.purpose, Reason: p.reason})
-		ctl.final, ctl.unique, ctl.dedupe, ctl.quality = final, unique, report, qual
+		ctl.final, ctl.dedupe, ctl.quality = final, report, qual
 		return nil
 	}
 	if err := run(specs[0]); err != nil {
@@ -379,7 +379,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	// The last pass's list, fused across the passes that ran,
 	// deduplicated and cut to topK, is the answer; its gate verdict stands.
 	resp := e.envelope(q, ctl.final, ctl.quality, ctl.dedupe, filtered)
-	resp.RetrievalController = ctl.report(q, ctl.quality, ctl.unique, len(ctl.final), time.Since(start), snap.Gen, channels)
+	resp.RetrievalController = ctl.report(q, ctl.quality, ctl.dedupe.OutputCount, len(ctl.final), time.Since(start), snap.Gen, channels)
 	resp.TotalIndexed = snap.Gen.Count()
 	resp.Generation = snap.Gen.Meta.RunID
 	return resp, nil

@@ -157,11 +157,11 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 //
 // It looks at the first head candidates, the depth each pass returns,
 // and beyond them only until keep distinct ones are found; the report
-// counts what it looked at. It returns the first keep distinct
-// candidates and how many it found. Reading the whole list decoded every
+// counts what it looked at, OutputCount the distinct ones it found. It
+// returns the first keep distinct candidates. Reading the whole list decoded every
 // neighbour propagation had added, and copying it (each candidate carries
 // its score components) was a tenth of what a search allocated.
-func dedupe(q *query, in []scored, keep, head int) ([]scored, int, *api.DedupeReport) {
+func dedupe(q *query, in []scored, keep, head int) ([]scored, *api.DedupeReport) {
 	seen := make(map[string]bool, min(len(in), max(head, keep)))
 	out := make([]scored, 0, max(0, min(keep, len(in))))
 	unique := 0
@@ -190,7 +190,7 @@ func dedupe(q *query, in []scored, keep, head int) ([]scored, int, *api.DedupeRe
 	if report.InputCount > 0 {
 		report.DuplicateRate = scalar.Round(float64(report.DuplicatesRemoved)/float64(report.InputCount), 4)
 	}
-	return out, unique, report
+	return out, report
 }
 
 func dedupeKey(c *memory.Chunk) string {
