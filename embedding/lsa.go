@@ -16,10 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/x448/float16"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/nova-recall/nova/api"
@@ -286,6 +283,56 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 		return m, nil
 	}
 
+	tPtr, tCols, tVals := transposeCSR(rowPtr, cols, vals, v)
+	// Q (rows x l) is an orthonormal basis of A's column space, as far as
+	// its l largest directions, and g = Qᵀ A Aᵀ Q, whose eigenvectors turn
+	// Q's columns into A's left singular vectors.
+	q, g, err := sketch(ctx, rowPtr, cols, vals, tPtr, tCols, tVals, v, l)
+	if err != nil {
+		return nil, err
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(g, true) {
+		return nil, errors.New("lsa: eigen decomposition did not converge")
+	}
+	values := eig.Values(nil)
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	// Eigenvalues come in ascending order; take the largest k.
+	k := 0
+	for j := l - 1; j >= 0 && k < dim && values[j] > 1e-10; j-- {
+		k++
+	}
+	if k > 0 {
+		// The right singular vectors are Bᵀ u_i / sigma_i = Aᵀ (Q u_i /
+		// sigma_i): a dense product, then a sparse one. The dense one's
+		// result only feeds the float32 sparse product, and the basis is
+		// stored as float16.
+		u := make([]float64, l*k)
+		for j := 0; j < k; j++ {
+			idx := l - 1 - j
+			sigma := math.Sqrt(values[idx])
+			for r := 0; r < l; r++ {
+				u[r*k+j] = vecs.At(r, idx) / sigma
+			}
+		}
+		qu := make([]float32, rows*k)
+		mulDense(qu, q.RawMatrix(), blas64.General{Rows: l, Cols: k, Stride: k, Data: u})
+		// Straight into the model's rows (dim wide; the last dim-k
+		// columns stay zero).
+		spMulDense(tPtr, tCols, tVals, qu, k, m.basis, dim)
+	}
+	m.rank = k
+	m.roundBasis()
+	m.finishID()
+	return m, nil
+}
+
+// sketch returns an orthonormal basis Q (rows x l) of the span of A Aᵀ A Ω,
+// Ω a seeded Gaussian v x l matrix, which holds A's l largest singular
+// directions (Halko, Martinsson and Tropp), and Qᵀ A Aᵀ Q. A is CSR, rows
+// x v, and t its transpose.
+func sketch(ctx context.Context, rowPtr []int, cols []int32, vals []float64, tPtr []int, tCols []int32, tVals []float64, v, l int) (*mat.Dense, *mat.SymDense, error) {
 	// Y = A Ω with Ω a seeded Gaussian v x l matrix.
 	rng := rand.New(rand.NewPCG(lsaSeed, uint64(v)))
 	vocabRows := make([]float32, v*l)
@@ -296,12 +343,12 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	// allocated once and reused as each product's output: clearing and
 	// faulting in a fresh one for each was a tenth of the training's CPU.
 	// vocabRows holds Ω, then each product by Aᵀ; q32 the float32 copy of
-	// q that feeds it (and, last, Q times the eigenvectors).
+	// q that feeds it.
 	// Aᵀ·X is a product by the transposed matrix: gathering each term's
 	// documents, the cores split the terms (a scatter from the documents
 	// would write to random rows of the v x l result).
 	// Its result only feeds the next product, so it stays in float32.
-	tPtr, tCols, tVals := transposeCSR(rowPtr, cols, vals, v)
+	rows := len(rowPtr) - 1
 	q32 := make([]float32, rows*l)
 	aT := func(x *mat.Dense) []float32 {
 		toFloat32(x.RawMatrix().Data, q32)
@@ -326,190 +373,22 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	// Q between the steps would not change the span A Aᵀ Q has.
 	for it := 0; it < lsaPowerIters; it++ {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		z := aT(q) // v x l; q is not needed again, so the product replaces it
 		spMulDense(rowPtr, cols, vals, z, l, q.RawMatrix().Data, l)
 		orthonormalize(q)
 	}
-	// B = Qᵀ A (l x v); B Bᵀ = Qᵀ (A (Aᵀ Q)). aT leaves Q in q32.
+	// B = Qᵀ A (l x v); B Bᵀ = Qᵀ (A (Aᵀ Q)).
 	w := mat.NewDense(rows, l, nil)
 	spMulDense(rowPtr, cols, vals, aT(q), l, w.RawMatrix().Data, l)
-	g := crossGram(q, w)
-	var eig mat.EigenSym
-	if !eig.Factorize(g, true) {
-		return nil, errors.New("lsa: eigen decomposition did not converge")
-	}
-	values := eig.Values(nil)
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	// Eigenvalues come in ascending order; take the largest k.
-	k := 0
-	for j := l - 1; j >= 0 && k < dim && values[j] > 1e-10; j-- {
-		k++
-	}
-	if k > 0 {
-		// The right singular vectors are Bᵀ u_i / sigma_i = Aᵀ (Q u_i /
-		// sigma_i): a dense product, then a sparse one. The dense one is
-		// float32 (gonum's float32 kernels take four numbers a step, not
-		// two): its result only feeds the float32 sparse product, and the
-		// basis is stored as float16.
-		u := make([]float32, l*k)
-		for j := 0; j < k; j++ {
-			idx := l - 1 - j
-			sigma := math.Sqrt(values[idx])
-			for r := 0; r < l; r++ {
-				u[r*k+j] = float32(vecs.At(r, idx) / sigma)
-			}
-		}
-		qu := make([]float32, rows*k)
-		blas32.Gemm(blas.NoTrans, blas.NoTrans, 1,
-			blas32.General{Rows: rows, Cols: l, Stride: l, Data: q32},
-			blas32.General{Rows: l, Cols: k, Stride: k, Data: u},
-			0, blas32.General{Rows: rows, Cols: k, Stride: k, Data: qu})
-		// Straight into the model's rows (dim wide; the last dim-k
-		// columns stay zero).
-		spMulDense(tPtr, tCols, tVals, qu, k, m.basis, dim)
-	}
-	m.rank = k
-	m.roundBasis()
-	m.finishID()
-	return m, nil
+	return q, crossGram(q, w), nil
 }
 
 func (m *LSA) finishID() {
 	h := sha256.New()
 	_, _ = m.writeBody(h)
 	m.id = "lsa-" + hex.EncodeToString(h.Sum(nil))[:12]
-}
-
-// orthonormalize replaces a's columns (a is r x c with r >= c) by an
-// orthonormal basis of their span: the thin Q of a QR factorisation. Only
-// the c columns are formed; the full r x r Q (mat.QR.QTo) of 12 000
-// sampled documents or a 40 000-term vocabulary would take gigabytes.
-func orthonormalize(a *mat.Dense) {
-	if choleskyQR(a) {
-		return
-	}
-	householderQR(a, a)
-}
-
-// choleskyQR orthonormalizes a in place with one or two passes of Cholesky
-// QR (Q = A R⁻¹ with RᵀR = AᵀA): matrix products the BLAS blocks well,
-// several times faster here than Householder's column-at-a-time
-// reflections. The second pass restores the orthogonality the first
-// loses on an ill-conditioned matrix. It reports false (a untouched) when
-// AᵀA is not positive definite: a rank-deficient sketch of a small corpus.
-func choleskyQR(a *mat.Dense) bool {
-	rs := make([]mat.TriDense, 2)
-	for pass := range 2 {
-		g := gram(a)
-		var ch mat.Cholesky
-		if !ch.Factorize(g) {
-			// Undo the first pass, so a is as it was.
-			if pass == 1 {
-				blas64.Trmm(blas.Right, blas.NoTrans, 1, rs[0].RawTriangular(), a.RawMatrix())
-			}
-			return false
-		}
-		ch.UTo(&rs[pass])
-		// Each row is solved on its own, so the rows split over the cores
-		// give the same bits as one call.
-		r, c := a.Dims()
-		parallel.Spans(r, 4096, func(lo, hi int) {
-			blas64.Trsm(blas.Right, blas.NoTrans, 1, rs[pass].RawTriangular(), a.Slice(lo, hi, 0, c).(*mat.Dense).RawMatrix())
-		})
-		// One pass leaves the columns orthogonal to about κ(AᵀA)·ε. The
-		// second pass is only needed when that exceeds the float32 products'
-		// own rounding, as on a tiny corpus whose sketch is nearly rank
-		// deficient (κ 10¹³ on the Chinese set). κ was 5·10⁶ on a
-		// 12 000-document sample and 9·10⁷ on LoCoMo, where the second pass
-		// would be a quarter of the training's dense work.
-		if pass == 0 && ch.Cond() < cholQROnePassCond {
-			return true
-		}
-	}
-	return true
-}
-
-// cholQROnePassCond is the condition number of AᵀA under which one pass of
-// Cholesky QR is orthogonal enough: 10⁸·ε ≈ 10⁻⁸, below float32's 10⁻⁷.
-const cholQROnePassCond = 1e8
-
-// gramBlock is how many rows of a each share of AᵀA covers: small enough
-// that the shares of a 12 000-row sample balance over the cores. It is fixed,
-// not one share per core, so that the sum, and so the trained model, is
-// the same on every machine.
-const gramBlock = 2048
-
-// gram returns AᵀA, summed over blocks of rows computed on every core: the
-// products are most of the training's time, and one BLAS call uses one
-// core.
-func gram(a *mat.Dense) *mat.SymDense {
-	r, c := a.Dims()
-	parts := make([]mat.SymDense, max(1, (r+gramBlock-1)/gramBlock))
-	parallel.For(len(parts), 1, func(b int) {
-		lo, hi := b*gramBlock, min(r, (b+1)*gramBlock)
-		parts[b].SymOuterK(1, a.Slice(lo, hi, 0, c).T())
-	})
-	g := &parts[0]
-	for b := 1; b < len(parts); b++ {
-		g.AddSym(g, &parts[b])
-	}
-	return g
-}
-
-// crossGram returns AᵀB for A and B r x c whose product is symmetric (B
-// = M A with M symmetric): only its upper triangle, the part EigenSym
-// reads, is computed, a block of columns of B at a time against the
-// columns of A up to the block's end. At c = 396 that skips 42% of the
-// products. The shares are summed over the same fixed blocks of rows as
-// gram.
-func crossGram(a, b *mat.Dense) *mat.SymDense {
-	r, c := a.Dims()
-	parts := make([]*mat.Dense, max(1, (r+gramBlock-1)/gramBlock))
-	parallel.For(len(parts), 1, func(i int) {
-		lo, hi := i*gramBlock, min(r, (i+1)*gramBlock)
-		p := mat.NewDense(c, c, nil)
-		for j0 := 0; j0 < c; j0 += crossGramColumns {
-			j1 := min(c, j0+crossGramColumns)
-			p.Slice(0, j1, j0, j1).(*mat.Dense).Mul(a.Slice(lo, hi, 0, j1).T(), b.Slice(lo, hi, j0, j1))
-		}
-		parts[i] = p
-	})
-	g := mat.NewSymDense(c, nil)
-	for i := 0; i < c; i++ {
-		for j := i; j < c; j++ {
-			var sum float64
-			for _, p := range parts {
-				sum += p.At(i, j)
-			}
-			g.SetSym(i, j, sum)
-		}
-	}
-	return g
-}
-
-// crossGramColumns is the width of crossGram's blocks: narrow enough to
-// skip most of the lower triangle, wide enough for the BLAS to block well.
-const crossGramColumns = 64
-
-// householderQR sets dst to the thin Q of a Householder QR factorisation
-// of a (dst may be a).
-func householderQR(a *mat.Dense, dst *mat.Dense) {
-	q := mat.DenseCopyOf(a)
-	raw := q.RawMatrix()
-	_, c := a.Dims()
-	tau := make([]float64, c)
-	work := []float64{0}
-	lapack64.Geqrf(raw, tau, work, -1)
-	work = make([]float64, max(1, int(work[0])))
-	lapack64.Geqrf(raw, tau, work, len(work))
-	work = []float64{0}
-	lapack64.Orgqr(raw, tau, work, -1)
-	work = make([]float64, max(c, int(work[0])))
-	lapack64.Orgqr(raw, tau, work, len(work))
-	*dst = *q
 }
 
 // spMulDense computes dst = A·D where A is CSR (rows x v) and D is v x l.

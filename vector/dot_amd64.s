@@ -81,3 +81,76 @@ axpyLoop:
 	JNZ     axpyLoop
 	VZEROUPPER
 	RET
+
+// func mulTileKernel(p *float64, pr, pc int, q *float64, qr, n int, out *[32]float64)
+//
+// A 4 x 8 tile of P·Q (see MulTile), n > 0: row i of the tile is two
+// accumulators (Y2i, Y2i+1), to which each step t adds P(i,t) times the
+// eight values of Q's row t. A product, then a sum, each rounded (no FMA),
+// in order of t, as the plain loop does.
+TEXT ·mulTileKernel(SB), NOSPLIT, $0-56
+	MOVQ p+0(FP), SI
+	MOVQ pr+8(FP), AX
+	SHLQ $3, AX
+	MOVQ pc+16(FP), BX
+	SHLQ $3, BX
+	MOVQ q+24(FP), DI
+	MOVQ qr+32(FP), DX
+	SHLQ $3, DX
+	MOVQ n+40(FP), CX
+	MOVQ out+48(FP), R8
+
+	// SI, R9, R10, R11: the four rows of P.
+	LEAQ   (SI)(AX*1), R9
+	LEAQ   (R9)(AX*1), R10
+	LEAQ   (R10)(AX*1), R11
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+tileLoop:
+	VMOVUPD      (DI), Y8
+	VMOVUPD      32(DI), Y9
+	VBROADCASTSD (SI), Y10
+	VBROADCASTSD (R9), Y11
+	VMULPD       Y8, Y10, Y12
+	VMULPD       Y9, Y10, Y13
+	VMULPD       Y8, Y11, Y14
+	VMULPD       Y9, Y11, Y15
+	VADDPD       Y12, Y0, Y0
+	VADDPD       Y13, Y1, Y1
+	VADDPD       Y14, Y2, Y2
+	VADDPD       Y15, Y3, Y3
+	VBROADCASTSD (R10), Y10
+	VBROADCASTSD (R11), Y11
+	VMULPD       Y8, Y10, Y12
+	VMULPD       Y9, Y10, Y13
+	VMULPD       Y8, Y11, Y14
+	VMULPD       Y9, Y11, Y15
+	VADDPD       Y12, Y4, Y4
+	VADDPD       Y13, Y5, Y5
+	VADDPD       Y14, Y6, Y6
+	VADDPD       Y15, Y7, Y7
+	ADDQ         BX, SI
+	ADDQ         BX, R9
+	ADDQ         BX, R10
+	ADDQ         BX, R11
+	ADDQ         DX, DI
+	DECQ         CX
+	JNZ          tileLoop
+
+	VMOVUPD Y0, (R8)
+	VMOVUPD Y1, 32(R8)
+	VMOVUPD Y2, 64(R8)
+	VMOVUPD Y3, 96(R8)
+	VMOVUPD Y4, 128(R8)
+	VMOVUPD Y5, 160(R8)
+	VMOVUPD Y6, 192(R8)
+	VMOVUPD Y7, 224(R8)
+	VZEROUPPER
+	RET

@@ -22,3 +22,9 @@ func prefetchRow(p *int8, n int)
 //
 //go:noescape
 func axpyKernel(a float32, x, y *float32, n int)
+
+// mulTileKernel sets out to a 4 x 8 tile of P·Q over n > 0 steps: P(i,t)
+// at p[i*pr + t*pc], Q(t,j) at q[t*qr + j] (dot_arm64.s).
+//
+//go:noescape
+func mulTileKernel(p *float64, pr, pc int, q *float64, qr, n int, out *[32]float64)

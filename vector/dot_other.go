@@ -11,3 +11,7 @@ func dotInt8Vector(a, b *int8, n int) int32 { panic("vector: no dot kernel in th
 func prefetchRow(p *int8, n int) {}
 
 func axpyKernel(a float32, x, y *float32, n int) { panic("vector: no axpy kernel in this build") }
+
+func mulTileKernel(p *float64, pr, pc int, q *float64, qr, n int, out *[32]float64) {
+	panic("vector: no tile kernel in this build")
+}
