@@ -318,8 +318,13 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
+// sortScored orders candidates by score, best first, and then by
+// document. A list holds each document once, so that order is total and an
+// unstable sort gives the stable one's result: without the stable sort's
+// merging, which moved each 320-byte candidate many times (a twentieth of
+// novad's CPU at 10 000 chunks).
 func sortScored(s []scored) {
-	slices.SortStableFunc(s, func(a, b scored) int {
+	slices.SortFunc(s, func(a, b scored) int {
 		if a.score != b.score {
 			return cmp.Compare(b.score, a.score)
 		}
