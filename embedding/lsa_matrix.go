@@ -69,9 +69,10 @@ const cholQROnePassCond = 1e8
 
 // solveUpperRight replaces a by a R⁻¹, R upper triangular and c x c for
 // an r x c a: each row x of the result solves x R = y by substitution,
-// x_j = (y_j − Σ_{t<j} x_t R_tj) / R_jj. Four rows and four columns go at
-// a time: the sum over the columns solved before the block is one tile of
-// x·R; those within it follow one by one. Rows are independent, so they
+// x_j = (y_j − Σ_{t<j} x_t R_tj) / R_jj. A tile of rows and columns
+// (vector.TileRows x TileCols) goes at a time: the sum over the columns
+// solved before the block is one tile of x·R; those within it follow one
+// by one. Rows are independent, so they
 // split over the cores and give the same bits as one loop.
 func solveUpperRight(a blas64.General, r blas64.Triangular) {
 	c := a.Cols
