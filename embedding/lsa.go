@@ -105,42 +105,60 @@ func (m *LSA) EmbedTerms(terms []string) []float32 {
 		return v
 	}
 	// Sorted ids make the float sums, and so the vectors, bit-for-bit
-	// reproducible. Each distinct id is a run; its weight is computed
-	// twice (once for the norm) rather than kept.
+	// reproducible. Each distinct id is a run; ids is compacted to one
+	// entry a run, and its weight kept beside it.
 	slices.Sort(ids)
-	weight := func(i int) (float32, int) {
-		j := i
+	var wbuf [128]float32
+	weights := wbuf[:0]
+	var norm float64
+	n := 0
+	for i := 0; i < len(ids); {
+		j := i + 1
 		for j < len(ids) && ids[j] == ids[i] {
 			j++
 		}
-		return (1 + float32(math.Log(float64(j-i)))) * m.idf[ids[i]], j
-	}
-	var norm float64
-	for i := 0; i < len(ids); {
-		w, j := weight(i)
+		w := termFrequencyWeight(j-i) * m.idf[ids[i]]
 		norm += float64(w) * float64(w)
+		ids[n], weights = ids[i], append(weights, w)
+		n++
 		i = j
 	}
+	ids = ids[:n]
 	inv := float32(1 / math.Sqrt(norm))
-	for i := 0; i < len(ids); {
-		w, j := weight(i)
-		id := int(ids[i])
+	for i, id32 := range ids {
+		id := int(id32)
 		if m.basis == nil {
-			halfAxpy(w*inv, m.half[2*id*m.dim:2*(id+1)*m.dim], v)
-		} else {
-			// The rows are scattered over a basis of tens of MB: the
-			// next one is asked for while this one is added.
-			if j < len(ids) {
-				next := int(ids[j])
-				vector.Prefetch(m.basis[next*m.dim : (next+1)*m.dim])
-			}
-			vector.Axpy(w*inv, m.basis[id*m.dim:(id+1)*m.dim], v)
+			halfAxpy(weights[i]*inv, m.half[2*id*m.dim:2*(id+1)*m.dim], v)
+			continue
 		}
-		i = j
+		// The rows are scattered over a basis of tens of MB: the next one
+		// is asked for while this one is added.
+		if i+1 < len(ids) {
+			next := int(ids[i+1])
+			vector.Prefetch(m.basis[next*m.dim : (next+1)*m.dim])
+		}
+		vector.Axpy(weights[i]*inv, m.basis[id*m.dim:(id+1)*m.dim], v)
 	}
 	Normalize(v)
 	return v
 }
+
+// termFrequencyWeight is 1 + ln(count), a term's sublinear weight in a
+// text. Counts are small, so most come from a table: math.Log was a sixth
+// of embedding a chunk.
+func termFrequencyWeight(count int) float32 {
+	if count < len(tfWeights) {
+		return tfWeights[count]
+	}
+	return 1 + float32(math.Log(float64(count)))
+}
+
+var tfWeights = func() (t [64]float32) {
+	for n := 1; n < len(t); n++ {
+		t[n] = 1 + float32(math.Log(float64(n)))
+	}
+	return t
+}()
 
 // halfAxpy adds a times the float16 row to v, as vector.Axpy does with
 // the expanded row (the same values: float16 converts to float32 exactly;
