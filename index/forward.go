@@ -25,16 +25,20 @@ const (
 
 // writeForward appends a chunk's vector input to its segment's temporary file.
 func writeForward(w *bufio.Writer, pc *pendingChunk, dense []string) error {
-	var b []byte
+	// Appended in the writer's free buffer: no allocation a chunk.
+	b := w.AvailableBuffer()
 	switch {
 	case pc.codes != nil:
-		b = append([]byte{fwdCodes}, int8Bytes(pc.codes)...)
+		b = append(b, fwdCodes)
+		for _, v := range pc.codes {
+			b = append(b, byte(v))
+		}
 	case dense != nil:
 		size := 0
 		for _, t := range dense {
 			size += len(t)
 		}
-		b = binary.AppendUvarint([]byte{fwdTerms}, uint64(len(dense)))
+		b = binary.AppendUvarint(append(b, fwdTerms), uint64(len(dense)))
 		b = binary.AppendUvarint(b, uint64(size))
 		for _, t := range dense {
 			b = binary.AppendUvarint(b, uint64(len(t)))
@@ -44,19 +48,11 @@ func writeForward(w *bufio.Writer, pc *pendingChunk, dense []string) error {
 		}
 	default:
 		t := pc.c.IndexText()
-		b = binary.AppendUvarint([]byte{fwdText}, uint64(len(t)))
+		b = binary.AppendUvarint(append(b, fwdText), uint64(len(t)))
 		b = append(b, t...)
 	}
 	_, err := w.Write(b)
 	return err
-}
-
-func int8Bytes(c []int8) []byte {
-	b := make([]byte, len(c))
-	for i, v := range c {
-		b[i] = byte(v)
-	}
-	return b
 }
 
 // forwardEntry is one decoded vector input.
