@@ -212,7 +212,7 @@ var localRules = []localRule{
 	// any length.
 	{[]string{"sk-"}, regexp.MustCompile(`\bsk-[A-Za-z0-9][A-Za-z0-9_-]{19,}`), 0, nil, nil, [2]int{}},
 	// GitHub tokens of any length, classic and fine-grained.
-	{[]string{"gh"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`), 0, nil, nil, [2]int{}},
+	{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`), 0, nil, nil, [2]int{}},
 	{[]string{"github_pat_"}, regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{30,}`), 0, nil, nil, [2]int{}},
 	// AWS access key ids (long-term AKIA, temporary ASIA) with any digits.
 	{[]string{"akia", "asia"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), 0, nil, nil, [2]int{}},
@@ -237,12 +237,13 @@ var localRules = []localRule{
 // rules and Nova's local ones (see localRules). It is a safety net, not a
 // guarantee: a secret with no recognizable shape survives.
 func Redact(text string) (string, int) {
-	if !hasTokenRun(text, minSecretRun) && !strings.Contains(text, "://") && !strings.Contains(text, "=") && !strings.Contains(text, ":") {
+	tokens := hasTokenRun(text, minSecretRun)
+	if !tokens && !strings.Contains(text, "://") && !strings.Contains(text, "=") && !strings.Contains(text, ":") {
 		return text, 0
 	}
 	lower := strings.ToLower(text)
 	var spans []span
-	if hasTokenRun(text, minSecretRun) {
+	if tokens {
 		if lr, err := defaultLeakRules(); err == nil {
 			spans = lr.spans(text, lower, spans)
 		}
@@ -373,17 +374,25 @@ func replaceSpans(text string, spans []span) (string, int) {
 func hasTokenRun(text string, n int) bool {
 	run := 0
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=' || c == '_' || c == '-' || c == '.' {
-			if run++; run >= n {
-				return true
-			}
+		if !tokenByte[text[i]] {
+			run = 0
 			continue
 		}
-		run = 0
+		if run++; run >= n {
+			return true
+		}
 	}
 	return false
 }
+
+// tokenByte holds the bytes of a secret-shaped run: letters, digits and
+// "+/=_-.".
+var tokenByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("+/=_-.", byte(c)) >= 0
+	}
+	return t
+}()
 
 // operatorNear reports whether ':' or '=' follows closely after offset
 // at of lower (the end of a secret-naming word): prose that only mentions
