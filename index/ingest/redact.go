@@ -250,7 +250,8 @@ func Redact(text string) (string, int) {
 	}
 	for i := range localRules {
 		r := &localRules[i]
-		if !containsAny(lower, r.hints) {
+		// A windowed rule finds its hints while cutting its windows.
+		if r.window == [2]int{} && !containsAny(lower, r.hints) {
 			continue
 		}
 		for _, w := range r.windows(text, lower) {
