@@ -524,7 +524,7 @@ func (m *LSA) writeBody(w io.Writer) (int64, error) {
 	if m.basis != nil {
 		half = make([]byte, 2*len(m.basis))
 		for i, x := range m.basis {
-			le.PutUint16(half[2*i:], float16.Fromfloat32(x).Bits())
+			le.PutUint16(half[2*i:], halfBits(x))
 		}
 	}
 	k, err = w.Write(half)
@@ -535,7 +535,7 @@ func (m *LSA) writeBody(w io.Writer) (int64, error) {
 // roundBasis rounds the basis to the float16 values it is stored as.
 func (m *LSA) roundBasis() {
 	for i, x := range m.basis {
-		m.basis[i] = float16.Fromfloat32(x).Float32()
+		m.basis[i] = roundHalf(x)
 	}
 }
 
