@@ -47,3 +47,11 @@ func halfBits(x float32) uint16 {
 	}
 	return float16.Fromfloat32(x).Bits()
 }
+
+// halfValue returns the float32 value of the float16 bits h.
+func halfValue(h uint16) float32 {
+	if e := h >> 10 & 0x1F; e == 0 || e == 0x1F {
+		return float16.Frombits(h).Float32()
+	}
+	return math.Float32frombits(uint32(h&0x8000)<<16 | (uint32(h&0x7FFF)+112<<10)<<13)
+}

@@ -35,3 +35,14 @@ func TestHalfMatchesLibrary(t *testing.T) {
 		}
 	}
 }
+
+// TestHalfValueMatchesLibrary holds halfValue to the library on every
+// float16.
+func TestHalfValueMatchesLibrary(t *testing.T) {
+	for h := range 1 << 16 {
+		got, want := halfValue(uint16(h)), float16.Frombits(uint16(h)).Float32()
+		if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+			t.Fatalf("halfValue(%#04x) = %g, want %g", h, got, want)
+		}
+	}
+}

@@ -15,7 +15,6 @@ import (
 	"sort"
 	"unsafe"
 
-	"github.com/x448/float16"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -171,7 +170,7 @@ func halfAxpy(a float32, row []byte, v []float32) {
 
 // halfAt is the i-th float16 (little endian) of b.
 func halfAt(b []byte, i int) float32 {
-	return float16.Frombits(binary.LittleEndian.Uint16(b[2*i:])).Float32()
+	return halfValue(binary.LittleEndian.Uint16(b[2*i:]))
 }
 
 // Expand makes a loaded model hold its basis as float32, for embedding
