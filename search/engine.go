@@ -13,6 +13,7 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/memory"
 )
@@ -170,7 +171,7 @@ type query struct {
 	views map[int]textView
 	// chunks holds the documents decoded for this query: passes, gates
 	// and dedupe read the same candidates again and again.
-	chunks   map[int]*memory.Chunk
+	chunks   map[int]decoded
 	now      time.Time
 	depth    int
 	deadline time.Time
@@ -201,19 +202,43 @@ func (q *query) view(e *Engine, doc int) textView {
 	return v
 }
 
-// chunk returns document doc, decoded once per query. Callers must not
+// decoded is a document of the query and the hashes not yet derived.
+type decoded struct {
+	c       *memory.Chunk
+	missing segment.Hashes
+}
+
+// chunk returns document doc, decoded once per query, without the hashes
+// its record does not store: most candidates are scored and dropped, and
+// only those deduplicated or returned need them (hashed). Callers must not
 // modify it.
 func (q *query) chunk(doc int) *memory.Chunk {
 	q.mu.Lock()
-	c, ok := q.chunks[doc]
+	d, ok := q.chunks[doc]
 	q.mu.Unlock()
 	if ok {
-		return c
+		return d.c
 	}
-	c = q.snap.Gen.Chunk(doc)
+	c, missing := q.snap.Gen.ChunkStored(doc)
 	q.mu.Lock()
-	q.chunks[doc] = c
-	q.mu.Unlock()
+	defer q.mu.Unlock()
+	if d, ok := q.chunks[doc]; ok {
+		return d.c // decoded meanwhile on another core: one copy per query
+	}
+	q.chunks[doc] = decoded{c, missing}
+	return c
+}
+
+// hashed is chunk with every hash derived: its text hash, dedupe key and
+// duplicate group key are read only through it.
+func (q *query) hashed(doc int) *memory.Chunk {
+	c := q.chunk(doc)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if d := q.chunks[doc]; d.missing != 0 {
+		segment.Derive(d.c, d.missing)
+		q.chunks[doc] = decoded{d.c, 0}
+	}
 	return c
 }
 
@@ -231,7 +256,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		deadline = start.Add(api.MaxServerBudgetMs * time.Millisecond)
 	}
 	q := &query{
-		req: req, plan: plan, snap: snap, views: map[int]textView{}, chunks: map[int]*memory.Chunk{}, now: e.cfg.Now(),
+		req: req, plan: plan, snap: snap, views: map[int]textView{}, chunks: map[int]decoded{}, now: e.cfg.Now(),
 		depth: min(max(4*req.TopK, 24), 80), deadline: deadline,
 	}
 	var filtered int

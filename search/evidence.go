@@ -77,7 +77,7 @@ func opt(s string) *string {
 const PreviewRunes = 500
 
 func (e *Engine) result(q *query, g *generation.Generation, s scored) api.Result {
-	c := q.chunk(s.doc)
+	c := q.hashed(s.doc)
 	if s.comp.has&hasText != 0 {
 		s.comp.retrievalExactCoverage = e.retrievalCoverage(q, s.doc)
 	}

@@ -171,7 +171,7 @@ func dedupe(q *query, in []scored, keep, head int) ([]scored, *api.DedupeReport)
 			break
 		}
 		report.InputCount++
-		c := q.chunk(s.doc)
+		c := q.hashed(s.doc)
 		key := dedupeKey(c)
 		if key != "" && seen[key] {
 			if len(report.Removed) < 20 {

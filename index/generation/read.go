@@ -42,6 +42,18 @@ func (g *Generation) Chunk(doc int) *memory.Chunk {
 	return c
 }
 
+// ChunkStored is Chunk without the hashes its record does not store, and
+// which those are (segment.Derive fills them in): a search decodes hundreds
+// of chunks to score them and returns a few.
+func (g *Generation) ChunkStored(doc int) (*memory.Chunk, segment.Hashes) {
+	s, local := g.locate(doc)
+	c, missing, err := g.segs[s].ChunkStored(local)
+	if err != nil {
+		return g.Chunk(doc), 0 // Chunk shows what can be shown
+	}
+	return c, missing
+}
+
 // Text returns document doc's text without deriving the chunk's hashes.
 func (g *Generation) Text(doc int) string {
 	s, local := g.locate(doc)

@@ -239,6 +239,17 @@ func (r *Reader) Chunk(doc int) (*memory.Chunk, error) {
 	return c, nil
 }
 
+// ChunkStored is Chunk without the hashes the record does not store, and
+// which those are: Derive fills them in.
+func (r *Reader) ChunkStored(doc int) (*memory.Chunk, Hashes, error) {
+	c := &memory.Chunk{}
+	d := decoder{dict: r.dict, b: r.record(doc)}
+	if err := d.decode(c, fieldsStored); err != nil {
+		return nil, 0, err
+	}
+	return c, d.missing, nil
+}
+
 // ChunkText returns document doc's text, decoding nothing else of the
 // record; "" for a record that does not decode.
 func (r *Reader) ChunkText(doc int) string { return r.only(doc, fieldsText).Text }

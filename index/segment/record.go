@@ -231,6 +231,8 @@ type decoder struct {
 	dict *dict
 	b    []byte
 	err  error
+	// missing names the hashes a fieldsStored decode left to Derive.
+	missing Hashes
 }
 
 func (d *decoder) fail(format string, args ...any) {
@@ -347,14 +349,44 @@ const (
 	fieldsID
 	// fieldsText is the text only: a neighbour's words in a context.
 	fieldsText
+	// fieldsStored is the whole chunk without the hashes a record does
+	// not store (decoder.missing names them).
+	fieldsStored
 )
+
+// Hashes names the chunk fields a record stores only when they differ from
+// what its other fields derive: the text hash, the dedupe key and the
+// duplicate group key. Deriving them is two SHA-256 sums a chunk, which a
+// search needs only for the chunks it deduplicates and returns.
+type Hashes uint8
+
+// The hashes, as Hashes bits.
+const (
+	TextHash Hashes = 1 << iota
+	DedupeKey
+	DuplicateGroupKey
+)
+
+// Derive fills in the hashes missing names, from the chunk's other fields.
+func Derive(c *memory.Chunk, missing Hashes) {
+	// The group key is made of the text hash: derive that first.
+	if missing&TextHash != 0 {
+		c.TextHash = memory.HashText(c.Text)
+	}
+	if missing&DedupeKey != 0 {
+		c.DedupeKey = memory.DedupeKey(c)
+	}
+	if missing&DuplicateGroupKey != 0 {
+		c.Governance.DuplicateGroupKey = memory.DuplicateGroupKey(c)
+	}
+}
 
 // decode reads a record into c: the fields want names (the others are
 // skipped, and may be left unchecked).
 func (d *decoder) decode(c *memory.Chunk, want fields) error {
 	g := &c.Governance
 	var has struct{ id, textHash, dedupeKey, duplicateKey bool }
-	all := want == fieldsAll
+	all := want == fieldsAll || want == fieldsStored
 	for len(d.b) > 0 && d.err == nil {
 		switch t := d.uv(); t {
 		case tagID:
@@ -484,14 +516,18 @@ func (d *decoder) decode(c *memory.Chunk, want fields) error {
 	if !all {
 		return nil
 	}
+	d.missing = 0
 	if !has.textHash {
-		c.TextHash = memory.HashText(c.Text)
+		d.missing |= TextHash
 	}
 	if !has.dedupeKey {
-		c.DedupeKey = memory.DedupeKey(c)
+		d.missing |= DedupeKey
 	}
 	if !has.duplicateKey {
-		g.DuplicateGroupKey = memory.DuplicateGroupKey(c)
+		d.missing |= DuplicateGroupKey
+	}
+	if want == fieldsAll {
+		Derive(c, d.missing)
 	}
 	// The build always writes these as lists (never nil), as the JSON
 	// envelope expects.

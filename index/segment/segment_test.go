@@ -267,3 +267,48 @@ func flip(b []byte, at int) []byte {
 	out[at] ^= 0x41
 	return out
 }
+
+// TestChunkStoredDefersHashes: ChunkStored leaves out exactly the hashes a
+// record does not store, and Derive then gives the chunk Chunk gives.
+func TestChunkStoredDefersHashes(t *testing.T) {
+	chunks := sampleChunks(40)
+	for i := range chunks {
+		c := &chunks[i]
+		switch i % 4 {
+		case 0: // every hash what the chunk derives: none stored
+			c.TextHash = memory.HashText(c.Text)
+			c.DedupeKey = memory.DedupeKey(c)
+			c.Governance.DuplicateGroupKey = memory.DuplicateGroupKey(c)
+		case 1: // only the text hash derived, and the group key made of it
+			c.TextHash = memory.HashText(c.Text)
+			c.Governance.DuplicateGroupKey = memory.DuplicateGroupKey(c)
+		}
+	}
+	seg, files := writeSegment(t, t.TempDir(), chunks, nil)
+	r, err := Open(seg, files, 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range chunks {
+		got, missing, err := r.ChunkStored(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Hashes{TextHash | DedupeKey | DuplicateGroupKey, TextHash | DuplicateGroupKey, 0, 0}[i%4]
+		if missing != want {
+			t.Fatalf("chunk %d: missing %03b, want %03b", i, missing, want)
+		}
+		if (missing&TextHash != 0) != (got.TextHash == "") || (missing&DedupeKey != 0) != (got.DedupeKey == "") ||
+			(missing&DuplicateGroupKey != 0) != (got.Governance.DuplicateGroupKey == "") {
+			t.Fatalf("chunk %d: hashes %q %q %q with %03b missing", i, got.TextHash, got.DedupeKey, got.Governance.DuplicateGroupKey, missing)
+		}
+		Derive(got, missing)
+		full, err := r.Chunk(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, full) || !reflect.DeepEqual(*got, chunks[i]) {
+			t.Fatalf("chunk %d derived:\n got %+v\nwant %+v", i, *got, chunks[i])
+		}
+	}
+}
