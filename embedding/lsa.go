@@ -2,6 +2,7 @@ package embedding
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -12,7 +13,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
+	"strings"
+	"sync"
 	"unsafe"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -211,19 +213,9 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 			docs = append(docs, all[int(float64(i)*step)])
 		}
 	}
-	df := map[string]int{}
-	seen := map[string]bool{}
-	for i, terms := range docs {
-		if i%512 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		clear(seen)
-		for _, term := range terms {
-			if !seen[term] {
-				seen[term] = true
-				df[term]++
-			}
-		}
+	df := documentFrequencies(ctx, docs)
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	minDF := 2
 	if len(docs) < 200 {
@@ -239,17 +231,15 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 			cands = append(cands, tdf{t, n})
 		}
 	}
-	sort.Slice(cands, func(i, j int) bool {
-		if cands[i].df != cands[j].df {
-			return cands[i].df > cands[j].df
-		}
-		return cands[i].t < cands[j].t
+	// Terms are unique, so both orders are total.
+	slices.SortFunc(cands, func(a, b tdf) int {
+		return cmp.Or(cmp.Compare(b.df, a.df), strings.Compare(a.t, b.t))
 	})
 	if len(cands) > lsaMaxVocab {
 		cands = cands[:lsaMaxVocab]
 	}
 	// Vocabulary order is lexical so the model bytes are deterministic.
-	sort.Slice(cands, func(i, j int) bool { return cands[i].t < cands[j].t })
+	slices.SortFunc(cands, func(a, b tdf) int { return strings.Compare(a.t, b.t) })
 	m := &LSA{dim: dim, terms: make(map[string]int32, len(cands)), analyzer: analyzer, trainedDocs: len(docs)}
 	n := float64(len(docs))
 	for i, c := range cands {
@@ -260,51 +250,22 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	v := len(m.termList)
 	m.basis = make([]float32, v*dim)
 
-	// Sparse TF-IDF rows (CSR), each L2-normalised.
-	rowPtr := []int{0}
-	var cols []int32
-	var vals []float64
-	counts := map[int32]float64{}
-	for _, terms := range docs {
-		clear(counts)
-		for _, t := range terms {
-			if id, ok := m.terms[t]; ok {
-				counts[id]++
-			}
-		}
-		ids := make([]int32, 0, len(counts))
-		for id := range counts {
-			ids = append(ids, id)
-		}
-		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-		var norm float64
-		start := len(vals)
-		for _, id := range ids {
-			w := (1 + math.Log(counts[id])) * float64(m.idf[id])
-			cols = append(cols, id)
-			vals = append(vals, w)
-			norm += w * w
-		}
-		if norm > 0 {
-			inv := 1 / math.Sqrt(norm)
-			for k := start; k < len(vals); k++ {
-				vals[k] *= inv
-			}
-		}
-		rowPtr = append(rowPtr, len(vals))
-	}
 	rows := len(docs)
 	l := min(dim+lsaOversample, v, rows)
 	if l == 0 {
 		m.finishID()
 		return m, nil
 	}
-
+	// The Gaussian test matrix Ω (v x l) comes from one seeded stream, so
+	// it is drawn on one core, while the others make the rows.
+	omega := make(chan []float32, 1)
+	go func() { omega <- gaussian(v, l) }()
+	rowPtr, cols, vals := m.tfidfRows(docs)
 	tPtr, tCols, tVals := transposeCSR(rowPtr, cols, vals, v)
 	// Q (rows x l) is an orthonormal basis of A's column space, as far as
 	// its l largest directions, and g = Qᵀ A Aᵀ Q, whose eigenvectors turn
 	// Q's columns into A's left singular vectors.
-	q, g, err := sketch(ctx, rowPtr, cols, vals, tPtr, tCols, tVals, v, l)
+	q, g, err := sketch(ctx, rowPtr, cols, vals, tPtr, tCols, tVals, <-omega, l)
 	if err != nil {
 		return nil, err
 	}
@@ -345,17 +306,107 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	return m, nil
 }
 
-// sketch returns an orthonormal basis Q (rows x l) of the span of A Aᵀ A Ω,
-// Ω a seeded Gaussian v x l matrix, which holds A's l largest singular
-// directions (Halko, Martinsson and Tropp), and Qᵀ A Aᵀ Q. A is CSR, rows
-// x v, and t its transpose.
-func sketch(ctx context.Context, rowPtr []int, cols []int32, vals []float64, tPtr []int, tCols []int32, tVals []float64, v, l int) (*mat.Dense, *mat.SymDense, error) {
-	// Y = A Ω with Ω a seeded Gaussian v x l matrix.
-	rng := rand.New(rand.NewPCG(lsaSeed, uint64(v)))
-	vocabRows := make([]float32, v*l)
-	for i := range vocabRows {
-		vocabRows[i] = float32(rng.NormFloat64())
+// documentFrequencies counts the documents each term occurs in. The cores
+// count spans of the documents, merged at the end. It stops early, with a
+// partial count, when ctx is done.
+func documentFrequencies(ctx context.Context, docs [][]string) map[string]int {
+	var mu sync.Mutex
+	var parts []map[string]int
+	parallel.Spans(len(docs), 1024, func(lo, hi int) {
+		df := map[string]int{}
+		seen := map[string]bool{}
+		for i := lo; i < hi; i++ {
+			if (i-lo)%512 == 0 && ctx.Err() != nil {
+				return
+			}
+			clear(seen)
+			for _, t := range docs[i] {
+				if !seen[t] {
+					seen[t] = true
+					df[t]++
+				}
+			}
+		}
+		mu.Lock()
+		parts = append(parts, df)
+		mu.Unlock()
+	})
+	if len(parts) == 0 {
+		return map[string]int{}
 	}
+	// Merged into the largest count.
+	slices.SortFunc(parts, func(a, b map[string]int) int { return len(b) - len(a) })
+	for _, p := range parts[1:] {
+		for t, n := range p {
+			parts[0][t] += n
+		}
+	}
+	return parts[0]
+}
+
+// tfidfRows returns the documents' TF-IDF rows over the vocabulary, each
+// L2-normalised, as a CSR matrix (terms in id order within a row).
+func (m *LSA) tfidfRows(docs [][]string) (rowPtr []int, cols []int32, vals []float64) {
+	type row struct {
+		cols []int32
+		vals []float64
+	}
+	out := make([]row, len(docs))
+	parallel.Spans(len(docs), 256, func(lo, hi int) {
+		var ids []int32
+		for i := lo; i < hi; i++ {
+			ids = ids[:0]
+			for _, t := range docs[i] {
+				if id, ok := m.terms[t]; ok {
+					ids = append(ids, id)
+				}
+			}
+			slices.Sort(ids)
+			var r row
+			var norm float64
+			for j := 0; j < len(ids); {
+				k := j + 1
+				for k < len(ids) && ids[k] == ids[j] {
+					k++
+				}
+				w := (1 + math.Log(float64(k-j))) * float64(m.idf[ids[j]])
+				r.cols, r.vals = append(r.cols, ids[j]), append(r.vals, w)
+				norm += w * w
+				j = k
+			}
+			if norm > 0 {
+				inv := 1 / math.Sqrt(norm)
+				for k := range r.vals {
+					r.vals[k] *= inv
+				}
+			}
+			out[i] = r
+		}
+	})
+	rowPtr = make([]int, 1, len(docs)+1)
+	for _, r := range out {
+		cols, vals = append(cols, r.cols...), append(vals, r.vals...)
+		rowPtr = append(rowPtr, len(vals))
+	}
+	return rowPtr, cols, vals
+}
+
+// gaussian returns the seeded Gaussian v x l test matrix Ω of the sketch.
+func gaussian(v, l int) []float32 {
+	rng := rand.New(rand.NewPCG(lsaSeed, uint64(v)))
+	omega := make([]float32, v*l)
+	for i := range omega {
+		omega[i] = float32(rng.NormFloat64())
+	}
+	return omega
+}
+
+// sketch returns an orthonormal basis Q (rows x l) of the span of A Aᵀ A Ω,
+// which holds A's l largest singular directions (Halko, Martinsson and
+// Tropp), and Qᵀ A Aᵀ Q. A is CSR, rows x v, t its transpose, and vocabRows
+// holds Ω (v x l, see gaussian): it is overwritten.
+func sketch(ctx context.Context, rowPtr []int, cols []int32, vals []float64, tPtr []int, tCols []int32, tVals []float64, vocabRows []float32, l int) (*mat.Dense, *mat.SymDense, error) {
+	// Y = A Ω.
 	// The large matrices (v x l, about 130 MB for a full vocabulary) are
 	// allocated once and reused as each product's output: clearing and
 	// faulting in a fresh one for each was a tenth of the training's CPU.
@@ -522,9 +573,11 @@ func (m *LSA) writeBody(w io.Writer) (int64, error) {
 	half := m.half
 	if m.basis != nil {
 		half = make([]byte, 2*len(m.basis))
-		for i, x := range m.basis {
-			le.PutUint16(half[2*i:], halfBits(x))
-		}
+		parallel.Spans(len(m.basis), 1<<16, func(lo, hi int) {
+			for i, x := range m.basis[lo:hi] {
+				le.PutUint16(half[2*(lo+i):], halfBits(x))
+			}
+		})
 	}
 	k, err = w.Write(half)
 	n += int64(k)
@@ -533,9 +586,11 @@ func (m *LSA) writeBody(w io.Writer) (int64, error) {
 
 // roundBasis rounds the basis to the float16 values it is stored as.
 func (m *LSA) roundBasis() {
-	for i, x := range m.basis {
-		m.basis[i] = roundHalf(x)
-	}
+	parallel.Spans(len(m.basis), 1<<16, func(lo, hi int) {
+		for i, x := range m.basis[lo:hi] {
+			m.basis[lo+i] = roundHalf(x)
+		}
+	})
 }
 
 // ReadLSA loads a model written by WriteTo.
