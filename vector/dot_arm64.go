@@ -2,15 +2,34 @@
 
 package vector
 
+import "golang.org/x/sys/cpu"
+
 // kernels says whether the vector kernels of dot_arm64.s may run: their
 // instructions are in every arm64 CPU (Advanced SIMD).
 const kernels = true
 
+// hasDotProd says whether the CPU has the Armv8.2 dot product instructions
+// (every Apple silicon Mac does; some older arm64 boards do not).
+var hasDotProd = cpu.ARM64.HasASIMDDP
+
 // dotInt8Vector is the dot product of the n int8s at a and b, n a
-// positive multiple of dotBlock (dot_arm64.s).
+// positive multiple of dotBlock.
+func dotInt8Vector(a, b *int8, n int) int32 {
+	if hasDotProd {
+		return dotInt8DotProd(a, b, n)
+	}
+	return dotInt8Widen(a, b, n)
+}
+
+// dotInt8DotProd is dotInt8Vector with SDOT (dot_arm64.s).
 //
 //go:noescape
-func dotInt8Vector(a, b *int8, n int) int32
+func dotInt8DotProd(a, b *int8, n int) int32
+
+// dotInt8Widen is dotInt8Vector in Advanced SIMD alone (dot_arm64.s).
+//
+//go:noescape
+func dotInt8Widen(a, b *int8, n int) int32
 
 // prefetchRow asks for the cache lines of the n bytes at p, n > 0.
 //
