@@ -260,12 +260,12 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	// it is drawn on one core, while the others make the rows.
 	omega := make(chan []float32, 1)
 	go func() { omega <- gaussian(v, l) }()
-	rowPtr, cols, vals := m.tfidfRows(docs)
-	tPtr, tCols, tVals := transposeCSR(rowPtr, cols, vals, v)
+	a := m.tfidfRows(docs)
+	at := a.transpose()
 	// Q (rows x l) is an orthonormal basis of A's column space, as far as
 	// its l largest directions, and g = Qᵀ A Aᵀ Q, whose eigenvectors turn
 	// Q's columns into A's left singular vectors.
-	q, g, err := sketch(ctx, rowPtr, cols, vals, tPtr, tCols, tVals, <-omega, l)
+	q, g, err := sketch(ctx, a, at, <-omega, l)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +298,7 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 		mulDense(qu, q.RawMatrix(), blas64.General{Rows: l, Cols: k, Stride: k, Data: u})
 		// Straight into the model's rows (dim wide; the last dim-k
 		// columns stay zero).
-		spMulDense(tPtr, tCols, tVals, qu, k, m.basis, dim)
+		mulSparseDense(at, qu, k, m.basis, dim)
 	}
 	m.rank = k
 	m.roundBasis()
@@ -345,8 +345,8 @@ func documentFrequencies(ctx context.Context, docs [][]string) map[string]int {
 }
 
 // tfidfRows returns the documents' TF-IDF rows over the vocabulary, each
-// L2-normalised, as a CSR matrix (terms in id order within a row).
-func (m *LSA) tfidfRows(docs [][]string) (rowPtr []int, cols []int32, vals []float64) {
+// L2-normalised (terms in id order within a row).
+func (m *LSA) tfidfRows(docs [][]string) *csr {
 	type row struct {
 		cols []int32
 		vals []float64
@@ -383,12 +383,12 @@ func (m *LSA) tfidfRows(docs [][]string) (rowPtr []int, cols []int32, vals []flo
 			out[i] = r
 		}
 	})
-	rowPtr = make([]int, 1, len(docs)+1)
+	a := &csr{rowPtr: make([]int, 1, len(docs)+1), width: len(m.termList)}
 	for _, r := range out {
-		cols, vals = append(cols, r.cols...), append(vals, r.vals...)
-		rowPtr = append(rowPtr, len(vals))
+		a.cols, a.vals = append(a.cols, r.cols...), append(a.vals, r.vals...)
+		a.rowPtr = append(a.rowPtr, len(a.vals))
 	}
-	return rowPtr, cols, vals
+	return a
 }
 
 // gaussian returns the seeded Gaussian v x l test matrix Ω of the sketch.
@@ -403,9 +403,9 @@ func gaussian(v, l int) []float32 {
 
 // sketch returns an orthonormal basis Q (rows x l) of the span of A Aᵀ A Ω,
 // which holds A's l largest singular directions (Halko, Martinsson and
-// Tropp), and Qᵀ A Aᵀ Q. A is CSR, rows x v, t its transpose, and vocabRows
+// Tropp), and Qᵀ A Aᵀ Q. A is rows x v, at its transpose, and vocabRows
 // holds Ω (v x l, see gaussian): it is overwritten.
-func sketch(ctx context.Context, rowPtr []int, cols []int32, vals []float64, tPtr []int, tCols []int32, tVals []float64, vocabRows []float32, l int) (*mat.Dense, *mat.SymDense, error) {
+func sketch(ctx context.Context, a, at *csr, vocabRows []float32, l int) (*mat.Dense, *mat.SymDense, error) {
 	// Y = A Ω.
 	// The large matrices (v x l, about 130 MB for a full vocabulary) are
 	// allocated once and reused as each product's output: clearing and
@@ -416,15 +416,15 @@ func sketch(ctx context.Context, rowPtr []int, cols []int32, vals []float64, tPt
 	// documents, the cores split the terms (a scatter from the documents
 	// would write to random rows of the v x l result).
 	// Its result only feeds the next product, so it stays in float32.
-	rows := len(rowPtr) - 1
+	rows := a.rows()
 	q32 := make([]float32, rows*l)
 	aT := func(x *mat.Dense) []float32 {
 		toFloat32(x.RawMatrix().Data, q32)
-		spMulDense(tPtr, tCols, tVals, q32, l, vocabRows, l)
+		mulSparseDense(at, q32, l, vocabRows, l)
 		return vocabRows
 	}
 	q := mat.NewDense(rows, l, nil)
-	spMulDense(rowPtr, cols, vals, vocabRows, l, q.RawMatrix().Data, l)
+	mulSparseDense(a, vocabRows, l, q.RawMatrix().Data, l)
 	// With one power iteration, A Aᵀ (A Ω) needs no orthonormal basis in
 	// between: its span is the same, and float64 keeps the small singular
 	// directions while σ₁/σₗ stays under about 10⁵ (cubed, under 1/ε).
@@ -444,12 +444,12 @@ func sketch(ctx context.Context, rowPtr []int, cols []int32, vals []float64, tPt
 			return nil, nil, ctx.Err()
 		}
 		z := aT(q) // v x l; q is not needed again, so the product replaces it
-		spMulDense(rowPtr, cols, vals, z, l, q.RawMatrix().Data, l)
+		mulSparseDense(a, z, l, q.RawMatrix().Data, l)
 		orthonormalize(q)
 	}
 	// B = Qᵀ A (l x v); B Bᵀ = Qᵀ (A (Aᵀ Q)).
 	w := mat.NewDense(rows, l, nil)
-	spMulDense(rowPtr, cols, vals, aT(q), l, w.RawMatrix().Data, l)
+	mulSparseDense(a, aT(q), l, w.RawMatrix().Data, l)
 	return q, crossGram(q, w), nil
 }
 
@@ -459,34 +459,6 @@ func (m *LSA) finishID() {
 	m.id = "lsa-" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
-// spMulDense computes dst = A·D where A is CSR (rows x v) and D is v x l.
-// Rows are independent, so they split over the cores. The products run in
-// float32: the vector loop takes twice as many values at once and
-// reads half the bytes (-bench TrainLSA 2.67-2.78 → 2.10-2.17 s). A sum
-// keeps float32's 7 digits; the power iteration makes the smallest
-// direction kept (σₖ/σ₁)³ of the largest, about 1/1 400 on LoCoMo and on a
-// 12 000-document sample (σ₁/σₖ about 11), far above that rounding. The
-// orthonormalisation and the eigenproblem stay in float64. LoCoMo dev and
-// the Chinese set recall the same at every k.
-//
-// Row i of the result is written to dst[i*stride:][:l].
-func spMulDense[T float32 | float64](rowPtr []int, cols []int32, vals []float64, d []float32, l int, dst []T, stride int) {
-	parallel.Spans(len(rowPtr)-1, 1024, func(lo, hi int) {
-		acc := make([]float32, l)
-		for i := lo; i < hi; i++ {
-			clear(acc)
-			for p := rowPtr[i]; p < rowPtr[i+1]; p++ {
-				c := int(cols[p])
-				vector.Axpy(float32(vals[p]), d[c*l:(c+1)*l], acc)
-			}
-			out := dst[i*stride : i*stride+l]
-			for j, x := range acc {
-				out[j] = T(x)
-			}
-		}
-	})
-}
-
 // toFloat32 converts d into out, on every core.
 func toFloat32(d []float64, out []float32) {
 	parallel.Spans(len(d), 1<<16, func(lo, hi int) {
@@ -494,29 +466,6 @@ func toFloat32(d []float64, out []float32) {
 			out[i] = float32(d[i])
 		}
 	})
-}
-
-// transposeCSR returns Aᵀ (v x rows) in CSR form, each row's entries in
-// ascending document order.
-func transposeCSR(rowPtr []int, cols []int32, vals []float64, v int) ([]int, []int32, []float64) {
-	tPtr := make([]int, v+1)
-	for _, c := range cols {
-		tPtr[c+1]++
-	}
-	for t := 0; t < v; t++ {
-		tPtr[t+1] += tPtr[t]
-	}
-	next := slices.Clone(tPtr[:v])
-	tCols := make([]int32, len(cols))
-	tVals := make([]float64, len(vals))
-	for i := 0; i+1 < len(rowPtr); i++ {
-		for p := rowPtr[i]; p < rowPtr[i+1]; p++ {
-			c := cols[p]
-			tCols[next[c]], tVals[next[c]] = int32(i), vals[p]
-			next[c]++
-		}
-	}
-	return tPtr, tCols, tVals
 }
 
 const lsaMagic = "NOVLSA02"
