@@ -19,17 +19,12 @@ import (
 // Hamming distance, a few popcounts per vector, and scores only the
 // nearest signKeep(n) with int8 arithmetic. Below that, the int8 scan of
 // every vector (vector kernels, dot_*.s) is faster and exact. Where the
-// two meet depends on how much of the codes the caches hold. On the AMD
-// EPYC of the first measurements (BenchmarkDenseMethods, BENCHMARKS.md),
-// scan against prefilter: 10 000 vectors 0.25 against 0.33 ms (recall@10
-// of the prefilter 0.988), 100 000 1.30 against 1.64 ms (0.976), 1 000 000
-// 18.1 against 9.4 ms (0.983): they met near 130 000. On the Intel Xeon of
-// the later runs: 10 000 0.53-0.59 against 0.69-0.72 ms, 50 000 0.93-1.59
-// against 1.35-1.41 ms (0.985), 100 000 3.6-4.5 against 1.9-2.2 ms
-// (0.976); and inside the whole pipeline, whose other work evicts the
-// codes, the prefilter made the bench's p50 of all kinds 13-27% faster at
-// 50 000 and 30% faster at 100 000, hits unchanged. 50 000 is the lower
-// end: a laptop's caches hold less than either server's.
+// two meet depends on how much of the codes the caches hold
+// (BenchmarkDenseMethods; figures in BENCHMARKS.md): near 130 000 on the
+// AMD EPYC of the first runs, under 100 000 on the later Intel Xeon, where
+// the prefilter made the bench's 100k p50 30% faster with the same hits.
+// 50 000 is the low end measured: a laptop's caches hold less than either
+// server's.
 //
 // The centre is the quantizer's: fixed for the space, so a segment's bits
 // are the same in every generation that shares it and are computed once
