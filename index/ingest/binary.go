@@ -1,7 +1,10 @@
 package ingest
 
 import (
+	"bytes"
 	"unicode/utf8"
+
+	"golang.org/x/text/encoding/charmap"
 )
 
 // sniffBytes is how much of a file is looked at to tell text from binary.
@@ -51,4 +54,29 @@ func binaryContent(b string) bool {
 		i += size
 	}
 	return bad*100 > len(b)*maxControlPercent
+}
+
+// noteText returns a note's bytes as UTF-8: the index and the JSON it
+// serves hold only UTF-8. Notes saved by older Windows editors are often
+// Windows-1252 ("caf\xe9"): a file that is not UTF-8 and holds no
+// multi-byte UTF-8 character at all is decoded as Windows-1252. In a file
+// that does hold some (UTF-8 text with a few damaged bytes), the invalid
+// bytes become U+FFFD instead: decoding it as Windows-1252 would garble
+// every character it got right.
+func noteText(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if size > 1 && r != utf8.RuneError {
+			return bytes.ToValidUTF8(b, []byte("\uFFFD"))
+		}
+		i += size
+	}
+	out, err := charmap.Windows1252.NewDecoder().Bytes(b)
+	if err != nil { // the decoder maps every byte, so this is only a guard
+		return bytes.ToValidUTF8(b, []byte("\uFFFD"))
+	}
+	return out
 }

@@ -71,7 +71,7 @@ func sameResult(t *testing.T, what string, got, want readResult) {
 
 // resumableFixtures are the fixture files of the kinds that resume, with
 // the kind that reads them.
-func resumableFixtures(t *testing.T) map[string]string {
+func resumableFixtures(t testing.TB) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for dir, kind := range map[string]string{

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/nova-recall/nova/config"
 )
@@ -147,6 +148,34 @@ func TestBinaryContent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := binaryContent(tt.in); got != tt.want {
 				t.Errorf("binaryContent = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRead_notesNotInUTF8: a note saved as Windows-1252 reads as the
+// text its author wrote, and a UTF-8 note with a damaged byte keeps every
+// character it got right: records hold only UTF-8.
+func TestRead_notesNotInUTF8(t *testing.T) {
+	tests := []struct{ name, file, want string }{
+		{"Windows-1252", "# Caf\xe9\n\nLa cr\xe8me br\xfbl\xe9e co\xfbte 5 \x80.\n", "La crème brûlée coûte 5 €."},
+		{"UTF-8 with a damaged byte", "# 迁移\n\n定时任务失败\xff，原因是时区。\n", "定时任务失败\ufffd，原因是时区。"},
+		{"UTF-8", "# Café\n\nLa crème.\n", "La crème."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"note.md": tt.file})
+			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+			if len(recs) != 1 || len(problems) != 0 {
+				t.Fatalf("%d records, problems %v", len(recs), problems)
+			}
+			if recs[0].Text != tt.want {
+				t.Errorf("text %q, want %q", recs[0].Text, tt.want)
+			}
+			for _, s := range append([]string{recs[0].Text, recs[0].Title}, recs[0].HeadingPath...) {
+				if !utf8.ValidString(s) {
+					t.Errorf("not UTF-8: %q", s)
+				}
 			}
 		})
 	}

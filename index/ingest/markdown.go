@@ -65,6 +65,8 @@ func readMarkdown(fc *fileCtx) error {
 	if err != nil {
 		return err
 	}
+	// Judged as the text it decodes to: a note in Windows-1252 is text.
+	raw = noteText(raw)
 	if binaryContent(string(raw[:min(len(raw), sniffBytes)])) {
 		fc.problem(0, "binary content (NUL bytes or mostly invalid UTF-8), not text: skipped")
 		return nil

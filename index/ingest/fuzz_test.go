@@ -1,0 +1,108 @@
+package ingest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
+)
+
+// fuzzKinds are the readers FuzzReadFile drives, with where each expects
+// its files: a file's place names its session and project.
+var fuzzKinds = []struct{ kind, rel string }{
+	{config.KindJSONL, "records.jsonl"},
+	{config.KindCodex, "2026/01/02/rollout-2026-01-02T03-04-05-0196c0de-7a11-7c2e-9f00-5e1b2c3d4e5f.jsonl"},
+	{config.KindClaudeCode, "-home-dev-src-shop/5b1c2d3e-0000-4a4a-9b9b-123456789abc.jsonl"},
+	{config.KindClaudeCode, "-home-dev-src-shop/5b1c2d3e-0000-4a4a-9b9b-123456789abc/subagents/agent-a1.jsonl"},
+	{config.KindMarkdown, "notes/today.md"},
+}
+
+// FuzzReadFile feeds every reader files no fixture anticipated (lines of
+// any shape, bytes that are not UTF-8, no final newline, a line torn in
+// the middle): transcripts change shape with every agent release, and a
+// reader must survive what it does not know. Whatever the file holds, a
+// read never fails or panics, every record it gives has an id and
+// non-empty UTF-8 text, and a line-based file read in pieces from each
+// piece's cursor gives a whole read's records, problems and cursor (what
+// incremental sync rests on).
+func FuzzReadFile(f *testing.F) {
+	for fixture, kind := range resumableFixtures(f) {
+		b, err := os.ReadFile(fixture)
+		if err != nil {
+			f.Fatal(err)
+		}
+		// The first lines of each fixture: short seeds leave the fuzzer
+		// time to mutate rather than minimise.
+		b = b[:min(len(b), 2048)]
+		for i, k := range fuzzKinds {
+			if k.kind == kind {
+				f.Add(b, uint8(i), uint16(len(b)/3))
+			}
+		}
+	}
+	f.Add([]byte("# Deploy\n\nThe port moved to 3037.\n\n## Why\n\nA conflict with 3036.\n"), uint8(len(fuzzKinds)-1), uint16(0))
+	f.Add([]byte("{\"id\":\"a\",\"text\":\"caf\xe9\"}\n{\"type\":\"user\",\"message\":{\"content\":[]}}\r\n{\"torn\":"), uint8(0), uint16(7))
+	f.Fuzz(func(t *testing.T, content []byte, which uint8, limit uint16) {
+		k := fuzzKinds[int(which)%len(fuzzKinds)]
+		dir := t.TempDir()
+		path := filepath.Join(dir, filepath.FromSlash(k.rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		src := config.Source{Name: "fz", Kind: k.kind, Path: dir}
+		file := File{Path: path, Rel: k.rel}
+		var whole readResult
+		readFrom(t, src, path, k.rel, Cursor{}, &whole)
+		for _, r := range whole.records {
+			checkFuzzedRecord(t, r)
+		}
+		if !LineBased(k.kind, path) {
+			return
+		}
+		var got readResult
+		cur := Cursor{}
+		piece := int64(limit%4096) + 1
+		for pieces := 0; ; pieces++ {
+			if pieces > len(content)+1 {
+				t.Fatalf("pieces of %d bytes never end", piece)
+			}
+			next, more, err := ReadFilePiece(context.Background(), src, file, cur, piece, Sink{
+				Record:  func(r memory.Record) error { got.records = append(got.records, r); return nil },
+				Problem: func(p Problem) { got.problems = append(got.problems, p) },
+			})
+			if err != nil {
+				t.Fatalf("piece %d from %+v: %v", pieces, cur, err)
+			}
+			cur = next
+			if !more {
+				break
+			}
+		}
+		got.cursor = cur
+		sameResult(t, "pieces", got, whole)
+	})
+}
+
+// checkFuzzedRecord holds what every reader promises of a record,
+// whatever its input: an id, and text that is non-empty UTF-8 (it is
+// indexed and served as JSON).
+func checkFuzzedRecord(t *testing.T, r memory.Record) {
+	t.Helper()
+	if r.ID == "" {
+		t.Fatalf("a record without an id: %+v", r)
+	}
+	if r.Text == "" || !utf8.ValidString(r.Text) {
+		t.Fatalf("record %q: text %q is empty or not UTF-8", r.ID, r.Text)
+	}
+	if slices.ContainsFunc(append(slices.Clone(r.Tags), r.Title, r.Project, r.Agent, r.SessionID), func(s string) bool { return !utf8.ValidString(s) }) {
+		t.Fatalf("record %q: a field is not UTF-8: %+v", r.ID, r)
+	}
+}
