@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
 )
 
 // sniffBytes is how much of a file is looked at to tell text from binary.
@@ -56,14 +57,32 @@ func binaryContent(b string) bool {
 	return bad*100 > len(b)*maxControlPercent
 }
 
-// noteText returns a note's bytes as UTF-8: the index and the JSON it
-// serves hold only UTF-8. Notes saved by older Windows editors are often
-// Windows-1252 ("caf\xe9"): a file that is not UTF-8 and holds no
-// multi-byte UTF-8 character at all is decoded as Windows-1252. In a file
-// that does hold some (UTF-8 text with a few damaged bytes), the invalid
-// bytes become U+FFFD instead: decoding it as Windows-1252 would garble
-// every character it got right.
+// Byte-order marks: UTF-8's, and UTF-16's in either byte order.
+var (
+	utf8BOM    = []byte{0xEF, 0xBB, 0xBF}
+	utf16LEBOM = []byte{0xFF, 0xFE}
+	utf16BEBOM = []byte{0xFE, 0xFF}
+)
+
+// noteText returns a note's bytes as UTF-8 without a byte-order mark: the
+// index and the JSON it serves hold only UTF-8, and a mark before the
+// first heading would hide it. A note with a UTF-16 mark (Windows Notepad
+// saves them) is decoded from UTF-16. Notes saved by older Windows editors
+// are often Windows-1252 ("caf\xe9"): a file that is not UTF-8 and holds
+// no multi-byte UTF-8 character at all is decoded as Windows-1252. In a
+// file that does hold some (UTF-8 text with a few damaged bytes), the
+// invalid bytes become U+FFFD instead: decoding it as Windows-1252 would
+// garble every character it got right.
 func noteText(b []byte) []byte {
+	switch {
+	case bytes.HasPrefix(b, utf8BOM):
+		b = b[len(utf8BOM):]
+	case bytes.HasPrefix(b, utf16LEBOM), bytes.HasPrefix(b, utf16BEBOM):
+		// The decoder reads the mark, picks the byte order and drops it.
+		if out, err := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder().Bytes(b); err == nil {
+			return bytes.ToValidUTF8(out, []byte("\uFFFD"))
+		}
+	}
 	if utf8.Valid(b) {
 		return b
 	}

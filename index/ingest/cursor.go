@@ -210,6 +210,11 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 			return from, false, fmt.Errorf("read line %d: %w", cur.Line+1, err)
 		}
 		content := bytes.TrimSpace(l.data)
+		if cur.Offset == 0 {
+			// Windows tools often start a UTF-8 file with a byte-order
+			// mark, which would make its first record invalid JSON.
+			content = bytes.TrimPrefix(content, utf8BOM)
+		}
 		if cur.Open {
 			// The rest of the line consumed last time: only its line
 			// ending is expected.
