@@ -1,14 +1,10 @@
 package ingest
 
 import (
-	"encoding/binary"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/nova-recall/nova/config"
 )
@@ -151,46 +147,6 @@ func TestBinaryContent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := binaryContent(tt.in); got != tt.want {
 				t.Errorf("binaryContent = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
-// TestRead_notesNotInUTF8: a note saved as Windows-1252 or UTF-16 reads as
-// the text its author wrote, a byte-order mark hides no heading, and a
-// UTF-8 note with a damaged byte keeps every character it got right:
-// records hold only UTF-8.
-func TestRead_notesNotInUTF8(t *testing.T) {
-	encode16 := func(order binary.AppendByteOrder, mark []byte, s string) string {
-		b := slices.Clone(mark)
-		for _, u := range utf16.Encode([]rune(s)) {
-			b = order.AppendUint16(b, u)
-		}
-		return string(b)
-	}
-	const note = "# Café\n\nLa crème coûte 5 €.\n"
-	tests := []struct{ name, file, heading, want string }{
-		{"Windows-1252", "# Caf\xe9\n\nLa cr\xe8me co\xfbte 5 \x80.\n", "Café", "La crème coûte 5 €."},
-		{"UTF-8 with a damaged byte", "# 迁移\n\n定时任务失败\xff，原因是时区。\n", "迁移", "定时任务失败\ufffd，原因是时区。"},
-		{"UTF-8", note, "Café", "La crème coûte 5 €."},
-		{"UTF-8 with a byte-order mark", "\xef\xbb\xbf" + note, "Café", "La crème coûte 5 €."},
-		{"UTF-16LE (Notepad)", encode16(binary.LittleEndian, []byte{0xff, 0xfe}, note), "Café", "La crème coûte 5 €."},
-		{"UTF-16BE", encode16(binary.BigEndian, []byte{0xfe, 0xff}, note), "Café", "La crème coûte 5 €."},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := writeTree(t, map[string]string{"note.md": tt.file})
-			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
-			if len(recs) != 1 || len(problems) != 0 {
-				t.Fatalf("%d records, problems %v", len(recs), problems)
-			}
-			if recs[0].Text != tt.want || !slices.Equal(recs[0].HeadingPath, []string{tt.heading}) {
-				t.Errorf("text %q under %q, want %q under %q", recs[0].Text, recs[0].HeadingPath, tt.want, tt.heading)
-			}
-			for _, s := range append([]string{recs[0].Text, recs[0].Title}, recs[0].HeadingPath...) {
-				if !utf8.ValidString(s) {
-					t.Errorf("not UTF-8: %q", s)
-				}
 			}
 		})
 	}

@@ -103,15 +103,23 @@ func readMarkdown(fc *fileCtx) error {
 	}
 
 	type section struct {
-		path []string
-		line int
-		body strings.Builder
+		path  []string
+		line  int
+		lines []string
 	}
 	var sections []*section
 	cur := &section{line: fmLines + 1}
 	sections = append(sections, cur)
 	var trail []string
 	var levels []int
+	open := func(level int, heading string, line int) {
+		for len(levels) > 0 && levels[len(levels)-1] >= level {
+			levels, trail = levels[:len(levels)-1], trail[:len(trail)-1]
+		}
+		levels, trail = append(levels, level), append(trail, cleanInline(heading))
+		cur = &section{path: append([]string(nil), trail...), line: line}
+		sections = append(sections, cur)
+	}
 	inFence := ""
 	for i, line := range strings.Split(string(body), "\n") {
 		trimmed := strings.TrimSpace(line)
@@ -125,18 +133,19 @@ func readMarkdown(fc *fileCtx) error {
 		}
 		if inFence == "" {
 			if m := atxHeading.FindStringSubmatch(line); m != nil {
-				level := len(m[1])
-				for len(levels) > 0 && levels[len(levels)-1] >= level {
-					levels, trail = levels[:len(levels)-1], trail[:len(trail)-1]
-				}
-				levels, trail = append(levels, level), append(trail, cleanInline(m[2]))
-				cur = &section{path: append([]string(nil), trail...), line: fmLines + i + 1}
-				sections = append(sections, cur)
+				open(len(m[1]), m[2], fmLines+i+1)
 				continue
 			}
+			if level := setextLevel(line); level > 0 {
+				if n := paragraphEnd(cur.lines); n > 0 {
+					heading := strings.Join(cur.lines[len(cur.lines)-n:], " ")
+					cur.lines = cur.lines[:len(cur.lines)-n]
+					open(level, heading, fmLines+i+1-n)
+					continue
+				}
+			}
 		}
-		cur.body.WriteString(line)
-		cur.body.WriteString("\n")
+		cur.lines = append(cur.lines, line)
 	}
 	used := map[string]int{}
 	for _, s := range sections {
@@ -145,7 +154,7 @@ func readMarkdown(fc *fileCtx) error {
 		}
 		// Secrets go before the record leaves the reader: its text is also
 		// the context indexed with its neighbours.
-		text, redactions := cleanText(cleanNote(s.body.String()))
+		text, redactions := cleanText(cleanNote(strings.Join(s.lines, "\n")))
 		if text == "" {
 			continue
 		}
@@ -173,6 +182,46 @@ func readMarkdown(fc *fileCtx) error {
 	}
 	return nil
 }
+
+// setextUnderline is a setext heading's underline: "=" for level 1, "-"
+// for level 2, indented at most three spaces.
+var setextUnderline = regexp.MustCompile(`^ {0,3}(=+|-+)[ \t]*$`)
+
+// setextLevel returns the heading level line underlines, or 0.
+func setextLevel(line string) int {
+	m := setextUnderline.FindStringSubmatch(line)
+	switch {
+	case m == nil:
+		return 0
+	case m[1][0] == '=':
+		return 1
+	}
+	return 2
+}
+
+// paragraphEnd returns how many of the last lines form the paragraph a
+// setext underline turns into a heading (0: none). As in CommonMark, the
+// lines must follow a blank line or the start of the section and read as
+// plain text: after a list item, a quote, a table row or indented code,
+// "---" is a thematic break instead.
+func paragraphEnd(lines []string) int {
+	n := 0
+	for n < len(lines) && strings.TrimSpace(lines[len(lines)-1-n]) != "" {
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	first := lines[len(lines)-n]
+	if strings.HasPrefix(first, "    ") || strings.HasPrefix(first, "\t") || notParagraph.MatchString(first) {
+		return 0
+	}
+	return n
+}
+
+// notParagraph starts a line that is no paragraph text: a list item, a
+// quote, a table row, an HTML block.
+var notParagraph = regexp.MustCompile(`^ {0,3}(?:[-*+] |\d{1,9}[.)] |>|\||<)`)
 
 // splitFrontMatter separates a leading "---" YAML block from the body and
 // reports how many lines it took.

@@ -1,0 +1,91 @@
+package ingest
+
+import (
+	"encoding/binary"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// TestRead_notesNotInUTF8: a note saved as Windows-1252 or UTF-16 reads as
+// the text its author wrote, a byte-order mark hides no heading, and a
+// UTF-8 note with a damaged byte keeps every character it got right:
+// records hold only UTF-8.
+func TestRead_notesNotInUTF8(t *testing.T) {
+	encode16 := func(order binary.AppendByteOrder, mark []byte, s string) string {
+		b := slices.Clone(mark)
+		for _, u := range utf16.Encode([]rune(s)) {
+			b = order.AppendUint16(b, u)
+		}
+		return string(b)
+	}
+	const note = "# Café\n\nLa crème coûte 5 €.\n"
+	tests := []struct{ name, file, heading, want string }{
+		{"Windows-1252", "# Caf\xe9\n\nLa cr\xe8me co\xfbte 5 \x80.\n", "Café", "La crème coûte 5 €."},
+		{"UTF-8 with a damaged byte", "# 迁移\n\n定时任务失败\xff，原因是时区。\n", "迁移", "定时任务失败\ufffd，原因是时区。"},
+		{"UTF-8", note, "Café", "La crème coûte 5 €."},
+		{"UTF-8 with a byte-order mark", "\xef\xbb\xbf" + note, "Café", "La crème coûte 5 €."},
+		{"UTF-16LE (Notepad)", encode16(binary.LittleEndian, []byte{0xff, 0xfe}, note), "Café", "La crème coûte 5 €."},
+		{"UTF-16BE", encode16(binary.BigEndian, []byte{0xfe, 0xff}, note), "Café", "La crème coûte 5 €."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"note.md": tt.file})
+			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+			if len(recs) != 1 || len(problems) != 0 {
+				t.Fatalf("%d records, problems %v", len(recs), problems)
+			}
+			if recs[0].Text != tt.want || !slices.Equal(recs[0].HeadingPath, []string{tt.heading}) {
+				t.Errorf("text %q under %q, want %q under %q", recs[0].Text, recs[0].HeadingPath, tt.want, tt.heading)
+			}
+			for _, s := range append([]string{recs[0].Text, recs[0].Title}, recs[0].HeadingPath...) {
+				if !utf8.ValidString(s) {
+					t.Errorf("not UTF-8: %q", s)
+				}
+			}
+		})
+	}
+}
+
+// TestRead_setextHeadings: headings underlined with "=" or "-" open
+// sections as "#" and "##" do, and "---" after a list, a quote or a blank
+// line stays a thematic break in the text.
+func TestRead_setextHeadings(t *testing.T) {
+	note := strings.Join([]string{
+		"Deploy notes",
+		"============",
+		"",
+		"The port moved to 3037.",
+		"",
+		"Why it moved",
+		"------------",
+		"A conflict with 3036.",
+		"",
+		"- a list item",
+		"---",
+		"",
+		"---",
+		"after a break",
+		"",
+		"```",
+		"code",
+		"---",
+		"```",
+	}, "\n")
+	dir := writeTree(t, map[string]string{"deploy.md": note})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(problems) != 0 || len(recs) != 2 {
+		t.Fatalf("%d records, problems %v: %+v", len(recs), problems, recs)
+	}
+	if !slices.Equal(recs[0].HeadingPath, []string{"Deploy notes"}) || recs[0].Text != "The port moved to 3037." || recs[0].Line != 1 {
+		t.Errorf("first section: %q at line %d: %q", recs[0].HeadingPath, recs[0].Line, recs[0].Text)
+	}
+	if !slices.Equal(recs[1].HeadingPath, []string{"Deploy notes", "Why it moved"}) || recs[1].Line != 6 ||
+		!strings.HasPrefix(recs[1].Text, "A conflict with 3036.") || strings.Count(recs[1].Text, "---") != 3 {
+		t.Errorf("second section: %q at line %d: %q", recs[1].HeadingPath, recs[1].Line, recs[1].Text)
+	}
+}
