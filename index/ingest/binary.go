@@ -64,6 +64,9 @@ var (
 	utf16BEBOM = []byte{0xFE, 0xFF}
 )
 
+// replacementChar (U+FFFD) stands in for bytes that are not UTF-8.
+var replacementChar = []byte("\uFFFD")
+
 // noteText returns a note's bytes as UTF-8 without a byte-order mark: the
 // index and the JSON it serves hold only UTF-8, and a mark before the
 // first heading would hide it. A note with a UTF-16 mark (Windows Notepad
@@ -80,7 +83,7 @@ func noteText(b []byte) []byte {
 	case bytes.HasPrefix(b, utf16LEBOM), bytes.HasPrefix(b, utf16BEBOM):
 		// The decoder reads the mark, picks the byte order and drops it.
 		if out, err := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder().Bytes(b); err == nil {
-			return bytes.ToValidUTF8(out, []byte("\uFFFD"))
+			return bytes.ToValidUTF8(out, replacementChar)
 		}
 	}
 	if utf8.Valid(b) {
@@ -89,13 +92,13 @@ func noteText(b []byte) []byte {
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
 		if size > 1 && r != utf8.RuneError {
-			return bytes.ToValidUTF8(b, []byte("\uFFFD"))
+			return bytes.ToValidUTF8(b, replacementChar)
 		}
 		i += size
 	}
 	out, err := charmap.Windows1252.NewDecoder().Bytes(b)
 	if err != nil { // the decoder maps every byte, so this is only a guard
-		return bytes.ToValidUTF8(b, []byte("\uFFFD"))
+		return bytes.ToValidUTF8(b, replacementChar)
 	}
 	return out
 }
