@@ -47,8 +47,24 @@ func IsCJK(r rune) bool {
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
 
-// HasCJK reports whether s holds a CJK character.
-func HasCJK(s string) bool { return strings.ContainsFunc(s, IsCJK) }
+// HasCJK reports whether s holds a CJK character. Only a byte from
+// firstCJKLead up begins a code point from firstCJK up, and such a byte is
+// never inside another character's encoding, so the text is scanned byte by
+// byte and decoded only there: a search asks this of every candidate's
+// text, and most of it is ASCII.
+func HasCJK(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= firstCJKLead {
+			if r, _ := utf8.DecodeRuneInString(s[i:]); IsCJK(r) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// firstCJKLead is the first byte of firstCJK's UTF-8 encoding (E1 84 80).
+const firstCJKLead = 0xE1
 
 // firstCJK is below every character of the four scripts (Hangul Jamo
 // start at U+1100; a test checks every code point).

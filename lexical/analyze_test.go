@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"strings"
 	"testing"
 	"unicode"
 )
@@ -17,5 +18,27 @@ func TestRuneClassesFastPaths(t *testing.T) {
 		if isWordRune(r) != word {
 			t.Fatalf("isWordRune(%U) = %v, the tables say %v", r, !word, word)
 		}
+	}
+}
+
+// TestHasCJK: the byte scan agrees with decoding every character, on text
+// with every script's edges, broken and truncated encodings.
+func TestHasCJK(t *testing.T) {
+	cases := []string{
+		"", "plain ascii", "café ünïcode", "\u10ff below Hangul Jamo", "\u1100 first Jamo",
+		"mixed 迁移 text", "カタカナ", "ひらがな", "한국어", "\xe1", "\xe1\x84", "\xe1\x84\x80",
+		"\xe4\xb8", "ok \xe4\xb8\xad", "\xff\xfe\xe1\x84\x80", "\xc3\xe4\xb8\xad", "emoji 🙂 only", "\U00020000 ext B",
+	}
+	for _, s := range cases {
+		if got, want := HasCJK(s), strings.ContainsFunc(s, IsCJK); got != want {
+			t.Errorf("HasCJK(%q) = %v, decoding every character says %v", s, got, want)
+		}
+	}
+}
+
+func BenchmarkHasCJK(b *testing.B) {
+	s := strings.Repeat("the dashboard port 8080 was unavailable after the deploy; ", 5)
+	for b.Loop() {
+		HasCJK(s)
 	}
 }
