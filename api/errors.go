@@ -41,7 +41,7 @@ const (
 	MessageNonLoopbackClient  = "nova-RAG direct server accepts loopback clients only."
 	MessageAuthRequired       = "The internal nova-RAG encode endpoint requires the managed Runtime token."
 	MessageAuthUnavailable    = "The internal encode token file is missing or unsafe, so /encode is disabled."
-	MessageHostNotAllowed     = "Host header is not one of 127.0.0.1, localhost or [::1] with this server's port."
+	MessageHostNotAllowed     = "Host header is not localhost or the address this server listens on, with its port."
 	MessageBrowserRefused     = "Browser requests (Origin, Referer or Sec-Fetch-* headers) are refused: a web page must never read memory."
 	MessageProxyRefused       = "Requests relayed through a proxy or tunnel are refused."
 	MessageUnsupportedMedia   = "POST bodies must be application/json."

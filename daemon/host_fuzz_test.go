@@ -9,42 +9,54 @@ import (
 )
 
 func TestValidHost(t *testing.T) {
+	v4 := netip.MustParseAddrPort("127.0.0.1:3036")
+	v6 := netip.MustParseAddrPort("[::1]:3036")
+	other := netip.MustParseAddrPort("127.0.0.2:3036")
 	for _, tc := range []struct {
-		host string
-		ok   bool
+		host  string
+		bound netip.AddrPort
+		ok    bool
 	}{
-		{"127.0.0.1:3036", true}, {"localhost:3036", true}, {"LOCALHOST:3036", true}, {"[::1]:3036", true},
-		{"127.0.0.1:3037", false}, {"127.0.0.1", false}, {"localhost", false}, {"evil.example:3036", false},
-		{"localhost.evil.com:3036", false}, {"localhost.:3036", false}, {"foo.localhost:3036", false},
-		{"0.0.0.0:3036", false}, {"192.168.1.10:3036", false}, {"127.0.0.2:3036", false}, {"[::ffff:127.0.0.1]:3036", false},
-		{"", false}, {"[::1:3036", false}, {"127.1:3036", false},
+		{"127.0.0.1:3036", v4, true}, {"localhost:3036", v4, true}, {"LOCALHOST:3036", v4, true},
+		// [::1] only reaches a listener on ::1, and 127.0.0.1 only one on it.
+		{"[::1]:3036", v4, false}, {"[::1]:3036", v6, true}, {"localhost:3036", v6, true}, {"127.0.0.1:3036", v6, false},
+		// A listener on another address of 127.0.0.0/8 accepts that address.
+		{"127.0.0.2:3036", other, true}, {"localhost:3036", other, true}, {"127.0.0.1:3036", other, false},
+		{"127.0.0.1:3037", v4, false}, {"127.0.0.1", v4, false}, {"localhost", v4, false}, {"evil.example:3036", v4, false},
+		{"localhost.evil.com:3036", v4, false}, {"localhost.:3036", v4, false}, {"foo.localhost:3036", v4, false},
+		{"0.0.0.0:3036", v4, false}, {"192.168.1.10:3036", v4, false}, {"127.0.0.2:3036", v4, false},
+		{"[::ffff:127.0.0.1]:3036", v4, false}, {"[0:0:0:0:0:0:0:1]:3036", v6, false}, {"[::1%lo]:3036", v6, false},
+		{"", v4, false}, {"[::1:3036", v6, false}, {"127.1:3036", v4, false}, {"127.0.0.1:03036", v4, false},
 	} {
-		if got := validHost(tc.host, 3036); got != tc.ok {
-			t.Errorf("validHost(%q) = %v, want %v", tc.host, got, tc.ok)
+		if got := validHost(tc.host, tc.bound); got != tc.ok {
+			t.Errorf("validHost(%q) on %s = %v, want %v", tc.host, tc.bound, got, tc.ok)
 		}
 	}
 }
 
 // FuzzValidHost compares the Host check with a simple reference model:
-// exactly one of three names with exactly our port.
+// localhost or the bound address's own spelling, with exactly our port,
+// on listeners at 127.0.0.1 and at ::1.
 func FuzzValidHost(f *testing.F) {
 	for _, s := range []string{"127.0.0.1:3036", "localhost:3036", "[::1]:3036", "evil:3036", "0.0.0.0:3036", "127.0.0.1:03036", "LocalHost:3036", "[::1%lo]:3036"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, host string) {
-		want := false
-		if h, p, err := net.SplitHostPort(host); err == nil && p == strconv.Itoa(3036) {
-			switch {
-			case strings.EqualFold(h, "localhost"), h == "127.0.0.1":
-				want = true
-			default:
-				if a, err := netip.ParseAddr(h); err == nil && a == netip.IPv6Loopback() && h == "::1" {
+		for _, bound := range []netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:3036"), netip.MustParseAddrPort("[::1]:3036")} {
+			want := false
+			if h, p, err := net.SplitHostPort(host); err == nil && p == strconv.Itoa(3036) {
+				switch {
+				case strings.EqualFold(h, "localhost"):
 					want = true
+				case bound.Addr().Is4():
+					want = h == "127.0.0.1"
+				default:
+					want = h == "::1"
 				}
 			}
-		}
-		if got := validHost(host, 3036); got != want {
-			t.Fatalf("validHost(%q) = %v, reference says %v", host, got, want)
+			if got := validHost(host, bound); got != want {
+				t.Fatalf("validHost(%q) on %s = %v, reference says %v", host, bound, got, want)
+			}
 		}
 	})
 }

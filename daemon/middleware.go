@@ -18,10 +18,10 @@ import (
 
 // guard wraps a listener's routes in the security checks every request
 // passes, outermost first. Each check names the attack it blocks.
-func (s *Server) guard(port func() int, next http.Handler, surface string) http.Handler {
+func (s *Server) guard(bound netip.AddrPort, next http.Handler, surface string) http.Handler {
 	h := next
 	h = s.refuseBrowsersAndProxies(h)
-	h = s.checkHost(port, h)
+	h = s.checkHost(bound, h)
 	h = s.loopbackClientsOnly(h)
 	h = s.securityHeaders(h)
 	h = s.recoverPanics(h)
@@ -77,11 +77,13 @@ func isLoopbackPeer(remote string) bool {
 
 // checkHost blocks DNS rebinding: a web page on evil.example whose name was
 // re-pointed at 127.0.0.1 reaches us with Host: evil.example:<port>. Only
-// the exact loopback names with our own port are accepted; 0.0.0.0, LAN
-// addresses, *.localhost and trailing dots are not.
-func (s *Server) checkHost(port func() int, next http.Handler) http.Handler {
+// localhost and the literal address the listener is bound to (127.0.0.1,
+// ::1 or another address of 127.0.0.0/8), with its own port, are accepted;
+// 0.0.0.0, LAN addresses, other spellings of an address (127.1,
+// [::ffff:127.0.0.1]), *.localhost and trailing dots are not.
+func (s *Server) checkHost(bound netip.AddrPort, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !validHost(r.Host, port()) {
+		if !validHost(r.Host, bound) {
 			s.writeError(w, r, api.NewError(http.StatusForbidden, api.CodeHostNotAllowed, api.MessageHostNotAllowed))
 			return
 		}
@@ -89,16 +91,12 @@ func (s *Server) checkHost(port func() int, next http.Handler) http.Handler {
 	})
 }
 
-func validHost(host string, port int) bool {
+func validHost(host string, bound netip.AddrPort) bool {
 	h, p, err := net.SplitHostPort(host)
-	if err != nil || p != strconv.Itoa(port) {
+	if err != nil || p != strconv.Itoa(int(bound.Port())) {
 		return false
 	}
-	switch strings.ToLower(h) {
-	case "127.0.0.1", "localhost", "::1":
-		return true
-	}
-	return false
+	return strings.EqualFold(h, "localhost") || h == bound.Addr().String()
 }
 
 // browserHeaders are sent by browsers (and never by agents or curl). Any

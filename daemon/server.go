@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strconv"
 	"sync"
@@ -221,8 +222,8 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 	s.work, s.cancelWork = context.WithCancel(context.Background())
 	defer s.cancelWork()
 
-	s.directSrv = s.httpServer(s.guard(s.directPort, s.directRoutes(), "direct"))
-	s.facadeSrv = s.httpServer(s.guard(s.facadePort, s.facadeRoutes(), "facade"))
+	s.directSrv = s.httpServer(s.guard(boundAddr(s.directLn), s.directRoutes(), "direct"))
+	s.facadeSrv = s.httpServer(s.guard(boundAddr(s.facadeLn), s.facadeRoutes(), "facade"))
 	// Searches before the first load say "index-loading", not
 	// "index-not-loaded": the reload loop clears this after its first try.
 	s.loading.Store(true)
@@ -335,8 +336,14 @@ func stoppedOr(ctx context.Context, err error) error {
 	return err
 }
 
-func (s *Server) directPort() int { return s.directLn.Addr().(*net.TCPAddr).Port }
-func (s *Server) facadePort() int { return s.facadeLn.Addr().(*net.TCPAddr).Port }
+func (s *Server) directPort() int { return int(boundAddr(s.directLn).Port()) }
+func (s *Server) facadePort() int { return int(boundAddr(s.facadeLn).Port()) }
+
+// boundAddr is the address ln listens on, an IPv4 one unmapped.
+func boundAddr(ln net.Listener) netip.AddrPort {
+	ap := ln.Addr().(*net.TCPAddr).AddrPort()
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+}
 
 // httpServer sets every timeout: slow-loris clients are cut off at the
 // header timeout, and the write timeout sits above the 60 s search cap.

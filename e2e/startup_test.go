@@ -208,3 +208,45 @@ func assertPrivate(t *testing.T, home string) {
 		t.Error("no file under index/, state/ or cache/ was checked")
 	}
 }
+
+// TestServesOnAnotherLoopbackAddress: config accepts any address of
+// 127.0.0.0/8, so novad bound to 127.0.0.2 must answer requests made to
+// it (Host 127.0.0.2:port), and novactl must find it Ready, while a Host
+// naming 127.0.0.1 or [::1] is still refused there.
+func TestServesOnAnotherLoopbackAddress(t *testing.T) {
+	if ln, err := net.Listen("tcp", "127.0.0.2:0"); err != nil {
+		t.Skipf("this machine routes only 127.0.0.1 (macOS without an alias): %v", err)
+	} else {
+		ln.Close()
+	}
+	h := novatest.NewHome(t, "")
+	cfgPath := filepath.Join(h.Dir, "config.yaml")
+	b, err := os.ReadFile(cfgPath)
+	novatest.Must(t, err)
+	novatest.Must(t, os.WriteFile(cfgPath, []byte(strings.Replace(string(b), "host: 127.0.0.1", "host: 127.0.0.2", 1)), 0o600))
+	h.Sync()
+	d := h.Start()
+	if !strings.HasPrefix(d.Direct, "http://127.0.0.2:") {
+		t.Fatalf("novad serves at %s", d.Direct)
+	}
+	if r := do(t, http.MethodGet, d.Direct+api.PathHealth, "", nil); r.status != http.StatusOK {
+		t.Fatalf("health on 127.0.0.2: %d %s", r.status, r.body)
+	}
+	if r := search(t, d.Facade, `{"query":"dashboard port","topK":3}`); r.status != http.StatusOK || r.json(t)["available"] != true {
+		t.Fatalf("facade search on 127.0.0.2: %d %s", r.status, r.body)
+	}
+	port := strings.TrimPrefix(d.Direct, "http://127.0.0.2:")
+	for _, host := range []string{"127.0.0.1:" + port, "[::1]:" + port} {
+		if r := do(t, http.MethodGet, d.Direct+api.PathHealth, "", map[string]string{"Host": host}); r.status != http.StatusForbidden {
+			t.Errorf("Host %s on a listener at 127.0.0.2: %d, want 403", host, r.status)
+		}
+	}
+	out, errs, code := h.Novactl("search", "dashboard port")
+	if code != 0 || !strings.Contains(out, "2096") {
+		t.Errorf("novactl search (exit %d):\n%s%s", code, out, errs)
+	}
+	out, errs, code = h.Novactl("status")
+	if code != 0 || strings.Contains(out, "novad-not-running") {
+		t.Errorf("novactl status (exit %d):\n%s%s", code, out, errs)
+	}
+}

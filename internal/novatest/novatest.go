@@ -7,6 +7,7 @@ package novatest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -208,8 +209,8 @@ func (h *Home) Start(args ...string) *Daemon {
 	if err != nil {
 		h.T.Fatalf("%v (exit %d):\n%s", err, d.Exit, d.Logs.String())
 	}
-	d.Direct = "http://127.0.0.1:" + strconv.Itoa(st.DirectPort)
-	d.Facade = "http://127.0.0.1:" + strconv.Itoa(st.FacadePort)
+	d.Direct = baseURL(st, st.DirectPort)
+	d.Facade = baseURL(st, st.FacadePort)
 	return d
 }
 
@@ -282,7 +283,7 @@ func WaitServing(home string, pid int, done <-chan struct{}, timeout time.Durati
 		}
 		var st api.ServerState
 		if b, err := os.ReadFile(filepath.Join(home, "state", "server-state.json")); err == nil && json.Unmarshal(b, &st) == nil && st.PID == pid && st.DirectPort > 0 {
-			if resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(st.DirectPort) + api.PathHealth); err == nil {
+			if resp, err := http.Get(baseURL(st, st.DirectPort) + api.PathHealth); err == nil {
 				var health api.Health
 				err := json.NewDecoder(resp.Body).Decode(&health)
 				resp.Body.Close()
@@ -294,6 +295,12 @@ func WaitServing(home string, pid int, done <-chan struct{}, timeout time.Durati
 		time.Sleep(20 * time.Millisecond)
 	}
 	return api.ServerState{}, fmt.Errorf("novad did not serve within %s", timeout)
+}
+
+// baseURL is the URL of novad's listener on port, at the host its
+// config binds.
+func baseURL(st api.ServerState, port int) string {
+	return "http://" + net.JoinHostPort(cmp.Or(st.Host, "127.0.0.1"), strconv.Itoa(port))
 }
 
 // ClosedPort returns a loopback port nothing listens on: one the kernel
