@@ -3,6 +3,8 @@ package daemon
 import (
 	"encoding/json"
 	"net/http"
+	"path"
+	"strings"
 
 	"github.com/nova-recall/nova/api"
 )
@@ -81,7 +83,26 @@ func (s *Server) mux(routes []route, readOnlyMessage string, withContract bool) 
 		mux.Handle(p, fallback)
 	}
 	mux.Handle("/", fallback)
-	return mux
+	// The mux answers a path it would clean (//encode, /./search,
+	// /x/../health) with a redirect in text/html; such a path names no
+	// route, so it gets the fallback's JSON answer instead.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isCleanPath(r.URL.Path) {
+			fallback.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// isCleanPath reports whether p is already in the form the mux routes:
+// rooted, without empty, "." or ".." elements (a trailing slash is kept).
+func isCleanPath(p string) bool {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
 }
 
 func cutMethod(pattern string) (method, path string, ok bool) {

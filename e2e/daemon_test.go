@@ -311,10 +311,16 @@ func TestMutationsAreRefusedAndTouchNothing(t *testing.T) {
 		{http.MethodPost, d.Facade + "/api/rag/external/promote", 404},
 		{http.MethodGet, d.Direct + "/nope", 404},
 		{http.MethodGet, d.Direct + api.PathSearch, 405},
+		// Paths the mux would clean name no route: JSON answers, never
+		// its text/html redirect.
+		{http.MethodGet, d.Facade + "/api/rag/external/./health", 404},
+		{http.MethodPost, d.Direct + "//encode", 404},
+		{http.MethodGet, d.Direct + "/x/.." + api.PathHealth, 404},
+		{http.MethodDelete, d.Direct + "/" + api.PathSearch, 403},
 	} {
 		r := do(t, tc.method, tc.url, "", nil)
-		if r.status != tc.status {
-			t.Errorf("%s %s: %d, want %d: %s", tc.method, tc.url, r.status, tc.status, r.body)
+		if r.status != tc.status || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+			t.Errorf("%s %s: %d %s, want %d: %s", tc.method, tc.url, r.status, r.header.Get("Content-Type"), tc.status, r.body)
 		}
 		if err := contracttest.Validate(contracttest.Error, r.body, false); err != nil {
 			t.Errorf("%s %s: %v", tc.method, tc.url, err)
