@@ -39,7 +39,7 @@ func (s *Server) handleDirectSearch(w http.ResponseWriter, r *http.Request) erro
 		return nil
 	}
 	resp, status = s.runSearch(r, req, s.serverBudget(req), arrival)
-	writeJSON(w, status, resp)
+	writeSearch(w, status, resp)
 	return nil
 }
 
@@ -77,8 +77,18 @@ func (s *Server) handleFacadeSearch(w http.ResponseWriter, r *http.Request) erro
 	}
 	resp, status = s.runSearch(r, req, min(serverCap, total-50*time.Millisecond), arrival)
 	finish(resp)
-	writeJSON(w, status, resp)
+	writeSearch(w, status, resp)
 	return nil
+}
+
+// writeSearch writes a search envelope. A refusal for capacity says when
+// to come back: the permits free up within the searches' budgets, and a
+// client that retries at once only adds to the queue.
+func writeSearch(w http.ResponseWriter, status int, resp *api.SearchResponse) {
+	if status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", "1")
+	}
+	writeJSON(w, status, resp)
 }
 
 // decodeSearch reads and validates a search body. On failure it returns

@@ -97,6 +97,9 @@ func TestCapacityAndTimeoutTelemetry(t *testing.T) {
 	if busy.status != http.StatusTooManyRequests {
 		t.Fatalf("second search while saturated: %d %.300s", busy.status, busy.body)
 	}
+	if got := busy.header.Get("Retry-After"); got != "1" {
+		t.Errorf("429 Retry-After %q, want 1 (a client must know when to come back)", got)
+	}
 	if err := contracttest.Validate(contracttest.SearchResponse, busy.body, true); err != nil {
 		t.Fatal(err)
 	}
