@@ -48,7 +48,7 @@ func containsAny(parts ...string) func(string) bool {
 // before the families that match by substring, so that a code such as
 // search-timeout is not taken for a transport failure.
 var adviceTable = []adviceRule{
-	{is(ReasonIndexNotLoaded), Advice{"no index is active yet.", "Build one with novactl index sync; novad picks it up without a restart."}},
+	{is(ReasonIndexNotLoaded, FreshnessMissing), Advice{"no index is active yet.", "Build one with novactl index sync; novad picks it up without a restart."}},
 	{is(ReasonIndexLoading), Advice{"the index is still loading.", "Try again in a moment."}},
 	{is(ReasonProfileMismatch, ReasonDimensionMismatch), Advice{"the active index was built with another embedder.", "Rebuild it with novactl index sync."}},
 	{is(ReasonCapacityExhausted), Advice{"novad is busy with other searches.", "Try again in a few seconds."}},

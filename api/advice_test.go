@@ -12,6 +12,7 @@ func TestAdviceFor(t *testing.T) {
 	fallback := AdviceFor("something-new")
 	cases := map[string]string{
 		ReasonIndexNotLoaded:                         "novactl index sync",
+		FreshnessMissing:                             "novactl index sync",
 		ReasonIndexLoading:                           "still loading",
 		ReasonProfileMismatch:                        "another embedder",
 		ReasonDimensionMismatch:                      "another embedder", // the CLI once lacked it

@@ -31,8 +31,11 @@ type SearchResponse struct {
 	WorkerTelemetry       *WorkerTelemetry `json:"workerTelemetry,omitempty"`
 	FacadeBudget          *FacadeBudget    `json:"facadeBudget,omitempty"`
 	ExternalAgentContract *Contract        `json:"externalAgentContract,omitempty"`
-	QueryDimension        *int             `json:"queryDimension,omitempty"`
-	IndexDimension        *int             `json:"indexDimension,omitempty"`
+	// RagStatus is the facade's readiness summary, as its health gives
+	// it; the direct server leaves it out.
+	RagStatus      *RagStatus `json:"ragStatus,omitempty"`
+	QueryDimension *int       `json:"queryDimension,omitempty"`
+	IndexDimension *int       `json:"indexDimension,omitempty"`
 	// Generation names the index generation that answered, so callers can
 	// tell which build their evidence came from.
 	Generation string `json:"generation,omitempty"`

@@ -42,6 +42,10 @@ const (
 // intact one because the active one failed verification.
 const FreshnessServerIndexNotReady = "server-index-not-ready"
 
+// FreshnessMissing is the contract's freshness status when no index is
+// active; the facade's search gives it as its reason.
+const FreshnessMissing = "missing"
+
 // Integrity states.
 const (
 	// IntegrityVerified: novad serves the active generation and its files

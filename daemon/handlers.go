@@ -222,7 +222,7 @@ func (s *Server) ragStatus() api.RagStatus {
 	reason := s.availability()
 	switch reason {
 	case api.ReasonIndexNotLoaded:
-		st.Freshness.Status = "missing"
+		st.Freshness.Status = api.FreshnessMissing
 	case "":
 	default:
 		st.Freshness.Status = reason

@@ -45,10 +45,22 @@ func (s *Server) handleDirectSearch(w http.ResponseWriter, r *http.Request) erro
 
 func (s *Server) handleFacadeSearch(w http.ResponseWriter, r *http.Request) error {
 	arrival := time.Now()
+	rs := s.ragStatus()
 	req, status, resp := s.decodeSearch(w, r, api.Facade)
 	if resp != nil {
 		resp.ExternalAgentContract = s.contract()
+		resp.RagStatus = &rs
 		writeJSON(w, status, resp)
+		return nil
+	}
+	// Status-gated, as the facade's health: while search is unavailable
+	// the reason is the status ("missing" before any index), and no
+	// search runs.
+	if !rs.SearchAvailable {
+		resp := api.Unavailable(req.Query, req.TopK, rs.Freshness.Status)
+		resp.ExternalAgentContract = s.contract()
+		resp.RagStatus = &rs
+		writeJSON(w, http.StatusOK, resp)
 		return nil
 	}
 	// The facade honours the caller's monotonic budget: the total is the
@@ -66,6 +78,7 @@ func (s *Server) handleFacadeSearch(w http.ResponseWriter, r *http.Request) erro
 		resp.FacadeBudget = budget
 		resp.RetrievalController.FacadeBudget = budget
 		resp.ExternalAgentContract = s.contract()
+		resp.RagStatus = &rs
 	}
 	if total < api.MinBudgetMs*time.Millisecond {
 		resp := api.Unavailable(req.Query, req.TopK, api.ReasonBudgetExhausted)

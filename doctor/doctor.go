@@ -283,7 +283,7 @@ func Run(ctx context.Context, opts Options) Report {
 		built = m.CreatedAt
 	}
 	fr, wst := freshness.Load(home, opts.Now(), built)
-	fr.Status = "missing"
+	fr.Status = api.FreshnessMissing
 	if m != nil && merr == nil {
 		fr.Status = "ready"
 	}

@@ -30,8 +30,13 @@ func TestUnavailableBeforeAnyIndex(t *testing.T) {
 		t.Fatalf("unavailable envelope does not match the schema: %v\n%s", err, r.body)
 	}
 	m := r.json(t)
-	if m["available"] != false || m["reason"] != api.ReasonIndexNotLoaded {
-		t.Fatalf("want available=false reason %s, got %v %v", api.ReasonIndexNotLoaded, m["available"], m["reason"])
+	// The facade is status-gated (checklist 2.6): its reason is
+	// ragStatus.freshness.status, and ragStatus comes with it.
+	if m["available"] != false || m["reason"] != api.FreshnessMissing {
+		t.Fatalf("want available=false reason %s, got %v %v", api.FreshnessMissing, m["available"], m["reason"])
+	}
+	if rs, _ := m["ragStatus"].(map[string]any); rs == nil || rs["searchAvailable"] != false || rs["freshness"].(map[string]any)["status"] != api.FreshnessMissing {
+		t.Errorf("ragStatus of the unavailable facade search: %v", m["ragStatus"])
 	}
 	plan := m["queryPlan"].(map[string]any)
 	if plan["query"] != "dashboard port" || plan["topK"] != 3.0 {
@@ -43,6 +48,9 @@ func TestUnavailableBeforeAnyIndex(t *testing.T) {
 	direct := do(t, http.MethodPost, d.Direct+api.PathSearch, `{"query":"hello","top_k":4}`, nil)
 	if err := contracttest.Validate(contracttest.SearchResponse, direct.body, false); err != nil || direct.status != 200 {
 		t.Fatalf("direct unavailable: %d %v %s", direct.status, err, direct.body)
+	}
+	if dm := direct.json(t); dm["reason"] != api.ReasonIndexNotLoaded || dm["ragStatus"] != nil {
+		t.Errorf("direct unavailable (checklist 2.4): reason %v, ragStatus %v", dm["reason"], dm["ragStatus"])
 	}
 	hl := do(t, http.MethodGet, d.Facade+api.PathFacadeHealth, "", nil)
 	if err := contracttest.Validate(contracttest.FacadeHealth, hl.body, false); err != nil {
@@ -123,6 +131,9 @@ func TestEndpointShapesAndSearch(t *testing.T) {
 	novatest.Must(t, json.Unmarshal(fh.body, &fhv))
 	if fhv.ExternalAgentContract.UsagePrompt != p {
 		t.Error("usagePrompt differs between /contract and health")
+	}
+	if resp.RagStatus == nil || !resp.RagStatus.SearchAvailable || resp.RagStatus.Generation != hl.Generation {
+		t.Errorf("facade search ragStatus (checklist 1.5): %+v", resp.RagStatus)
 	}
 	if resp.Quality.Status != "strong" || resp.CitationPack[0].CitationID != "C1" || resp.FacadeBudget == nil || resp.WorkerTelemetry.WorkerState != api.WorkerFinished {
 		t.Errorf("quality %s, citations %v, budget %v, worker %v", resp.Quality.Status, resp.CitationPack, resp.FacadeBudget, resp.WorkerTelemetry)
