@@ -24,7 +24,7 @@ func TestManualSyncWaitsForTheWatcher(t *testing.T) {
 
 	// This process plays the watcher: its lock, its state, and the index
 	// lock taken the way index takes it (an flock, with who holds it).
-	wl, err := freshness.Acquire(home)
+	wl, err := freshness.Acquire(home, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,8 +51,7 @@ func (s *Server) health() api.Health {
 		EmbeddingProfile: &prof, EmbeddingProfileHash: manifest.ProfileHash(prof), IndexSource: "v2",
 		StartedAt: s.startedAt.UTC().Format(time.RFC3339),
 	}
-	_, err := secrets.ReadToken(s.home.TokenFile())
-	h.InternalEncodeAuthorized = err == nil
+	h.InternalEncodeAuthorized = s.tokenFileServed()
 	if s.loading.Load() {
 		// Booting until the first load has finished, state file included:
 		// "ok" promises that what novad serves is settled.
@@ -150,8 +149,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
 // owner, a mode wider than 0600) disables /encode outright, because the
 // secret it holds can no longer be assumed private.
 func (s *Server) handleEncode(w http.ResponseWriter, r *http.Request) error {
-	onDisk, err := secrets.ReadToken(s.home.TokenFile())
-	if err != nil || onDisk.Reveal() != s.token.Reveal() {
+	if !s.tokenFileServed() {
 		return api.NewError(http.StatusForbidden, api.CodeAuthUnavailable, api.MessageAuthUnavailable)
 	}
 	if !s.token.Equal(r.Header.Get(api.HeaderInternalToken)) {
@@ -187,6 +185,14 @@ func (s *Server) handleEncode(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, vecs)
 	return nil
+}
+
+// tokenFileServed reports whether the token file is safe to read and
+// holds the token this novad serves: only then can a client that reads it
+// use /encode, and only then does /health say so.
+func (s *Server) tokenFileServed() bool {
+	onDisk, err := secrets.ReadToken(s.home.TokenFile())
+	return err == nil && onDisk.Equal(s.token.Reveal())
 }
 
 // contract returns the external-agent contract with the serving profile.

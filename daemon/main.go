@@ -23,12 +23,13 @@ import (
 // Exit codes of novad. launchd and systemd restart a process that exits
 // non-zero; the codes tell an operator (and doctor) why it stopped.
 const (
-	ExitOK          = 0  // clean stop
-	ExitFailure     = 1  // runtime failure
-	ExitUsage       = 2  // bad command line
-	ExitPortInUse   = 75 // a port is taken (EX_TEMPFAIL: may succeed later)
-	ExitNonLoopback = 77 // configuration asks for a non-loopback address (EX_NOPERM)
-	ExitConfig      = 78 // invalid configuration (EX_CONFIG)
+	ExitOK             = 0  // clean stop
+	ExitFailure        = 1  // runtime failure
+	ExitUsage          = 2  // bad command line
+	ExitPortInUse      = 75 // a port is taken (EX_TEMPFAIL: may succeed later)
+	ExitAlreadyServing = 75 // another novad serves the same home (EX_TEMPFAIL)
+	ExitNonLoopback    = 77 // configuration asks for a non-loopback address (EX_NOPERM)
+	ExitConfig         = 78 // invalid configuration (EX_CONFIG)
 )
 
 // Main is novad's entry point: it parses args, loads the configuration
@@ -114,6 +115,9 @@ Flags:
 			case errors.Is(err, ErrPortInUse):
 				logger.Error("Refusing to start: port in use", "err", err.Error())
 				return ExitPortInUse
+			case errors.Is(err, ErrAlreadyServing):
+				logger.Error("Refusing to start: another novad serves this home", "err", err.Error())
+				return ExitAlreadyServing
 			case errors.Is(err, ErrNonLoopback):
 				logger.Error("Refusing to serve on a non-loopback address", "err", err.Error())
 				return ExitNonLoopback

@@ -29,6 +29,7 @@ import (
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/internal/version"
 	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/search"
 	"github.com/nova-recall/nova/secrets"
@@ -120,6 +121,8 @@ func (c *served) runID() string { return c.gen.Record.RunID }
 var (
 	// ErrPortInUse means a listener's port is taken.
 	ErrPortInUse = errors.New("port already in use")
+	// ErrAlreadyServing means another novad serves the same home.
+	ErrAlreadyServing = errors.New("another novad serves this NOVA_HOME")
 	// ErrNonLoopback means the configuration or a listener is not loopback.
 	ErrNonLoopback = errors.New(api.CodeNonLoopback)
 )
@@ -186,10 +189,27 @@ func (s *Server) FacadeAddr() net.Addr { return s.facadeLn.Addr() }
 func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 	s.startedAt = time.Now()
 	host := config.BindHost(s.cfg.Server.Host)
-	var err error
-	// Bind first: a second novad that loses the bind must not overwrite
-	// the winner's token.
+	// Create the private directories now (so the manifest watcher can
+	// watch index/ from the start) and tighten a home left readable by
+	// others before anything is written into it.
+	narrowed, err := s.home.Secure()
+	if len(narrowed) > 0 {
+		s.log.Warn("Made the home private: other users could read it", "paths", len(narrowed), "first", narrowed[0])
+	}
+	if err != nil {
+		return fmt.Errorf("make %s private: %w", s.home.Root, err)
+	}
+	// One novad per home, and the ports before the token: a second novad,
+	// on other ports or losing the bind, must not overwrite the token and
+	// state of the one serving (reliability F11). Both are retried for a
+	// while, so that a novad restarted right after a crash waits for the
+	// old process to be gone.
 	bindBy := time.Now().Add(s.opts.BindRetry)
+	homeLock, err := s.lockHome(ctx, bindBy)
+	if err != nil {
+		return stoppedOr(ctx, err)
+	}
+	defer homeLock.Release()
 	if s.directLn, err = s.listen(ctx, host, s.cfg.Server.Port, bindBy); err != nil {
 		return stoppedOr(ctx, err)
 	}
@@ -202,16 +222,6 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 		if !isLoopbackPeer(ln.Addr().String()) {
 			return fmt.Errorf("%w: listener bound to %s", ErrNonLoopback, ln.Addr())
 		}
-	}
-	// Create the private directories now (so the manifest watcher can
-	// watch index/ from the start) and tighten a home left readable by
-	// others before anything is written into it.
-	narrowed, err := s.home.Secure()
-	if len(narrowed) > 0 {
-		s.log.Warn("Made the home private: other users could read it", "paths", len(narrowed), "first", narrowed[0])
-	}
-	if err != nil {
-		return fmt.Errorf("make %s private: %w", s.home.Root, err)
 	}
 	if s.token, err = secrets.Generate(); err != nil {
 		return err
@@ -301,26 +311,61 @@ func (s *Server) shutdown() {
 // the kernel tears the old process down.
 func (s *Server) listen(ctx context.Context, host string, port int, by time.Time) (net.Listener, error) {
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	var ln net.Listener
+	attempts, err := retryUntil(ctx, by, func() (bool, error) {
+		var err error
+		ln, err = (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return false, fmt.Errorf("%w: %s (another novad may be running; novactl status shows it)", ErrPortInUse, addr)
+		}
+		if err != nil {
+			return true, fmt.Errorf("listen on %s: %w", addr, err)
+		}
+		return true, nil
+	}, func(attempt int, wait time.Duration) {
+		s.log.Warn("Port in use; retrying the bind", "addr", addr, "attempt", attempt, "retryInMs", wait.Milliseconds())
+	})
+	if err == nil && attempts > 1 {
+		s.log.Info("Bound after retrying", "addr", addr, "attempts", attempts)
+	}
+	return ln, err
+}
+
+// lockHome takes the home's novad lock (retried as the bind is).
+func (s *Server) lockHome(ctx context.Context, by time.Time) (*lockfile.Lock, error) {
+	var l *lockfile.Lock
+	_, err := retryUntil(ctx, by, func() (bool, error) {
+		var err error
+		l, err = lockfile.Acquire(s.home.DaemonLock(), paths.FileMode, "serve", time.Now())
+		if errors.Is(err, lockfile.ErrHeld) {
+			return false, fmt.Errorf("%w: %v", ErrAlreadyServing, err)
+		}
+		return true, err
+	}, func(attempt int, wait time.Duration) {
+		s.log.Warn("Another novad holds this home; retrying", "attempt", attempt, "retryInMs", wait.Milliseconds())
+	})
+	return l, err
+}
+
+// retryUntil calls try until it is done (its error then stands) or by has
+// passed (the last error stands), pausing 50 ms, then twice as long each
+// time up to a second, and telling waiting before each pause. It returns
+// the number of attempts.
+func retryUntil(ctx context.Context, by time.Time, try func() (done bool, err error), waiting func(attempt int, wait time.Duration)) (int, error) {
 	pause := 50 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
-		if err == nil {
-			if attempt > 1 {
-				s.log.Info("Bound after retrying", "addr", addr, "attempts", attempt)
-			}
-			return ln, nil
-		}
-		if !errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("listen on %s: %w", addr, err)
+		done, err := try()
+		if done {
+			return attempt, err
 		}
 		wait := min(pause, time.Until(by))
 		if wait <= 0 {
-			return nil, fmt.Errorf("%w: %s (another novad may be running; novactl status shows it)", ErrPortInUse, addr)
+			return attempt, err
 		}
-		s.log.Warn("Port in use; retrying the bind", "addr", addr, "attempt", attempt, "retryInMs", wait.Milliseconds())
+		waiting(attempt, wait)
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return attempt, ctx.Err()
 		case <-time.After(wait):
 		}
 		pause = min(2*pause, time.Second)

@@ -248,6 +248,10 @@ func Run(ctx context.Context, opts Options) Report {
 	// Token.
 	_, terr := secrets.ReadToken(home.TokenFile())
 	switch {
+	case terr == nil && running && !health.InternalEncodeAuthorized:
+		// novad compares the file with the token it serves.
+		add(blocked("token", "Internal token", CodeAuthUnavailable,
+			"the token file does not hold the token novad serves; restart novad to rewrite it (it is rotated at every start)"))
 	case terr == nil:
 		add(ready("token", "Internal token", "present, mode 0600, owned by you"))
 	case errors.Is(terr, secrets.ErrMissing) && !running:

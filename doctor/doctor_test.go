@@ -147,7 +147,7 @@ func want(t *testing.T, rep Report, id, state, code string) Check {
 }
 
 func healthy(runID string, chunks int) api.Health {
-	return api.Health{Status: "ok", Generation: runID, Entries: chunks, IndexLoaded: true,
+	return api.Health{Status: "ok", Generation: runID, Entries: chunks, IndexLoaded: true, InternalEncodeAuthorized: true,
 		Reload:    api.ReloadStatus{LastReloadSuccessful: true},
 		Integrity: api.Integrity{Status: api.IntegrityVerified, ActiveRunID: runID, ServedRunID: runID}}
 }
@@ -325,6 +325,16 @@ func TestPrivacyAndToken(t *testing.T) {
 	novatest.Must(t, err)
 	novatest.Must(t, secrets.WriteToken(f.home.TokenFile(), tok))
 	want(t, f.run(Options{}), "token", Ready, "")
+	// A safe file whose token novad does not serve (another novad wrote
+	// it): novad's health says so, and doctor believes novad.
+	m := f.sync()
+	h := healthy(m.RunID, m.ChunkCount)
+	h.InternalEncodeAuthorized = false
+	f.serve(h)
+	c = want(t, f.run(Options{}), "token", Blocked, CodeAuthUnavailable)
+	if !strings.Contains(c.Advice, "does not hold the token novad serves") {
+		t.Errorf("token: %+v", c)
+	}
 	novatest.Must(t, os.Chmod(f.home.TokenFile(), 0o644))
 	want(t, f.run(Options{}), "token", Blocked, CodeAuthUnavailable)
 }

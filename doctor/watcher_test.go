@@ -85,7 +85,7 @@ func TestWatcherNotRunning(t *testing.T) {
 
 func TestWatcherRunningReportsLimitsFailuresAndGoneFiles(t *testing.T) {
 	home, env := doctorHome(t)
-	lock, err := freshness.Acquire(home)
+	lock, err := freshness.Acquire(home, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -490,6 +490,18 @@ func TestInternalTokenLifecycle(t *testing.T) {
 	if hl.InternalEncodeAuthorized {
 		t.Error("health says encode is authorized with an unsafe token file")
 	}
+	// A safe file holding another token (what a second novad once wrote)
+	// leaves clients nothing that works: health says so as /encode does.
+	novatest.Must(t, os.Remove(tokenPath))
+	novatest.Must(t, os.WriteFile(tokenPath, []byte(strings.Repeat("7", len(tok1))+"\n"), 0o600))
+	if r := encode(tok1); r.status != 403 || r.json(t)["error"] != api.CodeAuthUnavailable {
+		t.Errorf("token file of another token: %d %s", r.status, r.body)
+	}
+	hl = api.Health{}
+	novatest.Must(t, json.Unmarshal(do(t, http.MethodGet, d.Direct+api.PathHealth, "", nil).body, &hl))
+	if hl.InternalEncodeAuthorized {
+		t.Error("health says encode is authorized while the token file holds another token")
+	}
 	code, _ := d.Stop()
 	if code != 0 {
 		t.Errorf("clean stop exit code %d", code)
@@ -558,19 +570,41 @@ func TestExitCodes(t *testing.T) {
 	t.Run("port in use", func(t *testing.T) {
 		h := novatest.NewHome(t, "")
 		d1 := h.Start()
-		tok := readToken(t, filepath.Join(h.Dir, "state", "internal-token"))
 		port := strings.TrimPrefix(d1.Direct, "http://127.0.0.1:")
-		cfg := filepath.Join(h.Dir, "config.yaml")
-		b, _ := os.ReadFile(cfg)
-		novatest.Must(t, os.WriteFile(cfg, []byte(strings.Replace(string(b), "port: 0}\nfacade", "port: "+port+"}\nfacade", 1)), 0o644))
-		if code := h.Launch().WaitExit(10 * time.Second); code != 75 {
-			t.Errorf("exit %d, want 75", code)
-		}
-		if readToken(t, filepath.Join(h.Dir, "state", "internal-token")) != tok {
-			t.Error("the instance that lost the bind rewrote the winner's token")
-		}
 		if _, err := strconv.Atoi(port); err != nil {
 			t.Fatal(err)
+		}
+		other := novatest.NewHome(t, "")
+		cfg := filepath.Join(other.Dir, "config.yaml")
+		b, _ := os.ReadFile(cfg)
+		novatest.Must(t, os.WriteFile(cfg, []byte(strings.Replace(string(b), "port: 0}\nfacade", "port: "+port+"}\nfacade", 1)), 0o644))
+		d2 := other.Launch()
+		if code := d2.WaitExit(15 * time.Second); code != 75 || !strings.Contains(d2.Logs.String(), "port in use") {
+			t.Errorf("exit %d, want 75 for the port:\n%s", code, d2.Logs.String())
+		}
+		if _, err := os.Stat(filepath.Join(other.Dir, "state", "internal-token")); err == nil {
+			t.Error("the instance that lost the bind wrote a token")
+		}
+	})
+	t.Run("another novad serves the home", func(t *testing.T) {
+		// Reliability F11: on other ports, a second novad would rewrite
+		// the token and state under the first, whose /encode would then
+		// refuse every client.
+		h := novatest.NewHome(t, "")
+		h.Sync()
+		d1 := h.Start()
+		tokenPath := filepath.Join(h.Dir, "state", "internal-token")
+		tok := readToken(t, tokenPath)
+		d2 := h.Launch()
+		if code := d2.WaitExit(15 * time.Second); code != 75 || !strings.Contains(d2.Logs.String(), "another novad serves this home") {
+			t.Errorf("exit %d, want 75 naming the other novad:\n%s", code, d2.Logs.String())
+		}
+		if readToken(t, tokenPath) != tok {
+			t.Error("the second novad rewrote the serving one's token")
+		}
+		r := do(t, http.MethodPost, d1.Direct+api.PathEncode, `{"texts":["dashboard port"]}`, map[string]string{api.HeaderInternalToken: tok})
+		if r.status != 200 {
+			t.Errorf("the serving novad's /encode after a second start: %d %s", r.status, r.body)
 		}
 	})
 }

@@ -58,21 +58,21 @@ func TestLockAndRunning(t *testing.T) {
 	if Running(home) {
 		t.Fatal("Running before any watcher started")
 	}
-	l, err := Acquire(home)
+	l, err := Acquire(home, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !Running(home) {
 		t.Fatal("Running is false while the lock is held")
 	}
-	if _, err := Acquire(home); !errors.Is(err, ErrRunning) {
+	if _, err := Acquire(home, time.Now()); !errors.Is(err, ErrRunning) {
 		t.Fatalf("second Acquire: %v, want ErrRunning", err)
 	}
 	l.Release()
 	if Running(home) {
 		t.Fatal("Running after Release")
 	}
-	l2, err := Acquire(home)
+	l2, err := Acquire(home, time.Now())
 	if err != nil {
 		t.Fatalf("Acquire after Release: %v", err)
 	}

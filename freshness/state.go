@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/atomicfile"
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/secrets"
 )
@@ -161,57 +162,28 @@ func Write(home paths.Home, st *State) error {
 var ErrRunning = errors.New("a source watcher is already running for this NOVA_HOME")
 
 // Lock is the running watcher's hold on home's watcher lock.
-type Lock struct{ f *os.File }
+type Lock = lockfile.Lock
 
-// Acquire takes home's watcher lock, or fails with ErrRunning. The lock is
-// an OS advisory lock, released when the process ends however it ends.
-func Acquire(home paths.Home) (*Lock, error) {
+// Acquire takes home's watcher lock, or fails with ErrRunning.
+func Acquire(home paths.Home, now time.Time) (*Lock, error) {
 	if err := secrets.EnsurePrivateDir(home.StateDir()); err != nil {
 		return nil, err
-	}
-	f, err := os.OpenFile(home.WatcherLock(), os.O_RDWR|os.O_CREATE, paths.FileMode)
-	if err != nil {
-		return nil, fmt.Errorf("open watcher lock: %w", err)
 	}
 	// A probe (Running) holds a shared lock for a moment; retry briefly
 	// rather than refuse to start because doctor looked at the same time.
 	for i := 0; ; i++ {
-		err = lockExclusive(f)
-		if err == nil {
-			return &Lock{f: f}, nil
-		}
-		if i == 20 || !errors.Is(err, errWouldBlock) {
-			f.Close()
-			if errors.Is(err, errWouldBlock) {
-				return nil, ErrRunning
-			}
-			return nil, fmt.Errorf("lock %s: %w", home.WatcherLock(), err)
+		l, err := lockfile.Acquire(home.WatcherLock(), paths.FileMode, "watch", now)
+		switch {
+		case err == nil:
+			return l, nil
+		case !errors.Is(err, lockfile.ErrHeld):
+			return nil, fmt.Errorf("watcher lock: %w", err)
+		case i == 20:
+			return nil, ErrRunning
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
-// Release gives the lock up.
-func (l *Lock) Release() {
-	if l == nil || l.f == nil {
-		return
-	}
-	_ = unlockFile(l.f)
-	l.f.Close()
-	l.f = nil
-}
-
-// Running reports whether a watcher holds home's lock now. It only reads:
-// a missing lock file means no watcher ever ran.
-func Running(home paths.Home) bool {
-	f, err := os.Open(home.WatcherLock())
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := lockShared(f); err != nil {
-		return errors.Is(err, errWouldBlock)
-	}
-	_ = unlockFile(f)
-	return false
-}
+// Running reports whether a watcher holds home's lock now.
+func Running(home paths.Home) bool { return lockfile.Held(home.WatcherLock()) }

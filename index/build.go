@@ -237,7 +237,7 @@ func (x *Indexer) Build(ctx context.Context) (*BuildResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer lock.release()
+	defer lock.Release()
 	defer x.limitMemory()()
 	x.cleanInterrupted()
 	return x.build(ctx)

@@ -213,7 +213,7 @@ func (x *Indexer) Promote(ctx context.Context, runID string) (*PromoteResult, er
 	if err != nil {
 		return nil, err
 	}
-	defer lock.release()
+	defer lock.Release()
 	return x.promote(ctx, runID, "promote")
 }
 
@@ -339,7 +339,7 @@ func (x *Indexer) Sync(ctx context.Context) (*SyncResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer lock.release()
+	defer lock.Release()
 	defer x.limitMemory()()
 	x.cleanInterrupted()
 	b, err := x.build(ctx)
@@ -382,7 +382,7 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (*PromoteResult,
 	if err != nil {
 		return nil, err
 	}
-	defer lock.release()
+	defer lock.Release()
 	cur, _, curErr := manifest.Read(x.home.Manifest())
 	current := ""
 	if curErr == nil {

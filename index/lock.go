@@ -2,12 +2,11 @@ package index
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -32,46 +31,18 @@ func (e *LockedError) Error() string {
 // Unwrap makes errors.Is(err, ErrLocked) true.
 func (e *LockedError) Unwrap() error { return ErrLocked }
 
-type lockInfo struct {
-	Operation string `json:"operation"`
-	PID       int    `json:"pid"`
-	LockedAt  string `json:"lockedAt"`
-}
-
-// writerLock is the single-writer lock of the index directory. The lock is
-// an OS advisory lock on the file, so a writer that crashes releases it.
-type writerLock struct {
-	f *os.File
-}
+// writerLock is the single-writer lock of the index directory.
+type writerLock = lockfile.Lock
 
 func acquireLock(path, operation string, now time.Time) (*writerLock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, paths.FileMode)
+	l, err := lockfile.Acquire(path, paths.FileMode, operation, now)
+	if he, ok := errors.AsType[*lockfile.HeldError](err); ok {
+		return nil, &LockedError{Path: path, Operation: he.Holder.Operation, PID: he.Holder.PID, Since: he.Holder.Since}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("open index lock: %w", err)
+		return nil, fmt.Errorf("index lock: %w", err)
 	}
-	if err := tryLock(f); err != nil {
-		defer f.Close()
-		le := &LockedError{Path: path}
-		var info lockInfo
-		if b, rerr := os.ReadFile(path); rerr == nil && json.Unmarshal(b, &info) == nil {
-			le.Operation, le.PID, le.Since = info.Operation, info.PID, info.LockedAt
-		}
-		return nil, le
-	}
-	b, _ := json.Marshal(lockInfo{Operation: operation, PID: os.Getpid(), LockedAt: now.UTC().Format(time.RFC3339)})
-	_ = f.Truncate(0)
-	_, _ = f.WriteAt(b, 0)
-	return &writerLock{f: f}, nil
-}
-
-func (l *writerLock) release() {
-	if l == nil || l.f == nil {
-		return
-	}
-	_ = l.f.Truncate(0)
-	_ = unlock(l.f)
-	l.f.Close()
-	l.f = nil
+	return l, nil
 }
 
 // lock makes the home private and takes the index's writer lock.

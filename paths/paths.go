@@ -91,6 +91,10 @@ func (h Home) WatcherState() string { return filepath.Join(h.StateDir(), "watche
 // per home and others can tell whether one runs without trusting a pid.
 func (h Home) WatcherLock() string { return filepath.Join(h.StateDir(), "watcher.lock") }
 
+// DaemonLock is held by the novad serving this home, so that a second one
+// refuses to start rather than rewrite the first one's token and state.
+func (h Home) DaemonLock() string { return filepath.Join(h.StateDir(), "novad.lock") }
+
 // IndexDir holds the manifest, history and generations.
 func (h Home) IndexDir() string { return filepath.Join(h.Root, "index") }
 

@@ -161,7 +161,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err := opts.defaults(); err != nil {
 		return err
 	}
-	lock, err := freshness.Acquire(opts.Home)
+	lock, err := freshness.Acquire(opts.Home, time.Now())
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,26 @@
+//go:build unix
+
+package lockfile
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+const (
+	exclusive = syscall.LOCK_EX
+	shared    = syscall.LOCK_SH
+)
+
+// flock takes f's lock of kind how without waiting: ErrHeld when another
+// process's lock is in the way.
+func flock(f *os.File, how int) error {
+	err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return ErrHeld
+	}
+	return err
+}
+
+func unlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }

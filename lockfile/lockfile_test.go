@@ -1,0 +1,62 @@
+package lockfile_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/lockfile"
+)
+
+// TestAcquire: one holder at a time (a second open of the file, as another
+// process makes, is refused with the holder's details), Held sees it, and
+// Release frees it for the next holder and empties the file.
+func TestAcquire(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock")
+	now := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	if lockfile.Held(path) {
+		t.Fatal("Held before any lock file exists")
+	}
+	l, err := lockfile.Acquire(path, 0o600, "serve", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("lock file mode: %v %v", fi, err)
+	}
+	if !lockfile.Held(path) {
+		t.Error("Held is false while the lock is held")
+	}
+	_, err = lockfile.Acquire(path, 0o600, "sync", now)
+	var he *lockfile.HeldError
+	if !errors.As(err, &he) || !errors.Is(err, lockfile.ErrHeld) {
+		t.Fatalf("second Acquire: %v, want a *HeldError", err)
+	}
+	if he.Holder.PID != os.Getpid() || he.Holder.Operation != "serve" || he.Holder.Since != "2026-12-03T09:00:00Z" {
+		t.Errorf("holder %+v", he.Holder)
+	}
+	l.Release()
+	l.Release() // twice is harmless
+	if lockfile.Held(path) {
+		t.Error("Held after Release")
+	}
+	if b, _ := os.ReadFile(path); len(b) != 0 {
+		t.Errorf("released lock file still says %q", b)
+	}
+	l2, err := lockfile.Acquire(path, 0o600, "sync", now)
+	if err != nil {
+		t.Fatalf("Acquire after Release: %v", err)
+	}
+	l2.Release()
+}
+
+// TestAcquireUnopenable: a lock whose file cannot be created is an error,
+// not ErrHeld.
+func TestAcquireUnopenable(t *testing.T) {
+	_, err := lockfile.Acquire(filepath.Join(t.TempDir(), "missing", "lock"), 0o600, "sync", time.Now())
+	if err == nil || errors.Is(err, lockfile.ErrHeld) {
+		t.Errorf("Acquire in a missing directory: %v", err)
+	}
+}
