@@ -92,6 +92,34 @@ type openAIResponse struct {
 	} `json:"data"`
 }
 
+// endpointError says what an endpoint answered with a status other than
+// 200: the status and the machine codes of an OpenAI-shaped error body,
+// never its message. Servers echo what they refuse in the message (the
+// key: "Incorrect API key provided: sk-..."; the memory text being
+// embedded: "Invalid input [...]"), and the error is logged and printed.
+func endpointError(status int, body []byte) error {
+	var r struct {
+		Error struct {
+			Type string `json:"type"`
+			Code any    `json:"code"` // a string, or a number on some servers
+		} `json:"error"`
+	}
+	var codes []string
+	if json.Unmarshal(body, &r) == nil {
+		if r.Error.Type != "" {
+			codes = append(codes, r.Error.Type)
+		}
+		if r.Error.Code != nil {
+			codes = append(codes, fmt.Sprint(r.Error.Code))
+		}
+	}
+	msg := fmt.Sprintf("embedding endpoint answered %d", status)
+	if len(codes) > 0 {
+		msg += " (" + strings.Join(codes, ", ") + ")"
+	}
+	return errors.New(msg)
+}
+
 func (e *OpenAI) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
 	input := make([]string, len(texts))
 	for i, t := range texts {
@@ -124,16 +152,7 @@ func (e *OpenAI) embedBatch(ctx context.Context, texts []string) ([][]float32, e
 		return nil, fmt.Errorf("read embedding response: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		// Servers echo the key they refuse ("Incorrect API key provided:
-		// sk-..."); the error is logged and printed, so the key goes.
-		snippet := strings.TrimSpace(string(raw))
-		if e.apiKey != "" {
-			snippet = strings.ReplaceAll(snippet, e.apiKey, "[redacted]")
-		}
-		if len(snippet) > 200 {
-			snippet = snippet[:200]
-		}
-		return nil, fmt.Errorf("embedding endpoint answered %d: %s", resp.StatusCode, snippet)
+		return nil, endpointError(resp.StatusCode, raw)
 	}
 	var r openAIResponse
 	if err := json.Unmarshal(raw, &r); err != nil {

@@ -214,14 +214,26 @@ func TestOpenAI_errors(t *testing.T) {
 		timeout time.Duration
 		check   func(t *testing.T, err error)
 	}{
-		{"server error", write(500, `{"error":{"message":"model not loaded"}}`), 2, 0, func(t *testing.T, err error) {
-			if !strings.Contains(err.Error(), "answered 500") || !strings.Contains(err.Error(), "model not loaded") {
+		{"server error", write(404, `{"error":{"message":"The model fake does not exist","type":"invalid_request_error","code":"model_not_found"}}`), 2, 0, func(t *testing.T, err error) {
+			if err.Error() != "embedding endpoint answered 404 (invalid_request_error, model_not_found)" {
 				t.Errorf("error %q does not say what the server answered", err)
 			}
 		}},
-		{"unauthorized echoing the key", write(401, `{"error":{"message":"Incorrect API key provided: `+testKey+`"}}`), 1, 0, func(t *testing.T, err error) {
-			if !strings.Contains(err.Error(), "401") {
-				t.Errorf("error %q does not give the status", err)
+		{"unauthorized echoing the key", write(401, `{"error":{"message":"Incorrect API key provided: `+testKey+`","code":401}}`), 1, 0, func(t *testing.T, err error) {
+			if err.Error() != "embedding endpoint answered 401 (401)" {
+				t.Errorf("error %q does not give the status alone", err)
+			}
+		}},
+		// The memory text being embedded must not reach the log through
+		// the error.
+		{"bad request echoing the input", func(w http.ResponseWriter, r *http.Request, input []string) bool {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(400)
+			_, _ = fmt.Fprintf(w, `{"error":{"message":"Invalid input %q"}}`, input)
+			return true
+		}, 1, 0, func(t *testing.T, err error) {
+			if err.Error() != "embedding endpoint answered 400" {
+				t.Errorf("error %q", err)
 			}
 		}},
 		{"long error body", write(503, strings.Repeat("overloaded ", 1000)), 1, 0, func(t *testing.T, err error) {
