@@ -49,6 +49,8 @@ func (s *Server) reloadLoop(ctx context.Context) {
 			s.reloadOnce(triggerSignal, nil)
 		case <-quick.C:
 			s.recheck(index.Quick)
+		case <-s.checkNow:
+			s.recheck(index.Quick)
 		case <-deep.C:
 			s.recheck(index.Deep)
 		}
@@ -157,15 +159,21 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 		s.swap(fb, hash, activeID, trigger, activeErr, skipped)
 		s.log.Warn("The active generation cannot be served; serving the newest intact kept generation instead",
 			"active", activeID, "serving", fb.Record.RunID, "skipped", len(skipped), errAttr(activeErr))
-	case cur != nil:
-		// Generations are loaded whole into memory (format v1), so the
-		// copy being served is the one that verified at load time; it is
-		// better than nothing until an intact generation is promoted.
+	case cur != nil && !servedAltered(cur, activeID, damage, activeErr):
+		// The files novad serves are mapped: removed ones still read what
+		// was verified at load time, which is better than nothing until
+		// an intact generation is promoted.
 		s.setIntegrity(api.IntegrityDamaged, activeID, cur.runID(), activeErr, skipped, false)
-		s.log.Error("No intact generation on disk; novad keeps answering from the copy it loaded into memory",
+		s.log.Error("No intact generation on disk; novad keeps answering from the files it mapped before they were removed",
 			"serving", cur.runID(), "loadedAt", cur.loadedAt.UTC().Format(time.RFC3339), "active", activeID,
 			"skipped", len(skipped), errAttr(activeErr))
 	default:
+		if cur != nil {
+			// A served file truncated or rewritten in place: reading its
+			// mapping gives other bytes or faults. Serve nothing.
+			s.current.Store(nil)
+			s.writeState("")
+		}
 		s.setIntegrity(api.IntegrityNone, activeID, "", activeErr, skipped, false)
 		s.log.Error("Generation not loaded and no kept generation is intact: nothing is served (novactl doctor explains)",
 			"active", activeID, "skipped", len(skipped), errAttr(activeErr))
@@ -173,6 +181,22 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 	for _, e := range skipped {
 		s.log.Warn("Kept generation passed over", errAttr(e))
 	}
+}
+
+// servedAltered reports whether the files of cur, the generation being
+// served, were changed in place rather than removed: damage is what its
+// re-check found (nil when the reload had another trigger), and when cur
+// is activeID, activeErr, the failed verification of activeID, is about
+// cur's files too.
+func servedAltered(cur *served, activeID string, damage, activeErr error) bool {
+	if damage == nil {
+		if cur.runID() != activeID {
+			return false
+		}
+		damage = activeErr
+	}
+	ce, ok := errors.AsType[*generation.CorruptError](damage)
+	return !ok || !ce.Missing
 }
 
 // swap serves g, just opened and verified in full. activeErr is nil when g

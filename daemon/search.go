@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime/debug"
 	"time"
 
 	"github.com/nova-recall/nova/api"
@@ -201,8 +202,18 @@ func (s *Server) runSearch(r *http.Request, req api.SearchRequest, budget time.D
 			if v := recover(); v != nil {
 				s.log.Error("Search panic", "panic", fmt.Sprint(v))
 				done <- outcome{err: errors.New("search panic")}
+				// Damaged files are the likely cause: a generation file
+				// truncated or rewritten under its mapping.
+				select {
+				case s.checkNow <- struct{}{}:
+				default:
+				}
 			}
 		}()
+		// The generation's files are memory-mapped: reading one that was
+		// truncated under us faults, which must fail this search, not
+		// kill novad.
+		debug.SetPanicOnFault(true)
 		resp, err := s.engine.Search(ctx, cur.snap, req)
 		done <- outcome{resp, err}
 	}()

@@ -97,7 +97,10 @@ type Server struct {
 	work       context.Context
 	cancelWork context.CancelFunc
 	hup        chan struct{}
-	inflight   sync.WaitGroup
+	// checkNow asks the reload loop for a re-check of the served files
+	// before the next tick (a search panicked: they may be damaged).
+	checkNow chan struct{}
+	inflight sync.WaitGroup
 }
 
 // served is one loaded generation and how it relates to the config. It is
@@ -154,9 +157,10 @@ func New(opts Options) (*Server, error) {
 	analyzer := lexical.NewAnalyzer()
 	s := &Server{
 		cfg: cfg, home: cfg.Home, log: opts.Logger, opts: opts, analyzer: analyzer, segments: generation.NewCache(),
-		engine:  search.New(search.ConfigFor(cfg.Retrieval), analyzer),
-		permits: make(chan struct{}, cfg.Retrieval.MaxConcurrentSearches),
-		hup:     make(chan struct{}, 1),
+		engine:   search.New(search.ConfigFor(cfg.Retrieval), analyzer),
+		permits:  make(chan struct{}, cfg.Retrieval.MaxConcurrentSearches),
+		hup:      make(chan struct{}, 1),
+		checkNow: make(chan struct{}, 1),
 	}
 	if cfg.Embedding.Provider == config.ProviderOpenAI {
 		s.embedder = embedding.NewOpenAI(embedding.OpenAIOptions{

@@ -307,3 +307,44 @@ func TestRollbackFromDamage(t *testing.T) {
 		t.Errorf("after the next sync %s must still be kept and intact, nothing damaged kept:\n%s", oldest, out)
 	}
 }
+
+// TestTruncatedServedFile: a generation file truncated under a running
+// novad (its files are memory-mapped; reading past the new end faults)
+// fails the searches that touch it instead of killing novad, and novad
+// then stops serving the altered generation rather than read it again.
+func TestTruncatedServedFile(t *testing.T) {
+	h := novatest.NewHome(t, "")
+	h.Sync()
+	d := h.Start()
+	if r := search(t, d.Facade, `{"query":"dashboard port"}`); r.json(t)["available"] != true {
+		t.Fatalf("before: %s", r.body)
+	}
+	records, err := filepath.Glob(filepath.Join(h.Dir, "index", "segments", "*", "records.bin"))
+	novatest.Must(t, err)
+	if len(records) == 0 {
+		t.Fatal("no records.bin under index/segments")
+	}
+	for _, p := range records {
+		novatest.Must(t, os.Chmod(p, 0o600))
+		novatest.Must(t, os.Truncate(p, 0))
+	}
+	// The first searches may still see the mapping (500) or already find
+	// nothing served; novad must stay up either way.
+	waitFor(t, 30*time.Second, "novad to stop serving the truncated generation", func() bool {
+		r := search(t, d.Facade, `{"query":"dashboard port"}`)
+		select {
+		case <-d.Done:
+			t.Fatalf("novad died (exit %d):\n%s", d.Exit, d.Logs.String())
+		default:
+		}
+		return r.status == http.StatusOK && r.json(t)["available"] == false
+	})
+	var hl api.Health
+	novatest.Must(t, json.Unmarshal(do(t, http.MethodGet, d.Direct+api.PathHealth, "", nil).body, &hl))
+	if hl.Integrity.Status != api.IntegrityNone || hl.Generation != "" {
+		t.Errorf("health after the truncation: integrity %q, generation %q", hl.Integrity.Status, hl.Generation)
+	}
+	if strings.Contains(d.Logs.String(), "fatal error") {
+		t.Errorf("novad logged a fatal error:\n%s", d.Logs.String())
+	}
+}

@@ -188,7 +188,7 @@ func checkFiles(indexDir, genDir string, rec *manifest.Manifest, d Depth, unchan
 			want := files[name]
 			fi, err := os.Stat(path)
 			if errors.Is(err, fs.ErrNotExist) {
-				return bad("file is missing")
+				return &generation.CorruptError{RunID: rec.RunID, File: rel, Reason: "file is missing", Missing: true}
 			}
 			if err != nil {
 				return bad(err.Error())

@@ -1,6 +1,9 @@
 package parallel
 
 import (
+	"runtime"
+	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -27,6 +30,53 @@ func TestEveryIndexOnce(t *testing.T) {
 			if n > 0 && n < 2*minSpan && spans.Load() != 1 {
 				t.Errorf("n %d minSpan %d: %d spans for a short range", n, minSpan, spans.Load())
 			}
+		}
+	}
+}
+
+// TestWorkerPanicReachesTheCaller: a panic in a span run on another
+// goroutine is raised in the caller after every span ended, where its
+// recover sees it with the worker's stack; without this, one bad record
+// in a search's parallel scoring killed novad.
+func TestWorkerPanicReachesTheCaller(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var ended atomic.Int32
+	got := func() (v any) {
+		defer func() { v = recover() }()
+		Spans(400, 1, func(lo, hi int) {
+			defer ended.Add(1)
+			if lo == 0 { // the first span runs on a worker, never the caller
+				panic("bad record")
+			}
+		})
+		return nil
+	}()
+	p, ok := got.(*WorkerPanic)
+	if !ok || p.Value != "bad record" || !strings.Contains(string(p.Stack), "parallel_test.go") {
+		t.Fatalf("recovered %v, want the worker's panic", got)
+	}
+	if ended.Load() != 4 {
+		t.Errorf("%d spans ended before the panic reached the caller, want 4", ended.Load())
+	}
+}
+
+// TestWorkersFaultAsTheCaller: a worker takes the caller's
+// SetPanicOnFault, so that reading a truncated memory-mapped file panics
+// (and is recovered by the caller) instead of killing the process.
+func TestWorkersFaultAsTheCaller(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for _, want := range []bool{true, false} {
+		prev := debug.SetPanicOnFault(want)
+		var wrong atomic.Int32
+		Spans(400, 1, func(lo, hi int) {
+			v := debug.SetPanicOnFault(want)
+			if v != want {
+				wrong.Add(1)
+			}
+		})
+		debug.SetPanicOnFault(prev)
+		if wrong.Load() != 0 {
+			t.Errorf("SetPanicOnFault(%v) in the caller: %d spans ran with the other setting", want, wrong.Load())
 		}
 	}
 }

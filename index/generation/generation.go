@@ -116,6 +116,9 @@ var ErrCorrupt = errors.New("generation is corrupt")
 // CorruptError names the file and the problem.
 type CorruptError struct {
 	RunID, File, Reason string
+	// Missing says the file is gone rather than changed: a mapping of it
+	// still reads the bytes that were verified.
+	Missing bool
 }
 
 func (e *CorruptError) Error() string {
