@@ -55,10 +55,10 @@ const (
 	// verification (or the manifest is unreadable); novad serves the newest
 	// intact kept generation instead.
 	IntegrityFallback = "fallback"
-	// IntegrityDamaged: the files of the generation novad serves failed a
-	// re-check and no intact kept generation could replace it; novad
-	// answers from the copy it loaded into memory when the files were
-	// intact.
+	// IntegrityDamaged: files of the generation novad serves were removed
+	// and no intact kept generation could replace it; novad answers from
+	// its mapping of them, which still holds what was verified. (Files
+	// changed in place are not read again: IntegrityNone.)
 	IntegrityDamaged = "damaged"
 	// IntegrityNone: the active generation failed verification and no
 	// kept generation is intact: nothing is served.

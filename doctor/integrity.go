@@ -30,12 +30,12 @@ func servingCheck(h *api.Health) (Check, bool) {
 			fmt.Sprintf("make it active (novactl index rollback --to %s) or rebuild (novactl index sync)", in.ServedRunID)), true
 	case api.IntegrityDamaged:
 		return degraded(id, title, CodeReloadFailed,
-			fmt.Sprintf("the files of %s are damaged on disk (%s) and no kept generation is intact; novad answers from the copy it loaded earlier",
+			fmt.Sprintf("the files of %s are gone from disk (%s) and no kept generation is intact; novad answers from the files it mapped before",
 				in.ServedRunID, firstLine(in.Problem)),
-			"rebuild now (novactl index sync): a restart would serve nothing"), true
+			"rebuild now (novactl index sync --full): a restart would serve nothing"), true
 	case api.IntegrityNone:
 		return blocked(id, title, CodeReloadFailed,
-			fmt.Sprintf("novad serves nothing: %s failed verification (%s) and no kept generation is intact; rebuild with novactl index sync",
+			fmt.Sprintf("novad serves nothing: %s failed verification (%s) and no kept generation is intact; rebuild with novactl index sync --full",
 				orManifest(in.ActiveRunID), firstLine(in.Problem))), true
 	}
 	if !h.Reload.LastReloadSuccessful {
@@ -65,7 +65,7 @@ func filesCheck(home paths.Home, cfg config.Config, m *manifest.Manifest, d inde
 	fb, _, ferr := index.NewestIntact(home, cfg, d, m.RunID)
 	if ferr != nil {
 		return blocked(id, title, CodeGenerationCorrupt,
-			fmt.Sprintf("%s; no kept generation is intact either: rebuild with novactl index sync", firstLine(err.Error()))), true
+			fmt.Sprintf("%s; no kept generation is intact either: rebuild with novactl index sync --full", firstLine(err.Error()))), true
 	}
 	return degraded(id, title, CodeGenerationCorrupt, firstLine(err.Error())+fmt.Sprintf("; novad serves %s, the newest intact kept generation, instead", fb.RunID),
 		fmt.Sprintf("make it active (novactl index rollback --to %s) or rebuild (novactl index sync)", fb.RunID)), true

@@ -354,6 +354,9 @@ func (x *Indexer) openPrevious() (*previous, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := changedSincePromotion(x.home.IndexDir(), m); err != nil {
+		return nil, err
+	}
 	states, err := readSourceStates(filepath.Join(x.home.IndexDir(), m.GenerationPath, generation.FileSources))
 	if err != nil {
 		return nil, err
@@ -363,6 +366,24 @@ func (x *Indexer) openPrevious() (*previous, error) {
 		return nil, err
 	}
 	return &previous{manifest: m, gen: g, states: states, spaceBytes: sb}, nil
+}
+
+// changedSincePromotion hashes the files of m, the active generation,
+// whose modification time is later than its promotion: generation files
+// are written once, before, so such a file was changed in place. Building
+// on it (or calling nothing changed) would carry the damage forward, and
+// the next verification would refuse every build after. Hashing only those
+// files keeps an incremental sync from reading the whole generation; a
+// change that also restored the old time is found by novad's and doctor's
+// checksums, and index sync --full rebuilds past it.
+func changedSincePromotion(indexDir string, m *manifest.Manifest) error {
+	promoted := m.PromotedAt
+	if promoted.IsZero() {
+		promoted = m.CreatedAt
+	}
+	promoted = promoted.Add(2 * time.Second) // coarse file-system clocks
+	return checkFiles(indexDir, filepath.Join(indexDir, m.GenerationPath), m, Quick,
+		func(_ string, st fileStamp) bool { return !st.mtime.After(promoted) }, nil)
 }
 
 // candidate returns the sealed record of a new generation.

@@ -9,10 +9,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 )
 
@@ -157,5 +160,71 @@ func TestPromote_finishesAnInterruptedPromotion(t *testing.T) {
 	p, err := index.New(cfg, index.Options{NoRemote: true}).Promote(context.Background(), "")
 	if err != nil || p.RunID != built {
 		t.Fatalf("promote again: %+v %v, want %s promoted", p, err, built)
+	}
+}
+
+// TestSync_rebuildsPastAFileChangedInPlace: a file of the active
+// generation changed in place after its promotion (same size, later
+// time) is neither built upon nor reported unchanged: a plain sync
+// rebuilds, with or without a source change, and the result verifies.
+// Before, the sync said nothing changed over the damage, or built a delta
+// that its own verification refused on every later run.
+func TestSync_rebuildsPastAFileChangedInPlace(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "memory.jsonl")
+	cfg := testConfig(t, filepath.Join(root, "home"), config.Source{Name: "m", Kind: config.KindJSONL, Path: src})
+	writeFile(t, src, jsonlLines(t, versionRecords(1)...))
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: time.Now})
+	active := mustSync(t, ix).Active()
+	damage := func() {
+		t.Helper()
+		for _, p := range record(t, cfg, active).Segments {
+			path := filepath.Join(cfg.Home.IndexDir(), manifest.SegmentDir(p.ID), "records.bin")
+			novatest.Must(t, os.Chmod(path, 0o600))
+			flipByte(t, path, 20)
+			later := time.Now().Add(time.Hour)
+			novatest.Must(t, os.Chtimes(path, later, later))
+		}
+	}
+	for _, changeSource := range []bool{false, true} {
+		damage()
+		if changeSource {
+			writeFile(t, src, jsonlLines(t, append(versionRecords(1), versionRecords(2)...)...))
+		}
+		r, err := ix.Sync(context.Background())
+		if err != nil {
+			t.Fatalf("sync over a damaged generation (source changed: %v): %v", changeSource, err)
+		}
+		if r.Build.Mode != index.ModeFull || r.Active() == active {
+			t.Fatalf("source changed %v: mode %s, active %s (was %s), want a full rebuild", changeSource, r.Build.Mode, r.Active(), active)
+		}
+		active = r.Active()
+		if _, _, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer()); err != nil {
+			t.Errorf("the rebuilt generation does not verify: %v", err)
+		}
+	}
+	// An untouched generation is still built upon.
+	writeFile(t, src, jsonlLines(t, append(versionRecords(1), versionRecords(3)...)...))
+	if r := mustSync(t, ix); r.Build.Mode != index.ModeIncremental {
+		t.Errorf("a sync over an intact generation: mode %s, want incremental", r.Build.Mode)
+	}
+}
+
+// TestSync_overAFirstFormatIndex: an index written by the first format is
+// rebuilt by a plain sync, as the README says (it once panicked).
+func TestSync_overAFirstFormatIndex(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "memory.jsonl")
+	cfg := testConfig(t, filepath.Join(root, "home"), config.Source{Name: "m", Kind: config.KindJSONL, Path: src})
+	writeFile(t, src, jsonlLines(t, versionRecords(1)...))
+	gen := filepath.Join(cfg.Home.IndexDir(), "generations", "20250101T000000Z-aaaaaaaa")
+	writeFile(t, filepath.Join(gen, "chunks.jsonl"), "")
+	writeFile(t, cfg.Home.Manifest(), `{"schemaVersion":1,"status":"active","runId":"20250101T000000Z-aaaaaaaa","generationPath":"generations/20250101T000000Z-aaaaaaaa","files":{"chunks.jsonl":{"size":0,"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}}}`)
+	for _, opts := range []index.Options{{NoRemote: true, Now: time.Now}, {NoRemote: true, Now: time.Now, Full: true}} {
+		r := mustSync(t, index.New(cfg, opts))
+		if r.Build.Records != len(versionRecords(1)) {
+			t.Errorf("full %v: %d records, want %d", opts.Full, r.Build.Records, len(versionRecords(1)))
+		}
+		writeFile(t, cfg.Home.Manifest(), `{"schemaVersion":1,"status":"active","runId":"x","generationPath":"gen","files":{"chunks.jsonl":{"size":0,"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}}}`)
 	}
 }

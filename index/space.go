@@ -48,8 +48,8 @@ func (s *space) builtin() bool { return s.texts == nil }
 // keep it: same provider and dimension, the same openai model, and (for
 // the builtin model) one that is not stale for a corpus of about chunks.
 func (x *Indexer) reuseSpace(prev *previous, chunks int) *space {
-	if prev == nil || x.opts.Retrain || x.opts.Embedder != nil {
-		return nil
+	if prev == nil || prev.gen == nil || x.opts.Retrain || x.opts.Embedder != nil {
+		return nil // nothing active, or a generation of an older format
 	}
 	p := prev.gen.Meta.EmbeddingProfile
 	if !ProfileMatchesConfig(x.cfg, p) {

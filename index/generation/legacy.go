@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/nova-recall/nova/memory"
 )
@@ -35,7 +36,7 @@ func LegacyChunks(indexDir string) ([]memory.Chunk, error) {
 		return nil, fmt.Errorf("not a first-format manifest")
 	}
 	want, ok := m.Files["chunks.jsonl"]
-	if !ok || filepath.Base(m.GenerationPath) != m.GenerationPath[len("generations/"):] {
+	if name, found := strings.CutPrefix(m.GenerationPath, "generations/"); !ok || !found || filepath.Base(m.GenerationPath) != name {
 		return nil, fmt.Errorf("first-format manifest lists no chunks")
 	}
 	f, err := os.Open(filepath.Join(indexDir, m.GenerationPath, "chunks.jsonl"))
