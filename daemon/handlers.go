@@ -11,6 +11,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/internal/version"
 	"github.com/nova-recall/nova/manifest"
@@ -87,7 +88,7 @@ func (s *Server) health() api.Health {
 		h.Generation = cur.runID()
 		h.ProviderLoaded = cur.snap.Query != nil
 	} else {
-		h.ProviderLoaded = prof.Provider == config.ProviderOpenAI
+		h.ProviderLoaded = s.encoder() != nil
 	}
 	h.Freshness = s.ragStatus().Freshness
 	return h
@@ -174,17 +175,28 @@ func (s *Server) handleEncode(w http.ResponseWriter, r *http.Request) error {
 			return api.NewError(http.StatusUnprocessableEntity, api.CodeInvalidField, "texts must be valid UTF-8.")
 		}
 	}
-	cur := s.current.Load()
-	if cur == nil || cur.snap.Query == nil {
+	enc := s.encoder()
+	if enc == nil {
 		return api.NewError(http.StatusServiceUnavailable, api.CodeEncoderUnavailable, api.MessageEncoderUnavailable)
 	}
-	vecs, err := cur.snap.Query.Embed(r.Context(), req.Texts)
+	vecs, err := enc.Embed(r.Context(), req.Texts)
 	if err != nil {
 		s.log.Warn("Encode failed", errAttr(err))
 		return api.NewError(http.StatusServiceUnavailable, api.CodeEncoderUnavailable, api.MessageEncoderUnavailable)
 	}
 	writeJSON(w, http.StatusOK, vecs)
 	return nil
+}
+
+// encoder is what /encode embeds with: the served generation's query
+// embedder, or before any generation is served the configured endpoint's
+// (the first build of an openai home embeds through novad); nil when
+// there is none, as for the builtin model before its first generation.
+func (s *Server) encoder() embedding.Embedder {
+	if cur := s.current.Load(); cur != nil {
+		return cur.snap.Query
+	}
+	return s.embedder
 }
 
 // tokenFileServed reports whether the token file is safe to read and

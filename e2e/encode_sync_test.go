@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nova-recall/nova/internal/novatest"
 )
@@ -103,4 +104,32 @@ func TestSyncEmbedsThroughRunningNovad(t *testing.T) {
 	if src, code := source(); code != 0 || src != "in-process" {
 		t.Fatalf("without novad: %q (exit %d)", src, code)
 	}
+}
+
+// TestFirstOpenAISyncWithNovadRunning: in an openai home where novad
+// already runs but nothing was indexed yet, the first sync embeds through
+// novad's /encode, which uses the configured endpoint before any
+// generation is served (it answered 503 encoder-unavailable, and every
+// first sync failed while novad ran).
+func TestFirstOpenAISyncWithNovadRunning(t *testing.T) {
+	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", fakeEmbeddings(t)))
+	d := h.Start()
+	out, errs, code := h.Novactl("index", "sync", "--json")
+	if code != 0 {
+		t.Fatalf("first sync with novad running (exit %d): %s%s", code, out, errs)
+	}
+	var r struct {
+		Result struct {
+			Build struct {
+				EmbeddingSource string `json:"embeddingSource"`
+			} `json:"build"`
+		} `json:"result"`
+	}
+	novatest.Must(t, json.Unmarshal([]byte(out), &r))
+	if r.Result.Build.EmbeddingSource != "novad" {
+		t.Errorf("first sync embedded %q, want through novad", r.Result.Build.EmbeddingSource)
+	}
+	waitFor(t, 15*time.Second, "the first generation to be served", func() bool {
+		return search(t, d.Facade, `{"query":"dashboard port"}`).json(t)["available"] == true
+	})
 }
