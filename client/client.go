@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -40,11 +42,15 @@ func New(facadeURL, directURL string) *Client {
 }
 
 // ForConfig returns a client for the novad of cfg: the ports it published
-// in server-state.json when it is running, else the configured ones.
+// in server-state.json when it is running for this home, else the
+// configured ones. A state file copied with a home (cp -a) names another
+// home's novad: it is believed only while a novad holds this home's lock
+// and names this home's token file.
 func ForConfig(cfg config.Config) *Client {
 	host := config.BindHost(cfg.Server.Host)
 	direct, facade := cfg.Server.Port, cfg.Facade.Port
-	if st, err := ReadState(cfg.Home); err == nil && st.StoppedAt == "" && st.DirectPort > 0 {
+	if st, err := ReadState(cfg.Home); err == nil && st.StoppedAt == "" && st.DirectPort > 0 &&
+		filepath.Clean(st.TokenFile) == filepath.Clean(cfg.Home.TokenFile()) && lockfile.Held(cfg.Home.DaemonLock()) {
 		direct, facade = st.DirectPort, st.FacadePort
 	}
 	return New(baseURL(host, facade), baseURL(host, direct))

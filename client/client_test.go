@@ -15,6 +15,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -148,8 +149,9 @@ func TestNotRunning(t *testing.T) {
 	}
 }
 
-// TestForConfig: a running novad's published ports win over config.yaml;
-// a stopped one's, a missing or a broken state file do not.
+// TestForConfig: the ports published by the novad running for this home
+// win over config.yaml; a stopped one's, another home's, one no novad
+// holds the home for, a missing or a broken state file do not.
 func TestForConfig(t *testing.T) {
 	home := paths.Home{Root: t.TempDir()}
 	cfg := config.Config{Home: home}
@@ -171,9 +173,18 @@ func TestForConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	writeState(api.ServerState{PID: 1, DirectPort: 5001, FacadePort: 5002})
+	writeState(api.ServerState{PID: 1, DirectPort: 5001, FacadePort: 5002, TokenFile: home.TokenFile()})
+	check("state without a novad holding the home", "http://127.0.0.1:4002", "http://127.0.0.1:4001")
+	lock, err := lockfile.Acquire(home.DaemonLock(), 0o600, "serve", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
 	check("running", "http://127.0.0.1:5002", "http://127.0.0.1:5001")
-	writeState(api.ServerState{PID: 1, DirectPort: 5001, FacadePort: 5002, StoppedAt: time.Now().Format(time.RFC3339)})
+	// A state file copied from another home (cp -a) names that home.
+	writeState(api.ServerState{PID: 1, DirectPort: 5001, FacadePort: 5002, TokenFile: "/elsewhere/state/internal-token"})
+	check("another home's state", "http://127.0.0.1:4002", "http://127.0.0.1:4001")
+	writeState(api.ServerState{PID: 1, DirectPort: 5001, FacadePort: 5002, TokenFile: home.TokenFile(), StoppedAt: time.Now().Format(time.RFC3339)})
 	check("stopped", "http://127.0.0.1:4002", "http://127.0.0.1:4001")
 	if err := os.WriteFile(home.ServerState(), []byte("{"), 0o600); err != nil {
 		t.Fatal(err)

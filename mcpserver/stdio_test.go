@@ -503,7 +503,8 @@ func TestStdio_DaemonDown(t *testing.T) {
 		assertNotRunning(t, s)
 
 		// novad comes back on other ports: the same session finds it.
-		h.Start()
+		d = h.Start()
+		defer d.Stop() // one novad per home: the next subtest starts its own
 		r, m := s.tool("memory_search", map[string]any{"query": "SQLite"})
 		if m.Error != nil || !strings.Contains(string(r.StructuredContent), `"available":true`) {
 			t.Fatalf("search after the restart: %+v %s", m.Error, r.text())
