@@ -370,10 +370,25 @@ func checkSource(s config.Source, goos string, environ []string) (Check, time.Ti
 		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), time.Time{}
 	}
 	newest := time.Time{}
+	var unreadable []error
 	for _, f := range listing.Files {
 		if f.Info.ModTime().After(newest) {
 			newest = f.Info.ModTime()
 		}
+		// Listed is not readable: a file without read permission is
+		// skipped by every sync, and nothing else would say so.
+		if fh, err := os.Open(f.Path); err != nil {
+			unreadable = append(unreadable, err)
+		} else {
+			fh.Close()
+		}
+	}
+	if n := len(unreadable); n > 0 {
+		detail := unreadable[0].Error()
+		if n > 1 {
+			detail += fmt.Sprintf(" (and %d more files)", n-1)
+		}
+		return degraded(id, title, CodeSourceUnreadable, detail, "check the permissions of the files in "+s.Path), newest
 	}
 	if n := len(listing.Problems); n > 0 {
 		// A directory inside the source that cannot be read hides its files

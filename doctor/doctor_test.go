@@ -438,3 +438,21 @@ func TestReportStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestSources_unreadableFile: a listed file that cannot be opened is
+// skipped by every sync, so the source is Degraded and names it. Root
+// reads any file, so this runs only as another user (CI as root skips it;
+// the check was run by hand with setpriv, see the commit).
+func TestSources_unreadableFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root opens files whatever their mode")
+	}
+	f := newFixture(t)
+	f.sync()
+	novatest.Must(t, os.Chmod(f.src, 0o000))
+	t.Cleanup(func() { os.Chmod(f.src, 0o600) })
+	c := want(t, f.run(Options{}), "source:notes", Degraded, CodeSourceUnreadable)
+	if !strings.Contains(c.Message, "permission denied") {
+		t.Errorf("unreadable file: %+v", c)
+	}
+}
