@@ -49,6 +49,7 @@ func containsAny(parts ...string) func(string) bool {
 // search-timeout is not taken for a transport failure.
 var adviceTable = []adviceRule{
 	{is(ReasonIndexNotLoaded, FreshnessMissing), Advice{"no index is active yet.", "Build one with novactl index sync; novad picks it up without a restart."}},
+	{is(FreshnessServerIndexNotReady), Advice{"the active index failed verification and no intact one is kept.", "Run novactl doctor; rebuild with novactl index sync --full."}},
 	{is(ReasonIndexLoading), Advice{"the index is still loading.", "Try again in a moment."}},
 	{is(ReasonProfileMismatch, ReasonDimensionMismatch), Advice{"the active index was built with another embedder.", "Rebuild it with novactl index sync."}},
 	{is(ReasonCapacityExhausted), Advice{"novad is busy with other searches.", "Try again in a few seconds."}},

@@ -13,6 +13,7 @@ func TestAdviceFor(t *testing.T) {
 	cases := map[string]string{
 		ReasonIndexNotLoaded:                         "novactl index sync",
 		FreshnessMissing:                             "novactl index sync",
+		FreshnessServerIndexNotReady:                 "index sync --full",
 		ReasonIndexLoading:                           "still loading",
 		ReasonProfileMismatch:                        "another embedder",
 		ReasonDimensionMismatch:                      "another embedder", // the CLI once lacked it

@@ -238,11 +238,17 @@ func (s *Server) ragStatus() api.RagStatus {
 			EncodeExposure: "internal-token-and-loopback"},
 	}
 	reason := s.availability()
-	switch reason {
-	case api.ReasonIndexNotLoaded:
+	s.statusMu.Lock()
+	in := s.integrity
+	s.statusMu.Unlock()
+	switch {
+	case reason == api.ReasonIndexNotLoaded && in.Status == api.IntegrityNone:
+		// An index is active but failed verification, and nothing else
+		// is intact: not "missing", which says to build a first one.
+		st.Freshness.Status = api.FreshnessServerIndexNotReady
+	case reason == api.ReasonIndexNotLoaded:
 		st.Freshness.Status = api.FreshnessMissing
-	case "":
-	default:
+	case reason != "":
 		st.Freshness.Status = reason
 	}
 	if cur := s.current.Load(); cur != nil {
@@ -253,9 +259,6 @@ func (s *Server) ragStatus() api.RagStatus {
 		st.Profile = &p
 	}
 	st.SearchAvailable = reason == ""
-	s.statusMu.Lock()
-	in := s.integrity
-	s.statusMu.Unlock()
 	if in.Status != "" && in.Status != api.IntegrityVerified {
 		st.Integrity = &in
 		if reason == "" && in.ActiveRunID != in.ServedRunID {

@@ -344,6 +344,13 @@ func TestTruncatedServedFile(t *testing.T) {
 	if hl.Integrity.Status != api.IntegrityNone || hl.Generation != "" {
 		t.Errorf("health after the truncation: integrity %q, generation %q", hl.Integrity.Status, hl.Generation)
 	}
+	// The facade says the active index failed, not that none was built.
+	if r := search(t, d.Facade, `{"query":"dashboard port"}`); r.json(t)["reason"] != api.FreshnessServerIndexNotReady {
+		t.Errorf("reason after the truncation: %v", r.json(t)["reason"])
+	}
+	if out, _, _ := h.Novactl("search", "dashboard port"); !strings.Contains(out, "failed verification") {
+		t.Errorf("novactl search after the truncation:\n%s", out)
+	}
 	if strings.Contains(d.Logs.String(), "fatal error") {
 		t.Errorf("novad logged a fatal error:\n%s", d.Logs.String())
 	}
