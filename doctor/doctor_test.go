@@ -450,7 +450,7 @@ func TestSources_unreadableFile(t *testing.T) {
 	f := newFixture(t)
 	f.sync()
 	novatest.Must(t, os.Chmod(f.src, 0o000))
-	t.Cleanup(func() { os.Chmod(f.src, 0o600) })
+	t.Cleanup(func() { _ = os.Chmod(f.src, 0o600) })
 	c := want(t, f.run(Options{}), "source:notes", Degraded, CodeSourceUnreadable)
 	if !strings.Contains(c.Message, "permission denied") {
 		t.Errorf("unreadable file: %+v", c)
