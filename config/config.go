@@ -214,10 +214,18 @@ func (e *FieldError) Unwrap() error { return ErrInvalid }
 
 // NonLoopbackError is returned when server.host is not loopback. It is
 // distinct so that novad and doctor can report rag-server-non-loopback.
-type NonLoopbackError struct{ Host string }
+type NonLoopbackError struct {
+	Host string
+	// Env is the environment variable the host came from, if it did.
+	Env string
+}
 
 func (e *NonLoopbackError) Error() string {
-	return fmt.Sprintf("server.host: must be localhost or a numeric loopback address (got %q): non-loopback serving is refused (rag-server-non-loopback)", e.Host)
+	field := "server.host"
+	if e.Env != "" {
+		field = e.Env + " (server.host)"
+	}
+	return fmt.Sprintf("%s: must be localhost or a numeric loopback address (got %q): non-loopback serving is refused (rag-server-non-loopback)", field, e.Host)
 }
 
 // Unwrap makes errors.Is(err, ErrInvalid) true.
@@ -308,7 +316,7 @@ func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 		}
 	}
 	if !structural {
-		if err := cfg.Validate(); err != nil {
+		if err := cfg.validate(fromEnv); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -256,6 +256,39 @@ embedding: {provider: openai, endpoint: "https://api.example.com/v1", model: m}
 	})
 }
 
+// TestLoadFile_envRangeErrorNamesVariable: a value from the environment
+// that is out of range is reported with the variable that set it, as a
+// value of the wrong type is, and a file value without one.
+func TestLoadFile_envRangeErrorNamesVariable(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		env  []string
+		want []string
+	}{
+		{"port", "", []string{"NOVA_SERVER_PORT=99999"}, []string{`NOVA_SERVER_PORT (server.port): must be a TCP port 0-65535 (got "99999")`}},
+		{"topK", "", []string{"NOVA_RETRIEVAL_TOP_K=0"}, []string{"NOVA_RETRIEVAL_TOP_K (retrieval.topK): must be between 1 and 20"}},
+		{"string", "", []string{"NOVA_RETRIEVAL_DENSE_CHANNEL=maybe"}, []string{"NOVA_RETRIEVAL_DENSE_CHANNEL (retrieval.denseChannel): must be on or off"}},
+		{"host", "", []string{"NOVA_SERVER_HOST=0.0.0.0"}, []string{`NOVA_SERVER_HOST (server.host): must be localhost`}},
+		{"cross-field", "", []string{"NOVA_SERVER_PORT=4000", "NOVA_FACADE_PORT=4000"}, []string{"NOVA_FACADE_PORT (facade.port): must differ from server.port"}},
+		{"file value names no variable", "retrieval: {topK: 0}\n", []string{"NOVA_SERVER_PORT=99999"},
+			[]string{"NOVA_SERVER_PORT (server.port)", "\nretrieval.topK: must be between 1 and 20"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load(t, tt.yaml, tt.env...)
+			if !errors.Is(err, config.ErrInvalid) {
+				t.Fatalf("error %v, want ErrInvalid", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains("\n"+err.Error(), w) {
+					t.Errorf("error does not say %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
 // TestLoad finds config.yaml through NOVA_HOME, else HOME/.nova.
 func TestLoad(t *testing.T) {
 	t.Run("NOVA_HOME", func(t *testing.T) {

@@ -12,10 +12,16 @@ import (
 )
 
 // Validate checks every field and returns all problems at once.
-func (c Config) Validate() error {
+func (c Config) Validate() error { return c.validate(nil) }
+
+// validate is Validate for a configuration whose values may come from
+// environment variables: fromEnv maps a dotted key to the variable that
+// set it, and each error about that key names the variable, since that is
+// where the operator has to fix it.
+func (c Config) validate(fromEnv map[string]string) error {
 	var errs []error
 	bad := func(field, value, reason string) {
-		errs = append(errs, &FieldError{Field: field, Value: value, Reason: reason})
+		errs = append(errs, &FieldError{Field: field, Env: fromEnv[field], Value: value, Reason: reason})
 	}
 	within := func(field string, v, lo, hi int, reason string) {
 		if v < lo || v > hi {
@@ -23,7 +29,7 @@ func (c Config) Validate() error {
 		}
 	}
 	if !IsLoopbackHost(c.Server.Host) {
-		errs = append(errs, &NonLoopbackError{Host: c.Server.Host})
+		errs = append(errs, &NonLoopbackError{Host: c.Server.Host, Env: fromEnv["server.host"]})
 	}
 	within("server.port", c.Server.Port, 0, 65535, "must be a TCP port 0-65535")
 	within("facade.port", c.Facade.Port, 0, 65535, "must be a TCP port 0-65535")
