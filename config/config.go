@@ -278,10 +278,14 @@ func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 	if err := k.Load(envProvider, nil); err != nil {
 		return Config{}, fmt.Errorf("read environment: %w", err)
 	}
-	structural, keyErrs := checkKeys(k)
+	misshapen, keyErrs := checkKeys(k)
 	if keyErrs != nil {
 		errs = append(errs, keyErrs)
 	}
+	for _, key := range misshapen {
+		k.Delete(key)
+	}
+	structural := len(misshapen) > 0
 	errs = append(errs, checkTypes(k, fromEnv)...)
 	err := k.UnmarshalWithConf("", &cfg, koanf.UnmarshalConf{
 		Tag: "koanf",
@@ -299,7 +303,7 @@ func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 		},
 	})
 	if err != nil {
-		errs = append(errs, fmt.Errorf("%w: %v", ErrInvalid, err))
+		errs = append(errs, decodeErrors(err)...)
 		// What was decoded is partial: its fields would be reported again.
 		structural = true
 	}
@@ -471,11 +475,12 @@ func envKey(name string) (string, error) {
 }
 
 // checkKeys rejects keys the configuration does not define, naming each,
-// and reports whether the shape itself is wrong (a section or the source
-// list is not what it must be), in which case the values cannot be
-// validated.
-func checkKeys(k *koanf.Koanf) (bool, error) {
-	structural := false
+// and returns the keys whose shape itself is wrong (a section that is not
+// a section of keys, a source list that is not a list of sources). Those
+// are reported here, once; the caller drops them so that decoding does
+// not report them again, and skips validation, since the values around
+// them cannot be judged.
+func checkKeys(k *koanf.Koanf) (misshapen []string, _ error) {
 	sections := map[string]bool{}
 	for _, key := range scalarKeys() {
 		section, _, _ := strings.Cut(key, ".")
@@ -486,33 +491,42 @@ func checkKeys(k *koanf.Koanf) (bool, error) {
 		allowed[key] = true
 	}
 	var errs []error
+	sources, sourcesIsList := k.Get("sources").([]any)
+	if k.Exists("sources") && !sourcesIsList {
+		errs = append(errs, &FieldError{Field: "sources", Value: shown(k.Get("sources")), Reason: "must be a list of sources"})
+		misshapen = append(misshapen, "sources")
+	}
 	for _, key := range k.Keys() {
-		if allowed[key] || key == "sources" {
-			continue
+		switch {
+		case allowed[key] || key == "sources" || strings.HasPrefix(key, "sources."):
+			// sources.* is a source list that is a map: reported above.
+		case sections[key]:
+			errs = append(errs, &FieldError{Field: key, Value: shown(k.Get(key)), Reason: "must be a section of keys"})
+			misshapen = append(misshapen, key)
+		default:
+			errs = append(errs, &FieldError{Field: key, Reason: "unknown key"})
 		}
-		if strings.HasPrefix(key, "sources.") {
-			errs = append(errs, &FieldError{Field: key, Reason: "sources must be a list"})
-			structural = true
-			continue
-		}
-		if sections[key] {
-			errs = append(errs, &FieldError{Field: key, Reason: "unknown key: must be a section of keys"})
-			structural = true
-			continue
-		}
-		errs = append(errs, &FieldError{Field: key, Reason: "unknown key"})
 	}
 	sourceKeys := map[string]bool{}
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[Source]()) {
 		sourceKeys[f.Tag.Get("koanf")] = true
 	}
-	if k.Exists("sources") {
-		if _, ok := k.Get("sources").([]any); !ok {
-			errs = append(errs, &FieldError{Field: "sources", Reason: "must be a list of sources"})
-			structural = true
+	for i, item := range sources {
+		// Each source is read on its own, not through k.Slices, which
+		// skips items that are not maps and so would misnumber the rest.
+		m, ok := item.(map[string]any)
+		if !ok {
+			errs = append(errs, &FieldError{Field: fmt.Sprintf("sources[%d]", i), Value: shown(item), Reason: "must be a source: a section of keys such as name, kind and path"})
+			if !slices.Contains(misshapen, "sources") {
+				misshapen = append(misshapen, "sources")
+			}
+			continue
 		}
-	}
-	for i, s := range k.Slices("sources") {
+		s := koanf.New(".")
+		if err := s.Load(confmap.Provider(m, ""), nil); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		for _, key := range s.Keys() {
 			top, _, _ := strings.Cut(key, ".")
 			if !sourceKeys[top] {
@@ -520,5 +534,79 @@ func checkKeys(k *koanf.Koanf) (bool, error) {
 			}
 		}
 	}
-	return structural, errors.Join(errs...)
+	return misshapen, errors.Join(errs...)
+}
+
+// shown formats a configuration value for an error message; an empty
+// value or a section is not shown, since Go's rendering of it would only
+// confuse.
+func shown(v any) string {
+	switch v.(type) {
+	case nil, map[string]any:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// decodeErrors turns what decoding refused into field errors, one for
+// each field, in place of mapstructure's multi-line report. Anything it
+// does not recognise is kept as it is.
+func decodeErrors(err error) []error {
+	var out []error
+	var walk func(error)
+	walk = func(e error) {
+		var de *mapstructure.DecodeError
+		switch x := e.(type) {
+		case interface{ Unwrap() []error }:
+			for _, y := range x.Unwrap() {
+				walk(y)
+			}
+			return
+		case *mapstructure.DecodeError:
+			de = x
+		default:
+			if inner := errors.Unwrap(e); inner != nil {
+				walk(inner)
+				return
+			}
+			out = append(out, fmt.Errorf("%w: %v", ErrInvalid, e))
+			return
+		}
+		inner := de.Unwrap()
+		var nested *mapstructure.DecodeError
+		if errors.As(inner, &nested) {
+			walk(inner)
+			return
+		}
+		fe := &FieldError{Field: de.Name(), Reason: inner.Error()}
+		var pe *mapstructure.ParseError
+		var ue *mapstructure.UnconvertibleTypeError
+		switch {
+		case errors.As(inner, &pe):
+			fe.Reason, fe.Value = mustBe(pe.Expected.Kind()), shown(pe.Value)
+		case errors.As(inner, &ue):
+			fe.Reason, fe.Value = mustBe(ue.Expected.Kind()), shown(ue.Value)
+		}
+		out = append(out, fe)
+	}
+	walk(err)
+	return out
+}
+
+// mustBe says what a value of kind must be, in the words checkTypes uses.
+func mustBe(kind reflect.Kind) string {
+	switch kind {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "must be an integer"
+	case reflect.Float32, reflect.Float64:
+		return "must be a number"
+	case reflect.Bool:
+		return "must be true or false"
+	case reflect.String:
+		return "must be a single value"
+	case reflect.Slice, reflect.Array:
+		return "must be a list"
+	}
+	return "must be a section of keys"
 }

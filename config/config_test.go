@@ -344,11 +344,9 @@ func TestLoadFile_unknownKeys(t *testing.T) {
 		{"top-level scalar", "verbose: true\n", nil, []string{"verbose"}},
 		{"nested typo", "server: {prot: 1}\n", nil, []string{"server.prot"}},
 		{"key case matters", "retrieval: {topk: 5}\n", nil, []string{"retrieval.topk"}},
-		{"section not a map", "server: 5\n", nil, []string{"server"}},
 		{"too deep", "server: {host: {name: localhost}}\n", nil, []string{"server.host.name"}},
 		{"every one reported", "index: {foo: 1, bar: 2}\nembedding: {key: x}\n", nil, []string{"embedding.key", "index.bar", "index.foo"}},
 		{"source key", "sources:\n  - {name: a, kind: jsonl, path: /a}\n  - {name: b, kind: jsonl, path: /b, tag: x}\n", nil, []string{"sources[1].tag"}},
-		{"sources not a list", "sources: {name: a}\n", nil, []string{"sources", "sources.name"}},
 		{"env without key", "", []string{"NOVA_VERBOSE=1"}, []string{"NOVA_VERBOSE"}},
 		{"env typo", "", []string{"NOVA_SERVER_PROT=1"}, []string{"NOVA_SERVER_PROT"}},
 		{"env sources", "", []string{"NOVA_SOURCES_NAME=x"}, []string{"NOVA_SOURCES_NAME"}},
@@ -360,6 +358,48 @@ func TestLoadFile_unknownKeys(t *testing.T) {
 			wantFields(t, err, tt.want...)
 			if err != nil && !strings.Contains(err.Error(), "unknown") && !strings.Contains(err.Error(), "list") {
 				t.Errorf("message does not say what is wrong: %v", err)
+			}
+		})
+	}
+}
+
+// TestLoadFile_misshapen: a section or a source list of the wrong shape is
+// one clear error naming the key, not an "unknown key" nor the decoder's
+// report of the same problem.
+func TestLoadFile_misshapen(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       []string // the whole message, one line per error
+	}{
+		{"section is a number", "server: 5\n", []string{`server: must be a section of keys (got "5")`}},
+		{"section is a list", "retrieval: [1]\n", []string{`retrieval: must be a section of keys (got "[1]")`}},
+		{"section is empty", "server:\n", []string{`server: must be a section of keys`}},
+		{"sources is a word", "sources: notes\n", []string{`sources: must be a list of sources (got "notes")`}},
+		{"sources is a map", "sources: {name: a}\n", []string{`sources: must be a list of sources`}},
+		{"a source is a word", "sources: [notes, {name: a, kind: jsonl, path: /a, tag: x}]\n", []string{
+			`sources[0]: must be a source: a section of keys such as name, kind and path (got "notes")`,
+			// numbered as written, although the first is not a source
+			`sources[1].tag: unknown key`,
+		}},
+		{"a source field of the wrong type", "sources:\n  - {name: a, kind: jsonl, path: /a, authorityRank: high}\n", []string{
+			`sources[0].authorityRank: must be an integer (got "high")`,
+		}},
+		{"with a bad value elsewhere", "server: 5\nfacade: {port: x}\n", []string{
+			`facade.port: must be an integer (got "x")`,
+			`server: must be a section of keys (got "5")`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load(t, tt.yaml)
+			if !errors.Is(err, config.ErrInvalid) {
+				t.Fatalf("error %v, want ErrInvalid", err)
+			}
+			got := strings.Split(err.Error(), "\n")
+			slices.Sort(got)
+			want := slices.Sorted(slices.Values(tt.want))
+			if !slices.Equal(got, want) {
+				t.Errorf("error:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
 			}
 		})
 	}
