@@ -170,10 +170,16 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, int) {
 func loadConfig(inv *Invocation) (config.Config, bool) {
 	cfg, err := config.Load(inv.Environ)
 	if err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl: the configuration is invalid:\n%s\n", indent(err.Error()))
+		fmt.Fprintf(inv.Stderr, "novactl: %s\n", configInvalid(err))
 		return cfg, false
 	}
 	return cfg, true
+}
+
+// configInvalid says that the configuration is invalid and why, one field
+// error a line.
+func configInvalid(err error) string {
+	return "the configuration is invalid:\n" + indent(err.Error())
 }
 
 func indent(s string) string {
@@ -219,7 +225,10 @@ func configVerbs() []verb {
 
 func runConfig(_ context.Context, inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl config", "novactl config ["+verbNames(configVerbs(), "|")+"] [--json]",
-		"show prints the effective configuration (defaults, then NOVA_HOME/config.yaml, then NOVA_* variables).\ncheck only validates it and exits non-zero with field errors.")
+		`show prints the effective configuration (defaults, then NOVA_HOME/config.yaml, then NOVA_* variables);
+with --json it prints it with the file's keys, so that it can be saved as config.yaml.
+check only validates it and exits non-zero with field errors; with --json it prints
+{"ok":true,"home":...,"file":...} or {"ok":false,"error":...,"errors":[{"field":...,"env":...,"message":...}]}.`)
 	jsonOut := fs.Bool("json", false, "print JSON")
 	pos, code := parseArgs(fs, args)
 	if code >= 0 {
@@ -229,16 +238,25 @@ func runConfig(_ context.Context, inv *Invocation, args []string) int {
 		fs.Usage()
 		return ExitUsage
 	}
-	cfg, ok := loadConfig(inv)
-	if !ok {
+	cfg, err := config.Load(inv.Environ)
+	if err != nil {
+		if *jsonOut {
+			printJSON(inv.Stdout, map[string]any{"ok": false, "error": configInvalid(err), "errors": config.Problems(err)})
+		} else {
+			fmt.Fprintf(inv.Stderr, "novactl: %s\n", configInvalid(err))
+		}
 		return ExitFailure
 	}
 	if len(pos) > 0 && pos[0] == "check" {
+		if *jsonOut {
+			printJSON(inv.Stdout, map[string]any{"ok": true, "home": cfg.Home.Root, "file": cfg.File})
+			return ExitOK
+		}
 		fmt.Fprintf(inv.Stdout, "Configuration is valid (%s).\n", orNone(cfg.File))
 		return ExitOK
 	}
 	if *jsonOut {
-		printJSON(inv.Stdout, cfg)
+		printJSON(inv.Stdout, cfg.AsMap())
 		return ExitOK
 	}
 	fmt.Fprintf(inv.Stdout, "home:      %s\nfile:      %s\nserver:    %s:%d (direct)  facade port %d\nembedding: %s dimension %d\nretrieval: topK %d, budget %ds, %d concurrent searches, recency half-life %g days, dense %s\n",

@@ -203,10 +203,15 @@ func (e *FieldError) Error() string {
 	if e.Env != "" {
 		field = e.Env + " (" + e.Field + ")"
 	}
+	return field + ": " + e.message()
+}
+
+// message is the error without the field: the reason and the value.
+func (e *FieldError) message() string {
 	if e.Value != "" {
-		return fmt.Sprintf("%s: %s (got %q)", field, e.Reason, e.Value)
+		return fmt.Sprintf("%s (got %q)", e.Reason, e.Value)
 	}
-	return fmt.Sprintf("%s: %s", field, e.Reason)
+	return e.Reason
 }
 
 // Unwrap makes errors.Is(err, ErrInvalid) true.
@@ -225,7 +230,12 @@ func (e *NonLoopbackError) Error() string {
 	if e.Env != "" {
 		field = e.Env + " (server.host)"
 	}
-	return fmt.Sprintf("%s: must be localhost or a numeric loopback address (got %q): non-loopback serving is refused (rag-server-non-loopback)", field, e.Host)
+	return field + ": " + e.message()
+}
+
+// message is the error without the field.
+func (e *NonLoopbackError) message() string {
+	return fmt.Sprintf("must be localhost or a numeric loopback address (got %q): non-loopback serving is refused (rag-server-non-loopback)", e.Host)
 }
 
 // Unwrap makes errors.Is(err, ErrInvalid) true.
@@ -609,4 +619,73 @@ func mustBe(kind reflect.Kind) string {
 		return "must be a list"
 	}
 	return "must be a section of keys"
+}
+
+// Problem is one configuration error as a program reads it (novactl
+// config check --json).
+type Problem struct {
+	// Field is the dotted key, or "" for an error about the whole file.
+	Field string `json:"field,omitempty"`
+	// Env is the environment variable the value came from, if it did.
+	Env string `json:"env,omitempty"`
+	// Message says what is wrong, without the field.
+	Message string `json:"message"`
+}
+
+// Problems lists the errors in err, as returned by Load or LoadFile, one
+// Problem for each.
+func Problems(err error) []Problem {
+	var out []Problem
+	var walk func(error)
+	walk = func(e error) {
+		switch e := e.(type) {
+		case nil:
+		case *FieldError:
+			out = append(out, Problem{Field: e.Field, Env: e.Env, Message: e.message()})
+		case *NonLoopbackError:
+			out = append(out, Problem{Field: "server.host", Env: e.Env, Message: e.message()})
+		case interface{ Unwrap() []error }: // errors.Join
+			for _, x := range e.Unwrap() {
+				walk(x)
+			}
+		default:
+			out = append(out, Problem{Message: e.Error()})
+		}
+	}
+	walk(err)
+	return out
+}
+
+// AsMap returns c as the configuration file spells it: nested maps keyed
+// by the documented keys (the koanf tags), so that it can be written back
+// as config.yaml. Home and File are not keys and are left out. Lists are
+// never nil: a null where a list belongs would not load.
+func (c Config) AsMap() map[string]any {
+	return keyMap(reflect.ValueOf(c))
+}
+
+func keyMap(v reflect.Value) map[string]any {
+	out := map[string]any{}
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Tag.Get("koanf")
+		if name == "" || name == "-" {
+			continue
+		}
+		out[name] = keyValue(v.Field(i))
+	}
+	return out
+}
+
+func keyValue(v reflect.Value) any {
+	switch v.Kind() {
+	case reflect.Struct:
+		return keyMap(v)
+	case reflect.Slice:
+		list := make([]any, v.Len())
+		for i := range list {
+			list[i] = keyValue(v.Index(i))
+		}
+		return list
+	}
+	return v.Interface()
 }

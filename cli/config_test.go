@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// configHome makes a NOVA_HOME under a temporary root holding yaml as its
+// config.yaml, and returns the environment that points novactl at it.
+func configHome(t *testing.T, yaml string) []string {
+	t.Helper()
+	root := t.TempDir()
+	home := filepath.Join(root, "nova")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"HOME=" + root, "NOVA_HOME=" + home}
+}
+
+// TestConfigCheck_JSON: check --json answers in JSON on stdout, valid or
+// not, with one entry per field error and the exit status of the text
+// form.
+func TestConfigCheck_JSON(t *testing.T) {
+	type problem struct{ Field, Env, Message string }
+	type report struct {
+		OK     *bool
+		File   string
+		Error  string
+		Errors []problem
+	}
+	check := func(t *testing.T, env []string, wantCode int) report {
+		t.Helper()
+		code, out, errOut := runCLI(context.Background(), env, "config", "check", "--json")
+		if code != wantCode {
+			t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, wantCode, out, errOut)
+		}
+		if errOut != "" {
+			t.Errorf("stderr is not empty: %s", errOut)
+		}
+		var r report
+		if err := json.Unmarshal([]byte(out), &r); err != nil || r.OK == nil {
+			t.Fatalf("stdout is not a JSON report with ok (%v):\n%s", err, out)
+		}
+		return r
+	}
+	t.Run("valid", func(t *testing.T) {
+		env := configHome(t, "retrieval: {topK: 5}\n")
+		r := check(t, env, ExitOK)
+		if !*r.OK || !strings.HasSuffix(r.File, "config.yaml") || len(r.Errors) > 0 {
+			t.Errorf("report %+v, want ok naming the file", r)
+		}
+	})
+	t.Run("invalid", func(t *testing.T) {
+		env := configHome(t, "server: {port: 99999}\nretrieval: {topK: many}\nsever: 1\n")
+		r := check(t, append(env, "NOVA_FACADE_PORT=-1"), ExitFailure)
+		want := []problem{
+			{"facade.port", "NOVA_FACADE_PORT", `must be a TCP port 0-65535 (got "-1")`},
+			{"retrieval.topK", "", `must be an integer (got "many")`},
+			{"server.port", "", `must be a TCP port 0-65535 (got "99999")`},
+			{"sever", "", "unknown key"},
+		}
+		got := map[string]problem{}
+		for _, p := range r.Errors {
+			got[p.Field] = p
+		}
+		for _, w := range want {
+			if got[w.Field] != w {
+				t.Errorf("error for %s: %+v, want %+v", w.Field, got[w.Field], w)
+			}
+		}
+		if len(r.Errors) != len(want) || *r.OK || !strings.Contains(r.Error, "invalid") {
+			t.Errorf("report %+v, want not ok with exactly %d errors", r, len(want))
+		}
+	})
+}
+
+// TestConfigShow_JSONRoundTrips: show --json prints the configuration
+// with the file's keys (not the Go field names, nor Home and File), and
+// that output, saved as config.yaml, loads to the same configuration.
+func TestConfigShow_JSONRoundTrips(t *testing.T) {
+	src := t.TempDir()
+	env := configHome(t, `server: {port: 4100}
+retrieval: {recencyHalfLifeDays: 2.5, denseChannel: "off"}
+sources:
+  - {name: notes, kind: markdown, path: `+src+`, tags: [infra], include: ["**/*.md"]}
+  - {name: log, kind: jsonl, path: `+src+`}
+`)
+	code, out, errOut := runCLI(context.Background(), env, "config", "show", "--json")
+	if code != ExitOK {
+		t.Fatalf("show --json: exit %d\n%s", code, errOut)
+	}
+	var keys map[string]any
+	if err := json.Unmarshal([]byte(out), &keys); err != nil {
+		t.Fatalf("show --json: %v\n%s", err, out)
+	}
+	for _, k := range []string{"server", "facade", "embedding", "retrieval", "index", "sources"} {
+		if _, ok := keys[k]; !ok {
+			t.Errorf("show --json has no key %q:\n%s", k, out)
+		}
+	}
+	if len(keys) != 6 {
+		t.Errorf("show --json has keys other than the file's:\n%s", out)
+	}
+	if !strings.Contains(out, `"keepGenerations": 3`) {
+		t.Errorf("show --json does not use the documented key names:\n%s", out)
+	}
+
+	again := configHome(t, out)
+	if code, out, errOut := runCLI(context.Background(), again, "config", "check"); code != ExitOK {
+		t.Fatalf("the output of show --json does not pass config check: exit %d\n%s%s", code, out, errOut)
+	}
+	want, err := config.Load(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := config.Load(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Home, want.File, got.File = got.Home, "", ""
+	if !reflect.DeepEqual(normalised(got), normalised(want)) {
+		t.Errorf("round trip changed the configuration:\ngot  %+v\nwant %+v", got, want)
+	}
+}
+
+// normalised makes empty lists nil, which the round trip does not keep
+// apart and which mean the same.
+func normalised(c config.Config) config.Config {
+	for i := range c.Sources {
+		s := &c.Sources[i]
+		for _, l := range []*[]string{&s.Tags, &s.Include, &s.Exclude} {
+			if len(*l) == 0 {
+				*l = nil
+			}
+		}
+	}
+	return c
+}
