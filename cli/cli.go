@@ -206,6 +206,9 @@ func runRag(ctx context.Context, inv *Invocation, args []string) int {
 	if len(args) > 0 && args[0] == "search-memory" {
 		return runSearch(ctx, inv, args[1:])
 	}
+	if len(args) > 0 && args[0] != "-h" && args[0] != "--help" {
+		fmt.Fprintf(inv.Stderr, "novactl rag: unknown subcommand %q\n\n", args[0])
+	}
 	fmt.Fprint(inv.Stderr, `Usage: novactl rag search-memory "<query>" [flags]
 
 The compatibility form of "novactl search": same flags, output and exit codes.
@@ -213,7 +216,7 @@ The compatibility form of "novactl search": same flags, output and exit codes.
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 		return ExitOK
 	}
-	return ExitFailure
+	return ExitUsage
 }
 
 func configVerbs() []verb {
