@@ -92,8 +92,13 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 	requests := fs.Int("load-requests", 2000, "maximum requests of the load test")
 	duration := fs.Duration("load-duration", 60*time.Second, "maximum duration of the load test")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof reads it; with --keep, a second run profiles mostly the queries)")
-	if _, code := parseArgs(fs, args); code >= 0 {
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
 		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(inv.Stderr, "%s: unexpected argument %q\n", fs.Name(), pos[0])
+		return ExitUsage
 	}
 	ns, err := parseSizes(*sizes)
 	if err != nil {
@@ -224,8 +229,13 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 	quiet := fs.Duration("quiet", 0, "the watcher's --quiet (default: its own)")
 	maxWait := fs.Duration("max-wait", 0, "the watcher's --max-wait (default: its own)")
 	jsonPath := fs.String("json", "", "also write the reports as JSON to this file (- for stdout instead of the text)")
-	if _, code := parseArgs(fs, args); code >= 0 {
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
 		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(inv.Stderr, "%s: unexpected argument %q\n", fs.Name(), pos[0])
+		return ExitUsage
 	}
 	ns, err := parseSizes(*sizes)
 	if err != nil || *appends <= 0 {

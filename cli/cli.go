@@ -117,7 +117,16 @@ Nova's runtime home is NOVA_HOME (default ~/.nova); settings are in NOVA_HOME/co
 `)
 }
 
-func runVersion(_ context.Context, inv *Invocation, _ []string) int {
+func runVersion(_ context.Context, inv *Invocation, args []string) int {
+	fs := newFlags(inv, "novactl version", "novactl version", "Prints the version, commit and build date.")
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(inv.Stderr, "novactl version: unexpected argument %q\n", pos[0])
+		return ExitUsage
+	}
 	fmt.Fprintln(inv.Stdout, version.Get().Line("novactl"))
 	return ExitOK
 }

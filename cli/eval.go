@@ -52,8 +52,13 @@ func runEval(ctx context.Context, inv *Invocation, args []string) int {
 	jsonOut := fs.Bool("json", false, "print the full report as JSON")
 	facadeURL := fs.String("facade-url", "", "facade base URL (default: the local novad from NOVA_HOME)")
 	timeout := fs.Duration("timeout", 65*time.Second, "timeout of each search")
-	if _, code := parseArgs(fs, args); code >= 0 {
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
 		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(inv.Stderr, "novactl eval: unexpected argument %q\n", pos[0])
+		return ExitUsage
 	}
 	if *queries == "" {
 		fs.Usage()

@@ -43,6 +43,17 @@ func indexVerbs() []verb {
 	}
 }
 
+// indexSynopsis is the usage line of each verb but watch, with the
+// arguments and flags it takes.
+var indexSynopsis = map[string]string{
+	"build":    "novactl index build [--full] [--retrain] [--prune-missing] [--in-process] [-v] [--json]",
+	"sync":     "novactl index sync [--full] [--retrain] [--prune-missing] [--in-process] [-v] [--json]",
+	"verify":   "novactl index verify [RUN_ID] [--json]",
+	"promote":  "novactl index promote [RUN_ID] [--json]",
+	"rollback": "novactl index rollback [--to RUN_ID | RUN_ID] [--json]",
+	"list":     "novactl index list [--deep] [--json]",
+}
+
 func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprintf(inv.Stderr, "Usage: novactl index <%s> [flags]\n\n%s\n", verbNames(indexVerbs(), "|"), indexHelp)
@@ -59,18 +70,39 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintf(inv.Stderr, "novactl index: unknown subcommand %q\n", sub)
 		return ExitUsage
 	}
-	fs := newFlags(inv, "novactl index "+sub, "novactl index "+sub+" [flags]", indexHelp)
+	// Each verb takes only its own flags and arguments: a flag meant for
+	// another verb would otherwise be accepted and silently do nothing.
+	fs := newFlags(inv, "novactl index "+sub, indexSynopsis[sub], indexHelp)
 	jsonOut := fs.Bool("json", false, "print a JSON summary and no progress")
-	retrain := fs.Bool("retrain", false, "build/sync: retrain the builtin embedder on the current corpus")
-	full := fs.Bool("full", false, "build/sync: rebuild every segment from the sources instead of adding a delta (keeps the embedder)")
-	prune := fs.Bool("prune-missing", false, "build/sync: drop memory whose source file no longer exists (kept by default)")
-	inProcess := fs.Bool("in-process", false, "build/sync: embed in this process even when novad is running")
-	to := fs.String("to", "", "rollback: the run id to make active (default: the previous one)")
-	verbose := fs.Bool("v", false, "build/sync: list every skipped line")
-	deep := fs.Bool("deep", false, "list: hash every file of every generation (default: sizes, and hashes of files changed since they were sealed)")
+	var retrain, full, prune, inProcess, verbose, deep bool
+	to := ""
+	switch sub {
+	case "build", "sync":
+		fs.BoolVar(&retrain, "retrain", false, "retrain the builtin embedder on the current corpus")
+		fs.BoolVar(&full, "full", false, "rebuild every segment from the sources instead of adding a delta (keeps the embedder)")
+		fs.BoolVar(&prune, "prune-missing", false, "drop memory whose source file no longer exists (kept by default)")
+		fs.BoolVar(&inProcess, "in-process", false, "embed in this process even when novad is running")
+		fs.BoolVar(&verbose, "v", false, "list every skipped line")
+	case "rollback":
+		fs.StringVar(&to, "to", "", "the run id to make active (default: the previous one)")
+	case "list":
+		fs.BoolVar(&deep, "deep", false, "hash every file of every generation (default: sizes, and hashes of files changed since they were sealed)")
+	}
 	pos, code := parseArgs(fs, rest)
 	if code >= 0 {
 		return code
+	}
+	maxArgs := 0
+	if sub == "verify" || sub == "promote" || sub == "rollback" {
+		maxArgs = 1 // RUN_ID
+	}
+	if len(pos) > maxArgs {
+		fmt.Fprintf(inv.Stderr, "novactl index %s: unexpected argument %q\n", sub, pos[maxArgs])
+		return ExitUsage
+	}
+	if sub == "rollback" && to != "" && len(pos) > 0 && pos[0] != to {
+		fmt.Fprintf(inv.Stderr, "novactl index rollback: --to %s and %s name different run ids: give one\n", to, pos[0])
+		return ExitUsage
 	}
 	cfg, ok := loadConfig(inv)
 	if !ok {
@@ -81,7 +113,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		prog = newProgress(inv.Stderr)
 	}
 	opts := index.Options{
-		Environ: inv.Environ, Retrain: *retrain, Full: *full, PruneMissing: *prune, NoRemote: *inProcess,
+		Environ: inv.Environ, Retrain: retrain, Full: full, PruneMissing: prune, NoRemote: inProcess,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	if prog != nil {
@@ -102,7 +134,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		if err == nil {
 			result = r
 			if !*jsonOut {
-				printBuild(inv.Stdout, r, *verbose)
+				printBuild(inv.Stdout, r, verbose)
 			}
 		}
 	case "sync":
@@ -112,7 +144,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		if r != nil && r.Build != nil {
 			result = r
 			if !*jsonOut {
-				printBuild(inv.Stdout, r.Build, *verbose)
+				printBuild(inv.Stdout, r.Build, verbose)
 			}
 		}
 		if err == nil && !*jsonOut {
@@ -139,11 +171,11 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 			}
 		}
 	case "rollback":
-		if *to == "" && runID != "" {
-			*to = runID
+		if to == "" {
+			to = runID
 		}
 		var r *index.PromoteResult
-		r, err = waitForWatcher(ctx, inv, cfg.Home, sub, *jsonOut, func() (*index.PromoteResult, error) { return ix.Rollback(ctx, *to) })
+		r, err = waitForWatcher(ctx, inv, cfg.Home, sub, *jsonOut, func() (*index.PromoteResult, error) { return ix.Rollback(ctx, to) })
 		if err == nil {
 			result = r
 			if !*jsonOut {
@@ -153,14 +185,14 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	case "list":
 		var gens []index.GenerationInfo
 		depth := index.Quick
-		if *deep {
+		if deep {
 			depth = index.Deep
 		}
 		gens, err = ix.List(depth)
 		if err == nil {
 			result = gens
 			if !*jsonOut {
-				printList(inv.Stdout, gens, *deep)
+				printList(inv.Stdout, gens, deep)
 			}
 		}
 	default:

@@ -43,3 +43,30 @@ func TestRag_usage(t *testing.T) {
 		{[]string{"rag", "search-memory"}, ExitUsage, "query is required"},
 	})
 }
+
+// TestCommands_rejectOthersFlagsAndArgs: each command and verb takes only
+// its own flags and its documented arguments; anything else is a usage
+// error naming it, before any work is done.
+func TestCommands_rejectOthersFlagsAndArgs(t *testing.T) {
+	runUsageCases(t, []usageCase{
+		{[]string{"index", "build", "--to", "xyz"}, ExitUsage, "flag provided but not defined: -to"},
+		{[]string{"index", "build", "extra"}, ExitUsage, `novactl index build: unexpected argument "extra"`},
+		{[]string{"index", "sync", "foo"}, ExitUsage, `novactl index sync: unexpected argument "foo"`},
+		{[]string{"index", "sync", "--deep"}, ExitUsage, "flag provided but not defined: -deep"},
+		{[]string{"index", "list", "--retrain"}, ExitUsage, "flag provided but not defined: -retrain"},
+		{[]string{"index", "list", "extra"}, ExitUsage, `novactl index list: unexpected argument "extra"`},
+		{[]string{"index", "verify", "--full"}, ExitUsage, "flag provided but not defined: -full"},
+		{[]string{"index", "verify", "a", "b"}, ExitUsage, `novactl index verify: unexpected argument "b"`},
+		{[]string{"index", "promote", "--in-process"}, ExitUsage, "flag provided but not defined: -in-process"},
+		{[]string{"index", "rollback", "-v"}, ExitUsage, "flag provided but not defined: -v"},
+		{[]string{"index", "rollback", "--to", "a", "b"}, ExitUsage, "name different run ids"},
+		{[]string{"index", "list", "--help"}, ExitOK, "novactl index list [--deep] [--json]"},
+		{[]string{"doctor", "extra"}, ExitUsage, `novactl doctor: unexpected argument "extra"`},
+		{[]string{"status", "extra"}, ExitUsage, `novactl status: unexpected argument "extra"`},
+		{[]string{"version", "foo"}, ExitUsage, `novactl version: unexpected argument "foo"`},
+		{[]string{"version", "--json"}, ExitUsage, "flag provided but not defined: -json"},
+		{[]string{"eval", "--queries", "cases.jsonl", "extra"}, ExitUsage, `novactl eval: unexpected argument "extra"`},
+		{[]string{"bench", "extra"}, ExitUsage, `novactl bench: unexpected argument "extra"`},
+		{[]string{"bench", "fresh", "extra"}, ExitUsage, `novactl bench fresh: unexpected argument "extra"`},
+	})
+}
