@@ -27,15 +27,24 @@ searches through the running novad and changes nothing.
 Keys: / search · enter run/open · ↑↓ or k/j move · f filters · esc back ·
 r refresh status · ? all keys · q or ctrl+c quit.`
 
+// minTUIRefresh is the shortest pause --refresh accepts.
+const minTUIRefresh = time.Second
+
 func runTUI(ctx context.Context, inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl tui", "novactl tui [--refresh 5s]", tuiHelp)
-	refresh := fs.Duration("refresh", tui.DefaultStatusInterval, "pause between two runs of the status checks")
+	refresh := fs.Duration("refresh", tui.DefaultStatusInterval, "pause between two runs of the status checks (at least 1s)")
 	pos, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
 	}
 	if len(pos) > 0 {
 		fmt.Fprintf(inv.Stderr, "novactl tui: unexpected argument %q\n", pos[0])
+		return ExitUsage
+	}
+	// Each refresh runs every doctor check: a shorter pause would keep a
+	// core busy, and a negative one means nothing.
+	if *refresh < minTUIRefresh {
+		fmt.Fprintf(inv.Stderr, "novactl tui: --refresh must be at least %s (got %s)\n", minTUIRefresh, *refresh)
 		return ExitUsage
 	}
 	if !IsTerminal(inv.Stderr) {

@@ -27,6 +27,9 @@ func TestRunTUI(t *testing.T) {
 		{"refuses without a terminal", nil, ExitUsage, "needs an interactive terminal on stderr"},
 		{"help", []string{"--help"}, ExitOK, "Opens the terminal UI"},
 		{"stray argument", []string{"now"}, ExitUsage, `unexpected argument "now"`},
+		{"refresh too short", []string{"--refresh", "1ns"}, ExitUsage, "--refresh must be at least 1s (got 1ns)"},
+		{"refresh negative", []string{"--refresh", "-1s"}, ExitUsage, "--refresh must be at least 1s (got -1s)"},
+		{"refresh zero", []string{"--refresh", "0"}, ExitUsage, "--refresh must be at least 1s (got 0s)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
