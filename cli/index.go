@@ -226,17 +226,25 @@ func matchWord(ok bool) string {
 	return "does NOT match the configured embedder"
 }
 
+// printBuild summarises a build. An unchanged build wrote nothing: it
+// says so and names the generation that stays active, since there is no
+// candidate for verify or promote.
 func printBuild(w io.Writer, r *index.BuildResult, verbose bool) {
-	fmt.Fprintf(w, "Built %s: %d records → %d chunks (%s) in %s\n", r.RunID, r.Records, r.Chunks, humanize.IBytes(uint64(r.Bytes)), time.Duration(r.DurationMs)*time.Millisecond)
-	fmt.Fprintf(w, "  embeddings: %d embedded, %d from cache (%s, %s/%s/%d)", r.Embedded, r.Cached, r.EmbeddingSource,
-		r.EmbeddingProfile.Provider, r.EmbeddingProfile.Model, r.EmbeddingProfile.Dimension)
-	if r.Carried > 0 {
-		fmt.Fprintf(w, ", %d kept from earlier segments", r.Carried)
+	if r.Mode == index.ModeUnchanged {
+		fmt.Fprintf(w, "Nothing changed: the sources are as %s read them, so no candidate was built and %s stays active (%d records, %d chunks).\n",
+			r.RunID, r.RunID, r.Records, r.Chunks)
+	} else {
+		fmt.Fprintf(w, "Built %s: %d records → %d chunks (%s) in %s\n", r.RunID, r.Records, r.Chunks, humanize.IBytes(uint64(r.Bytes)), time.Duration(r.DurationMs)*time.Millisecond)
+		fmt.Fprintf(w, "  embeddings: %d embedded, %d from cache (%s, %s/%s/%d)", r.Embedded, r.Cached, r.EmbeddingSource,
+			r.EmbeddingProfile.Provider, r.EmbeddingProfile.Model, r.EmbeddingProfile.Dimension)
+		if r.Carried > 0 {
+			fmt.Fprintf(w, ", %d kept from earlier segments", r.Carried)
+		}
+		if r.ModelTrained {
+			fmt.Fprint(w, ", builtin model trained on this corpus")
+		}
+		fmt.Fprintln(w)
 	}
-	if r.ModelTrained {
-		fmt.Fprint(w, ", builtin model trained on this corpus")
-	}
-	fmt.Fprintln(w)
 	var gone []string
 	for _, s := range r.Sources {
 		gone = append(gone, s.Gone...)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nova-recall/nova/paths"
@@ -73,4 +74,32 @@ func jsonlHome(t *testing.T) (root string, home paths.Home, env []string) {
 		t.Fatal(err)
 	}
 	return root, home, []string{"HOME=" + root, "NOVA_HOME=" + home.Root}
+}
+
+// TestIndex_unchangedText: a build or sync with nothing changed says, in
+// text, that nothing was built and which generation stays active; it does
+// not claim to have built the active one.
+func TestIndex_unchangedText(t *testing.T) {
+	_, _, env := jsonlHome(t)
+	code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process", "--json")
+	if code != ExitOK {
+		t.Fatalf("first sync: exit %d\n%s\n%s", code, out, errOut)
+	}
+	var first struct {
+		Result struct{ Build struct{ RunID string } }
+	}
+	if err := json.Unmarshal([]byte(out), &first); err != nil || first.Result.Build.RunID == "" {
+		t.Fatalf("first sync: %v\n%s", err, out)
+	}
+	active := first.Result.Build.RunID
+	for _, verb := range []string{"build", "sync"} {
+		code, out, errOut := runCLI(context.Background(), env, "index", verb, "--in-process")
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d\n%s\n%s", verb, code, out, errOut)
+		}
+		want := "Nothing changed: the sources are as " + active + " read them, so no candidate was built and " + active + " stays active"
+		if !strings.Contains(out, want) || strings.Contains(out, "Built") || strings.Contains(out, "Promoted") {
+			t.Errorf("%s with nothing changed printed:\n%s\nwant %q and no Built or Promoted", verb, out, want)
+		}
+	}
 }
