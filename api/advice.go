@@ -1,6 +1,10 @@
 package api
 
-import "strings"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Advice is what a reason code means to a person and what to do about
 // it. The CLI, the TUI and the MCP server all explain an unavailable
@@ -16,10 +20,17 @@ type Advice struct {
 // String is the advice as one line: what happened, then what to do.
 func (a Advice) String() string { return a.What + " " + a.Do }
 
+// ReasonInvalidFieldPrefix begins the reason of a search refused for one
+// field of the request, which follows it: "invalid-field:date".
+const ReasonInvalidFieldPrefix = "invalid-field:"
+
 // adviceRule matches a family of reason codes.
 type adviceRule struct {
 	match  func(reason string) bool
 	advice Advice
+	// invalid marks a request refused as invalid: sent again unchanged it
+	// is refused again, so for a CLI it is a usage error.
+	invalid bool
 }
 
 func is(codes ...string) func(string) bool {
@@ -30,6 +41,13 @@ func is(codes ...string) func(string) bool {
 			}
 		}
 		return false
+	}
+}
+
+func field(names ...string) func(string) bool {
+	return func(r string) bool {
+		name, ok := strings.CutPrefix(r, ReasonInvalidFieldPrefix)
+		return ok && (len(names) == 0 || slices.Contains(names, name))
 	}
 }
 
@@ -48,17 +66,35 @@ func containsAny(parts ...string) func(string) bool {
 // before the families that match by substring, so that a code such as
 // search-timeout is not taken for a transport failure.
 var adviceTable = []adviceRule{
-	{is(ReasonIndexNotLoaded, FreshnessMissing), Advice{"no index is active yet.", "Build one with novactl index sync; novad picks it up without a restart."}},
-	{is(FreshnessServerIndexNotReady), Advice{"the active index failed verification and no intact one is kept.", "Run novactl doctor; rebuild with novactl index sync --full."}},
-	{is(ReasonIndexLoading), Advice{"the index is still loading.", "Try again in a moment."}},
-	{is(ReasonProfileMismatch, ReasonDimensionMismatch), Advice{"the active index was built with another embedder.", "Rebuild it with novactl index sync."}},
-	{is(ReasonCapacityExhausted), Advice{"novad is busy with other searches.", "Try again in a few seconds."}},
-	{is(ReasonQueryRequired), Advice{"the query is empty.", "Say what to recall."}},
-	{containsAny("budget", "timeout"), Advice{"the search took too long.", "Narrow the query or the filters and try again."}},
-	{is(ReasonCancelled, ReasonCLIUnavailable+":cancelled"), Advice{"the search was cancelled.", "Run it again."}},
-	{containsAny("date", "topK", ReasonInvalidRequest), Advice{"novad refused the request.", "Check the filters."}},
-	{containsAny("encoding", "schema", "json"), Advice{"the memory service returned an unreadable response.", "Run novactl doctor to see what is wrong."}},
-	{containsAny(ReasonCLIUnavailable, ReasonCLIHTTPPrefix), Advice{"the memory service (novad) is not responding.", "Run novactl doctor to see what is wrong."}},
+	{is(ReasonIndexNotLoaded, FreshnessMissing), Advice{"no index is active yet.", "Build one with novactl index sync; novad picks it up without a restart."}, false},
+	{is(FreshnessServerIndexNotReady), Advice{"the active index failed verification and no intact one is kept.", "Run novactl doctor; rebuild with novactl index sync --full."}, false},
+	{is(ReasonIndexLoading), Advice{"the index is still loading.", "Try again in a moment."}, false},
+	{is(ReasonProfileMismatch, ReasonDimensionMismatch), Advice{"the active index was built with another embedder.", "Rebuild it with novactl index sync."}, false},
+	{is(ReasonCapacityExhausted), Advice{"novad is busy with other searches.", "Try again in a few seconds."}, false},
+	{is(ReasonQueryRequired), Advice{"the query is empty.", "Say what to recall."}, true},
+	// A refused field comes before the substring families: its name may
+	// contain one of their words (remainingBudgetMs).
+	{field("query"), Advice{"novad refused the query.", fmt.Sprintf("Send it as text of at most %d characters.", MaxQueryRunes)}, true},
+	{field("date", "dateFrom", "dateTo", "dateRange"), Advice{"novad refused a date filter.", "Give dates as YYYY-MM-DD, a range's start on or before its end."}, true},
+	{field("topK"), Advice{"novad refused the number of results.", fmt.Sprintf("Ask for %d to %d results.", MinTopK, MaxTopK)}, true},
+	{field(), Advice{"novad refused a field of the request.", "Correct the field the error names and try again."}, true},
+	{is(ReasonInvalidRequest), Advice{"novad refused the request.", "Correct what the error names and try again."}, true},
+	{containsAny("budget", "timeout"), Advice{"the search took too long.", "Narrow the query or the filters and try again."}, false},
+	{is(ReasonCancelled, ReasonCLIUnavailable+":cancelled"), Advice{"the search was cancelled.", "Run it again."}, false},
+	{containsAny("encoding", "schema", "json"), Advice{"the memory service returned an unreadable response.", "Run novactl doctor to see what is wrong."}, false},
+	{containsAny(ReasonCLIUnavailable, ReasonCLIHTTPPrefix), Advice{"the memory service (novad) is not responding.", "Run novactl doctor to see what is wrong."}, false},
+}
+
+// RefusedAsInvalid reports whether reason says the server refused the
+// request itself as invalid (a bad field, an empty or malformed query),
+// as opposed to being unable to answer it.
+func RefusedAsInvalid(reason string) bool {
+	for _, r := range adviceTable {
+		if r.match(reason) {
+			return r.invalid
+		}
+	}
+	return false
 }
 
 // AdviceFor explains a search envelope's reason code, including the codes

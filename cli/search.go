@@ -11,6 +11,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/config"
 )
 
 // stringList is a repeatable string flag.
@@ -23,8 +24,10 @@ const searchHelp = `Searches memory through the running novad's facade (POST /ap
 and prints the results with their citations and the quality verdict. It never
 starts a server, builds an index or writes settings.
 
-Exit status: 0 whenever a response came back (check "available" with --json),
-1 when novad could not be reached (without --json), 2 on a usage error.`
+Exit status: 2 on a usage error, including a request novad refused as invalid;
+otherwise 0 whenever a response came back (check "available" with --json), and
+1 when novad could not be reached (without --json). With --json, an error that
+stops the search before a response prints {"ok":false,"error":...}.`
 
 func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl search", `novactl search "<query>" [flags]`, searchHelp)
@@ -48,14 +51,40 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 	if code >= 0 {
 		return code
 	}
+	// fail reports an error that stops the search before a response:
+	// with --json as JSON on stdout, so a script reading it always gets
+	// JSON.
+	fail := func(code int, msg string) int {
+		if *jsonOut {
+			printJSON(inv.Stdout, map[string]any{"ok": false, "error": msg})
+		} else if code == ExitUsage {
+			fmt.Fprintf(inv.Stderr, "Error: %s\n", msg)
+		} else {
+			fmt.Fprintf(inv.Stderr, "novactl search: %s\n", msg)
+		}
+		return code
+	}
 	query := strings.TrimSpace(strings.Join(pos, " "))
 	if query == "" {
-		fmt.Fprintln(inv.Stderr, "Error: query is required")
-		return ExitUsage
+		return fail(ExitUsage, "query is required")
 	}
 	if !utf8.ValidString(query) {
-		fmt.Fprintln(inv.Stderr, "Error: the query is not valid UTF-8")
-		return ExitUsage
+		return fail(ExitUsage, "the query is not valid UTF-8")
+	}
+	// What novad would refuse is refused here, with the flag's name: the
+	// limits are the server's own (api.DecodeSearchRequest).
+	if n := utf8.RuneCountInString(strings.Join(strings.Fields(query), " ")); n > api.MaxQueryRunes {
+		return fail(ExitUsage, fmt.Sprintf("the query is %d characters long; at most %d are searched", n, api.MaxQueryRunes))
+	}
+	for _, d := range []struct{ flag, v string }{{"--date", *date}, {"--date-from", *dateFrom}, {"--date-to", *dateTo}} {
+		if _, ok := api.NormalizeDate(d.v); d.v != "" && !ok {
+			return fail(ExitUsage, fmt.Sprintf("%s must be a calendar date YYYY-MM-DD (got %q)", d.flag, d.v))
+		}
+	}
+	if from, _ := api.NormalizeDate(*dateFrom); from != "" {
+		if to, _ := api.NormalizeDate(*dateTo); to != "" && from > to {
+			return fail(ExitUsage, fmt.Sprintf("--date-from %s is after --date-to %s", from, to))
+		}
 	}
 	base := *facadeURL
 	if base == "" {
@@ -65,9 +94,9 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 	if base != "" {
 		c = client.New(strings.TrimRight(base, "/"), "")
 	} else {
-		cfg, ok := loadConfig(inv)
-		if !ok {
-			return ExitFailure
+		cfg, err := config.Load(inv.Environ)
+		if err != nil {
+			return fail(ExitFailure, configInvalid(err))
 		}
 		c = client.ForConfig(cfg)
 	}
@@ -102,12 +131,16 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintf(inv.Stderr, "novactl search: %v\n", err)
 		return ExitFailure
 	}
+	code = ExitOK
+	if !resp.Available && resp.Reason != nil && api.RefusedAsInvalid(*resp.Reason) {
+		code = ExitUsage
+	}
 	if *jsonOut {
 		printJSON(inv.Stdout, withBudget(resp, budget))
-		return ExitOK
+		return code
 	}
 	printSearch(inv.Stdout, resp)
-	return ExitOK
+	return code
 }
 
 // budgetEnvelope is the --json output: the envelope plus the client budget.
@@ -158,6 +191,11 @@ func printSearch(w io.Writer, r *api.SearchResponse) {
 		}
 		a := api.AdviceFor(reason)
 		fmt.Fprintf(w, "Status: Unavailable — %s\n", a.What)
+		if r.Error != "" {
+			// The server's own words: the advice above is per family of
+			// reasons, this says what exactly was wrong.
+			fmt.Fprintf(w, "Error: %s\n", r.Error)
+		}
 		fmt.Fprintf(w, "Next step: %s\n", a.Do)
 		return
 	}

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/nova-recall/nova/api"
+)
+
+// fakeFacade answers every search with the envelope of reason (available
+// when reason is "") and status, and counts the requests.
+func fakeFacade(t *testing.T, status int, reason, message string) (url string, requests *atomic.Int32) {
+	t.Helper()
+	requests = new(atomic.Int32)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		var body api.SearchBody
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		resp := api.Unavailable(body.Query, body.TopK, reason)
+		resp.Error = message
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(resp)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, requests
+}
+
+// TestSearch_usageErrorsBeforeSending: what novad would refuse is refused
+// before a request, as a usage error naming the flag or the limit, in
+// text and (on stdout) in JSON.
+func TestSearch_usageErrorsBeforeSending(t *testing.T) {
+	url, requests := fakeFacade(t, http.StatusOK, api.ReasonIndexNotLoaded, "")
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad date", []string{"foo", "--date", "2026-13-45"}, `--date must be a calendar date YYYY-MM-DD (got "2026-13-45")`},
+		{"bad date-from", []string{"foo", "--date-from", "yesterday"}, `--date-from must be a calendar date YYYY-MM-DD (got "yesterday")`},
+		{"range backwards", []string{"foo", "--date-from", "2026-05-02", "--date-to", "2026-05-01"}, "--date-from 2026-05-02 is after --date-to 2026-05-01"},
+		{"query too long", []string{strings.Repeat("a", api.MaxQueryRunes+1)}, "the query is 4001 characters long; at most 4000 are searched"},
+		{"query of 1 MB", []string{strings.Repeat("word ", 200_000)}, "at most 4000 are searched"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"search", "--facade-url", url}, tt.args...)
+			code, out, errOut := runCLI(context.Background(), nil, args...)
+			if code != ExitUsage || !strings.Contains(errOut, tt.want) || out != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q on stderr", code, out, errOut, tt.want)
+			}
+			code, out, errOut = runCLI(context.Background(), nil, append(args, "--json")...)
+			var got struct {
+				OK    *bool
+				Error string
+			}
+			if err := json.Unmarshal([]byte(out), &got); err != nil || got.OK == nil || *got.OK || !strings.Contains(got.Error, tt.want) {
+				t.Errorf("--json: stdout %q (%v), want {\"ok\":false,\"error\":%q}", out, err, tt.want)
+			}
+			if code != ExitUsage || errOut != "" {
+				t.Errorf("--json: exit %d, stderr %q; want exit 2 and nothing on stderr", code, errOut)
+			}
+		})
+	}
+	// At the limit the query goes out.
+	if code, out, errOut := runCLI(context.Background(), nil, "search", "--facade-url", url, strings.Repeat("a", api.MaxQueryRunes), "--date", "2026-05-01"); code != ExitOK {
+		t.Errorf("a query of %d characters: exit %d\n%s%s", api.MaxQueryRunes, code, out, errOut)
+	}
+	if n := requests.Load(); n != 1 {
+		t.Errorf("%d requests reached novad, want only the valid one", n)
+	}
+}
+
+// TestSearch_refusedByNovad: a request novad refuses as invalid prints the
+// server's error with advice that fits, and exits 2; other unavailability
+// keeps exit 0, as the help says.
+func TestSearch_refusedByNovad(t *testing.T) {
+	for _, tt := range []struct {
+		name, reason, message string
+		status, code          int
+		want                  []string
+	}{
+		{"refused field", api.ReasonInvalidFieldPrefix + "project", "project: project must be a string", http.StatusUnprocessableEntity, ExitUsage,
+			[]string{"Status: Unavailable — novad refused a field of the request.", "Error: project: project must be a string", "Next step: Correct the field"}},
+		{"refused date", api.ReasonInvalidFieldPrefix + "dateRange", "dateRange: dateFrom 2026-05-02 is after dateTo 2026-05-01", http.StatusUnprocessableEntity, ExitUsage,
+			[]string{"refused a date filter", "Error: dateRange: dateFrom 2026-05-02 is after dateTo 2026-05-01", "YYYY-MM-DD"}},
+		{"refused query", api.ReasonInvalidFieldPrefix + "query", "query: query is longer than 4000 characters", http.StatusUnprocessableEntity, ExitUsage,
+			[]string{"refused the query", "Error: query: query is longer than 4000 characters", "at most 4000 characters"}},
+		{"refused request", api.ReasonInvalidRequest, api.CodeBodyTooLarge, http.StatusRequestEntityTooLarge, ExitUsage,
+			[]string{"novad refused the request.", "Error: request-too-large", "Correct what the error names"}},
+		{"busy", api.ReasonCapacityExhausted, "", http.StatusTooManyRequests, ExitOK,
+			[]string{"novad is busy"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			url, _ := fakeFacade(t, tt.status, tt.reason, tt.message)
+			code, out, errOut := runCLI(context.Background(), nil, "search", "--facade-url", url, "foo")
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, tt.code, out, errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if strings.Contains(out, "Check the filters") || strings.Contains(out, "could not complete") {
+				t.Errorf("advice does not fit the reason:\n%s", out)
+			}
+			code, out, _ = runCLI(context.Background(), nil, "search", "--facade-url", url, "foo", "--json")
+			if code != tt.code || !strings.Contains(out, `"reason": "`+tt.reason+`"`) {
+				t.Errorf("--json: exit %d, want %d, with the envelope:\n%s", code, tt.code, out)
+			}
+		})
+	}
+}
+
+// TestSearch_invalidConfigJSON: with --json, a configuration that does not
+// load is reported as JSON on stdout, with exit 1 as in text.
+func TestSearch_invalidConfigJSON(t *testing.T) {
+	env := configHome(t, "server: {port: nope}\n")
+	code, out, errOut := runCLI(context.Background(), env, "search", "foo", "--json")
+	var got struct {
+		OK    *bool
+		Error string
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.OK == nil || *got.OK || !strings.Contains(got.Error, "server.port: must be an integer") {
+		t.Errorf("stdout %q (%v), want {\"ok\":false,\"error\":...} naming server.port", out, err)
+	}
+	if code != ExitFailure || errOut != "" {
+		t.Errorf("exit %d, stderr %q; want exit 1 and nothing on stderr", code, errOut)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "search", "foo")
+	if code != ExitFailure || out != "" || !strings.Contains(errOut, "server.port: must be an integer") {
+		t.Errorf("text: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
