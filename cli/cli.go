@@ -175,11 +175,16 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, int) {
 	}
 }
 
-// loadConfig loads the configuration, printing field errors on failure.
-func loadConfig(inv *Invocation) (config.Config, bool) {
+// loadConfig loads the configuration, printing field errors on failure:
+// on stderr, or with jsonOut through printJSONError.
+func loadConfig(inv *Invocation, jsonOut bool) (config.Config, bool) {
 	cfg, err := config.Load(inv.Environ)
 	if err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl: %s\n", configInvalid(err))
+		if jsonOut {
+			printJSONError(inv.Stdout, configInvalid(err))
+		} else {
+			fmt.Fprintf(inv.Stderr, "novactl: %s\n", configInvalid(err))
+		}
 		return cfg, false
 	}
 	return cfg, true
@@ -197,6 +202,14 @@ func indent(s string) string {
 		lines[i] = "  " + l
 	}
 	return strings.Join(lines, "\n")
+}
+
+// printJSONError is how a command that documents --json reports an error
+// that stopped it before it had a result: {"ok":false,"error":...} on
+// stdout, the form of index --json, so that a script reading stdout always
+// gets JSON. The exit status stays what it is in text.
+func printJSONError(w io.Writer, msg string) {
+	printJSON(w, map[string]any{"ok": false, "error": msg})
 }
 
 // printJSON writes v as indented JSON.

@@ -64,24 +64,30 @@ func runEval(ctx context.Context, inv *Invocation, args []string) int {
 		fs.Usage()
 		return ExitUsage
 	}
+	fail := func(code int, msg string) int {
+		if *jsonOut {
+			printJSONError(inv.Stdout, msg)
+		} else {
+			fmt.Fprintf(inv.Stderr, "novactl eval: %s\n", msg)
+		}
+		return code
+	}
 	cases, err := eval.ReadCases(*queries)
 	if err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl eval: %v\n", err)
-		return ExitUsage
+		return fail(ExitUsage, err.Error())
 	}
 	var c *client.Client
 	if *facadeURL != "" {
 		c = client.New(strings.TrimRight(*facadeURL, "/"), "")
 	} else {
-		cfg, ok := loadConfig(inv)
+		cfg, ok := loadConfig(inv, *jsonOut)
 		if !ok {
 			return ExitFailure
 		}
 		c = client.ForConfig(cfg)
 	}
 	if _, err := c.FacadeHealth(ctx); client.IsNotRunning(err) {
-		fmt.Fprintf(inv.Stderr, "novactl eval: %v\n", err)
-		return ExitFailure
+		return fail(ExitFailure, err.Error())
 	}
 	search := func(ctx context.Context, body api.SearchBody) (*api.SearchResponse, error) {
 		ctx, cancel := context.WithTimeout(ctx, *timeout)
@@ -176,7 +182,11 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintln(inv.Stderr)
 	}
 	if err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl eval locomo: %v\n", err)
+		if *jsonOut {
+			printJSONError(inv.Stdout, err.Error())
+		} else {
+			fmt.Fprintf(inv.Stderr, "novactl eval locomo: %v\n", err)
+		}
 		return ExitFailure
 	}
 	if *jsonOut {

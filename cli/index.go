@@ -104,7 +104,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintf(inv.Stderr, "novactl index rollback: --to %s and %s name different run ids: give one\n", to, pos[0])
 		return ExitUsage
 	}
-	cfg, ok := loadConfig(inv)
+	cfg, ok := loadConfig(inv, *jsonOut)
 	if !ok {
 		return ExitFailure
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
-	"github.com/nova-recall/nova/config"
 )
 
 // stringList is a repeatable string flag.
@@ -56,7 +55,7 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 	// JSON.
 	fail := func(code int, msg string) int {
 		if *jsonOut {
-			printJSON(inv.Stdout, map[string]any{"ok": false, "error": msg})
+			printJSONError(inv.Stdout, msg)
 		} else if code == ExitUsage {
 			fmt.Fprintf(inv.Stderr, "Error: %s\n", msg)
 		} else {
@@ -94,9 +93,9 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 	if base != "" {
 		c = client.New(strings.TrimRight(base, "/"), "")
 	} else {
-		cfg, err := config.Load(inv.Environ)
-		if err != nil {
-			return fail(ExitFailure, configInvalid(err))
+		cfg, ok := loadConfig(inv, *jsonOut)
+		if !ok {
+			return ExitFailure
 		}
 		c = client.ForConfig(cfg)
 	}

@@ -51,7 +51,7 @@ func runTUI(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintln(inv.Stderr, "novactl tui needs an interactive terminal on stderr. For scripts, use novactl status, novactl doctor --json or novactl search --json.")
 		return ExitUsage
 	}
-	cfg, ok := loadConfig(inv)
+	cfg, ok := loadConfig(inv, false)
 	if !ok {
 		return ExitFailure
 	}

@@ -2,6 +2,10 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -69,4 +73,50 @@ func TestCommands_rejectOthersFlagsAndArgs(t *testing.T) {
 		{[]string{"bench", "extra"}, ExitUsage, `novactl bench: unexpected argument "extra"`},
 		{[]string{"bench", "fresh", "extra"}, ExitUsage, `novactl bench fresh: unexpected argument "extra"`},
 	})
+}
+
+// TestJSONErrors: a command that documents --json reports an error that
+// stops it before a result as {"ok":false,"error":...} on stdout, with
+// nothing on stderr and the exit status of the text form.
+func TestJSONErrors(t *testing.T) {
+	dir := t.TempDir()
+	cases := filepath.Join(dir, "cases.jsonl")
+	if err := os.WriteFile(cases, []byte(`{"id":"a","query":"port","expect":{"relevantIds":["x"]}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String() // nothing listens once closed
+	ln.Close()
+	bad := configHome(t, "server: {port: nope}\n")
+	for _, tt := range []struct {
+		name string
+		env  []string
+		args []string
+		code int
+		want string
+	}{
+		{"eval with novad down", nil, []string{"eval", "--queries", cases, "--facade-url", down, "--json"}, ExitFailure, "novad is not running"},
+		{"eval with an invalid config", bad, []string{"eval", "--queries", cases, "--json"}, ExitFailure, "server.port: must be an integer"},
+		{"eval with unreadable cases", nil, []string{"eval", "--queries", filepath.Join(dir, "none.jsonl"), "--json"}, ExitUsage, "none.jsonl"},
+		{"eval locomo with no dataset", nil, []string{"eval", "locomo", filepath.Join(dir, "none.json"), "--json"}, ExitFailure, "none.json"},
+		{"index with an invalid config", bad, []string{"index", "list", "--json"}, ExitFailure, "server.port: must be an integer"},
+		{"search with an invalid config", bad, []string{"search", "foo", "--json"}, ExitFailure, "server.port: must be an integer"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(context.Background(), tt.env, tt.args...)
+			var got struct {
+				OK    *bool
+				Error string
+			}
+			if err := json.Unmarshal([]byte(out), &got); err != nil || got.OK == nil || *got.OK || !strings.Contains(got.Error, tt.want) {
+				t.Errorf("stdout %q (%v), want {\"ok\":false,\"error\":...} saying %q", out, err, tt.want)
+			}
+			if code != tt.code || errOut != "" {
+				t.Errorf("exit %d, stderr %q; want exit %d and nothing on stderr", code, errOut, tt.code)
+			}
+		})
+	}
 }

@@ -72,7 +72,7 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintln(inv.Stderr, "novactl index watch: --quiet must be positive, --max-wait at least --quiet, --rescan at least 1s")
 		return ExitUsage
 	}
-	cfg, ok := loadConfig(inv)
+	cfg, ok := loadConfig(inv, false)
 	if !ok {
 		return ExitConfig
 	}
