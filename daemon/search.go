@@ -127,7 +127,7 @@ func (s *Server) decodeSearch(w http.ResponseWriter, r *http.Request, surface ap
 		case rerr.Reason == api.ReasonQueryRequired:
 			reason = api.ReasonQueryRequired
 		case rerr.Field != "":
-			reason = fmt.Sprintf("invalid-field:%s", rerr.Field)
+			reason = api.ReasonInvalidFieldPrefix + rerr.Field
 		}
 		resp := api.Unavailable(rerr.Query, rerr.TopK, reason)
 		resp.Error = rerr.Error()
