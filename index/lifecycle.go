@@ -391,7 +391,9 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (*PromoteResult,
 	var skipped, damaged []string
 	if toRunID == "" {
 		// Previously active generations, most recent first; then any other
-		// kept generation, newest first.
+		// kept generation older than the active one, newest first (a
+		// newer one was never made active: an interrupted promotion,
+		// which promote finishes, not rollback).
 		var order []string
 		if cur != nil {
 			order = append(order, cur.PreviousRunID)
@@ -399,7 +401,9 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (*PromoteResult,
 		order = append(order, x.activations()...)
 		ids := x.generationIDs()
 		for i := len(ids) - 1; i >= 0; i-- {
-			order = append(order, ids[i])
+			if current == "" || ids[i] < current { // run ids sort by time
+				order = append(order, ids[i])
+			}
 		}
 		seen := map[string]bool{"": true, current: true}
 		for _, id := range order {

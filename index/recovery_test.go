@@ -130,18 +130,19 @@ func TestRollback_skipsDamagedGenerations(t *testing.T) {
 	}
 }
 
-// TestPromote_finishesAnInterruptedPromotion: a promotion that failed
+// interruptedPromotion builds a fourth version and fails its promotion
 // after the generation was moved into place (a full disk writing the
-// manifest) is finished by promoting again, and its message says so.
-func TestPromote_finishesAnInterruptedPromotion(t *testing.T) {
-	cfg, runs := versions(t)
+// manifest). It returns the configuration, the three promoted run ids and
+// the one whose promotion was interrupted.
+func interruptedPromotion(t *testing.T) (cfg config.Config, runs []string, built string) {
+	t.Helper()
+	cfg, runs = versions(t)
 	writeFile(t, cfg.Sources[0].Path, jsonlLines(t, versionRecords(4)...))
 	fail := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch.Add(48 * 3600e9)).Now, Hook: func(step string) {
 		if step == manifest.StepTempWritten {
 			panic("disk full") // the manifest cannot be written
 		}
 	}})
-	var built string
 	func() {
 		defer func() { _ = recover() }()
 		b, err := fail.Build(context.Background())
@@ -157,9 +158,30 @@ func TestPromote_finishesAnInterruptedPromotion(t *testing.T) {
 	if m, _, _ := manifest.Read(cfg.Home.Manifest()); m.RunID != runs[2] {
 		t.Fatalf("active %s, want %s still", m.RunID, runs[2])
 	}
+	return cfg, runs, built
+}
+
+// TestPromote_finishesAnInterruptedPromotion: an interrupted promotion is
+// finished by promoting again, and its message says so.
+func TestPromote_finishesAnInterruptedPromotion(t *testing.T) {
+	cfg, _, built := interruptedPromotion(t)
 	p, err := index.New(cfg, index.Options{NoRemote: true}).Promote(context.Background(), "")
 	if err != nil || p.RunID != built {
 		t.Fatalf("promote again: %+v %v, want %s promoted", p, err, built)
+	}
+}
+
+// TestRollback_afterAnInterruptedPromotion: rollback goes back, never
+// forward to the generation that was never made active ("is active
+// again" would be untrue): with the older generations damaged, there is
+// nothing to roll back to.
+func TestRollback_afterAnInterruptedPromotion(t *testing.T) {
+	cfg, runs, built := interruptedPromotion(t)
+	damageSegments(t, cfg, runs[0])
+	damageSegments(t, cfg, runs[1])
+	rb, err := index.New(cfg, index.Options{NoRemote: true}).Rollback(context.Background(), "")
+	if !errors.Is(err, index.ErrNotFound) {
+		t.Fatalf("rollback after an interrupted promotion, older generations damaged: %+v %v, want nothing to roll back to (not %s)", rb, err, built)
 	}
 }
 
