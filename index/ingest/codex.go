@@ -202,7 +202,7 @@ func readCodexZst(fc *fileCtx) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = readLines(fc, zstdErrors{zr}, h, Cursor{}, true, 0)
+	_, _, err = readLines(fc, zstdErrors{zr}, h, Cursor{}, true, 0, nil)
 	return err
 }
 

@@ -4,14 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/zeebo/xxh3"
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/memory"
@@ -33,13 +33,31 @@ type Cursor struct {
 	// without a line ending but a whole JSON value: the line ending that
 	// follows it later completes that line instead of starting a new one.
 	Open bool `json:"open,omitempty"`
-	// Tail is a digest of the bytes just before Offset (up to
-	// tailBytes), checked before resuming: a file rewritten since, rather
-	// than appended to, is reported as ErrFileChanged.
-	Tail string `json:"tail,omitempty"`
+	// Prefix is a digest (XXH3-64, hex) of every byte before Offset,
+	// checked before resuming: a file changed anywhere before the cursor
+	// (a record edited in place, then an append) is reported as
+	// ErrFileChanged. A cursor without one (written by an older version)
+	// is never resumed.
+	Prefix string `json:"prefix,omitempty"`
+
+	// run is set on a cursor this process returned: reading on from it
+	// (the next piece of a large file) hashes only the new bytes, where a
+	// stored cursor has its whole prefix read and hashed again.
+	run *running
 }
 
-// tailBytes is how much of the consumed part a Cursor's Tail covers.
+// running is what reading on from a cursor of this process needs.
+type running struct {
+	// sum is the hash behind Prefix; it is copied, never written to.
+	sum xxh3.Hasher
+	// tail is the hash of the last tailBytes before the cursor, checked
+	// in place of the whole prefix: the readers of one build check the
+	// file's stat around each piece, and the next sync checks the whole
+	// prefix again.
+	tail uint64
+}
+
+// tailBytes is how much before a cursor of this process is checked.
 const tailBytes = 1024
 
 // ErrFileChanged means a file no longer starts with what a Cursor
@@ -106,7 +124,8 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 		return from, false, err
 	}
 	defer file.Close()
-	if err := checkTail(file, from); err != nil {
+	sum, err := checkPrefix(file, from)
+	if err != nil {
 		return from, false, err
 	}
 	if _, err := file.Seek(from.Offset, io.SeekStart); err != nil {
@@ -116,7 +135,7 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 	if err != nil {
 		return from, false, fmt.Errorf("%w: cursor state: %v", ErrFileChanged, err)
 	}
-	cur, more, err = readLines(fc, file, h, from, false, limit)
+	cur, more, err = readLines(fc, file, h, from, false, limit, sum)
 	if err != nil {
 		return from, false, err
 	}
@@ -126,9 +145,11 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 	if cur.State, err = h.state(); err != nil {
 		return from, false, err
 	}
-	if cur.Tail, err = tailDigest(file, cur.Offset); err != nil {
+	tail, err := tailHash(file, cur.Offset)
+	if err != nil {
 		return from, false, err
 	}
+	cur.Prefix, cur.run = digest(sum), &running{sum: *sum, tail: tail}
 	return cur, more, nil
 }
 
@@ -185,11 +206,13 @@ func newLineHandler(fc *fileCtx, state json.RawMessage) (lineHandler, error) {
 // readLines feeds the lines of r (positioned at from.Offset) to h and
 // returns the cursor after the last line consumed. whole reads a stream
 // that will not grow (a decompressed rollout): its last line is read
-// even if it is torn.
-func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool, limit int64) (Cursor, bool, error) {
+// even if it is torn. sum, when not nil, is the hash of the bytes before
+// from.Offset: the bytes of the lines consumed are added to it.
+func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool, limit int64, sum *xxh3.Hasher) (Cursor, bool, error) {
 	cur := from
-	cur.State, cur.Tail = nil, ""
+	cur.State, cur.Prefix, cur.run = nil, "", nil
 	sc := newLineScanner(r)
+	sc.sum = sum
 	if head, err := sc.br.Peek(sniffBytes); len(head) > 0 && binaryContent(string(head)) {
 		fc.problem(0, "binary content (NUL bytes or mostly invalid UTF-8), not text: skipped")
 		return from, false, nil
@@ -219,6 +242,7 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 			// The rest of the line consumed last time: only its line
 			// ending is expected.
 			if !l.terminated && !whole {
+				sc.unread()
 				return cur, false, nil
 			}
 			if len(content) > 0 || l.tooLong {
@@ -232,6 +256,7 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 		if !l.terminated && !whole {
 			if len(content) == 0 || l.tooLong || !json.Valid(content) {
 				// A write in progress: read it once it is complete.
+				sc.unread()
 				return cur, false, nil
 			}
 			cur.Open = true
@@ -252,37 +277,53 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 	}
 }
 
-// checkTail verifies that file still holds what from consumed.
-func checkTail(file *os.File, from Cursor) error {
+// checkPrefix verifies that file still holds what from consumed, byte
+// for byte, and returns the hash of those bytes to hash on from. A cursor
+// this process returned carries that hash: only its tail is read again.
+func checkPrefix(file *os.File, from Cursor) (*xxh3.Hasher, error) {
 	if from.Offset == 0 {
-		return nil
+		return xxh3.New(), nil
 	}
 	fi, err := file.Stat()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if fi.Size() < from.Offset {
-		return ErrFileChanged
+	if fi.Size() < from.Offset || from.Prefix == "" {
+		return nil, ErrFileChanged
 	}
-	tail, err := tailDigest(file, from.Offset)
-	if err != nil {
-		return err
+	if from.run != nil {
+		tail, err := tailHash(file, from.Offset)
+		if err != nil {
+			return nil, err
+		}
+		if tail != from.run.tail {
+			return nil, ErrFileChanged
+		}
+		sum := from.run.sum
+		return &sum, nil
 	}
-	if from.Tail != "" && tail != from.Tail {
-		return ErrFileChanged
+	sum := xxh3.New()
+	if _, err := io.CopyBuffer(sum, io.NewSectionReader(file, 0, from.Offset), make([]byte, 256<<10)); err != nil {
+		return nil, fmt.Errorf("read before the cursor: %w", err)
 	}
-	return nil
+	if digest(sum) != from.Prefix {
+		return nil, ErrFileChanged
+	}
+	return sum, nil
 }
 
-// tailDigest is the digest of up to tailBytes before offset.
-func tailDigest(file *os.File, offset int64) (string, error) {
+func digest(sum *xxh3.Hasher) string {
+	return fmt.Sprintf("%016x", sum.Sum64())
+}
+
+// tailHash is the hash of up to tailBytes before offset.
+func tailHash(file *os.File, offset int64) (uint64, error) {
 	start := max(0, offset-tailBytes)
 	buf := make([]byte, offset-start)
 	if _, err := file.ReadAt(buf, start); err != nil {
-		return "", fmt.Errorf("read before the cursor: %w", err)
+		return 0, fmt.Errorf("read before the cursor: %w", err)
 	}
-	sum := sha256.Sum256(buf)
-	return hex.EncodeToString(sum[:16]), nil
+	return xxh3.Hash(buf), nil
 }
 
 // fileCtx is the reading of one file: where records and problems go.

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -64,7 +65,7 @@ func sameResult(t *testing.T, what string, got, want readResult) {
 	if !reflect.DeepEqual(got.problems, want.problems) {
 		t.Fatalf("%s: problems differ from a whole read:\n got %v\nwant %v", what, got.problems, want.problems)
 	}
-	if got.cursor.Offset != want.cursor.Offset || got.cursor.Line != want.cursor.Line || got.cursor.Open != want.cursor.Open {
+	if got.cursor.Offset != want.cursor.Offset || got.cursor.Line != want.cursor.Line || got.cursor.Open != want.cursor.Open || got.cursor.Prefix != want.cursor.Prefix {
 		t.Fatalf("%s: cursor %+v, want %+v", what, got.cursor, want.cursor)
 	}
 }
@@ -162,6 +163,21 @@ func TestReadFile_resumeEqualsWhole(t *testing.T) {
 	}
 }
 
+// storedCursor returns cur as the next sync finds it: through JSON, as
+// the source states keep it.
+func storedCursor(t *testing.T, cur Cursor) Cursor {
+	t.Helper()
+	b, err := json.Marshal(cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Cursor
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func TestReadFile_cursor(t *testing.T) {
 	src := config.Source{Name: "rec", Kind: config.KindJSONL}
 	line := func(id, text string) string { return `{"id":"` + id + `","text":"` + text + `"}` }
@@ -252,6 +268,53 @@ func TestReadFile_cursor(t *testing.T) {
 			if !errors.Is(err, ErrFileChanged) {
 				t.Errorf("%s: err = %v, want ErrFileChanged", name, err)
 			}
+		}
+	})
+
+	t.Run("a stored cursor refuses an edit anywhere before it", func(t *testing.T) {
+		// More than a kilobyte of records, so the edit is far from the
+		// cursor; the edited record keeps its length and the file grows,
+		// as an exporter rewriting its file in place and appending does.
+		var b strings.Builder
+		for i := range 40 {
+			b.WriteString(line("r"+strconv.Itoa(i), "record "+strconv.Itoa(i)+" about the quarterly close word"+strconv.Itoa(i)+"x") + "\n")
+		}
+		p, s := setup(t, b.String())
+		var res readResult
+		readFrom(t, s, p, "r.jsonl", Cursor{}, &res)
+		stored := storedCursor(t, res.cursor)
+
+		// Appended only: the stored cursor resumes and reads the new line.
+		appendTo(t, p, line("r40", "appended")+"\n")
+		var more readResult
+		readFrom(t, s, p, "r.jsonl", stored, &more)
+		if ids(more) != "r40@41" {
+			t.Fatalf("append read from a stored cursor: %s", ids(more))
+		}
+		stored = storedCursor(t, more.cursor)
+
+		content, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := bytes.Replace(content, []byte("word2x"), []byte("WORD2Y"), 1)
+		edited = append(edited, line("r41", "appended again")+"\n"...)
+		if err := os.WriteFile(p, edited, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err = ReadFile(context.Background(), s, File{Path: p, Rel: "r.jsonl"}, stored, Sink{
+			Record:  func(r memory.Record) error { t.Errorf("record %s read from the stale cursor", r.ID); return nil },
+			Problem: func(Problem) {},
+		})
+		if !errors.Is(err, ErrFileChanged) {
+			t.Fatalf("edit before the cursor: err = %v, want ErrFileChanged", err)
+		}
+		// A cursor stored by an older version, without a digest of what
+		// it consumed, is never trusted.
+		old := stored
+		old.Prefix = ""
+		if _, err := ReadFile(context.Background(), s, File{Path: p, Rel: "r.jsonl"}, old, Sink{}); !errors.Is(err, ErrFileChanged) {
+			t.Fatalf("cursor without a prefix digest: err = %v, want ErrFileChanged", err)
 		}
 	})
 

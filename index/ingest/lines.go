@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+
+	"github.com/zeebo/xxh3"
 )
 
 const (
@@ -46,6 +48,13 @@ type lineScanner struct {
 	br  *bufio.Reader
 	buf []byte
 	sh  shrinker
+	// sum, when set, gets the raw bytes of every line returned. mark is
+	// its state before the last line when that line has no line ending
+	// (the caller may leave it for the next read: see unread); only then,
+	// or for a line too long to hold, is the state copied.
+	sum    *xxh3.Hasher
+	mark   xxh3.Hasher
+	marked bool
 }
 
 func newLineScanner(r io.Reader) *lineScanner {
@@ -55,6 +64,7 @@ func newLineScanner(r io.Reader) *lineScanner {
 // next returns the next line, or io.EOF when there is none.
 func (s *lineScanner) next() (rawLine, error) {
 	s.buf = s.buf[:0]
+	s.marked = false
 	var l rawLine
 	streaming := false
 	for {
@@ -63,11 +73,17 @@ func (s *lineScanner) next() (rawLine, error) {
 		switch {
 		case streaming:
 			s.sh.write(chunk)
+			s.hash(chunk)
 		case len(s.buf)+len(chunk) > inlineLineBytes:
 			streaming = true
 			s.sh.reset()
 			s.sh.write(s.buf)
 			s.sh.write(chunk)
+			if s.sum != nil {
+				s.mark = *s.sum
+			}
+			s.hash(s.buf)
+			s.hash(chunk)
 		default:
 			s.buf = append(s.buf, chunk...)
 		}
@@ -83,12 +99,36 @@ func (s *lineScanner) next() (rawLine, error) {
 		l.terminated = err == nil
 		break
 	}
+	switch {
+	case streaming:
+		s.marked = !l.terminated
+	case !l.terminated && s.sum != nil:
+		s.mark, s.marked = *s.sum, true
+		s.hash(s.buf)
+	default:
+		s.hash(s.buf)
+	}
 	l.data = s.buf
 	if streaming {
 		l.data, l.tooLong = s.sh.finish()
 	}
 	l.data = bytes.TrimRight(l.data, "\r\n")
 	return l, nil
+}
+
+func (s *lineScanner) hash(b []byte) {
+	if s.sum != nil {
+		_, _ = s.sum.Write(b)
+	}
+}
+
+// unread takes the last line, one without a line ending that the caller
+// leaves for the next read, back out of sum.
+func (s *lineScanner) unread() {
+	if s.marked && s.sum != nil {
+		*s.sum = s.mark
+	}
+	s.marked = false
 }
 
 // shrinker copies a JSON text while replacing every string value longer
