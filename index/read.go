@@ -53,8 +53,10 @@ const readAttempts = 3
 // writing the last one). The read stands only if the file is the same
 // file afterwards and did not shrink; a line-based file that now holds
 // fewer lines than before and was written a moment ago is taken for a
-// rewrite in progress. A file that keeps failing these is unstable: its
-// earlier memory is kept and it is read again next time.
+// rewrite in progress, and read again once it has been left alone for
+// shrinkSettle: a file that stays shrunk (a record removed, a log rotated
+// by copytruncate) is then a rewrite. A file that keeps failing these is
+// unstable: its earlier memory is kept and it is read again next time.
 //
 // With limit > 0 a line-based file is read in pieces of about limit bytes:
 // prevPiece, when set, is the previous piece, and this one reads on from it.
@@ -63,15 +65,17 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 	if prevPiece != nil {
 		out.piece = prevPiece.piece + 1
 	}
+	var wait time.Duration
 	for attempt := range readAttempts {
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
 				out.err = ctx.Err()
 				return out
-			case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
+			case <-time.After(wait):
 			}
 		}
+		wait = time.Duration(attempt+1) * 100 * time.Millisecond
 		before := statIdentity(f.Path)
 		if !before.exist {
 			out.err = fmt.Errorf("%s disappeared while it was read", f.Path)
@@ -103,6 +107,9 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 		// A file read in pieces is judged before its first piece is
 		// used: the line count the whole read would have compared.
 		if prevPiece == nil && limit > 0 && before.size > limit && x.rewriting(src, f, prev, before) {
+			if wait = x.settleWait(before); wait == 0 {
+				break
+			}
 			continue
 		}
 		cur, more, err := ingest.ReadFilePiece(ctx, src, f, from, limit, sink)
@@ -121,7 +128,12 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 			continue // replaced or truncated under the reader
 		}
 		if out.piece == 0 && !more && !out.resumed && x.recentlyShrunk(src, f, prev, after, cur.Line) {
-			continue // fewer lines than before, just written: a rewrite in progress
+			// Fewer lines than before, just written: a rewrite in
+			// progress, or one done. Read it again once it has settled.
+			if wait = x.settleWait(after); wait == 0 {
+				break
+			}
+			continue
 		}
 		// Chunking (tags, hashes, governance) is per record: the cores
 		// share it, so one large file is not read on one core alone.
@@ -159,12 +171,29 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 	return out
 }
 
+// shrinkSettle is how long a line-based file that holds fewer lines than
+// before must be left alone to be taken for rewritten rather than being
+// rewritten.
+const shrinkSettle = 2 * time.Second
+
 // recentlyShrunk reports whether a line-based file written a moment ago
-// holds fewer lines than the previous read consumed: its writer has
-// truncated it and is writing it again.
+// holds fewer lines than the previous read consumed: its writer may have
+// truncated it and be writing it again.
 func (x *Indexer) recentlyShrunk(src config.Source, f ingest.File, prev *FileState, id fileIdentity, lines int) bool {
 	return prev != nil && ingest.LineBased(src.Kind, f.Path) && lines < prev.Cursor.Line &&
-		x.opts.Now().Sub(time.Unix(0, id.modTime)) < 2*time.Second
+		x.opts.Now().Sub(time.Unix(0, id.modTime)) < shrinkSettle
+}
+
+// settleWait is how long to wait before reading a recently shrunk file
+// again: until shrinkSettle has passed since it was written. 0 when that
+// is further away than shrinkSettle (a modification time in the future):
+// the file is then left unstable for a later sync.
+func (x *Indexer) settleWait(id fileIdentity) time.Duration {
+	d := time.Unix(0, id.modTime).Add(shrinkSettle).Sub(x.opts.Now()) + 10*time.Millisecond
+	if d > shrinkSettle+10*time.Millisecond {
+		return 0
+	}
+	return max(d, 10*time.Millisecond)
 }
 
 // rewriting is recentlyShrunk for a file about to be read in pieces: its

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
@@ -57,5 +59,78 @@ func TestSync_editBeforeCursorThenAppend(t *testing.T) {
 	}
 	if len(chunks) != 31 {
 		t.Errorf("%d chunks, want 31", len(chunks))
+	}
+}
+
+// TestSync_shrunkFileSettlesIntoRewrite: a line file that holds fewer
+// lines than before is read again once it has been left alone for a
+// moment, and then taken for rewritten: a removed record goes, and after
+// a copytruncate rotation (emptied, then a line written while the sync
+// waits) only the new line stays. Before, such a sync kept the old memory
+// and nothing read the file again until it changed once more.
+func TestSync_shrunkFileSettlesIntoRewrite(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "exports", "memory.jsonl")
+	var recs []rec
+	for i := 1; i <= 30; i++ {
+		recs = append(recs, rec{ID: fmt.Sprintf("r%d", i), Text: fmt.Sprintf("Record %d about ledger reconciliation word%dx", i, i)})
+	}
+	writeFile(t, p, jsonlLines(t, recs...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "export", Kind: config.KindJSONL, Path: p})
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true}))
+	rewrite := func(content string) {
+		t.Helper()
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0) // same inode
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(content); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func() string {
+		t.Helper()
+		_, g := active(t, cfg.Home)
+		var out []string
+		for id := range chunkByID(t, g) {
+			out = append(out, id)
+		}
+		slices.Sort(out)
+		return strings.Join(out, " ")
+	}
+
+	// A record removed, the file rewritten a moment before the sync.
+	rewrite(jsonlLines(t, append(slices.Clone(recs[:1]), recs[2:]...)...))
+	r := mustSync(t, index.New(cfg, index.Options{NoRemote: true})).Build
+	if r.ProblemCount != 0 || r.Records != 29 {
+		t.Errorf("record removed: %d records, problems %v; want 29, none", r.Records, r.Problems)
+	}
+	if got := ids(); strings.Contains(got, "export:r2 ") || !strings.Contains(got, "export:r3 ") {
+		t.Errorf("record removed: ids %s", got)
+	}
+
+	// Copytruncate: emptied, and a new line arrives while the sync waits.
+	rewrite("")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(500 * time.Millisecond)
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+		if err == nil {
+			_, err = f.WriteString(`{"id":"n1","text":"after rotation krakenheron"}` + "\n")
+			f.Close()
+		}
+		if err != nil {
+			t.Error(err)
+		}
+	}()
+	r = mustSync(t, index.New(cfg, index.Options{NoRemote: true})).Build
+	<-done
+	if r.ProblemCount != 0 || r.Records != 1 {
+		t.Errorf("rotated: %d records, problems %v; want 1, none", r.Records, r.Problems)
+	}
+	if got := ids(); got != "export:n1" {
+		t.Errorf("rotated: ids %s, want export:n1 alone", got)
 	}
 }
