@@ -57,6 +57,7 @@ type watcher struct {
 	covering  time.Time // pendingSince of the changes the running sync covers
 	done      chan syncResult
 	failures  int
+	unsettled int       // syncs in a row that left input unsettled
 	notBefore time.Time // no sync starts before this (back-off, spacing)
 
 	// gone are the source files seen to disappear, with when.
@@ -399,16 +400,33 @@ func (w *watcher) finish(r syncResult) {
 	case nil:
 		w.failures = 0
 		s.Result, s.RunID, s.Chunks = freshness.ResultOK, r.out.RunID, r.out.Chunks
-		w.st.CaughtUpAt = r.started.UTC()
-		w.st.PendingSince = time.Time{}
-		if w.pending {
-			w.st.PendingSince = w.pendingSince.UTC()
-		}
 		if r.out.GoneFiles != nil {
 			clear(w.gone)
 			for _, p := range r.out.GoneFiles {
 				w.gone[p] = r.finished
 			}
+		}
+		if r.out.Unsettled > 0 {
+			// The index kept the earlier memory of files that kept
+			// changing, and the snapshot already holds their new stat:
+			// neither an event nor the rescan may bring them back. Retry,
+			// backing off, and stay pending meanwhile.
+			w.unsettled++
+			if !w.pending {
+				w.trigger = triggerRetry
+			}
+			w.restorePending()
+			w.st.PendingSince = w.pendingSince.UTC()
+			backoff := min(w.opts.BusyRetry<<min(w.unsettled-1, 20), w.opts.MaxBackoff)
+			w.notBefore = r.finished.Add(backoff)
+			w.log.Info("Sync kept the earlier memory of files that kept changing; retrying", "in", backoff.String(), "files", r.out.Unsettled, "runId", r.out.RunID, "took", took.String())
+			break
+		}
+		w.unsettled = 0
+		w.st.CaughtUpAt = r.started.UTC()
+		w.st.PendingSince = time.Time{}
+		if w.pending {
+			w.st.PendingSince = w.pendingSince.UTC()
 		}
 		// Space syncs out: a stream of appends gets a sync every
 		// Quiet..MaxWait, not one after another back to back.

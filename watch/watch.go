@@ -42,6 +42,12 @@ type Outcome struct {
 	// whose memory the index keeps; nil means the syncer does not know,
 	// and the watcher reports the files it saw disappear.
 	GoneFiles []string
+	// Unsettled counts the files the sync could not read stably (they
+	// kept changing while they were read): the index kept their earlier
+	// memory. The watcher syncs again shortly, and the sources do not
+	// count as caught up meanwhile, since no file event may come to say
+	// they changed.
+	Unsettled int
 }
 
 // ErrBusy is wrapped by Syncer errors that mean another index writer holds

@@ -76,6 +76,8 @@ type fakeSyncer struct {
 	// block, when set, makes Sync wait for the context.
 	block bool
 	gone  []string
+	// unsettled are the Unsettled counts of the first calls, in order.
+	unsettled []int
 }
 
 func (f *fakeSyncer) Sync(ctx context.Context) (Outcome, error) {
@@ -87,6 +89,10 @@ func (f *fakeSyncer) Sync(ctx context.Context) (Outcome, error) {
 		err = f.errs[n]
 	}
 	took, block := f.took, f.block
+	unsettled := 0
+	if n < len(f.unsettled) {
+		unsettled = f.unsettled[n]
+	}
 	f.mu.Unlock()
 	if block {
 		<-ctx.Done()
@@ -96,7 +102,7 @@ func (f *fakeSyncer) Sync(ctx context.Context) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	return Outcome{RunID: fmt.Sprintf("run-%d", n+1), Chunks: 10 + n, GoneFiles: f.gone}, nil
+	return Outcome{RunID: fmt.Sprintf("run-%d", n+1), Chunks: 10 + n, GoneFiles: f.gone, Unsettled: unsettled}, nil
 }
 
 func (f *fakeSyncer) times() []time.Time {
@@ -336,6 +342,39 @@ func TestBusyIndexIsRetried(t *testing.T) {
 		st := h.state()
 		if st.LastSync.Result != freshness.ResultOK || st.LastSync.Trigger != triggerChange || st.Syncs[freshness.ResultBusy] != 1 || !st.PendingSince.IsZero() {
 			t.Fatalf("state after retry: %+v syncs %v", st.LastSync, st.Syncs)
+		}
+		h.stop()
+	})
+}
+
+// TestUnsettledSyncIsRetried: a sync that kept the earlier memory of a
+// file that kept changing while it was read is retried with no further
+// event, backing off, and until then the state shows the change pending
+// rather than caught up.
+func TestUnsettledSyncIsRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, func(_ *Options, _ *fakeNotifier, s *fakeSyncer) { s.unsettled = []int{1, 1} })
+		h.appendLine(filepath.Join(h.src, "a.jsonl"))
+		changed := time.Now()
+		time.Sleep(DefaultQuiet + 3*time.Second) // the first sync is over
+		st := h.state()
+		if len(h.s.times()) != 1 || st.LastSync.Result != freshness.ResultOK || !st.PendingSince.Equal(changed.UTC()) || !st.CaughtUpAt.Equal(h.t0.UTC()) {
+			t.Fatalf("after an unsettled sync: %d syncs, last %+v, pending since %v (change at %v), caught up %v",
+				len(h.s.times()), st.LastSync, st.PendingSince, changed, st.CaughtUpAt)
+		}
+		time.Sleep(time.Minute)
+		calls := h.s.times()
+		if len(calls) != 3 {
+			t.Fatalf("%d syncs, want 2 unsettled ones and the retry that settles", len(calls))
+		}
+		for i, want := range []time.Duration{2*time.Second + DefaultBusyRetry, 2*time.Second + 2*DefaultBusyRetry} {
+			if gap := calls[i+1].Sub(calls[i]); gap != want {
+				t.Fatalf("retry %d came %s after the sync before started, want %s", i+1, gap, want)
+			}
+		}
+		st = h.state()
+		if st.LastSync.Trigger != triggerRetry || !st.PendingSince.IsZero() || !st.CaughtUpAt.Equal(calls[2].UTC()) {
+			t.Fatalf("after the retries: last %+v, pending since %v, caught up %v", st.LastSync, st.PendingSince, st.CaughtUpAt)
 		}
 		h.stop()
 	})
