@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -104,5 +105,83 @@ func TestRealWatchBudget(t *testing.T) {
 			t.Fatal("a file in a folder beyond the watch budget was never found")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// runReal runs the watcher with real fsnotify over src (one jsonl source)
+// with a short debounce and no rescan to speak of, until the test ends.
+func runReal(t *testing.T, src string, tune func(*Options)) (*fakeSyncer, paths.Home) {
+	t.Helper()
+	home := paths.Home{Root: filepath.Join(t.TempDir(), "home")}
+	s := &fakeSyncer{}
+	opts := Options{Home: home, Sources: []config.Source{{Name: "s", Kind: config.KindJSONL, Path: src}},
+		Syncer: s, Lister: jsonlLister,
+		Quiet: 20 * time.Millisecond, MaxWait: 100 * time.Millisecond, Rescan: time.Hour}
+	if tune != nil {
+		tune(&opts)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, opts) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	waitFor(t, 10*time.Second, "the watcher to start", func() bool { _, err := freshness.Read(home); return err == nil })
+	return s, home
+}
+
+// waitFor polls cond until it holds, failing after d.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestRealDeepTreesCreatedQuickly: folders created as fast as mkdir -p
+// makes them (a Codex day folder) all get a watch, however the creation
+// of each subfolder falls against the watcher adding its parent, and a
+// line appended to a file in any leaf is seen.
+func TestRealDeepTreesCreatedQuickly(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "sessions")
+	must(t, os.MkdirAll(src, 0o755))
+	s, home := runReal(t, src, nil)
+	const trees = 100
+	var leaves []string
+	for i := range trees {
+		// Each level a little later than the last, by 0 to 400 µs: the
+		// watcher lists and watches the level above meanwhile.
+		gap := time.Duration(i%40) * 10 * time.Microsecond
+		leaf := filepath.Join(src, fmt.Sprintf("y%02d", i))
+		for _, part := range []string{"", "01", "02", "03"} {
+			leaf = filepath.Join(leaf, part)
+			must(t, os.Mkdir(leaf, 0o755))
+			for start := time.Now(); time.Since(start) < gap; {
+			}
+		}
+		must(t, os.WriteFile(filepath.Join(leaf, "rollout.jsonl"), []byte("{}\n"), 0o644))
+		leaves = append(leaves, leaf)
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The source root and four folders per tree.
+	waitFor(t, 10*time.Second, "every folder to be watched", func() bool {
+		st, err := freshness.Read(home)
+		return err == nil && st.Watched.Dirs == 1+4*trees
+	})
+	for i, leaf := range leaves {
+		n := len(s.times())
+		f, err := os.OpenFile(filepath.Join(leaf, "rollout.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+		must(t, err)
+		_, err = f.WriteString("{\"id\":\"2\"}\n")
+		must(t, err)
+		must(t, f.Close())
+		waitFor(t, 5*time.Second, fmt.Sprintf("a sync after an append in leaf %d", i), func() bool { return len(s.times()) > n })
 	}
 }

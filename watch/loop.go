@@ -253,7 +253,7 @@ func (w *watcher) onEvent(ev fsnotify.Event, now time.Time) {
 		if fi, err := os.Lstat(name); err == nil && fi.IsDir() {
 			// A new folder: watch it and everything in it at once. Files
 			// written before the watch existed are found by the relist.
-			w.tree.watch(dirsUnder(name))
+			w.tree.watchNew(name)
 			w.dirty(now, "", owners)
 			return
 		}

@@ -126,6 +126,34 @@ func dirsUnder(dir string) []string {
 	return out
 }
 
+// watchNew watches a folder that just appeared and every folder the
+// readers would enter below it. Each folder is watched before it is
+// listed: a subfolder created between the listing and the watch would
+// otherwise have neither a watch nor a Create event (mkdir -p of a new
+// day folder races the watcher), while one created after the watch
+// raises an event, and one created before is in the listing.
+func (t *tree) watchNew(dir string) {
+	queue := []string{dir}
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		if _, ok := t.watched[d]; !ok {
+			t.add(d)
+		}
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			continue // gone meanwhile, or unreadable: the rescan retries
+		}
+		for _, e := range entries {
+			// Hidden folders are skipped and symlinked ones not followed,
+			// as dirsUnder does.
+			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+				queue = append(queue, filepath.Join(d, e.Name()))
+			}
+		}
+	}
+}
+
 // watchAll (re)walks every source and watches the folders not yet
 // watched: new ones, and polled ones whose limit may have eased.
 func (t *tree) watchAll() {
