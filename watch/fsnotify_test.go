@@ -185,3 +185,55 @@ func TestRealDeepTreesCreatedQuickly(t *testing.T) {
 		waitFor(t, 5*time.Second, fmt.Sprintf("a sync after an append in leaf %d", i), func() bool { return len(s.times()) > n })
 	}
 }
+
+// TestRealSourceFolderRecreated: a source folder moved away and made
+// again, and the folder of a one-file source removed and made again, are
+// watched again within moments (the rescan is an hour away): the new
+// file in each leads to a sync, and so does a later append to it.
+func TestRealSourceFolderRecreated(t *testing.T) {
+	root := t.TempDir()
+	notes, exports := filepath.Join(root, "notes"), filepath.Join(root, "exports")
+	export := filepath.Join(exports, "memory.jsonl")
+	must(t, os.MkdirAll(notes, 0o755))
+	must(t, os.MkdirAll(exports, 0o755))
+	must(t, os.WriteFile(filepath.Join(notes, "seed.jsonl"), []byte("{}\n"), 0o644))
+	must(t, os.WriteFile(export, []byte("{}\n"), 0o644))
+	s, home := runReal(t, notes, func(o *Options) {
+		o.Sources = append(o.Sources, config.Source{Name: "export", Kind: config.KindJSONL, Path: export})
+	})
+	step := func(what string, do func()) {
+		t.Helper()
+		n := len(s.times())
+		do()
+		waitFor(t, 5*time.Second, "a sync after "+what, func() bool { return len(s.times()) > n })
+		time.Sleep(100 * time.Millisecond) // quiet again
+	}
+	appendTo := func(p string) {
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		must(t, err)
+		_, err = f.WriteString("{\"id\":\"2\"}\n")
+		must(t, err)
+		must(t, f.Close())
+	}
+
+	step("the notes folder moved away", func() { must(t, os.Rename(notes, notes+".old")) })
+	step("a note in the notes folder made again", func() {
+		must(t, os.Mkdir(notes, 0o755))
+		must(t, os.WriteFile(filepath.Join(notes, "r.jsonl"), []byte("{}\n"), 0o644))
+	})
+	step("an append to that note", func() { appendTo(filepath.Join(notes, "r.jsonl")) })
+
+	step("the export's folder removed", func() { must(t, os.RemoveAll(exports)) })
+	step("the export made again", func() {
+		must(t, os.Mkdir(exports, 0o755))
+		time.Sleep(50 * time.Millisecond) // the folder first, the file a moment later
+		must(t, os.WriteFile(export, []byte("{}\n"), 0o644))
+	})
+	step("an append to the export", func() { appendTo(export) })
+
+	// The folders above, watched while the sources were missing, are not
+	// any more: the two source folders are.
+	if st, err := freshness.Read(home); err != nil || st.Watched.Dirs != 2 {
+		t.Fatalf("watched at the end: %+v, %v; want the two source folders", st, err)
+	}
+}

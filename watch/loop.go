@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -230,6 +231,25 @@ func (w *watcher) onEvent(ev fsnotify.Event, now time.Time) {
 		return // attribute noise; a delete on Linux also sends one, then Remove
 	}
 	name := filepath.Clean(ev.Name)
+	if back := w.tree.anchoredBy(name); len(back) > 0 {
+		// On the way back to a missing source folder: watch it again
+		// (or a closer anchor) and list the source.
+		for _, i := range back {
+			w.tree.place(i)
+		}
+		w.lastEvent = now
+		w.dirty(now, "", back)
+	}
+	if (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && slices.Contains(w.tree.anchors, name) {
+		// An anchor went too: anchor further up.
+		w.tree.drop(name)
+		moved := w.tree.displaced(name)
+		for _, i := range moved {
+			w.tree.place(i)
+		}
+		w.dirty(now, "", moved)
+		return
+	}
 	owners := w.tree.owners(name)
 	if len(owners) == 0 {
 		return
@@ -243,8 +263,12 @@ func (w *watcher) onEvent(ev fsnotify.Event, now time.Time) {
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		if _, ok := w.tree.watched[name]; ok || w.tree.polled[name] {
 			// A folder went away (or moved: its new name arrives as a
-			// Create); everything below it is gone from here.
+			// Create); everything below it is gone from here. A source
+			// whose own folder went is anchored above it meanwhile.
 			w.tree.drop(name)
+			for _, i := range w.tree.displaced(name) {
+				w.tree.place(i)
+			}
 			w.dirty(now, "", owners)
 			return
 		}

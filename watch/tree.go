@@ -42,6 +42,10 @@ type tree struct {
 	// dirs[i] is sourceDir(sources[i]) as of the last walk: events are
 	// matched against it without a stat each.
 	dirs []string
+	// anchors[i] is the folder watched in place of source i's folder
+	// while that is missing: the nearest existing one above its path,
+	// where a Create says the path is coming back. "" when not missing.
+	anchors []string
 	// limit is told when a watch limit is hit.
 	limit func(name string, value int, msg string)
 	warn  func(msg string, args ...any)
@@ -49,7 +53,7 @@ type tree struct {
 
 func newTree(n notifier, sources []config.Source, lister Lister, budget int) *tree {
 	t := &tree{n: n, sources: sources, lister: lister, watched: map[string]int{}, polled: map[string]bool{},
-		budget: budget, snap: make([]map[string]fileStat, len(sources)), dirs: make([]string, len(sources)),
+		budget: budget, snap: make([]map[string]fileStat, len(sources)), dirs: make([]string, len(sources)), anchors: make([]string, len(sources)),
 		limit: func(string, int, string) {}, warn: func(string, ...any) {}}
 	for i := range t.snap {
 		t.snap[i] = map[string]fileStat{}
@@ -169,6 +173,99 @@ func (t *tree) watchAll() {
 		}
 	}
 	t.watch(dirs)
+	for i := range t.sources {
+		t.anchor(i)
+	}
+}
+
+// place watches source i where it stands now: its folder (and, for a
+// folder source, everything below it) when it exists, else an anchor.
+func (t *tree) place(i int) {
+	s := t.sources[i]
+	d := sourceDir(s)
+	t.dirs[i] = d
+	switch {
+	case d == s.Path:
+		t.watchNew(d)
+	case d != "":
+		if _, ok := t.watched[d]; !ok {
+			t.add(d)
+		}
+	}
+	t.anchor(i)
+}
+
+// anchor watches the nearest existing folder above source i's path while
+// the source's folder is missing (removed, or moved away and not yet
+// back), so that its return is seen at once rather than at the next
+// rescan, and stops when the folder is back.
+func (t *tree) anchor(i int) {
+	old, next := t.anchors[i], ""
+	if t.dirs[i] == "" {
+		next = nearestDir(filepath.Dir(t.sources[i].Path))
+	}
+	t.anchors[i] = next
+	if next != "" {
+		if _, ok := t.watched[next]; !ok {
+			t.add(next)
+		}
+	}
+	if old != "" && old != next {
+		t.release(old)
+	}
+}
+
+// nearestDir returns p or the nearest folder above it that exists.
+func nearestDir(p string) string {
+	for {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return p
+		}
+		up := filepath.Dir(p)
+		if up == p {
+			return ""
+		}
+		p = up
+	}
+}
+
+// release drops the watch of a former anchor unless a source still needs
+// it: as another anchor, or as a folder it reads.
+func (t *tree) release(dir string) {
+	for i, d := range t.dirs {
+		if t.anchors[i] == dir || d == dir || (d == t.sources[i].Path && within(dir, d)) {
+			return
+		}
+	}
+	if cost, ok := t.watched[dir]; ok {
+		_ = t.n.Remove(dir)
+		delete(t.watched, dir)
+		t.used -= cost
+	}
+}
+
+// anchoredBy returns the sources whose anchor holds p and whose path p
+// leads to (p is their missing folder, one above it, or their file).
+func (t *tree) anchoredBy(p string) []int {
+	var out []int
+	for i, a := range t.anchors {
+		if a != "" && filepath.Dir(p) == a && within(t.sources[i].Path, p) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// displaced returns the sources whose folder or anchor lay in dir, which
+// was removed or moved away.
+func (t *tree) displaced(dir string) []int {
+	var out []int
+	for i, s := range t.sources {
+		if within(s.Path, dir) || within(t.dirs[i], dir) || within(t.anchors[i], dir) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // watch adds watches for dirs, newest first: when a limit leaves some
