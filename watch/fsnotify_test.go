@@ -237,3 +237,24 @@ func TestRealSourceFolderRecreated(t *testing.T) {
 		t.Fatalf("watched at the end: %+v, %v; want the two source folders", st, err)
 	}
 }
+
+// TestRealPermissionChange: a note that could not be read and is made
+// readable (chmod only: size, time and inode stay) leads to a sync
+// through the real notifications. As root the file was readable all
+// along; the event and the stat are what this checks.
+func TestRealPermissionChange(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "notes")
+	must(t, os.MkdirAll(src, 0o755))
+	locked := filepath.Join(src, "locked.jsonl")
+	must(t, os.WriteFile(locked, []byte("{}\n"), 0o644))
+	must(t, os.Chmod(locked, 0))
+	if os.Geteuid() != 0 {
+		if _, err := os.ReadFile(locked); err == nil {
+			t.Fatal("a mode 000 file is readable")
+		}
+	}
+	s, _ := runReal(t, src, nil)
+	time.Sleep(100 * time.Millisecond)
+	must(t, os.Chmod(locked, 0o644))
+	waitFor(t, 5*time.Second, "a sync after the note was made readable", func() bool { return len(s.times()) > 0 })
+}

@@ -227,9 +227,6 @@ func (w *watcher) act(ctx context.Context, now time.Time) {
 // onEvent records one file system event as something to look at once
 // the sources are quiet.
 func (w *watcher) onEvent(ev fsnotify.Event, now time.Time) {
-	if ev.Op == fsnotify.Chmod {
-		return // attribute noise; a delete on Linux also sends one, then Remove
-	}
 	name := filepath.Clean(ev.Name)
 	if back := w.tree.anchoredBy(name); len(back) > 0 {
 		// On the way back to a missing source folder: watch it again
@@ -259,6 +256,18 @@ func (w *watcher) onEvent(ev fsnotify.Event, now time.Time) {
 		if d := w.tree.dirs[i]; d != "" && hidden(name, d) {
 			return
 		}
+	}
+	if ev.Op == fsnotify.Chmod {
+		// A permission change may make a note readable that was not. The
+		// stat, mode included, tells it from attribute noise (Spotlight,
+		// the one a delete sends before its Remove) at no more cost.
+		if w.tree.known(name) {
+			w.dirty(now, name, nil)
+		} else if fi, err := os.Lstat(name); err == nil && fi.IsDir() {
+			w.tree.watchNew(name) // a folder that can be listed now
+			w.dirty(now, "", owners)
+		}
+		return
 	}
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		if _, ok := w.tree.watched[name]; ok || w.tree.polled[name] {

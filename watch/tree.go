@@ -15,14 +15,17 @@ import (
 )
 
 // fileStat is what the rescan compares: a file changed when any differs.
+// The mode is in it because a note that could not be read and is made
+// readable changes nothing else.
 type fileStat struct {
 	size  int64
 	mtime int64
 	inode uint64
+	mode  fs.FileMode
 }
 
 func statOf(fi fs.FileInfo) fileStat {
-	return fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano(), inode: inodeOf(fi)}
+	return fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano(), inode: inodeOf(fi), mode: fi.Mode()}
 }
 
 // tree is what the watcher knows of the sources: the folders it watches

@@ -297,6 +297,34 @@ func TestUnrelatedFilesAndChmodDoNotSync(t *testing.T) {
 	})
 }
 
+// TestPermissionChangeSyncs: a Chmod event for a file whose mode really
+// changed (a note made readable: nothing else about it changes) leads to
+// a sync; the rescan sees the mode too. Root reads any file, so this
+// checks the event and the stat, not the reading.
+func TestPermissionChangeSyncs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var b string
+		h := start(t, func(o *Options, _ *fakeNotifier, _ *fakeSyncer) {
+			b = filepath.Join(o.Sources[0].Path, "b.jsonl")
+			must(t, os.WriteFile(b, []byte("{}\n"), 0o644))
+			must(t, os.Chmod(b, 0))
+		})
+		must(t, os.Chmod(b, 0o644))
+		h.n.events <- fsnotify.Event{Name: b, Op: fsnotify.Chmod}
+		time.Sleep(5 * time.Second)
+		if n := len(h.s.times()); n != 1 {
+			t.Fatalf("%d syncs after a note was made readable, want 1", n)
+		}
+		// Made unreadable again with the event lost: the rescan finds it.
+		must(t, os.Chmod(b, 0))
+		time.Sleep(DefaultRescan)
+		if calls := h.s.times(); len(calls) != 2 || h.state().LastSync.Trigger != triggerRescan {
+			t.Fatalf("%d syncs; want the rescan to find a mode change", len(calls))
+		}
+		h.stop()
+	})
+}
+
 func TestSyncAtStart(t *testing.T) {
 	for _, atStart := range []bool{true, false} {
 		t.Run(fmt.Sprint(atStart), func(t *testing.T) {
