@@ -46,8 +46,8 @@ func TestSync_editBeforeCursorThenAppend(t *testing.T) {
 	f.Close()
 
 	r := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now})).Build
-	if r.Mode != index.ModeIncremental || r.FilesResumed != 0 {
-		t.Errorf("mode %s, %d files resumed; want incremental, none resumed", r.Mode, r.FilesResumed)
+	if r.Mode != index.ModeIncremental || r.FilesResumed != 0 || r.Records != 31 {
+		t.Errorf("mode %s, %d files resumed, %d records; want incremental, none resumed, 31", r.Mode, r.FilesResumed, r.Records)
 	}
 	_, g := active(t, cfg.Home)
 	chunks := chunkByID(t, g)
