@@ -114,7 +114,7 @@ func (s indexSyncer) Sync(ctx context.Context) (watch.Outcome, error) {
 	if err != nil {
 		return watch.Outcome{}, err
 	}
-	out := watch.Outcome{RunID: r.Active(), Chunks: r.Build.Chunks, GoneFiles: []string{}}
+	out := watch.Outcome{RunID: r.Active(), Chunks: r.Build.Chunks, GoneFiles: []string{}, Unsettled: r.Build.Unsettled}
 	if r.Compaction != nil && r.Compaction.Promote != nil {
 		out.Chunks = r.Compaction.Promote.Chunks
 	} else if r.Promote != nil {

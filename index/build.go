@@ -190,6 +190,9 @@ type BuildResult struct {
 	// FilesResumed of the files read only grew: they were read on from
 	// where the last sync stopped.
 	FilesResumed int `json:"filesResumed"`
+	// Unsettled files kept changing while they were read: their earlier
+	// memory (if any) is kept, and the next sync reads them again.
+	Unsettled int `json:"unsettled"`
 	// Embedded chunks were embedded, Cached found in the embedding cache,
 	// Carried kept the vector of an earlier segment.
 	Embedded         int                  `json:"embedded"`

@@ -94,6 +94,8 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 				reason := "the file kept changing while it was read; its earlier memory is kept and it will be read again"
 				if r.err != nil {
 					reason = r.err.Error()
+				} else {
+					res.Unsettled++
 				}
 				res.problem(ingest.Problem{Source: src.Name, Path: r.file.Path, Reason: reason})
 				sum.Problems++

@@ -449,12 +449,18 @@ func (d *delta) states() *sourceStates {
 				reason := "the file kept changing while it was read; its earlier memory is kept and it will be read again"
 				if r.err != nil {
 					reason = r.err.Error()
+				} else {
+					d.res.Unsettled++
 				}
 				d.res.problem(ingest.Problem{Source: key.source, Path: key.path, Reason: reason})
 			}
 		default:
-			if r != nil && r.err != nil {
+			switch {
+			case r != nil && r.err != nil:
 				d.res.problem(ingest.Problem{Source: key.source, Path: key.path, Reason: r.err.Error()})
+			case r != nil && r.unstable:
+				d.res.Unsettled++
+				d.res.problem(ingest.Problem{Source: key.source, Path: key.path, Reason: "the file kept changing while it was read; it will be read again"})
 			}
 			continue
 		}

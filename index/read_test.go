@@ -1,6 +1,7 @@
 package index_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -132,5 +133,35 @@ func TestSync_shrunkFileSettlesIntoRewrite(t *testing.T) {
 	}
 	if got := ids(); got != "export:n1" {
 		t.Errorf("rotated: ids %s, want export:n1 alone", got)
+	}
+}
+
+// TestSync_reportsUnsettledFiles: a shrunk line file that does not settle
+// (here its modification time is an hour ahead, so it looks written a
+// moment ago for the next hour) keeps its earlier memory and is counted
+// in Unsettled, which the watcher retries on.
+func TestSync_reportsUnsettledFiles(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "memory.jsonl")
+	recs := []rec{{ID: "a", Text: "The ledger export lists the first account."}, {ID: "b", Text: "The ledger export lists the second account."}}
+	writeFile(t, p, jsonlLines(t, recs...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "export", Kind: config.KindJSONL, Path: p})
+	if r := mustSync(t, index.New(cfg, index.Options{NoRemote: true})).Build; r.Unsettled != 0 {
+		t.Fatalf("first sync: %d unsettled", r.Unsettled)
+	}
+	writeFile(t, p, jsonlLines(t, recs[:1]...))
+	ahead := time.Now().Add(time.Hour)
+	if err := os.Chtimes(p, ahead, ahead); err != nil {
+		t.Fatal(err)
+	}
+	r, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Build.Unsettled != 1 || r.Build.ProblemCount != 1 || !strings.Contains(r.Build.Problems[0].Reason, "kept changing") {
+		t.Errorf("unsettled %d, problems %v; want the file counted and reported", r.Build.Unsettled, r.Build.Problems)
+	}
+	if r.Build.Records != 2 {
+		t.Errorf("%d records, want the earlier 2 kept", r.Build.Records)
 	}
 }
