@@ -206,7 +206,7 @@ func extractAnchors(q string) (anchors, phrases []string) {
 		}
 	}
 	rest := quoted.ReplaceAllString(q, " ")
-	for _, raw := range strings.Fields(rest) {
+	for _, raw := range scriptFields(rest) {
 		tok := strings.Trim(raw, " ,;!?()[]{}'\"`“”。，？！：；")
 		tok = strings.TrimSuffix(tok, ".")
 		tok = strings.TrimRight(tok, ":")
@@ -241,6 +241,26 @@ func extractAnchors(q string) (anchors, phrases []string) {
 		}
 	}
 	return anchors, phrases
+}
+
+// scriptFields splits s at white space and where CJK text meets other
+// text: Chinese is written without spaces, so "NOVA-123的进度" holds the
+// identifier NOVA-123, not an identifier ending in Han characters.
+func scriptFields(s string) []string {
+	var out []string
+	for _, f := range strings.Fields(s) {
+		start, prevCJK := 0, false
+		for i, r := range f {
+			cjk := lexical.IsCJK(r)
+			if i > 0 && cjk != prevCJK {
+				out = append(out, f[start:i])
+				start = i
+			}
+			prevCJK = cjk
+		}
+		out = append(out, f[start:])
+	}
+	return out
 }
 
 // isIdentifier: 3-41 characters of letters, digits and _ . : -, starting

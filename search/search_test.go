@@ -318,3 +318,27 @@ func TestConcurrentPassRanksAlike(t *testing.T) {
 		}
 	}
 }
+
+// TestAnchorsAtScriptBoundaries: Chinese is written without spaces, so an
+// identifier, a file name or a number written against Chinese text is
+// still an anchor of its own ("NOVA-123的进度" once gave the anchor
+// "nova-123的进度", which no text holds, and a weak verdict).
+func TestAnchorsAtScriptBoundaries(t *testing.T) {
+	for q, want := range map[string]string{
+		"NOVA-123的进度":      "nova-123",
+		"cron_test.go测试失败": "cron_test.go",
+		"NOVA-123端口43817":  "43817",
+		"为什么 RC-204 迁移失败":  "rc-204",
+		"v1.4.0版本回滚了吗":     "v1.4.0",
+	} {
+		p := search.MakePlan(q)
+		if !slices.Contains(p.Anchors, want) {
+			t.Errorf("MakePlan(%q).Anchors = %q, want %q among them", q, p.Anchors, want)
+		}
+		for _, a := range p.Anchors {
+			if lexical.HasCJK(a) && strings.ContainsFunc(a, func(r rune) bool { return r < 0x80 }) {
+				t.Errorf("MakePlan(%q): anchor %q mixes scripts", q, a)
+			}
+		}
+	}
+}
