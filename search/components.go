@@ -47,6 +47,13 @@ const (
 
 // asMap returns the components under their wire names, rounded; passScore
 // is internal and left out.
+// liftedAsNewest reports whether supersede raised this candidate, the
+// newest version of a subject, to an older version's score (an older one
+// is scaled down: a factor below 1).
+func (c *components) liftedAsNewest() bool {
+	return c.has&hasSupersession != 0 && c.supersession >= 1
+}
+
 func (c *components) asMap() map[string]float64 {
 	m := make(map[string]float64, 32)
 	put := func(k string, v float64) { m[k] = scalar.Round(v, 6) }

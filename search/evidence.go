@@ -366,8 +366,13 @@ func synthesize(plan Plan, citations []api.Citation, events api.EventAggregation
 	}
 	s.Status = "ready"
 	// The newest state wins: an older version of a subject is left out of
-	// the summary when a current one was cited.
-	current := slices.DeleteFunc(slices.Clone(citations), func(c api.Citation) bool { return c.Superseded })
+	// the summary when its newest version was cited. Behind a filter that
+	// excludes the newest, the older ones are the evidence there is.
+	cited := make(map[string]bool, len(citations))
+	for _, c := range citations {
+		cited[c.ResultID] = true
+	}
+	current := slices.DeleteFunc(slices.Clone(citations), func(c api.Citation) bool { return c.Superseded && cited[c.SupersededBy] })
 	if len(current) == 0 {
 		current = citations
 	}

@@ -277,12 +277,11 @@ func (e *Engine) answersAboveQuestions(out []scored, answerOf map[int]int) {
 // hard filter excludes (a dateRange before it) is left out, and the older
 // ones rank as they are.
 func (e *Engine) supersede(q *query, in []scored) []scored {
-	g := q.snap.Gen
 	lift := map[int]float64{}
 	var older []int
 	for i, s := range in {
-		newest, ok := g.Superseded(s.doc)
-		if !ok || !g.Live(newest) || (q.accept != nil && !q.accept(newest)) {
+		newest, ok := q.supersededBy(s.doc)
+		if !ok {
 			continue
 		}
 		older = append(older, i)
@@ -320,6 +319,19 @@ func (e *Engine) supersede(q *query, in []scored) []scored {
 	}
 	sortScored(out)
 	return out
+}
+
+// supersededBy returns the newest version of doc's subject when doc is an
+// older version this query can see it replaced by: the newest is live and
+// passes the hard filter. Behind a dateRange that excludes it, the older
+// versions are what there is, and none of them is flagged.
+func (q *query) supersededBy(doc int) (newest int, ok bool) {
+	g := q.snap.Gen
+	newest, ok = g.Superseded(doc)
+	if !ok || !g.Live(newest) || (q.accept != nil && !q.accept(newest)) {
+		return 0, false
+	}
+	return newest, true
 }
 
 // queryDates resolves the date expressions of the query against the

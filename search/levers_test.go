@@ -144,6 +144,27 @@ func TestSupersession_dateRangeReachesOlderVersions(t *testing.T) {
 			t.Errorf("%s: %+v", old, r)
 		}
 	}
+	// The older versions are the evidence there is: the synthesis leads
+	// with the best of them, not with an unrelated result below.
+	if ids := resp.AnswerSynthesis.CitationIDs; len(ids) == 0 || ids[0] != "C1" {
+		t.Errorf("answer synthesis behind the date range cites %v, want C1 first", ids)
+	}
+}
+
+// TestSupersession_liftedNewestIsNotDenseOnly: the newest version lifted
+// above an older one that matches the query ranks on that match; quality
+// must not call the top evidence dense-only (and send agents retrying)
+// because the newest text shares no term with the query.
+func TestSupersession_liftedNewestIsNotDenseOnly(t *testing.T) {
+	snap := versionsSnapshot(t)
+	req := api.SearchRequest{Query: "nightly backups to the old NAS in the basement", Filters: api.Filters{Project: "infra"}}
+	resp := ask(t, engineWith(), snap, req)
+	if resp.Results[0].SourceID != "db-3" || rank(resp, "db-1") < 0 {
+		t.Fatalf("fixture: db-3 lifted first over db-1: %v", ids(resp))
+	}
+	if resp.Quality.Flags["denseOnlyTop"] {
+		t.Errorf("quality %s with denseOnlyTop: the lifted newest version ranks on db-1's match", resp.Quality.Status)
+	}
 }
 
 func TestSupersession_taskBoardSnapshots(t *testing.T) {

@@ -66,14 +66,25 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 	if len(results) > 0 {
 		top := results[0]
 		tv := q.view(e, top.doc)
-		topHasTerm := false
-		for _, t := range plan.KeyTerms {
-			if tv.covers(e.analyzer, t) {
-				topHasTerm = true
+		// A newest version lifted above its older ones ranks on their
+		// match, not its own: whether only the dense channel found the
+		// top evidence is asked of the first result not lifted so.
+		matched := top
+		for _, r := range results {
+			if !r.comp.liftedAsNewest() {
+				matched = r
 				break
 			}
 		}
-		flags["denseOnlyTop"] = top.comp.dense > 0 && top.comp.bm25 <= 0 && !topHasTerm
+		mv := q.view(e, matched.doc)
+		matchedHasTerm := false
+		for _, t := range plan.KeyTerms {
+			if mv.covers(e.analyzer, t) {
+				matchedHasTerm = true
+				break
+			}
+		}
+		flags["denseOnlyTop"] = matched.comp.dense > 0 && matched.comp.bm25 <= 0 && !matchedHasTerm
 		flags["metaDiscussionTop"] = !plan.Meta && tv.meta >= 0.5
 		episodicOnly := true
 		for _, r := range results {
