@@ -54,6 +54,17 @@ var dateRules = []dateRule{
 		f, t, ok := monthSpan(y, mo, now)
 		return f, t, false, ok
 	}},
+	// 去年8月 / 今年三月五号: a month, or a day, of a year named relative to
+	// this one (read apart, 去年 and 8月 gave two spans, 8月 of this year).
+	{re: regexp.MustCompile(`(前年|去年|今年|明年)\s*` + zhNum + `\s*月(?:\s*` + zhNum + `\s*[日号])?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		y, mo := now.Year()+map[string]int{"前年": -2, "去年": -1, "明年": 1}[m[1]], zhAtoi(m[2])
+		if m[3] != "" {
+			d, ok := ymd(y, mo, zhAtoi(m[3]), now)
+			return d, d, true, ok
+		}
+		f, t, ok := monthSpan(y, mo, now)
+		return f, t, true, ok
+	}},
 	// 8月14日 / 八月十四号: the latest such day not after today.
 	{re: regexp.MustCompile(zhNum + `\s*月\s*` + zhNum + `\s*[日号]`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		d, ok := latestDay(zhAtoi(m[1]), zhAtoi(m[2]), now)
@@ -73,6 +84,11 @@ var dateRules = []dateRule{
 	{re: regexp.MustCompile(`\b` + enDay + `\s+(?:of\s+)?` + enMonth + `\.?,?\s+(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		d, ok := ymd(atoi(m[3]), monthNum(m[2]), atoi(m[1]), now)
 		return d, d, false, ok
+	}},
+	// August last year / August of this year
+	{re: regexp.MustCompile(`\b` + enMonth + `\.?,?\s+(?:of\s+)?(last|this|next)\s+year\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		f, t, ok := monthSpan(now.Year()+map[string]int{"last": -1, "next": 1}[m[2]], monthNum(m[1]), now)
+		return f, t, true, ok
 	}},
 	// August 2023 / August of 2023
 	{re: regexp.MustCompile(`\b` + enMonth + `\.?,?\s+(?:of\s+)?(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
