@@ -11,9 +11,10 @@ import (
 
 // Codex keeps MCP servers as [mcp_servers.<name>] tables in config.toml.
 // Nova appends one table block, delimited by two comment lines, at the end
-// of the file; uninstall removes that block. Appending a table is always
-// valid TOML after any other content, and the result is parsed before it
-// is written.
+// of the file; uninstall removes Nova's table and those two lines, and
+// keeps anything else an editor has put between them. Appending a table
+// is always valid TOML after any other content, and the result is parsed
+// before it is written.
 
 const (
 	tomlBegin = "# BEGIN nova MCP server (added by `novactl mcp install`; remove with `novactl mcp uninstall`)"
@@ -123,11 +124,14 @@ func tomlInline(src []byte, key string) error {
 	return nil
 }
 
-// tomlRemove removes the delimited block (with the blank line before it),
-// or, when the markers are gone, the [mcp_servers.<name>] table and its
-// subtables.
+// tomlRemove removes the [mcp_servers.<name>] table and its subtables,
+// and Nova's BEGIN/END marker lines with the blank line install put before
+// them. Anything else between the markers stays: a TOML editor that keeps
+// a document's trailing comment last (toml_edit, which Codex uses) puts a
+// table added after Nova's block before the END line.
 func tomlRemove(src []byte, keys []string, name string) ([]byte, bool, error) {
 	lines := splitLines(src)
+	drop := make([]bool, len(lines))
 	begin, end := -1, -1
 	for i, l := range lines {
 		t := strings.TrimSpace(string(l))
@@ -138,13 +142,6 @@ func tomlRemove(src []byte, keys []string, name string) ([]byte, bool, error) {
 			break
 		}
 	}
-	if begin >= 0 && end > begin {
-		if begin > 0 && len(bytes.TrimSpace(lines[begin-1])) == 0 {
-			begin--
-		}
-		return joinLines(lines[:begin], lines[end+1:]), true, nil
-	}
-	// No markers: remove the table by its header.
 	header := regexp.MustCompile(`^\s*\[\s*` + tomlPath(append(append([]string{}, keys...), name)) + `(\s*\.[^\]]*)?\s*\]\s*(#.*)?$`)
 	anyHeader := regexp.MustCompile(`^\s*\[`)
 	found := false
@@ -152,20 +149,45 @@ func tomlRemove(src []byte, keys []string, name string) ([]byte, bool, error) {
 		if !header.Match(bytes.TrimRight(lines[i], "\r\n")) {
 			continue
 		}
+		// The table ends at the next header, or at Nova's END marker.
 		j := i + 1
-		for j < len(lines) && !anyHeader.Match(lines[j]) {
+		for j < len(lines) && !anyHeader.Match(lines[j]) && !(j == end && begin < i && i < end) {
 			j++
 		}
-		// Leave the blank and comment lines that lead into the next table.
+		// Leave the blank and comment lines that lead into what follows,
+		// unless that is a subtable of the same server.
 		k := j
-		for k > i+1 && isBlankOrComment(lines[k-1]) {
+		for k > i+1 && isBlankOrComment(lines[k-1]) && !(j < len(lines) && header.Match(bytes.TrimRight(lines[j], "\r\n"))) {
 			k--
 		}
-		lines = append(lines[:i:i], lines[k:]...)
+		for n := i; n < k; n++ {
+			drop[n] = true
+		}
 		found = true
-		i--
+		i = j - 1
 	}
-	return joinLines(lines), found, nil
+	if found && begin >= 0 && end > begin {
+		drop[begin], drop[end] = true, true
+		// The blank line install put before the block goes too, unless
+		// what is kept between the markers starts right after it.
+		first := -1
+		for n := begin + 1; n < end; n++ {
+			if !drop[n] {
+				first = n
+				break
+			}
+		}
+		if begin > 0 && len(bytes.TrimSpace(lines[begin-1])) == 0 && (first < 0 || len(bytes.TrimSpace(lines[first])) == 0) {
+			drop[begin-1] = true
+		}
+	}
+	var out []byte
+	for i, l := range lines {
+		if !drop[i] {
+			out = append(out, l...)
+		}
+	}
+	return out, found, nil
 }
 
 func tomlPath(keys []string) string {
