@@ -92,3 +92,77 @@ func TestUninstall_TOMLKeepsTablesBetweenMarkers(t *testing.T) {
 		})
 	}
 }
+
+// TestUninstall_JSONKeepsComments: removing Nova's member deletes it and
+// one comma, never a comment written next to it (it deleted the note in
+// front of the next server).
+func TestUninstall_JSONKeepsComments(t *testing.T) {
+	t.Run("Nova first, a commented server added after it", func(t *testing.T) {
+		a := agent(t, "gemini")
+		orig := "{\n  \"theme\": \"Default\",\n  \"mcpServers\": {}\n}\n"
+		path := writeFile(t, "settings.json", orig)
+		p := install(t, a, path, testEntry, nil)
+		s := string(mustRead(t, path))
+		i := strings.LastIndex(s, "}\n  }") + 1
+		note := "// GitHub server: needs GITHUB_TOKEN (do not delete this note)"
+		s = s[:i] + ",\n    " + note + "\n    \"github\": { \"command\": \"gh-mcp\" }" + s[i:]
+		if err := os.WriteFile(path, []byte(s), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		want := "{\n  \"theme\": \"Default\",\n  \"mcpServers\": {\n    " + note + "\n    \"github\": { \"command\": \"gh-mcp\" }\n  }\n}\n"
+		for _, rec := range []*Record{p.Record, nil} {
+			plan, err := PlanUninstall(a, path, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(plan.After) != want {
+				t.Fatalf("record %v: uninstall would write:\n%s\nwant:\n%s", rec != nil, plan.After, want)
+			}
+		}
+	})
+	const nova = `"nova": {"command": "/opt/nova/bin/novactl", "args": ["mcp"]}`
+	cases := []struct {
+		name, agent, file, installed, want string
+	}{
+		{
+			name:      "first, comment before the next key",
+			agent:     "gemini",
+			file:      "settings.json",
+			installed: "{\"mcpServers\": {\n  " + nova + ",\n  // keep me\n  \"b\": {}\n}}\n",
+			want:      "{\"mcpServers\": {\n  // keep me\n  \"b\": {}\n}}\n",
+		},
+		{
+			name:      "middle, comments on both sides",
+			agent:     "gemini",
+			file:      "settings.json",
+			installed: "{\"mcpServers\": {\n  \"a\": {}, // about a\n  " + nova + ",\n  /* about b */\n  \"b\": {}\n}}\n",
+			want:      "{\"mcpServers\": {\n  \"a\": {}, // about a\n  /* about b */\n  \"b\": {}\n}}\n",
+		},
+		{
+			name:      "last, comment line before it",
+			agent:     "gemini",
+			file:      "settings.json",
+			installed: "{\"mcpServers\": {\n  \"a\": {},\n  // servers below are optional\n  " + nova + "\n}}\n",
+			want:      "{\"mcpServers\": {\n  \"a\": {}\n  // servers below are optional\n}}\n",
+		},
+		{
+			name:      "JSON5, first, comment after it",
+			agent:     "openclaw",
+			file:      "openclaw.json",
+			installed: "{mcp: {servers: {\n  nova: {command: '/opt/nova/bin/novactl', args: ['mcp']},\n  // context7: docs\n  context7: {command: 'npx'},\n}}}\n",
+			want:      "{mcp: {servers: {\n  // context7: docs\n  context7: {command: 'npx'},\n}}}\n",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeFile(t, c.file, c.installed)
+			plan, err := PlanUninstall(agent(t, c.agent), path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plan.Action != Remove || string(plan.After) != c.want {
+				t.Fatalf("uninstall would write (%s):\n%s\nwant:\n%s", plan.Action, plan.After, c.want)
+			}
+		})
+	}
+}

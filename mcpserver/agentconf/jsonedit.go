@@ -310,36 +310,86 @@ func jsonRemove(src []byte, keys []string, name string, createdLevels int) ([]by
 				return out, true, nil
 			}
 		}
-		start, end := memberSpan(out, obj, idx)
-		out = append(append([]byte{}, out[:start]...), out[end:]...)
+		out = cut(out, memberCuts(out, obj, idx))
 	}
 	return out, true, nil
 }
 
-// memberSpan is the text to delete to remove member idx of obj, with its
-// separator, so that removing a member insertMember added after other
-// members restores the original bytes.
-func memberSpan(src []byte, obj *jsonObject, idx int) (int, int) {
+// span is the byte range [start, end) of a document.
+type span struct{ start, end int }
+
+// cut returns src without the spans, which are in order and disjoint.
+func cut(src []byte, spans []span) []byte {
+	out := make([]byte, 0, len(src))
+	prev := 0
+	for _, s := range spans {
+		out = append(out, src[prev:s.start]...)
+		prev = s.end
+	}
+	return append(out, src[prev:]...)
+}
+
+// memberCuts is the text to delete to remove member idx of obj with one
+// comma that separates it, so that removing a member insertMember added
+// restores the original bytes. Comments around the member stay: they may
+// describe its neighbours.
+func memberCuts(src []byte, obj *jsonObject, idx int) []span {
 	m := obj.members[idx]
+	own := commaAfter(src, m.valueEnd)
+	var spans []span
 	switch {
-	case idx > 0:
-		// ",<space>key: value" after the previous value.
-		return obj.members[idx-1].valueEnd, m.valueEnd
-	case len(obj.members) > 1:
-		// The first of several: up to the next key.
-		return m.keyStart, obj.members[1].keyStart
+	case len(obj.members) == 1:
+		// The only member: back over white space (not comments) before it.
+		spans = []span{{spaceBefore(src, m.keyStart, obj.open+1), m.valueEnd}}
+		if own >= 0 {
+			spans = append(spans, span{own, own + 1}) // a trailing comma (JSON5)
+		}
+	case idx == 0:
+		// The first of several: its comma and the white space up to what
+		// follows (a comment or the next key).
+		end := own + 1
+		for end < len(src) && isSpace(src[end]) {
+			end++
+		}
+		spans = []span{{m.keyStart, m.valueEnd}, {own, end}}
+	case own >= 0:
+		// Followed by its own comma (another member or a JSON5 trailing
+		// comma follows): the white space before it, it and its comma.
+		spans = []span{{spaceBefore(src, m.keyStart, 0), m.valueEnd}, {own, own + 1}}
+	default:
+		// The last member: the previous member's comma, the white space
+		// before it, and it.
+		prev := commaAfter(src, obj.members[idx-1].valueEnd)
+		spans = []span{{prev, prev + 1}, {spaceBefore(src, m.keyStart, prev+1), m.valueEnd}}
 	}
-	// The only member: back over white space (not comments) before it.
-	start := m.keyStart
-	for start > obj.open+1 && isSpace(src[start-1]) {
-		start--
+	// Join spans separated by white space only.
+	out := spans[:1]
+	for _, s := range spans[1:] {
+		if last := &out[len(out)-1]; len(bytes.TrimLeft(src[last.end:s.start], " \t\r\n")) == 0 {
+			last.end = s.end
+		} else {
+			out = append(out, s)
+		}
 	}
-	end := m.valueEnd
-	// A trailing comma (JSON5) goes with it.
-	if s := (&jsonScanner{src: src, pos: end}); s.space() == nil && s.pos < len(src) && src[s.pos] == ',' && !bytes.ContainsRune(src[end:s.pos], '/') {
-		end = s.pos + 1
+	return out
+}
+
+// commaAfter returns the offset of the comma that follows off, past white
+// space and comments, or -1.
+func commaAfter(src []byte, off int) int {
+	s := &jsonScanner{src: src, pos: off}
+	if s.space() == nil && s.pos < len(src) && src[s.pos] == ',' {
+		return s.pos
 	}
-	return start, end
+	return -1
+}
+
+// spaceBefore moves off back over white space, not below floor.
+func spaceBefore(src []byte, off, floor int) int {
+	for off > floor && isSpace(src[off-1]) {
+		off--
+	}
+	return off
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
