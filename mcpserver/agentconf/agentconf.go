@@ -207,6 +207,10 @@ type Insertion struct {
 	Offset int `json:"offset"`
 	// Text is the inserted text.
 	Text string `json:"text"`
+	// Replaced is the original text at Offset that Text replaced, and
+	// that Text repeats: Text puts a comma after a value and repeats the
+	// comment that followed it. Usually empty.
+	Replaced string `json:"replaced,omitempty"`
 	// CreatedLevels counts the containers on Agent.Keys that the install
 	// created (innermost last), so that uninstall removes them again.
 	CreatedLevels int `json:"createdLevels,omitempty"`
@@ -420,7 +424,7 @@ func exactRemoval(a Agent, src []byte, rec *Record) ([]byte, bool) {
 		}
 		off = bytes.Index(src, text)
 	}
-	out := append(append([]byte{}, src[:off]...), src[off+len(text):]...)
+	out := append(append(append([]byte{}, src[:off]...), rec.Replaced...), src[off+len(text):]...)
 	if check(a, out, Entry{}, false) != nil {
 		return nil, false
 	}

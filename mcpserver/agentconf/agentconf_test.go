@@ -148,12 +148,13 @@ func TestInstallUninstall_ByteIdentical(t *testing.T) {
 }
 
 // assertOneInsertion checks that the install only inserted its recorded
-// text at one place: everything else keeps its bytes.
+// text at one place (in place of the recorded replaced text): everything
+// else keeps its bytes.
 func assertOneInsertion(t *testing.T, orig, after []byte, ins Insertion) {
 	t.Helper()
-	off, text := ins.Offset, []byte(ins.Text)
-	if off > len(orig) || !bytes.Equal(after[:off], orig[:off]) || !bytes.Equal(after[off:off+len(text)], text) || !bytes.Equal(after[off+len(text):], orig[off:]) {
-		t.Fatalf("the install changed more than one inserted text at %d (%q)", off, text)
+	off, text, old := ins.Offset, []byte(ins.Text), []byte(ins.Replaced)
+	if off+len(old) > len(orig) || !bytes.Equal(orig[off:off+len(old)], old) || !bytes.Equal(after[:off], orig[:off]) || !bytes.Equal(after[off:off+len(text)], text) || !bytes.Equal(after[off+len(text):], orig[off+len(old):]) {
+		t.Fatalf("the install changed more than one inserted text at %d (%q in place of %q)", off, text, old)
 	}
 }
 
@@ -444,7 +445,8 @@ func TestJSONScanner_Dialects(t *testing.T) {
 }
 
 // FuzzJSONInsertRemove checks, on any document the scanner accepts, that
-// an insertion is one contiguous text whose removal restores the bytes,
+// an insertion is one contiguous text whose removal (putting back the text
+// it replaced) restores the bytes,
 // and that the structural removal leaves a document without the entry.
 func FuzzJSONInsertRemove(f *testing.F) {
 	for _, fx := range fixtures {
@@ -460,6 +462,8 @@ func FuzzJSONInsertRemove(f *testing.F) {
 	f.Add([]byte(`{}`), false)
 	f.Add([]byte("{\"mcpServers\": {} // x\n}"), false)
 	f.Add([]byte(`{a:1,mcp:{servers:{b:{}},},}`), true)
+	f.Add([]byte("{\n \"mcpServers\": {\n  \"a\": {} // x\n }\n}"), false)
+	f.Add([]byte("{mcp: {servers: {\n  b: {}, /* y */ // z\r\n}}}"), true)
 	f.Fuzz(func(t *testing.T, src []byte, nested bool) {
 		keys := []string{"mcpServers"}
 		if nested {
@@ -479,7 +483,7 @@ func FuzzJSONInsertRemove(f *testing.F) {
 		if err != nil || !found || !testEntry.matches(cur) {
 			t.Fatalf("inserted entry does not read back (%v %v):\n%s", found, err, out)
 		}
-		if ins.Offset > len(src) || string(out[:ins.Offset])+string(out[ins.Offset+len(ins.Text):]) != string(src) {
+		if ins.Offset > len(src) || string(out[:ins.Offset])+ins.Replaced+string(out[ins.Offset+len(ins.Text):]) != string(src) {
 			t.Fatalf("not one contiguous insertion:\n%s", out)
 		}
 		back, found, err := jsonRemove(out, keys, ServerName, ins.CreatedLevels)

@@ -166,3 +166,65 @@ func TestUninstall_JSONKeepsComments(t *testing.T) {
 		})
 	}
 }
+
+// TestInstall_TrailingCommentStaysOnItsLine: a comment after the last
+// server's value stays on that server's line (install moved it after
+// Nova's entry), and uninstall, with or without the install record,
+// restores the file byte for byte.
+func TestInstall_TrailingCommentStaysOnItsLine(t *testing.T) {
+	cases := []struct {
+		name, agent, file, orig string
+		// line is the last server's line as it must read after install.
+		line string
+	}{
+		{
+			name:  "JSON with comments",
+			agent: "gemini", file: "settings.json",
+			orig: "{\n  \"mcpServers\": {\n    \"fs\": { \"command\": \"fs-mcp\" } // filesystem server\n  }\n}\n",
+			line: `    "fs": { "command": "fs-mcp" }, // filesystem server`,
+		},
+		{
+			name:  "CRLF, block comment",
+			agent: "gemini", file: "settings.json",
+			orig: "{\r\n  \"mcpServers\": {\r\n    \"fs\": { \"command\": \"fs-mcp\" } /* filesystem server */\r\n  }\r\n}\r\n",
+			line: `    "fs": { "command": "fs-mcp" }, /* filesystem server */`,
+		},
+		{
+			name:  "JSON5 trailing comma",
+			agent: "openclaw", file: "openclaw.json",
+			orig: "{\n  mcp: {\n    servers: {\n      fs: { command: 'fs-mcp' }, // filesystem server\n    },\n  },\n}\n",
+			line: `      fs: { command: 'fs-mcp' }, // filesystem server`,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := agent(t, c.agent)
+			path := writeFile(t, c.file, c.orig)
+			p := install(t, a, path, testEntry, nil)
+			after := string(mustRead(t, path))
+			t.Logf("installed:\n%s", after)
+			lines := strings.Split(strings.ReplaceAll(after, "\r\n", "\n"), "\n")
+			i := 0
+			for i < len(lines) && !strings.Contains(lines[i], "fs-mcp") {
+				i++
+			}
+			if i+1 >= len(lines) || lines[i] != c.line || !strings.Contains(lines[i+1], "nova") {
+				t.Fatalf("the comment moved: want the line %q followed by Nova's entry", c.line)
+			}
+			if strings.Contains(c.orig, "\r\n") && strings.Count(after, "\n") != strings.Count(after, "\r\n") {
+				t.Error("mixed line endings")
+			}
+			assertOneInsertion(t, []byte(c.orig), []byte(after), p.Record.Insertion)
+
+			uninstall(t, a, path, p.Record)
+			if got := string(mustRead(t, path)); got != c.orig {
+				t.Fatalf("uninstall with the record:\n%s\nwant:\n%s", got, c.orig)
+			}
+			install(t, a, path, testEntry, nil)
+			uninstall(t, a, path, nil)
+			if got := string(mustRead(t, path)); got != c.orig {
+				t.Fatalf("uninstall without the record:\n%s\nwant:\n%s", got, c.orig)
+			}
+		})
+	}
+}

@@ -183,10 +183,10 @@ func jsonInsert(src []byte, keys []string, name string, value orderedMap) ([]byt
 		key = missing[0]
 		val = nest(missing[1:], name, value)
 	}
-	off, text := insertMember(src, obj, key, val, l)
+	off, replaced, text := insertMember(src, obj, key, val, l)
 	out := make([]byte, 0, len(src)+len(text))
-	out = append(append(append(out, src[:off]...), text...), src[off:]...)
-	return out, Insertion{Offset: off, Text: text, CreatedLevels: created}, nil
+	out = append(append(append(out, src[:off]...), text...), src[off+len(replaced):]...)
+	return out, Insertion{Offset: off, Text: text, Replaced: replaced, CreatedLevels: created}, nil
 }
 
 // nest builds {keys[0]: {keys[1]: ... {name: value}}}.
@@ -199,12 +199,13 @@ func nest(keys []string, name string, value orderedMap) orderedMap {
 }
 
 // insertMember returns where and what to insert to add key: val as the
-// last member of obj, in the style of its existing members.
-func insertMember(src []byte, obj *jsonObject, key string, val any, l jsonLayout) (int, string) {
+// last member of obj, in the style of its existing members: text replaces
+// the text replaced at off (usually nothing).
+func insertMember(src []byte, obj *jsonObject, key string, val any, l jsonLayout) (off int, replaced, text string) {
 	closeIndent := lineIndent(src, obj.open)
 	if len(obj.members) == 0 {
 		if !l.multiline {
-			return obj.open + 1, l.key(key) + l.colon + renderJSONValue(val, closeIndent, l)
+			return obj.open + 1, "", l.key(key) + l.colon + renderJSONValue(val, closeIndent, l)
 		}
 		memberIndent := closeIndent + l.unit
 		text := l.nl + memberIndent + l.key(key) + l.colon + renderJSONValue(val, memberIndent, l)
@@ -212,7 +213,7 @@ func insertMember(src []byte, obj *jsonObject, key string, val any, l jsonLayout
 			// "{}": put '}' on its own line.
 			text += l.nl + closeIndent
 		}
-		return obj.open + 1, text
+		return obj.open + 1, "", text
 	}
 	first := obj.members[0]
 	last := obj.members[len(obj.members)-1]
@@ -227,10 +228,23 @@ func insertMember(src []byte, obj *jsonObject, key string, val any, l jsonLayout
 		if first.keyStart > obj.open+1 || !bytes.Contains(src[obj.open:obj.close], []byte(",")) || bytes.Contains(src[obj.open:obj.close], []byte(", ")) {
 			l.comma = ", "
 		}
-		return last.valueEnd, l.comma + l.key(key) + l.colon + renderJSONValue(val, closeIndent, l)
+		return last.valueEnd, "", l.comma + l.key(key) + l.colon + renderJSONValue(val, closeIndent, l)
 	}
 	memberIndent := lineIndent(src, first.keyStart)
-	return last.valueEnd, "," + l.nl + memberIndent + l.key(key) + l.colon + renderJSONValue(val, memberIndent, l)
+	member := l.nl + memberIndent + l.key(key) + l.colon + renderJSONValue(val, memberIndent, l)
+	if eol, comma, ok := lineCommentEnd(src, last.valueEnd); ok {
+		// A comment ends the last member's line: it stays there, and the
+		// new member goes on the next line.
+		if comma {
+			// A JSON5 trailing comma: the new member gets one too, which
+			// tells a structural removal that this comma is not its.
+			return eol, "", member + ","
+		}
+		// The comma goes right after the value, before the comment.
+		old := string(src[last.valueEnd:eol])
+		return last.valueEnd, old, "," + old + member
+	}
+	return last.valueEnd, "", "," + member
 }
 
 func lineStartOf(src []byte, off int) int { return bytes.LastIndexByte(src[:off], '\n') + 1 }
@@ -390,6 +404,42 @@ func spaceBefore(src []byte, off, floor int) int {
 		off--
 	}
 	return off
+}
+
+// lineCommentEnd reports whether the text after off, up to the end of its
+// line, holds a comment (and maybe a comma) and nothing else, and returns
+// where that line's ending starts and whether a comma was seen.
+func lineCommentEnd(src []byte, off int) (eol int, comma, ok bool) {
+	comment := false
+	for i := off; i < len(src); {
+		switch c := src[i]; {
+		case c == ' ' || c == '\t':
+			i++
+		case c == ',' && !comma:
+			comma = true
+			i++
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			comment = true
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			if src[i-1] == '\r' {
+				i--
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			end := bytes.Index(src[i+2:], []byte("*/"))
+			if end < 0 {
+				return 0, false, false
+			}
+			comment = true
+			i += 2 + end + 2
+		case c == '\r' || c == '\n':
+			return i, comma, comment
+		default:
+			return 0, false, false
+		}
+	}
+	return 0, false, false
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
