@@ -228,3 +228,34 @@ func TestInstall_TrailingCommentStaysOnItsLine(t *testing.T) {
 		})
 	}
 }
+
+// TestDuplicateKeysRefused: with a key on Nova's path written twice, Nova
+// would edit the first copy while the agent's JSON.parse keeps the last,
+// so Nova refuses, naming the key and the file.
+func TestDuplicateKeysRefused(t *testing.T) {
+	const nova = `"nova": {"command": "/opt/nova/bin/novactl", "args": ["mcp"]}`
+	cases := []struct {
+		name, agent, content, key string
+	}{
+		{"servers object twice", "claude-code", "{\n  \"mcpServers\": {\"a\": {\"command\": \"x\"}},\n  \"mcpServers\": {\"b\": {\"command\": \"y\"}}\n}\n", `"mcpServers" appears 2 times (lines 2, 3)`},
+		{"servers object twice, Nova in the first", "gemini", "{\n  \"mcpServers\": {" + nova + "},\n  \"mcpServers\": {}\n}\n", `"mcpServers" appears 2 times`},
+		{"nested container twice", "openclaw", "{mcp: {servers: {}},\n mcp: {servers: {}}}\n", `"mcp" appears 2 times`},
+		{"nova twice", "gemini", "{\"mcpServers\": {\n  " + nova + ",\n  " + nova + "\n}}\n", `"mcpServers.nova" appears 2 times`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeFile(t, "config.json", c.content)
+			a := agent(t, c.agent)
+			_, ierr := PlanInstall(a, path, testEntry, nil)
+			_, uerr := PlanUninstall(a, path, nil)
+			for verb, err := range map[string]error{"install": ierr, "uninstall": uerr} {
+				if err == nil || !strings.Contains(err.Error(), c.key) || !strings.Contains(err.Error(), path) {
+					t.Errorf("%s: error %v, want one naming %s and %s", verb, err, c.key, path)
+				}
+			}
+			if got := string(mustRead(t, path)); got != c.content {
+				t.Fatal("the file was changed")
+			}
+		})
+	}
+}

@@ -165,7 +165,10 @@ func jsonInsert(src []byte, keys []string, name string, value orderedMap) ([]byt
 	obj := root
 	created := len(keys)
 	for i, k := range keys {
-		m := obj.member(k)
+		m, err := obj.only(src, k, strings.Join(keys[:i+1], "."))
+		if err != nil {
+			return nil, Insertion{}, err
+		}
 		if m == nil {
 			break
 		}
@@ -260,8 +263,11 @@ func jsonLookup(src []byte, keys []string, name string) (any, bool, error) {
 		return nil, false, err
 	}
 	obj := root
-	for _, k := range keys {
-		m := obj.member(k)
+	for i, k := range keys {
+		m, err := obj.only(src, k, strings.Join(keys[:i+1], "."))
+		if err != nil {
+			return nil, false, err
+		}
 		if m == nil {
 			return nil, false, nil
 		}
@@ -271,7 +277,10 @@ func jsonLookup(src []byte, keys []string, name string) (any, bool, error) {
 		}
 		obj = child
 	}
-	m := obj.member(name)
+	m, err := obj.only(src, name, strings.Join(append(append([]string{}, keys...), name), "."))
+	if err != nil {
+		return nil, false, err
+	}
 	if m == nil {
 		return nil, false, nil
 	}
@@ -296,8 +305,14 @@ func jsonRemove(src []byte, keys []string, name string, createdLevels int) ([]by
 		// Find the parent of path[len(path)-1-level].
 		target := path[:len(path)-level]
 		obj := root
-		for _, k := range target[:len(target)-1] {
-			m := obj.member(k)
+		for i, k := range target {
+			m, err := obj.only(out, k, strings.Join(target[:i+1], "."))
+			if err != nil {
+				return nil, false, err
+			}
+			if i == len(target)-1 {
+				break
+			}
 			if m == nil {
 				return out, level > 0, nil
 			}

@@ -350,6 +350,23 @@ func (o *jsonObject) member(key string) *jsonMember {
 	return nil
 }
 
+// only returns the member named key, or nil, and an error when there are
+// several: Nova would edit one copy while the agent's parser (JSON.parse
+// and most others) keeps the last, so Nova's entry would not be seen.
+// path names the member in the error.
+func (o *jsonObject) only(src []byte, key, path string) (*jsonMember, error) {
+	var lines []string
+	for _, m := range o.members {
+		if m.key == key {
+			lines = append(lines, strconv.Itoa(1+bytes.Count(src[:m.keyStart], []byte("\n"))))
+		}
+	}
+	if len(lines) > 1 {
+		return nil, fmt.Errorf("the key %q appears %d times (lines %s); the agent reads only the last one, so Nova does not edit this file: merge them into one by hand", path, len(lines), strings.Join(lines, ", "))
+	}
+	return o.member(key), nil
+}
+
 // plain converts a decoded value to plain Go values (maps, slices,
 // strings, numbers as json.Number).
 func plain(v any) any {
