@@ -57,9 +57,9 @@ func runMCP(ctx context.Context, inv *Invocation, args []string) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "install":
-			return runMCPConfig(inv, args[1:], true)
+			return runMCPConfig(inv, args[1:], true, defaultMCPDeps())
 		case "uninstall":
-			return runMCPConfig(inv, args[1:], false)
+			return runMCPConfig(inv, args[1:], false, defaultMCPDeps())
 		case "serve":
 			args = args[1:]
 		case "help":
@@ -114,8 +114,19 @@ func runMCPServe(ctx context.Context, inv *Invocation, args []string) int {
 	return ExitOK
 }
 
+// mcpDeps are the process facts novactl mcp install depends on, injected
+// so tests can start it as a symbolic link.
+type mcpDeps struct {
+	// arg0 is the path novactl was invoked by (os.Args[0]).
+	arg0 string
+	// executable is os.Executable.
+	executable func() (string, error)
+}
+
+func defaultMCPDeps() mcpDeps { return mcpDeps{arg0: os.Args[0], executable: os.Executable} }
+
 // runMCPConfig is novactl mcp install / uninstall.
-func runMCPConfig(inv *Invocation, args []string, install bool) int {
+func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) int {
 	verb := "uninstall"
 	if install {
 		verb = "install"
@@ -123,7 +134,7 @@ func runMCPConfig(inv *Invocation, args []string, install bool) int {
 	fs := newFlags(inv, "novactl mcp "+verb, "novactl mcp "+verb+" [--agent ID[,ID...]|all] [--dry-run]", mcpHelp)
 	agentFlag := fs.String("agent", "all", "agents to configure: "+strings.Join(agentconf.AgentIDs(), ", ")+", or all (those found)")
 	dryRun := fs.Bool("dry-run", false, "print the changes as a diff and write nothing")
-	command := fs.String("command", "", "install: absolute path of the novactl the agents start (default: this novactl)")
+	command := fs.String("command", "", "install: absolute path of the novactl the agents start (default: this novactl, by the path it was started by, so a package manager's link survives upgrades)")
 	pos, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
@@ -144,6 +155,12 @@ func runMCPConfig(inv *Invocation, args []string, install bool) int {
 	}
 	var entry agentconf.Entry
 	if install {
+		if *command == "" {
+			if *command, err = novactlPath(inv.Environ, deps); err != nil {
+				fmt.Fprintf(inv.Stderr, "novactl mcp install: find this novactl: %v; pass --command\n", err)
+				return ExitFailure
+			}
+		}
 		entry, err = mcpEntry(inv.Environ, home, *command)
 		if err != nil {
 			fmt.Fprintf(inv.Stderr, "novactl mcp install: %v\n", err)
@@ -257,16 +274,59 @@ func describe(p *agentconf.Plan, dry bool) string {
 	return s
 }
 
-// mcpEntry is the server entry: this novactl (or --command) with "mcp",
-// and NOVA_HOME when it is set.
-func mcpEntry(environ []string, home paths.Home, command string) (agentconf.Entry, error) {
-	if command == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return agentconf.Entry{}, fmt.Errorf("find this novactl: %w; pass --command", err)
-		}
-		command = exe
+// novactlPath is the novactl agents should start: the path it was invoked
+// by, when that is absolute or found on PATH and is this executable, else
+// os.Executable. The invoked path is kept as it is, not resolved through
+// symbolic links: os.Executable resolves them (/proc/self/exe), and a
+// package manager's link (Homebrew's bin/novactl ->
+// ../Cellar/nova/<version>/bin/novactl) survives an upgrade while the
+// versioned file it points to is removed.
+func novactlPath(environ []string, deps mcpDeps) (string, error) {
+	exe, err := deps.executable()
+	if err != nil {
+		return "", err
 	}
+	invoked := ""
+	switch {
+	case filepath.IsAbs(deps.arg0):
+		invoked = filepath.Clean(deps.arg0)
+	case deps.arg0 != "" && !strings.ContainsAny(deps.arg0, `/\`):
+		invoked = lookPath(environ, deps.arg0)
+	}
+	if invoked != "" && sameFile(invoked, exe) {
+		return invoked, nil
+	}
+	return exe, nil
+}
+
+// lookPath finds name in the absolute directories of environ's PATH, as a
+// shell does: the first executable file of that name.
+func lookPath(environ []string, name string) string {
+	for _, dir := range filepath.SplitList(paths.Lookup(environ, "PATH")) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// sameFile reports whether a and b name the same file, following links.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// mcpEntry is the server entry: command (this novactl or --command) with
+// "mcp", and NOVA_HOME when it is set.
+func mcpEntry(environ []string, home paths.Home, command string) (agentconf.Entry, error) {
 	if !filepath.IsAbs(command) {
 		return agentconf.Entry{}, fmt.Errorf("--command must be an absolute path (got %q)", command)
 	}

@@ -370,3 +370,85 @@ func TestMCPServe_InProcess(t *testing.T) {
 		t.Fatal("novactl mcp did not end with its input")
 	}
 }
+
+// TestMCPInstall_CommandSurvivesUpgrade: novactl started through a
+// package manager's link (Homebrew: bin/novactl ->
+// ../Cellar/nova/<version>/bin/novactl) records the link, not the
+// versioned file os.Executable resolves to, which an upgrade removes.
+func TestMCPInstall_CommandSurvivesUpgrade(t *testing.T) {
+	prefix := t.TempDir()
+	keg := func(version string) string { return filepath.Join(prefix, "Cellar", "nova", version, "bin", "novactl") }
+	link := filepath.Join(prefix, "bin", "novactl")
+	for _, dir := range []string{filepath.Dir(keg("0.1.0")), filepath.Dir(link)} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(keg("0.1.0"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../Cellar/nova/0.1.0/bin/novactl", link); err != nil {
+		t.Fatal(err)
+	}
+	// os.Executable resolves the link, as /proc/self/exe does.
+	executable := func() (string, error) { return filepath.EvalSymlinks(link) }
+	other := filepath.Join(prefix, "other-novactl")
+	if err := os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	resolved, _ := executable()
+
+	for _, c := range []struct {
+		name, arg0, path, want string
+	}{
+		{"absolute link", link, "", link},
+		{"found on PATH", "novactl", "/nonexistent:" + filepath.Dir(link), link},
+		{"relative path", "./bin/novactl", "", resolved},
+		{"not on PATH", "novactl", "/nonexistent", resolved},
+		{"another binary", other, "", resolved},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home := t.TempDir()
+			env := []string{"HOME=" + home, "NOVA_HOME=" + filepath.Join(home, "nova-home"), "PATH=" + c.path}
+			if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			var out, errb bytes.Buffer
+			inv := &Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Environ: env}
+			if code := runMCPConfig(inv, []string{"--agent", "codex"}, true, mcpDeps{arg0: c.arg0, executable: executable}); code != ExitOK {
+				t.Fatalf("install exited %d: %s %s", code, out.String(), errb.String())
+			}
+			b, err := os.ReadFile(filepath.Join(home, ".codex", "config.toml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "command = \"" + c.want + "\"\n"; !strings.Contains(string(b), want) {
+				t.Fatalf("config lacks %q:\n%s", want, b)
+			}
+		})
+	}
+
+	// "brew upgrade": the link points to the new keg, the old one is gone;
+	// the recorded link still starts novactl.
+	if err := os.MkdirAll(filepath.Dir(keg("0.2.0")), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(keg("0.1.0"), keg("0.2.0")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(prefix, "Cellar", "nova", "0.1.0")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../Cellar/nova/0.2.0/bin/novactl", link); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(link); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("the recorded command does not survive the upgrade: %v", err)
+	}
+	if _, err := os.Stat(resolved); !os.IsNotExist(err) {
+		t.Fatalf("the resolved path outlived the upgrade: %v", err)
+	}
+}
