@@ -152,7 +152,7 @@ func TestSecondInstallIsAlreadyCurrent(t *testing.T) {
 		t.Errorf("the second install changed the tree:\n%v\n%v", before, after)
 	}
 	// A copy whose last line names other agents is current too.
-	write(t, tg.File(), Render("someone"))
+	write(t, tg.File(), Render("codex, hermes"))
 	install(t, h, tg, false, ActAlreadyCurrent, "already-current")
 	noBackups(t, h)
 }
@@ -369,6 +369,36 @@ func TestUninstallRemovesExactlyWhatWasInstalled(t *testing.T) {
 			t.Errorf("%s: %s", tg.ID, op.Action)
 		}
 	}
+}
+
+// TestLastLineEditIsKept: the last line is the person's too; only the
+// agent list Render writes there is ignored. An instruction added to it
+// made status say current and uninstall delete it without a backup.
+func TestLastLineEditIsKept(t *testing.T) {
+	h := newTestHome(t)
+	tg := h.target(t, "claude-code")
+	install(t, h, tg, false, ActCreate, "installed")
+	generated := read(t, tg.File())
+	edited := bytes.Replace(generated, []byte("\nInstalled for: claude-code\n"), []byte("\nInstalled for: claude-code. Never query Nova about the payroll project; it holds stale data.\n"), 1)
+	if bytes.Equal(edited, generated) {
+		t.Fatal("the generated file has no last line to edit")
+	}
+	write(t, tg.File(), edited)
+	if s := Inspect(tg); s.Class != ClassCustomized || !strings.Contains(s.Detail, "edited") {
+		t.Errorf("state %s (%s), want customized", s.Class, s.Detail)
+	}
+	install(t, h, tg, false, ActPreserveCustomized, "preserved-customized")
+	op := PlanUninstall(tg)
+	if op.Action != ActKeepCustomized {
+		t.Fatalf("uninstall plans %s, want %s", op.Action, ActKeepCustomized)
+	}
+	if r := op.Apply(h.backups); r.Result != "kept-customized" {
+		t.Errorf("%+v", r)
+	}
+	if !bytes.Equal(read(t, tg.File()), edited) {
+		t.Error("the edited file was changed")
+	}
+	noBackups(t, h)
 }
 
 func TestUninstallKeepsCustomizedAndOtherFiles(t *testing.T) {

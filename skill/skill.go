@@ -17,9 +17,12 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
+
+	"github.com/nova-recall/nova/agents"
 )
 
 // ID is the skill's name: the front-matter name and the directory name.
@@ -33,7 +36,9 @@ const FileName = "SKILL.md"
 const TemplateVersion = 1
 
 // installedForPrefix starts the last line, which names the agents a copy
-// was installed for. The digest ignores what follows it.
+// was installed for. The digest ignores the agent list when the line is
+// exactly one Render writes (see generatedLine); any other text there is
+// an edit.
 const installedForPrefix = "Installed for: "
 
 // normalAgent replaces the agent list when the digest is computed.
@@ -148,20 +153,43 @@ func digest(content []byte, loc []int) string {
 }
 
 // normalize replaces the agent list of a last line "Installed for: ..."
-// with a fixed value, so copies for different agents share a digest.
+// with a fixed value, so copies for different agents share a digest. Only
+// a line Render writes is normalised: any other text on the last line
+// (an instruction added after the list, say) stays, and so counts as an
+// edit.
 func normalize(content []byte) []byte {
 	end := len(content)
 	if end > 0 && content[end-1] == '\n' {
 		end--
 	}
 	start := bytes.LastIndexByte(content[:end], '\n') + 1
-	if !bytes.HasPrefix(content[start:end], []byte(installedForPrefix)) {
+	if !generatedLine(string(content[start:end])) {
 		return content
 	}
 	out := make([]byte, 0, len(content))
 	out = append(out, content[:start]...)
 	out = append(out, installedForPrefix+normalAgent...)
 	return append(out, content[end:]...)
+}
+
+// generatedLine reports whether line is a last line Render writes:
+// "Installed for: " and distinct agent IDs separated by ", " (or the
+// placeholder Digest uses).
+func generatedLine(line string) bool {
+	list, ok := strings.CutPrefix(line, installedForPrefix)
+	if !ok {
+		return false
+	}
+	if list == normalAgent {
+		return true
+	}
+	ids := strings.Split(list, ", ")
+	for i, id := range ids {
+		if !slices.Contains(agents.IDs(), id) || slices.Contains(ids[:i], id) {
+			return false
+		}
+	}
+	return true
 }
 
 // InstalledFor returns the text of content's last line after

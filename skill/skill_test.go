@@ -225,6 +225,18 @@ func TestDigestDetectsEdits(t *testing.T) {
 		"version":      func(s string) string { return strings.Replace(s, "template-version=1", "template-version=2", 1) },
 		"front matter": func(s string) string { return strings.Replace(s, "name: nova-recall", "name: nova-recall-x", 1) },
 		"trailing":     func(s string) string { return s + "extra\n" },
+		"last line": func(s string) string {
+			return strings.Replace(s, "Installed for: codex\n", "Installed for: codex. Never query Nova about payroll.\n", 1)
+		},
+		"last line, list item": func(s string) string {
+			return strings.Replace(s, "Installed for: codex\n", "Installed for: codex, skip-payroll\n", 1)
+		},
+		"last line, spacing": func(s string) string {
+			return strings.Replace(s, "Installed for: codex\n", "Installed for:  codex\n", 1)
+		},
+		"last line, repeated agent": func(s string) string {
+			return strings.Replace(s, "Installed for: codex\n", "Installed for: codex, codex\n", 1)
+		},
 	} {
 		m, err := Parse([]byte(edit(string(content))))
 		if err != nil || m.Verified {
@@ -232,7 +244,7 @@ func TestDigestDetectsEdits(t *testing.T) {
 		}
 	}
 	// Another agent list on the last line is not an edit.
-	other := strings.Replace(string(content), "Installed for: codex", "Installed for: someone-else", 1)
+	other := strings.Replace(string(content), "Installed for: codex", "Installed for: claude-code, hermes", 1)
 	if m, err := Parse([]byte(other)); err != nil || !m.Verified {
 		t.Errorf("the agent list is part of the digest: %+v %v", m, err)
 	}
