@@ -202,8 +202,9 @@ func nest(keys []string, name string, value orderedMap) orderedMap {
 }
 
 // insertMember returns where and what to insert to add key: val as the
-// last member of obj, in the style of its existing members: text replaces
-// the text replaced at off (usually nothing).
+// last member of obj, in the style of its existing members: the offset,
+// the original text there that the insertion replaces (usually none; text
+// repeats it), and the text to put in its place.
 func insertMember(src []byte, obj *jsonObject, key string, val any, l jsonLayout) (off int, replaced, text string) {
 	closeIndent := lineIndent(src, obj.open)
 	if len(obj.members) == 0 {
