@@ -307,11 +307,17 @@ func lookPath(environ []string, name string) string {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+		if isExecutable(p) {
 			return p
 		}
 	}
 	return ""
+}
+
+// isExecutable reports whether p is (or links to) an executable file.
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
 // sameFile reports whether a and b name the same file, following links.

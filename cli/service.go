@@ -60,9 +60,10 @@ watcher is not running under the service manager; 2 for a bad command line.`
 type serviceDeps struct {
 	goos string
 	uid  int
-	// executable is os.Executable: novad is looked for beside it.
-	executable func() (string, error)
-	launchctl  macos.Launchctl
+	// self is how this novactl was started (os.Args[0], os.Executable):
+	// the watcher's job runs it, and novad is looked for beside it.
+	self      mcpDeps
+	launchctl macos.Launchctl
 	// newController builds the kardianos/service controller; nil means
 	// kardianos itself.
 	newController func(*service.Config) (systemd.Controller, error)
@@ -70,10 +71,10 @@ type serviceDeps struct {
 
 func defaultServiceDeps() serviceDeps {
 	return serviceDeps{
-		goos:       runtime.GOOS,
-		uid:        os.Getuid(),
-		executable: os.Executable,
-		launchctl:  macos.NewLaunchctl(),
+		goos:      runtime.GOOS,
+		uid:       os.Getuid(),
+		self:      defaultMCPDeps(),
+		launchctl: macos.NewLaunchctl(),
 	}
 }
 
@@ -136,11 +137,11 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 	}
 	jobs := []serviceJob{novadJob(""), watcherJob("")}
 	if op == "install" {
-		p, err := findNovad(*novad, deps.executable)
+		p, err := findNovad(*novad, inv.Environ, deps.self)
 		if err != nil {
 			return fail(err)
 		}
-		self, err := findNovactl(deps.executable)
+		self, err := findNovactl(inv.Environ, deps.self)
 		if err != nil {
 			return fail(err)
 		}
@@ -234,17 +235,16 @@ func watcherJob(novactl string) serviceJob {
 		logName: "watcher", description: "Nova source watcher: keeps memory fresh (novactl index watch)"}
 }
 
-// findNovactl returns the absolute path of the running novactl, symlinks
-// resolved, for the watcher's job.
-func findNovactl(executable func() (string, error)) (string, error) {
-	exe, err := executable()
+// findNovactl returns the path of the running novactl for the watcher's
+// job: the one it was started by (a Homebrew bin/novactl link), which an
+// upgrade keeps, rather than the versioned file it resolves to, which an
+// upgrade removes.
+func findNovactl(environ []string, self mcpDeps) (string, error) {
+	p, err := novactlPath(environ, self)
 	if err != nil {
 		return "", fmt.Errorf("find novactl's own path: %w", err)
 	}
-	if real, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = real
-	}
-	return filepath.Abs(exe)
+	return filepath.Abs(p)
 }
 
 // checkServiceConfig refuses to register a novad that would refuse to
@@ -263,12 +263,14 @@ func checkServiceConfig(inv *Invocation) error {
 }
 
 // findNovad returns the absolute path of the novad binary: flagPath when
-// given, else novad in the directory of the running novactl (symlinks
-// resolved, so a symlinked novactl in ~/bin finds its real neighbour).
-func findNovad(flagPath string, executable func() (string, error)) (string, error) {
+// given, else novad beside novactl as it was started (Homebrew links both
+// into one bin/, and the link survives an upgrade), else beside the file
+// novactl resolves to (a novactl linked into ~/bin finds its real
+// neighbour).
+func findNovad(flagPath string, environ []string, self mcpDeps) (string, error) {
 	p := flagPath
 	if p == "" {
-		exe, err := executable()
+		exe, err := self.executable()
 		if err != nil {
 			return "", fmt.Errorf("find novactl's own path: %w; pass --novad PATH", err)
 		}
@@ -276,6 +278,11 @@ func findNovad(flagPath string, executable func() (string, error)) (string, erro
 			exe = real
 		}
 		p = filepath.Join(filepath.Dir(exe), "novad")
+		if invoked, err := novactlPath(environ, self); err == nil {
+			if beside := filepath.Join(filepath.Dir(invoked), "novad"); isExecutable(beside) {
+				p = beside
+			}
+		}
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {

@@ -60,7 +60,7 @@ func (h serviceHome) deps(goos string, l macos.Launchctl, newCtl func(*service.C
 	return serviceDeps{
 		goos:          goos,
 		uid:           501,
-		executable:    func() (string, error) { return filepath.Join(h.bin, "novactl"), nil },
+		self:          mcpDeps{executable: func() (string, error) { return filepath.Join(h.bin, "novactl"), nil }},
 		launchctl:     l,
 		newController: newCtl,
 	}
@@ -267,15 +267,41 @@ func TestService_FindsNovad(t *testing.T) {
 	if err := os.Symlink(filepath.Join(h.bin, "novactl"), link); err != nil {
 		t.Fatal(err)
 	}
-	deps.executable = func() (string, error) { return link, nil }
+	deps.self.executable = func() (string, error) { return link, nil }
 	if code, out, errOut := runServiceCLI(context.Background(), h.environ, deps, "install", "--dry-run"); code != ExitOK || !strings.Contains(out, h.novad) {
 		t.Errorf("symlinked novactl: exit %d, %s", code, errOut)
 	}
 
+	// Homebrew: bin/novactl and bin/novad link into a versioned keg. The
+	// jobs name the links, which an upgrade repoints, not the keg's files,
+	// which it removes.
+	brew := t.TempDir()
+	keg := filepath.Join(brew, "Cellar", "nova", "0.1.0", "bin")
+	brewBin := filepath.Join(brew, "bin")
+	for _, d := range []string{keg, brewBin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"novad", "novactl"} {
+		if err := os.WriteFile(filepath.Join(keg, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(keg, name), filepath.Join(brewBin, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deps.self = mcpDeps{arg0: filepath.Join(brewBin, "novactl"), executable: func() (string, error) { return filepath.Join(keg, "novactl"), nil }}
+	code, out, errOut = runServiceCLI(context.Background(), h.environ, deps, "install", "--dry-run")
+	if code != ExitOK || !strings.Contains(out, "ExecStart="+filepath.Join(brewBin, "novad")+"\n") ||
+		!strings.Contains(out, "ExecStart="+filepath.Join(brewBin, "novactl")+" ") || strings.Contains(out, "Cellar") {
+		t.Errorf("Homebrew links: exit %d, %s\n%s", code, errOut, out)
+	}
+	deps.self = mcpDeps{executable: func() (string, error) { return filepath.Join(h.bin, "novactl"), nil }}
+
 	if err := os.Remove(h.novad); err != nil {
 		t.Fatal(err)
 	}
-	deps.executable = func() (string, error) { return filepath.Join(h.bin, "novactl"), nil }
 	code, _, errOut = runServiceCLI(context.Background(), h.environ, deps, "install", "--dry-run")
 	if code != ExitFailure || !strings.Contains(errOut, "--novad") {
 		t.Errorf("no novad: exit %d, %q", code, errOut)
