@@ -280,7 +280,7 @@ func TestSkillPreservesEditedAndForceBacksUp(t *testing.T) {
 func TestSkillUpgradesOlderWithBackup(t *testing.T) {
 	e := newSkillEnv(t)
 	p := filepath.Join(e.home, ".hermes/skills/nova-recall/SKILL.md")
-	older := strings.Replace(string(skill.Render("hermes")), "template-version=1 ", "template-version=0 ", 1)
+	older := strings.Replace(string(skill.Render("hermes")), "template-version=2 ", "template-version=1 ", 1)
 	older = strings.Replace(older, "## Language", "## Language (old wording)", 1)
 	sealed, err := skill.Seal([]byte(older))
 	if err != nil {
@@ -293,7 +293,7 @@ func TestSkillUpgradesOlderWithBackup(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := e.runJSON(t, ExitOK, "status", "--agent", "hermes")
-	if r := st.Targets[0]; r.Classification != "managed-older" || r.InstalledVersion == nil || *r.InstalledVersion != 0 {
+	if r := st.Targets[0]; r.Classification != "managed-older" || r.InstalledVersion == nil || *r.InstalledVersion != 1 {
 		t.Fatalf("status: %+v", r)
 	}
 	doc := e.runJSON(t, ExitOK, "install", "--agent", "hermes")

@@ -16,8 +16,8 @@ import (
 // installed copies are upgraded rather than reported as customized) and
 // update both constants.
 const (
-	pinnedVersion = 1
-	pinnedDigest  = "2ce91174f641f592634a8b4003d395e65072ad21816043f538da46184cd8385e"
+	pinnedVersion = 2
+	pinnedDigest  = "83a4fbe7c409e2f30ebc60ed5a9f633585d066c79037c9aabc9522e6afa16385"
 )
 
 func TestTemplateVersionPinned(t *testing.T) {
@@ -187,7 +187,7 @@ func TestFrontMatter(t *testing.T) {
 }
 
 func TestDigestVerifiesAndIsAgentIndependent(t *testing.T) {
-	markerLine := regexp.MustCompile(`(?m)^<!-- nova-managed-skill id=nova-recall template-version=1 template-sha256=[0-9a-f]{64} -->$`)
+	markerLine := regexp.MustCompile(`(?m)^<!-- nova-managed-skill id=nova-recall template-version=2 template-sha256=[0-9a-f]{64} -->$`)
 	var digests []string
 	for _, target := range Targets([]string{"HOME=/home/u"}) {
 		content := Render(target.InstalledFor())
@@ -222,7 +222,7 @@ func TestDigestDetectsEdits(t *testing.T) {
 	content := Render("codex")
 	for name, edit := range map[string]func(string) string{
 		"body":         func(s string) string { return strings.Replace(s, "at most 3 external", "at most 9 external", 1) },
-		"version":      func(s string) string { return strings.Replace(s, "template-version=1", "template-version=2", 1) },
+		"version":      func(s string) string { return strings.Replace(s, "template-version=2", "template-version=3", 1) },
 		"front matter": func(s string) string { return strings.Replace(s, "name: nova-recall", "name: nova-recall-x", 1) },
 		"trailing":     func(s string) string { return s + "extra\n" },
 		"last line": func(s string) string {
