@@ -532,16 +532,61 @@ func assertNotRunning(t *testing.T, s *session) {
 	if out.Available || !strings.Contains(out.Reason, "connection-refused") {
 		t.Errorf("structured content %s", r.StructuredContent)
 	}
-	if !strings.Contains(r.text(), "Nova's memory service (novad) is not running; start it with") {
+	if !strings.Contains(r.text(), "Nova's memory service (novad) is not running") {
 		t.Errorf("text %q", r.text())
 	}
+	tellsUser(t, r.text())
 	st, m := s.tool("memory_status", nil)
 	if m.Error != nil || !strings.Contains(st.text(), "(novad) is not running") || !strings.Contains(string(st.StructuredContent), `"running":false`) {
 		t.Errorf("status: %+v %s", m.Error, st.text())
 	}
+	tellsUser(t, st.text())
 	if m := s.call("ping", nil); m.Error != nil {
 		t.Errorf("ping: %+v", m.Error)
 	}
+}
+
+// tellsUser checks the text a model reads about memory it cannot search:
+// it says to tell the user, and never tells the agent to start novad or
+// build an index (agents must not start, stop or re-index Nova).
+func tellsUser(t *testing.T, text string) {
+	t.Helper()
+	if !strings.Contains(text, "Tell the user") {
+		t.Errorf("the text does not say to tell the user:\n%s", text)
+	}
+	for _, command := range []string{"start it with", "`novad`", "make run", "service install", "index sync", "Build one", "Rebuild", "Run novactl"} {
+		if strings.Contains(text, command) {
+			t.Errorf("the text tells the agent to run a command (%q):\n%s", command, text)
+		}
+	}
+}
+
+func TestStdio_NoIndex(t *testing.T) {
+	// novad runs but nothing was indexed: the tools say memory is
+	// unavailable and that the user can fix it, keeping the reason code.
+	h := newHome(t, false)
+	h.Start()
+	s := h.mcp(t)
+	s.initialize("2025-06-18")
+	r, m := s.tool("memory_search", map[string]any{"query": "why SQLite"})
+	if m.Error != nil || r.IsError {
+		t.Fatalf("search: %+v %s", m.Error, r.text())
+	}
+	var out searchOut
+	novatest.Must(t, json.Unmarshal(r.StructuredContent, &out))
+	if out.Available || out.Reason == "" {
+		t.Errorf("structured content %s", r.StructuredContent)
+	}
+	if !strings.Contains(r.text(), "no index is active yet") {
+		t.Errorf("text %q", r.text())
+	}
+	tellsUser(t, r.text())
+	tellsUser(t, out.Message)
+	st, m := s.tool("memory_status", nil)
+	if m.Error != nil || !strings.Contains(st.text(), "running but memory cannot be searched yet") {
+		t.Fatalf("status: %+v %s", m.Error, st.text())
+	}
+	tellsUser(t, st.text())
 }
 
 func TestStdio_MalformedInput(t *testing.T) {

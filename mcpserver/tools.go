@@ -32,9 +32,15 @@ const (
 // ReasonNotRunning is the reason reported when novad does not answer.
 const ReasonNotRunning = api.ReasonCLIUnavailable + ":connection-refused"
 
-// NotRunningMessage is what a tool says when novad does not answer.
-const NotRunningMessage = "Nova's memory service (novad) is not running; start it with `novad` (or `make run`), " +
-	"or install it as a service with `novactl service install`."
+// NotRunningMessage is what a tool says when novad does not answer. The
+// model reads it: it says what is wrong and that the user can fix it, never
+// a command for the agent to run (agents must not start, stop or re-index
+// Nova).
+const NotRunningMessage = "Nova's memory service (novad) is not running, so memory is unavailable. " +
+	"Tell the user; they can start it. Do not start it yourself."
+
+// tellUser ends the explanation of a failure the user has to fix.
+const tellUser = "Tell the user; they can fix it (novactl doctor shows them how). Do not try to fix it yourself."
 
 // notSearched is appended to a search that did not run.
 const notSearched = " No memory was searched: say that memory is unavailable rather than guessing what it holds."
@@ -360,15 +366,14 @@ func (t *tools) search(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	backend, err := t.opts.Connect()
 	if err != nil {
 		return unavailableSearch(in.Query, api.ReasonCLIUnavailable+":configuration",
-			"Nova's configuration could not be loaded: "+err.Error()+
-				". Run `novactl doctor` to see what to fix."+notSearched), nil
+			"Nova's configuration could not be loaded: "+err.Error()+". "+tellUser+notSearched), nil
 	}
 	callCtx, cancel := context.WithTimeout(ctx, t.opts.CallTimeout)
 	defer cancel()
 	resp, status, err := backend.Search(callCtx, body)
 	if err != nil {
 		t.opts.Logger.Warn("search failed", "error", err)
-		reason, message := failure(ctx, err)
+		reason, message := failure(ctx, err, ToolSearch)
 		return unavailableSearch(in.Query, reason, message+notSearched), nil
 	}
 	if !resp.Available && (status == http.StatusBadRequest || status == http.StatusUnprocessableEntity) {
@@ -383,26 +388,50 @@ func (t *tools) search(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	}, nil
 }
 
-// failure maps a transport failure to a reason code and a message.
-func failure(ctx context.Context, err error) (string, string) {
+// failure maps a transport failure of tool's call to a reason code and a
+// message for the model.
+func failure(ctx context.Context, err error, tool string) (string, string) {
 	var he *client.HTTPError
 	var ee *client.EnvelopeError
 	switch {
 	case client.IsNotRunning(err):
 		return ReasonNotRunning, NotRunningMessage
 	case ctx.Err() != nil:
-		return api.ReasonCLIUnavailable + ":cancelled", "The search was cancelled."
+		return api.ReasonCLIUnavailable + ":cancelled", "The call was cancelled."
 	case errors.Is(err, context.DeadlineExceeded):
-		return api.ReasonCLIUnavailable + ":timeout", "Nova's memory service did not answer in time; try again with a narrower query."
+		retry := "Try again in a moment."
+		if tool == ToolSearch {
+			retry = "Try again, with a narrower query or fewer filters if it happens again."
+		}
+		return api.ReasonCLIUnavailable + ":timeout", "Nova's memory service did not answer in time. " + retry
 	case errors.As(err, &he):
-		return fmt.Sprintf("%s%d", api.ReasonCLIHTTPPrefix, he.Status), fmt.Sprintf("Nova's memory service refused the request (%v); run `novactl doctor`.", he)
+		return fmt.Sprintf("%s%d", api.ReasonCLIHTTPPrefix, he.Status), fmt.Sprintf("Nova's memory service refused the request (%v). ", he) + tellUser
 	case errors.As(err, &ee):
-		return ee.Reason, "Nova's memory service returned an unreadable response; run `novactl doctor`."
+		return ee.Reason, "Nova's memory service returned an unreadable response. " + tellUser
 	}
 	// A dial error other than a refusal (no route, a bad port) also means
 	// nothing usable is listening.
-	return api.ReasonCLIUnavailable + ":transport", "Nova's memory service (novad) could not be reached (" + err.Error() +
-		"); start it with `novad` (or `make run`), or install it as a service with `novactl service install`."
+	return api.ReasonCLIUnavailable + ":transport", "Nova's memory service (novad) could not be reached (" + err.Error() + "). " + tellUser
+}
+
+// transient are reason codes, one per advice, whose advice is to try
+// again: the model may do that itself. Any other unavailable search needs
+// the user (an index to build, a service to repair).
+var transient = []string{api.ReasonIndexLoading, api.ReasonCapacityExhausted, api.ReasonTimeout, api.ReasonCancelled}
+
+// adviceForModel explains an unavailable search's reason code to the
+// model: what happened, in api.AdviceFor's plain words, then either the
+// advice to try again or that the user can fix it. api.AdviceFor's own
+// next steps are commands for a person at a terminal (build an index, run
+// doctor); an agent must not run them.
+func adviceForModel(reason string) string {
+	a := api.AdviceFor(reason)
+	for _, code := range transient {
+		if a == api.AdviceFor(code) {
+			return a.String()
+		}
+	}
+	return a.What + " " + tellUser
 }
 
 func unavailableSearch(query, reason, message string) *mcp.CallToolResult {
@@ -419,7 +448,7 @@ func searchOutput(r *api.SearchResponse) *SearchOutput {
 	out := &SearchOutput{Available: r.Available, Reason: api.StringOr(r.Reason, ""), Query: r.Query,
 		CitationPack: []Citation{}, Results: []Result{}}
 	if !r.Available {
-		out.Message = api.AdviceFor(out.Reason).String()
+		out.Message = adviceForModel(out.Reason)
 		return out
 	}
 	q := r.Quality
@@ -462,14 +491,14 @@ func (t *tools) status(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	backend, err := t.opts.Connect()
 	if err != nil {
 		out.Reason = api.ReasonCLIUnavailable + ":configuration"
-		out.Message = "Nova's configuration could not be loaded: " + err.Error() + ". Run `novactl doctor`."
+		out.Message = "Nova's configuration could not be loaded: " + err.Error() + ". " + tellUser
 		return statusResult(out), nil
 	}
 	callCtx, cancel := context.WithTimeout(ctx, min(t.opts.CallTimeout, 10*time.Second))
 	defer cancel()
 	h, err := backend.FacadeHealth(callCtx)
 	if err != nil {
-		out.Reason, out.Message = failure(ctx, err)
+		out.Reason, out.Message = failure(ctx, err, ToolStatus)
 		return statusResult(out), nil
 	}
 	out.Running = true
@@ -485,7 +514,7 @@ func (t *tools) status(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	if out.Available {
 		out.Message = fmt.Sprintf("Nova memory is ready: %d chunks searchable, read-only.", out.Chunks)
 	} else {
-		out.Message = "novad is running but memory cannot be searched yet: " + api.AdviceFor(out.Reason).String()
+		out.Message = "novad is running but memory cannot be searched yet: " + adviceForModel(out.Reason)
 	}
 	if st, err := backend.Stats(callCtx); err == nil {
 		ix := st.Index

@@ -118,7 +118,7 @@ func TestSearch_Unavailable(t *testing.T) {
 		want   string
 		reason string
 	}{
-		{"index not loaded", &fakeBackend{resp: api.Unavailable("q", 8, api.ReasonIndexNotLoaded), status: 200}, nil, "novactl index sync", api.ReasonIndexNotLoaded},
+		{"index not loaded", &fakeBackend{resp: api.Unavailable("q", 8, api.ReasonIndexNotLoaded), status: 200}, nil, "no index is active yet. Tell the user", api.ReasonIndexNotLoaded},
 		{"busy", &fakeBackend{resp: api.Unavailable("q", 8, api.ReasonCapacityExhausted), status: 429}, nil, "busy", api.ReasonCapacityExhausted},
 		{"timeout", &fakeBackend{err: context.DeadlineExceeded}, nil, "did not answer in time", "rag-external-unavailable:timeout"},
 		{"configuration", nil, errors.New("server.port: must be a TCP port"), "configuration could not be loaded", "rag-external-unavailable:configuration"},
@@ -162,8 +162,32 @@ func TestStatus_IndexNotReady(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if txt := textOf(res); !strings.Contains(txt, "running but memory cannot be searched yet") || !strings.Contains(txt, "novactl index sync") {
+	if txt := textOf(res); !strings.Contains(txt, "running but memory cannot be searched yet") || !strings.Contains(txt, "no index is active yet. Tell the user") {
 		t.Errorf("text %q", txt)
+	}
+}
+
+// TestAdviceForModel: whatever the reason, the model is told to try
+// again or to tell the user, never to run a command itself.
+func TestAdviceForModel(t *testing.T) {
+	for _, reason := range []string{api.ReasonIndexNotLoaded, api.FreshnessMissing, api.FreshnessServerIndexNotReady, api.ReasonIndexLoading,
+		api.ReasonProfileMismatch, api.ReasonDimensionMismatch, api.ReasonCapacityExhausted, api.ReasonTimeout, api.ReasonBudgetExhausted,
+		api.ReasonCancelled, api.ReasonCLIInvalidJSON, api.ReasonCLIUnavailable + ":transport", api.ReasonCLIHTTPPrefix + "500", api.ReasonInternal, "something-new"} {
+		text := strings.ReplaceAll(adviceForModel(reason), tellUser, "")
+		if strings.Contains(text, "novactl") || strings.Contains(text, "make run") {
+			t.Errorf("%s: %q names a command", reason, adviceForModel(reason))
+		}
+		if again := strings.Contains(text, "again"); again == strings.Contains(adviceForModel(reason), "Tell the user") {
+			t.Errorf("%s: %q must either say to try again or to tell the user", reason, adviceForModel(reason))
+		}
+	}
+	for _, c := range []struct {
+		tool, want string
+	}{{ToolSearch, "narrower query"}, {ToolStatus, "Try again in a moment."}} {
+		_, msg := failure(context.Background(), context.DeadlineExceeded, c.tool)
+		if !strings.Contains(msg, c.want) || (c.tool == ToolStatus && strings.Contains(msg, "query")) {
+			t.Errorf("%s timeout: %q", c.tool, msg)
+		}
 	}
 }
 
