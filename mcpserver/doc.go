@@ -14,7 +14,9 @@
 //
 // When novad is not running, a tool result says so in words an agent can
 // relay; the MCP session itself never fails because of it. Invalid tool
-// arguments are answered with a JSON-RPC "invalid params" error. On stdio
+// arguments are answered with a tool result marked isError that says what
+// to correct, so the model sees it; an unknown tool or a malformed request
+// is a JSON-RPC error. On stdio
 // the server writes nothing but protocol messages to its output, and a
 // malformed input line is answered with a JSON-RPC error instead of
 // ending the session (see Serve).

@@ -437,8 +437,16 @@ func validate(t *testing.T, schema *jsonschema.Resolved, raw json.RawMessage) {
 }
 
 func TestStdio_InvalidArguments(t *testing.T) {
-	s := newHome(t, false).mcp(t)
-	s.initialize("2025-06-18")
+	// Whatever the version, arguments a tool refuses are a tool result
+	// marked isError that the model reads, not a JSON-RPC error.
+	h := newHome(t, false)
+	for _, version := range []string{"2025-11-25", "2025-06-18", "2024-11-05"} {
+		t.Run(version, func(t *testing.T) { testInvalidArguments(t, h.mcp(t), version) })
+	}
+}
+
+func testInvalidArguments(t *testing.T, s *session, version string) {
+	s.initialize(version)
 	cases := []struct {
 		name string
 		args any
@@ -462,18 +470,19 @@ func TestStdio_InvalidArguments(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, m := s.tool("memory_search", c.args)
-			if m.Error == nil {
-				t.Fatalf("no JSON-RPC error; result %s", m.Result)
+			r, m := s.tool("memory_search", c.args)
+			if m.Error != nil {
+				t.Fatalf("a JSON-RPC error %d %q, want a tool result marked isError", m.Error.Code, m.Error.Message)
 			}
-			if m.Error.Code != -32602 || !strings.Contains(m.Error.Message, c.want) || !strings.Contains(m.Error.Message, "memory_search") {
-				t.Errorf("error %d %q, want -32602 mentioning %q", m.Error.Code, m.Error.Message, c.want)
+			if !r.IsError || !strings.Contains(r.text(), c.want) || !strings.Contains(r.text(), "memory_search") {
+				t.Errorf("isError %v, text %q; want isError mentioning %q", r.IsError, r.text(), c.want)
 			}
 		})
 	}
-	if _, m := s.tool("memory_status", map[string]any{"verbose": true}); m.Error == nil || m.Error.Code != -32602 {
-		t.Errorf("memory_status with an argument: %+v", m.Error)
+	if r, m := s.tool("memory_status", map[string]any{"verbose": true}); m.Error != nil || !r.IsError || !strings.Contains(r.text(), "takes no arguments") {
+		t.Errorf("memory_status with an argument: %+v %v %q", m.Error, r.IsError, r.text())
 	}
+	// An unknown tool stays a protocol error.
 	if _, m := s.tool("memory_write", map[string]any{"text": "x"}); m.Error == nil || m.Error.Code != -32602 || !strings.Contains(m.Error.Message, "unknown tool") {
 		t.Errorf("unknown tool: %+v", m.Error)
 	}
@@ -702,12 +711,13 @@ func TestStdio_OfficialClient(t *testing.T) {
 	if err := cs.Ping(ctx, nil); err != nil {
 		t.Error(err)
 	}
-	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_search", Arguments: map[string]any{"topK": 3}})
-	if err == nil || !strings.Contains(err.Error(), "query is required") {
-		t.Errorf("invalid arguments: %v", err)
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_search", Arguments: map[string]any{"topK": 3}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "query is required") {
+		t.Errorf("invalid arguments: want a tool result marked isError, got %v %+v", err, res)
 	}
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_forget", Arguments: map[string]any{}})
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
-		t.Errorf("invalid arguments: want a JSON-RPC invalid-params error, got %T %v", err, err)
+		t.Errorf("unknown tool: want a JSON-RPC invalid-params error, got %T %v", err, err)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gonum.org/v1/gonum/floats/scalar"
 
@@ -240,10 +239,22 @@ func statusTool() *mcp.Tool {
 	}
 }
 
-// invalidParams is the JSON-RPC error for arguments a tool refuses.
+// invalidParams is the error for arguments a tool refuses.
 func invalidParams(tool, format string, args ...any) error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-		Message: fmt.Sprintf("invalid arguments for %s: %s", tool, fmt.Sprintf(format, args...))}
+	return fmt.Errorf("invalid arguments for %s: %s", tool, fmt.Sprintf(format, args...))
+}
+
+// badArguments is the answer to a call whose arguments a tool refuses: a
+// tool result with isError set, not a JSON-RPC error, so that the model
+// sees what to correct (MCP 2025-11-25, SEP-1303, asks this of input
+// validation errors, and nothing in earlier versions forbids it). It
+// carries no structured content: there is no search or status to report,
+// and clients do not expect the output schema to hold for an error.
+func badArguments(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: err.Error() + ". Correct the arguments and call the tool again."}},
+		IsError: true,
+	}
 }
 
 // searchFields are memory_search's arguments, in schema order.
@@ -270,8 +281,7 @@ type searchArgs struct {
 // are decoded into the input schema's types, then become the facade's
 // request body and go through api.DecodeSearchRequest, the checks novad
 // applies, so that memory_search and the facade cannot disagree on what a
-// valid search is. A failure is a JSON-RPC invalid-params error that
-// names the argument.
+// valid search is. A failure names the argument.
 func decodeSearch(raw json.RawMessage) (SearchInput, error) {
 	bad := func(format string, args ...any) (SearchInput, error) {
 		return SearchInput{}, invalidParams(ToolSearch, format, args...)
@@ -352,7 +362,7 @@ type tools struct{ opts Options }
 func (t *tools) search(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	in, err := decodeSearch(req.Params.Arguments)
 	if err != nil {
-		return nil, err
+		return badArguments(err), nil
 	}
 	body := api.SearchBody{
 		Query: in.Query, TopK: in.TopK, Date: in.Date, Project: strings.TrimSpace(in.Project),
@@ -379,7 +389,7 @@ func (t *tools) search(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	if !resp.Available && (status == http.StatusBadRequest || status == http.StatusUnprocessableEntity) {
 		// The facade refused the arguments: that is the caller's mistake,
 		// reported like a schema violation.
-		return nil, invalidParams(ToolSearch, "novad refused the search: %s", api.StringOr(resp.Reason, ""))
+		return badArguments(invalidParams(ToolSearch, "novad refused the search: %s", api.StringOr(resp.Reason, ""))), nil
 	}
 	out := searchOutput(resp)
 	return &mcp.CallToolResult{
@@ -476,7 +486,7 @@ func (t *tools) status(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	if raw := bytes.TrimSpace(req.Params.Arguments); len(raw) > 0 && string(raw) != "null" {
 		var m map[string]any
 		if json.Unmarshal(raw, &m) != nil {
-			return nil, invalidParams(ToolStatus, "arguments must be a JSON object")
+			return badArguments(invalidParams(ToolStatus, "arguments must be a JSON object")), nil
 		}
 		if len(m) > 0 {
 			keys := make([]string, 0, len(m))
@@ -484,7 +494,7 @@ func (t *tools) status(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
-			return nil, invalidParams(ToolStatus, "memory_status takes no arguments (got %s)", strings.Join(keys, ", "))
+			return badArguments(invalidParams(ToolStatus, "memory_status takes no arguments (got %s)", strings.Join(keys, ", "))), nil
 		}
 	}
 	out := &StatusOutput{}

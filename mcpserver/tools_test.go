@@ -149,9 +149,9 @@ func TestSearch_Unavailable(t *testing.T) {
 func TestSearch_FacadeRefusal(t *testing.T) {
 	f := &fakeBackend{resp: api.Unavailable("q", 8, "dateRange.from is after dateRange.to"), status: http.StatusUnprocessableEntity}
 	cs := connect(t, Options{Connect: func() (Backend, error) { return f, nil }})
-	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolSearch, Arguments: map[string]any{"query": "q"}})
-	if err == nil || !strings.Contains(err.Error(), "novad refused the search") {
-		t.Fatalf("err %v", err)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolSearch, Arguments: map[string]any{"query": "q"}})
+	if err != nil || !res.IsError || !strings.Contains(textOf(res), "novad refused the search") {
+		t.Fatalf("err %v, result %+v", err, res)
 	}
 }
 
