@@ -90,30 +90,55 @@ func check(line []byte) []byte {
 	if line[0] != '{' {
 		return errorResponse(nil, jsonrpc.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")
 	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+	}
+	_ = json.Unmarshal(line, &m) // a valid JSON object
+	if m.Method != nil && m.ID != nil && !validID(m.ID) {
+		// The SDK would take a null id for a notification (and never
+		// answer) and truncate a fractional one (1.5 answered as 1).
+		if string(m.ID) == "null" {
+			return errorResponse(nil, jsonrpc.CodeInvalidRequest, "invalid request: the id of a request must not be null")
+		}
+		return errorResponse(nil, jsonrpc.CodeInvalidRequest, "invalid request: the id of a request must be a string or an integer")
+	}
 	if _, err := jsonrpc.DecodeMessage(line); err != nil {
 		return errorResponse(readID(line), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 	}
 	return nil
 }
 
-// readID returns the message's id when it is a valid JSON-RPC id (a string
-// or a number), else nil.
+// maxID bounds an integer id: larger ones do not survive the SDK's
+// float64 decoding intact.
+const maxID = 1 << 53
+
+// validID reports whether raw is an id MCP allows: a string, or an integer
+// written without fraction or exponent, within ±2^53.
+func validID(raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	switch v.(type) {
+	case string:
+		return true
+	case float64:
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		return err == nil && n >= -maxID && n <= maxID
+	}
+	return false
+}
+
+// readID returns the message's id when it is a valid id, else nil.
 func readID(line []byte) any {
 	var m struct {
 		ID json.RawMessage `json:"id"`
 	}
-	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 || !validID(m.ID) {
 		return nil
 	}
-	var v any
-	if json.Unmarshal(m.ID, &v) != nil {
-		return nil
-	}
-	switch v.(type) {
-	case string, float64:
-		return m.ID
-	}
-	return nil
+	return m.ID
 }
 
 // errorResponse renders a JSON-RPC error response line.

@@ -616,6 +616,14 @@ func TestStdio_MalformedInput(t *testing.T) {
 		{"wrong version", `{"jsonrpc":"1.0","id":7,"method":"ping"}`, -32600, "7"},
 		{"method not a string", `{"jsonrpc":"2.0","id":"m","method":5}`, -32600, `"m"`},
 		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, -32600, "null"},
+		// MCP ids are strings or integers, never null.
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, -32600, "null"},
+		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, -32600, "null"},
+		{"id with an exponent", `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, -32600, "null"},
+		{"id beyond 2^53", `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, -32600, "null"},
+		{"boolean id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, -32600, "null"},
+		{"array id", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, -32600, "null"},
+		{"null id, wrong version", `{"jsonrpc":"1.0","id":null,"method":"ping"}`, -32600, "null"},
 		{"params not an object", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":"x"}`, -32602, "8"},
 		{"unknown method", `{"jsonrpc":"2.0","id":9,"method":"resources/write"}`, -32601, "9"},
 		{"huge line", `{"jsonrpc":"2.0","id":10,"method":"ping","params":{"pad":"` + strings.Repeat("a", 2<<20) + `"}}`, -32600, "null"},
@@ -671,6 +679,26 @@ func TestStdio_EndOfInput(t *testing.T) {
 	}
 	if r, ok := got["2"]; !ok || !strings.Contains(string(r.Result), "2096") {
 		t.Errorf("no search response: %s", r.Result)
+	}
+}
+
+func TestStdio_EndOfInputAfterInvalidID(t *testing.T) {
+	// A request refused for its id is not waited for at the end of input.
+	s := newHome(t, false).mcp(t)
+	s.initialize("2025-06-18")
+	s.send(`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`)
+	if m := s.read(); m.Error == nil || m.Error.Code != -32600 || string(m.ID) != "null" {
+		t.Fatalf("id 1.5: got id %s error %+v", m.ID, m.Error)
+	}
+	start := time.Now()
+	novatest.Must(t, s.stdin.Close())
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("novactl mcp still running 10s after the end of its input")
+	}
+	if s.exit != nil {
+		t.Errorf("exit %v after %v", s.exit, time.Since(start))
 	}
 }
 
