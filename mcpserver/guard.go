@@ -159,31 +159,39 @@ func errorResponse(id any, code int, message string) []byte {
 
 // lockedWriter serialises writes from the SDK and from the guard, so that
 // messages never interleave on the stream. It also tracks the requests
-// the SDK has not answered yet.
+// the SDK has not answered yet, and withholds the answers to requests the
+// client cancelled.
 type lockedWriter struct {
-	mu      sync.Mutex
-	w       io.Writer
-	pending map[string]bool // ids of requests in flight
-	changed chan struct{}   // signalled when one is answered
+	mu        sync.Mutex
+	w         io.Writer
+	pending   map[string]string // ids of requests in flight: their methods
+	cancelled map[string]bool   // ids of requests the client cancelled
+	changed   chan struct{}     // signalled when one is answered
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n, err := l.w.Write(p)
-	if len(l.pending) > 0 {
+	if len(l.pending) > 0 || len(l.cancelled) > 0 {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 		}
 		if json.Unmarshal(p, &m) == nil && m.Method == "" {
-			if key, ok := idKey(m.ID); ok && l.pending[key] {
+			key, ok := idKey(m.ID)
+			if ok && l.cancelled[key] {
+				// MCP cancellation: the receiver SHOULD NOT answer a
+				// request the sender cancelled.
+				delete(l.cancelled, key)
+				return len(p), nil
+			}
+			if _, pending := l.pending[key]; ok && pending {
 				delete(l.pending, key)
 				l.signal()
 			}
 		}
 	}
-	return n, err
+	return l.w.Write(p)
 }
 
 func (l *lockedWriter) signal() {
@@ -194,7 +202,8 @@ func (l *lockedWriter) signal() {
 }
 
 // track notes a request (a message with a method and an id) before it is
-// handed to the SDK, and forgets one the client cancels.
+// handed to the SDK, and marks one the client cancels (except initialize,
+// which MCP says a client must not cancel) so that its answer is dropped.
 func (l *lockedWriter) track(line []byte) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
@@ -209,17 +218,21 @@ func (l *lockedWriter) track(line []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.pending == nil {
-		l.pending = map[string]bool{}
+		l.pending = map[string]string{}
+		l.cancelled = map[string]bool{}
 		l.changed = make(chan struct{}, 1)
 	}
 	if m.Method == "notifications/cancelled" {
-		if key, ok := idKey(m.Params.RequestID); ok {
+		key, ok := idKey(m.Params.RequestID)
+		if method, pending := l.pending[key]; ok && pending && method != "initialize" {
 			delete(l.pending, key)
+			l.cancelled[key] = true
+			l.signal()
 		}
 		return
 	}
 	if key, ok := idKey(m.ID); ok {
-		l.pending[key] = true
+		l.pending[key] = m.Method
 	}
 }
 

@@ -10,9 +10,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -699,6 +702,56 @@ func TestStdio_EndOfInputAfterInvalidID(t *testing.T) {
 	}
 	if s.exit != nil {
 		t.Errorf("exit %v after %v", s.exit, time.Since(start))
+	}
+}
+
+func TestStdio_Cancelled(t *testing.T) {
+	// A search the client cancels is not answered (MCP cancellation: the
+	// receiver SHOULD NOT send a response). The facade port is held by a
+	// listener that accepts and never answers, so the search is in flight
+	// when the cancellation arrives.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	novatest.Must(t, err)
+	defer l.Close()
+	accepted := make(chan net.Conn, 8)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	dir := t.TempDir()
+	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", novatest.ClosedPort(t), l.Addr().(*net.TCPAddr).Port)
+	novatest.Must(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600))
+	s := (&home{&novatest.Home{T: t, Dir: dir}}).mcp(t)
+	s.initialize("2025-06-18")
+
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"x"}}}`)
+	select {
+	case c := <-accepted:
+		defer c.Close()
+	case <-time.After(20 * time.Second):
+		t.Fatal("the search never reached the facade port")
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user pressed Esc"}}`)
+	if m := s.call("ping", nil); m.Error != nil {
+		t.Fatalf("ping: %+v", m.Error)
+	}
+	// Everything else the server writes before it exits: no answer to 1.
+	novatest.Must(t, s.stdin.Close())
+	for line := range s.lines {
+		var m message
+		novatest.Must(t, json.Unmarshal(line, &m))
+		if string(m.ID) == "1" {
+			t.Errorf("the cancelled request was answered: %s", line)
+		}
+	}
+	<-s.done
+	if s.exit != nil {
+		t.Errorf("exit: %v\n%s", s.exit, s.stderr.String())
 	}
 }
 
