@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // MaxLineBytes bounds one inbound JSON-RPC line. Nova's tool arguments are
@@ -27,14 +30,15 @@ const drainTimeout = DefaultCallTimeout + 5*time.Second
 // flight to be answered (up to drainTimeout), then closes sdk.
 func guard(in io.Reader, sdk *io.PipeWriter, w *lockedWriter) {
 	r := bufio.NewReaderSize(in, 64<<10)
+	var lc lifecycle
 	for {
 		line, tooLong, err := readLine(r, MaxLineBytes)
 		if len(line) > 0 || tooLong {
 			var msg []byte
 			if tooLong {
 				msg = errorResponse(nil, jsonrpc.CodeInvalidRequest, "message too large: a JSON-RPC line may be at most 1 MiB")
-			} else {
-				msg = check(line)
+			} else if msg = check(line); msg == nil {
+				msg = lc.check(line)
 			}
 			if msg != nil {
 				if _, werr := w.Write(msg); werr != nil {
@@ -107,6 +111,59 @@ func check(line []byte) []byte {
 		return errorResponse(readID(line), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 	}
 	return nil
+}
+
+// lifecycle follows the session's initialization as the SDK sees it: the
+// SDK counts a session initialized once it has taken an initialize
+// request. It answers the requests the SDK would refuse with a bare Go
+// error, which reaches the client as the invalid code 0: initialize params
+// it cannot decode (-32602 here), a second initialize, and a request other
+// than ping before initialize (-32600 here). Only the guard goroutine uses
+// it.
+type lifecycle struct{ initialized bool }
+
+// beforeInit are the requests the SDK takes before initialize.
+var beforeInit = []string{"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "server/discover"}
+
+// check returns nil when the SDK can take line (a valid JSON-RPC message)
+// at this point of the session, else the error response to send.
+func (lc *lifecycle) check(line []byte) []byte {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method == "" || m.ID == nil {
+		return nil // a notification or a response
+	}
+	id := readID(line)
+	switch {
+	case m.Method == "initialize" && lc.initialized:
+		return errorResponse(id, jsonrpc.CodeInvalidRequest, "invalid request: the session is already initialized")
+	case m.Method == "initialize":
+		var p mcp.InitializeParams
+		if len(m.Params) == 0 || string(m.Params) == "null" {
+			return errorResponse(id, jsonrpc.CodeInvalidParams, `invalid params: initialize needs params {"protocolVersion", "capabilities", "clientInfo"}`)
+		}
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return errorResponse(id, jsonrpc.CodeInvalidParams, "invalid params: initialize: "+err.Error())
+		}
+		lc.initialized = true
+	case !lc.initialized && !slices.Contains(beforeInit, m.Method) && !perRequestVersion(m.Params):
+		return errorResponse(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: %q before initialize; send initialize first", m.Method))
+	}
+	return nil
+}
+
+// perRequestVersion reports whether params name their protocol version in
+// _meta: the SDK serves such requests without initialize (SEP-2575).
+func perRequestVersion(params json.RawMessage) bool {
+	var p struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	_ = json.Unmarshal(params, &p)
+	_, ok := p.Meta[mcp.MetaKeyProtocolVersion].(string)
+	return ok
 }
 
 // maxID bounds an integer id: larger ones do not survive the SDK's

@@ -755,6 +755,36 @@ func TestStdio_Cancelled(t *testing.T) {
 	}
 }
 
+func TestStdio_Lifecycle(t *testing.T) {
+	// Requests out of order and initialize params that cannot be decoded
+	// get the JSON-RPC codes for them, never the invalid code 0.
+	s := newHome(t, false).mcp(t)
+	want := func(m message, code int, what string) {
+		t.Helper()
+		if m.Error == nil || m.Error.Code != code {
+			t.Errorf("%s: got %+v %s, want error %d", what, m.Error, m.Result, code)
+		}
+	}
+	want(s.call("tools/list", map[string]any{}), -32600, "tools/list before initialize")
+	want(s.call("tools/call", map[string]any{"name": "memory_status", "arguments": map[string]any{}}), -32600, "tools/call before initialize")
+	if m := s.call("ping", nil); m.Error != nil {
+		t.Errorf("ping before initialize: %+v", m.Error)
+	}
+	want(s.call("initialize", map[string]any{"protocolVersion": 20250618, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}), -32602, "a numeric protocolVersion")
+	want(s.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": []any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}), -32602, "capabilities an array")
+	want(s.call("initialize", []any{"2025-06-18"}), -32602, "params an array")
+	s.send(`{"jsonrpc":"2.0","id":"null-params","method":"initialize","params":null}`)
+	want(s.await(`"null-params"`), -32602, "params null")
+	// A refused initialize leaves the session uninitialized.
+	want(s.call("tools/list", map[string]any{}), -32600, "tools/list after a refused initialize")
+
+	s.initialize("2025-06-18")
+	want(s.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}), -32600, "a second initialize")
+	if m := s.call("tools/list", map[string]any{}); m.Error != nil {
+		t.Errorf("tools/list: %+v", m.Error)
+	}
+}
+
 func TestStdio_OfficialClient(t *testing.T) {
 	// The SDK's own client drives the whole session: handshake, listing,
 	// a call and a ping.
