@@ -37,6 +37,10 @@ func guard(in io.Reader, sdk *io.PipeWriter, w *lockedWriter) {
 			var msg []byte
 			if tooLong {
 				msg = errorResponse(nil, jsonrpc.CodeInvalidRequest, "message too large: a JSON-RPC line may be at most 1 MiB")
+			} else if line[0] == '[' && lc.batches && json.Valid(line) {
+				if !serveBatch(line, &lc, sdk, w) {
+					return
+				}
 			} else if msg = check(line); msg == nil {
 				msg = lc.check(line)
 			}
@@ -45,7 +49,7 @@ func guard(in io.Reader, sdk *io.PipeWriter, w *lockedWriter) {
 					_ = sdk.CloseWithError(werr)
 					return
 				}
-			} else {
+			} else if line[0] != '[' {
 				w.track(line)
 				if _, werr := sdk.Write(append(line, '\n')); werr != nil {
 					return // the session is closed
@@ -58,6 +62,65 @@ func guard(in io.Reader, sdk *io.PipeWriter, w *lockedWriter) {
 			return
 		}
 	}
+}
+
+// batchVersion is the only MCP version with JSON-RPC batches: 2025-03-26
+// says implementations MUST support receiving them; 2025-06-18 removed
+// them.
+const batchVersion = "2025-03-26"
+
+// serveBatch takes a JSON-RPC batch in a session that negotiated
+// batchVersion: each member is checked like a line of its own, the valid
+// ones are handed to the SDK, and their answers, with the guard's errors
+// for the others, are written as one JSON array once all are in.
+// Notifications and responses add no answer; a batch of only those is
+// answered with nothing. It returns false when the session is closed.
+func serveBatch(line []byte, lc *lifecycle, sdk *io.PipeWriter, w *lockedWriter) bool {
+	var members []json.RawMessage
+	_ = json.Unmarshal(line, &members) // valid JSON starting with '['
+	if len(members) == 0 {
+		if _, err := w.Write(errorResponse(nil, jsonrpc.CodeInvalidRequest, "invalid request: an empty batch")); err != nil {
+			_ = sdk.CloseWithError(err)
+			return false
+		}
+		return true
+	}
+	var errs, forward [][]byte
+	var keys []string
+	for _, m := range members {
+		m = bytes.TrimSpace(m)
+		var msg []byte
+		if m[0] != '{' {
+			msg = errorResponse(nil, jsonrpc.CodeInvalidRequest, "invalid request: a batch member must be a JSON-RPC message object")
+		} else if msg = check(m); msg == nil {
+			msg = lc.check(m)
+		}
+		if msg != nil {
+			errs = append(errs, bytes.TrimSpace(msg))
+			continue
+		}
+		forward = append(forward, m)
+		var r struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(m, &r) == nil && r.Method != "" {
+			if key, ok := idKey(r.ID); ok {
+				keys = append(keys, key)
+			}
+		}
+	}
+	if err := w.startBatch(keys, errs); err != nil {
+		_ = sdk.CloseWithError(err)
+		return false
+	}
+	for _, m := range forward {
+		w.track(m)
+		if _, err := sdk.Write(append(m, '\n')); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // readLine returns the next line without its line ending and surrounding
@@ -89,7 +152,7 @@ func check(line []byte) []byte {
 		return errorResponse(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")
 	}
 	if line[0] == '[' {
-		return errorResponse(nil, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported; send one message per line")
+		return errorResponse(nil, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported in this protocol version; send one message per line")
 	}
 	if line[0] != '{' {
 		return errorResponse(nil, jsonrpc.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")
@@ -120,7 +183,12 @@ func check(line []byte) []byte {
 // it cannot decode (-32602 here), a second initialize, and a request other
 // than ping before initialize (-32600 here). Only the guard goroutine uses
 // it.
-type lifecycle struct{ initialized bool }
+type lifecycle struct {
+	initialized bool
+	// batches is whether the session negotiated batchVersion (the SDK
+	// answers a version it supports with that version).
+	batches bool
+}
 
 // beforeInit are the requests the SDK takes before initialize.
 var beforeInit = []string{"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "server/discover"}
@@ -149,6 +217,7 @@ func (lc *lifecycle) check(line []byte) []byte {
 			return errorResponse(id, jsonrpc.CodeInvalidParams, "invalid params: initialize: "+err.Error())
 		}
 		lc.initialized = true
+		lc.batches = p.ProtocolVersion == batchVersion
 	case !lc.initialized && !slices.Contains(beforeInit, m.Method) && !perRequestVersion(m.Params):
 		return errorResponse(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: %q before initialize; send initialize first", m.Method))
 	}
@@ -223,13 +292,64 @@ type lockedWriter struct {
 	w         io.Writer
 	pending   map[string]string // ids of requests in flight: their methods
 	cancelled map[string]bool   // ids of requests the client cancelled
+	batchOf   map[string]*batch // ids of batch members not answered yet
 	changed   chan struct{}     // signalled when one is answered
+}
+
+// batch collects the answers to one JSON-RPC batch.
+type batch struct {
+	waiting int      // members not answered yet
+	parts   [][]byte // answers so far
+}
+
+// startBatch expects the answers to the requests keys of one batch, which
+// already has the answers errs; with no request to wait for it writes
+// them at once.
+func (l *lockedWriter) startBatch(keys []string, errs [][]byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.batchOf == nil {
+		l.batchOf = map[string]*batch{}
+	}
+	b := &batch{parts: errs}
+	for _, k := range keys {
+		if _, dup := l.batchOf[k]; !dup {
+			l.batchOf[k] = b
+			b.waiting++
+		}
+	}
+	if b.waiting == 0 {
+		return l.flush(b)
+	}
+	return nil
+}
+
+// answered files the answer to a member of b; the last one writes the
+// batch's answers as one JSON array.
+func (l *lockedWriter) answered(key string, b *batch, p []byte) error {
+	delete(l.batchOf, key)
+	if p != nil {
+		b.parts = append(b.parts, bytes.Clone(bytes.TrimSpace(p)))
+	}
+	if b.waiting--; b.waiting > 0 {
+		return nil
+	}
+	return l.flush(b)
+}
+
+func (l *lockedWriter) flush(b *batch) error {
+	if len(b.parts) == 0 {
+		return nil
+	}
+	out := append([]byte{'['}, bytes.Join(b.parts, []byte{','})...)
+	_, err := l.w.Write(append(out, ']', '\n'))
+	return err
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.pending) > 0 || len(l.cancelled) > 0 {
+	if len(l.pending) > 0 || len(l.cancelled) > 0 || len(l.batchOf) > 0 {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
@@ -245,6 +365,9 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 			if _, pending := l.pending[key]; ok && pending {
 				delete(l.pending, key)
 				l.signal()
+			}
+			if b := l.batchOf[key]; ok && b != nil {
+				return len(p), l.answered(key, b, p)
 			}
 		}
 	}
@@ -285,6 +408,9 @@ func (l *lockedWriter) track(line []byte) {
 			delete(l.pending, key)
 			l.cancelled[key] = true
 			l.signal()
+			if b := l.batchOf[key]; b != nil {
+				_ = l.answered(key, b, nil) // a write error shows on the next write
+			}
 		}
 		return
 	}

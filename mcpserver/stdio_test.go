@@ -785,6 +785,81 @@ func TestStdio_Lifecycle(t *testing.T) {
 	}
 }
 
+func TestStdio_Batch(t *testing.T) {
+	// MCP 2025-03-26 says a server MUST accept JSON-RPC batches: in a
+	// session that negotiated it, each member is processed and the answers
+	// come back as one array; notifications add none. Other versions
+	// refuse batches (see TestStdio_MalformedInput).
+	s := newHome(t, false).mcp(t)
+	if v := s.initialize("2025-03-26")["protocolVersion"]; v != "2025-03-26" {
+		t.Fatalf("negotiated %v", v)
+	}
+	readArray := func() []message {
+		t.Helper()
+		select {
+		case line := <-s.lines:
+			var ms []message
+			if err := json.Unmarshal(line, &ms); err != nil {
+				t.Fatalf("not a JSON array of messages: %s", line)
+			}
+			return ms
+		case <-time.After(30 * time.Second):
+			t.Fatal("no answer to the batch")
+		}
+		return nil
+	}
+	s.send(`[{"jsonrpc":"2.0","id":1,"method":"ping"},` +
+		`{"jsonrpc":"2.0","id":"two","method":"tools/list"},` +
+		`{"jsonrpc":"2.0","method":"notifications/unknown"},` +
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"x","topK":50}}},` +
+		`{"jsonrpc":"2.0","id":4,"method":"foo/bar"},` +
+		`{"jsonrpc":"2.0","id":1.5,"method":"ping"},` +
+		`42]`)
+	got := map[string]message{}
+	var nulls int
+	for _, m := range readArray() {
+		if string(m.ID) == "null" {
+			nulls++
+			if m.Error == nil || m.Error.Code != -32600 {
+				t.Errorf("member error %+v", m.Error)
+			}
+			continue
+		}
+		got[string(m.ID)] = m
+	}
+	if len(got) != 4 || nulls != 2 {
+		t.Fatalf("answers %v and %d errors with id null; want 1, \"two\", 3, 4 and 2", got, nulls)
+	}
+	if m := got["1"]; m.Error != nil || string(m.Result) != "{}" {
+		t.Errorf("ping: %+v %s", m.Error, m.Result)
+	}
+	if m := got[`"two"`]; m.Error != nil || !strings.Contains(string(m.Result), "memory_search") {
+		t.Errorf("tools/list: %+v", m.Error)
+	}
+	if m := got["3"]; m.Error != nil || !strings.Contains(string(m.Result), `"isError":true`) {
+		t.Errorf("tools/call: %+v %s", m.Error, m.Result)
+	}
+	if m := got["4"]; m.Error == nil || m.Error.Code != -32601 {
+		t.Errorf("unknown method: %+v", m.Error)
+	}
+
+	// Notifications only: no answer at all, so the next line answers the ping.
+	s.send(`[{"jsonrpc":"2.0","method":"notifications/unknown"}]`)
+	if m := s.call("ping", nil); m.Error != nil {
+		t.Fatalf("ping: %+v", m.Error)
+	}
+	// Only invalid members: their errors, as an array.
+	s.send(`[1,{"jsonrpc":"2.0","id":null,"method":"ping"}]`)
+	if ms := readArray(); len(ms) != 2 || ms[0].Error == nil || ms[1].Error == nil {
+		t.Errorf("invalid members: %+v", ms)
+	}
+	// An empty batch is one invalid request, not an array.
+	s.send(`[]`)
+	if m := s.read(); m.Error == nil || m.Error.Code != -32600 {
+		t.Errorf("empty batch: %+v", m.Error)
+	}
+}
+
 func TestStdio_OfficialClient(t *testing.T) {
 	// The SDK's own client drives the whole session: handshake, listing,
 	// a call and a ping.
