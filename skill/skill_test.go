@@ -17,7 +17,7 @@ import (
 // update both constants.
 const (
 	pinnedVersion = 2
-	pinnedDigest  = "83a4fbe7c409e2f30ebc60ed5a9f633585d066c79037c9aabc9522e6afa16385"
+	pinnedDigest  = "4db5fedc96018e881cf8d244a4802d8ffddf6884a0384cc031ee8d50c12bf323"
 )
 
 func TestTemplateVersionPinned(t *testing.T) {
