@@ -97,6 +97,9 @@ func ReadCases(path string) ([]Case, error) {
 		if err := dec.Decode(&c); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
 		}
+		if dec.More() {
+			return nil, fmt.Errorf("%s:%d: more than one JSON value on the line (JSONL: one case per line)", path, line)
+		}
 		if c.ID == "" || strings.TrimSpace(c.Query) == "" {
 			return nil, fmt.Errorf("%s:%d: id and query are required", path, line)
 		}
@@ -240,13 +243,25 @@ func runCase(ctx context.Context, c Case, search Searcher) CaseResult {
 	}
 	e := c.Expect
 
-	// Relevance: by id, or by evidence descriptors.
+	// Relevance: by id, or by evidence descriptors. Each expected item
+	// counts once, at the first result that satisfies it: the chunks of
+	// one long relevant record are not several relevant results.
 	ranked := make([]string, len(resp.Results))
 	relevant := map[string]bool{}
+	satisfied := map[int]bool{}
 	for i, res := range resp.Results {
-		ranked[i] = res.ID
-		if matchesID(res, e.RelevantIDs) || matchesAnyEvidence(res, e.RelevantEvidence) {
-			relevant[res.ID] = true
+		ranked[i] = "result:" + res.ID
+		for w := range len(e.RelevantIDs) + len(e.RelevantEvidence) {
+			if satisfied[w] {
+				continue
+			}
+			if w < len(e.RelevantIDs) && matchesID(res, e.RelevantIDs[w:w+1]) ||
+				w >= len(e.RelevantIDs) && matchesEvidence(res, e.RelevantEvidence[w-len(e.RelevantIDs)]) {
+				satisfied[w] = true
+				ranked[i] = fmt.Sprintf("expected:%d", w)
+				relevant[ranked[i]] = true
+				break
+			}
 		}
 	}
 	wanted := len(e.RelevantIDs) + len(e.RelevantEvidence)
@@ -370,10 +385,6 @@ func ndcgAt10(ranked []string, relevant map[string]bool, wanted int) float64 {
 
 func matchesID(res api.Result, ids []string) bool {
 	return slices.Contains(ids, res.ID) || slices.Contains(ids, res.Provenance.SourceID) || slices.Contains(ids, res.SourceID)
-}
-
-func matchesAnyEvidence(res api.Result, evs []Evidence) bool {
-	return slices.ContainsFunc(evs, func(ev Evidence) bool { return matchesEvidence(res, ev) })
 }
 
 func matchesEvidence(res api.Result, ev Evidence) bool {

@@ -54,10 +54,11 @@ func TestRunCases(t *testing.T) {
 	}
 	ids := s.Cases[0]
 	// r1 is found, r3 is not: recall 1/2. The first relevant result is
-	// rank 2: MRR 1/2. Relevant at ranks 2 and 3 of an ideal 2:
-	// (1/log2 3 + 1/log2 4) / (1 + 1/log2 3). One of two cited. Keys r2,
-	// r1, r1: one duplicate of three.
-	wantNDCG := math.Round((1/math.Log2(3)+0.5)/(1+1/math.Log2(3))*1e4) / 1e4
+	// rank 2: MRR 1/2. r1 counts once, at rank 2 (its second chunk at rank
+	// 3 is not another relevant result), of an ideal 2:
+	// (1/log2 3) / (1 + 1/log2 3). One of two cited. Keys r2, r1, r1: one
+	// duplicate of three.
+	wantNDCG := math.Round((1/math.Log2(3))/(1+1/math.Log2(3))*1e4) / 1e4
 	if ids.RecallAtK != 0.5 || ids.MRR != 0.5 || ids.NDCG10 != wantNDCG || ids.CitationHitRate != 0.5 || ids.DuplicateRate != 0.3333 {
 		t.Errorf("ids: %+v (nDCG want %v)", ids, wantNDCG)
 	}
@@ -99,6 +100,7 @@ func TestReadCases(t *testing.T) {
 		"no query":      {`{"id":"a"}`, "id and query are required"},
 		"duplicate id":  {`{"id":"a","query":"q"}` + "\n" + `{"id":"a","query":"p"}`, `duplicate id "a"`},
 		"empty":         {"// nothing\n", "has no cases"},
+		"two on a line": {`{"id":"a","query":"x"} {"id":"b","query":"y"}`, ":1: more than one JSON value"},
 	} {
 		if _, err := ReadCases(write(name, tt.text)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error with %q", name, err, tt.want)

@@ -189,19 +189,22 @@ func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 	}
 	var recs []TurnRecord
 	var qs []Question
+	ids := map[string]bool{}
 	for _, s := range samples {
 		var sessions []int
+		keys := map[int]string{}
 		for k := range s.Conversation {
 			if m := sessionKey.FindStringSubmatch(k); m != nil {
 				n, _ := strconv.Atoi(m[1]) // the pattern matched digits
 				sessions = append(sessions, n)
+				keys[n] = k
 			}
 		}
 		sort.Ints(sessions)
 		for _, n := range sessions {
 			var turns []locomoTurn
-			if err := json.Unmarshal(s.Conversation[fmt.Sprintf("session_%d", n)], &turns); err != nil {
-				return nil, nil, 0, fmt.Errorf("%s session_%d: %w", s.SampleID, n, err)
+			if err := json.Unmarshal(s.Conversation[keys[n]], &turns); err != nil {
+				return nil, nil, 0, fmt.Errorf("%s %s: %w", s.SampleID, keys[n], err)
 			}
 			date := ""
 			var when string
@@ -211,11 +214,18 @@ func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 				}
 			}
 			for _, t := range turns {
+				// Recall is a share of distinct evidence turns: a repeated
+				// id would be found twice.
+				id := s.SampleID + ":" + t.DiaID
+				if ids[id] {
+					return nil, nil, 0, fmt.Errorf("%s: turn %q of conversation %q appears twice (dia_id and sample_id must be unique)", path, t.DiaID, s.SampleID)
+				}
+				ids[id] = true
 				text := t.Speaker + ": " + t.Text
 				if t.Blip != "" {
 					text += " [image: " + t.Blip + "]"
 				}
-				recs = append(recs, TurnRecord{ID: s.SampleID + ":" + t.DiaID, Text: text, Project: s.SampleID, Agent: t.Speaker, Date: date, Session: fmt.Sprintf("%s:session_%d", s.SampleID, n)})
+				recs = append(recs, TurnRecord{ID: id, Text: text, Project: s.SampleID, Agent: t.Speaker, Date: date, Session: fmt.Sprintf("%s:session_%d", s.SampleID, n)})
 			}
 		}
 		for _, q := range s.QA {
@@ -232,6 +242,12 @@ func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 			}
 			qs = append(qs, Question{Project: s.SampleID, Text: q.Question, Category: q.Category, Evidence: ev})
 		}
+	}
+	switch {
+	case len(recs) == 0:
+		return nil, nil, 0, fmt.Errorf("%s holds no dialogue turns (conversation.session_N lists)", path)
+	case len(qs) == 0:
+		return nil, nil, 0, fmt.Errorf("%s holds no question with evidence (qa[].evidence): nothing to measure", path)
 	}
 	return recs, qs, len(samples), nil
 }

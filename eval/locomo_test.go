@@ -3,6 +3,8 @@ package eval
 import (
 	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -107,5 +109,28 @@ func TestMisses(t *testing.T) {
 	}
 	if got[1].Category != "multi-hop" {
 		t.Errorf("category %q", got[1].Category)
+	}
+}
+
+// TestLoadLoCoMo_refusesWhatCannotBeMeasured: a turn id that repeats
+// (recall would count it twice and pass 1), and a file with no question
+// that has evidence, are errors naming the file, not tables of figures.
+func TestLoadLoCoMo_refusesWhatCannotBeMeasured(t *testing.T) {
+	dir := t.TempDir()
+	turns := `"session_1_date_time":"1:56 pm on 8 May, 2023","session_1":[{"speaker":"A","dia_id":"D1:1","text":"I adopted a puppy named Biscuit."},{"speaker":"B","dia_id":"D1:2","text":"Nice."}`
+	for name, tt := range map[string]struct{ json, want string }{
+		"repeated turn":   {`[{"sample_id":"c1","conversation":{` + turns + `,{"speaker":"A","dia_id":"D1:1","text":"again"}]},"qa":[{"question":"q","evidence":["D1:1"],"category":4}]}]`, `turn "D1:1" of conversation "c1" appears twice`},
+		"repeated sample": {`[{"sample_id":"c1","conversation":{` + turns + `]},"qa":[]},{"sample_id":"c1","conversation":{` + turns + `]},"qa":[{"question":"q","evidence":["D1:1"],"category":4}]}]`, "appears twice"},
+		"no question":     {`[{"sample_id":"c1","conversation":{` + turns + `]},"qa":[]}]`, "no question with evidence"},
+		"no turns":        {`[]`, "no dialogue turns"},
+		"padded session":  {`[{"sample_id":"c1","conversation":{"session_01":5},"qa":[]}]`, "c1 session_01: "},
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
+		if err := os.WriteFile(p, []byte(tt.json), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, err := LoadLoCoMo(p); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want an error with %q", name, err, tt.want)
+		}
 	}
 }

@@ -11,17 +11,19 @@ import (
 )
 
 // RecallAt returns the share of relevant ids found in the first k of
-// ranked.
+// ranked; an id ranked twice is found once.
 func RecallAt(ranked []string, relevant map[string]bool, k int) float64 {
 	if len(relevant) == 0 {
 		return 1
 	}
 	found := 0
+	seen := map[string]bool{}
 	for i, id := range ranked {
 		if i == k {
 			break
 		}
-		if relevant[id] {
+		if relevant[id] && !seen[id] {
+			seen[id] = true
 			found++
 		}
 	}

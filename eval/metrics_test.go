@@ -25,6 +25,10 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("RecallAt k=%d = %v, want %v", k, got, want)
 		}
 	}
+	// A relevant id ranked twice is found once: recall is a share.
+	if got := RecallAt([]string{"a", "a", "b"}, set("a", "b"), 3); !near(got, 1) {
+		t.Errorf("RecallAt with a repeated id = %v, want 1", got)
+	}
 	if RecallAt(ranked, set(), 5) != 1 {
 		t.Error("recall with nothing relevant is not 1")
 	}
