@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"flag"
+	"errors"
 	"fmt"
 	"os"
 	"runtime/pprof"
@@ -159,6 +160,11 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 		defer stop()
 	}
 	rep, runErr := bench.Run(ctx, opts)
+	if runErr == nil && ctx.Err() != nil {
+		// Parts of the run stopped early (the load test takes the stop
+		// for its time limit): what it reports is not a measurement.
+		runErr = errors.New("interrupted: the figures above are incomplete")
+	}
 	if rep != nil {
 		rep.Command = "novactl bench " + strings.Join(args, " ")
 		if loadOnly {
@@ -190,6 +196,10 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 	return ExitOK
 }
 
+// maxBenchRecords bounds a bench size: the corpus is generated on disk,
+// and a size past it is a typo (and would overflow with its suffix).
+const maxBenchRecords = 100_000_000
+
 // parseSizes parses "10000,100k,1M".
 func parseSizes(s string) ([]int, error) {
 	var out []int
@@ -208,6 +218,9 @@ func parseSizes(s string) ([]int, error) {
 		n, err := strconv.Atoi(strings.ReplaceAll(part, "_", ""))
 		if err != nil || n <= 0 {
 			return nil, fmt.Errorf("%q is not a positive number of records", part)
+		}
+		if n > maxBenchRecords/mult {
+			return nil, fmt.Errorf("%q is more than %d records", part, maxBenchRecords)
 		}
 		out = append(out, n*mult)
 	}
@@ -238,8 +251,8 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 		return ExitUsage
 	}
 	ns, err := parseSizes(*sizes)
-	if err != nil || *appends <= 0 {
-		fmt.Fprintf(inv.Stderr, "novactl bench fresh: --sizes must list positive sizes and --appends be positive (%v)\n", err)
+	if err != nil || *appends <= 0 || *chinese < 0 || *chinese > 1 {
+		fmt.Fprintf(inv.Stderr, "novactl bench fresh: --sizes must list positive sizes, --appends be positive and --chinese between 0 and 1 (%v)\n", err)
 		return ExitUsage
 	}
 	self, err := os.Executable()
@@ -264,6 +277,9 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 			if *jsonPath != "-" {
 				rep.WriteText(inv.Stdout)
 			}
+		}
+		if err == nil && ctx.Err() != nil {
+			err = errors.New("interrupted: the figures above are incomplete")
 		}
 		if err != nil {
 			fmt.Fprintf(inv.Stderr, "novactl bench fresh: %v\n", err)

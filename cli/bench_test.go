@@ -26,7 +26,8 @@ func TestBenchHelpAndUsage(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stderr, "SQLite FTS5") || !strings.Contains(stderr, "--load") {
 		t.Fatalf("help: code %d\n%s", code, stderr)
 	}
-	for _, args := range [][]string{{"--sizes", "ten"}, {"--sizes", "0"}, {"--queries", "0"}, {"--chinese", "2"}, {"--bogus"}} {
+	for _, args := range [][]string{{"--sizes", "ten"}, {"--sizes", "0"}, {"--sizes", "9999999999999M"}, {"--queries", "0"}, {"--chinese", "2"}, {"--bogus"},
+		{"fresh", "--chinese", "5"}, {"fresh", "--chinese", "-0.5"}, {"fresh", "--sizes", "200M"}} {
 		if code, _, stderr := benchCLI(args...); code != ExitUsage {
 			t.Errorf("%v: code %d, want %d\n%s", args, code, ExitUsage, stderr)
 		}
@@ -42,7 +43,7 @@ func TestParseSizes(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, []int{10000, 100000, 1000000, 2000}) {
 		t.Fatalf("parseSizes = %v, %v", got, err)
 	}
-	for _, bad := range []string{"", ",", "-5", "1.5k", "x"} {
+	for _, bad := range []string{"", ",", "-5", "1.5k", "x", "9999999999999M", "100000001"} {
 		if _, err := parseSizes(bad); err == nil {
 			t.Errorf("parseSizes(%q) accepted", bad)
 		}
