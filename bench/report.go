@@ -240,14 +240,23 @@ func sortedResults(in []Result) []Result {
 	return out
 }
 
+// stages lists a sync's timers: read, then write with what it holds
+// (training the model, embedding, writing the segments).
 func stages(m map[string]int64) string {
-	var parts []string
-	for _, k := range []string{"read", "lexical", "embed", "write"} {
-		if v, ok := m[k]; ok {
-			parts = append(parts, k+" "+msf(float64(v)))
+	list := func(keys ...string) []string {
+		var parts []string
+		for _, k := range keys {
+			if v, ok := m[k]; ok {
+				parts = append(parts, k+" "+msf(float64(v)))
+			}
 		}
+		return parts
 	}
-	return strings.Join(parts, ", ")
+	out := strings.Join(list("read", "write"), ", ")
+	if inner := list("train", "embed", "segments"); len(inner) > 0 {
+		out += " (of which " + strings.Join(inner, ", ") + ")"
+	}
+	return out
 }
 
 // latency formats milliseconds with three significant digits or more.

@@ -387,7 +387,7 @@ func timeSync(ctx context.Context, cfg config.Config, say func(string, ...any)) 
 		s.RecordsPerSec = float64(b.Records) / sec
 		s.ChunksPerSec = float64(b.Chunks) / sec
 	}
-	if e := b.Timings["embed"]; e > 0 {
+	if e := b.Timings["embed"] + b.Timings["train"]; e > 0 {
 		s.EmbeddingsPerSec = float64(b.Embedded) / (float64(e) / 1000)
 	}
 	say("sync: %d records, %d chunks in %s (%.0f records/s, CPU %s), stages %v, peak RSS %s", b.Records, b.Chunks, msf(float64(s.TotalMs)), s.RecordsPerSec, msf(float64(s.CPUMs)), b.Timings, humanize.IBytes(uint64(peak)))

@@ -47,6 +47,10 @@ func TestRunTinyCorpus(t *testing.T) {
 	if s.Sync == nil || s.Sync.Records != 500 || s.Sync.Chunks < 500 || s.Sync.TotalMs <= 0 || s.Sync.Reused {
 		t.Fatalf("sync %+v", s.Sync)
 	}
+	// Embeddings/s is over training and embedding both, as documented.
+	if st := s.Sync.StageMs; st["train"] > 0 && s.Sync.EmbeddingsPerSec > float64(s.Sync.Chunks)/(float64(st["train"])/1000) {
+		t.Errorf("embeddings/s %.0f leaves the %d ms of training out", s.Sync.EmbeddingsPerSec, st["train"])
+	}
 	if runtime.GOOS == "linux" && (s.Sync.PeakRSSBytes <= 0 || s.GenerationLoad.RSSAfterBytes <= 0) {
 		t.Errorf("no memory figures on Linux: sync %+v load %+v", s.Sync, s.GenerationLoad)
 	}
@@ -79,7 +83,7 @@ func TestRunTinyCorpus(t *testing.T) {
 	}
 	var out bytes.Buffer
 	rep.WriteText(&out)
-	for _, want := range []string{"index sync:", "sqlite fts5:", "fts5", "exact-id", "hit@10", "500",
+	for _, want := range []string{"index sync:", "(of which train", "sqlite fts5:", "fts5", "exact-id", "hit@10", "500",
 		"Footprint", "full build rate", "dense:       exact scan"} {
 		if !withFTS && strings.Contains(want, "fts5") {
 			continue
