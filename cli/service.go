@@ -250,16 +250,37 @@ func findNovactl(environ []string, self mcpDeps) (string, error) {
 // checkServiceConfig refuses to register a novad that would refuse to
 // start: under a service manager nobody reads its log, and a refusal
 // exits 77 or 78, which launchd retries every 10 s.
+// The check reads the configuration as the service will: with NOVA_HOME
+// alone of this shell's NOVA_ variables, since the job carries no other.
 func checkServiceConfig(inv *Invocation) error {
-	_, err := config.Load(inv.Environ)
+	env, dropped := serviceEnviron(inv.Environ)
+	_, err := config.Load(env)
+	unseen := ""
+	if len(dropped) > 0 {
+		unseen = fmt.Sprintf(" (the service does not get this shell's %s: put the setting in config.yaml)", strings.Join(dropped, ", "))
+	}
 	var nl *config.NonLoopbackError
 	switch {
 	case errors.As(err, &nl):
-		return fmt.Errorf("refusing: server.host %q is not loopback (rag-server-non-loopback), and novad would refuse to start; set it to 127.0.0.1", nl.Host)
+		return fmt.Errorf("refusing: server.host %q is not loopback (rag-server-non-loopback), and novad would refuse to start; set it to 127.0.0.1%s", nl.Host, unseen)
 	case err != nil:
-		return fmt.Errorf("refusing: the configuration is invalid, and novad would refuse to start (novactl config check lists every field):\n%s", indent(err.Error()))
+		return fmt.Errorf("refusing: the configuration is invalid, and novad would refuse to start%s (novactl config check lists every field):\n%s", unseen, indent(err.Error()))
 	}
 	return nil
+}
+
+// serviceEnviron is environ without the NOVA_ variables a service job does
+// not carry (all but NOVA_HOME), and the names of those it dropped.
+func serviceEnviron(environ []string) (env, dropped []string) {
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "NOVA_") && name != "NOVA_HOME" {
+			dropped = append(dropped, name)
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env, dropped
 }
 
 // findNovad returns the absolute path of the novad binary: flagPath when

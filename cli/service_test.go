@@ -232,9 +232,14 @@ func TestService_DryRunEveryOperation(t *testing.T) {
 func TestService_InstallRefusesABadConfig(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml, want string
+		env              []string
 	}{
-		{"non-loopback", "server:\n  host: 0.0.0.0\n", "rag-server-non-loopback"},
-		{"unknown key", "sever:\n  port: 1\n", "configuration is invalid"},
+		{"non-loopback", "server:\n  host: 0.0.0.0\n", "rag-server-non-loopback", nil},
+		{"unknown key", "sever:\n  port: 1\n", "configuration is invalid", nil},
+		// The job carries NOVA_HOME only: a shell override that makes the
+		// file pass here would not reach the service, whose novad would
+		// exit 77 at every start.
+		{"override the service does not get", "server:\n  host: 0.0.0.0\n", "does not get this shell's NOVA_SERVER_HOST", []string{"NOVA_SERVER_HOST=127.0.0.1"}},
 	} {
 		for _, goos := range []string{"darwin", "linux"} {
 			t.Run(tc.name+"/"+goos, func(t *testing.T) {
@@ -243,7 +248,7 @@ func TestService_InstallRefusesABadConfig(t *testing.T) {
 				before := snapshot(t, filepath.Dir(h.home))
 				for _, args := range [][]string{{"install"}, {"install", "--dry-run"}, {"start"}} {
 					deps := h.deps(goos, refuseLaunchctl{t}, refuseController(t))
-					code, _, errOut := runServiceCLI(context.Background(), h.environ, deps, args...)
+					code, _, errOut := runServiceCLI(context.Background(), append(slices.Clone(h.environ), tc.env...), deps, args...)
 					if code != ExitFailure || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "refusing") {
 						t.Errorf("%v: exit %d, stderr %q; want 1 and %q", args, code, errOut, tc.want)
 					}
