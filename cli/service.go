@@ -357,6 +357,9 @@ func newServiceBackend(inv *Invocation, deps serviceDeps, job serviceJob, log fu
 				NovaHome: home.Root,
 				LogDir:   macos.LogDir(user),
 				LogName:  job.logName,
+				// The watcher's syncs are bulk indexing: throttled, so
+				// they never compete with what the person is doing.
+				Background: job.label == packaging.WatchServiceName,
 			},
 			Home:      user,
 			UID:       deps.uid,

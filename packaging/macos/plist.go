@@ -45,7 +45,8 @@ import (
 //   - ProcessType Standard: the man page's default resource limits; a
 //     query server a person waits on should not get Background's I/O and
 //     CPU throttling, and Interactive is reserved for jobs an app's
-//     responsiveness depends on.
+//     responsiveness depends on. The source watcher, a bulk indexer
+//     nobody waits on, is Background (Job.Background).
 //   - ExitTimeOut 30: SIGTERM to SIGKILL budget. novad cancels in-flight
 //     searches and shuts down well within it.
 //   - LimitLoadToSessionType Aqua: run in the GUI login session, where the
@@ -79,6 +80,9 @@ type Job struct {
 	// LogName names the job's log files, <LogName>.out.log and
 	// <LogName>.err.log; "" means novad.
 	LogName string `json:"logName,omitempty"`
+	// Background runs the job with ProcessType Background (I/O and CPU
+	// throttled), for bulk work such as the source watcher's syncs.
+	Background bool `json:"background,omitempty"`
 }
 
 func (j Job) logName() string {

@@ -173,6 +173,7 @@ func TestRenderPlist_WellFormed(t *testing.T) {
 	}{
 		{"default", goldenJob()},
 		{"escaping", escapeJob()},
+		{"background", func() Job { j := goldenJob(); j.Background = true; return j }()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := RenderPlist(tc.job)
@@ -194,7 +195,7 @@ func TestRenderPlist_WellFormed(t *testing.T) {
 				"RunAtLoad":              true,
 				"KeepAlive":              map[string]any{"SuccessfulExit": false},
 				"ThrottleInterval":       10,
-				"ProcessType":            "Standard",
+				"ProcessType":            map[bool]string{false: "Standard", true: "Background"}[tc.job.Background],
 				"ExitTimeOut":            30,
 				"LimitLoadToSessionType": "Aqua",
 				"StandardOutPath":        filepath.Join(tc.job.LogDir, "novad.out.log"),
