@@ -401,6 +401,27 @@ func memberCuts(src []byte, obj *jsonObject, idx int) []span {
 			out = append(out, s)
 		}
 	}
+	// A cut that takes the line ending of a line that may end in a //
+	// comment, and leaves text after it on the joined line, would let the
+	// comment run on over that text: keep the line ending.
+	for i := range out {
+		s := &out[i]
+		nl := bytes.IndexByte(src[s.start:s.end], '\n')
+		if nl < 0 {
+			continue
+		}
+		nl += s.start
+		if !bytes.Contains(src[bytes.LastIndexByte(src[:nl], '\n')+1:nl], []byte("//")) {
+			continue
+		}
+		rest := src[s.end:]
+		if e := bytes.IndexByte(rest, '\n'); e >= 0 {
+			rest = rest[:e]
+		}
+		if len(bytes.TrimSpace(rest)) > 0 {
+			s.start = nl + 1
+		}
+	}
 	return out
 }
 
