@@ -248,25 +248,16 @@ func runCase(ctx context.Context, c Case, search Searcher) CaseResult {
 	// one long relevant record are not several relevant results.
 	ranked := make([]string, len(resp.Results))
 	relevant := map[string]bool{}
-	satisfied := map[int]bool{}
-	for i, res := range resp.Results {
-		ranked[i] = "result:" + res.ID
-		for w := range len(e.RelevantIDs) + len(e.RelevantEvidence) {
-			if satisfied[w] {
-				continue
-			}
-			if w < len(e.RelevantIDs) && matchesID(res, e.RelevantIDs[w:w+1]) ||
-				w >= len(e.RelevantIDs) && matchesEvidence(res, e.RelevantEvidence[w-len(e.RelevantIDs)]) {
-				satisfied[w] = true
-				ranked[i] = fmt.Sprintf("expected:%d", w)
-				relevant[ranked[i]] = true
-				break
-			}
+	for i, w := range expectedAt(resp.Results, e) {
+		ranked[i] = "result:" + resp.Results[i].ID
+		if w >= 0 {
+			ranked[i] = fmt.Sprintf("expected:%d", w)
+			relevant[ranked[i]] = true
 		}
 	}
 	wanted := len(e.RelevantIDs) + len(e.RelevantEvidence)
 	if wanted > 0 {
-		found := foundCount(resp.Results, e, len(resp.Results))
+		found := len(relevant)
 		r.RecallAtK = scalar.Round(float64(found)/float64(wanted), 4)
 		r.MRR = scalar.Round(MRR(ranked, relevant), 4)
 		r.NDCG10 = scalar.Round(ndcgAt10(ranked, relevant, wanted), 4)
@@ -278,7 +269,7 @@ func runCase(ctx context.Context, c Case, search Searcher) CaseResult {
 				}
 			}
 		}
-		r.CitationHitRate = scalar.Round(float64(foundCount(cited, e, len(cited)))/float64(wanted), 4)
+		r.CitationHitRate = scalar.Round(float64(foundCount(cited, e))/float64(wanted), 4)
 	} else {
 		r.RecallAtK, r.MRR, r.NDCG10, r.CitationHitRate = 1, 1, 1, 1
 	}
@@ -335,30 +326,39 @@ func runCase(ctx context.Context, c Case, search Searcher) CaseResult {
 	return r
 }
 
-// foundCount counts how many expected ids and descriptors are matched by
-// distinct results among the first k.
-func foundCount(results []api.Result, e Expect, k int) int {
-	used := map[int]bool{}
-	found := 0
-	for _, id := range e.RelevantIDs {
-		for i, res := range results[:min(k, len(results))] {
-			if !used[i] && (res.ID == id || res.Provenance.SourceID == id || res.SourceID == id) {
-				used[i] = true
-				found++
+// expectedAt returns, for each result in rank order, the expected id or
+// descriptor it is the first to satisfy (its index: ids, then
+// descriptors), or -1.
+func expectedAt(results []api.Result, e Expect) []int {
+	out := make([]int, len(results))
+	satisfied := map[int]bool{}
+	for i, res := range results {
+		out[i] = -1
+		for w := range len(e.RelevantIDs) + len(e.RelevantEvidence) {
+			if satisfied[w] {
+				continue
+			}
+			if w < len(e.RelevantIDs) && matchesID(res, e.RelevantIDs[w:w+1]) ||
+				w >= len(e.RelevantIDs) && matchesEvidence(res, e.RelevantEvidence[w-len(e.RelevantIDs)]) {
+				satisfied[w] = true
+				out[i] = w
 				break
 			}
 		}
 	}
-	for _, ev := range e.RelevantEvidence {
-		for i, res := range results[:min(k, len(results))] {
-			if !used[i] && matchesEvidence(res, ev) {
-				used[i] = true
-				found++
-				break
-			}
+	return out
+}
+
+// foundCount counts how many expected ids and descriptors the results
+// satisfy.
+func foundCount(results []api.Result, e Expect) int {
+	n := 0
+	for _, w := range expectedAt(results, e) {
+		if w >= 0 {
+			n++
 		}
 	}
-	return found
+	return n
 }
 
 // ndcgAt10 is nDCG@10 with binary relevance, where the ideal ranking has
