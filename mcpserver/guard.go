@@ -42,10 +42,12 @@ func guard(in io.Reader, sdk *io.PipeWriter, w *lockedWriter) {
 					return
 				}
 			} else if msg = check(line); msg == nil {
-				msg = lc.check(line)
+				if msg = w.reused(line, nil); msg == nil {
+					msg = lc.check(line)
+				}
 			}
 			if msg != nil {
-				if _, werr := w.Write(msg); werr != nil {
+				if werr := w.reply(msg); werr != nil {
 					_ = sdk.CloseWithError(werr)
 					return
 				}
@@ -79,7 +81,7 @@ func serveBatch(line []byte, lc *lifecycle, sdk *io.PipeWriter, w *lockedWriter)
 	var members []json.RawMessage
 	_ = json.Unmarshal(line, &members) // valid JSON starting with '['
 	if len(members) == 0 {
-		if _, err := w.Write(errorResponse(nil, jsonrpc.CodeInvalidRequest, "invalid request: an empty batch")); err != nil {
+		if err := w.reply(errorResponse(nil, jsonrpc.CodeInvalidRequest, "invalid request: an empty batch")); err != nil {
 			_ = sdk.CloseWithError(err)
 			return false
 		}
@@ -93,21 +95,17 @@ func serveBatch(line []byte, lc *lifecycle, sdk *io.PipeWriter, w *lockedWriter)
 		if m[0] != '{' {
 			msg = errorResponse(nil, jsonrpc.CodeInvalidRequest, "invalid request: a batch member must be a JSON-RPC message object")
 		} else if msg = check(m); msg == nil {
-			msg = lc.check(m)
+			if msg = w.reused(m, keys); msg == nil {
+				msg = lc.check(m)
+			}
 		}
 		if msg != nil {
 			errs = append(errs, bytes.TrimSpace(msg))
 			continue
 		}
 		forward = append(forward, m)
-		var r struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if json.Unmarshal(m, &r) == nil && r.Method != "" {
-			if key, ok := idKey(r.ID); ok {
-				keys = append(keys, key)
-			}
+		if key, ok := requestKey(m); ok {
+			keys = append(keys, key)
 		}
 	}
 	if err := w.startBatch(keys, errs); err != nil {
@@ -346,6 +344,17 @@ func (l *lockedWriter) flush(b *batch) error {
 	return err
 }
 
+// reply writes the guard's own answer to a message it did not hand to
+// the SDK. It is not taken for the SDK's answer to a request in flight
+// with the same id.
+func (l *lockedWriter) reply(p []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, err := l.w.Write(p)
+	return err
+}
+
+// Write writes the SDK's messages, noting which request each answers.
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -417,6 +426,38 @@ func (l *lockedWriter) track(line []byte) {
 	if key, ok := idKey(m.ID); ok {
 		l.pending[key] = m.Method
 	}
+}
+
+// reused returns the error response to a request whose id is that of a
+// request still in flight, or of one of batch (the earlier members of the
+// batch being read), else nil. MCP forbids reusing an id in a session;
+// handed to the SDK, the second request waited for the first and one of
+// the two answers was lost.
+func (l *lockedWriter) reused(line []byte, batch []string) []byte {
+	key, ok := requestKey(line)
+	if !ok {
+		return nil
+	}
+	l.mu.Lock()
+	_, pending := l.pending[key]
+	l.mu.Unlock()
+	if !pending && !slices.Contains(batch, key) {
+		return nil
+	}
+	return errorResponse(readID(line), jsonrpc.CodeInvalidRequest, "invalid request: the id is already used by a request in flight; use a new id for each request")
+}
+
+// requestKey returns the normalised id of a request (a message with a
+// method and an id).
+func requestKey(line []byte) (string, bool) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method == "" {
+		return "", false
+	}
+	return idKey(m.ID)
 }
 
 // drain waits until no request is in flight, or for at most d.

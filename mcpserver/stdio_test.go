@@ -755,6 +755,53 @@ func TestStdio_Cancelled(t *testing.T) {
 	}
 }
 
+func TestStdio_DuplicateIDInFlight(t *testing.T) {
+	// MCP forbids reusing a request id within a session: a second request
+	// with the id of one still in flight is refused with -32600, and the
+	// first keeps its id (its answer is not confused with the second's).
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	novatest.Must(t, err)
+	defer l.Close()
+	accepted := make(chan net.Conn, 8)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	dir := t.TempDir()
+	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", novatest.ClosedPort(t), l.Addr().(*net.TCPAddr).Port)
+	novatest.Must(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600))
+	s := (&home{&novatest.Home{T: t, Dir: dir}}).mcp(t)
+	s.initialize("2025-06-18")
+
+	s.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"x"}}}`)
+	select {
+	case c := <-accepted:
+		defer c.Close()
+	case <-time.After(20 * time.Second):
+		t.Fatal("the search never reached the facade port")
+	}
+	s.send(`{"jsonrpc":"2.0","id":7,"method":"ping"}`)
+	m := s.await("7")
+	if m.Error == nil || m.Error.Code != -32600 {
+		t.Fatalf("a second request with an id in flight: %+v, want error -32600", m)
+	}
+	// Once the first is cancelled, the id is free again.
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`)
+	if m := s.call("ping", nil); m.Error != nil {
+		t.Fatalf("ping: %+v", m.Error)
+	}
+	novatest.Must(t, s.stdin.Close())
+	for line := range s.lines {
+		t.Errorf("unexpected message after the cancellation: %s", line)
+	}
+	<-s.done
+}
+
 func TestStdio_Lifecycle(t *testing.T) {
 	// Requests out of order and initialize params that cannot be decoded
 	// get the JSON-RPC codes for them, never the invalid code 0.
@@ -852,6 +899,11 @@ func TestStdio_Batch(t *testing.T) {
 	s.send(`[1,{"jsonrpc":"2.0","id":null,"method":"ping"}]`)
 	if ms := readArray(); len(ms) != 2 || ms[0].Error == nil || ms[1].Error == nil {
 		t.Errorf("invalid members: %+v", ms)
+	}
+	// Two members with one id: the second is refused, the first answered.
+	s.send(`[{"jsonrpc":"2.0","id":9,"method":"ping"},{"jsonrpc":"2.0","id":9,"method":"tools/list"}]`)
+	if ms := readArray(); len(ms) != 2 || (ms[0].Error == nil) == (ms[1].Error == nil) {
+		t.Errorf("one id twice in a batch: %+v", ms)
 	}
 	// An empty batch is one invalid request, not an array.
 	s.send(`[]`)
