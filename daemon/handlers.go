@@ -226,7 +226,7 @@ func (s *Server) freshness(status string) api.Freshness {
 	if cur := s.current.Load(); cur != nil {
 		built = cur.gen.Record.CreatedAt
 	}
-	f, _ := freshness.Load(s.home, time.Now(), built)
+	f, _ := freshness.Load(s.home, s.opts.Now(), built)
 	f.Status = status
 	return f
 }

@@ -73,7 +73,7 @@ func (s *Server) recheck(d index.Depth) {
 	}
 	err := cur.gen.Recheck(d)
 	if err == nil {
-		now := time.Now().UTC().Format(time.RFC3339)
+		now := s.opts.Now().UTC().Format(time.RFC3339)
 		s.statusMu.Lock()
 		s.integrity.CheckedAt = now
 		if d == index.Deep {
@@ -204,7 +204,7 @@ func servedAltered(cur *served, activeID string, damage, activeErr error) bool {
 // could not be served.
 func (s *Server) swap(g *index.Served, hash, activeID, trigger string, activeErr error, skipped []error) {
 	rec := g.Record
-	next := &served{snap: &search.Snapshot{Gen: g.Gen}, gen: g, hash: hash, loadedAt: time.Now(),
+	next := &served{snap: &search.Snapshot{Gen: g.Gen}, gen: g, hash: hash, loadedAt: s.opts.Now(),
 		profileOK: index.ProfileMatchesConfig(s.cfg, rec.EmbeddingProfile)}
 	if next.profileOK {
 		next.snap.Query = s.queryEmbedder(g.Gen)
@@ -250,7 +250,7 @@ func (s *Server) failReload(hash, runID string, err error) {
 func (s *Server) setReloadStatus(ok bool, err error, hash, runID string) {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
-	now := time.Now().UTC().Format(time.RFC3339)
+	now := s.opts.Now().UTC().Format(time.RFC3339)
 	s.reload.LastAttemptAt = now
 	s.reload.LastReloadSuccessful = ok
 	if ok {
@@ -291,7 +291,7 @@ func (s *Server) setIntegrity(status, activeID, servedID string, problem error, 
 	}
 	switch {
 	case opened:
-		now := time.Now().UTC().Format(time.RFC3339)
+		now := s.opts.Now().UTC().Format(time.RFC3339)
 		in.CheckedAt, in.DeepCheckedAt = now, now
 	case servedID != "" && servedID == s.integrity.ServedRunID:
 		in.CheckedAt, in.DeepCheckedAt = s.integrity.CheckedAt, s.integrity.DeepCheckedAt

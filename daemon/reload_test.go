@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,5 +114,81 @@ func TestPeriodicDeepCheckFallsBack(t *testing.T) {
 	if in := h.Integrity; in.Status != api.IntegrityFallback || in.ActiveRunID != runs[1] || in.ServedRunID != runs[0] ||
 		h.IndexUnavailableReason != api.ActiveIndexMissing || !h.IndexLoaded {
 		t.Errorf("after the fallback: reason %s integrity %+v", h.IndexUnavailableReason, in)
+	}
+}
+
+// TestClockReachesSearch: the dates a query names are resolved against
+// the clock novad is given, not the machine's, so "yesterday" is the day
+// before it.
+func TestClockReachesSearch(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "memory.jsonl")
+	if err := os.WriteFile(src, []byte(`{"id":"a","text":"Moved the staging database to the new cluster.","timestamp":"2031-03-09T10:00:00Z"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Defaults()
+	cfg.Home = paths.Home{Root: filepath.Join(root, "home")}
+	cfg.Server.Port, cfg.Facade.Port = 0, 0
+	cfg.Sources = []config.Source{{Name: "m", Kind: config.KindJSONL, Path: src, SourceSet: "notes"}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2031, 3, 10, 12, 0, 0, 0, time.UTC)
+	srv, err := daemon.New(daemon.Options{Config: cfg, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, stopped := make(chan struct{}), make(chan error, 1)
+	go func() { stopped <- srv.Run(ctx, ready) }()
+	defer func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Error(err)
+		}
+	}()
+	<-ready
+	var h api.Health
+	getJSON(t, "http://"+srv.DirectAddr().String()+api.PathHealth, &h)
+	if h.StartedAt != "2031-03-10T12:00:00Z" {
+		t.Errorf("startedAt %q, want the given clock's", h.StartedAt)
+	}
+	var resp api.SearchResponse
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp = api.SearchResponse{}
+		postJSON(t, "http://"+srv.FacadeAddr().String()+api.PathFacadeSearch, `{"query":"what did we move yesterday"}`, &resp)
+		if len(resp.Results) > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(resp.QueryPlan.DatePriors) != 1 || resp.QueryPlan.DatePriors[0].From != "2031-03-09" {
+		t.Fatalf("date priors %+v, want yesterday = 2031-03-09", resp.QueryPlan)
+	}
+}
+
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func postJSON(t *testing.T, url, body string, v any) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -60,6 +60,10 @@ type Options struct {
 	// with ErrPortInUse (a novad killed a moment ago may still hold it);
 	// 0 means 5 s, a negative value does not retry.
 	BindRetry time.Duration
+	// Now is the clock for the dates a query names ("yesterday"), for
+	// recency, freshness and the times novad reports; nil uses time.Now.
+	// Latencies are measured with the monotonic clock regardless.
+	Now func() time.Time
 }
 
 // Server is a running novad. Create it with New and run it with Run.
@@ -154,10 +158,15 @@ func New(opts Options) (*Server, error) {
 	if opts.BindRetry == 0 {
 		opts.BindRetry = 5 * time.Second
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	analyzer := lexical.NewAnalyzer()
+	searchCfg := search.ConfigFor(cfg.Retrieval)
+	searchCfg.Now = opts.Now
 	s := &Server{
 		cfg: cfg, home: cfg.Home, log: opts.Logger, opts: opts, analyzer: analyzer, segments: generation.NewCache(),
-		engine:   search.New(search.ConfigFor(cfg.Retrieval), analyzer),
+		engine:   search.New(searchCfg, analyzer),
 		permits:  make(chan struct{}, cfg.Retrieval.MaxConcurrentSearches),
 		hup:      make(chan struct{}, 1),
 		checkNow: make(chan struct{}, 1),
@@ -191,7 +200,7 @@ func (s *Server) FacadeAddr() net.Addr { return s.facadeLn.Addr() }
 // ctx is cancelled, then shuts down gracefully. ready, when non-nil, is
 // closed once both listeners accept connections.
 func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
-	s.startedAt = time.Now()
+	s.startedAt = s.opts.Now()
 	host := config.BindHost(s.cfg.Server.Host)
 	// Create the private directories now (so the manifest watcher can
 	// watch index/ from the start) and tighten a home left readable by
@@ -276,7 +285,7 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 	stopLoops()
 	s.shutdown()
 	loops.Wait()
-	s.writeState(time.Now().UTC().Format(time.RFC3339))
+	s.writeState(s.opts.Now().UTC().Format(time.RFC3339))
 	s.log.Info("Nova stopped")
 	return runErr
 }
@@ -340,7 +349,7 @@ func (s *Server) lockHome(ctx context.Context, by time.Time) (*lockfile.Lock, er
 	var l *lockfile.Lock
 	_, err := retryUntil(ctx, by, func() (bool, error) {
 		var err error
-		l, err = lockfile.Acquire(s.home.DaemonLock(), paths.FileMode, "serve", time.Now())
+		l, err = lockfile.Acquire(s.home.DaemonLock(), paths.FileMode, "serve", s.opts.Now())
 		if errors.Is(err, lockfile.ErrHeld) {
 			return false, fmt.Errorf("%w: %v", ErrAlreadyServing, err)
 		}
