@@ -160,9 +160,10 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 		defer stop()
 	}
 	rep, runErr := bench.Run(ctx, opts)
-	if runErr == nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
 		// Parts of the run stopped early (the load test takes the stop
-		// for its time limit): what it reports is not a measurement.
+		// for its time limit, other parts fail with "context canceled"):
+		// what it reports is not a measurement.
 		runErr = errors.New("interrupted: the figures above are incomplete")
 	}
 	if rep != nil {
@@ -278,7 +279,7 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 				rep.WriteText(inv.Stdout)
 			}
 		}
-		if err == nil && ctx.Err() != nil {
+		if ctx.Err() != nil {
 			err = errors.New("interrupted: the figures above are incomplete")
 		}
 		if err != nil {

@@ -86,3 +86,36 @@ func TestBenchTinyRun(t *testing.T) {
 		}
 	}
 }
+
+// cancelOn cancels a context once a line containing its marker is
+// written: a user pressing Ctrl-C at that point of a run.
+type cancelOn struct {
+	bytes.Buffer
+	marker string
+	cancel context.CancelFunc
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	n, err := c.Buffer.Write(p)
+	if strings.Contains(c.String(), c.marker) {
+		c.cancel()
+	}
+	return n, err
+}
+
+func TestBenchInterrupted(t *testing.T) {
+	// A run stopped while it times the searches exits 1 and says its
+	// figures are incomplete, instead of reporting them as measured.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out bytes.Buffer
+	errb := &cancelOn{marker: "timing nova", cancel: cancel}
+	inv := &Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: errb, Environ: []string{"HOME=/nonexistent"}}
+	code := Run(ctx, []string{"bench", "--sizes", "300", "--queries", "50", "--systems", "nova", "--no-daemon", "--keep", filepath.Join(t.TempDir(), "work")}, inv)
+	if code != ExitFailure {
+		t.Fatalf("code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitFailure, out.String(), errb.String())
+	}
+	if !strings.Contains(errb.String()+out.String(), "interrupted") {
+		t.Errorf("no word of the interruption:\nstdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+	}
+}
