@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -29,8 +30,10 @@ fresh. Every operation covers both.
   install    write the service definition and start novad. Safe to repeat:
              it replaces the old definition and restarts novad (after an
              upgrade, say). Refuses an invalid or non-loopback config.yaml.
-  uninstall  stop novad, remove the service definition and the internal
-             token file (logs are kept)
+  uninstall  stop novad and the watcher, remove their service definitions
+             and the internal token file of the NOVA_HOME the installed
+             novad serves (its definition records it; this shell's
+             NOVA_HOME does not matter). Logs and memory are kept.
   start      start novad (loading the service first if needed)
   stop       stop novad until the next login or "novactl service start"
   status     show what the service manager says about novad
@@ -147,6 +150,12 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 		}
 		jobs = []serviceJob{novadJob(p), watcherJob(self)}
 	}
+	// Uninstall removes the token of the home the installed novad serves,
+	// which its definition records, never simply this shell's.
+	var homeNote string
+	if op == "uninstall" {
+		jobs[0].token, homeNote = installedToken(inv, deps.goos)
+	}
 	var steps []string
 	logStep := func(s string) {
 		steps = append(steps, s)
@@ -185,7 +194,13 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 			}
 			plan.Print(inv.Stdout)
 		}
+		if homeNote != "" {
+			fmt.Fprintln(inv.Stdout, "\n"+homeNote+".")
+		}
 		return ExitOK
+	}
+	if homeNote != "" {
+		logStep(homeNote)
 	}
 	// Uninstall and stop take the watcher down first: it is the writer,
 	// and novad keeps serving what it last promoted.
@@ -199,7 +214,11 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 		}
 	}
 	if *jsonOut {
-		printJSON(inv.Stdout, map[string]any{"operation": op, "manager": backends[0].manager(), "ok": true, "steps": steps})
+		out := map[string]any{"operation": op, "manager": backends[0].manager(), "ok": true, "steps": steps}
+		if jobs[0].token.Home != "" {
+			out["novaHome"] = jobs[0].token.Home
+		}
+		printJSON(inv.Stdout, out)
 		return ExitOK
 	}
 	for _, b := range backends {
@@ -219,13 +238,14 @@ type serviceJob struct {
 	description string
 	// logName names the launchd log files.
 	logName string
-	// ownsToken: uninstalling the job removes the internal token (novad's).
-	ownsToken bool
+	// token is the internal token uninstalling the job removes: set for
+	// novad's job, to the token of the home its installed definition names.
+	token packaging.Token
 }
 
 // novadJob is the daemon's job; program may be "" except for install.
 func novadJob(program string) serviceJob {
-	return serviceJob{label: packaging.ServiceName, what: "novad", program: program, logName: "novad", ownsToken: true,
+	return serviceJob{label: packaging.ServiceName, what: "novad", program: program, logName: "novad",
 		description: "Nova recall daemon: read-only memory for AI agents, on loopback"}
 }
 
@@ -321,6 +341,36 @@ func findNovad(flagPath string, environ []string, self mcpDeps) (string, error) 
 	return abs, nil
 }
 
+// installedToken returns the internal token uninstall removes: that of
+// the NOVA_HOME novad's installed definition gives it, which need not be
+// this shell's. note tells the person which home that is, or why no token
+// is removed; it is "" where novactl service has no definitions (goos).
+func installedToken(inv *Invocation, goos string) (tok packaging.Token, note string) {
+	user := paths.UserHome(inv.Environ)
+	var def string
+	var read func(string) (string, error)
+	switch goos {
+	case "darwin":
+		def, read = filepath.Join(macos.LaunchAgentsDir(user), packaging.ServiceName+".plist"), macos.InstalledNovaHome
+	case "linux":
+		def, read = filepath.Join(systemd.UserUnitDir(user), packaging.ServiceName+".service"), systemd.InstalledNovaHome
+	default:
+		return packaging.Token{}, ""
+	}
+	home, err := read(def)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return packaging.Token{}, fmt.Sprintf("No novad service is installed (no %s): no internal token is removed", def)
+	case err != nil:
+		return packaging.Token{}, fmt.Sprintf("Cannot tell which NOVA_HOME the installed novad serves (%v): no internal token is removed", err)
+	}
+	note = fmt.Sprintf("The installed novad serves NOVA_HOME %s (as %s says): uninstall removes that home's internal token and keeps its configuration and index", home, def)
+	if shell, err := paths.Resolve(inv.Environ); err == nil && shell.Root != home {
+		note += fmt.Sprintf("; this shell's NOVA_HOME %s is not touched", shell.Root)
+	}
+	return packaging.HomeToken(home), note
+}
+
 // serviceBackend is one platform's service manager behind novactl service.
 type serviceBackend interface {
 	manager() string
@@ -343,10 +393,6 @@ func newServiceBackend(inv *Invocation, deps serviceDeps, job serviceJob, log fu
 	if user == "" || !filepath.IsAbs(user) {
 		return nil, fmt.Errorf("HOME must be an absolute path (got %q)", user)
 	}
-	token := ""
-	if job.ownsToken {
-		token = home.TokenFile()
-	}
 	switch deps.goos {
 	case "darwin":
 		return &launchdBackend{what: job.what, a: &macos.Agent{
@@ -363,7 +409,7 @@ func newServiceBackend(inv *Invocation, deps serviceDeps, job serviceJob, log fu
 			},
 			Home:      user,
 			UID:       deps.uid,
-			TokenFile: token,
+			Token:     job.token,
 			Launchctl: deps.launchctl,
 			Log:       log,
 		}}, nil
@@ -376,10 +422,10 @@ func newServiceBackend(inv *Invocation, deps serviceDeps, job serviceJob, log fu
 				Args:        job.args,
 				NovaHome:    home.Root,
 			},
-			Home:      user,
-			TokenFile: token,
-			New:       deps.newController,
-			Log:       log,
+			Home:  user,
+			Token: job.token,
+			New:   deps.newController,
+			Log:   log,
 		}}, nil
 	}
 	return nil, fmt.Errorf("novactl service supports macOS (launchd) and Linux (systemd), not %s; run novad under your own supervisor", deps.goos)

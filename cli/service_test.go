@@ -13,15 +13,18 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kardianos/service"
 
 	"github.com/nova-recall/nova/daemon"
 	"github.com/nova-recall/nova/doctor"
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/packaging"
 	"github.com/nova-recall/nova/packaging/macos"
 	"github.com/nova-recall/nova/packaging/systemd"
 	"github.com/nova-recall/nova/packaging/systemd/systemdtest"
+	"github.com/nova-recall/nova/paths"
 )
 
 func TestServiceName(t *testing.T) {
@@ -593,3 +596,115 @@ func (m *memLaunchd) PrintDisabled(context.Context, string) (string, error) {
 }
 
 func (m *memLaunchd) Enable(context.Context, string) error { return nil }
+
+// TestService_UninstallActsOnTheInstalledHome installs the service from a
+// shell whose NOVA_HOME is one home and uninstalls it from a shell whose
+// NOVA_HOME is another: uninstall removes the internal token of the home
+// the installed novad serves (its definition records it), says which, and
+// leaves the other home's files alone.
+func TestService_UninstallActsOnTheInstalledHome(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			ctx := context.Background()
+			h := newServiceHome(t)
+			installed := filepath.Join(filepath.Dir(h.home), "installed home")
+			other := filepath.Join(filepath.Dir(h.home), "other")
+			for _, home := range []string{installed, other} {
+				if err := os.MkdirAll(filepath.Join(home, "state"), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			deps := h.lifecycleDeps(t, goos)
+			envFor := func(home string) []string { return append(slices.Clone(h.environ), "NOVA_HOME="+home) }
+			if code, out, errOut := runServiceCLI(ctx, envFor(installed), deps, "install"); code != ExitOK {
+				t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+			}
+			tokens := map[string]string{}
+			for _, home := range []string{installed, other} {
+				tokens[home] = filepath.Join(home, "state", "internal-token")
+				if err := os.WriteFile(tokens[home], []byte("t"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			otherBefore := snapshot(t, other)
+
+			// The dry run names the installed home's token, not the shell's.
+			code, out, errOut := runServiceCLI(ctx, envFor(other), deps, "uninstall", "--dry-run")
+			if code != ExitOK || !strings.Contains(out, tokens[installed]) || strings.Contains(out, tokens[other]) {
+				t.Errorf("dry run: exit %d, stderr %q; want the plan to remove %s and not %s:\n%s", code, errOut, tokens[installed], tokens[other], out)
+			}
+
+			code, out, errOut = runServiceCLI(ctx, envFor(other), deps, "uninstall")
+			if code != ExitOK {
+				t.Fatalf("uninstall: exit %d\n%s\n%s", code, out, errOut)
+			}
+			if _, err := os.Stat(tokens[installed]); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the installed home's token %s is still there", tokens[installed])
+			}
+			sameSnapshot(t, otherBefore, snapshot(t, other))
+			if !strings.Contains(out, "NOVA_HOME "+installed) || !strings.Contains(out, other) {
+				t.Errorf("uninstall does not say which home it acted on (%s) and which it left alone (%s):\n%s", installed, other, out)
+			}
+
+			// Nothing installed any more: a second uninstall removes no token.
+			if err := os.WriteFile(tokens[other], []byte("t"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if code, out, errOut := runServiceCLI(ctx, envFor(other), deps, "uninstall"); code != ExitOK {
+				t.Fatalf("second uninstall: exit %d\n%s\n%s", code, out, errOut)
+			}
+			if _, err := os.Stat(tokens[other]); err != nil {
+				t.Errorf("uninstall with nothing installed removed %s: %v", tokens[other], err)
+			}
+		})
+	}
+}
+
+// TestService_UninstallKeepsATokenInUse: when another novad still serves
+// the installed home after the service stopped (it holds the home's novad
+// lock), the token is that novad's and stays.
+func TestService_UninstallKeepsATokenInUse(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			ctx := context.Background()
+			h := newServiceHome(t)
+			home := paths.Home{Root: filepath.Join(h.home, ".nova")}
+			if err := os.MkdirAll(home.StateDir(), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			deps := h.lifecycleDeps(t, goos)
+			if code, out, errOut := runServiceCLI(ctx, h.environ, deps, "install"); code != ExitOK {
+				t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+			}
+			if err := os.WriteFile(home.TokenFile(), []byte("t"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			l, err := lockfile.Acquire(home.DaemonLock(), 0o600, "serve", time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Release()
+			code, out, errOut := runServiceCLI(ctx, h.environ, deps, "uninstall")
+			if code != ExitOK || !strings.Contains(out, "kept "+home.TokenFile()) {
+				t.Errorf("exit %d, stderr %q; want the token kept and said so:\n%s", code, errOut, out)
+			}
+			if _, err := os.Stat(home.TokenFile()); err != nil {
+				t.Errorf("the token of a home a novad still serves was removed: %v", err)
+			}
+		})
+	}
+}
+
+// lifecycleDeps are deps over an in-memory launchd (darwin) or systemd
+// (linux) that really install and uninstall.
+func (h serviceHome) lifecycleDeps(t *testing.T, goos string) serviceDeps {
+	t.Helper()
+	if goos == "darwin" {
+		return h.deps(goos, &memLaunchd{loaded: map[string]bool{}}, refuseController(t))
+	}
+	sys := &systemdtest.System{OS: systemd.Platform}
+	dir := systemd.UserUnitDir(h.home)
+	return h.deps(goos, refuseLaunchctl{t}, func(cfg *service.Config) (systemd.Controller, error) {
+		return sys.Controller(cfg, filepath.Join(dir, cfg.Name+".service")), nil
+	})
+}

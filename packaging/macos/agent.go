@@ -51,9 +51,10 @@ type Agent struct {
 	Home string
 	// UID selects the launchd domain gui/<uid>.
 	UID int
-	// TokenFile is NOVA_HOME/state/internal-token, removed by Uninstall.
-	// Optional: "" leaves any token alone.
-	TokenFile string
+	// Token is the internal token Uninstall removes: that of the NOVA_HOME
+	// the installed job serves (see InstalledNovaHome), never simply the
+	// caller's. Optional: the zero Token leaves every token alone.
+	Token packaging.Token
 	// Launchctl runs launchctl; tests pass a fake.
 	Launchctl Launchctl
 	// Sleep waits between launchctl polls and retries. Optional: nil
@@ -116,8 +117,8 @@ func (a *Agent) UninstallPlan() packaging.Plan {
 		{Kind: packaging.StepRun, Argv: PrintArgv(a.Target()), When: "if loaded: repeated until launchd has let go of it"},
 		{Kind: packaging.StepRemove, Path: a.PlistPath(), When: "if present"},
 	}
-	if a.TokenFile != "" {
-		steps = append(steps, packaging.Step{Kind: packaging.StepRemove, Path: a.TokenFile, When: "if present: the internal token"})
+	if s, ok := a.Token.RemoveStep(); ok {
+		steps = append(steps, s)
 	}
 	steps = append(steps, packaging.Step{Kind: packaging.StepRemove, Path: a.Job.LogDir, When: "only if empty: logs are kept"})
 	return packaging.Plan{Operation: "uninstall", Manager: "launchd", Steps: steps}
@@ -188,22 +189,20 @@ func (a *Agent) Install(ctx context.Context) error {
 }
 
 // Uninstall boots the agent out and removes the plist and the internal
-// token file, and the log directory if it is empty. Missing pieces are not
-// errors, so it is idempotent too.
+// token (Token.Remove), and the log directory if it is empty. Missing
+// pieces are not errors, so it is idempotent too.
 func (a *Agent) Uninstall(ctx context.Context) error {
 	if err := a.bootoutIfLoaded(ctx); err != nil {
 		return err
 	}
-	for _, p := range []string{a.PlistPath(), a.TokenFile} {
-		if p == "" {
-			continue
-		}
-		switch err := os.Remove(p); {
-		case err == nil:
-			a.logf("removed %s", p)
-		case !errors.Is(err, fs.ErrNotExist):
-			return fmt.Errorf("remove %s: %w", p, err)
-		}
+	switch err := os.Remove(a.PlistPath()); {
+	case err == nil:
+		a.logf("removed %s", a.PlistPath())
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("remove %s: %w", a.PlistPath(), err)
+	}
+	if err := a.Token.Remove(a.logf); err != nil {
+		return err
 	}
 	// Logs are the operator's record of what happened; keep any.
 	if err := os.Remove(a.Job.LogDir); err == nil {

@@ -147,7 +147,7 @@ func newTestAgent(t *testing.T) (*Agent, *fakeLaunchctl) {
 		},
 		Home:      home,
 		UID:       501,
-		TokenFile: filepath.Join(home, ".nova/state/internal-token"),
+		Token:     packaging.HomeToken(filepath.Join(home, ".nova")),
 		Launchctl: f,
 		Sleep:     func(time.Duration) {},
 		Log:       func(s string) { t.Log(s) },
@@ -279,7 +279,7 @@ func TestAgent_UninstallRemovesWhatInstallWrote(t *testing.T) {
 		t.Fatal(err)
 	}
 	// novad writes its token at start; uninstall removes it (J8).
-	if err := os.WriteFile(a.TokenFile, []byte("secret"), 0o600); err != nil {
+	if err := os.WriteFile(a.Token.File, []byte("secret"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	f.calls = nil

@@ -53,9 +53,10 @@ type Manager struct {
 	// be the home kardianos/service sees (os.UserHomeDir), which it is
 	// when novactl runs with its own environment.
 	Home string
-	// TokenFile is NOVA_HOME/state/internal-token, removed by Uninstall.
-	// Optional: "" leaves any token alone.
-	TokenFile string
+	// Token is the internal token Uninstall removes: that of the NOVA_HOME
+	// the installed unit serves (see InstalledNovaHome), never simply the
+	// caller's. Optional: the zero Token leaves every token alone.
+	Token packaging.Token
 	// New builds the controller. Optional: nil uses kardianos/service.
 	New func(*service.Config) (Controller, error)
 	// Log receives one line per step taken. Optional.
@@ -174,8 +175,8 @@ func (m *Manager) UninstallPlan() packaging.Plan {
 		{Kind: packaging.StepRemove, Path: m.UnitPath(), When: "if present"},
 		{Kind: packaging.StepRun, Argv: daemonReload(), When: "if the unit file existed"},
 	}
-	if m.TokenFile != "" {
-		steps = append(steps, packaging.Step{Kind: packaging.StepRemove, Path: m.TokenFile, When: "if present: the internal token"})
+	if s, ok := m.Token.RemoveStep(); ok {
+		steps = append(steps, s)
 	}
 	return packaging.Plan{Operation: "uninstall", Manager: "systemd", Steps: steps}
 }
@@ -250,7 +251,7 @@ func (m *Manager) removeExisting(c Controller) error {
 }
 
 // Uninstall stops and disables novad, removes the unit file and the
-// internal token file. Missing pieces are not errors.
+// internal token (Token.Remove). Missing pieces are not errors.
 func (m *Manager) Uninstall() error {
 	if _, err := os.Lstat(m.UnitPath()); err == nil {
 		c, err := m.controller(false)
@@ -263,15 +264,7 @@ func (m *Manager) Uninstall() error {
 	} else {
 		m.logf("%s is not installed", m.UnitPath())
 	}
-	if m.TokenFile != "" {
-		switch err := os.Remove(m.TokenFile); {
-		case err == nil:
-			m.logf("removed %s", m.TokenFile)
-		case !errors.Is(err, fs.ErrNotExist):
-			return fmt.Errorf("remove %s: %w", m.TokenFile, err)
-		}
-	}
-	return nil
+	return m.Token.Remove(m.logf)
 }
 
 // Start starts novad through systemd.

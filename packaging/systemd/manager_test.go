@@ -13,6 +13,7 @@ import (
 
 	"github.com/kardianos/service"
 
+	"github.com/nova-recall/nova/packaging"
 	"github.com/nova-recall/nova/packaging/systemd/systemdtest"
 )
 
@@ -24,10 +25,10 @@ func newTestManager(t *testing.T) (*Manager, *systemdtest.System) {
 	}
 	sys := &systemdtest.System{OS: Platform}
 	m := &Manager{
-		Unit:      goldenUnit(),
-		Home:      home,
-		TokenFile: filepath.Join(home, ".nova", "state", "internal-token"),
-		Log:       func(s string) { t.Log(s) },
+		Unit:  goldenUnit(),
+		Home:  home,
+		Token: packaging.HomeToken(filepath.Join(home, ".nova")),
+		Log:   func(s string) { t.Log(s) },
 	}
 	m.Unit.NovaHome = filepath.Join(home, ".nova")
 	m.New = func(cfg *service.Config) (Controller, error) {
@@ -111,7 +112,7 @@ func TestManager_UninstallRemovesWhatInstallWrote(t *testing.T) {
 	if err := m.Install(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(m.TokenFile, []byte("x"), 0o600); err != nil {
+	if err := os.WriteFile(m.Token.File, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	sys.ResetCalls()
@@ -121,7 +122,7 @@ func TestManager_UninstallRemovesWhatInstallWrote(t *testing.T) {
 	if want := []string{"stop", "uninstall"}; !slices.Equal(sys.Calls(), want) {
 		t.Errorf("uninstall called %v, want %v", sys.Calls(), want)
 	}
-	for _, p := range []string{m.UnitPath(), m.TokenFile} {
+	for _, p := range []string{m.UnitPath(), m.Token.File} {
 		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s still there (%v)", p, err)
 		}
@@ -265,7 +266,7 @@ func TestKardianos_WritesTheRenderedUnit(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", "")
 
-	m := &Manager{Unit: goldenUnit(), Home: home, TokenFile: filepath.Join(home, "token")}
+	m := &Manager{Unit: goldenUnit(), Home: home, Token: packaging.HomeToken(filepath.Join(home, ".nova"))}
 	m.Unit.NovaHome = filepath.Join(home, ".nova")
 	if err := m.Install(); err != nil {
 		t.Fatal(err)
