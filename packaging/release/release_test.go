@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -16,11 +17,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/nova-recall/nova/packaging"
+	"github.com/nova-recall/nova/packaging/macos"
+	"github.com/nova-recall/nova/packaging/systemd"
 )
 
 // root is the repository root, where .goreleaser.yaml and dist/ live.
@@ -159,11 +165,10 @@ func TestConfig(t *testing.T) {
 			}
 		}
 	}
+	// The restart policy is TestFormulaRestartPolicy's.
 	service := Lines(nova.Service)
-	for _, line := range []string{`run [opt_bin/"novad"]`, `keep_alive true`} {
-		if !slices.Contains(service, line) {
-			t.Errorf("nova service lacks %q: %q", line, service)
-		}
+	if !slices.Contains(service, `run [opt_bin/"novad"]`) {
+		t.Errorf("nova service does not run novad: %q", service)
 	}
 	for _, key := range []string{"log_path", "error_log_path"} {
 		if !slices.ContainsFunc(service, func(l string) bool { return strings.HasPrefix(l, key+` var/"log/`) }) {
@@ -186,9 +191,127 @@ func TestConfig(t *testing.T) {
 	if len(watch.Dependencies) != 1 || watch.Dependencies[0].Name != "nova" {
 		t.Errorf("nova-watch must depend on nova (it runs nova's novactl): %+v", watch.Dependencies)
 	}
-	if !slices.Contains(Lines(watch.Service), `run [opt_bin/"nova-watch"]`) || !slices.Contains(Lines(watch.Service), "keep_alive true") {
+	if !slices.Contains(Lines(watch.Service), `run [opt_bin/"nova-watch"]`) {
 		t.Errorf("nova-watch service: %q", Lines(watch.Service))
 	}
+}
+
+// TestFormulaRestartPolicy holds each formula's service block to the
+// restart policy of the job novactl service install writes for the same
+// program: launchd's KeepAlive as Homebrew renders the block's keep_alive
+// equals the LaunchAgent's (restart after a failure, not after a clean
+// stop: novad and the watcher exit 0 only when asked to stop), and on
+// Linux the Restart= Homebrew renders equals the unit's.
+//
+// How Homebrew renders keep_alive (Homebrew/brew, Library/Homebrew/
+// service.rb, to_plist and to_systemd_unit, read in 2026): "keep_alive
+// true" is KeepAlive true (a clean exit restarts too); with a hash,
+// KeepAlive is {SuccessfulExit: v} if it has successful_exit, else
+// {Crashed: v} if it has crashed. On Linux, always or crashed true give
+// Restart=on-failure, else successful_exit true gives Restart=on-success,
+// and anything else no Restart= at all (so successful_exit: false alone
+// would never restart there).
+func TestFormulaRestartPolicy(t *testing.T) {
+	c := load(t)
+	for _, tc := range []struct {
+		formula string
+		job     macos.Job
+		unit    systemd.Unit
+	}{
+		{"nova", macos.Job{Label: packaging.ServiceName, Program: "/n/novad", NovaHome: "/h", LogDir: "/l"},
+			systemd.Unit{Name: packaging.ServiceName, Description: "d", Program: "/n/novad", NovaHome: "/h"}},
+		{"nova-watch", macos.Job{Label: packaging.WatchServiceName, Program: "/n/novactl", Args: packaging.WatchArgs(), NovaHome: "/h", LogDir: "/l", Background: true},
+			systemd.Unit{Name: packaging.WatchServiceName, Description: "d", Program: "/n/novactl", Args: packaging.WatchArgs(), NovaHome: "/h"}},
+	} {
+		t.Run(tc.formula, func(t *testing.T) {
+			b := mustBrew(t, c, tc.formula)
+			keepAlive, err := brewKeepAlive(Lines(b.Service))
+			if err != nil {
+				t.Fatal(err)
+			}
+			launchd, restart := brewRendersKeepAlive(keepAlive)
+
+			text, err := macos.RenderPlist(tc.job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plist, err := macos.DecodePlist(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(launchd, plist["KeepAlive"]) {
+				t.Errorf("brew services gives launchd KeepAlive %#v (from %v); novactl service install's LaunchAgent has %#v", launchd, keepAlive, plist["KeepAlive"])
+			}
+
+			unit, err := systemd.RenderUnit(tc.unit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ""
+			for _, l := range Lines(string(unit)) {
+				if v, ok := strings.CutPrefix(l, "Restart="); ok {
+					want = v
+				}
+			}
+			if restart != want {
+				t.Errorf("brew services gives systemd Restart=%q (from %v); novactl service install's unit has Restart=%q", restart, keepAlive, want)
+			}
+		})
+	}
+}
+
+// brewKeepAlive reads the one keep_alive line of a service block: "true"
+// or "false", or "key: bool" pairs, as the Homebrew DSL takes them.
+func brewKeepAlive(service []string) (map[string]bool, error) {
+	var found []string
+	for _, l := range service {
+		if rest, ok := strings.CutPrefix(l, "keep_alive "); ok {
+			found = append(found, rest)
+		}
+	}
+	if len(found) != 1 {
+		return nil, fmt.Errorf("the service block has %d keep_alive lines, want 1: %q", len(found), service)
+	}
+	switch found[0] {
+	case "true", "false":
+		return map[string]bool{"always": found[0] == "true"}, nil
+	}
+	out := map[string]bool{}
+	for pair := range strings.SplitSeq(found[0], ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(pair), ": ")
+		if !ok || (v != "true" && v != "false") || !slices.Contains([]string{"always", "successful_exit", "crashed"}, k) {
+			return nil, fmt.Errorf("keep_alive %s: %q is not a key: bool pair this test knows", found[0], pair)
+		}
+		out[k] = v == "true"
+	}
+	return out, nil
+}
+
+// brewRendersKeepAlive is what Homebrew writes for keep_alive: the
+// launchd KeepAlive value (bool or dict, nil for none) and the systemd
+// Restart= value ("" for none). See TestFormulaRestartPolicy.
+func brewRendersKeepAlive(ka map[string]bool) (launchd any, restart string) {
+	if always, ok := ka["always"]; ok {
+		if always {
+			return true, "on-failure"
+		}
+		return nil, ""
+	}
+	switch se, ok := ka["successful_exit"]; {
+	case ok:
+		launchd = map[string]any{"SuccessfulExit": se}
+	default:
+		if cr, ok := ka["crashed"]; ok {
+			launchd = map[string]any{"Crashed": cr}
+		}
+	}
+	switch {
+	case ka["crashed"]:
+		restart = "on-failure"
+	case ka["successful_exit"]:
+		restart = "on-success"
+	}
+	return launchd, restart
 }
 
 // stampableVars lists the package-level string variables of internal/version.
