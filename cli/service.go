@@ -53,7 +53,10 @@ novad is taken from the directory of novactl unless --novad names it; the
 watcher runs this novactl ("novactl index watch"). Both run with NOVA_HOME
 set to this novactl's runtime home.
 --dry-run prints every file (in full) and every command that would be written
-and run, and changes nothing.
+and run, and changes nothing. It refuses what the real run refuses before
+changing anything (running as root; on Linux, no systemd, or no systemd user
+manager in this session, as under su or sudo -u), with the same message and
+exit status.
 
 Exit status: 0 on success; 1 on failure, and for status when novad or the
 watcher is not running under the service manager; 2 for a bad command line.`
@@ -70,6 +73,9 @@ type serviceDeps struct {
 	// newController builds the kardianos/service controller; nil means
 	// kardianos itself.
 	newController func(*service.Config) (systemd.Controller, error)
+	// detect names the service manager kardianos/service detects on
+	// Linux; nil means service.Platform.
+	detect func() string
 }
 
 func defaultServiceDeps() serviceDeps {
@@ -128,7 +134,10 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 		return ExitFailure
 	}
 
-	if deps.uid == 0 && op != "status" && !*dryRun {
+	// Dry runs refuse exactly what the real run refuses (here, and in
+	// each backend's preflight below), in the same order and words, so a
+	// dry run that passes is one the real run does not refuse.
+	if deps.uid == 0 && op != "status" {
 		// The agent belongs in a person's login session (gui/<uid>, the
 		// user's systemd manager); under sudo it would land in root's.
 		return fail(errors.New("refusing to run as root: novad is a per-user service; run novactl service as the user it is for, without sudo"))
@@ -174,6 +183,11 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 
 	if op == "status" {
 		return printServiceStatus(ctx, inv, backends, *jsonOut)
+	}
+	for _, b := range backends {
+		if err := b.preflight(op); err != nil {
+			return fail(err)
+		}
 	}
 	if *dryRun {
 		var plans []packaging.Plan
@@ -374,6 +388,9 @@ func installedToken(inv *Invocation, goos string) (tok packaging.Token, note str
 // serviceBackend is one platform's service manager behind novactl service.
 type serviceBackend interface {
 	manager() string
+	// preflight returns why op would be refused on this machine before
+	// anything is written or run; dry runs run it too.
+	preflight(op string) error
 	plan(op string) (packaging.Plan, error)
 	do(ctx context.Context, op string) error
 	// status returns the platform's own status (for --json and the text
@@ -422,10 +439,12 @@ func newServiceBackend(inv *Invocation, deps serviceDeps, job serviceJob, log fu
 				Args:        job.args,
 				NovaHome:    home.Root,
 			},
-			Home:  user,
-			Token: job.token,
-			New:   deps.newController,
-			Log:   log,
+			Home:    user,
+			Token:   job.token,
+			New:     deps.newController,
+			Detect:  deps.detect,
+			Environ: inv.Environ,
+			Log:     log,
 		}}, nil
 	}
 	return nil, fmt.Errorf("novactl service supports macOS (launchd) and Linux (systemd), not %s; run novad under your own supervisor", deps.goos)
@@ -437,6 +456,11 @@ type launchdBackend struct {
 }
 
 func (b *launchdBackend) manager() string { return "launchd" }
+
+// preflight has nothing to check: every Mac has launchd, and whether the
+// GUI session exists shows only when launchctl is asked, which dry runs
+// do not do.
+func (b *launchdBackend) preflight(string) error { return nil }
 
 func (b *launchdBackend) plan(op string) (packaging.Plan, error) {
 	switch op {
@@ -523,6 +547,8 @@ type systemdBackend struct {
 }
 
 func (b *systemdBackend) manager() string { return "systemd" }
+
+func (b *systemdBackend) preflight(op string) error { return b.m.Preflight(op) }
 
 func (b *systemdBackend) plan(op string) (packaging.Plan, error) {
 	switch op {

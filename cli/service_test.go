@@ -55,7 +55,16 @@ func newServiceHome(t *testing.T) serviceHome {
 			t.Fatal(err)
 		}
 	}
-	h.environ = []string{"HOME=" + h.home}
+	// A login session's runtime directory, where the systemd user
+	// manager listens.
+	runtime := filepath.Join(root, "run")
+	if err := os.MkdirAll(filepath.Join(runtime, "systemd"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(runtime, "systemd", "private"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.environ = []string{"HOME=" + h.home, "XDG_RUNTIME_DIR=" + runtime}
 	return h
 }
 
@@ -66,6 +75,7 @@ func (h serviceHome) deps(goos string, l macos.Launchctl, newCtl func(*service.C
 		self:          mcpDeps{executable: func() (string, error) { return filepath.Join(h.bin, "novactl"), nil }},
 		launchctl:     l,
 		newController: newCtl,
+		detect:        func() string { return systemd.Platform },
 	}
 }
 
@@ -145,6 +155,25 @@ func TestService_InstallDryRunWritesNothing(t *testing.T) {
 	h := newServiceHome(t)
 	before := snapshot(t, filepath.Dir(h.home))
 	code, out, errOut := runCLI(context.Background(), h.environ, "service", "install", "--dry-run", "--novad", h.novad)
+	// Where the real install would refuse (as root, or on Linux without
+	// systemd), the dry run refuses the same way.
+	refusal := ""
+	switch {
+	case os.Getuid() == 0:
+		refusal = "refusing to run as root"
+	case runtime.GOOS == "linux":
+		m := &systemd.Manager{Unit: systemd.Unit{Name: packaging.ServiceName}, Home: h.home, Environ: h.environ}
+		if err := m.Preflight("install"); err != nil {
+			refusal = err.Error()
+		}
+	}
+	if refusal != "" {
+		if code != ExitFailure || out != "" || !strings.Contains(errOut, refusal) {
+			t.Errorf("on a machine where install refuses (%s): exit %d\nstdout:\n%s\nstderr:\n%s", refusal, code, out, errOut)
+		}
+		sameSnapshot(t, before, snapshot(t, filepath.Dir(h.home)))
+		return
+	}
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -707,4 +736,60 @@ func (h serviceHome) lifecycleDeps(t *testing.T, goos string) serviceDeps {
 	return h.deps(goos, refuseLaunchctl{t}, func(cfg *service.Config) (systemd.Controller, error) {
 		return sys.Controller(cfg, filepath.Join(dir, cfg.Name+".service")), nil
 	})
+}
+
+// TestService_DryRunRefusesAsTheRealRunDoes: on a machine where the real
+// run refuses before it changes anything (as root, no systemd, no systemd
+// user manager), the dry run refuses the same way, with the same message
+// and exit status, so a dry run that succeeds is one the real run does not
+// refuse for these reasons. Neither writes anything or asks the service
+// manager anything.
+func TestService_DryRunRefusesAsTheRealRunDoes(t *testing.T) {
+	for _, tc := range []struct {
+		name, goos string
+		ops        []string
+		machine    func(*serviceDeps, *serviceHome)
+		want       string
+	}{
+		{"root/darwin", "darwin", []string{"install", "uninstall", "start", "stop"},
+			func(d *serviceDeps, _ *serviceHome) { d.uid = 0 }, "refusing to run as root"},
+		{"root/linux", "linux", []string{"install", "uninstall", "start", "stop"},
+			func(d *serviceDeps, _ *serviceHome) { d.uid = 0 }, "refusing to run as root"},
+		{"no systemd", "linux", []string{"install", "start", "stop"},
+			func(d *serviceDeps, _ *serviceHome) { d.detect = func() string { return "unix-systemv" } }, "systemd was not detected"},
+		{"no user manager (su, sudo -u)", "linux", []string{"install", "start", "stop"},
+			func(_ *serviceDeps, h *serviceHome) {
+				h.environ = slices.DeleteFunc(h.environ, func(kv string) bool { return strings.HasPrefix(kv, "XDG_RUNTIME_DIR=") })
+			}, "no systemd user manager"},
+		{"no user manager (none running)", "linux", []string{"install", "start", "stop"},
+			func(_ *serviceDeps, h *serviceHome) {
+				h.environ = append(h.environ, "XDG_RUNTIME_DIR="+filepath.Join(filepath.Dir(h.home), "empty-run"))
+			}, "no systemd user manager"},
+	} {
+		for _, op := range tc.ops {
+			t.Run(tc.name+"/"+op, func(t *testing.T) {
+				ctx := context.Background()
+				h := newServiceHome(t)
+				deps := h.deps(tc.goos, refuseLaunchctl{t}, refuseController(t))
+				tc.machine(&deps, &h)
+				before := snapshot(t, filepath.Dir(h.home))
+				for _, jsonOut := range []bool{false, true} {
+					args := []string{op}
+					if jsonOut {
+						args = append(args, "--json")
+					}
+					realCode, realOut, realErr := runServiceCLI(ctx, h.environ, deps, args...)
+					dryCode, dryOut, dryErr := runServiceCLI(ctx, h.environ, deps, append(args, "--dry-run")...)
+					if realCode != ExitFailure || !strings.Contains(realErr, tc.want) {
+						t.Fatalf("%v: the real run: exit %d, stderr %q; want 1 and %q", args, realCode, realErr, tc.want)
+					}
+					if dryCode != realCode || dryErr != realErr || dryOut != realOut {
+						t.Errorf("%v --dry-run: exit %d\nstdout %q\nstderr %q\nwant what the real run gave: exit %d\nstdout %q\nstderr %q",
+							args, dryCode, dryOut, dryErr, realCode, realOut, realErr)
+					}
+				}
+				sameSnapshot(t, before, snapshot(t, filepath.Dir(h.home)))
+			})
+		}
+	}
 }

@@ -7,10 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/kardianos/service"
 
 	"github.com/nova-recall/nova/packaging"
+	"github.com/nova-recall/nova/paths"
 )
 
 // Platform is kardianos/service's name for systemd on Linux.
@@ -23,6 +25,15 @@ const UnitMode fs.FileMode = 0o644
 // WSL without systemd, other init systems). Nova registers only with
 // systemd on Linux; elsewhere, run novad under your own supervisor.
 var ErrNoSystemd = errors.New("systemd was not detected")
+
+// ErrNoUserManager means systemctl --user would find no systemd user
+// manager to talk to from this session: a shell from su or sudo -u, which
+// starts no login session, or a session whose manager is not running.
+var ErrNoUserManager = errors.New("no systemd user manager is reachable from this session")
+
+func noSystemd(platform string) error {
+	return fmt.Errorf("%w (kardianos/service found %q); run novad in a terminal or under your own supervisor", ErrNoSystemd, platform)
+}
 
 // Controller is the part of kardianos/service's Service that the Manager
 // uses; a service.Service satisfies it, and tests pass a fake so they
@@ -59,6 +70,12 @@ type Manager struct {
 	Token packaging.Token
 	// New builds the controller. Optional: nil uses kardianos/service.
 	New func(*service.Config) (Controller, error)
+	// Detect names the service manager kardianos/service detects, for
+	// Preflight. Optional: nil means service.Platform.
+	Detect func() string
+	// Environ is the environment systemctl runs with, for Preflight.
+	// Optional: nil means os.Environ().
+	Environ []string
 	// Log receives one line per step taken. Optional.
 	Log func(string)
 }
@@ -129,9 +146,68 @@ func (m *Manager) controller(install bool) (Controller, error) {
 	// kardianos falls back to SysV, upstart, OpenRC... when systemd is
 	// absent, and would then write into /etc. Refuse instead.
 	if c.Platform() != Platform {
-		return nil, fmt.Errorf("%w (kardianos/service found %q); run novad in a terminal or under your own supervisor", ErrNoSystemd, c.Platform())
+		return nil, noSystemd(c.Platform())
 	}
 	return c, nil
+}
+
+// Preflight returns why op (install, uninstall, start or stop) would be
+// refused on this machine, before it writes or runs anything: systemd was
+// not detected (ErrNoSystemd), or systemctl --user would reach no user
+// manager (ErrNoUserManager). Run it before the operation and before its
+// dry run, so that a dry run that passes is one the operation does not
+// refuse for these reasons. Uninstall talks to systemd only about a unit
+// file that exists, and removes that file by hand when no manager answers,
+// so it needs systemd only then and never a manager.
+func (m *Manager) Preflight(op string) error {
+	needManager := true
+	if op == "uninstall" {
+		if _, err := os.Lstat(m.UnitPath()); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		needManager = false
+	}
+	detect := m.Detect
+	if detect == nil {
+		detect = service.Platform
+	}
+	if p := detect(); p != Platform {
+		return noSystemd(p)
+	}
+	if !needManager {
+		return nil
+	}
+	environ := m.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	return CheckUserManager(environ)
+}
+
+// CheckUserManager returns an error wrapping ErrNoUserManager when
+// systemctl --user, run with environ, would find no user manager. It looks
+// where systemctl does: the manager's socket $XDG_RUNTIME_DIR/systemd/
+// private, or the user bus $XDG_RUNTIME_DIR/bus. Recent systemctl needs
+// XDG_RUNTIME_DIR; older releases also use DBUS_SESSION_BUS_ADDRESS
+// without it, which is then taken on trust. It only reads.
+func CheckUserManager(environ []string) error {
+	const advice = "log in as this user (a desktop or ssh session; su and sudo -u start none) and run it there, or run novad in a terminal or under your own supervisor"
+	dir := paths.Lookup(environ, "XDG_RUNTIME_DIR")
+	if dir == "" {
+		if paths.Lookup(environ, "DBUS_SESSION_BUS_ADDRESS") != "" {
+			return nil
+		}
+		return fmt.Errorf("%w: XDG_RUNTIME_DIR is not set; %s", ErrNoUserManager, advice)
+	}
+	var errs []string
+	for _, p := range []string{filepath.Join(dir, "systemd", "private"), filepath.Join(dir, "bus")} {
+		_, err := os.Stat(p)
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err.Error())
+	}
+	return fmt.Errorf("%w: %s; %s", ErrNoUserManager, strings.Join(errs, "; "), advice)
 }
 
 func (m *Manager) logf(format string, args ...any) {

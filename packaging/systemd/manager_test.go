@@ -320,3 +320,54 @@ func TestKardianos_WritesTheRenderedUnit(t *testing.T) {
 		}
 	}
 }
+
+func TestManager_Preflight(t *testing.T) {
+	home := t.TempDir()
+	run := filepath.Join(home, "run")
+	if err := os.MkdirAll(filepath.Join(run, "systemd"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(run, "systemd", "private"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	systemdHere := func() string { return Platform }
+	sysv := func() string { return "unix-systemv" }
+	m := &Manager{Unit: goldenUnit(), Home: home}
+	for _, tc := range []struct {
+		name    string
+		detect  func() string
+		environ []string
+		unit    bool
+		op      string
+		want    error
+	}{
+		{"install", systemdHere, []string{"XDG_RUNTIME_DIR=" + run}, false, "install", nil},
+		{"install, no systemd", sysv, []string{"XDG_RUNTIME_DIR=" + run}, false, "install", ErrNoSystemd},
+		{"start, su", systemdHere, []string{"HOME=" + home}, true, "start", ErrNoUserManager},
+		{"stop, manager not running", systemdHere, []string{"XDG_RUNTIME_DIR=" + home}, true, "stop", ErrNoUserManager},
+		{"start, a session bus but no manager in XDG_RUNTIME_DIR", systemdHere, []string{"XDG_RUNTIME_DIR=" + home, "DBUS_SESSION_BUS_ADDRESS=unix:path=/x"}, true, "start", ErrNoUserManager},
+		{"start, older systemctl on the bus", systemdHere, []string{"DBUS_SESSION_BUS_ADDRESS=unix:path=/x"}, true, "start", nil},
+		// Uninstall removes a unit by hand when no manager answers, and
+		// has nothing to ask systemd when there is no unit.
+		{"uninstall, nothing installed, no systemd", sysv, nil, false, "uninstall", nil},
+		{"uninstall, no systemd", sysv, nil, true, "uninstall", ErrNoSystemd},
+		{"uninstall, no manager", systemdHere, []string{"HOME=" + home}, true, "uninstall", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(m.UnitPath())
+			if tc.unit {
+				if err := os.MkdirAll(filepath.Dir(m.UnitPath()), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(m.UnitPath(), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m.Detect, m.Environ = tc.detect, tc.environ
+			err := m.Preflight(tc.op)
+			if (tc.want == nil) != (err == nil) || tc.want != nil && !errors.Is(err, tc.want) {
+				t.Errorf("Preflight(%s) = %v, want %v", tc.op, err, tc.want)
+			}
+		})
+	}
+}
