@@ -83,6 +83,12 @@ type Manager struct {
 // UnitPath is where the unit file is written.
 func (m *Manager) UnitPath() string { return filepath.Join(UserUnitDir(m.Home), m.Unit.FileName()) }
 
+// WantsLink is the link systemctl enable makes for the unit's
+// WantedBy=default.target, which systemctl disable removes.
+func (m *Manager) WantsLink() string {
+	return filepath.Join(UserUnitDir(m.Home), "default.target.wants", m.Unit.FileName())
+}
+
 // ServiceConfig is the kardianos/service configuration: a user service
 // whose unit text is RenderUnit's output. Executable, Arguments and
 // EnvVars repeat what the text says, for kardianos' own checks.
@@ -248,6 +254,7 @@ func (m *Manager) UninstallPlan() packaging.Plan {
 	steps := []packaging.Step{
 		{Kind: packaging.StepRun, Argv: m.systemctl("stop"), When: "if the unit file exists (errors ignored)"},
 		{Kind: packaging.StepRun, Argv: m.systemctl("disable"), When: "if the unit file exists"},
+		{Kind: packaging.StepRemove, Path: m.WantsLink(), When: "if disable failed (no user manager) and the link is the unit's"},
 		{Kind: packaging.StepRemove, Path: m.UnitPath(), When: "if present"},
 		{Kind: packaging.StepRun, Argv: daemonReload(), When: "if the unit file existed"},
 	}
@@ -316,13 +323,21 @@ func (m *Manager) removeExisting(c Controller) error {
 		m.logf("stopped %s", m.Unit.FileName())
 	}
 	if err := c.Uninstall(); err != nil {
+		// Undo by hand what systemctl enable did (the link, if it is
+		// ours), then remove the file.
+		if target, lerr := os.Readlink(m.WantsLink()); lerr == nil && filepath.Base(target) == m.Unit.FileName() {
+			if rerr := os.Remove(m.WantsLink()); rerr != nil {
+				return fmt.Errorf("remove %s: %w (uninstall: %v)", m.WantsLink(), rerr, err)
+			}
+			m.logf("removed %s", m.WantsLink())
+		}
 		if rerr := os.Remove(m.UnitPath()); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-			return fmt.Errorf("remove old %s: %w (uninstall: %v)", m.UnitPath(), rerr, err)
+			return fmt.Errorf("remove %s: %w (uninstall: %v)", m.UnitPath(), rerr, err)
 		}
 		m.logf("removed %s (systemctl disable failed: %v)", m.UnitPath(), err)
 		return nil
 	}
-	m.logf("uninstalled the old %s", m.Unit.FileName())
+	m.logf("disabled and removed %s", m.UnitPath())
 	return nil
 }
 

@@ -371,3 +371,44 @@ func TestManager_Preflight(t *testing.T) {
 		})
 	}
 }
+
+// TestManager_UninstallWithoutAManager: when systemctl cannot disable the
+// unit (no user manager answers), uninstall removes what enable made as
+// well as the unit file, so nothing is left in ~/.config/systemd/user.
+func TestManager_UninstallWithoutAManager(t *testing.T) {
+	m, sys := newTestManager(t)
+	if err := m.Install(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(m.WantsLink()); err != nil {
+		t.Fatalf("install did not enable the unit: %v", err)
+	}
+	m.New = func(cfg *service.Config) (Controller, error) {
+		return &failingUninstall{sys.Controller(cfg, m.UnitPath())}, nil
+	}
+	if err := m.Uninstall(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{m.UnitPath(), m.WantsLink()} {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s still there (%v)", p, err)
+		}
+	}
+	// A link that is not ours stays.
+	other := filepath.Join(t.TempDir(), "other.service")
+	if err := os.MkdirAll(filepath.Dir(m.WantsLink()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, m.WantsLink()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(m.UnitPath(), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Uninstall(); err != nil {
+		t.Fatal(err)
+	}
+	if target, err := os.Readlink(m.WantsLink()); err != nil || target != other {
+		t.Errorf("a link to %s was removed or changed: %q, %v", other, target, err)
+	}
+}

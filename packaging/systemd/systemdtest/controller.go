@@ -83,7 +83,8 @@ type Controller struct {
 }
 
 // Install writes the unit file kardianos would write and, like kardianos,
-// refuses an existing one.
+// refuses an existing one; then it enables the unit as systemctl enable
+// does for WantedBy=default.target, with a link in default.target.wants.
 func (c *Controller) Install() error {
 	c.sys.record("install")
 	if _, err := os.Stat(c.unitPath); err == nil {
@@ -93,13 +94,27 @@ func (c *Controller) Install() error {
 		return err
 	}
 	script, _ := c.cfg.Option["SystemdScript"].(string)
-	return os.WriteFile(c.unitPath, []byte(script), 0o644)
+	if err := os.WriteFile(c.unitPath, []byte(script), 0o644); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(c.wantsLink()), 0o755); err != nil {
+		return err
+	}
+	return os.Symlink(c.unitPath, c.wantsLink())
 }
 
-// Uninstall removes the unit file.
+// Uninstall disables the unit (removes its default.target.wants link) and
+// removes the unit file, as systemctl disable and kardianos do.
 func (c *Controller) Uninstall() error {
 	c.sys.record("uninstall")
+	if err := os.Remove(c.wantsLink()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
 	return os.Remove(c.unitPath)
+}
+
+func (c *Controller) wantsLink() string {
+	return filepath.Join(filepath.Dir(c.unitPath), "default.target.wants", filepath.Base(c.unitPath))
 }
 
 // Start marks the service running.
