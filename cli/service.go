@@ -453,6 +453,8 @@ func newServiceBackend(inv *Invocation, deps serviceDeps, job serviceJob, log fu
 type launchdBackend struct {
 	what string
 	a    *macos.Agent
+	// absent: uninstall found no plist to remove.
+	absent bool
 }
 
 func (b *launchdBackend) manager() string { return "launchd" }
@@ -479,6 +481,7 @@ func (b *launchdBackend) do(ctx context.Context, op string) error {
 	case "install":
 		return b.a.Install(ctx)
 	case "uninstall":
+		b.absent = !exists(b.a.PlistPath())
 		return b.a.Uninstall(ctx)
 	case "start":
 		return b.a.Start(ctx)
@@ -491,6 +494,9 @@ func (b *launchdBackend) summary(op string) string {
 	case "install":
 		return fmt.Sprintf("Installed %s: %s runs now and at every login. Logs: %s\nCheck it with: novactl service status; novactl doctor", b.a.Job.Label, b.what, b.a.Job.StderrPath())
 	case "uninstall":
+		if b.absent {
+			return fmt.Sprintf("%s was not installed (no %s).", b.a.Job.Label, b.a.PlistPath())
+		}
 		return fmt.Sprintf("Uninstalled %s. Logs, if any, are kept in %s.", b.a.Job.Label, b.a.Job.LogDir)
 	case "start":
 		return "Started " + b.a.Job.Label + ". novactl service status shows what launchd says."
@@ -544,6 +550,8 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 type systemdBackend struct {
 	what string
 	m    *systemd.Manager
+	// absent: uninstall found no unit file to remove.
+	absent bool
 }
 
 func (b *systemdBackend) manager() string { return "systemd" }
@@ -567,6 +575,7 @@ func (b *systemdBackend) do(_ context.Context, op string) error {
 	case "install":
 		return b.m.Install()
 	case "uninstall":
+		b.absent = !exists(b.m.UnitPath())
 		return b.m.Uninstall()
 	case "start":
 		return b.m.Start()
@@ -580,6 +589,9 @@ func (b *systemdBackend) summary(op string) string {
 	case "install":
 		return fmt.Sprintf("Installed %s: %s runs now and at every login. Logs: journalctl --user -u %s\nCheck it with: novactl service status; novactl doctor", name, b.what, b.m.Unit.Name)
 	case "uninstall":
+		if b.absent {
+			return fmt.Sprintf("%s was not installed (no %s).", name, b.m.UnitPath())
+		}
 		return fmt.Sprintf("Uninstalled %s.", name)
 	case "start":
 		return "Started " + name + ". novactl service status shows what systemd says."
@@ -683,6 +695,12 @@ func newServiceProbes(inv *Invocation) (novad, watcher doctor.ServiceProbe) {
 		return serviceProbe{b}, nil
 	}
 	return serviceProbe{b}, serviceProbe{w}
+}
+
+// exists reports whether anything (a file, a link) is at path.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 func yesNo(b bool, yes, no string) string {

@@ -679,8 +679,12 @@ func TestService_UninstallActsOnTheInstalledHome(t *testing.T) {
 			if err := os.WriteFile(tokens[other], []byte("t"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if code, out, errOut := runServiceCLI(ctx, envFor(other), deps, "uninstall"); code != ExitOK {
+			code, out, errOut = runServiceCLI(ctx, envFor(other), deps, "uninstall")
+			if code != ExitOK {
 				t.Fatalf("second uninstall: exit %d\n%s\n%s", code, out, errOut)
+			}
+			if strings.Contains(out, "Uninstalled") || strings.Count(out, "was not installed") != 2 {
+				t.Errorf("a second uninstall does not say that nothing was installed:\n%s", out)
 			}
 			if _, err := os.Stat(tokens[other]); err != nil {
 				t.Errorf("uninstall with nothing installed removed %s: %v", tokens[other], err)
