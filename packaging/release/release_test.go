@@ -667,3 +667,35 @@ func checkBinaries(t *testing.T, name string, files map[string]tarFile, md metad
 		}
 	}
 }
+
+// TestFormulaProcessType holds each formula's service to the ProcessType
+// of the LaunchAgent novactl service install writes for the same program:
+// Standard for novad, which people wait on, Background for the watcher's
+// bulk indexing. Homebrew writes ProcessType only for a process_type line
+// (the symbol, capitalized); without one launchd applies its default,
+// which launchd.plist(5) says Standard is equivalent to.
+func TestFormulaProcessType(t *testing.T) {
+	c := load(t)
+	for formula, job := range map[string]macos.Job{
+		"nova":       {Label: packaging.ServiceName, Program: "/n/novad", NovaHome: "/h", LogDir: "/l"},
+		"nova-watch": {Label: packaging.WatchServiceName, Program: "/n/novactl", Args: packaging.WatchArgs(), NovaHome: "/h", LogDir: "/l", Background: true},
+	} {
+		got := "Standard"
+		for _, l := range Lines(mustBrew(t, c, formula).Service) {
+			if v, ok := strings.CutPrefix(l, "process_type :"); ok {
+				got = strings.ToUpper(v[:1]) + v[1:]
+			}
+		}
+		text, err := macos.RenderPlist(job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plist, err := macos.DecodePlist(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != plist["ProcessType"] {
+			t.Errorf("%s: brew services gives ProcessType %s; novactl service install's LaunchAgent has %v", formula, got, plist["ProcessType"])
+		}
+	}
+}
