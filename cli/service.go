@@ -189,9 +189,16 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 			return fail(err)
 		}
 	}
+	// Uninstall and stop take the watcher down first: it is the writer,
+	// and novad keeps serving what it last promoted. Dry runs show the
+	// jobs in this order too.
+	order := backends
+	if op == "uninstall" || op == "stop" {
+		order = []serviceBackend{backends[1], backends[0]}
+	}
 	if *dryRun {
 		var plans []packaging.Plan
-		for _, b := range backends {
+		for _, b := range order {
 			plan, err := b.plan(op)
 			if err != nil {
 				return fail(err)
@@ -215,12 +222,6 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 	}
 	if homeNote != "" {
 		logStep(homeNote)
-	}
-	// Uninstall and stop take the watcher down first: it is the writer,
-	// and novad keeps serving what it last promoted.
-	order := backends
-	if op == "uninstall" || op == "stop" {
-		order = []serviceBackend{backends[1], backends[0]}
 	}
 	for _, b := range order {
 		if err := b.do(ctx, op); err != nil {

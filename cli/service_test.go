@@ -256,6 +256,15 @@ func TestService_DryRunEveryOperation(t *testing.T) {
 					t.Errorf("output does not show both jobs:\n%s", out)
 				}
 				sameSnapshot(t, before, snapshot(t, filepath.Dir(h.home)))
+				// The plans come in the order the real run acts: uninstall
+				// and stop take the watcher down first.
+				first := packaging.ServiceName
+				if op == "uninstall" || op == "stop" {
+					first = packaging.WatchServiceName
+				}
+				if i, j := strings.Index(out, packaging.ServiceName), strings.Index(out, packaging.WatchServiceName); (first == packaging.ServiceName) != (i < j) {
+					t.Errorf("%s's plan does not come first:\n%s", first, out)
+				}
 			})
 		}
 	}
