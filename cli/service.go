@@ -239,6 +239,9 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 	for _, b := range backends {
 		fmt.Fprintln(inv.Stdout, b.summary(op))
 	}
+	if op == "install" {
+		fmt.Fprintln(inv.Stdout, "Check it with: novactl service status; novactl doctor")
+	}
 	return ExitOK
 }
 
@@ -493,7 +496,7 @@ func (b *launchdBackend) do(ctx context.Context, op string) error {
 func (b *launchdBackend) summary(op string) string {
 	switch op {
 	case "install":
-		return fmt.Sprintf("Installed %s: %s runs now and at every login. Logs: %s\nCheck it with: novactl service status; novactl doctor", b.a.Job.Label, b.what, b.a.Job.StderrPath())
+		return fmt.Sprintf("Installed %s: %s runs now and at every login. Logs: %s", b.a.Job.Label, b.what, b.a.Job.StderrPath())
 	case "uninstall":
 		if b.absent {
 			return fmt.Sprintf("%s was not installed (no %s).", b.a.Job.Label, b.a.PlistPath())
@@ -588,7 +591,7 @@ func (b *systemdBackend) summary(op string) string {
 	name := b.m.Unit.FileName()
 	switch op {
 	case "install":
-		return fmt.Sprintf("Installed %s: %s runs now and at every login. Logs: journalctl --user -u %s\nCheck it with: novactl service status; novactl doctor", name, b.what, b.m.Unit.Name)
+		return fmt.Sprintf("Installed %s: %s runs now and at every login. Logs: journalctl --user -u %s", name, b.what, b.m.Unit.Name)
 	case "uninstall":
 		if b.absent {
 			return fmt.Sprintf("%s was not installed (no %s).", name, b.m.UnitPath())

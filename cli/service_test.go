@@ -422,7 +422,8 @@ func TestService_LaunchdLifecycle(t *testing.T) {
 	out := run(ExitOK, "install")
 	plist := filepath.Join(h.home, "Library/LaunchAgents/dev.nova.novad.plist")
 	watchPlist := filepath.Join(h.home, "Library/LaunchAgents/dev.nova.watch.plist")
-	if !strings.Contains(out, "Installed dev.nova.novad") || !strings.Contains(out, "Installed dev.nova.watch: the source watcher runs now") {
+	if !strings.Contains(out, "Installed dev.nova.novad") || !strings.Contains(out, "Installed dev.nova.watch: the source watcher runs now") ||
+		strings.Count(out, "Check it with: novactl service status") != 1 || strings.Contains(out, "dev.nova.watch: launchd starts novad") {
 		t.Errorf("install said:\n%s", out)
 	}
 	for _, p := range []string{plist, watchPlist} {

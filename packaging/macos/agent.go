@@ -105,7 +105,7 @@ func (a *Agent) InstallPlan() (packaging.Plan, error) {
 		{Kind: packaging.StepRun, Argv: PrintArgv(a.Target()), When: "if loaded: repeated until launchd has let go of it"},
 		{Kind: packaging.StepRun, Argv: PrintDisabledArgv(a.Domain()), When: "reads whether it was disabled"},
 		{Kind: packaging.StepRun, Argv: EnableArgv(a.Target()), When: "if disabled"},
-		{Kind: packaging.StepRun, Argv: BootstrapArgv(a.Domain(), a.PlistPath()), When: "starts novad now (RunAtLoad) and at every login"},
+		{Kind: packaging.StepRun, Argv: BootstrapArgv(a.Domain(), a.PlistPath()), When: "starts the job now (RunAtLoad) and at every login"},
 	}}, nil
 }
 
@@ -113,7 +113,7 @@ func (a *Agent) InstallPlan() (packaging.Plan, error) {
 func (a *Agent) UninstallPlan() packaging.Plan {
 	steps := []packaging.Step{
 		{Kind: packaging.StepRun, Argv: PrintArgv(a.Target()), When: "reads whether it is loaded"},
-		{Kind: packaging.StepRun, Argv: BootoutArgv(a.Target()), When: "if loaded: stops novad"},
+		{Kind: packaging.StepRun, Argv: BootoutArgv(a.Target()), When: "if loaded: stops the job"},
 		{Kind: packaging.StepRun, Argv: PrintArgv(a.Target()), When: "if loaded: repeated until launchd has let go of it"},
 		{Kind: packaging.StepRemove, Path: a.PlistPath(), When: "if present"},
 	}
@@ -137,7 +137,7 @@ func (a *Agent) StartPlan() packaging.Plan {
 func (a *Agent) StopPlan() packaging.Plan {
 	return packaging.Plan{Operation: "stop", Manager: "launchd", Steps: []packaging.Step{
 		{Kind: packaging.StepRun, Argv: PrintArgv(a.Target()), When: "reads whether it is loaded"},
-		{Kind: packaging.StepRun, Argv: BootoutArgv(a.Target()), When: "if loaded; the plist stays, so novad starts again at login or with novactl service start"},
+		{Kind: packaging.StepRun, Argv: BootoutArgv(a.Target()), When: "if loaded; the plist stays, so the job starts again at login or with novactl service start"},
 		{Kind: packaging.StepRun, Argv: PrintArgv(a.Target()), When: "if loaded: repeated until launchd has let go of it"},
 	}}
 }
@@ -184,7 +184,7 @@ func (a *Agent) Install(ctx context.Context) error {
 	if err := a.bootstrap(ctx); err != nil {
 		return err
 	}
-	a.logf("bootstrapped %s: launchd starts novad now and at every login", a.Target())
+	a.logf("bootstrapped %s: launchd starts it now and at every login", a.Target())
 	return nil
 }
 
@@ -335,7 +335,7 @@ func (a *Agent) bootstrap(ctx context.Context) error {
 			break
 		}
 	}
-	return fmt.Errorf("bootstrap %s: %w (if novad was turned off in System Settings > General > Login Items, turn it on and run novactl service install again)", a.PlistPath(), err)
+	return fmt.Errorf("bootstrap %s: %w (if %s was turned off in System Settings > General > Login Items, turn it on and run novactl service install again)", a.PlistPath(), err, a.Job.Label)
 }
 
 // privateDir creates dir with mode 0700, or tightens an existing one: it

@@ -502,3 +502,34 @@ func TestAgent_PlanMatchesFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestAgent_WatcherSaysWhatItRuns: the watcher's agent runs novactl, so
+// neither its plans nor its log lines say they start or stop novad.
+func TestAgent_WatcherSaysWhatItRuns(t *testing.T) {
+	ctx := context.Background()
+	a, _ := newTestAgent(t)
+	a.Job.Label, a.Job.Program, a.Job.Args, a.Job.LogName = "dev.nova.watch", "/opt/nova/bin/novactl", []string{"index", "watch"}, "watcher"
+	a.Token = packaging.Token{} // novad's job owns the token
+	var said []string
+	a.Log = func(s string) { said = append(said, s) }
+	plan, err := a.InstallPlan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []packaging.Plan{plan, a.UninstallPlan(), a.StartPlan(), a.StopPlan()} {
+		for _, s := range p.Steps {
+			said = append(said, s.When)
+		}
+	}
+	if err := a.Install(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Uninstall(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range said {
+		if strings.Contains(s, "novad") {
+			t.Errorf("the watcher's agent says %q", s)
+		}
+	}
+}
