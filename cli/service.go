@@ -162,8 +162,11 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 	// Uninstall removes the token of the home the installed novad serves,
 	// which its definition records, never simply this shell's.
 	var homeNote string
-	if op == "uninstall" {
+	switch op {
+	case "uninstall":
 		jobs[0].token, homeNote = installedToken(inv, deps.goos)
+	case "install":
+		homeNote = movedHome(inv, deps.goos)
 	}
 	var steps []string
 	logStep := func(s string) {
@@ -359,13 +362,12 @@ func findNovad(flagPath string, environ []string, self mcpDeps) (string, error) 
 	return abs, nil
 }
 
-// installedToken returns the internal token uninstall removes: that of
-// the NOVA_HOME novad's installed definition gives it, which need not be
-// this shell's. note tells the person which home that is, or why no token
-// is removed; it is "" where novactl service has no definitions (goos).
-func installedToken(inv *Invocation, goos string) (tok packaging.Token, note string) {
+// installedNovaHome returns the NOVA_HOME novad's installed definition
+// (def) gives it: the home the installed novad serves, which need not be
+// this shell's. def is "" where novactl service has no definitions (goos);
+// the error wraps fs.ErrNotExist when none is installed.
+func installedNovaHome(inv *Invocation, goos string) (home, def string, err error) {
 	user := paths.UserHome(inv.Environ)
-	var def string
 	var read func(string) (string, error)
 	switch goos {
 	case "darwin":
@@ -373,10 +375,32 @@ func installedToken(inv *Invocation, goos string) (tok packaging.Token, note str
 	case "linux":
 		def, read = filepath.Join(systemd.UserUnitDir(user), packaging.ServiceName+".service"), systemd.InstalledNovaHome
 	default:
-		return packaging.Token{}, ""
+		return "", "", errors.ErrUnsupported
 	}
-	home, err := read(def)
+	home, err = read(def)
+	return home, def, err
+}
+
+// movedHome tells the person when install moves the service from the
+// NOVA_HOME it serves to this shell's; "" when it does not.
+func movedHome(inv *Invocation, goos string) string {
+	old, def, err := installedNovaHome(inv, goos)
+	shell, serr := paths.Resolve(inv.Environ)
+	if err != nil || serr != nil || old == shell.Root {
+		return ""
+	}
+	return fmt.Sprintf("The installed novad serves NOVA_HOME %s (as %s says); this install moves it to this shell's NOVA_HOME %s and leaves %s as it is (to go back, run novactl service install with NOVA_HOME=%s)", old, def, shell.Root, old, old)
+}
+
+// installedToken returns the internal token uninstall removes: that of
+// the NOVA_HOME novad's installed definition gives it, which need not be
+// this shell's. note tells the person which home that is, or why no token
+// is removed; it is "" where novactl service has no definitions (goos).
+func installedToken(inv *Invocation, goos string) (tok packaging.Token, note string) {
+	home, def, err := installedNovaHome(inv, goos)
 	switch {
+	case errors.Is(err, errors.ErrUnsupported):
+		return packaging.Token{}, ""
 	case errors.Is(err, fs.ErrNotExist):
 		return packaging.Token{}, fmt.Sprintf("No novad service is installed (no %s): no internal token is removed", def)
 	case err != nil:

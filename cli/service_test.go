@@ -807,3 +807,38 @@ func TestService_DryRunRefusesAsTheRealRunDoes(t *testing.T) {
 		}
 	}
 }
+
+// TestService_ReinstallSaysTheHomeChanged: installing over a service that
+// serves another NOVA_HOME moves it to this shell's home; install says
+// so, and leaves the old home's files alone.
+func TestService_ReinstallSaysTheHomeChanged(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			ctx := context.Background()
+			h := newServiceHome(t)
+			oldHome, newHome := filepath.Join(filepath.Dir(h.home), "old"), filepath.Join(filepath.Dir(h.home), "new")
+			deps := h.lifecycleDeps(t, goos)
+			if code, out, errOut := runServiceCLI(ctx, append(slices.Clone(h.environ), "NOVA_HOME="+oldHome), deps, "install"); code != ExitOK {
+				t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+			}
+			if err := os.MkdirAll(filepath.Join(oldHome, "state"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(oldHome, "state", "internal-token"), []byte("t"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, oldHome)
+			for _, args := range [][]string{{"install", "--dry-run"}, {"install"}} {
+				code, out, errOut := runServiceCLI(ctx, append(slices.Clone(h.environ), "NOVA_HOME="+newHome), deps, args...)
+				if code != ExitOK || !strings.Contains(out, "NOVA_HOME "+oldHome) || !strings.Contains(out, "moves it to") || !strings.Contains(out, newHome) {
+					t.Errorf("%v: exit %d, stderr %q; want it to say the service moves from %s to %s:\n%s", args, code, errOut, oldHome, newHome, out)
+				}
+			}
+			sameSnapshot(t, before, snapshot(t, oldHome))
+			// Reinstalling for the same home says nothing of the kind.
+			if _, out, _ := runServiceCLI(ctx, append(slices.Clone(h.environ), "NOVA_HOME="+newHome), deps, "install"); strings.Contains(out, "moves it to") {
+				t.Errorf("a reinstall for the same home says it moved:\n%s", out)
+			}
+		})
+	}
+}
