@@ -126,6 +126,10 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 		fmt.Fprintf(inv.Stderr, "novactl service %s: unexpected argument %q\n", op, pos[0])
 		return ExitUsage
 	}
+	if *novad != "" && op != "install" {
+		fmt.Fprintf(inv.Stderr, "novactl service %s: --novad applies to install only\n", op)
+		return ExitUsage
+	}
 	fail := func(err error) int {
 		if *jsonOut {
 			printJSON(inv.Stdout, map[string]any{"operation": op, "ok": false, "error": err.Error()})

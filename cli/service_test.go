@@ -377,6 +377,7 @@ func TestService_Usage(t *testing.T) {
 		{[]string{"restart"}, ExitUsage, `unknown subcommand "restart"`},
 		{[]string{"install", "extra"}, ExitUsage, `unexpected argument "extra"`},
 		{[]string{"install", "--bogus"}, ExitUsage, "flag provided but not defined"},
+		{[]string{"start", "--novad", "/opt/novad"}, ExitUsage, "--novad applies to install only"},
 	} {
 		code, _, errOut := runServiceCLI(context.Background(), h.environ, deps, tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {
