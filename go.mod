@@ -38,6 +38,7 @@ require (
 	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.28.0
 	gonum.org/v1/gonum v0.17.0
+	howett.net/plist v1.0.1
 	modernc.org/sqlite v1.62.0
 )
 

@@ -2,10 +2,8 @@ package macos
 
 import (
 	"bytes"
-	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,113 +57,6 @@ func TestRenderPlist(t *testing.T) {
 	}
 }
 
-// plistValue is a decoded plist value: string, int, bool, []any or
-// map[string]any.
-type plistValue = any
-
-// decodePlist parses plist XML with encoding/xml alone (no plutil on
-// Linux CI), failing on anything that is not well-formed.
-func decodePlist(data []byte) (map[string]any, error) {
-	d := xml.NewDecoder(bytes.NewReader(data))
-	d.Strict = true
-	var root plistValue
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if se, ok := tok.(xml.StartElement); ok {
-			if se.Name.Local != "plist" {
-				return nil, fmt.Errorf("root element %q", se.Name.Local)
-			}
-			if root, err = decodeValue(d); err != nil {
-				return nil, err
-			}
-		}
-	}
-	m, ok := root.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("root is %T, not a dict", root)
-	}
-	return m, nil
-}
-
-// decodeValue reads the next value element inside the current one.
-func decodeValue(d *xml.Decoder) (plistValue, error) {
-	for {
-		tok, err := d.Token()
-		if err != nil {
-			return nil, err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			return decodeElement(d, t)
-		case xml.EndElement:
-			return nil, nil
-		}
-	}
-}
-
-func decodeElement(d *xml.Decoder, se xml.StartElement) (plistValue, error) {
-	switch se.Name.Local {
-	case "string", "integer", "key":
-		var s string
-		if err := d.DecodeElement(&s, &se); err != nil {
-			return nil, err
-		}
-		if se.Name.Local == "integer" {
-			var n int
-			_, err := fmt.Sscan(s, &n)
-			return n, err
-		}
-		return s, nil
-	case "true", "false":
-		if err := d.Skip(); err != nil {
-			return nil, err
-		}
-		return se.Name.Local == "true", nil
-	case "array":
-		var out []any
-		for {
-			v, err := decodeValue(d)
-			if err != nil {
-				return nil, err
-			}
-			if v == nil {
-				return out, nil
-			}
-			out = append(out, v)
-		}
-	case "dict":
-		out := map[string]any{}
-		for {
-			k, err := decodeValue(d)
-			if err != nil {
-				return nil, err
-			}
-			if k == nil {
-				return out, nil
-			}
-			key, ok := k.(string)
-			if !ok {
-				return nil, fmt.Errorf("dict key is %T", k)
-			}
-			v, err := decodeValue(d)
-			if err != nil {
-				return nil, err
-			}
-			if v == nil {
-				return nil, fmt.Errorf("dict key %q has no value", key)
-			}
-			out[key] = v
-		}
-	}
-	return nil, fmt.Errorf("unexpected element <%s>", se.Name.Local)
-}
-
 func TestRenderPlist_WellFormed(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -180,7 +71,7 @@ func TestRenderPlist_WellFormed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := decodePlist(out)
+			p, err := DecodePlist(out)
 			if err != nil {
 				t.Fatalf("not well-formed: %v\n%s", err, out)
 			}
@@ -213,7 +104,7 @@ func TestRenderPlist_NoSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _ := decodePlist(out)
+	p, _ := DecodePlist(out)
 	env := p["EnvironmentVariables"].(map[string]any)
 	if len(env) != 1 || env["NOVA_HOME"] == nil {
 		t.Errorf("EnvironmentVariables = %v, want only NOVA_HOME", env)
