@@ -35,8 +35,10 @@ type Config struct {
 	// Now is the clock for recency and for the dates a query names; nil
 	// uses time.Now.
 	Now func() time.Time
-	// Location is the user's time zone, in which "yesterday" or "上周"
-	// are resolved; nil uses time.Local.
+	// Location is the user's time zone: the one in which "yesterday" or
+	// "上周" are resolved, a memory's date and timestamp are given and the
+	// date filters compare (localtime.go). nil means UTC: the engine never
+	// reads the machine's zone itself.
 	Location *time.Location
 	// Off switches recall levers off by name (Levers); for ablations.
 	Off map[string]bool
@@ -46,9 +48,11 @@ type Config struct {
 	ConcurrentPassMin int
 }
 
-// ConfigFor is the engine configuration Nova's retrieval settings ask for.
+// ConfigFor is the engine configuration Nova's retrieval settings ask
+// for. Nova has no time-zone setting: dates are the machine's, chosen here
+// and not by a default deep in the engine.
 func ConfigFor(r config.Retrieval) Config {
-	return Config{HalfLifeDays: r.RecencyHalfLifeDays, Dense: r.DenseChannel == "on"}
+	return Config{HalfLifeDays: r.RecencyHalfLifeDays, Dense: r.DenseChannel == "on", Location: time.Local}
 }
 
 // DefaultLexicalWeight is the measured default fusion weight.
@@ -86,7 +90,7 @@ func New(cfg Config, analyzer *lexical.Analyzer) *Engine {
 		cfg.Now = time.Now
 	}
 	if cfg.Location == nil {
-		cfg.Location = time.Local
+		cfg.Location = time.UTC
 	}
 	if cfg.HalfLifeDays <= 0 {
 		cfg.HalfLifeDays = 7
@@ -165,6 +169,9 @@ type query struct {
 	plan   Plan
 	snap   *Snapshot
 	accept func(int) bool
+	// days applies the date filters to the memories' local days (nil
+	// without date filters).
+	days *dayFilter
 	// mu guards the three caches below: a pass checks its candidates'
 	// text on every core.
 	mu    sync.Mutex
@@ -260,7 +267,8 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		depth: min(max(4*req.TopK, 24), 80), deadline: deadline,
 	}
 	var filtered int
-	q.accept, filtered = snap.Gen.FilterCount(req.Filters, nil)
+	q.days = e.newDayFilter(snap.Gen, req.Filters)
+	q.accept, filtered = q.hardFilter(nil)
 	q.dates = e.queryDates(plan.Query, q.now)
 	if e.on(LeverPerson) {
 		q.people = namedPeople(snap.Gen.Agents(), lexical.Normalize(plan.Query))

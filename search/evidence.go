@@ -84,17 +84,10 @@ func (e *Engine) result(q *query, g *generation.Generation, s scored) api.Result
 	comp := s.comp.asMap()
 	r := api.Result{
 		ID: c.ID, Score: scalar.Round(s.score, 6), ScoreComponents: comp, TextPreview: truncate.Runes(c.Text, PreviewRunes),
-		Title: c.Title, Role: opt(c.Role), Date: opt(c.Date), Source: opt(sourceName(c)), SourceSet: opt(c.SourceSet),
-		SourceType: opt(c.SourceType), SourceID: c.SourceID, Agent: opt(c.Agent), Project: opt(c.Project),
-		Tags: nonNil(c.Tags), WorkType: opt(c.WorkType), Provenance: provenance(c), RetrievalPasses: s.passes,
-	}
-	ts := c.Time
-	if ts == "" {
-		ts = c.Date
-	}
-	if ts != "" {
-		t := strings.Replace(ts, "T", " ", 1)
-		r.Timestamp = opt(t[:min(16, len(t))])
+		Title: c.Title, Role: opt(c.Role), Date: opt(e.localDay(c)), Timestamp: opt(e.localStamp(c)),
+		Source: opt(sourceName(c)), SourceSet: opt(c.SourceSet), SourceType: opt(c.SourceType), SourceID: c.SourceID,
+		Agent: opt(c.Agent), Project: opt(c.Project), Tags: nonNil(c.Tags), WorkType: opt(c.WorkType),
+		Provenance: provenance(c), RetrievalPasses: s.passes,
 	}
 	if newest, ok := g.Superseded(s.doc); ok {
 		r.Superseded, r.SupersededBy = true, g.Chunk(newest).ID

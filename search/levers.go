@@ -101,7 +101,7 @@ func (e *Engine) priors(q *query, c *memory.Chunk, comp *components) float64 {
 	if len(q.dates) > 0 {
 		comp.has |= hasDatePrior
 		comp.datePrior = 1
-		if inSpans(q.dates, c.Date) {
+		if inSpans(q.dates, e.localDay(c)) {
 			comp.datePrior = 1 + datePriorBoost
 		}
 		f *= comp.datePrior

@@ -28,7 +28,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	g := q.snap.Gen
 	accept := q.accept
 	if len(p.sourceSets) > 0 {
-		accept = g.Filter(q.req.Filters, p.sourceSets)
+		accept, _ = q.hardFilter(p.sourceSets)
 	}
 	pool := max(q.depth*2, 60)
 	if vector.IsZero(qvec) {
@@ -195,7 +195,7 @@ func docsOf(cands []scored, at []int) []int {
 // metadataFactor applies recency, intent, authority and governance.
 func (e *Engine) metadataFactor(q *query, c *memory.Chunk, comp *components) float64 {
 	recency := 0.5
-	if t, err := time.Parse("2006-01-02", c.Date); err == nil {
+	if t, err := time.ParseInLocation(time.DateOnly, e.localDay(c), e.cfg.Location); err == nil {
 		age := math.Max(0, q.now.Sub(t).Hours()/24)
 		recency = math.Exp(-math.Ln2 * age / e.cfg.HalfLifeDays)
 	}

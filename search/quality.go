@@ -36,7 +36,7 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 				if retrieval[i] == nil {
 					c := q.chunk(r.doc)
 					ctx, _ := g.Context(r.doc)
-					v := newTextView(e.analyzer, ctx+" "+c.ID+" "+c.SourceID+" "+c.SourcePath+" "+c.Project+" "+c.Agent+" "+c.Date+" "+strings.Join(c.Tags, " "))
+					v := newTextView(e.analyzer, ctx+" "+c.ID+" "+c.SourceID+" "+c.SourcePath+" "+c.Project+" "+c.Agent+" "+e.localDay(c)+" "+strings.Join(c.Tags, " "))
 					retrieval[i] = &v
 				}
 				if retrieval[i].covers(e.analyzer, t) {
