@@ -413,3 +413,42 @@ func TestDedupeBeforeTopK(t *testing.T) {
 		t.Errorf("returned %d of %d results; dedupe %d in, %d out", resp.Returned, len(resp.Results), resp.Dedupe.InputCount, resp.Dedupe.OutputCount)
 	}
 }
+
+// TestSupersession_undatedVersions: versions are ordered by the best time
+// known of them. A version without a date was written after the versions
+// above it in its file, so an undated last line is the newest; a dated
+// line after an undated one is newer than it; with no date at all, the
+// order in the file decides. Each time the newest ranks first though an
+// older one matches the query better.
+func TestSupersession_undatedVersions(t *testing.T) {
+	snap := build(t, config.Source{Name: "state", Kind: config.KindJSONL, Path: "undated"})
+	for _, c := range []struct {
+		name, query, newest string
+		older               []string
+	}{
+		{"undated newest after dated", "Which host runs the VPN gateway and on which port do clients connect to the VPN gateway?", "vpn-3", []string{"vpn-1", "vpn-2"}},
+		{"dated newest after undated", "Which host runs the office DNS resolver and where does it forward queries?", "dns-2", []string{"dns-1"}},
+		{"all undated", "Where does the CI runner build, and where do CI runner jobs queue?", "ci-2", []string{"ci-1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := api.SearchRequest{Query: c.query, Filters: api.Filters{Project: "infra"}}
+			if plain := ask(t, engineWith(search.LeverSupersession), snap, req); plain.Results[0].SourceID != c.older[0] {
+				t.Fatalf("fixture: without the lever %s should match best: %v", c.older[0], ids(plain))
+			}
+			resp := ask(t, engineWith(), snap, req)
+			top := resp.Results[0]
+			if top.SourceID != c.newest || top.Superseded {
+				t.Fatalf("the newest version %s must rank first, unflagged: %v (top superseded %v by %q)", c.newest, ids(resp), top.Superseded, top.SupersededBy)
+			}
+			for _, old := range c.older {
+				i := rank(resp, old)
+				if i < 0 {
+					t.Fatalf("%s missing from %v", old, ids(resp))
+				}
+				if r := resp.Results[i]; !r.Superseded || r.SupersededBy != top.ID {
+					t.Errorf("%s: superseded %v by %q, want true by %s", old, r.Superseded, r.SupersededBy, top.ID)
+				}
+			}
+		})
+	}
+}

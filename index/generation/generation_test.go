@@ -179,6 +179,40 @@ func TestSuperseded(t *testing.T) {
 	}
 }
 
+// TestSuperseded_undated: an undated version was written after the
+// versions above it in its file, and is newer than they are; a dated line
+// below an undated one is newer than it.
+func TestSuperseded_undated(t *testing.T) {
+	home, m := builtFrom(t, []string{
+		`{"id":"gw-1","subject":"gateway","text":"The gateway is gw-a.","date":"2026-10-01","project":"nova"}`,
+		`{"id":"gw-2","subject":"gateway","text":"The gateway is gw-b.","date":"2026-11-01","project":"nova"}`,
+		`{"id":"gw-3","subject":"gateway","text":"The gateway is gw-c.","project":"nova"}`,
+		`{"id":"ns-1","subject":"resolver","text":"The resolver is ns-a.","project":"nova"}`,
+		`{"id":"ns-2","subject":"resolver","text":"The resolver is ns-b.","date":"2026-09-01","project":"nova"}`,
+	})
+	g, err := open(t, home, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := func(id string) int {
+		d, ok := g.Find(memory.ChunkID("notes", id, 0, 1))
+		if !ok {
+			t.Fatalf("%s not found", id)
+		}
+		return d
+	}
+	for older, newest := range map[string]string{"gw-1": "gw-3", "gw-2": "gw-3", "ns-1": "ns-2"} {
+		if by, ok := g.Superseded(doc(older)); !ok || by != doc(newest) {
+			t.Errorf("%s: superseded %v by doc %d, want by %s (doc %d)", older, ok, by, newest, doc(newest))
+		}
+	}
+	for _, id := range []string{"gw-3", "ns-2"} {
+		if _, ok := g.Superseded(doc(id)); ok {
+			t.Errorf("the newest version %s is superseded", id)
+		}
+	}
+}
+
 // TestOpen_searches: the text index, the neighbouring context and the
 // vectors of an opened generation each find what they should.
 func TestOpen_searches(t *testing.T) {

@@ -1,8 +1,10 @@
 package generation
 
 import (
+	"cmp"
 	"iter"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/nova-recall/nova/api"
@@ -413,11 +415,60 @@ func (g *Generation) subjectChunks() iter.Seq2[int, *memory.Chunk] {
 
 // Superseded reports whether doc is an older version of its subject
 // (memory.Chunk.Subject, within its project) and, if so, the first live
-// document of the newest version. The newest version is the one with the
-// latest time (or date); among equals, the one read last.
+// document of the newest version. Versions are ordered by the best time
+// known of each (versionChains).
 func (g *Generation) Superseded(doc int) (newest int, superseded bool) {
 	n, ok := g.versionChains().newer[doc]
 	return n, ok
+}
+
+// version is one chunk of a version chain.
+type version struct {
+	doc int
+	// when is the record's time (or date); an undated record takes the
+	// latest one of the records above it in its file (it was written
+	// after them), "" when none has one.
+	when         string
+	source, path string
+	record       string
+	line         int
+}
+
+// newerThan orders two versions of a subject: by their time; at equal
+// times, by their order in their file when they share it, else the one
+// read last.
+func (a *version) newerThan(b *version) bool {
+	if a.when != b.when {
+		return a.when > b.when
+	}
+	if a.source == b.source && a.path == b.path && a.line != b.line {
+		return a.line > b.line
+	}
+	return a.doc > b.doc
+}
+
+// inheritTimes gives each undated version of a chain the latest time of
+// the versions above it in its file.
+func inheritTimes(chain []*version) {
+	if !slices.ContainsFunc(chain, func(v *version) bool { return v.when == "" }) {
+		return
+	}
+	inFile := slices.Clone(chain)
+	slices.SortStableFunc(inFile, func(a, b *version) int {
+		return cmp.Or(strings.Compare(a.source, b.source), strings.Compare(a.path, b.path), cmp.Compare(a.line, b.line))
+	})
+	latest := ""
+	for i, v := range inFile {
+		if i > 0 && (v.source != inFile[i-1].source || v.path != inFile[i-1].path) {
+			latest = ""
+		}
+		switch {
+		case v.when != "":
+			latest = max(latest, v.when)
+		case v.line > 0:
+			v.when = latest
+		}
+	}
 }
 
 // versionChains finds the version chains once. Subjects are not a facet
@@ -425,31 +476,37 @@ func (g *Generation) Superseded(doc int) (newest int, superseded bool) {
 // 0.1 s for 30 000 chunks on this machine).
 func (g *Generation) versionChains() *versions {
 	g.versionsOnce.Do(func() {
-		type best struct {
-			when, record string
-			doc          int
-		}
-		type member struct {
-			doc         int
-			key, record string
-		}
-		newest := map[string]best{}
-		var members []member
+		chains := map[string][]*version{}
 		for i, c := range g.subjectChunks() {
 			when := c.Time
 			if when == "" {
 				when = c.Date
 			}
-			k, rec := c.Project+"\x00"+c.Subject, c.SourceName+"\x00"+c.SourceID
-			members = append(members, member{i, k, rec})
-			if b, ok := newest[k]; !ok || when > b.when || (when == b.when && rec != b.record) {
-				newest[k] = best{when: when, record: rec, doc: i}
-			}
+			k := c.Project + "\x00" + c.Subject
+			chains[k] = append(chains[k], &version{doc: i, when: when, source: c.SourceName, path: c.SourcePath,
+				record: c.SourceName + "\x00" + c.SourceID, line: c.LineNumber})
+		}
+		for _, chain := range chains {
+			inheritTimes(chain)
 		}
 		v := versions{newer: map[int]int{}}
-		for _, m := range members {
-			if b := newest[m.key]; b.record != m.record {
-				v.newer[m.doc] = b.doc
+		for _, chain := range chains {
+			best := chain[0]
+			for _, m := range chain[1:] {
+				if m.record != best.record && m.newerThan(best) {
+					best = m
+				}
+			}
+			first := best.doc // the newest version's first piece
+			for _, m := range chain {
+				if m.record == best.record {
+					first = min(first, m.doc)
+				}
+			}
+			for _, m := range chain {
+				if m.record != best.record {
+					v.newer[m.doc] = first
+				}
 			}
 		}
 		g.versions = v
