@@ -23,6 +23,8 @@ type components struct {
 	// After fusion: the share of the better adjacent turn's score added to
 	// this one, and the factor applied to an older version of a subject.
 	neighbourBoost, supersession float64
+	// idMatch is the factor of a record the query names by its id.
+	idMatch float64
 
 	has present
 }
@@ -43,6 +45,7 @@ const (
 	hasSupersession
 	hasQuestionTurn
 	hasAnswerType
+	hasIDMatch
 )
 
 // asMap returns the components under their wire names, rounded; passScore
@@ -101,6 +104,9 @@ func (c *components) asMap() map[string]float64 {
 	}
 	if c.has&hasSupersession != 0 {
 		put("supersession", c.supersession)
+	}
+	if c.has&hasIDMatch != 0 {
+		put("idMatch", c.idMatch)
 	}
 	return m
 }

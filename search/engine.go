@@ -185,6 +185,9 @@ type query struct {
 	// dates are the spans the query names; people the agents it names.
 	dates  []DateSpan
 	people []string
+	// named are the documents the query names by record or chunk id,
+	// with the word that named each (ids.go).
+	named map[int]string
 	// answerType is the kind of answer the query asks for ("" for none),
 	// answerForms whether a document holds one.
 	answerType  string
@@ -270,6 +273,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	q.days = e.newDayFilter(snap.Gen, req.Filters)
 	q.accept, filtered = q.hardFilter(nil)
 	q.dates = e.queryDates(plan.Query, q.now)
+	q.named = namedRecords(snap.Gen, plan.Query)
 	if e.on(LeverPerson) {
 		q.people = namedPeople(snap.Gen.Agents(), lexical.Normalize(plan.Query))
 	}

@@ -194,6 +194,9 @@ func (e *Engine) citationPack(q *query, results []api.Result, docs []scored) []a
 		if c["supersession"] > 1 {
 			why = append(why, "newest-version")
 		}
+		if c["idMatch"] > 1 {
+			why = append(why, "named-id")
+		}
 		var matched []string
 		v := q.view(e, docs[i].doc)
 		for _, t := range q.plan.KeyTerms {

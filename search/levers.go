@@ -271,7 +271,8 @@ func (e *Engine) answersAboveQuestions(out []scored, answerOf map[int]int) {
 }
 
 // supersede makes the newest version of each subject in the list rank
-// above its older versions: an older version is scaled by
+// above its older versions (except one the query names by id): an older
+// version is scaled by
 // supersededFactor and the newest is lifted to at least the older one's
 // score, joining the list if no channel found it. A newest version the
 // hard filter excludes (a dateRange before it) is left out, and the older
@@ -281,7 +282,9 @@ func (e *Engine) supersede(q *query, in []scored) []scored {
 	var older []int
 	for i, s := range in {
 		newest, ok := q.supersededBy(s.doc)
-		if !ok {
+		if !ok || s.comp.has&hasIDMatch != 0 {
+			// A version the query names by id is the one it asks for:
+			// it keeps its place (and is still flagged superseded).
 			continue
 		}
 		older = append(older, i)

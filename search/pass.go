@@ -3,6 +3,7 @@ package search
 import (
 	"cmp"
 	"context"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -94,6 +95,13 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		s.comp.dense = float64(h.Score)
 		s.comp.has |= hasDense
 	}
+	for _, d := range slices.Sorted(maps.Keys(q.named)) {
+		if g.Live(d) && (accept == nil || accept(d)) {
+			s := add(d)
+			s.comp.idMatch = idMatchBoost
+			s.comp.has |= hasIDMatch
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -148,7 +156,14 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		}
 		c.lexical = lex
 		c.dense = math.Max(0, c.dense)
-		if lex == 0 && c.dense < minDenseOnly {
+		switch {
+		case c.has&hasIDMatch != 0:
+			// The query names this record: whatever its text shares with
+			// the query, it is as close a match as there is.
+			c.lexical, c.fused = 1, 1
+			out = append(out, *s)
+			continue
+		case lex == 0 && c.dense < minDenseOnly:
 			// Neither a shared term nor real semantic similarity: noise,
 			// not evidence. Nothing is better than a ranked list of it.
 			continue
@@ -163,6 +178,9 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		ch := q.chunk(s.doc)
 		s.dialogue = ch.SessionID != ""
 		s.score = s.comp.fused * e.metadataFactor(q, ch, &s.comp)
+		if s.comp.has&hasIDMatch != 0 {
+			s.score *= s.comp.idMatch
+		}
 	})
 	sortScored(out)
 	// Text-based adjustments only for the head of the list: they read the
@@ -253,8 +271,9 @@ func (e *Engine) textFactor(q *query, doc int, comp *components) float64 {
 		}
 	}
 	anchors := 0
+	named, isNamed := q.named[doc]
 	for _, a := range q.plan.Anchors {
-		if v.covers(e.analyzer, a) {
+		if v.covers(e.analyzer, a) || (isNamed && a == strings.ToLower(named)) {
 			anchors++
 		}
 	}
@@ -301,7 +320,7 @@ func (e *Engine) retrievalCoverage(q *query, doc int) float64 {
 		}
 		if retrieval == nil {
 			ctx, _ := q.snap.Gen.Context(doc)
-			rv := newTextView(e.analyzer, ctx+" "+c.Project+" "+c.Agent+" "+c.SourceID+" "+c.SourcePath+" "+strings.Join(c.Tags, " "))
+			rv := newTextView(e.analyzer, ctx+" "+c.Project+" "+c.Agent+" "+c.ID+" "+c.SourceID+" "+c.SourcePath+" "+strings.Join(c.Tags, " "))
 			retrieval = &rv
 		}
 		if retrieval.covers(e.analyzer, t) {

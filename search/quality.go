@@ -84,7 +84,9 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 				break
 			}
 		}
-		flags["denseOnlyTop"] = matched.comp.dense > 0 && matched.comp.bm25 <= 0 && !matchedHasTerm
+		// A record the query names by id was found by it, not by the
+		// dense channel.
+		flags["denseOnlyTop"] = matched.comp.dense > 0 && matched.comp.bm25 <= 0 && !matchedHasTerm && matched.comp.has&hasIDMatch == 0
 		flags["metaDiscussionTop"] = !plan.Meta && tv.meta >= 0.5
 		episodicOnly := true
 		for _, r := range results {

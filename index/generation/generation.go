@@ -104,9 +104,9 @@ type Generation struct {
 	exact     *vector.Index
 	// Derived per-generation structures of the recall levers (read.go),
 	// computed on first use.
-	versionsOnce, agentsOnce sync.Once
-	versions                 versions
-	agents                   []string
+	versionsOnce, agentsOnce, sourcesOnce sync.Once
+	versions                              versions
+	agents, sources                       []string
 }
 
 // ErrCorrupt is wrapped by every load failure caused by the generation's

@@ -517,20 +517,34 @@ func (g *Generation) versionChains() *versions {
 // Agents returns the distinct agent names of the live chunks, sorted. It
 // reads a facet column and is computed once.
 func (g *Generation) Agents() []string {
-	g.agentsOnce.Do(func() {
-		seen := map[string]bool{}
-		for i := range g.Len() {
-			if g.Live(i) {
-				if a := g.Facet(segment.FacetAgent, i); a != "" {
-					seen[a] = true
-				}
+	g.agentsOnce.Do(func() { g.agents = g.distinct(segment.FacetAgent) })
+	return g.agents
+}
+
+// SourceNames returns the distinct names of the sources of the live
+// chunks, sorted: a chunk's id is its source's name and its record's id
+// (memory.ChunkID), so a record is found by its id through them. It reads
+// a facet column and is computed once.
+func (g *Generation) SourceNames() []string {
+	g.sourcesOnce.Do(func() { g.sources = g.distinct(segment.FacetSourceName) })
+	return g.sources
+}
+
+// distinct returns the distinct non-empty values of a facet column over
+// the live chunks, sorted.
+func (g *Generation) distinct(f segment.Facet) []string {
+	seen := map[string]bool{}
+	for i := range g.Len() {
+		if g.Live(i) {
+			if v := g.Facet(f, i); v != "" {
+				seen[v] = true
 			}
 		}
-		g.agents = make([]string, 0, len(seen))
-		for a := range seen {
-			g.agents = append(g.agents, a)
-		}
-		slices.Sort(g.agents)
-	})
-	return g.agents
+	}
+	out := make([]string, 0, len(seen))
+	for v := range seen {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -1,0 +1,76 @@
+package search_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+)
+
+// TestRecordIDs: an agent that saw a record's id in a citation (its
+// provenance.sourceId, or the resultId) finds the record by it, first,
+// though the id is not in its text and another record's text names it.
+// The id is retrieval metadata, not citable text: quality says so
+// (conformance 4.13).
+func TestRecordIDs(t *testing.T) {
+	snap := build(t, config.Source{Name: "tasks", Kind: config.KindJSONL, Path: "ids"})
+	e := engineWith()
+	for _, c := range []struct{ query, want string }{
+		{"NOVA-482", "NOVA-482"},
+		{"what was NOVA-482 about?", "NOVA-482"},
+		{"nova-482", "NOVA-482"},
+		{"task-2026-11-03-7", "task-2026-11-03-7"},
+		{"tasks:task-2026-11-03-7", "task-2026-11-03-7"}, // the resultId
+		{"status of tasks:NOVA-481", "NOVA-481"},
+	} {
+		t.Run(c.query, func(t *testing.T) {
+			resp := ask(t, e, snap, api.SearchRequest{Query: c.query})
+			if len(resp.Results) == 0 || resp.Results[0].SourceID != c.want {
+				t.Fatalf("top %v, want %s first", ids(resp), c.want)
+			}
+			top := resp.Results[0]
+			if top.ScoreComponents["idMatch"] <= 1 {
+				t.Errorf("idMatch %v", top.ScoreComponents["idMatch"])
+			}
+			if !slices.Contains(resp.CitationPack[0].WhySelected, "named-id") {
+				t.Errorf("whySelected %v", resp.CitationPack[0].WhySelected)
+			}
+			if resp.Quality.Flags["denseOnlyTop"] {
+				t.Error("a record found by its id is not dense-only evidence")
+			}
+		})
+	}
+	// The id is metadata: covered for retrieval, missing from citable
+	// text (no text holds task-2026-11-03-7).
+	q := ask(t, e, snap, api.SearchRequest{Query: "task-2026-11-03-7"}).Quality
+	if !slices.Contains(q.RetrievalCoveredTerms, "task-2026-11-03-7") || !slices.Contains(q.MissingTerms, "task-2026-11-03-7") ||
+		!q.Flags["metadataOnlyTermCoverage"] || q.Status != "weak" {
+		t.Errorf("quality %+v", q)
+	}
+	// Hard filters still apply.
+	if resp := ask(t, e, snap, api.SearchRequest{Query: "NOVA-482", Filters: api.Filters{Project: "other"}}); rank(resp, "NOVA-482") >= 0 {
+		t.Errorf("the project filter let NOVA-482 through: %v", ids(resp))
+	}
+	// A number alone in a question is no id: record ids are not matched
+	// by plain numbers inside a longer query, nor by words.
+	resp := ask(t, e, snap, api.SearchRequest{Query: "what happened with the coffee note"})
+	for _, r := range resp.Results {
+		if _, ok := r.ScoreComponents["idMatch"]; ok {
+			t.Errorf("%s matched by id for a query naming none", r.SourceID)
+		}
+	}
+}
+
+// TestRecordIDs_olderVersion: searching an older version's id finds that
+// version first (it is the one asked for), still flagged superseded by the
+// newest.
+func TestRecordIDs_olderVersion(t *testing.T) {
+	resp := ask(t, engineWith(), versionsSnapshot(t), api.SearchRequest{Query: "db-1"})
+	if len(resp.Results) == 0 || resp.Results[0].SourceID != "db-1" {
+		t.Fatalf("top %v, want db-1", ids(resp))
+	}
+	if r := resp.Results[0]; !r.Superseded || r.SupersededBy != "state:db-3" {
+		t.Errorf("db-1: superseded %v by %q, want by state:db-3", r.Superseded, r.SupersededBy)
+	}
+}
