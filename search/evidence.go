@@ -78,9 +78,15 @@ const PreviewRunes = 500
 
 func (e *Engine) result(q *query, g *generation.Generation, s scored) api.Result {
 	c := q.hashed(s.doc)
-	if s.comp.has&hasText != 0 {
-		s.comp.retrievalExactCoverage = e.retrievalCoverage(q, s.doc)
+	if s.comp.has&hasText == 0 {
+		// A result that joined the list after the passes' text
+		// adjustments (a neighbour propagation brought in, a newest
+		// version supersession lifted) still reports its coverage and
+		// meta-discussion, as every result's scoreComponents must; they
+		// describe it, its score stays what it was.
+		e.describeText(q, s.doc, &s.comp)
 	}
+	s.comp.retrievalExactCoverage = e.retrievalCoverage(q, s.doc)
 	comp := s.comp.asMap()
 	r := api.Result{
 		ID: c.ID, Score: scalar.Round(s.score, 6), ScoreComponents: comp, TextPreview: truncate.Runes(c.Text, PreviewRunes),

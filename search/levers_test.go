@@ -452,3 +452,24 @@ func TestSupersession_undatedVersions(t *testing.T) {
 		})
 	}
 }
+
+// TestScoreComponents_everyResult: conformance 1.8 names the components
+// every result carries; a turn that propagation alone brought in, or a
+// newest version supersession lifted into the list, carries them too.
+func TestScoreComponents_everyResult(t *testing.T) {
+	keys := []string{"dense", "keyword", "recency", "recencyFactor", "layerBoost", "intentBoost", "subQueryMatch", "subQueryBoost",
+		"lexical", "exactCoverage", "retrievalExactCoverage", "citableExactCoverage", "metaDiscussion", "evidenceAuthority",
+		"governanceWeight", "provenanceScore", "authorityRank", "passWeight"}
+	for name, resp := range map[string]*api.SearchResponse{
+		"propagation":  ask(t, engineWith(), dialogueSnapshot(t), api.SearchRequest{Query: "church picnic", TopK: 10}),
+		"supersession": ask(t, engineWith(), versionsSnapshot(t), api.SearchRequest{Query: "nightly backups to the old NAS in the basement", Filters: api.Filters{Project: "infra"}, TopK: 10}),
+	} {
+		for _, r := range resp.Results {
+			for _, k := range keys {
+				if _, ok := r.ScoreComponents[k]; !ok {
+					t.Errorf("%s: %s has no %s: %v", name, r.SourceID, k, r.ScoreComponents)
+				}
+			}
+		}
+	}
+}

@@ -305,6 +305,17 @@ func (e *Engine) textFactor(q *query, doc int, comp *components) float64 {
 	return factor
 }
 
+// describeText fills in the text components of a candidate that
+// textFactor did not score, without the factors that only scoring applies
+// (the answer-type prior).
+func (e *Engine) describeText(q *query, doc int, comp *components) {
+	t := *comp
+	e.textFactor(q, doc, &t)
+	comp.keyword, comp.citableExactCoverage, comp.exactCoverage = t.keyword, t.citableExactCoverage, t.exactCoverage
+	comp.metaDiscussion, comp.subQueryMatch, comp.subQueryBoost = t.metaDiscussion, t.subQueryMatch, t.subQueryBoost
+	comp.has |= hasText
+}
+
 // retrievalCoverage is the share of the key terms that doc's own text or
 // what retrieval saw of it (its neighbouring context, project, agent,
 // source and tags) holds.
