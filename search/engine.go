@@ -257,6 +257,12 @@ func (q *query) hashed(doc int) *memory.Chunk {
 // and externalAgentContract.
 func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchRequest) (*api.SearchResponse, error) {
 	start := time.Now()
+	// The request decoder bounds topK; a caller that built the request
+	// itself gets the same bounds (0 is the default, as in a request).
+	if req.TopK <= 0 {
+		req.TopK = api.DefaultTopK
+	}
+	req.TopK = api.ClampTopK(req.TopK)
 	if snap == nil || snap.Gen == nil {
 		return api.Unavailable(req.Query, req.TopK, api.ReasonIndexNotLoaded), nil
 	}

@@ -342,3 +342,17 @@ func TestAnchorsAtScriptBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// TestTopKBounds: the engine keeps topK within the contract's bounds for
+// callers that build requests themselves (upstream clamps inside too).
+func TestTopKBounds(t *testing.T) {
+	for _, c := range []struct{ ask, want int }{{0, api.DefaultTopK}, {-3, api.DefaultTopK}, {1000, api.MaxTopK}, {2, 2}} {
+		resp, err := engine().Search(context.Background(), snapshot(t), api.SearchRequest{Query: "port firewall migration database", TopK: c.ask})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.TopK != c.want || resp.QueryPlan.TopK != c.want || len(resp.Results) < min(c.want, 3) || len(resp.Results) > c.want {
+			t.Errorf("topK %d: topK %d, queryPlan.topK %d, %d results; want topK %d", c.ask, resp.TopK, resp.QueryPlan.TopK, len(resp.Results), c.want)
+		}
+	}
+}
