@@ -245,7 +245,10 @@ func (e *Engine) events(q *query, results []api.Result, citations []api.Citation
 		agg.Status = "not-applicable"
 		return agg
 	}
-	agg.Strategy = "source-session-date-grouping"
+	// The contract's name for this stage; the citations are grouped into
+	// events by session (or source file) and date, not by dedupe key as
+	// upstream did, which made one event of each citation.
+	agg.Strategy = "citation-dedupe-timeline"
 	type group struct {
 		ev    api.Event
 		order int

@@ -356,3 +356,15 @@ func TestTopKBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestEventAggregationStrategy: conformance 1.12 names the strategy of an
+// active event aggregation.
+func TestEventAggregationStrategy(t *testing.T) {
+	resp, err := engine().Search(context.Background(), snapshot(t), api.SearchRequest{Query: "why was port 2096 unavailable", TopK: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := resp.EventAggregation; ev.Status != "ready" || ev.Strategy != "citation-dedupe-timeline" {
+		t.Errorf("eventAggregation status %q strategy %q, want ready with citation-dedupe-timeline", ev.Status, ev.Strategy)
+	}
+}
