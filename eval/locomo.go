@@ -347,6 +347,9 @@ func RunLoCoMo(ctx context.Context, path string, opts LoCoMoOptions) (*LoCoMoRep
 		ec := search.ConfigFor(cfg.Retrieval)
 		ec.Dense = dense
 		ec.Now = now
+		// The session times are read as UTC and the clock is fixed: the
+		// zone is fixed too, so the figures do not depend on the machine.
+		ec.Location = time.UTC
 		ec.Off = off
 		engine := search.New(ec, analyzer)
 		return runSystem(name, desc, qs, opts.Progress, func(q Question) ([]string, error) {
