@@ -78,6 +78,7 @@ func resumableFixtures(t testing.TB) map[string]string {
 	for dir, kind := range map[string]string{
 		"testdata/codex": config.KindCodex, "testdata/claude-code": config.KindClaudeCode,
 		"testdata/shapes/codex": config.KindCodex, "testdata/shapes/claude-code": config.KindClaudeCode,
+		driftRoot + "/codex": config.KindCodex, driftRoot + "/claude-code": config.KindClaudeCode,
 		"testdata/jsonl": config.KindJSONL,
 	} {
 		listing, err := List(config.Source{Name: "fx", Kind: kind, Path: dir})
