@@ -19,8 +19,9 @@ import (
 // record per human prompt and per assistant text line, for every 1.x and
 // 2.x shape: 1.x writes a whole reply on one line, 2.x one line per
 // content block (thinking, text, tool use) sharing the message id.
-// Thinking, tool results, injected reminders, meta lines and binary
-// blocks are dropped; tool calls are summarized on the next text of the
+// Thinking, tool results, injected reminders, meta lines, binary blocks
+// and the placeholders Claude Code writes in place of a reply are
+// dropped; tool calls are summarized on the next text of the
 // assistant (or of the same line). The session's title (a summary line,
 // an AI title, a title the user set) is the title of every record read
 // after it. A line shape the reader does not know is reported once per
@@ -52,6 +53,9 @@ type claudeLine struct {
 type claudeMessage struct {
 	// ID is the API message id shared by all the lines of one reply.
 	ID string `json:"id"`
+	// Model is the model that wrote an assistant message, or
+	// claudeSynthetic for one Claude Code wrote itself.
+	Model string `json:"model"`
 	// Content is a string (a typed prompt) or a list of blocks.
 	Content json.RawMessage `json:"content"`
 }
@@ -76,6 +80,14 @@ var claudeScaffolding = func() []*regexp.Regexp {
 	}
 	return out
 }()
+
+// Placeholders Claude Code writes where there is no reply: the model of
+// an assistant message it made up itself ("No response requested." after
+// an interruption, API errors) and the text of an empty streamed block.
+const (
+	claudeSynthetic = "<synthetic>"
+	claudeNoContent = "(no content)"
+)
 
 var (
 	claudeCaveat      = regexp.MustCompile(`(?m)^Caveat: The messages below were generated.*$`)
@@ -205,6 +217,9 @@ func (h *claudeHandler) line(n int, data []byte) error {
 			return nil // tool results only: not a human turn
 		}
 	} else {
+		if msg.Model == claudeSynthetic {
+			return nil // Claude Code's own placeholder, not a reply
+		}
 		if msg.ID == "" || msg.ID != h.st.Reply {
 			h.st.Reply, h.st.ReplyTexts = msg.ID, nil
 		}
@@ -308,7 +323,7 @@ func (h *claudeHandler) assistantBlocks(n int, blocks []claudeBlock) []string {
 		switch b.Type {
 		case "text":
 			t := strings.TrimSpace(b.Text)
-			if t == "" {
+			if t == "" || t == claudeNoContent {
 				continue
 			}
 			key := textKey(t)
