@@ -39,6 +39,12 @@ type claudeLine struct {
 	IsCompactSummary bool   `json:"isCompactSummary"`
 	IsSidechain      bool   `json:"isSidechain"`
 	AgentID          string `json:"agentId"`
+	// Origin ({"kind": ...}) and PromptSource (2.1) say who wrote a user
+	// line: Claude Code marks the turns it injects itself (see
+	// claudeInjected). Raw, so that a shape of theirs this reader does not
+	// expect costs only the mark, not the line.
+	Origin       json.RawMessage `json:"origin"`
+	PromptSource json.RawMessage `json:"promptSource"`
 	// IsAPIErrorMessage marks a synthetic assistant line reporting a
 	// failed API call.
 	IsAPIErrorMessage bool            `json:"isApiErrorMessage"`
@@ -75,6 +81,8 @@ var claudeScaffolding = func() []*regexp.Regexp {
 	for _, tag := range []string{
 		"system-reminder", "command-name", "command-message", "command-args",
 		"local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr",
+		// A background shell or agent that finished (2.0 and 2.1).
+		"bash-notification", "task-notification",
 	} {
 		out = append(out, regexp.MustCompile(`(?s)<`+tag+`>.*?</`+tag+`>`))
 	}
@@ -93,6 +101,12 @@ var (
 	claudeCaveat      = regexp.MustCompile(`(?m)^Caveat: The messages below were generated.*$`)
 	claudeInterrupted = regexp.MustCompile(`\[Request interrupted by user[^\]]*\]`)
 )
+
+// claudeInjected are the origins of user lines Claude Code writes itself
+// (2.1): a background task that finished, a message from another Claude
+// Code session, a turn continued on its own. Typed prompts are of origin
+// "human", or have none.
+var claudeInjected = setOf("task-notification", "peer", "auto-continuation")
 
 // Known shapes that carry nothing to remember; any other line type or
 // content block type is reported (see shapeReports).
@@ -189,6 +203,9 @@ func (h *claudeHandler) line(n int, data []byte) error {
 	if l.IsMeta || l.IsCompactSummary || l.IsAPIErrorMessage {
 		return nil
 	}
+	if l.Type == "user" && l.injected() {
+		return nil // written by Claude Code, not the user
+	}
 	// A line written twice (a retried append) is read once.
 	if l.UUID != "" {
 		if slices.Contains(h.st.Recent, l.UUID) {
@@ -266,6 +283,18 @@ func (h *claudeHandler) emit(n int, l *claudeLine, text string) error {
 		return nil
 	}
 	return h.fc.emit(rec)
+}
+
+// injected reports whether Claude Code marked the line as a turn it wrote
+// itself rather than a prompt.
+func (l *claudeLine) injected() bool {
+	var origin struct {
+		Kind string `json:"kind"`
+	}
+	var source string
+	_ = json.Unmarshal(l.Origin, &origin)
+	_ = json.Unmarshal(l.PromptSource, &source)
+	return claudeInjected[origin.Kind] || source == "system"
 }
 
 // claudeBlocks decodes message content: a plain string is one text block.
