@@ -83,6 +83,9 @@ var claudeScaffolding = func() []*regexp.Regexp {
 		"local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr",
 		// A background shell or agent that finished (2.0 and 2.1).
 		"bash-notification", "task-notification",
+		// Context added to a prompt: the file open and the lines selected
+		// in the editor (IDE extensions), a prompt hook's output.
+		"ide_opened_file", "ide_selection", "user-prompt-submit-hook",
 	} {
 		out = append(out, regexp.MustCompile(`(?s)<`+tag+`>.*?</`+tag+`>`))
 	}
