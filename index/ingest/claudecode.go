@@ -101,6 +101,10 @@ const (
 )
 
 var (
+	// claudeCommandName and claudeCommandArgs find the echo of a slash
+	// command, whose arguments are what the user typed after its name.
+	claudeCommandName = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
+	claudeCommandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
 	claudeCaveat      = regexp.MustCompile(`(?m)^Caveat: The messages below were generated.*$`)
 	claudeInterrupted = regexp.MustCompile(`\[Request interrupted by user[^\]]*\]`)
 )
@@ -385,13 +389,25 @@ func (h *claudeHandler) quietBlock(n int, typ string) {
 	}
 }
 
-// claudeUserText removes the runtime's scaffolding from user text.
+// claudeUserText removes the runtime's scaffolding from user text. A slash
+// command given arguments is kept as the user typed it ("/review the
+// rounding change"): its arguments are the user's words, and the prompt
+// the command expands to is a meta line.
 func claudeUserText(s string) string {
+	command := ""
+	if args := claudeCommandArgs.FindStringSubmatch(s); args != nil && strings.TrimSpace(args[1]) != "" {
+		if name := claudeCommandName.FindStringSubmatch(s); name != nil {
+			command = "/" + strings.TrimPrefix(strings.TrimSpace(name[1]), "/") + " " + strings.TrimSpace(args[1])
+		}
+	}
 	for _, re := range claudeScaffolding {
 		s = re.ReplaceAllString(s, "")
 	}
 	s = claudeCaveat.ReplaceAllString(s, "")
 	s = claudeInterrupted.ReplaceAllString(s, "")
+	if command != "" {
+		s = command + "\n\n" + s
+	}
 	return strings.TrimSpace(s)
 }
 
