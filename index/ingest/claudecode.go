@@ -105,6 +105,8 @@ var (
 	// command, whose arguments are what the user typed after its name.
 	claudeCommandName = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
 	claudeCommandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+	// claudeBashInput is a shell command the user ran in bash mode ("!").
+	claudeBashInput   = regexp.MustCompile(`(?s)<bash-input>(.*?)</bash-input>`)
 	claudeCaveat      = regexp.MustCompile(`(?m)^Caveat: The messages below were generated.*$`)
 	claudeInterrupted = regexp.MustCompile(`\[Request interrupted by user[^\]]*\]`)
 )
@@ -392,7 +394,8 @@ func (h *claudeHandler) quietBlock(n int, typ string) {
 // claudeUserText removes the runtime's scaffolding from user text. A slash
 // command given arguments is kept as the user typed it ("/review the
 // rounding change"): its arguments are the user's words, and the prompt
-// the command expands to is a meta line.
+// the command expands to is a meta line. A shell command run in bash mode
+// is kept as typed ("!git status"); its output is dropped.
 func claudeUserText(s string) string {
 	command := ""
 	if args := claudeCommandArgs.FindStringSubmatch(s); args != nil && strings.TrimSpace(args[1]) != "" {
@@ -403,6 +406,7 @@ func claudeUserText(s string) string {
 	for _, re := range claudeScaffolding {
 		s = re.ReplaceAllString(s, "")
 	}
+	s = claudeBashInput.ReplaceAllString(s, "!$1")
 	s = claudeCaveat.ReplaceAllString(s, "")
 	s = claudeInterrupted.ReplaceAllString(s, "")
 	if command != "" {
