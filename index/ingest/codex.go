@@ -79,7 +79,10 @@ type codexContentItem struct {
 
 // codexScaffolding are the openings of user-role texts that the Codex
 // runtime injects (environment, sandbox permissions, AGENTS.md and user
-// instructions, abort notices); they are not the user speaking.
+// instructions, abort notices, the body of a skill or the plugins a
+// prompt named, the command and output of a shell command the user ran
+// with "!", a sub-agent's report); they are not the user speaking. Codex
+// itself matches them in any case.
 var codexScaffolding = []string{
 	"<environment_context>",
 	"<permissions instructions>",
@@ -87,6 +90,10 @@ var codexScaffolding = []string{
 	"<developer_instructions>",
 	"<turn_aborted>",
 	"# AGENTS.md instructions",
+	"<skill>",
+	"<plugins>",
+	"<user_shell_command>",
+	"<subagent_notification>",
 }
 
 // codexIDERequest separates the editor context the Codex IDE extension
@@ -455,7 +462,7 @@ func (h *codexHandler) compacted(n int, payload json.RawMessage) error {
 func codexUserText(text string) string {
 	trimmed := strings.TrimSpace(text)
 	for _, prefix := range codexScaffolding {
-		if strings.HasPrefix(trimmed, prefix) {
+		if len(trimmed) >= len(prefix) && strings.EqualFold(trimmed[:len(prefix)], prefix) {
 			return ""
 		}
 	}
