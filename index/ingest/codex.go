@@ -384,9 +384,12 @@ func (h *codexHandler) content(n int, role string, raw json.RawMessage) (string,
 		return "", false
 	}
 	var parts []string
-	for _, c := range items {
+	for i, c := range items {
 		switch c.Type {
 		case "input_text", "output_text", "text":
+			if codexImageLabel(items, i) {
+				continue
+			}
 			if t := h.userText(role, c.Text); t != "" {
 				parts = append(parts, t)
 			}
@@ -401,6 +404,27 @@ func (h *codexHandler) content(n int, role string, raw json.RawMessage) (string,
 	}
 	return strings.Join(parts, "\n"), true
 }
+
+// codexImageLabel reports whether item i is one of the text items Codex
+// puts around an image it sends (newer builds): "<image name=[Image #1]>" or
+// "<image>" before it and "</image>" after it. The event_msg copy of the
+// message has no such items, so they would also keep the two copies from
+// being found the same.
+func codexImageLabel(items []codexContentItem, i int) bool {
+	isImage := func(j int) bool {
+		return j >= 0 && j < len(items) && codexImageItems[items[j].Type]
+	}
+	t := strings.TrimSpace(items[i].Text)
+	switch {
+	case t == "</image>":
+		return isImage(i - 1)
+	case t == "<image>", strings.HasPrefix(t, "<image name=") && strings.HasSuffix(t, ">"):
+		return isImage(i + 1)
+	}
+	return false
+}
+
+var codexImageItems = setOf("input_image", "output_image", "image")
 
 func (h *codexHandler) userText(role, text string) string {
 	if role != "user" {
