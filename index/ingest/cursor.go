@@ -213,7 +213,7 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 	cur.State, cur.Prefix, cur.run = nil, "", nil
 	sc := newLineScanner(r)
 	sc.sum = sum
-	if head, err := sc.br.Peek(sniffBytes); len(head) > 0 && binaryContent(string(head)) {
+	if head, err := sc.br.Peek(sniffBytes); len(head) > 0 && binaryContent(string(withoutNULRuns(head))) {
 		fc.problem(0, "binary content (NUL bytes or mostly invalid UTF-8), not text: skipped")
 		return from, false, nil
 	} else if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -238,6 +238,7 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 			// mark, which would make its first record invalid JSON.
 			content = bytes.TrimPrefix(content, utf8BOM)
 		}
+		content, nuls, cut := splitNULPadding(content)
 		if cur.Open {
 			// The rest of the line consumed last time: only its line
 			// ending is expected.
@@ -260,6 +261,12 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 				return cur, false, nil
 			}
 			cur.Open = true
+		}
+		switch {
+		case cut:
+			fc.problem(n, "the start of a line cut short by NUL bytes (a write a crash interrupted): skipped")
+		case nuls:
+			fc.problem(n, "NUL bytes (a write a crash interrupted): skipped")
 		}
 		switch {
 		case l.tooLong:

@@ -259,3 +259,41 @@ func base64Payload(b []byte) bool {
 	}
 	return true
 }
+
+// splitNULPadding returns what a line holds after the NUL bytes a crash
+// can leave in an appended file: a file extended before its data reached
+// the disk reads as NUL bytes there, and the writer's next append follows
+// them on the same line. line is the last part of the line between runs
+// of NUL bytes that is not blank; nuls is whether there were any, and cut
+// whether an earlier part (a line the padding cut short) was dropped.
+func splitNULPadding(b []byte) (line []byte, nuls, cut bool) {
+	if bytes.IndexByte(b, 0) < 0 {
+		return b, false, false
+	}
+	for _, part := range bytes.Split(b, []byte{0}) {
+		if part = bytes.TrimSpace(part); len(part) > 0 {
+			cut = cut || line != nil
+			line = part
+		}
+	}
+	return line, true, cut
+}
+
+// withoutNULRuns is b without its runs of two or more NUL bytes (the
+// padding of an interrupted write, see splitNULPadding), for telling text
+// from binary: a file of JSON lines is text whatever padding a crash left
+// in it, while a NUL on its own (UTF-16, an executable) still makes a file
+// binary.
+func withoutNULRuns(b []byte) []byte {
+	if bytes.Index(b, []byte{0, 0}) < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] == 0 && (i+1 < len(b) && b[i+1] == 0 || i > 0 && b[i-1] == 0) {
+			continue
+		}
+		out = append(out, b[i])
+	}
+	return out
+}

@@ -176,3 +176,39 @@ func FuzzShrinker(f *testing.F) {
 		}
 	})
 }
+
+func TestSplitNULPadding(t *testing.T) {
+	tests := []struct {
+		in, line  string
+		nuls, cut bool
+	}{
+		{`{"a":1}`, `{"a":1}`, false, false},
+		{"\x00\x00\x00{\"a\":1}", `{"a":1}`, true, false},
+		{"\x00\x00\x00", "", true, false},
+		{"{\"a\":\x00\x00{\"b\":2}", `{"b":2}`, true, true},
+		{"{\"a\":1}\x00\x00 ", `{"a":1}`, true, false},
+	}
+	for _, tt := range tests {
+		line, nuls, cut := splitNULPadding([]byte(tt.in))
+		if string(line) != tt.line || nuls != tt.nuls || cut != tt.cut {
+			t.Errorf("splitNULPadding(%q) = %q, %v, %v; want %q, %v, %v", tt.in, line, nuls, cut, tt.line, tt.nuls, tt.cut)
+		}
+	}
+}
+
+// TestWithoutNULRuns: the padding of an interrupted write does not make
+// a file of JSON lines binary, a UTF-16 one (a NUL after each ASCII
+// character) still is.
+func TestWithoutNULRuns(t *testing.T) {
+	padded := "{\"a\":1}\n" + strings.Repeat("\x00", 300) + "{\"b\":2}\n"
+	if binaryContent(string(withoutNULRuns([]byte(padded)))) {
+		t.Error("NUL padding made JSON lines binary")
+	}
+	var utf16 []byte
+	for _, c := range []byte("{\"a\":1}\r\n{\"b\":2}\r\n") {
+		utf16 = append(utf16, c, 0)
+	}
+	if !binaryContent(string(withoutNULRuns(utf16))) {
+		t.Error("UTF-16 text is no longer binary")
+	}
+}
