@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/BurntSushi/toml"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/nova-recall/nova/config"
@@ -20,17 +21,18 @@ import (
 // maxMarkdownBytes bounds one note; larger files are reported and skipped.
 const maxMarkdownBytes = 32 << 20
 
-// frontMatter is the YAML metadata at the top of a note.
+// frontMatter is the metadata at the top of a note: YAML between "---"
+// lines, or TOML between "+++" lines (Hugo).
 type frontMatter struct {
-	Title     string `yaml:"title"`
-	Date      any    `yaml:"date"`
-	Created   any    `yaml:"created"`
-	Tags      any    `yaml:"tags"`
-	Project   string `yaml:"project"`
-	Agent     string `yaml:"agent"`
-	Lifecycle string `yaml:"lifecycle"`
-	WorkType  string `yaml:"workType"`
-	SourceSet string `yaml:"sourceSet"`
+	Title     string `yaml:"title" toml:"title"`
+	Date      any    `yaml:"date" toml:"date"`
+	Created   any    `yaml:"created" toml:"created"`
+	Tags      any    `yaml:"tags" toml:"tags"`
+	Project   string `yaml:"project" toml:"project"`
+	Agent     string `yaml:"agent" toml:"agent"`
+	Lifecycle string `yaml:"lifecycle" toml:"lifecycle"`
+	WorkType  string `yaml:"workType" toml:"workType"`
+	SourceSet string `yaml:"sourceSet" toml:"sourceSet"`
 }
 
 var (
@@ -74,7 +76,7 @@ func readMarkdown(fc *fileCtx) error {
 	raw = bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n"))
 	body, fm, fmLines, fmErr := splitFrontMatter(raw)
 	if fmErr != nil {
-		fc.problem(1, "front matter is not valid YAML: "+fmErr.Error())
+		fc.problem(1, "front matter is not valid "+fmErr.Error())
 	}
 	date := ""
 	var exact time.Time
@@ -223,15 +225,22 @@ func paragraphEnd(lines []string) int {
 // quote, a table row, an HTML block.
 var notParagraph = regexp.MustCompile(`^ {0,3}(?:[-*+] |\d{1,9}[.)] |>|\||<)`)
 
-// splitFrontMatter separates a leading "---" YAML block from the body and
-// reports how many lines it took.
+// splitFrontMatter separates a leading "---" YAML block or "+++" TOML
+// block from the body and reports how many lines it took. An error names
+// the language the block is not valid in.
 func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
 	var fm frontMatter
-	if !bytes.HasPrefix(raw, []byte("---\n")) {
+	fence := ""
+	for _, f := range []string{"---", "+++"} {
+		if bytes.HasPrefix(raw, []byte(f+"\n")) {
+			fence = f
+		}
+	}
+	if fence == "" {
 		return raw, fm, 0, nil
 	}
 	rest := raw[4:]
-	end := bytes.Index(rest, []byte("\n---"))
+	end := bytes.Index(rest, []byte("\n"+fence))
 	if end < 0 {
 		return raw, fm, 0, nil
 	}
@@ -243,8 +252,14 @@ func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
 		after = nil
 	}
 	lines := bytes.Count(raw[:len(raw)-len(after)], []byte("\n"))
+	if fence == "+++" {
+		if _, err := toml.Decode(string(block), &fm); err != nil {
+			return after, frontMatter{}, lines, fmt.Errorf("TOML: %w", err)
+		}
+		return after, fm, lines, nil
+	}
 	if err := yaml.Unmarshal(block, &fm); err != nil {
-		return after, frontMatter{}, lines, err
+		return after, frontMatter{}, lines, fmt.Errorf("YAML: %w", err)
 	}
 	return after, fm, lines, nil
 }
