@@ -96,13 +96,16 @@ func parseJSONLLine(line []byte) (memory.Record, string) {
 
 // ParseDate accepts RFC 3339 (with or without fractional seconds) or
 // YYYY-MM-DD and returns the business date (in the timestamp's own offset)
-// and the exact time (zero for a bare date).
+// and the exact time (zero for a bare date). A time without an offset, or
+// without seconds (Obsidian's "Date & time" properties, 2026-01-15T10:30),
+// is read as UTC.
 func ParseDate(s string) (string, time.Time, bool) {
 	s = strings.TrimSpace(s)
 	if t, err := time.Parse("2006-01-02", s); err == nil {
 		return t.Format("2006-01-02"), time.Time{}, true
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05"} {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05",
+		"2006-01-02T15:04", "2006-01-02 15:04"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t.Format("2006-01-02"), t, true
 		}
