@@ -103,9 +103,13 @@ const codexIDERequest = "## My request for Codex:"
 // Known shapes that carry nothing to remember; anything else not handled
 // is reported (see shapeReports).
 var (
-	codexQuietLines = setOf("world_state", "inter_agent_communication", "inter_agent_communication_metadata", "security_risk_score")
+	codexQuietLines = setOf("world_state", "inter_agent_communication", "inter_agent_communication_metadata", "security_risk_score",
+		"token_usage_record")
+	// agent_message items (2026) are messages between agents, not the
+	// answer (the assistant message and the agent_message event are).
 	codexQuietItems = setOf("reasoning", "function_call_output", "custom_tool_call_output", "tool_search_call",
-		"tool_search_output", "image_generation_call", "compaction", "compaction_summary", "ghost_snapshot", "other")
+		"tool_search_output", "image_generation_call", "compaction", "compaction_summary", "context_compaction",
+		"ghost_snapshot", "additional_tools", "agent_message", "other")
 	codexQuietEvents = setOf("agent_reasoning", "agent_reasoning_raw_content", "agent_reasoning_section_break",
 		"token_count", "task_started", "task_complete", "turn_started", "turn_complete", "turn_aborted",
 		"context_compacted", "thread_rolled_back", "entered_review_mode", "exited_review_mode",
@@ -116,7 +120,8 @@ var (
 		"session_configured", "shutdown_complete", "undo_started", "undo_completed", "deprecation_notice",
 		"mcp_startup_update", "mcp_startup_complete", "collab_agent_spawn_end", "collab_agent_interaction_end",
 		"collab_waiting_end", "collab_close_end", "collab_resume_end", "dynamic_tool_call_request",
-		"dynamic_tool_call_response", "conversation_path", "get_history_entry_response")
+		"dynamic_tool_call_response", "conversation_path", "get_history_entry_response",
+		"thread_goal_updated", "sub_agent_activity")
 	codexSilentRoles = setOf("developer", "system", "tool")
 )
 
