@@ -22,7 +22,8 @@ import (
 // Thinking, tool results, injected reminders, meta lines, binary blocks
 // and the placeholders Claude Code writes in place of a reply are
 // dropped; tool calls are summarized on the next text of the
-// assistant (or of the same line). The session's title (a summary line,
+// assistant (or of the same line). The summary written when the session
+// was compacted is an assistant record, as Codex's are. The session's title (a summary line,
 // an AI title, a title the user set) is the title of every record read
 // after it. A line shape the reader does not know is reported once per
 // file.
@@ -209,7 +210,7 @@ func (h *claudeHandler) line(n int, data []byte) error {
 		}
 		return nil
 	}
-	if l.IsMeta || l.IsCompactSummary || l.IsAPIErrorMessage {
+	if l.IsMeta || l.IsAPIErrorMessage {
 		return nil
 	}
 	if l.Type == "user" && l.injected() {
@@ -224,6 +225,9 @@ func (h *claudeHandler) line(n int, data []byte) error {
 			h.st.Recent = h.st.Recent[1:]
 		}
 		h.st.Recent = append(h.st.Recent, l.UUID)
+	}
+	if l.IsCompactSummary {
+		return h.compactSummary(n, &l)
 	}
 	var msg claudeMessage
 	if err := json.Unmarshal(l.Message, &msg); err != nil {
@@ -262,15 +266,56 @@ func (h *claudeHandler) line(n int, data []byte) error {
 	}
 	// A prompt drops the tool calls of the turn before it.
 	h.st.Pending = pendingTools{}
-	return h.emit(n, &l, text)
+	return h.emit(n, &l, l.Type, text)
 }
+
+// compactSummary keeps the summary Claude Code wrote when it compacted
+// the session, as Codex's are kept: the assistant's account of the
+// conversation so far, without the framing around it (the notice that the
+// session continues, the analysis written before the summary, the order
+// to carry on).
+func (h *claudeHandler) compactSummary(n int, l *claudeLine) error {
+	var msg claudeMessage
+	if err := json.Unmarshal(l.Message, &msg); err != nil {
+		h.fc.problem(n, "unexpected compact summary message: "+trimErr(err))
+		return nil
+	}
+	blocks, err := claudeBlocks(msg.Content)
+	if err != nil {
+		h.fc.problem(n, "unexpected compact summary content: "+trimErr(err))
+		return nil
+	}
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	text := strings.Join(parts, "\n\n")
+	if i := strings.Index(text, "\nSummary:\n"); i >= 0 {
+		text = text[i+len("\nSummary:\n"):]
+	}
+	for _, re := range []*regexp.Regexp{claudeCompactIntro, claudeCompactOutro} {
+		text = re.ReplaceAllString(text, "")
+	}
+	if !hasContent(text) {
+		return nil
+	}
+	return h.emit(n, l, "assistant", strings.TrimSpace(text))
+}
+
+// The framing of a compact summary.
+var (
+	claudeCompactIntro = regexp.MustCompile(`(?m)^This session is being continued from a previous conversation.*$`)
+	claudeCompactOutro = regexp.MustCompile(`(?m)^Please continue the conversation from where we left (?:it )?off.*$`)
+)
 
 // emit makes the record of line n. The main transcript's file is named
 // after its session; a sidechain file (subagents/agent-x.jsonl, or
 // agent-x.jsonl in older builds) shares the session id, so its name keeps
 // its record ids distinct and its turns in their own conversation, and a
 // sidechain written into the main file (1.x) is its own conversation too.
-func (h *claudeHandler) emit(n int, l *claudeLine, text string) error {
+func (h *claudeHandler) emit(n int, l *claudeLine, role, text string) error {
 	session := l.SessionID
 	if session == "" {
 		session = h.fallbackSession
@@ -286,7 +331,7 @@ func (h *claudeHandler) emit(n int, l *claudeLine, text string) error {
 		}
 	}
 	_, t, _ := ParseDate(l.Timestamp)
-	m := message{role: l.Type, text: text, title: h.st.title(), time: t, cwd: l.Cwd, line: n}
+	m := message{role: role, text: text, title: h.st.title(), time: t, cwd: l.Cwd, line: n}
 	rec, ok := m.record(config.KindClaudeCode, h.fc.path, session, id+":"+strconv.Itoa(n), conversation)
 	if !ok {
 		return nil
