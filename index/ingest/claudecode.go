@@ -55,6 +55,9 @@ type claudeLine struct {
 	Summary     string `json:"summary"`
 	AITitle     string `json:"aiTitle"`
 	CustomTitle string `json:"customTitle"`
+	// Attachment is what an attachment line (2.1) carries: among hook
+	// results and listings, a prompt typed while a turn was running.
+	Attachment json.RawMessage `json:"attachment"`
 }
 
 type claudeMessage struct {
@@ -122,7 +125,7 @@ var claudeInjected = setOf("task-notification", "peer", "auto-continuation")
 // content block type is reported (see shapeReports).
 var (
 	claudeQuietLines = setOf("system", "file-history-snapshot", "queue-operation", "progress", "pr-link",
-		"agent-name", "last-prompt", "attachment", "permission-mode", "agent-setting", "bridge-session",
+		"agent-name", "last-prompt", "permission-mode", "agent-setting", "bridge-session",
 		"worktree-state", "tag")
 	claudeQuietBlocks = setOf("thinking", "redacted_thinking", "tool_result", "web_search_tool_result",
 		"web_fetch_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result",
@@ -204,6 +207,8 @@ func (h *claudeHandler) line(n int, data []byte) error {
 	case "custom-title":
 		h.st.CustomTitle = strings.TrimSpace(l.CustomTitle)
 		return nil
+	case "attachment":
+		return h.queuedPrompt(n, &l)
 	default:
 		if !claudeQuietLines[l.Type] {
 			h.st.Reported.report(h.fc, n, "line type "+strconv.Quote(l.Type))
@@ -267,6 +272,43 @@ func (h *claudeHandler) line(n int, data []byte) error {
 	// A prompt drops the tool calls of the turn before it.
 	h.st.Pending = pendingTools{}
 	return h.emit(n, &l, l.Type, text)
+}
+
+// queuedPrompt reads an attachment line: one of a queued command that a
+// person typed while a turn was running is their prompt, handed to the
+// model with the next tool result (2.1). It becomes no user line, so this
+// is the only place those words are written. Other attachments (hook
+// results, listings, a background task handed over the same way) carry
+// nothing to remember.
+func (h *claudeHandler) queuedPrompt(n int, l *claudeLine) error {
+	var a struct {
+		Type        string          `json:"type"`
+		CommandMode string          `json:"commandMode"`
+		Prompt      json.RawMessage `json:"prompt"`
+		Origin      json.RawMessage `json:"origin"`
+	}
+	if json.Unmarshal(l.Attachment, &a) != nil || a.Type != "queued_command" ||
+		(a.CommandMode != "" && a.CommandMode != "prompt") {
+		return nil
+	}
+	if l.Origin == nil {
+		l.Origin = a.Origin
+	}
+	if l.injected() {
+		return nil
+	}
+	blocks, err := claudeBlocks(a.Prompt)
+	if err != nil {
+		return nil
+	}
+	parts, human := h.userBlocks(n, blocks)
+	text := strings.Join(parts, "\n\n")
+	if !human || !hasContent(text) {
+		return nil
+	}
+	// The turn it was typed into goes on: its tool calls stay pending for
+	// the answer.
+	return h.emit(n, l, "user", text)
 }
 
 // compactSummary keeps the summary Claude Code wrote when it compacted
