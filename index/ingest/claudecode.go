@@ -138,6 +138,13 @@ var (
 // right away.
 const claudeRecentWindow = 32
 
+// claudeKeptWindow is how many uuids of lines that gave a record or a tool
+// call the duplicate check also remembers: Claude Code can append a
+// session's earlier lines to it again, hundreds of lines later and the
+// same but for their cwd (the VS Code extension reopened, claude-code
+// issue 56196).
+const claudeKeptWindow = 2048
+
 // claudeState is what reading a transcript carries from line to line,
 // and from one read to the next (as the Cursor's State).
 type claudeState struct {
@@ -147,6 +154,9 @@ type claudeState struct {
 	Pending     pendingTools `json:"pending,omitzero"`
 	// Recent are the uuids of the last lines read.
 	Recent []string `json:"recent,omitempty"`
+	// Kept are digests of the uuids of the last claudeKeptWindow lines
+	// that gave a record or a tool call.
+	Kept []string `json:"kept,omitempty"`
 	// Reply is the message id of the last assistant line and ReplyTexts
 	// digests of the texts kept from it: a text block written twice in one
 	// reply is kept once.
@@ -170,6 +180,10 @@ func (st *claudeState) title() string {
 type claudeHandler struct {
 	fc *fileCtx
 	st claudeState
+	// kept is st.Kept as a set; keptLine is set when the line being read
+	// gives a record or a tool call.
+	kept     map[string]bool
+	keptLine bool
 	// stem is the file name without .jsonl; fallbackSession the session
 	// of lines that do not name theirs.
 	stem, fallbackSession string
@@ -196,6 +210,17 @@ func (h *claudeHandler) line(n int, data []byte) error {
 		h.fc.problem(n, "not a JSON object: "+trimErr(err))
 		return nil
 	}
+	// A line that gave a record or a tool call, appended again later, is
+	// read once.
+	if l.UUID != "" && h.keptBefore(l.UUID) {
+		return nil
+	}
+	h.keptLine = false
+	defer func() {
+		if h.keptLine && l.UUID != "" {
+			h.keep(l.UUID)
+		}
+	}()
 	switch l.Type {
 	case "user", "assistant":
 	case "summary":
@@ -378,7 +403,34 @@ func (h *claudeHandler) emit(n int, l *claudeLine, role, text string) error {
 	if !ok {
 		return nil
 	}
+	h.keptLine = true
 	return h.fc.emit(rec)
+}
+
+// keptBefore reports whether a line of this uuid gave a record or a tool
+// call already.
+func (h *claudeHandler) keptBefore(uuid string) bool {
+	if h.kept == nil {
+		h.kept = make(map[string]bool, len(h.st.Kept))
+		for _, k := range h.st.Kept {
+			h.kept[k] = true
+		}
+	}
+	return h.kept[textKey(uuid)]
+}
+
+// keep remembers that the line of this uuid gave a record or a tool call.
+func (h *claudeHandler) keep(uuid string) {
+	if h.keptBefore(uuid) {
+		return
+	}
+	k := textKey(uuid)
+	if len(h.st.Kept) == claudeKeptWindow {
+		delete(h.kept, h.st.Kept[0])
+		h.st.Kept = h.st.Kept[1:]
+	}
+	h.st.Kept = append(h.st.Kept, k)
+	h.kept[k] = true
 }
 
 // injected reports whether Claude Code marked the line as a turn it wrote
@@ -459,6 +511,7 @@ func (h *claudeHandler) assistantBlocks(n int, blocks []claudeBlock) []string {
 			parts = append(parts, t)
 		case "tool_use", "server_tool_use", "mcp_tool_use":
 			h.st.Pending.add(toolSummary(b.Name, b.Input))
+			h.keptLine = true
 		case "image":
 			parts = append(parts, imageMark)
 		case "document":
