@@ -296,7 +296,7 @@ func (h *claudeHandler) line(n int, data []byte) error {
 	}
 	// A prompt drops the tool calls of the turn before it.
 	h.st.Pending = pendingTools{}
-	return h.emit(n, &l, l.Type, text)
+	return h.emit(n, &l, l.speaker(), text)
 }
 
 // queuedPrompt reads an attachment line: one of a queued command that a
@@ -431,6 +431,22 @@ func (h *claudeHandler) keep(uuid string) {
 	}
 	h.st.Kept = append(h.st.Kept, k)
 	h.kept[k] = true
+}
+
+// speaker is the role of a line's record. A prompt in a sidechain is the
+// task the main agent gave its sub-agent (no one types into a sidechain),
+// so it is the assistant's, unless Claude Code marks it as typed.
+func (l *claudeLine) speaker() string {
+	if l.Type != "user" || !l.IsSidechain {
+		return l.Type
+	}
+	var origin struct {
+		Kind string `json:"kind"`
+	}
+	if json.Unmarshal(l.Origin, &origin) == nil && origin.Kind == "human" {
+		return "user"
+	}
+	return "assistant"
 }
 
 // injected reports whether Claude Code marked the line as a turn it wrote

@@ -44,8 +44,9 @@ func TestReadClaudeCodeFile(t *testing.T) {
 		// Line 18 is an interruption notice, 19 an API error, 20
 		// thinking; the Task call of line 22 waits for a next text.
 		turn(21, "assistant", "The screenshot shows the web build using the old money.py; rebuild the web bundle.", "web", "2026-03-02T10:05:31Z", 0),
-		// The sub-agent belongs to the session, in its own conversation.
-		side(1, "user", "Find every call to round() in src/ and report file:line.", "2026-03-02T10:05:33Z"),
+		// The sub-agent belongs to the session, in its own conversation;
+		// its prompt is the main agent's.
+		side(1, "assistant", "Find every call to round() in src/ and report file:line.", "2026-03-02T10:05:33Z"),
 		side(4, "assistant", "One call remains: src/money.py:41.\n[tool: Grep round\\(]", "2026-03-02T10:05:40Z"),
 	})
 	if len(problems) != 1 || problems[0].Line != 13 || !strings.HasSuffix(problems[0].Path, claudeSession+".jsonl") {

@@ -58,10 +58,11 @@ func TestRead_agentShapes(t *testing.T) {
 			kind: config.KindClaudeCode,
 			want: []string{
 				// 1.0: whole replies on one line (the tool call on its own
-				// text), a sidechain in the main file, a summary title.
+				// text), a sidechain in the main file (its prompt is the
+				// main agent's), a summary title.
 				`1.0|2|user|blog|Static site build speedup|Why does hugo rebuild every page on one change?`,
 				`1.0|3|assistant|blog|Static site build speedup|Let me check the config for a global partial cache.\n[tool: Read /home/kim/blog/config.toml]`,
-				`1.0|5|user|blog|Static site build speedup|List every partial that uses .Site.Pages`,
+				`1.0|5|assistant|blog|Static site build speedup|List every partial that uses .Site.Pages`,
 				`1.0|6|assistant|blog|Static site build speedup|layouts/partials/sidebar.html ranges over .Site.Pages.`,
 				`1.0|7|assistant|blog|Static site build speedup|The sidebar partial ranges over .Site.Pages, so every page depends on every other; wrap it in partialCached.`,
 				// 2.0: one block per line, a line written twice, an API error,
@@ -75,8 +76,9 @@ func TestRead_agentShapes(t *testing.T) {
 				`2.1|5|assistant|shop|Coupon shipping total bug|Let me delegate a search for every place the total is computed.`,
 				`2.1|8|assistant|shop|Coupon shipping total bug|applyCoupon subtracts the coupon after shipping is added, so the fee is discounted too; apply coupons to the subtotal.\n[tool: Agent Find total computations]`,
 				`2.1|11|user|shop|coupon-vs-shipping|ship it`,
-				// The sub-agent's own transcript; tool-results/ is not read.
-				`2.1|1|user|shop||Find every function computing the checkout total`,
+				// The sub-agent's own transcript, whose prompt is the main
+				// agent's; tool-results/ is not read.
+				`2.1|1|assistant|shop||Find every function computing the checkout total`,
 				`2.1|4|assistant|shop||Only cart/total.ts:applyCoupon computes the total.\n[tool: Grep total]`,
 			},
 			problems: []string{`2.1:8: content block type "hologram"`, `2.1:13: line type "mood-ring"`},
