@@ -273,6 +273,9 @@ func (h *claudeHandler) line(n int, data []byte) error {
 	if l.Type == "user" {
 		var human bool
 		parts, human = h.userBlocks(n, blocks)
+		if words := claudeToolResultWords(msg.Content); len(words) > 0 {
+			parts, human = append(words, parts...), true
+		}
 		if !human {
 			return nil // tool results only: not a human turn
 		}
@@ -479,6 +482,61 @@ func claudeBlocks(raw json.RawMessage) ([]claudeBlock, error) {
 		return nil, err
 	}
 	return blocks, nil
+}
+
+// What Claude Code writes into a tool result around words the user typed:
+// why they rejected a tool call, and their answers to the assistant's
+// questions (AskUserQuestion; "Your questions have been answered" in
+// older builds).
+const (
+	claudeRejected     = "The user doesn't want to proceed with this tool use."
+	claudeRejectReason = "To tell you how to proceed, the user said:"
+)
+
+var claudeAnswers = regexp.MustCompile(`(?s)^(?:User has answered your questions|Your questions have been answered): (.*?)\.?(?: You can now continue.*)?$`)
+
+// claudeToolResultWords returns what the user said in the tool results of
+// a user line's content: the reason they gave for rejecting a tool call,
+// the answers they gave the assistant's questions.
+func claudeToolResultWords(content json.RawMessage) []string {
+	if !bytes.Contains(content, []byte("the user said:")) && !bytes.Contains(content, []byte("answered your questions")) &&
+		!bytes.Contains(content, []byte("questions have been answered")) {
+		return nil
+	}
+	var results []struct {
+		Type    string          `json:"type"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(content, &results) != nil {
+		return nil
+	}
+	var words []string
+	for _, r := range results {
+		if r.Type != "tool_result" {
+			continue
+		}
+		blocks, err := claudeBlocks(r.Content)
+		if err != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type != "text" {
+				continue
+			}
+			t := strings.TrimSpace(b.Text)
+			if _, reason, ok := strings.Cut(t, claudeRejectReason); ok && strings.HasPrefix(t, claudeRejected) {
+				t = reason
+			} else if m := claudeAnswers.FindStringSubmatch(t); m != nil {
+				t = m[1]
+			} else {
+				continue
+			}
+			if t = claudeUserText(t); t != "" {
+				words = append(words, t)
+			}
+		}
+	}
+	return words
 }
 
 // userBlocks returns the human part of a user line and whether the line

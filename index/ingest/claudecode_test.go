@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -146,6 +147,32 @@ func TestClaudeUserText(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := claudeUserText(tt.in); got != tt.want {
 				t.Errorf("claudeUserText = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestClaudeToolResultWords(t *testing.T) {
+	result := func(content string) json.RawMessage {
+		return json.RawMessage(`[{"type":"tool_result","tool_use_id":"t","content":` + content + `}]`)
+	}
+	tests := []struct {
+		name    string
+		content json.RawMessage
+		want    string
+	}{
+		{"reason", result(`"The user doesn't want to proceed with this tool use. The tool use was rejected. To tell you how to proceed, the user said:\nuse TDD"`), "use TDD"},
+		{"output quoting a rejection", result(`"log: To tell you how to proceed, the user said:\nnot the user"`), ""},
+		{"rejection alone", result(`"The user doesn't want to proceed with this tool use. STOP what you are doing and wait for the user to tell you how to proceed."`), ""},
+		{"answers", result(`[{"type":"text","text":"User has answered your questions: \"Color?\"=\"Blue\", \"Size?\"=\"L\". You can now continue with the user's answers in mind."}]`), `"Color?"="Blue", "Size?"="L"`},
+		{"older answers", result(`"Your questions have been answered: \"Q\"=\"keep it\". You can now continue."`), `"Q"="keep it"`},
+		{"answers without the closing sentence", result(`"User has answered your questions: \"Q\"=\"a\""`), `"Q"="a"`},
+		{"tool output that quotes them", result(`"grep: To tell you how to proceed"`), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := strings.Join(claudeToolResultWords(tt.content), "|"); got != tt.want {
+				t.Errorf("claudeToolResultWords = %q, want %q", got, tt.want)
 			}
 		})
 	}
