@@ -163,6 +163,10 @@ type claudeState struct {
 	Reply      string       `json:"reply,omitempty"`
 	ReplyTexts []string     `json:"replyTexts,omitempty"`
 	Reported   shapeReports `json:"reported,omitempty"`
+	// Cwd is the working directory of the last line that named one, for
+	// a line that does not (an attachment line carries only its own
+	// fields).
+	Cwd string `json:"cwd,omitempty"`
 }
 
 // title is the session's title: one the user set, else the AI's, else
@@ -214,6 +218,9 @@ func (h *claudeHandler) line(n int, data []byte) error {
 	// read once.
 	if l.UUID != "" && h.keptBefore(l.UUID) {
 		return nil
+	}
+	if l.Cwd != "" {
+		h.st.Cwd = l.Cwd
 	}
 	h.keptLine = false
 	defer func() {
@@ -401,7 +408,11 @@ func (h *claudeHandler) emit(n int, l *claudeLine, role, text string) error {
 		}
 	}
 	_, t, _ := ParseDate(l.Timestamp)
-	m := message{role: role, text: text, title: h.st.title(), time: t, cwd: l.Cwd, line: n}
+	cwd := l.Cwd
+	if cwd == "" {
+		cwd = h.st.Cwd
+	}
+	m := message{role: role, text: text, title: h.st.title(), time: t, cwd: cwd, line: n}
 	rec, ok := m.record(config.KindClaudeCode, h.fc.path, session, id+":"+strconv.Itoa(n), conversation)
 	if !ok {
 		return nil
