@@ -7,4 +7,11 @@ package ingest
 // ingest-v2: every Codex message whatever its phase, compaction
 // summaries, one Claude Code record per assistant text line, session
 // titles, binary content skipped, gitleaks redaction rules.
-const Version = "ingest-v2"
+//
+// ingest-v3: the transcript shapes of 2025-2026 builds under
+// testdata/shapes/drift (Claude Code placeholders, notifications, IDE
+// context, slash-command arguments, queued prompts, compaction summaries,
+// replayed lines, sub-agent prompts, words in tool results; Codex
+// contextual fragments and image labels), NUL padding, TOML front matter,
+// dates without seconds.
+const Version = "ingest-v3"
