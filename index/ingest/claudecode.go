@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zeebo/xxh3"
+
 	"github.com/nova-recall/nova/config"
 )
 
@@ -142,8 +144,15 @@ const claudeRecentWindow = 32
 // call the duplicate check also remembers: Claude Code can append a
 // session's earlier lines to it again, hundreds of lines later and the
 // same but for their cwd (the VS Code extension reopened, claude-code
-// issue 56196).
-const claudeKeptWindow = 2048
+// issue 56196). Each costs keptKeyBytes in the file's stored cursor, which
+// every sync writes again for every file: 1 024 of them are 8 KiB of
+// base64 for a long session.
+const claudeKeptWindow = 1024
+
+// keptKeyBytes is the size of a digest in claudeState.Kept: 48 bits, so
+// that a line wrongly taken for one of the window's (and dropped) is about
+// one in 2^38 (1 024 / 2^48).
+const keptKeyBytes = 6
 
 // claudeState is what reading a transcript carries from line to line,
 // and from one read to the next (as the Cursor's State).
@@ -155,8 +164,9 @@ type claudeState struct {
 	// Recent are the uuids of the last lines read.
 	Recent []string `json:"recent,omitempty"`
 	// Kept are digests of the uuids of the last claudeKeptWindow lines
-	// that gave a record or a tool call.
-	Kept []string `json:"kept,omitempty"`
+	// that gave a record or a tool call, keptKeyBytes each, oldest first
+	// (packed: JSON stores them as one base64 string).
+	Kept []byte `json:"kept,omitempty"`
 	// Reply is the message id of the last assistant line and ReplyTexts
 	// digests of the texts kept from it: a text block written twice in one
 	// reply is kept once.
@@ -186,7 +196,7 @@ type claudeHandler struct {
 	st claudeState
 	// kept is st.Kept as a set; keptLine is set when the line being read
 	// gives a record or a tool call.
-	kept     map[string]bool
+	kept     map[uint64]bool
 	keptLine bool
 	// stem is the file name without .jsonl; fallbackSession the session
 	// of lines that do not name theirs.
@@ -425,12 +435,12 @@ func (h *claudeHandler) emit(n int, l *claudeLine, role, text string) error {
 // call already.
 func (h *claudeHandler) keptBefore(uuid string) bool {
 	if h.kept == nil {
-		h.kept = make(map[string]bool, len(h.st.Kept))
-		for _, k := range h.st.Kept {
-			h.kept[k] = true
+		h.kept = make(map[uint64]bool, len(h.st.Kept)/keptKeyBytes)
+		for i := 0; i+keptKeyBytes <= len(h.st.Kept); i += keptKeyBytes {
+			h.kept[keptKeyAt(h.st.Kept, i)] = true
 		}
 	}
-	return h.kept[textKey(uuid)]
+	return h.kept[keptKey(uuid)]
 }
 
 // keep remembers that the line of this uuid gave a record or a tool call.
@@ -438,13 +448,29 @@ func (h *claudeHandler) keep(uuid string) {
 	if h.keptBefore(uuid) {
 		return
 	}
-	k := textKey(uuid)
-	if len(h.st.Kept) == claudeKeptWindow {
-		delete(h.kept, h.st.Kept[0])
-		h.st.Kept = h.st.Kept[1:]
+	k := keptKey(uuid)
+	if len(h.st.Kept) >= claudeKeptWindow*keptKeyBytes {
+		delete(h.kept, keptKeyAt(h.st.Kept, 0))
+		h.st.Kept = h.st.Kept[keptKeyBytes:]
 	}
-	h.st.Kept = append(h.st.Kept, k)
+	for i := range keptKeyBytes {
+		h.st.Kept = append(h.st.Kept, byte(k>>(8*i)))
+	}
 	h.kept[k] = true
+}
+
+// keptKey is the 48-bit digest of a uuid that claudeState.Kept stores.
+func keptKey(uuid string) uint64 {
+	return xxh3.HashString(uuid) & (1<<(8*keptKeyBytes) - 1)
+}
+
+// keptKeyAt reads the digest stored at offset i of packed.
+func keptKeyAt(packed []byte, i int) uint64 {
+	var k uint64
+	for j := range keptKeyBytes {
+		k |= uint64(packed[i+j]) << (8 * j)
+	}
+	return k
 }
 
 // speaker is the role of a line's record. A prompt in a sidechain is the

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -175,5 +176,37 @@ func TestClaudeToolResultWords(t *testing.T) {
 				t.Errorf("claudeToolResultWords = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestClaudeKeptWindow: the uuids of lines that gave records are
+// remembered for the last claudeKeptWindow of them, in a cursor state that
+// stays small (every sync stores every file's state again).
+func TestClaudeKeptWindow(t *testing.T) {
+	h := &claudeHandler{}
+	uuid := func(i int) string { return fmt.Sprintf("0b7c%04x-2f1e-4a55-9c1d-%012x", i, i*7919) }
+	n := claudeKeptWindow + 10
+	for i := range n {
+		h.keep(uuid(i))
+	}
+	if len(h.st.Kept) != claudeKeptWindow*keptKeyBytes {
+		t.Fatalf("state holds %d bytes, want %d", len(h.st.Kept), claudeKeptWindow*keptKeyBytes)
+	}
+	// A handler resumed from the stored state knows the same uuids.
+	b, err := json.Marshal(h.st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 9<<10 {
+		t.Errorf("stored state is %d bytes", len(b))
+	}
+	resumed := &claudeHandler{}
+	if err := json.Unmarshal(b, &resumed.st); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if got, want := resumed.keptBefore(uuid(i)), i >= 10; got != want {
+			t.Errorf("uuid %d: remembered %v, want %v", i, got, want)
+		}
 	}
 }
