@@ -15,7 +15,8 @@ VPKG      := github.com/nova-recall/nova/internal/version
 LDFLAGS   := -X $(VPKG).Version=$(VERSION) -X $(VPKG).Commit=$(COMMIT) -X $(VPKG).Date=$(DATE)
 # goreleaser, pinned: newer releases need a newer Go than go.mod's.
 GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
-DIR       ?= sample/memory
+# run's memory folder; exported so that scripts/run.sh gets it whatever it holds
+export DIR ?= sample/memory
 FUZZTIME  ?= 10s
 # golangci-lint at a pinned version, built from the module proxy by go run
 # (and cached): a fresh clone needs nothing installed by hand. Its
@@ -38,7 +39,7 @@ bench-build: build
 
 ## run: build, index DIR (default: the sample memory) into .nova-run, serve it
 run: build
-	DIR='$(DIR)' ./scripts/run.sh
+	./scripts/run.sh
 
 ## test: the whole test suite, with the race detector; bench and its CLI
 ## again with the FTS5 baseline compiled in; the vector package again
