@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Index a folder of memory (DIR, default the sample shipped in the repo) into
 # a scratch runtime home and serve it with novad in the foreground.
+#
+# NOVA_SERVER_PORT and NOVA_FACADE_PORT, when set, are written into the
+# scratch config.yaml, so that the novactl commands printed below reach
+# this novad from another terminal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR="${DIR:-sample/memory}"
@@ -12,12 +16,16 @@ DIR="$(cd "$DIR" && pwd)"
 export NOVA_HOME="${NOVA_HOME:-$PWD/.nova-run}"
 mkdir -p "$NOVA_HOME"
 if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
-  cat > "$NOVA_HOME/config.yaml" <<YAML
-# Written by scripts/run.sh for DIR=$DIR
-sources:
-  - {name: notes, kind: markdown, path: "$DIR"}
-  - {name: records, kind: jsonl, path: "$DIR"}
-YAML
+  {
+    echo "# Written by scripts/run.sh for DIR=$DIR"
+    # (A port that is not a number is left to the environment, where
+    # novactl and novad name the variable in their error.)
+    if [[ "${NOVA_SERVER_PORT:-}" =~ ^[0-9]+$ ]]; then echo "server: {port: $NOVA_SERVER_PORT}"; fi
+    if [[ "${NOVA_FACADE_PORT:-}" =~ ^[0-9]+$ ]]; then echo "facade: {port: $NOVA_FACADE_PORT}"; fi
+    echo "sources:"
+    echo "  - {name: notes, kind: markdown, path: \"$DIR\"}"
+    echo "  - {name: records, kind: jsonl, path: \"$DIR\"}"
+  } > "$NOVA_HOME/config.yaml"
 fi
 echo "Nova home: $NOVA_HOME  (memory from $DIR)"
 ./bin/novactl index sync

@@ -1,0 +1,127 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/internal/novatest"
+)
+
+// runScript is scripts/run.sh (what make run runs) in a copy of the
+// repository's layout: the script, and bin/ holding the built novad and
+// novactl. It never binds the default ports: every run gets free ones.
+type runScript struct {
+	t *testing.T
+	// repo is the copy's root; user the HOME; home the NOVA_HOME.
+	repo, user, home string
+	// ports are the free ports the script is given through the
+	// environment, as NOVA_SERVER_PORT and NOVA_FACADE_PORT.
+	serverPort, facadePort int
+}
+
+func newRunScript(t *testing.T) *runScript {
+	t.Helper()
+	root := t.TempDir()
+	r := &runScript{t: t, repo: filepath.Join(root, "repo"), user: filepath.Join(root, "user"), home: filepath.Join(root, "nova home"),
+		serverPort: freePort(t), facadePort: freePort(t)}
+	for _, d := range []string{filepath.Join(r.repo, "scripts"), filepath.Join(r.repo, "bin"), r.user} {
+		novatest.Must(t, os.MkdirAll(d, 0o755))
+	}
+	script, err := os.ReadFile(filepath.Join("..", "scripts", "run.sh"))
+	novatest.Must(t, err)
+	novatest.Must(t, os.WriteFile(filepath.Join(r.repo, "scripts", "run.sh"), script, 0o755))
+	for _, name := range []string{"novad", "novactl"} {
+		novatest.Must(t, os.Symlink(novatest.Binary(t, name), filepath.Join(r.repo, "bin", name)))
+	}
+	return r
+}
+
+// env is the test's environment without NOVA_* and DIR, with HOME the
+// scratch user's, plus extra.
+func (r *runScript) env(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "NOVA_") && !strings.HasPrefix(kv, "DIR=") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, append([]string{"HOME=" + r.user}, extra...)...)
+}
+
+// start runs the script on dir with the free ports in the environment and
+// waits until the novad it execs serves; the test's cleanup stops it.
+func (r *runScript) start(dir string) (stdout *novatest.LogBuffer) {
+	r.t.Helper()
+	cmd := exec.Command("bash", filepath.Join(r.repo, "scripts", "run.sh"))
+	cmd.Dir = r.user
+	cmd.Env = r.env("DIR="+dir, "NOVA_HOME="+r.home,
+		"NOVA_SERVER_PORT="+strconv.Itoa(r.serverPort), "NOVA_FACADE_PORT="+strconv.Itoa(r.facadePort))
+	out := &novatest.LogBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	novatest.Must(r.t, cmd.Start())
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }() // its exit is seen through done
+	r.t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM) // it may have exited already
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	// The script execs novad: its pid is novad's.
+	if _, err := novatest.WaitServing(r.home, cmd.Process.Pid, done, 60*time.Second); err != nil {
+		r.t.Fatalf("make run on %q: %v:\n%s", dir, err, out.String())
+	}
+	return out
+}
+
+// search runs novactl search --json in the script's home the way its
+// printed hint does: NOVA_HOME alone, no port in the environment.
+func (r *runScript) search(query string) string {
+	r.t.Helper()
+	// Never the default ports, where a user's own novad may serve.
+	if cfg, err := os.ReadFile(filepath.Join(r.home, "config.yaml")); err != nil || !strings.Contains(string(cfg), "port: "+strconv.Itoa(r.facadePort)) {
+		r.t.Fatalf("config.yaml does not name the facade port %d: novactl would search the default one (%v):\n%s", r.facadePort, err, cfg)
+	}
+	cmd := exec.Command(filepath.Join(r.repo, "bin", "novactl"), "search", query, "--json")
+	cmd.Env = r.env("NOVA_HOME=" + r.home)
+	out, err := cmd.Output()
+	if err != nil {
+		r.t.Fatalf("novactl search %q: %v\n%s", query, err, out)
+	}
+	return string(out)
+}
+
+// TestRunScriptPorts: make run with NOVA_SERVER_PORT and NOVA_FACADE_PORT
+// (the default ports taken, say by an installed novad) writes them into
+// the scratch config.yaml, so that the novactl commands it prints,
+// NOVA_HOME alone, reach this novad; they went to the default ports, to
+// nothing or to another novad serving other memory.
+func TestRunScriptPorts(t *testing.T) {
+	r := newRunScript(t)
+	dir := filepath.Join(r.user, "notes")
+	novatest.Must(t, os.MkdirAll(dir, 0o755))
+	novatest.Must(t, os.WriteFile(filepath.Join(dir, "k8s.md"), []byte(runNote), 0o644))
+	r.start(dir)
+	cfg, err := os.ReadFile(filepath.Join(r.home, "config.yaml"))
+	novatest.Must(t, err)
+	for _, port := range []int{r.serverPort, r.facadePort} {
+		if !strings.Contains(string(cfg), "port: "+strconv.Itoa(port)) {
+			t.Errorf("config.yaml does not keep port %d from the environment:\n%s", port, cfg)
+		}
+	}
+	if res := r.search("ingress controller upgrade"); !strings.Contains(res, "annotation was renamed") {
+		t.Errorf("the search did not reach this novad:\n%.2000s", res)
+	}
+}
+
+// runNote is a note for make run to index.
+const runNote = "# Kubernetes upgrade\n\nThe ingress controller broke after the cluster upgrade: an annotation was renamed.\n"
