@@ -125,3 +125,16 @@ func TestRunScriptPorts(t *testing.T) {
 
 // runNote is a note for make run to index.
 const runNote = "# Kubernetes upgrade\n\nThe ingress controller broke after the cluster upgrade: an annotation was renamed.\n"
+
+// TestRunScriptTilde: make run DIR=~/notes, as README shows it, indexes
+// ~/notes when the shell leaves the "~" alone (zsh, the macOS default,
+// does in a make argument): it said "DIR=~/notes is not a directory".
+func TestRunScriptTilde(t *testing.T) {
+	r := newRunScript(t)
+	novatest.Must(t, os.MkdirAll(filepath.Join(r.user, "notes"), 0o755))
+	novatest.Must(t, os.WriteFile(filepath.Join(r.user, "notes", "k8s.md"), []byte(runNote), 0o644))
+	r.start("~/notes")
+	if res := r.search("ingress controller upgrade"); !strings.Contains(res, "annotation was renamed") {
+		t.Errorf("~/notes was not indexed:\n%.2000s", res)
+	}
+}

@@ -6,8 +6,14 @@
 # scratch config.yaml, so that the novactl commands printed below reach
 # this novad from another terminal.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 DIR="${DIR:-sample/memory}"
+# A "~" the shell did not expand: zsh leaves it in make run DIR=~/notes,
+# and so does any shell when the value is quoted.
+case "$DIR" in
+"~") DIR="$HOME" ;;
+"~/"*) DIR="$HOME/${DIR#"~/"}" ;;
+esac
+cd "$(dirname "$0")/.."
 if [ ! -d "$DIR" ]; then
   echo "run: DIR=$DIR is not a directory" >&2
   exit 2
