@@ -138,3 +138,17 @@ func TestRunScriptTilde(t *testing.T) {
 		t.Errorf("~/notes was not indexed:\n%.2000s", res)
 	}
 }
+
+// TestRunScriptQuotes: a DIR with spaces, quotes and a backslash is
+// indexed: run.sh wrote it into config.yaml between double quotes, and a
+// double quote or a backslash made the file invalid YAML.
+func TestRunScriptQuotes(t *testing.T) {
+	r := newRunScript(t)
+	dir := filepath.Join(r.user, `it's my "notes" \ here`)
+	novatest.Must(t, os.MkdirAll(dir, 0o755))
+	novatest.Must(t, os.WriteFile(filepath.Join(dir, "k8s.md"), []byte(runNote), 0o644))
+	r.start(dir)
+	if res := r.search("ingress controller upgrade"); !strings.Contains(res, "annotation was renamed") {
+		t.Errorf("%s was not indexed:\n%.2000s", dir, res)
+	}
+}

@@ -19,6 +19,8 @@ if [ ! -d "$DIR" ]; then
   exit 2
 fi
 DIR="$(cd "$DIR" && pwd)"
+# YAML single quotes keep any path as it is; a quote in it is doubled.
+q() { printf "'%s'" "${1//\'/\'\'}"; }
 export NOVA_HOME="${NOVA_HOME:-$PWD/.nova-run}"
 mkdir -p "$NOVA_HOME"
 if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
@@ -29,8 +31,8 @@ if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
     if [[ "${NOVA_SERVER_PORT:-}" =~ ^[0-9]+$ ]]; then echo "server: {port: $NOVA_SERVER_PORT}"; fi
     if [[ "${NOVA_FACADE_PORT:-}" =~ ^[0-9]+$ ]]; then echo "facade: {port: $NOVA_FACADE_PORT}"; fi
     echo "sources:"
-    echo "  - {name: notes, kind: markdown, path: \"$DIR\"}"
-    echo "  - {name: records, kind: jsonl, path: \"$DIR\"}"
+    echo "  - {name: notes, kind: markdown, path: $(q "$DIR")}"
+    echo "  - {name: records, kind: jsonl, path: $(q "$DIR")}"
   } > "$NOVA_HOME/config.yaml"
 fi
 echo "Nova home: $NOVA_HOME  (memory from $DIR)"
