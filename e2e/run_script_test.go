@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,5 +151,53 @@ func TestRunScriptQuotes(t *testing.T) {
 	r.start(dir)
 	if res := r.search("ingress controller upgrade"); !strings.Contains(res, "annotation was renamed") {
 		t.Errorf("%s was not indexed:\n%.2000s", dir, res)
+	}
+}
+
+// copyTree copies the files under src into dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	novatest.Must(t, filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	}))
+}
+
+// TestRunScriptTranscriptFolders: make run DIR= a Claude Code projects
+// folder or a Codex day folder indexes the transcripts with their own
+// readers. Read as JSONL records, every line was refused and the sync
+// failed with "the sources produced no memory to index: check the paths".
+func TestRunScriptTranscriptFolders(t *testing.T) {
+	for _, tc := range []struct {
+		name, fixture, dir, kind, query string
+	}{
+		{"claude-code", "claude-code/projects", "claude/projects", "kind: claude-code", "regression test for the rounding bug"},
+		{"codex", "codex/sessions/2026/03/02", "codex/sessions/2026/11/30", "kind: codex", "rounding regression test"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRunScript(t)
+			dir := filepath.Join(r.user, filepath.FromSlash(tc.dir))
+			copyTree(t, filepath.Join("..", "index", "ingest", "testdata", filepath.FromSlash(tc.fixture)), dir)
+			out := r.start(dir)
+			cfg, err := os.ReadFile(filepath.Join(r.home, "config.yaml"))
+			novatest.Must(t, err)
+			if !strings.Contains(string(cfg), tc.kind) {
+				t.Errorf("config.yaml has no %s source:\n%s", tc.kind, cfg)
+			}
+			res := r.search(tc.query)
+			if want := `"sourceType": "` + tc.name + `"`; !strings.Contains(res, `"available": true`) || !strings.Contains(res, want) {
+				t.Errorf("search %q found no %s memory:\n%.2000s\nmake run said:\n%s", tc.query, tc.name, res, out.String())
+			}
+		})
 	}
 }

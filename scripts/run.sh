@@ -2,6 +2,11 @@
 # Index a folder of memory (DIR, default the sample shipped in the repo) into
 # a scratch runtime home and serve it with novad in the foreground.
 #
+# DIR may be a folder of Markdown notes and JSONL records, a Claude Code
+# projects folder (~/.claude/projects) or a Codex sessions folder
+# (~/.codex/sessions, or one day of it): the kinds of source are chosen from
+# what the folder holds.
+#
 # NOVA_SERVER_PORT and NOVA_FACADE_PORT, when set, are written into the
 # scratch config.yaml, so that the novactl commands printed below reach
 # this novad from another terminal.
@@ -19,10 +24,31 @@ if [ ! -d "$DIR" ]; then
   exit 2
 fi
 DIR="$(cd "$DIR" && pwd)"
+
+# What the folder holds decides the sources. Markdown is always read.
+has_codex=0 has_claude=0
+if [ -n "$(find "$DIR/" -type f \( -name 'rollout-*.jsonl' -o -name 'rollout-*.jsonl.zst' \) -print -quit 2>/dev/null)" ]; then
+  has_codex=1
+fi
+# A Claude Code transcript is a .jsonl file whose lines carry a sessionId
+# (and is not a Codex rollout); a file of JSONL records does not.
+n=0
+while IFS= read -r -d '' f; do
+  # (Not head | grep: under pipefail, head killed by grep's early exit
+  # would make a match count as none.)
+  if grep -q '"sessionId"' < <(head -c 65536 "$f" 2>/dev/null); then
+    has_claude=1
+    break
+  fi
+  n=$((n + 1))
+  if [ "$n" -ge 200 ]; then break; fi
+done < <(find "$DIR/" -type f -name '*.jsonl' ! -name 'rollout-*' -print0 2>/dev/null)
+
 # YAML single quotes keep any path as it is; a quote in it is doubled.
 q() { printf "'%s'" "${1//\'/\'\'}"; }
 export NOVA_HOME="${NOVA_HOME:-$PWD/.nova-run}"
 mkdir -p "$NOVA_HOME"
+kinds="Markdown notes"
 if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
   {
     echo "# Written by scripts/run.sh for DIR=$DIR"
@@ -32,10 +58,26 @@ if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
     if [[ "${NOVA_FACADE_PORT:-}" =~ ^[0-9]+$ ]]; then echo "facade: {port: $NOVA_FACADE_PORT}"; fi
     echo "sources:"
     echo "  - {name: notes, kind: markdown, path: $(q "$DIR")}"
-    echo "  - {name: records, kind: jsonl, path: $(q "$DIR")}"
+    if [ "$has_claude" = 1 ]; then
+      # Every .jsonl here is a transcript: none is read as records.
+      echo "  - {name: claude, kind: claude-code, path: $(q "$DIR"), exclude: ['rollout-*']}"
+      kinds="$kinds, Claude Code transcripts"
+    elif [ "$has_codex" = 1 ]; then
+      echo "  - {name: records, kind: jsonl, path: $(q "$DIR"), exclude: ['rollout-*']}"
+      kinds="$kinds, JSONL records"
+    else
+      echo "  - {name: records, kind: jsonl, path: $(q "$DIR")}"
+      kinds="$kinds, JSONL records"
+    fi
+    if [ "$has_codex" = 1 ]; then
+      echo "  - {name: codex, kind: codex, path: $(q "$DIR")}"
+      kinds="$kinds, Codex rollouts"
+    fi
   } > "$NOVA_HOME/config.yaml"
+else
+  kinds="the sources of $NOVA_HOME/config.yaml (RESET_CONFIG=0)"
 fi
-echo "Nova home: $NOVA_HOME  (memory from $DIR)"
+echo "Nova home: $NOVA_HOME  (memory from $DIR: $kinds)"
 ./bin/novactl index sync
 echo
 echo "Serving. In another terminal try:"
