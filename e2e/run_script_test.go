@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"bytes"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -82,6 +84,34 @@ func (r *runScript) start(dir string) (stdout *novatest.LogBuffer) {
 		r.t.Fatalf("make run on %q: %v:\n%s", dir, err, out.String())
 	}
 	return out
+}
+
+// fail runs the script on dir and returns its exit code and output,
+// failing the test if it does not exit within a minute.
+func (r *runScript) fail(dir string) (int, string) {
+	r.t.Helper()
+	cmd := exec.Command("bash", filepath.Join(r.repo, "scripts", "run.sh"))
+	cmd.Dir = r.user
+	cmd.Env = r.env("DIR="+dir, "NOVA_HOME="+r.home,
+		"NOVA_SERVER_PORT="+strconv.Itoa(r.serverPort), "NOVA_FACADE_PORT="+strconv.Itoa(r.facadePort))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	novatest.Must(r.t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			r.t.Fatalf("make run on %q did not fail (%v):\n%s", dir, err, out.String())
+		}
+		return ee.ExitCode(), out.String()
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		<-done
+		r.t.Fatalf("make run on %q still runs after a minute:\n%s", dir, out.String())
+	}
+	return 0, ""
 }
 
 // search runs novactl search --json in the script's home the way its
@@ -199,5 +229,25 @@ func TestRunScriptTranscriptFolders(t *testing.T) {
 				t.Errorf("search %q found no %s memory:\n%.2000s\nmake run said:\n%s", tc.query, tc.name, res, out.String())
 			}
 		})
+	}
+}
+
+// TestRunScriptNothingToIndex: make run on an empty folder, or on a path
+// that does not exist, stops at once with exit 2 and says which. An empty
+// folder went on to a sync that failed with "check the paths in
+// config.yaml", a file run.sh had written itself.
+func TestRunScriptNothingToIndex(t *testing.T) {
+	r := newRunScript(t)
+	empty := filepath.Join(r.user, "empty")
+	novatest.Must(t, os.MkdirAll(filepath.Join(empty, "sub"), 0o755))
+	novatest.Must(t, os.WriteFile(filepath.Join(empty, "sub", "notes.txt"), []byte("not Markdown"), 0o644))
+	for _, tc := range []struct{ dir, want string }{
+		{empty, "holds nothing to index"},
+		{filepath.Join(r.user, "nope"), "does not exist"},
+		{filepath.Join(empty, "sub", "notes.txt"), "is not a directory"},
+	} {
+		if code, out := r.fail(tc.dir); code != 2 || !strings.Contains(out, tc.want) {
+			t.Errorf("DIR=%s: exit %d, want 2 and %q:\n%s", tc.dir, code, tc.want, out)
+		}
 	}
 }

@@ -20,7 +20,11 @@ case "$DIR" in
 esac
 cd "$(dirname "$0")/.."
 if [ ! -d "$DIR" ]; then
-  echo "run: DIR=$DIR is not a directory" >&2
+  if [ -e "$DIR" ]; then
+    echo "run: DIR=$DIR is not a directory: give the folder that holds your notes or transcripts" >&2
+  else
+    echo "run: DIR=$DIR does not exist" >&2
+  fi
   exit 2
 fi
 DIR="$(cd "$DIR" && pwd)"
@@ -43,6 +47,10 @@ while IFS= read -r -d '' f; do
   n=$((n + 1))
   if [ "$n" -ge 200 ]; then break; fi
 done < <(find "$DIR/" -type f -name '*.jsonl' ! -name 'rollout-*' -print0 2>/dev/null)
+if [ -z "$(find "$DIR/" -type f \( -name '*.md' -o -name '*.markdown' -o -name '*.jsonl' -o -name '*.ndjson' -o -name '*.jsonl.zst' \) -print -quit 2>/dev/null)" ]; then
+  echo "run: DIR=$DIR holds nothing to index: no Markdown notes (.md), JSONL records (.jsonl), Claude Code transcripts or Codex rollouts" >&2
+  exit 2
+fi
 
 # YAML single quotes keep any path as it is; a quote in it is doubled.
 q() { printf "'%s'" "${1//\'/\'\'}"; }
