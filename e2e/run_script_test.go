@@ -251,3 +251,36 @@ func TestRunScriptNothingToIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestRunScriptPrintsPastableCommands: the commands make run prints for
+// another terminal work when pasted, with a NOVA_HOME holding a space (a
+// clone under "My Projects"): it was printed as it is, and the shell cut
+// it at the space.
+func TestRunScriptPrintsPastableCommands(t *testing.T) {
+	r := newRunScript(t) // its NOVA_HOME is ".../nova home"
+	dir := filepath.Join(r.user, "notes")
+	novatest.Must(t, os.MkdirAll(dir, 0o755))
+	novatest.Must(t, os.WriteFile(filepath.Join(dir, "k8s.md"), []byte(runNote), 0o644))
+	out := r.start(dir).String()
+	var line string
+	for l := range strings.Lines(out) {
+		if strings.Contains(l, "novactl search") {
+			line = strings.TrimSpace(l)
+			break
+		}
+	}
+	if line == "" {
+		t.Fatalf("make run printed no search command:\n%s", out)
+	}
+	// Run the line as printed, in a shell, from the repository.
+	line = strings.Replace(line, `"a question your memory answers"`, `"ingress controller upgrade" --json`, 1)
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir = r.repo
+	// The ports too: a command that lost its NOVA_HOME must not reach the
+	// default ones.
+	cmd.Env = r.env("NOVA_SERVER_PORT="+strconv.Itoa(r.serverPort), "NOVA_FACADE_PORT="+strconv.Itoa(r.facadePort))
+	res, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(res), "annotation was renamed") {
+		t.Errorf("the printed command %q did not search this memory (%v):\n%.2000s", line, err, res)
+	}
+}

@@ -87,9 +87,17 @@ else
 fi
 echo "Nova home: $NOVA_HOME  (memory from $DIR: $kinds)"
 ./bin/novactl index sync
+# Commands to paste: the home quoted for the shell (a clone under
+# "My Projects" has a space), and the sample's question only for the sample.
+home=$(printf '%q' "$NOVA_HOME")
+query="why was the dashboard port unavailable"
+if [ "$DIR" != "$PWD/sample/memory" ]; then
+  query="a question your memory answers"
+fi
 echo
-echo "Serving. In another terminal try:"
-echo "  NOVA_HOME=$NOVA_HOME ./bin/novactl search \"why was the dashboard port unavailable\""
-echo "  NOVA_HOME=$NOVA_HOME ./bin/novactl tui"
+echo "Serving until you press Ctrl-C. In another terminal try:"
+echo "  NOVA_HOME=$home ./bin/novactl search \"$query\""
+echo "  NOVA_HOME=$home ./bin/novactl doctor"
+echo "  NOVA_HOME=$home ./bin/novactl tui"
 echo
 exec ./bin/novad
