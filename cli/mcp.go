@@ -131,10 +131,19 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 	if install {
 		verb = "install"
 	}
-	fs := newFlags(inv, "novactl mcp "+verb, "novactl mcp "+verb+" [--agent ID[,ID...]|all] [--dry-run]", mcpHelp)
+	synopsis := "novactl mcp uninstall [--agent ID[,ID...]|all] [--dry-run]"
+	if install {
+		synopsis = "novactl mcp install [--agent ID[,ID...]|all] [--command PATH] [--dry-run]"
+	}
+	fs := newFlags(inv, "novactl mcp "+verb, synopsis, mcpHelp)
 	agentFlag := fs.String("agent", "all", "agents to configure: "+strings.Join(agentconf.AgentIDs(), ", ")+", or all (those found)")
 	dryRun := fs.Bool("dry-run", false, "print the changes as a diff and write nothing")
-	command := fs.String("command", "", "install: absolute path of the novactl the agents start (default: this novactl, by the path it was started by, so a package manager's link survives upgrades)")
+	// --command is install's alone: uninstall removes the entry whatever
+	// command it names.
+	command := new(string)
+	if install {
+		command = fs.String("command", "", "absolute path of the novactl the agents start (default: this novactl, by the path it was started by, so a package manager's link survives upgrades)")
+	}
 	pos, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code

@@ -72,6 +72,10 @@ func TestCommands_rejectOthersFlagsAndArgs(t *testing.T) {
 		{[]string{"eval", "--queries", "cases.jsonl", "extra"}, ExitUsage, `novactl eval: unexpected argument "extra"`},
 		{[]string{"bench", "extra"}, ExitUsage, `novactl bench: unexpected argument "extra"`},
 		{[]string{"bench", "fresh", "extra"}, ExitUsage, `novactl bench fresh: unexpected argument "extra"`},
+		// --command is install's: its synopsis shows it, uninstall
+		// neither lists nor takes it.
+		{[]string{"mcp", "install", "--help"}, ExitOK, "novactl mcp install [--agent ID[,ID...]|all] [--command PATH] [--dry-run]"},
+		{[]string{"mcp", "uninstall", "--command", "/x/novactl"}, ExitUsage, "flag provided but not defined: -command"},
 	})
 }
 
