@@ -243,7 +243,7 @@ func (m *Manager) InstallPlan() (packaging.Plan, error) {
 		{Kind: packaging.StepRun, Argv: daemonReload(), When: "if a unit file existed"},
 		{Kind: packaging.StepMkdir, Path: UserUnitDir(m.Home), Mode: 0o755, When: "if missing"},
 		{Kind: packaging.StepWrite, Path: m.UnitPath(), Mode: UnitMode, Content: string(text)},
-		{Kind: packaging.StepRun, Argv: m.systemctl("enable"), When: "starts novad at every login (default.target)"},
+		{Kind: packaging.StepRun, Argv: m.systemctl("enable"), When: "starts the unit at every login (default.target)"},
 		{Kind: packaging.StepRun, Argv: daemonReload()},
 		{Kind: packaging.StepRun, Argv: m.systemctl("start")},
 	}}, nil
