@@ -13,6 +13,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,6 +34,9 @@ type Client struct {
 	FacadeURL string
 	DirectURL string
 	http      *http.Client
+	// homeLock is the novad lock of the home the client was made for
+	// (ForConfig); empty for a client given its URLs.
+	homeLock string
 }
 
 // New returns a client for the given base URLs.
@@ -53,7 +57,9 @@ func ForConfig(cfg config.Config) *Client {
 		filepath.Clean(st.TokenFile) == filepath.Clean(cfg.Home.TokenFile()) && lockfile.Held(cfg.Home.DaemonLock()) {
 		direct, facade = st.DirectPort, st.FacadePort
 	}
-	return New(baseURL(host, facade), baseURL(host, direct))
+	c := New(baseURL(host, facade), baseURL(host, direct))
+	c.homeLock = cfg.Home.DaemonLock()
+	return c
 }
 
 func baseURL(host string, port int) string {
@@ -73,11 +79,20 @@ func ReadState(home paths.Home) (*api.ServerState, error) {
 	return &st, nil
 }
 
-// NotRunningError means nothing answered at the address: novad is not
-// running (or runs with other ports).
-type NotRunningError struct{ URL string }
+// NotRunningError means this home's novad does not answer at the
+// address: nothing answers there (novad is not running, or runs with other
+// ports), or, when Other is set, something else does.
+type NotRunningError struct {
+	URL string
+	// Other is set when no novad holds this home's lock but something
+	// answers at URL: another home's novad, or another program.
+	Other bool
+}
 
 func (e *NotRunningError) Error() string {
+	if e.Other {
+		return fmt.Sprintf("no novad serves this NOVA_HOME: what answers at %s is another home's novad or another program, and nothing was sent to it; give this home other ports (server.port and facade.port in config.yaml) and start its novad", e.URL)
+	}
 	return fmt.Sprintf("novad is not running (nothing answers at %s); start it with `novad`, `make run`, or `novactl service install`", e.URL)
 }
 
@@ -102,6 +117,13 @@ func IsNotRunning(err error) bool {
 }
 
 func (c *Client) do(ctx context.Context, method, url string, body any) (int, []byte, error) {
+	if c.homeLock != "" && lockfile.Free(c.homeLock) {
+		// novad holds its home's lock from before it binds its ports
+		// until it exits, so whatever answers here serves another home
+		// (a second home left on the default ports): its memory is not
+		// this home's, and this home's queries are not for it.
+		return 0, nil, &NotRunningError{URL: url, Other: answers(ctx, url)}
+	}
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -130,6 +152,23 @@ func (c *Client) do(ctx context.Context, method, url string, body any) (int, []b
 		return resp.StatusCode, nil, fmt.Errorf("read response: %w", err)
 	}
 	return resp.StatusCode, b, nil
+}
+
+// answers reports whether something accepts connections at the address
+// of url, without sending it anything.
+func answers(ctx context.Context, url string) bool {
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", u.Host)
+	if err != nil {
+		return false
+	}
+	_ = conn.Close()
+	return true
 }
 
 // Search calls POST /api/rag/external/search. Every status the facade

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -195,6 +196,51 @@ func TestForConfig(t *testing.T) {
 	}
 	cfg.Server.Host = "::1"
 	check("IPv6", "http://[::1]:4002", "http://[::1]:4001")
+}
+
+// TestForConfig_otherHome: while no novad holds this home's lock, what
+// answers on its ports serves another home; the client says so and sends
+// it nothing (neither its memory nor this home's queries are the other's).
+func TestForConfig_otherHome(t *testing.T) {
+	s := newServer(t)
+	s.body = []byte(`{"status":"ok"}`)
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(s.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := paths.Home{Root: t.TempDir()}
+	cfg := config.Config{Home: home}
+	cfg.Server.Host = "127.0.0.1"
+	fmt.Sscan(port, &cfg.Server.Port)
+	cfg.Facade.Port = cfg.Server.Port
+	c := ForConfig(cfg)
+	_, err = c.Health(context.Background())
+	var nr *NotRunningError
+	if !errors.As(err, &nr) || !nr.Other || !strings.Contains(err.Error(), "another home") {
+		t.Fatalf("a server on this home's ports with no novad holding the home: %v", err)
+	}
+	if _, _, err := c.Search(context.Background(), api.SearchBody{Query: "my private question"}); !IsNotRunning(err) {
+		t.Errorf("search: %v", err)
+	}
+	if s.path != "" || s.query != "" {
+		t.Errorf("the other server was sent %s %q", s.path, s.query)
+	}
+	if err := os.MkdirAll(home.StateDir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := lockfile.Acquire(home.DaemonLock(), 0o600, "serve", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	if _, err := c.Health(context.Background()); err != nil {
+		t.Errorf("with this home's novad holding its lock: %v", err)
+	}
+	lock.Release()
+	s.Close()
+	if _, err := c.Health(context.Background()); !errors.As(err, &nr) || nr.Other {
+		t.Errorf("nothing on the port, no novad for the home: %v", err)
+	}
 }
 
 func TestBudget(t *testing.T) {

@@ -200,7 +200,11 @@ func Run(ctx context.Context, opts Options) Report {
 			add(chk)
 		}
 	default:
-		add(blocked("daemon", "novad", CodeNotRunning, "start it: novactl service install (macOS/Linux service) or run novad in a terminal"))
+		msg := "start it: novactl service install (macOS/Linux service) or run novad in a terminal"
+		if nr, ok := errors.AsType[*client.NotRunningError](herr); ok && nr.Other {
+			msg = nr.Error()
+		}
+		add(blocked("daemon", "novad", CodeNotRunning, msg))
 	}
 
 	// Active manifest, profile and files.

@@ -20,6 +20,7 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/secrets"
@@ -34,6 +35,9 @@ type fixture struct {
 	src     string
 	port    int // the direct port config.yaml names
 	extra   string
+	// otherHome makes serve's fake novad one of another home: it does not
+	// hold this home's lock.
+	otherHome bool
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -75,9 +79,15 @@ func (f *fixture) sync() *manifest.Manifest {
 }
 
 // serve answers GET /health with h on a loopback port config.yaml then
-// names: a novad as doctor sees it.
+// names, and holds the home's novad lock: a novad as doctor sees it.
 func (f *fixture) serve(h api.Health) {
 	f.t.Helper()
+	if !f.otherHome && !lockfile.Held(f.home.DaemonLock()) {
+		novatest.Must(f.t, os.MkdirAll(f.home.StateDir(), 0o700))
+		lock, err := lockfile.Acquire(f.home.DaemonLock(), 0o600, "serve", time.Now())
+		novatest.Must(f.t, err)
+		f.t.Cleanup(lock.Release)
+	}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != api.PathHealth {
 			http.NotFound(w, r)
@@ -150,6 +160,24 @@ func healthy(runID string, chunks int) api.Health {
 	return api.Health{Status: "ok", Generation: runID, Entries: chunks, IndexLoaded: true, InternalEncodeAuthorized: true,
 		Reload:    api.ReloadStatus{LastReloadSuccessful: true},
 		Integrity: api.Integrity{Status: api.IntegrityVerified, ActiveRunID: runID, ServedRunID: runID}}
+}
+
+// TestOtherHomesNovad: a novad of another home on this home's ports (a
+// second home left on the default ports) is not this home's novad: doctor
+// says so, where it reported this home's index as that novad's.
+func TestOtherHomesNovad(t *testing.T) {
+	f := newFixture(t)
+	m := f.sync()
+	f.otherHome = true
+	f.serve(healthy("20260101T000000Z-0ther0", 5))
+	rep := f.run(Options{})
+	c := want(t, rep, "daemon", Blocked, CodeNotRunning)
+	if !strings.Contains(c.Advice+c.Message, "another home") {
+		t.Errorf("daemon: %+v does not say another home's novad answers", c)
+	}
+	if c := check(t, rep, "index"); c.State != Ready || !strings.Contains(c.Message, m.RunID) {
+		t.Errorf("index: %+v", c)
+	}
 }
 
 // TestReady: an index built from the source, novad serving it, a token

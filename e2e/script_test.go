@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,12 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NOVA_HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "user"))
 			return os.MkdirAll(filepath.Join(env.WorkDir, "user"), 0o755)
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Getuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"novad": func(ts *testscript.TestScript, _ bool, args []string) {

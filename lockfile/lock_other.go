@@ -7,6 +7,9 @@ import (
 	"os"
 )
 
+// supported is whether this platform has the advisory locks.
+const supported = false
+
 const (
 	exclusive = 1
 	shared    = 2

@@ -8,6 +8,9 @@ import (
 	"syscall"
 )
 
+// supported is whether this platform has the advisory locks.
+const supported = true
+
 const (
 	exclusive = syscall.LOCK_EX
 	shared    = syscall.LOCK_SH

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 )
@@ -82,6 +83,29 @@ func (l *Lock) Release() {
 	_ = unlock(l.f)
 	l.f.Close()
 	l.f = nil
+}
+
+// Free reports whether it is known that no process holds the lock of the
+// file at path now: the file is missing (nobody ever took it) or its lock
+// can be taken. Where file locks are not supported nothing is known, and
+// Free is false.
+func Free(path string) bool {
+	if !supported {
+		return false
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := flock(f, shared); err != nil {
+		return false
+	}
+	_ = unlock(f)
+	return true
 }
 
 // Held reports whether a process holds the lock of the file at path now.

@@ -26,6 +26,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/lockfile"
+	"github.com/nova-recall/nova/paths"
 )
 
 func TestMain(m *testing.M) {
@@ -726,6 +728,7 @@ func TestStdio_Cancelled(t *testing.T) {
 	dir := t.TempDir()
 	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", novatest.ClosedPort(t), l.Addr().(*net.TCPAddr).Port)
 	novatest.Must(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600))
+	holdNovadLock(t, dir)
 	s := (&home{&novatest.Home{T: t, Dir: dir}}).mcp(t)
 	s.initialize("2025-06-18")
 
@@ -775,6 +778,7 @@ func TestStdio_DuplicateIDInFlight(t *testing.T) {
 	dir := t.TempDir()
 	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", novatest.ClosedPort(t), l.Addr().(*net.TCPAddr).Port)
 	novatest.Must(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600))
+	holdNovadLock(t, dir)
 	s := (&home{&novatest.Home{T: t, Dir: dir}}).mcp(t)
 	s.initialize("2025-06-18")
 
@@ -958,4 +962,17 @@ func TestStdio_OfficialClient(t *testing.T) {
 	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("unknown tool: want a JSON-RPC invalid-params error, got %T %v", err, err)
 	}
+}
+
+// holdNovadLock takes the novad lock of the home at dir for the test, so
+// that the listener a test puts on the home's port is taken for this
+// home's novad (the client refuses to send a query to a server no novad of
+// the home holds the lock for).
+func holdNovadLock(t *testing.T, dir string) {
+	t.Helper()
+	home := paths.Home{Root: dir}
+	novatest.Must(t, os.MkdirAll(home.StateDir(), 0o700))
+	lock, err := lockfile.Acquire(home.DaemonLock(), 0o600, "serve", time.Now())
+	novatest.Must(t, err)
+	t.Cleanup(lock.Release)
 }
