@@ -102,41 +102,57 @@ func validHost(host string, bound netip.AddrPort) bool {
 // browserHeaders are sent by browsers (and never by agents or curl). Any
 // of them means a web page is making the request: cross-site "simple"
 // requests (CSRF) carry a valid Host, so the Host check alone would let
-// them through.
-var browserHeaders = []string{"Origin", "Referer", "Sec-Fetch-Site", "Sec-Fetch-Mode", "Sec-Fetch-Dest", "Sec-Fetch-User",
-	"Access-Control-Request-Method", "Access-Control-Request-Headers", "Access-Control-Request-Private-Network"}
+// them through. browserPrefixes are whole families of such headers
+// (Sec-Fetch-*, CORS preflight requests), new members included.
+var (
+	browserHeaders  = []string{"Origin", "Referer"}
+	browserPrefixes = []string{"Sec-Fetch-", "Access-Control-Request-"}
+)
 
 // proxyHeaders mean the request was relayed by a proxy or tunnel
 // (tailscale serve, ngrok, ssh -R) that terminates on loopback: the real
-// client is somewhere else.
-var proxyHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip", "Via", "Cf-Connecting-Ip", "True-Client-Ip"}
+// client is somewhere else. proxyPrefixes are families of them
+// (X-Forwarded-For, -Host, -Proto, -Port, -Server, -Prefix, ...;
+// Tailscale-User-Login, ...).
+var (
+	proxyHeaders  = []string{"Forwarded", "X-Real-Ip", "Via", "Cf-Connecting-Ip", "True-Client-Ip"}
+	proxyPrefixes = []string{"X-Forwarded-", "Tailscale-"}
+)
+
+// hasHeader reports whether r has one of names or a header starting with
+// one of prefixes (names and prefixes in canonical form).
+func hasHeader(r *http.Request, names, prefixes []string) bool {
+	for _, h := range names {
+		if _, ok := r.Header[h]; ok {
+			return true
+		}
+	}
+	for k := range r.Header {
+		for _, p := range prefixes {
+			if strings.HasPrefix(k, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // refuseBrowsersAndProxies blocks browser-originated requests (CSRF and
 // reads by web pages), WebSocket upgrades, relayed requests, and tokens in
 // URLs (which leak into logs and Referer).
 func (s *Server) refuseBrowsersAndProxies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for _, h := range browserHeaders {
-			if _, ok := r.Header[h]; ok {
-				s.writeError(w, r, api.NewError(http.StatusForbidden, api.CodeBrowserRefused, api.MessageBrowserRefused))
-				return
-			}
+		if hasHeader(r, browserHeaders, browserPrefixes) {
+			s.writeError(w, r, api.NewError(http.StatusForbidden, api.CodeBrowserRefused, api.MessageBrowserRefused))
+			return
 		}
 		if r.Header.Get("Upgrade") != "" {
 			s.writeError(w, r, api.NewError(http.StatusForbidden, api.CodeBrowserRefused, "Protocol upgrades are refused."))
 			return
 		}
-		for _, h := range proxyHeaders {
-			if _, ok := r.Header[h]; ok {
-				s.writeError(w, r, api.NewError(http.StatusForbidden, api.CodeProxyRefused, api.MessageProxyRefused))
-				return
-			}
-		}
-		for k := range r.Header {
-			if strings.HasPrefix(k, "Tailscale-") {
-				s.writeError(w, r, api.NewError(http.StatusForbidden, api.CodeProxyRefused, api.MessageProxyRefused))
-				return
-			}
+		if hasHeader(r, proxyHeaders, proxyPrefixes) {
+			s.writeError(w, r, api.NewError(http.StatusForbidden, api.CodeProxyRefused, api.MessageProxyRefused))
+			return
 		}
 		if q := r.URL.Query(); q.Has("token") || q.Has("access_token") {
 			s.writeError(w, r, api.NewError(http.StatusBadRequest, api.CodeBadRequest, "Tokens are accepted only in the request header."))

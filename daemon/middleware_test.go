@@ -1,0 +1,54 @@
+package daemon
+
+import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"testing"
+)
+
+// guardedOK is a handler behind the whole guard that answers 200.
+func guardedOK(t *testing.T) (*Server, http.Handler) {
+	t.Helper()
+	s := &Server{log: slog.New(slog.DiscardHandler)}
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
+	return s, s.guard(netip.MustParseAddrPort("127.0.0.1:3036"), ok, "test")
+}
+
+func guardedRequest(method, target string, header http.Header) *http.Request {
+	r := httptest.NewRequest(method, target, nil)
+	r.Host = "127.0.0.1:3036"
+	r.RemoteAddr = "127.0.0.1:50000"
+	for k, vs := range header {
+		for _, v := range vs {
+			r.Header.Add(k, v)
+		}
+	}
+	return r
+}
+
+// TestGuard_headerFamilies: every header of the families a browser or a
+// relaying proxy sends is refused, not only the best-known members.
+func TestGuard_headerFamilies(t *testing.T) {
+	_, h := guardedOK(t)
+	for _, name := range []string{
+		"Origin", "Referer", "Sec-Fetch-Site", "Sec-Fetch-Mode", "Sec-Fetch-Dest", "Sec-Fetch-User",
+		"Sec-Fetch-Storage-Access", "Access-Control-Request-Method", "Access-Control-Request-Headers",
+		"Access-Control-Request-Private-Network", "Access-Control-Request-Local-Network",
+		"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Forwarded-Port",
+		"X-Forwarded-Server", "X-Forwarded-Prefix", "X-Forwarded-Ssl", "X-Real-IP", "Via",
+		"CF-Connecting-IP", "True-Client-IP", "Tailscale-User-Login",
+	} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, guardedRequest(http.MethodGet, "/health", http.Header{name: {"x"}}))
+		if w.Code != http.StatusForbidden {
+			t.Errorf("%s: status %d, want 403", name, w.Code)
+		}
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, guardedRequest(http.MethodGet, "/health", http.Header{"User-Agent": {"curl/8"}, "Accept": {"*/*"}}))
+	if w.Code != http.StatusOK {
+		t.Errorf("a plain agent request: status %d, want 200", w.Code)
+	}
+}
