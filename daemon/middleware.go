@@ -224,14 +224,22 @@ func routeOf(r *http.Request) string {
 
 // requireJSON refuses POST bodies that are not application/json: HTML
 // forms and text/plain bodies are what cross-site requests can send
-// without a preflight.
+// without a preflight. Exactly one Content-Type header is accepted (with
+// two, which one counts depends on who reads them), and no parameter but
+// charset=utf-8.
 func requireJSON(r *http.Request) *api.Error {
-	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	ct := r.Header.Values("Content-Type")
+	if len(ct) != 1 {
+		return api.NewError(http.StatusUnsupportedMediaType, api.CodeUnsupportedMediaType, api.MessageUnsupportedMedia)
+	}
+	mt, params, err := mime.ParseMediaType(ct[0])
 	if err != nil || mt != "application/json" {
 		return api.NewError(http.StatusUnsupportedMediaType, api.CodeUnsupportedMediaType, api.MessageUnsupportedMedia)
 	}
-	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return api.NewError(http.StatusUnsupportedMediaType, api.CodeUnsupportedMediaType, "Only UTF-8 JSON is accepted.")
+	for k, v := range params {
+		if k != "charset" || !strings.EqualFold(v, "utf-8") {
+			return api.NewError(http.StatusUnsupportedMediaType, api.CodeUnsupportedMediaType, "Only UTF-8 JSON is accepted, with no parameter but charset=utf-8.")
+		}
 	}
 	return nil
 }

@@ -52,3 +52,35 @@ func TestGuard_headerFamilies(t *testing.T) {
 		t.Errorf("a plain agent request: status %d, want 200", w.Code)
 	}
 }
+
+// TestRequireJSON: a POST body is JSON only when its one Content-Type is
+// application/json, with at most charset=utf-8; a second Content-Type
+// header (which one a proxy or framework honours is anyone's guess) or
+// another parameter is refused.
+func TestRequireJSON(t *testing.T) {
+	for _, tc := range []struct {
+		types []string
+		ok    bool
+	}{
+		{[]string{"application/json"}, true},
+		{[]string{"application/json; charset=utf-8"}, true},
+		{[]string{"Application/JSON; charset=UTF-8"}, true},
+		{nil, false},
+		{[]string{""}, false},
+		{[]string{"text/plain"}, false},
+		{[]string{"application/x-www-form-urlencoded"}, false},
+		{[]string{"multipart/form-data; boundary=x"}, false},
+		{[]string{"application/json; charset=latin1"}, false},
+		{[]string{"application/json, text/plain"}, false},
+		{[]string{"application/json", "text/plain"}, false},
+		{[]string{"application/json", "application/json"}, false},
+		{[]string{"application/json; foo=bar"}, false},
+		{[]string{"application/json; charset=utf-8; boundary=x"}, false},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/search", nil)
+		r.Header["Content-Type"] = tc.types
+		if got := requireJSON(r) == nil; got != tc.ok {
+			t.Errorf("Content-Type %q: accepted %v, want %v", tc.types, got, tc.ok)
+		}
+	}
+}
