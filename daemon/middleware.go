@@ -209,17 +209,31 @@ func (s *Server) logRequests(surface string, next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		s.log.Debug("Request", "surface", surface, "method", r.Method, "route", routeOf(r), "status", rec.status,
+		s.log.Debug("Request", "surface", surface, "method", methodOf(r), "route", routeOf(r), "status", rec.status,
 			"bytes", rec.bytes, "ms", time.Since(start).Milliseconds())
 	})
 }
 
-// routeOf names a request's route without its query string.
+// routeOf names a request's route by its pattern: a request no route
+// took (refused before routing, or a path the mux would clean) is
+// "unrouted". Never the path itself, which is the client's text and can
+// hold anything (a pasted token, a query).
 func routeOf(r *http.Request) string {
 	if r.Pattern != "" {
 		return r.Pattern
 	}
-	return r.Method + " " + r.URL.Path
+	return "unrouted"
+}
+
+// methodOf is r's method for a log line: a standard method, else "other"
+// (a method is any token the client chose).
+func methodOf(r *http.Request) string {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete,
+		http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return r.Method
+	}
+	return "other"
 }
 
 // requireJSON refuses POST bodies that are not application/json: HTML

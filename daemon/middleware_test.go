@@ -1,10 +1,12 @@
 package daemon
 
 import (
+	"bytes"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"testing"
 )
 
@@ -82,5 +84,32 @@ func TestRequireJSON(t *testing.T) {
 		if got := requireJSON(r) == nil; got != tc.ok {
 			t.Errorf("Content-Type %q: accepted %v, want %v", tc.types, got, tc.ok)
 		}
+	}
+}
+
+// TestLogRequests_noClientText: a request log line names the route
+// template, never the path or method the client wrote: an unrouted or
+// refused request's path is the client's text (a pasted token, a query).
+func TestLogRequests_noClientText(t *testing.T) {
+	var buf bytes.Buffer
+	s := &Server{log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	h := s.guard(netip.MustParseAddrPort("127.0.0.1:3036"), s.directRoutes(), "direct")
+	const secret = "sk-proj-Zz8Yu2Io9Pa4Sd6Fg1Hj8Kl3Zx5Cv0Bn7Mq2We4Rt9"
+	for _, r := range []*http.Request{
+		guardedRequest(http.MethodGet, "/"+secret, nil),
+		guardedRequest(http.MethodGet, "//"+secret+"/../health", nil),
+		guardedRequest(http.MethodGet, "/health/"+secret, http.Header{"Origin": {"https://evil.example"}}),
+		guardedRequest("X"+strings.ToUpper(secret[3:12]), "/health", nil),
+	} {
+		h.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	r := guardedRequest(http.MethodGet, "/"+secret, nil)
+	r.Host = "evil.example:3036"
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if strings.Contains(buf.String(), secret[8:20]) || strings.Contains(buf.String(), strings.ToUpper(secret[3:12])) {
+		t.Errorf("request log holds client text:\n%s", buf.String())
+	}
+	if n := strings.Count(buf.String(), `"msg":"Request"`); n != 5 {
+		t.Errorf("%d request lines, want 5:\n%s", n, buf.String())
 	}
 }
