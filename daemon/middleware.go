@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -154,12 +155,28 @@ func (s *Server) refuseBrowsersAndProxies(next http.Handler) http.Handler {
 			s.writeError(w, r, api.NewError(http.StatusForbidden, api.CodeProxyRefused, api.MessageProxyRefused))
 			return
 		}
-		if q := r.URL.Query(); q.Has("token") || q.Has("access_token") {
+		if tokenInQuery(r.URL.RawQuery) {
 			s.writeError(w, r, api.NewError(http.StatusBadRequest, api.CodeBadRequest, "Tokens are accepted only in the request header."))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// tokenInQuery reports whether a query string has a parameter naming a
+// token (token, access_token, X-Nova-Internal-Token, ... in any case,
+// percent-encoded or not, after & or ;).
+func tokenInQuery(raw string) bool {
+	for _, part := range strings.FieldsFunc(raw, func(r rune) bool { return r == '&' || r == ';' }) {
+		k, _, _ := strings.Cut(part, "=")
+		if u, err := url.QueryUnescape(k); err == nil {
+			k = u
+		}
+		if strings.Contains(strings.ToLower(k), "token") {
+			return true
+		}
+	}
+	return false
 }
 
 // recoverPanics turns a handler panic into a generic 500: no stack trace

@@ -113,3 +113,22 @@ func TestLogRequests_noClientText(t *testing.T) {
 		t.Errorf("%d request lines, want 5:\n%s", n, buf.String())
 	}
 }
+
+// TestGuard_tokenInQuery: a token in the URL is refused whatever its
+// parameter is called or however it is spelt.
+func TestGuard_tokenInQuery(t *testing.T) {
+	_, h := guardedOK(t)
+	for _, q := range []string{"token=x", "access_token=x", "Token=x", "TOKEN=x", "X-Nova-Internal-Token=x",
+		"x-nova-internal-token=x", "to%6Ben=x", "a=1&internal_token=x", "a=1;token=x"} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, guardedRequest(http.MethodGet, "/health?"+q, nil))
+		if w.Code != http.StatusBadRequest {
+			t.Errorf("?%s: status %d, want 400", q, w.Code)
+		}
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, guardedRequest(http.MethodGet, "/health?probe=false", nil))
+	if w.Code != http.StatusOK {
+		t.Errorf("?probe=false: status %d, want 200", w.Code)
+	}
+}
