@@ -229,7 +229,7 @@ var localRules = []localRule{
 	// DB_PASSWORD, "api_key", client_secret, access_token, ...). Group 1
 	// is the value. The pattern starts at the secret word itself: a
 	// leading [A-Za-z0-9_]* would be tried at every position of the text.
-	{[]string{"pass", "secret", "key", "token"}, regexp.MustCompile(`(?i)(?:password|passwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|(?:access|auth|refresh|api|bearer)[_-]?token)(?:[_-]?(?:key|value|base))*["']?\s*[:=]\s*["']?([^\s"',;}\]]+)`), 1, secretValue, operatorNear, [2]int{24, 256}},
+	{[]string{"pass", "secret", "key", "token"}, regexp.MustCompile(`(?i)(?:password|passwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|(?:access|auth|refresh|api|bearer)[_-]?token)(?:[_-]?(?:key|value|base))*["']?\s*[:=]\s*["']?([^\s"',;}\]=][^\s"',;}\]]*)`), 1, secretValue, operatorNear, [2]int{24, 256}},
 }
 
 // Redact replaces secrets in text with [redacted] and returns the
@@ -266,6 +266,9 @@ func Redact(text string) (string, int) {
 	}
 	if strings.Contains(lower, "secret") {
 		spans = awsSecretSpans(text, lower, spans)
+	}
+	if containsAny(lower, assignmentHints) {
+		spans = assignmentSpans(text, spans)
 	}
 	return replaceSpans(text, spans)
 }
@@ -432,4 +435,340 @@ func secretValue(v string) bool {
 		return false
 	}
 	return strings.Trim(v, "*xX.•") != ""
+}
+
+// assignmentSpans adds the values assigned to keys whose names say they
+// hold a secret, in every notation a transcript or note has them: .env
+// and shell lines (SESSION_TOKEN=..., export MYSQL_PWD=...), JSON and
+// YAML ("sessionToken": "...", client_secret: ...), escaped JSON inside a
+// tool call ({\"password\":\"...\"}), properties
+// (spring.datasource.password=...), URL query parameters (?api_key=...)
+// and flags (--password=...). A quoted value is taken whole, spaces and
+// commas included. It is plain code run at each '=' and ':', reading the
+// key backwards from there (secretKey says which names count).
+func assignmentSpans(text string, out []span) []span {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c != '=' && c != ':' {
+			continue
+		}
+		keyEnd, after := i, i+1
+		next := byte(0)
+		if after < len(text) {
+			next = text[after]
+		}
+		switch {
+		case c == ':' && (next == '=' || next == ':' || next == '/'):
+			// := is read at its '='; :: and :// assign nothing.
+			continue
+		case c == '=' && next == '=':
+			i++ // == compares
+			continue
+		case c == '=' && next == '>':
+			after++ // Ruby's =>
+		case c == '=' && i > 0 && text[i-1] == ':':
+			keyEnd-- // Go's :=
+		}
+		name, quoted := keyBefore(text, keyEnd)
+		kind := secretKey(name)
+		if kind == notSecret {
+			continue
+		}
+		start, end := valueAfter(text, after)
+		if start == end {
+			continue
+		}
+		v := text[start:end]
+		if !secretValue(v) || pathLike(v) || trivialValue(v) || codeReference(text, start, end) {
+			continue
+		}
+		switch {
+		case kind == ambiguousSecret:
+			if !randomValue(v) {
+				continue
+			}
+		case c == ':' && !quoted && !strings.ContainsAny(name, "_-.") && !hasInnerUpper(name):
+			// A plain word and a colon may be prose ("Secret: the vault
+			// path"); "password: hunter2" is not.
+			if !credentialValue(v) {
+				continue
+			}
+		}
+		out = append(out, span{start, end})
+		i = end - 1
+	}
+	return out
+}
+
+// keyBefore returns the key that ends at offset end of text (where its
+// '=' or ':' is), skipping blanks and a closing quote (escaped or not),
+// and whether it was quoted. A key right after '/' is a file path
+// (/etc/passwd:), not a key: it returns "".
+func keyBefore(text string, end int) (string, bool) {
+	j := end
+	for j > 0 && end-j < 8 && (text[j-1] == ' ' || text[j-1] == '\t') {
+		j--
+	}
+	quoted := false
+	if j > 0 && (text[j-1] == '"' || text[j-1] == '\'') {
+		quoted = true
+		j--
+		if j > 0 && text[j-1] == '\\' {
+			j--
+		}
+	}
+	k := j
+	for k > 0 && j-k < 64 && isKeyByte(text[k-1]) {
+		k--
+	}
+	if k == j || (k > 0 && (text[k-1] == '/' || isKeyByte(text[k-1]))) {
+		return "", false
+	}
+	return text[k:j], quoted
+}
+
+func isKeyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+// valueAfter returns the range of the value that starts after blanks at
+// offset i of text: inside its quotes when it is quoted (", \", ' or `),
+// on one line; else up to a blank or a character that ends a value in
+// JSON, YAML flow, a query string or a shell line.
+func valueAfter(text string, i int) (int, int) {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	if i >= len(text) {
+		return i, i
+	}
+	quote := ""
+	switch {
+	case text[i] == '"' || text[i] == '\'' || text[i] == '`':
+		quote = text[i : i+1]
+	case text[i] == '\\' && i+1 < len(text) && text[i+1] == '"':
+		quote = `\"`
+	}
+	if quote != "" {
+		start := i + len(quote)
+		line := text[start:]
+		if nl := strings.IndexByte(line, '\n'); nl >= 0 {
+			line = line[:nl]
+		}
+		if q := strings.Index(line, quote); q >= 0 {
+			return start, start + q
+		}
+		i = start // an unclosed quote: read on as unquoted
+	}
+	j := i
+	for j < len(text) && !isSpace(text[j]) && strings.IndexByte("\"'`,;&<>(){}[]\\", text[j]) < 0 {
+		j++
+	}
+	return i, j
+}
+
+// Kinds of key names (secretKey).
+const (
+	notSecret = iota
+	// clearSecret names say what they hold: DB_PASSWORD, sessionToken,
+	// client_secret, api-key.
+	clearSecret
+	// ambiguousSecret names hold a secret only sometimes (key, auth,
+	// sig: cache_key, auth: required); only a random-looking value counts.
+	ambiguousSecret
+)
+
+// assignmentHints are the lower-case substrings one of which every key
+// secretKey accepts contains.
+var assignmentHints = []string{"pass", "pwd", "pw", "secret", "token", "key", "auth", "cred", "sig"}
+
+// secretWords end a key that holds a secret; keyWords end one that may.
+// Before "key" (and "auth", "pass", ...), secretQualifiers make it clear.
+var (
+	secretWords = setOf("password", "passwd", "passphrase", "pwd", "secret", "token", "apikey", "authkey", "secretkey",
+		"privatekey", "accesskey", "accesstoken", "authtoken", "refreshtoken", "credentials", "credential", "passcode")
+	keyWords         = setOf("key", "auth", "pass", "sig", "signature", "creds", "cred", "pw")
+	secretQualifiers = setOf("api", "secret", "private", "access", "signing", "encryption", "master", "auth", "account",
+		"client", "service", "session", "hmac", "jwt", "webhook", "shared", "app", "license", "crypto", "decryption",
+		"cipher", "aes", "bot", "deploy", "admin", "root", "db", "database", "basic", "user", "smtp", "mail")
+	// publicWords make a key public whatever follows them.
+	publicWords = setOf("public", "publishable", "pub")
+	// encodingWords after the secret word name its encoding
+	// (SECRET_KEY_BASE, JWT_SECRET_B64).
+	encodingWords = setOf("base", "value", "b64", "base64", "hex", "raw")
+)
+
+// secretKey classifies a key name by its words: split at _ - . and at
+// camelCase humps, lower-cased, encoding words at the end dropped.
+func secretKey(name string) int {
+	if name == "" {
+		return notSecret
+	}
+	words := keyWordsOf(name)
+	for len(words) > 1 && encodingWords[words[len(words)-1]] {
+		words = words[:len(words)-1]
+	}
+	if len(words) == 0 {
+		return notSecret
+	}
+	for _, w := range words {
+		if publicWords[w] {
+			return notSecret
+		}
+	}
+	last := words[len(words)-1]
+	switch {
+	case secretWords[last]:
+		return clearSecret
+	case keyWords[last]:
+		if len(words) > 1 && secretQualifiers[words[len(words)-2]] {
+			return clearSecret
+		}
+		return ambiguousSecret
+	}
+	return notSecret
+}
+
+// keyWordsOf splits a key name into lower-case words.
+func keyWordsOf(name string) []string {
+	var words []string
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			words = append(words, strings.ToLower(name[start:end]))
+		}
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '_' || c == '-' || c == '.':
+			flush(i)
+			start = i + 1
+		case c >= 'A' && c <= 'Z' && i > start && name[i-1] >= 'a' && name[i-1] <= 'z':
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(name))
+	return words
+}
+
+func hasInnerUpper(s string) bool {
+	return len(s) > 1 && strings.ContainsAny(s[1:], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && strings.ContainsAny(s, "abcdefghijklmnopqrstuvwxyz")
+}
+
+// pathLike reports a value that names a file rather than holding a
+// secret: PWD=/home/dev, GOOGLE_APPLICATION_CREDENTIALS=~/creds.json.
+func pathLike(v string) bool {
+	if strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
+		return true
+	}
+	if strings.HasPrefix(v, "/") && !strings.ContainsAny(v, "+=") {
+		// Base64 may start with '/' too; a path has two segments or a
+		// file extension, and no '+' or '='.
+		return strings.Count(v, "/") >= 2 || strings.Contains(v, ".")
+	}
+	return false
+}
+
+// codeReference reports an unquoted value that is code reading the
+// secret from elsewhere: a call or an index (os.environ.get("PW"),
+// ENV["KEY"]) or a dotted name (settings.SECRET_KEY, process.env.TOKEN).
+func codeReference(text string, start, end int) bool {
+	if start > 0 && strings.IndexByte("\"'`", text[start-1]) >= 0 {
+		return false
+	}
+	if end < len(text) && (text[end] == '(' || text[end] == '[') {
+		return true
+	}
+	parts := strings.Split(text[start:end], ".")
+	if len(parts) < 2 {
+		return false
+	}
+	// Names are words in one case (settings, SECRET_KEY, environ); the
+	// parts of a token with dots (hvs.CAES..., a Discord token) mix cases.
+	for _, p := range parts {
+		if p == "" || !(p[0] == '_' || p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z') {
+			return false
+		}
+		upper, lower := false, false
+		for i := 0; i < len(p); i++ {
+			c := p[i]
+			switch {
+			case c >= 'a' && c <= 'z':
+				lower = true
+			case c >= 'A' && c <= 'Z':
+				upper = true
+			case c == '_' || c >= '0' && c <= '9':
+			default:
+				return false
+			}
+		}
+		if upper && lower && !isCamelWord(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// isCamelWord reports a camelCase or PascalCase name (getenv, apiKey,
+// Environ), told from a random token by having no digit and no two
+// capitals in a row.
+func isCamelWord(p string) bool {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c >= '0' && c <= '9' || c == '_' {
+			return false
+		}
+		if i > 0 && c >= 'A' && c <= 'Z' && p[i-1] >= 'A' && p[i-1] <= 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// trivialValue reports switch-like values no secret is.
+func trivialValue(v string) bool {
+	switch strings.ToLower(v) {
+	case "0", "1", "yes", "no", "on", "off", "y", "n", "enabled", "disabled", "none", "empty", "undefined", "redacted":
+		return true
+	}
+	return false
+}
+
+// randomValue reports a value that looks generated rather than chosen: at
+// least 12 characters that mix letters and digits (or upper and lower
+// case over 16 or more), and not only hexadecimal digits and dashes (a
+// hash, a UUID: cache_key, idempotency_key).
+func randomValue(v string) bool {
+	if len(v) < 12 {
+		return false
+	}
+	hex := true
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '-') {
+			hex = false
+			break
+		}
+	}
+	if hex {
+		return false
+	}
+	if mixesLettersAndDigits(v) {
+		return true
+	}
+	return len(v) >= 16 && strings.ContainsAny(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && strings.ContainsAny(v, "abcdefghijklmnopqrstuvwxyz")
+}
+
+// credentialValue reports a value that reads as a password rather than a
+// word: a digit or a symbol in it.
+func credentialValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return true
+		}
+	}
+	return false
 }
