@@ -223,8 +223,10 @@ var localRules = []localRule{
 	// An Authorization bearer credential; one without a digit is prose
 	// ("send a Bearer authentication header").
 	{[]string{"bearer"}, regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, nil, [2]int{}},
-	// The password of credentials in a URL (postgres://user:pw@host).
-	{[]string{"://"}, regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:([^@\s/]+)@`), 1, nil, nil, [2]int{}},
+	// The password of credentials in a URL: postgres://user:pw@host, also
+	// with no user (redis://:pw@host) and with '@' or '/' in the password
+	// (the userinfo ends at the last '@' before the host).
+	{[]string{"://"}, regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]*:(\S*?)@(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d*)?(?:[/?#\s"'<>)\],;` + "`" + `]|$)`), 1, urlPassword, nil, [2]int{}},
 	// key=value and key: value pairs whose key names a secret (password,
 	// DB_PASSWORD, "api_key", client_secret, access_token, ...). Group 1
 	// is the value. The pattern starts at the secret word itself: a
@@ -412,6 +414,17 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// urlPassword reports whether the password a URL rule matched is one: a
+// port followed by a path with an '@' in it (host:8080/u/a@b.example) is
+// not.
+func urlPassword(s string) bool {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return !(i > 0 && i < len(s) && s[i] == '/')
 }
 
 // awsSecretValue reports whether a 40-character candidate looks like an
