@@ -206,8 +206,11 @@ type localRule struct {
 // be exact; they overlap some gitleaks rules on purpose (fake-looking or
 // truncated keys), and overlapping ranges are redacted once.
 var localRules = []localRule{
-	// PEM private keys, including a block cut off before its END line.
-	{[]string{"private key"}, regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`), 0, nil, nil, [2]int{}},
+	// PEM and PGP private keys, including a block cut off before its END
+	// line.
+	{[]string{"private key"}, regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`), 0, nil, nil, [2]int{}},
+	// The private part of a PuTTY key file, up to its MAC line or the end.
+	{[]string{"private-lines:"}, regexp.MustCompile(`(?s)Private-Lines: *\d+\r?\n(.*?)(?:\r?\nPrivate-(?:MAC|Hash):|\z)`), 1, nil, nil, [2]int{}},
 	// OpenAI (sk-, sk-proj-, ...) and Anthropic (sk-ant-...) API keys of
 	// any length.
 	{[]string{"sk-"}, regexp.MustCompile(`\bsk-[A-Za-z0-9][A-Za-z0-9_-]{19,}`), 0, nil, nil, [2]int{}},
