@@ -1,11 +1,13 @@
 package ingest
 
 import (
+	"encoding/base64"
 	"math"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/spf13/viper"
@@ -226,6 +228,21 @@ var localRules = []localRule{
 	// An Authorization bearer credential; one without a digit is prose
 	// ("send a Bearer authentication header").
 	{[]string{"bearer"}, regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, nil, [2]int{}},
+	// An Authorization header with another scheme than Bearer (Basic,
+	// Token, ...) or none. Basic credentials must decode to user:password.
+	{[]string{"authorization"}, regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:(?:basic|token|digest|apikey|api-key|sso-key|key)\s+)?([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, nil, [2]int{}},
+	{[]string{"basic"}, regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`), 1, basicCredentials, nil, [2]int{}},
+	// Secrets given as command-line arguments: --password VALUE,
+	// --token VALUE, curl -u user:password, mysql -pPASSWORD.
+	{[]string{"-pass", "-token", "-api-key", "-apikey", "-secret"}, regexp.MustCompile(`(?:^|\s)--?(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)[ \t]+["']?([^\s"'-][^\s"']*)`), 1, literalSecret, nil, [2]int{}},
+	{[]string{"-u", "--user"}, regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ \t]*["']?[^\s:"'-][^\s:"']*:([^\s"']+)`), 1, func(s string) bool { return literalSecret(s) && strings.Trim(s, "0123456789") != "" }, nil, [2]int{}},
+	{[]string{"mysql", "mariadb"}, regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p([^\s"'-][^\s"']*)`), 1, literalSecret, nil, [2]int{}},
+	// A .netrc line: machine HOST login USER password PASSWORD.
+	{[]string{"login"}, regexp.MustCompile(`\blogin\s+\S+\s+password\s+(\S+)`), 1, literalSecret, nil, [2]int{}},
+	// A password told in prose: "my password is Pq5...", "the new
+	// password is: ...". Only a value with a digit or a symbol counts:
+	// "the password is required" is not one.
+	{[]string{"password", "passphrase", "passwd"}, regexp.MustCompile(`(?i)\b(?:password|passphrase|passwd)\s+(?:is|was|will be|would be)\s*:?\s*["'` + "`" + `]?([^\s"'` + "`" + `]*[^\s"'` + "`" + `.,;:!?)])`), 1, func(s string) bool { return len(s) >= 6 && credentialValue(s) && mixesLettersAndDigits(s) }, nil, [2]int{0, 64}},
 	// The password of credentials in a URL: postgres://user:pw@host, also
 	// with no user (redis://:pw@host) and with '@' or '/' in the password
 	// (the userinfo ends at the last '@' before the host).
@@ -243,7 +260,9 @@ var localRules = []localRule{
 // guarantee: a secret with no recognizable shape survives.
 func Redact(text string) (string, int) {
 	tokens := hasTokenRun(text, minSecretRun)
-	if !tokens && !strings.Contains(text, "://") && !strings.Contains(text, "=") && !strings.Contains(text, ":") {
+	// Without a long token run, a secret still needs an operator, the word
+	// password (netrc, prose, --password X) or a -p/-u argument.
+	if !tokens && strings.IndexByte(text, ':') < 0 && strings.IndexByte(text, '=') < 0 && !hasFoldPass(text) && !strings.Contains(text, " -") {
 		return text, 0
 	}
 	lower := strings.ToLower(text)
@@ -378,6 +397,20 @@ func replaceSpans(text string, spans []span) (string, int) {
 	return b.String(), n
 }
 
+// hasFoldPass reports whether text contains "pass" in any case (but
+// "pASS" or "PAss").
+func hasFoldPass(text string) bool {
+	if !strings.Contains(text, "ass") && !strings.Contains(text, "ASS") {
+		return false
+	}
+	for i := 0; i+4 <= len(text); i++ {
+		if text[i]|0x20 == 'p' && text[i+1]|0x20 == 'a' && text[i+2]|0x20 == 's' && text[i+3]|0x20 == 's' {
+			return true
+		}
+	}
+	return false
+}
+
 // hasTokenRun reports whether text has n consecutive characters that can
 // make up a token (letters, digits and + / = _ - .).
 func hasTokenRun(text string, n int) bool {
@@ -418,6 +451,24 @@ func containsAny(s string, subs []string) bool {
 	}
 	return false
 }
+
+// basicCredentials reports whether s is base64 of user:password, as
+// HTTP Basic authentication sends it ("Basic usage" is prose).
+func basicCredentials(s string) bool {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(s, "="))
+	}
+	if err != nil || !utf8.Valid(b) {
+		return false
+	}
+	user, pass, ok := strings.Cut(string(b), ":")
+	return ok && user != "" && pass != "" && !strings.ContainsAny(string(b), "\x00\n\r")
+}
+
+// literalSecret reports whether s is a value, not a reference, a
+// placeholder or a switch.
+func literalSecret(s string) bool { return secretValue(s) && !trivialValue(s) }
 
 // urlPassword reports whether the password a URL rule matched is one: a
 // port followed by a path with an '@' in it (host:8080/u/a@b.example) is
