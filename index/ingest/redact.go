@@ -225,6 +225,14 @@ var localRules = []localRule{
 	{[]string{"xox"}, regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), 0, nil, nil, [2]int{}},
 	{[]string{"aiza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), 0, nil, nil, [2]int{}},
 	{[]string{"eyj"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+`), 0, nil, nil, [2]int{}},
+	// Token shapes of services agents work with that gitleaks' rules find
+	// only next to the service's name, or not at all: Google OAuth access
+	// and refresh tokens and client secrets, Telegram bot tokens, Stripe
+	// webhook secrets, Tailscale auth keys, Groq, xAI, Replicate, Sentry,
+	// Doppler, Notion and Figma tokens, Discord webhook URLs.
+	{[]string{"ya29.", "1//0", "gocspx-", ":aa", "whsec_", "tskey-", "gsk_", "xai-", "r8_", "sntrys_", "dp.", "secret_", "figd_"},
+		regexp.MustCompile(`\b(?:ya29\.[0-9A-Za-z_-]{20,}|1//0[0-9A-Za-z_-]{30,}|GOCSPX-[0-9A-Za-z_-]{20,}|[0-9]{8,10}:AA[0-9A-Za-z_-]{30,}|whsec_[0-9A-Za-z+/]{24,}=*|tskey-[a-z]+-[0-9A-Za-z]+-[0-9A-Za-z]{16,}|gsk_[0-9A-Za-z]{40,}|xai-[0-9A-Za-z]{60,}|r8_[0-9A-Za-z]{30,}|sntrys_[0-9A-Za-z_=-]{40,}|dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[a-z0-9_-]+\.)?[0-9A-Za-z]{40,}|secret_[0-9A-Za-z]{43}\b|figd_[0-9A-Za-z_-]{40,})`), 0, nil, nil, [2]int{}},
+	{[]string{"/api/webhooks/"}, regexp.MustCompile(`\bdiscord(?:app)?\.com/api/webhooks/[0-9]+/([0-9A-Za-z_-]{40,})`), 1, nil, nil, [2]int{}},
 	// An Authorization bearer credential; one without a digit is prose
 	// ("send a Bearer authentication header").
 	{[]string{"bearer"}, regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, nil, [2]int{}},
