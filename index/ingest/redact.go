@@ -19,8 +19,8 @@ import (
 // GitHub, GitLab, Slack, Stripe, OpenAI, Anthropic, ... about 220 token
 // shapes) plus a few local rules for what those rules leave to a code
 // scanner's context (a secret after the word "secret", bearer
-// credentials, passwords in URLs, key=value assignments, a PEM key cut
-// off before its END line). Only the rule data and its allowlists come
+// credentials, passwords in URLs, a PEM key cut off before its END line)
+// and the values of secret-named keys (assignmentSpans). Only the rule data and its allowlists come
 // from gitleaks; its detector (git, archives, reports) is not linked.
 // Cheap guards run first so that text without a secret costs one pass
 // over its bytes: no run of token characters long enough for a secret,
@@ -189,8 +189,8 @@ func shannon(s string) float64 {
 type span struct{ start, end int }
 
 // localRule is a redaction rule of Nova's own: hints are lower-case
-// substrings one of which every match contains (the guard, with guard if
-// set), group the capture group that is the secret (0: the whole match),
+// substrings one of which every match contains (the guard), group the
+// capture group that is the secret (0: the whole match),
 // and valid, if set, decides on the secret. A rule with a window only
 // runs on the text from window[0] bytes before each hint to window[1]
 // bytes after it (stretched to the end of the word there), not on the
@@ -200,7 +200,6 @@ type localRule struct {
 	re     *regexp.Regexp
 	group  int
 	valid  func(secret string) bool
-	guard  func(lower string, at int) bool
 	window [2]int
 }
 
@@ -210,56 +209,51 @@ type localRule struct {
 var localRules = []localRule{
 	// PEM and PGP private keys, including a block cut off before its END
 	// line.
-	{[]string{"private key"}, regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`), 0, nil, nil, [2]int{}},
+	{[]string{"private key"}, regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`), 0, nil, [2]int{}},
 	// The private part of a PuTTY key file, up to its MAC line or the end.
-	{[]string{"private-lines:"}, regexp.MustCompile(`(?s)Private-Lines: *\d+\r?\n(.*?)(?:\r?\nPrivate-(?:MAC|Hash):|\z)`), 1, nil, nil, [2]int{}},
+	{[]string{"private-lines:"}, regexp.MustCompile(`(?s)Private-Lines: *\d+\r?\n(.*?)(?:\r?\nPrivate-(?:MAC|Hash):|\z)`), 1, nil, [2]int{}},
 	// OpenAI (sk-, sk-proj-, ...) and Anthropic (sk-ant-...) API keys of
 	// any length.
-	{[]string{"sk-"}, regexp.MustCompile(`\bsk-[A-Za-z0-9][A-Za-z0-9_-]{19,}`), 0, nil, nil, [2]int{}},
+	{[]string{"sk-"}, regexp.MustCompile(`\bsk-[A-Za-z0-9][A-Za-z0-9_-]{19,}`), 0, nil, [2]int{}},
 	// GitHub tokens of any length, classic and fine-grained.
-	{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`), 0, nil, nil, [2]int{}},
-	{[]string{"github_pat_"}, regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{30,}`), 0, nil, nil, [2]int{}},
+	{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`), 0, nil, [2]int{}},
+	{[]string{"github_pat_"}, regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{30,}`), 0, nil, [2]int{}},
 	// AWS access key ids (long-term AKIA, temporary ASIA) with any digits.
-	{[]string{"akia", "asia"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), 0, nil, nil, [2]int{}},
+	{[]string{"akia", "asia"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), 0, nil, [2]int{}},
 	// Slack tokens, Google API keys and JSON Web Tokens.
-	{[]string{"xox"}, regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), 0, nil, nil, [2]int{}},
-	{[]string{"aiza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), 0, nil, nil, [2]int{}},
-	{[]string{"eyj"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+`), 0, nil, nil, [2]int{}},
+	{[]string{"xox"}, regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), 0, nil, [2]int{}},
+	{[]string{"aiza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), 0, nil, [2]int{}},
+	{[]string{"eyj"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+`), 0, nil, [2]int{}},
 	// Token shapes of services agents work with that gitleaks' rules find
 	// only next to the service's name, or not at all: Google OAuth access
 	// and refresh tokens and client secrets, Telegram bot tokens, Stripe
 	// webhook secrets, Tailscale auth keys, Groq, xAI, Replicate, Sentry,
 	// Doppler, Notion and Figma tokens, Discord webhook URLs.
 	{[]string{"ya29.", "1//0", "gocspx-", ":aa", "whsec_", "tskey-", "gsk_", "xai-", "r8_", "sntrys_", "dp.", "secret_", "figd_"},
-		regexp.MustCompile(`\b(?:ya29\.[0-9A-Za-z_-]{20,}|1//0[0-9A-Za-z_-]{30,}|GOCSPX-[0-9A-Za-z_-]{20,}|[0-9]{8,10}:AA[0-9A-Za-z_-]{30,}|whsec_[0-9A-Za-z+/]{24,}=*|tskey-[a-z]+-[0-9A-Za-z]+-[0-9A-Za-z]{16,}|gsk_[0-9A-Za-z]{40,}|xai-[0-9A-Za-z]{60,}|r8_[0-9A-Za-z]{30,}|sntrys_[0-9A-Za-z_=-]{40,}|dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[a-z0-9_-]+\.)?[0-9A-Za-z]{40,}|secret_[0-9A-Za-z]{43}\b|figd_[0-9A-Za-z_-]{40,})`), 0, nil, nil, [2]int{}},
-	{[]string{"/api/webhooks/"}, regexp.MustCompile(`\bdiscord(?:app)?\.com/api/webhooks/[0-9]+/([0-9A-Za-z_-]{40,})`), 1, nil, nil, [2]int{}},
+		regexp.MustCompile(`\b(?:ya29\.[0-9A-Za-z_-]{20,}|1//0[0-9A-Za-z_-]{30,}|GOCSPX-[0-9A-Za-z_-]{20,}|[0-9]{8,10}:AA[0-9A-Za-z_-]{30,}|whsec_[0-9A-Za-z+/]{24,}=*|tskey-[a-z]+-[0-9A-Za-z]+-[0-9A-Za-z]{16,}|gsk_[0-9A-Za-z]{40,}|xai-[0-9A-Za-z]{60,}|r8_[0-9A-Za-z]{30,}|sntrys_[0-9A-Za-z_=-]{40,}|dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[a-z0-9_-]+\.)?[0-9A-Za-z]{40,}|secret_[0-9A-Za-z]{43}\b|figd_[0-9A-Za-z_-]{40,})`), 0, nil, [2]int{}},
+	{[]string{"/api/webhooks/"}, regexp.MustCompile(`\bdiscord(?:app)?\.com/api/webhooks/[0-9]+/([0-9A-Za-z_-]{40,})`), 1, nil, [2]int{}},
 	// An Authorization bearer credential; one without a digit is prose
 	// ("send a Bearer authentication header").
-	{[]string{"bearer"}, regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, nil, [2]int{}},
+	{[]string{"bearer"}, regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, [2]int{}},
 	// An Authorization header with another scheme than Bearer (Basic,
 	// Token, ...) or none. Basic credentials must decode to user:password.
-	{[]string{"authorization"}, regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:(?:basic|token|digest|apikey|api-key|sso-key|key)\s+)?([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, nil, [2]int{}},
-	{[]string{"basic"}, regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`), 1, basicCredentials, nil, [2]int{}},
+	{[]string{"authorization"}, regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:(?:basic|token|digest|apikey|api-key|sso-key|key)\s+)?([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, [2]int{}},
+	{[]string{"basic"}, regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`), 1, basicCredentials, [2]int{}},
 	// Secrets given as command-line arguments: --password VALUE,
 	// --token VALUE, curl -u user:password, mysql -pPASSWORD.
-	{[]string{"-pass", "-token", "-api-key", "-apikey", "-secret"}, regexp.MustCompile(`(?:^|\s)--?(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)[ \t]+["']?([^\s"'-][^\s"']*)`), 1, literalSecret, nil, [2]int{}},
-	{[]string{"-u", "--user"}, regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ \t]*["']?[^\s:"'-][^\s:"']*:([^\s"']+)`), 1, func(s string) bool { return literalSecret(s) && strings.Trim(s, "0123456789") != "" }, nil, [2]int{}},
-	{[]string{"mysql", "mariadb"}, regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p([^\s"'-][^\s"']*)`), 1, literalSecret, nil, [2]int{}},
+	{[]string{"-pass", "-token", "-api-key", "-apikey", "-secret"}, regexp.MustCompile(`(?:^|\s)--?(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)[ \t]+["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{}},
+	{[]string{"-u", "--user"}, regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ \t]*["']?[^\s:"'-][^\s:"']*:([^\s"']+)`), 1, func(s string) bool { return literalSecret(s) && strings.Trim(s, "0123456789") != "" }, [2]int{}},
+	{[]string{"mysql", "mariadb"}, regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{}},
 	// A .netrc line: machine HOST login USER password PASSWORD.
-	{[]string{"login"}, regexp.MustCompile(`\blogin\s+\S+\s+password\s+(\S+)`), 1, literalSecret, nil, [2]int{}},
+	{[]string{"login"}, regexp.MustCompile(`\blogin\s+\S+\s+password\s+(\S+)`), 1, literalSecret, [2]int{}},
 	// A password told in prose: "my password is Pq5...", "the new
 	// password is: ...". Only a value with a digit or a symbol counts:
 	// "the password is required" is not one.
-	{[]string{"password", "passphrase", "passwd"}, regexp.MustCompile(`(?i)\b(?:password|passphrase|passwd)\s+(?:is|was|will be|would be)\s*:?\s*["'` + "`" + `]?([^\s"'` + "`" + `]*[^\s"'` + "`" + `.,;:!?)])`), 1, func(s string) bool { return len(s) >= 6 && credentialValue(s) && mixesLettersAndDigits(s) }, nil, [2]int{0, 64}},
+	{[]string{"password", "passphrase", "passwd"}, regexp.MustCompile(`(?i)\b(?:password|passphrase|passwd)\s+(?:is|was|will be|would be)\s*:?\s*["'` + "`" + `]?([^\s"'` + "`" + `]*[^\s"'` + "`" + `.,;:!?)])`), 1, func(s string) bool { return len(s) >= 6 && credentialValue(s) && mixesLettersAndDigits(s) }, [2]int{0, 64}},
 	// The password of credentials in a URL: postgres://user:pw@host, also
 	// with no user (redis://:pw@host) and with '@' or '/' in the password
 	// (the userinfo ends at the last '@' before the host).
-	{[]string{"://"}, regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]*:(\S*?)@(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d*)?(?:[/?#\s"'<>)\],;` + "`" + `]|$)`), 1, urlPassword, nil, [2]int{}},
-	// key=value and key: value pairs whose key names a secret (password,
-	// DB_PASSWORD, "api_key", client_secret, access_token, ...). Group 1
-	// is the value. The pattern starts at the secret word itself: a
-	// leading [A-Za-z0-9_]* would be tried at every position of the text.
-	{[]string{"pass", "secret", "key", "token"}, regexp.MustCompile(`(?i)(?:password|passwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|(?:access|auth|refresh|api|bearer)[_-]?token)(?:[_-]?(?:key|value|base))*["']?\s*[:=]\s*["']?([^\s"',;}\]=][^\s"',;}\]]*)`), 1, secretValue, operatorNear, [2]int{24, 256}},
+	{[]string{"://"}, regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]*:(\S*?)@(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d*)?(?:[/?#\s"'<>)\],;` + "`" + `]|$)`), 1, urlPassword, [2]int{}},
 }
 
 // Redact replaces secrets in text with [redacted] and returns the
@@ -354,9 +348,6 @@ func (r *localRule) windows(text, lower string) []span {
 			}
 			at := i + j
 			i = at + len(h)
-			if r.guard != nil && !r.guard(lower, i) {
-				continue
-			}
 			end := min(len(text), at+r.window[1])
 			// A secret running past the window is taken whole.
 			for end < len(text) && !isSpace(text[end]) {
@@ -443,13 +434,6 @@ var tokenByte = func() (t [256]bool) {
 	}
 	return t
 }()
-
-// operatorNear reports whether ':' or '=' follows closely after offset
-// at of lower (the end of a secret-naming word): prose that only mentions
-// keys and tokens is not an assignment.
-func operatorNear(lower string, at int) bool {
-	return strings.ContainsAny(lower[at:min(len(lower), at+40)], ":=")
-}
 
 func containsAny(s string, subs []string) bool {
 	for _, sub := range subs {
@@ -568,6 +552,10 @@ func assignmentSpans(text string, out []span) []span {
 			if !credentialValue(v) {
 				continue
 			}
+		}
+		if c == ':' && start > 0 && !strings.ContainsRune("\"'`", rune(text[start-1])) && typeName(v) {
+			// A declaration (privateKey: PrivateKey, password: !vault).
+			continue
 		}
 		out = append(out, span{start, end})
 		i = end - 1
@@ -695,13 +683,19 @@ func secretKey(name string) int {
 	switch {
 	case secretWords[last]:
 		return clearSecret
-	case keyWords[last]:
-		if len(words) > 1 && secretQualifiers[words[len(words)-2]] {
-			return clearSecret
+	case !keyWords[last]:
+		// A secret word glued to its qualifier: PGPASSWORD, MYSECRET,
+		// githubtoken.
+		for _, w := range []string{"password", "passwd", "passphrase", "secret", "token", "apikey"} {
+			if strings.HasSuffix(last, w) {
+				return clearSecret
+			}
 		}
-		return ambiguousSecret
+		return notSecret
+	case len(words) > 1 && secretQualifiers[words[len(words)-2]]:
+		return clearSecret
 	}
-	return notSecret
+	return ambiguousSecret
 }
 
 // keyWordsOf splits a key name into lower-case words.
@@ -800,6 +794,16 @@ func isCamelWord(p string) bool {
 		}
 	}
 	return true
+}
+
+// typeName reports an unquoted value after a colon that names a type or
+// a YAML tag rather than holding a secret: letters only, with a capital
+// inside (PrivateKey, SecretString) or after a '!' (!vault).
+func typeName(v string) bool {
+	if w, ok := strings.CutPrefix(v, "!"); ok {
+		return w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
+	}
+	return strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && hasInnerUpper(v) && isCamelWord(v)
 }
 
 // trivialValue reports switch-like values no secret is.
