@@ -490,10 +490,10 @@ func secretValue(v string) bool {
 		return false
 	}
 	switch strings.ToLower(v) {
-	case "null", "nil", "none", "true", "false", "required", "optional", "string", "str":
+	case "null", "nil", "none", "true", "false", "required", "optional", "string", "str", "iota":
 		return false
 	}
-	return strings.Trim(v, "*xX.•") != ""
+	return strings.Trim(v, "*xX.•…") != ""
 }
 
 // assignmentSpans adds the values assigned to keys whose names say they
@@ -538,7 +538,8 @@ func assignmentSpans(text string, out []span) []span {
 			continue
 		}
 		v := text[start:end]
-		if !secretValue(v) || pathLike(v) || trivialValue(v) || codeReference(text, start, end) {
+		valueQuoted := start > 0 && strings.IndexByte("\"'`", text[start-1]) >= 0
+		if !secretValue(v) || pathLike(v) || trivialValue(v) || codeReference(text, start, end) || nameValue(v) {
 			continue
 		}
 		switch {
@@ -546,14 +547,15 @@ func assignmentSpans(text string, out []span) []span {
 			if !randomValue(v) {
 				continue
 			}
-		case c == ':' && !quoted && !strings.ContainsAny(name, "_-.") && !hasInnerUpper(name):
-			// A plain word and a colon may be prose ("Secret: the vault
-			// path"); "password: hunter2" is not.
-			if !credentialValue(v) {
+		case c == ':' && !quoted && !valueQuoted && !strings.ContainsAny(name, "_-."):
+			// A word (or a camelCase name) and a colon may be prose or a
+			// comment ("Secret: the vault path", "ownsToken: uninstalling
+			// the job"); "password: hunter2" is not.
+			if len(v) < 6 || !credentialValue(v) {
 				continue
 			}
 		}
-		if c == ':' && start > 0 && !strings.ContainsRune("\"'`", rune(text[start-1])) && typeName(v) {
+		if c == ':' && !valueQuoted && typeName(v) {
 			// A declaration (privateKey: PrivateKey, password: !vault).
 			continue
 		}
@@ -747,7 +749,7 @@ func codeReference(text string, start, end int) bool {
 	if start > 0 && strings.IndexByte("\"'`", text[start-1]) >= 0 {
 		return false
 	}
-	if end < len(text) && (text[end] == '(' || text[end] == '[') {
+	if end < len(text) && (text[end] == '(' || text[end] == '[' || text[end] == '{') {
 		return true
 	}
 	parts := strings.Split(text[start:end], ".")
@@ -806,6 +808,21 @@ func typeName(v string) bool {
 	return strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && hasInnerUpper(v) && isCamelWord(v)
 }
 
+// nameValue reports a value that names a secret rather than holding one:
+// a header, a parameter or a URN made of words, one of them a secret word
+// (X-Nova-Internal-Token, urn:ietf:params:oauth:token-type:id_token), or
+// an assignment itself (secret: PWD=/home/dev).
+func nameValue(v string) bool {
+	if i := strings.IndexByte(v, '='); i >= 0 && strings.Trim(v[i:], "=") != "" {
+		return true
+	}
+	if strings.Trim(strings.ToLower(v), "abcdefghijklmnopqrstuvwxyz-_:.") != "" || !strings.ContainsAny(v, "-_:.") {
+		return false
+	}
+	lower := strings.ToLower(v)
+	return containsAny(lower, []string{"token", "secret", "password", "passwd", "api-key", "api_key", "apikey"})
+}
+
 // trivialValue reports switch-like values no secret is.
 func trivialValue(v string) bool {
 	switch strings.ToLower(v) {
@@ -818,9 +835,10 @@ func trivialValue(v string) bool {
 // randomValue reports a value that looks generated rather than chosen: at
 // least 12 characters that mix letters and digits (or upper and lower
 // case over 16 or more), and not only hexadecimal digits and dashes (a
-// hash, a UUID: cache_key, idempotency_key).
+// hash, a UUID: cache_key, idempotency_key); no blank (a sentence) and no
+// colon (a structured id: codex:a2b1d370).
 func randomValue(v string) bool {
-	if len(v) < 12 {
+	if len(v) < 12 || strings.ContainsAny(v, " \t:") {
 		return false
 	}
 	hex := true
