@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -188,12 +189,22 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.log.Error("Handler panic", "route", routeOf(r), "panic", fmt.Sprint(v))
+				s.log.Error("Handler panic", "route", routeOf(r), "panic", panicSummary(v))
 				s.writeError(w, r, api.NewError(http.StatusInternalServerError, api.CodeInternal, api.MessageInternal))
 			}
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// panicSummary describes a panic value for the log: a runtime error's
+// message (index out of range, nil dereference), else only the value's
+// type. A value a handler panics with can hold the request's text.
+func panicSummary(v any) string {
+	if err, ok := v.(runtime.Error); ok {
+		return err.Error()
+	}
+	return fmt.Sprintf("%T", v)
 }
 
 type statusRecorder struct {

@@ -132,3 +132,32 @@ func TestGuard_tokenInQuery(t *testing.T) {
 		t.Errorf("?probe=false: status %d, want 200", w.Code)
 	}
 }
+
+// TestRecoverPanics_logsNoValue: a handler panic is logged without the
+// panic's value, which can hold the request's text (a query, a token);
+// a runtime error's message (an index out of range) is kept.
+func TestRecoverPanics_logsNoValue(t *testing.T) {
+	var buf bytes.Buffer
+	s := &Server{log: slog.New(slog.NewJSONHandler(&buf, nil))}
+	const private = "why did the Q3 payroll export fail"
+	h := s.recoverPanics(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		panic("search: a marker needs two bytes: " + private)
+	}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, guardedRequest(http.MethodPost, "/search", nil))
+	if w.Code != http.StatusInternalServerError || strings.Contains(w.Body.String(), private) {
+		t.Errorf("response %d %q", w.Code, w.Body.String())
+	}
+	if strings.Contains(buf.String(), private) || !strings.Contains(buf.String(), "Handler panic") {
+		t.Errorf("panic log:\n%s", buf.String())
+	}
+	buf.Reset()
+	h = s.recoverPanics(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var a []int
+		_ = a[len(r.URL.Path)]
+	}))
+	h.ServeHTTP(httptest.NewRecorder(), guardedRequest(http.MethodGet, "/health", nil))
+	if !strings.Contains(buf.String(), "index out of range") {
+		t.Errorf("runtime error not logged:\n%s", buf.String())
+	}
+}
