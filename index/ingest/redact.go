@@ -20,8 +20,9 @@ import (
 // shapes) plus a few local rules for what those rules leave to a code
 // scanner's context (a secret after the word "secret", bearer
 // credentials, passwords in URLs, a PEM key cut off before its END line)
-// and the values of secret-named keys (assignmentSpans). Only the rule data and its allowlists come
-// from gitleaks; its detector (git, archives, reports) is not linked.
+// and the values of secret-named keys (assignmentSpans). Only the rule
+// data and its allowlists come from gitleaks; its detector (git,
+// archives, reports) is not linked.
 // Cheap guards run first so that text without a secret costs one pass
 // over its bytes: no run of token characters long enough for a secret,
 // then no rule keyword (one Aho-Corasick pass), means no regular
@@ -237,8 +238,8 @@ var localRules = []localRule{
 	{[]string{"bearer"}, regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, [2]int{}},
 	// An Authorization header with another scheme than Bearer (Basic,
 	// Token, ...) or none. Basic credentials must decode to user:password.
-	{[]string{"authorization"}, regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:(?:basic|token|digest|apikey|api-key|sso-key|key)\s+)?([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, [2]int{}},
-	{[]string{"basic"}, regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`), 1, basicCredentials, [2]int{}},
+	{[]string{"authorization"}, regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:(?:basic|token|digest|apikey|api-key|sso-key|key)\s+)?([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, [2]int{0, 128}},
+	{[]string{"basic"}, regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`), 1, basicCredentials, [2]int{0, 64}},
 	// Secrets given as command-line arguments: --password VALUE,
 	// --token VALUE, curl -u user:password, mysql -pPASSWORD.
 	{[]string{"-pass", "-token", "-api-key", "-apikey", "-secret"}, regexp.MustCompile(`(?:^|\s)--?(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)[ \t]+["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{}},
@@ -396,8 +397,8 @@ func replaceSpans(text string, spans []span) (string, int) {
 	return b.String(), n
 }
 
-// hasFoldPass reports whether text contains "pass" in any case (but
-// "pASS" or "PAss").
+// hasFoldPass reports whether text contains "pass" in any case whose
+// "ass" is all lower or all upper case (as in pass, Pass, PASS).
 func hasFoldPass(text string) bool {
 	if !strings.Contains(text, "ass") && !strings.Contains(text, "ASS") {
 		return false
