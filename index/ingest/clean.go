@@ -3,9 +3,14 @@ package ingest
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/truncate"
 )
 
 // Placeholders that stand in for content a reader or cleaner removed.
@@ -114,6 +119,42 @@ func cleanText(text string) (string, int) {
 	return strings.TrimSpace(StripBinary(text)), n
 }
 
+// redactMetadata redacts the secrets in the fields of rec other than its
+// text, which every reader redacts itself: a title, a heading, a tag or a
+// subject is indexed, searched and returned as the text is, and a
+// Markdown heading also names the record's id (notes.md#rotate-sk-...).
+func redactMetadata(rec *memory.Record) {
+	field := func(s *string) {
+		if *s == "" {
+			return
+		}
+		var n int
+		*s, n = Redact(*s)
+		rec.Redactions += n
+	}
+	// A reader may share a slice between its records (the heading stack
+	// of a note), so a changed one is copied, never written in place.
+	list := func(l *[]string) {
+		copied := false
+		for i, v := range *l {
+			r, n := Redact(v)
+			if n == 0 {
+				continue
+			}
+			if !copied {
+				*l, copied = slices.Clone(*l), true
+			}
+			(*l)[i] = r
+			rec.Redactions += n
+		}
+	}
+	field(&rec.ID)
+	field(&rec.Title)
+	field(&rec.Subject)
+	list(&rec.Tags)
+	list(&rec.HeadingPath)
+}
+
 // hasContent reports whether text says anything once the placeholders a
 // reader leaves behind are ignored: a message that was only an image or
 // only a pasted key is not worth a record.
@@ -158,16 +199,19 @@ func toolArg(input map[string]json.RawMessage) string {
 	return ""
 }
 
-// formatToolSummary formats "[tool: name arg]" with arg on one line and
-// cut to maxToolSummary characters.
+// formatToolSummary formats "[tool: name arg]" with arg redacted, on one
+// line and cut to maxToolSummary characters. Redaction comes first: a
+// secret cut in two loses the shape that finds it, and the summary waits
+// in the file's stored cursor until the answer it belongs to is read.
 func formatToolSummary(name, arg string) string {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		name = "unknown"
 	}
+	arg, _ = Redact(arg)
 	arg = normalizeSpace(arg)
-	if r := []rune(arg); len(r) > maxToolSummary {
-		arg = string(r[:maxToolSummary-1]) + "…"
+	if utf8.RuneCountInString(arg) > maxToolSummary {
+		arg = truncate.Runes(arg, maxToolSummary-1) + "…"
 	}
 	if arg == "" {
 		return "[tool: " + name + "]"

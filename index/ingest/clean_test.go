@@ -3,8 +3,12 @@ package ingest
 import (
 	"encoding/base64"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nova-recall/nova/config"
 )
 
 // fakeBlob returns n bytes of deterministic binary, base64-encoded.
@@ -112,6 +116,10 @@ func TestToolSummary(t *testing.T) {
 		{"multi-line command on one line", "Bash", `{"command":"cd src &&\n  go test ./..."}`, "[tool: Bash cd src && go test ./...]"},
 		{"no known argument", "TodoWrite", `{"todos":[]}`, "[tool: TodoWrite]"},
 		{"cut to 160", "Bash", `{"command":"` + long + `"}`, "[tool: Bash " + long[:159] + "…]"},
+		{"160 is not cut", "Bash", `{"command":"` + long[:160] + `"}`, "[tool: Bash " + long[:160] + "]"},
+		// Redacted before the cut: cut first, the key's tail is gone and
+		// what is left no longer looks like a key.
+		{"secret at the cut", "Bash", `{"command":"` + long[:140] + ` sk-proj-Zk3vQ9xR2mT7wY4pL8nB5cF1hJ6dG0sA"}`, "[tool: Bash " + long[:140] + " [redacted]]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,5 +170,36 @@ func TestAppendTools(t *testing.T) {
 	}
 	if got := appendTools("done", nil, 0); got != "done" {
 		t.Errorf("appendTools without tools = %q", got)
+	}
+}
+
+// TestRedact_metadata: the secrets in a record's title, tags and subject,
+// and in a note's headings (which also name its id), are redacted as its
+// text is.
+func TestRedact_metadata(t *testing.T) {
+	dir := t.TempDir()
+	const key = "sk-proj-Zk3vQ9xR2mT7wY4pL8nB5cF1hJ6dG0sA"
+	jsonl := filepath.Join(dir, "r.jsonl")
+	if err := os.WriteFile(jsonl, []byte(`{"id":"r1","text":"rotated it","title":"new key `+key+`","tags":["ops","`+key+`"],"subject":"key `+key+`"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	md := filepath.Join(dir, "n.md")
+	if err := os.WriteFile(md, []byte("# Keys\n\n## New key "+key+"\n\nrotated it on Monday\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var res readResult
+	readFrom(t, config.Source{Name: "r", Kind: config.KindJSONL, Path: dir}, jsonl, "r.jsonl", Cursor{}, &res)
+	readFrom(t, config.Source{Name: "n", Kind: config.KindMarkdown, Path: dir}, md, "n.md", Cursor{}, &res)
+	if len(res.records) < 2 {
+		t.Fatalf("records %+v problems %+v", res.records, res.problems)
+	}
+	for _, r := range res.records {
+		b, _ := json.Marshal(r)
+		if strings.Contains(strings.ToLower(string(b)), strings.ToLower(key[:12])) {
+			t.Errorf("the key is in the record: %s", b)
+		}
+		if r.Redactions == 0 {
+			t.Errorf("no redaction counted: %s", b)
+		}
 	}
 }
