@@ -626,6 +626,8 @@ func TestLoadFile_endpointSecret(t *testing.T) {
 		"user:" + secret + "@127.0.0.1:11434",
 		"http://user:" + secret + "%zz@127.0.0.1/v1",
 		"http://user:" + secret + "@127.0.0.1:bad/v1",
+		"http://127.0.0.1:11434/v1?api-key=" + secret,
+		"https://api.example.com/v1?key=" + secret + "#x",
 	} {
 		t.Run(u, func(t *testing.T) {
 			for _, allow := range []string{"false", "true"} {

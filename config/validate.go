@@ -136,6 +136,9 @@ func BindHost(host string) string {
 // information can hold a password or token, so it is replaced, and an
 // unparseable endpoint containing '@' is not shown at all ("").
 func endpointForError(endpoint string) string {
+	if i := strings.IndexAny(endpoint, "?#"); i >= 0 {
+		endpoint = endpoint[:i] + "?…" // the query can hold a key
+	}
 	if !strings.Contains(endpoint, "@") {
 		return endpoint
 	}
@@ -155,6 +158,11 @@ func checkEndpoint(endpoint string, allowRemote bool) error {
 	// host check while the request goes to evil.example.
 	if u.User != nil {
 		return errors.New("must not contain user information (user@host)")
+	}
+	// A key in the query string (?api-key=...) would be shown wherever
+	// the endpoint is: config show, errors, novad's log.
+	if u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(endpoint, "?") {
+		return errors.New("must not have a query string or fragment; put an API key in the environment variable embedding.apiKeyEnv names")
 	}
 	if !allowRemote && !IsLoopbackHost(u.Hostname()) {
 		return errors.New("must be a loopback address (memory text would leave the machine); set embedding.allowRemoteEndpoint: true to permit it")

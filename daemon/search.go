@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"runtime/debug"
 	"time"
@@ -200,7 +199,7 @@ func (s *Server) runSearch(r *http.Request, req api.SearchRequest, budget time.D
 		defer cancel()
 		defer func() {
 			if v := recover(); v != nil {
-				s.log.Error("Search panic", "panic", fmt.Sprint(v))
+				s.log.Error("Search panic", "panic", panicSummary(v))
 				done <- outcome{err: errors.New("search panic")}
 				// Damaged files are the likely cause: a generation file
 				// truncated or rewritten under its mapping.

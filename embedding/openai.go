@@ -53,7 +53,7 @@ func NewOpenAI(o OpenAIOptions) *OpenAI {
 	}
 	if o.Client == nil {
 		// Memory text must not be routed through an environment proxy.
-		o.Client = &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}}
+		o.Client = &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}, CheckRedirect: refuseRedirect}
 	}
 	return &OpenAI{
 		endpoint: strings.TrimRight(o.Endpoint, "/"), model: o.Model, dim: o.Dimension,
@@ -186,4 +186,12 @@ func (e *OpenAI) redactURLError(err error) string {
 		s = s[:200]
 	}
 	return s
+}
+
+// refuseRedirect keeps an embedding request where it was sent: a redirect
+// would carry the memory text (and the key or token headers, which Go
+// forwards when they are not Authorization) to a host the configuration
+// never named, possibly off the machine.
+func refuseRedirect(req *http.Request, _ []*http.Request) error {
+	return fmt.Errorf("refused a redirect to %s: embedding requests are not redirected", req.URL.Host)
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -184,6 +185,27 @@ func TestOpenAI_batching(t *testing.T) {
 	n := len(srv.requests())
 	if v, err := e.Embed(context.Background(), nil); err != nil || len(v) != 0 || len(srv.requests()) != n {
 		t.Errorf("empty input: %v %v, %d requests", v, err, len(srv.requests())-n)
+	}
+}
+
+// TestOpenAI_noRedirect: an endpoint that redirects does not get the
+// memory text sent on to where it points, nor the key.
+func TestOpenAI_noRedirect(t *testing.T) {
+	var reached atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+	}))
+	defer elsewhere.Close()
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/v1/embeddings", http.StatusTemporaryRedirect)
+	}))
+	defer redirector.Close()
+	e := embedding.NewOpenAI(embedding.OpenAIOptions{Endpoint: redirector.URL + "/v1", Model: "fake", Dimension: 8, APIKey: testKey, Timeout: 10 * time.Second})
+	if _, err := e.Embed(context.Background(), []string{"the deploy key lives in vault"}); err == nil {
+		t.Error("a redirected request succeeded")
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the redirect target got %d requests", n)
 	}
 }
 

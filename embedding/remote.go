@@ -30,7 +30,7 @@ type Remote struct {
 func NewRemote(baseURL string, token secrets.Token, profile api.EmbeddingProfile) *Remote {
 	return &Remote{
 		baseURL: baseURL, token: token, profile: profile, batch: 256,
-		client: &http.Client{Timeout: 10 * time.Minute, Transport: &http.Transport{Proxy: nil}},
+		client: &http.Client{Timeout: 10 * time.Minute, Transport: &http.Transport{Proxy: nil}, CheckRedirect: refuseRedirect},
 	}
 }
 
