@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -191,4 +192,63 @@ func postJSON(t *testing.T, url, body string, v any) {
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestConnectionCap (reliability.md G14): connections beyond the cap wait
+// instead of being served, and are served once one closes.
+func TestConnectionCap(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.Home = paths.Home{Root: filepath.Join(t.TempDir(), "home")}
+	cfg.Server.Port, cfg.Facade.Port = 0, 0
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := daemon.New(daemon.Options{Config: cfg, MaxConnections: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, stopped := make(chan struct{}), make(chan error, 1)
+	go func() { stopped <- srv.Run(ctx, ready) }()
+	defer func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Error(err)
+		}
+	}()
+	<-ready
+	addr := srv.DirectAddr().String()
+	var held []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	// Both slots are taken by connections that send nothing (they are
+	// dropped at the 5 s header timeout); a third request waits.
+	result := make(chan error, 1)
+	go func() {
+		resp, err := (&http.Client{Timeout: 30 * time.Second}).Get("http://" + addr + api.PathHealth)
+		if err == nil {
+			resp.Body.Close()
+		}
+		result <- err
+	}()
+	select {
+	case err := <-result:
+		t.Fatalf("a request beyond the cap was served at once (err %v)", err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	held[0].Close()
+	select {
+	case err := <-result:
+		if err != nil {
+			t.Fatalf("after a slot freed: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the waiting request was not served once a slot freed")
+	}
+	held[1].Close()
 }

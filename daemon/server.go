@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/config"
@@ -60,6 +62,9 @@ type Options struct {
 	// with ErrPortInUse (a novad killed a moment ago may still hold it);
 	// 0 means 5 s, a negative value does not retry.
 	BindRetry time.Duration
+	// MaxConnections caps the connections each listener serves at once;
+	// more wait in the kernel's queue until one closes. 0 means 128.
+	MaxConnections int
 	// Now is the clock for the dates a query names ("yesterday"), for
 	// recency, freshness and the times novad reports; nil uses time.Now.
 	// Latencies are measured with the monotonic clock regardless.
@@ -161,6 +166,9 @@ func New(opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.MaxConnections <= 0 {
+		opts.MaxConnections = 128
+	}
 	analyzer := lexical.NewAnalyzer()
 	searchCfg := search.ConfigFor(cfg.Retrieval)
 	searchCfg.Now = opts.Now
@@ -259,8 +267,12 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 		srv *http.Server
 		ln  net.Listener
 	}{{s.directSrv, s.directLn}, {s.facadeSrv, s.facadeLn}} {
+		// A flood of connections (each a goroutine and a descriptor)
+		// waits at the cap instead of exhausting novad's descriptors
+		// (reliability.md 1.3 item 3, G14).
+		ln := netutil.LimitListener(p.ln, s.opts.MaxConnections)
 		go func() {
-			if err := p.srv.Serve(p.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			if err := p.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				serveErr <- err
 			}
 		}()
