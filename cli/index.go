@@ -204,9 +204,15 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		if err != nil {
 			out["error"] = err.Error()
 		}
+		if nothing, ok := errors.AsType[*index.NothingToIndexError](err); ok && nothing.Result != nil {
+			out["sources"], out["problems"] = nothing.Result.Sources, nothing.Result.Problems
+		}
 		printJSON(inv.Stdout, out)
 	}
 	if err != nil {
+		if nothing, ok := errors.AsType[*index.NothingToIndexError](err); ok && nothing.Result != nil && !*jsonOut {
+			printSources(inv.Stdout, nothing.Result, verbose)
+		}
 		if !*jsonOut {
 			fmt.Fprintf(inv.Stderr, "novactl index %s: %v\n", sub, err)
 		}
@@ -245,6 +251,13 @@ func printBuild(w io.Writer, r *index.BuildResult, verbose bool) {
 		}
 		fmt.Fprintln(w)
 	}
+	printSources(w, r, verbose)
+}
+
+// printSources says what each source gave and the input problems found:
+// after a build, and after a sync that found nothing to index, where it
+// is the diagnosis.
+func printSources(w io.Writer, r *index.BuildResult, verbose bool) {
 	var gone []string
 	for _, s := range r.Sources {
 		gone = append(gone, s.Gone...)

@@ -103,3 +103,32 @@ func TestIndex_unchangedText(t *testing.T) {
 		}
 	}
 }
+
+// TestIndex_nothingToIndexSaysWhy: a sync whose sources give no memory
+// (here a jsonl source whose every line is refused) shows what each
+// source read and the problems that emptied it, in text and JSON, not
+// only "check the paths in config.yaml".
+func TestIndex_nothingToIndexSaysWhy(t *testing.T) {
+	root, _, env := jsonlHome(t)
+	if err := os.WriteFile(filepath.Join(root, "src", "r.jsonl"), []byte(`{"type":"user","message":{"role":"user","content":"hi"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process")
+	if code != ExitFailure || !strings.Contains(errOut, "produced no memory") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"source r (jsonl): 1 files, 0 records", "r.jsonl:1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runCLI(context.Background(), env, "index", "sync", "--in-process", "--json")
+	var got struct {
+		OK       bool
+		Sources  []struct{ Name string }
+		Problems []struct{ Reason string }
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != ExitFailure || got.OK || len(got.Sources) != 1 || len(got.Problems) == 0 {
+		t.Errorf("--json: exit %d, %+v (%v)\n%s", code, got, err, out)
+	}
+}

@@ -234,6 +234,19 @@ func (r *BuildResult) problem(p ingest.Problem) {
 // ErrNothingToIndex means the sources produced no memory at all.
 var ErrNothingToIndex = errors.New("the sources produced no memory to index: check the paths in config.yaml (novactl doctor lists what each source can read)")
 
+// NothingToIndexError is ErrNothingToIndex with what the build found on
+// the way: each source's files and the input problems that left it empty
+// (every line refused, say, by a reader of another kind), which is the
+// diagnosis the user needs.
+type NothingToIndexError struct {
+	Result *BuildResult
+}
+
+func (e *NothingToIndexError) Error() string { return ErrNothingToIndex.Error() }
+
+// Unwrap makes errors.Is(err, ErrNothingToIndex) true.
+func (e *NothingToIndexError) Unwrap() error { return ErrNothingToIndex }
+
 // Build builds a candidate generation from the configured sources.
 func (x *Indexer) Build(ctx context.Context) (*BuildResult, error) {
 	lock, err := x.lock(ctx, "build")

@@ -188,7 +188,7 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 	}
 	res.Timings["read"] = time.Since(t0).Milliseconds()
 	if res.Added == 0 {
-		return nil, nil, ErrNothingToIndex
+		return nil, nil, &NothingToIndexError{Result: res}
 	}
 	t0 = time.Now()
 	parts, err := x.finishSegments(sink, res)

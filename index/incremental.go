@@ -82,7 +82,8 @@ func (x *Indexer) incremental(ctx context.Context, prev *previous, res *BuildRes
 		return cand, states, nil
 	}
 	if g.Count()-len(d.retired)+len(d.adds) == 0 {
-		return nil, nil, ErrNothingToIndex
+		d.summarize(states)
+		return nil, nil, &NothingToIndexError{Result: res}
 	}
 	t0 = time.Now()
 	sink := x.newSink(ctx, sp, g.Len(), res)
