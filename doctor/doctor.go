@@ -165,7 +165,21 @@ func Run(ctx context.Context, opts Options) Report {
 	var nonLoopback *config.NonLoopbackError
 	switch {
 	case errors.As(err, &nonLoopback):
-		add(ready("config", "Configuration", "config.yaml parses"))
+		// The other fields' errors are reported too: fixing the host
+		// alone would only bring them up next.
+		var others []config.Problem
+		for _, p := range config.Problems(err) {
+			if p.Field != "server.host" {
+				others = append(others, p)
+			}
+		}
+		if len(others) > 0 {
+			p := others[0]
+			add(blocked("config", "Configuration", CodeConfigInvalid,
+				fmt.Sprintf("%s: %s; %d field error(s) beside server.host (novactl config check lists every field)", p.Field, p.Message, len(others))))
+		} else {
+			add(ready("config", "Configuration", "config.yaml parses"))
+		}
 		add(blocked("loopback", "Loopback-only boundary", CodeNonLoopback,
 			fmt.Sprintf("server.host is %q; set it to 127.0.0.1 (Nova never serves beyond this machine)", nonLoopback.Host)))
 		// No probe is sent to a non-loopback address.

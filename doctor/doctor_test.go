@@ -233,6 +233,14 @@ func TestConfig(t *testing.T) {
 	if !strings.Contains(c.Advice, "127.0.0.1") || hasCheck(rep, "daemon") {
 		t.Errorf("non-loopback: %+v; checks %d (no probe may follow)", c, len(rep.Checks))
 	}
+	// Other field errors beside the host are not hidden behind it.
+	novatest.Must(t, os.WriteFile(f.home.Config(), []byte(bad+"retrieval: {topK: -1, bogus: 1}\n"), 0o600))
+	rep = f.run(Options{})
+	c = want(t, rep, "config", Blocked, CodeConfigInvalid)
+	if !strings.Contains(c.Advice, "retrieval.") || !strings.Contains(c.Advice, "config check") {
+		t.Errorf("config with a non-loopback host and other errors: %+v", c)
+	}
+	want(t, rep, "loopback", Blocked, CodeNonLoopback)
 }
 
 // TestDaemonAndIndex: novad down, no index, a damaged manifest, another
