@@ -366,6 +366,11 @@ type progress struct {
 	started time.Time
 	last    time.Time
 	shown   bool
+	// latest is the stage's last report, whose line is redrawn as
+	// finished when the next stage starts: a stage's reports stop before
+	// its work does (train reports only its total), so its last line
+	// would stay at 0%.
+	latest index.Progress
 }
 
 func newProgress(w io.Writer) *progress { return &progress{w: w} }
@@ -378,11 +383,10 @@ func (p *progress) update(u index.Progress) {
 	defer p.mu.Unlock()
 	now := time.Now()
 	if u.Stage != p.stage {
-		if p.shown {
-			fmt.Fprintln(p.w)
-		}
+		p.finish(now)
 		p.stage, p.started, p.last = u.Stage, now, time.Time{}
 	}
+	p.latest = u
 	if now.Sub(p.last) < 150*time.Millisecond && u.Done != u.Total {
 		return
 	}
@@ -413,7 +417,21 @@ func (p *progress) done() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.shown {
-		fmt.Fprintln(p.w)
+	p.finish(time.Now())
+}
+
+// finish redraws the current stage's line as done, with its time, and
+// ends it.
+func (p *progress) finish(now time.Time) {
+	if !p.shown {
+		return
 	}
+	u := p.latest
+	line := fmt.Sprintf("%-8s", u.Stage)
+	if u.Total > 0 {
+		line += fmt.Sprintf(" %d/%d (100%%)", u.Total, u.Total)
+	}
+	line += fmt.Sprintf(" · done in %s", now.Sub(p.started).Round(10*time.Millisecond))
+	fmt.Fprintf(p.w, "\r\033[K%s\n", line)
+	p.shown = false
 }

@@ -38,3 +38,33 @@ func TestPrintCasesShortensLongIDs(t *testing.T) {
 		t.Errorf("table:\n%s", out.String())
 	}
 }
+
+// TestProgressFinishesStages: a stage's line ends as done when the next
+// one starts, even when its reports stopped at 0% (train reports only its
+// total).
+func TestProgressFinishesStages(t *testing.T) {
+	var out bytes.Buffer
+	p := newProgress(&out)
+	p.update(index.Progress{Stage: "read", Done: 0, Total: 3})
+	p.update(index.Progress{Stage: "train", Total: 12000, Note: "training"})
+	p.update(index.Progress{Stage: "embed", Done: 10, Total: 40})
+	p.done()
+	var finished []string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if i := strings.LastIndex(l, "\r\033[K"); i >= 0 {
+			l = l[i+len("\r\033[K"):]
+		}
+		if l != "" {
+			finished = append(finished, l)
+		}
+	}
+	want := []string{"read     3/3 (100%) · done in", "train    12000/12000 (100%) · done in", "embed    40/40 (100%) · done in"}
+	if len(finished) != len(want) {
+		t.Fatalf("lines %q, want %d", finished, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(finished[i], w) {
+			t.Errorf("line %d: %q, want it to start %q", i, finished[i], w)
+		}
+	}
+}
