@@ -130,7 +130,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	case "build":
 		var r *index.BuildResult
 		r, err = waitForWatcher(ctx, inv, cfg.Home, sub, *jsonOut, func() (*index.BuildResult, error) { return ix.Build(ctx) })
-		prog.done()
+		prog.done(err == nil)
 		if err == nil {
 			result = r
 			if !*jsonOut {
@@ -140,7 +140,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	case "sync":
 		var r *index.SyncResult
 		r, err = waitForWatcher(ctx, inv, cfg.Home, sub, *jsonOut, func() (*index.SyncResult, error) { return ix.Sync(ctx) })
-		prog.done()
+		prog.done(err == nil)
 		if r != nil && r.Build != nil {
 			result = r
 			if !*jsonOut {
@@ -411,12 +411,21 @@ func (p *progress) update(u index.Progress) {
 	p.shown = true
 }
 
-func (p *progress) done() {
+// done ends the progress display: the last stage's line as finished when
+// the work succeeded, else as it was last reported.
+func (p *progress) done(ok bool) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if !ok {
+		if p.shown {
+			fmt.Fprintln(p.w)
+			p.shown = false
+		}
+		return
+	}
 	p.finish(time.Now())
 }
 

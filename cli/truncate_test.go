@@ -48,7 +48,7 @@ func TestProgressFinishesStages(t *testing.T) {
 	p.update(index.Progress{Stage: "read", Done: 0, Total: 3})
 	p.update(index.Progress{Stage: "train", Total: 12000, Note: "training"})
 	p.update(index.Progress{Stage: "embed", Done: 10, Total: 40})
-	p.done()
+	p.done(true)
 	var finished []string
 	for _, l := range strings.Split(out.String(), "\n") {
 		if i := strings.LastIndex(l, "\r\033[K"); i >= 0 {
