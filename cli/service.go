@@ -147,8 +147,12 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 		return fail(errors.New("refusing to run as root: novad is a per-user service; run novactl service as the user it is for, without sudo"))
 	}
 	if op == "install" || op == "start" {
-		if err := checkServiceConfig(inv); err != nil {
+		note, err := checkServiceConfig(inv)
+		if err != nil {
 			return fail(err)
+		}
+		if note != "" {
+			fmt.Fprintf(inv.Stderr, "novactl service %s: note: %s\n", op, note)
 		}
 	}
 	jobs := []serviceJob{novadJob(""), watcherJob("")}
@@ -297,9 +301,9 @@ func findNovactl(environ []string, self mcpDeps) (string, error) {
 // exits 77 or 78, which launchd retries every 10 s.
 // The check reads the configuration as the service will: with NOVA_HOME
 // alone of this shell's NOVA_ variables, since the job carries no other.
-func checkServiceConfig(inv *Invocation) error {
+func checkServiceConfig(inv *Invocation) (note string, err error) {
 	env, dropped := serviceEnviron(inv.Environ)
-	_, err := config.Load(env)
+	_, err = config.Load(env)
 	unseen := ""
 	if len(dropped) > 0 {
 		unseen = fmt.Sprintf(" (the service does not get this shell's %s: put the setting in config.yaml)", strings.Join(dropped, ", "))
@@ -307,11 +311,15 @@ func checkServiceConfig(inv *Invocation) error {
 	var nl *config.NonLoopbackError
 	switch {
 	case errors.As(err, &nl):
-		return fmt.Errorf("refusing: server.host %q is not loopback (rag-server-non-loopback), and novad would refuse to start; set it to 127.0.0.1%s", nl.Host, unseen)
+		return "", fmt.Errorf("refusing: server.host %q is not loopback (rag-server-non-loopback), and novad would refuse to start; set it to 127.0.0.1%s", nl.Host, unseen)
 	case err != nil:
-		return fmt.Errorf("refusing: the configuration is invalid, and novad would refuse to start%s (novactl config check lists every field):\n%s", unseen, indent(err.Error()))
+		return "", fmt.Errorf("refusing: the configuration is invalid, and novad would refuse to start%s (novactl config check lists every field):\n%s", unseen, indent(err.Error()))
+	case len(dropped) > 0:
+		// The service is valid without them, but runs otherwise than this
+		// shell would (other ports, another embedder).
+		return fmt.Sprintf("the service does not get this shell's %s; it runs with config.yaml's settings (put them there to keep them)", strings.Join(dropped, ", ")), nil
 	}
-	return nil
+	return "", nil
 }
 
 // serviceEnviron is environ without the NOVA_ variables a service job does

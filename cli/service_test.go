@@ -300,6 +300,22 @@ func TestService_InstallRefusesABadConfig(t *testing.T) {
 	}
 }
 
+// TestService_InstallNotesDroppedOverrides: a configuration valid without
+// this shell's NOVA_ overrides installs, with a note that the service will
+// not see them (it gets NOVA_HOME only), so other ports are no surprise.
+func TestService_InstallNotesDroppedOverrides(t *testing.T) {
+	h := newServiceHome(t)
+	deps := h.deps("linux", refuseLaunchctl{t}, refuseController(t))
+	env := append(slices.Clone(h.environ), "NOVA_SERVER_PORT=45137")
+	code, _, errOut := runServiceCLI(context.Background(), env, deps, "install", "--dry-run")
+	if code != ExitOK || !strings.Contains(errOut, "does not get this shell's NOVA_SERVER_PORT") {
+		t.Errorf("exit %d, stderr %q; want 0 and a note naming NOVA_SERVER_PORT", code, errOut)
+	}
+	if _, _, errOut := runServiceCLI(context.Background(), h.environ, deps, "install", "--dry-run"); strings.Contains(errOut, "note:") {
+		t.Errorf("a note with no override: %q", errOut)
+	}
+}
+
 func TestService_FindsNovad(t *testing.T) {
 	h := newServiceHome(t)
 	deps := h.deps("linux", refuseLaunchctl{t}, refuseController(t))
