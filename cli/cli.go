@@ -79,11 +79,13 @@ func commands() []command {
 // Run executes novactl with args (without the program name) and returns
 // the exit code.
 func Run(ctx context.Context, args []string, inv *Invocation) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		// A usage error: the usage goes where errors go.
+		usage(inv.Stderr)
+		return ExitUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(inv.Stdout)
-		if len(args) == 0 {
-			return ExitUsage
-		}
 		return ExitOK
 	}
 	if args[0] == "--version" {

@@ -65,7 +65,7 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	query := strings.TrimSpace(strings.Join(pos, " "))
 	if query == "" {
-		return fail(ExitUsage, "query is required")
+		return fail(ExitUsage, "query is required: novactl search [flags] QUERY (novactl search --help lists the filters)")
 	}
 	if !utf8.ValidString(query) {
 		return fail(ExitUsage, "the query is not valid UTF-8")

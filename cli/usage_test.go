@@ -124,3 +124,16 @@ func TestJSONErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestBareNovactl: novactl alone is a usage error, so its usage goes to
+// stderr with exit 2; asked for (--help) it goes to stdout with exit 0.
+func TestBareNovactl(t *testing.T) {
+	code, out, errOut := runCLI(context.Background(), []string{"HOME=/nonexistent"})
+	if code != ExitUsage || out != "" || !strings.Contains(errOut, "Usage: novactl") {
+		t.Errorf("bare: exit %d, stdout %q, stderr %.40q", code, out, errOut)
+	}
+	code, out, errOut = runCLI(context.Background(), []string{"HOME=/nonexistent"}, "--help")
+	if code != ExitOK || errOut != "" || !strings.Contains(out, "Usage: novactl") {
+		t.Errorf("--help: exit %d, stdout %.40q, stderr %q", code, out, errOut)
+	}
+}
