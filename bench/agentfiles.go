@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/paths"
 )
 
 // freshWay is one way new memory reaches a watched source while the
@@ -59,7 +60,7 @@ func agentSources(dir string, now time.Time) ([]config.Source, []freshWay, error
 		return b
 	}
 	start := now.Add(-time.Hour)
-	f, err := os.Create(transcript)
+	f, err := paths.CreatePrivate(transcript)
 	if err != nil {
 		return nil, nil, err
 	}

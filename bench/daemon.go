@@ -110,7 +110,7 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 	}
 	d := &DaemonReport{Binary: bin}
 	logPath := filepath.Join(filepath.Dir(home.Root), "novad.log")
-	logf, err := os.Create(logPath)
+	logf, err := paths.CreatePrivate(logPath)
 	if err != nil {
 		return d, nil, err
 	}

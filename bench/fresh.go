@@ -122,7 +122,7 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 	corpusPath := filepath.Join(dir, "corpus.jsonl")
 	home := homeIn(dir)
 	os.RemoveAll(home.Root)
-	f, err := os.Create(corpusPath)
+	f, err := paths.CreatePrivate(corpusPath)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 
 // startLogged starts bin with args and env, logging to logPath.
 func startLogged(ctx context.Context, bin string, args, env []string, logPath string) (*exec.Cmd, chan error, error) {
-	logf, err := os.Create(logPath)
+	logf, err := paths.CreatePrivate(logPath)
 	if err != nil {
 		return nil, nil, err
 	}

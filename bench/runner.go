@@ -123,7 +123,7 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 		opts.Progress(fmt.Sprintf("[%s] ", humanCount(n)) + fmt.Sprintf(format, args...))
 	}
 	dir := filepath.Join(root, fmt.Sprintf("n%d-seed%d", n, opts.Seed))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := paths.MkdirPrivate(dir); err != nil {
 		return nil, err
 	}
 	sr := &SizeReport{Records: n}
@@ -150,7 +150,7 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 	if !reuse {
 		say("generating %d records", n)
 		t0 := time.Now()
-		f, err := os.Create(corpusPath)
+		f, err := paths.CreatePrivate(corpusPath)
 		if err != nil {
 			return sr, err
 		}
@@ -164,7 +164,7 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 		sr.Corpus = CorpusReport{CorpusStats: st, GenerateMs: time.Since(t0).Milliseconds()}
 		want.Stats = st
 		b, _ := json.MarshalIndent(want, "", "  ")
-		if err := os.WriteFile(filepath.Join(dir, "corpus-meta.json"), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "corpus-meta.json"), b, paths.FileMode); err != nil {
 			return sr, err
 		}
 		say("corpus: %s, %d sessions, %d Chinese records, median %d chars, in %s", humanize.IBytes(uint64(st.Bytes)), st.Sessions, st.ChineseRecords, st.MedianChars, msf(float64(sr.Corpus.GenerateMs)))
@@ -197,7 +197,7 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 		}
 		sr.Sync = s
 		b, _ := json.MarshalIndent(s, "", "  ")
-		_ = os.WriteFile(syncPath, b, 0o644)
+		_ = os.WriteFile(syncPath, b, paths.FileMode)
 	}
 
 	// 3. Load the generation as novad does.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/bench"
+	"github.com/nova-recall/nova/paths"
 )
 
 const benchHelp = `Measures Nova's speed on generated agent-transcript-like records, side by
@@ -177,7 +178,7 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 		} else {
 			rep.WriteText(inv.Stdout)
 			if *jsonPath != "" {
-				f, err := os.Create(*jsonPath)
+				f, err := paths.CreatePrivate(*jsonPath)
 				if err != nil {
 					fmt.Fprintf(inv.Stderr, "novactl bench: %v\n", err)
 					return ExitFailure
@@ -292,7 +293,7 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 	case "-":
 		printJSON(inv.Stdout, reps)
 	default:
-		f, err := os.Create(*jsonPath)
+		f, err := paths.CreatePrivate(*jsonPath)
 		if err != nil {
 			fmt.Fprintf(inv.Stderr, "novactl bench fresh: %v\n", err)
 			return ExitFailure
@@ -308,7 +309,7 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 
 // startCPUProfile profiles this process's CPU into path until stop.
 func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
+	f, err := paths.CreatePrivate(path)
 	if err != nil {
 		return nil, fmt.Errorf("cpu profile: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -72,6 +73,26 @@ func TestBenchTinyRun(t *testing.T) {
 	b, err := os.ReadFile(jsonPath)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// What bench writes is private, as everything Nova writes is (the
+	// path may be under NOVA_HOME).
+	if err := filepath.WalkDir(filepath.Join(dir, "work"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o077 != 0 && fi.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("%s: mode %v, readable by others", p, fi.Mode().Perm())
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(jsonPath); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("report mode: %v %v", fi.Mode(), err)
 	}
 	var rep bench.Report
 	if err := json.Unmarshal(b, &rep); err != nil {

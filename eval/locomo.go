@@ -271,10 +271,10 @@ func RunLoCoMo(ctx context.Context, path string, opts LoCoMoOptions) (*LoCoMoRep
 		home = dir
 	}
 	dataDir := filepath.Join(home, "data")
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+	if err := paths.MkdirPrivate(dataDir); err != nil {
 		return nil, err
 	}
-	f, err := os.Create(filepath.Join(dataDir, "locomo.jsonl"))
+	f, err := paths.CreatePrivate(filepath.Join(dataDir, "locomo.jsonl"))
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,14 @@ const (
 // is what tightens a home.
 func MkdirPrivate(dir string) error { return os.MkdirAll(dir, DirMode) }
 
+// CreatePrivate creates or truncates the file at path with FileMode, as
+// os.Create does with 0666: what Nova writes (reports, logs, corpora
+// derived from memory) is the user's alone wherever it is asked to go,
+// NOVA_HOME included.
+func CreatePrivate(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, FileMode)
+}
+
 // privateTrees are the directories Nova owns under the runtime home. Their
 // whole content is Nova's; the home's other entries (config.yaml, which
 // the user writes, or anything else kept there) are left alone: making the
