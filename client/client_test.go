@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -211,7 +211,9 @@ func TestForConfig_otherHome(t *testing.T) {
 	home := paths.Home{Root: t.TempDir()}
 	cfg := config.Config{Home: home}
 	cfg.Server.Host = "127.0.0.1"
-	fmt.Sscan(port, &cfg.Server.Port)
+	if cfg.Server.Port, err = strconv.Atoi(port); err != nil {
+		t.Fatal(err)
+	}
 	cfg.Facade.Port = cfg.Server.Port
 	c := ForConfig(cfg)
 	_, err = c.Health(context.Background())

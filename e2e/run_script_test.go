@@ -108,8 +108,7 @@ func (r *runScript) fail(dir string) (int, string) {
 		return ee.ExitCode(), out.String()
 	case <-time.After(time.Minute):
 		_ = cmd.Process.Kill()
-		<-done
-		r.t.Fatalf("make run on %q still runs after a minute:\n%s", dir, out.String())
+		r.t.Fatalf("make run on %q still ran after a minute (killed: %v):\n%s", dir, <-done, out.String())
 	}
 	return 0, ""
 }

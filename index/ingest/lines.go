@@ -285,7 +285,7 @@ func splitNULPadding(b []byte) (line []byte, nuls, cut bool) {
 // in it, while a NUL on its own (UTF-16, an executable) still makes a file
 // binary.
 func withoutNULRuns(b []byte) []byte {
-	if bytes.Index(b, []byte{0, 0}) < 0 {
+	if !bytes.Contains(b, []byte{0, 0}) {
 		return b
 	}
 	out := make([]byte, 0, len(b))
