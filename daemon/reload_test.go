@@ -30,13 +30,7 @@ func TestPeriodicDeepCheckFallsBack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := config.Defaults()
-	cfg.Home = paths.Home{Root: filepath.Join(root, "home")}
-	cfg.Server.Port, cfg.Facade.Port = 0, 0
-	cfg.Sources = []config.Source{{Name: "m", Kind: config.KindJSONL, Path: src, SourceSet: "notes"}}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	cfg := testConfig(t, filepath.Join(root, "home"), []config.Source{{Name: "m", Kind: config.KindJSONL, Path: src, SourceSet: "notes"}}...)
 	ix := index.New(cfg, index.Options{NoRemote: true})
 	var runs []string
 	for _, text := range []string{
@@ -51,20 +45,7 @@ func TestPeriodicDeepCheckFallsBack(t *testing.T) {
 		runs = append(runs, r.Active())
 	}
 
-	srv, err := daemon.New(daemon.Options{Config: cfg, CheckEvery: 20 * time.Millisecond, DeepCheckEvery: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, stopped := make(chan struct{}), make(chan error, 1)
-	go func() { stopped <- srv.Run(ctx, ready) }()
-	defer func() {
-		cancel()
-		if err := <-stopped; err != nil {
-			t.Error(err)
-		}
-	}()
-	<-ready
+	srv := serve(t, daemon.Options{Config: cfg, CheckEvery: 20 * time.Millisecond, DeepCheckEvery: 100 * time.Millisecond})
 	health := func() api.Health {
 		var h api.Health
 		resp, err := http.Get("http://" + srv.DirectAddr().String() + api.PathHealth)
@@ -127,31 +108,12 @@ func TestClockReachesSearch(t *testing.T) {
 	if err := os.WriteFile(src, []byte(`{"id":"a","text":"Moved the staging database to the new cluster.","timestamp":"2031-03-09T10:00:00Z"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Defaults()
-	cfg.Home = paths.Home{Root: filepath.Join(root, "home")}
-	cfg.Server.Port, cfg.Facade.Port = 0, 0
-	cfg.Sources = []config.Source{{Name: "m", Kind: config.KindJSONL, Path: src, SourceSet: "notes"}}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	cfg := testConfig(t, filepath.Join(root, "home"), []config.Source{{Name: "m", Kind: config.KindJSONL, Path: src, SourceSet: "notes"}}...)
 	if _, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Date(2031, 3, 10, 12, 0, 0, 0, time.UTC)
-	srv, err := daemon.New(daemon.Options{Config: cfg, Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, stopped := make(chan struct{}), make(chan error, 1)
-	go func() { stopped <- srv.Run(ctx, ready) }()
-	defer func() {
-		cancel()
-		if err := <-stopped; err != nil {
-			t.Error(err)
-		}
-	}()
-	<-ready
+	srv := serve(t, daemon.Options{Config: cfg, Now: func() time.Time { return now }})
 	var h api.Health
 	getJSON(t, "http://"+srv.DirectAddr().String()+api.PathHealth, &h)
 	if h.StartedAt != "2031-03-10T12:00:00Z" {
@@ -197,26 +159,8 @@ func postJSON(t *testing.T, url, body string, v any) {
 // TestConnectionCap (reliability.md G14): connections beyond the cap wait
 // instead of being served, and are served once one closes.
 func TestConnectionCap(t *testing.T) {
-	cfg := config.Defaults()
-	cfg.Home = paths.Home{Root: filepath.Join(t.TempDir(), "home")}
-	cfg.Server.Port, cfg.Facade.Port = 0, 0
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := daemon.New(daemon.Options{Config: cfg, MaxConnections: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, stopped := make(chan struct{}), make(chan error, 1)
-	go func() { stopped <- srv.Run(ctx, ready) }()
-	defer func() {
-		cancel()
-		if err := <-stopped; err != nil {
-			t.Error(err)
-		}
-	}()
-	<-ready
+	cfg := testConfig(t, filepath.Join(t.TempDir(), "home"))
+	srv := serve(t, daemon.Options{Config: cfg, MaxConnections: 2})
 	addr := srv.DirectAddr().String()
 	var held []net.Conn
 	for range 2 {
@@ -251,4 +195,39 @@ func TestConnectionCap(t *testing.T) {
 		t.Fatal("the waiting request was not served once a slot freed")
 	}
 	held[1].Close()
+}
+
+// testConfig is a valid configuration of the home at root, on free ports,
+// with sources.
+func testConfig(t *testing.T, root string, sources ...config.Source) config.Config {
+	t.Helper()
+	cfg := config.Defaults()
+	cfg.Home = paths.Home{Root: root}
+	cfg.Server.Port, cfg.Facade.Port = 0, 0
+	cfg.Sources = sources
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// serve runs a novad with opts until the test ends, and returns it once
+// it accepts connections.
+func serve(t *testing.T, opts daemon.Options) *daemon.Server {
+	t.Helper()
+	srv, err := daemon.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, stopped := make(chan struct{}), make(chan error, 1)
+	go func() { stopped <- srv.Run(ctx, ready) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Error(err)
+		}
+	})
+	<-ready
+	return srv
 }

@@ -712,33 +712,7 @@ func TestStdio_Cancelled(t *testing.T) {
 	// receiver SHOULD NOT send a response). The facade port is held by a
 	// listener that accepts and never answers, so the search is in flight
 	// when the cancellation arrives.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	novatest.Must(t, err)
-	defer l.Close()
-	accepted := make(chan net.Conn, 8)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- c
-		}
-	}()
-	dir := t.TempDir()
-	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", novatest.ClosedPort(t), l.Addr().(*net.TCPAddr).Port)
-	novatest.Must(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600))
-	holdNovadLock(t, dir)
-	s := (&home{&novatest.Home{T: t, Dir: dir}}).mcp(t)
-	s.initialize("2025-06-18")
-
-	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"x"}}}`)
-	select {
-	case c := <-accepted:
-		defer c.Close()
-	case <-time.After(20 * time.Second):
-		t.Fatal("the search never reached the facade port")
-	}
+	s := searchInFlight(t, 1)
 	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user pressed Esc"}}`)
 	if m := s.call("ping", nil); m.Error != nil {
 		t.Fatalf("ping: %+v", m.Error)
@@ -762,33 +736,7 @@ func TestStdio_DuplicateIDInFlight(t *testing.T) {
 	// MCP forbids reusing a request id within a session: a second request
 	// with the id of one still in flight is refused with -32600, and the
 	// first keeps its id (its answer is not confused with the second's).
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	novatest.Must(t, err)
-	defer l.Close()
-	accepted := make(chan net.Conn, 8)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- c
-		}
-	}()
-	dir := t.TempDir()
-	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", novatest.ClosedPort(t), l.Addr().(*net.TCPAddr).Port)
-	novatest.Must(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600))
-	holdNovadLock(t, dir)
-	s := (&home{&novatest.Home{T: t, Dir: dir}}).mcp(t)
-	s.initialize("2025-06-18")
-
-	s.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"x"}}}`)
-	select {
-	case c := <-accepted:
-		defer c.Close()
-	case <-time.After(20 * time.Second):
-		t.Fatal("the search never reached the facade port")
-	}
+	s := searchInFlight(t, 7)
 	s.send(`{"jsonrpc":"2.0","id":7,"method":"ping"}`)
 	m := s.await("7")
 	if m.Error == nil || m.Error.Code != -32600 {
@@ -975,4 +923,39 @@ func holdNovadLock(t *testing.T, dir string) {
 	lock, err := lockfile.Acquire(home.DaemonLock(), 0o600, "serve", time.Now())
 	novatest.Must(t, err)
 	t.Cleanup(lock.Release)
+}
+
+// searchInFlight starts novactl mcp on a home whose facade port is held by
+// a listener that accepts and never answers (for this home's novad: it
+// holds the home's lock), and calls memory_search with request id id; it
+// returns once the search reached the port, so that it is in flight.
+func searchInFlight(t *testing.T, id int) *session {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	novatest.Must(t, err)
+	t.Cleanup(func() { l.Close() })
+	accepted := make(chan net.Conn, 8)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	dir := t.TempDir()
+	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", novatest.ClosedPort(t), l.Addr().(*net.TCPAddr).Port)
+	novatest.Must(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600))
+	holdNovadLock(t, dir)
+	s := (&home{&novatest.Home{T: t, Dir: dir}}).mcp(t)
+	s.initialize("2025-06-18")
+	s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"x"}}}`, id))
+	select {
+	case c := <-accepted:
+		t.Cleanup(func() { c.Close() })
+	case <-time.After(20 * time.Second):
+		t.Fatal("the search never reached the facade port")
+	}
+	return s
 }
