@@ -18,6 +18,8 @@ import (
 
 	"github.com/dustin/go-humanize"
 	_ "modernc.org/sqlite" // pure-Go SQLite with FTS5, no cgo
+
+	"github.com/nova-recall/nova/paths"
 )
 
 // corpusSystems are the systems that build an index of their own.
@@ -63,6 +65,15 @@ type ftsIndex struct {
 func buildFTS(ctx context.Context, dbPath, corpusPath string) (*ftsIndex, *FTSBuild, error) {
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		os.Remove(dbPath + suffix)
+	}
+	// SQLite creates a missing database 0644, and its journals with the
+	// database's mode: an empty private file first keeps all of them 0600.
+	empty, err := paths.CreatePrivate(dbPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := empty.Close(); err != nil {
+		return nil, nil, err
 	}
 	db, err := sql.Open("sqlite", dbPath)
 	if err != nil {
