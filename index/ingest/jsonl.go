@@ -96,17 +96,22 @@ func parseJSONLLine(line []byte) (memory.Record, string) {
 
 // ParseDate accepts RFC 3339 (with or without fractional seconds) or
 // YYYY-MM-DD and returns the business date (in the timestamp's own offset)
-// and the exact time (zero for a bare date). A time without an offset, or
-// without seconds (Obsidian's "Date & time" properties, 2026-01-15T10:30),
-// is read as UTC.
+// and the exact time (zero for a bare date). A time without an offset
+// (Python's isoformat(), Obsidian's "Date & time" properties without
+// seconds, 2026-01-15T10:30) is the wall-clock time of the person who
+// wrote it, on this machine: it is read in the machine's zone, the one
+// search shows times in (search.ConfigFor), so it shows as written. Read
+// as UTC, it moved by the zone's offset, across midnight near its ends.
 func ParseDate(s string) (string, time.Time, bool) {
 	s = strings.TrimSpace(s)
 	if t, err := time.Parse("2006-01-02", s); err == nil {
 		return t.Format("2006-01-02"), time.Time{}, true
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05",
-		"2006-01-02T15:04", "2006-01-02 15:04"} {
-		if t, err := time.Parse(layout, s); err == nil {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.Format("2006-01-02"), t, true
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
 			return t.Format("2006-01-02"), t, true
 		}
 	}
