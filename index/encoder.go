@@ -16,6 +16,7 @@ import (
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/embedding"
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/secrets"
@@ -29,6 +30,13 @@ var ErrAuthUnavailable = errors.New(api.CodeAuthUnavailable)
 // this home and serves the same embedding profile; nil when none is (the
 // build then embeds in-process with the same code).
 func discoverEncoder(ctx context.Context, home paths.Home, want api.EmbeddingProfile) (embedding.Embedder, error) {
+	// The state file outlives a novad killed with -9, and its ports may
+	// now be another home's novad: only while a process holds this home's
+	// novad lock is the state file's novad this home's, the one this
+	// home's token (and its memory text) are for.
+	if !lockfile.Held(home.DaemonLock()) {
+		return nil, nil
+	}
 	b, err := os.ReadFile(home.ServerState())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
