@@ -23,7 +23,22 @@ import (
 
 // Token is an internal token. Its String method redacts it so that a token
 // passed to a logger by mistake cannot leak.
-type Token struct{ value string }
+//
+// The value sits behind a pointer: a struct that holds a Token in an
+// unexported field is printed by fmt without calling Format, field by
+// field, and would show the value; it shows an address instead.
+type Token struct{ value *string }
+
+// wrapToken wraps v.
+func wrapToken(v string) Token { return Token{value: &v} }
+
+// raw is the value, "" for the zero Token.
+func (t Token) raw() string {
+	if t.value == nil {
+		return ""
+	}
+	return *t.value
+}
 
 // String redacts the token.
 func (t Token) String() string { return "[redacted]" }
@@ -43,10 +58,10 @@ func (t Token) Format(f fmt.State, verb rune) {
 
 // Reveal returns the token value for the one place that needs it: the
 // request header or the constant-time comparison.
-func (t Token) Reveal() string { return t.value }
+func (t Token) Reveal() string { return t.raw() }
 
 // IsZero reports whether the token is empty.
-func (t Token) IsZero() bool { return t.value == "" }
+func (t Token) IsZero() bool { return t.raw() == "" }
 
 // tokenBytes is the number of random bytes in a token.
 const tokenBytes = 32
@@ -57,16 +72,16 @@ func Generate() (Token, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return Token{}, fmt.Errorf("generate token: %w", err)
 	}
-	return Token{value: hex.EncodeToString(b[:])}, nil
+	return wrapToken(hex.EncodeToString(b[:])), nil
 }
 
 // Equal compares a presented value with the token in constant time. Both
 // sides are hashed first so that their lengths do not leak through timing.
 func (t Token) Equal(presented string) bool {
-	if t.value == "" || presented == "" {
+	if t.raw() == "" || presented == "" {
 		return false
 	}
-	a := sha256.Sum256([]byte(t.value))
+	a := sha256.Sum256([]byte(t.raw()))
 	b := sha256.Sum256([]byte(presented))
 	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
 }
@@ -126,7 +141,7 @@ func WriteToken(path string, t Token) error {
 	if err := EnsurePrivateDir(filepath.Dir(path)); err != nil {
 		return err
 	}
-	err := atomicfile.Write(path, []byte(t.value+"\n"), 0o600, atomicfile.ReplaceSymlink(),
+	err := atomicfile.Write(path, []byte(t.raw()+"\n"), 0o600, atomicfile.ReplaceSymlink(),
 		atomicfile.WithCheck(func(fi fs.FileInfo) error {
 			if fi.Mode().Perm() != 0o600 || !ownedByUs(fi) {
 				return &UnsafeError{Path: path, Reason: "could not establish mode 0600 owned by the current user"}
@@ -179,7 +194,7 @@ func ReadToken(path string) (Token, error) {
 	if n == len(buf) || !wellFormed(v) {
 		return Token{}, &UnsafeError{Path: path, Reason: "it does not hold a 64-character hex token"}
 	}
-	return Token{value: v}, nil
+	return wrapToken(v), nil
 }
 
 // wellFormed reports whether v looks like a value Generate returns.

@@ -153,9 +153,12 @@ func TestEqual(t *testing.T) {
 func TestRedaction(t *testing.T) {
 	tok := newToken(t)
 	holder := struct{ T Token }{tok}
+	// In an unexported field fmt cannot call Format: it prints the
+	// fields themselves (an embedder holding novad's token, say).
+	hidden := struct{ t Token }{tok}
 	var out []string
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d", "%o", "%b", "%e", "%t", "%c", "%U", "%10.3s"} {
-		for _, arg := range []any{tok, &tok, holder, &holder, []Token{tok}, map[string]Token{"t": tok}} {
+		for _, arg := range []any{tok, &tok, holder, &holder, hidden, &hidden, []Token{tok}, map[string]Token{"t": tok}} {
 			out = append(out, fmt.Sprintf(verb, arg))
 		}
 	}
