@@ -38,6 +38,16 @@ const ReasonNotRunning = api.ReasonCLIUnavailable + ":connection-refused"
 const NotRunningMessage = "Nova's memory service (novad) is not running, so memory is unavailable. " +
 	"Tell the user; they can start it. Do not start it yourself."
 
+// ReasonOtherHome is the reason reported when no novad serves this Nova
+// home but something else answers on its ports (client.NotRunningError
+// with Other): the client sent it nothing.
+const ReasonOtherHome = api.ReasonCLIUnavailable + ":other-home"
+
+// OtherHomeMessage is what a tool says then: starting this home's novad
+// would not help while the ports are taken, so the user has to look.
+const OtherHomeMessage = "No memory service (novad) serves this Nova home, and another program " +
+	"(perhaps the novad of another Nova home) answers on its ports, so nothing was sent to it and memory is unavailable. " + tellUser
+
 // tellUser ends the explanation of a failure the user has to fix.
 const tellUser = "Tell the user; they can fix it (novactl doctor shows them how). Do not try to fix it yourself."
 
@@ -403,7 +413,10 @@ func (t *tools) search(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 func failure(ctx context.Context, err error, tool string) (string, string) {
 	var he *client.HTTPError
 	var ee *client.EnvelopeError
+	var nr *client.NotRunningError
 	switch {
+	case errors.As(err, &nr) && nr.Other:
+		return ReasonOtherHome, OtherHomeMessage
 	case client.IsNotRunning(err):
 		return ReasonNotRunning, NotRunningMessage
 	case ctx.Err() != nil:

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/client"
 )
 
 // fakeBackend answers like novad would, without one.
@@ -315,3 +316,30 @@ func TestReadLine_Limit(t *testing.T) {
 }
 
 func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 16) }
+
+// TestOtherHome: when no novad holds this home's lock and something else
+// answers on its ports (another home's novad), the client sends it nothing;
+// the tools say that, not that novad is not running and the user can
+// start it (a novad started for this home could not bind those ports).
+func TestOtherHome(t *testing.T) {
+	f := &fakeBackend{err: &client.NotRunningError{URL: "http://127.0.0.1:3036/api/rag/external/search", Other: true}}
+	cs := connect(t, Options{Connect: func() (Backend, error) { return f, nil }})
+	for _, tool := range []string{ToolSearch, ToolStatus} {
+		var args any
+		if tool == ToolSearch {
+			args = map[string]any{"query": "q"}
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: a protocol error: %v", tool, err)
+		}
+		text := textOf(res)
+		b, _ := json.Marshal(res.StructuredContent)
+		if strings.Contains(text, "not running") || strings.Contains(text, "can start it") || strings.Contains(string(b), "connection-refused") {
+			t.Errorf("%s says novad is not running: %s\n%s", tool, text, b)
+		}
+		if !strings.Contains(text, "another program") || !strings.Contains(string(b), ReasonOtherHome) || !strings.Contains(text, "Tell the user") {
+			t.Errorf("%s does not say another program answers on this home's ports: %s\n%s", tool, text, b)
+		}
+	}
+}
