@@ -102,7 +102,9 @@ func (b tuiBackend) Status(ctx context.Context) (doctor.Report, error) {
 }
 
 // Search implements tui.Backend. A refused connection is reported as
-// tui.ErrNotRunning, so the TUI can say how to start novad.
+// tui.ErrNotRunning, so the TUI can say how to start novad; another
+// home's novad on this home's ports is not (starting this home's novad
+// would not help), and the TUI shows the client's words.
 func (b tuiBackend) Search(ctx context.Context, body api.SearchBody) (*api.SearchResponse, error) {
 	budget := time.Duration(api.CLITimeoutMs) * time.Millisecond
 	if d, ok := ctx.Deadline(); ok {
@@ -110,7 +112,7 @@ func (b tuiBackend) Search(ctx context.Context, body api.SearchBody) (*api.Searc
 	}
 	body.RemainingBudgetMs = int(budget.Milliseconds())
 	resp, _, err := b.client.Search(ctx, body)
-	if client.IsNotRunning(err) {
+	if nr, ok := errors.AsType[*client.NotRunningError](err); ok && !nr.Other {
 		return nil, fmt.Errorf("%w: %w", tui.ErrNotRunning, err)
 	}
 	return resp, err

@@ -14,6 +14,8 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/tui"
 )
 
@@ -81,6 +83,27 @@ func TestTUIBackend_Search(t *testing.T) {
 		_, err = b.Search(t.Context(), api.SearchBody{Query: "x"})
 		if !errors.Is(err, tui.ErrNotRunning) || !client.IsNotRunning(err) {
 			t.Fatalf("err = %v, want one that wraps tui.ErrNotRunning and the client's error", err)
+		}
+	})
+	t.Run("another home's novad on this home's ports", func(t *testing.T) {
+		// No novad holds this home's lock, and something answers on its
+		// facade port: the client sends it nothing, and the TUI must not
+		// say that novad is not running and can be started (it could not
+		// bind that port); it shows the client's words.
+		sent := false
+		srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { sent = true }))
+		defer srv.Close()
+		port := srv.Listener.Addr().(*net.TCPAddr).Port
+		cfg := config.Config{Home: paths.Home{Root: t.TempDir()}}
+		cfg.Server.Host = "127.0.0.1"
+		cfg.Server.Port, cfg.Facade.Port = port, port
+		b := tuiBackend{client: client.ForConfig(cfg)}
+		_, err := b.Search(t.Context(), api.SearchBody{Query: "x"})
+		if err == nil || errors.Is(err, tui.ErrNotRunning) || !strings.Contains(err.Error(), "another home's novad") {
+			t.Fatalf("err = %v, want the client's other-home error, not tui.ErrNotRunning", err)
+		}
+		if sent {
+			t.Error("the search was sent to the other server")
 		}
 	})
 }
