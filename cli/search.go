@@ -11,6 +11,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/mcpserver"
 )
 
 // stringList is a repeatable string flag.
@@ -167,11 +168,16 @@ func withBudget(r *api.SearchResponse, b *client.Budget) budgetEnvelope {
 func cliReason(err error) string {
 	var env *client.EnvelopeError
 	var he *client.HTTPError
+	var nr *client.NotRunningError
 	switch {
 	case errors.As(err, &env):
 		return env.Reason
 	case errors.As(err, &he):
 		return fmt.Sprintf("%s%d", api.ReasonCLIHTTPPrefix, he.Status)
+	case errors.As(err, &nr) && nr.Other:
+		// Something answers, but not this home's novad: nothing was
+		// sent, and nothing refused a connection.
+		return mcpserver.ReasonOtherHome
 	case client.IsNotRunning(err):
 		return api.ReasonCLIUnavailable + ":connection-refused"
 	case errors.Is(err, context.DeadlineExceeded):

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/mcpserver"
 )
 
 // fakeFacade answers every search with the envelope of reason (available
@@ -135,5 +138,26 @@ func TestSearch_invalidConfigJSON(t *testing.T) {
 	code, out, errOut = runCLI(context.Background(), env, "search", "foo")
 	if code != ExitFailure || out != "" || !strings.Contains(errOut, "server.port: must be an integer") {
 		t.Errorf("text: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestSearch_otherHome: no novad holds this home's lock and another server
+// answers on its facade port: nothing is sent to it, and --json names that
+// case (reason ...:other-home) rather than a refused connection, as the
+// MCP tools do.
+func TestSearch_otherHome(t *testing.T) {
+	url, requests := fakeFacade(t, http.StatusOK, "", "")
+	port := strings.TrimPrefix(url, "http://127.0.0.1:")
+	env := configHome(t, fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %s}\n", novatest.ClosedPort(t), port))
+	code, out, _ := runCLI(context.Background(), env, "search", "foo", "--json")
+	var got api.SearchResponse
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Available || got.Reason == nil {
+		t.Fatalf("exit %d, stdout %q (%v), want an unavailable envelope", code, out, err)
+	}
+	if *got.Reason != mcpserver.ReasonOtherHome || !strings.Contains(got.Error, "another home's novad") {
+		t.Errorf("reason %q, error %q; want %q and the client's words", *got.Reason, got.Error, mcpserver.ReasonOtherHome)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d searches reached the other server", n)
 	}
 }
