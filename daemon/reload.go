@@ -168,13 +168,16 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 			"serving", cur.runID(), "loadedAt", cur.loadedAt.UTC().Format(time.RFC3339), "active", activeID,
 			"skipped", len(skipped), errAttr(activeErr))
 	default:
+		// Integrity first: once a search finds nothing served, /health
+		// already says why (the state file's write took long enough for a
+		// client to see "verified" with nothing served).
+		s.setIntegrity(api.IntegrityNone, activeID, "", activeErr, skipped, false)
 		if cur != nil {
 			// A served file truncated or rewritten in place: reading its
 			// mapping gives other bytes or faults. Serve nothing.
 			s.current.Store(nil)
 			s.writeState("")
 		}
-		s.setIntegrity(api.IntegrityNone, activeID, "", activeErr, skipped, false)
 		s.log.Error("Generation not loaded and no kept generation is intact: nothing is served (novactl doctor explains)",
 			"active", activeID, "skipped", len(skipped), errAttr(activeErr))
 	}
