@@ -212,13 +212,15 @@ func (s *Server) swap(g *index.Served, hash, activeID, trigger string, activeErr
 	if next.profileOK {
 		next.snap.Query = s.queryEmbedder(g.Gen)
 	}
-	s.current.Store(next)
+	// Integrity before the swap: a client that sees the new generation
+	// served reads its integrity with it (an empty one, before, under load).
 	if activeErr == nil {
 		s.setReloadStatus(true, nil, "", "")
 		s.setIntegrity(api.IntegrityVerified, activeID, rec.RunID, nil, nil, true)
 	} else {
 		s.setIntegrity(api.IntegrityFallback, activeID, rec.RunID, activeErr, skipped, true)
 	}
+	s.current.Store(next)
 	s.log.Info("Generation loaded", "runId", rec.RunID, "chunks", g.Gen.Count(), "loadMs", g.Gen.LoadDuration.Milliseconds(),
 		"trigger", trigger, "fallback", activeErr != nil, "profileMatches", next.profileOK)
 	// After the log line: the state file is written durably (fsync), and
