@@ -179,7 +179,7 @@ func (d *delta) plan(jobs []readJob) {
 		}
 		id := statIdentity(j.file.Path)
 		for gk, st := range d.gone {
-			if gk.source == key.source && st.Inode != 0 && st.Gone.IsZero() && id.sameFile(st) {
+			if gk.source == key.source && st.Inode != 0 && st.Gone.IsZero() && id.moved(j.file.Path, st) {
 				d.renamed[key] = gk
 				delete(d.gone, gk)
 				break

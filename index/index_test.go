@@ -698,3 +698,58 @@ func TestSync_goneFileWithoutMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestSync_inodeReusedIsNotARename: a file deleted while another is
+// created in its place among the source's files can get the deleted one's
+// inode (ext4 hands a freed inode to the next file created: Claude Code
+// deletes expired transcripts as it starts a new session). The new file
+// is not the old one renamed: the old file's memory is kept as gone, as
+// for any file that disappears. A file renamed, then appended to, still
+// counts as renamed: its memory is not indexed twice.
+func TestSync_inodeReusedIsNotARename(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "exports")
+	recs := baseRecords()
+	writeFile(t, filepath.Join(src, "a.jsonl"), jsonlLines(t, recs[:2]...))
+	writeFile(t, filepath.Join(src, "b.jsonl"), jsonlLines(t, recs[2:4]...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	clk := newClock(epoch)
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now})
+	mustSync(t, ix)
+
+	// a.jsonl goes; c.jsonl, other content, has its inode (made certain
+	// here by a rename and a rewrite in place).
+	if err := os.Rename(filepath.Join(src, "a.jsonl"), filepath.Join(src, "c.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(src, "c.jsonl"), jsonlLines(t, recs[4]))
+	b := mustSync(t, ix).Build
+	_, g := active(t, cfg.Home)
+	byID := chunkByID(t, g)
+	for _, id := range []string{"notes:mem-001", "notes:mem-002", "notes:mem-005"} {
+		if _, ok := byID[id]; !ok {
+			t.Errorf("%s missing after a.jsonl went and c.jsonl came with its inode: %d chunks", id, len(byID))
+		}
+	}
+	if gone := filepath.Join(src, "a.jsonl"); !slices.Equal(b.Sources[0].Gone, []string{gone}) {
+		t.Errorf("gone %v, want [%s]", b.Sources[0].Gone, gone)
+	}
+
+	// b.jsonl renamed to d.jsonl and appended to: renamed, read once.
+	if err := os.Rename(filepath.Join(src, "b.jsonl"), filepath.Join(src, "d.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, filepath.Join(src, "d.jsonl"), jsonlLines(t, recs[5]))
+	b = mustSync(t, ix).Build
+	_, g = active(t, cfg.Home)
+	byID = chunkByID(t, g)
+	if b.DuplicateIDs != 0 || len(byID) != 6 {
+		t.Errorf("after renaming b.jsonl and appending: %d chunks, %d duplicate ids, want 6 and 0", len(byID), b.DuplicateIDs)
+	}
+	if c, ok := byID["notes:mem-003"]; !ok || !strings.HasSuffix(c.SourcePath, "d.jsonl") {
+		t.Errorf("notes:mem-003 is not d.jsonl's: %+v", c.SourcePath)
+	}
+	if gone := filepath.Join(src, "a.jsonl"); !slices.Equal(b.Sources[0].Gone, []string{gone}) {
+		t.Errorf("gone %v, want only [%s]", b.Sources[0].Gone, gone)
+	}
+}

@@ -153,6 +153,22 @@ func (id fileIdentity) unchanged(s *FileState) bool {
 	return id.sameFile(s) && id.size == s.Size && id.modTime == s.ModTime
 }
 
+// moved reports whether the file now at path is the file s describes,
+// under another name: the same inode, and the same content. A moved file
+// keeps its size and time; an append-only one may have grown since, but
+// still starts with what was read. The inode alone does not say it: a
+// file system hands a deleted file's inode to the next file created
+// (ext4 does at once), and that file's memory is not the deleted one's.
+func (id fileIdentity) moved(path string, s *FileState) bool {
+	if !id.sameFile(s) {
+		return false
+	}
+	if id.size == s.Size && id.modTime == s.ModTime {
+		return true
+	}
+	return id.size >= s.Cursor.Offset && ingest.Continues(path, s.Cursor)
+}
+
 // grew reports whether the file only grew since s was read: the same file,
 // larger. Reading on from the cursor then confirms the start is unchanged.
 func (id fileIdentity) grew(s *FileState) bool {

@@ -284,6 +284,24 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 	}
 }
 
+// Continues reports whether the file at path still starts with the bytes
+// c consumed, byte for byte (its Prefix digest): reading on from c reads
+// on the same content. A cursor that consumed nothing, or has no Prefix,
+// continues nothing.
+func Continues(path string, c Cursor) bool {
+	if c.Offset == 0 || c.Prefix == "" {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	c.run = nil // the whole prefix, not the tail a cursor of this process checks
+	_, err = checkPrefix(f, c)
+	return err == nil
+}
+
 // checkPrefix verifies that file still holds what from consumed, byte
 // for byte, and returns the hash of those bytes to hash on from. A cursor
 // this process returned carries that hash: only its tail is read again.
