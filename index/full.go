@@ -107,8 +107,8 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 			// the neighbours.
 			if st := prevStates[key]; st != nil {
 				kept := *st
-				if r.carried && kept.Gone.IsZero() {
-					kept.Gone = x.opts.Now().UTC()
+				if r.carried {
+					kept.markGone(x.opts.Now().UTC())
 				}
 				states.Files = append(states.Files, kept)
 			} else {

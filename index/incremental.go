@@ -485,9 +485,7 @@ func (d *delta) states() *sourceStates {
 	if !d.x.opts.PruneMissing {
 		for _, st := range d.gone {
 			s := *st
-			if s.Gone.IsZero() {
-				s.Gone = now
-			}
+			s.markGone(now)
 			out.Files = append(out.Files, s)
 		}
 	}

@@ -3,6 +3,7 @@ package index_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -751,5 +752,57 @@ func TestSync_inodeReusedIsNotARename(t *testing.T) {
 	}
 	if gone := filepath.Join(src, "a.jsonl"); !slices.Equal(b.Sources[0].Gone, []string{gone}) {
 		t.Errorf("gone %v, want only [%s]", b.Sources[0].Gone, gone)
+	}
+}
+
+// TestSync_goneFileDropsItsCursorState: a transcript that disappears
+// keeps its memory, but not what only reading it on would need: the
+// reader's state in its cursor (a long Claude Code session's holds the
+// digests of 1 024 line uuids, 8 KiB) and the prefix digest. Claude Code
+// deletes a transcript 30 days after it ends, so every long session would
+// otherwise weigh on every later sources.json, which every sync writes
+// whole, incremental or full.
+func TestSync_goneFileDropsItsCursorState(t *testing.T) {
+	dir := t.TempDir()
+	projects := filepath.Join(dir, "projects")
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, `{"type":"user","sessionId":"s1","uuid":"u%d","cwd":"/src/app","timestamp":"2026-03-01T08:00:%02dZ","message":{"role":"user","content":"question %d about the quarterly ledger export"}}`+"\n", i, i, i)
+	}
+	session := filepath.Join(projects, "-src-app", "s1.jsonl")
+	writeFile(t, session, b.String())
+	writeFile(t, filepath.Join(projects, "-src-app", "s2.jsonl"), `{"type":"user","sessionId":"s2","uuid":"v1","cwd":"/src/app","message":{"role":"user","content":"another session"}}`+"\n")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: projects})
+	clk := newClock(epoch)
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now}))
+	if err := os.Remove(session); err != nil {
+		t.Fatal(err)
+	}
+	for _, full := range []bool{false, true} {
+		mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Full: full}))
+		m, g := active(t, cfg.Home)
+		states, err := index.FileStates(cfg.Home, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, st := range states {
+			if st.Path != session {
+				continue
+			}
+			found = true
+			if st.Gone.IsZero() || st.Records != 40 {
+				t.Errorf("full %v: gone %v, records %d, want gone with its 40 records", full, st.Gone, st.Records)
+			}
+			if len(st.Cursor.State) > 0 || st.Cursor.Prefix != "" {
+				t.Errorf("full %v: the gone transcript's state keeps its cursor's reader state (%d bytes) and prefix %q", full, len(st.Cursor.State), st.Cursor.Prefix)
+			}
+		}
+		if !found {
+			t.Errorf("full %v: no state for the gone transcript", full)
+		}
+		if _, ok := chunkByID(t, g)["claude:s1:40"]; !ok {
+			t.Errorf("full %v: the gone transcript's memory is not kept", full)
+		}
 	}
 }

@@ -53,6 +53,21 @@ type FileState struct {
 	Problem string `json:"problem,omitempty"`
 }
 
+// markGone records that the file is gone, first found missing at now
+// unless it was before, and drops what only reading it on would need: the
+// reader's state in its cursor (a long Claude Code session's holds the
+// digests of a thousand line uuids) and the prefix digest. A gone file is
+// never read on from its cursor (if it comes back it is read whole), and
+// its state stays in every later sources.json, which each sync writes
+// whole: transcripts that agents delete after a month would weigh on it
+// for good.
+func (s *FileState) markGone(now time.Time) {
+	if s.Gone.IsZero() {
+		s.Gone = now
+	}
+	s.Cursor.State, s.Cursor.Prefix = nil, ""
+}
+
 // problemReason is p as a FileState's Problem: its reason, after its line
 // when it has one (the state already names the source and the file).
 func problemReason(p ingest.Problem) string {
