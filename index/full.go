@@ -298,6 +298,12 @@ func (x *Indexer) carriedMemory(prev *previous, jobs []readJob) *carried {
 		if x.opts.PruneMissing {
 			return false
 		}
+		// A plain Codex rollout gone since it was compressed is read from
+		// its compressed copy, listed: its memory is that copy's now.
+		if i := configured[key.source]; listed[stateKey{key.source, key.path + ".zst"}] &&
+			ingest.PlainRollout(x.cfg.Sources[i].Kind, key.path+".zst") == key.path {
+			return false
+		}
 		// Gone: kept, unless it still exists (excluded by its globs now).
 		// A link whose target is gone (a volume not mounted) counts as
 		// gone: its memory is kept.

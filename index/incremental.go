@@ -170,6 +170,21 @@ func (d *delta) plan(jobs []readJob) {
 		}
 		d.gone[key] = st
 	}
+	// A compressed Codex rollout whose plain file vanished is that file
+	// under another name: its memory is read from the copy, whole, and the
+	// plain file's goes with it instead of being kept as gone.
+	for _, j := range jobs {
+		src := d.x.cfg.Sources[j.src]
+		key := stateKey{src.Name, j.file.Path}
+		plain := stateKey{src.Name, ingest.PlainRollout(src.Kind, j.file.Path)}
+		if _, ok := d.gone[plain]; plain.path == "" || !ok {
+			continue
+		}
+		d.renamed[key] = plain
+		delete(d.gone, plain)
+		j.resume = false
+		d.toRead[key] = j
+	}
 	// A new path with the identity of a vanished file is that file,
 	// renamed (or rotated): its records are read from the new path and
 	// the old path's memory goes, so nothing is indexed twice.

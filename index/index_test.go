@@ -806,3 +806,48 @@ func TestSync_goneFileDropsItsCursorState(t *testing.T) {
 		}
 	}
 }
+
+// TestSync_codexCompressesARollout: Codex (0.137 and later) compresses a
+// rollout left alone for a week into rollout-*.jsonl.zst beside it and
+// deletes the plain file. The compressed rollout is the same rollout:
+// its memory is read from it, once, and the plain file is not gone with
+// its memory kept (doctor would list every rollout a week old, and
+// --prune-missing would drop nothing). Incremental and full syncs agree:
+// a full one (a new reading rules version, --full) does not keep the
+// plain file's memory as read before in place of the rollout's.
+func TestSync_codexCompressesARollout(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join("ingest", "testdata", "codex", "sessions", "2026", "03", "02", codexRollout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compressed := enc.EncodeAll(plain, nil)
+	enc.Close()
+	for _, full := range []bool{false, true} {
+		dir := t.TempDir()
+		day := filepath.Join(dir, "sessions", "2026", "03", "02")
+		rollout := filepath.Join(day, codexRollout)
+		writeFile(t, rollout, string(plain))
+		cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "codex", Kind: config.KindCodex, Path: filepath.Join(dir, "sessions")})
+		clk := newClock(epoch)
+		first := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now})).Build
+		writeFile(t, rollout+".zst", string(compressed))
+		if err := os.Remove(rollout); err != nil {
+			t.Fatal(err)
+		}
+		b := syncOK(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Full: full})).Build
+		if len(b.Sources[0].Gone) != 0 || b.Records != first.Records || b.DuplicateIDs != 0 {
+			t.Errorf("full %v: gone %v, records %d (%d before), %d duplicate ids; want none gone, the same records, no duplicates",
+				full, b.Sources[0].Gone, b.Records, first.Records, b.DuplicateIDs)
+		}
+		_, g := active(t, cfg.Home)
+		for _, c := range g.All() {
+			if c.SourcePath != rollout+".zst" {
+				t.Errorf("full %v: %s is the memory of %s, want the compressed rollout's", full, c.ID, c.SourcePath)
+			}
+		}
+	}
+}

@@ -218,6 +218,18 @@ func readCodexZst(fc *fileCtx) error {
 	return err
 }
 
+// PlainRollout returns the plain rollout (rollout-*.jsonl) that the file
+// at path, of a source of kind, is the compressed copy of, or "" when it
+// is none. Codex (0.137 and later) compresses a rollout left alone for a
+// week into rollout-*.jsonl.zst beside it and then deletes the plain file:
+// the copy is the same rollout, with the same records, under another name.
+func PlainRollout(kind, path string) string {
+	if kind != config.KindCodex || !strings.HasSuffix(path, ".jsonl.zst") {
+		return ""
+	}
+	return strings.TrimSuffix(path, ".zst")
+}
+
 // zstdErrors names decompression as the cause of a read error, which the
 // decoder's own messages ("magic number mismatch") do not.
 type zstdErrors struct{ r io.Reader }
