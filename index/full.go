@@ -105,6 +105,28 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 			}
 			// The earlier memory of the file is kept, in its place among
 			// the neighbours.
+			held := 0
+			for _, recChunks := range old.records() {
+				id := xxh3.HashString(recChunks[0].c.ID)
+				if _, dup := seen[id]; dup {
+					continue // another file now holds this record
+				}
+				seen[id] = struct{}{}
+				held++
+				records++
+				sum.Records++
+				sum.Chunks += len(recChunks)
+				res.Added += len(recChunks)
+				res.Carried += len(recChunks)
+				if err := windows.add(recChunks[0].c.Conversation, recChunks); err != nil {
+					return err
+				}
+			}
+			if r.carried && held == 0 {
+				// Gone, and other files hold all it gave: no memory of it
+				// is left to keep.
+				return nil
+			}
 			if st := prevStates[key]; st != nil {
 				kept := *st
 				if r.carried {
@@ -116,21 +138,6 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 			}
 			if r.carried {
 				sum.Gone = append(sum.Gone, r.file.Path)
-			}
-			for _, recChunks := range old.records() {
-				id := xxh3.HashString(recChunks[0].c.ID)
-				if _, dup := seen[id]; dup {
-					continue // another file now holds this record
-				}
-				seen[id] = struct{}{}
-				records++
-				sum.Records++
-				sum.Chunks += len(recChunks)
-				res.Added += len(recChunks)
-				res.Carried += len(recChunks)
-				if err := windows.add(recChunks[0].c.Conversation, recChunks); err != nil {
-					return err
-				}
 			}
 			return nil
 		}

@@ -65,6 +65,7 @@ func (x *Indexer) incremental(ctx context.Context, prev *previous, res *BuildRes
 		d.reread(more)
 	}
 	res.Timings["read"] = time.Since(t0).Milliseconds()
+	d.forgetMoved()
 	d.context()
 	states := d.states()
 	if len(d.adds) == 0 && len(d.retired) == 0 {
@@ -132,6 +133,8 @@ type delta struct {
 	dropped        map[stateKey][]string
 	retiredRecords int
 	addedRecords   int
+	// taken are the gone files some of whose records another file took.
+	taken map[stateKey]bool
 }
 
 // addition is a chunk the delta writes.
@@ -313,6 +316,7 @@ func (d *delta) diff() {
 	d.adds = nil
 	d.dropped = map[stateKey][]string{}
 	d.retiredRecords, d.addedRecords = 0, 0
+	d.taken = map[stateKey]bool{}
 	replaced := d.replacedKeys()
 	oldDocs := d.docsOf(replaced)
 	oldByID := map[string]int{}
@@ -359,7 +363,9 @@ func (d *delta) diff() {
 						continue
 					}
 					retireRecord(doc)
-					if _, gone := d.gone[holder]; !gone {
+					if _, gone := d.gone[holder]; gone {
+						d.taken[holder] = true
+					} else {
 						d.dropped[holder] = append(d.dropped[holder], first)
 					}
 				}
@@ -383,6 +389,29 @@ func (d *delta) diff() {
 				d.retire(doc)
 			}
 		}
+	}
+}
+
+// forgetMoved forgets the gone files that other files took every record
+// of: no memory of theirs is left to keep, and listing them as gone would
+// say otherwise.
+func (d *delta) forgetMoved() {
+	keys := map[stateKey]bool{}
+	for key := range d.taken {
+		if _, gone := d.gone[key]; gone {
+			keys[key] = true
+		}
+	}
+	for key, docs := range d.docsOf(keys) {
+		for _, doc := range docs {
+			if !d.retired[doc] {
+				delete(keys, key) // some of its memory is still its own
+				break
+			}
+		}
+	}
+	for key := range keys {
+		delete(d.gone, key)
 	}
 }
 

@@ -851,3 +851,54 @@ func TestSync_codexCompressesARollout(t *testing.T) {
 		}
 	}
 }
+
+// TestSync_goneFileWhoseMemoryMoved: a file that disappears while another
+// now holds every record it gave (Codex materializes a compressed rollout
+// as rollout-*.jsonl to append to it, and deletes the .jsonl.zst) has no
+// memory left to keep: it is not listed as gone, and a full sync reads the
+// same. A gone file that still holds some of its memory is listed.
+func TestSync_goneFileWhoseMemoryMoved(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join("ingest", "testdata", "codex", "sessions", "2026", "03", "02", codexRollout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compressed := enc.EncodeAll(plain, nil)
+	enc.Close()
+	for _, full := range []bool{false, true} {
+		dir := t.TempDir()
+		rollout := filepath.Join(dir, "sessions", "2026", "03", "02", codexRollout)
+		writeFile(t, rollout+".zst", string(compressed))
+		cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "codex", Kind: config.KindCodex, Path: filepath.Join(dir, "sessions")})
+		clk := newClock(epoch)
+		first := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now})).Build
+		writeFile(t, rollout, string(plain))
+		if err := os.Remove(rollout + ".zst"); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // and the sync after, with nothing new
+			b := syncOK(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Full: full})).Build
+			if len(b.Sources[0].Gone) != 0 || b.Records != first.Records {
+				t.Errorf("full %v: gone %v, records %d (%d before); want none gone, the same records", full, b.Sources[0].Gone, b.Records, first.Records)
+			}
+		}
+		m, g := active(t, cfg.Home)
+		for _, c := range g.All() {
+			if c.SourcePath != rollout {
+				t.Errorf("full %v: %s is the memory of %s, want the plain rollout's", full, c.ID, c.SourcePath)
+			}
+		}
+		states, err := index.FileStates(cfg.Home, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range states {
+			if !st.Gone.IsZero() {
+				t.Errorf("full %v: %s is kept as gone, with %d records", full, st.Path, st.Records)
+			}
+		}
+	}
+}
