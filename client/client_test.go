@@ -16,6 +16,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
 )
@@ -227,14 +228,7 @@ func TestForConfig_otherHome(t *testing.T) {
 	if s.path != "" || s.query != "" {
 		t.Errorf("the other server was sent %s %q", s.path, s.query)
 	}
-	if err := os.MkdirAll(home.StateDir(), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	lock, err := lockfile.Acquire(home.DaemonLock(), 0o600, "serve", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Release()
+	lock := novatest.HoldNovadLock(t, home)
 	if _, err := c.Health(context.Background()); err != nil {
 		t.Errorf("with this home's novad holding its lock: %v", err)
 	}

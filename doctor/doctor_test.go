@@ -83,10 +83,7 @@ func (f *fixture) sync() *manifest.Manifest {
 func (f *fixture) serve(h api.Health) {
 	f.t.Helper()
 	if !f.otherHome && !lockfile.Held(f.home.DaemonLock()) {
-		novatest.Must(f.t, os.MkdirAll(f.home.StateDir(), 0o700))
-		lock, err := lockfile.Acquire(f.home.DaemonLock(), 0o600, "serve", time.Now())
-		novatest.Must(f.t, err)
-		f.t.Cleanup(lock.Release)
+		novatest.HoldNovadLock(f.t, f.home)
 	}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != api.PathHealth {

@@ -9,10 +9,9 @@ import (
 	"os"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/nova-recall/nova/api"
-	"github.com/nova-recall/nova/lockfile"
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/secrets"
 )
@@ -53,11 +52,7 @@ func TestDiscoverEncoder_onlyThisHomesNovad(t *testing.T) {
 	if err != nil || enc != nil || asked != 0 {
 		t.Fatalf("no novad holds the home: encoder %v, err %v, the server was asked %d times", enc, err, asked)
 	}
-	lock, err := lockfile.Acquire(home.DaemonLock(), paths.FileMode, "serve", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Release()
+	novatest.HoldNovadLock(t, home)
 	if enc, err := discoverEncoder(context.Background(), home, profile); err != nil || enc == nil {
 		t.Errorf("this home's novad: encoder %v, err %v", enc, err)
 	}

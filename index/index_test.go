@@ -816,16 +816,7 @@ func TestSync_goneFileDropsItsCursorState(t *testing.T) {
 // a full one (a new reading rules version, --full) does not keep the
 // plain file's memory as read before in place of the rollout's.
 func TestSync_codexCompressesARollout(t *testing.T) {
-	plain, err := os.ReadFile(filepath.Join("ingest", "testdata", "codex", "sessions", "2026", "03", "02", codexRollout))
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := zstd.NewWriter(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	compressed := enc.EncodeAll(plain, nil)
-	enc.Close()
+	plain, compressed := codexRolloutBytes(t)
 	for _, full := range []bool{false, true} {
 		dir := t.TempDir()
 		day := filepath.Join(dir, "sessions", "2026", "03", "02")
@@ -858,16 +849,7 @@ func TestSync_codexCompressesARollout(t *testing.T) {
 // memory left to keep: it is not listed as gone, and a full sync reads the
 // same. A gone file that still holds some of its memory is listed.
 func TestSync_goneFileWhoseMemoryMoved(t *testing.T) {
-	plain, err := os.ReadFile(filepath.Join("ingest", "testdata", "codex", "sessions", "2026", "03", "02", codexRollout))
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := zstd.NewWriter(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	compressed := enc.EncodeAll(plain, nil)
-	enc.Close()
+	plain, compressed := codexRolloutBytes(t)
 	for _, full := range []bool{false, true} {
 		dir := t.TempDir()
 		rollout := filepath.Join(dir, "sessions", "2026", "03", "02", codexRollout)
@@ -901,4 +883,20 @@ func TestSync_goneFileWhoseMemoryMoved(t *testing.T) {
 			}
 		}
 	}
+}
+
+// codexRolloutBytes returns the test Codex rollout as written and as Codex
+// compresses it (zstd, rollout-*.jsonl.zst).
+func codexRolloutBytes(t *testing.T) (plain, compressed []byte) {
+	t.Helper()
+	plain, err := os.ReadFile(filepath.Join("ingest", "testdata", "codex", "sessions", "2026", "03", "02", codexRollout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	return plain, enc.EncodeAll(plain, nil)
 }

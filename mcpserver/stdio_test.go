@@ -26,7 +26,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/nova-recall/nova/internal/novatest"
-	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -912,19 +911,6 @@ func TestStdio_OfficialClient(t *testing.T) {
 	}
 }
 
-// holdNovadLock takes the novad lock of the home at dir for the test, so
-// that the listener a test puts on the home's port is taken for this
-// home's novad (the client refuses to send a query to a server no novad of
-// the home holds the lock for).
-func holdNovadLock(t *testing.T, dir string) {
-	t.Helper()
-	home := paths.Home{Root: dir}
-	novatest.Must(t, os.MkdirAll(home.StateDir(), 0o700))
-	lock, err := lockfile.Acquire(home.DaemonLock(), 0o600, "serve", time.Now())
-	novatest.Must(t, err)
-	t.Cleanup(lock.Release)
-}
-
 // searchInFlight starts novactl mcp on a home whose facade port is held by
 // a listener that accepts and never answers (for this home's novad: it
 // holds the home's lock), and calls memory_search with request id id; it
@@ -947,7 +933,7 @@ func searchInFlight(t *testing.T, id int) *session {
 	dir := t.TempDir()
 	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", novatest.ClosedPort(t), l.Addr().(*net.TCPAddr).Port)
 	novatest.Must(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600))
-	holdNovadLock(t, dir)
+	novatest.HoldNovadLock(t, paths.Home{Root: dir})
 	s := (&home{&novatest.Home{T: t, Dir: dir}}).mcp(t)
 	s.initialize("2025-06-18")
 	s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"x"}}}`, id))

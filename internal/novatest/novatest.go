@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/lockfile"
+	"github.com/nova-recall/nova/paths"
 )
 
 var (
@@ -323,4 +325,16 @@ func DownHome(t testing.TB, dir string) {
 	Must(t, os.MkdirAll(dir, 0o700))
 	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", ClosedPort(t), ClosedPort(t))
 	Must(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600))
+}
+
+// HoldNovadLock takes home's novad lock for the rest of the test, as the
+// novad serving home holds it (clients trust a server on home's ports only
+// then). The lock is returned for a test that releases it early.
+func HoldNovadLock(t testing.TB, home paths.Home) *lockfile.Lock {
+	t.Helper()
+	Must(t, paths.MkdirPrivate(home.StateDir()))
+	lock, err := lockfile.Acquire(home.DaemonLock(), paths.FileMode, "serve", time.Now())
+	Must(t, err)
+	t.Cleanup(lock.Release)
+	return lock
 }
