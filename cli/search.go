@@ -11,7 +11,6 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
-	"github.com/nova-recall/nova/mcpserver"
 )
 
 // stringList is a repeatable string flag.
@@ -177,7 +176,7 @@ func cliReason(err error) string {
 	case errors.As(err, &nr) && nr.Other:
 		// Something answers, but not this home's novad: nothing was
 		// sent, and nothing refused a connection.
-		return mcpserver.ReasonOtherHome
+		return api.ReasonCLIOtherHome
 	case client.IsNotRunning(err):
 		return api.ReasonCLIUnavailable + ":connection-refused"
 	case errors.Is(err, context.DeadlineExceeded):

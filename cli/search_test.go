@@ -12,7 +12,6 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/internal/novatest"
-	"github.com/nova-recall/nova/mcpserver"
 )
 
 // fakeFacade answers every search with the envelope of reason (available
@@ -154,8 +153,8 @@ func TestSearch_otherHome(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Available || got.Reason == nil {
 		t.Fatalf("exit %d, stdout %q (%v), want an unavailable envelope", code, out, err)
 	}
-	if *got.Reason != mcpserver.ReasonOtherHome || !strings.Contains(got.Error, "another home's novad") {
-		t.Errorf("reason %q, error %q; want %q and the client's words", *got.Reason, got.Error, mcpserver.ReasonOtherHome)
+	if *got.Reason != api.ReasonCLIOtherHome || !strings.Contains(got.Error, "another home's novad") {
+		t.Errorf("reason %q, error %q; want %q and the client's words", *got.Reason, got.Error, api.ReasonCLIOtherHome)
 	}
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d searches reached the other server", n)

@@ -38,11 +38,6 @@ const ReasonNotRunning = api.ReasonCLIUnavailable + ":connection-refused"
 const NotRunningMessage = "Nova's memory service (novad) is not running, so memory is unavailable. " +
 	"Tell the user; they can start it. Do not start it yourself."
 
-// ReasonOtherHome is the reason reported when no novad serves this Nova
-// home but something else answers on its ports (client.NotRunningError
-// with Other): the client sent it nothing.
-const ReasonOtherHome = api.ReasonCLIUnavailable + ":other-home"
-
 // OtherHomeMessage is what a tool says then: starting this home's novad
 // would not help while the ports are taken, so the user has to look.
 const OtherHomeMessage = "No memory service (novad) serves this Nova home, and another program " +
@@ -416,7 +411,7 @@ func failure(ctx context.Context, err error, tool string) (string, string) {
 	var nr *client.NotRunningError
 	switch {
 	case errors.As(err, &nr) && nr.Other:
-		return ReasonOtherHome, OtherHomeMessage
+		return api.ReasonCLIOtherHome, OtherHomeMessage
 	case client.IsNotRunning(err):
 		return ReasonNotRunning, NotRunningMessage
 	case ctx.Err() != nil:

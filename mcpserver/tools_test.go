@@ -338,7 +338,7 @@ func TestOtherHome(t *testing.T) {
 		if strings.Contains(text, "not running") || strings.Contains(text, "can start it") || strings.Contains(string(b), "connection-refused") {
 			t.Errorf("%s says novad is not running: %s\n%s", tool, text, b)
 		}
-		if !strings.Contains(text, "another program") || !strings.Contains(string(b), ReasonOtherHome) || !strings.Contains(text, "Tell the user") {
+		if !strings.Contains(text, "another program") || !strings.Contains(string(b), api.ReasonCLIOtherHome) || !strings.Contains(text, "Tell the user") {
 			t.Errorf("%s does not say another program answers on this home's ports: %s\n%s", tool, text, b)
 		}
 	}
