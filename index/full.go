@@ -107,6 +107,9 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 			// the neighbours.
 			held := 0
 			for _, recChunks := range old.records() {
+				for i := range recChunks {
+					redactAgain(&recChunks[i])
+				}
 				id := xxh3.HashString(recChunks[0].c.ID)
 				if _, dup := seen[id]; dup {
 					continue // another file now holds this record
@@ -268,6 +271,17 @@ func (f *carriedFile) records() [][]pendingChunk {
 		f.decoded = appendPiece(f.decoded, pc)
 	}
 	return f.decoded
+}
+
+// redactAgain applies today's redaction rules to a chunk carried from a
+// file that cannot be read again (gone, or failing now). Rules added since
+// it was indexed must reach it too, or a secret they catch would stay
+// searchable for as long as the memory is kept. A changed chunk is
+// embedded again: its vector was made from the secret.
+func redactAgain(pc *pendingChunk) {
+	if ingest.RedactChunk(&pc.c) {
+		pc.codes = nil
+	}
 }
 
 // appendPiece adds a chunk to recs, records in line order: to the last

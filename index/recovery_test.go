@@ -2,8 +2,11 @@ package index_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +20,7 @@ import (
 	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/memory"
 )
 
 // versions syncs three different versions of a memory (full rebuilds, so
@@ -248,5 +252,53 @@ func TestSync_overAFirstFormatIndex(t *testing.T) {
 			t.Errorf("full %v: %d records, want %d", opts.Full, r.Build.Records, len(versionRecords(1)))
 		}
 		writeFile(t, cfg.Home.Manifest(), `{"schemaVersion":1,"status":"active","runId":"x","generationPath":"gen","files":{"chunks.jsonl":{"size":0,"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}}}`)
+	}
+}
+
+// TestSync_carriedMemoryIsRedactedAgain: memory kept from a file that is
+// gone was indexed under the rules of its day. A secret that today's
+// rules catch must not stay in it, searchable and returned, for as long
+// as the memory is kept.
+func TestSync_carriedMemoryIsRedactedAgain(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "memory.jsonl")
+	gone := filepath.Join(root, "old.jsonl")
+	cfg := testConfig(t, filepath.Join(root, "home"), config.Source{Name: "m", Kind: config.KindJSONL, Path: root})
+	writeFile(t, src, jsonlLines(t, versionRecords(1)...))
+	const secret = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+	old := memory.Chunk{
+		ID: "m:old-1", Text: "Rotated the deploy credentials; the new one is GH_TOKEN=" + secret + " for the release job.",
+		Title: "token " + secret, Tags: []string{"deploy"}, SourceName: "m", SourceSet: "jsonl", SourcePath: gone,
+		LineNumber: 1, Part: 1, Parts: 1, Date: "2025-01-01",
+	}
+	line, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line = append(line, '\n')
+	sum := sha256.Sum256(line)
+	gen := filepath.Join(cfg.Home.IndexDir(), "generations", "20250101T000000Z-aaaaaaaa")
+	writeFile(t, filepath.Join(gen, "chunks.jsonl"), string(line))
+	writeFile(t, cfg.Home.Manifest(), fmt.Sprintf(`{"schemaVersion":1,"status":"active","runId":"20250101T000000Z-aaaaaaaa","generationPath":"generations/20250101T000000Z-aaaaaaaa","files":{"chunks.jsonl":{"size":%d,"sha256":"%s"}}}`, len(line), hex.EncodeToString(sum[:])))
+
+	r := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: time.Now}))
+	if r.Build.Carried != 1 {
+		t.Fatalf("carried %d chunks, want the gone file's 1", r.Build.Carried)
+	}
+	_, g := active(t, cfg.Home)
+	var found bool
+	for id, c := range chunkByID(t, g) {
+		if strings.Contains(c.Text+c.Title+id, "ghp_") {
+			t.Errorf("carried chunk %s still holds the secret: title %q text %q", id, c.Title, c.Text)
+		}
+		if c.SourcePath == gone {
+			found = true
+			if !strings.Contains(c.Text, "Rotated the deploy credentials") {
+				t.Errorf("carried chunk lost its words: %q", c.Text)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the gone file's memory was not carried")
 	}
 }

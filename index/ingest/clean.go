@@ -3,7 +3,6 @@ package ingest
 import (
 	"encoding/json"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -124,35 +123,7 @@ func cleanText(text string) (string, int) {
 // subject is indexed, searched and returned as the text is, and a
 // Markdown heading also names the record's id (notes.md#rotate-sk-...).
 func redactMetadata(rec *memory.Record) {
-	field := func(s *string) {
-		if *s == "" {
-			return
-		}
-		var n int
-		*s, n = Redact(*s)
-		rec.Redactions += n
-	}
-	// A reader may share a slice between its records (the heading stack
-	// of a note), so a changed one is copied, never written in place.
-	list := func(l *[]string) {
-		copied := false
-		for i, v := range *l {
-			r, n := Redact(v)
-			if n == 0 {
-				continue
-			}
-			if !copied {
-				*l, copied = slices.Clone(*l), true
-			}
-			(*l)[i] = r
-			rec.Redactions += n
-		}
-	}
-	field(&rec.ID)
-	field(&rec.Title)
-	field(&rec.Subject)
-	list(&rec.Tags)
-	list(&rec.HeadingPath)
+	rec.Redactions += redactFields(&rec.ID, &rec.Title, &rec.Subject) + redactList(&rec.Tags) + redactList(&rec.HeadingPath)
 }
 
 // hasContent reports whether text says anything once the placeholders a

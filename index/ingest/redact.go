@@ -12,6 +12,8 @@ import (
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/spf13/viper"
 	gitleaks "github.com/zricethezav/gitleaks/v8/config"
+
+	"github.com/nova-recall/nova/memory"
 )
 
 // Redaction uses gitleaks' maintained detection rules (the default rule
@@ -869,4 +871,47 @@ func credentialValue(v string) bool {
 		}
 	}
 	return false
+}
+
+// RedactChunk applies the redaction rules to every field of c that is
+// indexed or returned (text, title, subject, id, tags, headings) and
+// reports whether any changed. Readers redact what they read; this is for
+// memory kept from a file that cannot be read again, which rules added
+// since it was indexed must reach too.
+func RedactChunk(c *memory.Chunk) bool {
+	return redactFields(&c.Text, &c.Title, &c.Subject, &c.ID)+redactList(&c.Tags)+redactList(&c.HeadingPath) > 0
+}
+
+// redactFields redacts each string in place and returns the number of
+// secrets replaced.
+func redactFields(fields ...*string) int {
+	total := 0
+	for _, s := range fields {
+		if *s == "" {
+			continue
+		}
+		var n int
+		*s, n = Redact(*s)
+		total += n
+	}
+	return total
+}
+
+// redactList redacts a list's strings and returns the number of secrets
+// replaced. A reader may share a slice between its records (the heading
+// stack of a note), so a changed list is copied, never written in place.
+func redactList(l *[]string) int {
+	total, copied := 0, false
+	for i, v := range *l {
+		r, n := Redact(v)
+		if n == 0 {
+			continue
+		}
+		if !copied {
+			*l, copied = slices.Clone(*l), true
+		}
+		(*l)[i] = r
+		total += n
+	}
+	return total
 }
