@@ -270,7 +270,7 @@ func Redact(text string) (string, int) {
 	if !tokens && strings.IndexByte(text, ':') < 0 && strings.IndexByte(text, '=') < 0 && !hasFoldPass(text) && !strings.Contains(text, " -") {
 		return text, 0
 	}
-	lower := strings.ToLower(text)
+	lower := asciiLower(text)
 	var spans []span
 	if tokens {
 		if lr, err := defaultLeakRules(); err == nil {
@@ -437,6 +437,24 @@ var tokenByte = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// asciiLower lower-cases the ASCII letters of s and keeps every other
+// byte. The rules' hints are ASCII, and a hint's position in the lower-case
+// text is used in text itself, so the two must have the same length:
+// strings.ToLower changes the length of some characters (Ⱥ is 2 bytes and
+// ⱥ 3, the Kelvin sign 3 and k 1), which shifted every later position (a
+// slice out of range, or a secret missed).
+func asciiLower(s string) string {
+	b := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return string(b)
+}
 
 func containsAny(s string, subs []string) bool {
 	for _, sub := range subs {

@@ -54,6 +54,52 @@ func TestRedact_tokenCorpus(t *testing.T) {
 	}
 }
 
+// TestRedact_caseChangesLength: text with characters whose lower case has
+// another length in UTF-8 (Ⱥ 2 bytes, ⱥ 3; the Kelvin sign 3, k 1)
+// before a secret. Positions found in the lower-cased text are used in the
+// text itself: they once panicked (slice bounds out of range) or missed
+// the secret.
+func TestRedact_caseChangesLength(t *testing.T) {
+	lines := corpusLines(t, "tokens.txt")
+	for _, prefix := range []string{strings.Repeat("Ⱥ", 50), strings.Repeat("\u212a", 30), strings.Repeat("İ", 30)} {
+		for _, l := range lines {
+			name, rest, _ := strings.Cut(l, "\t")
+			text, secret, _ := strings.Cut(rest, "\t")
+			text = prefix + " " + text
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("%s after %.6q: panic %v", name, prefix, r)
+					}
+				}()
+				if got, n := Redact(text); n < 1 || strings.Contains(got, secret) || !strings.HasPrefix(got, prefix) {
+					t.Errorf("%s after %.6q: Redact = %q, %d", name, prefix, got, n)
+				}
+			}()
+		}
+	}
+}
+
+// FuzzRedact: redaction never panics, and it changes the text exactly
+// when it counts a secret, which it marks.
+func FuzzRedact(f *testing.F) {
+	for _, l := range corpusLines(f, "tokens.txt") {
+		_, rest, _ := strings.Cut(l, "\t")
+		text, _, _ := strings.Cut(rest, "\t")
+		f.Add(text)
+	}
+	f.Add("ȺȺȺ my password is Tr0ub4dor3xq ok")
+	f.Fuzz(func(t *testing.T, text string) {
+		got, n := Redact(text)
+		if n == 0 && got != text {
+			t.Errorf("Redact(%q) = %q with no secret counted", text, got)
+		}
+		if n > 0 && !strings.Contains(got, redactedMark) {
+			t.Errorf("Redact(%q) = %q, %d secrets but no mark", text, got, n)
+		}
+	})
+}
+
 func TestRedact_cleanCorpus(t *testing.T) {
 	for _, text := range corpusLines(t, "clean.txt") {
 		if got, n := Redact(text); got != text || n != 0 {
