@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,6 +31,8 @@ import (
 //     assistant messages carry a phase (commentary, final_answer, output)
 //     or none, and every phase is kept.
 //
+// The user's answers to the agent's questions (request_user_input, in
+// its tool output and a retained_context line) are the user's words.
 // Runtime scaffolding, reasoning, tool output and telemetry are dropped;
 // the tool calls made before an answer are attached to it as one-line
 // summaries. Codex writes each utterance twice (a response_item and an
@@ -70,6 +73,8 @@ type codexPayload struct {
 	Images  []string `json:"images"`
 	// event_msg thread_name_updated
 	ThreadName string `json:"thread_name"`
+	// response_item function_call: the id its output answers.
+	CallID string `json:"call_id"`
 }
 
 type codexContentItem struct {
@@ -170,7 +175,29 @@ type codexState struct {
 	Seen     []codexSeen  `json:"seen,omitempty"`
 	Pending  pendingTools `json:"pending,omitzero"`
 	Reported shapeReports `json:"reported,omitempty"`
+	// Asked are the questions of the request_user_input calls not
+	// answered yet, and Answered the calls whose answers were kept (the
+	// tool output and the retained context both carry them).
+	Asked    []codexAsked `json:"asked,omitempty"`
+	Answered []string     `json:"answered,omitempty"`
 }
+
+// codexAsked is one request_user_input call: its call id and its
+// questions (id and text), in the order they were asked.
+type codexAsked struct {
+	Call      string      `json:"call"`
+	Questions [][2]string `json:"q,omitempty"`
+}
+
+// codexAskWindow bounds the open request_user_input calls and the
+// answered ones a rollout's state remembers: a call is answered within
+// its turn, a few lines later.
+const codexAskWindow = 8
+
+// codexRequestUserInput is the tool by which the agent (Plan mode) asks
+// the user questions; its output, and a retained_context
+// verified_answer line, hold the user's answers.
+const codexRequestUserInput = "request_user_input"
 
 // codexHandler reads the lines of one rollout.
 type codexHandler struct {
@@ -295,6 +322,8 @@ func (h *codexHandler) line(n int, data []byte) error {
 		return nil
 	case "compacted":
 		return h.compacted(n, payload)
+	case "retained_context":
+		return h.retained(n, payload)
 	case "response_item", "event_msg":
 	default:
 		if !codexQuietLines[item] {
@@ -310,6 +339,9 @@ func (h *codexHandler) line(n int, data []byte) error {
 	if err := json.Unmarshal(payload, &head); err != nil {
 		h.fc.problem(n, fmt.Sprintf("unexpected %s payload: %s", item, trimErr(err)))
 		return nil
+	}
+	if item == "response_item" && head.Type == "function_call_output" && len(h.st.Asked) > 0 {
+		return h.toolOutput(n, payload)
 	}
 	if (item == "response_item" && codexQuietItems[head.Type]) || (item == "event_msg" && codexQuietEvents[head.Type]) {
 		return nil
@@ -372,6 +404,9 @@ func (h *codexHandler) responseItem(n int, p *codexPayload) error {
 			arg = jsonArg(args["input"])
 		}
 		h.st.Pending.add(codexToolSummary(p.Name, arg))
+		if p.Name == codexRequestUserInput {
+			h.asked(p.CallID, args["questions"])
+		}
 	case "custom_tool_call":
 		h.st.Pending.add(codexToolSummary(p.Name, p.Input))
 	case "local_shell_call":
@@ -497,6 +532,136 @@ func (h *codexHandler) compacted(n int, payload json.RawMessage) error {
 	return h.emit(n, "assistant", c.Message)
 }
 
+// asked remembers the questions of a request_user_input call, for the
+// answers its output gives by question id.
+func (h *codexHandler) asked(call string, raw json.RawMessage) {
+	var questions []struct {
+		ID       string `json:"id"`
+		Question string `json:"question"`
+	}
+	if call == "" || json.Unmarshal(raw, &questions) != nil {
+		return
+	}
+	a := codexAsked{Call: call}
+	for _, q := range questions {
+		a.Questions = append(a.Questions, [2]string{q.ID, strings.TrimSpace(q.Question)})
+	}
+	if len(h.st.Asked) == codexAskWindow {
+		h.st.Asked = h.st.Asked[1:]
+	}
+	h.st.Asked = append(h.st.Asked, a)
+}
+
+// toolOutput reads the output of a tool call: that of a request_user_input
+// call is the user's answers ({"answers": {question id: {"answers":
+// [...]}}}), kept as the user's words; any other is dropped.
+func (h *codexHandler) toolOutput(n int, payload json.RawMessage) error {
+	var out struct {
+		CallID string          `json:"call_id"`
+		Output json.RawMessage `json:"output"`
+	}
+	if json.Unmarshal(payload, &out) != nil {
+		return nil
+	}
+	i := slices.IndexFunc(h.st.Asked, func(a codexAsked) bool { return a.Call == out.CallID })
+	if i < 0 {
+		return nil
+	}
+	asked := h.st.Asked[i]
+	h.st.Asked = slices.Delete(h.st.Asked, i, i+1)
+	var resp struct {
+		Answers map[string]struct {
+			Answers []string `json:"answers"`
+		} `json:"answers"`
+	}
+	if json.Unmarshal([]byte(codexOutputText(out.Output)), &resp) != nil {
+		return nil // cancelled, or an error the model was told
+	}
+	var pairs [][2]string
+	for _, q := range asked.Questions {
+		if a, ok := resp.Answers[q[0]]; ok {
+			pairs = append(pairs, [2]string{q[1], strings.Join(a.Answers, ", ")})
+		}
+	}
+	return h.answers(n, asked.Call, pairs)
+}
+
+// codexOutputText returns the text of a tool output: a string, or a list
+// of content items whose texts are joined.
+func codexOutputText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var items []codexContentItem
+	if json.Unmarshal(raw, &items) != nil {
+		return ""
+	}
+	var parts []string
+	for _, it := range items {
+		parts = append(parts, it.Text)
+	}
+	return strings.Join(parts, "")
+}
+
+// retained reads a retained_context line: a verified_answer is the
+// questions of a request_user_input call with the user's answers, written
+// beside the tool output (or without it, when that was lost).
+func (h *codexHandler) retained(n int, payload json.RawMessage) error {
+	var r struct {
+		Type      string `json:"type"`
+		CallID    string `json:"call_id"`
+		Questions []struct {
+			Question string `json:"question"`
+			Answer   string `json:"answer"`
+		} `json:"questions"`
+	}
+	if err := json.Unmarshal(payload, &r); err != nil {
+		h.fc.problem(n, "unexpected retained_context payload: "+trimErr(err))
+		return nil
+	}
+	if r.Type != "verified_answer" {
+		return nil
+	}
+	h.st.Asked = slices.DeleteFunc(h.st.Asked, func(a codexAsked) bool { return a.Call == r.CallID })
+	var pairs [][2]string
+	for _, q := range r.Questions {
+		pairs = append(pairs, [2]string{strings.TrimSpace(q.Question), q.Answer})
+	}
+	return h.answers(n, r.CallID, pairs)
+}
+
+// answers keeps the user's answers to one request_user_input call, once
+// whichever line gives them first: each as "question"="answer" (the form
+// Claude Code writes its AskUserQuestion answers in), one per line. The
+// turn goes on, so its tool calls stay pending for the answer.
+func (h *codexHandler) answers(n int, call string, pairs [][2]string) error {
+	if call != "" {
+		if slices.Contains(h.st.Answered, call) {
+			return nil
+		}
+		if len(h.st.Answered) == codexAskWindow {
+			h.st.Answered = h.st.Answered[1:]
+		}
+		h.st.Answered = append(h.st.Answered, call)
+	}
+	var lines []string
+	for _, p := range pairs {
+		answer := strings.TrimSpace(p[1])
+		switch {
+		case answer == "":
+		case p[0] == "":
+			lines = append(lines, answer)
+		default:
+			lines = append(lines, `"`+p[0]+`"="`+answer+`"`)
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return h.record(n, "user", strings.Join(lines, "\n"))
+}
+
 // codexUserText returns what the user said in one user-role text: ""
 // for runtime scaffolding, and only the request when the IDE extension
 // wrapped it in editor context.
@@ -556,6 +721,11 @@ func (h *codexHandler) emit(n int, role, text string) error {
 		text = h.st.Pending.take(text)
 	}
 	h.st.Pending = pendingTools{}
+	return h.record(n, role, text)
+}
+
+// record makes the record of line n, leaving pending tool calls alone.
+func (h *codexHandler) record(n int, role, text string) error {
 	_, t, _ := ParseDate(h.st.LastTime)
 	m := message{role: role, text: text, title: h.st.Title, time: t, cwd: h.st.Cwd, line: n}
 	session := h.st.Session
