@@ -32,7 +32,9 @@ import (
 //     or none, and every phase is kept.
 //
 // The user's answers to the agent's questions (request_user_input, in
-// its tool output and a retained_context line) are the user's words.
+// its tool output and a retained_context line) are the user's words, and
+// the transcript of a voice conversation (realtime_item lines) is read as
+// the user's and the assistant's utterances.
 // Runtime scaffolding, reasoning, tool output and telemetry are dropped;
 // the tool calls made before an answer are attached to it as one-line
 // summaries. Codex writes each utterance twice (a response_item and an
@@ -324,6 +326,8 @@ func (h *codexHandler) line(n int, data []byte) error {
 		return h.compacted(n, payload)
 	case "retained_context":
 		return h.retained(n, payload)
+	case "realtime_item":
+		return h.realtime(n, payload)
 	case "response_item", "event_msg":
 	default:
 		if !codexQuietLines[item] {
@@ -660,6 +664,44 @@ func (h *codexHandler) answers(n int, call string, pairs [][2]string) error {
 		return nil
 	}
 	return h.record(n, "user", strings.Join(lines, "\n"))
+}
+
+// realtime reads a realtime_item line: a transcript_segment is what the
+// user or the assistant said in a voice conversation, which no other line
+// holds; the session's start, end and presentation marks carry nothing to
+// remember. The segment's role and text are fields of the payload; some
+// builds nest them in a "data" object.
+func (h *codexHandler) realtime(n int, payload json.RawMessage) error {
+	type segment struct {
+		Role string `json:"role"`
+		Text string `json:"text"`
+	}
+	var r struct {
+		Type string `json:"type"`
+		segment
+		Data *segment `json:"data"`
+	}
+	if err := json.Unmarshal(payload, &r); err != nil {
+		h.fc.problem(n, "unexpected realtime_item payload: "+trimErr(err))
+		return nil
+	}
+	switch r.Type {
+	case "transcript_segment":
+	case "realtime_session_started", "realtime_session_closed", "bem_item_promoted":
+		return nil
+	default:
+		h.st.Reported.report(h.fc, n, "realtime_item type "+strconv.Quote(r.Type))
+		return nil
+	}
+	seg := r.segment
+	if r.Data != nil {
+		seg = *r.Data
+	}
+	if seg.Role != "user" && seg.Role != "assistant" {
+		h.st.Reported.report(h.fc, n, "realtime transcript role "+strconv.Quote(seg.Role))
+		return nil
+	}
+	return h.emit(n, seg.Role, strings.TrimSpace(seg.Text))
 }
 
 // codexUserText returns what the user said in one user-role text: ""
