@@ -35,6 +35,11 @@ import (
 // its tool output and a retained_context line) are the user's words, and
 // the transcript of a voice conversation (realtime_item lines) is read as
 // the user's and the assistant's utterances.
+// A sub-agent's rollout (a thread Codex spawned) starts with a copy of
+// its parent's history, which the parent's rollout already gave: the
+// lines before its own (subagent_history_start_ordinal) and the messages
+// marked inherited are not read again, and its prompts, which the main
+// agent wrote, are the assistant's.
 // Runtime scaffolding, reasoning, tool output and telemetry are dropped;
 // the tool calls made before an answer are attached to it as one-line
 // summaries. Codex writes each utterance twice (a response_item and an
@@ -50,6 +55,14 @@ type codexLine struct {
 	RecordType string `json:"record_type"`
 	// ID is set on the bare session meta line of envelope-less rollouts.
 	ID string `json:"id"`
+	// Ordinal numbers the lines of newer rollouts (0 for the first).
+	Ordinal *int64 `json:"ordinal"`
+	// Metadata is the harness's note on a response_item (newer builds).
+	Metadata struct {
+		// InheritedUserMessage marks a message copied from the parent
+		// thread into a sub-agent's or a fork's rollout.
+		InheritedUserMessage bool `json:"inherited_user_message"`
+	} `json:"metadata"`
 }
 
 // codexPayload holds the fields the reader uses of the response_item and
@@ -168,6 +181,12 @@ type codexState struct {
 	// else the uuid in the file name.
 	Session  string `json:"session,omitempty"`
 	MetaSeen bool   `json:"metaSeen,omitempty"`
+	// SubAgent is set when the rollout is a thread Codex spawned: no one
+	// types into it, so its prompts are the main agent's.
+	SubAgent bool `json:"subAgent,omitempty"`
+	// OwnFrom is the first ordinal of a sub-agent's own lines: those
+	// before it are the parent's history, copied in for context.
+	OwnFrom int64 `json:"ownFrom,omitempty"`
 	// Cwd is the working directory of the current turn.
 	Cwd string `json:"cwd,omitempty"`
 	// Title is the thread name the user gave the session, if any.
@@ -310,17 +329,17 @@ func (h *codexHandler) line(n int, data []byte) error {
 			return nil
 		}
 	}
+	if item != "session_meta" && h.st.OwnFrom > 0 && l.Ordinal != nil && *l.Ordinal < h.st.OwnFrom {
+		return nil // the parent's history, read from the parent's rollout
+	}
 	switch item {
 	case "session_meta", "turn_context":
-		var meta struct {
-			ID  string `json:"id"`
-			Cwd string `json:"cwd"`
-		}
+		var meta codexMeta
 		if err := json.Unmarshal(payload, &meta); err != nil {
 			h.fc.problem(n, fmt.Sprintf("unexpected %s payload: %s", item, trimErr(err)))
 			return nil
 		}
-		h.meta(item, meta.ID, meta.Cwd)
+		h.meta(item, &meta)
 		return nil
 	case "compacted":
 		return h.compacted(n, payload)
@@ -356,13 +375,35 @@ func (h *codexHandler) line(n int, data []byte) error {
 		return nil
 	}
 	if item == "response_item" {
-		return h.responseItem(n, &p)
+		return h.responseItem(n, &p, l.Metadata.InheritedUserMessage)
 	}
 	return h.event(n, &p)
 }
 
+// codexMeta holds the fields the reader uses of session_meta and
+// turn_context payloads.
+type codexMeta struct {
+	ID  string `json:"id"`
+	Cwd string `json:"cwd"`
+	// Source is a string ("cli", "vscode", "exec") for a thread a person
+	// started, and {"subagent": ...} for one Codex spawned; newer builds
+	// also say "subagent" in ThreadSource.
+	Source                      json.RawMessage `json:"source"`
+	ThreadSource                string          `json:"thread_source"`
+	SubagentHistoryStartOrdinal int64           `json:"subagent_history_start_ordinal"`
+}
+
+// subAgent reports whether the session meta is that of a spawned thread.
+func (m *codexMeta) subAgent() bool {
+	var source map[string]json.RawMessage
+	_ = json.Unmarshal(m.Source, &source)
+	_, spawned := source["subagent"]
+	return spawned || m.ThreadSource == "subagent"
+}
+
 // meta follows the session's identity and working directory.
-func (h *codexHandler) meta(item, id, cwd string) {
+func (h *codexHandler) meta(item string, m *codexMeta) {
+	id, cwd := m.ID, m.Cwd
 	if item == "turn_context" {
 		if cwd != "" {
 			h.st.Cwd = cwd
@@ -376,6 +417,8 @@ func (h *codexHandler) meta(item, id, cwd string) {
 		return
 	}
 	h.st.MetaSeen = true
+	h.st.SubAgent = m.subAgent()
+	h.st.OwnFrom = m.SubagentHistoryStartOrdinal
 	if id != "" {
 		h.st.Session = id
 	}
@@ -384,7 +427,10 @@ func (h *codexHandler) meta(item, id, cwd string) {
 	}
 }
 
-func (h *codexHandler) responseItem(n int, p *codexPayload) error {
+// responseItem reads a response_item. An inherited message, copied from
+// the parent thread, is not read again, but counts as seen so that its
+// event_msg copy is not read either.
+func (h *codexHandler) responseItem(n int, p *codexPayload, inherited bool) error {
 	switch p.Type {
 	case "message":
 		if codexSilentRoles[p.Role] {
@@ -396,6 +442,10 @@ func (h *codexHandler) responseItem(n int, p *codexPayload) error {
 		}
 		text, ok := h.content(n, p.Role, p.Content)
 		if !ok {
+			return nil
+		}
+		if inherited {
+			h.fresh(p.Role, text, streamItem)
 			return nil
 		}
 		return h.keep(n, p.Role, text, streamItem)
@@ -726,9 +776,18 @@ func codexUserText(text string) string {
 // has no more copies of the same (role, text) than the other. Unlike a
 // plain seen-set, this keeps a prompt the user really repeated ("go on").
 func (h *codexHandler) keep(n int, role, text string, stream codexStream) error {
+	if !h.fresh(role, text, stream) {
+		return nil
+	}
+	return h.emit(n, role, text)
+}
+
+// fresh counts one copy of an utterance from stream and reports whether
+// it is the first copy of it (see keep).
+func (h *codexHandler) fresh(role, text string, stream codexStream) bool {
 	norm := normalizeSpace(strings.ReplaceAll(text, imageMark, ""))
 	if norm == "" {
-		return nil
+		return false
 	}
 	key := textKey(role + "\x00" + norm)
 	i := -1
@@ -750,19 +809,20 @@ func (h *codexHandler) keep(n int, role, text string, stream codexStream) error 
 	}
 	seen.N[stream]++
 	h.st.Seen = append(h.st.Seen, seen)
-	if seen.N[stream] <= seen.N[1-stream] {
-		return nil
-	}
-	return h.emit(n, role, text)
+	return seen.N[stream] > seen.N[1-stream]
 }
 
 // emit makes the record of line n. Tool calls belong to the answer that
-// follows them; a new prompt starts a new turn and drops them.
+// follows them; a new prompt starts a new turn and drops them. A
+// sub-agent's prompt is the main agent's: the assistant's.
 func (h *codexHandler) emit(n int, role, text string) error {
 	if role == "assistant" {
 		text = h.st.Pending.take(text)
 	}
 	h.st.Pending = pendingTools{}
+	if role == "user" && h.st.SubAgent {
+		role = "assistant"
+	}
 	return h.record(n, role, text)
 }
 
