@@ -24,7 +24,8 @@ import (
 // Thinking, tool results, injected reminders, meta lines, binary blocks
 // and the placeholders Claude Code writes in place of a reply are
 // dropped; tool calls are summarized on the next text of the
-// assistant (or of the same line). The summary written when the session
+// assistant (or of the same line), but for the plan the assistant
+// presents for approval (ExitPlanMode), which is its text. The summary written when the session
 // was compacted is an assistant record, as Codex's are. The session's title (a summary line,
 // an AI title, a title the user set) is the title of every record read
 // after it. A line shape the reader does not know is reported once per
@@ -173,6 +174,9 @@ type claudeState struct {
 	Reply      string       `json:"reply,omitempty"`
 	ReplyTexts []string     `json:"replyTexts,omitempty"`
 	Reported   shapeReports `json:"reported,omitempty"`
+	// Plan is the digest of the last plan kept (see claudePlan), so that
+	// the copy of it in the approval is not kept again.
+	Plan string `json:"plan,omitempty"`
 	// Cwd is the working directory of the last line that named one, for
 	// a line that does not (an attachment line carries only its own
 	// fields).
@@ -294,7 +298,14 @@ func (h *claudeHandler) line(n int, data []byte) error {
 			parts, human = append(words, parts...), true
 		}
 		if !human {
-			return nil // tool results only: not a human turn
+			// Tool results only: not a human turn, but the plan the user
+			// approved, when its call did not carry it, is the
+			// assistant's.
+			if plan := claudeApprovedPlan(msg.Content); plan != "" && textKey(plan) != h.st.Plan {
+				h.st.Plan = textKey(plan)
+				return h.emit(n, &l, "assistant", h.st.Pending.take(plan))
+			}
+			return nil
 		}
 	} else {
 		if msg.Model == claudeSynthetic {
@@ -621,8 +632,18 @@ func (h *claudeHandler) assistantBlocks(n int, blocks []claudeBlock) []string {
 			h.st.ReplyTexts = append(h.st.ReplyTexts, key)
 			parts = append(parts, t)
 		case "tool_use", "server_tool_use", "mcp_tool_use":
-			h.st.Pending.add(toolSummary(b.Name, b.Input))
 			h.keptLine = true
+			if plan := claudePlan(&b); plan != "" {
+				// The plan the assistant asks the user to approve is
+				// what it means to do: its text, not a tool call.
+				if key := textKey(plan); !slices.Contains(h.st.ReplyTexts, key) {
+					h.st.ReplyTexts = append(h.st.ReplyTexts, key)
+					h.st.Plan = key
+					parts = append(parts, plan)
+				}
+				continue
+			}
+			h.st.Pending.add(toolSummary(b.Name, b.Input))
 		case "image":
 			parts = append(parts, imageMark)
 		case "document":
@@ -632,6 +653,62 @@ func (h *claudeHandler) assistantBlocks(n int, blocks []claudeBlock) []string {
 		}
 	}
 	return parts
+}
+
+// claudeExitPlanMode is the tool by which the assistant, in plan mode,
+// presents its plan (input "plan", Markdown) for the user to approve or
+// reject; the user's reason for a rejection is read from the tool result
+// like any rejected tool call's.
+const claudeExitPlanMode = "ExitPlanMode"
+
+// claudePlan returns the plan of an ExitPlanMode call, or "".
+func claudePlan(b *claudeBlock) string {
+	if b.Name != claudeExitPlanMode {
+		return ""
+	}
+	return strings.TrimSpace(jsonArg(b.Input["plan"]))
+}
+
+// What Claude Code answers an ExitPlanMode call the user approved with:
+// the approval, then (in 2.1 builds, whose calls may carry no plan: the
+// plan is in a file) the plan itself after claudeApprovedHeading.
+const (
+	claudePlanApproved    = "User has approved your plan."
+	claudeApprovedHeading = "## Approved Plan:\n"
+)
+
+// claudeApprovedPlan returns the plan quoted in the tool result of an
+// approved ExitPlanMode call, or "".
+func claudeApprovedPlan(content json.RawMessage) string {
+	if !bytes.Contains(content, []byte("Approved Plan:")) {
+		return ""
+	}
+	var results []struct {
+		Type    string          `json:"type"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(content, &results) != nil {
+		return ""
+	}
+	for _, r := range results {
+		if r.Type != "tool_result" {
+			continue
+		}
+		blocks, err := claudeBlocks(r.Content)
+		if err != nil {
+			continue
+		}
+		for _, b := range blocks {
+			t := strings.TrimSpace(b.Text)
+			if b.Type != "text" || !strings.HasPrefix(t, claudePlanApproved) {
+				continue
+			}
+			if _, plan, ok := strings.Cut(t, claudeApprovedHeading); ok {
+				return strings.TrimSpace(plan)
+			}
+		}
+	}
+	return ""
 }
 
 // quietBlock reports a content block type that is neither read nor known
