@@ -14,4 +14,8 @@ package ingest
 // replayed lines, sub-agent prompts, words in tool results; Codex
 // contextual fragments and image labels), NUL padding, TOML front matter,
 // dates without seconds.
-const Version = "ingest-v3"
+//
+// ingest-v4: Codex request_user_input answers, realtime voice
+// transcripts, sub-agent rollouts (copied parent history skipped, prompts
+// the agent's); Claude Code ExitPlanMode plans.
+const Version = "ingest-v4"
