@@ -17,5 +17,6 @@ package ingest
 //
 // ingest-v4: Codex request_user_input answers, realtime voice
 // transcripts, sub-agent rollouts (copied parent history skipped, prompts
-// the agent's); Claude Code ExitPlanMode plans.
+// the agent's); Claude Code ExitPlanMode plans; redaction of text whose
+// lower case changes length (Ⱥ, the Kelvin sign).
 const Version = "ingest-v4"
