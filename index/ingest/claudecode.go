@@ -225,8 +225,7 @@ func (h *claudeHandler) state() (json.RawMessage, error) { return json.Marshal(h
 func (h *claudeHandler) line(n int, data []byte) error {
 	var l claudeLine
 	if err := json.Unmarshal(data, &l); err != nil {
-		h.fc.problem(n, "not a JSON object: "+trimErr(err))
-		return nil
+		return notJSON(err)
 	}
 	// A line that gave a record or a tool call, appended again later, is
 	// read once.

@@ -307,8 +307,7 @@ func codexFileSession(path string) string {
 func (h *codexHandler) line(n int, data []byte) error {
 	var l codexLine
 	if err := json.Unmarshal(data, &l); err != nil {
-		h.fc.problem(n, "not a JSON object: "+trimErr(err))
-		return nil
+		return notJSON(err)
 	}
 	if _, t, ok := ParseDate(l.Timestamp); ok && !t.IsZero() {
 		h.st.LastTime = l.Timestamp

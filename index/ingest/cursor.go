@@ -272,7 +272,7 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 		case l.tooLong:
 			fc.problem(n, fmt.Sprintf("line is longer than %d bytes even without its binary payloads: skipped", maxLineBytes))
 		case len(content) > 0:
-			if err := h.line(n, content); err != nil {
+			if err := readLine(fc, h, n, content); err != nil {
 				return from, false, err
 			}
 		}
@@ -282,6 +282,25 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 			return cur, true, nil
 		}
 	}
+}
+
+// readLine hands one line to h. A line that is not JSON may be a line a
+// crash cut short followed by the next record (see tornRecord): that
+// record is read and the cut start reported.
+func readLine(fc *fileCtx, h lineHandler, n int, content []byte) error {
+	err := h.line(n, content)
+	var bad *notJSONError
+	if !errors.As(err, &bad) {
+		return err
+	}
+	if rec, ok := tornRecord(content); ok {
+		fc.problem(n, "the start of a line cut short (a write a crash interrupted), joined to the next record: skipped")
+		if err = h.line(n, rec); !errors.As(err, &bad) {
+			return err
+		}
+	}
+	fc.problem(n, bad.reason)
+	return nil
 }
 
 // Continues reports whether the file at path still starts with the bytes

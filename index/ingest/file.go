@@ -18,5 +18,6 @@ package ingest
 // ingest-v4: Codex request_user_input answers, realtime voice
 // transcripts, sub-agent rollouts (copied parent history skipped, prompts
 // the agent's); Claude Code ExitPlanMode plans; redaction of text whose
-// lower case changes length (Ⱥ, the Kelvin sign).
+// lower case changes length (Ⱥ, the Kelvin sign); the record appended
+// after a line a crash cut short (no NUL padding) is read.
 const Version = "ingest-v4"

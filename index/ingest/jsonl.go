@@ -36,7 +36,10 @@ type jsonlRecord struct {
 type jsonlHandler struct{ fc *fileCtx }
 
 func (h jsonlHandler) line(n int, data []byte) error {
-	rec, reason := parseJSONLLine(data)
+	rec, reason, err := parseJSONLLine(data)
+	if err != nil {
+		return err
+	}
 	if reason != "" {
 		h.fc.problem(n, reason)
 		return nil
@@ -53,20 +56,23 @@ func (h jsonlHandler) line(n int, data []byte) error {
 
 func (jsonlHandler) state() (json.RawMessage, error) { return nil, nil }
 
-func parseJSONLLine(line []byte) (memory.Record, string) {
+// parseJSONLLine returns the record of a line, or the reason it is not
+// one, or a *notJSONError for a line that is not JSON at all (see
+// readLines).
+func parseJSONLLine(line []byte) (memory.Record, string, error) {
 	if !utf8.Valid(line) {
-		return memory.Record{}, "line is not valid UTF-8"
+		return memory.Record{}, "", &notJSONError{"line is not valid UTF-8"}
 	}
 	var jr jsonlRecord
 	if err := json.Unmarshal(line, &jr); err != nil {
-		return memory.Record{}, "not a JSON object: " + trimErr(err)
+		return memory.Record{}, "", notJSON(err)
 	}
 	id, ok := idString(jr.ID)
 	if !ok {
-		return memory.Record{}, `missing or empty "id" (a stable string or number is required)`
+		return memory.Record{}, `missing or empty "id" (a stable string or number is required)`, nil
 	}
 	if jr.Text == nil || strings.TrimSpace(*jr.Text) == "" {
-		return memory.Record{}, `missing or empty "text"`
+		return memory.Record{}, `missing or empty "text"`, nil
 	}
 	rec := memory.Record{
 		ID: id, Text: strings.TrimSpace(*jr.Text), Title: strings.TrimSpace(jr.Title),
@@ -82,16 +88,16 @@ func parseJSONLLine(line []byte) (memory.Record, string) {
 	if jr.Date != "" {
 		date, t, ok := ParseDate(jr.Date)
 		if !ok {
-			return memory.Record{}, fmt.Sprintf("date %q is not RFC 3339 or YYYY-MM-DD", jr.Date)
+			return memory.Record{}, fmt.Sprintf("date %q is not RFC 3339 or YYYY-MM-DD", jr.Date), nil
 		}
 		rec.Date, rec.Time = date, t
 	}
 	tags, ok := parseTags(jr.Tags)
 	if !ok {
-		return memory.Record{}, `"tags" must be a list of strings or a comma-separated string`
+		return memory.Record{}, `"tags" must be a list of strings or a comma-separated string`, nil
 	}
 	rec.Tags = tags
-	return rec, ""
+	return rec, "", nil
 }
 
 // ParseDate accepts RFC 3339 (with or without fractional seconds) or

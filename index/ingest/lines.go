@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 
@@ -277,6 +278,37 @@ func splitNULPadding(b []byte) (line []byte, nuls, cut bool) {
 		}
 	}
 	return line, true, cut
+}
+
+// notJSONError is a line handler's word that a line is not JSON at all.
+// readLines then looks for a record a crash joined to it (see
+// tornRecord) before it reports the line.
+type notJSONError struct{ reason string }
+
+func (e *notJSONError) Error() string { return e.reason }
+
+func notJSON(err error) error { return &notJSONError{"not a JSON object: " + trimErr(err)} }
+
+// tornRecord returns the record at the end of a line that is not JSON: a
+// writer killed in the middle of a line leaves its start without a line
+// ending, and its next append (the same agent resumed) follows on the
+// same line. The record is the longest tail from a '{"' on that is valid
+// JSON. Only the first few candidates are tried: a line that is not JSON
+// for another reason must not cost a pass over it per brace.
+func tornRecord(line []byte) ([]byte, bool) {
+	const candidates = 16
+	at := 0
+	for range candidates {
+		i := bytes.Index(line[at+1:], []byte(`{"`))
+		if i < 0 {
+			return nil, false
+		}
+		at += 1 + i
+		if json.Valid(line[at:]) {
+			return line[at:], true
+		}
+	}
+	return nil, false
 }
 
 // withoutNULRuns is b without its runs of two or more NUL bytes (the

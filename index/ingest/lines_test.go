@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -210,5 +211,56 @@ func TestWithoutNULRuns(t *testing.T) {
 	}
 	if !binaryContent(string(withoutNULRuns(utf16))) {
 		t.Error("UTF-16 text is no longer binary")
+	}
+}
+
+func TestTornRecord(t *testing.T) {
+	rec := `{"id":"a2","text":"the appended record {\"nested\": 1}"}`
+	for _, c := range []struct {
+		line, want string
+		ok         bool
+	}{
+		{`{"id":"a1","text":"cut sho` + rec, rec, true},
+		{`{"id":"a1","meta":{"k":"v"},"text":"cut` + rec, rec, true},
+		{`not json at all`, "", false},
+		{`{"id":"a1","text":"cut short, nothing after`, "", false},
+		// Past the candidate bound: reported, not searched further.
+		{strings.Repeat(`{"x`, 20) + rec, "", false},
+	} {
+		got, ok := tornRecord([]byte(c.line))
+		if ok != c.ok || string(got) != c.want {
+			t.Errorf("tornRecord(%.40q) = %q, %v, want %q, %v", c.line, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestReadFile_tornJSONL: a JSONL export whose writer was killed mid-line
+// and then appended again keeps the appended record; the torn start and a
+// line with nothing to recover are reported.
+func TestReadFile_tornJSONL(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.jsonl")
+	body := `{"id":"r1","text":"first"}` + "\n" +
+		`{"id":"r2","text":"cut sh` + `{"id":"r3","text":"appended after the crash"}` + "\n" +
+		`{"id":"r4","text":"no end` + "\n" +
+		`{"id":"r5","text":"last"}` + "\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var res readResult
+	readFrom(t, config.Source{Name: "r", Kind: config.KindJSONL, Path: dir}, path, "r.jsonl", Cursor{}, &res)
+	var ids []string
+	for _, r := range res.records {
+		ids = append(ids, r.ID)
+	}
+	if !slices.Equal(ids, []string{"r1", "r3", "r5"}) {
+		t.Errorf("records %v, want r1 r3 r5", ids)
+	}
+	var lines []int
+	for _, p := range res.problems {
+		lines = append(lines, p.Line)
+	}
+	if !slices.Equal(lines, []int{2, 3}) {
+		t.Errorf("problems %+v, want lines 2 (torn start) and 3 (not JSON)", res.problems)
 	}
 }
