@@ -25,6 +25,10 @@ type SkippedFile struct {
 	// one; empty when the file was last read by a Nova that did not
 	// record it (novactl index sync --full reads it again).
 	Reason string `json:"reason,omitempty"`
+	// Interrupted is how many of Count are the remains of writes a crash
+	// interrupted (NUL padding, a line cut short): lost, and nothing in
+	// the file to fix. A file with only those is not named as skipped.
+	Interrupted int `json:"interrupted,omitempty"`
 }
 
 // shownSkipped is how many skipped files the input check names; the
@@ -47,17 +51,33 @@ func inputCheck(home paths.Home, cfg config.Config, m *manifest.Manifest) (Check
 	for i, s := range cfg.Sources {
 		order[s.Name] = i
 	}
-	var skipped []SkippedFile
+	var all, skipped []SkippedFile
+	interrupted := 0
 	for _, s := range states {
 		if _, configured := order[s.Source]; s.Problems > 0 && s.Gone.IsZero() && configured {
-			skipped = append(skipped, SkippedFile{Source: s.Source, Path: s.Path, Count: s.Problems, Reason: s.Problem})
+			f := SkippedFile{Source: s.Source, Path: s.Path, Count: s.Problems, Reason: s.Problem, Interrupted: s.Interrupted}
+			all = append(all, f)
+			if f.Count > f.Interrupted {
+				skipped = append(skipped, f)
+			} else {
+				interrupted++
+			}
 		}
 	}
 	// In the configuration's order, as sync reads them; by path within a
 	// source.
-	slices.SortStableFunc(skipped, func(a, b SkippedFile) int { return cmp.Compare(order[a.Source], order[b.Source]) })
+	for _, l := range [][]SkippedFile{all, skipped} {
+		slices.SortStableFunc(l, func(a, b SkippedFile) int { return cmp.Compare(order[a.Source], order[b.Source]) })
+	}
 	if len(skipped) == 0 {
-		return ready(id, title, "no source file had input skipped when it was last read"), nil
+		msg := "no source file had input skipped when it was last read"
+		if interrupted > 0 {
+			// An agent killed mid-write leaves a cut line in its live
+			// transcript; the advice to fix or remove the file was wrong.
+			msg = fmt.Sprintf("no input to fix; %s the remains of a write a crash interrupted (the cut line is lost, the rest is searchable): %s",
+				plural(interrupted, "file holds", "files hold"), all[0].describe())
+		}
+		return ready(id, title, msg), all
 	}
 	names := make([]string, 0, shownSkipped)
 	for _, s := range skipped[:min(len(skipped), shownSkipped)] {
@@ -75,7 +95,14 @@ func inputCheck(home paths.Home, cfg config.Config, m *manifest.Manifest) (Check
 	if len(skipped) > 1 {
 		files = fmt.Sprintf("%d files", len(skipped))
 	}
-	return degraded(id, title, CodeInputSkipped, fmt.Sprintf("input of %s was skipped when last read and is not searchable: %s", files, list), advice), skipped
+	return degraded(id, title, CodeInputSkipped, fmt.Sprintf("input of %s was skipped when last read and is not searchable: %s", files, list), advice), all
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // describe is the file as the input check names it: "PATH: REASON (N

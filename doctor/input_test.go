@@ -105,6 +105,35 @@ func TestInput(t *testing.T) {
 	}
 }
 
+// TestInput_interruptedWrites: a live file whose only skipped input is
+// the remains of a write a crash interrupted (NUL padding, a line cut
+// short) has nothing to fix: the check stays Ready and says so (it told
+// the user to fix or remove a live transcript), the report still lists
+// it, and a fixable problem beside it is named first.
+func TestInput_interruptedWrites(t *testing.T) {
+	f := newFixture(t)
+	good := `{"id":"r1","text":"we chose SQLite for the queue","date":"2026-03-01"}` + "\n"
+	padded := good + `{"id":"r2","text":"cut sh` + strings.Repeat("\x00", 64) + `{"id":"r3","text":"after the crash"}` + "\n"
+	novatest.Must(t, os.WriteFile(f.src, []byte(padded), 0o600))
+	f.sync()
+	rep := f.run(Options{})
+	c := want(t, rep, "input", Ready, "")
+	if !strings.Contains(c.Message, "no input to fix; 1 file holds the remains of a write a crash interrupted") || !strings.Contains(c.Message, f.src+": line 2: ") {
+		t.Errorf("input: %s", c.Message)
+	}
+	if len(rep.SkippedInput) != 1 || rep.SkippedInput[0].Interrupted != 1 || rep.SkippedInput[0].Count != 1 {
+		t.Errorf("skipped input: %+v", rep.SkippedInput)
+	}
+
+	novatest.Must(t, os.WriteFile(f.src, []byte(padded+"not json\n"), 0o600))
+	f.sync()
+	rep = f.run(Options{})
+	c = want(t, rep, "input", Degraded, CodeInputSkipped)
+	if !strings.Contains(c.Message, f.src+": line 3: not a JSON object") || !strings.Contains(c.Advice, "fix or remove the file") {
+		t.Errorf("with a malformed line too: %s (%s)", c.Message, c.Advice)
+	}
+}
+
 // TestSkippedFile_describe: how the input check names a file.
 func TestSkippedFile_describe(t *testing.T) {
 	for _, tt := range []struct {

@@ -31,7 +31,10 @@ type fileRead struct {
 	// kept; count is the total).
 	problems []ingest.Problem
 	count    int
-	state    FileState
+	// interrupted counts the problems that are remains of interrupted
+	// writes (ingest.Problem.Interrupted).
+	interrupted int
+	state       FileState
 	// unstable is set when the file kept changing while it was read: its
 	// previous memory is kept and it is read again next time.
 	unstable bool
@@ -91,7 +94,7 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 				from = prev.Cursor
 			}
 		}
-		out.records, out.problems, out.count = nil, nil, 0
+		out.records, out.problems, out.count, out.interrupted = nil, nil, 0, 0
 		sink := ingest.Sink{
 			Record: func(r memory.Record) error { out.records = append(out.records, r); return nil },
 			Problem: func(p ingest.Problem) {
@@ -99,6 +102,9 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 					p.Source = src.Name
 				}
 				out.count++
+				if p.Interrupted {
+					out.interrupted++
+				}
 				if len(out.problems) < maxReportedProblems {
 					out.problems = append(out.problems, p)
 				}
@@ -116,7 +122,7 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 		if out.resumed && prevPiece == nil && errors.Is(err, ingest.ErrFileChanged) {
 			// Not an append after all: read it whole.
 			out.resumed = false
-			out.records, out.problems, out.count = nil, nil, 0
+			out.records, out.problems, out.count, out.interrupted = nil, nil, 0, 0
 			cur, more, err = ingest.ReadFilePiece(ctx, src, f, ingest.Cursor{}, limit, sink)
 		}
 		if err != nil {
@@ -143,13 +149,19 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 		})
 		out.more = more
 		out.state = FileState{Source: src.Name, Path: f.Path, Size: before.size, ModTime: before.modTime,
-			Device: before.device, Inode: before.inode, Cursor: cur, Records: len(out.records), Problems: out.count}
+			Device: before.device, Inode: before.inode, Cursor: cur, Records: len(out.records), Problems: out.count, Interrupted: out.interrupted}
+		// The first problem named is the first there is something to fix
+		// about, if any.
 		if len(out.problems) > 0 {
-			out.state.Problem = problemReason(out.problems[0])
+			first := out.problems[0]
+			if i := slices.IndexFunc(out.problems, func(p ingest.Problem) bool { return !p.Interrupted }); i >= 0 {
+				first = out.problems[i]
+			}
+			out.state.Problem = problemReason(first)
 		}
 		// What the earlier pieces, or the earlier reads of a file read on
 		// from its cursor, skipped is still skipped; the first of it is
-		// the file's first problem.
+		// the file's first problem, unless only this read's can be fixed.
 		var earlier *FileState
 		switch {
 		case prevPiece != nil:
@@ -159,9 +171,11 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 			out.state.Dropped = slices.Clone(prev.Dropped)
 		}
 		if earlier != nil {
+			fixable := out.state.Problems > out.state.Interrupted // in this read
 			out.state.Records += earlier.Records
 			out.state.Problems += earlier.Problems
-			if earlier.Problem != "" {
+			out.state.Interrupted += earlier.Interrupted
+			if earlier.Problem != "" && (earlier.Problems > earlier.Interrupted || !fixable) {
 				out.state.Problem = earlier.Problem
 			}
 		}

@@ -51,6 +51,10 @@ type FileState struct {
 	// has one: "binary content (...)", "line 12: not a JSON object: ...".
 	// Empty in the states of generations built before it was recorded.
 	Problem string `json:"problem,omitempty"`
+	// Interrupted is how many of Problems are the remains of writes a
+	// crash interrupted (NUL padding, a line cut short): lost, with
+	// nothing in the file to fix.
+	Interrupted int `json:"interrupted,omitempty"`
 }
 
 // markGone records that the file is gone, first found missing at now

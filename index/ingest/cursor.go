@@ -264,9 +264,9 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 		}
 		switch {
 		case cut:
-			fc.problem(n, "the start of a line cut short by NUL bytes (a write a crash interrupted): skipped")
+			fc.interrupted(n, "the start of a line cut short by NUL bytes (a write a crash interrupted): skipped")
 		case nuls:
-			fc.problem(n, "NUL bytes (a write a crash interrupted): skipped")
+			fc.interrupted(n, "NUL bytes (a write a crash interrupted): skipped")
 		}
 		switch {
 		case l.tooLong:
@@ -294,7 +294,7 @@ func readLine(fc *fileCtx, h lineHandler, n int, content []byte) error {
 		return err
 	}
 	if rec, ok := tornRecord(content); ok {
-		fc.problem(n, "the start of a line cut short (a write a crash interrupted), joined to the next record: skipped")
+		fc.interrupted(n, "the start of a line cut short (a write a crash interrupted), joined to the next record: skipped")
 		if err = h.line(n, rec); !errors.As(err, &bad) {
 			return err
 		}
@@ -381,6 +381,12 @@ type fileCtx struct {
 // problem reports input skipped at line (0: the whole file).
 func (fc *fileCtx) problem(line int, reason string) {
 	fc.sink.Problem(Problem{Source: fc.src.Name, Path: fc.path, Line: line, Reason: reason})
+}
+
+// interrupted reports the remains of a write a crash interrupted (see
+// Problem.Interrupted).
+func (fc *fileCtx) interrupted(line int, reason string) {
+	fc.sink.Problem(Problem{Source: fc.src.Name, Path: fc.path, Line: line, Reason: reason, Interrupted: true})
 }
 
 // emit hands rec to the sink unless its text is binary, which is

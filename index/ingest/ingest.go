@@ -22,6 +22,10 @@ type Problem struct {
 	Path   string `json:"path"`
 	Line   int    `json:"line,omitempty"`
 	Reason string `json:"reason"`
+	// Interrupted marks the remains of a write a crash interrupted (NUL
+	// padding, a line cut short): those bytes are lost, and there is
+	// nothing in the file to fix.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // String is the problem as one line: "source: path:line: reason" (no
