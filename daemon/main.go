@@ -17,11 +17,14 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/internal/version"
+	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/paths"
 )
 
 // Exit codes of novad. launchd and systemd restart a process that exits
-// non-zero; the codes tell an operator (and doctor) why it stopped.
+// non-zero; the codes tell an operator (and doctor) why it stopped. With
+// --wait-for-config (what the service definitions pass) an invalid or
+// non-loopback configuration is waited out instead of exiting 77 or 78.
 const (
 	ExitOK             = 0  // clean stop
 	ExitFailure        = 1  // runtime failure
@@ -42,6 +45,7 @@ func Main(ctx context.Context, args []string, environ []string, stdout, stderr i
 	logFormat := fs.String("log-format", "auto", "log format: auto (text on a terminal, JSON under a service manager), text or json")
 	verbose := fs.Bool("v", false, "log every request (method, route, status, latency; never query text)")
 	showVersion := fs.Bool("version", false, "print the version, commit and build date, and exit")
+	waitForConfig := fs.Bool(configwait.Flag, false, "when config.yaml is invalid or not loopback, log why once and wait for it to be fixed instead of exiting 78 or 77 (service definitions pass it)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `novad serves Nova's read-only recall API on loopback.
 
@@ -51,6 +55,10 @@ It reads NOVA_HOME (default ~/.nova) and NOVA_HOME/config.yaml, serves the
 direct server (server.port, default 3037) and the external-agent facade
 (facade.port, default 3036) on 127.0.0.1, and reloads the active index
 whenever novactl promotes a new one. SIGHUP forces a reload; SIGTERM stops.
+
+An invalid config.yaml makes it exit at once (78; 77 for a non-loopback
+host) unless --wait-for-config is given: then it logs the error once and
+waits, binding nothing, until config.yaml is fixed, and serves from then on.
 
 Flags:
 `)
@@ -83,7 +91,30 @@ Flags:
 	if paths.Lookup(environ, "GOGC") == "" {
 		debug.SetGCPercent(50)
 	}
-	cfg, err := config.Load(environ)
+	var cfg config.Config
+	var err error
+	if *waitForConfig {
+		waited := false
+		cfg, err = configwait.Load(ctx, configwait.Options{Environ: environ, Job: configwait.JobNovad, Failed: func(err error) {
+			waited = true
+			// Logged once per distinct error, not once per retry.
+			var nl *config.NonLoopbackError
+			if errors.As(err, &nl) {
+				logger.Error("Waiting: the configured server host is not loopback; novad serves once config.yaml names a loopback host", "code", "rag-server-non-loopback", "err", err.Error())
+				return
+			}
+			logger.Error("Waiting: invalid configuration; novad serves once config.yaml is fixed (novactl config check lists every field)", "err", err.Error())
+		}})
+		switch {
+		case err == nil && waited:
+			logger.Info("The configuration is valid now; starting", "config", cfg.File)
+		case configwait.Stopped(err):
+			logger.Info("Stopped while waiting for a valid configuration")
+			return ExitOK
+		}
+	} else {
+		cfg, err = config.Load(environ)
+	}
 	if err != nil {
 		var nl *config.NonLoopbackError
 		if errors.As(err, &nl) {
