@@ -13,13 +13,14 @@ import (
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/ingest"
+	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/watch"
 )
 
 // ExitConfig is what novactl index watch exits with on an invalid
-// configuration (EX_CONFIG, as novad): the systemd unit does not restart
-// it for that, since retrying cannot help.
+// configuration (EX_CONFIG, as novad), unless --wait-for-config (what its
+// service definitions pass) makes it wait for config.yaml to be fixed.
 const ExitConfig = 78
 
 const watchHelp = `Keeps memory fresh by itself: watches every configured source and syncs
@@ -47,9 +48,14 @@ State: NOVA_HOME/state/watcher.json (pid, last change seen, last sync, lag,
 watched counts, limits hit, files gone). Logs go to stderr: text on a
 terminal, JSON otherwise (--log-format).
 
-Exit status: 0 after SIGINT/SIGTERM; 1 on failure (or when a watcher already
-runs for this NOVA_HOME); 2 for a bad command line; 78 for an invalid
-configuration.`
+An invalid config.yaml makes it exit 78 at once, unless --wait-for-config
+is given (the service definitions give it): then it logs the error once and
+waits, without watching the sources or taking the watcher lock, until
+config.yaml is fixed, and starts from there.
+
+Exit status: 0 after SIGINT/SIGTERM (also while waiting for a valid
+config.yaml); 1 on failure (or when a watcher already runs for this
+NOVA_HOME); 2 for a bad command line; 78 for an invalid configuration.`
 
 func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl index watch", "novactl index watch [flags]", watchHelp)
@@ -60,6 +66,7 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 	verbose := fs.Bool("v", false, "log debug detail")
 	inProcess := fs.Bool("in-process", false, "embed in this process even when novad is running")
 	prune := fs.Bool("prune-missing", false, "drop memory whose source file no longer exists (kept by default)")
+	waitForConfig := fs.Bool(configwait.Flag, false, "when config.yaml is invalid, log why once and wait for it to be fixed instead of exiting 78 (service definitions pass it)")
 	pos, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
@@ -72,15 +79,36 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintln(inv.Stderr, "novactl index watch: --quiet must be positive, --max-wait at least --quiet, --rescan at least 1s")
 		return ExitUsage
 	}
-	cfg, ok := loadConfig(inv, false)
-	if !ok {
-		return ExitConfig
-	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
 	}
 	log := newCLILogger(inv.Stderr, *logFormat, level)
+	var cfg config.Config
+	if *waitForConfig {
+		waited := false
+		var err error
+		cfg, err = configwait.Load(ctx, configwait.Options{Environ: inv.Environ, Job: configwait.JobWatcher, Failed: func(err error) {
+			// Logged once per distinct error, not once per retry.
+			waited = true
+			log.Error("Waiting: invalid configuration; the watcher starts once config.yaml is fixed (novactl config check lists every field)", "err", err.Error())
+		}})
+		switch {
+		case configwait.Stopped(err):
+			log.Info("Stopped while waiting for a valid configuration")
+			return ExitOK
+		case err != nil:
+			log.Error("Refusing to start: invalid configuration", "err", err.Error())
+			return ExitConfig
+		case waited:
+			log.Info("The configuration is valid now; starting", "config", cfg.File)
+		}
+	} else {
+		var ok bool
+		if cfg, ok = loadConfig(inv, false); !ok {
+			return ExitConfig
+		}
+	}
 	ix := index.New(cfg, index.Options{Environ: inv.Environ, NoRemote: *inProcess, PruneMissing: *prune, Logger: log})
 	log.Info("Watcher starting", "home", cfg.Home.Root, "sources", len(cfg.Sources), "quiet", quiet.String(), "maxWait", maxWait.String(), "rescan", rescan.String())
 	err := watch.Run(ctx, watch.Options{

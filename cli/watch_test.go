@@ -5,14 +5,17 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -89,4 +92,111 @@ func TestManualSyncFailsFastForOtherWriters(t *testing.T) {
 	if code != ExitFailure || !strings.Contains(errOut, "rollback, pid 4242") || time.Since(t0) > 30*time.Second {
 		t.Fatalf("exit %d after %s: %s", code, time.Since(t0), errOut)
 	}
+}
+
+// syncWriter is a strings.Builder safe for the watcher's log writes and
+// the test's reads.
+type syncWriter struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// TestIndexWatch_waitForConfig: the watcher as its service definitions
+// start it, over an invalid config.yaml, logs the error once and waits
+// without taking the watcher lock, starts once the file is fixed by
+// rename, and stops cleanly; SIGTERM (ctx) while it waits is a clean stop
+// too. Without the flag it exits 78 at once.
+func TestIndexWatch_waitForConfig(t *testing.T) {
+	_, home, env := jsonlHome(t)
+	valid, err := os.ReadFile(home.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	replace := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(home.Config()+".tmp", []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(home.Config()+".tmp", home.Config()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replace(string(valid) + "bogus: 1\n")
+	if code, _, errOut := runCLI(t.Context(), env, "index", "watch", "--in-process"); code != ExitConfig {
+		t.Fatalf("without --wait-for-config: exit %d, want %d\n%s", code, ExitConfig, errOut)
+	}
+
+	run := func(ctx context.Context) (<-chan int, *syncWriter) {
+		logs := &syncWriter{}
+		code := make(chan int, 1)
+		go func() {
+			code <- Run(ctx, []string{"index", "watch", "--in-process", "--log-format", "json", "--wait-for-config"},
+				&Invocation{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: logs, Environ: env})
+		}()
+		return code, logs
+	}
+	until := func(what string, cond func() bool, code <-chan int, logs *syncWriter) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+			select {
+			case c := <-code:
+				t.Fatalf("the watcher exited %d before %s:\n%s", c, what, logs)
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the watcher did not get to %s:\n%s", what, logs)
+			}
+		}
+	}
+
+	t.Run("starts once fixed", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		code, logs := run(ctx)
+		until("waiting", func() bool { return configwait.Waiting(home, configwait.JobWatcher) }, code, logs)
+		if freshness.Running(home) {
+			t.Fatal("a waiting watcher holds the watcher lock")
+		}
+		replace(string(valid) + "bogus: 1\n")
+		replace(string(valid) + "other: 2\n")
+		until("logging the new error", func() bool { return strings.Contains(logs.String(), "other: unknown key") }, code, logs)
+		if n := strings.Count(logs.String(), "bogus: unknown key"); n != 1 {
+			t.Fatalf("the same error was logged %d times, want once:\n%s", n, logs)
+		}
+		replace(string(valid))
+		until("running", func() bool { return freshness.Running(home) }, code, logs)
+		cancel()
+		if c := <-code; c != ExitOK {
+			t.Fatalf("exit %d after the stop, want 0:\n%s", c, logs)
+		}
+	})
+
+	t.Run("stopped while waiting", func(t *testing.T) {
+		replace(string(valid) + "bogus: 1\n")
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		code, logs := run(ctx)
+		until("waiting", func() bool { return configwait.Waiting(home, configwait.JobWatcher) }, code, logs)
+		cancel()
+		select {
+		case c := <-code:
+			if c != ExitOK {
+				t.Fatalf("exit %d after a stop while waiting, want 0:\n%s", c, logs)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the watcher did not stop while waiting")
+		}
+	})
 }
