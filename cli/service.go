@@ -51,7 +51,9 @@ running while you are logged out: loginctl enable-linger.
 
 novad is taken from the directory of novactl unless --novad names it; the
 watcher runs this novactl ("novactl index watch"). Both run with NOVA_HOME
-set to this novactl's runtime home.
+set to this novactl's runtime home, and with --wait-for-config: if
+config.yaml becomes invalid, a job that (re)starts logs the error once and
+waits for the file to be fixed, then starts by itself.
 --dry-run prints every file (in full) and every command that would be written
 and run, and changes nothing. It refuses what the real run refuses before
 changing anything (running as root; on Linux, no systemd, or no systemd user
@@ -274,13 +276,13 @@ type serviceJob struct {
 
 // novadJob is the daemon's job; program may be "" except for install.
 func novadJob(program string) serviceJob {
-	return serviceJob{label: packaging.ServiceName, what: "novad", program: program, logName: "novad",
+	return serviceJob{label: packaging.ServiceName, what: "novad", program: program, args: packaging.NovadServiceArgs(), logName: "novad",
 		description: "Nova recall daemon: read-only memory for AI agents, on loopback"}
 }
 
 // watcherJob is the source watcher's job: novactl index watch.
 func watcherJob(novactl string) serviceJob {
-	return serviceJob{label: packaging.WatchServiceName, what: "the source watcher", program: novactl, args: packaging.WatchArgs(),
+	return serviceJob{label: packaging.WatchServiceName, what: "the source watcher", program: novactl, args: packaging.WatchServiceArgs(),
 		logName: "watcher", description: "Nova source watcher: keeps memory fresh (novactl index watch)"}
 }
 
@@ -297,8 +299,9 @@ func findNovactl(environ []string, self mcpDeps) (string, error) {
 }
 
 // checkServiceConfig refuses to register a novad that would refuse to
-// start: under a service manager nobody reads its log, and a refusal
-// exits 77 or 78, which launchd retries every 10 s.
+// start: under a service manager nobody reads its log, and the job would
+// only wait (--wait-for-config) for a fix nobody knows is needed; here the
+// person is present to make it.
 // The check reads the configuration as the service will: with NOVA_HOME
 // alone of this shell's NOVA_ variables, since the job carries no other.
 func checkServiceConfig(inv *Invocation) (note string, err error) {

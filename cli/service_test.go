@@ -185,7 +185,7 @@ func TestService_InstallDryRunWritesNothing(t *testing.T) {
 		want = []string{
 			"Dry run: novactl service install (systemd)",
 			"write " + filepath.Join(h.home, ".config/systemd/user/dev.nova.novad.service") + " (mode 0644)",
-			"ExecStart=" + h.novad + "\n",
+			"ExecStart=" + h.novad + " --wait-for-config\n",
 			`Environment="NOVA_HOME=` + novaHome + `"`,
 			"WantedBy=default.target",
 			"run systemctl enable --user dev.nova.novad.service",
@@ -320,7 +320,7 @@ func TestService_FindsNovad(t *testing.T) {
 	h := newServiceHome(t)
 	deps := h.deps("linux", refuseLaunchctl{t}, refuseController(t))
 	code, out, errOut := runServiceCLI(context.Background(), h.environ, deps, "install", "--dry-run")
-	if code != ExitOK || !strings.Contains(out, "ExecStart="+h.novad+"\n") {
+	if code != ExitOK || !strings.Contains(out, "ExecStart="+h.novad+" --wait-for-config\n") {
 		t.Errorf("beside novactl: exit %d, %s\n%s", code, errOut, out)
 	}
 
@@ -355,7 +355,7 @@ func TestService_FindsNovad(t *testing.T) {
 	}
 	deps.self = mcpDeps{arg0: filepath.Join(brewBin, "novactl"), executable: func() (string, error) { return filepath.Join(keg, "novactl"), nil }}
 	code, out, errOut = runServiceCLI(context.Background(), h.environ, deps, "install", "--dry-run")
-	if code != ExitOK || !strings.Contains(out, "ExecStart="+filepath.Join(brewBin, "novad")+"\n") ||
+	if code != ExitOK || !strings.Contains(out, "ExecStart="+filepath.Join(brewBin, "novad")+" --wait-for-config\n") ||
 		!strings.Contains(out, "ExecStart="+filepath.Join(brewBin, "novactl")+" ") || strings.Contains(out, "Cellar") {
 		t.Errorf("Homebrew links: exit %d, %s\n%s", code, errOut, out)
 	}
@@ -524,10 +524,10 @@ func TestService_SystemdLifecycle(t *testing.T) {
 	run(ExitFailure, "status")
 	run(ExitOK, "install")
 	got, err := os.ReadFile(unit)
-	if err != nil || !strings.Contains(string(got), "ExecStart="+h.novad+"\n") {
+	if err != nil || !strings.Contains(string(got), "ExecStart="+h.novad+" --wait-for-config\n") {
 		t.Fatalf("unit: %q, %v", got, err)
 	}
-	if got, err := os.ReadFile(watchUnit); err != nil || !strings.Contains(string(got), "ExecStart="+filepath.Join(h.bin, "novactl")+" index watch\n") {
+	if got, err := os.ReadFile(watchUnit); err != nil || !strings.Contains(string(got), "ExecStart="+filepath.Join(h.bin, "novactl")+" index watch --wait-for-config\n") {
 		t.Fatalf("watcher unit: %q, %v", got, err)
 	}
 	run(ExitOK, "install")

@@ -10,6 +10,8 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+
+	"github.com/nova-recall/nova/packaging/configwait"
 )
 
 // Kinds of Step.
@@ -133,3 +135,16 @@ const WatchServiceName = "dev.nova.watch"
 // unit and any package definition (a Homebrew service block) take it from
 // here.
 func WatchArgs() []string { return []string{"index", "watch"} }
+
+// WatchServiceArgs are the watcher's arguments in a service definition:
+// WatchArgs, and --wait-for-config (see NovadServiceArgs).
+func WatchServiceArgs() []string { return append(WatchArgs(), "--"+configwait.Flag) }
+
+// NovadServiceArgs are novad's arguments in a service definition (the
+// LaunchAgent, the systemd unit, the Homebrew service block).
+// --wait-for-config makes an invalid config.yaml a wait for its fix rather
+// than an exit: launchd would restart novad every 10 s for as long as the
+// file stays broken, and systemd (RestartPreventExitStatus=78) would leave
+// it stopped after the fix (package configwait). Only service definitions
+// pass it; novad run by hand exits at once.
+func NovadServiceArgs() []string { return []string{"--" + configwait.Flag} }

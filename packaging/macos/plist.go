@@ -34,11 +34,12 @@ import (
 //     not undone behind the operator's back, which KeepAlive true would do;
 //     1 (runtime failure), a crash signal, and 75 (port in use, which may
 //     free up) are restarted, no sooner than ThrottleInterval.
-//     77 (non-loopback config) and 78 (invalid config) are also non-zero and
-//     so are retried every 10 s: launchd cannot exempt particular codes
-//     (systemd can, see packaging/systemd). That costs one log line per
-//     10 s until the config is fixed; `novactl service install` refuses
-//     such a config up front and `novactl doctor` names the problem.
+//     77 (non-loopback config) and 78 (invalid config) would also be
+//     retried every 10 s, logging the same error each time, since launchd
+//     cannot exempt particular codes (systemd can, see packaging/systemd).
+//     So the jobs run with --wait-for-config (packaging.NovadServiceArgs,
+//     WatchServiceArgs): they log the error once and wait for config.yaml
+//     to be fixed instead of exiting (package configwait).
 //     KeepAlive true would behave the same for 77/78 and worse for 0.
 //   - ThrottleInterval 10: launchd's minimum runtime before a respawn;
 //     values below 10 are not honoured, so say it explicitly.

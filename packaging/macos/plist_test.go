@@ -16,6 +16,7 @@ func goldenJob() Job {
 	return Job{
 		Label:    "dev.nova.novad",
 		Program:  "/Users/ada/bin/novad",
+		Args:     packaging.NovadServiceArgs(),
 		NovaHome: "/Users/ada/.nova",
 		LogDir:   "/Users/ada/Library/Logs/nova",
 	}
@@ -40,7 +41,7 @@ func TestRenderPlist(t *testing.T) {
 	}{
 		{"default", goldenJob()},
 		{"escaping", escapeJob()},
-		{"watcher", Job{Label: packaging.WatchServiceName, Program: "/Users/ada/bin/novactl", Args: packaging.WatchArgs(),
+		{"watcher", Job{Label: packaging.WatchServiceName, Program: "/Users/ada/bin/novactl", Args: packaging.WatchServiceArgs(),
 			NovaHome: "/Users/ada/.nova", LogDir: "/Users/ada/Library/Logs/nova", LogName: "watcher"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

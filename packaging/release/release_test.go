@@ -167,8 +167,8 @@ func TestConfig(t *testing.T) {
 	}
 	// The restart policy is TestFormulaRestartPolicy's.
 	service := Lines(nova.Service)
-	if !slices.Contains(service, `run [opt_bin/"novad"]`) {
-		t.Errorf("nova service does not run novad: %q", service)
+	if prog, args, err := brewRun(service); err != nil || prog != `opt_bin/"novad"` || !slices.Equal(args, packaging.NovadServiceArgs()) {
+		t.Errorf("nova service runs %s %q (%v); want novad %q, as novactl service install's job", prog, args, err, packaging.NovadServiceArgs())
 	}
 	for _, key := range []string{"log_path", "error_log_path"} {
 		if !slices.ContainsFunc(service, func(l string) bool { return strings.HasPrefix(l, key+` var/"log/`) }) {
@@ -191,9 +191,34 @@ func TestConfig(t *testing.T) {
 	if len(watch.Dependencies) != 1 || watch.Dependencies[0].Name != "nova" {
 		t.Errorf("nova-watch must depend on nova (it runs nova's novactl): %+v", watch.Dependencies)
 	}
-	if !slices.Contains(Lines(watch.Service), `run [opt_bin/"nova-watch"]`) {
-		t.Errorf("nova-watch service: %q", Lines(watch.Service))
+	// bin/nova-watch is novactl with WatchArgs (TestWatcherCommand); the
+	// service adds the rest of novactl service install's command line.
+	wantWatch, _ := strings.CutPrefix(strings.Join(packaging.WatchServiceArgs(), " "), strings.Join(packaging.WatchArgs(), " ")+" ")
+	if prog, args, err := brewRun(Lines(watch.Service)); err != nil || prog != `opt_bin/"nova-watch"` || strings.Join(args, " ") != wantWatch {
+		t.Errorf("nova-watch service runs %s %q (%v); want nova-watch %s, as novactl service install's job", prog, args, err, wantWatch)
 	}
+}
+
+// brewRun reads the one run line of a service block, run [prog, "arg",
+// ...]: prog as written (opt_bin/"novad") and the arguments unquoted.
+func brewRun(service []string) (prog string, args []string, err error) {
+	var found []string
+	for _, l := range service {
+		if rest, ok := strings.CutPrefix(l, "run ["); ok {
+			found = append(found, strings.TrimSuffix(rest, "]"))
+		}
+	}
+	if len(found) != 1 || !strings.HasSuffix(service[slices.IndexFunc(service, func(l string) bool { return strings.HasPrefix(l, "run [") })], "]") {
+		return "", nil, fmt.Errorf("want one run [...] line, got %q", service)
+	}
+	words := strings.Split(found[0], ", ")
+	for _, w := range words[1:] {
+		if len(w) < 2 || w[0] != '"' || w[len(w)-1] != '"' || strings.ContainsAny(w[1:len(w)-1], `"\#`) {
+			return "", nil, fmt.Errorf("argument %s is not a plain string literal", w)
+		}
+		args = append(args, w[1:len(w)-1])
+	}
+	return words[0], args, nil
 }
 
 // TestFormulaRestartPolicy holds each formula's service block to the

@@ -49,7 +49,11 @@ var ErrInvalidUnit = errors.New("invalid systemd unit")
 // stop and stays stopped; 1, a crash signal and 75 (port in use, which may
 // free up) restart after 10 s; 77 (non-loopback config) and 78 (invalid
 // config) cannot improve by retrying, so RestartPreventExitStatus keeps
-// systemd from looping on them (launchd has no such setting).
+// systemd from looping on them (launchd has no such setting). The jobs
+// run with --wait-for-config (packaging.NovadServiceArgs,
+// WatchServiceArgs), so they do not exit 77/78 but wait for config.yaml to
+// be fixed and start then, which an exit that is never restarted could
+// not; the setting stays for a unit whose command line lacks the flag.
 // TimeoutStopSec matches launchd's ExitTimeOut: novad cancels in-flight
 // searches and stops well within 30 s. Logs go to the journal:
 // journalctl --user -u <name>.

@@ -15,6 +15,7 @@ func goldenUnit() Unit {
 		Name:        "dev.nova.novad",
 		Description: "Nova recall daemon: read-only memory for AI agents, on loopback",
 		Program:     "/home/ada/bin/novad",
+		Args:        packaging.NovadServiceArgs(),
 		NovaHome:    "/home/ada/.nova",
 	}
 }
@@ -37,7 +38,7 @@ func TestRenderUnit(t *testing.T) {
 		{"default", goldenUnit()},
 		{"escaping", escapeUnit()},
 		{"watcher", Unit{Name: packaging.WatchServiceName, Description: "Nova source watcher: keeps memory fresh (novactl index watch)",
-			Program: "/home/ada/bin/novactl", Args: packaging.WatchArgs(), NovaHome: "/home/ada/.nova"}},
+			Program: "/home/ada/bin/novactl", Args: packaging.WatchServiceArgs(), NovaHome: "/home/ada/.nova"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := RenderUnit(tc.unit)
@@ -57,7 +58,9 @@ func TestRenderUnit_Settings(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, line := range []string{
-		"ExecStart=/home/ada/bin/novad",
+		// Waits out an invalid config.yaml: an exit 78 would not be
+		// restarted (RestartPreventExitStatus), even after the fix.
+		"ExecStart=/home/ada/bin/novad --wait-for-config",
 		`Environment="NOVA_HOME=/home/ada/.nova"`,
 		"Restart=on-failure",
 		"RestartSec=10",
