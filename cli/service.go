@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/kardianos/service"
@@ -15,6 +16,7 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/doctor"
 	"github.com/nova-recall/nova/packaging"
+	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/packaging/macos"
 	"github.com/nova-recall/nova/packaging/systemd"
 	"github.com/nova-recall/nova/paths"
@@ -53,7 +55,8 @@ novad is taken from the directory of novactl unless --novad names it; the
 watcher runs this novactl ("novactl index watch"). Both run with NOVA_HOME
 set to this novactl's runtime home, and with --wait-for-config: if
 config.yaml becomes invalid, a job that (re)starts logs the error once and
-waits for the file to be fixed, then starts by itself.
+waits for the file to be fixed, then starts by itself; status says it waits,
+and names a definition an older novactl wrote without the flag.
 --dry-run prints every file (in full) and every command that would be written
 and run, and changes nothing. It refuses what the real run refuses before
 changing anything (running as root; on Linux, no systemd, or no systemd user
@@ -61,7 +64,8 @@ manager in this session, as under su or sudo -u), with the same message and
 exit status.
 
 Exit status: 0 on success; 1 on failure, and for status when novad or the
-watcher is not running under the service manager; 2 for a bad command line.`
+watcher is not running under the service manager or waits for a valid
+config.yaml; 2 for a bad command line.`
 
 // serviceDeps are the process facts novactl service depends on, injected
 // so tests never touch the real launchd, systemd or ~/Library.
@@ -262,6 +266,9 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 type serviceJob struct {
 	// label is the launchd label and systemd unit name.
 	label string
+	// name is the job's name for configwait: configwait.JobNovad or
+	// configwait.JobWatcher.
+	name string
 	// what names the job in messages.
 	what        string
 	program     string
@@ -276,13 +283,13 @@ type serviceJob struct {
 
 // novadJob is the daemon's job; program may be "" except for install.
 func novadJob(program string) serviceJob {
-	return serviceJob{label: packaging.ServiceName, what: "novad", program: program, args: packaging.NovadServiceArgs(), logName: "novad",
+	return serviceJob{label: packaging.ServiceName, name: configwait.JobNovad, what: "novad", program: program, args: packaging.NovadServiceArgs(), logName: "novad",
 		description: "Nova recall daemon: read-only memory for AI agents, on loopback"}
 }
 
 // watcherJob is the source watcher's job: novactl index watch.
 func watcherJob(novactl string) serviceJob {
-	return serviceJob{label: packaging.WatchServiceName, what: "the source watcher", program: novactl, args: packaging.WatchServiceArgs(),
+	return serviceJob{label: packaging.WatchServiceName, name: configwait.JobWatcher, what: "the source watcher", program: novactl, args: packaging.WatchServiceArgs(),
 		logName: "watcher", description: "Nova source watcher: keeps memory fresh (novactl index watch)"}
 }
 
@@ -455,7 +462,7 @@ func newServiceBackend(inv *Invocation, deps serviceDeps, job serviceJob, log fu
 	}
 	switch deps.goos {
 	case "darwin":
-		return &launchdBackend{what: job.what, a: &macos.Agent{
+		return &launchdBackend{what: job.what, job: job.name, a: &macos.Agent{
 			Job: macos.Job{
 				Label:    job.label,
 				Program:  job.program,
@@ -474,7 +481,7 @@ func newServiceBackend(inv *Invocation, deps serviceDeps, job serviceJob, log fu
 			Log:       log,
 		}}, nil
 	case "linux":
-		return &systemdBackend{what: job.what, m: &systemd.Manager{
+		return &systemdBackend{what: job.what, job: job.name, m: &systemd.Manager{
 			Unit: systemd.Unit{
 				Name:        job.label,
 				Description: job.description,
@@ -495,7 +502,9 @@ func newServiceBackend(inv *Invocation, deps serviceDeps, job serviceJob, log fu
 
 type launchdBackend struct {
 	what string
-	a    *macos.Agent
+	// job is the job's name for configwait.
+	job string
+	a   *macos.Agent
 	// absent: uninstall found no plist to remove.
 	absent bool
 }
@@ -553,8 +562,15 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 	if err != nil {
 		return st, ds, nil, err
 	}
+	def := inspectDefinition(b.job, st.PlistPath, b.a.Job.NovaHome, macos.InstalledNovaHome, macos.InstalledArgs)
+	waiting := st.Running() && def.waiting
+	if waiting {
+		ds.Running = false
+	}
 	var why []string
 	switch {
+	case waiting:
+		why = append(why, waitingNote)
 	case st.Disabled:
 		why = append(why, "disabled in Login Items or by launchctl disable")
 	case st.Loaded && !st.Running():
@@ -574,6 +590,9 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 		if st.Print.PID > 0 {
 			state += fmt.Sprintf(" (pid %d)", st.Print.PID)
 		}
+		if waiting {
+			state += ", " + waitingNote
+		}
 	}
 	lines := []string{
 		fmt.Sprintf("Service %s (launchd, %s)", st.Label, b.a.Target()),
@@ -586,13 +605,18 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 	if st.Disabled {
 		lines = append(lines, "  disabled:  yes: turn it on in System Settings > General > Login Items, or run novactl service install")
 	}
+	if st.Installed && def.outdated {
+		lines = append(lines, "  outdated:  "+outdatedNote("launchd restarts it every 10 s, logging the same error each time"))
+	}
 	lines = append(lines, "  logs:      "+b.a.Job.StderrPath())
 	return st, ds, lines, nil
 }
 
 type systemdBackend struct {
 	what string
-	m    *systemd.Manager
+	// job is the job's name for configwait.
+	job string
+	m   *systemd.Manager
 	// absent: uninstall found no unit file to remove.
 	absent bool
 }
@@ -648,7 +672,15 @@ func (b *systemdBackend) status(context.Context) (any, doctor.ServiceStatus, []s
 	if err != nil {
 		return st, ds, nil, err
 	}
-	if st.Installed && !st.Running() {
+	def := inspectDefinition(b.job, st.UnitPath, b.m.Unit.NovaHome, systemd.InstalledNovaHome, systemd.InstalledArgs)
+	waiting := st.Running() && def.waiting
+	state := st.State
+	switch {
+	case waiting:
+		ds.Running = false
+		ds.Detail = "(" + waitingNote + ")"
+		state += ", " + waitingNote
+	case st.Installed && !st.Running():
 		ds.Detail = "(" + st.State
 		if st.Detail != "" {
 			ds.Detail += ": " + st.Detail
@@ -658,13 +690,55 @@ func (b *systemdBackend) status(context.Context) (any, doctor.ServiceStatus, []s
 	lines := []string{
 		fmt.Sprintf("Service %s (systemd --user)", st.Name),
 		fmt.Sprintf("  unit:      %s (%s)", st.UnitPath, yesNo(st.Installed, "installed", "missing")),
-		fmt.Sprintf("  state:     %s", st.State),
+		fmt.Sprintf("  state:     %s", state),
 	}
 	if st.Detail != "" {
 		lines = append(lines, "  detail:    "+st.Detail)
 	}
+	if st.Installed && def.outdated {
+		lines = append(lines, "  outdated:  "+outdatedNote("systemd leaves it stopped even after the file is fixed"))
+	}
 	lines = append(lines, "  logs:      journalctl --user -u "+b.m.Unit.Name)
 	return st, ds, lines, nil
+}
+
+// waitingNote is what status says about a job that runs but waits for a
+// valid configuration (package configwait).
+const waitingNote = "waiting for a valid config.yaml (novactl config check lists what is wrong)"
+
+// outdatedNote is what status says about an installed definition without
+// --wait-for-config; then is what its manager does on an invalid config.
+func outdatedNote(then string) string {
+	return "written by an older novactl without --" + configwait.Flag + ": on an invalid config.yaml the job exits and " + then + "; run novactl service install to refresh it"
+}
+
+// definitionState is what status reads beside the service manager about
+// one installed job.
+type definitionState struct {
+	// waiting: the job waits for a valid config.yaml of the home its
+	// definition names.
+	waiting bool
+	// outdated: the definition runs the job without --wait-for-config
+	// (an older novactl wrote it).
+	outdated bool
+}
+
+// inspectDefinition reads the definition at path (through the platform's
+// readers): whether the job waits for a valid configuration of the home
+// the definition names, which need not be this shell's (fallbackHome when
+// it names none), and whether it lacks --wait-for-config. It only reads;
+// what it cannot read counts as neither.
+func inspectDefinition(job, path, fallbackHome string, readHome func(string) (string, error), readArgs func(string) ([]string, error)) definitionState {
+	var st definitionState
+	root := fallbackHome
+	if h, err := readHome(path); err == nil {
+		root = h
+	}
+	st.waiting = configwait.Waiting(paths.Home{Root: root}, job)
+	if args, err := readArgs(path); err == nil {
+		st.outdated = !slices.Contains(args, "--"+configwait.Flag)
+	}
+	return st
 }
 
 // printServiceStatus shows both jobs. The JSON keeps novad's summary and

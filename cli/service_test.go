@@ -21,6 +21,7 @@ import (
 	"github.com/nova-recall/nova/doctor"
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/packaging"
+	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/packaging/macos"
 	"github.com/nova-recall/nova/packaging/systemd"
 	"github.com/nova-recall/nova/packaging/systemd/systemdtest"
@@ -855,6 +856,90 @@ func TestService_ReinstallSaysTheHomeChanged(t *testing.T) {
 			// Reinstalling for the same home says nothing of the kind.
 			if _, out, _ := runServiceCLI(ctx, append(slices.Clone(h.environ), "NOVA_HOME="+newHome), deps, "install"); strings.Contains(out, "moves it to") {
 				t.Errorf("a reinstall for the same home says it moved:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestService_StatusSaysItWaits: a job the service manager runs while it
+// waits for a valid config.yaml (it holds configwait's lock for the home
+// its definition names) is shown as waiting, and status fails, since it
+// serves nothing; a definition an older novactl wrote without
+// --wait-for-config is named, with how to refresh it. Both platforms.
+func TestService_StatusSaysItWaits(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			ctx := context.Background()
+			h := newServiceHome(t)
+			var novadDef string
+			var deps serviceDeps
+			if goos == "darwin" {
+				novadDef = filepath.Join(h.home, "Library/LaunchAgents/dev.nova.novad.plist")
+				deps = h.deps(goos, &memLaunchd{loaded: map[string]bool{}}, refuseController(t))
+			} else {
+				novadDef = filepath.Join(h.home, ".config/systemd/user/dev.nova.novad.service")
+				watchDef := filepath.Join(h.home, ".config/systemd/user/dev.nova.watch.service")
+				sys, watchSys := &systemdtest.System{OS: systemd.Platform}, &systemdtest.System{OS: systemd.Platform}
+				deps = h.deps(goos, refuseLaunchctl{t}, func(cfg *service.Config) (systemd.Controller, error) {
+					if cfg.Name == packaging.WatchServiceName {
+						return watchSys.Controller(cfg, watchDef), nil
+					}
+					return sys.Controller(cfg, novadDef), nil
+				})
+			}
+			if code, out, errOut := runServiceCLI(ctx, h.environ, deps, "install"); code != ExitOK {
+				t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+			}
+			status := func(want int) (string, doctor.ServiceStatus) {
+				t.Helper()
+				code, out, errOut := runServiceCLI(ctx, h.environ, deps, "status")
+				if code != want {
+					t.Fatalf("status: exit %d, want %d\n%s\n%s", code, want, out, errOut)
+				}
+				_, js, _ := runServiceCLI(ctx, h.environ, deps, "status", "--json")
+				var st struct {
+					Summary doctor.ServiceStatus `json:"summary"`
+				}
+				if err := json.Unmarshal([]byte(js), &st); err != nil {
+					t.Fatal(err)
+				}
+				return out, st.Summary
+			}
+			if out, st := status(ExitOK); strings.Contains(out, "waiting") || strings.Contains(out, "outdated") || !st.Running {
+				t.Fatalf("a serving install: %+v\n%s", st, out)
+			}
+
+			// novad waits, in the home its definition names.
+			home := paths.Home{Root: filepath.Join(h.home, ".nova")}
+			if err := paths.MkdirPrivate(home.StateDir()); err != nil {
+				t.Fatal(err)
+			}
+			l, err := lockfile.Acquire(configwait.LockPath(home, configwait.JobNovad), paths.FileMode, "wait-for-config", time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, st := status(ExitFailure)
+			if strings.Count(out, "waiting for a valid config.yaml") != 1 || st.Running || !strings.Contains(st.Detail, "waiting for a valid config.yaml") {
+				t.Errorf("novad waits: %+v\n%s", st, out)
+			}
+			l.Release()
+
+			// A definition from before --wait-for-config.
+			b, err := os.ReadFile(novadDef)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old := strings.Replace(strings.Replace(string(b), "\t\t<string>--wait-for-config</string>\n", "", 1), " --wait-for-config\n", "\n", 1)
+			if old == string(b) {
+				t.Fatalf("the definition does not pass --wait-for-config:\n%s", b)
+			}
+			if err := os.WriteFile(novadDef, []byte(old), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, _ = status(ExitOK)
+			if strings.Count(out, "outdated:  written by an older novactl without --wait-for-config") != 1 ||
+				!strings.Contains(out, "run novactl service install to refresh it") {
+				t.Errorf("an old definition:\n%s", out)
 			}
 		})
 	}

@@ -45,3 +45,31 @@ func DecodePlist(b []byte) (map[string]any, error) {
 	}
 	return m, nil
 }
+
+// InstalledArgs returns the arguments after the program that the plist at
+// path gives its job (ProgramArguments[1:]): what the installed job runs
+// with, which an older novactl may have written differently. The error
+// wraps fs.ErrNotExist when there is no plist.
+func InstalledArgs(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	top, err := DecodePlist(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	argv, _ := top["ProgramArguments"].([]any)
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("%s: no ProgramArguments", path)
+	}
+	args := make([]string, 0, len(argv)-1)
+	for _, a := range argv[1:] {
+		s, ok := a.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s: ProgramArguments holds a %T, not a string", path, a)
+		}
+		args = append(args, s)
+	}
+	return args, nil
+}

@@ -34,6 +34,29 @@ func InstalledNovaHome(path string) (string, error) {
 	return filepath.Clean(home), nil
 }
 
+// InstalledArgs returns the arguments after the program in the ExecStart=
+// of the unit file at path (the last one winning): what the installed job
+// runs with, which an older novactl may have written differently. Words
+// are split as unitWords splits them, which undoes what RenderUnit's
+// quoting does to an argument without "$". The error wraps
+// fs.ErrNotExist when there is no unit file.
+func InstalledArgs(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var argv []string
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "ExecStart="); ok {
+			argv = unitWords(v)
+		}
+	}
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("%s: no ExecStart= names a program", path)
+	}
+	return argv[1:], nil
+}
+
 // unitWords splits the value of an Environment= line into its
 // assignments, undoing what quoted writes: double quotes group, a
 // backslash escapes the next character inside them, and %% is a literal %.

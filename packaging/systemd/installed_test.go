@@ -47,3 +47,40 @@ func TestInstalledNovaHome(t *testing.T) {
 		t.Errorf("without NOVA_HOME: %q, %v", got, err)
 	}
 }
+
+// TestInstalledArgs reads back the arguments RenderUnit writes, after a
+// program path that needs quoting, and those of a unit an older novactl
+// wrote without any.
+func TestInstalledArgs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dev.nova.novad.service")
+	if _, err := InstalledArgs(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("no unit: %v, want fs.ErrNotExist", err)
+	}
+	for _, tc := range []struct {
+		program string
+		args    []string
+	}{
+		{"/home/ada/bin/novad", []string{"--wait-for-config"}},
+		{"/home/ada/my apps/novactl", []string{"index", "watch", "--wait-for-config"}},
+		{"/home/ada/bin/novad", nil},
+	} {
+		u := goldenUnit()
+		u.Program, u.Args = tc.program, tc.args
+		b, err := RenderUnit(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := InstalledArgs(path); err != nil || strings.Join(got, "|") != strings.Join(tc.args, "|") {
+			t.Errorf("%s %q read back as %q, %v\n%s", tc.program, tc.args, got, err, b)
+		}
+	}
+	if err := os.WriteFile(path, []byte("[Service]\nType=simple\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := InstalledArgs(path); err == nil {
+		t.Errorf("no ExecStart: %q, want an error", got)
+	}
+}
