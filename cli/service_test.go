@@ -914,7 +914,7 @@ func TestService_StatusSaysItWaits(t *testing.T) {
 			if err := paths.MkdirPrivate(home.StateDir()); err != nil {
 				t.Fatal(err)
 			}
-			l, err := lockfile.Acquire(configwait.LockPath(home, configwait.JobNovad), paths.FileMode, "wait-for-config", time.Now())
+			l, err := lockfile.Acquire(home.WaitingLock(configwait.JobNovad), paths.FileMode, "wait-for-config", time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -91,6 +91,15 @@ func (h Home) WatcherState() string { return filepath.Join(h.StateDir(), "watche
 // per home and others can tell whether one runs without trusting a pid.
 func (h Home) WatcherLock() string { return filepath.Join(h.StateDir(), "watcher.lock") }
 
+// WaitingLock is held by a service job (novad, the watcher: job names
+// it) while it waits for a valid config.yaml (novad --wait-for-config). It
+// is not the job's own lock, which clients read as "a novad serves this
+// home"; it only tells novactl service status why a running job does
+// nothing.
+func (h Home) WaitingLock(job string) string {
+	return filepath.Join(h.StateDir(), job+"-waiting.lock")
+}
+
 // DaemonLock is held by the novad serving this home, so that a second one
 // refuses to start rather than rewrite the first one's token and state.
 func (h Home) DaemonLock() string { return filepath.Join(h.StateDir(), "novad.lock") }

@@ -43,19 +43,10 @@ const (
 // operation is what a waiting job records in its lock file.
 const operation = "wait-for-config"
 
-// LockPath is the lock a job holds while it waits for a valid
-// configuration: state/<job>-waiting.lock. It is not the job's own
-// one-per-home lock (state/novad.lock, state/watcher.lock), which clients
-// read as "a novad serves this home" or "a watcher runs"; this one only
-// tells novactl service status why a running job does nothing.
-func LockPath(home paths.Home, job string) string {
-	return filepath.Join(home.StateDir(), job+"-waiting.lock")
-}
-
 // Waiting reports whether a job of that name waits for a valid
 // configuration of home now. It only reads, and a crashed waiter never
 // counts: the kernel releases its lock.
-func Waiting(home paths.Home, job string) bool { return lockfile.Held(LockPath(home, job)) }
+func Waiting(home paths.Home, job string) bool { return lockfile.Held(home.WaitingLock(job)) }
 
 // Options configure Load. Environ and Job are required.
 type Options struct {
@@ -79,7 +70,7 @@ type Options struct {
 
 // Load returns the configuration of the home named by opts.Environ. When
 // it is invalid, Load reports the error (Options.Failed), then waits,
-// holding LockPath and nothing else, until NOVA_HOME/config.yaml changes
+// holding paths.Home.WaitingLock and nothing else, until NOVA_HOME/config.yaml changes
 // into a valid one, and returns that. It watches NOVA_HOME itself, not
 // the file, because editors and atomic writers replace the file by
 // rename. An error that no change to config.yaml can fix (NOVA_HOME
@@ -104,7 +95,7 @@ func Load(ctx context.Context, opts Options) (config.Config, error) {
 	// that cannot be taken (another waiter of the same job, a read-only
 	// state folder) does not stop the wait.
 	if paths.MkdirPrivate(home.StateDir()) == nil {
-		if l, err := lockfile.Acquire(LockPath(home, opts.Job), paths.FileMode, operation, time.Now()); err == nil {
+		if l, err := lockfile.Acquire(home.WaitingLock(opts.Job), paths.FileMode, operation, time.Now()); err == nil {
 			defer l.Release()
 		}
 	}

@@ -102,7 +102,7 @@ func waitHeld(t *testing.T, path string, want bool) {
 func TestLoad_waitsForAFix(t *testing.T) {
 	home, log, done := start(t, t.Context(), "server: {port: 47350}\nbogus: 1\n")
 	log.wait(t, 1)
-	waitHeld(t, LockPath(home, JobNovad), true)
+	waitHeld(t, home.WaitingLock(JobNovad), true)
 	if !Waiting(home, JobNovad) || Waiting(home, JobWatcher) {
 		t.Fatalf("Waiting(novad) = %v, Waiting(watcher) = %v", Waiting(home, JobNovad), Waiting(home, JobWatcher))
 	}
@@ -147,7 +147,7 @@ func TestLoad_stops(t *testing.T) {
 	if got := log.all()[0]; !strings.Contains(got, "0.0.0.0") {
 		t.Fatalf("reported %q, want the non-loopback host", got)
 	}
-	waitHeld(t, LockPath(home, JobNovad), true)
+	waitHeld(t, home.WaitingLock(JobNovad), true)
 	cancel()
 	select {
 	case r := <-done:
