@@ -25,6 +25,7 @@ import (
 	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/packaging"
+	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/secrets"
 )
@@ -181,12 +182,12 @@ func Run(ctx context.Context, opts Options) Report {
 			add(ready("config", "Configuration", "config.yaml parses"))
 		}
 		add(blocked("loopback", "Loopback-only boundary", CodeNonLoopback,
-			fmt.Sprintf("server.host is %q; set it to 127.0.0.1 (Nova never serves beyond this machine)", nonLoopback.Host)))
+			fmt.Sprintf("server.host is %q; set it to 127.0.0.1 (Nova never serves beyond this machine)%s", nonLoopback.Host, waitingNote(home))))
 		// No probe is sent to a non-loopback address.
 		rep.finish()
 		return rep
 	case err != nil:
-		add(blocked("config", "Configuration", CodeConfigInvalid, firstLine(err.Error())+" (novactl config check lists every field)"))
+		add(blocked("config", "Configuration", CodeConfigInvalid, firstLine(err.Error())+" (novactl config check lists every field)"+waitingNote(home)))
 		rep.finish()
 		return rep
 	}
@@ -455,4 +456,24 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// waitingNote tells that the service jobs wait for config.yaml to be
+// fixed (--wait-for-config) and start by themselves once it is: without
+// it, a user who fixed the file would restart them by hand.
+func waitingNote(home paths.Home) string {
+	var jobs []string
+	if configwait.Waiting(home, configwait.JobNovad) {
+		jobs = append(jobs, "novad")
+	}
+	if configwait.Waiting(home, configwait.JobWatcher) {
+		jobs = append(jobs, "the watcher")
+	}
+	if len(jobs) == 0 {
+		return ""
+	}
+	if len(jobs) == 1 {
+		return "; " + jobs[0] + " waits for the fix and starts by itself once the file is valid"
+	}
+	return "; novad and the watcher wait for the fix and start by themselves once the file is valid"
 }

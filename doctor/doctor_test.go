@@ -22,6 +22,7 @@ import (
 	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/secrets"
 )
@@ -215,6 +216,16 @@ func TestConfig(t *testing.T) {
 	if len(rep.Checks) != 1 || rep.Status != Blocked || rep.Blocked != 1 {
 		t.Errorf("an invalid config went on to %d checks, status %s", len(rep.Checks), rep.Status)
 	}
+	// A service novad waiting for the fix (--wait-for-config) is named:
+	// the user need not restart it.
+	novatest.Must(t, paths.MkdirPrivate(f.home.StateDir()))
+	l, err := lockfile.Acquire(f.home.WaitingLock(configwait.JobNovad), paths.FileMode, "wait-for-config", time.Now())
+	novatest.Must(t, err)
+	c := want(t, f.run(Options{}), "config", Blocked, CodeConfigInvalid)
+	if !strings.Contains(c.Advice, "novad waits for the fix and starts by itself") {
+		t.Errorf("with novad waiting: %+v", c)
+	}
+	l.Release()
 
 	f = newFixture(t)
 	// Closed ports, never the defaults: a user's own novad may serve those.
@@ -226,7 +237,7 @@ func TestConfig(t *testing.T) {
 	novatest.Must(t, os.WriteFile(f.home.Config(), []byte(bad), 0o600))
 	rep = f.run(Options{})
 	want(t, rep, "config", Ready, "")
-	c := want(t, rep, "loopback", Blocked, CodeNonLoopback)
+	c = want(t, rep, "loopback", Blocked, CodeNonLoopback)
 	if !strings.Contains(c.Advice, "127.0.0.1") || hasCheck(rep, "daemon") {
 		t.Errorf("non-loopback: %+v; checks %d (no probe may follow)", c, len(rep.Checks))
 	}
