@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,23 +22,12 @@ import (
 // process is a novad started by startNovad.
 type process struct {
 	cmd  *exec.Cmd
-	mu   sync.Mutex
-	logs bytes.Buffer
+	logs novatest.LogBuffer
 	done chan struct{}
 	exit int
 }
 
-func (p *process) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.logs.Write(b)
-}
-
-func (p *process) log() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.logs.String()
-}
+func (p *process) log() string { return p.logs.String() }
 
 // waitLog waits until novad's log contains s.
 func (p *process) waitLog(t *testing.T, s string) {
@@ -82,7 +69,7 @@ func startNovad(t *testing.T, home string, args ...string) *process {
 	}
 	cmd.Env = append(cmd.Env, "HOME="+t.TempDir(), "NOVA_HOME="+home)
 	p := &process{cmd: cmd, done: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = p, p
+	cmd.Stdout, cmd.Stderr = &p.logs, &p.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

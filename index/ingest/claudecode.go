@@ -550,6 +550,25 @@ func claudeToolResultWords(content json.RawMessage) []string {
 		!bytes.Contains(content, []byte("questions have been answered")) {
 		return nil
 	}
+	var words []string
+	for _, t := range claudeToolResultTexts(content) {
+		if _, reason, ok := strings.Cut(t, claudeRejectReason); ok && strings.HasPrefix(t, claudeRejected) {
+			t = reason
+		} else if m := claudeAnswers.FindStringSubmatch(t); m != nil {
+			t = m[1]
+		} else {
+			continue
+		}
+		if t = claudeUserText(t); t != "" {
+			words = append(words, t)
+		}
+	}
+	return words
+}
+
+// claudeToolResultTexts returns the text blocks of the tool results in a
+// user line's content, trimmed.
+func claudeToolResultTexts(content json.RawMessage) []string {
 	var results []struct {
 		Type    string          `json:"type"`
 		Content json.RawMessage `json:"content"`
@@ -557,7 +576,7 @@ func claudeToolResultWords(content json.RawMessage) []string {
 	if json.Unmarshal(content, &results) != nil {
 		return nil
 	}
-	var words []string
+	var texts []string
 	for _, r := range results {
 		if r.Type != "tool_result" {
 			continue
@@ -567,23 +586,12 @@ func claudeToolResultWords(content json.RawMessage) []string {
 			continue
 		}
 		for _, b := range blocks {
-			if b.Type != "text" {
-				continue
-			}
-			t := strings.TrimSpace(b.Text)
-			if _, reason, ok := strings.Cut(t, claudeRejectReason); ok && strings.HasPrefix(t, claudeRejected) {
-				t = reason
-			} else if m := claudeAnswers.FindStringSubmatch(t); m != nil {
-				t = m[1]
-			} else {
-				continue
-			}
-			if t = claudeUserText(t); t != "" {
-				words = append(words, t)
+			if b.Type == "text" {
+				texts = append(texts, strings.TrimSpace(b.Text))
 			}
 		}
 	}
-	return words
+	return texts
 }
 
 // userBlocks returns the human part of a user line and whether the line
@@ -682,29 +690,12 @@ func claudeApprovedPlan(content json.RawMessage) string {
 	if !bytes.Contains(content, []byte("Approved Plan:")) {
 		return ""
 	}
-	var results []struct {
-		Type    string          `json:"type"`
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(content, &results) != nil {
-		return ""
-	}
-	for _, r := range results {
-		if r.Type != "tool_result" {
+	for _, t := range claudeToolResultTexts(content) {
+		if !strings.HasPrefix(t, claudePlanApproved) {
 			continue
 		}
-		blocks, err := claudeBlocks(r.Content)
-		if err != nil {
-			continue
-		}
-		for _, b := range blocks {
-			t := strings.TrimSpace(b.Text)
-			if b.Type != "text" || !strings.HasPrefix(t, claudePlanApproved) {
-				continue
-			}
-			if _, plan, ok := strings.Cut(t, claudeApprovedHeading); ok {
-				return strings.TrimSpace(plan)
-			}
+		if _, plan, ok := strings.Cut(t, claudeApprovedHeading); ok {
+			return strings.TrimSpace(plan)
 		}
 	}
 	return ""
