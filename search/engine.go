@@ -69,12 +69,16 @@ const minDenseOnly = 0.15
 const ContextFieldWeight = 0.4
 
 // Snapshot is what a search runs against: a loaded generation and the
-// embedder of its vector space. It is immutable.
+// embedder of its vector space. It is immutable once searched; what it
+// derives from the generation is worked out once, on first use.
 type Snapshot struct {
 	Gen *generation.Generation
 	// Query embeds queries into the generation's vector space; nil turns
 	// the dense channel off for this snapshot.
 	Query embedding.Embedder
+
+	idsOnce sync.Once
+	ids     foldedIDs
 }
 
 // Engine runs searches. It is safe for concurrent use and holds no lock a
@@ -279,7 +283,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	q.days = e.newDayFilter(snap.Gen, req.Filters)
 	q.accept, filtered = q.hardFilter(nil)
 	q.dates = e.queryDates(plan.Query, q.now)
-	q.named = namedRecords(snap.Gen, plan.Query)
+	q.named = namedRecords(snap, plan.Query)
 	if e.on(LeverPerson) {
 		q.people = namedPeople(snap.Gen.Agents(), lexical.Normalize(plan.Query))
 	}

@@ -1,11 +1,11 @@
 package search
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"unicode"
 
-	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/memory"
 )
 
@@ -52,31 +52,79 @@ func idLike(w string) bool {
 }
 
 // namedRecords returns the live documents whose record id or chunk id the
-// query names, as written or in upper or lower case (agents retype ids),
-// the first piece of a record cut into several.
-func namedRecords(g *generation.Generation, query string) map[int]string {
+// query names, whatever the case it is written in (agents retype ids:
+// "task-7" for Task-7), the first piece of a record cut into several. An id
+// written as stored names only its own record, not one that differs from
+// it in case alone.
+func namedRecords(snap *Snapshot, query string) map[int]string {
+	g := snap.Gen
 	out := map[int]string{}
+	add := func(d int, named string) {
+		if _, seen := out[d]; !seen {
+			out[d] = named
+		}
+	}
 	find := func(id, named string) {
 		if d, ok := g.Find(id); ok {
-			if _, seen := out[d]; !seen {
-				out[d] = named
-			}
+			add(d, named)
+			return
+		}
+		key := strings.ToLower(id)
+		if d, ok := g.Find(key); ok {
+			add(d, named)
+		}
+		for _, d := range snap.foldedIDs().find(key) {
+			add(d, named)
 		}
 	}
 	sources := g.SourceNames()
 	for _, w := range idCandidates(query) {
-		for _, id := range uniq(w, strings.ToUpper(w), strings.ToLower(w)) {
-			find(id, w)
-			for _, s := range sources {
-				find(memory.ChunkID(s, id, 1, 1), w)
-				find(memory.ChunkID(s, id, 1, 2), w)
-			}
+		find(w, w)
+		for _, s := range sources {
+			find(memory.ChunkID(s, w, 1, 1), w)
+			find(memory.ChunkID(s, w, 1, 2), w)
 		}
 	}
 	return out
 }
 
-func uniq(s ...string) []string {
-	slices.Sort(s)
-	return slices.Compact(s)
+// foldedIDs are the chunk ids of a snapshot's live documents that hold an
+// upper-case letter, lower-cased and sorted, with their documents. An id
+// in lower case is found by generation.Find as it is; the others, whose
+// case a query cannot guess (nova-Ops-12), by their lower-case form here:
+// a binary search, not a scan of the ids per query. Built once per
+// snapshot, from the id column (no chunk is decoded).
+type foldedIDs []foldedID
+
+type foldedID struct {
+	id  string
+	doc int
+}
+
+func (s *Snapshot) foldedIDs() foldedIDs {
+	s.idsOnce.Do(func() {
+		g := s.Gen
+		var ids foldedIDs
+		for doc := range g.Len() {
+			if !g.Live(doc) {
+				continue
+			}
+			if id := g.ID(doc); strings.ToLower(id) != id {
+				ids = append(ids, foldedID{id: strings.ToLower(id), doc: doc})
+			}
+		}
+		slices.SortFunc(ids, func(a, b foldedID) int { return cmp.Or(strings.Compare(a.id, b.id), cmp.Compare(a.doc, b.doc)) })
+		s.ids = ids
+	})
+	return s.ids
+}
+
+// find returns the documents whose lower-cased id is key.
+func (f foldedIDs) find(key string) []int {
+	i, _ := slices.BinarySearchFunc(f, key, func(e foldedID, k string) int { return strings.Compare(e.id, k) })
+	var out []int
+	for ; i < len(f) && f[i].id == key; i++ {
+		out = append(out, f[i].doc)
+	}
+	return out
 }

@@ -62,6 +62,36 @@ func TestRecordIDs(t *testing.T) {
 	}
 }
 
+// TestRecordIDs_anyCase: agents retype ids in any case ("task-7" for
+// Task-7, "NOVA-OPS-12" for nova-Ops-12), so a mixed-case id is found
+// whatever the case the query writes it in, as a record id or a resultId.
+func TestRecordIDs_anyCase(t *testing.T) {
+	snap := build(t, config.Source{Name: "tasks", Kind: config.KindJSONL, Path: "ids"})
+	e := engineWith()
+	for _, c := range []struct{ query, want string }{
+		{"Task-7", "Task-7"},
+		{"task-7", "Task-7"},
+		{"TASK-7", "Task-7"},
+		{"what did we decide in tAsK-7?", "Task-7"},
+		{"nova-ops-12", "nova-Ops-12"},
+		{"NOVA-OPS-12", "nova-Ops-12"},
+		{"Nova-Ops-12", "nova-Ops-12"},
+		{"TASKS:nova-ops-12", "nova-Ops-12"}, // the resultId, retyped
+		{"NOVA-482", "NOVA-482"},
+		{"Nova-482", "NOVA-482"},
+	} {
+		t.Run(c.query, func(t *testing.T) {
+			resp := ask(t, e, snap, api.SearchRequest{Query: c.query})
+			if len(resp.Results) == 0 || resp.Results[0].SourceID != c.want {
+				t.Fatalf("top %v, want %s first", ids(resp), c.want)
+			}
+			if resp.Results[0].ScoreComponents["idMatch"] <= 1 {
+				t.Errorf("idMatch %v", resp.Results[0].ScoreComponents["idMatch"])
+			}
+		})
+	}
+}
+
 // TestRecordIDs_olderVersion: searching an older version's id finds that
 // version first (it is the one asked for), still flagged superseded by the
 // newest.
