@@ -133,8 +133,8 @@ func (s *Server) stats() api.Stats {
 	sum := cur.snap.Gen.Summary()
 	st.Index.Layers, st.Index.Agents, st.Index.Projects = maps.Clone(sum.Layers), maps.Clone(sum.Agents), maps.Clone(sum.Projects)
 	st.Index.SourceSets, st.Index.Tags = maps.Clone(sum.SourceSets), maps.Clone(sum.Tags)
-	first, last := sum.FirstDate, sum.LastDate
-	if first != "" {
+	// The days search gives its results in, not the days the sources wrote.
+	if first, last := s.engine.DateRange(cur.snap); first != "" {
 		st.Index.DateRange = api.DateSpan{Start: &first, End: &last}
 	}
 	return st

@@ -69,6 +69,9 @@ type Options struct {
 	// recency, freshness and the times novad reports; nil uses time.Now.
 	// Latencies are measured with the monotonic clock regardless.
 	Now func() time.Time
+	// Location is the user's time zone, in which memories' days are given,
+	// filtered and summed up (/stats' dateRange); nil is the machine's.
+	Location *time.Location
 }
 
 // Server is a running novad. Create it with New and run it with Run.
@@ -172,6 +175,9 @@ func New(opts Options) (*Server, error) {
 	analyzer := lexical.NewAnalyzer()
 	searchCfg := search.ConfigFor(cfg.Retrieval)
 	searchCfg.Now = opts.Now
+	if opts.Location != nil {
+		searchCfg.Location = opts.Location
+	}
 	s := &Server{
 		cfg: cfg, home: cfg.Home, log: opts.Logger, opts: opts, analyzer: analyzer, segments: generation.NewCache(),
 		engine:   search.New(searchCfg, analyzer),

@@ -79,6 +79,9 @@ type Snapshot struct {
 
 	idsOnce sync.Once
 	ids     foldedIDs
+	// spans are the first and last local days (DateRange), by zone.
+	spanMu sync.Mutex
+	spans  map[*time.Location][2]string
 }
 
 // Engine runs searches. It is safe for concurrent use and holds no lock a

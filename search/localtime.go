@@ -59,7 +59,7 @@ func dayBounds(f api.Filters) (from, to string, ok bool) {
 		return "", "", false
 	}
 	for _, d := range []string{f.Date, f.DateFrom, f.DateTo} {
-		if _, err := time.Parse(time.DateOnly, d); d != "" && err != nil {
+		if d != "" && !validDay(d) {
 			return "", "", false
 		}
 	}
@@ -71,6 +71,11 @@ func dayBounds(f api.Filters) (from, to string, ok bool) {
 		}
 	}
 	return from, to, true
+}
+
+func validDay(d string) bool {
+	_, err := time.Parse(time.DateOnly, d)
+	return err == nil
 }
 
 func shiftDay(d string, n int) string {
@@ -149,4 +154,46 @@ func (q *query) hardFilter(sourceSets []string) (func(int) bool, int) {
 	return func(doc int) bool {
 		return accept(doc) && reject[doc/64]&(1<<(doc%64)) == 0
 	}, refused + q.days.refused
+}
+
+// DateRange returns the first and last day of the snapshot's memories in
+// the engine's time zone ("" when none is dated): the span /stats reports,
+// in the days search gives and filters by. A memory's local day is at most
+// dayMargin days from its stored day, so only the memories whose stored
+// day is within twice that of the stored first or last day are decoded.
+// It is worked out once per snapshot.
+func (e *Engine) DateRange(snap *Snapshot) (first, last string) {
+	snap.spanMu.Lock()
+	defer snap.spanMu.Unlock()
+	if span, ok := snap.spans[e.cfg.Location]; ok {
+		return span[0], span[1]
+	}
+	g := snap.Gen
+	sum := g.Summary()
+	if sum.FirstDate != "" {
+		lowBand, highBand := "\xff", "" // every dated memory, unless the bounds are days
+		if validDay(sum.FirstDate) && validDay(sum.LastDate) {
+			lowBand, highBand = shiftDay(sum.FirstDate, 2*dayMargin), shiftDay(sum.LastDate, -2*dayMargin)
+		}
+		for doc := range g.Len() {
+			if !g.Live(doc) {
+				continue
+			}
+			stored := g.Facet(segment.FacetDate, doc)
+			if stored == "" || (stored > lowBand && stored < highBand) {
+				continue
+			}
+			c, _ := g.ChunkStored(doc)
+			d := e.localDay(c)
+			if first == "" || d < first {
+				first = d
+			}
+			last = max(last, d)
+		}
+	}
+	if snap.spans == nil {
+		snap.spans = map[*time.Location][2]string{}
+	}
+	snap.spans[e.cfg.Location] = [2]string{first, last}
+	return first, last
 }
