@@ -473,3 +473,44 @@ func TestScoreComponents_everyResult(t *testing.T) {
 		}
 	}
 }
+
+// TestSupersession_undatedInAnotherFile: a version with no date, in a file
+// that holds no dated version of its subject, cannot be placed in time
+// against the versions of other files (it may be a current-state note or
+// an old export). Nova does not guess: it neither supersedes them nor is
+// superseded by them, and each file's versions are still ordered among
+// themselves (bk-1 by bk-2). Before, it counted as the oldest: a current
+// fact written without a date was flagged superseded by a dated record of
+// last month, and of two undated files the one read last won.
+func TestSupersession_undatedInAnotherFile(t *testing.T) {
+	snap := build(t, config.Source{Name: "state", Kind: config.KindJSONL, Path: "undated-files"})
+	e := engineWith()
+	resp := ask(t, e, snap, api.SearchRequest{Query: "where do the nightly backups go", Filters: api.Filters{Project: "infra"}, TopK: 10})
+	flags := func(resp *api.SearchResponse) map[string]string {
+		out := map[string]string{}
+		for _, r := range resp.Results {
+			out[r.SourceID] = "current"
+			if r.Superseded {
+				out[r.SourceID] = "by " + r.SupersededBy
+			}
+		}
+		return out
+	}
+	got := flags(resp)
+	for id, want := range map[string]string{"bk-1": "by state:bk-2", "bk-2": "current", "bk-now": "current"} {
+		if got[id] != want {
+			t.Errorf("%s: %q, want %q (all: %v)", id, got[id], want, got)
+		}
+	}
+	// bk-1 matches best but is older than bk-2.
+	if rank(resp, "bk-2") < 0 || rank(resp, "bk-1") < rank(resp, "bk-2") {
+		t.Errorf("results %v, want bk-2 above bk-1", ids(resp))
+	}
+	// Two undated files: neither version is known to be the newer.
+	got = flags(ask(t, e, snap, api.SearchRequest{Query: "which host relays mail", Filters: api.Filters{Project: "infra"}, TopK: 10}))
+	for _, id := range []string{"mail-1", "mail-2"} {
+		if got[id] != "current" {
+			t.Errorf("%s: %q, want current (all: %v)", id, got[id], got)
+		}
+	}
+}

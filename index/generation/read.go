@@ -471,6 +471,38 @@ func inheritTimes(chain []*version) {
 	}
 }
 
+// timeGroups splits a chain (after inheritTimes) into the groups whose
+// versions can be ordered among themselves. The versions with a time, and
+// the undated ones above a dated version of their file (older than it),
+// form one group. The undated versions of a file that holds no dated
+// version of the subject form a group of their own, ordered by their
+// lines: nothing tells whether that file was written before or after the
+// other files (a current-state note without dates, or an old export), so
+// they neither supersede the other files' versions nor are superseded by
+// them.
+func timeGroups(chain []*version) [][]*version {
+	file := func(v *version) string { return v.source + "\x00" + v.path }
+	dated := map[string]bool{}
+	for _, v := range chain {
+		if v.when != "" {
+			dated[file(v)] = true
+		}
+	}
+	groups := map[string][]*version{}
+	for _, v := range chain {
+		key := ""
+		if v.when == "" && (v.line <= 0 || !dated[file(v)]) {
+			key = file(v)
+		}
+		groups[key] = append(groups[key], v)
+	}
+	out := make([][]*version, 0, len(groups))
+	for _, grp := range groups {
+		out = append(out, grp)
+	}
+	return out
+}
+
 // versionChains finds the version chains once. Subjects are not a facet
 // column: the chunks of the segments that count some are decoded (about
 // 0.1 s for 30 000 chunks on this machine).
@@ -486,32 +518,37 @@ func (g *Generation) versionChains() *versions {
 			chains[k] = append(chains[k], &version{doc: i, when: when, source: c.SourceName, path: c.SourcePath,
 				record: c.SourceName + "\x00" + c.SourceID, line: c.LineNumber})
 		}
-		for _, chain := range chains {
-			inheritTimes(chain)
-		}
 		v := versions{newer: map[int]int{}}
 		for _, chain := range chains {
-			best := chain[0]
-			for _, m := range chain[1:] {
-				if m.record != best.record && m.newerThan(best) {
-					best = m
-				}
-			}
-			first := best.doc // the newest version's first piece
-			for _, m := range chain {
-				if m.record == best.record {
-					first = min(first, m.doc)
-				}
-			}
-			for _, m := range chain {
-				if m.record != best.record {
-					v.newer[m.doc] = first
-				}
+			inheritTimes(chain)
+			for _, grp := range timeGroups(chain) {
+				v.supersede(grp)
 			}
 		}
 		g.versions = v
 	})
 	return &g.versions
+}
+
+// supersede records that the newest version of grp supersedes the others.
+func (v *versions) supersede(grp []*version) {
+	best := grp[0]
+	for _, m := range grp[1:] {
+		if m.record != best.record && m.newerThan(best) {
+			best = m
+		}
+	}
+	first := best.doc // the newest version's first piece
+	for _, m := range grp {
+		if m.record == best.record {
+			first = min(first, m.doc)
+		}
+	}
+	for _, m := range grp {
+		if m.record != best.record {
+			v.newer[m.doc] = first
+		}
+	}
 }
 
 // Agents returns the distinct agent names of the live chunks, sorted. It
