@@ -77,8 +77,10 @@ type Snapshot struct {
 	// the dense channel off for this snapshot.
 	Query embedding.Embedder
 
-	idsOnce sync.Once
-	ids     foldedIDs
+	idsOnce      sync.Once
+	ids          foldedIDs
+	instantsOnce sync.Once
+	instants     instants
 	// spans are the first and last local days (DateRange), by zone.
 	spanMu sync.Mutex
 	spans  map[*time.Location][2]string
@@ -283,7 +285,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		depth: min(max(4*req.TopK, 24), 80), deadline: deadline,
 	}
 	var filtered int
-	q.days = e.newDayFilter(snap.Gen, req.Filters)
+	q.days = e.newDayFilter(snap, req.Filters)
 	q.accept, filtered = q.hardFilter(nil)
 	q.dates = e.queryDates(plan.Query, q.now)
 	q.named = namedRecords(snap, plan.Query)

@@ -1,10 +1,11 @@
 package search
 
 import (
+	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/nova-recall/nova/api"
-	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/memory"
 )
@@ -89,10 +90,16 @@ func shiftDay(d string, n int) string {
 // +14 hours), so the generation's filter over the stored days, widened by
 // dayMargin each side, keeps every memory that can match; of those, the
 // ones whose stored day is less than dayMargin days inside a bound are
-// decoded and judged by their local day.
+// judged by their exact time against the bounds' midnights in the
+// engine's zone (Snapshot.instant: each memory is decoded once per
+// snapshot, not once per query).
 type dayFilter struct {
 	stored api.Filters // the request's filters, dates widened
-	reject []uint64    // a bit a document
+	// accept is the generation's filter of stored (the search's hard
+	// filter but for the local days), storedRefused how many it refuses.
+	accept        func(int) bool
+	storedRefused int
+	reject        []uint64 // a bit a document
 	// refused counts the live documents the widened filter let through
 	// and the local day refused.
 	refused int
@@ -104,21 +111,28 @@ const dayMargin = 2
 
 // newDayFilter returns nil when the request has no date filter to apply
 // by local day.
-func (e *Engine) newDayFilter(g *generation.Generation, f api.Filters) *dayFilter {
+func (e *Engine) newDayFilter(snap *Snapshot, f api.Filters) *dayFilter {
 	from, to, ok := dayBounds(f)
 	if !ok {
 		return nil
 	}
+	g := snap.Gen
 	wide := f
 	wide.Date, wide.DateFrom, wide.DateTo = "", "", ""
+	// An exact time is of a day in [from, to] when it falls in
+	// [start, end): from's midnight and the midnight after to, in the
+	// engine's zone.
+	start, end := int64(math.MinInt64), int64(math.MaxInt64)
 	if from != "" {
 		wide.DateFrom = shiftDay(from, -dayMargin)
+		start = e.midnight(from, 0)
 	}
 	if to != "" {
 		wide.DateTo = shiftDay(to, dayMargin)
+		end = e.midnight(to, 1)
 	}
-	df := &dayFilter{stored: wide, reject: make([]uint64, (g.Len()+63)/64)}
-	accept, _ := g.FilterCount(wide, nil)
+	accept, storedRefused := g.FilterCount(wide, nil)
+	df := &dayFilter{stored: wide, accept: accept, storedRefused: storedRefused, reject: make([]uint64, (g.Len()+63)/64)}
 	// Stored days this far inside the bounds match whatever their zone.
 	innerFrom, innerTo := "", ""
 	if from != "" {
@@ -129,16 +143,57 @@ func (e *Engine) newDayFilter(g *generation.Generation, f api.Filters) *dayFilte
 	}
 	inside := func(d string) bool { return (from == "" || d > innerFrom) && (to == "" || d < innerTo) }
 	for doc := range g.Len() {
-		if !accept(doc) || inside(g.Facet(segment.FacetDate, doc)) {
+		if !accept(doc) {
 			continue
 		}
-		c, _ := g.ChunkStored(doc)
-		if d := e.localDay(c); d == "" || (from != "" && d < from) || (to != "" && d > to) {
+		d := g.Facet(segment.FacetDate, doc)
+		if inside(d) {
+			continue
+		}
+		var keep bool
+		if t, ok := snap.instant(doc); ok {
+			keep = t >= start && t < end
+		} else { // a bare day is the memory's day in any zone
+			keep = d != "" && (from == "" || d >= from) && (to == "" || d <= to)
+		}
+		if !keep {
 			df.reject[doc/64] |= 1 << (doc % 64)
 			df.refused++
 		}
 	}
 	return df
+}
+
+// midnight is the Unix time at which day d, shifted by n days, begins in
+// the engine's zone.
+func (e *Engine) midnight(d string, n int) int64 {
+	t, _ := time.ParseInLocation(time.DateOnly, d, e.cfg.Location) // a day dayBounds checked
+	return t.AddDate(0, 0, n).Unix()
+}
+
+// instants are the exact times of a snapshot's memories, one word a
+// document, filled in as they are asked for: 0 not yet known, 2 no exact
+// time, else the Unix seconds shifted left by one with the low bit set.
+// They hold no zone: the same snapshot serves any engine's.
+type instants []atomic.Int64
+
+// instant returns doc's exact time in Unix seconds, ok false when its
+// record had none. A memory's time is in its chunk; it is decoded the first
+// time it is asked for and remembered for the snapshot's life (8 bytes a
+// document): a date filter judges the same memories near its bounds query
+// after query.
+func (s *Snapshot) instant(doc int) (sec int64, ok bool) {
+	s.instantsOnce.Do(func() { s.instants = make(instants, s.Gen.Len()) })
+	v := s.instants[doc].Load()
+	if v == 0 {
+		v = 2
+		c, _ := s.Gen.ChunkStored(doc)
+		if t, ok := exactTime(c); ok {
+			v = t.Unix()<<1 | 1
+		}
+		s.instants[doc].Store(v)
+	}
+	return v >> 1, v&1 == 1
 }
 
 // hardFilter returns the request's hard filter over g (nil when nothing
@@ -149,7 +204,10 @@ func (q *query) hardFilter(sourceSets []string) (func(int) bool, int) {
 	if q.days == nil {
 		return g.FilterCount(q.req.Filters, sourceSets)
 	}
-	accept, refused := g.FilterCount(q.days.stored, sourceSets)
+	accept, refused := q.days.accept, q.days.storedRefused
+	if sourceSets != nil { // a pass narrows the source sets
+		accept, refused = g.FilterCount(q.days.stored, sourceSets)
+	}
 	reject := q.days.reject
 	return func(doc int) bool {
 		return accept(doc) && reject[doc/64]&(1<<(doc%64)) == 0
@@ -183,8 +241,10 @@ func (e *Engine) DateRange(snap *Snapshot) (first, last string) {
 			if stored == "" || (stored > lowBand && stored < highBand) {
 				continue
 			}
-			c, _ := g.ChunkStored(doc)
-			d := e.localDay(c)
+			d := stored
+			if t, ok := snap.instant(doc); ok {
+				d = time.Unix(t, 0).In(e.cfg.Location).Format(time.DateOnly)
+			}
 			if first == "" || d < first {
 				first = d
 			}

@@ -1,0 +1,27 @@
+package search
+
+import (
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/memory"
+)
+
+// DayFilterRefused builds the local-day filter of f over snap, as a search
+// does, and returns how many documents it refuses: the benchmark times it
+// alone.
+func (e *Engine) DayFilterRefused(snap *Snapshot, f api.Filters) int {
+	if df := e.newDayFilter(snap, f); df != nil {
+		return df.refused
+	}
+	return 0
+}
+
+// HardFilter is a search's hard filter for f over snap (nil when nothing
+// is filtered).
+func (e *Engine) HardFilter(snap *Snapshot, f api.Filters) func(int) bool {
+	q := &query{req: api.SearchRequest{Filters: f}, snap: snap, days: e.newDayFilter(snap, f)}
+	accept, _ := q.hardFilter(nil)
+	return accept
+}
+
+// LocalDay is c's day in the engine's zone.
+func (e *Engine) LocalDay(c *memory.Chunk) string { return e.localDay(c) }
