@@ -282,17 +282,19 @@ type QueryCoverage struct {
 
 // Quality is the verdict agents read to decide whether to search again.
 type Quality struct {
-	SchemaVersion         int             `json:"schemaVersion"`
-	Status                string          `json:"status"`
-	NeedsMoreEvidence     bool            `json:"needsMoreEvidence"`
-	ResultCount           int             `json:"resultCount"`
-	KeyTerms              []string        `json:"keyTerms"`
-	CoveredTerms          []string        `json:"coveredTerms"`
-	MissingTerms          []string        `json:"missingTerms"`
-	Coverage              float64         `json:"coverage"`
-	CoverageBasis         string          `json:"coverageBasis,omitempty"`
-	RetrievalCoveredTerms []string        `json:"retrievalCoveredTerms,omitempty"`
-	RetrievalMissingTerms []string        `json:"retrievalMissingTerms,omitempty"`
+	SchemaVersion     int      `json:"schemaVersion"`
+	Status            string   `json:"status"`
+	NeedsMoreEvidence bool     `json:"needsMoreEvidence"`
+	ResultCount       int      `json:"resultCount"`
+	KeyTerms          []string `json:"keyTerms"`
+	CoveredTerms      []string `json:"coveredTerms"`
+	MissingTerms      []string `json:"missingTerms"`
+	Coverage          float64  `json:"coverage"`
+	CoverageBasis     string   `json:"coverageBasis,omitempty"`
+	// The retrieval terms are listed, empty or not, on a live response
+	// (upstream's object) and left out of the unavailable one (nil).
+	RetrievalCoveredTerms []string        `json:"retrievalCoveredTerms,omitzero"`
+	RetrievalMissingTerms []string        `json:"retrievalMissingTerms,omitzero"`
 	RetrievalCoverage     *float64        `json:"retrievalCoverage,omitempty"`
 	Flags                 map[string]bool `json:"flags"`
 	Recommendations       []string        `json:"recommendations"`

@@ -14,7 +14,7 @@ import (
 // The id is retrieval metadata, not citable text: quality says so
 // (conformance 4.13).
 func TestRecordIDs(t *testing.T) {
-	snap := build(t, config.Source{Name: "tasks", Kind: config.KindJSONL, Path: "ids"})
+	snap := build(t, idsSource())
 	e := engineWith()
 	for _, c := range []struct{ query, want string }{
 		{"NOVA-482", "NOVA-482"},
@@ -66,7 +66,7 @@ func TestRecordIDs(t *testing.T) {
 // Task-7, "NOVA-OPS-12" for nova-Ops-12), so a mixed-case id is found
 // whatever the case the query writes it in, as a record id or a resultId.
 func TestRecordIDs_anyCase(t *testing.T) {
-	snap := build(t, config.Source{Name: "tasks", Kind: config.KindJSONL, Path: "ids"})
+	snap := build(t, idsSource())
 	e := engineWith()
 	for _, c := range []struct{ query, want string }{
 		{"Task-7", "Task-7"},
@@ -103,4 +103,9 @@ func TestRecordIDs_olderVersion(t *testing.T) {
 	if r := resp.Results[0]; !r.Superseded || r.SupersededBy != "state:db-3" {
 		t.Errorf("db-1: superseded %v by %q, want by state:db-3", r.Superseded, r.SupersededBy)
 	}
+}
+
+// idsSource is the source of testdata/ids.
+func idsSource() config.Source {
+	return config.Source{Name: "tasks", Kind: config.KindJSONL, Path: "ids"}
 }
