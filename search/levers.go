@@ -327,7 +327,9 @@ func (e *Engine) supersede(q *query, in []scored) []scored {
 // supersededBy returns the newest version of doc's subject when doc is an
 // older version this query can see it replaced by: the newest is live and
 // passes the hard filter. Behind a dateRange that excludes it, the older
-// versions are what there is, and none of them is flagged.
+// versions are what there is: none of them is ranked down or lifts the
+// newest in (each result still says, in supersededBy, that a newer version
+// exists).
 func (q *query) supersededBy(doc int) (newest int, ok bool) {
 	g := q.snap.Gen
 	newest, ok = g.Superseded(doc)
