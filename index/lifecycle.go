@@ -296,8 +296,12 @@ func (x *Indexer) activate(cand *manifest.Manifest, by string, damaged []string)
 	if by == "rollback" {
 		event = EventRollback
 	}
+	// The manifest is published: the promotion has happened, and a
+	// history that cannot take its line (a disk that just filled up) must
+	// not report it as interrupted, nor skip the retention that frees
+	// space. Retention keeps prev without its history line.
 	if err := appendHistory(x.home.History(), Event{Time: x.opts.Now().UTC(), Event: event, RunID: m.RunID, PreviousRunID: prev, Chunks: m.ChunkCount}); err != nil {
-		return nil, err
+		x.log.Warn("The generation is active, but history.jsonl does not record it", "runId", m.RunID, "err", err)
 	}
 	if replaced != "" && removeRunDir(x.home.Generations(), replaced, x) {
 		_ = appendHistory(x.home.History(), Event{Time: x.opts.Now().UTC(), Event: EventPrune, RunID: m.RunID, Deleted: []string{replaced}, Note: "replaced by its compaction"})

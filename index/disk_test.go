@@ -1,0 +1,64 @@
+package index_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/manifest"
+)
+
+// TestSync_historyUnwritableAfterTheManifest: when history.jsonl cannot
+// be appended to after the manifest was published (a disk that filled up
+// between the two writes), the promotion has happened: the sync succeeds,
+// says which generation is active, and applies retention, instead of
+// failing with "promotion was interrupted; run novactl index promote",
+// which then found nothing to promote.
+func TestSync_historyUnwritableAfterTheManifest(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "memories.jsonl")
+	writeFile(t, src, jsonlLines(t, baseRecords()[:3]...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	cfg.Index.KeepGenerations = 2
+	clk := newClock(epoch)
+	var first []string
+	for n := 4; n <= 5; n++ {
+		writeFile(t, src, jsonlLines(t, baseRecords()[:n]...))
+		first = append(first, mustSync(t, index.New(cfg, index.Options{NoRemote: true, NoCompact: true, Now: clk.Now})).Build.RunID)
+	}
+
+	// The history becomes unwritable (here: a directory in its place)
+	// right after the manifest names the new generation.
+	writeFile(t, src, jsonlLines(t, baseRecords()...))
+	ix := index.New(cfg, index.Options{NoRemote: true, NoCompact: true, Now: clk.Now, Hook: func(step string) {
+		if step == index.StepManifestWritten {
+			if err := os.Remove(cfg.Home.History()); err != nil {
+				t.Error(err)
+			}
+			if err := os.Mkdir(cfg.Home.History(), 0o700); err != nil {
+				t.Error(err)
+			}
+		}
+	}})
+	r, err := ix.Sync(context.Background())
+	if err != nil {
+		t.Fatalf("Sync: %v, want the promotion reported as done (the manifest was published)", err)
+	}
+	m, _, err := manifest.Read(cfg.Home.Manifest())
+	if err != nil || r.Promote == nil || m.RunID != r.Promote.RunID {
+		t.Fatalf("active %v (%v), result %+v: want the promoted generation active", m, err, r.Promote)
+	}
+	if r.Promote.PreviousRunID != first[1] {
+		t.Errorf("previous %s, want %s", r.Promote.PreviousRunID, first[1])
+	}
+	// Retention still ran: two generations are kept, the oldest is gone.
+	if _, err := os.Stat(cfg.Home.Generation(first[0])); !os.IsNotExist(err) {
+		t.Errorf("generation %s beyond index.keepGenerations 2 still there (%v): retention did not run", first[0], err)
+	}
+	if _, err := os.Stat(cfg.Home.Generation(first[1])); err != nil {
+		t.Errorf("the replaced generation %s is gone: %v", first[1], err)
+	}
+}
