@@ -248,7 +248,8 @@ func (e *NothingToIndexError) Error() string { return ErrNothingToIndex.Error() 
 func (e *NothingToIndexError) Unwrap() error { return ErrNothingToIndex }
 
 // Build builds a candidate generation from the configured sources.
-func (x *Indexer) Build(ctx context.Context) (*BuildResult, error) {
+func (x *Indexer) Build(ctx context.Context) (res *BuildResult, err error) {
+	defer func() { err = x.diskFull(err) }()
 	lock, err := x.lock(ctx, "build")
 	if err != nil {
 		return nil, err

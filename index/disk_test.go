@@ -2,8 +2,11 @@ package index_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/nova-recall/nova/config"
@@ -60,5 +63,59 @@ func TestSync_historyUnwritableAfterTheManifest(t *testing.T) {
 	}
 	if _, err := os.Stat(cfg.Home.Generation(first[1])); err != nil {
 		t.Errorf("the replaced generation %s is gone: %v", first[1], err)
+	}
+}
+
+// TestSync_diskFull: a sync that fills the disk says so, in words a
+// person acts on: that the disk holding NOVA_HOME is full, which
+// generation is still active and served, and to free space and run it
+// again. Before, it said only "write …/X.vecin: no space left on device".
+// The next sync, with space again, recovers with nothing lost or doubled
+// and nothing of the failed one left behind.
+func TestSync_diskFull(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full here to fill the disk with: %v", err)
+	}
+	defer full.Close()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "memories.jsonl")
+	writeFile(t, src, jsonlLines(t, baseRecords()[:4]...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	clk := newClock(epoch)
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now})
+	before := mustSync(t, ix).Build.RunID
+
+	writeFile(t, src, jsonlLines(t, baseRecords()...))
+	restore := index.FillDiskAtTempFiles(full)
+	_, err = ix.Sync(context.Background())
+	restore()
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Sync on a full disk: %v, want ENOSPC", err)
+	}
+	var dfe *index.DiskFullError
+	if !errors.As(err, &dfe) || dfe.Active != before {
+		t.Fatalf("Sync on a full disk: %#v, want a *index.DiskFullError naming %s active", err, before)
+	}
+	msg := err.Error()
+	for _, want := range []string{"disk holding " + cfg.Home.Root + " is full", before + " is still active and served", "Free space on that disk", "run it again", "no space left on device"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	if m, _, err := manifest.Read(cfg.Home.Manifest()); err != nil || m.RunID != before {
+		t.Fatalf("active %v %v, want %s still", m, err, before)
+	}
+
+	r := mustSync(t, ix)
+	_, g := active(t, cfg.Home)
+	if got := len(chunkByID(t, g)); r.Promote.RunID == before || got != len(baseRecords()) {
+		t.Fatalf("after space came back: %s active with %d chunks, want a new generation with %d", r.Promote.RunID, got, len(baseRecords()))
+	}
+	if left := dirNames(t, filepath.Join(cfg.Home.IndexDir(), "tmp")); len(left) > 0 {
+		t.Errorf("temporary files left after the next sync: %v", left)
+	}
+	if left := dirNames(t, cfg.Home.Candidates()); len(left) > 0 {
+		t.Errorf("candidates left after the next sync: %v", left)
 	}
 }

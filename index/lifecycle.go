@@ -208,7 +208,8 @@ type PromoteResult struct {
 
 // Promote verifies a candidate and makes it the active generation. runID
 // "" promotes the newest candidate (or finishes an interrupted promotion).
-func (x *Indexer) Promote(ctx context.Context, runID string) (*PromoteResult, error) {
+func (x *Indexer) Promote(ctx context.Context, runID string) (res *PromoteResult, err error) {
+	defer func() { err = x.diskFull(err) }()
 	lock, err := x.lock(ctx, "promote")
 	if err != nil {
 		return nil, err
@@ -266,8 +267,19 @@ func (x *Indexer) promote(ctx context.Context, runID, by string) (*PromoteResult
 // interrupted explains a promotion that failed after its generation was
 // moved into place: promoting again (with no argument) finishes it.
 func (x *Indexer) interrupted(runID string, err error) error {
-	return fmt.Errorf("promotion of %s was interrupted after the generation was moved into place (%w); once the cause is fixed, run novactl index promote to finish it", runID, err)
+	return &interruptedError{runID: runID, err: err}
 }
+
+type interruptedError struct {
+	runID string
+	err   error
+}
+
+func (e *interruptedError) Error() string {
+	return fmt.Sprintf("promotion of %s was interrupted after the generation was moved into place (%v); once the cause is fixed, run novactl index promote to finish it", e.runID, e.err)
+}
+
+func (e *interruptedError) Unwrap() error { return e.err }
 
 // activate writes the manifest naming cand, records it, and applies
 // retention. The lock is held.
@@ -338,7 +350,8 @@ const byCompaction = "compaction"
 // nothing changed it promotes nothing (Build.Mode is unchanged). After a
 // delta is promoted, deltas that piled up are merged, and then promoted
 // again: the change is searchable before the compaction starts.
-func (x *Indexer) Sync(ctx context.Context) (*SyncResult, error) {
+func (x *Indexer) Sync(ctx context.Context) (res *SyncResult, err error) {
+	defer func() { err = x.diskFull(err) }()
 	lock, err := x.lock(ctx, "sync")
 	if err != nil {
 		return nil, err
@@ -381,7 +394,8 @@ func (x *Indexer) Sync(ctx context.Context) (*SyncResult, error) {
 // the generation that was active before the current one, skipping any
 // that is damaged (and saying so). It works from the kept generations
 // alone: a missing or damaged manifest does not stop it.
-func (x *Indexer) Rollback(ctx context.Context, toRunID string) (*PromoteResult, error) {
+func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteResult, err error) {
+	defer func() { err = x.diskFull(err) }()
 	lock, err := x.lock(ctx, "rollback")
 	if err != nil {
 		return nil, err
@@ -452,7 +466,7 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (*PromoteResult,
 	if err != nil {
 		return nil, err
 	}
-	res, err := x.activate(cand, "rollback", damaged)
+	res, err = x.activate(cand, "rollback", damaged)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package index
 import (
 	"bufio"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -236,10 +237,14 @@ func (s *segmentSink) start() error {
 		w.Abort()
 		return err
 	}
-	s.cur = &newSegment{id: id, w: w, fwd: f, fwdW: bufio.NewWriterSize(f, 1<<20)}
+	s.cur = &newSegment{id: id, w: w, fwd: f, fwdW: bufio.NewWriterSize(tempWriter(f), 1<<20)}
 	s.segs = append(s.segs, s.cur)
 	return nil
 }
+
+// tempWriter is where a segment's temporary vector input is written: the
+// file itself, except in tests that make the disk fill up there.
+var tempWriter = func(f *os.File) io.Writer { return f }
 
 // roll seals the current segment and, when the space can already embed,
 // writes its vectors at once (bounding the temporary files).

@@ -1,0 +1,37 @@
+package index
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestDiskFullError_interruptedPromotion: when the disk filled up after
+// the generation was moved into place, the one thing that finishes the
+// work is named once (promote), not contradicted by "run it again" and
+// a promise that the next run removes it.
+func TestDiskFullError_interruptedPromotion(t *testing.T) {
+	x := &Indexer{}
+	x.home.Root = t.TempDir()
+	full := &fs.PathError{Op: "write", Path: "index/.manifest.json.1.tmp", Err: syscall.ENOSPC}
+	err := x.diskFull(x.interrupted("20260301T080005Z-000a4c28", full))
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("%v: want ENOSPC", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"is full", "20260301T080005Z-000a4c28 waits in place to be made active", "run novactl index promote to finish it", "no space left on device"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	for _, not := range []string{"run it again", "removes what this one left"} {
+		if strings.Contains(msg, not) {
+			t.Errorf("message %q says %q", msg, not)
+		}
+	}
+	if strings.Count(msg, "novactl index promote") != 1 {
+		t.Errorf("message %q names promote more than once", msg)
+	}
+}
