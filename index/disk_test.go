@@ -119,3 +119,25 @@ func TestSync_diskFull(t *testing.T) {
 		t.Errorf("candidates left after the next sync: %v", left)
 	}
 }
+
+// TestList_interruptedPromotion: a generation whose promotion a full disk
+// interrupted (moved into place, never made active) is listed as such,
+// not as "kept" beside the generations that were active and that
+// rollback goes back to.
+func TestList_interruptedPromotion(t *testing.T) {
+	cfg, runs, built := interruptedPromotion(t)
+	list, err := index.New(cfg, index.Options{NoRemote: true}).List(index.Quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]string{}
+	for _, g := range list {
+		states[g.RunID] = g.State
+	}
+	if states[built] != "interrupted" {
+		t.Errorf("%s listed as %q, want interrupted (all: %v)", built, states[built], states)
+	}
+	if states[runs[2]] != "active" || states[runs[1]] != "kept" {
+		t.Errorf("states %v, want %s active and %s kept", states, runs[2], runs[1])
+	}
+}

@@ -161,7 +161,7 @@ func (x *Indexer) cleanInterrupted() {
 // GenerationInfo describes one generation or candidate.
 type GenerationInfo struct {
 	RunID            string               `json:"runId"`
-	State            string               `json:"state"` // active, kept, candidate, incomplete
+	State            string               `json:"state"` // active, kept, interrupted (novactl index promote finishes it), candidate, incomplete
 	CreatedAt        time.Time            `json:"createdAt,omitzero"`
 	Chunks           int                  `json:"chunks"`
 	Segments         int                  `json:"segments"`
@@ -180,6 +180,9 @@ func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
 	if m, _, err := manifest.Read(x.home.Manifest()); err == nil {
 		active = m.RunID
 	}
+	// A generation moved into place whose manifest was never written (a
+	// full disk) is no rollback point: promote finishes it.
+	interrupted := x.interruptedPromotion()
 	var out []GenerationInfo
 	add := func(root, state string) {
 		entries, err := os.ReadDir(root)
@@ -203,8 +206,13 @@ func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
 					info.Integrity, info.Problem = "damaged", err.Error()
 				}
 			}
-			if e.Name() == active {
+			switch e.Name() {
+			case active:
 				info.State = "active"
+			case interrupted:
+				if info.State == "kept" {
+					info.State = "interrupted"
+				}
 			}
 			out = append(out, info)
 		}
