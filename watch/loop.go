@@ -65,6 +65,8 @@ type watcher struct {
 	gone map[string]time.Time
 	// savedLimits is how many limits the last saved state listed.
 	savedLimits int
+	// saveFailing is set while the state cannot be written: said once.
+	saveFailing bool
 }
 
 func newWatcher(opts Options, n notifier) *watcher {
@@ -522,7 +524,9 @@ func (w *watcher) limitHit(name string, value int, msg string) {
 }
 
 // save publishes the state. A failed write is logged, not fatal: the
-// state is a report, and the next save may succeed.
+// state is a report, and the next save may succeed. It is logged once
+// until a save succeeds: a full disk would otherwise add a line at every
+// change and sync of a busy source.
 func (w *watcher) save(now time.Time) {
 	w.st.UpdatedAt = now.UTC()
 	w.st.RescanIntervalSeconds = int(w.rescanInterval() / time.Second)
@@ -535,7 +539,15 @@ func (w *watcher) save(now time.Time) {
 	w.st.Gone.Count = len(files)
 	w.st.Gone.Files = files[:min(len(files), freshness.MaxGoneListed)]
 	w.savedLimits = len(w.st.Limits)
-	if err := freshness.Write(w.opts.Home, &w.st); err != nil {
-		w.log.Warn("Cannot write the watcher state", "err", fmt.Sprint(err))
+	err := freshness.Write(w.opts.Home, &w.st)
+	switch {
+	case err != nil && !w.saveFailing:
+		w.saveFailing = true
+		w.log.Warn("Cannot write the watcher state; said once until it can", "err", fmt.Sprint(err))
+	case err != nil:
+		w.log.Debug("Cannot write the watcher state", "err", fmt.Sprint(err))
+	case w.saveFailing:
+		w.saveFailing = false
+		w.log.Info("The watcher state is written again")
 	}
 }

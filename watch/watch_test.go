@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -663,4 +665,56 @@ func TestLimitHitLaterShortensTheRescan(t *testing.T) {
 		}
 		h.stop()
 	})
+}
+
+// TestUnwritableStateIsLoggedOnce: while the watcher state cannot be
+// written (a full disk; here a directory in its place) the watcher says
+// so once, not at every change and sync of a busy agent's stream, and
+// says when it can write it again.
+func TestUnwritableStateIsLoggedOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs strings.Builder
+		var mu sync.Mutex
+		h := start(t, func(o *Options, _ *fakeNotifier, s *fakeSyncer) {
+			o.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+			s.took = 0
+		})
+		must(t, os.Remove(h.home.WatcherState()))
+		must(t, os.Mkdir(h.home.WatcherState(), 0o700))
+		a := filepath.Join(h.src, "a.jsonl")
+		for range 20 { // a line every 3 s: 20 changes, 20 syncs
+			h.appendLine(a)
+			time.Sleep(3 * time.Second)
+		}
+		must(t, os.Remove(h.home.WatcherState()))
+		h.appendLine(a)
+		time.Sleep(3 * time.Second)
+		h.stop()
+		if n := len(h.s.times()); n < 20 {
+			t.Fatalf("%d syncs, want one per change", n)
+		}
+		mu.Lock()
+		out := logs.String()
+		mu.Unlock()
+		if n := strings.Count(out, "Cannot write the watcher state"); n != 1 {
+			t.Errorf("%d warnings that the state cannot be written, want 1:\n%s", n, out)
+		}
+		if !strings.Contains(out, "The watcher state is written again") {
+			t.Errorf("no word that the state is written again:\n%s", out)
+		}
+		if h.state().LastSync == nil {
+			t.Errorf("the state was not written once it could be")
+		}
+	})
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
