@@ -332,7 +332,7 @@ func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 		fmt.Fprintln(w, "No generations yet: run novactl index sync.")
 		return
 	}
-	fmt.Fprintf(w, "%-26s  %-10s  %8s  %9s  %-16s  %s\n", "RUN ID", "STATE", "CHUNKS", "SIZE", "CREATED", "FILES")
+	fmt.Fprintf(w, "%-26s  %-11s  %8s  %9s  %-16s  %s\n", "RUN ID", "STATE", "CHUNKS", "SIZE", "CREATED", "FILES")
 	var damaged []index.GenerationInfo
 	for _, g := range gens {
 		created := ""
@@ -347,7 +347,7 @@ func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 			integrity = "DAMAGED"
 			damaged = append(damaged, g)
 		}
-		fmt.Fprintf(w, "%-26s  %-10s  %8d  %9s  %-16s  %s\n", g.RunID, g.State, g.Chunks, humanize.IBytes(uint64(g.Bytes)), created, integrity)
+		fmt.Fprintf(w, "%-26s  %-11s  %8d  %9s  %-16s  %s\n", g.RunID, g.State, g.Chunks, humanize.IBytes(uint64(g.Bytes)), created, integrity)
 	}
 	for _, g := range damaged {
 		fmt.Fprintln(w, g.Problem) // names the generation and the file
