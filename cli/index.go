@@ -109,12 +109,14 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		return ExitFailure
 	}
 	var prog *progress
+	var warnings io.Writer = inv.Stderr
 	if !*jsonOut && IsTerminal(inv.Stderr) {
 		prog = newProgress(inv.Stderr)
+		warnings = prog
 	}
 	opts := index.Options{
 		Environ: inv.Environ, Retrain: retrain, Full: full, PruneMissing: prune, NoRemote: inProcess,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: warningLogger(warnings),
 	}
 	if prog != nil {
 		opts.Progress = prog.update
@@ -409,6 +411,32 @@ func (p *progress) update(u index.Progress) {
 	}
 	fmt.Fprintf(p.w, "\r\033[K%s", line)
 	p.shown = true
+}
+
+// Write prints a log line above the progress line, which the next
+// update draws again.
+func (p *progress) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
+	}
+	return p.w.Write(b)
+}
+
+// warningLogger is the index's logger for the operator's commands: its
+// warnings (compaction failed, a damaged kept generation skipped, the
+// embedding cache not saved) are shown, without time stamps; its
+// information is not.
+func warningLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}}))
 }
 
 // done ends the progress display: the last stage's line as finished when

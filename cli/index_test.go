@@ -132,3 +132,30 @@ func TestIndex_nothingToIndexSaysWhy(t *testing.T) {
 		t.Errorf("--json: exit %d, %+v (%v)\n%s", code, got, err, out)
 	}
 }
+
+// TestIndex_syncShowsWarnings: the index's warnings reach the operator
+// (they were thrown away): here a damaged active generation, which the
+// sync builds anew from scratch.
+func TestIndex_syncShowsWarnings(t *testing.T) {
+	_, home, env := jsonlHome(t)
+	if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process"); code != ExitOK {
+		t.Fatalf("first sync: exit %d\n%s\n%s", code, out, errOut)
+	}
+	records, err := filepath.Glob(filepath.Join(home.IndexDir(), "segments", "*", "records.bin"))
+	if err != nil || len(records) != 1 {
+		t.Fatalf("segment records: %v %v", records, err)
+	}
+	if err := os.Chmod(records[0], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(records[0], 10); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process")
+	if code != ExitOK {
+		t.Fatalf("sync over a damaged generation: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "level=WARN") || !strings.Contains(errOut, "cannot be built upon") || strings.Contains(errOut, "time=") {
+		t.Errorf("the warning was not shown, or not as expected:\n%s\n%s", errOut, out)
+	}
+}
