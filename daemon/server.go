@@ -254,7 +254,16 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 		return err
 	}
 	if err := secrets.WriteToken(s.home.TokenFile(), s.token); err != nil {
-		return fmt.Errorf("publish internal token: %w", err)
+		// A full or read-only disk must not take search down: everything
+		// search needs is already on disk. Only /encode, whose callers read
+		// the token from this file, is refused until novad starts with
+		// room to write it; a previous start's token must not pass for
+		// this one's (a directory there is left alone).
+		if fi, lerr := os.Lstat(s.home.TokenFile()); lerr == nil && !fi.IsDir() {
+			os.Remove(s.home.TokenFile())
+		}
+		s.log.Error("Cannot publish the internal token: search is served, /encode is refused until novad restarts and can write it",
+			"code", api.CodeAuthUnavailable, "err", err)
 	}
 	s.work, s.cancelWork = context.WithCancel(context.Background())
 	defer s.cancelWork()

@@ -250,3 +250,27 @@ func TestServesOnAnotherLoopbackAddress(t *testing.T) {
 		t.Errorf("novactl status (exit %d):\n%s%s", code, out, errs)
 	}
 }
+
+// TestServesWhenTheTokenCannotBeWritten: a novad that cannot write its
+// internal token (a full or read-only disk; here a directory in its
+// place) still serves search from what is on disk, says /encode is not
+// authorized, and logs why. It used to refuse to start, so a full disk
+// took search down.
+func TestServesWhenTheTokenCannotBeWritten(t *testing.T) {
+	h := novatest.NewHome(t, "")
+	h.Sync()
+	tokenFile := filepath.Join(h.Dir, "state", "internal-token")
+	novatest.Must(t, os.RemoveAll(tokenFile))
+	novatest.Must(t, os.MkdirAll(filepath.Join(tokenFile, "blocker"), 0o700))
+	d := h.Start()
+	if !strings.Contains(d.Logs.String(), "Cannot publish the internal token") {
+		t.Errorf("novad does not say why /encode is refused:\n%s", d.Logs.String())
+	}
+	health := do(t, http.MethodGet, d.Direct+"/health", "", nil).json(t)
+	if health["internalEncodeAuthorized"] != false || health["indexReady"] != true {
+		t.Errorf("health: internalEncodeAuthorized %v indexReady %v, want false and true", health["internalEncodeAuthorized"], health["indexReady"])
+	}
+	if r := search(t, d.Facade, `{"query":"why was the dashboard port unavailable"}`).json(t); r["available"] != true {
+		t.Errorf("search without a published token: %v", r["reason"])
+	}
+}
