@@ -127,6 +127,9 @@ type Options struct {
 	// sizes are checked, and files changed since the generation was
 	// sealed are hashed.
 	Deep bool
+	// FreeSpace returns the free space on the volume holding a path; nil
+	// asks the operating system.
+	FreeSpace func(path string) (uint64, error)
 }
 
 func blocked(id, title, code, advice string) Check {
@@ -148,6 +151,9 @@ func Run(ctx context.Context, opts Options) Report {
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 2 * time.Second
+	}
+	if opts.FreeSpace == nil {
+		opts.FreeSpace = volumeFree
 	}
 	if opts.GOOS == "" {
 		opts.GOOS = goos
@@ -263,6 +269,13 @@ func Run(ctx context.Context, opts Options) Report {
 	}
 
 	add(privacyCheck(home))
+	var active *manifest.Manifest
+	if merr == nil {
+		active = m
+	}
+	if c, ok := diskCheck(home, active, opts.FreeSpace); ok {
+		add(c)
+	}
 
 	// Token.
 	_, terr := secrets.ReadToken(home.TokenFile())

@@ -151,3 +151,29 @@ func TestSkippedFile_describe(t *testing.T) {
 		}
 	}
 }
+
+// TestDiskSpace: with less room on NOVA_HOME's volume than a full sync
+// needs, doctor says so (every check stayed Ready while syncs failed on
+// a full disk); with room, it says how much there is.
+func TestDiskSpace(t *testing.T) {
+	f := newFixture(t)
+	m := f.sync()
+	room := func(n uint64) func(string) (uint64, error) {
+		return func(string) (uint64, error) { return n, nil }
+	}
+	c := want(t, f.run(Options{FreeSpace: room(1 << 20)}), "disk", Degraded, CodeDiskSpaceLow)
+	if !strings.Contains(c.Message, "1.0 MiB free on the volume of "+f.home.Root) || !strings.Contains(c.Message, "a full sync needs about 64 MiB") ||
+		!strings.Contains(c.Advice, "free space") {
+		t.Errorf("low: %+v", c)
+	}
+	big := uint64(m.Bytes()) * 100
+	c = want(t, f.run(Options{FreeSpace: room(big + 1<<30)}), "disk", Ready, "")
+	if !strings.Contains(c.Message, "free on the volume of") {
+		t.Errorf("room: %+v", c)
+	}
+	// The real volume: a check whatever its answer.
+	rep := f.run(Options{})
+	if !hasCheck(rep, "disk") {
+		t.Errorf("no disk check on this machine's volume: %+v", rep.Checks)
+	}
+}
