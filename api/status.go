@@ -2,26 +2,32 @@ package api
 
 // Health is the body of the direct server's GET /health.
 type Health struct {
-	Status                   string            `json:"status"`
-	Version                  string            `json:"version"`
-	Model                    string            `json:"model"`
-	Dimension                int               `json:"dimension"`
-	Provider                 string            `json:"provider"`
-	EmbeddingProfile         *EmbeddingProfile `json:"embeddingProfile"`
-	EmbeddingProfileHash     string            `json:"embeddingProfileHash"`
-	ProviderLoaded           bool              `json:"providerLoaded"`
-	InternalEncodeAuthorized bool              `json:"internalEncodeAuthorized"`
-	IndexPath                *string           `json:"indexPath"`
-	IndexSource              string            `json:"indexSource"`
-	IndexReady               bool              `json:"indexReady"`
-	IndexUnavailableReason   string            `json:"indexUnavailableReason"`
-	IndexExists              bool              `json:"indexExists"`
-	IndexLoaded              bool              `json:"indexLoaded"`
-	Entries                  int               `json:"entries"`
-	Generation               string            `json:"generation,omitempty"`
-	Reload                   ReloadStatus      `json:"reload"`
-	Integrity                Integrity         `json:"integrity"`
-	StartedAt                string            `json:"startedAt"`
+	Status  string `json:"status"`
+	Version string `json:"version"`
+	// SourceCommit is the commit novad was built from (40 or 64 hex
+	// digits), null when the build did not record one.
+	SourceCommit *string `json:"sourceCommit"`
+	Model        string  `json:"model"`
+	Dimension    int     `json:"dimension"`
+	// Provider is the embedding mode (ProfileView.Mode), as the
+	// contract's /health gives it; ProviderID names the provider.
+	Provider                 string       `json:"provider"`
+	ProviderID               string       `json:"providerId"`
+	EmbeddingProfile         *ProfileView `json:"embeddingProfile"`
+	EmbeddingProfileHash     string       `json:"embeddingProfileHash"`
+	ProviderLoaded           bool         `json:"providerLoaded"`
+	InternalEncodeAuthorized bool         `json:"internalEncodeAuthorized"`
+	IndexPath                *string      `json:"indexPath"`
+	IndexSource              string       `json:"indexSource"`
+	IndexReady               bool         `json:"indexReady"`
+	IndexUnavailableReason   string       `json:"indexUnavailableReason"`
+	IndexExists              bool         `json:"indexExists"`
+	IndexLoaded              bool         `json:"indexLoaded"`
+	Entries                  int          `json:"entries"`
+	Generation               string       `json:"generation,omitempty"`
+	Reload                   ReloadStatus `json:"reload"`
+	Integrity                Integrity    `json:"integrity"`
+	StartedAt                string       `json:"startedAt"`
 	// Freshness is the same object as the facade's ragStatus.freshness.
 	Freshness Freshness `json:"freshness"`
 }
@@ -118,15 +124,35 @@ type Stats struct {
 
 // StatsSrv describes the serving process.
 type StatsSrv struct {
-	Title                string            `json:"title"`
-	Version              string            `json:"version"`
-	Model                string            `json:"model"`
-	Dimension            int               `json:"dimension"`
-	Provider             string            `json:"provider"`
-	EmbeddingProfile     *EmbeddingProfile `json:"embeddingProfile"`
-	EmbeddingProfileHash string            `json:"embeddingProfileHash"`
-	ProviderLoaded       bool              `json:"providerLoaded"`
+	Title     string `json:"title"`
+	Version   string `json:"version"`
+	Model     string `json:"model"`
+	Dimension int    `json:"dimension"`
+	// Provider and ProviderID are as in Health.
+	Provider             string       `json:"provider"`
+	ProviderID           string       `json:"providerId"`
+	EmbeddingProfile     *ProfileView `json:"embeddingProfile"`
+	EmbeddingProfileHash string       `json:"embeddingProfileHash"`
+	ProviderLoaded       bool         `json:"providerLoaded"`
 }
+
+// ProfileView is an embedding profile as /health and /stats give it, in
+// the contract's shape {mode, providerId, model, dimension}. Mode is
+// ModeLocal for an embedder inside novad (the builtin model) and
+// ModeCloud for one reached through a provider's API, wherever it runs.
+// EmbeddingProfile stays the stored form: its hash is in every manifest.
+type ProfileView struct {
+	Mode       string `json:"mode"`
+	ProviderID string `json:"providerId"`
+	Model      string `json:"model"`
+	Dimension  int    `json:"dimension"`
+}
+
+// The contract's embedding modes (ProfileView.Mode).
+const (
+	ModeLocal = "local"
+	ModeCloud = "cloud"
+)
 
 // StatsIndex describes the loaded generation.
 type StatsIndex struct {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -45,11 +46,33 @@ func (s *Server) availability() string {
 	return ""
 }
 
+// profileView is p in the contract's shape: the builtin model embeds in
+// novad's process (local); any other provider is reached through its API.
+func profileView(p api.EmbeddingProfile) *api.ProfileView {
+	mode := api.ModeCloud
+	if p.Provider == embedding.ProviderBuiltin {
+		mode = api.ModeLocal
+	}
+	return &api.ProfileView{Mode: mode, ProviderID: p.Provider, Model: p.Model, Dimension: p.Dimension}
+}
+
+// sourceCommit is the commit novad was built from, when the build
+// recorded a full one (40 hex digits, or 64 for SHA-256 repositories).
+func sourceCommit() *string {
+	c := version.Get().Commit
+	if len(c) != 40 && len(c) != 64 || strings.Trim(c, "0123456789abcdef") != "" {
+		return nil
+	}
+	return &c
+}
+
 func (s *Server) health() api.Health {
 	prof := s.servingProfile()
+	view := profileView(prof)
 	h := api.Health{
-		Status: "ok", Version: version.Get().Version, Model: prof.Model, Dimension: prof.Dimension, Provider: prof.Provider,
-		EmbeddingProfile: &prof, EmbeddingProfileHash: manifest.ProfileHash(prof), IndexSource: "v2",
+		Status: "ok", Version: version.Get().Version, SourceCommit: sourceCommit(), Model: prof.Model, Dimension: prof.Dimension,
+		Provider: view.Mode, ProviderID: view.ProviderID,
+		EmbeddingProfile: view, EmbeddingProfileHash: manifest.ProfileHash(prof), IndexSource: "v2",
 		StartedAt: s.startedAt.UTC().Format(time.RFC3339),
 	}
 	h.InternalEncodeAuthorized = s.tokenFileServed()
@@ -101,10 +124,11 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) stats() api.Stats {
 	prof := s.servingProfile()
+	view := profileView(prof)
 	st := api.Stats{
 		Status: "ready",
 		Server: api.StatsSrv{Title: "Nova recall server", Version: version.Get().Version, Model: prof.Model, Dimension: prof.Dimension,
-			Provider: prof.Provider, EmbeddingProfile: &prof, EmbeddingProfileHash: manifest.ProfileHash(prof)},
+			Provider: view.Mode, ProviderID: view.ProviderID, EmbeddingProfile: view, EmbeddingProfileHash: manifest.ProfileHash(prof)},
 		API: api.StatsAPI{ReadOnly: true, MutationAllowed: false, RejectedMutationStatus: 403,
 			Endpoints: map[string]string{"health": "GET /health", "stats": "GET /stats", "search": "POST /search"}},
 		Index: api.StatsIndex{Source: "v2", Layers: map[string]int{}, Agents: map[string]int{}, Projects: map[string]int{},

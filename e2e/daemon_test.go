@@ -86,6 +86,30 @@ func TestEndpointShapesAndSearch(t *testing.T) {
 	if strings.Contains(string(stats.body), "/encode") {
 		t.Error("/encode must not be advertised in /stats")
 	}
+	// The keys of conformance 1.17 and 1.18, with the embedding profile in
+	// the contract's shape {mode, providerId, model, dimension}.
+	hj, sj := health.json(t), stats.json(t)
+	for _, k := range []string{"status", "sourceCommit", "model", "dimension", "provider", "providerId", "embeddingProfile", "embeddingProfileHash",
+		"providerLoaded", "internalEncodeAuthorized", "indexPath", "indexSource", "indexReady", "indexUnavailableReason", "indexExists", "indexLoaded", "entries"} {
+		if _, ok := hj[k]; !ok {
+			t.Errorf("/health has no %q: %s", k, health.body)
+		}
+	}
+	server, _ := sj["server"].(map[string]any)
+	for _, k := range []string{"title", "model", "dimension", "provider", "providerId", "embeddingProfile", "embeddingProfileHash", "providerLoaded"} {
+		if _, ok := server[k]; !ok {
+			t.Errorf("/stats server has no %q: %s", k, stats.body)
+		}
+	}
+	for _, prof := range []any{hj["embeddingProfile"], server["embeddingProfile"]} {
+		p, _ := prof.(map[string]any)
+		if p["mode"] != "local" || p["providerId"] != "builtin" || p["model"] == "" || p["dimension"] != float64(hl.Dimension) || len(p) != 4 {
+			t.Errorf("embeddingProfile %v, want {mode: local, providerId: builtin, model, dimension}", prof)
+		}
+	}
+	if hj["provider"] != "local" || hj["providerId"] != "builtin" {
+		t.Errorf("/health provider %v providerId %v, want local and builtin", hj["provider"], hj["providerId"])
+	}
 
 	contract := do(t, http.MethodGet, d.Facade+api.PathFacadeContract, "", nil)
 	if err := contracttest.Validate(contracttest.Contract, contract.body, false); err != nil {

@@ -53,14 +53,16 @@ func discoverEncoder(ctx context.Context, home paths.Home, want api.EmbeddingPro
 	if err != nil {
 		return nil, nil // not running (stale state file)
 	}
-	if h.EmbeddingProfile == nil || manifest.ProfileHash(*h.EmbeddingProfile) != manifest.ProfileHash(want) || !h.ProviderLoaded {
+	// The hash is of the stored profile (the manifest's), so equal hashes
+	// are the same provider, model and dimension.
+	if h.EmbeddingProfileHash != manifest.ProfileHash(want) || !h.ProviderLoaded {
 		return nil, nil
 	}
 	tok, err := secrets.ReadToken(home.TokenFile())
 	if err != nil {
 		return nil, fmt.Errorf("%w: novad is running but its token file cannot be used (%v); run novactl doctor", ErrAuthUnavailable, err)
 	}
-	return embedding.NewRemote(base, tok, *h.EmbeddingProfile), nil
+	return embedding.NewRemote(base, tok, want), nil
 }
 
 func probeHealth(ctx context.Context, base string) (*api.Health, error) {

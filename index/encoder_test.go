@@ -12,6 +12,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/secrets"
 )
@@ -25,7 +26,7 @@ func TestDiscoverEncoder_onlyThisHomesNovad(t *testing.T) {
 	var asked int
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		asked++
-		_ = json.NewEncoder(w).Encode(api.Health{Status: "ok", EmbeddingProfile: &profile, ProviderLoaded: true})
+		_ = json.NewEncoder(w).Encode(api.Health{Status: "ok", EmbeddingProfileHash: manifest.ProfileHash(profile), ProviderLoaded: true})
 	}))
 	defer srv.Close()
 	_, port, err := net.SplitHostPort(srv.Listener.Addr().String())
