@@ -9,12 +9,14 @@ import (
 	"github.com/nova-recall/nova/api"
 )
 
-// fetchStatus runs the doctor checks through b, bounded by timeout.
+// fetchStatus runs the doctor checks through b, bounded by timeout. Like
+// every answer from outside, the report is made inert before it is shown.
 func fetchStatus(b Backend, timeout time.Duration) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		rep, err := b.Status(ctx)
+		makeInert(&rep)
 		return statusMsg{report: rep, err: err}
 	}
 }
@@ -32,6 +34,7 @@ func runSearch(b Backend, seq int, body api.SearchBody, timeout time.Duration) t
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		resp, err := b.Search(ctx, body)
+		makeInert(resp)
 		return searchDoneMsg{seq: seq, body: body, resp: resp, err: err}
 	}
 }

@@ -116,8 +116,9 @@ func padLines(lines []string, n int) []string {
 	return out
 }
 
-// oneLine folds whitespace, newlines included, into single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine folds whitespace, newlines included, into single spaces. It also
+// makes s inert, as error messages can quote what novad sent.
+func oneLine(s string) string { return strings.Join(strings.Fields(inert(s)), " ") }
 
 func orDash(s string) string {
 	if s == "" {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/doctor"
@@ -70,5 +71,52 @@ func TestReflow(t *testing.T) {
 				t.Fatalf("reflow(%q) = %q, want %q", c.in, got, c.want)
 			}
 		})
+	}
+}
+
+// TestView_ContentIsInert checks that what memory holds is shown as text,
+// never acted on by the terminal: transcripts carry tool output with
+// colours, clipboard writes (OSC 52), title changes and screen clears,
+// and a tab or carriage return would move the cursor over the layout.
+// With the ASCII profile of the tests, the screen holds no control
+// character at all but the newlines between rows.
+func TestView_ContentIsInert(t *testing.T) {
+	const hostile = "\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m\ttab\rcr\x9b1m c1 \x00nul"
+	answer := func(b api.SearchBody) (*api.SearchResponse, error) {
+		resp := resultsFixture(b.Query)
+		r := &resp.Results[0]
+		r.Title = "title " + hostile
+		r.TextPreview = "preview " + hostile
+		r.Text = ptr("text " + hostile + "\nsecond line")
+		r.Source = ptr("src\x1b[7m")
+		r.Provenance.SourcePath = ptr("/notes/" + hostile + ".md")
+		r.Tags = []string{"tag\x1b[5m"}
+		r.ScoreComponents["comp\x1b[8m"] = 1
+		resp.CitationPack[0].Excerpt = "excerpt " + hostile
+		resp.CitationPack[0].WhySelected = []string{"why\x1b[1m"}
+		resp.Quality.Recommendations = []string{"rec\x1b]0;x\x07"}
+		return resp, nil
+	}
+	rep := readyReport()
+	rep.Checks[5].Message = "/home/ada/" + hostile + " (markdown) is readable"
+	rep.Checks[6] = doctor.Check{ID: "freshness", Title: "Index " + hostile, State: doctor.Degraded, Code: doctor.CodeIndexStale,
+		Message: "Degraded: index-stale: " + hostile, Advice: "run " + hostile}
+	m := started(t, &fakeBackend{report: rep, answer: answer})
+	m = press(t, m, "/", "dashboard", "enter")
+	screens := map[string]string{"list": m.View()}
+	m = press(t, m, "enter")
+	for i := 0; i < 10; i++ {
+		screens[fmt.Sprintf("detail page %d", i)] = m.View()
+		m = press(t, m, "pgdown")
+	}
+	for name, view := range screens {
+		for _, r := range view {
+			if r != '\n' && unicode.IsControl(r) {
+				t.Fatalf("%s: the screen holds control character %U:\n%q", name, r, view)
+			}
+		}
+	}
+	if !strings.Contains(screens["list"], "red") || !strings.Contains(screens["detail page 0"], "text red") {
+		t.Fatalf("the text around the escapes is gone:\n%s\n%s", screens["list"], screens["detail page 0"])
 	}
 }
