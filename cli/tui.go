@@ -24,8 +24,8 @@ quality verdict, and a detail view of one result (citation, score components,
 provenance, governance, quality flags). It draws on stderr and only reads: it
 searches through the running novad and changes nothing.
 
-Keys: / search · enter run/open · ↑↓ or k/j move · f filters · esc back ·
-r refresh status · ? all keys · q or ctrl+c quit.`
+Keys: / search · enter run/open · ↑↓ or k/j move · f filters · esc back
+(or cancel a slow search) · r refresh status · ? all keys · q or ctrl+c quit.`
 
 // minTUIRefresh is the shortest pause --refresh accepts.
 const minTUIRefresh = time.Second

@@ -27,11 +27,12 @@ func tickStatus(d time.Duration) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return statusTickMsg{} })
 }
 
-// runSearch sends body through b, bounded by timeout, and answers with the
-// search's sequence number so stale answers can be told apart.
-func runSearch(b Backend, seq int, body api.SearchBody, timeout time.Duration) tea.Cmd {
+// runSearch sends body through b, bounded by timeout and stopped when ctx
+// is cancelled, and answers with the search's sequence number so stale
+// answers can be told apart.
+func runSearch(ctx context.Context, b Backend, seq int, body api.SearchBody, timeout time.Duration) tea.Cmd {
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		resp, err := b.Search(ctx, body)
 		makeInert(resp)

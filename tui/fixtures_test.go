@@ -20,6 +20,9 @@ type fakeBackend struct {
 	searches    []api.SearchBody
 	// answer returns the envelope for a search; nil answers resultsFixture.
 	answer func(api.SearchBody) (*api.SearchResponse, error)
+	// hang makes every search wait for its context, as a novad that
+	// does not answer does.
+	hang bool
 }
 
 func (f *fakeBackend) Status(context.Context) (doctor.Report, error) {
@@ -29,11 +32,15 @@ func (f *fakeBackend) Status(context.Context) (doctor.Report, error) {
 	return f.report, f.statusErr
 }
 
-func (f *fakeBackend) Search(_ context.Context, body api.SearchBody) (*api.SearchResponse, error) {
+func (f *fakeBackend) Search(ctx context.Context, body api.SearchBody) (*api.SearchResponse, error) {
 	f.mu.Lock()
 	f.searches = append(f.searches, body)
-	answer := f.answer
+	answer, hang := f.answer, f.hang
 	f.mu.Unlock()
+	if hang {
+		<-ctx.Done()
+		return nil, fmt.Errorf("post search: %w", ctx.Err())
+	}
 	if answer == nil {
 		return resultsFixture(body.Query), nil
 	}

@@ -19,6 +19,7 @@ type keyMap struct {
 	Filters   key.Binding // open the filter form
 	Clear     key.Binding // clear every filter (in the form)
 	Back      key.Binding
+	Cancel    key.Binding // give up the running search
 	Refresh   key.Binding // re-run the doctor checks now
 	Help      key.Binding // toggle the full help
 	Quit      key.Binding // q, only when no text field has focus
@@ -41,6 +42,7 @@ func defaultKeyMap() keyMap {
 		Filters:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "filters")),
 		Clear:     key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "clear all")),
 		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel search")),
 		Refresh:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
 		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
@@ -49,7 +51,10 @@ func defaultKeyMap() keyMap {
 }
 
 // listHelp is the short help of the main screen with the list focused.
-func (k keyMap) listHelp(hasResults bool) []key.Binding {
+func (k keyMap) listHelp(hasResults, searching bool) []key.Binding {
+	if searching {
+		return []key.Binding{k.Cancel, k.Search, k.Refresh, k.Quit, k.Help}
+	}
 	if hasResults {
 		return []key.Binding{k.Search, k.Move, k.Open, k.Filters, k.Refresh, k.Quit, k.Help}
 	}
@@ -74,7 +79,7 @@ func (k keyMap) detailHelp() []key.Binding {
 // fullHelp lists every binding, grouped, for the "?" view.
 func (k keyMap) fullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Search, k.Run, k.Open, k.Back},
+		{k.Search, k.Run, k.Open, k.Back, k.Cancel},
 		{k.Up, k.Down, k.PageUp, k.PageDown},
 		{k.Filters, k.NextField, k.PrevField, k.Clear},
 		{k.Refresh, k.Help, k.Quit, k.ForceQuit},

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -101,11 +102,13 @@ type Model struct {
 	form      filterForm // open on screenFilters
 	searchSeq int        // number of the latest search
 	searching bool
-	lastBody  api.SearchBody      // what the latest search asked
-	resp      *api.SearchResponse // the latest answer; nil before one or after an error
-	searchErr error               // the latest search's failure
-	cursor    int                 // selected result
-	offset    int                 // first result row shown
+	// cancelSearch stops the latest search's request; nil when none runs.
+	cancelSearch context.CancelFunc
+	lastBody     api.SearchBody      // what the latest search asked
+	resp         *api.SearchResponse // the latest answer; nil before one or after an error
+	searchErr    error               // the latest search's failure
+	cursor       int                 // selected result
+	offset       int                 // first result row shown
 
 	// Detail view of results[cursor].
 	detail viewport.Model

@@ -4,6 +4,7 @@ package tui
 // stands in for results when a search got none.
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -50,7 +51,9 @@ func (m Model) bodyLines(rows int) []string {
 	st := m.styles
 	switch {
 	case m.searching:
-		return []string{st.muted.Render(fmt.Sprintf("Searching for %q…", m.lastBody.Query))}
+		return []string{st.muted.Render(fmt.Sprintf("Searching for %q… (esc cancels)", m.lastBody.Query))}
+	case errors.Is(m.searchErr, errSearchCancelled):
+		return m.wrapped(fmt.Sprintf("Search for %q cancelled.", m.lastBody.Query), "Press / and Enter to run it again.")
 	case m.searchErr != nil:
 		return m.failureLines()
 	case m.resp == nil:

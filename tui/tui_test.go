@@ -487,3 +487,42 @@ func TestModel_Resize(t *testing.T) {
 		}
 	}
 }
+
+// TestModel_CancelSearch: a search that novad is slow to answer (a busy
+// or stopped novad holds it until the 65 s budget runs out) can be given
+// up with esc, and giving up stops the request.
+func TestModel_CancelSearch(t *testing.T) {
+	b := &fakeBackend{report: readyReport(), hang: true}
+	m := started(t, b)
+	m = press(t, m, "/", "dashboard port")
+	next, search := m.Update(keys("enter")[0])
+	m = next.(Model)
+	done := make(chan tea.Msg, 1)
+	go func() { done <- search() }()
+	if !m.searching || !strings.Contains(m.View(), "esc cancel") {
+		t.Fatalf("while searching: searching=%v, the help does not say how to cancel:\n%s", m.searching, m.View())
+	}
+	m = press(t, m, "esc")
+	if m.searching || m.Quitting() {
+		t.Fatalf("esc: searching=%v quitting=%v, want the search given up", m.searching, m.Quitting())
+	}
+	if view := m.View(); !strings.Contains(view, `Search for "dashboard port" cancelled`) {
+		t.Fatalf("the view does not say the search was cancelled:\n%s", view)
+	}
+	select {
+	case msg := <-done:
+		m = update(t, m, msg)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the request still runs after esc")
+	}
+	if m.searching || m.searchErr != errSearchCancelled {
+		t.Fatalf("the late answer changed the screen: searching=%v err=%v", m.searching, m.searchErr)
+	}
+	// A new search runs as usual.
+	b.mu.Lock()
+	b.hang = false
+	b.mu.Unlock()
+	if m = press(t, m, "/", "enter"); len(m.results()) != 3 {
+		t.Fatalf("the next search got %d results:\n%s", len(m.results()), m.View())
+	}
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -11,6 +12,10 @@ import (
 // errNoEnvelope is a Backend that returned neither an envelope nor an
 // error; it is shown like any other search failure.
 var errNoEnvelope = errors.New("novad returned no response")
+
+// errSearchCancelled stands for the answer to a search the person gave up
+// with esc.
+var errSearchCancelled = errors.New("search cancelled")
 
 // Update applies one message to the model. It does no I/O: anything that
 // talks to Nova is returned as a tea.Cmd from cmds.go.
@@ -45,7 +50,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.seq != m.searchSeq {
 			return m, nil // an answer to a search the person already replaced
 		}
-		m.searching = false
+		m.stopSearch()
 		m.resp, m.searchErr = msg.resp, msg.err
 		if m.searchErr != nil {
 			m.resp = nil
@@ -95,6 +100,7 @@ func (m *Model) refreshStatus() tea.Cmd {
 }
 
 func (m Model) quit() (Model, tea.Cmd) {
+	m.stopSearch()
 	m.quitting = true
 	m.input.Blur()
 	return m, tea.Quit
@@ -143,14 +149,29 @@ func (m Model) updateSearchKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// startSearch issues a search for query with the current filters.
+// startSearch issues a search for query with the current filters. A
+// search still running is stopped: its answer would be dropped anyway,
+// and novad serves only a few searches at once.
 func (m *Model) startSearch(query string) tea.Cmd {
+	m.stopSearch()
 	m.searchSeq++
 	m.searching = true
 	m.resp, m.searchErr = nil, nil
 	m.cursor, m.offset = 0, 0
 	m.lastBody = m.filters.body(query)
-	return runSearch(m.backend, m.searchSeq, m.lastBody, m.searchTimeout)
+	ctx, cancel := context.WithCancel(context.Background())
+	m.cancelSearch = cancel
+	return runSearch(ctx, m.backend, m.searchSeq, m.lastBody, m.searchTimeout)
+}
+
+// stopSearch ends the running search's request, if any; its answer, when
+// one still comes, is dropped as stale.
+func (m *Model) stopSearch() {
+	if m.cancelSearch != nil {
+		m.cancelSearch()
+		m.cancelSearch = nil
+	}
+	m.searching = false
 }
 
 // updateListKey handles keys on the main screen when no text field has
@@ -159,6 +180,13 @@ func (m Model) updateListKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch {
 	case key.Matches(msg, m.keys.Quit):
 		return m.quit()
+	case m.searching && key.Matches(msg, m.keys.Cancel):
+		// Give up a search novad is slow to answer; the next answer for
+		// this number is dropped.
+		m.stopSearch()
+		m.searchSeq++
+		m.searchErr = errSearchCancelled
+		return m, nil
 	case key.Matches(msg, m.keys.Search):
 		m.input.CursorEnd()
 		return m, m.input.Focus()

@@ -66,7 +66,7 @@ func (m Model) helpView() string {
 	case m.input.Focused():
 		b = m.keys.searchHelp()
 	default:
-		b = m.keys.listHelp(len(m.results()) > 0)
+		b = m.keys.listHelp(len(m.results()) > 0, m.searching)
 	}
 	return m.help.ShortHelpView(b)
 }
