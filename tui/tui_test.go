@@ -526,3 +526,28 @@ func TestModel_CancelSearch(t *testing.T) {
 		t.Fatalf("the next search got %d results:\n%s", len(m.results()), m.View())
 	}
 }
+
+// TestModel_StatusFollowsSearch: when a search is answered while the
+// status pane still says novad is not running (it was started, or it
+// came back, since the last poll), the pane is checked again at once
+// rather than contradicting the results until the next poll.
+func TestModel_StatusFollowsSearch(t *testing.T) {
+	b := &fakeBackend{report: blockedReport()}
+	m := started(t, b)
+	b.mu.Lock()
+	b.report = readyReport() // novad has started since
+	b.mu.Unlock()
+	before, _ := b.calls()
+	m = press(t, m, "/", "dashboard port", "enter")
+	after, _ := b.calls()
+	if after != before+1 {
+		t.Fatalf("status polls %d → %d, want one more after novad answered", before, after)
+	}
+	if view := m.View(); strings.Contains(view, "novad-not-running") || !strings.Contains(view, "Nova · Ready") {
+		t.Fatalf("the status pane contradicts the results:\n%s", view)
+	}
+	press(t, m, "/", "enter")
+	if again, _ := b.calls(); again != after {
+		t.Fatalf("status polls %d → %d: a search answered while novad was known to run polled again", after, again)
+	}
+}

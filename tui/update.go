@@ -7,6 +7,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nova-recall/nova/doctor"
 )
 
 // errNoEnvelope is a Backend that returned neither an envelope nor an
@@ -61,8 +63,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.screen == screenDetail {
 			m.screen = screenList
 		}
-		if isNotRunning(m.searchErr) {
-			// The status pane should say so too, without waiting for the poll.
+		if isNotRunning(m.searchErr) || (m.searchErr == nil && m.reportSaysNovadDown()) {
+			// The status pane should agree with the search, without
+			// waiting for the next poll.
 			return m, m.refreshStatus()
 		}
 		return m, nil
@@ -80,6 +83,23 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	return m, cmd
 }
+
+// reportSaysNovadDown reports whether the last status report found novad
+// not serving, which an answered search shows to be out of date.
+func (m Model) reportSaysNovadDown() bool {
+	if m.report == nil {
+		return false
+	}
+	for _, c := range m.report.Checks {
+		if c.ID == daemonCheckID {
+			return c.State != doctor.Ready
+		}
+	}
+	return false
+}
+
+// daemonCheckID is the ID of doctor's check that novad answers.
+const daemonCheckID = "daemon"
 
 // armStatusTick schedules the next poll unless one is already scheduled.
 func (m *Model) armStatusTick() tea.Cmd {
