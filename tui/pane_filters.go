@@ -36,20 +36,36 @@ func (m Model) filterRow() string {
 	return label + strings.Join(set, " · ") + m.styles.muted.Render(" · f edits")
 }
 
-// formLines renders the filter form.
-func (m Model) formLines() []string {
+// formLines renders the filter form in at most rows lines (rows < 1: as
+// many as it takes). When it does not fit, the heading goes first, then
+// the fields far from the focused one; the focused field and the reason
+// the last Enter was refused stay.
+func (m Model) formLines(rows int) []string {
 	st := m.styles
-	lines := []string{st.section.Render("Edit filters") + st.muted.Render("  (tab moves, enter applies, esc cancels)")}
+	header := st.section.Render("Edit filters") + st.muted.Render("  (tab moves, enter applies, esc cancels)")
+	fields := make([]string, 0, fieldCount)
 	for i, in := range m.form.inputs {
 		label := fmt.Sprintf("%-*s", formLabelWidth, fieldLabels[i])
 		if i == m.form.focus {
-			lines = append(lines, st.focused.Render("› "+label)+" "+in.View())
+			fields = append(fields, st.focused.Render("› "+label)+" "+in.View())
 		} else {
-			lines = append(lines, "  "+st.label.Render(label)+" "+in.View())
+			fields = append(fields, "  "+st.label.Render(label)+" "+in.View())
 		}
 	}
+	var errLines []string
 	if m.form.err != "" {
-		lines = append(lines, m.wrapped(st.errorText.Render("Not applied: ")+m.form.err, "Fix the field, or press ctrl+r to clear every filter.")...)
+		errLines = m.wrapped(st.errorText.Render("Not applied: ")+m.form.err, "Fix the field, or press ctrl+r to clear every filter.")
 	}
-	return lines
+	if rows < 1 || 1+len(fields)+len(errLines) <= rows {
+		return append(append([]string{header}, fields...), errLines...)
+	}
+	// Without the heading; then a window of fields around the focus, and
+	// the reason cut last.
+	n := max(rows-len(errLines), 1)
+	if n < len(fields) {
+		start := max(0, min(m.form.focus-n/2, len(fields)-n))
+		fields = fields[start : start+n]
+	}
+	lines := append(fields, errLines...)
+	return lines[:min(len(lines), max(rows, 1))]
 }

@@ -551,3 +551,26 @@ func TestModel_StatusFollowsSearch(t *testing.T) {
 		t.Fatalf("status polls %d → %d: a search answered while novad was known to run polled again", after, again)
 	}
 }
+
+// TestModel_FormFitsSmallWindows: in a small window (or one whose status
+// pane is long) the filter form still shows the field being edited and
+// why Enter did not apply it.
+func TestModel_FormFitsSmallWindows(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {60, 16}, {40, 12}, {40, 10}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			m := started(t, &fakeBackend{report: blockedReport()})
+			m = update(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+			m = press(t, m, "f")
+			for i := range fieldCount {
+				if view := m.View(); !strings.Contains(view, "› "+fieldLabels[i][:min(len(fieldLabels[i]), size[0]-4)]) {
+					t.Fatalf("field %q has the focus but is not shown:\n%s", fieldLabels[i], view)
+				}
+				m = press(t, m, "tab")
+			}
+			m = press(t, m, "tab", "tab", "2026-13-01", "enter")
+			if view := m.View(); m.Screen() != "filters" || !strings.Contains(view, "Not applied") || !strings.Contains(view, "› From date") {
+				t.Fatalf("a refused date: screen %s, the reason or the field is not shown:\n%s", m.Screen(), view)
+			}
+		})
+	}
+}

@@ -41,7 +41,13 @@ const minBodyRows = 6
 func (m Model) layout() layout {
 	l := layout{helpRows: m.helpHeight()}
 	avail := max(m.height-fixedRows-l.helpRows, 0)
-	l.statusRows = max(1, min(m.statusRowsWanted(), avail-minBodyRows))
+	body := minBodyRows
+	if m.screen == screenFilters {
+		// The form is what the person is working on: the status pane
+		// gives way to it.
+		body = max(body, len(m.formLines(avail)))
+	}
+	l.statusRows = max(1, min(m.statusRowsWanted(), avail-body))
 	l.bodyRows = max(avail-l.statusRows, 0)
 	l.resultRows = max(l.bodyRows-len(m.qualityLines()), 0)
 	return l
@@ -82,7 +88,7 @@ func (m Model) mainView() []string {
 	lines = append(lines, m.filterRow())
 	var body []string
 	if m.screen == screenFilters {
-		body = m.formLines()
+		body = m.formLines(l.bodyRows)
 	} else {
 		body = append(m.qualityLines(), m.bodyLines(l.resultRows)...)
 	}
