@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-recall/nova/api"
@@ -62,8 +63,15 @@ func (m Model) detailContent() string {
 		}
 	}
 
+	// Every line wraps to the window: this view is where a result is
+	// shown in full.
+	wrap := func(s string, style lipgloss.Style) {
+		for _, l := range strings.Split(ansi.Wrap(s, w, ""), "\n") {
+			add(style.Render(l))
+		}
+	}
 	if r.Title != "" {
-		add(st.section.Render(r.Title))
+		wrap(r.Title, st.section)
 	}
 	meta := []string{api.StringOr(r.Source, "memory"), api.StringOr(r.Date, "undated")}
 	if r.Project != nil && *r.Project != "" {
@@ -78,14 +86,15 @@ func (m Model) detailContent() string {
 	if len(r.Tags) > 0 {
 		meta = append(meta, "tags "+strings.Join(r.Tags, ","))
 	}
-	add(st.muted.Render(strings.Join(meta, " · ")), "")
+	wrap(strings.Join(meta, " · "), st.muted)
+	add("")
 
 	add(st.section.Render("Citation ") + st.citation.Render(orDash(c.CitationID)))
 	if c.Excerpt != "" {
 		para(reflow(c.Excerpt))
 	}
 	if len(c.WhySelected) > 0 {
-		add(st.muted.Render("  why: " + strings.Join(c.WhySelected, ", ")))
+		add(m.indented("why: "+strings.Join(c.WhySelected, ", "), st.muted)...)
 	}
 	add("", st.section.Render("Text"))
 	text := r.TextPreview

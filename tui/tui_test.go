@@ -574,3 +574,29 @@ func TestModel_FormFitsSmallWindows(t *testing.T) {
 		})
 	}
 }
+
+// TestModel_DetailWrapsEverything: the detail view shows a result in
+// full at any width: the title, the line of metadata and the reasons it
+// was selected wrap like the text does, instead of being cut at the
+// window's edge.
+func TestModel_DetailWrapsEverything(t *testing.T) {
+	for _, w := range []int{40, 60, 80} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			m := started(t, &fakeBackend{report: readyReport()})
+			m = update(t, m, tea.WindowSizeMsg{Width: w, Height: 24})
+			m = press(t, m, "/", "dashboard port", "enter", "enter")
+			content := m.detailContent()
+			for i, l := range strings.Split(content, "\n") {
+				if lw := ansi.StringWidth(l); lw > w {
+					t.Errorf("line %d is %d cells wide, more than %d: %q", i, lw, w, l)
+				}
+			}
+			flat := strings.Join(strings.Fields(content), " ")
+			for _, want := range []string{"Dashboard unreachable on port 2096 > Cause", "tags incident", "why: dense-similarity, keyword-overlap"} {
+				if !strings.Contains(flat, want) {
+					t.Errorf("the detail does not show %q:\n%s", want, content)
+				}
+			}
+		})
+	}
+}
