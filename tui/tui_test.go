@@ -600,3 +600,25 @@ func TestModel_DetailWrapsEverything(t *testing.T) {
 		})
 	}
 }
+
+// TestModel_KeysReadTogether: Bubble Tea v1 hands over the letters read
+// from the terminal at once as one key message, which happens when keys
+// come faster than the screen is drawn (a held j, a slow link). Each
+// letter still acts as the key it is.
+func TestModel_KeysReadTogether(t *testing.T) {
+	runes := func(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
+	m := started(t, &fakeBackend{report: readyReport()})
+	m = update(t, m, runes("/dashboard"))
+	if !m.SearchFocused() || m.input.Value() != "dashboard" {
+		t.Fatalf(`"/dashboard" at once: focused=%v value=%q, want the box focused with "dashboard"`, m.SearchFocused(), m.input.Value())
+	}
+	m = press(t, m, "enter")
+	m = update(t, m, runes("jj"))
+	if m.Cursor() != 2 {
+		t.Fatalf(`"jj" at once: cursor %d, want 2`, m.Cursor())
+	}
+	m = update(t, m, runes("kq"))
+	if m.Cursor() != 1 || !m.Quitting() {
+		t.Fatalf(`"kq" at once: cursor %d quitting %v, want 1 and quitting`, m.Cursor(), m.Quitting())
+	}
+}

@@ -131,6 +131,9 @@ func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if key.Matches(msg, m.keys.ForceQuit) {
 		return m.quit()
 	}
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.typing() {
+		return m.updateEachRune(msg)
+	}
 	switch {
 	case m.screen == screenDetail:
 		return m.updateDetailKey(msg)
@@ -140,6 +143,30 @@ func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.updateSearchKey(msg)
 	}
 	return m.updateListKey(msg)
+}
+
+// updateEachRune applies letters that Bubble Tea read from the terminal
+// together (keys typed faster than the screen is drawn: a held j, a slow
+// link, "/" and a query) one by one, as the keys they are. Once one of
+// them focuses a text field, the rest are typed into it.
+func (m Model) updateEachRune(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	for i, r := range msg.Runes {
+		var next tea.Model
+		var cmd tea.Cmd
+		if m.typing() {
+			rest := msg
+			rest.Runes = msg.Runes[i:]
+			next, cmd = m.updateKey(rest)
+			return next, tea.Batch(append(cmds, cmd)...)
+		}
+		next, cmd = m.updateKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+		m, cmds = next.(Model), append(cmds, cmd)
+		if m.quitting {
+			break
+		}
+	}
+	return m, tea.Batch(cmds...)
 }
 
 // updateSearchKey handles keys while the search box has focus: text goes
