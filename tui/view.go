@@ -5,6 +5,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/nova-recall/nova/truncate"
 )
 
 // The screen: how View composes the panes into the window, and the help.
@@ -96,7 +98,8 @@ func (m Model) mainView() []string {
 	return append(lines, strings.Split(m.helpView(), "\n")...)
 }
 
-// fitLines makes lines exactly h rows of at most w cells: long lines are cut,
+// fitLines makes lines exactly h rows of at most w cells: long lines are cut
+// (ending in an ellipsis),
 // missing rows are added above the last line (the help) so it stays at the
 // bottom, and extra rows are dropped from the end of the body.
 func fitLines(lines []string, w, h int) string {
@@ -109,7 +112,9 @@ func fitLines(lines []string, w, h int) string {
 	}
 	for i, l := range lines {
 		if ansi.StringWidth(l) > w {
-			lines[i] = ansi.Truncate(l, w, "")
+			// The ellipsis says there is more: "(16 chunks)" cut bare
+			// reads "(1".
+			lines[i] = truncate.Width(l, w)
 		}
 	}
 	return strings.Join(lines, "\n")

@@ -120,3 +120,20 @@ func TestView_ContentIsInert(t *testing.T) {
 		t.Fatalf("the text around the escapes is gone:\n%s\n%s", screens["list"], screens["detail page 0"])
 	}
 }
+
+// TestView_CutLinesSaySo: a line too long for the window ends in "…", so
+// "(16 chunks)" cut at the edge does not read as "(1".
+func TestView_CutLinesSaySo(t *testing.T) {
+	rep := readyReport()
+	rep.Checks[2].Message = "novad serves generation 20261203T134525Z-29fb6fdf (16 chunks)"
+	m := started(t, &fakeBackend{report: rep})
+	var line string
+	for _, l := range strings.Split(m.View(), "\n") {
+		if strings.Contains(l, "novad serves") {
+			line = strings.TrimRight(l, " ")
+		}
+	}
+	if !strings.HasSuffix(line, "…") || strings.HasSuffix(line, "(1") {
+		t.Fatalf("the cut line does not end in …: %q", line)
+	}
+}
