@@ -622,3 +622,23 @@ func TestModel_KeysReadTogether(t *testing.T) {
 		t.Fatalf(`"kq" at once: cursor %d quitting %v, want 1 and quitting`, m.Cursor(), m.Quitting())
 	}
 }
+
+// TestModel_PasteSearches: text pasted while the list has the keyboard
+// (a question copied from elsewhere) goes into the search box rather
+// than being dropped.
+func TestModel_PasteSearches(t *testing.T) {
+	paste := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("why was the dashboard port unavailable"), Paste: true}
+	m := started(t, &fakeBackend{report: readyReport()})
+	m = update(t, m, paste)
+	if !m.SearchFocused() || m.input.Value() != "why was the dashboard port unavailable" {
+		t.Fatalf("after a paste: focused=%v value=%q", m.SearchFocused(), m.input.Value())
+	}
+	m = press(t, m, "enter", "enter")
+	if m.Screen() != "detail" {
+		t.Fatalf("screen %s after a search and enter", m.Screen())
+	}
+	m = update(t, m, paste)
+	if want := strings.Repeat(string(paste.Runes), 2); !m.SearchFocused() || m.Screen() != "list" || m.input.Value() != want {
+		t.Fatalf("a paste in the detail view: screen %s focused=%v value=%q", m.Screen(), m.SearchFocused(), m.input.Value())
+	}
+}

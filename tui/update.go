@@ -131,7 +131,17 @@ func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if key.Matches(msg, m.keys.ForceQuit) {
 		return m.quit()
 	}
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.typing() {
+	if msg.Paste && !m.typing() {
+		// Pasted text is a query (a question copied from elsewhere), as
+		// if / had been pressed first.
+		m.screen = screenList
+		m.input.CursorEnd()
+		focus := m.input.Focus()
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return m, tea.Batch(focus, cmd)
+	}
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !m.typing() {
 		return m.updateEachRune(msg)
 	}
 	switch {
