@@ -101,9 +101,11 @@ func (m Model) statusRowsWanted() int {
 }
 
 // statusLines renders the status pane in at most n rows. When everything
-// does not fit, advice is cut to one line, Blocked checks keep theirs
-// longest, and if the checks still do not fit the ones that are not Ready
-// come first and the rest are counted.
+// does not fit, advice is cut to one line, and what to do about a Blocked
+// check (then a Degraded one) is worth more than a Ready check's line:
+// Ready checks give way to it and are counted. If even one line per check
+// does not fit, the checks that are not Ready come first and the rest are
+// counted.
 func (m Model) statusLines(n int) []string {
 	views := m.checkViews()
 	if len(views) == 0 {
@@ -123,38 +125,27 @@ func (m Model) statusLines(n int) []string {
 		}
 		return lines
 	}
-	if len(views) <= n {
-		// Every check fits on one line; spend what is left on advice,
-		// Blocked checks first.
-		spare := n - len(views)
-		expand := make([]bool, len(views))
-		for _, state := range []string{doctor.Blocked, doctor.Degraded} {
-			for i, v := range views {
-				if v.state == state && len(v.full) > 1 && len(v.full)-1 <= spare {
-					expand[i], spare = true, spare-(len(v.full)-1)
-				}
-			}
+	care := 0
+	for _, v := range views {
+		if needsCare(v.state) {
+			care++
 		}
-		for i, v := range views {
-			if expand[i] {
-				lines = append(lines, v.full...)
-			} else {
-				lines = append(lines, v.compact)
-			}
-		}
-		return lines
 	}
+	if n > 1 && care < n {
+		return append(lines, m.foldedStatusLines(views, n)...)
+	}
+	// Not even the checks that need care fit: the worst come first.
 	var order []checkView
 	for _, state := range []string{doctor.Blocked, doctor.Degraded, doctor.Ready} {
 		for _, v := range views {
-			if v.state == state || (state == doctor.Ready && v.state != doctor.Blocked && v.state != doctor.Degraded) {
+			if v.state == state || (state == doctor.Ready && !needsCare(v.state)) {
 				order = append(order, v)
 			}
 		}
 	}
 	if n <= 1 {
 		// One row: the worst check, or the all-clear.
-		if order[0].state == doctor.Blocked || order[0].state == doctor.Degraded {
+		if needsCare(order[0].state) {
 			return append(lines, order[0].compact)
 		}
 		return append(lines, m.styles.ready.Render(fmt.Sprintf("  ✓ all %d checks Ready", len(order))))
@@ -165,6 +156,67 @@ func (m Model) statusLines(n int) []string {
 	}
 	return append(lines, m.styles.muted.Render(fmt.Sprintf("  … %d more check(s); enlarge the window to see them", len(order)-shown)))
 }
+
+// foldedStatusLines renders the checks in n rows, n greater than the
+// number of checks that need care: each check on one line, then advice
+// spread over what is left, Blocked checks first, with Ready checks folded
+// into a count when that makes the room (or when they do not all fit).
+func (m Model) foldedStatusLines(views []checkView, n int) []string {
+	readyShown, care := 0, 0
+	for _, v := range views {
+		if needsCare(v.state) {
+			care++
+		} else {
+			readyShown++
+		}
+	}
+	spare, folded := n-len(views), false
+	if spare < 0 {
+		readyShown, spare, folded = n-care-1, 0, true
+	}
+	expand := make([]bool, len(views))
+	for _, state := range []string{doctor.Blocked, doctor.Degraded} {
+		for i, v := range views {
+			extra := len(v.full) - 1
+			if v.state != state || extra <= 0 {
+				continue
+			}
+			if extra <= spare {
+				expand[i], spare = true, spare-extra
+				continue
+			}
+			cost := extra - spare // Ready lines to give up, and one for the count
+			if !folded {
+				cost++
+			}
+			if cost <= readyShown {
+				expand[i], readyShown, folded, spare = true, readyShown-cost, true, 0
+			}
+		}
+	}
+	var lines []string
+	hidden := 0
+	for i, v := range views {
+		switch {
+		case expand[i]:
+			lines = append(lines, v.full...)
+		case needsCare(v.state):
+			lines = append(lines, v.compact)
+		case readyShown > 0:
+			lines = append(lines, v.compact)
+			readyShown--
+		default:
+			hidden++
+		}
+	}
+	if folded {
+		lines = append(lines, m.styles.ready.Render(fmt.Sprintf("  ✓ %d more check(s) Ready; enlarge the window to see them", hidden)))
+	}
+	return lines
+}
+
+// needsCare reports whether a check in state is Blocked or Degraded.
+func needsCare(state string) bool { return state == doctor.Blocked || state == doctor.Degraded }
 
 // checkTitleWidth fits the longest doctor title ("Loopback-only boundary").
 const checkTitleWidth = 23

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/doctor"
 	"github.com/nova-recall/nova/internal/golden"
@@ -135,5 +137,37 @@ func TestView_CutLinesSaySo(t *testing.T) {
 	}
 	if !strings.HasSuffix(line, "…") || strings.HasSuffix(line, "(1") {
 		t.Fatalf("the cut line does not end in …: %q", line)
+	}
+}
+
+// TestView_BlockedAdviceWins: when the status pane cannot show every check
+// in full (a real report has a dozen checks; a terminal has 24 rows),
+// what to do about a Blocked check is shown in full, and Ready checks
+// are counted instead.
+func TestView_BlockedAdviceWins(t *testing.T) {
+	const advice = "no novad serves this NOVA_HOME: what answers at http://127.0.0.1:47311/api/rag/external/search is another home's novad or another program, and nothing was sent to it; give this home other ports (server.port and facade.port in config.yaml) and start its novad"
+	rep := readyReport()
+	rep.Status, rep.Blocked = doctor.Blocked, 1
+	rep.Checks[2] = doctor.Check{ID: "daemon", Title: "novad", State: doctor.Blocked, Code: doctor.CodeNotRunning,
+		Message: "Blocked: " + doctor.CodeNotRunning, Advice: advice}
+	for i := range 5 {
+		rep.Checks = append(rep.Checks, doctor.Check{ID: fmt.Sprintf("extra%d", i), Title: fmt.Sprintf("Extra %d", i), State: doctor.Ready, Message: "fine"})
+	}
+	for _, size := range [][2]int{{80, 24}, {100, 20}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			m := started(t, &fakeBackend{report: rep})
+			m = update(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+			view := m.View()
+			flat := strings.Join(strings.Fields(strings.ReplaceAll(view, "…", " ")), " ")
+			if !strings.Contains(flat, "→ "+advice) {
+				t.Fatalf("the Blocked check's advice is not shown in full:\n%s", view)
+			}
+			if !strings.Contains(view, "more check(s) Ready") {
+				t.Fatalf("the hidden Ready checks are not counted:\n%s", view)
+			}
+			if lines := strings.Split(view, "\n"); len(lines) != size[1] {
+				t.Fatalf("%d lines, want %d", len(lines), size[1])
+			}
+		})
 	}
 }
