@@ -68,6 +68,16 @@ func (m Model) checkViews() []checkView {
 	for _, c := range m.report.Checks {
 		head, advice := m.checkLine(c)
 		v := checkView{state: c.State, compact: head, full: []string{head}}
+		if needsCare(c.State) && ansi.StringWidth(head) > m.width {
+			// The finding says what is wrong: in full, it wraps under the
+			// check like the advice does.
+			lines := strings.Split(ansi.Wrap(head, m.width, ""), "\n")
+			rest := strings.Join(lines[1:], " ")
+			v.full = lines[:1]
+			for _, l := range strings.Split(ansi.Wrap(rest, max(m.width-6, 10), ""), "\n") {
+				v.full = append(v.full, "      "+l)
+			}
+		}
 		if advice != "" {
 			v.compact = head + m.styles.advice.Render(" → "+advice)
 			if ansi.StringWidth(v.compact) > m.width {

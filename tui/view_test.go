@@ -171,3 +171,13 @@ func TestView_BlockedAdviceWins(t *testing.T) {
 		})
 	}
 }
+
+// TestView_FindingWraps: the finding of a check that needs care wraps
+// under it when there is room, like its advice, rather than being cut.
+func TestView_FindingWraps(t *testing.T) {
+	m := started(t, &fakeBackend{report: blockedReport()})
+	flat := strings.Join(strings.Fields(m.View()), " ")
+	if !strings.Contains(flat, "sources changed 3h0m0s after the active index was built → run novactl index sync") {
+		t.Fatalf("the Degraded finding is cut:\n%s", m.View())
+	}
+}
