@@ -42,7 +42,7 @@ func defaultKeyMap() keyMap {
 		Filters:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "filters")),
 		Clear:     key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "clear all")),
 		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel search")),
+		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		Refresh:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
 		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
@@ -79,9 +79,9 @@ func (k keyMap) detailHelp() []key.Binding {
 // fullHelp lists every binding, grouped, for the "?" view.
 func (k keyMap) fullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Search, k.Run, k.Open, k.Back, k.Cancel},
+		{k.Search, k.Run, k.Open, k.Back},
 		{k.Up, k.Down, k.PageUp, k.PageDown},
 		{k.Filters, k.NextField, k.PrevField, k.Clear},
-		{k.Refresh, k.Help, k.Quit, k.ForceQuit},
+		{k.Cancel, k.Refresh, k.Help, k.Quit, k.ForceQuit},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -640,5 +641,35 @@ func TestModel_PasteSearches(t *testing.T) {
 	m = update(t, m, paste)
 	if want := strings.Repeat(string(paste.Runes), 2); !m.SearchFocused() || m.Screen() != "list" || m.input.Value() != want {
 		t.Fatalf("a paste in the detail view: screen %s focused=%v value=%q", m.Screen(), m.SearchFocused(), m.input.Value())
+	}
+}
+
+// TestModel_FullHelpFitsNarrowWindows: "?" lists every key in a narrow
+// window too, in fewer columns, instead of cutting the columns that do
+// not fit (and with them how to quit).
+func TestModel_FullHelpFitsNarrowWindows(t *testing.T) {
+	for _, w := range []int{40, 50, 60, 80} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			m := started(t, &fakeBackend{report: readyReport()})
+			m = update(t, m, tea.WindowSizeMsg{Width: w, Height: 30})
+			m = press(t, m, "?")
+			view := m.View()
+			for _, b := range m.keys.fullHelp() {
+				for _, k := range b {
+					h := k.Help()
+					if !regexp.MustCompile(regexp.QuoteMeta(h.Key) + ` +` + regexp.QuoteMeta(h.Desc)).MatchString(view) {
+						t.Errorf("the full help lacks %q %q", h.Key, h.Desc)
+					}
+				}
+			}
+			for i, l := range strings.Split(view, "\n") {
+				if lw := ansi.StringWidth(l); lw > w {
+					t.Errorf("line %d is %d cells wide, more than %d: %q", i, lw, w, l)
+				}
+			}
+			if t.Failed() {
+				t.Logf("view:\n%s", view)
+			}
+		})
 	}
 }

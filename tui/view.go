@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-recall/nova/truncate"
@@ -63,7 +64,7 @@ func (m Model) helpHeight() int {
 // helpView renders the help for the current screen and focus.
 func (m Model) helpView() string {
 	if m.help.ShowAll && !m.typing() {
-		return m.help.FullHelpView(m.keys.fullHelp())
+		return m.fullHelpView()
 	}
 	var b []key.Binding
 	switch {
@@ -77,6 +78,33 @@ func (m Model) helpView() string {
 		b = m.keys.listHelp(len(m.results()) > 0, m.searching)
 	}
 	return m.help.ShortHelpView(b)
+}
+
+// fullHelpView renders every key binding in as many columns as the window
+// holds: the help model would cut the columns that do not fit, and with
+// them how to quit.
+func (m Model) fullHelpView() string {
+	var all []key.Binding
+	for _, g := range m.keys.fullHelp() {
+		all = append(all, g...)
+	}
+	h := m.help
+	h.Width = 0 // measured here instead
+	out := h.FullHelpView(m.keys.fullHelp())
+	if lipgloss.Width(out) <= m.width {
+		return out // grouped by what the keys do
+	}
+	for cols := len(m.keys.fullHelp()); cols >= 1; cols-- {
+		rows := (len(all) + cols - 1) / cols
+		groups := make([][]key.Binding, 0, cols)
+		for i := 0; i < len(all); i += rows {
+			groups = append(groups, all[i:min(i+rows, len(all))])
+		}
+		if out = h.FullHelpView(groups); lipgloss.Width(out) <= m.width {
+			return out
+		}
+	}
+	return out
 }
 
 // mainView renders the status pane, the search box, the filter row, and the
