@@ -50,6 +50,9 @@ func defaultKeyMap() keyMap {
 	}
 }
 
+// The short helps below list the keys most needed first, but for the
+// last two, which stay when a narrow window drops the others from the end.
+
 // listHelp is the short help of the main screen with the list focused.
 func (k keyMap) listHelp(hasResults, searching bool) []key.Binding {
 	if searching {
@@ -68,12 +71,12 @@ func (k keyMap) searchHelp() []key.Binding {
 
 // formHelp is the short help of the filter form.
 func (k keyMap) formHelp() []key.Binding {
-	return []key.Binding{k.NextField, k.Apply, k.Clear, k.Back}
+	return []key.Binding{k.NextField, k.Clear, k.Apply, k.Back}
 }
 
 // detailHelp is the short help of the detail view.
 func (k keyMap) detailHelp() []key.Binding {
-	return []key.Binding{k.Move, k.PageDown, k.Back, k.Search, k.Refresh, k.Quit}
+	return []key.Binding{k.Back, k.Move, k.PageDown, k.Search, k.Refresh, k.Quit, k.Help}
 }
 
 // fullHelp lists every binding, grouped, for the "?" view.

@@ -673,3 +673,28 @@ func TestModel_FullHelpFitsNarrowWindows(t *testing.T) {
 		})
 	}
 }
+
+// TestModel_ShortHelpKeepsQuit: in a narrow window the one-line help drops
+// the less needed keys, not how to quit and how to see every key.
+func TestModel_ShortHelpKeepsQuit(t *testing.T) {
+	m := started(t, &fakeBackend{report: readyReport()})
+	m = press(t, m, "/", "dashboard port", "enter")
+	for _, w := range []int{40, 50, 60} {
+		m := update(t, m, tea.WindowSizeMsg{Width: w, Height: 24})
+		for _, screen := range []string{"list", "detail"} {
+			if screen == "detail" {
+				m = press(t, m, "enter")
+			}
+			lines := strings.Split(m.View(), "\n")
+			help := lines[len(lines)-1]
+			for _, want := range []string{"q quit", "? keys"} {
+				if !strings.Contains(help, want) {
+					t.Errorf("%d columns, %s: the help line %q lacks %q", w, screen, help, want)
+				}
+			}
+			if screen == "detail" && !strings.Contains(help, "esc back") {
+				t.Errorf("%d columns, detail: the help line %q lacks esc back", w, help)
+			}
+		}
+	}
+}

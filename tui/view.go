@@ -77,6 +77,14 @@ func (m Model) helpView() string {
 	default:
 		b = m.keys.listHelp(len(m.results()) > 0, m.searching)
 	}
+	// The help model would cut the line at the window's edge, and how to
+	// quit and to see every key (last) with it: drop the keys before them
+	// instead, the least needed first.
+	h := m.help
+	h.Width = 0
+	for len(b) > 3 && lipgloss.Width(h.ShortHelpView(b)) > m.width {
+		b = append(b[:len(b)-3:len(b)-3], b[len(b)-2:]...)
+	}
 	return m.help.ShortHelpView(b)
 }
 
