@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/inert"
 )
 
 // fetchStatus runs the doctor checks through b, bounded by timeout. Like
@@ -16,7 +17,7 @@ func fetchStatus(b Backend, timeout time.Duration) tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		rep, err := b.Status(ctx)
-		makeInert(&rep)
+		inert.Value(&rep)
 		return statusMsg{report: rep, err: err}
 	}
 }
@@ -35,7 +36,7 @@ func runSearch(ctx context.Context, b Backend, seq int, body api.SearchBody, tim
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		resp, err := b.Search(ctx, body)
-		makeInert(resp)
+		inert.Value(resp)
 		return searchDoneMsg{seq: seq, body: body, resp: resp, err: err}
 	}
 }

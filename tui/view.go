@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/nova-recall/nova/inert"
 	"github.com/nova-recall/nova/truncate"
 )
 
@@ -165,7 +166,7 @@ func padLines(lines []string, n int) []string {
 
 // oneLine folds whitespace, newlines included, into single spaces. It also
 // makes s inert, as error messages can quote what novad sent.
-func oneLine(s string) string { return strings.Join(strings.Fields(inert(s)), " ") }
+func oneLine(s string) string { return strings.Join(strings.Fields(inert.Text(s)), " ") }
 
 func orDash(s string) string {
 	if s == "" {

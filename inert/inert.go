@@ -1,6 +1,8 @@
-package tui
-
-// What memory holds is shown as text, never acted on by the terminal.
+// Package inert makes what memory holds safe to print on a terminal:
+// shown as text, never acted on. Memory is what agents and tools wrote, and
+// a transcript can hold a colour, a clipboard write (OSC 52), a title
+// change or a screen clear; the TUI and novactl's text output print it.
+package inert
 
 import (
 	"reflect"
@@ -13,13 +15,11 @@ import (
 // tabWidth is how many spaces stand for a tab in shown text.
 const tabWidth = 4
 
-// inert returns s as text a terminal only prints: escape sequences are
+// Text returns s as text a terminal only prints: escape sequences are
 // removed and other control characters dropped, but for newlines, which
-// the views lay out themselves, and tabs, which become spaces. Memory is
-// what agents and tools wrote: a transcript can hold a colour, a
-// clipboard write (OSC 52), a title change or a screen clear, and a tab or
-// carriage return moves the cursor across the layout.
-func inert(s string) string {
+// the callers lay out themselves, and tabs, which become spaces (a tab or
+// a carriage return moves the cursor across a layout).
+func Text(s string) string {
 	if !strings.ContainsFunc(s, isControl) {
 		return s
 	}
@@ -36,10 +36,10 @@ func inert(s string) string {
 // newline (C0, DEL and C1).
 func isControl(r rune) bool { return r != '\n' && unicode.IsControl(r) }
 
-// makeInert applies inert to every string that v points to, in place:
-// fields, elements, map keys and values, at any depth. Search answers and
-// doctor reports go through it as they arrive, so no view can forget to.
-func makeInert(v any) {
+// Value applies Text to every string that v points to, in place: fields,
+// elements, map keys and values, at any depth. Search answers and doctor
+// reports go through it as they arrive, so no view can forget to.
+func Value(v any) {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
 		inertValue(rv.Elem())
@@ -50,7 +50,7 @@ func inertValue(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.String:
 		if s := v.String(); v.CanSet() && strings.ContainsFunc(s, isControl) {
-			v.SetString(inert(s))
+			v.SetString(Text(s))
 		}
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {

@@ -1,11 +1,11 @@
-package tui
+package inert
 
 import (
 	"reflect"
 	"testing"
 )
 
-func TestInert(t *testing.T) {
+func TestText(t *testing.T) {
 	for _, c := range []struct{ name, in, want string }{
 		{"plain", "plain 中文 😀", "plain 中文 😀"},
 		{"colour", "\x1b[31mred\x1b[0m", "red"},
@@ -14,14 +14,14 @@ func TestInert(t *testing.T) {
 		{"c1 and nul", "a\u009b1mb\x00c\x7f", "a1mbc"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := inert(c.in); got != c.want {
-				t.Fatalf("inert(%q) = %q, want %q", c.in, got, c.want)
+			if got := Text(c.in); got != c.want {
+				t.Fatalf("Text(%q) = %q, want %q", c.in, got, c.want)
 			}
 		})
 	}
 }
 
-func TestMakeInert(t *testing.T) {
+func TestValue(t *testing.T) {
 	type inner struct{ S *string }
 	type outer struct {
 		A   string
@@ -33,10 +33,12 @@ func TestMakeInert(t *testing.T) {
 	}
 	v := outer{A: "a\x1b[2J", L: []string{"\x07l"}, M: map[string]float64{"k\x1b[8m": 1},
 		Any: map[string]any{"x": "y\x1b[5m"}, In: inner{S: ptr("s\x00")}, hid: "h\x00"}
-	makeInert(&v)
+	Value(&v)
 	want := outer{A: "a", L: []string{"l"}, M: map[string]float64{"k": 1}, Any: map[string]any{"x": "y"}, In: inner{S: ptr("s")}, hid: "h\x00"}
 	if !reflect.DeepEqual(v, want) {
-		t.Fatalf("makeInert = %#v, want %#v", v, want)
+		t.Fatalf("Value = %#v, want %#v", v, want)
 	}
-	makeInert((*outer)(nil)) // no panic
+	Value((*outer)(nil)) // no panic
 }
+
+func ptr[T any](v T) *T { return &v }
