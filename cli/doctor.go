@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/nova-recall/nova/doctor"
+	"github.com/nova-recall/nova/inert"
 )
 
 const doctorHelp = `Checks the configuration, the loopback boundary, novad, the active index and
@@ -56,7 +57,10 @@ func doctorCommand(ctx context.Context, inv *Invocation, args []string, name, he
 	return ExitOK
 }
 
+// printDoctor renders a report for a person; its messages quote file
+// names and lines of input, made inert first (see printSearch).
 func printDoctor(w io.Writer, rep doctor.Report, advice bool) {
+	inert.Value(&rep)
 	fmt.Fprintf(w, "Nova · %s · home %s\n", rep.Status, rep.Home)
 	for _, c := range rep.Checks {
 		mark := "ok "

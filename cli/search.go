@@ -11,6 +11,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/inert"
 )
 
 // stringList is a repeatable string flag.
@@ -185,8 +186,11 @@ func cliReason(err error) string {
 	return api.ReasonCLIUnavailable + ":transport"
 }
 
-// printSearch renders a response for a person.
+// printSearch renders a response for a person. Memory text is made inert
+// first: printed, a stored escape sequence would act on the terminal
+// (a title change, a clipboard write, a screen clear).
 func printSearch(w io.Writer, r *api.SearchResponse) {
+	inert.Value(r)
 	fmt.Fprintln(w, "Nova · Memory search")
 	if !r.Available {
 		reason := ""

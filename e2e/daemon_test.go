@@ -633,3 +633,29 @@ func TestExitCodes(t *testing.T) {
 		}
 	})
 }
+
+// TestTextOutputIsInert: memory holding escape sequences (a transcript of
+// coloured tool output, a crafted note) is printed by novactl search as
+// text: a title change, a clipboard write or a colour must not reach the
+// terminal. JSON output keeps the text as stored, escaped by JSON.
+func TestTextOutputIsInert(t *testing.T) {
+	h := novatest.NewHome(t, "")
+	f, err := os.OpenFile(filepath.Join(h.Data, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	novatest.Must(t, err)
+	_, err = f.WriteString(`{"id":"esc-1","title":"Mango \u001b[7mharvest","text":"mango crates \u001b]0;pwned\u0007 and \u001b]52;c;ZXZpbA==\u0007 \u001b[31mred mango\u001b[0m"}` + "\n")
+	novatest.Must(t, err)
+	novatest.Must(t, f.Close())
+	h.Sync()
+	h.Start()
+	out, errOut, code := h.Novactl("search", "mango crates harvest")
+	if code != 0 || !strings.Contains(out, "red mango") {
+		t.Fatalf("search: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Errorf("escape sequences reached the terminal: %q", out)
+	}
+	js, _, _ := h.Novactl("search", "--json", "mango crates harvest")
+	if !strings.Contains(js, `\u001b]52;c;`) {
+		t.Errorf("--json lost the stored text: %s", js)
+	}
+}
