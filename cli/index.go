@@ -13,6 +13,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/inert"
 	"github.com/nova-recall/nova/truncate"
 )
 
@@ -266,9 +267,9 @@ func printSources(w io.Writer, r *index.BuildResult, verbose bool) {
 	}
 	switch n := len(gone); {
 	case n == 1:
-		fmt.Fprintf(w, "  kept the memory of a file that is gone: %s (--prune-missing drops it)\n", gone[0])
+		fmt.Fprintf(w, "  kept the memory of a file that is gone: %s (--prune-missing drops it)\n", inert.Text(gone[0]))
 	case n > 1:
-		fmt.Fprintf(w, "  kept the memory of %d files that are gone: %s and %d more (--prune-missing drops it)\n", n, gone[0], n-1)
+		fmt.Fprintf(w, "  kept the memory of %d files that are gone: %s and %d more (--prune-missing drops it)\n", n, inert.Text(gone[0]), n-1)
 	}
 	for _, s := range r.Sources {
 		state := ""
@@ -289,7 +290,7 @@ func printSources(w io.Writer, r *index.BuildResult, verbose bool) {
 			n = min(n, 10)
 		}
 		for _, p := range r.Problems[:n] {
-			fmt.Fprintf(w, "    %s\n", p.String())
+			fmt.Fprintf(w, "    %s\n", inert.Text(p.String())) // file names can hold escapes
 		}
 		if n < r.ProblemCount {
 			fmt.Fprintf(w, "    … %d more (see build-report.json in the generation, or run with -v)\n", r.ProblemCount-n)
