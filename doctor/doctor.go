@@ -23,6 +23,7 @@ import (
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/ingest"
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/packaging"
 	"github.com/nova-recall/nova/packaging/configwait"
@@ -42,6 +43,7 @@ const (
 	CodeConfigInvalid     = "config-invalid"
 	CodeNonLoopback       = api.CodeNonLoopback
 	CodeNotRunning        = "novad-not-running"
+	CodeNotResponding     = "novad-not-responding"
 	CodeIndexMissing      = "index-missing"
 	CodeManifestInvalid   = "manifest-invalid"
 	CodeProfileMismatch   = api.ReasonProfileMismatch
@@ -220,6 +222,12 @@ func Run(ctx context.Context, opts Options) Report {
 		if chk, ok := servingCheck(health); ok {
 			add(chk)
 		}
+	case !errors.As(herr, new(*client.NotRunningError)) && lockfile.Held(home.DaemonLock()):
+		// A novad holds this home but did not answer: starting another
+		// one, the advice for a novad that is not running, would fail.
+		add(blocked("daemon", "novad", CodeNotResponding, fmt.Sprintf(
+			"a novad holds this home but did not answer within %s (%s): it may be stopped (SIGSTOP), overloaded or hung; check its log, then restart it (novactl service stop, then start; or end the process and run novad)",
+			opts.Timeout, firstLine(herr.Error()))))
 	default:
 		msg := "start it: novactl service install (macOS/Linux service) or run novad in a terminal"
 		if nr, ok := errors.AsType[*client.NotRunningError](herr); ok && nr.Other {
@@ -298,11 +306,22 @@ func Run(ctx context.Context, opts Options) Report {
 		add(degraded("sources", "Sources", CodeNoSources, "config.yaml lists no sources", "add a source (see README: Configuration)"))
 	}
 	newest := time.Time{}
+	files := 0
 	for _, s := range cfg.Sources {
-		chk, t := checkSource(s, opts.GOOS, opts.Environ)
+		chk, t, n := checkSource(s, opts.GOOS, opts.Environ)
 		add(chk)
+		files += n
 		if t.After(newest) {
 			newest = t
+		}
+	}
+	// With no index and nothing in any source, "novactl index sync" only
+	// fails ("the sources produced no memory"): say what is missing.
+	if errors.Is(merr, manifest.ErrNoManifest) && len(cfg.Sources) > 0 && files == 0 {
+		for i := range rep.Checks {
+			if rep.Checks[i].ID == "index" {
+				rep.Checks[i].Advice = "nothing to index yet: no source holds a file it reads (see the source checks); point sources[].path at your memory, then novactl index sync"
+			}
 		}
 	}
 	// What the active generation's reads of the sources skipped; a
@@ -386,20 +405,21 @@ func (r *Report) finish() {
 // EPERM and no prompt, while the same binary works from a terminal.
 var privacyProtected = []string{"Documents", "Desktop", "Downloads", "Library/Mobile Documents"}
 
-// checkSource checks one source and returns the newest file time in it.
-func checkSource(s config.Source, goos string, environ []string) (Check, time.Time) {
+// checkSource checks one source and returns the newest file time in it
+// and how many files it lists.
+func checkSource(s config.Source, goos string, environ []string) (Check, time.Time, int) {
 	id, title := "source:"+s.Name, "Source "+s.Name
 	_, err := os.Stat(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return degraded(id, title, CodeSourceMissing, s.Path+" does not exist",
-			"fix sources[].path; memory already indexed from it is kept"), time.Time{}
+			"fix sources[].path; memory already indexed from it is kept"), time.Time{}, 0
 	}
 	if err != nil {
-		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), time.Time{}
+		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), time.Time{}, 0
 	}
 	listing, err := ingest.List(s)
 	if err != nil {
-		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), time.Time{}
+		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), time.Time{}, 0
 	}
 	newest := time.Time{}
 	var unreadable []error
@@ -420,7 +440,7 @@ func checkSource(s config.Source, goos string, environ []string) (Check, time.Ti
 		if n > 1 {
 			detail += fmt.Sprintf(" (and %d more files)", n-1)
 		}
-		return degraded(id, title, CodeSourceUnreadable, detail, "check the permissions of the files in "+s.Path), newest
+		return degraded(id, title, CodeSourceUnreadable, detail, "check the permissions of the files in "+s.Path), newest, len(listing.Files)
 	}
 	if n := len(listing.Problems); n > 0 {
 		// A directory inside the source that cannot be read hides its files
@@ -431,7 +451,7 @@ func checkSource(s config.Source, goos string, environ []string) (Check, time.Ti
 		if n > 1 {
 			detail += fmt.Sprintf(" (and %d more)", n-1)
 		}
-		return degraded(id, title, CodeSourceUnreadable, detail, listingAdvice(first)), newest
+		return degraded(id, title, CodeSourceUnreadable, detail, listingAdvice(first)), newest, len(listing.Files)
 	}
 	if goos == "darwin" {
 		home := paths.UserHome(environ)
@@ -440,11 +460,14 @@ func checkSource(s config.Source, goos string, environ []string) (Check, time.Ti
 			if s.Path == prot || strings.HasPrefix(s.Path, prot+string(filepath.Separator)) {
 				return degraded(id, title, CodePrivacyProtected,
 					s.Path+" is in ~/"+p+", which macOS hides from launchd agents",
-					"grant Full Disk Access to novad (System Settings > Privacy & Security) or move the source"), newest
+					"grant Full Disk Access to novad (System Settings > Privacy & Security) or move the source"), newest, len(listing.Files)
 			}
 		}
 	}
-	return ready(id, title, fmt.Sprintf("%s (%s) is readable", s.Path, s.Kind)), newest
+	if len(listing.Files) == 0 {
+		return ready(id, title, fmt.Sprintf("%s (%s) is readable but holds no file a %s source reads yet", s.Path, s.Kind, s.Kind)), newest, 0
+	}
+	return ready(id, title, fmt.Sprintf("%s (%s) is readable", s.Path, s.Kind)), newest, len(listing.Files)
 }
 
 // listingAdvice is what to do about a part of a source that could not be

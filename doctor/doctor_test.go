@@ -112,7 +112,9 @@ func (s fakeService) ServiceStatus(context.Context) (ServiceStatus, error) { ret
 func (f *fixture) run(opts Options) Report {
 	f.t.Helper()
 	opts.Environ = f.environ
-	opts.Timeout = 2 * time.Second
+	if opts.Timeout == 0 {
+		opts.Timeout = 2 * time.Second
+	}
 	if opts.GOOS == "" {
 		opts.GOOS = "linux"
 	}
@@ -498,5 +500,25 @@ func TestSources_unreadableFile(t *testing.T) {
 	c := want(t, f.run(Options{}), "source:notes", Degraded, CodeSourceUnreadable)
 	if !strings.Contains(c.Message, "permission denied") {
 		t.Errorf("unreadable file: %+v", c)
+	}
+}
+
+// TestDaemonNotResponding: a novad that holds the home but does not answer
+// (stopped with SIGSTOP, hung) is not reported as not running, whose
+// advice, starting one, would fail on its lock and ports.
+func TestDaemonNotResponding(t *testing.T) {
+	f := newFixture(t)
+	novatest.HoldNovadLock(t, f.home)
+	// A listener that accepts and never answers, as a stopped process's
+	// socket does.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	novatest.Must(t, err)
+	t.Cleanup(func() { l.Close() })
+	f.port = l.Addr().(*net.TCPAddr).Port
+	f.writeConfig()
+	rep := f.run(Options{Timeout: 300 * time.Millisecond})
+	c := want(t, rep, "daemon", Blocked, CodeNotResponding)
+	if !strings.Contains(c.Advice, "did not answer within 300ms") || !strings.Contains(c.Advice, "SIGSTOP") {
+		t.Errorf("advice: %q", c.Advice)
 	}
 }

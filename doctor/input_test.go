@@ -177,3 +177,23 @@ func TestDiskSpace(t *testing.T) {
 		t.Errorf("no disk check on this machine's volume: %+v", rep.Checks)
 	}
 }
+
+// TestEmptySources: with no index and no file in any source, doctor does
+// not send the user to a sync that can only fail ("the sources produced
+// no memory"): the source says it holds nothing yet, and the index check
+// says what to do.
+func TestEmptySources(t *testing.T) {
+	f := newFixture(t)
+	empty := filepath.Join(filepath.Dir(f.src), "empty")
+	novatest.Must(t, os.MkdirAll(empty, 0o700))
+	f.src = empty
+	f.writeConfig()
+	rep := f.run(Options{})
+	c := want(t, rep, "index", Blocked, CodeIndexMissing)
+	if !strings.Contains(c.Advice, "nothing to index yet") {
+		t.Errorf("index advice with empty sources: %q", c.Advice)
+	}
+	if s := want(t, rep, "source:notes", Ready, ""); !strings.Contains(s.Message, "holds no file a jsonl source reads yet") {
+		t.Errorf("empty source: %q", s.Message)
+	}
+}
