@@ -110,7 +110,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		return ExitFailure
 	}
 	var prog *progress
-	var warnings io.Writer = inv.Stderr
+	warnings := inv.Stderr
 	if !*jsonOut && IsTerminal(inv.Stderr) {
 		prog = newProgress(inv.Stderr)
 		warnings = prog
