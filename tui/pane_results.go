@@ -52,6 +52,8 @@ func (m Model) bodyLines(rows int) []string {
 	switch {
 	case m.searching:
 		return []string{st.muted.Render(fmt.Sprintf("Searching for %q… (esc cancels)", m.lastBody.Query))}
+	case errors.Is(m.searchErr, errEmptyQuery):
+		return m.wrapped("Nothing to search for: the search box is empty.", "Type a question or a few words, then press Enter.")
 	case errors.Is(m.searchErr, errSearchCancelled):
 		return m.wrapped(fmt.Sprintf("Search for %q cancelled.", m.lastBody.Query), "Press / and Enter to run it again.")
 	case m.searchErr != nil:

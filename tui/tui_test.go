@@ -698,3 +698,22 @@ func TestModel_ShortHelpKeepsQuit(t *testing.T) {
 		}
 	}
 }
+
+// TestModel_EmptyQuerySaysSo: Enter with nothing but spaces in the search
+// box sends nothing and says why nothing happened (it did nothing, and
+// said nothing).
+func TestModel_EmptyQuerySaysSo(t *testing.T) {
+	b := &fakeBackend{report: readyReport()}
+	m := started(t, b)
+	_, searches := b.calls()
+	m = press(t, m, "/", "   ", "enter")
+	if _, after := b.calls(); len(after) != len(searches) {
+		t.Fatalf("an empty query was sent: %v", after[len(searches):])
+	}
+	if view := m.View(); !strings.Contains(view, "Nothing to search for") {
+		t.Fatalf("the view does not say why nothing happened:\n%s", view)
+	}
+	if m = press(t, m, "backspace", "backspace", "backspace", "dashboard port", "enter"); len(m.results()) != 3 {
+		t.Fatalf("a query after the empty one got %d results:\n%s", len(m.results()), m.View())
+	}
+}

@@ -19,6 +19,11 @@ var errNoEnvelope = errors.New("novad returned no response")
 // with esc.
 var errSearchCancelled = errors.New("search cancelled")
 
+// errEmptyQuery stands for Enter pressed with nothing (or only spaces) in
+// the search box: nothing is sent, and the person is told why nothing
+// happened.
+var errEmptyQuery = errors.New("nothing to search for")
+
 // Update applies one message to the model. It does no I/O: anything that
 // talks to Nova is returned as a tea.Cmd from cmds.go.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -187,6 +192,7 @@ func (m Model) updateSearchKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, m.keys.Run):
 		query := strings.TrimSpace(m.input.Value())
 		if query == "" {
+			m.resp, m.searchErr = nil, errEmptyQuery
 			return m, nil
 		}
 		m.input.Blur()
