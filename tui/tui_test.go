@@ -717,3 +717,17 @@ func TestModel_EmptyQuerySaysSo(t *testing.T) {
 		t.Fatalf("a query after the empty one got %d results:\n%s", len(m.results()), m.View())
 	}
 }
+
+// TestModel_LongPasteSaysItWasCut: a paste longer than the query limit is
+// cut by the search box; the view says so (it was cut without a word).
+func TestModel_LongPasteSaysItWasCut(t *testing.T) {
+	m := started(t, &fakeBackend{report: readyReport()})
+	m = press(t, m, "/")
+	m = update(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(strings.Repeat("word ", api.MaxQueryRunes/4)), Paste: true})
+	if n := len([]rune(m.input.Value())); n != api.MaxQueryRunes {
+		t.Fatalf("the box holds %d characters, want the limit %d", n, api.MaxQueryRunes)
+	}
+	if view := m.View(); !strings.Contains(view, "at its limit of 4000 characters") {
+		t.Fatalf("the view does not say the paste was cut:\n%s", view)
+	}
+}

@@ -1,12 +1,15 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/inert"
 	"github.com/nova-recall/nova/truncate"
 )
@@ -126,10 +129,15 @@ func (m Model) mainView() []string {
 	lines = append(lines, m.input.View())
 	lines = append(lines, m.filterRow())
 	var body []string
+	if utf8.RuneCountInString(m.input.Value()) >= api.MaxQueryRunes {
+		// The box keeps the first MaxQueryRunes characters of a paste and
+		// drops the rest without a word.
+		body = append(body, m.styles.muted.Render(fmt.Sprintf("The query is at its limit of %d characters: what was typed or pasted beyond it was not kept.", api.MaxQueryRunes)))
+	}
 	if m.screen == screenFilters {
-		body = m.formLines(l.bodyRows)
+		body = append(body, m.formLines(l.bodyRows)...)
 	} else {
-		body = append(m.qualityLines(), m.bodyLines(l.resultRows)...)
+		body = append(append(body, m.qualityLines()...), m.bodyLines(l.resultRows)...)
 	}
 	lines = append(lines, padLines(body, l.bodyRows)...)
 	return append(lines, strings.Split(m.helpView(), "\n")...)
