@@ -12,3 +12,11 @@ func FillDiskAtTempFiles(w io.Writer) (restore func()) {
 	tempWriter = func(*os.File) io.Writer { return w }
 	return func() { tempWriter = prev }
 }
+
+// SetHistoryLimit makes history.jsonl keep to limit bytes until restore is
+// called (the default takes thousands of syncs to reach).
+func SetHistoryLimit(limit int64) (restore func()) {
+	prev := historyLimit
+	historyLimit = limit
+	return func() { historyLimit = prev }
+}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -37,6 +39,14 @@ const (
 	EventPrune    = "prune"
 )
 
+// historyLimit is the size of history.jsonl above which its oldest events
+// are dropped, keeping the newest half. The watcher syncs after every
+// burst an agent writes, three events each (about 1 MB an hour of agent
+// work), and retention reads the whole file at every sync: unbounded, it
+// would grow for good and slow every sync. Retention needs only the
+// newest activations, and 128 KiB holds some 400 events.
+var historyLimit int64 = 256 << 10
+
 func appendHistory(path string, e Event) error {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, paths.FileMode)
 	if err != nil {
@@ -61,7 +71,36 @@ func appendHistory(path string, e Event) error {
 		f.Close()
 		return fmt.Errorf("sync history: %w", err)
 	}
-	return f.Close()
+	fi, err := f.Stat()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err == nil && fi.Size() > historyLimit {
+		return trimHistory(path, historyLimit/2)
+	}
+	return nil
+}
+
+// trimHistory rewrites history.jsonl (atomically) with its newest whole
+// lines that fit in keep bytes, and at least its last line.
+func trimHistory(path string, keep int64) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("trim history: %w", err)
+	}
+	start := len(data)
+	for start > 0 {
+		// The line before start begins after the newline before it.
+		i := bytes.LastIndexByte(data[:start-1], '\n') + 1
+		if int64(len(data)-i) > keep && start < len(data) {
+			break
+		}
+		start = i
+	}
+	if err := atomicfile.Write(path, data[start:], paths.FileMode); err != nil {
+		return fmt.Errorf("trim history: %w", err)
+	}
+	return nil
 }
 
 // ReadHistory returns the events of history.jsonl in order. Lines that do
