@@ -388,7 +388,15 @@ func (w *watcher) reconcile(now time.Time, trigger string) bool {
 			}
 		}
 	}
-	w.log.Info("Sources changed", "added", len(c.added)-renamed, "changed", len(c.changed), "removed", len(c.removed)-renamed, "renamed", renamed, "by", trigger)
+	// An agent's every burst is a change: that is routine, and the sync's
+	// own line says what came of it (see startSync). What the rescan
+	// reconciles (every few minutes) may be what notifications missed:
+	// worth a line.
+	level := slog.LevelDebug
+	if trigger != triggerChange {
+		level = slog.LevelInfo
+	}
+	w.log.Log(context.Background(), level, "Sources changed", "added", len(c.added)-renamed, "changed", len(c.changed), "removed", len(c.removed)-renamed, "renamed", renamed, "by", trigger)
 	w.st.SourcesChangedAt = now.UTC()
 	if first.IsZero() || first.After(now) {
 		first = now
@@ -416,7 +424,14 @@ func (w *watcher) startSync(ctx context.Context, now time.Time) {
 		trigger = triggerRetry
 	}
 	w.st.Running = &freshness.Sync{StartedAt: now.UTC(), Trigger: trigger}
-	w.log.Info("Sync started", "trigger", trigger)
+	// A routine sync (an agent wrote) logs one line, when it finishes:
+	// under launchd the log is a file nothing rotates, and a busy agent
+	// makes a sync every few seconds all day.
+	level := slog.LevelDebug
+	if trigger != triggerChange {
+		level = slog.LevelInfo
+	}
+	w.log.Log(ctx, level, "Sync started", "trigger", trigger)
 	w.save(now)
 	go func() {
 		out, err := w.opts.Syncer.Sync(ctx)
@@ -466,7 +481,7 @@ func (w *watcher) finish(r syncResult) {
 		// Space syncs out: a stream of appends gets a sync every
 		// Quiet..MaxWait, not one after another back to back.
 		w.notBefore = r.finished.Add(w.opts.Quiet)
-		w.log.Info("Sync finished", "runId", r.out.RunID, "chunks", r.out.Chunks, "took", took.String(), "pending", w.pending)
+		w.log.Info("Sync finished", "runId", r.out.RunID, "chunks", r.out.Chunks, "trigger", s.Trigger, "took", took.String(), "pending", w.pending)
 	default:
 		w.restorePending()
 		if errors.Is(r.err, ErrBusy) {

@@ -718,3 +718,38 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestRoutineSyncsLogOneLineEach: an agent at work makes the watcher sync
+// every few seconds all day, and under launchd its log is a file nothing
+// rotates. A routine sync says what it did in one line ("Sync finished",
+// with the run it promoted); what led to it is for debugging.
+func TestRoutineSyncsLogOneLineEach(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs strings.Builder
+		var mu sync.Mutex
+		h := start(t, func(o *Options, _ *fakeNotifier, s *fakeSyncer) {
+			o.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+			s.took = 0
+		})
+		a := filepath.Join(h.src, "a.jsonl")
+		time.Sleep(3 * time.Second) // the sync at start, if any
+		mu.Lock()
+		before := strings.Count(logs.String(), "\n")
+		mu.Unlock()
+		for range 20 {
+			h.appendLine(a)
+			time.Sleep(3 * time.Second)
+		}
+		h.stop()
+		mu.Lock()
+		out := logs.String()
+		mu.Unlock()
+		lines := strings.Count(out, "\n") - before - 1 // less "Watcher stopped"
+		if n := strings.Count(out, "Sync finished"); n < 20 {
+			t.Fatalf("%d syncs logged, want one per change:\n%s", n, out)
+		}
+		if lines > 20 {
+			t.Errorf("20 routine syncs wrote %d log lines at the default level, want one each:\n%s", lines, out)
+		}
+	})
+}
