@@ -299,7 +299,13 @@ func (x *Indexer) build(ctx context.Context) (*BuildResult, error) {
 	}); err != nil {
 		return nil, err
 	}
-	x.log.Info("Candidate built", "runId", res.RunID, "mode", res.Mode, "chunks", res.Chunks, "added", res.Added, "retired", res.Retired)
+	// A delta is routine (the watcher writes one after every burst an agent
+	// writes, and logs the sync itself); a full build is news.
+	level := slog.LevelInfo
+	if res.Mode == ModeIncremental {
+		level = slog.LevelDebug
+	}
+	x.log.Log(ctx, level, "Candidate built", "runId", res.RunID, "mode", res.Mode, "chunks", res.Chunks, "added", res.Added, "retired", res.Retired)
 	return res, nil
 }
 

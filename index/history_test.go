@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nova-recall/nova/config"
@@ -58,5 +60,34 @@ func TestHistory_staysBounded(t *testing.T) {
 	}
 	if p.RunID != runs[len(runs)-2] {
 		t.Errorf("rollback went to %s, want the generation active before, %s", p.RunID, runs[len(runs)-2])
+	}
+}
+
+// TestDeltaSyncsLogAtDebug: the watcher syncs a delta after every burst
+// an agent writes and logs one line for it itself; the index's account of
+// the same routine work (its candidate, its promotion) is debug detail,
+// or the watcher's log, a file nothing rotates under launchd, grows by a
+// kilobyte a sync. A full build stays in the log.
+func TestDeltaSyncsLogAtDebug(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "memories.jsonl")
+	writeFile(t, src, jsonlLines(t, baseRecords()...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	var logs bytes.Buffer
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now, NoCompact: true,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	mustSync(t, ix)
+	if !strings.Contains(logs.String(), "mode=full") {
+		t.Errorf("the first (full) build is not logged:\n%s", logs.String())
+	}
+	logs.Reset()
+	for i := range 5 {
+		appendFile(t, src, jsonlLines(t, rec{ID: fmt.Sprintf("delta-%d", i), Text: fmt.Sprintf("Delta %d: the canary of build %d passed.", i, 8100+i)}))
+		if r := mustSync(t, ix); r.Build.Mode != index.ModeIncremental {
+			t.Fatalf("sync %d built %s, want a delta", i, r.Build.Mode)
+		}
+	}
+	if logs.Len() > 0 {
+		t.Errorf("5 delta syncs logged at Info, want nothing (the watcher logs each once):\n%s", logs.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -319,7 +320,14 @@ func (x *Indexer) activate(cand *manifest.Manifest, by string, damaged []string)
 		_ = appendHistory(x.home.History(), Event{Time: x.opts.Now().UTC(), Event: EventPrune, RunID: m.RunID, Deleted: []string{replaced}, Note: "replaced by its compaction"})
 	}
 	deleted := x.retain(m.RunID, prev, damaged)
-	x.log.Info("Generation active", "runId", m.RunID, "previous", prev, "by", by)
+	// What a sync promotes, its caller reports (the watcher's "Sync
+	// finished", novactl's summary); a promotion or rollback by hand is
+	// worth a line of its own.
+	level := slog.LevelInfo
+	if by == bySync || by == byCompaction {
+		level = slog.LevelDebug
+	}
+	x.log.Log(context.Background(), level, "Generation active", "runId", m.RunID, "previous", prev, "by", by)
 	return &PromoteResult{RunID: m.RunID, PreviousRunID: prev, Chunks: m.ChunkCount, Deleted: deleted}, nil
 }
 
@@ -343,8 +351,11 @@ func (r *SyncResult) Active() string {
 	return r.Build.RunID
 }
 
-// byCompaction is the PromotedBy of a compaction's generation.
-const byCompaction = "compaction"
+// PromotedBy of a sync's generation and of a compaction's.
+const (
+	bySync       = "sync"
+	byCompaction = "compaction"
+)
 
 // Sync builds, verifies and promotes in one locked operation. When
 // nothing changed it promotes nothing (Build.Mode is unchanged). After a
@@ -366,7 +377,7 @@ func (x *Indexer) Sync(ctx context.Context) (res *SyncResult, err error) {
 	if b.Mode == ModeUnchanged {
 		return &SyncResult{Build: b}, nil
 	}
-	p, err := x.promote(ctx, b.RunID, "sync")
+	p, err := x.promote(ctx, b.RunID, bySync)
 	if err != nil {
 		return &SyncResult{Build: b}, err
 	}
