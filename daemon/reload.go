@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"path/filepath"
 	"time"
 
@@ -221,7 +222,15 @@ func (s *Server) swap(g *index.Served, hash, activeID, trigger string, activeErr
 		s.setIntegrity(api.IntegrityFallback, activeID, rec.RunID, activeErr, skipped, true)
 	}
 	s.current.Store(next)
-	s.log.Info("Generation loaded", "runId", rec.RunID, "chunks", g.Gen.Count(), "loadMs", g.Gen.LoadDuration.Milliseconds(),
+	// A promotion the manifest watcher saw is routine (the source watcher
+	// promotes after every burst an agent writes, and under launchd this
+	// log is a file nothing rotates; /health names what is served). A
+	// start, a SIGHUP, a fallback or another profile is worth a line.
+	level := slog.LevelInfo
+	if trigger == triggerWatch && activeErr == nil && next.profileOK {
+		level = slog.LevelDebug
+	}
+	s.log.Log(context.Background(), level, "Generation loaded", "runId", rec.RunID, "chunks", g.Gen.Count(), "loadMs", g.Gen.LoadDuration.Milliseconds(),
 		"trigger", trigger, "fallback", activeErr != nil, "profileMatches", next.profileOK)
 	// After the log line: the state file is written durably (fsync), and
 	// the swap is logged when it happens, not a sync later.

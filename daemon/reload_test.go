@@ -3,11 +3,15 @@ package daemon_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -230,4 +234,66 @@ func serve(t *testing.T, opts daemon.Options) *daemon.Server {
 	})
 	<-ready
 	return srv
+}
+
+// TestRoutineReloadsLogAtDebug: every sync the watcher promotes makes
+// novad reload, every few seconds while an agent works, and under launchd
+// novad's log is a file nothing rotates. Loading at start says so; a
+// routine reload after a promotion is debug detail (/health names the
+// served generation).
+func TestRoutineReloadsLogAtDebug(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "memory.jsonl")
+	if err := os.WriteFile(src, []byte(`{"id":"a","text":"The deploy queue stalls when the runner pool is empty."}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, filepath.Join(root, "home"), []config.Source{{Name: "m", Kind: config.KindJSONL, Path: src, SourceSet: "notes"}}...)
+	ix := index.New(cfg, index.Options{NoRemote: true})
+	if _, err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var logs strings.Builder
+	srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))})
+	var last string
+	for i := range 5 {
+		f, err := os.OpenFile(src, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, `{"id":"r%d","text":"Reload %d: the canary of build %d passed."}`+"\n", i, i, 8100+i)
+		f.Close()
+		r, err := ix.Sync(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = r.Active()
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			var h api.Health
+			getJSON(t, "http://"+srv.DirectAddr().String()+api.PathHealth, &h)
+			if h.Generation == last {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("novad never served %s", last)
+			}
+		}
+	}
+	mu.Lock()
+	out := logs.String()
+	mu.Unlock()
+	if n := strings.Count(out, "Generation loaded"); n != 1 {
+		t.Errorf("%d \"Generation loaded\" lines at Info for a start and 5 routine reloads, want 1 (the start):\n%s", n, out)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
