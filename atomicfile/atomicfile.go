@@ -1,7 +1,8 @@
 // Package atomicfile replaces files so that a reader, or a crash at any
 // point, sees either the old content or the new, never a mix: a temporary
 // file in the same directory, an explicit mode, fsync, rename over the
-// path, fsync of the directory. It never writes through a symbolic link.
+// path, fsync of the directory (a report may skip the fsyncs: Unsynced).
+// It never writes through a symbolic link.
 package atomicfile
 
 import (
@@ -41,6 +42,7 @@ type options struct {
 	hook           func(Step)
 	replaceSymlink bool
 	check          func(fs.FileInfo) error
+	unsynced       bool
 }
 
 // WithHook calls hook after each Step. Crash tests kill the writer there;
@@ -55,6 +57,16 @@ func WithHook(hook func(Step)) Option {
 // choice to respect.
 func ReplaceSymlink() Option {
 	return func(o *options) { o.replaceSymlink = true }
+}
+
+// Unsynced skips both fsyncs, for a report rewritten every few seconds
+// whose loss in a power failure does no harm (its next write restores it):
+// readers still never see a half-written file, but after a power failure
+// it may be old or empty. Each fsync is a cache flush of the drive on
+// macOS (F_FULLFSYNC), and the watcher rewrote its state with two of them
+// two or three times a sync.
+func Unsynced() Option {
+	return func(o *options) { o.unsynced = true }
 }
 
 // WithCheck calls check with the synced temporary file's information
@@ -107,12 +119,14 @@ func WriteFunc(path string, perm fs.FileMode, write func(io.Writer) error, opts 
 		return fail(err)
 	}
 	hook(StepTempWritten)
-	if err := f.Sync(); err != nil {
-		// After a failed fsync the page cache may have dropped the data;
-		// never retry on the same descriptor (fsyncgate).
-		return fail(err)
+	if !o.unsynced {
+		if err := f.Sync(); err != nil {
+			// After a failed fsync the page cache may have dropped the
+			// data; never retry on the same descriptor (fsyncgate).
+			return fail(err)
+		}
+		hook(StepTempSynced)
 	}
-	hook(StepTempSynced)
 	if o.check != nil {
 		fi, err := f.Stat()
 		if err != nil {
@@ -133,6 +147,9 @@ func WriteFunc(path string, perm fs.FileMode, write func(io.Writer) error, opts 
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	hook(StepRenamed)
+	if o.unsynced {
+		return nil
+	}
 	return SyncDir(dir)
 }
 

@@ -74,6 +74,34 @@ func TestWrite_hookStepsInOrder(t *testing.T) {
 	}
 }
 
+// TestWrite_unsynced: an unsynced write skips the fsync step and still
+// replaces the file whole, with its mode, leaving no temporary file.
+func TestWrite_unsynced(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	var steps []atomicfile.Step
+	hook := atomicfile.WithHook(func(s atomicfile.Step) { steps = append(steps, s) })
+	for _, data := range []string{"old", "new"} {
+		steps = nil
+		if err := atomicfile.Write(path, []byte(data), 0o600, atomicfile.Unsynced(), hook); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []atomicfile.Step{atomicfile.StepTempWritten, atomicfile.StepRenamed}; !slices.Equal(steps, want) {
+		t.Errorf("steps %v, want %v (no fsync)", steps, want)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || string(b) != "new" {
+		t.Errorf("content %q %v, want new", b, err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v %v, want 0600", fi.Mode(), err)
+	}
+	if names := entries(t, dir); !slices.Equal(names, []string{"state.json"}) {
+		t.Errorf("directory holds %v, want only state.json", names)
+	}
+}
+
 // TestWrite_refusesSymlink: a link at the path, pointing at a file or at
 // nothing, is neither followed nor replaced.
 func TestWrite_refusesSymlink(t *testing.T) {

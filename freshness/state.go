@@ -146,7 +146,9 @@ func Read(home paths.Home) (*State, error) {
 }
 
 // Write replaces home's watcher state atomically (mode 0600 in the
-// private state directory), so a reader never sees half a state.
+// private state directory), so a reader never sees half a state. It is a
+// report, rewritten at every sync: it is not synced to disk (see
+// atomicfile.Unsynced); after a power failure the watcher writes it anew.
 func Write(home paths.Home, st *State) error {
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
@@ -155,7 +157,7 @@ func Write(home paths.Home, st *State) error {
 	if err := secrets.EnsurePrivateDir(home.StateDir()); err != nil {
 		return err
 	}
-	return atomicfile.Write(home.WatcherState(), append(b, '\n'), paths.FileMode)
+	return atomicfile.Write(home.WatcherState(), append(b, '\n'), paths.FileMode, atomicfile.Unsynced())
 }
 
 // ErrRunning means another watcher holds the lock of this home.
