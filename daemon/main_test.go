@@ -1,36 +1,17 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/paths"
 )
-
-// syncBuffer is a bytes.Buffer safe for Main's writes and the test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestMain_waitForConfigCancelled: with --wait-for-config and a
 // non-loopback config.yaml, Main waits instead of returning 77, and the
@@ -42,7 +23,7 @@ func TestMain_waitForConfigCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr novatest.LogBuffer
 	code := make(chan int, 1)
 	go func() {
 		code <- Main(ctx, []string{"--" + configwait.Flag}, []string{"NOVA_HOME=" + home.Root, "HOME=" + t.TempDir()}, &stdout, &stderr)

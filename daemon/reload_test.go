@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/nova-recall/nova/daemon"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -252,9 +251,8 @@ func TestRoutineReloadsLogAtDebug(t *testing.T) {
 	if _, err := ix.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var logs strings.Builder
-	srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))})
+	var logs novatest.LogBuffer
+	srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	var last string
 	for i := range 5 {
 		f, err := os.OpenFile(src, os.O_APPEND|os.O_WRONLY, 0)
@@ -279,21 +277,8 @@ func TestRoutineReloadsLogAtDebug(t *testing.T) {
 			}
 		}
 	}
-	mu.Lock()
 	out := logs.String()
-	mu.Unlock()
 	if n := strings.Count(out, "Generation loaded"); n != 1 {
 		t.Errorf("%d \"Generation loaded\" lines at Info for a start and 5 routine reloads, want 1 (the start):\n%s", n, out)
 	}
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -673,10 +673,9 @@ func TestLimitHitLaterShortensTheRescan(t *testing.T) {
 // says when it can write it again.
 func TestUnwritableStateIsLoggedOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var logs strings.Builder
-		var mu sync.Mutex
+		var logs novatest.LogBuffer
 		h := start(t, func(o *Options, _ *fakeNotifier, s *fakeSyncer) {
-			o.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+			o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 			s.took = 0
 		})
 		must(t, os.Remove(h.home.WatcherState()))
@@ -693,9 +692,7 @@ func TestUnwritableStateIsLoggedOnce(t *testing.T) {
 		if n := len(h.s.times()); n < 20 {
 			t.Fatalf("%d syncs, want one per change", n)
 		}
-		mu.Lock()
 		out := logs.String()
-		mu.Unlock()
 		if n := strings.Count(out, "Cannot write the watcher state"); n != 1 {
 			t.Errorf("%d warnings that the state cannot be written, want 1:\n%s", n, out)
 		}
@@ -708,42 +705,26 @@ func TestUnwritableStateIsLoggedOnce(t *testing.T) {
 	})
 }
 
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
 // TestRoutineSyncsLogOneLineEach: an agent at work makes the watcher sync
 // every few seconds all day, and under launchd its log is a file nothing
 // rotates. A routine sync says what it did in one line ("Sync finished",
 // with the run it promoted); what led to it is for debugging.
 func TestRoutineSyncsLogOneLineEach(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var logs strings.Builder
-		var mu sync.Mutex
+		var logs novatest.LogBuffer
 		h := start(t, func(o *Options, _ *fakeNotifier, s *fakeSyncer) {
-			o.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+			o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 			s.took = 0
 		})
 		a := filepath.Join(h.src, "a.jsonl")
 		time.Sleep(3 * time.Second) // the sync at start, if any
-		mu.Lock()
 		before := strings.Count(logs.String(), "\n")
-		mu.Unlock()
 		for range 20 {
 			h.appendLine(a)
 			time.Sleep(3 * time.Second)
 		}
 		h.stop()
-		mu.Lock()
 		out := logs.String()
-		mu.Unlock()
 		lines := strings.Count(out, "\n") - before - 1 // less "Watcher stopped"
 		if n := strings.Count(out, "Sync finished"); n < 20 {
 			t.Fatalf("%d syncs logged, want one per change:\n%s", n, out)
