@@ -27,10 +27,11 @@ GOLANGCI_LINT ?= $(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lin
 
 all: build
 
-## build: compile bin/novad and bin/novactl
+## build: compile bin/novad, bin/novactl and bin/novactl-tui (the TUI "novactl tui" runs)
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/novad ./cmd/novad
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/novactl ./cmd/novactl
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/novactl-tui ./cmd/novactl-tui
 
 ## bench-build: bin/novactl-bench, novactl with the SQLite FTS5 baseline of
 ## "novactl bench" (-tags fts5); the shipped bin/novactl carries no SQLite

@@ -1,6 +1,15 @@
 package api
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNotRunning is matched (errors.Is) by the errors of a call to novad
+// that nothing answered: novad is not running, or runs on other ports.
+// Package client's NotRunningError matches it unless something else
+// answers there; the TUI and the CLI say how to start novad on it.
+var ErrNotRunning = errors.New("novad is not running")
 
 // Error codes and reasons fixed by the contract.
 const (

@@ -39,6 +39,10 @@ type Invocation struct {
 	// flagSets, when set, is told of every flag set the command defines
 	// (newFlags): the completion generator reads flags this way.
 	flagSets func(*flag.FlagSet)
+	// executable and exec, when set, stand in for os.Executable and
+	// execProgram in "novactl tui", which becomes novactl-tui.
+	executable func() (string, error)
+	exec       func(path string, argv, env []string) error
 }
 
 // IsTerminal reports whether w is an interactive terminal.

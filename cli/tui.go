@@ -2,20 +2,16 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"os"
-	"strings"
+	"path/filepath"
 	"time"
-
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/doctor"
-	"github.com/nova-recall/nova/tui"
+	"github.com/nova-recall/nova/internal/version"
 )
 
 const tuiHelp = `Opens the terminal UI: a status pane with the doctor checks (re-run every few
@@ -25,14 +21,64 @@ provenance, governance, quality flags). It draws on stderr and only reads: it
 searches through the running novad and changes nothing.
 
 Keys: / search · enter run/open · ↑↓ or k/j move · f filters · esc back
-(or cancel a slow search) · r refresh status · ? all keys · q or ctrl+c quit.`
+(or cancel a slow search) · r refresh status · ? all keys · q or ctrl+c quit.
+
+The TUI is the program novactl-tui, installed beside novactl.`
 
 // minTUIRefresh is the shortest pause --refresh accepts.
 const minTUIRefresh = time.Second
 
+// TUIBinary is the program that draws the TUI, installed beside novactl.
+// It is a program of its own because Bubble Tea v1 queries the terminal
+// for its background colour from a package init, in every program that
+// links it: novactl would send that query with every command, and where
+// nothing answers it (a pseudo-terminal that an agent's shell tool, a git
+// hook or "ssh -tt" opens) wait 5 s before doing anything.
+const TUIBinary = "novactl-tui"
+
+// TUISession is what the TUI program gets from RunTUI: a checked command
+// line, the configuration's backend and the invocation's terminal.
+type TUISession struct {
+	// Backend answers the TUI's status and search calls.
+	Backend TUIBackend
+	// Refresh is the pause between two runs of the status checks.
+	Refresh time.Duration
+	// Stdin, Stderr and Environ are the invocation's.
+	Stdin   io.Reader
+	Stderr  io.Writer
+	Environ []string
+}
+
+// RunTUI is novactl-tui: it checks the command line, the terminal and the
+// configuration as "novactl tui" does, then runs program (tui.Run, in
+// novactl-tui's main) and returns the exit code. "--version" alone prints
+// the version line, as novad --version does.
+func RunTUI(ctx context.Context, args []string, inv *Invocation, program func(context.Context, TUISession) error) int {
+	if len(args) == 1 && args[0] == "--version" {
+		fmt.Fprintln(inv.Stdout, version.Get().Line(TUIBinary))
+		return ExitOK
+	}
+	return tuiCommand(ctx, inv, args, func(s TUISession) int {
+		if err := program(ctx, s); err != nil {
+			fmt.Fprintf(inv.Stderr, "novactl tui: %v\n", err)
+			return ExitFailure
+		}
+		return ExitOK
+	})
+}
+
+// runTUI is "novactl tui": once the command line, the terminal and the
+// configuration are checked, it becomes novactl-tui (TUIBinary).
 func runTUI(ctx context.Context, inv *Invocation, args []string) int {
+	return tuiCommand(ctx, inv, args, func(TUISession) int { return execTUI(inv, args) })
+}
+
+// tuiCommand checks a tui command line and hands a session to start.
+func tuiCommand(_ context.Context, inv *Invocation, args []string, start func(TUISession) int) int {
 	fs := newFlags(inv, "novactl tui", "novactl tui [--refresh 5s]", tuiHelp)
-	refresh := fs.Duration("refresh", tui.DefaultStatusInterval, "pause between two runs of the status checks (at least 1s)")
+	// The default is tui.DefaultStatusInterval, which novactl does not
+	// link (TUIBinary says why).
+	refresh := fs.Duration("refresh", 5*time.Second, "pause between two runs of the status checks (at least 1s)")
 	pos, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
@@ -56,39 +102,67 @@ func runTUI(ctx context.Context, inv *Invocation, args []string) int {
 		return ExitFailure
 	}
 	novadProbe, watcherProbe := newServiceProbes(inv)
-	backend := tuiBackend{
-		client:         client.ForConfig(cfg),
-		environ:        inv.Environ,
-		service:        novadProbe,
-		watcherService: watcherProbe,
-	}
-	// Styles are rendered for stderr, where the program draws, with the
-	// invocation's environment (TERM, COLORTERM, NO_COLOR). The profile is
-	// resolved now, before Bubble Tea takes the terminal.
-	renderer := lipgloss.NewRenderer(inv.Stderr, termenv.WithEnvironment(tuiEnviron(inv.Environ)))
-	_ = renderer.ColorProfile()
-
-	model := tui.New(tui.Options{Backend: backend, StatusInterval: *refresh, Renderer: renderer})
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithOutput(inv.Stderr), tea.WithAltScreen()}
-	if f, ok := inv.Stdin.(*os.File); ok && IsTerminal(f) {
-		opts = append(opts, tea.WithInput(f))
-	} else {
-		// stdin is redirected: read keys from the controlling terminal.
-		opts = append(opts, tea.WithInputTTY())
-	}
-	if _, err := tea.NewProgram(model, opts...).Run(); err != nil {
-		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
-			return ExitOK // interrupted from outside: a clean exit
-		}
-		fmt.Fprintf(inv.Stderr, "novactl tui: %v\n", err)
-		return ExitFailure
-	}
-	return ExitOK
+	return start(TUISession{
+		Backend: TUIBackend{
+			client:         client.ForConfig(cfg),
+			environ:        inv.Environ,
+			service:        novadProbe,
+			watcherService: watcherProbe,
+		},
+		Refresh: *refresh,
+		Stdin:   inv.Stdin,
+		Stderr:  inv.Stderr,
+		Environ: inv.Environ,
+	})
 }
 
-// tuiBackend is the TUI's view of Nova: doctor for the status pane and the
-// typed client for searches. It is safe for concurrent use.
-type tuiBackend struct {
+// execTUI replaces novactl with novactl-tui, found beside novactl's
+// executable (or, when novactl was started through a link, beside the
+// file the link names), with the same arguments and environment.
+func execTUI(inv *Invocation, args []string) int {
+	executable, exec := os.Executable, execProgram
+	if inv.executable != nil {
+		executable = inv.executable
+	}
+	if inv.exec != nil {
+		exec = inv.exec
+	}
+	self, err := executable()
+	if err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl tui: cannot find novactl's own executable, to run %s beside it: %v\n", TUIBinary, err)
+		return ExitFailure
+	}
+	var tried []string
+	dirs := []string{filepath.Dir(self)}
+	if resolved, err := filepath.EvalSymlinks(self); err == nil && filepath.Dir(resolved) != dirs[0] {
+		dirs = append(dirs, filepath.Dir(resolved))
+	}
+	for _, dir := range dirs {
+		path := filepath.Join(dir, TUIBinary)
+		tried = append(tried, path)
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		err := exec(path, append([]string{TUIBinary}, args...), inv.Environ)
+		fmt.Fprintf(inv.Stderr, "novactl tui: cannot run %s: %v\n", path, err)
+		return ExitFailure
+	}
+	fmt.Fprintf(inv.Stderr, "novactl tui: the terminal UI is the program %s, installed beside novactl, and it is not there (looked for %s); reinstall Nova, or run make build in a clone\n", TUIBinary, joinOr(tried))
+	return ExitFailure
+}
+
+// joinOr lists paths as "a" or "a or b".
+func joinOr(paths []string) string {
+	if len(paths) == 2 {
+		return paths[0] + " or " + paths[1]
+	}
+	return paths[0]
+}
+
+// TUIBackend is the TUI's view of Nova: doctor for the status pane and the
+// typed client for searches. It implements tui.Backend and is safe for
+// concurrent use.
+type TUIBackend struct {
 	client  *client.Client
 	environ []string
 	service doctor.ServiceProbe // nil skips the service check
@@ -97,41 +171,20 @@ type tuiBackend struct {
 }
 
 // Status implements tui.Backend.
-func (b tuiBackend) Status(ctx context.Context) (doctor.Report, error) {
+func (b TUIBackend) Status(ctx context.Context) (doctor.Report, error) {
 	return doctor.Run(ctx, doctor.Options{Environ: b.environ, Service: b.service, WatcherService: b.watcherService}), nil
 }
 
-// Search implements tui.Backend. A refused connection is reported as
-// tui.ErrNotRunning, so the TUI can say how to start novad; another
+// Search implements tui.Backend. A refused connection is an error that
+// matches api.ErrNotRunning, so the TUI can say how to start novad; another
 // home's novad on this home's ports is not (starting this home's novad
 // would not help), and the TUI shows the client's words.
-func (b tuiBackend) Search(ctx context.Context, body api.SearchBody) (*api.SearchResponse, error) {
+func (b TUIBackend) Search(ctx context.Context, body api.SearchBody) (*api.SearchResponse, error) {
 	budget := time.Duration(api.CLITimeoutMs) * time.Millisecond
 	if d, ok := ctx.Deadline(); ok {
 		budget = time.Until(d)
 	}
 	body.RemainingBudgetMs = int(budget.Milliseconds())
 	resp, _, err := b.client.Search(ctx, body)
-	if nr, ok := errors.AsType[*client.NotRunningError](err); ok && !nr.Other {
-		return nil, fmt.Errorf("%w: %w", tui.ErrNotRunning, err)
-	}
 	return resp, err
-}
-
-// tuiEnviron adapts an environment list to termenv.Environ.
-type tuiEnviron []string
-
-// Environ implements termenv.Environ.
-func (e tuiEnviron) Environ() []string { return e }
-
-// Getenv implements termenv.Environ; the last assignment wins, as in
-// os.Getenv.
-func (e tuiEnviron) Getenv(name string) string {
-	v := ""
-	for _, kv := range e {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
-			v = val
-		}
-	}
-	return v
 }

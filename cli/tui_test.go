@@ -5,9 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +19,8 @@ import (
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/paths"
-	"github.com/nova-recall/nova/tui"
 )
 
 func TestRunTUI(t *testing.T) {
@@ -58,7 +62,7 @@ func TestTUIBackend_Search(t *testing.T) {
 			_ = json.NewEncoder(w).Encode(api.Unavailable(got.Query, got.TopK, api.ReasonIndexNotLoaded))
 		}))
 		defer srv.Close()
-		b := tuiBackend{client: client.New(srv.URL, "")}
+		b := TUIBackend{client: client.New(srv.URL, "")}
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
 		resp, err := b.Search(ctx, api.SearchBody{Query: "dashboard port", TopK: 5})
@@ -79,10 +83,10 @@ func TestTUIBackend_Search(t *testing.T) {
 		}
 		addr := ln.Addr().String()
 		ln.Close()
-		b := tuiBackend{client: client.New("http://"+addr, "")}
+		b := TUIBackend{client: client.New("http://"+addr, "")}
 		_, err = b.Search(t.Context(), api.SearchBody{Query: "x"})
-		if !errors.Is(err, tui.ErrNotRunning) || !client.IsNotRunning(err) {
-			t.Fatalf("err = %v, want one that wraps tui.ErrNotRunning and the client's error", err)
+		if !errors.Is(err, api.ErrNotRunning) || !client.IsNotRunning(err) {
+			t.Fatalf("err = %v, want one that matches api.ErrNotRunning and is the client's error", err)
 		}
 	})
 	t.Run("another home's novad on this home's ports", func(t *testing.T) {
@@ -97,10 +101,10 @@ func TestTUIBackend_Search(t *testing.T) {
 		cfg := config.Config{Home: paths.Home{Root: t.TempDir()}}
 		cfg.Server.Host = "127.0.0.1"
 		cfg.Server.Port, cfg.Facade.Port = port, port
-		b := tuiBackend{client: client.ForConfig(cfg)}
+		b := TUIBackend{client: client.ForConfig(cfg)}
 		_, err := b.Search(t.Context(), api.SearchBody{Query: "x"})
-		if err == nil || errors.Is(err, tui.ErrNotRunning) || !strings.Contains(err.Error(), "another home's novad") {
-			t.Fatalf("err = %v, want the client's other-home error, not tui.ErrNotRunning", err)
+		if err == nil || errors.Is(err, api.ErrNotRunning) || !strings.Contains(err.Error(), "another home's novad") {
+			t.Fatalf("err = %v, want the client's other-home error, not api.ErrNotRunning", err)
 		}
 		if sent {
 			t.Error("the search was sent to the other server")
@@ -108,14 +112,61 @@ func TestTUIBackend_Search(t *testing.T) {
 	})
 }
 
-func TestTUIEnviron(t *testing.T) {
-	e := tuiEnviron{"TERM=xterm", "NO_COLOR=1", "TERM=xterm-256color", "EMPTY="}
-	for name, want := range map[string]string{"TERM": "xterm-256color", "NO_COLOR": "1", "EMPTY": "", "MISSING": ""} {
-		if got := e.Getenv(name); got != want {
-			t.Errorf("Getenv(%q) = %q, want %q", name, got, want)
+// TestTUILaunch: "novactl tui" checks its command line and the
+// configuration, then becomes novactl-tui found beside novactl's
+// executable, or beside the file a link to novactl names; without it, it
+// says where it looked and what to do.
+func TestTUILaunch(t *testing.T) {
+	bin, linkDir := t.TempDir(), t.TempDir()
+	self := filepath.Join(bin, "novactl")
+	novatest.Must(t, os.WriteFile(self, nil, 0o755))
+	link := filepath.Join(linkDir, "novactl")
+	novatest.Must(t, os.Symlink(self, link))
+
+	// run runs "novactl tui --refresh 2s" as exe, on a terminal (the TUI
+	// refuses a stderr that is not one), and returns the exit code, what
+	// it wrote and what it would have become.
+	run := func(t *testing.T, exe string) (code int, stderr string, path string, argv []string) {
+		t.Helper()
+		master, slave := novatest.PTY(t)
+		home := t.TempDir()
+		inv := &Invocation{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: slave, Environ: []string{"NOVA_HOME=" + home}}
+		inv.executable = func() (string, error) { return exe, nil }
+		inv.exec = func(p string, a, env []string) error {
+			path, argv = p, a
+			if !slices.Contains(env, "NOVA_HOME="+home) {
+				t.Errorf("novactl-tui's environment %q is not novactl's", env)
+			}
+			return errors.New("exec is a stand-in here")
 		}
+		code = Run(t.Context(), []string{"tui", "--refresh", "2s"}, inv)
+		novatest.Must(t, master.SetReadDeadline(time.Now().Add(time.Second)))
+		buf := make([]byte, 8192)
+		n, _ := master.Read(buf)
+		return code, string(buf[:n]), path, argv
 	}
-	if len(e.Environ()) != 4 {
-		t.Errorf("Environ() = %v", e.Environ())
+
+	t.Run("missing", func(t *testing.T) {
+		code, stderr, path, _ := run(t, self)
+		if code != ExitFailure || path != "" {
+			t.Fatalf("exit %d, exec %q: want 1 and no exec without novactl-tui", code, path)
+		}
+		for _, want := range []string{"the program novactl-tui, installed beside novactl", filepath.Join(bin, TUIBinary), "reinstall Nova"} {
+			if !strings.Contains(strings.ReplaceAll(stderr, "\r\n", " "), want) {
+				t.Errorf("stderr lacks %q:\n%s", want, stderr)
+			}
+		}
+	})
+	novatest.Must(t, os.WriteFile(filepath.Join(bin, TUIBinary), nil, 0o755))
+	for name, exe := range map[string]string{"beside novactl": self, "beside a link's target": link} {
+		t.Run(name, func(t *testing.T) {
+			code, stderr, path, argv := run(t, exe)
+			if path != filepath.Join(bin, TUIBinary) || !slices.Equal(argv, []string{TUIBinary, "--refresh", "2s"}) {
+				t.Fatalf("exec %q %q, want %s with novactl's arguments", path, argv, filepath.Join(bin, TUIBinary))
+			}
+			if code != ExitFailure || !strings.Contains(stderr, "cannot run") {
+				t.Errorf("a failed exec: exit %d, stderr %q; want 1 and what failed", code, stderr)
+			}
+		})
 	}
 }

@@ -89,6 +89,10 @@ type NotRunningError struct {
 	Other bool
 }
 
+// Is reports whether target is api.ErrNotRunning and nothing answered (not
+// Other: starting this home's novad would not help there).
+func (e *NotRunningError) Is(target error) bool { return target == api.ErrNotRunning && !e.Other }
+
 func (e *NotRunningError) Error() string {
 	if e.Other {
 		return fmt.Sprintf("no novad serves this NOVA_HOME: what answers at %s is another home's novad or another program, and nothing was sent to it; give this home other ports (server.port and facade.port in config.yaml) and start its novad", e.URL)

@@ -7,7 +7,8 @@
 // Update changes it without doing I/O (update.go), View renders it
 // (view.go), and every I/O step is a tea.Cmd (cmds.go) that talks to a
 // Backend and answers with a typed message (msgs.go). It never imports the
-// client or the daemon; novactl passes in a Backend built on them.
+// client or the daemon; novactl-tui passes in a Backend built on them, and
+// Run runs the program (run.go).
 package tui
 
 import (
@@ -26,14 +27,11 @@ type Backend interface {
 	Status(ctx context.Context) (doctor.Report, error)
 	// Search runs one search on the facade. It returns the envelope for
 	// every answer novad gives, including unavailable ones, and an error
-	// only when no envelope came back. An error that wraps ErrNotRunning
-	// means nothing answered at novad's address.
+	// only when no envelope came back. An error that matches
+	// api.ErrNotRunning means nothing answered at novad's address.
 	Search(ctx context.Context, body api.SearchBody) (*api.SearchResponse, error)
 }
 
-// ErrNotRunning is wrapped by Backend.Search errors when novad does not
-// answer, so the TUI can say so plainly and suggest how to start it.
-var ErrNotRunning = errors.New("novad is not running")
-
-// isNotRunning reports whether err says novad did not answer.
-func isNotRunning(err error) bool { return errors.Is(err, ErrNotRunning) }
+// isNotRunning reports whether err says novad did not answer, so the TUI
+// can say so plainly and suggest how to start it.
+func isNotRunning(err error) bool { return errors.Is(err, api.ErrNotRunning) }

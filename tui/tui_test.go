@@ -384,7 +384,7 @@ func TestModel_SearchFailures(t *testing.T) {
 		want   []string
 	}{
 		{"novad down", func(api.SearchBody) (*api.SearchResponse, error) {
-			return nil, fmt.Errorf("%w: dial tcp 127.0.0.1:7412: connect: connection refused", ErrNotRunning)
+			return nil, fmt.Errorf("%w: dial tcp 127.0.0.1:7412: connect: connection refused", api.ErrNotRunning)
 		}, []string{"novad is not running", "novactl service install"}},
 		{"transport", func(api.SearchBody) (*api.SearchResponse, error) { return nil, errBoom }, []string{"Search failed: read response: unexpected EOF"}},
 		{"no envelope", func(api.SearchBody) (*api.SearchResponse, error) { return nil, nil }, []string{"Search failed: novad returned no response"}},

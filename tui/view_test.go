@@ -18,7 +18,7 @@ import (
 // testdata/TestView/<case>.golden. Run with -update to rewrite them.
 func TestView(t *testing.T) {
 	notRunning := func(api.SearchBody) (*api.SearchResponse, error) {
-		return nil, fmt.Errorf("%w: dial tcp 127.0.0.1:7412: connect: connection refused", ErrNotRunning)
+		return nil, fmt.Errorf("%w: dial tcp 127.0.0.1:7412: connect: connection refused", api.ErrNotRunning)
 	}
 	unavailable := func(b api.SearchBody) (*api.SearchResponse, error) {
 		return api.Unavailable(b.Query, 5, api.ReasonIndexNotLoaded), nil

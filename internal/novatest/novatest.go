@@ -35,8 +35,9 @@ var (
 	buildErr  error
 )
 
-// BinDir returns the folder holding the built novad and novactl, building
-// them on first use (with -race when the tests run with it).
+// BinDir returns the folder holding the built novad, novactl and
+// novactl-tui, building them on first use (with -race when the tests run
+// with it).
 func BinDir(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -49,7 +50,7 @@ func BinDir(t testing.TB) string {
 		if raceEnabled {
 			args = append(args, "-race")
 		}
-		for _, name := range []string{"novad", "novactl"} {
+		for _, name := range []string{"novad", "novactl", "novactl-tui"} {
 			cmd := exec.Command("go", append(args, "-o", filepath.Join(binDir, name), "./cmd/"+name)...)
 			cmd.Dir = root
 			if out, err := cmd.CombinedOutput(); err != nil {
@@ -64,7 +65,7 @@ func BinDir(t testing.TB) string {
 	return binDir
 }
 
-// Binary returns the path of the built novad or novactl.
+// Binary returns the path of the built novad, novactl or novactl-tui.
 func Binary(t testing.TB, name string) string {
 	t.Helper()
 	return filepath.Join(BinDir(t), name)

@@ -81,7 +81,7 @@ func TestMain(m *testing.M) {
 }
 
 // TestConfig holds .goreleaser.yaml to what the README and the issue
-// promise: both binaries for darwin and linux on amd64 and arm64, stamped
+// promise: the three binaries for darwin and linux on amd64 and arm64, stamped
 // with version, commit and date; one archive per platform with README,
 // LICENSE and the completions; checksums; a nova formula whose service
 // runs novad and a nova-watch formula whose service runs the watcher.
@@ -91,7 +91,7 @@ func TestConfig(t *testing.T) {
 		t.Fatalf("version %d, project %q: want a goreleaser v2 configuration of project nova", c.Version, c.ProjectName)
 	}
 	stamped := stampableVars(t)
-	for _, bin := range []string{"novad", "novactl"} {
+	for _, bin := range []string{"novad", "novactl", "novactl-tui"} {
 		b, ok := c.Build(bin)
 		if !ok {
 			t.Fatalf("no build %q", bin)
@@ -135,7 +135,7 @@ func TestConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"x/LICENSE", "x/README.md", "x/completions/_novactl", "x/completions/novactl.bash", "x/completions/novactl.fish", "x/novactl", "x/novad"}
+	want := []string{"x/LICENSE", "x/README.md", "x/completions/_novactl", "x/completions/novactl.bash", "x/completions/novactl.fish", "x/novactl", "x/novactl-tui", "x/novad"}
 	if !slices.Equal(contents, want) {
 		t.Errorf("archive contents %q, want %q", contents, want)
 	}
@@ -148,7 +148,7 @@ func TestConfig(t *testing.T) {
 		t.Fatal("no nova formula")
 	}
 	for _, line := range []string{
-		`bin.install "novad", "novactl"`,
+		`bin.install "novad", "novactl", "novactl-tui"`,
 		`bash_completion.install "completions/novactl.bash" => "novactl"`,
 		`zsh_completion.install "completions/_novactl"`,
 		`fish_completion.install "completions/novactl.fish"`,
@@ -651,13 +651,13 @@ func readChecksums(t *testing.T, path string) map[string]string {
 	return out
 }
 
-// checkBinaries runs the archive's binaries for this platform: both carry
+// checkBinaries runs the archive's binaries for this platform: each carries
 // the release's version and commit, and the archive's completion scripts
 // are what its own novactl prints.
 func checkBinaries(t *testing.T, name string, files map[string]tarFile, md metadata) {
 	t.Helper()
 	dir := t.TempDir()
-	for _, bin := range []string{"novad", "novactl"} {
+	for _, bin := range []string{"novad", "novactl", "novactl-tui"} {
 		if err := os.WriteFile(filepath.Join(dir, bin), files[name+"/"+bin].body, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -672,7 +672,7 @@ func checkBinaries(t *testing.T, name string, files map[string]tarFile, md metad
 		}
 		return string(out)
 	}
-	for bin, args := range map[string][]string{"novad": {"--version"}, "novactl": {"version"}} {
+	for bin, args := range map[string][]string{"novad": {"--version"}, "novactl": {"version"}, "novactl-tui": {"--version"}} {
 		out := run(bin, args...)
 		if !strings.HasPrefix(out, bin+" "+md.Version+" (commit ") {
 			t.Errorf("%s %v = %q, want version %s", bin, args, out, md.Version)

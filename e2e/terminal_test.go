@@ -1,0 +1,139 @@
+package e2e
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/internal/novatest"
+)
+
+// terminal is a pseudo-terminal with a program on it, and everything the
+// program wrote to it so far.
+type terminal struct {
+	master *os.File
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	out    bytes.Buffer
+	done   chan struct{} // closed when the program's writes are all read
+}
+
+// startOnTerminal starts a Nova binary with a pseudo-terminal as its
+// controlling terminal and stdin, stdout and stderr, as a shell in a
+// terminal window (or an agent's pty-backed shell tool) runs it. answer,
+// when set, is called with each chunk read and may type into the terminal.
+func startOnTerminal(t *testing.T, h *novatest.Home, answer func(term *terminal, seen string), name string, args ...string) *terminal {
+	t.Helper()
+	master, slave := novatest.PTY(t)
+	cmd := exec.Command(novatest.Binary(t, name), args...)
+	cmd.Env = append(h.Env(), "TERM=xterm-256color")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	novatest.Must(t, cmd.Start())
+	slave.Close() // the program holds its own copies; EOF comes when it exits
+	term := &terminal{master: master, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		defer close(term.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			term.mu.Lock()
+			term.out.Write(buf[:n])
+			seen := term.out.String()
+			term.mu.Unlock()
+			if n > 0 && answer != nil {
+				answer(term, seen)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return term
+}
+
+// wait waits for the program to exit and returns its exit code and output.
+func (term *terminal) wait(t *testing.T, timeout time.Duration) (int, string) {
+	t.Helper()
+	exited := make(chan error, 1)
+	go func() { exited <- term.cmd.Wait() }()
+	var err error
+	select {
+	case err = <-exited:
+	case <-time.After(timeout):
+		_ = term.cmd.Process.Kill()
+		t.Fatalf("%s did not exit within %s (killed: %v); it wrote:\n%q", term.cmd.Path, timeout, <-exited, term.output())
+	}
+	<-term.done
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, term.output()
+}
+
+func (term *terminal) output() string {
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	return term.out.String()
+}
+
+// bgQuery is the query for the terminal's background colour (OSC 11).
+const bgQuery = "\x1b]11;?"
+
+// TestNovactlAsksTheTerminalNothing: novactl's commands write nothing to
+// the terminal but their output. Bubble Tea v1 queries the terminal's
+// background colour from a package init in every program that links it:
+// where nothing answers (a pseudo-terminal that an agent's shell tool, a
+// git hook or "ssh -tt" opens, like this test's) every novactl command
+// waited 5 s for the answer first, and left the query in the output an
+// agent reads. The TUI is novactl-tui since, so novactl does not link it.
+func TestNovactlAsksTheTerminalNothing(t *testing.T) {
+	h := novatest.NewHome(t, "")
+	for _, args := range [][]string{{"version"}, {"config", "show"}} {
+		term := startOnTerminal(t, h, nil, "novactl", args...)
+		code, out := term.wait(t, time.Minute)
+		if code != 0 {
+			t.Fatalf("novactl %v exited %d:\n%s", args, code, out)
+		}
+		if strings.Contains(out, "\x1b") {
+			t.Errorf("novactl %v wrote an escape sequence to the terminal (%q):\n%q", args, bgQuery, out)
+		}
+	}
+}
+
+// TestTUIFromNovactl: "novactl tui" on a terminal becomes novactl-tui,
+// which draws the TUI and quits on q with exit 0. The test's terminal
+// answers the queries a terminal emulator answers.
+func TestTUIFromNovactl(t *testing.T) {
+	h := novatest.NewHome(t, "")
+	var quitOnce, answerOnce sync.Once
+	term := startOnTerminal(t, h, func(term *terminal, seen string) {
+		if strings.Contains(seen, bgQuery) {
+			answerOnce.Do(func() {
+				_, _ = io.WriteString(term.master, "\x1b]11;rgb:0000/0000/0000\x1b\\\x1b[1;1R")
+			})
+		}
+		if strings.Contains(seen, "Search") {
+			quitOnce.Do(func() { _, _ = io.WriteString(term.master, "q") })
+		}
+	}, "novactl", "tui", "--refresh", "1s")
+	code, out := term.wait(t, time.Minute)
+	if code != 0 {
+		t.Fatalf("novactl tui exited %d:\n%q", code, out)
+	}
+	for _, want := range []string{"\x1b[?1049h", "Nova", "Search", "\x1b[?1049l"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the TUI's drawing lacks %q:\n%q", want, out)
+		}
+	}
+}
