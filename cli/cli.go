@@ -72,7 +72,7 @@ func commands() []command {
 		{"mcp", "Serve Nova's read-only memory tools over MCP (stdio), or install them into agents", runMCP, mcpVerbs()},
 		{"rag", "Compatibility commands (rag search-memory)", runRag, ragVerbs()},
 		{"search", "Search memory through the running novad", runSearch, nil},
-		{"service", "Install, start, stop or remove the novad and watcher services", runService, serviceVerbs()},
+		{"service", "Install, start, stop, restart or remove the novad and watcher services", runService, serviceVerbs()},
 		{"skill", "Install the read-only recall skill for your agents", runSkill, skillVerbs()},
 		{"status", "Show a one-screen summary of doctor", runStatus, nil},
 		{"tui", "Open the terminal UI: status, test searches, evidence", runTUI, nil},

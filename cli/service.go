@@ -22,7 +22,7 @@ import (
 	"github.com/nova-recall/nova/paths"
 )
 
-const serviceSynopsis = "novactl service <install|uninstall|start|stop|status> [--dry-run] [--json] [--novad PATH]"
+const serviceSynopsis = "novactl service <install|uninstall|start|stop|restart|status> [--dry-run] [--json] [--novad PATH]"
 
 const serviceHelp = `Registers Nova's two jobs with your login session's service manager, so that
 they run at login and are restarted after a failure: novad, the read-only
@@ -38,6 +38,11 @@ fresh. Every operation covers both.
              NOVA_HOME does not matter). Logs and memory are kept.
   start      start novad (loading the service first if needed)
   stop       stop novad until the next login or "novactl service start"
+  restart    stop novad and the watcher and start them again, so they read
+             config.yaml afresh (after you change a port, a source or the
+             embedder); a stopped job is just started. Refuses an invalid
+             or non-loopback config.yaml before stopping anything. A new
+             novad binary or another NOVA_HOME needs install, not restart.
   status     show what the service manager says about novad
 
 macOS: per-user LaunchAgents, ~/Library/LaunchAgents/dev.nova.novad.plist
@@ -99,6 +104,7 @@ func serviceVerbs() []verb {
 		{"uninstall", "Stop novad and the watcher and remove their service definitions"},
 		{"start", "Start novad and the source watcher"},
 		{"stop", "Stop novad and the watcher until the next login"},
+		{"restart", "Restart novad and the watcher so they read config.yaml again"},
 		{"status", "Show what the service manager says about novad and the watcher"},
 	}
 }
@@ -152,7 +158,7 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 		// user's systemd manager); under sudo it would land in root's.
 		return fail(errors.New("refusing to run as root: novad is a per-user service; run novactl service as the user it is for, without sudo"))
 	}
-	if op == "install" || op == "start" {
+	if op == "install" || op == "start" || op == "restart" {
 		note, err := checkServiceConfig(inv)
 		if err != nil {
 			return fail(err)
@@ -524,6 +530,8 @@ func (b *launchdBackend) plan(op string) (packaging.Plan, error) {
 		return b.a.UninstallPlan(), nil
 	case "start":
 		return b.a.StartPlan(), nil
+	case "restart":
+		return b.a.RestartPlan(), nil
 	}
 	return b.a.StopPlan(), nil
 }
@@ -537,6 +545,8 @@ func (b *launchdBackend) do(ctx context.Context, op string) error {
 		return b.a.Uninstall(ctx)
 	case "start":
 		return b.a.Start(ctx)
+	case "restart":
+		return b.a.Restart(ctx)
 	}
 	return b.a.Stop(ctx)
 }
@@ -552,6 +562,8 @@ func (b *launchdBackend) summary(op string) string {
 		return fmt.Sprintf("Uninstalled %s. Logs, if any, are kept in %s.", b.a.Job.Label, b.a.Job.LogDir)
 	case "start":
 		return "Started " + b.a.Job.Label + ". novactl service status shows what launchd says."
+	case "restart":
+		return "Restarted " + b.a.Job.Label + ": " + b.what + " runs with config.yaml as it is now. novactl service status shows what launchd says."
 	}
 	return "Stopped " + b.a.Job.Label + ": " + b.what + " starts again at the next login or with novactl service start."
 }
@@ -633,6 +645,8 @@ func (b *systemdBackend) plan(op string) (packaging.Plan, error) {
 		return b.m.UninstallPlan(), nil
 	case "start":
 		return b.m.StartPlan(), nil
+	case "restart":
+		return b.m.RestartPlan(), nil
 	}
 	return b.m.StopPlan(), nil
 }
@@ -646,6 +660,8 @@ func (b *systemdBackend) do(_ context.Context, op string) error {
 		return b.m.Uninstall()
 	case "start":
 		return b.m.Start()
+	case "restart":
+		return b.m.Restart()
 	}
 	return b.m.Stop()
 }
@@ -662,6 +678,8 @@ func (b *systemdBackend) summary(op string) string {
 		return fmt.Sprintf("Uninstalled %s.", name)
 	case "start":
 		return "Started " + name + ". novactl service status shows what systemd says."
+	case "restart":
+		return "Restarted " + name + ": " + b.what + " runs with config.yaml as it is now. novactl service status shows what systemd says."
 	}
 	return "Stopped " + name + ": " + b.what + " starts again at the next login or with novactl service start."
 }

@@ -244,7 +244,7 @@ func TestService_DryRunJSON(t *testing.T) {
 func TestService_DryRunEveryOperation(t *testing.T) {
 	h := newServiceHome(t)
 	for _, goos := range []string{"darwin", "linux"} {
-		for _, op := range []string{"install", "uninstall", "start", "stop"} {
+		for _, op := range []string{"install", "uninstall", "start", "stop", "restart"} {
 			t.Run(goos+"/"+op, func(t *testing.T) {
 				before := snapshot(t, filepath.Dir(h.home))
 				deps := h.deps(goos, refuseLaunchctl{t}, refuseController(t))
@@ -388,10 +388,11 @@ func TestService_Usage(t *testing.T) {
 		code int
 		want string
 	}{
-		{nil, ExitUsage, "Usage: novactl service <install|uninstall|start|stop|status>"},
+		{nil, ExitUsage, "Usage: novactl service <install|uninstall|start|stop|restart|status>"},
+		{[]string{"restart", "--help"}, ExitOK, "read\n             config.yaml afresh"},
 		{[]string{"--help"}, ExitOK, "LaunchAgent"},
 		{[]string{"install", "--help"}, ExitOK, "--dry-run"},
-		{[]string{"restart"}, ExitUsage, `unknown subcommand "restart"`},
+		{[]string{"reload"}, ExitUsage, `unknown subcommand "reload"`},
 		{[]string{"install", "extra"}, ExitUsage, `unexpected argument "extra"`},
 		{[]string{"install", "--bogus"}, ExitUsage, "flag provided but not defined"},
 		{[]string{"start", "--novad", "/opt/novad"}, ExitUsage, "--novad applies to install only"},
@@ -941,6 +942,108 @@ func TestService_StatusSaysItWaits(t *testing.T) {
 				!strings.Contains(out, "run novactl service install to refresh it") {
 				t.Errorf("an old definition:\n%s", out)
 			}
+		})
+	}
+}
+
+// kickLaunchd is memLaunchd that counts `launchctl kickstart -k`: the
+// restart of a running job.
+type kickLaunchd struct {
+	*memLaunchd
+	kills map[string]int
+}
+
+func (k *kickLaunchd) Kickstart(ctx context.Context, target string, kill bool) error {
+	if kill {
+		k.kills[target]++
+	}
+	return k.memLaunchd.Kickstart(ctx, target, kill)
+}
+
+// TestService_Restart: after a change to config.yaml, novactl service
+// restart stops and starts both jobs (a stopped one is just started),
+// refuses before stopping anything when novad would not start on the new
+// config.yaml, and says plainly when nothing is installed.
+func TestService_Restart(t *testing.T) {
+	ctx := context.Background()
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			h := newServiceHome(t)
+			l := &kickLaunchd{memLaunchd: &memLaunchd{loaded: map[string]bool{}}, kills: map[string]int{}}
+			sys := &systemdtest.System{OS: systemd.Platform}
+			watchSys := &systemdtest.System{OS: systemd.Platform}
+			dir := systemd.UserUnitDir(h.home)
+			deps := h.deps(goos, l, func(cfg *service.Config) (systemd.Controller, error) {
+				if cfg.Name == packaging.WatchServiceName {
+					return watchSys.Controller(cfg, filepath.Join(dir, cfg.Name+".service")), nil
+				}
+				return sys.Controller(cfg, filepath.Join(dir, cfg.Name+".service")), nil
+			})
+			run := func(want int, args ...string) (string, string) {
+				t.Helper()
+				code, out, errOut := runServiceCLI(ctx, h.environ, deps, args...)
+				if code != want {
+					t.Fatalf("%v: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", args, code, want, out, errOut)
+				}
+				return out, errOut
+			}
+			restarted := func() []int {
+				if goos == "darwin" {
+					return []int{l.kills["gui/501/"+packaging.ServiceName], l.kills["gui/501/"+packaging.WatchServiceName]}
+				}
+				return []int{strings.Count(strings.Join(sys.Calls(), " "), "restart"), strings.Count(strings.Join(watchSys.Calls(), " "), "restart")}
+			}
+
+			// Nothing installed: a clear error, in JSON too.
+			_, errOut := run(ExitFailure, "restart")
+			if !strings.Contains(errOut, "novactl service restart: "+packaging.ServiceName) || !strings.Contains(errOut, "is not installed") || !strings.Contains(errOut, "run novactl service install") {
+				t.Errorf("restart before install said: %s", errOut)
+			}
+			out, _ := run(ExitFailure, "restart", "--json")
+			var failed struct {
+				Operation string `json:"operation"`
+				OK        bool   `json:"ok"`
+				Error     string `json:"error"`
+			}
+			if err := json.Unmarshal([]byte(out), &failed); err != nil || failed.OK || failed.Operation != "restart" || !strings.Contains(failed.Error, "not installed") {
+				t.Errorf("restart --json before install: %q, %v", out, err)
+			}
+
+			run(ExitOK, "install")
+			h.writeConfig(t, "server:\n  port: 42001\n")
+			out, _ = run(ExitOK, "restart")
+			if !strings.Contains(out, "Restarted "+packaging.ServiceName) || !strings.Contains(out, "Restarted "+packaging.WatchServiceName) {
+				t.Errorf("restart said:\n%s", out)
+			}
+			if got := restarted(); !slices.Equal(got, []int{1, 1}) {
+				t.Errorf("restarts of novad and the watcher: %v, want [1 1]", got)
+			}
+			run(ExitOK, "status")
+
+			// A stopped service is started by restart.
+			run(ExitOK, "stop")
+			run(ExitFailure, "status")
+			out, _ = run(ExitOK, "restart", "--json")
+			var done struct {
+				Operation string   `json:"operation"`
+				OK        bool     `json:"ok"`
+				Steps     []string `json:"steps"`
+			}
+			if err := json.Unmarshal([]byte(out), &done); err != nil || !done.OK || done.Operation != "restart" || len(done.Steps) == 0 {
+				t.Errorf("restart --json: %q, %v", out, err)
+			}
+			run(ExitOK, "status")
+
+			// A config.yaml novad would refuse: nothing is stopped.
+			before := restarted()
+			h.writeConfig(t, "server:\n  host: 0.0.0.0\n")
+			if _, errOut := run(ExitFailure, "restart"); !strings.Contains(errOut, "not loopback") {
+				t.Errorf("restart on a non-loopback config said: %s", errOut)
+			}
+			if got := restarted(); !slices.Equal(got, before) {
+				t.Errorf("restart on a refused config restarted something: %v, before %v", got, before)
+			}
+			run(ExitOK, "status")
 		})
 	}
 }

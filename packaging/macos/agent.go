@@ -142,6 +142,15 @@ func (a *Agent) StopPlan() packaging.Plan {
 	}}
 }
 
+// RestartPlan is what Restart does, without doing it.
+func (a *Agent) RestartPlan() packaging.Plan {
+	return packaging.Plan{Operation: "restart", Manager: "launchd", Steps: []packaging.Step{
+		{Kind: packaging.StepRun, Argv: PrintArgv(a.Target()), When: "reads whether it is loaded"},
+		{Kind: packaging.StepRun, Argv: KickstartArgv(a.Target(), true), When: "if loaded: stops the running process and starts it again (one that is not running is just started)"},
+		{Kind: packaging.StepRun, Argv: BootstrapArgv(a.Domain(), a.PlistPath()), When: "if not loaded: starts it (RunAtLoad)"},
+	}}
+}
+
 // Install writes the plist and (re)loads the agent. It is idempotent: an
 // agent that is already loaded is booted out first (legacy `launchctl
 // load` fails on a loaded job; bootout + bootstrap does not), so running it
@@ -238,6 +247,33 @@ func (a *Agent) Start(ctx context.Context) error {
 		return fmt.Errorf("kickstart %s: %w", a.Target(), err)
 	}
 	a.logf("kickstarted %s", a.Target())
+	return nil
+}
+
+// Restart stops the running process and starts a new one, which reads
+// config.yaml afresh: `launchctl kickstart -k` on a loaded agent (it also
+// starts one that is loaded but not running), a bootstrap on one that was
+// stopped. The loaded plist is not re-read; Install is what applies a new
+// plist (another binary, another NOVA_HOME).
+func (a *Agent) Restart(ctx context.Context) error {
+	if _, err := os.Stat(a.PlistPath()); err != nil {
+		return fmt.Errorf("%s is not installed (%s: %w); run novactl service install", a.Job.Label, a.PlistPath(), err)
+	}
+	_, err := a.Launchctl.Print(ctx, a.Target())
+	switch {
+	case errors.Is(err, ErrNotLoaded):
+		if err := a.bootstrap(ctx); err != nil {
+			return err
+		}
+		a.logf("%s was stopped; bootstrapped it", a.Target())
+		return nil
+	case err != nil:
+		return fmt.Errorf("print %s: %w", a.Target(), err)
+	}
+	if err := a.Launchctl.Kickstart(ctx, a.Target(), true); err != nil {
+		return fmt.Errorf("kickstart -k %s: %w", a.Target(), err)
+	}
+	a.logf("restarted %s", a.Target())
 	return nil
 }
 

@@ -533,3 +533,44 @@ func TestAgent_WatcherSaysWhatItRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestAgent_Restart(t *testing.T) {
+	ctx := context.Background()
+	a, f := newTestAgent(t)
+	if err := a.Restart(ctx); err == nil || !strings.Contains(err.Error(), "novactl service install") {
+		t.Errorf("Restart before install = %v", err)
+	}
+	if len(f.calls) != 0 {
+		t.Errorf("Restart before install asked launchd %v", f.calls)
+	}
+	if err := a.Install(ctx); err != nil {
+		t.Fatal(err)
+	}
+	plan := a.RestartPlan().Commands()
+	for _, tc := range []struct {
+		name  string
+		setup func()
+		want  [][]string
+	}{
+		{"running: kill and start again", func() {}, [][]string{PrintArgv(a.Target()), KickstartArgv(a.Target(), true)}},
+		{"loaded, not running: start", func() { f.loaded[a.Target()] = false }, [][]string{PrintArgv(a.Target()), KickstartArgv(a.Target(), true)}},
+		{"not loaded: bootstrap", func() { delete(f.loaded, a.Target()) }, [][]string{PrintArgv(a.Target()), BootstrapArgv(a.Domain(), a.PlistPath())}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.setup()
+			f.calls = nil
+			if err := a.Restart(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.EqualFunc(f.calls, tc.want, slices.Equal) {
+				t.Errorf("ran %v, want %v", f.calls, tc.want)
+			}
+			if !isSubsequence(f.calls, plan) {
+				t.Errorf("ran %v, not a subsequence of the plan %v", f.calls, plan)
+			}
+			if !f.loaded[a.Target()] {
+				t.Error("not running after Restart")
+			}
+		})
+	}
+}

@@ -48,6 +48,9 @@ type Controller interface {
 	Start() error
 	// Stop runs systemctl --user stop.
 	Stop() error
+	// Restart runs systemctl --user restart, which starts a stopped unit
+	// too.
+	Restart() error
 	// Status runs systemctl --user is-active (and list-unit-files).
 	Status() (service.Status, error)
 	// Platform names the service manager kardianos detected.
@@ -157,7 +160,7 @@ func (m *Manager) controller(install bool) (Controller, error) {
 	return c, nil
 }
 
-// Preflight returns why op (install, uninstall, start or stop) would be
+// Preflight returns why op (install, uninstall, start, stop or restart) would be
 // refused on this machine, before it writes or runs anything: systemd was
 // not detected (ErrNoSystemd), or systemctl --user would reach no user
 // manager (ErrNoUserManager). Run it before the operation and before its
@@ -371,6 +374,29 @@ func (m *Manager) Start() error {
 		return fmt.Errorf("start %s: %w", m.Unit.FileName(), err)
 	}
 	m.logf("started %s", m.Unit.FileName())
+	return nil
+}
+
+// RestartPlan is what Restart does, without doing it.
+func (m *Manager) RestartPlan() packaging.Plan {
+	return packaging.Plan{Operation: "restart", Manager: "systemd", Steps: []packaging.Step{{Kind: packaging.StepRun, Argv: m.systemctl("restart"), When: "stops the running process and starts it again (a stopped unit is just started)"}}}
+}
+
+// Restart stops the unit's process and starts a new one, which reads
+// config.yaml afresh (systemctl --user restart; a stopped unit is just
+// started). It does not re-read the unit file: Install applies a new one.
+func (m *Manager) Restart() error {
+	if _, err := os.Stat(m.UnitPath()); err != nil {
+		return fmt.Errorf("%s is not installed (%w); run novactl service install", m.Unit.FileName(), err)
+	}
+	c, err := m.controller(false)
+	if err != nil {
+		return err
+	}
+	if err := c.Restart(); err != nil {
+		return fmt.Errorf("restart %s: %w", m.Unit.FileName(), err)
+	}
+	m.logf("restarted %s", m.Unit.FileName())
 	return nil
 }
 

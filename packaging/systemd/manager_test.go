@@ -412,3 +412,36 @@ func TestManager_UninstallWithoutAManager(t *testing.T) {
 		t.Errorf("a link to %s was removed or changed: %q, %v", other, target, err)
 	}
 }
+
+func TestManager_Restart(t *testing.T) {
+	m, sys := newTestManager(t)
+	if err := m.Restart(); err == nil || !strings.Contains(err.Error(), "novactl service install") {
+		t.Errorf("Restart before install = %v", err)
+	}
+	if calls := sys.Calls(); len(calls) != 0 {
+		t.Errorf("Restart before install reached systemd: %v", calls)
+	}
+	if err := m.Install(); err != nil {
+		t.Fatal(err)
+	}
+	for _, stopped := range []bool{false, true} {
+		if stopped {
+			if err := m.Stop(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sys.ResetCalls()
+		if err := m.Restart(); err != nil {
+			t.Fatal(err)
+		}
+		if calls := sys.Calls(); !slices.Equal(calls, []string{"restart"}) {
+			t.Errorf("stopped=%v: calls %v, want [restart]", stopped, calls)
+		}
+		if !sys.Running() {
+			t.Errorf("stopped=%v: not running after Restart", stopped)
+		}
+	}
+	if got, want := m.RestartPlan().Commands(), [][]string{{"systemctl", "restart", "--user", "dev.nova.novad.service"}}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("plan %v, want %v", got, want)
+	}
+}

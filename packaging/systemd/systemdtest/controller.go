@@ -131,6 +131,14 @@ func (c *Controller) Stop() error {
 	return nil
 }
 
+// Restart marks the service running, as systemctl restart does for a
+// running or a stopped unit.
+func (c *Controller) Restart() error {
+	c.sys.record("restart")
+	c.sys.setRunning(true)
+	return nil
+}
+
 // Status reports not installed without a unit file, else running or
 // stopped.
 func (c *Controller) Status() (service.Status, error) {
