@@ -24,13 +24,14 @@ import (
 // Exit codes of novad. launchd and systemd restart a process that exits
 // non-zero; the codes tell an operator (and doctor) why it stopped. With
 // --wait-for-config (what the service definitions pass) an invalid or
-// non-loopback configuration is waited out instead of exiting 77 or 78.
+// non-loopback configuration is waited out instead of exiting 77 or 78,
+// and so is another novad serving the same home instead of exiting 75.
 const (
 	ExitOK             = 0  // clean stop
 	ExitFailure        = 1  // runtime failure
 	ExitUsage          = 2  // bad command line
 	ExitPortInUse      = 75 // a port is taken (EX_TEMPFAIL: may succeed later)
-	ExitAlreadyServing = 75 // another novad serves the same home (EX_TEMPFAIL)
+	ExitAlreadyServing = 75 // another novad serves the same home (EX_TEMPFAIL); with --wait-for-config it stands by instead
 	ExitNonLoopback    = 77 // configuration asks for a non-loopback address (EX_NOPERM)
 	ExitConfig         = 78 // invalid configuration (EX_CONFIG)
 )
@@ -45,7 +46,7 @@ func Main(ctx context.Context, args []string, environ []string, stdout, stderr i
 	logFormat := fs.String("log-format", "auto", "log format: auto (text on a terminal, JSON under a service manager), text or json")
 	verbose := fs.Bool("v", false, "log every request (method, route, status, latency; never query text)")
 	showVersion := fs.Bool("version", false, "print the version, commit and build date, and exit")
-	waitForConfig := fs.Bool(configwait.Flag, false, "when config.yaml is invalid or not loopback, log why once and wait for it to be fixed instead of exiting 78 or 77 (service definitions pass it)")
+	waitForConfig := fs.Bool(configwait.Flag, false, "when config.yaml is invalid or not loopback, log why once and wait for it to be fixed instead of exiting 78 or 77; when another novad serves this NOVA_HOME, stand by until it stops instead of exiting 75 (service definitions pass it)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `novad serves Nova's read-only recall API on loopback.
 
@@ -59,6 +60,9 @@ whenever novactl promotes a new one. SIGHUP forces a reload; SIGTERM stops.
 An invalid config.yaml makes it exit at once (78; 77 for a non-loopback
 host) unless --wait-for-config is given: then it logs the error once and
 waits, binding nothing, until config.yaml is fixed, and serves from then on.
+Another novad serving the same NOVA_HOME makes it exit 75, unless
+--wait-for-config is given: then it logs that once and stands by, binding
+nothing, until that novad stops, and serves from then on.
 
 Flags:
 `)
@@ -124,7 +128,7 @@ Flags:
 		logger.Error("Refusing to start: invalid configuration (novactl doctor explains)", "err", err.Error())
 		return ExitConfig
 	}
-	srv, err := New(Options{Config: cfg, Logger: logger, Environ: environ})
+	srv, err := New(Options{Config: cfg, Logger: logger, Environ: environ, WaitForHome: *waitForConfig})
 	if err != nil {
 		logger.Error("Refusing to start", "err", err.Error())
 		if errors.Is(err, ErrNonLoopback) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -52,5 +53,67 @@ func TestMain_waitForConfigCancelled(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home.Root, "state", "novad.lock")); err == nil {
 		t.Error("a waiting novad created state/novad.lock")
+	}
+}
+
+// TestMain_waitForConfigStandsBy: a second novad for a home another novad
+// serves (two service jobs for one NOVA_HOME: brew services and novactl
+// service install) does not exit 75, which launchd answers with a relaunch
+// every 10 s and a burst of log lines each time, for ever. Run as the
+// service definitions run it, it logs once that it stands by, binds
+// nothing, writes no token, and serves as soon as the other one stops.
+func TestMain_waitForConfigStandsBy(t *testing.T) {
+	home := paths.Home{Root: t.TempDir()}
+	if err := os.WriteFile(home.Config(), []byte("server: {host: 127.0.0.1, port: 0}\nfacade: {port: 0}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := novatest.HoldNovadLock(t, home)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var stdout, stderr novatest.LogBuffer
+	code := make(chan int, 1)
+	done := make(chan struct{})
+	go func() {
+		code <- Main(ctx, []string{"--" + configwait.Flag, "--log-format", "text"}, []string{"NOVA_HOME=" + home.Root, "HOME=" + t.TempDir()}, &stdout, &stderr)
+		close(done)
+	}()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(stderr.String(), "Standing by"); time.Sleep(20 * time.Millisecond) {
+		select {
+		case c := <-code:
+			t.Fatalf("Main returned %d instead of standing by:\n%s", c, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Main does not stand by:\n%s", stderr.String())
+		}
+	}
+	// Standing by is quiet: one line, not one per poll.
+	time.Sleep(3 * standbyPoll)
+	if n := strings.Count(stderr.String(), "Standing by"); n != 1 {
+		t.Errorf("logged standing by %d times:\n%s", n, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "pid "+strconv.Itoa(os.Getpid())) {
+		t.Errorf("the standby line does not name the novad that serves:\n%s", stderr.String())
+	}
+	for _, p := range []string{home.TokenFile(), home.ServerState()} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("a standing-by novad wrote %s", p)
+		}
+	}
+	other.Release()
+	if _, err := novatest.WaitServing(home.Root, os.Getpid(), done, 20*time.Second); err != nil {
+		t.Fatalf("%v after the other novad stopped:\n%s", err, stderr.String())
+	}
+	if _, err := os.Stat(home.TokenFile()); err != nil {
+		t.Errorf("no token once serving: %v", err)
+	}
+	cancel()
+	select {
+	case c := <-code:
+		if c != ExitOK {
+			t.Fatalf("Main returned %d after its context ended, want %d:\n%s", c, ExitOK, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("Main did not return after its context ended")
 	}
 }

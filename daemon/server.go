@@ -62,6 +62,14 @@ type Options struct {
 	// with ErrPortInUse (a novad killed a moment ago may still hold it);
 	// 0 means 5 s, a negative value does not retry.
 	BindRetry time.Duration
+	// WaitForHome makes a novad whose home another novad serves stand by
+	// until that one stops, then serve, instead of returning
+	// ErrAlreadyServing once BindRetry has passed. Service definitions ask
+	// for it (--wait-for-config): when two jobs run novad for one home
+	// (brew services and novactl service install), the loser's exit would
+	// be relaunched by launchd every 10 s, each time with a burst of log
+	// lines, for as long as both are installed.
+	WaitForHome bool
 	// MaxConnections caps the connections each listener serves at once;
 	// more wait in the kernel's queue until one closes. 0 means 128.
 	MaxConnections int
@@ -233,6 +241,11 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 	// old process to be gone.
 	bindBy := time.Now().Add(s.opts.BindRetry)
 	homeLock, err := s.lockHome(ctx, bindBy)
+	if errors.Is(err, ErrAlreadyServing) && s.opts.WaitForHome {
+		homeLock, err = s.standBy(ctx, err)
+		// The ports are the other novad's until a moment ago.
+		bindBy = time.Now().Add(s.opts.BindRetry)
+	}
 	if err != nil {
 		return stoppedOr(ctx, err)
 	}
@@ -385,6 +398,37 @@ func (s *Server) lockHome(ctx context.Context, by time.Time) (*lockfile.Lock, er
 		s.log.Warn("Another novad holds this home; retrying", "attempt", attempt, "retryInMs", wait.Milliseconds())
 	})
 	return l, err
+}
+
+// standbyPoll is how often a standing-by novad tries the home's lock:
+// how long, at most, a home goes unserved after the novad serving it
+// stops.
+const standbyPoll = time.Second
+
+// standBy waits until the home's lock is free and takes it, or ctx ends.
+// held is why lockHome gave up (it names the novad that holds the lock);
+// it is logged once, not at every poll: a standby may last for days.
+func (s *Server) standBy(ctx context.Context, held error) (*lockfile.Lock, error) {
+	s.log.Warn("Standing by: another novad serves this home; this one serves when it stops. "+
+		"Two service jobs may run novad for this home (brew services and novactl service install): novactl service status and novactl doctor name them",
+		"home", s.home.Root, "err", held.Error())
+	t := time.NewTicker(standbyPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		l, err := lockfile.Acquire(s.home.DaemonLock(), paths.FileMode, "serve", s.opts.Now())
+		switch {
+		case err == nil:
+			s.log.Info("The other novad stopped; serving this home", "home", s.home.Root)
+			return l, nil
+		case !errors.Is(err, lockfile.ErrHeld):
+			return nil, err
+		}
+	}
 }
 
 // retryUntil calls try until it is done (its error then stands) or by has

@@ -145,6 +145,9 @@ func WatchServiceArgs() []string { return append(WatchArgs(), "--"+configwait.Fl
 // --wait-for-config makes an invalid config.yaml a wait for its fix rather
 // than an exit: launchd would restart novad every 10 s for as long as the
 // file stays broken, and systemd (RestartPreventExitStatus=78) would leave
-// it stopped after the fix (package configwait). Only service definitions
-// pass it; novad run by hand exits at once.
+// it stopped after the fix (package configwait). It also makes a novad
+// whose NOVA_HOME another novad serves stand by until that one stops,
+// rather than exit 75, which launchd would relaunch every 10 s for as long
+// as two jobs run novad for one home. Only service definitions pass it;
+// novad run by hand exits at once.
 func NovadServiceArgs() []string { return []string{"--" + configwait.Flag} }
