@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/doctor"
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/packaging"
 	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/packaging/macos"
@@ -62,6 +64,10 @@ set to this novactl's runtime home, and with --wait-for-config: if
 config.yaml becomes invalid, a job that (re)starts logs the error once and
 waits for the file to be fixed, then starts by itself; status says it waits,
 and names a definition an older novactl wrote without the flag.
+Homebrew's jobs (brew services start nova, nova-watch) run the same
+programs: install refuses while one exists, since a job registered twice
+runs twice for one NOVA_HOME (the second novad only stands by until the
+first stops), and status names the other definition and how to remove it.
 --dry-run prints every file (in full) and every command that would be written
 and run, and changes nothing. It refuses what the real run refuses before
 changing anything (running as root; on Linux, no systemd, or no systemd user
@@ -69,8 +75,9 @@ manager in this session, as under su or sudo -u), with the same message and
 exit status.
 
 Exit status: 0 on success; 1 on failure, and for status when novad or the
-watcher is not running under the service manager or waits for a valid
-config.yaml; 2 for a bad command line.`
+watcher is not running under the service manager, waits for a valid
+config.yaml, or (novad) stands by for another novad; 2 for a bad command
+line.`
 
 // serviceDeps are the process facts novactl service depends on, injected
 // so tests never touch the real launchd, systemd or ~/Library.
@@ -169,6 +176,9 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 	}
 	jobs := []serviceJob{novadJob(""), watcherJob("")}
 	if op == "install" {
+		if err := refuseSecondJob(paths.UserHome(inv.Environ), deps.goos); err != nil {
+			return fail(err)
+		}
 		p, err := findNovad(*novad, inv.Environ, deps.self)
 		if err != nil {
 			return fail(err)
@@ -453,6 +463,9 @@ type serviceBackend interface {
 	// view) and the doctor summary of it.
 	status(ctx context.Context) (detail any, st doctor.ServiceStatus, lines []string, err error)
 	summary(op string) string
+	// duplicates are the other service definitions (Homebrew's) that run
+	// the same job: two jobs for one NOVA_HOME.
+	duplicates() []packaging.Definition
 }
 
 // newServiceBackend builds the backend of job for deps.goos from inv's
@@ -576,11 +589,22 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 	}
 	def := inspectDefinition(b.job, st.PlistPath, b.a.Job.NovaHome, macos.InstalledNovaHome, macos.InstalledArgs)
 	waiting := st.Running() && def.waiting
-	if waiting {
+	// A novad that runs but does not hold its home's lock stands by for
+	// the novad that does (daemon: WaitForHome).
+	standby := ""
+	if b.job == configwait.JobNovad && st.Running() && st.Print.PID > 0 {
+		if pid := homeServer(def.home); pid > 0 && pid != st.Print.PID {
+			standby = standbyNote(pid, def.home)
+			ds.StandingBy = pid
+		}
+	}
+	if waiting || standby != "" {
 		ds.Running = false
 	}
 	var why []string
 	switch {
+	case standby != "":
+		why = append(why, standby)
 	case waiting:
 		why = append(why, waitingNote)
 	case st.Disabled:
@@ -605,6 +629,9 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 		if waiting {
 			state += ", " + waitingNote
 		}
+		if standby != "" {
+			state += ", " + standby
+		}
 	}
 	lines := []string{
 		fmt.Sprintf("Service %s (launchd, %s)", st.Label, b.a.Target()),
@@ -620,8 +647,15 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 	if st.Installed && def.outdated {
 		lines = append(lines, "  outdated:  "+outdatedNote("launchd restarts it every 10 s, logging the same error each time"))
 	}
+	if st.Installed {
+		lines = append(lines, duplicateLines(b.what, b.duplicates())...)
+	}
 	lines = append(lines, "  logs:      "+b.a.Job.StderrPath())
 	return st, ds, lines, nil
+}
+
+func (b *launchdBackend) duplicates() []packaging.Definition {
+	return otherDefinitions(b.a.Home, "darwin", b.job)
 }
 
 type systemdBackend struct {
@@ -716,8 +750,75 @@ func (b *systemdBackend) status(context.Context) (any, doctor.ServiceStatus, []s
 	if st.Installed && def.outdated {
 		lines = append(lines, "  outdated:  "+outdatedNote("systemd leaves it stopped even after the file is fixed"))
 	}
+	if st.Installed {
+		lines = append(lines, duplicateLines(b.what, b.duplicates())...)
+	}
 	lines = append(lines, "  logs:      journalctl --user -u "+b.m.Unit.Name)
 	return st, ds, lines, nil
+}
+
+func (b *systemdBackend) duplicates() []packaging.Definition {
+	return otherDefinitions(b.m.Home, "linux", b.job)
+}
+
+// refuseSecondJob refuses an install that would register a job Homebrew
+// already runs (brew services): two novads for one NOVA_HOME, of which one
+// only stands by, and two logs, two restart policies and two upgrade paths
+// for one service.
+func refuseSecondJob(user, goos string) error {
+	for _, job := range []string{configwait.JobNovad, configwait.JobWatcher} {
+		if d := otherDefinitions(user, goos, job); len(d) > 0 {
+			return fmt.Errorf("refusing: Homebrew already runs %s as a service (%s), and a second job for it would only stand by; keep Homebrew's (brew services restart, brew upgrade), or run %s first and then novactl service install", job, d[0].Path, d[0].Remove)
+		}
+	}
+	return nil
+}
+
+// otherDefinitions are the definitions under the user's home that run job
+// (configwait.JobNovad or JobWatcher, packaging.Definition's Job names)
+// and that novactl service install did not write: Homebrew's.
+func otherDefinitions(user, goos, job string) []packaging.Definition {
+	var out []packaging.Definition
+	for _, d := range packaging.Definitions(user, goos) {
+		if d.Job == job && d.Owner != packaging.OwnerNovactl {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// duplicateLines tell the person that another service definition runs
+// the same job (what), and how to keep only one.
+func duplicateLines(what string, defs []packaging.Definition) []string {
+	var lines []string
+	for _, d := range defs {
+		lines = append(lines, fmt.Sprintf("  also:      %s (%s) runs %s too: two jobs for one NOVA_HOME, one of which only stands by or fails; keep one: %s, or novactl service uninstall", d.Path, d.Owner, what, d.Remove))
+	}
+	return lines
+}
+
+// standbyNote is what status says about a novad job that runs while
+// another novad (pid) serves its home.
+func standbyNote(pid int, home string) string {
+	return fmt.Sprintf("standing by: novad pid %d serves NOVA_HOME %s, and this one serves when it stops", pid, home)
+}
+
+// homeServer returns the pid of the novad that serves home (it holds
+// home's novad lock and recorded its pid there), or 0. It only reads.
+func homeServer(home string) int {
+	lock := paths.Home{Root: home}.DaemonLock()
+	if !lockfile.Held(lock) {
+		return 0
+	}
+	b, err := os.ReadFile(lock)
+	if err != nil {
+		return 0
+	}
+	var h lockfile.Holder
+	if json.Unmarshal(b, &h) != nil {
+		return 0
+	}
+	return h.PID
 }
 
 // waitingNote is what status says about a job that runs but waits for a
@@ -733,6 +834,9 @@ func outdatedNote(then string) string {
 // definitionState is what status reads beside the service manager about
 // one installed job.
 type definitionState struct {
+	// home is the NOVA_HOME the definition names (the caller's fallback
+	// when it names none).
+	home string
 	// waiting: the job waits for a valid config.yaml of the home its
 	// definition names.
 	waiting bool
@@ -752,6 +856,7 @@ func inspectDefinition(job, path, fallbackHome string, readHome func(string) (st
 	if h, err := readHome(path); err == nil {
 		root = h
 	}
+	st.home = root
 	st.waiting = configwait.Waiting(paths.Home{Root: root}, job)
 	if args, err := readArgs(path); err == nil {
 		st.outdated = !slices.Contains(args, "--"+configwait.Flag)
@@ -765,6 +870,8 @@ func inspectDefinition(job, path, fallbackHome string, readHome func(string) (st
 func printServiceStatus(ctx context.Context, inv *Invocation, backends []serviceBackend, jsonOut bool) int {
 	out := map[string]any{}
 	running := true
+	// brewNovad: novad is Homebrew's job, and novactl's is not installed.
+	brewNovad := false
 	for i, b := range backends {
 		detail, ds, lines, err := b.status(ctx)
 		if err != nil {
@@ -775,10 +882,14 @@ func printServiceStatus(ctx context.Context, inv *Invocation, backends []service
 			return ExitFailure
 		}
 		running = running && ds.Running
+		dups := b.duplicates()
+		if dups == nil {
+			dups = []packaging.Definition{}
+		}
 		if i == 0 {
-			out["summary"], out["detail"] = ds, detail
+			out["summary"], out["detail"], out["duplicates"] = ds, detail, dups
 		} else {
-			out["watcher"] = map[string]any{"summary": ds, "detail": detail}
+			out["watcher"] = map[string]any{"summary": ds, "detail": detail, "duplicates": dups}
 		}
 		if jsonOut {
 			continue
@@ -789,8 +900,19 @@ func printServiceStatus(ctx context.Context, inv *Invocation, backends []service
 		for _, l := range lines {
 			fmt.Fprintln(inv.Stdout, l)
 		}
-		if !ds.Installed {
+		switch {
+		case ds.Installed:
+		case len(dups) > 0:
+			// Advising an install here would make a second job.
+			fmt.Fprintf(inv.Stdout, "Not installed by novactl service install: %s has its own job, %s (%s); to manage it with novactl instead: %s, then novactl service install\n", dups[0].Job, dups[0].Path, dups[0].Owner, dups[0].Remove)
+		case brewNovad:
+			// novactl service install registers novad too, a second time.
+			fmt.Fprintf(inv.Stdout, "Not installed: novad runs as Homebrew's service, so add the watcher's: brew install nova-recall/tap/%s && brew services start %s\n", packaging.HomebrewWatchFormula, packaging.HomebrewWatchFormula)
+		default:
 			fmt.Fprintln(inv.Stdout, "Not installed: novactl service install")
+		}
+		if i == 0 {
+			brewNovad = !ds.Installed && len(dups) > 0
 		}
 	}
 	if jsonOut {

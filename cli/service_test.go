@@ -1047,3 +1047,88 @@ func TestService_Restart(t *testing.T) {
 		})
 	}
 }
+
+// TestService_StatusNamesTheDuplicate: with novad installed both by
+// novactl service install and by brew services, two jobs run novad for one
+// NOVA_HOME. status names the other job's definition and how to remove it,
+// and says which novad serves while the other stands by; --json lists the
+// duplicates. With Homebrew's job alone, status does not advise installing
+// a second one.
+func TestService_StatusNamesTheDuplicate(t *testing.T) {
+	ctx := context.Background()
+	h := newServiceHome(t)
+	for _, d := range []string{"Library/LaunchAgents", ".nova/state"} {
+		if err := os.MkdirAll(filepath.Join(h.home, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	brew := filepath.Join(h.home, "Library/LaunchAgents/homebrew.mxcl.nova.plist")
+	if err := os.WriteFile(brew, []byte("<plist/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deps := h.deps("darwin", &memLaunchd{loaded: map[string]bool{}}, refuseController(t))
+	code, out, _ := runServiceCLI(ctx, h.environ, deps, "status")
+	if code != ExitFailure || strings.Contains(out, "Not installed: novactl service install") ||
+		!strings.Contains(out, brew) || !strings.Contains(out, "brew services stop nova, then novactl service install") ||
+		!strings.Contains(out, "brew services start nova-watch") {
+		t.Errorf("Homebrew's job alone: exit %d\n%s", code, out)
+	}
+
+	// install refuses to register novad a second time, dry run too, and
+	// writes nothing.
+	for _, args := range [][]string{{"install"}, {"install", "--dry-run"}} {
+		code, out, errOut := runServiceCLI(ctx, h.environ, deps, args...)
+		if code != ExitFailure || !strings.Contains(errOut, "Homebrew already runs novad as a service ("+brew+")") || !strings.Contains(errOut, "brew services stop nova first") {
+			t.Errorf("%v with Homebrew's job: exit %d\n%s\n%s", args, code, out, errOut)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(h.home, "Library/LaunchAgents/dev.nova.novad.plist")); err == nil {
+		t.Error("install wrote a second definition")
+	}
+
+	// Installed by novactl first, then brew services start nova.
+	if err := os.Remove(brew); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runServiceCLI(ctx, h.environ, deps, "install"); code != ExitOK {
+		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if err := os.WriteFile(brew, []byte("<plist/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Homebrew's novad (this process here) serves the home; the job
+	// novactl installed (pid 77 in memLaunchd) stands by.
+	novatestHold(t, paths.Home{Root: filepath.Join(h.home, ".nova")})
+	code, out, _ = runServiceCLI(ctx, h.environ, deps, "status")
+	if code != ExitFailure || !strings.Contains(out, "also:      "+brew+" (homebrew) runs novad too") ||
+		!strings.Contains(out, "keep one: brew services stop nova, or novactl service uninstall") ||
+		!strings.Contains(out, fmt.Sprintf("standing by: novad pid %d serves NOVA_HOME %s", os.Getpid(), filepath.Join(h.home, ".nova"))) {
+		t.Errorf("both installed: exit %d\n%s", code, out)
+	}
+	if strings.Count(out, "also:") != 1 {
+		t.Errorf("the watcher has no duplicate, but status says so:\n%s", out)
+	}
+	_, js, _ := runServiceCLI(ctx, h.environ, deps, "status", "--json")
+	var st struct {
+		Summary    doctor.ServiceStatus   `json:"summary"`
+		Duplicates []packaging.Definition `json:"duplicates"`
+		Watcher    struct {
+			Duplicates []packaging.Definition `json:"duplicates"`
+		} `json:"watcher"`
+	}
+	if err := json.Unmarshal([]byte(js), &st); err != nil || len(st.Duplicates) != 1 || st.Duplicates[0].Path != brew ||
+		st.Watcher.Duplicates == nil || len(st.Watcher.Duplicates) != 0 || st.Summary.Running || !strings.Contains(st.Summary.Detail, "standing by") || st.Summary.StandingBy != os.Getpid() {
+		t.Errorf("status --json: %+v, %v\n%s", st, err, js)
+	}
+}
+
+// novatestHold takes home's novad lock for the rest of the test, as the
+// novad serving home holds it.
+func novatestHold(t *testing.T, home paths.Home) {
+	t.Helper()
+	l, err := lockfile.Acquire(home.DaemonLock(), paths.FileMode, "serve", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Release)
+}

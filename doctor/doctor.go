@@ -103,6 +103,10 @@ type ServiceStatus struct {
 	Loaded    bool   `json:"loaded"`
 	Running   bool   `json:"running"`
 	Detail    string `json:"detail,omitempty"`
+	// StandingBy is the pid of the novad that serves the home while the
+	// service's own novad runs but stands by for it (two jobs, or a novad
+	// started in a terminal); 0 otherwise.
+	StandingBy int `json:"standingBy,omitempty"`
 }
 
 // ServiceProbe asks the platform's service manager about novad.
@@ -369,6 +373,10 @@ func Run(ctx context.Context, opts Options) Report {
 		case !st.Installed:
 			add(degraded("service", "Service", CodeServiceMissing, "novad is not registered with "+st.Manager,
 				"novactl service install (runs novad at login and restarts it)"))
+		case st.StandingBy > 0:
+			add(degraded("service", "Service", CodeServiceNotRunning,
+				fmt.Sprintf("novad's %s job runs but stands by: novad pid %d, started another way (a terminal, another service definition), serves this home, and the job takes over when it stops", st.Manager, st.StandingBy),
+				"keep one: stop that novad (or remove the other service definition novactl service status names); the job then serves within a second"))
 		case !st.Running:
 			add(degraded("service", "Service", CodeServiceNotRunning, "registered with "+st.Manager+" but not running "+st.Detail,
 				"novactl service start; novactl service status shows the manager's view"))

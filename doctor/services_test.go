@@ -102,6 +102,8 @@ func TestRun_HomebrewAndNovactlService(t *testing.T) {
 			[]string{registered}, nil, true, true},
 		{"a Linux unit name on macOS is not a definition", "darwin", []string{brewUnit, ourPlist}, Ready, "",
 			[]string{registered}, nil, true, true},
+		{"the watcher twice on macOS", "darwin", []string{ourPlist, "Library/LaunchAgents/dev.nova.watch.plist", "Library/LaunchAgents/homebrew.mxcl.nova-watch.plist"}, Degraded, CodeServiceTwice,
+			[]string{"source watcher is registered twice", "dev.nova.watch.plist", "homebrew.mxcl.nova-watch.plist"}, []string{"brew services stop nova-watch", "novactl service uninstall"}, false, true},
 		{"the watcher's formula is not novad", "darwin", []string{"Library/LaunchAgents/homebrew.mxcl.nova-watch.plist", ourPlist}, Ready, "",
 			[]string{registered}, nil, true, true},
 	} {
@@ -139,5 +141,19 @@ func TestDefinitions(t *testing.T) {
 	}
 	if defs := packaging.Definitions(home, "windows"); defs != nil {
 		t.Fatalf("windows: %+v", defs)
+	}
+}
+
+// TestRun_ServiceStandsBy: the service's novad runs but stands by, since
+// another novad (pid 4242, run in a terminal or by another job) serves the
+// home. doctor says so, and does not advise starting what already runs.
+func TestRun_ServiceStandsBy(t *testing.T) {
+	var asked bool
+	probe := fakeProbe{st: ServiceStatus{Manager: "launchd", Installed: true, Loaded: true, StandingBy: 4242, Detail: "(standing by)"}, asked: &asked}
+	rep := Run(t.Context(), Options{Environ: fakeHome(t), GOOS: "darwin", Service: probe})
+	got := serviceCheck(t, rep)
+	if got.State != Degraded || got.Code != CodeServiceNotRunning || !strings.Contains(got.Message, "stands by") || !strings.Contains(got.Message, "pid 4242") ||
+		strings.Contains(got.Advice, "novactl service start") || !strings.Contains(got.Advice, "novactl service status") {
+		t.Errorf("service check %+v", got)
 	}
 }
