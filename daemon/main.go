@@ -32,6 +32,7 @@ const (
 	ExitUsage          = 2  // bad command line
 	ExitPortInUse      = 75 // a port is taken (EX_TEMPFAIL: may succeed later)
 	ExitAlreadyServing = 75 // another novad serves the same home (EX_TEMPFAIL); with --wait-for-config it stands by instead
+	ExitReadOnlyHome   = 73 // NOVA_HOME is read-only and holds no novad lock file (EX_CANTCREAT); with --wait-for-config it waits instead
 	ExitNonLoopback    = 77 // configuration asks for a non-loopback address (EX_NOPERM)
 	ExitConfig         = 78 // invalid configuration (EX_CONFIG)
 )
@@ -60,6 +61,9 @@ whenever novactl promotes a new one. SIGHUP forces a reload; SIGTERM stops.
 An invalid config.yaml makes it exit at once (78; 77 for a non-loopback
 host) unless --wait-for-config is given: then it logs the error once and
 waits, binding nothing, until config.yaml is fixed, and serves from then on.
+A NOVA_HOME on a read-only volume is served read-only (search works,
+/encode is refused) when a novad has served it before; without its
+state/novad.lock it exits 73 (waits, with --wait-for-config).
 Another novad serving the same NOVA_HOME makes it exit 75, unless
 --wait-for-config is given: then it logs that once and stands by, binding
 nothing, until that novad stops, and serves from then on.
@@ -156,6 +160,9 @@ Flags:
 			case errors.Is(err, ErrNonLoopback):
 				logger.Error("Refusing to serve on a non-loopback address", "err", err.Error())
 				return ExitNonLoopback
+			case errors.Is(err, ErrReadOnlyHome):
+				logger.Error("Refusing to start: NOVA_HOME is read-only", "err", err.Error())
+				return ExitReadOnlyHome
 			}
 			logger.Error("novad stopped on an error", "err", err.Error())
 			return ExitFailure

@@ -109,6 +109,9 @@ type Server struct {
 
 	permits chan struct{}
 	token   secrets.Token
+	// readOnly: the home is on a read-only file system; no token or
+	// server state is written, and /encode is refused.
+	readOnly bool
 
 	directLn, facadeLn   net.Listener
 	directSrv, facadeSrv *http.Server
@@ -148,7 +151,14 @@ var (
 	ErrAlreadyServing = errors.New("another novad serves this NOVA_HOME")
 	// ErrNonLoopback means the configuration or a listener is not loopback.
 	ErrNonLoopback = errors.New(api.CodeNonLoopback)
+	// ErrReadOnlyHome means the home is on a read-only file system and
+	// cannot be served from: its novad lock file is missing and cannot be
+	// created, or a directory novad needs is.
+	ErrReadOnlyHome = errors.New("NOVA_HOME is read-only")
 )
+
+// readOnlyAdvice is what a person does about ErrReadOnlyHome.
+const readOnlyAdvice = "make the volume writable (or remount it read-write), or copy the home to a writable place (cp -a) and set NOVA_HOME to the copy"
 
 // New returns a server for opts. It does not bind anything yet.
 func New(opts Options) (*Server, error) {
@@ -231,6 +241,9 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 	if len(narrowed) > 0 {
 		s.log.Warn("Made the home private: other users could read it", "paths", len(narrowed), "first", narrowed[0])
 	}
+	if errors.Is(err, syscall.EROFS) {
+		return fmt.Errorf("%w: %s is on a read-only file system and novad cannot make it private or create what it needs there (%v); %s", ErrReadOnlyHome, s.home.Root, err, readOnlyAdvice)
+	}
 	if err != nil {
 		return fmt.Errorf("make %s private: %w", s.home.Root, err)
 	}
@@ -241,8 +254,16 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 	// old process to be gone.
 	bindBy := time.Now().Add(s.opts.BindRetry)
 	homeLock, err := s.lockHome(ctx, bindBy)
-	if errors.Is(err, ErrAlreadyServing) && s.opts.WaitForHome {
-		homeLock, err = s.standBy(ctx, err)
+	if s.opts.WaitForHome {
+		switch {
+		case errors.Is(err, ErrAlreadyServing):
+			homeLock, err = s.standBy(ctx, err, "Standing by: another novad serves this home; this one serves when it stops. "+
+				"Two service jobs may run novad for this home (brew services and novactl service install): novactl service status and novactl doctor name them",
+				"The other novad stopped; serving this home")
+		case errors.Is(err, ErrReadOnlyHome):
+			homeLock, err = s.standBy(ctx, err, "Waiting: this home is read-only and has no novad lock file; novad serves once it is writable",
+				"The home is writable now; serving it")
+		}
 		// The ports are the other novad's until a moment ago.
 		bindBy = time.Now().Add(s.opts.BindRetry)
 	}
@@ -266,7 +287,12 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 	if s.token, err = secrets.Generate(); err != nil {
 		return err
 	}
-	if err := secrets.WriteToken(s.home.TokenFile(), s.token); err != nil {
+	if s.readOnly {
+		// The previous run's token stays on the volume; it does not
+		// match this run's, so /encode refuses it (tokenFileServed).
+		s.log.Warn("NOVA_HOME is read-only: search is served from it; /encode is refused, and no internal token or server state is written",
+			"home", s.home.Root, "code", api.CodeAuthUnavailable)
+	} else if err := secrets.WriteToken(s.home.TokenFile(), s.token); err != nil {
 		// A full or read-only disk must not take search down: everything
 		// search needs is already on disk. Only /encode, whose callers read
 		// the token from this file, is refused until novad starts with
@@ -384,12 +410,42 @@ func (s *Server) listen(ctx context.Context, host string, port int, by time.Time
 	return ln, err
 }
 
+// releaser is a held home lock.
+type releaser interface{ Release() }
+
+// acquireHome takes the home's novad lock once. On a read-only file
+// system it takes an existing lock file's lock without writing it (and
+// marks the server read-only); with no lock file there, clients could
+// never tell that a novad serves the home, so it refuses with
+// ErrReadOnlyHome. A lock another process holds is lockfile.ErrHeld.
+func (s *Server) acquireHome() (releaser, error) {
+	path := s.home.DaemonLock()
+	l, err := lockfile.Acquire(path, paths.FileMode, "serve", s.opts.Now())
+	if err == nil {
+		s.readOnly = false
+		return l, nil
+	}
+	if !errors.Is(err, syscall.EROFS) {
+		return nil, err
+	}
+	ro, rerr := lockReadOnly(path)
+	switch {
+	case rerr == nil:
+		s.readOnly = true
+		return ro, nil
+	case errors.Is(rerr, lockfile.ErrHeld):
+		return nil, rerr
+	}
+	return nil, fmt.Errorf("%w: %s is on a read-only file system and has no %s, which a novad holds to tell clients it serves the home (%v); %s",
+		ErrReadOnlyHome, s.home.Root, path, rerr, readOnlyAdvice)
+}
+
 // lockHome takes the home's novad lock (retried as the bind is).
-func (s *Server) lockHome(ctx context.Context, by time.Time) (*lockfile.Lock, error) {
-	var l *lockfile.Lock
+func (s *Server) lockHome(ctx context.Context, by time.Time) (releaser, error) {
+	var l releaser
 	_, err := retryUntil(ctx, by, func() (bool, error) {
 		var err error
-		l, err = lockfile.Acquire(s.home.DaemonLock(), paths.FileMode, "serve", s.opts.Now())
+		l, err = s.acquireHome()
 		if errors.Is(err, lockfile.ErrHeld) {
 			return false, fmt.Errorf("%w: %v", ErrAlreadyServing, err)
 		}
@@ -405,13 +461,13 @@ func (s *Server) lockHome(ctx context.Context, by time.Time) (*lockfile.Lock, er
 // stops.
 const standbyPoll = time.Second
 
-// standBy waits until the home's lock is free and takes it, or ctx ends.
-// held is why lockHome gave up (it names the novad that holds the lock);
-// it is logged once, not at every poll: a standby may last for days.
-func (s *Server) standBy(ctx context.Context, held error) (*lockfile.Lock, error) {
-	s.log.Warn("Standing by: another novad serves this home; this one serves when it stops. "+
-		"Two service jobs may run novad for this home (brew services and novactl service install): novactl service status and novactl doctor name them",
-		"home", s.home.Root, "err", held.Error())
+// standBy waits until the home's lock can be taken and takes it, or ctx
+// ends. why is what kept lockHome from it (another novad holds it, or the
+// home is read-only without a lock file); waiting is logged once with why,
+// not at every poll, since a standby may last for days, and serving with
+// done. Any other error ends the wait.
+func (s *Server) standBy(ctx context.Context, why error, waiting, done string) (releaser, error) {
+	s.log.Warn(waiting, "home", s.home.Root, "err", why.Error())
 	t := time.NewTicker(standbyPoll)
 	defer t.Stop()
 	for {
@@ -420,12 +476,12 @@ func (s *Server) standBy(ctx context.Context, held error) (*lockfile.Lock, error
 			return nil, ctx.Err()
 		case <-t.C:
 		}
-		l, err := lockfile.Acquire(s.home.DaemonLock(), paths.FileMode, "serve", s.opts.Now())
+		l, err := s.acquireHome()
 		switch {
 		case err == nil:
-			s.log.Info("The other novad stopped; serving this home", "home", s.home.Root)
+			s.log.Info(done, "home", s.home.Root)
 			return l, nil
-		case !errors.Is(err, lockfile.ErrHeld):
+		case !errors.Is(err, lockfile.ErrHeld) && !errors.Is(err, ErrReadOnlyHome):
 			return nil, err
 		}
 	}

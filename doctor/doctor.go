@@ -292,6 +292,11 @@ func Run(ctx context.Context, opts Options) Report {
 	// Token.
 	_, terr := secrets.ReadToken(home.TokenFile())
 	switch {
+	case running && !health.InternalEncodeAuthorized && readOnlyVolume(home.StateDir()):
+		// Restarting cannot help: novad cannot write the token there.
+		add(degraded("token", "Internal token", CodeAuthUnavailable,
+			"NOVA_HOME is on a read-only volume: novad serves search from it but cannot publish its internal token there, so /encode is refused (novactl index sync cannot write this home either)",
+			"to index again, make the volume writable (or copy the home to a writable place and set NOVA_HOME to it), then novactl service restart (or restart novad)"))
 	case terr == nil && running && !health.InternalEncodeAuthorized:
 		// novad compares the file with the token it serves.
 		add(blocked("token", "Internal token", CodeAuthUnavailable,

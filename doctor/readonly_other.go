@@ -1,0 +1,5 @@
+//go:build !linux && !darwin
+
+package doctor
+
+func readOnlyVolume(string) bool { return false }
