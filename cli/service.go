@@ -587,7 +587,7 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 	if err != nil {
 		return st, ds, nil, err
 	}
-	def := inspectDefinition(b.job, st.PlistPath, b.a.Job.NovaHome, macos.InstalledNovaHome, macos.InstalledArgs)
+	def := inspectDefinition(b.job, st.PlistPath, b.a.Job.NovaHome, macos.InstalledNovaHome, macos.InstalledCommand)
 	waiting := st.Running() && def.waiting
 	// A novad that runs but does not hold its home's lock stands by for
 	// the novad that does (daemon: WaitForHome).
@@ -602,6 +602,9 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 		ds.Running = false
 	}
 	var why []string
+	if st.Installed && def.missing != "" {
+		why = append(why, missingNote(def.missing))
+	}
 	switch {
 	case standby != "":
 		why = append(why, standby)
@@ -646,6 +649,11 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 	}
 	if st.Installed && def.outdated {
 		lines = append(lines, "  outdated:  "+outdatedNote("launchd restarts it every 10 s, logging the same error each time"))
+	}
+	if st.Installed && def.missing != "" {
+		// launchd reports a program it cannot run as exit 78 (EX_CONFIG),
+		// which reads like novad's invalid-config exit.
+		lines = append(lines, "  program:   "+missingNote(def.missing)+"; launchd then shows last exit code 78: EX_CONFIG, which here is not about config.yaml")
 	}
 	if st.Installed {
 		lines = append(lines, duplicateLines(b.what, b.duplicates())...)
@@ -724,7 +732,7 @@ func (b *systemdBackend) status(context.Context) (any, doctor.ServiceStatus, []s
 	if err != nil {
 		return st, ds, nil, err
 	}
-	def := inspectDefinition(b.job, st.UnitPath, b.m.Unit.NovaHome, systemd.InstalledNovaHome, systemd.InstalledArgs)
+	def := inspectDefinition(b.job, st.UnitPath, b.m.Unit.NovaHome, systemd.InstalledNovaHome, systemd.InstalledCommand)
 	waiting := st.Running() && def.waiting
 	state := st.State
 	switch {
@@ -736,6 +744,9 @@ func (b *systemdBackend) status(context.Context) (any, doctor.ServiceStatus, []s
 		ds.Detail = "(" + st.State
 		if st.Detail != "" {
 			ds.Detail += ": " + st.Detail
+		}
+		if def.missing != "" {
+			ds.Detail += "; " + missingNote(def.missing)
 		}
 		ds.Detail += ")"
 	}
@@ -749,6 +760,9 @@ func (b *systemdBackend) status(context.Context) (any, doctor.ServiceStatus, []s
 	}
 	if st.Installed && def.outdated {
 		lines = append(lines, "  outdated:  "+outdatedNote("systemd leaves it stopped even after the file is fixed"))
+	}
+	if st.Installed && def.missing != "" {
+		lines = append(lines, "  program:   "+missingNote(def.missing))
 	}
 	if st.Installed {
 		lines = append(lines, duplicateLines(b.what, b.duplicates())...)
@@ -821,6 +835,12 @@ func homeServer(home string) int {
 	return h.PID
 }
 
+// missingNote is what status says about a definition whose program is
+// gone.
+func missingNote(program string) string {
+	return program + " is missing or not executable (moved or removed?), so the job cannot start; run novactl service install from where novactl and novad are now"
+}
+
 // waitingNote is what status says about a job that runs but waits for a
 // valid configuration (package configwait).
 const waitingNote = "waiting for a valid config.yaml (novactl config check lists what is wrong)"
@@ -843,6 +863,10 @@ type definitionState struct {
 	// outdated: the definition runs the job without --wait-for-config
 	// (an older novactl wrote it).
 	outdated bool
+	// missing is the program the definition runs when it is gone or not
+	// executable (moved, or removed by an uninstall of the binaries): the
+	// job cannot start.
+	missing string
 }
 
 // inspectDefinition reads the definition at path (through the platform's
@@ -850,7 +874,7 @@ type definitionState struct {
 // the definition names, which need not be this shell's (fallbackHome when
 // it names none), and whether it lacks --wait-for-config. It only reads;
 // what it cannot read counts as neither.
-func inspectDefinition(job, path, fallbackHome string, readHome func(string) (string, error), readArgs func(string) ([]string, error)) definitionState {
+func inspectDefinition(job, path, fallbackHome string, readHome func(string) (string, error), readCommand func(string) ([]string, error)) definitionState {
 	var st definitionState
 	root := fallbackHome
 	if h, err := readHome(path); err == nil {
@@ -858,8 +882,11 @@ func inspectDefinition(job, path, fallbackHome string, readHome func(string) (st
 	}
 	st.home = root
 	st.waiting = configwait.Waiting(paths.Home{Root: root}, job)
-	if args, err := readArgs(path); err == nil {
-		st.outdated = !slices.Contains(args, "--"+configwait.Flag)
+	if argv, err := readCommand(path); err == nil {
+		st.outdated = !slices.Contains(argv[1:], "--"+configwait.Flag)
+		if !isExecutable(argv[0]) {
+			st.missing = argv[0]
+		}
 	}
 	return st
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/nova-recall/nova/daemon"
 	"github.com/nova-recall/nova/doctor"
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/packaging"
 	"github.com/nova-recall/nova/packaging/configwait"
@@ -1131,4 +1132,47 @@ func novatestHold(t *testing.T, home paths.Home) {
 		t.Fatal(err)
 	}
 	t.Cleanup(l.Release)
+}
+
+// TestService_StatusSaysTheProgramMoved: after novad (or novactl) was
+// moved or removed, the installed job names a program that is gone, and
+// launchd reports only "last exit code = 78: EX_CONFIG", which reads like
+// an invalid config.yaml. status names the missing program and the fix.
+func TestService_StatusSaysTheProgramMoved(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			ctx := context.Background()
+			h := newServiceHome(t)
+			l := &memLaunchd{loaded: map[string]bool{}, lastExit: "78: EX_CONFIG"}
+			deps := h.lifecycleDeps(t, goos)
+			if goos == "darwin" {
+				deps.launchctl = l
+			}
+			if code, out, errOut := runServiceCLI(ctx, h.environ, deps, "install"); code != ExitOK {
+				t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+			}
+			if _, out, _ := runServiceCLI(ctx, h.environ, deps, "status"); strings.Contains(out, "program:") {
+				t.Errorf("status names a program problem while both are in place:\n%s", out)
+			}
+			// The person moves the binaries elsewhere; launchd cannot
+			// start novad any more.
+			novatest.Must(t, os.Rename(h.novad, h.novad+".moved"))
+			l.loaded["gui/501/"+packaging.ServiceName] = false
+			if goos == "linux" {
+				runServiceCLI(ctx, h.environ, deps, "stop")
+			}
+			code, out, _ := runServiceCLI(ctx, h.environ, deps, "status")
+			if code != ExitFailure || !strings.Contains(out, "program:   "+h.novad+" is missing") ||
+				!strings.Contains(out, "run novactl service install") || strings.Count(out, "program:") != 1 {
+				t.Errorf("status after novad moved: exit %d\n%s", code, out)
+			}
+			_, js, _ := runServiceCLI(ctx, h.environ, deps, "status", "--json")
+			var st struct {
+				Summary doctor.ServiceStatus `json:"summary"`
+			}
+			if err := json.Unmarshal([]byte(js), &st); err != nil || st.Summary.Running || !strings.Contains(st.Summary.Detail, h.novad+" is missing") {
+				t.Errorf("status --json after novad moved: %+v, %v", st, err)
+			}
+		})
+	}
 }

@@ -51,6 +51,18 @@ func DecodePlist(b []byte) (map[string]any, error) {
 // with, which an older novactl may have written differently. The error
 // wraps fs.ErrNotExist when there is no plist.
 func InstalledArgs(path string) ([]string, error) {
+	argv, err := InstalledCommand(path)
+	if err != nil {
+		return nil, err
+	}
+	return argv[1:], nil
+}
+
+// InstalledCommand returns the whole command line the plist at path gives
+// its job (ProgramArguments, at least the program): the program may have
+// moved since it was installed. The error wraps fs.ErrNotExist when there
+// is no plist.
+func InstalledCommand(path string) ([]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -59,17 +71,17 @@ func InstalledArgs(path string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	argv, _ := top["ProgramArguments"].([]any)
-	if len(argv) == 0 {
+	raw, _ := top["ProgramArguments"].([]any)
+	if len(raw) == 0 {
 		return nil, fmt.Errorf("%s: no ProgramArguments", path)
 	}
-	args := make([]string, 0, len(argv)-1)
-	for _, a := range argv[1:] {
+	argv := make([]string, 0, len(raw))
+	for _, a := range raw {
 		s, ok := a.(string)
 		if !ok {
 			return nil, fmt.Errorf("%s: ProgramArguments holds a %T, not a string", path, a)
 		}
-		args = append(args, s)
+		argv = append(argv, s)
 	}
-	return args, nil
+	return argv, nil
 }

@@ -41,6 +41,18 @@ func InstalledNovaHome(path string) (string, error) {
 // quoting does to an argument without "$". The error wraps
 // fs.ErrNotExist when there is no unit file.
 func InstalledArgs(path string) ([]string, error) {
+	argv, err := InstalledCommand(path)
+	if err != nil {
+		return nil, err
+	}
+	return argv[1:], nil
+}
+
+// InstalledCommand returns the whole command line of the ExecStart= of
+// the unit file at path (the last one winning), split as InstalledArgs
+// splits it: the program may have moved since it was installed. The error
+// wraps fs.ErrNotExist when there is no unit file.
+func InstalledCommand(path string) ([]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -54,7 +66,7 @@ func InstalledArgs(path string) ([]string, error) {
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("%s: no ExecStart= names a program", path)
 	}
-	return argv[1:], nil
+	return argv, nil
 }
 
 // unitWords splits the value of an Environment= line into its
