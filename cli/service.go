@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dustin/go-humanize"
 	"github.com/kardianos/service"
 
 	"github.com/nova-recall/nova/config"
@@ -658,7 +659,7 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 	if st.Installed {
 		lines = append(lines, duplicateLines(b.what, b.duplicates())...)
 	}
-	lines = append(lines, "  logs:      "+b.a.Job.StderrPath())
+	lines = append(lines, "  logs:      "+logSize(b.a.Job.StderrPath()))
 	return st, ds, lines, nil
 }
 
@@ -833,6 +834,23 @@ func homeServer(home string) int {
 		return 0
 	}
 	return h.PID
+}
+
+// largeLog is the size from which status suggests clearing a launchd log:
+// launchd appends to it for ever and nothing rotates it.
+const largeLog = 64 << 20
+
+// logSize is path with its size, and how to clear it once it is large.
+func logSize(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return path
+	}
+	s := fmt.Sprintf("%s (%s)", path, humanize.IBytes(uint64(fi.Size())))
+	if fi.Size() >= largeLog {
+		s += "; nothing rotates it: novactl service stop, remove it, novactl service start"
+	}
+	return s
 }
 
 // missingNote is what status says about a definition whose program is

@@ -1176,3 +1176,24 @@ func TestService_StatusSaysTheProgramMoved(t *testing.T) {
 		})
 	}
 }
+
+// TestService_StatusShowsTheLogSize: launchd appends to a job's log for
+// ever and nothing rotates it; status shows how large it is, and how to
+// clear it once it is large.
+func TestService_StatusShowsTheLogSize(t *testing.T) {
+	ctx := context.Background()
+	h := newServiceHome(t)
+	deps := h.deps("darwin", &memLaunchd{loaded: map[string]bool{}}, refuseController(t))
+	if code, out, errOut := runServiceCLI(ctx, h.environ, deps, "install"); code != ExitOK {
+		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+	}
+	log := filepath.Join(h.home, "Library/Logs/nova/novad.err.log")
+	novatest.Must(t, os.WriteFile(log, []byte("one line\n"), 0o600))
+	if _, out, _ := runServiceCLI(ctx, h.environ, deps, "status"); !strings.Contains(out, log+" (9 B)\n") || strings.Contains(out, "nothing rotates it") {
+		t.Errorf("a small log:\n%s", out)
+	}
+	novatest.Must(t, os.Truncate(log, 100<<20))
+	if _, out, _ := runServiceCLI(ctx, h.environ, deps, "status"); !strings.Contains(out, log+" (100 MiB); nothing rotates it: novactl service stop, remove it, novactl service start") {
+		t.Errorf("a large log:\n%s", out)
+	}
+}
