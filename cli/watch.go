@@ -53,9 +53,14 @@ is given (the service definitions give it): then it logs the error once and
 waits, without watching the sources or taking the watcher lock, until
 config.yaml is fixed, and starts from there.
 
+With --wait-for-config, a watcher that already runs for this NOVA_HOME
+makes it stand by (logged once) and watch when that one stops, instead of
+exiting 1, which a service manager would restart every 10 s.
+
 Exit status: 0 after SIGINT/SIGTERM (also while waiting for a valid
-config.yaml); 1 on failure (or when a watcher already runs for this
-NOVA_HOME); 2 for a bad command line; 78 for an invalid configuration.`
+config.yaml or standing by); 1 on failure (or when a watcher already runs
+for this NOVA_HOME); 2 for a bad command line; 78 for an invalid
+configuration.`
 
 func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl index watch", "novactl index watch [flags]", watchHelp)
@@ -111,11 +116,15 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	ix := index.New(cfg, index.Options{Environ: inv.Environ, NoRemote: *inProcess, PruneMissing: *prune, Logger: log})
 	log.Info("Watcher starting", "home", cfg.Home.Root, "sources", len(cfg.Sources), "quiet", quiet.String(), "maxWait", maxWait.String(), "rescan", rescan.String())
-	err := watch.Run(ctx, watch.Options{
+	opts := watch.Options{
 		Home: cfg.Home, Sources: cfg.Sources, Syncer: indexSyncer{ix}, Lister: sourceFiles, Logger: log,
 		Quiet: *quiet, MaxWait: *maxWait, Rescan: *rescan,
 		SyncAtStart: true,
-	})
+	}
+	err := watch.Run(ctx, opts)
+	if errors.Is(err, freshness.ErrRunning) && *waitForConfig {
+		err = watcherStandBy(ctx, log, cfg.Home, func() error { return watch.Run(ctx, opts) })
+	}
 	if err != nil {
 		if errors.Is(err, freshness.ErrRunning) {
 			fmt.Fprintf(inv.Stderr, "novactl index watch: %v (novactl doctor shows it)\n", err)
@@ -125,6 +134,37 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// watcherStandbyPoll is how often a standing-by watcher looks whether the
+// other one has stopped.
+const watcherStandbyPoll = time.Second
+
+// watcherStandBy waits while another watcher runs for home, then runs
+// (watch.Run); it returns nil when ctx ends first. A service job whose
+// watcher exited because another one runs (a second job for the same home,
+// or one in a terminal) would be relaunched by launchd every 10 s for ever;
+// standing by is logged once instead.
+func watcherStandBy(ctx context.Context, log *slog.Logger, home paths.Home, run func() error) error {
+	log.Warn("Standing by: another watcher runs for this home; this one watches when it stops. "+
+		"Two service jobs may run the watcher (brew services and novactl service install): novactl service status and novactl doctor name them",
+		"home", home.Root)
+	t := time.NewTicker(watcherStandbyPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			log.Info("Stopped while standing by")
+			return nil
+		case <-t.C:
+		}
+		if freshness.Running(home) {
+			continue
+		}
+		if err := run(); !errors.Is(err, freshness.ErrRunning) {
+			return err
+		}
+	}
 }
 
 // indexSyncer runs the watcher's syncs through the Indexer, the one

@@ -200,3 +200,64 @@ func TestIndexWatch_waitForConfig(t *testing.T) {
 		}
 	})
 }
+
+// TestIndexWatch_standsBy: a watcher started by a service definition
+// (--wait-for-config) while another watcher runs for the same home (two
+// jobs: brew services' nova-watch and novactl service install's, or one
+// run in a terminal) does not exit 1, which launchd relaunches every 10 s
+// for ever; it logs once that it stands by, and watches once the other
+// stops. Without the flag it still exits 1 at once.
+func TestIndexWatch_standsBy(t *testing.T) {
+	_, home, env := jsonlHome(t)
+	other, err := freshness.Acquire(home, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := false
+	defer func() {
+		if !released {
+			other.Release()
+		}
+	}()
+	if code, _, errOut := runCLI(t.Context(), env, "index", "watch", "--in-process"); code != ExitFailure {
+		t.Fatalf("without --wait-for-config: exit %d, want %d\n%s", code, ExitFailure, errOut)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	logs := &syncWriter{}
+	code := make(chan int, 1)
+	go func() {
+		code <- Run(ctx, []string{"index", "watch", "--in-process", "--log-format", "json", "--wait-for-config"},
+			&Invocation{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: logs, Environ: env})
+	}()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(logs.String(), "Standing by"); time.Sleep(20 * time.Millisecond) {
+		select {
+		case c := <-code:
+			t.Fatalf("the watcher exited %d instead of standing by:\n%s", c, logs)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher does not stand by:\n%s", logs)
+		}
+	}
+	time.Sleep(3 * watcherStandbyPoll)
+	if n := strings.Count(logs.String(), "Standing by"); n != 1 {
+		t.Errorf("logged standing by %d times:\n%s", n, logs)
+	}
+	other.Release()
+	released = true
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(logs.String(), "Watcher starting") || !freshness.Running(home); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher does not take over:\n%s", logs)
+		}
+	}
+	cancel()
+	select {
+	case c := <-code:
+		if c != ExitOK {
+			t.Fatalf("exit %d after its context ended:\n%s", c, logs)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the watcher did not stop")
+	}
+}
