@@ -2,9 +2,9 @@
 // Gemini CLI, OpenClaw, Hermes) and where each keeps its files for one
 // user: its own directory, the configuration file that lists its MCP
 // servers, and the directories it loads skills from. Locations are
-// resolved from an environment (HOME, CODEX_HOME, HERMES_HOME,
-// OPENCLAW_CONFIG_PATH), never from the process' own, so that skill and
-// MCP installs agree and tests stay out of the user's home.
+// resolved from an environment (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME,
+// HERMES_HOME, OPENCLAW_CONFIG_PATH), never from the process' own, so
+// that skill and MCP installs agree and tests stay out of the user's home.
 package agents
 
 import (
@@ -59,6 +59,21 @@ func (e env) dir(key, def string) string {
 	return def
 }
 
+// claudeDir is Claude Code's directory: CLAUDE_CONFIG_DIR when set, which
+// moves both ~/.claude and ~/.claude.json into it, else ~/.claude.
+func (e env) claudeDir() string { return e.dir("CLAUDE_CONFIG_DIR", e.home(".claude")) }
+
+// claudeJSON is the file that holds Claude Code's user-scope MCP servers:
+// ~/.claude.json, or .claude.json inside CLAUDE_CONFIG_DIR when that is
+// set, even to ~/.claude itself (Claude Code then no longer reads
+// ~/.claude.json).
+func (e env) claudeJSON() string {
+	if d := e.dir("CLAUDE_CONFIG_DIR", ""); d != "" {
+		return filepath.Join(d, ".claude.json")
+	}
+	return e.home(".claude.json")
+}
+
 func (e env) codexHome() string  { return e.dir("CODEX_HOME", e.home(".codex")) }
 func (e env) hermesHome() string { return e.dir("HERMES_HOME", e.home(".hermes")) }
 
@@ -69,10 +84,10 @@ func (e env) sharedSkills() string { return e.home(".agents", "skills") }
 var all = []Agent{
 	{
 		ID: ClaudeCode, Name: "Claude Code",
-		homes: func(e env) []string { return []string{e.home(".claude"), e.home(".claude.json")} },
+		homes: func(e env) []string { return []string{e.claudeDir(), e.claudeJSON()} },
 		// User scope: the top-level mcpServers of ~/.claude.json.
-		mcpConfig:  func(e env) string { return e.home(".claude.json") },
-		skillRoots: func(e env) []string { return []string{e.home(".claude", "skills")} },
+		mcpConfig:  func(e env) string { return e.claudeJSON() },
+		skillRoots: func(e env) []string { return []string{filepath.Join(e.claudeDir(), "skills")} },
 	},
 	{
 		ID: Codex, Name: "Codex",

@@ -21,7 +21,8 @@ func TestLocations(t *testing.T) {
 		Hermes:     {"/home/ada/.hermes", "/home/ada/.hermes/config.yaml", []string{"/home/ada/.hermes/skills"}},
 	}
 	overridden := map[string]where{
-		ClaudeCode: defaults[ClaudeCode],
+		// CLAUDE_CONFIG_DIR moves ~/.claude and ~/.claude.json into it.
+		ClaudeCode: {"/home/ada/.config/claude", "/home/ada/.config/claude/.claude.json", []string{"/home/ada/.config/claude/skills"}},
 		Codex:      {"/srv/codex", "/srv/codex/config.toml", []string{"/home/ada/.agents/skills", "/srv/codex/skills"}},
 		Gemini:     defaults[Gemini],
 		OpenClaw:   {"/home/ada/.openclaw", "/home/ada/oc.json", defaults[OpenClaw].skills},
@@ -32,7 +33,13 @@ func TestLocations(t *testing.T) {
 		want    map[string]where
 	}{
 		{[]string{"HOME=/home/ada"}, defaults},
-		{[]string{"HOME=/home/ada", "CODEX_HOME=/srv/codex", "OPENCLAW_CONFIG_PATH=~/oc.json", "HERMES_HOME=relative/hermes"}, overridden},
+		// Claude Code reads .claude.json inside CLAUDE_CONFIG_DIR even when
+		// that is ~/.claude.
+		{[]string{"HOME=/home/ada", "CLAUDE_CONFIG_DIR=/home/ada/.claude"}, map[string]where{
+			ClaudeCode: {"/home/ada/.claude", "/home/ada/.claude/.claude.json", []string{"/home/ada/.claude/skills"}},
+			Codex:      defaults[Codex], Gemini: defaults[Gemini], OpenClaw: defaults[OpenClaw], Hermes: defaults[Hermes],
+		}},
+		{[]string{"HOME=/home/ada", "CLAUDE_CONFIG_DIR=~/.config/claude", "CODEX_HOME=/srv/codex", "OPENCLAW_CONFIG_PATH=~/oc.json", "HERMES_HOME=relative/hermes"}, overridden},
 	} {
 		if ids := IDs(); !slices.Equal(ids, []string{ClaudeCode, Codex, Gemini, OpenClaw, Hermes}) {
 			t.Fatalf("IDs %v", ids)
@@ -74,6 +81,14 @@ func TestInstalled(t *testing.T) {
 	}
 	if codex.Installed(environ) || !codex.Installed(append(environ, "CODEX_HOME="+custom)) {
 		t.Error("Codex detection does not follow CODEX_HOME")
+	}
+	// Claude Code is found where CLAUDE_CONFIG_DIR points, even when
+	// ~/.claude.json is not there.
+	if err := os.Remove(filepath.Join(home, ".claude.json")); err != nil {
+		t.Fatal(err)
+	}
+	if claude.Installed(environ) || !claude.Installed(append(environ, "CLAUDE_CONFIG_DIR="+custom)) {
+		t.Error("Claude Code detection does not follow CLAUDE_CONFIG_DIR")
 	}
 }
 

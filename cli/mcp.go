@@ -28,7 +28,7 @@ say so instead of failing.
   uninstall   remove exactly what install added
 
 Agents and files (--agent, comma-separated; default all agents found on this machine):
-  claude-code  ~/.claude.json           mcpServers.nova
+  claude-code  ~/.claude.json           mcpServers.nova (or $CLAUDE_CONFIG_DIR/.claude.json)
   codex        ~/.codex/config.toml      [mcp_servers.nova] (or $CODEX_HOME)
   gemini       ~/.gemini/settings.json  mcpServers.nova
   openclaw     ~/.openclaw/openclaw.json mcp.servers.nova (or $OPENCLAW_CONFIG_PATH)

@@ -22,7 +22,7 @@ read the evidence, and the bounded follow-up loop (at most 3 searches in 90 s).
   status      show each skill file's state
 
 Where the skill goes (--agent, comma-separated, or all):
-  claude-code  ~/.claude/skills/nova-recall/SKILL.md
+  claude-code  ~/.claude/skills/nova-recall/SKILL.md ($CLAUDE_CONFIG_DIR/skills)
   codex        ~/.agents/skills/nova-recall/SKILL.md
   gemini       the same file as codex: Gemini CLI reads ~/.agents/skills
   openclaw     the same file as codex: OpenClaw reads ~/.agents/skills
