@@ -3,8 +3,9 @@
 // user: its own directory, the configuration file that lists its MCP
 // servers, and the directories it loads skills from. Locations are
 // resolved from an environment (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME,
-// HERMES_HOME, OPENCLAW_CONFIG_PATH), never from the process' own, so
-// that skill and MCP installs agree and tests stay out of the user's home.
+// HERMES_HOME, OPENCLAW_HOME, OPENCLAW_STATE_DIR, OPENCLAW_CONFIG_PATH),
+// never from the process' own, so that skill and MCP installs agree and
+// tests stay out of the user's home.
 package agents
 
 import (
@@ -77,6 +78,29 @@ func (e env) claudeJSON() string {
 func (e env) codexHome() string  { return e.dir("CODEX_HOME", e.home(".codex")) }
 func (e env) hermesHome() string { return e.dir("HERMES_HOME", e.home(".hermes")) }
 
+// openclaw is the environment OpenClaw resolves its paths in:
+// OPENCLAW_HOME, when set, replaces the home directory in all of them,
+// and ~ in its other variables means that home.
+func (e env) openclaw() env {
+	if h := e.dir("OPENCLAW_HOME", ""); h != "" {
+		return append(slices.Clip(e), "HOME="+h)
+	}
+	return e
+}
+
+// openclawState is OpenClaw's state directory: OPENCLAW_STATE_DIR, else
+// ~/.openclaw.
+func (e env) openclawState() string {
+	o := e.openclaw()
+	return o.dir("OPENCLAW_STATE_DIR", o.home(".openclaw"))
+}
+
+// openclawConfig is OpenClaw's configuration file: OPENCLAW_CONFIG_PATH,
+// else openclaw.json in the state directory.
+func (e env) openclawConfig() string {
+	return e.openclaw().dir("OPENCLAW_CONFIG_PATH", filepath.Join(e.openclawState(), "openclaw.json"))
+}
+
 // sharedSkills is ~/.agents/skills, the user skills root that Codex,
 // Gemini CLI and OpenClaw all read: one file there reaches all three.
 func (e env) sharedSkills() string { return e.home(".agents", "skills") }
@@ -104,14 +128,11 @@ var all = []Agent{
 	},
 	{
 		ID: OpenClaw, Name: "OpenClaw",
-		homes: func(e env) []string { return []string{e.home(".openclaw")} },
-		mcpConfig: func(e env) string {
-			if v := paths.ExpandHome(paths.Lookup(e, "OPENCLAW_CONFIG_PATH"), e); filepath.IsAbs(v) {
-				return v
-			}
-			return e.home(".openclaw", "openclaw.json")
+		homes:     func(e env) []string { return []string{e.openclawState()} },
+		mcpConfig: func(e env) string { return e.openclawConfig() },
+		skillRoots: func(e env) []string {
+			return []string{e.openclaw().sharedSkills(), filepath.Join(e.openclawState(), "skills")}
 		},
-		skillRoots: func(e env) []string { return []string{e.sharedSkills(), e.home(".openclaw", "skills")} },
 	},
 	{
 		ID: Hermes, Name: "Hermes",

@@ -39,6 +39,20 @@ func TestLocations(t *testing.T) {
 			ClaudeCode: {"/home/ada/.claude", "/home/ada/.claude/.claude.json", []string{"/home/ada/.claude/skills"}},
 			Codex:      defaults[Codex], Gemini: defaults[Gemini], OpenClaw: defaults[OpenClaw], Hermes: defaults[Hermes],
 		}},
+		// OPENCLAW_STATE_DIR moves ~/.openclaw; OPENCLAW_HOME replaces the
+		// home directory in all of OpenClaw's paths, ~ in its variables too.
+		{[]string{"HOME=/home/ada", "OPENCLAW_STATE_DIR=/srv/claw"}, map[string]where{
+			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes],
+			OpenClaw: {"/srv/claw", "/srv/claw/openclaw.json", []string{"/home/ada/.agents/skills", "/srv/claw/skills"}},
+		}},
+		{[]string{"HOME=/home/ada", "OPENCLAW_HOME=/srv/bot"}, map[string]where{
+			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes],
+			OpenClaw: {"/srv/bot/.openclaw", "/srv/bot/.openclaw/openclaw.json", []string{"/srv/bot/.agents/skills", "/srv/bot/.openclaw/skills"}},
+		}},
+		{[]string{"HOME=/home/ada", "OPENCLAW_HOME=/srv/bot", "OPENCLAW_STATE_DIR=~/state", "OPENCLAW_CONFIG_PATH=~/oc.json"}, map[string]where{
+			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes],
+			OpenClaw: {"/srv/bot/state", "/srv/bot/oc.json", []string{"/srv/bot/.agents/skills", "/srv/bot/state/skills"}},
+		}},
 		{[]string{"HOME=/home/ada", "CLAUDE_CONFIG_DIR=~/.config/claude", "CODEX_HOME=/srv/codex", "OPENCLAW_CONFIG_PATH=~/oc.json", "HERMES_HOME=relative/hermes"}, overridden},
 	} {
 		if ids := IDs(); !slices.Equal(ids, []string{ClaudeCode, Codex, Gemini, OpenClaw, Hermes}) {

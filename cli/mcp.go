@@ -31,7 +31,7 @@ Agents and files (--agent, comma-separated; default all agents found on this mac
   claude-code  ~/.claude.json           mcpServers.nova (or $CLAUDE_CONFIG_DIR/.claude.json)
   codex        ~/.codex/config.toml      [mcp_servers.nova] (or $CODEX_HOME)
   gemini       ~/.gemini/settings.json  mcpServers.nova
-  openclaw     ~/.openclaw/openclaw.json mcp.servers.nova (or $OPENCLAW_CONFIG_PATH)
+  openclaw     ~/.openclaw/openclaw.json mcp.servers.nova (or $OPENCLAW_STATE_DIR, $OPENCLAW_CONFIG_PATH)
   hermes       ~/.hermes/config.yaml    mcp_servers.nova (or $HERMES_HOME)
 
 Edits are textual: comments, key order, formatting and other servers stay as they

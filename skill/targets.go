@@ -75,9 +75,9 @@ func (t Target) Duplicates() []Duplicate {
 	return out
 }
 
-// Targets returns every target, with roots resolved from environ (HOME,
-// CODEX_HOME, HERMES_HOME): one a skills root, shared by the agents that
-// load skills from it first, in agent order.
+// Targets returns every target, with roots resolved from environ (HOME
+// and the agents' own variables, see package agents): one a skills root,
+// shared by the agents that load skills from it first, in agent order.
 func Targets(environ []string) []Target {
 	var out []Target
 	for _, a := range agents.All() {
