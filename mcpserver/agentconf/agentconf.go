@@ -111,7 +111,16 @@ type Entry struct {
 	Command string
 	Args    []string
 	Env     map[string]string
+
+	// keep are the settings a person added to the entry an update
+	// replaces (Codex's enabled or tool_timeout_sec, say), written after
+	// Nova's own keys as they were.
+	keep orderedMap
 }
+
+// entryKeys are the keys of an entry that Nova writes; an update replaces
+// them and keeps any other.
+var entryKeys = []string{"command", "args", "env"}
 
 func (e Entry) envKeys() []string {
 	keys := make([]string, 0, len(e.Env))
@@ -132,7 +141,7 @@ func (e Entry) value() orderedMap {
 		}
 		v = append(v, keyValue{"env", env})
 	}
-	return v
+	return append(v, e.keep...)
 }
 
 // matches reports whether a decoded entry has exactly e's command, args
@@ -219,22 +228,26 @@ type Insertion struct {
 // editor is the syntax-specific part.
 type editor struct {
 	lookup func(src []byte, keys []string, name string) (any, bool, error)
-	insert func(src []byte, keys []string, name string, e Entry) ([]byte, Insertion, error)
-	remove func(src []byte, keys []string, name string, createdLevels int) ([]byte, bool, error)
+	// settings returns the keys of entry name other than entryKeys, in
+	// document order, with their values written in the document's syntax.
+	settings func(src []byte, keys []string, name string) (orderedMap, error)
+	insert   func(src []byte, keys []string, name string, e Entry) ([]byte, Insertion, error)
+	remove   func(src []byte, keys []string, name string, createdLevels int) ([]byte, bool, error)
 }
 
 func editorFor(f Format) editor {
 	switch f {
 	case TOML:
-		return editor{lookup: tomlLookup, insert: tomlInsert,
+		return editor{lookup: tomlLookup, settings: tomlSettings, insert: tomlInsert,
 			remove: func(src []byte, keys []string, name string, _ int) ([]byte, bool, error) {
 				return tomlRemove(src, keys, name)
 			}}
 	case YAML:
-		return editor{lookup: yamlLookup, insert: yamlInsert, remove: yamlRemove}
+		return editor{lookup: yamlLookup, settings: yamlSettings, insert: yamlInsert, remove: yamlRemove}
 	}
 	return editor{
-		lookup: jsonLookup,
+		lookup:   jsonLookup,
+		settings: jsonSettings,
 		insert: func(src []byte, keys []string, name string, e Entry) ([]byte, Insertion, error) {
 			return jsonInsert(src, keys, name, e.value())
 		},
@@ -331,7 +344,11 @@ func PlanInstall(a Agent, path string, e Entry, rec *Record) (*Plan, error) {
 		case !ours(cur, rec):
 			return nil, fmt.Errorf("%s: %w", path, ErrForeignEntry)
 		}
-		// An older novactl entry (another path or NOVA_HOME): replace it.
+		// An older novactl entry (another path or NOVA_HOME): replace it,
+		// keeping what the person added to it.
+		if e.keep, err = ed.settings(src, a.Keys, ServerName); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 		removed, err = PlanUninstall(a, path, rec)
 		if err != nil {
 			return nil, err

@@ -1,8 +1,10 @@
 package agentconf
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -255,6 +257,62 @@ func TestDuplicateKeysRefused(t *testing.T) {
 			}
 			if got := string(mustRead(t, path)); got != c.content {
 				t.Fatal("the file was changed")
+			}
+		})
+	}
+}
+
+// TestInstall_UpdateKeepsUserSettings: settings a person added to Nova's
+// entry (Codex's enabled and tool_timeout_sec, Claude Code's type, Hermes'
+// timeout) survive an update that changes the command, and uninstall still
+// restores the file.
+func TestInstall_UpdateKeepsUserSettings(t *testing.T) {
+	// Each edit adds settings after the command line install wrote.
+	edits := map[string]struct{ file, after, add string }{
+		"claude-code": {"claude.json", `"command": "/old/novactl",`, ` "type": "stdio", "alwaysAllow": ["memory_search"], "timeout": 30000,`},
+		"openclaw":    {"openclaw.json5", `command: "/old/novactl",`, ` enabled: false, // off for now` + "\n"},
+		"codex": {"codex.toml", "command = \"/old/novactl\"\n",
+			"enabled = false # off for now\ntool_timeout_sec = 120\nstartup_timeout_sec = 2.5\nenabled_tools = [\"memory_search\"]\ntools.memory_search.approval_mode = \"approve\"\n"},
+		"hermes": {"hermes.yaml", "command: \"/old/novactl\"\n", "    timeout: 120\n    enabled: false\n    tools: {include: [memory_search]}\n"},
+	}
+	for id, ed := range edits {
+		t.Run(id, func(t *testing.T) {
+			a := agent(t, id)
+			path, orig := place(t, ed.file)
+			p1 := install(t, a, path, Entry{Command: "/old/novactl", Args: []string{"mcp"}}, nil)
+			src := mustRead(t, path)
+			if bytes.Count(src, []byte(ed.after)) != 1 {
+				t.Fatalf("%q not found once in\n%s", ed.after, src)
+			}
+			src = bytes.Replace(src, []byte(ed.after), []byte(ed.after+ed.add), 1)
+			if err := os.WriteFile(path, src, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			lookup := editorFor(a.Format).lookup
+			before, _, err := lookup(src, a.Keys, ServerName)
+			if err != nil {
+				t.Fatalf("hand edit: %v\n%s", err, src)
+			}
+			p2 := install(t, a, path, testEntry, p1.Record)
+			if p2.Action != Update {
+				t.Fatalf("action %s, want update", p2.Action)
+			}
+			after, _, err := lookup(mustRead(t, path), a.Keys, ServerName)
+			if err != nil || !testEntry.matches(after) {
+				t.Fatalf("not updated (%v): %v", err, after)
+			}
+			b, a2 := before.(map[string]any), after.(map[string]any)
+			for k, v := range b {
+				if k == "command" || k == "args" || k == "env" {
+					continue
+				}
+				if !reflect.DeepEqual(a2[k], v) {
+					t.Errorf("%s: %v after the update, %v before\n%s", k, a2[k], v, mustRead(t, path))
+				}
+			}
+			uninstall(t, a, path, p2.Record)
+			if got := mustRead(t, path); !bytes.Equal(got, orig) {
+				t.Fatalf("not byte-identical:\n%s", got)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -123,6 +124,8 @@ func renderJSONValue(v any, indent string, l jsonLayout) string {
 		return "[" + strings.Join(parts, l.comma) + "]"
 	case string:
 		return quoteJSON(v)
+	case rawValue:
+		return string(v)
 	}
 	panic(fmt.Sprintf("renderJSONValue: unexpected %T", v))
 }
@@ -144,6 +147,10 @@ type keyValue struct {
 	key   string
 	value any
 }
+
+// rawValue is a value already written in the target syntax: a setting
+// carried over from an entry an update replaces.
+type rawValue string
 
 // jsonInsert adds member name = value to the object at keys (creating
 // the missing objects on the way) and returns the new document and what
@@ -256,36 +263,56 @@ func lineStartOf(src []byte, off int) int { return bytes.LastIndexByte(src[:off]
 // jsonLookup returns the decoded member name of the object at keys, or
 // nil when there is none.
 func jsonLookup(src []byte, keys []string, name string) (any, bool, error) {
+	m, err := jsonMemberAt(src, keys, name)
+	if m == nil || err != nil {
+		return nil, false, err
+	}
+	return plain(m.value), true, nil
+}
+
+// jsonMemberAt returns member name of the object at keys, or nil.
+func jsonMemberAt(src []byte, keys []string, name string) (*jsonMember, error) {
 	if len(bytes.TrimSpace(src)) == 0 {
-		return nil, false, nil
+		return nil, nil
 	}
 	root, err := parseJSONDoc(src)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	obj := root
 	for i, k := range keys {
 		m, err := obj.only(src, k, strings.Join(keys[:i+1], "."))
-		if err != nil {
-			return nil, false, err
-		}
-		if m == nil {
-			return nil, false, nil
+		if err != nil || m == nil {
+			return nil, err
 		}
 		child, ok := m.value.(*jsonObject)
 		if !ok {
-			return nil, false, nil
+			return nil, nil
 		}
 		obj = child
 	}
-	m, err := obj.only(src, name, strings.Join(append(append([]string{}, keys...), name), "."))
+	return obj.only(src, name, strings.Join(append(append([]string{}, keys...), name), "."))
+}
+
+// jsonSettings returns the members of entry name other than those Nova
+// writes, in document order, each value as its text in the document.
+func jsonSettings(src []byte, keys []string, name string) (orderedMap, error) {
+	m, err := jsonMemberAt(src, keys, name)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
+	var out orderedMap
 	if m == nil {
-		return nil, false, nil
+		return nil, nil
 	}
-	return plain(m.value), true, nil
+	if obj, ok := m.value.(*jsonObject); ok {
+		for _, mem := range obj.members {
+			if !slices.Contains(entryKeys, mem.key) {
+				out = append(out, keyValue{mem.key, rawValue(src[mem.valueStart:mem.valueEnd])})
+			}
+		}
+	}
+	return out, nil
 }
 
 // jsonRemove deletes member name from the object at keys, then the

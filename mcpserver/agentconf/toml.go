@@ -3,7 +3,9 @@ package agentconf
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -49,6 +51,89 @@ func tomlLookup(src []byte, keys []string, name string) (any, bool, error) {
 	return cur, true, nil
 }
 
+// tomlSettings returns the keys of mcp_servers.<name> other than
+// entryKeys, in document order, each value as a TOML value (a table as an
+// inline table: the entry is one table in Nova's block).
+func tomlSettings(src []byte, keys []string, name string) (orderedMap, error) {
+	m := map[string]any{}
+	md, err := toml.Decode(string(src), &m)
+	if err != nil {
+		return nil, err
+	}
+	cur, found, err := tomlLookup(src, keys, name)
+	entry, ok := cur.(map[string]any)
+	if err != nil || !found || !ok {
+		return nil, err
+	}
+	// The entry's keys in document order: a key defined through dotted
+	// keys or a subtable ([mcp_servers.nova.tools.x]) shows only in its
+	// longer keys.
+	prefix := append(append([]string{}, keys...), name)
+	var out orderedMap
+	seen := map[string]bool{}
+	for _, k := range md.Keys() {
+		if len(k) <= len(prefix) || !slices.Equal(k[:len(prefix)], prefix) {
+			continue
+		}
+		child := k[len(prefix)]
+		if seen[child] || slices.Contains(entryKeys, child) {
+			continue
+		}
+		seen[child] = true
+		v, err := tomlValue(entry[child])
+		if err != nil {
+			return nil, fmt.Errorf("cannot carry %s.%s over to the new entry (%v); remove it, run install again, then add it back", strings.Join(prefix, "."), child, err)
+		}
+		out = append(out, keyValue{child, rawValue(v)})
+	}
+	return out, nil
+}
+
+// tomlValue renders a decoded TOML value as TOML text, tables inline.
+func tomlValue(v any) (string, error) {
+	switch v := v.(type) {
+	case map[string]any:
+		parts := make([]string, 0, len(v))
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			s, err := tomlValue(v[k])
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, tomlKey(k)+" = "+s)
+		}
+		if len(parts) == 0 {
+			return "{}", nil
+		}
+		return "{ " + strings.Join(parts, ", ") + " }", nil
+	case []map[string]any:
+		list := make([]any, len(v))
+		for i, m := range v {
+			list[i] = m
+		}
+		return tomlValue(list)
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			s, err := tomlValue(e)
+			if err != nil {
+				return "", err
+			}
+			parts[i] = s
+		}
+		return "[" + strings.Join(parts, ", ") + "]", nil
+	}
+	// A scalar: the TOML encoder writes it as the value of a key.
+	b, err := toml.Marshal(map[string]any{"v": v})
+	if err != nil {
+		return "", err
+	}
+	s, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "v = ")
+	if !ok || strings.Contains(s, "\n") {
+		return "", fmt.Errorf("unexpected value %T", v)
+	}
+	return s, nil
+}
+
 // renderTOMLBlock renders the delimited table for entry.
 func renderTOMLBlock(keys []string, name string, e Entry, nl string) string {
 	var b strings.Builder
@@ -70,6 +155,9 @@ func renderTOMLBlock(keys []string, name string, e Entry, nl string) string {
 			pairs = append(pairs, tomlKey(k)+" = "+quoteJSON(e.Env[k]))
 		}
 		b.WriteString("env = { " + strings.Join(pairs, ", ") + " }" + nl)
+	}
+	for _, kv := range e.keep {
+		b.WriteString(tomlKey(kv.key) + " = " + string(kv.value.(rawValue)) + nl)
 	}
 	b.WriteString(tomlEnd + nl)
 	return b.String()

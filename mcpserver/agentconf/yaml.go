@@ -2,7 +2,9 @@ package agentconf
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -96,7 +98,49 @@ func renderYAMLEntry(name string, e Entry, indent, step, nl string) string {
 			b.WriteString(in + step + yamlKey(k) + ": " + quoteJSON(e.Env[k]) + nl)
 		}
 	}
+	for _, kv := range e.keep {
+		b.WriteString(in + yamlKey(kv.key) + ": " + string(kv.value.(rawValue)) + nl)
+	}
 	return b.String()
+}
+
+// yamlSettings returns the keys of mcp_servers.<name> other than
+// entryKeys, in document order, each value in flow style (as JSON, which
+// YAML reads the same), so that it fits on the key's line.
+func yamlSettings(src []byte, keys []string, name string) (orderedMap, error) {
+	d, err := parseYAML(src)
+	if err != nil {
+		return nil, err
+	}
+	node := d.root
+	for _, k := range append(append([]string{}, keys...), name) {
+		if _, node = pair(node, k); node == nil {
+			return nil, nil
+		}
+	}
+	if node.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	var out orderedMap
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		k := node.Content[i].Value
+		if slices.Contains(entryKeys, k) {
+			continue
+		}
+		var v any
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		err := node.Content[i+1].Decode(&v)
+		if err == nil {
+			err = enc.Encode(v)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot carry %s.%s.%s over to the new entry (%v); remove it, run install again, then add it back", strings.Join(keys, "."), name, k, err)
+		}
+		out = append(out, keyValue{k, rawValue(bytes.TrimSpace(b.Bytes()))})
+	}
+	return out, nil
 }
 
 func yamlKey(k string) string {
@@ -207,6 +251,9 @@ func yamlFlowEntry(name string, e Entry) string {
 			pairs = append(pairs, yamlKey(k)+": "+quoteJSON(e.Env[k]))
 		}
 		s += ", env: {" + strings.Join(pairs, ", ") + "}"
+	}
+	for _, kv := range e.keep {
+		s += ", " + yamlKey(kv.key) + ": " + string(kv.value.(rawValue))
 	}
 	return s + "}"
 }
