@@ -37,7 +37,8 @@ Agents and files (--agent, comma-separated; default all agents found on this mac
 Edits are textual: comments, key order, formatting and other servers stay as they
 are, and install then uninstall leaves a file byte-identical. NOVA_HOME is passed to
 the server when it is set. Files are replaced atomically, keep their mode, and are
-never written through a symbolic link. --dry-run prints the diff and writes nothing.`
+never written through a symbolic link nor when read-only. --dry-run prints the diff
+and writes nothing.`
 
 func mcpVerbs() []verb {
 	return []verb{

@@ -295,6 +295,11 @@ func (p *Plan) Changed() bool {
 // Nova never writes through one.
 var ErrSymlink = errors.New("is a symbolic link; Nova does not write through symbolic links (edit the file it points to by hand, or replace the link with a file)")
 
+// ErrReadOnly is returned for a configuration file without write
+// permission for its owner: replacing it by a rename would get past what
+// its owner set.
+var ErrReadOnly = errors.New("is read-only; Nova does not change a file its owner made read-only (make it writable with chmod u+w and run the command again, or edit it by hand)")
+
 // ErrForeignEntry is returned when a "nova" entry that novactl did not
 // install is already configured.
 var ErrForeignEntry = errors.New(`a "nova" MCP server that novactl did not install is already configured; remove or rename it first`)
@@ -374,7 +379,20 @@ func PlanInstall(a Agent, path string, e Entry, rec *Record) (*Plan, error) {
 		createdFile = true
 	}
 	p.Record = &Record{Agent: a.ID, Command: e.Command, Insertion: ins, CreatedFile: createdFile}
+	if err := p.writable(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// writable refuses a change to an existing file its owner made
+// read-only: Apply replaces files by a rename, which the mode does not
+// stop.
+func (p *Plan) writable() error {
+	if p.Changed() && p.existed && p.mode&0o200 == 0 {
+		return fmt.Errorf("%s (mode %04o) %w", p.Path, p.mode, ErrReadOnly)
+	}
+	return nil
 }
 
 // PlanUninstall computes the removal of Nova's entry from a's file at
@@ -423,6 +441,9 @@ func PlanUninstall(a Agent, path string, rec *Record) (*Plan, error) {
 		}
 	}
 	p.Action, p.After = Remove, out
+	if err := p.writable(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

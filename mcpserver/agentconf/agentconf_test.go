@@ -316,6 +316,41 @@ func TestRefusesSymlink(t *testing.T) {
 	}
 }
 
+// TestRefusesReadOnly: a configuration file without write permission is
+// one its owner does not want changed; replacing it by a rename would get
+// past that, so install and uninstall refuse and write nothing.
+func TestRefusesReadOnly(t *testing.T) {
+	a := agent(t, "codex")
+	path, orig := place(t, "codex.toml")
+	if err := os.Chmod(path, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PlanInstall(a, path, testEntry, nil); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("install: err %v, want ErrReadOnly", err)
+	}
+	if got := mustRead(t, path); !bytes.Equal(got, orig) {
+		t.Fatal("the read-only file was written")
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := install(t, a, path, testEntry, nil)
+	if err := os.Chmod(path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing to change: no refusal.
+	if again, err := PlanInstall(a, path, testEntry, p.Record); err != nil || again.Action != Unchanged {
+		t.Fatalf("reinstall: %v %v", again, err)
+	}
+	installed := mustRead(t, path)
+	if _, err := PlanUninstall(a, path, p.Record); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("uninstall: err %v, want ErrReadOnly", err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o444 || !bytes.Equal(mustRead(t, path), installed) {
+		t.Fatalf("the read-only file was changed: %v %v", fi, err)
+	}
+}
+
 func TestApply_RefusesConcurrentChange(t *testing.T) {
 	a := agent(t, "codex")
 	path, _ := place(t, "codex.toml")
