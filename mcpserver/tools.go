@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -269,7 +271,7 @@ var searchFields = []string{"query", "topK", "date", "dateFrom", "dateTo", "proj
 // published input schema, as Go types. A missing or null argument is nil.
 type searchArgs struct {
 	Query      *string  `json:"query"`
-	TopK       *int     `json:"topK"`
+	TopK       *integer `json:"topK"`
 	Date       *string  `json:"date"`
 	DateFrom   *string  `json:"dateFrom"`
 	DateTo     *string  `json:"dateTo"`
@@ -280,6 +282,23 @@ type searchArgs struct {
 	SourceSets []string `json:"sourceSets"`
 	Lifecycle  []string `json:"lifecycle"`
 	WorkType   []string `json:"workType"`
+}
+
+// integer is an integer argument as JSON Schema defines one: any number
+// without a fractional part, so 5.0 and 1e1 too (a Python client writes
+// 5.0 for a float that holds 5, and the facade accepts them).
+type integer int
+
+func (n *integer) UnmarshalJSON(b []byte) error {
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	if f != math.Trunc(f) || math.Abs(f) > math.MaxInt32 {
+		return &json.UnmarshalTypeError{Value: "number " + string(b), Type: reflect.TypeFor[int]()}
+	}
+	*n = integer(f)
+	return nil
 }
 
 // decodeSearch turns raw arguments into the search to run. The arguments
@@ -318,7 +337,7 @@ func decodeSearch(raw json.RawMessage) (SearchInput, error) {
 		Role: api.StringOr(a.Role, ""), Date: api.StringOr(a.Date, ""),
 		Tags: a.Tags, SourceSets: a.SourceSets, Lifecycle: a.Lifecycle, WorkType: a.WorkType}
 	if a.TopK != nil {
-		body.TopK = *a.TopK
+		body.TopK = int(*a.TopK)
 		if body.TopK == 0 {
 			body.TopK = -1 // 0 means "the default" on the wire; here it is out of range
 		}

@@ -238,7 +238,7 @@ func TestDecodeSearch_SameAsFacade(t *testing.T) {
 			t.Errorf("%s:\n memory_search searches %+v\n the facade would search %+v", args, fromMCP, direct)
 		}
 	}
-	for _, args := range []string{`{"query":" "}`, `{"query":"x","topK":21}`, `{"query":"x","date":"2026-02-30"}`,
+	for _, args := range []string{`{"query":" "}`, `{"query":"x","topK":21}`, `{"query":"x","topK":5.5}`, `{"query":"x","date":"2026-02-30"}`,
 		`{"query":"x","dateFrom":"2026-02-01","dateTo":"2026-01-01"}`, `{"query":"` + strings.Repeat("x", api.MaxQueryRunes+1) + `"}`} {
 		_, mcpErr := decodeSearch(json.RawMessage(args))
 		_, apiErr := api.DecodeSearchRequest([]byte(args), api.Direct, api.DefaultTopK)
@@ -261,6 +261,9 @@ func TestSearchSchema_NoValidCallRefused(t *testing.T) {
 		`{"query":"x","dateFrom":"2026-01-01","dateTo":"2026-01-01"}`, `{"query":"x","tags":["a","b"],"workType":["decision"]}`,
 		`{"query":"x","project":"p","agent":"codex","role":"user","sourceSets":["s"],"lifecycle":["canonical"]}`,
 		`{"query":"x","tags":[]}`,
+		// JSON Schema counts a number with no fraction as an integer: Python
+		// clients write 5.0 for a float that holds 5.
+		`{"query":"x","topK":5.0}`, `{"query":"x","topK":1e1}`,
 	} {
 		var v any
 		if err := json.Unmarshal([]byte(args), &v); err != nil {
