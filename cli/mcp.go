@@ -346,6 +346,10 @@ func mcpEntry(environ []string, home paths.Home, command string) (agentconf.Entr
 	if !filepath.IsAbs(command) {
 		return agentconf.Entry{}, fmt.Errorf("--command must be an absolute path (got %q)", command)
 	}
+	if !isExecutable(command) {
+		// The agents would fail to start it, and say so only there.
+		return agentconf.Entry{}, fmt.Errorf("--command %s is not an executable file; give the path of an installed novactl", command)
+	}
 	e := agentconf.Entry{Command: filepath.Clean(command), Args: []string{"mcp"}}
 	if paths.Lookup(environ, paths.EnvHome) != "" {
 		e.Env = map[string]string{paths.EnvHome: home.Root}

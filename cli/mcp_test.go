@@ -99,6 +99,20 @@ func mcpAgentHome(t *testing.T) (string, []string) {
 	return home, []string{"HOME=" + home, "NOVA_HOME=" + nova}
 }
 
+// fakeNovactl returns the path of an executable file to install as
+// --command.
+func fakeNovactl(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "bin", "novactl")
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func mcpRun(t *testing.T, env []string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -120,10 +134,11 @@ func mcpSnapshot(t *testing.T, home string) map[string]string {
 }
 
 func TestMCPInstall_AllAgentsRoundTrip(t *testing.T) {
+	novactl := fakeNovactl(t)
 	home, env := mcpAgentHome(t)
 	before := mcpSnapshot(t, home)
 
-	out, errs, code := mcpRun(t, env, "mcp", "install", "--command", "/opt/nova/bin/novactl")
+	out, errs, code := mcpRun(t, env, "mcp", "install", "--command", novactl)
 	if code != ExitOK {
 		t.Fatalf("install exited %d: %s %s", code, out, errs)
 	}
@@ -135,7 +150,7 @@ func TestMCPInstall_AllAgentsRoundTrip(t *testing.T) {
 	installed := mcpSnapshot(t, home)
 	novaHome := filepath.Join(home, "nova-home")
 	for rel, content := range installed {
-		if !strings.Contains(content, "/opt/nova/bin/novactl") || !strings.Contains(content, novaHome) {
+		if !strings.Contains(content, novactl) || !strings.Contains(content, novaHome) {
 			t.Errorf("%s lacks the entry:\n%s", rel, content)
 		}
 		// Everything that was there is still there, in order.
@@ -148,7 +163,7 @@ func TestMCPInstall_AllAgentsRoundTrip(t *testing.T) {
 		t.Fatalf("~/.claude.json is no longer JSON: %v", err)
 	}
 	nova := claude["mcpServers"].(map[string]any)["nova"].(map[string]any)
-	if nova["command"] != "/opt/nova/bin/novactl" || nova["args"].([]any)[0] != "mcp" || nova["env"].(map[string]any)["NOVA_HOME"] != novaHome {
+	if nova["command"] != novactl || nova["args"].([]any)[0] != "mcp" || nova["env"].(map[string]any)["NOVA_HOME"] != novaHome {
 		t.Errorf("claude entry %v", nova)
 	}
 	if _, err := os.Stat(filepath.Join(novaHome, "state", "mcp-installs.json")); err != nil {
@@ -156,7 +171,7 @@ func TestMCPInstall_AllAgentsRoundTrip(t *testing.T) {
 	}
 
 	// Idempotent.
-	out, _, code = mcpRun(t, env, "mcp", "install", "--command", "/opt/nova/bin/novactl")
+	out, _, code = mcpRun(t, env, "mcp", "install", "--command", novactl)
 	if code != ExitOK || strings.Count(out, "already installed") != 5 {
 		t.Fatalf("second install (%d): %s", code, out)
 	}
@@ -214,13 +229,14 @@ func mcpEqualMaps(a, b map[string]string) bool {
 }
 
 func TestMCPInstall_DryRun(t *testing.T) {
+	novactl := fakeNovactl(t)
 	home, env := mcpAgentHome(t)
 	before := mcpSnapshot(t, home)
-	out, errs, code := mcpRun(t, env, "mcp", "install", "--dry-run", "--agent", "codex,hermes", "--command", "/opt/nova/bin/novactl")
+	out, errs, code := mcpRun(t, env, "mcp", "install", "--dry-run", "--agent", "codex,hermes", "--command", novactl)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"would add Nova", "+[mcp_servers.nova]", `+command = "/opt/nova/bin/novactl"`, "+  nova:", "--- a" + filepath.Join(home, ".codex/config.toml")} {
+	for _, want := range []string{"would add Nova", "+[mcp_servers.nova]", `+command = "` + novactl + `"`, "+  nova:", "--- a" + filepath.Join(home, ".codex/config.toml")} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
 		}
@@ -237,10 +253,11 @@ func TestMCPInstall_DryRun(t *testing.T) {
 }
 
 func TestMCPInstall_Detection(t *testing.T) {
+	novactl := fakeNovactl(t)
 	home := t.TempDir()
 	env := []string{"HOME=" + home}
 	// Nothing installed: nothing configured, and it says how to force it.
-	out, _, code := mcpRun(t, env, "mcp", "install", "--command", "/x/novactl")
+	out, _, code := mcpRun(t, env, "mcp", "install", "--command", novactl)
 	if code != ExitOK || !strings.Contains(out, "skipped: not found") || !strings.Contains(out, "No supported agent was found") {
 		t.Fatalf("(%d) %s", code, out)
 	}
@@ -248,13 +265,13 @@ func TestMCPInstall_Detection(t *testing.T) {
 		t.Fatalf("files were created: %v", entries)
 	}
 	// Named explicitly, the file is created; uninstall deletes it again.
-	out, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "gemini", "--command", "/x/novactl")
+	out, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "gemini", "--command", novactl)
 	if code != ExitOK {
 		t.Fatalf("(%d) %s %s", code, out, errs)
 	}
 	p := filepath.Join(home, ".gemini", "settings.json")
 	b, err := os.ReadFile(p)
-	if err != nil || !strings.Contains(string(b), `"command": "/x/novactl"`) || strings.Contains(string(b), "NOVA_HOME") {
+	if err != nil || !strings.Contains(string(b), `"command": "`+novactl+`"`) || strings.Contains(string(b), "NOVA_HOME") {
 		t.Fatalf("created file: %v\n%s", err, b)
 	}
 	out, _, code = mcpRun(t, env, "mcp", "uninstall", "--agent", "gemini")
@@ -267,12 +284,22 @@ func TestMCPInstall_Detection(t *testing.T) {
 }
 
 func TestMCPInstall_Usage(t *testing.T) {
+	novactl := fakeNovactl(t)
 	home, env := mcpAgentHome(t)
 	if _, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "cursor"); code != ExitUsage || !strings.Contains(errs, `unknown agent "cursor"`) {
 		t.Errorf("unknown agent: %d %s", code, errs)
 	}
 	if _, errs, code := mcpRun(t, env, "mcp", "install", "--command", "novactl"); code != ExitUsage || !strings.Contains(errs, "absolute path") {
 		t.Errorf("relative command: %d %s", code, errs)
+	}
+	// A --command that names no executable file (a typo) is refused: the
+	// agents would fail to start it, and say so only there.
+	missing := filepath.Join(home, "bin", "novactl")
+	if _, errs, code := mcpRun(t, env, "mcp", "install", "--command", missing); code != ExitUsage || !strings.Contains(errs, "not an executable file") {
+		t.Errorf("missing command: %d %s", code, errs)
+	}
+	if after := mcpSnapshot(t, home); after[".codex/config.toml"] != mcpAgentFiles[".codex/config.toml"] {
+		t.Error("a missing command was installed")
 	}
 	if _, errs, code := mcpRun(t, env, "mcp", "frobnicate"); code != ExitUsage || !strings.Contains(errs, "unknown subcommand") {
 		t.Errorf("unknown subcommand: %d %s", code, errs)
@@ -286,7 +313,7 @@ func TestMCPInstall_Usage(t *testing.T) {
 	if err := os.WriteFile(p, []byte(foreign), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, errs, code := mcpRun(t, env, "mcp", "install", "--command", "/x/novactl")
+	out, errs, code := mcpRun(t, env, "mcp", "install", "--command", novactl)
 	if code != ExitFailure || !strings.Contains(errs, "did not install") || strings.Count(out, "added Nova") != 4 {
 		t.Errorf("foreign entry (%d): %s %s", code, out, errs)
 	}
@@ -296,6 +323,7 @@ func TestMCPInstall_Usage(t *testing.T) {
 }
 
 func TestMCPInstall_RefusesSymlink(t *testing.T) {
+	novactl := fakeNovactl(t)
 	home, env := mcpAgentHome(t)
 	real := filepath.Join(home, "dotfiles-claude.json")
 	link := filepath.Join(home, ".claude.json")
@@ -306,7 +334,7 @@ func TestMCPInstall_RefusesSymlink(t *testing.T) {
 		t.Skip(err)
 	}
 	before, _ := os.ReadFile(real)
-	_, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "claude-code", "--command", "/x/novactl")
+	_, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "claude-code", "--command", novactl)
 	if code != ExitFailure || !strings.Contains(errs, "symbolic link") {
 		t.Fatalf("(%d) %s", code, errs)
 	}
