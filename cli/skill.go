@@ -224,6 +224,12 @@ func printSkillChange(inv *Invocation, out skillOutput, explicit bool) {
 	if installed {
 		fmt.Fprintln(w, "\nStart a new agent session to load the nova-recall skill. It calls `novactl search`, which needs a running novad: check with `novactl status`.")
 	}
+	if any && out.Command == "install" && lookPath(inv.Environ, "novactl") == "" {
+		// The skill names the command, not a path: an agent whose shell
+		// has no novactl on PATH gets "command not found".
+		fmt.Fprintln(w, "\nwarning: no novactl on PATH: the skill tells agents to run `novactl search`, which their shells will not find. "+
+			"Put the directory that holds novactl on PATH, or use `novactl mcp install`, which records novactl's full path.")
+	}
 }
 
 // sharedBy names the other agents reading a shared root.

@@ -403,3 +403,33 @@ func TestSkillWarnsAboutDuplicates(t *testing.T) {
 		t.Errorf("wrote into %s", dup)
 	}
 }
+
+// TestSkillWarnsWithoutNovactlOnPath: the skill tells agents to run
+// novactl search, so an install where no novactl is on PATH says the
+// agents will not find it.
+func TestSkillWarnsWithoutNovactlOnPath(t *testing.T) {
+	e := newSkillEnv(t)
+	bin := filepath.Join(t.TempDir(), "bin")
+	e.environ = append(e.environ, "PATH="+bin)
+	code, out, errs := e.run(t, "install", "--agent", "claude-code")
+	if code != ExitOK || !strings.Contains(out, "no novactl on PATH") {
+		t.Errorf("without novactl on PATH (%d):\n%s%s", code, out, errs)
+	}
+	if err := os.MkdirAll(bin, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "novactl"), []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = e.run(t, "install", "--agent", "claude-code")
+	if code != ExitOK || strings.Contains(out, "PATH") {
+		t.Errorf("with novactl on PATH (%d):\n%s%s", code, out, errs)
+	}
+	// Uninstall has no use for it.
+	if err := os.Remove(filepath.Join(bin, "novactl")); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs = e.run(t, "uninstall", "--agent", "claude-code"); code != ExitOK || strings.Contains(out, "PATH") {
+		t.Errorf("uninstall (%d):\n%s%s", code, out, errs)
+	}
+}
