@@ -182,11 +182,29 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 		fmt.Fprintf(inv.Stderr, "novactl mcp %s: %v\n", verb, err)
 		return ExitFailure
 	}
-	failed, changed, touched := false, false, 0
+	// Each agent's file where it is now, and for uninstall also the files
+	// install recorded for it elsewhere (CODEX_HOME set then, say).
+	type job struct {
+		a        agentconf.Agent
+		path     string
+		recorded bool
+	}
+	var jobs []job
 	for _, a := range agents {
-		path := a.Path(inv.Environ)
+		jobs = append(jobs, job{a: a, path: a.Path(inv.Environ)})
+		if !install {
+			for _, p := range recs.Paths(a.ID) {
+				if p != a.Path(inv.Environ) {
+					jobs = append(jobs, job{a: a, path: p, recorded: true})
+				}
+			}
+		}
+	}
+	failed, changed, touched := false, false, 0
+	for _, j := range jobs {
+		a, path := j.a, j.path
 		shown := tildePath(path, inv.Environ)
-		if !explicit && !a.Detected(inv.Environ) {
+		if !explicit && !j.recorded && !a.Detected(inv.Environ) {
 			if install {
 				fmt.Fprintf(inv.Stdout, "%-12s skipped: not found (%s does not exist; use --agent %s to configure it anyway)\n", a.Name, tildePath(a.Home(inv.Environ), inv.Environ), a.ID)
 			}

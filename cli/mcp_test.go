@@ -480,3 +480,37 @@ func TestMCPInstall_CommandSurvivesUpgrade(t *testing.T) {
 		t.Fatalf("the resolved path outlived the upgrade: %v", err)
 	}
 }
+
+// TestMCPUninstall_RecordedPaths: uninstall also cleans the files install
+// recorded, when the agent's location now resolves elsewhere (install ran
+// with CODEX_HOME set, uninstall without).
+func TestMCPUninstall_RecordedPaths(t *testing.T) {
+	novactl := fakeNovactl(t)
+	home := t.TempDir()
+	codexHome := filepath.Join(t.TempDir(), "codex")
+	if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(codexHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	orig := "model = \"o3\"\n"
+	cfg := filepath.Join(codexHome, "config.toml")
+	if err := os.WriteFile(cfg, []byte(orig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "NOVA_HOME=" + filepath.Join(home, "nova")}
+	if out, errs, code := mcpRun(t, append(env, "CODEX_HOME="+codexHome), "mcp", "install", "--agent", "codex", "--command", novactl); code != ExitOK {
+		t.Fatalf("install (%d): %s %s", code, out, errs)
+	}
+	out, errs, code := mcpRun(t, env, "mcp", "uninstall")
+	if code != ExitOK || !strings.Contains(out, "removed Nova") {
+		t.Fatalf("uninstall (%d): %s %s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(cfg); string(b) != orig {
+		t.Errorf("the recorded file keeps Nova:\n%s", b)
+	}
+	if _, err := os.Stat(filepath.Join(home, "nova", "state", "mcp-installs.json")); !os.IsNotExist(err) {
+		t.Errorf("the install record is left: %v", err)
+	}
+}

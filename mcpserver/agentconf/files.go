@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/aymanbagabas/go-udiff/myers"
@@ -57,6 +58,19 @@ func LoadRecords(file string) (*Records, error) {
 
 // Get returns the record for a configuration file, or nil.
 func (r *Records) Get(path string) *Record { return r.Installs[path] }
+
+// Paths returns the configuration files with a record of agent id, in
+// sorted order.
+func (r *Records) Paths(id string) []string {
+	var out []string
+	for path, rec := range r.Installs {
+		if rec.Agent == id {
+			out = append(out, path)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 // Set stores rec for path; nil deletes the record.
 func (r *Records) Set(path string, rec *Record) {
