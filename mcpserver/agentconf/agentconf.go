@@ -345,6 +345,7 @@ func PlanInstall(a Agent, path string, e Entry, rec *Record) (*Plan, error) {
 		switch {
 		case e.matches(cur):
 			p.Action, p.After, p.Record = Unchanged, src, rec
+			p.Note = wontStart(a, src)
 			return p, nil
 		case !ours(cur, rec):
 			return nil, fmt.Errorf("%s: %w", path, ErrForeignEntry)
@@ -382,7 +383,49 @@ func PlanInstall(a Agent, path string, e Entry, rec *Record) (*Plan, error) {
 	if err := p.writable(); err != nil {
 		return nil, err
 	}
+	p.Note = wontStart(a, out)
 	return p, nil
+}
+
+// wontStart says why the agent will not start Nova's entry in src although
+// it is there: the entry is disabled (a setting an update keeps), or
+// Gemini CLI's allow or deny list keeps it out. "" when nothing does.
+func wontStart(a Agent, src []byte) string {
+	cur, found, err := editorFor(a.Format).lookup(src, a.Keys, ServerName)
+	if err != nil || !found {
+		return ""
+	}
+	if m, ok := cur.(map[string]any); ok {
+		switch {
+		case m["enabled"] == false:
+			return "but " + a.Name + " will not start it: the entry is disabled, its enabled is false"
+		case m["disabled"] == true:
+			return "but " + a.Name + " will not start it: the entry is disabled, its disabled is true"
+		}
+	}
+	if a.ID != agents.Gemini {
+		return ""
+	}
+	// Gemini CLI's lists, in its current and its first settings format.
+	for _, l := range []struct {
+		keys      []string
+		name      string
+		allowList bool
+	}{{[]string{"mcp"}, "excluded", false}, {nil, "excludeMCPServers", false}, {[]string{"mcp"}, "allowed", true}, {nil, "allowMCPServers", true}} {
+		v, ok, _ := jsonLookup(src, l.keys, l.name)
+		if !ok {
+			continue
+		}
+		listed := slices.Contains(stringList(v), ServerName)
+		where := strings.Join(append(slices.Clone(l.keys), l.name), ".")
+		if l.allowList && !listed {
+			return fmt.Sprintf("but %s will not start it: %s does not list %q; add it there", a.Name, where, ServerName)
+		}
+		if !l.allowList && listed {
+			return fmt.Sprintf("but %s will not start it: %s lists %q; remove it there", a.Name, where, ServerName)
+		}
+	}
+	return ""
 }
 
 // writable refuses a change to an existing file its owner made

@@ -317,3 +317,37 @@ func TestInstall_UpdateKeepsUserSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestInstall_SaysWhenTheAgentWillNotStartIt: an entry the file disables,
+// or that Gemini CLI's allow or deny list keeps out, is reported, instead
+// of a plain "added" or "already installed".
+func TestInstall_SaysWhenTheAgentWillNotStartIt(t *testing.T) {
+	for _, tt := range []struct {
+		agent, file, content, want string
+	}{
+		{"gemini", "settings.json", `{"mcp": {"allowed": ["github"]}, "mcpServers": {}}`, "mcp.allowed"},
+		{"gemini", "settings.json", `{"mcp": {"excluded": ["nova"]}}`, "mcp.excluded"},
+		{"codex", "config.toml", "[mcp_servers.nova]\ncommand = \"/opt/nova/bin/novactl\"\nargs = [\"mcp\"]\nenv = { NOVA_HOME = \"/Users/ada/Nova \\\"home\\\"\" }\nenabled = false\n", "disabled"},
+		{"hermes", "config.yaml", "mcp_servers:\n  nova:\n    command: /old/novactl\n    args: [mcp]\n    enabled: false\n", "disabled"},
+	} {
+		a := agent(t, tt.agent)
+		path := writeFile(t, tt.file, tt.content)
+		p, err := PlanInstall(a, path, testEntry, nil)
+		if err != nil {
+			t.Fatalf("%s %s: %v", tt.agent, tt.content, err)
+		}
+		if !strings.Contains(p.Note, tt.want) {
+			t.Errorf("%s %s: %s, note %q, want one about %s", tt.agent, tt.content, p.Action, p.Note, tt.want)
+		}
+	}
+	// An enabled entry, and a Gemini allow list that names nova: no note.
+	for _, tt := range []struct{ agent, file, content string }{
+		{"gemini", "settings.json", `{"mcp": {"allowed": ["github", "nova"]}}`},
+		{"codex", "config.toml", "[mcp_servers.nova]\ncommand = \"/x/novactl\"\nargs = [\"mcp\"]\nenabled = true\n"},
+	} {
+		p, err := PlanInstall(agent(t, tt.agent), writeFile(t, tt.file, tt.content), testEntry, nil)
+		if err != nil || p.Note != "" {
+			t.Errorf("%s %s: note %q, err %v", tt.agent, tt.content, p.Note, err)
+		}
+	}
+}
