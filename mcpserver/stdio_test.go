@@ -411,6 +411,51 @@ func TestStdio_SearchWithRealNovad(t *testing.T) {
 	}
 }
 
+// TestStdio_MemoryTextIsInert: memory can hold terminal escape sequences
+// (a transcript with colours, an OSC 52 clipboard write, a title change);
+// agents show tool results in a terminal, so neither the text nor the
+// structured content carries them, while the words around them stay.
+func TestStdio_MemoryTextIsInert(t *testing.T) {
+	h := newHome(t, false)
+	rec := map[string]any{"id": "esc-1", "date": "2026-11-20", "agent": "codex", "project": "infra\x1b[5m",
+		"tags": []string{"ops\x1b]0;tag\x07"},
+		"text": "The deploy log said \x1b[31mFAILED\x1b[0m, then \x1b]52;c;ZWNobyBwd25lZA==\x07 zanzibar marker, title \x1b]0;owned\x07 done"}
+	line, err := json.Marshal(rec)
+	novatest.Must(t, err)
+	f, err := os.OpenFile(filepath.Join(h.Data, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	novatest.Must(t, err)
+	_, err = f.Write(append(line, '\n'))
+	novatest.Must(t, errors.Join(err, f.Close()))
+	h.Sync()
+	h.Start()
+	s := h.mcp(t)
+	s.initialize("2025-06-18")
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"memory_search", map[string]any{"query": "zanzibar marker deploy"}, "FAILED, then zanzibar marker, title done"},
+		{"memory_status", map[string]any{}, "infra"},
+	} {
+		r, m := s.tool(c.tool, c.args)
+		if m.Error != nil || r.IsError {
+			t.Fatalf("%s: %+v %s", c.tool, m.Error, r.text())
+		}
+		var structured any
+		novatest.Must(t, json.Unmarshal(r.StructuredContent, &structured))
+		flat, _ := json.Marshal(structured)
+		for where, s := range map[string]string{"text": r.text(), "structured content": string(flat)} {
+			if strings.ContainsAny(s, "\x1b\x07\u009b\u009d") || strings.Contains(s, `\u001b`) || strings.Contains(s, `\u0007`) {
+				t.Errorf("%s %s carries control characters:\n%q", c.tool, where, s)
+			}
+		}
+		if !strings.Contains(r.text(), c.want) {
+			t.Errorf("%s text lacks %q:\n%s", c.tool, c.want, r.text())
+		}
+	}
+}
+
 // outputSchemas lists the tools' output schemas, resolved.
 func outputSchemas(t *testing.T, s *session) map[string]*jsonschema.Resolved {
 	t.Helper()

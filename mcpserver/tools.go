@@ -21,6 +21,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/inert"
 	"github.com/nova-recall/nova/truncate"
 )
 
@@ -416,8 +417,11 @@ func (t *tools) search(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		return badArguments(invalidParams(ToolSearch, "novad refused the search: %s", api.StringOr(resp.Reason, ""))), nil
 	}
 	out := searchOutput(resp)
+	// Agents show tool results in a terminal: what memory holds is shown,
+	// never acted on (see package inert).
+	inert.Value(out)
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: renderSearch(resp, out)}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: inert.Text(renderSearch(resp, out))}},
 		StructuredContent: out,
 	}, nil
 }
@@ -565,6 +569,7 @@ func (t *tools) status(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 }
 
 func statusResult(out *StatusOutput) *mcp.CallToolResult {
+	inert.Value(out) // agents, projects and tags come from memory
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: renderStatus(out)}},
 		StructuredContent: out,
@@ -583,11 +588,12 @@ func top(m map[string]int, n int) map[string]int {
 	return out
 }
 
-// clip collapses white space and shortens s to at most n bytes, on a
-// word boundary when it can, without splitting a character. Bytes, not
+// clip drops escape sequences and control characters (package inert),
+// collapses white space and shortens s to at most n bytes, on a word
+// boundary when it can, without splitting a character. Bytes, not
 // characters, so that CJK text stays within the same output budget.
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(inert.Text(s)), " ")
 	if len(s) <= n {
 		return s
 	}
