@@ -178,7 +178,14 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 		}
 	}
 	recs, err := agentconf.LoadRecords(agentconf.RecordsFile(home))
-	if err != nil {
+	rewrite := false // replace an unreadable record store
+	switch {
+	case errors.Is(err, agentconf.ErrBadRecords):
+		rewrite = !*dryRun
+		// The records only make removal byte-exact: go on, finding
+		// entries by their command, and write a fresh record.
+		fmt.Fprintf(inv.Stderr, "novactl mcp %s: warning: %v; going on without it (entries are recognised by their command, and a file may not come back byte for byte)\n", verb, err)
+	case err != nil:
 		fmt.Fprintf(inv.Stderr, "novactl mcp %s: %v\n", verb, err)
 		return ExitFailure
 	}
@@ -200,7 +207,7 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 			}
 		}
 	}
-	failed, changed, touched := false, false, 0
+	failed, changed, touched := false, rewrite, 0
 	for _, j := range jobs {
 		a, path := j.a, j.path
 		shown := tildePath(path, inv.Environ)

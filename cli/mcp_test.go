@@ -514,3 +514,33 @@ func TestMCPUninstall_RecordedPaths(t *testing.T) {
 		t.Errorf("the install record is left: %v", err)
 	}
 }
+
+// TestMCPUninstall_UnreadableRecord: a damaged install record does not
+// block uninstall (or install): entries are found by their command, and
+// the user is told.
+func TestMCPUninstall_UnreadableRecord(t *testing.T) {
+	novactl := fakeNovactl(t)
+	home, env := mcpAgentHome(t)
+	if out, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "codex", "--command", novactl); code != ExitOK {
+		t.Fatalf("install (%d): %s %s", code, out, errs)
+	}
+	rec := filepath.Join(home, "nova-home", "state", "mcp-installs.json")
+	if err := os.WriteFile(rec, []byte("{oops"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := mcpRun(t, env, "mcp", "uninstall", "--agent", "codex")
+	if code != ExitOK || !strings.Contains(out, "removed Nova") || !strings.Contains(errs, "unreadable") {
+		t.Fatalf("uninstall (%d): %s %s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, ".codex", "config.toml")); string(b) != mcpAgentFiles[".codex/config.toml"] {
+		t.Errorf("not restored:\n%s", b)
+	}
+	// A run that changes nothing replaces the damaged record too.
+	if err := os.WriteFile(rec, []byte("{oops"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mcpRun(t, env, "mcp", "uninstall", "--agent", "codex")
+	if _, errs, _ := mcpRun(t, env, "mcp", "uninstall", "--agent", "codex"); strings.Contains(errs, "unreadable") {
+		t.Errorf("the damaged record is still there: %s", errs)
+	}
+}

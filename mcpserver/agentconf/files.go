@@ -40,6 +40,11 @@ type Records struct {
 // RecordsFile is where the install records of a runtime home live.
 func RecordsFile(home paths.Home) string { return filepath.Join(home.StateDir(), "mcp-installs.json") }
 
+// ErrBadRecords is returned by LoadRecords, with an empty store, when the
+// store is not valid JSON: the records only make removal exact, so a
+// caller may go on without them (and Save then replaces the file).
+var ErrBadRecords = errors.New("the install record is unreadable")
+
 // LoadRecords reads the store at file; a missing file is an empty store.
 func LoadRecords(file string) (*Records, error) {
 	r := &Records{file: file, Version: 1, Installs: map[string]*Record{}}
@@ -48,7 +53,7 @@ func LoadRecords(file string) (*Records, error) {
 		return r, err
 	}
 	if err := json.Unmarshal(b, r); err != nil {
-		return nil, fmt.Errorf("read %s: %w", file, err)
+		return &Records{file: file, Version: 1, Installs: map[string]*Record{}}, fmt.Errorf("%w: %s: %v", ErrBadRecords, file, err)
 	}
 	if r.Installs == nil {
 		r.Installs = map[string]*Record{}
