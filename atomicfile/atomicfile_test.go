@@ -276,3 +276,32 @@ func TestWrite_crash(t *testing.T) {
 		})
 	}
 }
+
+// An ordered write syncs before its rename like a full one: the steps are
+// the same, and the file is published whole with its mode.
+func TestWrite_orderedSyncsBeforeTheRename(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "candidate.json")
+	var steps []atomicfile.Step
+	err := atomicfile.Write(path, []byte("{}\n"), 0o600, atomicfile.Ordered(), atomicfile.WithHook(func(s atomicfile.Step) { steps = append(steps, s) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []atomicfile.Step{atomicfile.StepTempWritten, atomicfile.StepTempSynced, atomicfile.StepRenamed}
+	if !slices.Equal(steps, want) {
+		t.Errorf("steps %v, want %v", steps, want)
+	}
+	if got := readFile(t, path); got != "{}\n" {
+		t.Errorf("content %q", got)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := atomicfile.SyncOrdered(f); err != nil {
+		t.Errorf("SyncOrdered: %v", err)
+	}
+	if err := atomicfile.SyncDirOrdered(filepath.Dir(path)); err != nil {
+		t.Errorf("SyncDirOrdered: %v", err)
+	}
+}

@@ -37,7 +37,13 @@ func writeCandidateRecord(dir string, m *manifest.Manifest) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(dir, generation.FileCandidate), append(b, '\n'), paths.FileMode)
+	// Both fsyncs are kept: the rename must not publish an empty record
+	// (a candidate with a record is taken as complete), and the record's
+	// entry must be durable before the manifest names the generation.
+	// Ordered ones: only the manifest, written later with a full sync,
+	// makes the generation reachable, and a candidate a crash damaged
+	// before that fails its verification at promotion.
+	return atomicfile.Write(filepath.Join(dir, generation.FileCandidate), append(b, '\n'), paths.FileMode, atomicfile.Ordered())
 }
 
 // readCandidateRecord reads and checks the candidate record of dir (a
@@ -250,10 +256,12 @@ func (x *Indexer) promote(ctx context.Context, runID, by string) (*PromoteResult
 		if err := os.Rename(dir, x.home.Generation(cand.RunID)); err != nil {
 			return nil, fmt.Errorf("move candidate %s into generations: %w", cand.RunID, err)
 		}
+		// generations/ is synced so that the generation's entry is
+		// durable before the manifest names it. candidates/ is not: a
+		// rename is one transaction of a journaling file system, and were
+		// the candidate's old entry ever to come back, retention removes
+		// candidates older than the active generation.
 		if err := manifest.SyncDir(x.home.Generations()); err != nil {
-			return nil, x.interrupted(cand.RunID, err)
-		}
-		if err := manifest.SyncDir(x.home.Candidates()); err != nil {
 			return nil, x.interrupted(cand.RunID, err)
 		}
 	}

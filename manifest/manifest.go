@@ -307,6 +307,13 @@ const Mode = paths.FileMode
 // WriteAtomic replaces path with m: write a temp file in the same
 // directory, fsync it, rename it over path, fsync the directory. A crash
 // at any point leaves either the old or the new manifest, both valid.
+//
+// Both fsyncs are full ones (F_FULLFSYNC on macOS), the commit of a
+// sync: the first makes the new manifest's bytes durable before the
+// rename can publish them, and flushes the drive's cache for every
+// generation file synced in order before it (Seal, SyncDir), so nothing
+// the manifest names can be lost; the second makes the rename itself
+// durable, so a promotion reported done stays done.
 func WriteAtomic(path string, m *Manifest, hook Hook) error {
 	m.Seal()
 	if err := m.Validate(); err != nil {
@@ -327,8 +334,13 @@ func WriteAtomic(path string, m *Manifest, hook Hook) error {
 	return nil
 }
 
-// SyncDir fsyncs a directory so that a rename in it survives a crash.
-func SyncDir(dir string) error { return atomicfile.SyncDir(dir) }
+// SyncDir fsyncs a directory of generation files (a segment's, a space's,
+// generations/ after a candidate moved in) so that its entries survive a
+// crash before the manifest names them. Kept because a manifest that
+// survives a crash must not name a file or directory whose entry did not;
+// ordered (atomicfile.SyncDirOrdered) because WriteAtomic's full sync,
+// after it, flushes the drive's cache for it.
+func SyncDir(dir string) error { return atomicfile.SyncDirOrdered(dir) }
 
 // CleanTemps removes manifest temp files a crashed writer left behind.
 func CleanTemps(dir string) {
