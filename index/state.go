@@ -69,7 +69,7 @@ func (s *FileState) markGone(now time.Time) {
 	if s.Gone.IsZero() {
 		s.Gone = now
 	}
-	s.Cursor.State, s.Cursor.Prefix = nil, ""
+	s.Cursor.State, s.Cursor.Prefix, s.Cursor.Window = nil, "", ""
 }
 
 // problemReason is p as a FileState's Problem: its reason, after its line
