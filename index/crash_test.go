@@ -30,7 +30,8 @@ func TestSync_crash(t *testing.T) {
 		step    string
 		wantNew bool // the crash comes after the manifest rename
 	}{
-		{"progress:write", false}, // candidate directory created, nothing written
+		{"progress:write", false},        // candidate directory created, nothing written
+		{index.StepStatesWritten, false}, // a new base of the source states, no candidate names it yet
 		{index.StepCandidateVerified, false},
 		{index.StepGenerationMoved, false},
 		{manifest.StepTempWritten, false},

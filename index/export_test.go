@@ -20,3 +20,6 @@ func SetHistoryLimit(limit int64) (restore func()) {
 	historyLimit = limit
 	return func() { historyLimit = prev }
 }
+
+// BaseEveryForTest is baseEvery.
+const BaseEveryForTest = baseEvery

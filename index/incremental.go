@@ -80,6 +80,9 @@ func (x *Indexer) incremental(ctx context.Context, prev *previous, res *BuildRes
 		// same segments, new source states.
 		cand := x.candidate(sp, slices.Clone(prev.manifest.Segments), g.Count(), prev.manifest.RecordCount)
 		d.summarize(states)
+		if err := x.rebase(states); err != nil {
+			return nil, nil, err
+		}
 		return cand, states, nil
 	}
 	if g.Count()-len(d.retired)+len(d.adds) == 0 {
@@ -108,6 +111,9 @@ func (x *Indexer) incremental(ctx context.Context, prev *previous, res *BuildRes
 	chunks := g.Count() - len(d.retired) + len(d.adds)
 	records := prev.manifest.RecordCount - d.retiredRecords + d.addedRecords
 	d.summarize(states)
+	if err := x.rebase(states); err != nil {
+		return nil, nil, err
+	}
 	return x.candidate(sp, segs, chunks, records), states, nil
 }
 
@@ -480,7 +486,9 @@ func (d *delta) dead() *segment.Dead {
 
 // states returns the source states of the new generation.
 func (d *delta) states() *sourceStates {
-	out := &sourceStates{}
+	// The changes are written to the previous states' base (rebase writes
+	// a new one when they grew).
+	out := &sourceStates{base: d.prev.states.base}
 	now := d.x.opts.Now().UTC()
 	for _, j := range d.listed {
 		key := stateKey{d.x.cfg.Sources[j.src].Name, j.file.Path}
@@ -602,8 +610,4 @@ func sameContent(a, b *memory.Chunk) bool {
 	bx, _ := json.Marshal(&x)
 	by, _ := json.Marshal(&y)
 	return string(bx) == string(by)
-}
-
-func sameStates(a, b *sourceStates) bool {
-	return a.Version == b.Version && string(a.marshal()) == string(b.marshal())
 }

@@ -25,6 +25,9 @@ const (
 	StepCandidateVerified = "candidate-verified"
 	StepGenerationMoved   = "generation-moved"
 	StepManifestWritten   = "manifest-written"
+	// StepStatesWritten: an incremental build wrote a new base of the
+	// source states (index/states), before its candidate.
+	StepStatesWritten = "states-written"
 )
 
 // ErrNotFound means a named generation or candidate does not exist.

@@ -1,9 +1,11 @@
 package index_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,4 +134,130 @@ func TestSync_jsonlEditAndAppendIsReadAgain(t *testing.T) {
 	if g.Count() != 3 {
 		t.Errorf("%d chunks, want 3", g.Count())
 	}
+}
+
+// TestSync_sourceStatesAreWrittenAsChanges: the sources.json of a sync
+// holds the files that changed since a base written once under
+// index/states, not every file (MBs at a few thousand sessions, rewritten
+// for one appended line). Read back it is whole; a new base is written
+// once enough files changed, and a base no kept generation names goes.
+func TestSync_sourceStatesAreWrittenAsChanges(t *testing.T) {
+	dir := t.TempDir()
+	projects := filepath.Join(dir, "projects", "-src-app")
+	const sessions = 24
+	path := func(i int) string { return filepath.Join(projects, fmt.Sprintf("s%02d.jsonl", i)) }
+	for i := range sessions {
+		var b strings.Builder
+		for n := 1; n <= 10; n++ {
+			fmt.Fprintf(&b, `{"type":"user","sessionId":"s%02d","uuid":"u%02d-%d","cwd":"/src/app","message":{"role":"user","content":"session %d question %d about the ledger"}}`+"\n", i, i, n, i, n)
+		}
+		writeFile(t, path(i), b.String())
+	}
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: filepath.Dir(projects)})
+	clk := newClock(epoch)
+	sync := func() {
+		t.Helper()
+		mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
+	}
+	appendTo := func(i, n int) {
+		t.Helper()
+		appendFile(t, path(i), fmt.Sprintf(`{"type":"user","sessionId":"s%02d","uuid":"u%02d-%d","cwd":"/src/app","message":{"role":"user","content":"session %d question %d about the ledger"}}`+"\n", i, i, n, i, n))
+	}
+	written := func() (files int, base string) {
+		t.Helper()
+		m, _ := active(t, cfg.Home)
+		b, err := os.ReadFile(filepath.Join(cfg.Home.IndexDir(), m.GenerationPath, "sources.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct {
+			Base  *struct{ ID string } `json:"base"`
+			Files []json.RawMessage    `json:"files"`
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Base != nil {
+			base = s.Base.ID
+		}
+		return len(s.Files), base
+	}
+	bases := func() []string { return dirNames(t, filepath.Join(cfg.Home.IndexDir(), "states")) }
+	whole := func(wantLines map[int]int) {
+		t.Helper()
+		m, g := active(t, cfg.Home)
+		states, err := index.FileStates(cfg.Home, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(states) != sessions {
+			t.Fatalf("%d file states read back, want %d", len(states), sessions)
+		}
+		for _, st := range states {
+			var i int
+			if _, err := fmt.Sscanf(filepath.Base(st.Path), "s%02d.jsonl", &i); err != nil {
+				t.Fatal(err)
+			}
+			if want := wantLines[i]; st.Records != want || st.Cursor.Line != want {
+				t.Errorf("%s: %d records, cursor at line %d; want %d", st.Path, st.Records, st.Cursor.Line, want)
+			}
+		}
+		total := 0
+		for _, n := range wantLines {
+			total += n
+		}
+		if g.Count() != total {
+			t.Errorf("%d chunks, want %d", g.Count(), total)
+		}
+	}
+	lines := map[int]int{}
+	for i := range sessions {
+		lines[i] = 10
+	}
+	sync()
+	appendTo(0, 11)
+	lines[0] = 11
+	sync()
+	n, first := written()
+	if first == "" || n != 0 || len(bases()) != 1 {
+		t.Fatalf("first incremental sync: %d files written on base %q, bases %v; want a new base and no changes", n, first, bases())
+	}
+	for k := 12; k <= 14; k++ {
+		appendTo(0, k)
+		lines[0] = k
+		sync()
+		if n, base := written(); n != 1 || base != first {
+			t.Fatalf("append %d to one session: %d files written on base %q, want that one file on %s", k, n, base, first)
+		}
+		whole(lines)
+	}
+	// Appends to more than an eighth of the sessions: a new base.
+	for i := 1; i <= sessions/index.BaseEveryForTest+1; i++ {
+		appendTo(i, 11)
+		lines[i] = 11
+		sync()
+	}
+	if _, base := written(); base == first {
+		t.Errorf("%d sessions changed since base %s, still written on it", sessions/index.BaseEveryForTest+2, first)
+	}
+	whole(lines)
+	// Retention keeps the last generations; the first base goes with the
+	// last generation that named it.
+	for k := 12; k <= 16; k++ {
+		appendTo(1, k)
+		lines[1] = k
+		sync()
+	}
+	if got := bases(); len(got) != 1 || slices.Contains(got, first+".json") {
+		t.Errorf("bases %v: want the one the kept generations name, not %s", got, first)
+	}
+	whole(lines)
+	// A full build writes every file again, and the next sync starts a
+	// new base; nothing is lost or indexed twice on the way.
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true, Full: true}))
+	whole(lines)
+	appendTo(2, 12)
+	lines[2] = 12
+	sync()
+	whole(lines)
 }

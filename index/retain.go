@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/nova-recall/nova/api"
@@ -91,12 +92,13 @@ func removeRunDir(root, name string, x *Indexer) bool {
 	return true
 }
 
-// collectGarbage removes the segments and spaces that no generation,
-// candidate or manifest refers to: those of generations retention
-// removed, and those a crashed build left. The lock is held, so no build
-// is writing one.
+// collectGarbage removes the segments, spaces and base source states
+// that no generation, candidate or manifest refers to: those of
+// generations retention removed, and those a crashed build left. The lock
+// is held, so no build is writing one.
 func (x *Indexer) collectGarbage() {
 	used := map[string]bool{}
+	bases := map[string]bool{}
 	note := func(m *manifest.Manifest) {
 		used[manifest.SpaceDir(m.Space.ID)] = true
 		for _, p := range m.Segments {
@@ -125,6 +127,21 @@ func (x *Indexer) collectGarbage() {
 				return
 			}
 			note(rec)
+			base, err := baseOf(filepath.Join(root, e.Name(), generation.FileSources))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return // as unreadable as a damaged record
+			}
+			bases[base] = true
+		}
+	}
+	if entries, err := os.ReadDir(filepath.Join(x.home.IndexDir(), statesDir)); err == nil {
+		for _, e := range entries {
+			id, ok := strings.CutSuffix(e.Name(), ".json")
+			if e.Type().IsRegular() && ok && manifest.ValidRunID(id) && !bases[id] {
+				if err := os.Remove(filepath.Join(x.home.IndexDir(), statesDir, e.Name())); err != nil {
+					x.log.Warn("Cannot remove an old base of source states", "path", e.Name(), "err", err)
+				}
+			}
 		}
 	}
 	for _, kind := range []string{"segments", "spaces"} {

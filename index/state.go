@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -62,9 +63,9 @@ type FileState struct {
 // reader's state in its cursor (a long Claude Code session's holds the
 // digests of a thousand line uuids) and the prefix digest. A gone file is
 // never read on from its cursor (if it comes back it is read whole), and
-// its state stays in every later sources.json, which each sync writes
-// whole: transcripts that agents delete after a month would weigh on it
-// for good.
+// its state stays in every later generation's states (and in each new
+// base of them, written whole): transcripts that agents delete after a
+// month would weigh on them for good.
 func (s *FileState) markGone(now time.Time) {
 	if s.Gone.IsZero() {
 		s.Gone = now
@@ -85,12 +86,55 @@ func problemReason(p ingest.Problem) string {
 type stateKey struct{ source, path string }
 
 // sourceStates is a generation's sources.json: every file of every source.
+//
+// Written whole, it is MBs at a few thousand sessions (a Claude Code
+// cursor holds its reader's state), rewritten at every sync for the one
+// file that moved. So an incremental sync writes it as the changes to a
+// base: Base names a full state file under index/states (written once,
+// immutable, kept while a generation or candidate names it), Files are
+// the states that differ from the base's or are new, Removed the base's
+// files that are no longer listed. Read, it is always whole: Files holds
+// every file, Base and Removed are nil.
 type sourceStates struct {
 	// Version is the reading rules the states were made under; a change
 	// (a reader that extracts differently) means every file is read again.
-	Version string      `json:"version"`
-	Files   []FileState `json:"files"`
+	Version string         `json:"version"`
+	Base    *stateBaseRef  `json:"base,omitempty"`
+	Files   []FileState    `json:"files"`
+	Removed []stateKeyJSON `json:"removed,omitempty"`
+
+	// base is the base the states were read on, or written as, which
+	// marshal writes the changes to; nil: marshal writes every file.
+	base *stateBase
 }
+
+// stateBaseRef names a base state file: index/states/<ID>.json, with
+// the checksum it was written with.
+type stateBaseRef struct {
+	ID  string           `json:"id"`
+	Sum manifest.FileSum `json:"sum"`
+}
+
+// stateKeyJSON is a stateKey in a sources.json.
+type stateKeyJSON struct {
+	Source string `json:"source"`
+	Path   string `json:"path"`
+}
+
+// stateBase is a base state file, read.
+type stateBase struct {
+	ref   stateBaseRef
+	files map[stateKey]*FileState
+}
+
+// statesDir is where base state files live, under the index directory.
+const statesDir = "states"
+
+// baseEvery is how many of a base's files may differ before a sync
+// writes a new base: the changes a sync writes stay a small part of what
+// writing everything would cost, and a new base is written after many
+// syncs (agents append to a few sessions at a time).
+const baseEvery = 8
 
 func (s *sourceStates) index() map[stateKey]*FileState {
 	m := make(map[stateKey]*FileState, len(s.Files))
@@ -111,15 +155,79 @@ func (s *sourceStates) sort() {
 	})
 }
 
+// marshal returns the sources.json of s: the changes to its base when it
+// has one, every file otherwise.
 func (s *sourceStates) marshal() []byte {
 	s.sort()
+	out := sourceStates{Version: s.Version, Files: s.Files}
+	if s.base != nil {
+		out.Base, out.Files = &s.base.ref, s.changed()
+		listed := make(map[stateKey]bool, len(s.Files))
+		for i := range s.Files {
+			listed[stateKey{s.Files[i].Source, s.Files[i].Path}] = true
+		}
+		for key := range s.base.files {
+			if !listed[key] {
+				out.Removed = append(out.Removed, stateKeyJSON{key.source, key.path})
+			}
+		}
+		sort.Slice(out.Removed, func(i, j int) bool {
+			a, b := out.Removed[i], out.Removed[j]
+			return a.Source < b.Source || a.Source == b.Source && a.Path < b.Path
+		})
+	}
+	if out.Files == nil {
+		out.Files = []FileState{}
+	}
+	return marshalJSON(&out)
+}
+
+// changed returns the files of s whose state is not its base's.
+func (s *sourceStates) changed() []FileState {
+	var out []FileState
+	for i := range s.Files {
+		f := &s.Files[i]
+		if b := s.base.files[stateKey{f.Source, f.Path}]; b == nil || !sameState(f, b) {
+			out = append(out, *f)
+		}
+	}
+	return out
+}
+
+func marshalJSON(v any) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
+	_ = enc.Encode(v)
 	return buf.Bytes()
 }
 
+// sameState reports whether a and b record the same of a file: every
+// field of FileState (a field added there must be added here).
+func sameState(a, b *FileState) bool {
+	return a.Source == b.Source && a.Path == b.Path && a.Size == b.Size && a.ModTime == b.ModTime &&
+		a.Device == b.Device && a.Inode == b.Inode && a.Cursor.Same(b.Cursor) && a.Records == b.Records &&
+		slices.Equal(a.Dropped, b.Dropped) && a.Gone.Equal(b.Gone) && a.Problems == b.Problems &&
+		a.Problem == b.Problem && a.Interrupted == b.Interrupted
+}
+
+// sameStates reports whether a and b record the same of every file.
+func sameStates(a, b *sourceStates) bool {
+	if a.Version != b.Version || len(a.Files) != len(b.Files) {
+		return false
+	}
+	a.sort()
+	b.sort()
+	for i := range a.Files {
+		if !sameState(&a.Files[i], &b.Files[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// readSourceStates reads a sources.json (under <index>/generations/<id>/
+// or <index>/candidates/<id>/), with the base it names, whole.
 func readSourceStates(path string) (*sourceStates, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -132,7 +240,127 @@ func readSourceStates(path string) (*sourceStates, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	return &s, nil
+	if s.Base == nil {
+		return &s, nil
+	}
+	indexDir := filepath.Dir(filepath.Dir(filepath.Dir(path)))
+	base, err := readStateBase(indexDir, *s.Base)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	whole := make(map[stateKey]FileState, len(base.files)+len(s.Files))
+	for key, f := range base.files {
+		whole[key] = *f
+	}
+	for _, f := range s.Files {
+		whole[stateKey{f.Source, f.Path}] = f
+	}
+	for _, k := range s.Removed {
+		delete(whole, stateKey{k.Source, k.Path})
+	}
+	out := &sourceStates{Version: s.Version, Files: make([]FileState, 0, len(whole)), base: base}
+	for _, f := range whole {
+		out.Files = append(out.Files, f)
+	}
+	out.sort()
+	return out, nil
+}
+
+// readStateBase reads and checks a base state file.
+func readStateBase(indexDir string, ref stateBaseRef) (*stateBase, error) {
+	if !manifest.ValidRunID(ref.ID) {
+		return nil, fmt.Errorf("base state %q is not a run id", ref.ID)
+	}
+	path := filepath.Join(indexDir, statesDir, ref.ID+".json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("base state: %w", err)
+	}
+	h := manifest.NewHasher()
+	_, _ = h.Write(b)
+	if h.Sum() != ref.Sum {
+		return nil, fmt.Errorf("base state %s does not match its checksum (damaged)", path)
+	}
+	var s sourceStates
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	base := &stateBase{ref: ref, files: make(map[stateKey]*FileState, len(s.Files))}
+	for i := range s.Files {
+		base.files[stateKey{s.Files[i].Source, s.Files[i].Path}] = &s.Files[i]
+	}
+	return base, nil
+}
+
+// baseOf returns the base state a sources.json names ("" for none),
+// reading only its start: marshal writes the base before the files.
+func baseOf(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", fmt.Errorf("read %s: not a JSON object", path)
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", path, err)
+		}
+		switch t {
+		case "base":
+			var ref stateBaseRef
+			if err := dec.Decode(&ref); err != nil {
+				return "", fmt.Errorf("read %s: %w", path, err)
+			}
+			return ref.ID, nil
+		case "files":
+			return "", nil
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+	return "", nil
+}
+
+// rebase writes states whole as a new base under index/states when they
+// have none or their changes to it grew past a part of it (baseEvery), so
+// that the sources.json of their generation holds only what changes
+// after. The base is synced, file and directory, before any candidate
+// names it: the manifest, written later with a full sync, must never name
+// a generation whose base a crash lost. A base no generation or
+// candidate names (a build that died after writing it) is removed by
+// collectGarbage.
+func (x *Indexer) rebase(states *sourceStates) error {
+	if states.base != nil && len(states.changed())*baseEvery <= len(states.base.files) {
+		return nil
+	}
+	states.Version = ingest.Version
+	states.sort()
+	dir := filepath.Join(x.home.IndexDir(), statesDir)
+	if err := paths.MkdirPrivate(dir); err != nil {
+		return fmt.Errorf("create states directory: %w", err)
+	}
+	id := manifest.NewRunID(x.opts.Now())
+	sum, err := writeSealed(filepath.Join(dir, id+".json"), marshalJSON(&sourceStates{Version: states.Version, Files: states.Files}))
+	if err != nil {
+		return fmt.Errorf("write base state: %w", err)
+	}
+	if err := manifest.SyncDir(dir); err != nil {
+		return err
+	}
+	base := &stateBase{ref: stateBaseRef{ID: id, Sum: sum}, files: make(map[stateKey]*FileState, len(states.Files))}
+	for i := range states.Files {
+		f := states.Files[i]
+		base.files[stateKey{f.Source, f.Path}] = &f
+	}
+	states.base = base
+	x.opts.Hook(StepStatesWritten)
+	return nil
 }
 
 // FileStates returns what the generation m records of each source file

@@ -53,6 +53,12 @@ type Cursor struct {
 	run *running
 }
 
+// Same reports whether c and d are the same cursor, as stored.
+func (c Cursor) Same(d Cursor) bool {
+	return c.Offset == d.Offset && c.Line == d.Line && bytes.Equal(c.State, d.State) && c.Open == d.Open &&
+		c.Prefix == d.Prefix && c.Window == d.Window && c.Size == d.Size
+}
+
 // running is what reading on from a cursor of this process needs.
 type running struct {
 	// sum is the hash behind Prefix; it is copied, never written to. Nil
