@@ -261,3 +261,56 @@ func TestSync_sourceStatesAreWrittenAsChanges(t *testing.T) {
 	sync()
 	whole(lines)
 }
+
+// TestSync_damagedStateBase: a base of the source states damaged on disk
+// (same size, bytes changed) is refused when read, not trusted; the next
+// sync builds from scratch past it, and memory is whole, once.
+func TestSync_damagedStateBase(t *testing.T) {
+	dir := t.TempDir()
+	projects := filepath.Join(dir, "projects")
+	session := filepath.Join(projects, "-src-app", "s1.jsonl")
+	var lines []string
+	for i := 1; i <= 12; i++ {
+		lines = append(lines, claudeLine(i, "question"))
+	}
+	writeFile(t, session, strings.Join(lines, ""))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: projects})
+	clk := newClock(epoch)
+	sync := func() *index.BuildResult {
+		t.Helper()
+		return mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true})).Build
+	}
+	sync()
+	appendFile(t, session, claudeLine(13, "question"))
+	sync()
+	m, _ := active(t, cfg.Home)
+	if _, err := index.FileStates(cfg.Home, m); err != nil {
+		t.Fatal(err)
+	}
+	bases := dirNames(t, filepath.Join(cfg.Home.IndexDir(), "states"))
+	if len(bases) != 1 {
+		t.Fatalf("bases %v, want one", bases)
+	}
+	base := filepath.Join(cfg.Home.IndexDir(), "states", bases[0])
+	b, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.Replace(string(b), `"records":13`, `"records":31`, 1))
+	if err := os.Chmod(base, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rewriteInPlace(t, base, string(b), time.Now().Add(time.Minute))
+	if _, err := index.FileStates(cfg.Home, m); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("states on a damaged base: %v, want a checksum error", err)
+	}
+	appendFile(t, session, claudeLine(14, "question"))
+	if b := sync(); b.Mode != index.ModeFull {
+		t.Errorf("sync past a damaged base: mode %s, want a full build", b.Mode)
+	}
+	m, g := active(t, cfg.Home)
+	states, err := index.FileStates(cfg.Home, m)
+	if err != nil || len(states) != 1 || states[0].Records != 14 || g.Count() != 14 {
+		t.Errorf("after the sync: states %+v (%v), %d chunks; want one file of 14 records, 14 chunks", states, err, g.Count())
+	}
+}
