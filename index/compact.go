@@ -136,7 +136,9 @@ func (x *Indexer) compact(ctx context.Context) (*BuildResult, error) {
 		return nil, err
 	}
 	cand := x.candidate(sp, append(slices.Clone(segs[:from]), parts...), g.Count(), prev.manifest.RecordCount)
-	states := &sourceStates{Version: prev.states.Version, Files: slices.Clone(prev.states.Files)}
+	// Written as the changes to the base the previous states were read on:
+	// a compaction changes no file's state.
+	states := &sourceStates{Version: prev.states.Version, Files: slices.Clone(prev.states.Files), base: prev.states.base}
 	if err := x.writeCandidate(cand, states, res); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/index"
 )
 
@@ -260,6 +261,54 @@ func TestSync_sourceStatesAreWrittenAsChanges(t *testing.T) {
 	lines[2] = 12
 	sync()
 	whole(lines)
+}
+
+// TestSync_compactionKeepsTheStateBase: a compaction (every few syncs)
+// changes no file's state, so it writes the states as the changes to the
+// same base as the sync before it, not every file: at 3 000 sessions the
+// whole sources.json is 3.4 MB, and the sync after it started a new base.
+func TestSync_compactionKeepsTheStateBase(t *testing.T) {
+	dir := t.TempDir()
+	projects := filepath.Join(dir, "projects", "-src-app")
+	const sessions = 16
+	line := func(i, n int) string {
+		return fmt.Sprintf(`{"type":"user","sessionId":"s%02d","uuid":"u%02d-%d","cwd":"/src/app","message":{"role":"user","content":"session %d question %d about the ledger"}}`+"\n", i, i, n, i, n)
+	}
+	for i := range sessions {
+		writeFile(t, filepath.Join(projects, fmt.Sprintf("s%02d.jsonl", i)), line(i, 1)+line(i, 2))
+	}
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: filepath.Dir(projects)})
+	clk := newClock(epoch)
+	x := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, MergeDeltas: 2})
+	mustSync(t, x)
+	base := ""
+	compacted := false
+	for n := 3; n <= 8 && !compacted; n++ {
+		appendFile(t, filepath.Join(projects, "s00.jsonl"), line(0, n))
+		res, err := x.Sync(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := active(t, cfg.Home)
+		var s struct {
+			Base  *struct{ ID string } `json:"base"`
+			Files []json.RawMessage    `json:"files"`
+		}
+		b, err := os.ReadFile(filepath.Join(cfg.Home.IndexDir(), m.GenerationPath, "sources.json"))
+		novatest.Must(t, err)
+		novatest.Must(t, json.Unmarshal(b, &s))
+		if s.Base == nil || len(s.Files) > 1 {
+			t.Fatalf("sync %d (compaction %v): sources.json has base %v and %d files, want the changes to a base", n, res.Compaction != nil, s.Base, len(s.Files))
+		}
+		if base != "" && s.Base.ID != base {
+			t.Errorf("sync %d (compaction %v): base %s, want %s still", n, res.Compaction != nil, s.Base.ID, base)
+		}
+		base = s.Base.ID
+		compacted = res.Compaction != nil
+	}
+	if !compacted {
+		t.Fatal("no compaction ran")
+	}
 }
 
 // TestSync_damagedStateBase: a base of the source states damaged on disk
