@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/config"
-	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
 // claudeLine is line i of Claude Code session s1, its text 'question i'
