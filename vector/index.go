@@ -3,6 +3,7 @@ package vector
 import (
 	"errors"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/nova-recall/nova/parallel"
@@ -222,26 +223,109 @@ func (ix *Index) scanAll(p Query, want int, accept func(int) bool) []Hit {
 	return all.items()
 }
 
-// scanDocs scores docs (already accepted) with int8 arithmetic. The
-// prefilter's thousands of candidates split over the cores: their scoring
-// is most of a search's time.
+// scanDocs scores docs (already accepted, in document order) with int8
+// arithmetic and returns the want best. The prefilter's thousands of
+// candidates split over the cores: their scoring is most of a search's
+// time. The scores are kept in an array and the best picked from it
+// afterwards (bestOf), not offered to a heap one by one: about one
+// candidate in six got into the heap, and its sifting cost a sixth of the
+// scan.
 func (ix *Index) scanDocs(p Query, docs []int, want int) []Hit {
-	all := newMergedTop(want)
+	scores := make([]float32, len(docs))
 	parallel.Spans(len(docs), scanSpan, func(lo, hi int) {
-		h := newScanTop(want)
-		for i, d := range docs[lo:hi] {
+		for i := lo; i < hi; i++ {
 			// The rows are scattered: asking for one a few ahead overlaps
 			// its cache and TLB misses with the arithmetic.
-			if j := lo + i + prefetchAhead; j < hi {
+			if j := i + prefetchAhead; j < hi {
 				if r := ix.row(docs[j]); len(r) > 0 {
 					prefetchRow(&r[0], len(r))
 				}
 			}
-			h.push(d, p.Fast(ix.row(d)))
+			scores[i] = p.Fast(ix.row(docs[i]))
 		}
-		all.add(h)
 	})
-	return all.items()
+	return bestOf(docs, scores, want)
+}
+
+// bestOf returns the want best of the hits (docs[i], scores[i]) in the
+// order scanBetter gives, in no particular order: every hit above the
+// want-th best score and, at that score, the first in document order.
+// docs must be ascending.
+func bestOf(docs []int, scores []float32, want int) []Hit {
+	if want <= 0 {
+		return nil
+	}
+	if len(docs) <= want {
+		out := make([]Hit, len(docs))
+		for i, d := range docs {
+			out[i] = Hit{Doc: d, Score: scores[i]}
+		}
+		return out
+	}
+	cut := nthBest(slices.Clone(scores), want-1)
+	atCut := want
+	for _, s := range scores {
+		if s > cut {
+			atCut--
+		}
+	}
+	out := make([]Hit, 0, want)
+	for i, s := range scores {
+		switch {
+		case s > cut:
+		case s == cut && atCut > 0:
+			atCut--
+		default:
+			continue
+		}
+		out = append(out, Hit{Doc: docs[i], Score: s})
+	}
+	return out
+}
+
+// nthBest returns the value that would sit at index n if s were sorted
+// in descending order (0 <= n < len(s)); it reorders s.
+func nthBest(s []float32, n int) float32 {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		// Median of three as the pivot, then a three-way partition:
+		// integer estimates tie often.
+		a, b, c := s[lo], s[lo+(hi-lo)/2], s[hi]
+		if a < b {
+			a, b = b, a
+		}
+		if b < c {
+			b = c
+			if a < b {
+				b = a
+			}
+		}
+		pivot := b
+		// [lo, gt) > pivot, [gt, i) == pivot, (lt, hi] < pivot.
+		gt, i, lt := lo, lo, hi
+		for i <= lt {
+			switch x := s[i]; {
+			case x > pivot:
+				s[gt], s[i] = s[i], s[gt]
+				gt++
+				i++
+			case x < pivot:
+				s[i], s[lt] = s[lt], s[i]
+				lt--
+			default:
+				i++
+			}
+		}
+		switch {
+		case n < gt:
+			hi = gt - 1
+		case n > lt:
+			lo = lt + 1
+		default:
+			return pivot
+		}
+	}
+	return s[n]
 }
 
 // scanCells scores the accepted vectors of the probed cells.

@@ -2,6 +2,7 @@ package vector
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"math"
 	"math/rand"
@@ -232,5 +233,36 @@ func TestCellsReachTheRecallGate(t *testing.T) {
 	}
 	if recall < ANNMinRecall {
 		t.Errorf("recall@10 %v never reached %v", recall, ANNMinRecall)
+	}
+}
+
+// TestBestOfIsTheHeapsChoice: picking the best estimates from an array
+// keeps exactly the hits the scan's heap kept (scanBetter: score, then
+// document), ties at the cut-off included, whatever the count asked.
+func TestBestOfIsTheHeapsChoice(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	for trial := 0; trial < 300; trial++ {
+		n := r.Intn(600)
+		docs := make([]int, n)
+		scores := make([]float32, n)
+		d := 0
+		for i := range docs {
+			d += 1 + r.Intn(5)
+			docs[i] = d
+			scores[i] = float32(r.Intn(1+r.Intn(40))) * 0.25 // many ties
+		}
+		want := r.Intn(n + 3)
+		h := newScanTop(want)
+		for i, d := range docs {
+			h.push(d, scores[i])
+		}
+		ref := h.heap.Items()
+		got := bestOf(docs, scores, want)
+		sortHits := func(s []Hit) { slices.SortFunc(s, func(a, b Hit) int { return cmp.Compare(a.Doc, b.Doc) }) }
+		sortHits(ref)
+		sortHits(got)
+		if !slices.Equal(ref, got) {
+			t.Fatalf("trial %d (n %d, want %d): got %v, heap kept %v", trial, n, want, got, ref)
+		}
 	}
 }
