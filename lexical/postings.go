@@ -518,6 +518,60 @@ func (l postingList) find(doc uint32) uint32 {
 	return 0
 }
 
+// postingCursor finds the term frequencies of documents asked for in
+// ascending order, decoding each block of the list at most once.
+type postingCursor struct {
+	l     postingList
+	block int    // the block being decoded (-1 before the first call)
+	data  []byte // what is left of it
+	cur   uint32 // the last document decoded, or the previous block's last
+	tf    uint32 // cur's term frequency, when decoded
+	// decoded: cur is a posting of this block (not the previous block's
+	// last document, which only starts the deltas).
+	decoded bool
+}
+
+func (l postingList) cursor() postingCursor { return postingCursor{l: l, block: -1} }
+
+// find returns doc's term frequency in the list (0 if absent); doc must
+// not be below the document of the previous call.
+func (c *postingCursor) find(doc uint32) uint32 {
+	l := &c.l
+	if c.block >= l.blocks {
+		return 0 // past the last block: so is every later document
+	}
+	if c.block < 0 || doc > l.blockLast(c.block) {
+		b := max(c.block+1, 0)
+		for b < l.blocks && l.blockLast(b) < doc {
+			b++
+		}
+		if b == l.blocks {
+			c.block, c.data, c.decoded = l.blocks, nil, false
+			return 0
+		}
+		lo := uint32(0)
+		c.cur, c.decoded = 0, false
+		if b > 0 {
+			lo, c.cur = l.blockEnd(b-1), l.blockLast(b-1)
+		}
+		c.block, c.data = b, l.data[lo:l.blockEnd(b)]
+	}
+	for (!c.decoded || c.cur < doc) && len(c.data) > 0 {
+		d, tf, n := next(c.data)
+		if n == 0 {
+			c.data = nil
+			return 0
+		}
+		c.data = c.data[n:]
+		c.cur += d
+		c.tf, c.decoded = tf, true
+	}
+	if c.decoded && c.cur == doc {
+		return c.tf
+	}
+	return 0
+}
+
 // bm25 is the score of one posting given the term's idf and the field's
 // average length; every caller uses it, so scores are bit-identical
 // whichever segment layout holds the document.

@@ -157,3 +157,47 @@ func TestFieldLookup(t *testing.T) {
 		t.Fatalf("lookup allocates %v times", n)
 	}
 }
+
+// TestCursorFindsWhatFindFinds: walking a list with a cursor over
+// ascending documents (repeats included) gives every document the term
+// frequency a block lookup gives it, across block boundaries, for lists
+// from one posting to many blocks.
+func TestCursorFindsWhatFindFinds(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	const docs = 3000
+	w := NewFieldWriter(0)
+	for d := 0; d < docs; d++ {
+		var terms []string
+		for _, share := range []int{1, 3, 40, 400, 2999} { // df from all to a few
+			if r.IntN(share) == 0 {
+				for range 1 + r.IntN(3) { // tf 1-3
+					terms = append(terms, fmt.Sprintf("t%d", share))
+				}
+			}
+		}
+		w.Add(terms)
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenField(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for term := range f.Terms() {
+		l := f.list(term)
+		for trial := 0; trial < 20; trial++ {
+			c := l.cursor()
+			doc := uint32(0)
+			for doc < docs+5 {
+				if got, want := c.find(doc), l.find(doc); got != want {
+					t.Fatalf("term %q (%d blocks), doc %d: cursor %d, find %d", f.term(term), l.blocks, doc, got, want)
+				}
+				if r.IntN(4) > 0 { // else ask for the same document again
+					doc += uint32(1 + r.IntN(1+r.IntN(300)))
+				}
+			}
+		}
+	}
+}
