@@ -38,6 +38,22 @@ type Index struct {
 	// tie orders two documents of equal score; nil means document order.
 	tie   func(a, b int) bool
 	pools []sync.Pool
+	// norms holds lengthNorm of the shorter document lengths, worked out
+	// once: one of the two divisions of every posting's score.
+	norms []float64
+}
+
+// normsKept is how many document lengths have their norm in a table (a
+// few kB per field; longer documents are rare and computed each time).
+const normsKept = 2048
+
+// norm returns lengthNorm(docLen, ix.avgLen), from the table when it
+// holds it: the same float64 either way.
+func (ix *Index) norm(docLen uint32) float64 {
+	if docLen < uint32(len(ix.norms)) {
+		return ix.norms[docLen]
+	}
+	return lengthNorm(docLen, ix.avgLen)
 }
 
 // NewIndex joins the fields of consecutive segments. dead is subtracted
@@ -60,6 +76,10 @@ func NewIndex(fields []*Field, dead Dead, tie func(a, b int) bool) *Index {
 	ix.avgLen = 1
 	if ix.n > 0 && total > 0 {
 		ix.avgLen = float64(total) / float64(ix.n)
+	}
+	ix.norms = make([]float64, normsKept)
+	for l := range ix.norms {
+		ix.norms[l] = lengthNorm(uint32(l), ix.avgLen)
 	}
 	return ix
 }
@@ -212,7 +232,7 @@ func (ix *Index) SearchQuery(q Query, k int, accept func(doc int) bool) []Hit {
 					if scores[doc] == 0 {
 						touched = append(touched, doc)
 					}
-					scores[doc] += bm25(idf, tf, f.DocLen(int(doc)), ix.avgLen)
+					scores[doc] += bm25(idf, tf, ix.norm(f.DocLen(int(doc))))
 				})
 				if i+1 < len(qs) {
 					admitting = !filled(best, scores, touched, base, k, rest[i+1], accept)
@@ -220,13 +240,13 @@ func (ix *Index) SearchQuery(q Query, k int, accept func(doc int) bool) []Hit {
 			case len(touched)*lookupsPerScan < int(f.df(t)):
 				for _, doc := range touched {
 					if tf := list.find(doc); tf > 0 {
-						scores[doc] += bm25(idf, tf, f.DocLen(int(doc)), ix.avgLen)
+						scores[doc] += bm25(idf, tf, ix.norm(f.DocLen(int(doc))))
 					}
 				}
 			default:
 				list.each(func(doc, tf uint32) {
 					if scores[doc] != 0 {
-						scores[doc] += bm25(idf, tf, f.DocLen(int(doc)), ix.avgLen)
+						scores[doc] += bm25(idf, tf, ix.norm(f.DocLen(int(doc))))
 					}
 				})
 			}
@@ -314,7 +334,7 @@ func (ix *Index) ScoreQuery(q Query, docs []int) []float64 {
 			for _, i := range at[lo:hi] {
 				local := uint32(docs[i] - base)
 				if tf := c.find(local); tf > 0 {
-					scores[i] += bm25(q.idf, tf, f.DocLen(int(local)), ix.avgLen)
+					scores[i] += bm25(q.idf, tf, ix.norm(f.DocLen(int(local))))
 				}
 			}
 		}

@@ -477,6 +477,14 @@ func (l postingList) each(fn func(doc, tf uint32)) {
 	doc := uint32(0)
 	data := l.data
 	for len(data) > 0 {
+		// Most postings are one byte (a small delta, term frequency 1):
+		// decoded here, without a call.
+		if b := data[0]; b&0x81 == 1 {
+			data = data[1:]
+			doc += uint32(b >> 1)
+			fn(doc, 1)
+			continue
+		}
 		d, tf, n := next(data)
 		if n == 0 {
 			return
@@ -572,13 +580,18 @@ func (c *postingCursor) find(doc uint32) uint32 {
 	return 0
 }
 
-// bm25 is the score of one posting given the term's idf and the field's
-// average length; every caller uses it, so scores are bit-identical
-// whichever segment layout holds the document.
-func bm25(idf float64, tf, docLen uint32, avgLen float64) float32 {
+// bm25 is the score of one posting given the term's idf and its
+// document's length norm (Index.norm); every caller uses it, so scores are
+// bit-identical whichever segment layout holds the document.
+func bm25(idf float64, tf uint32, norm float64) float32 {
 	t := float64(tf)
-	norm := K1 * (1 - B + B*float64(docLen)/avgLen)
 	return float32(idf * t * (K1 + 1) / (t + norm))
+}
+
+// lengthNorm is BM25's length normalisation of a document of docLen terms
+// in a field of average length avgLen.
+func lengthNorm(docLen uint32, avgLen float64) float64 {
+	return K1 * (1 - B + B*float64(docLen)/avgLen)
 }
 
 // IDF is the BM25 inverse document frequency of a term that df of n

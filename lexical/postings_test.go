@@ -201,3 +201,46 @@ func TestCursorFindsWhatFindFinds(t *testing.T) {
 		}
 	}
 }
+
+// TestScoresAreTheFormulas: with the length norms kept in a table, a
+// posting scores the float32 of the BM25 formula computed in full, for
+// documents shorter and longer than the table, term frequencies 1 and more.
+func TestScoresAreTheFormulas(t *testing.T) {
+	var docs [][]string
+	for _, n := range []int{1, 7, normsKept - 1, normsKept, normsKept + 1, 3 * normsKept} {
+		for tf := 1; tf <= 3; tf++ {
+			d := make([]string, n)
+			for i := range d {
+				d[i] = "pad"
+				if i < tf {
+					d[i] = "x"
+				}
+			}
+			docs = append(docs, d)
+		}
+	}
+	ix := Build(docs)
+	all := make([]int, len(docs))
+	for i := range all {
+		all[i] = i
+	}
+	got := ix.ScoreDocs([]string{"x"}, all)
+	var total float64
+	for _, d := range docs {
+		total += float64(len(d))
+	}
+	avg, idf := total/float64(len(docs)), ix.IDF("x")
+	for i, d := range docs {
+		tf := 0
+		for _, w := range d {
+			if w == "x" {
+				tf++
+			}
+		}
+		t64, dl := float64(tf), float64(len(d))
+		want := float64(float32(idf * t64 * (K1 + 1) / (t64 + K1*(1-B+B*dl/avg))))
+		if got[i] != want {
+			t.Errorf("doc of %d terms, tf %d: %v, the formula gives %v", len(d), tf, got[i], want)
+		}
+	}
+}
