@@ -346,18 +346,36 @@ func (s *signs) nearest(q []float32, keep int, accept func(int) bool) []int {
 		cut++
 	}
 	atCut := keep - below // how many at the cut-off distance to take
-	out := make([]int, 0, keep)
+	// Every document at or below the cut-off, gathered without a branch
+	// per document (which one is kept is a coin flip the predictor loses
+	// about once in ten); the histogram says how many there are.
+	within := below
+	if cut < len(hist) {
+		within += hist[cut]
+	}
+	out := make([]int, within+1) // one spare slot: each document is written before it is counted
+	got := 0
 	for d, h := range dist {
-		switch {
-		case h == farAway || int(h) > cut:
-		case int(h) < cut:
-			out = append(out, d)
-		case atCut > 0:
-			out = append(out, d)
+		out[got] = d
+		// cut-h is negative, and its sign bit set, exactly when h > cut
+		// (a refused document's farAway included).
+		got += 1 + (cut-int(h))>>63
+	}
+	out = out[:got]
+	if atCut >= within-below {
+		return out // every document at the cut-off is kept
+	}
+	// Keep the first atCut documents at the cut-off, in document order.
+	kept := out[:0]
+	for _, d := range out {
+		if int(dist[d]) < cut {
+			kept = append(kept, d)
+		} else if atCut > 0 {
+			kept = append(kept, d)
 			atCut--
 		}
 	}
-	return out
+	return kept
 }
 
 // hammingRows sets dist[r] to the distance of row r of rows (len(q) words

@@ -94,6 +94,25 @@ func TestNearestKeepsTheNearest(t *testing.T) {
 	if got := s.nearest(q, 500, func(d int) bool { return d < 7 }); len(got) != 7 {
 		t.Errorf("with 7 documents accepted, kept %d", len(got))
 	}
+	// Whatever is asked, and whatever the filter, the documents kept are
+	// every one nearer than the cut-off and, at it, the first in document
+	// order.
+	for keep := range 120 {
+		for _, accept := range []func(int) bool{nil, func(d int) bool { return d%3 != 0 }} {
+			var want []int
+			for dist := 0; dist < 10 && len(want) < keep; dist++ {
+				for d := range 100 {
+					if d%10 == dist && (accept == nil || accept(d)) && len(want) < keep {
+						want = append(want, d)
+					}
+				}
+			}
+			slices.Sort(want)
+			if got := s.nearest(q, keep, accept); !slices.Equal(got, want) {
+				t.Fatalf("keep %d (filter %v): kept %v, want %v", keep, accept != nil, got, want)
+			}
+		}
+	}
 }
 
 // TestSignBits: the branch-free bits are the comparison they replace,
