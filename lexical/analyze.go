@@ -100,10 +100,57 @@ func Words(normalized string) []string {
 }
 
 // WordsSeq yields the words Words returns, without building the slice:
-// for a caller that looks at each word once.
+// for a caller that looks at each word once. ASCII bytes are classed by
+// a table: a build asks this of every chunk's text (for its tags), and a
+// call per character was most of the cost.
 func WordsSeq(normalized string) iter.Seq[string] {
-	return strings.FieldsFuncSeq(normalized, notWordRune)
+	return func(yield func(string) bool) {
+		s := normalized
+		start := -1 // of the current word
+		for i := 0; i < len(s); {
+			word, size := true, 1
+			if c := s[i]; c < utf8.RuneSelf {
+				word = asciiClass[c]&classWord != 0
+			} else {
+				var r rune
+				r, size = utf8.DecodeRuneInString(s[i:])
+				word = isWordRune(r)
+			}
+			switch {
+			case word && start < 0:
+				start = i
+			case !word && start >= 0:
+				if !yield(s[start:i]) {
+					return
+				}
+				start = -1
+			}
+			i += size
+		}
+		if start >= 0 {
+			yield(s[start:])
+		}
+	}
 }
+
+// Classes of an ASCII byte in the analyzer's scans.
+const (
+	classWord = 1 << iota
+	classConnector
+)
+
+// asciiClass is isWordRune and isConnector for every ASCII byte.
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := range rune(utf8.RuneSelf) {
+		if isWordRune(c) {
+			t[c] |= classWord
+		}
+		if isConnector(c) {
+			t[c] |= classConnector
+		}
+	}
+	return t
+}()
 
 func notWordRune(r rune) bool { return !isWordRune(r) }
 
@@ -130,15 +177,26 @@ func (a *Analyzer) appendTerms(out []string, s string) []string {
 			}
 			i = j
 		case isWordRune(r) || isConnector(r):
-			j := i
+			// The run's end, and whether it joins words with
+			// connectors; ASCII bytes are classed by a table.
+			j, joined := i, false
 			for j < len(s) {
+				if c := s[j]; c < utf8.RuneSelf {
+					class := asciiClass[c]
+					if class == 0 {
+						break
+					}
+					joined = joined || class&classConnector != 0
+					j++
+					continue
+				}
 				r2, sz := utf8.DecodeRuneInString(s[j:])
-				if !(isWordRune(r2) || isConnector(r2)) {
-					break
+				if !isWordRune(r2) {
+					break // no connector is outside ASCII
 				}
 				j += sz
 			}
-			out = a.appendCompound(out, s[i:j])
+			out = a.appendRun(out, s[i:j], joined)
 			i = j
 		default:
 			i += size
@@ -147,11 +205,12 @@ func (a *Analyzer) appendTerms(out []string, s string) []string {
 	return out
 }
 
-// appendCompound emits the words of a run such as "src/app.py" and, when
-// the run joins several words with connectors, the whole run as one more
-// term so an exact identifier matches exactly.
-func (a *Analyzer) appendCompound(out []string, run string) []string {
-	if !strings.ContainsFunc(run, isConnector) {
+// appendRun emits the words of a run such as "src/app.py" and, when the
+// run joins several words with connectors, the whole run as one more term
+// so an exact identifier matches exactly. joined says whether the run
+// holds a connector (its scan found out).
+func (a *Analyzer) appendRun(out []string, run string, joined bool) []string {
+	if !joined {
 		// One plain word, most runs: nothing to split.
 		if t, ok := a.wordTerm(run); ok {
 			out = append(out, t)
