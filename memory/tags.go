@@ -2,7 +2,6 @@ package memory
 
 import (
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -46,17 +45,19 @@ var tagWordIndex = sync.OnceValue(func() map[string][]int {
 // rules find in its text, plus "daily" when dated; "general" when nothing
 // applies. The result is sorted and unique.
 func InferTags(text string, stored []string, dated bool, layer string) []string {
-	set := map[string]bool{}
+	// A slice sorted and made unique at the end, not a set: a map a chunk
+	// was a good part of the cost, for a handful of tags.
+	out := make([]string, 0, len(stored)+4)
 	for _, t := range stored {
 		if t = strings.TrimSpace(t); t != "" {
-			set[t] = true
+			out = append(out, t)
 		}
 	}
 	if dated {
-		set["daily"] = true
+		out = append(out, "daily")
 	}
 	if layer == "lesson" {
-		set["lesson"], set["decision"] = true, true
+		out = append(out, "lesson", "decision")
 	}
 	norm := lexical.Normalize(text)
 	// Which rules fire: each word of the text is looked up once in the
@@ -75,20 +76,16 @@ func InferTags(text string, stored []string, dated bool, layer string) []string 
 			fired[i] = slices.ContainsFunc(r.cjk, func(p string) bool { return strings.Contains(norm, p) })
 		}
 		if fired[i] {
-			for _, t := range r.tags {
-				set[t] = true
-			}
+			out = append(out, r.tags...)
 		}
 	}
-	if len(set) == 0 || (len(set) == 1 && set["daily"]) {
-		set["general"] = true
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if len(out) == 0 || (len(out) == 1 && out[0] == "daily") {
+		out = append(out, "general")
+		slices.Sort(out)
 	}
-	out := make([]string, 0, len(set))
-	for t := range set {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Clip(out)
 }
 
 // InferWorkType returns the first work type present in tags, else
