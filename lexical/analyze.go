@@ -10,6 +10,7 @@ import (
 	"iter"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -20,9 +21,12 @@ import (
 // build and query time. It is safe for concurrent use; its zero value is
 // not usable (use NewAnalyzer).
 type Analyzer struct {
-	opts  Options
-	mu    sync.Mutex
-	stems map[string]string
+	opts Options
+	// stems memoises stem (word to stem); nStems counts its entries. A
+	// sync.Map: the build analyses on every core at once, and a mutex
+	// around a plain map made them queue for a lookup a word.
+	stems  sync.Map
+	nStems atomic.Int64
 }
 
 // maxStemCache bounds the stem memo; English vocabulary is Zipfian, so a
@@ -34,7 +38,7 @@ func NewAnalyzer() *Analyzer { return NewAnalyzerWith(Options{}) }
 
 // NewAnalyzerWith returns an analyzer with some levers switched off.
 func NewAnalyzerWith(o Options) *Analyzer {
-	return &Analyzer{opts: o, stems: make(map[string]string, 4096)}
+	return &Analyzer{opts: o}
 }
 
 // IsCJK reports whether r is written without spaces between words (Han,
@@ -258,11 +262,8 @@ func (a *Analyzer) Stem(w string) string {
 }
 
 func (a *Analyzer) stem(w string) string {
-	a.mu.Lock()
-	s, ok := a.stems[w]
-	a.mu.Unlock()
-	if ok {
-		return s
+	if s, ok := a.stems.Load(w); ok {
+		return s.(string)
 	}
 	base := w
 	if !a.opts.NoLemmas {
@@ -270,13 +271,12 @@ func (a *Analyzer) stem(w string) string {
 			base = l
 		}
 	}
-	s = english.Stem(base, true)
-	a.mu.Lock()
-	if len(a.stems) >= maxStemCache {
-		clear(a.stems)
+	s := english.Stem(base, true)
+	if a.nStems.Add(1) > maxStemCache {
+		a.stems.Clear()
+		a.nStems.Store(1)
 	}
-	a.stems[w] = s
-	a.mu.Unlock()
+	a.stems.Store(w, s)
 	return s
 }
 
