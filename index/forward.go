@@ -25,6 +25,13 @@ const (
 
 // writeForward appends a chunk's vector input to its segment's temporary file.
 func writeForward(w *bufio.Writer, pc *pendingChunk, dense []string) error {
+	return writeForwardTerms(w, pc, dense, nil, dense != nil)
+}
+
+// writeForwardTerms is writeForward for dense terms given in two pieces
+// (the text's, then the words before it), when embed is set: the same
+// record as for the two joined, without joining them.
+func writeForwardTerms(w *bufio.Writer, pc *pendingChunk, text, before []string, embed bool) error {
 	// Appended in the writer's free buffer: no allocation a chunk.
 	b := w.AvailableBuffer()
 	switch {
@@ -33,17 +40,26 @@ func writeForward(w *bufio.Writer, pc *pendingChunk, dense []string) error {
 		for _, v := range pc.codes {
 			b = append(b, byte(v))
 		}
-	case dense != nil:
+	case embed:
 		size := 0
-		for _, t := range dense {
+		for _, t := range text {
 			size += len(t)
 		}
-		b = binary.AppendUvarint(append(b, fwdTerms), uint64(len(dense)))
+		for _, t := range before {
+			size += len(t)
+		}
+		b = binary.AppendUvarint(append(b, fwdTerms), uint64(len(text)+len(before)))
 		b = binary.AppendUvarint(b, uint64(size))
-		for _, t := range dense {
+		for _, t := range text {
 			b = binary.AppendUvarint(b, uint64(len(t)))
 		}
-		for _, t := range dense {
+		for _, t := range before {
+			b = binary.AppendUvarint(b, uint64(len(t)))
+		}
+		for _, t := range text {
+			b = append(b, t...)
+		}
+		for _, t := range before {
 			b = append(b, t...)
 		}
 	default:

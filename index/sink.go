@@ -114,8 +114,18 @@ func (s *segmentSink) add(pc pendingChunk) error {
 
 // analysed is a batch entry's terms.
 type analysed struct {
-	text, dense []string
-	context     lexical.Parts
+	text    []string
+	context lexical.Parts
+	// The dense channel embeds the text's terms and then before's (the
+	// words of the records before, memory.Chunk.IndexText), when dense
+	// is set: joined only for a chunk the model's sample keeps.
+	before []string
+	dense  bool
+}
+
+// denseTerms returns the terms the dense channel embeds.
+func (a *analysed) denseTerms() []string {
+	return append(slices.Clip(a.text), a.before...)
 }
 
 // flush analyses the queued batch on every core and hands it to the adder
@@ -145,9 +155,7 @@ func (s *segmentSink) flush() error {
 			a.text = an.Terms(c.OwnText())
 			a.context = parts.parts(c.Context)
 			if batch[i].codes == nil && s.sp.builtin() {
-				// The dense channel embeds the text and the words before it
-				// (memory.Chunk.IndexText).
-				a.dense = append(slices.Clip(a.text), parts.terms(c.Before)...)
+				a.before, a.dense = parts.terms(c.Before), true
 			}
 		}
 	})
@@ -199,12 +207,19 @@ func (s *segmentSink) addOne(pc *pendingChunk, a *analysed) error {
 	cur := s.cur
 	cur.w.Add(&pc.c, a.text, a.context)
 	cur.postings += len(a.text) + a.context.Len()
-	if err := writeForward(cur.fwdW, pc, a.dense); err != nil {
+	if err := writeForwardTerms(cur.fwdW, pc, a.text, a.before, a.dense); err != nil {
 		return err
 	}
-	if s.termSample != nil && a.dense != nil {
-		s.termSample.add(a.dense)
-		s.probeSample.add(a.dense)
+	if s.termSample != nil && a.dense {
+		var dense []string // joined once, if a sample keeps it
+		terms := func() []string {
+			if dense == nil {
+				dense = a.denseTerms()
+			}
+			return dense
+		}
+		s.termSample.addLazy(terms)
+		s.probeSample.addLazy(terms)
 	}
 	if cur.postings >= segmentPostings {
 		return s.roll()
@@ -415,4 +430,17 @@ func (c contextAnalyzer) terms(ctx string) []string {
 // contextTerms returns the terms a context is indexed with.
 func contextTerms(an *lexical.Analyzer, ctx string) []string {
 	return contextAnalyzer{an: an}.terms(ctx)
+}
+
+// addLazy is reservoir.add for an item made only if the sample keeps it:
+// the same draws, so the same sample.
+func (r *reservoir[T]) addLazy(x func() T) {
+	r.seen++
+	if len(r.items) < r.cap {
+		r.items = append(r.items, x())
+		return
+	}
+	if j := r.rng.IntN(r.seen); j < r.cap {
+		r.items[j] = x()
+	}
 }
