@@ -130,9 +130,15 @@ func readForwardBody(r *bufio.Reader, k byte, dim int) (forwardEntry, error) {
 			return e, fmt.Errorf("vector input: %d terms of %d bytes", n, size)
 		}
 		// The lengths, then every term's bytes in one string that each
-		// term slices: two allocations a chunk, not two a term.
+		// term slices: two allocations a chunk, not two a term. The
+		// lengths of most chunks' terms fit on the stack.
 		e.terms = make([]string, n)
-		lens := make([]int, n)
+		var buf [256]int
+		lens := buf[:0]
+		if n > uint64(len(buf)) {
+			lens = make([]int, 0, n)
+		}
+		lens = lens[:n]
 		for i := range lens {
 			l, err := binary.ReadUvarint(r)
 			if err != nil {
