@@ -6,6 +6,7 @@ package chunk
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Options bound the pieces.
@@ -27,10 +28,11 @@ func Split(text string, o Options) []string {
 	if o.MaxChars <= 0 {
 		return []string{text}
 	}
-	runes := []rune(text)
-	if len(runes) <= o.MaxChars {
+	// Most texts fit: counted without decoding them into runes.
+	if utf8.RuneCountInString(text) <= o.MaxChars {
 		return []string{text}
 	}
+	runes := []rune(text)
 	overlap := max(0, min(o.OverlapChars, o.MaxChars/2-1))
 	var out []string
 	start := 0
