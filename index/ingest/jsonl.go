@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -128,8 +129,11 @@ func idString(raw json.RawMessage) (string, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", false
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	s, ok := plainString(raw)
+	if !ok && json.Unmarshal(raw, &s) == nil {
+		ok = true
+	}
+	if ok {
 		s = strings.TrimSpace(s)
 		return s, s != ""
 	}
@@ -144,6 +148,9 @@ func parseTags(raw json.RawMessage) ([]string, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, true
 	}
+	if list, ok := plainStrings(raw); ok {
+		return cleanTags(list), true
+	}
 	var list []string
 	if json.Unmarshal(raw, &list) == nil {
 		return cleanTags(list), true
@@ -154,6 +161,59 @@ func parseTags(raw json.RawMessage) ([]string, bool) {
 	}
 	return nil, false
 }
+
+// plainString decodes a JSON string without escapes, the form of nearly
+// every id, without a decoder: its value is the bytes between the quotes.
+// raw must be valid JSON in valid UTF-8 (a line parseJSONLLine decoded);
+// ok is false for anything else, which encoding/json then decodes.
+func plainString(raw []byte) (string, bool) {
+	n := len(raw)
+	if n < 2 || raw[0] != '"' || raw[n-1] != '"' || bytes.IndexByte(raw[1:n-1], '\\') >= 0 {
+		return "", false
+	}
+	return string(raw[1 : n-1]), true
+}
+
+// plainStrings decodes a JSON list of strings without escapes (tags, as
+// nearly every line writes them) as plainString does; ok is false for
+// any other value.
+func plainStrings(raw []byte) ([]string, bool) {
+	rest := bytes.TrimLeft(raw, jsonSpace)
+	if len(rest) == 0 || rest[0] != '[' {
+		return nil, false
+	}
+	rest = bytes.TrimLeft(rest[1:], jsonSpace)
+	list := []string{}
+	if len(rest) > 0 && rest[0] == ']' {
+		return list, len(bytes.TrimLeft(rest[1:], jsonSpace)) == 0
+	}
+	for {
+		if len(rest) == 0 || rest[0] != '"' {
+			return nil, false
+		}
+		end := bytes.IndexByte(rest[1:], '"')
+		if end < 0 {
+			return nil, false
+		}
+		v := rest[1 : 1+end]
+		if bytes.IndexByte(v, '\\') >= 0 {
+			return nil, false
+		}
+		list = append(list, string(v))
+		rest = bytes.TrimLeft(rest[2+end:], jsonSpace)
+		switch {
+		case len(rest) > 0 && rest[0] == ',':
+			rest = bytes.TrimLeft(rest[1:], jsonSpace)
+		case len(rest) > 0 && rest[0] == ']':
+			return list, len(bytes.TrimLeft(rest[1:], jsonSpace)) == 0
+		default:
+			return nil, false
+		}
+	}
+}
+
+// jsonSpace is the white space JSON allows between tokens.
+const jsonSpace = " \t\n\r"
 
 func cleanTags(in []string) []string {
 	var out []string
