@@ -2,6 +2,7 @@ package memory
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/nova-recall/nova/lexical"
 )
@@ -22,6 +23,14 @@ type ContextParams struct {
 // as much context as an English one rather than all of its text.
 func (p ContextParams) LeadWords(firstPiece string) string {
 	n := p.Words
+	if lead, ok := asciiLeadWords(firstPiece, n); ok {
+		if len(lead) == len(firstPiece) {
+			return lead
+		}
+		// A copy: a conversation keeps its last records' words until its
+		// source is read, and a piece would keep the whole text.
+		return strings.Clone(lead)
+	}
 	// Fields one at a time: a text has many more words than a context
 	// takes from it.
 	out := make([]string, 0, max(n, 0))
@@ -68,4 +77,49 @@ func NeighbourContext(before, after []string) (context, beforePart string) {
 	}
 	beforePart = join(before)
 	return strings.TrimSpace(beforePart + ContextSeparator + join(after)), beforePart
+}
+
+// asciiLeadWords is LeadWords for the usual text, without splitting and
+// joining it: when the first n words are ASCII and one space apart, they
+// are a piece of the text itself. ok is false for any other text.
+func asciiLeadWords(s string, n int) (string, bool) {
+	if n <= 0 {
+		return "", false
+	}
+	i := 0
+	for i < len(s) && asciiSpace(s[i]) {
+		i++
+	}
+	start, words := i, 0
+	for i < len(s) {
+		for i < len(s) && !asciiSpace(s[i]) {
+			if s[i] >= utf8.RuneSelf {
+				return "", false
+			}
+			i++
+		}
+		if words++; words == n {
+			return s[start:i], true
+		}
+		end := i // of the word
+		for i < len(s) && asciiSpace(s[i]) {
+			i++
+		}
+		if i == len(s) {
+			return s[start:end], true // the text ends: every word is in
+		}
+		if i-end != 1 || s[end] != ' ' {
+			return "", false // joined by one space, the words are not the text
+		}
+	}
+	return s[start:], true // empty, or only white space
+}
+
+// asciiSpace reports the ASCII white space strings.Fields splits at.
+func asciiSpace(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\v', '\f', '\r':
+		return true
+	}
+	return false
 }

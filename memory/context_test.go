@@ -1,6 +1,9 @@
 package memory
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestContextParams_LeadWords(t *testing.T) {
 	for _, c := range []struct {
@@ -26,5 +29,30 @@ func TestNeighbourContext_beforeIsEarlierTurnsOnly(t *testing.T) {
 	ctx, before := NeighbourContext([]string{"alpha", "beta"}, []string{"gamma"})
 	if ctx != "alpha … beta … gamma" || before != "alpha … beta" {
 		t.Errorf("context %q before %q", ctx, before)
+	}
+}
+
+// The ASCII shortcut of LeadWords must give what splitting the text into
+// words and joining the first ones with spaces gives, or step aside.
+func TestASCIILeadWordsMatchesSplitAndJoin(t *testing.T) {
+	texts := []string{
+		"", "   ", "one", "one two three", "  lead and trail  ", "one  two", "one\ttwo", "one\ntwo three",
+		"a b c d e f", "x. y, z!", "naïve words here", "end \n", "words then\n\nparagraph", "tab\t", "\tlead",
+	}
+	for _, s := range texts {
+		for n := -1; n <= 7; n++ {
+			got, ok := asciiLeadWords(s, n)
+			if !ok {
+				continue
+			}
+			words := strings.Fields(s)
+			want := strings.Join(words[:max(0, min(n, len(words)))], " ")
+			if got != want {
+				t.Errorf("asciiLeadWords(%q, %d) = %q, want %q", s, n, got, want)
+			}
+		}
+	}
+	if _, ok := asciiLeadWords("the usual text, one space apart", 3); !ok {
+		t.Error("plain text did not take the shortcut")
 	}
 }
