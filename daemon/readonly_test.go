@@ -109,6 +109,11 @@ func TestReadOnlyHome_serves(t *testing.T) {
 	if !strings.Contains(logs.String(), "read-only") {
 		t.Errorf("the log does not say the home is read-only:\n%s", logs.String())
 	}
+	// It said it writes no server state: it must not then warn, at start
+	// and at every load, that it could not.
+	if strings.Contains(logs.String(), "Cannot write server state") {
+		t.Errorf("novad tried to write server state on a read-only home:\n%s", logs.String())
+	}
 }
 
 // TestReadOnlyHome_withoutLockFile: a read-only home no novad has served

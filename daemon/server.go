@@ -545,8 +545,14 @@ func (s *Server) httpServer(h http.Handler) *http.Server {
 	}
 }
 
-// writeState publishes server-state.json (no secrets) atomically.
+// writeState publishes server-state.json (no secrets) atomically. On a
+// read-only home it writes nothing: Run logged once that no state is
+// written there, and each attempt (at start, at every load, at stop)
+// would only warn again.
 func (s *Server) writeState(stoppedAt string) {
+	if s.readOnly {
+		return
+	}
 	gen := ""
 	if cur := s.current.Load(); cur != nil {
 		gen = cur.runID()
