@@ -107,6 +107,9 @@ type sourceStates struct {
 	// base is the base the states were read on, or written as, which
 	// marshal writes the changes to; nil: marshal writes every file.
 	base *stateBase
+	// lost is why the base could not be read (damaged or deleted): the
+	// states are then empty, of no version.
+	lost error
 }
 
 // stateBaseRef names a base state file: index/states/<ID>.json, with
@@ -228,7 +231,8 @@ func sameStates(a, b *sourceStates) bool {
 }
 
 // readSourceStates reads a sources.json (under <index>/generations/<id>/
-// or <index>/candidates/<id>/), with the base it names, whole.
+// or <index>/candidates/<id>/), with the base it names, whole. A base
+// that cannot be read gives empty states with lost set, not an error.
 func readSourceStates(path string) (*sourceStates, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -247,7 +251,12 @@ func readSourceStates(path string) (*sourceStates, error) {
 	indexDir := filepath.Dir(filepath.Dir(filepath.Dir(path)))
 	base, err := readStateBase(indexDir, *s.Base)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		// The base records only how far each file was read; the memory
+		// is in the generation. States of no version make the next
+		// build read every file again on top of the generation, keeping
+		// the memory of files that are gone and the embedder, where an
+		// error would have it build from scratch and drop them.
+		return &sourceStates{lost: fmt.Errorf("read %s: %w", path, err)}, nil
 	}
 	whole := make(map[stateKey]FileState, len(base.files)+len(s.Files))
 	for key, f := range base.files {
@@ -407,6 +416,9 @@ func FileStates(home paths.Home, m *manifest.Manifest) ([]FileState, error) {
 	s, err := readSourceStates(filepath.Join(home.IndexDir(), m.GenerationPath, generation.FileSources))
 	if err != nil {
 		return nil, err
+	}
+	if s.lost != nil {
+		return nil, s.lost
 	}
 	s.sort()
 	return s.Files, nil
