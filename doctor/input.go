@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -43,6 +44,12 @@ const shownSkipped = 3
 func inputCheck(home paths.Home, cfg config.Config, m *manifest.Manifest) (Check, []SkippedFile) {
 	const id, title = "input", "Source input"
 	states, err := index.FileStates(home, m)
+	if errors.Is(err, index.ErrBaseStateLost) {
+		// A rollback would drop the memory added since, for nothing: the
+		// sync reads the sources again on top of this generation.
+		return degraded(id, title, CodeGenerationCorrupt, fmt.Sprintf("generation %s: %s; memory is intact", m.RunID, firstLine(err.Error())),
+			"novactl index sync reads every source file again and records it anew"), nil
+	}
 	if err != nil {
 		return degraded(id, title, CodeGenerationCorrupt, fmt.Sprintf("%s of generation %s cannot be read: %s", generation.FileSources, m.RunID, firstLine(err.Error())),
 			"novactl index sync writes a new generation; novactl index rollback goes back to a kept one"), nil

@@ -197,3 +197,29 @@ func TestEmptySources(t *testing.T) {
 		t.Errorf("empty source: %q", s.Message)
 	}
 }
+
+// TestInput_lostBaseState: the base of the source states
+// (index/states/<id>.json) deleted or damaged loses only how far each file
+// was read, not memory. Doctor says so and that the next sync reads the
+// sources again; it called the generation corrupt and offered a rollback,
+// which would drop the memory added since.
+func TestInput_lostBaseState(t *testing.T) {
+	f := newFixture(t)
+	f.sync()
+	novatest.Must(t, os.WriteFile(f.src, []byte(`{"id":"r1","text":"we chose SQLite for the queue","date":"2026-03-01"}`+"\n"+
+		`{"id":"r2","text":"the queue keeps a week of jobs","date":"2026-03-02"}`+"\n"), 0o600))
+	f.sync()
+	bases, err := filepath.Glob(filepath.Join(f.home.IndexDir(), "states", "*.json"))
+	novatest.Must(t, err)
+	if len(bases) != 1 {
+		t.Fatalf("base states after an incremental sync: %v", bases)
+	}
+	novatest.Must(t, os.Remove(bases[0]))
+	c := want(t, f.run(Options{}), "input", Degraded, CodeGenerationCorrupt)
+	if !strings.Contains(c.Message, bases[0]) || !strings.Contains(c.Message, "memory is intact") {
+		t.Errorf("lost base: %s", c.Message)
+	}
+	if !strings.Contains(c.Advice, "novactl index sync") || strings.Contains(c.Advice, "rollback") {
+		t.Errorf("lost base advice: %s", c.Advice)
+	}
+}

@@ -131,6 +131,12 @@ type stateBase struct {
 	files map[stateKey]*FileState
 }
 
+// ErrBaseStateLost is FileStates' error when the base state file a
+// generation's sources.json names is damaged or missing: how far each
+// source file was read is lost, not memory, and the next sync reads every
+// file again.
+var ErrBaseStateLost = errors.New("the record of how far each source file was read is damaged or missing")
+
 // statesDir is where base state files live, under the index directory.
 const statesDir = "states"
 
@@ -256,7 +262,7 @@ func readSourceStates(path string) (*sourceStates, error) {
 		// build read every file again on top of the generation, keeping
 		// the memory of files that are gone and the embedder, where an
 		// error would have it build from scratch and drop them.
-		return &sourceStates{lost: fmt.Errorf("read %s: %w", path, err)}, nil
+		return &sourceStates{lost: fmt.Errorf("%w: %w", ErrBaseStateLost, err)}, nil
 	}
 	whole := make(map[stateKey]FileState, len(base.files)+len(s.Files))
 	for key, f := range base.files {
