@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"syscall"
 	"time"
 
 	"github.com/nova-recall/nova/config"
@@ -54,8 +55,10 @@ waits, without watching the sources or taking the watcher lock, until
 config.yaml is fixed, and starts from there.
 
 With --wait-for-config, a watcher that already runs for this NOVA_HOME
-makes it stand by (logged once) and watch when that one stops, instead of
-exiting 1, which a service manager would restart every 10 s.
+makes it stand by (logged once) and watch when that one stops, and a
+NOVA_HOME on a read-only volume makes it wait (logged once) until the
+volume is writable, instead of exiting 1, which a service manager would
+restart every 10 s.
 
 Exit status: 0 after SIGINT/SIGTERM (also while waiting for a valid
 config.yaml or standing by); 1 on failure (or when a watcher already runs
@@ -122,8 +125,15 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 		SyncAtStart: true,
 	}
 	err := watch.Run(ctx, opts)
-	if errors.Is(err, freshness.ErrRunning) && *waitForConfig {
-		err = watcherStandBy(ctx, log, cfg.Home, func() error { return watch.Run(ctx, opts) })
+	if *waitForConfig {
+		run := func() error { return watch.Run(ctx, opts) }
+		switch {
+		case errors.Is(err, freshness.ErrRunning):
+			err = watcherStandBy(ctx, log, cfg.Home, "Standing by: another watcher runs for this home; this one watches when it stops. "+
+				"Two service jobs may run the watcher (brew services and novactl service install): novactl service status and novactl doctor name them", run)
+		case errors.Is(err, syscall.EROFS):
+			err = watcherStandBy(ctx, log, cfg.Home, "Waiting: this home is on a read-only volume, where the watcher cannot take its lock or write the index; it watches once the volume is writable", run)
+		}
 	}
 	if err != nil {
 		if errors.Is(err, freshness.ErrRunning) {
@@ -140,15 +150,13 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 // other one has stopped.
 const watcherStandbyPoll = time.Second
 
-// watcherStandBy waits while another watcher runs for home, then runs
-// (watch.Run); it returns nil when ctx ends first. A service job whose
-// watcher exited because another one runs (a second job for the same home,
-// or one in a terminal) would be relaunched by launchd every 10 s for ever;
-// standing by is logged once instead.
-func watcherStandBy(ctx context.Context, log *slog.Logger, home paths.Home, run func() error) error {
-	log.Warn("Standing by: another watcher runs for this home; this one watches when it stops. "+
-		"Two service jobs may run the watcher (brew services and novactl service install): novactl service status and novactl doctor name them",
-		"home", home.Root)
+// watcherStandBy waits while another watcher runs for home, or while home
+// is read-only, then runs (watch.Run); it returns nil when ctx ends first.
+// A service job whose watcher exited for either (a second job for the same
+// home, one in a terminal, a locked volume) would be relaunched by launchd
+// every 10 s for ever; waiting is logged once instead.
+func watcherStandBy(ctx context.Context, log *slog.Logger, home paths.Home, waiting string, run func() error) error {
+	log.Warn(waiting, "home", home.Root)
 	t := time.NewTicker(watcherStandbyPoll)
 	defer t.Stop()
 	for {
@@ -161,7 +169,7 @@ func watcherStandBy(ctx context.Context, log *slog.Logger, home paths.Home, run 
 		if freshness.Running(home) {
 			continue
 		}
-		if err := run(); !errors.Is(err, freshness.ErrRunning) {
+		if err := run(); !errors.Is(err, freshness.ErrRunning) && !errors.Is(err, syscall.EROFS) {
 			return err
 		}
 	}
