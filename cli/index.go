@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -218,6 +219,11 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		}
 		if !*jsonOut {
 			fmt.Fprintf(inv.Stderr, "novactl index %s: %v\n", sub, err)
+			if errors.Is(err, syscall.EROFS) {
+				// novad serves such a home read-only; the index cannot
+				// change there, and the bare error does not say why.
+				fmt.Fprintf(inv.Stderr, "%s is on a read-only volume, where the index cannot be written: make the volume writable, or copy the home to a writable place (cp -a) and set NOVA_HOME to the copy\n", cfg.Home.Root)
+			}
 		}
 		var le *index.LockedError
 		if errors.As(err, &le) {

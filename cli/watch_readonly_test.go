@@ -93,3 +93,18 @@ func TestIndexWatch_waitsForAReadOnlyHome(t *testing.T) {
 		t.Fatal("the watcher did not stop")
 	}
 }
+
+// TestIndexSync_readOnlyHome: novactl index sync on a home on a read-only
+// volume (novad serves it read-only) says so and what to do, not only
+// "index lock: open lock: ... read-only file system".
+func TestIndexSync_readOnlyHome(t *testing.T) {
+	_, home, env := jsonlHome(t)
+	remount(t, home.Root, true)
+	code, _, errOut := runCLI(t.Context(), env, "index", "sync", "--in-process")
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitFailure, errOut)
+	}
+	if !strings.Contains(errOut, home.Root+" is on a read-only volume") || !strings.Contains(errOut, "set NOVA_HOME") {
+		t.Errorf("stderr does not say the home is read-only and what to do:\n%s", errOut)
+	}
+}
