@@ -1,6 +1,8 @@
 package index_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,4 +97,52 @@ func goneTexts(t *testing.T, cfg config.Config) int {
 		}
 	}
 	return n
+}
+
+// TestSync_prunedFilesStartANewBase: files dropped from the states (gone
+// and pruned) count toward a new base as changed files do. They did not:
+// after pruning many gone transcripts at once, every later sources.json
+// listed each of them as removed, and the base kept their states, until
+// an eighth of the remaining files changed.
+func TestSync_prunedFilesStartANewBase(t *testing.T) {
+	dir := t.TempDir()
+	projects := filepath.Join(dir, "projects")
+	var sessions []string
+	for s := range 16 {
+		p := filepath.Join(projects, "-src-app", fmt.Sprintf("s%02d.jsonl", s))
+		writeFile(t, p, strings.Replace(claudeLine(1, "question"), `"s1"`, fmt.Sprintf(`"s%02d"`, s), 1))
+		sessions = append(sessions, p)
+	}
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: projects})
+	clk := newClock(epoch)
+	ix := func() *index.Indexer {
+		return index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true, PruneMissing: true})
+	}
+	mustSync(t, ix())
+	appendFile(t, sessions[0], claudeLine(2, "question"))
+	mustSync(t, ix()) // an incremental sync: the states get a base
+	for _, p := range sessions[8:] {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustSync(t, ix())
+	m, _ := active(t, cfg.Home)
+	b, err := os.ReadFile(filepath.Join(cfg.Home.IndexDir(), m.GenerationPath, "sources.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Removed []json.RawMessage `json:"removed"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Removed) != 0 {
+		t.Errorf("half the files pruned: sources.json lists %d removed on the old base, want a new base", len(s.Removed))
+	}
+	states, err := index.FileStates(cfg.Home, m)
+	if err != nil || len(states) != 8 {
+		t.Errorf("states after the prune: %d files, %v; want 8", len(states), err)
+	}
 }

@@ -171,25 +171,31 @@ func (s *sourceStates) marshal() []byte {
 	s.sort()
 	out := sourceStates{Version: s.Version, Files: s.Files}
 	if s.base != nil {
-		out.Base, out.Files = &s.base.ref, s.changed()
-		listed := make(map[stateKey]bool, len(s.Files))
-		for i := range s.Files {
-			listed[stateKey{s.Files[i].Source, s.Files[i].Path}] = true
-		}
-		for key := range s.base.files {
-			if !listed[key] {
-				out.Removed = append(out.Removed, stateKeyJSON{key.source, key.path})
-			}
-		}
-		sort.Slice(out.Removed, func(i, j int) bool {
-			a, b := out.Removed[i], out.Removed[j]
-			return a.Source < b.Source || a.Source == b.Source && a.Path < b.Path
-		})
+		out.Base, out.Files, out.Removed = &s.base.ref, s.changed(), s.removed()
 	}
 	if out.Files == nil {
 		out.Files = []FileState{}
 	}
 	return marshalJSON(&out)
+}
+
+// removed returns the base's files that s no longer lists, sorted.
+func (s *sourceStates) removed() []stateKeyJSON {
+	listed := make(map[stateKey]bool, len(s.Files))
+	for i := range s.Files {
+		listed[stateKey{s.Files[i].Source, s.Files[i].Path}] = true
+	}
+	var out []stateKeyJSON
+	for key := range s.base.files {
+		if !listed[key] {
+			out = append(out, stateKeyJSON{key.source, key.path})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		return a.Source < b.Source || a.Source == b.Source && a.Path < b.Path
+	})
+	return out
 }
 
 // changed returns the files of s whose state is not its base's.
@@ -388,7 +394,9 @@ func baseOf(path string) (string, error) {
 // candidate names (a build that died after writing it) is removed by
 // collectGarbage.
 func (x *Indexer) rebase(states *sourceStates) error {
-	if states.base != nil && len(states.changed())*baseEvery <= len(states.base.files) {
+	// Files no longer listed (pruned) count as changes: each is written
+	// in every sources.json on this base, as a changed file is.
+	if states.base != nil && (len(states.changed())+len(states.removed()))*baseEvery <= len(states.base.files) {
 		return nil
 	}
 	states.Version = ingest.Version
