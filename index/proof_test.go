@@ -58,20 +58,7 @@ func rewriteInPlace(t *testing.T, path, content string, at time.Time) {
 // edit indexed, whether its cursor came from a whole read or from a
 // window proof.
 func TestSync_transcriptAppendIsProvenByItsWindow(t *testing.T) {
-	dir := t.TempDir()
-	projects := filepath.Join(dir, "projects")
-	session := filepath.Join(projects, "-src-app", "s1.jsonl")
-	var lines []string
-	for i := 1; i <= 40; i++ {
-		lines = append(lines, claudeLine(i, "question"))
-	}
-	writeFile(t, session, strings.Join(lines, ""))
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: projects})
-	clk := newClock(epoch)
-	sync := func() *index.BuildResult {
-		t.Helper()
-		return mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true})).Build
-	}
+	session, lines, cfg, sync := oneSessionHome(t, 40)
 	text := func(id string) string {
 		t.Helper()
 		_, g := active(t, cfg.Home)
@@ -311,24 +298,32 @@ func TestSync_compactionKeepsTheStateBase(t *testing.T) {
 	}
 }
 
-// TestSync_damagedStateBase: a base of the source states damaged on disk
-// (same size, bytes changed) is refused when read, not trusted; the next
-// sync builds from scratch past it, and memory is whole, once.
-func TestSync_damagedStateBase(t *testing.T) {
+// oneSessionHome is a home whose source is one Claude Code session of n
+// questions, and its sync (no compaction): it returns the session's path,
+// its lines, the configuration and the sync.
+func oneSessionHome(t *testing.T, n int) (string, []string, config.Config, func() *index.BuildResult) {
+	t.Helper()
 	dir := t.TempDir()
 	projects := filepath.Join(dir, "projects")
 	session := filepath.Join(projects, "-src-app", "s1.jsonl")
 	var lines []string
-	for i := 1; i <= 12; i++ {
+	for i := 1; i <= n; i++ {
 		lines = append(lines, claudeLine(i, "question"))
 	}
 	writeFile(t, session, strings.Join(lines, ""))
 	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: projects})
 	clk := newClock(epoch)
-	sync := func() *index.BuildResult {
+	return session, lines, cfg, func() *index.BuildResult {
 		t.Helper()
 		return mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true})).Build
 	}
+}
+
+// TestSync_damagedStateBase: a base of the source states damaged on disk
+// (same size, bytes changed) is refused when read, not trusted; the next
+// sync reads every file again (a full build), and memory is whole, once.
+func TestSync_damagedStateBase(t *testing.T) {
+	session, _, cfg, sync := oneSessionHome(t, 12)
 	sync()
 	appendFile(t, session, claudeLine(13, "question"))
 	sync()
