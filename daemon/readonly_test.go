@@ -6,9 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -21,33 +19,6 @@ import (
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
 )
-
-// readOnlyMount mounts dir read-only at a new directory and returns it: a
-// home on a locked volume or restored from a read-only backup. It takes
-// root on Linux (as CI runs); elsewhere the test is skipped.
-func readOnlyMount(t *testing.T, dir string) string {
-	t.Helper()
-	if runtime.GOOS != "linux" || os.Getuid() != 0 {
-		t.Skip("a read-only mount needs root on Linux")
-	}
-	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "--bind", dir, mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot bind-mount: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		// Lazily: the generation novad served may still be mapped.
-		if out, err := exec.Command("umount", "-l", mnt).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", mnt, err, out)
-		}
-	})
-	if out, err := exec.Command("mount", "-o", "remount,bind,ro", mnt).CombinedOutput(); err != nil {
-		t.Fatalf("remount read-only: %v: %s", err, out)
-	}
-	if err := os.WriteFile(filepath.Join(mnt, "probe"), nil, 0o600); err == nil {
-		t.Fatal("the read-only mount is writable")
-	}
-	return mnt
-}
 
 // indexedHome builds a home under root with one memory indexed, as
 // novactl index sync leaves it.
@@ -76,7 +47,7 @@ func TestReadOnlyHome_serves(t *testing.T) {
 	old := "nova_" + strings.Repeat("a", 64)
 	novatest.Must(t, os.WriteFile(cfg.Home.TokenFile(), []byte(old+"\n"), 0o600))
 
-	cfg.Home = paths.Home{Root: readOnlyMount(t, cfg.Home.Root)}
+	cfg.Home = paths.Home{Root: novatest.ReadOnlyMount(t, cfg.Home.Root)}
 	logs := &novatest.LogBuffer{}
 	srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	direct := "http://" + srv.DirectAddr().String()
@@ -123,7 +94,7 @@ func TestReadOnlyHome_serves(t *testing.T) {
 func TestReadOnlyHome_withoutLockFile(t *testing.T) {
 	root := t.TempDir()
 	cfg := indexedHome(t, root)
-	cfg.Home = paths.Home{Root: readOnlyMount(t, cfg.Home.Root)}
+	cfg.Home = paths.Home{Root: novatest.ReadOnlyMount(t, cfg.Home.Root)}
 	srv, err := daemon.New(daemon.Options{Config: cfg})
 	novatest.Must(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
