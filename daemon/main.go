@@ -30,7 +30,7 @@ const (
 	ExitOK             = 0  // clean stop
 	ExitFailure        = 1  // runtime failure
 	ExitUsage          = 2  // bad command line
-	ExitPortInUse      = 75 // a port is taken (EX_TEMPFAIL: may succeed later)
+	ExitPortInUse      = 75 // a port is taken (EX_TEMPFAIL: may succeed later); with --wait-for-config it waits instead
 	ExitAlreadyServing = 75 // another novad serves the same home (EX_TEMPFAIL); with --wait-for-config it stands by instead
 	ExitReadOnlyHome   = 73 // NOVA_HOME is read-only and holds no novad lock file (EX_CANTCREAT); with --wait-for-config it waits instead
 	ExitNonLoopback    = 77 // configuration asks for a non-loopback address (EX_NOPERM)
@@ -47,7 +47,7 @@ func Main(ctx context.Context, args []string, environ []string, stdout, stderr i
 	logFormat := fs.String("log-format", "auto", "log format: auto (text on a terminal, JSON under a service manager), text or json")
 	verbose := fs.Bool("v", false, "log every request (method, route, status, latency; never query text)")
 	showVersion := fs.Bool("version", false, "print the version, commit and build date, and exit")
-	waitForConfig := fs.Bool(configwait.Flag, false, "when config.yaml is invalid or not loopback, log why once and wait for it to be fixed instead of exiting 78 or 77; when another novad serves this NOVA_HOME, stand by until it stops instead of exiting 75 (service definitions pass it)")
+	waitForConfig := fs.Bool(configwait.Flag, false, "when config.yaml is invalid or not loopback, log why once and wait for it to be fixed instead of exiting 78 or 77; when another novad serves this NOVA_HOME, or another program holds a port, wait until it stops instead of exiting 75 (service definitions pass it)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `novad serves Nova's read-only recall API on loopback.
 
@@ -66,7 +66,10 @@ A NOVA_HOME on a read-only volume is served read-only (search works,
 state/novad.lock it exits 73 (waits, with --wait-for-config).
 Another novad serving the same NOVA_HOME makes it exit 75, unless
 --wait-for-config is given: then it logs that once and stands by, binding
-nothing, until that novad stops, and serves from then on.
+nothing, until that novad stops, and serves from then on. A port another
+program (or another home's novad) holds makes it exit 75 after 5 s of
+retries, unless --wait-for-config is given: then it logs that once and
+waits, holding neither port, until the port is free.
 
 Flags:
 `)

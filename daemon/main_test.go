@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -106,6 +108,78 @@ func TestMain_waitForConfigStandsBy(t *testing.T) {
 	}
 	if _, err := os.Stat(home.TokenFile()); err != nil {
 		t.Errorf("no token once serving: %v", err)
+	}
+	cancel()
+	select {
+	case c := <-code:
+		if c != ExitOK {
+			t.Fatalf("Main returned %d after its context ended, want %d:\n%s", c, ExitOK, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("Main did not return after its context ended")
+	}
+}
+
+// TestMain_waitForConfigWaitsForPort: a novad run as the service
+// definitions run it, whose port another program holds (another home's
+// novad on the default ports, say), does not exit 75, which launchd
+// answers with a relaunch every 10 s for as long as the port stays taken.
+// It logs the wait once, holds neither port meanwhile (a bound port it
+// does not serve would leave clients hanging) and serves once the port is
+// free.
+func TestMain_waitForConfigWaitsForPort(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	port := taken.Addr().(*net.TCPAddr).Port
+	home := paths.Home{Root: t.TempDir()}
+	// The facade's port is the taken one, so that the direct one binds
+	// first and must be let go while waiting.
+	direct := novatest.ClosedPort(t)
+	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", direct, port)
+	if err := os.WriteFile(home.Config(), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var stdout, stderr novatest.LogBuffer
+	code := make(chan int, 1)
+	done := make(chan struct{})
+	go func() {
+		code <- Main(ctx, []string{"--" + configwait.Flag, "--log-format", "text"}, []string{"NOVA_HOME=" + home.Root, "HOME=" + t.TempDir()}, &stdout, &stderr)
+		close(done)
+	}()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stderr.String(), "Waiting: a port"); time.Sleep(20 * time.Millisecond) {
+		select {
+		case c := <-code:
+			t.Fatalf("Main returned %d instead of waiting for the port:\n%s", c, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Main does not wait for the port:\n%s", stderr.String())
+		}
+	}
+	time.Sleep(3 * standbyPoll)
+	if n := strings.Count(stderr.String(), "Waiting: a port"); n != 1 {
+		t.Errorf("logged the wait %d times:\n%s", n, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), strconv.Itoa(port)) {
+		t.Errorf("the wait does not name the taken port %d:\n%s", port, stderr.String())
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(direct)))
+	if err != nil {
+		t.Errorf("the direct port is held while waiting for the facade's: %v", err)
+	} else {
+		ln.Close()
+	}
+	if _, err := os.Stat(home.TokenFile()); err == nil {
+		t.Error("a novad waiting for its port wrote the token")
+	}
+	taken.Close()
+	if _, err := novatest.WaitServing(home.Root, os.Getpid(), done, 20*time.Second); err != nil {
+		t.Fatalf("%v after the port was freed:\n%s", err, stderr.String())
 	}
 	cancel()
 	select {

@@ -68,7 +68,8 @@ type Options struct {
 	// for it (--wait-for-config): when two jobs run novad for one home
 	// (brew services and novactl service install), the loser's exit would
 	// be relaunched by launchd every 10 s, each time with a burst of log
-	// lines, for as long as both are installed.
+	// lines, for as long as both are installed. It also makes ports
+	// another program holds past BindRetry waited for (see bind).
 	WaitForHome bool
 	// MaxConnections caps the connections each listener serves at once;
 	// more wait in the kernel's queue until one closes. 0 means 128.
@@ -271,13 +272,10 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 		return stoppedOr(ctx, err)
 	}
 	defer homeLock.Release()
-	if s.directLn, err = s.listen(ctx, host, s.cfg.Server.Port, bindBy); err != nil {
+	if err := s.bind(ctx, host, bindBy); err != nil {
 		return stoppedOr(ctx, err)
 	}
 	defer s.directLn.Close()
-	if s.facadeLn, err = s.listen(ctx, host, s.cfg.Facade.Port, bindBy); err != nil {
-		return stoppedOr(ctx, err)
-	}
 	defer s.facadeLn.Close()
 	for _, ln := range []net.Listener{s.directLn, s.facadeLn} {
 		if !isLoopbackPeer(ln.Addr().String()) {
@@ -382,6 +380,57 @@ func (s *Server) shutdown() {
 	case <-time.After(s.opts.ShutdownGrace):
 		s.log.Warn("Searches still running at exit")
 	}
+}
+
+// bind binds the direct and the facade listener. With WaitForHome (what
+// the service definitions ask for), ports that another program or another
+// home's novad still holds once by has passed are waited for, logged once,
+// instead of returning ErrPortInUse: launchd and systemd answer that exit
+// with a relaunch every 10 s, each with its burst of log lines, for as
+// long as the other program keeps the port. While it waits it holds
+// neither port: a listener that is bound but not served would leave
+// clients hanging instead of refused.
+func (s *Server) bind(ctx context.Context, host string, by time.Time) error {
+	err := s.bindOnce(ctx, host, by)
+	if err == nil || !s.opts.WaitForHome || !errors.Is(err, ErrPortInUse) {
+		return err
+	}
+	s.log.Warn("Waiting: a port of this home is in use by another program or another home's novad; novad serves once it is free. "+
+		"novactl doctor says what answers there; or give this home other ports (server.port and facade.port in config.yaml)",
+		"home", s.home.Root, "err", err.Error())
+	t := time.NewTicker(standbyPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+		err := s.bindOnce(ctx, host, time.Time{})
+		if err == nil {
+			s.log.Info("The port is free now; serving", "home", s.home.Root)
+			return nil
+		}
+		if !errors.Is(err, ErrPortInUse) {
+			return err
+		}
+	}
+}
+
+// bindOnce binds both listeners, retrying a taken port until by, or
+// neither.
+func (s *Server) bindOnce(ctx context.Context, host string, by time.Time) error {
+	direct, err := s.listen(ctx, host, s.cfg.Server.Port, by)
+	if err != nil {
+		return err
+	}
+	facade, err := s.listen(ctx, host, s.cfg.Facade.Port, by)
+	if err != nil {
+		direct.Close()
+		return err
+	}
+	s.directLn, s.facadeLn = direct, facade
+	return nil
 }
 
 // listen binds host:port. A port in use is retried until by, with a

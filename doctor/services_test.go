@@ -3,12 +3,12 @@ package doctor
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/packaging"
 )
 
@@ -21,18 +21,6 @@ type fakeProbe struct {
 func (p fakeProbe) ServiceStatus(context.Context) (ServiceStatus, error) {
 	*p.asked = true
 	return p.st, nil
-}
-
-// freePort returns a loopback port nothing listens on, so doctor's probe of
-// novad never reaches a real one (nor the default ports).
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // fakeHome is a home directory holding the given service files, and a
@@ -53,7 +41,7 @@ func fakeHome(t *testing.T, files ...string) []string {
 	if err := os.MkdirAll(nova, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf("server: {port: %d}\nfacade: {port: %d}\n", freePort(t), freePort(t))
+	cfg := fmt.Sprintf("server: {port: %d}\nfacade: {port: %d}\n", novatest.ClosedPort(t), novatest.ClosedPort(t))
 	if err := os.WriteFile(filepath.Join(nova, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -112,15 +111,6 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	})
 	novatest.Must(t, err)
 	return out
-}
-
-// freePort returns a port nothing listens on right now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	novatest.Must(t, err)
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // waitFor polls cond until it holds or the timeout passes.

@@ -32,7 +32,7 @@ func newRunScript(t *testing.T) *runScript {
 	t.Helper()
 	root := t.TempDir()
 	r := &runScript{t: t, repo: filepath.Join(root, "repo"), user: filepath.Join(root, "user"), home: filepath.Join(root, "nova home"),
-		serverPort: freePort(t), facadePort: freePort(t)}
+		serverPort: novatest.ClosedPort(t), facadePort: novatest.ClosedPort(t)}
 	for _, d := range []string{filepath.Join(r.repo, "scripts"), filepath.Join(r.repo, "bin"), r.user} {
 		novatest.Must(t, os.MkdirAll(d, 0o755))
 	}

@@ -88,9 +88,9 @@ func TestFirstSyncInEmptyHomeIsServedAtOnce(t *testing.T) {
 // pinPorts rewrites h's config to fixed ports and returns them.
 func pinPorts(t *testing.T, h *novatest.Home) (direct, facade int) {
 	t.Helper()
-	direct, facade = freePort(t), freePort(t)
+	direct, facade = novatest.ClosedPort(t), novatest.ClosedPort(t)
 	for direct == facade {
-		facade = freePort(t)
+		facade = novatest.ClosedPort(t)
 	}
 	cfg := filepath.Join(h.Dir, "config.yaml")
 	b, err := os.ReadFile(cfg)
