@@ -160,10 +160,11 @@ const (
 	KindMarkdown   = "markdown"
 	KindCodex      = "codex"
 	KindClaudeCode = "claude-code"
+	KindOpenClaw   = "openclaw"
 )
 
 // Kinds lists the supported source kinds.
-var Kinds = []string{KindJSONL, KindMarkdown, KindCodex, KindClaudeCode}
+var Kinds = []string{KindJSONL, KindMarkdown, KindCodex, KindClaudeCode, KindOpenClaw}
 
 // Embedding providers.
 const (
