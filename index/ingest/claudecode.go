@@ -513,6 +513,13 @@ func (l *claudeLine) injected() bool {
 
 // claudeBlocks decodes message content: a plain string is one text block.
 func claudeBlocks(raw json.RawMessage) ([]claudeBlock, error) {
+	return contentBlocks(raw, func(s string) claudeBlock { return claudeBlock{Type: "text", Text: s} })
+}
+
+// contentBlocks decodes the content of a message that is either a plain
+// string (the one text block textBlock makes of it) or a list of blocks,
+// as Claude Code and OpenClaw (pi-agent) write it.
+func contentBlocks[B any](raw json.RawMessage, textBlock func(string) B) ([]B, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
@@ -522,9 +529,9 @@ func claudeBlocks(raw json.RawMessage) ([]claudeBlock, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, err
 		}
-		return []claudeBlock{{Type: "text", Text: s}}, nil
+		return []B{textBlock(s)}, nil
 	}
-	var blocks []claudeBlock
+	var blocks []B
 	if err := json.Unmarshal(raw, &blocks); err != nil {
 		return nil, err
 	}

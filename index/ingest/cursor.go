@@ -81,13 +81,16 @@ var ErrFileChanged = errors.New("file changed before the cursor (rewritten or tr
 
 // LineBased reports whether a file of kind at path is a sequence of
 // independent lines that only grows (JSONL: kinds jsonl, codex with plain
-// .jsonl rollouts, claude-code), so that ReadFile can resume it from a
-// Cursor and a record's line number places it. Markdown notes and
-// compressed .jsonl.zst rollouts are read whole every time.
+// .jsonl rollouts, claude-code, openclaw sessions), so that ReadFile can
+// resume it from a Cursor and a record's line number places it. Markdown
+// notes (an OpenClaw workspace's memory too) and compressed .jsonl.zst
+// rollouts are read whole every time.
 func LineBased(kind, path string) bool {
 	switch kind {
 	case config.KindJSONL, config.KindCodex, config.KindClaudeCode:
 		return !strings.HasSuffix(path, ".zst")
+	case config.KindOpenClaw:
+		return !openclawNote(path)
 	}
 	return false
 }
@@ -127,6 +130,8 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 			return Cursor{}, false, readMarkdown(fc)
 		case config.KindCodex:
 			return Cursor{}, false, readCodexZst(fc)
+		case config.KindOpenClaw:
+			return Cursor{}, false, readOpenClawNote(fc)
 		}
 		return from, false, fmt.Errorf("unknown source kind %q", src.Kind)
 	}
@@ -177,11 +182,11 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 }
 
 // appendOnly reports whether files of kind are only ever appended to by
-// their writers: the agents' transcripts (Codex rollouts, Claude Code
-// sessions). A jsonl source is an export a user's tool may rewrite in
+// their writers: the agents' transcripts (Codex rollouts, Claude Code and
+// OpenClaw sessions). A jsonl source is an export a user's tool may rewrite in
 // place, so its whole prefix is always checked.
 func appendOnly(kind string) bool {
-	return kind == config.KindCodex || kind == config.KindClaudeCode
+	return kind == config.KindCodex || kind == config.KindClaudeCode || kind == config.KindOpenClaw
 }
 
 // CountLines counts path's lines as a whole read would consume them: every
@@ -230,6 +235,8 @@ func newLineHandler(fc *fileCtx, state json.RawMessage) (lineHandler, error) {
 		return newCodexHandler(fc, state)
 	case config.KindClaudeCode:
 		return newClaudeHandler(fc, state)
+	case config.KindOpenClaw:
+		return newOpenClawHandler(fc, state)
 	}
 	return nil, fmt.Errorf("unknown source kind %q", fc.src.Kind)
 }

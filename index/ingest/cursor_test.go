@@ -89,6 +89,23 @@ func resumableFixtures(t testing.TB) map[string]string {
 			out[f.Path] = kind
 		}
 	}
+	// Each OpenClaw case is a state directory of its own; its notes are
+	// read whole.
+	cases, err := filepath.Glob(driftRoot + "/openclaw/*")
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no OpenClaw cases: %v", err)
+	}
+	for _, dir := range cases {
+		listing, err := List(config.Source{Name: "fx", Kind: config.KindOpenClaw, Path: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range listing.Files {
+			if LineBased(config.KindOpenClaw, f.Path) {
+				out[f.Path] = config.KindOpenClaw
+			}
+		}
+	}
 	if len(out) < 10 {
 		t.Fatalf("only %d fixtures found", len(out))
 	}

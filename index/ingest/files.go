@@ -42,12 +42,18 @@ var kindIncludes = map[string][]string{
 	config.KindMarkdown:   {"*.md", "*.markdown"},
 	config.KindCodex:      {"rollout-*.jsonl", "rollout-*.jsonl.zst"},
 	config.KindClaudeCode: {"*.jsonl"},
+	config.KindOpenClaw:   {"agents/*/sessions/*.jsonl", "agents/*/sessions/*.jsonl.reset.*", "agents/*/sessions/*.jsonl.deleted.*", "workspace*/MEMORY.md", "workspace*/memory.md", "workspace*/DREAMS.md", "workspace*/memory/*.md"},
 }
 
 // kindExcludes are excluded whatever the source says: Claude Code's
-// tool-results/ holds externalized tool output, not a transcript.
+// tool-results/ holds externalized tool output, not a transcript;
+// OpenClaw writes sidecars beside its sessions (backups, checkpoints,
+// temporary files, locks, trajectories) and keeps folders that hold no
+// memory to read (its SQLite search index, cron run logs, the browser
+// profile, installed extensions), not descended into.
 var kindExcludes = map[string][]string{
 	config.KindClaudeCode: {"**/tool-results/**"},
+	config.KindOpenClaw:   {"*.bak", "*.tmp", "*.lock", "*.checkpoint", "*.checkpoint.*", "*.trajectory.*", "node_modules", "{memory,cron,browser,extensions,media,logs}/**"},
 }
 
 // List enumerates the files of src: the files matching its include globs

@@ -1,0 +1,360 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
+)
+
+// An OpenClaw source is the state directory (~/.openclaw). Its sessions,
+// agents/<agentId>/sessions/<sessionId>.jsonl and the archived
+// <sessionId>.jsonl.reset.<ts> and .jsonl.deleted.<ts> copies, are
+// pi-agent transcripts, read line by line like Claude Code's into one
+// record per user prompt and per assistant text:
+//
+//   - a "session" header (id, timestamp, cwd), then entries with id and
+//     parentId: "message" ({role, content, timestamp in ms}, roles user,
+//     assistant and toolResult; content a string or text, thinking,
+//     toolCall and image blocks), "compaction" and "branch_summary"
+//     (summary) and events that carry nothing to remember
+//     (model_change, thinking_level_change, custom, custom_message, and
+//     whatever types later builds add: ignored, never a problem);
+//   - thinking and tool results are dropped (the results of memory_search
+//     and Nova's own tools are our recall echoed back); tool calls are
+//     summarized on the assistant's next text; images are a placeholder;
+//     the <relevant-memories> a memory plugin injects into a prompt and
+//     thinking tags in text are cut; a prompt a cron job injected ("[cron:
+//     ...") and the turn it starts are automation, not dialogue; the
+//     replies of silent housekeeping (NO_REPLY, HEARTBEAT_OK) say nothing.
+//
+// The agent is openclaw and the project the agent id (its cwd is its
+// workspace, the same for every conversation). A record's id is the
+// session's (the header's id, else the file name's stem) and its line:
+// a session archived under another name between two reads keeps its ids.
+// The workspace's Markdown memory (workspace/MEMORY.md, DREAMS.md and the
+// daily memory/YYYY-MM-DD*.md, in workspace-<agentId>/ for other agents)
+// is read by the Markdown reader as notes of agent openclaw.
+
+// openclawLine is one line of an OpenClaw session, with the fields the
+// reader uses.
+type openclawLine struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	Timestamp string          `json:"timestamp"`
+	Message   json.RawMessage `json:"message"`
+	// Summary is the text of a compaction or branch_summary entry.
+	Summary string `json:"summary"`
+}
+
+type openclawMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	// Timestamp is epoch milliseconds (a string in some writers).
+	Timestamp json.RawMessage `json:"timestamp"`
+}
+
+type openclawBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+	Name string `json:"name"`
+	// Arguments is an object, or an object encoded in a string.
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Known shapes that carry nothing to remember; any other role or content
+// block type is reported once per file (see shapeReports).
+var (
+	openclawQuietRoles  = setOf("toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "system")
+	openclawQuietBlocks = setOf("thinking", "redacted_thinking", "toolResult")
+	// openclawSilent are the whole replies of turns the user never sees:
+	// housekeeping (a memory flush before compaction) and heartbeats.
+	openclawSilent = setOf("NO_REPLY", "HEARTBEAT_OK")
+)
+
+// openclawScaffolding is text OpenClaw or its plugins put into messages
+// that no one wrote: recalled memories injected into a prompt, thinking
+// tags some models write into their text, control tokens.
+var openclawScaffolding = []*regexp.Regexp{
+	regexp.MustCompile(`(?s)<relevant-memories>.*?</relevant-memories>`),
+	regexp.MustCompile(`(?s)<(think|thinking)>.*?</(think|thinking)>`),
+	regexp.MustCompile(`<\|[a-z_]+\|>`),
+}
+
+// openclawCron begins a prompt a cron job injected.
+const openclawCron = "[cron:"
+
+// openclawRecentWindow is how many recent entry ids the duplicate check
+// remembers (an entry appended twice by a retried write).
+const openclawRecentWindow = 32
+
+// openclawState is what reading a session carries from line to line, and
+// from one read to the next (as the Cursor's State).
+type openclawState struct {
+	// Session is the header's id.
+	Session string `json:"session,omitempty"`
+	// LastTime is the latest time read, for a line without one.
+	LastTime string `json:"lastTime,omitempty"`
+	// Automated is set from a cron prompt to the next prompt a person
+	// typed: the turn in between is the job's.
+	Automated bool         `json:"automated,omitempty"`
+	Pending   pendingTools `json:"pending,omitzero"`
+	Recent    []string     `json:"recent,omitempty"`
+	Reported  shapeReports `json:"reported,omitempty"`
+}
+
+// openclawHandler reads the lines of one session.
+type openclawHandler struct {
+	fc *fileCtx
+	st openclawState
+	// stem is the session's file name without .jsonl and any archive
+	// suffix; agent the agent id of the folder it is in.
+	stem, agent string
+}
+
+func newOpenClawHandler(fc *fileCtx, state json.RawMessage) (*openclawHandler, error) {
+	h := &openclawHandler{fc: fc, stem: openclawStem(fc.path)}
+	if err := decodeState(state, &h.st); err != nil {
+		return nil, err
+	}
+	if dir := filepath.Dir(fc.path); filepath.Base(dir) == "sessions" {
+		h.agent = filepath.Base(filepath.Dir(dir))
+	}
+	return h, nil
+}
+
+// openclawStem is a session file's name without ".jsonl" and what follows
+// it: x.jsonl, x.jsonl.reset.<ts> and x.jsonl.deleted.<ts> are session x.
+func openclawStem(path string) string {
+	name := filepath.Base(path)
+	if i := strings.Index(name, ".jsonl"); i > 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// openclawNote reports whether path, of an OpenClaw source, is a Markdown
+// memory file rather than a session.
+func openclawNote(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".md" || ext == ".markdown"
+}
+
+func (h *openclawHandler) state() (json.RawMessage, error) { return json.Marshal(h.st) }
+
+func (h *openclawHandler) line(n int, data []byte) error {
+	var l openclawLine
+	if err := json.Unmarshal(data, &l); err != nil {
+		return notJSON(err)
+	}
+	if l.ID != "" {
+		if slices.Contains(h.st.Recent, l.ID) {
+			return nil // written twice
+		}
+		if len(h.st.Recent) == openclawRecentWindow {
+			h.st.Recent = h.st.Recent[1:]
+		}
+		h.st.Recent = append(h.st.Recent, l.ID)
+	}
+	switch l.Type {
+	case "session":
+		if h.st.Session == "" {
+			h.st.Session = strings.TrimSpace(l.ID)
+		}
+		h.when(l.Timestamp, nil)
+		return nil
+	case "message":
+	case "compaction", "branch_summary":
+		// The assistant's account of the conversation so far (or of a
+		// branch left), as Codex's and Claude Code's compactions are kept.
+		t := h.when(l.Timestamp, nil)
+		if h.st.Automated || !hasContent(l.Summary) {
+			return nil
+		}
+		return h.emit(n, "assistant", strings.TrimSpace(l.Summary), t)
+	default:
+		// Model and thinking-level changes, extension state, and event
+		// types of later builds: metadata at most.
+		h.when(l.Timestamp, nil)
+		return nil
+	}
+	var msg openclawMessage
+	if err := json.Unmarshal(l.Message, &msg); err != nil {
+		h.fc.problem(n, "unexpected message: "+trimErr(err))
+		return nil
+	}
+	t := h.when(l.Timestamp, msg.Timestamp)
+	blocks, err := contentBlocks(msg.Content, func(s string) openclawBlock { return openclawBlock{Type: "text", Text: s} })
+	if err != nil {
+		h.fc.problem(n, "unexpected "+msg.Role+" content: "+trimErr(err))
+		return nil
+	}
+	switch msg.Role {
+	case "user":
+		return h.user(n, blocks, t)
+	case "assistant":
+		return h.assistant(n, blocks, t)
+	}
+	if !openclawQuietRoles[msg.Role] {
+		h.st.Reported.report(h.fc, n, "message role "+strconv.Quote(msg.Role))
+	}
+	return nil
+}
+
+// user reads a prompt. One a cron job injected starts a turn of
+// automation, which lasts until a person types again.
+func (h *openclawHandler) user(n int, blocks []openclawBlock, t time.Time) error {
+	var parts []string
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			if strings.HasPrefix(strings.TrimSpace(b.Text), openclawCron) {
+				h.st.Automated, h.st.Pending = true, pendingTools{}
+				return nil
+			}
+			if s := openclawText(b.Text); s != "" {
+				parts = append(parts, s)
+			}
+		case "image":
+			parts = append(parts, imageMark)
+		default:
+			h.quietBlock(n, b.Type)
+		}
+	}
+	text := strings.Join(parts, "\n\n")
+	if !hasContent(text) {
+		return nil // only scaffolding: not a turn
+	}
+	// A prompt drops the tool calls of the turn before it.
+	h.st.Automated, h.st.Pending = false, pendingTools{}
+	return h.emit(n, "user", text, t)
+}
+
+// assistant reads a reply: its text, with the tool calls made since the
+// last text summarized under it.
+func (h *openclawHandler) assistant(n int, blocks []openclawBlock, t time.Time) error {
+	var parts []string
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			if s := openclawText(b.Text); s != "" && !openclawSilent[s] {
+				parts = append(parts, s)
+			}
+		case "toolCall":
+			if !h.st.Automated {
+				h.st.Pending.add(toolSummary(b.Name, openclawArguments(b.Arguments)))
+			}
+		case "image":
+			parts = append(parts, imageMark)
+		default:
+			h.quietBlock(n, b.Type)
+		}
+	}
+	text := strings.Join(parts, "\n\n")
+	if h.st.Automated || !hasContent(text) {
+		return nil // tool calls wait for the next text
+	}
+	return h.emit(n, "assistant", h.st.Pending.take(text), t)
+}
+
+// openclawArguments decodes a tool call's arguments: an object, or an
+// object encoded in a string (anything else is no argument to show).
+func openclawArguments(raw json.RawMessage) map[string]json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return nil
+		}
+		raw = []byte(s)
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) != nil {
+		return nil
+	}
+	return args
+}
+
+// openclawText is a text block without the scaffolding around it.
+func openclawText(s string) string {
+	for _, re := range openclawScaffolding {
+		s = re.ReplaceAllString(s, "")
+	}
+	return strings.TrimSpace(s)
+}
+
+// when returns the time of a line: its ISO timestamp, else its message's
+// epoch milliseconds, else the last time read.
+func (h *openclawHandler) when(line string, msgTime json.RawMessage) time.Time {
+	_, t, _ := ParseDate(line)
+	if t.IsZero() && len(msgTime) > 0 {
+		var ms float64
+		var s string
+		switch {
+		case json.Unmarshal(msgTime, &ms) == nil && ms > 0:
+			t = time.UnixMilli(int64(ms)).UTC()
+		case json.Unmarshal(msgTime, &s) == nil:
+			_, t, _ = ParseDate(s)
+		}
+	}
+	if t.IsZero() {
+		_, t, _ = ParseDate(h.st.LastTime)
+		return t
+	}
+	h.st.LastTime = t.UTC().Format(time.RFC3339Nano)
+	return t
+}
+
+// quietBlock reports a content block type that is neither read nor known
+// to carry nothing to remember.
+func (h *openclawHandler) quietBlock(n int, typ string) {
+	if !openclawQuietBlocks[typ] {
+		h.st.Reported.report(h.fc, n, "content block type "+strconv.Quote(typ))
+	}
+}
+
+// emit makes the record of line n. Its id is the session's, so an
+// archived copy of the session gives the same ids; a file whose name is
+// not its session's (a topic thread's) keeps its records apart.
+func (h *openclawHandler) emit(n int, role, text string, t time.Time) error {
+	session := h.st.Session
+	if session == "" {
+		session = h.stem
+	}
+	conversation := session
+	if h.stem != session {
+		conversation += "/" + h.stem
+	}
+	m := message{role: role, text: text, time: t, line: n}
+	rec, ok := m.record(config.KindOpenClaw, h.fc.path, session, conversation+":"+strconv.Itoa(n), conversation)
+	if !ok {
+		return nil
+	}
+	rec.Project = h.agent
+	return h.fc.emit(rec)
+}
+
+// readOpenClawNote reads a Markdown memory file of an OpenClaw workspace
+// as the Markdown reader reads any note, as the agent's and of the notes
+// source set unless its front matter says otherwise.
+func readOpenClawNote(fc *fileCtx) error {
+	note := *fc
+	record := fc.sink.Record
+	note.sink.Record = func(r memory.Record) error {
+		if r.Agent == "" {
+			r.Agent = config.KindOpenClaw
+		}
+		if r.SourceSet == "" {
+			r.SourceSet = DefaultSourceSet(config.KindMarkdown)
+		}
+		return record(r)
+	}
+	return readMarkdown(&note)
+}

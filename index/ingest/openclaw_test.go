@@ -1,0 +1,163 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+)
+
+const openclawSession = "7d1e0c9a-2100-4000-8000-000000000001"
+
+// TestReadOpenClaw_records: the example lines of an OpenClaw session are
+// dialogue records of agent openclaw, of the agent id's project, keyed by
+// the session id and line.
+func TestReadOpenClaw_records(t *testing.T) {
+	recs, problems := collect(t, config.Source{Name: "oc", Kind: config.KindOpenClaw, Path: driftRoot + "/openclaw/example-lines"})
+	checkRecords(t, config.KindOpenClaw, recs, []wantRecord{
+		{ID: openclawSession + ":2", Role: "user", Text: "What did we decide about invoice rounding?", Project: "main",
+			Session: openclawSession, Conversation: "openclaw:" + openclawSession, Time: "2026-03-02T08:00:05Z", Line: 2},
+		{ID: openclawSession + ":5", Role: "assistant", Text: "We decided on banker's rounding (ROUND_HALF_EVEN), applied once per invoice total.\n[tool: memory_search invoice rounding]",
+			Project: "main", Session: openclawSession, Conversation: "openclaw:" + openclawSession, Time: "2026-03-02T08:00:10Z", Line: 5},
+	})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	for _, r := range recs {
+		if r.SourceSet != "" {
+			t.Errorf("record %s: source set %q, want the source's (agent-transcripts)", r.ID, r.SourceSet)
+		}
+	}
+	if got := DefaultSourceSet(config.KindOpenClaw); got != "agent-transcripts" {
+		t.Errorf("DefaultSourceSet(openclaw) = %q", got)
+	}
+}
+
+// TestReadOpenClaw_notes: the workspace's Markdown memory is read by the
+// Markdown reader, as notes of agent openclaw dated by their file name
+// (the curated MEMORY.md and DREAMS.md by their modification time).
+func TestReadOpenClaw_notes(t *testing.T) {
+	root := t.TempDir()
+	mtime := time.Date(2026, 2, 20, 12, 0, 0, 0, time.UTC)
+	for rel, body := range map[string]string{
+		"workspace/MEMORY.md":                   "# Preferences\n\nShort answers, in English.\n",
+		"workspace/DREAMS.md":                   "The deploy freeze and the cert renewal both fall on Thursdays.\n",
+		"workspace/memory/2026-03-02.md":        "Renewed the staging certificate.\n",
+		"workspace/memory/2026-03-03-vendor.md": "---\nagent: someone-else\n---\nThe vendor call moved to Monday.\n",
+		"workspace/AGENTS.md":                   "Instructions, not memory.\n",
+		"workspace/notes/todo.md":               "Not memory either.\n",
+		"memory/notes.md":                       "The builtin index's folder.\n",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, problems := collect(t, config.Source{Name: "oc", Kind: config.KindOpenClaw, Path: root})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, strings.Join([]string{r.ID, r.Agent, r.Kind, r.Layer, r.SourceSet, r.Date, r.Text}, "|"))
+		if LineBased(config.KindOpenClaw, r.Path) {
+			t.Errorf("%s is read as a transcript", r.Path)
+		}
+	}
+	want := []string{
+		"workspace/DREAMS.md#top|openclaw|markdown|note|notes|2026-02-20|The deploy freeze and the cert renewal both fall on Thursdays.",
+		"workspace/MEMORY.md#preferences|openclaw|markdown|note|notes|2026-02-20|Short answers, in English.",
+		"workspace/memory/2026-03-02.md#top|openclaw|markdown|note|notes|2026-03-02|Renewed the staging certificate.",
+		"workspace/memory/2026-03-03-vendor.md#top|someone-else|markdown|note|notes|2026-03-03|The vendor call moved to Monday.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestReadOpenClaw_archivedKeepsIDs: a session archived by /reset (x.jsonl
+// renamed x.jsonl.reset.<ts>) gives the records it gave under its first
+// name, ids included, so that nothing is indexed twice.
+func TestReadOpenClaw_archivedKeepsIDs(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "agents", "main", "sessions")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(driftRoot, "openclaw", "example-lines", "agents", "main", "sessions", openclawSession+".jsonl")
+	body, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := filepath.Join(dir, openclawSession+".jsonl")
+	if err := os.WriteFile(live, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	source := config.Source{Name: "oc", Kind: config.KindOpenClaw, Path: root}
+	before, _ := collect(t, source)
+	if err := os.Rename(live, live+".reset.2026-03-02T09-00-00.000Z"); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := collect(t, source)
+	if len(before) != 2 || len(after) != len(before) {
+		t.Fatalf("%d records before the reset, %d after", len(before), len(after))
+	}
+	for i := range before {
+		if after[i].ID != before[i].ID || after[i].Conversation != before[i].Conversation || after[i].Text != before[i].Text {
+			t.Errorf("record %d: %s %q before, %s %q after", i, before[i].ID, before[i].Conversation, after[i].ID, after[i].Conversation)
+		}
+	}
+	// A session without a header is named by its file's stem, archived or not.
+	for _, name := range []string{"abc.jsonl", "abc.jsonl.deleted.2026-03-02T09-00-00.000Z"} {
+		if got := openclawStem(name); got != "abc" {
+			t.Errorf("openclawStem(%q) = %q", name, got)
+		}
+	}
+}
+
+// TestReadOpenClaw_appended: a session is read on from its cursor as
+// OpenClaw appends to it: a torn last line waits, and the tool call read
+// before the cursor is summarized on the answer read after it.
+func TestReadOpenClaw_appended(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "agents", "main", "sessions", "s1.jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	head := `{"type":"session","version":3,"id":"s1","timestamp":"2026-03-02T08:00:00.000Z","cwd":"/home/dev/.openclaw/workspace"}` + "\n" +
+		`{"type":"message","id":"a1","timestamp":"2026-03-02T08:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"Which disk is full?"}]}}` + "\n" +
+		`{"type":"message","id":"a2","timestamp":"2026-03-02T08:00:06.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"exec","arguments":{"command":"df -h"}}]}}` + "\n"
+	answer := `{"type":"message","id":"a3","timestamp":"2026-03-02T08:00:09.000Z","message":{"role":"assistant","content":[{"type":"text","text":"/var is at 97%."}]}}` + "\n"
+	src := config.Source{Name: "oc", Kind: config.KindOpenClaw, Path: root}
+	if !LineBased(src.Kind, path) || !appendOnly(src.Kind) {
+		t.Fatal("an OpenClaw session is not read on from a cursor")
+	}
+	if err := os.WriteFile(path, []byte(head+answer[:40]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var res readResult
+	readFrom(t, src, path, "agents/main/sessions/s1.jsonl", Cursor{}, &res)
+	if len(res.records) != 1 || res.cursor.Line != 3 || len(res.problems) != 0 {
+		t.Fatalf("first read: %d records, cursor %+v, problems %v", len(res.records), res.cursor, res.problems)
+	}
+	if err := os.WriteFile(path, []byte(head+answer), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	readFrom(t, src, path, "agents/main/sessions/s1.jsonl", storedCursor(t, res.cursor), &res)
+	if len(res.records) != 2 {
+		t.Fatalf("after the line was completed: %d records", len(res.records))
+	}
+	if r := res.records[1]; r.ID != "s1:4" || r.Text != "/var is at 97%.\n[tool: exec df -h]" {
+		t.Errorf("the answer read on: %s %q", r.ID, r.Text)
+	}
+}
