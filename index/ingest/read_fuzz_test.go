@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -20,6 +21,8 @@ var fuzzKinds = []struct{ kind, rel string }{
 	{config.KindClaudeCode, "-home-dev-src-shop/5b1c2d3e-0000-4a4a-9b9b-123456789abc.jsonl"},
 	{config.KindClaudeCode, "-home-dev-src-shop/5b1c2d3e-0000-4a4a-9b9b-123456789abc/subagents/agent-a1.jsonl"},
 	{config.KindMarkdown, "notes/today.md"},
+	{config.KindOpenClaw, "agents/main/sessions/7d1e0c9a-2100-4000-8000-000000000001.jsonl"},
+	{config.KindOpenClaw, "workspace/memory/2026-03-02.md"},
 }
 
 // FuzzReadFile feeds every reader files no fixture anticipated (lines of
@@ -45,7 +48,12 @@ func FuzzReadFile(f *testing.F) {
 			}
 		}
 	}
-	f.Add([]byte("# Deploy\n\nThe port moved to 3037.\n\n## Why\n\nA conflict with 3036.\n"), uint8(len(fuzzKinds)-1), uint16(0))
+	note := []byte("# Deploy\n\nThe port moved to 3037.\n\n## Why\n\nA conflict with 3036.\n")
+	for i, k := range fuzzKinds {
+		if strings.HasSuffix(k.rel, ".md") {
+			f.Add(note, uint8(i), uint16(0))
+		}
+	}
 	f.Add([]byte("{\"id\":\"a\",\"text\":\"caf\xe9\"}\n{\"type\":\"user\",\"message\":{\"content\":[]}}\r\n{\"torn\":"), uint8(0), uint16(7))
 	f.Fuzz(func(t *testing.T, content []byte, which uint8, limit uint16) {
 		k := fuzzKinds[int(which)%len(fuzzKinds)]
