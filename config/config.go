@@ -129,7 +129,7 @@ type Index struct {
 type Source struct {
 	// Name identifies the source; unique.
 	Name string `koanf:"name"`
-	// Kind is jsonl, markdown, codex or claude-code.
+	// Kind is one of Kinds: jsonl, markdown, codex, claude-code or openclaw.
 	Kind string `koanf:"kind"`
 	// Path is a file or directory; ~ is expanded.
 	Path string `koanf:"path"`
