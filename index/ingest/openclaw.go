@@ -32,8 +32,9 @@ import (
 //     summarized on the assistant's next text; images are a placeholder;
 //     the <relevant-memories> a memory plugin injects into a prompt and
 //     thinking tags in text are cut; a prompt a cron job injected ("[cron:
-//     ...") and the turn it starts are automation, not dialogue; the
-//     replies of silent housekeeping (NO_REPLY, HEARTBEAT_OK) say nothing.
+//     ...") and the turn it starts are automation, not dialogue; a reply
+//     of silent housekeeping (starting NO_REPLY) or a heartbeat's
+//     HEARTBEAT_OK says nothing.
 //
 // The agent is openclaw and the project the agent id (its cwd is its
 // workspace, the same for every conversation). A record's id is the
@@ -74,9 +75,15 @@ type openclawBlock struct {
 var (
 	openclawQuietRoles  = setOf("toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "system")
 	openclawQuietBlocks = setOf("thinking", "redacted_thinking", "toolResult")
-	// openclawSilent are the whole replies of turns the user never sees:
-	// housekeeping (a memory flush before compaction) and heartbeats.
-	openclawSilent = setOf("NO_REPLY", "HEARTBEAT_OK")
+)
+
+// Replies no one reads: OpenClaw delivers nothing of a reply that starts
+// with openclawNoReply (housekeeping such as the memory flush before a
+// compaction), and openclawHeartbeatOK is the whole answer to a
+// heartbeat poll when there is nothing to report.
+const (
+	openclawNoReply     = "NO_REPLY"
+	openclawHeartbeatOK = "HEARTBEAT_OK"
 )
 
 // openclawScaffolding is text OpenClaw or its plugins put into messages
@@ -244,7 +251,7 @@ func (h *openclawHandler) assistant(n int, blocks []openclawBlock, t time.Time) 
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
-			if s := openclawText(b.Text); s != "" && !openclawSilent[s] {
+			if s := openclawText(b.Text); s != "" && s != openclawHeartbeatOK && !strings.HasPrefix(s, openclawNoReply) {
 				parts = append(parts, s)
 			}
 		case "toolCall":
