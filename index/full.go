@@ -309,6 +309,18 @@ func (x *Indexer) carriedMemory(prev *previous, jobs []readJob) *carried {
 	for _, j := range jobs {
 		listed[stateKey{x.cfg.Sources[j.src].Name, j.file.Path}] = true
 	}
+	// A file renamed since (and perhaps appended to) is read under its
+	// new name: its old name's memory is not carried beside it.
+	gone := map[stateKey]*FileState{}
+	for key, st := range prev.states.index() {
+		if _, ok := configured[key.source]; ok && !listed[key] {
+			gone[key] = st
+		}
+	}
+	moved := map[stateKey]bool{}
+	for _, from := range x.renames(jobs, gone) {
+		moved[from] = true
+	}
 	keep := func(key stateKey) bool {
 		if _, ok := configured[key.source]; !ok || key.path == "" {
 			return false
@@ -316,7 +328,7 @@ func (x *Indexer) carriedMemory(prev *previous, jobs []readJob) *carried {
 		if listed[key] {
 			return true // read now; kept only if the read fails
 		}
-		if x.opts.PruneMissing {
+		if x.opts.PruneMissing || moved[key] {
 			return false
 		}
 		// A plain Codex rollout gone since it was compressed is read from

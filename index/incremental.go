@@ -197,19 +197,39 @@ func (d *delta) plan(jobs []readJob) {
 	// A new path with the identity of a vanished file is that file,
 	// renamed (or rotated): its records are read from the new path and
 	// the old path's memory goes, so nothing is indexed twice.
-	for key, j := range d.toRead {
-		if j.prev != nil {
+	for key, from := range d.x.renames(jobs, d.gone) {
+		if _, ok := d.renamed[key]; !ok {
+			d.renamed[key] = from
+			delete(d.gone, from)
+		}
+	}
+}
+
+// renames finds the listed files that are vanished files renamed (or
+// rotated): a path no state knows, with the identity and the content of a
+// file in gone that was not already gone before (the same inode alone
+// does not say it, see fileIdentity.moved). It returns each new path's
+// old one. A full build needs it as much as a delta: without it the old
+// path's memory was carried as gone beside the same records read again
+// under the new name.
+func (x *Indexer) renames(jobs []readJob, gone map[stateKey]*FileState) map[stateKey]stateKey {
+	out := map[stateKey]stateKey{}
+	taken := map[stateKey]bool{}
+	for _, j := range jobs {
+		if j.prev != nil || len(gone) == 0 {
 			continue
 		}
+		key := stateKey{x.cfg.Sources[j.src].Name, j.file.Path}
 		id := statIdentity(j.file.Path)
-		for gk, st := range d.gone {
-			if gk.source == key.source && st.Inode != 0 && st.Gone.IsZero() && id.moved(j.file.Path, st) {
-				d.renamed[key] = gk
-				delete(d.gone, gk)
+		for gk, st := range gone {
+			if !taken[gk] && gk.source == key.source && st.Inode != 0 && st.Gone.IsZero() && id.moved(j.file.Path, st) {
+				out[key] = gk
+				taken[gk] = true
 				break
 			}
 		}
 	}
+	return out
 }
 
 // maxDeltaBytes is the most a delta reads; more is built in full.
