@@ -27,19 +27,26 @@ import (
 // named like run ids directly under our directories are ever removed;
 // symlinks are not followed.
 func (x *Indexer) retain(active, previous string, damaged []string) []string {
+	// Each generation is checked once: the replaced one is also the most
+	// recently active, and a damaged one was checked, and logged, twice.
+	checked := map[string]bool{}
 	intact := func(id string) bool {
-		if slices.Contains(damaged, id) {
-			return false
+		if ok, done := checked[id]; done {
+			return ok
 		}
-		rec, err := readCandidateRecord(x.home.Generation(id))
-		if err != nil {
-			return false
+		ok := !slices.Contains(damaged, id)
+		if ok {
+			rec, err := readCandidateRecord(x.home.Generation(id))
+			if err == nil {
+				err = CheckGeneration(x.home, rec, Quick)
+				if err != nil {
+					x.log.Warn("A kept generation is damaged; retention removes it first", "runId", id, "err", err)
+				}
+			}
+			ok = err == nil
 		}
-		if err := CheckGeneration(x.home, rec, Quick); err != nil {
-			x.log.Warn("A kept generation is damaged; retention removes it first", "runId", id, "err", err)
-			return false
-		}
-		return true
+		checked[id] = ok
+		return ok
 	}
 	keep := map[string]bool{active: true}
 	want := max(2, x.cfg.Index.KeepGenerations)
