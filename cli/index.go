@@ -342,7 +342,7 @@ func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 		return
 	}
 	fmt.Fprintf(w, "%-26s  %-11s  %8s  %9s  %-16s  %s\n", "RUN ID", "STATE", "CHUNKS", "SIZE", "CREATED", "FILES")
-	var damaged []index.GenerationInfo
+	var damaged []index.GenerationInfo // and those whose states are lost
 	for _, g := range gens {
 		created := ""
 		if !g.CreatedAt.IsZero() {
@@ -352,8 +352,12 @@ func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 		if integrity == "" {
 			integrity = "-"
 		}
-		if g.Integrity == "damaged" {
+		switch {
+		case g.Integrity == "damaged":
 			integrity = "DAMAGED"
+			damaged = append(damaged, g)
+		case g.StatesLost:
+			integrity = "STATES LOST" // the memory is intact: the line below says so
 			damaged = append(damaged, g)
 		}
 		fmt.Fprintf(w, "%-26s  %-11s  %8d  %9s  %-16s  %s\n", g.RunID, g.State, g.Chunks, humanize.IBytes(uint64(g.Bytes)), created, integrity)

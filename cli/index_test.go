@@ -159,3 +159,42 @@ func TestIndex_syncShowsWarnings(t *testing.T) {
 		t.Errorf("the warning was not shown, or not as expected:\n%s\n%s", errOut, out)
 	}
 }
+
+// TestIndexList_saysABaseStateIsLost: index list named a generation whose
+// base source state (index/states) is gone "intact", as if nothing were
+// amiss; it says the states are lost, and that the memory is intact.
+func TestIndexList_saysABaseStateIsLost(t *testing.T) {
+	root, home, env := jsonlHome(t)
+	sync := func() {
+		t.Helper()
+		if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process"); code != ExitOK {
+			t.Fatalf("sync: exit %d\n%s\n%s", code, out, errOut)
+		}
+	}
+	sync()
+	f, err := os.OpenFile(filepath.Join(root, "src", "r.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"id":"2","text":"the otter fishes below the mill"}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	sync() // a delta: its states are written on a base
+	bases, err := filepath.Glob(filepath.Join(home.IndexDir(), "states", "*.json"))
+	if err != nil || len(bases) != 1 {
+		t.Fatalf("base states: %v %v", bases, err)
+	}
+	if err := os.Remove(bases[0]); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(context.Background(), env, "index", "list")
+	if code != ExitOK {
+		t.Fatalf("list: exit %d\n%s\n%s", code, out, errOut)
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) < 2 || !strings.Contains(lines[1], "active") || !strings.Contains(lines[1], "STATES LOST") ||
+		!strings.Contains(out, "memory is intact") {
+		t.Errorf("list with the active generation's base state deleted:\n%s", out)
+	}
+}

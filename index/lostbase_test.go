@@ -146,3 +146,51 @@ func TestSync_prunedFilesStartANewBase(t *testing.T) {
 		t.Errorf("states after the prune: %d files, %v; want 8", len(states), err)
 	}
 }
+
+// TestList_saysABaseStateIsLost: novactl index list called a generation
+// intact when the base state its sources.json names was damaged or
+// deleted (doctor says so). Its memory is intact, and list says both.
+func TestList_saysABaseStateIsLost(t *testing.T) {
+	for _, damage := range []string{"damaged", "deleted"} {
+		t.Run(damage, func(t *testing.T) {
+			dir := t.TempDir()
+			projects := filepath.Join(dir, "projects")
+			session := filepath.Join(projects, "-src-app", "s1.jsonl")
+			writeFile(t, session, claudeLine(1, "question"))
+			cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: projects})
+			ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now, NoCompact: true})
+			first := mustSync(t, ix).Active()
+			appendFile(t, session, claudeLine(2, "question"))
+			second := mustSync(t, ix).Active() // a delta: its states are on a base
+			states, err := filepath.Glob(filepath.Join(cfg.Home.IndexDir(), "states", "*.json"))
+			if err != nil || len(states) != 1 {
+				t.Fatalf("base states: %v %v", states, err)
+			}
+			if damage == "deleted" {
+				err = os.Remove(states[0])
+			} else {
+				_ = os.Chmod(states[0], 0o600)
+				err = os.WriteFile(states[0], []byte(`{"version":"x","files":[]}`), 0o600)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			list, err := ix.List(index.Quick)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range list {
+				switch g.RunID {
+				case second:
+					if g.Integrity != "intact" || !g.StatesLost || !strings.Contains(g.Problem, second) || !strings.Contains(g.Problem, "memory is intact") {
+						t.Errorf("the generation whose base state is %s: %+v, want intact files with its states lost", damage, g)
+					}
+				case first:
+					if g.Integrity != "intact" || g.StatesLost || g.Problem != "" {
+						t.Errorf("the generation with its states whole: %+v", g)
+					}
+				}
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -79,6 +80,17 @@ func (x *Indexer) retain(active, previous string, damaged []string) []string {
 		_ = appendHistory(x.home.History(), Event{Time: x.opts.Now().UTC(), Event: EventPrune, RunID: active, Deleted: deleted})
 	}
 	return deleted
+}
+
+// statesLost returns why the base state file the sources.json in dir
+// names cannot be read (ErrBaseStateLost), or nil: the files checks do
+// not cover it (a base is shared by the generations built on it).
+func statesLost(dir string) error {
+	s, err := readSourceStates(filepath.Join(dir, generation.FileSources))
+	if err != nil || s.lost == nil {
+		return nil // a sources.json that cannot be read is its record's files' damage
+	}
+	return s.lost
 }
 
 func dirExists(p string) bool {
@@ -195,6 +207,12 @@ type GenerationInfo struct {
 	// the depth List was given; "" for an incomplete build.
 	Integrity string `json:"integrity,omitempty"`
 	Problem   string `json:"problem,omitempty"`
+	// StatesLost is set (with Problem) when the base state file the
+	// generation's sources.json names is damaged or missing
+	// (ErrBaseStateLost): its memory is intact, but how far each source
+	// file was read is not known, and the sync after it is active reads
+	// every source file again.
+	StatesLost bool `json:"statesLost,omitempty"`
 }
 
 // List returns every generation and candidate, newest first, each checked
@@ -228,6 +246,9 @@ func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
 				info.Integrity = "intact"
 				if err := checkRecord(x.home.IndexDir(), dir, cand, d); err != nil {
 					info.Integrity, info.Problem = "damaged", err.Error()
+				} else if lost := statesLost(dir); lost != nil {
+					info.StatesLost = true
+					info.Problem = fmt.Sprintf("generation %s: %v; its memory is intact, and the sync after it is active reads every source file again", e.Name(), lost)
 				}
 			}
 			switch e.Name() {
