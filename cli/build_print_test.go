@@ -30,3 +30,36 @@ func TestPrintBuild_gone(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintBuild_recovery: a build past a damaged active generation says
+// what it was built on, and names the memory it could not save, with
+// what can be done about it; nothing lost is said too.
+func TestPrintBuild_recovery(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		rec  *index.Recovery
+		want []string
+	}{
+		{"none", nil, nil},
+		{"saved", &index.Recovery{Damaged: "20260301T080000Z-aaaaaaaa", Problem: "records.bin: file is missing", BuiltOn: "20260201T080000Z-bbbbbbbb"},
+			[]string{"20260301T080000Z-aaaaaaaa is damaged", "records.bin: file is missing", "rebuilt on 20260201T080000Z-bbbbbbbb", "no memory was lost"}},
+		{"lost", &index.Recovery{Damaged: "20260301T080000Z-aaaaaaaa", Problem: "p", Lost: []index.LostMemory{{Source: "claude", Path: "/p/late.jsonl", Records: 3}, {Source: "claude", Path: "/p/grown.jsonl", Records: 3, Kept: 2}}},
+			[]string{"no kept generation is intact", "LOST: 4 records of 2 files that are gone", "/p/late.jsonl (claude): 3 records\n", "/p/grown.jsonl (claude): 3 records (an earlier read of it, 2 records, is kept)", "put the files back"}},
+		{"unknown", &index.Recovery{Problem: "p", BuiltOn: "20260201T080000Z-bbbbbbbb", Unknown: true},
+			[]string{"may be lost"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			printBuild(&b, &index.BuildResult{Recovery: tt.rec}, false)
+			out := b.String()
+			if tt.rec == nil && strings.Contains(out, "damaged") {
+				t.Errorf("a build over an intact generation: %q", out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("%q does not say %q", out, w)
+				}
+			}
+		})
+	}
+}

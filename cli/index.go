@@ -260,7 +260,59 @@ func printBuild(w io.Writer, r *index.BuildResult, verbose bool) {
 		}
 		fmt.Fprintln(w)
 	}
+	printRecovery(w, r.Recovery, verbose)
 	printSources(w, r, verbose)
+}
+
+// printRecovery says how a build got past a damaged active generation,
+// and names plainly the memory it could not save and what can be done.
+func printRecovery(w io.Writer, rec *index.Recovery, verbose bool) {
+	if rec == nil {
+		return
+	}
+	damaged := "The active generation"
+	if rec.Damaged != "" {
+		damaged += " " + rec.Damaged
+	}
+	fmt.Fprintf(w, "  %s is damaged and was not built upon: %s\n", damaged, inert.Text(rec.Problem))
+	if rec.BuiltOn != "" {
+		fmt.Fprintf(w, "  rebuilt on %s, the newest intact kept generation: every source file was read again, and the memory it holds of files that are gone is kept\n", rec.BuiltOn)
+	} else {
+		fmt.Fprintln(w, "  no kept generation is intact: rebuilt from the sources alone")
+	}
+	if rec.Unknown {
+		fmt.Fprintln(w, "  the damaged generation's record of its source files cannot be read either: memory only it held of files that are gone may be lost, and cannot be named")
+	}
+	if len(rec.Lost) == 0 {
+		if !rec.Unknown {
+			fmt.Fprintln(w, "  no memory was lost")
+		}
+		return
+	}
+	records := 0
+	for _, l := range rec.Lost {
+		records += l.Records - l.Kept
+	}
+	files := fmt.Sprintf("%d files that are gone", len(rec.Lost))
+	if len(rec.Lost) == 1 {
+		files = "a file that is gone"
+	}
+	fmt.Fprintf(w, "  LOST: %d records of %s, which only the damaged generation held:\n", records, files)
+	n := len(rec.Lost)
+	if !verbose {
+		n = min(n, 10)
+	}
+	for _, l := range rec.Lost[:n] {
+		kept := ""
+		if l.Kept > 0 {
+			kept = fmt.Sprintf(" (an earlier read of it, %d records, is kept)", l.Kept)
+		}
+		fmt.Fprintf(w, "    %s (%s): %d records%s\n", inert.Text(l.Path), l.Source, l.Records, kept)
+	}
+	if n < len(rec.Lost) {
+		fmt.Fprintf(w, "    … %d more (novactl doctor, or index/lost.json in NOVA_HOME, lists them all)\n", len(rec.Lost)-n)
+	}
+	fmt.Fprintln(w, "  The sources no longer hold them: if you have copies (a backup), put the files back where they were and run novactl index sync.")
 }
 
 // printSources says what each source gave and the input problems found:

@@ -55,6 +55,7 @@ const (
 	CodeSourceMissing     = "source-missing"
 	CodeSourceUnreadable  = "source-unreadable"
 	CodeInputSkipped      = "input-skipped"
+	CodeMemoryLost        = "memory-lost"
 	CodePrivacyProtected  = "source-privacy-protected"
 	CodeServiceMissing    = "service-not-installed"
 	CodeServiceNotRunning = "service-not-running"
@@ -339,6 +340,9 @@ func Run(ctx context.Context, opts Options) Report {
 		chk, skipped := inputCheck(home, cfg, m)
 		add(chk)
 		rep.SkippedInput = skipped
+	}
+	if c, ok := lostCheck(home); ok {
+		add(c)
 	}
 
 	// Freshness and the source watcher.

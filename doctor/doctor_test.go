@@ -522,3 +522,46 @@ func TestDaemonNotResponding(t *testing.T) {
 		t.Errorf("advice: %q", c.Advice)
 	}
 }
+
+// TestMemoryLost: a sync past a damaged active generation, with no
+// intact kept generation holding a gone file's newest memory, says so;
+// doctor says it too, after, with what can be done; and no longer once
+// the file is back in its place.
+func TestMemoryLost(t *testing.T) {
+	f := newFixture(t)
+	first := f.sync()
+	novatest.Must(t, os.WriteFile(f.src, []byte(`{"id":"r1","text":"we chose SQLite for the queue","date":"2026-03-01"}`+"\n"+
+		`{"id":"r2","text":"the queue moved to Postgres","date":"2026-03-02"}`+"\n"), 0o600))
+	second := f.sync()
+	novatest.Must(t, os.Remove(f.src)) // gone: its memory is kept
+	third := f.sync()
+	if third.RunID == second.RunID {
+		t.Fatalf("the sync after the file went wrote no generation")
+	}
+	rep := f.run(Options{})
+	if hasCheck(rep, "lost") {
+		t.Fatalf("lost memory reported before any was lost: %+v", check(t, rep, "lost"))
+	}
+	// The generations that read both records are damaged; the first,
+	// which read one, is intact.
+	for _, m := range []*manifest.Manifest{second, third} {
+		names := slices.Sorted(maps.Keys(m.Files))
+		p := filepath.Join(f.home.Generation(m.RunID), names[0])
+		fi, err := os.Stat(p)
+		novatest.Must(t, err)
+		novatest.Must(t, os.Truncate(p, fi.Size()-1))
+	}
+	r, err := index.New(f.config(), index.Options{NoRemote: true}).Sync(context.Background())
+	novatest.Must(t, err)
+	if r.Build.Recovery == nil || r.Build.Recovery.BuiltOn != first.RunID || len(r.Build.Recovery.Lost) != 1 {
+		t.Fatalf("the sync past the damage: %+v", r.Build.Recovery)
+	}
+	c := want(t, f.run(Options{}), "lost", Degraded, CodeMemoryLost)
+	if !strings.Contains(c.Message, f.src) || !strings.Contains(c.Message, "1 record of 1 source file that is gone was lost") || !strings.Contains(c.Advice, "put the files back") {
+		t.Errorf("lost check: %+v", c)
+	}
+	novatest.Must(t, os.WriteFile(f.src, []byte(`{"id":"r2","text":"the queue moved to Postgres","date":"2026-03-02"}`+"\n"), 0o600))
+	if rep := f.run(Options{}); hasCheck(rep, "lost") {
+		t.Errorf("the file is back, and still reported lost: %+v", check(t, rep, "lost"))
+	}
+}

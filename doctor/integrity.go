@@ -1,13 +1,17 @@
 package doctor
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/inert"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 )
@@ -65,10 +69,64 @@ func filesCheck(home paths.Home, cfg config.Config, m *manifest.Manifest, d inde
 	fb, _, ferr := index.NewestIntact(home, cfg, d, m.RunID)
 	if ferr != nil {
 		return blocked(id, title, CodeGenerationCorrupt,
-			fmt.Sprintf("%s; no kept generation is intact either: rebuild with novactl index sync --full", firstLine(err.Error()))), true
+			fmt.Sprintf("%s; no kept generation is intact either: rebuild with novactl index sync, which reads the sources alone (the memory of source files that are gone cannot be saved: the sync names it)",
+				firstLine(err.Error()))), true
 	}
 	return degraded(id, title, CodeGenerationCorrupt, firstLine(err.Error())+fmt.Sprintf("; novad serves %s, the newest intact kept generation, instead", fb.RunID),
-		fmt.Sprintf("make it active (novactl index rollback --to %s) or rebuild (novactl index sync)", fb.RunID)), true
+		fmt.Sprintf("rebuild (novactl index sync: it builds on %s and reads every source file again, keeping the memory %s holds of files that are gone, and names what only the damaged generation held) or make it active as it is (novactl index rollback --to %s)",
+			fb.RunID, fb.RunID, fb.RunID)), true
+}
+
+// shownLost is how many files the lost-memory check names.
+const shownLost = 3
+
+// lostCheck names the memory of gone source files that a sync could not
+// save (a damaged generation, and no intact kept generation that held
+// it), as index/lost.json records it: the sync said so once, and the
+// person who reads doctor later must hear it too. A file back in its
+// place is no longer lost: the next sync reads it. ok is false when
+// nothing is lost.
+func lostCheck(home paths.Home) (Check, bool) {
+	const id, title = "lost", "Memory lost"
+	lost, err := index.ReadLost(home)
+	if err != nil {
+		return degraded(id, title, CodeMemoryLost, "the record of memory lost to a damaged generation cannot be read: "+firstLine(err.Error()),
+			"see "+filepath.Join(home.IndexDir(), "lost.json")), true
+	}
+	var still []index.LostMemory
+	for _, l := range lost {
+		if _, err := os.Stat(l.Path); errors.Is(err, fs.ErrNotExist) {
+			still = append(still, l)
+		}
+	}
+	if len(still) == 0 {
+		return Check{}, false
+	}
+	records := 0
+	var names []string
+	for _, l := range still {
+		records += l.Records - l.Kept
+		if len(names) < shownLost {
+			names = append(names, fmt.Sprintf("%s (%s, found lost %s when %s was damaged)", inert.Text(l.Path), plural(l.Records-l.Kept, "record", "records"),
+				l.Time.Local().Format("2006-01-02"), orManifest(l.Damaged)))
+		}
+	}
+	more := ""
+	if len(still) > len(names) {
+		more = fmt.Sprintf(" and %d more", len(still)-len(names))
+	}
+	are, were := "are", "were"
+	if len(still) == 1 {
+		are = "is"
+	}
+	if records == 1 {
+		were = "was"
+	}
+	return degraded(id, title, CodeMemoryLost,
+		fmt.Sprintf("%s of %s that %s gone %s lost: only a damaged generation held them, and no intact kept generation did: %s%s",
+			plural(records, "record", "records"), plural(len(still), "source file", "source files"), are, were, strings.Join(names, "; "), more),
+		fmt.Sprintf("the sources no longer hold them: if you have copies (a backup), put the files back where they were and run novactl index sync; %s lists them all, and removing it clears this check",
+			filepath.Join(home.IndexDir(), "lost.json"))), true
 }
 
 // privacyCheck reports a home, state, index, cache or log that other

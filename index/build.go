@@ -212,6 +212,10 @@ type BuildResult struct {
 	NewBytes   int64               `json:"newBytes"`
 	DurationMs int64               `json:"durationMs"`
 	ANN        *generation.ANNMeta `json:"ann"`
+	// Recovery is set when the active generation could not be built
+	// upon (damaged): what the build started from instead, and the
+	// memory it could not save.
+	Recovery *Recovery `json:"recovery,omitempty"`
 	// Timings are the stages' wall times: read (sources read, chunked,
 	// analysed and added to segments) and write (what follows), and
 	// within write train (a new builtin model and its quantizer), embed
@@ -267,13 +271,22 @@ func (x *Indexer) build(ctx context.Context) (*BuildResult, error) {
 	res := &BuildResult{Timings: map[string]int64{}, Problems: []ingest.Problem{}}
 	prev, err := x.openPrevious()
 	if err != nil {
-		x.log.Warn("The active generation cannot be built upon; building from scratch", "err", err)
-		prev = nil
+		// Building from scratch would drop the memory of every source
+		// file already gone: build on the newest intact kept generation,
+		// reading every source file on top of it, and say what only the
+		// damaged generation held.
+		prev, res.Recovery = x.recover(err)
+		built := res.Recovery.BuiltOn
+		if built == "" {
+			built = "no intact kept generation: building from the sources alone"
+		}
+		x.log.Warn("The active generation cannot be built upon; rebuilding on the newest intact kept generation", "err", err, "builtOn", built,
+			"lostFiles", len(res.Recovery.Lost))
 	}
 	var cand *manifest.Manifest
 	var states *sourceStates
 	switch {
-	case prev != nil && prev.gen != nil && !x.opts.Full && !x.opts.Retrain && x.incrementalOK(prev):
+	case prev != nil && prev.gen != nil && res.Recovery == nil && !x.opts.Full && !x.opts.Retrain && x.incrementalOK(prev):
 		cand, states, err = x.incremental(ctx, prev, res)
 	default:
 		cand, states, err = x.full(ctx, prev, res)
@@ -290,6 +303,11 @@ func (x *Indexer) build(ctx context.Context) (*BuildResult, error) {
 	}
 	if err := x.writeCandidate(cand, states, res); err != nil {
 		return nil, err
+	}
+	if res.Recovery != nil {
+		if err := recordLost(x.home, res.Recovery.Lost); err != nil {
+			x.log.Warn("Cannot record the memory lost in index/lost.json", "err", err)
+		}
 	}
 	res.DurationMs = x.opts.Now().Sub(start).Milliseconds()
 	if err := appendHistory(x.home.History(), Event{
@@ -373,11 +391,18 @@ func (x *Indexer) openPrevious() (*previous, error) {
 	case err != nil:
 		return nil, err
 	}
-	g, err := generation.Open(x.home.IndexDir(), m, x.analyzer, generation.Options{SkipChecksums: true})
-	if err != nil {
+	if err := changedSincePromotion(x.home.IndexDir(), m); err != nil {
 		return nil, err
 	}
-	if err := changedSincePromotion(x.home.IndexDir(), m); err != nil {
+	return x.openBuilt(m)
+}
+
+// openBuilt opens the promoted generation m names (the active manifest,
+// or a kept generation's record), with its source states and vector
+// space, to build upon.
+func (x *Indexer) openBuilt(m *manifest.Manifest) (*previous, error) {
+	g, err := generation.Open(x.home.IndexDir(), m, x.analyzer, generation.Options{SkipChecksums: true})
+	if err != nil {
 		return nil, err
 	}
 	states, err := readSourceStates(filepath.Join(x.home.IndexDir(), m.GenerationPath, generation.FileSources))
@@ -441,7 +466,7 @@ func (x *Indexer) writeCandidate(cand *manifest.Manifest, states *sourceStates, 
 	states.Version = ingest.Version
 	report, _ := json.MarshalIndent(buildReport{RunID: cand.RunID, Mode: res.Mode, Sources: res.Sources, Problems: res.Problems,
 		ProblemCount: res.ProblemCount, Added: res.Added, Retired: res.Retired, Embedded: res.Embedded, Cached: res.Cached,
-		Carried: res.Carried, EmbeddingSource: res.EmbeddingSource}, "", "  ")
+		Carried: res.Carried, EmbeddingSource: res.EmbeddingSource, Recovery: res.Recovery}, "", "  ")
 	for name, b := range map[string][]byte{generation.FileSources: states.marshal(), generation.FileReport: append(report, '\n')} {
 		sum, err := writeSealed(filepath.Join(dir, name), b)
 		if err != nil {
@@ -471,6 +496,7 @@ type buildReport struct {
 	Cached          int              `json:"cached"`
 	Carried         int              `json:"carried"`
 	EmbeddingSource string           `json:"embeddingSource"`
+	Recovery        *Recovery        `json:"recovery,omitempty"`
 }
 
 // tmpDir holds a build's temporary files (vector inputs); the next writer
