@@ -267,9 +267,20 @@ func (x *Indexer) Build(ctx context.Context) (res *BuildResult, err error) {
 // build runs with the lock held. It returns a result with Mode unchanged
 // (and no candidate) when nothing changed.
 func (x *Indexer) build(ctx context.Context) (*BuildResult, error) {
+	return x.buildPast(ctx, nil)
+}
+
+// buildPast builds as build does, but when damage is set (the active
+// generation was found damaged, by a check deeper than the one that
+// opens it) it does not build upon the active generation.
+func (x *Indexer) buildPast(ctx context.Context, damage error) (*BuildResult, error) {
 	start := x.opts.Now()
 	res := &BuildResult{Timings: map[string]int64{}, Problems: []ingest.Problem{}}
-	prev, err := x.openPrevious()
+	var prev *previous
+	err := damage
+	if err == nil {
+		prev, err = x.openPrevious()
+	}
 	if err != nil {
 		// Building from scratch would drop the memory of every source
 		// file already gone: build on the newest intact kept generation,

@@ -41,7 +41,9 @@ func goneHome(t *testing.T) (cfg config.Config, kept string, first, last string,
 	writeFile(t, early, session("early", "vanishedearly", 3))
 	writeFile(t, grown, session("grown", "vanishedgrown", 2))
 	cfg = testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: projects})
-	clk := newClock(epoch)
+	// Promoted after their files were written, as in real use: a quick
+	// check hashes none of them.
+	clk := newClock(time.Now())
 	ix := func() *index.Indexer {
 		return index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true})
 	}
@@ -89,10 +91,10 @@ func damageFile(t *testing.T, path, what string) {
 		flipByte(t, path, 20)
 		later := time.Now().Add(time.Hour)
 		novatest.Must(t, os.Chtimes(path, later, later))
-	case "checksum, time kept":
+	case "bit rot": // the time kept: no quick check sees it
 		fi, err := os.Stat(path)
 		novatest.Must(t, err)
-		flipByte(t, path, 20)
+		flipByte(t, path, fi.Size()/2)
 		novatest.Must(t, os.Chtimes(path, fi.ModTime(), fi.ModTime()))
 	case "truncated":
 		novatest.Must(t, os.Chmod(path, 0o600))
@@ -110,14 +112,14 @@ func damageFile(t *testing.T, path, what string) {
 // memory only the damaged generations held is named as lost in the
 // sync's result and in index/lost.json (which doctor reads).
 func TestSync_damagedActiveKeepsGoneMemory(t *testing.T) {
-	for _, what := range []string{"checksum", "checksum, time kept", "truncated", "missing"} {
+	for _, what := range []string{"checksum", "bit rot", "truncated", "missing"} {
 		t.Run(what, func(t *testing.T) {
 			cfg, kept, first, damaged, lateSeg := goneHome(t)
 			// The delta that holds late.jsonl is damaged: every generation
 			// since has it; the first one does not, and is intact.
 			damageFile(t, filepath.Join(cfg.Home.IndexDir(), manifest.SegmentDir(lateSeg.ID), "records.bin"), what)
 			appendFile(t, kept, claudeLine(4, "question"))
-			r, err := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch.Add(time.Hour)).Now, NoCompact: true}).Sync(context.Background())
+			r, err := index.New(cfg, index.Options{NoRemote: true, Now: newClock(time.Now().Add(time.Hour)).Now, NoCompact: true}).Sync(context.Background())
 			if err != nil {
 				t.Fatalf("sync over a damaged active generation: %v", err)
 			}
@@ -150,7 +152,7 @@ func TestSync_damagedActiveKeepsGoneMemory(t *testing.T) {
 			}
 			// The next sync is an ordinary delta, and finds nothing lost.
 			appendFile(t, kept, claudeLine(5, "question"))
-			r = mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch.Add(2 * time.Hour)).Now, NoCompact: true}))
+			r = mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(time.Now().Add(2 * time.Hour)).Now, NoCompact: true}))
 			if r.Build.Mode != index.ModeIncremental || r.Build.Recovery != nil {
 				t.Errorf("the sync after: mode %s, recovery %+v", r.Build.Mode, r.Build.Recovery)
 			}
@@ -168,7 +170,7 @@ func TestSync_damagedActiveNothingIntact(t *testing.T) {
 	cfg, _, first, _, _ := goneHome(t)
 	base := record(t, cfg, first).Segments[0]
 	damageFile(t, filepath.Join(cfg.Home.IndexDir(), manifest.SegmentDir(base.ID), "records.bin"), "missing")
-	r, err := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch.Add(time.Hour)).Now, NoCompact: true}).Sync(context.Background())
+	r, err := index.New(cfg, index.Options{NoRemote: true, Now: newClock(time.Now().Add(time.Hour)).Now, NoCompact: true}).Sync(context.Background())
 	if err != nil {
 		t.Fatalf("sync: %v", err)
 	}

@@ -389,6 +389,19 @@ func (x *Indexer) Sync(ctx context.Context) (res *SyncResult, err error) {
 		return &SyncResult{Build: b}, nil
 	}
 	p, err := x.promote(ctx, b.RunID, bySync)
+	if err != nil && errors.Is(err, generation.ErrCorrupt) && b.Recovery == nil {
+		// The candidate's verification hashes every file, the shared ones
+		// too, where the build opened the active generation with a quick
+		// check: bit rot keeps a file's size and time. A damaged active
+		// generation would have every sync fail here; build past it.
+		if damage := x.activeDamage(); damage != nil {
+			os.RemoveAll(x.home.Candidate(b.RunID))
+			if b, err = x.buildPast(ctx, damage); err != nil {
+				return nil, err
+			}
+			p, err = x.promote(ctx, b.RunID, bySync)
+		}
+	}
 	if err != nil {
 		return &SyncResult{Build: b}, err
 	}
@@ -410,6 +423,16 @@ func (x *Indexer) Sync(ctx context.Context) (res *SyncResult, err error) {
 	}
 	out.Compaction = &SyncResult{Build: cb, Promote: cp}
 	return out, nil
+}
+
+// activeDamage hashes every file of the active generation and returns
+// what is wrong with it, or nil (none, or no readable manifest).
+func (x *Indexer) activeDamage() error {
+	m, _, err := manifest.Read(x.home.Manifest())
+	if err != nil {
+		return nil
+	}
+	return CheckGeneration(x.home, m, Deep)
 }
 
 // Rollback makes an older kept generation active again. toRunID "" picks
