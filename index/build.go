@@ -282,17 +282,7 @@ func (x *Indexer) buildPast(ctx context.Context, damage error) (*BuildResult, er
 		prev, err = x.openPrevious()
 	}
 	if err != nil {
-		// Building from scratch would drop the memory of every source
-		// file already gone: build on the newest intact kept generation,
-		// reading every source file on top of it, and say what only the
-		// damaged generation held.
-		prev, res.Recovery = x.recover(err)
-		built := res.Recovery.BuiltOn
-		if built == "" {
-			built = "no intact kept generation: building from the sources alone"
-		}
-		x.log.Warn("The active generation cannot be built upon; rebuilding on the newest intact kept generation", "err", err, "builtOn", built,
-			"lostFiles", len(res.Recovery.Lost))
+		prev = x.buildPastDamage(err, res)
 	}
 	var cand *manifest.Manifest
 	var states *sourceStates
@@ -336,6 +326,23 @@ func (x *Indexer) buildPast(ctx context.Context, damage error) (*BuildResult, er
 	}
 	x.log.Log(ctx, level, "Candidate built", "runId", res.RunID, "mode", res.Mode, "chunks", res.Chunks, "added", res.Added, "retired", res.Retired)
 	return res, nil
+}
+
+// buildPastDamage is what a build starts from when the active generation
+// cannot be built upon (damage). Building from scratch would drop the
+// memory of every source file already gone: the build starts from the
+// newest intact kept generation instead, reading every source file on
+// top of it, and res.Recovery says what only the damaged generation held.
+func (x *Indexer) buildPastDamage(damage error, res *BuildResult) *previous {
+	prev, rec := x.recover(damage)
+	res.Recovery = rec
+	built := rec.BuiltOn
+	if built == "" {
+		built = "no intact kept generation: building from the sources alone"
+	}
+	x.log.Warn("The active generation cannot be built upon; rebuilding on the newest intact kept generation", "err", damage, "builtOn", built,
+		"lostFiles", len(rec.Lost))
+	return prev
 }
 
 // buildProfile is everything in the configuration that shapes chunks: a

@@ -182,3 +182,32 @@ func TestSync_damagedActiveNothingIntact(t *testing.T) {
 		t.Errorf("kept.jsonl: %d chunks, want 3", n)
 	}
 }
+
+// TestSync_fullOverBitRotCarriesNoDamage: a full build carries the memory
+// of gone files from the active generation, which it opened with quick
+// checks only. Over bit rot (a file's bytes changed, its size and time
+// not) sync --full carried the damaged text into a new generation that
+// verified clean: the damage became memory. A full build that carries
+// from the active generation now hashes it first, and builds past it when
+// it is damaged.
+func TestSync_fullOverBitRotCarriesNoDamage(t *testing.T) {
+	cfg, kept, first, _, lateSeg := goneHome(t)
+	damageFile(t, filepath.Join(cfg.Home.IndexDir(), manifest.SegmentDir(lateSeg.ID), "records.bin"), "bit rot")
+	appendFile(t, kept, claudeLine(4, "question"))
+	r, err := index.New(cfg, index.Options{NoRemote: true, Now: newClock(time.Now().Add(time.Hour)).Now, NoCompact: true, Full: true}).Sync(context.Background())
+	if err != nil {
+		t.Fatalf("sync --full: %v", err)
+	}
+	_, g := active(t, cfg.Home)
+	for _, c := range g.All() {
+		if !strings.Contains(c.Text, "quarterly ledger export") {
+			t.Errorf("chunk %s carries damaged text: %q", c.ID, c.Text)
+		}
+	}
+	if rec := r.Build.Recovery; rec == nil || rec.BuiltOn != first || len(rec.Lost) != 2 {
+		t.Errorf("recovery %+v, want built on %s with late.jsonl and grown.jsonl named lost", rec, first)
+	}
+	if n := countText(t, cfg, "vanishedearly"); n != 3 {
+		t.Errorf("early.jsonl: %d chunks, want 3", n)
+	}
+}

@@ -28,6 +28,17 @@ import (
 func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*manifest.Manifest, *sourceStates, error) {
 	res.Mode = ModeFull
 	t0 := time.Now()
+	if prev != nil && prev.gen != nil && res.Recovery == nil {
+		// The active generation was opened with quick checks, enough for
+		// a delta (its verification hashes the files it shares); a full
+		// build copies chunks and vectors out of it into files of its
+		// own, and bit rot (a file's bytes changed, its size and time
+		// not) would become memory that verifies clean. A full build is
+		// rare and reads every source: it hashes what it carries from.
+		if err := CheckGeneration(x.home, prev.manifest, Deep); err != nil {
+			prev = x.buildPastDamage(err, res)
+		}
+	}
 	prevCount := 0
 	if prev != nil && prev.gen != nil {
 		prevCount = prev.gen.Count()
