@@ -211,3 +211,27 @@ func TestSync_fullOverBitRotCarriesNoDamage(t *testing.T) {
 		t.Errorf("early.jsonl: %d chunks, want 3", n)
 	}
 }
+
+// TestSync_damagedManifestKeepsGoneMemory: with manifest.json damaged, a
+// sync built from the sources alone too. It now builds on the newest
+// intact kept generation (the one the manifest named, here), keeping the
+// memory of gone files, and, nothing newer being kept, claims no loss.
+func TestSync_damagedManifestKeepsGoneMemory(t *testing.T) {
+	cfg, kept, _, last, _ := goneHome(t)
+	b, err := os.ReadFile(cfg.Home.Manifest())
+	novatest.Must(t, err)
+	overwrite(t, cfg.Home.Manifest(), b[:len(b)/2])
+	appendFile(t, kept, claudeLine(4, "question"))
+	r, err := index.New(cfg, index.Options{NoRemote: true, Now: newClock(time.Now().Add(time.Hour)).Now, NoCompact: true}).Sync(context.Background())
+	if err != nil {
+		t.Fatalf("sync over a damaged manifest: %v", err)
+	}
+	for word, want := range map[string]int{"vanishedearly": 3, "vanishedlate": 3, "vanishedgrown": 3, "question 004": 1} {
+		if n := countText(t, cfg, word); n != want {
+			t.Errorf("%s: %d chunks, want %d", word, n, want)
+		}
+	}
+	if rec := r.Build.Recovery; rec == nil || rec.BuiltOn != last || rec.Unknown || len(rec.Lost) != 0 {
+		t.Errorf("recovery %+v, want built on %s with nothing lost", rec, last)
+	}
+}

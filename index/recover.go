@@ -40,8 +40,9 @@ type Recovery struct {
 	// records read since BuiltOn was built) only the damaged generations
 	// held.
 	Lost []LostMemory `json:"lost,omitempty"`
-	// Unknown is set when the damaged generation's record of its source
-	// files cannot be read either: what only it held cannot be told.
+	// Unknown is set when what only the damaged generation held cannot be
+	// told: its record of its source files cannot be read either, or no
+	// manifest names it and a kept generation newer than BuiltOn exists.
 	Unknown bool `json:"unknown,omitempty"`
 }
 
@@ -121,7 +122,6 @@ func (x *Indexer) recover(cause error) (*previous, *Recovery) {
 			damaged = s
 		}
 	}
-	rec.Unknown = damaged == nil
 	var prev *previous
 	_, skipped, _ := newestIntact(x.home, x.cfg, except, func(r *manifest.Manifest) error {
 		if err := CheckGeneration(x.home, r, Deep); err != nil {
@@ -140,8 +140,17 @@ func (x *Indexer) recover(cause error) (*previous, *Recovery) {
 	if prev != nil {
 		rec.BuiltOn = prev.manifest.RunID
 	}
-	if damaged != nil {
+	switch {
+	case damaged != nil:
 		rec.Lost = x.lostMemory(damaged, prev, rec.Damaged)
+	case rec.Damaged != "":
+		rec.Unknown = true // its states are damaged too
+	default:
+		// No manifest says which generation was active: only a kept
+		// generation newer than the one built on can have held more.
+		for _, id := range x.generationIDs() {
+			rec.Unknown = rec.Unknown || id > rec.BuiltOn
+		}
 	}
 	return prev, rec
 }
