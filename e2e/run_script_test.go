@@ -203,15 +203,19 @@ func copyTree(t *testing.T, src, dst string) {
 }
 
 // TestRunScriptTranscriptFolders: make run DIR= a Claude Code projects
-// folder or a Codex day folder indexes the transcripts with their own
+// folder, a Codex day folder or an OpenClaw state directory indexes the transcripts with their own
 // readers. Read as JSONL records, every line was refused and the sync
 // failed with "the sources produced no memory to index: check the paths".
 func TestRunScriptTranscriptFolders(t *testing.T) {
 	for _, tc := range []struct {
 		name, fixture, dir, kind, query string
+		// without is a source kind that must not be configured: an
+		// OpenClaw directory's Markdown is its own source's notes.
+		without string
 	}{
-		{"claude-code", "claude-code/projects", "claude/projects", "kind: claude-code", "regression test for the rounding bug"},
-		{"codex", "codex/sessions/2026/03/02", "codex/sessions/2026/11/30", "kind: codex", "rounding regression test"},
+		{"claude-code", "claude-code/projects", "claude/projects", "kind: claude-code", "regression test for the rounding bug", ""},
+		{"codex", "codex/sessions/2026/03/02", "codex/sessions/2026/11/30", "kind: codex", "rounding regression test", ""},
+		{"openclaw", "shapes/drift/openclaw/layout", ".openclaw", "kind: openclaw", "archived session after reset", "kind: markdown"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRunScript(t)
@@ -222,6 +226,9 @@ func TestRunScriptTranscriptFolders(t *testing.T) {
 			novatest.Must(t, err)
 			if !strings.Contains(string(cfg), tc.kind) {
 				t.Errorf("config.yaml has no %s source:\n%s", tc.kind, cfg)
+			}
+			if tc.without != "" && strings.Contains(string(cfg), tc.without) {
+				t.Errorf("config.yaml has a %s source:\n%s", tc.without, cfg)
 			}
 			res := r.search(tc.query)
 			if want := `"sourceType": "` + tc.name + `"`; !strings.Contains(res, `"available": true`) || !strings.Contains(res, want) {

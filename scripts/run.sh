@@ -3,9 +3,9 @@
 # a scratch runtime home and serve it with novad in the foreground.
 #
 # DIR may be a folder of Markdown notes and JSONL records, a Claude Code
-# projects folder (~/.claude/projects) or a Codex sessions folder
-# (~/.codex/sessions, or one day of it): the kinds of source are chosen from
-# what the folder holds.
+# projects folder (~/.claude/projects), a Codex sessions folder
+# (~/.codex/sessions, or one day of it) or an OpenClaw state directory
+# (~/.openclaw): the kinds of source are chosen from what the folder holds.
 #
 # NOVA_SERVER_PORT and NOVA_FACADE_PORT, when set, are written into the
 # scratch config.yaml, so that the novactl commands printed below reach
@@ -29,7 +29,14 @@ if [ ! -d "$DIR" ]; then
 fi
 DIR="$(cd "$DIR" && pwd)"
 
-# What the folder holds decides the sources. Markdown is always read.
+# What the folder holds decides the sources. An OpenClaw state directory
+# is one source of its own kind (its sessions and its workspace's Markdown
+# memory; its other files are not memory). Otherwise Markdown is always
+# read.
+agent_home=""
+if [ -n "$(find "$DIR/agents" -mindepth 3 -maxdepth 3 -path '*/sessions/*.jsonl*' -print -quit 2>/dev/null)" ]; then
+  agent_home=openclaw
+fi
 has_codex=0 has_claude=0
 if [ -n "$(find "$DIR/" -type f \( -name 'rollout-*.jsonl' -o -name 'rollout-*.jsonl.zst' \) -print -quit 2>/dev/null)" ]; then
   has_codex=1
@@ -47,7 +54,7 @@ while IFS= read -r -d '' f; do
   n=$((n + 1))
   if [ "$n" -ge 200 ]; then break; fi
 done < <(find "$DIR/" -type f -name '*.jsonl' ! -name 'rollout-*' -print0 2>/dev/null)
-if [ -z "$(find "$DIR/" -type f \( -name '*.md' -o -name '*.markdown' -o -name '*.jsonl' -o -name '*.ndjson' -o -name '*.jsonl.zst' \) -print -quit 2>/dev/null)" ]; then
+if [ -z "$agent_home" ] && [ -z "$(find "$DIR/" -type f \( -name '*.md' -o -name '*.markdown' -o -name '*.jsonl' -o -name '*.ndjson' -o -name '*.jsonl.zst' \) -print -quit 2>/dev/null)" ]; then
   echo "run: DIR=$DIR holds nothing to index: no Markdown notes (.md), JSONL records (.jsonl), Claude Code transcripts or Codex rollouts" >&2
   exit 2
 fi
@@ -65,8 +72,15 @@ if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
     if [[ "${NOVA_SERVER_PORT:-}" =~ ^[0-9]+$ ]]; then echo "server: {port: $NOVA_SERVER_PORT}"; fi
     if [[ "${NOVA_FACADE_PORT:-}" =~ ^[0-9]+$ ]]; then echo "facade: {port: $NOVA_FACADE_PORT}"; fi
     echo "sources:"
-    echo "  - {name: notes, kind: markdown, path: $(q "$DIR")}"
-    if [ "$has_claude" = 1 ]; then
+    if [ "$agent_home" = openclaw ]; then
+      echo "  - {name: openclaw, kind: openclaw, path: $(q "$DIR")}"
+      kinds="OpenClaw sessions and workspace memory"
+    else
+      echo "  - {name: notes, kind: markdown, path: $(q "$DIR")}"
+    fi
+    if [ -n "$agent_home" ]; then
+      :
+    elif [ "$has_claude" = 1 ]; then
       # Every .jsonl here is a transcript: none is read as records.
       echo "  - {name: claude, kind: claude-code, path: $(q "$DIR"), exclude: ['rollout-*']}"
       kinds="$kinds, Claude Code transcripts"
@@ -77,7 +91,7 @@ if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
       echo "  - {name: records, kind: jsonl, path: $(q "$DIR")}"
       kinds="$kinds, JSONL records"
     fi
-    if [ "$has_codex" = 1 ]; then
+    if [ -z "$agent_home" ] && [ "$has_codex" = 1 ]; then
       echo "  - {name: codex, kind: codex, path: $(q "$DIR")}"
       kinds="$kinds, Codex rollouts"
     fi
