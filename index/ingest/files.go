@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -84,7 +85,7 @@ func List(src config.Source) (Listing, error) {
 	if len(include) == 0 {
 		include = kindIncludes[src.Kind]
 	}
-	exclude := append(append([]string(nil), src.Exclude...), kindExcludes[src.Kind]...)
+	exclude := excludes(src)
 	if !fi.IsDir() {
 		return Listing{Files: []File{{Path: root, Rel: filepath.Base(root), Info: fi}}}, nil
 	}
@@ -106,7 +107,7 @@ func List(src config.Source) (Listing, error) {
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if p != root && (strings.HasPrefix(d.Name(), ".") || matchGlobs(exclude, rel)) {
+			if p != root && skipsDir(exclude, rel) {
 				return fs.SkipDir
 			}
 			return nil
@@ -142,6 +143,26 @@ func List(src config.Source) (Listing, error) {
 	}
 	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Rel < out.Files[j].Rel })
 	return out, nil
+}
+
+// SkipsDir reports whether List does not descend into the folder at rel
+// (slash-separated, relative to src.Path, not "."): a hidden folder, or
+// one an exclude glob of the source or of its kind matches. Only the
+// folder itself is judged, as List judges each folder it meets: a folder
+// below a skipped one is never reached. The watcher asks it of every
+// folder it would watch, so it watches what List reads and nothing else.
+func SkipsDir(src config.Source, rel string) bool {
+	return rel != "." && skipsDir(excludes(src), rel)
+}
+
+// excludes are the exclude globs of src: its own and its kind's.
+func excludes(src config.Source) []string {
+	return append(append([]string(nil), src.Exclude...), kindExcludes[src.Kind]...)
+}
+
+// skipsDir is SkipsDir with the exclude globs at hand.
+func skipsDir(exclude []string, rel string) bool {
+	return strings.HasPrefix(path.Base(rel), ".") || matchGlobs(exclude, rel)
 }
 
 // reasonDanglingLink begins the reason of a symbolic link whose target

@@ -195,3 +195,79 @@ func TestRead_binaryFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestSkipsDir: the folders List does not enter, one by one, for a
+// markdown source with exclude globs and for an OpenClaw state folder,
+// whose kind skips folders of its own.
+func TestSkipsDir(t *testing.T) {
+	notes := config.Source{Name: "notes", Kind: config.KindMarkdown, Path: "/n", Exclude: []string{"archive/**", "drafts"}}
+	claw := config.Source{Name: "claw", Kind: config.KindOpenClaw, Path: "/o"}
+	tests := []struct {
+		src  config.Source
+		rel  string
+		want bool
+	}{
+		{notes, ".", false},
+		{notes, "projects", false},
+		{notes, "projects/2026", false},
+		{notes, ".git", true},
+		{notes, "projects/.obsidian", true},
+		{notes, "archive", true},
+		{notes, "projects/archive", false},
+		{notes, "drafts", true},
+		{notes, "projects/drafts", true},
+		{claw, "agents", false},
+		{claw, "agents/main/sessions", false},
+		{claw, "workspace", false},
+		{claw, "workspace/memory", false},
+		{claw, "memory", true},
+		{claw, "browser", true},
+		{claw, "extensions", true},
+		{claw, "media", true},
+		{claw, "logs", true},
+		{claw, "cron", true},
+		{claw, "workspace/proj/node_modules", true},
+		{claw, "workspace/logs", false},
+	}
+	for _, tt := range tests {
+		if got := SkipsDir(tt.src, tt.rel); got != tt.want {
+			t.Errorf("SkipsDir(%s, %q) = %v, want %v", tt.src.Name, tt.rel, got, tt.want)
+		}
+	}
+}
+
+// TestSkipsDir_agreesWithList: a note in any folder is listed exactly
+// when SkipsDir says no folder on its way is skipped, so the watcher,
+// which asks SkipsDir, watches the folders List reads.
+func TestSkipsDir_agreesWithList(t *testing.T) {
+	folders := []string{"a", "a/b", ".git", ".git/x", "archive", "archive/2024", "x/archive", "drafts", "a/drafts", "a/drafts/deep", "a/.hidden", "node_modules"}
+	files := map[string]string{"top.md": "x"}
+	for _, f := range folders {
+		files[f+"/n.md"] = "x"
+	}
+	dir := writeTree(t, files)
+	src := config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir, Exclude: []string{"archive/**", "drafts"}}
+	l, err := List(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, f := range l.Files {
+		listed[f.Rel] = true
+	}
+	for _, f := range folders {
+		entered := true
+		parts := strings.Split(f, "/")
+		for i := range parts {
+			if SkipsDir(src, strings.Join(parts[:i+1], "/")) {
+				entered = false
+			}
+		}
+		if listed[f+"/n.md"] != entered {
+			t.Errorf("%s/n.md listed %v, but SkipsDir says the folder is entered: %v", f, listed[f+"/n.md"], entered)
+		}
+	}
+	if len(l.Files) != 5 { // top.md, a, a/b, x/archive, node_modules (a markdown source skips no node_modules)
+		t.Errorf("listed %d files, want 5: the case proves nothing", len(l.Files))
+	}
+}
