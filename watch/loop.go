@@ -254,10 +254,11 @@ func (w *watcher) onEvent(ev fsnotify.Event, now time.Time) {
 		return
 	}
 	w.lastEvent = now
-	for _, i := range owners {
-		if d := w.tree.dirs[i]; d != "" && hidden(name, d) {
-			return
-		}
+	// What happens in a folder a source's listing skips (hidden,
+	// excluded) is nothing to it; what the others read still counts.
+	owners = slices.DeleteFunc(owners, func(i int) bool { return w.tree.ignores(i, name) })
+	if len(owners) == 0 {
+		return
 	}
 	if ev.Op == fsnotify.Chmod {
 		// A permission change may make a note readable that was not. The
@@ -286,6 +287,9 @@ func (w *watcher) onEvent(ev fsnotify.Event, now time.Time) {
 	}
 	if ev.Has(fsnotify.Create) {
 		if fi, err := os.Lstat(name); err == nil && fi.IsDir() {
+			if !w.tree.entered(name) {
+				return // a folder no listing enters: nothing in it is read
+			}
 			// A new folder: watch it and everything in it at once. Files
 			// written before the watch existed are found by the relist.
 			w.tree.watchNew(name)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/index/ingest"
 )
 
 // fileStat is what the rescan compares: a file changed when any differs.
@@ -110,13 +111,15 @@ func hidden(p, root string) bool {
 	return false
 }
 
-// dirsUnder lists dir and every folder below it that the readers would
-// enter: hidden folders are skipped and symlinked folders not followed.
-func dirsUnder(dir string) []string {
+// dirsUnder lists the folder of a folder source and every folder below
+// it that its listing enters (ingest.SkipsDir: not hidden, not excluded
+// by the source's or its kind's globs); symlinked folders are not
+// followed.
+func dirsUnder(src config.Source) []string {
 	var out []string
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(src.Path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if d != nil && d.IsDir() && p != dir {
+			if d != nil && d.IsDir() && p != src.Path {
 				return fs.SkipDir
 			}
 			return nil
@@ -124,8 +127,11 @@ func dirsUnder(dir string) []string {
 		if !d.IsDir() {
 			return nil
 		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
-			return fs.SkipDir
+		if p != src.Path {
+			rel, _ := filepath.Rel(src.Path, p)
+			if ingest.SkipsDir(src, filepath.ToSlash(rel)) {
+				return fs.SkipDir
+			}
 		}
 		out = append(out, p)
 		return nil
@@ -133,17 +139,72 @@ func dirsUnder(dir string) []string {
 	return out
 }
 
-// watchNew watches a folder that just appeared and every folder the
-// readers would enter below it. Each folder is watched before it is
-// listed: a subfolder created between the listing and the watch would
-// otherwise have neither a watch nor a Create event (mkdir -p of a new
-// day folder races the watcher), while one created after the watch
-// raises an event, and one created before is in the listing.
+// enteredBy reports whether the listing of source i, a folder, enters
+// dir: dir is its folder, or below it with no folder on the way (dir
+// included) that ingest.SkipsDir skips.
+func (t *tree) enteredBy(i int, dir string) bool {
+	s := t.sources[i]
+	if t.dirs[i] != s.Path || !within(dir, s.Path) {
+		return false // a one-file source or a missing one enters no folder
+	}
+	rel, err := filepath.Rel(s.Path, dir)
+	if err != nil {
+		return false
+	}
+	if rel == "." {
+		return true
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for k := range parts {
+		if ingest.SkipsDir(s, strings.Join(parts[:k+1], "/")) {
+			return false
+		}
+	}
+	return true
+}
+
+// entered reports whether the listing of any source enters dir: the
+// folders worth a watch.
+func (t *tree) entered(dir string) bool {
+	for i := range t.sources {
+		if t.enteredBy(i, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// ignores reports whether an event for p says nothing to source i, one
+// of its owners: p is hidden, or in a folder the source's listing does
+// not enter.
+func (t *tree) ignores(i int, p string) bool {
+	d := t.dirs[i]
+	switch {
+	case d == "":
+		return false
+	case hidden(p, d):
+		return true
+	case d != t.sources[i].Path || p == d:
+		return false
+	}
+	return !t.enteredBy(i, filepath.Dir(p))
+}
+
+// watchNew watches a folder that just appeared and every folder below it
+// that a source's listing enters; a folder no listing enters is not
+// watched (see entered). Each folder is watched before it is listed: a
+// subfolder created between the listing and the watch would otherwise
+// have neither a watch nor a Create event (mkdir -p of a new day folder
+// races the watcher), while one created after the watch raises an
+// event, and one created before is in the listing.
 func (t *tree) watchNew(dir string) {
 	queue := []string{dir}
 	for len(queue) > 0 {
 		d := queue[0]
 		queue = queue[1:]
+		if !t.entered(d) {
+			continue
+		}
 		if _, ok := t.watched[d]; !ok {
 			t.add(d)
 		}
@@ -152,9 +213,8 @@ func (t *tree) watchNew(dir string) {
 			continue // gone meanwhile, or unreadable: the rescan retries
 		}
 		for _, e := range entries {
-			// Hidden folders are skipped and symlinked ones not followed,
-			// as dirsUnder does.
-			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			// Symlinked folders are not followed, as dirsUnder does.
+			if e.IsDir() {
 				queue = append(queue, filepath.Join(d, e.Name()))
 			}
 		}
@@ -172,7 +232,7 @@ func (t *tree) watchAll() {
 				dirs = append(dirs, d) // a one-file source: only its folder
 				continue
 			}
-			dirs = append(dirs, dirsUnder(d)...)
+			dirs = append(dirs, dirsUnder(s)...)
 		}
 	}
 	t.watch(dirs)

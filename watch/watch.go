@@ -1,6 +1,7 @@
 // Package watch keeps memory fresh by itself: it watches every configured
 // source with fsnotify (folders recursively, including folders created
-// after it started), debounces and coalesces bursts of changes, and runs
+// after it started, but only the folders the source's listing enters:
+// ingest.SkipsDir decides for both), debounces and coalesces bursts of changes, and runs
 // a sync through a Syncer when something a source reads has changed. A
 // periodic stat-based rescan is the safety net for lost events, overflowed
 // queues and folders that could not be watched. It publishes what it sees
