@@ -129,7 +129,8 @@ type Index struct {
 type Source struct {
 	// Name identifies the source; unique.
 	Name string `koanf:"name"`
-	// Kind is one of Kinds: jsonl, markdown, codex, claude-code or openclaw.
+	// Kind is one of Kinds: jsonl, markdown, codex, claude-code, openclaw or
+	// hermes.
 	Kind string `koanf:"kind"`
 	// Path is a file or directory; ~ is expanded.
 	Path string `koanf:"path"`
@@ -161,10 +162,14 @@ const (
 	KindCodex      = "codex"
 	KindClaudeCode = "claude-code"
 	KindOpenClaw   = "openclaw"
+	// KindHermes reads a Hermes agent home (NousResearch hermes-agent,
+	// ~/.hermes): its SQLite conversation store state.db and its memory
+	// files.
+	KindHermes = "hermes"
 )
 
 // Kinds lists the supported source kinds.
-var Kinds = []string{KindJSONL, KindMarkdown, KindCodex, KindClaudeCode, KindOpenClaw}
+var Kinds = []string{KindJSONL, KindMarkdown, KindCodex, KindClaudeCode, KindOpenClaw, KindHermes}
 
 // Embedding providers.
 const (

@@ -132,6 +132,8 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 			return Cursor{}, false, readCodexZst(fc)
 		case config.KindOpenClaw:
 			return Cursor{}, false, readOpenClawNote(fc)
+		case config.KindHermes:
+			return Cursor{}, false, readHermes(fc)
 		}
 		return from, false, fmt.Errorf("unknown source kind %q", src.Kind)
 	}

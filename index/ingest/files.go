@@ -44,6 +44,7 @@ var kindIncludes = map[string][]string{
 	config.KindCodex:      {"rollout-*.jsonl", "rollout-*.jsonl.zst"},
 	config.KindClaudeCode: {"*.jsonl"},
 	config.KindOpenClaw:   {"agents/*/sessions/*.jsonl", "agents/*/sessions/*.jsonl.reset.*", "agents/*/sessions/*.jsonl.deleted.*", "workspace*/MEMORY.md", "workspace*/memory.md", "workspace*/DREAMS.md", "workspace*/memory/*.md"},
+	config.KindHermes:     {"{state.db,profiles/*/state.db}", "{memories,profiles/*/memories}/{MEMORY,USER}.md"},
 }
 
 // kindExcludes are excluded whatever the source says: Claude Code's
@@ -51,10 +52,13 @@ var kindIncludes = map[string][]string{
 // OpenClaw writes sidecars beside its sessions (backups, checkpoints,
 // temporary files, locks, trajectories) and keeps folders that hold no
 // memory to read (its SQLite search index, cron run logs, the browser
-// profile, installed extensions), not descended into.
+// profile, installed extensions), not descended into; a Hermes home holds
+// the agent's own checkout and virtual environment, its logs, skills and
+// caches, none of which are read (and walking them costs a sync its time).
 var kindExcludes = map[string][]string{
 	config.KindClaudeCode: {"**/tool-results/**"},
 	config.KindOpenClaw:   {"*.bak", "*.tmp", "*.lock", "*.checkpoint", "*.checkpoint.*", "*.trajectory.*", "node_modules", "{memory,cron,browser,extensions,media,logs}/**"},
+	config.KindHermes:     {"hermes-agent", "node_modules", "venv", "logs", "skills", "sessions", "cron", "cache", "image_cache", "audio_cache", "checkpoints"},
 }
 
 // List enumerates the files of src: the files matching its include globs

@@ -92,7 +92,7 @@ func Read(ctx context.Context, src config.Source, sink Sink) error {
 // DefaultSourceSet is the source set of a kind when the source names none.
 func DefaultSourceSet(kind string) string {
 	switch kind {
-	case config.KindCodex, config.KindClaudeCode, config.KindOpenClaw:
+	case config.KindCodex, config.KindClaudeCode, config.KindOpenClaw, config.KindHermes:
 		return "agent-transcripts"
 	case config.KindMarkdown:
 		return "notes"

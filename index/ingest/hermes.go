@@ -1,0 +1,626 @@
+package ingest
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"net/url"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
+)
+
+// A Hermes home (NousResearch hermes-agent: ~/.hermes, and each profile's
+// home under profiles/<name>/) keeps its conversations in state.db, a
+// SQLite database in WAL mode that the agent writes while it runs, and
+// what it remembers in memories/MEMORY.md and memories/USER.md.
+//
+// The database is read whole each time it changes (its write-ahead log
+// included: see Companions), strictly read-only, through database/sql
+// under the driver name "sqlite". Package ingest does not link a driver:
+// novad links this package and must not carry SQLite; novactl links
+// modernc.org/sqlite. Its schema grows with Hermes' versions, so the
+// columns are probed: only those that exist are read, and the reasoning
+// columns never are. One record per kept message: the user's and the
+// assistant's words (active turns and the turns a compaction archived),
+// the tool calls made before an answer as one-line summaries on it, a
+// compaction summary as a record of layer "summary". Tool output, hidden
+// (model-facing) messages, the sessions of tools and cron jobs and the
+// background-review prompts of the harness are dropped.
+//
+// A memory file holds entries separated by a line that is only "§";
+// each entry is one note.
+
+// Companions returns the files beside path that a reader of kind reads
+// along with it, whose changes are changes of path: a Hermes database's
+// write-ahead log (path + "-wal"). New messages sit there, leaving the
+// database's own size and time alone, until a checkpoint copies them in.
+func Companions(kind, path string) []string {
+	if kind == config.KindHermes && !hermesMemoryFile(path) {
+		return []string{path + "-wal"}
+	}
+	return nil
+}
+
+func hermesMemoryFile(p string) bool { return strings.EqualFold(path.Ext(p), ".md") }
+
+// readHermes reads one file of a Hermes home: a memory file or a database.
+func readHermes(fc *fileCtx) error {
+	if hermesMemoryFile(fc.path) {
+		return readHermesMemory(fc)
+	}
+	return readHermesDB(fc)
+}
+
+// hermesEntrySep is the line between two entries of a memory file.
+const hermesEntrySep = "§"
+
+// readHermesMemory makes one note of each entry of a memory file. An
+// entry's id is its file and a digest of its text: Hermes replaces and
+// removes entries, and an entry edited is a new memory.
+func readHermesMemory(fc *fileCtx) error {
+	f, err := os.Open(fc.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, maxMarkdownBytes+1))
+	if err != nil {
+		return err
+	}
+	if len(raw) > maxMarkdownBytes {
+		return fmt.Errorf("memory file is larger than %d bytes; skipped", maxMarkdownBytes)
+	}
+	raw = noteText(raw)
+	if binaryContent(string(raw[:min(len(raw), sniffBytes)])) {
+		fc.problem(0, "binary content (NUL bytes or mostly invalid UTF-8), not text: skipped")
+		return nil
+	}
+	title := "Hermes memory"
+	if strings.EqualFold(path.Base(fc.rel), "USER.md") {
+		title = "Hermes user profile"
+	}
+	date := fi.ModTime().Format("2006-01-02")
+	used := map[string]int{}
+	var entry []string
+	start := 1
+	flush := func() error {
+		text, redactions := cleanText(strings.Join(entry, "\n"))
+		entry = nil
+		if !hasContent(text) {
+			return nil
+		}
+		key := textKey(normalizeSpace(text))
+		used[key]++
+		if n := used[key]; n > 1 {
+			key = fmt.Sprintf("%s~%d", key, n)
+		}
+		return fc.emit(memory.Record{
+			ID: fc.rel + "#" + key, Text: text, Title: title, Date: date, Agent: config.KindHermes,
+			Path: fc.path, Line: start, Kind: config.KindHermes, Layer: "note", Redactions: redactions,
+		})
+	}
+	lines := strings.Split(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n")
+	for i, line := range lines {
+		if strings.TrimSpace(line) == hermesEntrySep {
+			if err := flush(); err != nil {
+				return err
+			}
+			start = i + 2
+			continue
+		}
+		if len(entry) == 0 && strings.TrimSpace(line) == "" {
+			start = i + 2
+			continue
+		}
+		entry = append(entry, line)
+	}
+	return flush()
+}
+
+// hermesSession is what the reader uses of a sessions row.
+type hermesSession struct {
+	title, cwd string
+	// skip is set on a session of a tool or a cron job: automation, not
+	// a conversation.
+	skip bool
+}
+
+// hermesMessage is a kept messages row, before cleaning.
+type hermesMessage struct {
+	id                 int64
+	session, role      string
+	content, toolCalls string
+	time               time.Time
+	// summary is set by the _compressed_summary column.
+	summary bool
+}
+
+// hermesState is what one read of a database found.
+type hermesState struct {
+	sessions map[string]hermesSession
+	messages []hermesMessage
+	// noMessages is set when the database has no messages table.
+	noMessages bool
+}
+
+// Reading a live database may meet Hermes writing it: a read-only
+// connection can get SQLITE_BUSY or a transient SQLITE_IOERR while the
+// writer recovers or checkpoints. Hermes itself retries three times,
+// 50 ms apart; so does the reader, backing off.
+const (
+	hermesAttempts = 3
+	hermesBackoff  = 50 * time.Millisecond
+)
+
+// errHermesChanged means a database read without locks (see hermesDSN)
+// changed while it was read: read it again, with locks.
+var errHermesChanged = errors.New("the database changed while it was read")
+
+// readHermesDB reads a Hermes state database. One that cannot be opened
+// or read is an error (the caller reports it, and an index keeps its
+// earlier memory); one without a messages table is a problem.
+func readHermesDB(fc *fileCtx) error {
+	if !slices.Contains(sql.Drivers(), "sqlite") {
+		return errors.New("this program cannot read SQLite databases (Hermes' state.db): index this source with novactl")
+	}
+	var st *hermesState
+	var err error
+	for attempt := 1; ; attempt++ {
+		st, err = loadHermes(fc.ctx, fc.path)
+		if err == nil || attempt == hermesAttempts || !transientSQLite(err) {
+			break
+		}
+		select {
+		case <-fc.ctx.Done():
+			return fc.ctx.Err()
+		case <-time.After(time.Duration(attempt) * hermesBackoff):
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("read Hermes database: %w", err)
+	}
+	if st.noMessages {
+		fc.problem(0, "no messages table: not a Hermes state database")
+		return nil
+	}
+	return emitHermes(fc, st)
+}
+
+// transientSQLite reports whether err is worth a second try: SQLITE_BUSY,
+// SQLITE_LOCKED and SQLITE_IOERR (any extended code of them), or a
+// database that changed under a read without locks. The driver's errors
+// are known by their Code method, so this package does not link it.
+func transientSQLite(err error) bool {
+	if errors.Is(err, errHermesChanged) {
+		return true
+	}
+	var coded interface{ Code() int }
+	if !errors.As(err, &coded) {
+		return false
+	}
+	switch coded.Code() & 0xff {
+	case 5, 6, 10: // SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR
+		return true
+	}
+	return false
+}
+
+// hermesDSN is the driver's name for a read-only connection to the
+// database at p: mode=ro, and query_only so not even a pragma writes.
+// With no write-ahead log or rollback journal beside it, nothing is
+// writing it, and it is opened immutable: without locks or the shared
+// memory file, so that reading it creates no -wal or -shm file in
+// Hermes' home (a read-only connection to a WAL database creates both
+// otherwise). loadHermes checks afterwards that it did not change.
+func hermesDSN(p string, immutable bool) string {
+	u := url.URL{Scheme: "file", OmitHost: true, Path: p}
+	q := "mode=ro&_pragma=query_only(1)"
+	if immutable {
+		q += "&immutable=1"
+	}
+	return u.String() + "?" + q
+}
+
+// exists reports whether p exists (a file that cannot be stat'ed for
+// another reason counts as there).
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// loadHermes reads what the reader needs of the database at p, in one
+// read transaction.
+func loadHermes(ctx context.Context, p string) (*hermesState, error) {
+	immutable := !exists(p+"-wal") && !exists(p+"-journal")
+	before, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", hermesDSN(p, immutable))
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	st, err := queryHermes(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	if immutable {
+		after, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if exists(p+"-wal") || exists(p+"-journal") || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+			return nil, errHermesChanged
+		}
+	}
+	return st, nil
+}
+
+// columns returns the columns of table (none when it does not exist).
+func columns(ctx context.Context, tx *sql.Tx, table string) (map[string]bool, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		out[name] = true
+	}
+	return out, rows.Err()
+}
+
+// pick returns the columns of want that cols has, and for each of want
+// the index of its value in a row of them (-1: not there).
+func pick(cols map[string]bool, want []string) ([]string, []int) {
+	var names []string
+	at := make([]int, len(want))
+	for i, w := range want {
+		at[i] = -1
+		if cols[w] {
+			at[i] = len(names)
+			names = append(names, `"`+w+`"`)
+		}
+	}
+	return names, at
+}
+
+// Columns read, by position: the probe selects those that exist.
+var (
+	hermesSessionCols = []string{"id", "source", "title", "cwd", "git_repo_root"}
+	hermesMessageCols = []string{"id", "session_id", "role", "content", "tool_calls", "timestamp", "_compressed_summary"}
+)
+
+func queryHermes(ctx context.Context, tx *sql.Tx) (*hermesState, error) {
+	st := &hermesState{sessions: map[string]hermesSession{}}
+	mcols, err := columns(ctx, tx, "messages")
+	if err != nil {
+		return nil, err
+	}
+	if len(mcols) == 0 {
+		st.noMessages = true
+		return st, nil
+	}
+	for _, c := range []string{"id", "session_id", "role"} {
+		if !mcols[c] {
+			return nil, fmt.Errorf("the messages table has no %s column", c)
+		}
+	}
+	scols, err := columns(ctx, tx, "sessions")
+	if err != nil {
+		return nil, err
+	}
+	if scols["id"] {
+		names, at := pick(scols, hermesSessionCols)
+		err := scan(ctx, tx, "SELECT "+strings.Join(names, ", ")+" FROM sessions", len(names), func(v []any) {
+			get := func(i int) string { return valueString(v, at[i]) }
+			s := hermesSession{title: get(2), cwd: get(4)}
+			if s.cwd == "" {
+				s.cwd = get(3)
+			}
+			switch get(1) {
+			case "tool", "cron":
+				s.skip = true
+			}
+			st.sessions[get(0)] = s
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	names, at := pick(mcols, hermesMessageCols)
+	where := []string{"role IN ('user', 'assistant')"}
+	// active=0 marks a turn a compaction replaced; compacted=1 one it
+	// archived, which stays part of the conversation.
+	switch {
+	case mcols["active"] && mcols["compacted"]:
+		where = append(where, "(COALESCE(active, 1) = 1 OR COALESCE(compacted, 0) = 1)")
+	case mcols["active"]:
+		where = append(where, "COALESCE(active, 1) = 1")
+	}
+	if mcols["display_kind"] {
+		where = append(where, "COALESCE(display_kind, '') <> 'hidden'")
+	}
+	q := "SELECT " + strings.Join(names, ", ") + " FROM messages WHERE " + strings.Join(where, " AND ") + " ORDER BY id"
+	err = scan(ctx, tx, q, len(names), func(v []any) {
+		m := hermesMessage{
+			session: valueString(v, at[1]), role: valueString(v, at[2]),
+			content: valueString(v, at[3]), toolCalls: valueString(v, at[4]),
+		}
+		m.id, _ = valueInt(v, at[0])
+		if secs, ok := valueFloat(v, at[5]); ok && secs > 0 && secs < 1e11 {
+			// Epoch seconds as a REAL hold about a microsecond: finer
+			// digits are the float's, not the clock's.
+			whole, frac := math.Modf(secs)
+			m.time = time.Unix(int64(whole), int64(math.Round(frac*1e6))*1e3).UTC()
+		}
+		if n, ok := valueInt(v, at[6]); ok && n != 0 {
+			m.summary = true
+		}
+		st.messages = append(st.messages, m)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// scan runs q and hands each row to use as n values of any type: a
+// column Hermes (or a tool) filled with an unexpected type is converted,
+// not an error.
+func scan(ctx context.Context, tx *sql.Tx, q string, n int, use func([]any)) error {
+	rows, err := tx.QueryContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	vals := make([]any, n)
+	ptrs := make([]any, n)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		use(vals)
+	}
+	return rows.Err()
+}
+
+func valueString(v []any, i int) string {
+	if i < 0 {
+		return ""
+	}
+	switch x := v[i].(type) {
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+func valueFloat(v []any, i int) (float64, bool) {
+	if i < 0 {
+		return 0, false
+	}
+	switch x := v[i].(type) {
+	case float64:
+		return x, true
+	case int64:
+		return float64(x), true
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func valueInt(v []any, i int) (int64, bool) {
+	f, ok := valueFloat(v, i)
+	return int64(f), ok
+}
+
+// Texts of the harness, not of the user or the assistant: the prompt of
+// Hermes' background review of a conversation, and the turn it writes
+// when a compaction kept no user message.
+var hermesHarness = []string{
+	"Review the conversation above and",
+	"Continue from the compressed conversation context above.",
+}
+
+// Markers of a compaction summary: the prefixes Hermes has written
+// before one (the current and the legacy one), the delimiter after which
+// one was merged into a message, and the line that ends one.
+const (
+	hermesSummaryPrefix  = "[CONTEXT COMPACTION"
+	hermesSummaryLegacy  = "[CONTEXT SUMMARY]:"
+	hermesSummaryIntroTo = "avoid repeating it:"
+	hermesMergedHeader   = "[PRIOR CONTEXT"
+	hermesMergedSummary  = "[END OF PRIOR CONTEXT — COMPACTION SUMMARY BELOW]"
+	hermesSummaryEnd     = "--- END OF CONTEXT SUMMARY"
+)
+
+// hermesSummary splits a compaction summary from the words of a message
+// it was merged into: it returns the message's own text, the summary
+// without its framing, and whether there is one.
+func hermesSummary(text string, flagged bool) (own, summary string, ok bool) {
+	t := strings.TrimSpace(text)
+	switch {
+	case strings.Contains(t, hermesMergedSummary):
+		i := strings.Index(t, hermesMergedSummary)
+		own, summary = t[:i], t[i+len(hermesMergedSummary):]
+		if strings.HasPrefix(own, hermesMergedHeader) {
+			if j := strings.IndexByte(own, '\n'); j >= 0 {
+				own = own[j+1:]
+			} else {
+				own = ""
+			}
+		}
+	case flagged || strings.HasPrefix(t, hermesSummaryPrefix) || strings.HasPrefix(t, hermesSummaryLegacy):
+		summary = t
+	default:
+		return t, "", false
+	}
+	summary = strings.TrimSpace(summary)
+	switch {
+	case strings.HasPrefix(summary, hermesSummaryLegacy):
+		summary = summary[len(hermesSummaryLegacy):]
+	case strings.HasPrefix(summary, hermesSummaryPrefix):
+		if i := strings.Index(summary, hermesSummaryIntroTo); i >= 0 {
+			summary = summary[i+len(hermesSummaryIntroTo):]
+		} else if i := strings.IndexByte(summary, '\n'); i >= 0 {
+			summary = summary[i+1:]
+		} else {
+			summary = ""
+		}
+	}
+	if i := strings.Index(summary, hermesSummaryEnd); i >= 0 {
+		summary = summary[:i]
+	}
+	return strings.TrimSpace(own), strings.TrimSpace(summary), true
+}
+
+// hermesToolCall is one entry of an assistant message's tool_calls: the
+// OpenAI shape (function.name, function.arguments as a JSON string), or
+// a flat one.
+type hermesToolCall struct {
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// summary is the call's one-line summary (toolSummary). Arguments given
+// as a JSON string are decoded; a string that is not a JSON object is
+// the argument itself.
+func (c *hermesToolCall) summary() string {
+	name, args := c.Function.Name, c.Function.Arguments
+	if name == "" {
+		name, args = c.Name, c.Arguments
+	}
+	var s string
+	if json.Unmarshal(args, &s) == nil {
+		args = json.RawMessage(s)
+	}
+	var input map[string]json.RawMessage
+	if json.Unmarshal(args, &input) != nil {
+		return formatToolSummary(name, s)
+	}
+	return toolSummary(name, input)
+}
+
+// emitHermes makes the records of the kept messages, in message order.
+func emitHermes(fc *fileCtx, st *hermesState) error {
+	pending := map[string]*pendingTools{}
+	badCalls, firstBad := 0, ""
+	for i, m := range st.messages {
+		if i%256 == 0 {
+			if err := fc.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		s := st.sessions[m.session]
+		if s.skip || m.session == "" {
+			continue
+		}
+		p := pending[m.session]
+		if p == nil {
+			p = &pendingTools{}
+			pending[m.session] = p
+		}
+		own, summary, isSummary := hermesSummary(m.content, m.summary)
+		if harness(own) {
+			own = ""
+		}
+		rec := func(role, text, id, layer string) error {
+			msg := message{role: role, text: text, title: s.title, time: m.time, cwd: s.cwd, line: int(m.id)}
+			r, ok := msg.record(config.KindHermes, fc.path, m.session, id, m.session)
+			if !ok {
+				return nil
+			}
+			r.Layer = layer
+			return fc.emit(r)
+		}
+		id := m.session + ":" + strconv.FormatInt(m.id, 10)
+		if isSummary && summary != "" {
+			if err := rec("assistant", summary, id+"#summary", "summary"); err != nil {
+				return err
+			}
+		}
+		switch m.role {
+		case "user":
+			*p = pendingTools{}
+			if err := rec("user", own, id, "dialogue"); err != nil {
+				return err
+			}
+		case "assistant":
+			if strings.TrimSpace(own) != "" {
+				if err := rec("assistant", p.take(own), id, "dialogue"); err != nil {
+					return err
+				}
+			}
+			if strings.TrimSpace(m.toolCalls) == "" {
+				continue
+			}
+			var calls []hermesToolCall
+			if err := json.Unmarshal([]byte(m.toolCalls), &calls); err != nil {
+				if badCalls++; firstBad == "" {
+					firstBad = fmt.Sprintf("message %d: %s", m.id, trimErr(err))
+				}
+				continue
+			}
+			for i := range calls {
+				p.add(calls[i].summary())
+			}
+		}
+	}
+	if badCalls > 0 {
+		fc.problem(0, fmt.Sprintf("tool_calls of %d messages are not a JSON list of calls (first: %s): not summarized", badCalls, firstBad))
+	}
+	return nil
+}
+
+// harness reports whether a message's text is the harness's.
+func harness(text string) bool {
+	t := strings.TrimSpace(text)
+	for _, h := range hermesHarness {
+		if strings.HasPrefix(t, h) {
+			return true
+		}
+	}
+	return false
+}

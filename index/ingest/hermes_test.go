@@ -1,0 +1,379 @@
+package ingest
+
+import (
+	"context"
+	"database/sql"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite" // the driver novactl links; tests of the reader need one
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
+)
+
+// hermesSchema is state.db as Hermes writes it today (§1.7 of the
+// integration notes: schema version 30), reasoning columns and all.
+const hermesSchema = `
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+CREATE TABLE sessions (
+	id TEXT PRIMARY KEY, source TEXT NOT NULL, user_id TEXT, session_key TEXT, chat_id TEXT,
+	model TEXT, model_config TEXT, parent_session_id TEXT, started_at REAL NOT NULL, ended_at REAL,
+	end_reason TEXT, title TEXT, cwd TEXT, git_branch TEXT, git_repo_root TEXT,
+	input_tokens INTEGER, output_tokens INTEGER, profile_name TEXT, archived INTEGER DEFAULT 0, hidden INTEGER DEFAULT 0);
+CREATE TABLE messages (
+	id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id), role TEXT NOT NULL,
+	content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT, timestamp REAL NOT NULL,
+	token_count INTEGER, finish_reason TEXT, reasoning TEXT, reasoning_content TEXT, reasoning_details TEXT,
+	codex_reasoning_items TEXT, codex_message_items TEXT,
+	active INTEGER NOT NULL DEFAULT 1, compacted INTEGER NOT NULL DEFAULT 0,
+	_compressed_summary INTEGER NOT NULL DEFAULT 0, api_content TEXT, display_kind TEXT, display_metadata TEXT, message_uid TEXT);
+CREATE INDEX idx_messages_session ON messages(session_id, timestamp);
+INSERT INTO schema_version VALUES (30);
+`
+
+// hermesOldSchema is an older state.db: no cwd, git_repo_root,
+// display_kind, active or compacted.
+const hermesOldSchema = `
+CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, model TEXT, parent_session_id TEXT, started_at REAL NOT NULL, title TEXT);
+CREATE TABLE messages (
+	id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT,
+	tool_call_id TEXT, tool_calls TEXT, tool_name TEXT, timestamp REAL NOT NULL, reasoning TEXT);
+`
+
+// openHermesWriter creates (or opens) a WAL database at path as Hermes
+// does, runs stmts in it and returns the open connection: Hermes keeps
+// its writer open, so its writes stay in the write-ahead log.
+func openHermesWriter(t testing.TB, path string, stmts ...string) *sql.DB {
+	t.Helper()
+	u := url.URL{Scheme: "file", OmitHost: true, Path: path}
+	db, err := sql.Open("sqlite", u.String()+"?_pragma=journal_mode(wal)&_pragma=wal_autocheckpoint(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	hermesExec(t, db, stmts...)
+	return db
+}
+
+func hermesExec(t testing.TB, db *sql.DB, stmts ...string) {
+	t.Helper()
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// writeHermesDB writes a database at path and closes it (Hermes not
+// running: the log is checkpointed and removed).
+func writeHermesDB(t testing.TB, path string, stmts ...string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db := openHermesWriter(t, path, stmts...)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readHermesSource reads a Hermes home through Read.
+func readHermesSource(t *testing.T, home string) ([]memory.Record, []Problem) {
+	t.Helper()
+	return collect(t, config.Source{Name: "hermes", Kind: config.KindHermes, Path: home})
+}
+
+// hermesLine is a record as the tests compare it.
+func hermesLine(r memory.Record) string {
+	return strings.Join([]string{r.ID, r.Role, r.Layer, r.Project, r.SessionID, r.Conversation, r.Title,
+		r.Time.UTC().Format(time.RFC3339Nano), r.Date, r.Text}, " | ")
+}
+
+func TestReadHermes(t *testing.T) {
+	home := t.TempDir()
+	const summary = "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted into the summary below. " +
+		"The current session state (files, config, etc.) may reflect work described here — avoid repeating it:\n" +
+		"## Historical Task Snapshot\nFixed the rounding of invoice totals.\n\n" +
+		"--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---"
+	writeHermesDB(t, filepath.Join(home, "state.db"), hermesSchema,
+		`INSERT INTO sessions (id, source, started_at, title, cwd, git_repo_root, parent_session_id) VALUES
+			('20260302_080000_ab12', 'cli', 1772438400.0, 'Rounding bug', '/home/dev/src/billing/api', '/home/dev/src/billing', NULL),
+			('20260302_090000_cd34', 'telegram', 1772442000.0, NULL, '/home/dev/src/shop', NULL, '20260302_080000_ab12'),
+			('cron_1', 'cron', 1772442000.0, NULL, NULL, NULL, NULL),
+			('tool_1', 'tool', 1772442000.0, NULL, NULL, NULL, NULL)`,
+		`INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, reasoning, active, compacted, _compressed_summary, display_kind) VALUES
+			('20260302_080000_ab12', 'user', 'Why do invoice totals drift by a cent?', NULL, NULL, NULL, 1772438401.25, NULL, 1, 0, 0, NULL),
+			('20260302_080000_ab12', 'assistant', NULL, NULL, '[{"id":"call_1","type":"function","function":{"name":"terminal","arguments":"{\"command\":\"pytest -k rounding\"}"}}]', NULL, 1772438422.7, 'MARKER reasoning', 1, 0, 0, NULL),
+			('20260302_080000_ab12', 'tool', 'MARKER 4 passed in 0.8s', 'call_1', NULL, 'terminal', 1772438423.0, NULL, 1, 0, 0, NULL),
+			('20260302_080000_ab12', 'assistant', 'Each line is rounded before summing; round once at the end.', NULL, NULL, NULL, 1772438430.0, 'MARKER reasoning', 1, 0, 0, NULL),
+			('20260302_080000_ab12', 'system', 'MARKER system prompt', NULL, NULL, NULL, 1772438431.0, NULL, 1, 0, 0, NULL),
+			('20260302_080000_ab12', 'user', 'Review the conversation above and save what is worth remembering. MARKER', NULL, NULL, NULL, 1772438432.0, NULL, 1, 0, 0, NULL),
+			('20260302_080000_ab12', 'assistant', 'MARKER model-facing scaffolding', NULL, NULL, NULL, 1772438433.0, NULL, 1, 0, 0, 'hidden'),
+			('20260302_080000_ab12', 'user', 'An archived question about the ledger.', NULL, NULL, NULL, 1772438434.0, NULL, 0, 1, 0, 'text'),
+			('20260302_080000_ab12', 'user', 'MARKER a turn a compaction replaced', NULL, NULL, NULL, 1772438435.0, NULL, 0, 0, 0, NULL),
+			('20260302_080000_ab12', 'user', '`+strings.ReplaceAll(summary, "'", "''")+`', NULL, NULL, NULL, 1772438436.0, NULL, 1, 0, 1, NULL),
+			('cron_1', 'user', 'MARKER cron prompt', NULL, NULL, NULL, 1772442001.0, NULL, 1, 0, 0, NULL),
+			('tool_1', 'assistant', 'MARKER tool session', NULL, NULL, NULL, 1772442001.0, NULL, 1, 0, 0, NULL),
+			('20260302_090000_cd34', 'user', 'The staging key is sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH, deploy it', NULL, NULL, NULL, 1772442002.5, NULL, 1, 0, 0, NULL)`,
+	)
+	if err := os.MkdirAll(filepath.Join(home, "memories"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "memories", "MEMORY.md"), []byte("User's billing repo uses banker's rounding.\n§\nThe test suite runs with make test.\n§\n\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "memories", "USER.md"), []byte("Prefers short answers.\r\n§\r\nWorks in UTC.\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Not the agent's: its checkout and logs are not read.
+	for _, p := range []string{"hermes-agent/tests/state.db", "logs/MEMORY.md", "sessions/state.db"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(home, p)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, p), []byte("MARKER"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := dirNames(t, home)
+
+	recs, problems := readHermesSource(t, home)
+	if len(problems) != 0 {
+		t.Errorf("problems: %v", problems)
+	}
+	const s1, s2 = "20260302_080000_ab12", "20260302_090000_cd34"
+	want := []string{
+		s1 + ":1 | user | dialogue | billing | " + s1 + " | hermes:" + s1 + " | Rounding bug | 2026-03-02T08:00:01.25Z | 2026-03-02 | Why do invoice totals drift by a cent?",
+		s1 + ":4 | assistant | dialogue | billing | " + s1 + " | hermes:" + s1 + " | Rounding bug | 2026-03-02T08:00:30Z | 2026-03-02 | Each line is rounded before summing; round once at the end.\n[tool: terminal pytest -k rounding]",
+		s1 + ":8 | user | dialogue | billing | " + s1 + " | hermes:" + s1 + " | Rounding bug | 2026-03-02T08:00:34Z | 2026-03-02 | An archived question about the ledger.",
+		s1 + ":10#summary | assistant | summary | billing | " + s1 + " | hermes:" + s1 + " | Rounding bug | 2026-03-02T08:00:36Z | 2026-03-02 | ## Historical Task Snapshot\nFixed the rounding of invoice totals.",
+		s2 + ":13 | user | dialogue | shop | " + s2 + " | hermes:" + s2 + " |  | 2026-03-02T09:00:02.5Z | 2026-03-02 | The staging key is [redacted], deploy it",
+	}
+	var got []string
+	for _, r := range recs {
+		if strings.Contains(r.Text, "MARKER") || strings.Contains(r.Text, "sk-proj-") {
+			t.Errorf("noise leaked: %s", hermesLine(r))
+		}
+		if r.Agent != config.KindHermes || r.Kind != config.KindHermes {
+			t.Errorf("agent %q kind %q: %s", r.Agent, r.Kind, hermesLine(r))
+		}
+		if r.Layer != "note" {
+			got = append(got, hermesLine(r))
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var notes []string
+	for _, r := range recs {
+		if r.Layer == "note" {
+			notes = append(notes, r.Title+": "+r.Text)
+			if !strings.HasPrefix(r.ID, "memories/") || r.Date == "" || r.Line == 0 {
+				t.Errorf("note %s: date %q line %d", r.ID, r.Date, r.Line)
+			}
+		}
+	}
+	wantNotes := []string{"Hermes memory: User's billing repo uses banker's rounding.", "Hermes memory: The test suite runs with make test.",
+		"Hermes user profile: Prefers short answers.", "Hermes user profile: Works in UTC."}
+	if !slices.Equal(notes, wantNotes) {
+		t.Errorf("notes = %q, want %q", notes, wantNotes)
+	}
+	if r := recs[len(recs)-1]; r.Redactions != 1 {
+		t.Errorf("redactions = %d, want 1", r.Redactions)
+	}
+	// Read-only: not a file created, none changed.
+	if after := dirNames(t, home); !slices.Equal(after, before) {
+		t.Errorf("files after the read %v, before %v", after, before)
+	}
+
+	// Ids are the session's and the message's: the same at every read.
+	again, _ := readHermesSource(t, home)
+	for i := range again {
+		if again[i].ID != recs[i].ID || again[i].Text != recs[i].Text {
+			t.Errorf("second read: record %d is %s, was %s", i, again[i].ID, recs[i].ID)
+		}
+	}
+}
+
+// dirNames lists the files under dir with their sizes and times.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		out = append(out, p+" "+fi.ModTime().String()+" "+fi.Mode().String()+" "+strings.Repeat("x", int(min(fi.Size(), 64))))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestReadHermes_olderSchemaAndDrift: a database of an older Hermes (no
+// cwd, display_kind, active, compacted) is read with what it has; unknown
+// columns, NULL content, values of unexpected types and tool_calls that
+// are not JSON are taken in stride, the last reported once.
+func TestReadHermes_olderSchemaAndDrift(t *testing.T) {
+	home := t.TempDir()
+	writeHermesDB(t, filepath.Join(home, "profiles", "work", "state.db"), hermesOldSchema,
+		`ALTER TABLE messages ADD COLUMN shiny_new_column BLOB`,
+		`INSERT INTO sessions (id, source, started_at, title) VALUES ('s1', 'cli', 1772438400.0, 'Old')`,
+		`INSERT INTO messages (session_id, role, content, tool_calls, timestamp, shiny_new_column) VALUES
+			('s1', 'user', 'Migrate the cron table', NULL, 1772438401.0, x'00ff'),
+			('s1', 'assistant', NULL, '{not json', 1772438402.0, NULL),
+			('s1', 'assistant', NULL, '[{"name":"read_file","arguments":{"path":"cron.py"}}, {"function":{"name":"web_search","arguments":"plain words"}}]', 1772438403.0, NULL),
+			('s1', 'assistant', NULL, NULL, 1772438404.0, NULL),
+			('s1', 'assistant', 'Done.', '42', 1772438405.0, NULL),
+			('s1', 'user', x'48656c6c6f', NULL, '1772438406.5', NULL),
+			('s2-no-session-row', 'user', 'A session without its row', NULL, 'not a time', NULL)`,
+	)
+	recs, problems := readHermesSource(t, home)
+	var got []string
+	for _, r := range recs {
+		got = append(got, hermesLine(r))
+	}
+	want := []string{
+		"s1:1 | user | dialogue |  | s1 | hermes:s1 | Old | 2026-03-02T08:00:01Z | 2026-03-02 | Migrate the cron table",
+		"s1:5 | assistant | dialogue |  | s1 | hermes:s1 | Old | 2026-03-02T08:00:05Z | 2026-03-02 | Done.\n[tool: read_file cron.py]\n[tool: web_search plain words]",
+		"s1:6 | user | dialogue |  | s1 | hermes:s1 | Old | 2026-03-02T08:00:06.5Z | 2026-03-02 | Hello",
+		"s2-no-session-row:7 | user | dialogue |  | s2-no-session-row | hermes:s2-no-session-row |  | 0001-01-01T00:00:00Z |  | A session without its row",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0].Reason, "tool_calls of 2 messages") || !strings.Contains(problems[0].Reason, "message 2") {
+		t.Errorf("problems = %v, want one naming the 2 malformed tool_calls", problems)
+	}
+}
+
+// TestReadHermes_liveWAL: messages a running Hermes wrote to its
+// write-ahead log, not yet checkpointed, are read; so is the log's change.
+func TestReadHermes_liveWAL(t *testing.T) {
+	home := t.TempDir()
+	p := filepath.Join(home, "state.db")
+	w := openHermesWriter(t, p, hermesSchema,
+		`INSERT INTO sessions (id, source, started_at) VALUES ('s1', 'cli', 1772438400.0)`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'user', 'first prompt', 1772438401.0)`)
+	dbBefore, _ := os.Stat(p)
+	walBefore, err := os.Stat(p + "-wal")
+	if err != nil {
+		t.Fatalf("no write-ahead log: %v", err)
+	}
+	recs, problems := readHermesSource(t, home)
+	if len(recs) != 1 || len(problems) != 0 {
+		t.Fatalf("records %v problems %v", recs, problems)
+	}
+	hermesExec(t, w, `INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'assistant', 'second answer', 1772438402.0)`)
+	dbAfter, _ := os.Stat(p)
+	walAfter, _ := os.Stat(p + "-wal")
+	if dbAfter.Size() != dbBefore.Size() || !dbAfter.ModTime().Equal(dbBefore.ModTime()) || walAfter.Size() == walBefore.Size() {
+		t.Fatalf("the insert changed the database file (%d→%d) or not its log (%d→%d): the test proves nothing",
+			dbBefore.Size(), dbAfter.Size(), walBefore.Size(), walAfter.Size())
+	}
+	recs, _ = readHermesSource(t, home)
+	if len(recs) != 2 || recs[1].Text != "second answer" {
+		t.Errorf("records after the insert: %v", recs)
+	}
+	if c := Companions(config.KindHermes, p); !slices.Equal(c, []string{p + "-wal"}) {
+		t.Errorf("Companions = %v", c)
+	}
+	if c := Companions(config.KindHermes, filepath.Join(home, "memories", "MEMORY.md")); c != nil {
+		t.Errorf("Companions of a memory file = %v", c)
+	}
+}
+
+// TestReadHermes_busy: a database a writer holds exclusively is retried,
+// then reported as an error of the file (an index keeps its earlier
+// memory), and read once the writer lets go.
+func TestReadHermes_busy(t *testing.T) {
+	home := t.TempDir()
+	p := filepath.Join(home, "state.db")
+	w := openHermesWriter(t, p, hermesSchema,
+		`INSERT INTO sessions (id, source, started_at) VALUES ('s1', 'cli', 1772438400.0)`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'user', 'held', 1772438401.0)`)
+	conn, err := w.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	// An exclusive transaction of a WAL database does not keep readers out;
+	// an exclusive locking mode does.
+	if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"PRAGMA locking_mode=EXCLUSIVE", "BEGIN EXCLUSIVE", "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'user', 'locked', 1772438402.0)"} {
+		if _, err := conn.ExecContext(context.Background(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	src := config.Source{Name: "hermes", Kind: config.KindHermes, Path: home}
+	f := File{Path: p, Rel: "state.db"}
+	start := time.Now()
+	_, err = ReadFile(context.Background(), src, f, Cursor{}, Sink{Record: func(memory.Record) error { return nil }, Problem: func(Problem) {}})
+	if err == nil || !transientSQLite(err) {
+		t.Fatalf("read of a locked database: %v, want a busy error", err)
+	}
+	if d := time.Since(start); d < (1+2)*hermesBackoff {
+		t.Errorf("gave up after %v: not retried", d)
+	}
+	if _, err := conn.ExecContext(context.Background(), "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	w.Close()
+	recs, problems := readHermesSource(t, home)
+	if len(recs) != 2 || len(problems) != 0 {
+		t.Errorf("after the writer let go: records %d problems %v", len(recs), problems)
+	}
+}
+
+// TestReadHermes_notADatabase: a corrupt file, and a SQLite database that
+// is not Hermes', are reported; the rest of the home is still read.
+func TestReadHermes_notADatabase(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "state.db"), []byte("SQLite format 3\x00 and then garbage, garbage, garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeHermesDB(t, filepath.Join(home, "profiles", "other", "state.db"), `CREATE TABLE kv (k TEXT, v TEXT)`)
+	if err := os.MkdirAll(filepath.Join(home, "memories"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "memories", "MEMORY.md"), []byte("Still read."), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	recs, problems := readHermesSource(t, home)
+	if len(recs) != 1 || recs[0].Text != "Still read." {
+		t.Errorf("records %v", recs)
+	}
+	var reasons []string
+	for _, p := range problems {
+		reasons = append(reasons, filepath.Base(filepath.Dir(p.Path))+"/"+filepath.Base(p.Path)+": "+p.Reason)
+	}
+	if len(problems) != 2 || !strings.Contains(reasons[0], "other/state.db: no messages table") ||
+		!strings.Contains(reasons[1], "state.db: read Hermes database:") {
+		t.Errorf("problems:\n%s", strings.Join(reasons, "\n"))
+	}
+}
+
+// TestHermesDSN: paths that are not plain words still name the file.
+func TestHermesDSN(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a dir?with #odd%chars")
+	writeHermesDB(t, filepath.Join(dir, "state.db"), hermesSchema,
+		`INSERT INTO sessions (id, source, started_at) VALUES ('s1', 'cli', 1772438400.0)`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'user', 'odd path', 1772438401.0)`)
+	recs, problems := readHermesSource(t, dir)
+	if len(recs) != 1 || len(problems) != 0 {
+		t.Errorf("records %v problems %v", recs, problems)
+	}
+}
