@@ -159,9 +159,10 @@ func (d *delta) plan(jobs []readJob) {
 	d.renamed = map[stateKey]stateKey{}
 	listed := map[stateKey]bool{}
 	for _, j := range jobs {
-		key := stateKey{d.x.cfg.Sources[j.src].Name, j.file.Path}
+		src := d.x.cfg.Sources[j.src]
+		key := stateKey{src.Name, j.file.Path}
 		listed[key] = true
-		if j.prev != nil && j.prev.Gone.IsZero() && statIdentity(j.file.Path).unchanged(j.prev) {
+		if j.prev != nil && j.prev.Gone.IsZero() && sourceIdentity(src.Kind, j.file.Path).unchanged(j.prev) {
 			continue
 		}
 		j.resume = j.prev != nil && j.prev.Gone.IsZero() // an append is read on from its cursor

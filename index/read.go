@@ -79,7 +79,9 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 			}
 		}
 		wait = time.Duration(attempt+1) * 100 * time.Millisecond
-		before := statIdentity(f.Path)
+		// The companions' stat is taken before the read: a change during
+		// it is then seen by the next sync.
+		before := sourceIdentity(src.Kind, f.Path)
 		if !before.exist {
 			out.err = fmt.Errorf("%s disappeared while it was read", f.Path)
 			return out
@@ -149,7 +151,7 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 		})
 		out.more = more
 		out.state = FileState{Source: src.Name, Path: f.Path, Size: before.size, ModTime: before.modTime,
-			Device: before.device, Inode: before.inode, Cursor: cur, Records: len(out.records), Problems: out.count, Interrupted: out.interrupted}
+			Device: before.device, Inode: before.inode, Companions: before.companions, Cursor: cur, Records: len(out.records), Problems: out.count, Interrupted: out.interrupted}
 		// The first problem named is the first there is something to fix
 		// about, if any.
 		if len(out.problems) > 0 {

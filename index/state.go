@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +33,12 @@ type FileState struct {
 	ModTime int64  `json:"mtime"`
 	Device  uint64 `json:"device,omitempty"`
 	Inode   uint64 `json:"inode,omitempty"`
+	// Companions is the stat of the files read along with this one
+	// (ingest.Companions: a SQLite database's write-ahead log), "" for a
+	// file without any. A database in WAL mode takes new rows in its log
+	// and keeps its own size and time until a checkpoint, so a file is
+	// unchanged only while its companions are too.
+	Companions string `json:"companions,omitempty"`
 	// Cursor is how far the file was read: complete lines only, so a line
 	// an agent was still writing is read the next time. An append-only
 	// file (a transcript) that grew is read on from there.
@@ -222,7 +229,7 @@ func marshalJSON(v any) []byte {
 // field of FileState (a field added there must be added here).
 func sameState(a, b *FileState) bool {
 	return a.Source == b.Source && a.Path == b.Path && a.Size == b.Size && a.ModTime == b.ModTime &&
-		a.Device == b.Device && a.Inode == b.Inode && a.Cursor.Same(b.Cursor) && a.Records == b.Records &&
+		a.Device == b.Device && a.Inode == b.Inode && a.Companions == b.Companions && a.Cursor.Same(b.Cursor) && a.Records == b.Records &&
 		slices.Equal(a.Dropped, b.Dropped) && a.Gone.Equal(b.Gone) && a.Problems == b.Problems &&
 		a.Problem == b.Problem && a.Interrupted == b.Interrupted
 }
@@ -443,6 +450,26 @@ type fileIdentity struct {
 	size, modTime  int64
 	device, inode  uint64
 	regular, exist bool
+	// companions is FileState.Companions, when sourceIdentity made it.
+	companions string
+}
+
+// sourceIdentity is statIdentity of a file of a source of kind, with the
+// stat of its companions (size, time and inode of each; "-" for one that
+// does not exist).
+func sourceIdentity(kind, path string) fileIdentity {
+	id := statIdentity(path)
+	var b strings.Builder
+	for _, c := range ingest.Companions(kind, path) {
+		ci := statIdentity(c)
+		if !ci.exist {
+			b.WriteString("-;")
+			continue
+		}
+		fmt.Fprintf(&b, "%d:%d:%d;", ci.size, ci.modTime, ci.inode)
+	}
+	id.companions = b.String()
+	return id
 }
 
 func statIdentity(path string) fileIdentity {
@@ -460,7 +487,7 @@ func (id fileIdentity) sameFile(s *FileState) bool {
 }
 
 func (id fileIdentity) unchanged(s *FileState) bool {
-	return id.sameFile(s) && id.size == s.Size && id.modTime == s.ModTime
+	return id.sameFile(s) && id.size == s.Size && id.modTime == s.ModTime && id.companions == s.Companions
 }
 
 // moved reports whether the file now at path is the file s describes,
