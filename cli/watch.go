@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -205,15 +206,23 @@ func (s indexSyncer) Sync(ctx context.Context) (watch.Outcome, error) {
 }
 
 // sourceFiles lists the files a sync reads from src: ingest's one
-// listing, shared with the full read and the incremental sync.
+// listing, shared with the full read and the incremental sync, with the
+// companions of each that exist (ingest.Companions: a Hermes database's
+// write-ahead log, which takes its new messages while the database file
+// itself does not change).
 func sourceFiles(src config.Source) ([]string, error) {
 	l, err := ingest.List(src)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(l.Files))
-	for i, f := range l.Files {
-		out[i] = f.Path
+	out := make([]string, 0, len(l.Files))
+	for _, f := range l.Files {
+		out = append(out, f.Path)
+		for _, c := range ingest.Companions(src.Kind, f.Path) {
+			if _, err := os.Stat(c); err == nil {
+				out = append(out, c)
+			}
+		}
 	}
 	return out, nil
 }
