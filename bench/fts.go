@@ -1,8 +1,8 @@
 //go:build fts5
 
-// The SQLite FTS5 baseline links modernc.org/sqlite, which the shipped
-// binaries must not carry: it is compiled only with -tags fts5 (make
-// bench-build, make bench, make test).
+// The SQLite FTS5 baseline links modernc.org/sqlite, which novad must not
+// carry: it is compiled only with -tags fts5 (make bench-build, make
+// bench, make test).
 
 package bench
 

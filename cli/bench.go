@@ -34,7 +34,7 @@ side with the alternatives, in one run. For each size it:
                line gives its recall against a scan of every vector)
        fts5    SQLite FTS5 bm25 over the same records (modernc.org/sqlite;
                only in bin/novactl-bench, built by make bench-build: the
-               shipped novactl carries no SQLite)
+               shipped novactl does not compile the baseline)
      reporting p50/p99 latency, hit@k and the share of empty answers,
   4. unless --no-daemon, starts the real novad on that home (free loopback
      ports) and reports its RSS after load and after the queries, and the

@@ -1,5 +1,5 @@
 // Command novactl is Nova's operator tool. All logic lives in package cli;
-// this shim wires the process to it.
+// this shim wires the process to it, and links the SQLite driver.
 package main
 
 import (
@@ -7,6 +7,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	// The SQLite driver, for the hermes source kind (Hermes' state.db):
+	// linked here, into the one binary that reads sources, not in package
+	// cli (novactl-tui links it) nor index (novad links it).
+	_ "modernc.org/sqlite"
 
 	"github.com/nova-recall/nova/cli"
 )

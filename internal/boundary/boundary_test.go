@@ -52,11 +52,9 @@ func goList(t *testing.T, args ...string) []goPackage {
 	return pkgs
 }
 
-// forbiddenInBinaries are modules a shipped binary must not link: SQLite
-// (only the FTS5 baseline of novactl bench uses it, behind -tags fts5) and
-// test libraries.
+// forbiddenInBinaries are modules a shipped binary must not link: test
+// libraries.
 var forbiddenInBinaries = []string{
-	"modernc.org/sqlite",
 	"github.com/charmbracelet/x/exp/teatest",
 	"github.com/charmbracelet/x/exp/golden",
 	"github.com/stretchr/testify",
@@ -71,13 +69,27 @@ var testingImporters = map[string]string{
 	"github.com/kljensen/snowball/romance": "upstream exports test helpers from a non-test file",
 }
 
+// sqlite is the SQLite driver. novactl links it to read Hermes' state.db
+// (index/ingest reads it through database/sql and links no driver);
+// novad, which serves the index and never reads a source, must not carry
+// it.
+const sqlite = "modernc.org/sqlite"
+
 // TestShippedBinaries walks every package novad and novactl link: no
-// SQLite, no test library, none of our test-support packages (contracttest,
-// novatest, golden, systemdtest), and the testing package only where a
-// dependency we cannot change brings it.
+// test library, none of our test-support packages (contracttest,
+// novatest, golden, systemdtest), the testing package only where a
+// dependency we cannot change brings it, and SQLite in novactl alone.
 func TestShippedBinaries(t *testing.T) {
 	for _, bin := range []string{"./cmd/novad", "./cmd/novactl"} {
-		for _, p := range goList(t, bin) {
+		pkgs := goList(t, bin)
+		linksSQLite := slices.ContainsFunc(pkgs, func(p goPackage) bool { return p.ImportPath == sqlite })
+		if want := bin == "./cmd/novactl"; linksSQLite != want {
+			t.Errorf("%s links %s: %v, want %v", bin, sqlite, linksSQLite, want)
+		}
+		for _, p := range pkgs {
+			if bin == "./cmd/novad" && strings.HasPrefix(p.ImportPath, sqlite+"/") {
+				t.Errorf("%s links %s", bin, p.ImportPath)
+			}
 			for _, f := range forbiddenInBinaries {
 				if p.ImportPath == f || strings.HasPrefix(p.ImportPath, f+"/") {
 					t.Errorf("%s links %s", bin, p.ImportPath)
@@ -92,11 +104,6 @@ func TestShippedBinaries(t *testing.T) {
 				}
 			}
 		}
-	}
-	// The check is not vacuous: with the tag, novactl does link SQLite.
-	withTag := goList(t, "-tags", "fts5", "./cmd/novactl")
-	if !slices.ContainsFunc(withTag, func(p goPackage) bool { return p.ImportPath == "modernc.org/sqlite" }) {
-		t.Error("novactl built with -tags fts5 does not link modernc.org/sqlite; the check above proves nothing")
 	}
 }
 
