@@ -85,7 +85,8 @@ func TestSync_hermesWriteAheadLog(t *testing.T) {
 	_, g = active(t, cfg.Home)
 	found := false
 	for _, c := range g.All() {
-		if c.SourceID == "s1:4" && c.Text == "Added test_ledger_export_rounding; make test passes." && c.Agent == "hermes" && c.Project == "billing" {
+		if c.SourceID == "s1:4" && c.Text == "Added test_ledger_export_rounding; make test passes." && c.Agent == "hermes" && c.Project == "billing" &&
+			c.SourceType == "hermes" && c.SourceSet == "agent-transcripts" && c.Time == "2026-03-02T08:00:04Z" {
 			found = true
 		}
 	}
