@@ -111,3 +111,47 @@ func TestSync_hermesWriteAheadLog(t *testing.T) {
 		t.Errorf("sync after that: %s, %d files read; want unchanged, none read", b.Mode, b.FilesRead)
 	}
 }
+
+// TestSync_hermesLargeDatabaseStaysIncremental: a state.db past the most
+// a delta reads (tool output fills Hermes' database, and it is read whole
+// by a full build too) does not turn every sync into a full build, which
+// would read every other source again at each message Hermes writes.
+func TestSync_hermesLargeDatabaseStaysIncremental(t *testing.T) {
+	dir := t.TempDir()
+	hermesHome := filepath.Join(dir, "hermes")
+	if err := os.MkdirAll(hermesHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(hermesHome, "state.db")
+	w, err := sql.Open("sqlite", "file:"+db+"?_pragma=journal_mode(wal)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.SetMaxOpenConns(1)
+	for _, s := range []string{
+		`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL)`,
+		`CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT, timestamp REAL NOT NULL)`,
+		`INSERT INTO sessions VALUES ('s1', 'cli', 1772438400.0)`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'user', 'Dump the access log', 1772438401.0)`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'tool', zeroblob(70 << 20), 1772438402.0)`,
+		`PRAGMA wal_checkpoint(TRUNCATE)`,
+	} {
+		if _, err := w.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	if fi, err := os.Stat(db); err != nil || fi.Size() < 70<<20 {
+		t.Fatalf("state.db is not past 64 MiB: %v %v", fi.Size(), err)
+	}
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "hermes", Kind: config.KindHermes, Path: hermesHome})
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now})
+	mustSync(t, ix)
+	if _, err := w.Exec(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'assistant', 'The log is 70 MB of 404s from one crawler.', 1772438403.0)`); err != nil {
+		t.Fatal(err)
+	}
+	b := mustSync(t, ix).Build
+	if b.Mode != index.ModeIncremental || b.Records != 2 || b.Embedded != 1 {
+		t.Errorf("sync after a message: %s, records %d, embedded %d; want incremental, 2, 1", b.Mode, b.Records, b.Embedded)
+	}
+}

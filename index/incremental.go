@@ -236,10 +236,18 @@ func (x *Indexer) renames(jobs []readJob, gone map[stateKey]*FileState) map[stat
 // maxDeltaBytes is the most a delta reads; more is built in full.
 const maxDeltaBytes = 64 << 20
 
-// bytesToRead is how much the planned reads take from the files.
+// bytesToRead is how much the planned reads take from the files. A
+// database (a file with companions: Hermes' state.db) does not count: a
+// full build reads it whole as well, so building in full bounds nothing
+// for it, and its size is mostly tool output and search index, not what
+// its read holds; counting it would read every other source again at
+// each message Hermes writes once the database passed maxDeltaBytes.
 func (d *delta) bytesToRead() int64 {
 	var n int64
 	for _, j := range d.toRead {
+		if ingest.Companions(d.x.cfg.Sources[j.src].Kind, j.file.Path) != nil {
+			continue
+		}
 		size := j.file.Info.Size()
 		if j.resume && j.prev != nil && j.prev.Cursor.Offset <= size {
 			size -= j.prev.Cursor.Offset
