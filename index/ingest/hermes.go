@@ -237,9 +237,9 @@ func hermesDSN(p string, immutable bool) string {
 	return u.String() + "?" + q
 }
 
-// exists reports whether p exists (a file that cannot be stat'ed for
+// hermesFileExists reports whether p exists (a file that cannot be stat'ed for
 // another reason counts as there).
-func exists(p string) bool {
+func hermesFileExists(p string) bool {
 	_, err := os.Lstat(p)
 	return !errors.Is(err, fs.ErrNotExist)
 }
@@ -247,7 +247,7 @@ func exists(p string) bool {
 // loadHermes reads what the reader needs of the database at p, in one
 // read transaction.
 func loadHermes(ctx context.Context, p string) (*hermesState, error) {
-	immutable := !exists(p+"-wal") && !exists(p+"-journal")
+	immutable := !hermesFileExists(p+"-wal") && !hermesFileExists(p+"-journal")
 	before, err := os.Stat(p)
 	if err != nil {
 		return nil, err
@@ -272,15 +272,15 @@ func loadHermes(ctx context.Context, p string) (*hermesState, error) {
 		if err != nil {
 			return nil, err
 		}
-		if exists(p+"-wal") || exists(p+"-journal") || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+		if hermesFileExists(p+"-wal") || hermesFileExists(p+"-journal") || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
 			return nil, errHermesChanged
 		}
 	}
 	return st, nil
 }
 
-// columns returns the columns of table (none when it does not exist).
-func columns(ctx context.Context, tx *sql.Tx, table string) (map[string]bool, error) {
+// tableColumns returns the columns of table (none when it does not exist).
+func tableColumns(ctx context.Context, tx *sql.Tx, table string) (map[string]bool, error) {
 	rows, err := tx.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
 	if err != nil {
 		return nil, err
@@ -297,9 +297,9 @@ func columns(ctx context.Context, tx *sql.Tx, table string) (map[string]bool, er
 	return out, rows.Err()
 }
 
-// pick returns the columns of want that cols has, and for each of want
+// pickColumns returns the columns of want that cols has, and for each of want
 // the index of its value in a row of them (-1: not there).
-func pick(cols map[string]bool, want []string) ([]string, []int) {
+func pickColumns(cols map[string]bool, want []string) ([]string, []int) {
 	var names []string
 	at := make([]int, len(want))
 	for i, w := range want {
@@ -320,7 +320,7 @@ var (
 
 func queryHermes(ctx context.Context, tx *sql.Tx) (*hermesState, error) {
 	st := &hermesState{sessions: map[string]hermesSession{}}
-	mcols, err := columns(ctx, tx, "messages")
+	mcols, err := tableColumns(ctx, tx, "messages")
 	if err != nil {
 		return nil, err
 	}
@@ -333,14 +333,14 @@ func queryHermes(ctx context.Context, tx *sql.Tx) (*hermesState, error) {
 			return nil, fmt.Errorf("the messages table has no %s column", c)
 		}
 	}
-	scols, err := columns(ctx, tx, "sessions")
+	scols, err := tableColumns(ctx, tx, "sessions")
 	if err != nil {
 		return nil, err
 	}
 	if scols["id"] {
-		names, at := pick(scols, hermesSessionCols)
-		err := scan(ctx, tx, "SELECT "+strings.Join(names, ", ")+" FROM sessions", len(names), func(v []any) {
-			get := func(i int) string { return valueString(v, at[i]) }
+		names, at := pickColumns(scols, hermesSessionCols)
+		err := scanRows(ctx, tx, "SELECT "+strings.Join(names, ", ")+" FROM sessions", len(names), func(v []any) {
+			get := func(i int) string { return sqlString(v, at[i]) }
 			s := hermesSession{title: get(2), cwd: get(4)}
 			if s.cwd == "" {
 				s.cwd = get(3)
@@ -355,7 +355,7 @@ func queryHermes(ctx context.Context, tx *sql.Tx) (*hermesState, error) {
 			return nil, err
 		}
 	}
-	names, at := pick(mcols, hermesMessageCols)
+	names, at := pickColumns(mcols, hermesMessageCols)
 	where := []string{"role IN ('user', 'assistant')"}
 	// active=0 marks a turn a compaction replaced; compacted=1 one it
 	// archived, which stays part of the conversation.
@@ -369,19 +369,19 @@ func queryHermes(ctx context.Context, tx *sql.Tx) (*hermesState, error) {
 		where = append(where, "COALESCE(display_kind, '') <> 'hidden'")
 	}
 	q := "SELECT " + strings.Join(names, ", ") + " FROM messages WHERE " + strings.Join(where, " AND ") + " ORDER BY id"
-	err = scan(ctx, tx, q, len(names), func(v []any) {
+	err = scanRows(ctx, tx, q, len(names), func(v []any) {
 		m := hermesMessage{
-			session: valueString(v, at[1]), role: valueString(v, at[2]),
-			content: valueString(v, at[3]), toolCalls: valueString(v, at[4]),
+			session: sqlString(v, at[1]), role: sqlString(v, at[2]),
+			content: sqlString(v, at[3]), toolCalls: sqlString(v, at[4]),
 		}
-		m.id, _ = valueInt(v, at[0])
-		if secs, ok := valueFloat(v, at[5]); ok && secs > 0 && secs < 1e11 {
+		m.id, _ = sqlInt(v, at[0])
+		if secs, ok := sqlFloat(v, at[5]); ok && secs > 0 && secs < 1e11 {
 			// Epoch seconds as a REAL hold about a microsecond: finer
 			// digits are the float's, not the clock's.
 			whole, frac := math.Modf(secs)
 			m.time = time.Unix(int64(whole), int64(math.Round(frac*1e6))*1e3).UTC()
 		}
-		if n, ok := valueInt(v, at[6]); ok && n != 0 {
+		if n, ok := sqlInt(v, at[6]); ok && n != 0 {
 			m.summary = true
 		}
 		st.messages = append(st.messages, m)
@@ -392,10 +392,10 @@ func queryHermes(ctx context.Context, tx *sql.Tx) (*hermesState, error) {
 	return st, nil
 }
 
-// scan runs q and hands each row to use as n values of any type: a
+// scanRows runs q and hands each row to use as n values of any type: a
 // column Hermes (or a tool) filled with an unexpected type is converted,
 // not an error.
-func scan(ctx context.Context, tx *sql.Tx, q string, n int, use func([]any)) error {
+func scanRows(ctx context.Context, tx *sql.Tx, q string, n int, use func([]any)) error {
 	rows, err := tx.QueryContext(ctx, q)
 	if err != nil {
 		return err
@@ -415,7 +415,7 @@ func scan(ctx context.Context, tx *sql.Tx, q string, n int, use func([]any)) err
 	return rows.Err()
 }
 
-func valueString(v []any, i int) string {
+func sqlString(v []any, i int) string {
 	if i < 0 {
 		return ""
 	}
@@ -431,7 +431,7 @@ func valueString(v []any, i int) string {
 	}
 }
 
-func valueFloat(v []any, i int) (float64, bool) {
+func sqlFloat(v []any, i int) (float64, bool) {
 	if i < 0 {
 		return 0, false
 	}
@@ -447,8 +447,8 @@ func valueFloat(v []any, i int) (float64, bool) {
 	return 0, false
 }
 
-func valueInt(v []any, i int) (int64, bool) {
-	f, ok := valueFloat(v, i)
+func sqlInt(v []any, i int) (int64, bool) {
+	f, ok := sqlFloat(v, i)
 	return int64(f), ok
 }
 
@@ -563,7 +563,7 @@ func emitHermes(fc *fileCtx, st *hermesState) error {
 			pending[m.session] = p
 		}
 		own, summary, isSummary := hermesSummary(m.content, m.summary)
-		if harness(own) {
+		if hermesHarnessText(own) {
 			own = ""
 		}
 		rec := func(role, text, id, layer string) error {
@@ -614,8 +614,8 @@ func emitHermes(fc *fileCtx, st *hermesState) error {
 	return nil
 }
 
-// harness reports whether a message's text is the harness's.
-func harness(text string) bool {
+// hermesHarnessText reports whether a message's text is the harness's.
+func hermesHarnessText(text string) bool {
 	t := strings.TrimSpace(text)
 	for _, h := range hermesHarness {
 		if strings.HasPrefix(t, h) {
