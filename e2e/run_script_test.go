@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"database/sql"
 	"errors"
 	"io/fs"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/internal/novatest"
+	_ "modernc.org/sqlite" // to write the Hermes database the test reads
 )
 
 // runScript is scripts/run.sh (what make run runs) in a copy of the
@@ -288,5 +290,42 @@ func TestRunScriptPrintsPastableCommands(t *testing.T) {
 	res, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(res), "annotation was renamed") {
 		t.Errorf("the printed command %q did not search this memory (%v):\n%.2000s", line, err, res)
+	}
+}
+
+// TestRunScriptHermesHome: make run DIR= a Hermes home indexes its
+// database and its memory file as one hermes source; read as a folder of
+// notes, the database was skipped and its memory file indexed as one
+// Markdown note with the entries run together.
+func TestRunScriptHermesHome(t *testing.T) {
+	r := newRunScript(t)
+	dir := filepath.Join(r.user, ".hermes")
+	novatest.Must(t, os.MkdirAll(filepath.Join(dir, "memories"), 0o700))
+	novatest.Must(t, os.WriteFile(filepath.Join(dir, "memories", "MEMORY.md"),
+		[]byte("The staging certificate renews every May.\n§\nBilling deploys wait for the finance sign-off.\n"), 0o600))
+	db, err := sql.Open("sqlite", filepath.Join(dir, "state.db"))
+	novatest.Must(t, err)
+	for _, stmt := range []string{
+		`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL, cwd TEXT)`,
+		`CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT, tool_calls TEXT, timestamp REAL NOT NULL)`,
+		`INSERT INTO sessions VALUES ('20260302_080000_ab12', 'cli', 1772438400.0, '/home/dev/src/billing')`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('20260302_080000_ab12', 'user', 'Why do invoice totals drift by a cent?', 1772438401.0)`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('20260302_080000_ab12', 'assistant', 'Each line item was rounded before summing; banker''s rounding at the invoice level fixes the drift.', 1772438422.7)`,
+	} {
+		_, err := db.Exec(stmt)
+		novatest.Must(t, err)
+	}
+	novatest.Must(t, db.Close())
+	out := r.start(dir)
+	cfg, err := os.ReadFile(filepath.Join(r.home, "config.yaml"))
+	novatest.Must(t, err)
+	if !strings.Contains(string(cfg), "kind: hermes") || strings.Contains(string(cfg), "kind: markdown") {
+		t.Errorf("config.yaml does not read the home as one hermes source:\n%s", cfg)
+	}
+	for _, q := range []string{"invoice totals drift rounding", "finance sign-off for billing deploys"} {
+		res := r.search(q)
+		if !strings.Contains(res, `"available": true`) || !strings.Contains(res, `"sourceType": "hermes"`) {
+			t.Errorf("search %q found no hermes memory:\n%.2000s\nmake run said:\n%s", q, res, out.String())
+		}
 	}
 }

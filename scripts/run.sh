@@ -4,8 +4,9 @@
 #
 # DIR may be a folder of Markdown notes and JSONL records, a Claude Code
 # projects folder (~/.claude/projects), a Codex sessions folder
-# (~/.codex/sessions, or one day of it) or an OpenClaw state directory
-# (~/.openclaw): the kinds of source are chosen from what the folder holds.
+# (~/.codex/sessions, or one day of it), an OpenClaw state directory
+# (~/.openclaw) or a Hermes home (~/.hermes): the kinds of source are chosen
+# from what the folder holds.
 #
 # NOVA_SERVER_PORT and NOVA_FACADE_PORT, when set, are written into the
 # scratch config.yaml, so that the novactl commands printed below reach
@@ -30,12 +31,14 @@ fi
 DIR="$(cd "$DIR" && pwd)"
 
 # What the folder holds decides the sources. An OpenClaw state directory
-# is one source of its own kind (its sessions and its workspace's Markdown
-# memory; its other files are not memory). Otherwise Markdown is always
-# read.
+# or a Hermes home is one source of its own kind (sessions and the agent's
+# Markdown memory; its other files are not memory). Otherwise Markdown is
+# always read.
 agent_home=""
 if [ -n "$(find "$DIR/agents" -mindepth 3 -maxdepth 3 -path '*/sessions/*.jsonl*' -print -quit 2>/dev/null)" ]; then
   agent_home=openclaw
+elif [ -f "$DIR/state.db" ] || [ -f "$DIR/memories/MEMORY.md" ]; then
+  agent_home=hermes
 fi
 has_codex=0 has_claude=0
 if [ -n "$(find "$DIR/" -type f \( -name 'rollout-*.jsonl' -o -name 'rollout-*.jsonl.zst' \) -print -quit 2>/dev/null)" ]; then
@@ -75,6 +78,9 @@ if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
     if [ "$agent_home" = openclaw ]; then
       echo "  - {name: openclaw, kind: openclaw, path: $(q "$DIR")}"
       kinds="OpenClaw sessions and workspace memory"
+    elif [ "$agent_home" = hermes ]; then
+      echo "  - {name: hermes, kind: hermes, path: $(q "$DIR")}"
+      kinds="Hermes sessions and memory"
     else
       echo "  - {name: notes, kind: markdown, path: $(q "$DIR")}"
     fi
