@@ -441,8 +441,8 @@ func checkSource(s config.Source, goos string, environ []string) (Check, time.Ti
 	newest := time.Time{}
 	var unreadable []error
 	for _, f := range listing.Files {
-		if f.Info.ModTime().After(newest) {
-			newest = f.Info.ModTime()
+		if t := ingest.LastChange(s.Kind, f.Path, f.Info.ModTime()); t.After(newest) {
+			newest = t
 		}
 		// Listed is not readable: a file without read permission is
 		// skipped by every sync, and nothing else would say so.

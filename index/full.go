@@ -195,7 +195,7 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 		st.Dropped = dropped
 		sum.Files++
 		res.FilesRead++
-		if t := time.Unix(0, st.ModTime); t.After(sum.NewestModTime) {
+		if t := ingest.LastChange(src.Kind, st.Path, time.Unix(0, st.ModTime)); t.After(sum.NewestModTime) {
 			sum.NewestModTime = t
 		}
 		states.Files = append(states.Files, st)

@@ -585,8 +585,9 @@ func (d *delta) summarize(states *sourceStates) {
 				continue
 			}
 			s.Files++
-			if id := statIdentity(j.file.Path); time.Unix(0, id.modTime).After(s.NewestModTime) {
-				s.NewestModTime = time.Unix(0, id.modTime)
+			id := statIdentity(j.file.Path)
+			if t := ingest.LastChange(d.x.cfg.Sources[i].Kind, j.file.Path, time.Unix(0, id.modTime)); t.After(s.NewestModTime) {
+				s.NewestModTime = t
 			}
 			// What this sync's reads skipped, as a full build counts it: a
 			// file that cannot be read this time is one problem (states

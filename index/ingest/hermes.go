@@ -53,6 +53,19 @@ func Companions(kind, path string) []string {
 	return nil
 }
 
+// LastChange is when the file at p of a source of kind last changed: its
+// modification time mod, or a companion's when that is later (see
+// Companions), so that what Hermes wrote to its log counts as a change of
+// its database in every freshness figure.
+func LastChange(kind, p string, mod time.Time) time.Time {
+	for _, c := range Companions(kind, p) {
+		if fi, err := os.Stat(c); err == nil && fi.ModTime().After(mod) {
+			mod = fi.ModTime()
+		}
+	}
+	return mod
+}
+
 func hermesMemoryFile(p string) bool { return strings.EqualFold(path.Ext(p), ".md") }
 
 // readHermes reads one file of a Hermes home: a memory file or a database.

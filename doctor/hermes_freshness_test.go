@@ -1,0 +1,40 @@
+package doctor
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// TestCheckSource_hermesLogCountsAsAChange: Hermes writes new messages to
+// its database's write-ahead log and leaves state.db's own time alone
+// until a checkpoint; the newest change doctor weighs the index's
+// freshness against must be the log's, or doctor says no source changed
+// while the index misses the day's messages.
+func TestCheckSource_hermesLogCountsAsAChange(t *testing.T) {
+	dir := t.TempDir()
+	db, wal := filepath.Join(dir, "state.db"), filepath.Join(dir, "state.db-wal")
+	for _, p := range []string{db, wal} {
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dbTime, walTime := time.Now().Add(-2*time.Hour).Truncate(time.Second), time.Now().Add(-time.Minute).Truncate(time.Second)
+	if err := os.Chtimes(db, dbTime, dbTime); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(wal, walTime, walTime); err != nil {
+		t.Fatal(err)
+	}
+	_, newest, n := checkSource(config.Source{Name: "hermes", Kind: config.KindHermes, Path: dir}, runtime.GOOS, nil)
+	if n != 1 {
+		t.Fatalf("listed %d files, want state.db alone", n)
+	}
+	if !newest.Equal(walTime) {
+		t.Errorf("newest change %v, want the log's %v (state.db's is %v)", newest, walTime, dbTime)
+	}
+}
