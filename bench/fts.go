@@ -1,8 +1,8 @@
-//go:build fts5
-
-// The SQLite FTS5 baseline links modernc.org/sqlite, which novad must not
-// carry: it is compiled only with -tags fts5 (make bench-build, make
-// bench, make test).
+// The SQLite FTS5 baseline goes through database/sql: the driver,
+// modernc.org/sqlite, is registered by cmd/novactl, which links it anyway
+// to read Hermes' state.db, and by this package's tests. Importing it here
+// would put SQLite into novactl-tui too (it links cli, and so bench),
+// which never runs a benchmark.
 
 package bench
 
@@ -17,16 +17,12 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
-	_ "modernc.org/sqlite" // pure-Go SQLite with FTS5, no cgo
 
 	"github.com/nova-recall/nova/paths"
 )
 
 // corpusSystems are the systems that build an index of their own.
 var corpusSystems = []system{{name: SystemFTS5, overCorpus: openFTS}}
-
-// notCompiled is empty: this build has every system.
-var notCompiled = map[string]string{}
 
 // openFTS builds the FTS5 database in the size's work directory; release
 // closes it and, unless the directory is kept, deletes it.

@@ -33,12 +33,8 @@ const (
 )
 
 // DefaultSystems are the systems a run compares unless told otherwise:
-// every system compiled into this binary, in report order.
+// every system, in report order.
 var DefaultSystems = systemNames(systems)
-
-// NotCompiled maps a known system that this binary was built without to
-// the reason and the way to build it in.
-var NotCompiled = notCompiled
 
 // system is one compared search system. It searches either Nova's loaded
 // generation (overGeneration) or an index of its own that it builds from
@@ -106,28 +102,15 @@ func lookupSystem(name string) (system, bool) {
 	return systems[i], true
 }
 
-// CheckSystems reports the first name that is not a system this binary
-// can time: unknown, or known but not compiled in (with how to build it).
+// CheckSystems reports the first name that is not a system a run can
+// time.
 func CheckSystems(names []string) error {
 	for _, s := range names {
-		if why, ok := NotCompiled[s]; ok {
-			return fmt.Errorf("system %q: %s", s, why)
-		}
 		if _, ok := lookupSystem(s); !ok {
-			known := append(slices.Clone(DefaultSystems), sortedKeys(NotCompiled)...)
-			return fmt.Errorf("unknown system %q (known: %s)", s, strings.Join(known, ", "))
+			return fmt.Errorf("unknown system %q (known: %s)", s, strings.Join(DefaultSystems, ", "))
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // outcome is what one search returned.

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"runtime/pprof"
@@ -32,9 +31,8 @@ side with the alternatives, in one run. For each size it:
        vector  the dense channel alone (embed, then the generation's int8
                scan, or its inverted file at large sizes; the "dense:"
                line gives its recall against a scan of every vector)
-       fts5    SQLite FTS5 bm25 over the same records (modernc.org/sqlite;
-               only in bin/novactl-bench, built by make bench-build: the
-               shipped novactl does not compile the baseline)
+       fts5    SQLite FTS5 bm25 over the same records (modernc.org/sqlite,
+               the pure-Go SQLite novactl also reads Hermes' state.db with)
      reporting p50/p99 latency, hit@k and the share of empty answers,
   4. unless --no-daemon, starts the real novad on that home (free loopback
      ports) and reports its RSS after load and after the queries, and the
@@ -122,13 +120,6 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 	if err := bench.CheckSystems(sys); err != nil {
 		fmt.Fprintf(inv.Stderr, "novactl bench: --systems: %v\n", err)
 		return ExitUsage
-	}
-	systemsSet := false
-	fs.Visit(func(f *flag.Flag) { systemsSet = systemsSet || f.Name == "systems" })
-	if !systemsSet && !loadOnly {
-		for name, why := range bench.NotCompiled {
-			fmt.Fprintf(inv.Stderr, "novactl bench: leaving out %s: %s\n", name, why)
-		}
 	}
 	opts := bench.Options{
 		Sizes: ns, QueriesPerKind: *queries, Seed: *seed, ChineseShare: *chinese, TopK: *topK, Systems: sys,

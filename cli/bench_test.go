@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -54,10 +53,7 @@ func TestParseSizes(t *testing.T) {
 func TestBenchTinyRun(t *testing.T) {
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "bench.json")
-	systems := "nova"
-	if slices.Contains(bench.DefaultSystems, bench.SystemFTS5) { // built with -tags fts5
-		systems = "nova,fts5"
-	}
+	systems := "nova,fts5"
 	code, stdout, stderr := benchCLI("--sizes", "300", "--queries", "3", "--systems", systems, "--no-daemon", "--json", jsonPath, "--keep", filepath.Join(dir, "work"))
 	if code != ExitOK {
 		t.Fatalf("code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)

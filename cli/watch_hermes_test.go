@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	_ "modernc.org/sqlite" // novactl's SQLite driver (cmd/novactl links it)
+	_ "modernc.org/sqlite" // novactl's SQLite driver (cmd/novactl links it): the Hermes reader and the bench's FTS5 baseline use it
 
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/lexical"

@@ -70,24 +70,25 @@ var testingImporters = map[string]string{
 }
 
 // sqlite is the SQLite driver. novactl links it to read Hermes' state.db
-// (index/ingest reads it through database/sql and links no driver);
-// novad, which serves the index and never reads a source, must not carry
-// it.
+// and for the bench's FTS5 baseline (index/ingest and bench go through
+// database/sql and link no driver); novad, which serves the index and
+// never reads a source, and novactl-tui, which links cli only for the
+// TUI, must not carry it.
 const sqlite = "modernc.org/sqlite"
 
-// TestShippedBinaries walks every package novad and novactl link: no
-// test library, none of our test-support packages (contracttest,
+// TestShippedBinaries walks every package novad, novactl and novactl-tui
+// link: no test library, none of our test-support packages (contracttest,
 // novatest, golden, systemdtest), the testing package only where a
 // dependency we cannot change brings it, and SQLite in novactl alone.
 func TestShippedBinaries(t *testing.T) {
-	for _, bin := range []string{"./cmd/novad", "./cmd/novactl"} {
+	for _, bin := range []string{"./cmd/novad", "./cmd/novactl", "./cmd/novactl-tui"} {
 		pkgs := goList(t, bin)
 		linksSQLite := slices.ContainsFunc(pkgs, func(p goPackage) bool { return p.ImportPath == sqlite })
 		if want := bin == "./cmd/novactl"; linksSQLite != want {
 			t.Errorf("%s links %s: %v, want %v", bin, sqlite, linksSQLite, want)
 		}
 		for _, p := range pkgs {
-			if bin == "./cmd/novad" && strings.HasPrefix(p.ImportPath, sqlite+"/") {
+			if bin != "./cmd/novactl" && strings.HasPrefix(p.ImportPath, sqlite+"/") {
 				t.Errorf("%s links %s", bin, p.ImportPath)
 			}
 			for _, f := range forbiddenInBinaries {
