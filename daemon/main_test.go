@@ -70,30 +70,8 @@ func TestMain_waitForConfigStandsBy(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := novatest.HoldNovadLock(t, home)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	var stdout, stderr novatest.LogBuffer
-	code := make(chan int, 1)
-	done := make(chan struct{})
-	go func() {
-		code <- Main(ctx, []string{"--" + configwait.Flag, "--log-format", "text"}, []string{"NOVA_HOME=" + home.Root, "HOME=" + t.TempDir()}, &stdout, &stderr)
-		close(done)
-	}()
-	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(stderr.String(), "Standing by"); time.Sleep(20 * time.Millisecond) {
-		select {
-		case c := <-code:
-			t.Fatalf("Main returned %d instead of standing by:\n%s", c, stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Main does not stand by:\n%s", stderr.String())
-		}
-	}
-	// Standing by is quiet: one line, not one per poll.
-	time.Sleep(3 * standbyPoll)
-	if n := strings.Count(stderr.String(), "Standing by"); n != 1 {
-		t.Errorf("logged standing by %d times:\n%s", n, stderr.String())
-	}
+	m := startWaiting(t, home, "Standing by")
+	stderr := m.stderr
 	if !strings.Contains(stderr.String(), "pid "+strconv.Itoa(os.Getpid())) {
 		t.Errorf("the standby line does not name the novad that serves:\n%s", stderr.String())
 	}
@@ -103,17 +81,65 @@ func TestMain_waitForConfigStandsBy(t *testing.T) {
 		}
 	}
 	other.Release()
-	if _, err := novatest.WaitServing(home.Root, os.Getpid(), done, 20*time.Second); err != nil {
-		t.Fatalf("%v after the other novad stopped:\n%s", err, stderr.String())
+	m.servesThenStops(home, "after the other novad stopped")
+}
+
+// waitingMain is a novad's Main run as the service definitions run it
+// (--wait-for-config), in a goroutine.
+type waitingMain struct {
+	t      *testing.T
+	stderr *novatest.LogBuffer
+	code   chan int
+	done   chan struct{}
+	cancel context.CancelFunc
+}
+
+// startWaiting runs Main for home as the service definitions do and
+// returns once it logs line, failing if it exits instead; it then checks
+// that line is logged once, not once per poll, however long the wait.
+func startWaiting(t *testing.T, home paths.Home, line string) *waitingMain {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	m := &waitingMain{t: t, stderr: &novatest.LogBuffer{}, code: make(chan int, 1), done: make(chan struct{}), cancel: cancel}
+	go func() {
+		var stdout novatest.LogBuffer
+		m.code <- Main(ctx, []string{"--" + configwait.Flag, "--log-format", "text"}, []string{"NOVA_HOME=" + home.Root, "HOME=" + t.TempDir()}, &stdout, m.stderr)
+		close(m.done)
+	}()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(m.stderr.String(), line); time.Sleep(20 * time.Millisecond) {
+		select {
+		case c := <-m.code:
+			t.Fatalf("Main returned %d instead of logging %q:\n%s", c, line, m.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Main does not log %q:\n%s", line, m.stderr.String())
+		}
+	}
+	time.Sleep(3 * standbyPoll)
+	if n := strings.Count(m.stderr.String(), line); n != 1 {
+		t.Errorf("logged %q %d times:\n%s", line, n, m.stderr.String())
+	}
+	return m
+}
+
+// servesThenStops waits until the novad serves home with a token, then
+// stops it and wants a clean exit.
+func (m *waitingMain) servesThenStops(home paths.Home, when string) {
+	t := m.t
+	t.Helper()
+	if _, err := novatest.WaitServing(home.Root, os.Getpid(), m.done, 20*time.Second); err != nil {
+		t.Fatalf("%v %s:\n%s", err, when, m.stderr.String())
 	}
 	if _, err := os.Stat(home.TokenFile()); err != nil {
 		t.Errorf("no token once serving: %v", err)
 	}
-	cancel()
+	m.cancel()
 	select {
-	case c := <-code:
+	case c := <-m.code:
 		if c != ExitOK {
-			t.Fatalf("Main returned %d after its context ended, want %d:\n%s", c, ExitOK, stderr.String())
+			t.Fatalf("Main returned %d after its context ended, want %d:\n%s", c, ExitOK, m.stderr.String())
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("Main did not return after its context ended")
@@ -142,29 +168,8 @@ func TestMain_waitForConfigWaitsForPort(t *testing.T) {
 	if err := os.WriteFile(home.Config(), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	var stdout, stderr novatest.LogBuffer
-	code := make(chan int, 1)
-	done := make(chan struct{})
-	go func() {
-		code <- Main(ctx, []string{"--" + configwait.Flag, "--log-format", "text"}, []string{"NOVA_HOME=" + home.Root, "HOME=" + t.TempDir()}, &stdout, &stderr)
-		close(done)
-	}()
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stderr.String(), "Waiting: a port"); time.Sleep(20 * time.Millisecond) {
-		select {
-		case c := <-code:
-			t.Fatalf("Main returned %d instead of waiting for the port:\n%s", c, stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Main does not wait for the port:\n%s", stderr.String())
-		}
-	}
-	time.Sleep(3 * standbyPoll)
-	if n := strings.Count(stderr.String(), "Waiting: a port"); n != 1 {
-		t.Errorf("logged the wait %d times:\n%s", n, stderr.String())
-	}
+	m := startWaiting(t, home, "Waiting: a port")
+	stderr := m.stderr
 	if !strings.Contains(stderr.String(), strconv.Itoa(port)) {
 		t.Errorf("the wait does not name the taken port %d:\n%s", port, stderr.String())
 	}
@@ -178,16 +183,5 @@ func TestMain_waitForConfigWaitsForPort(t *testing.T) {
 		t.Error("a novad waiting for its port wrote the token")
 	}
 	taken.Close()
-	if _, err := novatest.WaitServing(home.Root, os.Getpid(), done, 20*time.Second); err != nil {
-		t.Fatalf("%v after the port was freed:\n%s", err, stderr.String())
-	}
-	cancel()
-	select {
-	case c := <-code:
-		if c != ExitOK {
-			t.Fatalf("Main returned %d after its context ended, want %d:\n%s", c, ExitOK, stderr.String())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("Main did not return after its context ended")
-	}
+	m.servesThenStops(home, "after the port was freed")
 }
