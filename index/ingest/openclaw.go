@@ -98,6 +98,16 @@ var openclawScaffolding = []*regexp.Regexp{
 // openclawCron begins a prompt a cron job injected.
 const openclawCron = "[cron:"
 
+// openclawHousekeeping reports whether a prompt is one OpenClaw sends by
+// itself: a heartbeat poll ("... If nothing needs attention, reply
+// HEARTBEAT_OK.", every 30 minutes by default) or the memory flush before
+// a compaction ("... If nothing to store, reply with NO_REPLY."). Both
+// name the silent reply they allow, which no person types; indexed, the
+// same poll would come back dozens of times a day.
+func openclawHousekeeping(text string) bool {
+	return strings.Contains(text, openclawHeartbeatOK) || strings.Contains(text, openclawNoReply)
+}
+
 // openclawRecentWindow is how many recent entry ids the duplicate check
 // remembers (an entry appended twice by a retried write).
 const openclawRecentWindow = 32
@@ -215,14 +225,15 @@ func (h *openclawHandler) line(n int, data []byte) error {
 	return nil
 }
 
-// user reads a prompt. One a cron job injected starts a turn of
-// automation, which lasts until a person types again.
+// user reads a prompt. One a cron job injected, or OpenClaw's own
+// housekeeping, starts a turn of automation, which lasts until a person
+// types again.
 func (h *openclawHandler) user(n int, blocks []openclawBlock, t time.Time) error {
 	var parts []string
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
-			if strings.HasPrefix(strings.TrimSpace(b.Text), openclawCron) {
+			if strings.HasPrefix(strings.TrimSpace(b.Text), openclawCron) || openclawHousekeeping(b.Text) {
 				h.st.Automated, h.st.Pending = true, pendingTools{}
 				return nil
 			}
