@@ -32,9 +32,10 @@ import (
 //     summarized on the assistant's next text; images are a placeholder;
 //     the <relevant-memories> a memory plugin injects into a prompt and
 //     thinking tags in text are cut; a prompt a cron job injected ("[cron:
-//     ...") and the turn it starts are automation, not dialogue; a reply
-//     of silent housekeeping (starting NO_REPLY) or a heartbeat's
-//     HEARTBEAT_OK says nothing.
+//     ...") or OpenClaw sent by itself (a heartbeat poll, the memory flush
+//     before a compaction) and the turn it starts are automation, not
+//     dialogue; a reply of silent housekeeping (starting NO_REPLY) or a
+//     heartbeat's HEARTBEAT_OK says nothing.
 //
 // The agent is openclaw and the project the agent id (its cwd is its
 // workspace, the same for every conversation). A record's id is the
