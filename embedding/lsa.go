@@ -94,14 +94,33 @@ func (m *LSA) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 
 // EmbedTerms embeds already-analysed terms.
 func (m *LSA) EmbedTerms(terms []string) []float32 {
-	v := make([]float32, m.dim)
-	var buf [128]int32 // most texts: no allocation for the ids
-	ids := buf[:0]
+	var buf [128]int32 // most texts: no allocation for the rows
+	return m.EmbedRows(m.AppendRows(buf[:0], terms))
+}
+
+// AppendRows appends the model's row of each term it knows (repeats
+// kept, unknown terms left out): EmbedRows of them is EmbedTerms of the
+// terms. A build that embeds many texts of one vocabulary looks each
+// distinct term up once instead of once a text.
+func (m *LSA) AppendRows(rows []int32, terms []string) []int32 {
 	for _, t := range terms {
-		if id, ok := m.terms[t]; ok {
-			ids = append(ids, id)
+		if id, ok := m.Row(t); ok {
+			rows = append(rows, id)
 		}
 	}
+	return rows
+}
+
+// Row is the model's row of term, if it knows the term.
+func (m *LSA) Row(term string) (int32, bool) {
+	id, ok := m.terms[term]
+	return id, ok
+}
+
+// EmbedRows embeds a text given the rows of its terms (AppendRows), with
+// repeats, in any order; it sorts ids in place.
+func (m *LSA) EmbedRows(ids []int32) []float32 {
+	v := make([]float32, m.dim)
 	if len(ids) == 0 {
 		return v
 	}

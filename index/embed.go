@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -22,11 +23,15 @@ const embedBatch = 1024
 // while the cores embed the current one.
 func (s *segmentSink) embed(seg *newSegment) error {
 	dim := s.sp.prof.Dimension
-	if _, err := seg.fwd.Seek(0, io.SeekStart); err != nil {
-		return err
+	var rows vocabularies[int32]
+	if s.sp.builtin() {
+		var err error
+		if rows, err = s.vocabularyRows(seg); err != nil {
+			return fmt.Errorf("segment %s: %w", seg.id, err)
+		}
 	}
-	r := bufio.NewReaderSize(seg.fwd, 1<<20)
-	pending := readForwardBatch(r, dim)
+	r := bufio.NewReaderSize(io.NewSectionReader(seg.fwd, 0, seg.recordsEnd), 1<<20)
+	pending := readForwardBatch(r, dim, rows)
 	defer func() {
 		if pending != nil {
 			<-pending // the reader is done with the file before it closes
@@ -40,10 +45,10 @@ func (s *segmentSink) embed(seg *newSegment) error {
 			return fmt.Errorf("segment %s: %w", seg.id, b.err)
 		}
 		if !b.last {
-			pending = readForwardBatch(r, dim)
+			pending = readForwardBatch(r, dim, rows)
 		}
 		entries := b.entries
-		vecs, err := s.vectors(entries)
+		vecs, err := s.vectors(entries, rows)
 		if err != nil {
 			return err
 		}
@@ -110,13 +115,54 @@ type forwardBatch struct {
 	err     error
 }
 
-// readForwardBatch reads the next batch from r in its own goroutine.
-func readForwardBatch(r *bufio.Reader, dim int) <-chan forwardBatch {
+// vocabularyRows reads a sealed segment's vocabularies from its
+// vector-input file and returns the model's row of each term (-1: the
+// model does not know it).
+func (s *segmentSink) vocabularyRows(seg *newSegment) (vocabularies[int32], error) {
+	v, err := readVocabularies(bufio.NewReaderSize(io.NewSectionReader(seg.fwd, seg.recordsEnd, math.MaxInt64-seg.recordsEnd), 1<<20))
+	if err != nil {
+		return vocabularies[int32]{}, err
+	}
+	rowsOf := func(terms []string) []int32 {
+		rows := make([]int32, len(terms))
+		for i, t := range terms {
+			row, ok := s.sp.model.Row(t)
+			if !ok {
+				row = -1
+			}
+			rows[i] = row
+		}
+		return rows
+	}
+	return vocabularies[int32]{text: rowsOf(v.text), context: rowsOf(v.context)}, nil
+}
+
+// embedTerms embeds a dense input: its ids through rows (vocabularyRows),
+// its terms through the model.
+func embedTerms(m *embedding.LSA, rows vocabularies[int32], d *denseInput) []float32 {
+	var buf [128]int32 // most texts: no allocation for the rows
+	r := buf[:0]
+	for _, id := range d.text {
+		if row := rows.text[id]; row >= 0 {
+			r = append(r, row)
+		}
+	}
+	for _, id := range d.context {
+		if row := rows.context[id]; row >= 0 {
+			r = append(r, row)
+		}
+	}
+	return m.EmbedRows(m.AppendRows(r, d.terms))
+}
+
+// readForwardBatch reads the next batch from r in its own goroutine; rows
+// are the model's rows of the segment's vocabularies.
+func readForwardBatch(r *bufio.Reader, dim int, rows vocabularies[int32]) <-chan forwardBatch {
 	out := make(chan forwardBatch, 1)
 	go func() {
 		b := forwardBatch{entries: make([]forwardEntry, 0, embedBatch)}
 		for len(b.entries) < embedBatch {
-			e, err := readForward(r, dim)
+			e, err := readForward(r, dim, rows)
 			if errors.Is(err, io.EOF) {
 				b.last = true
 				break
@@ -133,13 +179,14 @@ func readForwardBatch(r *bufio.Reader, dim int) <-chan forwardBatch {
 }
 
 // vectors returns the float vectors of entries that need embedding (nil
-// for entries that carry codes).
-func (s *segmentSink) vectors(entries []forwardEntry) ([][]float32, error) {
+// for entries that carry codes). rows are the builtin model's rows of the
+// segment's vocabularies (vocabularyRows).
+func (s *segmentSink) vectors(entries []forwardEntry, rows vocabularies[int32]) ([][]float32, error) {
 	vecs := make([][]float32, len(entries))
 	if s.sp.builtin() {
 		parallel.For(len(entries), 64, func(i int) {
 			if entries[i].kind == fwdTerms {
-				vecs[i] = s.sp.model.EmbedTerms(entries[i].terms)
+				vecs[i] = embedTerms(s.sp.model, rows, &entries[i].dense)
 			}
 		})
 		s.counts.embedded += countKind(entries, fwdTerms)

@@ -84,9 +84,13 @@ type newSegment struct {
 	fwd      *os.File
 	fwdW     *bufio.Writer
 	postings int
-	embedded bool
-	assign   []uint32
-	files    map[string]manifest.FileSum
+	// recordsEnd is where the records of the sealed segment's
+	// vector-input file end; in builtin spaces its vocabularies follow
+	// them.
+	recordsEnd int64
+	embedded   bool
+	assign     []uint32
+	files      map[string]manifest.FileSum
 }
 
 func (x *Indexer) newSink(ctx context.Context, sp *space, first int, res *BuildResult) *segmentSink {
@@ -116,16 +120,38 @@ func (s *segmentSink) add(pc pendingChunk) error {
 type analysed struct {
 	text    []string
 	context lexical.Parts
-	// The dense channel embeds the text's terms and then before's (the
-	// words of the records before, memory.Chunk.IndexText), when dense
-	// is set: joined only for a chunk the model's sample keeps.
-	before []string
-	dense  bool
+	// The dense channel embeds the text's terms and then those of the
+	// words of the records before (memory.Chunk.IndexText), when dense is
+	// set. Those words lead the context: the first beforeParts of its
+	// parts are theirs, and before holds the terms of any part of them
+	// the context does not hold as it is (contextAnalyzer.before).
+	beforeParts int
+	before      []string
+	dense       bool
 }
 
-// denseTerms returns the terms the dense channel embeds.
+// denseTerms returns the terms the dense channel embeds (joined only for
+// a chunk the model's sample keeps).
 func (a *analysed) denseTerms() []string {
-	return append(slices.Clip(a.text), a.before...)
+	n := len(a.text) + len(a.before)
+	for _, p := range a.context.Terms[:a.beforeParts] {
+		n += len(p)
+	}
+	t := append(make([]string, 0, n), a.text...)
+	for _, p := range a.context.Terms[:a.beforeParts] {
+		t = append(t, p...)
+	}
+	return append(t, a.before...)
+}
+
+// denseInput returns the chunk's dense input given the ids Add returned
+// for its text and context.
+func (a *analysed) denseInput(textIDs, contextIDs []uint32) denseInput {
+	n := 0 // the terms of the context parts that are words before
+	for _, p := range a.context.Terms[:a.beforeParts] {
+		n += len(p)
+	}
+	return denseInput{text: textIDs, context: contextIDs[:n], terms: a.before}
 }
 
 // flush analyses the queued batch on every core and hands it to the adder
@@ -155,7 +181,8 @@ func (s *segmentSink) flush() error {
 			a.text = an.Terms(c.OwnText())
 			a.context = parts.parts(c.Context)
 			if batch[i].codes == nil && s.sp.builtin() {
-				a.before, a.dense = parts.terms(c.Before), true
+				a.beforeParts, a.before = parts.before(c.Before, a.context)
+				a.dense = true
 			}
 		}
 	})
@@ -205,9 +232,14 @@ func (s *segmentSink) addOne(pc *pendingChunk, a *analysed) error {
 		}
 	}
 	cur := s.cur
-	cur.w.Add(&pc.c, a.text, a.context)
+	textIDs, contextIDs := cur.w.Add(&pc.c, a.text, a.context)
 	cur.postings += len(a.text) + a.context.Len()
-	if err := writeForwardTerms(cur.fwdW, pc, a.text, a.before, a.dense); err != nil {
+	var dense *denseInput
+	if a.dense {
+		d := a.denseInput(textIDs, contextIDs)
+		dense = &d
+	}
+	if err := writeForward(cur.fwdW, pc, dense); err != nil {
 		return err
 	}
 	if s.termSample != nil && a.dense {
@@ -266,10 +298,27 @@ var tempWriter = func(f *os.File) io.Writer { return f }
 func (s *segmentSink) roll() error {
 	cur := s.cur
 	s.cur = nil
-	if err := cur.w.Seal(); err != nil {
+	if err := cur.fwdW.Flush(); err != nil {
 		return err
 	}
-	if err := cur.fwdW.Flush(); err != nil {
+	end, err := cur.fwd.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	cur.recordsEnd = end
+	if s.sp.builtin() {
+		// The records' term ids are numbers in the lexical fields'
+		// vocabularies, which sealing drops: they follow them in the file.
+		var v vocabularies[string]
+		v.text, v.context = cur.w.Vocabularies()
+		if err := writeVocabularies(cur.fwdW, v); err != nil {
+			return err
+		}
+		if err := cur.fwdW.Flush(); err != nil {
+			return err
+		}
+	}
+	if err := cur.w.Seal(); err != nil {
 		return err
 	}
 	// Its 1 MiB buffer is not needed again: a 1M-record build keeps 25
@@ -405,17 +454,43 @@ type contextAnalyzer struct {
 func (c contextAnalyzer) parts(ctx string) lexical.Parts {
 	var p lexical.Parts
 	for part := range strings.SplitSeq(ctx, memory.ContextSeparator) {
-		t, ok := c.seen[part]
-		if !ok {
-			t = c.an.Terms(part)
-			if c.seen != nil {
-				c.seen[part] = t
-			}
-		}
 		p.Parts = append(p.Parts, part)
-		p.Terms = append(p.Terms, t)
+		p.Terms = append(p.Terms, c.part(part))
 	}
 	return p
+}
+
+// part returns the terms of one part (shared with the cache: read only).
+func (c contextAnalyzer) part(part string) []string {
+	t, ok := c.seen[part]
+	if !ok {
+		t = c.an.Terms(part)
+		if c.seen != nil {
+			c.seen[part] = t
+		}
+	}
+	return t
+}
+
+// before tells how the words of the records before a chunk (memory.Chunk
+// Before, which lead its context) are in the context's parts: n is how
+// many of its leading parts are theirs, and rest the terms of their parts
+// that the context does not hold as they are (the context is trimmed at
+// its ends). The terms of the first n parts, then rest, are before's.
+func (c contextAnalyzer) before(before string, context lexical.Parts) (n int, rest []string) {
+	if before == "" {
+		return 0, nil
+	}
+	matching := true
+	for part := range strings.SplitSeq(before, memory.ContextSeparator) {
+		if matching && n < len(context.Parts) && context.Parts[n] == part {
+			n++
+			continue
+		}
+		matching = false
+		rest = append(rest, c.part(part)...)
+	}
+	return n, rest
 }
 
 // terms returns the context's terms, the parts' one after the other.

@@ -90,10 +90,17 @@ func (w *FieldWriter) Terms() int { return len(w.list) }
 // Docs is the number of documents added.
 func (w *FieldWriter) Docs() int { return len(w.docLens) }
 
-// Add appends a document given its terms (with repeats).
-func (w *FieldWriter) Add(terms []string) {
-	w.addIDs(w.intern(terms, w.ids[:0]))
+// Add appends a document given its terms (with repeats) and returns their
+// ids (Vocabulary holds the term of each), valid until the next Add.
+func (w *FieldWriter) Add(terms []string) []uint32 {
+	ids := w.intern(terms, w.ids[:0])
+	w.addIDs(ids)
+	return ids
 }
+
+// Vocabulary is the distinct terms added, in id order (read only: the
+// writer's own list).
+func (w *FieldWriter) Vocabulary() []string { return w.list }
 
 // Parts is a text analysed part by part: Terms[i] are the terms of
 // Parts[i], and the text's terms are theirs one after the other.
@@ -112,10 +119,10 @@ func (p Parts) Len() int {
 }
 
 // AddParts appends a document analysed part by part, as Add would its
-// terms. A part met before in this field reuses its term ids instead of
-// looking every term up again: a neighbour's words recur in the contexts
-// of each chunk around it.
-func (w *FieldWriter) AddParts(p Parts) {
+// terms, and returns their ids as Add does. A part met before in this
+// field reuses its term ids instead of looking every term up again: a
+// neighbour's words recur in the contexts of each chunk around it.
+func (w *FieldWriter) AddParts(p Parts) []uint32 {
 	if w.parts == nil {
 		w.parts = map[string][]uint32{}
 	}
@@ -133,6 +140,7 @@ func (w *FieldWriter) AddParts(p Parts) {
 		ids = append(ids, known...)
 	}
 	w.addIDs(ids)
+	return ids
 }
 
 // intern appends the ids of terms to ids, numbering the terms not seen

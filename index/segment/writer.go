@@ -155,7 +155,9 @@ func sortedByID(ids []string) []uint32 {
 func (w *Writer) Dir() string { return w.dir }
 
 // Add appends a chunk with the terms of its own text and of its context.
-func (w *Writer) Add(c *memory.Chunk, textTerms []string, context lexical.Parts) {
+// It returns the ids of those terms in the segment's vocabularies
+// (Vocabularies), valid until the next Add.
+func (w *Writer) Add(c *memory.Chunk, textTerms []string, context lexical.Parts) (textIDs, contextIDs []uint32) {
 	w.offsets = append(w.offsets, uint64(w.rec.n))
 	w.ids = append(w.ids, c.ID)
 	if c.Subject != "" {
@@ -174,8 +176,13 @@ func (w *Writer) Add(c *memory.Chunk, textTerms []string, context lexical.Parts)
 	w.cols[colTagsEnd] = append(w.cols[colTagsEnd], uint32(len(w.tags)))
 	w.cols[colLine] = append(w.cols[colLine], uint32(c.LineNumber))
 	w.cols[colPart] = append(w.cols[colPart], uint32(c.Part))
-	w.text.Add(textTerms)
-	w.ctx.AddParts(context)
+	return w.text.Add(textTerms), w.ctx.AddParts(context)
+}
+
+// Vocabularies are the distinct terms of the chunks' text and of their
+// context, each in id order (read only); Seal drops them.
+func (w *Writer) Vocabularies() (text, context []string) {
+	return w.text.Vocabulary(), w.ctx.Vocabulary()
 }
 
 // Seal writes the chunks' records, columns, dictionary and postings and
