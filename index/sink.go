@@ -452,7 +452,8 @@ type contextAnalyzer struct {
 // parts returns the context's parts and their terms (shared with the
 // cache: read only).
 func (c contextAnalyzer) parts(ctx string) lexical.Parts {
-	var p lexical.Parts
+	n := strings.Count(ctx, memory.ContextSeparator) + 1 // sized once, not grown
+	p := lexical.Parts{Parts: make([]string, 0, n), Terms: make([][]string, 0, n)}
 	for part := range strings.SplitSeq(ctx, memory.ContextSeparator) {
 		p.Parts = append(p.Parts, part)
 		p.Terms = append(p.Terms, c.part(part))
