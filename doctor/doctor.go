@@ -482,9 +482,24 @@ func checkSource(s config.Source, goos string, environ []string) (Check, time.Ti
 		}
 	}
 	if len(listing.Files) == 0 {
-		return ready(id, title, fmt.Sprintf("%s (%s) is readable but holds no file a %s source reads yet", s.Path, s.Kind, s.Kind)), newest, 0
+		msg := fmt.Sprintf("%s (%s) is readable but holds no file a %s source reads yet", s.Path, s.Kind, s.Kind)
+		if where, ok := agentFolders[s.Kind]; ok {
+			// An agent's subfolder (~/.openclaw/agents/main/sessions, say)
+			// is the likely mistake: the readers start from the top.
+			msg += "; its path is " + where
+		}
+		return ready(id, title, msg), newest, 0
 	}
 	return ready(id, title, fmt.Sprintf("%s (%s) is readable", s.Path, s.Kind)), newest, len(listing.Files)
+}
+
+// agentFolders is the folder each agent kind's path names, for a source
+// that lists nothing.
+var agentFolders = map[string]string{
+	config.KindCodex:      "Codex's sessions folder (~/.codex/sessions, or one day of it)",
+	config.KindClaudeCode: "Claude Code's projects folder (~/.claude/projects, or one project of it)",
+	config.KindOpenClaw:   "OpenClaw's state directory (~/.openclaw), which holds agents/<id>/sessions",
+	config.KindHermes:     "the Hermes home (~/.hermes), which holds state.db",
 }
 
 // listingAdvice is what to do about a part of a source that could not be

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,5 +37,22 @@ func TestCheckSource_hermesLogCountsAsAChange(t *testing.T) {
 	}
 	if !newest.Equal(walTime) {
 		t.Errorf("newest change %v, want the log's %v (state.db's is %v)", newest, walTime, dbTime)
+	}
+}
+
+// TestCheckSource_agentSubfolderSaysWhereToPoint: an OpenClaw source
+// pointed at one agent's sessions folder lists nothing (the reader starts
+// from the state directory); doctor says which folder the path should be.
+func TestCheckSource_agentSubfolderSaysWhereToPoint(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agents", "main", "sessions")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s1.jsonl"), []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, _, n := checkSource(config.Source{Name: "openclaw", Kind: config.KindOpenClaw, Path: dir}, runtime.GOOS, nil)
+	if n != 0 || !strings.Contains(c.Message, "OpenClaw's state directory (~/.openclaw)") {
+		t.Errorf("%d files, message %q: want none listed and the folder to point at", n, c.Message)
 	}
 }
