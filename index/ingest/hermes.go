@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"net/url"
@@ -83,26 +82,9 @@ const hermesEntrySep = "§"
 // entry's id is its file and a digest of its text: Hermes replaces and
 // removes entries, and an entry edited is a new memory.
 func readHermesMemory(fc *fileCtx) error {
-	f, err := os.Open(fc.path)
-	if err != nil {
+	raw, fi, err := readNote(fc, "memory file")
+	if err != nil || raw == nil {
 		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	raw, err := io.ReadAll(io.LimitReader(f, maxMarkdownBytes+1))
-	if err != nil {
-		return err
-	}
-	if len(raw) > maxMarkdownBytes {
-		return fmt.Errorf("memory file is larger than %d bytes; skipped", maxMarkdownBytes)
-	}
-	raw = noteText(raw)
-	if binaryContent(string(raw[:min(len(raw), sniffBytes)])) {
-		fc.problem(0, "binary content (NUL bytes or mostly invalid UTF-8), not text: skipped")
-		return nil
 	}
 	title := "Hermes memory"
 	if strings.EqualFold(path.Base(fc.rel), "USER.md") {

@@ -51,27 +51,9 @@ var (
 // image) is reported and skipped whole.
 func readMarkdown(fc *fileCtx) error {
 	path := fc.path
-	f, err := os.Open(path)
-	if err != nil {
+	raw, fi, err := readNote(fc, "note")
+	if err != nil || raw == nil {
 		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if fi.Size() > maxMarkdownBytes {
-		return fmt.Errorf("note is larger than %d bytes; skipped", maxMarkdownBytes)
-	}
-	raw, err := io.ReadAll(io.LimitReader(f, maxMarkdownBytes+1))
-	if err != nil {
-		return err
-	}
-	// Judged as the text it decodes to: a note in Windows-1252 is text.
-	raw = noteText(raw)
-	if binaryContent(string(raw[:min(len(raw), sniffBytes)])) {
-		fc.problem(0, "binary content (NUL bytes or mostly invalid UTF-8), not text: skipped")
-		return nil
 	}
 	raw = bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n"))
 	body, fm, fmLines, fmErr := splitFrontMatter(raw)
@@ -336,4 +318,34 @@ func slug(s string) string {
 		}
 	}
 	return strings.TrimSuffix(b.String(), "-")
+}
+
+// readNote reads a whole text file of a kind that holds notes (what names
+// it in the error of one too large): its text decoded to UTF-8 and its
+// stat. A binary file is reported as a problem and gives no text and no
+// error; a file larger than maxMarkdownBytes is an error.
+func readNote(fc *fileCtx, what string) ([]byte, os.FileInfo, error) {
+	f, err := os.Open(fc.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, maxMarkdownBytes+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(raw) > maxMarkdownBytes {
+		return nil, nil, fmt.Errorf("%s is larger than %d bytes; skipped", what, maxMarkdownBytes)
+	}
+	// Judged as the text it decodes to: a note in Windows-1252 is text.
+	raw = noteText(raw)
+	if binaryContent(string(raw[:min(len(raw), sniffBytes)])) {
+		fc.problem(0, "binary content (NUL bytes or mostly invalid UTF-8), not text: skipped")
+		return nil, fi, nil
+	}
+	return raw, fi, nil
 }
