@@ -3,19 +3,15 @@
 package cli
 
 import (
-	"context"
 	"database/sql"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	_ "modernc.org/sqlite" // novactl's SQLite driver (cmd/novactl links it): the Hermes reader and the bench's FTS5 baseline use it
 
-	"github.com/nova-recall/nova/index"
-	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -54,43 +50,16 @@ func TestIndexWatch_hermesWriteAheadLog(t *testing.T) {
 	}
 	env := []string{"HOME=" + root, "NOVA_HOME=" + home.Root}
 
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	logs := &syncWriter{}
-	code := make(chan int, 1)
-	go func() {
-		code <- Run(ctx, []string{"index", "watch", "--in-process", "--log-format", "json"},
-			&Invocation{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: logs, Environ: env})
-	}()
-	records := func() int {
-		m, _, err := index.OpenActive(home, lexical.NewAnalyzer())
-		if err != nil {
-			return 0
-		}
-		return m.RecordCount
+	watcher := startWatcher(t, home, env)
+	records := func(n int) func(*manifest.Manifest, *generation.Generation) bool {
+		return func(m *manifest.Manifest, _ *generation.Generation) bool { return m.RecordCount == n }
 	}
-	until := func(what string, n int) {
-		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); records() != n; time.Sleep(50 * time.Millisecond) {
-			select {
-			case c := <-code:
-				t.Fatalf("the watcher exited %d before %s:\n%s", c, what, logs)
-			default:
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the watcher did not sync %s (%d records):\n%s", what, records(), logs)
-			}
-		}
-	}
-	until("at start", 1)
+	watcher.until("the message at start", records(1))
 	before, _ := os.Stat(db)
 	exec(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'assistant', 'and fishes at dawn', 1772438402.0)`)
 	if after, _ := os.Stat(db); after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
 		t.Fatal("the insert changed state.db itself: the test proves nothing about the log")
 	}
-	until("the message in the log", 2)
-	cancel()
-	if c := <-code; c != ExitOK {
-		t.Fatalf("exit %d:\n%s", c, logs)
-	}
+	watcher.until("the message in the log", records(2))
+	watcher.stop()
 }

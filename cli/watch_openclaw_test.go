@@ -3,16 +3,13 @@
 package cli
 
 import (
-	"context"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/nova-recall/nova/index"
-	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -41,33 +38,17 @@ func TestIndexWatch_openclawAppend(t *testing.T) {
 	}
 	env := []string{"HOME=" + root, "NOVA_HOME=" + home.Root}
 
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	logs := &syncWriter{}
-	code := make(chan int, 1)
-	go func() {
-		code <- Run(ctx, []string{"index", "watch", "--in-process", "--log-format", "json", "--quiet", "50ms", "--max-wait", "200ms", "--rescan", "1h"},
-			&Invocation{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: logs, Environ: env})
-	}()
+	watcher := startWatcher(t, home, env, "--quiet", "50ms", "--max-wait", "200ms", "--rescan", "1h")
 	indexed := func(id, what string) {
 		t.Helper()
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			if _, g, err := index.OpenActive(home, lexical.NewAnalyzer()); err == nil {
-				for _, c := range g.All() {
-					if c.SourceID == id && c.Agent == "openclaw" {
-						return
-					}
+		watcher.until(what+" ("+id+")", func(_ *manifest.Manifest, g *generation.Generation) bool {
+			for _, c := range g.All() {
+				if c.SourceID == id && c.Agent == "openclaw" {
+					return true
 				}
 			}
-			select {
-			case c := <-code:
-				t.Fatalf("the watcher exited %d before indexing %s:\n%s", c, what, logs)
-			default:
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s (%s) was never indexed:\n%s", what, id, logs)
-			}
-		}
+			return false
+		})
 	}
 	indexed("s1:2", "the session at start")
 	time.Sleep(200 * time.Millisecond) // the start sync is promoted and the folders watched
@@ -82,8 +63,5 @@ func TestIndexWatch_openclawAppend(t *testing.T) {
 		t.Fatal(err)
 	}
 	indexed("s1:3", "the appended turn")
-	cancel()
-	if c := <-code; c != ExitOK {
-		t.Fatalf("exit %d after the stop:\n%s", c, logs)
-	}
+	watcher.stop()
 }
