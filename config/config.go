@@ -129,8 +129,8 @@ type Index struct {
 type Source struct {
 	// Name identifies the source; unique.
 	Name string `koanf:"name"`
-	// Kind is one of Kinds: jsonl, markdown, codex, claude-code, openclaw or
-	// hermes.
+	// Kind is one of Kinds: jsonl, markdown, codex, claude-code, openclaw,
+	// hermes or gemini.
 	Kind string `koanf:"kind"`
 	// Path is a file or directory; ~ is expanded.
 	Path string `koanf:"path"`
@@ -166,10 +166,13 @@ const (
 	// ~/.hermes): its SQLite conversation store state.db and its memory
 	// files.
 	KindHermes = "hermes"
+	// KindGemini reads a Gemini CLI home (~/.gemini): the chat recordings
+	// of every project under tmp/<project>/chats.
+	KindGemini = "gemini"
 )
 
 // Kinds lists the supported source kinds.
-var Kinds = []string{KindJSONL, KindMarkdown, KindCodex, KindClaudeCode, KindOpenClaw, KindHermes}
+var Kinds = []string{KindJSONL, KindMarkdown, KindCodex, KindClaudeCode, KindOpenClaw, KindHermes, KindGemini}
 
 // Embedding providers.
 const (

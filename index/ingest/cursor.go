@@ -81,7 +81,8 @@ var ErrFileChanged = errors.New("file changed before the cursor (rewritten or tr
 
 // LineBased reports whether a file of kind at path is a sequence of
 // independent lines that only grows (JSONL: kinds jsonl, codex with plain
-// .jsonl rollouts, claude-code, openclaw sessions), so that ReadFile can
+// .jsonl rollouts, claude-code, openclaw sessions, gemini .jsonl
+// recordings), so that ReadFile can
 // resume it from a Cursor and a record's line number places it. Markdown
 // notes (an OpenClaw workspace's memory too) and compressed .jsonl.zst
 // rollouts are read whole every time.
@@ -91,6 +92,8 @@ func LineBased(kind, path string) bool {
 		return !strings.HasSuffix(path, ".zst")
 	case config.KindOpenClaw:
 		return !openclawNote(path)
+	case config.KindGemini:
+		return strings.HasSuffix(path, ".jsonl")
 	}
 	return false
 }
@@ -134,6 +137,8 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 			return Cursor{}, false, readOpenClawNote(fc)
 		case config.KindHermes:
 			return Cursor{}, false, readHermes(fc)
+		case config.KindGemini:
+			return Cursor{}, false, readGeminiLegacy(fc)
 		}
 		return from, false, fmt.Errorf("unknown source kind %q", src.Kind)
 	}
@@ -156,9 +161,18 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 	if err != nil {
 		return from, false, fmt.Errorf("%w: cursor state: %v", ErrFileChanged, err)
 	}
+	fin, holds := h.(finisher)
+	if holds {
+		limit = 0 // its records wait for its last line: one piece
+	}
 	cur, more, err = readLines(fc, file, h, from, false, limit, sum)
 	if err != nil {
 		return from, false, err
+	}
+	if holds {
+		if err := fin.finish(); err != nil {
+			return from, false, err
+		}
 	}
 	if cur.Offset == from.Offset {
 		return from, false, nil
@@ -185,10 +199,10 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 
 // appendOnly reports whether files of kind are only ever appended to by
 // their writers: the agents' transcripts (Codex rollouts, Claude Code and
-// OpenClaw sessions). A jsonl source is an export a user's tool may rewrite in
+// OpenClaw sessions, Gemini CLI recordings). A jsonl source is an export a user's tool may rewrite in
 // place, so its whole prefix is always checked.
 func appendOnly(kind string) bool {
-	return kind == config.KindCodex || kind == config.KindClaudeCode || kind == config.KindOpenClaw
+	return kind == config.KindCodex || kind == config.KindClaudeCode || kind == config.KindOpenClaw || kind == config.KindGemini
 }
 
 // CountLines counts path's lines as a whole read would consume them: every
@@ -239,8 +253,19 @@ func newLineHandler(fc *fileCtx, state json.RawMessage) (lineHandler, error) {
 		return newClaudeHandler(fc, state)
 	case config.KindOpenClaw:
 		return newOpenClawHandler(fc, state)
+	case config.KindGemini:
+		return newGeminiHandler(fc, state)
 	}
 	return nil, fmt.Errorf("unknown source kind %q", fc.src.Kind)
+}
+
+// finisher is a lineHandler that holds its records until the last line
+// of a read is in (a Gemini CLI recording, whose later lines replace or
+// remove earlier messages): finish emits them, or returns ErrFileChanged
+// when lines read on from a cursor change what an earlier read gave. Such
+// a file is read in one piece.
+type finisher interface {
+	finish() error
 }
 
 // readLines feeds the lines of r (positioned at from.Offset) to h and

@@ -45,6 +45,7 @@ var kindIncludes = map[string][]string{
 	config.KindClaudeCode: {"*.jsonl"},
 	config.KindOpenClaw:   {"agents/*/sessions/*.jsonl", "agents/*/sessions/*.jsonl.reset.*", "agents/*/sessions/*.jsonl.deleted.*", "workspace*/MEMORY.md", "workspace*/memory.md", "workspace*/DREAMS.md", "workspace*/memory/*.md"},
 	config.KindHermes:     {"{state.db,profiles/*/state.db}", "{memories,profiles/*/memories}/{MEMORY,USER}.md"},
+	config.KindGemini:     {"tmp/*/chats/session-*.jsonl", "tmp/*/chats/session-*.json", "tmp/*/chats/*/*.jsonl"},
 }
 
 // kindExcludes are excluded whatever the source says: Claude Code's
@@ -54,11 +55,15 @@ var kindIncludes = map[string][]string{
 // memory to read (its SQLite search index, cron run logs, the browser
 // profile, installed extensions), not descended into; a Hermes home holds
 // the agent's own checkout and virtual environment, its logs, skills and
-// caches, none of which are read (and walking them costs a sync its time).
+// caches, none of which are read (and walking them costs a sync its time);
+// a Gemini CLI home keeps file snapshots for /restore (history/, each
+// project's checkpoints/) and its extensions, skills and commands, none
+// of them memory.
 var kindExcludes = map[string][]string{
 	config.KindClaudeCode: {"**/tool-results/**"},
 	config.KindOpenClaw:   {"*.bak", "*.tmp", "*.lock", "*.checkpoint", "*.checkpoint.*", "*.trajectory.*", "node_modules", "{memory,cron,browser,extensions,media,logs}/**"},
 	config.KindHermes:     {"hermes-agent", "node_modules", "venv", "logs", "skills", "sessions", "cron", "cache", "image_cache", "audio_cache", "checkpoints"},
+	config.KindGemini:     {"{history,extensions,skills,commands,node_modules}/**", "tmp/*/checkpoints/**"},
 }
 
 // List enumerates the files of src: the files matching its include globs

@@ -43,11 +43,16 @@ import (
 
 // Companions returns the files beside path that a reader of kind reads
 // along with it, whose changes are changes of path: a Hermes database's
-// write-ahead log (path + "-wal"). New messages sit there, leaving the
-// database's own size and time alone, until a checkpoint copies them in.
+// write-ahead log (path + "-wal"; new messages sit there, leaving the
+// database's own size and time alone, until a checkpoint copies them in);
+// the .jsonl a legacy Gemini CLI recording is migrated to (the legacy
+// file is not read once it exists, see readGeminiLegacy).
 func Companions(kind, path string) []string {
-	if kind == config.KindHermes && !hermesMemoryFile(path) {
+	switch {
+	case kind == config.KindHermes && !hermesMemoryFile(path):
 		return []string{path + "-wal"}
+	case kind == config.KindGemini && strings.HasSuffix(path, ".json"):
+		return []string{geminiMigrated(path)}
 	}
 	return nil
 }

@@ -268,7 +268,7 @@ func (h *openclawHandler) assistant(n int, blocks []openclawBlock, t time.Time) 
 			}
 		case "toolCall":
 			if !h.st.Automated {
-				h.st.Pending.add(toolSummary(b.Name, openclawArguments(b.Arguments)))
+				h.st.Pending.add(toolSummary(b.Name, toolArguments(b.Arguments)))
 			}
 		case "image":
 			parts = append(parts, imageMark)
@@ -283,9 +283,9 @@ func (h *openclawHandler) assistant(n int, blocks []openclawBlock, t time.Time) 
 	return h.emit(n, "assistant", h.st.Pending.take(text), t)
 }
 
-// openclawArguments decodes a tool call's arguments: an object, or an
-// object encoded in a string (anything else is no argument to show).
-func openclawArguments(raw json.RawMessage) map[string]json.RawMessage {
+// toolArguments decodes a tool call's arguments: an object, or an object
+// encoded in a string (anything else is no argument to show).
+func toolArguments(raw json.RawMessage) map[string]json.RawMessage {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '"' {
 		var s string

@@ -1,0 +1,663 @@
+package ingest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// A Gemini CLI source is its home (~/.gemini). Gemini CLI records each
+// conversation under tmp/<project>/chats/:
+//
+//   - session-<YYYY-MM-DDTHH-MM>-<8 hex>.jsonl, append-only: a metadata
+//     line (sessionId, projectHash, startTime, kind), then message
+//     records (those with an id), {"$set": {...}} metadata updates (the
+//     summary, ...) and {"$rewindTo": "<id>"}, which removes that message
+//     and every later one. A message updated (its tool calls, its token
+//     counts) is appended again whole: the last record of an id wins, in
+//     the place of its first. A "$set" of "messages" replaces the list
+//     (Gemini's history sync).
+//   - the legacy session-*.json, one object with the messages, rewritten
+//     in place, read whole. Gemini migrates one it resumes to the .jsonl
+//     beside it (the same name with an "l"), which holds every message of
+//     it: the legacy file is then not read, so the session is indexed
+//     once (see Companions).
+//   - a sub-agent's conversation, chats/<parentSessionId>/<sessionId>.jsonl
+//     (metadata kind "subagent"): its prompts are the main agent's tasks,
+//     so they are the assistant's, as in a Claude Code sidechain.
+//
+// A message is user, gemini (the model), or info, error and warning (the
+// CLI's own notices: not dialogue). Its content is a string or a list of
+// parts: text is read (a part marked as a thought is reasoning: dropped),
+// inline or file data is a placeholder, a function call a one-line
+// summary, a function response (tool output) dropped. A prompt's
+// displayContent, what the user typed, is read in place of the content
+// the CLI sent, which carries the files an @path pulled in. The model's
+// thoughts and the tool calls' results are dropped; each tool call is
+// summarized on its message's text, or, for a message that is only tool
+// calls, on the next text. Gemini CLI runs no job by itself, so no
+// prompt is automation.
+//
+// A record's id is the session id and the message id: a legacy file and
+// its migrated .jsonl, or a session read again after a rewind, give the
+// same ids. Records are held until a read's last line, so that a later
+// record of an id replaces the earlier one; reading on from a cursor,
+// lines that change what an earlier read gave (a $rewindTo, a message id
+// read before, a new summary or message list) give ErrFileChanged and
+// the file is read again whole. The project is the project root Gemini
+// registered for the folder: tmp/<slug>/.project_root, else projects.json
+// ({"projects": {"/abs/path": "slug"}}), whose paths also name the
+// sha256 folders of older installs; else the slug itself.
+//
+// The rest of a Gemini home is not read: logs.json repeats the prompts
+// the recordings hold, checkpoints/ and history/ are the file snapshots
+// /restore uses, and settings, credentials, extensions and skills are
+// not memory.
+
+// geminiLine is one line of a chat recording (and a legacy file's top
+// object), with the fields the reader uses; a line is a message when it
+// has an id.
+type geminiLine struct {
+	// Metadata.
+	SessionID string          `json:"sessionId"`
+	StartTime string          `json:"startTime"`
+	Kind      string          `json:"kind"`
+	Summary   string          `json:"summary"`
+	Messages  json.RawMessage `json:"messages"`
+	// Message.
+	ID             string          `json:"id"`
+	Timestamp      string          `json:"timestamp"`
+	Type           string          `json:"type"`
+	Content        json.RawMessage `json:"content"`
+	DisplayContent json.RawMessage `json:"displayContent"`
+	ToolCalls      json.RawMessage `json:"toolCalls"`
+	// Updates.
+	Set      json.RawMessage `json:"$set"`
+	RewindTo *string         `json:"$rewindTo"`
+}
+
+// geminiPart is one part of a message's content (a Gemini API Part).
+type geminiPart struct {
+	Text       *string          `json:"text"`
+	Thought    bool             `json:"thought"`
+	InlineData *geminiBlob      `json:"inlineData"`
+	FileData   *geminiBlob      `json:"fileData"`
+	Call       *geminiToolCall  `json:"functionCall"`
+	Response   *json.RawMessage `json:"functionResponse"`
+	Code       *json.RawMessage `json:"executableCode"`
+	CodeResult *json.RawMessage `json:"codeExecutionResult"`
+}
+
+type geminiBlob struct {
+	MimeType string `json:"mimeType"`
+}
+
+// geminiToolCall is a tool call: a toolCalls entry or a functionCall
+// part. Its result is never decoded.
+type geminiToolCall struct {
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+// Message types that are not dialogue: the CLI's notices.
+var geminiQuietTypes = setOf("info", "error", "warning")
+
+// geminiReferencedFiles is what Gemini CLI appends to a prompt for each
+// @path in it: the files' content, which the user did not type.
+var geminiReferencedFiles = regexp.MustCompile(`(?s)\n*--- Content from referenced files ---.*?(?:--- End of content ---|$)`)
+
+// geminiSeenWindow bounds the message ids a file's cursor remembers
+// (digests, keptKeyBytes each): Gemini appends again only its latest
+// messages (tool calls and token counts come after the text), and
+// rewrites the whole list in a "$set" of messages.
+const geminiSeenWindow = 1024
+
+// geminiTurn is one message kept from a read, until the read's last line.
+type geminiTurn struct {
+	id, typ string
+	line    int
+	time    time.Time
+	text    string
+	tools   []string
+}
+
+// geminiState is what reading a recording carries from one read to the
+// next (as the Cursor's State).
+type geminiState struct {
+	// Session is the metadata's session id; Subagent is set by its kind.
+	Session  string `json:"session,omitempty"`
+	Subagent bool   `json:"subagent,omitempty"`
+	// Summary is the session's summary, the title of its records.
+	Summary   string `json:"summary,omitempty"`
+	StartTime string `json:"startTime,omitempty"`
+	LastTime  string `json:"lastTime,omitempty"`
+	// Pending are the tool calls of the last messages that had no text.
+	Pending pendingTools `json:"pending,omitzero"`
+	// Seen are digests of the ids of the messages read so far (the last
+	// geminiSeenWindow), packed as claudeState.Kept is.
+	Seen     []byte       `json:"seen,omitempty"`
+	Reported shapeReports `json:"reported,omitempty"`
+}
+
+// geminiHandler reads one recording.
+type geminiHandler struct {
+	fc *fileCtx
+	st geminiState
+	// turns are the messages of this read by id, order their ids in the
+	// order they first came; changed is why this read changes what an
+	// earlier read gave ("" when it does not).
+	turns   map[string]*geminiTurn
+	order   []string
+	changed string
+	seen    map[uint64]bool
+	// onward is set on a read that goes on from an earlier one's cursor.
+	onward bool
+	// parent is the session a sub-agent's folder names; stem the file
+	// name without its extension; cwd the project root.
+	parent, stem, cwd, project string
+}
+
+func newGeminiHandler(fc *fileCtx, state json.RawMessage) (*geminiHandler, error) {
+	h := &geminiHandler{fc: fc, turns: map[string]*geminiTurn{}, onward: len(bytes.TrimSpace(state)) > 0}
+	if err := decodeState(state, &h.st); err != nil {
+		return nil, err
+	}
+	name := filepath.Base(fc.path)
+	h.stem = strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")
+	if dir := filepath.Dir(fc.path); filepath.Base(dir) != "chats" && filepath.Base(filepath.Dir(dir)) == "chats" {
+		h.parent = filepath.Base(dir)
+	}
+	h.cwd, h.project = geminiProject(fc.path)
+	h.seen = make(map[uint64]bool, len(h.st.Seen)/keptKeyBytes)
+	for i := 0; i+keptKeyBytes <= len(h.st.Seen); i += keptKeyBytes {
+		h.seen[keptKeyAt(h.st.Seen, i)] = true
+	}
+	return h, nil
+}
+
+func (h *geminiHandler) state() (json.RawMessage, error) { return json.Marshal(h.st) }
+
+func (h *geminiHandler) line(n int, data []byte) error {
+	var l geminiLine
+	if err := json.Unmarshal(data, &l); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || !json.Valid(data) {
+			return notJSON(err)
+		}
+		h.fc.problem(n, "unexpected line: "+trimErr(err))
+		return nil
+	}
+	switch {
+	case l.RewindTo != nil:
+		h.rewind(*l.RewindTo)
+	case l.ID != "":
+		h.message(n, &l)
+	case len(l.Set) > 0:
+		h.set(n, l.Set)
+	case l.SessionID != "":
+		h.meta(&l)
+	default:
+		h.st.Reported.report(h.fc, n, "a line without id, $set or $rewindTo")
+	}
+	return nil
+}
+
+// meta reads the metadata line (or a legacy file's top object).
+func (h *geminiHandler) meta(l *geminiLine) {
+	if h.st.Session == "" {
+		h.st.Session = strings.TrimSpace(l.SessionID)
+	}
+	if l.Kind == "subagent" {
+		h.st.Subagent = true
+	}
+	if h.st.StartTime == "" {
+		h.st.StartTime = l.StartTime
+	}
+	if s := strings.TrimSpace(l.Summary); s != "" {
+		h.st.Summary = s
+	}
+}
+
+// set reads a metadata update: a new summary names the records, a list
+// of messages replaces the conversation.
+func (h *geminiHandler) set(n int, raw json.RawMessage) {
+	var upd geminiLine
+	if err := json.Unmarshal(raw, &upd); err != nil {
+		h.fc.problem(n, "unexpected $set: "+trimErr(err))
+		return
+	}
+	if s := strings.TrimSpace(upd.Summary); s != "" && s != h.st.Summary {
+		h.change("a new summary")
+		h.st.Summary = s
+	}
+	if b := bytes.TrimSpace(upd.Messages); len(b) > 0 && string(b) != "null" {
+		var msgs []json.RawMessage
+		if err := json.Unmarshal(b, &msgs); err != nil {
+			h.fc.problem(n, "unexpected $set of messages: "+trimErr(err))
+			return
+		}
+		h.change("the message list replaced")
+		h.clear()
+		for _, m := range msgs {
+			var l geminiLine
+			if json.Unmarshal(m, &l) != nil || l.ID == "" {
+				continue
+			}
+			h.message(n, &l)
+		}
+	}
+}
+
+// rewind removes the message id and every later one; an id not read
+// removes them all, as Gemini CLI's loader does.
+func (h *geminiHandler) rewind(id string) {
+	h.change("a rewind")
+	i := 0
+	for i < len(h.order) && h.order[i] != id {
+		i++
+	}
+	if i == len(h.order) {
+		i = 0
+	}
+	for _, gone := range h.order[i:] {
+		delete(h.turns, gone)
+	}
+	h.order = h.order[:i]
+}
+
+// clear forgets every message read so far.
+func (h *geminiHandler) clear() {
+	h.turns, h.order = map[string]*geminiTurn{}, nil
+}
+
+// change notes that this read changes records an earlier read gave.
+func (h *geminiHandler) change(why string) {
+	if h.changed == "" && h.onward {
+		h.changed = why
+	}
+}
+
+// message keeps a message record, in the place of an earlier one of its
+// id.
+func (h *geminiHandler) message(n int, l *geminiLine) {
+	if h.seen[keptKey(l.ID)] {
+		h.change("message " + strconv.Quote(l.ID) + " written again")
+	}
+	t := h.when(l.Timestamp)
+	turn := &geminiTurn{id: l.ID, typ: l.Type, line: n, time: t}
+	switch {
+	case l.Type == "user" || l.Type == "gemini":
+		content := l.Content
+		if l.Type == "user" && geminiHasText(l.DisplayContent) {
+			content = l.DisplayContent
+		}
+		text, tools := h.content(n, content)
+		turn.text, turn.tools = text, append(tools, h.toolCalls(n, l.ToolCalls)...)
+	case geminiQuietTypes[l.Type]:
+	default:
+		h.st.Reported.report(h.fc, n, "message type "+strconv.Quote(l.Type))
+	}
+	if _, ok := h.turns[l.ID]; !ok {
+		h.order = append(h.order, l.ID)
+	}
+	h.turns[l.ID] = turn
+}
+
+// content reads a message's content: its text, and the summaries of the
+// function calls among its parts.
+func (h *geminiHandler) content(n int, raw json.RawMessage) (string, []string) {
+	parts, err := geminiParts(raw)
+	if err != nil {
+		h.fc.problem(n, "unexpected content: "+trimErr(err))
+		return "", nil
+	}
+	var b strings.Builder
+	var tools []string
+	mark := func(m string) {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(m + "\n")
+	}
+	for _, p := range parts {
+		switch {
+		case p.Text != nil:
+			if !p.Thought {
+				b.WriteString(*p.Text)
+			}
+		case p.InlineData != nil:
+			mark(geminiBlobMark(p.InlineData))
+		case p.FileData != nil:
+			mark(geminiBlobMark(p.FileData))
+		case p.Call != nil:
+			tools = append(tools, toolSummary(p.Call.Name, toolArguments(p.Call.Args)))
+		case p.Response != nil, p.Code != nil, p.CodeResult != nil:
+			// Tool output and the code the model ran: not dialogue.
+		default:
+			h.st.Reported.report(h.fc, n, "content part without text, data or call")
+		}
+	}
+	text := geminiReferencedFiles.ReplaceAllString(b.String(), "")
+	return strings.TrimSpace(text), tools
+}
+
+// toolCalls summarizes a gemini message's toolCalls.
+func (h *geminiHandler) toolCalls(n int, raw json.RawMessage) []string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var calls []geminiToolCall
+	if err := json.Unmarshal(raw, &calls); err != nil {
+		h.fc.problem(n, "unexpected toolCalls: "+trimErr(err))
+		return nil
+	}
+	out := make([]string, 0, len(calls))
+	for _, c := range calls {
+		out = append(out, toolSummary(c.Name, toolArguments(c.Args)))
+	}
+	return out
+}
+
+// finish emits the messages of this read in their order, each at the
+// line of its last record, or returns ErrFileChanged when this read, on
+// from a cursor, changes what an earlier read gave.
+func (h *geminiHandler) finish() error {
+	if h.changed != "" {
+		return fmt.Errorf("%w: %s", ErrFileChanged, h.changed)
+	}
+	for _, id := range h.order {
+		t := h.turns[id]
+		h.remember(id)
+		if err := h.emit(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// remember adds a message id to the window of those read.
+func (h *geminiHandler) remember(id string) {
+	k := keptKey(id)
+	if h.seen[k] {
+		return
+	}
+	if len(h.st.Seen) >= geminiSeenWindow*keptKeyBytes {
+		delete(h.seen, keptKeyAt(h.st.Seen, 0))
+		h.st.Seen = h.st.Seen[keptKeyBytes:]
+	}
+	for i := range keptKeyBytes {
+		h.st.Seen = append(h.st.Seen, byte(k>>(8*i)))
+	}
+	h.seen[k] = true
+}
+
+// emit makes the record of a kept message.
+func (h *geminiHandler) emit(t *geminiTurn) error {
+	role := ""
+	switch t.typ {
+	case "user":
+		// A prompt drops the tool calls of the turn before it.
+		h.st.Pending = pendingTools{}
+		role = "user"
+		if h.st.Subagent || h.parent != "" {
+			role = "assistant"
+		}
+	case "gemini":
+		for _, tool := range t.tools {
+			h.st.Pending.add(tool)
+		}
+		role = "assistant"
+	default:
+		return nil
+	}
+	if !hasContent(t.text) {
+		return nil // a message of tool calls only: they wait for the next text
+	}
+	text := t.text
+	if t.typ == "gemini" {
+		text = h.st.Pending.take(text)
+	}
+	session := h.st.Session
+	if session == "" {
+		session = h.stem
+	}
+	owner, conversation := session, session
+	if h.parent != "" {
+		owner, conversation = h.parent, h.parent+"/"+session
+	}
+	m := message{role: role, text: text, title: h.st.Summary, time: t.time, cwd: h.cwd, line: t.line}
+	rec, ok := m.record(config.KindGemini, h.fc.path, owner, session+":"+t.id, conversation)
+	if !ok {
+		return nil
+	}
+	if h.cwd == "" {
+		rec.Project = h.project
+	}
+	return h.fc.emit(rec)
+}
+
+// when returns a message's time: its timestamp, else the last time read,
+// else the session's start.
+func (h *geminiHandler) when(ts string) time.Time {
+	if _, t, _ := ParseDate(ts); !t.IsZero() {
+		h.st.LastTime = t.UTC().Format(time.RFC3339Nano)
+		return t
+	}
+	for _, s := range []string{h.st.LastTime, h.st.StartTime} {
+		if _, t, _ := ParseDate(s); !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// geminiParts decodes content: a string, one part, or a list of parts
+// and strings.
+func geminiParts(raw json.RawMessage) ([]geminiPart, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	one := func(r json.RawMessage) (geminiPart, error) {
+		r = bytes.TrimSpace(r)
+		if len(r) > 0 && r[0] == '"' {
+			var s string
+			err := json.Unmarshal(r, &s)
+			return geminiPart{Text: &s}, err
+		}
+		var p geminiPart
+		err := json.Unmarshal(r, &p)
+		return p, err
+	}
+	if raw[0] != '[' {
+		p, err := one(raw)
+		if err != nil {
+			return nil, err
+		}
+		return []geminiPart{p}, nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, err
+	}
+	parts := make([]geminiPart, 0, len(list))
+	for _, r := range list {
+		p, err := one(r)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
+}
+
+// geminiHasText reports whether content holds any text (a prompt's
+// displayContent may be empty).
+func geminiHasText(raw json.RawMessage) bool {
+	parts, err := geminiParts(raw)
+	if err != nil {
+		return false
+	}
+	for _, p := range parts {
+		if p.Text != nil && !p.Thought && strings.TrimSpace(*p.Text) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// geminiBlobMark is the placeholder of inline or file data.
+func geminiBlobMark(b *geminiBlob) string {
+	if strings.HasPrefix(strings.ToLower(b.MimeType), "image/") {
+		return imageMark
+	}
+	return documentMark
+}
+
+// geminiProject returns the project root of a recording at path (under
+// <home>/tmp/<project>/chats/), and the project folder's name for one
+// whose root is not known.
+func geminiProject(path string) (cwd, project string) {
+	dir := filepath.Dir(path)
+	if filepath.Base(dir) != "chats" {
+		dir = filepath.Dir(dir) // a sub-agent's folder
+	}
+	if filepath.Base(dir) != "chats" {
+		return "", ""
+	}
+	projectDir := filepath.Dir(dir)
+	id := filepath.Base(projectDir)
+	if b, err := readSmall(filepath.Join(projectDir, ".project_root")); err == nil {
+		if root := strings.TrimSpace(string(b)); filepath.IsAbs(root) || strings.HasPrefix(root, "/") {
+			return root, ProjectFromCwd(root)
+		}
+	}
+	hashed := geminiHashDir(id)
+	if tmp := filepath.Dir(projectDir); filepath.Base(tmp) == "tmp" {
+		if b, err := readSmall(filepath.Join(filepath.Dir(tmp), "projects.json")); err == nil {
+			var reg struct {
+				Projects map[string]string `json:"projects"`
+			}
+			if json.Unmarshal(b, &reg) == nil {
+				for root, slug := range reg.Projects {
+					if slug == id || hashed && geminiHash(root) == id {
+						return root, ProjectFromCwd(root)
+					}
+				}
+			}
+		}
+	}
+	if hashed {
+		return "", "" // a hash names no project
+	}
+	return "", id
+}
+
+// geminiHashDir reports whether a project folder's name is the sha256 of
+// its root (older Gemini CLI installs).
+func geminiHashDir(id string) bool {
+	if len(id) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(id)
+	return err == nil
+}
+
+func geminiHash(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return hex.EncodeToString(sum[:])
+}
+
+// geminiSmallFile bounds the registry files the reader reads.
+const geminiSmallFile = 1 << 20
+
+// readSmall reads a file of at most geminiSmallFile bytes.
+func readSmall(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, geminiSmallFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > geminiSmallFile {
+		return nil, fmt.Errorf("%s is larger than %d bytes", p, geminiSmallFile)
+	}
+	return b, nil
+}
+
+// geminiMaxLegacy bounds a legacy recording read whole.
+const geminiMaxLegacy = 256 << 20
+
+// geminiMigrated returns the .jsonl a legacy recording at path is
+// migrated to.
+func geminiMigrated(path string) string { return path + "l" }
+
+// readGeminiLegacy reads a legacy recording (one JSON object with the
+// messages), unless Gemini migrated it to a .jsonl, which holds it all.
+func readGeminiLegacy(fc *fileCtx) error {
+	if _, err := os.Stat(geminiMigrated(fc.path)); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	f, err := os.Open(fc.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, geminiMaxLegacy+1))
+	if err != nil {
+		return err
+	}
+	if len(raw) > geminiMaxLegacy {
+		fc.problem(0, fmt.Sprintf("larger than %d bytes: skipped", geminiMaxLegacy))
+		return nil
+	}
+	if binaryContent(string(raw[:min(len(raw), sniffBytes)])) {
+		fc.problem(0, "binary content (NUL bytes or mostly invalid UTF-8), not text: skipped")
+		return nil
+	}
+	var top geminiLine
+	if err := json.Unmarshal(bytes.TrimPrefix(raw, utf8BOM), &top); err != nil {
+		fc.problem(0, "not a Gemini CLI recording: "+trimErr(err))
+		return nil
+	}
+	h, err := newGeminiHandler(fc, nil)
+	if err != nil {
+		return err
+	}
+	h.meta(&top)
+	var msgs []json.RawMessage
+	if b := bytes.TrimSpace(top.Messages); len(b) > 0 && string(b) != "null" {
+		if err := json.Unmarshal(b, &msgs); err != nil {
+			fc.problem(0, "unexpected messages: "+trimErr(err))
+			return nil
+		}
+	}
+	for _, m := range msgs {
+		var l geminiLine
+		if err := json.Unmarshal(m, &l); err != nil || l.ID == "" {
+			h.st.Reported.report(fc, 0, "a message without an id")
+			continue
+		}
+		h.message(0, &l)
+	}
+	return h.finish()
+}

@@ -1,0 +1,257 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
+)
+
+// geminiHome is a Gemini CLI home: a session with every line shape
+// (metadata, prompts with parts, a message written again with its tool
+// calls, a rewind, a $set summary, notices, a type and a record kind of a
+// later build, a torn last line), a sub-agent's session, a legacy .json
+// migrated to a .jsonl, a legacy .json alone in an older install's
+// sha256 folder, and the files that are not read (logs.json, checkpoints,
+// history).
+const geminiHome = "testdata/gemini/home"
+
+const (
+	geminiMain   = "9e0f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+	geminiSub    = "5a5a5a5a-0000-4000-8000-000000000005"
+	geminiPair   = "7c7c7c7c-1111-4222-8333-444444444444"
+	geminiLedger = "1a1a1a1a-2222-4333-8444-555555555555"
+)
+
+type geminiWant struct {
+	ID, Role, Text, Project, Session, Conversation, Time, Title, File string
+	Line                                                              int
+}
+
+// TestReadGemini_records: the recordings of a Gemini home are dialogue
+// records of agent gemini keyed by session and message id: the last
+// record of an id wins, a rewind removes what it names, notices,
+// thoughts, tool output and the files an @path pulled in are dropped,
+// tool calls are one line each, a sub-agent's prompt is the assistant's,
+// a legacy file migrated to a .jsonl is read once (from the .jsonl), the
+// project comes from .project_root, else projects.json (an older
+// install's sha256 folder too), and shapes of later builds are reported
+// once without stopping the read.
+func TestReadGemini_records(t *testing.T) {
+	recs, problems := collect(t, config.Source{Name: "gm", Kind: config.KindGemini, Path: geminiHome})
+	sub := "gemini:" + geminiMain + "/" + geminiSub
+	want := []geminiWant{
+		{ID: geminiSub + ":s-1", Role: "assistant", Text: "Find which test in the integration suite is flaky", Project: "billing",
+			Session: geminiMain, Conversation: sub, Time: "2026-03-02T11:00:21Z", Line: 2, File: geminiSub + ".jsonl"},
+		{ID: geminiSub + ":s-3", Role: "assistant", Text: "TestOrderSync is flaky: it sleeps one second instead of waiting for the database.\n[tool: search_file_content time.Sleep]",
+			Project: "billing", Session: geminiMain, Conversation: sub, Time: "2026-03-02T11:00:48Z", Line: 4, File: geminiSub + ".jsonl"},
+		{ID: geminiPair + ":m-1", Role: "user", Text: "Which port does staging use?", Project: "billing", Session: geminiPair,
+			Conversation: "gemini:" + geminiPair, Time: "2026-03-01T10:00:05Z", Line: 2, File: "session-2026-03-01T10-00-7c7c7c7c.jsonl"},
+		{ID: geminiPair + ":m-2", Role: "assistant", Text: "Staging listens on 3037.", Project: "billing", Session: geminiPair,
+			Conversation: "gemini:" + geminiPair, Time: "2026-03-01T10:00:30Z", Line: 3, File: "session-2026-03-01T10-00-7c7c7c7c.jsonl"},
+		{ID: geminiPair + ":m-3", Role: "user", Text: "And production?", Project: "billing", Session: geminiPair,
+			Conversation: "gemini:" + geminiPair, Time: "2026-03-03T09:00:00Z", Line: 5, File: "session-2026-03-01T10-00-7c7c7c7c.jsonl"},
+		{ID: geminiMain + ":u-1", Role: "user", Text: "Summarize why the CI job failed\n[image]", Project: "billing", Session: geminiMain,
+			Conversation: "gemini:" + geminiMain, Time: "2026-03-02T11:00:05Z", Title: "CI failure triage", Line: 2, File: "session-2026-03-02T11-00-9e0f1a2b.jsonl"},
+		{ID: geminiMain + ":g-1", Role: "assistant", Text: "The integration test times out waiting for Postgres; checking the failed log.\n[tool: run_shell_command gh run view 123 --log-failed]",
+			Project: "billing", Session: geminiMain, Conversation: "gemini:" + geminiMain, Time: "2026-03-02T11:00:19Z", Title: "CI failure triage", Line: 5, File: "session-2026-03-02T11-00-9e0f1a2b.jsonl"},
+		{ID: geminiMain + ":u-3", Role: "user", Text: "Instead, add a health check before the tests @.github/ci.yml", Project: "billing", Session: geminiMain,
+			Conversation: "gemini:" + geminiMain, Time: "2026-03-02T11:02:00Z", Title: "CI failure triage", Line: 10, File: "session-2026-03-02T11-00-9e0f1a2b.jsonl"},
+		{ID: geminiMain + ":g-3", Role: "assistant", Text: "Added a pg_isready wait step before the test job.\n[tool: replace .github/ci.yml]", Project: "billing", Session: geminiMain,
+			Conversation: "gemini:" + geminiMain, Time: "2026-03-02T11:02:30Z", Title: "CI failure triage", Line: 11, File: "session-2026-03-02T11-00-9e0f1a2b.jsonl"},
+		{ID: geminiLedger + ":l-1", Role: "user", Text: "Where do ledger exports go?", Project: "ledger", Session: geminiLedger,
+			Conversation: "gemini:" + geminiLedger, Time: "2026-02-27T09:00:10Z", Title: "Ledger export location", File: "session-2026-02-27T09-00-1a1a1a1a.json"},
+		{ID: geminiLedger + ":l-2", Role: "assistant", Text: "To the ledger-exports bucket, one folder per month.", Project: "ledger", Session: geminiLedger,
+			Conversation: "gemini:" + geminiLedger, Time: "2026-02-27T09:00:40Z", Title: "Ledger export location", File: "session-2026-02-27T09-00-1a1a1a1a.json"},
+	}
+	checkGemini(t, recs, want)
+	var reasons []string
+	for _, p := range problems {
+		reasons = append(reasons, filepath.Base(p.Path)+":"+strconv.Itoa(p.Line)+": "+p.Reason)
+	}
+	wantProblems := []string{
+		`session-2026-03-02T11-00-9e0f1a2b.jsonl:13: line shape this reader does not understand (message type "compression_marker"): not read; later ones in this file are not reported again`,
+		`session-2026-03-02T11-00-9e0f1a2b.jsonl:14: line shape this reader does not understand (a line without id, $set or $rewindTo): not read; later ones in this file are not reported again`,
+	}
+	if strings.Join(reasons, "\n") != strings.Join(wantProblems, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(reasons, "\n"), strings.Join(wantProblems, "\n"))
+	}
+	if got := DefaultSourceSet(config.KindGemini); got != "agent-transcripts" {
+		t.Errorf("DefaultSourceSet(gemini) = %q", got)
+	}
+}
+
+// checkGemini compares records of a Gemini home with want, and checks
+// what every one carries.
+func checkGemini(t *testing.T, recs []memory.Record, want []geminiWant) {
+	t.Helper()
+	for i, r := range recs {
+		if r.Agent != config.KindGemini || r.Kind != config.KindGemini || r.Layer != "dialogue" || r.Date != r.Time.UTC().Format("2006-01-02") {
+			t.Errorf("record %d: agent %q kind %q layer %q date %q", i, r.Agent, r.Kind, r.Layer, r.Date)
+		}
+		if m := noiseLeak.FindString(r.Text); m != "" {
+			t.Errorf("record %s: noise %q leaked into %q", r.ID, m, r.Text)
+		}
+	}
+	if len(recs) != len(want) {
+		for _, r := range recs {
+			t.Logf("got %s %s %q", r.ID, r.Role, r.Text)
+		}
+		t.Fatalf("got %d records, want %d", len(recs), len(want))
+	}
+	for i, w := range want {
+		r := recs[i]
+		got := geminiWant{ID: r.ID, Role: r.Role, Text: r.Text, Project: r.Project, Session: r.SessionID, Conversation: r.Conversation,
+			Time: r.Time.UTC().Format(time.RFC3339), Title: r.Title, File: filepath.Base(r.Path), Line: r.Line}
+		if got != w {
+			t.Errorf("record %d:\n got %+v\nwant %+v", i, got, w)
+		}
+	}
+}
+
+// writeGemini writes a recording into a fresh Gemini home, under a
+// project registered in projects.json only.
+func writeGemini(t *testing.T, body string) (config.Source, File) {
+	t.Helper()
+	home := t.TempDir()
+	rel := "tmp/shop/chats/session-2026-03-05T08-00-aaaaaaaa.jsonl"
+	p := filepath.Join(home, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "projects.json"), []byte(`{"projects":{"/home/dev/src/shop":"shop"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return config.Source{Name: "gm", Kind: config.KindGemini, Path: home}, File{Path: p, Rel: rel}
+}
+
+func appendGemini(t *testing.T, f File, lines string) {
+	t.Helper()
+	fh, err := os.OpenFile(f.Path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if _, err := fh.WriteString(lines); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const geminiShopHead = `{"sessionId":"aaaaaaaa-0000-4000-8000-00000000000a","projectHash":"x","startTime":"2026-03-05T08:00:00.000Z","kind":"main"}
+{"id":"u-1","timestamp":"2026-03-05T08:00:05.000Z","type":"user","content":[{"text":"Which queue does the mailer use?"}]}
+{"id":"g-1","timestamp":"2026-03-05T08:00:09.000Z","type":"gemini","content":"The mailer reads the outbound queue."}
+`
+
+// TestReadGemini_onward: a recording read on from its cursor gives the
+// appended messages only, and the same records a whole read gives; a torn
+// last line is left for the next read; a message written again, a rewind
+// or a new summary in what was appended is ErrFileChanged (the file is
+// then read whole, and what the rewind removed is gone).
+func TestReadGemini_onward(t *testing.T) {
+	src, f := writeGemini(t, geminiShopHead+`{"id":"u-2","timestamp":"2026-03-05T08:01:00.000Z","type":"user","content":"And the retry`)
+	var first readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &first)
+	if len(first.records) != 2 || first.cursor.Line != 3 {
+		t.Fatalf("first read: %d records, cursor at line %d; want 2 and line 3 (the torn line left)", len(first.records), first.cursor.Line)
+	}
+	if r := first.records[0]; r.Project != "shop" || r.ID != "aaaaaaaa-0000-4000-8000-00000000000a:u-1" {
+		t.Errorf("project %q id %q", r.Project, r.ID)
+	}
+
+	// The torn line completed, and the answer appended.
+	appendGemini(t, f, ` policy?"}
+{"id":"g-2","timestamp":"2026-03-05T08:01:04.000Z","type":"gemini","content":"Three retries, then the dead-letter queue.","toolCalls":[{"id":"t","name":"read_file","args":{"absolute_path":"/home/dev/src/shop/mailer.go"}}]}
+`)
+	var second readResult
+	readFrom(t, src, f.Path, f.Rel, first.cursor, &second)
+	if len(second.records) != 2 || second.records[0].Text != "And the retry policy?" || second.records[1].Text != "Three retries, then the dead-letter queue.\n[tool: read_file]" {
+		t.Fatalf("read on: %+v", second.records)
+	}
+	var whole readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &whole)
+	both := readResult{records: append(append([]memory.Record(nil), first.records...), second.records...), cursor: second.cursor}
+	sameResult(t, "read on", both, whole)
+
+	for _, c := range []struct{ name, lines string }{
+		{"written again", `{"id":"g-1","timestamp":"2026-03-05T08:00:09.000Z","type":"gemini","content":"The mailer reads the outbound queue.","tokens":{"input":10,"output":5}}` + "\n"},
+		{"rewound", `{"$rewindTo":"u-2"}` + "\n"},
+		{"summarized", `{"$set":{"summary":"Mailer queue and retries"}}` + "\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src, f := writeGemini(t, geminiShopHead)
+			var before readResult
+			readFrom(t, src, f.Path, f.Rel, Cursor{}, &before)
+			appendGemini(t, f, c.lines)
+			_, err := ReadFile(context.Background(), src, f, before.cursor, Sink{
+				Record: func(r memory.Record) error {
+					t.Errorf("a record from a read that changes earlier ones: %+v", r)
+					return nil
+				},
+				Problem: func(Problem) {},
+			})
+			if !errors.Is(err, ErrFileChanged) {
+				t.Fatalf("read on: %v, want ErrFileChanged", err)
+			}
+		})
+	}
+
+	// Read whole after the rewind, the removed turns are gone.
+	src, f = writeGemini(t, geminiShopHead+`{"$rewindTo":"g-1"}
+{"id":"g-1b","timestamp":"2026-03-05T08:00:30.000Z","type":"gemini","content":"The mailer reads the priority queue first."}
+`)
+	var rewound readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &rewound)
+	if len(rewound.records) != 2 || rewound.records[1].Text != "The mailer reads the priority queue first." || rewound.records[1].Line != 5 {
+		t.Fatalf("after the rewind: %+v", rewound.records)
+	}
+	// A rewind to an id never read removes every message, as Gemini's
+	// own loader does.
+	appendGemini(t, f, `{"$rewindTo":"nowhere"}`+"\n")
+	var cleared readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &cleared)
+	if len(cleared.records) != 0 {
+		t.Fatalf("after a rewind to an unknown id: %+v", cleared.records)
+	}
+}
+
+// TestReadGemini_legacyMigrated: a legacy recording with no .jsonl beside
+// it is read; once Gemini migrates it, only the .jsonl is, and the
+// .jsonl is the legacy file's companion (a change there is a change of
+// the legacy file's).
+func TestReadGemini_legacyMigrated(t *testing.T) {
+	src, f := writeGemini(t, "")
+	legacy := strings.TrimSuffix(f.Path, "l")
+	if err := os.Remove(f.Path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(legacy, []byte(`{"sessionId":"aaaaaaaa-0000-4000-8000-00000000000a","messages":[{"id":"u-1","timestamp":"2026-03-05T08:00:05.000Z","type":"user","content":"Which queue does the mailer use?"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lf := File{Path: legacy, Rel: strings.TrimSuffix(f.Rel, "l")}
+	var alone readResult
+	readFrom(t, src, lf.Path, lf.Rel, Cursor{}, &alone)
+	if len(alone.records) != 1 || alone.records[0].ID != "aaaaaaaa-0000-4000-8000-00000000000a:u-1" || alone.records[0].Line != 0 {
+		t.Fatalf("legacy alone: %+v", alone.records)
+	}
+	if got := Companions(config.KindGemini, legacy); len(got) != 1 || got[0] != f.Path {
+		t.Errorf("Companions = %v, want [%s]", got, f.Path)
+	}
+	if err := os.WriteFile(f.Path, []byte(geminiShopHead), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var migrated readResult
+	readFrom(t, src, lf.Path, lf.Rel, Cursor{}, &migrated)
+	if len(migrated.records) != 0 || len(migrated.problems) != 0 {
+		t.Fatalf("legacy beside its .jsonl: %+v %v", migrated.records, migrated.problems)
+	}
+}
