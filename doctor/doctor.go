@@ -500,6 +500,7 @@ var agentFolders = map[string]string{
 	config.KindClaudeCode: "Claude Code's projects folder (~/.claude/projects, or one project of it)",
 	config.KindOpenClaw:   "OpenClaw's state directory (~/.openclaw), which holds agents/<id>/sessions",
 	config.KindHermes:     "the Hermes home (~/.hermes), which holds state.db",
+	config.KindGemini:     "the Gemini CLI home (~/.gemini), which holds tmp/<project>/chats",
 }
 
 // listingAdvice is what to do about a part of a source that could not be

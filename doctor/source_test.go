@@ -56,3 +56,20 @@ func TestCheckSource_agentSubfolderSaysWhereToPoint(t *testing.T) {
 		t.Errorf("%d files, message %q: want none listed and the folder to point at", n, c.Message)
 	}
 }
+
+// TestCheckSource_geminiChatsFolderSaysWhereToPoint: a Gemini source
+// pointed at one project's chats folder lists nothing (the reader starts
+// from the Gemini home); doctor says which folder the path should be.
+func TestCheckSource_geminiChatsFolderSaysWhereToPoint(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tmp", "billing", "chats")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "session-2026-03-02T11-00-9e0f1a2b.jsonl"), []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, _, n := checkSource(config.Source{Name: "gemini", Kind: config.KindGemini, Path: dir}, runtime.GOOS, nil)
+	if n != 0 || !strings.Contains(c.Message, "the Gemini CLI home (~/.gemini)") {
+		t.Errorf("%d files, message %q: want none listed and the folder to point at", n, c.Message)
+	}
+}
