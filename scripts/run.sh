@@ -5,8 +5,8 @@
 # DIR may be a folder of Markdown notes and JSONL records, a Claude Code
 # projects folder (~/.claude/projects), a Codex sessions folder
 # (~/.codex/sessions, or one day of it), an OpenClaw state directory
-# (~/.openclaw) or a Hermes home (~/.hermes): the kinds of source are chosen
-# from what the folder holds.
+# (~/.openclaw), a Hermes home (~/.hermes) or a Gemini CLI home (~/.gemini):
+# the kinds of source are chosen from what the folder holds.
 #
 # NOVA_SERVER_PORT and NOVA_FACADE_PORT, when set, are written into the
 # scratch config.yaml, so that the novactl commands printed below reach
@@ -30,15 +30,18 @@ if [ ! -d "$DIR" ]; then
 fi
 DIR="$(cd "$DIR" && pwd)"
 
-# What the folder holds decides the sources. An OpenClaw state directory
-# or a Hermes home is one source of its own kind (sessions and the agent's
-# Markdown memory; its other files are not memory). Otherwise Markdown is
-# always read.
+# What the folder holds decides the sources. An OpenClaw state directory,
+# a Hermes home or a Gemini CLI home is one source of its own kind
+# (sessions and the agent's Markdown memory; its other files are not
+# memory, and a Gemini recording is not a Claude Code transcript for
+# carrying a sessionId). Otherwise Markdown is always read.
 agent_home=""
 if [ -n "$(find "$DIR/agents" -mindepth 3 -maxdepth 3 -path '*/sessions/*.jsonl*' -print -quit 2>/dev/null)" ]; then
   agent_home=openclaw
 elif [ -f "$DIR/state.db" ] || [ -f "$DIR/memories/MEMORY.md" ]; then
   agent_home=hermes
+elif [ -n "$(find "$DIR/tmp" -mindepth 3 -maxdepth 4 -type f -path "$DIR/tmp/*/chats/*" \( -name 'session-*.json' -o -name '*.jsonl' \) -print -quit 2>/dev/null)" ]; then
+  agent_home=gemini
 fi
 has_codex=0 has_claude=0
 if [ -n "$(find "$DIR/" -type f \( -name 'rollout-*.jsonl' -o -name 'rollout-*.jsonl.zst' \) -print -quit 2>/dev/null)" ]; then
@@ -81,6 +84,9 @@ if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
     elif [ "$agent_home" = hermes ]; then
       echo "  - {name: hermes, kind: hermes, path: $(q "$DIR")}"
       kinds="Hermes sessions and memory"
+    elif [ "$agent_home" = gemini ]; then
+      echo "  - {name: gemini, kind: gemini, path: $(q "$DIR")}"
+      kinds="Gemini CLI chat recordings"
     else
       echo "  - {name: notes, kind: markdown, path: $(q "$DIR")}"
     fi
