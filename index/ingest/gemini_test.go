@@ -255,3 +255,78 @@ func TestReadGemini_legacyMigrated(t *testing.T) {
 		t.Fatalf("legacy beside its .jsonl: %+v %v", migrated.records, migrated.problems)
 	}
 }
+
+// TestReadGemini_resumeEqualsWhole is what incremental sync rests on, for
+// a recording whose later lines may change earlier messages: cut at every
+// line boundary and in the middle of every line, the part written read
+// first and the rest read on from its cursor gives a whole read's
+// records, problems and cursor, unless the read on says ErrFileChanged,
+// and then the file read again whole (as a sync does) gives them.
+func TestReadGemini_resumeEqualsWhole(t *testing.T) {
+	listing, err := List(config.Source{Name: "gm", Kind: config.KindGemini, Path: geminiHome})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := 0
+	for _, f := range listing.Files {
+		if !LineBased(config.KindGemini, f.Path) {
+			continue
+		}
+		t.Run(f.Rel, func(t *testing.T) {
+			content, err := os.ReadFile(f.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A copy in a home of its own, under the same project.
+			home := t.TempDir()
+			path := filepath.Join(home, filepath.FromSlash(f.Rel))
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(home, "projects.json"), []byte(`{"projects":{"/home/dev/src/billing":"billing"}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			src := config.Source{Name: "gm", Kind: config.KindGemini, Path: home}
+			file := File{Path: path, Rel: f.Rel}
+			write := func(b []byte) {
+				t.Helper()
+				if err := os.WriteFile(path, b, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(content)
+			var whole readResult
+			readFrom(t, src, path, f.Rel, Cursor{}, &whole)
+			start := 0
+			for i, c := range content {
+				if c != '\n' {
+					continue
+				}
+				for _, cut := range []int{i + 1, start + (i+1-start)/2} {
+					var got readResult
+					write(content[:cut])
+					readFrom(t, src, path, f.Rel, Cursor{}, &got)
+					write(content)
+					cur, err := ReadFile(context.Background(), src, file, got.cursor, Sink{
+						Record:  func(r memory.Record) error { got.records = append(got.records, r); return nil },
+						Problem: func(p Problem) { got.problems = append(got.problems, p) },
+					})
+					if errors.Is(err, ErrFileChanged) {
+						changed++
+						got = readResult{}
+						readFrom(t, src, path, f.Rel, Cursor{}, &got)
+					} else if err != nil {
+						t.Fatalf("cut at byte %d: %v", cut, err)
+					} else {
+						got.cursor = cur
+					}
+					sameResult(t, "cut at byte "+strconv.Itoa(cut), got, whole)
+				}
+				start = i + 1
+			}
+		})
+	}
+	if changed == 0 {
+		t.Error("no cut read on into a line that changes an earlier message")
+	}
+}

@@ -23,6 +23,9 @@ var fuzzKinds = []struct{ kind, rel string }{
 	{config.KindMarkdown, "notes/today.md"},
 	{config.KindOpenClaw, "agents/main/sessions/7d1e0c9a-2100-4000-8000-000000000001.jsonl"},
 	{config.KindOpenClaw, "workspace/memory/2026-03-02.md"},
+	{config.KindGemini, "tmp/billing/chats/session-2026-03-02T11-00-9e0f1a2b.jsonl"},
+	{config.KindGemini, "tmp/billing/chats/9e0f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b/5a5a5a5a-0000-4000-8000-000000000005.jsonl"},
+	{config.KindGemini, "tmp/billing/chats/session-2026-02-27T09-00-1a1a1a1a.json"},
 }
 
 // FuzzReadFile feeds every reader files no fixture anticipated (lines of
@@ -44,6 +47,25 @@ func FuzzReadFile(f *testing.F) {
 		b = b[:min(len(b), 2048)]
 		for i, k := range fuzzKinds {
 			if k.kind == kind {
+				f.Add(b, uint8(i), uint16(len(b)/3))
+			}
+		}
+	}
+	// Gemini CLI recordings are not among the resumable fixtures (a line
+	// may change an earlier message, see TestReadGemini_resumeEqualsWhole):
+	// each is a seed for the reader of its place.
+	geminiSeeds, err := filepath.Glob(geminiHome + "/tmp/*/chats/*.json*")
+	if err != nil || len(geminiSeeds) == 0 {
+		f.Fatalf("no Gemini CLI recordings: %v", err)
+	}
+	for _, seed := range append(geminiSeeds, geminiHome+"/tmp/billing/chats/"+geminiMain+"/"+geminiSub+".jsonl") {
+		b, err := os.ReadFile(seed)
+		if err != nil {
+			f.Fatal(err)
+		}
+		b = b[:min(len(b), 4096)]
+		for i, k := range fuzzKinds {
+			if k.kind == config.KindGemini && filepath.Ext(k.rel) == filepath.Ext(seed) {
 				f.Add(b, uint8(i), uint16(len(b)/3))
 			}
 		}
