@@ -86,7 +86,7 @@ if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
       kinds="Hermes sessions and memory"
     elif [ "$agent_home" = gemini ]; then
       echo "  - {name: gemini, kind: gemini, path: $(q "$DIR")}"
-      kinds="Gemini CLI chat recordings"
+      kinds="Gemini CLI chat recordings and GEMINI.md"
     else
       echo "  - {name: notes, kind: markdown, path: $(q "$DIR")}"
     fi

@@ -91,7 +91,7 @@ func LineBased(kind, path string) bool {
 	case config.KindJSONL, config.KindCodex, config.KindClaudeCode:
 		return !strings.HasSuffix(path, ".zst")
 	case config.KindOpenClaw:
-		return !openclawNote(path)
+		return !agentNote(path)
 	case config.KindGemini:
 		return strings.HasSuffix(path, ".jsonl")
 	}
@@ -134,10 +134,13 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 		case config.KindCodex:
 			return Cursor{}, false, readCodexZst(fc)
 		case config.KindOpenClaw:
-			return Cursor{}, false, readOpenClawNote(fc)
+			return Cursor{}, false, readAgentNote(fc, config.KindOpenClaw)
 		case config.KindHermes:
 			return Cursor{}, false, readHermes(fc)
 		case config.KindGemini:
+			if agentNote(f.Path) {
+				return Cursor{}, false, readAgentNote(fc, config.KindGemini)
+			}
 			return Cursor{}, false, readGeminiLegacy(fc)
 		}
 		return from, false, fmt.Errorf("unknown source kind %q", src.Kind)

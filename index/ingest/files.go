@@ -45,7 +45,8 @@ var kindIncludes = map[string][]string{
 	config.KindClaudeCode: {"*.jsonl"},
 	config.KindOpenClaw:   {"agents/*/sessions/*.jsonl", "agents/*/sessions/*.jsonl.reset.*", "agents/*/sessions/*.jsonl.deleted.*", "workspace*/MEMORY.md", "workspace*/memory.md", "workspace*/DREAMS.md", "workspace*/memory/*.md"},
 	config.KindHermes:     {"{state.db,profiles/*/state.db}", "{memories,profiles/*/memories}/{MEMORY,USER}.md"},
-	config.KindGemini:     {"tmp/*/chats/session-*.jsonl", "tmp/*/chats/session-*.json", "tmp/*/chats/*/*.jsonl"},
+	// One glob, with a "/": GEMINI.md is the home's, not any folder's.
+	config.KindGemini: {"{GEMINI.md,tmp/*/chats/session-*.jsonl,tmp/*/chats/session-*.json,tmp/*/chats/*/*.jsonl}"},
 }
 
 // kindExcludes are excluded whatever the source says: Claude Code's

@@ -62,7 +62,10 @@ import (
 // ({"projects": {"/abs/path": "slug"}}), whose paths also name the
 // sha256 folders of older installs; else the slug itself.
 //
-// The rest of a Gemini home is not read: logs.json repeats the prompts
+// The home's GEMINI.md, where Gemini CLI's save_memory tool appends what
+// it was asked to remember (under "## Gemini Added Memories") beside the
+// user's own context, is read by the Markdown reader as notes of agent
+// gemini. The rest of a Gemini home is not read: logs.json repeats the prompts
 // the recordings hold, checkpoints/ and history/ are the file snapshots
 // /restore uses, and settings, credentials, extensions and skills are
 // not memory.

@@ -45,7 +45,13 @@ type geminiWant struct {
 // install's sha256 folder too), and shapes of later builds are reported
 // once without stopping the read.
 func TestReadGemini_records(t *testing.T) {
-	recs, problems := collect(t, config.Source{Name: "gm", Kind: config.KindGemini, Path: geminiHome})
+	all, problems := collect(t, config.Source{Name: "gm", Kind: config.KindGemini, Path: geminiHome})
+	var recs []memory.Record
+	for _, r := range all {
+		if filepath.Base(r.Path) != "GEMINI.md" {
+			recs = append(recs, r)
+		}
+	}
 	sub := "gemini:" + geminiMain + "/" + geminiSub
 	want := []geminiWant{
 		{ID: geminiSub + ":s-1", Role: "assistant", Text: "Find which test in the integration suite is flaky", Project: "billing",
@@ -85,6 +91,28 @@ func TestReadGemini_records(t *testing.T) {
 	}
 	if got := DefaultSourceSet(config.KindGemini); got != "agent-transcripts" {
 		t.Errorf("DefaultSourceSet(gemini) = %q", got)
+	}
+}
+
+// TestReadGemini_memoryFile: the home's GEMINI.md, where save_memory
+// writes what Gemini CLI was asked to remember, is read as notes of agent
+// gemini, a section each; a project folder's GEMINI.md is not.
+func TestReadGemini_memoryFile(t *testing.T) {
+	all, _ := collect(t, config.Source{Name: "gm", Kind: config.KindGemini, Path: geminiHome})
+	var headings []string
+	remembered := false
+	for _, r := range all {
+		if filepath.Base(r.Path) != "GEMINI.md" {
+			continue
+		}
+		if r.Path != filepath.Join(geminiHome, "GEMINI.md") || r.Agent != config.KindGemini || r.SourceSet != "notes" || r.Layer == "dialogue" {
+			t.Errorf("note %s: path %s agent %q source set %q layer %q", r.ID, r.Path, r.Agent, r.SourceSet, r.Layer)
+		}
+		headings = append(headings, strings.Join(r.HeadingPath, " > "))
+		remembered = remembered || strings.Contains(r.Text, "banker's rounding for invoice totals")
+	}
+	if len(headings) != 2 || !remembered {
+		t.Errorf("notes under %q, the remembered fact found: %v; want the two sections of the home's GEMINI.md", headings, remembered)
 	}
 }
 

@@ -158,9 +158,9 @@ func openclawStem(path string) string {
 	return name
 }
 
-// openclawNote reports whether path, of an OpenClaw source, is a Markdown
-// memory file rather than a session.
-func openclawNote(path string) bool {
+// agentNote reports whether path, of an OpenClaw or Gemini source, is a
+// Markdown memory file rather than a session.
+func agentNote(path string) bool {
 	ext := strings.ToLower(filepath.Ext(path))
 	return ext == ".md" || ext == ".markdown"
 }
@@ -360,15 +360,16 @@ func (h *openclawHandler) emit(n int, role, text string, t time.Time) error {
 	return h.fc.emit(rec)
 }
 
-// readOpenClawNote reads a Markdown memory file of an OpenClaw workspace
-// as the Markdown reader reads any note, as the agent's and of the notes
-// source set unless its front matter says otherwise.
-func readOpenClawNote(fc *fileCtx) error {
+// readAgentNote reads an agent's Markdown memory file (an OpenClaw
+// workspace's, a Gemini CLI home's GEMINI.md) as the Markdown reader
+// reads any note, as the agent's and of the notes source set unless its
+// front matter says otherwise.
+func readAgentNote(fc *fileCtx, agent string) error {
 	note := *fc
 	record := fc.sink.Record
 	note.sink.Record = func(r memory.Record) error {
 		if r.Agent == "" {
-			r.Agent = config.KindOpenClaw
+			r.Agent = agent
 		}
 		if r.SourceSet == "" {
 			r.SourceSet = DefaultSourceSet(config.KindMarkdown)
