@@ -214,6 +214,7 @@ func TestReadGemini_onward(t *testing.T) {
 		{"written again", `{"id":"g-1","timestamp":"2026-03-05T08:00:09.000Z","type":"gemini","content":"The mailer reads the outbound queue.","tokens":{"input":10,"output":5}}` + "\n"},
 		{"rewound", `{"$rewindTo":"u-2"}` + "\n"},
 		{"summarized", `{"$set":{"summary":"Mailer queue and retries"}}` + "\n"},
+		{"history synced", `{"$set":{"messages":[{"id":"u-1","type":"user","content":"Which queue does the mailer use?"}]}}` + "\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			src, f := writeGemini(t, geminiShopHead)
@@ -242,6 +243,21 @@ func TestReadGemini_onward(t *testing.T) {
 	if len(rewound.records) != 2 || rewound.records[1].Text != "The mailer reads the priority queue first." || rewound.records[1].Line != 5 {
 		t.Fatalf("after the rewind: %+v", rewound.records)
 	}
+	// Gemini's history sync writes the whole message list in a $set: it
+	// replaces the messages before it, and later ones still count.
+	src, f = writeGemini(t, geminiShopHead+`{"$set":{"messages":[{"id":"u-1","timestamp":"2026-03-05T08:00:05.000Z","type":"user","content":[{"text":"Which queue does the mailer use?"}]},{"id":"s-1","timestamp":"2026-03-05T08:00:20.000Z","type":"user","content":[{"text":"Summary so far: the mailer reads the outbound queue."}]}],"lastUpdated":"2026-03-05T08:00:20.000Z"}}
+{"id":"g-2","timestamp":"2026-03-05T08:00:40.000Z","type":"gemini","content":"Retries go to the dead-letter queue."}
+`)
+	var synced readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &synced)
+	var ids []string
+	for _, r := range synced.records {
+		ids = append(ids, strings.TrimPrefix(r.ID, "aaaaaaaa-0000-4000-8000-00000000000a:")+"@"+strconv.Itoa(r.Line))
+	}
+	if strings.Join(ids, " ") != "u-1@4 s-1@4 g-2@5" {
+		t.Errorf("after a $set of messages: %v, want u-1@4 s-1@4 g-2@5 (g-1 gone)", ids)
+	}
+
 	// A rewind to an id never read removes every message, as Gemini's
 	// own loader does.
 	appendGemini(t, f, `{"$rewindTo":"nowhere"}`+"\n")
