@@ -36,6 +36,9 @@ unmodified files of an older version (after a backup under
 NOVA_HOME/state/backups/skills/). A file you edited, one without the marker, and
 one from a newer Nova are kept byte for byte unless --force, which backs them up
 first. Files are written atomically (mode 0644) and never through a symbolic link.
+With a NOVA_HOME other than ~/.nova, the skill's commands set it
+(NOVA_HOME='/that/home' novactl search ...); a copy written for another home is
+updated by install, after a backup.
 --dry-run prints the plan and a diff and writes nothing.`
 
 const skillUsage = "novactl skill install|uninstall|status [--agent ID[,ID...]|all] [--dry-run] [--force] [--json]"
@@ -138,7 +141,7 @@ func runSkillChange(inv *Invocation, args []string, install bool) int {
 		fmt.Fprintf(inv.Stderr, "novactl skill %s: %v\n", verb, err)
 		return ExitUsage
 	}
-	out := skillOutput{Command: verb, SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(),
+	out := skillOutput{Command: verb, SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(paths.Relocated(inv.Environ)),
 		DryRun: *dryRun, Force: *force, WillWrite: []string{}, OK: true}
 	var backups skill.Backups
 	if install {
@@ -253,6 +256,9 @@ func skillPlanText(r skillReport, out skillOutput) string {
 	case skill.ActAlreadyCurrent:
 		return "already current; nothing to do"
 	case skill.ActUpgrade:
+		if r.Class == skill.ClassOtherHome {
+			return fmt.Sprintf("would update it (%s) after a backup under %s", r.Detail, out.BackupRoot)
+		}
 		return fmt.Sprintf("would upgrade it from template version %d to %d (after a backup under %s)", v(), out.TemplateVersion, out.BackupRoot)
 	case skill.ActOverwrite:
 		return fmt.Sprintf("would replace it (%s) after a backup under %s", r.Detail, out.BackupRoot)
@@ -285,6 +291,13 @@ func skillResultText(r skillReport, environ []string) string {
 	case "already-current":
 		return "already current"
 	case "upgraded":
+		if r.Class == skill.ClassOtherHome {
+			home := "~/.nova (the default)"
+			if h := r.Home(); h != "" {
+				home = skillShowPath(h, environ)
+			}
+			return "updated for NOVA_HOME " + home + backup
+		}
 		from := "an older version"
 		if r.InstalledVersion != nil {
 			from = fmt.Sprintf("template version %d", *r.InstalledVersion)
@@ -333,7 +346,7 @@ func runSkillStatus(inv *Invocation, args []string) int {
 		fmt.Fprintf(inv.Stderr, "novactl skill status: %v\n", err)
 		return ExitUsage
 	}
-	out := skillOutput{Command: "status", SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(),
+	out := skillOutput{Command: "status", SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(paths.Relocated(inv.Environ)),
 		WillWrite: []string{}, OK: true}
 	for _, t := range targets {
 		r := newSkillReport(t, skill.Inspect(t))
@@ -375,6 +388,8 @@ func skillStatusText(r skillReport) string {
 		return "installed, " + r.Detail + ": `novactl skill install` upgrades it"
 	case skill.ClassNewer:
 		return "installed by a newer Nova: " + r.Detail
+	case skill.ClassOtherHome:
+		return "installed for another Nova home: " + r.Detail + ": `novactl skill install` updates it"
 	case skill.ClassCustomized:
 		return "customized: " + r.Detail + "; install keeps it (--force replaces it after a backup)"
 	case skill.ClassUnreadable:

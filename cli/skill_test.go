@@ -130,7 +130,7 @@ func TestSkillInstallStatusUninstall(t *testing.T) {
 	before := skillSnapshot(t, e.home, e.nova)
 
 	doc := e.runJSON(t, ExitOK, "install")
-	if doc.Command != "install" || doc.SkillID != "nova-recall" || doc.TemplateVersion != skill.TemplateVersion || doc.TemplateSHA256 != skill.Digest() || !doc.OK {
+	if doc.Command != "install" || doc.SkillID != "nova-recall" || doc.TemplateVersion != skill.TemplateVersion || doc.TemplateSHA256 != skill.Digest(e.nova) || !doc.OK {
 		t.Errorf("header %+v", doc)
 	}
 	want := map[string]string{"claude-code": "installed", "codex": "installed", "hermes": "installed"}
@@ -144,7 +144,7 @@ func TestSkillInstallStatusUninstall(t *testing.T) {
 	}
 	for p, agents := range files {
 		b, err := os.ReadFile(p)
-		if err != nil || !bytes.Equal(b, skill.Render(agents)) {
+		if err != nil || !bytes.Equal(b, skill.Render(agents, e.nova)) {
 			t.Errorf("%s: %v", p, err)
 		}
 		if !strings.HasSuffix(string(b), "\nInstalled for: "+agents+"\n") {
@@ -244,7 +244,7 @@ func TestSkillPreservesEditedAndForceBacksUp(t *testing.T) {
 	e := newSkillEnv(t)
 	e.runJSON(t, ExitOK, "install", "--agent", "claude-code")
 	p := filepath.Join(e.home, ".claude/skills/nova-recall/SKILL.md")
-	edited := bytes.Replace(skill.Render("claude-code"), []byte("# Nova recall"), []byte("# Nova recall, my way"), 1)
+	edited := bytes.Replace(skill.Render("claude-code", e.nova), []byte("# Nova recall"), []byte("# Nova recall, my way"), 1)
 	if err := os.WriteFile(p, edited, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestSkillPreservesEditedAndForceBacksUp(t *testing.T) {
 	if b, _ := os.ReadFile(r.Backup); !bytes.Equal(b, edited) {
 		t.Error("the backup does not hold the edited file")
 	}
-	if b, _ := os.ReadFile(p); !bytes.Equal(b, skill.Render("claude-code")) {
+	if b, _ := os.ReadFile(p); !bytes.Equal(b, skill.Render("claude-code", e.nova)) {
 		t.Error("--force did not install the template")
 	}
 }
@@ -280,7 +280,7 @@ func TestSkillPreservesEditedAndForceBacksUp(t *testing.T) {
 func TestSkillUpgradesOlderWithBackup(t *testing.T) {
 	e := newSkillEnv(t)
 	p := filepath.Join(e.home, ".hermes/skills/nova-recall/SKILL.md")
-	older := strings.Replace(string(skill.Render("hermes")), "template-version=2 ", "template-version=1 ", 1)
+	older := strings.Replace(string(skill.Render("hermes", e.nova)), "template-version=2 ", "template-version=1 ", 1)
 	older = strings.Replace(older, "## Language", "## Language (old wording)", 1)
 	sealed, err := skill.Seal([]byte(older))
 	if err != nil {
@@ -307,7 +307,7 @@ func TestSkillUpgradesOlderWithBackup(t *testing.T) {
 	if rel, _ := filepath.Rel(filepath.Join(e.nova, "state/backups/skills"), r.Backup); len(strings.Split(rel, "/")) != 3 {
 		t.Errorf("backup path %s is not <timestamp>/hermes/SKILL.md", rel)
 	}
-	if b, _ := os.ReadFile(p); !bytes.Equal(b, skill.Render("hermes")) {
+	if b, _ := os.ReadFile(p); !bytes.Equal(b, skill.Render("hermes", e.nova)) {
 		t.Error("not upgraded")
 	}
 }
@@ -431,5 +431,52 @@ func TestSkillWarnsWithoutNovactlOnPath(t *testing.T) {
 	}
 	if code, out, errs = e.run(t, "uninstall", "--agent", "claude-code"); code != ExitOK || strings.Contains(out, "PATH") {
 		t.Errorf("uninstall (%d):\n%s%s", code, out, errs)
+	}
+}
+
+// TestSkillCarriesNovaHome: the skill installed by a novactl whose
+// NOVA_HOME is not the default runs novactl with that home; a default
+// home gets the same file as before homes were carried; status reports a
+// copy written for another home, and install updates it.
+func TestSkillCarriesNovaHome(t *testing.T) {
+	e := newSkillEnv(t)
+	p := filepath.Join(e.home, ".claude/skills/nova-recall/SKILL.md")
+	doc := e.runJSON(t, ExitOK, "install", "--agent", "claude-code")
+	b, _ := os.ReadFile(p)
+	if doc.TemplateSHA256 != skill.Digest(e.nova) || !bytes.Equal(b, skill.Render("claude-code", e.nova)) ||
+		!strings.Contains(string(b), "    NOVA_HOME='"+e.nova+"' novactl search \"<query>\" --top-k 8 --json\n") {
+		t.Fatalf("the installed skill does not name NOVA_HOME %s:\n%s", e.nova, b)
+	}
+
+	// Another home: status says so, and install replaces the copy.
+	other := e
+	other.environ = append(slices.Clone(e.environ), "NOVA_HOME="+filepath.Join(e.home, "elsewhere"))
+	st := other.runJSON(t, ExitOK, "status", "--agent", "claude-code")
+	if r := st.Targets[0]; r.Classification != "managed-other-home" || !r.Managed || !r.UpgradeAvailable {
+		t.Errorf("status for another home: %+v", r)
+	}
+	code, out, _ := other.run(t, "status", "--agent", "claude-code")
+	if code != ExitOK || !strings.Contains(out, "another Nova home") || !strings.Contains(out, e.nova) || !strings.Contains(out, "`novactl skill install` updates it") {
+		t.Errorf("status text:\n%s", out)
+	}
+	code, out, _ = other.run(t, "install", "--agent", "claude-code")
+	if code != ExitOK || !strings.Contains(out, "updated for NOVA_HOME ~/elsewhere") {
+		t.Errorf("install text:\n%s", out)
+	}
+	if b, _ := os.ReadFile(p); !bytes.Equal(b, skill.Render("claude-code", filepath.Join(e.home, "elsewhere"))) {
+		t.Errorf("install for another home wrote:\n%s", b)
+	}
+
+	// The default home (unset, or spelled out) writes the file it always did.
+	for _, env := range [][]string{{"HOME=" + e.home}, {"HOME=" + e.home, "NOVA_HOME=" + filepath.Join(e.home, ".nova")}} {
+		def := e
+		def.environ = env
+		doc = def.runJSON(t, ExitOK, "install", "--agent", "claude-code")
+		if r := doc.Targets[0]; r.Result != "upgraded" && r.Result != "already-current" || doc.TemplateSHA256 != skill.Digest("") {
+			t.Errorf("default home %v: %+v", env, doc)
+		}
+		if b, _ := os.ReadFile(p); !bytes.Equal(b, skill.Render("claude-code", "")) || strings.Contains(string(b), "NOVA_HOME=") {
+			t.Errorf("default home %v wrote:\n%s", env, b)
+		}
 	}
 }

@@ -38,6 +38,25 @@ func Resolve(environ []string) (Home, error) {
 	return Home{Root: filepath.Join(home, ".nova")}, nil
 }
 
+// Relocated returns the runtime home when environ's NOVA_HOME moves it
+// away from the default ~/.nova, and "" when the home is the default (or
+// cannot be resolved). What Nova writes for other programs names the home
+// only then (the agent skill), so a default install does not depend on
+// whether NOVA_HOME spells out the default.
+func Relocated(environ []string) string {
+	if Lookup(environ, EnvHome) == "" {
+		return ""
+	}
+	h, err := Resolve(environ)
+	if err != nil {
+		return ""
+	}
+	if u := UserHome(environ); u != "" && h.Root == filepath.Join(u, ".nova") {
+		return ""
+	}
+	return h.Root
+}
+
 // Lookup returns the value of key in environ, or "".
 func Lookup(environ []string, key string) string {
 	prefix := key + "="

@@ -31,6 +31,26 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// TestRelocated: only a NOVA_HOME that moves the home away from ~/.nova
+// counts; spelling out the default is the default.
+func TestRelocated(t *testing.T) {
+	for _, tt := range []struct {
+		environ []string
+		want    string
+	}{
+		{[]string{"HOME=/home/ada"}, ""},
+		{[]string{"HOME=/home/ada", "NOVA_HOME="}, ""},
+		{[]string{"HOME=/home/ada", "NOVA_HOME=/home/ada/.nova"}, ""},
+		{[]string{"HOME=/home/ada", "NOVA_HOME=~/.nova/"}, ""},
+		{[]string{"HOME=/home/ada", "NOVA_HOME=/srv/nova"}, "/srv/nova"},
+		{[]string{"HOME=/home/ada", "NOVA_HOME=~/memory"}, "/home/ada/memory"},
+	} {
+		if got := Relocated(tt.environ); got != tt.want {
+			t.Errorf("Relocated(%v) = %q, want %q", tt.environ, got, tt.want)
+		}
+	}
+}
+
 // TestResolve_noHome: with no HOME anywhere and no NOVA_HOME there is no
 // home to use, and Resolve says what to set.
 func TestResolve_noHome(t *testing.T) {

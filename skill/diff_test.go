@@ -49,7 +49,7 @@ func TestUnifiedDiff(t *testing.T) {
 
 // Applying the diff's hunks to a gives b.
 func TestUnifiedDiffRoundTrip(t *testing.T) {
-	a := string(Render("codex"))
+	a := string(Render("codex", ""))
 	b := strings.Replace(strings.Replace(a, "## Language", "## Languages\nextra\n", 1), "# Nova recall\n", "", 1)
 	d := UnifiedDiff("a", "b", []byte(a), []byte(b))
 	if got := patch(t, a, d); got != b {

@@ -30,6 +30,10 @@ const (
 	ClassOlder Class = "managed-older"
 	// ClassNewer: a verified managed file of a newer template version.
 	ClassNewer Class = "managed-newer"
+	// ClassOtherHome: a verified managed file of this template version
+	// whose commands use another Nova home (NOVA_HOME differed at
+	// install): its agents would search another memory, or none.
+	ClassOtherHome Class = "managed-other-home"
 	// ClassCustomized: anything else: edited after install (the marker's
 	// digest does not match), no marker, another skill's marker, or a
 	// managed file of this version with other content.
@@ -59,10 +63,11 @@ type State struct {
 }
 
 // UpgradeAvailable reports whether the file differs from this template
-// while being older or customized (so a newer template could apply).
+// while being older, written for another home, or customized (so this
+// template could apply).
 func (s State) UpgradeAvailable() bool {
 	switch s.Class {
-	case ClassOlder, ClassCustomized:
+	case ClassOlder, ClassOtherHome, ClassCustomized:
 		return true
 	}
 	return false
@@ -114,17 +119,28 @@ func Inspect(t Target) State {
 	}
 	s.Managed = true
 	s.InstalledVersion = &m.Version
+	home := installedHome(content)
 	switch {
-	case sameTemplate(content, Render(t.InstalledFor())):
+	case sameTemplate(content, Render(t.InstalledFor(), t.Home())):
 		s.Class, s.Detail = ClassCurrent, fmt.Sprintf("template version %d, unmodified", m.Version)
 	case m.Version < TemplateVersion:
 		s.Class, s.Detail = ClassOlder, fmt.Sprintf("unmodified template version %d; version %d is available", m.Version, TemplateVersion)
 	case m.Version > TemplateVersion:
 		s.Class, s.Detail = ClassNewer, fmt.Sprintf("unmodified template version %d, newer than this novactl's %d", m.Version, TemplateVersion)
+	case home != t.Home() && sameTemplate(content, Render(t.InstalledFor(), home)):
+		s.Class, s.Detail = ClassOtherHome, fmt.Sprintf("its commands use NOVA_HOME %s; this novactl's is %s", homeName(home), homeName(t.Home()))
 	default:
 		s.Class, s.Detail = ClassCustomized, fmt.Sprintf("a managed template version %d with other content than this novactl's", m.Version)
 	}
 	return s
+}
+
+// homeName names a home for a person: "" is the default.
+func homeName(home string) string {
+	if home == "" {
+		return "the default ~/.nova"
+	}
+	return home
 }
 
 // contained checks that t's skill directory resolves to a direct child of
@@ -192,7 +208,7 @@ type Op struct {
 
 // PlanInstall inspects t and decides what install does.
 func PlanInstall(t Target, force bool) *Op {
-	op := &Op{Target: t, State: Inspect(t), Install: true, Force: force, Want: Render(t.InstalledFor())}
+	op := &Op{Target: t, State: Inspect(t), Install: true, Force: force, Want: Render(t.InstalledFor(), t.Home())}
 	op.Action = installAction(op.State, force)
 	return op
 }
@@ -210,7 +226,9 @@ func installAction(s State, force bool) Action {
 		return ActCreate
 	case ClassCurrent:
 		return ActAlreadyCurrent
-	case ClassOlder:
+	case ClassOlder, ClassOtherHome:
+		// Nova's own unedited file: replacing it loses nothing (and a
+		// backup is kept anyway).
 		return ActUpgrade
 	case ClassNewer:
 		if force {

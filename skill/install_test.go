@@ -121,7 +121,7 @@ func TestInstallCreatesFiles(t *testing.T) {
 	} {
 		p := filepath.Join(h.home, rel)
 		b := read(t, p)
-		if !bytes.Equal(b, Render(agents)) {
+		if !bytes.Equal(b, Render(agents, "")) {
 			t.Errorf("%s is not the rendered skill for %s", rel, agents)
 		}
 		if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o644 {
@@ -152,7 +152,7 @@ func TestSecondInstallIsAlreadyCurrent(t *testing.T) {
 		t.Errorf("the second install changed the tree:\n%v\n%v", before, after)
 	}
 	// A copy whose last line names other agents is current too.
-	write(t, tg.File(), Render("codex, hermes"))
+	write(t, tg.File(), Render("codex, hermes", ""))
 	install(t, h, tg, false, ActAlreadyCurrent, "already-current")
 	noBackups(t, h)
 }
@@ -190,7 +190,7 @@ func TestUserEditedFileIsPreserved(t *testing.T) {
 	if r.Backup != want || !bytes.Equal(read(t, want), mine) {
 		t.Errorf("backup %q (want %q) does not hold the replaced file", r.Backup, want)
 	}
-	if !bytes.Equal(read(t, tg.File()), Render("hermes")) {
+	if !bytes.Equal(read(t, tg.File()), Render("hermes", "")) {
 		t.Error("--force did not write the template")
 	}
 }
@@ -198,7 +198,7 @@ func TestUserEditedFileIsPreserved(t *testing.T) {
 func TestOlderManagedVersionIsUpgradedWithBackup(t *testing.T) {
 	h := newTestHome(t)
 	tg := h.target(t, "codex")
-	old := renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v0)", 1), 0, "codex")
+	old := renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v0)", 1), 0, "codex", "")
 	write(t, tg.File(), old)
 	op := PlanInstall(tg, false)
 	if op.State.Class != ClassOlder || !op.State.Managed || op.State.InstalledVersion == nil || *op.State.InstalledVersion != 0 {
@@ -214,7 +214,7 @@ func TestOlderManagedVersionIsUpgradedWithBackup(t *testing.T) {
 	if fi, _ := os.Stat(filepath.Dir(r.Backup)); fi.Mode().Perm() != 0o700 {
 		t.Errorf("backup directory mode %v", fi.Mode().Perm())
 	}
-	if !bytes.Equal(read(t, tg.File()), Render(tg.InstalledFor())) {
+	if !bytes.Equal(read(t, tg.File()), Render(tg.InstalledFor(), "")) {
 		t.Error("the upgrade did not write the current template")
 	}
 }
@@ -222,7 +222,7 @@ func TestOlderManagedVersionIsUpgradedWithBackup(t *testing.T) {
 func TestNewerManagedVersionIsPreserved(t *testing.T) {
 	h := newTestHome(t)
 	tg := h.target(t, "claude-code")
-	newer := renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v9)", 1), 9, "claude-code")
+	newer := renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v9)", 1), 9, "claude-code", "")
 	write(t, tg.File(), newer)
 	install(t, h, tg, false, ActPreserveNewer, "preserved-newer")
 	if !bytes.Equal(read(t, tg.File()), newer) {
@@ -235,7 +235,7 @@ func TestNewerManagedVersionIsPreserved(t *testing.T) {
 func TestStalePlanIsReclassified(t *testing.T) {
 	h := newTestHome(t)
 	tg := h.target(t, "hermes")
-	old := renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v0)", 1), 0, "hermes")
+	old := renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v0)", 1), 0, "hermes", "")
 	write(t, tg.File(), old)
 	op := PlanInstall(tg, false)
 	if op.Action != ActUpgrade {
@@ -292,7 +292,7 @@ func TestSymlinksAreRefused(t *testing.T) {
 	// A symlinked skill file.
 	tg = h.target(t, "hermes")
 	victim := filepath.Join(elsewhere, "victim.md")
-	write(t, victim, Render("hermes"))
+	write(t, victim, Render("hermes", ""))
 	if err := os.MkdirAll(tg.Dir(), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +310,7 @@ func TestSymlinksAreRefused(t *testing.T) {
 	if fi, err := os.Lstat(tg.File()); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		t.Error("the link was replaced")
 	}
-	if !bytes.Equal(read(t, victim), Render("hermes")) {
+	if !bytes.Equal(read(t, victim), Render("hermes", "")) {
 		t.Error("the link's target was changed")
 	}
 
@@ -421,7 +421,7 @@ func TestUninstallKeepsCustomizedAndOtherFiles(t *testing.T) {
 	// An older managed file is Nova's: it goes, but a file the person put
 	// beside it keeps the directory.
 	tg = h.target(t, "hermes")
-	write(t, tg.File(), renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v0)", 1), 0, "hermes"))
+	write(t, tg.File(), renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v0)", 1), 0, "hermes", ""))
 	write(t, filepath.Join(tg.Dir(), "notes.md"), []byte("mine\n"))
 	op = PlanUninstall(tg)
 	if r := op.Apply(h.backups); r.Result != "removed" || r.RemovedDir {
@@ -477,11 +477,55 @@ func TestDetectedAndDuplicates(t *testing.T) {
 		t.Fatal("detected in an empty home")
 	}
 	dup := filepath.Join(h.home, ".gemini", "skills", "nova-recall")
-	write(t, filepath.Join(dup, "SKILL.md"), Render("gemini"))
+	write(t, filepath.Join(dup, "SKILL.md"), Render("gemini", ""))
 	if !tg.Detected() {
 		t.Error("~/.gemini should detect the shared target")
 	}
 	if d := tg.Duplicates(); !slices.Equal(d, []Duplicate{{dup, "gemini"}}) {
 		t.Errorf("duplicates %v", d)
 	}
+}
+
+// TestOtherHomeIsUpdated: an unedited copy written for another Nova home
+// (NOVA_HOME then and now differ) is reported as such, and install
+// replaces it, after a backup, with the copy for this home; the default
+// home spelled out is the default.
+func TestOtherHomeIsUpdated(t *testing.T) {
+	h := newTestHome(t)
+	tg := h.target(t, "codex")
+	if tg.Home() != "" {
+		t.Fatalf("default Home() = %q", tg.Home())
+	}
+	install(t, h, tg, false, ActCreate, "installed")
+	same := h
+	same.environ = append(slices.Clone(h.environ), "NOVA_HOME="+filepath.Join(h.home, ".nova"))
+	install(t, same, same.target(t, "codex"), false, ActAlreadyCurrent, "already-current")
+
+	moved := h
+	moved.environ = append(slices.Clone(h.environ), "NOVA_HOME=/srv/nova")
+	mt := moved.target(t, "codex")
+	if mt.Home() != "/srv/nova" {
+		t.Fatalf("Home() = %q", mt.Home())
+	}
+	st := Inspect(mt)
+	if st.Class != ClassOtherHome || !st.Managed || !st.UpgradeAvailable() || !strings.Contains(st.Detail, "/srv/nova") || !strings.Contains(st.Detail, "~/.nova") {
+		t.Fatalf("state %+v", st)
+	}
+	old := read(t, tg.File())
+	r := install(t, moved, mt, false, ActUpgrade, "upgraded")
+	if r.Backup == "" || !bytes.Equal(read(t, r.Backup), old) {
+		t.Errorf("backup %q does not hold the old file", r.Backup)
+	}
+	if !bytes.Equal(read(t, mt.File()), Render(mt.InstalledFor(), "/srv/nova")) {
+		t.Error("install did not write the copy for /srv/nova")
+	}
+	install(t, moved, mt, false, ActAlreadyCurrent, "already-current")
+	// Seen from the default home, that copy is for another home too.
+	if st := Inspect(tg); st.Class != ClassOtherHome || !strings.Contains(st.Detail, "/srv/nova") {
+		t.Errorf("from the default home: %+v", st)
+	}
+	// An edited copy for another home is the person's: kept.
+	edited := bytes.Replace(read(t, mt.File()), []byte("# Nova recall"), []byte("# Nova recall, mine"), 1)
+	write(t, mt.File(), edited)
+	install(t, h, tg, false, ActPreserveCustomized, "preserved-customized")
 }

@@ -23,6 +23,7 @@ import (
 	"text/template"
 
 	"github.com/nova-recall/nova/agents"
+	"github.com/nova-recall/nova/paths"
 )
 
 // ID is the skill's name: the front-matter name and the directory name.
@@ -62,20 +63,31 @@ func marker(version int) string {
 
 // Render returns the SKILL.md for the agents named by installedFor (the
 // text of the last line, for example "hermes" or "codex, gemini,
-// openclaw"), with its digest filled in.
-func Render(installedFor string) []byte {
-	return renderVersion(templateText, TemplateVersion, installedFor)
+// openclaw"), with its digest filled in. home is the Nova home its
+// commands use: "" for the default ~/.nova (the commands are plain
+// novactl), else an absolute path that every command sets as NOVA_HOME.
+//
+// The home rides on each command line ("NOVA_HOME='/x' novactl search
+// ...") rather than in an instruction to export it: every agent the
+// skill goes to runs commands through a POSIX shell, where a prefix
+// assignment reaches that one command and nothing after it.
+func Render(installedFor, home string) []byte {
+	return renderVersion(templateText, TemplateVersion, installedFor, home)
 }
 
 // renderVersion renders text (a template like SKILL.md.tmpl) as version.
 // Tests use it to build older and newer managed files.
-func renderVersion(text string, version int, installedFor string) []byte {
+func renderVersion(text string, version int, installedFor, home string) []byte {
 	t := tmpl
 	if text != templateText {
 		t = template.Must(template.New(FileName).Option("missingkey=error").Parse(text))
 	}
+	novactl := "novactl"
+	if home != "" {
+		novactl = paths.EnvHome + "=" + shellQuote(home) + " novactl"
+	}
 	var b bytes.Buffer
-	err := t.Execute(&b, struct{ Marker, InstalledFor string }{marker(version), oneLine(installedFor)})
+	err := t.Execute(&b, struct{ Marker, InstalledFor, Home, Novactl string }{marker(version), oneLine(installedFor), home, novactl})
 	if err != nil {
 		panic(err) // the template is embedded and tested
 	}
@@ -90,10 +102,32 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// Digest is the template-sha256 of the current template: the same for
-// every agent.
-func Digest() string {
-	m, _ := Parse(Render(normalAgent))
+// shellQuote quotes s as one word for a POSIX shell: in single quotes,
+// inside which nothing is special but the single quote itself.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// homeRE matches the search command of a skill rendered for a home, and
+// captures the quoted home.
+var homeRE = regexp.MustCompile(`(?m)^    ` + paths.EnvHome + `=('.*') novactl search "<query>" --top-k 8 --json$`)
+
+// installedHome returns the home a skill's search command sets, or ""
+// when it sets none. It only reads the command: whether the file is
+// what Render writes for that home is for the caller to check.
+func installedHome(content []byte) string {
+	m := homeRE.FindSubmatch(content)
+	if m == nil {
+		return ""
+	}
+	q := string(m[1])
+	return strings.ReplaceAll(q[1:len(q)-1], `'\''`, "'")
+}
+
+// Digest is the template-sha256 of the current template rendered for
+// home (see Render): the same for every agent.
+func Digest(home string) string {
+	m, _ := Parse(Render(normalAgent, home))
 	return m.Digest
 }
 

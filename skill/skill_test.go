@@ -2,6 +2,9 @@ package skill
 
 import (
 	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -21,17 +24,17 @@ const (
 )
 
 func TestTemplateVersionPinned(t *testing.T) {
-	if TemplateVersion == pinnedVersion && Digest() != pinnedDigest {
+	if TemplateVersion == pinnedVersion && Digest("") != pinnedDigest {
 		t.Fatalf("SKILL.md.tmpl changed (digest %s) but TemplateVersion is still %d: bump TemplateVersion, then set pinnedVersion and pinnedDigest to the new values",
-			Digest(), TemplateVersion)
+			Digest(""), TemplateVersion)
 	}
 	if TemplateVersion != pinnedVersion {
-		t.Fatalf("TemplateVersion is %d: set pinnedVersion=%d and pinnedDigest=%q", TemplateVersion, TemplateVersion, Digest())
+		t.Fatalf("TemplateVersion is %d: set pinnedVersion=%d and pinnedDigest=%q", TemplateVersion, TemplateVersion, Digest(""))
 	}
 }
 
 func TestRequiredPhrases(t *testing.T) {
-	text := string(Render("claude-code"))
+	text := string(Render("claude-code", ""))
 	for _, p := range []string{
 		// identity
 		"# Nova recall",
@@ -119,7 +122,7 @@ func TestRequiredPhrases(t *testing.T) {
 
 // The skill's evidence priority restates the contract's usage prompt.
 func TestAlignedWithUsagePrompt(t *testing.T) {
-	text := strings.ToLower(string(Render("x")))
+	text := strings.ToLower(string(Render("x", "")))
 	for _, p := range []string{
 		"current conversation, user-provided material",
 		"host agent runtime's built-in or connected memory/history retrieval, when available",
@@ -145,7 +148,7 @@ func TestAlignedWithUsagePrompt(t *testing.T) {
 }
 
 func TestFrontMatter(t *testing.T) {
-	content := Render("hermes")
+	content := Render("hermes", "")
 	s := string(content)
 	if !strings.HasPrefix(s, "---\n") {
 		t.Fatal("SKILL.md does not start with front matter")
@@ -190,7 +193,7 @@ func TestDigestVerifiesAndIsAgentIndependent(t *testing.T) {
 	markerLine := regexp.MustCompile(`(?m)^<!-- nova-managed-skill id=nova-recall template-version=2 template-sha256=[0-9a-f]{64} -->$`)
 	var digests []string
 	for _, target := range Targets([]string{"HOME=/home/u"}) {
-		content := Render(target.InstalledFor())
+		content := Render(target.InstalledFor(), "")
 		m, err := Parse(content)
 		if err != nil || !m.Verified || m.ID != ID || m.Version != TemplateVersion {
 			t.Fatalf("%s: marker %+v, %v", target.ID, m, err)
@@ -207,19 +210,19 @@ func TestDigestVerifiesAndIsAgentIndependent(t *testing.T) {
 		digests = append(digests, m.Digest)
 	}
 	for _, d := range digests {
-		if d != digests[0] || d != Digest() {
-			t.Errorf("digests differ across agents: %v (Digest() %s)", digests, Digest())
+		if d != digests[0] || d != Digest("") {
+			t.Errorf("digests differ across agents: %v (Digest(\"\") %s)", digests, Digest(""))
 		}
 	}
 	// The body is identical across agents: only the last line differs.
-	a, b := Render("claude-code"), Render("hermes")
+	a, b := Render("claude-code", ""), Render("hermes", "")
 	if !sameTemplate(a, b) || bytes.Equal(a, b) {
 		t.Error("copies for two agents should differ only in the last line")
 	}
 }
 
 func TestDigestDetectsEdits(t *testing.T) {
-	content := Render("codex")
+	content := Render("codex", "")
 	for name, edit := range map[string]func(string) string{
 		"body":         func(s string) string { return strings.Replace(s, "at most 3 external", "at most 9 external", 1) },
 		"version":      func(s string) string { return strings.Replace(s, "template-version=2", "template-version=3", 1) },
@@ -255,12 +258,55 @@ func TestDigestDetectsEdits(t *testing.T) {
 
 func TestSealSignsOtherVersions(t *testing.T) {
 	old := strings.Replace(templateText, "# Nova recall", "# Nova recall (old)", 1)
-	content := renderVersion(old, 0, "hermes")
+	content := renderVersion(old, 0, "hermes", "")
 	m, err := Parse(content)
 	if err != nil || !m.Verified || m.Version != 0 {
 		t.Fatalf("old version: %+v %v", m, err)
 	}
-	if m.Digest == Digest() {
+	if m.Digest == Digest("") {
 		t.Error("an older template has the current digest")
+	}
+}
+
+// TestRenderCarriesHome: the skill of a relocated Nova home runs novactl
+// with that NOVA_HOME. A POSIX shell given the command line as written
+// starts novactl with exactly that home, however odd the path; the
+// default home's skill names none.
+func TestRenderCarriesHome(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "nova home", "it's $HOME")
+	text := string(Render("codex", home))
+	var cmds []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, "novactl search \"<query>\"") || strings.Contains(l, "novactl rag search-memory") {
+			cmds = append(cmds, l)
+		}
+	}
+	if len(cmds) != 2 {
+		t.Fatalf("found %d command lines, want 2:\n%s", len(cmds), strings.Join(cmds, "\n"))
+	}
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "novactl"), []byte("#!/bin/sh\nprintf '%s\\n' \"$NOVA_HOME\" \"$1\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// The code line as an agent would copy it into its shell tool.
+	line := strings.TrimSpace(strings.ReplaceAll(cmds[0], "<query>", "q"))
+	cmd := exec.Command("/bin/sh", "-c", line)
+	cmd.Env = []string{"PATH=" + bin, "NOVA_HOME=/wrong"}
+	out, err := cmd.Output()
+	if err != nil || string(out) != home+"\nsearch\n" {
+		t.Errorf("sh -c %q: %q, %v; want the home %q", line, out, err, home)
+	}
+	if !strings.Contains(cmds[1], "NOVA_HOME=") || !strings.Contains(text, "`"+home+"`") {
+		t.Errorf("the compatibility form or the home's explanation misses NOVA_HOME:\n%s", cmds[1])
+	}
+	if got := installedHome([]byte(text)); got != home {
+		t.Errorf("installedHome = %q, want %q", got, home)
+	}
+	if m, err := Parse([]byte(text)); err != nil || !m.Verified || m.Digest != Digest(home) || m.Digest == Digest("") {
+		t.Errorf("marker %+v, %v; Digest(home) %s", m, err, Digest(home))
+	}
+	def := string(Render("codex", ""))
+	if strings.Contains(def, "NOVA_HOME=") || installedHome([]byte(def)) != "" {
+		t.Error("the default home's skill names a NOVA_HOME")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nova-recall/nova/agents"
+	"github.com/nova-recall/nova/paths"
 )
 
 // Target is one skills root Nova writes <Root>/nova-recall/SKILL.md into,
@@ -46,6 +47,10 @@ func (t Target) Dir() string { return filepath.Join(t.Root, ID) }
 
 // File is the skill file, <Root>/nova-recall/SKILL.md.
 func (t Target) File() string { return filepath.Join(t.Dir(), FileName) }
+
+// Home is the Nova home the target's skill commands use: "" for the
+// default ~/.nova, else the home NOVA_HOME names (see paths.Relocated).
+func (t Target) Home() string { return paths.Relocated(t.environ) }
 
 // InstalledFor is the last line's agent list for this target.
 func (t Target) InstalledFor() string { return strings.Join(t.Agents, ", ") }
