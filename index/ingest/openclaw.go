@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
@@ -43,7 +44,8 @@ import (
 // a session archived under another name between two reads keeps its ids.
 // The workspace's Markdown memory (workspace/MEMORY.md, DREAMS.md and the
 // daily memory/YYYY-MM-DD*.md, in workspace-<agentId>/ for other agents)
-// is read by the Markdown reader as notes of agent openclaw.
+// is read by the Markdown reader as notes of agent openclaw, in the
+// source's sourceSet when it names one (the sessions' too), else in notes.
 
 // openclawLine is one line of an OpenClaw session, with the fields the
 // reader uses.
@@ -362,8 +364,9 @@ func (h *openclawHandler) emit(n int, role, text string, t time.Time) error {
 
 // readAgentNote reads an agent's Markdown memory file (an OpenClaw
 // workspace's, a Gemini CLI home's GEMINI.md) as the Markdown reader
-// reads any note, as the agent's and of the notes source set unless its
-// front matter says otherwise.
+// reads any note, as the agent's, and of the source's source set, as the
+// sessions are (else of the notes source set), unless its front matter
+// says otherwise.
 func readAgentNote(fc *fileCtx, agent string) error {
 	note := *fc
 	record := fc.sink.Record
@@ -372,7 +375,7 @@ func readAgentNote(fc *fileCtx, agent string) error {
 			r.Agent = agent
 		}
 		if r.SourceSet == "" {
-			r.SourceSet = DefaultSourceSet(config.KindMarkdown)
+			r.SourceSet = cmp.Or(fc.src.SourceSet, DefaultSourceSet(config.KindMarkdown))
 		}
 		return record(r)
 	}

@@ -85,6 +85,38 @@ func TestReadOpenClaw_notes(t *testing.T) {
 	}
 }
 
+// TestReadOpenClaw_notesTakeTheSourceSet: a sourceSet configured on the
+// source is the notes' too, as it is the sessions' (a note's front matter
+// still wins); without one the notes are notes.
+func TestReadOpenClaw_notesTakeTheSourceSet(t *testing.T) {
+	root := t.TempDir()
+	for rel, body := range map[string]string{
+		"workspace/memory/2026-03-02.md":        "Renewed the staging certificate.\n",
+		"workspace/memory/2026-03-03-vendor.md": "---\nsourceSet: lessons\n---\nThe vendor call moved to Monday.\n",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for set, want := range map[string][]string{
+		"claw-log": {"workspace/memory/2026-03-02.md#top claw-log", "workspace/memory/2026-03-03-vendor.md#top lessons"},
+		"":         {"workspace/memory/2026-03-02.md#top notes", "workspace/memory/2026-03-03-vendor.md#top lessons"},
+	} {
+		recs, problems := collect(t, config.Source{Name: "oc", Kind: config.KindOpenClaw, Path: root, SourceSet: set})
+		var got []string
+		for _, r := range recs {
+			got = append(got, r.ID+" "+r.SourceSet)
+		}
+		if len(problems) != 0 || !slices.Equal(got, want) {
+			t.Errorf("sourceSet %q: %v (problems %v), want %v", set, got, problems, want)
+		}
+	}
+}
+
 // TestReadOpenClaw_archivedKeepsIDs: a session archived by /reset (x.jsonl
 // renamed x.jsonl.reset.<ts>) gives the records it gave under its first
 // name, ids included, so that nothing is indexed twice.
