@@ -137,7 +137,9 @@ type Source struct {
 	// SourceSet is the governance class (e.g. external-content, lessons,
 	// task-board-snapshot, filtered-dialogue-daily).
 	SourceSet string `koanf:"sourceSet"`
-	// Defaults applied to records that do not carry their own.
+	// Defaults applied to records that do not carry their own. Agent
+	// also replaces the kind as the agent of an agent's sessions and
+	// notes (codex, claude-code, openclaw, hermes).
 	Project   string   `koanf:"project"`
 	Agent     string   `koanf:"agent"`
 	Tags      []string `koanf:"tags"`

@@ -1,6 +1,7 @@
 package index_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,5 +109,28 @@ func TestSync_openclaw(t *testing.T) {
 	}
 	if c := got["s1:4"]; !strings.HasSuffix(c.SourcePath, ".deleted.2026-03-02T10-00-00.000Z") {
 		t.Errorf("s1:4 is %s's, want the copy's", c.SourcePath)
+	}
+}
+
+// TestSync_openclawSourceDefaults: the agent and sourceSet configured on
+// an OpenClaw source reach, through a real sync, both its sessions and
+// its workspace notes.
+func TestSync_openclawSourceDefaults(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "openclaw")
+	writeFile(t, filepath.Join(state, "agents", "main", "sessions", "s1.jsonl"), `{"type":"session","version":3,"id":"s1","timestamp":"2026-03-02T08:00:00.000Z","cwd":"/home/dev/.openclaw/workspace"}
+{"type":"message","id":"a1","parentId":null,"timestamp":"2026-03-02T08:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"Which quarter does the ledger export cover?"}],"timestamp":1772438405000}}
+`)
+	writeFile(t, filepath.Join(state, "workspace", "memory", "2026-03-02.md"), "The ledger export moved to the first of each month.\n")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "oc", Kind: config.KindOpenClaw, Path: state, Agent: "claw-laptop", SourceSet: "claw-log"})
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now}))
+	_, g := active(t, cfg.Home)
+	got := map[string]string{}
+	for _, c := range chunkByID(t, g) {
+		got[c.SourceID] = c.Agent + " " + c.SourceSet
+	}
+	want := map[string]string{"s1:2": "claw-laptop claw-log", "workspace/memory/2026-03-02.md#top": "claw-laptop claw-log"}
+	if !maps.Equal(got, want) {
+		t.Errorf("records %v, want %v", got, want)
 	}
 }

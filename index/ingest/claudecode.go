@@ -433,7 +433,7 @@ func (h *claudeHandler) emit(n int, l *claudeLine, role, text string) error {
 		cwd = h.st.Cwd
 	}
 	m := message{role: role, text: text, title: h.st.title(), time: t, cwd: cwd, line: n}
-	rec, ok := m.record(config.KindClaudeCode, h.fc.path, session, id+":"+strconv.Itoa(n), conversation)
+	rec, ok := m.record(h.fc, config.KindClaudeCode, session, id+":"+strconv.Itoa(n), conversation)
 	if !ok {
 		return nil
 	}

@@ -830,7 +830,7 @@ func (h *codexHandler) record(n int, role, text string) error {
 	_, t, _ := ParseDate(h.st.LastTime)
 	m := message{role: role, text: text, title: h.st.Title, time: t, cwd: h.st.Cwd, line: n}
 	session := h.st.Session
-	rec, ok := m.record(config.KindCodex, h.fc.path, session, session+":"+strconv.Itoa(n), session)
+	rec, ok := m.record(h.fc, config.KindCodex, session, session+":"+strconv.Itoa(n), session)
 	if !ok {
 		return nil
 	}

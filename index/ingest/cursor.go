@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -514,6 +515,11 @@ func (fc *fileCtx) problem(line int, reason string) {
 func (fc *fileCtx) interrupted(line int, reason string) {
 	fc.sink.Problem(Problem{Source: fc.src.Name, Path: fc.path, Line: line, Reason: reason, Interrupted: true})
 }
+
+// agent is the agent of the records a reader of kind labels as its
+// own (sessions, and notes that name none): the source's agent when it
+// names one (to tell two machines' Codex apart, say), else the kind.
+func (fc *fileCtx) agent(kind string) string { return cmp.Or(fc.src.Agent, kind) }
 
 // emit hands rec to the sink unless its text is binary, which is
 // reported instead.

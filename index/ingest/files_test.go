@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -269,5 +270,42 @@ func TestSkipsDir_agreesWithList(t *testing.T) {
 	}
 	if len(l.Files) != 5 { // top.md, a, a/b, x/archive, node_modules (a markdown source skips no node_modules)
 		t.Errorf("listed %d files, want 5: the case proves nothing", len(l.Files))
+	}
+}
+
+// TestRead_sourceAgent: an agent named on an agent's source (to tell two
+// machines' Codex apart, say) is the agent of every record its reader
+// labels with the kind: sessions and notes alike. A note's front matter
+// still names its own; a source that names none keeps the kind.
+func TestRead_sourceAgent(t *testing.T) {
+	openclawNotes := writeTree(t, map[string]string{
+		"workspace/memory/2026-03-02.md":        "Renewed the staging certificate.\n",
+		"workspace/memory/2026-03-03-vendor.md": "---\nagent: someone-else\n---\nThe vendor call moved to Monday.\n",
+	})
+	hermesHome := writeTree(t, map[string]string{"memories/MEMORY.md": "The billing repo uses banker's rounding.\n§\nThe suite runs with make test.\n"})
+	for _, tt := range []struct{ name, kind, path string }{
+		{"codex", config.KindCodex, "testdata/codex"},
+		{"claude-code", config.KindClaudeCode, "testdata/claude-code/projects"},
+		{"openclaw sessions", config.KindOpenClaw, driftRoot + "/openclaw/example-lines"},
+		{"openclaw notes", config.KindOpenClaw, openclawNotes},
+		{"hermes notes", config.KindHermes, hermesHome},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, agent := range []string{"work-laptop", ""} {
+				recs, _ := collect(t, config.Source{Name: "s", Kind: tt.kind, Path: tt.path, Agent: agent})
+				if len(recs) == 0 {
+					t.Fatal("no records")
+				}
+				for _, r := range recs {
+					want := cmp.Or(agent, tt.kind)
+					if strings.Contains(r.Text, "vendor call") {
+						want = "someone-else"
+					}
+					if r.Agent != want {
+						t.Errorf("source agent %q: %s has agent %q, want %q", agent, r.ID, r.Agent, want)
+					}
+				}
+			}
+		})
 	}
 }

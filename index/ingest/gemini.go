@@ -443,7 +443,7 @@ func (h *geminiHandler) emit(t *geminiTurn) error {
 		owner, conversation = h.parent, h.parent+"/"+session
 	}
 	m := message{role: role, text: text, title: h.st.Summary, time: t.time, cwd: h.cwd, line: t.line}
-	rec, ok := m.record(config.KindGemini, h.fc.path, owner, session+":"+t.id, conversation)
+	rec, ok := m.record(h.fc, config.KindGemini, owner, session+":"+t.id, conversation)
 	if !ok {
 		return nil
 	}

@@ -111,7 +111,7 @@ func readHermesMemory(fc *fileCtx) error {
 			key = fmt.Sprintf("%s~%d", key, n)
 		}
 		return fc.emit(memory.Record{
-			ID: fc.rel + "#" + key, Text: text, Title: title, Date: date, Agent: config.KindHermes,
+			ID: fc.rel + "#" + key, Text: text, Title: title, Date: date, Agent: fc.agent(config.KindHermes),
 			Path: fc.path, Line: start, Kind: config.KindHermes, Layer: "note", Redactions: redactions,
 		})
 	}
@@ -568,7 +568,7 @@ func emitHermes(fc *fileCtx, st *hermesState) error {
 		}
 		rec := func(role, text, id, layer string) error {
 			msg := message{role: role, text: text, title: s.title, time: m.time, cwd: s.cwd, line: int(m.id)}
-			r, ok := msg.record(config.KindHermes, fc.path, m.session, id, m.session)
+			r, ok := msg.record(fc, config.KindHermes, m.session, id, m.session)
 			if !ok {
 				return nil
 			}

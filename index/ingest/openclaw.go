@@ -38,13 +38,13 @@ import (
 //     dialogue; a reply of silent housekeeping (starting NO_REPLY) or a
 //     heartbeat's HEARTBEAT_OK says nothing.
 //
-// The agent is openclaw and the project the agent id (its cwd is its
+// The agent is openclaw (or the source's agent) and the project the agent id (its cwd is its
 // workspace, the same for every conversation). A record's id is the
 // session's (the header's id, else the file name's stem) and its line:
 // a session archived under another name between two reads keeps its ids.
 // The workspace's Markdown memory (workspace/MEMORY.md, DREAMS.md and the
 // daily memory/YYYY-MM-DD*.md, in workspace-<agentId>/ for other agents)
-// is read by the Markdown reader as notes of agent openclaw, in the
+// is read by the Markdown reader as notes of the same agent, in the
 // source's sourceSet when it names one (the sessions' too), else in notes.
 
 // openclawLine is one line of an OpenClaw session, with the fields the
@@ -354,7 +354,7 @@ func (h *openclawHandler) emit(n int, role, text string, t time.Time) error {
 		conversation += "/" + h.stem
 	}
 	m := message{role: role, text: text, time: t, line: n}
-	rec, ok := m.record(config.KindOpenClaw, h.fc.path, session, conversation+":"+strconv.Itoa(n), conversation)
+	rec, ok := m.record(h.fc, config.KindOpenClaw, session, conversation+":"+strconv.Itoa(n), conversation)
 	if !ok {
 		return nil
 	}
@@ -372,7 +372,7 @@ func readAgentNote(fc *fileCtx, agent string) error {
 	record := fc.sink.Record
 	note.sink.Record = func(r memory.Record) error {
 		if r.Agent == "" {
-			r.Agent = agent
+			r.Agent = fc.agent(agent)
 		}
 		if r.SourceSet == "" {
 			r.SourceSet = cmp.Or(fc.src.SourceSet, DefaultSourceSet(config.KindMarkdown))

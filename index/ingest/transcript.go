@@ -22,10 +22,11 @@ type message struct {
 	line int
 }
 
-// record turns a message into a dialogue record of kind (which is also
-// the agent name), or reports false when nothing is left after cleaning.
-// conversation is the session (or sidechain) whose turns are neighbours.
-func (m message) record(kind, path, session, id, conversation string) (memory.Record, bool) {
+// record turns a message of fc's file into a dialogue record of kind (of
+// agent fc.agent(kind)), or reports false when nothing is left after
+// cleaning. conversation is the session (or sidechain) whose turns are
+// neighbours.
+func (m message) record(fc *fileCtx, kind, session, id, conversation string) (memory.Record, bool) {
 	text, redactions := cleanText(m.text)
 	if !hasContent(text) {
 		return memory.Record{}, false
@@ -35,11 +36,11 @@ func (m message) record(kind, path, session, id, conversation string) (memory.Re
 		Text:         text,
 		Title:        m.title,
 		Role:         m.role,
-		Agent:        kind,
+		Agent:        fc.agent(kind),
 		Project:      ProjectFromCwd(m.cwd),
 		SessionID:    session,
 		Time:         m.time,
-		Path:         path,
+		Path:         fc.path,
 		Line:         m.line,
 		Kind:         kind,
 		Layer:        "dialogue",
