@@ -26,6 +26,8 @@ say so instead of failing.
 
   install     add Nova ("nova": novactl mcp) to agents' MCP configuration files
   uninstall   remove exactly what install added
+  status      show each agent's entry: current, stale (another novactl or NOVA_HOME),
+              or missing, and Claude Code projects whose own "nova" entry differs
 
 Agents and files (--agent, comma-separated; default all agents found on this machine):
   claude-code  ~/.claude.json           mcpServers.nova (or $CLAUDE_CONFIG_DIR/.claude.json)
@@ -38,13 +40,20 @@ Edits are textual: comments, key order, formatting and other servers stay as the
 are, and install then uninstall leaves a file byte-identical. NOVA_HOME is passed to
 the server when it is set. Files are replaced atomically, keep their mode, and are
 never written through a symbolic link nor when read-only. --dry-run prints the diff
-and writes nothing.`
+and writes nothing.
+
+Claude Code also keeps MCP servers per project in ~/.claude.json (what
+"claude mcp add" writes by default), and in that project starts its own "nova"
+instead of the one install writes. status and install name such an entry when its
+command or NOVA_HOME differ, with the command that removes it; Nova never edits
+those entries itself.`
 
 func mcpVerbs() []verb {
 	return []verb{
 		{"serve", "Serve the memory tools on stdin/stdout (the default)"},
 		{"install", "Add Nova to agents' MCP configuration files"},
 		{"uninstall", "Remove exactly what install added"},
+		{"status", "Show each agent's Nova entry and any that shadows it"},
 	}
 }
 
@@ -61,6 +70,8 @@ func runMCP(ctx context.Context, inv *Invocation, args []string) int {
 			return runMCPConfig(inv, args[1:], true, defaultMCPDeps())
 		case "uninstall":
 			return runMCPConfig(inv, args[1:], false, defaultMCPDeps())
+		case "status":
+			return runMCPStatus(inv, args[1:], defaultMCPDeps())
 		case "serve":
 			args = args[1:]
 		case "help":
@@ -241,6 +252,9 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 			continue
 		}
 		fmt.Fprintf(inv.Stdout, "%-12s %s: %s\n", a.Name, shown, describe(plan, false))
+		if install {
+			printShadows(inv, a, path, entry)
+		}
 		if plan.Changed() || (!install && plan.Action == agentconf.Absent && recs.Get(path) != nil) {
 			recs.Set(path, plan.Record)
 			changed = true
@@ -389,4 +403,127 @@ func tildePath(p string, environ []string) string {
 		return "~" + p[len(h):]
 	}
 	return p
+}
+
+// mcpStatusAgent is one agent in the output of novactl mcp status.
+type mcpStatusAgent struct {
+	Agent    string `json:"agent"`
+	Name     string `json:"name"`
+	File     string `json:"file"`
+	Detected bool   `json:"detected"`
+	agentconf.Status
+	// Projects repeats Status.Shadows with the command that removes each.
+	Projects []mcpProjectEntry `json:"projectEntries,omitempty"`
+	Error    string            `json:"error,omitempty"`
+}
+
+// mcpProjectEntry is a Claude Code project entry with its remedy.
+type mcpProjectEntry struct {
+	agentconf.ProjectEntry
+	Remove string `json:"remove"`
+}
+
+// runMCPStatus is novactl mcp status: what each agent's file holds of
+// Nova's entry, against the entry mcp install would write now.
+func runMCPStatus(inv *Invocation, args []string, deps mcpDeps) int {
+	fs := newFlags(inv, "novactl mcp status", "novactl mcp status [--agent ID[,ID...]|all] [--command PATH] [--json]", mcpHelp)
+	agentFlag := fs.String("agent", "all", "agents: "+strings.Join(agentconf.AgentIDs(), ", ")+", or all")
+	command := fs.String("command", "", "the novactl the entries should start (default: this novactl, as install)")
+	jsonOut := fs.Bool("json", false, "print JSON")
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(inv.Stderr, "novactl mcp status: unexpected argument %q\n", pos[0])
+		return ExitUsage
+	}
+	selected, _, err := agentconf.Select(*agentFlag)
+	if err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl mcp status: %v\n", err)
+		return ExitUsage
+	}
+	home, err := paths.Resolve(inv.Environ)
+	if err == nil && *command == "" {
+		*command, err = novactlPath(inv.Environ, deps)
+	}
+	var entry agentconf.Entry
+	if err == nil {
+		entry, err = mcpEntry(inv.Environ, home, *command)
+	}
+	if err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl mcp status: %v\n", err)
+		return ExitFailure
+	}
+	recs, err := agentconf.LoadRecords(agentconf.RecordsFile(home))
+	if err != nil && !errors.Is(err, agentconf.ErrBadRecords) {
+		fmt.Fprintf(inv.Stderr, "novactl mcp status: %v\n", err)
+		return ExitFailure
+	}
+	code = ExitOK
+	var out []mcpStatusAgent
+	for _, a := range selected {
+		path := a.Path(inv.Environ)
+		r := mcpStatusAgent{Agent: a.ID, Name: a.Name, File: path, Detected: a.Detected(inv.Environ)}
+		if r.Status, err = agentconf.Inspect(a, path, entry, recs.Get(path)); err != nil {
+			r.Error, code = err.Error(), ExitFailure
+		}
+		for _, sh := range r.Shadows {
+			r.Projects = append(r.Projects, mcpProjectEntry{ProjectEntry: sh, Remove: sh.RemoveHint()})
+		}
+		r.Shadows = nil
+		out = append(out, r)
+	}
+	if *jsonOut {
+		printJSON(inv.Stdout, map[string]any{"command": entry.Command, "novaHome": entry.Env[paths.EnvHome], "agents": out})
+		return code
+	}
+	w := inv.Stdout
+	for _, r := range out {
+		fmt.Fprintf(w, "%-12s %s: %s\n", r.Name, tildePath(r.File, inv.Environ), mcpStateText(r))
+		for _, p := range r.Projects {
+			printShadow(inv, p.ProjectEntry)
+		}
+	}
+	return code
+}
+
+func mcpStateText(r mcpStatusAgent) string {
+	if r.Error != "" {
+		return "cannot read it: " + r.Error
+	}
+	switch r.State {
+	case agentconf.StateAbsent:
+		if !r.Detected {
+			return "not installed (agent not found here)"
+		}
+		return "not installed: run `novactl mcp install`"
+	case agentconf.StateCurrent:
+		if r.Note != "" {
+			return "installed, current (" + r.Note + ")"
+		}
+		return "installed, current"
+	case agentconf.StateStale:
+		return "installed for another novactl or NOVA_HOME (" + strings.Join(r.Differs, "; ") + "): `novactl mcp install` updates it"
+	case agentconf.StateForeign:
+		return `a "nova" server novactl did not install (` + strings.Join(r.Differs, "; ") + "): remove or rename it, then run `novactl mcp install`"
+	}
+	return string(r.State)
+}
+
+// printShadows warns about a's per-project "nova" entries in path that
+// differ from e (Claude Code's; see agentconf.ProjectEntry).
+func printShadows(inv *Invocation, a agentconf.Agent, path string, e agentconf.Entry) {
+	st, err := agentconf.Inspect(a, path, e, nil)
+	if err != nil {
+		return // the install itself reported what it could not read
+	}
+	for _, sh := range st.Shadows {
+		printShadow(inv, sh)
+	}
+}
+
+func printShadow(inv *Invocation, sh agentconf.ProjectEntry) {
+	fmt.Fprintf(inv.Stdout, "%-12s warning: project %s has its own \"nova\" server, which Claude Code starts there instead (%s). Remove it: %s\n",
+		"", sh.Project, strings.Join(sh.Differs, "; "), sh.RemoveHint())
 }

@@ -544,3 +544,67 @@ func TestMCPUninstall_UnreadableRecord(t *testing.T) {
 		t.Errorf("the damaged record is still there: %s", errs)
 	}
 }
+
+// TestMCPStatus_ProjectEntries: Claude Code keeps a per-project "nova"
+// entry beside the user-level one novactl installs, and starts it in that
+// project instead. mcp status (and mcp install) name such an entry whose
+// command or NOVA_HOME differ, with the project and the command that
+// removes it, and neither touches it.
+func TestMCPStatus_ProjectEntries(t *testing.T) {
+	novactl := fakeNovactl(t)
+	home, env := mcpAgentHome(t)
+	nova := filepath.Join(home, "nova-home")
+	if _, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "claude-code", "--command", novactl); code != ExitOK {
+		t.Fatalf("install: %s", errs)
+	}
+	p := filepath.Join(home, ".claude.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := `"mcpServers": {"nova": {"type": "stdio", "command": "/usr/local/old/novactl", "args": ["mcp"], "env": {"NOVA_HOME": "/Users/ada/.nova-old"}}}`
+	edited := strings.Replace(string(b), `"mcpServers": {}`, stale, 1)
+	if edited == string(b) {
+		t.Fatal("the fixture has no empty project mcpServers")
+	}
+	if err := os.WriteFile(p, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	out, errs, code := mcpRun(t, env, "mcp", "status", "--agent", "claude-code", "--command", novactl)
+	for _, want := range []string{"installed, current", "/Users/ada/src/app", "command /usr/local/old/novactl, not " + novactl,
+		"NOVA_HOME /Users/ada/.nova-old, not " + nova, "cd /Users/ada/src/app && claude mcp remove nova -s local"} {
+		if code != ExitOK || !strings.Contains(out, want) {
+			t.Errorf("status (%d) lacks %q:\n%s%s", code, want, out, errs)
+		}
+	}
+	out, _, code = mcpRun(t, env, "mcp", "status", "--agent", "claude-code", "--command", novactl, "--json")
+	var doc struct {
+		Agents []struct {
+			Agent          string `json:"agent"`
+			State          string `json:"state"`
+			ProjectEntries []struct {
+				Project  string `json:"project"`
+				Command  string `json:"command"`
+				NovaHome string `json:"novaHome"`
+				Remove   string `json:"remove"`
+			} `json:"projectEntries"`
+		} `json:"agents"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK {
+		t.Fatalf("status --json (%d): %v\n%s", code, err, out)
+	}
+	if len(doc.Agents) != 1 || doc.Agents[0].State != "current" || len(doc.Agents[0].ProjectEntries) != 1 ||
+		doc.Agents[0].ProjectEntries[0].NovaHome != "/Users/ada/.nova-old" || !strings.Contains(doc.Agents[0].ProjectEntries[0].Remove, "claude mcp remove") {
+		t.Errorf("status --json: %+v", doc)
+	}
+
+	// Install says it too, and leaves the project's entry alone.
+	out, _, code = mcpRun(t, env, "mcp", "install", "--agent", "claude-code", "--command", novactl)
+	if code != ExitOK || !strings.Contains(out, "already installed") || !strings.Contains(out, "/Users/ada/src/app") {
+		t.Errorf("install (%d):\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(p); string(b) != edited {
+		t.Error("status or install changed the file")
+	}
+}

@@ -1,0 +1,201 @@
+package agentconf
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/nova-recall/nova/agents"
+	"github.com/nova-recall/nova/paths"
+)
+
+// State is what an agent's configuration file holds of Nova's entry.
+type State string
+
+// States of Inspect.
+const (
+	// StateAbsent: no "nova" entry (or no file).
+	StateAbsent State = "absent"
+	// StateCurrent: the entry install would write.
+	StateCurrent State = "current"
+	// StateStale: an entry novactl wrote, with another command, arguments
+	// or environment (another novactl, another NOVA_HOME): install updates
+	// it.
+	StateStale State = "stale"
+	// StateForeign: a "nova" entry novactl did not write; install refuses
+	// to touch it.
+	StateForeign State = "foreign"
+)
+
+// Status is what Inspect found in one agent's configuration file.
+type Status struct {
+	// State classifies the user-level "nova" entry.
+	State State `json:"state"`
+	// Command is the entry's command, "" when there is none.
+	Command string `json:"command,omitempty"`
+	// NovaHome is the NOVA_HOME the entry sets, "" when it sets none.
+	NovaHome string `json:"novaHome,omitempty"`
+	// Differs says, one item each, how a stale or foreign entry differs
+	// from the one install writes.
+	Differs []string `json:"differs,omitempty"`
+	// Note says why the agent will not start a current entry (see
+	// PlanInstall), "" when nothing keeps it out.
+	Note string `json:"note,omitempty"`
+	// Shadows are Claude Code's per-project "nova" entries that differ
+	// from the one install writes (see ProjectEntry).
+	Shadows []ProjectEntry `json:"projectEntries,omitempty"`
+}
+
+// ProjectEntry is a "nova" MCP server that Claude Code keeps for one
+// project in its user file (projects["/abs/path"].mcpServers.nova, what
+// `claude mcp add` writes by default: the scope Claude Code calls local).
+// In that project Claude Code starts it instead of the user-level entry
+// that novactl mcp install writes, so a stale one (an old novactl path, an
+// old NOVA_HOME) silently wins there. Nova never writes nor removes these:
+// they are the person's (see RemoveHint).
+type ProjectEntry struct {
+	// Project is the project's absolute path, as Claude Code keys it.
+	Project string `json:"project"`
+	// Command and NovaHome are the entry's.
+	Command  string `json:"command"`
+	NovaHome string `json:"novaHome,omitempty"`
+	// Differs says how it differs from the entry install writes.
+	Differs []string `json:"differs"`
+}
+
+// RemoveHint is the command that removes p, run by the person: Claude
+// Code's own, in the project's directory.
+func (p ProjectEntry) RemoveHint() string {
+	return fmt.Sprintf("cd %s && claude mcp remove %s -s local", shellWord(p.Project), ServerName)
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+@%:,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Inspect reports what agent a's file at path holds of Nova's entry,
+// compared with e, the entry install would write; rec is the install
+// record for path, or nil. It never writes. A file that is a symbolic
+// link is read through: only writing through one is refused.
+func Inspect(a Agent, path string, e Entry, rec *Record) (Status, error) {
+	src, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return Status{State: StateAbsent}, nil
+	}
+	if err != nil {
+		return Status{}, err
+	}
+	cur, found, err := editorFor(a.Format).lookup(src, a.Keys, ServerName)
+	if err != nil {
+		return Status{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	var st Status
+	switch {
+	case !found:
+		st.State = StateAbsent
+	case e.matches(cur):
+		st.State = StateCurrent
+		st.Note = wontStart(a, src)
+	case ours(cur, rec):
+		st.State = StateStale
+	default:
+		st.State = StateForeign
+	}
+	if found {
+		st.Command, st.NovaHome = entryCommand(cur), entryNovaHome(cur)
+		if st.State != StateCurrent {
+			st.Differs = e.differs(cur)
+		}
+	}
+	if a.ID == agents.ClaudeCode {
+		if st.Shadows, err = projectEntries(src, e); err != nil {
+			return st, fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+	return st, nil
+}
+
+// projectEntries returns the per-project "nova" entries of a Claude Code
+// user file that differ from e, by project path.
+func projectEntries(src []byte, e Entry) ([]ProjectEntry, error) {
+	var doc struct {
+		Projects map[string]struct {
+			MCPServers map[string]any `json:"mcpServers"`
+		} `json:"projects"`
+	}
+	if err := json.Unmarshal(src, &doc); err != nil {
+		return nil, err
+	}
+	var out []ProjectEntry
+	for dir, p := range doc.Projects {
+		v, ok := p.MCPServers[ServerName]
+		if !ok || e.matches(v) {
+			continue
+		}
+		out = append(out, ProjectEntry{Project: dir, Command: entryCommand(v), NovaHome: entryNovaHome(v), Differs: e.differs(v)})
+	}
+	slices.SortFunc(out, func(a, b ProjectEntry) int { return strings.Compare(a.Project, b.Project) })
+	return out, nil
+}
+
+// differs says how the decoded entry v differs from e: its command, its
+// arguments, its NOVA_HOME, and the names (never the values, which may be
+// secrets) of other environment variables it sets otherwise.
+func (e Entry) differs(v any) []string {
+	m, _ := v.(map[string]any)
+	var out []string
+	if cmd := entryCommand(v); cmd != e.Command {
+		out = append(out, fmt.Sprintf("command %s, not %s", orNone(cmd), e.Command))
+	}
+	if args := stringList(m["args"]); !slices.Equal(args, e.Args) {
+		out = append(out, fmt.Sprintf("args %q, not %q", args, e.Args))
+	}
+	if h, want := entryNovaHome(v), e.Env[paths.EnvHome]; h != want {
+		out = append(out, fmt.Sprintf("%s %s, not %s", paths.EnvHome, orNone(h), orNone(want)))
+	}
+	env, _ := m["env"].(map[string]any)
+	var keys []string
+	for k := range env {
+		keys = append(keys, k)
+	}
+	for k := range e.Env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range slices.Compact(keys) {
+		got, ok := env[k].(string)
+		want, wok := e.Env[k]
+		if k != paths.EnvHome && (ok != wok || got != want) {
+			out = append(out, "env "+k+" differs")
+		}
+	}
+	return out
+}
+
+// entryCommand is a decoded entry's command, "" when it has none.
+func entryCommand(v any) string {
+	m, _ := v.(map[string]any)
+	s, _ := m["command"].(string)
+	return s
+}
+
+// entryNovaHome is the NOVA_HOME a decoded entry sets, "" when none.
+func entryNovaHome(v any) string {
+	m, _ := v.(map[string]any)
+	env, _ := m["env"].(map[string]any)
+	s, _ := env[paths.EnvHome].(string)
+	return s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
