@@ -6,12 +6,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/doctor"
 	"github.com/nova-recall/nova/internal/version"
+	"github.com/nova-recall/nova/paths"
 )
 
 const tuiHelp = `Opens the terminal UI: a status pane with the doctor checks (re-run every few
@@ -23,7 +26,8 @@ searches through the running novad and changes nothing.
 Keys: / search · enter run/open · ↑↓ or k/j move · f filters · esc back
 (or cancel a slow search) · r refresh status · ? all keys · q or ctrl+c quit.
 
-The TUI is the program novactl-tui, installed beside novactl.`
+The TUI is the program novactl-tui, installed beside novactl from the same build
+(it refuses to start for a novactl of another build, and says so).`
 
 // minTUIRefresh is the shortest pause --refresh accepts.
 const minTUIRefresh = time.Second
@@ -35,6 +39,14 @@ const minTUIRefresh = time.Second
 // nothing answers it (a pseudo-terminal that an agent's shell tool, a git
 // hook or "ssh -tt" opens) wait 5 s before doing anything.
 const TUIBinary = "novactl-tui"
+
+// envParentBuild carries the build of the novactl that runs novactl-tui
+// (version.Info.Build) in novactl-tui's environment. The two are separate
+// programs, so updating one and not the other (a copied binary, a build
+// of one target) pairs a novactl with another build's TUI, which then
+// draws another version's checks and options without a word; novactl-tui
+// refuses to start then. Not NOVA_*: those are configuration keys.
+const envParentBuild = "NOVACTL_BUILD"
 
 // TUISession is what the TUI program gets from RunTUI: a checked command
 // line, the configuration's backend and the invocation's terminal.
@@ -57,6 +69,12 @@ func RunTUI(ctx context.Context, args []string, inv *Invocation, program func(co
 	if len(args) == 1 && args[0] == "--version" {
 		fmt.Fprintln(inv.Stdout, version.Get().Line(TUIBinary))
 		return ExitOK
+	}
+	if parent, own := paths.Lookup(inv.Environ, envParentBuild), version.Get().Build(); parent != "" && parent != own {
+		fmt.Fprintf(inv.Stderr, "novactl tui: the terminal UI and novactl come from two builds: %s %s, novactl %s. "+
+			"Install both from one build: reinstall Nova (brew reinstall nova, or the release archive's novactl and %s together), or run make build in a clone and use its bin/.\n",
+			TUIBinary, own, parent, TUIBinary)
+		return ExitFailure
 	}
 	return tuiCommand(ctx, inv, args, func(s TUISession) int {
 		if err := program(ctx, s); err != nil {
@@ -143,7 +161,9 @@ func execTUI(inv *Invocation, args []string) int {
 		if _, err := os.Stat(path); err != nil {
 			continue
 		}
-		err := exec(path, append([]string{TUIBinary}, args...), inv.Environ)
+		env := slices.DeleteFunc(slices.Clone(inv.Environ), func(kv string) bool { return strings.HasPrefix(kv, envParentBuild+"=") })
+		env = append(env, envParentBuild+"="+version.Get().Build())
+		err := exec(path, append([]string{TUIBinary}, args...), env)
 		fmt.Fprintf(inv.Stderr, "novactl tui: cannot run %s: %v\n", path, err)
 		return ExitFailure
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/internal/version"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -50,6 +51,31 @@ func TestRunTUI(t *testing.T) {
 				t.Fatalf("stdout is not clean: %q", out.String())
 			}
 		})
+	}
+}
+
+// TestRunTUI_otherBuild: novactl-tui run by a novactl of another build
+// (one of the two updated, not the other) says so, naming both builds and
+// the fix, and draws nothing; run by its own build's novactl, or directly,
+// it goes on.
+func TestRunTUI_otherBuild(t *testing.T) {
+	program := func(context.Context, TUISession) error { t.Error("the TUI started"); return nil }
+	run := func(environ ...string) (int, string) {
+		var errb bytes.Buffer
+		inv := &Invocation{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &errb, Environ: append([]string{"NOVA_HOME=" + t.TempDir()}, environ...)}
+		return RunTUI(t.Context(), []string{"--refresh", "2s"}, inv, program), errb.String()
+	}
+	code, stderr := run(envParentBuild + "=v0.9.0 (commit 0123456789ab)")
+	for _, want := range []string{"novactl v0.9.0 (commit 0123456789ab)", TUIBinary + " " + version.Get().Build(), "make build", "reinstall Nova"} {
+		if code != ExitFailure || !strings.Contains(stderr, want) {
+			t.Errorf("another build: exit %d, stderr lacks %q:\n%s", code, want, stderr)
+		}
+	}
+	// Its own build's novactl, or none, gets as far as the terminal check.
+	for _, env := range [][]string{{envParentBuild + "=" + version.Get().Build()}, nil} {
+		if code, stderr := run(env...); code != ExitUsage || !strings.Contains(stderr, "needs an interactive terminal") {
+			t.Errorf("%v: exit %d:\n%s", env, code, stderr)
+		}
 	}
 }
 
@@ -136,6 +162,10 @@ func TestTUILaunch(t *testing.T) {
 			path, argv = p, a
 			if !slices.Contains(env, "NOVA_HOME="+home) {
 				t.Errorf("novactl-tui's environment %q is not novactl's", env)
+			}
+			// It learns novactl's build, to refuse another one's.
+			if paths.Lookup(env, envParentBuild) != version.Get().Build() {
+				t.Errorf("novactl-tui's environment %q does not carry novactl's build", env)
 			}
 			return errors.New("exec is a stand-in here")
 		}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,13 +27,18 @@ type terminal struct {
 }
 
 // startOnTerminal starts a Nova binary with a pseudo-terminal as its
-// controlling terminal and stdin, stdout and stderr, as a shell in a
+// controlling terminal and stdin, stdout and stderr (name, or the program
+// at an absolute path), as a shell in a
 // terminal window (or an agent's pty-backed shell tool) runs it. answer,
 // when set, is called with each chunk read and may type into the terminal.
 func startOnTerminal(t *testing.T, h *novatest.Home, answer func(term *terminal, seen string), name string, args ...string) *terminal {
 	t.Helper()
 	master, slave := novatest.PTY(t)
-	cmd := exec.Command(novatest.Binary(t, name), args...)
+	bin := name
+	if !filepath.IsAbs(name) {
+		bin = novatest.Binary(t, name)
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(h.Env(), "TERM=xterm-256color")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
@@ -134,6 +141,43 @@ func TestTUIFromNovactl(t *testing.T) {
 	for _, want := range []string{"\x1b[?1049h", "Nova", "Search", "\x1b[?1049l"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the TUI's drawing lacks %q:\n%q", want, out)
+		}
+	}
+}
+
+// TestTUIFromAnotherBuild: novactl beside a novactl-tui of another build
+// (one of the two updated, not the other) does not draw another build's
+// TUI: novactl-tui says that the two differ, naming both builds and the
+// fix, and exits 1.
+func TestTUIFromAnotherBuild(t *testing.T) {
+	h := novatest.NewHome(t, "")
+	dir := t.TempDir()
+	self, err := os.ReadFile(novatest.Binary(t, "novactl"))
+	novatest.Must(t, err)
+	novatest.Must(t, os.WriteFile(filepath.Join(dir, "novactl"), self, 0o755))
+	_, here, _, _ := runtime.Caller(0)
+	build := exec.Command("go", "build", "-ldflags", "-X github.com/nova-recall/nova/internal/version.Version=v0.0.1-other",
+		"-o", filepath.Join(dir, "novactl-tui"), "./cmd/novactl-tui")
+	build.Dir = filepath.Dir(filepath.Dir(here))
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build novactl-tui: %v\n%s", err, out)
+	}
+	var answerOnce sync.Once
+	term := startOnTerminal(t, h, func(term *terminal, seen string) {
+		if strings.Contains(seen, bgQuery) {
+			answerOnce.Do(func() {
+				_, _ = io.WriteString(term.master, "\x1b]11;rgb:0000/0000/0000\x1b\\\x1b[1;1R")
+			})
+		}
+	}, filepath.Join(dir, "novactl"), "tui", "--refresh", "1s")
+	code, out := term.wait(t, time.Minute)
+	flat := strings.Join(strings.Fields(out), " ")
+	if code != 1 || strings.Contains(out, "\x1b[?1049h") {
+		t.Fatalf("novactl tui exited %d (want 1, and no TUI drawn):\n%q", code, out)
+	}
+	for _, want := range []string{"two builds", "novactl-tui v0.0.1-other (commit", "make build"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the output lacks %q:\n%s", want, flat)
 		}
 	}
 }

@@ -102,12 +102,24 @@ func (in Info) ShortCommit() string {
 	return in.Commit
 }
 
+// Build is what two binaries of one build share, and binaries of two
+// builds do not: "v1.2.0 (commit 0123456789ab)", "-dirty" after the
+// commit for a tree with uncommitted changes. The build date is left out:
+// rebuilding one binary of an unchanged tree is still the same build.
+func (in Info) Build() string {
+	return fmt.Sprintf("%s (commit %s)", strings.TrimSpace(in.Version), in.commitLabel())
+}
+
+// commitLabel is the short commit, with "-dirty" for a modified tree.
+func (in Info) commitLabel() string {
+	if in.Modified {
+		return in.ShortCommit() + "-dirty"
+	}
+	return in.ShortCommit()
+}
+
 // Line is the one-line form that "novad --version" and "novactl version"
 // print: "novad v1.2.0 (commit 0123456789ab, built 2026-05-01T10:00:00Z, go1.26.8 darwin/arm64)".
 func (in Info) Line(program string) string {
-	commit := in.ShortCommit()
-	if in.Modified {
-		commit += "-dirty"
-	}
-	return fmt.Sprintf("%s %s (commit %s, built %s, %s %s)", program, strings.TrimSpace(in.Version), commit, in.Date, in.GoVersion, in.Platform)
+	return fmt.Sprintf("%s %s (commit %s, built %s, %s %s)", program, strings.TrimSpace(in.Version), in.commitLabel(), in.Date, in.GoVersion, in.Platform)
 }

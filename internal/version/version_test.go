@@ -26,6 +26,9 @@ func TestResolve(t *testing.T) {
 		if got, want := in.Line("novad"), "novad v1.2.0 (commit fedcba987654, built 2026-06-01T00:00:00Z, go1.26.8 "; !strings.HasPrefix(got, want) {
 			t.Fatalf("Line = %q, want prefix %q", got, want)
 		}
+		if got := in.Build(); got != "v1.2.0 (commit fedcba987654)" {
+			t.Fatalf("Build = %q", got)
+		}
 	})
 	t.Run("an unstamped build falls back to the VCS stamp", func(t *testing.T) {
 		in := resolve("", "", "", vcs)
@@ -34,6 +37,9 @@ func TestResolve(t *testing.T) {
 		}
 		if got := in.Line("novactl"); !strings.Contains(got, "commit 0123456789ab-dirty,") {
 			t.Fatalf("Line = %q", got)
+		}
+		if got := in.Build(); got != "dev (commit 0123456789ab-dirty)" {
+			t.Fatalf("Build = %q", got)
 		}
 	})
 	t.Run("go install of a tagged module reports the module version", func(t *testing.T) {
