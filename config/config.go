@@ -139,7 +139,7 @@ type Source struct {
 	SourceSet string `koanf:"sourceSet"`
 	// Defaults applied to records that do not carry their own. Agent
 	// also replaces the kind as the agent of an agent's sessions and
-	// notes (codex, claude-code, openclaw, hermes).
+	// notes (codex, claude-code, openclaw, hermes, gemini).
 	Project   string   `koanf:"project"`
 	Agent     string   `koanf:"agent"`
 	Tags      []string `koanf:"tags"`

@@ -20,4 +20,8 @@ package ingest
 // the agent's); Claude Code ExitPlanMode plans; redaction of text whose
 // lower case changes length (Ⱥ, the Kelvin sign); the record appended
 // after a line a crash cut short (no NUL padding) is read.
-const Version = "ingest-v4"
+//
+// ingest-v5: a source's agent names the agent of an agent kind's
+// sessions and notes (they were always of the kind); an OpenClaw
+// workspace's notes carry the source's sourceSet.
+const Version = "ingest-v5"
