@@ -521,6 +521,14 @@ func (fc *fileCtx) interrupted(line int, reason string) {
 // names one (to tell two machines' Codex apart, say), else the kind.
 func (fc *fileCtx) agent(kind string) string { return cmp.Or(fc.src.Agent, kind) }
 
+// noteSourceSet is the source set of an agent's own memory notes (an
+// OpenClaw workspace's, a Hermes home's, a Gemini home's): the source's
+// when it names one, as for its sessions, else that of notes, not of
+// transcripts.
+func (fc *fileCtx) noteSourceSet() string {
+	return cmp.Or(fc.src.SourceSet, DefaultSourceSet(config.KindMarkdown))
+}
+
 // emit hands rec to the sink unless its text is binary, which is
 // reported instead.
 func (fc *fileCtx) emit(rec memory.Record) error {

@@ -23,5 +23,6 @@ package ingest
 //
 // ingest-v5: a source's agent names the agent of an agent kind's
 // sessions and notes (they were always of the kind); an OpenClaw
-// workspace's notes carry the source's sourceSet.
+// workspace's notes carry the source's sourceSet; a Hermes home's memory
+// entries are of source set notes (they were transcripts').
 const Version = "ingest-v5"

@@ -112,7 +112,7 @@ func readHermesMemory(fc *fileCtx) error {
 		}
 		return fc.emit(memory.Record{
 			ID: fc.rel + "#" + key, Text: text, Title: title, Date: date, Agent: fc.agent(config.KindHermes),
-			Path: fc.path, Line: start, Kind: config.KindHermes, Layer: "note", Redactions: redactions,
+			Path: fc.path, Line: start, Kind: config.KindHermes, Layer: "note", SourceSet: fc.noteSourceSet(), Redactions: redactions,
 		})
 	}
 	lines := strings.Split(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n")

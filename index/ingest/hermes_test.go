@@ -177,6 +177,11 @@ func TestReadHermes(t *testing.T) {
 			if !strings.HasPrefix(r.ID, "memories/") || r.Date == "" || r.Line == 0 {
 				t.Errorf("note %s: date %q line %d", r.ID, r.Date, r.Line)
 			}
+			// The agent's memory is notes, as an OpenClaw workspace's and a
+			// Gemini home's are, not transcripts.
+			if r.SourceSet != "notes" {
+				t.Errorf("note %s: source set %q, want notes", r.ID, r.SourceSet)
+			}
 		}
 	}
 	wantNotes := []string{"Hermes memory: User's billing repo uses banker's rounding.", "Hermes memory: The test suite runs with make test.",

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
@@ -375,7 +374,7 @@ func readAgentNote(fc *fileCtx, agent string) error {
 			r.Agent = fc.agent(agent)
 		}
 		if r.SourceSet == "" {
-			r.SourceSet = cmp.Or(fc.src.SourceSet, DefaultSourceSet(config.KindMarkdown))
+			r.SourceSet = fc.noteSourceSet()
 		}
 		return record(r)
 	}
