@@ -59,6 +59,20 @@ func (w *runningWatcher) until(what string, done func(*manifest.Manifest, *gener
 	}
 }
 
+// indexed waits until the active generation holds the chunk of record id
+// as agent's.
+func (w *runningWatcher) indexed(id, agent, what string) {
+	w.t.Helper()
+	w.until(what+" ("+id+")", func(_ *manifest.Manifest, g *generation.Generation) bool {
+		for _, c := range g.All() {
+			if c.SourceID == id && c.Agent == agent {
+				return true
+			}
+		}
+		return false
+	})
+}
+
 // stop stops the watcher and wants a clean exit.
 func (w *runningWatcher) stop() {
 	w.t.Helper()

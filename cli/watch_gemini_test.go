@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nova-recall/nova/index/generation"
-	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -40,18 +38,7 @@ func TestIndexWatch_geminiAppend(t *testing.T) {
 	env := []string{"HOME=" + root, "NOVA_HOME=" + home.Root}
 
 	watcher := startWatcher(t, home, env, "--quiet", "50ms", "--max-wait", "200ms", "--rescan", "1h")
-	indexed := func(id, what string) {
-		t.Helper()
-		watcher.until(what+" ("+id+")", func(_ *manifest.Manifest, g *generation.Generation) bool {
-			for _, c := range g.All() {
-				if c.SourceID == id && c.Agent == "gemini" {
-					return true
-				}
-			}
-			return false
-		})
-	}
-	indexed("5e551011-0000-4000-8000-000000000001:u-1", "the recording at start")
+	watcher.indexed("5e551011-0000-4000-8000-000000000001:u-1", "gemini", "the recording at start")
 	time.Sleep(200 * time.Millisecond) // the start sync is promoted and the folders watched
 	f, err := os.OpenFile(session, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -63,7 +50,7 @@ func TestIndexWatch_geminiAppend(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	indexed("5e551011-0000-4000-8000-000000000001:g-1", "the appended message")
+	watcher.indexed("5e551011-0000-4000-8000-000000000001:g-1", "gemini", "the appended message")
 
 	other := filepath.Join(gemini, "tmp", "kestrels", "chats", "session-2026-03-02T09-00-6e661022.jsonl")
 	if err := os.MkdirAll(filepath.Dir(other), 0o700); err != nil {
@@ -73,6 +60,6 @@ func TestIndexWatch_geminiAppend(t *testing.T) {
 		`{"id":"u-1","timestamp":"2026-03-02T09:00:05.000Z","type":"user","content":"Count the kestrel nests"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	indexed("6e661022-0000-4000-8000-000000000002:u-1", "a session of a new project")
+	watcher.indexed("6e661022-0000-4000-8000-000000000002:u-1", "gemini", "a session of a new project")
 	watcher.stop()
 }

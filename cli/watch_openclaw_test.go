@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nova-recall/nova/index/generation"
-	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -39,18 +37,7 @@ func TestIndexWatch_openclawAppend(t *testing.T) {
 	env := []string{"HOME=" + root, "NOVA_HOME=" + home.Root}
 
 	watcher := startWatcher(t, home, env, "--quiet", "50ms", "--max-wait", "200ms", "--rescan", "1h")
-	indexed := func(id, what string) {
-		t.Helper()
-		watcher.until(what+" ("+id+")", func(_ *manifest.Manifest, g *generation.Generation) bool {
-			for _, c := range g.All() {
-				if c.SourceID == id && c.Agent == "openclaw" {
-					return true
-				}
-			}
-			return false
-		})
-	}
-	indexed("s1:2", "the session at start")
+	watcher.indexed("s1:2", "openclaw", "the session at start")
 	time.Sleep(200 * time.Millisecond) // the start sync is promoted and the folders watched
 	f, err := os.OpenFile(session, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -62,6 +49,6 @@ func TestIndexWatch_openclawAppend(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	indexed("s1:3", "the appended turn")
+	watcher.indexed("s1:3", "openclaw", "the appended turn")
 	watcher.stop()
 }
