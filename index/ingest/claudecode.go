@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zeebo/xxh3"
-
 	"github.com/nova-recall/nova/config"
 )
 
@@ -150,11 +148,6 @@ const claudeRecentWindow = 32
 // base64 for a long session.
 const claudeKeptWindow = 1024
 
-// keptKeyBytes is the size of a digest in claudeState.Kept: 48 bits, so
-// that a line wrongly taken for one of the window's (and dropped) is about
-// one in 2^38 (1 024 / 2^48).
-const keptKeyBytes = 6
-
 // claudeState is what reading a transcript carries from line to line,
 // and from one read to the next (as the Cursor's State).
 type claudeState struct {
@@ -198,9 +191,9 @@ func (st *claudeState) title() string {
 type claudeHandler struct {
 	fc *fileCtx
 	st claudeState
-	// kept is st.Kept as a set; keptLine is set when the line being read
-	// gives a record or a tool call.
-	kept     map[uint64]bool
+	// kept is the window st.Kept packs; keptLine is set when the line
+	// being read gives a record or a tool call.
+	kept     idWindow
 	keptLine bool
 	// stem is the file name without .jsonl; fallbackSession the session
 	// of lines that do not name theirs.
@@ -208,7 +201,7 @@ type claudeHandler struct {
 }
 
 func newClaudeHandler(fc *fileCtx, state json.RawMessage) (*claudeHandler, error) {
-	h := &claudeHandler{fc: fc}
+	h := &claudeHandler{fc: fc, kept: idWindow{size: claudeKeptWindow}}
 	if err := decodeState(state, &h.st); err != nil {
 		return nil, err
 	}
@@ -443,45 +436,10 @@ func (h *claudeHandler) emit(n int, l *claudeLine, role, text string) error {
 
 // keptBefore reports whether a line of this uuid gave a record or a tool
 // call already.
-func (h *claudeHandler) keptBefore(uuid string) bool {
-	if h.kept == nil {
-		h.kept = make(map[uint64]bool, len(h.st.Kept)/keptKeyBytes)
-		for i := 0; i+keptKeyBytes <= len(h.st.Kept); i += keptKeyBytes {
-			h.kept[keptKeyAt(h.st.Kept, i)] = true
-		}
-	}
-	return h.kept[keptKey(uuid)]
-}
+func (h *claudeHandler) keptBefore(uuid string) bool { return h.kept.has(h.st.Kept, uuid) }
 
 // keep remembers that the line of this uuid gave a record or a tool call.
-func (h *claudeHandler) keep(uuid string) {
-	if h.keptBefore(uuid) {
-		return
-	}
-	k := keptKey(uuid)
-	if len(h.st.Kept) >= claudeKeptWindow*keptKeyBytes {
-		delete(h.kept, keptKeyAt(h.st.Kept, 0))
-		h.st.Kept = h.st.Kept[keptKeyBytes:]
-	}
-	for i := range keptKeyBytes {
-		h.st.Kept = append(h.st.Kept, byte(k>>(8*i)))
-	}
-	h.kept[k] = true
-}
-
-// keptKey is the 48-bit digest of a uuid that claudeState.Kept stores.
-func keptKey(uuid string) uint64 {
-	return xxh3.HashString(uuid) & (1<<(8*keptKeyBytes) - 1)
-}
-
-// keptKeyAt reads the digest stored at offset i of packed.
-func keptKeyAt(packed []byte, i int) uint64 {
-	var k uint64
-	for j := range keptKeyBytes {
-		k |= uint64(packed[i+j]) << (8 * j)
-	}
-	return k
-}
+func (h *claudeHandler) keep(uuid string) { h.st.Kept = h.kept.add(h.st.Kept, uuid) }
 
 // speaker is the role of a line's record. A prompt in a sidechain is the
 // task the main agent gave its sub-agent (no one types into a sidechain),

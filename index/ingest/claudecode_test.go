@@ -183,7 +183,7 @@ func TestClaudeToolResultWords(t *testing.T) {
 // remembered for the last claudeKeptWindow of them, in a cursor state that
 // stays small (every sync stores every file's state again).
 func TestClaudeKeptWindow(t *testing.T) {
-	h := &claudeHandler{}
+	h := &claudeHandler{kept: idWindow{size: claudeKeptWindow}}
 	uuid := func(i int) string { return fmt.Sprintf("0b7c%04x-2f1e-4a55-9c1d-%012x", i, i*7919) }
 	n := claudeKeptWindow + 10
 	for i := range n {
@@ -200,7 +200,7 @@ func TestClaudeKeptWindow(t *testing.T) {
 	if len(b) > 9<<10 {
 		t.Errorf("stored state is %d bytes", len(b))
 	}
-	resumed := &claudeHandler{}
+	resumed := &claudeHandler{kept: idWindow{size: claudeKeptWindow}}
 	if err := json.Unmarshal(b, &resumed.st); err != nil {
 		t.Fatal(err)
 	}

@@ -165,7 +165,7 @@ type geminiHandler struct {
 	turns   map[string]*geminiTurn
 	order   []string
 	changed string
-	seen    map[uint64]bool
+	seen    idWindow
 	// onward is set on a read that goes on from an earlier one's cursor.
 	onward bool
 	// parent is the session a sub-agent's folder names; stem the file
@@ -174,7 +174,7 @@ type geminiHandler struct {
 }
 
 func newGeminiHandler(fc *fileCtx, state json.RawMessage) (*geminiHandler, error) {
-	h := &geminiHandler{fc: fc, turns: map[string]*geminiTurn{}, onward: len(bytes.TrimSpace(state)) > 0}
+	h := &geminiHandler{fc: fc, turns: map[string]*geminiTurn{}, seen: idWindow{size: geminiSeenWindow}, onward: len(bytes.TrimSpace(state)) > 0}
 	if err := decodeState(state, &h.st); err != nil {
 		return nil, err
 	}
@@ -184,10 +184,6 @@ func newGeminiHandler(fc *fileCtx, state json.RawMessage) (*geminiHandler, error
 		h.parent = filepath.Base(dir)
 	}
 	h.cwd, h.project = geminiProject(fc.path)
-	h.seen = make(map[uint64]bool, len(h.st.Seen)/keptKeyBytes)
-	for i := 0; i+keptKeyBytes <= len(h.st.Seen); i += keptKeyBytes {
-		h.seen[keptKeyAt(h.st.Seen, i)] = true
-	}
 	return h, nil
 }
 
@@ -296,7 +292,7 @@ func (h *geminiHandler) change(why string) {
 // message keeps a message record, in the place of an earlier one of its
 // id.
 func (h *geminiHandler) message(n int, l *geminiLine) {
-	if h.seen[keptKey(l.ID)] {
+	if h.seen.has(h.st.Seen, l.ID) {
 		h.change("message " + strconv.Quote(l.ID) + " written again")
 	}
 	t := h.when(l.Timestamp)
@@ -393,20 +389,7 @@ func (h *geminiHandler) finish() error {
 }
 
 // remember adds a message id to the window of those read.
-func (h *geminiHandler) remember(id string) {
-	k := keptKey(id)
-	if h.seen[k] {
-		return
-	}
-	if len(h.st.Seen) >= geminiSeenWindow*keptKeyBytes {
-		delete(h.seen, keptKeyAt(h.st.Seen, 0))
-		h.st.Seen = h.st.Seen[keptKeyBytes:]
-	}
-	for i := range keptKeyBytes {
-		h.st.Seen = append(h.st.Seen, byte(k>>(8*i)))
-	}
-	h.seen[k] = true
-}
+func (h *geminiHandler) remember(id string) { h.st.Seen = h.seen.add(h.st.Seen, id) }
 
 // emit makes the record of a kept message.
 func (h *geminiHandler) emit(t *geminiTurn) error {
