@@ -67,7 +67,7 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 	}
 	jobs, summaries := x.listFiles(prevStates, res)
 	res.Sources = summaries
-	carry := x.carriedMemory(prev, jobs)
+	carry := x.carriedMemory(prev, jobs, sp.reused)
 	jobs = x.withCarried(jobs, carry)
 	states := &sourceStates{}
 	// First chunk ids of the records written: a set of a million entries
@@ -306,8 +306,10 @@ func appendPiece(recs [][]pendingChunk, pc pendingChunk) [][]pendingChunk {
 }
 
 // carriedMemory collects the previous generation's chunks by file, for
-// files of configured sources. A reused vector space keeps their vectors.
-func (x *Indexer) carriedMemory(prev *previous, jobs []readJob) *carried {
+// files of configured sources. When this build reuses prev's vector space
+// (reused), they keep their vectors; in a new space they are embedded
+// again.
+func (x *Indexer) carriedMemory(prev *previous, jobs []readJob, reused bool) *carried {
 	out := &carried{files: map[stateKey]*carriedFile{}}
 	if prev == nil {
 		return out
@@ -378,7 +380,7 @@ func (x *Indexer) carriedMemory(prev *previous, jobs []readJob) *carried {
 	// The facet columns say where each document comes from without
 	// decoding it.
 	g := prev.gen
-	codes := x.reuseSpaceOf(prev)
+	codes := reused
 	dropped := map[stateKey]bool{}
 	for d := range g.Len() {
 		if !g.Live(d) {
@@ -401,12 +403,6 @@ func (x *Indexer) carriedMemory(prev *previous, jobs []readJob) *carried {
 		slices.SortFunc(f.docs, func(a, b carriedDoc) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.part, b.part)) })
 	}
 	return out
-}
-
-// reuseSpaceOf reports whether this build keeps prev's vector space (so
-// carried chunks keep their codes).
-func (x *Indexer) reuseSpaceOf(prev *previous) bool {
-	return prev != nil && prev.gen != nil && !x.opts.Retrain && x.opts.Embedder == nil && ProfileMatchesConfig(x.cfg, prev.gen.Meta.EmbeddingProfile)
 }
 
 func sortChunks(cs []memory.Chunk) {

@@ -900,3 +900,34 @@ func codexRolloutBytes(t *testing.T) (plain, compressed []byte) {
 	defer enc.Close()
 	return plain, enc.EncodeAll(plain, nil)
 }
+
+// TestFullRebuild_retrainedModelEmbedsCarriedMemory: a full build whose
+// model is retrained (the corpus outgrew it through incremental syncs)
+// embeds the memory it carries from the previous generation again: the
+// old vectors' codes belong to the old model's space.
+func TestFullRebuild_retrainedModelEmbedsCarriedMemory(t *testing.T) {
+	dir := t.TempDir()
+	srcDir := filepath.Join(dir, "exports")
+	recs := baseRecords()
+	writeFile(t, filepath.Join(srcDir, "a.jsonl"), jsonlLines(t, recs...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: srcDir})
+	clk := newClock(epoch)
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now}))
+	// The model was trained on 6 documents; 70 more come by deltas.
+	var more []rec
+	for i := range 70 {
+		more = append(more, rec{ID: fmt.Sprintf("grow-%03d", i), Text: fmt.Sprintf("Deploy note %d: the worker pool of shard %d was resized to %d threads after the queue backed up.", i, i%7, 4+i%5)})
+	}
+	writeFile(t, filepath.Join(srcDir, "b.jsonl"), jsonlLines(t, more...))
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now}))
+
+	if err := os.Remove(filepath.Join(srcDir, "a.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	r := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Full: true})).Build
+	total := len(recs) + len(more)
+	if !r.ModelTrained || r.Chunks != total || r.Embedded+r.Cached != total {
+		t.Errorf("full rebuild: model trained %v, %d chunks, %d embedded + %d cached; want trained, %d, all %d",
+			r.ModelTrained, r.Chunks, r.Embedded, r.Cached, total, total)
+	}
+}
