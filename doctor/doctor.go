@@ -23,6 +23,7 @@ import (
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/ingest"
+	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/packaging"
@@ -273,10 +274,18 @@ func Run(ctx context.Context, opts Options) Report {
 		}
 		msg := fmt.Sprintf("generation %s, %d chunks, %s/%s/%d, files intact (%s)", m.RunID, m.ChunkCount,
 			m.EmbeddingProfile.Provider, m.EmbeddingProfile.Model, m.EmbeddingProfile.Dimension, checked)
-		if running && !fellBack && health.Generation != "" && health.Generation != m.RunID {
+		analyzer, _ := index.GenerationAnalyzer(home, m)
+		switch {
+		case running && !fellBack && health.Generation != "" && health.Generation != m.RunID:
 			add(degraded("index", "Active index", CodeServerStale, fmt.Sprintf("novad serves %s but the manifest names %s", health.Generation, m.RunID),
 				"novad reloads within 30 s; send SIGHUP or check its log if it does not"))
-		} else {
+		case analyzer != "" && analyzer != lexical.Version:
+			// An upgrade changed how text becomes terms: the old index is
+			// served, but queries find less in it until it is rebuilt.
+			add(degraded("index", "Active index", CodeIndexStale,
+				fmt.Sprintf("generation %s was built by an older Nova (text analysis %s; this one's is %s): searched as it is, it finds less", m.RunID, analyzer, lexical.Version),
+				"run novactl index sync (the watcher does at its next sync): it rebuilds the index, keeping the memory of files that are gone"))
+		default:
 			add(ready("index", "Active index", msg))
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/packaging/configwait"
@@ -563,5 +564,24 @@ func TestMemoryLost(t *testing.T) {
 	novatest.Must(t, os.WriteFile(f.src, []byte(`{"id":"r2","text":"the queue moved to Postgres","date":"2026-03-02"}`+"\n"), 0o600))
 	if rep := f.run(Options{}); hasCheck(rep, "lost") {
 		t.Errorf("the file is back, and still reported lost: %+v", check(t, rep, "lost"))
+	}
+}
+
+// TestActiveIndexOfAnotherAnalyzer: an index whose terms an older Nova's
+// analysis made (here one with a lever off) is degraded, not damaged:
+// doctor says it finds less and that a sync rebuilds it; after the sync
+// it is ready.
+func TestActiveIndexOfAnotherAnalyzer(t *testing.T) {
+	f := newFixture(t)
+	older := lexical.NewAnalyzerWith(lexical.Options{NoLemmas: true})
+	_, err := index.New(f.config(), index.Options{NoRemote: true, Analyzer: older}).Sync(context.Background())
+	novatest.Must(t, err)
+	c := check(t, f.run(Options{}), "index")
+	if c.State != Degraded || c.Code != CodeIndexStale || !strings.Contains(c.Message, older.Version()) || !strings.Contains(c.Advice, "novactl index sync") {
+		t.Errorf("index check = %+v, want degraded %s naming %s and the sync", c, CodeIndexStale, older.Version())
+	}
+	f.sync()
+	if c := check(t, f.run(Options{}), "index"); c.State != Ready {
+		t.Errorf("after the sync: %+v, want ready", c)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
@@ -245,4 +246,16 @@ func newestIntact(home paths.Home, cfg config.Config, except []string, try func(
 		return rec, skipped, nil
 	}
 	return nil, skipped, ErrNoIntact
+}
+
+// GenerationAnalyzer returns the analyzer version the terms of the
+// generation m names come from (its first segment's; all of a
+// generation's agree), or "" for a generation without segments. Another
+// than today's (lexical.Version) is an index an older Nova built: searched
+// as it is until the next sync rebuilds it.
+func GenerationAnalyzer(home paths.Home, m *manifest.Manifest) (string, error) {
+	if len(m.Segments) == 0 {
+		return "", nil
+	}
+	return segment.ReadAnalyzer(filepath.Join(home.IndexDir(), manifest.SegmentDir(m.Segments[0].ID)))
 }

@@ -361,7 +361,7 @@ func (x *Indexer) buildProfileHash() string {
 	b, _ := json.Marshal(buildProfile{
 		Sources: x.cfg.Sources, ChunkMax: x.cfg.Index.ChunkMaxChars, ChunkOverlap: x.cfg.Index.ChunkOverlapChars,
 		ContextWords: x.cfg.Index.ContextWords, ContextTurns: x.cfg.Index.ContextTurns,
-		Analyzer: generation.AnalyzerVersion, Reading: ingest.Version,
+		Analyzer: x.analyzer.Version(), Reading: ingest.Version,
 	})
 	return manifest.HashBytes(b)
 }

@@ -64,8 +64,10 @@ func (x *Indexer) compact(ctx context.Context) (*BuildResult, error) {
 		from = len(segs) - small
 	}
 	sp := x.reuseSpace(prev, g.Count())
-	if sp == nil {
-		return nil, nil // the space must change: the next sync rebuilds in full
+	if sp == nil || g.Meta.Analyzer != x.analyzer.Version() {
+		// The space must change, or the terms (merged segments would not
+		// match the others): the next sync rebuilds in full.
+		return nil, nil
 	}
 	start := x.opts.Now()
 	res := &BuildResult{Mode: ModeCompaction, Timings: map[string]int64{}, Problems: []ingest.Problem{}}

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
@@ -413,7 +412,7 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 		if i == 0 {
 			dead = s.dead
 		}
-		meta := segment.Meta{ID: seg.id, Dim: s.sp.prof.Dimension, Analyzer: generation.AnalyzerVersion, Space: s.sp.part.ID, Context: s.x.contextParams()}
+		meta := segment.Meta{ID: seg.id, Dim: s.sp.prof.Dimension, Analyzer: s.x.analyzer.Version(), Space: s.sp.part.ID, Context: s.x.contextParams()}
 		files, err := seg.w.Finish(meta, cells, seg.assign, dead)
 		if err != nil {
 			return nil, err

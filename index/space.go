@@ -55,7 +55,10 @@ func (x *Indexer) reuseSpace(prev *previous, chunks int) *space {
 	if !ProfileMatchesConfig(x.cfg, p) {
 		return nil
 	}
-	if p.Provider == config.ProviderBuiltin && (prev.gen.Model == nil || prev.gen.Model.Stale(chunks, x.cfg.Embedding.Dimension)) {
+	if p.Provider == config.ProviderBuiltin && (prev.gen.Model == nil || prev.gen.Model.Stale(chunks, x.cfg.Embedding.Dimension) ||
+		prev.gen.Meta.Analyzer != x.analyzer.Version()) {
+		// The builtin model's vocabulary is the terms of the analyzer it
+		// was trained with.
 		return nil
 	}
 	sp, _, err := generation.ParseSpace(prev.spaceBytes)

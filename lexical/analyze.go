@@ -33,6 +33,26 @@ type Analyzer struct {
 // small cache serves almost every lookup.
 const maxStemCache = 200_000
 
+// Version names the rules by which the analyzer turns text into terms. An
+// index keeps the version it was built with: a change of the rules (a
+// table, the segmenter, the stemmer) must change it, so that the next sync
+// rebuilds every index with the new terms (searching the old one with the
+// new query terms goes on working, less well, until then).
+const Version = "nova-analyzer-v1"
+
+// Version is the version of the terms a makes: Version, with the levers
+// it has switched off (an evaluation's ablations) named after it.
+func (a *Analyzer) Version() string {
+	v := Version
+	if a.opts.NoLemmas {
+		v += "+nolemmas"
+	}
+	if a.opts.NoSegmentation {
+		v += "+nosegmentation"
+	}
+	return v
+}
+
 // NewAnalyzer returns Nova's analyzer.
 func NewAnalyzer() *Analyzer { return NewAnalyzerWith(Options{}) }
 

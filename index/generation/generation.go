@@ -47,10 +47,6 @@ const (
 	FileModel = "model.lsa"
 )
 
-// AnalyzerVersion names the lexical analyzer; a generation built with a
-// different analyzer cannot be searched with this one.
-const AnalyzerVersion = "nova-analyzer-v1"
-
 // Meta describes a generation.
 type Meta struct {
 	RunID            string               `json:"runId"`
@@ -59,6 +55,10 @@ type Meta struct {
 	RecordCount      int                  `json:"recordCount"`
 	EmbeddingProfile api.EmbeddingProfile `json:"embeddingProfile"`
 	Segments         int                  `json:"segments"`
+	// Analyzer is the lexical analyzer version its terms come from
+	// (lexical.Analyzer.Version): another than the searching analyzer's
+	// means an index built by an older Nova, which a sync rebuilds.
+	Analyzer string `json:"analyzer,omitempty"`
 	// ANN describes how dense searches find candidates.
 	ANN *ANNMeta `json:"ann,omitempty"`
 }
@@ -199,9 +199,16 @@ func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opt
 			}
 			return nil, corrupt(manifest.SegmentDir(p.ID), "", err)
 		}
-		if r.Meta.Docs != p.Docs || r.Meta.ID != p.ID || r.Meta.Dim != m.EmbeddingProfile.Dimension || r.Meta.Analyzer != AnalyzerVersion || r.Meta.Space != m.Space.ID {
-			return nil, corrupt(manifest.SegmentDir(p.ID), segment.FileMeta, fmt.Errorf("segment %s (%d docs, dimension %d, analyzer %q, space %s) does not match the manifest", r.Meta.ID, r.Meta.Docs, r.Meta.Dim, r.Meta.Analyzer, r.Meta.Space))
+		if r.Meta.Docs != p.Docs || r.Meta.ID != p.ID || r.Meta.Dim != m.EmbeddingProfile.Dimension || r.Meta.Space != m.Space.ID {
+			return nil, corrupt(manifest.SegmentDir(p.ID), segment.FileMeta, fmt.Errorf("segment %s (%d docs, dimension %d, space %s) does not match the manifest", r.Meta.ID, r.Meta.Docs, r.Meta.Dim, r.Meta.Space))
 		}
+		// Terms of two analyzers in one generation would make each query
+		// miss in part of it; one analyzer other than today's is only an
+		// older index (Meta.Analyzer), searchable until a sync rebuilds it.
+		if len(g.segs) > 0 && r.Meta.Analyzer != g.Meta.Analyzer {
+			return nil, corrupt(manifest.SegmentDir(p.ID), segment.FileMeta, fmt.Errorf("segment %s was analysed by %q, the generation's other segments by %q", r.Meta.ID, r.Meta.Analyzer, g.Meta.Analyzer))
+		}
+		g.Meta.Analyzer = r.Meta.Analyzer
 		if (r.Meta.Cells > 0) != (space.Cells != nil) || (space.Cells != nil && r.Meta.Cells != space.Cells.N()) {
 			return nil, corrupt(manifest.SegmentDir(p.ID), segment.FileMeta, errors.New("inverted-file cells differ from the space's"))
 		}

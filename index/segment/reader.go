@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -360,4 +361,24 @@ func (r *Reader) Matcher(f Facet, values []string) func(doc int) bool {
 	}
 	column := r.facets.cols[f]
 	return func(doc int) bool { return slices.Contains(ids, column[doc]) }
+}
+
+// maxMetaBytes bounds the segment.json ReadAnalyzer reads (a few hundred
+// bytes when well formed).
+const maxMetaBytes = 1 << 16
+
+// ReadAnalyzer returns the analyzer version a segment's terms come from
+// (Meta.Analyzer), reading only its segment.json: what doctor reports
+// without loading the generation.
+func ReadAnalyzer(dir string) (string, error) {
+	f, err := os.Open(filepath.Join(dir, FileMeta))
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var m Meta
+	if err := json.NewDecoder(io.LimitReader(f, maxMetaBytes)).Decode(&m); err != nil {
+		return "", fmt.Errorf("%w: %s: %v", ErrCorrupt, FileMeta, err)
+	}
+	return m.Analyzer, nil
 }
