@@ -1,7 +1,8 @@
 // Package agents knows the coding agents Nova serves (Claude Code, Codex,
 // Gemini CLI, OpenClaw, Hermes) and where each keeps its files for one
 // user: its own directory, the configuration file that lists its MCP
-// servers, and the directories it loads skills from. Locations are
+// servers, the directories it loads skills from, and the folder of
+// sessions and memory that Nova indexes. Locations are
 // resolved from an environment (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME,
 // HERMES_HOME, OPENCLAW_HOME, OPENCLAW_STATE_DIR, OPENCLAW_CONFIG_PATH),
 // never from the process' own, so that skill and MCP installs agree and
@@ -41,6 +42,12 @@ type Agent struct {
 	// skillRoots are the user-level skills roots, the one Nova writes
 	// first.
 	skillRoots func(e env) []string
+	// memory is the folder Nova indexes as a source of the kind named by
+	// the agent's ID, and signs are entries inside it ("." for the folder
+	// itself) of which one exists once the agent has kept something
+	// there: an installed agent that never ran has nothing to index.
+	// scripts/run.sh tells the same homes apart by the same entries.
+	memory func(e env) (dir string, signs []string)
 }
 
 // env resolves locations inside one user's environment.
@@ -112,6 +119,8 @@ var all = []Agent{
 		// User scope: the top-level mcpServers of ~/.claude.json.
 		mcpConfig:  func(e env) string { return e.claudeJSON() },
 		skillRoots: func(e env) []string { return []string{filepath.Join(e.claudeDir(), "skills")} },
+		// One folder of transcripts per project.
+		memory: func(e env) (string, []string) { return filepath.Join(e.claudeDir(), "projects"), []string{"."} },
 	},
 	{
 		ID: Codex, Name: "Codex",
@@ -119,12 +128,17 @@ var all = []Agent{
 		mcpConfig: func(e env) string { return filepath.Join(e.codexHome(), "config.toml") },
 		// $CODEX_HOME/skills is deprecated but still scanned.
 		skillRoots: func(e env) []string { return []string{e.sharedSkills(), filepath.Join(e.codexHome(), "skills")} },
+		// Rollouts, one folder a day.
+		memory: func(e env) (string, []string) { return filepath.Join(e.codexHome(), "sessions"), []string{"."} },
 	},
 	{
 		ID: Gemini, Name: "Gemini CLI",
 		homes:      func(e env) []string { return []string{e.home(".gemini")} },
 		mcpConfig:  func(e env) string { return e.home(".gemini", "settings.json") },
 		skillRoots: func(e env) []string { return []string{e.sharedSkills(), e.home(".gemini", "skills")} },
+		// The home: chat recordings under tmp/<project>/chats, and
+		// GEMINI.md, where save_memory writes.
+		memory: func(e env) (string, []string) { return e.home(".gemini"), []string{"tmp", "GEMINI.md"} },
 	},
 	{
 		ID: OpenClaw, Name: "OpenClaw",
@@ -133,12 +147,17 @@ var all = []Agent{
 		skillRoots: func(e env) []string {
 			return []string{e.openclaw().sharedSkills(), filepath.Join(e.openclawState(), "skills")}
 		},
+		// The state directory: agents/<id>/sessions, and the workspace
+		// memory.
+		memory: func(e env) (string, []string) { return e.openclawState(), []string{"agents"} },
 	},
 	{
 		ID: Hermes, Name: "Hermes",
 		homes:      func(e env) []string { return []string{e.hermesHome()} },
 		mcpConfig:  func(e env) string { return filepath.Join(e.hermesHome(), "config.yaml") },
 		skillRoots: func(e env) []string { return []string{filepath.Join(e.hermesHome(), "skills")} },
+		// The home: state.db, memories/, and each profiles/<name>/.
+		memory: func(e env) (string, []string) { return e.hermesHome(), []string{"state.db", "memories", "profiles"} },
 	},
 }
 
@@ -207,3 +226,20 @@ func (a Agent) MCPConfig(environ []string) string { return a.mcpConfig(env(envir
 // the one Nova installs into first; a skill in a later one is a duplicate
 // the agent would list twice.
 func (a Agent) SkillRoots(environ []string) []string { return a.skillRoots(env(environ)) }
+
+// Memory is the folder Nova indexes for the agent (a source whose kind
+// is the agent's ID), and whether it holds what the agent keeps there:
+// the folder exists and so does one of the entries that the agent
+// creates in it when it first keeps a session or a memory.
+func (a Agent) Memory(environ []string) (dir string, found bool) {
+	dir, signs := a.memory(env(environ))
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return dir, false
+	}
+	for _, s := range signs {
+		if _, err := os.Stat(filepath.Join(dir, s)); err == nil {
+			return dir, true
+		}
+	}
+	return dir, false
+}

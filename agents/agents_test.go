@@ -128,3 +128,76 @@ func TestSelect(t *testing.T) {
 		t.Errorf("Select with an unknown agent: %v", err)
 	}
 }
+
+// TestMemory: an agent's memory folder is found where its variables put
+// it, and only once it holds what the agent keeps there; the agent's
+// home alone (installed, never run) is not memory.
+func TestMemory(t *testing.T) {
+	home := t.TempDir()
+	environ := []string{"HOME=" + home}
+	mk := func(parts ...string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(append([]string{home}, parts...)...), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	touch := func(parts ...string) {
+		t.Helper()
+		mk(parts[:len(parts)-1]...)
+		if err := os.WriteFile(filepath.Join(append([]string{home}, parts...)...), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	found := func(id string, environ []string) (string, bool) {
+		a, _ := Lookup(id)
+		return a.Memory(environ)
+	}
+	// Every agent's home exists, and none has kept anything yet.
+	mk(".claude")
+	mk(".codex")
+	mk(".gemini")
+	touch(".gemini", "settings.json")
+	mk(".openclaw")
+	touch(".openclaw", "openclaw.json")
+	mk(".hermes")
+	touch(".hermes", "config.yaml")
+	for _, id := range IDs() {
+		if dir, ok := found(id, environ); ok {
+			t.Errorf("%s: memory found in %s, a home that holds none", id, dir)
+		}
+	}
+	mk(".claude", "projects", "-home-ada-src")
+	mk(".codex", "sessions", "2026", "12", "03")
+	mk(".gemini", "tmp", "abc", "chats")
+	mk(".openclaw", "agents", "main", "sessions")
+	touch(".hermes", "state.db")
+	want := map[string]string{
+		ClaudeCode: filepath.Join(home, ".claude", "projects"),
+		Codex:      filepath.Join(home, ".codex", "sessions"),
+		Gemini:     filepath.Join(home, ".gemini"),
+		OpenClaw:   filepath.Join(home, ".openclaw"),
+		Hermes:     filepath.Join(home, ".hermes"),
+	}
+	for _, id := range IDs() {
+		if dir, ok := found(id, environ); !ok || dir != want[id] {
+			t.Errorf("%s: memory %s (found %v), want %s", id, dir, ok, want[id])
+		}
+	}
+	// Each follows its variables, and is not found when they point to an
+	// empty folder.
+	other := filepath.Join(home, "other")
+	mk("other")
+	for id, key := range map[string]string{ClaudeCode: "CLAUDE_CONFIG_DIR", Codex: "CODEX_HOME", OpenClaw: "OPENCLAW_STATE_DIR", Hermes: "HERMES_HOME"} {
+		if dir, ok := found(id, append(slices.Clone(environ), key+"="+other)); ok || !strings.HasPrefix(dir, other) {
+			t.Errorf("%s with %s set: memory %s (found %v), want not found under %s", id, key, dir, ok, other)
+		}
+	}
+	// A Gemini home with only GEMINI.md (memories, no chats yet) counts.
+	if err := os.RemoveAll(filepath.Join(home, ".gemini", "tmp")); err != nil {
+		t.Fatal(err)
+	}
+	touch(".gemini", "GEMINI.md")
+	if _, ok := found(Gemini, environ); !ok {
+		t.Error("a Gemini home with GEMINI.md is not found")
+	}
+}
