@@ -264,18 +264,44 @@ func Load(environ []string) (Config, error) {
 // LoadFile reads the configuration from path (missing is fine: defaults
 // apply) with environment overrides from environ.
 func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
+	var src koanf.Provider
+	if _, err := os.Stat(path); err == nil {
+		src = file.Provider(path)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return Config{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	return load(home, path, src, environ)
+}
+
+// Parse reads the configuration that data would be as the file at path
+// (which need not exist yet), with environment overrides from environ:
+// the check of a config.yaml before it is written.
+func Parse(home paths.Home, path string, data []byte, environ []string) (Config, error) {
+	return load(home, path, rawBytes(data), environ)
+}
+
+// rawBytes is a koanf provider of a file's content held in memory.
+type rawBytes []byte
+
+func (b rawBytes) ReadBytes() ([]byte, error) { return b, nil }
+
+func (rawBytes) Read() (map[string]any, error) {
+	return nil, errors.New("rawBytes needs a parser")
+}
+
+// load reads defaults, then src as the YAML file at path (nil when there
+// is no file), then environ.
+func load(home paths.Home, path string, src koanf.Provider, environ []string) (Config, error) {
 	k := koanf.New(".")
 	if err := k.Load(confmap.Provider(defaultMap(), "."), nil); err != nil {
 		return Config{}, fmt.Errorf("load defaults: %w", err)
 	}
 	cfg := Config{Home: home}
-	if _, err := os.Stat(path); err == nil {
-		if err := k.Load(file.Provider(path), yaml.Parser()); err != nil {
+	if src != nil {
+		if err := k.Load(src, yaml.Parser()); err != nil {
 			return Config{}, fmt.Errorf("read %s: %w", path, err)
 		}
 		cfg.File = path
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return Config{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	// Every problem is collected and reported together: an unknown key
 	// does not hide a bad value, nor a bad value an invalid one.
@@ -329,7 +355,7 @@ func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 		structural = true
 	}
 	cfg.Home = home
-	if _, statErr := os.Stat(path); statErr == nil {
+	if src != nil {
 		cfg.File = path
 	}
 	for i := range cfg.Sources {

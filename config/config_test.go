@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -849,4 +850,37 @@ func TestLoadFile_doublestarGlobs(t *testing.T) {
 	}
 	_, err := load(t, "sources:\n  - {name: a, kind: markdown, path: /a, exclude: ['archive/{a,b']}\n")
 	wantFields(t, err, "sources[0].include/exclude[0]")
+}
+
+// TestParse: the content of a config.yaml not yet written reads as the
+// file would, sources, ~ and errors alike, and nothing is created.
+func TestParse(t *testing.T) {
+	environ := []string{"HOME=/home/ada"}
+	for _, yaml := range []string{
+		"sources:\n  - {name: codex, kind: codex, path: ~/.codex/sessions}\n  - {name: notes, kind: markdown, path: notes}\n",
+		"server: {port: 99999}\nsources:\n  - {name: x, kind: nope, path: ~/x}\nsever: 1\n",
+		"",
+	} {
+		home, path := writeConfig(t, yaml)
+		fromFile, fileErr := config.LoadFile(home, path, environ)
+		other := paths.Home{Root: filepath.Join(t.TempDir(), "nova")}
+		parsed, err := config.Parse(other, other.Config(), []byte(yaml), environ)
+		if fmt.Sprint(err) != strings.ReplaceAll(fmt.Sprint(fileErr), path, other.Config()) {
+			t.Errorf("Parse error %v, LoadFile error %v", err, fileErr)
+		}
+		if err == nil {
+			if parsed.File != other.Config() || parsed.Home != other {
+				t.Errorf("Parse names file %q, home %v", parsed.File, parsed.Home)
+			}
+			for i := range fromFile.Sources {
+				fromFile.Sources[i].Path = strings.Replace(fromFile.Sources[i].Path, home.Root, other.Root, 1)
+			}
+			if !slices.EqualFunc(parsed.Sources, fromFile.Sources, func(a, b config.Source) bool { return fmt.Sprint(a) == fmt.Sprint(b) }) {
+				t.Errorf("Parse sources %+v, LoadFile %+v", parsed.Sources, fromFile.Sources)
+			}
+		}
+		if _, err := os.Stat(other.Root); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("Parse created %s (%v)", other.Root, err)
+		}
+	}
 }
