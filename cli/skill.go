@@ -150,7 +150,7 @@ func runSkillChange(inv *Invocation, args []string, install bool) int {
 			fmt.Fprintf(inv.Stderr, "novactl skill install: %v\n", err)
 			return ExitFailure
 		}
-		backups = skill.Backups{Root: filepath.Join(home.StateDir(), "backups", "skills"), Stamp: skill.Stamp(time.Now())}
+		backups = skill.Backups{Root: home.Backups("skills"), Stamp: skill.Stamp(time.Now())}
 		out.BackupRoot = backups.Root
 	}
 	for _, t := range targets {

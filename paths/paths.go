@@ -123,6 +123,10 @@ func (h Home) WaitingLock(job string) string {
 // refuses to start rather than rewrite the first one's token and state.
 func (h Home) DaemonLock() string { return filepath.Join(h.StateDir(), "novad.lock") }
 
+// Backups holds copies of the files of one kind (what: "skills",
+// "config") that a novactl command replaced, one subdirectory a run.
+func (h Home) Backups(what string) string { return filepath.Join(h.StateDir(), "backups", what) }
+
 // IndexDir holds the manifest, history and generations.
 func (h Home) IndexDir() string { return filepath.Join(h.Root, "index") }
 

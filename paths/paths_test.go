@@ -95,9 +95,10 @@ func TestLayout(t *testing.T) {
 		h.EmbeddingCache():                       "/n/cache/embeddings",
 		h.ModelDir():                             "/n/cache/models",
 		h.LogsDir():                              "/n/logs",
+		h.Backups("config"):                      "/n/state/backups/config",
 	}
-	if len(want) != 16 {
-		t.Fatalf("%d distinct locations, want 16: two coincide", len(want))
+	if len(want) != 17 {
+		t.Fatalf("%d distinct locations, want 17: two coincide", len(want))
 	}
 	for got, w := range want {
 		if got != w {
