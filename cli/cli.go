@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -251,15 +252,23 @@ func configVerbs() []verb {
 	return []verb{
 		{"show", "Print the effective configuration (the default)"},
 		{"check", "Only validate it, with field errors"},
+		{"init", "Write a first config.yaml with the agent memory found on this machine"},
 	}
 }
 
 func runConfig(_ context.Context, inv *Invocation, args []string) int {
-	fs := newFlags(inv, "novactl config", "novactl config ["+verbNames(configVerbs(), "|")+"] [--json]",
+	// init reads no configuration: it writes the first one, or replaces
+	// one that may not even parse.
+	if i := slices.Index(args, "init"); i >= 0 && !slices.ContainsFunc(args[:i], func(a string) bool { return !strings.HasPrefix(a, "-") }) {
+		return runConfigInit(inv, slices.Delete(slices.Clone(args), i, i+1))
+	}
+	fs := newFlags(inv, "novactl config", "novactl config [show|check] [--json] | novactl config init [flags]",
 		`show prints the effective configuration (defaults, then NOVA_HOME/config.yaml, then NOVA_* variables);
 with --json it prints it with the file's keys, so that it can be saved as config.yaml.
 check only validates it and exits non-zero with field errors; with --json it prints
-{"ok":true,"home":...,"file":...} or {"ok":false,"error":...,"errors":[{"field":...,"env":...,"message":...}]}.`)
+{"ok":true,"home":...,"file":...} or {"ok":false,"error":...,"errors":[{"field":...,"env":...,"message":...}]}.
+init writes a first config.yaml with the agent memory found on this machine
+(novactl config init --help).`)
 	jsonOut := fs.Bool("json", false, "print JSON")
 	pos, code := parseArgs(fs, args)
 	if code >= 0 {

@@ -1,0 +1,340 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/agents"
+	"github.com/nova-recall/nova/atomicfile"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/skill"
+)
+
+const configInitHelp = `Writes a first NOVA_HOME/config.yaml whose sources are the coding agents' memory
+found on this machine, so that "novactl index sync" has something to index:
+
+  claude       ~/.claude/projects   (or $CLAUDE_CONFIG_DIR/projects)
+  codex        ~/.codex/sessions    (or $CODEX_HOME/sessions)
+  gemini       ~/.gemini            (chat recordings under tmp/, GEMINI.md)
+  openclaw     ~/.openclaw          (or $OPENCLAW_STATE_DIR; agents/*/sessions)
+  hermes       ~/.hermes            (or $HERMES_HOME; state.db, memories/)
+
+An agent is listed only when that folder holds what the agent keeps there; one
+that is installed but never ran is not. --notes adds a folder (or file) of
+Markdown notes. Paths under your home are written with ~, and every other
+setting is left at its default: README, Configuration, lists them all.
+
+The file is checked as "novactl config check" would before it is written,
+privately (0600, in a 0700 NOVA_HOME). An existing config.yaml is never
+replaced unless --force is given, and then only after a copy is saved under
+NOVA_HOME/state/backups/config/. With no agent memory found and no --notes, the
+file still gets written, with no sources, and the output says so.
+--dry-run prints the file and writes nothing. --json prints
+{"ok":true,"written":...,"path":...,"sources":[{"name":...,"kind":...,"path":...}],
+"missing":[{"agent":...,"path":...}],"backup":...} (and "content" with --dry-run).`
+
+// initSource is one source that config init writes.
+type initSource struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	// Path is as written in the file: ~ for the home directory.
+	Path string `json:"path"`
+	// dir is Path resolved, to check the file reads back as meant.
+	dir string
+	// what says what the source holds, for the file's header.
+	what string
+}
+
+// initMissing is an agent whose memory config init did not find.
+type initMissing struct {
+	Agent string `json:"agent"`
+	Path  string `json:"path"`
+	// name is the agent's display name.
+	name string
+}
+
+// initResult is the output of novactl config init --json.
+type initResult struct {
+	OK      bool          `json:"ok"`
+	Written bool          `json:"written"`
+	Path    string        `json:"path"`
+	Sources []initSource  `json:"sources"`
+	Missing []initMissing `json:"missing"`
+	Backup  string        `json:"backup"`
+	Content string        `json:"content,omitempty"`
+}
+
+// sourceNames are the source names config init gives the agents' memory,
+// README's.
+var sourceNames = map[string]string{agents.ClaudeCode: "claude"}
+
+func runConfigInit(inv *Invocation, args []string) int {
+	flags := newFlags(inv, "novactl config init", "novactl config init [--notes DIR]... [--force] [--dry-run] [--json]", configInitHelp)
+	var notes stringList
+	flags.Var(&notes, "notes", "also index `DIR`, a folder (or file) of Markdown notes; repeatable")
+	force := flags.Bool("force", false, "replace an existing config.yaml, after saving a copy under NOVA_HOME/state/backups/config/")
+	dryRun := flags.Bool("dry-run", false, "print the file and write nothing")
+	jsonOut := flags.Bool("json", false, "print JSON")
+	pos, code := parseArgs(flags, args)
+	if code >= 0 {
+		return code
+	}
+	fail := func(code int, msg string) int {
+		if *jsonOut {
+			printJSONError(inv.Stdout, msg)
+		} else {
+			fmt.Fprintf(inv.Stderr, "novactl config init: %s\n", msg)
+		}
+		return code
+	}
+	if len(pos) > 0 {
+		return fail(ExitUsage, fmt.Sprintf("unexpected argument %q (a notes folder goes after --notes)", pos[0]))
+	}
+	home, err := paths.Resolve(inv.Environ)
+	if err != nil {
+		return fail(ExitFailure, err.Error())
+	}
+	res := initResult{OK: true, Path: home.Config()}
+	for _, a := range agents.All() {
+		dir, found := a.Memory(inv.Environ)
+		if !found {
+			res.Missing = append(res.Missing, initMissing{Agent: a.ID, Path: tildePath(dir, inv.Environ), name: a.Name})
+			continue
+		}
+		name := sourceNames[a.ID]
+		if name == "" {
+			name = a.ID
+		}
+		res.Sources = append(res.Sources, initSource{Name: name, Kind: a.ID, Path: tildePath(dir, inv.Environ), dir: dir, what: a.Name})
+	}
+	for i, n := range notes {
+		dir := paths.ExpandHome(n, inv.Environ)
+		if dir, err = filepath.Abs(dir); err != nil {
+			return fail(ExitUsage, fmt.Sprintf("--notes %s: %v", n, err))
+		}
+		if _, err := os.Stat(dir); err != nil {
+			return fail(ExitUsage, fmt.Sprintf("--notes %s: %v", n, err))
+		}
+		name := "notes"
+		if i > 0 {
+			name = fmt.Sprintf("notes-%d", i+1)
+		}
+		res.Sources = append(res.Sources, initSource{Name: name, Kind: config.KindMarkdown, Path: tildePath(dir, inv.Environ), dir: dir, what: "Markdown notes"})
+	}
+	content := renderInitConfig(res.Sources, res.Missing)
+	if err := checkInitConfig(home, content, res.Sources, inv.Environ); err != nil {
+		// A bug in what this command writes, not the user's doing.
+		return fail(ExitFailure, "the file it would write does not read back as meant; nothing was written: "+err.Error())
+	}
+
+	old, err := os.Lstat(home.Config())
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fail(ExitFailure, err.Error())
+	}
+	if exists && old.Mode()&os.ModeSymlink != 0 {
+		return fail(ExitFailure, home.Config()+" is a symbolic link; nothing was written (edit the file it points to instead)")
+	}
+	if *dryRun {
+		if *jsonOut {
+			res.Content = content
+			printJSON(inv.Stdout, res)
+			return ExitOK
+		}
+		fmt.Fprint(inv.Stdout, content)
+		fmt.Fprintf(inv.Stderr, "novactl config init: dry run, nothing written; without --dry-run this goes to %s", home.Config())
+		if exists {
+			fmt.Fprint(inv.Stderr, ", which exists: that needs --force, which saves a copy first")
+		}
+		fmt.Fprintln(inv.Stderr)
+		return ExitOK
+	}
+	if exists && !*force {
+		return fail(ExitFailure, home.Config()+" already exists; nothing was written. Edit it (README: Configuration), or run novactl config init --force to replace it (a copy is saved under "+home.Backups("config")+")")
+	}
+	if res.Backup, err = writeInitConfig(home, []byte(content), exists, time.Now()); err != nil {
+		return fail(ExitFailure, err.Error())
+	}
+	res.Written = true
+	if *jsonOut {
+		printJSON(inv.Stdout, res)
+		return ExitOK
+	}
+	printInitResult(inv, res)
+	return ExitOK
+}
+
+// plainYAML is a path that YAML reads as itself without quotes, in a flow
+// mapping too.
+var plainYAML = regexp.MustCompile(`^[A-Za-z0-9_./~][A-Za-z0-9_./~+-]*$`)
+
+// yamlString writes s as a YAML scalar that reads back as s.
+func yamlString(s string) string {
+	if plainYAML.MatchString(s) && s != "~" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// renderInitConfig is the config.yaml that config init writes: a header
+// that says what was found and where to read on, and the sources, in
+// README's style.
+func renderInitConfig(sources []initSource, missing []initMissing) string {
+	var b strings.Builder
+	b.WriteString("# Nova's configuration, written by novactl config init.\n")
+	if len(sources) == 0 {
+		b.WriteString("# No agent memory was found on this machine, so there is no source yet.\n")
+	} else {
+		b.WriteString("# Sources found:")
+		for i, s := range sources {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(&b, "%s %s (%s)", sep, s.what, s.Path)
+		}
+		b.WriteString(".\n")
+	}
+	if len(missing) > 0 {
+		b.WriteString("# Not found:")
+		for i, m := range missing {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(&b, "%s %s (%s)", sep, m.name, m.Path)
+		}
+		b.WriteString(".\n")
+	}
+	b.WriteString(`# Add a source (Markdown notes, JSONL exports, another agent's home) as one
+# more line below; the kinds and every other setting are in README, Configuration
+# (https://github.com/nova-recall/nova#configuration). Then run
+# "novactl config check" and "novactl index sync".
+`)
+	if len(sources) == 0 {
+		b.WriteString("sources: []\n")
+		return b.String()
+	}
+	b.WriteString("sources:\n")
+	width := 0
+	for _, s := range sources {
+		width = max(width, len(s.Name)+1)
+	}
+	kindWidth := 0
+	for _, s := range sources {
+		kindWidth = max(kindWidth, len(s.Kind)+1)
+	}
+	for _, s := range sources {
+		fmt.Fprintf(&b, "  - {name: %-*s kind: %-*s path: %s}\n", width, s.Name+",", kindWidth, s.Kind+",", yamlString(s.Path))
+	}
+	return b.String()
+}
+
+// checkInitConfig reads content as config check would read the file, and
+// wants it valid with exactly sources. Only NOVA_HOME and HOME count from
+// the environment: a NOVA_* setting of this shell is not in the file.
+func checkInitConfig(home paths.Home, content string, sources []initSource, environ []string) error {
+	var env []string
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "NOVA_") || strings.HasPrefix(kv, paths.EnvHome+"=") {
+			env = append(env, kv)
+		}
+	}
+	cfg, err := config.Parse(home, home.Config(), []byte(content), env)
+	if err != nil {
+		return err
+	}
+	got := make([]string, len(cfg.Sources))
+	for i, s := range cfg.Sources {
+		got[i] = s.Name + " " + s.Kind + " " + s.Path
+	}
+	want := make([]string, len(sources))
+	for i, s := range sources {
+		want[i] = s.Name + " " + s.Kind + " " + s.dir
+	}
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("sources %q, want %q", got, want)
+	}
+	return nil
+}
+
+// writeInitConfig writes content as home's config.yaml, in a private
+// home. When replace is set, the file there is first copied under
+// state/backups/config/<stamp>/ (the copy's path is returned), and it is
+// replaced only if it is still what was copied; otherwise only if there
+// is still none.
+func writeInitConfig(home paths.Home, content []byte, replace bool, now time.Time) (backup string, err error) {
+	// What config init writes is the first thing in a new home: make it
+	// private as novad and the index commands do.
+	if _, err := home.Secure(); err != nil {
+		return "", err
+	}
+	var old []byte
+	if replace {
+		if old, err = os.ReadFile(home.Config()); err != nil {
+			return "", err
+		}
+		dir := filepath.Join(home.Backups("config"), skill.Stamp(now))
+		if err := paths.MkdirPrivate(dir); err != nil {
+			return "", err
+		}
+		backup = filepath.Join(dir, filepath.Base(home.Config()))
+		if err := atomicfile.Write(backup, old, paths.FileMode); err != nil {
+			return "", fmt.Errorf("save a copy of %s: %w; nothing was written", home.Config(), err)
+		}
+	}
+	// Checked again just before the rename: a config.yaml written
+	// meanwhile (or edited since the copy) is never lost.
+	err = atomicfile.Write(home.Config(), content, paths.FileMode, atomicfile.WithCheck(func(fs.FileInfo) error {
+		cur, err := os.ReadFile(home.Config())
+		switch {
+		case !replace && err == nil:
+			return fmt.Errorf("%s appeared meanwhile; nothing was written", home.Config())
+		case replace && (err != nil || !bytes.Equal(cur, old)):
+			return fmt.Errorf("%s changed meanwhile; nothing was written (run the command again)", home.Config())
+		}
+		return nil
+	}))
+	return backup, err
+}
+
+// printInitResult tells what config init wrote and what to do next.
+func printInitResult(inv *Invocation, res initResult) {
+	w := inv.Stdout
+	if len(res.Sources) == 0 {
+		fmt.Fprintf(w, "Wrote %s with no sources: no agent memory was found here.\n", res.Path)
+	} else {
+		fmt.Fprintf(w, "Wrote %s with %d source(s):\n", res.Path, len(res.Sources))
+		for _, s := range res.Sources {
+			fmt.Fprintf(w, "  %-10s %-12s %s\n", s.Name, s.Kind, s.Path)
+		}
+	}
+	if len(res.Missing) > 0 {
+		fmt.Fprint(w, "Not found:")
+		for i, m := range res.Missing {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(w, "%s %s (%s)", sep, m.name, m.Path)
+		}
+		fmt.Fprintln(w, ".")
+	}
+	if res.Backup != "" {
+		fmt.Fprintf(w, "The old file is saved as %s.\n", res.Backup)
+	}
+	if len(res.Sources) == 0 {
+		fmt.Fprintln(w, "Next: add a source to it (README: Configuration), or run novactl config init --force --notes DIR, then novactl index sync.")
+		return
+	}
+	fmt.Fprintln(w, "Next: novactl index sync (the first index), then novactl doctor.")
+}

@@ -1,0 +1,293 @@
+package cli
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	_ "modernc.org/sqlite" // the Hermes reader's driver, as cmd/novactl links it
+
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/paths"
+)
+
+// initHome is a user's home under a temporary root with NOVA_HOME inside
+// it (not yet created), and the environment that points novactl there.
+func initHome(t *testing.T) (root string, home paths.Home, env []string) {
+	t.Helper()
+	root = t.TempDir()
+	home = paths.Home{Root: filepath.Join(root, ".nova")}
+	return root, home, []string{"HOME=" + root, "NOVA_HOME=" + home.Root}
+}
+
+// writeFixture writes content at root/rel, making its folders.
+func writeFixture(t *testing.T, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeAgents gives the home at root one session of every agent, where and
+// as each agent keeps it.
+func fakeAgents(t *testing.T, root string) {
+	t.Helper()
+	writeFixture(t, root, ".codex/sessions/2026/12/01/rollout-2026-12-01T09-00-00-0a0b0c0d-0000-4000-8000-000000000001.jsonl",
+		`{"timestamp":"2026-12-01T09:00:00.000Z","type":"session_meta","payload":{"id":"0a0b0c0d-0000-4000-8000-000000000001","timestamp":"2026-12-01T09:00:00.000Z","cwd":"/home/dev/src/zoo","originator":"codex_cli_rs"}}`+"\n"+
+			`{"timestamp":"2026-12-01T09:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"What did we decide about the otter enclosure?"}]}}`+"\n"+
+			`{"timestamp":"2026-12-01T09:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"The otter enclosure gets a second pool."}]}}`+"\n")
+	writeFixture(t, root, ".claude/projects/-home-dev-src-zoo/5b1c2d3e-0000-4a4a-9b9b-0000000000aa.jsonl",
+		`{"type":"user","cwd":"/home/dev/src/zoo","sessionId":"5b1c2d3e-0000-4a4a-9b9b-0000000000aa","uuid":"u00001","timestamp":"2026-11-30T10:00:01Z","message":{"role":"user","content":"Where do the heron photos go?"}}`+"\n"+
+			`{"type":"assistant","cwd":"/home/dev/src/zoo","sessionId":"5b1c2d3e-0000-4a4a-9b9b-0000000000aa","uuid":"u00002","timestamp":"2026-11-30T10:00:02Z","message":{"id":"msg_2","role":"assistant","content":[{"type":"text","text":"Into photos/herons, sorted by date."}]}}`+"\n")
+	writeFixture(t, root, ".gemini/tmp/herons/chats/session-2026-03-02T08-00-5e551011.jsonl",
+		`{"sessionId":"5e551011-0000-4000-8000-000000000001","projectHash":"x","startTime":"2026-03-02T08:00:00.000Z","kind":"main"}`+"\n"+
+			`{"id":"u-1","timestamp":"2026-03-02T08:00:05.000Z","type":"user","content":[{"text":"Count the kestrel nests"}]}`+"\n")
+	writeFixture(t, root, ".openclaw/agents/main/sessions/s1.jsonl",
+		`{"type":"session","version":3,"id":"s1","timestamp":"2026-03-02T08:00:00.000Z","cwd":"/home/dev/src/zoo"}`+"\n"+
+			`{"type":"message","id":"a1","timestamp":"2026-03-02T08:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"Feed the beavers at noon"}]}}`+"\n")
+	if err := os.MkdirAll(filepath.Join(root, ".hermes"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(root, ".hermes", "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, s := range []string{
+		`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL)`,
+		`CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT, timestamp REAL NOT NULL)`,
+		`INSERT INTO sessions VALUES ('s1', 'cli', 1772438400.0)`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'user', 'the heron nests by the weir', 1772438401.0)`,
+	} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// otherPorts keeps what runs from a written config.yaml off the default
+// ports.
+var otherPorts = []string{"NOVA_SERVER_PORT=0", "NOVA_FACADE_PORT=0"}
+
+// TestConfigInit_agents: config init in a home where every agent has
+// kept a session writes a private config.yaml with one source each, in
+// README's style; config check passes, and index sync reads every one.
+func TestConfigInit_agents(t *testing.T) {
+	root, home, env := initHome(t)
+	fakeAgents(t, root)
+	code, out, errOut := runCLI(context.Background(), env, "config", "init")
+	if code != ExitOK || errOut != "" {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if !strings.Contains(out, "Wrote "+home.Config()+" with 5 source(s)") || !strings.Contains(out, "novactl index sync") || strings.Contains(out, "Not found") {
+		t.Errorf("output does not say what was written and what next:\n%s", out)
+	}
+	data, err := os.ReadFile(home.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"  - {name: claude,   kind: claude-code, path: ~/.claude/projects}",
+		"  - {name: codex,    kind: codex,       path: ~/.codex/sessions}",
+		"  - {name: gemini,   kind: gemini,      path: ~/.gemini}",
+		"  - {name: openclaw, kind: openclaw,    path: ~/.openclaw}",
+		"  - {name: hermes,   kind: hermes,      path: ~/.hermes}",
+		"# Sources found: Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini), OpenClaw (~/.openclaw), Hermes (~/.hermes).",
+		"#configuration",
+	} {
+		if !strings.Contains(string(data), line) {
+			t.Errorf("config.yaml lacks %q:\n%s", line, data)
+		}
+	}
+	for p, want := range map[string]os.FileMode{home.Root: paths.DirMode, home.Config(): paths.FileMode} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v (%v), want %v", p, fi.Mode().Perm(), err, want)
+		}
+	}
+	env = append(env, otherPorts...)
+	if code, out, errOut := runCLI(context.Background(), env, "config", "check"); code != ExitOK {
+		t.Fatalf("config check: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process"); code != ExitOK {
+		t.Fatalf("index sync: exit %d\n%s%s", code, out, errOut)
+	}
+	_, g, err := index.OpenActive(home, lexical.NewAnalyzer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range g.All() {
+		if !slices.Contains(got, c.Agent) {
+			got = append(got, c.Agent)
+		}
+	}
+	slices.Sort(got)
+	if want := []string{"claude-code", "codex", "gemini", "hermes", "openclaw"}; !slices.Equal(got, want) {
+		t.Errorf("the index holds the memory of %v, want %v", got, want)
+	}
+}
+
+// TestConfigInit_onlyWhatAgentsKept: an agent installed but never run
+// (its home, no sessions) is not a source; one moved by its variable is
+// found there, written as an absolute path outside the home; and a home
+// with nothing gets a valid file with no sources, which the output says.
+func TestConfigInit_onlyWhatAgentsKept(t *testing.T) {
+	root, home, env := initHome(t)
+	for _, d := range []string{".codex", ".claude", ".gemini", ".openclaw", ".hermes"} {
+		writeFixture(t, root, filepath.Join(d, "config"), "")
+	}
+	code, out, errOut := runCLI(context.Background(), env, "config", "init")
+	if code != ExitOK || !strings.Contains(out, "with no sources: no agent memory was found here") || !strings.Contains(out, "Not found: Claude Code (~/.claude/projects), Codex (~/.codex/sessions)") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(home.Config())
+	if !strings.Contains(string(data), "\nsources: []\n") || !strings.Contains(string(data), "No agent memory was found") {
+		t.Errorf("config.yaml:\n%s", data)
+	}
+	if code, out, errOut := runCLI(context.Background(), append(env, otherPorts...), "config", "check"); code != ExitOK {
+		t.Fatalf("config check: exit %d\n%s%s", code, out, errOut)
+	}
+
+	elsewhere := filepath.Join(t.TempDir(), "codex home")
+	writeFixture(t, elsewhere, "sessions/2026/12/01/rollout-x.jsonl", "")
+	code, out, errOut = runCLI(context.Background(), append(env, "CODEX_HOME="+elsewhere), "config", "init", "--force", "--json")
+	var r struct{ Sources []initSource }
+	if err := json.Unmarshal([]byte(out), &r); code != ExitOK || err != nil {
+		t.Fatalf("exit %d (%v)\nstdout: %s\nstderr: %s", code, err, out, errOut)
+	}
+	want := filepath.Join(elsewhere, "sessions")
+	if len(r.Sources) != 1 || r.Sources[0].Path != want {
+		t.Errorf("sources %+v, want codex at %s", r.Sources, want)
+	}
+	data, _ = os.ReadFile(home.Config())
+	if !strings.Contains(string(data), "path: '"+want+"'}") {
+		t.Errorf("config.yaml does not quote the path with a space:\n%s", data)
+	}
+}
+
+// TestConfigInit_existing: an existing config.yaml is never replaced
+// without --force, even an invalid one; --force saves a private copy
+// first, and says where.
+func TestConfigInit_existing(t *testing.T) {
+	root, home, env := initHome(t)
+	fakeAgents(t, root)
+	mine := "# mine\nsources: [{name: x, kind: bogus}]\n"
+	writeFixture(t, home.Root, "config.yaml", mine)
+	code, out, errOut := runCLI(context.Background(), env, "config", "init")
+	if code != ExitFailure || !strings.Contains(errOut, home.Config()+" already exists") || !strings.Contains(errOut, "--force") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if data, _ := os.ReadFile(home.Config()); string(data) != mine {
+		t.Fatalf("config.yaml changed without --force:\n%s", data)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "config", "init", "--force", "--json")
+	var r struct {
+		Written bool
+		Backup  string
+	}
+	if err := json.Unmarshal([]byte(out), &r); code != ExitOK || err != nil || !r.Written {
+		t.Fatalf("--force: exit %d (%v)\nstdout: %s\nstderr: %s", code, err, out, errOut)
+	}
+	if !strings.HasPrefix(r.Backup, home.Backups("config")+string(filepath.Separator)) {
+		t.Errorf("backup %q is not under %s", r.Backup, home.Backups("config"))
+	}
+	if data, err := os.ReadFile(r.Backup); err != nil || string(data) != mine {
+		t.Errorf("backup holds %q (%v), want the old file", data, err)
+	}
+	if fi, err := os.Stat(r.Backup); err != nil || fi.Mode().Perm() != paths.FileMode {
+		t.Errorf("backup mode %v (%v)", fi.Mode().Perm(), err)
+	}
+	if data, _ := os.ReadFile(home.Config()); !strings.Contains(string(data), "name: codex") {
+		t.Errorf("config.yaml not replaced:\n%s", data)
+	}
+	if code, _, errOut := runCLI(context.Background(), append(env, otherPorts...), "config", "check"); code != ExitOK {
+		t.Errorf("config check after --force: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestConfigInit_dryRun: --dry-run prints the file it would write and
+// creates nothing, not even NOVA_HOME.
+func TestConfigInit_dryRun(t *testing.T) {
+	root, home, env := initHome(t)
+	fakeAgents(t, root)
+	code, out, errOut := runCLI(context.Background(), env, "config", "init", "--dry-run")
+	if code != ExitOK || !strings.HasPrefix(out, "# Nova's configuration") || !strings.Contains(out, "  - {name: hermes,") || !strings.Contains(errOut, "nothing written") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if _, err := os.Stat(home.Root); !os.IsNotExist(err) {
+		t.Errorf("--dry-run made %s (%v)", home.Root, err)
+	}
+	// What it printed is what the real run writes.
+	if code, _, _ := runCLI(context.Background(), env, "config", "init"); code != ExitOK {
+		t.Fatal("config init failed")
+	}
+	if data, _ := os.ReadFile(home.Config()); string(data) != out {
+		t.Errorf("written:\n%s\nprinted:\n%s", data, out)
+	}
+}
+
+// TestConfigInit_json: --json prints the documented shape, and an error
+// as {"ok":false,"error":...} on stdout.
+func TestConfigInit_json(t *testing.T) {
+	root, home, env := initHome(t)
+	writeFixture(t, root, ".claude/projects/p/s.jsonl", "")
+	writeFixture(t, root, "My 'Notes'/a.md", "# A\n")
+	code, out, errOut := runCLI(context.Background(), env, "config", "init", "--json", "--notes", "~/My 'Notes'", "--notes", filepath.Join(root, "My 'Notes'", "a.md"))
+	if code != ExitOK || errOut != "" {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range r {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if want := []string{"backup", "missing", "ok", "path", "sources", "written"}; !slices.Equal(keys, want) {
+		t.Errorf("keys %v, want %v", keys, want)
+	}
+	if r["written"] != true || r["path"] != home.Config() || r["backup"] != "" || len(r["missing"].([]any)) != 4 {
+		t.Errorf("result %v", r)
+	}
+	want := []any{
+		map[string]any{"name": "claude", "kind": "claude-code", "path": "~/.claude/projects"},
+		map[string]any{"name": "notes", "kind": "markdown", "path": "~/My 'Notes'"},
+		map[string]any{"name": "notes-2", "kind": "markdown", "path": "~/My 'Notes'/a.md"},
+	}
+	if got, _ := json.Marshal(r["sources"]); string(got) != mustJSON(t, want) {
+		t.Errorf("sources %s, want %s", got, mustJSON(t, want))
+	}
+	data, _ := os.ReadFile(home.Config())
+	if !strings.Contains(string(data), "path: '~/My ''Notes'''}") {
+		t.Errorf("the quote in the path is not escaped:\n%s", data)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "config", "init", "--json")
+	if code != ExitFailure || errOut != "" || !strings.Contains(out, `"ok": false`) || !strings.Contains(out, "already exists") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	code, _, errOut = runCLI(context.Background(), env, "config", "init", "--force", "--notes", filepath.Join(root, "none"))
+	if code != ExitUsage || !strings.Contains(errOut, "none") {
+		t.Errorf("a missing notes folder: exit %d, stderr %s", code, errOut)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
