@@ -321,8 +321,15 @@ func Run(ctx context.Context, opts Options) Report {
 	}
 
 	// Sources.
-	if len(cfg.Sources) == 0 {
-		add(degraded("sources", "Sources", CodeNoSources, "config.yaml lists no sources", "add a source (see README: Configuration)"))
+	switch {
+	case len(cfg.Sources) > 0:
+	case cfg.File == "":
+		// The first run of a new install: the one command that writes
+		// the file is what to say.
+		add(degraded("sources", "Sources", CodeNoSources, "there is no config.yaml, so no source",
+			"run novactl config init: it writes "+home.Config()+" with the agent memory found on this machine (--notes DIR adds notes)"))
+	default:
+		add(degraded("sources", "Sources", CodeNoSources, "config.yaml lists no sources", "add a source to "+cfg.File+" (see README: Configuration)"))
 	}
 	newest := time.Time{}
 	files := 0

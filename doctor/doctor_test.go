@@ -391,7 +391,18 @@ func TestPrivacyAndToken(t *testing.T) {
 func TestSources(t *testing.T) {
 	f := newFixture(t)
 	novatest.Must(t, os.WriteFile(f.home.Config(), []byte(fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\n", f.port)), 0o600))
-	want(t, f.run(Options{}), "sources", Degraded, CodeNoSources)
+	c := want(t, f.run(Options{}), "sources", Degraded, CodeNoSources)
+	if !strings.Contains(c.Advice, f.home.Config()) || strings.Contains(c.Advice, "config init") {
+		t.Errorf("no sources in a config.yaml: %+v", c)
+	}
+	// With no config.yaml at all, the advice is the command that writes
+	// one (the ports, from the environment, stay off the defaults).
+	novatest.Must(t, os.Remove(f.home.Config()))
+	f.environ = append(f.environ, fmt.Sprintf("NOVA_SERVER_PORT=%d", f.port), fmt.Sprintf("NOVA_FACADE_PORT=%d", novatest.ClosedPort(t)))
+	c = want(t, f.run(Options{}), "sources", Degraded, CodeNoSources)
+	if !strings.Contains(c.Advice, "novactl config init") || !strings.Contains(c.Message, "no config.yaml") {
+		t.Errorf("no config.yaml: %+v", c)
+	}
 
 	f = newFixture(t)
 	f.sync()
@@ -401,7 +412,7 @@ func TestSources(t *testing.T) {
 	want(t, f.run(Options{}), "freshness", Degraded, CodeIndexStale)
 
 	novatest.Must(t, os.Remove(f.src))
-	c := want(t, f.run(Options{}), "source:notes", Degraded, CodeSourceMissing)
+	c = want(t, f.run(Options{}), "source:notes", Degraded, CodeSourceMissing)
 	if !strings.Contains(c.Message, f.src) {
 		t.Errorf("missing source: %s", c.Message)
 	}
