@@ -175,7 +175,7 @@ func TestConfig(t *testing.T) {
 			t.Errorf("nova service has no %s under Homebrew's var/log: %q", key, service)
 		}
 	}
-	for _, s := range []string{"~/.nova/config.yaml", "novactl index sync", "brew services start nova", "nova-watch", "novactl service install", "novactl doctor"} {
+	for _, s := range []string{"~/.nova/config.yaml", "novactl config init", "novactl index sync", "brew services start nova", "nova-watch", "novactl service install", "novactl doctor"} {
 		if !strings.Contains(nova.Caveats, s) {
 			t.Errorf("nova caveats do not mention %q", s)
 		}
