@@ -46,7 +46,8 @@ type Agent struct {
 	// the agent's ID, and signs are entries inside it ("." for the folder
 	// itself) of which one exists once the agent has kept something
 	// there: an installed agent that never ran has nothing to index.
-	// scripts/run.sh tells the same homes apart by the same entries.
+	// scripts/run.sh looks for the same entries (and, deeper, for the
+	// session files in them) to tell which home DIR= names.
 	memory func(e env) (dir string, signs []string)
 }
 

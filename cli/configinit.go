@@ -103,7 +103,8 @@ func runConfigInit(inv *Invocation, args []string) int {
 	if err != nil {
 		return fail(ExitFailure, err.Error())
 	}
-	res := initResult{OK: true, Path: home.Config()}
+	// Empty lists print as [], not null.
+	res := initResult{OK: true, Path: home.Config(), Sources: []initSource{}, Missing: []initMissing{}}
 	for _, a := range agents.All() {
 		dir, found := a.Memory(inv.Environ)
 		if !found {

@@ -157,6 +157,11 @@ func TestConfigInit_onlyWhatAgentsKept(t *testing.T) {
 	if code, out, errOut := runCLI(context.Background(), append(env, otherPorts...), "config", "check"); code != ExitOK {
 		t.Fatalf("config check: exit %d\n%s%s", code, out, errOut)
 	}
+	// Nothing found is an empty list for a program, not null.
+	_, out, _ = runCLI(context.Background(), env, "config", "init", "--dry-run", "--json")
+	if !strings.Contains(out, `"sources": [],`) || !strings.Contains(out, `"written": false`) || !strings.Contains(out, `"content": "# Nova's configuration`) {
+		t.Errorf("--dry-run --json with nothing found:\n%s", out)
+	}
 
 	elsewhere := filepath.Join(t.TempDir(), "codex home")
 	writeFixture(t, elsewhere, "sessions/2026/12/01/rollout-x.jsonl", "")
