@@ -16,7 +16,6 @@ import (
 	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/paths"
-	"github.com/nova-recall/nova/skill"
 )
 
 const configInitHelp = `Writes a first NOVA_HOME/config.yaml whose sources are the coding agents' memory
@@ -108,14 +107,14 @@ func runConfigInit(inv *Invocation, args []string) int {
 	for _, a := range agents.All() {
 		dir, found := a.Memory(inv.Environ)
 		if !found {
-			res.Missing = append(res.Missing, initMissing{Agent: a.ID, Path: tildePath(dir, inv.Environ), name: a.Name})
+			res.Missing = append(res.Missing, initMissing{Agent: a.ID, Path: paths.Tilde(dir, inv.Environ), name: a.Name})
 			continue
 		}
 		name := sourceNames[a.ID]
 		if name == "" {
 			name = a.ID
 		}
-		res.Sources = append(res.Sources, initSource{Name: name, Kind: a.ID, Path: tildePath(dir, inv.Environ), dir: dir, what: a.Name})
+		res.Sources = append(res.Sources, initSource{Name: name, Kind: a.ID, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: a.Name})
 	}
 	for i, n := range notes {
 		dir := paths.ExpandHome(n, inv.Environ)
@@ -129,7 +128,7 @@ func runConfigInit(inv *Invocation, args []string) int {
 		if i > 0 {
 			name = fmt.Sprintf("notes-%d", i+1)
 		}
-		res.Sources = append(res.Sources, initSource{Name: name, Kind: config.KindMarkdown, Path: tildePath(dir, inv.Environ), dir: dir, what: "Markdown notes"})
+		res.Sources = append(res.Sources, initSource{Name: name, Kind: config.KindMarkdown, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "Markdown notes"})
 	}
 	content := renderInitConfig(res.Sources, res.Missing)
 	if err := checkInitConfig(home, content, res.Sources, inv.Environ); err != nil {
@@ -284,7 +283,7 @@ func writeInitConfig(home paths.Home, content []byte, replace bool, now time.Tim
 		if old, err = os.ReadFile(home.Config()); err != nil {
 			return "", err
 		}
-		dir := filepath.Join(home.Backups("config"), skill.Stamp(now))
+		dir := filepath.Join(home.Backups("config"), paths.BackupStamp(now))
 		if err := paths.MkdirPrivate(dir); err != nil {
 			return "", err
 		}

@@ -221,10 +221,10 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 	failed, changed, touched := false, rewrite, 0
 	for _, j := range jobs {
 		a, path := j.a, j.path
-		shown := tildePath(path, inv.Environ)
+		shown := paths.Tilde(path, inv.Environ)
 		if !explicit && !j.recorded && !a.Detected(inv.Environ) {
 			if install {
-				fmt.Fprintf(inv.Stdout, "%-12s skipped: not found (%s does not exist; use --agent %s to configure it anyway)\n", a.Name, tildePath(a.Home(inv.Environ), inv.Environ), a.ID)
+				fmt.Fprintf(inv.Stdout, "%-12s skipped: not found (%s does not exist; use --agent %s to configure it anyway)\n", a.Name, paths.Tilde(a.Home(inv.Environ), inv.Environ), a.ID)
 			}
 			continue
 		}
@@ -396,15 +396,6 @@ func mcpEntry(environ []string, home paths.Home, command string) (agentconf.Entr
 	return e, nil
 }
 
-// tildePath shows a path under the home directory as ~/...
-func tildePath(p string, environ []string) string {
-	h := paths.UserHome(environ)
-	if h != "" && strings.HasPrefix(p, h+string(filepath.Separator)) {
-		return "~" + p[len(h):]
-	}
-	return p
-}
-
 // mcpStatusAgent is one agent in the output of novactl mcp status.
 type mcpStatusAgent struct {
 	Agent    string `json:"agent"`
@@ -480,7 +471,7 @@ func runMCPStatus(inv *Invocation, args []string, deps mcpDeps) int {
 	}
 	w := inv.Stdout
 	for _, r := range out {
-		fmt.Fprintf(w, "%-12s %s: %s\n", r.Name, tildePath(r.File, inv.Environ), mcpStateText(r))
+		fmt.Fprintf(w, "%-12s %s: %s\n", r.Name, paths.Tilde(r.File, inv.Environ), mcpStateText(r))
 		for _, p := range r.Projects {
 			printShadow(inv, p.ProjectEntry)
 		}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -150,7 +149,7 @@ func runSkillChange(inv *Invocation, args []string, install bool) int {
 			fmt.Fprintf(inv.Stderr, "novactl skill install: %v\n", err)
 			return ExitFailure
 		}
-		backups = skill.Backups{Root: home.Backups("skills"), Stamp: skill.Stamp(time.Now())}
+		backups = skill.Backups{Root: home.Backups("skills"), Stamp: paths.BackupStamp(time.Now())}
 		out.BackupRoot = backups.Root
 	}
 	for _, t := range targets {
@@ -199,7 +198,7 @@ func printSkillChange(inv *Invocation, out skillOutput, explicit bool) {
 	w := inv.Stdout
 	installed, any := false, false
 	for _, r := range out.Targets {
-		fmt.Fprintf(w, "%-12s %s%s: ", r.ID, skillShowPath(r.SkillFile, inv.Environ), sharedBy(r.Target))
+		fmt.Fprintf(w, "%-12s %s%s: ", r.ID, paths.Tilde(r.SkillFile, inv.Environ), sharedBy(r.Target))
 		switch {
 		case r.Skipped != "":
 			fmt.Fprintf(w, "skipped: %s\n", r.Skipped)
@@ -218,7 +217,7 @@ func printSkillChange(inv *Invocation, out skillOutput, explicit bool) {
 		any = true
 		for _, d := range r.Duplicates {
 			fmt.Fprintf(w, "%-12s warning: %s also loads another nova-recall at %s and lists the skill twice: remove one copy\n",
-				"", d.Agent, skillShowPath(d.Dir, inv.Environ))
+				"", d.Agent, paths.Tilde(d.Dir, inv.Environ))
 		}
 	}
 	if !any && !explicit {
@@ -283,7 +282,7 @@ func skillPlanText(r skillReport, out skillOutput) string {
 func skillResultText(r skillReport, environ []string) string {
 	backup := ""
 	if r.Backup != "" {
-		backup = " (old file saved to " + skillShowPath(r.Backup, environ) + ")"
+		backup = " (old file saved to " + paths.Tilde(r.Backup, environ) + ")"
 	}
 	switch r.Result.Result {
 	case "installed":
@@ -294,7 +293,7 @@ func skillResultText(r skillReport, environ []string) string {
 		if r.Class == skill.ClassOtherHome {
 			home := "~/.nova (the default)"
 			if h := r.Home(); h != "" {
-				home = skillShowPath(h, environ)
+				home = paths.Tilde(h, environ)
 			}
 			return "updated for NOVA_HOME " + home + backup
 		}
@@ -366,10 +365,10 @@ func runSkillStatus(inv *Invocation, args []string) int {
 	w := inv.Stdout
 	fmt.Fprintf(w, "nova-recall skill, template version %d (sha256 %s)\n\n", skill.TemplateVersion, out.TemplateSHA256[:12])
 	for _, r := range out.Targets {
-		fmt.Fprintf(w, "%-12s %s%s\n", r.ID, skillShowPath(r.SkillFile, inv.Environ), sharedBy(r.Target))
+		fmt.Fprintf(w, "%-12s %s%s\n", r.ID, paths.Tilde(r.SkillFile, inv.Environ), sharedBy(r.Target))
 		fmt.Fprintf(w, "%-12s %s\n", "", skillStatusText(r))
 		for _, d := range r.Duplicates {
-			fmt.Fprintf(w, "%-12s warning: %s also loads another nova-recall at %s and lists the skill twice\n", "", d.Agent, skillShowPath(d.Dir, inv.Environ))
+			fmt.Fprintf(w, "%-12s warning: %s also loads another nova-recall at %s and lists the skill twice\n", "", d.Agent, paths.Tilde(d.Dir, inv.Environ))
 		}
 	}
 	return code
@@ -398,13 +397,4 @@ func skillStatusText(r skillReport) string {
 		return "blocked: " + r.Detail
 	}
 	return string(r.Class)
-}
-
-// skillShowPath shows a path under the home directory as ~/...
-func skillShowPath(p string, environ []string) string {
-	h := paths.UserHome(environ)
-	if h != "" && strings.HasPrefix(p, h+string(filepath.Separator)) {
-		return "~" + p[len(h):]
-	}
-	return p
 }

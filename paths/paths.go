@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // EnvHome is the environment variable that relocates the runtime home.
@@ -124,8 +125,22 @@ func (h Home) WaitingLock(job string) string {
 func (h Home) DaemonLock() string { return filepath.Join(h.StateDir(), "novad.lock") }
 
 // Backups holds copies of the files of one kind (what: "skills",
-// "config") that a novactl command replaced, one subdirectory a run.
+// "config") that a novactl command replaced, one subdirectory a run,
+// named by BackupStamp.
 func (h Home) Backups(what string) string { return filepath.Join(h.StateDir(), "backups", what) }
+
+// BackupStamp names the backup subdirectory of a run at t.
+func BackupStamp(t time.Time) string { return t.UTC().Format("20060102T150405.000000000Z") }
+
+// Tilde shows p, a path under the user's home, as ~/...; any other path
+// as it is.
+func Tilde(p string, environ []string) string {
+	h := UserHome(environ)
+	if h != "" && strings.HasPrefix(p, h+string(filepath.Separator)) {
+		return "~" + p[len(h):]
+	}
+	return p
+}
 
 // IndexDir holds the manifest, history and generations.
 func (h Home) IndexDir() string { return filepath.Join(h.Root, "index") }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/atomicfile"
+	"github.com/nova-recall/nova/paths"
 )
 
 // FileMode is the mode of an installed SKILL.md: agents of the user read
@@ -302,12 +303,9 @@ var passive = map[Action]string{
 type Backups struct {
 	// Root is the backup directory, NOVA_HOME/state/backups/skills.
 	Root string
-	// Stamp names this run's subdirectory (see Stamp).
+	// Stamp names this run's subdirectory (paths.BackupStamp).
 	Stamp string
 }
-
-// Stamp formats t as a backup subdirectory name.
-func Stamp(t time.Time) string { return t.UTC().Format("20060102T150405.000000000Z") }
 
 // errChanged means the file changed between the plan and the write.
 var errChanged = errors.New("changed since the plan was made; nothing was written (run the command again)")
@@ -413,7 +411,7 @@ func (b Backups) save(t Target, content []byte) (string, error) {
 	}
 	stamp := b.Stamp
 	if stamp == "" {
-		stamp = Stamp(time.Now())
+		stamp = paths.BackupStamp(time.Now())
 	}
 	dir := filepath.Join(b.Root, stamp, t.ID)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
