@@ -130,7 +130,7 @@ type Source struct {
 	// Name identifies the source; unique.
 	Name string `koanf:"name"`
 	// Kind is one of Kinds: jsonl, markdown, codex, claude-code, openclaw,
-	// hermes or gemini.
+	// hermes, gemini or aider.
 	Kind string `koanf:"kind"`
 	// Path is a file or directory; ~ is expanded.
 	Path string `koanf:"path"`
@@ -139,7 +139,7 @@ type Source struct {
 	SourceSet string `koanf:"sourceSet"`
 	// Defaults applied to records that do not carry their own. Agent
 	// also replaces the kind as the agent of an agent's sessions and
-	// notes (codex, claude-code, openclaw, hermes, gemini).
+	// notes (codex, claude-code, openclaw, hermes, gemini, aider).
 	Project   string   `koanf:"project"`
 	Agent     string   `koanf:"agent"`
 	Tags      []string `koanf:"tags"`
@@ -171,10 +171,14 @@ const (
 	// KindGemini reads a Gemini CLI home (~/.gemini): the chat recordings
 	// of every project under tmp/<project>/chats.
 	KindGemini = "gemini"
+	// KindAider reads Aider's chat histories: every
+	// .aider.chat.history.md under a folder of repositories (~/src), or
+	// the one history file the path names.
+	KindAider = "aider"
 )
 
 // Kinds lists the supported source kinds.
-var Kinds = []string{KindJSONL, KindMarkdown, KindCodex, KindClaudeCode, KindOpenClaw, KindHermes, KindGemini}
+var Kinds = []string{KindJSONL, KindMarkdown, KindCodex, KindClaudeCode, KindOpenClaw, KindHermes, KindGemini, KindAider}
 
 // Embedding providers.
 const (

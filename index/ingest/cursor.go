@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/zeebo/xxh3"
 
@@ -83,7 +84,7 @@ var ErrFileChanged = errors.New("file changed before the cursor (rewritten or tr
 // LineBased reports whether a file of kind at path is a sequence of
 // independent lines that only grows (JSONL: kinds jsonl, codex with plain
 // .jsonl rollouts, claude-code, openclaw sessions, gemini .jsonl
-// recordings), so that ReadFile can
+// recordings; and Aider's Markdown chat histories), so that ReadFile can
 // resume it from a Cursor and a record's line number places it. Markdown
 // notes (an OpenClaw workspace's memory too) and compressed .jsonl.zst
 // rollouts are read whole every time.
@@ -95,6 +96,8 @@ func LineBased(kind, path string) bool {
 		return !agentNote(path)
 	case config.KindGemini:
 		return strings.HasSuffix(path, ".jsonl")
+	case config.KindAider:
+		return true
 	}
 	return false
 }
@@ -124,7 +127,9 @@ func ReadFile(ctx context.Context, src config.Source, f File, from Cursor, sink 
 // would have, so a build reads a large file in pieces of bounded memory.
 // A file that is not LineBased is read whole.
 func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, limit int64, sink Sink) (cur Cursor, more bool, err error) {
-	fc := &fileCtx{ctx: ctx, src: src, path: f.Path, rel: f.Rel, sink: sink}
+	// The machine's zone enters the readers here, and only here: a time
+	// written without an offset is its wall-clock time (see ParseDate).
+	fc := &fileCtx{ctx: ctx, src: src, path: f.Path, rel: f.Rel, sink: sink, loc: time.Local}
 	if !LineBased(src.Kind, f.Path) {
 		if from.Offset != 0 || from.Line != 0 {
 			return from, false, fmt.Errorf("%s is read whole: it cannot resume from a cursor", f.Path)
@@ -178,7 +183,15 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 			return from, false, err
 		}
 	}
-	if cur.Offset == from.Offset {
+	ended := false
+	if e, ok := h.(ender); ok && !more {
+		// Also when this read consumed nothing: the piece before it
+		// stopped at its limit on the last line.
+		if ended, err = e.end(); err != nil {
+			return from, false, err
+		}
+	}
+	if cur.Offset == from.Offset && !ended {
 		return from, false, nil
 	}
 	if cur.State, err = h.state(); err != nil {
@@ -203,10 +216,11 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 
 // appendOnly reports whether files of kind are only ever appended to by
 // their writers: the agents' transcripts (Codex rollouts, Claude Code and
-// OpenClaw sessions, Gemini CLI recordings). A jsonl source is an export a user's tool may rewrite in
+// OpenClaw sessions, Gemini CLI recordings, Aider chat histories). A jsonl source is an export a user's tool may rewrite in
 // place, so its whole prefix is always checked.
 func appendOnly(kind string) bool {
-	return kind == config.KindCodex || kind == config.KindClaudeCode || kind == config.KindOpenClaw || kind == config.KindGemini
+	return kind == config.KindCodex || kind == config.KindClaudeCode || kind == config.KindOpenClaw || kind == config.KindGemini ||
+		kind == config.KindAider
 }
 
 // CountLines counts path's lines as a whole read would consume them: every
@@ -259,6 +273,8 @@ func newLineHandler(fc *fileCtx, state json.RawMessage) (lineHandler, error) {
 		return newOpenClawHandler(fc, state)
 	case config.KindGemini:
 		return newGeminiHandler(fc, state)
+	case config.KindAider:
+		return newAiderHandler(fc, state)
 	}
 	return nil, fmt.Errorf("unknown source kind %q", fc.src.Kind)
 }
@@ -272,6 +288,26 @@ type finisher interface {
 	finish() error
 }
 
+// ender is a lineHandler whose last record waits for a line that ends
+// it (an Aider reply ends at the next prompt, and nothing marks its last
+// line): end emits it once a read has reached the end of what is
+// written. The handler keeps in its state that it did, and a later read
+// that adds to that record gives ErrFileChanged. A read that stops at a
+// piece's limit does not end: the record goes on in the next piece. end
+// reports whether it emitted a record (and so changed the state).
+type ender interface {
+	end() (bool, error)
+}
+
+// textLines is a lineHandler of a text format (Aider's Markdown chat
+// history) rather than JSON lines: it is given every line as written,
+// blank lines and indentation included (only trailing white space and
+// the line ending are cut), and a last line without a line ending is
+// always a write in progress, never a line to consume.
+type textLines interface {
+	textLines()
+}
+
 // readLines feeds the lines of r (positioned at from.Offset) to h and
 // returns the cursor after the last line consumed. whole reads a stream
 // that will not grow (a decompressed rollout): its last line is read
@@ -280,6 +316,7 @@ type finisher interface {
 func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool, limit int64, sum *xxh3.Hasher) (Cursor, bool, error) {
 	cur := from
 	cur.State, cur.Prefix, cur.run = nil, "", nil
+	_, text := h.(textLines)
 	sc := newLineScanner(r)
 	sc.sum = sum
 	if head, err := sc.br.Peek(sniffBytes); len(head) > 0 && binaryContent(string(withoutNULRuns(head))) {
@@ -302,6 +339,9 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 			return from, false, fmt.Errorf("read line %d: %w", cur.Line+1, err)
 		}
 		content := bytes.TrimSpace(l.data)
+		if text {
+			content = bytes.TrimRight(l.data, " \t\r\n")
+		}
 		if cur.Offset == 0 {
 			// Windows tools often start a UTF-8 file with a byte-order
 			// mark, which would make its first record invalid JSON.
@@ -324,7 +364,7 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 		}
 		n := cur.Line + 1
 		if !l.terminated && !whole {
-			if len(content) == 0 || l.tooLong || !json.Valid(content) {
+			if text || len(content) == 0 || l.tooLong || !json.Valid(content) {
 				// A write in progress: read it once it is complete.
 				sc.unread()
 				return cur, false, nil
@@ -340,7 +380,7 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 		switch {
 		case l.tooLong:
 			fc.problem(n, fmt.Sprintf("line is longer than %d bytes even without its binary payloads: skipped", maxLineBytes))
-		case len(content) > 0:
+		case len(content) > 0 || text:
 			if err := readLine(fc, h, n, content); err != nil {
 				return from, false, err
 			}
@@ -503,6 +543,9 @@ type fileCtx struct {
 	src       config.Source
 	path, rel string
 	sink      Sink
+	// loc is the machine's zone, in which a time written without an
+	// offset is read.
+	loc *time.Location
 }
 
 // problem reports input skipped at line (0: the whole file).

@@ -47,6 +47,7 @@ var kindIncludes = map[string][]string{
 	config.KindHermes:     {"{state.db,profiles/*/state.db}", "{memories,profiles/*/memories}/{MEMORY,USER}.md"},
 	// One glob, with a "/": GEMINI.md is the home's, not any folder's.
 	config.KindGemini: {"{GEMINI.md,tmp/*/chats/session-*.jsonl,tmp/*/chats/session-*.json,tmp/*/chats/*/*.jsonl}"},
+	config.KindAider:  {aiderHistoryName},
 }
 
 // kindExcludes are excluded whatever the source says: Claude Code's
@@ -59,12 +60,15 @@ var kindIncludes = map[string][]string{
 // caches, none of which are read (and walking them costs a sync its time);
 // a Gemini CLI home keeps file snapshots for /restore (history/, each
 // project's checkpoints/) and its extensions, skills and commands, none
-// of them memory.
+// of them memory; in a folder of repositories, the dependencies and
+// virtual environments a build installs hold no Aider history, and there
+// are many of them (hidden folders, .git and .venv, are never entered).
 var kindExcludes = map[string][]string{
 	config.KindClaudeCode: {"**/tool-results/**"},
 	config.KindOpenClaw:   {"*.bak", "*.tmp", "*.lock", "*.checkpoint", "*.checkpoint.*", "*.trajectory.*", "node_modules", "{memory,cron,browser,extensions,media,logs}/**"},
 	config.KindHermes:     {"hermes-agent", "node_modules", "venv", "logs", "skills", "sessions", "cron", "cache", "image_cache", "audio_cache", "checkpoints"},
 	config.KindGemini:     {"{history,extensions,skills,commands,node_modules}/**", "tmp/*/checkpoints/**"},
+	config.KindAider:      {"node_modules", "__pycache__", "venv", "site-packages", "vendor"},
 }
 
 // List enumerates the files of src: the files matching its include globs

@@ -109,7 +109,11 @@ func parseJSONLLine(line []byte) (memory.Record, string, error) {
 // wrote it, on this machine: it is read in the machine's zone, the one
 // search shows times in (search.ConfigFor), so it shows as written. Read
 // as UTC, it moved by the zone's offset, across midnight near its ends.
-func ParseDate(s string) (string, time.Time, bool) {
+func ParseDate(s string) (string, time.Time, bool) { return parseDateIn(s, time.Local) }
+
+// parseDateIn is ParseDate reading a time without an offset in loc: a
+// reader given the machine's zone (fileCtx.loc) passes it here.
+func parseDateIn(s string, loc *time.Location) (string, time.Time, bool) {
 	s = strings.TrimSpace(s)
 	if t, err := time.Parse("2006-01-02", s); err == nil {
 		return t.Format("2006-01-02"), time.Time{}, true
@@ -118,7 +122,7 @@ func ParseDate(s string) (string, time.Time, bool) {
 		return t.Format("2006-01-02"), t, true
 	}
 	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
 			return t.Format("2006-01-02"), t, true
 		}
 	}

@@ -1,0 +1,426 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// An Aider source is a folder that holds the user's repositories (~/src):
+// Aider writes each repository's chat history to .aider.chat.history.md
+// in its root (the git root, or the folder it ran in), and every such
+// file below the source's path is read; a source whose path is a file is
+// that history, whatever its name (Aider's --chat-history-file moves it).
+// The file is Markdown that Aider only appends to, read line by line
+// from a Cursor like the JSONL transcripts:
+//
+//   - each run begins with "# aider chat started at YYYY-MM-DD HH:MM:SS",
+//     the machine's wall-clock time without a zone (read in the machine's
+//     zone, as ParseDate reads any time written without an offset). A run
+//     is a session, named by the file and its header's time and line, so
+//     that it keeps its name as the file grows; its records carry the
+//     header's time, as Aider writes no time per message;
+//   - "#### " lines are what the user typed, one line each, and adjacent
+//     ones one prompt. A prompt that is an Aider command ("/add x.py",
+//     "/run make", "!make") is not dialogue, but /ask, /code, /architect
+//     and /context carry a message: it is the prompt;
+//   - "> " lines are Aider's own output (its command line, files added,
+//     token counts and costs, questions and their answers, warnings,
+//     "Applied edit to x"), with the lines that continue them up to a
+//     blank line (a Markdown blockquote's lazy continuation: Aider quotes
+//     only the first line of a message of several): not dialogue. Only
+//     "> Commit <sha> <message>", the commit Aider made of the edits, is
+//     kept, as a one-line summary ("[tool: commit <sha> <message>]") on
+//     the assistant's turn it follows;
+//   - everything else is the assistant's Markdown. A fenced code block is
+//     read before anything else, so that its "> " and "#### " lines are
+//     code (a "#### " line or a run's header still ends a fence a reply
+//     cut short left open: without that, one unclosed fence would swallow
+//     the rest of the run). A SEARCH/REPLACE edit block ("<<<<<<< SEARCH",
+//     "=======", ">>>>>>> REPLACE") becomes the line "[tool: edit <file>]"
+//     (the file named on the line before it) and the replacement's first
+//     maxEditLines lines, the code it replaces being dropped; the body of
+//     any other fenced block is cut to maxEditLines lines too (Aider's
+//     "whole" and "udiff" edit formats write a whole file or a diff
+//     there). A reply after Aider's output (the editor model's answer in
+//     architect mode, a reply to a failed edit) is a turn of its own.
+//
+// A record's id is its session and its line. A turn's end is only known
+// from the line after it, so the last turn of a file is emitted when a
+// read reaches the end of what is written (see ender); lines appended
+// later that add to it give ErrFileChanged, and the file is read again
+// whole (a rare race: Aider writes a prompt, a reply and each of its own
+// messages in one append each, but a commit comes a moment after the
+// reply it follows). The project is the folder that holds the history
+// (ProjectFromCwd of it), the repository Aider ran in unless the history
+// was moved.
+//
+// .aider.input.history (what was typed, again, with each input's time)
+// is not read: the chat history holds every prompt already. Nor is
+// .aider.llm.history, the raw model traffic (system prompts, repository
+// maps, whole files sent back and forth): not what anyone said.
+
+// aiderHistoryName is the name of Aider's chat history in a repository.
+const aiderHistoryName = ".aider.chat.history.md"
+
+// maxEditLines bounds the lines of code kept of an edit block's
+// replacement or a fenced block: enough to recognise a change by, where
+// a whole file rewritten would swamp the turn.
+const maxEditLines = 20
+
+// aiderRunPrefix begins the line each run of Aider appends first.
+const aiderRunPrefix = "# aider chat started at "
+
+var (
+	// aiderSearch, aiderDivider and aiderReplace are the lines of an edit
+	// block (Aider accepts 5 to 9 marker characters).
+	aiderSearch  = regexp.MustCompile(`^<{5,9} SEARCH\s*$`)
+	aiderDivider = regexp.MustCompile(`^={5,9}\s*$`)
+	aiderReplace = regexp.MustCompile(`^>{5,9} REPLACE\s*$`)
+	// aiderCommit is the message Aider writes for a commit it made.
+	aiderCommit = regexp.MustCompile(`^Commit ([0-9a-f]{7,40}) (.+)$`)
+)
+
+// aiderMessageCommands are the Aider commands whose argument is a
+// message to the model; any other command is an operation.
+var aiderMessageCommands = setOf("/ask", "/code", "/architect", "/context")
+
+// Where a line of an assistant turn is, in an edit block.
+const (
+	aiderOutside = iota
+	aiderInSearch
+	aiderInReplace
+)
+
+// aiderTurn is the turn being read: a prompt, or a reply.
+type aiderTurn struct {
+	Role string `json:"role"`
+	Line int    `json:"line"`
+	// Lines are its text so far; dropped once it is emitted.
+	Lines []string `json:"lines,omitempty"`
+	// Tools are the commits that follow a reply.
+	Tools pendingTools `json:"tools,omitzero"`
+	// Fence is the marker of the fenced block the reply is in ("" when
+	// none); Edit is where it is in an edit block; Kept and Cut count the
+	// lines of code kept and dropped of the current block.
+	Fence string `json:"fence,omitempty"`
+	Edit  int    `json:"edit,omitempty"`
+	Kept  int    `json:"kept,omitempty"`
+	Cut   int    `json:"cut,omitempty"`
+	// After is set once Aider's output follows the reply: the next text
+	// is another reply.
+	After bool `json:"after,omitempty"`
+	// Emitted is set when the turn was emitted at the end of a read: a
+	// later read that adds to it gives ErrFileChanged.
+	Emitted bool `json:"emitted,omitempty"`
+}
+
+// aiderState is what reading a history carries from line to line, and
+// from one read to the next (as the Cursor's State).
+type aiderState struct {
+	// Run is the line of the current run's header (0: none yet), Start
+	// its time (RFC 3339, "" when it could not be read).
+	Run   int    `json:"run,omitempty"`
+	Start string `json:"start,omitempty"`
+	// Quote is set after a line of Aider's output, up to a blank line.
+	Quote bool       `json:"quote,omitempty"`
+	Turn  *aiderTurn `json:"turn,omitempty"`
+}
+
+// aiderHandler reads one chat history.
+type aiderHandler struct {
+	fc *fileCtx
+	st aiderState
+	// file names the history in session ids; cwd is the folder that holds
+	// it.
+	file, cwd string
+}
+
+func newAiderHandler(fc *fileCtx, state json.RawMessage) (*aiderHandler, error) {
+	h := &aiderHandler{fc: fc, file: textKey(fc.path), cwd: filepath.Dir(fc.path)}
+	if err := decodeState(state, &h.st); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (h *aiderHandler) textLines() {}
+
+func (h *aiderHandler) state() (json.RawMessage, error) { return json.Marshal(h.st) }
+
+func (h *aiderHandler) line(n int, data []byte) error {
+	line := string(noteText(data))
+	t := strings.TrimSpace(line)
+	turn := h.st.Turn
+	reply := turn != nil && turn.Role == "assistant"
+	if strings.HasPrefix(t, aiderRunPrefix) {
+		if err := h.close(); err != nil {
+			return err
+		}
+		h.st = aiderState{Run: n}
+		if _, at, ok := parseDateIn(strings.TrimPrefix(t, aiderRunPrefix), h.fc.loc); ok && !at.IsZero() {
+			h.st.Start = at.Format(time.RFC3339)
+		}
+		return nil
+	}
+	prompt := t == "####" || strings.HasPrefix(t, "#### ")
+	if reply && (turn.Fence != "" || turn.Edit != aiderOutside) && !prompt {
+		return h.reply(n, line)
+	}
+	switch {
+	case prompt:
+		h.st.Quote = false
+		text := strings.TrimPrefix(strings.TrimPrefix(t, "####"), " ")
+		if turn != nil && turn.Role == "user" {
+			return h.add(text)
+		}
+		if err := h.close(); err != nil {
+			return err
+		}
+		h.st.Turn = &aiderTurn{Role: "user", Line: n, Lines: []string{text}}
+		return nil
+	case t == ">" || strings.HasPrefix(t, "> "):
+		h.st.Quote = true
+		return h.output(n, strings.TrimSpace(strings.TrimPrefix(t, ">")))
+	case t == "":
+		h.st.Quote = false
+		switch {
+		case turn != nil && turn.Role == "user":
+			return h.close() // a prompt is its adjacent lines
+		case reply && !turn.After:
+			return h.add("")
+		}
+		return nil
+	case h.st.Quote:
+		return nil // the rest of a message of Aider's
+	case reply && !turn.After:
+		return h.reply(n, line)
+	}
+	if err := h.close(); err != nil {
+		return err
+	}
+	h.st.Turn = &aiderTurn{Role: "assistant", Line: n}
+	return h.reply(n, line)
+}
+
+// output reads a line of Aider's own output: only a commit is kept, on
+// the reply it follows (or as a turn of its own, after a /commit).
+func (h *aiderHandler) output(n int, text string) error {
+	turn := h.st.Turn
+	m := aiderCommit.FindStringSubmatch(text)
+	if m == nil {
+		if turn != nil && turn.Role == "user" {
+			return h.close()
+		}
+		if turn != nil {
+			turn.After = true
+		}
+		return nil
+	}
+	if turn == nil || turn.Role != "assistant" {
+		if err := h.close(); err != nil {
+			return err
+		}
+		turn = &aiderTurn{Role: "assistant", Line: n}
+		h.st.Turn = turn
+	}
+	if turn.Emitted {
+		return h.grew()
+	}
+	turn.After = true
+	turn.Tools.add(formatToolSummary("commit", m[1]+" "+m[2]))
+	return nil
+}
+
+// reply reads a line of the assistant's Markdown: fenced blocks and edit
+// blocks first.
+func (h *aiderHandler) reply(n int, line string) error {
+	turn := h.st.Turn
+	t := strings.TrimSpace(line)
+	switch turn.Edit {
+	case aiderInSearch:
+		if aiderDivider.MatchString(t) {
+			turn.Edit, turn.Kept, turn.Cut = aiderInReplace, 0, 0
+		}
+		return h.changed() // the code replaced is dropped
+	case aiderInReplace:
+		if aiderReplace.MatchString(t) {
+			turn.Edit = aiderOutside
+			return h.addCutMark()
+		}
+		return h.code(line)
+	}
+	if aiderSearch.MatchString(t) {
+		if turn.Emitted {
+			return h.grew()
+		}
+		turn.Edit = aiderInSearch
+		turn.Lines = editSummary(turn.Lines)
+		return nil
+	}
+	if fence := fenceMarker(t); fence != "" {
+		switch {
+		case turn.Fence == "":
+			turn.Fence, turn.Kept, turn.Cut = fence, 0, 0
+			return h.add(line)
+		case strings.HasPrefix(t, turn.Fence) && strings.Trim(t, fence[:1]) == "":
+			turn.Fence = ""
+			if err := h.addCutMark(); err != nil {
+				return err
+			}
+			return h.add(line)
+		}
+	}
+	if turn.Fence != "" {
+		return h.code(line)
+	}
+	return h.add(line)
+}
+
+// code keeps a line of code of the current block, up to maxEditLines.
+func (h *aiderHandler) code(line string) error {
+	turn := h.st.Turn
+	if turn.Kept >= maxEditLines {
+		turn.Cut++
+		return h.changed()
+	}
+	turn.Kept++
+	return h.add(line)
+}
+
+// addCutMark says how many lines of the block just ended were dropped,
+// if any.
+func (h *aiderHandler) addCutMark() error {
+	turn := h.st.Turn
+	if turn.Cut == 0 {
+		return nil
+	}
+	cut := turn.Cut
+	turn.Cut = 0
+	return h.add("[+" + strconv.Itoa(cut) + " more lines]")
+}
+
+// editSummary replaces the file name that precedes an edit block (and
+// the fence it opens, if any) with the block's summary line.
+func editSummary(lines []string) []string {
+	i := len(lines) - 1
+	fence := ""
+	if i >= 0 && fenceMarker(strings.TrimSpace(lines[i])) != "" {
+		fence, i = lines[i], i-1
+	}
+	name := ""
+	if i >= 0 {
+		name = strings.Trim(strings.TrimSpace(lines[i]), "`*#: ")
+	}
+	if name != "" && !strings.ContainsAny(name, " \t") {
+		lines = lines[:i] // the file name, on its own line
+	} else {
+		name, lines = "", lines[:i+1]
+	}
+	lines = append(lines, formatToolSummary("edit", name))
+	if fence != "" {
+		lines = append(lines, fence)
+	}
+	return lines
+}
+
+// add appends a line of text to the turn; text added to a turn already
+// emitted is ErrFileChanged (a blank line adds nothing).
+func (h *aiderHandler) add(line string) error {
+	turn := h.st.Turn
+	if turn.Emitted {
+		if strings.TrimSpace(line) == "" {
+			return nil
+		}
+		return h.grew()
+	}
+	turn.Lines = append(turn.Lines, line)
+	return nil
+}
+
+// changed notes a line that changes the turn without adding text (code
+// dropped): a turn already emitted is ErrFileChanged, conservatively.
+func (h *aiderHandler) changed() error {
+	if h.st.Turn.Emitted {
+		return h.grew()
+	}
+	return nil
+}
+
+func (h *aiderHandler) grew() error {
+	return fmt.Errorf("%w: an Aider turn read before goes on", ErrFileChanged)
+}
+
+// close emits the turn being read, unless it was emitted already.
+func (h *aiderHandler) close() error {
+	turn := h.st.Turn
+	h.st.Turn = nil
+	if turn == nil || turn.Emitted {
+		return nil
+	}
+	return h.emit(turn)
+}
+
+// end emits the last turn of what is written (see ender).
+func (h *aiderHandler) end() (bool, error) {
+	turn := h.st.Turn
+	if turn == nil || turn.Emitted {
+		return false, nil
+	}
+	if err := h.emit(turn); err != nil {
+		return false, err
+	}
+	turn.Emitted, turn.Lines, turn.Tools = true, nil, pendingTools{}
+	return true, nil
+}
+
+// emit makes the record of a turn.
+func (h *aiderHandler) emit(turn *aiderTurn) error {
+	text := strings.Join(turn.Lines, "\n")
+	if turn.Role == "user" {
+		var ok bool
+		if text, ok = aiderPrompt(text); !ok {
+			return nil
+		}
+	} else {
+		text = turn.Tools.take(strings.TrimSpace(text))
+	}
+	var at time.Time
+	if h.st.Start != "" {
+		at, _ = time.Parse(time.RFC3339, h.st.Start)
+	}
+	session := h.file + "-" + strconv.Itoa(h.st.Run)
+	if !at.IsZero() {
+		session = h.file + "-" + at.Format("20060102T150405") + "-" + strconv.Itoa(h.st.Run)
+	}
+	m := message{role: turn.Role, text: text, time: at, cwd: h.cwd, line: turn.Line}
+	rec, ok := m.record(h.fc, config.KindAider, session, session+":"+strconv.Itoa(turn.Line), session)
+	if !ok {
+		return nil
+	}
+	return h.fc.emit(rec)
+}
+
+// aiderPrompt returns what a prompt says to the model: false for an
+// Aider command that is an operation, the message of one that carries
+// one.
+func aiderPrompt(text string) (string, bool) {
+	text = strings.TrimSpace(text)
+	if strings.HasPrefix(text, "!") {
+		return "", false // /run's shorthand
+	}
+	if !strings.HasPrefix(text, "/") {
+		return text, true
+	}
+	cmd, rest, _ := strings.Cut(text, " ")
+	if !aiderMessageCommands[cmd] {
+		return "", false
+	}
+	return strings.TrimSpace(rest), true
+}

@@ -1,0 +1,302 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
+)
+
+// aiderSrc is a folder of repositories: billing's history has several
+// runs (an empty one among them), a prompt of two lines, Aider commands,
+// tool output with a line that continues it unquoted, SEARCH/REPLACE
+// blocks in fences (one longer than maxEditLines), commits, a fenced
+// reply with "> " lines and a secret; shop's is CRLF and Windows-1252; a
+// history under node_modules, .aider.input.history and .aider.llm.history
+// are not read. aiderMoved is a history moved by --chat-history-file,
+// with a torn last line.
+const (
+	aiderSrc   = "testdata/aider/src"
+	aiderMoved = "testdata/aider/moved/billing-chat.md"
+)
+
+// aiderSession is the session id of the run whose header is at line of
+// the history at path, started at stamp (YYYYMMDDTHHMMSS).
+func aiderSession(path, stamp string, line int) string {
+	return textKey(path) + "-" + stamp + "-" + strconv.Itoa(line)
+}
+
+// aiderTime is a header's time, read in the machine's zone.
+func aiderTime(t *testing.T, s string) string {
+	t.Helper()
+	at, err := time.ParseInLocation("2006-01-02 15:04:05", s, time.Local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at.UTC().Format(time.RFC3339)
+}
+
+// TestReadAider_records: every chat history under a folder of
+// repositories is dialogue of agent aider, one record per prompt and per
+// reply, a session per run, each at its run's header time and in the
+// project of the folder that holds it; Aider's output is dropped but for
+// its commits, edit blocks are a summary and their replacement cut to
+// maxEditLines, fenced "> " lines are the reply's, commands are not
+// dialogue, secrets are redacted, CRLF and Windows-1252 are read.
+func TestReadAider_records(t *testing.T) {
+	recs, problems := collect(t, config.Source{Name: "ai", Kind: config.KindAider, Path: aiderSrc})
+	billing := filepath.Join(aiderSrc, "billing", aiderHistoryName)
+	shop := filepath.Join(aiderSrc, "shop", aiderHistoryName)
+	first := aiderSession(billing, "20260302T142011", 2)
+	third := aiderSession(billing, "20260303T091203", 95)
+	cafe := aiderSession(shop, "20260304T100000", 2)
+	t1, t3, t4 := aiderTime(t, "2026-03-02 14:20:11"), aiderTime(t, "2026-03-03 09:12:03"), aiderTime(t, "2026-03-04 10:00:00")
+	ledger := "Here is the new exporter:\n\n[tool: edit src/ledger.py]\n```python\ndef export(rows):\n    out = []\n    for r in rows:\n"
+	for i := 1; i <= 17; i++ {
+		ledger += "        out.append(r.line" + strconv.Itoa(i) + ")\n"
+	}
+	ledger += "[+3 more lines]\n```"
+	want := []wantRecord{
+		{ID: first + ":13", Role: "user", Text: "make line rounding use banker's rounding\nthe invoice totals drift by a cent", Line: 13},
+		{ID: first + ":16", Role: "assistant", Line: 16, Text: "I'll switch `round_line` to `ROUND_HALF_EVEN` so ties round to even:\n\n[tool: edit src/money.py]\n```python\n" +
+			"    return x.quantize(CENT, rounding=ROUND_HALF_EVEN)\n```\n[tool: commit 1a2b3c4 fix: use banker's rounding for invoice lines]"},
+		{ID: first + ":31", Role: "user", Text: "how do I quote a reply in the changelog?", Line: 31},
+		{ID: first + ":33", Role: "assistant", Line: 33, Text: "Use a Markdown blockquote; every quoted line starts with `>`:\n\n```markdown\n" +
+			"> Totals now round half to even.\n> a quoted line, not a tool line\n    > an indented quote, still code\n```\n\nThat keeps the changelog readable."},
+		{ID: first + ":45", Role: "user", Text: "rewrite the ledger export", Line: 45},
+		{ID: first + ":47", Role: "assistant", Text: ledger, Line: 47},
+		{ID: first + ":86", Role: "assistant", Text: "The export now writes every line of a row.\n[tool: commit 9f8e7d6 feat: export each ledger line]", Line: 86},
+		{ID: third + ":99", Role: "user", Text: "the deploy key is [redacted], why does staging reject it?", Line: 99, Redactions: 1},
+		{ID: third + ":101", Role: "assistant", Text: "Staging only accepts keys from its own vault; rotate it there.", Line: 101},
+		{ID: third + ":106", Role: "user", Text: "thanks", Line: 106},
+		{ID: cafe + ":6", Role: "user", Text: "quelle est la clé du café ?", Line: 6},
+		{ID: cafe + ":8", Role: "assistant", Text: "La clé du café est dans le tiroir.", Line: 8},
+	}
+	for i := range want {
+		w := &want[i]
+		w.Project, w.Session, w.Time = "billing", first, t1
+		switch {
+		case strings.HasPrefix(w.ID, third):
+			w.Session, w.Time = third, t3
+		case strings.HasPrefix(w.ID, cafe):
+			w.Project, w.Session, w.Time = "shop", cafe, t4
+		}
+		w.Conversation = "aider:" + w.Session
+	}
+	checkRecords(t, config.KindAider, recs, want)
+	if len(problems) > 0 {
+		t.Errorf("problems: %v", problems)
+	}
+	if got := DefaultSourceSet(config.KindAider); got != "agent-transcripts" {
+		t.Errorf("DefaultSourceSet(aider) = %q", got)
+	}
+}
+
+// TestReadAider_agent: a source's agent names the records' agent.
+func TestReadAider_agent(t *testing.T) {
+	recs, _ := collect(t, config.Source{Name: "ai", Kind: config.KindAider, Path: aiderMoved, Agent: "aider-laptop"})
+	if len(recs) == 0 || recs[0].Agent != "aider-laptop" || recs[0].Kind != config.KindAider {
+		t.Fatalf("records %+v", recs)
+	}
+}
+
+// TestList_aider: a folder of repositories lists each repository's chat
+// history, and nothing under node_modules (not entered) or a hidden
+// folder; Aider's input and LLM histories are not listed.
+func TestList_aider(t *testing.T) {
+	src := config.Source{Name: "ai", Kind: config.KindAider, Path: aiderSrc}
+	listing, err := List(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rels []string
+	for _, f := range listing.Files {
+		rels = append(rels, f.Rel)
+	}
+	if got := strings.Join(rels, " "); got != "billing/.aider.chat.history.md shop/.aider.chat.history.md" {
+		t.Errorf("listed %s", got)
+	}
+	for rel, skip := range map[string]bool{"shop/node_modules": true, "billing/.git": true, "shop/venv": true, "billing": false, "shop/src": false} {
+		if SkipsDir(src, rel) != skip {
+			t.Errorf("SkipsDir(%s) = %v, want %v", rel, !skip, skip)
+		}
+	}
+}
+
+// TestReadAider_movedHistory: a source whose path is a history moved by
+// --chat-history-file is read whatever its name, in the project of the
+// folder that holds it; its torn last line is left for the next read.
+func TestReadAider_movedHistory(t *testing.T) {
+	recs, problems := collect(t, config.Source{Name: "ai", Kind: config.KindAider, Path: aiderMoved})
+	s := aiderSession(aiderMoved, "20260305T083000", 2)
+	at := aiderTime(t, "2026-03-05 08:30:00")
+	checkRecords(t, config.KindAider, recs, []wantRecord{
+		{ID: s + ":4", Role: "user", Text: "where do the nightly reports go?", Line: 4, Project: "moved", Session: s, Conversation: "aider:" + s, Time: at},
+		{ID: s + ":6", Role: "assistant", Text: "To the reports bucket, one folder per day.", Line: 6, Project: "moved", Session: s, Conversation: "aider:" + s, Time: at},
+	})
+	if len(problems) > 0 {
+		t.Errorf("problems: %v", problems)
+	}
+}
+
+// TestReadAider_zone: a run's header, written without a zone, is read in
+// the zone the reader is given (the machine's, see ReadFilePiece).
+func TestReadAider_zone(t *testing.T) {
+	jst := time.FixedZone("JST", 9*3600)
+	var recs []memory.Record
+	fc := &fileCtx{ctx: context.Background(), src: config.Source{Name: "ai", Kind: config.KindAider}, path: "/home/dev/src/shop/" + aiderHistoryName,
+		sink: Sink{Record: func(r memory.Record) error { recs = append(recs, r); return nil }, Problem: func(p Problem) { t.Error(p) }}, loc: jst}
+	h, err := newAiderHandler(fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range []string{"# aider chat started at 2026-12-02 23:30:00", "", "#### which zone?"} {
+		if err := h.line(i+1, []byte(l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := h.end(); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || !recs[0].Time.Equal(time.Date(2026, 12, 2, 14, 30, 0, 0, time.UTC)) || recs[0].Date != "2026-12-02" || recs[0].Project != "shop" {
+		t.Fatalf("records %+v; want one at 23:30 JST (14:30 UTC) in project shop", recs)
+	}
+}
+
+// writeAider writes a history into a fresh repository folder.
+func writeAider(t *testing.T, body string) (config.Source, File) {
+	t.Helper()
+	root := t.TempDir()
+	p := filepath.Join(root, "shop", aiderHistoryName)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return config.Source{Name: "ai", Kind: config.KindAider, Path: root}, File{Path: p, Rel: "shop/" + aiderHistoryName}
+}
+
+// readOn reads f of src on from cur, and returns what it got and err.
+func readOn(t *testing.T, src config.Source, f File, cur Cursor) (readResult, error) {
+	t.Helper()
+	var got readResult
+	next, err := ReadFile(context.Background(), src, f, cur, Sink{
+		Record:  func(r memory.Record) error { got.records = append(got.records, r); return nil },
+		Problem: func(p Problem) { got.problems = append(got.problems, p) },
+	})
+	got.cursor = next
+	return got, err
+}
+
+// TestReadAider_onward: a history read on from its cursor gives what was
+// appended only: a reply after a prompt that ended the last read, Aider's
+// token count after it (nothing), a prompt whose line was torn; a commit
+// that follows the reply a read already emitted changes that reply, and
+// is ErrFileChanged (read whole, the reply carries it).
+func TestReadAider_onward(t *testing.T) {
+	src, f := writeAider(t, "\n# aider chat started at 2026-03-05 08:00:00\n\n> aider\n\n#### which queue does the mailer use?  \n")
+	var first readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &first)
+	if len(first.records) != 1 || first.records[0].Text != "which queue does the mailer use?" || first.cursor.Line != 6 {
+		t.Fatalf("first read: %+v, cursor at line %d", first.records, first.cursor.Line)
+	}
+	appendGemini(t, f, "\nThe mailer reads the outbound queue.\n\n> Tokens: 1k sent, 12 received.  \n\n#### and the retr")
+	second, err := readOn(t, src, f, first.cursor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(second.records) != 1 || second.records[0].Text != "The mailer reads the outbound queue." || second.records[0].Line != 8 || second.cursor.Line != 11 {
+		t.Fatalf("second read: %+v, cursor at line %d; want the reply, the torn prompt left", second.records, second.cursor.Line)
+	}
+	appendGemini(t, f, "y policy?  \n\nThree attempts, then the dead-letter queue.\n")
+	third, err := readOn(t, src, f, second.cursor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(third.records) != 2 || third.records[0].Text != "and the retry policy?" || third.records[0].Line != 12 || third.records[1].Line != 14 {
+		t.Fatalf("third read: %+v", third.records)
+	}
+	appendGemini(t, f, "\n> Applied edit to mailer.py  \n> Commit 0badc0de retry: dead-letter after three attempts  \n")
+	if _, err := readOn(t, src, f, third.cursor); !errors.Is(err, ErrFileChanged) {
+		t.Fatalf("a commit after a reply already emitted: %v, want ErrFileChanged", err)
+	}
+	var whole readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &whole)
+	if n := len(whole.records); n != 4 || whole.records[3].Text != "Three attempts, then the dead-letter queue.\n[tool: commit 0badc0de retry: dead-letter after three attempts]" {
+		t.Fatalf("whole read: %+v", whole.records)
+	}
+	// A reply cut short inside a fence does not swallow the next prompt.
+	appendGemini(t, f, "\n#### show the config\n\n```yaml\nretries: 3\n\n#### never mind\n")
+	var again readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &again)
+	if n := len(again.records); n != 7 || again.records[5].Text != "```yaml\nretries: 3" || again.records[6].Text != "never mind" {
+		t.Fatalf("after an unclosed fence: %+v", again.records)
+	}
+}
+
+// TestReadAider_resumeEqualsWhole is what incremental sync rests on:
+// each history cut at every line boundary and in the middle of every
+// line, the part written read first and the rest read on from its cursor,
+// gives a whole read's records, problems and cursor, unless the read on
+// says ErrFileChanged (it adds to the turn the first read ended with),
+// and then the file read again whole (as a sync does) gives them.
+func TestReadAider_resumeEqualsWhole(t *testing.T) {
+	changed, resumed := 0, 0
+	for _, fixture := range []string{filepath.Join(aiderSrc, "billing", aiderHistoryName), filepath.Join(aiderSrc, "shop", aiderHistoryName), aiderMoved} {
+		t.Run(fixture, func(t *testing.T) {
+			content, err := os.ReadFile(fixture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, file := writeAider(t, string(content))
+			write := func(b []byte) {
+				t.Helper()
+				if err := os.WriteFile(file.Path, b, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var whole readResult
+			readFrom(t, src, file.Path, file.Rel, Cursor{}, &whole)
+			start := 0
+			for i, c := range content {
+				if c != '\n' {
+					continue
+				}
+				for _, cut := range []int{i + 1, start + (i+1-start)/2} {
+					var got readResult
+					write(content[:cut])
+					readFrom(t, src, file.Path, file.Rel, Cursor{}, &got)
+					write(content)
+					rest, err := readOn(t, src, file, got.cursor)
+					switch {
+					case errors.Is(err, ErrFileChanged):
+						changed++
+						got = readResult{}
+						readFrom(t, src, file.Path, file.Rel, Cursor{}, &got)
+					case err != nil:
+						t.Fatalf("cut at byte %d: %v", cut, err)
+					default:
+						resumed++
+						got.records = append(got.records, rest.records...)
+						got.problems = append(got.problems, rest.problems...)
+						got.cursor = rest.cursor
+					}
+					sameResult(t, "cut at byte "+strconv.Itoa(cut), got, whole)
+				}
+				start = i + 1
+			}
+		})
+	}
+	t.Logf("%d cuts read on, %d ErrFileChanged", resumed, changed)
+	if changed == 0 || resumed < changed {
+		t.Errorf("%d cuts read on, %d ErrFileChanged: want most cuts read on, and a few that add to a turn already emitted", resumed, changed)
+	}
+}
