@@ -26,6 +26,7 @@ var fuzzKinds = []struct{ kind, rel string }{
 	{config.KindGemini, "tmp/billing/chats/session-2026-03-02T11-00-9e0f1a2b.jsonl"},
 	{config.KindGemini, "tmp/billing/chats/9e0f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b/5a5a5a5a-0000-4000-8000-000000000005.jsonl"},
 	{config.KindGemini, "tmp/billing/chats/session-2026-02-27T09-00-1a1a1a1a.json"},
+	{config.KindAider, "src/shop/.aider.chat.history.md"},
 }
 
 // FuzzReadFile feeds every reader files no fixture anticipated (lines of
@@ -66,6 +67,21 @@ func FuzzReadFile(f *testing.F) {
 		b = b[:min(len(b), 4096)]
 		for i, k := range fuzzKinds {
 			if k.kind == config.KindGemini && filepath.Ext(k.rel) == filepath.Ext(seed) {
+				f.Add(b, uint8(i), uint16(len(b)/3))
+			}
+		}
+	}
+	// Aider's chat histories are Markdown, not among the JSONL fixtures
+	// (and a line may add to a turn read before, see
+	// TestReadAider_resumeEqualsWhole): each is a seed for its reader.
+	for _, seed := range []string{filepath.Join(aiderSrc, "billing", aiderHistoryName), filepath.Join(aiderSrc, "shop", aiderHistoryName), aiderMoved} {
+		b, err := os.ReadFile(seed)
+		if err != nil {
+			f.Fatal(err)
+		}
+		b = b[:min(len(b), 4096)]
+		for i, k := range fuzzKinds {
+			if k.kind == config.KindAider {
 				f.Add(b, uint8(i), uint16(len(b)/3))
 			}
 		}
