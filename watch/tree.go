@@ -96,8 +96,9 @@ func within(p, root string) bool {
 	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
 }
 
-// hidden reports whether p lies in a hidden folder below root, which the
-// readers skip (.git, .obsidian, .trash).
+// hidden reports whether p is or lies in a hidden folder below root,
+// which the readers skip (.git, .obsidian, .trash), or is a hidden file
+// (hiddenName tells the two apart).
 func hidden(p, root string) bool {
 	rel, err := filepath.Rel(root, p)
 	if err != nil || rel == "." {
@@ -174,18 +175,31 @@ func (t *tree) entered(dir string) bool {
 	return false
 }
 
+// hiddenName reports whether p's own name begins with a dot.
+func hiddenName(p string) bool {
+	return strings.HasPrefix(filepath.Base(p), ".")
+}
+
 // ignores reports whether an event for p says nothing to source i, one
-// of its owners: p is hidden, or in a folder the source's listing does
-// not enter.
+// of its owners: p is in a hidden folder or in one the source's listing
+// does not enter, or is a hidden file or folder its listing does not
+// list (.DS_Store, an editor's swap file, .git; Aider's
+// .aider.chat.history.md is an aider source's). A one-file source's file
+// is its own, hidden or not.
 func (t *tree) ignores(i int, p string) bool {
 	d := t.dirs[i]
 	switch {
 	case d == "":
 		return false
-	case hidden(p, d):
+	case hidden(filepath.Dir(p), d):
 		return true
 	case d != t.sources[i].Path || p == d:
 		return false
+	case hiddenName(p):
+		rel, err := filepath.Rel(d, p)
+		if err != nil || !ingest.ListsFile(t.sources[i], filepath.ToSlash(rel)) {
+			return true
+		}
 	}
 	return !t.enteredBy(i, filepath.Dir(p))
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/paths"
 )
@@ -732,5 +733,51 @@ func TestRoutineSyncsLogOneLineEach(t *testing.T) {
 		if lines > 20 {
 			t.Errorf("20 routine syncs wrote %d log lines at the default level, want one each:\n%s", lines, out)
 		}
+	})
+}
+
+// TestHiddenFileListedSyncs: a file whose name begins with a dot is a
+// source's when its listing lists it (Aider's .aider.chat.history.md in
+// each repository): an append to it syncs, one written in a repository
+// later too; another dotfile (.DS_Store) syncs nothing.
+func TestHiddenFileListedSyncs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var history string
+		h := start(t, func(o *Options, _ *fakeNotifier, _ *fakeSyncer) {
+			src := o.Sources[0].Path
+			history = filepath.Join(src, "billing", ".aider.chat.history.md")
+			must(t, os.MkdirAll(filepath.Join(src, "shop"), 0o755))
+			must(t, os.MkdirAll(filepath.Dir(history), 0o755))
+			must(t, os.WriteFile(history, []byte("#### hi\n"), 0o644))
+			o.Sources = []config.Source{{Name: "s", Kind: config.KindAider, Path: src}}
+			o.Lister = func(src config.Source) ([]string, error) {
+				l, err := ingest.List(src)
+				var out []string
+				for _, f := range l.Files {
+					out = append(out, f.Path)
+				}
+				return out, err
+			}
+		})
+		h.appendLine(history)
+		time.Sleep(time.Minute)
+		if n := len(h.s.times()); n != 1 {
+			t.Fatalf("%d syncs after an append to a listed dotfile, want 1", n)
+		}
+		ds := filepath.Join(h.src, "billing", ".DS_Store")
+		must(t, os.WriteFile(ds, []byte("x"), 0o644))
+		h.n.events <- fsnotify.Event{Name: ds, Op: fsnotify.Create}
+		time.Sleep(time.Minute)
+		if n := len(h.s.times()); n != 1 {
+			t.Fatalf("%d syncs after a .DS_Store was written, want still 1", n)
+		}
+		later := filepath.Join(h.src, "shop", ".aider.chat.history.md")
+		must(t, os.WriteFile(later, []byte("#### hello\n"), 0o644))
+		h.n.events <- fsnotify.Event{Name: later, Op: fsnotify.Create}
+		time.Sleep(time.Minute)
+		if n := len(h.s.times()); n != 2 {
+			t.Fatalf("%d syncs after a history was written in another repository, want 2", n)
+		}
+		h.stop()
 	})
 }

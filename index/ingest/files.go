@@ -126,7 +126,7 @@ func List(src config.Source) (Listing, error) {
 			}
 			return nil
 		}
-		if !matchGlobs(include, rel) || matchGlobs(exclude, rel) {
+		if !listsFile(include, exclude, rel) {
 			return nil
 		}
 		var info fs.FileInfo
@@ -167,6 +167,25 @@ func List(src config.Source) (Listing, error) {
 // folder it would watch, so it watches what List reads and nothing else.
 func SkipsDir(src config.Source, rel string) bool {
 	return rel != "." && skipsDir(excludes(src), rel)
+}
+
+// ListsFile reports whether List lists a file at rel (slash-separated,
+// relative to src.Path, a folder) once it enters the file's folder (see
+// SkipsDir): its include globs, or its kind's, match and no exclude glob
+// does. A file whose name begins with a dot is listed when they say so
+// (Aider's .aider.chat.history.md); the watcher asks it of such a file
+// before it takes an event for one as a change.
+func ListsFile(src config.Source, rel string) bool {
+	include := src.Include
+	if len(include) == 0 {
+		include = kindIncludes[src.Kind]
+	}
+	return listsFile(include, excludes(src), rel)
+}
+
+// listsFile is ListsFile with the globs at hand.
+func listsFile(include, exclude []string, rel string) bool {
+	return matchGlobs(include, rel) && !matchGlobs(exclude, rel)
 }
 
 // excludes are the exclude globs of src: its own and its kind's.
