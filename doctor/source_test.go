@@ -73,3 +73,20 @@ func TestCheckSource_geminiChatsFolderSaysWhereToPoint(t *testing.T) {
 		t.Errorf("%d files, message %q: want none listed and the folder to point at", n, c.Message)
 	}
 }
+
+// TestCheckSource_aiderFolderSaysWhereToPoint: an Aider source pointed at
+// Aider's own folder (~/.aider: caches, no chat history) lists nothing;
+// doctor says the path is the folder of repositories or a history file.
+func TestCheckSource_aiderFolderSaysWhereToPoint(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".aider")
+	if err := os.MkdirAll(filepath.Join(dir, "caches"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "analytics.json"), []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, _, n := checkSource(config.Source{Name: "aider", Kind: config.KindAider, Path: dir}, runtime.GOOS, nil)
+	if n != 0 || !strings.Contains(c.Message, "the folder that holds your repositories (~/src)") {
+		t.Errorf("%d files, message %q: want none listed and the folder to point at", n, c.Message)
+	}
+}
