@@ -205,21 +205,24 @@ func copyTree(t *testing.T, src, dst string) {
 }
 
 // TestRunScriptTranscriptFolders: make run DIR= a Claude Code projects
-// folder, a Codex day folder, an OpenClaw state directory or a Gemini CLI
-// home indexes the transcripts with their own readers. Read as JSONL records, every line was refused and the sync
+// folder, a Codex day folder, an OpenClaw state directory, a Gemini CLI
+// home or a folder of repositories Aider ran in indexes the transcripts
+// with their own readers. Read as JSONL records, every line was refused and the sync
 // failed with "the sources produced no memory to index: check the paths".
 func TestRunScriptTranscriptFolders(t *testing.T) {
 	for _, tc := range []struct {
 		name, fixture, dir, kind, query string
 		// without is a source kind that must not be configured: an
 		// OpenClaw directory's Markdown is its own source's notes, a Gemini
-		// home's recordings are not Claude Code transcripts.
+		// home's recordings are not Claude Code transcripts, a folder of
+		// repositories' Markdown is not notes.
 		without string
 	}{
 		{"claude-code", "claude-code/projects", "claude/projects", "kind: claude-code", "regression test for the rounding bug", ""},
 		{"codex", "codex/sessions/2026/03/02", "codex/sessions/2026/11/30", "kind: codex", "rounding regression test", ""},
 		{"openclaw", "shapes/drift/openclaw/layout", ".openclaw", "kind: openclaw", "archived session after reset", "kind: markdown"},
 		{"gemini", "gemini/home", ".gemini", "kind: gemini", "integration test times out waiting for Postgres", "kind: claude-code"},
+		{"aider", "aider/src", "src", "kind: aider", "banker's rounding invoice lines", "kind: markdown"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRunScript(t)

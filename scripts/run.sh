@@ -5,8 +5,9 @@
 # DIR may be a folder of Markdown notes and JSONL records, a Claude Code
 # projects folder (~/.claude/projects), a Codex sessions folder
 # (~/.codex/sessions, or one day of it), an OpenClaw state directory
-# (~/.openclaw), a Hermes home (~/.hermes) or a Gemini CLI home (~/.gemini):
-# the kinds of source are chosen from what the folder holds.
+# (~/.openclaw), a Hermes home (~/.hermes), a Gemini CLI home (~/.gemini)
+# or a folder of repositories Aider ran in (~/src): the kinds of source are
+# chosen from what the folder holds.
 #
 # NOVA_SERVER_PORT and NOVA_FACADE_PORT, when set, are written into the
 # scratch config.yaml, so that the novactl commands printed below reach
@@ -34,7 +35,11 @@ DIR="$(cd "$DIR" && pwd)"
 # a Hermes home or a Gemini CLI home is one source of its own kind
 # (sessions and the agent's Markdown memory; its other files are not
 # memory, and a Gemini recording is not a Claude Code transcript for
-# carrying a sessionId). Otherwise Markdown is always read.
+# carrying a sessionId). So is a folder of repositories that holds Aider
+# chat histories (.aider.chat.history.md in a repository's root, looked
+# for three levels down, outside hidden folders and node_modules): the
+# repositories' Markdown is their documentation, not notes. Otherwise
+# Markdown is always read.
 agent_home=""
 if [ -n "$(find "$DIR/agents" -mindepth 3 -maxdepth 3 -path '*/sessions/*.jsonl*' -print -quit 2>/dev/null)" ]; then
   agent_home=openclaw
@@ -42,6 +47,8 @@ elif [ -f "$DIR/state.db" ] || [ -f "$DIR/memories/MEMORY.md" ]; then
   agent_home=hermes
 elif [ -n "$(find "$DIR/tmp" -mindepth 3 -maxdepth 4 -type f -path "$DIR/tmp/*/chats/*" \( -name 'session-*.json' -o -name '*.jsonl' \) -print -quit 2>/dev/null)" ]; then
   agent_home=gemini
+elif [ -n "$(find "$DIR/" -mindepth 1 -maxdepth 3 \( -type d \( -name '.?*' -o -name node_modules \) -prune \) -o -type f -name '.aider.chat.history.md' -print -quit 2>/dev/null)" ]; then
+  agent_home=aider
 fi
 has_codex=0 has_claude=0
 if [ -n "$(find "$DIR/" -type f \( -name 'rollout-*.jsonl' -o -name 'rollout-*.jsonl.zst' \) -print -quit 2>/dev/null)" ]; then
@@ -87,6 +94,9 @@ if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
     elif [ "$agent_home" = gemini ]; then
       echo "  - {name: gemini, kind: gemini, path: $(q "$DIR")}"
       kinds="Gemini CLI chat recordings and GEMINI.md"
+    elif [ "$agent_home" = aider ]; then
+      echo "  - {name: aider, kind: aider, path: $(q "$DIR")}"
+      kinds="Aider chat histories"
     else
       echo "  - {name: notes, kind: markdown, path: $(q "$DIR")}"
     fi
