@@ -17,7 +17,8 @@ import (
 // aiderSrc is a folder of repositories: billing's history has several
 // runs (an empty one among them), a prompt of two lines, Aider commands,
 // tool output with a line that continues it unquoted, SEARCH/REPLACE
-// blocks in fences (one longer than maxEditLines), commits, a fenced
+// blocks in fences (one longer than maxEditLines) and one without,
+// commits, a fenced
 // reply with "> " lines and a secret; shop's is CRLF and Windows-1252; a
 // history under node_modules, .aider.input.history and .aider.llm.history
 // are not read. aiderMoved is a history moved by --chat-history-file,
@@ -74,8 +75,8 @@ func TestReadAider_records(t *testing.T) {
 		{ID: first + ":47", Role: "assistant", Text: ledger, Line: 47},
 		{ID: first + ":86", Role: "assistant", Text: "The export now writes every line of a row.\n[tool: commit 9f8e7d6 feat: export each ledger line]", Line: 86},
 		{ID: third + ":99", Role: "user", Text: "the deploy key is [redacted], why does staging reject it?", Line: 99, Redactions: 1},
-		{ID: third + ":101", Role: "assistant", Text: "Staging only accepts keys from its own vault; rotate it there.", Line: 101},
-		{ID: third + ":106", Role: "user", Text: "thanks", Line: 106},
+		{ID: third + ":101", Role: "assistant", Text: "Staging only accepts keys from its own vault; rotate it there.\n\n[tool: edit config/staging.yml]\nkey_source: vault", Line: 101},
+		{ID: third + ":113", Role: "user", Text: "thanks", Line: 113},
 		{ID: cafe + ":6", Role: "user", Text: "quelle est la clé du café ?", Line: 6},
 		{ID: cafe + ":8", Role: "assistant", Text: "La clé du café est dans le tiroir.", Line: 8},
 	}
