@@ -18,10 +18,9 @@ import (
 // runs (an empty one among them), a prompt of two lines, Aider commands,
 // tool output with a line that continues it unquoted, SEARCH/REPLACE
 // blocks in fences (one longer than maxEditLines) and one without,
-// commits, a fenced
-// reply with "> " lines and a secret; shop's is CRLF and Windows-1252; a
-// history under node_modules, .aider.input.history and .aider.llm.history
-// are not read. aiderMoved is a history moved by --chat-history-file,
+// commits, a fenced reply with "> " lines and a secret; shop's is CRLF
+// and Windows-1252; a history under node_modules, .aider.input.history
+// and .aider.llm.history are not read. aiderMoved is a history moved by --chat-history-file,
 // with a torn last line.
 const (
 	aiderSrc   = "testdata/aider/src"
