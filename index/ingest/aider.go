@@ -17,6 +17,9 @@ import (
 // in its root (the git root, or the folder it ran in), and every such
 // file below the source's path is read; a source whose path is a file is
 // that history, whatever its name (Aider's --chat-history-file moves it).
+// Only a repository's root is looked at, not the folders inside it (see
+// insideRepository), nor node_modules, virtual environments or hidden
+// folders.
 // The file is Markdown that Aider only appends to, read line by line
 // from a Cursor like the JSONL transcripts:
 //

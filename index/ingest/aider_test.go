@@ -300,3 +300,48 @@ func TestReadAider_resumeEqualsWhole(t *testing.T) {
 		t.Errorf("%d cuts read on, %d ErrFileChanged: want most cuts read on, and a few that add to a turn already emitted", resumed, changed)
 	}
 }
+
+// TestList_aiderStopsAtRepositoryRoots: in a folder of repositories the
+// listing enters each repository's root, where Aider writes its history,
+// but not the rest of it (its source tree, build output): a folder whose
+// parent holds .git (a folder, or a worktree's file) is skipped, unless
+// that parent is the source's own folder, which may be a repository too.
+func TestList_aiderStopsAtRepositoryRoots(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, body string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".git/HEAD", "ref: refs/heads/main\n") // the folder of repositories is one too
+	write("billing/.git/HEAD", "ref: refs/heads/main\n")
+	write("billing/"+aiderHistoryName, "#### a\n")
+	write("billing/src/app/"+aiderHistoryName, "#### inside the repository\n")
+	write("github.com/acme/shop/.git", "gitdir: /elsewhere/shop.git\n") // a worktree
+	write("github.com/acme/shop/"+aiderHistoryName, "#### b\n")
+	write("github.com/acme/shop/web/"+aiderHistoryName, "#### inside the worktree\n")
+	write("notes/"+aiderHistoryName, "#### not a repository\n")
+	src := config.Source{Name: "ai", Kind: config.KindAider, Path: root}
+	listing, err := List(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rels []string
+	for _, f := range listing.Files {
+		rels = append(rels, f.Rel)
+	}
+	want := "billing/.aider.chat.history.md github.com/acme/shop/.aider.chat.history.md notes/.aider.chat.history.md"
+	if got := strings.Join(rels, " "); got != want {
+		t.Errorf("listed %s\nwant %s", got, want)
+	}
+	for rel, skip := range map[string]bool{"billing": false, "billing/src": true, "github.com/acme/shop/web": true, "github.com/acme": false, "notes": false} {
+		if SkipsDir(src, rel) != skip {
+			t.Errorf("SkipsDir(%s) = %v, want %v", rel, !skip, skip)
+		}
+	}
+}

@@ -82,8 +82,9 @@ var kindExcludes = map[string][]string{
 // "/" also matches the base name at any depth ("*.md" matches a/b.md). A
 // directory matched by an exclude glob is not descended into.
 //
-// Hidden directories (.git, .obsidian, .trash) are skipped, symlinked
-// directories are not followed and symlinked files are. A directory that
+// Hidden directories (.git, .obsidian, .trash) are skipped (and, by an
+// aider source, a repository's folders below its root: see SkipsDir),
+// symlinked directories are not followed and symlinked files are. A directory that
 // cannot be read is a Problem, not an error; a source path that does not
 // exist is ErrSourceMissing, and one that cannot be read is an error.
 func List(src config.Source) (Listing, error) {
@@ -121,7 +122,7 @@ func List(src config.Source) (Listing, error) {
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if p != root && skipsDir(exclude, rel) {
+			if p != root && skipsDir(src, exclude, rel) {
 				return fs.SkipDir
 			}
 			return nil
@@ -160,13 +161,14 @@ func List(src config.Source) (Listing, error) {
 }
 
 // SkipsDir reports whether List does not descend into the folder at rel
-// (slash-separated, relative to src.Path, not "."): a hidden folder, or
-// one an exclude glob of the source or of its kind matches. Only the
+// (slash-separated, relative to src.Path, not "."): a hidden folder, one
+// an exclude glob of the source or of its kind matches, or, for an aider
+// source, one inside a repository (see insideRepository). Only the
 // folder itself is judged, as List judges each folder it meets: a folder
 // below a skipped one is never reached. The watcher asks it of every
 // folder it would watch, so it watches what List reads and nothing else.
 func SkipsDir(src config.Source, rel string) bool {
-	return rel != "." && skipsDir(excludes(src), rel)
+	return rel != "." && skipsDir(src, excludes(src), rel)
 }
 
 // ListsFile reports whether List lists a file at rel (slash-separated,
@@ -194,8 +196,25 @@ func excludes(src config.Source) []string {
 }
 
 // skipsDir is SkipsDir with the exclude globs at hand.
-func skipsDir(exclude []string, rel string) bool {
-	return strings.HasPrefix(path.Base(rel), ".") || matchGlobs(exclude, rel)
+func skipsDir(src config.Source, exclude []string, rel string) bool {
+	return strings.HasPrefix(path.Base(rel), ".") || matchGlobs(exclude, rel) || insideRepository(src, rel)
+}
+
+// insideRepository reports whether the folder at rel of an aider source
+// lies inside a repository below the source's folder: its parent holds
+// .git (a folder, or the file of a worktree or submodule), and is not the
+// source's folder itself (~/src may be a repository too). Aider writes a
+// repository's history at its root, so the rest of a repository, its
+// source tree and build output, is neither walked nor watched: in a
+// folder of repositories that is nearly every folder (40 repositories of
+// 200 folders and 1,000 files each took 0.3 s to list, for 40 files).
+func insideRepository(src config.Source, rel string) bool {
+	parent := path.Dir(rel)
+	if src.Kind != config.KindAider || parent == "." {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(src.Path, filepath.FromSlash(parent), ".git"))
+	return err == nil
 }
 
 // reasonDanglingLink begins the reason of a symbolic link whose target
