@@ -1,17 +1,12 @@
 package index_test
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
-	"github.com/nova-recall/nova/lexical"
-	"github.com/nova-recall/nova/search"
 )
 
 // TestSync_aider: a folder of repositories with Aider chat histories
@@ -46,20 +41,6 @@ func TestSync_aider(t *testing.T) {
 		}
 		return out
 	}
-	find := func(query string) []string {
-		t.Helper()
-		_, g := active(t, cfg.Home)
-		engine := search.New(search.Config{Now: func() time.Time { return epoch }}, lexical.NewAnalyzer())
-		r, err := engine.Search(context.Background(), &search.Snapshot{Gen: g, Query: g.Model}, api.SearchRequest{Query: query, TopK: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ids []string
-		for _, x := range r.Results {
-			ids = append(ids, x.SourceID)
-		}
-		return ids
-	}
 	withText := func(got map[string]string, text string) string {
 		for id, s := range got {
 			if s == text {
@@ -84,7 +65,7 @@ func TestSync_aider(t *testing.T) {
 	if len(got) != 2 || reply == "" {
 		t.Fatalf("after the reply: %v", got)
 	}
-	if ids := find("ledger lock weekly export"); len(ids) == 0 || ids[0] != reply {
+	if ids := searchIDs(t, cfg.Home, "ledger lock weekly export"); len(ids) == 0 || ids[0] != reply {
 		t.Errorf("search for the reply: %v, want %s first", ids, reply)
 	}
 

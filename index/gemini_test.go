@@ -1,18 +1,13 @@
 package index_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
-	"github.com/nova-recall/nova/lexical"
-	"github.com/nova-recall/nova/search"
 )
 
 // TestSync_gemini: a Gemini CLI home through real syncs. A message Gemini
@@ -52,20 +47,6 @@ func TestSync_gemini(t *testing.T) {
 		}
 		return out
 	}
-	find := func(query string) []string {
-		t.Helper()
-		_, g := active(t, cfg.Home)
-		engine := search.New(search.Config{Now: func() time.Time { return epoch }}, lexical.NewAnalyzer())
-		r, err := engine.Search(context.Background(), &search.Snapshot{Gen: g, Query: g.Model}, api.SearchRequest{Query: query, TopK: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ids []string
-		for _, x := range r.Results {
-			ids = append(ids, x.SourceID)
-		}
-		return ids
-	}
 	const s1 = "9e0f1a2b-0000-4000-8000-000000000001"
 	if got := texts(); len(got) != 3 || got[s1+":g-1"] == "" || got["7c7c7c7c-0000-4000-8000-000000000002:m-1"] == "" {
 		t.Fatalf("first sync: %v", got)
@@ -80,7 +61,7 @@ func TestSync_gemini(t *testing.T) {
 	if got := texts()[s1+":u-2"]; got != "Move the weekly export to Sunday night then." {
 		t.Errorf("the appended turn: %q", got)
 	}
-	if ids := find("weekly export Sunday night"); len(ids) == 0 || ids[0] != s1+":u-2" {
+	if ids := searchIDs(t, cfg.Home, "weekly export Sunday night"); len(ids) == 0 || ids[0] != s1+":u-2" {
 		t.Errorf("search for the appended turn: %v", ids)
 	}
 
@@ -97,7 +78,7 @@ func TestSync_gemini(t *testing.T) {
 	if _, ok := got[s1+":u-2"]; ok || got[s1+":u-3"] != "Give the export its own lock instead." {
 		t.Errorf("after the rewind: %v", got)
 	}
-	for _, id := range find("weekly export Sunday night") {
+	for _, id := range searchIDs(t, cfg.Home, "weekly export Sunday night") {
 		if id == s1+":u-2" {
 			t.Errorf("the rewound prompt is still found: %v", id)
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
@@ -19,6 +20,7 @@ import (
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/memory"
 	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/search"
 )
 
 // envChild makes the test binary act as a helper process (crash and lock
@@ -221,4 +223,21 @@ func TestOpenActiveWithNothingPromoted(t *testing.T) {
 	if !errors.Is(err, manifest.ErrNoManifest) {
 		t.Fatalf("OpenActive on an empty home = %v, want manifest.ErrNoManifest", err)
 	}
+}
+
+// searchIDs runs query through the search engine over home's active
+// generation and returns the results' source ids, best first.
+func searchIDs(t testing.TB, home paths.Home, query string) []string {
+	t.Helper()
+	_, g := active(t, home)
+	engine := search.New(search.Config{Now: func() time.Time { return epoch }}, lexical.NewAnalyzer())
+	r, err := engine.Search(context.Background(), &search.Snapshot{Gen: g, Query: g.Model}, api.SearchRequest{Query: query, TopK: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, x := range r.Results {
+		ids = append(ids, x.SourceID)
+	}
+	return ids
 }
