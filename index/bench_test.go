@@ -200,12 +200,24 @@ func vmHWM() uint64 {
 // novad would take to load the generation. Run it once:
 //
 //	go test -run '^$' -bench BenchmarkSync100k -benchtime=1x ./index/
+//
+// NOVA_BENCH_RECORDS sets the number of records, NOVA_BENCH_HOME keeps the
+// home and NOVA_BENCH_CORPUS names the corpus folder, so that the files of
+// two builds can be compared.
 func BenchmarkSync100k(b *testing.B) {
 	n := 100_000
 	if v, err := strconv.Atoi(os.Getenv("NOVA_BENCH_RECORDS")); err == nil && v > 0 {
 		n = v // e.g. NOVA_BENCH_RECORDS=1000000 for the 1M build
 	}
 	src := filepath.Join(b.TempDir(), "exports")
+	if dir := os.Getenv("NOVA_BENCH_CORPUS"); dir != "" {
+		// A named folder (made afresh): the generations of two builds,
+		// kept with NOVA_BENCH_HOME, then differ only in their ids.
+		src = dir
+		if err := os.RemoveAll(src); err != nil {
+			b.Fatal(err)
+		}
+	}
 	if err := os.Mkdir(src, 0o755); err != nil {
 		b.Fatal(err)
 	}
