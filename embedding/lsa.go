@@ -364,14 +364,28 @@ func documentFrequencies(ctx context.Context, docs [][]string) map[string]int {
 }
 
 // tfidfRows returns the documents' TF-IDF rows over the vocabulary, each
-// L2-normalised (terms in id order within a row).
+// L2-normalised (terms in id order within a row). Each core makes the
+// rows of its span one after the other in slices of the span's own,
+// sized for every term of the span, and the spans are then copied into
+// place: a slice per row, and the matrix grown on one core, were a fifth
+// of the training's time in a 10 000-record build.
 func (m *LSA) tfidfRows(docs [][]string) *csr {
-	type row struct {
+	type span struct {
+		lo   int
+		ends []int // the end of each row's entries in cols and vals
 		cols []int32
 		vals []float64
 	}
-	out := make([]row, len(docs))
+	var (
+		mu    sync.Mutex
+		spans []span
+	)
 	parallel.Spans(len(docs), 256, func(lo, hi int) {
+		terms := 0
+		for _, d := range docs[lo:hi] {
+			terms += len(d)
+		}
+		s := span{lo: lo, ends: make([]int, 0, hi-lo), cols: make([]int32, 0, terms), vals: make([]float64, 0, terms)}
 		var ids []int32
 		for i := lo; i < hi; i++ {
 			ids = ids[:0]
@@ -381,7 +395,7 @@ func (m *LSA) tfidfRows(docs [][]string) *csr {
 				}
 			}
 			slices.Sort(ids)
-			var r row
+			start := len(s.vals)
 			var norm float64
 			for j := 0; j < len(ids); {
 				k := j + 1
@@ -389,24 +403,39 @@ func (m *LSA) tfidfRows(docs [][]string) *csr {
 					k++
 				}
 				w := (1 + math.Log(float64(k-j))) * float64(m.idf[ids[j]])
-				r.cols, r.vals = append(r.cols, ids[j]), append(r.vals, w)
+				s.cols, s.vals = append(s.cols, ids[j]), append(s.vals, w)
 				norm += w * w
 				j = k
 			}
 			if norm > 0 {
 				inv := 1 / math.Sqrt(norm)
-				for k := range r.vals {
-					r.vals[k] *= inv
+				row := s.vals[start:]
+				for k := range row {
+					row[k] *= inv
 				}
 			}
-			out[i] = r
+			s.ends = append(s.ends, len(s.vals))
 		}
+		mu.Lock()
+		spans = append(spans, s)
+		mu.Unlock()
 	})
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	a := &csr{rowPtr: make([]int, 1, len(docs)+1), width: len(m.termList)}
-	for _, r := range out {
-		a.cols, a.vals = append(a.cols, r.cols...), append(a.vals, r.vals...)
-		a.rowPtr = append(a.rowPtr, len(a.vals))
+	at := make([]int, len(spans)) // where each span's entries go
+	n := 0
+	for i, s := range spans {
+		at[i] = n
+		for _, e := range s.ends {
+			a.rowPtr = append(a.rowPtr, n+e)
+		}
+		n += len(s.vals)
 	}
+	a.cols, a.vals = make([]int32, n), make([]float64, n)
+	parallel.For(len(spans), 1, func(i int) {
+		copy(a.cols[at[i]:], spans[i].cols)
+		copy(a.vals[at[i]:], spans[i].vals)
+	})
 	return a
 }
 
