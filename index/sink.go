@@ -345,29 +345,31 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 			return nil, err
 		}
 	}
-	if s.cur != nil {
-		if err := s.roll(); err != nil {
-			return nil, err
-		}
+	train := !s.sp.reused && s.sp.builtin()
+	sealed := make(chan error, 1)
+	switch {
+	case s.cur != nil && train:
+		// The last segment is sealed (on one core) while the model
+		// learns: the training's sample is complete, and it leaves a
+		// core idle at times (the eigenproblem, the vocabulary's sort).
+		go func() { sealed <- s.roll() }()
+	case s.cur != nil:
+		sealed <- s.roll()
+	default:
+		sealed <- nil
 	}
 	t0 := time.Now()
-	if !s.sp.reused && s.sp.builtin() {
-		if err := s.x.train(s.ctx, s.sp, s.termSample.items, s.res); err != nil {
+	if train {
+		err := s.trainSpace()
+		if serr := <-sealed; err == nil {
+			err = serr
+		}
+		if err != nil {
 			return nil, err
 		}
-		if s.sp.quant == nil {
-			// The quantizer's scales come from the vectors of the
-			// training sample: the chunks the model learned from.
-			dim, items := s.sp.prof.Dimension, s.termSample.items
-			sample := make([]float32, len(items)*dim)
-			parallel.For(len(items), 256, func(i int) {
-				copy(sample[i*dim:], s.sp.model.EmbedTerms(items[i]))
-			})
-			q := vector.TrainQuantizer(sample, dim)
-			s.sp.quant = &q
-		}
-		s.termSample = nil
 		s.res.Timings["train"] = time.Since(t0).Milliseconds()
+	} else if err := <-sealed; err != nil {
+		return nil, err
 	}
 	t0 = time.Now()
 	total := 0
@@ -425,6 +427,27 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 	s.res.Carried += s.counts.carried
 	s.x.opts.Progress(Progress{Stage: "write", Done: len(parts), Total: len(parts)})
 	return parts, nil
+}
+
+// trainSpace trains a new builtin model on the sample and, unless the
+// space has one, the quantizer on the sample's vectors.
+func (s *segmentSink) trainSpace() error {
+	if err := s.x.train(s.ctx, s.sp, s.termSample.items, s.res); err != nil {
+		return err
+	}
+	if s.sp.quant == nil {
+		// The quantizer's scales come from the vectors of the
+		// training sample: the chunks the model learned from.
+		dim, items := s.sp.prof.Dimension, s.termSample.items
+		sample := make([]float32, len(items)*dim)
+		parallel.For(len(items), 256, func(i int) {
+			copy(sample[i*dim:], s.sp.model.EmbedTerms(items[i]))
+		})
+		q := vector.TrainQuantizer(sample, dim)
+		s.sp.quant = &q
+	}
+	s.termSample = nil
+	return nil
 }
 
 // abort removes every segment this sink started.
