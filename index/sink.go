@@ -53,6 +53,9 @@ type segmentSink struct {
 	segs  []*newSegment
 	cur   *newSegment
 	batch []pendingChunk
+	// terms are the distinct terms of the last segment's text and
+	// context, which size the next one's tables.
+	terms [2]int
 	// termSample feeds the training of a new builtin model; vecSample the
 	// quantizer and the cells of a new space; probeSample the queries
 	// that measure the cells' recall.
@@ -90,6 +93,9 @@ type newSegment struct {
 	embedded   bool
 	assign     []uint32
 	files      map[string]manifest.FileSum
+	// sealed reports the end of a seal in the background (nil when
+	// there is none to wait for).
+	sealed chan error
 }
 
 func (x *Indexer) newSink(ctx context.Context, sp *space, first int, res *BuildResult) *segmentSink {
@@ -265,11 +271,7 @@ func (s *segmentSink) start() error {
 	if err := paths.MkdirPrivate(root); err != nil {
 		return err
 	}
-	var like *segment.Writer
-	if n := len(s.segs); n > 0 {
-		like = s.segs[n-1].w
-	}
-	w, err := segment.Create(filepath.Join(root, id), like)
+	w, err := segment.Create(filepath.Join(root, id), s.terms[0], s.terms[1])
 	if err != nil {
 		return err
 	}
@@ -293,7 +295,11 @@ func (s *segmentSink) start() error {
 var tempWriter = func(f *os.File) io.Writer { return f }
 
 // roll seals the current segment and, when the space can already embed,
-// writes its vectors at once (bounding the temporary files).
+// writes its vectors at once (bounding the temporary files). A new space
+// embeds only once every segment is read: the segment is then sealed in
+// the background (waitSealed), while the adder goes on with the next
+// one. Sealing 6 million postings on the adder, which bounds how fast a
+// build reads, held it up for a third of a second at each roll.
 func (s *segmentSink) roll() error {
 	cur := s.cur
 	s.cur = nil
@@ -305,11 +311,12 @@ func (s *segmentSink) roll() error {
 		return err
 	}
 	cur.recordsEnd = end
+	var v vocabularies[string]
+	v.text, v.context = cur.w.Vocabularies()
+	s.terms = [2]int{len(v.text), len(v.context)}
 	if s.sp.builtin() {
 		// The records' term ids are numbers in the lexical fields'
 		// vocabularies, which sealing drops: they follow them in the file.
-		var v vocabularies[string]
-		v.text, v.context = cur.w.Vocabularies()
 		if err := writeVocabularies(cur.fwdW, v); err != nil {
 			return err
 		}
@@ -317,16 +324,39 @@ func (s *segmentSink) roll() error {
 			return err
 		}
 	}
-	if err := cur.w.Seal(); err != nil {
-		return err
-	}
 	// Its 1 MiB buffer is not needed again: a 1M-record build keeps 25
 	// sealed segments until the model is trained.
 	cur.fwdW = nil
-	if s.sp.reused {
-		return s.embed(cur)
+	if !s.sp.reused {
+		cur.sealed = make(chan error, 1)
+		go func() {
+			err := cur.w.Seal()
+			if err != nil {
+				s.addFailed.CompareAndSwap(nil, &err) // reading stops early
+			}
+			cur.sealed <- err
+		}()
+		return nil
 	}
-	return nil
+	if err := cur.w.Seal(); err != nil {
+		return err
+	}
+	return s.embed(cur)
+}
+
+// waitSealed waits for the segments being sealed in the background and
+// returns the first error.
+func (s *segmentSink) waitSealed() error {
+	var first error
+	for _, seg := range s.segs {
+		if seg.sealed != nil {
+			if err := <-seg.sealed; err != nil && first == nil {
+				first = err
+			}
+			seg.sealed = nil
+		}
+	}
+	return first
 }
 
 // finish writes everything that is left and returns the new segments'
@@ -345,30 +375,27 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 			return nil, err
 		}
 	}
-	train := !s.sp.reused && s.sp.builtin()
-	sealed := make(chan error, 1)
-	switch {
-	case s.cur != nil && train:
-		// The last segment is sealed (on one core) while the model
-		// learns: the training's sample is complete, and it leaves a
-		// core idle at times (the eigenproblem, the vocabulary's sort).
-		go func() { sealed <- s.roll() }()
-	case s.cur != nil:
-		sealed <- s.roll()
-	default:
-		sealed <- nil
+	if s.cur != nil {
+		// In a new space the last segment is sealed while the model
+		// learns (roll): the training's sample is complete, and it
+		// leaves a core idle at times (the eigenproblem, the
+		// vocabulary's sort).
+		if err := s.roll(); err != nil {
+			return nil, err
+		}
 	}
 	t0 := time.Now()
-	if train {
+	if !s.sp.reused && s.sp.builtin() {
 		err := s.trainSpace()
-		if serr := <-sealed; err == nil {
+		if serr := s.waitSealed(); err == nil {
 			err = serr
 		}
 		if err != nil {
 			return nil, err
 		}
 		s.res.Timings["train"] = time.Since(t0).Milliseconds()
-	} else if err := <-sealed; err != nil {
+	}
+	if err := s.waitSealed(); err != nil {
 		return nil, err
 	}
 	t0 = time.Now()
@@ -453,6 +480,7 @@ func (s *segmentSink) trainSpace() error {
 // abort removes every segment this sink started.
 func (s *segmentSink) abort() {
 	_ = s.drain() // the adder may be writing to a segment; its error is the caller's already
+	_ = s.waitSealed()
 	for _, seg := range s.segs {
 		seg.w.Abort()
 		if seg.fwd != nil {

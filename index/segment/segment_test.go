@@ -70,7 +70,7 @@ func writeSegment(t *testing.T, dir string, chunks []memory.Chunk, dead *Dead) (
 	t.Helper()
 	a := lexical.NewAnalyzer()
 	seg := filepath.Join(dir, "seg")
-	w, err := Create(seg, nil)
+	w, err := Create(seg, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,30 +102,24 @@ type Writer struct {
 	ids     []string
 	enc     encoder
 
-	cols [numColumns][]uint32
-	tags []uint32
-	text *lexical.FieldWriter
-	ctx  *lexical.FieldWriter
-	// textTerms and ctxTerms are the fields' vocabularies, kept at Seal
-	// for the next segment's Create.
-	textTerms, ctxTerms int
-	sealed              bool
-	subjects            int
-	codes               *vector.CodesWriter
-	cfile               *sumFile
-	sfile               *sumFile // nil when the space has no centre
+	cols     [numColumns][]uint32
+	tags     []uint32
+	text     *lexical.FieldWriter
+	ctx      *lexical.FieldWriter
+	sealed   bool
+	subjects int
+	codes    *vector.CodesWriter
+	cfile    *sumFile
+	sfile    *sumFile // nil when the space has no centre
 }
 
 // Create starts a segment in dir, which must not exist (its parent must).
-// like, when not nil, is the build's previous (sealed) segment: the new
-// one sizes its term tables by that one's vocabulary.
-func Create(dir string, like *Writer) (*Writer, error) {
+// textTerms and ctxTerms, when positive, are the distinct terms of the
+// text and context of the build's previous segment (Vocabularies): the
+// new one sizes its term tables by them.
+func Create(dir string, textTerms, ctxTerms int) (*Writer, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create segment: %w", err)
-	}
-	var textTerms, ctxTerms int
-	if like != nil {
-		textTerms, ctxTerms = like.textTerms, like.ctxTerms
 	}
 	w := &Writer{dir: dir, files: map[string]manifest.FileSum{}, text: lexical.NewFieldWriter(textTerms), ctx: lexical.NewFieldWriter(ctxTerms)}
 	w.enc.dict = newDictBuilder()
@@ -217,7 +211,6 @@ func (w *Writer) Seal() error {
 	if err := w.put(FileContext, func(out io.Writer) error { _, err := w.ctx.WriteTo(out); return err }); err != nil {
 		return err
 	}
-	w.textTerms, w.ctxTerms = w.text.Terms(), w.ctx.Terms()
 	w.text, w.ctx, w.ids, w.tags, w.enc = nil, nil, nil, nil, encoder{}
 	w.cols = [numColumns][]uint32{}
 	return nil
