@@ -63,10 +63,11 @@ type segmentSink struct {
 	vecSample   *reservoir[[]float32]
 	probeSample *reservoir[[]string]
 	dead        *segment.Dead
-	// adding carries analysed batches, in order, to the adder goroutine
-	// (nil until the first batch); added reports its end; addFailed
-	// holds its first error so that reading stops early.
-	adding    chan analysedBatch
+	// adding carries batches, in order, to the adder goroutine (nil
+	// until the first batch) as they are being analysed; added reports
+	// its end; addFailed holds its first error so that reading stops
+	// early.
+	adding    chan *analysedBatch
 	added     chan error
 	addFailed atomic.Pointer[error]
 	// counts are what embedding did, kept apart from the result (which the
@@ -74,11 +75,17 @@ type segmentSink struct {
 	counts struct{ embedded, cached, carried, done int }
 }
 
-// analysedBatch is a batch of chunks with their terms.
+// analysedBatch is a batch of chunks with their terms, which a goroutine
+// of its own fills in; analysed is closed when they are.
 type analysedBatch struct {
-	chunks []pendingChunk
-	terms  []analysed
+	chunks   []pendingChunk
+	terms    []analysed
+	analysed chan struct{}
 }
+
+// analysing is how many batches may wait for the adder (analysed, or
+// being analysed) while the reader goes on.
+const analysing = 3
 
 type newSegment struct {
 	id       string
@@ -159,10 +166,13 @@ func (a *analysed) denseInput(textIDs, contextIDs []uint32) denseInput {
 	return denseInput{text: textIDs, context: contextIDs[:n], terms: a.before}
 }
 
-// flush analyses the queued batch on every core and hands it to the adder
-// goroutine, which adds batches to the segments in order while the caller
-// reads the next one: reading and adding are each serial, and the two
-// overlap.
+// flush hands the queued batch to a goroutine that analyses it and to the
+// adder goroutine, which adds batches to the segments in order once they
+// are analysed, while the caller reads the next one: reading and adding
+// are each serial, and they overlap with each other and with the
+// analyses. A batch is analysed by one goroutine, not split over the
+// cores: the reader no longer waits for the slower half of every batch,
+// and a neighbour's words are analysed once a batch, not once a half.
 func (s *segmentSink) flush() error {
 	if len(s.batch) == 0 {
 		return nil
@@ -173,30 +183,17 @@ func (s *segmentSink) flush() error {
 	if err := s.addFailed.Load(); err != nil {
 		return *err
 	}
-	batch := s.batch
-	out := make([]analysed, len(batch))
-	an := s.x.analyzer
-	parallel.Spans(len(batch), 64, func(lo, hi int) {
-		// A neighbour's words appear in the context of up to four chunks
-		// near it in the batch: analyse each part once.
-		parts := contextAnalyzer{an: an, seen: map[string][]string{}}
-		for i := lo; i < hi; i++ {
-			c := &batch[i].c
-			a := &out[i]
-			a.text = an.Terms(c.OwnText())
-			a.context = parts.parts(c.Context)
-			if batch[i].codes == nil && s.sp.builtin() {
-				a.beforeParts, a.before = parts.before(c.Before, a.context)
-				a.dense = true
-			}
-		}
-	})
+	b := &analysedBatch{chunks: s.batch, terms: make([]analysed, len(s.batch)), analysed: make(chan struct{})}
 	if s.adding == nil {
-		s.adding, s.added = make(chan analysedBatch, 1), make(chan error, 1)
+		s.adding, s.added = make(chan *analysedBatch, analysing), make(chan error, 1)
 		go s.adder()
 	}
-	s.adding <- analysedBatch{chunks: batch, terms: out}
-	s.res.progress.analysed += len(batch)
+	go func() {
+		defer close(b.analysed)
+		s.analyse(b)
+	}()
+	s.adding <- b
+	s.res.progress.analysed += len(b.chunks)
 	if s.res.progress.total > 0 {
 		// A full build analyses as it reads, and says so by its reading;
 		// a delta or a compaction knows its chunks in advance.
@@ -206,10 +203,30 @@ func (s *segmentSink) flush() error {
 	return nil
 }
 
-// adder adds the batches flush hands it; after an error it only drains.
+// analyse fills in a batch's terms.
+func (s *segmentSink) analyse(b *analysedBatch) {
+	an := s.x.analyzer
+	// A neighbour's words appear in the context of up to four chunks
+	// near it in the batch: analyse each part once.
+	parts := contextAnalyzer{an: an, seen: map[string][]string{}}
+	for i := range b.chunks {
+		c := &b.chunks[i].c
+		a := &b.terms[i]
+		a.text = an.Terms(c.OwnText())
+		a.context = parts.parts(c.Context)
+		if b.chunks[i].codes == nil && s.sp.builtin() {
+			a.beforeParts, a.before = parts.before(c.Before, a.context)
+			a.dense = true
+		}
+	}
+}
+
+// adder adds the batches flush hands it, each once it is analysed; after
+// an error it only drains.
 func (s *segmentSink) adder() {
 	var err error
 	for b := range s.adding {
+		<-b.analysed
 		for i := 0; err == nil && i < len(b.chunks); i++ {
 			if err = s.addOne(&b.chunks[i], &b.terms[i]); err != nil {
 				s.addFailed.Store(&err)
