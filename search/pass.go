@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nova-recall/nova/memory"
@@ -45,6 +46,10 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		denseHits []vector.Hit
 		denseErr  error
 		denseDone sync.WaitGroup
+		// scanning: the dense channel runs on its own goroutine; finished
+		// says it has returned.
+		scanning bool
+		finished atomic.Bool
 	)
 	small := g.Len() < e.cfg.ConcurrentPassMin
 	span := func(minSpan int) int {
@@ -58,7 +63,11 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	case small:
 		denseHits, denseErr = g.SearchVectors(qvec, pool, accept)
 	default:
-		denseDone.Go(func() { denseHits, denseErr = g.SearchVectors(qvec, pool, accept) })
+		scanning = true
+		denseDone.Go(func() {
+			denseHits, denseErr = g.SearchVectors(qvec, pool, accept)
+			finished.Store(true)
+		})
 	}
 	terms := g.Resolve(e.analyzer.Terms(p.query))
 	lexHits := g.SearchText(terms, pool, accept)
@@ -85,6 +94,14 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		s := add(h.Doc)
 		s.comp.bm25Context = h.Score
 		s.comp.has |= hasContext
+	}
+	// The dense scan is the longer channel of a large generation: until it
+	// returns, this goroutine decodes the chunks of the lexical candidates
+	// (every one of them is weighed below, and decoding is most of that)
+	// instead of waiting. Once it returns, the rest are decoded on every
+	// core as before.
+	for i := 0; scanning && i < len(cands) && !finished.Load(); i++ {
+		q.chunk(cands[i].doc)
 	}
 	denseDone.Wait()
 	if denseErr != nil {
