@@ -108,12 +108,14 @@ func (g *Generation) conversationIndex() *conversations {
 
 // Prepare builds, off the request path, what searches of the generation
 // would otherwise build on first use: the order of each conversation, the
-// version chains, the agent names and the dense prefilter's sign bits.
-// At 1M chunks they took the first search after each reload 0.5 s.
+// version chains, the agent names, the id fences and the dense
+// prefilter's sign bits. At 1M chunks they took the first search after
+// each reload 0.5 s.
 func (g *Generation) Prepare() {
 	g.conversationIndex()
 	g.versionChains()
 	g.Agents()
+	g.idFences()
 	g.vectors.Prepare()
 	for _, r := range g.segs {
 		r.ReleaseResident() // those passes read every facet and code

@@ -107,6 +107,10 @@ type Generation struct {
 	versionsOnce, agentsOnce, sourcesOnce sync.Once
 	versions                              versions
 	agents, sources                       []string
+	// fences order most documents of different segments by chunk id
+	// without decoding them (idLess).
+	fencesOnce sync.Once
+	fences     []idFences
 }
 
 // ErrCorrupt is wrapped by every load failure caused by the generation's
@@ -269,13 +273,64 @@ func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opt
 // idLess orders two documents by chunk id: ties in score are broken the
 // same way whichever segments hold the documents, so an incrementally
 // built generation answers exactly like a full rebuild.
+//
+// Documents of different segments are first placed between their
+// segments' id fences: scores tie often (a rare term's BM25 in documents
+// of one length), and decoding both ids for each tie was a twentieth of a
+// 100k search's CPU.
 func (g *Generation) idLess(a, b int) bool {
 	sa, la := g.locate(a)
 	sb, lb := g.locate(b)
+	ra, rb := g.segs[sa].IDRank(la), g.segs[sb].IDRank(lb)
 	if sa == sb {
-		return g.segs[sa].IDRank(la) < g.segs[sa].IDRank(lb)
+		return ra < rb
+	}
+	fences := g.idFences()
+	loA, hiA := fences[sa].around(ra)
+	loB, hiB := fences[sb].around(rb)
+	switch {
+	case hiA < loB:
+		return true
+	case hiB < loA:
+		return false
 	}
 	return g.segs[sa].ID(la) < g.segs[sb].ID(lb)
+}
+
+// idFenceStep is how many places of a segment's id order lie between two
+// of its id fences.
+const idFenceStep = 32
+
+// idFences are one segment's chunk ids at every idFenceStep-th place of
+// its id order (IDRank 1, 1+idFenceStep, ...) and at its last place.
+type idFences []string
+
+// around returns ids that bound the id of the document at rank: lo <= id
+// <= hi.
+func (f idFences) around(rank uint32) (lo, hi string) {
+	i := int(rank-1) / idFenceStep
+	return f[i], f[min(i+1, len(f)-1)]
+}
+
+// idFences returns every segment's id fences, read once per generation
+// (Prepare, or the first tie between segments): a decode of one id in
+// idFenceStep.
+func (g *Generation) idFences() []idFences {
+	g.fencesOnce.Do(func() {
+		g.fences = make([]idFences, len(g.segs))
+		for s, r := range g.segs {
+			n := r.Docs()
+			var f idFences
+			for rank := 1; rank <= n; rank += idFenceStep {
+				f = append(f, r.ID(r.ByIDRank(uint32(rank))))
+			}
+			if n > 0 && (n-1)%idFenceStep != 0 {
+				f = append(f, r.ID(r.ByIDRank(uint32(n))))
+			}
+			g.fences[s] = f
+		}
+	})
+	return g.fences
 }
 
 // locate returns the segment holding doc and doc's number in it.

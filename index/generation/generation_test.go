@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -397,5 +398,52 @@ func TestLegacyChunks(t *testing.T) {
 	}
 	if _, err := generation.LegacyChunks(dir); err == nil {
 		t.Error("a second-format manifest was read as the first format")
+	}
+}
+
+// TestIDOrderAcrossSegments: ties in score are broken by chunk id
+// whichever segments hold the two documents. Three syncs of records whose
+// ids interleave give three segments, each spanning the whole range of
+// ids, so that the id fences order some pairs of different segments and
+// leave others to their ids; every pair must come out as its ids do.
+func TestIDOrderAcrossSegments(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "memories.jsonl")
+	cfg := config.Defaults()
+	cfg.Home = paths.Home{Root: filepath.Join(dir, "home")}
+	cfg.Sources = []config.Source{{Name: "notes", Kind: config.KindJSONL, Path: src}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	order := rand.New(rand.NewPCG(3, 4)).Perm(270)
+	var lines []string
+	for _, upTo := range []int{100, 190, 270} {
+		for _, i := range order[len(lines):upTo] {
+			lines = append(lines, fmt.Sprintf(`{"id":"r-%04d","text":"heron kingfisher osprey note %d","date":"2026-11-02"}`, i, i))
+		}
+		if err := os.WriteFile(src, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, _, err := manifest.Read(cfg.Home.Manifest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := open(t, cfg.Home, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Segments() < 3 || g.Count() != 270 {
+		t.Fatalf("%d segments, %d documents: want 3 syncs' segments of 270", g.Segments(), g.Count())
+	}
+	for a := range g.Len() {
+		for b := range g.Len() {
+			if got, want := g.IDLess(a, b), g.ID(a) < g.ID(b); got != want {
+				t.Fatalf("IDLess(%s, %s) = %v", g.ID(a), g.ID(b), got)
+			}
+		}
 	}
 }

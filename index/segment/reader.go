@@ -274,6 +274,9 @@ func (r *Reader) only(doc int, want fields) memory.Chunk {
 // segment: IDRank(a) < IDRank(b) exactly when ID(a) < ID(b).
 func (r *Reader) IDRank(doc int) uint32 { return r.facets.idRank[doc] }
 
+// ByIDRank returns the document whose IDRank is rank (1 to Docs()).
+func (r *Reader) ByIDRank(rank uint32) int { return int(r.facets.cols[colByID][rank-1]) }
+
 // Find returns the document holding chunk id, if any (live or not: the
 // caller knows which documents later segments retired).
 func (r *Reader) Find(id string) (int, bool) {
