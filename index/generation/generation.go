@@ -312,6 +312,22 @@ func (f idFences) around(rank uint32) (lo, hi string) {
 	return f[i], f[min(i+1, len(f)-1)]
 }
 
+// span returns the places of the id order of a segment of n documents
+// (from to to-1) where id would be: between the fences around it. ok is
+// false when id is outside the segment's ids.
+func (f idFences) span(id string, n int) (from, to int, ok bool) {
+	if len(f) == 0 || id < f[0] || id > f[len(f)-1] {
+		return 0, 0, false
+	}
+	// place is the place in the id order of fence k.
+	place := func(k int) int { return min(k*idFenceStep, n-1) }
+	i := sort.SearchStrings(f, id) // f[i-1] < id <= f[i]
+	if i == 0 {
+		return 0, 1, true
+	}
+	return place(i - 1), place(i) + 1, true
+}
+
 // idFences returns every segment's id fences, read once per generation
 // (Prepare, or the first tie between segments): a decode of one id in
 // idFenceStep.

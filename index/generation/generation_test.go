@@ -402,11 +402,45 @@ func TestLegacyChunks(t *testing.T) {
 }
 
 // TestIDOrderAcrossSegments: ties in score are broken by chunk id
-// whichever segments hold the two documents. Three syncs of records whose
-// ids interleave give three segments, each spanning the whole range of
-// ids, so that the id fences order some pairs of different segments and
-// leave others to their ids; every pair must come out as its ids do.
+// whichever segments hold the two documents. The segments each span the
+// whole range of ids, so that the id fences order some pairs of different
+// segments and leave others to their ids; every pair must come out as its
+// ids do.
 func TestIDOrderAcrossSegments(t *testing.T) {
+	g := interleavedSegments(t)
+	for a := range g.Len() {
+		for b := range g.Len() {
+			if got, want := g.IDLess(a, b), g.ID(a) < g.ID(b); got != want {
+				t.Fatalf("IDLess(%s, %s) = %v", g.ID(a), g.ID(b), got)
+			}
+		}
+	}
+}
+
+// TestFindAcrossSegments: Find, which searches each segment only between
+// the id fences around the id, finds every live document by its id, and
+// no id that no segment holds (before, between and after the ids).
+func TestFindAcrossSegments(t *testing.T) {
+	g := interleavedSegments(t)
+	for doc := range g.Len() {
+		if !g.Live(doc) {
+			continue
+		}
+		if got, ok := g.Find(g.ID(doc)); !ok || got != doc {
+			t.Errorf("Find(%s) = %d, %v; want %d", g.ID(doc), got, ok, doc)
+		}
+	}
+	for _, id := range []string{"", "a", "notes:r-", "notes:r-0000a", "notes:r-0100.5", "notes:r-0269x", "notes:r-9999", "zzz"} {
+		if d, ok := g.Find(id); ok {
+			t.Errorf("Find(%q) found %d (%s)", id, d, g.ID(d))
+		}
+	}
+}
+
+// interleavedSegments is a generation of three syncs of records whose ids
+// interleave: three segments, each spanning the whole range of ids.
+func interleavedSegments(t *testing.T) *generation.Generation {
+	t.Helper()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "memories.jsonl")
 	cfg := config.Defaults()
@@ -439,11 +473,5 @@ func TestIDOrderAcrossSegments(t *testing.T) {
 	if g.Segments() < 3 || g.Count() != 270 {
 		t.Fatalf("%d segments, %d documents: want 3 syncs' segments of 270", g.Segments(), g.Count())
 	}
-	for a := range g.Len() {
-		for b := range g.Len() {
-			if got, want := g.IDLess(a, b), g.ID(a) < g.ID(b); got != want {
-				t.Fatalf("IDLess(%s, %s) = %v", g.ID(a), g.ID(b), got)
-			}
-		}
-	}
+	return g
 }

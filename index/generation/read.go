@@ -309,10 +309,18 @@ func orUnknown(s string) string {
 	return s
 }
 
-// Find returns the live document holding chunk id.
+// Find returns the live document holding chunk id. Each segment's id
+// fences say where in its id order id can be, if anywhere: a search
+// looks up the ids a query might name in every segment, and most are in
+// none.
 func (g *Generation) Find(id string) (int, bool) {
+	fences := g.idFences()
 	for s := len(g.segs) - 1; s >= 0; s-- {
-		if d, ok := g.segs[s].Find(id); ok && g.Live(g.bases[s]+d) {
+		from, to, ok := fences[s].span(id, g.segs[s].Docs())
+		if !ok {
+			continue
+		}
+		if d, ok := g.segs[s].FindIn(id, from, to); ok && g.Live(g.bases[s]+d) {
 			return g.bases[s] + d, true
 		}
 	}

@@ -279,8 +279,12 @@ func (r *Reader) ByIDRank(rank uint32) int { return int(r.facets.cols[colByID][r
 
 // Find returns the document holding chunk id, if any (live or not: the
 // caller knows which documents later segments retired).
-func (r *Reader) Find(id string) (int, bool) {
-	order := r.facets.cols[colByID]
+func (r *Reader) Find(id string) (int, bool) { return r.FindIn(id, 0, r.Docs()) }
+
+// FindIn is Find for a caller that knows id can only be at places from
+// to to-1 of the id order (IDRank from+1 to to).
+func (r *Reader) FindIn(id string, from, to int) (int, bool) {
+	order := r.facets.cols[colByID][from:to]
 	i := sort.Search(len(order), func(i int) bool { return r.ID(int(order[i])) >= id })
 	if i < len(order) && r.ID(int(order[i])) == id {
 		return int(order[i]), true
