@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 	"weak"
 
@@ -111,6 +112,7 @@ type Generation struct {
 	// without decoding them (idLess).
 	fencesOnce sync.Once
 	fences     []idFences
+	fencesRead atomic.Bool
 }
 
 // ErrCorrupt is wrapped by every load failure caused by the generation's
@@ -345,6 +347,7 @@ func (g *Generation) idFences() []idFences {
 			}
 			g.fences[s] = f
 		}
+		g.fencesRead.Store(true)
 	})
 	return g.fences
 }

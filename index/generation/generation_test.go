@@ -417,22 +417,28 @@ func TestIDOrderAcrossSegments(t *testing.T) {
 	}
 }
 
-// TestFindAcrossSegments: Find, which searches each segment only between
-// the id fences around the id, finds every live document by its id, and
-// no id that no segment holds (before, between and after the ids).
+// TestFindAcrossSegments: Find finds every live document by its id, and
+// no id that no segment holds (before, between and after the ids), both
+// before the generation is prepared and after, when it searches each
+// segment only between the id fences around the id.
 func TestFindAcrossSegments(t *testing.T) {
 	g := interleavedSegments(t)
-	for doc := range g.Len() {
-		if !g.Live(doc) {
-			continue
+	for _, stage := range []string{"opened", "prepared"} {
+		if stage == "prepared" {
+			g.Prepare()
 		}
-		if got, ok := g.Find(g.ID(doc)); !ok || got != doc {
-			t.Errorf("Find(%s) = %d, %v; want %d", g.ID(doc), got, ok, doc)
+		for doc := range g.Len() {
+			if !g.Live(doc) {
+				continue
+			}
+			if got, ok := g.Find(g.ID(doc)); !ok || got != doc {
+				t.Errorf("%s: Find(%s) = %d, %v; want %d", stage, g.ID(doc), got, ok, doc)
+			}
 		}
-	}
-	for _, id := range []string{"", "a", "notes:r-", "notes:r-0000a", "notes:r-0100.5", "notes:r-0269x", "notes:r-9999", "zzz"} {
-		if d, ok := g.Find(id); ok {
-			t.Errorf("Find(%q) found %d (%s)", id, d, g.ID(d))
+		for _, id := range []string{"", "a", "notes:r-", "notes:r-0000a", "notes:r-0100.5", "notes:r-0269x", "notes:r-9999", "zzz"} {
+			if d, ok := g.Find(id); ok {
+				t.Errorf("%s: Find(%q) found %d (%s)", stage, id, d, g.ID(d))
+			}
 		}
 	}
 }

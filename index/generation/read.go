@@ -309,16 +309,24 @@ func orUnknown(s string) string {
 	return s
 }
 
-// Find returns the live document holding chunk id. Each segment's id
-// fences say where in its id order id can be, if anywhere: a search
-// looks up the ids a query might name in every segment, and most are in
-// none.
+// Find returns the live document holding chunk id. Once the id fences
+// are read (Prepare, as novad does before serving), each segment's say
+// where in its id order id can be, if anywhere: a search looks up the ids
+// a query might name in every segment, and most are in none. A sync's
+// few look-ups in the previous generation do not read the fences for
+// that.
 func (g *Generation) Find(id string) (int, bool) {
-	fences := g.idFences()
+	var fences []idFences
+	if g.fencesRead.Load() {
+		fences = g.idFences()
+	}
 	for s := len(g.segs) - 1; s >= 0; s-- {
-		from, to, ok := fences[s].span(id, g.segs[s].Docs())
-		if !ok {
-			continue
+		from, to := 0, g.segs[s].Docs()
+		if fences != nil {
+			var ok bool
+			if from, to, ok = fences[s].span(id, to); !ok {
+				continue
+			}
 		}
 		if d, ok := g.segs[s].FindIn(id, from, to); ok && g.Live(g.bases[s]+d) {
 			return g.bases[s] + d, true
