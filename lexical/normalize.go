@@ -19,7 +19,7 @@ func Normalize(s string) string {
 		return strings.ToLower(s)
 	}
 	if n, ok := normalizeChinese(s); ok {
-		return foldHan(n)
+		return n
 	}
 	return foldHan(strings.ToLower(norm.NFKC.String(s)))
 }
@@ -33,15 +33,18 @@ func isASCII(s string) bool {
 	return true
 }
 
-// normalizeChinese is NFKC and lower case for text made only of ASCII,
-// CJK unified ideographs, the punctuation in nfkcInert and the full-width
+// normalizeChinese is Normalize for text made only of ASCII, CJK
+// unified ideographs, the punctuation in nfkcInert and the full-width
 // forms of ASCII: NFKC leaves the first three as they are and maps the
 // last to ASCII, with no character combining across them (a test checks
-// every one against x/text's tables). The general algorithm looks every
-// character up in those tables, most of a Chinese search's normalising.
-// ok is false for text with any other character (or invalid UTF-8).
+// every one against x/text's tables), and the traditional-to-simplified
+// fold changes only ideographs (a test checks the others), so it is done
+// in the same pass. The general algorithm looks every character up in
+// those tables, most of a Chinese search's normalising. ok is false for
+// text with any other character (or invalid UTF-8).
 func normalizeChinese(s string) (string, bool) {
 	var b []byte // nil while the text is unchanged
+	var han *hanTable
 	for i, r := range s {
 		out := r
 		switch {
@@ -49,7 +52,12 @@ func normalizeChinese(s string) (string, bool) {
 			if 'A' <= r && r <= 'Z' {
 				out = r + 'a' - 'A'
 			}
-		case firstIdeograph <= r && r <= lastIdeograph, nfkcInert(r):
+		case firstIdeograph <= r && r <= lastIdeograph:
+			if han == nil {
+				han = simplified()
+			}
+			out = han.fold(r)
+		case nfkcInert(r):
 		case firstFullWidth <= r && r <= lastFullWidth:
 			out = r - fullWidthOffset
 			if 'A' <= out && out <= 'Z' {

@@ -80,6 +80,18 @@ func TestNormalizeASCII(t *testing.T) {
 	}
 }
 
+// TestFoldLeavesAllButIdeographs: normalizeChinese folds traditional
+// characters to simplified ones only among the ideographs, which is
+// foldHan's result only if the fold leaves every other character it
+// passes (ASCII and the inert punctuation) as it is.
+func TestFoldLeavesAllButIdeographs(t *testing.T) {
+	for r := rune(0); r < 0x10000; r++ {
+		if (r < 0x80 || nfkcInert(r)) && simplified().fold(r) != r {
+			t.Errorf("the Chinese fold maps %U %q to %q", r, string(r), string(simplified().fold(r)))
+		}
+	}
+}
+
 // TestHanTable: the array and the map beyond the Basic Multilingual Plane
 // answer as the map they are made from.
 func TestHanTable(t *testing.T) {
