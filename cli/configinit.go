@@ -194,26 +194,18 @@ func renderInitConfig(sources []initSource, missing []initMissing) string {
 	if len(sources) == 0 {
 		b.WriteString("# No agent memory was found on this machine, so there is no source yet.\n")
 	} else {
-		b.WriteString("# Sources found:")
+		found := make([]string, len(sources))
 		for i, s := range sources {
-			sep := ","
-			if i == 0 {
-				sep = ""
-			}
-			fmt.Fprintf(&b, "%s %s (%s)", sep, s.what, s.Path)
+			found[i] = fmt.Sprintf("%s (%s)", s.what, s.Path)
 		}
-		b.WriteString(".\n")
+		b.WriteString("# Sources found: " + strings.Join(found, ", ") + ".\n")
 	}
 	if len(missing) > 0 {
-		b.WriteString("# Not found:")
+		absent := make([]string, len(missing))
 		for i, m := range missing {
-			sep := ","
-			if i == 0 {
-				sep = ""
-			}
-			fmt.Fprintf(&b, "%s %s (%s)", sep, m.name, m.Path)
+			absent[i] = fmt.Sprintf("%s (%s)", m.name, m.Path)
 		}
-		b.WriteString(".\n")
+		b.WriteString("# Not found: " + strings.Join(absent, ", ") + ".\n")
 	}
 	b.WriteString(`# Add a source (Markdown notes, JSONL exports, another agent's home) as one
 # more line below; the kinds and every other setting are in README, Configuration
