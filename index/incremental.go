@@ -236,12 +236,14 @@ func (x *Indexer) renames(jobs []readJob, gone map[stateKey]*FileState) map[stat
 // maxDeltaBytes is the most a delta reads; more is built in full.
 const maxDeltaBytes = 64 << 20
 
-// bytesToRead is how much the planned reads take from the files. A
-// database (a file with companions: Hermes' state.db) does not count: a
-// full build reads it whole as well, so building in full bounds nothing
-// for it, and its size is mostly tool output and search index, not what
-// its read holds; counting it would read every other source again at
-// each message Hermes writes once the database passed maxDeltaBytes.
+// bytesToRead is how much the planned reads take from the files. A file
+// with companions (Hermes' state.db and its write-ahead log, a legacy
+// Gemini CLI recording and the .jsonl it migrates to) does not count: it
+// is read whole by a full build as well, so building in full bounds
+// nothing for it, and its size is mostly tool output (and, for the
+// database, search index), not what its read holds; counting it would
+// read every other source again at each message Hermes writes once the
+// database passed maxDeltaBytes.
 func (d *delta) bytesToRead() int64 {
 	var n int64
 	for _, j := range d.toRead {
