@@ -547,6 +547,7 @@ func (c *hermesToolCall) summary() string {
 func emitHermes(fc *fileCtx, st *hermesState) error {
 	pending := map[string]*pendingTools{}
 	badCalls, firstBad := 0, ""
+	badContent, firstBadContent := 0, ""
 	for i, m := range st.messages {
 		if i%256 == 0 {
 			if err := fc.ctx.Err(); err != nil {
@@ -562,7 +563,13 @@ func emitHermes(fc *fileCtx, st *hermesState) error {
 			p = &pendingTools{}
 			pending[m.session] = p
 		}
-		own, summary, isSummary := hermesSummary(m.content, m.summary)
+		content, err := hermesContent(m.content)
+		if err != nil {
+			if badContent++; firstBadContent == "" {
+				firstBadContent = fmt.Sprintf("message %d: %s", m.id, err)
+			}
+		}
+		own, summary, isSummary := hermesSummary(content, m.summary)
 		if hermesHarnessText(own) {
 			own = ""
 		}
@@ -608,10 +615,71 @@ func emitHermes(fc *fileCtx, st *hermesState) error {
 			}
 		}
 	}
+	if badContent > 0 {
+		fc.problem(0, fmt.Sprintf("content of %d messages is not Hermes' JSON of message parts (first: %s): not indexed", badContent, firstBadContent))
+	}
 	if badCalls > 0 {
 		fc.problem(0, fmt.Sprintf("tool_calls of %d messages are not a JSON list of calls (first: %s): not summarized", badCalls, firstBad))
 	}
 	return nil
+}
+
+// Hermes stores the content of a message made of parts (text with
+// images, audio or files: a multimodal turn) as their JSON after a
+// sentinel, "\x01json:" today and "\x00json:" in older builds; a plain
+// string is stored as it is.
+var hermesJSONContent = []string{"\x01json:", "\x00json:"}
+
+// hermesPart is one part of a multimodal message, in the OpenAI chat
+// shape Hermes keeps.
+type hermesPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// hermesContent is the text of a message's content column: the text
+// parts of a multimodal message, with a placeholder for each image,
+// file or recording. Content that has the sentinel but no parts after
+// it is an error, and gives no text: indexing it would index its JSON.
+func hermesContent(content string) (string, error) {
+	raw, found := "", false
+	for _, prefix := range hermesJSONContent {
+		if raw, found = strings.CutPrefix(content, prefix); found {
+			break
+		}
+	}
+	if !found {
+		return content, nil
+	}
+	var s string
+	if json.Unmarshal([]byte(raw), &s) == nil {
+		return s, nil
+	}
+	var parts []hermesPart
+	if err := json.Unmarshal([]byte(raw), &parts); err != nil {
+		var one hermesPart
+		if json.Unmarshal([]byte(raw), &one) != nil {
+			return "", errors.New(trimErr(err))
+		}
+		parts = []hermesPart{one}
+	}
+	var text []string
+	for _, p := range parts {
+		switch p.Type {
+		case "image_url", "image", "input_image":
+			text = append(text, imageMark)
+		case "file", "input_file", "document":
+			text = append(text, documentMark)
+		case "input_audio", "audio":
+			text = append(text, binaryMark)
+		default:
+			// "text", and any part of a newer shape that carries text.
+			if p.Text != "" {
+				text = append(text, p.Text)
+			}
+		}
+	}
+	return strings.Join(text, "\n"), nil
 }
 
 // hermesHarnessText reports whether a message's text is the harness's.

@@ -382,3 +382,49 @@ func TestHermesDSN(t *testing.T) {
 		t.Errorf("records %v problems %v", recs, problems)
 	}
 }
+
+// TestReadHermes_multimodalContent: a message of parts (text and an
+// image) is stored as JSON after a sentinel, today's and the legacy one;
+// its text is indexed, the image as a placeholder, never the JSON or the
+// picture's bytes.
+func TestReadHermes_multimodalContent(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, "state.db")
+	db := openHermesWriter(t, path, hermesSchema,
+		`INSERT INTO sessions (id, source, started_at, title) VALUES ('s1', 'cli', 1772438400.0, 'Screenshots')`)
+	image := `{"type": "image_url", "image_url": {"url": "data:image/png;base64,` + strings.Repeat("iVBORw0KGgo", 40) + `"}}`
+	contents := []string{
+		"\x01json:" + `[{"type": "text", "text": "Why is the chart's legend cut off?"}, ` + image + `]`,
+		"\x00json:" + `[{"type": "text", "text": "The legend overflows its box."}, {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}]`,
+		"\x01json:" + `{"type": "text", "text": "One part on its own."}`,
+		"\x01json:" + `"A string stored as JSON."`,
+		"\x01json:" + `[{"type": "text", "text": "MARKER cut off`,
+		"A plain message about json: and \x01 bytes.",
+	}
+	for i, c := range contents {
+		if _, err := db.Exec(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'user', ?, ?)`, c, 1772438401.0+float64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs, problems := readHermesSource(t, home)
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID+" "+r.Text)
+	}
+	want := []string{
+		"s1:1 Why is the chart's legend cut off?\n[image]",
+		"s1:2 The legend overflows its box.\n[binary]",
+		"s1:3 One part on its own.",
+		"s1:4 A string stored as JSON.",
+		"s1:6 A plain message about json: and \x01 bytes.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records:\n%q\nwant:\n%q", got, want)
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0].Reason, "content of 1 messages") || !strings.Contains(problems[0].Reason, "message 5") {
+		t.Errorf("problems = %v, want one naming message 5's broken content", problems)
+	}
+}
