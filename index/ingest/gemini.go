@@ -123,9 +123,11 @@ var geminiQuietTypes = setOf("info", "error", "warning")
 var geminiReferencedFiles = regexp.MustCompile(`(?s)\n*--- Content from referenced files ---.*?(?:--- End of content ---|$)`)
 
 // geminiSeenWindow bounds the message ids a file's cursor remembers
-// (digests, keptKeyBytes each): Gemini appends again only its latest
-// messages (tool calls and token counts come after the text), and
-// rewrites the whole list in a "$set" of messages.
+// (digests, keptKeyBytes each). Gemini appends again mostly its latest
+// messages (tool calls and token counts come after the text), but also
+// an older one whose tool output it masked, however far back: a message
+// written again keeps its timestamp, so one the window no longer holds
+// is told from a new one by its time (geminiState.Latest).
 const geminiSeenWindow = 1024
 
 // geminiTurn is one message kept from a read, until the read's last line.
@@ -133,8 +135,10 @@ type geminiTurn struct {
 	id, typ string
 	line    int
 	time    time.Time
-	text    string
-	tools   []string
+	// own is set when time is the message's own timestamp.
+	own   bool
+	text  string
+	tools []string
 }
 
 // geminiState is what reading a recording carries from one read to the
@@ -151,7 +155,17 @@ type geminiState struct {
 	Pending pendingTools `json:"pending,omitzero"`
 	// Seen are digests of the ids of the messages read so far (the last
 	// geminiSeenWindow), packed as claudeState.Kept is.
-	Seen     []byte       `json:"seen,omitempty"`
+	Seen []byte `json:"seen,omitempty"`
+	// Forgot is set once Seen has let an id go; Latest is then the
+	// latest timestamp of a message read so far. A message Gemini writes
+	// again keeps its timestamp and a new one has the time it was made,
+	// so a message read on that Seen does not hold and that is not later
+	// than Latest (or has no time) may be one written again: the file is
+	// read whole. Two numbers in place of every id read; a new message
+	// stamped no later than the latest before it (a clock set back) costs
+	// a whole read, never a record twice.
+	Forgot   bool         `json:"forgot,omitempty"`
+	Latest   string       `json:"latest,omitempty"`
 	Reported shapeReports `json:"reported,omitempty"`
 }
 
@@ -166,6 +180,8 @@ type geminiHandler struct {
 	order   []string
 	changed string
 	seen    idWindow
+	// latest is st.Latest parsed, as the earlier reads left it.
+	latest time.Time
 	// onward is set on a read that goes on from an earlier one's cursor.
 	onward bool
 	// parent is the session a sub-agent's folder names; stem the file
@@ -178,6 +194,7 @@ func newGeminiHandler(fc *fileCtx, state json.RawMessage) (*geminiHandler, error
 	if err := decodeState(state, &h.st); err != nil {
 		return nil, err
 	}
+	_, h.latest, _ = ParseDate(h.st.Latest)
 	name := filepath.Base(fc.path)
 	h.stem = strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")
 	if dir := filepath.Dir(fc.path); filepath.Base(dir) != "chats" && filepath.Base(filepath.Dir(dir)) == "chats" {
@@ -292,11 +309,11 @@ func (h *geminiHandler) change(why string) {
 // message keeps a message record, in the place of an earlier one of its
 // id.
 func (h *geminiHandler) message(n int, l *geminiLine) {
-	if h.seen.has(h.st.Seen, l.ID) {
+	t, own := h.when(l.Timestamp)
+	if h.onward && h.readBefore(l.ID, t, own) {
 		h.change("message " + strconv.Quote(l.ID) + " written again")
 	}
-	t := h.when(l.Timestamp)
-	turn := &geminiTurn{id: l.ID, typ: l.Type, line: n, time: t}
+	turn := &geminiTurn{id: l.ID, typ: l.Type, line: n, time: t, own: own}
 	switch {
 	case l.Type == "user" || l.Type == "gemini":
 		content := l.Content
@@ -380,16 +397,38 @@ func (h *geminiHandler) finish() error {
 	}
 	for _, id := range h.order {
 		t := h.turns[id]
-		h.remember(id)
+		h.remember(t)
 		if err := h.emit(t); err != nil {
 			return err
 		}
 	}
+	if !h.latest.IsZero() {
+		h.st.Latest = h.latest.UTC().Format(time.RFC3339Nano)
+	}
 	return nil
 }
 
-// remember adds a message id to the window of those read.
-func (h *geminiHandler) remember(id string) { h.st.Seen = h.seen.add(h.st.Seen, id) }
+// readBefore reports whether an earlier read may have read message id
+// (at time t, its own when own is set): the window holds it, or the
+// window let ids go and the message is no later than the latest read.
+func (h *geminiHandler) readBefore(id string, t time.Time, own bool) bool {
+	if h.seen.has(h.st.Seen, id) {
+		return true
+	}
+	return h.st.Forgot && (!own || h.latest.IsZero() || !t.After(h.latest))
+}
+
+// remember adds a kept message to the window of those read, and keeps
+// the latest time read.
+func (h *geminiHandler) remember(t *geminiTurn) {
+	if h.seen.full(h.st.Seen) && !h.seen.has(h.st.Seen, t.id) {
+		h.st.Forgot = true
+	}
+	h.st.Seen = h.seen.add(h.st.Seen, t.id)
+	if t.own && t.time.After(h.latest) {
+		h.latest = t.time
+	}
+}
 
 // emit makes the record of a kept message.
 func (h *geminiHandler) emit(t *geminiTurn) error {
@@ -436,19 +475,19 @@ func (h *geminiHandler) emit(t *geminiTurn) error {
 	return h.fc.emit(rec)
 }
 
-// when returns a message's time: its timestamp, else the last time read,
-// else the session's start.
-func (h *geminiHandler) when(ts string) time.Time {
+// when returns a message's time: its timestamp (own), else the last time
+// read, else the session's start.
+func (h *geminiHandler) when(ts string) (t time.Time, own bool) {
 	if _, t, _ := ParseDate(ts); !t.IsZero() {
 		h.st.LastTime = t.UTC().Format(time.RFC3339Nano)
-		return t
+		return t, true
 	}
 	for _, s := range []string{h.st.LastTime, h.st.StartTime} {
 		if _, t, _ := ParseDate(s); !t.IsZero() {
-			return t
+			return t, false
 		}
 	}
-	return time.Time{}
+	return time.Time{}, false
 }
 
 // geminiParts decodes content: a string, one part, or a list of parts

@@ -374,3 +374,53 @@ func TestReadGemini_resumeEqualsWhole(t *testing.T) {
 		t.Error("no cut read on into a line that changes an earlier message")
 	}
 }
+
+// geminiLong is a recording of n prompts (u-0 ...), a minute apart from
+// 2026-03-05T08:00, after geminiShopHead's two messages.
+func geminiLong(n int) string {
+	var b strings.Builder
+	b.WriteString(geminiShopHead)
+	start := time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC)
+	for i := range n {
+		ts := start.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05.000Z")
+		b.WriteString(`{"id":"u-` + strconv.Itoa(i+2) + `","timestamp":"` + ts + `","type":"user","content":"prompt number ` + strconv.Itoa(i) + `"}` + "\n")
+	}
+	return b.String()
+}
+
+// TestReadGemini_farRewrite: a message Gemini writes again long after it
+// (more newer messages than the window of ids a cursor remembers) is
+// still a change of what an earlier read gave: the file is read again
+// whole, so that the message is indexed once, with its last text. A new
+// message after many is not.
+func TestReadGemini_farRewrite(t *testing.T) {
+	src, f := writeGemini(t, geminiLong(geminiSeenWindow+200))
+	var before readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &before)
+	appendGemini(t, f, `{"id":"g-1","timestamp":"2026-03-05T08:00:09.000Z","type":"gemini","content":"The mailer reads the outbound and the priority queue."}`+"\n")
+	_, err := ReadFile(context.Background(), src, f, before.cursor, Sink{Record: func(memory.Record) error { return nil }, Problem: func(Problem) {}})
+	if !errors.Is(err, ErrFileChanged) {
+		t.Fatalf("a message written again after %d others, read on: %v, want ErrFileChanged", geminiSeenWindow+200, err)
+	}
+	var whole readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &whole)
+	var texts []string
+	for _, r := range whole.records {
+		if strings.HasSuffix(r.ID, ":g-1") {
+			texts = append(texts, r.Text)
+		}
+	}
+	if len(texts) != 1 || texts[0] != "The mailer reads the outbound and the priority queue." {
+		t.Errorf("g-1 read whole: %q, want its last text once", texts)
+	}
+
+	// A new message, however many came before it, is read on.
+	src, f = writeGemini(t, geminiLong(geminiSeenWindow+200))
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &before)
+	appendGemini(t, f, `{"id":"g-new","timestamp":"2026-03-06T08:00:00.000Z","type":"gemini","content":"Done."}`+"\n")
+	var onward readResult
+	readFrom(t, src, f.Path, f.Rel, before.cursor, &onward)
+	if len(onward.records) != 1 || onward.records[0].Text != "Done." {
+		t.Fatalf("a new message read on: %+v", onward.records)
+	}
+}

@@ -24,6 +24,12 @@ func (w *idWindow) has(packed []byte, id string) bool {
 	return w.set[keptKey(id)]
 }
 
+// full reports whether packed holds size ids: adding another forgets
+// the oldest.
+func (w *idWindow) full(packed []byte) bool {
+	return w.size > 0 && len(packed) >= w.size*keptKeyBytes
+}
+
 // add remembers id, forgetting the oldest beyond the window's size, and
 // returns packed updated.
 func (w *idWindow) add(packed []byte, id string) []byte {
