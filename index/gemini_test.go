@@ -94,6 +94,18 @@ func TestSync_gemini(t *testing.T) {
 		t.Errorf("the message written again: %q, %d duplicate ids", got, b.DuplicateIDs)
 	}
 
+	// Gemini compresses the session: the summary and the model's
+	// acknowledgement, then the turn it kept, in the message list. The
+	// earlier turns stay, the summary is found, the acknowledgement is not
+	// a record.
+	appendFile(t, live, `{"$set":{"messages":[{"id":"c-1","timestamp":"2026-03-02T11:03:00.000Z","type":"user","content":[{"text":"<state_snapshot><key_knowledge>The Monday invoice stall is the weekly export holding the ledger lock.</key_knowledge></state_snapshot>"}]},{"id":"c-2","timestamp":"2026-03-02T11:03:00.000Z","type":"gemini","content":[{"text":"Got it. Thanks for the additional context!"}]},{"id":"g-3","timestamp":"2026-03-02T11:02:20.000Z","type":"gemini","content":[{"text":"Added a separate export lock."}]}]}}`+"\n")
+	b = mustSync(t, ix).Build
+	got = texts()
+	if b.DuplicateIDs != 0 || got[s1+":u-1"] == "" || got[s1+":c-2"] != "" ||
+		got[s1+":c-1"] != "<key_knowledge>The Monday invoice stall is the weekly export holding the ledger lock.</key_knowledge>" {
+		t.Errorf("after a compression: %d duplicate ids, %v", b.DuplicateIDs, got)
+	}
+
 	// Gemini resumes the legacy session: it migrates it to a .jsonl beside
 	// it and appends there. Each record once, the legacy file's from the
 	// .jsonl.
@@ -104,7 +116,7 @@ func TestSync_gemini(t *testing.T) {
 `)
 	b = syncOK(t, ix).Build
 	got = texts()
-	if b.DuplicateIDs != 0 || got["7c7c7c7c-0000-4000-8000-000000000002:m-2"] != "And production?" || len(got) != 6 {
+	if b.DuplicateIDs != 0 || got["7c7c7c7c-0000-4000-8000-000000000002:m-2"] != "And production?" || len(got) != 7 {
 		t.Errorf("after the migration: %d duplicate ids, %v", b.DuplicateIDs, got)
 	}
 	_, g := active(t, cfg.Home)

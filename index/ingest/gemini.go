@@ -27,9 +27,11 @@ import (
 //     records (those with an id), {"$set": {...}} metadata updates (the
 //     summary, ...) and {"$rewindTo": "<id>"}, which removes that message
 //     and every later one. A message updated (its tool calls, its token
-//     counts) is appended again whole: the last record of an id wins, in
-//     the place of its first. A "$set" of "messages" replaces the list
-//     (Gemini's history sync).
+//     counts, a tool output masked) is appended again whole: the last
+//     record of an id wins, in the place of its first. A "$set" of
+//     "messages" is the history Gemini sends the model from then on (its
+//     history sync: after a compression, a request that failed, tool
+//     output masked); it changes no message it leaves out (see history).
 //   - the legacy session-*.json, one object with the messages, rewritten
 //     in place, read whole. Gemini migrates one it resumes to the .jsonl
 //     beside it (the same name with an "l"), which holds every message of
@@ -48,8 +50,11 @@ import (
 // the CLI sent, which carries the files an @path pulled in. The model's
 // thoughts and the tool calls' results are dropped; each tool call is
 // summarized on its message's text, or, for a message that is only tool
-// calls, on the next text. Gemini CLI runs no job by itself, so no
-// prompt is automation.
+// calls, on the next text. The summary Gemini writes when it compresses
+// a conversation is the assistant's (as Claude Code's and Codex's
+// compaction summaries are): the snapshot without the scratchpad before
+// it, and without the acknowledgement the model is made to answer it
+// with. Gemini CLI runs no job by itself, so no prompt is automation.
 //
 // A record's id is the session id and the message id: a legacy file and
 // its migrated .jsonl, or a session read again after a rewind, give the
@@ -122,6 +127,17 @@ var geminiQuietTypes = setOf("info", "error", "warning")
 // @path in it: the files' content, which the user did not type.
 var geminiReferencedFiles = regexp.MustCompile(`(?s)\n*--- Content from referenced files ---.*?(?:--- End of content ---|$)`)
 
+// When Gemini compresses a conversation, the summary of the turns it
+// compressed enters the history as a user turn: the model's scratchpad,
+// if any, then the summary, a <state_snapshot> (a turn of type
+// geminiSummary once read); the model's canned acknowledgement follows.
+var geminiSnapshot = regexp.MustCompile(`(?s)<state_snapshot>(.*?)(?:</state_snapshot>\s*)?$`)
+
+const (
+	geminiSummary    = "summary"
+	geminiSummaryAck = "Got it. Thanks for the additional context!"
+)
+
 // geminiSeenWindow bounds the message ids a file's cursor remembers
 // (digests, keptKeyBytes each). Gemini appends again mostly its latest
 // messages (tool calls and token counts come after the text), but also
@@ -182,6 +198,9 @@ type geminiHandler struct {
 	seen    idWindow
 	// latest is st.Latest parsed, as the earlier reads left it.
 	latest time.Time
+	// summarized is set when the last message kept is a compression
+	// summary.
+	summarized bool
 	// onward is set on a read that goes on from an earlier one's cursor.
 	onward bool
 	// parent is the session a sub-agent's folder names; stem the file
@@ -248,7 +267,7 @@ func (h *geminiHandler) meta(l *geminiLine) {
 }
 
 // set reads a metadata update: a new summary names the records, a list
-// of messages replaces the conversation.
+// of messages is the history Gemini sends the model from then on.
 func (h *geminiHandler) set(n int, raw json.RawMessage) {
 	var upd geminiLine
 	if err := json.Unmarshal(raw, &upd); err != nil {
@@ -265,15 +284,36 @@ func (h *geminiHandler) set(n int, raw json.RawMessage) {
 			h.fc.problem(n, "unexpected $set of messages: "+trimErr(err))
 			return
 		}
-		h.change("the message list replaced")
-		h.clear()
-		for _, m := range msgs {
-			var l geminiLine
-			if json.Unmarshal(m, &l) != nil || l.ID == "" {
-				continue
-			}
-			h.message(n, &l)
+		h.change("the message list written again")
+		h.history(n, msgs)
+	}
+}
+
+// history reads the message list of a $set, written when Gemini changes
+// the history it sends the model: a compression (the summary of the
+// earlier turns and the model's acknowledgement, then the turns kept),
+// a turn rolled back after a failed request, tool output masked. It
+// changes what the model is sent next, not what was said: a message it
+// leaves out stays, one it lists again is its last version, and a copy
+// of a message already read under a fresh id (a sub-agent's compression
+// gives the kept turns new ids) is not read again.
+func (h *geminiHandler) history(n int, msgs []json.RawMessage) {
+	held := map[string]bool{}
+	for _, t := range h.turns {
+		if t.text != "" {
+			held[t.typ+"\x00"+t.text] = true
 		}
+	}
+	for _, m := range msgs {
+		var l geminiLine
+		if json.Unmarshal(m, &l) != nil || l.ID == "" {
+			continue
+		}
+		t := h.turn(n, &l)
+		if _, ok := h.turns[t.id]; !ok && t.text != "" && held[t.typ+"\x00"+t.text] {
+			continue
+		}
+		h.keep(t)
 	}
 }
 
@@ -294,11 +334,6 @@ func (h *geminiHandler) rewind(id string) {
 	h.order = h.order[:i]
 }
 
-// clear forgets every message read so far.
-func (h *geminiHandler) clear() {
-	h.turns, h.order = map[string]*geminiTurn{}, nil
-}
-
 // change notes that this read changes records an earlier read gave.
 func (h *geminiHandler) change(why string) {
 	if h.changed == "" && h.onward {
@@ -308,7 +343,10 @@ func (h *geminiHandler) change(why string) {
 
 // message keeps a message record, in the place of an earlier one of its
 // id.
-func (h *geminiHandler) message(n int, l *geminiLine) {
+func (h *geminiHandler) message(n int, l *geminiLine) { h.keep(h.turn(n, l)) }
+
+// turn reads a message record.
+func (h *geminiHandler) turn(n int, l *geminiLine) *geminiTurn {
 	t, own := h.when(l.Timestamp)
 	if h.onward && h.readBefore(l.ID, t, own) {
 		h.change("message " + strconv.Quote(l.ID) + " written again")
@@ -322,14 +360,30 @@ func (h *geminiHandler) message(n int, l *geminiLine) {
 		}
 		text, tools := h.content(n, content)
 		turn.text, turn.tools = text, append(tools, h.toolCalls(n, l.ToolCalls)...)
+		if l.Type == "user" {
+			if m := geminiSnapshot.FindStringSubmatch(text); m != nil {
+				turn.typ, turn.text, turn.tools = geminiSummary, strings.TrimSpace(m[1]), nil
+			}
+		}
 	case geminiQuietTypes[l.Type]:
 	default:
 		h.st.Reported.report(h.fc, n, "message type "+strconv.Quote(l.Type))
 	}
-	if _, ok := h.turns[l.ID]; !ok {
-		h.order = append(h.order, l.ID)
+	return turn
+}
+
+// keep holds a turn until the read's last line, in the place of an
+// earlier one of its id. The model's acknowledgement of a compression
+// summary is not dialogue.
+func (h *geminiHandler) keep(t *geminiTurn) {
+	if h.summarized && t.typ == "gemini" && t.text == geminiSummaryAck && len(t.tools) == 0 {
+		t.typ = "info"
 	}
-	h.turns[l.ID] = turn
+	h.summarized = t.typ == geminiSummary
+	if _, ok := h.turns[t.id]; !ok {
+		h.order = append(h.order, t.id)
+	}
+	h.turns[t.id] = t
 }
 
 // content reads a message's content: its text, and the summaries of the
@@ -445,6 +499,10 @@ func (h *geminiHandler) emit(t *geminiTurn) error {
 		for _, tool := range t.tools {
 			h.st.Pending.add(tool)
 		}
+		role = "assistant"
+	case geminiSummary:
+		// The assistant's account of the turns before, as Claude Code's
+		// and Codex's compaction summaries are.
 		role = "assistant"
 	default:
 		return nil

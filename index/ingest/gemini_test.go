@@ -243,8 +243,9 @@ func TestReadGemini_onward(t *testing.T) {
 	if len(rewound.records) != 2 || rewound.records[1].Text != "The mailer reads the priority queue first." || rewound.records[1].Line != 5 {
 		t.Fatalf("after the rewind: %+v", rewound.records)
 	}
-	// Gemini's history sync writes the whole message list in a $set: it
-	// replaces the messages before it, and later ones still count.
+	// Gemini's history sync writes the whole message list in a $set: a
+	// message listed again is its last version, one left out (g-1) stays,
+	// and later ones still count.
 	src, f = writeGemini(t, geminiShopHead+`{"$set":{"messages":[{"id":"u-1","timestamp":"2026-03-05T08:00:05.000Z","type":"user","content":[{"text":"Which queue does the mailer use?"}]},{"id":"s-1","timestamp":"2026-03-05T08:00:20.000Z","type":"user","content":[{"text":"Summary so far: the mailer reads the outbound queue."}]}],"lastUpdated":"2026-03-05T08:00:20.000Z"}}
 {"id":"g-2","timestamp":"2026-03-05T08:00:40.000Z","type":"gemini","content":"Retries go to the dead-letter queue."}
 `)
@@ -254,8 +255,8 @@ func TestReadGemini_onward(t *testing.T) {
 	for _, r := range synced.records {
 		ids = append(ids, strings.TrimPrefix(r.ID, "aaaaaaaa-0000-4000-8000-00000000000a:")+"@"+strconv.Itoa(r.Line))
 	}
-	if strings.Join(ids, " ") != "u-1@4 s-1@4 g-2@5" {
-		t.Errorf("after a $set of messages: %v, want u-1@4 s-1@4 g-2@5 (g-1 gone)", ids)
+	if strings.Join(ids, " ") != "u-1@4 g-1@3 s-1@4 g-2@5" {
+		t.Errorf("after a $set of messages: %v, want u-1@4 g-1@3 s-1@4 g-2@5", ids)
 	}
 
 	// A rewind to an id never read removes every message, as Gemini's
@@ -422,5 +423,53 @@ func TestReadGemini_farRewrite(t *testing.T) {
 	readFrom(t, src, f.Path, f.Rel, before.cursor, &onward)
 	if len(onward.records) != 1 || onward.records[0].Text != "Done." {
 		t.Fatalf("a new message read on: %+v", onward.records)
+	}
+}
+
+// geminiCompressed is a recording Gemini compressed: its history sync
+// writes the message list again, the summary of the earlier turns (a
+// user turn: the model's scratchpad, then a <state_snapshot>) and the
+// model's acknowledgement first, then the turns it kept; kept is how the
+// list gives them (their ids, or fresh ids, as a sub-agent's does).
+func geminiCompressed(kept string) string {
+	return geminiShopHead + `{"id":"u-2","timestamp":"2026-03-05T08:01:00.000Z","type":"user","content":[{"text":"Move the mailer to the priority queue"}]}
+{"id":"g-2","timestamp":"2026-03-05T08:01:30.000Z","type":"gemini","content":"The mailer now reads the priority queue."}
+{"$set":{"messages":[{"id":"c-1","timestamp":"2026-03-05T08:02:00.000Z","type":"user","content":[{"text":"<scratchpad>The user moved the mailer.</scratchpad>\n<state_snapshot>\n    <overall_goal>Move the mailer to the priority queue.</overall_goal>\n</state_snapshot>"}]},{"id":"c-2","timestamp":"2026-03-05T08:02:00.000Z","type":"gemini","content":[{"text":"Got it. Thanks for the additional context!"}]},` + kept + `],"lastUpdated":"2026-03-05T08:02:00.000Z"}}
+{"id":"u-3","timestamp":"2026-03-05T08:03:00.000Z","type":"user","content":[{"text":"Now add a retry limit"}]}
+`
+}
+
+// TestReadGemini_compressed: when Gemini compresses a conversation, the
+// turns it summarized stay indexed (the compression changes what the
+// model is sent, not what was said), the summary is one assistant record
+// of the snapshot (as Claude Code's and Codex's compaction summaries
+// are), without the scratchpad before it or the acknowledgement after
+// it, and the turns kept are not indexed again, under their ids or
+// fresh ones.
+func TestReadGemini_compressed(t *testing.T) {
+	for _, c := range []struct{ name, kept string }{
+		{"same ids", `{"id":"u-2","timestamp":"2026-03-05T08:01:00.000Z","type":"user","content":[{"text":"Move the mailer to the priority queue"}]},{"id":"g-2","timestamp":"2026-03-05T08:01:30.000Z","type":"gemini","content":[{"text":"The mailer now reads the priority queue."}]}`},
+		{"fresh ids", `{"id":"k-1","timestamp":"2026-03-05T08:02:00.000Z","type":"user","content":[{"text":"Move the mailer to the priority queue"}]},{"id":"k-2","timestamp":"2026-03-05T08:02:00.000Z","type":"gemini","content":[{"text":"The mailer now reads the priority queue."}]}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src, f := writeGemini(t, geminiCompressed(c.kept))
+			var got readResult
+			readFrom(t, src, f.Path, f.Rel, Cursor{}, &got)
+			var recs []string
+			for _, r := range got.records {
+				recs = append(recs, strings.TrimPrefix(r.ID, "aaaaaaaa-0000-4000-8000-00000000000a:")+" "+r.Role+" "+strconv.Quote(r.Text))
+			}
+			want := []string{
+				`u-1 user "Which queue does the mailer use?"`,
+				`g-1 assistant "The mailer reads the outbound queue."`,
+				`u-2 user "Move the mailer to the priority queue"`,
+				`g-2 assistant "The mailer now reads the priority queue."`,
+				`c-1 assistant "<overall_goal>Move the mailer to the priority queue.</overall_goal>"`,
+				`u-3 user "Now add a retry limit"`,
+			}
+			if strings.Join(recs, "\n") != strings.Join(want, "\n") {
+				t.Errorf("records:\n%s\nwant:\n%s", strings.Join(recs, "\n"), strings.Join(want, "\n"))
+			}
+		})
 	}
 }
