@@ -45,9 +45,11 @@ import (
 // CLI's own notices: not dialogue). Its content is a string or a list of
 // parts: text is read (a part marked as a thought is reasoning: dropped),
 // inline or file data is a placeholder, a function call a one-line
-// summary, a function response (tool output) dropped. A prompt's
-// displayContent, what the user typed, is read in place of the content
-// the CLI sent, which carries the files an @path pulled in. The model's
+// summary, a function response (tool output) dropped: a user message of
+// function responses, how Gemini records the tool output it sends back,
+// is not a prompt, and the calls it answers wait for the next text. A
+// prompt's displayContent, what the user typed, is read in place of the
+// content the CLI sent, which carries the files an @path pulled in. The model's
 // thoughts and the tool calls' results are dropped; each tool call is
 // summarized on its message's text, or, for a message that is only tool
 // calls, on the next text. The summary Gemini writes when it compresses
@@ -137,6 +139,10 @@ const (
 	geminiSummary    = "summary"
 	geminiSummaryAck = "Got it. Thanks for the additional context!"
 )
+
+// geminiToolResponse is the type of a turn that is a user message of
+// function responses.
+const geminiToolResponse = "tool response"
 
 // geminiSeenWindow bounds the message ids a file's cursor remembers
 // (digests, keptKeyBytes each). Gemini appends again mostly its latest
@@ -358,9 +364,14 @@ func (h *geminiHandler) turn(n int, l *geminiLine) *geminiTurn {
 		if l.Type == "user" && geminiHasText(l.DisplayContent) {
 			content = l.DisplayContent
 		}
-		text, tools := h.content(n, content)
+		text, tools, responses := h.content(n, content)
 		turn.text, turn.tools = text, append(tools, h.toolCalls(n, l.ToolCalls)...)
-		if l.Type == "user" {
+		if l.Type == "user" && responses {
+			// The tool responses Gemini sends back, recorded as the
+			// user's: not a prompt, so the calls they answer stay
+			// pending for the answer.
+			turn.typ, turn.text, turn.tools = geminiToolResponse, "", nil
+		} else if l.Type == "user" {
 			if m := geminiSnapshot.FindStringSubmatch(text); m != nil {
 				turn.typ, turn.text, turn.tools = geminiSummary, strings.TrimSpace(m[1]), nil
 			}
@@ -387,15 +398,15 @@ func (h *geminiHandler) keep(t *geminiTurn) {
 }
 
 // content reads a message's content: its text, and the summaries of the
-// function calls among its parts.
-func (h *geminiHandler) content(n int, raw json.RawMessage) (string, []string) {
+// function calls among its parts; responses is set when a part is a
+// function response.
+func (h *geminiHandler) content(n int, raw json.RawMessage) (text string, tools []string, responses bool) {
 	parts, err := geminiParts(raw)
 	if err != nil {
 		h.fc.problem(n, "unexpected content: "+trimErr(err))
-		return "", nil
+		return "", nil, false
 	}
 	var b strings.Builder
-	var tools []string
 	mark := func(m string) {
 		if b.Len() > 0 {
 			b.WriteString("\n")
@@ -414,14 +425,16 @@ func (h *geminiHandler) content(n int, raw json.RawMessage) (string, []string) {
 			mark(geminiBlobMark(p.FileData))
 		case p.Call != nil:
 			tools = append(tools, toolSummary(p.Call.Name, toolArguments(p.Call.Args)))
-		case p.Response != nil, p.Code != nil, p.CodeResult != nil:
-			// Tool output and the code the model ran: not dialogue.
+		case p.Response != nil:
+			responses = true // tool output: not dialogue
+		case p.Code != nil, p.CodeResult != nil:
+			// The code the model ran and its output: not dialogue.
 		default:
 			h.st.Reported.report(h.fc, n, "content part without text, data or call")
 		}
 	}
-	text := geminiReferencedFiles.ReplaceAllString(b.String(), "")
-	return strings.TrimSpace(text), tools
+	text = geminiReferencedFiles.ReplaceAllString(b.String(), "")
+	return strings.TrimSpace(text), tools, responses
 }
 
 // toolCalls summarizes a gemini message's toolCalls.

@@ -473,3 +473,23 @@ func TestReadGemini_compressed(t *testing.T) {
 		})
 	}
 }
+
+// TestReadGemini_toolResponses: Gemini records the tool responses it
+// sends back as a user message of functionResponse parts. That message
+// is not a prompt: the tool calls before it stay pending for the answer
+// that follows.
+func TestReadGemini_toolResponses(t *testing.T) {
+	src, f := writeGemini(t, geminiShopHead+`{"id":"u-2","timestamp":"2026-03-05T08:01:00.000Z","type":"user","content":[{"text":"What is the retry limit?"}]}
+{"id":"g-2","timestamp":"2026-03-05T08:01:02.000Z","type":"gemini","content":"","toolCalls":[{"id":"call-1","name":"read_file","args":{"file_path":"/home/dev/src/shop/mailer.go"},"status":"success","timestamp":"2026-03-05T08:01:03.000Z"}]}
+{"id":"r-1","timestamp":"2026-03-05T08:01:03.100Z","type":"user","content":[{"functionResponse":{"id":"call-1","name":"read_file","response":{"output":"const retries = 3"}}}]}
+{"id":"g-3","timestamp":"2026-03-05T08:01:06.000Z","type":"gemini","content":"Three retries."}
+`)
+	var got readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &got)
+	if n := len(got.records); n != 4 || got.records[3].Text != "Three retries.\n[tool: read_file /home/dev/src/shop/mailer.go]" {
+		for _, r := range got.records {
+			t.Logf("%s %s %q", r.ID, r.Role, r.Text)
+		}
+		t.Fatalf("got %d records; want 4, the answer with the tool call read before the tool response", n)
+	}
+}
