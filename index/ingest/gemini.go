@@ -56,7 +56,9 @@ import (
 // a conversation is the assistant's (as Claude Code's and Codex's
 // compaction summaries are): the snapshot without the scratchpad before
 // it, and without the acknowledgement the model is made to answer it
-// with. Gemini CLI runs no job by itself, so no prompt is automation.
+// with. The session context Gemini puts first in the model's history,
+// its acknowledgement, and a hook's context added to a prompt are not
+// dialogue. Gemini CLI runs no job by itself, so no prompt is automation.
 //
 // A record's id is the session id and the message id: a legacy file and
 // its migrated .jsonl, or a session read again after a rewind, give the
@@ -144,6 +146,21 @@ const (
 // function responses.
 const geminiToolResponse = "tool response"
 
+// Gemini CLI starts the model's history with the session context (the
+// date, the operating system, the workspace's folders), wrapped in
+// <session_context> (geminiContextIntro opens it in older builds), which
+// the model is made to acknowledge; a hook's context is added to a
+// prompt in <hook_context>. Neither is what the user said: the context
+// is a turn of type geminiContext once read, and both are cut from a
+// prompt.
+var geminiInjected = regexp.MustCompile(`(?s)<session_context>.*?(?:</session_context>|$)|<hook_context>.*?(?:</hook_context>|$)`)
+
+const (
+	geminiContext      = "context"
+	geminiContextIntro = "This is the Gemini CLI. We are setting up the context for our chat."
+	geminiContextAck   = "Got it. Thanks for the context!"
+)
+
 // geminiSeenWindow bounds the message ids a file's cursor remembers
 // (digests, keptKeyBytes each). Gemini appends again mostly its latest
 // messages (tool calls and token counts come after the text), but also
@@ -204,9 +221,10 @@ type geminiHandler struct {
 	seen    idWindow
 	// latest is st.Latest parsed, as the earlier reads left it.
 	latest time.Time
-	// summarized is set when the last message kept is a compression
-	// summary.
-	summarized bool
+	// ack is the acknowledgement the model is made to answer the last
+	// message kept with, when it is a compression summary or the
+	// session context.
+	ack string
 	// onward is set on a read that goes on from an earlier one's cursor.
 	onward bool
 	// parent is the session a sub-agent's folder names; stem the file
@@ -372,8 +390,14 @@ func (h *geminiHandler) turn(n int, l *geminiLine) *geminiTurn {
 			// pending for the answer.
 			turn.typ, turn.text, turn.tools = geminiToolResponse, "", nil
 		} else if l.Type == "user" {
-			if m := geminiSnapshot.FindStringSubmatch(text); m != nil {
+			cut := strings.TrimSpace(geminiInjected.ReplaceAllString(text, ""))
+			switch m := geminiSnapshot.FindStringSubmatch(text); {
+			case m != nil:
 				turn.typ, turn.text, turn.tools = geminiSummary, strings.TrimSpace(m[1]), nil
+			case cut == "" && text != "", strings.HasPrefix(text, geminiContextIntro):
+				turn.typ, turn.text, turn.tools = geminiContext, "", nil
+			default:
+				turn.text = cut
 			}
 		}
 	case geminiQuietTypes[l.Type]:
@@ -384,13 +408,20 @@ func (h *geminiHandler) turn(n int, l *geminiLine) *geminiTurn {
 }
 
 // keep holds a turn until the read's last line, in the place of an
-// earlier one of its id. The model's acknowledgement of a compression
-// summary is not dialogue.
+// earlier one of its id. The model's canned acknowledgement of a
+// compression summary or of the session context is not dialogue.
 func (h *geminiHandler) keep(t *geminiTurn) {
-	if h.summarized && t.typ == "gemini" && t.text == geminiSummaryAck && len(t.tools) == 0 {
+	if h.ack != "" && t.typ == "gemini" && t.text == h.ack && len(t.tools) == 0 {
 		t.typ = "info"
 	}
-	h.summarized = t.typ == geminiSummary
+	switch t.typ {
+	case geminiSummary:
+		h.ack = geminiSummaryAck
+	case geminiContext:
+		h.ack = geminiContextAck
+	default:
+		h.ack = ""
+	}
 	if _, ok := h.turns[t.id]; !ok {
 		h.order = append(h.order, t.id)
 	}

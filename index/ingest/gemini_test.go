@@ -493,3 +493,32 @@ func TestReadGemini_toolResponses(t *testing.T) {
 		t.Fatalf("got %d records; want 4, the answer with the tool call read before the tool response", n)
 	}
 }
+
+// TestReadGemini_sessionContext: the session context Gemini puts first
+// in the model's history (date, operating system, folders: its history
+// sync writes it as a user message, an older build as plain text) and
+// the model's canned acknowledgement of it are not dialogue; the context
+// a hook adds to a prompt is cut from it.
+func TestReadGemini_sessionContext(t *testing.T) {
+	src, f := writeGemini(t, `{"sessionId":"aaaaaaaa-0000-4000-8000-00000000000a","projectHash":"x","startTime":"2026-03-05T08:00:00.000Z","kind":"main"}
+{"$set":{"messages":[{"id":"0f3c9a7e5b1d4c2a8e6f0b9d7c5a3e1f","timestamp":"2026-03-05T08:00:01.000Z","type":"user","content":[{"text":"<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\nToday's date is Thursday, March 5, 2026.\nMy operating system is: linux\n</session_context>"}]},{"id":"1e2d3c4b5a69788796a5b4c3d2e1f0a9","timestamp":"2026-03-05T08:00:01.000Z","type":"gemini","content":[{"text":"Got it. Thanks for the context!"}]}],"lastUpdated":"2026-03-05T08:00:01.000Z"}}
+{"id":"u-1","timestamp":"2026-03-05T08:00:05.000Z","type":"user","content":[{"text":"Which queue does the mailer use?\n<hook_context>branch: main</hook_context>"}]}
+{"id":"g-1","timestamp":"2026-03-05T08:00:09.000Z","type":"gemini","content":"Got it. Thanks for the context!"}
+{"id":"old-1","timestamp":"2026-03-05T08:01:00.000Z","type":"user","content":[{"text":"This is the Gemini CLI. We are setting up the context for our chat.\nToday's date is Thursday, March 5, 2026.\nMy operating system is: linux"}]}
+`)
+	var got readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &got)
+	var recs []string
+	for _, r := range got.records {
+		recs = append(recs, strings.TrimPrefix(r.ID, "aaaaaaaa-0000-4000-8000-00000000000a:")+" "+r.Role+" "+strconv.Quote(r.Text))
+	}
+	// The model's words that only look like the acknowledgement, after a
+	// prompt, are its answer.
+	want := []string{
+		`u-1 user "Which queue does the mailer use?"`,
+		`g-1 assistant "Got it. Thanks for the context!"`,
+	}
+	if strings.Join(recs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(recs, "\n"), strings.Join(want, "\n"))
+	}
+}
