@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -383,7 +384,7 @@ func (h *geminiHandler) turn(n int, l *geminiLine) *geminiTurn {
 			content = l.DisplayContent
 		}
 		text, tools, responses := h.content(n, content)
-		turn.text, turn.tools = text, append(tools, h.toolCalls(n, l.ToolCalls)...)
+		turn.text, turn.tools = text, geminiCalls(tools, h.toolCalls(n, l.ToolCalls))
 		if l.Type == "user" && responses {
 			// The tool responses Gemini sends back, recorded as the
 			// user's: not a prompt, so the calls they answer stay
@@ -590,6 +591,26 @@ func (h *geminiHandler) when(ts string) (t time.Time, own bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// geminiCalls joins the summaries of a message's functionCall parts and
+// of its toolCalls: a call in both (Gemini records a turn of calls with
+// its parts and then adds the calls' records, and its history sync
+// writes the model's parts back) is one call.
+func geminiCalls(parts, calls []string) []string {
+	out := slices.Clone(parts)
+	matched := make([]bool, len(parts))
+next:
+	for _, c := range calls {
+		for i, p := range parts {
+			if !matched[i] && p == c {
+				matched[i] = true
+				continue next
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // geminiParts decodes content: a string, one part, or a list of parts

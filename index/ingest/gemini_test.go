@@ -522,3 +522,21 @@ func TestReadGemini_sessionContext(t *testing.T) {
 		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(recs, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestReadGemini_callOnce: a tool call both in a message's content (a
+// functionCall part: a turn of calls only, or the history sync writing
+// the model's parts) and in its toolCalls is one call, summarized once.
+func TestReadGemini_callOnce(t *testing.T) {
+	src, f := writeGemini(t, geminiShopHead+`{"id":"g-2","timestamp":"2026-03-05T08:01:02.000Z","type":"gemini","content":[{"text":"Checking.","thought":true},{"functionCall":{"id":"call-1","name":"read_file","args":{"file_path":"/home/dev/src/shop/mailer.go"}}}],"toolCalls":[{"id":"call-1","name":"read_file","args":{"file_path":"/home/dev/src/shop/mailer.go"},"status":"success","timestamp":"2026-03-05T08:01:03.000Z"},{"id":"call-2","name":"read_file","args":{"file_path":"/home/dev/src/shop/queue.go"},"status":"success","timestamp":"2026-03-05T08:01:03.000Z"}]}
+{"id":"g-3","timestamp":"2026-03-05T08:01:06.000Z","type":"gemini","content":"Three retries."}
+`)
+	var got readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &got)
+	want := "Three retries.\n[tool: read_file /home/dev/src/shop/mailer.go]\n[tool: read_file /home/dev/src/shop/queue.go]"
+	if n := len(got.records); n != 3 || got.records[2].Text != want {
+		for _, r := range got.records {
+			t.Logf("%s %s %q", r.ID, r.Role, r.Text)
+		}
+		t.Fatalf("got %d records; want 3, the answer with each call once", n)
+	}
+}
