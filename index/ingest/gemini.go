@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zeebo/xxh3"
+
 	"github.com/nova-recall/nova/config"
 )
 
@@ -216,8 +218,10 @@ type geminiHandler struct {
 	// turns are the messages of this read by id, order their ids in the
 	// order they first came; changed is why this read changes what an
 	// earlier read gave ("" when it does not).
-	turns   map[string]*geminiTurn
-	order   []string
+	turns map[string]*geminiTurn
+	order []string
+	// held counts the turns held by what they say (geminiContent).
+	held    map[uint64]int
 	changed string
 	seen    idWindow
 	// latest is st.Latest parsed, as the earlier reads left it.
@@ -234,7 +238,7 @@ type geminiHandler struct {
 }
 
 func newGeminiHandler(fc *fileCtx, state json.RawMessage) (*geminiHandler, error) {
-	h := &geminiHandler{fc: fc, turns: map[string]*geminiTurn{}, seen: idWindow{size: geminiSeenWindow}, onward: len(bytes.TrimSpace(state)) > 0}
+	h := &geminiHandler{fc: fc, turns: map[string]*geminiTurn{}, held: map[uint64]int{}, seen: idWindow{size: geminiSeenWindow}, onward: len(bytes.TrimSpace(state)) > 0}
 	if err := decodeState(state, &h.st); err != nil {
 		return nil, err
 	}
@@ -323,22 +327,35 @@ func (h *geminiHandler) set(n int, raw json.RawMessage) {
 // of a message already read under a fresh id (a sub-agent's compression
 // gives the kept turns new ids) is not read again.
 func (h *geminiHandler) history(n int, msgs []json.RawMessage) {
-	held := map[string]bool{}
-	for _, t := range h.turns {
-		if t.text != "" {
-			held[t.typ+"\x00"+t.text] = true
-		}
-	}
 	for _, m := range msgs {
 		var l geminiLine
 		if json.Unmarshal(m, &l) != nil || l.ID == "" {
 			continue
 		}
 		t := h.turn(n, &l)
-		if _, ok := h.turns[t.id]; !ok && t.text != "" && held[t.typ+"\x00"+t.text] {
+		if _, ok := h.turns[t.id]; !ok && h.held[geminiContent(t)] > 0 {
 			continue
 		}
 		h.keep(t)
+	}
+}
+
+// geminiContent is a digest of what a turn says (0: nothing), to know a
+// copy of one under another id.
+func geminiContent(t *geminiTurn) uint64 {
+	if t.text == "" {
+		return 0
+	}
+	return xxh3.HashStringSeed(t.text, xxh3.HashString(t.typ))
+}
+
+// hold counts a turn held (by what it says) when by is 1, or forgets it
+// when by is -1.
+func (h *geminiHandler) hold(t *geminiTurn, by int) {
+	if k := geminiContent(t); k != 0 {
+		if h.held[k] += by; h.held[k] <= 0 {
+			delete(h.held, k)
+		}
 	}
 }
 
@@ -354,6 +371,7 @@ func (h *geminiHandler) rewind(id string) {
 		i = 0
 	}
 	for _, gone := range h.order[i:] {
+		h.hold(h.turns[gone], -1)
 		delete(h.turns, gone)
 	}
 	h.order = h.order[:i]
@@ -391,8 +409,17 @@ func (h *geminiHandler) turn(n int, l *geminiLine) *geminiTurn {
 			// pending for the answer.
 			turn.typ, turn.text, turn.tools = geminiToolResponse, "", nil
 		} else if l.Type == "user" {
-			cut := strings.TrimSpace(geminiInjected.ReplaceAllString(text, ""))
-			switch m := geminiSnapshot.FindStringSubmatch(text); {
+			// The tags are looked for before the expressions run: most
+			// prompts have none.
+			cut := text
+			if strings.Contains(text, "_context>") {
+				cut = strings.TrimSpace(geminiInjected.ReplaceAllString(text, ""))
+			}
+			var m []string
+			if strings.Contains(text, "<state_snapshot>") {
+				m = geminiSnapshot.FindStringSubmatch(text)
+			}
+			switch {
 			case m != nil:
 				turn.typ, turn.text, turn.tools = geminiSummary, strings.TrimSpace(m[1]), nil
 			case cut == "" && text != "", strings.HasPrefix(text, geminiContextIntro):
@@ -423,9 +450,12 @@ func (h *geminiHandler) keep(t *geminiTurn) {
 	default:
 		h.ack = ""
 	}
-	if _, ok := h.turns[t.id]; !ok {
+	if old, ok := h.turns[t.id]; ok {
+		h.hold(old, -1)
+	} else {
 		h.order = append(h.order, t.id)
 	}
+	h.hold(t, 1)
 	h.turns[t.id] = t
 }
 
