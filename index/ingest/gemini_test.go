@@ -424,6 +424,23 @@ func TestReadGemini_farRewrite(t *testing.T) {
 	if len(onward.records) != 1 || onward.records[0].Text != "Done." {
 		t.Fatalf("a new message read on: %+v", onward.records)
 	}
+
+	// A message without a time, or stamped before the latest read (a clock
+	// set back), cannot be told from one written again: the file is read
+	// whole, which gives it once.
+	for _, line := range []string{
+		`{"id":"g-undated","type":"gemini","content":"Undated."}`,
+		`{"id":"g-early","timestamp":"2026-03-05T08:30:00.000Z","type":"gemini","content":"Early."}`,
+	} {
+		src, f = writeGemini(t, geminiLong(geminiSeenWindow+200))
+		var read readResult
+		readFrom(t, src, f.Path, f.Rel, Cursor{}, &read)
+		appendGemini(t, f, line+"\n")
+		_, err := ReadFile(context.Background(), src, f, read.cursor, Sink{Record: func(memory.Record) error { return nil }, Problem: func(Problem) {}})
+		if !errors.Is(err, ErrFileChanged) {
+			t.Errorf("%s read on: %v, want ErrFileChanged", line, err)
+		}
+	}
 }
 
 // geminiCompressed is a recording Gemini compressed: its history sync
