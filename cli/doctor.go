@@ -7,6 +7,7 @@ import (
 
 	"github.com/nova-recall/nova/doctor"
 	"github.com/nova-recall/nova/inert"
+	"github.com/nova-recall/nova/paths"
 )
 
 const doctorHelp = `Checks the configuration, the loopback boundary, novad, the active index and
@@ -15,7 +16,9 @@ privacy protection of ~/Documents, ~/Desktop and ~/Downloads), the source
 files whose input the last sync skipped (binary files, malformed lines:
 --json lists every one), the service registration, the source watcher
 (running, watch limits, files gone from sources whose memory is kept),
-index freshness, whether the active generation's files are intact (--deep
+index freshness, Nova's MCP entry and skill in each agent found here
+(current, stale: another novactl, NOVA_HOME or skill version, or not
+installed; both optional, so never Blocked), whether the active generation's files are intact (--deep
 hashes every file) and whether other users can read the home. Each check is
 Ready, Degraded or Blocked: <code>, with one line of advice. It only reads;
 it changes nothing.
@@ -45,7 +48,8 @@ func doctorCommand(ctx context.Context, inv *Invocation, args []string, name, he
 		return ExitUsage
 	}
 	novadProbe, watcherProbe := newServiceProbes(inv)
-	rep := doctor.Run(ctx, doctor.Options{Environ: inv.Environ, Service: novadProbe, WatcherService: watcherProbe, Deep: *deep})
+	rep := doctor.Run(ctx, doctor.Options{Environ: inv.Environ, Service: novadProbe, WatcherService: watcherProbe, Deep: *deep,
+		Agents: doctorAgents(inv, defaultMCPDeps())})
 	if *jsonOut {
 		printJSON(inv.Stdout, rep)
 	} else {
@@ -82,4 +86,22 @@ func printDoctor(w io.Writer, rep doctor.Report, advice bool) {
 	if rep.Blocked > 0 {
 		fmt.Fprintf(w, "%d blocked, %d degraded.\n", rep.Blocked, rep.Degraded)
 	}
+}
+
+// doctorAgents is what doctor needs to report the agents' MCP entry and
+// skill: the entry novactl mcp install would write now, as mcp status
+// compares with it. Without one (this novactl cannot be found) only the
+// skill is checked.
+func doctorAgents(inv *Invocation, deps mcpDeps) *doctor.AgentOptions {
+	opts := &doctor.AgentOptions{}
+	home, err := paths.Resolve(inv.Environ)
+	if err != nil {
+		return opts
+	}
+	if cmd, err := novactlPath(inv.Environ, deps); err == nil {
+		if e, err := mcpEntry(inv.Environ, home, cmd); err == nil {
+			opts.MCPEntry = &e
+		}
+	}
+	return opts
 }

@@ -403,15 +403,7 @@ type mcpStatusAgent struct {
 	File     string `json:"file"`
 	Detected bool   `json:"detected"`
 	agentconf.Status
-	// Projects repeats Status.Shadows with the command that removes each.
-	Projects []mcpProjectEntry `json:"projectEntries,omitempty"`
-	Error    string            `json:"error,omitempty"`
-}
-
-// mcpProjectEntry is a Claude Code project entry with its remedy.
-type mcpProjectEntry struct {
-	agentconf.ProjectEntry
-	Remove string `json:"remove"`
+	Error string `json:"error,omitempty"`
 }
 
 // runMCPStatus is novactl mcp status: what each agent's file holds of
@@ -459,10 +451,6 @@ func runMCPStatus(inv *Invocation, args []string, deps mcpDeps) int {
 		if r.Status, err = agentconf.Inspect(a, path, entry, recs.Get(path)); err != nil {
 			r.Error, code = err.Error(), ExitFailure
 		}
-		for _, sh := range r.Shadows {
-			r.Projects = append(r.Projects, mcpProjectEntry{ProjectEntry: sh, Remove: sh.RemoveHint()})
-		}
-		r.Shadows = nil
 		out = append(out, r)
 	}
 	if *jsonOut {
@@ -472,8 +460,8 @@ func runMCPStatus(inv *Invocation, args []string, deps mcpDeps) int {
 	w := inv.Stdout
 	for _, r := range out {
 		fmt.Fprintf(w, "%-12s %s: %s\n", r.Name, paths.Tilde(r.File, inv.Environ), mcpStateText(r))
-		for _, p := range r.Projects {
-			printShadow(inv, p.ProjectEntry)
+		for _, p := range r.Shadows {
+			printShadow(inv, p)
 		}
 	}
 	return code
@@ -516,5 +504,5 @@ func printShadows(inv *Invocation, a agentconf.Agent, path string, e agentconf.E
 
 func printShadow(inv *Invocation, sh agentconf.ProjectEntry) {
 	fmt.Fprintf(inv.Stdout, "%-12s warning: project %s has its own \"nova\" server, which Claude Code starts there instead (%s). Remove it: %s\n",
-		"", sh.Project, strings.Join(sh.Differs, "; "), sh.RemoveHint())
+		"", sh.Project, strings.Join(sh.Differs, "; "), sh.Remove)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/doctor"
 	"github.com/nova-recall/nova/internal/novatest"
 )
 
@@ -606,5 +607,65 @@ func TestMCPStatus_ProjectEntries(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(p); string(b) != edited {
 		t.Error("status or install changed the file")
+	}
+}
+
+// TestDoctor_AgentsMCPAndSkill: doctor reports each agent's MCP entry and
+// skill, in text and JSON: a current entry and skill as such, an entry of
+// another novactl as stale (Degraded, not Blocked) with the command that
+// updates it.
+func TestDoctor_AgentsMCPAndSkill(t *testing.T) {
+	home, env := mcpAgentHome(t)
+	novatest.DownHome(t, filepath.Join(home, "nova-home"))
+	self, err := novactlPath(env, defaultMCPDeps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"mcp", "install", "--agent", "claude-code", "--command", self},
+		{"mcp", "install", "--agent", "codex", "--command", fakeNovactl(t)},
+		{"skill", "install", "--agent", "claude-code"},
+	} {
+		if _, errs, code := mcpRun(t, env, args...); code != ExitOK {
+			t.Fatalf("%v: %s", args, errs)
+		}
+	}
+
+	out, _, _ := mcpRun(t, env, "doctor", "--json")
+	var rep doctor.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, out)
+	}
+	if rep.Agents == nil {
+		t.Fatalf("doctor --json has no agents:\n%s", out)
+	}
+	states := map[string]string{}
+	for _, a := range rep.Agents.MCP {
+		states[a.Agent] = string(a.State)
+	}
+	if states["claude-code"] != "current" || states["codex"] != "stale" || states["gemini"] != "absent" || len(states) != 5 {
+		t.Errorf("mcp states: %v", states)
+	}
+	if len(rep.Agents.Skills) == 0 || rep.Agents.Skills[0].Target != "claude-code" || rep.Agents.Skills[0].State != "current" {
+		t.Errorf("skills: %+v", rep.Agents.Skills)
+	}
+	for _, c := range rep.Checks {
+		switch c.ID {
+		case "mcp":
+			if c.State != doctor.Degraded || c.Code != doctor.CodeMCPStale || !strings.Contains(c.Advice, self+" mcp install --agent codex") {
+				t.Errorf("mcp check: %+v", c)
+			}
+		case "skill":
+			if c.State != doctor.Ready || !strings.Contains(c.Message, "claude-code: current") {
+				t.Errorf("skill check: %+v", c)
+			}
+		}
+	}
+
+	out, _, _ = mcpRun(t, env, "doctor")
+	for _, want := range []string{"MCP server in agents", "Codex: stale", self + " mcp install --agent codex", "Skill in agents"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out)
+		}
 	}
 }

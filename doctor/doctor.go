@@ -1,7 +1,8 @@
 // Package doctor checks everything a person needs to trust a Nova setup:
 // the configuration, the loopback boundary, the daemon, the active index
 // and its embedding profile, the internal token, each source and the input
-// its last read skipped, the service registration and index freshness.
+// its last read skipped, the service registration, index freshness, and
+// Nova's MCP entry and skill in the agents found on this machine.
 // Each check has a state (Ready, Degraded, Blocked: <code>) and one line
 // of advice. Doctor only reads: it never starts a server, builds an index
 // or writes a file.
@@ -67,6 +68,9 @@ const (
 	CodeWatcherNotInstalled = "watcher-not-installed"
 	CodeWatcherLimit        = "watcher-limit"
 	CodeWatcherSyncFailed   = "watcher-sync-failed"
+	// Nova's MCP entry and skill in the agents (both optional).
+	CodeMCPStale   = "mcp-entry-stale"
+	CodeSkillStale = "skill-stale"
 )
 
 // Check is one line of the doctor report.
@@ -96,6 +100,9 @@ type Report struct {
 	// SkippedInput lists every source file whose last read skipped input
 	// (the input check names the first few).
 	SkippedInput []SkippedFile `json:"skippedInput,omitempty"`
+	// Agents is what the agents found here hold of Nova (its MCP entry,
+	// its skill); nil when none is found or the checks did not run.
+	Agents *AgentsReport `json:"agents,omitempty"`
 }
 
 // ServiceStatus is what the service manager says about novad.
@@ -138,6 +145,9 @@ type Options struct {
 	// FreeSpace returns the free space on the volume holding a path; nil
 	// asks the operating system.
 	FreeSpace func(path string) (uint64, error)
+	// Agents, when set, adds the checks of Nova's MCP entry and skill in
+	// the agents found here (see AgentOptions).
+	Agents *AgentOptions
 }
 
 func blocked(id, title, code, advice string) Check {
@@ -408,6 +418,13 @@ func Run(ctx context.Context, opts Options) Report {
 		default:
 			add(ready("service", "Service", "registered with "+st.Manager+" and running"))
 		}
+	}
+
+	// The agents' MCP entry and skill.
+	if opts.Agents != nil {
+		var checks []Check
+		checks, rep.Agents = agentChecks(opts.Environ, home, opts.Agents)
+		rep.Checks = append(rep.Checks, checks...)
 	}
 	rep.finish()
 	return rep

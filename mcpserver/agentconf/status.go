@@ -63,16 +63,19 @@ type ProjectEntry struct {
 	NovaHome string `json:"novaHome,omitempty"`
 	// Differs says how it differs from the entry install writes.
 	Differs []string `json:"differs"`
+	// Remove is the command that removes it (see RemoveHint).
+	Remove string `json:"remove"`
 }
 
 // RemoveHint is the command that removes p, run by the person: Claude
 // Code's own, in the project's directory.
 func (p ProjectEntry) RemoveHint() string {
-	return fmt.Sprintf("cd %s && claude mcp remove %s -s local", shellWord(p.Project), ServerName)
+	return fmt.Sprintf("cd %s && claude mcp remove %s -s local", ShellWord(p.Project), ServerName)
 }
 
-// shellWord quotes s for a POSIX shell when it needs it.
-func shellWord(s string) string {
+// ShellWord quotes s for a POSIX shell when it needs it, for a command
+// shown to a person to paste.
+func ShellWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+@%:,") == "" {
 		return s
 	}
@@ -138,7 +141,9 @@ func projectEntries(src []byte, e Entry) ([]ProjectEntry, error) {
 		if !ok || e.matches(v) {
 			continue
 		}
-		out = append(out, ProjectEntry{Project: dir, Command: entryCommand(v), NovaHome: entryNovaHome(v), Differs: e.differs(v)})
+		p := ProjectEntry{Project: dir, Command: entryCommand(v), NovaHome: entryNovaHome(v), Differs: e.differs(v)}
+		p.Remove = p.RemoveHint()
+		out = append(out, p)
 	}
 	slices.SortFunc(out, func(a, b ProjectEntry) int { return strings.Compare(a.Project, b.Project) })
 	return out, nil
