@@ -25,7 +25,8 @@ to stderr; stdout carries only protocol messages. When novad is not running, the
 say so instead of failing.
 
   install     add Nova ("nova": novactl mcp) to agents' MCP configuration files
-  uninstall   remove exactly what install added
+  uninstall   remove exactly what install added, and name any Claude Code
+              project that keeps its own "nova" entry (left as it is)
   status      show each agent's entry: current, stale (another novactl or NOVA_HOME),
               or missing, and Claude Code projects whose own "nova" entry differs
 
@@ -45,8 +46,9 @@ and writes nothing.
 Claude Code also keeps MCP servers per project in ~/.claude.json (what
 "claude mcp add" writes by default), and in that project starts its own "nova"
 instead of the one install writes. status and install name such an entry when its
-command or NOVA_HOME differ, with the command that removes it; Nova never edits
-those entries itself.`
+command or NOVA_HOME differ, and uninstall names every one, with the command that
+removes it; Nova never edits those entries itself (Claude Code's own "claude mcp
+remove" also takes one scope at a time).`
 
 func mcpVerbs() []verb {
 	return []verb{
@@ -249,11 +251,16 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 			if d := plan.Diff(); d != "" {
 				fmt.Fprint(inv.Stdout, indent(d)+"\n")
 			}
+			if !install {
+				printProjectEntries(inv, a, path)
+			}
 			continue
 		}
 		fmt.Fprintf(inv.Stdout, "%-12s %s: %s\n", a.Name, shown, describe(plan, false))
 		if install {
 			printShadows(inv, a, path, entry)
+		} else {
+			printProjectEntries(inv, a, path)
 		}
 		if plan.Changed() || (!install && plan.Action == agentconf.Absent && recs.Get(path) != nil) {
 			recs.Set(path, plan.Record)
@@ -499,6 +506,29 @@ func printShadows(inv *Invocation, a agentconf.Agent, path string, e agentconf.E
 	}
 	for _, sh := range st.Shadows {
 		printShadow(inv, sh)
+	}
+}
+
+// printProjectEntries names, after uninstall, each of a's per-project
+// "nova" entries in path (Claude Code's), which remain: like `claude mcp
+// remove nova -s user`, uninstall leaves other scopes alone (Claude Code's
+// own remove takes one scope at a time), and these are the person's,
+// added with `claude mcp add`, perhaps on purpose for that project.
+func printProjectEntries(inv *Invocation, a agentconf.Agent, path string) {
+	entries, err := agentconf.ProjectEntries(a, path)
+	if err != nil {
+		return // the uninstall itself reported what it could not read
+	}
+	for _, p := range entries {
+		cmd, home := p.Command, ""
+		if cmd == "" {
+			cmd = "(none)"
+		}
+		if p.NovaHome != "" {
+			home = ", " + paths.EnvHome + " " + p.NovaHome
+		}
+		fmt.Fprintf(inv.Stdout, "%-12s note: project %s keeps its own \"nova\" server (command %s%s), which Claude Code still starts there; uninstall leaves it. Remove it: %s\n",
+			"", p.Project, cmd, home, p.Remove)
 	}
 }
 

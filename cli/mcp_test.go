@@ -669,3 +669,57 @@ func TestDoctor_AgentsMCPAndSkill(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPUninstall_NamesProjectEntries: uninstall removes the user-level
+// entry only, as `claude mcp remove nova -s user` would, and names every
+// Claude Code project that keeps its own "nova" (one like the removed
+// entry too: Claude Code goes on starting it there), with the command that
+// removes each; those entries stay as they are.
+func TestMCPUninstall_NamesProjectEntries(t *testing.T) {
+	novactl := fakeNovactl(t)
+	home, env := mcpAgentHome(t)
+	nova := filepath.Join(home, "nova-home")
+	if _, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "claude-code", "--command", novactl); code != ExitOK {
+		t.Fatalf("install: %s", errs)
+	}
+	p := filepath.Join(home, ".claude.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := `{"type": "stdio", "command": "` + novactl + `", "args": ["mcp"], "env": {"NOVA_HOME": "` + nova + `"}}`
+	edited := strings.Replace(string(b), `"/Users/ada/src/app": {`,
+		`"/Users/ada/src/lib": {"mcpServers": {"nova": `+same+`}},
+    "/Users/ada/src/my app": {"mcpServers": {"nova": {"command": "/usr/local/old/novactl", "args": ["mcp"]}}},
+    "/Users/ada/src/app": {`, 1)
+	if edited == string(b) {
+		t.Fatal("the fixture has no /Users/ada/src/app project")
+	}
+	if err := os.WriteFile(p, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, args := range [][]string{{"--dry-run"}, {}} {
+		out, errs, code := mcpRun(t, env, append([]string{"mcp", "uninstall", "--agent", "claude-code"}, args...)...)
+		for _, want := range []string{"cd /Users/ada/src/lib && claude mcp remove nova -s local", "cd '/Users/ada/src/my app' && claude mcp remove nova -s local",
+			"/usr/local/old/novactl"} {
+			if code != ExitOK || !strings.Contains(out, want) {
+				t.Errorf("uninstall %v (%d) lacks %q:\n%s%s", args, code, want, out, errs)
+			}
+		}
+	}
+	b, err = os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"/Users/ada/src/lib": {"mcpServers": {"nova": `+same) || !strings.Contains(string(b), "/usr/local/old/novactl") ||
+		strings.Count(string(b), `"nova"`) != 2 {
+		t.Errorf("uninstall did not leave exactly the project entries:\n%s", b)
+	}
+
+	// Nothing left at user level: uninstall still names them.
+	out, _, code := mcpRun(t, env, "mcp", "uninstall", "--agent", "claude-code")
+	if code != ExitOK || !strings.Contains(out, "nothing to remove") || !strings.Contains(out, "/Users/ada/src/lib") {
+		t.Errorf("second uninstall (%d):\n%s", code, out)
+	}
+}

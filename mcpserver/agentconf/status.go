@@ -61,7 +61,8 @@ type ProjectEntry struct {
 	// Command and NovaHome are the entry's.
 	Command  string `json:"command"`
 	NovaHome string `json:"novaHome,omitempty"`
-	// Differs says how it differs from the entry install writes.
+	// Differs says how it differs from the entry install writes (nil
+	// from ProjectEntries, which compares with nothing).
 	Differs []string `json:"differs"`
 	// Remove is the command that removes it (see RemoveHint).
 	Remove string `json:"remove"`
@@ -117,16 +118,40 @@ func Inspect(a Agent, path string, e Entry, rec *Record) (Status, error) {
 		}
 	}
 	if a.ID == agents.ClaudeCode {
-		if st.Shadows, err = projectEntries(src, e); err != nil {
+		if st.Shadows, err = projectEntries(src, &e); err != nil {
 			return st, fmt.Errorf("read %s: %w", path, err)
 		}
 	}
 	return st, nil
 }
 
+// ProjectEntries returns every per-project "nova" entry in agent a's
+// user file at path (Claude Code's; none for another agent), by project
+// path, with no Differs. Uninstall names them: it removes the user-level
+// entry only, as `claude mcp remove nova -s user` does, and Claude Code
+// goes on starting a project's own entry in that project.
+func ProjectEntries(a Agent, path string) ([]ProjectEntry, error) {
+	if a.ID != agents.ClaudeCode {
+		return nil, nil
+	}
+	src, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out, err := projectEntries(src, nil)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return out, nil
+}
+
 // projectEntries returns the per-project "nova" entries of a Claude Code
-// user file that differ from e, by project path.
-func projectEntries(src []byte, e Entry) ([]ProjectEntry, error) {
+// user file that differ from e (every one when e is nil), by project
+// path.
+func projectEntries(src []byte, e *Entry) ([]ProjectEntry, error) {
 	var doc struct {
 		Projects map[string]struct {
 			MCPServers map[string]any `json:"mcpServers"`
@@ -138,10 +163,13 @@ func projectEntries(src []byte, e Entry) ([]ProjectEntry, error) {
 	var out []ProjectEntry
 	for dir, p := range doc.Projects {
 		v, ok := p.MCPServers[ServerName]
-		if !ok || e.matches(v) {
+		if !ok || (e != nil && e.matches(v)) {
 			continue
 		}
-		p := ProjectEntry{Project: dir, Command: entryCommand(v), NovaHome: entryNovaHome(v), Differs: e.differs(v)}
+		p := ProjectEntry{Project: dir, Command: entryCommand(v), NovaHome: entryNovaHome(v)}
+		if e != nil {
+			p.Differs = e.differs(v)
+		}
 		p.Remove = p.RemoveHint()
 		out = append(out, p)
 	}
