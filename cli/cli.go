@@ -36,6 +36,10 @@ type Invocation struct {
 	Stdout  io.Writer
 	Stderr  io.Writer
 	Environ []string
+	// Dir is the working directory ("" when unknown): what novactl reads
+	// of the project it runs in (Claude Code's .mcp.json) is read there,
+	// never from the process' own.
+	Dir string
 
 	// flagSets, when set, is told of every flag set the command defines
 	// (newFlags): the completion generator reads flags this way.

@@ -93,7 +93,7 @@ func printDoctor(w io.Writer, rep doctor.Report, advice bool) {
 // compares with it. Without one (this novactl cannot be found) only the
 // skill is checked.
 func doctorAgents(inv *Invocation, deps mcpDeps) *doctor.AgentOptions {
-	opts := &doctor.AgentOptions{}
+	opts := &doctor.AgentOptions{Dir: inv.Dir}
 	home, err := paths.Resolve(inv.Environ)
 	if err != nil {
 		return opts

@@ -29,6 +29,7 @@ say so instead of failing.
               project that keeps its own "nova" entry (left as it is)
   status      show each agent's entry: current, stale (another novactl or NOVA_HOME),
               or missing, and Claude Code projects whose own "nova" entry differs
+              (in ~/.claude.json, or in the .mcp.json of the current directory)
 
 Agents and files (--agent, comma-separated; default all agents found on this machine):
   claude-code  ~/.claude.json           mcpServers.nova (or $CLAUDE_CONFIG_DIR/.claude.json)
@@ -45,7 +46,9 @@ and writes nothing.
 
 Claude Code also keeps MCP servers per project in ~/.claude.json (what
 "claude mcp add" writes by default), and in that project starts its own "nova"
-instead of the one install writes. status and install name such an entry when its
+instead of the one install writes; so does a project's own .mcp.json, which
+Claude Code reads in the directory it starts in. status and install (and doctor)
+name such an entry (a .mcp.json only in the current directory) when its
 command or NOVA_HOME differ, and uninstall names every one, with the command that
 removes it; Nova never edits those entries itself (Claude Code's own "claude mcp
 remove" also takes one scope at a time).`
@@ -458,6 +461,12 @@ func runMCPStatus(inv *Invocation, args []string, deps mcpDeps) int {
 		if r.Status, err = agentconf.Inspect(a, path, entry, recs.Get(path)); err != nil {
 			r.Error, code = err.Error(), ExitFailure
 		}
+		if more, err := agentconf.InspectDir(a, inv.Dir, entry); err != nil {
+			fmt.Fprintf(inv.Stderr, "novactl mcp status: %v\n", err)
+			code = ExitFailure
+		} else {
+			r.Shadows = append(r.Shadows, more...)
+		}
 		out = append(out, r)
 	}
 	if *jsonOut {
@@ -504,7 +513,11 @@ func printShadows(inv *Invocation, a agentconf.Agent, path string, e agentconf.E
 	if err != nil {
 		return // the install itself reported what it could not read
 	}
-	for _, sh := range st.Shadows {
+	more, err := agentconf.InspectDir(a, inv.Dir, e)
+	if err != nil {
+		fmt.Fprintf(inv.Stdout, "%-12s warning: %v\n", "", err)
+	}
+	for _, sh := range append(st.Shadows, more...) {
 		printShadow(inv, sh)
 	}
 }
@@ -533,6 +546,12 @@ func printProjectEntries(inv *Invocation, a agentconf.Agent, path string) {
 }
 
 func printShadow(inv *Invocation, sh agentconf.ProjectEntry) {
-	fmt.Fprintf(inv.Stdout, "%-12s warning: project %s has its own \"nova\" server, which Claude Code starts there instead (%s). Remove it: %s\n",
-		"", sh.Project, strings.Join(sh.Differs, "; "), sh.Remove)
+	where := "project " + sh.Project
+	if sh.Scope == agentconf.ScopeProject {
+		// The file is the project's, often committed: removing the entry
+		// changes it for everyone who uses the repository.
+		where = sh.File + " (the project's own, shared with the repository)"
+	}
+	fmt.Fprintf(inv.Stdout, "%-12s warning: %s has its own \"nova\" server, which Claude Code starts there instead (%s). Remove it: %s\n",
+		"", where, strings.Join(sh.Differs, "; "), sh.Remove)
 }

@@ -116,8 +116,14 @@ func fakeNovactl(t *testing.T) string {
 
 func mcpRun(t *testing.T, env []string, args ...string) (string, string, int) {
 	t.Helper()
+	return mcpRunIn(t, "", env, args...)
+}
+
+// mcpRunIn runs novactl with dir as its working directory.
+func mcpRunIn(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code := Run(context.Background(), args, &Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Environ: env})
+	code := Run(context.Background(), args, &Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Environ: env, Dir: dir})
 	return out.String(), errb.String(), code
 }
 
@@ -721,5 +727,69 @@ func TestMCPUninstall_NamesProjectEntries(t *testing.T) {
 	out, _, code := mcpRun(t, env, "mcp", "uninstall", "--agent", "claude-code")
 	if code != ExitOK || !strings.Contains(out, "nothing to remove") || !strings.Contains(out, "/Users/ada/src/lib") {
 		t.Errorf("second uninstall (%d):\n%s", code, out)
+	}
+}
+
+// TestMCPStatus_ProjectMCPJSON: a "nova" entry in the .mcp.json of the
+// directory novactl runs in (Claude Code's project scope, which it starts
+// there instead of the user-level entry) is reported by status, install
+// and doctor when it differs, with the command that removes it; one that
+// matches is not.
+func TestMCPStatus_ProjectMCPJSON(t *testing.T) {
+	novactl := fakeNovactl(t)
+	home, env := mcpAgentHome(t)
+	novatest.DownHome(t, filepath.Join(home, "nova-home"))
+	project := filepath.Join(t.TempDir(), "my app")
+	if err := os.MkdirAll(project, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	mcpJSON := filepath.Join(project, ".mcp.json")
+	stale := `{"mcpServers": {"nova": {"command": "novactl", "args": ["mcp"]}, "other": {"command": "x"}}}`
+	if err := os.WriteFile(mcpJSON, []byte(stale), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	remove := "cd '" + project + "' && claude mcp remove nova -s project"
+
+	out, errs, code := mcpRunIn(t, project, env, "mcp", "install", "--agent", "claude-code", "--command", novactl)
+	if code != ExitOK || !strings.Contains(out, remove) || !strings.Contains(out, ".mcp.json") {
+		t.Errorf("install (%d) does not name the .mcp.json entry:\n%s%s", code, out, errs)
+	}
+	out, errs, code = mcpRunIn(t, project, env, "mcp", "status", "--agent", "claude-code", "--command", novactl)
+	if code != ExitOK || !strings.Contains(out, remove) || !strings.Contains(out, "command novactl, not "+novactl) {
+		t.Errorf("status (%d):\n%s%s", code, out, errs)
+	}
+	out, _, _ = mcpRunIn(t, project, env, "mcp", "status", "--agent", "claude-code", "--command", novactl, "--json")
+	var doc struct {
+		Agents []struct {
+			ProjectEntries []struct{ Project, Scope, File, Remove string } `json:"projectEntries"`
+		} `json:"agents"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Agents) != 1 || len(doc.Agents[0].ProjectEntries) != 1 || doc.Agents[0].ProjectEntries[0].Scope != "project" ||
+		doc.Agents[0].ProjectEntries[0].File != mcpJSON || doc.Agents[0].ProjectEntries[0].Remove != remove {
+		t.Errorf("status --json: %+v", doc)
+	}
+	out, _, _ = mcpRunIn(t, project, env, "doctor")
+	if !strings.Contains(out, remove) {
+		t.Errorf("doctor does not name the .mcp.json entry:\n%s", out)
+	}
+	// Elsewhere, the project's file is not this directory's business.
+	if out, _, _ = mcpRunIn(t, t.TempDir(), env, "mcp", "status", "--agent", "claude-code", "--command", novactl); strings.Contains(out, ".mcp.json") {
+		t.Errorf("status in another directory:\n%s", out)
+	}
+
+	// A matching entry is not reported.
+	nova := filepath.Join(home, "nova-home")
+	current := `{"mcpServers": {"nova": {"command": "` + novactl + `", "args": ["mcp"], "env": {"NOVA_HOME": "` + nova + `"}}}}`
+	if err := os.WriteFile(mcpJSON, []byte(current), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, _ = mcpRunIn(t, project, env, "mcp", "status", "--agent", "claude-code", "--command", novactl); strings.Contains(out, ".mcp.json") {
+		t.Errorf("status names a current .mcp.json entry:\n%s", out)
+	}
+	if b, _ := os.ReadFile(mcpJSON); string(b) != current {
+		t.Error("status changed .mcp.json")
 	}
 }

@@ -16,6 +16,9 @@ type AgentOptions struct {
 	// MCPEntry is the entry novactl mcp install would write now (this
 	// novactl, this NOVA_HOME); nil skips the MCP check.
 	MCPEntry *agentconf.Entry
+	// Dir is the working directory, whose .mcp.json Claude Code reads
+	// when started there; "" skips it.
+	Dir string
 }
 
 // AgentsReport is what each agent found here holds of Nova.
@@ -55,7 +58,7 @@ func agentChecks(environ []string, home paths.Home, opts *AgentOptions) ([]Check
 	rep := &AgentsReport{}
 	var checks []Check
 	if opts.MCPEntry != nil {
-		if c, ok := mcpCheck(environ, home, *opts.MCPEntry, rep); ok {
+		if c, ok := mcpCheck(environ, home, *opts.MCPEntry, opts.Dir, rep); ok {
 			checks = append(checks, c)
 		}
 	}
@@ -78,7 +81,7 @@ func fixCommand(environ []string, home paths.Home, program, args string) string 
 	return paths.EnvHome + "=" + agentconf.ShellWord(home.Root) + " " + program + " " + args
 }
 
-func mcpCheck(environ []string, home paths.Home, e agentconf.Entry, rep *AgentsReport) (Check, bool) {
+func mcpCheck(environ []string, home paths.Home, e agentconf.Entry, dir string, rep *AgentsReport) (Check, bool) {
 	// An unreadable record only makes stale entries look foreign.
 	recs, _ := agentconf.LoadRecords(agentconf.RecordsFile(home))
 	var parts, stale, remove []string
@@ -86,6 +89,11 @@ func mcpCheck(environ []string, home paths.Home, e agentconf.Entry, rep *AgentsR
 		path := a.Path(environ)
 		r := MCPAgent{Agent: a.ID, Name: a.Name, File: path}
 		st, err := agentconf.Inspect(a, path, e, recs.Get(path))
+		if err == nil {
+			var more []agentconf.ProjectEntry
+			more, err = agentconf.InspectDir(a, dir, e)
+			st.Shadows = append(st.Shadows, more...)
+		}
 		r.Status = st
 		if err != nil {
 			r.Error = err.Error()
@@ -112,7 +120,11 @@ func mcpCheck(environ []string, home paths.Home, e agentconf.Entry, rep *AgentsR
 			parts = append(parts, a.Name+`: a "nova" server novactl did not install (`+strings.Join(st.Differs, "; ")+")")
 		}
 		for _, p := range st.Shadows {
-			parts = append(parts, fmt.Sprintf(`%s project %s: its own "nova" differs (%s)`, a.Name, p.Project, strings.Join(p.Differs, "; ")))
+			where := "project " + p.Project
+			if p.Scope == agentconf.ScopeProject {
+				where = p.File
+			}
+			parts = append(parts, fmt.Sprintf(`%s %s: its own "nova" differs (%s)`, a.Name, where, strings.Join(p.Differs, "; ")))
 			remove = append(remove, p.Remove)
 		}
 	}

@@ -18,7 +18,8 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Run(ctx, os.Args[1:], &cli.Invocation{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Environ: os.Environ()})
+	dir, _ := os.Getwd() // "" when it was removed: no project file is read
+	code := cli.Run(ctx, os.Args[1:], &cli.Invocation{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Environ: os.Environ(), Dir: dir})
 	stop()
 	os.Exit(code)
 }

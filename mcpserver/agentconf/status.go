@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -55,9 +56,17 @@ type Status struct {
 // that novactl mcp install writes, so a stale one (an old novactl path, an
 // old NOVA_HOME) silently wins there. Nova never writes nor removes these:
 // they are the person's (see RemoveHint).
+//
+// Claude Code also reads a project's own .mcp.json (the scope it calls
+// project, shared with whoever clones the repository): InspectDir reports
+// a "nova" entry there as a ProjectEntry of that scope.
 type ProjectEntry struct {
 	// Project is the project's absolute path, as Claude Code keys it.
 	Project string `json:"project"`
+	// Scope is Claude Code's name for where the entry is: ScopeLocal
+	// (~/.claude.json) or ScopeProject (File, the project's .mcp.json).
+	Scope string `json:"scope"`
+	File  string `json:"file,omitempty"`
 	// Command and NovaHome are the entry's.
 	Command  string `json:"command"`
 	NovaHome string `json:"novaHome,omitempty"`
@@ -68,10 +77,25 @@ type ProjectEntry struct {
 	Remove string `json:"remove"`
 }
 
+// Claude Code's scopes of a ProjectEntry (claude mcp add -s).
+const (
+	ScopeLocal   = "local"
+	ScopeProject = "project"
+)
+
+// ProjectMCPFile is the name of a project's own MCP configuration, which
+// Claude Code reads in the directory it starts in (only there, not in
+// the directories above).
+const ProjectMCPFile = ".mcp.json"
+
 // RemoveHint is the command that removes p, run by the person: Claude
 // Code's own, in the project's directory.
 func (p ProjectEntry) RemoveHint() string {
-	return fmt.Sprintf("cd %s && claude mcp remove %s -s local", ShellWord(p.Project), ServerName)
+	scope := p.Scope
+	if scope == "" {
+		scope = ScopeLocal
+	}
+	return fmt.Sprintf("cd %s && claude mcp remove %s -s %s", ShellWord(p.Project), ServerName, scope)
 }
 
 // ShellWord quotes s for a POSIX shell when it needs it, for a command
@@ -125,6 +149,36 @@ func Inspect(a Agent, path string, e Entry, rec *Record) (Status, error) {
 	return st, nil
 }
 
+// InspectDir reports a "nova" entry in the .mcp.json of dir, the
+// directory novactl runs in, that differs from e: Claude Code, started
+// there, runs it instead of the user-level entry. It returns nil for
+// another agent than Claude Code, for "" (no directory known), and when
+// there is no such file or entry. It never writes: the file is the
+// project's, often committed, so only the person removes the entry.
+func InspectDir(a Agent, dir string, e Entry) ([]ProjectEntry, error) {
+	if a.ID != agents.ClaudeCode || dir == "" {
+		return nil, nil
+	}
+	path := filepath.Join(dir, ProjectMCPFile)
+	src, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	v, found, err := editorFor(JSON).lookup(src, []string{"mcpServers"}, ServerName)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !found || e.matches(v) {
+		return nil, nil
+	}
+	p := ProjectEntry{Project: dir, Scope: ScopeProject, File: path, Command: entryCommand(v), NovaHome: entryNovaHome(v), Differs: e.differs(v)}
+	p.Remove = p.RemoveHint()
+	return []ProjectEntry{p}, nil
+}
+
 // ProjectEntries returns every per-project "nova" entry in agent a's
 // user file at path (Claude Code's; none for another agent), by project
 // path, with no Differs. Uninstall names them: it removes the user-level
@@ -166,7 +220,7 @@ func projectEntries(src []byte, e *Entry) ([]ProjectEntry, error) {
 		if !ok || (e != nil && e.matches(v)) {
 			continue
 		}
-		p := ProjectEntry{Project: dir, Command: entryCommand(v), NovaHome: entryNovaHome(v)}
+		p := ProjectEntry{Project: dir, Scope: ScopeLocal, Command: entryCommand(v), NovaHome: entryNovaHome(v)}
 		if e != nil {
 			p.Differs = e.differs(v)
 		}
