@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,7 +41,9 @@ one from a newer Nova are kept byte for byte unless --force, which backs them up
 first. Files are written atomically (mode 0644) and never through a symbolic link.
 With a NOVA_HOME other than ~/.nova, the skill's commands set it
 (NOVA_HOME='/that/home' novactl search ...); a copy written for another home is
-updated by install, after a backup.
+updated by install, after a backup. Installed for Claude Code, install prints the
+permission rule that lets it run the skill's search without asking (with
+NOVA_HOME set, a rule for plain "novactl search" does not match the command).
 --dry-run prints the plan and a diff and writes nothing.`
 
 const skillUsage = "novactl skill install|uninstall|status [--agent ID[,ID...]|all] [--dry-run] [--force] [--json]"
@@ -88,6 +94,9 @@ type skillReport struct {
 	Error      string            `json:"error,omitempty"`
 	Duplicates []skill.Duplicate `json:"duplicates,omitempty"`
 	Diff       string            `json:"diff,omitempty"`
+	// ClaudePermissionRule is, for Claude Code's root, the permission
+	// rule that lets it run the skill's search without asking.
+	ClaudePermissionRule string `json:"claudePermissionRule,omitempty"`
 }
 
 // skillOutput is the --json document of install, uninstall and status.
@@ -105,8 +114,12 @@ type skillOutput struct {
 }
 
 func newSkillReport(t skill.Target, s skill.State) skillReport {
-	return skillReport{Target: t, SkillDir: t.Dir(), SkillFile: t.File(), Detected: t.Detected(), State: s,
+	r := skillReport{Target: t, SkillDir: t.Dir(), SkillFile: t.File(), Detected: t.Detected(), State: s,
 		UpgradeAvailable: s.UpgradeAvailable(), Duplicates: t.Duplicates()}
+	if slices.Contains(t.Agents, agents.ClaudeCode) {
+		r.ClaudePermissionRule = skill.ClaudePermissionRule(t.Home())
+	}
+	return r
 }
 
 // runSkillChange is novactl skill install / uninstall.
@@ -223,6 +236,7 @@ func printSkillChange(inv *Invocation, out skillOutput, explicit bool) {
 	if !any && !explicit {
 		fmt.Fprintf(w, "No supported agent was found for this user. Name one with --agent (%s).\n", strings.Join(agents.IDs(), ", "))
 	}
+	printClaudePermission(inv, out)
 	if installed {
 		fmt.Fprintln(w, "\nStart a new agent session to load the nova-recall skill. It calls `novactl search`, which needs a running novad: check with `novactl status`.")
 	}
@@ -231,6 +245,31 @@ func printSkillChange(inv *Invocation, out skillOutput, explicit bool) {
 		// has no novactl on PATH gets "command not found".
 		fmt.Fprintln(w, "\nwarning: no novactl on PATH: the skill tells agents to run `novactl search`, which their shells will not find. "+
 			"Put the directory that holds novactl on PATH, or use `novactl mcp install`, which records novactl's full path.")
+	}
+}
+
+// printClaudePermission names, after an install that leaves Claude Code
+// with this skill, the permission rule that lets it run the skill's
+// search without asking (see skill.ClaudePermissionRule), as the JSON
+// string to add to permissions.allow: with a relocated home, the rule a
+// person would guess (novactl search) does not match the skill's command.
+func printClaudePermission(inv *Invocation, out skillOutput) {
+	if out.Command != "install" || out.DryRun {
+		return
+	}
+	for _, r := range out.Targets {
+		if r.ClaudePermissionRule == "" || r.Result == nil ||
+			!slices.Contains([]string{"installed", "upgraded", "overwritten", "already-current"}, r.Result.Result) {
+			continue
+		}
+		var rule bytes.Buffer
+		enc := json.NewEncoder(&rule)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(r.ClaudePermissionRule) // a string always encodes
+		// The skills root is <Claude Code's directory>/skills, which holds
+		// its settings.json too.
+		settings := paths.Tilde(filepath.Join(filepath.Dir(r.Root), "settings.json"), inv.Environ)
+		fmt.Fprintf(inv.Stdout, "\nClaude Code asks before each command the skill runs unless a rule allows it. To allow its searches, add to \"permissions\".\"allow\" in %s:\n    %s", settings, rule.String())
 	}
 }
 

@@ -480,3 +480,55 @@ func TestSkillCarriesNovaHome(t *testing.T) {
 		}
 	}
 }
+
+// TestSkillNamesClaudePermissionRule: installing for Claude Code names
+// the permission rule that lets it run the skill's search without asking,
+// as a JSON string for permissions.allow; with a relocated home the rule
+// starts with the NOVA_HOME= assignment the skill's command carries (a
+// rule for plain `novactl search` does not match a command with an
+// assignment in front). Other agents get no such note.
+func TestSkillNamesClaudePermissionRule(t *testing.T) {
+	e := newSkillEnv(t)
+	code, out, errs := e.run(t, "install", "--agent", "claude-code")
+	rule := `"Bash(NOVA_HOME='` + e.nova + `' novactl search *)"`
+	if code != ExitOK || !strings.Contains(out, rule) || !strings.Contains(out, "~/.claude/settings.json") {
+		t.Errorf("install (%d) lacks %s:\n%s%s", code, rule, out, errs)
+	}
+	// Already current: said again, the rule is still needed.
+	if _, out, _ = e.run(t, "install", "--agent", "claude-code"); !strings.Contains(out, rule) {
+		t.Errorf("second install lacks %s:\n%s", rule, out)
+	}
+	def := e
+	def.environ = []string{"HOME=" + e.home}
+	if _, out, _ = def.run(t, "install", "--agent", "claude-code"); !strings.Contains(out, `"Bash(novactl search *)"`) {
+		t.Errorf("default home install lacks the plain rule:\n%s", out)
+	}
+	if _, out, _ = e.run(t, "install", "--agent", "hermes"); strings.Contains(out, "Bash(") {
+		t.Errorf("hermes install names a Claude Code rule:\n%s", out)
+	}
+}
+
+// TestSkillJSONCarriesClaudePermissionRule: --json gives the rule for
+// Claude Code's root only.
+func TestSkillJSONCarriesClaudePermissionRule(t *testing.T) {
+	e := newSkillEnv(t)
+	_, out, _ := e.run(t, "status", "--json")
+	var doc struct {
+		Targets []struct {
+			Target               string `json:"target"`
+			ClaudePermissionRule string `json:"claudePermissionRule"`
+		} `json:"targets"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range doc.Targets {
+		want := ""
+		if r.Target == "claude-code" {
+			want = skill.ClaudePermissionRule(e.nova)
+		}
+		if r.ClaudePermissionRule != want {
+			t.Errorf("%s: rule %q, want %q", r.Target, r.ClaudePermissionRule, want)
+		}
+	}
+}

@@ -82,12 +82,8 @@ func renderVersion(text string, version int, installedFor, home string) []byte {
 	if text != templateText {
 		t = template.Must(template.New(FileName).Option("missingkey=error").Parse(text))
 	}
-	novactl := "novactl"
-	if home != "" {
-		novactl = paths.EnvHome + "=" + shellQuote(home) + " novactl"
-	}
 	var b bytes.Buffer
-	err := t.Execute(&b, struct{ Marker, InstalledFor, Home, Novactl string }{marker(version), oneLine(installedFor), home, novactl})
+	err := t.Execute(&b, struct{ Marker, InstalledFor, Home, Novactl string }{marker(version), oneLine(installedFor), home, novactlCommand(home)})
 	if err != nil {
 		panic(err) // the template is embedded and tested
 	}
@@ -96,6 +92,27 @@ func renderVersion(text string, version int, installedFor, home string) []byte {
 		panic(err)
 	}
 	return out
+}
+
+// novactlCommand is how the skill's commands start for home (see
+// Render): plain novactl, or novactl with NOVA_HOME assigned in front.
+func novactlCommand(home string) string {
+	if home == "" {
+		return "novactl"
+	}
+	return paths.EnvHome + "=" + shellQuote(home) + " novactl"
+}
+
+// ClaudePermissionRule is the Claude Code permission rule (for
+// permissions.allow in its settings.json) that lets it run the skill's
+// search for home without asking each time. Claude Code matches a Bash
+// rule against the command's text from its start, and an assignment in
+// front (NOVA_HOME='/x' novactl ...) is part of that text: a rule for
+// plain `novactl search` does not cover a relocated home's command
+// (anthropics/claude-code issues 49350 and 32556, as of 2026-12), so the
+// rule carries the same assignment.
+func ClaudePermissionRule(home string) string {
+	return "Bash(" + novactlCommand(home) + " search *)"
 }
 
 func oneLine(s string) string {

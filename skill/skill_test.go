@@ -310,3 +310,19 @@ func TestRenderCarriesHome(t *testing.T) {
 		t.Error("the default home's skill names a NOVA_HOME")
 	}
 }
+
+// TestClaudePermissionRule: the rule's prefix is how the rendered skill's
+// search command starts, for the default home and a relocated one (with
+// a quote in it), so Claude Code's prefix match covers that command.
+func TestClaudePermissionRule(t *testing.T) {
+	for _, home := range []string{"", "/srv/nova", "/srv/ada's nova"} {
+		rule := ClaudePermissionRule(home)
+		prefix, ok := strings.CutSuffix(strings.TrimPrefix(rule, "Bash("), " *)")
+		if !ok || !strings.HasPrefix(rule, "Bash(") {
+			t.Fatalf("%q: rule %q is not Bash(<prefix> *)", home, rule)
+		}
+		if !strings.Contains(string(Render("claude-code", home)), "\n    "+prefix+` "<query>" --top-k 8 --json`+"\n") {
+			t.Errorf("%q: the skill's search command does not start with %q", home, prefix)
+		}
+	}
+}
