@@ -1,7 +1,7 @@
 package agentconf
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -206,21 +206,36 @@ func ProjectEntries(a Agent, path string) ([]ProjectEntry, error) {
 // user file that differ from e (every one when e is nil), by project
 // path.
 func projectEntries(src []byte, e *Entry) ([]ProjectEntry, error) {
-	var doc struct {
-		Projects map[string]struct {
-			MCPServers map[string]any `json:"mcpServers"`
-		} `json:"projects"`
+	// The scanner that finds the user-level entry reads the projects
+	// too: a Claude Code file can hold megabytes of project history, and
+	// decoding it all again with encoding/json would double the time.
+	if len(bytes.TrimSpace(src)) == 0 {
+		return nil, nil
 	}
-	if err := json.Unmarshal(src, &doc); err != nil {
+	root, err := parseJSONDoc(src)
+	if err != nil {
 		return nil, err
 	}
+	projects := memberObject(root, "projects")
+	if projects == nil {
+		return nil, nil
+	}
 	var out []ProjectEntry
-	for dir, p := range doc.Projects {
-		v, ok := p.MCPServers[ServerName]
-		if !ok || (e != nil && e.matches(v)) {
+	for _, m := range projects.members {
+		project, _ := m.value.(*jsonObject)
+		servers := memberObject(project, "mcpServers")
+		if servers == nil {
 			continue
 		}
-		p := ProjectEntry{Project: dir, Scope: ScopeLocal, Command: entryCommand(v), NovaHome: entryNovaHome(v)}
+		nova := servers.member(ServerName)
+		if nova == nil {
+			continue
+		}
+		v := plain(nova.value)
+		if e != nil && e.matches(v) {
+			continue
+		}
+		p := ProjectEntry{Project: m.key, Scope: ScopeLocal, Command: entryCommand(v), NovaHome: entryNovaHome(v)}
 		if e != nil {
 			p.Differs = e.differs(v)
 		}
@@ -229,6 +244,20 @@ func projectEntries(src []byte, e *Entry) ([]ProjectEntry, error) {
 	}
 	slices.SortFunc(out, func(a, b ProjectEntry) int { return strings.Compare(a.Project, b.Project) })
 	return out, nil
+}
+
+// memberObject returns the object that o's member key holds, or nil when
+// o is nil or the member is missing or not an object.
+func memberObject(o *jsonObject, key string) *jsonObject {
+	if o == nil {
+		return nil
+	}
+	m := o.member(key)
+	if m == nil {
+		return nil
+	}
+	obj, _ := m.value.(*jsonObject)
+	return obj
 }
 
 // differs says how the decoded entry v differs from e: its command, its

@@ -65,3 +65,39 @@ func TestInspect(t *testing.T) {
 		t.Errorf("foreign: %+v %v", st, err)
 	}
 }
+
+// TestProjectEntries: every per-project "nova" of a Claude Code file,
+// whatever it holds, with escaped strings decoded; projects without MCP
+// servers, or not objects, and an empty file hold none. Other agents have
+// no project entries.
+func TestProjectEntries(t *testing.T) {
+	a := agent(t, "claude-code")
+	path := filepath.Join(t.TempDir(), ".claude.json")
+	for _, tt := range []struct {
+		doc  string
+		want []ProjectEntry
+	}{
+		{"", nil},
+		{"  \n", nil},
+		{`{"numStartups": 1}`, nil},
+		{`{"projects": {"/a": 3, "/b": {"history": [{"display": "x\ny"}]}, "/c": {"mcpServers": []}}}`, nil},
+		{`{"projects": {"/src/caf\u00e9 \"x\"": {"mcpServers": {"nova": {"command": "/opt/novactl", "args": ["mcp"], "env": {"NOVA_HOME": "/n\\ova"}}}},
+		  "/src/b": {"mcpServers": {"other": {"command": "x"}, "nova": {"command": "novactl"}}}}}`, []ProjectEntry{
+			{Project: "/src/b", Scope: ScopeLocal, Command: "novactl", Remove: "cd /src/b && claude mcp remove nova -s local"},
+			{Project: `/src/café "x"`, Scope: ScopeLocal, Command: "/opt/novactl", NovaHome: `/n\ova`, Remove: `cd '/src/café "x"' && claude mcp remove nova -s local`},
+		}},
+	} {
+		if err := os.WriteFile(path, []byte(tt.doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ProjectEntries(a, path)
+		if err != nil || !slices.EqualFunc(got, tt.want, func(x, y ProjectEntry) bool {
+			return x.Project == y.Project && x.Scope == y.Scope && x.Command == y.Command && x.NovaHome == y.NovaHome && x.Remove == y.Remove && x.Differs == nil
+		}) {
+			t.Errorf("%s:\n got %+v %v\nwant %+v", tt.doc, got, err, tt.want)
+		}
+	}
+	if got, err := ProjectEntries(agent(t, "codex"), path); got != nil || err != nil {
+		t.Errorf("codex: %+v %v", got, err)
+	}
+}
