@@ -532,6 +532,11 @@ func printProjectEntries(inv *Invocation, a agentconf.Agent, path string) {
 	if err != nil {
 		return // the uninstall itself reported what it could not read
 	}
+	// The .mcp.json here too; the zero entry matches none, so every
+	// "nova" there is named.
+	if here, err := agentconf.InspectDir(a, inv.Dir, agentconf.Entry{}); err == nil {
+		entries = append(entries, here...)
+	}
 	for _, p := range entries {
 		cmd, home := p.Command, ""
 		if cmd == "" {
@@ -540,8 +545,12 @@ func printProjectEntries(inv *Invocation, a agentconf.Agent, path string) {
 		if p.NovaHome != "" {
 			home = ", " + paths.EnvHome + " " + p.NovaHome
 		}
-		fmt.Fprintf(inv.Stdout, "%-12s note: project %s keeps its own \"nova\" server (command %s%s), which Claude Code still starts there; uninstall leaves it. Remove it: %s\n",
-			"", p.Project, cmd, home, p.Remove)
+		where := "project " + p.Project
+		if p.Scope == agentconf.ScopeProject {
+			where = p.File
+		}
+		fmt.Fprintf(inv.Stdout, "%-12s note: %s keeps its own \"nova\" server (command %s%s), which Claude Code still starts there; uninstall leaves it. Remove it: %s\n",
+			"", where, cmd, home, p.Remove)
 	}
 }
 

@@ -775,6 +775,13 @@ func TestMCPStatus_ProjectMCPJSON(t *testing.T) {
 	if !strings.Contains(out, remove) {
 		t.Errorf("doctor does not name the .mcp.json entry:\n%s", out)
 	}
+	// Uninstall names it too, and leaves it.
+	if out, _, code = mcpRunIn(t, project, env, "mcp", "uninstall", "--agent", "claude-code"); code != ExitOK || !strings.Contains(out, remove) {
+		t.Errorf("uninstall (%d) does not name the .mcp.json entry:\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(mcpJSON); string(b) != stale {
+		t.Error("uninstall changed .mcp.json")
+	}
 	// Elsewhere, the project's file is not this directory's business.
 	if out, _, _ = mcpRunIn(t, t.TempDir(), env, "mcp", "status", "--agent", "claude-code", "--command", novactl); strings.Contains(out, ".mcp.json") {
 		t.Errorf("status in another directory:\n%s", out)
