@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -104,6 +105,9 @@ type Home struct {
 	Dir string
 	// Data is the memory folder both sources read.
 	Data string
+	// User is the HOME the programs run with: an empty folder, so that
+	// nothing reads the developer's own agents (~/.claude, ~/.codex, ...).
+	User string
 }
 
 // NewHome writes a home whose config.yaml binds free ports (port 0) and
@@ -122,7 +126,7 @@ sources:
   - {name: notes, kind: markdown, path: %q}
 %s`, data, data, extraConfig)
 	Must(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o644))
-	return &Home{T: t, Dir: dir, Data: data}
+	return &Home{T: t, Dir: dir, Data: data, User: t.TempDir()}
 }
 
 // Must fails t on a non-nil err.
@@ -133,16 +137,26 @@ func Must(t testing.TB, err error) {
 	}
 }
 
-// Env is the test process's environment without NOVA_* variables, plus
-// NOVA_HOME: a developer's own settings must not leak into a test.
+// agentLocations are the variables that move an agent's folder away
+// from HOME; a test must not follow them to the developer's own.
+var agentLocations = []string{"CODEX_HOME=", "CLAUDE_CONFIG_DIR=", "HERMES_HOME=", "OPENCLAW_HOME=", "OPENCLAW_STATE_DIR="}
+
+// Env is the test process's environment without NOVA_* variables or
+// the agents' location variables, with NOVA_HOME and HOME set to the
+// test's folders: a developer's own settings and agents must not leak
+// into a test (doctor and mcp status read every agent's files in HOME).
 func (h *Home) Env() []string {
+	if h.User == "" {
+		h.User = h.T.TempDir()
+	}
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "NOVA_") {
-			env = append(env, kv)
+		if strings.HasPrefix(kv, "NOVA_") || strings.HasPrefix(kv, "HOME=") || slices.ContainsFunc(agentLocations, func(p string) bool { return strings.HasPrefix(kv, p) }) {
+			continue
 		}
+		env = append(env, kv)
 	}
-	return append(env, "NOVA_HOME="+h.Dir)
+	return append(env, "NOVA_HOME="+h.Dir, "HOME="+h.User)
 }
 
 // Novactl runs novactl and returns stdout, stderr and the exit code.
