@@ -6,6 +6,7 @@ import (
 
 	"github.com/nova-recall/nova/mcpserver/agentconf"
 	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/shellword"
 	"github.com/nova-recall/nova/skill"
 )
 
@@ -78,7 +79,7 @@ func fixCommand(environ []string, home paths.Home, program, args string) string 
 	if paths.Lookup(environ, paths.EnvHome) == "" {
 		return program + " " + args
 	}
-	return paths.EnvHome + "=" + agentconf.ShellWord(home.Root) + " " + program + " " + args
+	return paths.EnvHome + "=" + shellword.Quote(home.Root) + " " + program + " " + args
 }
 
 func mcpCheck(environ []string, home paths.Home, e agentconf.Entry, dir string, rep *AgentsReport) (Check, bool) {
@@ -140,7 +141,7 @@ func mcpCheck(environ []string, home paths.Home, e agentconf.Entry, dir string, 
 		// The novactl the entries should start, by its path: install
 		// writes the path it was started by, and a novactl found first on
 		// PATH may be the very one the stale entries name.
-		advice = append(advice, fixCommand(environ, home, agentconf.ShellWord(e.Command), "mcp install --agent "+strings.Join(stale, ","))+" updates the stale entries")
+		advice = append(advice, fixCommand(environ, home, shellword.Quote(e.Command), "mcp install --agent "+strings.Join(stale, ","))+" updates the stale entries")
 	}
 	if len(remove) > 0 {
 		advice = append(advice, "in those projects Claude Code starts their own entry; remove it: "+strings.Join(remove, "; "))

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/nova-recall/nova/packaging/configwait"
+	"github.com/nova-recall/nova/shellword"
 )
 
 // Kinds of Step.
@@ -77,18 +78,9 @@ func (p Plan) Files() []Step {
 func CommandLine(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {
-		parts[i] = shellQuote(a)
+		parts[i] = shellword.Quote(a)
 	}
 	return strings.Join(parts, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@%+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Print writes the plan for a person: every step in order, with the full

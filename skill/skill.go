@@ -24,6 +24,7 @@ import (
 
 	"github.com/nova-recall/nova/agents"
 	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/shellword"
 )
 
 // ID is the skill's name: the front-matter name and the directory name.
@@ -100,7 +101,7 @@ func novactlCommand(home string) string {
 	if home == "" {
 		return "novactl"
 	}
-	return paths.EnvHome + "=" + shellQuote(home) + " novactl"
+	return paths.EnvHome + "=" + shellword.Single(home) + " novactl"
 }
 
 // ClaudePermissionRule is the Claude Code permission rule (for
@@ -117,12 +118,6 @@ func ClaudePermissionRule(home string) string {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// shellQuote quotes s as one word for a POSIX shell: in single quotes,
-// inside which nothing is special but the single quote itself.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // homeRE matches the search command of a skill rendered for a home, and

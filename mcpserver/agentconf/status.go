@@ -10,6 +10,7 @@ import (
 
 	"github.com/nova-recall/nova/agents"
 	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/shellword"
 )
 
 // State is what an agent's configuration file holds of Nova's entry.
@@ -95,16 +96,7 @@ func (p ProjectEntry) RemoveHint() string {
 	if scope == "" {
 		scope = ScopeLocal
 	}
-	return fmt.Sprintf("cd %s && claude mcp remove %s -s %s", ShellWord(p.Project), ServerName, scope)
-}
-
-// ShellWord quotes s for a POSIX shell when it needs it, for a command
-// shown to a person to paste.
-func ShellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+@%:,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return fmt.Sprintf("cd %s && claude mcp remove %s -s %s", shellword.Quote(p.Project), ServerName, scope)
 }
 
 // Inspect reports what agent a's file at path holds of Nova's entry,
