@@ -11,7 +11,8 @@ import "strings"
 const plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@%+,"
 
 // Quote returns s as one shell word: as it is when every character is
-// plain, else in single quotes (Single). The empty word is ”.
+// plain, else in single quotes (Single); the empty word is a pair of
+// single quotes.
 func Quote(s string) string {
 	if s != "" && strings.Trim(s, plain) == "" {
 		return s
