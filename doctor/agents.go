@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nova-recall/nova/agents"
 	"github.com/nova-recall/nova/mcpserver/agentconf"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/shellword"
@@ -157,18 +158,19 @@ func skillCheck(environ []string, home paths.Home, rep *AgentsReport) (Check, bo
 			continue
 		}
 		rep.Skills = append(rep.Skills, SkillFile{Target: t.ID, Agents: t.Agents, File: t.File(), State: st.Class, Detail: st.Detail})
+		name := targetName(t)
 		switch st.Class {
 		case skill.ClassMissing:
-			parts = append(parts, t.ID+": not installed")
+			parts = append(parts, name+": not installed")
 		case skill.ClassCurrent:
-			parts = append(parts, t.ID+": current")
+			parts = append(parts, name+": current")
 		case skill.ClassOlder, skill.ClassOtherHome:
-			parts = append(parts, t.ID+": stale ("+st.Detail+")")
+			parts = append(parts, name+": stale ("+st.Detail+")")
 			stale = append(stale, t.ID)
 		default:
 			// Edited, newer or unreadable: install keeps it (see novactl
 			// skill status), so there is nothing doctor can advise.
-			parts = append(parts, fmt.Sprintf("%s: %s (%s)", t.ID, st.Class, st.Detail))
+			parts = append(parts, fmt.Sprintf("%s: %s (%s)", name, st.Class, st.Detail))
 		}
 	}
 	if len(parts) == 0 {
@@ -180,4 +182,19 @@ func skillCheck(environ []string, home paths.Home, rep *AgentsReport) (Check, bo
 	}
 	return degraded("skill", "Skill in agents", CodeSkillStale, msg,
 		fixCommand(environ, home, "novactl", "skill install --agent "+strings.Join(stale, ","))+" updates it (after a backup)"), true
+}
+
+// targetName names a skill target by the agents that read it, as the MCP
+// check names each agent: one file in a shared root (~/.agents/skills)
+// serves Codex, Gemini CLI and OpenClaw alike.
+func targetName(t skill.Target) string {
+	names := make([]string, 0, len(t.Agents))
+	for _, id := range t.Agents {
+		if a, ok := agents.Lookup(id); ok {
+			names = append(names, a.Name)
+		} else {
+			names = append(names, id)
+		}
+	}
+	return strings.Join(names, ", ")
 }

@@ -41,7 +41,7 @@ func TestAgents_nothingInstalled(t *testing.T) {
 	novatest.Must(t, os.MkdirAll(filepath.Join(f.userHome(), ".claude"), 0o700))
 	f.write(".claude.json", `{"numStartups": 3, "mcpServers": {}}`)
 	rep := f.run(Options{Agents: &AgentOptions{MCPEntry: &e}})
-	for id, name := range map[string]string{"mcp": "Claude Code: not installed", "skill": "claude-code: not installed"} {
+	for id, name := range map[string]string{"mcp": "Claude Code: not installed", "skill": "Claude Code: not installed"} {
 		c := want(t, rep, id, Ready, "")
 		if c.Message != name {
 			t.Errorf("%s: %q, want %q", id, c.Message, name)
@@ -90,7 +90,7 @@ func TestAgents_stale(t *testing.T) {
 		}
 	}
 	c = want(t, rep, "skill", Degraded, CodeSkillStale)
-	for _, s := range []string{"claude-code: ", "/elsewhere/nova", "codex: current"} {
+	for _, s := range []string{"Claude Code: stale", "/elsewhere/nova", "Codex, Gemini CLI, OpenClaw: current"} {
 		if !strings.Contains(c.Message, s) {
 			t.Errorf("skill message lacks %q: %s", s, c.Message)
 		}
