@@ -43,9 +43,10 @@ import (
 //     the assistant's turn it follows;
 //   - everything else is the assistant's Markdown. A fenced code block is
 //     read before anything else, so that its "> " and "#### " lines are
-//     code (a "#### " line or a run's header still ends a fence a reply
-//     cut short left open: without that, one unclosed fence would swallow
-//     the rest of the run). A SEARCH/REPLACE edit block ("<<<<<<< SEARCH",
+//     code (a Markdown heading or quote the model wrote); what Aider
+//     writes after a reply cut short inside a fence ends it, known by
+//     the line break Aider ends its lines with, and so does the next
+//     run's header (see aiderResumes). A SEARCH/REPLACE edit block ("<<<<<<< SEARCH",
 //     "=======", ">>>>>>> REPLACE") becomes the line "[tool: edit <file>]"
 //     (the file named on the line before it) and the replacement's first
 //     maxEditLines lines, the code it replaces being dropped; the body of
@@ -132,7 +133,13 @@ type aiderState struct {
 	Run   int    `json:"run,omitempty"`
 	Start string `json:"start,omitempty"`
 	// Quote is set after a line of Aider's output, up to a blank line.
-	Quote bool       `json:"quote,omitempty"`
+	Quote bool `json:"quote,omitempty"`
+	// Marks is set once a line of the run's prompts or of Aider's output
+	// ended with Aider's line break (see aiderBreak): the run's lines keep
+	// it, so it tells Aider's lines from the model's.
+	Marks bool `json:"marks,omitempty"`
+	// Blank is set when the last line was blank.
+	Blank bool       `json:"blank,omitempty"`
 	Turn  *aiderTurn `json:"turn,omitempty"`
 }
 
@@ -159,7 +166,11 @@ func (h *aiderHandler) state() (json.RawMessage, error) { return json.Marshal(h.
 
 func (h *aiderHandler) line(n int, data []byte) error {
 	line := string(noteText(data))
+	brk := aiderBreak(line)
+	line = strings.TrimRight(line, " \t")
 	t := strings.TrimSpace(line)
+	afterBlank := h.st.Blank
+	h.st.Blank = t == ""
 	turn := h.st.Turn
 	reply := turn != nil && turn.Role == "assistant"
 	if strings.HasPrefix(t, aiderRunPrefix) {
@@ -173,8 +184,19 @@ func (h *aiderHandler) line(n int, data []byte) error {
 		return nil
 	}
 	prompt := t == "####" || strings.HasPrefix(t, "#### ")
-	if reply && (turn.Fence != "" || turn.Edit != aiderOutside) && !prompt {
-		return h.reply(n, line)
+	quote := t == ">" || strings.HasPrefix(t, "> ")
+	if (prompt || quote) && brk {
+		h.st.Marks = true
+	}
+	if reply && (turn.Fence != "" || turn.Edit != aiderOutside) {
+		if !h.aiderResumes(prompt, quote, afterBlank, brk) {
+			return h.reply(n, line)
+		}
+		// Aider writes again after a reply cut short inside a block.
+		turn.Fence, turn.Edit = "", aiderOutside
+		if err := h.addCutMark(); err != nil {
+			return err
+		}
 	}
 	switch {
 	case prompt:
@@ -210,6 +232,33 @@ func (h *aiderHandler) line(n int, data []byte) error {
 	}
 	h.st.Turn = &aiderTurn{Role: "assistant", Line: n}
 	return h.reply(n, line)
+}
+
+// aiderBreak reports whether line ends as Aider ends every line of a
+// prompt and the last line of each message of its own: with two spaces,
+// a Markdown line break (io.py's append_chat_history). A line the model
+// wrote rarely does.
+func aiderBreak(line string) bool {
+	return strings.HasSuffix(line, "  ")
+}
+
+// aiderResumes reports whether a line read inside a fenced or edit block
+// of a reply is one Aider wrote after it, which ends the block: a reply
+// cut short (^C, the output limit) leaves its fence open. Aider sets off
+// what it appends after a reply with a blank line, and ends a prompt's
+// lines and its own messages with its line break, so in a run whose
+// lines carry that break, a "#### " or "> " line after a blank line that
+// ends with it is Aider's, and any other one (a Markdown heading or
+// quote the model wrote in a ```markdown fence, a README's heading in an
+// edit) is code. A run whose lines lack the break (a history an editor
+// trimmed) cannot tell them apart: there a "#### " line ends the block,
+// so that one fence left open does not swallow every later prompt. In
+// either, the next run's header ends it, as it ends the run.
+func (h *aiderHandler) aiderResumes(prompt, quote, afterBlank, brk bool) bool {
+	if !h.st.Marks {
+		return prompt
+	}
+	return (prompt || quote) && afterBlank && brk
 }
 
 // output reads a line of Aider's own output: only a commit is kept, on

@@ -233,8 +233,9 @@ func TestReadAider_onward(t *testing.T) {
 	if n := len(whole.records); n != 4 || whole.records[3].Text != "Three attempts, then the dead-letter queue.\n[tool: commit 0badc0de retry: dead-letter after three attempts]" {
 		t.Fatalf("whole read: %+v", whole.records)
 	}
-	// A reply cut short inside a fence does not swallow the next prompt.
-	appendGemini(t, f, "\n#### show the config\n\n```yaml\nretries: 3\n\n#### never mind\n")
+	// A reply cut short inside a fence does not swallow the next prompt
+	// (Aider ends its lines with two spaces).
+	appendGemini(t, f, "\n#### show the config  \n\n```yaml\nretries: 3\n\n#### never mind  \n")
 	var again readResult
 	readFrom(t, src, f.Path, f.Rel, Cursor{}, &again)
 	if n := len(again.records); n != 7 || again.records[5].Text != "```yaml\nretries: 3" || again.records[6].Text != "never mind" {
@@ -343,5 +344,118 @@ func TestList_aiderStopsAtRepositoryRoots(t *testing.T) {
 		if SkipsDir(src, rel) != skip {
 			t.Errorf("SkipsDir(%s) = %v, want %v", rel, !skip, skip)
 		}
+	}
+}
+
+// aiderWrites is a history as Aider appends it: a run's header, then
+// each part of the run in turn; a prompt's lines ("#### " each) and
+// Aider's own messages ("> ") end with the two spaces Aider ends them
+// with (a Markdown line break), as io.py's user_input and tool_output
+// write them, and each part is set off by a blank line as Aider sets
+// off what it appends. A reply is the model's Markdown as it wrote it.
+type aiderWrites struct{ b strings.Builder }
+
+func newAiderWrites(start string) *aiderWrites {
+	w := &aiderWrites{}
+	w.b.WriteString("\n# aider chat started at " + start + "\n\n")
+	return w
+}
+
+// prompt appends what the user typed, one "#### " line per line.
+func (w *aiderWrites) prompt(lines ...string) *aiderWrites {
+	w.b.WriteString("\n")
+	for _, l := range lines {
+		w.b.WriteString("#### " + l + "  \n")
+	}
+	return w
+}
+
+// reply appends the model's reply.
+func (w *aiderWrites) reply(text string) *aiderWrites {
+	w.b.WriteString("\n" + strings.TrimSpace(text) + "\n\n")
+	return w
+}
+
+// tool appends a message of Aider's as tool_output writes it: the first
+// line quoted, the others as they are, the last with the line break.
+func (w *aiderWrites) tool(text string) *aiderWrites {
+	w.b.WriteString("> " + strings.TrimSpace(text) + "  \n")
+	return w
+}
+
+// lines appends a message of Aider's as tool_error and tool_warning
+// write one of several lines: each line quoted (a blank one is ">").
+func (w *aiderWrites) lines(text string) *aiderWrites {
+	for _, l := range strings.Split(text, "\n") {
+		w.b.WriteString(strings.TrimRight("> "+strings.TrimSpace(l), " ") + "  \n")
+	}
+	return w
+}
+
+func (w *aiderWrites) String() string { return w.b.String() }
+
+// aiderTexts reads body as a history and returns each record as its role
+// and text.
+func aiderTexts(t *testing.T, body string) []string {
+	t.Helper()
+	src, f := writeAider(t, body)
+	var got readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &got)
+	if len(got.problems) > 0 {
+		t.Errorf("problems: %v", got.problems)
+	}
+	var out []string
+	for _, r := range got.records {
+		out = append(out, r.Role+": "+r.Text)
+	}
+	return out
+}
+
+// sameTexts fails t unless got is want.
+func sameTexts(t *testing.T, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n---\n") != strings.Join(want, "\n---\n") {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n---\n"), strings.Join(want, "\n---\n"))
+	}
+}
+
+// TestReadAider_promptLinesInFences: a "#### " line the model wrote in a
+// fenced block (a Markdown heading in a ```markdown fence) or in an edit
+// block (a README's heading in a SEARCH/REPLACE) is code of the reply, not
+// a prompt; a prompt Aider writes after a reply cut short inside a fence
+// (^C) still ends the fence, and Aider's output after it is not code.
+func TestReadAider_promptLinesInFences(t *testing.T) {
+	body := newAiderWrites("2026-05-11 10:02:33").
+		tool("/Users/ana/.local/bin/aider --model sonnet").tool("Aider v0.86.1").
+		prompt("/add README.md").tool("Added README.md to the chat").
+		prompt("/ask draft an install section I can paste into the wiki").
+		reply("Here is a section you can paste:\n\n```markdown\n### Install\n\n#### macOS\n\nbrew install docs-site\n\n#### Linux\n\napt install docs-site\n```\n\nEach platform is a level-4 heading.").
+		tool("Tokens: 2.1k sent, 120 received.").
+		prompt("add a Windows subsection to the README").
+		reply("README.md\n```markdown\n<<<<<<< SEARCH\n#### Linux\n\napt install docs-site\n=======\n#### Linux\n\napt install docs-site\n\n#### Windows\n\nwinget install docs-site\n>>>>>>> REPLACE\n```").
+		tool("Tokens: 2.4k sent, 90 received.").tool("Applied edit to README.md").
+		tool("Commit 3c4d5e6 docs: add a Windows install section").
+		prompt("now a troubleshooting section", "with the common errors").
+		reply("Sure:\n\n```markdown\n#### Troubleshooting\n\n#### Permission denied").
+		lines("\n\n^C again to exit").
+		prompt("shorter please").
+		reply("Run `docs-site doctor` when an install fails.").
+		String()
+	sameTexts(t, aiderTexts(t, body), []string{
+		"user: draft an install section I can paste into the wiki",
+		"assistant: Here is a section you can paste:\n\n```markdown\n### Install\n\n#### macOS\n\nbrew install docs-site\n\n#### Linux\n\napt install docs-site\n```\n\nEach platform is a level-4 heading.",
+		"user: add a Windows subsection to the README",
+		"assistant: [tool: edit README.md]\n```markdown\n#### Linux\n\napt install docs-site\n\n#### Windows\n\nwinget install docs-site\n```\n[tool: commit 3c4d5e6 docs: add a Windows install section]",
+		"user: now a troubleshooting section\nwith the common errors",
+		"assistant: Sure:\n\n```markdown\n#### Troubleshooting\n\n#### Permission denied",
+		"user: shorter please",
+		"assistant: Run `docs-site doctor` when an install fails.",
+	})
+	// A history whose line ends were trimmed cannot tell Aider's lines
+	// from the model's: a "#### " line ends a fence there, so that the
+	// prompt after the fence left open is still read.
+	got := aiderTexts(t, strings.ReplaceAll(body, "  \n", "\n"))
+	if n := len(got); n < 2 || got[n-2] != "user: shorter please" {
+		t.Errorf("trimmed history: %q", got)
 	}
 }

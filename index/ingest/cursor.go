@@ -301,8 +301,9 @@ type ender interface {
 
 // textLines is a lineHandler of a text format (Aider's Markdown chat
 // history) rather than JSON lines: it is given every line as written,
-// blank lines and indentation included (only trailing white space and
-// the line ending are cut), and a last line without a line ending is
+// blank lines, indentation and trailing white space included (Aider
+// ends its own lines with two spaces; only the line ending is cut), and
+// a last line without a line ending is
 // always a write in progress, never a line to consume.
 type textLines interface {
 	textLines()
@@ -340,7 +341,7 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 		}
 		content := bytes.TrimSpace(l.data)
 		if text {
-			content = bytes.TrimRight(l.data, " \t\r\n")
+			content = bytes.TrimRight(l.data, "\r\n")
 		}
 		if cur.Offset == 0 {
 			// Windows tools often start a UTF-8 file with a byte-order
