@@ -35,9 +35,15 @@ import (
 //     and /context carry a message: it is the prompt;
 //   - "> " lines are Aider's own output (its command line, files added,
 //     token counts and costs, questions and their answers, warnings,
-//     "Applied edit to x"), with the lines that continue them up to a
-//     blank line (a Markdown blockquote's lazy continuation: Aider quotes
-//     only the first line of a message of several): not dialogue. Only
+//     "Applied edit to x", a command's output), with the lines that
+//     continue them: not dialogue. Aider quotes only the first line of a
+//     message of several (tool_output: a Markdown blockquote's lazy
+//     continuation), writes the others as they are, blank ones included
+//     (a command's output has them), and ends the last with its line
+//     break (two spaces), as it ends every line of its own; so in a run
+//     whose lines carry that break, a "> " line without it opens a
+//     message that goes on to the next line with it, and in one whose
+//     lines lack it (a history an editor trimmed) to a blank line. Only
 //     "> Commit <sha> <message>", the commit Aider made of the edits, is
 //     kept, as a one-line summary ("[tool: commit <sha> <message>]") on
 //     the assistant's turn it follows;
@@ -134,6 +140,9 @@ type aiderState struct {
 	Start string `json:"start,omitempty"`
 	// Quote is set after a line of Aider's output, up to a blank line.
 	Quote bool `json:"quote,omitempty"`
+	// Open is set inside a message of Aider's of several lines, up to its
+	// last line, the one that ends with Aider's line break.
+	Open bool `json:"open,omitempty"`
 	// Marks is set once a line of the run's prompts or of Aider's output
 	// ended with Aider's line break (see aiderBreak): the run's lines keep
 	// it, so it tells Aider's lines from the model's.
@@ -183,6 +192,10 @@ func (h *aiderHandler) line(n int, data []byte) error {
 		}
 		return nil
 	}
+	if h.st.Open {
+		h.st.Open, h.st.Quote = !brk, brk
+		return nil
+	}
 	prompt := t == "####" || strings.HasPrefix(t, "#### ")
 	quote := t == ">" || strings.HasPrefix(t, "> ")
 	if (prompt || quote) && brk {
@@ -210,8 +223,9 @@ func (h *aiderHandler) line(n int, data []byte) error {
 		}
 		h.st.Turn = &aiderTurn{Role: "user", Line: n, Lines: []string{text}}
 		return nil
-	case t == ">" || strings.HasPrefix(t, "> "):
+	case quote:
 		h.st.Quote = true
+		h.st.Open = h.st.Marks && !brk
 		return h.output(n, strings.TrimSpace(strings.TrimPrefix(t, ">")))
 	case t == "":
 		h.st.Quote = false

@@ -459,3 +459,34 @@ func TestReadAider_promptLinesInFences(t *testing.T) {
 		t.Errorf("trimmed history: %q", got)
 	}
 }
+
+// TestReadAider_toolOutputOfSeveralLines: a message of Aider's of several
+// lines (a command's output: /run, /test, /git) is written with its first
+// line quoted and the others as they are, blank ones included, up to the
+// last, which ends with Aider's line break; all of it is dropped, and the
+// reply that follows it (to /test's failures) is kept. Commits are kept.
+func TestReadAider_toolOutputOfSeveralLines(t *testing.T) {
+	body := newAiderWrites("2026-05-12 16:40:00").
+		tool("aider --model sonnet").
+		prompt("/run pytest -q").
+		tool("MARKER ..F.\n\nMARKER =========== FAILURES ===========\n\nMARKER def test_total():\n>       assert total([1, 2]) == 4\nE       assert 3 == 4\n\nMARKER 1 failed, 3 passed in 0.12s").
+		tool("Add 0.2k tokens of command output to the chat? (Y)es/(N)o [Yes]: y").
+		tool("Added 12 lines of output to the chat.").
+		prompt("fix the failing test").
+		reply("`total` drops the last element; sum the whole list.").
+		tool("Tokens: 3k sent, 40 received.").
+		tool("Commit 7e8f9a0 fix: total sums every element").
+		prompt("/test pytest -q").
+		tool("MARKER ....F\n\nMARKER =========== FAILURES ===========\n\nMARKER 1 failed, 4 passed in 0.15s").
+		reply("The new test expects cents; `total` returns euros.").
+		prompt("/git log --oneline -3").
+		tool("7e8f9a0 fix: total sums every element\n\nMARKER 1a2b3c4 feat: totals\n\n#### MARKER a heading in the output").
+		prompt("thanks").
+		String()
+	sameTexts(t, aiderTexts(t, body), []string{
+		"user: fix the failing test",
+		"assistant: `total` drops the last element; sum the whole list.\n[tool: commit 7e8f9a0 fix: total sums every element]",
+		"assistant: The new test expects cents; `total` returns euros.",
+		"user: thanks",
+	})
+}
