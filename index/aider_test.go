@@ -13,7 +13,8 @@ import (
 // through real syncs. A reply Aider appends after a prompt the last sync
 // read is read on from the cursor and found by search; a commit that
 // follows a reply already indexed is read whole again, and the reply then
-// carries it, once; a repository Aider starts in later is found.
+// carries it, once; a repository Aider starts in later is found, and a
+// history in a repository's top folder.
 func TestSync_aider(t *testing.T) {
 	dir := t.TempDir()
 	srcDir := filepath.Join(dir, "src")
@@ -86,5 +87,16 @@ func TestSync_aider(t *testing.T) {
 	mustSync(t, ix)
 	if got := texts(); len(got) != 3 || withText(got, "shop: which queue does the mailer use?") == "" {
 		t.Errorf("a new repository: %v", got)
+	}
+
+	// Aider runs in a folder of a repository where it found none (the
+	// repository was made later): that history is found, one deeper in
+	// the repository's source tree is not walked to.
+	writeFile(t, filepath.Join(srcDir, "shop", ".git", "HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(srcDir, "shop", "frontend", ".aider.chat.history.md"), "\n# aider chat started at 2026-03-04 10:00:00\n\n#### why is the cart badge stale?  \n")
+	writeFile(t, filepath.Join(srcDir, "shop", "frontend", "src", ".aider.chat.history.md"), "\n#### too deep, never read  \n")
+	mustSync(t, ix)
+	if got := texts(); len(got) != 4 || withText(got, "frontend: why is the cart badge stale?") == "" {
+		t.Errorf("a history in a repository's folder: %v", got)
 	}
 }

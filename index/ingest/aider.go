@@ -14,12 +14,13 @@ import (
 
 // An Aider source is a folder that holds the user's repositories (~/src):
 // Aider writes each repository's chat history to .aider.chat.history.md
-// in its root (the git root, or the folder it ran in), and every such
-// file below the source's path is read; a source whose path is a file is
-// that history, whatever its name (Aider's --chat-history-file moves it).
-// Only a repository's root is looked at, not the folders inside it (see
-// insideRepository), nor node_modules, virtual environments or hidden
-// folders.
+// in its root (the git root, or the folder it ran in when it found no
+// repository), and every such file below the source's path is read; a
+// source whose path is a file is that history, whatever its name
+// (Aider's --chat-history-file moves it). Only a repository's root and
+// the folders right inside it are looked at, not the rest of it nor its
+// build output (see insideRepository), nor node_modules, virtual
+// environments or hidden folders.
 // The file is Markdown that Aider only appends to, read line by line
 // from a Cursor like the JSONL transcripts:
 //

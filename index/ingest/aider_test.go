@@ -304,9 +304,11 @@ func TestReadAider_resumeEqualsWhole(t *testing.T) {
 
 // TestList_aiderStopsAtRepositoryRoots: in a folder of repositories the
 // listing enters each repository's root, where Aider writes its history,
-// but not the rest of it (its source tree, build output): a folder whose
-// parent holds .git (a folder, or a worktree's file) is skipped, unless
-// that parent is the source's own folder, which may be a repository too.
+// and the folders up to aiderRepoDepth (1) below it, where it writes one
+// when it runs in a subfolder and finds no repository, but not deeper, nor a build's output or a package manager's folders
+// anywhere in it: a folder is judged by the nearest folder above it that
+// holds .git (a folder, or a worktree's file), unless that is the
+// source's own folder, which may be a repository too.
 func TestList_aiderStopsAtRepositoryRoots(t *testing.T) {
 	root := t.TempDir()
 	write := func(rel, body string) {
@@ -322,11 +324,18 @@ func TestList_aiderStopsAtRepositoryRoots(t *testing.T) {
 	write(".git/HEAD", "ref: refs/heads/main\n") // the folder of repositories is one too
 	write("billing/.git/HEAD", "ref: refs/heads/main\n")
 	write("billing/"+aiderHistoryName, "#### a\n")
-	write("billing/src/app/"+aiderHistoryName, "#### inside the repository\n")
+	write("billing/web/"+aiderHistoryName, "#### run in a subfolder\n")
+	write("billing/packages/api/"+aiderHistoryName, "#### too deep in the repository\n")
+	write("billing/build/"+aiderHistoryName, "#### in build output\n")
+	write("billing/web/dist/"+aiderHistoryName, "#### in build output\n")
+	write("billing/target/x/"+aiderHistoryName, "#### in build output\n")
 	write("github.com/acme/shop/.git", "gitdir: /elsewhere/shop.git\n") // a worktree
 	write("github.com/acme/shop/"+aiderHistoryName, "#### b\n")
-	write("github.com/acme/shop/web/"+aiderHistoryName, "#### inside the worktree\n")
+	write("github.com/acme/shop/web/"+aiderHistoryName, "#### in the worktree\n")
+	write("github.com/acme/shop/web/app/"+aiderHistoryName, "#### too deep in the worktree\n")
 	write("notes/"+aiderHistoryName, "#### not a repository\n")
+	write("notes/2026/may/"+aiderHistoryName, "#### not a repository, at any depth\n")
+	write("build/"+aiderHistoryName, "#### a folder of the source named build, not a build's\n")
 	src := config.Source{Name: "ai", Kind: config.KindAider, Path: root}
 	listing, err := List(src)
 	if err != nil {
@@ -336,11 +345,14 @@ func TestList_aiderStopsAtRepositoryRoots(t *testing.T) {
 	for _, f := range listing.Files {
 		rels = append(rels, f.Rel)
 	}
-	want := "billing/.aider.chat.history.md github.com/acme/shop/.aider.chat.history.md notes/.aider.chat.history.md"
+	want := strings.Join([]string{"billing/", "billing/web/", "build/", "github.com/acme/shop/", "github.com/acme/shop/web/",
+		"notes/", "notes/2026/may/"}, aiderHistoryName+" ") + aiderHistoryName
 	if got := strings.Join(rels, " "); got != want {
 		t.Errorf("listed %s\nwant %s", got, want)
 	}
-	for rel, skip := range map[string]bool{"billing": false, "billing/src": true, "github.com/acme/shop/web": true, "github.com/acme": false, "notes": false} {
+	for rel, skip := range map[string]bool{"billing": false, "billing/packages": false, "billing/packages/api": true, "billing/build": true,
+		"billing/target": true, "github.com/acme/shop/web": false, "github.com/acme/shop/web/app": true, "github.com/acme": false,
+		"notes/2026/may": false, "build": false} {
 		if SkipsDir(src, rel) != skip {
 			t.Errorf("SkipsDir(%s) = %v, want %v", rel, !skip, skip)
 		}
@@ -489,4 +501,54 @@ func TestReadAider_toolOutputOfSeveralLines(t *testing.T) {
 		"assistant: The new test expects cents; `total` returns euros.",
 		"user: thanks",
 	})
+}
+
+// BenchmarkList_aiderRepositories lists a folder of 40 repositories of
+// about 200 folders and 1,000 files each (a source tree, tests, docs, a
+// web app, node_modules and build output), each with its history at its
+// root: the listing enters only what insideRepository lets it (see
+// aiderRepoDepth for what it took).
+func BenchmarkList_aiderRepositories(b *testing.B) {
+	root := b.TempDir()
+	mk := func(dir string, files int) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			b.Fatal(err)
+		}
+		for i := range files {
+			if err := os.WriteFile(filepath.Join(dir, "f"+strconv.Itoa(i)+".txt"), nil, 0o600); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	folders := 0
+	tree := func(dir string, n, m int) { // n folders of m folders each
+		for i := range n {
+			mk(filepath.Join(dir, "d"+strconv.Itoa(i)), 5)
+			folders++
+			for j := range m {
+				mk(filepath.Join(dir, "d"+strconv.Itoa(i), "e"+strconv.Itoa(j)), 5)
+				folders++
+			}
+		}
+	}
+	for r := range 40 {
+		repo := filepath.Join(root, "repo"+strconv.Itoa(r))
+		mk(filepath.Join(repo, ".git"), 0)
+		if err := os.WriteFile(filepath.Join(repo, aiderHistoryName), []byte("#### hi\n"), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		for name, shape := range map[string][2]int{"src": {8, 4}, "tests": {8, 0}, "docs": {4, 0}, "web": {4, 4}, "node_modules": {40, 2}, "build": {4, 0}} {
+			mk(filepath.Join(repo, name), 5)
+			folders++
+			tree(filepath.Join(repo, name), shape[0], shape[1])
+		}
+	}
+	b.Logf("%d repositories, %d folders", 40, folders)
+	src := config.Source{Name: "ai", Kind: config.KindAider, Path: root}
+	for b.Loop() {
+		listing, err := List(src)
+		if err != nil || len(listing.Files) != 40 {
+			b.Fatalf("%d files, %v", len(listing.Files), err)
+		}
+	}
 }
