@@ -53,14 +53,15 @@ import (
 //     code (a Markdown heading or quote the model wrote); what Aider
 //     writes after a reply cut short inside a fence ends it, known by
 //     the line break Aider ends its lines with, and so does the next
-//     run's header (see aiderResumes). A SEARCH/REPLACE edit block ("<<<<<<< SEARCH",
-//     "=======", ">>>>>>> REPLACE") becomes the line "[tool: edit <file>]"
-//     (the file named on the line before it) and the replacement's first
-//     maxEditLines lines, the code it replaces being dropped; the body of
-//     any other fenced block is cut to maxEditLines lines too (Aider's
-//     "whole" and "udiff" edit formats write a whole file or a diff
-//     there). A reply after Aider's output (the editor model's answer in
-//     architect mode, a reply to a failed edit) is a turn of its own.
+//     run's header (see aiderResumes). A SEARCH/REPLACE edit block
+//     ("<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE") becomes the line
+//     "[tool: edit <file>]" (the file named on the line before it) and
+//     the replacement's first maxEditLines lines, the code it replaces
+//     being dropped; the body of any other fenced block is cut to
+//     maxEditLines lines too (Aider's "whole" and "udiff" edit formats
+//     write a whole file or a diff there). A reply after Aider's output
+//     (the editor model's answer in architect mode, a reply to a failed
+//     edit) is a turn of its own.
 //
 // A record's id is its session and its line. A turn's end is only known
 // from the line after it, so the last turn of a file is emitted when a

@@ -303,8 +303,8 @@ type ender interface {
 // history) rather than JSON lines: it is given every line as written,
 // blank lines, indentation and trailing white space included (Aider
 // ends its own lines with two spaces; only the line ending is cut), and
-// a last line without a line ending is
-// always a write in progress, never a line to consume.
+// a last line without a line ending is always a write in progress, never
+// a line to consume.
 type textLines interface {
 	textLines()
 }
