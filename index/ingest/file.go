@@ -25,4 +25,11 @@ package ingest
 // sessions and notes (they were always of the kind); an OpenClaw
 // workspace's notes carry the source's sourceSet; a Hermes home's memory
 // entries are of source set notes (they were transcripts').
-const Version = "ingest-v5"
+//
+// ingest-v6: Hermes' multimodal messages (parts as JSON after a
+// sentinel) give their text; Gemini CLI's history sync keeps the turns a
+// compression summarized, its summary is the assistant's, its session
+// context and tool responses are not prompts; Aider's fences hold
+// "#### " lines, its tool output of several lines is dropped whole, and
+// a history in a repository's top folder is read.
+const Version = "ingest-v6"
