@@ -203,6 +203,11 @@ func (h *aiderHandler) line(n int, data []byte) error {
 	if (prompt || quote) && brk {
 		h.st.Marks = true
 	}
+	if reply && !turn.After && prompt && h.st.Marks && !(afterBlank && brk) {
+		// A heading the model wrote in its prose: Aider's prompt lines
+		// follow a blank line and end with its line break.
+		return h.reply(n, line)
+	}
 	if reply && (turn.Fence != "" || turn.Edit != aiderOutside) {
 		if !h.aiderResumes(prompt, quote, afterBlank, brk) {
 			return h.reply(n, line)

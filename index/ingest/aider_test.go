@@ -552,3 +552,24 @@ func BenchmarkList_aiderRepositories(b *testing.B) {
 		}
 	}
 }
+
+// TestReadAider_headingInProse: a "#### " heading the model writes in a
+// reply's prose, outside any fence, is the reply's: Aider's prompt lines
+// end with its line break and follow a blank line. A trimmed history
+// cannot tell them apart and splits the reply there, as before.
+func TestReadAider_headingInProse(t *testing.T) {
+	body := newAiderWrites("2026-05-12 09:00:00").
+		tool("Aider v0.86.1").
+		prompt("how should I structure the release notes?").
+		reply("Group them by audience:\n\n#### For users\nWhat changed in behaviour.\n\n#### For operators\nNew settings and migrations.").
+		tool("Tokens: 1.1k sent, 80 received.").
+		prompt("thanks").
+		reply("You're welcome.").
+		String()
+	sameTexts(t, aiderTexts(t, body), []string{
+		"user: how should I structure the release notes?",
+		"assistant: Group them by audience:\n\n#### For users\nWhat changed in behaviour.\n\n#### For operators\nNew settings and migrations.",
+		"user: thanks",
+		"assistant: You're welcome.",
+	})
+}

@@ -30,6 +30,7 @@ package ingest
 // sentinel) give their text; Gemini CLI's history sync keeps the turns a
 // compression summarized, its summary is the assistant's, its session
 // context and tool responses are not prompts; Aider's fences hold
-// "#### " lines, its tool output of several lines is dropped whole, and
+// "#### " lines (and a reply's prose its headings), its tool output of
+// several lines is dropped whole, and
 // a history in a repository's top folder is read.
 const Version = "ingest-v6"
