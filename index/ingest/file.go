@@ -31,6 +31,6 @@ package ingest
 // compression summarized, its summary is the assistant's, its session
 // context and tool responses are not prompts; Aider's fences hold
 // "#### " lines (and a reply's prose its headings), its tool output of
-// several lines is dropped whole, and
-// a history in a repository's top folder is read.
+// several lines is dropped whole, and a history in a repository's top
+// folder is read.
 const Version = "ingest-v6"
