@@ -26,7 +26,7 @@ import (
 //
 //   - each run begins with "# aider chat started at YYYY-MM-DD HH:MM:SS",
 //     the machine's wall-clock time without a zone (read in the machine's
-//     zone, as ParseDate reads any time written without an offset). A run
+//     zone, as parseDate reads any time written without an offset). A run
 //     is a session, named by the file and its header's time and line, so
 //     that it keeps its name as the file grows; its records carry the
 //     header's time, as Aider writes no time per message;
@@ -189,7 +189,7 @@ func (h *aiderHandler) line(n int, data []byte) error {
 			return err
 		}
 		h.st = aiderState{Run: n}
-		if _, at, ok := parseDateIn(strings.TrimPrefix(t, aiderRunPrefix), h.fc.loc); ok && !at.IsZero() {
+		if _, at, ok := parseDate(strings.TrimPrefix(t, aiderRunPrefix), h.fc.loc); ok && !at.IsZero() {
 			h.st.Start = at.Format(time.RFC3339)
 		}
 		return nil

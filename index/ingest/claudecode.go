@@ -420,7 +420,7 @@ func (h *claudeHandler) emit(n int, l *claudeLine, role, text string) error {
 			conversation += "-" + l.AgentID
 		}
 	}
-	_, t, _ := ParseDate(l.Timestamp)
+	_, t, _ := parseDate(l.Timestamp, h.fc.loc)
 	cwd := l.Cwd
 	if cwd == "" {
 		cwd = h.st.Cwd

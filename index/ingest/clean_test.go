@@ -208,18 +208,21 @@ func TestRedact_metadata(t *testing.T) {
 // TestParseDate_zoneless: a time written without an offset is read in the
 // machine's zone, so that search, which shows times there, shows it as
 // written (read as UTC it moved by the offset, in Tokyo to the next day).
+// A JSONL record's date is read so.
 func TestParseDate_zoneless(t *testing.T) {
-	saved := time.Local
-	defer func() { time.Local = saved }()
-	time.Local = time.FixedZone("JST", 9*3600)
+	tokyo := time.FixedZone("JST", 9*3600)
 	for _, s := range []string{"2026-12-02T23:30", "2026-12-02 23:30", "2026-12-02T23:30:00", "2026-12-02T23:30:00.123456"} {
-		date, at, ok := ParseDate(s)
-		if !ok || date != "2026-12-02" || at.In(time.Local).Format("2006-01-02 15:04") != "2026-12-02 23:30" {
+		date, at, ok := parseDate(s, tokyo)
+		if !ok || date != "2026-12-02" || at.In(tokyo).Format("2006-01-02 15:04") != "2026-12-02 23:30" {
 			t.Errorf("%s: %s %v %v, want 2026-12-02 and 23:30 in the machine's zone", s, date, at, ok)
 		}
 	}
 	// An offset or Z is kept: the instant is what was written.
-	if _, at, _ := ParseDate("2026-12-02T23:30:00Z"); !at.Equal(time.Date(2026, 12, 2, 23, 30, 0, 0, time.UTC)) {
+	if _, at, _ := parseDate("2026-12-02T23:30:00Z", tokyo); !at.Equal(time.Date(2026, 12, 2, 23, 30, 0, 0, time.UTC)) {
 		t.Errorf("Z: %v", at)
+	}
+	rec, reason, err := parseJSONLLine([]byte(`{"id": 1, "text": "late deploy", "date": "2026-12-02T23:30"}`), tokyo)
+	if err != nil || reason != "" || rec.Date != "2026-12-02" || !rec.Time.Equal(time.Date(2026, 12, 2, 14, 30, 0, 0, time.UTC)) {
+		t.Errorf("JSONL record: %+v %q %v, want 2026-12-02 at 14:30 UTC", rec, reason, err)
 	}
 }

@@ -309,7 +309,7 @@ func (h *codexHandler) line(n int, data []byte) error {
 	if err := json.Unmarshal(data, &l); err != nil {
 		return notJSON(err)
 	}
-	if _, t, ok := ParseDate(l.Timestamp); ok && !t.IsZero() {
+	if _, t, ok := parseDate(l.Timestamp, h.fc.loc); ok && !t.IsZero() {
 		h.st.LastTime = l.Timestamp
 	}
 	item, payload := l.Type, l.Payload
@@ -827,7 +827,7 @@ func (h *codexHandler) emit(n int, role, text string) error {
 
 // record makes the record of line n, leaving pending tool calls alone.
 func (h *codexHandler) record(n int, role, text string) error {
-	_, t, _ := ParseDate(h.st.LastTime)
+	_, t, _ := parseDate(h.st.LastTime, h.fc.loc)
 	m := message{role: role, text: text, title: h.st.Title, time: t, cwd: h.st.Cwd, line: n}
 	session := h.st.Session
 	rec, ok := m.record(h.fc, config.KindCodex, session, session+":"+strconv.Itoa(n), session)

@@ -128,7 +128,7 @@ func ReadFile(ctx context.Context, src config.Source, f File, from Cursor, sink 
 // A file that is not LineBased is read whole.
 func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, limit int64, sink Sink) (cur Cursor, more bool, err error) {
 	// The machine's zone enters the readers here, and only here: a time
-	// written without an offset is its wall-clock time (see ParseDate).
+	// written without an offset is its wall-clock time (see parseDate).
 	fc := &fileCtx{ctx: ctx, src: src, path: f.Path, rel: f.Rel, sink: sink, loc: time.Local}
 	if !LineBased(src.Kind, f.Path) {
 		if from.Offset != 0 || from.Line != 0 {

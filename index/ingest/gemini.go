@@ -242,7 +242,7 @@ func newGeminiHandler(fc *fileCtx, state json.RawMessage) (*geminiHandler, error
 	if err := decodeState(state, &h.st); err != nil {
 		return nil, err
 	}
-	_, h.latest, _ = ParseDate(h.st.Latest)
+	_, h.latest, _ = parseDate(h.st.Latest, h.fc.loc)
 	name := filepath.Base(fc.path)
 	h.stem = strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")
 	if dir := filepath.Dir(fc.path); filepath.Base(dir) != "chats" && filepath.Base(filepath.Dir(dir)) == "chats" {
@@ -611,12 +611,12 @@ func (h *geminiHandler) emit(t *geminiTurn) error {
 // when returns a message's time: its timestamp (own), else the last time
 // read, else the session's start.
 func (h *geminiHandler) when(ts string) (t time.Time, own bool) {
-	if _, t, _ := ParseDate(ts); !t.IsZero() {
+	if _, t, _ := parseDate(ts, h.fc.loc); !t.IsZero() {
 		h.st.LastTime = t.UTC().Format(time.RFC3339Nano)
 		return t, true
 	}
 	for _, s := range []string{h.st.LastTime, h.st.StartTime} {
-		if _, t, _ := ParseDate(s); !t.IsZero() {
+		if _, t, _ := parseDate(s, h.fc.loc); !t.IsZero() {
 			return t, false
 		}
 	}

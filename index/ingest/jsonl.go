@@ -37,7 +37,7 @@ type jsonlRecord struct {
 type jsonlHandler struct{ fc *fileCtx }
 
 func (h jsonlHandler) line(n int, data []byte) error {
-	rec, reason, err := parseJSONLLine(data)
+	rec, reason, err := parseJSONLLine(data, h.fc.loc)
 	if err != nil {
 		return err
 	}
@@ -59,8 +59,8 @@ func (jsonlHandler) state() (json.RawMessage, error) { return nil, nil }
 
 // parseJSONLLine returns the record of a line, or the reason it is not
 // one, or a *notJSONError for a line that is not JSON at all (see
-// readLines).
-func parseJSONLLine(line []byte) (memory.Record, string, error) {
+// readLines); a date without an offset is read in loc (see parseDate).
+func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, error) {
 	if !utf8.Valid(line) {
 		return memory.Record{}, "", &notJSONError{"line is not valid UTF-8"}
 	}
@@ -87,7 +87,7 @@ func parseJSONLLine(line []byte) (memory.Record, string, error) {
 		rec.Conversation = "session:" + jr.Session
 	}
 	if jr.Date != "" {
-		date, t, ok := ParseDate(jr.Date)
+		date, t, ok := parseDate(jr.Date, loc)
 		if !ok {
 			return memory.Record{}, fmt.Sprintf("date %q is not RFC 3339 or YYYY-MM-DD", jr.Date), nil
 		}
@@ -101,19 +101,16 @@ func parseJSONLLine(line []byte) (memory.Record, string, error) {
 	return rec, "", nil
 }
 
-// ParseDate accepts RFC 3339 (with or without fractional seconds) or
+// parseDate accepts RFC 3339 (with or without fractional seconds) or
 // YYYY-MM-DD and returns the business date (in the timestamp's own offset)
 // and the exact time (zero for a bare date). A time without an offset
 // (Python's isoformat(), Obsidian's "Date & time" properties without
 // seconds, 2026-01-15T10:30) is the wall-clock time of the person who
-// wrote it, on this machine: it is read in the machine's zone, the one
-// search shows times in (search.ConfigFor), so it shows as written. Read
-// as UTC, it moved by the zone's offset, across midnight near its ends.
-func ParseDate(s string) (string, time.Time, bool) { return parseDateIn(s, time.Local) }
-
-// parseDateIn is ParseDate reading a time without an offset in loc: a
-// reader given the machine's zone (fileCtx.loc) passes it here.
-func parseDateIn(s string, loc *time.Location) (string, time.Time, bool) {
+// wrote it, on this machine: it is read in loc, the machine's zone
+// (fileCtx.loc), the one search shows times in (search.ConfigFor), so it
+// shows as written. Read as UTC, it moved by the zone's offset, across
+// midnight near its ends.
+func parseDate(s string, loc *time.Location) (string, time.Time, bool) {
 	s = strings.TrimSpace(s)
 	if t, err := time.Parse("2006-01-02", s); err == nil {
 		return t.Format("2006-01-02"), time.Time{}, true

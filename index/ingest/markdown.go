@@ -64,7 +64,7 @@ func readMarkdown(fc *fileCtx) error {
 	var exact time.Time
 	for _, v := range []any{fm.Date, fm.Created} {
 		if s := yamlScalar(v); s != "" {
-			if d, t, ok := ParseDate(s); ok {
+			if d, t, ok := parseDate(s, fc.loc); ok {
 				date, exact = d, t
 				break
 			}
@@ -72,7 +72,7 @@ func readMarkdown(fc *fileCtx) error {
 	}
 	if date == "" {
 		if m := fileDate.FindString(filepath.Base(path)); m != "" {
-			if d, _, ok := ParseDate(m); ok {
+			if d, _, ok := parseDate(m, fc.loc); ok {
 				date = d
 			}
 		}

@@ -313,7 +313,7 @@ func openclawText(s string) string {
 // when returns the time of a line: its ISO timestamp, else its message's
 // epoch milliseconds, else the last time read.
 func (h *openclawHandler) when(line string, msgTime json.RawMessage) time.Time {
-	_, t, _ := ParseDate(line)
+	_, t, _ := parseDate(line, h.fc.loc)
 	if t.IsZero() && len(msgTime) > 0 {
 		var ms float64
 		var s string
@@ -321,11 +321,11 @@ func (h *openclawHandler) when(line string, msgTime json.RawMessage) time.Time {
 		case json.Unmarshal(msgTime, &ms) == nil && ms > 0:
 			t = time.UnixMilli(int64(ms)).UTC()
 		case json.Unmarshal(msgTime, &s) == nil:
-			_, t, _ = ParseDate(s)
+			_, t, _ = parseDate(s, h.fc.loc)
 		}
 	}
 	if t.IsZero() {
-		_, t, _ = ParseDate(h.st.LastTime)
+		_, t, _ = parseDate(h.st.LastTime, h.fc.loc)
 		return t
 	}
 	h.st.LastTime = t.UTC().Format(time.RFC3339Nano)
