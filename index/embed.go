@@ -184,9 +184,15 @@ func readForwardBatch(r *bufio.Reader, dim int, rows vocabularies[int32]) <-chan
 func (s *segmentSink) vectors(entries []forwardEntry, rows vocabularies[int32]) ([][]float32, error) {
 	vecs := make([][]float32, len(entries))
 	if s.sp.builtin() {
-		parallel.For(len(entries), 64, func(i int) {
-			if entries[i].kind == fwdTerms {
-				vecs[i] = embedTerms(s.sp.model, rows, &entries[i].dense)
+		// In shared pieces, not halves: the next batch is read on a third
+		// goroutine meanwhile, and chunks differ in length, so a core with
+		// a fixed half kept the other waiting (a 100k build: a third of
+		// the embed stage on one core).
+		parallel.Shared(len(entries), 32, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if entries[i].kind == fwdTerms {
+					vecs[i] = embedTerms(s.sp.model, rows, &entries[i].dense)
+				}
 			}
 		})
 		s.counts.embedded += countKind(entries, fwdTerms)

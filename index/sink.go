@@ -484,8 +484,10 @@ func (s *segmentSink) trainSpace() error {
 		// training sample: the chunks the model learned from.
 		dim, items := s.sp.prof.Dimension, s.termSample.items
 		sample := make([]float32, len(items)*dim)
-		parallel.For(len(items), 256, func(i int) {
-			copy(sample[i*dim:], s.sp.model.EmbedTerms(items[i]))
+		parallel.Shared(len(items), 64, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				copy(sample[i*dim:], s.sp.model.EmbedTerms(items[i]))
+			}
 		})
 		q := vector.TrainQuantizer(sample, dim)
 		s.sp.quant = &q

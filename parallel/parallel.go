@@ -68,6 +68,30 @@ func (p *WorkerPanic) String() string {
 	return fmt.Sprintf("%v [in a parallel span]\n%s", p.Value, p.Stack)
 }
 
+// Shared calls fn on spans of [0, n) of piece indices each (the last may
+// be shorter), taken in turn from a shared counter by one goroutine a core
+// (the caller's among them), and returns when every span is done. Where
+// Spans gives each core one fixed share, here a core that is held up (by
+// another goroutine of the process, or by costlier items) takes fewer
+// pieces instead of leaving the others waiting for it at the end. For
+// work with no state kept across a span; panics reach the caller as in
+// Spans.
+func Shared(n, piece int, fn func(lo, hi int)) {
+	piece = max(piece, 1)
+	var next atomic.Int64
+	workers := min(runtime.GOMAXPROCS(0), (n+piece-1)/piece)
+	Spans(workers, 1, func(int, int) {
+		for {
+			hi := int(next.Add(int64(piece)))
+			lo := hi - piece
+			if lo >= n {
+				return
+			}
+			fn(lo, min(hi, n))
+		}
+	})
+}
+
 // For calls fn for every i in [0, n), split as Spans splits.
 func For(n, minSpan int, fn func(i int)) {
 	Spans(n, minSpan, func(lo, hi int) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestEveryIndexOnce: whatever the range and span, each index is visited
@@ -31,6 +32,56 @@ func TestEveryIndexOnce(t *testing.T) {
 				t.Errorf("n %d minSpan %d: %d spans for a short range", n, minSpan, spans.Load())
 			}
 		}
+	}
+}
+
+// TestSharedEveryIndexOnce: Shared's pieces cover the range exactly once,
+// each no longer than piece, whatever the range and the piece.
+func TestSharedEveryIndexOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 31, 32, 33, 1000, 4099} {
+		for _, piece := range []int{0, 1, 32, 5000} {
+			seen := make([]atomic.Int32, n)
+			Shared(n, piece, func(lo, hi int) {
+				if lo >= hi || hi-lo > max(piece, 1) {
+					t.Errorf("n %d piece %d: span [%d, %d)", n, piece, lo, hi)
+				}
+				for i := lo; i < hi; i++ {
+					seen[i].Add(1)
+				}
+			})
+			for i := range seen {
+				if c := seen[i].Load(); c != 1 {
+					t.Fatalf("n %d piece %d: index %d visited %d times", n, piece, i, c)
+				}
+			}
+		}
+	}
+}
+
+// TestSharedPiecesGoToTheFreeCore: while one worker is held up in its
+// first piece, the others take every other piece, instead of each core
+// waiting on a fixed half (what Spans does: there the held piece would
+// wait in vain). Needs two cores.
+func TestSharedPiecesGoToTheFreeCore(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs GOMAXPROCS >= 2")
+	}
+	var held atomic.Bool
+	var done, seen atomic.Int32
+	Shared(64, 1, func(lo, hi int) {
+		if held.CompareAndSwap(false, true) {
+			// The first piece taken waits for every other one.
+			deadline := time.Now().Add(10 * time.Second)
+			for done.Load() < 63 && time.Now().Before(deadline) {
+				runtime.Gosched()
+			}
+			seen.Store(done.Load())
+			return
+		}
+		done.Add(1)
+	})
+	if n := seen.Load(); n != 63 {
+		t.Fatalf("the held piece saw %d of the 63 other pieces done in 10 s", n)
 	}
 }
 
