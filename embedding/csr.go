@@ -42,9 +42,11 @@ func (a *csr) transpose() *csr {
 }
 
 // mulSparseDense computes dst = A·D, D v x l (v = a.width).
-// Rows are independent, so they split over the cores. The products run in
-// float32: the vector loop takes twice as many values at once and
-// reads half the bytes (-bench TrainLSA 2.67-2.78 → 2.10-2.17 s). A sum
+// Rows are independent, so the cores share them in pieces: a common
+// term's row of the transposed matrix is thousands of times longer than a
+// rare one's, and with fixed halves one core waited for the other. The
+// products run in float32: the vector loop takes twice as many values at
+// once and reads half the bytes (-bench TrainLSA 2.67-2.78 → 2.10-2.17 s). A sum
 // keeps float32's 7 digits; the power iteration makes the smallest
 // direction kept (σₖ/σ₁)³ of the largest, about 1/1 400 on LoCoMo and on a
 // 12 000-document sample (σ₁/σₖ about 11), far above that rounding. The
@@ -53,7 +55,7 @@ func (a *csr) transpose() *csr {
 //
 // Row i of the result is written to dst[i*stride:][:l].
 func mulSparseDense[T float32 | float64](a *csr, d []float32, l int, dst []T, stride int) {
-	parallel.Spans(a.rows(), 1024, func(lo, hi int) {
+	parallel.Shared(a.rows(), 256, func(lo, hi int) {
 		acc := make([]float32, l)
 		for i := lo; i < hi; i++ {
 			clear(acc)

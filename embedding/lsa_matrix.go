@@ -72,12 +72,14 @@ const cholQROnePassCond = 1e8
 // x_j = (y_j − Σ_{t<j} x_t R_tj) / R_jj. A tile of rows and columns
 // (vector.TileRows x TileCols) goes at a time: the sum over the columns
 // solved before the block is one tile of x·R; those within it follow one
-// by one. Rows are independent, so they
-// split over the cores and give the same bits as one loop.
+// by one. Rows are independent, so the cores share them in pieces
+// (parallel.Shared: the last segment is sealed on another goroutine while
+// the model trains, and fixed halves waited for the core it slowed) and
+// give the same bits as one loop.
 func solveUpperRight(a blas64.General, r blas64.Triangular) {
 	c := a.Cols
 	rp := panels(blas64.General{Rows: c, Cols: c, Stride: r.Stride, Data: r.Data}, 0, c, nil)
-	parallel.Spans(a.Rows, 512, func(lo, hi int) {
+	parallel.Shared(a.Rows, 512, func(lo, hi int) {
 		var tile [vector.TileRows * vector.TileCols]float64
 		for r0 := lo; r0 < hi; r0 += vector.TileRows {
 			nr := min(vector.TileRows, hi-r0)
@@ -121,7 +123,7 @@ func gram(a *mat.Dense) *mat.SymDense {
 func crossGram(a, b *mat.Dense) *mat.SymDense {
 	r, c := a.Dims()
 	parts := make([][]float64, max(1, (r+gramBlock-1)/gramBlock))
-	parallel.For(len(parts), 1, func(i int) {
+	parallel.Shared(len(parts), 1, func(i, _ int) {
 		parts[i] = make([]float64, c*c)
 		addUpperAtB(parts[i], a.RawMatrix(), b.RawMatrix(), i*gramBlock, min(r, (i+1)*gramBlock))
 	})
@@ -227,12 +229,12 @@ func householderQR(a *mat.Dense, dst *mat.Dense) {
 }
 
 // mulDense sets dst (row-major, a.Rows x b.Cols) to A·B, rounded to
-// float32, a tile of four rows and four columns at a time; the rows split
-// over the cores.
+// float32, a tile of four rows and four columns at a time; the cores
+// share the rows in pieces (as in solveUpperRight).
 func mulDense(dst []float32, a, b blas64.General) {
 	k := b.Cols
 	bp := panels(b, 0, b.Rows, nil)
-	parallel.Spans(a.Rows, 256, func(lo, hi int) {
+	parallel.Shared(a.Rows, 256, func(lo, hi int) {
 		var tile [vector.TileRows * vector.TileCols]float64
 		for r0 := lo; r0 < hi; r0 += vector.TileRows {
 			nr := min(vector.TileRows, hi-r0)
