@@ -63,6 +63,9 @@ type segmentSink struct {
 	vecSample   *reservoir[[]float32]
 	probeSample *reservoir[[]string]
 	dead        *segment.Dead
+	// space is a new space being written (beginSpace), once the model is
+	// final.
+	space *spaceWrite
 	// adding carries batches, in order, to the adder goroutine (nil
 	// until the first batch) as they are being analysed; added reports
 	// its end; addFailed holds its first error so that reading stops
@@ -415,6 +418,13 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 	if err := s.waitSealed(); err != nil {
 		return nil, err
 	}
+	// The model is final (trained, reused or none): its file is written
+	// while the segments are embedded.
+	sw, err := s.x.beginSpace(s.sp)
+	if err != nil {
+		return nil, err
+	}
+	s.space = sw
 	t0 = time.Now()
 	total := 0
 	for _, seg := range s.segs {
@@ -445,7 +455,7 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 	}
 	s.res.Timings["embed"] = time.Since(t0).Milliseconds()
 	t0 = time.Now()
-	if err := s.x.writeSpace(s.sp); err != nil {
+	if err := s.x.writeSpace(s.sp, s.space); err != nil {
 		return nil, err
 	}
 	parts := make([]manifest.Part, 0, len(s.segs))
@@ -500,6 +510,7 @@ func (s *segmentSink) trainSpace() error {
 func (s *segmentSink) abort() {
 	_ = s.drain() // the adder may be writing to a segment; its error is the caller's already
 	_ = s.waitSealed()
+	_ = s.space.wait() // a space left unfinished is removed as garbage, like one a crash leaves
 	for _, seg := range s.segs {
 		seg.w.Abort()
 		if seg.fwd != nil {

@@ -250,44 +250,85 @@ func (r *reservoir[T]) add(x T) {
 	}
 }
 
-// writeSpace writes a new space's files under index/spaces and fills in
-// its manifest part.
-func (x *Indexer) writeSpace(s *space) error {
+// spaceWrite is a new space's directory while it is written: the model
+// file from the moment the model is trained, in the background while the
+// segments are embedded, and the space file (which needs the cells) last.
+type spaceWrite struct {
+	id, dir string
+	files   map[string]manifest.FileSum
+	// model reports the end of the model file's write, and err is what
+	// it reported once wait has received it.
+	model chan error
+	err   error
+}
+
+// beginSpace creates a new space's directory and starts writing its model
+// there, if it has one (nil for a reused space). The 19 MB model of a
+// 100k build took a tenth of a second on one core at the end of the build.
+func (x *Indexer) beginSpace(s *space) (*spaceWrite, error) {
 	if s.reused {
-		return nil
+		return nil, nil
 	}
 	id := manifest.NewRunID(x.opts.Now())
 	dir := filepath.Join(x.home.IndexDir(), manifest.SpaceDir(id))
 	if err := paths.MkdirPrivate(filepath.Dir(dir)); err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.Mkdir(dir, paths.DirMode); err != nil {
-		return fmt.Errorf("create space: %w", err)
+		return nil, fmt.Errorf("create space: %w", err)
 	}
-	files := map[string]manifest.FileSum{}
-	write := func(name string, b []byte) error {
-		sum, err := writeSealed(filepath.Join(dir, name), b)
-		files[name] = sum
+	w := &spaceWrite{id: id, dir: dir, files: map[string]manifest.FileSum{}, model: make(chan error, 1)}
+	if s.model == nil {
+		w.model <- nil
+		return w, nil
+	}
+	// The model is only read from here on (embedding reads it too).
+	go func() {
+		var buf bytesBuffer
+		if _, err := s.model.WriteTo(&buf); err != nil {
+			w.model <- err
+			return
+		}
+		sum, err := writeSealed(filepath.Join(dir, generation.FileModel), buf.b)
+		w.files[generation.FileModel] = sum // read only after the send
+		w.model <- err
+	}()
+	return w, nil
+}
+
+// wait waits for the model's write (a nil w has none) and returns its
+// error. The builder's goroutine calls it, as often as it needs.
+func (w *spaceWrite) wait() error {
+	if w == nil {
+		return nil
+	}
+	if w.model != nil {
+		w.err = <-w.model
+		w.model = nil
+	}
+	return w.err
+}
+
+// writeSpace finishes writing a new space begun by beginSpace (nil for a
+// reused space) and fills in its manifest part.
+func (x *Indexer) writeSpace(s *space, w *spaceWrite) error {
+	if s.reused {
+		return nil
+	}
+	if err := w.wait(); err != nil {
 		return err
 	}
 	var sp vector.Space
 	sp.Quantizer, sp.Cells = *s.quant, s.cells
-	if err := write(generation.FileSpace, generation.MarshalSpace(sp, s.recall)); err != nil {
+	sum, err := writeSealed(filepath.Join(w.dir, generation.FileSpace), generation.MarshalSpace(sp, s.recall))
+	w.files[generation.FileSpace] = sum
+	if err != nil {
 		return err
 	}
-	if s.model != nil {
-		var buf bytesBuffer
-		if _, err := s.model.WriteTo(&buf); err != nil {
-			return err
-		}
-		if err := write(generation.FileModel, buf.b); err != nil {
-			return err
-		}
-	}
-	if err := manifest.SyncDir(dir); err != nil {
+	if err := manifest.SyncDir(w.dir); err != nil {
 		return err
 	}
-	s.part = manifest.Part{ID: id, Files: files}
+	s.part = manifest.Part{ID: w.id, Files: w.files}
 	return nil
 }
 
