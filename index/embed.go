@@ -66,10 +66,12 @@ func (s *segmentSink) embed(seg *newSegment) error {
 				return err
 			}
 		}
-		parallel.For(len(entries), 256, func(i int) {
-			if entries[i].codes == nil {
-				entries[i].codes = make([]int8, dim)
-				s.sp.quant.Encode(vecs[i], entries[i].codes)
+		parallel.Shared(len(entries), 128, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if entries[i].codes == nil {
+					entries[i].codes = make([]int8, dim)
+					s.sp.quant.Encode(vecs[i], entries[i].codes)
+				}
 			}
 		})
 		decoded := make([]float32, dim)
@@ -188,7 +190,7 @@ func (s *segmentSink) vectors(entries []forwardEntry, rows vocabularies[int32]) 
 		// goroutine meanwhile, and chunks differ in length, so a core with
 		// a fixed half kept the other waiting (a 100k build: a third of
 		// the embed stage on one core).
-		parallel.Shared(len(entries), 32, func(lo, hi int) {
+		parallel.Shared(len(entries), 16, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				if entries[i].kind == fwdTerms {
 					vecs[i] = embedTerms(s.sp.model, rows, &entries[i].dense)
