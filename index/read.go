@@ -68,6 +68,14 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 	if prevPiece != nil {
 		out.piece = prevPiece.piece + 1
 	}
+	// A piece after the first holds about as many records as the one
+	// before (every piece but the last is pieceBytes long): the slice is
+	// made that size once instead of grown, copying every record of the
+	// piece again at each doubling.
+	var records int
+	if prevPiece != nil {
+		records = len(prevPiece.records)
+	}
 	var wait time.Duration
 	for attempt := range readAttempts {
 		if attempt > 0 {
@@ -96,7 +104,7 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 				from = prev.Cursor
 			}
 		}
-		out.records, out.problems, out.count, out.interrupted = nil, nil, 0, 0
+		out.records, out.problems, out.count, out.interrupted = make([]memory.Record, 0, records), nil, 0, 0
 		sink := ingest.Sink{
 			Record: func(r memory.Record) error { out.records = append(out.records, r); return nil },
 			Problem: func(p ingest.Problem) {
