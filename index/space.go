@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -284,12 +285,10 @@ func (x *Indexer) beginSpace(s *space) (*spaceWrite, error) {
 	}
 	// The model is only read from here on (embedding reads it too).
 	go func() {
-		var buf bytesBuffer
-		if _, err := s.model.WriteTo(&buf); err != nil {
-			w.model <- err
-			return
-		}
-		sum, err := writeSealed(filepath.Join(dir, generation.FileModel), buf.b)
+		sum, err := writeSealedFrom(filepath.Join(dir, generation.FileModel), func(out io.Writer) error {
+			_, err := s.model.WriteTo(out)
+			return err
+		})
 		w.files[generation.FileModel] = sum // read only after the send
 		w.model <- err
 	}()
@@ -332,27 +331,30 @@ func (x *Indexer) writeSpace(s *space, w *spaceWrite) error {
 	return nil
 }
 
-type bytesBuffer struct{ b []byte }
-
-func (w *bytesBuffer) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
 // writeSealed writes an immutable file: created 0600, then sealed
 // (manifest.Seal) like every file of a segment.
 func writeSealed(path string, b []byte) (manifest.FileSum, error) {
+	return writeSealedFrom(path, func(out io.Writer) error {
+		_, err := out.Write(b)
+		return err
+	})
+}
+
+// writeSealedFrom is writeSealed of what write writes, streamed to the
+// file (write buffers its small writes): the 19 MB model of a 100k build
+// was gathered in a slice grown by doubling, 64 MB of garbage under the
+// build's memory limit.
+func writeSealedFrom(path string, write func(io.Writer) error) (manifest.FileSum, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, paths.FileMode)
 	if err != nil {
 		return manifest.FileSum{}, err
 	}
 	h := manifest.NewHasher()
-	_, _ = h.Write(b)
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return manifest.FileSum{}, err
+	err = write(io.MultiWriter(f, h))
+	if err == nil {
+		err = manifest.Seal(f)
 	}
-	if err := manifest.Seal(f); err != nil {
+	if err != nil {
 		f.Close()
 		return manifest.FileSum{}, err
 	}
