@@ -152,10 +152,15 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 			continue
 		}
 		// Chunking (tags, hashes, governance) is per record: the cores
-		// share it, so one large file is not read on one core alone.
+		// share it, so one large file is not read on one core alone. In
+		// shared pieces, not halves: the analysis and the adder run
+		// meanwhile, and the reader, which waits for the last piece
+		// before it reads on, waited for the core they slowed.
 		out.chunks = make([][]memory.Chunk, len(out.records))
-		parallel.For(len(out.records), 64, func(i int) {
-			out.chunks[i] = x.chunkRecord(src, out.records[i])
+		parallel.Shared(len(out.records), 32, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				out.chunks[i] = x.chunkRecord(src, out.records[i])
+			}
 		})
 		out.more = more
 		out.state = FileState{Source: src.Name, Path: f.Path, Size: before.size, ModTime: before.modTime,
