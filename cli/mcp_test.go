@@ -662,7 +662,7 @@ func TestDoctor_AgentsMCPAndSkill(t *testing.T) {
 				t.Errorf("mcp check: %+v", c)
 			}
 		case "skill":
-			if c.State != doctor.Ready || !strings.Contains(c.Message, "claude-code: current") {
+			if c.State != doctor.Ready || !strings.Contains(c.Message, "Claude Code: current") {
 				t.Errorf("skill check: %+v", c)
 			}
 		}
