@@ -12,11 +12,19 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"syscall"
 	"time"
 )
 
 // ErrHeld means another process holds the lock.
 var ErrHeld = errors.New("the lock is held by another process")
+
+// ErrNotRegular means the lock file's path holds something other than a
+// regular file: a symbolic link (planted while the home was open to
+// others, it would make Acquire truncate and rewrite the file it points
+// to, an SSH key or a shell profile), a directory or a device. Acquire
+// refuses it rather than replace it: the path is the user's to look at.
+var ErrNotRegular = errors.New("is not a regular file; refusing to lock or write through it (remove it)")
 
 // Holder is what a lock file says about the process holding it.
 type Holder struct {
@@ -51,10 +59,24 @@ type Lock struct{ f *os.File }
 // mode perm) without waiting, and records operation, this process's pid
 // and now in it. When another process holds it, the error is a
 // *HeldError.
+//
+// A symbolic link or any other non-regular file at path is refused with
+// ErrNotRegular, never followed (on unix the open itself does not follow
+// a link planted after the check).
 func Acquire(path string, perm os.FileMode, operation string, now time.Time) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, perm)
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("lock file %s %w", path, ErrNotRegular)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, perm)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("lock file %s %w", path, ErrNotRegular)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open lock: %w", err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("lock file %s %w", path, ErrNotRegular)
 	}
 	if err := flock(f, exclusive); err != nil {
 		f.Close()
