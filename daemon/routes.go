@@ -98,6 +98,10 @@ func (s *Server) mux(routes []route, readOnlyMessage string, withContract bool) 
 // isCleanPath reports whether p is already in the form the mux routes:
 // rooted, without empty, "." or ".." elements (a trailing slash is kept).
 func isCleanPath(p string) bool {
+	// "*" (OPTIONS *) is not rooted: the mux would answer it in plain text.
+	if !strings.HasPrefix(p, "/") {
+		return false
+	}
 	c := path.Clean(p)
 	if strings.HasSuffix(p, "/") && c != "/" {
 		c += "/"

@@ -581,16 +581,20 @@ func boundAddr(ln net.Listener) netip.AddrPort {
 
 // httpServer sets every timeout: slow-loris clients are cut off at the
 // header timeout, and the write timeout sits above the 60 s search cap.
+// net/http's own answer to "OPTIONS *" is turned off: it is given before
+// any handler runs, so it skipped the guard (a 200 to any Host, Origin
+// included, without the security headers); the guard refuses it now.
 func (s *Server) httpServer(h http.Handler) *http.Server {
 	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       15 * time.Second,
-		WriteTimeout:      (api.MaxServerBudgetMs + 10_000) * time.Millisecond,
-		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
-		BaseContext:       func(net.Listener) context.Context { return context.Background() },
+		Handler:                      h,
+		DisableGeneralOptionsHandler: true,
+		ReadHeaderTimeout:            5 * time.Second,
+		ReadTimeout:                  15 * time.Second,
+		WriteTimeout:                 (api.MaxServerBudgetMs + 10_000) * time.Millisecond,
+		IdleTimeout:                  60 * time.Second,
+		MaxHeaderBytes:               16 << 10,
+		ErrorLog:                     slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		BaseContext:                  func(net.Listener) context.Context { return context.Background() },
 	}
 }
 

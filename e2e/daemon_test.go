@@ -448,6 +448,14 @@ func TestBrowserRebindingAndProxyRefusals(t *testing.T) {
 	if got := raw("GET /api/rag/external/health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"); !strings.Contains(got, " 400 ") {
 		t.Errorf("two Host headers: %q", got)
 	}
+	// net/http answers "OPTIONS *" itself, 200, before any handler: it
+	// must pass the same checks as every other request.
+	if got := raw("OPTIONS * HTTP/1.1\r\nHost: evil.example:" + port + "\r\nOrigin: https://evil.example\r\n\r\n"); !strings.Contains(got, " 403 ") {
+		t.Errorf("OPTIONS * with a rebinding Host: %q", got)
+	}
+	if got := raw("OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n\r\n"); !strings.Contains(got, " 403 ") {
+		t.Errorf("OPTIONS * with a valid Host: %q", got)
+	}
 }
 
 func TestInternalTokenLifecycle(t *testing.T) {
