@@ -55,3 +55,49 @@ func TestPlantedLockLinksAreNotWrittenThrough(t *testing.T) {
 		t.Errorf("novad with a link at its lock: exit %d, want a refusal naming %s:\n%s", exit, daemonLock, d.Logs.String())
 	}
 }
+
+// TestLinkedTreesAreHeldToTheHomesPrivacy: a private tree of the home
+// (index/, state/, cache/, logs/) that is a symbolic link is held to the
+// same rules as one that is not. A link to a directory of the user's that
+// others can write to is narrowed like the home; one to a directory of
+// another user's (planted while the home was open to others, to read the
+// memory sync writes there or to serve the attacker's own) is refused,
+// and left as it is.
+func TestLinkedTreesAreHeldToTheHomesPrivacy(t *testing.T) {
+	h := novatest.NewHome(t, "")
+	shared := filepath.Join(t.TempDir(), "index")
+	novatest.Must(t, os.Mkdir(shared, 0o700))
+	novatest.Must(t, os.Chmod(shared, 0o777))
+	novatest.Must(t, os.WriteFile(filepath.Join(shared, "notes.txt"), []byte("x"), 0o644))
+	novatest.Must(t, os.Symlink(shared, filepath.Join(h.Dir, "index")))
+	h.Sync()
+	for p, want := range map[string]os.FileMode{shared: 0o700, filepath.Join(shared, "notes.txt"): 0o600} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s behind the home's index link: mode %v (%v), want %v", p, fi.Mode().Perm(), err, want)
+		}
+	}
+
+	if os.Getuid() != 0 {
+		t.Skip("giving a directory to another user needs root")
+	}
+	h2 := novatest.NewHome(t, "")
+	theirs := filepath.Join(t.TempDir(), "cache")
+	novatest.Must(t, os.Mkdir(theirs, 0o700))
+	novatest.Must(t, os.Chmod(theirs, 0o777))
+	novatest.Must(t, os.Chown(theirs, 65534, 65534))
+	novatest.Must(t, os.Symlink(theirs, filepath.Join(h2.Dir, "cache")))
+	d := h2.Launch()
+	exit := d.WaitExit(30 * time.Second)
+	link := filepath.Join(h2.Dir, "cache")
+	if exit == 0 || !strings.Contains(d.Logs.String(), link+" is owned by another user") {
+		t.Errorf("novad with cache/ linked to another user's directory: exit %d, want a refusal naming %s:\n%s", exit, link, d.Logs.String())
+	}
+	fi, err := os.Stat(theirs)
+	novatest.Must(t, err)
+	if fi.Mode().Perm() != 0o777 {
+		t.Errorf("another user's directory was changed: mode %v", fi.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(theirs); len(entries) != 0 {
+		t.Errorf("Nova wrote into another user's directory: %v", entries)
+	}
+}

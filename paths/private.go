@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // DirMode is the mode of every directory Nova creates under the runtime
@@ -47,9 +49,10 @@ func (h Home) CacheDir() string { return filepath.Join(h.Root, "cache") }
 // directory and file under state/, index/, cache/ and logs/, to DirMode
 // and FileMode. The internal token is left as it is: one that others
 // could read is compromised, and is refused until novad replaces it.
-// Secure never follows a symbolic link. It returns the paths it narrowed;
-// an entry it cannot narrow (another user's) is an error, but the rest
-// are still narrowed.
+// Secure never follows a symbolic link inside the trees (a tree that is
+// itself a link to a directory is followed: see walkPrivate). It returns
+// the paths it narrowed; an entry it cannot narrow, or a tree that is
+// another user's, is an error, but the rest are still narrowed.
 //
 // novad calls it at start and every index writer when it takes the lock,
 // so a home made by hand is tightened before Nova writes into it.
@@ -61,7 +64,18 @@ func (h Home) Secure() ([]string, error) {
 	}
 	var narrowed []string
 	var errs []error
-	narrow := func(p string, mode fs.FileMode) {
+	// Another user's entry (behind a link planted while the home was
+	// open to others) is refused, never changed, even where chmod would
+	// succeed (root): Nova writes memory only where no one else can read
+	// or replace it.
+	foreign := func(p string) {
+		errs = append(errs, fmt.Errorf("%s is owned by another user; remove it (or the link to it) so that Nova can keep it private", p))
+	}
+	narrow := func(p string, fi fs.FileInfo, mode fs.FileMode) {
+		if ownedByOther(fi) {
+			foreign(p)
+			return
+		}
 		if err := os.Chmod(p, mode); err != nil {
 			errs = append(errs, err)
 			return
@@ -71,17 +85,22 @@ func (h Home) Secure() ([]string, error) {
 	// The root may be a symbolic link to where the user keeps it; its
 	// target is the home, so Stat (not Lstat) it.
 	if fi, err := os.Stat(h.Root); err == nil && wide(fi.Mode()) {
-		narrow(h.Root, DirMode)
+		narrow(h.Root, fi, DirMode)
 	}
+	trees := h.privateTrees()
 	err := h.walkPrivate(func(p string, fi fs.FileInfo) {
 		switch {
+		case slices.Contains(trees, p) && ownedByOther(fi):
+			// A tree Nova writes into, private or not: what it writes
+			// there would be the other user's to read.
+			foreign(p)
 		case p == h.TokenFile():
 			// Narrowing it would hide that it leaked; novad writes a
 			// fresh one at every start.
 		case fi.IsDir() && wide(fi.Mode()):
-			narrow(p, DirMode)
+			narrow(p, fi, DirMode)
 		case fi.Mode().IsRegular() && wide(fi.Mode()):
-			narrow(p, FileMode)
+			narrow(p, fi, FileMode)
 		}
 	})
 	if err != nil {
@@ -124,12 +143,31 @@ func wide(m fs.FileMode) bool { return m.Perm()&0o077 != 0 }
 
 // walkPrivate calls visit for every directory and regular file in the
 // private trees (the trees' roots included), without following symbolic
-// links. Missing trees are skipped; entries that vanish mid-walk (a
-// retention pass, a temp file renamed) are ignored.
+// links, except a tree itself that is a link to a directory (index/ kept
+// on another volume): what is behind it holds the same memory and is
+// walked too, under the tree's own name, else a link planted while the
+// home was open to others would send what Nova writes there to a
+// directory that stays open, or another user's. Missing trees are
+// skipped; entries that vanish mid-walk (a retention pass, a temp file
+// renamed) are ignored.
 func (h Home) walkPrivate(visit func(path string, fi fs.FileInfo)) error {
 	var errs []error
-	for _, root := range h.privateTrees() {
+	for _, tree := range h.privateTrees() {
+		root := tree
+		if fi, err := os.Lstat(tree); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(tree)
+			if err != nil {
+				continue // dangling: nothing behind it to narrow
+			}
+			if ti, err := os.Stat(target); err != nil || !ti.IsDir() {
+				errs = append(errs, fmt.Errorf("%s is a link to something other than a directory", tree))
+				continue
+			}
+			root = target
+		}
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			// Named under the tree, as the rest of Nova names it.
+			p = filepath.Join(tree, strings.TrimPrefix(p, root))
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					return nil
