@@ -101,3 +101,28 @@ func TestLinkedTreesAreHeldToTheHomesPrivacy(t *testing.T) {
 		t.Errorf("Nova wrote into another user's directory: %v", entries)
 	}
 }
+
+// TestLinksToAnotherUsersDirectoryInsideTheHomeAreRefused: a link inside
+// a private tree (state/backups, planted while the home was open to
+// others) to another user's directory makes novactl refuse, not write the
+// user's files there.
+func TestLinksToAnotherUsersDirectoryInsideTheHomeAreRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("giving a directory to another user needs root")
+	}
+	h := novatest.NewHome(t, "")
+	theirs := filepath.Join(t.TempDir(), "backups")
+	novatest.Must(t, os.Mkdir(theirs, 0o700))
+	novatest.Must(t, os.Chmod(theirs, 0o777))
+	novatest.Must(t, os.Chown(theirs, 65534, 65534))
+	link := filepath.Join(h.Dir, "state", "backups")
+	novatest.Must(t, os.MkdirAll(filepath.Dir(link), 0o700))
+	novatest.Must(t, os.Symlink(theirs, link))
+	out, errs, code := h.Novactl("config", "init", "--force")
+	if code == 0 || !strings.Contains(out+errs, link+" is a link to a directory owned by another user") {
+		t.Errorf("config init --force with state/backups linked to another user's directory: exit %d:\n%s%s", code, out, errs)
+	}
+	if entries, _ := os.ReadDir(theirs); len(entries) != 0 {
+		t.Errorf("Nova wrote into another user's directory: %v", entries)
+	}
+}

@@ -90,6 +90,13 @@ func (h Home) Secure() ([]string, error) {
 	trees := h.privateTrees()
 	err := h.walkPrivate(func(p string, fi fs.FileInfo) {
 		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			// A link planted while the home was open to others would
+			// have Nova write there (a backup, a generation): one to
+			// another user's file or directory is refused.
+			if ti, err := os.Stat(p); err == nil && ownedByOther(ti) {
+				errs = append(errs, fmt.Errorf("%s is a link to a %s owned by another user; remove it so that Nova can keep what it writes there private", p, kindOf(ti)))
+			}
 		case slices.Contains(trees, p) && ownedByOther(fi):
 			// A tree Nova writes into, private or not: what it writes
 			// there would be the other user's to read.
@@ -138,12 +145,20 @@ func (h Home) Exposed() ([]Exposure, error) {
 	return out, err
 }
 
+// kindOf names what fi is, for a message.
+func kindOf(fi fs.FileInfo) string {
+	if fi.IsDir() {
+		return "directory"
+	}
+	return "file"
+}
+
 // wide reports a mode that grants group or others anything.
 func wide(m fs.FileMode) bool { return m.Perm()&0o077 != 0 }
 
-// walkPrivate calls visit for every directory and regular file in the
-// private trees (the trees' roots included), without following symbolic
-// links, except a tree itself that is a link to a directory (index/ kept
+// walkPrivate calls visit for every entry of the private trees (the
+// trees' roots included; a symbolic link with its own information, not
+// its target's), without following symbolic links, except a tree itself that is a link to a directory (index/ kept
 // on another volume): what is behind it holds the same memory and is
 // walked too, under the tree's own name, else a link planted while the
 // home was open to others would send what Nova writes there to a
@@ -176,9 +191,6 @@ func (h Home) walkPrivate(visit func(path string, fi fs.FileInfo)) error {
 				if d != nil && d.IsDir() {
 					return fs.SkipDir
 				}
-				return nil
-			}
-			if d.Type()&fs.ModeSymlink != 0 {
 				return nil
 			}
 			fi, err := d.Info()
