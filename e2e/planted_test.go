@@ -126,3 +126,22 @@ func TestLinksToAnotherUsersDirectoryInsideTheHomeAreRefused(t *testing.T) {
 		t.Errorf("Nova wrote into another user's directory: %v", entries)
 	}
 }
+
+// TestHomeOfAnotherUserIsRefused: a NOVA_HOME that is another user's is
+// not served, even where its mode keeps others out and Nova could write
+// there (root): its owner can rename what Nova writes in it and put their
+// own index in its place.
+func TestHomeOfAnotherUserIsRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("giving a directory to another user needs root")
+	}
+	h := novatest.NewHome(t, "")
+	h.Sync()
+	novatest.Must(t, os.Chmod(h.Dir, 0o700))
+	novatest.Must(t, os.Chown(h.Dir, 65534, 65534))
+	d := h.Launch()
+	exit := d.WaitExit(30 * time.Second)
+	if exit == 0 || !strings.Contains(d.Logs.String(), h.Dir+" is owned by another user") {
+		t.Errorf("novad in another user's home: exit %d:\n%s", exit, d.Logs.String())
+	}
+}

@@ -52,11 +52,20 @@ func (h Home) CacheDir() string { return filepath.Join(h.Root, "cache") }
 // Secure never follows a symbolic link inside the trees (a tree that is
 // itself a link to a directory is followed: see walkPrivate). It returns
 // the paths it narrowed; an entry it cannot narrow, or a tree that is
-// another user's, is an error, but the rest are still narrowed.
+// another user's, is an error, but the rest are still narrowed. A home
+// that is another user's is an error before anything is done.
 //
 // novad calls it at start and every index writer when it takes the lock,
 // so a home made by hand is tightened before Nova writes into it.
 func (h Home) Secure() ([]string, error) {
+	// Another user's home is refused before anything is created in it,
+	// even one private to them that Nova could write to (as root): they
+	// could rename what Nova writes there, and put their own index in its
+	// place. The root may be a symbolic link to where the user keeps it;
+	// its target is the home, so Stat (not Lstat) it.
+	if fi, err := os.Stat(h.Root); err == nil && ownedByOther(fi) {
+		return nil, fmt.Errorf("%s is owned by another user; Nova serves and writes only a home of the user it runs as (set NOVA_HOME to one of yours)", h.Root)
+	}
 	for _, d := range []string{h.Root, h.StateDir(), h.IndexDir(), h.CacheDir()} {
 		if err := MkdirPrivate(d); err != nil {
 			return nil, fmt.Errorf("create %s: %w", d, err)
@@ -82,8 +91,6 @@ func (h Home) Secure() ([]string, error) {
 		}
 		narrowed = append(narrowed, p)
 	}
-	// The root may be a symbolic link to where the user keeps it; its
-	// target is the home, so Stat (not Lstat) it.
 	if fi, err := os.Stat(h.Root); err == nil && wide(fi.Mode()) {
 		narrow(h.Root, fi, DirMode)
 	}
