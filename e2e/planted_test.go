@@ -28,11 +28,11 @@ func plantVictim(t *testing.T, dir, link string) func() {
 	}
 }
 
-// TestPlantedLockLinksAreNotWrittenThrough: a symbolic link planted at a
-// lock file's path (while the home was open to others) must not make
-// novad or novactl truncate and rewrite the file it points to; they
-// refuse, and say which file.
-func TestPlantedLockLinksAreNotWrittenThrough(t *testing.T) {
+// TestPlantedLinksAreNotWrittenThrough: a symbolic link planted at a
+// lock file's or the index history's path (while the home was open to
+// others) must not make novad or novactl truncate, rewrite or append to
+// the file it points to; they refuse, and say which file.
+func TestPlantedLinksAreNotWrittenThrough(t *testing.T) {
 	h := novatest.NewHome(t, "")
 	outside := t.TempDir()
 
@@ -44,6 +44,17 @@ func TestPlantedLockLinksAreNotWrittenThrough(t *testing.T) {
 		t.Errorf("index sync with a link at its lock: exit %d, want a refusal naming %s:\n%s%s", code, indexLock, out, errs)
 	}
 	novatest.Must(t, os.Remove(indexLock))
+
+	// The index history is appended to, not replaced: a link there would
+	// have every sync append a line to the file it points to.
+	history := filepath.Join(h.Dir, "index", "history.jsonl")
+	unchanged = plantVictim(t, filepath.Join(outside, "history"), history)
+	out, errs, code = h.Novactl("index", "sync")
+	unchanged()
+	if code == 0 || !strings.Contains(out+errs, history) {
+		t.Errorf("index sync with a link at its history: exit %d, want a refusal naming %s:\n%s%s", code, history, out, errs)
+	}
+	novatest.Must(t, os.Remove(history))
 	h.Sync()
 
 	daemonLock := filepath.Join(h.Dir, "state", "novad.lock")

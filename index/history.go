@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/nova-recall/nova/atomicfile"
@@ -48,7 +49,13 @@ const (
 var historyLimit int64 = 256 << 10
 
 func appendHistory(path string, e Event) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, paths.FileMode)
+	// Never through a symbolic link: one planted while the home was open
+	// to others would have every sync append to the file it points to (a
+	// shell profile). Nova runs on unix only (macOS, Linux).
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, paths.FileMode)
+	if errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("open history: %s %w", path, atomicfile.ErrSymlink)
+	}
 	if err != nil {
 		return fmt.Errorf("open history: %w", err)
 	}
