@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,5 +155,25 @@ func TestHomeOfAnotherUserIsRefused(t *testing.T) {
 	exit := d.WaitExit(30 * time.Second)
 	if exit == 0 || !strings.Contains(d.Logs.String(), h.Dir+" is owned by another user") {
 		t.Errorf("novad in another user's home: exit %d:\n%s", exit, d.Logs.String())
+	}
+}
+
+// TestPlantedEmbeddingCacheLinkIsNotWrittenThrough: the embedding cache
+// (an openai profile's, named by the profile hash /health publishes) is
+// never truncated and rewritten through a link planted at its path.
+func TestPlantedEmbeddingCacheLinkIsNotWrittenThrough(t *testing.T) {
+	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", fakeEmbeddings(t)))
+	h.Sync()
+	caches, err := filepath.Glob(filepath.Join(h.Dir, "cache", "embeddings", "*.vec"))
+	novatest.Must(t, err)
+	if len(caches) != 1 {
+		t.Fatalf("embedding caches after the first sync: %v", caches)
+	}
+	novatest.Must(t, os.Remove(caches[0]))
+	unchanged := plantVictim(t, t.TempDir(), caches[0])
+	out, errs, code := h.Novactl("index", "sync", "--full", "--in-process")
+	unchanged()
+	if code != 0 || !strings.Contains(out+errs, caches[0]) {
+		t.Errorf("sync with a link at the embedding cache: exit %d, want the sync done and the cache named as not saved:\n%s%s", code, out, errs)
 	}
 }

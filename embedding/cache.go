@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"unsafe"
 
 	"github.com/nova-recall/nova/atomicfile"
@@ -48,8 +49,10 @@ func OpenCache(dir, profileHash string, dim int) (*Cache, error) {
 		return nil, fmt.Errorf("create embedding cache: %w", err)
 	}
 	c := &Cache{path: filepath.Join(dir, profileHash+".vec"), dim: dim, index: map[Key]int{}, used: map[Key]bool{}}
-	f, err := os.Open(c.path)
-	if errors.Is(err, fs.ErrNotExist) {
+	// Never through a symbolic link (see Flush): one found here is read
+	// as no cache, and Flush refuses to write it.
+	f, err := os.OpenFile(c.path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
 		return c, nil
 	}
 	if err != nil {
@@ -121,7 +124,13 @@ func (c *Cache) Flush() error {
 	if len(c.pending) == 0 {
 		return nil
 	}
-	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE, paths.FileMode)
+	// Never through a symbolic link: the name is the profile hash /health
+	// publishes, so a link planted while the home was open to others would
+	// have the file it points to truncated and overwritten with vectors.
+	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW, paths.FileMode)
+	if errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("append embedding cache: %s %w", c.path, atomicfile.ErrSymlink)
+	}
 	if err != nil {
 		return fmt.Errorf("append embedding cache: %w", err)
 	}
