@@ -8,6 +8,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -269,12 +270,32 @@ func Load(environ []string) (Config, error) {
 // apply) with environment overrides from environ.
 func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 	var src koanf.Provider
-	if _, err := os.Stat(path); err == nil {
+	if fi, err := os.Stat(path); err == nil {
+		if err := checkWriters(path, fi); err != nil {
+			return Config{}, err
+		}
 		src = file.Provider(path)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return Config{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	return load(home, path, src, environ)
+}
+
+// checkWriters refuses a config file that another local user owns or can
+// write (as ssh refuses such a config): it says what is read into memory
+// (sources) and where memory's text is sent to be embedded
+// (embedding.endpoint), so whoever can change it can send the memory
+// anywhere. A link is judged by the file it points to (a config kept in
+// a dotfiles repository). Group write is left alone: on systems that give
+// each user a group of their own, umask 002 makes every file so.
+func checkWriters(path string, fi fs.FileInfo) error {
+	switch {
+	case paths.OwnedByAnotherUser(fi):
+		return fmt.Errorf("%w: %s is owned by another user, who could send your memory anywhere by editing it; write your own (novactl config init)", ErrInvalid, path)
+	case fi.Mode().Perm()&0o002 != 0:
+		return fmt.Errorf("%w: %s can be written by any user of this machine (mode %04o), who could send your memory anywhere by editing it; check it, then chmod o-w %s", ErrInvalid, path, fi.Mode().Perm(), path)
+	}
+	return nil
 }
 
 // Parse reads the configuration that data would be as the file at path

@@ -177,3 +177,32 @@ func TestPlantedEmbeddingCacheLinkIsNotWrittenThrough(t *testing.T) {
 		t.Errorf("sync with a link at the embedding cache: exit %d, want the sync done and the cache named as not saved:\n%s%s", code, out, errs)
 	}
 }
+
+// TestConfigOthersCouldWriteIsRefused: config.yaml says what is read into
+// memory and where its text is sent to be embedded (embedding.endpoint);
+// one that any local user can write, or that another user owns, could
+// send the memory anywhere. novad and novactl refuse it, naming the file.
+func TestConfigOthersCouldWriteIsRefused(t *testing.T) {
+	h := novatest.NewHome(t, "")
+	cfg := filepath.Join(h.Dir, "config.yaml")
+	novatest.Must(t, os.Chmod(cfg, 0o666))
+	out, errs, code := h.Novactl("index", "sync")
+	if code == 0 || !strings.Contains(out+errs, cfg) {
+		t.Errorf("index sync with a config.yaml any user can write: exit %d:\n%s%s", code, out, errs)
+	}
+	d := h.Launch()
+	if exit := d.WaitExit(30 * time.Second); exit != 78 || !strings.Contains(d.Logs.String(), cfg) {
+		t.Errorf("novad with a config.yaml any user can write: exit %d, want 78:\n%s", exit, d.Logs.String())
+	}
+	novatest.Must(t, os.Chmod(cfg, 0o644))
+	h.Sync()
+
+	if os.Getuid() != 0 {
+		t.Skip("giving a file to another user needs root")
+	}
+	novatest.Must(t, os.Chown(cfg, 65534, 65534))
+	out, errs, code = h.Novactl("index", "sync")
+	if code == 0 || !strings.Contains(out+errs, cfg+" is owned by another user") {
+		t.Errorf("index sync with another user's config.yaml: exit %d:\n%s%s", code, out, errs)
+	}
+}

@@ -4,6 +4,7 @@ package paths
 
 import "io/fs"
 
-// ownedByOther cannot tell on this platform, where Nova does not run as a
+// OwnedByAnotherUser reports whether fi is known to be another user's. It
+// cannot tell on this platform, where Nova does not run as a
 // service; nothing is refused for it.
-func ownedByOther(fs.FileInfo) bool { return false }
+func OwnedByAnotherUser(fs.FileInfo) bool { return false }

@@ -63,7 +63,7 @@ func (h Home) Secure() ([]string, error) {
 	// could rename what Nova writes there, and put their own index in its
 	// place. The root may be a symbolic link to where the user keeps it;
 	// its target is the home, so Stat (not Lstat) it.
-	if fi, err := os.Stat(h.Root); err == nil && ownedByOther(fi) {
+	if fi, err := os.Stat(h.Root); err == nil && OwnedByAnotherUser(fi) {
 		return nil, fmt.Errorf("%s is owned by another user; Nova serves and writes only a home of the user it runs as (set NOVA_HOME to one of yours)", h.Root)
 	}
 	for _, d := range []string{h.Root, h.StateDir(), h.IndexDir(), h.CacheDir()} {
@@ -81,7 +81,7 @@ func (h Home) Secure() ([]string, error) {
 		errs = append(errs, fmt.Errorf("%s is owned by another user; remove it (or the link to it) so that Nova can keep it private", p))
 	}
 	narrow := func(p string, fi fs.FileInfo, mode fs.FileMode) {
-		if ownedByOther(fi) {
+		if OwnedByAnotherUser(fi) {
 			foreign(p)
 			return
 		}
@@ -101,10 +101,10 @@ func (h Home) Secure() ([]string, error) {
 			// A link planted while the home was open to others would
 			// have Nova write there (a backup, a generation): one to
 			// another user's file or directory is refused.
-			if ti, err := os.Stat(p); err == nil && ownedByOther(ti) {
+			if ti, err := os.Stat(p); err == nil && OwnedByAnotherUser(ti) {
 				errs = append(errs, fmt.Errorf("%s is a link to a %s owned by another user; remove it so that Nova can keep what it writes there private", p, kindOf(ti)))
 			}
-		case slices.Contains(trees, p) && ownedByOther(fi):
+		case slices.Contains(trees, p) && OwnedByAnotherUser(fi):
 			// A tree Nova writes into, private or not: what it writes
 			// there would be the other user's to read.
 			foreign(p)
