@@ -121,11 +121,13 @@ func IsNotRunning(err error) bool {
 }
 
 func (c *Client) do(ctx context.Context, method, url string, body any) (int, []byte, error) {
-	if c.homeLock != "" && lockfile.Free(c.homeLock) {
+	if c.homeLock != "" && (lockfile.Free(c.homeLock) || lockfile.ReadHolder(c.homeLock).Operation == lockfile.Starting) {
 		// novad holds its home's lock from before it binds its ports
 		// until it exits, so whatever answers here serves another home
 		// (a second home left on the default ports): its memory is not
-		// this home's, and this home's queries are not for it.
+		// this home's, and this home's queries are not for it. Until it
+		// has bound them (it waits while another program holds one),
+		// what answers there is that program, maybe another user's.
 		return 0, nil, &NotRunningError{URL: url, Other: answers(ctx, url)}
 	}
 	var rd io.Reader

@@ -282,6 +282,10 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 			return fmt.Errorf("%w: listener bound to %s", ErrNonLoopback, ln.Addr())
 		}
 	}
+	// The ports are ours: clients may talk to what answers on them.
+	if l, ok := homeLock.(*lockfile.Lock); ok {
+		l.Record("serve", s.opts.Now())
+	}
 	if s.token, err = secrets.Generate(); err != nil {
 		return err
 	}
@@ -469,7 +473,9 @@ type releaser interface{ Release() }
 // ErrReadOnlyHome. A lock another process holds is lockfile.ErrHeld.
 func (s *Server) acquireHome() (releaser, error) {
 	path := s.home.DaemonLock()
-	l, err := lockfile.Acquire(path, paths.FileMode, "serve", s.opts.Now())
+	// Recorded as starting until both ports are bound (Run): clients
+	// send nothing to what answers on them before.
+	l, err := lockfile.Acquire(path, paths.FileMode, lockfile.Starting, s.opts.Now())
 	if err == nil {
 		s.readOnly = false
 		return l, nil

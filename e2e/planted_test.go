@@ -1,13 +1,19 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/internal/novatest"
 )
 
@@ -204,5 +210,86 @@ func TestConfigOthersCouldWriteIsRefused(t *testing.T) {
 	out, errs, code = h.Novactl("index", "sync")
 	if code == 0 || !strings.Contains(out+errs, cfg+" is owned by another user") {
 		t.Errorf("index sync with another user's config.yaml: exit %d:\n%s%s", code, out, errs)
+	}
+}
+
+// squatter is another local user's program on this home's ports: it
+// answers like a novad (the contract is public) and records what it is
+// sent.
+type squatter struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (s *squatter) sent() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.paths)
+}
+
+// listen serves the squatter on a free loopback port and returns it.
+func (s *squatter) listen(t *testing.T, health any) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	novatest.Must(t, err)
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.paths = append(s.paths, r.URL.Path)
+		s.mu.Unlock()
+		_ = json.NewEncoder(w).Encode(health)
+	})}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { srv.Close() })
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestSquattedPortsAreSentNothing: while this home's novad holds its lock
+// but waits for its ports (--wait-for-config, as the service jobs run
+// it), another program holds them: novactl sends it neither a query nor,
+// through a crashed novad's state file, the memory to embed and the token.
+func TestSquattedPortsAreSentNothing(t *testing.T) {
+	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", fakeEmbeddings(t)))
+	h.Sync()
+	caches, err := filepath.Glob(filepath.Join(h.Dir, "cache", "embeddings", "*.vec"))
+	novatest.Must(t, err)
+	if len(caches) != 1 {
+		t.Fatalf("embedding caches after the first sync: %v", caches)
+	}
+	profileHash := strings.TrimSuffix(filepath.Base(caches[0]), ".vec")
+	sq := &squatter{}
+	health := api.Health{Status: "ok", EmbeddingProfileHash: profileHash, ProviderLoaded: true}
+	direct, facade := sq.listen(t, health), sq.listen(t, health)
+	cfgPath := filepath.Join(h.Dir, "config.yaml")
+	b, err := os.ReadFile(cfgPath)
+	novatest.Must(t, err)
+	cfg := strings.Replace(string(b), "port: 0}\nfacade: {port: 0}", fmt.Sprintf("port: %d}\nfacade: {port: %d}", direct, facade), 1)
+	novatest.Must(t, os.WriteFile(cfgPath, []byte(cfg), 0o600))
+	// What a novad killed with -9 leaves: its state file and its token.
+	st, _ := json.Marshal(api.ServerState{PID: 999999, Host: "127.0.0.1", DirectPort: direct, FacadePort: facade,
+		TokenFile: filepath.Join(h.Dir, "state", "internal-token")})
+	novatest.Must(t, os.WriteFile(filepath.Join(h.Dir, "state", "server-state.json"), st, 0o600))
+	novatest.Must(t, os.WriteFile(filepath.Join(h.Dir, "state", "internal-token"), []byte(strings.Repeat("ab", 32)+"\n"), 0o600))
+
+	d := h.Launch("--wait-for-config")
+	waitFor(t, 30*time.Second, "novad to wait for its ports", func() bool {
+		return strings.Contains(d.Logs.String(), "a port of this home is in use")
+	})
+	out, errs, code := h.Novactl("search", "my private question")
+	if code == 0 {
+		t.Errorf("search while another program holds the ports: exit 0:\n%s%s", out, errs)
+	}
+	f, err := os.OpenFile(filepath.Join(h.Data, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	novatest.Must(t, err)
+	_, err = f.WriteString(`{"id":"new-1","text":"A private note that must be embedded here.","date":"2026-11-21"}` + "\n")
+	novatest.Must(t, err)
+	novatest.Must(t, f.Close())
+	out, errs, code = h.Novactl("index", "sync")
+	if code != 0 {
+		t.Errorf("sync while another program holds the ports (exit %d):\n%s%s", code, out, errs)
+	}
+	for _, p := range sq.sent() {
+		if p != api.PathHealth {
+			t.Errorf("the program on this home's ports was sent %s", p)
+		}
 	}
 }

@@ -34,7 +34,10 @@ func discoverEncoder(ctx context.Context, home paths.Home, want api.EmbeddingPro
 	// now be another home's novad: only while a process holds this home's
 	// novad lock is the state file's novad this home's, the one this
 	// home's token (and its memory text) are for.
-	if !lockfile.Held(home.DaemonLock()) {
+	// Nor while that novad is still starting: it may be waiting for its
+	// ports, which another program (maybe another user's) holds, and
+	// the state file is then a previous novad's.
+	if !lockfile.Held(home.DaemonLock()) || lockfile.ReadHolder(home.DaemonLock()).Operation == lockfile.Starting {
 		return nil, nil
 	}
 	b, err := os.ReadFile(home.ServerState())

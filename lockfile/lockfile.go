@@ -52,6 +52,13 @@ func (e *HeldError) Error() string {
 // Unwrap makes errors.Is(err, ErrHeld) true.
 func (e *HeldError) Unwrap() error { return ErrHeld }
 
+// Starting is the operation a novad records while it holds its home's
+// lock but has not bound its ports yet (it may wait for them for as long
+// as another program holds them): whatever answers on the ports then is
+// not it, and clients send it nothing, neither a query nor memory to
+// embed and the token.
+const Starting = "starting"
+
 // Lock is a held lock.
 type Lock struct{ f *os.File }
 
@@ -83,16 +90,30 @@ func Acquire(path string, perm os.FileMode, operation string, now time.Time) (*L
 		if !errors.Is(err, ErrHeld) {
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
-		he := &HeldError{Path: path}
-		if b, rerr := os.ReadFile(path); rerr == nil {
-			_ = json.Unmarshal(b, &he.Holder)
-		}
-		return nil, he
+		return nil, &HeldError{Path: path, Holder: ReadHolder(path)}
 	}
+	l := &Lock{f: f}
+	l.Record(operation, now)
+	return l, nil
+}
+
+// Record rewrites what the lock file says its holder does (operation,
+// since now), for a holder that moves on to another operation.
+func (l *Lock) Record(operation string, now time.Time) {
 	b, _ := json.Marshal(Holder{Operation: operation, PID: os.Getpid(), Since: now.UTC().Format(time.RFC3339)})
-	_ = f.Truncate(0)
-	_, _ = f.WriteAt(b, 0)
-	return &Lock{f: f}, nil
+	_ = l.f.Truncate(0)
+	_, _ = l.f.WriteAt(b, 0)
+}
+
+// ReadHolder returns what the lock file at path says about its holder:
+// zero when it says nothing readable (no holder, or one writing it just
+// now). It only reads.
+func ReadHolder(path string) Holder {
+	var h Holder
+	if b, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(b, &h)
+	}
+	return h
 }
 
 // Release gives the lock up and empties the file. It is safe on a nil or
