@@ -162,7 +162,8 @@ func runSkillChange(inv *Invocation, args []string, install bool) int {
 			fmt.Fprintf(inv.Stderr, "novactl skill install: %v\n", err)
 			return ExitFailure
 		}
-		backups = skill.Backups{Root: home.Backups("skills"), Stamp: paths.BackupStamp(time.Now())}
+		backups = skill.Backups{Root: home.Backups("skills"), Stamp: paths.BackupStamp(time.Now()),
+			Secure: func() error { _, err := home.Secure(); return err }}
 		out.BackupRoot = backups.Root
 	}
 	for _, t := range targets {

@@ -293,3 +293,38 @@ func TestSquattedPortsAreSentNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestSkillBackupThroughALinkToAnotherUsersDirectoryIsRefused: skill
+// install --force keeps a copy of the skill it replaces under
+// state/backups; a link planted there to another user's directory makes
+// it refuse, and the user's edited skill stays as it is.
+func TestSkillBackupThroughALinkToAnotherUsersDirectoryIsRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("giving a directory to another user needs root")
+	}
+	h := novatest.NewHome(t, "")
+	novatest.Must(t, os.MkdirAll(filepath.Join(h.User, ".claude"), 0o700))
+	if out, errs, code := h.Novactl("skill", "install", "--agent", "claude-code"); code != 0 {
+		t.Fatalf("skill install (exit %d):\n%s%s", code, out, errs)
+	}
+	skillFile := filepath.Join(h.User, ".claude", "skills", "nova-recall", "SKILL.md")
+	edited := []byte("# Nova recall, my way\n")
+	novatest.Must(t, os.WriteFile(skillFile, edited, 0o644))
+	theirs := filepath.Join(t.TempDir(), "backups")
+	novatest.Must(t, os.Mkdir(theirs, 0o700))
+	novatest.Must(t, os.Chmod(theirs, 0o777))
+	novatest.Must(t, os.Chown(theirs, 65534, 65534))
+	link := filepath.Join(h.Dir, "state", "backups")
+	novatest.Must(t, os.MkdirAll(filepath.Dir(link), 0o700))
+	novatest.Must(t, os.Symlink(theirs, link))
+	out, errs, code := h.Novactl("skill", "install", "--agent", "claude-code", "--force")
+	if code == 0 || !strings.Contains(out+errs, link+" is a link to a directory owned by another user") {
+		t.Errorf("skill install --force with state/backups linked to another user's directory: exit %d:\n%s%s", code, out, errs)
+	}
+	if entries, _ := os.ReadDir(theirs); len(entries) != 0 {
+		t.Errorf("Nova wrote into another user's directory: %v", entries)
+	}
+	if b, _ := os.ReadFile(skillFile); string(b) != string(edited) {
+		t.Errorf("the edited skill was replaced without its copy kept: %q", b)
+	}
+}

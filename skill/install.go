@@ -305,6 +305,10 @@ type Backups struct {
 	Root string
 	// Stamp names this run's subdirectory (paths.BackupStamp).
 	Stamp string
+	// Secure, when set, is called before a copy is saved: it makes the
+	// home Root lies in private and refuses one where a link planted in
+	// it would take the copy to another user (paths.Home.Secure).
+	Secure func() error
 }
 
 // errChanged means the file changed between the plan and the write.
@@ -408,6 +412,11 @@ func (op *Op) remove(fresh State) Result {
 func (b Backups) save(t Target, content []byte) (string, error) {
 	if b.Root == "" {
 		return "", errors.New("no backup directory")
+	}
+	if b.Secure != nil {
+		if err := b.Secure(); err != nil {
+			return "", err
+		}
 	}
 	stamp := b.Stamp
 	if stamp == "" {
