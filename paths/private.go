@@ -165,11 +165,12 @@ func wide(m fs.FileMode) bool { return m.Perm()&0o077 != 0 }
 
 // walkPrivate calls visit for every entry of the private trees (the
 // trees' roots included; a symbolic link with its own information, not
-// its target's), without following symbolic links, except a tree itself that is a link to a directory (index/ kept
-// on another volume): what is behind it holds the same memory and is
-// walked too, under the tree's own name, else a link planted while the
-// home was open to others would send what Nova writes there to a
-// directory that stays open, or another user's. Missing trees are
+// its target's), without following symbolic links, except a tree that
+// is itself a link to a directory (index/ kept on another volume): what
+// is behind it holds the same memory and is walked too, under the tree's
+// own name, else a link planted while the home was open to others would
+// send what Nova writes there to a directory that stays open, or another
+// user's. Missing trees are
 // skipped; entries that vanish mid-walk (a retention pass, a temp file
 // renamed) are ignored.
 func (h Home) walkPrivate(visit func(path string, fi fs.FileInfo)) error {
