@@ -1,9 +1,11 @@
 package daemon_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -281,4 +283,35 @@ func TestRoutineReloadsLogAtDebug(t *testing.T) {
 	if n := strings.Count(out, "Generation loaded"); n != 1 {
 		t.Errorf("%d \"Generation loaded\" lines at Info for a start and 5 routine reloads, want 1 (the start):\n%s", n, out)
 	}
+}
+
+// TestConnectionCap_idleKeepAlive: connections kept open and idle after
+// a request (HTTP keep-alive) do not hold the cap's slots: a local
+// process that opened as many as the cap and left them idle kept every
+// other client waiting for the 60 s idle timeout, renewable at will.
+func TestConnectionCap_idleKeepAlive(t *testing.T) {
+	cfg := testConfig(t, filepath.Join(t.TempDir(), "home"))
+	srv := serve(t, daemon.Options{Config: cfg, MaxConnections: 4})
+	addr := srv.DirectAddr().String()
+	for range 4 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", api.PathHealth, addr); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get("http://" + addr + api.PathHealth)
+	if err != nil {
+		t.Fatalf("with the cap's connections idle, a new client was not served: %v", err)
+	}
+	resp.Body.Close()
 }

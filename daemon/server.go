@@ -593,6 +593,7 @@ func boundAddr(ln net.Listener) netip.AddrPort {
 func (s *Server) httpServer(h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:                      h,
+		ConnState:                    idleWhenBusy(s.opts.MaxConnections),
 		DisableGeneralOptionsHandler: true,
 		ReadHeaderTimeout:            5 * time.Second,
 		ReadTimeout:                  15 * time.Second,
@@ -601,6 +602,30 @@ func (s *Server) httpServer(h http.Handler) *http.Server {
 		MaxHeaderBytes:               16 << 10,
 		ErrorLog:                     slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		BaseContext:                  func(net.Listener) context.Context { return context.Background() },
+	}
+}
+
+// idleWhenBusy returns a ConnState hook that closes a connection as it
+// goes idle (kept alive after its request) while the listener's
+// connections fill three quarters of its cap (MaxConnections). Idle
+// connections otherwise hold the cap's slots for the whole idle timeout:
+// a local process that opened as many as the cap, sent a request on
+// each and left them open kept every other client waiting, and could
+// renew them at will. A client whose connection is closed so dials again.
+func idleWhenBusy(limit int) func(net.Conn, http.ConnState) {
+	var open atomic.Int64
+	busy := int64(max(1, limit*3/4))
+	return func(c net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew:
+			open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		case http.StateIdle:
+			if open.Load() >= busy {
+				_ = c.Close()
+			}
+		}
 	}
 }
 
