@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/nova-recall/nova/api"
 )
 
 // guardedOK is a handler behind the whole guard that answers 200.
@@ -159,5 +161,32 @@ func TestRecoverPanics_logsNoValue(t *testing.T) {
 	h.ServeHTTP(httptest.NewRecorder(), guardedRequest(http.MethodGet, "/health", nil))
 	if !strings.Contains(buf.String(), "index out of range") {
 		t.Errorf("runtime error not logged:\n%s", buf.String())
+	}
+}
+
+// TestGuard_loopbackPeersOnly: a request whose peer is not on loopback is
+// refused even with a valid Host, as it would be from a listener handed
+// over by something other than novad's own bind.
+func TestGuard_loopbackPeersOnly(t *testing.T) {
+	_, h := guardedOK(t)
+	for _, tc := range []struct {
+		remote string
+		ok     bool
+	}{
+		{"127.0.0.1:50000", true}, {"127.8.9.10:50000", true}, {"[::1]:50000", true},
+		{"[::ffff:127.0.0.1]:50000", true},
+		{"192.0.2.7:50000", false}, {"10.0.0.2:50000", false}, {"[2001:db8::1]:50000", false},
+		{"[::ffff:192.0.2.7]:50000", false}, {"0.0.0.0:50000", false}, {"not-an-address", false}, {"", false},
+	} {
+		r := guardedRequest(http.MethodGet, "/health", nil)
+		r.RemoteAddr = tc.remote
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if got := w.Code == http.StatusOK; got != tc.ok {
+			t.Errorf("peer %q: status %d, want allowed=%v", tc.remote, w.Code, tc.ok)
+		}
+		if !tc.ok && (w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), api.CodeNonLoopback)) {
+			t.Errorf("peer %q: %d %s, want 403 %s", tc.remote, w.Code, w.Body.String(), api.CodeNonLoopback)
+		}
 	}
 }
