@@ -535,6 +535,13 @@ func TestInternalTokenLifecycle(t *testing.T) {
 	if hl.InternalEncodeAuthorized {
 		t.Error("health says encode is authorized while the token file holds another token")
 	}
+	// The file holds the live token again at stop, so a novad that kept a
+	// readable token instead of drawing a new one would be caught below.
+	novatest.Must(t, os.Remove(tokenPath))
+	novatest.Must(t, os.WriteFile(tokenPath, []byte(tok1+"\n"), 0o600))
+	if r := encode(tok1); r.status != 200 {
+		t.Fatalf("token file restored: %d %s", r.status, r.body)
+	}
 	code, _ := d.Stop()
 	if code != 0 {
 		t.Errorf("clean stop exit code %d", code)
