@@ -44,6 +44,11 @@ func TestMetrics(t *testing.T) {
 	if got, want := NDCG(ranked, rel, 3), dcg/(1+1/math.Log2(3)+0.5); !near(got, want) {
 		t.Errorf("NDCG@3 = %v, want %v", got, want)
 	}
+	// With fewer places than relevant ids the ideal list holds k of them:
+	// a relevant id at rank 1 is a perfect nDCG@1.
+	if got := NDCG([]string{"a", "x"}, rel, 1); !near(got, 1) {
+		t.Errorf("NDCG@1 with the first result relevant = %v, want 1", got)
+	}
 	// A relevant id counted twice is counted once.
 	if got, want := NDCG([]string{"a", "a"}, set("a"), 10), 1.0; !near(got, want) {
 		t.Errorf("NDCG with a repeated id = %v, want %v", got, want)
