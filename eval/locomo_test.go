@@ -112,6 +112,53 @@ func TestMisses(t *testing.T) {
 	}
 }
 
+// TestRunSystem_averages: each metric of a system is the mean over its
+// questions of that metric at its own cut-off, overall and per category;
+// the expected values are worked out by hand from two fixed answers.
+func TestRunSystem_averages(t *testing.T) {
+	qs := []Question{
+		{Text: "three turns", Category: 1, Evidence: []string{"a", "b", "d"}},
+		{Text: "one turn", Category: 2, Evidence: []string{"c"}},
+	}
+	answers := map[string][]string{
+		// a at rank 2, b at rank 6, d at rank 12.
+		"three turns": {"x1", "a", "x3", "x4", "x5", "b", "x7", "x8", "x9", "x10", "x11", "d"},
+		"one turn":    {"c"},
+	}
+	rep, ranked, err := runSystem("fixed", "", qs, nil, func(q Question) ([]string, error) { return answers[q.Text], nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ranked) != 2 || len(ranked[0]) != 12 || ranked[1][0] != "c" {
+		t.Fatalf("answers %v", ranked)
+	}
+	// First question: recall@1 0, @5 1/3, @10 2/3, @20 1; MRR 1/2;
+	// nDCG@10 = (1/log2 3 + 1/log2 7) / (1 + 1/log2 3 + 1/log2 4).
+	// Second: every metric 1.
+	ndcg1 := (1/math.Log2(3) + 1/math.Log2(7)) / (1 + 1/math.Log2(3) + 0.5)
+	first := Metrics{Questions: 1, RecallAt1: 0, RecallAt5: 1.0 / 3, RecallAt10: 2.0 / 3, RecallAt20: 1, MRR: 0.5, NDCG10: ndcg1}
+	second := Metrics{Questions: 1, RecallAt1: 1, RecallAt5: 1, RecallAt10: 1, RecallAt20: 1, MRR: 1, NDCG10: 1}
+	overall := Metrics{Questions: 2, RecallAt1: 0.5, RecallAt5: 2.0 / 3, RecallAt10: 5.0 / 6, RecallAt20: 1, MRR: 0.75, NDCG10: (ndcg1 + 1) / 2}
+	for _, tc := range []struct {
+		name      string
+		got, want Metrics
+	}{
+		{"overall", rep.Overall, overall},
+		{"multi-hop", rep.ByCategory["multi-hop"], first},
+		{"temporal", rep.ByCategory["temporal"], second},
+	} {
+		g, w := tc.got, tc.want
+		near := func(x, y float64) bool { return math.Abs(x-y) < 1e-4 }
+		if g.Questions != w.Questions || !near(g.RecallAt1, w.RecallAt1) || !near(g.RecallAt5, w.RecallAt5) || !near(g.RecallAt10, w.RecallAt10) ||
+			!near(g.RecallAt20, w.RecallAt20) || !near(g.MRR, w.MRR) || !near(g.NDCG10, w.NDCG10) {
+			t.Errorf("%s: got %+v, want %+v", tc.name, g, w)
+		}
+	}
+	if len(rep.ByCategory) != 2 {
+		t.Errorf("categories %v", rep.ByCategory)
+	}
+}
+
 // TestLoadLoCoMo_refusesWhatCannotBeMeasured: a turn id that repeats
 // (recall would count it twice and pass 1), and a file with no question
 // that has evidence, are errors naming the file, not tables of figures.
