@@ -117,6 +117,12 @@ func TestCompute(t *testing.T) {
 	if f = Compute(now, st, true, built); *f.LagSeconds != 0 {
 		t.Fatalf("nothing pending: lag %v", *f.LagSeconds)
 	}
+	// An index promoted after the watcher last caught up (a sync by hand)
+	// is as fresh as its build.
+	late := now.Add(-5 * time.Minute)
+	if f = Compute(now, st, true, late); *f.IndexCaughtUpAt != "2026-11-30T08:55:00Z" {
+		t.Fatalf("built after the watcher caught up: %s", *f.IndexCaughtUpAt)
+	}
 	// A stopped watcher's last state is still shown, but its lag is unknown.
 	if f = Compute(now, st, false, built); f.LagSeconds != nil || f.Watcher.Running || f.SourcesChangedAt == nil {
 		t.Fatalf("stopped watcher: %+v", f)
