@@ -17,37 +17,17 @@ import (
 // folders (real time, short debounce): an append, a folder tree created
 // after start, and a file in it each lead to a sync without any rescan.
 func TestRealNotifications(t *testing.T) {
-	root := t.TempDir()
-	src := filepath.Join(root, "src")
+	src := filepath.Join(t.TempDir(), "src")
 	must(t, os.MkdirAll(src, 0o755))
 	a := filepath.Join(src, "a.jsonl")
 	must(t, os.WriteFile(a, []byte("{}\n"), 0o644))
-	s := &fakeSyncer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Options{Home: paths.Home{Root: filepath.Join(root, "home")},
-			Sources: []config.Source{{Name: "s", Kind: config.KindJSONL, Path: src}},
-			Syncer:  s, Lister: jsonlLister,
-			Quiet: 20 * time.Millisecond, MaxWait: 100 * time.Millisecond, Rescan: time.Hour})
-	}()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	// runReal returns once the watcher has saved its first state, which it
+	// does after placing its watches.
+	s, home := runReal(t, src, nil)
 	waitSyncs := func(n int, what string) {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for len(s.times()) < n {
-			if time.Now().After(deadline) {
-				t.Fatalf("no sync after %s (%d syncs)", what, len(s.times()))
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		waitFor(t, 20*time.Second, fmt.Sprintf("sync %d, after %s", n, what), func() bool { return len(s.times()) >= n })
 	}
-	time.Sleep(200 * time.Millisecond) // the watches are in place
 	f, err := os.OpenFile(a, os.O_APPEND|os.O_WRONLY, 0)
 	must(t, err)
 	_, _ = f.WriteString("{\"id\":\"2\"}\n")
@@ -59,8 +39,12 @@ func TestRealNotifications(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(day, "rollout.jsonl"), []byte("{}\n"), 0o644))
 	waitSyncs(2, "a new nested folder with a file")
 
-	// The new folder is watched now: a second file in it is seen too.
-	time.Sleep(200 * time.Millisecond)
+	// The new folders are watched now (the state says so): a second file
+	// in the deepest is seen too.
+	waitFor(t, 10*time.Second, "the new folders to be watched", func() bool {
+		st, err := freshness.Read(home)
+		return err == nil && st.Watched.Dirs == 4
+	})
 	must(t, os.WriteFile(filepath.Join(day, "rollout-2.jsonl"), []byte("{}\n"), 0o644))
 	waitSyncs(3, "a file in the folder created after start")
 }
