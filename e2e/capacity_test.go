@@ -18,17 +18,25 @@ import (
 )
 
 // fakeEmbedder is an OpenAI-compatible /embeddings server on loopback
-// whose answers can be delayed, to make searches slow on purpose.
+// whose answers can be delayed, to make searches slow on purpose. A test
+// learns whether a delayed answer was sent from answered, rather than
+// from a clock, and ends every delay at once by closing release.
 type fakeEmbedder struct {
 	srv      *httptest.Server
 	delay    atomic.Int64 // nanoseconds
 	requests atomic.Int64
+	answered atomic.Int64 // delayed requests answered
+	release  chan struct{}
+	once     sync.Once
 }
+
+// releaseAll ends every delay, now and from now on.
+func (f *fakeEmbedder) releaseAll() { f.once.Do(func() { close(f.release) }) }
 
 const fakeDim = 16
 
 func newFakeEmbedder(t *testing.T) *fakeEmbedder {
-	f := &fakeEmbedder{}
+	f := &fakeEmbedder{release: make(chan struct{})}
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.requests.Add(1)
 		var req struct {
@@ -41,9 +49,11 @@ func newFakeEmbedder(t *testing.T) *fakeEmbedder {
 		if d := time.Duration(f.delay.Load()); d > 0 {
 			select {
 			case <-time.After(d):
+			case <-f.release:
 			case <-r.Context().Done():
 				return
 			}
+			defer f.answered.Add(1)
 		}
 		type item struct {
 			Index     int       `json:"index"`
@@ -64,6 +74,7 @@ func newFakeEmbedder(t *testing.T) *fakeEmbedder {
 		_ = json.NewEncoder(w).Encode(out) // the client under test reports a broken answer
 	}))
 	t.Cleanup(f.srv.Close)
+	t.Cleanup(f.releaseAll) // first: Close waits for held requests
 	return f
 }
 
@@ -80,13 +91,12 @@ func TestCapacityAndTimeoutTelemetry(t *testing.T) {
 		t.Fatalf("baseline search with the openai provider: %d %s", r.status, r.body)
 	}
 
-	// Make query embedding slow: one search holds the only permit until
+	// Make query embedding hang: one search holds the only permit until
 	// its budget runs out.
-	fake.delay.Store(int64(3 * time.Second))
+	fake.delay.Store(int64(time.Hour))
 	base := fake.requests.Load()
 	var wg sync.WaitGroup
 	var slow reply
-	start := time.Now()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -109,7 +119,11 @@ func TestCapacityAndTimeoutTelemetry(t *testing.T) {
 		t.Errorf("429 envelope: %s", busy.body)
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	// The budget, not the embedder, ended the search: the embedder has
+	// not answered it yet (no clock: a loaded machine makes both late).
+	if n := fake.answered.Load(); n != 0 {
+		t.Errorf("the embedder answered %d held requests before the timeout did", n)
+	}
 	if slow.status != http.StatusServiceUnavailable {
 		t.Fatalf("slow search: %d %s", slow.status, slow.body)
 	}
@@ -125,11 +139,9 @@ func TestCapacityAndTimeoutTelemetry(t *testing.T) {
 	if wt.CapacityPermitHeld != (wt.WorkerState == api.WorkerRunningAfterTimeout) {
 		t.Errorf("capacityPermitHeld %v does not match workerState %s", wt.CapacityPermitHeld, wt.WorkerState)
 	}
-	if elapsed > 2500*time.Millisecond {
-		t.Errorf("the timeout answered after %s, not near the 1.2 s budget", elapsed)
-	}
 	// Once the worker has really ended, capacity is free again.
 	fake.delay.Store(0)
+	fake.releaseAll()
 	waitFor(t, 5*time.Second, "capacity to be released", func() bool {
 		return search(t, d.Facade, `{"query":"release"}`).status == 200
 	})
@@ -140,7 +152,7 @@ func TestShutdownUnderLoad(t *testing.T) {
 	h := novatest.NewHome(t, fake.config("retrieval: {maxConcurrentSearches: 2}\n"))
 	h.Sync()
 	d := h.Start()
-	fake.delay.Store(int64(20 * time.Second))
+	fake.delay.Store(int64(time.Hour))
 	base := fake.requests.Load()
 	var wg sync.WaitGroup
 	statuses := make(chan int, 4)
@@ -160,18 +172,20 @@ func TestShutdownUnderLoad(t *testing.T) {
 		}()
 	}
 	waitFor(t, 5*time.Second, "searches to be in flight", func() bool { return fake.requests.Load() >= base+2 })
-	code, took := d.Stop()
+	code, _ := d.Stop()
 	if code != 0 {
 		t.Errorf("exit code %d after SIGTERM under load:\n%s", code, d.Logs.String())
 	}
-	if took > 8*time.Second {
-		t.Errorf("shutdown took %s", took)
+	// novad stopped without waiting for the embedder, which never answers
+	// (Stop fails after 15 s): the searches' embed requests were cancelled.
+	if n := fake.answered.Load(); n != 0 {
+		t.Errorf("the embedder answered %d held requests before novad stopped", n)
 	}
 	wg.Wait()
 	close(statuses)
 	for st := range statuses {
 		if st == 200 {
-			t.Errorf("a search blocked on a 20 s embedding completed during shutdown")
+			t.Errorf("a search blocked on a held embedding completed during shutdown")
 		}
 	}
 }
