@@ -525,7 +525,9 @@ func TestSkillJSONCarriesClaudePermissionRule(t *testing.T) {
 	for _, r := range doc.Targets {
 		want := ""
 		if r.Target == "claude-code" {
-			want = skill.ClaudePermissionRule(e.nova)
+			// Spelt out, not skill.ClaudePermissionRule: an empty or
+			// wrong rule from it would be wanted too.
+			want = "Bash(NOVA_HOME='" + e.nova + "' novactl search *)"
 		}
 		if r.ClaudePermissionRule != want {
 			t.Errorf("%s: rule %q, want %q", r.Target, r.ClaudePermissionRule, want)
