@@ -21,6 +21,7 @@ import (
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -314,4 +315,56 @@ func TestConnectionCap_idleKeepAlive(t *testing.T) {
 		t.Fatalf("with the cap's connections idle, a new client was not served: %v", err)
 	}
 	resp.Body.Close()
+}
+
+// TestFailedGenerationIsNotRetriedEachPoll: a promoted generation that
+// fails verification is verified once, not again at every manifest poll
+// while the manifest still names it (each retry hashes every file and
+// logs the failure again). A fixed manifest or SIGHUP retries it.
+func TestFailedGenerationIsNotRetriedEachPoll(t *testing.T) {
+	cfg := indexedHome(t, t.TempDir())
+	var logs novatest.LogBuffer
+	const poll = 10 * time.Millisecond
+	srv := serve(t, daemon.Options{Config: cfg, Poll: poll, Debounce: poll, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	healthURL := "http://" + srv.DirectAddr().String() + api.PathHealth
+
+	// A copy of the active generation with one bit flipped, promoted.
+	m, _, err := manifest.Read(cfg.Home.Manifest())
+	novatest.Must(t, err)
+	badID := manifest.NewRunID(time.Now().Add(time.Hour))
+	src, dst := filepath.Join(cfg.Home.IndexDir(), m.GenerationPath), cfg.Home.Generation(badID)
+	novatest.Must(t, os.MkdirAll(dst, 0o700))
+	entries, err := os.ReadDir(src)
+	novatest.Must(t, err)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		novatest.Must(t, err)
+		if e.Name() == generation.FileSources {
+			b[len(b)/2] ^= 0x20
+		}
+		novatest.Must(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o600))
+	}
+	bad := *m
+	bad.RunID, bad.GenerationPath = badID, "generations/"+badID
+	novatest.Must(t, manifest.WriteAtomic(cfg.Home.Manifest(), &bad, nil))
+
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var h api.Health
+		getJSON(t, healthURL, &h)
+		if h.Reload.FailedRunID == badID {
+			if h.Generation != m.RunID {
+				t.Fatalf("serving %s after a failed promote, want %s", h.Generation, m.RunID)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the failed reload was never reported:\n%s", logs.String())
+		}
+	}
+	// Thirty polls. Real code logs nothing more however long this takes;
+	// a slow machine can only make a retrying novad look right.
+	time.Sleep(30 * poll)
+	if n := strings.Count(logs.String(), "Generation not loaded"); n != 1 {
+		t.Errorf("%d failed loads logged for one bad promote, want 1:\n%s", n, logs.String())
+	}
 }
