@@ -99,9 +99,16 @@ func TestRunTinyCorpus(t *testing.T) {
 	}
 }
 
+// TestRunRejectsUnknownSystem: an unknown system is named in the error
+// before any work: nothing is written to the run's directory.
 func TestRunRejectsUnknownSystem(t *testing.T) {
-	if _, err := Run(context.Background(), Options{Sizes: []int{10}, Systems: []string{"elastic"}}); err == nil {
-		t.Fatal("want an error for an unknown system")
+	dir := t.TempDir()
+	_, err := Run(context.Background(), Options{Sizes: []int{10}, Systems: []string{SystemBM25, "elastic"}, Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), `"elastic"`) {
+		t.Fatalf("err = %v, want one naming the unknown system", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a rejected run wrote %d entries to its directory", len(entries))
 	}
 }
 
