@@ -99,10 +99,7 @@ func TestLinkedTreesAreHeldToTheHomesPrivacy(t *testing.T) {
 		t.Skip("giving a directory to another user needs root")
 	}
 	h2 := novatest.NewHome(t, "")
-	theirs := filepath.Join(t.TempDir(), "cache")
-	novatest.Must(t, os.Mkdir(theirs, 0o700))
-	novatest.Must(t, os.Chmod(theirs, 0o777))
-	novatest.Must(t, os.Chown(theirs, 65534, 65534))
+	theirs := anotherUsersDir(t, "cache")
 	novatest.Must(t, os.Symlink(theirs, filepath.Join(h2.Dir, "cache")))
 	d := h2.Launch()
 	exit := d.WaitExit(30 * time.Second)
@@ -129,10 +126,7 @@ func TestLinksToAnotherUsersDirectoryInsideTheHomeAreRefused(t *testing.T) {
 		t.Skip("giving a directory to another user needs root")
 	}
 	h := novatest.NewHome(t, "")
-	theirs := filepath.Join(t.TempDir(), "backups")
-	novatest.Must(t, os.Mkdir(theirs, 0o700))
-	novatest.Must(t, os.Chmod(theirs, 0o777))
-	novatest.Must(t, os.Chown(theirs, 65534, 65534))
+	theirs := anotherUsersDir(t, "backups")
 	link := filepath.Join(h.Dir, "state", "backups")
 	novatest.Must(t, os.MkdirAll(filepath.Dir(link), 0o700))
 	novatest.Must(t, os.Symlink(theirs, link))
@@ -156,7 +150,7 @@ func TestHomeOfAnotherUserIsRefused(t *testing.T) {
 	h := novatest.NewHome(t, "")
 	h.Sync()
 	novatest.Must(t, os.Chmod(h.Dir, 0o700))
-	novatest.Must(t, os.Chown(h.Dir, 65534, 65534))
+	novatest.Must(t, os.Chown(h.Dir, nobody, nobody))
 	d := h.Launch()
 	exit := d.WaitExit(30 * time.Second)
 	if exit == 0 || !strings.Contains(d.Logs.String(), h.Dir+" is owned by another user") {
@@ -206,7 +200,7 @@ func TestConfigOthersCouldWriteIsRefused(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("giving a file to another user needs root")
 	}
-	novatest.Must(t, os.Chown(cfg, 65534, 65534))
+	novatest.Must(t, os.Chown(cfg, nobody, nobody))
 	out, errs, code = h.Novactl("index", "sync")
 	if code == 0 || !strings.Contains(out+errs, cfg+" is owned by another user") {
 		t.Errorf("index sync with another user's config.yaml: exit %d:\n%s%s", code, out, errs)
@@ -310,10 +304,7 @@ func TestSkillBackupThroughALinkToAnotherUsersDirectoryIsRefused(t *testing.T) {
 	skillFile := filepath.Join(h.User, ".claude", "skills", "nova-recall", "SKILL.md")
 	edited := []byte("# Nova recall, my way\n")
 	novatest.Must(t, os.WriteFile(skillFile, edited, 0o644))
-	theirs := filepath.Join(t.TempDir(), "backups")
-	novatest.Must(t, os.Mkdir(theirs, 0o700))
-	novatest.Must(t, os.Chmod(theirs, 0o777))
-	novatest.Must(t, os.Chown(theirs, 65534, 65534))
+	theirs := anotherUsersDir(t, "backups")
 	link := filepath.Join(h.Dir, "state", "backups")
 	novatest.Must(t, os.MkdirAll(filepath.Dir(link), 0o700))
 	novatest.Must(t, os.Symlink(theirs, link))
@@ -327,4 +318,18 @@ func TestSkillBackupThroughALinkToAnotherUsersDirectoryIsRefused(t *testing.T) {
 	if b, _ := os.ReadFile(skillFile); string(b) != string(edited) {
 		t.Errorf("the edited skill was replaced without its copy kept: %q", b)
 	}
+}
+
+// nobody is the user and group another user's files get: nobody's.
+const nobody = 65534
+
+// anotherUsersDir makes a directory named name that any user can write
+// (0777) and that another user owns, as one planted by someone else.
+func anotherUsersDir(t *testing.T, name string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	novatest.Must(t, os.Mkdir(dir, 0o700))
+	novatest.Must(t, os.Chmod(dir, 0o777))
+	novatest.Must(t, os.Chown(dir, nobody, nobody))
+	return dir
 }
