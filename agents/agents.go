@@ -2,7 +2,8 @@
 // Gemini CLI, OpenClaw, Hermes) and where each keeps its files for one
 // user: its own directory, the configuration file that lists its MCP
 // servers, the directories it loads skills from, and the folder of
-// sessions and memory that Nova indexes. Locations are
+// sessions and memory that Nova indexes; and where Aider, which keeps
+// its chat history in each repository, has left one. Locations are
 // resolved from an environment (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME,
 // HERMES_HOME, OPENCLAW_HOME, OPENCLAW_STATE_DIR, OPENCLAW_CONFIG_PATH),
 // never from the process' own, so that skill and MCP installs agree and
@@ -243,4 +244,39 @@ func (a Agent) Memory(environ []string) (dir string, found bool) {
 		}
 	}
 	return dir, false
+}
+
+// codeFolders are the folders people commonly keep their repositories
+// in, directly under the home directory.
+var codeFolders = []string{"src", "code", "Code", "dev", "Developer", "projects", "Projects", "repos", "git", "work", "workspace", "github"}
+
+// aiderHistory is the chat history Aider writes at the root of the
+// repository it runs in.
+const aiderHistory = ".aider.chat.history.md"
+
+// AiderFolders are the folders of repositories under the home directory
+// (~/src, ~/code, ~/Developer, ...) in which at least one repository
+// holds an Aider chat history at its root: the paths of `kind: aider`
+// sources. Aider keeps no history of its own, only one in each
+// repository it ran in, so these common places are all that can be
+// looked at; one level of repositories each, so the look stays cheap.
+func AiderFolders(environ []string) []string {
+	e := env(environ)
+	var out []string
+	for _, name := range codeFolders {
+		dir := e.home(name)
+		histories, _ := filepath.Glob(filepath.Join(dir, "*", aiderHistory))
+		if len(histories) > 0 && !slices.ContainsFunc(out, func(o string) bool { return sameDir(o, dir) }) {
+			out = append(out, dir)
+		}
+	}
+	return out
+}
+
+// sameDir reports whether a and b are one directory (Code and code on a
+// case-insensitive volume, as macOS's usually is).
+func sameDir(a, b string) bool {
+	ai, err1 := os.Stat(a)
+	bi, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
 }

@@ -201,3 +201,32 @@ func TestMemory(t *testing.T) {
 		t.Error("a Gemini home with GEMINI.md is not found")
 	}
 }
+
+// TestAiderFolders: a folder of repositories under the home directory is
+// proposed when one of its repositories holds an Aider chat history; one
+// without, or a history deeper in a repository, is not.
+func TestAiderFolders(t *testing.T) {
+	home := t.TempDir()
+	write := func(rel string) {
+		p := filepath.Join(home, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("# aider chat started at 2026-05-11 10:02:33\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("src/billing/.aider.chat.history.md")
+	write("src/shop/README.md")
+	write("projects/site/README.md")
+	write("work/deep/sub/.aider.chat.history.md")
+	write("Developer/app/.aider.chat.history.md")
+	got := AiderFolders([]string{"HOME=" + home})
+	want := []string{filepath.Join(home, "src"), filepath.Join(home, "Developer")}
+	if !slices.Equal(got, want) {
+		t.Errorf("AiderFolders = %v, want %v", got, want)
+	}
+	if got := AiderFolders([]string{"HOME=" + t.TempDir()}); len(got) != 0 {
+		t.Errorf("in an empty home: %v", got)
+	}
+}

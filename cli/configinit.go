@@ -26,6 +26,8 @@ found on this machine, so that "novactl index sync" has something to index:
   gemini       ~/.gemini            (chat recordings under tmp/, GEMINI.md)
   openclaw     ~/.openclaw          (or $OPENCLAW_STATE_DIR; agents/*/sessions)
   hermes       ~/.hermes            (or $HERMES_HOME; state.db, memories/)
+  aider        ~/src, ~/code, ~/Developer, ~/projects, ... (a folder of
+               repositories of which one holds .aider.chat.history.md)
 
 An agent is listed only when that folder holds what the agent keeps there; one
 that is installed but never ran is not. --notes adds a folder (or file) of
@@ -115,6 +117,13 @@ func runConfigInit(inv *Invocation, args []string) int {
 			name = a.ID
 		}
 		res.Sources = append(res.Sources, initSource{Name: name, Kind: a.ID, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: a.Name})
+	}
+	for i, dir := range agents.AiderFolders(inv.Environ) {
+		name := "aider"
+		if i > 0 {
+			name = fmt.Sprintf("aider-%d", i+1)
+		}
+		res.Sources = append(res.Sources, initSource{Name: name, Kind: config.KindAider, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "Aider"})
 	}
 	for i, n := range notes {
 		dir := paths.ExpandHome(n, inv.Environ)

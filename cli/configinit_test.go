@@ -39,7 +39,7 @@ func writeFixture(t *testing.T, root, rel, content string) {
 }
 
 // fakeAgents gives the home at root one session of every agent, where and
-// as each agent keeps it.
+// as each agent keeps it (Aider's in a repository under ~/src).
 func fakeAgents(t *testing.T, root string) {
 	t.Helper()
 	writeFixture(t, root, ".codex/sessions/2026/12/01/rollout-2026-12-01T09-00-00-0a0b0c0d-0000-4000-8000-000000000001.jsonl",
@@ -55,6 +55,8 @@ func fakeAgents(t *testing.T, root string) {
 	writeFixture(t, root, ".openclaw/agents/main/sessions/s1.jsonl",
 		`{"type":"session","version":3,"id":"s1","timestamp":"2026-03-02T08:00:00.000Z","cwd":"/home/dev/src/zoo"}`+"\n"+
 			`{"type":"message","id":"a1","timestamp":"2026-03-02T08:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"Feed the beavers at noon"}]}}`+"\n")
+	writeFixture(t, root, "src/zoo/.aider.chat.history.md",
+		"\n# aider chat started at 2026-05-11 10:02:33\n\n#### where do the puffins nest?  \n\nOn the north cliff, above the otter pool.\n\n")
 	if err := os.MkdirAll(filepath.Join(root, ".hermes"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func TestConfigInit_agents(t *testing.T) {
 	if code != ExitOK || errOut != "" {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
-	if !strings.Contains(out, "Wrote "+home.Config()+" with 5 source(s)") || !strings.Contains(out, "novactl index sync") || strings.Contains(out, "Not found") {
+	if !strings.Contains(out, "Wrote "+home.Config()+" with 6 source(s)") || !strings.Contains(out, "novactl index sync") || strings.Contains(out, "Not found") {
 		t.Errorf("output does not say what was written and what next:\n%s", out)
 	}
 	data, err := os.ReadFile(home.Config())
@@ -102,7 +104,8 @@ func TestConfigInit_agents(t *testing.T) {
 		"  - {name: gemini,   kind: gemini,      path: ~/.gemini}",
 		"  - {name: openclaw, kind: openclaw,    path: ~/.openclaw}",
 		"  - {name: hermes,   kind: hermes,      path: ~/.hermes}",
-		"# Sources found: Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini), OpenClaw (~/.openclaw), Hermes (~/.hermes).",
+		"  - {name: aider,    kind: aider,       path: ~/src}",
+		"# Sources found: Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini), OpenClaw (~/.openclaw), Hermes (~/.hermes), Aider (~/src).",
 		"#configuration",
 	} {
 		if !strings.Contains(string(data), line) {
@@ -132,7 +135,7 @@ func TestConfigInit_agents(t *testing.T) {
 		}
 	}
 	slices.Sort(got)
-	if want := []string{"claude-code", "codex", "gemini", "hermes", "openclaw"}; !slices.Equal(got, want) {
+	if want := []string{"aider", "claude-code", "codex", "gemini", "hermes", "openclaw"}; !slices.Equal(got, want) {
 		t.Errorf("the index holds the memory of %v, want %v", got, want)
 	}
 }
