@@ -51,7 +51,7 @@ func OpenCache(dir, profileHash string, dim int) (*Cache, error) {
 	c := &Cache{path: filepath.Join(dir, profileHash+".vec"), dim: dim, index: map[Key]int{}, used: map[Key]bool{}}
 	// Never through a symbolic link (see Flush): one found here is read
 	// as no cache, and Flush refuses to write it.
-	f, err := os.OpenFile(c.path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(c.path, os.O_RDONLY|paths.NoFollow, 0)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
 		return c, nil
 	}
@@ -127,7 +127,7 @@ func (c *Cache) Flush() error {
 	// Never through a symbolic link: the name is the profile hash /health
 	// publishes, so a link planted while the home was open to others would
 	// have the file it points to truncated and overwritten with vectors.
-	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW, paths.FileMode)
+	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE|paths.NoFollow, paths.FileMode)
 	if errors.Is(err, syscall.ELOOP) {
 		return fmt.Errorf("append embedding cache: %s %w", c.path, atomicfile.ErrSymlink)
 	}

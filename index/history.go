@@ -52,7 +52,7 @@ func appendHistory(path string, e Event) error {
 	// Never through a symbolic link: one planted while the home was open
 	// to others would have every sync append to the file it points to (a
 	// shell profile). Nova runs on unix only (macOS, Linux).
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, paths.FileMode)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND|paths.NoFollow, paths.FileMode)
 	if errors.Is(err, syscall.ELOOP) {
 		return fmt.Errorf("open history: %s %w", path, atomicfile.ErrSymlink)
 	}

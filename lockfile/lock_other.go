@@ -10,10 +10,6 @@ import (
 // supported is whether this platform has the advisory locks.
 const supported = false
 
-// noFollow is 0 where open has no O_NOFOLLOW: Acquire's Lstat check is
-// what refuses a link there.
-const noFollow = 0
-
 const (
 	exclusive = 1
 	shared    = 2

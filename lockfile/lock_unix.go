@@ -11,9 +11,6 @@ import (
 // supported is whether this platform has the advisory locks.
 const supported = true
 
-// noFollow makes Acquire's open fail on a symbolic link.
-const noFollow = syscall.O_NOFOLLOW
-
 const (
 	exclusive = syscall.LOCK_EX
 	shared    = syscall.LOCK_SH

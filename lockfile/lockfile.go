@@ -14,6 +14,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/nova-recall/nova/paths"
 )
 
 // ErrHeld means another process holds the lock.
@@ -74,7 +76,7 @@ func Acquire(path string, perm os.FileMode, operation string, now time.Time) (*L
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("lock file %s %w", path, ErrNotRegular)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, perm)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|paths.NoFollow, perm)
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, fmt.Errorf("lock file %s %w", path, ErrNotRegular)
 	}

@@ -4,6 +4,10 @@ package paths
 
 import "io/fs"
 
+// NoFollow is 0 where open has no O_NOFOLLOW: callers that must not
+// follow a link also check with Lstat.
+const NoFollow = 0
+
 // OwnedByAnotherUser reports whether fi is known to be another user's. It
 // cannot tell on this platform, where Nova does not run as a
 // service; nothing is refused for it.

@@ -8,6 +8,11 @@ import (
 	"syscall"
 )
 
+// NoFollow, added to os.OpenFile's flags, makes the open fail on a
+// symbolic link instead of following it: a link planted where Nova
+// writes or reads one of its files must not send it elsewhere.
+const NoFollow = syscall.O_NOFOLLOW
+
 // OwnedByAnotherUser reports whether fi is known to be another user's
 // (not the effective user Nova runs as).
 func OwnedByAnotherUser(fi fs.FileInfo) bool {

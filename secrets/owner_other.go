@@ -4,7 +4,5 @@ package secrets
 
 import "io/fs"
 
-const noFollow = 0
-
 // ownedByUs cannot be checked on this platform; Nova targets macOS and Linux.
 func ownedByUs(fs.FileInfo) bool { return false }

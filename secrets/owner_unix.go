@@ -8,9 +8,6 @@ import (
 	"syscall"
 )
 
-// noFollow makes open fail on a symlink instead of following it.
-const noFollow = syscall.O_NOFOLLOW
-
 func ownedByUs(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Getuid()

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/nova-recall/nova/atomicfile"
+	"github.com/nova-recall/nova/paths"
 )
 
 // Token is an internal token. Its String method redacts it so that a token
@@ -169,7 +170,7 @@ func ReadToken(path string) (Token, error) {
 	if err := checkTokenInfo(path, fi); err != nil {
 		return Token{}, err
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|paths.NoFollow, 0)
 	if err != nil {
 		return Token{}, &UnsafeError{Path: path, Reason: "cannot open without following links: " + err.Error()}
 	}
