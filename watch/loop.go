@@ -82,7 +82,7 @@ func newWatcher(opts Options, n notifier) *watcher {
 }
 
 func (w *watcher) run(ctx context.Context) error {
-	now := time.Now()
+	now := w.opts.Now()
 	w.st = freshness.State{SchemaVersion: freshness.SchemaVersion, PID: os.Getpid(), StartedAt: now.UTC(),
 		Syncs: map[string]int{}, Limits: []freshness.Limit{}, Gone: freshness.Gone{Files: []string{}}}
 	w.tree.watchAll()
@@ -113,7 +113,7 @@ func (w *watcher) run(ctx context.Context) error {
 		// never leave a stale tick behind).
 		var wakeC <-chan time.Time
 		if at, ok := w.nextWake(); ok {
-			d := max(time.Until(at), 0)
+			d := max(at.Sub(w.opts.Now()), 0)
 			if wake == nil {
 				wake = time.NewTimer(d)
 			} else {
@@ -137,20 +137,20 @@ func (w *watcher) run(ctx context.Context) error {
 				w.stop()
 				return errors.New("file system notifications stopped")
 			}
-			w.onEvent(ev, time.Now())
+			w.onEvent(ev, w.opts.Now())
 		case err, ok := <-w.n.Errors():
 			if !ok {
 				w.stop()
 				return errors.New("file system notifications stopped")
 			}
-			w.onError(err, time.Now())
+			w.onError(err, w.opts.Now())
 		case <-wakeC:
-			w.act(ctx, time.Now())
+			w.act(ctx, w.opts.Now())
 		case <-rescan.C:
-			w.rescan(time.Now())
+			w.rescan(w.opts.Now())
 			armed = w.rescanInterval()
 			rescan.Reset(armed)
-			w.act(ctx, time.Now())
+			w.act(ctx, w.opts.Now())
 		case r := <-w.done:
 			w.finish(r)
 		}
@@ -163,7 +163,7 @@ func (w *watcher) stop() {
 	if w.syncing {
 		w.finish(<-w.done)
 	}
-	now := time.Now()
+	now := w.opts.Now()
 	w.st.StoppedAt = now.UTC()
 	w.save(now)
 	w.log.Info("Watcher stopped")
@@ -439,7 +439,7 @@ func (w *watcher) startSync(ctx context.Context, now time.Time) {
 	w.save(now)
 	go func() {
 		out, err := w.opts.Syncer.Sync(ctx)
-		w.done <- syncResult{out: out, err: err, started: now, finished: time.Now()}
+		w.done <- syncResult{out: out, err: err, started: now, finished: w.opts.Now()}
 	}()
 }
 
@@ -538,7 +538,7 @@ func (w *watcher) limitHit(name string, value int, msg string) {
 			return
 		}
 	}
-	w.st.Limits = append(w.st.Limits, freshness.Limit{Name: name, Value: value, Message: msg, At: time.Now().UTC()})
+	w.st.Limits = append(w.st.Limits, freshness.Limit{Name: name, Value: value, Message: msg, At: w.opts.Now().UTC()})
 	w.log.Warn("Watch limit reached: falling back to the rescan for the rest", "limit", name, "value", value, "rescanEvery", w.opts.LimitedRescan.String(), "advice", msg)
 }
 

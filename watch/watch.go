@@ -99,6 +99,9 @@ type Options struct {
 	// WatchBudget caps the watches (inotify) or descriptors (kqueue) the
 	// watcher may spend; 0 derives it from the platform's limits.
 	WatchBudget int
+	// Now is the clock the watcher stamps its state and schedules its
+	// syncs by; nil means time.Now.
+	Now func() time.Time
 
 	// newNotifier builds the file system notifier; nil means fsnotify.
 	// Tests replace it.
@@ -137,6 +140,9 @@ func (o *Options) defaults() error {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v
@@ -168,7 +174,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err := opts.defaults(); err != nil {
 		return err
 	}
-	lock, err := freshness.Acquire(opts.Home, time.Now())
+	lock, err := freshness.Acquire(opts.Home, opts.Now())
 	if err != nil {
 		return err
 	}

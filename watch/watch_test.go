@@ -781,3 +781,23 @@ func TestHiddenFileListedSyncs(t *testing.T) {
 		h.stop()
 	})
 }
+
+// The state is stamped by the clock the caller passes in, not the
+// machine's: a service manager or a test can run the watcher on its own
+// time.
+func TestStateIsStampedByTheGivenClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		skew := 36 * time.Hour
+		h := start(t, func(o *Options, _ *fakeNotifier, _ *fakeSyncer) {
+			o.Now = func() time.Time { return time.Now().Add(skew) }
+		})
+		st := h.state()
+		if want := h.t0.Add(skew).UTC(); !st.StartedAt.Equal(want) || !st.CaughtUpAt.Equal(want) {
+			t.Fatalf("started %v, caught up %v; want both at the given clock's %v", st.StartedAt, st.CaughtUpAt, want)
+		}
+		h.stop()
+		if st := h.state(); st.StoppedAt.Before(h.t0.Add(skew)) {
+			t.Fatalf("stopped %v, before the given clock's start %v", st.StoppedAt, h.t0.Add(skew))
+		}
+	})
+}
