@@ -275,7 +275,12 @@ func jsonMemberAt(src []byte, keys []string, name string) (*jsonMember, error) {
 	if len(bytes.TrimSpace(src)) == 0 {
 		return nil, nil
 	}
-	root, err := parseJSONDoc(src)
+	// Only the path is decoded: the rest is checked and skipped.
+	want := interest{name: nil}
+	for i := len(keys) - 1; i >= 0; i-- {
+		want = interest{keys[i]: want}
+	}
+	root, err := parseJSONFor(src, want)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,34 @@ type jsonMember struct {
 type jsonScanner struct {
 	src []byte
 	pos int
+	// skipping is above zero while the scanner checks a value no caller
+	// reads (see interest): it keeps nothing of it, so a read of one entry
+	// in a Claude Code file of megabytes of project history allocates
+	// almost nothing for the history.
+	skipping int
+}
+
+// interest names the members of an object that a read decodes, each with
+// the interest in its own members: nil decodes a value whole, and the key
+// "*" stands for every member not named. Other members keep their key and
+// extent, but their value is only checked (the document must still be
+// valid) and is skippedValue.
+type interest map[string]interest
+
+// skippedValue is the value of a member outside the interest of a read.
+type skippedValue struct{}
+
+// member says whether a member named key is decoded, and with which
+// interest in its own members.
+func (in interest) member(key string) (interest, bool) {
+	if in == nil {
+		return nil, true
+	}
+	if sub, ok := in[key]; ok {
+		return sub, true
+	}
+	sub, ok := in["*"]
+	return sub, ok
 }
 
 // syntaxError says where a document stops being JSON.
@@ -53,7 +81,12 @@ func (s *jsonScanner) fail(msg string, args ...any) error {
 }
 
 // parseJSONDoc parses a whole document whose root must be an object.
-func parseJSONDoc(src []byte) (*jsonObject, error) {
+func parseJSONDoc(src []byte) (*jsonObject, error) { return parseJSONFor(src, nil) }
+
+// parseJSONFor parses a document whose root must be an object, decoding
+// only the members want names (nil: all). It accepts and refuses exactly
+// the documents parseJSONDoc does.
+func parseJSONFor(src []byte, want interest) (*jsonObject, error) {
 	s := &jsonScanner{src: src}
 	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
 		s.pos = 3
@@ -64,7 +97,7 @@ func parseJSONDoc(src []byte) (*jsonObject, error) {
 	if s.pos >= len(src) || src[s.pos] != '{' {
 		return nil, s.fail("the document must be a JSON object")
 	}
-	v, err := s.value(0)
+	v, err := s.value(0, want)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +141,7 @@ func (s *jsonScanner) space() error {
 
 const maxDepth = 200
 
-func (s *jsonScanner) value(depth int) (any, error) {
+func (s *jsonScanner) value(depth int, want interest) (any, error) {
 	if depth > maxDepth {
 		return nil, s.fail("nesting too deep")
 	}
@@ -117,9 +150,9 @@ func (s *jsonScanner) value(depth int) (any, error) {
 	}
 	switch c := s.src[s.pos]; c {
 	case '{':
-		return s.object(depth)
+		return s.object(depth, want)
 	case '[':
-		return s.array(depth)
+		return s.array(depth, want)
 	case '"', '\'':
 		return s.str()
 	default:
@@ -134,8 +167,7 @@ func (s *jsonScanner) value(depth int) (any, error) {
 		if s.pos == start {
 			return nil, s.fail("unexpected %q", string(c))
 		}
-		tok := string(s.src[start:s.pos])
-		switch tok {
+		switch string(s.src[start:s.pos]) {
 		case "true":
 			return true, nil
 		case "false":
@@ -143,6 +175,7 @@ func (s *jsonScanner) value(depth int) (any, error) {
 		case "null":
 			return nil, nil
 		}
+		tok := string(s.src[start:s.pos])
 		if _, err := strconv.ParseFloat(strings.TrimPrefix(tok, "+"), 64); err == nil || isJSON5Number(tok) {
 			return json.Number(tok), nil
 		}
@@ -167,8 +200,11 @@ func isJSON5Number(tok string) bool {
 	return false
 }
 
-func (s *jsonScanner) object(depth int) (*jsonObject, error) {
-	obj := &jsonObject{open: s.pos}
+func (s *jsonScanner) object(depth int, want interest) (*jsonObject, error) {
+	var obj *jsonObject
+	if s.skipping == 0 {
+		obj = &jsonObject{open: s.pos}
+	}
 	s.pos++ // {
 	for {
 		if err := s.space(); err != nil {
@@ -178,7 +214,9 @@ func (s *jsonScanner) object(depth int) (*jsonObject, error) {
 			return nil, s.fail("unterminated object")
 		}
 		if s.src[s.pos] == '}' {
-			obj.close = s.pos
+			if obj != nil {
+				obj.close = s.pos
+			}
 			s.pos++
 			return obj, nil
 		}
@@ -201,26 +239,38 @@ func (s *jsonScanner) object(depth int) (*jsonObject, error) {
 			if s.pos == start {
 				return nil, s.fail("expected a member name")
 			}
-			m.key = string(s.src[start:s.pos])
+			if s.skipping == 0 {
+				m.key = string(s.src[start:s.pos])
+			}
 		}
 		m.keyEnd = s.pos
 		if err := s.space(); err != nil {
 			return nil, err
 		}
 		if s.pos >= len(s.src) || s.src[s.pos] != ':' {
-			return nil, s.fail("expected ':' after %q", m.key)
+			return nil, s.fail("expected ':' after %q", s.keyOf(m))
 		}
 		s.pos++
 		if err := s.space(); err != nil {
 			return nil, err
 		}
 		m.valueStart = s.pos
-		v, err := s.value(depth + 1)
+		sub, decode := want.member(m.key)
+		if !decode {
+			s.skipping++
+		}
+		v, err := s.value(depth+1, sub)
 		if err != nil {
 			return nil, err
 		}
+		if !decode {
+			s.skipping--
+			v = skippedValue{}
+		}
 		m.value, m.valueEnd = v, s.pos
-		obj.members = append(obj.members, m)
+		if obj != nil {
+			obj.members = append(obj.members, m)
+		}
 		if err := s.space(); err != nil {
 			return nil, err
 		}
@@ -231,13 +281,29 @@ func (s *jsonScanner) object(depth int) (*jsonObject, error) {
 		if s.pos < len(s.src) && s.src[s.pos] == '}' {
 			continue
 		}
-		return nil, s.fail("expected ',' or '}' after the value of %q", m.key)
+		return nil, s.fail("expected ',' or '}' after the value of %q", s.keyOf(m))
 	}
 }
 
-func (s *jsonScanner) array(depth int) ([]any, error) {
+// keyOf is m's key, decoded again when it was skipped: a skipped value's
+// errors name its keys as the whole parse's do.
+func (s *jsonScanner) keyOf(m jsonMember) string {
+	if s.skipping == 0 {
+		return m.key
+	}
+	if c := s.src[m.keyStart]; c == '"' || c == '\'' {
+		k, _ := (&jsonScanner{src: s.src, pos: m.keyStart}).str()
+		return k
+	}
+	return string(s.src[m.keyStart:m.keyEnd])
+}
+
+func (s *jsonScanner) array(depth int, want interest) ([]any, error) {
 	s.pos++ // [
-	out := []any{}
+	var out []any
+	if s.skipping == 0 {
+		out = []any{}
+	}
 	for {
 		if err := s.space(); err != nil {
 			return nil, err
@@ -249,11 +315,13 @@ func (s *jsonScanner) array(depth int) ([]any, error) {
 			s.pos++
 			return out, nil
 		}
-		v, err := s.value(depth + 1)
+		v, err := s.value(depth+1, want)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, v)
+		if s.skipping == 0 {
+			out = append(out, v)
+		}
 		if err := s.space(); err != nil {
 			return nil, err
 		}
@@ -282,6 +350,9 @@ func (s *jsonScanner) str() (string, error) {
 			return "", s.fail("newline in string")
 		case quote:
 			s.pos++
+			if s.skipping > 0 {
+				return "", nil
+			}
 			raw := s.src[start:s.pos]
 			if body := raw[1 : len(raw)-1]; bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
 				// Nothing to decode, the common case: encoding/json takes

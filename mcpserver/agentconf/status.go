@@ -198,13 +198,12 @@ func ProjectEntries(a Agent, path string) ([]ProjectEntry, error) {
 // user file that differ from e (every one when e is nil), by project
 // path.
 func projectEntries(src []byte, e *Entry) ([]ProjectEntry, error) {
-	// The scanner that finds the user-level entry reads the projects
-	// too: a Claude Code file can hold megabytes of project history, and
-	// decoding it all again with encoding/json would double the time.
+	// A Claude Code file can hold megabytes of project history: the scan
+	// decodes only each project's "nova" server.
 	if len(bytes.TrimSpace(src)) == 0 {
 		return nil, nil
 	}
-	root, err := parseJSONDoc(src)
+	root, err := parseJSONFor(src, interest{"projects": {"*": {"mcpServers": {ServerName: nil}}}})
 	if err != nil {
 		return nil, err
 	}
