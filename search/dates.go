@@ -2,6 +2,7 @@ package search
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,7 +27,30 @@ type DateSpan = api.DatePrior
 type dateRule struct {
 	re      *regexp.Regexp
 	resolve func(m []string, now time.Time) (from, to time.Time, relative, ok bool)
+	// need is true of every query re can match in (what each match must
+	// hold: a digit, a CJK character, a word): most queries name no date,
+	// and running the rules was most of a query's date parsing.
+	need func(c dateCues) bool
 }
+
+// dateCues is what a query holds that the date rules need.
+type dateCues struct {
+	s          string // the normalised query
+	digit, cjk bool
+}
+
+func needDigit(c dateCues) bool { return c.digit }
+func needCJK(c dateCues) bool   { return c.cjk }
+
+// needWord is true of a query that contains one of words.
+func needWord(words ...string) func(dateCues) bool {
+	return func(c dateCues) bool {
+		return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(c.s, w) })
+	}
+}
+
+// needMonth: every name enMonth matches begins with one of these.
+var needMonth = needWord("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 const (
 	enMonth = `(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)`
@@ -40,12 +64,12 @@ const (
 
 var dateRules = []dateRule{
 	// 2023-08-14, 2023/8/14
-	{re: regexp.MustCompile(`\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needDigit, re: regexp.MustCompile(`\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		d, ok := ymd(atoi(m[1]), atoi(m[2]), atoi(m[3]), now)
 		return d, d, false, ok
 	}},
 	// 2023年8月14日, 2023年8月
-	{re: regexp.MustCompile(`(\d{4})\s*年\s*` + zhNum + `\s*月(?:\s*` + zhNum + `\s*[日号])?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needCJK, re: regexp.MustCompile(`(\d{4})\s*年\s*` + zhNum + `\s*月(?:\s*` + zhNum + `\s*[日号])?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		y, mo := atoi(m[1]), zhAtoi(m[2])
 		if m[3] != "" {
 			d, ok := ymd(y, mo, zhAtoi(m[3]), now)
@@ -56,7 +80,7 @@ var dateRules = []dateRule{
 	}},
 	// 去年8月 / 今年三月五号: a month, or a day, of a year named relative to
 	// this one (read apart, 去年 and 8月 gave two spans, 8月 of this year).
-	{re: regexp.MustCompile(`(前年|去年|今年|明年)\s*` + zhNum + `\s*月(?:\s*` + zhNum + `\s*[日号])?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needCJK, re: regexp.MustCompile(`(前年|去年|今年|明年)\s*` + zhNum + `\s*月(?:\s*` + zhNum + `\s*[日号])?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		y, mo := now.Year()+map[string]int{"前年": -2, "去年": -1, "明年": 1}[m[1]], zhAtoi(m[2])
 		if m[3] != "" {
 			d, ok := ymd(y, mo, zhAtoi(m[3]), now)
@@ -66,52 +90,52 @@ var dateRules = []dateRule{
 		return f, t, true, ok
 	}},
 	// 8月14日 / 八月十四号: the latest such day not after today.
-	{re: regexp.MustCompile(zhNum + `\s*月\s*` + zhNum + `\s*[日号]`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needCJK, re: regexp.MustCompile(zhNum + `\s*月\s*` + zhNum + `\s*[日号]`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		d, ok := latestDay(zhAtoi(m[1]), zhAtoi(m[2]), now)
 		return d, d, true, ok
 	}},
 	// 2023年
-	{re: regexp.MustCompile(`(\d{4})\s*年`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needCJK, re: regexp.MustCompile(`(\d{4})\s*年`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		f, t, ok := yearSpan(atoi(m[1]), now)
 		return f, t, false, ok
 	}},
 	// August 14, 2023 / Aug 14th 2023
-	{re: regexp.MustCompile(`\b` + enMonth + `\.?\s+` + enDay + `,?\s+(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needDigit, re: regexp.MustCompile(`\b` + enMonth + `\.?\s+` + enDay + `,?\s+(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		d, ok := ymd(atoi(m[3]), monthNum(m[1]), atoi(m[2]), now)
 		return d, d, false, ok
 	}},
 	// 14 August 2023 / 14th of August, 2023
-	{re: regexp.MustCompile(`\b` + enDay + `\s+(?:of\s+)?` + enMonth + `\.?,?\s+(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needDigit, re: regexp.MustCompile(`\b` + enDay + `\s+(?:of\s+)?` + enMonth + `\.?,?\s+(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		d, ok := ymd(atoi(m[3]), monthNum(m[2]), atoi(m[1]), now)
 		return d, d, false, ok
 	}},
 	// August last year / August of this year
-	{re: regexp.MustCompile(`\b` + enMonth + `\.?,?\s+(?:of\s+)?(last|this|next)\s+year\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needWord("year"), re: regexp.MustCompile(`\b` + enMonth + `\.?,?\s+(?:of\s+)?(last|this|next)\s+year\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		f, t, ok := monthSpan(now.Year()+map[string]int{"last": -1, "next": 1}[m[2]], monthNum(m[1]), now)
 		return f, t, true, ok
 	}},
 	// August 2023 / August of 2023
-	{re: regexp.MustCompile(`\b` + enMonth + `\.?,?\s+(?:of\s+)?(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needDigit, re: regexp.MustCompile(`\b` + enMonth + `\.?,?\s+(?:of\s+)?(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		f, t, ok := monthSpan(atoi(m[2]), monthNum(m[1]), now)
 		return f, t, false, ok
 	}},
 	// August 14 / 14 August / the 14th of August: the latest such day.
-	{re: regexp.MustCompile(`\b` + enMonth + `\.?\s+` + enDay + `\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needDigit, re: regexp.MustCompile(`\b` + enMonth + `\.?\s+` + enDay + `\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		d, ok := latestDay(monthNum(m[1]), atoi(m[2]), now)
 		return d, d, true, ok
 	}},
-	{re: regexp.MustCompile(`\b` + enDay + `\s+(?:of\s+)?` + enMonth + `\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needDigit, re: regexp.MustCompile(`\b` + enDay + `\s+(?:of\s+)?` + enMonth + `\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		d, ok := latestDay(monthNum(m[2]), atoi(m[1]), now)
 		return d, d, true, ok
 	}},
 	// the day before yesterday, yesterday, today, tomorrow, last night
-	{re: regexp.MustCompile(`\b(the day before yesterday|yesterday|today|tonight|this morning|this afternoon|this evening|last night|tomorrow)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needWord("yesterday", "today", "tonight", "this", "last", "tomorrow"), re: regexp.MustCompile(`\b(the day before yesterday|yesterday|today|tonight|this morning|this afternoon|this evening|last night|tomorrow)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		off := map[string]int{"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1}[m[1]]
 		d := day(now).AddDate(0, 0, off)
 		return d, d, true, true
 	}},
 	// 3 days ago, two weeks ago, a couple of months ago, a year ago
-	{re: regexp.MustCompile(`\b` + enNum + `\s+(day|week|month|year)s?\s+ago\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needWord("ago"), re: regexp.MustCompile(`\b` + enNum + `\s+(day|week|month|year)s?\s+ago\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		n, ok := enAtoi(m[1])
 		if !ok {
 			return time.Time{}, time.Time{}, false, false
@@ -120,7 +144,7 @@ var dateRules = []dateRule{
 		return f, t, true, true
 	}},
 	// the last 3 days, past two weeks: from then until today
-	{re: regexp.MustCompile(`\b(?:last|past)\s+` + enNum + `\s+(day|week|month|year)s?\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needWord("last", "past"), re: regexp.MustCompile(`\b(?:last|past)\s+` + enNum + `\s+(day|week|month|year)s?\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		n, ok := enAtoi(m[1])
 		if !ok {
 			return time.Time{}, time.Time{}, false, false
@@ -128,7 +152,7 @@ var dateRules = []dateRule{
 		return back(m[2], n, now), day(now), true, true
 	}},
 	// last week, this month, next year, the past week
-	{re: regexp.MustCompile(`\b(last|this|next|past)\s+(week|month|year)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needWord("week", "month", "year"), re: regexp.MustCompile(`\b(last|this|next|past)\s+(week|month|year)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		if m[1] == "past" {
 			return back(m[2], 1, now), day(now), true, true
 		}
@@ -136,12 +160,12 @@ var dateRules = []dateRule{
 		return f, t, true, true
 	}},
 	// last Monday, on Friday: the latest such day before today
-	{re: regexp.MustCompile(`\b(last|on|this|past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needWord("day"), re: regexp.MustCompile(`\b(last|on|this|past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		d := latestWeekday(weekdayNum(m[2]), day(now).AddDate(0, 0, -1))
 		return d, d, true, true
 	}},
 	// in August / since March / last May: a month name after a cue word.
-	{re: regexp.MustCompile(`\b(` + monthCue + `)\s+` + enMonth + `\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needMonth, re: regexp.MustCompile(`\b(` + monthCue + `)\s+` + enMonth + `\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		mo := monthNum(m[2])
 		if m[1] == "next" {
 			f, t, ok := monthSpan(now.Year()+boolInt(mo <= int(now.Month())), mo, now)
@@ -157,25 +181,25 @@ var dateRules = []dateRule{
 		return f, t, true, ok
 	}},
 	// in 2023 / during 2023
-	{re: regexp.MustCompile(`\b(?:in|during|since|of|from|by|year)\s+(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needDigit, re: regexp.MustCompile(`\b(?:in|during|since|of|from|by|year)\s+(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		f, t, ok := yearSpan(atoi(m[1]), now)
 		return f, t, false, ok
 	}},
 	// 大前天 前天 昨天 今天 明天 后天
-	{re: regexp.MustCompile(`(大前天|前天|昨天|昨日|昨晚|今天|今日|今晚|明天|后天)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needCJK, re: regexp.MustCompile(`(大前天|前天|昨天|昨日|昨晚|今天|今日|今晚|明天|后天)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		off := map[string]int{"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "明天": 1, "后天": 2}[m[1]]
 		d := day(now).AddDate(0, 0, off)
 		return d, d, true, true
 	}},
 	// 上周三 / 本周五 / 下星期一
-	{re: regexp.MustCompile(`(上上|上|本|这|下)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needCJK, re: regexp.MustCompile(`(上上|上|本|这|下)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		weeks := map[string]int{"上上": -2, "上": -1, "下": 1}[m[1]]
 		f, _ := unitSpan("week", weeks, now)
 		d := f.AddDate(0, 0, zhWeekday(m[2]))
 		return d, d, true, true
 	}},
 	// 上周 本月 去年 ...
-	{re: regexp.MustCompile(`(上上(?:个)?(?:周|星期|礼拜)|上(?:个)?(?:周|星期|礼拜)|(?:本|这个?)(?:周|星期|礼拜)|下(?:个)?(?:周|星期|礼拜)|上上个?月|上个?月|本月|这个?月|下个?月|前年|去年|今年|明年)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needCJK, re: regexp.MustCompile(`(上上(?:个)?(?:周|星期|礼拜)|上(?:个)?(?:周|星期|礼拜)|(?:本|这个?)(?:周|星期|礼拜)|下(?:个)?(?:周|星期|礼拜)|上上个?月|上个?月|本月|这个?月|下个?月|前年|去年|今年|明年)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		s := m[1]
 		unit := "week"
 		switch {
@@ -197,7 +221,7 @@ var dateRules = []dateRule{
 		return f, t, true, true
 	}},
 	// 3天前 两个星期前 两个月前 一年前
-	{re: regexp.MustCompile(zhNum + `\s*(?:个)?\s*(天|日|周|星期|礼拜|月|年)(?:以)?前`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needCJK, re: regexp.MustCompile(zhNum + `\s*(?:个)?\s*(天|日|周|星期|礼拜|月|年)(?:以)?前`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		n := zhAtoi(m[1])
 		if n <= 0 {
 			return time.Time{}, time.Time{}, false, false
@@ -206,7 +230,7 @@ var dateRules = []dateRule{
 		return f, t, true, true
 	}},
 	// 最近三天 过去两周 近一个月
-	{re: regexp.MustCompile(`(?:最近|过去|近)\s*` + zhNum + `\s*(?:个)?\s*(天|日|周|星期|礼拜|月|年)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needCJK, re: regexp.MustCompile(`(?:最近|过去|近)\s*` + zhNum + `\s*(?:个)?\s*(天|日|周|星期|礼拜|月|年)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		n := zhAtoi(m[1])
 		if n <= 0 {
 			return time.Time{}, time.Time{}, false, false
@@ -214,12 +238,12 @@ var dateRules = []dateRule{
 		return back(zhUnit(m[2]), n, now), day(now), true, true
 	}},
 	// 8月 / 八月 alone: the latest such month not after this one.
-	{re: regexp.MustCompile(zhNum + `\s*月(?:份)?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needCJK, re: regexp.MustCompile(zhNum + `\s*月(?:份)?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		f, t, ok := latestMonth(zhAtoi(m[1]), now)
 		return f, t, true, ok
 	}},
 	// 周三 / 星期五 alone: the latest such day before today.
-	{re: regexp.MustCompile(`(?:周|星期|礼拜)([一二三四五六日天])`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needCJK, re: regexp.MustCompile(`(?:周|星期|礼拜)([一二三四五六日天])`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		wd := time.Weekday((zhWeekday(m[1]) + 1) % 7)
 		d := latestWeekday(wd, day(now).AddDate(0, 0, -1))
 		return d, d, true, true
@@ -234,8 +258,14 @@ const maxDateSpans = 4
 // at most one expression, the most specific first.
 func ParseDates(query string, now time.Time) []DateSpan {
 	s := lexical.Normalize(query)
+	cues := dateCues{s: s, digit: strings.ContainsAny(s, "0123456789"), cjk: lexical.HasCJK(s)}
 	var out []DateSpan
 	for _, r := range dateRules {
+		if !r.need(cues) {
+			// cues are of the unmasked query: masking a match only
+			// takes text away, so a rule it cannot need stays unneeded.
+			continue
+		}
 		for _, loc := range r.re.FindAllStringSubmatchIndex(s, -1) {
 			m := make([]string, len(loc)/2)
 			for i := range m {

@@ -281,7 +281,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		deadline = start.Add(api.MaxServerBudgetMs * time.Millisecond)
 	}
 	q := &query{
-		req: req, plan: plan, snap: snap, views: map[int]textView{}, chunks: map[int]decoded{}, now: e.cfg.Now(),
+		req: req, plan: plan, snap: snap, views: make(map[int]textView, 128), chunks: make(map[int]decoded, 256), now: e.cfg.Now(),
 		depth: min(max(4*req.TopK, 24), 80), deadline: deadline,
 	}
 	var filtered int
@@ -352,7 +352,8 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		}
 		runs[p.id] = res
 		order = append(order, p.id)
-		fused := e.afterFusion(q, e.fuse(order, runs))
+		fused, own := e.fuse(order, runs)
+		fused = e.afterFusion(q, fused, own)
 		final, report := dedupe(q, fused, req.TopK, q.depth)
 		for i := range final {
 			if final[i].laterMeta {

@@ -180,7 +180,10 @@ func inSpans(spans []DateSpan, date string) bool {
 // lines of a file of independent records do not. A neighbour that no
 // channel found joins the list with that share alone; the hard filter
 // still applies to it.
-func (e *Engine) propagate(q *query, in []scored) []scored {
+//
+// own says whether in may be changed in place; the list returned may be
+// changed when own is returned true.
+func (e *Engine) propagate(q *query, in []scored, own bool) ([]scored, bool) {
 	g := q.snap.Gen
 	pos := make(map[int]int, len(in))
 	for i, s := range in {
@@ -212,7 +215,7 @@ func (e *Engine) propagate(q *query, in []scored) []scored {
 		}
 	}
 	if len(boost) == 0 {
-		return in
+		return in, own
 	}
 	joining := 0
 	for doc := range boost {
@@ -220,8 +223,13 @@ func (e *Engine) propagate(q *query, in []scored) []scored {
 			joining++
 		}
 	}
-	// afterFusion's list is its own: it grows once, not copied.
-	out := slices.Grow(in, joining)
+	// A list of afterFusion's own grows once; another is copied once,
+	// into a list the size it ends up.
+	out := in
+	if !own || cap(in)-len(in) < joining {
+		out = make([]scored, len(in), len(in)+joining)
+		copy(out, in)
+	}
 	for doc, b := range boost {
 		if i, ok := pos[doc]; ok {
 			out[i].comp.neighbourBoost = b
@@ -242,7 +250,7 @@ func (e *Engine) propagate(q *query, in []scored) []scored {
 	}
 	e.answersAboveQuestions(out, answerOf)
 	sortScored(out)
-	return out
+	return out, true
 }
 
 // answersAboveQuestions lifts each answer turn just above the question
@@ -277,7 +285,9 @@ func (e *Engine) answersAboveQuestions(out []scored, answerOf map[int]int) {
 // score, joining the list if no channel found it. A newest version the
 // hard filter excludes (a dateRange before it) is left out, and the older
 // ones rank as they are.
-func (e *Engine) supersede(q *query, in []scored) []scored {
+//
+// own says whether in may be changed in place.
+func (e *Engine) supersede(q *query, in []scored, own bool) []scored {
 	lift := map[int]float64{}
 	var older []int
 	for i, s := range in {
@@ -293,7 +303,11 @@ func (e *Engine) supersede(q *query, in []scored) []scored {
 	if len(older) == 0 {
 		return in
 	}
-	out := in // afterFusion's list is its own: no copy
+	out := in // a list of afterFusion's own: no copy
+	if !own {
+		out = make([]scored, len(in), len(in)+len(lift))
+		copy(out, in)
+	}
 	for _, i := range older {
 		out[i].score *= supersededFactor
 		out[i].comp.supersession = supersededFactor

@@ -75,8 +75,10 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		denseDone.Wait()
 		return nil, err
 	}
+	// cands is made as large as the channels can fill it (the dense one
+	// returns at most pool): growing it copied every candidate so far.
 	idx := make(map[int]int, 2*pool)
-	cands := make([]scored, 0, 2*pool)
+	cands := make([]scored, 0, len(lexHits)+pool/2+pool+len(q.named))
 	add := func(d int) *scored {
 		if i, ok := idx[d]; ok {
 			return &cands[i]
@@ -264,14 +266,17 @@ func (e *Engine) metadataFactor(q *query, c *memory.Chunk, comp *components) flo
 }
 
 // afterFusion applies the levers that look across candidates: neighbour
-// propagation, then newest-state-wins. fused is the list fuse made for
-// this call alone, so the levers change and extend it in place.
-func (e *Engine) afterFusion(q *query, fused []scored) []scored {
+// propagation, then newest-state-wins. own says whether fused is the list
+// fuse made for this call alone, which the levers may change and extend
+// in place; otherwise (one pass: that pass's own list, which later passes
+// fuse again) a lever that changes it works on a copy. The list returned
+// is only read.
+func (e *Engine) afterFusion(q *query, fused []scored, own bool) []scored {
 	if e.on(LeverPropagation) {
-		fused = e.propagate(q, fused)
+		fused, own = e.propagate(q, fused, own)
 	}
 	if e.on(LeverSupersession) {
-		fused = e.supersede(q, fused)
+		fused = e.supersede(q, fused, own)
 	}
 	return fused
 }
@@ -367,25 +372,62 @@ func ratio(a, b int) float64 {
 
 // sortScored orders candidates by score, best first, and then by
 // document. A list holds each document once, so that order is total and an
-// unstable sort gives the stable one's result: without the stable sort's
-// merging, which moved each 320-byte candidate many times (a twentieth of
+// unstable sort gives the stable one's result. The sort runs over small
+// keys and each candidate (over 300 bytes of score components) is then
+// moved once into its place: sorting the candidates themselves swapped
+// them many times, a stable sort's merging more still (a twentieth of
 // novad's CPU at 10 000 chunks).
 func sortScored(s []scored) {
-	slices.SortFunc(s, func(a, b scored) int {
+	if len(s) < 2 {
+		return
+	}
+	keys := make([]scoredKey, len(s))
+	for i := range s {
+		keys[i] = scoredKey{score: s[i].score, doc: s[i].doc, at: i}
+	}
+	slices.SortFunc(keys, func(a, b scoredKey) int {
 		if a.score != b.score {
 			return cmp.Compare(b.score, a.score)
 		}
 		return cmp.Compare(a.doc, b.doc)
 	})
+	// Place s[keys[i].at] at i, one cycle of the permutation at a time;
+	// a placed position is marked by pointing its key at itself.
+	for i := range keys {
+		if keys[i].at == i {
+			continue
+		}
+		tmp := s[i]
+		j := i
+		for {
+			k := keys[j].at
+			keys[j].at = j
+			if k == i {
+				s[j] = tmp
+				break
+			}
+			s[j] = s[k]
+			j = k
+		}
+	}
+}
+
+// scoredKey is what sortScored orders a candidate by, and where it was.
+type scoredKey struct {
+	score   float64
+	doc, at int
 }
 
 // fuse combines the passes that ran: each document keeps its best
 // weighted pass score (passes are scored on one calibrated scale), scaled
 // by how much of the executed pass weight agreed on it. One pass: the
-// baseline unchanged.
-func (e *Engine) fuse(order []string, runs map[string][]scored) []scored {
+// baseline unchanged, and not copied (own is false: the list is the
+// pass's, the caller must not change it); copying every candidate was a
+// twentieth of what a search allocated, and the levers after fusion copy
+// it anyway when they change it.
+func (e *Engine) fuse(order []string, runs map[string][]scored) (fused []scored, own bool) {
 	if len(order) == 1 {
-		return slices.Clone(runs[order[0]])
+		return runs[order[0]], false
 	}
 	total := 0.0
 	for _, id := range order {
@@ -427,5 +469,5 @@ func (e *Engine) fuse(order []string, runs map[string][]scored) []scored {
 		out = append(out, *m)
 	}
 	sortScored(out)
-	return out
+	return out, true
 }
