@@ -185,14 +185,29 @@ func inSpans(spans []DateSpan, date string) bool {
 // changed when own is returned true.
 func (e *Engine) propagate(q *query, in []scored, own bool) ([]scored, bool) {
 	g := q.snap.Gen
-	pos := make(map[int]int, len(in))
-	for i, s := range in {
-		pos[s.doc] = i
+	turns := 0
+	for i := range in {
+		if in[i].dialogue {
+			turns++
+		}
 	}
-	boost := map[int]float64{}
-	from := map[int]int{}
+	if turns == 0 {
+		return in, own // only turns lend score
+	}
+	pos := make(map[int]int, len(in))
+	for i := range in {
+		pos[in[i].doc] = i
+	}
+	// boost holds each neighbour's share and the turn it is from; a
+	// turn has at most two neighbours.
+	type share struct {
+		b    float64
+		from int
+	}
+	boost := make(map[int]share, 2*turns)
 	answerOf := map[int]int{} // answer turn -> the question before it
-	for _, s := range in {
+	for i := range in {
+		s := &in[i]
 		if !s.dialogue {
 			continue
 		}
@@ -209,8 +224,8 @@ func (e *Engine) propagate(q *query, in []scored, own bool) ([]scored, bool) {
 			if asks && n == next {
 				answerOf[n] = s.doc
 			}
-			if b := neighbourShare * max(0, s.score-own); b > boost[n] {
-				boost[n], from[n] = b, s.doc
+			if b := neighbourShare * max(0, s.score-own); b > boost[n].b {
+				boost[n] = share{b, s.doc}
 			}
 		}
 	}
@@ -230,13 +245,14 @@ func (e *Engine) propagate(q *query, in []scored, own bool) ([]scored, bool) {
 		out = make([]scored, len(in), len(in)+joining)
 		copy(out, in)
 	}
-	for doc, b := range boost {
+	for doc, sh := range boost {
+		b := sh.b
 		if i, ok := pos[doc]; ok {
 			out[i].comp.neighbourBoost = b
 			out[i].comp.has |= hasNeighbour
 			continue
 		}
-		src := in[pos[from[doc]]]
+		src := in[pos[sh.from]]
 		// Decoding every joining neighbour for its metadata components
 		// was a seventh of a search's CPU; most never reach the answer.
 		s := scored{doc: doc, passes: slices.Clone(src.passes), bestPass: src.bestPass, dialogue: true, laterMeta: true}
@@ -290,7 +306,8 @@ func (e *Engine) answersAboveQuestions(out []scored, answerOf map[int]int) {
 func (e *Engine) supersede(q *query, in []scored, own bool) []scored {
 	lift := map[int]float64{}
 	var older []int
-	for i, s := range in {
+	for i := range in {
+		s := &in[i]
 		newest, ok := q.supersededBy(s.doc)
 		if !ok || s.comp.has&hasIDMatch != 0 {
 			// A version the query names by id is the one it asks for:
@@ -314,8 +331,8 @@ func (e *Engine) supersede(q *query, in []scored, own bool) []scored {
 		out[i].comp.has |= hasSupersession
 	}
 	pos := make(map[int]int, len(out))
-	for i, s := range out {
-		pos[s.doc] = i
+	for i := range out {
+		pos[out[i].doc] = i
 	}
 	for doc, l := range lift {
 		i, ok := pos[doc]

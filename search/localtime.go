@@ -100,6 +100,10 @@ type dayFilter struct {
 	accept        func(int) bool
 	storedRefused int
 	reject        []uint64 // a bit a document
+	// kept is accept without reject, a bit a document: the dense scan
+	// asks the hard filter of nearly every document, and asking the two
+	// in turn cost a fifth of a filtered query's dense scan.
+	kept []uint64
 	// refused counts the live documents the widened filter let through
 	// and the local day refused.
 	refused int
@@ -132,7 +136,8 @@ func (e *Engine) newDayFilter(snap *Snapshot, f api.Filters) *dayFilter {
 		end = e.midnight(to, 1)
 	}
 	accept, storedRefused := g.FilterCount(wide, nil)
-	df := &dayFilter{stored: wide, accept: accept, storedRefused: storedRefused, reject: make([]uint64, (g.Len()+63)/64)}
+	words := (g.Len() + 63) / 64
+	df := &dayFilter{stored: wide, accept: accept, storedRefused: storedRefused, reject: make([]uint64, words), kept: make([]uint64, words)}
 	// Stored days this far inside the bounds match whatever their zone.
 	innerFrom, innerTo := "", ""
 	if from != "" {
@@ -148,6 +153,7 @@ func (e *Engine) newDayFilter(snap *Snapshot, f api.Filters) *dayFilter {
 		}
 		d := g.Facet(segment.FacetDate, doc)
 		if inside(d) {
+			df.kept[doc/64] |= 1 << (doc % 64)
 			continue
 		}
 		var keep bool
@@ -159,6 +165,8 @@ func (e *Engine) newDayFilter(snap *Snapshot, f api.Filters) *dayFilter {
 		if !keep {
 			df.reject[doc/64] |= 1 << (doc % 64)
 			df.refused++
+		} else {
+			df.kept[doc/64] |= 1 << (doc % 64)
 		}
 	}
 	return df
@@ -205,9 +213,14 @@ func (q *query) hardFilter(sourceSets []string) (func(int) bool, int) {
 		return g.FilterCount(q.req.Filters, sourceSets)
 	}
 	accept, refused := q.days.accept, q.days.storedRefused
-	if sourceSets != nil { // a pass narrows the source sets
-		accept, refused = g.FilterCount(q.days.stored, sourceSets)
+	if sourceSets == nil {
+		kept, n := q.days.kept, len(q.days.kept)*64
+		return func(doc int) bool {
+			return uint(doc) < uint(n) && kept[doc/64]&(1<<(doc%64)) != 0
+		}, refused + q.days.refused
 	}
+	// A pass narrows the source sets.
+	accept, refused = g.FilterCount(q.days.stored, sourceSets)
 	reject := q.days.reject
 	return func(doc int) bool {
 		return accept(doc) && reject[doc/64]&(1<<(doc%64)) == 0

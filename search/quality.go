@@ -179,7 +179,8 @@ func dedupe(q *query, in []scored, keep, head int) ([]scored, *api.DedupeReport)
 	out := make([]scored, 0, max(0, min(keep, len(in))))
 	unique := 0
 	report := &api.DedupeReport{Applied: true, Strategy: "governance-provenance-text", Removed: []api.DedupeRemoval{}}
-	for i, s := range in {
+	for i := range in {
+		s := &in[i]
 		if i >= head && unique >= keep {
 			break
 		}
@@ -195,7 +196,7 @@ func dedupe(q *query, in []scored, keep, head int) ([]scored, *api.DedupeReport)
 		}
 		seen[key] = true
 		if unique < keep {
-			out = append(out, s)
+			out = append(out, *s)
 		}
 		unique++
 	}
