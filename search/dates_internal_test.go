@@ -1,6 +1,9 @@
 package search
 
 import (
+	"time"
+
+	"github.com/nova-recall/nova/memory"
 	"strings"
 	"testing"
 
@@ -36,6 +39,31 @@ func TestDateRuleNeeds(t *testing.T) {
 		}
 		if !matched && !strings.Contains(q, "may I") && !strings.Contains(q, "march on") && !strings.Contains(q, "port") {
 			t.Errorf("no rule matches %q: the sample tests nothing", q)
+		}
+	}
+}
+
+// TestDayStart holds dayStart to parsing the local day in the engine's
+// zone, which it stands in for, across zones with daylight saving and
+// memories with and without an exact time.
+func TestDayStart(t *testing.T) {
+	chunks := []*memory.Chunk{
+		{Time: "2026-03-08T09:30:00Z"}, {Time: "2026-03-29T00:30:00+01:00"}, {Time: "2025-12-31T23:59:59-10:00"},
+		{Time: "2026-10-25T01:30:00+02:00"}, {Date: "2024-02-29"}, {Date: "2024-02-29", Time: "not a time"}, {},
+		{Time: "9999-12-31T23:30:00Z"}, {Time: "0000-01-01T00:30:00+01:00"},
+	}
+	for _, zone := range []string{"UTC", "America/New_York", "Europe/Berlin", "Pacific/Kiritimati", "America/Sao_Paulo"} {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Skip(err)
+		}
+		e := New(Config{Location: loc}, lexical.NewAnalyzer())
+		for _, c := range chunks {
+			want, err := time.ParseInLocation(time.DateOnly, e.localDay(c), loc)
+			got, ok := e.dayStart(c)
+			if ok != (err == nil) || !got.Equal(want) || got.Location() != want.Location() {
+				t.Errorf("%s %+v: dayStart = %v, %v; parsing the local day gives %v, %v", zone, c, got, ok, want, err)
+			}
 		}
 	}
 }

@@ -215,10 +215,25 @@ func (q *query) view(e *Engine, doc int) textView {
 	if !q.plan.Meta {
 		v.meta = metaScore(v)
 	}
+	// Whoever asks for a view asks it of every key term.
+	for k, t := range q.plan.KeyTerms[:min(maxKeyBits, len(q.plan.KeyTerms))] {
+		if v.covers(e.analyzer, t) {
+			v.keys |= 1 << k
+		}
+	}
 	q.mu.Lock()
 	q.views[doc] = v
 	q.mu.Unlock()
 	return v
+}
+
+// coversKey reports whether v, a view of the query's (view), covers key
+// term k.
+func (q *query) coversKey(e *Engine, v textView, k int) bool {
+	if k < maxKeyBits {
+		return v.keys&(1<<k) != 0
+	}
+	return v.covers(e.analyzer, q.plan.KeyTerms[k])
 }
 
 // decoded is a document of the query and the hashes not yet derived.

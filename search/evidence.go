@@ -205,8 +205,8 @@ func (e *Engine) citationPack(q *query, results []api.Result, docs []scored) []a
 		}
 		var matched []string
 		v := q.view(e, docs[i].doc)
-		for _, t := range q.plan.KeyTerms {
-			if len(matched) < 5 && v.covers(e.analyzer, t) {
+		for k, t := range q.plan.KeyTerms {
+			if len(matched) < 5 && q.coversKey(e, v, k) {
 				matched = append(matched, t)
 			}
 		}

@@ -42,6 +42,21 @@ func (e *Engine) localDay(c *memory.Chunk) string {
 	return c.Date
 }
 
+// dayStart is the midnight that begins the memory's local day in the
+// engine's zone, as parsing its localDay there gives it (ok false when it
+// has no day). Every candidate's recency needs it: for a memory with an
+// exact time it is worked out from that time, not by formatting the day
+// and parsing it again.
+func (e *Engine) dayStart(c *memory.Chunk) (time.Time, bool) {
+	if t, ok := exactTime(c); ok {
+		if y, m, d := t.In(e.cfg.Location).Date(); y >= 0 && y <= 9999 { // a day DateOnly can write
+			return time.Date(y, m, d, 0, 0, 0, 0, e.cfg.Location), true
+		}
+	}
+	t, err := time.ParseInLocation(time.DateOnly, e.localDay(c), e.cfg.Location)
+	return t, err == nil
+}
+
 // localStamp is the memory's timestamp: its time in the engine's zone, or
 // its day when it has no exact time ("" if undated).
 func (e *Engine) localStamp(c *memory.Chunk) string {

@@ -16,7 +16,15 @@ type textView struct {
 	// computed once: a pass and the quality gate both ask. It is 0 when
 	// the query is itself about retrieval quality, which never asks.
 	meta float64
+	// keys has bit i set when the text covers the query's key term i
+	// (the first maxKeyBits of them), for a candidate's own text: the
+	// pass, the gate, the citations and each result's coverage all ask,
+	// and matching a term is a search of the whole text.
+	keys uint64
 }
+
+// maxKeyBits is how many key terms textView.keys holds.
+const maxKeyBits = 64
 
 func newTextView(_ *lexical.Analyzer, s string) textView {
 	return textView{norm: lexical.Normalize(s)}

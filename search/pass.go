@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/nova-recall/nova/memory"
 	"github.com/nova-recall/nova/parallel"
@@ -232,7 +231,7 @@ func docsOf(cands []scored, at []int) []int {
 // metadataFactor applies recency, intent, authority and governance.
 func (e *Engine) metadataFactor(q *query, c *memory.Chunk, comp *components) float64 {
 	recency := 0.5
-	if t, err := time.ParseInLocation(time.DateOnly, e.localDay(c), e.cfg.Location); err == nil {
+	if t, ok := e.dayStart(c); ok {
 		age := math.Max(0, q.now.Sub(t).Hours()/24)
 		recency = math.Exp(-math.Ln2 * age / e.cfg.HalfLifeDays)
 	}
@@ -287,8 +286,8 @@ func (e *Engine) textFactor(q *query, doc int, comp *components) float64 {
 	c := q.chunk(doc)
 	v := q.view(e, doc)
 	citable := 0
-	for _, t := range q.plan.KeyTerms {
-		if v.covers(e.analyzer, t) {
+	for k := range q.plan.KeyTerms {
+		if q.coversKey(e, v, k) {
 			citable++
 		}
 	}
@@ -346,8 +345,8 @@ func (e *Engine) retrievalCoverage(q *query, doc int) float64 {
 	v := q.view(e, doc)
 	var retrieval *textView
 	covered := 0
-	for _, t := range q.plan.KeyTerms {
-		if v.covers(e.analyzer, t) {
+	for k, t := range q.plan.KeyTerms {
+		if q.coversKey(e, v, k) {
 			covered++
 			continue
 		}

@@ -21,10 +21,10 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 	// What retrieval saw of each result, made when a term first needs it
 	// and kept for the terms after it.
 	retrieval := make([]*textView, len(results))
-	for _, t := range plan.KeyTerms {
+	for k, t := range plan.KeyTerms {
 		inCitable, inRetrieval := false, false
 		for _, r := range results {
-			if q.view(e, r.doc).covers(e.analyzer, t) {
+			if q.coversKey(e, q.view(e, r.doc), k) {
 				inCitable = true
 				break
 			}
@@ -78,8 +78,8 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 		}
 		mv := q.view(e, matched.doc)
 		matchedHasTerm := false
-		for _, t := range plan.KeyTerms {
-			if mv.covers(e.analyzer, t) {
+		for k := range plan.KeyTerms {
+			if q.coversKey(e, mv, k) {
 				matchedHasTerm = true
 				break
 			}
@@ -96,8 +96,8 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 			v := q.view(e, r.doc)
 			meta := !plan.Meta && v.meta >= 0.5
 			hits := 0
-			for _, t := range plan.KeyTerms {
-				if v.covers(e.analyzer, t) {
+			for k := range plan.KeyTerms {
+				if q.coversKey(e, v, k) {
 					hits++
 				}
 			}
