@@ -210,9 +210,13 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	})
 	out = out[:head]
 	sortScored(out)
+	// One list of this pass for all its candidates, not one each: it is
+	// never changed in place (fusion and propagation make their own), and
+	// at capacity 1 an append copies it.
+	passes := []string{p.id}[:1:1]
 	for i := range out {
 		out[i].comp.passWeight = p.weight
-		out[i].passes = []string{p.id}
+		out[i].passes = passes
 		out[i].bestPass = p.id
 		out[i].comp.passScore = out[i].score
 	}
