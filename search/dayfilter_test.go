@@ -23,7 +23,8 @@ import (
 // in zones far east and west, across daylight-saving changes (New York,
 // Lord Howe's half hour) and for memories stamped in other zones or with a
 // bare day; and the same snapshot serves engines in different zones, in
-// turn, with the same answers.
+// turn, with the same answers, whether the filter is worked out on one
+// goroutine or spread over several (the second round).
 func TestDateFilter_localDayEverywhere(t *testing.T) {
 	var zones []*time.Location
 	for _, name := range []string{"UTC", "Asia/Tokyo", "America/New_York", "Australia/Lord_Howe", "Pacific/Kiritimati", "Pacific/Pago_Pago"} {
@@ -67,7 +68,7 @@ func TestDateFilter_localDayEverywhere(t *testing.T) {
 	snap := &search.Snapshot{Gen: g}
 	for round := range 2 { // the second round reads what the first remembered
 		for _, loc := range zones {
-			e := search.New(search.Config{Location: loc}, lexical.NewAnalyzer())
+			e := search.New(search.Config{Location: loc, ConcurrentPassMin: round}, lexical.NewAnalyzer())
 			for range 40 {
 				from := start.AddDate(0, 0, r.IntN(50)).Format(time.DateOnly)
 				to := start.AddDate(0, 0, r.IntN(50)).Format(time.DateOnly)

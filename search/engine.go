@@ -42,9 +42,10 @@ type Config struct {
 	Location *time.Location
 	// Off switches recall levers off by name (Levers); for ablations.
 	Off map[string]bool
-	// ConcurrentPassMin is the generation size from which a pass spreads
-	// over goroutines; 0 means concurrentPassMin. Tests set 1 to run the
-	// concurrent pass over small fixtures.
+	// ConcurrentPassMin is the generation size from which a pass, and the
+	// local-day date filter, spread over goroutines; 0 means
+	// concurrentPassMin. Tests set 1 to run them concurrently over small
+	// fixtures.
 	ConcurrentPassMin int
 }
 

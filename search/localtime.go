@@ -8,6 +8,7 @@ import (
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/parallel"
 )
 
 // A memory's day and time are the user's: a result's date is the day, in
@@ -162,28 +163,38 @@ func (e *Engine) newDayFilter(snap *Snapshot, f api.Filters) *dayFilter {
 		innerTo = shiftDay(to, 1-dayMargin)
 	}
 	inside := func(d string) bool { return (from == "" || d > innerFrom) && (to == "" || d < innerTo) }
-	for doc := range g.Len() {
-		if !accept(doc) {
-			continue
+	// Spans of whole words, so no two goroutines write one word, from
+	// the generation size at which a pass spreads too: every document is
+	// asked of the filter, which took a tenth of a filtered query's time
+	// on one core.
+	var refused atomic.Int64
+	parallel.Spans(words, max(1, e.cfg.ConcurrentPassMin/64), func(wlo, whi int) {
+		n := 0
+		for doc := wlo * 64; doc < min(whi*64, g.Len()); doc++ {
+			if !accept(doc) {
+				continue
+			}
+			d := g.Facet(segment.FacetDate, doc)
+			if inside(d) {
+				df.kept[doc/64] |= 1 << (doc % 64)
+				continue
+			}
+			var keep bool
+			if t, ok := snap.instant(doc); ok {
+				keep = t >= start && t < end
+			} else { // a bare day is the memory's day in any zone
+				keep = d != "" && (from == "" || d >= from) && (to == "" || d <= to)
+			}
+			if !keep {
+				df.reject[doc/64] |= 1 << (doc % 64)
+				n++
+			} else {
+				df.kept[doc/64] |= 1 << (doc % 64)
+			}
 		}
-		d := g.Facet(segment.FacetDate, doc)
-		if inside(d) {
-			df.kept[doc/64] |= 1 << (doc % 64)
-			continue
-		}
-		var keep bool
-		if t, ok := snap.instant(doc); ok {
-			keep = t >= start && t < end
-		} else { // a bare day is the memory's day in any zone
-			keep = d != "" && (from == "" || d >= from) && (to == "" || d <= to)
-		}
-		if !keep {
-			df.reject[doc/64] |= 1 << (doc % 64)
-			df.refused++
-		} else {
-			df.kept[doc/64] |= 1 << (doc % 64)
-		}
-	}
+		refused.Add(int64(n))
+	})
+	df.refused = int(refused.Load())
 	return df
 }
 
