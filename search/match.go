@@ -122,42 +122,26 @@ var metaMarkers = []string{
 	"quality gate", "quality hardening", "retrieval quality", "needsmoreevidence", "recall@k", "recall@10", "rag eval",
 }
 
-// metaCJKMarkers and metaWordMarkers are metaMarkers split once by how
-// they match.
-var metaCJKMarkers, metaWordMarkers = func() (cjk, words []string) {
-	for _, m := range metaMarkers {
-		if lexical.HasCJK(m) {
-			cjk = append(cjk, m)
-		} else {
-			words = append(words, m)
-		}
-	}
-	return cjk, words
-}()
-
 // metaScore is min(1, markers/3): how much text reads as discussion of
 // retrieval quality.
 func metaScore(v textView) float64 {
-	hits := metaWords.count(v.norm)
-	if lexical.HasCJK(v.norm) { // CJK markers cannot match text without CJK
-		for _, m := range metaCJKMarkers {
-			if strings.Contains(v.norm, m) {
-				hits++
-			}
-		}
-	}
-	return min(1, float64(hits)/3)
+	return min(1, float64(metaSet.count(v.norm))/3)
 }
 
-// markerSet finds which of a few ASCII markers (at least two bytes each)
-// occur in a text at word boundaries, as containsAtBoundary would, in one
-// pass: a search weighs the text of every head candidate against all of
-// them, and a search of the text per marker was a tenth of a query's CPU.
-// Only where the text's next two bytes begin some marker is it compared.
+// markerSet finds which of a few markers (at least two bytes each) occur in
+// a text, in one pass: ASCII ones at word boundaries, as containsAtBoundary
+// would, CJK ones anywhere, as strings.Contains would (CJK has no word
+// boundaries). A search weighs the text of every head candidate against
+// all of them, and a search of the text per marker was a tenth of a
+// query's CPU (for Chinese text, whose every other byte begins a CJK
+// marker's character, most of it). Only where the text's next two bytes
+// begin some marker is it compared.
 type markerSet struct {
 	markers []string
-	starts  [1 << 16 / 64]uint64 // bit: two bytes some marker begins with
-	byStart map[uint16][]int     // those markers, by their first two bytes
+	// anywhere has bit i set when marker i is CJK.
+	anywhere uint64
+	starts   [1 << 16 / 64]uint64 // bit: two bytes some marker begins with
+	byStart  map[uint16][]int     // those markers, by their first two bytes
 }
 
 func newMarkerSet(markers []string) *markerSet {
@@ -169,6 +153,9 @@ func newMarkerSet(markers []string) *markerSet {
 		if len(s) < 2 {
 			panic("search: a marker needs two bytes: " + s)
 		}
+		if lexical.HasCJK(s) {
+			m.anywhere |= 1 << i
+		}
 		k := uint16(s[0])<<8 | uint16(s[1])
 		m.starts[k/64] |= 1 << (k % 64)
 		m.byStart[k] = append(m.byStart[k], i)
@@ -176,7 +163,7 @@ func newMarkerSet(markers []string) *markerSet {
 	return m
 }
 
-// count returns how many of the markers occur in hay at word boundaries.
+// count returns how many of the markers occur in hay.
 func (m *markerSet) count(hay string) int {
 	var found uint64
 	for i := 0; i+1 < len(hay); i++ {
@@ -186,7 +173,7 @@ func (m *markerSet) count(hay string) int {
 		}
 		for _, j := range m.byStart[k] {
 			s := m.markers[j]
-			if found&(1<<j) == 0 && strings.HasPrefix(hay[i:], s) && boundedAt(hay, i, s) {
+			if found&(1<<j) == 0 && strings.HasPrefix(hay[i:], s) && (m.anywhere&(1<<j) != 0 || boundedAt(hay, i, s)) {
 				found |= 1 << j
 			}
 		}
@@ -194,4 +181,4 @@ func (m *markerSet) count(hay string) int {
 	return bits.OnesCount64(found)
 }
 
-var metaWords = newMarkerSet(metaWordMarkers)
+var metaSet = newMarkerSet(metaMarkers)

@@ -30,12 +30,14 @@ func TestMetaScore(t *testing.T) {
 }
 
 // TestMarkerSetMatchesContainsAtBoundary: the one-pass count finds the
-// markers that a search per marker (containsAtBoundary) finds, on random
-// text made of the markers, their pieces, words that run into them and
+// markers that a search per marker finds (containsAtBoundary for English
+// markers, strings.Contains for CJK ones), on random text made of the
+// markers, their pieces, words and characters that run into them and
 // punctuation.
 func TestMarkerSetMatchesContainsAtBoundary(t *testing.T) {
-	pieces := []string{" ", "-", "/", "@", ".", "x", "9", "é", "中", "top", "recall", "quality", "eval", "gate", "rag", "benchmarks", "topkapi", "q0", "-q2"}
-	pieces = append(pieces, metaWordMarkers...)
+	pieces := []string{" ", "-", "/", "@", ".", "x", "9", "é", "中", "top", "recall", "quality", "eval", "gate", "rag", "benchmarks", "topkapi", "q0", "-q2",
+		"召", "召回", "质量", "内置", "默认", "测试", "真实", "检索", "率"}
+	pieces = append(pieces, metaMarkers...)
 	rng := rand.New(rand.NewPCG(2, 2))
 	for range 20_000 {
 		var b strings.Builder
@@ -44,12 +46,12 @@ func TestMarkerSetMatchesContainsAtBoundary(t *testing.T) {
 		}
 		hay := b.String()
 		want := 0
-		for _, m := range metaWordMarkers {
-			if containsAtBoundary(hay, m) {
+		for _, m := range metaMarkers {
+			if lexical.HasCJK(m) && strings.Contains(hay, m) || !lexical.HasCJK(m) && containsAtBoundary(hay, m) {
 				want++
 			}
 		}
-		if got := metaWords.count(hay); got != want {
+		if got := metaSet.count(hay); got != want {
 			t.Fatalf("count(%q) = %d, want %d", hay, got, want)
 		}
 	}
