@@ -569,11 +569,14 @@ func (cs *conversations) finish(w *window) error {
 
 func (cs *conversations) emit(r *windowRecord, before, after []string) error {
 	ctx, bef := memory.NeighbourContext(before, after)
-	for _, pc := range r.chunks {
+	for i, pc := range r.chunks {
 		if pc.codes != nil && pc.c.Before != bef {
 			pc.codes = nil // the words before changed: embed again
 		}
 		pc.c.Context, pc.c.Before = ctx, bef
+		if i == 0 {
+			pc.lead = r.words // LeadWords of this chunk's text
+		}
 		if err := cs.sink.add(pc); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/lexical"
@@ -35,6 +36,10 @@ const sinkBatch = 512
 type pendingChunk struct {
 	c     memory.Chunk
 	codes []int8
+	// lead, on the first chunk of a record of a conversation, is the
+	// words the record lends its neighbours' context (see
+	// contextAnalyzer.own); empty on any other.
+	lead string
 }
 
 // segmentSink writes chunks into new segments: it analyses them in
@@ -215,7 +220,7 @@ func (s *segmentSink) analyse(b *analysedBatch) {
 	for i := range b.chunks {
 		c := &b.chunks[i].c
 		a := &b.terms[i]
-		a.text = an.Terms(c.OwnText())
+		a.text = parts.own(c, b.chunks[i].lead)
 		a.context = parts.parts(c.Context)
 		if b.chunks[i].codes == nil && s.sp.builtin() {
 			a.beforeParts, a.before = parts.before(c.Before, a.context)
@@ -551,6 +556,62 @@ func (c contextAnalyzer) part(part string) []string {
 		}
 	}
 	return t
+}
+
+// own returns the terms of a chunk's own text. The words the chunk's
+// record lends its neighbours (lead, LeadWords of its text) are most of
+// a short record and a part of the neighbours' context, which analyses
+// and remembers them: when they are a piece of the text between ASCII
+// white space, the text's terms are those of the text before them, the
+// lead's own (analysed once for both) and those of the text after them.
+// That is what analysing the whole text gives: no term spans ASCII white
+// space, and neither NFKC nor lower-casing joins characters across it
+// (an ASCII character composes with nothing before it).
+func (c contextAnalyzer) own(ch *memory.Chunk, lead string) []string {
+	text := ch.OwnText()
+	at, ok := leadAt(text, len(text)-len(ch.Text), lead)
+	if !ok || c.seen == nil {
+		return c.an.Terms(text)
+	}
+	end := at + len(lead)
+	mid := c.part(lead) // shared with the cache: copied below
+	out := make([]string, 0, len(mid)+(len(text)-len(lead))/7+1)
+	out = c.an.AppendTerms(out, text[:at])
+	out = append(out, mid...)
+	return c.an.AppendTerms(out, text[end:])
+}
+
+// leadAt returns where lead stands in text as the first words of the
+// text from offset from on (after ASCII white space), with ASCII white
+// space or the text's start and end around it; ok is false when it does
+// not, or when lead is empty or not ASCII.
+func leadAt(text string, from int, lead string) (at int, ok bool) {
+	if lead == "" || from < 0 || from > len(text) {
+		return 0, false
+	}
+	at = from
+	for at < len(text) && asciiSpace(text[at]) {
+		at++
+	}
+	end := at + len(lead)
+	if !strings.HasPrefix(text[at:], lead) || (at > 0 && !asciiSpace(text[at-1])) || (end < len(text) && !asciiSpace(text[end])) {
+		return 0, false
+	}
+	for i := 0; i < len(lead); i++ {
+		if lead[i] >= utf8.RuneSelf {
+			return 0, false
+		}
+	}
+	return at, true
+}
+
+// asciiSpace reports the ASCII white space (LeadWords skips it).
+func asciiSpace(b byte) bool {
+	switch b {
+	case ' ', '\t', '\n', '\v', '\f', '\r':
+		return true
+	}
+	return false
 }
 
 // before tells how the words of the records before a chunk (memory.Chunk

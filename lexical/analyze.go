@@ -117,6 +117,13 @@ func (a *Analyzer) Terms(text string) []string {
 	return a.appendTerms(make([]string, 0, len(norm)/7+1), norm)
 }
 
+// AppendTerms appends the index terms of text to dst and returns the
+// extended slice: Terms for a caller that joins the terms of several
+// pieces of one text.
+func (a *Analyzer) AppendTerms(dst []string, text string) []string {
+	return a.appendTerms(dst, Normalize(text))
+}
+
 // Words splits already-normalised text into plain words (no stemming, no
 // stop-word removal, no CJK): the unit that key-term and tag matching use.
 func Words(normalized string) []string {

@@ -1,0 +1,81 @@
+package index
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/memory"
+)
+
+// TestContextAnalyzerOwn checks that a chunk's terms made from the words
+// it lends its neighbours (remembered as a context part) and the rest of
+// its text are the terms of its whole text, for lead words that are a
+// piece of the text and for ones that are not.
+func TestContextAnalyzerOwn(t *testing.T) {
+	an := lexical.NewAnalyzer()
+	params := memory.ContextParams{Turns: 2, Words: 5}
+	cases := []struct{ title, text, lead string }{
+		{"", "The staging API moved to port 8443 after the release.", ""},
+		{"", "  The staging API moved\tto port 8443 after the release.", ""},
+		{"Deploy notes", "The staging API moved to port 8443.", ""},
+		{"部署", "The staging API moved to port 8443.", ""},
+		{"", "Short one", ""},
+		{"", "src/app.py fails on rc-204 ... see ÉCOLE café", ""},
+		{"", "ＡＢＣ full-width first then words go here", ""},
+		{"", "迁移 to the new 數據庫 took two hours of downtime", ""},
+		{"", "the café\u0301 menu was rewritten by the team", ""},
+		{"", "words then\u00a0nbsp and more words here", ""},
+		{"", "The staging API moved", "staging API"},      // not at the start
+		{"", "The staging API moved", "The staging AP"},   // not a whole word
+		{"", "Thé staging API moved", "Thé staging"},      // not ASCII
+		{"", "The staging API moved", "The Staging API"},  // not the text
+		{"", "The staging API moved", "The staging API "}, // beyond a word
+	}
+	for _, tc := range cases {
+		c := memory.Chunk{Title: tc.title, Text: tc.text}
+		lead := tc.lead
+		if lead == "" {
+			lead = params.LeadWords(c.Text)
+		}
+		ca := contextAnalyzer{an: an, seen: map[string][]string{}}
+		if got, want := ca.own(&c, lead), an.Terms(c.OwnText()); !slices.Equal(got, want) {
+			t.Errorf("own(%q, %q, lead %q) = %q, want %q", tc.title, tc.text, lead, got, want)
+		}
+		// Again with the lead remembered from a neighbour's context.
+		ca.part(lead)
+		if got, want := ca.own(&c, lead), an.Terms(c.OwnText()); !slices.Equal(got, want) {
+			t.Errorf("own(%q, %q, lead %q) after its part = %q, want %q", tc.title, tc.text, lead, got, want)
+		}
+	}
+}
+
+// TestContextAnalyzerOwn_random compares own with Terms on texts made of
+// words, connectors, white space and non-ASCII characters at random.
+func TestContextAnalyzerOwn_random(t *testing.T) {
+	an := lexical.NewAnalyzer()
+	pieces := []string{"deploy", "Port", "8443", "rc-204", "src/app.py", " ", "  ", "\t", "\n", "\r\n", ".", ",", "-", "…",
+		"迁移", "數據", "的", "ＡＢＣ", "é", "e\u0301", "\u0301", "ﬁ", "\u00a0", "İ", "ß", "the", "a", "x"}
+	rng := rand.New(rand.NewPCG(7, 11))
+	for n := range 5000 {
+		var b strings.Builder
+		for range rng.IntN(40) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		c := memory.Chunk{Text: b.String()}
+		if rng.IntN(4) == 0 {
+			c.Title = pieces[rng.IntN(len(pieces))] + "Title"
+		}
+		params := memory.ContextParams{Turns: 2, Words: 1 + rng.IntN(8)}
+		lead := params.LeadWords(c.Text)
+		ca := contextAnalyzer{an: an, seen: map[string][]string{}}
+		if n%2 == 0 {
+			ca.part(lead)
+		}
+		if got, want := ca.own(&c, lead), an.Terms(c.OwnText()); !slices.Equal(got, want) {
+			t.Fatalf("own(%q, %q, lead %q) = %q, want %q", c.Title, c.Text, lead, got, want)
+		}
+	}
+}
