@@ -191,20 +191,19 @@ func (a *Analyzer) appendTerms(out []string, s string) []string {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case IsCJK(r):
-			j := i
-			var runes []rune
+			j, han := i, true
 			for j < len(s) {
 				r2, sz := utf8.DecodeRuneInString(s[j:])
 				if !IsCJK(r2) {
 					break
 				}
-				runes = append(runes, r2)
+				han = han && unicode.Is(unicode.Han, r2)
 				j += sz
 			}
-			if !a.opts.NoSegmentation && allHan(runes) {
+			if !a.opts.NoSegmentation && han {
 				out = appendChinese(out, s[i:j])
 			} else {
-				out = appendBigrams(out, runes)
+				out = appendBigrams(out, s[i:j])
 			}
 			i = j
 		case isWordRune(r) || isConnector(r):
@@ -317,23 +316,11 @@ func isASCIILetters(w string) bool {
 	return w != ""
 }
 
-func allHan(runes []rune) bool {
-	for _, r := range runes {
-		if !unicode.Is(unicode.Han, r) {
-			return false
-		}
-	}
-	return true
-}
-
 // appendBigrams emits overlapping character bigrams of a CJK run, or the
-// single character of a one-character run.
-func appendBigrams(out []string, runes []rune) []string {
-	if len(runes) == 1 {
-		return append(out, string(runes))
+// single character of a one-character run, as pieces of it.
+func appendBigrams(out []string, run string) []string {
+	if _, size := utf8.DecodeRuneInString(run); size == len(run) {
+		return append(out, run)
 	}
-	for k := 0; k+1 < len(runes); k++ {
-		out = append(out, string(runes[k:k+2]))
-	}
-	return out
+	return appendBigramsOf(out, run)
 }

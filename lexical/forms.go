@@ -128,7 +128,7 @@ func (t *hanTable) fold(r rune) rune {
 // segmentation it does with a dictionary is the small dynamic programme
 // in segment.go.
 var zhWords = sync.OnceValue(func() *dictionary {
-	d := &dictionary{logP: make(map[string]float64, 110_000)}
+	d := &dictionary{entries: make(map[string]zhEntry, 160_000)}
 	total := 0.0
 	freq := map[string]float64{}
 	eachLine(zhDictGz, func(line string) {
@@ -144,8 +144,19 @@ var zhWords = sync.OnceValue(func() *dictionary {
 		total += n
 	})
 	for w, n := range freq {
-		d.logP[w] = math.Log(n / total)
+		e := d.entries[w]
+		e.logP, e.word = math.Log(n/total), true
+		d.entries[w] = e
 		d.maxLen = max(d.maxLen, utf8.RuneCountInString(w))
+		// Its starts of two characters or more (segment's stops).
+		runes := 0
+		for i := range w {
+			if runes++; runes > 2 {
+				e := d.entries[w[:i]]
+				e.longer = true
+				d.entries[w[:i]] = e
+			}
+		}
 	}
 	d.unknown = math.Log(0.5 / total)
 	return d

@@ -1,10 +1,16 @@
 package lexical
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // dictionary is a Chinese word list with each word's log probability.
 type dictionary struct {
-	logP map[string]float64
+	// entries holds every word and every start of a word of two
+	// characters or more: segment stops lengthening a candidate once no
+	// word starts with it.
+	entries map[string]zhEntry
 	// maxLen is the longest word, in runes.
 	maxLen int
 	// unknown is the log probability given to a character that is no
@@ -12,29 +18,57 @@ type dictionary struct {
 	unknown float64
 }
 
+// zhEntry is a string of the dictionary: a word (with its log
+// probability), the start of a longer word, or both.
+type zhEntry struct {
+	logP   float64
+	word   bool
+	longer bool
+}
+
 // segment cuts a Han run into its most probable sequence of dictionary
 // words (the product of the words' probabilities, by dynamic programming
 // from the end of the run, as jieba and gse do without their HMM for
 // unknown words). Characters that form no word stay single.
 func (d *dictionary) segment(run string) []string {
-	// Byte offsets of the runes, and one past the end.
-	offs := make([]int, 0, len(run)/3+1)
+	return d.appendSegment(nil, run)
+}
+
+// appendSegment appends segment's words to out.
+func (d *dictionary) appendSegment(out []string, run string) []string {
+	// Byte offsets of the runes, and one past the end; the tables of
+	// the usual short run stay on the stack.
+	var offsBuf [64]int
+	var bestBuf [64]float64
+	var nextBuf [64]int
+	offs := offsBuf[:0]
 	for i := range run {
 		offs = append(offs, i)
 	}
 	n := len(offs)
 	offs = append(offs, len(run))
-	best := make([]float64, n+1)
-	next := make([]int, n+1)
+	best, next := bestBuf[:0], nextBuf[:0]
+	if n+1 > len(bestBuf) {
+		best, next = make([]float64, n+1), make([]int, n+1)
+	} else {
+		best, next = bestBuf[:n+1], nextBuf[:n+1]
+	}
+	best[n], next[n] = 0, 0
 	for i := n - 1; i >= 0; i-- {
 		best[i], next[i] = d.unknown+best[i+1], i+1
 		for j := i + 2; j <= min(n, i+d.maxLen); j++ {
-			if p, ok := d.logP[run[offs[i]:offs[j]]]; ok && p+best[j] > best[i] {
-				best[i], next[i] = p+best[j], j
+			e, ok := d.entries[run[offs[i]:offs[j]]]
+			if !ok {
+				break // no word starts with these characters
+			}
+			if e.word && e.logP+best[j] > best[i] {
+				best[i], next[i] = e.logP+best[j], j
+			}
+			if !e.longer {
+				break
 			}
 		}
 	}
-	var out []string
 	for i := 0; i < n; i = next[i] {
 		out = append(out, run[offs[i]:offs[next[i]]])
 	}
@@ -52,32 +86,40 @@ func (d *dictionary) segment(run string) []string {
 // that straddles two words once. Every character as a unigram was tried:
 // it helped the Chinese dialogue set a little (recall@1 +.013) and cost
 // the synthetic bench's Chinese queries 4.5 points of hit@10, so no.
+//
+// Every term is a piece of run (the words and bigrams are its characters
+// as they are), not a copy.
 func appendChinese(out []string, run string) []string {
 	d := zhWords()
-	var piece []rune
-	flush := func() {
-		if len(piece) >= 2 {
-			out = appendBigrams(out, piece)
-		}
-		piece = piece[:0]
-	}
-	for _, w := range d.segment(run) {
+	var wordsBuf [32]string
+	// The piece is run[start:end], of pieceRunes characters.
+	start, end, pieceRunes := 0, 0, 0
+	for _, w := range d.appendSegment(wordsBuf[:0], run) {
+		at := end
+		end += len(w)
 		if zhStopWords[w] {
-			if len(piece) > 0 {
-				flush()
+			if pieceRunes >= 2 {
+				out = appendBigramsOf(out, run[start:at])
 			}
+			start, pieceRunes = end, 0
 			continue
 		}
-		rs := []rune(w)
-		piece = append(piece, rs...)
-		if len(rs) == 1 {
+		runes := utf8.RuneCountInString(w)
+		pieceRunes += runes
+		if runes == 1 {
 			out = append(out, w)
 			continue
 		}
-		if len(rs) > 3 {
+		if runes > 3 {
+			var offsBuf [16]int
+			offs := offsBuf[:0] // of w's characters, and its end
+			for i := range w {
+				offs = append(offs, i)
+			}
+			offs = append(offs, len(w))
 			for size := 2; size <= 3; size++ {
-				for i := 0; i+size <= len(rs); i++ {
-					if sub := string(rs[i : i+size]); d.has(sub) {
+				for i := 0; i+size < len(offs); i++ {
+					if sub := w[offs[i]:offs[i+size]]; d.has(sub) {
 						out = append(out, sub)
 					}
 				}
@@ -85,8 +127,20 @@ func appendChinese(out []string, run string) []string {
 		}
 		out = append(out, w)
 	}
-	if len(piece) > 0 {
-		flush()
+	if pieceRunes >= 2 {
+		out = appendBigramsOf(out, run[start:end])
+	}
+	return out
+}
+
+// appendBigramsOf emits the overlapping character bigrams of s (valid
+// UTF-8 of two characters or more) as pieces of it.
+func appendBigramsOf(out []string, s string) []string {
+	_, first := utf8.DecodeRuneInString(s)
+	for i, j := 0, first; j < len(s); {
+		_, sz := utf8.DecodeRuneInString(s[j:])
+		out = append(out, s[i:j+sz])
+		i, j = j, j+sz
 	}
 	return out
 }
@@ -120,4 +174,4 @@ var zhStopWords = func() map[string]bool {
 	return m
 }()
 
-func (d *dictionary) has(w string) bool { _, ok := d.logP[w]; return ok }
+func (d *dictionary) has(w string) bool { return d.entries[w].word }
