@@ -41,10 +41,52 @@ var skippedRules = setOf("generic-api-key")
 
 // leakRule is one gitleaks rule as redaction uses it.
 type leakRule struct {
+	id          string
 	re          *regexp.Regexp
 	secretGroup int
 	entropy     float64
 	allowlists  []*gitleaks.Allowlist
+	// guard, when set, is false for a text the rule cannot match (see
+	// ruleGuards).
+	guard func(string) bool
+}
+
+// ruleGuards are cheap tests, each true for every text its rule's
+// expression matches, for the rules whose keywords are in ordinary
+// prose: "ey" (they, key, survey) enables jwt, and "s." (any plural at
+// the end of a sentence) vault-service-token. In a 100 000-record build
+// the two expressions ran on one text in seven and were half of
+// redaction's time.
+var ruleGuards = map[string]func(string) bool{
+	// \b(ey[a-zA-Z0-9]{17,}\.ey...: the second part starts ".ey".
+	"jwt": func(text string) bool { return strings.Contains(text, ".ey") },
+	// \b((?:hvs\.[\w-]{90,120}|s\.(?i:[a-z0-9]{24}))): "s." then 24
+	// characters of [\w-] or (?i:[a-z0-9]), which also matches the
+	// Kelvin sign and the long s.
+	"vault-service-token": func(text string) bool {
+		for i := 0; ; {
+			j := strings.Index(text[i:], "s.")
+			if j < 0 {
+				return false
+			}
+			i += j + 2
+			n := 0
+			for _, r := range text[i:] {
+				if !vaultTokenRune(r) {
+					break
+				}
+				if n++; n == 24 {
+					return true
+				}
+			}
+		}
+	},
+}
+
+// vaultTokenRune reports whether r is in [\w-] or matches (?i:[a-z0-9]).
+func vaultTokenRune(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-' ||
+		r == '\u212A' || r == '\u017F' // K (Kelvin) and ſ fold to k and s
 }
 
 // leakRules is the compiled rule set with its keyword index. Safe for
@@ -83,7 +125,7 @@ func loadLeakRules() (*leakRules, error) {
 			continue
 		}
 		i := len(lr.rules)
-		lr.rules = append(lr.rules, leakRule{re: r.Regex, secretGroup: r.SecretGroup, entropy: r.Entropy, allowlists: r.Allowlists})
+		lr.rules = append(lr.rules, leakRule{id: id, re: r.Regex, secretGroup: r.SecretGroup, entropy: r.Entropy, allowlists: r.Allowlists, guard: ruleGuards[id]})
 		for _, k := range r.Keywords {
 			k = asciiLower(k)
 			lr.byKeyword[k] = append(lr.byKeyword[k], i)
@@ -188,6 +230,9 @@ func (lr *leakRules) spans(text string, selected []uint64, out []span) []span {
 			continue
 		}
 		r := &lr.rules[i]
+		if r.guard != nil && !r.guard(text) {
+			continue
+		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
 			start, end := secretGroup(m, r.secretGroup)
 			secret := text[start:end]

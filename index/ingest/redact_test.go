@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"math/rand/v2"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // corpusLines returns the non-comment lines of a testdata/secrets file.
@@ -192,6 +195,69 @@ func TestRedact_concurrent(t *testing.T) {
 	for g := 0; g < 4; g++ {
 		if !<-done {
 			t.Error("a secret survived a concurrent Redact")
+		}
+	}
+}
+
+// TestRuleGuards: each rule guard names a rule that is loaded, and is
+// true for every text its rule's expression matches: the token corpus,
+// texts built around the expression's literals at random, and the
+// characters that case folding lets match (the Kelvin sign, the long s).
+func TestRuleGuards(t *testing.T) {
+	lr, err := defaultLeakRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	guarded := map[string]*leakRule{}
+	for i := range lr.rules {
+		if r := &lr.rules[i]; ruleGuards[r.id] != nil && r.guard != nil {
+			guarded[r.id] = r
+		}
+	}
+	for id := range ruleGuards {
+		if guarded[id] == nil {
+			t.Fatalf("rule guard %q: no loaded rule has it", id)
+		}
+	}
+	texts := corpusLines(t, "tokens.txt")
+	texts = append(texts, corpusLines(t, "clean.txt")...)
+	pieces := []string{"ey", ".ey", "eyJhbGciOiJIUzI1NiJ9", "hvs.", "s.", "S.", "s", ".", " ", "\n", ";", "'", "\\n",
+		"abcdefghijKLMNOP0123", "\u212A", "\u017F", "x_y-z", "é", "token", "they said"}
+	rng := rand.New(rand.NewPCG(5, 9))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(30) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		texts = append(texts, b.String())
+	}
+	texts = append(texts, "s."+strings.Repeat("\u212A", 24)+" ", "s."+strings.Repeat("\u017Fa", 12)+"\n",
+		"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U ")
+	matched := map[string]int{}
+	for _, text := range texts {
+		for id, r := range guarded {
+			if r.re.MatchString(text) {
+				matched[id]++
+				if !r.guard(text) {
+					t.Fatalf("rule %s matches %q but its guard says it cannot", id, text)
+				}
+			}
+		}
+	}
+	for id := range ruleGuards {
+		if matched[id] == 0 {
+			t.Errorf("rule %s matched none of the texts: the test proves nothing for it", id)
+		}
+	}
+}
+
+// TestVaultTokenRune: the runes the guard accepts are those [\w-] or
+// (?i:[a-z0-9]) match, over every code point.
+func TestVaultTokenRune(t *testing.T) {
+	re := regexp.MustCompile(`^(?:[\w-]|(?i:[a-z0-9]))$`)
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if utf8.ValidRune(r) && re.MatchString(string(r)) != vaultTokenRune(r) {
+			t.Fatalf("vaultTokenRune(%U) = %v, the expression says otherwise", r, vaultTokenRune(r))
 		}
 	}
 }
