@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/lexical"
@@ -565,8 +564,10 @@ func (c contextAnalyzer) part(part string) []string {
 // white space, the text's terms are those of the text before them, the
 // lead's own (analysed once for both) and those of the text after them.
 // That is what analysing the whole text gives: no term spans ASCII white
-// space, and neither NFKC nor lower-casing joins characters across it
-// (an ASCII character composes with nothing before it).
+// space, and normalising does not join characters across it (NFKC
+// composes no character with a space before it, and a space with
+// nothing after it; lower-casing and the Chinese fold go character by
+// character).
 func (c contextAnalyzer) own(ch *memory.Chunk, lead string) []string {
 	text := ch.OwnText()
 	at, ok := leadAt(text, len(text)-len(ch.Text), lead)
@@ -584,7 +585,7 @@ func (c contextAnalyzer) own(ch *memory.Chunk, lead string) []string {
 // leadAt returns where lead stands in text as the first words of the
 // text from offset from on (after ASCII white space), with ASCII white
 // space or the text's start and end around it; ok is false when it does
-// not, or when lead is empty or not ASCII.
+// not, or when lead is empty.
 func leadAt(text string, from int, lead string) (at int, ok bool) {
 	if lead == "" || from < 0 || from > len(text) {
 		return 0, false
@@ -596,11 +597,6 @@ func leadAt(text string, from int, lead string) (at int, ok bool) {
 	end := at + len(lead)
 	if !strings.HasPrefix(text[at:], lead) || (at > 0 && !asciiSpace(text[at-1])) || (end < len(text) && !asciiSpace(text[end])) {
 		return 0, false
-	}
-	for i := 0; i < len(lead); i++ {
-		if lead[i] >= utf8.RuneSelf {
-			return 0, false
-		}
 	}
 	return at, true
 }

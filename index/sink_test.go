@@ -28,9 +28,13 @@ func TestContextAnalyzerOwn(t *testing.T) {
 		{"", "迁移 to the new 數據庫 took two hours of downtime", ""},
 		{"", "the café\u0301 menu was rewritten by the team", ""},
 		{"", "words then\u00a0nbsp and more words here", ""},
-		{"", "The staging API moved", "staging API"},      // not at the start
-		{"", "The staging API moved", "The staging AP"},   // not a whole word
-		{"", "Thé staging API moved", "Thé staging"},      // not ASCII
+		{"", "The staging API moved", "staging API"},    // not at the start
+		{"", "The staging API moved", "The staging AP"}, // not a whole word
+		{"", "Thé staging API moved", "Thé staging"},    // not ASCII
+		{"", "问题 memory 修复生产，数据 spike commit", "问题 memory 修复生产，数据"},
+		{"", "问题 memory 修复生产，数据 spike commit", "问题 memory 修复生"}, // not a whole word
+		{"", "e \u0301x café\u0301 ﬁne", "e"},
+		{"", "e \u0301x café\u0301 ﬁne", "e \u0301x"},
 		{"", "The staging API moved", "The Staging API"},  // not the text
 		{"", "The staging API moved", "The staging API "}, // beyond a word
 	}
@@ -57,9 +61,10 @@ func TestContextAnalyzerOwn(t *testing.T) {
 func TestContextAnalyzerOwn_random(t *testing.T) {
 	an := lexical.NewAnalyzer()
 	pieces := []string{"deploy", "Port", "8443", "rc-204", "src/app.py", " ", "  ", "\t", "\n", "\r\n", ".", ",", "-", "…",
-		"迁移", "數據", "的", "ＡＢＣ", "é", "e\u0301", "\u0301", "ﬁ", "\u00a0", "İ", "ß", "the", "a", "x"}
+		"迁移", "數據", "的", "故宫博物院", "ＡＢＣ", "é", "e\u0301", "\u0301", "\u0327", "ﬁ", "\u00a0", "\u3000", "İ", "ß", "ᄀ", "ᅡ", "ᆨ",
+		"カタカナ", "ｶ", "ﾞ", "the", "a", "x"}
 	rng := rand.New(rand.NewPCG(7, 11))
-	for n := range 5000 {
+	for n := range 20000 {
 		var b strings.Builder
 		for range rng.IntN(40) {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
