@@ -47,12 +47,11 @@ func (d *dictionary) appendSegment(out []string, run string) []string {
 	}
 	n := len(offs)
 	offs = append(offs, len(run))
-	best, next := bestBuf[:0], nextBuf[:0]
+	best, next := bestBuf[:], nextBuf[:]
 	if n+1 > len(bestBuf) {
 		best, next = make([]float64, n+1), make([]int, n+1)
-	} else {
-		best, next = bestBuf[:n+1], nextBuf[:n+1]
 	}
+	best, next = best[:n+1], next[:n+1]
 	best[n], next[n] = 0, 0
 	for i := n - 1; i >= 0; i-- {
 		best[i], next[i] = d.unknown+best[i+1], i+1
