@@ -55,7 +55,13 @@ func (x *Indexer) chunkRecord(src config.Source, r memory.Record) []memory.Chunk
 		}
 		c.TextHash = memory.HashText(p)
 		c.DedupeKey = memory.DedupeKey(&c)
-		c.Tags = memory.InferTags(c.Title+"\n"+p, tags, c.Date != "", layer)
+		// Without a title the tags are the text's: the line break before
+		// it adds no word, and joining copied every text a build reads.
+		tagText := p
+		if c.Title != "" {
+			tagText = c.Title + "\n" + p
+		}
+		c.Tags = memory.InferTags(tagText, tags, c.Date != "", layer)
 		c.WorkType = r.WorkType
 		if c.WorkType == "" {
 			c.WorkType = src.WorkType
