@@ -250,6 +250,16 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 			cands = append(cands, tdf{t, n})
 		}
 	}
+	// The size of Ω is known before the vocabulary is chosen, and its
+	// entries do not depend on which terms it holds: it is drawn while
+	// this goroutine sorts and indexes the vocabulary and makes the rows.
+	v := min(len(cands), lsaMaxVocab)
+	rows := len(docs)
+	l := min(dim+lsaOversample, v, rows)
+	omega := make(chan []float32, 1)
+	if l > 0 {
+		go func() { omega <- testMatrix(v, l) }()
+	}
 	// Terms are unique, so both orders are total.
 	slices.SortFunc(cands, func(a, b tdf) int {
 		return cmp.Or(cmp.Compare(b.df, a.df), strings.Compare(a.t, b.t))
@@ -266,19 +276,11 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 		m.termList = append(m.termList, c.t)
 		m.idf = append(m.idf, float32(math.Log(1+n/float64(c.df))))
 	}
-	v := len(m.termList)
 	m.basis = make([]float32, v*dim)
-
-	rows := len(docs)
-	l := min(dim+lsaOversample, v, rows)
 	if l == 0 {
 		m.finishID()
 		return m, nil
 	}
-	// The Gaussian test matrix Ω (v x l) comes from one seeded stream, so
-	// it is drawn on one core, while the others make the rows.
-	omega := make(chan []float32, 1)
-	go func() { omega <- gaussian(v, l) }()
 	a := m.tfidfRows(docs)
 	at := a.transpose()
 	// Q (rows x l) is an orthonormal basis of A's column space, as far as
@@ -439,20 +441,41 @@ func (m *LSA) tfidfRows(docs [][]string) *csr {
 	return a
 }
 
-// gaussian returns the seeded Gaussian v x l test matrix Ω of the sketch.
-func gaussian(v, l int) []float32 {
-	rng := rand.New(rand.NewPCG(lsaSeed, uint64(v)))
+// testMatrix returns the v x l test matrix Ω of the sketch: random signs,
+// ±1. The range finder needs only a random matrix whose products with A
+// keep its largest directions apart, and signs do that as Gaussian
+// entries do (Halko, Martinsson and Tropp); a Gaussian Ω of a full
+// vocabulary was 16 million draws from one stream, a quarter of a second
+// on one core while the training waited for it. Here each 64 signs are
+// one draw, and each block of omegaBlock rows comes from its own seeded
+// stream, so the cores share the blocks and Ω is the same on any number
+// of them. Row i depends on i and l only, not on v.
+func testMatrix(v, l int) []float32 {
 	omega := make([]float32, v*l)
-	for i := range omega {
-		omega[i] = float32(rng.NormFloat64())
-	}
+	parallel.Shared((v+omegaBlock-1)/omegaBlock, 1, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			rng := rand.NewPCG(lsaSeed, uint64(b))
+			block := omega[b*omegaBlock*l : min(v, (b+1)*omegaBlock)*l]
+			for i := 0; i < len(block); i += 64 {
+				bits := rng.Uint64()
+				for j := range block[i:min(i+64, len(block))] {
+					// The sign bit of 1.0 set from one random bit.
+					block[i+j] = math.Float32frombits(0x3f800000 | uint32(bits>>j&1)<<31)
+				}
+			}
+		}
+	})
 	return omega
 }
+
+// omegaBlock is how many rows of Ω one seeded stream draws: fixed, not a
+// share per core, so that Ω does not depend on the machine.
+const omegaBlock = 1024
 
 // sketch returns an orthonormal basis Q (rows x l) of the span of A Aᵀ A Ω,
 // which holds A's l largest singular directions (Halko, Martinsson and
 // Tropp), and Qᵀ A Aᵀ Q. A is rows x v, at its transpose, and vocabRows
-// holds Ω (v x l, see gaussian): it is overwritten.
+// holds Ω (v x l, see testMatrix): it is overwritten.
 func sketch(ctx context.Context, a, at *csr, vocabRows []float32, l int) (*mat.Dense, *mat.SymDense, error) {
 	// Y = A Ω.
 	// The large matrices (v x l, about 130 MB for a full vocabulary) are
