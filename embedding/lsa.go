@@ -276,8 +276,8 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 		m.termList = append(m.termList, c.t)
 		m.idf = append(m.idf, float32(math.Log(1+n/float64(c.df))))
 	}
-	m.basis = make([]float32, v*dim)
 	if l == 0 {
+		m.basis = make([]float32, v*dim)
 		m.finishID()
 		return m, nil
 	}
@@ -286,7 +286,13 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 	// Q (rows x l) is an orthonormal basis of A's column space, as far as
 	// its l largest directions, and g = Qᵀ A Aᵀ Q, whose eigenvectors turn
 	// Q's columns into A's left singular vectors.
-	q, g, err := sketch(ctx, a, at, <-omega, l)
+	// The large matrices are fresh pages, which cost as much to fault in
+	// as the products that fill them: vocabRows (v x l) holds Ω, then
+	// the products by Aᵀ, then the model's basis; docRows (rows x l) each
+	// float32 matrix of document rows in turn.
+	vocabRows := <-omega
+	docRows := make([]float32, rows*l)
+	q, g, err := sketch(ctx, a, at, vocabRows, docRows, l)
 	if err != nil {
 		return nil, err
 	}
@@ -315,11 +321,14 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 				u[r*k+j] = vecs.At(r, idx) / sigma
 			}
 		}
-		qu := make([]float32, rows*k)
+		qu := docRows[:rows*k]
 		mulDense(qu, q.RawMatrix(), blas64.General{Rows: l, Cols: k, Stride: k, Data: u})
 		// Straight into the model's rows (dim wide; the last dim-k
-		// columns stay zero).
+		// columns zero).
+		m.basis = basisBuffer(vocabRows, v*dim, k < dim)
 		mulSparseDense(at, qu, k, m.basis, dim)
+	} else {
+		m.basis = make([]float32, v*dim)
 	}
 	m.rank = k
 	m.roundBasis()
@@ -472,11 +481,27 @@ func testMatrix(v, l int) []float32 {
 // share per core, so that Ω does not depend on the machine.
 const omegaBlock = 1024
 
+// basisBuffer is buf as the model's basis of n values when it is large
+// enough (the v x l matrices of the training are when l >= dim, as on
+// any corpus of more than dim documents and terms), cleared if asked;
+// otherwise a fresh one.
+func basisBuffer(buf []float32, n int, zero bool) []float32 {
+	if len(buf) < n {
+		return make([]float32, n)
+	}
+	b := buf[:n:n]
+	if zero {
+		parallel.Spans(n, 1<<16, func(lo, hi int) { clear(b[lo:hi]) })
+	}
+	return b
+}
+
 // sketch returns an orthonormal basis Q (rows x l) of the span of A Aᵀ A Ω,
 // which holds A's l largest singular directions (Halko, Martinsson and
 // Tropp), and Qᵀ A Aᵀ Q. A is rows x v, at its transpose, and vocabRows
-// holds Ω (v x l, see testMatrix): it is overwritten.
-func sketch(ctx context.Context, a, at *csr, vocabRows []float32, l int) (*mat.Dense, *mat.SymDense, error) {
+// holds Ω (v x l, see testMatrix); it and docRows (rows x l) are
+// overwritten.
+func sketch(ctx context.Context, a, at *csr, vocabRows, docRows []float32, l int) (*mat.Dense, *mat.SymDense, error) {
 	// Y = A Ω.
 	// The large matrices (v x l, about 130 MB for a full vocabulary) are
 	// allocated once and reused as each product's output: clearing and
@@ -488,7 +513,7 @@ func sketch(ctx context.Context, a, at *csr, vocabRows []float32, l int) (*mat.D
 	// would write to random rows of the v x l result).
 	// Its result only feeds the next product, so it stays in float32.
 	rows := a.rows()
-	q32 := make([]float32, rows*l)
+	q32 := docRows
 	aT := func(x *mat.Dense) []float32 {
 		toFloat32(x.RawMatrix().Data, q32)
 		mulSparseDense(at, q32, l, vocabRows, l)
@@ -518,10 +543,11 @@ func sketch(ctx context.Context, a, at *csr, vocabRows []float32, l int) (*mat.D
 		mulSparseDense(a, z, l, q.RawMatrix().Data, l)
 		orthonormalize(q)
 	}
-	// B = Qᵀ A (l x v); B Bᵀ = Qᵀ (A (Aᵀ Q)).
-	w := mat.NewDense(rows, l, nil)
-	mulSparseDense(a, aT(q), l, w.RawMatrix().Data, l)
-	return q, crossGram(q, w), nil
+	// B = Qᵀ A (l x v); B Bᵀ = Qᵀ (A (Aᵀ Q)). A Aᵀ Q is a float32 sum, and
+	// q32 is free once Aᵀ Q is made.
+	z := aT(q)
+	mulSparseDense(a, z, l, q32, l)
+	return q, crossGram(q, dense[float32]{Rows: rows, Cols: l, Stride: l, Data: q32}), nil
 }
 
 func (m *LSA) finishID() {
@@ -590,19 +616,32 @@ func (m *LSA) writeBody(w io.Writer) (int64, error) {
 	// The basis is stored as float16: half the bytes, and the model holds
 	// exactly these values in memory too (roundBasis), so a loaded model
 	// embeds like the one just trained.
-	half := m.half
-	if m.basis != nil {
-		half = make([]byte, 2*len(m.basis))
-		parallel.Spans(len(m.basis), 1<<16, func(lo, hi int) {
-			for i, x := range m.basis[lo:hi] {
+	if m.basis == nil {
+		k, err = w.Write(m.half)
+		return n + int64(k), err
+	}
+	// Converted a piece at a time: a buffer of the whole basis (30 MB
+	// for a full vocabulary) was fresh pages to fault in for each id and
+	// each save.
+	half := make([]byte, 2*min(len(m.basis), halfPiece))
+	for p := 0; p < len(m.basis); p += halfPiece {
+		piece := m.basis[p:min(len(m.basis), p+halfPiece)]
+		parallel.Spans(len(piece), 1<<15, func(lo, hi int) {
+			for i, x := range piece[lo:hi] {
 				le.PutUint16(half[2*(lo+i):], halfBits(x))
 			}
 		})
+		k, err = w.Write(half[:2*len(piece)])
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
 	}
-	k, err = w.Write(half)
-	n += int64(k)
-	return n, err
+	return n, nil
 }
+
+// halfPiece is how many basis values writeBody converts at a time.
+const halfPiece = 1 << 18
 
 // roundBasis rounds the basis to the float16 values it is stored as.
 func (m *LSA) roundBasis() {

@@ -1,6 +1,8 @@
 package embedding
 
 import (
+	"sync"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -78,7 +80,7 @@ const cholQROnePassCond = 1e8
 // give the same bits as one loop.
 func solveUpperRight(a blas64.General, r blas64.Triangular) {
 	c := a.Cols
-	rp := panels(blas64.General{Rows: c, Cols: c, Stride: r.Stride, Data: r.Data}, 0, c, nil)
+	rp := panels(dense[float64]{Rows: c, Cols: c, Stride: r.Stride, Data: r.Data}, 0, c, nil)
 	parallel.Shared(a.Rows, 512, func(lo, hi int) {
 		var tile [vector.TileRows * vector.TileCols]float64
 		for r0 := lo; r0 < hi; r0 += vector.TileRows {
@@ -113,43 +115,88 @@ const gramBlock = 2048
 
 // gram returns AᵀA, summed over blocks of rows computed on every core.
 func gram(a *mat.Dense) *mat.SymDense {
-	return crossGram(a, a)
+	return crossGram(a, denseOf(a))
+}
+
+// dense is a row-major matrix of float64s or float32s: element (i, j) is
+// Data[i*Stride+j]. A product whose result is float32 to begin with (a
+// float32 sum) is kept as one, at half the memory: the training's large
+// matrices are fresh pages, and faulting them in was as costly as their
+// products in a build.
+type dense[T float32 | float64] struct {
+	Rows, Cols, Stride int
+	Data               []T
+}
+
+// denseOf is m's own data as a dense.
+func denseOf(m *mat.Dense) dense[float64] {
+	r := m.RawMatrix()
+	return dense[float64]{Rows: r.Rows, Cols: r.Cols, Stride: r.Stride, Data: r.Data}
 }
 
 // crossGram returns AᵀB for A and B r x c whose product is symmetric (B
 // = M A with M symmetric, or B = A): only its upper triangle, the part
 // Cholesky and EigenSym read, is computed. The shares of the fixed blocks
-// of rows are summed in order.
-func crossGram(a, b *mat.Dense) *mat.SymDense {
+// of rows are summed in order. B's float32 values enter the sums as the
+// float64s they are exactly.
+func crossGram[T float32 | float64](a *mat.Dense, b dense[T]) *mat.SymDense {
 	r, c := a.Dims()
 	parts := make([][]float64, max(1, (r+gramBlock-1)/gramBlock))
 	parallel.Shared(len(parts), 1, func(i, _ int) {
-		parts[i] = make([]float64, c*c)
-		addUpperAtB(parts[i], a.RawMatrix(), b.RawMatrix(), i*gramBlock, min(r, (i+1)*gramBlock))
+		parts[i] = takeFloats(&gramParts, c*c)
+		clear(parts[i])
+		addUpperAtB(parts[i], a.RawMatrix(), b, i*gramBlock, min(r, (i+1)*gramBlock))
 	})
-	g := parts[0]
+	g := parts[0] // the result's, not given back
 	for _, p := range parts[1:] {
 		for i := range c {
 			for j := i; j < c; j++ {
 				g[i*c+j] += p[i*c+j]
 			}
 		}
+		giveFloats(&gramParts, p)
 	}
 	return mat.NewSymDense(c, g)
 }
+
+// gramParts and gramPanels hold the scratch of the Gram matrices for
+// reuse: each block's share, and the panels each run of rows is copied
+// into. A build trains once in its process, so a fresh buffer is fresh
+// pages, and faulting those in cost as much as the products that fill
+// them.
+var gramParts, gramPanels sync.Pool
+
+// takeFloats returns a buffer of n float64s from p (contents arbitrary),
+// or a new one.
+func takeFloats(p *sync.Pool, n int) []float64 {
+	if b, ok := p.Get().(*[]float64); ok && cap(*b) >= n {
+		return (*b)[:n]
+	}
+	return make([]float64, n)
+}
+
+// giveFloats puts b back in p for another takeFloats.
+func giveFloats(p *sync.Pool, b []float64) { p.Put(&b) }
 
 // addUpperAtB adds the upper triangle of AᵀB over rows [lo, hi) to dst
 // (c x c, row-major), in runs of atbRun rows whose columns are copied
 // into panels (B's too, unless it is A) and stay in cache while every
 // tile of the triangle is formed.
-func addUpperAtB(dst []float64, a, b blas64.General, lo, hi int) {
+func addUpperAtB[T float32 | float64](dst []float64, a blas64.General, b dense[T], lo, hi int) {
 	c := a.Cols
 	var tile [vector.TileRows * vector.TileCols]float64
-	same := &a.Data[0] == &b.Data[0]
-	var pa, pb []float64
+	b64, same := any(b.Data).([]float64)
+	same = same && &a.Data[0] == &b64[0]
+	pa := takeFloats(&gramPanels, 0)
+	defer func() { giveFloats(&gramPanels, pa) }()
+	var pb []float64
+	if !same {
+		pb = takeFloats(&gramPanels, 0)
+		defer func() { giveFloats(&gramPanels, pb) }()
+	}
 	for r0 := lo; r0 < hi; r0 += atbRun {
 		n := min(atbRun, hi-r0)
-		pa = panels(a, r0, r0+n, pa)
+		pa = panels(dense[float64]{Rows: a.Rows, Cols: a.Cols, Stride: a.Stride, Data: a.Data}, r0, r0+n, pa)
 		if same {
 			pb = pa
 		} else {
@@ -185,7 +232,7 @@ const atbRun = 256
 // order, where m's own rows would be a cache line a stride apart (and
 // strides over 2 KB defeat the prefetcher). It reuses buf when it is big
 // enough.
-func panels(m blas64.General, lo, hi int, buf []float64) []float64 {
+func panels[T float32 | float64](m dense[T], lo, hi int, buf []float64) []float64 {
 	const w = vector.TileCols
 	n := hi - lo
 	size := (m.Cols + w - 1) / w * w * n
@@ -198,7 +245,14 @@ func panels(m blas64.General, lo, hi int, buf []float64) []float64 {
 		nc := min(w, m.Cols-j0)
 		for t := range n {
 			row := dst[t*w : t*w+w]
-			copy(row, m.Data[(lo+t)*m.Stride+j0:][:nc])
+			src := m.Data[(lo+t)*m.Stride+j0:][:nc]
+			if s, ok := any(src).([]float64); ok {
+				copy(row, s)
+			} else {
+				for j, x := range src {
+					row[j] = float64(x)
+				}
+			}
 			clear(row[nc:])
 		}
 	}
@@ -233,7 +287,7 @@ func householderQR(a *mat.Dense, dst *mat.Dense) {
 // share the rows in pieces (as in solveUpperRight).
 func mulDense(dst []float32, a, b blas64.General) {
 	k := b.Cols
-	bp := panels(b, 0, b.Rows, nil)
+	bp := panels(dense[float64]{Rows: b.Rows, Cols: b.Cols, Stride: b.Stride, Data: b.Data}, 0, b.Rows, nil)
 	parallel.Shared(a.Rows, 256, func(lo, hi int) {
 		var tile [vector.TileRows * vector.TileCols]float64
 		for r0 := lo; r0 < hi; r0 += vector.TileRows {

@@ -36,7 +36,7 @@ func TestMatrixProducts(t *testing.T) {
 			name string
 			got  *mat.SymDense
 			b    *mat.Dense
-		}{{"AᵀA", gram(a), a}, {"AᵀB", crossGram(a, b), b}} {
+		}{{"AᵀA", gram(a), a}, {"AᵀB", crossGram(a, denseOf(b)), b}} {
 			want.Mul(a.T(), pair.b)
 			for i := range size.c {
 				for j := i; j < size.c; j++ {
