@@ -14,7 +14,7 @@ import (
 type csr struct {
 	rowPtr []int
 	cols   []int32
-	vals   []float64
+	vals   []float32 // the products' float32 operands, rounded once here
 	width  int
 }
 
@@ -23,7 +23,7 @@ func (a *csr) rows() int { return len(a.rowPtr) - 1 }
 
 // transpose returns Aᵀ, each row's entries in ascending column order.
 func (a *csr) transpose() *csr {
-	t := &csr{rowPtr: make([]int, a.width+1), cols: make([]int32, len(a.cols)), vals: make([]float64, len(a.vals)), width: a.rows()}
+	t := &csr{rowPtr: make([]int, a.width+1), cols: make([]int32, len(a.cols)), vals: make([]float32, len(a.vals)), width: a.rows()}
 	for _, c := range a.cols {
 		t.rowPtr[c+1]++
 	}
@@ -61,7 +61,7 @@ func mulSparseDense[T float32 | float64](a *csr, d []float32, l int, dst []T, st
 			clear(acc)
 			for p := a.rowPtr[i]; p < a.rowPtr[i+1]; p++ {
 				c := int(a.cols[p])
-				vector.Axpy(float32(a.vals[p]), d[c*l:(c+1)*l], acc)
+				vector.Axpy(a.vals[p], d[c*l:(c+1)*l], acc)
 			}
 			out := dst[i*stride : i*stride+l]
 			for j, x := range acc {

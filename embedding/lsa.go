@@ -375,7 +375,8 @@ func documentFrequencies(ctx context.Context, docs [][]string) map[string]int {
 }
 
 // tfidfRows returns the documents' TF-IDF rows over the vocabulary, each
-// L2-normalised (terms in id order within a row). Each core makes the
+// L2-normalised in float64 and then rounded to the float32 the products
+// take (terms in id order within a row). Each core makes the
 // rows of its span one after the other in slices of the span's own,
 // sized for every term of the span, and the spans are then copied into
 // place: a slice per row, and the matrix grown on one core, were a fifth
@@ -385,7 +386,7 @@ func (m *LSA) tfidfRows(docs [][]string) *csr {
 		lo   int
 		ends []int // the end of each row's entries in cols and vals
 		cols []int32
-		vals []float64
+		vals []float32
 	}
 	var (
 		mu    sync.Mutex
@@ -396,8 +397,9 @@ func (m *LSA) tfidfRows(docs [][]string) *csr {
 		for _, d := range docs[lo:hi] {
 			terms += len(d)
 		}
-		s := span{lo: lo, ends: make([]int, 0, hi-lo), cols: make([]int32, 0, terms), vals: make([]float64, 0, terms)}
+		s := span{lo: lo, ends: make([]int, 0, hi-lo), cols: make([]int32, 0, terms), vals: make([]float32, 0, terms)}
 		var ids []int32
+		var ws []float64 // a row's weights before it is normalised
 		for i := lo; i < hi; i++ {
 			ids = ids[:0]
 			for _, t := range docs[i] {
@@ -406,7 +408,7 @@ func (m *LSA) tfidfRows(docs [][]string) *csr {
 				}
 			}
 			slices.Sort(ids)
-			start := len(s.vals)
+			ws = ws[:0]
 			var norm float64
 			for j := 0; j < len(ids); {
 				k := j + 1
@@ -414,16 +416,16 @@ func (m *LSA) tfidfRows(docs [][]string) *csr {
 					k++
 				}
 				w := (1 + math.Log(float64(k-j))) * float64(m.idf[ids[j]])
-				s.cols, s.vals = append(s.cols, ids[j]), append(s.vals, w)
+				s.cols, ws = append(s.cols, ids[j]), append(ws, w)
 				norm += w * w
 				j = k
 			}
+			inv := 1.0
 			if norm > 0 {
-				inv := 1 / math.Sqrt(norm)
-				row := s.vals[start:]
-				for k := range row {
-					row[k] *= inv
-				}
+				inv = 1 / math.Sqrt(norm)
+			}
+			for _, w := range ws {
+				s.vals = append(s.vals, float32(w*inv))
 			}
 			s.ends = append(s.ends, len(s.vals))
 		}
@@ -442,7 +444,7 @@ func (m *LSA) tfidfRows(docs [][]string) *csr {
 		}
 		n += len(s.vals)
 	}
-	a.cols, a.vals = make([]int32, n), make([]float64, n)
+	a.cols, a.vals = make([]int32, n), make([]float32, n)
 	parallel.For(len(spans), 1, func(i int) {
 		copy(a.cols[at[i]:], spans[i].cols)
 		copy(a.vals[at[i]:], spans[i].vals)
