@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -194,5 +195,45 @@ func TestLSA_stale(t *testing.T) {
 	}
 	if big.Stale(1_000_000, 8) {
 		t.Errorf("a capped model is stale for a larger corpus")
+	}
+}
+
+// TestLSA_sameOnAnyCores: the model's bytes do not depend on how many
+// cores trained it. The corpus is large enough for several of each piece
+// the cores share (the test matrix's row blocks, the Gram matrices' row
+// blocks) and for a basis written in several pieces.
+func TestLSA_sameOnAnyCores(t *testing.T) {
+	docs := zipfDocs(3000)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var first []byte
+	for _, procs := range []int{1, 2, 3} {
+		runtime.GOMAXPROCS(procs)
+		m, err := embedding.TrainLSATerms(context.Background(), docs, 64, lexical.NewAnalyzer())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Vocabulary() < 4096 || m.Vocabulary()*64 < 1<<19 {
+			t.Fatalf("vocabulary %d is too small to test the shares", m.Vocabulary())
+		}
+		var buf bytes.Buffer
+		if _, err := m.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = buf.Bytes()
+			// A loaded model writes the bytes it was read from.
+			r, err := embedding.ReadLSA(bytes.NewReader(first), lexical.NewAnalyzer())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var again bytes.Buffer
+			if _, err := r.WriteTo(&again); err != nil || !bytes.Equal(again.Bytes(), first) || r.ID() != m.ID() {
+				t.Fatalf("the loaded model writes other bytes or has another id (%s, trained %s)", r.ID(), m.ID())
+			}
+			continue
+		}
+		if !bytes.Equal(buf.Bytes(), first) {
+			t.Errorf("trained on %d cores, the model differs from the one trained on 1", procs)
+		}
 	}
 }
