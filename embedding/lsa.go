@@ -505,7 +505,7 @@ func basisBuffer(buf []float32, n int, zero bool) []float32 {
 // overwritten.
 func sketch(ctx context.Context, a, at *csr, vocabRows, docRows []float32, l int) (*mat.Dense, *mat.SymDense, error) {
 	// Y = A Ω.
-	// The large matrices (v x l, about 130 MB for a full vocabulary) are
+	// The large matrices (v x l, about 63 MB for a full vocabulary) are
 	// allocated once and reused as each product's output: clearing and
 	// faulting in a fresh one for each was a tenth of the training's CPU.
 	// vocabRows holds Ω, then each product by Aᵀ; q32 the float32 copy of
