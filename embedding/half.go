@@ -31,14 +31,6 @@ func roundedHalf(x float32) (uint32, bool) {
 	return (b + 0x0FFF + ((b >> 13) & 1)) &^ 0x1FFF, true
 }
 
-// roundHalf returns x rounded to the nearest float16, as a float32.
-func roundHalf(x float32) float32 {
-	if r, ok := roundedHalf(x); ok {
-		return math.Float32frombits(r)
-	}
-	return float16.Fromfloat32(x).Float32()
-}
-
 // halfBits returns the float16 nearest x.
 func halfBits(x float32) uint16 {
 	if r, ok := roundedHalf(x); ok {

@@ -331,8 +331,7 @@ func TrainLSATerms(ctx context.Context, all [][]string, dim int, analyzer *lexic
 		m.basis = make([]float32, v*dim)
 	}
 	m.rank = k
-	m.roundBasis()
-	m.finishID()
+	m.seal()
 	return m, nil
 }
 
@@ -584,6 +583,42 @@ func (m *LSA) WriteTo(w io.Writer) (int64, error) {
 }
 
 func (m *LSA) writeBody(w io.Writer) (int64, error) {
+	n, err := m.writeHead(w)
+	if err != nil {
+		return n, err
+	}
+	var k int
+	// The basis is stored as float16: half the bytes, and the model holds
+	// exactly these values in memory too (seal), so a loaded model embeds
+	// like the one just trained.
+	if m.basis == nil {
+		k, err = w.Write(m.half)
+		return n + int64(k), err
+	}
+	// Converted a piece at a time: a buffer of the whole basis (30 MB
+	// for a full vocabulary) was fresh pages to fault in for each id and
+	// each save.
+	le := binary.LittleEndian
+	half := make([]byte, 2*min(len(m.basis), halfPiece))
+	for p := 0; p < len(m.basis); p += halfPiece {
+		piece := m.basis[p:min(len(m.basis), p+halfPiece)]
+		parallel.Spans(len(piece), 1<<15, func(lo, hi int) {
+			for i, x := range piece[lo:hi] {
+				le.PutUint16(half[2*(lo+i):], halfBits(x))
+			}
+		})
+		k, err = w.Write(half[:2*len(piece)])
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// writeHead writes what precedes the basis in the model: its sizes, the
+// terms and their idf.
+func (m *LSA) writeHead(w io.Writer) (int64, error) {
 	var n int64
 	le := binary.LittleEndian
 	var hdr [16]byte
@@ -615,43 +650,50 @@ func (m *LSA) writeBody(w io.Writer) (int64, error) {
 			return n, err
 		}
 	}
-	// The basis is stored as float16: half the bytes, and the model holds
-	// exactly these values in memory too (roundBasis), so a loaded model
-	// embeds like the one just trained.
-	if m.basis == nil {
-		k, err = w.Write(m.half)
-		return n + int64(k), err
-	}
-	// Converted a piece at a time: a buffer of the whole basis (30 MB
-	// for a full vocabulary) was fresh pages to fault in for each id and
-	// each save.
-	half := make([]byte, 2*min(len(m.basis), halfPiece))
-	for p := 0; p < len(m.basis); p += halfPiece {
-		piece := m.basis[p:min(len(m.basis), p+halfPiece)]
-		parallel.Spans(len(piece), 1<<15, func(lo, hi int) {
-			for i, x := range piece[lo:hi] {
-				le.PutUint16(half[2*(lo+i):], halfBits(x))
-			}
-		})
-		k, err = w.Write(half[:2*len(piece)])
-		n += int64(k)
-		if err != nil {
-			return n, err
-		}
-	}
 	return n, nil
 }
 
 // halfPiece is how many basis values writeBody converts at a time.
 const halfPiece = 1 << 18
 
-// roundBasis rounds the basis to the float16 values it is stored as.
-func (m *LSA) roundBasis() {
-	parallel.Spans(len(m.basis), 1<<16, func(lo, hi int) {
-		for i, x := range m.basis[lo:hi] {
-			m.basis[lo+i] = roundHalf(x)
+// seal rounds the basis to the float16 values it is stored as and sets
+// the model's id, in one pass: the cores convert each piece of the basis
+// while another goroutine hashes the piece before it. Rounding, then
+// converting the rounded basis again for the id, then hashing it on one
+// core, was two passes over the basis and a serial one.
+func (m *LSA) seal() {
+	h := sha256.New()
+	_, _ = m.writeHead(h)
+	full, free := make(chan []byte, 2), make(chan []byte, 2)
+	for range 2 {
+		free <- make([]byte, 2*min(len(m.basis), halfPiece))
+	}
+	hashed := make(chan struct{})
+	go func() {
+		defer close(hashed)
+		for b := range full {
+			_, _ = h.Write(b)
+			free <- b
 		}
-	})
+	}()
+	le := binary.LittleEndian
+	for p := 0; p < len(m.basis); p += halfPiece {
+		piece := m.basis[p:min(len(m.basis), p+halfPiece)]
+		half := (<-free)[:2*len(piece)]
+		parallel.Spans(len(piece), 1<<15, func(lo, hi int) {
+			for i, x := range piece[lo:hi] {
+				// The nearest float16 is its own nearest: the bits of x
+				// are those of its rounded value.
+				b := halfBits(x)
+				piece[lo+i] = halfValue(b)
+				le.PutUint16(half[2*(lo+i):], b)
+			}
+		})
+		full <- half
+	}
+	close(full)
+	<-hashed
+	m.id = "lsa-" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 // ReadLSA loads a model written by WriteTo.
