@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/memory"
@@ -76,22 +77,45 @@ func (e *Engine) on(lever string) bool { return !e.cfg.Off[lever] }
 // namedPeople returns the agents of the generation that the query names as
 // whole words, case-insensitively (names shorter than three letters are
 // too ambiguous), and Chinese names of two characters or more anywhere.
+// A person is named by their given name as often as by their full name
+// (雨桐 for 周雨桐, Melanie for Melanie Ruiz), so that counts too.
 func namedPeople(agents []string, normQuery string) []string {
 	var out []string
 	for _, a := range agents {
 		n := lexical.Normalize(a)
-		switch {
-		case lexical.HasCJK(n):
-			// Chinese names have no word boundaries; two characters make
-			// a name.
-			if len([]rune(n)) >= 2 && strings.Contains(normQuery, n) {
-				out = append(out, a)
-			}
-		case len([]rune(n)) >= 3 && containsAtBoundary(normQuery, n):
+		if namesIn(normQuery, n) || namesIn(normQuery, givenName(n)) {
 			out = append(out, a)
 		}
 	}
 	return out
+}
+
+// namesIn reports whether the normalised query holds the normalised name.
+func namesIn(normQuery, n string) bool {
+	if lexical.HasCJK(n) {
+		// Chinese names have no word boundaries; two characters make a
+		// name.
+		return utf8.RuneCountInString(n) >= 2 && strings.Contains(normQuery, n)
+	}
+	return utf8.RuneCountInString(n) >= 3 && containsAtBoundary(normQuery, n)
+}
+
+// givenName returns the part of a normalised full name people call its
+// bearer by, or "": the first word of a name of several, or the last two
+// characters of a Chinese name of three or four (a surname of one or two
+// characters before them: 周雨桐, 欧阳娜娜). A Chinese name of two
+// characters has a given name of one, too ambiguous to look for.
+func givenName(n string) string {
+	if lexical.HasCJK(n) {
+		if r := []rune(n); len(r) == 3 || len(r) == 4 {
+			return string(r[len(r)-2:])
+		}
+		return ""
+	}
+	if first, _, ok := strings.Cut(n, " "); ok {
+		return first
+	}
+	return ""
 }
 
 // priors applies the query's date and person priors to a candidate's
