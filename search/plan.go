@@ -56,8 +56,8 @@ var intentRules = []intentRule{
 	{intent: "daily", words: []string{"diary", "daily", "today", "yesterday"}, cjk: []string{"今天", "昨天", "日记", "日常"}},
 }
 
-var recencyWords = []string{"latest", "recent", "recently", "today", "yesterday", "newest", "lately"}
-var recencyCJK = []string{"最近", "最新", "今天", "昨天"}
+var recencyWords = []string{"latest", "recent", "recently", "today", "yesterday", "newest", "lately", "currently", "nowadays"}
+var recencyCJK = []string{"最近", "最新", "今天", "昨天", "现在", "目前", "如今"}
 
 // metaQueryWords mark a query that is itself about retrieval quality; such
 // queries are not penalised for matching meta-discussion.

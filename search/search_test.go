@@ -368,3 +368,20 @@ func TestEventAggregationStrategy(t *testing.T) {
 		t.Errorf("eventAggregation status %q strategy %q, want ready with citation-dedupe-timeline", ev.Status, ev.Strategy)
 	}
 }
+
+// A question about the present state ("现在", "currently") asks for the
+// newest memory of it, as "latest" does; a question without one does not.
+func TestPlanRecencyBiasOfPresentStateQuestions(t *testing.T) {
+	for q, want := range map[string]string{
+		"许航现在在公司哪个组？":                    "strong",
+		"她目前住在哪里":                        "strong",
+		"which team is he currently on":  "strong",
+		"what is the latest deploy step": "strong",
+		"许航在公司哪个组？":                      "normal",
+		"which team is he on":            "normal",
+	} {
+		if got := search.MakePlan(q).RecencyBias; got != want {
+			t.Errorf("MakePlan(%q).RecencyBias = %q, want %q", q, got, want)
+		}
+	}
+}
