@@ -59,27 +59,15 @@ func TestRunLoCoMo_unknownLever(t *testing.T) {
 	}
 }
 
+// The Chinese set is the issue's: at least 50 questions over one dialogue
+// (TestLoadLoCoMo_shippedSets checks its dates, speakers and evidence).
 func TestLoadLoCoMo_chineseSet(t *testing.T) {
 	recs, qs, convs, err := LoadLoCoMo("testdata/zh-dialogue.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := map[string]bool{}
-	for _, r := range recs {
-		ids[r.ID] = true
-		if r.Date == "" || r.Session == "" || r.Agent == "" {
-			t.Fatalf("turn %+v lacks a date, session or speaker", r)
-		}
-	}
 	if convs != 1 || len(recs) != 99 || len(qs) < 50 {
 		t.Fatalf("%d conversations, %d turns, %d questions", convs, len(recs), len(qs))
-	}
-	for _, q := range qs {
-		for _, e := range q.Evidence {
-			if !ids[e] {
-				t.Errorf("question %q cites %s, which is no turn", q.Text, e)
-			}
-		}
 	}
 }
 
