@@ -474,10 +474,10 @@ func zhTime(s string) bool {
 
 func zhReason(s string) bool { return containsAny(s, zhReasons) }
 
-// zhPlace: a place word (附近, 公园, 城东) or a place named after 在
-// (在成都市, 在中山路).
+// zhPlace: a place word (附近, 公园, 城东), a place named after 在
+// (在成都市, 在中山路), or a place name (苏州, 青城山).
 func zhPlace(s string) bool {
-	if containsAny(s, zhPlaceWords) {
+	if containsAny(s, zhPlaceWords) || zhPlaceName(s) {
 		return true
 	}
 	for i := strings.Index(s, "在"); i >= 0; {
@@ -497,6 +497,32 @@ func zhPlace(s string) bool {
 			break
 		}
 		i += len("在") + j
+	}
+	return false
+}
+
+// zhPlaceName: a place name of the lexical package's list (苏州,
+// 青城山, 巴黎) outside a title (《成都》 is a song). A name counts
+// anywhere, not only after a locative (在苏州, 去成都): on the Chinese
+// dialogue set that missed "说起成都" and "杭州马拉松" and cost a
+// question at rank 1 (R@1 .556 against .564); the list leaves out the
+// names that are everyday words first (长大, 吉他), and 37 everyday
+// sentences without a place found none in it.
+func zhPlaceName(s string) bool {
+	for i := 0; i < len(s); {
+		if strings.HasPrefix(s[i:], "《") {
+			end := strings.Index(s[i:], "》")
+			if end < 0 {
+				return false
+			}
+			i += end
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if lexical.IsCJK(r) && lexical.PlaceNameAt(s[i:]) > 0 {
+			return true
+		}
+		i += size
 	}
 	return false
 }

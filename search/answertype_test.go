@@ -126,6 +126,12 @@ func TestHasAnswerForm(t *testing.T) {
 		{AnswerPlace, "王芳：婚礼在杭州市办。", true},
 		{AnswerPlace, "王芳：我今天在家。", true},
 		{AnswerPlace, "王芳：我在想要不要去。", false},
+		{AnswerPlace, "王芳：我表姐下个月在苏州结婚。", true},
+		{AnswerPlace, "王芳：原本计划去青城山也取消了。", true},
+		{AnswerPlace, "王芳：我跑完杭州马拉松了！", true},
+		{AnswerPlace, "李雷：已经能弹《成都》了。", false},
+		{AnswerPlace, "李雷：孩子长大了，最近在学吉他。", false},
+		{AnswerPlace, "李雷：周末我们去登山。", false},
 	}
 	for _, c := range cases {
 		t.Run(c.typ+"/"+c.text, func(t *testing.T) {
