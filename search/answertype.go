@@ -29,6 +29,7 @@ const (
 	AnswerTime     = "time"
 	AnswerReason   = "reason"
 	AnswerPlace    = "place"
+	AnswerTitle    = "title"
 )
 
 // answerCue maps question words to the type they ask for. The patterns run
@@ -38,7 +39,12 @@ type answerCue struct {
 	re  *regexp.Regexp
 }
 
-const enUnitsCue = `(?:seconds|minutes|hours|days|weeks|months|years|decades)`
+const (
+	enUnitsCue = `(?:seconds|minutes|hours|days|weeks|months|years|decades)`
+	// enWorksCue and zhWorksCue name kinds of work that have a title.
+	enWorksCue = `(?:books?|novels?|movies?|films?|shows?|series|songs?|albums?|plays?|podcasts?|tv shows?|documentar(?:y|ies)|poems?)`
+	zhWorksCue = `(?:书|小说|电影|片子|影片|纪录片|电视剧|剧|歌|歌曲|曲子|专辑|作品|动画片|动画|动漫|漫画|诗)`
+)
 
 // answerCues: the earliest match in the query wins; at the same position
 // the cue listed first wins, so "how long ago" is a time and "how many
@@ -52,6 +58,10 @@ var answerCues = []answerCue{
 	{AnswerTime, regexp.MustCompile(`^(?:and |so |then )?when\b|[,;:] *when\b|\b(?:what|which) (?:time|year|month|day|date)\b|什么时候|何时|几点|哪天|哪一天|哪年|哪一年|几月|哪个月|几号|星期几|周几|礼拜几`)},
 	{AnswerCount, regexp.MustCompile(`\bhow (?:many|much)\b|多少|几(?:个|次|只|条|本|台|件|位|名|家|辆|张|块|人|口|遍|趟|场|瓶|杯|双|套|篇|首|部|份|公里|斤|层|门|盆|种)`)},
 	{AnswerReason, regexp.MustCompile(`\bwhy\b|\b(?:what|which) (?:was|is|were|are) the reasons?\b|\bfor what reason\b|为什么|为何|为啥|什么原因|原因是什么`)},
+	// A work by its title: "which book", "what movie", "the name of the
+	// song", 哪本书, 哪部电影, 什么歌, 哪本科幻小说 (a word or two may
+	// stand between). "what kind of book" asks for a genre, not a title.
+	{AnswerTitle, regexp.MustCompile(`\b(?:what|which) (?:(?:new|favou?rite|first|last|latest|recent|other|classic|sci-fi|fantasy|mystery|romance|horror|comedy|animated|good|great|particular|specific) )?` + enWorksCue + `\b|\b(?:what|which)(?:'s| is| was| are| were) (?:[a-z]+'s|his|her|their|your|my) favou?rite ` + enWorksCue + `\b|\b(?:name|title) of (?:the|that|this|her|his|their|its|a) (?:[a-z-]+ )?` + enWorksCue + `\b|哪(?:本|部|首|张|篇|出|个)[^，,。？?！!\s]{0,4}?` + zhWorksCue + `|什么` + zhWorksCue + `|(?:书|片|歌|剧)名`)},
 	{AnswerPlace, regexp.MustCompile(`^(?:and |so |then )?where\b|[,;:] *where\b|\b(?:what|which) (?:city|country|town|state|place|restaurant|park)\b|哪里|哪儿|在哪|去哪|哪座城市|哪个城市|哪一带|哪个地方|什么地方|何处`)},
 }
 
@@ -85,6 +95,8 @@ func hasAnswerForm(typ, raw, norm string) bool {
 		return enReason(words) || zhForm(norm, zhReason)
 	case AnswerPlace:
 		return enPlace(words) || enPlaceName(raw) || zhForm(norm, zhPlace)
+	case AnswerTitle:
+		return strings.Contains(norm, "《") || enQuotedName(raw) || enTitleName(raw)
 	}
 	return false
 }
@@ -523,6 +535,106 @@ func zhPlaceName(s string) bool {
 			return true
 		}
 		i += size
+	}
+	return false
+}
+
+// Titles. Chinese marks a work's title with 《》 (hasAnswerForm looks for
+// the mark); English quotes it or writes it in title case after a verb of
+// reading, watching or listening, or after the kind of work ("the book
+// Dune").
+
+// enQuotedName: a quotation of one to eight words that begins with a
+// capital letter or a digit ("Charlotte's Web", “The Office”, 'Dune'):
+// a title, or a name. Quoted speech seldom begins with a capital in the
+// middle of a line and runs longer.
+func enQuotedName(raw string) bool {
+	for i := 0; i < len(raw); i++ {
+		var closing string
+		switch {
+		case raw[i] == '"':
+			closing = `"`
+		case strings.HasPrefix(raw[i:], "\u201c"):
+			closing = "\u201d"
+		case strings.HasPrefix(raw[i:], "\u2018"):
+			closing = "\u2019"
+		case raw[i] == '\'' && (i == 0 || raw[i-1] == ' ' || raw[i-1] == '('):
+			// An opening single quote, not an apostrophe (that's).
+			closing = "'"
+		default:
+			continue
+		}
+		open := 1
+		if closing != `"` && closing != "'" {
+			open = 3
+		}
+		body := raw[i+open:]
+		end := quoteEnd(body, closing)
+		if end <= 0 {
+			continue
+		}
+		q := body[:end]
+		if (q[0] >= 'A' && q[0] <= 'Z' || isDigit(q[0])) && len(strings.Fields(q)) <= 8 {
+			return true
+		}
+		i += open + end
+	}
+	return false
+}
+
+// quoteEnd is the index in body of the closing quote, or -1. A closing
+// single quote must end a word (not Charlotte's).
+func quoteEnd(body, closing string) int {
+	for k := 0; k < len(body); {
+		j := strings.Index(body[k:], closing)
+		if j < 0 {
+			return -1
+		}
+		j += k
+		if closing != "'" || j+1 == len(body) || !isASCIILetter(body[j+1]) {
+			return j
+		}
+		k = j + 1
+	}
+	return -1
+}
+
+func isASCIILetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
+// enTitleCues come before a title written without quotes: "reading
+// Dune", "watched The Office", "the song Imagine". Not "show" and "play", which take a person as
+// often ("show Mel", "play with Max").
+var enTitleCues = words(`read reading reread rereading finished watch watched watching rewatched binged binge-watched
+	listen listened listening titled book books novel novels movie movies film films series song songs album albums
+	podcast documentary poem`)
+
+// notTitles are capitalised words after a title cue that start no title.
+var notTitles = words("I I'm I've I'd I'll It It's He She They We You My Your Her His Our Their This That These Those A An And But So Yes No Oh Ok OK",
+	"January February March April May June July August September October November December Monday Tuesday Wednesday Thursday Friday Saturday Sunday Last First")
+
+var titleFillers = words("to called named titled the")
+
+// enTitleName: a capitalised word right after a title cue (or after its
+// "to", "the", "called"), other than a pronoun, a month or a weekday.
+func enTitleName(raw string) bool {
+	ws := strings.Fields(raw)
+	for i, w := range ws {
+		if !enTitleCues[strings.ToLower(strings.Trim(w, `.,;:!?"()`))] || strings.ContainsAny(w, ".,;:!?") {
+			continue
+		}
+		j := i + 1
+		// "listen to", "a book called", "the movie" (but "The Office"
+		// is the title).
+		for k := 0; k < 2 && j < len(ws) && titleFillers[ws[j]]; k++ {
+			j++
+		}
+		if j == len(ws) {
+			continue
+		}
+		next := strings.TrimRight(ws[j], `.,;:!?)`)
+		if next != "" && next[0] >= 'A' && next[0] <= 'Z' && !notTitles[next] && !notTitles[strings.TrimSuffix(next, "'s")] {
+			return true
+		}
 	}
 	return false
 }

@@ -31,7 +31,8 @@ func TestQueryAnswerType(t *testing.T) {
 		{"when inside a clause asks for something else", "What did Melanie say when Caroline told her the news?", ""},
 		{"where inside a clause", "What did they eat at the cafe where they met?", ""},
 		{"no question word", "Caroline's favourite book", ""},
-		{"what", "What is Melanie's favourite book?", ""},
+		{"what", "What did Melanie paint?", ""},
+		{"what favourite book", "What is Melanie's favourite book?", AnswerTitle},
 		{"zh duration", "王芳练钢琴练了多久？", AnswerDuration},
 		{"zh duration 多长时间", "手术后要休息多长时间？", AnswerDuration},
 		{"zh how many days is a duration", "他们在西安玩了几天？", AnswerDuration},
@@ -48,6 +49,27 @@ func TestQueryAnswerType(t *testing.T) {
 		{"zh place", "新房子在哪里？", AnswerPlace},
 		{"zh place city", "表哥的婚礼在哪座城市办？", AnswerPlace},
 		{"zh none", "王芳的猫叫什么名字？", ""},
+		{"which book", "Which book did Caroline recommend to Melanie?", AnswerTitle},
+		{"what movie", "What movie did Jon and Gina watch last weekend?", AnswerTitle},
+		{"what film", "what film did she see?", AnswerTitle},
+		{"what favourite show", "What is Mel's favorite show?", AnswerTitle},
+		{"what new song", "What new song did he learn on the guitar?", AnswerTitle},
+		{"which sci-fi novel", "Which sci-fi novel is she reading?", AnswerTitle},
+		{"name of the book", "What is the name of the book Tim lent her?", AnswerTitle},
+		{"title of her podcast", "What's the title of her podcast?", AnswerTitle},
+		{"what kind of book is a genre", "What kind of books does Caroline like?", ""},
+		{"what type of movie is a genre", "What type of movies does he enjoy?", ""},
+		{"a book without a question word", "Did Caroline like the book?", ""},
+		{"zh which book", "林晓最近在读哪本书？", AnswerTitle},
+		{"zh which novel with a genre", "林晓在读哪本科幻小说？", AnswerTitle},
+		{"zh which movie", "他们周末看了哪部电影？", AnswerTitle},
+		{"zh which show", "王芳最近在追哪部剧？", AnswerTitle},
+		{"zh which song", "陈默学会弹哪首歌了？", AnswerTitle},
+		{"zh what song", "婚礼上放了什么歌？", AnswerTitle},
+		{"zh what book", "他推荐了什么书？", AnswerTitle},
+		{"zh book title", "那本小说的书名是什么？", AnswerTitle},
+		{"zh how many books is a count", "他今年读了几本书？", AnswerCount},
+		{"zh where the bookshop is", "书店在哪里？", AnswerPlace},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -126,6 +148,22 @@ func TestHasAnswerForm(t *testing.T) {
 		{AnswerPlace, "王芳：婚礼在杭州市办。", true},
 		{AnswerPlace, "王芳：我今天在家。", true},
 		{AnswerPlace, "王芳：我在想要不要去。", false},
+		{AnswerTitle, "林晓：我开始读《三体》了，第一部看完了。", true},
+		{AnswerTitle, "林晓：我在读一本科幻小说。", false},
+		{AnswerTitle, "Caroline: I loved \"Charlotte's Web\" as a kid.", true},
+		{AnswerTitle, "Caroline: My favourite is \u201cThe Little Prince\u201d.", true},
+		{AnswerTitle, "Caroline: I just finished 'Becoming' by Michelle Obama.", true},
+		{AnswerTitle, "Jon: I'm reading Dune right now.", true},
+		{AnswerTitle, "Jon: We watched The Office all weekend.", true},
+		{AnswerTitle, "Jon: I've been listening to Imagine Dragons a lot.", true},
+		{AnswerTitle, "Jon: Have you seen the movie Inception?", true},
+		{AnswerTitle, "Jon: I read a book called Educated last year.", true},
+		{AnswerTitle, "Jon: She said \"you can do it\" and I believed her.", false},
+		{AnswerTitle, "Jon: That's Caroline's book, isn't it?", false},
+		{AnswerTitle, "Jon: I love to read. It calms me down.", false},
+		{AnswerTitle, "Jon: I read it in June.", false},
+		{AnswerTitle, "Jon: We watched the kids play in the park.", false},
+		{AnswerTitle, "Jon: I'll show Mel the pictures.", false},
 		{AnswerPlace, "王芳：我表姐下个月在苏州结婚。", true},
 		{AnswerPlace, "王芳：原本计划去青城山也取消了。", true},
 		{AnswerPlace, "王芳：我跑完杭州马拉松了！", true},
@@ -155,7 +193,7 @@ func BenchmarkHasAnswerForm(b *testing.B) {
 	for i, t := range texts {
 		norms[i] = lexical.Normalize(t)
 	}
-	for _, typ := range []string{AnswerDuration, AnswerAge, AnswerCount, AnswerTime, AnswerReason, AnswerPlace} {
+	for _, typ := range []string{AnswerDuration, AnswerAge, AnswerCount, AnswerTime, AnswerReason, AnswerPlace, AnswerTitle} {
 		b.Run(typ, func(b *testing.B) {
 			for b.Loop() {
 				for i, t := range texts {
@@ -171,11 +209,11 @@ func BenchmarkHasAnswerForm(b *testing.B) {
 func FuzzHasAnswerForm(f *testing.F) {
 	for _, seed := range []string{
 		"Caroline: I went there yesterday at 7pm.", "Jon: 3:30", "a 5-year-old", "at", "In", "从2023年到两年前", "在",
-		"周", "三个多", "o'clock'", "'", ":", "9:", "", "\x00\xff", "🙂 in 🙂", "因为", "How long ago, when?",
+		"周", "三个多", "o'clock'", "'", ":", "9:", "", "\x00\xff", "🙂 in 🙂", "因为", "How long ago, when?", "\"", "'a", "\u201c", "read", "read the", "《",
 	} {
 		f.Add(seed)
 	}
-	types := []string{AnswerDuration, AnswerAge, AnswerCount, AnswerTime, AnswerReason, AnswerPlace}
+	types := []string{AnswerDuration, AnswerAge, AnswerCount, AnswerTime, AnswerReason, AnswerPlace, AnswerTitle}
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, typ := range types {
 			hasAnswerForm(typ, s, lexical.Normalize(s))
