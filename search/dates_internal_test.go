@@ -24,6 +24,7 @@ func TestDateRuleNeeds(t *testing.T) {
 		"今天的会议", "去年8月的数据库备份策略", "今年一月五号", "前年十二月", "2023年8月14日", "2023年", "8月14日", "八月十四号",
 		"昨天", "前天谁修了端口", "上周我们讨论了什么", "上个星期", "上周三", "上周日", "周一的事故", "上个月", "这个月", "去年",
 		"三个月前", "两周前", "5天前", "最近三天", "过去两周", "近一个月", "8月份", "星期五",
+		"Christmas Eve", "last Halloween", "Thanksgiving 2023", "new years day", "the fourth of july", "国庆节", "2023年五一", "去年平安夜", "十一长假",
 	}
 	for _, q := range queries {
 		s := lexical.Normalize(q)

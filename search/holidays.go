@@ -1,0 +1,150 @@
+package search
+
+import (
+	"cmp"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// holiday is a fixed-date holiday: its first day and how many days it
+// lasts (the May Day and National Day holidays of China last a week or
+// five days; the rest one), or a rule for its first day in year y.
+type holiday struct {
+	month, day, days int
+	// date, when set, finds the first day in year y (Thanksgiving).
+	date func(y int, loc *time.Location) time.Time
+}
+
+// holidays maps each name the query may use (normalised: lower case,
+// simplified Chinese, straight apostrophes) to its holiday.
+var holidays = map[string]holiday{
+	"new year's day":     on(1, 1),
+	"new years day":      on(1, 1),
+	"new year's eve":     on(12, 31),
+	"valentine's day":    on(2, 14),
+	"valentines day":     on(2, 14),
+	"valentine's":        on(2, 14),
+	"halloween":          on(10, 31),
+	"christmas eve":      on(12, 24),
+	"christmas day":      on(12, 25),
+	"christmas":          on(12, 25),
+	"xmas":               on(12, 25),
+	"independence day":   on(7, 4),
+	"the fourth of july": on(7, 4),
+	"fourth of july":     on(7, 4),
+	"thanksgiving":       {days: 1, date: thanksgiving},
+	"元旦":                 on(1, 1),
+	"情人节":                on(2, 14),
+	"妇女节":                on(3, 8),
+	"三八节":                on(3, 8),
+	"劳动节":                mayDay,
+	"五一":                 mayDay,
+	"儿童节":                on(6, 1),
+	"国庆":                 nationalDay,
+	"十一黄金周":              nationalDay,
+	"十一长假":               nationalDay,
+	"十一假期":               nationalDay,
+	"圣诞":                 on(12, 25),
+	"平安夜":                on(12, 24),
+}
+
+// The holidays of China's May Day (1-5 May) and National Day (1-7
+// October) weeks.
+var (
+	mayDay      = holiday{month: 5, day: 1, days: 5}
+	nationalDay = holiday{month: 10, day: 1, days: 7}
+)
+
+// on is a one-day holiday on month m, day d.
+func on(m, d int) holiday { return holiday{month: m, day: d, days: 1} }
+
+// thanksgiving is the fourth Thursday of November (the United States').
+func thanksgiving(y int, loc *time.Location) time.Time {
+	first := time.Date(y, time.November, 1, 0, 0, 0, 0, loc)
+	return first.AddDate(0, 0, (int(time.Thursday)-int(first.Weekday())+7)%7+21)
+}
+
+// holidayRe matches a holiday's name with the year it may name: a year
+// before a Chinese name (2023年国庆, 去年圣诞), "last", "this" or
+// "next" before an English one, a year after it (Christmas 2023,
+// Halloween of 2022). 节 after a Chinese name is part of it (国庆节,
+// 圣诞节). The names are listed longest first, so "christmas eve" is
+// not read as "christmas".
+var holidayRe = func() *regexp.Regexp {
+	var en, zh []string
+	for name := range holidays {
+		if name[0] < 0x80 {
+			// Normalize leaves a typographic apostrophe as it is.
+			en = append(en, strings.ReplaceAll(regexp.QuoteMeta(name), "'", "['\u2019]"))
+		} else {
+			zh = append(zh, regexp.QuoteMeta(name))
+		}
+	}
+	longestFirst := func(a []string) string {
+		// Longest first, then in order: the pattern must not depend on
+		// the map's order.
+		slices.SortFunc(a, func(x, y string) int {
+			if c := cmp.Compare(len(y), len(x)); c != 0 {
+				return c
+			}
+			return strings.Compare(x, y)
+		})
+		return strings.Join(a, "|")
+	}
+	return regexp.MustCompile(`(?:\b(last|this|next)\s+)?\b(` + longestFirst(en) + `)(?:,?\s+(?:of\s+)?(\d{4})\b)?` +
+		`|(?:(\d{4})\s*年\s*|(前年|去年|今年|明年))?(` + longestFirst(zh) + `)节?`)
+}()
+
+// needHoliday: every name holidayRe matches contains one of these.
+var needHoliday = needWord("new year", "valentine", "halloween", "christmas", "xmas", "independence", "fourth of july", "thanksgiving",
+	"元旦", "情人节", "妇女节", "三八节", "劳动节", "五一", "儿童节", "国庆", "十一", "圣诞", "平安夜")
+
+// resolveHoliday resolves a holidayRe match: in the year named, else the
+// latest that has begun by today (as a month without a year is), or the
+// next one after "next", or this year's after "this".
+func resolveHoliday(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	name, year, rel := m[2], m[3], m[1]
+	if name == "" {
+		name, year = m[6], m[4]
+		rel = map[string]string{"前年": "-2", "去年": "-1", "今年": "this", "明年": "next"}[m[5]]
+	}
+	h, ok := holidays[strings.ReplaceAll(name, "\u2019", "'")]
+	if !ok {
+		return time.Time{}, time.Time{}, false, false
+	}
+	if year != "" {
+		y := atoi(year)
+		if y < 1970 || y > now.Year()+5 {
+			return time.Time{}, time.Time{}, false, false
+		}
+		f := h.first(y, now.Location())
+		return f, f.AddDate(0, 0, h.days-1), false, true
+	}
+	today, y := day(now), now.Year()
+	switch rel {
+	case "this":
+	case "next":
+		if !h.first(y, now.Location()).After(today) {
+			y++
+		}
+	case "-2", "-1":
+		y += atoi(rel)
+	default:
+		// The latest that has begun by today.
+		if h.first(y, now.Location()).After(today) {
+			y--
+		}
+	}
+	f := h.first(y, now.Location())
+	return f, f.AddDate(0, 0, h.days-1), true, true
+}
+
+// first is the holiday's first day in year y.
+func (h holiday) first(y int, loc *time.Location) time.Time {
+	if h.date != nil {
+		return h.date(y, loc)
+	}
+	return time.Date(y, time.Month(h.month), h.day, 0, 0, 0, 0, loc)
+}
