@@ -24,7 +24,7 @@ func TestDateRuleNeeds(t *testing.T) {
 		"今天的会议", "去年8月的数据库备份策略", "今年一月五号", "前年十二月", "2023年8月14日", "2023年", "8月14日", "八月十四号",
 		"昨天", "前天谁修了端口", "上周我们讨论了什么", "上个星期", "上周三", "上周日", "周一的事故", "上个月", "这个月", "去年",
 		"三个月前", "两周前", "5天前", "最近三天", "过去两周", "近一个月", "8月份", "星期五",
-		"Christmas Eve", "last Halloween", "Thanksgiving 2023", "new years day", "the fourth of july", "国庆节", "2023年五一", "去年平安夜", "十一长假",
+		"Christmas Eve", "last Halloween", "Thanksgiving 2023", "new years day", "the fourth of july", "国庆节", "2023年五一", "去年平安夜", "十一长假", "春节", "除夕", "端午节", "中秋", "lunar new year", "dragon boat festival",
 	}
 	for _, q := range queries {
 		s := lexical.Normalize(q)
@@ -65,6 +65,25 @@ func TestDayStart(t *testing.T) {
 			if ok != (err == nil) || !got.Equal(want) || got.Location() != want.Location() {
 				t.Errorf("%s %+v: dayStart = %v, %v; parsing the local day gives %v, %v", zone, c, got, ok, want, err)
 			}
+		}
+	}
+}
+
+// TestLunarHolidays checks the generated table: one row a year to 2100,
+// 春节 between 21 January and 20 February (it always is), 端午 in May or
+// June and 中秋 in September or October.
+func TestLunarHolidays(t *testing.T) {
+	if n := lunarFirstYear + len(lunarHolidays) - 1; n != 2100 {
+		t.Fatalf("the table ends in %d", n)
+	}
+	for i, h := range lunarHolidays {
+		y := lunarFirstYear + i
+		ny := time.Date(y, time.Month(h[0]), int(h[1]), 0, 0, 0, 0, time.UTC)
+		if ny.Before(time.Date(y, 1, 21, 0, 0, 0, 0, time.UTC)) || ny.After(time.Date(y, 2, 20, 0, 0, 0, 0, time.UTC)) {
+			t.Errorf("%d: 春节 on %s", y, ny.Format(time.DateOnly))
+		}
+		if h[2] != 5 && h[2] != 6 || h[4] != 9 && h[4] != 10 || h[3] < 1 || h[3] > 31 || h[5] < 1 || h[5] > 31 {
+			t.Errorf("%d: %v", y, h)
 		}
 	}
 }

@@ -114,6 +114,15 @@ func TestParseDates(t *testing.T) {
 		{"zh women's day", "妇女节", mar31, []span{{"2026-03-08", "2026-03-08"}}},
 		{"zh children's day", "儿童节", jan, []span{{"2025-06-01", "2025-06-01"}}},
 		{"zh eleven is no holiday", "十一点的会", jan, nil},
+		{"zh spring festival week before this year's", "春节回老家了吗？", jan, []span{{"2025-01-28", "2025-02-04"}}},
+		{"zh spring festival of a year", "2024年春节", jan, []span{{"2024-02-09", "2024-02-16"}}},
+		{"zh new year's eve of a month starting the year", "除夕", mar31, []span{{"2026-02-16", "2026-02-16"}}},
+		{"zh mid-autumn", "中秋节吃了什么月饼", jan, []span{{"2025-10-06", "2025-10-06"}}},
+		{"zh mid-autumn of last year", "去年中秋", mar31, []span{{"2025-10-06", "2025-10-06"}}},
+		{"zh dragon boat", "端午节", mar31, []span{{"2025-05-31", "2025-05-31"}}},
+		{"chinese new year of a year", "Chinese New Year 2023", jan, []span{{"2023-01-21", "2023-01-28"}}},
+		{"mid-autumn festival", "the Mid-Autumn Festival", jan, []span{{"2025-10-06", "2025-10-06"}}},
+		{"zh spring festival before the table", "1960年春节", jan, nil},
 		{"nothing", "why was port 2096 unavailable", jan, nil},
 	}
 	for _, c := range cases {

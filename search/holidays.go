@@ -13,41 +13,53 @@ import (
 // five days; the rest one), or a rule for its first day in year y.
 type holiday struct {
 	month, day, days int
-	// date, when set, finds the first day in year y (Thanksgiving).
-	date func(y int, loc *time.Location) time.Time
+	// date, when set, finds the first day in year y (Thanksgiving, and
+	// the lunar holidays while the table of them lasts).
+	date func(y int, loc *time.Location) (time.Time, bool)
 }
 
 // holidays maps each name the query may use (normalised: lower case,
 // simplified Chinese, straight apostrophes) to its holiday.
 var holidays = map[string]holiday{
-	"new year's day":     on(1, 1),
-	"new years day":      on(1, 1),
-	"new year's eve":     on(12, 31),
-	"valentine's day":    on(2, 14),
-	"valentines day":     on(2, 14),
-	"valentine's":        on(2, 14),
-	"halloween":          on(10, 31),
-	"christmas eve":      on(12, 24),
-	"christmas day":      on(12, 25),
-	"christmas":          on(12, 25),
-	"xmas":               on(12, 25),
-	"independence day":   on(7, 4),
-	"the fourth of july": on(7, 4),
-	"fourth of july":     on(7, 4),
-	"thanksgiving":       {days: 1, date: thanksgiving},
-	"元旦":                 on(1, 1),
-	"情人节":                on(2, 14),
-	"妇女节":                on(3, 8),
-	"三八节":                on(3, 8),
-	"劳动节":                mayDay,
-	"五一":                 mayDay,
-	"儿童节":                on(6, 1),
-	"国庆":                 nationalDay,
-	"十一黄金周":              nationalDay,
-	"十一长假":               nationalDay,
-	"十一假期":               nationalDay,
-	"圣诞":                 on(12, 25),
-	"平安夜":                on(12, 24),
+	"new year's day":       on(1, 1),
+	"new years day":        on(1, 1),
+	"new year's eve":       on(12, 31),
+	"valentine's day":      on(2, 14),
+	"valentines day":       on(2, 14),
+	"valentine's":          on(2, 14),
+	"halloween":            on(10, 31),
+	"christmas eve":        on(12, 24),
+	"christmas day":        on(12, 25),
+	"christmas":            on(12, 25),
+	"xmas":                 on(12, 25),
+	"independence day":     on(7, 4),
+	"the fourth of july":   on(7, 4),
+	"fourth of july":       on(7, 4),
+	"thanksgiving":         {days: 1, date: thanksgiving},
+	"元旦":                   on(1, 1),
+	"情人节":                  on(2, 14),
+	"妇女节":                  on(3, 8),
+	"三八节":                  on(3, 8),
+	"劳动节":                  mayDay,
+	"五一":                   mayDay,
+	"儿童节":                  on(6, 1),
+	"国庆":                   nationalDay,
+	"十一黄金周":                nationalDay,
+	"十一长假":                 nationalDay,
+	"十一假期":                 nationalDay,
+	"圣诞":                   on(12, 25),
+	"春节":                   springFestival,
+	"过年":                   springFestival,
+	"除夕":                   lunar(0, -1, 1),
+	"大年三十":                 lunar(0, -1, 1),
+	"大年初一":                 lunar(0, 0, 1),
+	"端午":                   lunar(1, 0, 1),
+	"中秋":                   lunar(2, 0, 1),
+	"chinese new year":     springFestival,
+	"lunar new year":       springFestival,
+	"dragon boat festival": lunar(1, 0, 1),
+	"mid-autumn festival":  lunar(2, 0, 1),
+	"平安夜":                  on(12, 24),
 }
 
 // The holidays of China's May Day (1-5 May) and National Day (1-7
@@ -57,13 +69,28 @@ var (
 	nationalDay = holiday{month: 10, day: 1, days: 7}
 )
 
+// springFestival is the Spring Festival week, 除夕 (the eve) to 初七.
+var springFestival = lunar(0, -1, 8)
+
+// lunar is a holiday of days days from the offset-th day after the
+// i-th lunar holiday of lunarHolidays (春节, 端午, 中秋).
+func lunar(i, offset, days int) holiday {
+	return holiday{days: days, date: func(y int, loc *time.Location) (time.Time, bool) {
+		if y < lunarFirstYear || y-lunarFirstYear >= len(lunarHolidays) {
+			return time.Time{}, false
+		}
+		md := lunarHolidays[y-lunarFirstYear]
+		return time.Date(y, time.Month(md[2*i]), int(md[2*i+1])+offset, 0, 0, 0, 0, loc), true
+	}}
+}
+
 // on is a one-day holiday on month m, day d.
 func on(m, d int) holiday { return holiday{month: m, day: d, days: 1} }
 
 // thanksgiving is the fourth Thursday of November (the United States').
-func thanksgiving(y int, loc *time.Location) time.Time {
+func thanksgiving(y int, loc *time.Location) (time.Time, bool) {
 	first := time.Date(y, time.November, 1, 0, 0, 0, 0, loc)
-	return first.AddDate(0, 0, (int(time.Thursday)-int(first.Weekday())+7)%7+21)
+	return first.AddDate(0, 0, (int(time.Thursday)-int(first.Weekday())+7)%7+21), true
 }
 
 // holidayRe matches a holiday's name with the year it may name: a year
@@ -99,7 +126,9 @@ var holidayRe = func() *regexp.Regexp {
 
 // needHoliday: every name holidayRe matches contains one of these.
 var needHoliday = needWord("new year", "valentine", "halloween", "christmas", "xmas", "independence", "fourth of july", "thanksgiving",
-	"元旦", "情人节", "妇女节", "三八节", "劳动节", "五一", "儿童节", "国庆", "十一", "圣诞", "平安夜")
+	"chinese new year", "lunar new year", "dragon boat", "mid-autumn",
+	"元旦", "情人节", "妇女节", "三八节", "劳动节", "五一", "儿童节", "国庆", "十一", "圣诞", "平安夜",
+	"春节", "过年", "除夕", "大年", "端午", "中秋")
 
 // resolveHoliday resolves a holidayRe match: in the year named, else the
 // latest that has begun by today (as a month without a year is), or the
@@ -114,37 +143,40 @@ func resolveHoliday(m []string, now time.Time) (time.Time, time.Time, bool, bool
 	if !ok {
 		return time.Time{}, time.Time{}, false, false
 	}
+	span := func(y int, relative bool) (time.Time, time.Time, bool, bool) {
+		f, ok := h.first(y, now.Location())
+		return f, f.AddDate(0, 0, h.days-1), relative, ok
+	}
 	if year != "" {
 		y := atoi(year)
 		if y < 1970 || y > now.Year()+5 {
 			return time.Time{}, time.Time{}, false, false
 		}
-		f := h.first(y, now.Location())
-		return f, f.AddDate(0, 0, h.days-1), false, true
+		return span(y, false)
 	}
 	today, y := day(now), now.Year()
+	begun := func(y int) bool { f, ok := h.first(y, now.Location()); return ok && !f.After(today) }
 	switch rel {
 	case "this":
 	case "next":
-		if !h.first(y, now.Location()).After(today) {
+		if begun(y) {
 			y++
 		}
 	case "-2", "-1":
 		y += atoi(rel)
 	default:
 		// The latest that has begun by today.
-		if h.first(y, now.Location()).After(today) {
+		if !begun(y) {
 			y--
 		}
 	}
-	f := h.first(y, now.Location())
-	return f, f.AddDate(0, 0, h.days-1), true, true
+	return span(y, true)
 }
 
-// first is the holiday's first day in year y.
-func (h holiday) first(y int, loc *time.Location) time.Time {
+// first is the holiday's first day in year y, if known.
+func (h holiday) first(y int, loc *time.Location) (time.Time, bool) {
 	if h.date != nil {
 		return h.date(y, loc)
 	}
-	return time.Date(y, time.Month(h.month), h.day, 0, 0, 0, 0, loc)
+	return time.Date(y, time.Month(h.month), h.day, 0, 0, 0, 0, loc), true
 }
