@@ -126,7 +126,7 @@ type QueryPlan struct {
 	// query names: their memories rank higher.
 	PersonPriors []string `json:"personPriors,omitempty"`
 	// AnswerType is the kind of answer the query's question word asks
-	// for (duration, age, count, time, reason or place): memories that
+	// for (duration, age, count, time, reason, place or title): memories that
 	// hold such an expression rank higher.
 	AnswerType   string   `json:"answerType,omitempty"`
 	Stages       []string `json:"stages"`

@@ -14,9 +14,10 @@
 #       of the segmenter either, and are mostly obscure county and river
 #       names), less the ns-tagged words that are common words first
 #       (notPlaces below: 哥哥, 吉他, 长大, 深度, 登山, ...; read by hand
-#       over the 3 000 most frequent and a sample of the rest; search
-#       only counts a name after a locative, 在苏州 or 去成都, which keeps
-#       the rest of the noise out).
+#       over the 3 000 most frequent and a sample of the rest). search
+#       counts a name anywhere in a memory but inside 《》: counting it
+#       only after a locative (在苏州, 去成都) missed 说起成都 and
+#       杭州马拉松.
 #   search/lunarholidays.go  the dates of 春节, 端午 and 中秋, 1970-2100,
 #       from github.com/6tail/lunar-go (below).
 set -eu

@@ -44,6 +44,10 @@ const (
 	// enWorksCue and zhWorksCue name kinds of work that have a title.
 	enWorksCue = `(?:books?|novels?|movies?|films?|shows?|series|songs?|albums?|plays?|podcasts?|tv shows?|documentar(?:y|ies)|poems?)`
 	zhWorksCue = `(?:书|小说|电影|片子|影片|纪录片|电视剧|剧|歌|歌曲|曲子|专辑|作品|动画片|动画|动漫|漫画|诗)`
+	// zhMeasureCue: the measure words that make 几 ask for a count (几科,
+	// 几公斤); 几 before others (几乎, 几天) asks for no count, or for
+	// another type.
+	zhMeasureCue = `个|次|只|条|本|台|件|位|名|家|辆|张|块|人|口|遍|趟|场|瓶|杯|双|套|篇|首|部|份|公里|公斤|千克|斤|米|层|门|盆|种|科|节|集|站|项|道|页|支|把|颗|棵|头|匹|间|所|栋|圈|局|轮|届|批|句|段|册|枚|粒|片|顿|分`
 )
 
 // answerCues: the earliest match in the query wins; at the same position
@@ -56,7 +60,7 @@ var answerCues = []answerCue{
 	{AnswerDuration, regexp.MustCompile(`\bhow long\b|\bhow many ` + enUnitsCue + `\b|\bhow much time\b|多久|多长时间|(?:多少|几)(?:天|年|周|个?星期|个月|个?小时|个?钟头|分钟)`)},
 	{AnswerAge, regexp.MustCompile(`\bhow old\b|\bwhat age\b|几岁|多少岁|多大(?:了|年纪|岁数)|年龄|年纪多大`)},
 	{AnswerTime, regexp.MustCompile(`^(?:and |so |then )?when\b|[,;:] *when\b|\b(?:what|which) (?:time|year|month|day|date)\b|什么时候|何时|几点|哪天|哪一天|哪年|哪一年|几月|哪个月|几号|星期几|周几|礼拜几`)},
-	{AnswerCount, regexp.MustCompile(`\bhow (?:many|much)\b|多少|几(?:个|次|只|条|本|台|件|位|名|家|辆|张|块|人|口|遍|趟|场|瓶|杯|双|套|篇|首|部|份|公里|斤|层|门|盆|种)`)},
+	{AnswerCount, regexp.MustCompile(`\bhow (?:many|much|far|tall|heavy|high)\b|多少|多重|多高|多远|多沉|多贵|几(?:` + zhMeasureCue + `)`)},
 	{AnswerReason, regexp.MustCompile(`\bwhy\b|\b(?:what|which) (?:was|is|were|are) the reasons?\b|\bfor what reason\b|为什么|为何|为啥|什么原因|原因是什么`)},
 	// A work by its title: "which book", "what movie", "the name of the
 	// song", 哪本书, 哪部电影, 什么歌, 哪本科幻小说 (a word or two may
@@ -400,7 +404,7 @@ func hasPrefixAny(s string, prefixes []string) bool {
 
 var (
 	zhDurationUnits = []string{"分钟", "小时", "个小时", "个半小时", "半小时", "半个小时", "个钟头", "钟头", "天", "周", "个星期", "星期", "个礼拜", "礼拜", "个月", "个半月", "半个月", "个多小时", "个多星期", "个多礼拜", "个多月"}
-	zhCountWords    = []string{"个", "次", "只", "条", "本", "台", "件", "位", "名", "家", "座", "辆", "张", "块", "元", "人", "口", "遍", "趟", "场", "瓶", "杯", "双", "套", "篇", "首", "部", "份", "公里", "斤", "层", "门", "盆", "种", "岁", "天", "年", "周", "个月"}
+	zhCountWords    = []string{"个", "次", "只", "条", "本", "台", "件", "位", "名", "家", "座", "辆", "张", "块", "元", "人", "口", "遍", "趟", "场", "瓶", "杯", "双", "套", "篇", "首", "部", "份", "公里", "公斤", "千克", "斤", "米", "厘米", "公分", "平", "层", "门", "盆", "种", "科", "节", "集", "站", "项", "页", "颗", "棵", "间", "圈", "局", "轮", "届", "顿", "岁", "天", "年", "周", "个月"}
 	// zhOneCounts are the measure words after 一 that count something:
 	// 一个, 一些, 一下 and the like are articles and adverbs.
 	zhOneCounts  = []string{"次", "只", "辆", "台", "本", "张", "块", "元", "遍", "趟", "瓶", "杯", "双", "套", "首", "篇", "斤", "公里"}
@@ -414,6 +418,10 @@ var (
 	// zhNamedPlaceEnds need a name before them (在市 is no place).
 	zhNamedPlaceEnds = []string{"市", "省", "县", "镇", "村", "区", "路", "街"}
 )
+
+// zhAmount matches a run of Chinese numerals that names hundreds,
+// thousands or tens of thousands.
+var zhAmount = regexp.MustCompile(`[一二两三四五六七八九十][百千万]`)
 
 // zhDuration: 十分钟, 两个小时, 一个半小时, 三天, 两周, 半年, 三个多月.
 func zhDuration(s string) bool {
@@ -442,7 +450,9 @@ func zhCount(s string) bool {
 		if num == "一" {
 			return hasPrefixAny(after, zhOneCounts)
 		}
-		return hasPrefixAny(after, zhCountWords)
+		// A digit before 百, 千 or 万 makes an amount on its own
+		// (初试三百九十二, 三千二), where 千万 and 万一 are adverbs.
+		return hasPrefixAny(after, zhCountWords) || zhAmount.MatchString(num)
 	})
 }
 

@@ -69,6 +69,11 @@ func TestQueryAnswerType(t *testing.T) {
 		{"zh what book", "他推荐了什么书？", AnswerTitle},
 		{"zh book title", "那本小说的书名是什么？", AnswerTitle},
 		{"zh how many books is a count", "他今年读了几本书？", AnswerCount},
+		{"zh how many subjects", "主管护师考试一共考几科？", AnswerCount},
+		{"zh how heavy", "豆包现在多重？", AnswerCount},
+		{"zh how far", "从家到公司多远？", AnswerCount},
+		{"zh 几乎 is no count", "他几乎每天都跑步吗？", ""},
+		{"how far", "How far did she run last Sunday?", AnswerCount},
 		{"zh where the bookshop is", "书店在哪里？", AnswerPlace},
 	}
 	for _, c := range cases {
@@ -115,6 +120,10 @@ func TestHasAnswerForm(t *testing.T) {
 		{AnswerCount, "李雷：一共花了3000块。", true},
 		{AnswerCount, "李雷：我去过一次。", true},
 		{AnswerCount, "李雷：我有一个朋友一直在帮我。", false},
+		{AnswerCount, "许航：出来了，初试三百九十二，过线不少。", true},
+		{AnswerCount, "雨桐：减到十一公斤了，那个大学生遛得勤。", true},
+		{AnswerCount, "雨桐：前天考的，四科，考到最后手都是抖的。", true},
+		{AnswerCount, "雨桐：你千万别去那家店，万一又出事呢。", false},
 
 		{AnswerTime, "Caroline: I went to a LGBTQ support group yesterday.", true},
 		{AnswerTime, "Mel: We went camping last weekend.", true},
