@@ -344,6 +344,9 @@ func TestAnswerTypePrior(t *testing.T) {
 	}{
 		{"how long", "How long did Ines practise the cello for the spring recital?", search.AnswerDuration, "cello-hours", "cello-plain"},
 		{"多久", "王芳在新的公寓住了多久？", search.AnswerDuration, "flat-years", "flat-plain"},
+		{"哪本小说", "林晓在读哪本科幻小说？", search.AnswerTitle, "novel-title", "novel-plain"},
+		{"which book", "Which book did Ines read on the train?", search.AnswerTitle, "book-title", "book-plain"},
+		{"哪座城市", "表姐的婚礼在哪座城市举办？", search.AnswerPlace, "wedding-city", "wedding-plain"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
