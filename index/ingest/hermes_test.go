@@ -428,3 +428,113 @@ func TestReadHermes_multimodalContent(t *testing.T) {
 		t.Errorf("problems = %v, want one naming message 5's broken content", problems)
 	}
 }
+
+// TestReadHermes_lineage: Hermes links sessions through parent_session_id.
+// A compression ends a session ("compression") and goes on in a child
+// whose model_config markers do not name that parent: the same
+// conversation, keyed by the chain's root, each record keeping its own
+// id. A delegation (_delegate_from naming the parent) is a sub-agent's
+// conversation, its prompts the main agent's; a branch (_branched_from)
+// or a reset (_reset_from) of a session a compression ended is a new
+// conversation. A cycle or a missing parent is its own conversation; a
+// model_config that is not JSON has no markers.
+func TestReadHermes_lineage(t *testing.T) {
+	home := t.TempDir()
+	writeHermesDB(t, filepath.Join(home, "state.db"), hermesSchema,
+		`INSERT INTO sessions (id, source, started_at, ended_at, end_reason, title, cwd, parent_session_id, model_config) VALUES
+			('r1', 'cli', 1772438400.0, 1772438500.0, 'compression', 'Ledger export', '/home/dev/src/billing', NULL, '{"temperature": 0.2}'),
+			('c1', 'cli', 1772438500.0, 1772438600.0, 'compression', NULL, '/home/dev/src/billing', 'r1', '{"temperature": 0.2}'),
+			('c2', 'cli', 1772438600.0, NULL, NULL, NULL, '/home/dev/src/billing', 'c1', '{"temperature": 0.2}'),
+			('d1', 'subagent', 1772438550.0, 1772438560.0, 'compression', NULL, '/home/dev/src/billing', 'c1', '{"_delegate_from": "c1"}'),
+			('d2', 'subagent', 1772438560.0, NULL, NULL, NULL, '/home/dev/src/billing', 'd1', '{"_delegate_from": "c1"}'),
+			('b1', 'cli', 1772438700.0, NULL, NULL, 'Ledger export (branch)', '/home/dev/src/billing', 'r1', '{"_branched_from": "r1"}'),
+			('e1', 'telegram', 1772438800.0, NULL, NULL, NULL, '/home/dev/src/billing', 'r1', '{"_reset_from": "r1"}'),
+			('y1', 'cli', 1772438900.0, 1772438901.0, 'compression', NULL, NULL, 'y2', NULL),
+			('y2', 'cli', 1772438902.0, 1772438903.0, 'compression', NULL, NULL, 'y1', NULL),
+			('z1', 'cli', 1772439000.0, NULL, NULL, NULL, NULL, 'gone', '{"_delegate_from": 7, "_branched_from": ["not", "a", "string"]}'),
+			('m1', 'cli', 1772439100.0, NULL, NULL, NULL, NULL, 'r1', 'not json')`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES
+			('r1', 'user', 'Export the ledger as CSV.', 1772438401.0),
+			('r1', 'assistant', 'Exported ledger.csv with 1,204 rows.', 1772438402.0),
+			('c1', 'user', 'Round the totals in the export.', 1772438501.0),
+			('d1', 'user', 'Find where the export rounds totals.', 1772438551.0),
+			('d2', 'assistant', 'export.py line 88 rounds each line.', 1772438561.0),
+			('c1', 'assistant', 'The export now rounds once per invoice.', 1772438502.0),
+			('c2', 'user', 'Add a test for it.', 1772438601.0),
+			('b1', 'user', 'Try rounding half-even instead.', 1772438701.0),
+			('e1', 'user', 'Start over: what is in the ledger?', 1772438801.0),
+			('y1', 'user', 'Cycle one.', 1772438900.5),
+			('y2', 'user', 'Cycle two.', 1772438902.5),
+			('z1', 'user', 'My parent is gone.', 1772439001.0),
+			('m1', 'user', 'A model_config that is not JSON.', 1772439101.0)`,
+	)
+	recs, problems := readHermesSource(t, home)
+	if len(problems) != 0 {
+		t.Errorf("problems: %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, strings.Join([]string{r.ID, r.Role, r.SessionID, r.Conversation, r.Title, r.Project, r.Text}, " | "))
+	}
+	want := []string{
+		"r1:1 | user | r1 | hermes:r1 | Ledger export | billing | Export the ledger as CSV.",
+		"r1:2 | assistant | r1 | hermes:r1 | Ledger export | billing | Exported ledger.csv with 1,204 rows.",
+		"c1:3 | user | r1 | hermes:r1 | Ledger export | billing | Round the totals in the export.",
+		// The sub-agent's prompt is the task the main agent gave it.
+		"d1:4 | assistant | r1 | hermes:r1/sidechain-d1 |  | billing | Find where the export rounds totals.",
+		"d2:5 | assistant | r1 | hermes:r1/sidechain-d1 |  | billing | export.py line 88 rounds each line.",
+		"c1:6 | assistant | r1 | hermes:r1 | Ledger export | billing | The export now rounds once per invoice.",
+		"c2:7 | user | r1 | hermes:r1 | Ledger export | billing | Add a test for it.",
+		"b1:8 | user | b1 | hermes:b1 | Ledger export (branch) | billing | Try rounding half-even instead.",
+		"e1:9 | user | e1 | hermes:e1 |  | billing | Start over: what is in the ledger?",
+		"y1:10 | user | y1 | hermes:y1 |  |  | Cycle one.",
+		"y2:11 | user | y2 | hermes:y2 |  |  | Cycle two.",
+		"z1:12 | user | z1 | hermes:z1 |  |  | My parent is gone.",
+		// No marker can be read, so none names the parent: a
+		// continuation, as Hermes' own json_valid guard reads it.
+		"m1:13 | user | r1 | hermes:r1 | Ledger export | billing | A model_config that is not JSON.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, r := range recs {
+		if r.Path != filepath.Join(home, "state.db") || r.Line == 0 {
+			t.Errorf("%s: path %q line %d: not its own provenance", r.ID, r.Path, r.Line)
+		}
+	}
+}
+
+// TestReadHermes_lineageOlderSchemas: a database without end_reason or
+// model_config, or without parent_session_id, links no sessions: each is
+// its own conversation, as before Hermes recorded why a session ended.
+func TestReadHermes_lineageOlderSchemas(t *testing.T) {
+	for name, schema := range map[string]string{
+		"no end_reason or model_config": hermesOldSchema,
+		"no parent_session_id": `
+CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL, title TEXT);
+CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT, timestamp REAL NOT NULL);`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			home := t.TempDir()
+			parent := ""
+			if strings.Contains(schema, "parent_session_id") {
+				parent = ", parent_session_id"
+			}
+			values := map[bool]string{true: `('s1', 'cli', 1772438400.0, NULL), ('s2', 'cli', 1772438500.0, 's1')`, false: `('s1', 'cli', 1772438400.0), ('s2', 'cli', 1772438500.0)`}
+			writeHermesDB(t, filepath.Join(home, "state.db"), schema,
+				`INSERT INTO sessions (id, source, started_at`+parent+`) VALUES `+values[parent != ""],
+				`INSERT INTO messages (session_id, role, content, timestamp) VALUES
+					('s1', 'user', 'First session.', 1772438401.0),
+					('s2', 'user', 'Second session.', 1772438501.0)`)
+			recs, problems := readHermesSource(t, home)
+			var got []string
+			for _, r := range recs {
+				got = append(got, r.ID+" "+r.Role+" "+r.SessionID+" "+r.Conversation)
+			}
+			want := []string{"s1:1 user s1 hermes:s1", "s2:2 user s2 hermes:s2"}
+			if !slices.Equal(got, want) || len(problems) != 0 {
+				t.Errorf("records %q problems %v, want %q", got, problems, want)
+			}
+		})
+	}
+}
