@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -139,6 +140,121 @@ type hermesSession struct {
 	// skip is set on a session of a tool or a cron job: automation, not
 	// a conversation.
 	skip bool
+	// How the session came to be, as far as the schema records it (each
+	// empty when its column is missing): its source, the session it was
+	// made from, why it ended, and the lineage markers of its
+	// model_config, each naming the session it was branched, delegated
+	// or reset from.
+	source, parent, endReason             string
+	branchedFrom, delegateFrom, resetFrom string
+}
+
+// hermesLineage is where the records of a session go: the session that
+// groups them, the conversation whose turns are their context, and
+// whether that conversation is a sub-agent's.
+type hermesLineage struct {
+	session, conversation string
+	subagent              bool
+}
+
+// hermesPlace is a session's lineage with the title and directory its
+// records carry.
+type hermesPlace struct {
+	lineage    hermesLineage
+	title, cwd string
+}
+
+// Hermes links sessions through parent_session_id (hermes_state*.py in
+// NousResearch/hermes-agent). A compression ends a session with
+// end_reason "compression" and goes on in a child: the same
+// conversation. A child of such a session that is a branch, a sub-agent
+// the session delegated to or a reset of it is not a continuation: its
+// model_config marker (_branched_from, _delegate_from, _reset_from)
+// names the session it was made from. A continuation copies its
+// parent's model_config verbatim, markers included, so only a marker
+// naming the parent itself counts (a sub-agent's continuation names the
+// sub-agent's own parent). A tool's session is never a continuation.
+const (
+	hermesCompression = "compression"
+	hermesSubagent    = "subagent" // the source of a delegated sub-agent's session
+	// hermesMaxDelegation bounds the sub-agents of sub-agents followed to
+	// the main session: Hermes limits the depth of delegation, and a
+	// database that links in a circle must not recurse for ever.
+	hermesMaxDelegation = 16
+)
+
+// continues reports whether s continues its parent p (p's row) in the
+// same conversation.
+func (s *hermesSession) continues(p *hermesSession) bool {
+	return p.endReason == hermesCompression && s.source != "tool" &&
+		s.branchedFrom != s.parent && s.delegateFrom != s.parent && s.resetFrom != s.parent
+}
+
+// delegated reports whether s is a sub-agent's session: it carries the
+// delegation marker (its own, or copied to a continuation of it), or
+// Hermes gave it the sub-agents' source.
+func (s *hermesSession) delegated() bool {
+	return s.delegateFrom != "" || s.source == hermesSubagent
+}
+
+// setMarkers reads the lineage markers of a model_config: a JSON object
+// whose markers are strings; anything else has none.
+func (s *hermesSession) setMarkers(modelConfig string) {
+	var cfg map[string]json.RawMessage
+	if json.Unmarshal([]byte(modelConfig), &cfg) != nil {
+		return
+	}
+	for key, dst := range map[string]*string{"_branched_from": &s.branchedFrom, "_delegate_from": &s.delegateFrom, "_reset_from": &s.resetFrom} {
+		var v string
+		if json.Unmarshal(cfg[key], &v) == nil {
+			*dst = v
+		}
+	}
+}
+
+// chainRoot is the first session of the compression chain id belongs
+// to: id itself when it continues nothing, when its parent is not in the
+// database, or when the chain runs in a circle.
+func (st *hermesState) chainRoot(id string) string {
+	seen := map[string]bool{id: true}
+	cur := id
+	for {
+		s, ok := st.sessions[cur]
+		if !ok || s.parent == "" {
+			return cur
+		}
+		p, ok := st.sessions[s.parent]
+		if !ok || !s.continues(&p) {
+			return cur
+		}
+		if seen[s.parent] {
+			return id
+		}
+		seen[s.parent] = true
+		cur = s.parent
+	}
+}
+
+// lineage is where the records of session id go. A compression chain
+// is one conversation, keyed by its root. A sub-agent's chain is its own
+// conversation, marked as a Claude Code sidechain is and grouped with
+// the main session it was delegated from (the main session's own key, so
+// a sub-agent of a sub-agent joins the main one).
+func (st *hermesState) lineage(id string, depth int) hermesLineage {
+	root := st.chainRoot(id)
+	r := st.sessions[root]
+	if !r.delegated() {
+		return hermesLineage{session: root, conversation: root}
+	}
+	main := cmp.Or(r.parent, r.delegateFrom)
+	if main == "" || main == root {
+		return hermesLineage{session: root, conversation: root + "/sidechain", subagent: true}
+	}
+	owner := main
+	if depth < hermesMaxDelegation {
+		owner = st.lineage(main, depth+1).session
+	}
+	return hermesLineage{session: owner, conversation: owner + "/sidechain-" + root, subagent: true}
 }
 
 // hermesMessage is a kept messages row, before cleaning.
@@ -314,7 +430,7 @@ func pickColumns(cols map[string]bool, want []string) ([]string, []int) {
 
 // Columns read, by position: the probe selects those that exist.
 var (
-	hermesSessionCols = []string{"id", "source", "title", "cwd", "git_repo_root"}
+	hermesSessionCols = []string{"id", "source", "title", "cwd", "git_repo_root", "parent_session_id", "end_reason", "model_config"}
 	hermesMessageCols = []string{"id", "session_id", "role", "content", "tool_calls", "timestamp", "_compressed_summary"}
 )
 
@@ -341,10 +457,11 @@ func queryHermes(ctx context.Context, tx *sql.Tx) (*hermesState, error) {
 		names, at := pickColumns(scols, hermesSessionCols)
 		err := scanRows(ctx, tx, "SELECT "+strings.Join(names, ", ")+" FROM sessions", len(names), func(v []any) {
 			get := func(i int) string { return sqlString(v, at[i]) }
-			s := hermesSession{title: get(2), cwd: get(4)}
+			s := hermesSession{title: get(2), cwd: get(4), source: get(1), parent: get(5), endReason: get(6)}
 			if s.cwd == "" {
 				s.cwd = get(3)
 			}
+			s.setMarkers(get(7))
 			switch get(1) {
 			case "tool", "cron":
 				s.skip = true
@@ -546,6 +663,7 @@ func (c *hermesToolCall) summary() string {
 // emitHermes makes the records of the kept messages, in message order.
 func emitHermes(fc *fileCtx, st *hermesState) error {
 	pending := map[string]*pendingTools{}
+	places := map[string]hermesPlace{}
 	badCalls, firstBad := 0, ""
 	badContent, firstBadContent := 0, ""
 	for i, m := range st.messages {
@@ -558,6 +676,15 @@ func emitHermes(fc *fileCtx, st *hermesState) error {
 		if s.skip || m.session == "" {
 			continue
 		}
+		at, ok := places[m.session]
+		if !ok {
+			// A continuation Hermes published without a title or a
+			// directory has its conversation's.
+			root := st.sessions[st.chainRoot(m.session)]
+			at = hermesPlace{st.lineage(m.session, 0), cmp.Or(s.title, root.title), cmp.Or(s.cwd, root.cwd)}
+			places[m.session] = at
+		}
+		lin := at.lineage
 		p := pending[m.session]
 		if p == nil {
 			p = &pendingTools{}
@@ -574,8 +701,8 @@ func emitHermes(fc *fileCtx, st *hermesState) error {
 			own = ""
 		}
 		rec := func(role, text, id, layer string) error {
-			msg := message{role: role, text: text, title: s.title, time: m.time, cwd: s.cwd, line: int(m.id)}
-			r, ok := msg.record(fc, config.KindHermes, m.session, id, m.session)
+			msg := message{role: role, text: text, title: at.title, time: m.time, cwd: at.cwd, line: int(m.id)}
+			r, ok := msg.record(fc, config.KindHermes, lin.session, id, lin.conversation)
 			if !ok {
 				return nil
 			}
@@ -591,7 +718,13 @@ func emitHermes(fc *fileCtx, st *hermesState) error {
 		switch m.role {
 		case "user":
 			*p = pendingTools{}
-			if err := rec("user", own, id, "dialogue"); err != nil {
+			// No one types into a sub-agent's session: its prompts are the
+			// task the main agent gave it (Claude Code's sidechain rule).
+			role := "user"
+			if lin.subagent {
+				role = "assistant"
+			}
+			if err := rec(role, own, id, "dialogue"); err != nil {
 				return err
 			}
 		case "assistant":

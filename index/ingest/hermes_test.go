@@ -452,7 +452,12 @@ func TestReadHermes_lineage(t *testing.T) {
 			('y1', 'cli', 1772438900.0, 1772438901.0, 'compression', NULL, NULL, 'y2', NULL),
 			('y2', 'cli', 1772438902.0, 1772438903.0, 'compression', NULL, NULL, 'y1', NULL),
 			('z1', 'cli', 1772439000.0, NULL, NULL, NULL, NULL, 'gone', '{"_delegate_from": 7, "_branched_from": ["not", "a", "string"]}'),
-			('m1', 'cli', 1772439100.0, NULL, NULL, NULL, NULL, 'r1', 'not json')`,
+			('m1', 'cli', 1772439100.0, NULL, NULL, NULL, NULL, 'r1', 'not json'),
+			('d3', 'cli', 1772438610.0, NULL, NULL, NULL, NULL, 'c2', '{"_delegate_from": "c2"}'),
+			('d4', 'subagent', 1772438620.0, NULL, NULL, NULL, NULL, NULL, NULL),
+			('d5', 'subagent', 1772438565.0, NULL, NULL, NULL, NULL, 'd2', '{"_delegate_from": "d2"}'),
+			('d6', 'subagent', 1772439200.0, NULL, NULL, NULL, NULL, 'd7', '{"_delegate_from": "d7"}'),
+			('d7', 'subagent', 1772439200.0, NULL, NULL, NULL, NULL, 'd6', '{"_delegate_from": "d6"}')`,
 		`INSERT INTO messages (session_id, role, content, timestamp) VALUES
 			('r1', 'user', 'Export the ledger as CSV.', 1772438401.0),
 			('r1', 'assistant', 'Exported ledger.csv with 1,204 rows.', 1772438402.0),
@@ -466,7 +471,12 @@ func TestReadHermes_lineage(t *testing.T) {
 			('y1', 'user', 'Cycle one.', 1772438900.5),
 			('y2', 'user', 'Cycle two.', 1772438902.5),
 			('z1', 'user', 'My parent is gone.', 1772439001.0),
-			('m1', 'user', 'A model_config that is not JSON.', 1772439101.0)`,
+			('m1', 'user', 'A model_config that is not JSON.', 1772439101.0),
+			('d3', 'user', 'Marked delegated, from the cli.', 1772438611.0),
+			('d4', 'user', 'A sub-agent of no known session.', 1772438621.0),
+			('d5', 'user', 'A sub-agent of a sub-agent.', 1772438566.0),
+			('d6', 'user', 'Delegated in a circle.', 1772439201.0),
+			('d7', 'user', 'Delegated in a circle too.', 1772439202.0)`,
 	)
 	recs, problems := readHermesSource(t, home)
 	if len(problems) != 0 {
@@ -474,7 +484,17 @@ func TestReadHermes_lineage(t *testing.T) {
 	}
 	var got []string
 	for _, r := range recs {
+		// Sub-agents delegated in a circle: read, as sub-agents, once.
+		if r.SessionID == "d6" || r.SessionID == "d7" {
+			if r.Role != "assistant" || !strings.Contains(r.Conversation, "/sidechain-d") {
+				t.Errorf("%s: role %s conversation %s", r.ID, r.Role, r.Conversation)
+			}
+			continue
+		}
 		got = append(got, strings.Join([]string{r.ID, r.Role, r.SessionID, r.Conversation, r.Title, r.Project, r.Text}, " | "))
+	}
+	if len(recs) != 18 {
+		t.Errorf("%d records, want 18", len(recs))
 	}
 	want := []string{
 		"r1:1 | user | r1 | hermes:r1 | Ledger export | billing | Export the ledger as CSV.",
@@ -493,6 +513,9 @@ func TestReadHermes_lineage(t *testing.T) {
 		// No marker can be read, so none names the parent: a
 		// continuation, as Hermes' own json_valid guard reads it.
 		"m1:13 | user | r1 | hermes:r1 | Ledger export | billing | A model_config that is not JSON.",
+		"d3:14 | assistant | r1 | hermes:r1/sidechain-d3 |  |  | Marked delegated, from the cli.",
+		"d4:15 | assistant | d4 | hermes:d4/sidechain |  |  | A sub-agent of no known session.",
+		"d5:16 | assistant | r1 | hermes:r1/sidechain-d5 |  |  | A sub-agent of a sub-agent.",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
