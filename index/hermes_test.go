@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	_ "modernc.org/sqlite" // the driver novactl links for Hermes sources
@@ -153,5 +154,64 @@ func TestSync_hermesLargeDatabaseStaysIncremental(t *testing.T) {
 	b := mustSync(t, ix).Build
 	if b.Mode != index.ModeIncremental || b.Records != 2 || b.Embedded != 1 {
 		t.Errorf("sync after a message: %s, records %d, embedded %d; want incremental, 2, 1", b.Mode, b.Records, b.Embedded)
+	}
+}
+
+// TestSync_hermesContextAcrossCompression: a session Hermes continued
+// after a compression is the same conversation as the one it ended, so
+// the first turn after the compression has the turns before it as its
+// context; a sub-agent delegated in between is not part of it.
+func TestSync_hermesContextAcrossCompression(t *testing.T) {
+	dir := t.TempDir()
+	hermesHome := filepath.Join(dir, "hermes")
+	if err := os.MkdirAll(hermesHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w, err := sql.Open("sqlite", "file:"+filepath.Join(hermesHome, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, s := range []string{
+		`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL, title TEXT, cwd TEXT,
+			parent_session_id TEXT, end_reason TEXT, model_config TEXT)`,
+		`CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT, timestamp REAL NOT NULL)`,
+		`INSERT INTO sessions VALUES
+			('r1', 'cli', 1772438400.0, 'Ledger', '/home/dev/src/billing', NULL, 'compression', NULL),
+			('d1', 'subagent', 1772438403.0, NULL, '/home/dev/src/billing', 'r1', NULL, '{"_delegate_from": "r1"}'),
+			('c1', 'cli', 1772438500.0, NULL, '/home/dev/src/billing', 'r1', NULL, NULL)`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES
+			('r1', 'user', 'Export the ledger as comma separated values.', 1772438401.0),
+			('r1', 'assistant', 'Exported ledger.csv with twelve hundred rows.', 1772438402.0),
+			('d1', 'user', 'Locate the subroutine that rounds invoice totals.', 1772438404.0),
+			('c1', 'user', 'Now round the totals once per invoice.', 1772438501.0)`,
+	} {
+		if _, err := w.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "hermes", Kind: config.KindHermes, Path: hermesHome})
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now})
+	if b := mustSync(t, ix).Build; b.Records != 4 || b.ProblemCount != 0 {
+		t.Fatalf("sync: records %d problems %v", b.Records, b.Problems)
+	}
+	_, g := active(t, cfg.Home)
+	docs := map[string]int{}
+	for d, c := range g.All() {
+		docs[c.SourceID] = d
+	}
+	d, ok := docs["c1:4"]
+	if !ok {
+		t.Fatalf("the turn after the compression is not indexed: %v", docs)
+	}
+	_, before := g.Context(d)
+	if !strings.Contains(before, "Exported ledger.csv") || strings.Contains(before, "subroutine") {
+		t.Errorf("context before the first turn after the compression: %q; want the turns before it, not the sub-agent's", before)
+	}
+	if c := g.Chunk(d); c.Conversation != "hermes:r1" || c.SessionID != "r1" {
+		t.Errorf("c1:4 conversation %q session %q, want hermes:r1 and r1", c.Conversation, c.SessionID)
+	}
+	if c := g.Chunk(docs["d1:3"]); c.Conversation != "hermes:r1/sidechain-d1" || c.Role != "assistant" {
+		t.Errorf("d1:3 conversation %q role %q, want a sub-agent's sidechain", c.Conversation, c.Role)
 	}
 }
