@@ -37,7 +37,10 @@ import (
 // the tool calls made before an answer as one-line summaries on it, a
 // compaction summary as a record of layer "summary". Tool output, hidden
 // (model-facing) messages, the sessions of tools and cron jobs and the
-// background-review prompts of the harness are dropped.
+// background-review prompts of the harness are dropped. The sessions a
+// compression split are one conversation, keyed by the first; a
+// sub-agent's session is a conversation of its own, its prompts the main
+// agent's (see hermesLineage).
 //
 // A memory file holds entries separated by a line that is only "§";
 // each entry is one note.
@@ -178,8 +181,8 @@ const (
 	hermesCompression = "compression"
 	hermesSubagent    = "subagent" // the source of a delegated sub-agent's session
 	// hermesMaxDelegation bounds the sub-agents of sub-agents followed to
-	// the main session: Hermes limits the depth of delegation, and a
-	// database that links in a circle must not recurse for ever.
+	// the main session: a database whose delegations link in a circle
+	// must not recurse for ever.
 	hermesMaxDelegation = 16
 )
 
