@@ -33,4 +33,8 @@ package ingest
 // "#### " lines (and a reply's prose its headings), its tool output of
 // several lines is dropped whole, and a history in a repository's top
 // folder is read.
-const Version = "ingest-v6"
+//
+// ingest-v7: Hermes sessions a compression split are one conversation
+// keyed by the first; a delegated sub-agent's session is a conversation
+// of its own beside its main session's, its prompts the main agent's.
+const Version = "ingest-v7"
