@@ -3,16 +3,12 @@ package search_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/bench"
-	"github.com/nova-recall/nova/config"
-	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/lexical"
-	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/search"
 )
 
@@ -30,27 +26,7 @@ func BenchmarkDateFilter(b *testing.B) {
 	if os.Getenv("NOVA_BENCH_LARGE") != "" {
 		n = 100_000
 	}
-	dir := b.TempDir()
-	corpus := bench.NewCorpus(bench.CorpusOptions{Records: n, Seed: 1, ChineseShare: bench.DefaultChineseShare})
-	src := filepath.Join(dir, "corpus.jsonl")
-	f, err := os.Create(src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := corpus.WriteJSONL(f); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
-	cfg := config.Defaults()
-	cfg.Home = paths.Home{Root: filepath.Join(dir, "home")}
-	cfg.Sources = []config.Source{{Name: "corpus", Kind: config.KindJSONL, Path: src}}
-	if _, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
-	if err != nil {
-		b.Fatal(err)
-	}
+	corpus, g := benchCorpus(b, n)
 	tokyo, err := time.LoadLocation("Asia/Tokyo")
 	if err != nil {
 		b.Skip("no time zone database:", err)
