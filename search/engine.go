@@ -198,6 +198,9 @@ type query struct {
 	// named are the documents the query names by record or chunk id,
 	// with the word that named each (ids.go).
 	named map[int]string
+	// keys and anchors are the plan's key terms and anchors, prepared
+	// for matching.
+	keys, anchors []matchTerm
 	// answerType is the kind of answer the query asks for ("" for none),
 	// answerForms whether a document holds one.
 	answerType  string
@@ -217,8 +220,8 @@ func (q *query) view(e *Engine, doc int) textView {
 		v.meta = metaScore(v)
 	}
 	// Whoever asks for a view asks it of every key term.
-	for k, t := range q.plan.KeyTerms[:min(maxKeyBits, len(q.plan.KeyTerms))] {
-		if v.covers(e.analyzer, t) {
+	for k, t := range q.keys[:min(maxKeyBits, len(q.keys))] {
+		if v.covers(t) {
 			v.keys |= 1 << k
 		}
 	}
@@ -230,11 +233,11 @@ func (q *query) view(e *Engine, doc int) textView {
 
 // coversKey reports whether v, a view of the query's (view), covers key
 // term k.
-func (q *query) coversKey(e *Engine, v textView, k int) bool {
+func (q *query) coversKey(v textView, k int) bool {
 	if k < maxKeyBits {
 		return v.keys&(1<<k) != 0
 	}
-	return v.covers(e.analyzer, q.plan.KeyTerms[k])
+	return v.covers(q.keys[k])
 }
 
 // decoded is a document of the query and the hashes not yet derived.
@@ -299,6 +302,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	q := &query{
 		req: req, plan: plan, snap: snap, views: make(map[int]textView, 128), chunks: make(map[int]decoded, 256), now: e.cfg.Now(),
 		depth: min(max(4*req.TopK, 24), 80), deadline: deadline,
+		keys: newMatchTerms(e.analyzer, plan.KeyTerms), anchors: newMatchTerms(e.analyzer, plan.Anchors),
 	}
 	var filtered int
 	q.days = e.newDayFilter(snap, req.Filters)

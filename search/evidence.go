@@ -206,7 +206,7 @@ func (e *Engine) citationPack(q *query, results []api.Result, docs []scored) []a
 		var matched []string
 		v := q.view(e, docs[i].doc)
 		for k, t := range q.plan.KeyTerms {
-			if len(matched) < 5 && q.coversKey(e, v, k) {
+			if len(matched) < 5 && q.coversKey(v, k) {
 				matched = append(matched, t)
 			}
 		}

@@ -291,14 +291,14 @@ func (e *Engine) textFactor(q *query, doc int, comp *components) float64 {
 	v := q.view(e, doc)
 	citable := 0
 	for k := range q.plan.KeyTerms {
-		if q.coversKey(e, v, k) {
+		if q.coversKey(v, k) {
 			citable++
 		}
 	}
 	anchors := 0
 	named, isNamed := q.named[doc]
-	for _, a := range q.plan.Anchors {
-		if v.covers(e.analyzer, a) || (isNamed && a == strings.ToLower(named)) {
+	for _, a := range q.anchors {
+		if v.covers(a) || (isNamed && a.text == strings.ToLower(named)) {
 			anchors++
 		}
 	}
@@ -349,8 +349,8 @@ func (e *Engine) retrievalCoverage(q *query, doc int) float64 {
 	v := q.view(e, doc)
 	var retrieval *textView
 	covered := 0
-	for k, t := range q.plan.KeyTerms {
-		if q.coversKey(e, v, k) {
+	for k, t := range q.keys {
+		if q.coversKey(v, k) {
 			covered++
 			continue
 		}
@@ -359,7 +359,7 @@ func (e *Engine) retrievalCoverage(q *query, doc int) float64 {
 			rv := newTextView(e.analyzer, ctx+" "+c.Project+" "+c.Agent+" "+c.ID+" "+c.SourceID+" "+c.SourcePath+" "+strings.Join(c.Tags, " "))
 			retrieval = &rv
 		}
-		if retrieval.covers(e.analyzer, t) {
+		if retrieval.covers(t) {
 			covered++
 		}
 	}

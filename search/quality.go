@@ -24,7 +24,7 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 	for k, t := range plan.KeyTerms {
 		inCitable, inRetrieval := false, false
 		for _, r := range results {
-			if q.coversKey(e, q.view(e, r.doc), k) {
+			if q.coversKey(q.view(e, r.doc), k) {
 				inCitable = true
 				break
 			}
@@ -39,7 +39,7 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 					v := newTextView(e.analyzer, ctx+" "+c.ID+" "+c.SourceID+" "+c.SourcePath+" "+c.Project+" "+c.Agent+" "+e.localDay(c)+" "+strings.Join(c.Tags, " "))
 					retrieval[i] = &v
 				}
-				if retrieval[i].covers(e.analyzer, t) {
+				if retrieval[i].covers(q.keys[k]) {
 					inRetrieval = true
 					break
 				}
@@ -79,7 +79,7 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 		mv := q.view(e, matched.doc)
 		matchedHasTerm := false
 		for k := range plan.KeyTerms {
-			if q.coversKey(e, mv, k) {
+			if q.coversKey(mv, k) {
 				matchedHasTerm = true
 				break
 			}
@@ -97,7 +97,7 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 			meta := !plan.Meta && v.meta >= 0.5
 			hits := 0
 			for k := range plan.KeyTerms {
-				if q.coversKey(e, v, k) {
+				if q.coversKey(v, k) {
 					hits++
 				}
 			}
