@@ -73,6 +73,26 @@ var answerCues = []answerCue{
 // when it asks for none the engine recognises.
 func QueryAnswerType(query string) string {
 	norm := strings.TrimSpace(lexical.Normalize(query))
+	if !mayAskAnswerType(norm) {
+		return ""
+	}
+	return cueType(norm)
+}
+
+// cueWords are the English words of which every English cue holds one
+// (a cue that does not is found by TestCueWords): a query with none of
+// them and no CJK asks for no answer type, and most queries skip the
+// cues' regular expressions (a fiftieth of a keyword query's CPU).
+var cueWords = []string{"how", "when", "what", "which", "why", "where", "name", "title"}
+
+// mayAskAnswerType reports whether a cue could match the normalised
+// query.
+func mayAskAnswerType(norm string) bool {
+	return lexical.HasCJK(norm) || containsAny(norm, cueWords)
+}
+
+// cueType runs the cues over the normalised query.
+func cueType(norm string) string {
 	typ, at := "", -1
 	for _, c := range answerCues {
 		if loc := c.re.FindStringIndex(norm); loc != nil && (at < 0 || loc[0] < at) {

@@ -1,7 +1,10 @@
 package search
 
 import (
+	"math/rand/v2"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nova-recall/nova/lexical"
@@ -231,4 +234,43 @@ func FuzzHasAnswerForm(f *testing.F) {
 			t.Fatalf("QueryAnswerType(%q) = %q", s, typ)
 		}
 	})
+}
+
+// TestCueWords: a query that an English cue matches holds one of
+// cueWords, so skipping the cues without them changes no answer type. The
+// queries are random sequences of the words of the cues' own patterns,
+// near-misses of them and separators.
+func TestCueWords(t *testing.T) {
+	vocab := []string{"however", "somewhat", "whence", "nowhere", "renamed", "subtitle", "whichever", "longer", "old", "many", "much"}
+	for _, c := range answerCues {
+		src := strings.ReplaceAll(c.re.String(), `\b`, " ")
+		vocab = append(vocab, regexp.MustCompile(`[a-z]+`).FindAllString(src, -1)...)
+	}
+	seps := []string{" ", " ", " ", ", ", "; ", ": ", "'s ", "-", "? "}
+	rng := rand.New(rand.NewPCG(3, 3))
+	// Cues of four words in a row, which random sequences seldom make.
+	queries := []string{"name of the book", "the title of her new podcast", "so where", "then when"}
+	for range 50_000 {
+		var b strings.Builder
+		for i := range 1 + rng.IntN(6) {
+			if i > 0 {
+				b.WriteString(seps[rng.IntN(len(seps))])
+			}
+			b.WriteString(vocab[rng.IntN(len(vocab))])
+		}
+		queries = append(queries, b.String())
+	}
+	matched := 0
+	for _, norm := range queries {
+		typ := cueType(norm)
+		if typ != "" {
+			matched++
+		}
+		if typ != "" && !mayAskAnswerType(norm) {
+			t.Fatalf("cue %s matches %q, which holds none of cueWords", typ, norm)
+		}
+	}
+	if matched < 500 {
+		t.Fatalf("only %d random queries matched a cue: the test does not exercise the cues", matched)
+	}
 }
