@@ -250,7 +250,7 @@ func TestCueWords(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	// Cues of four words in a row, which random sequences seldom make.
 	queries := []string{"name of the book", "the title of her new podcast", "so where", "then when"}
-	for range 50_000 {
+	for range 5_000 {
 		var b strings.Builder
 		for i := range 1 + rng.IntN(6) {
 			if i > 0 {
@@ -270,7 +270,7 @@ func TestCueWords(t *testing.T) {
 			t.Fatalf("cue %s matches %q, which holds none of cueWords", typ, norm)
 		}
 	}
-	if matched < 500 {
+	if matched < 50 {
 		t.Fatalf("only %d random queries matched a cue: the test does not exercise the cues", matched)
 	}
 }
