@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -11,73 +12,154 @@ import (
 // half-width forms, half-width katakana full-width, compatibility forms
 // fold), lower case, and traditional to simplified Chinese characters.
 // A search normalises the text of every candidate it weighs and a build
-// every chunk's, so the text most memory is written in takes shorter
-// ways to the same result: ASCII, and Chinese text (normalizeChinese).
+// every chunk's, so the text most memory is written in takes a shorter
+// way to the same result: ASCII and Chinese text are normalised in one
+// pass, without allocating when they are already normalised
+// (normalizeShort).
 func Normalize(s string) string {
-	if isASCII(s) {
-		// NFKC and the Chinese fold leave ASCII as it is.
-		return strings.ToLower(s)
-	}
-	if n, ok := normalizeChinese(s); ok {
+	if n, ok := normalizeShort(s); ok {
 		return n
 	}
-	return foldHan(strings.ToLower(norm.NFKC.String(s)))
+	return normalizeGeneral(s)
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
+// normalizeGeneral is the whole algorithm, for text normalizeShort
+// refuses. Lower case and the Chinese fold are one strings.Map instead
+// of strings.ToLower and then foldHan, a second walk of the text: both
+// are rune-by-rune maps over text that strings.ToLower has made valid
+// UTF-8 (or left ASCII), so their composition is one map (the reference
+// test and FuzzNormalizeSame check it against the two walks).
+func normalizeGeneral(s string) string {
+	return strings.Map(lowerFold, norm.NFKC.String(s))
+}
+
+// lowerFold is unicode.ToLower and then the traditional-to-simplified
+// fold. The fold changes only Han ideographs (TestFoldChangesOnlyHan),
+// so the others do not ask it, and its table, decompressed on first use,
+// is loaded only for text that has one (as foldHan does).
+func lowerFold(r rune) rune {
+	r = unicode.ToLower(r)
+	if r >= 0x3400 && unicode.Is(unicode.Han, r) {
+		return simplified().fold(r)
 	}
-	return true
+	return r
 }
 
-// normalizeChinese is Normalize for text made only of ASCII, CJK
-// unified ideographs, the punctuation in nfkcInert and the full-width
-// forms of ASCII: NFKC leaves the first three as they are and maps the
-// last to ASCII, with no character combining across them (a test checks
-// every one against x/text's tables), and the traditional-to-simplified
-// fold changes only ideographs (a test checks the others), so it is done
-// in the same pass. The general algorithm looks every character up in
-// those tables, most of a Chinese search's normalising. ok is false for
-// text with any other character (or invalid UTF-8).
-func normalizeChinese(s string) (string, bool) {
-	var b []byte // nil while the text is unchanged
+// normalizeShort is Normalize for text made only of ASCII, CJK unified
+// ideographs, the punctuation in nfkcInert and the full-width forms of
+// ASCII: NFKC leaves the first three as they are and maps the last to
+// ASCII, with no character combining across them (a test checks every
+// one against x/text's tables), and the traditional-to-simplified fold
+// changes only ideographs (a test checks the others), so all of it is
+// done in one pass. The general algorithm looks every character up in
+// those tables and walks the text three times. ok is false for text with
+// any other character (or invalid UTF-8).
+//
+// It is Normalize's hot path: the ASCII characters lower-casing leaves
+// alone, most of the text memory is written in, are skipped eight bytes
+// at a time, and text already normalised (ASCII without capitals,
+// simplified Chinese without full-width forms) is returned as it is,
+// without allocating. (Before, ASCII text was read three times: a check
+// that it was ASCII, and strings.ToLower's own check and copy.)
+func normalizeShort(s string) (string, bool) {
+	// The output is built from the first change on, not before, so
+	// unchanged text costs no allocation, and each unchanged run between
+	// two changes (s[pos:i]) is copied in one go.
+	var b strings.Builder
+	changed, pos := false, 0
 	var han *hanTable
-	for i, r := range s {
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
 		out := r
-		switch {
-		case r < utf8.RuneSelf:
-			if 'A' <= r && r <= 'Z' {
-				out = r + 'a' - 'A'
+		if r < utf8.RuneSelf {
+			if r < 'A' || 'Z' < r {
+				i = skipLowerASCII(s, i+1)
+				continue
 			}
-		case firstIdeograph <= r && r <= lastIdeograph:
-			if han == nil {
-				han = simplified()
+			out = r + 'a' - 'A'
+		} else {
+			// Every character taken below is three bytes long in
+			// UTF-8, so only a three-byte sequence is decoded, by hand:
+			// utf8.DecodeRuneInString was the pass's largest cost on
+			// Chinese text. An overlong or surrogate encoding decodes to
+			// no character taken below, and a sequence cut short or of
+			// another length is refused: the text takes the general
+			// path, as it would with invalid UTF-8.
+			if r&0xF0 != 0xE0 || i+2 >= len(s) || s[i+1]&0xC0 != 0x80 || s[i+2]&0xC0 != 0x80 {
+				return "", false
 			}
-			out = han.fold(r)
-		case nfkcInert(r):
-		case firstFullWidth <= r && r <= lastFullWidth:
-			out = r - fullWidthOffset
-			if 'A' <= out && out <= 'Z' {
-				out += 'a' - 'A'
+			r = (r&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+			size = 3
+			switch {
+			case firstIdeograph <= r && r <= lastIdeograph:
+				if han == nil {
+					han = simplified()
+				}
+				out = han.fold(r)
+			case nfkcInert(r):
+				out = r
+			case firstFullWidth <= r && r <= lastFullWidth:
+				out = r - fullWidthOffset
+				if 'A' <= out && out <= 'Z' {
+					out += 'a' - 'A'
+				}
+			default:
+				return "", false
 			}
-		default:
-			return "", false
+			if out == r {
+				i += size
+				continue
+			}
 		}
-		if out != r && b == nil {
-			b = make([]byte, 0, len(s))
-			b = append(b, s[:i]...)
+		if !changed {
+			// The output is the input's length or shorter (full-width
+			// forms become ASCII), but for the few hundred traditional
+			// characters whose simplified form lies beyond the Basic
+			// Multilingual Plane (4 bytes for 3): b grows for those.
+			b.Grow(len(s))
+			changed = true
 		}
-		if b != nil {
-			b = utf8.AppendRune(b, out)
-		}
+		b.WriteString(s[pos:i])
+		b.WriteRune(out)
+		i += size
+		pos = i
 	}
-	if b == nil {
+	if !changed {
 		return s, true
 	}
-	return string(b), true
+	b.WriteString(s[pos:])
+	return b.String(), true
+}
+
+// skipLowerASCII returns the index of the first byte of s from i on that
+// Normalize may have to change (an ASCII capital, or the first byte of a
+// multi-byte character), or len(s). It tests eight bytes at a time: a
+// record's text is mostly long runs of ASCII without capitals.
+func skipLowerASCII(s string, i int) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080 // each byte's high bit
+	)
+	for ; i+8 <= len(s); i += 8 {
+		// Read in one load (the compiler merges the eight reads).
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// In each byte of low (below 0x80), adding 0x80-'A' sets the
+		// high bit when the byte is 'A' or above, and adding 0x80-'Z'-1
+		// when it is above 'Z', without carrying into the next byte:
+		// the high bit of upper is set for the bytes 'A' to 'Z'.
+		low := x &^ highs
+		upper := (low + (0x80-'A')*ones) &^ (low + (0x80-'Z'-1)*ones)
+		if (x|upper)&highs != 0 {
+			break // one of these eight; the loop below finds which
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			return i
+		}
+	}
+	return len(s)
 }
 
 // The CJK unified ideographs of the Basic Multilingual Plane, and the

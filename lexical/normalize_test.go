@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -11,7 +13,7 @@ import (
 // slowNormalize is Normalize without its short ways: the reference.
 func slowNormalize(s string) string { return foldHan(strings.ToLower(norm.NFKC.String(s))) }
 
-// TestNormalizeChineseCharacters checks every character normalizeChinese
+// TestNormalizeChineseCharacters checks every character normalizeShort
 // takes against x/text's tables: NFKC leaves it as it is (or, full-width
 // ASCII, maps it to the ASCII character), and what it becomes starts a
 // segment that no character before it combines with, so a text of them is
@@ -28,8 +30,8 @@ func TestNormalizeChineseCharacters(t *testing.T) {
 	}
 	for r := rune(0); r < 0x80; r++ {
 		check(r, string(r))
-		if got, ok := normalizeChinese(string(r)); !ok || got != strings.ToLower(string(r)) {
-			t.Fatalf("normalizeChinese(%q) = %q, %v", string(r), got, ok)
+		if got, ok := normalizeShort(string(r)); !ok || got != strings.ToLower(string(r)) {
+			t.Fatalf("normalizeShort(%q) = %q, %v", string(r), got, ok)
 		}
 	}
 	for r := rune(firstIdeograph); r <= lastIdeograph; r++ {
@@ -80,7 +82,7 @@ func TestNormalizeASCII(t *testing.T) {
 	}
 }
 
-// TestFoldLeavesAllButIdeographs: normalizeChinese folds traditional
+// TestFoldLeavesAllButIdeographs: normalizeShort folds traditional
 // characters to simplified ones only among the ideographs, which is
 // foldHan's result only if the fold leaves every other character it
 // passes (ASCII and the inert punctuation) as it is.
@@ -122,4 +124,19 @@ func FuzzNormalize(f *testing.F) {
 			t.Fatalf("Normalize(%q) = %q, want %q", s, got, want)
 		}
 	})
+}
+
+// TestFoldChangesOnlyHan: the traditional-to-simplified fold changes
+// only Han ideographs from U+3400 on, which lowerFold relies on to ask
+// it about those alone (and foldHan to skip text without one).
+func TestFoldChangesOnlyHan(t *testing.T) {
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		s := simplified().fold(r)
+		if s == r {
+			continue
+		}
+		if r < 0x3400 || !unicode.Is(unicode.Han, r) {
+			t.Errorf("the Chinese fold maps %U %q, not a Han ideograph, to %q", r, string(r), string(s))
+		}
+	}
 }
