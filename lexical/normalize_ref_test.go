@@ -111,6 +111,24 @@ func TestNormalizeSameAsReference(t *testing.T) {
 	}
 }
 
+// TestNormalizeSameAtEveryOffset: a character Normalize changes or
+// refuses (a capital, the bytes on either side of the capitals, a
+// Chinese, a full-width, a general-path character, an invalid byte) at
+// every offset of ASCII text without capitals, across and between the
+// eight-byte words skipLowerASCII reads, gives what the reference gives.
+func TestNormalizeSameAtEveryOffset(t *testing.T) {
+	const plain = "abcdefghijklmnopqrstuvwxy 0123456789@[`{"
+	for _, c := range []string{"A", "Z", "@", "[", "中", "遷", "Ｑ", "é", "\u3000", "\xff", "\xe4\xb8"} {
+		for i := 0; i <= len(plain); i++ {
+			for _, s := range []string{plain[:i] + c + plain[i:], plain[:i] + c, c + plain[i:]} {
+				if got, want := Normalize(s), normalizeReference(s); got != want {
+					t.Errorf("Normalize(%q) = %q, want %q (the reference)", s, got, want)
+				}
+			}
+		}
+	}
+}
+
 // FuzzNormalizeSame: whatever the text, Normalize gives what the
 // reference gives.
 func FuzzNormalizeSame(f *testing.F) {
