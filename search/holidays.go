@@ -124,11 +124,16 @@ var holidayRe = func() *regexp.Regexp {
 		`|(?:(\d{4})\s*年\s*|(前年|去年|今年|明年))?(` + longestFirst(zh) + `)节?`)
 }()
 
-// needHoliday: every name holidayRe matches contains one of these.
-var needHoliday = needWord("new year", "valentine", "halloween", "christmas", "xmas", "independence", "fourth of july", "thanksgiving",
-	"chinese new year", "lunar new year", "dragon boat", "mid-autumn",
-	"元旦", "情人节", "妇女节", "三八节", "劳动节", "五一", "儿童节", "国庆", "十一", "圣诞", "平安夜",
-	"春节", "过年", "除夕", "大年", "端午", "中秋")
+// needHoliday: every name holidayRe matches contains the part of a
+// holiday's name before any apostrophe (which the query may write ’).
+var needHoliday = func() func(dateCues) bool {
+	var parts []string
+	for name := range holidays {
+		before, _, _ := strings.Cut(name, "'")
+		parts = append(parts, before)
+	}
+	return needWord(parts...)
+}()
 
 // resolveHoliday resolves a holidayRe match: in the year named, else the
 // latest that has begun by today (as a month without a year is), or the
