@@ -561,3 +561,151 @@ CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT
 		})
 	}
 }
+
+// hermesCompressionFixture is a home whose conversations Hermes split by
+// compression, as its SessionDB writes them. Each continuation starts
+// with the handoff: the protected head (the conversation's first
+// messages), the summary, the protected tail (its last messages), all as
+// new rows. Chain r1 → c1 → c2 is today's Hermes: a carried row keeps
+// its original's timestamp (publish_compression_child). Chain l1 → l2 is
+// an older build that stamped the copies anew, the summary merged into
+// the first tail message. Each continuation then has new turns, one of
+// them a reply the user had already typed ("ok", "Plan the migration.").
+var hermesCompressionFixture = []string{hermesSchema,
+	`INSERT INTO sessions (id, source, started_at, ended_at, end_reason, title, cwd, parent_session_id, model_config) VALUES
+		('r1', 'cli', 1772438400.0, 1772438500.0, 'compression', 'Invoice export', '/home/dev/src/billing', NULL, NULL),
+		('c1', 'cli', 1772438500.0, 1772438600.0, 'compression', 'Invoice export (2)', '/home/dev/src/billing', 'r1', NULL),
+		('c2', 'cli', 1772438600.0, NULL, NULL, 'Invoice export (3)', '/home/dev/src/billing', 'c1', NULL),
+		('l1', 'cli', 1772439000.0, 1772439100.0, 'compression', 'Migration', NULL, NULL, NULL),
+		('l2', 'cli', 1772439100.0, NULL, NULL, NULL, NULL, 'l1', NULL)`,
+	`INSERT INTO messages (id, session_id, role, content, tool_call_id, tool_calls, timestamp, _compressed_summary) VALUES
+		(1, 'r1', 'user', 'Set up the invoice export.', NULL, NULL, 1772438401.0, 0),
+		(2, 'r1', 'assistant', NULL, NULL, '[{"id":"call_1","type":"function","function":{"name":"terminal","arguments":"{\"command\":\"make export\"}"}}]', 1772438402.0, 0),
+		(3, 'r1', 'tool', 'exit 0', 'call_1', NULL, 1772438403.0, 0),
+		(4, 'r1', 'assistant', 'The export is set up in export.py.', NULL, NULL, 1772438404.0, 0),
+		(5, 'r1', 'user', 'ok', NULL, NULL, 1772438405.0, 0),
+		(6, 'r1', 'assistant', 'Anything else?', NULL, NULL, 1772438406.0, 0),
+		(7, 'r1', 'user', 'Round the totals per invoice.', NULL, NULL, 1772438407.0, 0),
+		(8, 'r1', 'assistant', 'Totals are now rounded once per invoice.', NULL, NULL, 1772438408.0, 0),
+		(9, 'c1', 'user', 'Set up the invoice export.', NULL, NULL, 1772438401.0, 0),
+		(10, 'c1', 'assistant', NULL, NULL, '[{"id":"call_1","type":"function","function":{"name":"terminal","arguments":"{\"command\":\"make export\"}"}}]', 1772438402.0, 0),
+		(11, 'c1', 'tool', 'exit 0', 'call_1', NULL, 1772438403.0, 0),
+		(12, 'c1', 'user', '[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted. Avoid repeating it:
+## Historical Task Snapshot
+Built the invoice export.
+--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---', NULL, NULL, 1772438500.5, 1),
+		(13, 'c1', 'user', 'Round the totals per invoice.', NULL, NULL, 1772438407.0, 0),
+		(14, 'c1', 'assistant', 'Totals are now rounded once per invoice.', NULL, NULL, 1772438408.0, 0),
+		(15, 'c1', 'user', 'ok', NULL, NULL, 1772438501.0, 0),
+		(16, 'c1', 'assistant', 'Done. Anything else?', NULL, NULL, 1772438502.0, 0),
+		(17, 'c1', 'user', 'Add a test for the rounding.', NULL, NULL, 1772438503.0, 0),
+		(18, 'c2', 'user', 'Set up the invoice export.', NULL, NULL, 1772438401.0, 0),
+		(19, 'c2', 'assistant', NULL, NULL, '[{"id":"call_1","type":"function","function":{"name":"terminal","arguments":"{\"command\":\"make export\"}"}}]', 1772438402.0, 0),
+		(20, 'c2', 'tool', 'exit 0', 'call_1', NULL, 1772438403.0, 0),
+		(21, 'c2', 'assistant', '[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted. Avoid repeating it:
+## Historical Task Snapshot
+Built the export, rounded the totals.', NULL, NULL, 1772438600.5, 1),
+		(22, 'c2', 'user', 'Add a test for the rounding.', NULL, NULL, 1772438503.0, 0),
+		(23, 'c2', 'assistant', 'Added test_rounding.py.', NULL, NULL, 1772438601.0, 0),
+		(30, 'l1', 'user', 'Plan the migration.', NULL, NULL, 1772439001.0, 0),
+		(31, 'l1', 'assistant', 'Three steps: dump, convert, load.', NULL, NULL, 1772439002.0, 0),
+		(32, 'l1', 'user', 'Start with the dump.', NULL, NULL, 1772439003.0, 0),
+		(33, 'l1', 'assistant', 'Dumped to dump.sql.', NULL, NULL, 1772439004.0, 0),
+		(34, 'l2', 'user', 'Plan the migration.', NULL, NULL, 1772439100.1, 0),
+		(35, 'l2', 'assistant', 'Three steps: dump, convert, load.', NULL, NULL, 1772439100.2, 0),
+		(36, 'l2', 'user', '[PRIOR CONTEXT — for reference only; not a new message]
+Start with the dump.
+[END OF PRIOR CONTEXT — COMPACTION SUMMARY BELOW]
+[CONTEXT SUMMARY]: Planned the migration; dumped the database.', NULL, NULL, 1772439100.3, 0),
+		(37, 'l2', 'assistant', 'Dumped to dump.sql.', NULL, NULL, 1772439100.4, 0),
+		(38, 'l2', 'user', 'Plan the migration.', NULL, NULL, 1772439101.0, 0),
+		(39, 'l2', 'assistant', 'Same plan: convert next.', NULL, NULL, 1772439102.0, 0)`,
+}
+
+// hermesCompressionWant is what the fixture's conversations are: each
+// turn once, the original where Hermes first wrote it.
+var hermesCompressionWant = []string{
+	"r1:1 | user | hermes:r1 | Set up the invoice export.",
+	"r1:4 | assistant | hermes:r1 | The export is set up in export.py.\n[tool: terminal make export]",
+	"r1:5 | user | hermes:r1 | ok",
+	"r1:6 | assistant | hermes:r1 | Anything else?",
+	"r1:7 | user | hermes:r1 | Round the totals per invoice.",
+	"r1:8 | assistant | hermes:r1 | Totals are now rounded once per invoice.",
+	"c1:12#summary | assistant | hermes:r1 | ## Historical Task Snapshot\nBuilt the invoice export.",
+	// Typed again after the compression: a turn of its own.
+	"c1:15 | user | hermes:r1 | ok",
+	"c1:16 | assistant | hermes:r1 | Done. Anything else?",
+	"c1:17 | user | hermes:r1 | Add a test for the rounding.",
+	"c2:21#summary | assistant | hermes:r1 | ## Historical Task Snapshot\nBuilt the export, rounded the totals.",
+	"c2:23 | assistant | hermes:r1 | Added test_rounding.py.",
+	"l1:30 | user | hermes:l1 | Plan the migration.",
+	"l1:31 | assistant | hermes:l1 | Three steps: dump, convert, load.",
+	"l1:32 | user | hermes:l1 | Start with the dump.",
+	"l1:33 | assistant | hermes:l1 | Dumped to dump.sql.",
+	"l2:36#summary | assistant | hermes:l1 | Planned the migration; dumped the database.",
+	"l2:38 | user | hermes:l1 | Plan the migration.",
+	"l2:39 | assistant | hermes:l1 | Same plan: convert next.",
+}
+
+func hermesCompressionLines(recs []memory.Record) []string {
+	var got []string
+	for _, r := range recs {
+		got = append(got, strings.Join([]string{r.ID, r.Role, r.Conversation, r.Text}, " | "))
+	}
+	return got
+}
+
+// TestReadHermes_compressionCopies: the turns a compression carried into
+// its continuation are indexed once, from the session that first had
+// them; the summary and the turns new in the continuation are kept, a
+// reply the user typed again among them.
+func TestReadHermes_compressionCopies(t *testing.T) {
+	home := t.TempDir()
+	writeHermesDB(t, filepath.Join(home, "state.db"), hermesCompressionFixture...)
+	recs, problems := readHermesSource(t, home)
+	if len(problems) != 0 {
+		t.Errorf("problems: %v", problems)
+	}
+	if got := hermesCompressionLines(recs); !slices.Equal(got, hermesCompressionWant) {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(hermesCompressionWant, "\n"))
+	}
+}
+
+// TestReadHermes_compressionCopiesLater: the database is read whole at
+// each change, so a continuation Hermes writes after its parent was
+// indexed drops its copies too, and the parent's records stay as they
+// were (same ids, same text).
+func TestReadHermes_compressionCopiesLater(t *testing.T) {
+	home := t.TempDir()
+	p := filepath.Join(home, "state.db")
+	w := openHermesWriter(t, p, hermesSchema,
+		`INSERT INTO sessions (id, source, started_at, title) VALUES ('r1', 'cli', 1772438400.0, 'Invoice export')`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES
+			('r1', 'user', 'Set up the invoice export.', 1772438401.0),
+			('r1', 'assistant', 'Done in export.py.', 1772438402.0),
+			('r1', 'user', 'Round the totals.', 1772438403.0),
+			('r1', 'assistant', 'Rounded once per invoice.', 1772438404.0)`)
+	before, _ := readHermesSource(t, home)
+	if len(before) != 4 {
+		t.Fatalf("records before the compression: %v", hermesCompressionLines(before))
+	}
+	hermesExec(t, w,
+		`UPDATE sessions SET ended_at = 1772438500.0, end_reason = 'compression' WHERE id = 'r1'`,
+		`INSERT INTO sessions (id, source, started_at, parent_session_id) VALUES ('c1', 'cli', 1772438500.0, 'r1')`,
+		`INSERT INTO messages (session_id, role, content, timestamp, _compressed_summary) VALUES
+			('c1', 'user', 'Set up the invoice export.', 1772438401.0, 0),
+			('c1', 'assistant', 'Done in export.py.', 1772438402.0, 0),
+			('c1', 'user', '[CONTEXT COMPACTION — REFERENCE ONLY] Compacted. Avoid repeating it:
+Export built, totals rounded.', 1772438500.5, 1),
+			('c1', 'user', 'Round the totals.', 1772438403.0, 0),
+			('c1', 'assistant', 'Rounded once per invoice.', 1772438404.0, 0),
+			('c1', 'user', 'Round the totals.', 1772438501.0, 0)`)
+	after, problems := readHermesSource(t, home)
+	got := hermesCompressionLines(after)
+	want := append(hermesCompressionLines(before),
+		"c1:7#summary | assistant | hermes:r1 | Export built, totals rounded.",
+		"c1:10 | user | hermes:r1 | Round the totals.")
+	if !slices.Equal(got, want) || len(problems) != 0 {
+		t.Errorf("records after the continuation:\n%s\nwant:\n%s\nproblems %v", strings.Join(got, "\n"), strings.Join(want, "\n"), problems)
+	}
+}
