@@ -38,9 +38,11 @@ import (
 // compaction summary as a record of layer "summary". Tool output, hidden
 // (model-facing) messages, the sessions of tools and cron jobs and the
 // background-review prompts of the harness are dropped. The sessions a
-// compression split are one conversation, keyed by the first; a
-// sub-agent's session is a conversation of its own, its prompts the main
-// agent's (see hermesLineage).
+// compression split are one conversation, keyed by the first, each turn
+// in it once: the turns a compression carried into the next session are
+// the earlier session's records (see markCopies); a sub-agent's session
+// is a conversation of its own, its prompts the main agent's (see
+// hermesLineage).
 //
 // A memory file holds entries separated by a line that is only "§";
 // each entry is one note.
@@ -219,23 +221,36 @@ func (s *hermesSession) setMarkers(modelConfig string) {
 // to: id itself when it continues nothing, when its parent is not in the
 // database, or when the chain runs in a circle.
 func (st *hermesState) chainRoot(id string) string {
+	if path := st.continuationPath(id); len(path) > 0 {
+		return path[0]
+	}
+	return id
+}
+
+// continuationPath is the sessions of the compression chain before id,
+// its root first: none when id continues nothing, or when the chain runs
+// in a circle (then each session is its own conversation).
+func (st *hermesState) continuationPath(id string) []string {
+	var path []string
 	seen := map[string]bool{id: true}
-	cur := id
-	for {
+	for cur := id; ; {
 		s, ok := st.sessions[cur]
 		if !ok || s.parent == "" {
-			return cur
+			break
 		}
 		p, ok := st.sessions[s.parent]
 		if !ok || !s.continues(&p) {
-			return cur
+			break
 		}
 		if seen[s.parent] {
-			return id
+			return nil
 		}
 		seen[s.parent] = true
+		path = append(path, s.parent)
 		cur = s.parent
 	}
+	slices.Reverse(path)
+	return path
 }
 
 // lineage is where the records of session id go. A compression chain
@@ -260,14 +275,46 @@ func (st *hermesState) lineage(id string, depth int) hermesLineage {
 	return hermesLineage{session: owner, conversation: owner + "/sidechain-" + root, subagent: true}
 }
 
-// hermesMessage is a kept messages row, before cleaning.
+// hermesMessage is a kept messages row, and what parse makes of it.
 type hermesMessage struct {
 	id                 int64
 	session, role      string
 	content, toolCalls string
 	time               time.Time
+	// stamp is the timestamp column as stored (stamped: it has one),
+	// compared exactly where time is rounded.
+	stamp   float64
+	stamped bool
 	// summary is set by the _compressed_summary column.
 	summary bool
+
+	// Set by parse: the message's own words, the compaction summary it
+	// is or carries, its tool calls, and its identity (hermesIdent).
+	own, summaryText string
+	isSummary        bool
+	contentErr       error
+	calls            []hermesToolCall
+	callsErr         error
+	ident            string
+	// copy is set on a message a compression carried into a
+	// continuation (markCopies): its words are the original's record.
+	copy bool
+}
+
+// parse cleans m's content and reads its tool calls.
+func (m *hermesMessage) parse() {
+	var content string
+	content, m.contentErr = hermesContent(m.content)
+	m.own, m.summaryText, m.isSummary = hermesSummary(content, m.summary)
+	if hermesHarnessText(m.own) {
+		m.own = ""
+	}
+	if m.role == "assistant" && strings.TrimSpace(m.toolCalls) != "" {
+		if m.callsErr = json.Unmarshal([]byte(m.toolCalls), &m.calls); m.callsErr != nil {
+			m.calls = nil // a list that failed half way summarizes nothing
+		}
+	}
+	m.ident = hermesIdent(m.role, m.own, m.toolCalls, m.calls)
 }
 
 // hermesState is what one read of a database found.
@@ -276,6 +323,12 @@ type hermesState struct {
 	messages []hermesMessage
 	// noMessages is set when the database has no messages table.
 	noMessages bool
+}
+
+// skipped reports whether m is not read: a message of a tool's or a cron
+// job's session, or of none.
+func (st *hermesState) skipped(m *hermesMessage) bool {
+	return m.session == "" || st.sessions[m.session].skip
 }
 
 // Reading a live database may meet Hermes writing it: a read-only
@@ -495,7 +548,8 @@ func queryHermes(ctx context.Context, tx *sql.Tx) (*hermesState, error) {
 			content: sqlString(v, at[3]), toolCalls: sqlString(v, at[4]),
 		}
 		m.id, _ = sqlInt(v, at[0])
-		if secs, ok := sqlFloat(v, at[5]); ok && secs > 0 && secs < 1e11 {
+		m.stamp, m.stamped = sqlFloat(v, at[5])
+		if secs := m.stamp; m.stamped && secs > 0 && secs < 1e11 {
 			// Epoch seconds as a REAL hold about a microsecond: finer
 			// digits are the float's, not the clock's.
 			whole, frac := math.Modf(secs)
@@ -636,6 +690,7 @@ func hermesSummary(text string, flagged bool) (own, summary string, ok bool) {
 // OpenAI shape (function.name, function.arguments as a JSON string), or
 // a flat one.
 type hermesToolCall struct {
+	ID       string `json:"id"`
 	Function struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -665,20 +720,39 @@ func (c *hermesToolCall) summary() string {
 
 // emitHermes makes the records of the kept messages, in message order.
 func emitHermes(fc *fileCtx, st *hermesState) error {
-	pending := map[string]*pendingTools{}
-	places := map[string]hermesPlace{}
 	badCalls, firstBad := 0, ""
 	badContent, firstBadContent := 0, ""
-	for i, m := range st.messages {
+	for i := range st.messages {
+		m := &st.messages[i]
+		if st.skipped(m) {
+			continue
+		}
+		m.parse()
+		if m.contentErr != nil {
+			if badContent++; firstBadContent == "" {
+				firstBadContent = fmt.Sprintf("message %d: %s", m.id, m.contentErr)
+			}
+		}
+		if m.callsErr != nil {
+			if badCalls++; firstBad == "" {
+				firstBad = fmt.Sprintf("message %d: %s", m.id, trimErr(m.callsErr))
+			}
+		}
+	}
+	st.markCopies()
+	pending := map[string]*pendingTools{}
+	places := map[string]hermesPlace{}
+	for i := range st.messages {
 		if i%256 == 0 {
 			if err := fc.ctx.Err(); err != nil {
 				return err
 			}
 		}
-		s := st.sessions[m.session]
-		if s.skip || m.session == "" {
+		m := &st.messages[i]
+		if st.skipped(m) {
 			continue
 		}
+		s := st.sessions[m.session]
 		at, ok := places[m.session]
 		if !ok {
 			// A continuation Hermes published without a title or a
@@ -693,17 +767,12 @@ func emitHermes(fc *fileCtx, st *hermesState) error {
 			p = &pendingTools{}
 			pending[m.session] = p
 		}
-		content, err := hermesContent(m.content)
-		if err != nil {
-			if badContent++; firstBadContent == "" {
-				firstBadContent = fmt.Sprintf("message %d: %s", m.id, err)
-			}
-		}
-		own, summary, isSummary := hermesSummary(content, m.summary)
-		if hermesHarnessText(own) {
-			own = ""
-		}
+		// A copy goes through the turn's bookkeeping (the tool calls
+		// pending for the next answer) but makes no record of its words.
 		rec := func(role, text, id, layer string) error {
+			if m.copy && layer == "dialogue" {
+				return nil
+			}
 			msg := message{role: role, text: text, title: at.title, time: m.time, cwd: at.cwd, line: int(m.id)}
 			r, ok := msg.record(fc, config.KindHermes, lin.session, id, lin.conversation)
 			if !ok {
@@ -713,8 +782,8 @@ func emitHermes(fc *fileCtx, st *hermesState) error {
 			return fc.emit(r)
 		}
 		id := m.session + ":" + strconv.FormatInt(m.id, 10)
-		if isSummary && summary != "" {
-			if err := rec("assistant", summary, id+"#summary", "summary"); err != nil {
+		if m.isSummary && m.summaryText != "" {
+			if err := rec("assistant", m.summaryText, id+"#summary", "summary"); err != nil {
 				return err
 			}
 		}
@@ -727,27 +796,17 @@ func emitHermes(fc *fileCtx, st *hermesState) error {
 			if lin.subagent {
 				role = "assistant"
 			}
-			if err := rec(role, own, id, "dialogue"); err != nil {
+			if err := rec(role, m.own, id, "dialogue"); err != nil {
 				return err
 			}
 		case "assistant":
-			if strings.TrimSpace(own) != "" {
-				if err := rec("assistant", p.take(own), id, "dialogue"); err != nil {
+			if strings.TrimSpace(m.own) != "" {
+				if err := rec("assistant", p.take(m.own), id, "dialogue"); err != nil {
 					return err
 				}
 			}
-			if strings.TrimSpace(m.toolCalls) == "" {
-				continue
-			}
-			var calls []hermesToolCall
-			if err := json.Unmarshal([]byte(m.toolCalls), &calls); err != nil {
-				if badCalls++; firstBad == "" {
-					firstBad = fmt.Sprintf("message %d: %s", m.id, trimErr(err))
-				}
-				continue
-			}
-			for i := range calls {
-				p.add(calls[i].summary())
+			for i := range m.calls {
+				p.add(m.calls[i].summary())
 			}
 		}
 	}
