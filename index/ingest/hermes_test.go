@@ -709,3 +709,45 @@ Export built, totals rounded.', 1772438500.5, 1),
 		t.Errorf("records after the continuation:\n%s\nwant:\n%s\nproblems %v", strings.Join(got, "\n"), strings.Join(want, "\n"), problems)
 	}
 }
+
+// TestReadHermes_compressionNotCopies: equal words alone do not make a
+// copy. A continuation with no summary (no handoff to place copies by)
+// whose turns repeat its parent's under new timestamps keeps them; so
+// does one whose rows before the summary do not repeat the conversation's
+// first turns, or whose rows after it do not reach its last; and a
+// session that merely has a parent (not ended by compression) keeps all.
+func TestReadHermes_compressionNotCopies(t *testing.T) {
+	home := t.TempDir()
+	writeHermesDB(t, filepath.Join(home, "state.db"), hermesSchema,
+		`INSERT INTO sessions (id, source, started_at, end_reason, parent_session_id) VALUES
+			('p', 'cli', 1772438400.0, 'compression', NULL),
+			('q', 'cli', 1772438500.0, NULL, 'p'),
+			('x', 'cli', 1772438600.0, 'compression', NULL),
+			('y', 'cli', 1772438700.0, NULL, 'x'),
+			('u', 'cli', 1772438800.0, 'user_exit', NULL),
+			('v', 'cli', 1772438900.0, NULL, 'u')`,
+		`INSERT INTO messages (id, session_id, role, content, timestamp, _compressed_summary) VALUES
+			(1, 'p', 'user', 'Deploy to staging.', 1772438401.0, 0),
+			(2, 'p', 'assistant', 'Deployed.', 1772438402.0, 0),
+			(3, 'q', 'user', 'Deploy to staging.', 1772438501.0, 0),
+			(4, 'q', 'assistant', 'Deployed.', 1772438502.0, 0),
+			(5, 'x', 'user', 'Check the logs.', 1772438601.0, 0),
+			(6, 'x', 'assistant', 'No errors.', 1772438602.0, 0),
+			(7, 'x', 'user', 'Check the metrics.', 1772438603.0, 0),
+			(8, 'x', 'assistant', 'All green.', 1772438604.0, 0),
+			(9, 'y', 'user', 'Check the metrics.', 1772438701.0, 0),
+			(10, 'y', 'user', '[CONTEXT SUMMARY]: Logs and metrics are fine.', 1772438702.0, 1),
+			(11, 'y', 'user', 'Check the logs.', 1772438703.0, 0),
+			(12, 'y', 'assistant', 'Still no errors.', 1772438704.0, 0),
+			(13, 'u', 'user', 'Hello.', 1772438801.0, 0),
+			(14, 'v', 'user', 'Hello.', 1772438801.0, 0)`)
+	recs, problems := readHermesSource(t, home)
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID)
+	}
+	want := []string{"p:1", "p:2", "q:3", "q:4", "x:5", "x:6", "x:7", "x:8", "y:9", "y:10#summary", "y:11", "y:12", "u:13", "v:14"}
+	if !slices.Equal(got, want) || len(problems) != 0 {
+		t.Errorf("records %q problems %v, want %q", got, problems, want)
+	}
+}
