@@ -37,4 +37,7 @@ package ingest
 // ingest-v7: Hermes sessions a compression split are one conversation
 // keyed by the first; a delegated sub-agent's session is a conversation
 // of its own beside its main session's, its prompts the main agent's.
-const Version = "ingest-v7"
+//
+// ingest-v8: the turns a Hermes compression carried into the next session
+// of its conversation are read once, from the session that first had them.
+const Version = "ingest-v8"
