@@ -1,0 +1,397 @@
+//go:build ignore
+
+// Command gen-zh-related writes lexical/data/zh-related.txt.gz, the words
+// related in meaning to each Chinese word of the segmenter's dictionary,
+// for the query expansion of lexical.RelatedWords. Run it through
+// scripts/gen-zh-related.sh, which fetches its inputs:
+//
+//	go run scripts/gen-zh-related.go CEDICT WORDNET_DIR
+//
+// Two Chinese words are related when their English glosses in CC-CEDICT
+// name the same things. Each gloss sense gives its head word (the last
+// content word: "written examination" gives examination, "to take an
+// exam" gives exam), and WordNet widens it to the words of its most
+// common sense (exam: examination, test) and, more weakly, of that
+// sense's broader senses (house: building, dwelling). A word is then a
+// vector of these English keys, each weighed by how few Chinese words
+// share it (idf); keys shared by more than maxMembers words say nothing
+// and are left out. A word's related words are the most similar vectors
+// (cosine at least minCosine, at most maxRelated of them).
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"compress/gzip"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// The parameters were chosen on the first two Chinese sets
+// (BENCHMARKS.md): broader keys (150 words) and more neighbours (12)
+// than the tightest table tried (60 and 8) gained recall on both; 16
+// neighbours gained no more and made the table a quarter larger.
+const (
+	minFreq    = 10  // as zh-dict.txt.gz: rarer words are no words of the segmenter
+	maxMembers = 150 // a key shared by more words is too broad to relate them
+	minCosine  = 0.2
+	maxRelated = 12
+	// Weights of a gloss's head word, the other words of its most
+	// common WordNet sense, and the words of that sense's broader ones.
+	headWeight, synonymWeight, broaderWeight = 1.0, 0.8, 0.5
+)
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: go run scripts/gen-zh-related.go CEDICT WORDNET_DIR")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1], os.Args[2]); err != nil {
+		fmt.Fprintln(os.Stderr, "gen-zh-related:", err)
+		os.Exit(1)
+	}
+}
+
+func run(cedictPath, wordnetDir string) error {
+	freq, err := readDict("lexical/data/zh-dict.txt.gz")
+	if err != nil {
+		return err
+	}
+	wn, err := readWordNet(wordnetDir)
+	if err != nil {
+		return err
+	}
+	keys, err := readGlosses(cedictPath, freq, wn)
+	if err != nil {
+		return err
+	}
+	related := relate(keys)
+	out, err := os.Create("lexical/data/zh-related.txt.gz")
+	if err != nil {
+		return err
+	}
+	zw, _ := gzip.NewWriterLevel(out, gzip.BestCompression)
+	w := bufio.NewWriter(zw)
+	for _, word := range slices.Sorted(maps.Keys(related)) {
+		fmt.Fprintf(w, "%s\t%s\n", word, strings.Join(related[word], " "))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "%d words with glosses, %d with related words\n", len(keys), len(related))
+	return out.Close()
+}
+
+// readDict reads the segmenter's "word frequency" lines.
+func readDict(path string) (map[string]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	freq := map[string]int{}
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		word, n, _ := strings.Cut(sc.Text(), " ")
+		if v, err := strconv.Atoi(n); err == nil {
+			freq[word] = v
+		}
+	}
+	return freq, sc.Err()
+}
+
+// sense is a WordNet synset: its words and broader synsets (hypernyms).
+type sense struct {
+	words   []string
+	broader []string
+}
+
+// wordNet holds the nouns and verbs of WordNet.
+type wordNet struct {
+	senses     [2]map[string][]string // lemma -> synset offsets, most common first
+	synsets    [2]map[string]sense
+	exceptions map[string]string // irregular form -> lemma
+}
+
+func readWordNet(dir string) (*wordNet, error) {
+	wn := &wordNet{exceptions: map[string]string{}}
+	for i, pos := range []string{"noun", "verb"} {
+		wn.senses[i], wn.synsets[i] = map[string][]string{}, map[string]sense{}
+		err := eachLine(filepath.Join(dir, "index."+pos), func(f []string) {
+			// lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
+			if len(f) < 4 {
+				return
+			}
+			p, _ := strconv.Atoi(f[3])
+			if 6+p <= len(f) {
+				wn.senses[i][f[0]] = f[6+p:]
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		err = eachLine(filepath.Join(dir, "data."+pos), func(f []string) {
+			// offset lex_filenum ss_type w_cnt word lex_id ... p_cnt ptr...
+			if len(f) < 4 {
+				return
+			}
+			n, _ := strconv.ParseInt(f[3], 16, 0)
+			var s sense
+			for j := range int(n) {
+				s.words = append(s.words, strings.ToLower(f[4+2*j]))
+			}
+			at := 4 + 2*int(n)
+			ptrs, _ := strconv.Atoi(f[at])
+			for j := range ptrs {
+				sym, off := f[at+1+4*j], f[at+2+4*j]
+				if sym == "@" || sym == "@i" {
+					s.broader = append(s.broader, off)
+				}
+			}
+			wn.synsets[i][f[0]] = s
+		})
+		if err != nil {
+			return nil, err
+		}
+		err = eachLine(filepath.Join(dir, pos+".exc"), func(f []string) {
+			if len(f) >= 2 {
+				if _, ok := wn.exceptions[f[0]]; !ok {
+					wn.exceptions[f[0]] = f[1]
+				}
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return wn, nil
+}
+
+// eachLine calls fn with the fields of each line of path that does not
+// start with a space (WordNet's licence header does).
+func eachLine(path string, fn func([]string)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if line := sc.Text(); line != "" && line[0] != ' ' {
+			fn(strings.Fields(line))
+		}
+	}
+	return sc.Err()
+}
+
+func (wn *wordNet) known(w string) bool {
+	_, noun := wn.senses[0][w]
+	_, verb := wn.senses[1][w]
+	return noun || verb
+}
+
+// lemma returns w's WordNet lemma: itself, its irregular lemma, or w less
+// a regular inflection.
+func (wn *wordNet) lemma(w string) string {
+	if wn.known(w) {
+		return w
+	}
+	if l, ok := wn.exceptions[w]; ok {
+		return l
+	}
+	for _, r := range [][2]string{{"ies", "y"}, {"es", ""}, {"s", ""}, {"ed", ""}, {"ed", "e"}, {"ing", ""}, {"ing", "e"}} {
+		if base, ok := strings.CutSuffix(w, r[0]); ok && wn.known(base+r[1]) {
+			return base + r[1]
+		}
+	}
+	return w
+}
+
+// widen returns the keys of an English head word with their weights.
+func (wn *wordNet) widen(head string) map[string]float64 {
+	keys := map[string]float64{head: headWeight}
+	add := func(words []string, weight float64) {
+		for _, w := range words {
+			if !strings.Contains(w, "_") && keys[w] < weight {
+				keys[w] = weight
+			}
+		}
+	}
+	for i := range wn.senses {
+		offs := wn.senses[i][head]
+		if len(offs) == 0 {
+			continue
+		}
+		s := wn.synsets[i][offs[0]]
+		add(s.words, synonymWeight)
+		for _, b := range s.broader[:min(2, len(s.broader))] {
+			add(wn.synsets[i][b].words, broaderWeight)
+		}
+	}
+	return keys
+}
+
+var (
+	cedictLine  = regexp.MustCompile(`^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$`)
+	parenthesis = regexp.MustCompile(`\([^)]*\)`)
+	englishWord = regexp.MustCompile(`[a-z]+`)
+	// Senses that are no meaning of their own.
+	notAMeaning = []string{"cl:", "variant of", "old variant", "surname", "see ", "abbr", "used in",
+		"also written", "erhua", "japanese variant", "archaic variant", "pr.", "unofficial variant"}
+	glossStop = set(`a an the of to for in on at by with from and or as be is one some something
+		someone sb sth oneself etc his her its their your my our it this that up out off into over
+		about than more most very also not no used fig lit esp`)
+	// lightVerbs say little before their object: "to take an exam" is
+	// about the exam.
+	lightVerbs = set(`take make have do get give go come put set let keep be become`)
+	// generic heads would relate unrelated words ("native place" and
+	// "parking place").
+	generic = set(`thing person people place way time kind type sort part piece matter affair
+		state condition act action quality manner form group item area side point case fact means`)
+)
+
+func set(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// head returns the head word of one gloss sense, or "".
+func (wn *wordNet) head(gloss string) string {
+	g := strings.TrimSpace(strings.ToLower(parenthesis.ReplaceAllString(gloss, "")))
+	if g == "" || strings.ContainsFunc(g, func(r rune) bool { return unicode.Is(unicode.Han, r) }) {
+		return ""
+	}
+	for _, p := range notAMeaning {
+		if strings.HasPrefix(g, p) {
+			return ""
+		}
+	}
+	var words []string
+	for _, w := range englishWord.FindAllString(g, -1) {
+		if !glossStop[w] {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 || len(words) > 4 {
+		return "" // a definition, not a name for the thing
+	}
+	h := wn.lemma(words[len(words)-1])
+	if generic[h] || len(h) <= 2 {
+		return ""
+	}
+	return h
+}
+
+// readGlosses returns each dictionary word's English keys and weights.
+func readGlosses(path string, freq map[string]int, wn *wordNet) (map[string]map[string]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	keys := map[string]map[string]float64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		m := cedictLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		word := m[2]
+		if freq[word] < minFreq || strings.ContainsFunc(word, func(r rune) bool { return !unicode.Is(unicode.Han, r) }) {
+			continue
+		}
+		for _, gloss := range strings.Split(m[3], "/") {
+			h := wn.head(gloss)
+			if h == "" {
+				continue
+			}
+			if keys[word] == nil {
+				keys[word] = map[string]float64{}
+			}
+			for k, w := range wn.widen(h) {
+				keys[word][k] = max(keys[word][k], w)
+			}
+		}
+	}
+	return keys, sc.Err()
+}
+
+// relate returns each word's most similar words.
+func relate(keys map[string]map[string]float64) map[string][]string {
+	members := map[string][]string{}
+	for word, ks := range keys {
+		for k := range ks {
+			members[k] = append(members[k], word)
+		}
+	}
+	n := float64(len(keys))
+	vectors := map[string]map[string]float64{}
+	for word, ks := range keys {
+		v, norm := map[string]float64{}, 0.0
+		for k, w := range ks {
+			if len(members[k]) <= maxMembers {
+				v[k] = w * math.Log(n/float64(len(members[k])))
+				norm += v[k] * v[k]
+			}
+		}
+		if norm == 0 {
+			continue
+		}
+		for k := range v {
+			v[k] /= math.Sqrt(norm)
+		}
+		vectors[word] = v
+	}
+	related := map[string][]string{}
+	for word, v := range vectors {
+		score := map[string]float64{}
+		// Keys in order: the sums are then the same bits at every run.
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			x := v[k]
+			for _, other := range members[k] {
+				if ov, ok := vectors[other]; ok && other != word {
+					score[other] += x * ov[k]
+				}
+			}
+		}
+		type cand struct {
+			word  string
+			score float64
+		}
+		var cands []cand
+		for w, s := range score {
+			if s >= minCosine {
+				cands = append(cands, cand{w, s})
+			}
+		}
+		slices.SortFunc(cands, func(a, b cand) int {
+			if c := cmp.Compare(b.score, a.score); c != 0 {
+				return c
+			}
+			return strings.Compare(a.word, b.word)
+		})
+		for _, c := range cands[:min(maxRelated, len(cands))] {
+			related[word] = append(related[word], c.word)
+		}
+	}
+	return related
+}
