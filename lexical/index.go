@@ -130,7 +130,15 @@ type Query struct {
 }
 
 // Resolve resolves terms in ix, for SearchQuery and ScoreQuery of ix.
-func (ix *Index) Resolve(terms []string) Query { return Query{ix: ix, terms: ix.resolve(terms)} }
+func (ix *Index) Resolve(terms []string) Query { return Query{ix: ix, terms: ix.resolve(terms, nil, 0)} }
+
+// ResolveRelated is Resolve with related terms beside the query's own
+// (words of the same meaning, RelatedWords): each counts as a term does,
+// its idf scaled by weight, and one that is also a query term counts as
+// the query term.
+func (ix *Index) ResolveRelated(terms, related []string, weight float64) Query {
+	return Query{ix: ix, terms: ix.resolve(terms, related, weight)}
+}
 
 // of returns q's terms, which must have been resolved in ix.
 func (q Query) of(ix *Index) []queryTerm {
@@ -140,12 +148,17 @@ func (q Query) of(ix *Index) []queryTerm {
 	return q.terms
 }
 
-// resolve returns the distinct indexed terms of terms with their global
-// idf; a repeated query term counts once, as the contract's BM25 does.
-func (ix *Index) resolve(terms []string) []queryTerm {
-	out := make([]queryTerm, 0, len(terms))
-	seen := make(map[string]bool, len(terms))
-	for _, t := range terms {
+// resolve returns the distinct indexed terms of terms, then of related,
+// with their global idf, related's scaled by weight; a repeated query
+// term counts once, as the contract's BM25 does.
+func (ix *Index) resolve(terms, related []string, weight float64) []queryTerm {
+	out := make([]queryTerm, 0, len(terms)+len(related))
+	seen := make(map[string]bool, len(terms)+len(related))
+	all := terms
+	if len(related) > 0 {
+		all = slices.Concat(terms, related)
+	}
+	for n, t := range all {
 		if seen[t] {
 			continue
 		}
@@ -163,6 +176,9 @@ func (ix *Index) resolve(terms []string) []queryTerm {
 			continue
 		}
 		q.idf = IDF(df, ix.n)
+		if n >= len(terms) {
+			q.idf *= weight
+		}
 		out = append(out, q)
 	}
 	// Rarest first: Search stops taking in new documents once the common

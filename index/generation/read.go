@@ -121,6 +121,15 @@ func (g *Generation) Resolve(terms []string) Terms {
 	return Terms{text: g.text.Resolve(terms), context: g.context.Resolve(terms)}
 }
 
+// ResolveRelated is Resolve with related terms at a weight
+// (lexical.Index.ResolveRelated).
+func (g *Generation) ResolveRelated(terms, related []string, weight float64) Terms {
+	return Terms{
+		text:    g.text.ResolveRelated(terms, related, weight),
+		context: g.context.ResolveRelated(terms, related, weight),
+	}
+}
+
 // Dim is the dimension of the generation's vectors.
 func (g *Generation) Dim() int { return g.vectors.Dim() }
 
