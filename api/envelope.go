@@ -128,7 +128,11 @@ type QueryPlan struct {
 	// AnswerType is the kind of answer the query's question word asks
 	// for (duration, age, count, time, reason, place or title): memories that
 	// hold such an expression rank higher.
-	AnswerType   string   `json:"answerType,omitempty"`
+	AnswerType string `json:"answerType,omitempty"`
+	// RelatedTerms are words of related meaning to the query's Chinese
+	// words (a shared sense in CC-CEDICT's glosses), searched beside the
+	// query's own at a low weight.
+	RelatedTerms []string `json:"relatedTerms,omitempty"`
 	Stages       []string `json:"stages"`
 	FilterPolicy string   `json:"filterPolicy,omitempty"`
 }

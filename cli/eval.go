@@ -33,8 +33,8 @@ const evalHelp = `Measures recall.
       --ablate also runs Nova once per named lever with that lever off and
       reports each lever's gain, overall and per category (levers: context,
       lemmas, segmentation, propagation, dates, person, supersession,
-      questions, answertype; "all" names every one). --min-r1/--min-r5 fail
-      the run (exit 1) below a recall.
+      questions, answertype, related; "all" names every one). --min-r1 and
+      --min-r5 fail the run (exit 1) below a recall.
       --misses K lists the questions whose evidence Nova does not rank within
       the first K, with each evidence turn's rank and Nova's first answers.
       Indexes into a temporary home; needs no running novad.`

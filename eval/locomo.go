@@ -126,6 +126,7 @@ var AblationLevers = map[string]string{
 	search.LeverSupersession:  "no newest-state-wins ordering of version chains",
 	search.LeverQuestions:     "no down-weighting of dialogue turns that only ask a question",
 	search.LeverAnswerType:    "no prior for memories holding the kind of answer the question word asks for",
+	search.LeverRelated:       "no words of related meaning searched beside a Chinese question's own",
 }
 
 // LeverContext is the index-side neighbour-context window lever.

@@ -192,6 +192,9 @@ type query struct {
 	now      time.Time
 	depth    int
 	deadline time.Time
+	// related are the words of related meaning searched beside the
+	// query's own (relatedWords).
+	related []string
 	// dates are the spans the query names; people the agents it names.
 	dates  []DateSpan
 	people []string
@@ -312,6 +315,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	if e.on(LeverPerson) {
 		q.people = namedPeople(snap.Gen.Agents(), lexical.Normalize(plan.Query))
 	}
+	q.related = e.relatedWords(plan.Query)
 	if e.on(LeverAnswerType) {
 		q.answerType = QueryAnswerType(plan.Query)
 		q.answerForms = map[int]bool{}

@@ -68,7 +68,11 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 			finished.Store(true)
 		})
 	}
-	terms := g.Resolve(e.analyzer.Terms(p.query))
+	related := q.related
+	if p.query != q.plan.Query {
+		related = e.relatedWords(p.query)
+	}
+	terms := g.ResolveRelated(e.analyzer.Terms(p.query), related, relatedWeight)
 	lexHits := g.SearchText(terms, pool, accept)
 	if err := ctx.Err(); err != nil {
 		denseDone.Wait()

@@ -1,0 +1,53 @@
+package search_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/search"
+)
+
+func TestRelatedWords(t *testing.T) {
+	snap := build(t, config.Source{Name: "notes", Kind: config.KindJSONL, Path: "related"})
+	// The lever is lexical: without the dense channel, which a model
+	// trained on five memories makes noisy, the fixture measures it alone.
+	snap.Query = nil
+	// Each answer says a word of the same meaning as the question's (餐馆
+	// for 饭馆, 初试 for 考试); the other memory shares the question's other
+	// words and, shorter, ranks first without the lever.
+	cases := []struct {
+		name, query, related string
+		answer, other        string
+	}{
+		{"饭馆", "林晓城东的饭馆", "餐馆", "restaurant", "weekend"},
+		{"考试", "陈默月底考试", "初试", "exam", "commute"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req := api.SearchRequest{Query: c.query, TopK: 5}
+			off := ask(t, engineWith(search.LeverRelated), snap, req)
+			if a, o := rank(off, c.answer), rank(off, c.other); o < 0 || (a >= 0 && a < o) {
+				t.Fatalf("fixture: without the lever %s should rank above %s: %v", c.other, c.answer, ids(off))
+			}
+			if len(off.QueryPlan.RelatedTerms) != 0 {
+				t.Errorf("relatedTerms %v with the lever off", off.QueryPlan.RelatedTerms)
+			}
+
+			resp := ask(t, engineWith(), snap, req)
+			if !slices.Contains(resp.QueryPlan.RelatedTerms, c.related) {
+				t.Errorf("relatedTerms %v lack %s", resp.QueryPlan.RelatedTerms, c.related)
+			}
+			if a, o := rank(resp, c.answer), rank(resp, c.other); a < 0 || (o >= 0 && a > o) {
+				t.Fatalf("%s should outrank %s with the lever: %v", c.answer, c.other, ids(resp))
+			}
+		})
+	}
+
+	// An English question has no related words.
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "what do the tomatoes need", TopK: 5})
+	if len(resp.QueryPlan.RelatedTerms) != 0 {
+		t.Errorf("relatedTerms %v for an English question", resp.QueryPlan.RelatedTerms)
+	}
+}
