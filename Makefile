@@ -93,8 +93,9 @@ bench-redact:
 ## eval: recall on the Chinese dialogue sets shipped in eval/testdata (needs no
 ## ../shared), with every lever's gain; fails below each set's recorded floor
 eval: build
-	./bin/novactl eval locomo --ablate all --min-r1 0.55 --min-r5 0.85 eval/testdata/zh-dialogue.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.45 --min-r5 0.77 eval/testdata/zh-dialogue-2.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.56 --min-r5 0.85 eval/testdata/zh-dialogue.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.48 --min-r5 0.77 eval/testdata/zh-dialogue-2.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.34 --min-r5 0.68 eval/testdata/zh-dialogue-3.json
 
 ## eval-locomo: the LoCoMo recall protocol on ../shared/data/locomo-dev.json (or LOCOMO=path)
 eval-locomo: build
