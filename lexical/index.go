@@ -130,7 +130,9 @@ type Query struct {
 }
 
 // Resolve resolves terms in ix, for SearchQuery and ScoreQuery of ix.
-func (ix *Index) Resolve(terms []string) Query { return Query{ix: ix, terms: ix.resolve(terms, nil, 0)} }
+func (ix *Index) Resolve(terms []string) Query {
+	return Query{ix: ix, terms: ix.resolve(terms, nil, 0)}
+}
 
 // ResolveRelated is Resolve with related terms beside the query's own
 // (words of the same meaning, RelatedWords): each counts as a term does,
