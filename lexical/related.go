@@ -1,44 +1,64 @@
 package lexical
 
 import (
+	"bytes"
+	"compress/gzip"
 	_ "embed"
+	"io"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 )
 
-// zhRelatedGz holds, for each Chinese word of the segmenter's dictionary
-// that CC-CEDICT glosses, up to twelve words of related meaning, most
-// related first ("word\trelated related ..."): 饭馆 餐馆 饭店 酒楼, 笔试
-// 口试 测验, 康复 休养 养病. scripts/gen-zh-related.sh makes it from
-// CC-CEDICT's English glosses and WordNet; licence in data/NOTICE.
+// zhRelatedGz holds, for each Chinese word of two characters or more of
+// the segmenter's dictionary that CC-CEDICT glosses, up to twelve words of
+// related meaning, most related first, and up to four English words, its
+// common senses first ("word\trelated ...\tenglish ..."): 饭馆 餐馆 饭店
+// 酒楼, 笔试 口试 测验, 康复 休养 养病; 端口 interface port.
+// scripts/gen-zh-related.sh makes it from CC-CEDICT's English glosses and
+// WordNet; licence in data/NOTICE.
 //
 //go:embed data/zh-related.txt.gz
 var zhRelatedGz []byte
 
-// zhRelated maps a word to its related words, joined by spaces. Each
-// value is a piece of one decompressed string: a map of 48 000 words
-// then costs its keys and headers, not a slice per word. It is read on
-// the first Chinese query, so an English-only user never pays for it.
-var zhRelated = sync.OnceValue(func() map[string]string {
-	m := make(map[string]string, 50_000)
-	eachLine(zhRelatedGz, func(line string) {
-		if word, related, ok := strings.Cut(line, "\t"); ok {
-			m[word] = related
-		}
-	})
+// zhGlosses are a word's related words and English words, each joined by
+// spaces.
+type zhGlosses struct{ related, english string }
+
+// zhRelated maps a word to its glosses. The table is decompressed into
+// one string and every key and value is a piece of it: 45 000 words then
+// cost one allocation and the map, not three strings a line. It is read
+// on the first Chinese query, so an English-only user never pays for it.
+var zhRelated = sync.OnceValue(func() map[string]zhGlosses {
+	r, err := gzip.NewReader(bytes.NewReader(zhRelatedGz))
+	if err != nil {
+		panic("lexical: embedded table: " + err.Error())
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		panic("lexical: embedded table: " + err.Error())
+	}
+	text := string(b)
+	m := make(map[string]zhGlosses, 46_000)
+	for line := range strings.Lines(text) {
+		word, rest, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
+		related, english, _ := strings.Cut(rest, "\t")
+		m[word] = zhGlosses{related, english}
+	}
 	return m
 })
 
 // RelatedWords returns the words related in meaning to the Chinese
-// content words of a normalised query (Normalize), each once and none of
-// the query's own words, in the order of the query's words, each word's
+// content words of a normalised query (Normalize): Chinese words, none of
+// the query's own, and English words (the words' glosses, for memories in
+// English), each once, in the order of the query's words, each word's
 // most related first. A memory says 餐馆 or 饭店 where a question asks
-// about a 饭馆, 考 where it asks about a 考试: the analyzer's terms join
-// word forms, not words. English has no such table: WordNet synonyms,
-// searched the same way, moved LoCoMo dev by noise (BENCHMARKS.md).
-func RelatedWords(query string) []string {
+// about a 饭馆, 考 where it asks about a 考试, "port" where it asks about
+// an 端口: the analyzer's terms join word forms, not words. English
+// questions have no such table: WordNet synonyms, searched the same way,
+// moved LoCoMo dev by noise (BENCHMARKS.md).
+func RelatedWords(query string) (chinese, english []string) {
 	var words []string
 	for run := range hanRuns(query) {
 		for _, w := range Segment(run) {
@@ -50,25 +70,31 @@ func RelatedWords(query string) []string {
 		}
 	}
 	if len(words) == 0 {
-		return nil
+		return nil, nil
 	}
 	table := zhRelated()
 	seen := make(map[string]bool, len(words))
 	for _, w := range words {
 		seen[w] = true
 	}
-	var out []string
 	for _, w := range words {
-		for r := range strings.FieldsSeq(table[w]) {
+		g := table[w]
+		for r := range strings.FieldsSeq(g.related) {
 			// A function word is related to others by its gloss
 			// (不可: 不能, 应该) and is evidence of nothing.
 			if !seen[r] && !zhStopWords[r] {
 				seen[r] = true
-				out = append(out, r)
+				chinese = append(chinese, r)
+			}
+		}
+		for e := range strings.FieldsSeq(g.english) {
+			if !seen[e] {
+				seen[e] = true
+				english = append(english, e)
 			}
 		}
 	}
-	return out
+	return chinese, english
 }
 
 // hanRuns yields the runs of Han characters of s.

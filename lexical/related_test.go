@@ -7,9 +7,12 @@ import (
 )
 
 func TestRelatedWords(t *testing.T) {
-	got := RelatedWords(Normalize("林晓推荐的那家饭馆叫什么？"))
+	got, english := RelatedWords(Normalize("林晓推荐的那家饭馆叫什么？"))
 	if !slices.Contains(got, "餐馆") || !slices.Contains(got, "饭店") {
 		t.Errorf("饭馆: %v lacks 餐馆 or 饭店", got)
+	}
+	if !slices.Contains(english, "restaurant") {
+		t.Errorf("饭馆: English words %v lack restaurant", english)
 	}
 	for _, own := range []string{"饭馆", "推荐", "林晓"} {
 		if slices.Contains(got, own) {
@@ -17,20 +20,24 @@ func TestRelatedWords(t *testing.T) {
 		}
 	}
 	seen := map[string]bool{}
-	for _, w := range got {
+	for _, w := range slices.Concat(got, english) {
 		if seen[w] {
-			t.Errorf("%s twice in %v", w, got)
+			t.Errorf("%s twice in %v %v", w, got, english)
 		}
 		seen[w] = true
 	}
 	// Traditional characters are folded by Normalize first.
-	if trad := RelatedWords(Normalize("飯館")); !slices.Contains(trad, "餐馆") {
+	if trad, _ := RelatedWords(Normalize("飯館")); !slices.Contains(trad, "餐馆") {
 		t.Errorf("飯館: %v", trad)
+	}
+	// A function word is never added (不可 is related to 应该).
+	if r, _ := RelatedWords(Normalize("端口不可用")); slices.Contains(r, "应该") {
+		t.Errorf("端口不可用: %v holds a function word", r)
 	}
 	// Single characters (陈 of a name is also 陈列) and English have none.
 	for _, q := range []string{"陈", "why was the port unavailable", ""} {
-		if r := RelatedWords(Normalize(q)); len(r) != 0 {
-			t.Errorf("%q: %v", q, r)
+		if r, e := RelatedWords(Normalize(q)); len(r)+len(e) != 0 {
+			t.Errorf("%q: %v %v", q, r, e)
 		}
 	}
 }

@@ -1,8 +1,9 @@
 //go:build ignore
 
 // Command gen-zh-related writes lexical/data/zh-related.txt.gz, the words
-// related in meaning to each Chinese word of the segmenter's dictionary,
-// for the query expansion of lexical.RelatedWords. Run it through
+// related in meaning to each Chinese word of the segmenter's dictionary
+// and its English words, for the query expansion of lexical.RelatedWords
+// and lexical.EnglishWords: "word\tzh zh ...\ten en ...". Run it through
 // scripts/gen-zh-related.sh, which fetches its inputs:
 //
 //	go run scripts/gen-zh-related.go CEDICT WORDNET_DIR
@@ -33,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The parameters were chosen on the first two Chinese sets
@@ -44,6 +46,9 @@ const (
 	maxMembers = 150 // a key shared by more words is too broad to relate them
 	minCosine  = 0.2
 	maxRelated = 12
+	// maxHeads bounds the English words of a Chinese word, searched in
+	// English memories: a word's first senses are its common ones.
+	maxHeads = 4
 	// Weights of a gloss's head word, the other words of its most
 	// common WordNet sense, and the words of that sense's broader ones.
 	headWeight, synonymWeight, broaderWeight = 1.0, 0.8, 0.5
@@ -69,7 +74,7 @@ func run(cedictPath, wordnetDir string) error {
 	if err != nil {
 		return err
 	}
-	keys, err := readGlosses(cedictPath, freq, wn)
+	keys, heads, err := readGlosses(cedictPath, freq, wn)
 	if err != nil {
 		return err
 	}
@@ -80,8 +85,14 @@ func run(cedictPath, wordnetDir string) error {
 	}
 	zw, _ := gzip.NewWriterLevel(out, gzip.BestCompression)
 	w := bufio.NewWriter(zw)
-	for _, word := range slices.Sorted(maps.Keys(related)) {
-		fmt.Fprintf(w, "%s\t%s\n", word, strings.Join(related[word], " "))
+	lines := 0
+	for _, word := range slices.Sorted(maps.Keys(keys)) {
+		// A single character is never expanded (lexical.RelatedWords).
+		if utf8.RuneCountInString(word) < 2 || len(related[word])+len(heads[word]) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", word, strings.Join(related[word], " "), strings.Join(heads[word], " "))
+		lines++
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -89,7 +100,7 @@ func run(cedictPath, wordnetDir string) error {
 	if err := zw.Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "%d words with glosses, %d with related words\n", len(keys), len(related))
+	fmt.Fprintf(os.Stderr, "%d words with glosses, %d written\n", len(keys), lines)
 	return out.Close()
 }
 
@@ -301,14 +312,16 @@ func (wn *wordNet) head(gloss string) string {
 	return h
 }
 
-// readGlosses returns each dictionary word's English keys and weights.
-func readGlosses(path string, freq map[string]int, wn *wordNet) (map[string]map[string]float64, error) {
+// readGlosses returns each dictionary word's English keys and weights,
+// and the head words of its glosses in the dictionary's order (its most
+// common senses first), at most maxHeads.
+func readGlosses(path string, freq map[string]int, wn *wordNet) (map[string]map[string]float64, map[string][]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	keys := map[string]map[string]float64{}
+	keys, heads := map[string]map[string]float64{}, map[string][]string{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		m := cedictLine.FindStringSubmatch(sc.Text())
@@ -330,9 +343,12 @@ func readGlosses(path string, freq map[string]int, wn *wordNet) (map[string]map[
 			for k, w := range wn.widen(h) {
 				keys[word][k] = max(keys[word][k], w)
 			}
+			if len(heads[word]) < maxHeads && !slices.Contains(heads[word], h) {
+				heads[word] = append(heads[word], h)
+			}
 		}
 	}
-	return keys, sc.Err()
+	return keys, heads, sc.Err()
 }
 
 // relate returns each word's most similar words.

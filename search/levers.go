@@ -80,16 +80,22 @@ const (
 	// maxRelated bounds the related words of a query: a long question
 	// would otherwise search a hundred common words.
 	maxRelated = 48
+	// maxRelatedEnglish bounds the English terms of a query's words'
+	// glosses (four a word at most).
+	maxRelatedEnglish = 16
 )
 
-// relatedWords returns the words related in meaning to query's Chinese
-// words, at most maxRelated, when the lever is on.
+// relatedWords returns the terms of the words related in meaning to
+// query's Chinese words (lexical.RelatedWords), at most maxRelated, when
+// the lever is on: the Chinese words as they are (each is a term), then
+// the English words as the analyzer makes them into terms.
 func (e *Engine) relatedWords(query string) []string {
 	if !e.on(LeverRelated) {
 		return nil
 	}
-	r := lexical.RelatedWords(lexical.Normalize(query))
-	return r[:min(len(r), maxRelated)]
+	chinese, english := lexical.RelatedWords(lexical.Normalize(query))
+	terms := e.analyzer.Terms(strings.Join(english, " "))
+	return append(chinese[:min(len(chinese), maxRelated)], terms[:min(len(terms), maxRelatedEnglish)]...)
 }
 
 func (e *Engine) on(lever string) bool { return !e.cfg.Off[lever] }
