@@ -131,15 +131,21 @@ type Query struct {
 
 // Resolve resolves terms in ix, for SearchQuery and ScoreQuery of ix.
 func (ix *Index) Resolve(terms []string) Query {
-	return Query{ix: ix, terms: ix.resolve(terms, nil, 0)}
+	return Query{ix: ix, terms: ix.resolve(terms)}
 }
 
-// ResolveRelated is Resolve with related terms beside the query's own
-// (words of the same meaning, RelatedWords): each counts as a term does,
-// its idf scaled by weight, and one that is also a query term counts as
-// the query term.
-func (ix *Index) ResolveRelated(terms, related []string, weight float64) Query {
-	return Query{ix: ix, terms: ix.resolve(terms, related, weight)}
+// Related are terms searched beside a query's own at a weight: words of
+// related meaning (RelatedWords).
+type Related struct {
+	Terms  []string
+	Weight float64
+}
+
+// ResolveRelated is Resolve with related terms beside the query's own:
+// each counts as a term does, its idf scaled by its group's weight, and
+// one that is also a query term (or in an earlier group) counts as that.
+func (ix *Index) ResolveRelated(terms []string, related ...Related) Query {
+	return Query{ix: ix, terms: ix.resolve(terms, related...)}
 }
 
 // of returns q's terms, which must have been resolved in ix.
@@ -151,37 +157,33 @@ func (q Query) of(ix *Index) []queryTerm {
 }
 
 // resolve returns the distinct indexed terms of terms, then of related,
-// with their global idf, related's scaled by weight; a repeated query
-// term counts once, as the contract's BM25 does.
-func (ix *Index) resolve(terms, related []string, weight float64) []queryTerm {
-	out := make([]queryTerm, 0, len(terms)+len(related))
-	seen := make(map[string]bool, len(terms)+len(related))
-	all := terms
-	if len(related) > 0 {
-		all = slices.Concat(terms, related)
-	}
-	for n, t := range all {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		q := queryTerm{ids: make([]int, len(ix.fields))}
-		df, found := -ix.dead.DF[t], false
-		for i, f := range ix.fields {
-			q.ids[i] = f.lookup(t)
-			if q.ids[i] >= 0 {
-				df += int(f.df(q.ids[i]))
-				found = true
+// with their global idf, related's scaled by their weight; a repeated
+// query term counts once, as the contract's BM25 does.
+func (ix *Index) resolve(terms []string, related ...Related) []queryTerm {
+	groups := append([]Related{{Terms: terms, Weight: 1}}, related...)
+	out := make([]queryTerm, 0, len(terms))
+	seen := make(map[string]bool, len(terms))
+	for _, g := range groups {
+		for _, t := range g.Terms {
+			if seen[t] {
+				continue
 			}
+			seen[t] = true
+			q := queryTerm{ids: make([]int, len(ix.fields))}
+			df, found := -ix.dead.DF[t], false
+			for i, f := range ix.fields {
+				q.ids[i] = f.lookup(t)
+				if q.ids[i] >= 0 {
+					df += int(f.df(q.ids[i]))
+					found = true
+				}
+			}
+			if !found || df <= 0 {
+				continue
+			}
+			q.idf = IDF(df, ix.n) * g.Weight
+			out = append(out, q)
 		}
-		if !found || df <= 0 {
-			continue
-		}
-		q.idf = IDF(df, ix.n)
-		if n >= len(terms) {
-			q.idf *= weight
-		}
-		out = append(out, q)
 	}
 	// Rarest first: Search stops taking in new documents once the common
 	// terms left cannot lift one into the top k, and every score sums the

@@ -45,17 +45,17 @@ func TestRelatedWords(t *testing.T) {
 func TestResolveRelated_weighsRelatedTerms(t *testing.T) {
 	ix := Build([][]string{{"饭馆", "城东"}, {"餐馆", "城东"}, {"公园"}})
 	own := ix.ScoreQuery(ix.Resolve([]string{"餐馆"}), []int{1})[0]
-	related := ix.ScoreQuery(ix.ResolveRelated([]string{"饭馆"}, []string{"餐馆"}, 0.3), []int{0, 1})
+	related := ix.ScoreQuery(ix.ResolveRelated([]string{"饭馆"}, Related{[]string{"餐馆"}, 0.3}), []int{0, 1})
 	if math.Abs(related[1]-0.3*own) > 1e-6 { // scores are float32 sums
 		t.Errorf("a related term scores %v, want 0.3 × %v", related[1], own)
 	}
 	// A related word that is also a query word counts as the query word.
-	both := ix.ScoreQuery(ix.ResolveRelated([]string{"饭馆"}, []string{"饭馆"}, 0.3), []int{0})[0]
+	both := ix.ScoreQuery(ix.ResolveRelated([]string{"饭馆"}, Related{[]string{"饭馆"}, 0.3}), []int{0})[0]
 	alone := ix.ScoreQuery(ix.Resolve([]string{"饭馆"}), []int{0})[0]
 	if both != alone {
 		t.Errorf("饭馆 as a query word and a related one scores %v, want %v", both, alone)
 	}
-	hits := ix.SearchQuery(ix.ResolveRelated([]string{"饭馆"}, []string{"餐馆"}, 0.3), 3, nil)
+	hits := ix.SearchQuery(ix.ResolveRelated([]string{"饭馆"}, Related{[]string{"餐馆"}, 0.3}), 3, nil)
 	if len(hits) != 2 || hits[0].Doc != 0 || hits[1].Doc != 1 {
 		t.Errorf("search: %v, want the own word's document first, then the related one's", hits)
 	}

@@ -194,7 +194,7 @@ type query struct {
 	deadline time.Time
 	// related are the words of related meaning searched beside the
 	// query's own (relatedWords).
-	related []string
+	related relatedWords
 	// dates are the spans the query names; people the agents it names.
 	dates  []DateSpan
 	people []string

@@ -56,7 +56,7 @@ func (e *Engine) envelope(q *query, results []scored, qual api.Quality, report *
 			Query: q.plan.Query, TopK: q.req.TopK, Intents: q.plan.Intents, PreferredTags: q.plan.PreferredTags,
 			KeyTerms: nonNil(q.plan.KeyTerms), Anchors: nonNil(q.plan.Anchors), SubQueries: q.plan.SubQueries,
 			ExplicitFilters: q.req.Filters.Explicit(), RecencyBias: q.plan.RecencyBias, Stages: Stages,
-			DatePriors: q.dates, PersonPriors: q.people, AnswerType: q.answerType, RelatedTerms: q.related,
+			DatePriors: q.dates, PersonPriors: q.people, AnswerType: q.answerType, RelatedTerms: q.related.words,
 			FilterPolicy: "only explicit filters are hard filters; inferred intent, recency, named dates, named people and the asked-for answer type are soft boosts",
 		},
 		Dedupe: report,

@@ -73,29 +73,50 @@ const (
 	// supersededFactor scales an older version of a subject, so that the
 	// newest (lifted to at least the older one's score) ranks above it.
 	supersededFactor = 0.9
-	// relatedWeight scales the idf of a related word: of 0.2, 0.3, 0.5,
-	// 0.7 and 1 on the first two Chinese sets, 0.3 gained most at rank 1
-	// and 0.7 and 1 began to lose it.
+	// relatedWeight scales the idf of a Chinese word of related meaning:
+	// of 0.2, 0.3, 0.5, 0.7 and 1 on the first two Chinese sets, 0.3
+	// gained most at rank 1 and 0.7 and 1 began to lose it.
 	relatedWeight = 0.3
-	// maxRelated bounds the related words of a query: a long question
-	// would otherwise search a hundred common words.
-	maxRelated = 48
-	// maxRelatedEnglish bounds the English terms of a query's words'
-	// glosses (four a word at most).
-	maxRelatedEnglish = 16
+	// glossWeight scales the idf of an English word of a Chinese word's
+	// glosses (端口: port), for English memories asked about in Chinese.
+	glossWeight = 0.3
+	// maxRelated and maxGlossTerms bound the related words of a query: a
+	// long question would otherwise search a hundred common words.
+	maxRelated    = 48
+	maxGlossTerms = 16
 )
 
-// relatedWords returns the terms of the words related in meaning to
-// query's Chinese words (lexical.RelatedWords), at most maxRelated, when
-// the lever is on: the Chinese words as they are (each is a term), then
-// the English words as the analyzer makes them into terms.
-func (e *Engine) relatedWords(query string) []string {
+// relatedWords are the words of related meaning to a query's Chinese
+// words (lexical.RelatedWords): as the query plan shows them, and as the
+// lexical channel searches them.
+type relatedWords struct {
+	words []string
+	terms []lexical.Related
+}
+
+// relatedWords returns the words related in meaning to query's Chinese
+// words when the lever is on: the Chinese ones (each is a term as it is)
+// and the English ones (made terms by the analyzer), each group bounded.
+func (e *Engine) relatedWords(query string) relatedWords {
 	if !e.on(LeverRelated) {
-		return nil
+		return relatedWords{}
 	}
 	chinese, english := lexical.RelatedWords(lexical.Normalize(query))
-	terms := e.analyzer.Terms(strings.Join(english, " "))
-	return append(chinese[:min(len(chinese), maxRelated)], terms[:min(len(terms), maxRelatedEnglish)]...)
+	chinese = chinese[:min(len(chinese), maxRelated)]
+	shown := slices.Clip(chinese)
+	var glosses []string
+	for _, w := range english {
+		t := e.analyzer.Terms(w) // "interface" is searched as "interfac"
+		if len(t) == 0 || len(glosses)+len(t) > maxGlossTerms {
+			continue
+		}
+		glosses = append(glosses, t...)
+		shown = append(shown, w)
+	}
+	return relatedWords{words: shown, terms: []lexical.Related{
+		{Terms: chinese, Weight: relatedWeight},
+		{Terms: glosses, Weight: glossWeight},
+	}}
 }
 
 func (e *Engine) on(lever string) bool { return !e.cfg.Off[lever] }

@@ -72,7 +72,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	if p.query != q.plan.Query {
 		related = e.relatedWords(p.query)
 	}
-	terms := g.ResolveRelated(e.analyzer.Terms(p.query), related, relatedWeight)
+	terms := g.ResolveRelated(e.analyzer.Terms(p.query), related.terms...)
 	lexHits := g.SearchText(terms, pool, accept)
 	if err := ctx.Err(); err != nil {
 		denseDone.Wait()

@@ -23,6 +23,8 @@ func TestRelatedWords(t *testing.T) {
 	}{
 		{"饭馆", "林晓城东的饭馆", "餐馆", "restaurant", "weekend"},
 		{"考试", "陈默月底考试", "初试", "exam", "commute"},
+		// An English memory asked about in Chinese: 公寓 is "apartment".
+		{"公寓", "Dan 找到公寓了吗？", "apartment", "apartment", "park"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -121,12 +121,12 @@ func (g *Generation) Resolve(terms []string) Terms {
 	return Terms{text: g.text.Resolve(terms), context: g.context.Resolve(terms)}
 }
 
-// ResolveRelated is Resolve with related terms at a weight
+// ResolveRelated is Resolve with related terms at their weights
 // (lexical.Index.ResolveRelated).
-func (g *Generation) ResolveRelated(terms, related []string, weight float64) Terms {
+func (g *Generation) ResolveRelated(terms []string, related ...lexical.Related) Terms {
 	return Terms{
-		text:    g.text.ResolveRelated(terms, related, weight),
-		context: g.context.ResolveRelated(terms, related, weight),
+		text:    g.text.ResolveRelated(terms, related...),
+		context: g.context.ResolveRelated(terms, related...),
 	}
 }
 
