@@ -46,9 +46,9 @@ const (
 	maxMembers = 150 // a key shared by more words is too broad to relate them
 	minCosine  = 0.2
 	maxRelated = 12
-	// maxHeads bounds the English words of a Chinese word, searched in
+	// maxEnglish bounds the English words of a Chinese word, searched in
 	// English memories: a word's first senses are its common ones.
-	maxHeads = 4
+	maxEnglish = 6
 	// Weights of a gloss's head word, the other words of its most
 	// common WordNet sense, and the words of that sense's broader ones.
 	headWeight, synonymWeight, broaderWeight = 1.0, 0.8, 0.5
@@ -285,15 +285,16 @@ func set(s string) map[string]bool {
 	return m
 }
 
-// head returns the head word of one gloss sense, or "".
-func (wn *wordNet) head(gloss string) string {
+// contentWords returns the content words of one gloss sense, or none when
+// the sense is no meaning of its own or is a definition, not a name.
+func contentWords(gloss string) []string {
 	g := strings.TrimSpace(strings.ToLower(parenthesis.ReplaceAllString(gloss, "")))
 	if g == "" || strings.ContainsFunc(g, func(r rune) bool { return unicode.Is(unicode.Han, r) }) {
-		return ""
+		return nil
 	}
 	for _, p := range notAMeaning {
 		if strings.HasPrefix(g, p) {
-			return ""
+			return nil
 		}
 	}
 	var words []string
@@ -302,8 +303,16 @@ func (wn *wordNet) head(gloss string) string {
 			words = append(words, w)
 		}
 	}
-	if len(words) == 0 || len(words) > 4 {
-		return "" // a definition, not a name for the thing
+	if len(words) > 4 {
+		return nil // a definition, not a name for the thing
+	}
+	return words
+}
+
+// head returns the head word of a gloss sense's content words, or "".
+func (wn *wordNet) head(words []string) string {
+	if len(words) == 0 {
+		return ""
 	}
 	h := wn.lemma(words[len(words)-1])
 	if generic[h] || len(h) <= 2 {
@@ -312,9 +321,14 @@ func (wn *wordNet) head(gloss string) string {
 	return h
 }
 
+// english reports whether a content word of a gloss is worth searching in
+// English text: "apartment" of "apartment building", not "take" of "to
+// take an exam".
+func english(w string) bool { return len(w) > 2 && !lightVerbs[w] && !generic[w] }
+
 // readGlosses returns each dictionary word's English keys and weights,
-// and the head words of its glosses in the dictionary's order (its most
-// common senses first), at most maxHeads.
+// and the content words of its glosses in the dictionary's order (its
+// most common senses first), at most maxEnglish.
 func readGlosses(path string, freq map[string]int, wn *wordNet) (map[string]map[string]float64, map[string][]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -333,7 +347,13 @@ func readGlosses(path string, freq map[string]int, wn *wordNet) (map[string]map[
 			continue
 		}
 		for _, gloss := range strings.Split(m[3], "/") {
-			h := wn.head(gloss)
+			words := contentWords(gloss)
+			for _, w := range words {
+				if english(w) && len(heads[word]) < maxEnglish && !slices.Contains(heads[word], w) {
+					heads[word] = append(heads[word], w)
+				}
+			}
+			h := wn.head(words)
 			if h == "" {
 				continue
 			}
@@ -342,9 +362,6 @@ func readGlosses(path string, freq map[string]int, wn *wordNet) (map[string]map[
 			}
 			for k, w := range wn.widen(h) {
 				keys[word][k] = max(keys[word][k], w)
-			}
-			if len(heads[word]) < maxHeads && !slices.Contains(heads[word], h) {
-				heads[word] = append(heads[word], h)
 			}
 		}
 	}
@@ -363,7 +380,10 @@ func relate(keys map[string]map[string]float64) map[string][]string {
 	vectors := map[string]map[string]float64{}
 	for word, ks := range keys {
 		v, norm := map[string]float64{}, 0.0
-		for k, w := range ks {
+		// Keys in order, here and in the sums below: every float is then
+		// the same bits at every run, and so is the table.
+		for _, k := range slices.Sorted(maps.Keys(ks)) {
+			w := ks[k]
 			if len(members[k]) <= maxMembers {
 				v[k] = w * math.Log(n/float64(len(members[k])))
 				norm += v[k] * v[k]
@@ -380,7 +400,6 @@ func relate(keys map[string]map[string]float64) map[string][]string {
 	related := map[string][]string{}
 	for word, v := range vectors {
 		score := map[string]float64{}
-		// Keys in order: the sums are then the same bits at every run.
 		for _, k := range slices.Sorted(maps.Keys(v)) {
 			x := v[k]
 			for _, other := range members[k] {
