@@ -13,7 +13,7 @@ import (
 
 // zhRelatedGz holds, for each Chinese word of two characters or more of
 // the segmenter's dictionary that CC-CEDICT glosses, up to twelve words of
-// related meaning, most related first, and up to four English words, its
+// related meaning, most related first, and up to six English words, its
 // common senses first ("word\trelated ...\tenglish ..."): 饭馆 餐馆 饭店
 // 酒楼, 笔试 口试 测验, 康复 休养 养病; 端口 interface port.
 // scripts/gen-zh-related.sh makes it from CC-CEDICT's English glosses and
