@@ -3,8 +3,8 @@ package vector
 import (
 	"errors"
 	"math"
-	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nova-recall/nova/parallel"
 	"github.com/nova-recall/nova/topk"
@@ -203,24 +203,84 @@ func (ix *Index) Search(q []float32, k int, accept func(int) bool) ([]Hit, error
 const scanSpan = 16_384
 
 // scanAll scores every accepted vector with int8 arithmetic, in parallel
-// when there are enough of them.
+// when there are enough of them, and returns the want best (scanBetter).
+// As in scanDocs, the estimates go into an array and the best are picked
+// from it afterwards (bestOfAll) instead of being offered to a heap: at
+// 10 000 vectors and 320 wanted, one vector in seven got into the heap,
+// and its sifting cost nearly as much as the dot products.
 func (ix *Index) scanAll(p Query, want int, accept func(int) bool) []Hit {
-	all := newMergedTop(want)
+	buf := scanScratch.Get().(*[]float32)
+	defer scanScratch.Put(buf)
+	if cap(*buf) < 2*ix.n {
+		*buf = make([]float32, 2*ix.n)
+	}
+	scores, work := (*buf)[:ix.n], (*buf)[ix.n:2*ix.n]
+	var refused atomic.Int64
 	parallel.Spans(ix.n, scanSpan, func(lo, hi int) {
-		h := newScanTop(want)
+		n := 0
 		for s, seg := range ix.segs {
 			base := ix.bases[s]
 			from, to := max(lo, base), min(hi, base+seg.Len())
 			for d := from; d < to; d++ {
 				if accept != nil && !accept(d) {
+					scores[d] = refusedScore
+					n++
 					continue
 				}
-				h.push(d, p.Fast(seg.Row(d-base)))
+				scores[d] = p.Fast(seg.Row(d - base))
 			}
 		}
-		all.add(h)
+		refused.Add(int64(n))
 	})
-	return all.items()
+	return bestOfAll(scores, work, ix.n-int(refused.Load()), want)
+}
+
+// refusedScore marks a vector the filter refused in scanAll's array: an
+// estimate is always finite (an integer times a finite step), so nothing
+// scored can be mistaken for it.
+var refusedScore = float32(math.Inf(-1))
+
+// scanScratch holds scanAll's arrays (the estimates and nthBest's copy of
+// them, 80 KB at 10 000 vectors) from one search to the next.
+var scanScratch = sync.Pool{New: func() any { return new([]float32) }}
+
+// bestOfAll is bestOf for scanAll's array: document d's estimate at
+// scores[d], refusedScore for the accepted-count vectors not accepted,
+// which are never returned. work, as long as scores, is overwritten.
+func bestOfAll(scores, work []float32, accepted, want int) []Hit {
+	if want <= 0 || accepted == 0 {
+		return nil
+	}
+	if accepted <= want {
+		out := make([]Hit, 0, accepted)
+		for d, s := range scores {
+			if s != refusedScore {
+				out = append(out, Hit{Doc: d, Score: s})
+			}
+		}
+		return out
+	}
+	// More accepted vectors than wanted: the cut is an accepted vector's
+	// estimate, finite, so the refused ones all fall below it.
+	cut := cutOf(scores, work, want)
+	atCut := want
+	for _, s := range scores {
+		if s > cut {
+			atCut--
+		}
+	}
+	out := make([]Hit, 0, want)
+	for d, s := range scores {
+		switch {
+		case s > cut:
+		case s == cut && atCut > 0:
+			atCut--
+		default:
+			continue
+		}
+		out = append(out, Hit{Doc: d, Score: s})
+	}
+	return out
 }
 
 // scanDocs scores docs (already accepted, in document order) with int8
@@ -262,7 +322,7 @@ func bestOf(docs []int, scores []float32, want int) []Hit {
 		}
 		return out
 	}
-	cut := nthBest(slices.Clone(scores), want-1)
+	cut := cutOf(scores, make([]float32, len(scores)), want)
 	atCut := want
 	for _, s := range scores {
 		if s > cut {
@@ -281,6 +341,43 @@ func bestOf(docs []int, scores []float32, want int) []Hit {
 		out = append(out, Hit{Doc: docs[i], Score: s})
 	}
 	return out
+}
+
+// cutSample is how many estimates cutOf samples to find its floor.
+const cutSample = 512
+
+// cutOf returns the want-th best of scores (0 < want < len(scores)); work,
+// as long as scores, is overwritten. A selection over all of them cost a
+// 10k search as much as the int8 scan, its comparisons with the pivot as
+// random as the estimates. Most of them are far below the cut instead: a
+// floor read off an evenly spaced sample, set where about twice as many
+// as wanted should lie above it, leaves a few hundred to select from
+// after one predictable pass. If fewer than want lie at or above the
+// floor, the selection runs over all of them. Either way the result is
+// the exact want-th best: when want of them are at or above the floor,
+// so is the want-th best, and every score from it up is among them.
+func cutOf(scores, work []float32, want int) float32 {
+	n := len(scores)
+	if stride := n / cutSample; stride >= 4 {
+		sample := work[:0]
+		for i := 0; i < n; i += stride {
+			sample = append(sample, scores[i])
+		}
+		if r := 2*want*len(sample)/n + 8; r < len(sample) {
+			floor := nthBest(sample, r)
+			kept := work[:0]
+			for _, s := range scores {
+				if s >= floor {
+					kept = append(kept, s)
+				}
+			}
+			if len(kept) >= want {
+				return nthBest(kept, want-1)
+			}
+		}
+	}
+	copy(work, scores)
+	return nthBest(work[:n], want-1)
 }
 
 // nthBest returns the value that would sit at index n if s were sorted
@@ -367,24 +464,3 @@ func (t *scanTop) push(doc int, score float32) {
 		t.floor = w.Score
 	}
 }
-
-// mergedTop gathers the best hits of scans that run on several cores, each
-// with its own scanTop.
-type mergedTop struct {
-	mu  sync.Mutex
-	all *topk.Heap[Hit]
-}
-
-func newMergedTop(want int) *mergedTop { return &mergedTop{all: topk.New(want, scanBetter)} }
-
-// add merges one core's hits.
-func (m *mergedTop) add(t *scanTop) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, x := range t.heap.Items() {
-		m.all.Push(x)
-	}
-}
-
-// items returns the hits kept, in no particular order.
-func (m *mergedTop) items() []Hit { return m.all.Items() }
