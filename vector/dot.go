@@ -6,15 +6,17 @@ package vector
 // dotBlock dimensions goes through them and the rest through dotInt8Go.
 func dotInt8(a, b []int8) int32 {
 	b = b[:len(a)]
-	n := 0
-	if kernels && len(a) >= dotBlock {
-		n = len(a) &^ (dotBlock - 1)
+	if !kernels || len(a) < dotBlock {
+		return dotInt8Go(a, b)
 	}
-	var s int32
-	if n > 0 {
-		s = dotInt8Vector(&a[0], &b[0], n)
+	n := len(a) &^ (dotBlock - 1)
+	s := dotInt8Vector(&a[0], &b[0], n)
+	if n < len(a) {
+		// Only then: the scan calls this for every vector, and the call
+		// for no dimensions cost a twentieth of it.
+		s += dotInt8Go(a[n:], b[n:])
 	}
-	return s + dotInt8Go(a[n:], b[n:])
+	return s
 }
 
 // dotBlock is how many dimensions one step of the vector kernels takes.
