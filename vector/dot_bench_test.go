@@ -57,3 +57,27 @@ func BenchmarkAxpy(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDotScaled is one exact re-scoring of 384 dimensions: a float
+// query against a document's int8 codes, 320 of which a 10k search's
+// dense channel re-scores.
+//
+//	go test -run '^$' -bench DotScaled ./vector/
+func BenchmarkDotScaled(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	a, c := make([]float32, 384), make([]int8, 384*1024)
+	for i := range a {
+		a[i] = rng.Float32() - 0.5
+	}
+	for i := range c {
+		c[i] = int8(rng.IntN(255) - 127)
+	}
+	var s float32
+	for i := range b.N {
+		j := (i % 1024) * 384
+		s += dotScaled(a, c[j:j+384])
+	}
+	sinkFloat = s
+}
+
+var sinkFloat float32
