@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"sync"
-	"sync/atomic"
 
 	"github.com/nova-recall/nova/parallel"
 	"github.com/nova-recall/nova/topk"
@@ -205,82 +204,27 @@ const scanSpan = 16_384
 // scanAll scores every accepted vector with int8 arithmetic, in parallel
 // when there are enough of them, and returns the want best (scanBetter).
 // As in scanDocs, the estimates go into an array and the best are picked
-// from it afterwards (bestOfAll) instead of being offered to a heap: at
+// from it afterwards (bestOf) instead of being offered to a heap: at
 // 10 000 vectors and 320 wanted, one vector in seven got into the heap,
 // and its sifting cost nearly as much as the dot products.
 func (ix *Index) scanAll(p Query, want int, accept func(int) bool) []Hit {
-	buf := scanScratch.Get().(*[]float32)
-	defer scanScratch.Put(buf)
-	if cap(*buf) < 2*ix.n {
-		*buf = make([]float32, 2*ix.n)
-	}
-	scores, work := (*buf)[:ix.n], (*buf)[ix.n:2*ix.n]
-	var refused atomic.Int64
+	buf := scoresPool.Get().(*[]float32)
+	defer scoresPool.Put(buf)
+	scores := grow(buf, ix.n)
 	parallel.Spans(ix.n, scanSpan, func(lo, hi int) {
-		n := 0
 		for s, seg := range ix.segs {
 			base := ix.bases[s]
 			from, to := max(lo, base), min(hi, base+seg.Len())
 			for d := from; d < to; d++ {
 				if accept != nil && !accept(d) {
 					scores[d] = refusedScore
-					n++
 					continue
 				}
 				scores[d] = p.Fast(seg.Row(d - base))
 			}
 		}
-		refused.Add(int64(n))
 	})
-	return bestOfAll(scores, work, ix.n-int(refused.Load()), want)
-}
-
-// refusedScore marks a vector the filter refused in scanAll's array: an
-// estimate is always finite (an integer times a finite step), so nothing
-// scored can be mistaken for it.
-var refusedScore = float32(math.Inf(-1))
-
-// scanScratch holds scanAll's arrays (the estimates and nthBest's copy of
-// them, 80 KB at 10 000 vectors) from one search to the next.
-var scanScratch = sync.Pool{New: func() any { return new([]float32) }}
-
-// bestOfAll is bestOf for scanAll's array: document d's estimate at
-// scores[d], refusedScore for the accepted-count vectors not accepted,
-// which are never returned. work, as long as scores, is overwritten.
-func bestOfAll(scores, work []float32, accepted, want int) []Hit {
-	if want <= 0 || accepted == 0 {
-		return nil
-	}
-	if accepted <= want {
-		out := make([]Hit, 0, accepted)
-		for d, s := range scores {
-			if s != refusedScore {
-				out = append(out, Hit{Doc: d, Score: s})
-			}
-		}
-		return out
-	}
-	// More accepted vectors than wanted: the cut is an accepted vector's
-	// estimate, finite, so the refused ones all fall below it.
-	cut := cutOf(scores, work, want)
-	atCut := want
-	for _, s := range scores {
-		if s > cut {
-			atCut--
-		}
-	}
-	out := make([]Hit, 0, want)
-	for d, s := range scores {
-		switch {
-		case s > cut:
-		case s == cut && atCut > 0:
-			atCut--
-		default:
-			continue
-		}
-		out = append(out, Hit{Doc: d, Score: s})
-	}
-	return out
+	return bestOf(scores, func(i int) int { return i }, want)
 }
 
 // scanDocs scores docs (already accepted, in document order) with int8
@@ -291,7 +235,9 @@ func bestOfAll(scores, work []float32, accepted, want int) []Hit {
 // candidate in six got into the heap, and its sifting cost a sixth of the
 // scan.
 func (ix *Index) scanDocs(p Query, docs []int, want int) []Hit {
-	scores := make([]float32, len(docs))
+	buf := scoresPool.Get().(*[]float32)
+	defer scoresPool.Put(buf)
+	scores := grow(buf, len(docs))
 	parallel.Spans(len(docs), scanSpan, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			// The rows are scattered: asking for one a few ahead overlaps
@@ -304,80 +250,115 @@ func (ix *Index) scanDocs(p Query, docs []int, want int) []Hit {
 			scores[i] = p.Fast(ix.row(docs[i]))
 		}
 	})
-	return bestOf(docs, scores, want)
+	return bestOf(scores, func(i int) int { return docs[i] }, want)
 }
 
-// bestOf returns the want best of the hits (docs[i], scores[i]) in the
+// refusedScore marks a vector the filter refused in scanAll's array: an
+// estimate is always finite (an integer times a finite step), so nothing
+// scored can be mistaken for it, and bestOf never returns it.
+var refusedScore = float32(math.Inf(-1))
+
+// scoresPool holds the scans' arrays of estimates (40 KB at 10 000
+// vectors) and bestOf's scratch from one search to the next.
+var (
+	scoresPool = sync.Pool{New: func() any { return new([]float32) }}
+	pickPool   = sync.Pool{New: func() any { return new(pickScratch) }}
+)
+
+// pickScratch is bestOf's: the hits kept above the floor, and a copy of
+// their scores for the selection to reorder.
+type pickScratch struct {
+	kept []Hit
+	work []float32
+}
+
+// grow returns (*buf)[:n], reallocated when it is too short.
+func grow(buf *[]float32, n int) []float32 {
+	if cap(*buf) < n {
+		*buf = make([]float32, n)
+	}
+	return (*buf)[:n]
+}
+
+// floorSample is how many estimates bestOf samples to set its floor.
+const floorSample = 512
+
+// bestOf returns the want best of the hits (doc(i), scores[i]) in the
 // order scanBetter gives, in no particular order: every hit above the
 // want-th best score and, at that score, the first in document order.
-// docs must be ascending.
-func bestOf(docs []int, scores []float32, want int) []Hit {
+// doc must be ascending in i; hits scored refusedScore are not returned.
+//
+// A selection over every score cost a 10k search as much as the int8
+// scan, its comparisons with the pivot as random as the estimates. Most
+// of them are far below the cut instead: a floor read off an evenly
+// spaced sample, set where about twice as many as wanted should lie at or
+// above it, leaves a few hundred to select from after one predictable
+// pass. If fewer than want lie there, every score is kept instead. Either
+// way the choice is the same: when want hits lie at or above the floor,
+// so does the want-th best, and every hit from it up is kept.
+func bestOf(scores []float32, doc func(i int) int, want int) []Hit {
 	if want <= 0 {
 		return nil
 	}
-	if len(docs) <= want {
-		out := make([]Hit, len(docs))
-		for i, d := range docs {
-			out[i] = Hit{Doc: d, Score: scores[i]}
+	sc := pickPool.Get().(*pickScratch)
+	defer pickPool.Put(sc)
+	floor, sampled := refusedScore, false
+	if n, stride := len(scores), len(scores)/floorSample; stride >= 4 {
+		sample := grow(&sc.work, 0)
+		for i := 0; i < n; i += stride {
+			sample = append(sample, scores[i])
+		}
+		sc.work = sample
+		if r := 2*want*len(sample)/n + 8; r < len(sample) {
+			floor, sampled = nthBest(sample, r), true
+		}
+	}
+	kept := keepFrom(scores, floor, sc.kept[:0])
+	if sampled && len(kept) < want {
+		kept = keepFrom(scores, refusedScore, kept[:0])
+	}
+	sc.kept = kept
+	if len(kept) <= want {
+		out := make([]Hit, len(kept))
+		for i, h := range kept {
+			out[i] = Hit{Doc: doc(h.Doc), Score: h.Score}
 		}
 		return out
 	}
-	cut := cutOf(scores, make([]float32, len(scores)), want)
+	work := grow(&sc.work, len(kept))
+	for i, h := range kept {
+		work[i] = h.Score
+	}
+	cut := nthBest(work, want-1)
 	atCut := want
-	for _, s := range scores {
-		if s > cut {
+	for _, h := range kept {
+		if h.Score > cut {
 			atCut--
 		}
 	}
 	out := make([]Hit, 0, want)
-	for i, s := range scores {
+	for _, h := range kept {
 		switch {
-		case s > cut:
-		case s == cut && atCut > 0:
+		case h.Score > cut:
+		case h.Score == cut && atCut > 0:
 			atCut--
 		default:
 			continue
 		}
-		out = append(out, Hit{Doc: docs[i], Score: s})
+		out = append(out, Hit{Doc: doc(h.Doc), Score: h.Score})
 	}
 	return out
 }
 
-// cutSample is how many estimates cutOf samples to find its floor.
-const cutSample = 512
-
-// cutOf returns the want-th best of scores (0 < want < len(scores)); work,
-// as long as scores, is overwritten. A selection over all of them cost a
-// 10k search as much as the int8 scan, its comparisons with the pivot as
-// random as the estimates. Most of them are far below the cut instead: a
-// floor read off an evenly spaced sample, set where about twice as many
-// as wanted should lie above it, leaves a few hundred to select from
-// after one predictable pass. If fewer than want lie at or above the
-// floor, the selection runs over all of them. Either way the result is
-// the exact want-th best: when want of them are at or above the floor,
-// so is the want-th best, and every score from it up is among them.
-func cutOf(scores, work []float32, want int) float32 {
-	n := len(scores)
-	if stride := n / cutSample; stride >= 4 {
-		sample := work[:0]
-		for i := 0; i < n; i += stride {
-			sample = append(sample, scores[i])
-		}
-		if r := 2*want*len(sample)/n + 8; r < len(sample) {
-			floor := nthBest(sample, r)
-			kept := work[:0]
-			for _, s := range scores {
-				if s >= floor {
-					kept = append(kept, s)
-				}
-			}
-			if len(kept) >= want {
-				return nthBest(kept, want-1)
-			}
+// keepFrom appends to kept, in order, (i, scores[i]) for every score at or
+// above floor that is not refusedScore.
+func keepFrom(scores []float32, floor float32, kept []Hit) []Hit {
+	for i, s := range scores {
+		if s >= floor && s != refusedScore {
+			kept = append(kept, Hit{Doc: i, Score: s})
 		}
 	}
-	copy(work, scores)
-	return nthBest(work[:n], want-1)
+	return kept
 }
 
 // nthBest returns the value that would sit at index n if s were sorted

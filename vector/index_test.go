@@ -238,109 +238,67 @@ func TestCellsReachTheRecallGate(t *testing.T) {
 
 // TestBestOfIsTheHeapsChoice: picking the best estimates from an array
 // keeps exactly the hits the scan's heap kept (scanBetter: score, then
-// document), ties at the cut-off included, whatever the count asked.
+// document), ties at the cut-off included, never a hit the filter
+// refused, whatever the count asked: sizes on both sides of the sampled
+// floor, few or many distinct values, ascending, descending and refused
+// runs that an evenly spaced sample reads badly (the floor then keeps
+// fewer than asked and every score is looked at).
 func TestBestOfIsTheHeapsChoice(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
-	for trial := 0; trial < 300; trial++ {
+	for trial := 0; trial < 600; trial++ {
 		n := r.Intn(600)
+		if r.Intn(2) == 0 {
+			n = r.Intn(20_000)
+		}
 		docs := make([]int, n)
 		scores := make([]float32, n)
 		d := 0
+		levels := 1 + r.Intn(1+[]int{3, 40, 1 << 20}[trial%3])
 		for i := range docs {
 			d += 1 + r.Intn(5)
 			docs[i] = d
-			scores[i] = float32(r.Intn(1+r.Intn(40))) * 0.25 // many ties
+			scores[i] = float32(r.Intn(levels)-levels/4) * 0.25 // many ties
 		}
-		want := r.Intn(n + 3)
-		h := newScanTop(want)
-		for i, d := range docs {
-			h.push(d, scores[i])
-		}
-		ref := h.heap.Items()
-		got := bestOf(docs, scores, want)
-		sortHits := func(s []Hit) { slices.SortFunc(s, func(a, b Hit) int { return cmp.Compare(a.Doc, b.Doc) }) }
-		sortHits(ref)
-		sortHits(got)
-		if !slices.Equal(ref, got) {
-			t.Fatalf("trial %d (n %d, want %d): got %v, heap kept %v", trial, n, want, got, ref)
-		}
-	}
-}
-
-// TestBestOfAllIsTheHeapsChoice: scanAll's pick from its array of every
-// vector's estimate keeps exactly the hits the heap kept before it, ties
-// at the cut-off included, and never a vector the filter refused, even
-// when fewer were accepted than asked for.
-func TestBestOfAllIsTheHeapsChoice(t *testing.T) {
-	r := rand.New(rand.NewSource(8))
-	for trial := 0; trial < 500; trial++ {
-		n := r.Intn(600)
-		if trial%5 == 0 {
-			n = r.Intn(20_000) // cutOf's sampled floor
-		}
-		scores := make([]float32, n)
-		want := r.Intn(n + 3)
-		h := newScanTop(want)
-		accepted := 0
-		refuseShare := r.Intn(4) // 0: none refused
-		for d := range scores {
-			if refuseShare > 0 && r.Intn(4) < refuseShare {
-				scores[d] = refusedScore
-				continue
-			}
-			accepted++
-			scores[d] = float32(r.Intn(1+r.Intn(40))-10) * 0.25 // many ties
-			h.push(d, scores[d])
-		}
-		ref := h.heap.Items()
-		got := bestOfAll(scores, make([]float32, n), accepted, want)
-		sortHits := func(s []Hit) { slices.SortFunc(s, func(a, b Hit) int { return cmp.Compare(a.Doc, b.Doc) }) }
-		sortHits(ref)
-		sortHits(got)
-		if !slices.Equal(ref, got) && !(len(ref) == 0 && len(got) == 0) {
-			t.Fatalf("trial %d (n %d, want %d, accepted %d): got %v, heap kept %v", trial, n, want, accepted, got, ref)
-		}
-	}
-}
-
-// TestCutOfIsTheWantthBest: the sampled floor never changes the cut-off,
-// whether the sample finds enough estimates above it or not: sizes on
-// both sides of the sampling threshold, few or many distinct values,
-// ascending, descending and refused runs that an evenly spaced sample
-// reads badly, and every share of wanted.
-func TestCutOfIsTheWantthBest(t *testing.T) {
-	r := rand.New(rand.NewSource(9))
-	for trial := 0; trial < 400; trial++ {
-		n := 1 + r.Intn(12_000)
-		if trial%4 == 0 {
-			n = 1 + r.Intn(3000)
-		}
-		scores := make([]float32, n)
-		levels := 1 + r.Intn(1+[]int{3, 50, 1 << 20}[trial%3])
-		for i := range scores {
-			scores[i] = float32(r.Intn(levels))
-		}
-		switch trial % 5 {
+		switch trial % 6 {
 		case 1:
 			slices.Sort(scores)
 		case 2:
 			slices.Sort(scores)
 			slices.Reverse(scores)
 		case 3: // a run of refused vectors
-			lo := r.Intn(n)
-			for i := lo; i < min(n, lo+r.Intn(n)); i++ {
-				scores[i] = refusedScore
+			if n > 0 {
+				lo := r.Intn(n)
+				for i := lo; i < min(n, lo+r.Intn(n+1)); i++ {
+					scores[i] = refusedScore
+				}
+			}
+		case 4: // refused here and there
+			for i := range scores {
+				if r.Intn(3) == 0 {
+					scores[i] = refusedScore
+				}
+			}
+		case 5: // the best just where the sample looks: its floor is too high
+			if stride := n / floorSample; stride > 0 {
+				for i := 0; i < n; i += stride {
+					scores[i] += 1000
+				}
 			}
 		}
-		sorted := slices.Clone(scores)
-		slices.Sort(sorted)
-		slices.Reverse(sorted)
-		for _, want := range []int{1, 1 + r.Intn(n), n / 30, n / 3, n - 1} {
-			if want <= 0 || want >= n {
-				continue
+		for _, want := range []int{0, 1, r.Intn(n + 3), n / 30, n / 3, max(0, n-1), n, n + 2} {
+			h := newScanTop(want)
+			for i, d := range docs {
+				if scores[i] != refusedScore {
+					h.push(d, scores[i])
+				}
 			}
-			if got := cutOf(scores, make([]float32, n), want); got != sorted[want-1] {
-				t.Fatalf("trial %d (n %d, want %d): cut %v, want %v", trial, n, want, got, sorted[want-1])
+			ref := slices.Clone(h.heap.Items())
+			got := bestOf(scores, func(i int) int { return docs[i] }, want)
+			sortHits := func(s []Hit) { slices.SortFunc(s, func(a, b Hit) int { return cmp.Compare(a.Doc, b.Doc) }) }
+			sortHits(ref)
+			sortHits(got)
+			if !slices.Equal(ref, got) && len(ref)+len(got) > 0 {
+				t.Fatalf("trial %d (n %d, want %d): got %d hits %v, heap kept %d", trial, n, want, len(got), got, len(ref))
 			}
 		}
 	}
