@@ -144,3 +144,31 @@ func FuzzDotScaledSameBits(f *testing.F) {
 		}
 	})
 }
+
+// TestFastRowsIsFast: scoring consecutive rows at once gives each row's
+// Fast estimate, with the kernel called directly or not (dimensions that
+// are and are not whole kernel blocks).
+func TestFastRowsIsFast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 10))
+	for _, dim := range []int{1, 7, dotBlock, 3 * dotBlock, 3*dotBlock + 5, 384} {
+		const rows = 9
+		q := Quantizer{Scale: make([]float32, dim)}
+		v := make([]float32, dim)
+		for j := range dim {
+			q.Scale[j] = 0.01 + rng.Float32()/50
+			v[j] = rng.Float32() - 0.5
+		}
+		p := q.Prepare(v)
+		codes := make([]int8, rows*dim+3)
+		for i := range codes {
+			codes[i] = int8(rng.IntN(255) - 127)
+		}
+		out := make([]float32, rows)
+		p.fastRows(codes, out)
+		for i, got := range out {
+			if want := p.Fast(codes[i*dim : (i+1)*dim]); got != want {
+				t.Fatalf("dim %d row %d: %v, Fast %v", dim, i, got, want)
+			}
+		}
+	}
+}

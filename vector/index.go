@@ -215,8 +215,14 @@ func (ix *Index) scanAll(p Query, want int, accept func(int) bool) []Hit {
 		for s, seg := range ix.segs {
 			base := ix.bases[s]
 			from, to := max(lo, base), min(hi, base+seg.Len())
+			if accept == nil {
+				if from < to {
+					p.fastRows(seg.data[(from-base)*seg.dim:], scores[from:to])
+				}
+				continue
+			}
 			for d := from; d < to; d++ {
-				if accept != nil && !accept(d) {
+				if !accept(d) {
 					scores[d] = refusedScore
 					continue
 				}

@@ -105,6 +105,25 @@ func (q Quantizer) Prepare(v []float32) Query {
 // document's codes (scan).
 func (p Query) Fast(codes []int8) float32 { return float32(dotInt8(p.codes, codes)) * p.unit }
 
+// fastRows writes into out the estimates (Fast) of the consecutive rows
+// of codes, each as long as the query. Where the kernel takes the whole
+// dimension it is called directly, without dotInt8's checks and call for
+// every row: the unfiltered scan scores every vector of a generation.
+func (p Query) fastRows(codes []int8, out []float32) {
+	dim := len(p.codes)
+	codes = codes[:len(out)*dim]
+	if kernels && dim >= dotBlock && dim%dotBlock == 0 {
+		for i := range out {
+			row := codes[i*dim : (i+1)*dim]
+			out[i] = float32(dotInt8Vector(&p.codes[0], &row[0], dim)) * p.unit
+		}
+		return
+	}
+	for i := range out {
+		out[i] = p.Fast(codes[i*dim : (i+1)*dim])
+	}
+}
+
 // Exact returns the dot product with the document's decoded vector, in
 // float arithmetic (re-scoring the best candidates).
 func (p Query) Exact(codes []int8) float32 { return dotScaled(p.scaled, codes) }
