@@ -56,3 +56,31 @@ func TestMarkerSetMatchesContainsAtBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkerSetSharedStarts: markers whose first two bytes are neighbours
+// (one word of the starts bitset) or the same are each found: the lookup
+// by rank tells them apart, as the meta markers, whose starts all lie in
+// different words, do not show.
+func TestMarkerSetSharedStarts(t *testing.T) {
+	markers := []string{"ab", "abc", "ac", "ad x", "ae", "ba", "bb", "中文", "中国", "中"}
+	set := newMarkerSet(markers)
+	pieces := []string{" ", "-", "a", "b", "c", "d", "x", "é", "文", "国", "中"}
+	pieces = append(pieces, markers...)
+	rng := rand.New(rand.NewPCG(3, 3))
+	for range 20_000 {
+		var b strings.Builder
+		for range rng.IntN(10) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		hay := b.String()
+		want := 0
+		for _, m := range markers {
+			if lexical.HasCJK(m) && strings.Contains(hay, m) || !lexical.HasCJK(m) && containsAtBoundary(hay, m) {
+				want++
+			}
+		}
+		if got := set.count(hay); got != want {
+			t.Fatalf("count(%q) = %d, want %d", hay, got, want)
+		}
+	}
+}
