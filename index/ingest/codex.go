@@ -443,11 +443,15 @@ func (h *codexHandler) responseItem(n int, p *codexPayload, inherited bool) erro
 		if !ok {
 			return nil
 		}
+		key := text
+		if p.Role == "assistant" {
+			text, key = codexAssistantText(text)
+		}
 		if inherited {
-			h.fresh(p.Role, text, streamItem)
+			h.fresh(p.Role, key, streamItem)
 			return nil
 		}
-		return h.keep(n, p.Role, text, streamItem)
+		return h.keepAs(n, p.Role, text, key, streamItem)
 	case "function_call":
 		var args map[string]json.RawMessage
 		// Arguments that are not a JSON object leave just the name.
@@ -555,7 +559,8 @@ func (h *codexHandler) event(n int, p *codexPayload) error {
 		}
 		return h.keep(n, "user", strings.Join(parts, "\n"), streamEvent)
 	case "agent_message":
-		return h.keep(n, "assistant", p.Message, streamEvent)
+		text, key := codexAssistantText(p.Message)
+		return h.keepAs(n, "assistant", text, key, streamEvent)
 	case "thread_name_updated":
 		if t := strings.TrimSpace(p.ThreadName); t != "" {
 			h.st.Title = t
@@ -775,7 +780,13 @@ func codexUserText(text string) string {
 // has no more copies of the same (role, text) than the other. Unlike a
 // plain seen-set, this keeps a prompt the user really repeated ("go on").
 func (h *codexHandler) keep(n int, role, text string, stream codexStream) error {
-	if !h.fresh(role, text, stream) {
+	return h.keepAs(n, role, text, text, stream)
+}
+
+// keepAs is keep for an utterance whose two copies are told the same by
+// key rather than by the text kept (see codexAssistantText).
+func (h *codexHandler) keepAs(n int, role, text, key string, stream codexStream) error {
+	if !h.fresh(role, key, stream) {
 		return nil
 	}
 	return h.emit(n, role, text)
@@ -853,4 +864,69 @@ func codexToolSummary(name, arg string) string {
 		files = append(files, strings.TrimSpace(m[1]))
 	}
 	return formatToolSummary("apply_patch", strings.Join(files, " "))
+}
+
+// Markup Codex hides from an assistant message's visible text (codex-rs
+// utils/stream-parser): a memory citation, written inline and ended by its
+// close tag or the end of the text, and, in Plan mode, a proposed plan
+// between tags that stand alone on their lines.
+const (
+	codexCitationOpen  = "<oai-mem-citation>"
+	codexCitationClose = "</oai-mem-citation>"
+	codexPlanOpen      = "<proposed_plan>"
+	codexPlanClose     = "</proposed_plan>"
+)
+
+// codexAssistantText returns the text to keep of an assistant message and
+// the key its copies are told the same by. The response_item holds the
+// model's raw text; its event_msg copy holds what Codex shows, without the
+// memory citations and (in Plan mode) without the proposed plan, which the
+// UI shows apart (an item_completed Plan event). The citation names memory
+// files and rollout ids, nothing said, so it is dropped; the plan is what
+// the user asked for in Plan mode, so its text is kept without its tags,
+// and the key leaves it out so that the shown copy is found the same. A
+// message that is only a plan is keyed by the plan (its shown copy is
+// empty and is never kept).
+func codexAssistantText(raw string) (text, key string) {
+	if !strings.Contains(raw, codexCitationOpen) && !strings.Contains(raw, codexPlanOpen) {
+		return raw, raw
+	}
+	raw = stripCodexCitations(raw)
+	var kept, shown strings.Builder
+	inPlan := false
+	for line := range strings.SplitAfterSeq(raw, "\n") {
+		switch t := strings.TrimSpace(line); {
+		case !inPlan && t == codexPlanOpen:
+			inPlan = true
+		case inPlan && t == codexPlanClose:
+			inPlan = false
+		default:
+			kept.WriteString(line)
+			if !inPlan {
+				shown.WriteString(line)
+			}
+		}
+	}
+	text, key = kept.String(), shown.String()
+	if strings.TrimSpace(key) == "" {
+		key = text
+	}
+	return text, key
+}
+
+// stripCodexCitations removes the memory citations from text; one left
+// open runs to the end of the text, as Codex reads it.
+func stripCodexCitations(text string) string {
+	for {
+		i := strings.Index(text, codexCitationOpen)
+		if i < 0 {
+			return text
+		}
+		rest := text[i+len(codexCitationOpen):]
+		j := strings.Index(rest, codexCitationClose)
+		if j < 0 {
+			return text[:i]
+		}
+		text = text[:i] + rest[j+len(codexCitationClose):]
+	}
 }
