@@ -83,7 +83,8 @@ type codexPayload struct {
 		Command []string `json:"command"`
 		Query   string   `json:"query"`
 	} `json:"action"`
-	// event_msg user_message and agent_message
+	// event_msg user_message and agent_message (injected_message has
+	// its text in Content, a string)
 	Message string   `json:"message"`
 	Images  []string `json:"images"`
 	// event_msg thread_name_updated
@@ -101,8 +102,11 @@ type codexContentItem struct {
 // runtime injects (environment, sandbox permissions, AGENTS.md and user
 // instructions, abort notices, the body of a skill or the plugins a
 // prompt named, the command and output of a shell command the user ran
-// with "!", a sub-agent's report); they are not the user speaking. Codex
-// itself matches them in any case.
+// with "!", a sub-agent's report, the reviewer's findings handed back
+// after /review, whose rendering is the assistant message that follows,
+// and the envelope of a message a timer or another program delivered,
+// whose text the injected_message event gives); they are not the user
+// speaking. Codex itself matches them in any case.
 var codexScaffolding = []string{
 	"<environment_context>",
 	"<permissions instructions>",
@@ -114,6 +118,10 @@ var codexScaffolding = []string{
 	"<plugins>",
 	"<user_shell_command>",
 	"<subagent_notification>",
+	"<user_action>",
+	"<timer_message>",
+	"<external_message>",
+	"<codex_message>",
 }
 
 // codexIDERequest separates the editor context the Codex IDE extension
@@ -558,6 +566,12 @@ func (h *codexHandler) event(n int, p *codexPayload) error {
 			parts = append(parts, imageMark)
 		}
 		return h.keep(n, "user", strings.Join(parts, "\n"), streamEvent)
+	case "injected_message":
+		// A prompt a timer or another program delivered into the thread,
+		// shown as the user's; its response_item is an envelope, dropped.
+		var content string
+		_ = json.Unmarshal(p.Content, &content)
+		return h.keep(n, "user", strings.TrimSpace(content), streamEvent)
 	case "agent_message":
 		text, key := codexAssistantText(p.Message)
 		return h.keepAs(n, "assistant", text, key, streamEvent)
