@@ -29,7 +29,8 @@ import (
 //     items, without the envelope;
 //   - message content items are input_text, output_text or (older) text;
 //     assistant messages carry a phase (commentary, final_answer, output)
-//     or none, and every phase is kept.
+//     or none, and every phase is kept; their memory citations are
+//     dropped and a Plan-mode proposed plan is kept without its tags.
 //
 // The user's answers to the agent's questions (request_user_input, in
 // its tool output and a retained_context line) are the user's words, and
