@@ -123,11 +123,20 @@ var (
 var claudeInjected = setOf("task-notification", "peer", "auto-continuation")
 
 // Known shapes that carry nothing to remember; any other line type or
-// content block type is reported (see shapeReports).
+// content block type is reported (see shapeReports). As of 2.1.2xx
+// (2026-09) a session writes a dozen bookkeeping lines besides its turns:
+// modes and latches, file backups, costs, hook context saved for resume,
+// the rolling task summary "claude ps" shows (stale by design, and the
+// turns say the same), context-collapse state (whose summaries stand for
+// turns the file still holds), workflow journal steps.
 var (
 	claudeQuietLines = setOf("system", "file-history-snapshot", "queue-operation", "progress", "pr-link",
 		"agent-name", "last-prompt", "permission-mode", "agent-setting", "bridge-session",
-		"worktree-state", "tag")
+		"worktree-state", "tag",
+		"mode", "atis-latch", "file-history-delta", "cost-state", "saved_hook_context", "attribution-snapshot",
+		"frame-link", "agent-color", "task-summary", "speculation-accept", "content-replacement",
+		"marble-origami-commit", "marble-origami-snapshot", "fork-context-ref", "relocated", "started", "result",
+		"artifact-autoreact-ledger", "artifact-comment-monitor")
 	claudeQuietBlocks = setOf("thinking", "redacted_thinking", "tool_result", "web_search_tool_result",
 		"web_fetch_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result",
 		"text_editor_code_execution_tool_result", "mcp_tool_result", "container_upload", "advisor_tool_result",
