@@ -19,8 +19,9 @@ import (
 // record per human prompt and per assistant text line, for every 1.x and
 // 2.x shape: 1.x writes a whole reply on one line, 2.x one line per
 // content block (thinking, text, tool use) sharing the message id.
-// Thinking, tool results, injected reminders, meta lines, binary blocks
-// and the placeholders Claude Code writes in place of a reply are
+// Thinking, tool results, injected reminders, meta lines, binary blocks,
+// the placeholders Claude Code writes in place of a reply and the turns a
+// forked session copies from its parent (read from the parent) are
 // dropped; tool calls are summarized on the next text of the
 // assistant (or of the same line), but for the plan the assistant
 // presents for approval (ExitPlanMode), which is its text. The summary written when the session
@@ -59,6 +60,10 @@ type claudeLine struct {
 	// Attachment is what an attachment line (2.1) carries: among hook
 	// results and listings, a prompt typed while a turn was running.
 	Attachment json.RawMessage `json:"attachment"`
+	// ForkedFrom ({"sessionId", "messageUuid"}, 2.1) marks a line a
+	// forked session starts with: a copy of a line of the session it was
+	// forked from.
+	ForkedFrom json.RawMessage `json:"forkedFrom"`
 }
 
 type claudeMessage struct {
@@ -236,6 +241,11 @@ func (h *claudeHandler) line(n int, data []byte) error {
 	}
 	if l.Cwd != "" {
 		h.st.Cwd = l.Cwd
+	}
+	if l.copied() {
+		// The parent session's file holds it, and is read (and its memory
+		// kept once the file is gone).
+		return nil
 	}
 	h.keptLine = false
 	defer func() {
@@ -464,6 +474,18 @@ func (l *claudeLine) speaker() string {
 		return "user"
 	}
 	return "assistant"
+}
+
+// copied reports whether the line is a turn a forked session copied
+// from the session it was forked from. Only turns are: a title line
+// names the fork.
+func (l *claudeLine) copied() bool {
+	switch l.Type {
+	case "user", "assistant", "attachment":
+		raw := bytes.TrimSpace(l.ForkedFrom)
+		return len(raw) > 0 && string(raw) != "null"
+	}
+	return false
 }
 
 // injected reports whether Claude Code marked the line as a turn it wrote
