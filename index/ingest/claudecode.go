@@ -25,7 +25,8 @@ import (
 // dropped; tool calls are summarized on the next text of the
 // assistant (or of the same line), but for the plan the assistant
 // presents for approval (ExitPlanMode), which is its text. The summary written when the session
-// was compacted is an assistant record, as Codex's are. The session's title (a summary line,
+// was compacted, and the recap written for a person coming back to it,
+// are assistant records, as Codex's summaries are. The session's title (a summary line,
 // an AI title, a title the user set) is the title of every record read
 // after it. A line shape the reader does not know is reported once per
 // file.
@@ -64,6 +65,9 @@ type claudeLine struct {
 	// forked session starts with: a copy of a line of the session it was
 	// forked from.
 	ForkedFrom json.RawMessage `json:"forkedFrom"`
+	// Subtype and Content are a system line's kind and text.
+	Subtype string          `json:"subtype"`
+	Content json.RawMessage `json:"content"`
 }
 
 type claudeMessage struct {
@@ -266,6 +270,11 @@ func (h *claudeHandler) line(n int, data []byte) error {
 		return nil
 	case "attachment":
 		return h.queuedPrompt(n, &l)
+	case "system":
+		if l.Subtype == "away_summary" {
+			return h.recap(n, &l)
+		}
+		return nil
 	default:
 		if !claudeQuietLines[l.Type] {
 			h.st.Reported.report(h.fc, n, "line type "+strconv.Quote(l.Type))
@@ -412,6 +421,25 @@ func (h *claudeHandler) compactSummary(n int, l *claudeLine) error {
 	}
 	return h.emit(n, l, "assistant", strings.TrimSpace(text))
 }
+
+// recap keeps the recap Claude Code writes for a person coming back to
+// an idle session (a system line of subtype away_summary, 2.1): the
+// model's account of where the session stands and what comes next, as a
+// compact summary is, without the hint that ends it.
+func (h *claudeHandler) recap(n int, l *claudeLine) error {
+	var text string
+	if json.Unmarshal(l.Content, &text) != nil {
+		return nil
+	}
+	text = strings.TrimSpace(claudeRecapHint.ReplaceAllString(text, ""))
+	if !hasContent(text) {
+		return nil
+	}
+	return h.emit(n, l, "assistant", text)
+}
+
+// claudeRecapHint is how Claude Code ends a recap.
+var claudeRecapHint = regexp.MustCompile(`\s*\(disable recaps in /config\)\s*$`)
 
 // The framing of a compact summary.
 var (
