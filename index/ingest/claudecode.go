@@ -22,14 +22,15 @@ import (
 // Thinking, tool results, injected reminders, meta lines, binary blocks,
 // the placeholders Claude Code writes in place of a reply and the turns a
 // forked session copies from its parent (read from the parent) are
-// dropped; tool calls are summarized on the next text of the
-// assistant (or of the same line), but for the plan the assistant
-// presents for approval (ExitPlanMode), which is its text. The summary written when the session
-// was compacted, and the recap written for a person coming back to it,
-// are assistant records, as Codex's summaries are. The session's title (a summary line,
-// an AI title, a title the user set) is the title of every record read
-// after it. A line shape the reader does not know is reported once per
-// file.
+// dropped; tool calls are summarized on the next text of the assistant
+// (or of the same line), but for the plan the assistant presents for
+// approval (ExitPlanMode) and the message it sends the user in brief
+// mode (SendUserMessage), which are its text. The summary written when
+// the session was compacted, and the recap written for a person coming
+// back to it, are assistant records, as Codex's summaries are. The
+// session's title (a summary line, an AI title, a title the user set) is
+// the title of every record read after it. A line shape the reader does
+// not know is reported once per file.
 
 // claudeLine is one line of a Claude Code transcript, with the fields the
 // reader uses.
@@ -674,6 +675,13 @@ func (h *claudeHandler) assistantBlocks(n int, blocks []claudeBlock) []string {
 				}
 				continue
 			}
+			if said := claudeSaid(&b); said != "" {
+				if key := textKey(said); !slices.Contains(h.st.ReplyTexts, key) {
+					h.st.ReplyTexts = append(h.st.ReplyTexts, key)
+					parts = append(parts, said)
+				}
+				continue
+			}
 			h.st.Pending.add(toolSummary(b.Name, b.Input))
 		case "image":
 			parts = append(parts, imageMark)
@@ -698,6 +706,19 @@ func claudePlan(b *claudeBlock) string {
 		return ""
 	}
 	return strings.TrimSpace(jsonArg(b.Input["plan"]))
+}
+
+// claudeSendUserMessage is the tool by which the assistant speaks to the
+// user in brief mode (2.1): its input "message" (Markdown) is what the
+// user reads, and the assistant's plain text is not shown to them.
+const claudeSendUserMessage = "SendUserMessage"
+
+// claudeSaid returns the message of a SendUserMessage call, or "".
+func claudeSaid(b *claudeBlock) string {
+	if b.Name != claudeSendUserMessage {
+		return ""
+	}
+	return strings.TrimSpace(jsonArg(b.Input["message"]))
 }
 
 // What Claude Code answers an ExitPlanMode call the user approved with:
