@@ -99,6 +99,28 @@ func TestReadClaudeCodeFile_edges(t *testing.T) {
 			lines: line("user", `{"content":"externalized output"}`),
 		},
 		{
+			name: "an assistant message whose content is a string",
+			rel:  "p/s-9.jsonl",
+			lines: line("assistant", `{"id":"m1","model":"claude-opus-4-7","content":"Plain answer."}`) +
+				line("assistant", `{"id":"m2","content":[{"type":"text","text":"Block answer."}]}`),
+			want: []string{"s-9:1 Plain answer.", "s-9:2 Block answer."},
+		},
+		{
+			name: "a line of megabytes (a pasted screenshot) is read, the image a mark",
+			rel:  "p/s-9.jsonl",
+			lines: line("user", `{"content":[{"type":"text","text":"the chart is cut off"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"`+
+				strings.Repeat("iVBORw0KGgoAAAANSUhEUgAA", 3<<20/24)+`"}}]}`) +
+				line("assistant", `{"id":"m1","content":[{"type":"text","text":"The axis labels overflow."}]}`),
+			want: []string{`s-9:1 the chart is cut off\n\n[image]`, "s-9:2 The axis labels overflow."},
+		},
+		{
+			name: "a future line type is a problem, and the lines after it are read",
+			rel:  "p/s-9.jsonl",
+			lines: `{"type":"hologram-state","sessionId":"s-9","frames":[1,2]}` + "\n" +
+				line("user", `{"content":"still read"}`),
+			want: []string{"s-9:2 still read"},
+		},
+		{
 			name:  "unknown content shape is a problem, not a crash",
 			rel:   "p/s-9.jsonl",
 			lines: line("user", `{"content":42}`) + line("user", `{"content":"still read"}`),
@@ -118,7 +140,7 @@ func TestReadClaudeCodeFile_edges(t *testing.T) {
 			recs, problems := collect(t, config.Source{Name: "c", Kind: config.KindClaudeCode, Path: dir})
 			var got []string
 			for _, r := range recs {
-				got = append(got, r.ID+" "+r.Text)
+				got = append(got, r.ID+" "+strings.ReplaceAll(r.Text, "\n", `\n`))
 			}
 			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 				t.Errorf("records %q, want %q", got, tt.want)
