@@ -505,12 +505,12 @@ func (l *claudeLine) speaker() string {
 	return "assistant"
 }
 
-// copied reports whether the line is a turn a forked session copied
-// from the session it was forked from. Only turns are: a title line
-// names the fork.
+// copied reports whether the line is a turn (or a recap) a forked
+// session copied from the session it was forked from. Only those are: a
+// title line names the fork.
 func (l *claudeLine) copied() bool {
 	switch l.Type {
-	case "user", "assistant", "attachment":
+	case "user", "assistant", "attachment", "system":
 		raw := bytes.TrimSpace(l.ForkedFrom)
 		return len(raw) > 0 && string(raw) != "null"
 	}
