@@ -40,4 +40,11 @@ package ingest
 //
 // ingest-v8: the turns a Hermes compression carried into the next session
 // of its conversation are read once, from the session that first had them.
-const Version = "ingest-v8"
+//
+// ingest-v9: Codex answers with a memory citation or a proposed plan are
+// one record without the markup, and its /review hand-back and delivered
+// messages are not prompts (an injected_message event is); Claude Code's
+// forked sessions leave out the turns they copied from the parent, its
+// idle recaps (away_summary) and brief-mode SendUserMessage words are the
+// assistant's.
+const Version = "ingest-v9"
