@@ -120,7 +120,15 @@ func (m *LSA) Row(term string) (int32, bool) {
 // EmbedRows embeds a text given the rows of its terms (AppendRows), with
 // repeats, in any order; it sorts ids in place.
 func (m *LSA) EmbedRows(ids []int32) []float32 {
-	v := make([]float32, m.dim)
+	return m.EmbedRowsTo(make([]float32, m.dim), ids)
+}
+
+// EmbedRowsTo is EmbedRows into v, which must be Dim long and which it
+// overwrites, and returns v: a build embeds a batch into one buffer it
+// uses again for the next batch, instead of a new vector each.
+func (m *LSA) EmbedRowsTo(v []float32, ids []int32) []float32 {
+	v = v[:m.dim]
+	clear(v)
 	if len(ids) == 0 {
 		return v
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index/segment"
@@ -66,10 +67,11 @@ func (s *segmentSink) embed(seg *newSegment) error {
 				return err
 			}
 		}
+		codes := make([]int8, len(entries)*dim) // one allocation a batch
 		parallel.Shared(len(entries), 128, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				if entries[i].codes == nil {
-					entries[i].codes = make([]int8, dim)
+					entries[i].codes = codes[i*dim : (i+1)*dim : (i+1)*dim]
 					s.sp.quant.Encode(vecs[i], entries[i].codes)
 				}
 			}
@@ -77,7 +79,8 @@ func (s *segmentSink) embed(seg *newSegment) error {
 		decoded := make([]float32, dim)
 		for i, e := range entries {
 			if vecs[i] != nil && s.vecSample != nil {
-				s.vecSample.add(vecs[i])
+				// A copy: the vector's buffer is the next batch's.
+				s.vecSample.addLazy(func() []float32 { return slices.Clone(vecs[i]) })
 			}
 			if err := cw.AddCodes(e.codes); err != nil {
 				return err
@@ -141,7 +144,7 @@ func (s *segmentSink) vocabularyRows(seg *newSegment) (vocabularies[int32], erro
 
 // embedTerms embeds a dense input: its ids through rows (vocabularyRows),
 // its terms through the model.
-func embedTerms(m *embedding.LSA, rows vocabularies[int32], d *denseInput) []float32 {
+func embedTerms(m *embedding.LSA, rows vocabularies[int32], d *denseInput, into []float32) []float32 {
 	var buf [128]int32 // most texts: no allocation for the rows
 	r := buf[:0]
 	for _, id := range d.text {
@@ -154,7 +157,7 @@ func embedTerms(m *embedding.LSA, rows vocabularies[int32], d *denseInput) []flo
 			r = append(r, row)
 		}
 	}
-	return m.EmbedRows(m.AppendRows(r, d.terms))
+	return m.EmbedRowsTo(into, m.AppendRows(r, d.terms))
 }
 
 // readForwardBatch reads the next batch from r in its own goroutine; rows
@@ -190,10 +193,18 @@ func (s *segmentSink) vectors(entries []forwardEntry, rows vocabularies[int32]) 
 		// goroutine meanwhile, and chunks differ in length, so a core with
 		// a fixed half kept the other waiting (a 100k build: a third of
 		// the embed stage on one core).
+		// One buffer for the batch's vectors, used again by the next
+		// batch (embed uses them before it asks for more, and the ANN
+		// sample copies those it keeps): 100k builds allocated and
+		// cleared 150 MB of vectors one by one.
+		dim := s.sp.prof.Dimension
+		if n := len(entries) * dim; cap(s.vecBuf) < n {
+			s.vecBuf = make([]float32, n)
+		}
 		parallel.Shared(len(entries), 16, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				if entries[i].kind == fwdTerms {
-					vecs[i] = embedTerms(s.sp.model, rows, &entries[i].dense)
+					vecs[i] = embedTerms(s.sp.model, rows, &entries[i].dense, s.vecBuf[i*dim:(i+1)*dim:(i+1)*dim])
 				}
 			}
 		})

@@ -189,7 +189,7 @@ func TestEmbedThroughVocabularies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := embedTerms(m, rows, &e.dense); !slices.Equal(got, want) || vector.IsZero(want) {
+		if got := embedTerms(m, rows, &e.dense, make([]float32, len(want))); !slices.Equal(got, want) || vector.IsZero(want) {
 			t.Errorf("through the vocabularies %v, directly %v", got, want)
 		}
 	}

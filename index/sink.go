@@ -77,6 +77,8 @@ type segmentSink struct {
 	adding    chan *analysedBatch
 	added     chan error
 	addFailed atomic.Pointer[error]
+	// vecBuf holds the vectors of the batch being embedded (vectors).
+	vecBuf []float32
 	// counts are what embedding did, kept apart from the result (which the
 	// reading goroutine updates) until finish adds them.
 	counts struct{ embedded, cached, carried, done int }
