@@ -123,9 +123,10 @@ func (m *LSA) EmbedRows(ids []int32) []float32 {
 	return m.EmbedRowsTo(make([]float32, m.dim), ids)
 }
 
-// EmbedRowsTo is EmbedRows into v, which must be Dim long and which it
-// overwrites, and returns v: a build embeds a batch into one buffer it
-// uses again for the next batch, instead of a new vector each.
+// EmbedRowsTo is EmbedRows into v, which must have room for the
+// model's dimension and which it overwrites; it returns v cut to the
+// dimension. A build embeds a batch into one buffer it uses again for
+// the next batch, instead of a new vector each.
 func (m *LSA) EmbedRowsTo(v []float32, ids []int32) []float32 {
 	v = v[:m.dim]
 	clear(v)

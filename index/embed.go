@@ -189,18 +189,18 @@ func readForwardBatch(r *bufio.Reader, dim int, rows vocabularies[int32]) <-chan
 func (s *segmentSink) vectors(entries []forwardEntry, rows vocabularies[int32]) ([][]float32, error) {
 	vecs := make([][]float32, len(entries))
 	if s.sp.builtin() {
-		// In shared pieces, not halves: the next batch is read on a third
-		// goroutine meanwhile, and chunks differ in length, so a core with
-		// a fixed half kept the other waiting (a 100k build: a third of
-		// the embed stage on one core).
 		// One buffer for the batch's vectors, used again by the next
-		// batch (embed uses them before it asks for more, and the ANN
-		// sample copies those it keeps): 100k builds allocated and
-		// cleared 150 MB of vectors one by one.
+		// batch (embed is done with them before it asks for more, and
+		// the ANN sample copies those it keeps): 100k builds allocated
+		// and cleared 150 MB of vectors one by one.
 		dim := s.sp.prof.Dimension
 		if n := len(entries) * dim; cap(s.vecBuf) < n {
 			s.vecBuf = make([]float32, n)
 		}
+		// In shared pieces, not halves: the next batch is read on a third
+		// goroutine meanwhile, and chunks differ in length, so a core with
+		// a fixed half kept the other waiting (a 100k build: a third of
+		// the embed stage on one core).
 		parallel.Shared(len(entries), 16, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				if entries[i].kind == fwdTerms {
