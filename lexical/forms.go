@@ -1,10 +1,10 @@
 package lexical
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	_ "embed"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -162,19 +162,23 @@ var zhWords = sync.OnceValue(func() *dictionary {
 	return d
 })
 
+// eachLine calls f with each non-empty line of an embedded gzip table.
+// The table is decompressed into one string and every line is a piece of
+// it: what a table keeps of its lines costs one allocation, not one a
+// line.
 func eachLine(gz []byte, f func(string)) {
 	r, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		panic("lexical: embedded table: " + err.Error())
 	}
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		if line := sc.Text(); line != "" {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		panic("lexical: embedded table: " + err.Error())
+	}
+	for line := range strings.Lines(string(b)) {
+		if line = strings.TrimRight(line, "\r\n"); line != "" {
 			f(line)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		panic("lexical: embedded table: " + err.Error())
 	}
 }
 

@@ -1,10 +1,7 @@
 package lexical
 
 import (
-	"bytes"
-	"compress/gzip"
 	_ "embed"
-	"io"
 	"strings"
 	"sync"
 	"unicode"
@@ -26,26 +23,16 @@ var zhRelatedGz []byte
 // spaces.
 type zhGlosses struct{ related, english string }
 
-// zhRelated maps a word to its glosses. The table is decompressed into
-// one string and every key and value is a piece of it: 45 000 words then
-// cost one allocation and the map, not three strings a line. It is read
-// on the first Chinese query, so an English-only user never pays for it.
+// zhRelated maps a word to its glosses, pieces of the decompressed table
+// (eachLine). It is read on the first Chinese query, so an English-only
+// user never pays for it.
 var zhRelated = sync.OnceValue(func() map[string]zhGlosses {
-	r, err := gzip.NewReader(bytes.NewReader(zhRelatedGz))
-	if err != nil {
-		panic("lexical: embedded table: " + err.Error())
-	}
-	b, err := io.ReadAll(r)
-	if err != nil {
-		panic("lexical: embedded table: " + err.Error())
-	}
-	text := string(b)
 	m := make(map[string]zhGlosses, 46_000)
-	for line := range strings.Lines(text) {
-		word, rest, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
+	eachLine(zhRelatedGz, func(line string) {
+		word, rest, _ := strings.Cut(line, "\t")
 		related, english, _ := strings.Cut(rest, "\t")
 		m[word] = zhGlosses{related, english}
-	}
+	})
 	return m
 })
 
