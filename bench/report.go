@@ -381,6 +381,27 @@ var footprint = []footprintRow{
 		}
 		return strings.Join(parts, ", ")
 	}},
+	// The mix of all kinds flatters neither side: FTS5 answers an exact id
+	// or a miss in a fraction of a millisecond and finds nothing for most
+	// Chinese queries, so its all-kinds p50 sits between its cheap and its
+	// full-text answers. These are the kinds where both search the text.
+	{"search p50 vs fts5, by kind", "keyword/semantic/filtered", func(s *SizeReport) string {
+		var parts []string
+		for _, sys := range []string{SystemNovad, SystemNova} {
+			var ratios []string
+			for _, kind := range []string{KindKeyword, KindSemantic, KindFiltered} {
+				fts, x := findResult(s.Results, SystemFTS5, kind), findResult(s.Results, sys, kind)
+				if fts == nil || x == nil || fts.P50Ms <= 0 {
+					break
+				}
+				ratios = append(ratios, fmt.Sprintf("%.2f", x.P50Ms/fts.P50Ms))
+			}
+			if len(ratios) == 3 {
+				parts = append(parts, sys+" "+strings.Join(ratios, "/"))
+			}
+		}
+		return strings.Join(parts, ", ")
+	}},
 	{"search p50 in process", "1M <= 30 ms", func(s *SizeReport) string {
 		x := findResult(s.Results, SystemNova, KindAll)
 		if x == nil {

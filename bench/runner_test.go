@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -86,6 +87,9 @@ func TestRunTinyCorpus(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, out.String())
 		}
+	}
+	if !regexp.MustCompile(`search p50 vs fts5, by kind .*nova \d+\.\d\d/\d+\.\d\d/\d+\.\d\d`).MatchString(out.String()) {
+		t.Errorf("the footprint table lacks nova's ratios by kind:\n%s", out.String())
 	}
 
 	// A second run over the same directory reuses the corpus and index.
