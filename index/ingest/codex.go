@@ -35,7 +35,11 @@ import (
 // The user's answers to the agent's questions (request_user_input, in
 // its tool output and a retained_context line) are the user's words, and
 // the transcript of a voice conversation (realtime_item lines) is read as
-// the user's and the assistant's utterances.
+// the user's and the assistant's utterances. A /review is the user's
+// request (entered_review_mode) and the reviewer's findings
+// (exited_review_mode) the assistant's answer, and a goal set for a
+// long-running task (thread_goal_updated) is the user's, once per
+// objective.
 // A sub-agent's rollout (a thread Codex spawned) starts with a copy of
 // its parent's history, which the parent's rollout already gave: the
 // lines before its own (subagent_history_start_ordinal) and the messages
@@ -141,8 +145,7 @@ var (
 		"ghost_snapshot", "additional_tools", "agent_message", "other")
 	codexQuietEvents = setOf("agent_reasoning", "agent_reasoning_raw_content", "agent_reasoning_section_break",
 		"token_count", "task_started", "task_complete", "turn_started", "turn_complete", "turn_aborted",
-		"context_compacted", "thread_rolled_back", "entered_review_mode", "exited_review_mode",
-		"patch_apply_begin", "patch_apply_end", "exec_command_begin", "exec_command_end",
+		"context_compacted", "thread_rolled_back", "patch_apply_begin", "patch_apply_end", "exec_command_begin", "exec_command_end",
 		"mcp_tool_call_begin", "mcp_tool_call_end", "web_search_begin", "web_search_end",
 		"image_generation_begin", "image_generation_end", "view_image_tool_call", "item_started", "item_completed",
 		"plan_update", "turn_diff", "error", "stream_error", "warning", "background_event", "guardian_assessment",
@@ -150,7 +153,7 @@ var (
 		"mcp_startup_update", "mcp_startup_complete", "collab_agent_spawn_end", "collab_agent_interaction_end",
 		"collab_waiting_end", "collab_close_end", "collab_resume_end", "dynamic_tool_call_request",
 		"dynamic_tool_call_response", "conversation_path", "get_history_entry_response",
-		"thread_goal_updated", "sub_agent_activity")
+		"sub_agent_activity")
 	codexSilentRoles = setOf("developer", "system", "tool")
 )
 
@@ -210,6 +213,15 @@ type codexState struct {
 	// tool output and the retained context both carry them).
 	Asked    []codexAsked `json:"asked,omitempty"`
 	Answered []string     `json:"answered,omitempty"`
+	// ReviewKept is set once a review's findings were kept from its
+	// exited_review_mode event, until the next assistant message or
+	// prompt: newer builds follow the event with an assistant message
+	// that renders the same findings for the model.
+	ReviewKept bool `json:"reviewKept,omitempty"`
+	// Goal is the digest (textKey) of the last goal objective kept:
+	// Codex writes the goal again at every change of its status and
+	// usage.
+	Goal string `json:"goal,omitempty"`
 }
 
 // codexAsked is one request_user_input call: its call id and its
@@ -228,6 +240,10 @@ const codexAskWindow = 8
 // the user questions; its output, and a retained_context
 // verified_answer line, hold the user's answers.
 const codexRequestUserInput = "request_user_input"
+
+// codexCreateGoal is the tool by which the model sets a goal the user
+// asked for; its objective is then in thread_goal_updated too.
+const codexCreateGoal = "create_goal"
 
 // codexHandler reads the lines of one rollout.
 type codexHandler struct {
@@ -385,7 +401,7 @@ func (h *codexHandler) line(n int, data []byte) error {
 	if item == "response_item" {
 		return h.responseItem(n, &p, l.Metadata.InheritedUserMessage)
 	}
-	return h.event(n, &p)
+	return h.event(n, &p, payload)
 }
 
 // codexMeta holds the fields the reader uses of session_meta and
@@ -460,6 +476,9 @@ func (h *codexHandler) responseItem(n int, p *codexPayload, inherited bool) erro
 			h.fresh(p.Role, key, streamItem)
 			return nil
 		}
+		if p.Role == "assistant" && h.reviewCopy(key, streamItem) {
+			return nil
+		}
 		return h.keepAs(n, p.Role, text, key, streamItem)
 	case "function_call":
 		var args map[string]json.RawMessage
@@ -468,6 +487,12 @@ func (h *codexHandler) responseItem(n int, p *codexPayload, inherited bool) erro
 		arg := toolArg(args)
 		if arg == "" {
 			arg = jsonArg(args["input"])
+		}
+		if p.Name == codexCreateGoal {
+			// The goal the model sets at the user's request is its own
+			// words: kept with the call, not again from the goal event.
+			arg = strings.TrimSpace(jsonArg(args["objective"]))
+			h.st.Goal = textKey(arg)
 		}
 		h.st.Pending.add(codexToolSummary(p.Name, arg))
 		if p.Name == codexRequestUserInput {
@@ -559,7 +584,7 @@ func (h *codexHandler) userText(role, text string) string {
 // codexEnvCwd finds the working directory in an environment context.
 var codexEnvCwd = regexp.MustCompile(`<cwd>([^<]+)</cwd>`)
 
-func (h *codexHandler) event(n int, p *codexPayload) error {
+func (h *codexHandler) event(n int, p *codexPayload, payload json.RawMessage) error {
 	switch p.Type {
 	case "user_message":
 		parts := []string{codexUserText(p.Message)}
@@ -575,7 +600,16 @@ func (h *codexHandler) event(n int, p *codexPayload) error {
 		return h.keep(n, "user", strings.TrimSpace(content), streamEvent)
 	case "agent_message":
 		text, key := codexAssistantText(p.Message)
+		if h.reviewCopy(key, streamEvent) {
+			return nil
+		}
 		return h.keepAs(n, "assistant", text, key, streamEvent)
+	case "entered_review_mode":
+		return h.reviewRequest(n, payload)
+	case "exited_review_mode":
+		return h.reviewFindings(n, payload)
+	case "thread_goal_updated":
+		return h.goal(n, payload)
 	case "thread_name_updated":
 		if t := strings.TrimSpace(p.ThreadName); t != "" {
 			h.st.Title = t
@@ -584,6 +618,139 @@ func (h *codexHandler) event(n int, p *codexPayload) error {
 		h.st.Reported.report(h.fc, n, "event_msg type "+strconv.Quote(p.Type))
 	}
 	return nil
+}
+
+// reviewRequest keeps the user's /review (entered_review_mode) as a
+// prompt: "/review" and what Codex shows of its target (user_facing_hint:
+// "current changes", "changes against 'main'", or the user's own
+// instructions for a custom review, which newer builds also give in the
+// target). The reviewer's prompt that older builds add is Codex's, not
+// the user's.
+func (h *codexHandler) reviewRequest(n int, payload json.RawMessage) error {
+	var r struct {
+		Hint   string `json:"user_facing_hint"`
+		Target struct {
+			Instructions string `json:"instructions"`
+		} `json:"target"`
+	}
+	if err := json.Unmarshal(payload, &r); err != nil {
+		h.fc.problem(n, "unexpected entered_review_mode payload: "+trimErr(err))
+		return nil
+	}
+	h.st.ReviewKept = false
+	what := strings.TrimSpace(r.Hint)
+	if what == "" {
+		what = strings.TrimSpace(r.Target.Instructions)
+	}
+	if what == "" {
+		return nil
+	}
+	return h.emit(n, "user", "/review "+what)
+}
+
+// codexReviewOutput holds the fields the reader uses of a review's
+// output (exited_review_mode's review_output).
+type codexReviewOutput struct {
+	Findings []struct {
+		Title        string `json:"title"`
+		Body         string `json:"body"`
+		CodeLocation struct {
+			Path  string `json:"absolute_file_path"`
+			Lines struct {
+				Start int `json:"start"`
+				End   int `json:"end"`
+			} `json:"line_range"`
+		} `json:"code_location"`
+	} `json:"findings"`
+	Explanation string `json:"overall_explanation"`
+}
+
+// reviewFindings keeps what the reviewer found (exited_review_mode) as
+// the assistant's answer, the way Codex shows it: the overall
+// explanation, then each finding with its location and body. Older builds
+// write the findings nowhere else a reader keeps (the <user_action>
+// message that hands them to the model is scaffolding); newer ones follow
+// the event with an assistant message of the same findings, which is
+// then not read again (see reviewCopy). An interrupted review has no
+// output.
+func (h *codexHandler) reviewFindings(n int, payload json.RawMessage) error {
+	var r struct {
+		Output *codexReviewOutput `json:"review_output"`
+	}
+	if err := json.Unmarshal(payload, &r); err != nil {
+		h.fc.problem(n, "unexpected exited_review_mode payload: "+trimErr(err))
+		return nil
+	}
+	if r.Output == nil {
+		return nil
+	}
+	var sections []string
+	if e := strings.TrimSpace(r.Output.Explanation); e != "" {
+		sections = append(sections, e)
+	}
+	if len(r.Output.Findings) > 0 {
+		var b strings.Builder
+		b.WriteString("Review comment:")
+		if len(r.Output.Findings) > 1 {
+			b.Reset()
+			b.WriteString("Full review comments:")
+		}
+		for _, f := range r.Output.Findings {
+			loc := f.CodeLocation
+			fmt.Fprintf(&b, "\n\n- %s — %s:%d-%d", strings.TrimSpace(f.Title), loc.Path, loc.Lines.Start, loc.Lines.End)
+			for line := range strings.Lines(strings.TrimSpace(f.Body)) {
+				b.WriteString("\n  " + strings.TrimRight(line, "\r\n"))
+			}
+		}
+		sections = append(sections, b.String())
+	}
+	if len(sections) == 0 {
+		return nil
+	}
+	if err := h.emit(n, "assistant", strings.Join(sections, "\n\n")); err != nil {
+		return err
+	}
+	h.st.ReviewKept = true
+	return nil
+}
+
+// reviewCopy reports whether an assistant message (its key, from
+// stream) is the rendering of findings already kept from their
+// exited_review_mode event: the first assistant message after it. It is
+// counted as seen, so that its copy in the other stream is not read
+// either.
+func (h *codexHandler) reviewCopy(key string, stream codexStream) bool {
+	if !h.st.ReviewKept {
+		return false
+	}
+	h.st.ReviewKept = false
+	h.fresh("assistant", key, stream)
+	return true
+}
+
+// goal keeps the objective of a goal the user set for a long-running
+// task with /goal (thread_goal_updated), the user's words: no other line
+// holds them (the continuation prompts that repeat them are the
+// developer's). Codex writes the goal again at each change of its status
+// or usage, so an objective is kept once, until another replaces it; one
+// the model set with create_goal is kept with that call. The turn goes
+// on, so its tool calls stay pending for the answer.
+func (h *codexHandler) goal(n int, payload json.RawMessage) error {
+	var g struct {
+		Goal struct {
+			Objective string `json:"objective"`
+		} `json:"goal"`
+	}
+	if err := json.Unmarshal(payload, &g); err != nil {
+		h.fc.problem(n, "unexpected thread_goal_updated payload: "+trimErr(err))
+		return nil
+	}
+	objective := strings.TrimSpace(g.Goal.Objective)
+	if objective == "" || textKey(objective) == h.st.Goal {
+		return nil
+	}
+	h.st.Goal = textKey(objective)
+	return h.record(n, "user", objective)
 }
 
 // compacted keeps the summary Codex wrote when it compacted the session.
@@ -845,6 +1012,9 @@ func (h *codexHandler) emit(n int, role, text string) error {
 		text = h.st.Pending.take(text)
 	}
 	h.st.Pending = pendingTools{}
+	if role == "user" {
+		h.st.ReviewKept = false
+	}
 	if role == "user" && h.st.SubAgent {
 		role = "assistant"
 	}
