@@ -464,19 +464,30 @@ func (h *codexHandler) responseItem(n int, p *codexPayload, inherited bool) erro
 			h.st.Reported.report(h.fc, n, "message role "+strconv.Quote(p.Role))
 			return nil
 		}
-		text, ok := h.content(n, p.Role, p.Content)
+		text, parts, ok := h.content(n, p.Role, p.Content)
 		if !ok {
 			return nil
 		}
 		key := text
 		if p.Role == "assistant" {
 			text, key = codexAssistantText(text)
+			if len(parts) > 1 {
+				// Newer builds show the text items of one answer as one
+				// text, joined without a separator.
+				_, key = codexAssistantText(strings.Join(parts, ""))
+			}
 		}
 		if inherited {
 			h.fresh(p.Role, key, streamItem)
+			if p.Role == "assistant" {
+				h.answerParts(parts)
+			}
 			return nil
 		}
 		if p.Role == "assistant" && h.reviewCopy(key, streamItem) {
+			return nil
+		}
+		if p.Role == "assistant" && h.answerParts(parts) {
 			return nil
 		}
 		return h.keepAs(n, p.Role, text, key, streamItem)
@@ -514,17 +525,37 @@ func (h *codexHandler) responseItem(n int, p *codexPayload, inherited bool) erro
 	return nil
 }
 
+// answerParts counts the text items of an assistant message of several
+// (parts) as seen in the item stream, and reports whether every one was
+// seen in the event stream already: older builds write one agent_message
+// event per text item, so those events, not the whole message, are then
+// the copies of it.
+func (h *codexHandler) answerParts(parts []string) bool {
+	if len(parts) < 2 {
+		return false
+	}
+	seen := true
+	for _, part := range parts {
+		_, key := codexAssistantText(part)
+		if h.fresh("assistant", key, streamItem) {
+			seen = false
+		}
+	}
+	return seen
+}
+
 // content returns the text of a message's content: a list of items (text
-// items joined, images as a placeholder) or a plain string.
-func (h *codexHandler) content(n int, role string, raw json.RawMessage) (string, bool) {
+// items joined, images as a placeholder) or a plain string. texts are the
+// text items kept, one by one.
+func (h *codexHandler) content(n int, role string, raw json.RawMessage) (text string, texts []string, ok bool) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return h.userText(role, s), true
+		return h.userText(role, s), nil, true
 	}
 	var items []codexContentItem
 	if err := json.Unmarshal(raw, &items); err != nil {
 		h.fc.problem(n, "unexpected message content: "+trimErr(err))
-		return "", false
+		return "", nil, false
 	}
 	var parts []string
 	for i, c := range items {
@@ -535,6 +566,7 @@ func (h *codexHandler) content(n int, role string, raw json.RawMessage) (string,
 			}
 			if t := h.userText(role, c.Text); t != "" {
 				parts = append(parts, t)
+				texts = append(texts, t)
 			}
 		case "input_image", "output_image", "image":
 			parts = append(parts, imageMark)
@@ -545,7 +577,7 @@ func (h *codexHandler) content(n int, role string, raw json.RawMessage) (string,
 			h.st.Reported.report(h.fc, n, "message content item type "+strconv.Quote(c.Type))
 		}
 	}
-	return strings.Join(parts, "\n"), true
+	return strings.Join(parts, "\n"), texts, true
 }
 
 // codexImageLabel reports whether item i is one of the text items Codex
@@ -1053,14 +1085,23 @@ func codexToolSummary(name, arg string) string {
 
 // Markup Codex hides from an assistant message's visible text (codex-rs
 // utils/stream-parser): a memory citation, written inline and ended by its
-// close tag or the end of the text, and, in Plan mode, a proposed plan
-// between tags that stand alone on their lines.
+// close tag or the end of the text (<oai-mem-citation>, <citation> in the
+// builds before it), and, in Plan mode, a proposed plan between tags that
+// stand alone on their lines.
+var codexCitationTags = [][2]string{
+	{"<oai-mem-citation>", "</oai-mem-citation>"},
+	{"<citation>", "</citation>"},
+}
+
 const (
-	codexCitationOpen  = "<oai-mem-citation>"
-	codexCitationClose = "</oai-mem-citation>"
-	codexPlanOpen      = "<proposed_plan>"
-	codexPlanClose     = "</proposed_plan>"
+	codexPlanOpen  = "<proposed_plan>"
+	codexPlanClose = "</proposed_plan>"
 )
+
+// codexFileCitation matches the source citations of older Codex models,
+// 【F:path†L10-L20】, which the CLI (codex-rs tui citation_regex.rs)
+// showed as a link labelled path:10.
+var codexFileCitation = regexp.MustCompile(`【F:([^†]+)†L(\d+)(?:-L(?:\d+|\?))?】`)
 
 // codexAssistantText returns the text to keep of an assistant message and
 // the key its copies are told the same by. The response_item holds the
@@ -1071,12 +1112,20 @@ const (
 // the user asked for in Plan mode, so its text is kept without its tags,
 // and the key leaves it out so that the shown copy is found the same. A
 // message that is only a plan is keyed by the plan (its shown copy is
-// empty and is never kept).
+// empty and is never kept). A source citation, in both copies, is kept as
+// the path:line the CLI showed.
 func codexAssistantText(raw string) (text, key string) {
-	if !strings.Contains(raw, codexCitationOpen) && !strings.Contains(raw, codexPlanOpen) {
+	if strings.Contains(raw, "【F:") {
+		raw = codexFileCitation.ReplaceAllString(raw, "$1:$2")
+	}
+	if !strings.Contains(raw, codexPlanOpen) && !slices.ContainsFunc(codexCitationTags, func(tag [2]string) bool {
+		return strings.Contains(raw, tag[0])
+	}) {
 		return raw, raw
 	}
-	raw = stripCodexCitations(raw)
+	for _, tag := range codexCitationTags {
+		raw = stripCodexCitations(raw, tag[0], tag[1])
+	}
 	var kept, shown strings.Builder
 	inPlan := false
 	for line := range strings.SplitAfterSeq(raw, "\n") {
@@ -1099,19 +1148,20 @@ func codexAssistantText(raw string) (text, key string) {
 	return text, key
 }
 
-// stripCodexCitations removes the memory citations from text; one left
-// open runs to the end of the text, as Codex reads it.
-func stripCodexCitations(text string) string {
+// stripCodexCitations removes the memory citations between openTag and
+// closeTag from text; one left open runs to the end of the text, as Codex
+// reads it.
+func stripCodexCitations(text, openTag, closeTag string) string {
 	for {
-		i := strings.Index(text, codexCitationOpen)
+		i := strings.Index(text, openTag)
 		if i < 0 {
 			return text
 		}
-		rest := text[i+len(codexCitationOpen):]
-		j := strings.Index(rest, codexCitationClose)
+		rest := text[i+len(openTag):]
+		j := strings.Index(rest, closeTag)
 		if j < 0 {
 			return text[:i]
 		}
-		text = text[:i] + rest[j+len(codexCitationClose):]
+		text = text[:i] + rest[j+len(closeTag):]
 	}
 }

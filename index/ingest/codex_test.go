@@ -45,8 +45,9 @@ func collect(t *testing.T, src config.Source) ([]memory.Record, []Problem) {
 }
 
 // noiseLeak matches what must never reach a dialogue record: the markers
-// the fixtures put in dropped content, secrets and base64 payloads.
-var noiseLeak = regexp.MustCompile(`MARKER|sk-proj-|ghp_|base64|iVBOR|[A-Za-z0-9+/]{80,}`)
+// the fixtures put in dropped content, secrets, base64 payloads and the
+// citation markup Codex hides.
+var noiseLeak = regexp.MustCompile(`MARKER|sk-proj-|ghp_|base64|iVBOR|[A-Za-z0-9+/]{80,}|【F:|<citation>|oai-mem-citation`)
 
 // checkRecords compares recs with want and checks what every dialogue
 // record of kind must carry.
@@ -224,6 +225,18 @@ func TestReadCodexFile_edges(t *testing.T) {
 			wantTexts: []string{"after"},
 			wantIDs:   []string{"s-1:3"},
 			problem:   "unexpected message content",
+		},
+		{
+			// The event copies of an answer of two text items, one per
+			// item, written before the answer (as 0.42 wrote its copies).
+			name: "answer of two text items after its event copies",
+			file: "rollout-e.jsonl",
+			content: meta + user("2026-03-03T08:00:01Z", "status?") +
+				`{"timestamp":"2026-03-03T08:00:02Z","type":"event_msg","payload":{"type":"agent_message","message":"Build is green."}}` + "\n" +
+				`{"timestamp":"2026-03-03T08:00:02Z","type":"event_msg","payload":{"type":"agent_message","message":"Deploy waits for review."}}` + "\n" +
+				`{"timestamp":"2026-03-03T08:00:02Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Build is green."},{"type":"output_text","text":"Deploy waits for review."}]}}` + "\n",
+			wantTexts: []string{"status?", "Build is green.", "Deploy waits for review."},
+			wantIDs:   []string{"s-1:2", "s-1:3", "s-1:4"},
 		},
 		{
 			name:    "corrupt zstd",
