@@ -25,7 +25,9 @@ import (
 // dropped; tool calls are summarized on the next text of the assistant
 // (or of the same line), but for the plan the assistant presents for
 // approval (ExitPlanMode) and the message it sends the user in brief
-// mode (SendUserMessage), which are its text. The summary written when
+// mode (SendUserMessage), which are its text. The prompt that hands an
+// approved plan to a new session is kept as the user's approval, without
+// the plan, which the planning session holds. The summary written when
 // the session was compacted, and the recap written for a person coming
 // back to it, are assistant records, as Codex's summaries are. The
 // session's title (a summary line, an AI title, a title the user set) is
@@ -69,6 +71,8 @@ type claudeLine struct {
 	// Subtype and Content are a system line's kind and text.
 	Subtype string          `json:"subtype"`
 	Content json.RawMessage `json:"content"`
+	// PlanContent is the plan a plan handoff quotes (see claudeHandoff).
+	PlanContent string `json:"planContent"`
 }
 
 type claudeMessage struct {
@@ -138,7 +142,10 @@ var claudeInjected = setOf("task-notification", "peer", "auto-continuation")
 // modes and latches, file backups, costs, hook context saved for resume,
 // the rolling task summary "claude ps" shows (stale by design, and the
 // turns say the same), context-collapse state (whose summaries stand for
-// turns the file still holds), workflow journal steps.
+// turns the file still holds), workflow journal steps; and, in the
+// session writer's table of 2.1.195 and later, the session's tag, the
+// mark of a conversation the model ended, the session it continued in,
+// latches and modes, observer and API request records.
 var (
 	claudeQuietLines = setOf("system", "file-history-snapshot", "queue-operation", "progress", "pr-link",
 		"agent-name", "last-prompt", "permission-mode", "agent-setting", "bridge-session",
@@ -146,7 +153,9 @@ var (
 		"mode", "atis-latch", "file-history-delta", "cost-state", "saved_hook_context", "attribution-snapshot",
 		"frame-link", "agent-color", "task-summary", "speculation-accept", "content-replacement",
 		"marble-origami-commit", "marble-origami-snapshot", "fork-context-ref", "relocated", "started", "result",
-		"artifact-autoreact-ledger", "artifact-comment-monitor")
+		"artifact-autoreact-ledger", "artifact-comment-monitor",
+		"ended-by-model", "continued-in", "isolation-latch", "marble-origami-reset", "history-suppression",
+		"observer-ref", "memory-mode", "dev-mods", "api-request", "api-request-shape", "api-request-blob")
 	claudeQuietBlocks = setOf("thinking", "redacted_thinking", "tool_result", "web_search_tool_result",
 		"web_fetch_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result",
 		"text_editor_code_execution_tool_result", "mcp_tool_result", "container_upload", "advisor_tool_result",
@@ -338,6 +347,9 @@ func (h *claudeHandler) line(n int, data []byte) error {
 		parts = h.assistantBlocks(n, blocks)
 	}
 	text := strings.Join(parts, "\n\n")
+	if l.Type == "user" {
+		text = claudeHandoff(text, l.PlanContent)
+	}
 	if !hasContent(text) {
 		// Nothing left after cleaning (a slash-command echo, a tool call):
 		// pending tool calls wait for the next text.
@@ -744,6 +756,50 @@ func claudeApprovedPlan(content json.RawMessage) string {
 		}
 	}
 	return ""
+}
+
+// What Claude Code writes when the user approves a plan and has the
+// context cleared (2.1): the first prompt of a new session, the plan
+// after claudeHandoffPrompt, then a pointer to the planning session's
+// transcript (claudeHandoffPointer), maybe a hint to split the work among
+// a team, and the user's feedback on the plan after
+// claudeHandoffFeedback. The line carries the plan apart, as planContent.
+const (
+	claudeHandoffPrompt   = "Implement the following plan:"
+	claudeHandoffPointer  = "\n\nIf you need specific details from before exiting plan mode"
+	claudeHandoffFeedback = "\n\nUser feedback on this plan: "
+)
+
+// claudeHandoff returns the user's words in the text of a plan handoff:
+// that the plan be implemented, the plan's first line (its title, to say
+// which plan), and the user's feedback. The plan itself is the
+// assistant's, kept where the assistant presented it (the planning
+// session's ExitPlanMode call, or the approval quoting it), so it is not
+// kept again as the user's; the pointer and the hint are Claude Code's
+// bookkeeping. Any other text is returned as it is.
+func claudeHandoff(text, planContent string) string {
+	rest, ok := strings.CutPrefix(text, claudeHandoffPrompt)
+	if !ok {
+		return text
+	}
+	plan, tail, ok := strings.Cut(rest, claudeHandoffPointer)
+	if !ok {
+		return text // a plan the user pasted: their words
+	}
+	if p := strings.TrimSpace(planContent); p != "" {
+		plan = p
+	}
+	words := []string{claudeHandoffPrompt}
+	for line := range strings.Lines(plan) {
+		if t := strings.TrimSpace(line); t != "" {
+			words = append(words, t)
+			break
+		}
+	}
+	if _, feedback, ok := strings.Cut(tail, claudeHandoffFeedback); ok {
+		words = append(words, strings.TrimSpace(feedback))
+	}
+	return strings.Join(words, "\n\n")
 }
 
 // quietBlock reports a content block type that is neither read nor known

@@ -175,6 +175,23 @@ func TestClaudeUserText(t *testing.T) {
 	}
 }
 
+func TestClaudeHandoff(t *testing.T) {
+	pointer := "\n\nIf you need specific details from before exiting plan mode (like exact code snippets, error messages, or content you generated), read the full transcript at: /home/jo/.claude/projects/-w/a.jsonl"
+	tests := []struct{ name, text, planContent, want string }{
+		{"pasted plan is the user's", "Implement the following plan:\n\n# Plan: X\n\n1. Do it", "", "Implement the following plan:\n\n# Plan: X\n\n1. Do it"},
+		{"handoff without planContent", "Implement the following plan:\n\n\n## Expire sessions\n\n1. Store issued_at" + pointer, "", "Implement the following plan:\n\n## Expire sessions"},
+		{"handoff with feedback", "Implement the following plan:\n\n# Plan: X\n\n1. Do it" + pointer + "\n\nUser feedback on this plan: not on Fridays", "# Plan: X\n\n1. Do it", "Implement the following plan:\n\n# Plan: X\n\nnot on Fridays"},
+		{"other prompt", "fix the test", "", "fix the test"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := claudeHandoff(tt.text, tt.planContent); got != tt.want {
+				t.Errorf("claudeHandoff = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestClaudeToolResultWords(t *testing.T) {
 	result := func(content string) json.RawMessage {
 		return json.RawMessage(`[{"type":"tool_result","tool_use_id":"t","content":` + content + `}]`)
