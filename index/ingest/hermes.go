@@ -297,8 +297,10 @@ type hermesMessage struct {
 	callsErr         error
 	ident            string
 	// copy is set on a message a compression carried into a
-	// continuation (markCopies): its words are the original's record.
-	copy bool
+	// continuation (markCopies): its words are the original's record;
+	// summaryCopy on one whose compaction summary is an earlier
+	// compression's, carried along (its summary is the original's record).
+	copy, summaryCopy bool
 }
 
 // parse cleans m's content and reads its tool calls.
@@ -782,7 +784,7 @@ func emitHermes(fc *fileCtx, st *hermesState) error {
 			return fc.emit(r)
 		}
 		id := m.session + ":" + strconv.FormatInt(m.id, 10)
-		if m.isSummary && m.summaryText != "" {
+		if m.isSummary && m.summaryText != "" && !m.summaryCopy {
 			if err := rec("assistant", m.summaryText, id+"#summary", "summary"); err != nil {
 				return err
 			}

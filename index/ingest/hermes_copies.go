@@ -29,6 +29,13 @@ import (
 // first turns, and the run of rows from the summary on that repeats its
 // last turns, up to its end. A repeated text anywhere else, a reply
 // typed again after the compression, is a turn of its own.
+//
+// A compaction summary is copied too: builds before #57835 kept an
+// earlier compression's summary in the next continuation's protected head
+// (or stacked it before the new summary), a new row with the same summary
+// under the current or an older prefix. A summary that repeats one the
+// conversation before it already has is that copy: Hermes writes a new
+// summary for each compression, so no two are the same.
 
 // hermesMaxTail bounds the protected tail looked for after a summary.
 // Hermes protects the last messages by a token budget, 20 of them by
@@ -80,21 +87,32 @@ func (st *hermesState) markCopies() {
 		}
 	}
 	kept := map[string][]*hermesMessage{}
+	summaries := map[string][]string{}
 	for id := range bySession {
 		var conv []*hermesMessage
+		var convSummaries []string
 		for _, s := range append(st.continuationPath(id), id) {
 			turns, done := kept[s]
 			if !done {
 				markSessionCopies(bySession[s], conv)
 				turns = []*hermesMessage{}
+				var sums []string
 				for _, m := range bySession[s] {
 					if m.ident != "" && !m.copy {
 						turns = append(turns, m)
 					}
+					if m.isSummary && m.summaryText != "" {
+						key := normalizeSpace(m.summaryText)
+						m.summaryCopy = slices.Contains(convSummaries, key)
+						if !m.summaryCopy {
+							sums = append(sums, key)
+						}
+					}
 				}
-				kept[s] = turns
+				kept[s], summaries[s] = turns, sums
 			}
 			conv = append(conv, turns...)
+			convSummaries = append(convSummaries, summaries[s]...)
 		}
 	}
 }

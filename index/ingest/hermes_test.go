@@ -710,6 +710,54 @@ Export built, totals rounded.', 1772438500.5, 1),
 	}
 }
 
+// TestReadHermes_compressionCarriedSummary: builds of Hermes before
+// #57835 (context_compressor.py: a protected head no longer fossilizes an
+// old handoff) carried the summary of an earlier compression in the next
+// continuation's protected head, or stacked it before the new one, as a
+// new row with the same summary, maybe under an older prefix. The
+// summary is indexed once, from the continuation that first had it; the
+// new summary is kept.
+func TestReadHermes_compressionCarriedSummary(t *testing.T) {
+	home := t.TempDir()
+	writeHermesDB(t, filepath.Join(home, "state.db"), hermesSchema,
+		`INSERT INTO sessions (id, source, started_at, ended_at, end_reason, parent_session_id) VALUES
+			('r1', 'cli', 1772438400.0, 1772438500.0, 'compression', NULL),
+			('c1', 'cli', 1772438500.0, 1772438600.0, 'compression', 'r1'),
+			('c2', 'cli', 1772438600.0, 1772438700.0, 'compression', 'c1'),
+			('c3', 'cli', 1772438700.0, NULL, NULL, 'c2')`,
+		`INSERT INTO messages (id, session_id, role, content, timestamp, _compressed_summary) VALUES
+			(1, 'r1', 'user', 'Set up the invoice export.', 1772438401.0, 0),
+			(2, 'r1', 'assistant', 'Done in export.py.', 1772438402.0, 0),
+			(3, 'r1', 'user', 'Round the totals.', 1772438403.0, 0),
+			(4, 'c1', 'user', 'Set up the invoice export.', 1772438401.0, 0),
+			(5, 'c1', 'assistant', '[CONTEXT COMPACTION — REFERENCE ONLY] Compacted. Avoid repeating it:
+Export built in export.py.
+--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---', 1772438500.5, 1),
+			(6, 'c1', 'user', 'Round the totals.', 1772438403.0, 0),
+			(7, 'c1', 'assistant', 'Rounded once per invoice.', 1772438501.0, 0),
+			(8, 'c2', 'user', 'Set up the invoice export.', 1772438401.0, 0),
+			(9, 'c2', 'assistant', '[CONTEXT COMPACTION — REFERENCE ONLY] Compacted. Avoid repeating it:
+Export built in export.py.
+--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---', 1772438500.5, 1),
+			(10, 'c2', 'user', '[CONTEXT COMPACTION — REFERENCE ONLY] Compacted. Avoid repeating it:
+Totals rounded once per invoice.', 1772438600.5, 1),
+			(11, 'c2', 'assistant', 'Rounded once per invoice.', 1772438501.0, 0),
+			(12, 'c2', 'user', 'Add a test.', 1772438601.0, 0),
+			(13, 'c3', 'user', '[CONTEXT SUMMARY]: Export built in export.py.', 1772438700.1, 1),
+			(14, 'c3', 'assistant', '[CONTEXT COMPACTION — REFERENCE ONLY] Compacted. Avoid repeating it:
+Tests added for the rounding.', 1772438700.5, 1),
+			(15, 'c3', 'user', 'Ship it.', 1772438701.0, 0)`)
+	recs, problems := readHermesSource(t, home)
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID)
+	}
+	want := []string{"r1:1", "r1:2", "r1:3", "c1:5#summary", "c1:7", "c2:10#summary", "c2:12", "c3:14#summary", "c3:15"}
+	if !slices.Equal(got, want) || len(problems) != 0 {
+		t.Errorf("records %q problems %v, want %q", got, problems, want)
+	}
+}
+
 // TestReadHermes_compressionNotCopies: equal words alone do not make a
 // copy. A continuation with no summary (no handoff to place copies by)
 // whose turns repeat its parent's under new timestamps keeps them; so
