@@ -30,7 +30,8 @@ import (
 //     is a session, named by the file and its header's time and line, so
 //     that it keeps its name as the file grows; its records carry the
 //     header's time, as Aider writes no time per message;
-//   - "#### " lines are what the user typed, one line each, and adjacent
+//   - "#### " lines (from the first column, as all of Aider's own lines
+//     are) are what the user typed, one line each, and adjacent
 //     ones one prompt. A prompt that is an Aider command ("/add x.py",
 //     "/run make", "!make") is not dialogue, but /ask, /code, /architect
 //     and /context carry a message: it is the prompt;
@@ -198,8 +199,11 @@ func (h *aiderHandler) line(n int, data []byte) error {
 		h.st.Open, h.st.Quote = !brk, brk
 		return nil
 	}
-	prompt := t == "####" || strings.HasPrefix(t, "#### ")
-	quote := t == ">" || strings.HasPrefix(t, "> ")
+	// Aider writes its own lines from the first column (and its own reader
+	// of the history knows them only there): an indented "> " or "#### "
+	// line is the model's Markdown or a command's output.
+	prompt := line == "####" || strings.HasPrefix(line, "#### ")
+	quote := line == ">" || strings.HasPrefix(line, "> ")
 	if (prompt || quote) && brk {
 		h.st.Marks = true
 	}

@@ -503,6 +503,39 @@ func TestReadAider_toolOutputOfSeveralLines(t *testing.T) {
 	})
 }
 
+// TestReadAider_indentedLines: Aider writes its own lines from the first
+// column, "> " and "#### " (io.py's append_chat_history), and its own
+// reader of the history (utils.split_chat_history_markdown) knows them
+// only there. A line indented by two spaces is not Aider's: a blockquote
+// the model nested in a list item stays in its reply, and a line of a
+// command's output that looks like a prompt once its indent is cut (a
+// history whose line ends were trimmed, where the output runs to a blank
+// line) is output, not the user's prompt.
+func TestReadAider_indentedLines(t *testing.T) {
+	body := newAiderWrites("2026-05-13 09:00:00").
+		tool("aider --model sonnet").
+		prompt("/ask how do I configure retries?").
+		reply("Two settings:\n\n1. `retries` in config.toml\n  > Note: the default is 3.\n2. `backoff`, in seconds").
+		tool("Tokens: 1.2k sent, 60 received.").
+		prompt("thanks").
+		String()
+	sameTexts(t, aiderTexts(t, body), []string{
+		"user: how do I configure retries?",
+		"assistant: Two settings:\n\n1. `retries` in config.toml\n  > Note: the default is 3.\n2. `backoff`, in seconds",
+		"user: thanks",
+	})
+	trimmed := strings.ReplaceAll(newAiderWrites("2026-05-13 10:00:00").
+		prompt("/run cat TODO.md").
+		tool("MARKER # TODO\n  #### MARKER ship 1.2\n  - MARKER tag the release").
+		prompt("tag it").
+		reply("Tagged v1.2.0.").
+		String(), "  \n", "\n")
+	sameTexts(t, aiderTexts(t, trimmed), []string{
+		"user: tag it",
+		"assistant: Tagged v1.2.0.",
+	})
+}
+
 // BenchmarkList_aiderRepositories lists a folder of 40 repositories of
 // about 200 folders and 1,000 files each (a source tree, tests, docs, a
 // web app, node_modules and build output), each with its history at its
