@@ -722,10 +722,10 @@ func (h *codexHandler) reviewFindings(n int, payload json.RawMessage) error {
 	}
 	if len(r.Output.Findings) > 0 {
 		var b strings.Builder
-		b.WriteString("Review comment:")
 		if len(r.Output.Findings) > 1 {
-			b.Reset()
 			b.WriteString("Full review comments:")
+		} else {
+			b.WriteString("Review comment:")
 		}
 		for _, f := range r.Output.Findings {
 			loc := f.CodeLocation
