@@ -26,8 +26,8 @@ import (
 // (or of the same line), but for the plan the assistant presents for
 // approval (ExitPlanMode) and the message it sends the user in brief
 // mode (SendUserMessage), which are its text. The prompt that hands an
-// approved plan to a new session is kept as the user's approval, without
-// the plan, which the planning session holds. The summary written when
+// approved plan to a new session is kept without Claude Code's pointer
+// and hint. The summary written when
 // the session was compacted, and the recap written for a person coming
 // back to it, are assistant records, as Codex's summaries are. The
 // session's title (a summary line, an AI title, a title the user set) is
@@ -770,13 +770,14 @@ const (
 	claudeHandoffFeedback = "\n\nUser feedback on this plan: "
 )
 
-// claudeHandoff returns the user's words in the text of a plan handoff:
-// that the plan be implemented, the plan's first line (its title, to say
-// which plan), and the user's feedback. The plan itself is the
-// assistant's, kept where the assistant presented it (the planning
-// session's ExitPlanMode call, or the approval quoting it), so it is not
-// kept again as the user's; the pointer and the hint are Claude Code's
-// bookkeeping. Any other text is returned as it is.
+// claudeHandoff returns a plan handoff without Claude Code's bookkeeping
+// (the pointer to the planning transcript and the hint to split the work
+// among a team): the request that the plan be implemented, the plan, and
+// the user's feedback. The plan is also the assistant's in the planning
+// session, but a reader sees one file, and that session may not hold it
+// (a build whose ExitPlanMode call carried none, a transcript Claude Code
+// has cleaned up): kept twice rather than risk keeping it nowhere. Any
+// other text is returned as it is.
 func claudeHandoff(text, planContent string) string {
 	rest, ok := strings.CutPrefix(text, claudeHandoffPrompt)
 	if !ok {
@@ -789,13 +790,7 @@ func claudeHandoff(text, planContent string) string {
 	if p := strings.TrimSpace(planContent); p != "" {
 		plan = p
 	}
-	words := []string{claudeHandoffPrompt}
-	for line := range strings.Lines(plan) {
-		if t := strings.TrimSpace(line); t != "" {
-			words = append(words, t)
-			break
-		}
-	}
+	words := []string{claudeHandoffPrompt, strings.TrimSpace(plan)}
 	if _, feedback, ok := strings.Cut(tail, claudeHandoffFeedback); ok {
 		words = append(words, strings.TrimSpace(feedback))
 	}

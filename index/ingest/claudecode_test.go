@@ -179,8 +179,8 @@ func TestClaudeHandoff(t *testing.T) {
 	pointer := "\n\nIf you need specific details from before exiting plan mode (like exact code snippets, error messages, or content you generated), read the full transcript at: /home/jo/.claude/projects/-w/a.jsonl"
 	tests := []struct{ name, text, planContent, want string }{
 		{"pasted plan is the user's", "Implement the following plan:\n\n# Plan: X\n\n1. Do it", "", "Implement the following plan:\n\n# Plan: X\n\n1. Do it"},
-		{"handoff without planContent", "Implement the following plan:\n\n\n## Expire sessions\n\n1. Store issued_at" + pointer, "", "Implement the following plan:\n\n## Expire sessions"},
-		{"handoff with feedback", "Implement the following plan:\n\n# Plan: X\n\n1. Do it" + pointer + "\n\nUser feedback on this plan: not on Fridays", "# Plan: X\n\n1. Do it", "Implement the following plan:\n\n# Plan: X\n\nnot on Fridays"},
+		{"handoff without planContent", "Implement the following plan:\n\n\n## Expire sessions\n\n1. Store issued_at" + pointer, "", "Implement the following plan:\n\n## Expire sessions\n\n1. Store issued_at"},
+		{"handoff with feedback", "Implement the following plan:\n\n# Plan: X\n\n1. Do it" + pointer + "\n\nUser feedback on this plan: not on Fridays", "# Plan: X\n\n1. Do it", "Implement the following plan:\n\n# Plan: X\n\n1. Do it\n\nnot on Fridays"},
 		{"other prompt", "fix the test", "", "fix the test"},
 	}
 	for _, tt := range tests {

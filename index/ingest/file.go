@@ -47,4 +47,11 @@ package ingest
 // forked sessions leave out the turns they copied from the parent, its
 // idle recaps (away_summary) and brief-mode SendUserMessage words are the
 // assistant's.
-const Version = "ingest-v9"
+//
+// ingest-v10: a Codex /review is the user's request and its findings the
+// assistant's answer, a /goal objective is the user's once, older
+// <citation> and 【F:path†L】 markup is cleaned, and an answer of several
+// text items is one record; Claude Code's plan handoff prompt loses its
+// pointer and hint; a Hermes summary carried from an earlier compression
+// is read once; an indented "> " or "#### " line is not Aider's own.
+const Version = "ingest-v10"
