@@ -1088,9 +1088,13 @@ func codexToolSummary(name, arg string) string {
 // close tag or the end of the text (<oai-mem-citation>, <citation> in the
 // builds before it), and, in Plan mode, a proposed plan between tags that
 // stand alone on their lines.
-var codexCitationTags = [][2]string{
-	{"<oai-mem-citation>", "</oai-mem-citation>"},
-	{"<citation>", "</citation>"},
+//
+// <citation> is also an element of XML an answer may show (JATS, TEI), so
+// that tag is taken for Codex's only around the <citation_entries> Codex
+// writes in it, and only when closed.
+var codexCitationTags = []struct{ open, close, inner string }{
+	{"<oai-mem-citation>", "</oai-mem-citation>", ""},
+	{"<citation>", "</citation>", "<citation_entries>"},
 }
 
 const (
@@ -1118,13 +1122,13 @@ func codexAssistantText(raw string) (text, key string) {
 	if strings.Contains(raw, "【F:") {
 		raw = codexFileCitation.ReplaceAllString(raw, "$1:$2")
 	}
-	if !strings.Contains(raw, codexPlanOpen) && !slices.ContainsFunc(codexCitationTags, func(tag [2]string) bool {
-		return strings.Contains(raw, tag[0])
+	if !strings.Contains(raw, codexPlanOpen) && !slices.ContainsFunc(codexCitationTags, func(tag struct{ open, close, inner string }) bool {
+		return strings.Contains(raw, tag.open)
 	}) {
 		return raw, raw
 	}
 	for _, tag := range codexCitationTags {
-		raw = stripCodexCitations(raw, tag[0], tag[1])
+		raw = stripCodexCitations(raw, tag.open, tag.close, tag.inner)
 	}
 	var kept, shown strings.Builder
 	inPlan := false
@@ -1150,18 +1154,33 @@ func codexAssistantText(raw string) (text, key string) {
 
 // stripCodexCitations removes the memory citations between openTag and
 // closeTag from text; one left open runs to the end of the text, as Codex
-// reads it.
-func stripCodexCitations(text, openTag, closeTag string) string {
+// reads it. With inner, only closed ones that hold inner are citations.
+func stripCodexCitations(text, openTag, closeTag, inner string) string {
+	var out strings.Builder
 	for {
 		i := strings.Index(text, openTag)
 		if i < 0 {
-			return text
+			break
 		}
 		rest := text[i+len(openTag):]
 		j := strings.Index(rest, closeTag)
-		if j < 0 {
-			return text[:i]
+		switch {
+		case j < 0 && inner == "":
+			text = text[:i]
+		case j < 0:
+			out.WriteString(text)
+			text = ""
+		case inner != "" && !strings.Contains(rest[:j], inner):
+			out.WriteString(text[:i+len(openTag)])
+			text = rest
+			continue
+		default:
+			out.WriteString(text[:i])
+			text = rest[j+len(closeTag):]
+			continue
 		}
-		text = text[:i] + rest[j+len(closeTag):]
+		break
 	}
+	out.WriteString(text)
+	return out.String()
 }

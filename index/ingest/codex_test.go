@@ -294,3 +294,24 @@ func TestReadCodexFile_stops(t *testing.T) {
 		}
 	})
 }
+
+func TestStripCodexCitations(t *testing.T) {
+	entries := "<citation>\n<citation_entries>\nMEMORY.md:1-2|note=[x]\n</citation_entries>\n</citation>"
+	tests := []struct{ name, text, want string }{
+		{"memory citation", "Use the bucket." + entries + " Done.", "Use the bucket. Done."},
+		{"two", "a" + entries + "b" + entries + "c", "abc"},
+		{"xml element kept", "In JATS: <citation>Smith 2020</citation> is a reference.", "In JATS: <citation>Smith 2020</citation> is a reference."},
+		{"xml then memory", "<citation>Smith</citation> ok" + entries, "<citation>Smith</citation> ok"},
+		{"unclosed kept", "Write <citation> then the text.", "Write <citation> then the text."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, _ := codexAssistantText(tt.text); got != tt.want {
+				t.Errorf("codexAssistantText(%q) = %q, want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+	if got, _ := codexAssistantText("Done.<oai-mem-citation>left open"); got != "Done." {
+		t.Errorf("an open <oai-mem-citation> runs to the end: %q", got)
+	}
+}
