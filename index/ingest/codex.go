@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -577,7 +579,30 @@ func (h *codexHandler) content(n int, role string, raw json.RawMessage) (text st
 			h.st.Reported.report(h.fc, n, "message content item type "+strconv.Quote(c.Type))
 		}
 	}
-	return strings.Join(parts, "\n"), texts, true
+	return joinItems(parts), texts, true
+}
+
+// joinItems joins the items of a message's content. Items are joined on a
+// new line, but one that goes on mid-sentence (it starts with punctuation
+// or a space, or the one before ends with a space) follows without one:
+// newer builds split an answer's text where the stream did ("a file
+// saved by Excel" then ", with a BOM") and show the pieces joined.
+func joinItems(parts []string) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 && !continues(parts[i-1], p) {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// continues reports whether next goes on from prev's sentence.
+func continues(prev, next string) bool {
+	last, _ := utf8.DecodeLastRuneInString(prev)
+	first, _ := utf8.DecodeRuneInString(next)
+	return unicode.IsSpace(last) || unicode.IsSpace(first) || unicode.IsPunct(first) && !strings.ContainsRune("([{\"'`#*-", first)
 }
 
 // codexImageLabel reports whether item i is one of the text items Codex
