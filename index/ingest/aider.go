@@ -179,6 +179,10 @@ func (h *aiderHandler) state() (json.RawMessage, error) { return json.Marshal(h.
 func (h *aiderHandler) line(n int, data []byte) error {
 	line := string(noteText(data))
 	brk := aiderBreak(line)
+	// A line of spaces is not a blank line in a message of Aider's: it
+	// pads a blank line of a subject of several lines (confirm_ask pads
+	// them all to the longest), and the message goes on after it.
+	padding := line != "" && strings.TrimSpace(line) == ""
 	line = strings.TrimRight(line, " \t")
 	t := strings.TrimSpace(line)
 	afterBlank := h.st.Blank
@@ -238,6 +242,8 @@ func (h *aiderHandler) line(n int, data []byte) error {
 		h.st.Quote = true
 		h.st.Open = h.st.Marks && !brk
 		return h.output(n, strings.TrimSpace(strings.TrimPrefix(t, ">")))
+	case t == "" && padding && h.st.Quote:
+		return nil
 	case t == "":
 		h.st.Quote = false
 		switch {

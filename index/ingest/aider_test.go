@@ -404,6 +404,23 @@ func (w *aiderWrites) lines(text string) *aiderWrites {
 	return w
 }
 
+// confirm appends a question of Aider's about a subject of several lines
+// as confirm_ask writes it: the subject's lines padded with spaces to the
+// longest (a blank one is all spaces), written as one tool_output, then
+// the question and the answer.
+func (w *aiderWrites) confirm(subject, question string) *aiderWrites {
+	lines := strings.Split(subject, "\n")
+	width := 0
+	for _, l := range lines {
+		width = max(width, len(l))
+	}
+	for i, l := range lines {
+		lines[i] = l + strings.Repeat(" ", width-len(l))
+	}
+	w.tool(strings.Join(lines, "\n"))
+	return w.tool(question)
+}
+
 func (w *aiderWrites) String() string { return w.b.String() }
 
 // aiderTexts reads body as a history and returns each record as its role
@@ -533,6 +550,20 @@ func TestReadAider_indentedLines(t *testing.T) {
 	sameTexts(t, aiderTexts(t, trimmed), []string{
 		"user: tag it",
 		"assistant: Tagged v1.2.0.",
+	})
+}
+
+func TestReadAider_paddedSubject(t *testing.T) {
+	body := newAiderWrites("2026-05-14 09:00:00").
+		prompt("set up the database").
+		reply("Run the migrations, then seed:\n\n```bash\nmake migrate\n\nmake seed-demo-data\n```").
+		confirm("make migrate\n\nmake seed-demo-data", "Run shell commands? (Y)es/(N)o/(D)on't ask again [Yes]: y").
+		prompt("done").
+		String()
+	sameTexts(t, aiderTexts(t, body), []string{
+		"user: set up the database",
+		"assistant: Run the migrations, then seed:\n\n```bash\nmake migrate\n\nmake seed-demo-data\n```",
+		"user: done",
 	})
 }
 

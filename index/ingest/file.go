@@ -53,5 +53,6 @@ package ingest
 // <citation> and 【F:path†L】 markup is cleaned, and an answer of several
 // text items is one record; Claude Code's plan handoff prompt loses its
 // pointer and hint; a Hermes summary carried from an earlier compression
-// is read once; an indented "> " or "#### " line is not Aider's own.
+// is read once; an indented "> " or "#### " line is not Aider's own, and
+// a line of spaces does not end a message of its.
 const Version = "ingest-v10"
