@@ -361,8 +361,7 @@ func (h *codexHandler) line(n int, data []byte) error {
 	switch item {
 	case "session_meta", "turn_context":
 		var meta codexMeta
-		if err := json.Unmarshal(payload, &meta); err != nil {
-			h.fc.problem(n, fmt.Sprintf("unexpected %s payload: %s", item, trimErr(err)))
+		if !h.payload(n, payload, item, &meta) {
 			return nil
 		}
 		h.meta(item, &meta)
@@ -385,8 +384,7 @@ func (h *codexHandler) line(n int, data []byte) error {
 	var head struct {
 		Type string `json:"type"`
 	}
-	if err := json.Unmarshal(payload, &head); err != nil {
-		h.fc.problem(n, fmt.Sprintf("unexpected %s payload: %s", item, trimErr(err)))
+	if !h.payload(n, payload, item, &head) {
 		return nil
 	}
 	if item == "response_item" && head.Type == "function_call_output" && len(h.st.Asked) > 0 {
@@ -396,8 +394,7 @@ func (h *codexHandler) line(n int, data []byte) error {
 		return nil
 	}
 	var p codexPayload
-	if err := json.Unmarshal(payload, &p); err != nil {
-		h.fc.problem(n, fmt.Sprintf("unexpected %s %s payload: %s", item, head.Type, trimErr(err)))
+	if !h.payload(n, payload, item+" "+head.Type, &p) {
 		return nil
 	}
 	if item == "response_item" {
@@ -690,8 +687,7 @@ func (h *codexHandler) reviewRequest(n int, payload json.RawMessage) error {
 			Instructions string `json:"instructions"`
 		} `json:"target"`
 	}
-	if err := json.Unmarshal(payload, &r); err != nil {
-		h.fc.problem(n, "unexpected entered_review_mode payload: "+trimErr(err))
+	if !h.payload(n, payload, "entered_review_mode", &r) {
 		return nil
 	}
 	h.st.ReviewKept = false
@@ -703,6 +699,16 @@ func (h *codexHandler) reviewRequest(n int, payload json.RawMessage) error {
 		return nil
 	}
 	return h.emit(n, "user", "/review "+what)
+}
+
+// payload decodes the payload of line n, of kind what, into v, or
+// reports its unexpected shape.
+func (h *codexHandler) payload(n int, payload json.RawMessage, what string, v any) bool {
+	if err := json.Unmarshal(payload, v); err != nil {
+		h.fc.problem(n, "unexpected "+what+" payload: "+trimErr(err))
+		return false
+	}
+	return true
 }
 
 // codexReviewOutput holds the fields the reader uses of a review's
@@ -734,8 +740,7 @@ func (h *codexHandler) reviewFindings(n int, payload json.RawMessage) error {
 	var r struct {
 		Output *codexReviewOutput `json:"review_output"`
 	}
-	if err := json.Unmarshal(payload, &r); err != nil {
-		h.fc.problem(n, "unexpected exited_review_mode payload: "+trimErr(err))
+	if !h.payload(n, payload, "exited_review_mode", &r) {
 		return nil
 	}
 	if r.Output == nil {
@@ -798,8 +803,7 @@ func (h *codexHandler) goal(n int, payload json.RawMessage) error {
 			Objective string `json:"objective"`
 		} `json:"goal"`
 	}
-	if err := json.Unmarshal(payload, &g); err != nil {
-		h.fc.problem(n, "unexpected thread_goal_updated payload: "+trimErr(err))
+	if !h.payload(n, payload, "thread_goal_updated", &g) {
 		return nil
 	}
 	objective := strings.TrimSpace(g.Goal.Objective)
@@ -819,8 +823,7 @@ func (h *codexHandler) compacted(n int, payload json.RawMessage) error {
 		Message            string            `json:"message"`
 		ReplacementHistory []json.RawMessage `json:"replacement_history"`
 	}
-	if err := json.Unmarshal(payload, &c); err != nil {
-		h.fc.problem(n, "unexpected compacted payload: "+trimErr(err))
+	if !h.payload(n, payload, "compacted", &c) {
 		return nil
 	}
 	if strings.TrimSpace(c.Message) == "" {
@@ -913,8 +916,7 @@ func (h *codexHandler) retained(n int, payload json.RawMessage) error {
 			Answer   string `json:"answer"`
 		} `json:"questions"`
 	}
-	if err := json.Unmarshal(payload, &r); err != nil {
-		h.fc.problem(n, "unexpected retained_context payload: "+trimErr(err))
+	if !h.payload(n, payload, "retained_context", &r) {
 		return nil
 	}
 	if r.Type != "verified_answer" {
@@ -974,8 +976,7 @@ func (h *codexHandler) realtime(n int, payload json.RawMessage) error {
 		segment
 		Data *segment `json:"data"`
 	}
-	if err := json.Unmarshal(payload, &r); err != nil {
-		h.fc.problem(n, "unexpected realtime_item payload: "+trimErr(err))
+	if !h.payload(n, payload, "realtime_item", &r) {
 		return nil
 	}
 	switch r.Type {
