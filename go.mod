@@ -17,6 +17,7 @@ require (
 	github.com/edsrzf/mmap-go v1.2.0
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/go-viper/mapstructure/v2 v2.4.0
+	github.com/goccy/go-json v0.12.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/kardianos/service v1.3.0
 	github.com/klauspost/compress v1.20.4

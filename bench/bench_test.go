@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/daemon"
 	"github.com/nova-recall/nova/eval"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/lexical"
@@ -22,7 +27,11 @@ import (
 //	go test -run '^$' -bench 'Search10k/nova' -benchtime=1x -cpuprofile cpu.out ./bench
 //
 // Each iteration runs every query of one kind once; the metrics are the
-// per-query latency percentiles and hit@10. BenchmarkSearch100k needs
+// per-query latency percentiles and hit@10. novad-http is the daemon run in
+// this process over loopback HTTP, so one profile holds both ends:
+//
+//	go test -run '^$' -bench 'Search10k/novad-http' -benchtime=50x -cpuprofile cpu.out ./bench
+// BenchmarkSearch100k needs
 // NOVA_BENCH_LARGE=1 (it indexes 100 000 records first).
 
 // fixture is one indexed corpus shared by the benchmarks of a size.
@@ -36,11 +45,16 @@ var (
 	fixturesMu  sync.Mutex
 	fixtures    = map[int]*fixture{}
 	fixturesDir string
+	// fixtureStops stop the novads serving the fixtures.
+	fixtureStops []func()
 )
 
 func cleanupFixtures() {
 	fixturesMu.Lock()
 	defer fixturesMu.Unlock()
+	for _, stop := range fixtureStops {
+		stop()
+	}
 	for _, f := range fixtures {
 		for _, release := range f.releases {
 			release()
@@ -112,13 +126,55 @@ func loadFixture(b *testing.B, n int) *fixture {
 			fx.systems[sys.name], fx.releases = fn, append(fx.releases, release)
 		}
 	}
+	fx.systems[SystemNovad] = serveNovad(b, cfg)
 	fixtures[n] = fx
 	return fx
 }
 
+// serveNovad runs the real daemon in this process on free loopback ports
+// (so one CPU profile holds both ends of the HTTP search) and returns the
+// search that goes through its facade with the typed client, as
+// novactl bench's novad-http does against the binary.
+func serveNovad(b *testing.B, cfg config.Config) searchFunc {
+	b.Helper()
+	cfg.Server.Port, cfg.Facade.Port = 0, 0
+	srv, err := daemon.New(daemon.Options{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, stopped := make(chan struct{}), make(chan error, 1)
+	go func() { stopped <- srv.Run(ctx, ready) }()
+	<-ready
+	fixtureStops = append(fixtureStops, func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			fmt.Fprintln(os.Stderr, "novad:", err)
+		}
+	})
+	c := client.New("http://"+srv.FacadeAddr().String(), "http://"+srv.DirectAddr().String())
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if h, err := c.Health(ctx); err == nil && h.IndexReady {
+			break
+		} else if time.Now().After(deadline) {
+			b.Fatalf("novad did not load the generation: %v", err)
+		}
+	}
+	return func(ctx context.Context, q Query) (outcome, error) {
+		resp, status, err := c.Search(ctx, searchBody(q, 10))
+		if err != nil {
+			return outcome{}, err
+		}
+		if status != http.StatusOK {
+			return outcome{}, fmt.Errorf("HTTP %d", status)
+		}
+		return envelopeOutcome(resp), nil
+	}
+}
+
 func benchSearch(b *testing.B, n int) {
 	fx := loadFixture(b, n)
-	for _, sys := range DefaultSystems {
+	for _, sys := range append(DefaultSystems, SystemNovad) {
 		fn := fx.systems[sys]
 		for _, kind := range QueryKinds {
 			var qs []Query

@@ -85,6 +85,12 @@ func TestSearch(t *testing.T) {
 		{200, "<html>", api.ReasonCLIInvalidJSON},
 		{200, "[1,2]", api.ReasonCLIInvalidSchema},
 		{200, `{"schemaVersion":1}`, api.ReasonCLIInvalidSchema},
+		{200, "", api.ReasonCLIInvalidJSON},
+		{200, " \n", api.ReasonCLIInvalidJSON},
+		{200, `{"schemaVersion":2} {}`, api.ReasonCLIInvalidJSON},
+		{200, `{"schemaVersion":2,"results":[}`, api.ReasonCLIInvalidJSON},
+		{200, `{"schemaVersion":"2"}`, api.ReasonCLIInvalidSchema},
+		{200, ` "envelope"`, api.ReasonCLIInvalidSchema},
 	} {
 		s.answer(tt.status, tt.body)
 		_, _, err := c.Search(ctx, api.SearchBody{Query: "q"})

@@ -1,0 +1,124 @@
+package daemon
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strconv"
+	"testing"
+
+	"github.com/nova-recall/nova/api"
+)
+
+// TestWriteJSON_sameBytesAsEncodingJSON: writeJSON encodes with
+// goccy/go-json for speed; what it sends must be byte for byte what
+// encoding/json (without HTML escaping) writes, for every field of every
+// response type, with and without values, and for the strings an answer
+// may hold (HTML, line separators, invalid UTF-8, control characters).
+func TestWriteJSON_sameBytesAsEncodingJSON(t *testing.T) {
+	values := []any{
+		&api.SearchResponse{}, &api.Error{}, &api.Health{}, &api.Stats{}, &api.FacadeHealth{}, &api.Contract{},
+	}
+	strs := []string{"", "a<b>&c", "line\u2028sep\u2029", "bad\xffutf8", "tab\t\x01\x7f", "emoji 😀 中文", `"quote\`}
+	floats := []float64{0, 1e21, 1e-7, 0.1, 123456789.123, math.SmallestNonzeroFloat64, 3.0000001, -2.5}
+	for _, v := range values {
+		for seed := range 8 {
+			if seed > 0 {
+				fill(reflect.ValueOf(v).Elem(), seed, strs, floats, 0)
+			}
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(v); err != nil {
+				t.Fatal(err)
+			}
+			rec := httptest.NewRecorder()
+			writeJSON(rec, http.StatusOK, v)
+			if got := rec.Body.String(); got != want.String() {
+				t.Fatalf("%T (seed %d):\n got %s\nwant %s", v, seed, got, want.String())
+			}
+			if n, _ := strconv.Atoi(rec.Header().Get("Content-Length")); n != want.Len() {
+				t.Errorf("%T: Content-Length %d, body %d bytes", v, n, want.Len())
+			}
+		}
+	}
+}
+
+// TestWriteJSON_unencodable: a value JSON cannot hold is a 500 with the
+// generic error body, not a 200 cut short.
+func TestWriteJSON_unencodable(t *testing.T) {
+	rec := httptest.NewRecorder()
+	writeJSON(rec, http.StatusOK, map[string]float64{"score": math.NaN()})
+	var e api.Error
+	if rec.Code != http.StatusInternalServerError || json.Unmarshal(rec.Body.Bytes(), &e) != nil || e.Code != api.CodeInternal {
+		t.Fatalf("got %d %s", rec.Code, rec.Body)
+	}
+}
+
+// fill sets every settable field under v from seed: strings and floats
+// from the lists, pointers, slices and maps non-nil on odd seeds (empty
+// ones on seeds divisible by four), so omitempty and null both show.
+func fill(v reflect.Value, seed int, strs []string, floats []float64, depth int) {
+	if depth > 6 {
+		return
+	}
+	pick := func(n int) int { return (seed*7 + depth*3 + n) % n }
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(strs[pick(len(strs))])
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(floats[pick(len(floats))])
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		v.SetInt(int64(seed*1000 - 3))
+	case reflect.Bool:
+		v.SetBool(seed%2 == 1)
+	case reflect.Pointer:
+		if seed%2 == 1 {
+			v.Set(reflect.New(v.Type().Elem()))
+			fill(v.Elem(), seed, strs, floats, depth+1)
+		} else {
+			v.SetZero()
+		}
+	case reflect.Slice:
+		if seed%2 == 0 && seed%4 != 0 {
+			v.SetZero()
+			return
+		}
+		n := 0
+		if seed%4 != 0 {
+			n = 2
+		}
+		s := reflect.MakeSlice(v.Type(), n, n)
+		for i := range n {
+			fill(s.Index(i), seed+i, strs, floats, depth+1)
+		}
+		v.Set(s)
+	case reflect.Map:
+		if seed%2 == 0 && seed%4 != 0 {
+			v.SetZero()
+			return
+		}
+		m := reflect.MakeMap(v.Type())
+		for i := range 3 * (seed % 4) {
+			k := reflect.New(v.Type().Key()).Elem()
+			fill(k, seed+i, []string{"b", "a", "ключ", "c<d"}, floats, depth+1)
+			e := reflect.New(v.Type().Elem()).Elem()
+			fill(e, seed+i, strs, floats, depth+1)
+			m.SetMapIndex(k, e)
+		}
+		v.Set(m)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fill(v.Field(i), seed+i, strs, floats, depth+1)
+			}
+		}
+	case reflect.Interface:
+		if seed%2 == 1 {
+			v.Set(reflect.ValueOf(strs[pick(len(strs))]))
+		}
+	}
+}
