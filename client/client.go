@@ -154,11 +154,29 @@ func (c *Client) do(ctx context.Context, method, url string, body any) (int, []b
 		return 0, nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	b, err := readBody(resp)
 	if err != nil {
 		return resp.StatusCode, nil, fmt.Errorf("read response: %w", err)
 	}
 	return resp.StatusCode, b, nil
+}
+
+// maxResponseBytes bounds what the client reads of one response.
+const maxResponseBytes = 64 << 20
+
+// readBody reads a response body, at most maxResponseBytes of it. A body
+// whose length was announced (novad announces every one) is read into a
+// buffer of that size: growing one from 512 bytes read a search envelope
+// of tens of kilobytes in a dozen pieces, a system call each.
+func readBody(resp *http.Response) ([]byte, error) {
+	if n := resp.ContentLength; n >= 0 && n <= maxResponseBytes {
+		b := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
 }
 
 // answers reports whether something accepts connections at the address
