@@ -122,7 +122,7 @@ func IsNotRunning(err error) bool {
 }
 
 func (c *Client) do(ctx context.Context, method, url string, body any) (int, []byte, error) {
-	if c.homeLock != "" && (lockfile.Free(c.homeLock) || lockfile.ReadHolder(c.homeLock).Operation == lockfile.Starting) {
+	if c.homeLock != "" && (lockfile.Free(c.homeLock) || lockfile.ReadHolder(c.homeLock).IsStarting()) {
 		// novad holds its home's lock from before it binds its ports
 		// until it exits, so whatever answers here serves another home
 		// (a second home left on the default ports): its memory is not

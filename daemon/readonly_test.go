@@ -3,15 +3,19 @@ package daemon_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/daemon"
 	"github.com/nova-recall/nova/index"
@@ -84,6 +88,42 @@ func TestReadOnlyHome_serves(t *testing.T) {
 	// and at every load, that it could not.
 	if strings.Contains(logs.String(), "Cannot write server state") {
 		t.Errorf("novad tried to write server state on a read-only home:\n%s", logs.String())
+	}
+}
+
+// TestReadOnlyHome_staleStartingRecord: a run that ended while starting
+// left "starting" in the lock file of a home now on a read-only volume.
+// The novad serving it cannot replace the record; clients must still talk
+// to it (they refused, believing it had not bound its ports yet).
+func TestReadOnlyHome_staleStartingRecord(t *testing.T) {
+	root := t.TempDir()
+	cfg := indexedHome(t, root)
+	ended := exec.Command("true")
+	novatest.Must(t, ended.Run())
+	novatest.Must(t, os.MkdirAll(filepath.Dir(cfg.Home.DaemonLock()), 0o700))
+	record := fmt.Sprintf(`{"operation":%q,"pid":%d,"lockedAt":"2026-12-01T09:00:00Z"}`, lockfile.Starting, ended.Process.Pid)
+	novatest.Must(t, os.WriteFile(cfg.Home.DaemonLock(), []byte(record), 0o600))
+
+	cfg.Home = paths.Home{Root: novatest.ReadOnlyMount(t, cfg.Home.Root)}
+	srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
+	if h := lockfile.ReadHolder(cfg.Home.DaemonLock()); h.Operation != lockfile.Starting {
+		t.Fatalf("the record changed on a read-only home: %+v", h)
+	}
+	// A read-only home has no server-state.json: clients use the
+	// configured ports, here the ones novad bound.
+	cfg.Server.Port = srv.DirectAddr().(*net.TCPAddr).Port
+	cfg.Facade.Port = srv.FacadeAddr().(*net.TCPAddr).Port
+	c := client.ForConfig(cfg)
+	var resp *api.SearchResponse
+	var err error
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		resp, _, err = c.Search(context.Background(), api.SearchBody{Query: "staging deploy port"})
+		if err != nil || len(resp.Results) > 0 {
+			break
+		}
+	}
+	if err != nil || len(resp.Results) == 0 || !strings.Contains(api.StringOr(resp.Results[0].Text, ""), "42017") {
+		t.Fatalf("the client did not search the read-only home's novad: %v", err)
 	}
 }
 

@@ -37,7 +37,7 @@ func discoverEncoder(ctx context.Context, home paths.Home, want api.EmbeddingPro
 	// Nor while that novad is still starting: it may be waiting for its
 	// ports, which another program (maybe another user's) holds, and
 	// the state file is then a previous novad's.
-	if !lockfile.Held(home.DaemonLock()) || lockfile.ReadHolder(home.DaemonLock()).Operation == lockfile.Starting {
+	if !lockfile.Held(home.DaemonLock()) || lockfile.ReadHolder(home.DaemonLock()).IsStarting() {
 		return nil, nil
 	}
 	b, err := os.ReadFile(home.ServerState())

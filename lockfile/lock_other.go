@@ -20,3 +20,6 @@ var errUnsupported = errors.New("file locks are not supported on this platform")
 func flock(*os.File, int) error { return errUnsupported }
 
 func unlock(*os.File) error { return nil }
+
+// alive cannot tell here, and says every process exists.
+func alive(int) bool { return true }

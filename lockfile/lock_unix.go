@@ -27,3 +27,10 @@ func flock(f *os.File, how int) error {
 }
 
 func unlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// alive reports whether a process with this pid exists (one of another
+// user's answers EPERM, and exists).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

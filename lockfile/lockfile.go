@@ -61,6 +61,15 @@ func (e *HeldError) Unwrap() error { return ErrHeld }
 // embed and the token.
 const Starting = "starting"
 
+// IsStarting reports whether the file says a novad is starting. A record
+// whose process is gone is not believed: a novad rewrites the record when
+// it takes the lock, except on a read-only home, where the record of a
+// run that ended while starting stays; the novad serving that home could
+// not replace it, and clients would never talk to it.
+func (h Holder) IsStarting() bool {
+	return h.Operation == Starting && (h.PID <= 0 || alive(h.PID))
+}
+
 // Lock is a held lock.
 type Lock struct{ f *os.File }
 

@@ -3,6 +3,7 @@ package lockfile_test
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -58,5 +59,28 @@ func TestAcquireUnopenable(t *testing.T) {
 	_, err := lockfile.Acquire(filepath.Join(t.TempDir(), "missing", "lock"), 0o600, "sync", time.Now())
 	if err == nil || errors.Is(err, lockfile.ErrHeld) {
 		t.Errorf("Acquire in a missing directory: %v", err)
+	}
+}
+
+// TestHolderIsStarting: a "starting" record is believed while its process
+// lives (or names none), not once that process is gone.
+func TestHolderIsStarting(t *testing.T) {
+	ended := exec.Command("true")
+	if err := ended.Run(); err != nil {
+		t.Skip("no true(1) to run:", err)
+	}
+	for _, tt := range []struct {
+		h    lockfile.Holder
+		want bool
+	}{
+		{lockfile.Holder{Operation: lockfile.Starting, PID: os.Getpid()}, true},
+		{lockfile.Holder{Operation: lockfile.Starting}, true},
+		{lockfile.Holder{Operation: lockfile.Starting, PID: ended.Process.Pid}, false},
+		{lockfile.Holder{Operation: "serve", PID: os.Getpid()}, false},
+		{lockfile.Holder{}, false},
+	} {
+		if got := tt.h.IsStarting(); got != tt.want {
+			t.Errorf("%+v: IsStarting %v, want %v", tt.h, got, tt.want)
+		}
 	}
 }
