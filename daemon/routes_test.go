@@ -3,6 +3,7 @@ package daemon
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -19,31 +20,44 @@ import (
 // response type, with and without values, and for the strings an answer
 // may hold (HTML, line separators, invalid UTF-8, control characters).
 func TestWriteJSON_sameBytesAsEncodingJSON(t *testing.T) {
-	values := []any{
-		&api.SearchResponse{}, &api.Error{}, &api.Health{}, &api.Stats{}, &api.FacadeHealth{}, &api.Contract{},
+	// The values novad builds first, then every response type empty and
+	// filled seven ways.
+	built := []any{
+		api.NewContract(map[string]any{"provider": "builtin", "model": "lsa-384", "dimension": 384}),
+		api.Unavailable("why <did> the deploy & fail", 10, api.ReasonIndexNotLoaded),
+	}
+	for _, v := range built {
+		sameAsEncodingJSON(t, v, "built")
 	}
 	strs := []string{"", "a<b>&c", "line\u2028sep\u2029", "bad\xffutf8", "tab\t\x01\x7f", "emoji 😀 中文", `"quote\`}
 	floats := []float64{0, 1e21, 1e-7, 0.1, 123456789.123, math.SmallestNonzeroFloat64, 3.0000001, -2.5}
-	for _, v := range values {
+	for _, v := range []any{&api.SearchResponse{}, &api.Error{}, &api.Health{}, &api.Stats{}, &api.FacadeHealth{}, &api.Contract{}} {
 		for seed := range 8 {
 			if seed > 0 {
 				fill(reflect.ValueOf(v).Elem(), seed, strs, floats, 0)
 			}
-			var want bytes.Buffer
-			enc := json.NewEncoder(&want)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(v); err != nil {
-				t.Fatal(err)
-			}
-			rec := httptest.NewRecorder()
-			writeJSON(rec, http.StatusOK, v)
-			if got := rec.Body.String(); got != want.String() {
-				t.Fatalf("%T (seed %d):\n got %s\nwant %s", v, seed, got, want.String())
-			}
-			if n, _ := strconv.Atoi(rec.Header().Get("Content-Length")); n != want.Len() {
-				t.Errorf("%T: Content-Length %d, body %d bytes", v, n, want.Len())
-			}
+			sameAsEncodingJSON(t, v, fmt.Sprint("seed ", seed))
 		}
+	}
+}
+
+// sameAsEncodingJSON fails t unless writeJSON sends v as encoding/json
+// writes it, with a Content-Length that matches.
+func sameAsEncodingJSON(t *testing.T, v any, what string) {
+	t.Helper()
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	writeJSON(rec, http.StatusOK, v)
+	if got := rec.Body.String(); got != want.String() {
+		t.Fatalf("%T (%s):\n got %s\nwant %s", v, what, got, want.String())
+	}
+	if n, _ := strconv.Atoi(rec.Header().Get("Content-Length")); n != want.Len() {
+		t.Errorf("%T (%s): Content-Length %d, body %d bytes", v, what, n, want.Len())
 	}
 }
 
