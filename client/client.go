@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
+
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/lockfile"

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
+
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/memory"
 )
