@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -31,8 +32,9 @@ import (
 // this process over loopback HTTP, so one profile holds both ends:
 //
 //	go test -run '^$' -bench 'Search10k/novad-http' -benchtime=50x -cpuprofile cpu.out ./bench
-// BenchmarkSearch100k needs
-// NOVA_BENCH_LARGE=1 (it indexes 100 000 records first).
+//
+// BenchmarkSearch100k needs NOVA_BENCH_LARGE=1 (it indexes 100 000
+// records first).
 
 // fixture is one indexed corpus shared by the benchmarks of a size.
 type fixture struct {
@@ -174,7 +176,7 @@ func serveNovad(b *testing.B, cfg config.Config) searchFunc {
 
 func benchSearch(b *testing.B, n int) {
 	fx := loadFixture(b, n)
-	for _, sys := range append(DefaultSystems, SystemNovad) {
+	for _, sys := range slices.Concat(DefaultSystems, []string{SystemNovad}) {
 		fn := fx.systems[sys]
 		for _, kind := range QueryKinds {
 			var qs []Query
