@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/nova-recall/nova/config"
@@ -35,7 +36,12 @@ func FuzzLoadFile(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if ip := net.ParseIP(cfg.Server.Host); cfg.Server.Host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		// An IPv6 literal may come in its brackets, both of them.
+		host := cfg.Server.Host
+		if len(host) >= 2 && host[0] == '[' && host[len(host)-1] == ']' {
+			host = host[1 : len(host)-1]
+		}
+		if ip := net.ParseIP(host); !strings.EqualFold(host, "localhost") && (ip == nil || !ip.IsLoopback()) {
 			t.Fatalf("accepted server.host %q:\n%s\n%s", cfg.Server.Host, yaml, variable)
 		}
 		if err := cfg.Validate(); err != nil {

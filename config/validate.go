@@ -115,9 +115,9 @@ func IsLoopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	host, ok := unbracket(host)
 	addr, err := netip.ParseAddr(host)
-	if err != nil || addr.Zone() != "" || addr.Is4In6() {
+	if !ok || err != nil || addr.Zone() != "" || addr.Is4In6() {
 		return false
 	}
 	return addr.IsLoopback()
@@ -129,7 +129,18 @@ func BindHost(host string) string {
 	if strings.EqualFold(host, "localhost") {
 		return "127.0.0.1"
 	}
-	return strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	host, _ = unbracket(host)
+	return host
+}
+
+// unbracket returns host without the brackets of an IPv6 literal ("[::1]"
+// is "::1"); ok is false for a bracket without its pair ("0::1]"), which
+// no address is written with.
+func unbracket(host string) (_ string, ok bool) {
+	if len(host) >= 2 && host[0] == '[' && host[len(host)-1] == ']' {
+		return host[1 : len(host)-1], true
+	}
+	return host, !strings.ContainsAny(host, "[]")
 }
 
 // endpointForError returns endpoint as an error may show it: user
