@@ -807,10 +807,11 @@ func (h *codexHandler) goal(n int, payload json.RawMessage) error {
 		return nil
 	}
 	objective := strings.TrimSpace(g.Goal.Objective)
-	if objective == "" || textKey(objective) == h.st.Goal {
+	key := textKey(objective)
+	if objective == "" || key == h.st.Goal {
 		return nil
 	}
-	h.st.Goal = textKey(objective)
+	h.st.Goal = key
 	return h.record(n, "user", objective)
 }
 
