@@ -59,7 +59,7 @@ func newFixture(t *testing.T) *fixture {
 func (f *fixture) writeConfig() {
 	f.t.Helper()
 	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\nsources:\n  - {name: notes, kind: jsonl, path: %q}\n%s",
-		f.port, novatest.ClosedPort(f.t), f.src, f.extra)
+		f.port, novatest.ClosedPort(f.t, f.port), f.src, f.extra)
 	novatest.Must(f.t, os.WriteFile(f.home.Config(), []byte(cfg), 0o600))
 }
 
@@ -232,10 +232,8 @@ func TestConfig(t *testing.T) {
 
 	f = newFixture(t)
 	// Closed ports, never the defaults: a user's own novad may serve those.
-	server, facade := novatest.ClosedPort(t), novatest.ClosedPort(t)
-	for facade == server {
-		facade = novatest.ClosedPort(t)
-	}
+	server := novatest.ClosedPort(t)
+	facade := novatest.ClosedPort(t, server)
 	bad := fmt.Sprintf("server: {host: 0.0.0.0, port: %d}\nfacade: {port: %d}\n", server, facade)
 	novatest.Must(t, os.WriteFile(f.home.Config(), []byte(bad), 0o600))
 	rep = f.run(Options{})
@@ -398,7 +396,7 @@ func TestSources(t *testing.T) {
 	// With no config.yaml at all, the advice is the command that writes
 	// one (the ports, from the environment, stay off the defaults).
 	novatest.Must(t, os.Remove(f.home.Config()))
-	f.environ = append(f.environ, fmt.Sprintf("NOVA_SERVER_PORT=%d", f.port), fmt.Sprintf("NOVA_FACADE_PORT=%d", novatest.ClosedPort(t)))
+	f.environ = append(f.environ, fmt.Sprintf("NOVA_SERVER_PORT=%d", f.port), fmt.Sprintf("NOVA_FACADE_PORT=%d", novatest.ClosedPort(t, f.port)))
 	c = want(t, f.run(Options{}), "sources", Degraded, CodeNoSources)
 	if !strings.Contains(c.Advice, "novactl config init") || !strings.Contains(c.Message, "no config.yaml") {
 		t.Errorf("no config.yaml: %+v", c)

@@ -41,7 +41,8 @@ func fakeHome(t *testing.T, files ...string) []string {
 	if err := os.MkdirAll(nova, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf("server: {port: %d}\nfacade: {port: %d}\n", novatest.ClosedPort(t), novatest.ClosedPort(t))
+	server := novatest.ClosedPort(t)
+	cfg := fmt.Sprintf("server: {port: %d}\nfacade: {port: %d}\n", server, novatest.ClosedPort(t, server))
 	if err := os.WriteFile(filepath.Join(nova, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

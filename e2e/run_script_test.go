@@ -34,7 +34,8 @@ func newRunScript(t *testing.T) *runScript {
 	t.Helper()
 	root := t.TempDir()
 	r := &runScript{t: t, repo: filepath.Join(root, "repo"), user: filepath.Join(root, "user"), home: filepath.Join(root, "nova home"),
-		serverPort: novatest.ClosedPort(t), facadePort: novatest.ClosedPort(t)}
+		serverPort: novatest.ClosedPort(t)}
+	r.facadePort = novatest.ClosedPort(t, r.serverPort)
 	for _, d := range []string{filepath.Join(r.repo, "scripts"), filepath.Join(r.repo, "bin"), r.user} {
 		novatest.Must(t, os.MkdirAll(d, 0o755))
 	}

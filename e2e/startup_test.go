@@ -88,10 +88,8 @@ func TestFirstSyncInEmptyHomeIsServedAtOnce(t *testing.T) {
 // pinPorts rewrites h's config to fixed ports and returns them.
 func pinPorts(t *testing.T, h *novatest.Home) (direct, facade int) {
 	t.Helper()
-	direct, facade = novatest.ClosedPort(t), novatest.ClosedPort(t)
-	for direct == facade {
-		facade = novatest.ClosedPort(t)
-	}
+	direct = novatest.ClosedPort(t)
+	facade = novatest.ClosedPort(t, direct)
 	cfg := filepath.Join(h.Dir, "config.yaml")
 	b, err := os.ReadFile(cfg)
 	novatest.Must(t, err)

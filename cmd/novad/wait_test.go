@@ -116,7 +116,8 @@ func TestWaitForConfig(t *testing.T) {
 	newHome := func(t *testing.T) (home paths.Home, direct, facade int, valid string) {
 		home = paths.Home{Root: filepath.Join(t.TempDir(), "nova")}
 		novatest.Must(t, os.Mkdir(home.Root, 0o700))
-		direct, facade = novatest.ClosedPort(t), novatest.ClosedPort(t)
+		direct = novatest.ClosedPort(t)
+		facade = novatest.ClosedPort(t, direct)
 		valid = fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", direct, facade)
 		novatest.Must(t, os.WriteFile(home.Config(), []byte(valid+"bogus: 1\n"), 0o600))
 		return home, direct, facade, valid

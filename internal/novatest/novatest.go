@@ -321,16 +321,27 @@ func baseURL(st api.ServerState, port int) string {
 }
 
 // ClosedPort returns a loopback port nothing listens on: one the kernel
-// just handed out, closed again. A test that needs novad to be down points
-// its config there, never at the default ports, where a user's own novad
-// may be serving.
-func ClosedPort(t testing.TB) int {
+// just handed out, closed again, and none of other. A test that needs
+// novad to be down points its config there, never at the default ports,
+// where a user's own novad may be serving. The kernel may hand a port just
+// closed out again, so the second of two ports names the first as other
+// (config refuses a facade port equal to the server's).
+func ClosedPort(t testing.TB, other ...int) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Must(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	Must(t, l.Close())
-	return port
+	var held []net.Listener // a port refused stays held, so it is not handed out again
+	defer func() {
+		for _, l := range held {
+			l.Close()
+		}
+	}()
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		Must(t, err)
+		held = append(held, l)
+		if port := l.Addr().(*net.TCPAddr).Port; !slices.Contains(other, port) {
+			return port
+		}
+	}
 }
 
 // DownHome writes a NOVA_HOME whose config points both listeners at closed
@@ -338,7 +349,8 @@ func ClosedPort(t testing.TB) int {
 func DownHome(t testing.TB, dir string) {
 	t.Helper()
 	Must(t, os.MkdirAll(dir, 0o700))
-	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", ClosedPort(t), ClosedPort(t))
+	server := ClosedPort(t)
+	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", server, ClosedPort(t, server))
 	Must(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600))
 }
 
