@@ -12,6 +12,7 @@ import (
 	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/search"
 )
@@ -232,6 +233,12 @@ func (s *Server) swap(g *index.Served, hash, activeID, trigger string, activeErr
 	}
 	s.log.Log(context.Background(), level, "Generation loaded", "runId", rec.RunID, "chunks", g.Gen.Count(), "loadMs", g.Gen.LoadDuration.Milliseconds(),
 		"trigger", trigger, "fallback", activeErr != nil, "profileMatches", next.profileOK)
+	// A Chinese query reads the segmenter's tables on first use, a
+	// quarter of a second. Memory that holds Chinese gets asked in
+	// Chinese: the tables are read now, beside serving, once.
+	if g.Gen.HasChinese() {
+		s.chineseOnce.Do(func() { go s.loadChinese() })
+	}
 	// After the log line: the state file is written durably (fsync), and
 	// the swap is logged when it happens, not a sync later.
 	s.writeState("")
@@ -239,6 +246,14 @@ func (s *Server) swap(g *index.Served, hash, activeID, trigger string, activeErr
 		s.log.Warn("The active generation was embedded with another profile; searches answer embedding-profile-mismatch until it is rebuilt",
 			"generation", rec.EmbeddingProfile.Provider+"/"+rec.EmbeddingProfile.Model, "configured", s.cfg.Embedding.Provider)
 	}
+}
+
+// loadChinese reads the Chinese tables (lexical.LoadChinese) and says so:
+// they are the 20 MiB novad grows by once its memory holds Chinese.
+func (s *Server) loadChinese() {
+	start := time.Now()
+	lexical.LoadChinese()
+	s.log.Info("Chinese word tables loaded", "ms", time.Since(start).Milliseconds())
 }
 
 // queryEmbedder returns the embedder of g's vector space: the builtin

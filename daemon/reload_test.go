@@ -286,6 +286,63 @@ func TestRoutineReloadsLogAtDebug(t *testing.T) {
 	}
 }
 
+// TestChineseTablesReadBesideServing: once novad serves memory that holds
+// Chinese, it reads the Chinese tables (a quarter of a second) on its own,
+// so the first Chinese search does not wait for them; memory in English
+// alone does not make it read them, and it reads them once.
+func TestChineseTablesReadBesideServing(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "memory.jsonl")
+	if err := os.WriteFile(src, []byte(`{"id":"a","text":"The deploy queue stalls when the runner pool is empty."}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, filepath.Join(root, "home"), []config.Source{{Name: "m", Kind: config.KindJSONL, Path: src, SourceSet: "notes"}}...)
+	ix := index.New(cfg, index.Options{NoRemote: true})
+	if _, err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var logs novatest.LogBuffer
+	srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	const line = "Chinese word tables loaded"
+	syncAndWait := func(record string) {
+		t.Helper()
+		f, err := os.OpenFile(src, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(f, record)
+		f.Close()
+		r, err := ix.Sync(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			var h api.Health
+			getJSON(t, "http://"+srv.DirectAddr().String()+api.PathHealth, &h)
+			if h.Generation == r.Active() {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("novad never served %s", r.Active())
+			}
+		}
+	}
+	syncAndWait(`{"id":"b","text":"Rolled the canary back after the 502s."}`)
+	if strings.Contains(logs.String(), line) {
+		t.Fatalf("novad read the Chinese tables for memory in English alone:\n%s", logs.String())
+	}
+	syncAndWait(`{"id":"c","text":"迁移记录：数据库端口改为 5433。"}`)
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(logs.String(), line); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("novad serves Chinese memory and never read the Chinese tables:\n%s", logs.String())
+		}
+	}
+	syncAndWait(`{"id":"d","text":"部署队列在周五卡住了。"}`)
+	if n := strings.Count(logs.String(), line); n != 1 {
+		t.Errorf("the Chinese tables were read %d times, want once:\n%s", n, logs.String())
+	}
+}
+
 // TestConnectionCap_idleKeepAlive: connections kept open and idle after
 // a request (HTTP keep-alive) do not hold the cap's slots: a local
 // process that opened as many as the cap and left them idle kept every

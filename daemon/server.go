@@ -93,7 +93,10 @@ type Server struct {
 	// segments shares mapped segments between the generations novad
 	// loads: a reload after an incremental sync maps only the new delta.
 	segments *generation.Cache
-	engine   *search.Engine
+	// chineseOnce starts loadChinese at the first generation served
+	// that holds Chinese.
+	chineseOnce sync.Once
+	engine      *search.Engine
 	// embedder is the configured query embedder for non-builtin
 	// providers; builtin generations carry their own.
 	embedder embedding.Embedder

@@ -348,3 +348,35 @@ func TestResolvedQuery(t *testing.T) {
 	}()
 	Build([][]string{a.Terms("port")}).SearchQuery(q, 3, nil)
 }
+
+// TestFieldHasHan: a field knows whether it holds Chinese from its term
+// dictionary alone, whatever else sorts around the Han block: kana and
+// the CJK symbols before it, Hangul and full-width forms after it.
+func TestFieldHasHan(t *testing.T) {
+	for _, c := range []struct {
+		terms []string
+		want  bool
+	}{
+		{[]string{"deploy", "queue", "stall"}, false},
+		{[]string{"5433", "迁移", "数据库"}, true},
+		{[]string{"port", "遷移"}, true},         // traditional is Han too
+		{[]string{"デプロイ", "キュー"}, false},       // katakana, before U+3400
+		{[]string{"〆", "々"}, false},            // CJK symbols, before it
+		{[]string{"배포", "대기열", "ｐｏｒｔ"}, false}, // Hangul and full-width, after U+9FFF
+		{[]string{"㐀"}, true},                  // U+3400, the first
+		{[]string{"鿿", "대기열"}, true},           // U+9FFF, the last
+		{nil, false},
+	} {
+		if got := fieldOfTerms(t, c.terms).HasHan(); got != c.want {
+			t.Errorf("HasHan of %q = %v, want %v", c.terms, got, c.want)
+		}
+	}
+	// Through the analyzer, as a segment is written.
+	a := NewAnalyzer()
+	if !field(t, a, "port 5433", "迁移记录：数据库端口改为 5433").HasHan() {
+		t.Error("a field of a Chinese note: HasHan false")
+	}
+	if field(t, a, "the deploy queue stalls", "ｐｏｒｔ ５４３３").HasHan() {
+		t.Error("a field of English notes: HasHan true")
+	}
+}

@@ -429,6 +429,15 @@ func (f *Field) lookup(term string) int {
 	return -1
 }
 
+// HasHan reports whether a term of the field begins with a Chinese
+// character (U+3400 to U+9FFF, the basic and first extension blocks). The
+// dictionary is in byte order, which for UTF-8 is code point order, so
+// one binary search answers.
+func (f *Field) HasHan() bool {
+	i := sort.Search(f.terms, func(t int) bool { return string(f.termAt(t)) >= "\u3400" })
+	return i < f.terms && string(f.termAt(i)) < "\ua000"
+}
+
 // DocFreq returns how many documents of this segment contain term.
 func (f *Field) DocFreq(term string) int {
 	if t := f.lookup(term); t >= 0 {

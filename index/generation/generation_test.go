@@ -481,3 +481,30 @@ func interleavedSegments(t *testing.T) *generation.Generation {
 	}
 	return g
 }
+
+// TestHasChinese: a generation says whether its text holds Chinese (novad
+// then reads the Chinese tables before the first Chinese query needs
+// them), and English alone, or an id or tag in Chinese, is not that.
+func TestHasChinese(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		recs []string
+		want bool
+	}{
+		{"english", records, false},
+		{"one chinese note", append(slices.Clone(records), `{"id":"zh-1","text":"迁移记录：数据库端口改为 5433。","date":"2026-11-05"}`), true},
+		{"traditional", []string{`{"id":"zh-2","text":"遷移記錄"}`}, true},
+		{"japanese kana", []string{`{"id":"ja-1","text":"デプロイのキューがとまる"}`}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home, m := builtFrom(t, c.recs)
+			g, err := open(t, home, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := g.HasChinese(); got != c.want {
+				t.Errorf("HasChinese = %v, want %v", got, c.want)
+			}
+		})
+	}
+}

@@ -384,6 +384,12 @@ func (g *Generation) Fields(s int) (text, context *lexical.Field) {
 	return g.segs[s].Text, g.segs[s].Context
 }
 
+// HasChinese reports whether a segment's text holds Chinese words (in a
+// document since retired, too: a hint, not a count).
+func (g *Generation) HasChinese() bool {
+	return slices.ContainsFunc(g.segs, func(r *segment.Reader) bool { return r.Text.HasHan() })
+}
+
 // SearchVectorsExact is SearchVectors scanning every vector, without the
 // inverted file or the sign prefilter: the reference that measures what
 // they cost in recall.
