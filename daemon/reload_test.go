@@ -238,51 +238,72 @@ func serve(t *testing.T, opts daemon.Options) *daemon.Server {
 	return srv
 }
 
+// loggedNovad is a novad serving a jsonl source of one record, and its
+// log.
+type loggedNovad struct {
+	t    *testing.T
+	src  string
+	ix   *index.Indexer
+	srv  *daemon.Server
+	logs *novatest.LogBuffer
+}
+
+func startLogged(t *testing.T) *loggedNovad {
+	t.Helper()
+	root := t.TempDir()
+	n := &loggedNovad{t: t, src: filepath.Join(root, "memory.jsonl"), logs: &novatest.LogBuffer{}}
+	if err := os.WriteFile(n.src, []byte(`{"id":"a","text":"The deploy queue stalls when the runner pool is empty."}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, filepath.Join(root, "home"), []config.Source{{Name: "m", Kind: config.KindJSONL, Path: n.src, SourceSet: "notes"}}...)
+	n.ix = index.New(cfg, index.Options{NoRemote: true})
+	if _, err := n.ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	n.srv = serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(n.logs, nil))})
+	return n
+}
+
+// appendAndServe appends record to the source, syncs, and returns once
+// novad serves the new generation.
+func (n *loggedNovad) appendAndServe(record string) {
+	t := n.t
+	t.Helper()
+	f, err := os.OpenFile(n.src, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, record)
+	f.Close()
+	r, err := n.ix.Sync(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var h api.Health
+		getJSON(t, "http://"+n.srv.DirectAddr().String()+api.PathHealth, &h)
+		if h.Generation == r.Active() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("novad never served %s", r.Active())
+		}
+	}
+}
+
 // TestRoutineReloadsLogAtDebug: every sync the watcher promotes makes
 // novad reload, every few seconds while an agent works, and under launchd
 // novad's log is a file nothing rotates. Loading at start says so; a
 // routine reload after a promotion is debug detail (/health names the
 // served generation).
 func TestRoutineReloadsLogAtDebug(t *testing.T) {
-	root := t.TempDir()
-	src := filepath.Join(root, "memory.jsonl")
-	if err := os.WriteFile(src, []byte(`{"id":"a","text":"The deploy queue stalls when the runner pool is empty."}`+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := testConfig(t, filepath.Join(root, "home"), []config.Source{{Name: "m", Kind: config.KindJSONL, Path: src, SourceSet: "notes"}}...)
-	ix := index.New(cfg, index.Options{NoRemote: true})
-	if _, err := ix.Sync(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	var logs novatest.LogBuffer
-	srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	var last string
+	n := startLogged(t)
 	for i := range 5 {
-		f, err := os.OpenFile(src, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(f, `{"id":"r%d","text":"Reload %d: the canary of build %d passed."}`+"\n", i, i, 8100+i)
-		f.Close()
-		r, err := ix.Sync(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		last = r.Active()
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			var h api.Health
-			getJSON(t, "http://"+srv.DirectAddr().String()+api.PathHealth, &h)
-			if h.Generation == last {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("novad never served %s", last)
-			}
-		}
+		n.appendAndServe(fmt.Sprintf(`{"id":"r%d","text":"Reload %d: the canary of build %d passed."}`, i, i, 8100+i))
 	}
-	out := logs.String()
-	if n := strings.Count(out, "Generation loaded"); n != 1 {
-		t.Errorf("%d \"Generation loaded\" lines at Info for a start and 5 routine reloads, want 1 (the start):\n%s", n, out)
+	out := n.logs.String()
+	if c := strings.Count(out, "Generation loaded"); c != 1 {
+		t.Errorf("%d \"Generation loaded\" lines at Info for a start and 5 routine reloads, want 1 (the start):\n%s", c, out)
 	}
 }
 
@@ -291,55 +312,21 @@ func TestRoutineReloadsLogAtDebug(t *testing.T) {
 // so the first Chinese search does not wait for them; memory in English
 // alone does not make it read them, and it reads them once.
 func TestChineseTablesReadBesideServing(t *testing.T) {
-	root := t.TempDir()
-	src := filepath.Join(root, "memory.jsonl")
-	if err := os.WriteFile(src, []byte(`{"id":"a","text":"The deploy queue stalls when the runner pool is empty."}`+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := testConfig(t, filepath.Join(root, "home"), []config.Source{{Name: "m", Kind: config.KindJSONL, Path: src, SourceSet: "notes"}}...)
-	ix := index.New(cfg, index.Options{NoRemote: true})
-	if _, err := ix.Sync(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	var logs novatest.LogBuffer
-	srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	n := startLogged(t)
 	const line = "Chinese word tables loaded"
-	syncAndWait := func(record string) {
-		t.Helper()
-		f, err := os.OpenFile(src, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintln(f, record)
-		f.Close()
-		r, err := ix.Sync(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			var h api.Health
-			getJSON(t, "http://"+srv.DirectAddr().String()+api.PathHealth, &h)
-			if h.Generation == r.Active() {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("novad never served %s", r.Active())
-			}
-		}
+	n.appendAndServe(`{"id":"b","text":"Rolled the canary back after the 502s."}`)
+	if strings.Contains(n.logs.String(), line) {
+		t.Fatalf("novad read the Chinese tables for memory in English alone:\n%s", n.logs.String())
 	}
-	syncAndWait(`{"id":"b","text":"Rolled the canary back after the 502s."}`)
-	if strings.Contains(logs.String(), line) {
-		t.Fatalf("novad read the Chinese tables for memory in English alone:\n%s", logs.String())
-	}
-	syncAndWait(`{"id":"c","text":"迁移记录：数据库端口改为 5433。"}`)
-	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(logs.String(), line); time.Sleep(10 * time.Millisecond) {
+	n.appendAndServe(`{"id":"c","text":"迁移记录：数据库端口改为 5433。"}`)
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(n.logs.String(), line); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("novad serves Chinese memory and never read the Chinese tables:\n%s", logs.String())
+			t.Fatalf("novad serves Chinese memory and never read the Chinese tables:\n%s", n.logs.String())
 		}
 	}
-	syncAndWait(`{"id":"d","text":"部署队列在周五卡住了。"}`)
-	if n := strings.Count(logs.String(), line); n != 1 {
-		t.Errorf("the Chinese tables were read %d times, want once:\n%s", n, logs.String())
+	n.appendAndServe(`{"id":"d","text":"部署队列在周五卡住了。"}`)
+	if c := strings.Count(n.logs.String(), line); c != 1 {
+		t.Errorf("the Chinese tables were read %d times, want once:\n%s", c, n.logs.String())
 	}
 }
 
