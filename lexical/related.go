@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// zhRelatedGz holds, for each Chinese word of two characters or more of
+// zhRelatedZst holds, for each Chinese word of two characters or more of
 // the segmenter's dictionary that CC-CEDICT glosses, up to twelve words of
 // related meaning, most related first, and up to six English words, its
 // common senses first ("word\trelated ...\tenglish ..."): 饭馆 餐馆 饭店
@@ -16,8 +16,8 @@ import (
 // scripts/gen-zh-related.sh makes it from CC-CEDICT's English glosses and
 // WordNet; licence in data/NOTICE.
 //
-//go:embed data/zh-related.txt.gz
-var zhRelatedGz []byte
+//go:embed data/zh-related.txt.zst
+var zhRelatedZst []byte
 
 // zhGlosses are a word's related words and English words, each joined by
 // spaces.
@@ -28,7 +28,7 @@ type zhGlosses struct{ related, english string }
 // user never pays for it.
 var zhRelated = sync.OnceValue(func() map[string]zhGlosses {
 	m := make(map[string]zhGlosses, 46_000)
-	eachLine(zhRelatedGz, func(line string) {
+	eachLine(zhRelatedZst, func(line string) {
 		word, rest, _ := strings.Cut(line, "\t")
 		related, english, _ := strings.Cut(rest, "\t")
 		m[word] = zhGlosses{related, english}

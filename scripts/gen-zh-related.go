@@ -1,12 +1,13 @@
 //go:build ignore
 
-// Command gen-zh-related writes lexical/data/zh-related.txt.gz, the words
-// related in meaning to each Chinese word of the segmenter's dictionary
-// and its English words, for the query expansion of lexical.RelatedWords
+// Command gen-zh-related writes to stdout the table that
+// scripts/gen-zh-related.sh compresses into lexical/data/zh-related.txt.zst:
+// the words related in meaning to each Chinese word of the segmenter's
+// dictionary and its English words, for the query expansion of lexical.RelatedWords
 // and lexical.EnglishWords: "word\tzh zh ...\ten en ...". Run it through
 // scripts/gen-zh-related.sh, which fetches its inputs:
 //
-//	go run scripts/gen-zh-related.go CEDICT WORDNET_DIR
+//	go run scripts/gen-zh-related.go CEDICT WORDNET_DIR > TABLE
 //
 // Two Chinese words are related when their English glosses in CC-CEDICT
 // name the same things. Each gloss sense gives its head word (the last
@@ -23,7 +24,6 @@ package main
 import (
 	"bufio"
 	"cmp"
-	"compress/gzip"
 	"fmt"
 	"maps"
 	"math"
@@ -35,6 +35,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // The parameters were chosen on the first two Chinese sets
@@ -42,7 +44,7 @@ import (
 // than the tightest table tried (60 and 8) gained recall on both; 16
 // neighbours gained no more and made the table a quarter larger.
 const (
-	minFreq    = 10  // as zh-dict.txt.gz: rarer words are no words of the segmenter
+	minFreq    = 10  // as zh-dict.txt.zst: rarer words are no words of the segmenter
 	maxMembers = 150 // a key shared by more words is too broad to relate them
 	minCosine  = 0.2
 	maxRelated = 12
@@ -66,7 +68,7 @@ func main() {
 }
 
 func run(cedictPath, wordnetDir string) error {
-	freq, err := readDict("lexical/data/zh-dict.txt.gz")
+	freq, err := readDict("lexical/data/zh-dict.txt.zst")
 	if err != nil {
 		return err
 	}
@@ -79,12 +81,7 @@ func run(cedictPath, wordnetDir string) error {
 		return err
 	}
 	related := relate(keys)
-	out, err := os.Create("lexical/data/zh-related.txt.gz")
-	if err != nil {
-		return err
-	}
-	zw, _ := gzip.NewWriterLevel(out, gzip.BestCompression)
-	w := bufio.NewWriter(zw)
+	w := bufio.NewWriter(os.Stdout)
 	lines := 0
 	for _, word := range slices.Sorted(maps.Keys(keys)) {
 		// A single character is never expanded (lexical.RelatedWords).
@@ -97,11 +94,8 @@ func run(cedictPath, wordnetDir string) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
 	fmt.Fprintf(os.Stderr, "%d words with glosses, %d written\n", len(keys), lines)
-	return out.Close()
+	return nil
 }
 
 // readDict reads the segmenter's "word frequency" lines.
@@ -111,10 +105,11 @@ func readDict(path string) (map[string]int, error) {
 		return nil, err
 	}
 	defer f.Close()
-	zr, err := gzip.NewReader(f)
+	zr, err := zstd.NewReader(f)
 	if err != nil {
 		return nil, err
 	}
+	defer zr.Close()
 	freq := map[string]int{}
 	sc := bufio.NewScanner(zr)
 	for sc.Scan() {

@@ -1,16 +1,16 @@
 #!/bin/sh
 # Regenerates the Chinese data of the lexical analyzer (licences in
 # lexical/data/NOTICE), from the Go modules' own copies:
-#   lexical/data/zh-dict.txt.gz  "word frequency" lines for the Chinese
+#   lexical/data/zh-dict.txt.zst  "word frequency" lines for the Chinese
 #       segmenter (lexical/segment.go): the words with a corpus frequency
 #       of at least 10 from gse's simplified dictionary
-#       (108 972 of 352 279 entries, 630 KB compressed; the gse package
+#       (108 972 of 352 279 entries, 543 KB compressed; the gse package
 #       itself would add its 32 MB of embedded dictionaries to novactl).
-#   lexical/data/t2s.tsv.gz  traditional -> simplified characters (the
+#   lexical/data/t2s.tsv.zst  traditional -> simplified characters (the
 #       first candidate of OpenCC's TSCharacters table).
-#   lexical/data/zh-places.txt.gz  place names (search's answer-type prior):
+#   lexical/data/zh-places.txt.zst  place names (search's answer-type prior):
 #       gse's words tagged ns of two Han characters or more with the same
-#       frequency floor of 10 as zh-dict.txt.gz (rarer words are no words
+#       frequency floor of 10 as zh-dict.txt.zst (rarer words are no words
 #       of the segmenter either, and are mostly obscure county and river
 #       names), less the ns-tagged words that are common words first
 #       (notPlaces below: 哥哥, 吉他, 长大, 深度, 登山, ...; read by hand
@@ -22,10 +22,19 @@
 #       from github.com/6tail/lunar-go (below).
 set -eu
 cd "$(dirname "$0")/.."
+# pack compresses stdin into the table $1 with the zstd CLI (Debian and
+# Homebrew package zstd): level 19, and from a file, so that the frame
+# records the size lexical reads it into at once.
+pack() {
+	t=$(mktemp)
+	cat > "$t"
+	zstd -19 -q -f "$t" -o "$1"
+	rm -f "$t"
+}
 gse=$(go mod download -json github.com/go-ego/gse@v0.80.3 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
 cc=$(go mod download -json github.com/longbridgeapp/opencc@v0.3.13 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
-awk '$2 >= 10 { print $1 " " $2 }' "$gse/data/dict/zh/s_1.txt" | gzip -9n > lexical/data/zh-dict.txt.gz
-awk -F'\t' '{ split($2, c, " "); if (length($1) > 0 && c[1] != $1) print $1 "\t" c[1] }' "$cc/dictionary/TSCharacters.txt" | LC_ALL=C sort | gzip -9n > lexical/data/t2s.tsv.gz
+awk '$2 >= 10 { print $1 " " $2 }' "$gse/data/dict/zh/s_1.txt" | pack lexical/data/zh-dict.txt.zst
+awk -F'\t' '{ split($2, c, " "); if (length($1) > 0 && c[1] != $1) print $1 "\t" c[1] }' "$cc/dictionary/TSCharacters.txt" | LC_ALL=C sort | pack lexical/data/t2s.tsv.zst
 # ns-tagged words that are mostly common words, verbs or people in
 # everyday text (jieba's tags come from a news corpus).
 notPlaces='城市 东西 南北 外国 爱国 英雄 太阳 朝廷 哥哥 二哥 阿哥 大伯 上市 永乐 建国 美丽 江湖 王国 开国 共和国
@@ -46,10 +55,10 @@ notPlaces='城市 东西 南北 外国 爱国 英雄 太阳 朝廷 哥哥 二哥
 英武 万古 太古 长绳 福地 长龙 黑马 美化 串联 云头'
 echo "$notPlaces" | tr ' ' '\n' | grep . | LC_ALL=C sort -u > "${TMPDIR:-/tmp}/not-places.$$"
 perl -CSD -ne 'print "$1\n" if /^(\p{Han}{2,}) (\d+) ns$/ && $2 >= 10' "$gse/data/dict/zh/s_1.txt" |
-	LC_ALL=C sort -u | LC_ALL=C comm -23 - "${TMPDIR:-/tmp}/not-places.$$" | gzip -9n > lexical/data/zh-places.txt.gz
+	LC_ALL=C sort -u | LC_ALL=C comm -23 - "${TMPDIR:-/tmp}/not-places.$$" | pack lexical/data/zh-places.txt.zst
 rm -f "${TMPDIR:-/tmp}/not-places.$$"
-for f in lexical/data/zh-dict.txt.gz lexical/data/t2s.tsv.gz lexical/data/zh-places.txt.gz; do
-	echo "$(gzip -dc "$f" | wc -l) lines, $(wc -c < "$f") bytes: $f"
+for f in lexical/data/zh-dict.txt.zst lexical/data/t2s.tsv.zst lexical/data/zh-places.txt.zst; do
+	echo "$(zstd -dcq "$f" | wc -l) lines, $(wc -c < "$f") bytes: $f"
 done
 
 # search/lunarholidays.go: the solar dates of 春节, 端午 and 中秋 for
