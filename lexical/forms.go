@@ -121,7 +121,8 @@ func (t *hanTable) fold(r rune) rune {
 }
 
 // zhWords is the Chinese word dictionary, a subset of the one the gse
-// segmenter (github.com/go-ego/gse) ships, loaded on the first CJK text.
+// segmenter (github.com/go-ego/gse) ships, loaded on the first CJK text
+// (or by LoadChinese).
 // gse itself is not used: its package embeds 32 MB of dictionaries that
 // the linker keeps in any binary that also reaches reflect's
 // MethodByName (novactl does, through text/template), and the

@@ -24,8 +24,8 @@ var zhRelatedZst []byte
 type zhGlosses struct{ related, english string }
 
 // zhRelated maps a word to its glosses, pieces of the decompressed table
-// (eachLine). It is read on the first Chinese query, so an English-only
-// user never pays for it.
+// (eachLine). It is read on the first Chinese query (or by LoadChinese),
+// so an English-only user never pays for it.
 var zhRelated = sync.OnceValue(func() map[string]zhGlosses {
 	m := make(map[string]zhGlosses, 46_000)
 	eachLine(zhRelatedZst, func(line string) {
