@@ -132,11 +132,11 @@ var zhWords = sync.OnceValue(func() *dictionary { return readDictionary(zhDictZs
 
 // readDictionary reads a word list of "word count" lines: each word's log
 // probability, and which strings start a longer word.
-func readDictionary(gz []byte) *dictionary {
+func readDictionary(zst []byte) *dictionary {
 	d := &dictionary{entries: make(map[string]zhEntry, 160_000)}
 	total := 0.0
-	eachLine(gz, func(w string) {
-		w, f, ok := strings.Cut(w, " ")
+	eachLine(zst, func(line string) {
+		w, f, ok := strings.Cut(line, " ")
 		if !ok {
 			return
 		}
