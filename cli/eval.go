@@ -72,6 +72,10 @@ func runEval(ctx context.Context, inv *Invocation, args []string) int {
 		}
 		return code
 	}
+	if *timeout <= 0 {
+		// Not "no timeout": every case would time out before it is sent.
+		return fail(ExitUsage, fmt.Sprintf("--timeout must be positive (got %s)", *timeout))
+	}
 	cases, err := eval.ReadCases(*queries)
 	if err != nil {
 		return fail(ExitUsage, err.Error())

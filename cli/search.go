@@ -81,6 +81,10 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 			return fail(ExitUsage, fmt.Sprintf("%s must be a calendar date YYYY-MM-DD (got %q)", d.flag, d.v))
 		}
 	}
+	if *timeout <= 0 {
+		// Not "no timeout": the search would expire before it left.
+		return fail(ExitUsage, fmt.Sprintf("--timeout must be positive (got %s)", *timeout))
+	}
 	if from, _ := api.NormalizeDate(*dateFrom); from != "" {
 		if to, _ := api.NormalizeDate(*dateTo); to != "" && from > to {
 			return fail(ExitUsage, fmt.Sprintf("--date-from %s is after --date-to %s", from, to))

@@ -48,6 +48,10 @@ func TestSearch_usageErrorsBeforeSending(t *testing.T) {
 		{"range backwards", []string{"foo", "--date-from", "2026-05-02", "--date-to", "2026-05-01"}, "--date-from 2026-05-02 is after --date-to 2026-05-01"},
 		{"query too long", []string{strings.Repeat("a", api.MaxQueryRunes+1)}, "the query is 4001 characters long; at most 4000 are searched"},
 		{"query of 1 MB", []string{strings.Repeat("word ", 200_000)}, "at most 4000 are searched"},
+		// A timeout of 0 reads as "none", but it would expire every
+		// search before it left.
+		{"zero timeout", []string{"foo", "--timeout", "0"}, "--timeout must be positive (got 0s)"},
+		{"negative timeout", []string{"foo", "--timeout", "-1s"}, "--timeout must be positive (got -1s)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"search", "--facade-url", url}, tt.args...)

@@ -109,6 +109,7 @@ func TestJSONErrors(t *testing.T) {
 		{"eval with novad down", nil, []string{"eval", "--queries", cases, "--facade-url", down, "--json"}, ExitFailure, "novad is not running"},
 		{"eval with an invalid config", bad, []string{"eval", "--queries", cases, "--json"}, ExitFailure, "server.port: must be an integer"},
 		{"eval with unreadable cases", nil, []string{"eval", "--queries", filepath.Join(dir, "none.jsonl"), "--json"}, ExitUsage, "none.jsonl"},
+		{"eval with a zero timeout", nil, []string{"eval", "--queries", cases, "--facade-url", down, "--timeout", "0", "--json"}, ExitUsage, "--timeout must be positive (got 0s)"},
 		{"eval locomo with no dataset", nil, []string{"eval", "locomo", filepath.Join(dir, "none.json"), "--json"}, ExitFailure, "none.json"},
 		{"index with an invalid config", bad, []string{"index", "list", "--json"}, ExitFailure, "server.port: must be an integer"},
 		{"search with an invalid config", bad, []string{"search", "foo", "--json"}, ExitFailure, "server.port: must be an integer"},
