@@ -88,6 +88,10 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintln(inv.Stderr, "novactl index watch: --quiet must be positive, --max-wait at least --quiet, --rescan at least 1s")
 		return ExitUsage
 	}
+	if f := *logFormat; f != "auto" && f != "text" && f != "json" {
+		fmt.Fprintf(inv.Stderr, "novactl index watch: --log-format must be auto, text or json (got %q)\n", f)
+		return ExitUsage
+	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug

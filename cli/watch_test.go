@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -259,5 +260,21 @@ func TestIndexWatch_standsBy(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the watcher did not stop")
+	}
+}
+
+// TestIndexWatch_badLogFormat: a --log-format other than auto, text or
+// json is a usage error before the watcher starts, not JSON logs.
+func TestIndexWatch_badLogFormat(t *testing.T) {
+	env := configHome(t, "server: {port: 0}\nfacade: {port: 0}\n")
+	// Accepted, the watcher would run until this deadline.
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	for _, v := range []string{"xml", "TEXT", ""} {
+		code, out, errOut := runCLI(ctx, env, "index", "watch", "--in-process", "--log-format", v)
+		want := "--log-format must be auto, text or json (got " + strconv.Quote(v) + ")"
+		if code != ExitUsage || out != "" || !strings.Contains(errOut, want) {
+			t.Errorf("--log-format %q: exit %d, stdout %q, stderr %q; want exit 2 and %q", v, code, out, errOut, want)
+		}
 	}
 }
