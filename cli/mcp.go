@@ -427,14 +427,23 @@ func runMCPStatus(inv *Invocation, args []string, deps mcpDeps) int {
 	if code >= 0 {
 		return code
 	}
+	// fail reports an error that stops status before it has a result:
+	// with --json as JSON on stdout, so a script reading it always gets
+	// JSON.
+	fail := func(code int, msg string) int {
+		if *jsonOut {
+			printJSONError(inv.Stdout, msg)
+		} else {
+			fmt.Fprintf(inv.Stderr, "novactl mcp status: %s\n", msg)
+		}
+		return code
+	}
 	if len(pos) > 0 {
-		fmt.Fprintf(inv.Stderr, "novactl mcp status: unexpected argument %q\n", pos[0])
-		return ExitUsage
+		return fail(ExitUsage, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	selected, _, err := agentconf.Select(*agentFlag)
 	if err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl mcp status: %v\n", err)
-		return ExitUsage
+		return fail(ExitUsage, err.Error())
 	}
 	home, err := paths.Resolve(inv.Environ)
 	if err == nil && *command == "" {
@@ -445,13 +454,11 @@ func runMCPStatus(inv *Invocation, args []string, deps mcpDeps) int {
 		entry, err = mcpEntry(inv.Environ, home, *command)
 	}
 	if err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl mcp status: %v\n", err)
-		return ExitFailure
+		return fail(ExitFailure, err.Error())
 	}
 	recs, err := agentconf.LoadRecords(agentconf.RecordsFile(home))
 	if err != nil && !errors.Is(err, agentconf.ErrBadRecords) {
-		fmt.Fprintf(inv.Stderr, "novactl mcp status: %v\n", err)
-		return ExitFailure
+		return fail(ExitFailure, err.Error())
 	}
 	code = ExitOK
 	var out []mcpStatusAgent

@@ -144,14 +144,13 @@ func runSkillChange(inv *Invocation, args []string, install bool) int {
 	if code >= 0 {
 		return code
 	}
+	fail := func(code int, msg string) int { return skillFail(inv, *jsonOut, verb, code, msg) }
 	if len(pos) > 0 {
-		fmt.Fprintf(inv.Stderr, "novactl skill %s: unexpected argument %q\n", verb, pos[0])
-		return ExitUsage
+		return fail(ExitUsage, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	targets, explicit, err := skill.Select(inv.Environ, *agentFlag)
 	if err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl skill %s: %v\n", verb, err)
-		return ExitUsage
+		return fail(ExitUsage, err.Error())
 	}
 	out := skillOutput{Command: verb, SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(paths.Relocated(inv.Environ)),
 		DryRun: *dryRun, Force: *force, WillWrite: []string{}, OK: true}
@@ -159,8 +158,7 @@ func runSkillChange(inv *Invocation, args []string, install bool) int {
 	if install {
 		home, err := paths.Resolve(inv.Environ)
 		if err != nil {
-			fmt.Fprintf(inv.Stderr, "novactl skill install: %v\n", err)
-			return ExitFailure
+			return fail(ExitFailure, err.Error())
 		}
 		backups = skill.Backups{Root: home.Backups("skills"), Stamp: paths.BackupStamp(time.Now()),
 			Secure: func() error { _, err := home.Secure(); return err }}
@@ -367,6 +365,18 @@ func skillResultText(r skillReport, environ []string) string {
 	return r.Result.Result + ": " + r.Error
 }
 
+// skillFail reports an error that stops novactl skill verb before it has
+// a result: with --json as {"ok":false,"error":...} on stdout, so that a
+// script reading it always gets JSON.
+func skillFail(inv *Invocation, jsonOut bool, verb string, code int, msg string) int {
+	if jsonOut {
+		printJSONError(inv.Stdout, msg)
+	} else {
+		fmt.Fprintf(inv.Stderr, "novactl skill %s: %s\n", verb, msg)
+	}
+	return code
+}
+
 // runSkillStatus is novactl skill status.
 func runSkillStatus(inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl skill status", "novactl skill status [--agent ID[,ID...]|all] [--json]", skillHelp)
@@ -377,13 +387,11 @@ func runSkillStatus(inv *Invocation, args []string) int {
 		return code
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(inv.Stderr, "novactl skill status: unexpected argument %q\n", pos[0])
-		return ExitUsage
+		return skillFail(inv, *jsonOut, "status", ExitUsage, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	targets, _, err := skill.Select(inv.Environ, *agentFlag)
 	if err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl skill status: %v\n", err)
-		return ExitUsage
+		return skillFail(inv, *jsonOut, "status", ExitUsage, err.Error())
 	}
 	out := skillOutput{Command: "status", SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(paths.Relocated(inv.Environ)),
 		WillWrite: []string{}, OK: true}

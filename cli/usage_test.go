@@ -99,6 +99,7 @@ func TestJSONErrors(t *testing.T) {
 	down := "http://" + ln.Addr().String() // nothing listens once closed
 	ln.Close()
 	bad := configHome(t, "server: {port: nope}\n")
+	plain := configHome(t, "")
 	for _, tt := range []struct {
 		name string
 		env  []string
@@ -113,6 +114,10 @@ func TestJSONErrors(t *testing.T) {
 		{"eval locomo with no dataset", nil, []string{"eval", "locomo", filepath.Join(dir, "none.json"), "--json"}, ExitFailure, "none.json"},
 		{"index with an invalid config", bad, []string{"index", "list", "--json"}, ExitFailure, "server.port: must be an integer"},
 		{"search with an invalid config", bad, []string{"search", "foo", "--json"}, ExitFailure, "server.port: must be an integer"},
+		{"skill install for an unknown agent", plain, []string{"skill", "install", "--agent", "bogus", "--json"}, ExitUsage, `unknown agent "bogus"`},
+		{"skill uninstall for an unknown agent", plain, []string{"skill", "uninstall", "--agent", "bogus", "--json"}, ExitUsage, `unknown agent "bogus"`},
+		{"skill status for an unknown agent", plain, []string{"skill", "status", "--agent", "bogus", "--json"}, ExitUsage, `unknown agent "bogus"`},
+		{"mcp status for an unknown agent", plain, []string{"mcp", "status", "--agent", "bogus", "--json"}, ExitUsage, `unknown agent "bogus"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errOut := runCLI(context.Background(), tt.env, tt.args...)
