@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/internal/version"
+	"github.com/nova-recall/nova/paths"
 )
 
 // Exit codes of novactl.
@@ -199,6 +201,16 @@ func loadConfig(inv *Invocation, jsonOut bool) (config.Config, bool) {
 		return cfg, false
 	}
 	return cfg, true
+}
+
+// needUserHome returns an error when the user's home directory is not
+// known: the agents keep their files under it, and without it ~/.codex
+// would be .codex in whatever directory novactl runs in.
+func needUserHome(environ []string) error {
+	if !filepath.IsAbs(paths.UserHome(environ)) {
+		return errors.New("cannot find your home directory, where the agents keep their files: set HOME")
+	}
+	return nil
 }
 
 // configInvalid says that the configuration is invalid and why, one field

@@ -104,6 +104,9 @@ func runConfigInit(inv *Invocation, args []string) int {
 	if err != nil {
 		return fail(ExitFailure, err.Error())
 	}
+	if err := needUserHome(inv.Environ); err != nil {
+		return fail(ExitFailure, err.Error())
+	}
 	// Empty lists print as [], not null.
 	res := initResult{OK: true, Path: home.Config(), Sources: []initSource{}, Missing: []initMissing{}}
 	for _, a := range agents.All() {

@@ -174,6 +174,10 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 		fmt.Fprintf(inv.Stderr, "novactl mcp %s: %v\n", verb, err)
 		return ExitUsage
 	}
+	if err := needUserHome(inv.Environ); err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl mcp %s: %v\n", verb, err)
+		return ExitFailure
+	}
 	home, err := paths.Resolve(inv.Environ)
 	if err != nil {
 		fmt.Fprintf(inv.Stderr, "novactl mcp %s: %v\n", verb, err)
@@ -444,6 +448,9 @@ func runMCPStatus(inv *Invocation, args []string, deps mcpDeps) int {
 	selected, _, err := agentconf.Select(*agentFlag)
 	if err != nil {
 		return fail(ExitUsage, err.Error())
+	}
+	if err := needUserHome(inv.Environ); err != nil {
+		return fail(ExitFailure, err.Error())
 	}
 	home, err := paths.Resolve(inv.Environ)
 	if err == nil && *command == "" {

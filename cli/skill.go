@@ -152,6 +152,9 @@ func runSkillChange(inv *Invocation, args []string, install bool) int {
 	if err != nil {
 		return fail(ExitUsage, err.Error())
 	}
+	if err := needUserHome(inv.Environ); err != nil {
+		return fail(ExitFailure, err.Error())
+	}
 	out := skillOutput{Command: verb, SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(paths.Relocated(inv.Environ)),
 		DryRun: *dryRun, Force: *force, WillWrite: []string{}, OK: true}
 	var backups skill.Backups
@@ -392,6 +395,9 @@ func runSkillStatus(inv *Invocation, args []string) int {
 	targets, _, err := skill.Select(inv.Environ, *agentFlag)
 	if err != nil {
 		return skillFail(inv, *jsonOut, "status", ExitUsage, err.Error())
+	}
+	if err := needUserHome(inv.Environ); err != nil {
+		return skillFail(inv, *jsonOut, "status", ExitFailure, err.Error())
 	}
 	out := skillOutput{Command: "status", SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(paths.Relocated(inv.Environ)),
 		WillWrite: []string{}, OK: true}

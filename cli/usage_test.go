@@ -147,3 +147,41 @@ func TestBareNovactl(t *testing.T) {
 		t.Errorf("--help: exit %d, stdout %.40q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestAgentCommands_needTheUserHome: without HOME the agents' files have
+// no place (~/.codex would be .codex in whatever directory novactl runs
+// in), so the commands that find or write them refuse, saying so, with
+// NOVA_HOME set or not.
+func TestAgentCommands_needTheUserHome(t *testing.T) {
+	t.Setenv("HOME", "") // what paths.UserHome falls back to
+	env := []string{"NOVA_HOME=" + t.TempDir()}
+	novactl := filepath.Join(t.TempDir(), "novactl")
+	if err := os.WriteFile(novactl, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Dry runs, so that a command that goes ahead writes nothing where
+	// the test runs.
+	for _, args := range [][]string{
+		{"skill", "install", "--agent", "codex", "--dry-run"},
+		{"skill", "uninstall", "--dry-run"},
+		{"skill", "status"},
+		{"mcp", "install", "--agent", "codex", "--dry-run", "--command", novactl},
+		{"mcp", "uninstall", "--dry-run"},
+		{"mcp", "status", "--command", novactl},
+		{"config", "init", "--dry-run"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, out, errOut := runCLI(context.Background(), env, args...)
+			if code != ExitFailure || !strings.Contains(errOut, "cannot find your home directory") || out != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q", code, out, errOut, "cannot find your home directory")
+			}
+			code, out, _ = runCLI(context.Background(), env, append(args, "--json")...)
+			if args[0] == "mcp" && args[1] != "status" {
+				return // install and uninstall print no JSON
+			}
+			if code != ExitFailure || !strings.Contains(out, `"ok": false`) || !strings.Contains(out, "cannot find your home directory") {
+				t.Errorf("--json: exit %d, stdout %q; want exit 1 and a JSON error", code, out)
+			}
+		})
+	}
+}
