@@ -129,6 +129,10 @@ func runConfigInit(inv *Invocation, args []string) int {
 		res.Sources = append(res.Sources, initSource{Name: name, Kind: config.KindAider, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "Aider"})
 	}
 	for i, n := range notes {
+		if n == "" {
+			// Abs would make it the current directory, maybe the whole home.
+			return fail(ExitUsage, "--notes needs a folder or file of Markdown notes (got an empty path)")
+		}
 		dir := paths.ExpandHome(n, inv.Environ)
 		if dir, err = filepath.Abs(dir); err != nil {
 			return fail(ExitUsage, fmt.Sprintf("--notes %s: %v", n, err))

@@ -289,6 +289,12 @@ func TestConfigInit_json(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(errOut, "none") {
 		t.Errorf("a missing notes folder: exit %d, stderr %s", code, errOut)
 	}
+	// An empty --notes (a script's unset variable) is not the current
+	// directory, which may be the whole home.
+	code, _, errOut = runCLI(context.Background(), env, "config", "init", "--force", "--notes", "")
+	if code != ExitUsage || !strings.Contains(errOut, "--notes needs a folder or file of Markdown notes") {
+		t.Errorf("an empty --notes: exit %d, stderr %s", code, errOut)
+	}
 }
 
 func mustJSON(t *testing.T, v any) string {
