@@ -290,8 +290,12 @@ init writes a first config.yaml with the agent memory found on this machine
 	if code >= 0 {
 		return code
 	}
-	if len(pos) > 1 || len(pos) == 1 && !isVerb(configVerbs(), pos[0]) {
-		fs.Usage()
+	if len(pos) > 0 && !isVerb(configVerbs(), pos[0]) {
+		fmt.Fprintf(inv.Stderr, "novactl config: unknown subcommand %q (want show, check or init)\n", pos[0])
+		return ExitUsage
+	}
+	if len(pos) > 1 {
+		fmt.Fprintf(inv.Stderr, "novactl config: unexpected argument %q\n", pos[1])
 		return ExitUsage
 	}
 	cfg, err := config.Load(inv.Environ)

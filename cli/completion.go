@@ -60,8 +60,15 @@ func runCompletion(ctx context.Context, inv *Invocation, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	if len(pos) != 1 || !isVerb(completionVerbs(), pos[0]) {
+	switch {
+	case len(pos) == 0:
 		fs.Usage()
+		return ExitUsage
+	case !isVerb(completionVerbs(), pos[0]):
+		fmt.Fprintf(inv.Stderr, "novactl completion: unknown shell %q (want %s)\n", pos[0], verbNames(completionVerbs(), ", "))
+		return ExitUsage
+	case len(pos) > 1:
+		fmt.Fprintf(inv.Stderr, "novactl completion: unexpected argument %q\n", pos[1])
 		return ExitUsage
 	}
 	if err := completion.Write(inv.Stdout, pos[0], completionTree(ctx)); err != nil {

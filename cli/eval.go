@@ -159,6 +159,10 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 	if code >= 0 {
 		return code
 	}
+	if len(pos) > 1 {
+		fmt.Fprintf(inv.Stderr, "novactl eval locomo: unexpected argument %q\n", pos[1])
+		return ExitUsage
+	}
 	if len(pos) != 1 {
 		fs.Usage()
 		return ExitUsage

@@ -75,6 +75,12 @@ func TestCommands_rejectOthersFlagsAndArgs(t *testing.T) {
 		{[]string{"version", "--json"}, ExitUsage, "flag provided but not defined: -json"},
 		{[]string{"eval", "--queries", "cases.jsonl", "extra"}, ExitUsage, `novactl eval: unexpected argument "extra"`},
 		{[]string{"bench", "extra"}, ExitUsage, `novactl bench: unexpected argument "extra"`},
+		{[]string{"config", "bogus"}, ExitUsage, `novactl config: unknown subcommand "bogus"`},
+		{[]string{"config", "check", "extra"}, ExitUsage, `novactl config: unexpected argument "extra"`},
+		{[]string{"completion", "powershell"}, ExitUsage, `novactl completion: unknown shell "powershell"`},
+		{[]string{"completion", "bash", "extra"}, ExitUsage, `novactl completion: unexpected argument "extra"`},
+		{[]string{"completion"}, ExitUsage, "Usage: novactl completion bash|zsh|fish"},
+		{[]string{"eval", "locomo", "a.json", "b.json"}, ExitUsage, `novactl eval locomo: unexpected argument "b.json"`},
 		{[]string{"bench", "fresh", "extra"}, ExitUsage, `novactl bench fresh: unexpected argument "extra"`},
 		// --command is install's: its synopsis shows it, uninstall
 		// neither lists nor takes it.
