@@ -82,7 +82,11 @@ func runEval(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	var c *client.Client
 	if *facadeURL != "" {
-		c = client.New(strings.TrimRight(*facadeURL, "/"), "")
+		u, err := facadeBase("--facade-url", *facadeURL)
+		if err != nil {
+			return fail(ExitUsage, err.Error())
+		}
+		c = client.New(u, "")
 	} else {
 		cfg, ok := loadConfig(inv, *jsonOut)
 		if !ok {

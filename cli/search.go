@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -90,13 +91,17 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 			return fail(ExitUsage, fmt.Sprintf("--date-from %s is after --date-to %s", from, to))
 		}
 	}
-	base := *facadeURL
+	base, baseFlag := *facadeURL, "--facade-url"
 	if base == "" {
-		base = *dashboardURL
+		base, baseFlag = *dashboardURL, "--dashboard-url"
 	}
 	var c *client.Client
 	if base != "" {
-		c = client.New(strings.TrimRight(base, "/"), "")
+		u, err := facadeBase(baseFlag, base)
+		if err != nil {
+			return fail(ExitUsage, err.Error())
+		}
+		c = client.New(u, "")
 	} else {
 		cfg, ok := loadConfig(inv, *jsonOut)
 		if !ok {
@@ -145,6 +150,18 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	printSearch(inv.Stdout, resp)
 	return code
+}
+
+// facadeBase returns v, the value of flag (--facade-url or its alias),
+// without a trailing slash, or an error naming the flag when v is not an
+// http(s) URL with a host: "127.0.0.1:3036", as config show prints the
+// address, would otherwise fail in the request with a parse error.
+func facadeBase(flag, v string) (string, error) {
+	u, err := url.Parse(v)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", fmt.Errorf("%s must be a URL such as http://127.0.0.1:3036 (got %q)", flag, v)
+	}
+	return strings.TrimRight(v, "/"), nil
 }
 
 // budgetEnvelope is the --json output: the envelope plus the client budget.

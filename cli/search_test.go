@@ -52,6 +52,10 @@ func TestSearch_usageErrorsBeforeSending(t *testing.T) {
 		// search before it left.
 		{"zero timeout", []string{"foo", "--timeout", "0"}, "--timeout must be positive (got 0s)"},
 		{"negative timeout", []string{"foo", "--timeout", "-1s"}, "--timeout must be positive (got -1s)"},
+		// host:port as config show prints it, without the scheme; the
+		// last --facade-url wins, so this one replaces the fake's.
+		{"facade URL without a scheme", []string{"foo", "--facade-url", "127.0.0.1:3036"}, `--facade-url must be a URL such as http://127.0.0.1:3036 (got "127.0.0.1:3036")`},
+		{"dashboard URL without a scheme", []string{"foo", "--facade-url", "", "--dashboard-url", "localhost:3036"}, `--dashboard-url must be a URL such as http://127.0.0.1:3036 (got "localhost:3036")`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"search", "--facade-url", url}, tt.args...)
