@@ -95,6 +95,10 @@ func Run(ctx context.Context, args []string, inv *Invocation) int {
 		usage(inv.Stderr)
 		return ExitUsage
 	}
+	if args[0] == "help" && len(args) > 1 {
+		// novactl help search is novactl search --help.
+		return Run(ctx, []string{args[1], "--help"}, inv)
+	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(inv.Stdout)
 		return ExitOK

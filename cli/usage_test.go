@@ -192,3 +192,19 @@ func TestAgentCommands_needTheUserHome(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpCommand: novactl help COMMAND is COMMAND's help, as
+// novactl COMMAND --help, not the list of commands; an unknown one is a
+// usage error naming it.
+func TestHelpCommand(t *testing.T) {
+	env := []string{"HOME=/nonexistent"}
+	code, out, errOut := runCLI(context.Background(), env, "help", "search")
+	_, _, want := runCLI(context.Background(), env, "search", "--help")
+	if code != ExitOK || out != "" || errOut != want {
+		t.Errorf("help search: exit %d, stdout %.60q, stderr %.60q; want exit 0 and search's help %.60q", code, out, errOut, want)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "help", "bogus")
+	if code != ExitUsage || out != "" || !strings.Contains(errOut, `unknown command "bogus"`) {
+		t.Errorf("help bogus: exit %d, stdout %.60q, stderr %.60q; want exit 2 naming it", code, out, errOut)
+	}
+}
