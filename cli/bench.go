@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -121,6 +122,10 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintf(inv.Stderr, "novactl bench: --systems: %v\n", err)
 		return ExitUsage
 	}
+	if err := checkReportPath(*jsonPath); err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl bench: %v\n", err)
+		return ExitUsage
+	}
 	opts := bench.Options{
 		Sizes: ns, QueriesPerKind: *queries, Seed: *seed, ChineseShare: *chinese, TopK: *topK, Systems: sys,
 		Dir: *keep, Daemon: !*noDaemon || loadOnly, NovadPath: *novad, Load: *load || loadOnly,
@@ -189,6 +194,26 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 	return ExitOK
 }
 
+// checkReportPath returns an error when the --json report could not be
+// written at path (its folder is missing, or path is a folder): checked
+// before the run, which may take hours, rather than after it.
+func checkReportPath(path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("--json %s is a directory; name the report file", path)
+	}
+	fi, err := os.Stat(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("--json %s: %w", path, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("--json %s: %s is not a directory", path, filepath.Dir(path))
+	}
+	return nil
+}
+
 // maxBenchRecords bounds a bench size: the corpus is generated on disk,
 // and a size past it is a typo (and would overflow with its suffix).
 const maxBenchRecords = 100_000_000
@@ -246,6 +271,10 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 	ns, err := parseSizes(*sizes)
 	if err != nil || *appends <= 0 || *chinese < 0 || *chinese > 1 {
 		fmt.Fprintf(inv.Stderr, "novactl bench fresh: --sizes must list positive sizes, --appends be positive and --chinese between 0 and 1 (%v)\n", err)
+		return ExitUsage
+	}
+	if err := checkReportPath(*jsonPath); err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl bench fresh: %v\n", err)
 		return ExitUsage
 	}
 	self, err := os.Executable()

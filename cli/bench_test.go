@@ -38,6 +38,25 @@ func TestBenchHelpAndUsage(t *testing.T) {
 	}
 }
 
+// TestBench_reportPathCheckedFirst: a --json file that cannot be written
+// (its folder does not exist, or it is a folder) is refused before the
+// run, which may take hours, not after it.
+func TestBench_reportPathCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "none", "bench.json")
+	novad := filepath.Join(dir, "no-novad")
+	for _, args := range [][]string{
+		{"--sizes", "10", "--queries", "1", "--systems", "none", "--no-daemon", "--json", missing},
+		{"--sizes", "10", "--queries", "1", "--systems", "none", "--no-daemon", "--json", dir},
+		{"fresh", "--sizes", "10", "--appends", "1", "--novad", novad, "--json", missing},
+	} {
+		code, stdout, stderr := benchCLI(args...)
+		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--json "+args[len(args)-1]) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 naming --json before any run", args, code, stdout, stderr)
+		}
+	}
+}
+
 func TestParseSizes(t *testing.T) {
 	got, err := parseSizes("10000, 100k,1M,2_000")
 	if err != nil || !reflect.DeepEqual(got, []int{10000, 100000, 1000000, 2000}) {
