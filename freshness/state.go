@@ -171,20 +171,14 @@ func Acquire(home paths.Home, now time.Time) (*Lock, error) {
 	if err := secrets.EnsurePrivateDir(home.StateDir()); err != nil {
 		return nil, err
 	}
-	// A probe (Running) holds a shared lock for a moment; retry briefly
-	// rather than refuse to start because doctor looked at the same time.
-	for i := 0; ; i++ {
-		l, err := lockfile.Acquire(home.WatcherLock(), paths.FileMode, "watch", now)
-		switch {
-		case err == nil:
-			return l, nil
-		case !errors.Is(err, lockfile.ErrHeld):
-			return nil, fmt.Errorf("watcher lock: %w", err)
-		case i == 20:
-			return nil, ErrRunning
-		}
-		time.Sleep(50 * time.Millisecond)
+	l, err := lockfile.AcquireOutlastingProbes(home.WatcherLock(), paths.FileMode, "watch", now)
+	switch {
+	case errors.Is(err, lockfile.ErrHeld):
+		return nil, ErrRunning
+	case err != nil:
+		return nil, fmt.Errorf("watcher lock: %w", err)
 	}
+	return l, nil
 }
 
 // Running reports whether a watcher holds home's lock now.

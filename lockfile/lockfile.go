@@ -108,6 +108,29 @@ func Acquire(path string, perm os.FileMode, operation string, now time.Time) (*L
 	return l, nil
 }
 
+// probeRetries and probeRetryWait bound AcquireOutlastingProbes: a probe
+// holds its shared lock for microseconds, so a second of tries outlasts
+// any number of them, and a real holder is reported after it.
+const (
+	probeRetries   = 20
+	probeRetryWait = 50 * time.Millisecond
+)
+
+// AcquireOutlastingProbes is Acquire for a long-running holder: while the
+// lock is held, it tries again for about a second before it returns the
+// *HeldError. Held and Free take a shared lock for a moment, so a holder
+// that starts while novactl doctor or service status looks would
+// otherwise meet the probe, give up, and run unseen.
+func AcquireOutlastingProbes(path string, perm os.FileMode, operation string, now time.Time) (*Lock, error) {
+	for i := 0; ; i++ {
+		l, err := Acquire(path, perm, operation, now)
+		if err == nil || !errors.Is(err, ErrHeld) || i == probeRetries {
+			return l, err
+		}
+		time.Sleep(probeRetryWait)
+	}
+}
+
 // Record rewrites what the lock file says its holder does (operation,
 // since now), for a holder that moves on to another operation.
 func (l *Lock) Record(operation string, now time.Time) {
@@ -165,7 +188,7 @@ func Free(path string) bool {
 // Held reports whether a process holds the lock of the file at path now.
 // It only reads: a missing file means nobody ever held it, and the probe
 // takes a shared lock for a moment, which a concurrent Acquire may meet
-// (callers that start a long-running holder retry briefly).
+// (a long-running holder starts with AcquireOutlastingProbes).
 func Held(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {

@@ -95,7 +95,7 @@ func Load(ctx context.Context, opts Options) (config.Config, error) {
 	// that cannot be taken (another waiter of the same job, a read-only
 	// state folder) does not stop the wait.
 	if paths.MkdirPrivate(home.StateDir()) == nil {
-		if l, err := lockfile.Acquire(home.WaitingLock(opts.Job), paths.FileMode, operation, time.Now()); err == nil {
+		if l, err := lockfile.AcquireOutlastingProbes(home.WaitingLock(opts.Job), paths.FileMode, operation, time.Now()); err == nil {
 			defer l.Release()
 		}
 	}
