@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -241,4 +242,46 @@ func TestRealPermissionChange(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	must(t, os.Chmod(locked, 0o644))
 	waitFor(t, 5*time.Second, "a sync after the note was made readable", func() bool { return len(s.times()) > 0 })
+}
+
+// TestRealMissingSourcesCreatedQuickly: source folders that do not exist
+// yet, made level by level as fast as mkdir -p makes them (Codex's first
+// run makes ~/.codex/sessions), are each watched as soon as they exist,
+// however the creation of each level falls against the watcher moving
+// its anchor down: a file written in each, and a line appended to it,
+// lead to a sync without the rescan (an hour away).
+func TestRealMissingSourcesCreatedQuickly(t *testing.T) {
+	root := t.TempDir()
+	const sources = 60
+	var srcs []config.Source
+	for i := range sources {
+		srcs = append(srcs, config.Source{Name: fmt.Sprintf("s%02d", i), Kind: config.KindJSONL,
+			Path: filepath.Join(root, fmt.Sprintf("y%02d", i), "a", "b", "sessions")})
+	}
+	s, home := runReal(t, filepath.Join(root, "unused"), func(o *Options) { o.Sources = srcs })
+	for i, src := range srcs {
+		gap := time.Duration(i%30) * 10 * time.Microsecond
+		rel, _ := filepath.Rel(root, src.Path)
+		dir := root
+		for _, part := range strings.Split(rel, string(filepath.Separator)) {
+			dir = filepath.Join(dir, part)
+			must(t, os.Mkdir(dir, 0o755))
+			for start := time.Now(); time.Since(start) < gap; {
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	waitFor(t, 10*time.Second, "every source folder to be watched", func() bool {
+		st, err := freshness.Read(home)
+		return err == nil && st.Watched.Dirs == sources
+	})
+	for i, src := range srcs {
+		n := len(s.times())
+		f, err := os.OpenFile(filepath.Join(src.Path, "rollout.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		must(t, err)
+		_, err = f.WriteString("{\"id\":\"2\"}\n")
+		must(t, err)
+		must(t, f.Close())
+		waitFor(t, 5*time.Second, fmt.Sprintf("a sync after a file was written in source %d", i), func() bool { return len(s.times()) > n })
+	}
 }

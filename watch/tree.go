@@ -290,6 +290,15 @@ func (t *tree) anchor(i int) {
 	if old != "" && old != next {
 		t.release(old)
 	}
+	// A folder made on the way between the look and the watch (mkdir -p
+	// of the source) raised no event here: look again, and move down.
+	if next != "" {
+		if sourceDir(t.sources[i]) != "" {
+			t.place(i)
+		} else if n := nearestDir(filepath.Dir(t.sources[i].Path)); n != next && within(n, next) {
+			t.place(i)
+		}
+	}
 }
 
 // nearestDir returns p or the nearest folder above it that exists.
