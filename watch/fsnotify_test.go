@@ -6,8 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
@@ -284,4 +288,130 @@ func TestRealMissingSourcesCreatedQuickly(t *testing.T) {
 		must(t, f.Close())
 		waitFor(t, 5*time.Second, fmt.Sprintf("a sync after a file was written in source %d", i), func() bool { return len(s.times()) > n })
 	}
+}
+
+// lossyNotifier is real fsnotify whose events are lost, as in a full
+// inotify queue, from when lose is called until one for the marker path
+// arrives; then it reports the overflow, as the kernel does.
+type lossyNotifier struct {
+	notifier
+	events chan fsnotify.Event
+	errs   chan error
+	done   chan struct{}
+	mu     sync.Mutex
+	marker string
+}
+
+func newLossyNotifier() (notifier, *lossyNotifier, error) {
+	n, err := newFSNotifier()
+	if err != nil {
+		return nil, nil, err
+	}
+	l := &lossyNotifier{notifier: n, events: make(chan fsnotify.Event), errs: make(chan error), done: make(chan struct{})}
+	go func() {
+		for {
+			select {
+			case ev, ok := <-n.Events():
+				if !ok {
+					return
+				}
+				l.mu.Lock()
+				lost := l.marker != ""
+				last := lost && filepath.Clean(ev.Name) == l.marker
+				if last {
+					l.marker = ""
+				}
+				l.mu.Unlock()
+				switch {
+				case last:
+					select {
+					case l.errs <- fsnotify.ErrEventOverflow:
+					case <-l.done:
+						return
+					}
+				case !lost:
+					select {
+					case l.events <- ev:
+					case <-l.done:
+						return
+					}
+				}
+			case err, ok := <-n.Errors():
+				if !ok {
+					return
+				}
+				select {
+				case l.errs <- err:
+				case <-l.done:
+					return
+				}
+			}
+		}
+	}()
+	return l, l, nil
+}
+
+// lose drops every event until one for marker, then reports an overflow.
+func (l *lossyNotifier) lose(marker string) {
+	l.mu.Lock()
+	l.marker = marker
+	l.mu.Unlock()
+}
+
+func (l *lossyNotifier) Events() <-chan fsnotify.Event { return l.events }
+func (l *lossyNotifier) Errors() <-chan error          { return l.errs }
+func (l *lossyNotifier) Close() error {
+	close(l.done)
+	return l.notifier.Close()
+}
+
+// TestRealFolderReplacedDuringAnOverflow: a folder deleted and made again
+// while the events were lost (a restore from a backup overflows the
+// inotify queue) is found by the rescan the overflow triggers, and is
+// watched again: a file written in it later leads to a sync at once,
+// not at the next rescan (an hour away here).
+func TestRealFolderReplacedDuringAnOverflow(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "notes")
+	proj := filepath.Join(src, "proj")
+	must(t, os.MkdirAll(proj, 0o755))
+	must(t, os.WriteFile(filepath.Join(proj, "a.jsonl"), []byte("{}\n"), 0o644))
+	var lossy *lossyNotifier
+	s, _ := runReal(t, src, func(o *Options) {
+		o.newNotifier = func() (notifier, error) {
+			n, l, err := newLossyNotifier()
+			lossy = l
+			return n, err
+		}
+	})
+	marker := filepath.Join(src, "marker")
+	lossy.lose(marker)
+	must(t, os.RemoveAll(proj))
+	must(t, os.Mkdir(proj, 0o755))
+	must(t, os.WriteFile(filepath.Join(proj, "b.jsonl"), []byte("{}\n"), 0o644))
+	must(t, os.WriteFile(marker, nil, 0o644))
+	waitFor(t, 5*time.Second, "a sync after the overflow", func() bool { return len(s.times()) == 1 })
+	time.Sleep(100 * time.Millisecond) // quiet again
+
+	must(t, os.WriteFile(filepath.Join(proj, "c.jsonl"), []byte("{}\n"), 0o644))
+	waitFor(t, 5*time.Second, "a sync after a file was written in the folder made again", func() bool { return len(s.times()) == 2 })
+}
+
+// TestRealFolderRenamedOver: a folder renamed over an empty watched one
+// (rename(2) replaces an empty folder; only a Create says so) is watched
+// in its place: a file written in it later leads to a sync.
+func TestRealFolderRenamedOver(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "notes")
+	proj := filepath.Join(src, "proj")
+	must(t, os.MkdirAll(proj, 0o755))
+	s, _ := runReal(t, src, nil)
+	incoming := filepath.Join(root, "incoming")
+	must(t, os.Mkdir(incoming, 0o755))
+	must(t, os.WriteFile(filepath.Join(incoming, "a.jsonl"), []byte("{}\n"), 0o644))
+	must(t, syscall.Rename(incoming, proj)) // os.Rename refuses an existing folder
+	waitFor(t, 5*time.Second, "a sync after the rename", func() bool { return len(s.times()) == 1 })
+	time.Sleep(100 * time.Millisecond) // quiet again
+
+	must(t, os.WriteFile(filepath.Join(proj, "c.jsonl"), []byte("{}\n"), 0o644))
+	waitFor(t, 5*time.Second, "a sync after a file was written in the folder renamed over", func() bool { return len(s.times()) == 2 })
 }

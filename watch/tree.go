@@ -219,9 +219,7 @@ func (t *tree) watchNew(dir string) {
 		if !t.entered(d) {
 			continue
 		}
-		if _, ok := t.watched[d]; !ok {
-			t.add(d)
-		}
+		t.add(d)
 		entries, err := os.ReadDir(d)
 		if err != nil {
 			continue // gone meanwhile, or unreadable: the rescan retries
@@ -236,7 +234,8 @@ func (t *tree) watchNew(dir string) {
 }
 
 // watchAll (re)walks every source and watches the folders not yet
-// watched: new ones, and polled ones whose limit may have eased.
+// watched: new ones, and polled ones whose limit may have eased; the
+// watched ones are added again (see add).
 func (t *tree) watchAll() {
 	var dirs []string
 	for i, s := range t.sources {
@@ -371,10 +370,14 @@ func (t *tree) watch(dirs []string) {
 	var cs []cand
 	seen := map[string]bool{}
 	for _, d := range dirs {
-		if _, ok := t.watched[d]; ok || seen[d] {
+		if seen[d] {
 			continue
 		}
 		seen[d] = true
+		if _, ok := t.watched[d]; ok {
+			t.add(d) // see add: the folder there may be another by now
+			continue
+		}
 		c := cand{dir: d, root: roots[d]}
 		if fi, err := os.Stat(d); err == nil {
 			c.mtime = fi.ModTime()
@@ -392,8 +395,18 @@ func (t *tree) watch(dirs []string) {
 	}
 }
 
-// add watches one folder, within the budget.
+// add watches one folder, within the budget. A folder watched already is
+// added again at no cost: the path may name another folder by now (one
+// deleted and made again while the events saying so were lost in an
+// overflow, or one renamed over it), which the old watch does not follow;
+// adding the path again watches the folder it names now.
 func (t *tree) add(dir string) {
+	if _, ok := t.watched[dir]; ok {
+		if err := t.n.Add(dir); errors.Is(err, fs.ErrNotExist) {
+			t.drop(dir) // gone meanwhile
+		}
+		return
+	}
 	cost := watchCost(dir)
 	if t.budget > 0 && t.used+cost > t.budget {
 		t.polled[dir] = true
