@@ -237,6 +237,19 @@ func (t *tree) watchNew(dir string) {
 // watched: new ones, and polled ones whose limit may have eased; the
 // watched ones are added again (see add).
 func (t *tree) watchAll() {
+	// A folder gone with no event to say so (below a polled folder, or
+	// lost in an overflow) is forgotten first: it counted as watched or
+	// polled (a polled one kept the rescan short) and held budget.
+	for d := range t.watched {
+		if _, err := os.Lstat(d); errors.Is(err, fs.ErrNotExist) {
+			t.drop(d)
+		}
+	}
+	for d := range t.polled {
+		if _, err := os.Lstat(d); errors.Is(err, fs.ErrNotExist) {
+			delete(t.polled, d)
+		}
+	}
 	var dirs []string
 	for i, s := range t.sources {
 		t.dirs[i] = sourceDir(s)

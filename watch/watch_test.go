@@ -801,3 +801,38 @@ func TestStateIsStampedByTheGivenClock(t *testing.T) {
 		}
 	})
 }
+
+// TestFoldersGoneUnseenAreForgotten: a folder deleted with no event to
+// say so (below a folder left to the rescan, or while events overflowed)
+// is forgotten by the next walk: it no longer counts as polled or
+// watched, nor holds a watch of the budget that a new folder then lacks.
+func TestFoldersGoneUnseenAreForgotten(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, func(o *Options, _ *fakeNotifier, _ *fakeSyncer) {
+			o.WatchBudget = 2
+			must(t, os.MkdirAll(filepath.Join(o.Sources[0].Path, "p", "q", "r"), 0o755))
+		})
+		p, q := filepath.Join(h.src, "p"), filepath.Join(h.src, "p", "q")
+		if st := h.state(); st.Watched.Dirs != 2 || st.Watched.PolledDirs != 2 || !h.n.watched(p) {
+			t.Fatalf("at start: %+v", st.Watched)
+		}
+		// Below a polled folder: no event.
+		must(t, os.RemoveAll(filepath.Join(q, "r")))
+		time.Sleep(DefaultLimitedRescan + time.Second)
+		if st := h.state(); st.Watched.PolledDirs != 1 {
+			t.Fatalf("after the rescan: %+v, want the deleted folder no longer polled", st.Watched)
+		}
+		// A watched folder, its events lost in an overflow.
+		must(t, os.RemoveAll(p))
+		h.n.errs <- fsnotify.ErrEventOverflow
+		time.Sleep(time.Second)
+		n := filepath.Join(h.src, "n")
+		must(t, os.Mkdir(n, 0o755))
+		h.n.events <- fsnotify.Event{Name: n, Op: fsnotify.Create}
+		time.Sleep(5 * time.Second)
+		if st := h.state(); st.Watched.Dirs != 2 || st.Watched.PolledDirs != 0 || !h.n.watched(n) {
+			t.Fatalf("after a new folder: %+v, watched %v; want it watched in the place of the deleted one", st.Watched, h.n.watched(n))
+		}
+		h.stop()
+	})
+}
