@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -56,6 +57,15 @@ type tree struct {
 }
 
 func newTree(n notifier, sources []config.Source, lister Lister, budget int) *tree {
+	// Events name clean paths: a source written /notes/ (config.yaml keeps
+	// an absolute path as written) is matched as /notes, or no event in
+	// its folder would count.
+	sources = slices.Clone(sources)
+	for i, s := range sources {
+		if s.Path != "" {
+			sources[i].Path = filepath.Clean(s.Path)
+		}
+	}
 	t := &tree{n: n, sources: sources, lister: lister, watched: map[string]int{}, polled: map[string]bool{},
 		budget: budget, snap: make([]map[string]fileStat, len(sources)), dirs: make([]string, len(sources)), anchors: make([]string, len(sources)),
 		limit: func(string, int, string) {}, warn: func(string, ...any) {}}

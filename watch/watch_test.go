@@ -836,3 +836,28 @@ func TestFoldersGoneUnseenAreForgotten(t *testing.T) {
 		h.stop()
 	})
 }
+
+// TestSourcePathWithTrailingSlash: a source path written with a trailing
+// slash (as a shell's completion leaves it; config.yaml keeps an absolute
+// path as written) is the same folder: an append to a file in it syncs,
+// and so does one in a folder made later.
+func TestSourcePathWithTrailingSlash(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, func(o *Options, _ *fakeNotifier, _ *fakeSyncer) {
+			o.Sources[0].Path += string(filepath.Separator)
+		})
+		h.appendLine(filepath.Join(h.src, "a.jsonl"))
+		time.Sleep(5 * time.Second)
+		if n := len(h.s.times()); n != 1 {
+			t.Fatalf("%d syncs after an append, want 1", n)
+		}
+		sub := filepath.Join(h.src, "sub")
+		must(t, os.Mkdir(sub, 0o755))
+		h.n.events <- fsnotify.Event{Name: sub, Op: fsnotify.Create}
+		synctest.Wait()
+		if !h.n.watched(sub) {
+			t.Fatal("a folder made in the source is not watched")
+		}
+		h.stop()
+	})
+}
