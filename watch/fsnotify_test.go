@@ -15,6 +15,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -414,4 +415,46 @@ func TestRealFolderRenamedOver(t *testing.T) {
 
 	must(t, os.WriteFile(filepath.Join(proj, "c.jsonl"), []byte("{}\n"), 0o644))
 	waitFor(t, 5*time.Second, "a sync after a file was written in the folder renamed over", func() bool { return len(s.times()) == 2 })
+}
+
+// TestRealLinkedSourceFolder: a source whose path is a link to a folder
+// (notes linked from a synced drive) is watched as the folder is, read
+// through ingest's listing: an append syncs, and so does a file in a
+// folder made in it after start, which is watched too.
+func TestRealLinkedSourceFolder(t *testing.T) {
+	root := t.TempDir()
+	vault := filepath.Join(root, "vault")
+	must(t, os.MkdirAll(vault, 0o755))
+	a := filepath.Join(vault, "a.jsonl")
+	must(t, os.WriteFile(a, []byte("{}\n"), 0o644))
+	link := filepath.Join(root, "notes")
+	must(t, os.Symlink(vault, link))
+	s, home := runReal(t, link, func(o *Options) {
+		o.Lister = func(src config.Source) ([]string, error) {
+			l, err := ingest.List(src)
+			var files []string
+			for _, f := range l.Files {
+				files = append(files, f.Path)
+			}
+			return files, err
+		}
+	})
+	waitFor(t, 10*time.Second, "the linked folder to be watched", func() bool {
+		st, err := freshness.Read(home)
+		return err == nil && st.Watched.Dirs == 1
+	})
+	f, err := os.OpenFile(a, os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	_, _ = f.WriteString("{\"id\":\"2\"}\n")
+	must(t, f.Close())
+	waitFor(t, 20*time.Second, "a sync after an append", func() bool { return len(s.times()) >= 1 })
+
+	day := filepath.Join(vault, "2026")
+	must(t, os.MkdirAll(day, 0o755))
+	must(t, os.WriteFile(filepath.Join(day, "b.jsonl"), []byte("{}\n"), 0o644))
+	waitFor(t, 20*time.Second, "a sync after a file in a new folder", func() bool { return len(s.times()) >= 2 })
+	waitFor(t, 10*time.Second, "the new folder to be watched", func() bool {
+		st, err := freshness.Read(home)
+		return err == nil && st.Watched.Dirs == 2
+	})
 }

@@ -125,12 +125,13 @@ func hidden(p, root string) bool {
 // dirsUnder lists the folder of a folder source and every folder below
 // it that its listing enters (ingest.SkipsDir: not hidden, not excluded
 // by the source's or its kind's globs); symlinked folders are not
-// followed.
+// followed, unless the source's path is one (ingest.WalkRoot).
 func dirsUnder(src config.Source) []string {
 	var out []string
-	_ = filepath.WalkDir(src.Path, func(p string, d fs.DirEntry, err error) error {
+	walk := ingest.WalkRoot(src.Path)
+	_ = filepath.WalkDir(walk, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if d != nil && d.IsDir() && p != src.Path {
+			if d != nil && d.IsDir() && p != walk {
 				return fs.SkipDir
 			}
 			return nil
@@ -138,7 +139,9 @@ func dirsUnder(src config.Source) []string {
 		if !d.IsDir() {
 			return nil
 		}
-		if p != src.Path {
+		if p == walk {
+			p = src.Path // the link's path, as events name it
+		} else {
 			rel, _ := filepath.Rel(src.Path, p)
 			if ingest.SkipsDir(src, filepath.ToSlash(rel)) {
 				return fs.SkipDir

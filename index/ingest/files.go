@@ -84,7 +84,8 @@ var kindExcludes = map[string][]string{
 //
 // Hidden directories (.git, .obsidian, .trash) are skipped (and, by an
 // aider source, a repository's folders below its root: see SkipsDir),
-// symlinked directories are not followed and symlinked files are. A directory that
+// symlinked directories are not followed (unless the source's path is
+// one: WalkRoot) and symlinked files are. A directory that
 // cannot be read is a Problem, not an error; a source path that does not
 // exist is ErrSourceMissing, and one that cannot be read is an error.
 func List(src config.Source) (Listing, error) {
@@ -106,9 +107,10 @@ func List(src config.Source) (Listing, error) {
 	}
 	var out Listing
 	repos := gitFolders{}
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	walk := WalkRoot(root)
+	err = filepath.WalkDir(walk, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == root {
+			if p == walk {
 				return err
 			}
 			// A directory whose entries cannot be read is reported and
@@ -123,7 +125,7 @@ func List(src config.Source) (Listing, error) {
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if p != root && skipsDir(src, exclude, repos, rel) {
+			if p != walk && skipsDir(src, exclude, repos, rel) {
 				return fs.SkipDir
 			}
 			return nil
@@ -159,6 +161,18 @@ func List(src config.Source) (Listing, error) {
 	}
 	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Rel < out.Files[j].Rel })
 	return out, nil
+}
+
+// WalkRoot is the path to give filepath.WalkDir for the source folder at
+// path. WalkDir follows no link, its root's included, so a source that is
+// a link to a folder (a notes folder linked from a synced drive) listed
+// nothing; with a trailing separator the root's Lstat resolves the link,
+// and the paths below it still begin with the link's path.
+func WalkRoot(path string) string {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return path + string(filepath.Separator)
+	}
+	return path
 }
 
 // SkipsDir reports whether List does not descend into the folder at rel

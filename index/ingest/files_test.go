@@ -309,3 +309,29 @@ func TestRead_sourceAgent(t *testing.T) {
 		})
 	}
 }
+
+// TestList_linkedSourceFolder: a source whose path is a symbolic link to
+// a folder (a notes folder linked from a synced drive) lists the folder's
+// files under the link's path, as a folder does; links inside it to
+// folders are still not followed.
+func TestList_linkedSourceFolder(t *testing.T) {
+	dir := writeTree(t, map[string]string{"vault/a.md": "# A\n\ntext\n", "vault/sub/b.md": "# B\n\ntext\n", "other/c.md": "# C\n\ntext\n"})
+	link := filepath.Join(dir, "notes")
+	for target, at := range map[string]string{"vault": link, "other": filepath.Join(dir, "vault", "other")} {
+		if err := os.Symlink(filepath.Join(dir, target), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := List(config.Source{Name: "notes", Kind: config.KindMarkdown, Path: link})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, f := range l.Files {
+		files = append(files, f.Rel+"="+f.Path)
+	}
+	want := "a.md=" + filepath.Join(link, "a.md") + " sub/b.md=" + filepath.Join(link, "sub", "b.md")
+	if strings.Join(files, " ") != want || len(l.Problems) != 0 {
+		t.Fatalf("listing of a linked folder: files %v, problems %+v; want %s", files, l.Problems, want)
+	}
+}
