@@ -85,6 +85,10 @@ Flags:
 		fmt.Fprintln(stdout, version.Get().Line("novad"))
 		return ExitOK
 	}
+	if f := *logFormat; f != "auto" && f != "text" && f != "json" {
+		fmt.Fprintf(stderr, "novad: --log-format must be auto, text or json (got %q)\n", f)
+		return ExitUsage
+	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
