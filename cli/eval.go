@@ -186,8 +186,16 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 		case "all":
 			levers = append(levers, eval.SortedLevers()...)
 		default:
+			if _, ok := eval.AblationLevers[l]; !ok {
+				fmt.Fprintf(inv.Stderr, "novactl eval locomo: --ablate: unknown lever %q (known: %s)\n", l, strings.Join(eval.SortedLevers(), ", "))
+				return ExitUsage
+			}
 			levers = append(levers, l)
 		}
+	}
+	if *missesAt < 0 {
+		fmt.Fprintf(inv.Stderr, "novactl eval locomo: --misses must be 0 (off) or more (got %d)\n", *missesAt)
+		return ExitUsage
 	}
 	rep, err := eval.RunLoCoMo(ctx, pos[0], eval.LoCoMoOptions{Progress: progress, Ablate: levers, MissesAt: *missesAt})
 	if progress != nil {

@@ -81,6 +81,9 @@ func TestCommands_rejectOthersFlagsAndArgs(t *testing.T) {
 		{[]string{"completion", "bash", "extra"}, ExitUsage, `novactl completion: unexpected argument "extra"`},
 		{[]string{"completion"}, ExitUsage, "Usage: novactl completion bash|zsh|fish"},
 		{[]string{"eval", "locomo", "a.json", "b.json"}, ExitUsage, `novactl eval locomo: unexpected argument "b.json"`},
+		// Refused before the dataset is read and indexed (a.json need not exist).
+		{[]string{"eval", "locomo", "--ablate", "context,telepathy", "a.json"}, ExitUsage, `novactl eval locomo: --ablate: unknown lever "telepathy"`},
+		{[]string{"eval", "locomo", "--misses", "-1", "a.json"}, ExitUsage, "novactl eval locomo: --misses must be 0 (off) or more"},
 		{[]string{"bench", "fresh", "extra"}, ExitUsage, `novactl bench fresh: unexpected argument "extra"`},
 		// --command is install's: its synopsis shows it, uninstall
 		// neither lists nor takes it.
