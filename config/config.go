@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/knadh/koanf/parsers/yaml"
@@ -270,15 +271,35 @@ func Load(environ []string) (Config, error) {
 // apply) with environment overrides from environ.
 func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 	var src koanf.Provider
-	if fi, err := os.Stat(path); err == nil {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return Config{}, fmt.Errorf("%s is a folder, not a config file", path)
+	case err == nil:
 		if err := checkWriters(path, fi); err != nil {
 			return Config{}, err
 		}
 		src = file.Provider(path)
-	} else if !errors.Is(err, os.ErrNotExist) {
+	case errors.Is(err, syscall.ENOTDIR):
+		// NOVA_HOME (or a folder above it) is a file: say which, not
+		// "stat .../config.yaml: not a directory".
+		return Config{}, fmt.Errorf("read %s: %s", path, notAFolder(filepath.Dir(path)))
+	case !errors.Is(err, os.ErrNotExist):
 		return Config{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	return load(home, path, src, environ)
+}
+
+// notAFolder names the nearest part of dir that is a file.
+func notAFolder(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && !fi.IsDir() {
+			return d + " is a file, not a folder"
+		}
+		if filepath.Dir(d) == d {
+			return dir + " is not a folder"
+		}
+	}
 }
 
 // checkWriters refuses a config file that another local user owns or can

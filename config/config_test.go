@@ -430,8 +430,19 @@ func TestLoadFile_unreadable(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := config.LoadFile(home, home.Config(), nil)
-		if err == nil || !strings.Contains(err.Error(), home.Config()) {
-			t.Errorf("error %v, want one naming %s", err, home.Config())
+		if want := home.Config() + " is a folder, not a config file"; err == nil || err.Error() != want {
+			t.Errorf("error %v, want %q", err, want)
+		}
+	})
+	t.Run("home is a file", func(t *testing.T) {
+		root := filepath.Join(t.TempDir(), "nova")
+		if err := os.WriteFile(root, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		home := paths.Home{Root: root}
+		_, err := config.LoadFile(home, home.Config(), nil)
+		if want := "read " + home.Config() + ": " + root + " is a file, not a folder"; err == nil || err.Error() != want {
+			t.Errorf("error %v, want %q", err, want)
 		}
 	})
 }
