@@ -514,6 +514,7 @@ func testInvalidArguments(t *testing.T, s *session, version string) {
 		{"tag not a string", map[string]any{"query": "x", "tags": []any{"a", 3}}, "tags must be an array of strings"},
 		{"topK zero", map[string]any{"query": "x", "topK": 0}, "topK must be an integer from 1 to 20"},
 		{"unknown argument", map[string]any{"query": "x", "limit": 3}, `unknown argument "limit"`},
+		{"filters too large", map[string]any{"query": "x", "project": strings.Repeat("p", 70<<10)}, "the arguments are too large"},
 		{"arguments not an object", []any{"x"}, "arguments must be a JSON object"},
 		{"no arguments", nil, "arguments are required"},
 	}

@@ -398,6 +398,13 @@ func (t *tools) search(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	if in.DateFrom != "" || in.DateTo != "" {
 		body.DateRange = &api.DateRange{From: in.DateFrom, To: in.DateTo}
 	}
+	// novad answers a larger body 413, which would read as novad failing
+	// and send the model to the user; the filters are the model's to
+	// shorten. The client sends json.Marshal's bytes.
+	if b, err := json.Marshal(body); err == nil && len(b) > api.MaxSearchBodyBytes {
+		return badArguments(invalidParams(ToolSearch, "the arguments are too large: novad takes a search of at most %d KiB as JSON, these make %d KiB; shorten the filters",
+			api.MaxSearchBodyBytes>>10, (len(b)+1023)>>10)), nil
+	}
 	backend, err := t.opts.Connect()
 	if err != nil {
 		return unavailableSearch(in.Query, api.ReasonCLIUnavailable+":configuration",

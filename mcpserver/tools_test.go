@@ -156,6 +156,34 @@ func TestSearch_FacadeRefusal(t *testing.T) {
 	}
 }
 
+// TestSearch_ArgumentsTooLarge: filters that make the search body larger
+// than novad reads are the caller's to shorten, not a failure of novad
+// for the user to fix.
+func TestSearch_ArgumentsTooLarge(t *testing.T) {
+	// What novad answers to such a body: 413 with an unavailable envelope.
+	f := &fakeBackend{resp: api.Unavailable("", 8, api.ReasonInvalidRequest), status: http.StatusRequestEntityTooLarge}
+	cs := connect(t, Options{Connect: func() (Backend, error) { return f, nil }})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolSearch,
+		Arguments: map[string]any{"query": "q", "project": strings.Repeat("p", api.MaxSearchBodyBytes)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(textOf(res), "too large") || strings.Contains(textOf(res), "Tell the user") {
+		t.Errorf("isError %v, text %q; want isError saying the arguments are too large", res.IsError, textOf(res))
+	}
+	if f.got.Query != "" {
+		t.Error("the search was sent to novad")
+	}
+	// Just within the limit, it is sent.
+	f.status, f.resp = http.StatusOK, bigResponse(1)
+	body, _ := json.Marshal(api.SearchBody{Query: "q", Project: "p", RemainingBudgetMs: int(DefaultCallTimeout.Milliseconds())})
+	project := strings.Repeat("p", api.MaxSearchBodyBytes-len(body)+1)
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolSearch, Arguments: map[string]any{"query": "q", "project": project}})
+	if err != nil || res.IsError || f.got.Project != project {
+		t.Errorf("a search of exactly %d bytes: %v %q", api.MaxSearchBodyBytes, err, textOf(res))
+	}
+}
+
 func TestStatus_IndexNotReady(t *testing.T) {
 	f := &fakeBackend{}
 	cs := connect(t, Options{Connect: func() (Backend, error) { return f, nil }})
