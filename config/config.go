@@ -157,6 +157,11 @@ type Source struct {
 	// the base name at any depth.
 	Include []string `koanf:"include"`
 	Exclude []string `koanf:"exclude"`
+	// NovaHome is NOVA_HOME when it lies inside Path, set by the loader,
+	// never read from the file: the listing never enters it. Its files are
+	// the index's own (history.jsonl, backups of skill files), and a
+	// watched source holding them would sync again after every sync.
+	NovaHome string `koanf:"-"`
 }
 
 // Source kinds.
@@ -410,6 +415,11 @@ func load(home paths.Home, path string, src koanf.Provider, environ []string) (C
 			// Relative source paths are relative to the config file, so a
 			// config that ships with sample data works from anywhere.
 			cfg.Sources[i].Path = filepath.Join(filepath.Dir(path), cfg.Sources[i].Path)
+		}
+		if src := cfg.Sources[i].Path; src != "" && home.Root != "" {
+			if rel, err := filepath.Rel(src, home.Root); err == nil && rel != "." && filepath.IsLocal(rel) {
+				cfg.Sources[i].NovaHome = filepath.Clean(home.Root)
+			}
 		}
 	}
 	if !structural {

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -898,5 +899,39 @@ func TestParse(t *testing.T) {
 		if _, err := os.Stat(other.Root); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("Parse created %s (%v)", other.Root, err)
 		}
+	}
+}
+
+// TestLoadFile_sourceHoldingTheHome: a source whose folder holds
+// NOVA_HOME knows it (Source.NovaHome, which its listing skips); one
+// beside it, the home itself or below it does not; config show and its
+// JSON never show the field.
+func TestLoadFile_sourceHoldingTheHome(t *testing.T) {
+	user := t.TempDir()
+	home := paths.Home{Root: filepath.Join(user, "memory", "nova")}
+	if err := os.MkdirAll(home.Root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	yaml := `
+sources:
+  - {name: holds, kind: jsonl, path: "~/memory"}
+  - {name: holds-too, kind: markdown, path: "~"}
+  - {name: beside, kind: jsonl, path: "~/memory-2"}
+  - {name: inside, kind: jsonl, path: "~/memory/nova/exports"}
+`
+	if err := os.WriteFile(home.Config(), []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadFile(home, home.Config(), []string{"HOME=" + user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{home.Root, home.Root, "", ""} {
+		if got := cfg.Sources[i].NovaHome; got != want {
+			t.Errorf("source %s: NovaHome %q, want %q", cfg.Sources[i].Name, got, want)
+		}
+	}
+	if b, _ := json.Marshal(cfg.AsMap()); strings.Contains(string(b), "ovaHome") {
+		t.Errorf("config show names the loader's field: %s", b)
 	}
 }

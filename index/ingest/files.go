@@ -177,7 +177,8 @@ func WalkRoot(path string) string {
 
 // SkipsDir reports whether List does not descend into the folder at rel
 // (slash-separated, relative to src.Path, not "."): a hidden folder, one
-// an exclude glob of the source or of its kind matches, or, for an aider
+// an exclude glob of the source or of its kind matches, NOVA_HOME
+// (config.Source.NovaHome), or, for an aider
 // source, one inside a repository (see insideRepository). Only the
 // folder itself is judged, as List judges each folder it meets: a folder
 // below a skipped one is never reached. The watcher asks it of every
@@ -213,7 +214,8 @@ func excludes(src config.Source) []string {
 // skipsDir is SkipsDir with the exclude globs at hand, and what the
 // listing learnt of which folders hold .git (nil: nothing).
 func skipsDir(src config.Source, exclude []string, repos gitFolders, rel string) bool {
-	return strings.HasPrefix(path.Base(rel), ".") || matchGlobs(exclude, rel) || insideRepository(src, repos, rel)
+	return strings.HasPrefix(path.Base(rel), ".") || matchGlobs(exclude, rel) || insideRepository(src, repos, rel) ||
+		src.NovaHome != "" && filepath.Join(src.Path, filepath.FromSlash(rel)) == src.NovaHome
 }
 
 // insideRepository reports whether an aider source's listing leaves out

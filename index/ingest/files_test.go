@@ -335,3 +335,25 @@ func TestList_linkedSourceFolder(t *testing.T) {
 		t.Fatalf("listing of a linked folder: files %v, problems %+v; want %s", files, l.Problems, want)
 	}
 }
+
+// TestList_skipsNovaHome: a source whose folder holds NOVA_HOME (not
+// hidden) lists its own files, not the index's (history.jsonl, backed-up
+// skill files), and SkipsDir says the watcher leaves the home alone too.
+func TestList_skipsNovaHome(t *testing.T) {
+	dir := writeTree(t, map[string]string{"a.jsonl": "{}\n", "nova/index/history.jsonl": "{}\n", "nova-notes/b.jsonl": "{}\n"})
+	src := config.Source{Name: "recs", Kind: config.KindJSONL, Path: dir, NovaHome: filepath.Join(dir, "nova")}
+	l, err := List(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, f := range l.Files {
+		files = append(files, f.Rel)
+	}
+	if strings.Join(files, " ") != "a.jsonl nova-notes/b.jsonl" {
+		t.Errorf("listing %v, want the source's files without NOVA_HOME's", files)
+	}
+	if !SkipsDir(src, "nova") || SkipsDir(src, "nova-notes") {
+		t.Errorf("SkipsDir: nova %v, nova-notes %v", SkipsDir(src, "nova"), SkipsDir(src, "nova-notes"))
+	}
+}
