@@ -56,6 +56,9 @@ func readMarkdown(fc *fileCtx) error {
 		return err
 	}
 	raw = bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n"))
+	// A lone CR ends a line too, as in CommonMark (classic Mac OS, some
+	// exporters): split on LF alone, such a note was one heading line.
+	raw = bytes.ReplaceAll(raw, []byte("\r"), []byte("\n"))
 	body, fm, fmLines, fmErr := splitFrontMatter(raw)
 	if fmErr != nil {
 		fc.problem(1, "front matter is not valid "+fmErr.Error())

@@ -89,3 +89,30 @@ func TestRead_setextHeadings(t *testing.T) {
 		t.Errorf("second section: %q at line %d: %q", recs[1].HeadingPath, recs[1].Line, recs[1].Text)
 	}
 }
+
+// TestRead_lineEndings: a note whose lines end in CR alone (classic Mac
+// OS, some exporters), in CRLF, or in CR CR LF (a CRLF file converted
+// again) reads as the same sections as one with LF: CommonMark takes a
+// lone CR for a line ending too. A note in CRs alone gave no record.
+func TestRead_lineEndings(t *testing.T) {
+	tests := map[string]string{
+		"CR":       "# Deploy\r\rThe port moved to 3037.\r\r## Why\rA conflict with 3036.\r",
+		"CRLF":     "# Deploy\r\n\r\nThe port moved to 3037.\r\n\r\n## Why\r\nA conflict with 3036.\r\n",
+		"CR CR LF": "# Deploy\r\r\nThe port moved to 3037.\r\r\n## Why\r\r\nA conflict with 3036.\r\r\n",
+	}
+	for name, file := range tests {
+		t.Run(name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"deploy.md": file})
+			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+			if len(problems) != 0 || len(recs) != 2 {
+				t.Fatalf("%d records, problems %v: %+v", len(recs), problems, recs)
+			}
+			if !slices.Equal(recs[0].HeadingPath, []string{"Deploy"}) || recs[0].Text != "The port moved to 3037." || recs[0].Line != 1 {
+				t.Errorf("first section: %q at line %d: %q", recs[0].HeadingPath, recs[0].Line, recs[0].Text)
+			}
+			if !slices.Equal(recs[1].HeadingPath, []string{"Deploy", "Why"}) || recs[1].Text != "A conflict with 3036." || recs[1].Line != 5 {
+				t.Errorf("second section: %q at line %d: %q", recs[1].HeadingPath, recs[1].Line, recs[1].Text)
+			}
+		})
+	}
+}
