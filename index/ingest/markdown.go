@@ -210,9 +210,10 @@ func paragraphEnd(lines []string) int {
 // quote, a table row, an HTML block.
 var notParagraph = regexp.MustCompile(`^ {0,3}(?:[-*+] |\d{1,9}[.)] |>|\||<)`)
 
-// splitFrontMatter separates a leading "---" YAML block or "+++" TOML
-// block from the body and reports how many lines it took. An error names
-// the language the block is not valid in.
+// splitFrontMatter separates a leading "---" YAML block (closed by "---"
+// or by "...", YAML's end of document, as Pandoc and Jekyll allow) or
+// "+++" TOML block from the body and reports how many lines it took. An
+// error names the language the block is not valid in.
 func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
 	var fm frontMatter
 	fence := ""
@@ -224,19 +225,34 @@ func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
 	if fence == "" {
 		return raw, fm, 0, nil
 	}
-	rest := raw[4:]
-	end := bytes.Index(rest, []byte("\n"+fence))
+	// The block ends at the first line that is only a closer, which may
+	// be the line right after the opener (an empty block).
+	start := len(fence) + 1
+	end, next := -1, 0
+	for pos := start; end < 0; pos = next {
+		line := raw[pos:]
+		next = len(raw)
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line, next = line[:i], pos+i+1
+		}
+		switch string(bytes.TrimRight(line, " \t")) {
+		case fence:
+			end = pos
+		case "...":
+			if fence == "---" {
+				end = pos
+			}
+		}
+		if next == len(raw) {
+			break
+		}
+	}
 	if end < 0 {
 		return raw, fm, 0, nil
 	}
-	block := rest[:end]
-	after := rest[end+4:]
-	if i := bytes.IndexByte(after, '\n'); i >= 0 {
-		after = after[i+1:]
-	} else {
-		after = nil
-	}
-	lines := bytes.Count(raw[:len(raw)-len(after)], []byte("\n"))
+	block := raw[start:end]
+	after := raw[next:]
+	lines := bytes.Count(raw[:next], []byte("\n"))
 	if fence == "+++" {
 		if _, err := toml.Decode(string(block), &fm); err != nil {
 			return after, frontMatter{}, lines, fmt.Errorf("TOML: %w", err)

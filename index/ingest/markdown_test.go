@@ -2,9 +2,12 @@ package ingest
 
 import (
 	"encoding/binary"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -112,6 +115,42 @@ func TestRead_lineEndings(t *testing.T) {
 			}
 			if !slices.Equal(recs[1].HeadingPath, []string{"Deploy", "Why"}) || recs[1].Text != "A conflict with 3036." || recs[1].Line != 5 {
 				t.Errorf("second section: %q at line %d: %q", recs[1].HeadingPath, recs[1].Line, recs[1].Text)
+			}
+		})
+	}
+}
+
+// TestRead_frontMatterEnds: an empty front matter block (Jekyll's "---"
+// twice, which marks a page to process) and YAML closed by "..." (its
+// end of document, which Pandoc and Jekyll accept) are front matter, not
+// text: the empty block made every section of the note one under a
+// heading "---", and a block closed by "..." was the note's first text,
+// its title, date and tags lost.
+func TestRead_frontMatterEnds(t *testing.T) {
+	tests := []struct{ name, file, title, date string }{
+		{"empty YAML", "---\n---\nThe port moved to 3037.\n", "deploy", "2023-01-02"},
+		{"empty TOML", "+++\n+++\nThe port moved to 3037.\n", "deploy", "2023-01-02"},
+		{"YAML closed by ...", "---\ntitle: Deploy\ndate: 2024-03-05\ntags: [ops]\n...\nThe port moved to 3037.\n", "Deploy", "2024-03-05"},
+		{"closing line with trailing spaces", "---\ntitle: Deploy\ndate: 2024-03-05\ntags: [ops]\n---  \nThe port moved to 3037.\n", "Deploy", "2024-03-05"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"deploy.md": tt.file})
+			mtime := time.Date(2023, 1, 2, 12, 0, 0, 0, time.Local)
+			if err := os.Chtimes(filepath.Join(dir, "deploy.md"), mtime, mtime); err != nil {
+				t.Fatal(err)
+			}
+			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+			if len(problems) != 0 || len(recs) != 1 {
+				t.Fatalf("%d records, problems %v: %+v", len(recs), problems, recs)
+			}
+			r := recs[0]
+			if r.Text != "The port moved to 3037." || len(r.HeadingPath) != 0 || r.Title != tt.title || r.Date != tt.date ||
+				r.Line != strings.Count(tt.file, "\n") {
+				t.Errorf("record %q under %q titled %q of %s at line %d", r.Text, r.HeadingPath, r.Title, r.Date, r.Line)
+			}
+			if tt.title == "Deploy" && !slices.Equal(r.Tags, []string{"ops"}) {
+				t.Errorf("tags %q", r.Tags)
 			}
 		})
 	}
