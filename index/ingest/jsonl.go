@@ -118,22 +118,28 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 	return rec, "", nil
 }
 
-// parseDate accepts RFC 3339 (with or without fractional seconds) or
-// YYYY-MM-DD and returns the business date (in the timestamp's own offset)
-// and the exact time (zero for a bare date). A time without an offset
-// (Python's isoformat(), Obsidian's "Date & time" properties without
-// seconds, 2026-01-15T10:30) is the wall-clock time of the person who
-// wrote it, on this machine: it is read in loc, the machine's zone
-// (fileCtx.loc), the one search shows times in (search.ConfigFor), so it
-// shows as written. Read as UTC, it moved by the zone's offset, across
-// midnight near its ends.
+// parseDate accepts RFC 3339 (with or without fractional seconds, in the
+// variants below) or YYYY-MM-DD and returns the business date (in the
+// timestamp's own offset) and the exact time (zero for a bare date). A
+// time without an offset (Python's isoformat(), Obsidian's "Date & time"
+// properties without seconds, 2026-01-15T10:30) is the wall-clock time
+// of the person who wrote it, on this machine: it is read in loc, the
+// machine's zone (fileCtx.loc), the one search shows times in
+// (search.ConfigFor), so it shows as written. Read as UTC, it moved by
+// the zone's offset, across midnight near its ends.
 func parseDate(s string, loc *time.Location) (string, time.Time, bool) {
 	s = strings.TrimSpace(s)
 	if t, err := time.Parse("2006-01-02", s); err == nil {
 		return t.Format("2006-01-02"), time.Time{}, true
 	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.Format("2006-01-02"), t, true
+	// With an offset: RFC 3339; with a space for the T (Python's str() of
+	// an aware datetime); with the offset as +0100 (strftime's %z), after a
+	// space too (Jekyll's front matter). Fractional seconds are accepted
+	// after the seconds of every layout.
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05Z07:00", "2006-01-02T15:04:05Z0700", "2006-01-02 15:04:05Z0700", "2006-01-02 15:04:05 -0700"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.Format("2006-01-02"), t, true
+		}
 	}
 	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04"} {
 		if t, err := time.ParseInLocation(layout, s, loc); err == nil {

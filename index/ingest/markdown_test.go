@@ -155,3 +155,41 @@ func TestRead_frontMatterEnds(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_datesWithOffsets: a time with an offset written as Jekyll
+// writes it in front matter ("2017-06-02 23:51:00 +0200"), as Python's
+// str() does ("2026-03-05 10:30:00.123456+00:00") or as strftime's %z
+// does ("+0100") is the instant written, dated in its own offset: a note
+// was dated by its modification time instead, and a JSONL record was
+// skipped.
+func TestRead_datesWithOffsets(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"about.md": "---\ntitle: About\ndate: 2017-06-02 23:51:00 +0200\n---\nWhy the blog moved.\n",
+		"r.jsonl": `{"id":"py","text":"str of an aware datetime","date":"2026-03-05 10:30:00.123456+00:00"}` + "\n" +
+			`{"id":"strftime","text":"strftime with %z","date":"2026-03-05T23:30:00-0500"}` + "\n",
+	})
+	mtime := time.Date(2023, 1, 2, 12, 0, 0, 0, time.Local)
+	if err := os.Chtimes(filepath.Join(dir, "about.md"), mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	notes, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(notes) != 1 || len(problems) != 0 {
+		t.Fatalf("%d notes, problems %v", len(notes), problems)
+	}
+	if n := notes[0]; n.Date != "2017-06-02" || !n.Time.Equal(time.Date(2017, 6, 2, 21, 51, 0, 0, time.UTC)) {
+		t.Errorf("note dated %s at %v, want 2017-06-02 at 21:51 UTC", n.Date, n.Time)
+	}
+	recs, problems := collect(t, config.Source{Name: "recs", Kind: config.KindJSONL, Path: dir})
+	if len(recs) != 2 || len(problems) != 0 {
+		t.Fatalf("%d records, problems %v", len(recs), problems)
+	}
+	want := map[string]time.Time{
+		"py":       time.Date(2026, 3, 5, 10, 30, 0, 123456000, time.UTC),
+		"strftime": time.Date(2026, 3, 6, 4, 30, 0, 0, time.UTC),
+	}
+	for _, r := range recs {
+		if r.Date != "2026-03-05" || !r.Time.Equal(want[r.ID]) {
+			t.Errorf("record %s dated %s at %v, want 2026-03-05 at %v", r.ID, r.Date, r.Time, want[r.ID])
+		}
+	}
+}
