@@ -110,11 +110,11 @@ func readMarkdown(fc *fileCtx) error {
 	inFence := ""
 	for i, line := range strings.Split(string(body), "\n") {
 		trimmed := strings.TrimSpace(line)
-		if fence := fenceMarker(trimmed); fence != "" {
+		if fence := codeFence(trimmed); fence != "" {
 			switch {
 			case inFence == "":
 				inFence = fence
-			case strings.HasPrefix(trimmed, inFence):
+			case fence[0] == inFence[0] && len(fence) >= len(inFence) && fence == trimmed:
 				inFence = ""
 			}
 		}
@@ -293,6 +293,23 @@ func frontMatterTags(v any) []string {
 		return cleanTags(out)
 	}
 	return nil
+}
+
+// codeFence returns the fence that begins line, as CommonMark reads one:
+// the whole run of three or more backticks or tildes, so that only a run
+// as long, alone on its line, closes it ("````" around an example's
+// "```" lines). A run of backticks with another backtick after it on the
+// line is inline code (```npm ci```), not a fence: "".
+func codeFence(line string) string {
+	fence := fenceMarker(line)
+	if fence == "" {
+		return ""
+	}
+	fence = line[:len(line)-len(strings.TrimLeft(line, fence[:1]))]
+	if fence[0] == '`' && strings.Contains(line[len(fence):], "`") {
+		return ""
+	}
+	return fence
 }
 
 func fenceMarker(line string) string {

@@ -193,3 +193,47 @@ func TestRead_datesWithOffsets(t *testing.T) {
 		}
 	}
 }
+
+// TestRead_fencedCode: a "#" line in a code block is code, also in a
+// block that shows a fenced block (a longer fence, "````", around "```"
+// lines: a prompt template, a note on Markdown), and a line that only
+// begins with "```" (inline code: ```npm ci``` runs it) opens no block:
+// the inner fence closed the outer one, so the example's comment opened
+// a section, and the inline code hid every heading after it up to the
+// next fence.
+func TestRead_fencedCode(t *testing.T) {
+	note := strings.Join([]string{
+		"# Prompt",
+		"````markdown",
+		"```python",
+		"# a comment in the example",
+		"```",
+		"````",
+		"## Setup",
+		"```npm ci``` installs it",
+		"## Run",
+		"```sh",
+		"make run",
+		"```sh",
+		"# still code: a fence with an info string closes nothing",
+		"```",
+		"done",
+	}, "\n")
+	dir := writeTree(t, map[string]string{"prompt.md": note})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(problems) != 0 {
+		t.Fatalf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, strings.Join(r.HeadingPath, " > ")+": "+strings.ReplaceAll(r.Text, "\n", "|"))
+	}
+	want := []string{
+		"Prompt: ````markdown|```python|# a comment in the example|```|````",
+		"Prompt > Setup: ```npm ci``` installs it",
+		"Prompt > Run: ```sh|make run|```sh|# still code: a fence with an info string closes nothing|```|done",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
