@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -36,11 +37,10 @@ type frontMatter struct {
 }
 
 var (
-	atxHeading   = regexp.MustCompile(`^(#{1,6})[ \t]+(.*?)[ \t#]*$`)
-	fileDate     = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})`)
-	wikiLink     = regexp.MustCompile(`!?\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]`)
-	obsidianNote = regexp.MustCompile(`(?s)%%.*?%%`)
-	blockID      = regexp.MustCompile(`(?m)\s\^[A-Za-z0-9-]+$`)
+	atxHeading = regexp.MustCompile(`^(#{1,6})[ \t]+(.*?)[ \t#]*$`)
+	fileDate   = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})`)
+	wikiLink   = regexp.MustCompile(`!?\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]`)
+	blockID    = regexp.MustCompile(`(?m)\s\^[A-Za-z0-9-]+$`)
 )
 
 // readMarkdown emits one record per section: the text under a heading up
@@ -108,13 +108,17 @@ func readMarkdown(fc *fileCtx) error {
 		sections = append(sections, cur)
 	}
 	inFence := ""
-	for i, line := range strings.Split(string(body), "\n") {
+	lines, hidden := withoutComments(strings.Split(string(body), "\n"))
+	for i, line := range lines {
+		if hidden[i] {
+			continue
+		}
 		trimmed := strings.TrimSpace(line)
 		if fence := codeFence(trimmed); fence != "" {
 			switch {
 			case inFence == "":
 				inFence = fence
-			case fence[0] == inFence[0] && len(fence) >= len(inFence) && fence == trimmed:
+			case closesFence(inFence, fence, trimmed):
 				inFence = ""
 			}
 		}
@@ -312,6 +316,13 @@ func codeFence(line string) string {
 	return fence
 }
 
+// closesFence reports whether line (trimmed), whose codeFence is fence,
+// closes the block inFence opened: the same character, as many or more,
+// and nothing else on the line.
+func closesFence(inFence, fence, line string) bool {
+	return fence[0] == inFence[0] && len(fence) >= len(inFence) && fence == line
+}
+
 func fenceMarker(line string) string {
 	for _, f := range []string{"```", "~~~"} {
 		if strings.HasPrefix(line, f) {
@@ -321,10 +332,97 @@ func fenceMarker(line string) string {
 	return ""
 }
 
-// cleanNote removes Obsidian-only syntax (comments, block ids) and turns
-// wiki links into their text.
+// withoutComments cuts Obsidian's comments (%% ... %%, in a line or
+// across lines) out of a note's lines, as Obsidian hides them, before
+// the lines are read for headings: a heading in a comment opens no
+// section. "%%" in code (a fenced block, a code span) is code (a shell's
+// ${f%%.*}, a batch file's %%f), and a "%%" that nothing closes is text.
+// hidden marks the lines that held nothing but comment.
+func withoutComments(lines []string) (out []string, hidden []bool) {
+	type pos struct{ line, col int }
+	var spans [][2]pos
+	var open pos
+	inComment, inFence := false, ""
+	for i, line := range lines {
+		if !inComment {
+			if fence := codeFence(strings.TrimSpace(line)); fence != "" {
+				switch {
+				case inFence == "":
+					inFence = fence
+				case closesFence(inFence, fence, strings.TrimSpace(line)):
+					inFence = ""
+				}
+				continue
+			}
+			if inFence != "" {
+				continue
+			}
+		}
+		for col := 0; col < len(line); {
+			switch {
+			case inComment:
+				j := strings.Index(line[col:], "%%")
+				if j < 0 {
+					col = len(line)
+					break
+				}
+				col += j + 2
+				spans = append(spans, [2]pos{open, {i, col}})
+				inComment = false
+			case line[col] == '`':
+				col = afterCodeSpan(line, col)
+			case strings.HasPrefix(line[col:], "%%"):
+				open, inComment = pos{i, col}, true
+				col += 2
+			default:
+				col++
+			}
+		}
+	}
+	out, hidden = slices.Clone(lines), make([]bool, len(lines))
+	// From the last span back, so that the columns of those before it on
+	// the same line still hold.
+	for k := len(spans) - 1; k >= 0; k-- {
+		from, to := spans[k][0], spans[k][1]
+		for i := from.line; i <= to.line; i++ {
+			start, end := 0, len(out[i])
+			if i == from.line {
+				start = from.col
+			}
+			if i == to.line {
+				end = to.col
+			}
+			out[i] = strings.TrimRight(out[i][:start]+out[i][end:], " \t")
+			hidden[i] = strings.TrimSpace(out[i]) == ""
+		}
+	}
+	return out, hidden
+}
+
+// afterCodeSpan returns where the code span that begins at line[at] (a
+// run of backticks) ends: after the next run as long, or, when there is
+// none, after the run itself, which is then text.
+func afterCodeSpan(line string, at int) int {
+	n := len(line[at:]) - len(strings.TrimLeft(line[at:], "`"))
+	for i := at + n; i < len(line); {
+		j := strings.IndexByte(line[i:], '`')
+		if j < 0 {
+			break
+		}
+		i += j
+		m := len(line[i:]) - len(strings.TrimLeft(line[i:], "`"))
+		if m == n {
+			return i + m
+		}
+		i += m
+	}
+	return at + n
+}
+
+// cleanNote removes block ids (Obsidian-only syntax; its comments are
+// gone before, see withoutComments) and turns wiki links into their
+// text.
 func cleanNote(s string) string {
-	s = obsidianNote.ReplaceAllString(s, "")
 	s = blockID.ReplaceAllString(s, "")
 	s = cleanInline(s)
 	return strings.TrimSpace(s)

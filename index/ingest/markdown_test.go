@@ -237,3 +237,49 @@ func TestRead_fencedCode(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_obsidianComments: an Obsidian comment (%% ... %%) is left out
+// of the index wherever it is, a heading in one included (a section
+// commented out), and "%%" in code is code: a shell ${f%%.*}, a batch
+// file's %%f. The comment's heading opened a section that took the text
+// after the comment, and the text between two "%%" of code was cut out.
+func TestRead_obsidianComments(t *testing.T) {
+	note := strings.Join([]string{
+		"# Plan",
+		"Ship on Friday. %%ask Ana%%",
+		"%%",
+		"## Old plan",
+		"Ship on Monday.",
+		"%%",
+		"Tell the team.",
+		"## Scripts",
+		"```sh",
+		"base=${file%%.*}",
+		"echo rotate the staging keys first",
+		"dir=${path%%/*}",
+		"```",
+		"Strip it with `${f%%.*}`, then:",
+		"~~~bat",
+		"for %%f in (*.log) do del %%f",
+		"~~~",
+		"## Last",
+		"A %% that never closes stays.",
+	}, "\n")
+	dir := writeTree(t, map[string]string{"plan.md": note})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(problems) != 0 {
+		t.Fatalf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, strings.Join(r.HeadingPath, " > ")+": "+strings.ReplaceAll(r.Text, "\n", "|"))
+	}
+	want := []string{
+		"Plan: Ship on Friday.|Tell the team.",
+		"Plan > Scripts: ```sh|base=${file%%.*}|echo rotate the staging keys first|dir=${path%%/*}|```|Strip it with `${f%%.*}`, then:|~~~bat|for %%f in (*.log) do del %%f|~~~",
+		"Plan > Last: A %% that never closes stays.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
