@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -21,15 +22,15 @@ type jsonlRecord struct {
 	Date         string          `json:"date"`
 	Agent        string          `json:"agent"`
 	Role         string          `json:"role"`
-	Project      string          `json:"project"`
+	Project      json.RawMessage `json:"project"`
 	Tags         json.RawMessage `json:"tags"`
 	WorkType     string          `json:"workType"`
 	SourceSet    string          `json:"sourceSet"`
 	Lifecycle    string          `json:"lifecycle"`
 	Title        string          `json:"title"`
-	Session      string          `json:"session"`
-	Conversation string          `json:"conversation"`
-	Subject      string          `json:"subject"`
+	Session      json.RawMessage `json:"session"`
+	Conversation json.RawMessage `json:"conversation"`
+	Subject      json.RawMessage `json:"subject"`
 }
 
 // jsonlHandler reads one record per line of a jsonl source: id and
@@ -82,6 +83,11 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 		return memory.Record{}, "", &notJSONError{"line is not valid UTF-8"}
 	}
 	jr, err := decodeJSONLRecord(line)
+	var wrongType *json.UnmarshalTypeError
+	if errors.As(err, &wrongType) && wrongType.Field != "" {
+		// A JSON object all the same: name the field, not the line.
+		return memory.Record{}, fmt.Sprintf("%q must be a string, not a JSON %s", wrongType.Field, wrongType.Value), nil
+	}
 	if err != nil {
 		return memory.Record{}, "", notJSON(err)
 	}
@@ -92,16 +98,26 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 	if jr.Text == nil || strings.TrimSpace(*jr.Text) == "" {
 		return memory.Record{}, `missing or empty "text"`, nil
 	}
+	var keys [4]string
+	for i, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"project", jr.Project}, {"session", jr.Session}, {"conversation", jr.Conversation}, {"subject", jr.Subject}} {
+		if keys[i], ok = keyString(f.raw); !ok {
+			return memory.Record{}, fmt.Sprintf("%q must be a string or a number", f.name), nil
+		}
+	}
+	project, session, conversation, subject := keys[0], keys[1], keys[2], keys[3]
 	rec := memory.Record{
 		ID: id, Text: strings.TrimSpace(*jr.Text), Title: strings.TrimSpace(jr.Title),
-		Agent: jr.Agent, Role: jr.Role, Project: jr.Project, WorkType: jr.WorkType,
-		SourceSet: jr.SourceSet, Lifecycle: jr.Lifecycle, SessionID: jr.Session, Layer: "record",
-		Subject: strings.TrimSpace(jr.Subject),
+		Agent: jr.Agent, Role: jr.Role, Project: project, WorkType: jr.WorkType,
+		SourceSet: jr.SourceSet, Lifecycle: jr.Lifecycle, SessionID: session, Layer: "record",
+		Subject: strings.TrimSpace(subject),
 	}
-	if jr.Conversation != "" {
-		rec.Conversation = jr.Conversation
-	} else if jr.Session != "" {
-		rec.Conversation = "session:" + jr.Session
+	if conversation != "" {
+		rec.Conversation = conversation
+	} else if session != "" {
+		rec.Conversation = "session:" + session
 	}
 	if jr.Date != "" {
 		date, t, ok := parseDate(jr.Date, loc)
@@ -160,6 +176,28 @@ func idString(raw json.RawMessage) (string, bool) {
 	if ok {
 		s = strings.TrimSpace(s)
 		return s, s != ""
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String(), true
+	}
+	return "", false
+}
+
+// keyString reads a field that names something (a project, a session,
+// a conversation, a subject): a string as it is, or a number as written
+// (an id from a database), as an id is read; null or nothing is "". ok
+// is false for any other value.
+func keyString(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", true
+	}
+	if s, ok := plainString(raw); ok {
+		return s, true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
 	}
 	var n json.Number
 	if json.Unmarshal(raw, &n) == nil {

@@ -3,7 +3,10 @@ package ingest
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/nova-recall/nova/config"
 )
 
 // The fast paths for ids and tags must decode exactly what encoding/json
@@ -36,5 +39,29 @@ func TestPlainStringsDecodeAsJSONDoes(t *testing.T) {
 	}
 	if _, ok := plainStrings([]byte(`["ops","bug"]`)); !ok {
 		t.Error("plain tags did not take the fast path")
+	}
+}
+
+// TestRead_recordFieldTypes: a record whose session, conversation,
+// subject or project is a number (an id from a database) is read, the
+// number as written, as its id is; one whose other field has a wrong
+// type is reported naming that field. Both were skipped as "not a JSON
+// object".
+func TestRead_recordFieldTypes(t *testing.T) {
+	dir := writeTree(t, map[string]string{"r.jsonl": `{"id":"n1","text":"numeric keys","session":42,"project":7,"subject":1234,"conversation":99}` + "\n" +
+		`{"id":"n2","text":"a list for a title","title":["x"]}` + "\n" +
+		`{"id":"n3","text":"null keys","session":null,"project":null}` + "\n"})
+	recs, problems := collect(t, config.Source{Name: "recs", Kind: config.KindJSONL, Path: dir})
+	if len(recs) != 2 || len(problems) != 1 {
+		t.Fatalf("records %+v, problems %v", recs, problems)
+	}
+	if r := recs[0]; r.ID != "n1" || r.SessionID != "42" || r.Project != "7" || r.Subject != "1234" || r.Conversation != "99" {
+		t.Errorf("record %s: session %q project %q subject %q conversation %q", r.ID, r.SessionID, r.Project, r.Subject, r.Conversation)
+	}
+	if r := recs[1]; r.ID != "n3" || r.SessionID != "" || r.Project != "" || r.Conversation != "r.jsonl|" {
+		t.Errorf("record %s: session %q project %q conversation %q", r.ID, r.SessionID, r.Project, r.Conversation)
+	}
+	if p := problems[0]; p.Line != 2 || !strings.Contains(p.Reason, `"title"`) || strings.Contains(p.Reason, "not a JSON object") {
+		t.Errorf("problem %v", p)
 	}
 }
