@@ -288,7 +288,11 @@ func yamlScalar(v any) string {
 func frontMatterTags(v any) []string {
 	switch x := v.(type) {
 	case string:
-		return cleanTags(strings.FieldsFunc(x, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }))
+		var out []string
+		for _, t := range strings.FieldsFunc(x, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+			out = append(out, strings.TrimPrefix(t, "#"))
+		}
+		return cleanTags(out)
 	case []any:
 		var out []string
 		for _, t := range x {

@@ -283,3 +283,22 @@ func TestRead_obsidianComments(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_frontMatterTagsWithHash: tags written with their "#" (as a
+// note writes them in its text) are the same tags whether front matter
+// lists them or gives them as one string: the string kept the "#", so
+// a search for the tag did not find the note's sections.
+func TestRead_frontMatterTagsWithHash(t *testing.T) {
+	for name, tags := range map[string]string{"list": `["#ops", "#billing/invoices"]`, "string": `"#ops #billing/invoices"`, "commas": `"#ops, #billing/invoices"`} {
+		t.Run(name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"n.md": "---\ntags: " + tags + "\n---\nThe invoices job moved.\n"})
+			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+			if len(recs) != 1 || len(problems) != 0 {
+				t.Fatalf("%d records, problems %v", len(recs), problems)
+			}
+			if !slices.Equal(recs[0].Tags, []string{"ops", "billing/invoices"}) {
+				t.Errorf("tags %q", recs[0].Tags)
+			}
+		})
+	}
+}
