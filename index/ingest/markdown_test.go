@@ -302,3 +302,17 @@ func TestRead_frontMatterTagsWithHash(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_headingEndingInHash: only a run of "#" after a space closes an
+// ATX heading, as in CommonMark: "## Learning C#" was the heading
+// "Learning C".
+func TestRead_headingEndingInHash(t *testing.T) {
+	dir := writeTree(t, map[string]string{"langs.md": "# Languages ##\n\n## Learning C#\nStart with LINQ.\n\n## F# #\nPipelines.\n"})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(recs) != 2 || len(problems) != 0 {
+		t.Fatalf("%d records, problems %v", len(recs), problems)
+	}
+	if !slices.Equal(recs[0].HeadingPath, []string{"Languages", "Learning C#"}) || !slices.Equal(recs[1].HeadingPath, []string{"Languages", "F#"}) {
+		t.Errorf("headings %q and %q", recs[0].HeadingPath, recs[1].HeadingPath)
+	}
+}
