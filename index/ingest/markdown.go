@@ -108,13 +108,26 @@ func readMarkdown(fc *fileCtx) error {
 		cur = &section{path: append([]string(nil), trail...), line: line}
 		sections = append(sections, cur)
 	}
-	inFence := ""
+	inFence, inHTMLComment := "", false
 	lines, hidden := withoutComments(strings.Split(string(body), "\n"))
 	for i, line := range lines {
 		if hidden[i] {
 			continue
 		}
 		trimmed := strings.TrimSpace(line)
+		if inHTMLComment {
+			// An HTML comment is one block up to its "-->", as in
+			// CommonMark: a heading in it (a section commented out) is
+			// its text.
+			inHTMLComment = !strings.Contains(line, "-->")
+			cur.lines = append(cur.lines, line)
+			continue
+		}
+		if inFence == "" && strings.HasPrefix(trimmed, "<!--") && !strings.Contains(trimmed[4:], "-->") {
+			inHTMLComment = true
+			cur.lines = append(cur.lines, line)
+			continue
+		}
 		if fence := codeFence(trimmed); fence != "" {
 			switch {
 			case inFence == "":

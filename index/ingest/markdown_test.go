@@ -316,3 +316,27 @@ func TestRead_headingEndingInHash(t *testing.T) {
 		t.Errorf("headings %q and %q", recs[0].HeadingPath, recs[1].HeadingPath)
 	}
 }
+
+// TestRead_htmlCommentBlock: a heading in an HTML comment (a section
+// commented out) opens no section, as the comment is one HTML block in
+// CommonMark: it did, and took the text after the comment from the
+// section the comment is in.
+func TestRead_htmlCommentBlock(t *testing.T) {
+	note := "# Plan\nShip on Friday.\n<!--\n## Old plan\nShip on Monday.\n-->\nTell the team.\n<!-- one line -->\n## Next\nReview.\n"
+	dir := writeTree(t, map[string]string{"plan.md": note})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(problems) != 0 {
+		t.Fatalf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, strings.Join(r.HeadingPath, " > ")+": "+strings.ReplaceAll(r.Text, "\n", "|"))
+	}
+	want := []string{
+		"Plan: Ship on Friday.|<!--|## Old plan|Ship on Monday.|-->|Tell the team.|<!-- one line -->",
+		"Plan > Next: Review.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
