@@ -23,17 +23,19 @@ import (
 const maxMarkdownBytes = 32 << 20
 
 // frontMatter is the metadata at the top of a note: YAML between "---"
-// lines, or TOML between "+++" lines (Hugo).
+// lines, or TOML between "+++" lines (Hugo). Every field takes any value,
+// so that one of an unexpected type (a list: see oneValue) costs the
+// note that field, not its whole front matter.
 type frontMatter struct {
-	Title     string `yaml:"title" toml:"title"`
-	Date      any    `yaml:"date" toml:"date"`
-	Created   any    `yaml:"created" toml:"created"`
-	Tags      any    `yaml:"tags" toml:"tags"`
-	Project   string `yaml:"project" toml:"project"`
-	Agent     string `yaml:"agent" toml:"agent"`
-	Lifecycle string `yaml:"lifecycle" toml:"lifecycle"`
-	WorkType  string `yaml:"workType" toml:"workType"`
-	SourceSet string `yaml:"sourceSet" toml:"sourceSet"`
+	Title     any `yaml:"title" toml:"title"`
+	Date      any `yaml:"date" toml:"date"`
+	Created   any `yaml:"created" toml:"created"`
+	Tags      any `yaml:"tags" toml:"tags"`
+	Project   any `yaml:"project" toml:"project"`
+	Agent     any `yaml:"agent" toml:"agent"`
+	Lifecycle any `yaml:"lifecycle" toml:"lifecycle"`
+	WorkType  any `yaml:"workType" toml:"workType"`
+	SourceSet any `yaml:"sourceSet" toml:"sourceSet"`
 }
 
 var (
@@ -64,6 +66,18 @@ func readMarkdown(fc *fileCtx) error {
 	if fmErr != nil {
 		fc.problem(1, "front matter is not valid "+fmErr.Error())
 	}
+	var title, project, agent, lifecycle, workType, sourceSet string
+	for _, f := range []struct {
+		name string
+		v    any
+		to   *string
+	}{{"title", fm.Title, &title}, {"project", fm.Project, &project}, {"agent", fm.Agent, &agent},
+		{"lifecycle", fm.Lifecycle, &lifecycle}, {"workType", fm.WorkType, &workType}, {"sourceSet", fm.SourceSet, &sourceSet}} {
+		var ok bool
+		if *f.to, ok = oneValue(f.v); !ok {
+			fc.problem(1, fmt.Sprintf("front matter %q holds several values, not one: left out", f.name))
+		}
+	}
 	date := ""
 	var exact time.Time
 	for _, v := range []any{fm.Date, fm.Created} {
@@ -85,7 +99,7 @@ func readMarkdown(fc *fileCtx) error {
 		date = fi.ModTime().Format("2006-01-02")
 	}
 	tags := frontMatterTags(fm.Tags)
-	docTitle := strings.TrimSpace(fm.Title)
+	docTitle := strings.TrimSpace(title)
 	if docTitle == "" {
 		docTitle = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
@@ -177,8 +191,8 @@ func readMarkdown(fc *fileCtx) error {
 		}
 		rec := memory.Record{
 			ID: fc.rel + "#" + key, Text: text, Title: title, Date: date, Time: exact,
-			Agent: fm.Agent, Project: fm.Project, Tags: tags, WorkType: fm.WorkType,
-			SourceSet: fm.SourceSet, Lifecycle: fm.Lifecycle, HeadingPath: s.path,
+			Agent: agent, Project: project, Tags: tags, WorkType: workType,
+			SourceSet: sourceSet, Lifecycle: lifecycle, HeadingPath: s.path,
 			Path: path, Line: s.line, Kind: config.KindMarkdown, Layer: "note", Redactions: redactions,
 		}
 		if err := fc.emit(rec); err != nil {
@@ -296,6 +310,26 @@ func yamlScalar(v any) string {
 		return x.Format(time.RFC3339)
 	default:
 		return fmt.Sprint(x)
+	}
+}
+
+// oneValue is a front matter field that names one thing (a title, a
+// project): a scalar as written, or the value of a list of one (an
+// Obsidian list property; an unquoted [[link]], which YAML reads as a
+// list in a list). ok is false for a longer list or a map.
+func oneValue(v any) (string, bool) {
+	for {
+		switch x := v.(type) {
+		case []any:
+			if len(x) != 1 {
+				return "", len(x) == 0
+			}
+			v = x[0]
+		case map[string]any, map[any]any:
+			return "", false
+		default:
+			return yamlScalar(v), true
+		}
 	}
 }
 

@@ -340,3 +340,31 @@ func TestRead_htmlCommentBlock(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_frontMatterListProperty: a front matter field that names one
+// thing given as a list (an Obsidian list property, an unquoted
+// [[link]]) costs the note only that field: a list of one is its value,
+// a longer list is reported and left out. The whole block was dropped as
+// "not valid YAML" (or TOML), the note's title, date and tags with it.
+func TestRead_frontMatterListProperty(t *testing.T) {
+	tests := map[string]string{
+		"YAML": "---\ntitle: Deploy\ndate: 2024-03-05\ntags: [ops]\nproject: [[Nova]]\nagent:\n  - codex\n  - claude\n---\nThe port moved to 3037.\n",
+		"TOML": "+++\ntitle = \"Deploy\"\ndate = 2024-03-05\ntags = [\"ops\"]\nproject = [\"Nova\"]\nagent = [\"codex\", \"claude\"]\n+++\nThe port moved to 3037.\n",
+	}
+	for name, note := range tests {
+		t.Run(name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"deploy.md": note})
+			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+			if len(recs) != 1 || len(problems) != 1 {
+				t.Fatalf("%d records, problems %v", len(recs), problems)
+			}
+			r := recs[0]
+			if r.Title != "Deploy" || r.Date != "2024-03-05" || !slices.Equal(r.Tags, []string{"ops"}) || r.Project != "Nova" || r.Agent != "" {
+				t.Errorf("title %q date %q tags %q project %q agent %q", r.Title, r.Date, r.Tags, r.Project, r.Agent)
+			}
+			if p := problems[0]; p.Line != 1 || !strings.Contains(p.Reason, `"agent"`) {
+				t.Errorf("problem %v", p)
+			}
+		})
+	}
+}
