@@ -55,4 +55,13 @@ package ingest
 // pointer and hint; a Hermes summary carried from an earlier compression
 // is read once; an indented "> " or "#### " line is not Aider's own, and
 // a line of spaces does not end a message of its.
-const Version = "ingest-v10"
+//
+// ingest-v11: Markdown notes split lines on a lone CR, take an empty or
+// "..."-closed front matter block as one, a list of one for a field's
+// value, "#"-prefixed tags in a tag string without the "#", and a time
+// offset written with a space or without a colon; code fences close as
+// CommonMark's do, headings inside %% and HTML comments open no section
+// and a heading's trailing "#" needs a space before it; JSONL project,
+// session, conversation and subject may be numbers. Links to a source
+// folder are followed, and NOVA_HOME inside a source is not read.
+const Version = "ingest-v11"
