@@ -62,6 +62,7 @@ package ingest
 // offset written with a space or without a colon; code fences close as
 // CommonMark's do, headings inside %% and HTML comments open no section
 // and a heading's trailing "#" needs a space before it; JSONL project,
-// session, conversation and subject may be numbers. Links to a source
-// folder are followed, and NOVA_HOME inside a source is not read.
+// session, conversation and subject may be numbers; README.MD is a note.
+// Links to a source folder are followed, and NOVA_HOME inside a source is
+// not read.
 const Version = "ingest-v11"

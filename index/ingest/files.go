@@ -39,8 +39,9 @@ type Listing struct {
 // kindIncludes are the include globs of each kind when a source names
 // none.
 var kindIncludes = map[string][]string{
-	config.KindJSONL:      {"*.jsonl", "*.ndjson"},
-	config.KindMarkdown:   {"*.md", "*.markdown"},
+	config.KindJSONL: {"*.jsonl", "*.ndjson"},
+	// Any case: a Mac's file system ignores it, and NOTES.MD is a note.
+	config.KindMarkdown:   {"*.[mM][dD]", "*.[mM][aA][rR][kK][dD][oO][wW][nN]"},
 	config.KindCodex:      {"rollout-*.jsonl", "rollout-*.jsonl.zst"},
 	config.KindClaudeCode: {"*.jsonl"},
 	config.KindOpenClaw:   {"agents/*/sessions/*.jsonl", "agents/*/sessions/*.jsonl.reset.*", "agents/*/sessions/*.jsonl.deleted.*", "workspace*/MEMORY.md", "workspace*/memory.md", "workspace*/DREAMS.md", "workspace*/memory/*.md"},

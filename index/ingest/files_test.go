@@ -357,3 +357,21 @@ func TestList_skipsNovaHome(t *testing.T) {
 		t.Errorf("SkipsDir: nova %v, nova-notes %v", SkipsDir(src, "nova"), SkipsDir(src, "nova-notes"))
 	}
 }
+
+// TestList_markdownExtensionCase: a Markdown source lists notes whatever
+// the case of their extension (README.MD, Notes.Markdown), and nothing
+// else.
+func TestList_markdownExtensionCase(t *testing.T) {
+	dir := writeTree(t, map[string]string{"a.md": "# A\n", "README.MD": "# R\n", "b/Notes.Markdown": "# N\n", "c.mdx": "x\n", "d.txt": "x\n"})
+	l, err := List(config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, f := range l.Files {
+		files = append(files, f.Rel)
+	}
+	if got := strings.Join(files, " "); got != "README.MD a.md b/Notes.Markdown" {
+		t.Errorf("listing %q", got)
+	}
+}
