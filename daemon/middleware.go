@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -181,15 +182,26 @@ func tokenInQuery(raw string) bool {
 }
 
 // recoverPanics turns a handler panic into a generic 500: no stack trace
-// or error text reaches the client.
+// or error text reaches the client. The generation's files are
+// memory-mapped, and handlers read them too (/stats counts the facets,
+// /encode runs the builtin model): reading one truncated under novad
+// faults, which must fail that request, as it fails a search, not kill
+// novad; the served files are then re-checked at once.
 func (s *Server) recoverPanics(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
 				s.log.Error("Handler panic", "route", routeOf(r), "panic", panicSummary(v))
+				if _, fault := v.(interface{ Addr() uintptr }); fault {
+					select {
+					case s.checkNow <- struct{}{}:
+					default:
+					}
+				}
 				s.writeError(w, r, api.NewError(http.StatusInternalServerError, api.CodeInternal, api.MessageInternal))
 			}
 		}()

@@ -1,0 +1,91 @@
+package daemon_test
+
+import (
+	"encoding/json"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/daemon"
+	"github.com/nova-recall/nova/internal/novatest"
+)
+
+// TestTruncatedFilesFailRequestNotNovad: the served generation's files
+// are memory-mapped, and a request whose handler reads one truncated
+// under novad (/stats counting the facets, /encode reading the builtin
+// model) faults. It must fail that request with the generic 500, as a
+// search does, not kill novad with a fatal error.
+func TestTruncatedFilesFailRequestNotNovad(t *testing.T) {
+	for _, tc := range []struct {
+		name, surface, method, path string
+	}{
+		{"direct stats", "direct", http.MethodGet, api.PathStats},
+		{"facade stats", "facade", http.MethodGet, api.PathFacadeStats},
+		{"encode", "direct", http.MethodPost, api.PathEncode},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := indexedHome(t, t.TempDir())
+			srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
+			direct := "http://" + srv.DirectAddr().String()
+			base := map[string]string{"direct": direct, "facade": "http://" + srv.FacadeAddr().String()}[tc.surface]
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				var h api.Health
+				getJSON(t, direct+api.PathHealth, &h)
+				if h.Generation != "" {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("novad served no generation")
+				}
+			}
+			token, err := os.ReadFile(cfg.Home.TokenFile())
+			novatest.Must(t, err)
+			truncateIndexFiles(t, cfg.Home.IndexDir())
+
+			req, err := http.NewRequest(tc.method, base+tc.path, strings.NewReader(`{"texts":["staging deploy"]}`))
+			novatest.Must(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(api.HeaderInternalToken, strings.TrimSpace(string(token)))
+			resp, err := http.DefaultClient.Do(req)
+			novatest.Must(t, err)
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			novatest.Must(t, err)
+			var e api.Error
+			if resp.StatusCode != http.StatusInternalServerError || json.Unmarshal(b, &e) != nil || e.Code != api.CodeInternal {
+				t.Errorf("%s %s on truncated files: %d %.300s", tc.method, tc.path, resp.StatusCode, b)
+			}
+			// Still serving, with nothing left locked by the faulted read.
+			var h api.Health
+			getJSON(t, direct+api.PathHealth, &h)
+		})
+	}
+}
+
+// truncateIndexFiles empties every mapped file under dir (segments and
+// generations), as a file rewritten in place by another program is.
+func truncateIndexFiles(t *testing.T, dir string) {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || (filepath.Ext(p) != ".bin" && filepath.Ext(p) != ".lsa") {
+			return err
+		}
+		n++
+		if err := os.Chmod(p, 0o600); err != nil {
+			return err
+		}
+		return os.Truncate(p, 0)
+	})
+	novatest.Must(t, err)
+	if n == 0 {
+		t.Fatal("no mapped index file to truncate")
+	}
+}
