@@ -244,18 +244,19 @@ func DecodeSearchRequest(body []byte, surface Surface, defaultTopK int) (SearchR
 	f.DateFrom = strField("dateFrom", "date_from")
 	f.DateTo = strField("dateTo", "date_to")
 	if raw, ok := fields["dateRange"]; ok && string(raw) != "null" {
-		var dr struct {
-			From *string `json:"from"`
-			To   *string `json:"to"`
+		// Its keys follow the body's rules, exact case and no repeats:
+		// json.Unmarshal into a struct took "FROM" for from, and the last
+		// of two from.
+		dr, err := decodeObject(raw)
+		var from, to *string
+		if err != nil || json.Unmarshal(orNull(dr["from"]), &from) != nil || json.Unmarshal(orNull(dr["to"]), &to) != nil {
+			return fail(http.StatusUnprocessableEntity, "dateRange", "dateRange must be an object {from, to}, each key once")
 		}
-		if err := json.Unmarshal(raw, &dr); err != nil {
-			return fail(http.StatusUnprocessableEntity, "dateRange", "dateRange must be an object {from, to}")
+		if from != nil && f.DateFrom == "" {
+			f.DateFrom = strings.TrimSpace(*from)
 		}
-		if dr.From != nil && f.DateFrom == "" {
-			f.DateFrom = strings.TrimSpace(*dr.From)
-		}
-		if dr.To != nil && f.DateTo == "" {
-			f.DateTo = strings.TrimSpace(*dr.To)
+		if to != nil && f.DateTo == "" {
+			f.DateTo = strings.TrimSpace(*to)
 		}
 	}
 	f.Role = strField("role")
@@ -379,6 +380,14 @@ func decodeObject(body []byte) (map[string]json.RawMessage, error) {
 		return nil, errors.New("body has trailing data after the JSON object")
 	}
 	return fields, nil
+}
+
+// orNull is raw, or JSON null for a key the object does not have.
+func orNull(raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return json.RawMessage("null")
+	}
+	return raw
 }
 
 func parseInt(raw json.RawMessage) (int, error) {

@@ -35,16 +35,7 @@ func TestTruncatedFilesFailRequestNotNovad(t *testing.T) {
 			srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
 			direct := "http://" + srv.DirectAddr().String()
 			base := map[string]string{"direct": direct, "facade": "http://" + srv.FacadeAddr().String()}[tc.surface]
-			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-				var h api.Health
-				getJSON(t, direct+api.PathHealth, &h)
-				if h.Generation != "" {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("novad served no generation")
-				}
-			}
+			waitServing(t, direct)
 			token, err := os.ReadFile(cfg.Home.TokenFile())
 			novatest.Must(t, err)
 			truncateIndexFiles(t, cfg.Home.IndexDir())
@@ -87,5 +78,21 @@ func truncateIndexFiles(t *testing.T, dir string) {
 	novatest.Must(t, err)
 	if n == 0 {
 		t.Fatal("no mapped index file to truncate")
+	}
+}
+
+// waitServing returns once the novad whose direct server is at direct
+// serves a generation.
+func waitServing(t *testing.T, direct string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var h api.Health
+		getJSON(t, direct+api.PathHealth, &h)
+		if h.Generation != "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("novad served no generation")
+		}
 	}
 }

@@ -1,0 +1,55 @@
+package daemon_test
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/daemon"
+	"github.com/nova-recall/nova/internal/novatest"
+)
+
+// TestSearch_dateRangeKeysStrict: dateRange's keys follow the body's
+// rules: a repeated key is refused (which date did the caller mean? a
+// parser that keeps the first filters otherwise than novad), and a key in
+// another case is not from or to, as "Query" is not query.
+func TestSearch_dateRangeKeysStrict(t *testing.T) {
+	srv := serve(t, daemon.Options{Config: indexedHome(t, t.TempDir()), Logger: slog.New(slog.DiscardHandler)})
+	waitServing(t, "http://"+srv.DirectAddr().String())
+	for _, url := range []string{"http://" + srv.DirectAddr().String() + api.PathSearch, "http://" + srv.FacadeAddr().String() + api.PathFacadeSearch} {
+		for _, tc := range []struct {
+			dateRange string
+			status    int
+			from      string
+		}{
+			{`{"from":"2026-01-01","from":"2027-01-01"}`, http.StatusUnprocessableEntity, ""},
+			{`{"from":"2026-01-01","to":"2026-02-01","to":"2026-01-02"}`, http.StatusUnprocessableEntity, ""},
+			{`{"FROM":"2027-01-01"}`, http.StatusOK, ""},
+			{`{"from":"2026-01-01"}`, http.StatusOK, "2026-01-01"},
+		} {
+			resp, err := http.Post(url, "application/json", strings.NewReader(`{"query":"deploy","dateRange":`+tc.dateRange+`}`))
+			novatest.Must(t, err)
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			novatest.Must(t, err)
+			var env struct {
+				Reason    string `json:"reason"`
+				QueryPlan struct {
+					ExplicitFilters struct {
+						DateFrom string `json:"dateFrom"`
+					} `json:"explicitFilters"`
+				} `json:"queryPlan"`
+			}
+			novatest.Must(t, json.Unmarshal(b, &env))
+			from := env.QueryPlan.ExplicitFilters.DateFrom
+			if resp.StatusCode != tc.status || from != tc.from ||
+				(tc.status != http.StatusOK && env.Reason != api.ReasonInvalidFieldPrefix+"dateRange") {
+				t.Errorf("%s dateRange %s: %d reason %q dateFrom %q, want %d dateFrom %q", url, tc.dateRange, resp.StatusCode, env.Reason, from, tc.status, tc.from)
+			}
+		}
+	}
+}
