@@ -187,17 +187,17 @@ func (s *Server) handleEncode(w http.ResponseWriter, r *http.Request) error {
 	if e != nil {
 		return e
 	}
+	// The body, not the texts: json.Unmarshal puts U+FFFD in place of
+	// bytes that are not UTF-8, so the texts always are.
+	if !utf8.Valid(body) {
+		return api.NewError(http.StatusUnprocessableEntity, api.CodeInvalidField, "texts must be valid UTF-8.")
+	}
 	var req api.EncodeRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return api.NewError(http.StatusBadRequest, api.CodeBadRequest, `Body must be {"texts": ["..."]}.`)
 	}
 	if len(req.Texts) == 0 || len(req.Texts) > api.MaxEncodeTexts {
 		return api.NewError(http.StatusUnprocessableEntity, api.CodeInvalidField, "texts must hold 1 to 512 strings.")
-	}
-	for _, t := range req.Texts {
-		if !utf8.ValidString(t) {
-			return api.NewError(http.StatusUnprocessableEntity, api.CodeInvalidField, "texts must be valid UTF-8.")
-		}
 	}
 	enc := s.encoder()
 	if enc == nil {

@@ -96,3 +96,27 @@ func waitServing(t *testing.T, direct string) {
 		}
 	}
 }
+
+// TestEncode_invalidUTF8: texts that are not UTF-8 are refused, as the
+// handler means to, not embedded as the U+FFFD json.Unmarshal puts in
+// their place.
+func TestEncode_invalidUTF8(t *testing.T) {
+	cfg := indexedHome(t, t.TempDir())
+	srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
+	waitServing(t, "http://"+srv.DirectAddr().String())
+	token, err := os.ReadFile(cfg.Home.TokenFile())
+	novatest.Must(t, err)
+	req, err := http.NewRequest(http.MethodPost, "http://"+srv.DirectAddr().String()+api.PathEncode, strings.NewReader("{\"texts\":[\"deploy \xff port\"]}"))
+	novatest.Must(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(api.HeaderInternalToken, strings.TrimSpace(string(token)))
+	resp, err := http.DefaultClient.Do(req)
+	novatest.Must(t, err)
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	novatest.Must(t, err)
+	var e api.Error
+	if resp.StatusCode != http.StatusUnprocessableEntity || json.Unmarshal(b, &e) != nil || e.Code != api.CodeInvalidField {
+		t.Errorf("/encode of a text that is not UTF-8: %d %s", resp.StatusCode, b)
+	}
+}
