@@ -371,6 +371,9 @@ func TestFailedGenerationIsNotRetriedEachPoll(t *testing.T) {
 	const poll = 10 * time.Millisecond
 	srv := serve(t, daemon.Options{Config: cfg, Poll: poll, Debounce: poll, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	healthURL := "http://" + srv.DirectAddr().String() + api.PathHealth
+	// The promote below is for a novad already serving: one still making
+	// its first load could read the bad manifest instead of the good one.
+	waitServing(t, "http://"+srv.DirectAddr().String())
 
 	// A copy of the active generation with one bit flipped, promoted.
 	m, _, err := manifest.Read(cfg.Home.Manifest())
