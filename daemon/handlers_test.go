@@ -40,18 +40,10 @@ func TestTruncatedFilesFailRequestNotNovad(t *testing.T) {
 			novatest.Must(t, err)
 			truncateIndexFiles(t, cfg.Home.IndexDir())
 
-			req, err := http.NewRequest(tc.method, base+tc.path, strings.NewReader(`{"texts":["staging deploy"]}`))
-			novatest.Must(t, err)
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set(api.HeaderInternalToken, strings.TrimSpace(string(token)))
-			resp, err := http.DefaultClient.Do(req)
-			novatest.Must(t, err)
-			b, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			novatest.Must(t, err)
+			status, b := sendWithToken(t, tc.method, base+tc.path, `{"texts":["staging deploy"]}`, token)
 			var e api.Error
-			if resp.StatusCode != http.StatusInternalServerError || json.Unmarshal(b, &e) != nil || e.Code != api.CodeInternal {
-				t.Errorf("%s %s on truncated files: %d %.300s", tc.method, tc.path, resp.StatusCode, b)
+			if status != http.StatusInternalServerError || json.Unmarshal(b, &e) != nil || e.Code != api.CodeInternal {
+				t.Errorf("%s %s on truncated files: %d %.300s", tc.method, tc.path, status, b)
 			}
 			// Still serving, with nothing left locked by the faulted read.
 			var h api.Health
@@ -106,7 +98,18 @@ func TestEncode_invalidUTF8(t *testing.T) {
 	waitServing(t, "http://"+srv.DirectAddr().String())
 	token, err := os.ReadFile(cfg.Home.TokenFile())
 	novatest.Must(t, err)
-	req, err := http.NewRequest(http.MethodPost, "http://"+srv.DirectAddr().String()+api.PathEncode, strings.NewReader("{\"texts\":[\"deploy \xff port\"]}"))
+	status, b := sendWithToken(t, http.MethodPost, "http://"+srv.DirectAddr().String()+api.PathEncode, "{\"texts\":[\"deploy \xff port\"]}", token)
+	var e api.Error
+	if status != http.StatusUnprocessableEntity || json.Unmarshal(b, &e) != nil || e.Code != api.CodeInvalidField {
+		t.Errorf("/encode of a text that is not UTF-8: %d %s", status, b)
+	}
+}
+
+// sendWithToken sends body as JSON with the internal token (the file's
+// content) and returns the status and the response body.
+func sendWithToken(t *testing.T, method, url, body string, token []byte) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	novatest.Must(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(api.HeaderInternalToken, strings.TrimSpace(string(token)))
@@ -115,8 +118,5 @@ func TestEncode_invalidUTF8(t *testing.T) {
 	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	novatest.Must(t, err)
-	var e api.Error
-	if resp.StatusCode != http.StatusUnprocessableEntity || json.Unmarshal(b, &e) != nil || e.Code != api.CodeInvalidField {
-		t.Errorf("/encode of a text that is not UTF-8: %d %s", resp.StatusCode, b)
-	}
+	return resp.StatusCode, b
 }

@@ -342,16 +342,8 @@ func TestList_linkedSourceFolder(t *testing.T) {
 func TestList_skipsNovaHome(t *testing.T) {
 	dir := writeTree(t, map[string]string{"a.jsonl": "{}\n", "nova/index/history.jsonl": "{}\n", "nova-notes/b.jsonl": "{}\n"})
 	src := config.Source{Name: "recs", Kind: config.KindJSONL, Path: dir, NovaHome: filepath.Join(dir, "nova")}
-	l, err := List(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var files []string
-	for _, f := range l.Files {
-		files = append(files, f.Rel)
-	}
-	if strings.Join(files, " ") != "a.jsonl nova-notes/b.jsonl" {
-		t.Errorf("listing %v, want the source's files without NOVA_HOME's", files)
+	if got, _ := listed(t, src); got != "a.jsonl nova-notes/b.jsonl" {
+		t.Errorf("listing %q, want the source's files without NOVA_HOME's", got)
 	}
 	if !SkipsDir(src, "nova") || SkipsDir(src, "nova-notes") {
 		t.Errorf("SkipsDir: nova %v, nova-notes %v", SkipsDir(src, "nova"), SkipsDir(src, "nova-notes"))
@@ -363,7 +355,16 @@ func TestList_skipsNovaHome(t *testing.T) {
 // else.
 func TestList_markdownExtensionCase(t *testing.T) {
 	dir := writeTree(t, map[string]string{"a.md": "# A\n", "README.MD": "# R\n", "b/Notes.Markdown": "# N\n", "c.mdx": "x\n", "d.txt": "x\n"})
-	l, err := List(config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if got, _ := listed(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir}); got != "README.MD a.md b/Notes.Markdown" {
+		t.Errorf("listing %q", got)
+	}
+}
+
+// listed lists src, which must not fail, and returns its files' relative
+// paths joined by spaces, and its problems.
+func listed(t *testing.T, src config.Source) (string, []Problem) {
+	t.Helper()
+	l, err := List(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +372,5 @@ func TestList_markdownExtensionCase(t *testing.T) {
 	for _, f := range l.Files {
 		files = append(files, f.Rel)
 	}
-	if got := strings.Join(files, " "); got != "README.MD a.md b/Notes.Markdown" {
-		t.Errorf("listing %q", got)
-	}
+	return strings.Join(files, " "), l.Problems
 }

@@ -219,15 +219,7 @@ func TestRead_fencedCode(t *testing.T) {
 		"```",
 		"done",
 	}, "\n")
-	dir := writeTree(t, map[string]string{"prompt.md": note})
-	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
-	if len(problems) != 0 {
-		t.Fatalf("problems %v", problems)
-	}
-	var got []string
-	for _, r := range recs {
-		got = append(got, strings.Join(r.HeadingPath, " > ")+": "+strings.ReplaceAll(r.Text, "\n", "|"))
-	}
+	got := noteSections(t, "prompt.md", note)
 	want := []string{
 		"Prompt: ````markdown|```python|# a comment in the example|```|````",
 		"Prompt > Setup: ```npm ci``` installs it",
@@ -265,15 +257,7 @@ func TestRead_obsidianComments(t *testing.T) {
 		"## Last",
 		"A %% that never closes stays.",
 	}, "\n")
-	dir := writeTree(t, map[string]string{"plan.md": note})
-	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
-	if len(problems) != 0 {
-		t.Fatalf("problems %v", problems)
-	}
-	var got []string
-	for _, r := range recs {
-		got = append(got, strings.Join(r.HeadingPath, " > ")+": "+strings.ReplaceAll(r.Text, "\n", "|"))
-	}
+	got := noteSections(t, "plan.md", note)
 	want := []string{
 		"Plan: Ship on Friday.|Tell the team.",
 		"Plan > Scripts: ```sh|base=${file%%.*}|echo rotate the staging keys first|dir=${path%%/*}|```|Strip it with `${f%%.*}`, then:|~~~bat|for %%f in (*.log) do del %%f|~~~",
@@ -323,15 +307,7 @@ func TestRead_headingEndingInHash(t *testing.T) {
 // section the comment is in.
 func TestRead_htmlCommentBlock(t *testing.T) {
 	note := "# Plan\nShip on Friday.\n<!--\n## Old plan\nShip on Monday.\n-->\nTell the team.\n<!-- one line -->\n## Next\nReview.\n"
-	dir := writeTree(t, map[string]string{"plan.md": note})
-	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
-	if len(problems) != 0 {
-		t.Fatalf("problems %v", problems)
-	}
-	var got []string
-	for _, r := range recs {
-		got = append(got, strings.Join(r.HeadingPath, " > ")+": "+strings.ReplaceAll(r.Text, "\n", "|"))
-	}
+	got := noteSections(t, "plan.md", note)
 	want := []string{
 		"Plan: Ship on Friday.|<!--|## Old plan|Ship on Monday.|-->|Tell the team.|<!-- one line -->",
 		"Plan > Next: Review.",
@@ -367,4 +343,21 @@ func TestRead_frontMatterListProperty(t *testing.T) {
 			}
 		})
 	}
+}
+
+// noteSections reads note as the file name in a Markdown source, which
+// must raise no problem, and returns its sections as "heading > path:
+// text", the text's lines joined by "|".
+func noteSections(t *testing.T, name, note string) []string {
+	t.Helper()
+	dir := writeTree(t, map[string]string{name: note})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(problems) != 0 {
+		t.Fatalf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, strings.Join(r.HeadingPath, " > ")+": "+strings.ReplaceAll(r.Text, "\n", "|"))
+	}
+	return got
 }
