@@ -557,7 +557,9 @@ func (d *delta) states() *sourceStates {
 			st.Dropped = slices.Clone(st.Dropped)
 		}
 		if dropped := d.dropped[key]; len(dropped) > 0 {
-			if _, ok := d.usable(key); ok {
+			// A file read on from its cursor still holds back what it held
+			// back before (its state has those ids already).
+			if r, ok := d.usable(key); ok && !r.resumed {
 				st.Dropped = dropped
 			} else {
 				st.Dropped = append(st.Dropped, dropped...)
