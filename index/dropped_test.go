@@ -24,6 +24,7 @@ func TestSync_duplicateHeldBackByAnAppendedFileComesBack(t *testing.T) {
 		sameSync bool
 	}{
 		{"appended before", false},
+		{"appended in the same sync", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -487,8 +487,12 @@ func (d *delta) uncovered() []stateKey {
 	}
 	var out []stateKey
 	for key, st := range d.prevStates {
+		// A file read whole brings back what it held back; one read on
+		// from its cursor only reads its new lines.
 		if _, reading := d.toRead[key]; reading {
-			continue
+			if r, ok := d.usable(key); !ok || !r.resumed {
+				continue
+			}
 		}
 		for _, id := range st.Dropped {
 			if gone[id] {
