@@ -80,3 +80,50 @@ func TestSync_duplicateHeldBackByAnAppendedFileComesBack(t *testing.T) {
 		})
 	}
 }
+
+// TestSync_duplicateHeldBackComesBackWhenItsCopyMovesLater: a record a
+// file holds back as a duplicate is that file's again once the copy that
+// came first in build order moves after it (its file renamed, or the
+// record moved to a later file or a later line of its own), as a full
+// rebuild of the files has it.
+func TestSync_duplicateHeldBackComesBackWhenItsCopyMovesLater(t *testing.T) {
+	x := rec{ID: "x", Text: "the ledger export runs at midnight from the first replica"}
+	a2 := rec{ID: "a2", Text: "the canary deploy waits for the readiness probe"}
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, src string)
+	}{
+		{"renamed", func(t *testing.T, src string) {
+			if err := os.Rename(filepath.Join(src, "a.jsonl"), filepath.Join(src, "z.jsonl")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"moved to a later file", func(t *testing.T, src string) {
+			writeFile(t, filepath.Join(src, "a.jsonl"), jsonlLines(t, rec{ID: "z", Text: "the backup job copies the queue to cold storage"}, a2))
+			writeFile(t, filepath.Join(src, "z.jsonl"), jsonlLines(t, x))
+		}},
+		{"moved to the end of the file that held it back", func(t *testing.T, src string) {
+			writeFile(t, filepath.Join(src, "a.jsonl"), jsonlLines(t, rec{ID: "z", Text: "the backup job copies the queue to cold storage"}, a2))
+			appendFile(t, filepath.Join(src, "b.jsonl"), jsonlLines(t, x))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src := filepath.Join(dir, "exports")
+			writeFile(t, filepath.Join(src, "a.jsonl"), jsonlLines(t, x, a2))
+			writeFile(t, filepath.Join(src, "b.jsonl"), jsonlLines(t,
+				rec{ID: "x", Text: "the ledger export moved to the second replica at noon"},
+				rec{ID: "b1", Text: "the webhook signing key rotates every ninety days"}))
+			cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+			clk := newClock(epoch)
+			opts := index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}
+			mustSync(t, index.New(cfg, opts))
+			tc.change(t, src)
+			mustSync(t, index.New(cfg, opts))
+			compareWithRebuild(t, cfg, opts, "after x moved after b.jsonl")
+			if ids := searchIDs(t, cfg.Home, "ledger export second replica noon"); len(ids) == 0 || ids[0] != "x" {
+				t.Errorf("search for b.jsonl's x: %v, want x first", ids)
+			}
+		})
+	}
+}

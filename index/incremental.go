@@ -476,14 +476,19 @@ func (d *delta) add(a *addition) {
 }
 
 // uncovered returns the files that held back a duplicate of a record
-// that is now gone: they must be read again.
+// that is now gone, or now comes from a file that is not before them in
+// build order (its file renamed, the record moved): they must be read
+// again, and the first in build order keeps it.
 func (d *delta) uncovered() []stateKey {
-	gone := map[string]bool{}
+	// The retired ids, each with its chunk added again (nil: none).
+	gone := map[string]*addition{}
 	for doc := range d.retired {
-		gone[d.g.ID(doc)] = true
+		gone[d.g.ID(doc)] = nil
 	}
 	for _, a := range d.adds {
-		delete(gone, a.chunk.ID)
+		if _, ok := gone[a.chunk.ID]; ok {
+			gone[a.chunk.ID] = a
+		}
 	}
 	var out []stateKey
 	for key, st := range d.prevStates {
@@ -494,8 +499,10 @@ func (d *delta) uncovered() []stateKey {
 				continue
 			}
 		}
+		file := order{source: d.sourceIndex[key.source], path: key.path}
 		for _, id := range st.Dropped {
-			if gone[id] {
+			a, ok := gone[id]
+			if ok && (a == nil || file.compare(order{source: a.order.source, path: a.order.path}) <= 0) {
 				out = append(out, key)
 				break
 			}
