@@ -352,9 +352,10 @@ func (x *Indexer) carriedMemory(prev *previous, jobs []readJob, reused bool) *ca
 		}
 		// Gone: kept, unless it still exists (excluded by its globs now).
 		// A link whose target is gone (a volume not mounted) counts as
-		// gone: its memory is kept.
+		// gone, and a file in a folder that cannot be read (listFiles)
+		// as not read: their memory is kept, as a delta keeps it.
 		_, err := os.Stat(key.path)
-		return errors.Is(err, os.ErrNotExist)
+		return err != nil
 	}
 	if prev.legacy {
 		old, err := generation.LegacyChunks(x.home.IndexDir())
