@@ -1,6 +1,7 @@
 package index_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -30,12 +31,17 @@ import (
 // same vector space.
 func TestIncrementalEqualsFullRebuild(t *testing.T) {
 	for seed := range uint64(4) {
-		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) { checkEquivalence(t, seed, 3, 3, 0) })
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) { checkEquivalence(t, seed, 3, 3, 0, 0) })
 	}
 	// A larger corpus changed a little at a time: deltas pile up and are
 	// merged (the tail merge), rather than the whole generation rewritten.
 	for seed := uint64(10); seed < 12; seed++ {
-		t.Run(fmt.Sprint("large, seed ", seed), func(t *testing.T) { checkEquivalence(t, seed, 60, 1, 3) })
+		t.Run(fmt.Sprint("large, seed ", seed), func(t *testing.T) { checkEquivalence(t, seed, 60, 1, 3, 0) })
+	}
+	// Many duplicate ids: records held back, and given back when the
+	// copy kept goes or moves after them.
+	for _, seed := range []uint64{207, 218, 220, 221} {
+		t.Run(fmt.Sprint("duplicates, seed ", seed), func(t *testing.T) { checkEquivalence(t, seed, 3, 3, 0, 4) })
 	}
 }
 
@@ -45,6 +51,9 @@ type corpus struct {
 	dir   string
 	files map[string][]rec // file name -> records
 	next  int
+	// dupEvery is the odds of a record repeating an earlier id (one in
+	// dupEvery; 0: one in 40).
+	dupEvery int
 }
 
 var words = strings.Fields("deploy rollback port 2096 firewall cache index query token session backup migration " +
@@ -68,7 +77,7 @@ func (c *corpus) record() rec {
 	if c.rng.IntN(3) > 0 {
 		r.Session = fmt.Sprintf("s%d", c.rng.IntN(4)) // conversations span files
 	}
-	if c.rng.IntN(40) == 0 && c.next > 5 {
+	if c.rng.IntN(cmp.Or(c.dupEvery, 40)) == 0 && c.next > 5 {
 		r.ID = fmt.Sprintf("r%03d", 1+c.rng.IntN(c.next-1)) // a duplicate id
 	}
 	return r
@@ -154,10 +163,11 @@ func (c *corpus) change(t *testing.T) string {
 
 // checkEquivalence starts from initial random changes and then makes up
 // to perStep changes between syncs; mergeDeltas, when set, merges that
-// many trailing deltas and never rewrites the whole generation.
-func checkEquivalence(t *testing.T, seed uint64, initial, perStep, mergeDeltas int) {
+// many trailing deltas and never rewrites the whole generation; dupEvery
+// is the corpus's (0: few duplicate ids).
+func checkEquivalence(t *testing.T, seed uint64, initial, perStep, mergeDeltas, dupEvery int) {
 	root := t.TempDir()
-	c := &corpus{rng: rand.New(rand.NewPCG(seed, 99)), dir: filepath.Join(root, "src"), files: map[string][]rec{}}
+	c := &corpus{rng: rand.New(rand.NewPCG(seed, 99)), dir: filepath.Join(root, "src"), files: map[string][]rec{}, dupEvery: dupEvery}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
