@@ -352,10 +352,11 @@ func (x *Indexer) carriedMemory(prev *previous, jobs []readJob, reused bool) *ca
 		}
 		// Gone: kept, unless it still exists (excluded by its globs now).
 		// A link whose target is gone (a volume not mounted) counts as
-		// gone, and a file in a folder that cannot be read (listFiles)
-		// as not read: their memory is kept, as a delta keeps it.
-		_, err := os.Stat(key.path)
-		return err != nil
+		// gone, as does a path that is a folder now, and a file in a
+		// folder that cannot be read (listFiles) as not read: their
+		// memory is kept, as a delta keeps it.
+		fi, err := os.Stat(key.path)
+		return err != nil || !fi.Mode().IsRegular()
 	}
 	if prev.legacy {
 		old, err := generation.LegacyChunks(x.home.IndexDir())

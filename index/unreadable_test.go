@@ -43,3 +43,33 @@ func TestSync_unreadableFolderKeepsMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestSync_fileReplacedByAFolderKeepsMemory: a file whose path is now a
+// folder is gone, and its memory is kept by a full sync as by an
+// incremental one.
+func TestSync_fileReplacedByAFolderKeepsMemory(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "exports")
+	recs := baseRecords()
+	writeFile(t, filepath.Join(src, "a.jsonl"), jsonlLines(t, recs[:3]...))
+	b := filepath.Join(src, "b.jsonl")
+	writeFile(t, b, jsonlLines(t, recs[3:]...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	clk := newClock(epoch)
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now}))
+	if err := os.Remove(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, full := range []bool{false, true} {
+		r, err := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Full: full}).Sync(t.Context())
+		if err != nil {
+			t.Fatalf("full %v: %v", full, err)
+		}
+		if r.Build.Records != len(recs) {
+			t.Errorf("full %v: %d records, want %d (b.jsonl's kept)", full, r.Build.Records, len(recs))
+		}
+	}
+}
