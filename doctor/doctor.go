@@ -13,8 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -238,6 +240,14 @@ func Run(ctx context.Context, opts Options) Report {
 		if chk, ok := servingCheck(health); ok {
 			add(chk)
 		}
+	case lockfile.Held(home.DaemonLock()) && lockfile.ReadHolder(home.DaemonLock()).IsStarting():
+		// A novad waits for its ports while another program (or another
+		// home's novad) holds one: starting another would only stand by.
+		// novad's log sends the user here to learn which port is held.
+		h := lockfile.ReadHolder(home.DaemonLock())
+		add(blocked("daemon", "novad", CodeNotResponding, fmt.Sprintf(
+			"novad pid %d holds this home but has not bound its ports since %s: it waits for %s, which another program or another home's novad holds; stop that, or give this home other ports (server.port and facade.port in config.yaml) and restart novad (novactl service stop, then start; or end pid %d and run novad)",
+			h.PID, h.Since, heldPorts(ctx, cfg, opts.Timeout), h.PID)))
 	case !errors.As(herr, new(*client.NotRunningError)) && lockfile.Held(home.DaemonLock()):
 		// A novad holds this home but did not answer: starting another
 		// one, the advice for a novad that is not running, would fail.
@@ -552,6 +562,28 @@ func listingAdvice(p ingest.Problem) string {
 		target = t
 	}
 	return "mount the volume holding " + target + " (or restore that file), or remove the link; memory already indexed from it is kept"
+}
+
+// heldPorts names the ports of cfg that accept a connection (nothing is
+// sent), or both when neither does: the program holding one may have
+// just let it go.
+func heldPorts(ctx context.Context, cfg config.Config, timeout time.Duration) string {
+	host := config.BindHost(cfg.Server.Host)
+	var all, held []string
+	for _, port := range []int{cfg.Server.Port, cfg.Facade.Port} {
+		addr := net.JoinHostPort(host, strconv.Itoa(port))
+		all = append(all, addr)
+		dctx, cancel := context.WithTimeout(ctx, timeout)
+		if conn, err := (&net.Dialer{}).DialContext(dctx, "tcp", addr); err == nil {
+			conn.Close()
+			held = append(held, addr)
+		}
+		cancel()
+	}
+	if len(held) == 0 {
+		return strings.Join(all, " or ")
+	}
+	return strings.Join(held, " and ")
 }
 
 func firstLine(s string) string {

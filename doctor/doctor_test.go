@@ -533,6 +533,46 @@ func TestDaemonNotResponding(t *testing.T) {
 	}
 }
 
+// TestDaemonStarting: a novad that holds the home but still waits for its
+// ports (another program holds one) is not reported as not running, whose
+// advice, starting one, would only add a novad that stands by; nor is
+// what answers on a port it waits for taken for another home's novad.
+func TestDaemonStarting(t *testing.T) {
+	for _, answering := range []bool{false, true} {
+		t.Run(fmt.Sprintf("answering=%v", answering), func(t *testing.T) {
+			f := newFixture(t)
+			novatest.Must(t, paths.MkdirPrivate(f.home.StateDir()))
+			l, err := lockfile.Acquire(f.home.DaemonLock(), paths.FileMode, lockfile.Starting, time.Now())
+			novatest.Must(t, err)
+			t.Cleanup(l.Release)
+			if answering {
+				// The other program on the direct port.
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				novatest.Must(t, err)
+				t.Cleanup(func() { ln.Close() })
+				f.port = ln.Addr().(*net.TCPAddr).Port
+				f.writeConfig()
+			}
+			c := want(t, f.run(Options{Timeout: 300 * time.Millisecond}), "daemon", Blocked, CodeNotResponding)
+			text := c.Message + " " + c.Advice
+			for _, s := range []string{fmt.Sprintf("pid %d", os.Getpid()), fmt.Sprintf("127.0.0.1:%d", f.port), "server.port"} {
+				if !strings.Contains(text, s) {
+					t.Errorf("daemon: %q does not name %s", text, s)
+				}
+			}
+			if strings.Contains(text, "service install") || strings.Contains(text, "what answers") {
+				t.Errorf("daemon: %q", text)
+			}
+			// The port held is named; with none held (the program just
+			// left), both are.
+			facade := fmt.Sprintf("127.0.0.1:%d", f.config().Facade.Port)
+			if strings.Contains(text, facade) == answering {
+				t.Errorf("daemon: %q, answering on the direct port only: %v", text, answering)
+			}
+		})
+	}
+}
+
 // TestMemoryLost: a sync past a damaged active generation, with no
 // intact kept generation holding a gone file's newest memory, says so;
 // doctor says it too, after, with what can be done; and no longer once
