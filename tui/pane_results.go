@@ -95,6 +95,14 @@ func (m Model) resultRow(i int) string {
 // failureLines say why a search got no answer at all, and what to do.
 func (m Model) failureLines() []string {
 	st := m.styles
+	if isNotRunning(m.searchErr) && m.reportSaysNovadHeld() {
+		// A novad holds the home but has not bound its ports: starting
+		// one would only stand by; the status pane says what to do.
+		return m.wrapped(
+			st.errorText.Render("novad did not answer, so nothing could be searched."),
+			"A novad holds this home but does not serve it yet: the status pane above says why and what to do. Then press / and Enter to search again.",
+		)
+	}
 	if isNotRunning(m.searchErr) {
 		return m.wrapped(
 			st.errorText.Render("novad is not running, so nothing could be searched."),

@@ -420,6 +420,27 @@ func TestModel_SearchFailures(t *testing.T) {
 	}
 }
 
+// TestModel_SearchRefusedWhileNovadStarts: a search refused because the
+// home's novad has not bound its ports yet (it waits for one another
+// program holds) does not say novad is not running and to start it, below
+// a status pane that says a novad holds the home.
+func TestModel_SearchRefusedWhileNovadStarts(t *testing.T) {
+	r := blockedReport()
+	r.Checks[2] = doctor.Check{ID: "daemon", Title: "novad", State: doctor.Blocked, Code: doctor.CodeNotResponding,
+		Message: "Blocked: " + doctor.CodeNotResponding, Advice: "novad pid 4242 holds this home but has not bound its ports"}
+	b := &fakeBackend{report: r, answer: func(api.SearchBody) (*api.SearchResponse, error) {
+		return nil, fmt.Errorf("%w: http://127.0.0.1:7412/api/rag/external/search", api.ErrNotRunning)
+	}}
+	m := press(t, started(t, b), "/", "zebra giraffe", "enter")
+	view := m.View()
+	if strings.Contains(view, "novad is not running") || strings.Contains(view, "service install") {
+		t.Errorf("view says novad is not running:\n%s", view)
+	}
+	if !strings.Contains(view, "novad did not answer") {
+		t.Errorf("view lacks why the search failed:\n%s", view)
+	}
+}
+
 func TestModel_StaleSearchDropped(t *testing.T) {
 	b := &fakeBackend{report: readyReport()}
 	m := newTestModel(t, b)

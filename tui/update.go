@@ -103,6 +103,20 @@ func (m Model) reportSaysNovadDown() bool {
 	return false
 }
 
+// reportSaysNovadHeld reports whether the last report says a novad holds
+// the home without answering (it waits for its ports, or hangs).
+func (m Model) reportSaysNovadHeld() bool {
+	if m.report == nil {
+		return false
+	}
+	for _, c := range m.report.Checks {
+		if c.ID == daemonCheckID {
+			return c.Code == doctor.CodeNotResponding
+		}
+	}
+	return false
+}
+
 // daemonCheckID is the ID of doctor's check that novad answers.
 const daemonCheckID = "daemon"
 
