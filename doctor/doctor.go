@@ -363,10 +363,14 @@ func Run(ctx context.Context, opts Options) Report {
 	}
 	// With no index and nothing in any source, "novactl index sync" only
 	// fails ("the sources produced no memory"): say what is missing.
-	if errors.Is(merr, manifest.ErrNoManifest) && len(cfg.Sources) > 0 && files == 0 {
+	if errors.Is(merr, manifest.ErrNoManifest) && files == 0 {
+		advice := "nothing to index yet: no source holds a file it reads (see the source checks); point sources[].path at your memory, then novactl index sync"
+		if len(cfg.Sources) == 0 {
+			advice = "nothing to index yet: no source is configured; add one (see the sources check), then novactl index sync"
+		}
 		for i := range rep.Checks {
 			if rep.Checks[i].ID == "index" {
-				rep.Checks[i].Advice = "nothing to index yet: no source holds a file it reads (see the source checks); point sources[].path at your memory, then novactl index sync"
+				rep.Checks[i].Advice = advice
 			}
 		}
 	}

@@ -198,6 +198,30 @@ func TestEmptySources(t *testing.T) {
 	}
 }
 
+// TestNoSources: with no index and no source configured (no config.yaml,
+// or one that lists none), the index check does not send the user to a
+// sync that can only fail ("the sources produced no memory") but to the
+// sources check, which says how to add one.
+func TestNoSources(t *testing.T) {
+	for _, withFile := range []bool{false, true} {
+		t.Run(fmt.Sprintf("config.yaml=%v", withFile), func(t *testing.T) {
+			f := newFixture(t)
+			novatest.Must(t, os.Remove(f.home.Config()))
+			// Closed ports, in the environment: never the default ones.
+			f.environ = append(f.environ, fmt.Sprintf("NOVA_SERVER_PORT=%d", f.port), fmt.Sprintf("NOVA_FACADE_PORT=%d", novatest.ClosedPort(t, f.port)))
+			if withFile {
+				novatest.Must(t, os.WriteFile(f.home.Config(), []byte("retrieval: {topK: 5}\n"), 0o600))
+			}
+			rep := f.run(Options{})
+			want(t, rep, "sources", Degraded, CodeNoSources)
+			c := want(t, rep, "index", Blocked, CodeIndexMissing)
+			if c.Advice == "build one: novactl index sync" || !strings.Contains(c.Advice, "sources check") {
+				t.Errorf("index advice with no source: %q", c.Advice)
+			}
+		})
+	}
+}
+
 // TestInput_lostBaseState: the base of the source states
 // (index/states/<id>.json) deleted or damaged loses only how far each file
 // was read, not memory. Doctor says so and that the next sync reads the
