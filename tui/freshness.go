@@ -10,8 +10,10 @@ import (
 // freshnessPart is the status header's word on how current memory is,
 // from the report's freshness: "memory fresh (caught up 12s ago)" while
 // the source watcher runs and nothing waits, "memory catching up (lag
-// 4s)" while a change waits for its sync, and "watcher off" when no
-// watcher runs (memory then changes only with novactl index sync). Times
+// 4s)" while a change waits for its sync, "no active index" while it runs
+// with no index active (its lag then grows without anything to catch up
+// with), and "watcher off" when no watcher runs (memory then changes only
+// with novactl index sync). Times
 // are relative to when the report was made, so a frozen report does not
 // pretend to age. "" when the report has no freshness.
 func freshnessPart(f *api.Freshness, checkedAt string, st styles) string {
@@ -20,6 +22,9 @@ func freshnessPart(f *api.Freshness, checkedAt string, st styles) string {
 	}
 	if !f.Watcher.Running {
 		return st.muted.Render("watcher off")
+	}
+	if f.Status == api.FreshnessMissing {
+		return st.degraded.Render("no active index")
 	}
 	if f.LagSeconds != nil && *f.LagSeconds > 0 {
 		lag := time.Duration(*f.LagSeconds * float64(time.Second)).Round(time.Second)

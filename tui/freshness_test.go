@@ -22,6 +22,10 @@ func TestFreshnessInStatusHeader(t *testing.T) {
 			"Nova · Ready · memory fresh (caught up 12s ago) · checked"},
 		{"catching up", &api.Freshness{IndexCaughtUpAt: &caught, LagSeconds: ptr(3.6), Watcher: api.WatcherStatus{Running: true}},
 			"Nova · Ready · memory catching up (lag 4s) · checked"},
+		// A watcher whose syncs cannot build a first index (its sources
+		// hold nothing yet) catches up with nothing.
+		{"no index", &api.Freshness{Status: api.FreshnessMissing, LagSeconds: ptr(3.0), Watcher: api.WatcherStatus{Running: true}},
+			"Nova · Ready · no active index · checked"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
