@@ -24,17 +24,23 @@ func TestAcquireOutlastingProbes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer probe.Close()
-	if err := syscall.Flock(int(probe.Fd()), syscall.LOCK_SH); err != nil {
+	fd := int(probe.Fd())
+	if err := syscall.Flock(fd, syscall.LOCK_SH); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := lockfile.Acquire(path, 0o600, "watch", now); !errors.Is(err, lockfile.ErrHeld) {
 		t.Fatalf("Acquire beside a probe: %v, want ErrHeld (the race this covers)", err)
 	}
+	// The probe lets go while the holder retries; the file stays open
+	// until that is done.
+	released := make(chan struct{})
 	go func() {
+		defer close(released)
 		time.Sleep(100 * time.Millisecond)
-		_ = syscall.Flock(int(probe.Fd()), syscall.LOCK_UN)
+		_ = syscall.Flock(fd, syscall.LOCK_UN)
 	}()
 	l, err := lockfile.AcquireOutlastingProbes(path, 0o600, "watch", now)
+	<-released
 	if err != nil {
 		t.Fatalf("AcquireOutlastingProbes after the probe: %v", err)
 	}
