@@ -13,9 +13,9 @@ import (
 // 4s)" while a change waits for its sync, "no active index" while it runs
 // with no index active (its lag then grows without anything to catch up
 // with), and "watcher off" when no watcher runs (memory then changes only
-// with novactl index sync). Times
-// are relative to when the report was made, so a frozen report does not
-// pretend to age. "" when the report has no freshness.
+// with novactl index sync). Times are relative to when the report was
+// made, so a frozen report does not pretend to age. "" when the report
+// has no freshness.
 func freshnessPart(f *api.Freshness, checkedAt string, st styles) string {
 	if f == nil {
 		return ""
