@@ -172,7 +172,7 @@ func TestRealDeepTreesCreatedQuickly(t *testing.T) {
 		_, err = f.WriteString("{\"id\":\"2\"}\n")
 		must(t, err)
 		must(t, f.Close())
-		waitFor(t, 5*time.Second, fmt.Sprintf("a sync after an append in leaf %d", i), func() bool { return len(s.times()) > n })
+		waitFor(t, 20*time.Second, fmt.Sprintf("a sync after an append in leaf %d", i), func() bool { return len(s.times()) > n })
 	}
 }
 
@@ -195,7 +195,7 @@ func TestRealSourceFolderRecreated(t *testing.T) {
 		t.Helper()
 		n := len(s.times())
 		do()
-		waitFor(t, 5*time.Second, "a sync after "+what, func() bool { return len(s.times()) > n })
+		waitFor(t, 20*time.Second, "a sync after "+what, func() bool { return len(s.times()) > n })
 		time.Sleep(100 * time.Millisecond) // quiet again
 	}
 	appendTo := func(p string) {
@@ -246,7 +246,7 @@ func TestRealPermissionChange(t *testing.T) {
 	s, _ := runReal(t, src, nil)
 	time.Sleep(100 * time.Millisecond)
 	must(t, os.Chmod(locked, 0o644))
-	waitFor(t, 5*time.Second, "a sync after the note was made readable", func() bool { return len(s.times()) > 0 })
+	waitFor(t, 20*time.Second, "a sync after the note was made readable", func() bool { return len(s.times()) > 0 })
 }
 
 // TestRealMissingSourcesCreatedQuickly: source folders that do not exist
@@ -287,7 +287,7 @@ func TestRealMissingSourcesCreatedQuickly(t *testing.T) {
 		_, err = f.WriteString("{\"id\":\"2\"}\n")
 		must(t, err)
 		must(t, f.Close())
-		waitFor(t, 5*time.Second, fmt.Sprintf("a sync after a file was written in source %d", i), func() bool { return len(s.times()) > n })
+		waitFor(t, 20*time.Second, fmt.Sprintf("a sync after a file was written in source %d", i), func() bool { return len(s.times()) > n })
 	}
 }
 
@@ -390,11 +390,11 @@ func TestRealFolderReplacedDuringAnOverflow(t *testing.T) {
 	must(t, os.Mkdir(proj, 0o755))
 	must(t, os.WriteFile(filepath.Join(proj, "b.jsonl"), []byte("{}\n"), 0o644))
 	must(t, os.WriteFile(marker, nil, 0o644))
-	waitFor(t, 5*time.Second, "a sync after the overflow", func() bool { return len(s.times()) == 1 })
+	waitFor(t, 20*time.Second, "a sync after the overflow", func() bool { return len(s.times()) == 1 })
 	time.Sleep(100 * time.Millisecond) // quiet again
 
 	must(t, os.WriteFile(filepath.Join(proj, "c.jsonl"), []byte("{}\n"), 0o644))
-	waitFor(t, 5*time.Second, "a sync after a file was written in the folder made again", func() bool { return len(s.times()) == 2 })
+	waitFor(t, 20*time.Second, "a sync after a file was written in the folder made again", func() bool { return len(s.times()) == 2 })
 }
 
 // TestRealFolderRenamedOver: a folder renamed over an empty watched one
@@ -410,11 +410,11 @@ func TestRealFolderRenamedOver(t *testing.T) {
 	must(t, os.Mkdir(incoming, 0o755))
 	must(t, os.WriteFile(filepath.Join(incoming, "a.jsonl"), []byte("{}\n"), 0o644))
 	must(t, syscall.Rename(incoming, proj)) // os.Rename refuses an existing folder
-	waitFor(t, 5*time.Second, "a sync after the rename", func() bool { return len(s.times()) == 1 })
+	waitFor(t, 20*time.Second, "a sync after the rename", func() bool { return len(s.times()) == 1 })
 	time.Sleep(100 * time.Millisecond) // quiet again
 
 	must(t, os.WriteFile(filepath.Join(proj, "c.jsonl"), []byte("{}\n"), 0o644))
-	waitFor(t, 5*time.Second, "a sync after a file was written in the folder renamed over", func() bool { return len(s.times()) == 2 })
+	waitFor(t, 20*time.Second, "a sync after a file was written in the folder renamed over", func() bool { return len(s.times()) == 2 })
 }
 
 // TestRealLinkedSourceFolder: a source whose path is a link to a folder
