@@ -65,4 +65,6 @@ package ingest
 // session, conversation and subject may be numbers; README.MD is a note.
 // Links to a source folder are followed, and NOVA_HOME inside a source is
 // not read.
-const Version = "ingest-v11"
+//
+// ingest-v12: a Markdown heading may be indented up to three spaces.
+const Version = "ingest-v12"

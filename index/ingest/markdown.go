@@ -40,7 +40,8 @@ type frontMatter struct {
 
 var (
 	// A closing run of "#" follows a space: "## Learning C#" keeps its "#".
-	atxHeading = regexp.MustCompile(`^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
+	// Up to three spaces may come first, as in CommonMark; four make code.
+	atxHeading = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
 	fileDate   = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})`)
 	wikiLink   = regexp.MustCompile(`!?\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]`)
 	blockID    = regexp.MustCompile(`(?m)\s\^[A-Za-z0-9-]+$`)

@@ -301,6 +301,20 @@ func TestRead_headingEndingInHash(t *testing.T) {
 	}
 }
 
+// TestRead_indentedHeading: as in CommonMark, an ATX heading may be
+// indented up to three spaces (a note pasted from an indented block, an
+// editor that keeps the previous line's indent); four spaces make it
+// indented code. The indented heading was read as text of the section
+// before it.
+func TestRead_indentedHeading(t *testing.T) {
+	note := "# Deploy\nSteps.\n   ## Rollback\nRun the script.\n    ## not a heading\n"
+	got := noteSections(t, "deploy.md", note)
+	want := []string{"Deploy: Steps.", "Deploy > Rollback: Run the script.|    ## not a heading"}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
+
 // TestRead_htmlCommentBlock: a heading in an HTML comment (a section
 // commented out) opens no section, as the comment is one HTML block in
 // CommonMark: it did, and took the text after the comment from the
