@@ -57,6 +57,33 @@ func binaryContent(b string) bool {
 	return bad*100 > len(b)*maxControlPercent
 }
 
+// utf16Problem is the problem of a line-based file saved as UTF-16: a
+// byte offset into it is no line's start in UTF-8, so it is refused
+// with the fix rather than as "binary content".
+const utf16Problem = "UTF-16 text, not UTF-8 (Windows PowerShell 5's > and Out-File write it): save it as UTF-8 to index it; skipped"
+
+// utf16Text reports whether head, the start of a file, is UTF-16: it
+// begins with a UTF-16 byte-order mark, or one byte of nearly every pair
+// is NUL (Latin-script text without a mark) and almost no byte of the
+// other is.
+func utf16Text(head []byte) bool {
+	if bytes.HasPrefix(head, utf16LEBOM) || bytes.HasPrefix(head, utf16BEBOM) {
+		return true
+	}
+	pairs := len(head) / 2
+	if pairs < 8 {
+		return false
+	}
+	var zeros [2]int
+	for i := range pairs * 2 {
+		if head[i] == 0 {
+			zeros[i%2]++
+		}
+	}
+	most, few := pairs*9/10, pairs/10
+	return (zeros[0] >= most && zeros[1] <= few) || (zeros[1] >= most && zeros[0] <= few)
+}
+
 // Byte-order marks: UTF-8's, and UTF-16's in either byte order.
 var (
 	utf8BOM    = []byte{0xEF, 0xBB, 0xBF}

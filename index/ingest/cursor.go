@@ -320,7 +320,10 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 	_, text := h.(textLines)
 	sc := newLineScanner(r)
 	sc.sum = sum
-	if head, err := sc.br.Peek(sniffBytes); len(head) > 0 && binaryContent(string(withoutNULRuns(head))) {
+	if head, err := sc.br.Peek(sniffBytes); len(head) > 0 && utf16Text(head) {
+		fc.problem(0, utf16Problem)
+		return from, false, nil
+	} else if len(head) > 0 && binaryContent(string(withoutNULRuns(head))) {
 		fc.problem(0, "binary content (NUL bytes or mostly invalid UTF-8), not text: skipped")
 		return from, false, nil
 	} else if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {

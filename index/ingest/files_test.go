@@ -163,6 +163,43 @@ func TestRead_recordsWithByteOrderMark(t *testing.T) {
 	}
 }
 
+// TestRead_utf16JSONL: JSON lines saved as UTF-16 (Windows
+// PowerShell 5's ">" and Out-File write it, with or without a byte-order
+// mark) are refused with a problem that says so and how to fix it: they
+// were "binary content", which sent the user looking for a broken file.
+func TestRead_utf16JSONL(t *testing.T) {
+	line := `{"id":"a","text":"The deploy moved to Friday."}` + "\r\n"
+	le := func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			b.WriteByte(byte(r))
+			b.WriteByte(0)
+		}
+		return b.String()
+	}
+	be := func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			b.WriteByte(0)
+			b.WriteByte(byte(r))
+		}
+		return b.String()
+	}
+	for name, file := range map[string]string{
+		"little-endian with mark": "\xff\xfe" + le(line+line),
+		"big-endian with mark":    "\xfe\xff" + be(line+line),
+		"little-endian, no mark":  le(line + line),
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"export.jsonl": file})
+			recs, problems := collect(t, config.Source{Name: "src", Kind: config.KindJSONL, Path: dir})
+			if len(recs) != 0 || len(problems) != 1 || !strings.Contains(problems[0].Reason, "UTF-16") || !strings.Contains(problems[0].Reason, "save it as UTF-8") {
+				t.Errorf("%d records, problems %v", len(recs), problems)
+			}
+		})
+	}
+}
+
 // TestRead_binaryFiles: a binary file under a text name, in every kind,
 // is reported with its path and nothing of it is indexed; a binary record
 // inside a text file is reported with its line.
