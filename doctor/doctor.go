@@ -271,7 +271,7 @@ func Run(ctx context.Context, opts Options) Report {
 	var filesBad Check
 	damaged := false
 	if merr == nil {
-		filesBad, damaged = filesCheck(home, cfg, m, depth)
+		filesBad, damaged = filesCheck(home, cfg, m, depth, running)
 	}
 	// novad reports a fallback itself (the reload check): its generation
 	// differing from the manifest's is then no mere delay.

@@ -289,7 +289,7 @@ func TestDaemonAndIndex(t *testing.T) {
 
 // TestGenerationCorrupt: damaged files of the only generation are Blocked
 // (nothing intact to serve); with an older intact one kept, Degraded and
-// named.
+// named as what novad would serve (none runs here).
 func TestGenerationCorrupt(t *testing.T) {
 	f := newFixture(t)
 	first := f.sync()
@@ -310,6 +310,10 @@ func TestGenerationCorrupt(t *testing.T) {
 	c := want(t, f.run(Options{}), "index", Degraded, CodeGenerationCorrupt)
 	if !strings.Contains(c.Message, first.RunID) || !strings.Contains(c.Advice, "rollback --to "+first.RunID) {
 		t.Errorf("fallback not named: %+v", c)
+	}
+	// No novad runs here: what it would serve, not what it serves.
+	if !strings.Contains(c.Message, "novad would serve "+first.RunID) {
+		t.Errorf("a stopped novad said to serve: %q", c.Message)
 	}
 	damage(first)
 	want(t, f.run(Options{Deep: true}), "index", Blocked, CodeGenerationCorrupt)

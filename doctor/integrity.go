@@ -58,9 +58,10 @@ func orManifest(runID string) string {
 
 // filesCheck verifies the active generation's files at depth d (sizes and
 // files changed since they were sealed, or every checksum) and, when they
-// fail, names the generation novad falls back to. ok is false when the
+// fail, names the generation novad falls back to (running: whether novad
+// answered, so serves it now rather than would). ok is false when the
 // files are intact.
-func filesCheck(home paths.Home, cfg config.Config, m *manifest.Manifest, d index.Depth) (Check, bool) {
+func filesCheck(home paths.Home, cfg config.Config, m *manifest.Manifest, d index.Depth, running bool) (Check, bool) {
 	const id, title = "index", "Active index"
 	err := index.CheckGeneration(home, m, d)
 	if err == nil {
@@ -72,7 +73,11 @@ func filesCheck(home paths.Home, cfg config.Config, m *manifest.Manifest, d inde
 			fmt.Sprintf("%s; no kept generation is intact either: rebuild with novactl index sync, which reads the sources alone (the memory of source files that are gone cannot be saved: the sync names it)",
 				firstLine(err.Error()))), true
 	}
-	return degraded(id, title, CodeGenerationCorrupt, firstLine(err.Error())+fmt.Sprintf("; novad serves %s, the newest intact kept generation, instead", fb.RunID),
+	serves := "novad serves %s, the newest intact kept generation, instead"
+	if !running {
+		serves = "novad would serve %s, the newest intact kept generation, when it starts"
+	}
+	return degraded(id, title, CodeGenerationCorrupt, firstLine(err.Error())+"; "+fmt.Sprintf(serves, fb.RunID),
 		fmt.Sprintf("rebuild (novactl index sync: it builds on %s and reads every source file again, keeping the memory %s holds of files that are gone, and names what only the damaged generation held) or make it active as it is (novactl index rollback --to %s)",
 			fb.RunID, fb.RunID, fb.RunID)), true
 }
