@@ -376,7 +376,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		}
 		runs[p.id] = res
 		order = append(order, p.id)
-		fused, own := e.fuse(order, runs)
+		fused, own := e.fuse(q, order, runs)
 		fused = e.afterFusion(q, fused, own)
 		final, report := dedupe(q, fused, req.TopK, q.depth)
 		for i := range final {

@@ -340,7 +340,7 @@ func (e *Engine) propagate(q *query, in []scored, own bool) ([]scored, bool) {
 		out[i].score += out[i].comp.neighbourBoost
 	}
 	e.answersAboveQuestions(out, answerOf)
-	sortScored(out)
+	sortScored(out, q.snap.Gen.IDLess)
 	return out, true
 }
 
@@ -426,7 +426,7 @@ func (e *Engine) supersede(q *query, in []scored, own bool) []scored {
 			out[i].score = l
 		}
 	}
-	sortScored(out)
+	sortScored(out, q.snap.Gen.IDLess)
 	return out
 }
 

@@ -204,7 +204,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 			s.score *= s.comp.idMatch
 		}
 	})
-	sortScored(out)
+	sortScored(out, q.snap.Gen.IDLess)
 	// Text-based adjustments only for the head of the list: they read the
 	// chunk text, which is the expensive part, so they run on every core.
 	head := min(len(out), q.depth*2)
@@ -213,7 +213,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		s.score *= e.textFactor(q, s.doc, &s.comp)
 	})
 	out = out[:head]
-	sortScored(out)
+	sortScored(out, q.snap.Gen.IDLess)
 	// One list of this pass for all its candidates, not one each: it is
 	// never changed in place (fusion and propagation make their own), and
 	// at capacity 1 an append copies it.
@@ -377,14 +377,16 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-// sortScored orders candidates by score, best first, and then by
-// document. A list holds each document once, so that order is total and an
-// unstable sort gives the stable one's result. The sort runs over small
+// sortScored orders candidates by score, best first, and then by chunk
+// id (idLess, the generation's IDLess): the order of a document's
+// position would differ between a delta segment and a rebuild of the same
+// sources. A list holds each document once, so that order is total and
+// an unstable sort gives the stable one's result. The sort runs over small
 // keys and each candidate (over 300 bytes of score components) is then
 // moved once into its place: sorting the candidates themselves swapped
 // them many times, a stable sort's merging more still (a twentieth of
 // novad's CPU at 10 000 chunks).
-func sortScored(s []scored) {
+func sortScored(s []scored, idLess func(a, b int) bool) {
 	if len(s) < 2 {
 		return
 	}
@@ -396,7 +398,13 @@ func sortScored(s []scored) {
 		if a.score != b.score {
 			return cmp.Compare(b.score, a.score)
 		}
-		return cmp.Compare(a.doc, b.doc)
+		switch {
+		case a.doc == b.doc:
+			return 0
+		case idLess(a.doc, b.doc):
+			return -1
+		}
+		return 1
 	})
 	// Place s[keys[i].at] at i, one cycle of the permutation at a time;
 	// a placed position is marked by pointing its key at itself.
@@ -432,7 +440,7 @@ type scoredKey struct {
 // pass's, the caller must not change it); copying every candidate was a
 // twentieth of what a search allocated, and the levers after fusion copy
 // it anyway when they change it.
-func (e *Engine) fuse(order []string, runs map[string][]scored) (fused []scored, own bool) {
+func (e *Engine) fuse(q *query, order []string, runs map[string][]scored) (fused []scored, own bool) {
 	if len(order) == 1 {
 		return runs[order[0]], false
 	}
@@ -475,6 +483,6 @@ func (e *Engine) fuse(order []string, runs map[string][]scored) (fused []scored,
 		sort.Strings(m.passes)
 		out = append(out, *m)
 	}
-	sortScored(out)
+	sortScored(out, q.snap.Gen.IDLess)
 	return out, true
 }

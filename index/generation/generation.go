@@ -109,7 +109,7 @@ type Generation struct {
 	versions                              versions
 	agents, sources                       []string
 	// fences order most documents of different segments by chunk id
-	// without decoding them (idLess).
+	// without decoding them (IDLess).
 	fencesOnce sync.Once
 	fences     []idFences
 	fencesRead atomic.Bool
@@ -260,19 +260,19 @@ func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opt
 	for i, r := range g.segs {
 		texts[i], contexts[i], codes[i], lists[i] = r.Text, r.Context, r.Codes, r.Lists
 	}
-	g.text = lexical.NewIndex(texts, deadText, g.idLess)
-	g.context = lexical.NewIndex(contexts, deadContext, g.idLess)
+	g.text = lexical.NewIndex(texts, deadText, g.IDLess)
+	g.context = lexical.NewIndex(contexts, deadContext, g.IDLess)
 	if space.Cells == nil {
 		lists = nil
 	}
-	if g.vectors, err = vector.NewIndex(space, codes, lists, g.idLess); err != nil {
+	if g.vectors, err = vector.NewIndex(space, codes, lists, g.IDLess); err != nil {
 		return nil, &CorruptError{RunID: m.RunID, File: manifest.SpaceDir(m.Space.ID), Reason: err.Error()}
 	}
 	g.LoadDuration = time.Since(start)
 	return g, nil
 }
 
-// idLess orders two documents by chunk id: ties in score are broken the
+// IDLess orders two documents by chunk id: ties in score are broken the
 // same way whichever segments hold the documents, so an incrementally
 // built generation answers exactly like a full rebuild.
 //
@@ -280,7 +280,7 @@ func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opt
 // segments' id fences: scores tie often (a rare term's BM25 in documents
 // of one length), and decoding both ids for each tie was a twentieth of a
 // 100k search's CPU.
-func (g *Generation) idLess(a, b int) bool {
+func (g *Generation) IDLess(a, b int) bool {
 	sa, la := g.locate(a)
 	sb, lb := g.locate(b)
 	ra, rb := g.segs[sa].IDRank(la), g.segs[sb].IDRank(lb)
