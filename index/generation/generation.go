@@ -95,8 +95,10 @@ type Generation struct {
 	context *lexical.Index
 	vectors *vector.Index
 
-	summaryOnce sync.Once
-	summary     Summary
+	// summary is the facet count, kept once one ran to its end: a fault
+	// in a mapped file (recovered by novad's handler) must not leave an
+	// empty count behind, as a sync.Once would.
+	summary atomic.Pointer[Summary]
 
 	ctxParams memory.ContextParams
 	convs     conversations
