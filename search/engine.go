@@ -14,6 +14,7 @@ import (
 	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/index/segment"
+	"github.com/nova-recall/nova/internal/lazy"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/memory"
 )
@@ -78,7 +79,7 @@ type Snapshot struct {
 	// the dense channel off for this snapshot.
 	Query embedding.Embedder
 
-	idsOnce      sync.Once
+	idsOnce      lazy.Once
 	ids          foldedIDs
 	instantsOnce sync.Once
 	instants     instants

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/nova-recall/nova/internal/lazy"
 	"github.com/nova-recall/nova/parallel"
 	"github.com/nova-recall/nova/topk"
 )
@@ -31,7 +32,7 @@ type Index struct {
 	// exact turns the approximations off (the reference of recall).
 	exact bool
 	// signs are computed on the first search that uses them.
-	signOnce sync.Once
+	signOnce lazy.Once
 	signs    *signs
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/nova-recall/nova/index/segment"
+	"github.com/nova-recall/nova/internal/lazy"
 	"github.com/nova-recall/nova/memory"
 )
 
@@ -19,7 +20,7 @@ import (
 // conversations orders the live documents of every conversation. It is
 // built on first use and shared by every search of the generation.
 type conversations struct {
-	once sync.Once
+	once lazy.Once
 	// member[d] is the position of document d in order, or -1; order
 	// lists each conversation's documents contiguously, ends[k] closing
 	// conversation k.

@@ -25,6 +25,7 @@ import (
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index/segment"
+	"github.com/nova-recall/nova/internal/lazy"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/memory"
@@ -95,24 +96,24 @@ type Generation struct {
 	context *lexical.Index
 	vectors *vector.Index
 
-	// summary is the facet count, kept once one ran to its end: a fault
-	// in a mapped file (recovered by novad's handler) must not leave an
-	// empty count behind, as a sync.Once would.
-	summary atomic.Pointer[Summary]
+	// What is derived from the mapped files on first use sits behind a
+	// lazy.Once: a fault in one must leave nothing half-built behind.
+	summaryOnce lazy.Once
+	summary     Summary
 
 	ctxParams memory.ContextParams
 	convs     conversations
 
-	exactOnce sync.Once
+	exactOnce lazy.Once
 	exact     *vector.Index
 	// Derived per-generation structures of the recall levers (read.go),
 	// computed on first use.
-	versionsOnce, agentsOnce, sourcesOnce sync.Once
+	versionsOnce, agentsOnce, sourcesOnce lazy.Once
 	versions                              versions
 	agents, sources                       []string
 	// fences order most documents of different segments by chunk id
 	// without decoding them (IDLess).
-	fencesOnce sync.Once
+	fencesOnce lazy.Once
 	fences     []idFences
 	fencesRead atomic.Bool
 }

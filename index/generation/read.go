@@ -282,36 +282,33 @@ type Summary struct {
 }
 
 // Summary returns the facet counts of the live chunks. Empty agents and
-// projects count as "unknown". It is computed from the columns on first
-// use (two first callers may both count) and kept; the maps are shared,
-// not to be changed.
+// projects count as "unknown". It is computed once, from the columns.
 func (g *Generation) Summary() Summary {
-	if s := g.summary.Load(); s != nil {
-		return *s
-	}
-	s := Summary{Layers: map[string]int{}, Agents: map[string]int{}, Projects: map[string]int{}, SourceSets: map[string]int{}, Tags: map[string]int{}}
-	for i, r := range g.segs {
-		for d := range r.Docs() {
-			if !g.Live(g.bases[i] + d) {
-				continue
-			}
-			s.Layers[r.Facet(segment.FacetLayer, d)]++
-			s.Agents[orUnknown(r.Facet(segment.FacetAgent, d))]++
-			s.Projects[orUnknown(r.Facet(segment.FacetProject, d))]++
-			s.SourceSets[r.Facet(segment.FacetSourceSet, d)]++
-			for _, t := range r.Tags(d) {
-				s.Tags[t]++
-			}
-			if date := r.Facet(segment.FacetDate, d); date != "" {
-				if s.FirstDate == "" || date < s.FirstDate {
-					s.FirstDate = date
+	g.summaryOnce.Do(func() {
+		s := Summary{Layers: map[string]int{}, Agents: map[string]int{}, Projects: map[string]int{}, SourceSets: map[string]int{}, Tags: map[string]int{}}
+		for i, r := range g.segs {
+			for d := range r.Docs() {
+				if !g.Live(g.bases[i] + d) {
+					continue
 				}
-				s.LastDate = max(s.LastDate, date)
+				s.Layers[r.Facet(segment.FacetLayer, d)]++
+				s.Agents[orUnknown(r.Facet(segment.FacetAgent, d))]++
+				s.Projects[orUnknown(r.Facet(segment.FacetProject, d))]++
+				s.SourceSets[r.Facet(segment.FacetSourceSet, d)]++
+				for _, t := range r.Tags(d) {
+					s.Tags[t]++
+				}
+				if date := r.Facet(segment.FacetDate, d); date != "" {
+					if s.FirstDate == "" || date < s.FirstDate {
+						s.FirstDate = date
+					}
+					s.LastDate = max(s.LastDate, date)
+				}
 			}
 		}
-	}
-	g.summary.Store(&s)
-	return s
+		g.summary = s
+	})
+	return g.summary
 }
 
 func orUnknown(s string) string {
