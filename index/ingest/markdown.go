@@ -178,11 +178,17 @@ func readMarkdown(fc *fileCtx) error {
 		if text == "" {
 			continue
 		}
+		// The headings are redacted here, not only in emit: the record's
+		// id is made of them, and the slug (lower case, '_' made '-')
+		// hides a secret from the rules that would find it there
+		// (ghp_... became ghp-..., AKIA... akia...).
+		heads := s.path
+		redactions += redactList(&heads)
 		title := docTitle
-		if len(s.path) > 0 {
-			title = strings.Join(s.path, " > ")
+		if len(heads) > 0 {
+			title = strings.Join(heads, " > ")
 		}
-		key := slug(strings.Join(s.path, " "))
+		key := slug(strings.Join(heads, " "))
 		if key == "" {
 			key = "top"
 		}
@@ -193,7 +199,7 @@ func readMarkdown(fc *fileCtx) error {
 		rec := memory.Record{
 			ID: fc.rel + "#" + key, Text: text, Title: title, Date: date, Time: exact,
 			Agent: agent, Project: project, Tags: tags, WorkType: workType,
-			SourceSet: sourceSet, Lifecycle: lifecycle, HeadingPath: s.path,
+			SourceSet: sourceSet, Lifecycle: lifecycle, HeadingPath: heads,
 			Path: path, Line: s.line, Kind: config.KindMarkdown, Layer: "note", Redactions: redactions,
 		}
 		if err := fc.emit(rec); err != nil {

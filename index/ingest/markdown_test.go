@@ -375,3 +375,36 @@ func noteSections(t *testing.T, name, note string) []string {
 	}
 	return got
 }
+
+// TestRead_secretInHeading: a secret in a heading leaves no trace in the
+// record's id, which is made of the headings. The title and heading path
+// were redacted, but the id's slug (lower case, '_' made '-') hid the
+// secret's shape from the rules: notes.md#keys-rotated-ghp-q8rz3k...
+func TestRead_secretInHeading(t *testing.T) {
+	secrets := []string{
+		"ghp_q8Rz3kWm5Tn0Vb7Yc2Xl9Pd4Hf6Js1Ga8Ke3",
+		"AKIAZ3MSJV4WWNKWW5FG",
+		"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+		"Zx9Qw8Er7Ty6",
+	}
+	note := "# Keys\n\n## Rotated " + secrets[0] + "\nDone.\n\n## AWS " + secrets[1] + "\nOld.\n\n## Token " + secrets[2] + "\nGone.\n\n## DB password: " + secrets[3] + "\nMoved.\n"
+	dir := writeTree(t, map[string]string{"keys.md": note})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(recs) != 4 || len(problems) != 0 {
+		t.Fatalf("%d records, problems %v", len(recs), problems)
+	}
+	for i, r := range recs {
+		for _, s := range secrets {
+			s = strings.ToLower(strings.ReplaceAll(s, "_", "-"))
+			if strings.Contains(strings.ToLower(r.ID+r.Title+strings.Join(r.HeadingPath, "|")), s[:12]) {
+				t.Errorf("record %d: id %q title %q headings %q hold a secret", i, r.ID, r.Title, r.HeadingPath)
+			}
+		}
+		if r.Redactions < 1 {
+			t.Errorf("record %d (%s): %d redactions counted", i, r.ID, r.Redactions)
+		}
+	}
+	if recs[0].ID != "keys.md#keys-rotated-redacted" {
+		t.Errorf("id %q", recs[0].ID)
+	}
+}
