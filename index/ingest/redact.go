@@ -39,6 +39,19 @@ const minSecretRun = 16
 // 100 000 records; secretAssignment below covers the same shape.
 var skippedRules = setOf("generic-api-key")
 
+// gitleaksSuffix ends most of gitleaks' rules (npm, Stripe, Hugging
+// Face, Twilio, ...): what may follow a secret, a quote, a blank, ';', an
+// escaped line break or the end. It fits code and configuration, the
+// text gitleaks scans; prose and Markdown also end a token with a period,
+// a comma, a bracket or emphasis ("charge with sk_live_....", "(npm_...)"),
+// and the rule missed it there. proseSuffix, which redaction uses in its
+// place, adds those (a secret with one of them among its characters is
+// still taken whole: the expressions are greedy).
+const (
+	gitleaksSuffix = `(?:[\x60'"\s;]|\\[nr]|$)`
+	proseSuffix    = `(?:[\x60'"\s;.,:!?)\]}>|*<]|\\[nrt]|$)`
+)
+
 // leakRule is one gitleaks rule as redaction uses it.
 type leakRule struct {
 	id          string
@@ -124,8 +137,14 @@ func loadLeakRules() (*leakRules, error) {
 		if r.Regex == nil || r.Path != nil || len(r.Keywords) == 0 || skippedRules[id] {
 			continue
 		}
+		re := r.Regex
+		if src := re.String(); strings.Contains(src, gitleaksSuffix) {
+			if wider, err := regexp.Compile(strings.ReplaceAll(src, gitleaksSuffix, proseSuffix)); err == nil {
+				re = wider
+			}
+		}
 		i := len(lr.rules)
-		lr.rules = append(lr.rules, leakRule{id: id, re: r.Regex, secretGroup: r.SecretGroup, entropy: r.Entropy, allowlists: r.Allowlists, guard: ruleGuards[id]})
+		lr.rules = append(lr.rules, leakRule{id: id, re: re, secretGroup: r.SecretGroup, entropy: r.Entropy, allowlists: r.Allowlists, guard: ruleGuards[id]})
 		for _, k := range r.Keywords {
 			k = asciiLower(k)
 			lr.byKeyword[k] = append(lr.byKeyword[k], i)
@@ -958,9 +977,11 @@ func typeName(v string) bool {
 // nameValue reports a value that names a secret rather than holding one:
 // a header, a parameter or a URN made of words, one of them a secret word
 // (X-Nova-Internal-Token, urn:ietf:params:oauth:token-type:id_token), or
-// an assignment itself (secret: PWD=/home/dev).
+// an assignment itself (secret: PWD=/home/dev). Base64 padding that
+// prose ends with a period or emphasis (KEY=Zm9v...==. or **KEY=...==**)
+// is not an assignment.
 func nameValue(v string) bool {
-	if i := strings.IndexByte(v, '='); i >= 0 && strings.Trim(v[i:], "=") != "" {
+	if i := strings.IndexByte(v, '='); i >= 0 && strings.Trim(v[i:], "=.!?*_~") != "" {
 		return true
 	}
 	if strings.Trim(strings.ToLower(v), "abcdefghijklmnopqrstuvwxyz-_:.") != "" || !strings.ContainsAny(v, "-_:.") {

@@ -261,3 +261,26 @@ func TestVaultTokenRune(t *testing.T) {
 		}
 	}
 }
+
+// TestRedact_tokenBeforePunctuation: a token that prose ends with a
+// period, a comma, a bracket or Markdown emphasis is redacted as one
+// followed by a blank. Most of gitleaks' rules want a quote, a blank,
+// ';' or the end after the secret, as code has it: "charge with
+// sk_live_....", "(npm_...)" and "**sk_live_...**" kept the key.
+func TestRedact_tokenBeforePunctuation(t *testing.T) {
+	for _, l := range corpusLines(t, "tokens.txt") {
+		name, rest, _ := strings.Cut(l, "\t")
+		text, secret, _ := strings.Cut(rest, "\t")
+		// Tokens that stand as words: not a PEM block (it ends at its
+		// END line) nor a password inside a URL.
+		if next := text[strings.Index(text, secret)+len(secret):]; strings.Contains(secret, "\n") || next != "" && next[0] != ' ' {
+			continue
+		}
+		for _, after := range []string{".", ",", ")", "]", "**", "!", "</code>"} {
+			in := strings.Replace(text, secret, secret+after+" ", 1)
+			if got, n := Redact(in); n < 1 || strings.Contains(got, secret) {
+				t.Errorf("%s followed by %q: Redact(%q) = %q, %d", name, after, in, got, n)
+			}
+		}
+	}
+}
