@@ -389,6 +389,10 @@ var localRules = []localRule{
 	{[]string{"-pass", "-token", "-api-key", "-apikey", "-secret"}, regexp.MustCompile(`(?:^|\s)--?(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)[ \t]+["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{}},
 	{[]string{"-u", "--user"}, regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ \t]*["']?[^\s:"'-][^\s:"']*:([^\s"']+)`), 1, func(s string) bool { return literalSecret(s) && strings.Trim(s, "0123456789") != "" }, [2]int{}},
 	{[]string{"mysql", "mariadb"}, regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{}},
+	// -p PASSWORD of the commands that take the password itself there:
+	// sshpass and the container registries' login.
+	{[]string{"sshpass", "docker login", "podman login", "nerdctl login", "buildah login", "skopeo login", "oras login", "helm login", "helm registry login"},
+		regexp.MustCompile(`\b(?:sshpass|(?:docker|podman|nerdctl|buildah|skopeo|oras|helm(?: registry)?) login)\b[^\n|;&]*?\s-p[ \t]*["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
 	// A .netrc line: machine HOST login USER password PASSWORD.
 	{[]string{"login"}, regexp.MustCompile(`\blogin\s+\S+\s+password\s+(\S+)`), 1, literalSecret, [2]int{}},
 	// A password told in prose: "my password is Pq5...", "the new
@@ -408,8 +412,9 @@ var localRules = []localRule{
 func Redact(text string) (string, int) {
 	tokens := hasTokenRun(text, minSecretRun)
 	// Without a long token run, a secret still needs an operator, the word
-	// password (netrc, prose, --password X) or a -p/-u argument.
-	if !tokens && strings.IndexByte(text, ':') < 0 && strings.IndexByte(text, '=') < 0 && !hasFoldPass(text) && !strings.Contains(text, " -") {
+	// password (netrc, prose, --password X), a -p/-u argument or an XML
+	// element (<secret>...</secret>).
+	if !tokens && strings.IndexByte(text, ':') < 0 && strings.IndexByte(text, '=') < 0 && !hasFoldPass(text) && !strings.Contains(text, " -") && !strings.Contains(text, "</") {
 		return text, 0
 	}
 	lowerBytes := asciiLowerBytes(text)
@@ -667,13 +672,21 @@ func secretValue(v string) bool {
 // and shell lines (SESSION_TOKEN=..., export MYSQL_PWD=...), JSON and
 // YAML ("sessionToken": "...", client_secret: ...), escaped JSON inside a
 // tool call ({\"password\":\"...\"}), properties
-// (spring.datasource.password=...), URL query parameters (?api_key=...)
-// and flags (--password=...). A quoted value is taken whole, spaces and
-// commas included. It is plain code run at each '=' and ':', reading the
-// key backwards from there (secretKey says which names count).
+// (spring.datasource.password=...), URL query parameters (?api_key=...),
+// flags (--password=...) and XML elements (<password>...</password>). A
+// quoted value is taken whole, spaces and commas included. It is plain
+// code run at each '=', ':' and '>', reading the key backwards from there
+// (secretKey says which names count).
 func assignmentSpans(text string, out []span) []span {
 	for i := 0; i < len(text); i++ {
 		c := text[i]
+		if c == '>' {
+			if start, end, ok := elementValue(text, i); ok {
+				out = append(out, span{start, end})
+				i = end - 1
+			}
+			continue
+		}
 		if c != '=' && c != ':' {
 			continue
 		}
@@ -729,6 +742,36 @@ func assignmentSpans(text string, out []span) []span {
 		i = end - 1
 	}
 	return out
+}
+
+// elementValue returns the range of the text of an XML element whose
+// name says it holds a secret, <password>VALUE</password> (Maven's
+// settings.xml, .NET and Java configuration), for the '>' at offset i
+// that may end its start tag. Only a start tag without attributes and a
+// value without blanks count: agents' prompts are full of XML-like tags
+// around prose.
+func elementValue(text string, i int) (int, int, bool) {
+	name, quoted := keyBefore(text, i)
+	open := i - len(name) - 1
+	if name == "" || quoted || open < 0 || text[open] != '<' {
+		return 0, 0, false
+	}
+	kind := secretKey(name)
+	if kind == notSecret {
+		return 0, 0, false
+	}
+	start, end := i+1, i+1
+	for end < len(text) && end-start <= 256 && text[end] != '<' && text[end] != '>' && !isSpace(text[end]) {
+		end++
+	}
+	if end == start || !strings.HasPrefix(text[end:], "</") {
+		return 0, 0, false
+	}
+	v := text[start:end]
+	if !literalSecret(v) || pathLike(v) || nameValue(v) || kind == ambiguousSecret && !randomValue(v) {
+		return 0, 0, false
+	}
+	return start, end, true
 }
 
 // keyBefore returns the key that ends at offset end of text (where its
