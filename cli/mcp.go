@@ -12,6 +12,7 @@ import (
 
 	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/internal/version"
 	"github.com/nova-recall/nova/mcpserver"
 	"github.com/nova-recall/nova/mcpserver/agentconf"
@@ -256,6 +257,11 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 		if *dryRun {
 			fmt.Fprintf(inv.Stdout, "%-12s %s: would %s\n", a.Name, shown, describe(plan, true))
 			if d := plan.Diff(); d != "" {
+				// The lines around Nova's entry are often another
+				// server's credentials ("env" of the GitHub server),
+				// and an agent that runs this has the output in its
+				// transcript: they are redacted as memory is.
+				d, _ = ingest.Redact(d)
 				fmt.Fprint(inv.Stdout, indent(d)+"\n")
 			}
 			if !install {

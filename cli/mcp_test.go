@@ -800,3 +800,30 @@ func TestMCPStatus_ProjectMCPJSON(t *testing.T) {
 		t.Error("status changed .mcp.json")
 	}
 }
+
+// TestMCPInstall_DryRunHidesSecrets: the diff --dry-run prints shows the
+// lines around Nova's entry, which in an agent's file are often another
+// server's credentials (Claude Code's "env" of the GitHub server, a
+// Codex env table): they are redacted, not printed. An agent that runs
+// the command has its output in its transcript, sent to its model.
+func TestMCPInstall_DryRunHidesSecrets(t *testing.T) {
+	novactl := fakeNovactl(t)
+	home, env := mcpAgentHome(t)
+	const token = "ghp_q8Rz3kWm5Tn0Vb7Yc2Xl9Pd4Hf6Js1Ga8K3e"
+	files := map[string]string{
+		".claude.json":       "{\n  \"mcpServers\": {\n    \"github\": {\n      \"command\": \"npx\",\n      \"env\": {\"GITHUB_PERSONAL_ACCESS_TOKEN\": \"" + token + "\"}\n    }\n  }\n}\n",
+		".codex/config.toml": "[mcp_servers.github]\ncommand = \"npx\"\n[mcp_servers.github.env]\nGITHUB_PERSONAL_ACCESS_TOKEN = \"" + token + "\"\n",
+	}
+	for rel, content := range files {
+		if err := os.WriteFile(filepath.Join(home, rel), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errs, code := mcpRun(t, env, "mcp", "install", "--dry-run", "--agent", "claude-code,codex", "--command", novactl)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out, token) || !strings.Contains(out, "+[mcp_servers.nova]") {
+		t.Errorf("dry run:\n%s", out)
+	}
+}
