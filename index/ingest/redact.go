@@ -718,7 +718,7 @@ func assignmentSpans(text string, out []span) []span {
 		}
 		v := text[start:end]
 		valueQuoted := start > 0 && strings.IndexByte("\"'`", text[start-1]) >= 0
-		if !secretValue(v) || pathLike(v) || trivialValue(v) || codeReference(text, start, end) || nameValue(v) {
+		if !secretValue(v) || pathLike(v) || trivialValue(v) || codeReference(text, start, end) || nameValue(v) || !valueQuoted && ownName(name, v) {
 			continue
 		}
 		switch {
@@ -756,8 +756,9 @@ func elementValue(text string, i int) (int, int, bool) {
 	if name == "" || quoted || open < 0 || text[open] != '<' {
 		return 0, 0, false
 	}
-	kind := secretKey(name)
-	if kind == notSecret {
+	// Only a name that says what it holds: a plist's <key> element holds
+	// the name of the next value (<key>ProgramArguments</key>).
+	if secretKey(name) != clearSecret {
 		return 0, 0, false
 	}
 	start, end := i+1, i+1
@@ -768,7 +769,7 @@ func elementValue(text string, i int) (int, int, bool) {
 		return 0, 0, false
 	}
 	v := text[start:end]
-	if !literalSecret(v) || pathLike(v) || nameValue(v) || kind == ambiguousSecret && !randomValue(v) {
+	if !literalSecret(v) || pathLike(v) || nameValue(v) {
 		return 0, 0, false
 	}
 	return start, end, true
@@ -953,12 +954,17 @@ func pathLike(v string) bool {
 
 // codeReference reports an unquoted value that is code reading the
 // secret from elsewhere: a call or an index (os.environ.get("PW"),
-// ENV["KEY"]) or a dotted name (settings.SECRET_KEY, process.env.TOKEN).
+// ENV["KEY"]), a dotted name (settings.SECRET_KEY, process.env.TOKEN) or
+// a keyword that starts an expression (token := range tokens, const
+// token = await getToken()).
 func codeReference(text string, start, end int) bool {
 	if start > 0 && strings.IndexByte("\"'`", text[start-1]) >= 0 {
 		return false
 	}
 	if end < len(text) && (text[end] == '(' || text[end] == '[' || text[end] == '{') {
+		return true
+	}
+	if expressionKeywords[text[start:end]] {
 		return true
 	}
 	parts := strings.Split(text[start:end], ".")
@@ -989,6 +995,22 @@ func codeReference(text string, start, end int) bool {
 		}
 	}
 	return true
+}
+
+// expressionKeywords start an expression in the languages agents write
+// (Go, JavaScript, TypeScript, Python, Rust, C#): after '=' or ':=' they
+// are code, never a secret.
+var expressionKeywords = setOf("range", "await", "new", "yield", "typeof", "lambda", "function", "async")
+
+// ownName reports an unquoted value that is the key's own name, as code
+// copies a variable into a field (self.token = token, p.password =
+// password, c.RewriteToken = rewriteToken, api_key = apiKey).
+func ownName(key, v string) bool {
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		key = key[i+1:]
+	}
+	unsep := strings.NewReplacer("_", "", "-", "")
+	return strings.EqualFold(unsep.Replace(key), unsep.Replace(v))
 }
 
 // isCamelWord reports a camelCase or PascalCase name (getenv, apiKey,
