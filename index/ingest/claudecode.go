@@ -270,13 +270,13 @@ func (h *claudeHandler) line(n int, data []byte) error {
 	switch l.Type {
 	case "user", "assistant":
 	case "summary":
-		h.st.Summary = strings.TrimSpace(l.Summary)
+		h.st.Summary = stateText(l.Summary)
 		return nil
 	case "ai-title":
-		h.st.AITitle = strings.TrimSpace(l.AITitle)
+		h.st.AITitle = stateText(l.AITitle)
 		return nil
 	case "custom-title":
-		h.st.CustomTitle = strings.TrimSpace(l.CustomTitle)
+		h.st.CustomTitle = stateText(l.CustomTitle)
 		return nil
 	case "attachment":
 		return h.queuedPrompt(n, &l)

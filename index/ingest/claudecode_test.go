@@ -249,3 +249,38 @@ func TestClaudeKeptWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestRead_titleSecretNotInState: a session title that holds a secret (a
+// Claude Code custom title, a Codex thread name) is redacted before the
+// reader keeps it in its cursor state, which is stored with the index:
+// the records' titles were redacted, but the state held it whole.
+func TestRead_titleSecretNotInState(t *testing.T) {
+	const secret = "ghp_q8Rz3kWm5Tn0Vb7Yc2Xl9Pd4Hf6Js1Ga8K3e"
+	tests := []struct {
+		kind, rel, content string
+	}{
+		{config.KindClaudeCode, "-home-rui-shop/33333333-2100-4000-8000-000000000021.jsonl",
+			`{"type":"custom-title","customTitle":"push with ` + secret + `","sessionId":"33333333-2100-4000-8000-000000000021"}` + "\n" +
+				`{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/home/rui/shop","sessionId":"33333333-2100-4000-8000-000000000021","version":"2.1.97","type":"user","message":{"role":"user","content":"Push the release branch."},"uuid":"r1","timestamp":"2026-04-02T09:00:00.000Z"}` + "\n"},
+		{config.KindCodex, "2026/01/20/rollout-2026-01-20T08-10-00-019b3c4d-0098-7000-8000-000000000098.jsonl",
+			`{"timestamp":"2026-01-20T08:10:00.020Z","type":"session_meta","payload":{"id":"019b3c4d-0098-7000-8000-000000000098","timestamp":"2026-01-20T08:10:00.000Z","cwd":"/srv/app","originator":"codex_cli_rs","cli_version":"0.98.0"}}` + "\n" +
+				`{"timestamp":"2026-01-20T08:10:01.000Z","type":"event_msg","payload":{"type":"thread_name_updated","thread_id":"019b3c4d-0098-7000-8000-000000000098","thread_name":"push with ` + secret + `"}}` + "\n" +
+				`{"timestamp":"2026-01-20T08:10:02.001Z","type":"event_msg","payload":{"type":"user_message","message":"Push the release branch.","images":[]}}` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{tt.rel: tt.content})
+			var res readResult
+			readFrom(t, config.Source{Name: "s", Kind: tt.kind, Path: dir}, filepath.Join(dir, filepath.FromSlash(tt.rel)), tt.rel, Cursor{}, &res)
+			if len(res.records) != 1 || len(res.problems) != 0 {
+				t.Fatalf("%d records, problems %v", len(res.records), res.problems)
+			}
+			if r := res.records[0]; r.Title != "push with [redacted]" {
+				t.Errorf("title %q", r.Title)
+			}
+			if strings.Contains(string(res.cursor.State), secret) {
+				t.Errorf("cursor state holds the secret: %s", res.cursor.State)
+			}
+		})
+	}
+}

@@ -126,6 +126,14 @@ func redactMetadata(rec *memory.Record) {
 	rec.Redactions += redactFields(&rec.ID, &rec.Title, &rec.Subject) + redactList(&rec.Tags) + redactList(&rec.HeadingPath)
 }
 
+// stateText redacts a text a reader keeps in its cursor state (a
+// session's title, which names the records read after it): the state is
+// stored with the index, beside records that hold no secret.
+func stateText(s string) string {
+	s, _ = Redact(strings.TrimSpace(s))
+	return s
+}
+
 // hasContent reports whether text says anything once the placeholders a
 // reader leaves behind are ignored: a message that was only an image or
 // only a pasted key is not worth a record.

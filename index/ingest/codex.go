@@ -665,7 +665,7 @@ func (h *codexHandler) event(n int, p *codexPayload, payload json.RawMessage) er
 	case "thread_goal_updated":
 		return h.goal(n, payload)
 	case "thread_name_updated":
-		if t := strings.TrimSpace(p.ThreadName); t != "" {
+		if t := stateText(p.ThreadName); t != "" {
 			h.st.Title = t
 		}
 	default:
@@ -845,7 +845,7 @@ func (h *codexHandler) asked(call string, raw json.RawMessage) {
 	}
 	a := codexAsked{Call: call}
 	for _, q := range questions {
-		a.Questions = append(a.Questions, [2]string{q.ID, strings.TrimSpace(q.Question)})
+		a.Questions = append(a.Questions, [2]string{q.ID, stateText(q.Question)})
 	}
 	if len(h.st.Asked) == codexAskWindow {
 		h.st.Asked = h.st.Asked[1:]

@@ -290,7 +290,7 @@ func (h *geminiHandler) meta(l *geminiLine) {
 	if h.st.StartTime == "" {
 		h.st.StartTime = l.StartTime
 	}
-	if s := strings.TrimSpace(l.Summary); s != "" {
+	if s := stateText(l.Summary); s != "" {
 		h.st.Summary = s
 	}
 }
@@ -303,7 +303,7 @@ func (h *geminiHandler) set(n int, raw json.RawMessage) {
 		h.fc.problem(n, "unexpected $set: "+trimErr(err))
 		return
 	}
-	if s := strings.TrimSpace(upd.Summary); s != "" && s != h.st.Summary {
+	if s := stateText(upd.Summary); s != "" && s != h.st.Summary {
 		h.change("a new summary")
 		h.st.Summary = s
 	}
