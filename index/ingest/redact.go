@@ -381,8 +381,10 @@ var localRules = []localRule{
 	// ("send a Bearer authentication header").
 	{[]string{"bearer"}, regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, [2]int{}},
 	// An Authorization header with another scheme than Bearer (Basic,
-	// Token, ...) or none. Basic credentials must decode to user:password.
-	{[]string{"authorization"}, regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:(?:basic|token|digest|apikey|api-key|sso-key|key)\s+)?([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, [2]int{0, 128}},
+	// Token, ...) or none, also as escaped JSON in a tool call
+	// ({\"Authorization\":\"Token ...\"}). Basic credentials must decode
+	// to user:password.
+	{[]string{"authorization"}, regexp.MustCompile(`(?i)\bauthorization\\?["']?\s*[:=]\s*\\?["']?(?:(?:basic|token|digest|apikey|api-key|sso-key|key)\s+)?([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, [2]int{0, 128}},
 	{[]string{"basic"}, regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`), 1, basicCredentials, [2]int{0, 64}},
 	// Secrets given as command-line arguments: --password VALUE,
 	// --token VALUE, curl -u user:password, mysql -pPASSWORD.
