@@ -67,4 +67,9 @@ package ingest
 // not read.
 //
 // ingest-v12: a Markdown heading may be indented up to three spaces.
+// Redaction: a secret in a heading is gone from the record id too;
+// tokens before prose punctuation, sshpass and registry login -p,
+// XML elements named for a secret and escaped-JSON Authorization
+// headers are redacted, as are the titles readers keep in their state;
+// code copying a variable into a secret-named field no longer is.
 const Version = "ingest-v12"
