@@ -553,11 +553,23 @@ func Verify(indexDir string, m *manifest.Manifest, checksums bool) error {
 // references: a segment no generation uses is unmapped.
 type Cache struct {
 	mu   sync.Mutex
-	segs map[string]weak.Pointer[segment.Reader]
+	segs map[string]cached
+}
+
+// cached is one opened segment and the size and modification time each of
+// its files had when it was verified.
+type cached struct {
+	r      weak.Pointer[segment.Reader]
+	stamps map[string]stamp
+}
+
+type stamp struct {
+	size  int64
+	mtime time.Time
 }
 
 // NewCache returns an empty cache.
-func NewCache() *Cache { return &Cache{segs: map[string]weak.Pointer[segment.Reader]{}} }
+func NewCache() *Cache { return &Cache{segs: map[string]cached{}} }
 
 func (c *Cache) open(dir string, p manifest.Part, first int, verify bool) (*segment.Reader, error) {
 	if c == nil {
@@ -565,18 +577,34 @@ func (c *Cache) open(dir string, p manifest.Part, first int, verify bool) (*segm
 	}
 	key := dir + "@" + fmt.Sprint(first)
 	c.mu.Lock()
-	wp, ok := c.segs[key]
+	e, ok := c.segs[key]
 	c.mu.Unlock()
 	if ok {
-		if r := wp.Value(); r != nil && sameFiles(r.Files, p.Files) {
+		if r := e.r.Value(); r != nil && sameFiles(r.Files, p.Files) {
 			// Mapped and verified before; a cheap size check catches a
-			// file replaced since.
+			// file replaced since. A file whose size or time changed
+			// since it was verified (rewritten in place) is verified
+			// again below: taking the mapping on trust would serve its
+			// new bytes as checked.
+			unchanged := true
 			for name, sum := range p.Files {
 				if err := CheckFile(filepath.Join(dir, name), sum, false); err != nil {
 					return nil, &segment.FileError{File: name, Err: err}
 				}
+				st, err := statFile(filepath.Join(dir, name))
+				unchanged = unchanged && err == nil && st == e.stamps[name]
 			}
-			return r, nil
+			if unchanged {
+				return r, nil
+			}
+		}
+	}
+	// Stamped before opening: a file changed while it is being verified
+	// then differs from its stamp, and is verified again next time.
+	stamps := map[string]stamp{}
+	for name := range p.Files {
+		if st, err := statFile(filepath.Join(dir, name)); err == nil {
+			stamps[name] = st
 		}
 	}
 	// Opened outside the lock: a generation opens its segments in
@@ -585,10 +613,22 @@ func (c *Cache) open(dir string, p manifest.Part, first int, verify bool) (*segm
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	c.segs[key] = weak.Make(r)
-	c.mu.Unlock()
+	// Only a verified segment is shared: an open that verifies must not
+	// take one that was not on trust.
+	if verify {
+		c.mu.Lock()
+		c.segs[key] = cached{r: weak.Make(r), stamps: stamps}
+		c.mu.Unlock()
+	}
 	return r, nil
+}
+
+func statFile(path string) (stamp, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return stamp{}, err
+	}
+	return stamp{fi.Size(), fi.ModTime()}, nil
 }
 
 func sameFiles(a, b map[string]manifest.FileSum) bool {

@@ -12,10 +12,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
@@ -572,4 +574,42 @@ func TestSummary_afterFault(t *testing.T) {
 	if total != len(records) || s.Projects["nova"] != 2 {
 		t.Errorf("after the fault: layers %v, projects %v", s.Layers, s.Projects)
 	}
+}
+
+// TestCache_segmentChangedSinceVerified: a segment file changed in place
+// (made writable and rewritten, same size) after the cache verified it is
+// hashed again when a generation that uses it is opened through the
+// cache, and refused. Before, the cache checked only sizes: novad's
+// SIGHUP, or the reload after a sync (whose generation shares the
+// segment), served the changed bytes as verified, and stamped the new
+// modification time as known good, so its quick checks never hashed the
+// file again until the hourly deep check.
+func TestCache_segmentChangedSinceVerified(t *testing.T) {
+	home, m := built(t)
+	cache := generation.NewCache()
+	opts := generation.Options{Cache: cache}
+	g, err := generation.Open(home.IndexDir(), m, lexical.NewAnalyzer(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := filepath.Join(home.IndexDir(), manifest.SegmentDir(m.Segments[0].ID), segment.FileRecords)
+	orig, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(seg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(seg, flip(orig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A later time, whatever the file system's clock resolution.
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(seg, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := generation.Open(home.IndexDir(), m, lexical.NewAnalyzer(), opts); !errors.Is(err, generation.ErrCorrupt) {
+		t.Errorf("open through the cache after %s changed: %v, want ErrCorrupt", segment.FileRecords, err)
+	}
+	runtime.KeepAlive(g) // the cache holds its segments weakly
 }
