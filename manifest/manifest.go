@@ -139,6 +139,10 @@ var (
 	// build no longer serves; the next novactl index sync rebuilds it
 	// (keeping the memory of vanished source files).
 	ErrOldFormat = errors.New("the index was built by an older Nova; run novactl index sync to rebuild it")
+	// ErrDirectory means a directory that holds files is where the
+	// manifest goes: nothing Nova writes makes one, so it is left for the
+	// user to look at and move away.
+	ErrDirectory = errors.New("is a directory that holds files, not the manifest: move it away and run the command again")
 )
 
 var runIDPattern = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
@@ -324,7 +328,18 @@ func WriteAtomic(path string, m *Manifest, hook Hook) error {
 		return err
 	}
 	b = append(b, '\n')
-	var opts []atomicfile.Option
+	// Whatever is at path that is not the manifest must not stop the one
+	// write that repairs the index (doctor advises rollback or sync for an
+	// unreadable manifest). A symbolic link is replaced, not written
+	// through: index/ is private to Nova, and the manifest is a file.
+	opts := []atomicfile.Option{atomicfile.ReplaceSymlink()}
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		// A rename cannot replace a directory. An empty one holds nothing
+		// to lose; one with files in it is the user's to look at.
+		if err := os.Remove(path); err != nil {
+			return fmt.Errorf("publish manifest: %s %w", path, ErrDirectory)
+		}
+	}
 	if hook != nil {
 		opts = append(opts, atomicfile.WithHook(func(s atomicfile.Step) { hook("manifest-" + string(s)) }))
 	}

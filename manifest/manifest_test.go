@@ -238,3 +238,65 @@ func itoa(i int) string {
 	}
 	return string(d)
 }
+
+// TestWriteAtomic_overWhatIsNotAFile: a promotion or rollback replaces
+// what is found at manifest.json when it is not a regular file. A
+// symbolic link (which Read follows, so novad served it and doctor said
+// Ready) is replaced by the file, not written through; an empty directory
+// is removed. Before, both made every sync fail as an interrupted
+// promotion, and rollback and sync, which doctor advises for an unreadable
+// manifest, could not repair it. A directory that holds something is
+// left alone, and the error says what is in the way.
+func TestWriteAtomic_overWhatIsNotAFile(t *testing.T) {
+	t.Run("symlink", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "manifest.json")
+		target := filepath.Join(dir, "elsewhere.json")
+		if err := os.WriteFile(target, []byte("keep me"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, path); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteAtomic(path, validManifest(), nil); err != nil {
+			t.Fatalf("WriteAtomic over a symbolic link: %v", err)
+		}
+		if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("manifest.json after the write: %v %v, want a regular file", fi, err)
+		}
+		if b, _ := os.ReadFile(target); string(b) != "keep me" {
+			t.Errorf("the link's target was written through: %q", b)
+		}
+		if _, _, err := Read(path); err != nil {
+			t.Errorf("Read: %v", err)
+		}
+	})
+	t.Run("empty directory", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "manifest.json")
+		if err := os.Mkdir(path, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteAtomic(path, validManifest(), nil); err != nil {
+			t.Fatalf("WriteAtomic over an empty directory: %v", err)
+		}
+		if _, _, err := Read(path); err != nil {
+			t.Errorf("Read: %v", err)
+		}
+	})
+	t.Run("directory with a file", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "manifest.json")
+		if err := os.Mkdir(path, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(path, "x"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err := WriteAtomic(path, validManifest(), nil)
+		if !errors.Is(err, ErrDirectory) || !strings.Contains(err.Error(), path) {
+			t.Errorf("WriteAtomic over a directory with a file: %v, want ErrDirectory naming it", err)
+		}
+		if _, err := os.Stat(filepath.Join(path, "x")); err != nil {
+			t.Errorf("the directory's file: %v", err)
+		}
+	})
+}
