@@ -279,6 +279,11 @@ func Run(ctx context.Context, opts Options) Report {
 	switch {
 	case errors.Is(merr, manifest.ErrNoManifest):
 		add(blocked("index", "Active index", CodeIndexMissing, "build one: novactl index sync"))
+	case errors.Is(merr, manifest.ErrOldFormat):
+		// Not damage: there is no generation of this format to roll back
+		// to, and the sync that rebuilds it keeps the memory of gone files.
+		add(blocked("index", "Active index", CodeIndexStale,
+			"the index was built by an older Nova, in a format this one does not read, and nothing is served: run novactl index sync to rebuild it (it keeps the memory of files that are gone)"))
 	case merr != nil:
 		add(blocked("index", "Active index", CodeManifestInvalid, firstLine(merr.Error())+"; roll back (novactl index rollback) or rebuild (novactl index sync)"))
 	case damaged:

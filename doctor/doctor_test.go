@@ -638,3 +638,19 @@ func TestActiveIndexOfAnotherAnalyzer(t *testing.T) {
 		t.Errorf("after the sync: %+v, want ready", c)
 	}
 }
+
+// TestOldFormatIndex: an index an older Nova built in a format this one
+// does not read is Blocked as index-stale, and the advice is the sync that
+// rebuilds it. Before, it was reported as manifest-invalid, a corrupt
+// manifest, with "roll back (novactl index rollback)" first: there is no
+// generation of this format to roll back to, and that rollback fails.
+func TestOldFormatIndex(t *testing.T) {
+	f := newFixture(t)
+	novatest.Must(t, paths.MkdirPrivate(f.home.IndexDir()))
+	old := `{"schemaVersion":1,"status":"active","runId":"20250101T000000Z-00000001","generationPath":"generations/20250101T000000Z-00000001","files":{}}`
+	novatest.Must(t, os.WriteFile(f.home.Manifest(), []byte(old+"\n"), 0o600))
+	c := want(t, f.run(Options{}), "index", Blocked, CodeIndexStale)
+	if !strings.Contains(c.Advice, "novactl index sync") || strings.Contains(c.Advice, "rollback") {
+		t.Errorf("advice %q, want novactl index sync and no rollback", c.Advice)
+	}
+}
