@@ -402,6 +402,12 @@ type previous struct {
 func (x *Indexer) openPrevious() (*previous, error) {
 	m, _, err := manifest.Read(x.home.Manifest())
 	switch {
+	case errors.Is(err, manifest.ErrNoManifest) && len(x.generationIDs()) > 0:
+		// The manifest was removed, not never written: building from the
+		// sources alone would drop the memory of gone source files that
+		// the kept generations hold. Build on the newest intact one, as
+		// for a damaged manifest.
+		return nil, fmt.Errorf("%w, but generations are kept (index/manifest.json was removed)", err)
 	case errors.Is(err, manifest.ErrNoManifest):
 		return nil, nil
 	case errors.Is(err, manifest.ErrOldFormat):

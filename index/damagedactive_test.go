@@ -235,3 +235,27 @@ func TestSync_damagedManifestKeepsGoneMemory(t *testing.T) {
 		t.Errorf("recovery %+v, want built on %s with nothing lost", rec, last)
 	}
 }
+
+// TestSync_missingManifestKeepsGoneMemory: with manifest.json gone
+// (deleted by hand, or by a cleanup tool) and generations kept, a sync
+// built from the sources alone, as for a first sync: the memory of every
+// source file already gone was dropped without a word, and the builtin
+// embedder was trained again from scratch. It now builds on the newest
+// intact kept generation, as for a damaged manifest.
+func TestSync_missingManifestKeepsGoneMemory(t *testing.T) {
+	cfg, kept, _, last, _ := goneHome(t)
+	novatest.Must(t, os.Remove(cfg.Home.Manifest()))
+	appendFile(t, kept, claudeLine(4, "question"))
+	r, err := index.New(cfg, index.Options{NoRemote: true, Now: newClock(time.Now().Add(time.Hour)).Now, NoCompact: true}).Sync(context.Background())
+	if err != nil {
+		t.Fatalf("sync without a manifest: %v", err)
+	}
+	for word, want := range map[string]int{"vanishedearly": 3, "vanishedlate": 3, "vanishedgrown": 3, "question 004": 1} {
+		if n := countText(t, cfg, word); n != want {
+			t.Errorf("%s: %d chunks, want %d", word, n, want)
+		}
+	}
+	if rec := r.Build.Recovery; rec == nil || rec.BuiltOn != last || rec.Unknown || len(rec.Lost) != 0 {
+		t.Errorf("recovery %+v, want built on %s with nothing lost", rec, last)
+	}
+}
