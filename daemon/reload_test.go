@@ -415,3 +415,26 @@ func TestFailedGenerationIsNotRetriedEachPoll(t *testing.T) {
 		t.Errorf("%d failed loads logged for one bad promote, want 1:\n%s", n, logs.String())
 	}
 }
+
+// TestStartWithoutManifestServesKeptGeneration: novad started after
+// index/manifest.json was removed, with an intact generation kept, serves
+// it and says it fell back, as it does for a damaged manifest. Before, it
+// served nothing (a novad already running kept serving: only a restart
+// lost the index), while doctor said no generation had been promoted.
+func TestStartWithoutManifestServesKeptGeneration(t *testing.T) {
+	cfg := indexedHome(t, t.TempDir())
+	m, _, err := manifest.Read(cfg.Home.Manifest())
+	novatest.Must(t, err)
+	novatest.Must(t, os.Remove(cfg.Home.Manifest()))
+	srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
+	var h api.Health
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		getJSON(t, "http://"+srv.DirectAddr().String()+api.PathHealth, &h)
+		if h.Generation != "" || time.Now().After(deadline) {
+			break
+		}
+	}
+	if h.Generation != m.RunID || !h.IndexLoaded || h.Integrity.Status != api.IntegrityFallback || h.Integrity.ServedRunID != m.RunID {
+		t.Errorf("without a manifest: serving %q (loaded %v), integrity %+v; want %s, as a fallback", h.Generation, h.IndexLoaded, h.Integrity, m.RunID)
+	}
+}
