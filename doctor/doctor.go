@@ -277,6 +277,11 @@ func Run(ctx context.Context, opts Options) Report {
 	// differing from the manifest's is then no mere delay.
 	fellBack := running && health.Integrity.Status != "" && health.Integrity.Status != api.IntegrityVerified
 	switch {
+	case errors.Is(merr, manifest.ErrNoManifest) && keepsGenerations(home):
+		// The manifest was removed: rollback, which works from the kept
+		// generations alone, makes the last active one active again.
+		add(blocked("index", "Active index", CodeIndexMissing,
+			"index/manifest.json is missing, but generations are kept: novactl index rollback makes the last active one active again (or novactl index sync builds on it)"))
 	case errors.Is(merr, manifest.ErrNoManifest):
 		add(blocked("index", "Active index", CodeIndexMissing, "build one: novactl index sync"))
 	case errors.Is(merr, manifest.ErrOldFormat):
@@ -620,4 +625,15 @@ func waitingNote(home paths.Home) string {
 		return "; " + jobs[0] + " waits for the fix and starts by itself once the file is valid"
 	}
 	return "; novad and the watcher wait for the fix and start by themselves once the file is valid"
+}
+
+// keepsGenerations reports whether home keeps a promoted generation.
+func keepsGenerations(home paths.Home) bool {
+	entries, _ := os.ReadDir(home.Generations())
+	for _, e := range entries {
+		if e.IsDir() && manifest.ValidRunID(e.Name()) {
+			return true
+		}
+	}
+	return false
 }

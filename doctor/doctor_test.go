@@ -654,3 +654,17 @@ func TestOldFormatIndex(t *testing.T) {
 		t.Errorf("advice %q, want novactl index sync and no rollback", c.Advice)
 	}
 }
+
+// TestManifestRemoved: with index/manifest.json removed and generations
+// kept, the index check says so and advises the rollback that makes the
+// last active generation active again. Before, it said no generation had
+// been promoted ("build one: novactl index sync").
+func TestManifestRemoved(t *testing.T) {
+	f := newFixture(t)
+	f.sync()
+	novatest.Must(t, os.Remove(f.home.Manifest()))
+	c := want(t, f.run(Options{}), "index", Blocked, CodeIndexMissing)
+	if !strings.Contains(c.Advice, "novactl index rollback") || !strings.Contains(c.Advice, "kept") {
+		t.Errorf("advice %q, want the kept generations named and novactl index rollback", c.Advice)
+	}
+}
