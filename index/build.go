@@ -407,7 +407,7 @@ func (x *Indexer) openPrevious() (*previous, error) {
 		// sources alone would drop the memory of gone source files that
 		// the kept generations hold. Build on the newest intact one, as
 		// for a damaged manifest.
-		return nil, fmt.Errorf("%w, but generations are kept (index/manifest.json was removed)", err)
+		return nil, fmt.Errorf("%w, though generations are kept (index/manifest.json is missing)", err)
 	case errors.Is(err, manifest.ErrNoManifest):
 		return nil, nil
 	case errors.Is(err, manifest.ErrOldFormat):
