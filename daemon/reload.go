@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
-	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/search"
 )
 
@@ -110,7 +108,7 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 	defer s.reloadMu.Unlock()
 	m, hash, err := manifest.Read(s.home.Manifest())
 	cur := s.current.Load()
-	if errors.Is(err, manifest.ErrNoManifest) && trigger != triggerDamage && (cur != nil || !hasKeptGeneration(s.home)) {
+	if errors.Is(err, manifest.ErrNoManifest) && trigger != triggerDamage && (cur != nil || len(index.GenerationIDs(s.home)) == 0) {
 		// Nothing promoted yet (or the manifest was removed): keep what is
 		// served; searches without a generation answer unavailable. With
 		// nothing served and generations kept (the manifest was removed
@@ -337,15 +335,4 @@ func (s *Server) integrityStatus() string {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
 	return s.integrity.Status
-}
-
-// hasKeptGeneration reports whether home keeps a promoted generation.
-func hasKeptGeneration(home paths.Home) bool {
-	entries, _ := os.ReadDir(home.Generations())
-	for _, e := range entries {
-		if e.IsDir() && manifest.ValidRunID(e.Name()) {
-			return true
-		}
-	}
-	return false
 }

@@ -277,7 +277,7 @@ func Run(ctx context.Context, opts Options) Report {
 	// differing from the manifest's is then no mere delay.
 	fellBack := running && health.Integrity.Status != "" && health.Integrity.Status != api.IntegrityVerified
 	switch {
-	case errors.Is(merr, manifest.ErrNoManifest) && keepsGenerations(home):
+	case errors.Is(merr, manifest.ErrNoManifest) && len(index.GenerationIDs(home)) > 0:
 		// The manifest was removed: rollback, which works from the kept
 		// generations alone, makes the last active one active again.
 		add(blocked("index", "Active index", CodeIndexMissing,
@@ -625,15 +625,4 @@ func waitingNote(home paths.Home) string {
 		return "; " + jobs[0] + " waits for the fix and starts by itself once the file is valid"
 	}
 	return "; novad and the watcher wait for the fix and start by themselves once the file is valid"
-}
-
-// keepsGenerations reports whether home keeps a promoted generation.
-func keepsGenerations(home paths.Home) bool {
-	entries, _ := os.ReadDir(home.Generations())
-	for _, e := range entries {
-		if e.IsDir() && manifest.ValidRunID(e.Name()) {
-			return true
-		}
-	}
-	return false
 }

@@ -174,8 +174,12 @@ func (x *Indexer) interruptedPromotion() string {
 }
 
 // generationIDs lists the promoted generations, oldest first.
-func (x *Indexer) generationIDs() []string {
-	entries, _ := os.ReadDir(x.home.Generations())
+func (x *Indexer) generationIDs() []string { return GenerationIDs(x.home) }
+
+// GenerationIDs lists the run ids of the generations home keeps (every
+// one promoted and not yet retired), oldest first.
+func GenerationIDs(home paths.Home) []string {
+	entries, _ := os.ReadDir(home.Generations())
 	var out []string
 	for _, e := range entries {
 		if e.IsDir() && manifest.ValidRunID(e.Name()) {
