@@ -52,7 +52,12 @@ var kindIncludes = map[string][]string{
 }
 
 // kindExcludes are excluded whatever the source says: Claude Code's
-// tool-results/ holds externalized tool output, not a transcript;
+// tool-results/ holds externalized tool output, not a transcript, and its
+// agent-acompact-*.jsonl (beside a session's sub-agents) is the agent that
+// compacts the session: a copy of the whole conversation so far, then
+// Claude Code's instructions to summarize it and the summary, which the
+// session's own file keeps as its compact summary (read as a sidechain,
+// every prompt came back as the assistant's, once per compaction);
 // OpenClaw writes sidecars beside its sessions (backups, checkpoints,
 // temporary files, locks, trajectories) and keeps folders that hold no
 // memory to read (its SQLite search index, cron run logs, the browser
@@ -65,7 +70,7 @@ var kindIncludes = map[string][]string{
 // virtual environments a build installs hold no Aider history, and there
 // are many of them (hidden folders, .git and .venv, are never entered).
 var kindExcludes = map[string][]string{
-	config.KindClaudeCode: {"**/tool-results/**"},
+	config.KindClaudeCode: {"**/tool-results/**", "agent-acompact-*.jsonl"},
 	config.KindOpenClaw:   {"*.bak", "*.tmp", "*.lock", "*.checkpoint", "*.checkpoint.*", "*.trajectory.*", "node_modules", "{memory,cron,browser,extensions,media,logs}/**"},
 	config.KindHermes:     {"hermes-agent", "node_modules", "venv", "logs", "skills", "sessions", "cron", "cache", "image_cache", "audio_cache", "checkpoints"},
 	config.KindGemini:     {"{history,extensions,skills,commands,node_modules}/**", "tmp/*/checkpoints/**"},
