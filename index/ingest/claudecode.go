@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -22,11 +23,11 @@ import (
 // content block (thinking, text, tool use) sharing the message id.
 // Thinking, tool results, injected reminders, meta lines, binary blocks,
 // the placeholders Claude Code writes in place of a reply and the turns a
-// forked session copies from its parent (read from the parent) are
-// dropped; tool calls are summarized on the next text of the assistant
-// (or of the same line), but for the plan the assistant presents for
-// approval (ExitPlanMode) and the message it sends the user in brief
-// mode (SendUserMessage), which are its text. The prompt that hands an
+// forked or resumed session copies from the one it continues (read from
+// that one's file) are dropped; tool calls are summarized on the next
+// text of the assistant (or of the same line), but for the plan the
+// assistant presents for approval (ExitPlanMode) and the message it sends
+// the user in brief mode (SendUserMessage), which are its text. The prompt that hands an
 // approved plan to a new session is kept without Claude Code's pointer
 // and hint. The summary written when
 // the session was compacted, and the recap written for a person coming
@@ -227,6 +228,12 @@ type claudeHandler struct {
 	// stem is the file name without .jsonl; fallbackSession the session
 	// of lines that do not name theirs.
 	stem, fallbackSession string
+	// sidechain is set for a sub-agent's file, whose lines name the main
+	// session; resumed holds, for each other session a line of a main
+	// session's file names, the digests of the uuids in that session's
+	// own file (see resumedCopy).
+	sidechain bool
+	resumed   map[string]map[uint64]bool
 }
 
 func newClaudeHandler(fc *fileCtx, state json.RawMessage) (*claudeHandler, error) {
@@ -239,6 +246,7 @@ func newClaudeHandler(fc *fileCtx, state json.RawMessage) (*claudeHandler, error
 	if filepath.Base(filepath.Dir(fc.path)) == "subagents" {
 		h.fallbackSession = filepath.Base(filepath.Dir(filepath.Dir(fc.path)))
 	}
+	h.sidechain = h.fallbackSession != h.stem || strings.HasPrefix(h.stem, "agent-")
 	return h, nil
 }
 
@@ -257,7 +265,7 @@ func (h *claudeHandler) line(n int, data []byte) error {
 	if l.Cwd != "" {
 		h.st.Cwd = l.Cwd
 	}
-	if l.copied() {
+	if l.copied() || h.resumedCopy(&l) {
 		// The parent session's file holds it, and is read (and its memory
 		// kept once the file is gone).
 		return nil
@@ -528,6 +536,72 @@ func (l *claudeLine) copied() bool {
 		return len(raw) > 0 && string(raw) != "null"
 	}
 	return false
+}
+
+// claudeResumedSessions bounds the other sessions a file's lines may
+// name that resumedCopy looks up: a resumed session names the one it
+// continues.
+const claudeResumedSessions = 8
+
+// resumedCopy reports whether the line is a copy of a line of the session
+// this one resumed. A resumed session's file (claude --resume, /resume)
+// starts with the turns of the session it continues, under that
+// session's id and with their uuids and times, then goes on with its own
+// turns under its own id; read as they are, those turns were indexed a
+// second time, as a conversation of their own. Only a line whose uuid
+// the named session's own file (beside this one) holds is a copy: once
+// Claude Code has deleted that file (after cleanupPeriodDays), the copy
+// is all that is left of those turns, and is read.
+func (h *claudeHandler) resumedCopy(l *claudeLine) bool {
+	session := l.SessionID
+	if h.sidechain || l.UUID == "" || session == "" || session == h.stem ||
+		strings.ContainsAny(session, `/\`) || strings.HasPrefix(session, ".") {
+		return false
+	}
+	switch l.Type {
+	case "user", "assistant", "attachment", "system":
+	default:
+		return false
+	}
+	uuids, ok := h.resumed[session]
+	if !ok {
+		if len(h.resumed) == claudeResumedSessions {
+			return false
+		}
+		if h.resumed == nil {
+			h.resumed = map[string]map[uint64]bool{}
+		}
+		uuids = h.fileUUIDs(filepath.Join(filepath.Dir(h.fc.path), session+".jsonl"))
+		h.resumed[session] = uuids
+	}
+	return uuids[keptKey(l.UUID)]
+}
+
+// fileUUIDs returns the digests (keptKey) of the line uuids of the
+// transcript at path, or nil when it cannot be read.
+func (h *claudeHandler) fileUUIDs(path string) map[uint64]bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	uuids := map[uint64]bool{}
+	sc := newLineScanner(f)
+	for i := 0; ; i++ {
+		if i%256 == 0 && h.fc.ctx.Err() != nil {
+			return uuids
+		}
+		l, err := sc.next()
+		if err != nil {
+			return uuids
+		}
+		var line struct {
+			UUID string `json:"uuid"`
+		}
+		if json.Unmarshal(l.data, &line) == nil && line.UUID != "" {
+			uuids[keptKey(line.UUID)] = true
+		}
+	}
 }
 
 // injected reports whether Claude Code marked the line as a turn it wrote
