@@ -284,3 +284,27 @@ func TestRead_titleSecretNotInState(t *testing.T) {
 		})
 	}
 }
+
+// TestProjectFromCwd_claudeWorktrees: a session or sub-agent that Claude
+// Code runs in a worktree it made (<repo>/.claude/worktrees/<name>) is of
+// the repository's project, not of one named after the worktree.
+func TestProjectFromCwd_claudeWorktrees(t *testing.T) {
+	for cwd, want := range map[string]string{
+		"/home/rui/src/shop":  "shop",
+		"/home/rui/src/shop/": "shop",
+		"/home/rui/src/shop/.claude/worktrees/elastic-cori-f29409":  "shop",
+		"/home/rui/src/shop/.claude/worktrees/elastic-cori-f29409/": "shop",
+		`C:\Users\rui\shop\.claude\worktrees\agent-a5c1`:            "shop",
+		// A worktree made from a session in a worktree.
+		"/home/rui/src/shop/.claude/worktrees/a/.claude/worktrees/b": "shop",
+		// A folder of the worktree is named as the same folder of the
+		// repository is.
+		"/home/rui/src/shop/.claude/worktrees/elastic-cori-f29409/web": "web",
+		"/home/rui/src/worktrees/feature":                              "feature",
+		"":                                                             "",
+	} {
+		if got := ProjectFromCwd(cwd); got != want {
+			t.Errorf("ProjectFromCwd(%q) = %q, want %q", cwd, got, want)
+		}
+	}
+}

@@ -102,12 +102,32 @@ func DefaultSourceSet(kind string) string {
 }
 
 // ProjectFromCwd returns the project named by a working directory: its
-// last path element (/Users/me/src/nova gives nova).
+// last path element (/Users/me/src/nova gives nova). A git worktree that
+// Claude Code made for a session or a sub-agent (claude --worktree, the
+// desktop app's sessions, an agent's isolation: worktree) is
+// <repository>/.claude/worktrees/<name>: its project is the repository's
+// (named after the worktree, each such session was a project of its own,
+// "elastic-cori-f29409").
 func ProjectFromCwd(cwd string) string {
 	cwd = strings.TrimRight(strings.ReplaceAll(cwd, "\\", "/"), "/")
+	for {
+		i := strings.LastIndex(cwd, "/")
+		if i < 0 {
+			break
+		}
+		repo, ok := strings.CutSuffix(cwd[:i], claudeWorktrees)
+		if !ok {
+			break
+		}
+		cwd = repo
+	}
 	if cwd == "" {
 		return ""
 	}
 	i := strings.LastIndex(cwd, "/")
 	return cwd[i+1:]
 }
+
+// claudeWorktrees is the folder of a repository in which Claude Code
+// makes its worktrees.
+const claudeWorktrees = "/.claude/worktrees"
