@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,10 +13,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/zeebo/xxh3"
 
 	"github.com/nova-recall/nova/config"
 )
@@ -46,7 +49,10 @@ import (
 // its parent's history, which the parent's rollout already gave: the
 // lines before its own (subagent_history_start_ordinal) and the messages
 // marked inherited are not read again, and its prompts, which the main
-// agent wrote, are the assistant's.
+// agent wrote, are the assistant's. Nor is the history a forked thread
+// (by the user, or an agent spawned with its parent's history in builds
+// that number no lines) starts with, when the rollout it was copied from
+// is there to give it (see copied).
 // Runtime scaffolding, reasoning, tool output and telemetry are dropped;
 // the tool calls made before an answer are attached to it as one-line
 // summaries. Codex writes each utterance twice (a response_item and an
@@ -201,6 +207,11 @@ type codexState struct {
 	// OwnFrom is the first ordinal of a sub-agent's own lines: those
 	// before it are the parent's history, copied in for context.
 	OwnFrom int64 `json:"ownFrom,omitempty"`
+	// CopyOf is the thread whose history is being read at the start of
+	// the rollout, copied in when Codex forked this thread from it, and
+	// CopyEnded set once that history has ended (see copied).
+	CopyOf    string `json:"copyOf,omitempty"`
+	CopyEnded bool   `json:"copyEnded,omitempty"`
 	// Cwd is the working directory of the current turn.
 	Cwd string `json:"cwd,omitempty"`
 	// Title is the thread name the user gave the session, if any.
@@ -251,6 +262,9 @@ const codexCreateGoal = "create_goal"
 type codexHandler struct {
 	fc *fileCtx
 	st codexState
+	// copyLines are the lines of st.CopyOf's rollout (see
+	// codexThreadLines); nil until looked up.
+	copyLines map[uint64]bool
 }
 
 func newCodexHandler(fc *fileCtx, state json.RawMessage) (*codexHandler, error) {
@@ -355,7 +369,8 @@ func (h *codexHandler) line(n int, data []byte) error {
 			return nil
 		}
 	}
-	if item != "session_meta" && h.st.OwnFrom > 0 && l.Ordinal != nil && *l.Ordinal < h.st.OwnFrom {
+	if item != "session_meta" && h.st.OwnFrom > 0 && l.Ordinal != nil && *l.Ordinal < h.st.OwnFrom ||
+		h.copied(payload) {
 		return nil // the parent's history, read from the parent's rollout
 	}
 	switch item {
@@ -437,6 +452,9 @@ func (h *codexHandler) meta(item string, m *codexMeta) {
 	// names the session, so a session_meta copied in later (a forked
 	// history) cannot rename it halfway.
 	if h.st.MetaSeen {
+		if id != "" && id != h.st.Session && h.st.OwnFrom == 0 && h.st.CopyOf == "" && !h.st.CopyEnded {
+			h.st.CopyOf = id // the start of its history, copied in
+		}
 		return
 	}
 	h.st.MetaSeen = true
@@ -448,6 +466,148 @@ func (h *codexHandler) meta(item string, m *codexMeta) {
 	if cwd != "" {
 		h.st.Cwd = cwd
 	}
+}
+
+// copied reports whether a line (its payload) is one of the history of
+// another thread that Codex copied into this rollout when it forked this
+// thread from it: a thread the user forked (/fork, an earlier message
+// edited), one an agent spawned with its history (spawn_agent with
+// fork_context) or forked (builds that number no lines; newer ones say
+// where the spawned thread's own begin: OwnFrom). Such a rollout starts
+// with its own session_meta, then the other thread's lines as that
+// thread's rollout holds them (its session_meta first, times rewritten),
+// then its own. Read again, each of the other thread's prompts and
+// answers was indexed once more per fork (a spawned agent's prompts as
+// the assistant's). Only lines that the other thread's rollout holds, from
+// its session_meta on and up to the first that it does not, are that
+// history: when that rollout is not found, every line is read.
+func (h *codexHandler) copied(payload json.RawMessage) bool {
+	if h.st.CopyOf == "" {
+		return false
+	}
+	if h.copyLines == nil {
+		h.copyLines = codexThreadLines(h.fc, h.st.CopyOf)
+	}
+	if h.copyLines[xxh3.Hash(payload)] {
+		return true
+	}
+	h.st.CopyOf, h.st.CopyEnded = "", true
+	return false
+}
+
+// codexThreadCache keeps the lines of the last rollout codexThreadLines
+// read: the agents spawned together with one history are read one after
+// the other.
+var codexThreadCache struct {
+	sync.Mutex
+	key   string
+	lines map[uint64]bool
+}
+
+// codexThreadLines returns the digests of the payloads (of the whole
+// line, in rollouts without the envelope) of the rollout of thread id:
+// beside the rollout fc reads, or anywhere in the source's folder. It is
+// empty when there is none, and never written to.
+func codexThreadLines(fc *fileCtx, id string) map[uint64]bool {
+	path := codexFindRollout(fc, id)
+	if path == "" {
+		return map[uint64]bool{}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return map[uint64]bool{}
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%d", path, fi.Size(), fi.ModTime().UnixNano())
+	codexThreadCache.Lock()
+	defer codexThreadCache.Unlock()
+	if codexThreadCache.key == key {
+		return codexThreadCache.lines
+	}
+	lines := map[uint64]bool{}
+	f, err := os.Open(path)
+	if err != nil {
+		return lines
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".zst") {
+		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return lines
+		}
+		defer zr.Close()
+		r = zr
+	}
+	sc := newLineScanner(r)
+	for i := 0; ; i++ {
+		if i%256 == 0 && fc.ctx.Err() != nil {
+			return lines // not kept: the read stops
+		}
+		l, err := sc.next()
+		if err != nil {
+			break
+		}
+		data := bytes.TrimSpace(l.data)
+		var line struct {
+			Payload json.RawMessage `json:"payload"`
+		}
+		if json.Unmarshal(data, &line) != nil {
+			continue
+		}
+		if len(line.Payload) == 0 {
+			line.Payload = data
+		}
+		lines[xxh3.Hash(line.Payload)] = true
+	}
+	codexThreadCache.key, codexThreadCache.lines = key, lines
+	return lines
+}
+
+// codexFindRollout returns the path of thread id's rollout (the plain
+// one when it is still there), looked for beside the rollout fc reads,
+// then in the source's folder; "" when there is none.
+func codexFindRollout(fc *fileCtx, id string) string {
+	if !rolloutUUID.MatchString(id) || len(id) != 36 {
+		return ""
+	}
+	suffix := "-" + id + ".jsonl"
+	pick := func(dir string) string {
+		for _, name := range []string{suffix, suffix + ".zst"} {
+			if m, _ := filepath.Glob(filepath.Join(dir, "rollout-*"+name)); len(m) > 0 {
+				return m[0]
+			}
+		}
+		return ""
+	}
+	if p := pick(filepath.Dir(fc.path)); p != "" {
+		return p
+	}
+	if fi, err := os.Stat(fc.src.Path); err != nil || !fi.IsDir() {
+		return ""
+	}
+	found, root := "", WalkRoot(fc.src.Path)
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		name := d.Name()
+		switch {
+		case d.IsDir() && p != root && strings.HasPrefix(name, "."):
+			return fs.SkipDir
+		case d.IsDir() || !strings.HasPrefix(name, "rollout-"):
+		case strings.HasSuffix(name, suffix):
+			found = p
+			return fs.SkipAll
+		case strings.HasSuffix(name, suffix+".zst"):
+			found = p
+			if _, err := os.Stat(strings.TrimSuffix(p, ".zst")); err == nil {
+				found = strings.TrimSuffix(p, ".zst")
+			}
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found
 }
 
 // responseItem reads a response_item. An inherited message, copied from
