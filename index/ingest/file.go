@@ -72,4 +72,8 @@ package ingest
 // XML elements named for a secret and escaped-JSON Authorization
 // headers are redacted, as are the titles readers keep in their state;
 // code copying a variable into a secret-named field no longer is.
+// Transcripts: Claude Code's compaction agent is not read, nor the turns
+// a resumed session or a forked Codex thread copies from one whose file
+// is there; a session in a Claude Code worktree is of the repository's
+// project.
 const Version = "ingest-v12"
