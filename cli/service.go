@@ -23,6 +23,7 @@ import (
 	"github.com/nova-recall/nova/packaging/macos"
 	"github.com/nova-recall/nova/packaging/systemd"
 	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/shellword"
 )
 
 const serviceSynopsis = "novactl service <install|uninstall|start|stop|restart|status> [--dry-run] [--json] [--novad PATH]"
@@ -44,7 +45,8 @@ fresh. Every operation covers both.
   restart    stop novad and the watcher and start them again, so they read
              config.yaml afresh (after you change a port, a source or the
              embedder); a stopped job is just started. Refuses an invalid
-             or non-loopback config.yaml before stopping anything. A new
+             or non-loopback config.yaml (of the NOVA_HOME the installed
+             jobs serve) before stopping anything. A new
              novad binary or another NOVA_HOME needs install, not restart.
   status     show what the service manager says about novad
 
@@ -167,7 +169,14 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 		return fail(errors.New("refusing to run as root: novad is a per-user service; run novactl service as the user it is for, without sudo"))
 	}
 	if op == "install" || op == "start" || op == "restart" {
-		note, err := checkServiceConfig(inv)
+		// Install registers this shell's home; start and restart run the
+		// jobs on the home their definition records, whose config.yaml is
+		// the one novad will read.
+		served := ""
+		if op != "install" {
+			served, _, _ = installedNovaHome(inv, deps.goos)
+		}
+		note, err := checkServiceConfig(inv, served)
 		if err != nil {
 			return fail(err)
 		}
@@ -327,9 +336,22 @@ func findNovactl(environ []string, self mcpDeps) (string, error) {
 // only wait (--wait-for-config) for a fix nobody knows is needed; here the
 // person is present to make it.
 // The check reads the configuration as the service will: with NOVA_HOME
-// alone of this shell's NOVA_ variables, since the job carries no other.
-func checkServiceConfig(inv *Invocation) (note string, err error) {
+// alone of this shell's NOVA_ variables, since the job carries no other,
+// and with NOVA_HOME set to served when that is not "": the home an
+// installed definition gives its job, which need not be this shell's.
+func checkServiceConfig(inv *Invocation, served string) (note string, err error) {
 	env, dropped := serviceEnviron(inv.Environ)
+	if served != "" {
+		env = append(env, paths.EnvHome+"="+served)
+	}
+	file, check := "config.yaml", "novactl config check"
+	if h, herr := paths.Resolve(env); herr == nil {
+		file = h.Config()
+		if shell, serr := paths.Resolve(inv.Environ); serr == nil && shell.Root != h.Root {
+			// This shell's config check would read another home's file.
+			check = paths.EnvHome + "=" + shellword.Quote(h.Root) + " " + check
+		}
+	}
 	_, err = config.Load(env)
 	unseen := ""
 	if len(dropped) > 0 {
@@ -338,9 +360,9 @@ func checkServiceConfig(inv *Invocation) (note string, err error) {
 	var nl *config.NonLoopbackError
 	switch {
 	case errors.As(err, &nl):
-		return "", fmt.Errorf("refusing: server.host %q is not loopback (rag-server-non-loopback), and novad would refuse to start; set it to 127.0.0.1%s", nl.Host, unseen)
+		return "", fmt.Errorf("refusing: server.host %q in %s is not loopback (rag-server-non-loopback), and novad would refuse to start; set it to 127.0.0.1%s", nl.Host, file, unseen)
 	case err != nil:
-		return "", fmt.Errorf("refusing: the configuration is invalid, and novad would refuse to start%s (novactl config check lists every field):\n%s", unseen, indent(err.Error()))
+		return "", fmt.Errorf("refusing: the configuration is invalid (%s), and novad would refuse to start%s (%s lists every field):\n%s", file, unseen, check, indent(err.Error()))
 	case len(dropped) > 0:
 		// The service is valid without them, but runs otherwise than this
 		// shell would (other ports, another embedder).

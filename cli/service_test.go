@@ -1197,3 +1197,56 @@ func TestService_StatusShowsTheLogSize(t *testing.T) {
 		t.Errorf("a large log:\n%s", out)
 	}
 }
+
+// TestService_RestartChecksTheInstalledHome: start and restart refuse a
+// config.yaml novad would refuse, and that is the config.yaml of the
+// NOVA_HOME the installed jobs serve (their definitions record it), not
+// this shell's: a shell without the NOVA_HOME of the install neither
+// restarts a service whose config.yaml is broken nor is refused for a
+// broken ~/.nova the service never reads.
+func TestService_RestartChecksTheInstalledHome(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			ctx := context.Background()
+			h := newServiceHome(t)
+			installed := filepath.Join(filepath.Dir(h.home), "installed home")
+			if err := os.MkdirAll(installed, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			deps := h.lifecycleDeps(t, goos)
+			if code, out, errOut := runServiceCLI(ctx, append(slices.Clone(h.environ), "NOVA_HOME="+installed), deps, "install"); code != ExitOK {
+				t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+			}
+			writeCfg := func(root, yaml string) {
+				t.Helper()
+				if err := os.WriteFile(filepath.Join(root, "config.yaml"), []byte(yaml), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The installed home's config.yaml is broken; this shell's
+			// (~/.nova, no NOVA_HOME) is fine.
+			writeCfg(installed, "server:\n  host: 0.0.0.0\n")
+			h.writeConfig(t, "server:\n  port: 42001\n")
+			for _, op := range []string{"restart", "start"} {
+				code, out, errOut := runServiceCLI(ctx, h.environ, deps, op)
+				if code != ExitFailure || !strings.Contains(errOut, "not loopback") || !strings.Contains(errOut, installed) {
+					t.Errorf("%s with the installed home's config.yaml non-loopback: exit %d, want 1 and a refusal naming %s\nstdout:\n%s\nstderr:\n%s", op, code, installed, out, errOut)
+				}
+			}
+			// An invalid one: the advice checks the installed home's file.
+			writeCfg(installed, "sever:\n  port: 1\n")
+			code, _, errOut := runServiceCLI(ctx, h.environ, deps, "restart")
+			if want := "NOVA_HOME='" + installed + "' novactl config check"; code != ExitFailure || !strings.Contains(errOut, want) {
+				t.Errorf("restart with the installed home's config.yaml invalid: exit %d, want 1 and %q in\n%s", code, want, errOut)
+			}
+			// The other way round: only this shell's config.yaml is broken.
+			writeCfg(installed, "server:\n  port: 42001\n")
+			h.writeConfig(t, "server:\n  host: 0.0.0.0\n")
+			for _, op := range []string{"restart", "start"} {
+				if code, out, errOut := runServiceCLI(ctx, h.environ, deps, op); code != ExitOK {
+					t.Errorf("%s with only this shell's config.yaml broken: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", op, code, out, errOut)
+				}
+			}
+		})
+	}
+}
