@@ -547,7 +547,7 @@ type launchdBackend struct {
 	// job is the job's name for configwait.
 	job string
 	a   *macos.Agent
-	// absent: uninstall found no plist to remove.
+	// absent: uninstall found no plist to remove, or stop none installed.
 	absent bool
 }
 
@@ -584,6 +584,7 @@ func (b *launchdBackend) do(ctx context.Context, op string) error {
 	case "restart":
 		return b.a.Restart(ctx)
 	}
+	b.absent = !exists(b.a.PlistPath())
 	return b.a.Stop(ctx)
 }
 
@@ -600,6 +601,10 @@ func (b *launchdBackend) summary(op string) string {
 		return "Started " + b.a.Job.Label + ". novactl service status shows what launchd says."
 	case "restart":
 		return "Restarted " + b.a.Job.Label + ": " + b.what + " runs with config.yaml as it is now. novactl service status shows what launchd says."
+	}
+	if b.absent {
+		// Nothing starts it again at login: saying so would be wrong.
+		return fmt.Sprintf("%s is not installed (no %s): nothing to stop.", b.a.Job.Label, b.a.PlistPath())
 	}
 	return "Stopped " + b.a.Job.Label + ": " + b.what + " starts again at the next login or with novactl service start."
 }
@@ -694,7 +699,8 @@ type systemdBackend struct {
 	// job is the job's name for configwait.
 	job string
 	m   *systemd.Manager
-	// absent: uninstall found no unit file to remove.
+	// absent: uninstall found no unit file to remove, or stop none
+	// installed.
 	absent bool
 }
 
@@ -728,6 +734,7 @@ func (b *systemdBackend) do(_ context.Context, op string) error {
 	case "restart":
 		return b.m.Restart()
 	}
+	b.absent = !exists(b.m.UnitPath())
 	return b.m.Stop()
 }
 
@@ -745,6 +752,9 @@ func (b *systemdBackend) summary(op string) string {
 		return "Started " + name + ". novactl service status shows what systemd says."
 	case "restart":
 		return "Restarted " + name + ": " + b.what + " runs with config.yaml as it is now. novactl service status shows what systemd says."
+	}
+	if b.absent {
+		return fmt.Sprintf("%s is not installed (no %s): nothing to stop.", name, b.m.UnitPath())
 	}
 	return "Stopped " + name + ": " + b.what + " starts again at the next login or with novactl service start."
 }

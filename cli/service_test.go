@@ -1250,3 +1250,55 @@ func TestService_RestartChecksTheInstalledHome(t *testing.T) {
 		})
 	}
 }
+
+// TestService_StopWithAJobNotInstalled: with only novad's job installed
+// (an install from before the watcher had one, or a watcher definition
+// removed by hand), stop still stops novad, and says the watcher was not
+// installed rather than that it stopped and starts again at the next
+// login. On Linux, systemctl stop of the missing unit failed first
+// (watcher before novad), and novad kept running.
+func TestService_StopWithAJobNotInstalled(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			ctx := context.Background()
+			h := newServiceHome(t)
+			l := &memLaunchd{loaded: map[string]bool{}}
+			sys := &systemdtest.System{OS: systemd.Platform}
+			watchSys := &systemdtest.System{OS: systemd.Platform}
+			dir := systemd.UserUnitDir(h.home)
+			deps := h.deps(goos, l, func(cfg *service.Config) (systemd.Controller, error) {
+				if cfg.Name == packaging.WatchServiceName {
+					return watchSys.Controller(cfg, filepath.Join(dir, cfg.Name+".service")), nil
+				}
+				return sys.Controller(cfg, filepath.Join(dir, cfg.Name+".service")), nil
+			})
+			if code, out, errOut := runServiceCLI(ctx, h.environ, deps, "install"); code != ExitOK {
+				t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+			}
+			// The watcher's definition goes, as if never installed.
+			watchDef := filepath.Join(macos.LaunchAgentsDir(h.home), packaging.WatchServiceName+".plist")
+			if goos == "linux" {
+				watchDef = filepath.Join(dir, packaging.WatchServiceName+".service")
+			}
+			if err := os.Remove(watchDef); err != nil {
+				t.Fatal(err)
+			}
+			delete(l.loaded, "gui/501/"+packaging.WatchServiceName)
+
+			code, out, errOut := runServiceCLI(ctx, h.environ, deps, "stop")
+			if code != ExitOK {
+				t.Errorf("stop: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			novadRuns := sys.Running()
+			if goos == "darwin" {
+				_, novadRuns = l.loaded["gui/501/"+packaging.ServiceName]
+			}
+			if novadRuns {
+				t.Errorf("novad still runs after stop:\n%s\n%s", out, errOut)
+			}
+			if strings.Contains(out, "Stopped "+packaging.WatchServiceName) || !strings.Contains(out, "is not installed (no "+watchDef+")") {
+				t.Errorf("stop does not say the watcher was not installed:\n%s", out)
+			}
+		})
+	}
+}

@@ -274,7 +274,7 @@ func (m *Manager) StartPlan() packaging.Plan {
 
 // StopPlan is what Stop does.
 func (m *Manager) StopPlan() packaging.Plan {
-	return packaging.Plan{Operation: "stop", Manager: "systemd", Steps: []packaging.Step{{Kind: packaging.StepRun, Argv: m.systemctl("stop"), When: "the unit stays enabled: novad starts again at the next login"}}}
+	return packaging.Plan{Operation: "stop", Manager: "systemd", Steps: []packaging.Step{{Kind: packaging.StepRun, Argv: m.systemctl("stop"), When: "if the unit file exists; the unit stays enabled: it starts again at the next login"}}}
 }
 
 // Install writes the unit, enables it and starts novad. It is idempotent:
@@ -400,8 +400,15 @@ func (m *Manager) Restart() error {
 	return nil
 }
 
-// Stop stops novad; the unit stays enabled.
+// Stop stops novad; the unit stays enabled. A unit that is not installed
+// has nothing to stop, which is not an error: systemctl stop would fail
+// with a bare "exit status 5", and stopping both jobs would end there,
+// before novad, when only the watcher's unit is missing.
 func (m *Manager) Stop() error {
+	if _, err := os.Lstat(m.UnitPath()); errors.Is(err, fs.ErrNotExist) {
+		m.logf("%s is not installed (no %s): nothing to stop", m.Unit.FileName(), m.UnitPath())
+		return nil
+	}
 	c, err := m.controller(false)
 	if err != nil {
 		return err

@@ -445,3 +445,26 @@ func TestManager_Restart(t *testing.T) {
 		t.Errorf("plan %v, want %v", got, want)
 	}
 }
+
+// TestManager_StopNotInstalled: stopping a unit that was never installed
+// (the watcher's, under an install from before the watcher had a job) is
+// not a failure: there is nothing to stop, and systemctl stop would only
+// fail with "exit status 5", which says nothing to act on. It says so
+// and asks systemd nothing.
+func TestManager_StopNotInstalled(t *testing.T) {
+	m, sys := newTestManager(t)
+	var logged []string
+	m.Log = func(s string) { logged = append(logged, s) }
+	if err := m.Stop(); err != nil {
+		t.Fatalf("Stop before install = %v", err)
+	}
+	if calls := sys.Calls(); len(calls) != 0 {
+		t.Errorf("Stop before install reached systemd: %v", calls)
+	}
+	if got := strings.Join(logged, "\n"); !strings.Contains(got, "not installed") {
+		t.Errorf("Stop before install logged %q; want it to say the unit is not installed", got)
+	}
+	if s := m.StopPlan().Steps[0].When; !strings.Contains(s, "if the unit file exists") {
+		t.Errorf("the stop plan does not say it stops only an installed unit: %q", s)
+	}
+}

@@ -124,9 +124,14 @@ func (c *Controller) Start() error {
 	return nil
 }
 
-// Stop marks the service stopped.
+// Stop marks the service stopped. Like systemctl stop, it fails for a
+// unit systemd does not know (no unit file): "Unit ... not loaded", exit
+// status 5, of which kardianos passes on only the status.
 func (c *Controller) Stop() error {
 	c.sys.record("stop")
+	if _, err := os.Stat(c.unitPath); err != nil {
+		return errors.New("exit status 5")
+	}
 	c.sys.setRunning(false)
 	return nil
 }
