@@ -553,10 +553,12 @@ type launchdBackend struct {
 
 func (b *launchdBackend) manager() string { return "launchd" }
 
-// preflight has nothing to check: every Mac has launchd, and whether the
-// GUI session exists shows only when launchctl is asked, which dry runs
-// do not do.
-func (b *launchdBackend) preflight(string) error { return nil }
+// preflight checks only the installed plist's program (startable): every
+// Mac has launchd, and whether the GUI session exists shows only when
+// launchctl is asked, which dry runs do not do.
+func (b *launchdBackend) preflight(op string) error {
+	return startable(op, b.a.Job.Label, b.a.PlistPath(), macos.InstalledCommand)
+}
 
 func (b *launchdBackend) plan(op string) (packaging.Plan, error) {
 	switch op {
@@ -706,7 +708,30 @@ type systemdBackend struct {
 
 func (b *systemdBackend) manager() string { return "systemd" }
 
-func (b *systemdBackend) preflight(op string) error { return b.m.Preflight(op) }
+func (b *systemdBackend) preflight(op string) error {
+	if err := b.m.Preflight(op); err != nil {
+		return err
+	}
+	return startable(op, b.m.Unit.FileName(), b.m.UnitPath(), systemd.InstalledCommand)
+}
+
+// startable refuses start and restart of a job whose installed definition
+// (def, read by readCommand) runs a program that is gone: the binaries
+// moved, or an old version was removed. The service manager would report
+// the job started and then fail to run it (launchd: last exit code 78,
+// systemd: status 203/EXEC), so "Started" would be untrue; install from
+// where the binaries are now is the fix. A definition that is missing or
+// unreadable is left to the operation, which says so.
+func startable(op, name, def string, readCommand func(string) ([]string, error)) error {
+	if op != "start" && op != "restart" {
+		return nil
+	}
+	argv, err := readCommand(def)
+	if err != nil || isExecutable(argv[0]) {
+		return nil
+	}
+	return fmt.Errorf("refusing to %s %s (%s): %s", op, name, def, missingNote(argv[0]))
+}
 
 func (b *systemdBackend) plan(op string) (packaging.Plan, error) {
 	switch op {

@@ -1302,3 +1302,38 @@ func TestService_StopWithAJobNotInstalled(t *testing.T) {
 		})
 	}
 }
+
+// TestService_StartRefusesAMovedProgram: when the program an installed
+// definition runs is gone (the binaries moved, or an old version removed),
+// start and restart cannot run the job; they refuse, name the program and
+// say to install again, before asking the service manager anything, and
+// their dry runs refuse alike. They used to report "Started" and
+// "Restarted" while launchd logged exit 78 and systemd exit 203.
+func TestService_StartRefusesAMovedProgram(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			ctx := context.Background()
+			h := newServiceHome(t)
+			deps := h.lifecycleDeps(t, goos)
+			if code, out, errOut := runServiceCLI(ctx, h.environ, deps, "install"); code != ExitOK {
+				t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+			}
+			if code, out, errOut := runServiceCLI(ctx, h.environ, deps, "stop"); code != ExitOK {
+				t.Fatalf("stop: exit %d\n%s\n%s", code, out, errOut)
+			}
+			novatest.Must(t, os.Rename(h.novad, h.novad+".moved"))
+			for _, args := range [][]string{{"start"}, {"restart"}, {"start", "--dry-run"}, {"restart", "--dry-run"}} {
+				code, out, errOut := runServiceCLI(ctx, h.environ, deps, args...)
+				if code != ExitFailure || !strings.Contains(errOut, "refusing to "+args[0]) || !strings.Contains(errOut, h.novad+" is missing") ||
+					!strings.Contains(errOut, "run novactl service install") || strings.Contains(out, "Started") || strings.Contains(out, "Restarted") {
+					t.Errorf("%v after novad moved: exit %d, want 1 and a refusal naming %s\nstdout:\n%s\nstderr:\n%s", args, code, h.novad, out, errOut)
+				}
+			}
+			// Installing from where the binaries are now mends it.
+			novatest.Must(t, os.Rename(h.novad+".moved", h.novad))
+			if code, out, errOut := runServiceCLI(ctx, h.environ, deps, "start"); code != ExitOK {
+				t.Errorf("start with novad back: exit %d\n%s\n%s", code, out, errOut)
+			}
+		})
+	}
+}
