@@ -557,7 +557,7 @@ func (b *launchdBackend) manager() string { return "launchd" }
 // Mac has launchd, and whether the GUI session exists shows only when
 // launchctl is asked, which dry runs do not do.
 func (b *launchdBackend) preflight(op string) error {
-	return startable(op, b.a.Job.Label, b.a.PlistPath(), macos.InstalledCommand)
+	return startable(op, b.a.Job.Label, b.a.PlistPath(), macos.InstalledCommand, b.duplicates())
 }
 
 func (b *launchdBackend) plan(op string) (packaging.Plan, error) {
@@ -712,22 +712,31 @@ func (b *systemdBackend) preflight(op string) error {
 	if err := b.m.Preflight(op); err != nil {
 		return err
 	}
-	return startable(op, b.m.Unit.FileName(), b.m.UnitPath(), systemd.InstalledCommand)
+	return startable(op, b.m.Unit.FileName(), b.m.UnitPath(), systemd.InstalledCommand, b.duplicates())
 }
 
-// startable refuses start and restart of a job whose installed definition
-// (def, read by readCommand) runs a program that is gone: the binaries
-// moved, or an old version was removed. The service manager would report
-// the job started and then fail to run it (launchd: last exit code 78,
-// systemd: status 203/EXEC), so "Started" would be untrue; install from
-// where the binaries are now is the fix. A definition that is missing or
-// unreadable is left to the operation, which says so.
-func startable(op, name, def string, readCommand func(string) ([]string, error)) error {
+// startable refuses start and restart of a job novactl service install
+// did not install (no def), before anything is asked or run, so dry runs
+// refuse it too; where Homebrew runs the job instead (dups), brew services
+// is what controls it, and install would refuse a second definition. It
+// also refuses a job whose installed definition (def, read by
+// readCommand) runs a program that is gone: the binaries moved, or an old
+// version was removed. The service manager would report the job started
+// and then fail to run it (launchd: last exit code 78, systemd: status
+// 203/EXEC), so "Started" would be untrue; install from where the
+// binaries are now is the fix. An unreadable definition is left to the
+// operation.
+func startable(op, name, def string, readCommand func(string) ([]string, error), dups []packaging.Definition) error {
 	if op != "start" && op != "restart" {
 		return nil
 	}
 	argv, err := readCommand(def)
-	if err != nil || isExecutable(argv[0]) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && len(dups) > 0 && dups[0].Formula != "":
+		return fmt.Errorf("%s is not installed (no %s): Homebrew runs %s as a service (%s); use brew services %s %s", name, def, dups[0].Job, dups[0].Path, op, dups[0].Formula)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s is not installed (no %s); run novactl service install", name, def)
+	case err != nil || isExecutable(argv[0]):
 		return nil
 	}
 	return fmt.Errorf("refusing to %s %s (%s): %s", op, name, def, missingNote(argv[0]))

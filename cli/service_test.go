@@ -243,10 +243,16 @@ func TestService_DryRunJSON(t *testing.T) {
 // platforms: a dry run prints, asks the service manager nothing and
 // writes nothing.
 func TestService_DryRunEveryOperation(t *testing.T) {
-	h := newServiceHome(t)
 	for _, goos := range []string{"darwin", "linux"} {
 		for _, op := range []string{"install", "uninstall", "start", "stop", "restart"} {
 			t.Run(goos+"/"+op, func(t *testing.T) {
+				h := newServiceHome(t)
+				if op == "start" || op == "restart" {
+					// They refuse jobs that are not installed.
+					if code, out, errOut := runServiceCLI(context.Background(), h.environ, h.lifecycleDeps(t, goos), "install"); code != ExitOK {
+						t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+					}
+				}
 				before := snapshot(t, filepath.Dir(h.home))
 				deps := h.deps(goos, refuseLaunchctl{t}, refuseController(t))
 				code, out, errOut := runServiceCLI(context.Background(), h.environ, deps, op, "--dry-run")
@@ -1333,6 +1339,45 @@ func TestService_StartRefusesAMovedProgram(t *testing.T) {
 			novatest.Must(t, os.Rename(h.novad+".moved", h.novad))
 			if code, out, errOut := runServiceCLI(ctx, h.environ, deps, "start"); code != ExitOK {
 				t.Errorf("start with novad back: exit %d\n%s\n%s", code, out, errOut)
+			}
+		})
+	}
+}
+
+// TestService_StartNotInstalled: start and restart of jobs novactl service
+// install never installed refuse before asking the service manager
+// anything, dry runs alike (a dry run printed a plan the real run then
+// refused). Where Homebrew runs the job instead, they point at brew
+// services, not at novactl service install, which would refuse to
+// register it a second time.
+func TestService_StartNotInstalled(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			ctx := context.Background()
+			h := newServiceHome(t)
+			deps := h.deps(goos, refuseLaunchctl{t}, refuseController(t))
+			for _, op := range []string{"start", "restart"} {
+				for _, args := range [][]string{{op}, {op, "--dry-run"}} {
+					code, out, errOut := runServiceCLI(ctx, h.environ, deps, args...)
+					if code != ExitFailure || !strings.Contains(errOut, "is not installed") || !strings.Contains(errOut, "run novactl service install") {
+						t.Errorf("%v with nothing installed: exit %d, want 1 and advice to install\nstdout:\n%s\nstderr:\n%s", args, code, out, errOut)
+					}
+				}
+			}
+			dir, brew := macos.LaunchAgentsDir(h.home), "homebrew.mxcl.nova.plist"
+			if goos == "linux" {
+				dir, brew = systemd.UserUnitDir(h.home), "homebrew.nova.service"
+			}
+			novatest.Must(t, os.MkdirAll(dir, 0o755))
+			novatest.Must(t, os.WriteFile(filepath.Join(dir, brew), []byte("x"), 0o644))
+			for _, op := range []string{"start", "restart"} {
+				for _, args := range [][]string{{op}, {op, "--dry-run"}} {
+					code, out, errOut := runServiceCLI(ctx, h.environ, deps, args...)
+					if code != ExitFailure || !strings.Contains(errOut, filepath.Join(dir, brew)) || !strings.Contains(errOut, "brew services "+op+" nova") ||
+						strings.Contains(errOut, "run novactl service install") {
+						t.Errorf("%v with Homebrew's job: exit %d, want 1 and advice to use brew services %s nova\nstdout:\n%s\nstderr:\n%s", args, code, op, out, errOut)
+					}
+				}
 			}
 		})
 	}

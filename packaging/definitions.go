@@ -26,6 +26,9 @@ type Definition struct {
 	Path string `json:"path"`
 	// Remove is the command that removes this definition.
 	Remove string `json:"remove"`
+	// Formula is the Homebrew formula whose service it is, for brew
+	// services start/restart; "" for OwnerNovactl.
+	Formula string `json:"formula,omitempty"`
 }
 
 // job names one Nova job and the names both of its owners give it.
@@ -62,7 +65,7 @@ func Definitions(home, goos string) []Definition {
 	for _, j := range jobs {
 		for _, d := range []Definition{
 			{Job: j.name, Owner: OwnerNovactl, Path: filepath.Join(dir, j.service+ext), Remove: "novactl service uninstall"},
-			{Job: j.name, Owner: OwnerHomebrew, Path: filepath.Join(dir, brew+j.formula+ext), Remove: "brew services stop " + j.formula},
+			{Job: j.name, Owner: OwnerHomebrew, Path: filepath.Join(dir, brew+j.formula+ext), Remove: "brew services stop " + j.formula, Formula: j.formula},
 		} {
 			if _, err := os.Lstat(d.Path); err == nil {
 				out = append(out, d)
