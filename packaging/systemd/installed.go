@@ -37,8 +37,7 @@ func InstalledNovaHome(path string) (string, error) {
 // InstalledArgs returns the arguments after the program in the ExecStart=
 // of the unit file at path (the last one winning): what the installed job
 // runs with, which an older novactl may have written differently. Words
-// are split as unitWords splits them, which undoes what RenderUnit's
-// quoting does to an argument without "$". The error wraps
+// are split as InstalledCommand splits them. The error wraps
 // fs.ErrNotExist when there is no unit file.
 func InstalledArgs(path string) ([]string, error) {
 	argv, err := InstalledCommand(path)
@@ -49,9 +48,10 @@ func InstalledArgs(path string) ([]string, error) {
 }
 
 // InstalledCommand returns the whole command line of the ExecStart= of
-// the unit file at path (the last one winning), split as InstalledArgs
-// splits it: the program may have moved since it was installed. The error
-// wraps fs.ErrNotExist when there is no unit file.
+// the unit file at path (the last one winning), split into words with
+// RenderUnit's quoting undone (quotes, backslashes, %% and $$): the
+// program may have moved since it was installed. The error wraps
+// fs.ErrNotExist when there is no unit file.
 func InstalledCommand(path string) ([]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -61,6 +61,11 @@ func InstalledCommand(path string) ([]string, error) {
 	for line := range strings.SplitSeq(string(b), "\n") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "ExecStart="); ok {
 			argv = unitWords(v)
+			// ExecStart expands $VAR, so RenderUnit writes a literal $
+			// as $$ there (and not in Environment=, which does not).
+			for i, w := range argv {
+				argv[i] = strings.ReplaceAll(w, "$$", "$")
+			}
 		}
 	}
 	if len(argv) == 0 {

@@ -84,3 +84,26 @@ func TestInstalledArgs(t *testing.T) {
 		t.Errorf("no ExecStart: %q, want an error", got)
 	}
 }
+
+// TestInstalledCommand reads back the whole command line RenderUnit
+// writes, for programs that need every kind of escaping: status and
+// start check that exact path, so a "$" read back as "$$" made a novad
+// in /home/j$smith look missing.
+func TestInstalledCommand(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dev.nova.novad.service")
+	for _, program := range []string{"/home/ada/bin/novad", "/home/j$smith/bin/novad", "/home/100%/a b/novad", `/home/a"d\a/novad`, "/home/ada/$$/novad"} {
+		u := goldenUnit()
+		u.Program, u.Args = program, []string{"--wait-for-config", "a$b"}
+		b, err := RenderUnit(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := InstalledCommand(path)
+		if want := []string{program, "--wait-for-config", "a$b"}; err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%q read back as %q, %v\n%s", want, got, err, b)
+		}
+	}
+}
