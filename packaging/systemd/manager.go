@@ -308,10 +308,18 @@ func (m *Manager) Install() error {
 	}
 	m.logf("wrote %s and enabled it", m.UnitPath())
 	if err := c.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", m.Unit.FileName(), err)
+		return m.controlError("start", err)
 	}
 	m.logf("started %s", m.Unit.FileName())
 	return nil
+}
+
+// controlError is the error of a failed systemctl action. kardianos keeps
+// only its exit status ("exit status 1"), not what systemctl printed, so
+// the error names where the reason is.
+func (m *Manager) controlError(action string, err error) error {
+	name := m.Unit.FileName()
+	return fmt.Errorf("%s %s: %w (systemctl --user status %s and journalctl --user -u %s say why)", action, name, err, name, name)
 }
 
 // removeExisting stops and uninstalls a unit file that is already there.
@@ -371,7 +379,7 @@ func (m *Manager) Start() error {
 		return err
 	}
 	if err := c.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", m.Unit.FileName(), err)
+		return m.controlError("start", err)
 	}
 	m.logf("started %s", m.Unit.FileName())
 	return nil
@@ -394,7 +402,7 @@ func (m *Manager) Restart() error {
 		return err
 	}
 	if err := c.Restart(); err != nil {
-		return fmt.Errorf("restart %s: %w", m.Unit.FileName(), err)
+		return m.controlError("restart", err)
 	}
 	m.logf("restarted %s", m.Unit.FileName())
 	return nil
@@ -414,7 +422,7 @@ func (m *Manager) Stop() error {
 		return err
 	}
 	if err := c.Stop(); err != nil {
-		return fmt.Errorf("stop %s: %w", m.Unit.FileName(), err)
+		return m.controlError("stop", err)
 	}
 	m.logf("stopped %s", m.Unit.FileName())
 	return nil

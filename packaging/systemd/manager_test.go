@@ -468,3 +468,31 @@ func TestManager_StopNotInstalled(t *testing.T) {
 		t.Errorf("the stop plan does not say it stops only an installed unit: %q", s)
 	}
 }
+
+// failingControl is a controller whose systemctl start, restart and stop
+// fail as kardianos reports it: the exit status alone, since it does not
+// keep systemctl's message.
+type failingControl struct{ *systemdtest.Controller }
+
+func (c *failingControl) Start() error   { return errors.New("exit status 1") }
+func (c *failingControl) Restart() error { return errors.New("exit status 1") }
+func (c *failingControl) Stop() error    { return errors.New("exit status 1") }
+
+// TestManager_ControlErrorsSayWhereToLook: a failed systemctl start,
+// restart or stop reaches the person as "exit status 1" and nothing else;
+// the error names the commands that show why.
+func TestManager_ControlErrorsSayWhereToLook(t *testing.T) {
+	m, sys := newTestManager(t)
+	if err := m.Install(); err != nil {
+		t.Fatal(err)
+	}
+	m.New = func(cfg *service.Config) (Controller, error) {
+		return &failingControl{sys.Controller(cfg, m.UnitPath())}, nil
+	}
+	for name, op := range map[string]func() error{"start": m.Start, "restart": m.Restart, "stop": m.Stop, "install": m.Install} {
+		err := op()
+		if err == nil || !strings.Contains(err.Error(), "systemctl --user status dev.nova.novad.service") || !strings.Contains(err.Error(), "journalctl --user -u dev.nova.novad.service") {
+			t.Errorf("%s: %v; want it to name systemctl --user status and journalctl", name, err)
+		}
+	}
+}
