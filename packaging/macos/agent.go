@@ -337,7 +337,9 @@ func (a *Agent) bootoutIfLoaded(ctx context.Context) error {
 	case err != nil:
 		return fmt.Errorf("print %s: %w", a.Target(), err)
 	}
-	if err := a.Launchctl.Bootout(ctx, a.Target()); err != nil && !errors.Is(err, ErrNotLoaded) {
+	// "Operation now in progress" means launchd is still stopping the
+	// job: the wait below is for exactly that.
+	if err := a.Launchctl.Bootout(ctx, a.Target()); err != nil && !errors.Is(err, ErrNotLoaded) && !inProgress(err) {
 		return fmt.Errorf("bootout %s: %w", a.Target(), err)
 	}
 	for waited := time.Duration(0); ; waited += bootoutPoll {

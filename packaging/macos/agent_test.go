@@ -27,6 +27,10 @@ type fakeLaunchctl struct {
 	// lingering makes Print still find a target this many times after bootout.
 	lingering int
 	linger    int
+	// bootoutInProgress makes Bootout answer as launchctl does for a job
+	// that takes a while to exit: "Boot-out failed: 36: Operation now in
+	// progress", while launchd goes on stopping it.
+	bootoutInProgress bool
 }
 
 func newFakeLaunchctl() *fakeLaunchctl {
@@ -67,6 +71,9 @@ func (f *fakeLaunchctl) Bootout(_ context.Context, target string) error {
 	}
 	delete(f.loaded, target)
 	f.linger = f.lingering
+	if f.bootoutInProgress {
+		return &ExitError{Argv: argv, Code: 36, Output: "Boot-out failed: 36: Operation now in progress"}
+	}
 	return nil
 }
 
@@ -572,5 +579,38 @@ func TestAgent_Restart(t *testing.T) {
 				t.Error("not running after Restart")
 			}
 		})
+	}
+}
+
+// TestAgent_BootoutInProgress: launchctl bootout of a job that does not
+// exit at once answers "Boot-out failed: 36: Operation now in progress"
+// and launchd goes on stopping it. That is a bootout under way, not a
+// failure: install waits until launchd lets go of the job and loads the
+// new plist (it used to fail with novad stopped and nothing loaded), and
+// stop and uninstall finish.
+func TestAgent_BootoutInProgress(t *testing.T) {
+	ctx := context.Background()
+	a, f := newTestAgent(t)
+	if err := a.Install(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.bootoutInProgress, f.lingering = true, 2
+	if err := a.Install(ctx); err != nil {
+		t.Fatalf("reinstall while the bootout is in progress: %v", err)
+	}
+	if !f.loaded[a.Target()] {
+		t.Error("not loaded after the reinstall")
+	}
+	if err := a.Stop(ctx); err != nil {
+		t.Errorf("stop while the bootout is in progress: %v", err)
+	}
+	if err := a.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Uninstall(ctx); err != nil {
+		t.Errorf("uninstall while the bootout is in progress: %v", err)
+	}
+	if _, err := os.Stat(a.PlistPath()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the plist is still there after uninstall: %v", err)
 	}
 }

@@ -83,6 +83,14 @@ func notLoadedOutput(code int, output string) bool {
 	return strings.Contains(output, "Could not find service") || strings.Contains(output, "No such process")
 }
 
+// inProgress reports whether err is launchctl's "Operation now in
+// progress" (EINPROGRESS, 36): bootout answers it for a job that does not
+// exit at once, and launchd goes on stopping the job.
+func inProgress(err error) bool {
+	var ee *ExitError
+	return errors.As(err, &ee) && (ee.Code == 36 || strings.Contains(ee.Output, "Operation now in progress"))
+}
+
 // ExitError is a launchctl command that exited non-zero.
 type ExitError struct {
 	// Argv is the command line that ran.
