@@ -237,7 +237,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		a.logf("bootstrapped %s", a.Target())
 		return nil
 	case err != nil:
-		return fmt.Errorf("print %s: %w", a.Target(), err)
+		return a.launchctlError("print", err)
 	}
 	if info := ParsePrint(out); info.Running() {
 		a.logf("%s is already running (pid %d)", a.Target(), info.PID)
@@ -268,7 +268,7 @@ func (a *Agent) Restart(ctx context.Context) error {
 		a.logf("%s was stopped; bootstrapped it", a.Target())
 		return nil
 	case err != nil:
-		return fmt.Errorf("print %s: %w", a.Target(), err)
+		return a.launchctlError("print", err)
 	}
 	if err := a.Launchctl.Kickstart(ctx, a.Target(), true); err != nil {
 		return fmt.Errorf("kickstart -k %s: %w", a.Target(), err)
@@ -317,7 +317,7 @@ func (a *Agent) Status(ctx context.Context) (Status, error) {
 		st.Loaded = true
 		st.Print = ParsePrint(out)
 	case !errors.Is(err, ErrNotLoaded):
-		return st, fmt.Errorf("print %s: %w", a.Target(), err)
+		return st, a.launchctlError("print", err)
 	}
 	if out, err := a.Launchctl.PrintDisabled(ctx, a.Domain()); err == nil {
 		st.Disabled = ParseDisabled(out, a.Job.Label)
@@ -332,10 +332,12 @@ func (a *Agent) Status(ctx context.Context) (Status, error) {
 func (a *Agent) bootoutIfLoaded(ctx context.Context) error {
 	_, err := a.Launchctl.Print(ctx, a.Target())
 	switch {
-	case errors.Is(err, ErrNotLoaded):
+	case errors.Is(err, ErrNotLoaded), errors.Is(err, ErrNoGUISession):
+		// Without a desktop session no job of gui/<uid> runs: there is
+		// nothing to boot out, and uninstall still removes the files.
 		return nil
 	case err != nil:
-		return fmt.Errorf("print %s: %w", a.Target(), err)
+		return a.launchctlError("print", err)
 	}
 	// "Operation now in progress" means launchd is still stopping the
 	// job: the wait below is for exactly that.
@@ -369,11 +371,26 @@ func (a *Agent) bootstrap(ctx context.Context) error {
 		if err = a.Launchctl.Bootstrap(ctx, a.Domain(), a.PlistPath()); err == nil {
 			return nil
 		}
+		if errors.Is(err, ErrNoGUISession) {
+			// No retry makes a domain appear, nor does Login Items.
+			return a.launchctlError("bootstrap", err)
+		}
 		if ctx.Err() != nil {
 			break
 		}
 	}
 	return fmt.Errorf("bootstrap %s: %w (if %s was turned off in System Settings > General > Login Items, turn it on and run novactl service install again)", a.PlistPath(), err, a.Job.Label)
+}
+
+// launchctlError is the error of a failed launchctl verb on the agent,
+// with what to do when the user has no desktop session: gui/<uid> exists
+// only while the user is logged in to the Mac's desktop (the jobs are
+// LimitLoadToSessionType Aqua), which an ssh session alone is not.
+func (a *Agent) launchctlError(verb string, err error) error {
+	if errors.Is(err, ErrNoGUISession) {
+		return fmt.Errorf("%s %s: %w; %s runs in your desktop session, and launchd has no %s domain without one (an ssh session alone has none): log in to this Mac's desktop as this user, then run the command again (in Terminal there, or over ssh while that login lasts), or run novad in a terminal", verb, a.Target(), err, a.Job.Label, a.Domain())
+	}
+	return fmt.Errorf("%s %s: %w", verb, a.Target(), err)
 }
 
 // privateDir creates dir with mode 0700, or tightens an existing one: it

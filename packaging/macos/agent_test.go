@@ -27,6 +27,11 @@ type fakeLaunchctl struct {
 	// lingering makes Print still find a target this many times after bootout.
 	lingering int
 	linger    int
+	// noGUI is launchd seen from an ssh session with no desktop login:
+	// the gui/<uid> domain does not exist. printCode is what print then
+	// exits with (macOS releases differ: 112 or 113), bootstrap exits 125.
+	noGUI     bool
+	printCode int
 	// bootoutInProgress makes Bootout answer as launchctl does for a job
 	// that takes a while to exit: "Boot-out failed: 36: Operation now in
 	// progress", while launchd goes on stopping it.
@@ -44,6 +49,9 @@ func notFound(argv []string) error {
 func (f *fakeLaunchctl) Bootstrap(_ context.Context, domain, plist string) error {
 	argv := BootstrapArgv(domain, plist)
 	f.calls = append(f.calls, argv)
+	if f.noGUI {
+		return &ExitError{Argv: argv, Code: 125, Output: "Bootstrap failed: 125: Domain does not support specified action"}
+	}
 	if f.bootstrapFailures > 0 {
 		f.bootstrapFailures--
 		return &ExitError{Argv: argv, Code: 5, Output: "Bootstrap failed: 5: Input/output error"}
@@ -80,6 +88,12 @@ func (f *fakeLaunchctl) Bootout(_ context.Context, target string) error {
 func (f *fakeLaunchctl) Print(_ context.Context, target string) (string, error) {
 	argv := PrintArgv(target)
 	f.calls = append(f.calls, argv)
+	if f.noGUI && f.printCode == 112 {
+		return "", &ExitError{Argv: argv, Code: 112, Output: "Could not find domain for user gui: 501"}
+	}
+	if f.noGUI {
+		return "", notFound(argv)
+	}
 	if f.linger > 0 {
 		f.linger--
 		return "state = not running", nil
@@ -612,5 +626,46 @@ func TestAgent_BootoutInProgress(t *testing.T) {
 	}
 	if _, err := os.Stat(a.PlistPath()); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the plist is still there after uninstall: %v", err)
+	}
+}
+
+// TestAgent_NoGUISession: over ssh with nobody logged in to the desktop,
+// the gui/<uid> domain does not exist: print fails (112 or 113) and
+// bootstrap answers 125, "Domain does not support specified action".
+// Install, start and restart say that the LaunchAgent runs in the desktop
+// session and what to do, instead of the raw launchctl error or advice
+// about Login Items, which cannot help; bootstrap is not retried.
+func TestAgent_NoGUISession(t *testing.T) {
+	ctx := context.Background()
+	for _, code := range []int{112, 113} {
+		t.Run(fmt.Sprint(code), func(t *testing.T) {
+			a, f := newTestAgent(t)
+			if err := a.Install(ctx); err != nil {
+				t.Fatal(err)
+			}
+			f.loaded = map[string]bool{}
+			f.noGUI, f.printCode = true, code
+			for name, op := range map[string]func(context.Context) error{"install": a.Install, "start": a.Start, "restart": a.Restart} {
+				f.calls = nil
+				err := op(ctx)
+				if err == nil || !errors.Is(err, ErrNoGUISession) || !strings.Contains(err.Error(), "log in to this Mac's desktop") || strings.Contains(err.Error(), "Login Items") {
+					t.Errorf("%s without a GUI session: %v", name, err)
+				}
+				if n := slices.Index(f.verbs(), "bootstrap"); n >= 0 && slices.Contains(f.verbs()[n+1:], "bootstrap") {
+					t.Errorf("%s retried the bootstrap: %v", name, f.verbs())
+				}
+			}
+			// Nothing runs there: stop has nothing to do, and uninstall
+			// removes the plist.
+			if err := a.Stop(ctx); err != nil {
+				t.Errorf("stop without a GUI session: %v", err)
+			}
+			if err := a.Uninstall(ctx); err != nil {
+				t.Errorf("uninstall without a GUI session: %v", err)
+			}
+			if _, err := os.Stat(a.PlistPath()); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("uninstall without a GUI session left the plist: %v", err)
+			}
+		})
 	}
 }

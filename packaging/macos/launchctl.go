@@ -37,6 +37,12 @@ type Launchctl interface {
 // "nothing to stop".
 var ErrNotLoaded = errors.New("service not loaded")
 
+// ErrNoGUISession means the user's desktop launchd domain, gui/<uid>,
+// does not exist: nobody is logged in to this Mac's desktop as the user
+// (an ssh session). The LaunchAgents run only in that session
+// (LimitLoadToSessionType Aqua).
+var ErrNoGUISession = errors.New("no desktop login session")
+
 // ErrUnsupported is returned by the launchctl runner on platforms other
 // than macOS.
 var ErrUnsupported = errors.New("launchd is only available on macOS")
@@ -110,8 +116,24 @@ func (e *ExitError) Error() string {
 	return fmt.Sprintf("%s: exit status %d: %s", strings.Join(e.Argv, " "), e.Code, out)
 }
 
-// Unwrap lets errors.Is(err, ErrNotLoaded) recognise a missing service.
+// noDomainOutput reports whether launchctl's exit code and output mean
+// that the domain itself does not exist: print answers 112 "Could not find
+// domain", bootstrap 125 "Domain does not support specified action" for
+// gui/<uid> when the user has no desktop login.
+func noDomainOutput(code int, output string) bool {
+	switch code {
+	case 112, 125:
+		return true
+	}
+	return strings.Contains(output, "Could not find domain") || strings.Contains(output, "Domain does not support specified action")
+}
+
+// Unwrap lets errors.Is(err, ErrNotLoaded) recognise a missing service,
+// and errors.Is(err, ErrNoGUISession) a missing domain.
 func (e *ExitError) Unwrap() error {
+	if noDomainOutput(e.Code, e.Output) {
+		return ErrNoGUISession
+	}
 	if notLoadedOutput(e.Code, e.Output) {
 		return ErrNotLoaded
 	}
