@@ -225,6 +225,11 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 	}
 
 	if op == "status" {
+		if deps.uid == 0 {
+			// Status is allowed as root, but what it then reads is
+			// root's, which a person reaching for sudo rarely means.
+			fmt.Fprintf(inv.Stderr, "novactl service status: note: running as root, this shows root's jobs (root's service manager, and the definitions under %s), not yours; run it without sudo to see yours\n", paths.UserHome(inv.Environ))
+		}
 		return printServiceStatus(ctx, inv, backends, *jsonOut)
 	}
 	for _, b := range backends {

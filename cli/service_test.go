@@ -1382,3 +1382,25 @@ func TestService_StartNotInstalled(t *testing.T) {
 		})
 	}
 }
+
+// TestService_StatusAsRoot: status is the one operation root may run, but
+// as root it asks root's launchd domain (gui/0) or systemd manager and
+// looks in root's home, where nothing is installed, and then advises an
+// install that refuses root. It says whose status it shows.
+func TestService_StatusAsRoot(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			h := newServiceHome(t)
+			deps := h.lifecycleDeps(t, goos)
+			deps.uid = 0
+			_, out, errOut := runServiceCLI(context.Background(), h.environ, deps, "status")
+			if !strings.Contains(errOut, "as root") || !strings.Contains(errOut, "without sudo") {
+				t.Errorf("status as root does not say whose status it shows:\nstdout:\n%s\nstderr:\n%s", out, errOut)
+			}
+			deps.uid = 501
+			if _, _, errOut := runServiceCLI(context.Background(), h.environ, deps, "status"); strings.Contains(errOut, "as root") {
+				t.Errorf("status as a user speaks of root: %s", errOut)
+			}
+		})
+	}
+}
