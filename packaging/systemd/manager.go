@@ -457,6 +457,16 @@ func (m *Manager) Status() (Status, error) {
 	if err != nil {
 		return st, err
 	}
+	environ := m.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	if err := CheckUserManager(environ); err != nil {
+		// systemctl --user would print nothing on stdout, which kardianos
+		// reads as "not installed", whatever the unit file says.
+		st.State, st.Detail = "unknown", err.Error()
+		return st, nil
+	}
 	s, err := c.Status()
 	switch {
 	case errors.Is(err, service.ErrNotInstalled):

@@ -24,11 +24,20 @@ func newTestManager(t *testing.T) (*Manager, *systemdtest.System) {
 		t.Fatal(err)
 	}
 	sys := &systemdtest.System{OS: Platform}
+	// A login session's runtime directory, where the user manager listens.
+	run := filepath.Join(home, "run")
+	if err := os.MkdirAll(filepath.Join(run, "systemd"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(run, "systemd", "private"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	m := &Manager{
-		Unit:  goldenUnit(),
-		Home:  home,
-		Token: packaging.HomeToken(filepath.Join(home, ".nova")),
-		Log:   func(s string) { t.Log(s) },
+		Unit:    goldenUnit(),
+		Home:    home,
+		Token:   packaging.HomeToken(filepath.Join(home, ".nova")),
+		Environ: []string{"HOME=" + home, "XDG_RUNTIME_DIR=" + run},
+		Log:     func(s string) { t.Log(s) },
 	}
 	m.Unit.NovaHome = filepath.Join(home, ".nova")
 	m.New = func(cfg *service.Config) (Controller, error) {
@@ -265,6 +274,15 @@ func TestKardianos_WritesTheRenderedUnit(t *testing.T) {
 	t.Setenv("PATH", bin)
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", "")
+	// A login session's runtime directory, where the user manager listens.
+	run := filepath.Join(home, "run")
+	if err := os.MkdirAll(filepath.Join(run, "systemd"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(run, "systemd", "private"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", run)
 
 	m := &Manager{Unit: goldenUnit(), Home: home, Token: packaging.HomeToken(filepath.Join(home, ".nova"))}
 	m.Unit.NovaHome = filepath.Join(home, ".nova")
@@ -494,5 +512,29 @@ func TestManager_ControlErrorsSayWhereToLook(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "systemctl --user status dev.nova.novad.service") || !strings.Contains(err.Error(), "journalctl --user -u dev.nova.novad.service") {
 			t.Errorf("%s: %v; want it to name systemctl --user status and journalctl", name, err)
 		}
+	}
+}
+
+// TestManager_StatusWithoutUserManager: from a session with no systemd
+// user manager (su, sudo -u), systemctl --user is-active prints nothing
+// to stdout, which kardianos reads as "not installed" even when the unit
+// file is there. Status says instead that the manager is unreachable,
+// and why, without asking systemctl.
+func TestManager_StatusWithoutUserManager(t *testing.T) {
+	m, sys := newTestManager(t)
+	if err := m.Install(); err != nil {
+		t.Fatal(err)
+	}
+	sys.ResetCalls()
+	m.Environ = []string{"HOME=" + m.Home}
+	st, err := m.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Installed || st.State != "unknown" || !strings.Contains(st.Detail, "no systemd user manager") || !strings.Contains(st.Detail, "log in as this user") {
+		t.Errorf("status without a user manager: %+v", st)
+	}
+	if calls := sys.Calls(); len(calls) != 0 {
+		t.Errorf("status without a user manager asked systemd: %v", calls)
 	}
 }
