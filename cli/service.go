@@ -611,7 +611,7 @@ func (b *launchdBackend) summary(op string) string {
 	}
 	if b.absent {
 		// Nothing starts it again at login: saying so would be wrong.
-		return fmt.Sprintf("%s is not installed (no %s): nothing to stop.", b.a.Job.Label, b.a.PlistPath())
+		return fmt.Sprintf("%s is not installed (no %s): nothing to stop.", b.a.Job.Label, b.a.PlistPath()) + brewStopHint(b.duplicates())
 	}
 	return "Stopped " + b.a.Job.Label + ": " + b.what + " starts again at the next login or with novactl service start."
 }
@@ -793,7 +793,7 @@ func (b *systemdBackend) summary(op string) string {
 		return "Restarted " + name + ": " + b.what + " runs with config.yaml as it is now. novactl service status shows what systemd says."
 	}
 	if b.absent {
-		return fmt.Sprintf("%s is not installed (no %s): nothing to stop.", name, b.m.UnitPath())
+		return fmt.Sprintf("%s is not installed (no %s): nothing to stop.", name, b.m.UnitPath()) + brewStopHint(b.duplicates())
 	}
 	return "Stopped " + name + ": " + b.what + " starts again at the next login or with novactl service start."
 }
@@ -845,6 +845,15 @@ func (b *systemdBackend) status(context.Context) (any, doctor.ServiceStatus, []s
 
 func (b *systemdBackend) duplicates() []packaging.Definition {
 	return otherDefinitions(b.m.Home, "linux", b.job)
+}
+
+// brewStopHint is what stop adds for a job it did not install when
+// Homebrew runs it instead (dups): that one keeps running.
+func brewStopHint(dups []packaging.Definition) string {
+	if len(dups) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Homebrew runs %s (%s): brew services stop %s stops it.", dups[0].Job, dups[0].Path, dups[0].Formula)
 }
 
 // refuseSecondJob refuses an install that would register a job Homebrew

@@ -1404,3 +1404,25 @@ func TestService_StatusAsRoot(t *testing.T) {
 		})
 	}
 }
+
+// TestService_StopPointsAtHomebrew: where Homebrew runs the jobs and
+// novactl service install did not, stop has nothing of its own to stop
+// and says how to stop Homebrew's, which keeps running.
+func TestService_StopPointsAtHomebrew(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			h := newServiceHome(t)
+			deps := h.lifecycleDeps(t, goos)
+			dir, brew := macos.LaunchAgentsDir(h.home), "homebrew.mxcl.nova.plist"
+			if goos == "linux" {
+				dir, brew = systemd.UserUnitDir(h.home), "homebrew.nova.service"
+			}
+			novatest.Must(t, os.MkdirAll(dir, 0o755))
+			novatest.Must(t, os.WriteFile(filepath.Join(dir, brew), []byte("x"), 0o644))
+			code, out, errOut := runServiceCLI(context.Background(), h.environ, deps, "stop")
+			if code != ExitOK || !strings.Contains(out, "is not installed") || !strings.Contains(out, "brew services stop nova") {
+				t.Errorf("stop with Homebrew's job: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+		})
+	}
+}
