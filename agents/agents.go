@@ -130,8 +130,10 @@ var all = []Agent{
 		mcpConfig: func(e env) string { return filepath.Join(e.codexHome(), "config.toml") },
 		// $CODEX_HOME/skills is deprecated but still scanned.
 		skillRoots: func(e env) []string { return []string{e.sharedSkills(), filepath.Join(e.codexHome(), "skills")} },
-		// Rollouts, one folder a day.
-		memory: func(e env) (string, []string) { return filepath.Join(e.codexHome(), "sessions"), []string{"."} },
+		// The home: rollouts in sessions/, one folder a day, and those of
+		// archived threads in archived_sessions/ (a thread archived moves
+		// there, inside the same source).
+		memory: func(e env) (string, []string) { return e.codexHome(), []string{"sessions", "archived_sessions"} },
 	},
 	{
 		ID: Gemini, Name: "Gemini CLI",

@@ -173,7 +173,7 @@ func TestMemory(t *testing.T) {
 	touch(".hermes", "state.db")
 	want := map[string]string{
 		ClaudeCode: filepath.Join(home, ".claude", "projects"),
-		Codex:      filepath.Join(home, ".codex", "sessions"),
+		Codex:      filepath.Join(home, ".codex"),
 		Gemini:     filepath.Join(home, ".gemini"),
 		OpenClaw:   filepath.Join(home, ".openclaw"),
 		Hermes:     filepath.Join(home, ".hermes"),
@@ -182,6 +182,16 @@ func TestMemory(t *testing.T) {
 		if dir, ok := found(id, environ); !ok || dir != want[id] {
 			t.Errorf("%s: memory %s (found %v), want %s", id, dir, ok, want[id])
 		}
+	}
+	// Codex's home holds the rollouts of its threads in sessions/, and of
+	// the threads archived in archived_sessions/: one archived thread is
+	// memory too.
+	archived := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(archived, ".codex", "archived_sessions"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if dir, ok := found(Codex, []string{"HOME=" + archived}); !ok || dir != filepath.Join(archived, ".codex") {
+		t.Errorf("codex with archived sessions only: memory %s (found %v)", dir, ok)
 	}
 	// Each follows its variables, and is not found when they point to an
 	// empty folder.

@@ -22,7 +22,7 @@ const configInitHelp = `Writes a first NOVA_HOME/config.yaml whose sources are t
 found on this machine, so that "novactl index sync" has something to index:
 
   claude       ~/.claude/projects   (or $CLAUDE_CONFIG_DIR/projects)
-  codex        ~/.codex/sessions    (or $CODEX_HOME/sessions)
+  codex        ~/.codex             (or $CODEX_HOME; sessions/, archived_sessions/)
   gemini       ~/.gemini            (chat recordings under tmp/, GEMINI.md)
   openclaw     ~/.openclaw          (or $OPENCLAW_STATE_DIR; agents/*/sessions)
   hermes       ~/.hermes            (or $HERMES_HOME; state.db, memories/)

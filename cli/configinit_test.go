@@ -100,12 +100,12 @@ func TestConfigInit_agents(t *testing.T) {
 	}
 	for _, line := range []string{
 		"  - {name: claude,   kind: claude-code, path: ~/.claude/projects}",
-		"  - {name: codex,    kind: codex,       path: ~/.codex/sessions}",
+		"  - {name: codex,    kind: codex,       path: ~/.codex}",
 		"  - {name: gemini,   kind: gemini,      path: ~/.gemini}",
 		"  - {name: openclaw, kind: openclaw,    path: ~/.openclaw}",
 		"  - {name: hermes,   kind: hermes,      path: ~/.hermes}",
 		"  - {name: aider,    kind: aider,       path: ~/src}",
-		"# Sources found: Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini), OpenClaw (~/.openclaw), Hermes (~/.hermes), Aider (~/src).",
+		"# Sources found: Claude Code (~/.claude/projects), Codex (~/.codex), Gemini CLI (~/.gemini), OpenClaw (~/.openclaw), Hermes (~/.hermes), Aider (~/src).",
 		"#configuration",
 	} {
 		if !strings.Contains(string(data), line) {
@@ -150,7 +150,7 @@ func TestConfigInit_onlyWhatAgentsKept(t *testing.T) {
 		writeFixture(t, root, filepath.Join(d, "config"), "")
 	}
 	code, out, errOut := runCLI(context.Background(), env, "config", "init")
-	if code != ExitOK || !strings.Contains(out, "with no sources: no agent memory was found here") || !strings.Contains(out, "Not found: Claude Code (~/.claude/projects), Codex (~/.codex/sessions)") {
+	if code != ExitOK || !strings.Contains(out, "with no sources: no agent memory was found here") || !strings.Contains(out, "Not found: Claude Code (~/.claude/projects), Codex (~/.codex)") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	data, _ := os.ReadFile(home.Config())
@@ -173,7 +173,7 @@ func TestConfigInit_onlyWhatAgentsKept(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); code != ExitOK || err != nil {
 		t.Fatalf("exit %d (%v)\nstdout: %s\nstderr: %s", code, err, out, errOut)
 	}
-	want := filepath.Join(elsewhere, "sessions")
+	want := elsewhere
 	if len(r.Sources) != 1 || r.Sources[0].Path != want {
 		t.Errorf("sources %+v, want codex at %s", r.Sources, want)
 	}

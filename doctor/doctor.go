@@ -553,7 +553,7 @@ func checkSource(s config.Source, goos string, environ []string) (Check, time.Ti
 // agentFolders is the folder each agent kind's path names, for a source
 // that lists nothing.
 var agentFolders = map[string]string{
-	config.KindCodex:      "Codex's sessions folder (~/.codex/sessions, or one day of it)",
+	config.KindCodex:      "the Codex home (~/.codex), whose sessions/ and archived_sessions/ hold its rollouts, or its sessions folder, or one day of it",
 	config.KindClaudeCode: "Claude Code's projects folder (~/.claude/projects, or one project of it)",
 	config.KindOpenClaw:   "OpenClaw's state directory (~/.openclaw), which holds agents/<id>/sessions",
 	config.KindHermes:     "the Hermes home (~/.hermes), which holds state.db",

@@ -23,7 +23,8 @@ import (
 	"github.com/nova-recall/nova/config"
 )
 
-// Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl) are
+// Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl, and
+// ~/.codex/archived_sessions/rollout-*.jsonl once a thread is archived) are
 // read line by line into one record per user prompt and per assistant
 // message, whatever the rollout's version:
 //

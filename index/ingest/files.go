@@ -57,7 +57,10 @@ var kindIncludes = map[string][]string{
 // compacts the session: a copy of the whole conversation so far, then
 // Claude Code's instructions to summarize it and the summary, which the
 // session's own file keeps as its compact summary (read as a sidechain,
-// every prompt came back as the assistant's, once per compaction);
+// every prompt came back as the assistant's, once per compaction); a
+// Codex home keeps its rollouts in sessions/ and archived_sessions/, and
+// beside them the Codex app's worktrees/ (whole checkouts of the
+// person's repositories, not walked), its logs and shell snapshots;
 // OpenClaw writes sidecars beside its sessions (backups, checkpoints,
 // temporary files, locks, trajectories) and keeps folders that hold no
 // memory to read (its SQLite search index, cron run logs, the browser
@@ -71,6 +74,7 @@ var kindIncludes = map[string][]string{
 // are many of them (hidden folders, .git and .venv, are never entered).
 var kindExcludes = map[string][]string{
 	config.KindClaudeCode: {"**/tool-results/**", "agent-acompact-*.jsonl"},
+	config.KindCodex:      {"{worktrees,log,shell_snapshots}/**"},
 	config.KindOpenClaw:   {"*.bak", "*.tmp", "*.lock", "*.checkpoint", "*.checkpoint.*", "*.trajectory.*", "node_modules", "{memory,cron,browser,extensions,media,logs}/**"},
 	config.KindHermes:     {"hermes-agent", "node_modules", "venv", "logs", "skills", "sessions", "cron", "cache", "image_cache", "audio_cache", "checkpoints"},
 	config.KindGemini:     {"{history,extensions,skills,commands,node_modules}/**", "tmp/*/checkpoints/**"},

@@ -411,3 +411,28 @@ func listed(t *testing.T, src config.Source) (string, []Problem) {
 	}
 	return strings.Join(files, " "), l.Problems
 }
+
+// TestList_codexHome: a codex source at Codex's home (what config init
+// writes) lists the rollouts of sessions/ and of archived_sessions/ (the
+// threads a person archived, moved there whole), and does not walk the
+// folders that hold none: the Codex app's worktrees/ (whole checkouts of
+// the person's repositories) and log/.
+func TestList_codexHome(t *testing.T) {
+	const name = "rollout-2026-12-01T09-00-00-0a0b0c0d-0000-4000-8000-000000000001.jsonl"
+	dir := writeTree(t, map[string]string{
+		"sessions/2026/12/01/" + name:        "{}\n",
+		"archived_sessions/" + name + ".zst": "",
+		"worktrees/ab12/shop/" + name:        "{}\n",
+		"log/" + name:                        "{}\n",
+		"history.jsonl":                      "{}\n",
+	})
+	src := config.Source{Name: "codex", Kind: config.KindCodex, Path: dir}
+	got, problems := listed(t, src)
+	if want := "archived_sessions/" + name + ".zst sessions/2026/12/01/" + name; got != want || len(problems) != 0 {
+		t.Errorf("listed %q, problems %v; want %q", got, problems, want)
+	}
+	// Not entered, nor watched (the watcher asks SkipsDir too).
+	if !SkipsDir(src, "worktrees") || SkipsDir(src, "archived_sessions") {
+		t.Errorf("SkipsDir: worktrees %v, archived_sessions %v", SkipsDir(src, "worktrees"), SkipsDir(src, "archived_sessions"))
+	}
+}
