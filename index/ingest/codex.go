@@ -593,7 +593,9 @@ func codexFindRollout(fc *fileCtx, id string) string {
 		}
 		name := d.Name()
 		switch {
-		case d.IsDir() && p != root && strings.HasPrefix(name, "."):
+		case d.IsDir() && p != root && skipsWalk(fc.src, root, p):
+			// The folders the listing does not enter (hidden ones, the
+			// Codex app's worktrees/ in a Codex home) hold no rollout.
 			return fs.SkipDir
 		case d.IsDir() || !strings.HasPrefix(name, "rollout-"):
 		case strings.HasSuffix(name, suffix):
@@ -609,6 +611,13 @@ func codexFindRollout(fc *fileCtx, id string) string {
 		return nil
 	})
 	return found
+}
+
+// skipsWalk reports whether SkipsDir skips the folder at path p under
+// root, the folder src's listing walks.
+func skipsWalk(src config.Source, root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err != nil || SkipsDir(src, filepath.ToSlash(rel))
 }
 
 // responseItem reads a response_item. An inherited message, copied from
