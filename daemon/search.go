@@ -225,6 +225,10 @@ func (s *Server) runSearch(r *http.Request, req api.SearchRequest, budget time.D
 		case out.err == nil:
 			out.resp.WorkerTelemetry = telemetry(api.WorkerFinished, false)
 			out.resp.RetrievalController.WorkerTelemetry = out.resp.WorkerTelemetry
+			// The engine sees only the deadline and rebuilds the budget
+			// from it, short by the queue wait and rounding (59999 for
+			// 60000); the budget is the one decided here.
+			out.resp.RetrievalController.LatencyBudgetMs = budgetMs
 			return out.resp, http.StatusOK
 		case errors.Is(out.err, context.DeadlineExceeded):
 			return degraded(http.StatusServiceUnavailable, api.ReasonTimeout, "timeout", api.WorkerFinished, false, "local-worker-timeout")

@@ -53,3 +53,35 @@ func TestSearch_dateRangeKeysStrict(t *testing.T) {
 		}
 	}
 }
+
+// TestSearch_latencyBudgetReported (conformance 5.1, 5.4): the budget a
+// search ran under is reported the same in retrievalController and in
+// workerTelemetry: the 60 s cap for a larger request, the caller's
+// lower one as asked, and on the facade what remainingBudgetMs left of
+// it. The controller's copy was rebuilt from the deadline and read a
+// millisecond or more short (59999).
+func TestSearch_latencyBudgetReported(t *testing.T) {
+	srv := serve(t, daemon.Options{Config: indexedHome(t, t.TempDir()), Logger: slog.New(slog.DiscardHandler)})
+	direct := "http://" + srv.DirectAddr().String()
+	facade := "http://" + srv.FacadeAddr().String()
+	waitServing(t, direct)
+	for _, tc := range []struct {
+		url, body string
+		want      int
+	}{
+		{direct + api.PathSearch, `{"query":"staging deploy","latency_budget_ms":120000}`, 60000},
+		{direct + api.PathSearch, `{"query":"staging deploy"}`, 60000},
+		{direct + api.PathSearch, `{"query":"staging deploy","latency_budget_ms":1234}`, 1234},
+		{facade + api.PathFacadeSearch, `{"query":"staging deploy","latencyBudgetMs":120000}`, 60000},
+		{facade + api.PathFacadeSearch, `{"query":"bounded","remainingBudgetMs":500,"latencyBudgetMs":120000}`, 450},
+	} {
+		var resp api.SearchResponse
+		postJSON(t, tc.url, tc.body, &resp)
+		if !resp.Available || resp.WorkerTelemetry == nil {
+			t.Fatalf("%s %s: unavailable: %+v", tc.url, tc.body, resp)
+		}
+		if got, wt := resp.RetrievalController.LatencyBudgetMs, resp.WorkerTelemetry.LatencyBudgetMs; got != tc.want || wt != tc.want {
+			t.Errorf("%s %s: retrievalController.latencyBudgetMs %d, workerTelemetry.latencyBudgetMs %d, want %d", tc.url, tc.body, got, wt, tc.want)
+		}
+	}
+}
