@@ -64,11 +64,19 @@ func (s *Server) facadeRoutes() http.Handler {
 // OPTIONS, ...) is refused as read-only.
 func (s *Server) mux(routes []route, readOnlyMessage string, withContract bool) http.Handler {
 	mux := http.NewServeMux()
-	paths := map[string]bool{}
+	// allow is each path's Allow header for a 405: its methods, GET
+	// with the HEAD the mux answers with it.
+	allow := map[string]string{}
 	for _, rt := range routes {
 		mux.Handle(rt.pattern, s.handle(rt.h))
-		_, path, _ := cutMethod(rt.pattern)
-		paths[path] = true
+		method, path, _ := cutMethod(rt.pattern)
+		if method == http.MethodGet {
+			method += ", " + http.MethodHead
+		}
+		if allow[path] != "" {
+			method = allow[path] + ", " + method
+		}
+		allow[path] = method
 	}
 	fallback := s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		switch r.Method {
@@ -76,12 +84,15 @@ func (s *Server) mux(routes []route, readOnlyMessage string, withContract bool) 
 		default:
 			return s.readOnlyError(readOnlyMessage, withContract)
 		}
-		if paths[r.URL.Path] {
+		if methods, ok := allow[r.URL.Path]; ok {
+			// RFC 9110 requires Allow on a 405, as net/http's mux
+			// sends it: the client learns the method to use.
+			w.Header().Set("Allow", methods)
 			return api.NewError(http.StatusMethodNotAllowed, api.CodeMethodNotAllowed, api.MessageMethodNotAllowed)
 		}
 		return api.NewError(http.StatusNotFound, api.CodeNotFound, api.MessageNotFound)
 	})
-	for p := range paths {
+	for p := range allow {
 		mux.Handle(p, fallback)
 	}
 	mux.Handle("/", fallback)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -133,6 +134,39 @@ func fill(v reflect.Value, seed int, strs []string, floats []float64, depth int)
 	case reflect.Interface:
 		if seed%2 == 1 {
 			v.Set(reflect.ValueOf(strs[pick(len(strs))]))
+		}
+	}
+}
+
+// TestMux_methodNotAllowedSaysAllow: a 405 names the methods the path
+// takes in Allow (RFC 9110 15.5.6 requires it; net/http's own mux sends
+// it, and the JSON fallback that replaced its answer dropped it), so a
+// client that used the wrong method learns the right one.
+func TestMux_methodNotAllowedSaysAllow(t *testing.T) {
+	s := &Server{log: slog.New(slog.DiscardHandler)}
+	direct, facade := s.directRoutes(), s.facadeRoutes()
+	for _, tc := range []struct {
+		h            http.Handler
+		method, path string
+		status       int
+		allow        string
+	}{
+		{direct, http.MethodGet, api.PathSearch, http.StatusMethodNotAllowed, "POST"},
+		{direct, http.MethodHead, api.PathSearch, http.StatusMethodNotAllowed, "POST"},
+		{direct, http.MethodPost, api.PathHealth, http.StatusMethodNotAllowed, "GET, HEAD"},
+		{direct, http.MethodGet, api.PathEncode, http.StatusMethodNotAllowed, "POST"},
+		{direct, http.MethodGet, "/memory/write", http.StatusMethodNotAllowed, "POST"},
+		{facade, http.MethodPost, api.PathFacadeContract, http.StatusMethodNotAllowed, "GET, HEAD"},
+		{facade, http.MethodGet, api.PathFacadeSearch, http.StatusMethodNotAllowed, "POST"},
+		{facade, http.MethodGet, "/api/rag/external/settings", http.StatusMethodNotAllowed, "PUT"},
+		// Not a 405: no Allow.
+		{direct, http.MethodGet, "/nope", http.StatusNotFound, ""},
+		{facade, http.MethodDelete, api.PathFacadeSearch, http.StatusForbidden, ""},
+	} {
+		rec := httptest.NewRecorder()
+		tc.h.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, nil))
+		if rec.Code != tc.status || rec.Header().Get("Allow") != tc.allow {
+			t.Errorf("%s %s: %d Allow %q, want %d Allow %q", tc.method, tc.path, rec.Code, rec.Header().Get("Allow"), tc.status, tc.allow)
 		}
 	}
 }
