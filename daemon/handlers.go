@@ -231,10 +231,14 @@ func (s *Server) tokenFileServed() bool {
 	return err == nil && onDisk.Equal(s.token.Reveal())
 }
 
-// contract returns the external-agent contract with the serving profile.
+// contract returns the external-agent contract with the serving profile,
+// in the embedding profile's keys (mode, providerId, model, dimension) as
+// /health and /stats give it; provider, the providerId, is kept for
+// clients that read it.
 func (s *Server) contract() *api.Contract {
 	p := s.servingProfile()
-	return api.NewContract(map[string]any{"provider": p.Provider, "model": p.Model, "dimension": p.Dimension})
+	v := profileView(p)
+	return api.NewContract(map[string]any{"mode": v.Mode, "providerId": v.ProviderID, "provider": p.Provider, "model": p.Model, "dimension": p.Dimension})
 }
 
 func (s *Server) handleContract(w http.ResponseWriter, r *http.Request) error {

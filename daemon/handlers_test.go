@@ -120,3 +120,27 @@ func sendWithToken(t *testing.T, method, url, body string, token []byte) (int, [
 	novatest.Must(t, err)
 	return resp.StatusCode, b
 }
+
+// TestContractProviderIsTheEmbeddingProfile (conformance 1.1): the
+// contract's provider describes the embedding provider with the keys of
+// the embedding profile every other response uses (mode, providerId,
+// model, dimension), and equals /health's embeddingProfile. It held only
+// provider, model and dimension, where provider is /health's providerId.
+func TestContractProviderIsTheEmbeddingProfile(t *testing.T) {
+	srv := serve(t, daemon.Options{Config: indexedHome(t, t.TempDir()), Logger: slog.New(slog.DiscardHandler)})
+	direct := "http://" + srv.DirectAddr().String()
+	waitServing(t, direct)
+	var health struct {
+		EmbeddingProfile map[string]any `json:"embeddingProfile"`
+	}
+	getJSON(t, direct+api.PathHealth, &health)
+	var contract struct {
+		Provider map[string]any `json:"provider"`
+	}
+	getJSON(t, "http://"+srv.FacadeAddr().String()+api.PathFacadeContract, &contract)
+	for _, k := range []string{"mode", "providerId", "model", "dimension"} {
+		if v, ok := contract.Provider[k]; !ok || v != health.EmbeddingProfile[k] {
+			t.Errorf("contract provider[%q] = %v, want /health embeddingProfile's %v (provider %v)", k, v, health.EmbeddingProfile[k], contract.Provider)
+		}
+	}
+}
