@@ -53,16 +53,6 @@ func (s *Server) handleFacadeSearch(w http.ResponseWriter, r *http.Request) erro
 		writeJSON(w, status, resp)
 		return nil
 	}
-	// Status-gated, as the facade's health: while search is unavailable
-	// the reason is the status ("missing" before any index), and no
-	// search runs.
-	if !rs.SearchAvailable {
-		resp := api.Unavailable(req.Query, req.TopK, rs.Freshness.Status)
-		resp.ExternalAgentContract = s.contract()
-		resp.RagStatus = &rs
-		writeJSON(w, http.StatusOK, resp)
-		return nil
-	}
 	// The facade honours the caller's monotonic budget: the total is the
 	// server cap plus transport grace, lowered to remainingBudgetMs.
 	serverCap := s.serverBudget(req)
@@ -71,6 +61,8 @@ func (s *Server) handleFacadeSearch(w http.ResponseWriter, r *http.Request) erro
 		total = min(total, time.Duration(*req.RemainingBudgetMs)*time.Millisecond)
 	}
 	budget := &api.FacadeBudget{Policy: "monotonic-total-budget", TotalBudgetMs: int(total.Milliseconds()), ServerBudgetCapMs: int(serverCap.Milliseconds())}
+	// finish attaches what every facade answer but a 400 or 500 carries,
+	// facadeBudget included (conformance 5.3), unavailable ones too.
 	finish := func(resp *api.SearchResponse) {
 		elapsed := time.Since(arrival)
 		budget.ElapsedMs = float64(elapsed.Microseconds()) / 1000
@@ -80,11 +72,22 @@ func (s *Server) handleFacadeSearch(w http.ResponseWriter, r *http.Request) erro
 		resp.ExternalAgentContract = s.contract()
 		resp.RagStatus = &rs
 	}
+	// An exhausted budget is refused first, before the status decides
+	// anything, as upstream refuses it before its readiness probe.
 	if total < api.MinBudgetMs*time.Millisecond {
 		resp := api.Unavailable(req.Query, req.TopK, api.ReasonBudgetExhausted)
 		resp.Error = "insufficient remaining search budget"
 		finish(resp)
 		resp.FacadeBudget.RemainingBudgetMs = max(0, int(total.Milliseconds()))
+		writeJSON(w, http.StatusOK, resp)
+		return nil
+	}
+	// Status-gated, as the facade's health: while search is unavailable
+	// the reason is the status ("missing" before any index), and no
+	// search runs.
+	if !rs.SearchAvailable {
+		resp := api.Unavailable(req.Query, req.TopK, rs.Freshness.Status)
+		finish(resp)
 		writeJSON(w, http.StatusOK, resp)
 		return nil
 	}

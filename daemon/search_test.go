@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/daemon"
@@ -82,6 +83,40 @@ func TestSearch_latencyBudgetReported(t *testing.T) {
 		}
 		if got, wt := resp.RetrievalController.LatencyBudgetMs, resp.WorkerTelemetry.LatencyBudgetMs; got != tc.want || wt != tc.want {
 			t.Errorf("%s %s: retrievalController.latencyBudgetMs %d, workerTelemetry.latencyBudgetMs %d, want %d", tc.url, tc.body, got, wt, tc.want)
+		}
+	}
+}
+
+// TestFacadeSearch_budgetWhenUnavailable (conformance 5.3, 5.5): every
+// facade search answer but a 400 or 500 reports facadeBudget, the
+// status-gated one (no index) included; and a caller's exhausted budget
+// is refused as such before the status is consulted, as upstream's
+// facade refuses it before its readiness probe. Before, the status-gated
+// answer had no facadeBudget, and an exhausted budget there said
+// "missing".
+func TestFacadeSearch_budgetWhenUnavailable(t *testing.T) {
+	srv := serve(t, daemon.Options{Config: testConfig(t, t.TempDir()), Logger: slog.New(slog.DiscardHandler)})
+	url := "http://" + srv.FacadeAddr().String() + api.PathFacadeSearch
+	var resp api.SearchResponse
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp = api.SearchResponse{}
+		postJSON(t, url, `{"query":"staging deploy"}`, &resp)
+		if api.StringOr(resp.Reason, "") != api.ReasonIndexLoading || time.Now().After(deadline) {
+			break
+		}
+	}
+	if resp.Available || api.StringOr(resp.Reason, "") != api.FreshnessMissing {
+		t.Fatalf("search without an index: available %v reason %q", resp.Available, api.StringOr(resp.Reason, ""))
+	}
+	if fb := resp.FacadeBudget; fb == nil || fb.Policy != "monotonic-total-budget" || fb.TotalBudgetMs != 65000 || fb.ServerBudgetCapMs != 60000 ||
+		resp.RetrievalController.FacadeBudget == nil {
+		t.Errorf("status-gated answer: facadeBudget %+v, retrievalController.facadeBudget %+v", fb, resp.RetrievalController.FacadeBudget)
+	}
+	for _, body := range []string{`{"query":"staging deploy","remainingBudgetMs":0}`, `{"query":"staging deploy","remainingBudgetMs":-5}`} {
+		resp = api.SearchResponse{}
+		postJSON(t, url, body, &resp)
+		if api.StringOr(resp.Reason, "") != api.ReasonBudgetExhausted || resp.FacadeBudget == nil || resp.FacadeBudget.RemainingBudgetMs != 0 {
+			t.Errorf("%s without an index: reason %q facadeBudget %+v, want %s with remainingBudgetMs 0", body, api.StringOr(resp.Reason, ""), resp.FacadeBudget, api.ReasonBudgetExhausted)
 		}
 	}
 }
