@@ -120,3 +120,41 @@ func TestFacadeSearch_budgetWhenUnavailable(t *testing.T) {
 		}
 	}
 }
+
+// TestSearch_resultShapingFlags (conformance 1.16): includeFullText false
+// leaves text out of every result and keeps textPreview;
+// includeGovernance false leaves governance out; both default to true,
+// and the direct server's snake_case names do the same.
+func TestSearch_resultShapingFlags(t *testing.T) {
+	srv := serve(t, daemon.Options{Config: indexedHome(t, t.TempDir()), Logger: slog.New(slog.DiscardHandler)})
+	direct := "http://" + srv.DirectAddr().String() + api.PathSearch
+	facade := "http://" + srv.FacadeAddr().String() + api.PathFacadeSearch
+	waitServing(t, "http://"+srv.DirectAddr().String())
+	for _, tc := range []struct {
+		url, flags       string
+		text, governance bool
+	}{
+		{facade, ``, true, true},
+		{direct, ``, true, true},
+		{facade, `,"includeFullText":false`, false, true},
+		{facade, `,"includeGovernance":false`, true, false},
+		{facade, `,"includeFullText":false,"includeGovernance":false`, false, false},
+		{direct, `,"include_full_text":false,"include_governance":false`, false, false},
+		{direct, `,"include_full_text":true,"include_governance":false`, true, false},
+	} {
+		var resp struct {
+			Results []map[string]any `json:"results"`
+		}
+		postJSON(t, tc.url, `{"query":"staging deploy port"`+tc.flags+`}`, &resp)
+		if len(resp.Results) == 0 {
+			t.Fatalf("%s %s: no results", tc.url, tc.flags)
+		}
+		for _, r := range resp.Results {
+			_, text := r["text"]
+			_, gov := r["governance"]
+			if text != tc.text || gov != tc.governance || r["textPreview"] == "" {
+				t.Errorf("%s %s: text %v governance %v textPreview %q, want text %v governance %v", tc.url, tc.flags, text, gov, r["textPreview"], tc.text, tc.governance)
+			}
+		}
+	}
+}
