@@ -190,3 +190,44 @@ func TestGuard_loopbackPeersOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestGuard_securityHeadersOnEveryResponse (conformance 7.10, reliability
+// D13): answers and refusals alike carry the headers that keep a browser
+// from rendering, framing, caching or sharing them, with these values,
+// and never an Access-Control-* header.
+func TestGuard_securityHeadersOnEveryResponse(t *testing.T) {
+	_, h := guardedOK(t)
+	want := map[string]string{
+		"X-Content-Type-Options":       "nosniff",
+		"Cache-Control":                "no-store",
+		"Content-Security-Policy":      "default-src 'none'; frame-ancestors 'none'",
+		"Cross-Origin-Resource-Policy": "same-origin",
+		"X-Frame-Options":              "DENY",
+		"Referrer-Policy":              "no-referrer",
+	}
+	evilHost := guardedRequest(http.MethodGet, "/", nil)
+	evilHost.Host = "evil.example:3036"
+	remote := guardedRequest(http.MethodGet, "/", nil)
+	remote.RemoteAddr = "203.0.113.10:4000"
+	for name, r := range map[string]*http.Request{
+		"answer":       guardedRequest(http.MethodGet, "/", nil),
+		"rebinding":    evilHost,
+		"non-loopback": remote,
+		"browser":      guardedRequest(http.MethodPost, "/", http.Header{"Origin": {"https://evil.example"}}),
+		"proxy":        guardedRequest(http.MethodGet, "/", http.Header{"X-Forwarded-For": {"203.0.113.9"}}),
+		"preflight":    guardedRequest(http.MethodOptions, "/", http.Header{"Access-Control-Request-Method": {"POST"}}),
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		for k, v := range want {
+			if got := rec.Header().Get(k); got != v {
+				t.Errorf("%s (%d): %s %q, want %q", name, rec.Code, k, got, v)
+			}
+		}
+		for k := range rec.Header() {
+			if strings.HasPrefix(k, "Access-Control-") {
+				t.Errorf("%s: CORS header %s", name, k)
+			}
+		}
+	}
+}
