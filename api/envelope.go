@@ -333,11 +333,14 @@ type Controller struct {
 
 // PassReport describes one executed pass (or the fusion and gate steps).
 type PassReport struct {
-	ID                string   `json:"id"`
-	Query             string   `json:"query,omitempty"`
-	CandidateCount    *int     `json:"candidateCount,omitempty"`
-	Returned          *int     `json:"returned,omitempty"`
-	SourceSets        []string `json:"sourceSets,omitempty"`
+	ID             string `json:"id"`
+	Query          string `json:"query,omitempty"`
+	CandidateCount *int   `json:"candidateCount,omitempty"`
+	Returned       *int   `json:"returned,omitempty"`
+	// SourceSets is listed, empty or not, for a retrieval pass (the
+	// contract's per-pass shape) and left out (nil) for the fusion and
+	// quality-gate steps.
+	SourceSets        []string `json:"sourceSets,omitzero"`
 	Purpose           string   `json:"purpose,omitempty"`
 	Reason            string   `json:"reason,omitempty"`
 	Status            string   `json:"status,omitempty"`

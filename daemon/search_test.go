@@ -158,3 +158,42 @@ func TestSearch_resultShapingFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestSearch_passReportsListSourceSets (conformance 4.1): every retrieval
+// pass in retrievalController.passes is {id, query, candidateCount,
+// returned, sourceSets, purpose}, sourceSets a list even when the pass
+// keeps to no source set; the fusion and quality-gate steps have their
+// own shapes. The engine made it [] and omitempty dropped the key.
+func TestSearch_passReportsListSourceSets(t *testing.T) {
+	srv := serve(t, daemon.Options{Config: indexedHome(t, t.TempDir()), Logger: slog.New(slog.DiscardHandler)})
+	waitServing(t, "http://"+srv.DirectAddr().String())
+	for _, body := range []string{
+		`{"query":"staging deploy port 42017"}`,
+		`{"query":"zebra kubernetes V1-A-029 question"}`,
+		`{"query":"zebra kubernetes V1-A-029 question","source_sets":["notes"]}`,
+	} {
+		var resp struct {
+			RetrievalController struct {
+				Passes []map[string]any `json:"passes"`
+			} `json:"retrievalController"`
+		}
+		postJSON(t, "http://"+srv.DirectAddr().String()+api.PathSearch, body, &resp)
+		for _, p := range resp.RetrievalController.Passes {
+			id, _ := p["id"].(string)
+			if id == "fusion-rerank-dedupe" || id == "quality-gate" {
+				if _, ok := p["sourceSets"]; ok {
+					t.Errorf("%s: %s has sourceSets: %v", body, id, p)
+				}
+				continue
+			}
+			for _, k := range []string{"id", "query", "candidateCount", "returned", "sourceSets", "purpose"} {
+				if _, ok := p[k]; !ok {
+					t.Errorf("%s: pass %s has no %s: %v", body, id, k, p)
+				}
+			}
+			if _, ok := p["sourceSets"].([]any); !ok {
+				t.Errorf("%s: pass %s sourceSets %v, want a list", body, id, p["sourceSets"])
+			}
+		}
+	}
+}
