@@ -268,14 +268,24 @@ func DecodeSearchRequest(body []byte, surface Surface, defaultTopK int) (SearchR
 	f.WorkTypes = listField("workType", "workTypes", "work_type")
 	req.IncludeFullText = boolField(true, "includeFullText", "include_full_text")
 	req.IncludeGovernance = boolField(true, "includeGovernance", "include_governance")
-	if n, ok := intField("latencyBudgetMs", "latency_budget_ms"); ok && n > 0 {
-		req.LatencyBudgetMs = n
+	for _, name := range []string{"latencyBudgetMs", "latency_budget_ms"} {
+		raw, ok := fields[name]
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		n, err := parseMillis(raw)
+		if err != nil {
+			ferr = &RequestError{Status: http.StatusUnprocessableEntity, Field: name, Reason: name + " must be a number of milliseconds"}
+		} else if n > 0 {
+			req.LatencyBudgetMs = n
+		}
+		break
 	}
 	if ferr != nil {
 		return fail(ferr.Status, ferr.Field, ferr.Reason)
 	}
 	if raw, ok := fields["remainingBudgetMs"]; ok && string(raw) != "null" {
-		n, err := parseInt(raw)
+		n, err := parseMillis(raw)
 		if err != nil {
 			// A budget the server cannot read is refused rather than
 			// guessed: 0 would silently refuse, infinity would overrun.
@@ -400,6 +410,21 @@ func parseInt(raw json.RawMessage) (int, error) {
 		return 0, errors.New("not an integer")
 	}
 	return int(f), nil
+}
+
+// parseMillis reads a number of milliseconds. A client's clock gives
+// fractions (performance.now(), time.monotonic() * 1000); they are
+// rounded down, so a budget read here is never more than was sent.
+func parseMillis(raw json.RawMessage) (int, error) {
+	var num json.Number
+	if err := json.Unmarshal(raw, &num); err != nil {
+		return 0, err
+	}
+	f, err := num.Float64()
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) > 1e12 {
+		return 0, errors.New("not a number of milliseconds")
+	}
+	return int(math.Floor(f)), nil
 }
 
 func parseStringList(raw json.RawMessage) ([]string, error) {

@@ -1,0 +1,49 @@
+package api
+
+import "testing"
+
+// TestDecodeSearchRequest_budgetMilliseconds: remainingBudgetMs and
+// latencyBudgetMs are numbers of milliseconds, and a client's clock gives
+// fractions (performance.now() in JavaScript, time.monotonic() * 1000 in
+// Python): a fraction is rounded down, never up, so the budget is never
+// overrun. Only what is not a number is refused (ARCHITECTURE: "a
+// non-numeric value is a 400"); 30000.5 was refused as "must be a number
+// of milliseconds" while the string "30000" was taken.
+func TestDecodeSearchRequest_budgetMilliseconds(t *testing.T) {
+	for _, tc := range []struct {
+		body              string
+		remaining, status int // remaining -1: not sent
+		latency           int
+	}{
+		{`{"query":"q","remainingBudgetMs":30000.5}`, 30000, 0, 0},
+		{`{"query":"q","remainingBudgetMs":199.99}`, 199, 0, 0},
+		{`{"query":"q","remainingBudgetMs":0.4}`, 0, 0, 0},
+		{`{"query":"q","remainingBudgetMs":-3.5}`, 0, 0, 0},
+		{`{"query":"q","remainingBudgetMs":1e4}`, 10000, 0, 0},
+		{`{"query":"q","remainingBudgetMs":"soon"}`, -1, 400, 0},
+		{`{"query":"q","remainingBudgetMs":true}`, -1, 400, 0},
+		{`{"query":"q","remainingBudgetMs":[1]}`, -1, 400, 0},
+		{`{"query":"q","latencyBudgetMs":1500.7}`, -1, 0, 1500},
+		{`{"query":"q","latency_budget_ms":250.2}`, -1, 0, 250},
+		{`{"query":"q","latencyBudgetMs":"fast"}`, -1, 422, 0},
+	} {
+		req, err := DecodeSearchRequest([]byte(tc.body), Facade, DefaultTopK)
+		switch {
+		case tc.status != 0:
+			if err == nil || err.Status != tc.status {
+				t.Errorf("%s: %v, want %d", tc.body, err, tc.status)
+			}
+			continue
+		case err != nil:
+			t.Errorf("%s: refused: %v", tc.body, err)
+			continue
+		}
+		got := -1
+		if req.RemainingBudgetMs != nil {
+			got = *req.RemainingBudgetMs
+		}
+		if got != tc.remaining || req.LatencyBudgetMs != tc.latency {
+			t.Errorf("%s: remaining %d latency %d, want %d and %d", tc.body, got, req.LatencyBudgetMs, tc.remaining, tc.latency)
+		}
+	}
+}
