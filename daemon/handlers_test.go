@@ -144,3 +144,43 @@ func TestContractProviderIsTheEmbeddingProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestContractIsTheSameEverywhere (conformance 1.3): the contract, and
+// its usagePrompt byte for byte, is the same in GET /contract and in
+// every facade body that embeds it: health, stats, search, a search
+// refused as invalid, and a refused mutation.
+func TestContractIsTheSameEverywhere(t *testing.T) {
+	srv := serve(t, daemon.Options{Config: indexedHome(t, t.TempDir()), Logger: slog.New(slog.DiscardHandler)})
+	waitServing(t, "http://"+srv.DirectAddr().String())
+	facade := "http://" + srv.FacadeAddr().String()
+	var want json.RawMessage
+	getJSON(t, facade+api.PathFacadeContract, &want)
+	var c api.Contract
+	novatest.Must(t, json.Unmarshal(want, &c))
+	if c.UsagePrompt != api.UsagePrompt {
+		t.Fatalf("GET /contract usagePrompt %q", c.UsagePrompt)
+	}
+	for _, tc := range []struct{ method, path, body string }{
+		{http.MethodGet, api.PathFacadeHealth, ""},
+		{http.MethodGet, api.PathFacadeStats, ""},
+		{http.MethodPost, api.PathFacadeSearch, `{"query":"staging deploy"}`},
+		{http.MethodPost, api.PathFacadeSearch, `{}`},
+		{http.MethodPut, "/api/rag/external/settings", `{"server":{"host":"0.0.0.0"}}`},
+		{http.MethodPost, "/api/rag/external/memory/write", `{"text":"x"}`},
+	} {
+		req, err := http.NewRequest(tc.method, facade+tc.path, strings.NewReader(tc.body))
+		novatest.Must(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		novatest.Must(t, err)
+		var body struct {
+			Contract json.RawMessage `json:"externalAgentContract"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		novatest.Must(t, err)
+		if string(body.Contract) != strings.TrimSpace(string(want)) {
+			t.Errorf("%s %s (%d): externalAgentContract differs from GET /contract:\n got %s\nwant %s", tc.method, tc.path, resp.StatusCode, body.Contract, want)
+		}
+	}
+}
