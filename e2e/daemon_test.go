@@ -51,6 +51,13 @@ func TestUnavailableBeforeAnyIndex(t *testing.T) {
 	}
 	if dm := direct.json(t); dm["reason"] != api.ReasonIndexNotLoaded || dm["ragStatus"] != nil {
 		t.Errorf("direct unavailable (checklist 2.4): reason %v, ragStatus %v", dm["reason"], dm["ragStatus"])
+	} else if wt, _ := dm["workerTelemetry"].(map[string]any); wt["workerState"] != api.WorkerFinished ||
+		dm["queryPlan"].(map[string]any)["topK"] != 4.0 {
+		t.Errorf("direct unavailable (checklist 2.4): workerTelemetry %v, queryPlan %v", dm["workerTelemetry"], dm["queryPlan"])
+	}
+	// The status-gated facade answer reports the budget too (checklist 5.3).
+	if fb, _ := m["facadeBudget"].(map[string]any); fb["policy"] != "monotonic-total-budget" || fb["totalBudgetMs"] != 65000.0 {
+		t.Errorf("facade unavailable answer without facadeBudget: %v", m["facadeBudget"])
 	}
 	hl := do(t, http.MethodGet, d.Facade+api.PathFacadeHealth, "", nil)
 	if err := contracttest.Validate(contracttest.FacadeHealth, hl.body, false); err != nil {
