@@ -61,7 +61,8 @@ func (s *Server) facadeRoutes() http.Handler {
 // mux registers a route table. Every path also gets a method-less
 // fallback so a wrong method answers with the JSON error body rather than
 // the mux's plain text; any method that could write (PUT, PATCH, DELETE,
-// OPTIONS, ...) is refused as read-only.
+// OPTIONS, ..., and POST to a route that only reads) is refused as
+// read-only.
 func (s *Server) mux(routes []route, readOnlyMessage string, withContract bool) http.Handler {
 	mux := http.NewServeMux()
 	// allow is each path's Allow header for a 405: its methods, GET
@@ -84,7 +85,14 @@ func (s *Server) mux(routes []route, readOnlyMessage string, withContract bool) 
 		default:
 			return s.readOnlyError(readOnlyMessage, withContract)
 		}
-		if methods, ok := allow[r.URL.Path]; ok {
+		methods, known := allow[r.URL.Path]
+		if known && r.Method == http.MethodPost {
+			// A write to a route that only reads (health, stats,
+			// contract) is refused as one, as PUT or DELETE is
+			// (reliability.md F13), not as a mere wrong method.
+			return s.readOnlyError(readOnlyMessage, withContract)
+		}
+		if known {
 			// RFC 9110 requires Allow on a 405, as net/http's mux
 			// sends it: the client learns the method to use.
 			w.Header().Set("Allow", methods)

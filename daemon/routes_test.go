@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/nova-recall/nova/api"
@@ -153,14 +154,14 @@ func TestMux_methodNotAllowedSaysAllow(t *testing.T) {
 	}{
 		{direct, http.MethodGet, api.PathSearch, http.StatusMethodNotAllowed, "POST"},
 		{direct, http.MethodHead, api.PathSearch, http.StatusMethodNotAllowed, "POST"},
-		{direct, http.MethodPost, api.PathHealth, http.StatusMethodNotAllowed, "GET, HEAD"},
 		{direct, http.MethodGet, api.PathEncode, http.StatusMethodNotAllowed, "POST"},
 		{direct, http.MethodGet, "/memory/write", http.StatusMethodNotAllowed, "POST"},
-		{facade, http.MethodPost, api.PathFacadeContract, http.StatusMethodNotAllowed, "GET, HEAD"},
 		{facade, http.MethodGet, api.PathFacadeSearch, http.StatusMethodNotAllowed, "POST"},
 		{facade, http.MethodGet, "/api/rag/external/settings", http.StatusMethodNotAllowed, "PUT"},
+		{facade, http.MethodHead, "/api/rag/external/memory/write", http.StatusMethodNotAllowed, "POST"},
 		// Not a 405: no Allow.
 		{direct, http.MethodGet, "/nope", http.StatusNotFound, ""},
+		{direct, http.MethodPost, api.PathHealth, http.StatusForbidden, ""},
 		{facade, http.MethodDelete, api.PathFacadeSearch, http.StatusForbidden, ""},
 	} {
 		rec := httptest.NewRecorder()
@@ -168,5 +169,41 @@ func TestMux_methodNotAllowedSaysAllow(t *testing.T) {
 		if rec.Code != tc.status || rec.Header().Get("Allow") != tc.allow {
 			t.Errorf("%s %s: %d Allow %q, want %d Allow %q", tc.method, tc.path, rec.Code, rec.Header().Get("Allow"), tc.status, tc.allow)
 		}
+	}
+}
+
+// TestMux_postToReadOnlyRouteIsRefused (reliability.md F13): a POST, the
+// one writing method the mux lets through to its routes, to a route that
+// only reads (health, stats, contract) is refused as read-only, 403 like
+// PUT, PATCH and DELETE anywhere, the facade's with the contract; it was
+// a 405. A wrong method that cannot write (GET /search) stays a 405.
+func TestMux_postToReadOnlyRouteIsRefused(t *testing.T) {
+	s := &Server{log: slog.New(slog.DiscardHandler)}
+	direct, facade := s.directRoutes(), s.facadeRoutes()
+	for _, tc := range []struct {
+		h            http.Handler
+		path         string
+		withContract bool
+	}{
+		{direct, api.PathHealth, false},
+		{direct, api.PathStats, false},
+		{facade, api.PathFacadeHealth, true},
+		{facade, api.PathFacadeStats, true},
+		{facade, api.PathFacadeContract, true},
+	} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, tc.path, strings.NewReader(`{"query":"x"}`))
+		req.Header.Set("Content-Type", "application/json")
+		tc.h.ServeHTTP(rec, req)
+		var e api.Error
+		if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || rec.Code != http.StatusForbidden || e.Code != api.CodeReadOnly ||
+			(e.Contract != nil) != tc.withContract {
+			t.Errorf("POST %s: %d %s", tc.path, rec.Code, rec.Body)
+		}
+	}
+	rec := httptest.NewRecorder()
+	direct.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, api.PathSearch, nil))
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Errorf("GET /search: %d, want 405", rec.Code)
 	}
 }
