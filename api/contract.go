@@ -139,7 +139,7 @@ func NewContract(provider map[string]any) *Contract {
 		SearchRequest: ContractSearchRequest{
 			RequiredFields: []string{"query"},
 			OptionalFields: []string{"topK", "date", "dateRange", "project", "role", "agent", "tags", "sourceSets", "lifecycle", "workType", "includeFullText", "includeGovernance", "remainingBudgetMs", "latencyBudgetMs"},
-			Aliases:        []string{"top_k", "dateFrom", "dateTo", "date_from", "date_to", "source_sets", "lifecycles", "workTypes", "work_type", "tag"},
+			Aliases:        []string{"top_k", "dateFrom", "dateTo", "date_from", "date_to", "source_sets", "lifecycles", "workTypes", "work_type", "tag", "latency_budget_ms", "include_full_text", "include_governance"},
 			TopK:           TopKRule{Default: DefaultTopK, Min: MinTopK, Max: MaxTopK},
 		},
 		SearchResponse: ContractSearchResponse{

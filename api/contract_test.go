@@ -1,6 +1,7 @@
 package api
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -105,6 +106,29 @@ func TestContractDocument(t *testing.T) {
 	for _, s := range append([]string{p, c.Purpose, guidance}, c.AllowedEndpoints...) {
 		if strings.Contains(s, PathEncode) {
 			t.Errorf("the contract names the internal %s: %q", PathEncode, s)
+		}
+	}
+}
+
+// TestContractListsEveryAlias: searchRequest.aliases names every other
+// spelling the decoder takes for a field, so an agent reading the contract
+// learns them all; each one listed does change the decoded request. The
+// snake_case spellings of the direct server's body (latency_budget_ms,
+// include_full_text, include_governance) were taken but not listed.
+func TestContractListsEveryAlias(t *testing.T) {
+	c := NewContract(nil)
+	base, _ := DecodeSearchRequest([]byte(`{"query":"q"}`), Facade, DefaultTopK)
+	for alias, value := range map[string]string{
+		"top_k": `3`, "dateFrom": `"2026-01-01"`, "dateTo": `"2026-01-02"`, "date_from": `"2026-01-01"`, "date_to": `"2026-01-02"`,
+		"source_sets": `["x"]`, "lifecycles": `["x"]`, "workTypes": `["x"]`, "work_type": `["x"]`, "tag": `"x"`,
+		"latency_budget_ms": `500`, "include_full_text": `false`, "include_governance": `false`,
+	} {
+		if !slices.Contains(c.SearchRequest.Aliases, alias) {
+			t.Errorf("searchRequest.aliases lacks %s: %v", alias, c.SearchRequest.Aliases)
+		}
+		req, err := DecodeSearchRequest([]byte(`{"query":"q","`+alias+`":`+value+`}`), Facade, DefaultTopK)
+		if err != nil || reflect.DeepEqual(req, base) {
+			t.Errorf("alias %s is not read (%v)", alias, err)
 		}
 	}
 }
