@@ -47,3 +47,41 @@ func TestDecodeSearchRequest_budgetMilliseconds(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeSearchRequest_topK (conformance 1.20, 1.21): the facade clamps
+// topK (alias top_k) into [1, 20] and takes the configured default when
+// it is absent or 0; the direct server refuses a top_k outside [1, 20]
+// with 422 and takes the configured default when it is absent.
+func TestDecodeSearchRequest_topK(t *testing.T) {
+	for _, tc := range []struct {
+		surface Surface
+		body    string
+		want    int // 0: refused with 422
+	}{
+		{Facade, `{"query":"q"}`, 11},
+		{Facade, `{"query":"q","topK":0}`, 11},
+		{Facade, `{"query":"q","topK":25}`, 20},
+		{Facade, `{"query":"q","topK":-3}`, 1},
+		{Facade, `{"query":"q","top_k":7}`, 7},
+		{Facade, `{"query":"q","topK":1e9}`, 20},
+		{Direct, `{"query":"q"}`, 11},
+		{Direct, `{"query":"q","top_k":1}`, 1},
+		{Direct, `{"query":"q","top_k":20}`, 20},
+		{Direct, `{"query":"q","top_k":-1}`, 0},
+		{Direct, `{"query":"q","top_k":0}`, 0},
+		{Direct, `{"query":"q","top_k":21}`, 0},
+		{Direct, `{"query":"q","top_k":1000000}`, 0},
+	} {
+		req, err := DecodeSearchRequest([]byte(tc.body), tc.surface, 11)
+		switch {
+		case tc.want == 0 && (err == nil || err.Status != 422 || err.TopK > MaxTopK):
+			t.Errorf("surface %d %s: %+v, %v, want 422", tc.surface, tc.body, req, err)
+		case tc.want != 0 && (err != nil || req.TopK != tc.want):
+			t.Errorf("surface %d %s: topK %d, %v, want %d", tc.surface, tc.body, req.TopK, err, tc.want)
+		}
+	}
+	// A configured default outside the bounds is not used.
+	if req, err := DecodeSearchRequest([]byte(`{"query":"q"}`), Facade, 30); err != nil || req.TopK != DefaultTopK {
+		t.Errorf("default 30: topK %d, %v", req.TopK, err)
+	}
+}
