@@ -248,6 +248,35 @@ func (a Agent) Memory(environ []string) (dir string, found bool) {
 	return dir, false
 }
 
+// MemoryFolders are the entries of the agent's memory folder (Memory)
+// that hold what it keeps, of those that exist: Codex's sessions/ and
+// archived_sessions/, Claude Code's projects folder itself. A source
+// that reads the memory folder reads them all.
+func (a Agent) MemoryFolders(environ []string) []string {
+	dir, signs := a.memory(env(environ))
+	var out []string
+	for _, s := range signs {
+		if p := filepath.Join(dir, s); exists(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// SourceName is the name config init gives the source of the agent's
+// memory: the agent's ID, but "claude" for Claude Code, as in README.
+func (a Agent) SourceName() string {
+	if a.ID == ClaudeCode {
+		return "claude"
+	}
+	return a.ID
+}
+
 // codeFolders are the folders people commonly keep their repositories
 // in, directly under the home directory.
 var codeFolders = []string{"src", "code", "Code", "dev", "Developer", "projects", "Projects", "repos", "git", "work", "workspace", "github"}

@@ -74,10 +74,6 @@ type initResult struct {
 	Content string        `json:"content,omitempty"`
 }
 
-// sourceNames are the source names config init gives the agents' memory,
-// README's.
-var sourceNames = map[string]string{agents.ClaudeCode: "claude"}
-
 func runConfigInit(inv *Invocation, args []string) int {
 	flags := newFlags(inv, "novactl config init", "novactl config init [--notes DIR]... [--force] [--dry-run] [--json]", configInitHelp)
 	var notes stringList
@@ -115,11 +111,7 @@ func runConfigInit(inv *Invocation, args []string) int {
 			res.Missing = append(res.Missing, initMissing{Agent: a.ID, Path: paths.Tilde(dir, inv.Environ), name: a.Name})
 			continue
 		}
-		name := sourceNames[a.ID]
-		if name == "" {
-			name = a.ID
-		}
-		res.Sources = append(res.Sources, initSource{Name: name, Kind: a.ID, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: a.Name})
+		res.Sources = append(res.Sources, initSource{Name: a.SourceName(), Kind: a.ID, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: a.Name})
 	}
 	for i, dir := range agents.AiderFolders(inv.Environ) {
 		name := "aider"

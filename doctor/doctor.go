@@ -371,6 +371,11 @@ func Run(ctx context.Context, opts Options) Report {
 			newest = t
 		}
 	}
+	if len(cfg.Sources) > 0 {
+		if chk, ok := unreadAgentMemory(cfg, opts.Environ); ok {
+			add(chk)
+		}
+	}
 	// With no index and nothing in any source, "novactl index sync" only
 	// fails ("the sources produced no memory"): say what is missing.
 	if errors.Is(merr, manifest.ErrNoManifest) && files == 0 {

@@ -142,6 +142,15 @@ func Tilde(p string, environ []string) string {
 	return p
 }
 
+// Within reports whether p is dir or lies inside it, both clean paths
+// (no "..", no trailing separator but for the root); "" is in nothing.
+func Within(p, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+}
+
 // IndexDir holds the manifest, history and generations.
 func (h Home) IndexDir() string { return filepath.Join(h.Root, "index") }
 

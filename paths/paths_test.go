@@ -106,3 +106,19 @@ func TestLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestWithin: a path is within itself and its ancestors, not within a
+// sibling that shares its prefix, and nothing is within "".
+func TestWithin(t *testing.T) {
+	for _, c := range []struct {
+		p, dir string
+		want   bool
+	}{
+		{"/a/b", "/a/b", true}, {"/a/b/c", "/a/b", true}, {"/a/b/c", "/", true},
+		{"/a/bc", "/a/b", false}, {"/a", "/a/b", false}, {"/a", "", false},
+	} {
+		if got := Within(c.p, c.dir); got != c.want {
+			t.Errorf("Within(%q, %q) = %v", c.p, c.dir, got)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index/ingest"
+	"github.com/nova-recall/nova/paths"
 )
 
 // fileStat is what the rescan compares: a file changed when any differs.
@@ -99,12 +100,7 @@ func (t *tree) owners(p string) []int {
 	return out
 }
 
-func within(p, root string) bool {
-	if root == "" {
-		return false
-	}
-	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
-}
+func within(p, root string) bool { return paths.Within(p, root) }
 
 // hidden reports whether p is or lies in a hidden folder below root,
 // which the readers skip (.git, .obsidian, .trash), or is a hidden file
