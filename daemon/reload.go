@@ -84,6 +84,17 @@ func (s *Server) recheck(d index.Depth) {
 		s.statusMu.Unlock()
 		return
 	}
+	if st == api.IntegrityVerified {
+		// A promotion that deleted the served generation (a compaction
+		// removes the one it replaces) can reach this check before the
+		// manifest watcher's event: that is a reload to make, not damage.
+		if m, _, merr := manifest.Read(s.home.Manifest()); merr == nil && m.RunID != cur.runID() {
+			s.reloadOnce(triggerWatch, nil)
+			if s.current.Load() != cur {
+				return
+			}
+		}
+	}
 	s.log.Error("The files of the served generation are damaged; looking for an intact one", "runId", cur.runID(),
 		"check", depthName(d), errAttr(err))
 	s.reloadOnce(triggerDamage, err)

@@ -438,3 +438,56 @@ func TestStartWithoutManifestServesKeptGeneration(t *testing.T) {
 		t.Errorf("without a manifest: serving %q (loaded %v), integrity %+v; want %s, as a fallback", h.Generation, h.IndexLoaded, h.Integrity, m.RunID)
 	}
 }
+
+// TestRetiredBeforeItsReload: a promotion that deletes the generation
+// novad serves (a compaction removes the one it replaces) may reach the
+// periodic check before the manifest watcher's event. That is a reload to
+// make, not damage: novad logged "The files of the served generation are
+// damaged" and went looking for an intact generation, an error in the
+// person's log for what was a routine sync.
+func TestRetiredBeforeItsReload(t *testing.T) {
+	cfg := indexedHome(t, t.TempDir())
+	var logs novatest.LogBuffer
+	// The watcher's debounce and poll outlast the test: only the
+	// periodic check sees the promotion.
+	srv := serve(t, daemon.Options{Config: cfg, Poll: time.Hour, Debounce: time.Hour, CheckEvery: 20 * time.Millisecond,
+		DeepCheckEvery: time.Hour, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	base := "http://" + srv.DirectAddr().String()
+	waitServing(t, base)
+	old, _, err := manifest.Read(cfg.Home.Manifest())
+	novatest.Must(t, err)
+
+	// Promote a copy of the served generation, then delete the served
+	// one, as a compaction does.
+	newID := manifest.NewRunID(time.Now().Add(time.Hour))
+	src, dst := filepath.Join(cfg.Home.IndexDir(), old.GenerationPath), cfg.Home.Generation(newID)
+	novatest.Must(t, os.MkdirAll(dst, 0o700))
+	entries, err := os.ReadDir(src)
+	novatest.Must(t, err)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		novatest.Must(t, err)
+		novatest.Must(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o400))
+	}
+	next := *old
+	next.RunID, next.GenerationPath = newID, "generations/"+newID
+	novatest.Must(t, manifest.WriteAtomic(cfg.Home.Manifest(), &next, nil))
+	novatest.Must(t, os.RemoveAll(src))
+
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var h api.Health
+		getJSON(t, base+api.PathHealth, &h)
+		if h.Generation == newID {
+			if h.Integrity.Status != api.IntegrityVerified {
+				t.Errorf("integrity %+v", h.Integrity)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the promoted generation was never served:\n%s", logs.String())
+		}
+	}
+	if strings.Contains(logs.String(), "damaged") {
+		t.Errorf("a routine promotion was logged as damage:\n%s", logs.String())
+	}
+}
