@@ -122,9 +122,9 @@ func TestSync_crash(t *testing.T) {
 }
 
 // TestSync_cleansInterruptedCandidates: a candidate directory without its
-// candidate record (a build that died while writing) and manifest temp
-// files are removed by the next sync; a complete candidate is not touched
-// by a build.
+// candidate record (a build that died while writing) and the temp files
+// of the manifest, index/lost.json and a trimmed history are removed by
+// the next sync; a complete candidate is not touched by a build.
 func TestSync_cleansInterruptedCandidates(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "memories.jsonl")
@@ -134,7 +134,10 @@ func TestSync_cleansInterruptedCandidates(t *testing.T) {
 	mustSync(t, ix)
 	torn := cfg.Home.Candidate(manifest.NewRunID(epoch.Add(time.Hour)))
 	writeFile(t, filepath.Join(torn, generation.FileSources), `{"files":[`)
-	writeFile(t, filepath.Join(cfg.Home.IndexDir(), ".manifest-123.tmp"), `{"schemaVersion":1,`)
+	temps := []string{".manifest-123.tmp", ".lost.json.4567.tmp", ".history.jsonl.89.tmp"}
+	for _, name := range temps {
+		writeFile(t, filepath.Join(cfg.Home.IndexDir(), name), `{"schemaVersion":1,`)
+	}
 	if _, err := ix.Verify(context.Background(), filepath.Base(torn)); err == nil {
 		t.Errorf("verify of an interrupted candidate succeeded")
 	}
@@ -142,7 +145,9 @@ func TestSync_cleansInterruptedCandidates(t *testing.T) {
 	if _, err := os.Stat(torn); !os.IsNotExist(err) {
 		t.Errorf("interrupted candidate still there: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(cfg.Home.IndexDir(), ".manifest-123.tmp")); !os.IsNotExist(err) {
-		t.Errorf("manifest temp still there: %v", err)
+	for _, name := range temps {
+		if _, err := os.Stat(filepath.Join(cfg.Home.IndexDir(), name)); !os.IsNotExist(err) {
+			t.Errorf("temp file %s still there: %v", name, err)
+		}
 	}
 }

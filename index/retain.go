@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/manifest"
 )
@@ -175,10 +176,15 @@ func (x *Indexer) collectGarbage() {
 }
 
 // cleanInterrupted removes what a crashed writer left: candidate
-// directories without a candidate record, temporary files, and segments
+// directories without a candidate record, temporary files (of the
+// manifest, lost.json and the history), and segments
 // and spaces nothing refers to. The lock is held.
 func (x *Indexer) cleanInterrupted() {
 	manifest.CleanTemps(x.home.IndexDir())
+	// The other files written whole beside it: the lost memory's record
+	// and the history, rewritten when it is trimmed.
+	atomicfile.RemoveTemps(lostFile(x.home))
+	atomicfile.RemoveTemps(x.home.History())
 	os.RemoveAll(x.tmpDir())
 	if entries, err := os.ReadDir(x.home.Candidates()); err == nil {
 		for _, e := range entries {
