@@ -550,7 +550,8 @@ func Verify(indexDir string, m *manifest.Manifest, checksums bool) error {
 
 // Cache shares opened segments between generations. Its zero value is
 // not usable; a nil *Cache opens every segment afresh. It holds weak
-// references: a segment no generation uses is unmapped.
+// references: a segment no generation uses is unmapped, and its entry
+// goes at the next segment the cache keeps.
 type Cache struct {
 	mu   sync.Mutex
 	segs map[string]cached
@@ -617,6 +618,13 @@ func (c *Cache) open(dir string, p manifest.Part, first int, verify bool) (*segm
 	// take one that was not on trust.
 	if verify {
 		c.mu.Lock()
+		// Entries of segments no generation uses any more go now: every
+		// sync adds a segment, and novad runs for weeks.
+		for k, e := range c.segs {
+			if e.r.Value() == nil {
+				delete(c.segs, k)
+			}
+		}
 		c.segs[key] = cached{r: weak.Make(r), stamps: stamps}
 		c.mu.Unlock()
 	}
