@@ -5,7 +5,9 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"runtime"
 	"time"
+	"weak"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
@@ -55,7 +57,74 @@ func (s *Server) reloadLoop(ctx context.Context) {
 			s.recheck(index.Quick)
 		case <-deep.C:
 			s.recheck(index.Deep)
+		case <-s.collect:
+			s.collectRetired()
 		}
+	}
+}
+
+// collectRetryAfter is how long collectRetired waits before looking again
+// for a retired snapshot that a finishing search still held, and
+// maxCollectRetries how many times in a row it looks.
+const (
+	collectRetryAfter = time.Second
+	maxCollectRetries = 3
+)
+
+// retire records that c (nil for none) is served no more. Its files are
+// mapped, and only the cleanups a garbage collection runs unmap them: the
+// runtime collects when the heap has grown enough, which a reload barely
+// does, so an idle novad or one with a large heap kept every retired
+// generation's files mapped, those that retention deleted taking their
+// disk space with them, for up to two minutes of promotions. Collect now
+// when no search uses c, else when its last search ends.
+func (s *Server) retire(c *served) {
+	if c == nil {
+		return
+	}
+	c.retired.Store(true)
+	s.retired = append(s.retired, weak.Make(c))
+	s.retries = 0
+	if c.searches.Load() == 0 {
+		s.askCollect()
+	}
+}
+
+// searchDone ends a search on c, asking for a collection when it was the
+// last one on a retired snapshot.
+func (s *Server) searchDone(c *served) {
+	if c.searches.Add(-1) == 0 && c.retired.Load() {
+		s.askCollect()
+	}
+}
+
+func (s *Server) askCollect() {
+	select {
+	case s.collect <- struct{}{}:
+	default:
+	}
+}
+
+// collectRetired collects garbage, off the request path, so that the
+// cleanups of the retired snapshots no search uses unmap their files. A
+// retired snapshot still reachable with no search on it was held by a
+// search goroutine on its way out: it is looked at again shortly, a few
+// times at most.
+func (s *Server) collectRetired() {
+	runtime.GC()
+	held := false
+	kept := s.retired[:0]
+	for _, w := range s.retired {
+		if c := w.Value(); c != nil {
+			kept = append(kept, w)
+			held = held || c.searches.Load() == 0
+		}
+	}
+	clear(s.retired[len(kept):])
+	s.retired = kept
+	if held && s.retries < maxCollectRetries {
+		s.retries++
+		time.AfterFunc(collectRetryAfter, s.askCollect)
 	}
 }
 
@@ -191,7 +260,7 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 		if cur != nil {
 			// A served file truncated or rewritten in place: reading its
 			// mapping gives other bytes or faults. Serve nothing.
-			s.current.Store(nil)
+			s.retire(s.current.Swap(nil))
 			s.writeState("")
 		}
 		s.log.Error("Generation not loaded and no kept generation is intact: nothing is served (novactl doctor explains)",
@@ -236,7 +305,7 @@ func (s *Server) swap(g *index.Served, hash, activeID, trigger string, activeErr
 	} else {
 		s.setIntegrity(api.IntegrityFallback, activeID, rec.RunID, activeErr, skipped, true)
 	}
-	s.current.Store(next)
+	s.retire(s.current.Swap(next))
 	// A promotion the manifest watcher saw is routine (the source watcher
 	// promotes after every burst an agent writes, and under launchd this
 	// log is a file nothing rotates; /health names what is served). A

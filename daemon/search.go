@@ -216,6 +216,10 @@ func (s *Server) runSearch(r *http.Request, req api.SearchRequest, budget time.D
 		// truncated under us faults, which must fail this search, not
 		// kill novad.
 		debug.SetPanicOnFault(true)
+		// Counted for retire: the last search on a replaced snapshot
+		// has its files unmapped.
+		cur.searches.Add(1)
+		defer s.searchDone(cur)
 		resp, err := s.engine.Search(ctx, cur.snap, req)
 		done <- outcome{resp, err}
 	}()

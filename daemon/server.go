@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"weak"
 
 	"golang.org/x/net/netutil"
 
@@ -127,6 +128,16 @@ type Server struct {
 	// checkNow asks the reload loop for a re-check of the served files
 	// before the next tick (a search panicked: they may be damaged).
 	checkNow chan struct{}
+	// collect asks the reload loop for a garbage collection: a generation
+	// that nothing serves or searches any more is unreachable, and only a
+	// collection runs the cleanups that unmap its files (see retire).
+	collect chan struct{}
+	// retired are the snapshots replaced since the last collection
+	// found them gone, and retries how many times in a row one was
+	// found still reachable with no search on it. The reload loop alone
+	// uses them.
+	retired  []weak.Pointer[served]
+	retries  int
 	inflight sync.WaitGroup
 }
 
@@ -143,6 +154,11 @@ type served struct {
 	hash      string
 	loadedAt  time.Time
 	profileOK bool
+	// searches counts the searches running on this snapshot; retired is
+	// set once another replaced it. The last search on a retired snapshot
+	// asks for a collection (see collect).
+	searches atomic.Int64
+	retired  atomic.Bool
 }
 
 func (c *served) runID() string { return c.gen.Record.RunID }
@@ -206,6 +222,7 @@ func New(opts Options) (*Server, error) {
 		permits:  make(chan struct{}, cfg.Retrieval.MaxConcurrentSearches),
 		hup:      make(chan struct{}, 1),
 		checkNow: make(chan struct{}, 1),
+		collect:  make(chan struct{}, 1),
 	}
 	if cfg.Embedding.Provider == config.ProviderOpenAI {
 		s.embedder = embedding.NewOpenAI(embedding.OpenAIOptions{
