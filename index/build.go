@@ -79,6 +79,9 @@ type Options struct {
 	// maxRetiredShare). Tests set them to exercise each compaction.
 	MergeDeltas  int
 	RewriteShare float64
+	// MaxSegments is the number of segments above which the whole
+	// generation is rewritten (0: maxSegments). Tests make it small.
+	MaxSegments int
 	// PieceBytes is how much of a large file a full build reads at a time
 	// (0: 4 MiB). Tests make it small to exercise the pieces.
 	PieceBytes int64

@@ -24,6 +24,19 @@ const (
 	// maxRetiredShare of retired document slots has the whole generation
 	// rewritten.
 	maxRetiredShare = 0.25
+	// More than maxSegments segments have the whole generation
+	// rewritten. A delta of an eighth of the largest segment or more is
+	// no small delta, and appends retire nothing: without a bound, every
+	// sync that appends that much adds a segment for good (files that
+	// novad maps, a folder), where no retrain of the builtin model
+	// rebuilds in full (an OpenAI-compatible embedder; a model trained on
+	// the most documents it takes). Each such segment holds an eighth of
+	// the largest or more, so a rewrite comes after the memory grew
+	// several times the largest segment: its cost is spread over what
+	// was added. A full build rolls a segment every segmentPostings, so a
+	// rewritten generation has far fewer segments than this at any size
+	// Nova is made for (this many hold some 190 million postings).
+	maxSegments = 32
 )
 
 // compact writes a compacted candidate of the active generation, or
@@ -39,14 +52,17 @@ func (x *Indexer) compact(ctx context.Context) (*BuildResult, error) {
 	g := prev.gen
 	segs := prev.manifest.Segments
 	var from int // the first segment to rewrite
-	share, merge := maxRetiredShare, maxSmallSegments
+	share, merge, most := maxRetiredShare, maxSmallSegments, maxSegments
 	if x.opts.RewriteShare > 0 {
 		share = x.opts.RewriteShare
 	}
 	if x.opts.MergeDeltas > 0 {
 		merge = x.opts.MergeDeltas
 	}
-	if retired := g.Len() - g.Count(); float64(retired) > share*float64(g.Len()) {
+	if x.opts.MaxSegments > 0 {
+		most = x.opts.MaxSegments
+	}
+	if retired := g.Len() - g.Count(); float64(retired) > share*float64(g.Len()) || len(segs) > most {
 		from = 0
 	} else {
 		small := 0
