@@ -291,6 +291,11 @@ func (a *Analyzer) stem(w string) string {
 	if s, ok := a.stems.Load(w); ok {
 		return s.(string)
 	}
+	// w is a slice of the text being analysed, and the stem may be a
+	// slice of w: kept in the memo, either would keep the whole text
+	// for as long as the analyzer lives (the watcher's and novad's live
+	// for weeks).
+	w = strings.Clone(w)
 	base := w
 	if !a.opts.NoLemmas {
 		if l, ok := lemmas()[w]; ok {
