@@ -378,22 +378,13 @@ func TestFailedGenerationIsNotRetriedEachPoll(t *testing.T) {
 	// A copy of the active generation with one bit flipped, promoted.
 	m, _, err := manifest.Read(cfg.Home.Manifest())
 	novatest.Must(t, err)
-	badID := manifest.NewRunID(time.Now().Add(time.Hour))
-	src, dst := filepath.Join(cfg.Home.IndexDir(), m.GenerationPath), cfg.Home.Generation(badID)
-	novatest.Must(t, os.MkdirAll(dst, 0o700))
-	entries, err := os.ReadDir(src)
-	novatest.Must(t, err)
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		novatest.Must(t, err)
-		if e.Name() == generation.FileSources {
+	bad := copyGeneration(t, cfg, m, func(name string, b []byte) {
+		if name == generation.FileSources {
 			b[len(b)/2] ^= 0x20
 		}
-		novatest.Must(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o600))
-	}
-	bad := *m
-	bad.RunID, bad.GenerationPath = badID, "generations/"+badID
-	novatest.Must(t, manifest.WriteAtomic(cfg.Home.Manifest(), &bad, nil))
+	})
+	badID := bad.RunID
+	novatest.Must(t, manifest.WriteAtomic(cfg.Home.Manifest(), bad, nil))
 
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		var h api.Health
@@ -459,20 +450,10 @@ func TestRetiredBeforeItsReload(t *testing.T) {
 
 	// Promote a copy of the served generation, then delete the served
 	// one, as a compaction does.
-	newID := manifest.NewRunID(time.Now().Add(time.Hour))
-	src, dst := filepath.Join(cfg.Home.IndexDir(), old.GenerationPath), cfg.Home.Generation(newID)
-	novatest.Must(t, os.MkdirAll(dst, 0o700))
-	entries, err := os.ReadDir(src)
-	novatest.Must(t, err)
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		novatest.Must(t, err)
-		novatest.Must(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o400))
-	}
-	next := *old
-	next.RunID, next.GenerationPath = newID, "generations/"+newID
-	novatest.Must(t, manifest.WriteAtomic(cfg.Home.Manifest(), &next, nil))
-	novatest.Must(t, os.RemoveAll(src))
+	next := copyGeneration(t, cfg, old, nil)
+	newID := next.RunID
+	novatest.Must(t, manifest.WriteAtomic(cfg.Home.Manifest(), next, nil))
+	novatest.Must(t, os.RemoveAll(filepath.Join(cfg.Home.IndexDir(), old.GenerationPath)))
 
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		var h api.Health
@@ -490,4 +471,27 @@ func TestRetiredBeforeItsReload(t *testing.T) {
 	if strings.Contains(logs.String(), "damaged") {
 		t.Errorf("a routine promotion was logged as damage:\n%s", logs.String())
 	}
+}
+
+// copyGeneration copies the files of m's generation into a new one, an
+// hour later by its run id, each passed through change (when not nil)
+// first, and returns its manifest, not yet promoted.
+func copyGeneration(t *testing.T, cfg config.Config, m *manifest.Manifest, change func(name string, b []byte)) *manifest.Manifest {
+	t.Helper()
+	id := manifest.NewRunID(time.Now().Add(time.Hour))
+	src, dst := filepath.Join(cfg.Home.IndexDir(), m.GenerationPath), cfg.Home.Generation(id)
+	novatest.Must(t, os.MkdirAll(dst, 0o700))
+	entries, err := os.ReadDir(src)
+	novatest.Must(t, err)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		novatest.Must(t, err)
+		if change != nil {
+			change(e.Name(), b)
+		}
+		novatest.Must(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o600))
+	}
+	next := *m
+	next.RunID, next.GenerationPath = id, "generations/"+id
+	return &next
 }
