@@ -401,12 +401,8 @@ func orNull(raw json.RawMessage) json.RawMessage {
 }
 
 func parseInt(raw json.RawMessage) (int, error) {
-	var num json.Number
-	if err := json.Unmarshal(raw, &num); err != nil {
-		return 0, err
-	}
-	f, err := num.Float64()
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || f != math.Trunc(f) || math.Abs(f) > 1e12 {
+	f, ok := parseNumber(raw)
+	if !ok || f != math.Trunc(f) {
 		return 0, errors.New("not an integer")
 	}
 	return int(f), nil
@@ -416,15 +412,22 @@ func parseInt(raw json.RawMessage) (int, error) {
 // fractions (performance.now(), time.monotonic() * 1000); they are
 // rounded down, so a budget read here is never more than was sent.
 func parseMillis(raw json.RawMessage) (int, error) {
-	var num json.Number
-	if err := json.Unmarshal(raw, &num); err != nil {
-		return 0, err
-	}
-	f, err := num.Float64()
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) > 1e12 {
+	f, ok := parseNumber(raw)
+	if !ok {
 		return 0, errors.New("not a number of milliseconds")
 	}
 	return int(math.Floor(f)), nil
+}
+
+// parseNumber reads a JSON number (or a string holding one) that is
+// finite and at most 1e12 in size, which any int holds.
+func parseNumber(raw json.RawMessage) (float64, bool) {
+	var num json.Number
+	if err := json.Unmarshal(raw, &num); err != nil {
+		return 0, false
+	}
+	f, err := num.Float64()
+	return f, err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) <= 1e12
 }
 
 func parseStringList(raw json.RawMessage) ([]string, error) {
