@@ -51,6 +51,21 @@ func built(t *testing.T) (paths.Home, *manifest.Manifest) {
 // builtFrom syncs recs (JSONL lines) into a new home.
 func builtFrom(t *testing.T, recs []string) (paths.Home, *manifest.Manifest) {
 	t.Helper()
+	cfg, _ := configFor(t, recs)
+	if _, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := manifest.Read(cfg.Home.Manifest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.Home, m
+}
+
+// configFor writes recs (JSONL lines) to a source file of a new home and
+// returns the home's configuration and the file's path.
+func configFor(t *testing.T, recs []string) (config.Config, string) {
+	t.Helper()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "memories.jsonl")
 	if err := os.WriteFile(src, []byte(strings.Join(recs, "\n")+"\n"), 0o600); err != nil {
@@ -62,14 +77,7 @@ func builtFrom(t *testing.T, recs []string) (paths.Home, *manifest.Manifest) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	m, _, err := manifest.Read(cfg.Home.Manifest())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg.Home, m
+	return cfg, src
 }
 
 func open(t *testing.T, home paths.Home, m *manifest.Manifest) (*generation.Generation, error) {
@@ -622,17 +630,7 @@ func TestCache_segmentChangedSinceVerified(t *testing.T) {
 // its files) for the life of the process, a few hundred bytes more at
 // every sync of a daemon that runs for weeks.
 func TestCache_forgetsUnmappedSegments(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "memories.jsonl")
-	if err := os.WriteFile(src, []byte(strings.Join(records, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := config.Defaults()
-	cfg.Home = paths.Home{Root: filepath.Join(dir, "home")}
-	cfg.Sources = []config.Source{{Name: "notes", Kind: config.KindJSONL, Path: src}}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	cfg, src := configFor(t, records)
 	ix := index.New(cfg, index.Options{NoRemote: true})
 	cache := generation.NewCache()
 	analyzer := lexical.NewAnalyzer()
