@@ -155,10 +155,10 @@ func loadLeakRules() (*leakRules, error) {
 
 // hintIndex finds the hint words of every rule in one pass over the
 // lower-case text: gitleaks' keywords, the local rules' hints, "secret"
-// (awsSecretSpans) and the assignment scanner's key words. A rule runs
-// only where one of its hints occurs. One Aho-Corasick walk replaced a
-// strings.Contains for each of about fifty hints, which was a quarter of
-// redaction's time.
+// and the AWS key id prefixes (awsSecretSpans) and the assignment
+// scanner's key words. A rule runs only where one of its hints occurs.
+// One Aho-Corasick walk replaced a strings.Contains for each of about
+// fifty hints, which was a quarter of redaction's time.
 type hintIndex struct {
 	trie *ahocorasick.Trie
 	// Per pattern, by the trie's pattern number: the gitleaks rules it
@@ -215,7 +215,9 @@ func newHintIndex(lr *leakRules) *hintIndex {
 			x.local[pattern(h)] |= 1 << i
 		}
 	}
-	x.secret[pattern("secret")] = true
+	for _, h := range []string{"secret", "akia", "asia"} {
+		x.secret[pattern(h)] = true
+	}
 	for _, h := range assignmentHints {
 		x.assign[pattern(h)] = true
 	}
@@ -377,14 +379,13 @@ var localRules = []localRule{
 	{[]string{"ya29.", "1//0", "gocspx-", ":aa", "whsec_", "tskey-", "gsk_", "xai-", "r8_", "sntrys_", "dp.", "secret_", "figd_"},
 		regexp.MustCompile(`\b(?:ya29\.[0-9A-Za-z_-]{20,}|1//0[0-9A-Za-z_-]{30,}|GOCSPX-[0-9A-Za-z_-]{20,}|[0-9]{8,10}:AA[0-9A-Za-z_-]{30,}|whsec_[0-9A-Za-z+/]{24,}=*|tskey-[a-z]+-[0-9A-Za-z]+-[0-9A-Za-z]{16,}|gsk_[0-9A-Za-z]{40,}|xai-[0-9A-Za-z]{60,}|r8_[0-9A-Za-z]{30,}|sntrys_[0-9A-Za-z_=-]{40,}|dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[a-z0-9_-]+\.)?[0-9A-Za-z]{40,}|secret_[0-9A-Za-z]{43}\b|figd_[0-9A-Za-z_-]{40,})`), 0, nil, [2]int{}},
 	{[]string{"/api/webhooks/"}, regexp.MustCompile(`\bdiscord(?:app)?\.com/api/webhooks/[0-9]+/([0-9A-Za-z_-]{40,})`), 1, nil, [2]int{}},
-	// An Authorization bearer credential; one without a digit is prose
-	// ("send a Bearer authentication header").
-	{[]string{"bearer"}, regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, [2]int{}},
+	// An Authorization bearer credential (see headerCredential).
+	{[]string{"bearer"}, regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), 1, headerCredential, [2]int{}},
 	// An Authorization header with another scheme than Bearer (Basic,
-	// Token, ...) or none, also as escaped JSON in a tool call
-	// ({\"Authorization\":\"Token ...\"}). Basic credentials must decode
-	// to user:password.
-	{[]string{"authorization"}, regexp.MustCompile(`(?i)\bauthorization\\?["']?\s*[:=]\s*\\?["']?(?:(?:basic|token|digest|apikey|api-key|sso-key|key)\s+)?([A-Za-z0-9._~+/-]{16,}=*)`), 1, func(s string) bool { return strings.ContainsAny(s, "0123456789") }, [2]int{0, 128}},
+	// Token, ...) or none, also as escaped JSON in a tool call, once
+	// ({\"Authorization\":\"Token ...\"}) or twice (a command in a tool
+	// call's arguments). Basic credentials must decode to user:password.
+	{[]string{"authorization"}, regexp.MustCompile(`(?i)\bauthorization\\*["']?\s*[:=]\s*\\*["']?(?:(?:basic|token|digest|apikey|api-key|sso-key|key)\s+)?([A-Za-z0-9._~+/-]{16,}=*)`), 1, headerCredential, [2]int{0, 128}},
 	{[]string{"basic"}, regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`), 1, basicCredentials, [2]int{0, 64}},
 	// Secrets given as command-line arguments: --password VALUE,
 	// --token VALUE, curl -u user:password, mysql -pPASSWORD.
@@ -453,17 +454,34 @@ func Redact(text string) (string, int) {
 }
 
 // awsSecretSpans adds the bare 40-character AWS secret access keys that
-// follow the word "secret" within 48 bytes ("the secret is wJalr..."),
-// told from a 40-hex commit hash or a long word by their mixed case (see
+// follow the word "secret" ("the secret is wJalr...") or an access key
+// id (AKIA..., a key pair pasted as it is) within 48 bytes, told from a
+// 40-hex commit hash or a long word by their mixed case (see
 // awsSecretValue). It is plain code: the equivalent case-insensitive
 // pattern cost more than every other rule together.
 func awsSecretSpans(text, lower string, out []span) []span {
+	out = awsSecretsAfter(text, lower, "secret", out)
+	out = awsSecretsAfter(text, lower, "akia", out)
+	return awsSecretsAfter(text, lower, "asia", out)
+}
+
+// awsSecretsAfter adds the AWS secret access keys within 48 bytes after
+// each anchor word in lower; "akia" and "asia" anchor only as an access
+// key id's prefix, and from the id's end.
+func awsSecretsAfter(text, lower, anchor string, out []span) []span {
 	for i := 0; ; {
-		j := strings.Index(lower[i:], "secret")
+		j := strings.Index(lower[i:], anchor)
 		if j < 0 {
 			return out
 		}
-		i += j + len("secret")
+		at := i + j
+		i = at + len(anchor)
+		if anchor != "secret" {
+			if !awsKeyID(text, at) {
+				continue
+			}
+			i = at + 20
+		}
 		// Runs that start within 48 bytes of the word; a run is read to
 		// its end to tell 40 characters from a longer string.
 		for k := i; k < min(len(text), i+49); {
@@ -480,6 +498,20 @@ func awsSecretSpans(text, lower string, out []span) []span {
 			}
 		}
 	}
+}
+
+// awsKeyID reports an AWS access key id (AKIA or ASIA and 16 capitals
+// or digits) at offset at of text.
+func awsKeyID(text string, at int) bool {
+	if at+20 > len(text) || (text[at:at+4] != "AKIA" && text[at:at+4] != "ASIA") {
+		return false
+	}
+	for _, c := range []byte(text[at+4 : at+20]) {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 func isBase64Byte(c byte) bool {
@@ -790,7 +822,9 @@ func keyBefore(text string, end int) (string, bool) {
 	if j > 0 && (text[j-1] == '"' || text[j-1] == '\'') {
 		quoted = true
 		j--
-		if j > 0 && text[j-1] == '\\' {
+		// Escaped once or more: JSON in a string ({\"password\":...}),
+		// itself in a string (a command in a tool call's arguments).
+		for j > 0 && end-j < 16 && text[j-1] == '\\' {
 			j--
 		}
 	}
@@ -809,8 +843,8 @@ func isKeyByte(c byte) bool {
 }
 
 // valueAfter returns the range of the value that starts after blanks at
-// offset i of text: inside its quotes when it is quoted (", \", ' or `),
-// on one line; else up to a blank or a character that ends a value in
+// offset i of text: inside its quotes when it is quoted (", \", \\\",
+// ' or `), on one line; else up to a blank or a character that ends a value in
 // JSON, YAML flow, a query string or a shell line.
 func valueAfter(text string, i int) (int, int) {
 	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
@@ -823,8 +857,16 @@ func valueAfter(text string, i int) (int, int) {
 	switch {
 	case text[i] == '"' || text[i] == '\'' || text[i] == '`':
 		quote = text[i : i+1]
-	case text[i] == '\\' && i+1 < len(text) && text[i+1] == '"':
-		quote = `\"`
+	case text[i] == '\\':
+		// A quote escaped once or more (\", \\\"): the value ends at
+		// the same escape.
+		j := i
+		for j < len(text) && j-i < 16 && text[j] == '\\' {
+			j++
+		}
+		if j < len(text) && text[j] == '"' {
+			quote = text[i : j+1]
+		}
 	}
 	if quote != "" {
 		start := i + len(quote)
@@ -1091,6 +1133,28 @@ func randomValue(v string) bool {
 		return true
 	}
 	return len(v) >= 16 && strings.ContainsAny(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && strings.ContainsAny(v, "abcdefghijklmnopqrstuvwxyz")
+}
+
+// headerCredential reports a value after an Authorization scheme that
+// is a credential, not prose or a name ("send a Bearer authentication
+// header", "Bearer AuthenticationHeaderValue"): one with a digit, or
+// letters of both cases in even measure, as a generated token without a
+// digit has (one token of 32 base62 characters in 280 has no digit) and
+// a camelCase name does not.
+func headerCredential(v string) bool {
+	if strings.ContainsAny(v, "0123456789") {
+		return true
+	}
+	upper, lower := 0, 0
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= 'A' && c <= 'Z':
+			upper++
+		case c >= 'a' && c <= 'z':
+			lower++
+		}
+	}
+	return len(v) >= 20 && 3*upper >= len(v) && 3*lower >= len(v)
 }
 
 // credentialValue reports a value that reads as a password rather than a
