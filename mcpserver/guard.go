@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,7 +54,7 @@ func guard(in io.Reader, sdk *io.PipeWriter, w *lockedWriter) {
 				}
 			} else if line[0] != '[' {
 				w.track(line)
-				if _, werr := sdk.Write(append(line, '\n')); werr != nil {
+				if _, werr := sdk.Write(append(w.forward(line), '\n')); werr != nil {
 					return // the session is closed
 				}
 			}
@@ -114,7 +115,7 @@ func serveBatch(line []byte, lc *lifecycle, sdk *io.PipeWriter, w *lockedWriter)
 	}
 	for _, m := range forward {
 		w.track(m)
-		if _, err := sdk.Write(append(m, '\n')); err != nil {
+		if _, err := sdk.Write(append(w.forward(m), '\n')); err != nil {
 			return false
 		}
 	}
@@ -233,12 +234,13 @@ func perRequestVersion(params json.RawMessage) bool {
 	return ok
 }
 
-// maxID bounds an integer id: larger ones do not survive the SDK's
-// float64 decoding intact.
+// maxID bounds the integer ids the SDK takes as they are: larger ones do
+// not survive its float64 decoding intact, so the guard hands the SDK a
+// stand-in for them (see lockedWriter.forward).
 const maxID = 1 << 53
 
 // validID reports whether raw is an id MCP allows: a string, or an integer
-// written without fraction or exponent, within ±2^53.
+// written without fraction or exponent.
 func validID(raw json.RawMessage) bool {
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
@@ -248,10 +250,26 @@ func validID(raw json.RawMessage) bool {
 	case string:
 		return true
 	case float64:
-		n, err := strconv.ParseInt(string(raw), 10, 64)
-		return err == nil && n >= -maxID && n <= maxID
+		return intLiteral(raw)
 	}
 	return false
+}
+
+// intLiteral reports whether raw, a valid JSON number, is written as an
+// integer: no fraction, no exponent.
+func intLiteral(raw json.RawMessage) bool {
+	return !bytes.ContainsAny(raw, ".eE")
+}
+
+// sdkKeepsID reports whether the SDK answers a request with id raw (a
+// valid id) under the same id: a string, or an integer within ±2^53
+// written as the SDK writes it back (not -0).
+func sdkKeepsID(raw json.RawMessage) bool {
+	if len(raw) == 0 || raw[0] == '"' {
+		return true
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	return err == nil && n >= -maxID && n <= maxID && strconv.FormatInt(n, 10) == string(raw)
 }
 
 // readID returns the message's id when it is a valid id, else nil.
@@ -292,6 +310,12 @@ type lockedWriter struct {
 	cancelled map[string]bool   // ids of requests the client cancelled
 	batchOf   map[string]*batch // ids of batch members not answered yet
 	changed   chan struct{}     // signalled when one is answered
+
+	// Stand-ins for ids the SDK would change (see forward): the client's
+	// id of each stand-in, and the stand-in of each id key.
+	standIns  map[string]json.RawMessage
+	standInOf map[string]string
+	lastStand uint64
 }
 
 // batch collects the answers to one JSON-RPC batch.
@@ -358,6 +382,8 @@ func (l *lockedWriter) reply(p []byte) error {
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	n := len(p)
+	p = l.restore(p)
 	if len(l.pending) > 0 || len(l.cancelled) > 0 || len(l.batchOf) > 0 {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
@@ -369,18 +395,118 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 				// MCP cancellation: the receiver SHOULD NOT answer a
 				// request the sender cancelled.
 				delete(l.cancelled, key)
-				return len(p), nil
+				return n, nil
 			}
 			if _, pending := l.pending[key]; ok && pending {
 				delete(l.pending, key)
 				l.signal()
 			}
 			if b := l.batchOf[key]; ok && b != nil {
-				return len(p), l.answered(key, b, p)
+				return n, l.answered(key, b, p)
 			}
 		}
 	}
-	return l.w.Write(p)
+	if _, err := l.w.Write(p); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// forward returns line as the SDK is to see it. The SDK decodes ids as
+// float64 and answers with the integer it holds, so 2^53+1 would be
+// answered as 2^53 and -0 as 0: the client would never see its answer,
+// and the request would stay in flight. Such an id is replaced by a
+// string stand-in, which restore turns back into the client's id, byte
+// for byte, in the answer; a cancellation names the stand-in.
+func (l *lockedWriter) forward(line []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return line
+	}
+	var method string
+	_ = json.Unmarshal(m["method"], &method)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case method == "notifications/cancelled":
+		var params map[string]json.RawMessage
+		if json.Unmarshal(m["params"], &params) != nil {
+			return line
+		}
+		key, ok := idKey(params["requestId"])
+		stand, found := l.standInOf[key]
+		if !ok || !found {
+			return line
+		}
+		params["requestId"] = quote(stand)
+		m["params"] = marshalRaw(params)
+	case method != "" && len(m["id"]) > 0 && !sdkKeepsID(m["id"]):
+		key, ok := idKey(m["id"])
+		if !ok {
+			return line
+		}
+		if l.standIns == nil {
+			l.standIns = map[string]json.RawMessage{}
+			l.standInOf = map[string]string{}
+		}
+		l.lastStand++
+		// A stand-in is never a string id of the client's in flight,
+		// and reused refuses a client's request with a live stand-in's
+		// id.
+		stand := fmt.Sprintf("nova-guard-id-%d", l.lastStand)
+		for _, taken := l.pending["s:"+stand]; taken; _, taken = l.pending["s:"+stand] {
+			l.lastStand++
+			stand = fmt.Sprintf("nova-guard-id-%d", l.lastStand)
+		}
+		l.standIns[stand] = bytes.Clone(m["id"])
+		l.standInOf[key] = stand
+		m["id"] = quote(stand)
+	default:
+		return line
+	}
+	return marshalRaw(m)
+}
+
+// restore gives an answer of the SDK's to a stand-in id (see forward) the
+// client's id back. Only the id changes: the SDK writes it before the
+// result or error, so its first occurrence is the id.
+func (l *lockedWriter) restore(p []byte) []byte {
+	if len(l.standIns) == 0 {
+		return p
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	var stand string
+	if json.Unmarshal(p, &m) != nil || m.Method != "" || json.Unmarshal(m.ID, &stand) != nil {
+		return p
+	}
+	raw, ok := l.standIns[stand]
+	if !ok {
+		return p
+	}
+	delete(l.standIns, stand)
+	if key, ok := idKey(raw); ok {
+		delete(l.standInOf, key)
+	}
+	return bytes.Replace(p, append([]byte(`"id":`), quote(stand)...), append([]byte(`"id":`), raw...), 1)
+}
+
+// quote is s as a JSON string.
+func quote(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// marshalRaw renders a decoded message again, without HTML escaping (the
+// values are kept as received).
+func marshalRaw(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // maps of valid raw JSON
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 func (l *lockedWriter) signal() {
@@ -440,6 +566,9 @@ func (l *lockedWriter) reused(line []byte, batch []string) []byte {
 	}
 	l.mu.Lock()
 	_, pending := l.pending[key]
+	if s, ok := strings.CutPrefix(key, "s:"); ok && l.standIns[s] != nil {
+		pending = true
+	}
 	l.mu.Unlock()
 	if !pending && !slices.Contains(batch, key) {
 		return nil
@@ -479,7 +608,9 @@ func (l *lockedWriter) drain(d time.Duration) {
 	}
 }
 
-// idKey normalises a JSON-RPC id (1 and 1.0 are the same id).
+// idKey normalises a JSON-RPC id (1 and 1.0 are the same id). An integer
+// literal is its own key, so that ids beyond float64's precision stay
+// apart.
 func idKey(raw json.RawMessage) (string, bool) {
 	var v any
 	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
@@ -489,6 +620,9 @@ func idKey(raw json.RawMessage) (string, bool) {
 	case string:
 		return "s:" + v, true
 	case float64:
+		if intLiteral(raw) {
+			return "n:" + string(raw), true
+		}
 		return "n:" + strconv.FormatFloat(v, 'g', -1, 64), true
 	}
 	return "", false

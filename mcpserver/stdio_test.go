@@ -670,7 +670,6 @@ func TestStdio_MalformedInput(t *testing.T) {
 		{"null id", `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, -32600, "null"},
 		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, -32600, "null"},
 		{"id with an exponent", `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, -32600, "null"},
-		{"id beyond 2^53", `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, -32600, "null"},
 		{"boolean id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, -32600, "null"},
 		{"array id", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, -32600, "null"},
 		{"null id, wrong version", `{"jsonrpc":"1.0","id":null,"method":"ping"}`, -32600, "null"},
@@ -757,7 +756,7 @@ func TestStdio_Cancelled(t *testing.T) {
 	// receiver SHOULD NOT send a response). The facade port is held by a
 	// listener that accepts and never answers, so the search is in flight
 	// when the cancellation arrives.
-	s := searchInFlight(t, 1)
+	s := searchInFlight(t, "1")
 	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user pressed Esc"}}`)
 	if m := s.call("ping", nil); m.Error != nil {
 		t.Fatalf("ping: %+v", m.Error)
@@ -777,11 +776,55 @@ func TestStdio_Cancelled(t *testing.T) {
 	}
 }
 
+func TestStdio_IntegerIDsKeptExactly(t *testing.T) {
+	// An id is any integer: one the SDK's float64 decoding would change
+	// (beyond 2^53, or -0) is answered with the very id the client sent,
+	// in results and errors alike; it was refused with id null, which
+	// left the client waiting for an answer that never came.
+	s := newHome(t, false).mcp(t)
+	s.initialize("2025-06-18")
+	for _, id := range []string{"9007199254740993", "-9007199254740993", "123456789012345678901234567890", "-0"} {
+		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		if m := s.read(); string(m.ID) != id || m.Error != nil {
+			t.Errorf("ping with id %s: answered id %s, error %+v", id, m.ID, m.Error)
+		}
+		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"resources/write"}`)
+		if m := s.read(); string(m.ID) != id || m.Error == nil || m.Error.Code != -32601 {
+			t.Errorf("unknown method with id %s: answered id %s, error %+v", id, m.ID, m.Error)
+		}
+	}
+}
+
+func TestStdio_LargeIDCancelled(t *testing.T) {
+	// A search with a large id is in flight: a request whose id differs
+	// from it only beyond float64's precision is another request, and the
+	// cancellation of the search drops its answer and ends the wait for
+	// it at the end of input.
+	s := searchInFlight(t, "9007199254740993")
+	s.send(`{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`)
+	if m := s.await("9007199254740992"); m.Error != nil {
+		t.Fatalf("ping 9007199254740992 while 9007199254740993 is in flight: %+v", m.Error)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9007199254740993}}`)
+	if m := s.call("ping", nil); m.Error != nil {
+		t.Fatalf("ping: %+v", m.Error)
+	}
+	novatest.Must(t, s.stdin.Close())
+	for line := range s.lines {
+		t.Errorf("unexpected message after the cancellation: %s", line)
+	}
+	select {
+	case <-s.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("novactl mcp still waits for the cancelled request 20s after the end of its input")
+	}
+}
+
 func TestStdio_DuplicateIDInFlight(t *testing.T) {
 	// MCP forbids reusing a request id within a session: a second request
 	// with the id of one still in flight is refused with -32600, and the
 	// first keeps its id (its answer is not confused with the second's).
-	s := searchInFlight(t, 7)
+	s := searchInFlight(t, "7")
 	s.send(`{"jsonrpc":"2.0","id":7,"method":"ping"}`)
 	m := s.await("7")
 	if m.Error == nil || m.Error.Code != -32600 {
@@ -961,7 +1004,7 @@ func TestStdio_OfficialClient(t *testing.T) {
 // a listener that accepts and never answers (for this home's novad: it
 // holds the home's lock), and calls memory_search with request id id; it
 // returns once the search reached the port, so that it is in flight.
-func searchInFlight(t *testing.T, id int) *session {
+func searchInFlight(t *testing.T, id string) *session {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	novatest.Must(t, err)
@@ -982,7 +1025,7 @@ func searchInFlight(t *testing.T, id int) *session {
 	novatest.HoldNovadLock(t, paths.Home{Root: dir})
 	s := (&home{&novatest.Home{T: t, Dir: dir}}).mcp(t)
 	s.initialize("2025-06-18")
-	s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"x"}}}`, id))
+	s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"x"}}}`, id))
 	select {
 	case c := <-accepted:
 		t.Cleanup(func() { c.Close() })
