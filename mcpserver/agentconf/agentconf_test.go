@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nova-recall/nova/atomicfile"
 )
 
 // fixture is one sample configuration file of an agent.
@@ -363,6 +365,35 @@ func TestApply_RefusesConcurrentChange(t *testing.T) {
 	}
 	if err := p.Apply(); !errors.Is(err, ErrChanged) {
 		t.Fatalf("err %v, want ErrChanged", err)
+	}
+}
+
+// TestApply_RefusesChangeDuringWrite: the agent rewrites its file while
+// the edited copy is being written and synced (Claude Code rewrites
+// ~/.claude.json at every start): the copy is not renamed over the
+// agent's change, which would lose it.
+func TestApply_RefusesChangeDuringWrite(t *testing.T) {
+	a := agent(t, "claude-code")
+	path, _ := place(t, "claude.json")
+	p, err := PlanInstall(a, path, testEntry, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := []byte(`{"numStartups": 44, "mcpServers": {}}` + "\n")
+	writeHook = func(s atomicfile.Step) {
+		if s == atomicfile.StepTempWritten {
+			if err := os.WriteFile(path, theirs, 0o640); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	t.Cleanup(func() { writeHook = nil })
+	err = p.Apply()
+	if !errors.Is(err, ErrChanged) || strings.Count(err.Error(), path) != 1 {
+		t.Fatalf("err %v, want ErrChanged naming the file once", err)
+	}
+	if got := mustRead(t, path); !bytes.Equal(got, theirs) {
+		t.Fatalf("the agent's change was overwritten:\n%s", got)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,31 +108,56 @@ var ErrChanged = errors.New("the file changed while it was being edited; run the
 
 // Apply writes the plan: atomically replaces the file (keeping its mode),
 // creates it (mode 0600, parent directories 0700) or deletes it. It
-// refuses if the file changed since the plan read it.
+// refuses if the file changed since the plan read it, checking again just
+// before the rename.
 func (p *Plan) Apply() error {
 	if !p.Changed() {
 		return nil
 	}
+	if err := p.unchanged(); errors.Is(err, ErrChanged) {
+		return fmt.Errorf("%s: %w", p.Path, err)
+	} else if err != nil {
+		return err
+	}
+	if p.After == nil {
+		return atomicfile.Remove(p.Path)
+	}
+	// atomicfile names the path in its error.
+	return writeAtomic(p.Path, p.After, p.mode, atomicfile.WithCheck(func(fs.FileInfo) error {
+		return p.unchanged()
+	}))
+}
+
+// unchanged checks that the file is still as the plan read it. Agents
+// rewrite their files while they run (Claude Code rewrites ~/.claude.json
+// at every start): Apply checks before it writes and once more just before
+// the rename, so that a change made while the edited copy was written and
+// synced is not lost.
+func (p *Plan) unchanged() error {
 	now, _, existed, err := read(p.Path)
 	if err != nil {
 		return err
 	}
 	if existed != p.existed || !bytes.Equal(now, p.Before) {
-		return fmt.Errorf("%s: %w", p.Path, ErrChanged)
+		return ErrChanged
 	}
-	if p.After == nil {
-		return atomicfile.Remove(p.Path)
-	}
-	return writeAtomic(p.Path, p.After, p.mode)
+	return nil
 }
+
+// writeHook, when set, is called at each step of a write (tests change
+// the file there).
+var writeHook func(atomicfile.Step)
 
 // writeAtomic replaces path with data (see package atomicfile), creating
 // missing parent directories private to the user.
-func writeAtomic(path string, data []byte, mode os.FileMode) error {
+func writeAtomic(path string, data []byte, mode os.FileMode, opts ...atomicfile.Option) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, data, mode)
+	if writeHook != nil {
+		opts = append(opts, atomicfile.WithHook(writeHook))
+	}
+	return atomicfile.Write(path, data, mode, opts...)
 }
 
 // Diff renders the plan as a unified diff (three lines of context), or ""
