@@ -476,6 +476,11 @@ func PlanUninstall(a Agent, path string, rec *Record) (*Plan, error) {
 		if !found {
 			return nil, fmt.Errorf("%s: could not locate the nova entry to remove it; remove it by hand", path)
 		}
+		if out == nil {
+			// An editor's empty result is an empty file: nil After
+			// deletes the file, which is only for a file install created.
+			out = []byte{}
+		}
 		if err := check(a, out, Entry{}, false); err != nil {
 			return nil, fmt.Errorf("%s: the edited file does not check out (%v); nothing was written", path, err)
 		}

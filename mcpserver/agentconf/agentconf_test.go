@@ -295,6 +295,40 @@ func TestInstall_NewFile(t *testing.T) {
 	}
 }
 
+// TestUninstall_KeepsAFileItDidNotCreate: a file that holds nothing but a
+// "nova" entry of novactl's that the person wrote (or codex mcp add did)
+// is emptied by uninstall, not deleted, and uninstall does not say that
+// install had created it; nor after an update of that entry.
+func TestUninstall_KeepsAFileItDidNotCreate(t *testing.T) {
+	a := agent(t, "codex")
+	orig := []byte("[mcp_servers.nova]\ncommand = \"/old/novactl\"\nargs = [\"mcp\"]\n")
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, orig, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	u := uninstall(t, a, path, nil)
+	if u.After == nil {
+		t.Error("uninstall without a record plans to delete the file")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("uninstall without a record deleted the file: %v", err)
+	}
+
+	if err := os.WriteFile(path, orig, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	p := install(t, a, path, testEntry, nil)
+	if p.Action != Update || p.Record.CreatedFile {
+		t.Errorf("update: action %s, record says it created the file: %v", p.Action, p.Record.CreatedFile)
+	}
+	if u := uninstall(t, a, path, p.Record); u.After == nil {
+		t.Error("uninstall after the update plans to delete the file")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("uninstall after the update deleted the file: %v", err)
+	}
+}
+
 func TestRefusesSymlink(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "real.json")
