@@ -41,9 +41,10 @@ Agents and files (--agent, comma-separated; default all agents found on this mac
 
 Edits are textual: comments, key order, formatting and other servers stay as they
 are, and install then uninstall leaves a file byte-identical. NOVA_HOME is passed to
-the server when it is set. Files are replaced atomically, keep their mode, and are
-never written through a symbolic link nor when read-only. --dry-run prints the diff
-and writes nothing.
+the server when it is set. Files are replaced atomically and keep their mode; a file
+that is a symbolic link (into a dotfiles repository) is edited where it points and
+stays a link; a read-only file is never written. --dry-run prints the diff and
+writes nothing.
 
 Claude Code also keeps MCP servers per project in ~/.claude.json (what
 "claude mcp add" writes by default), and in that project starts its own "nova"

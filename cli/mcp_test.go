@@ -329,7 +329,10 @@ func TestMCPInstall_Usage(t *testing.T) {
 	}
 }
 
-func TestMCPInstall_RefusesSymlink(t *testing.T) {
+// TestMCPInstall_WritesThroughSymlink: ~/.claude.json kept in a dotfiles
+// repository and linked into place gets Nova's entry in the repository's
+// file, and the link stays; uninstall restores that file byte for byte.
+func TestMCPInstall_WritesThroughSymlink(t *testing.T) {
 	novactl := fakeNovactl(t)
 	home, env := mcpAgentHome(t)
 	real := filepath.Join(home, "dotfiles-claude.json")
@@ -340,16 +343,27 @@ func TestMCPInstall_RefusesSymlink(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Skip(err)
 	}
+	isLink := func() {
+		t.Helper()
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("the link was replaced: %v %v", fi, err)
+		}
+	}
 	before, _ := os.ReadFile(real)
-	_, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "claude-code", "--command", novactl)
-	if code != ExitFailure || !strings.Contains(errs, "symbolic link") {
-		t.Fatalf("(%d) %s", code, errs)
+	out, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "claude-code", "--command", novactl)
+	if code != ExitOK || !strings.Contains(out, "added Nova") {
+		t.Fatalf("install (%d): %s%s", code, out, errs)
 	}
+	isLink()
+	if after, _ := os.ReadFile(real); !strings.Contains(string(after), novactl) {
+		t.Fatalf("the entry is not in the file the link points to:\n%s", after)
+	}
+	if out, errs, code := mcpRun(t, env, "mcp", "uninstall", "--agent", "claude-code"); code != ExitOK {
+		t.Fatalf("uninstall (%d): %s%s", code, out, errs)
+	}
+	isLink()
 	if after, _ := os.ReadFile(real); !bytes.Equal(before, after) {
-		t.Fatal("written through the link")
-	}
-	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
-		t.Fatal("the link was replaced")
+		t.Fatalf("not byte-identical after uninstall:\n%s", after)
 	}
 }
 

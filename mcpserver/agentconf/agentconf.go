@@ -10,8 +10,9 @@
 // byte-identical. When the record is missing or the agent has rewritten
 // the file since, uninstall falls back to removing the "nova" entry by
 // structure. Every result is parsed again before it is written, writes go
-// through a temporary file and a rename in the same directory, keep the
-// file's mode, and never follow a symbolic link.
+// through a temporary file and a rename in the same directory and keep the
+// file's mode. A file that is a symbolic link (into a dotfiles repository,
+// say) is edited where the link points, and stays a link.
 package agentconf
 
 import (
@@ -26,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/nova-recall/nova/agents"
+	"github.com/nova-recall/nova/atomicfile"
 )
 
 // ServerName is the name of Nova's entry in every agent's MCP servers.
@@ -284,16 +286,15 @@ type Plan struct {
 
 	existed bool
 	mode    os.FileMode
+	// file is the file Apply replaces: Path, or the file Path's symbolic
+	// link points to.
+	file string
 }
 
 // Changed reports whether Apply would modify the file.
 func (p *Plan) Changed() bool {
 	return p.Action == Install || p.Action == Update || p.Action == Remove
 }
-
-// ErrSymlink is returned for a configuration file that is a symbolic link:
-// Nova never writes through one.
-var ErrSymlink = errors.New("is a symbolic link; Nova does not write through symbolic links (edit the file it points to by hand, or replace the link with a file)")
 
 // ErrReadOnly is returned for a configuration file without write
 // permission for its owner: replacing it by a rename would get past what
@@ -305,6 +306,7 @@ var ErrReadOnly = errors.New("is read-only; Nova does not change a file its owne
 var ErrForeignEntry = errors.New(`a "nova" MCP server that novactl did not install is already configured; remove or rename it first`)
 
 // read returns the file's content and mode, refusing symbolic links.
+// Agents' configuration files are read with readConfig.
 func read(path string) ([]byte, os.FileMode, bool, error) {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -314,7 +316,7 @@ func read(path string) ([]byte, os.FileMode, bool, error) {
 		return nil, 0, false, err
 	}
 	if fi.Mode()&os.ModeSymlink != 0 {
-		return nil, 0, false, fmt.Errorf("%s %w", path, ErrSymlink)
+		return nil, 0, false, fmt.Errorf("%s %w", path, atomicfile.ErrSymlink)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, 0, false, fmt.Errorf("%s is not a regular file", path)
@@ -326,14 +328,31 @@ func read(path string) ([]byte, os.FileMode, bool, error) {
 	return b, fi.Mode().Perm(), true, nil
 }
 
+// readConfig reads an agent's configuration file at path, through a
+// symbolic link: people keep these files in a dotfiles repository and link
+// them into place, and replacing the link by a file would take the file out
+// of the repository. It returns read's results and the file to replace:
+// path, or the file its link points to. A link to nothing is an error.
+func readConfig(path string) (src []byte, mode os.FileMode, existed bool, file string, err error) {
+	file = path
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if file, err = filepath.EvalSymlinks(path); err != nil {
+			dest, _ := os.Readlink(path)
+			return nil, 0, false, "", fmt.Errorf("%s is a symbolic link to %s, which cannot be read (%v); create that file or remove the link", path, dest, err)
+		}
+	}
+	src, mode, existed, err = read(file)
+	return src, mode, existed, file, err
+}
+
 // PlanInstall computes the install of e into agent a's file at path. rec
 // is the existing install record for path, or nil.
 func PlanInstall(a Agent, path string, e Entry, rec *Record) (*Plan, error) {
-	src, mode, existed, err := read(path)
+	src, mode, existed, file, err := readConfig(path)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Agent: a, Path: path, Before: src, existed: existed, mode: mode}
+	p := &Plan{Agent: a, Path: path, Before: src, existed: existed, mode: mode, file: file}
 	ed := editorFor(a.Format)
 	cur, found, err := ed.lookup(src, a.Keys, ServerName)
 	if err != nil {
@@ -433,7 +452,7 @@ func wontStart(a Agent, src []byte) string {
 // stop.
 func (p *Plan) writable() error {
 	if p.Changed() && p.existed && p.mode&0o200 == 0 {
-		return fmt.Errorf("%s (mode %04o) %w", p.Path, p.mode, ErrReadOnly)
+		return fmt.Errorf("%s (mode %04o) %w", p.file, p.mode, ErrReadOnly)
 	}
 	return nil
 }
@@ -441,11 +460,11 @@ func (p *Plan) writable() error {
 // PlanUninstall computes the removal of Nova's entry from a's file at
 // path. rec is the install record for path, or nil.
 func PlanUninstall(a Agent, path string, rec *Record) (*Plan, error) {
-	src, mode, existed, err := read(path)
+	src, mode, existed, file, err := readConfig(path)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Agent: a, Path: path, Before: src, After: src, existed: existed, mode: mode, Action: Absent}
+	p := &Plan{Agent: a, Path: path, Before: src, After: src, existed: existed, mode: mode, file: file, Action: Absent}
 	if !existed {
 		p.Note = "no configuration file"
 		return p, nil
@@ -487,6 +506,11 @@ func PlanUninstall(a Agent, path string, rec *Record) (*Plan, error) {
 		if rec != nil && rec.CreatedFile && emptyDoc(a.Format, out) {
 			out = nil
 		}
+	}
+	if out == nil && file != path {
+		// A file install created and a person then moved behind a link:
+		// it is emptied, so that the link does not point to nothing.
+		out = []byte{}
 	}
 	p.Action, p.After = Remove, out
 	if err := p.writable(); err != nil {

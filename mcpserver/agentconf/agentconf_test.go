@@ -329,26 +329,59 @@ func TestUninstall_KeepsAFileItDidNotCreate(t *testing.T) {
 	}
 }
 
-func TestRefusesSymlink(t *testing.T) {
+// TestWritesThroughSymlink: a configuration file that is a symbolic link
+// (into a dotfiles repository, say) is edited where the link points, and
+// stays a link: install writes Nova's entry into the file it points to,
+// keeping that file's mode, and uninstall restores it byte for byte. A
+// link to nothing is refused, and nothing is created.
+func TestWritesThroughSymlink(t *testing.T) {
 	dir := t.TempDir()
-	target := filepath.Join(dir, "real.json")
-	orig := []byte("{}\n")
-	if err := os.WriteFile(target, orig, 0o600); err != nil {
+	if err := os.Mkdir(filepath.Join(dir, "dotfiles"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "dotfiles", "settings.json")
+	orig := []byte("{\n  \"theme\": \"x\"\n}\n")
+	if err := os.WriteFile(target, orig, 0o640); err != nil {
 		t.Fatal(err)
 	}
 	link := filepath.Join(dir, "settings.json")
-	if err := os.Symlink(target, link); err != nil {
+	if err := os.Symlink(filepath.Join("dotfiles", "settings.json"), link); err != nil {
 		t.Skip("no symlinks here:", err)
 	}
+	isLink := func() {
+		t.Helper()
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("the link was replaced: %v %v", fi, err)
+		}
+	}
 	a := agent(t, "gemini")
-	if _, err := PlanInstall(a, link, testEntry, nil); !errors.Is(err, ErrSymlink) {
-		t.Fatalf("err %v, want ErrSymlink", err)
+	p := install(t, a, link, testEntry, nil)
+	isLink()
+	cur, found, err := jsonLookup(mustRead(t, target), a.Keys, ServerName)
+	if err != nil || !found || !testEntry.matches(cur) {
+		t.Fatalf("the entry is not in the file the link points to: %v %v", found, err)
 	}
-	if _, err := PlanUninstall(a, link, nil); !errors.Is(err, ErrSymlink) {
-		t.Fatalf("err %v, want ErrSymlink", err)
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want 0640", fi.Mode().Perm())
 	}
-	if !bytes.Equal(mustRead(t, target), orig) {
-		t.Fatal("the link target was written")
+	if again, err := PlanInstall(a, link, testEntry, p.Record); err != nil || again.Action != Unchanged {
+		t.Fatalf("second install: %v %v", again, err)
+	}
+	uninstall(t, a, link, p.Record)
+	isLink()
+	if got := mustRead(t, target); !bytes.Equal(got, orig) {
+		t.Fatalf("not byte-identical after uninstall:\n%s", got)
+	}
+
+	dangling := filepath.Join(dir, "dangling.json")
+	if err := os.Symlink(filepath.Join(dir, "nowhere.json"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PlanInstall(a, dangling, testEntry, nil); err == nil || !strings.Contains(err.Error(), "nowhere.json") {
+		t.Errorf("a link to nothing: err %v, want one naming where it points", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "nowhere.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the link's target was created: %v", err)
 	}
 }
 

@@ -120,10 +120,10 @@ func (p *Plan) Apply() error {
 		return err
 	}
 	if p.After == nil {
-		return atomicfile.Remove(p.Path)
+		return atomicfile.Remove(p.file)
 	}
 	// atomicfile names the path in its error.
-	return writeAtomic(p.Path, p.After, p.mode, atomicfile.WithCheck(func(fs.FileInfo) error {
+	return writeAtomic(p.file, p.After, p.mode, atomicfile.WithCheck(func(fs.FileInfo) error {
 		return p.unchanged()
 	}))
 }
@@ -132,13 +132,13 @@ func (p *Plan) Apply() error {
 // rewrite their files while they run (Claude Code rewrites ~/.claude.json
 // at every start): Apply checks before it writes and once more just before
 // the rename, so that a change made while the edited copy was written and
-// synced is not lost.
+// synced is not lost. A link that now points elsewhere is a change too.
 func (p *Plan) unchanged() error {
-	now, _, existed, err := read(p.Path)
+	now, _, existed, file, err := readConfig(p.Path)
 	if err != nil {
 		return err
 	}
-	if existed != p.existed || !bytes.Equal(now, p.Before) {
+	if existed != p.existed || file != p.file || !bytes.Equal(now, p.Before) {
 		return ErrChanged
 	}
 	return nil
