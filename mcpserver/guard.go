@@ -197,17 +197,21 @@ var beforeInit = []string{"ping", "logging/setLevel", "resources/subscribe", "re
 func (lc *lifecycle) check(line []byte) []byte {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
+		Method json.RawMessage `json:"method"`
 		Params json.RawMessage `json:"params"`
 	}
-	if json.Unmarshal(line, &m) != nil || m.Method == "" || m.ID == nil {
+	if json.Unmarshal(line, &m) != nil || m.Method == nil || m.ID == nil {
 		return nil // a notification or a response
 	}
+	// An empty or null method is a request too: the SDK answers it with
+	// code 0 before initialize.
+	var method string
+	_ = json.Unmarshal(m.Method, &method) // check let only strings and null through
 	id := readID(line)
 	switch {
-	case m.Method == "initialize" && lc.initialized:
+	case method == "initialize" && lc.initialized:
 		return errorResponse(id, jsonrpc.CodeInvalidRequest, "invalid request: the session is already initialized")
-	case m.Method == "initialize":
+	case method == "initialize":
 		var p mcp.InitializeParams
 		if len(m.Params) == 0 || string(m.Params) == "null" {
 			return errorResponse(id, jsonrpc.CodeInvalidParams, `invalid params: initialize needs params {"protocolVersion", "capabilities", "clientInfo"}`)
@@ -217,8 +221,8 @@ func (lc *lifecycle) check(line []byte) []byte {
 		}
 		lc.initialized = true
 		lc.batches = p.ProtocolVersion == batchVersion
-	case !lc.initialized && !slices.Contains(beforeInit, m.Method) && !perRequestVersion(m.Params):
-		return errorResponse(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: %q before initialize; send initialize first", m.Method))
+	case !lc.initialized && !slices.Contains(beforeInit, method) && !perRequestVersion(m.Params):
+		return errorResponse(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: %q before initialize; send initialize first", method))
 	}
 	return nil
 }

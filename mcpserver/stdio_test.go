@@ -854,6 +854,9 @@ func TestStdio_Lifecycle(t *testing.T) {
 	}
 	want(s.call("tools/list", map[string]any{}), -32600, "tools/list before initialize")
 	want(s.call("tools/call", map[string]any{"name": "memory_status", "arguments": map[string]any{}}), -32600, "tools/call before initialize")
+	want(s.call("", nil), -32600, "an empty method before initialize")
+	s.send(`{"jsonrpc":"2.0","id":"null-method","method":null}`)
+	want(s.await(`"null-method"`), -32600, "a null method before initialize")
 	if m := s.call("ping", nil); m.Error != nil {
 		t.Errorf("ping before initialize: %+v", m.Error)
 	}
