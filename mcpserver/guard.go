@@ -444,7 +444,7 @@ func (l *lockedWriter) forward(line []byte) []byte {
 		}
 		params["requestId"] = quote(stand)
 		m["params"] = marshalRaw(params)
-	case method != "" && len(m["id"]) > 0 && !sdkKeepsID(m["id"]):
+	case m["method"] != nil && len(m["id"]) > 0 && !sdkKeepsID(m["id"]):
 		key, ok := idKey(m["id"])
 		if !ok {
 			return line
