@@ -37,7 +37,7 @@ func guard(in io.Reader, sdk *io.PipeWriter, w *lockedWriter) {
 		if len(line) > 0 || tooLong {
 			var msg []byte
 			if tooLong {
-				msg = errorResponse(nil, jsonrpc.CodeInvalidRequest, "message too large: a JSON-RPC line may be at most 1 MiB")
+				msg = errorResponse(headID(line), jsonrpc.CodeInvalidRequest, "message too large: a JSON-RPC line may be at most 1 MiB")
 			} else if line[0] == '[' && lc.batches && json.Valid(line) {
 				if !serveBatch(line, &lc, sdk, w) {
 					return
@@ -122,16 +122,22 @@ func serveBatch(line []byte, lc *lifecycle, sdk *io.PipeWriter, w *lockedWriter)
 	return true
 }
 
+// headBytes is how much of a line too long to take is kept to read its
+// id from.
+const headBytes = 4 << 10
+
 // readLine returns the next line without its line ending and surrounding
-// white space. A line longer than limit is consumed and reported tooLong.
-// err is non-nil at the end of input (the last line may come with it).
+// white space. A line longer than limit is consumed and reported tooLong,
+// with its first bytes (at most headBytes) as line. err is non-nil at the
+// end of input (the last line may come with it).
 func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
 	var buf []byte
 	for {
 		chunk, isPrefix, rerr := r.ReadLine()
-		if len(buf)+len(chunk) > limit {
+		if !tooLong && len(buf)+len(chunk) > limit {
 			tooLong = true
-			buf = nil
+			buf = append(buf, chunk...)
+			buf = bytes.Clone(buf[:min(len(buf), limit, headBytes)])
 		} else if !tooLong {
 			buf = append(buf, chunk...)
 		}
@@ -142,6 +148,33 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 			return bytes.TrimSpace(buf), tooLong, nil
 		}
 	}
+}
+
+// headID returns the id of the message that head starts, when the id
+// comes before any value that head cuts off (clients write the id before
+// the params); else nil.
+func headID(head []byte) any {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return nil
+		}
+		if key == "id" {
+			if !validID(v) {
+				return nil
+			}
+			return v
+		}
+	}
+	return nil
 }
 
 // check returns nil when line is one JSON-RPC message the SDK can take,

@@ -675,7 +675,10 @@ func TestStdio_MalformedInput(t *testing.T) {
 		{"null id, wrong version", `{"jsonrpc":"1.0","id":null,"method":"ping"}`, -32600, "null"},
 		{"params not an object", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":"x"}`, -32602, "8"},
 		{"unknown method", `{"jsonrpc":"2.0","id":9,"method":"resources/write"}`, -32601, "9"},
-		{"huge line", `{"jsonrpc":"2.0","id":10,"method":"ping","params":{"pad":"` + strings.Repeat("a", 2<<20) + `"}}`, -32600, "null"},
+		// The id is read from the start of a line too long to take, so
+		// that the client is not left waiting for an answer.
+		{"huge line", `{"jsonrpc":"2.0","id":10,"method":"ping","params":{"pad":"` + strings.Repeat("a", 2<<20) + `"}}`, -32600, "10"},
+		{"huge line, id last", `{"jsonrpc":"2.0","method":"ping","params":{"pad":"` + strings.Repeat("a", 2<<20) + `"},"id":11}`, -32600, "null"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -334,8 +334,8 @@ func TestReadLine_Limit(t *testing.T) {
 	r := strings.NewReader(strings.Repeat("a", 100) + "\nshort\n")
 	br := bufioReader(r)
 	line, tooLong, err := readLine(br, 50)
-	if !tooLong || line != nil || err != nil {
-		t.Fatalf("%q %v %v", line, tooLong, err)
+	if !tooLong || string(line) != strings.Repeat("a", 50) || err != nil {
+		t.Fatalf("%q %v %v; want its first 50 bytes, tooLong", line, tooLong, err)
 	}
 	line, tooLong, _ = readLine(br, 50)
 	if string(line) != "short" || tooLong {
