@@ -28,6 +28,7 @@ import (
 
 	"github.com/nova-recall/nova/agents"
 	"github.com/nova-recall/nova/atomicfile"
+	"github.com/nova-recall/nova/paths"
 )
 
 // ServerName is the name of Nova's entry in every agent's MCP servers.
@@ -301,6 +302,13 @@ func (p *Plan) Changed() bool {
 // its owner set.
 var ErrReadOnly = errors.New("is read-only; Nova does not change a file its owner made read-only (make it writable with chmod u+w and run the command again, or edit it by hand)")
 
+// ErrOtherOwner is returned for a configuration file that belongs to
+// another user (or, run as root, for the folder of another user's that a
+// new one would go in): replacing it by a rename would hand it to the
+// user novactl runs as (root, under sudo), and the agent could no longer
+// read it.
+var ErrOtherOwner = errors.New("belongs to another user; Nova does not replace it, which would make the file yours (run novactl as the user whose file it is, not with sudo)")
+
 // ErrForeignEntry is returned when a "nova" entry that novactl did not
 // install is already configured.
 var ErrForeignEntry = errors.New(`a "nova" MCP server that novactl did not install is already configured; remove or rename it first`)
@@ -448,13 +456,33 @@ func wontStart(a Agent, src []byte) string {
 }
 
 // writable refuses a change to an existing file its owner made
-// read-only: Apply replaces files by a rename, which the mode does not
-// stop.
+// read-only, and to a file of another user's: Apply replaces files by a
+// rename, which the mode does not stop and which makes the file the
+// writer's. Run as root (sudo), it also refuses a new file in a folder of
+// another user's, which the agent, running as that user, could not read.
 func (p *Plan) writable() error {
-	if p.Changed() && p.existed && p.mode&0o200 == 0 {
+	if !p.Changed() {
+		return nil
+	}
+	if p.existed && p.mode&0o200 == 0 {
 		return fmt.Errorf("%s (mode %04o) %w", p.file, p.mode, ErrReadOnly)
 	}
-	return nil
+	if !p.existed && os.Geteuid() != 0 {
+		return nil
+	}
+	// The file, or the nearest folder that exists above a new one.
+	for at := p.file; ; at = filepath.Dir(at) {
+		fi, err := os.Stat(at)
+		if err == nil {
+			if paths.OwnedByAnotherUser(fi) {
+				return fmt.Errorf("%s %w", at, ErrOtherOwner)
+			}
+			return nil
+		}
+		if !errors.Is(err, os.ErrNotExist) || at == filepath.Dir(at) {
+			return nil // Apply reports what cannot be read or created
+		}
+	}
 }
 
 // PlanUninstall computes the removal of Nova's entry from a's file at

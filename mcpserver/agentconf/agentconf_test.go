@@ -420,6 +420,41 @@ func TestRefusesReadOnly(t *testing.T) {
 	}
 }
 
+// TestRefusesAnotherUsersFile: a file (or, for a new file, the folder
+// it would go in) that belongs to another user is not replaced: the
+// rename would hand it to the user novactl runs as (root, under sudo),
+// and the agent, running as its owner, could no longer read its own
+// configuration.
+func TestRefusesAnotherUsersFile(t *testing.T) {
+	const other = 54321
+	a := agent(t, "codex")
+	path, orig := place(t, "codex.toml")
+	if err := os.Chown(path, other, other); err != nil {
+		t.Skip("cannot give a file to another user here (not root):", err)
+	}
+	if _, err := PlanInstall(a, path, testEntry, nil); !errors.Is(err, ErrOtherOwner) {
+		t.Fatalf("install: err %v, want ErrOtherOwner", err)
+	}
+	if got := mustRead(t, path); !bytes.Equal(got, orig) {
+		t.Fatal("the file was written")
+	}
+	if _, err := PlanUninstall(a, path, nil); err != nil {
+		t.Fatalf("uninstall with nothing to remove: %v", err)
+	}
+
+	dir := filepath.Join(t.TempDir(), "home")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, other, other); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(dir, ".codex", "config.toml")
+	if _, err := PlanInstall(a, fresh, testEntry, nil); !errors.Is(err, ErrOtherOwner) {
+		t.Fatalf("new file: err %v, want ErrOtherOwner", err)
+	}
+}
+
 func TestApply_RefusesConcurrentChange(t *testing.T) {
 	a := agent(t, "codex")
 	path, _ := place(t, "codex.toml")
