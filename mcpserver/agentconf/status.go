@@ -102,7 +102,7 @@ func (p ProjectEntry) RemoveHint() string {
 // Inspect reports what agent a's file at path holds of Nova's entry,
 // compared with e, the entry install would write; rec is the install
 // record for path, or nil. It never writes. A file that is a symbolic
-// link is read through: only writing through one is refused.
+// link is read through, as install edits it.
 func Inspect(a Agent, path string, e Entry, rec *Record) (Status, error) {
 	src, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
