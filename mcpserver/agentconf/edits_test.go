@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // writeFile writes content to a fresh file in a temporary directory.
@@ -349,5 +351,45 @@ func TestInstall_SaysWhenTheAgentWillNotStartIt(t *testing.T) {
 		if err != nil || p.Note != "" {
 			t.Errorf("%s %s: note %q, err %v", tt.agent, tt.content, p.Note, err)
 		}
+	}
+}
+
+// TestInstall_YAMLKeepsBlockScalars: a block scalar that keeps its
+// trailing lines (|+) holds the blank lines after it, so an entry written
+// right after it would change its value. Install leaves such a value as
+// it is: it writes around it or refuses, never edits it silently.
+func TestInstall_YAMLKeepsBlockScalars(t *testing.T) {
+	a := agent(t, "hermes")
+	for name, src := range map[string]string{
+		"at the end":        "model: x\nsystem_prompt: |+\n  Be brief.\n\n",
+		"in the last entry": "mcp_servers:\n  fs:\n    command: npx\n    note: |+\n      keep\n\nmodel: x\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.yaml")
+			if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var want any
+			if err := yaml.Unmarshal([]byte(src), &want); err != nil {
+				t.Fatal(err)
+			}
+			p, err := PlanInstall(a, path, testEntry, nil)
+			if err != nil {
+				t.Logf("refused: %v", err)
+				return
+			}
+			var got map[string]any
+			if err := yaml.Unmarshal(p.After, &got); err != nil {
+				t.Fatal(err)
+			}
+			servers, _ := got["mcp_servers"].(map[string]any)
+			delete(servers, ServerName)
+			if len(servers) == 0 {
+				delete(got, "mcp_servers")
+			}
+			if !reflect.DeepEqual(any(got), want) {
+				t.Errorf("install changed other values:\n%#v\nwant\n%#v\n%s", got, want, p.After)
+			}
+		})
 	}
 }

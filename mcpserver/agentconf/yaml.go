@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -151,8 +152,62 @@ func yamlKey(k string) string {
 }
 
 // yamlInsert adds the entry under the top-level key keys[0] (Nova only
-// needs one level: mcp_servers).
+// needs one level: mcp_servers), and refuses when the lines it adds would
+// change another value: a block scalar that keeps its trailing lines (|+,
+// >+) takes in the blank line written before the entry, or loses the
+// blank lines the entry goes before.
 func yamlInsert(src []byte, keys []string, name string, e Entry) ([]byte, Insertion, error) {
+	out, ins, err := yamlInsertLines(src, keys, name, e)
+	if err != nil {
+		return nil, Insertion{}, err
+	}
+	var before, after any
+	if yaml.Unmarshal(src, &before) != nil || yaml.Unmarshal(out, &after) != nil ||
+		!reflect.DeepEqual(yamlWithout(before, keys[0], name), yamlWithout(after, keys[0], name)) {
+		return nil, Insertion{}, fmt.Errorf("yaml: adding %s under %s would change another value of the file (a block scalar that keeps its trailing lines, |+ or >+, ends where the entry goes); add the server by hand", name, keys[0])
+	}
+	return out, ins, nil
+}
+
+// yamlWithout returns a decoded document without entry name under its
+// top-level key, and without that key when nothing else is under it, so
+// that a document before and after an insertion compare equal.
+func yamlWithout(doc any, key, name string) any {
+	// strip removes name and reports whether nothing is left.
+	strip := func(servers any) bool {
+		switch s := servers.(type) {
+		case nil:
+			return true
+		case map[string]any:
+			delete(s, name)
+			return len(s) == 0
+		case map[any]any:
+			delete(s, name)
+			return len(s) == 0
+		}
+		return false
+	}
+	switch m := doc.(type) {
+	case map[string]any:
+		if strip(m[key]) {
+			delete(m, key)
+		}
+		if len(m) == 0 {
+			return nil
+		}
+	case map[any]any:
+		if strip(m[key]) {
+			delete(m, key)
+		}
+		if len(m) == 0 {
+			return nil
+		}
+	}
+	return doc
+}
+
+// yamlInsertLines is yamlInsert without the check.
+func yamlInsertLines(src []byte, keys []string, name string, e Entry) ([]byte, Insertion, error) {
 	if len(keys) != 1 {
 		return nil, Insertion{}, fmt.Errorf("yaml: only a top-level servers key is supported")
 	}
