@@ -307,7 +307,7 @@ var ErrReadOnly = errors.New("is read-only; Nova does not change a file its owne
 // new one would go in): replacing it by a rename would hand it to the
 // user novactl runs as (root, under sudo), and the agent could no longer
 // read it.
-var ErrOtherOwner = errors.New("belongs to another user; Nova does not replace it, which would make the file yours (run novactl as the user whose file it is, not with sudo)")
+var ErrOtherOwner = errors.New("belongs to another user; Nova does not replace it, which would make the file yours (run novactl as the file's owner, not with sudo; a file an earlier sudo left to root needs a chown back first)")
 
 // ErrForeignEntry is returned when a "nova" entry that novactl did not
 // install is already configured.
