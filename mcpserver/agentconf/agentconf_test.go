@@ -704,3 +704,35 @@ func FuzzYAMLInsertRemove(f *testing.F) {
 		}
 	})
 }
+
+// TestSyntaxErrors_DoNotQuoteValues: an agent's file that does not parse
+// is refused with the line, but without the text where a value belongs:
+// that text is often a secret written without its quotes ("API_KEY":
+// sk-..., TOKEN = ghp_...), and install, status and doctor print the
+// error where it may be pasted into an issue.
+func TestSyntaxErrors_DoNotQuoteValues(t *testing.T) {
+	cases := []struct {
+		agent, content, secret string
+	}{
+		{"claude-code", "{\"mcpServers\": {}, \"env\": {\"API_KEY\": sk-live-q8Rz3kWm5Tn0\n}}", "q8Rz3kWm5Tn0"},
+		{"gemini", "{\"mcpServers\": {\"x\": {\"env\": {\"TOKEN\": correcthorsebattery}}}}", "correcthorsebattery"},
+		{"codex", "[mcp_servers.x]\ncommand = \"uvx\"\nenv = { TOKEN = correcthorsebattery }\n", "correcthorse"},
+		{"codex", "[env]\nKEY = hunter2pass\n", "hunter"},
+	}
+	for _, c := range cases {
+		path := filepath.Join(t.TempDir(), "f")
+		if err := os.WriteFile(path, []byte(c.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := PlanInstall(agent(t, c.agent), path, testEntry, nil)
+		if err == nil {
+			t.Fatalf("%s: no error for %q", c.agent, c.content)
+		}
+		if strings.Contains(err.Error(), c.secret) || !strings.Contains(err.Error(), "line ") {
+			t.Errorf("%s: error %q quotes the value or names no line", c.agent, err)
+		}
+		if _, err := Inspect(agent(t, c.agent), path, testEntry, nil); err != nil && strings.Contains(err.Error(), c.secret) {
+			t.Errorf("%s: status error %q quotes the value", c.agent, err)
+		}
+	}
+}

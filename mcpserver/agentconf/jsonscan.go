@@ -180,7 +180,9 @@ func (s *jsonScanner) value(depth int, want interest) (any, error) {
 			return json.Number(tok), nil
 		}
 		s.pos = start
-		return nil, s.fail("unexpected %q", tok)
+		// Not the word itself: it is often a secret written without
+		// its quotes ("API_KEY": sk-...), and the error is printed.
+		return nil, s.fail("unquoted text where a value belongs (a string needs double quotes)")
 	}
 }
 

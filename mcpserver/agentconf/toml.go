@@ -2,6 +2,7 @@ package agentconf
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -26,10 +27,27 @@ const (
 // parseTOML decodes a TOML document.
 func parseTOML(src []byte) (map[string]any, error) {
 	m := map[string]any{}
-	if _, err := toml.Decode(string(src), &m); err != nil {
+	if _, err := decodeTOML(src, &m); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// tomlFound is the text the TOML parser quotes where it expected a
+// value: the start of the value, often a secret written without its
+// quotes (TOKEN = ghp_...).
+var tomlFound = regexp.MustCompile(`found "[^"]*"`)
+
+// decodeTOML is toml.Decode whose syntax errors name the line and the
+// last key but not the text where a value belongs: the error is printed
+// by install, status and doctor.
+func decodeTOML(src []byte, v any) (toml.MetaData, error) {
+	md, err := toml.Decode(string(src), v)
+	var perr toml.ParseError
+	if errors.As(err, &perr) {
+		return md, fmt.Errorf("toml: line %d (last key %q): %s", perr.Position.Line, perr.LastKey, tomlFound.ReplaceAllString(perr.Message, "found unquoted text"))
+	}
+	return md, err
 }
 
 // tomlLookup returns the table mcp_servers.<name>, if any.
@@ -56,7 +74,7 @@ func tomlLookup(src []byte, keys []string, name string) (any, bool, error) {
 // inline table: the entry is one table in Nova's block).
 func tomlSettings(src []byte, keys []string, name string) (orderedMap, error) {
 	m := map[string]any{}
-	md, err := toml.Decode(string(src), &m)
+	md, err := decodeTOML(src, &m)
 	if err != nil {
 		return nil, err
 	}
