@@ -109,6 +109,10 @@ func readMarkdown(fc *fileCtx) error {
 		path  []string
 		line  int
 		lines []string
+		// para is where in lines a paragraph may begin: after the last
+		// line of code or of an HTML comment, which no setext underline
+		// makes a heading of.
+		para int
 	}
 	var sections []*section
 	cur := &section{line: fmLines + 1}
@@ -136,14 +140,18 @@ func readMarkdown(fc *fileCtx) error {
 			// its text.
 			inHTMLComment = !strings.Contains(line, "-->")
 			cur.lines = append(cur.lines, line)
+			cur.para = len(cur.lines)
 			continue
 		}
 		if inFence == "" && strings.HasPrefix(trimmed, "<!--") && !strings.Contains(trimmed[4:], "-->") {
 			inHTMLComment = true
 			cur.lines = append(cur.lines, line)
+			cur.para = len(cur.lines)
 			continue
 		}
+		code := inFence != ""
 		if fence := codeFence(trimmed); fence != "" {
+			code = true
 			switch {
 			case inFence == "":
 				inFence = fence
@@ -157,7 +165,7 @@ func readMarkdown(fc *fileCtx) error {
 				continue
 			}
 			if level := setextLevel(line); level > 0 {
-				if n := paragraphEnd(cur.lines); n > 0 {
+				if n := paragraphEnd(cur.lines[cur.para:]); n > 0 {
 					heading := strings.Join(cur.lines[len(cur.lines)-n:], " ")
 					cur.lines = cur.lines[:len(cur.lines)-n]
 					open(level, heading, fmLines+i+1-n)
@@ -166,6 +174,9 @@ func readMarkdown(fc *fileCtx) error {
 			}
 		}
 		cur.lines = append(cur.lines, line)
+		if code {
+			cur.para = len(cur.lines)
+		}
 	}
 	used := map[string]int{}
 	for _, s := range sections {
@@ -227,7 +238,7 @@ func setextLevel(line string) int {
 
 // paragraphEnd returns how many of the last lines form the paragraph a
 // setext underline turns into a heading (0: none). As in CommonMark, the
-// lines must follow a blank line or the start of the section and read as
+// lines must follow a blank line or the start of lines and read as
 // plain text: after a list item, a quote, a table row or indented code,
 // "---" is a thematic break instead.
 func paragraphEnd(lines []string) int {

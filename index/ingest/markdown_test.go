@@ -408,3 +408,41 @@ func TestRead_secretInHeading(t *testing.T) {
 		t.Errorf("id %q", recs[0].ID)
 	}
 }
+
+// TestRead_breakAfterCodeBlock: "---" right after a fenced code block or
+// an HTML comment is a thematic break, as in CommonMark, since neither is
+// a paragraph an underline makes a heading of; text after the block is
+// one. The code block became a heading ("```sh make run ```") that took
+// the code out of the text and the text after it into a section of its
+// own.
+func TestRead_breakAfterCodeBlock(t *testing.T) {
+	note := strings.Join([]string{
+		"# Deploy",
+		"```sh",
+		"make run",
+		"",
+		"make check",
+		"```",
+		"---",
+		"<!--",
+		"draft",
+		"",
+		"more draft",
+		"-->",
+		"---",
+		"~~~",
+		"make clean",
+		"~~~",
+		"Rollback",
+		"--------",
+		"Run the script.",
+	}, "\n")
+	got := noteSections(t, "deploy.md", note)
+	want := []string{
+		"Deploy: ```sh|make run||make check|```|---|<!--|draft||more draft|-->|---|~~~|make clean|~~~",
+		"Deploy > Rollback: Run the script.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
