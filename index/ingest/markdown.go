@@ -307,13 +307,44 @@ func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
 		if _, err := toml.Decode(string(block), &fm); err != nil {
 			return after, frontMatter{}, lines, fmt.Errorf("TOML: %w", err)
 		}
+		// The TOML decoder puts a local date-time (no offset) in a zone
+		// of its own named so, at the machine's offset of today.
+		for _, v := range []*any{&fm.Date, &fm.Created} {
+			if t, ok := (*v).(time.Time); ok && t.Location().String() == "datetime-local" {
+				*v = t.Format(wallClock)
+			}
+		}
 		return after, fm, lines, nil
 	}
 	if err := yaml.Unmarshal(block, &fm); err != nil {
 		return after, frontMatter{}, lines, fmt.Errorf("YAML: %w", err)
 	}
+	// YAML reads a time written with a space and no offset as UTC; only
+	// the text tells it from one written in UTC.
+	var written struct {
+		Date    yaml.Node `yaml:"date"`
+		Created yaml.Node `yaml:"created"`
+	}
+	if yaml.Unmarshal(block, &written) == nil {
+		for _, f := range []struct {
+			n *yaml.Node
+			v *any
+		}{{&written.Date, &fm.Date}, {&written.Created, &fm.Created}} {
+			if t, ok := (*f.v).(time.Time); ok {
+				if _, err := time.Parse("2006-1-2 15:4:5.999999999", f.n.Value); err == nil {
+					*f.v = t.Format(wallClock)
+				}
+			}
+		}
+	}
 	return after, fm, lines, nil
 }
+
+// wallClock writes a front matter time that was written without an
+// offset (as Jekyll, Obsidian and Hugo write them), which the decoders
+// give a zone of their own, as text without one again: parseDate reads
+// it in the note's zone, as the note means it.
+const wallClock = "2006-01-02 15:04:05.999999999"
 
 func yamlScalar(v any) string {
 	switch x := v.(type) {

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
 )
 
 // TestRead_notesNotInUTF8: a note saved as Windows-1252 or UTF-16 reads as
@@ -444,5 +446,38 @@ func TestRead_breakAfterCodeBlock(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestRead_frontMatterTimeWithoutOffset: a front matter time written
+// without an offset, as Jekyll and Obsidian write it, is a time in the
+// note's zone (the one its reader is given) however it is written. YAML
+// reads "2024-03-05 23:30:00" unquoted as UTC, so such a note was nine
+// hours late in Tokyo, while the same time quoted, with a "T", or in
+// TOML was read in the zone.
+func TestRead_frontMatterTimeWithoutOffset(t *testing.T) {
+	jst := time.FixedZone("JST", 9*3600)
+	want := time.Date(2024, 3, 5, 14, 30, 0, 0, time.UTC)
+	tests := map[string]string{
+		"YAML":          "---\ndate: 2024-03-05 23:30:00\n---\nThe port moved.\n",
+		"YAML created":  "---\ncreated: 2024-03-05 23:30:00.000\n---\nThe port moved.\n",
+		"YAML quoted":   "---\ndate: \"2024-03-05 23:30:00\"\n---\nThe port moved.\n",
+		"YAML with a T": "---\ndate: 2024-03-05T23:30\n---\nThe port moved.\n",
+		"YAML in UTC":   "---\ndate: 2024-03-05T14:30:00Z\n---\nThe port moved.\n",
+		"TOML":          "+++\ndate = 2024-03-05T23:30:00\n+++\nThe port moved.\n",
+	}
+	for name, note := range tests {
+		t.Run(name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"deploy.md": note})
+			var recs []memory.Record
+			fc := &fileCtx{ctx: context.Background(), src: config.Source{Name: "notes", Kind: config.KindMarkdown}, path: filepath.Join(dir, "deploy.md"), rel: "deploy.md",
+				sink: Sink{Record: func(r memory.Record) error { recs = append(recs, r); return nil }, Problem: func(p Problem) { t.Error(p) }}, loc: jst}
+			if err := readMarkdown(fc); err != nil {
+				t.Fatal(err)
+			}
+			if len(recs) != 1 || !recs[0].Time.Equal(want) || recs[0].Date != "2024-03-05" {
+				t.Fatalf("records %+v; want one at 23:30 JST (14:30 UTC) on 2024-03-05", recs)
+			}
+		})
 	}
 }
