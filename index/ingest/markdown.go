@@ -42,17 +42,18 @@ var (
 	// A closing run of "#" follows a space: "## Learning C#" keeps its "#".
 	// Up to three spaces may come first, as in CommonMark; four make code.
 	atxHeading = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
-	fileDate   = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})`)
-	wikiLink   = regexp.MustCompile(`!?\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]`)
-	blockID    = regexp.MustCompile(`(?m)\s\^[A-Za-z0-9-]+$`)
+	// A daily note's name: YYYY-MM-DD, or Logseq's journal YYYY_MM_DD.
+	fileDate = regexp.MustCompile(`\d{4}-\d{2}-\d{2}|\d{4}_\d{2}_\d{2}`)
+	wikiLink = regexp.MustCompile(`!?\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]`)
+	blockID  = regexp.MustCompile(`(?m)\s\^[A-Za-z0-9-]+$`)
 )
 
 // readMarkdown emits one record per section: the text under a heading up
 // to the next heading, with the trail of enclosing headings as its title.
 // Front matter (date, tags, project, ...) applies to every section; the
-// date falls back to a YYYY-MM-DD in the file name, then the file's
-// modification time. A file that is binary (a mislabelled executable or
-// image) is reported and skipped whole.
+// date falls back to a YYYY-MM-DD (or YYYY_MM_DD) in the file name, then
+// the file's modification time. A file that is binary (a mislabelled
+// executable or image) is reported and skipped whole.
 func readMarkdown(fc *fileCtx) error {
 	path := fc.path
 	raw, fi, err := readNote(fc, "note")
@@ -91,7 +92,7 @@ func readMarkdown(fc *fileCtx) error {
 	}
 	if date == "" {
 		if m := fileDate.FindString(filepath.Base(path)); m != "" {
-			if d, _, ok := parseDate(m, fc.loc); ok {
+			if d, _, ok := parseDate(strings.ReplaceAll(m, "_", "-"), fc.loc); ok {
 				date = d
 			}
 		}

@@ -481,3 +481,33 @@ func TestRead_frontMatterTimeWithoutOffset(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_journalFileDate: a note without a date of its own is dated by
+// the YYYY-MM-DD in its file name (an Obsidian daily note, a Jekyll
+// post) and by Logseq's YYYY_MM_DD (its journals/2024_03_05.md): a
+// Logseq journal page was dated by its modification time, the day a sync
+// or an edit touched it.
+func TestRead_journalFileDate(t *testing.T) {
+	for name, want := range map[string]string{
+		"journals/2024_03_05.md": "2024-03-05",
+		"daily/2024-03-05.md":    "2024-03-05",
+		"2024-03-05-deploy.md":   "2024-03-05",
+		"2024_13_05.md":          "2023-01-02",
+		"2024-03_05.md":          "2023-01-02",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{name: "- The port moved to 3037.\n"})
+			mtime := time.Date(2023, 1, 2, 12, 0, 0, 0, time.Local)
+			if err := os.Chtimes(filepath.Join(dir, name), mtime, mtime); err != nil {
+				t.Fatal(err)
+			}
+			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+			if len(recs) != 1 || len(problems) != 0 {
+				t.Fatalf("%d records, problems %v", len(recs), problems)
+			}
+			if recs[0].Date != want {
+				t.Errorf("dated %s, want %s", recs[0].Date, want)
+			}
+		})
+	}
+}
