@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -124,7 +125,7 @@ func readMarkdown(fc *fileCtx) error {
 		for len(levels) > 0 && levels[len(levels)-1] >= level {
 			levels, trail = levels[:len(levels)-1], trail[:len(trail)-1]
 		}
-		levels, trail = append(levels, level), append(trail, cleanInline(heading))
+		levels, trail = append(levels, level), append(trail, headingText(heading))
 		cur = &section{path: append([]string(nil), trail...), line: line}
 		sections = append(sections, cur)
 	}
@@ -538,6 +539,90 @@ func cleanInline(s string) string {
 		}
 		return sub[1]
 	})
+}
+
+// headingText is a heading as it reads rendered: links, images and wiki
+// links their text, emphasis, strikethrough and highlight marks gone,
+// autolinks without their brackets, escaped characters themselves and
+// code spans their code as written (`__init__` keeps its underscores).
+// A heading of nothing but markup stays as written.
+func headingText(heading string) string {
+	// Code spans and escaped characters are set aside while the markup
+	// goes, so that none of theirs is taken for markup.
+	var kept []string
+	keep := func(s string) string {
+		kept = append(kept, s)
+		return fmt.Sprintf("\x00%d\x00", len(kept)-1)
+	}
+	var b strings.Builder
+	for at := 0; at < len(heading); {
+		switch c := heading[at]; {
+		case c == '\\' && at+1 < len(heading) && strings.IndexByte(asciiPunct, heading[at+1]) >= 0:
+			b.WriteString(keep(heading[at+1 : at+2]))
+			at += 2
+		case c == '`':
+			end := afterCodeSpan(heading, at)
+			n := len(heading[at:]) - len(strings.TrimLeft(heading[at:], "`"))
+			if end == at+n {
+				b.WriteString(keep(heading[at:end])) // no closer: backticks as text
+			} else {
+				b.WriteString(keep(strings.TrimSpace(heading[at+n : end-n])))
+			}
+			at = end
+		default:
+			b.WriteByte(c)
+			at++
+		}
+	}
+	s := cleanInline(b.String())
+	for _, m := range headingMarkup {
+		// Again while it takes some: a match takes the space before the
+		// next one ("_a_ _b_"), which that one needs.
+		for range 4 {
+			next := m.re.ReplaceAllString(s, m.with)
+			if next == s {
+				break
+			}
+			s = next
+		}
+	}
+	s = keptSpan.ReplaceAllStringFunc(s, func(m string) string {
+		i, _ := strconv.Atoi(strings.Trim(m, "\x00"))
+		return kept[i]
+	})
+	if s = strings.TrimSpace(s); s == "" {
+		return strings.TrimSpace(heading)
+	}
+	return s
+}
+
+// asciiPunct are the characters a backslash escapes in CommonMark.
+const asciiPunct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+
+// keptSpan is the stand-in headingText puts for a code span or an
+// escaped character.
+var keptSpan = regexp.MustCompile("\x00[0-9]+\x00")
+
+// headingMarkup are the inline marks headingText takes out of a heading,
+// in order: links before the emphasis in their text.
+var headingMarkup = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	// [text](address "title") and ![alt](image), an address with one
+	// level of parentheses (a Wikipedia page) included.
+	{regexp.MustCompile(`!?\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)`), "$1"},
+	// [text][label] and [text][].
+	{regexp.MustCompile(`\[([^\]]+)\]\[[^\]]*\]`), "$1"},
+	{regexp.MustCompile(`<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>`), "$1"},
+	{regexp.MustCompile(`\*\*(\S(?:.*?\S)?)\*\*`), "$1"},
+	{regexp.MustCompile(`~~(\S(?:.*?\S)?)~~`), "$1"},
+	{regexp.MustCompile(`==(\S(?:.*?\S)?)==`), "$1"},
+	{regexp.MustCompile(`(^|[^*\w])\*(\S(?:[^*]*?\S)?)\*`), "$1$2"},
+	// Underscores mark emphasis only at a word's edges: snake_case is a
+	// name.
+	{regexp.MustCompile(`(^|\W)__(\S(?:.*?\S)?)__(\W|$)`), "$1$2$3"},
+	{regexp.MustCompile(`(^|\W)_(\S(?:[^_]*?\S)?)_(\W|$)`), "$1$2$3"},
 }
 
 // slug turns a heading trail into a stable, readable id fragment.

@@ -511,3 +511,34 @@ func TestRead_journalFileDate(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_headingMarkup: a section's title and heading path are the
+// heading's text, as a reader sees it rendered: without emphasis, link
+// targets, code span backticks or escapes, and a code span's text as it
+// is written. They kept the markup ("**Deploy** to [prod](https://...)"),
+// and the record's id the link's address.
+func TestRead_headingMarkup(t *testing.T) {
+	tests := []struct{ heading, want, id string }{
+		{"**Deploy** to [prod](https://wiki.example.com/prod \"Prod\")", "Deploy to prod", "deploy-to-prod"},
+		{"The `__init__` method and `a*b*c`", "The __init__ method and a*b*c", "the-init-method-and-a-b-c"},
+		{"__Why__ it *moved* and _when_", "Why it moved and when", "why-it-moved-and-when"},
+		{"snake_case_name and 2 * 3 * 4", "snake_case_name and 2 * 3 * 4", "snake-case-name-and-2-3-4"},
+		{"~~Old~~ ==new== plan ![icon](i.png) [[Nova|the project]]", "Old new plan icon the project", "old-new-plan-icon-the-project"},
+		{"1\\. Intro \\*not emphasis\\*", "1. Intro *not emphasis*", "1-intro-not-emphasis"},
+		{"See [the docs][docs] and <https://example.com>", "See the docs and https://example.com", "see-the-docs-and-https-example-com"},
+		{"Learning C#", "Learning C#", "learning-c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"n.md": "## " + tt.heading + "\nThe text.\n"})
+			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+			if len(recs) != 1 || len(problems) != 0 {
+				t.Fatalf("%d records, problems %v", len(recs), problems)
+			}
+			r := recs[0]
+			if r.Title != tt.want || !slices.Equal(r.HeadingPath, []string{tt.want}) || r.ID != "n.md#"+tt.id {
+				t.Errorf("title %q, heading path %q, id %q; want %q and id n.md#%s", r.Title, r.HeadingPath, r.ID, tt.want, tt.id)
+			}
+		})
+	}
+}
