@@ -240,12 +240,21 @@ func setextLevel(line string) int {
 
 // paragraphEnd returns how many of the last lines form the paragraph a
 // setext underline turns into a heading (0: none). As in CommonMark, the
-// lines must follow a blank line or the start of lines and read as
-// plain text: after a list item, a quote, a table row or indented code,
-// "---" is a thematic break instead.
+// lines must follow a blank line, a thematic break or the start of lines
+// and read as plain text: after a list item, a quote, a table row or
+// indented code, "---" is a thematic break instead.
 func paragraphEnd(lines []string) int {
 	n := 0
-	for n < len(lines) && strings.TrimSpace(lines[len(lines)-1-n]) != "" {
+	for n < len(lines) {
+		line := lines[len(lines)-1-n]
+		if strings.TrimSpace(line) == "" || thematicBreak.MatchString(line) {
+			break
+		}
+		// A list item or a quote ends the paragraph before it, and takes
+		// the lines after it as its own.
+		if listOrQuote.MatchString(line) {
+			return 0
+		}
 		n++
 	}
 	if n == 0 {
@@ -258,9 +267,16 @@ func paragraphEnd(lines []string) int {
 	return n
 }
 
-// notParagraph starts a line that is no paragraph text: a list item, a
-// quote, a table row, an HTML block.
-var notParagraph = regexp.MustCompile(`^ {0,3}(?:[-*+] |\d{1,9}[.)] |>|\||<)`)
+var (
+	// notParagraph starts a line that is no paragraph text: a table row,
+	// an HTML block.
+	notParagraph = regexp.MustCompile(`^ {0,3}(?:\||<)`)
+	// listOrQuote starts a list item or a quote.
+	listOrQuote = regexp.MustCompile(`^ {0,3}(?:[-*+] |\d{1,9}[.)] |>)`)
+	// thematicBreak is a line of three or more "-", "*" or "_", spaces
+	// between them allowed.
+	thematicBreak = regexp.MustCompile(`^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$`)
+)
 
 // splitFrontMatter separates a leading "---" YAML block (closed by "---"
 // or by "...", YAML's end of document, as Pandoc and Jekyll allow) or

@@ -542,3 +542,17 @@ func TestRead_headingMarkup(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_setextAfterBreakOrList: a thematic break ends the paragraph
+// before it, so only the text after it is a setext heading's, and "---"
+// after a list item's lines (a line that continues the item included)
+// is a thematic break, as in CommonMark. The break and the text before
+// it were made part of the heading, and the list its heading.
+func TestRead_setextAfterBreakOrList(t *testing.T) {
+	note := "Intro.\n***\nRollback\n---\nRun it.\n\nSteps:\n- stop the job\nand wait\n---\nDone.\n"
+	got := noteSections(t, "deploy.md", note)
+	want := []string{": Intro.|***", "Rollback: Run it.||Steps:|- stop the job|and wait|---|Done."}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
