@@ -281,7 +281,8 @@ var (
 // splitFrontMatter separates a leading "---" YAML block (closed by "---"
 // or by "...", YAML's end of document, as Pandoc and Jekyll allow) or
 // "+++" TOML block from the body and reports how many lines it took. An
-// error names the language the block is not valid in.
+// error names the language the block is not valid in. A "---" block that
+// is not a YAML mapping is no front matter but the note's text.
 func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
 	var fm frontMatter
 	fence := ""
@@ -334,7 +335,19 @@ func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
 		}
 		return after, fm, lines, nil
 	}
-	if err := yaml.Unmarshal(block, &fm); err != nil {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(block, &doc); err != nil {
+		return after, frontMatter{}, lines, fmt.Errorf("YAML: %w", err)
+	}
+	if len(doc.Content) == 0 {
+		return after, fm, lines, nil
+	}
+	if doc.Content[0].Kind != yaml.MappingNode {
+		// Prose or a list between two thematic breaks that open the
+		// note: its text, not metadata.
+		return raw, fm, 0, nil
+	}
+	if err := doc.Decode(&fm); err != nil {
 		return after, frontMatter{}, lines, fmt.Errorf("YAML: %w", err)
 	}
 	// YAML reads a time written with a space and no offset as UTC; only
@@ -343,7 +356,7 @@ func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
 		Date    yaml.Node `yaml:"date"`
 		Created yaml.Node `yaml:"created"`
 	}
-	if yaml.Unmarshal(block, &written) == nil {
+	if doc.Decode(&written) == nil {
 		for _, f := range []struct {
 			n *yaml.Node
 			v *any

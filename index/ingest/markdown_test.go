@@ -543,6 +543,26 @@ func TestRead_headingMarkup(t *testing.T) {
 	}
 }
 
+// TestRead_noteOpensWithBreak: a note that opens with a thematic break
+// ("---") has no front matter when the block up to the next "---" is not
+// a YAML mapping (prose, a list): it is the note's text, and no problem.
+// It was reported as front matter that is not valid YAML and left out of
+// the index.
+func TestRead_noteOpensWithBreak(t *testing.T) {
+	tests := map[string]struct{ file, want string }{
+		"prose": {"---\nJust a thought, then ship on Friday.\n\n---\nMore.\n", ": ---|Just a thought, then ship on Friday.||---|More."},
+		"list":  {"---\n- ship on Friday\n- tell Ana\n---\nMore.\n", ": ---|- ship on Friday|- tell Ana|---|More."},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := noteSections(t, "thought.md", tt.file)
+			if !slices.Equal(got, []string{tt.want}) {
+				t.Errorf("sections %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestRead_setextAfterBreakOrList: a thematic break ends the paragraph
 // before it, so only the text after it is a setext heading's, and "---"
 // after a list item's lines (a line that continues the item included)
