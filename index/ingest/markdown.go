@@ -46,7 +46,9 @@ var (
 	// A daily note's name: YYYY-MM-DD, or Logseq's journal YYYY_MM_DD.
 	fileDate = regexp.MustCompile(`\d{4}-\d{2}-\d{2}|\d{4}_\d{2}_\d{2}`)
 	wikiLink = regexp.MustCompile(`!?\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]`)
-	blockID  = regexp.MustCompile(`(?m)\s\^[A-Za-z0-9-]+$`)
+	// A block id ends a line, or stands on its own after a list, a
+	// table or a quote.
+	blockID = regexp.MustCompile(`(?:^|\s)\^[A-Za-z0-9-]+$`)
 )
 
 // readMarkdown emits one record per section: the text under a heading up
@@ -129,7 +131,8 @@ func readMarkdown(fc *fileCtx) error {
 		cur = &section{path: append([]string(nil), trail...), line: line}
 		sections = append(sections, cur)
 	}
-	inFence, inHTMLComment := "", false
+	var code fences
+	inHTMLComment := false
 	lines, hidden := withoutComments(strings.Split(string(body), "\n"))
 	for i, line := range lines {
 		if hidden[i] {
@@ -145,23 +148,14 @@ func readMarkdown(fc *fileCtx) error {
 			cur.para = len(cur.lines)
 			continue
 		}
-		if inFence == "" && strings.HasPrefix(trimmed, "<!--") && !strings.Contains(trimmed[4:], "-->") {
+		if !code.in() && strings.HasPrefix(trimmed, "<!--") && !strings.Contains(trimmed[4:], "-->") {
 			inHTMLComment = true
 			cur.lines = append(cur.lines, line)
 			cur.para = len(cur.lines)
 			continue
 		}
-		code := inFence != ""
-		if fence := codeFence(trimmed); fence != "" {
-			code = true
-			switch {
-			case inFence == "":
-				inFence = fence
-			case closesFence(inFence, fence, trimmed):
-				inFence = ""
-			}
-		}
-		if inFence == "" {
+		isCode := code.line(trimmed)
+		if !isCode {
 			if m := atxHeading.FindStringSubmatch(line); m != nil {
 				open(len(m[1]), m[2], fmLines+i+1)
 				continue
@@ -176,7 +170,7 @@ func readMarkdown(fc *fileCtx) error {
 			}
 		}
 		cur.lines = append(cur.lines, line)
-		if code {
+		if isCode {
 			cur.para = len(cur.lines)
 		}
 	}
@@ -448,12 +442,28 @@ func codeFence(line string) string {
 	return fence
 }
 
-// closesFence reports whether line (trimmed), whose codeFence is fence,
-// closes the block inFence opened: the same character, as many or more,
-// and nothing else on the line.
-func closesFence(inFence, fence, line string) bool {
-	return fence[0] == inFence[0] && len(fence) >= len(inFence) && fence == line
+// fences follows a note's fenced code blocks line by line. The zero
+// value is outside any block.
+type fences struct{ open string }
+
+// line reports whether line (trimmed) is code, a fence or a line in a
+// block, and notes where blocks open and close: only a fence of the same
+// character, as long or longer and alone on its line, closes one.
+func (f *fences) line(line string) bool {
+	fence := codeFence(line)
+	switch {
+	case fence == "":
+		return f.open != ""
+	case f.open == "":
+		f.open = fence
+	case fence[0] == f.open[0] && len(fence) >= len(f.open) && fence == line:
+		f.open = ""
+	}
+	return true
 }
+
+// in reports whether the lines so far left a block open.
+func (f *fences) in() bool { return f.open != "" }
 
 func fenceMarker(line string) string {
 	for _, f := range []string{"```", "~~~"} {
@@ -474,21 +484,11 @@ func withoutComments(lines []string) (out []string, hidden []bool) {
 	type pos struct{ line, col int }
 	var spans [][2]pos
 	var open pos
-	inComment, inFence := false, ""
+	var code fences
+	inComment := false
 	for i, line := range lines {
-		if !inComment {
-			if fence := codeFence(strings.TrimSpace(line)); fence != "" {
-				switch {
-				case inFence == "":
-					inFence = fence
-				case closesFence(inFence, fence, strings.TrimSpace(line)):
-					inFence = ""
-				}
-				continue
-			}
-			if inFence != "" {
-				continue
-			}
+		if !inComment && code.line(strings.TrimSpace(line)) {
+			continue
 		}
 		for col := 0; col < len(line); {
 			switch {
@@ -553,11 +553,31 @@ func afterCodeSpan(line string, at int) int {
 
 // cleanNote removes block ids (Obsidian-only syntax; its comments are
 // gone before, see withoutComments) and turns wiki links into their
-// text.
+// text, outside code: "[[" in code is code (a shell's [[ -f x ]], a Lua
+// string).
 func cleanNote(s string) string {
-	s = blockID.ReplaceAllString(s, "")
-	s = cleanInline(s)
-	return strings.TrimSpace(s)
+	var code fences
+	lines := strings.Split(s, "\n")
+	for i, line := range lines {
+		if code.line(strings.TrimSpace(line)) {
+			continue
+		}
+		line = blockID.ReplaceAllString(line, "")
+		var b strings.Builder
+		for at := 0; at < len(line); {
+			j := strings.IndexByte(line[at:], '`')
+			if j < 0 {
+				b.WriteString(cleanInline(line[at:]))
+				break
+			}
+			end := afterCodeSpan(line, at+j)
+			b.WriteString(cleanInline(line[at : at+j]))
+			b.WriteString(line[at+j : end])
+			at = end
+		}
+		lines[i] = b.String()
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
 func cleanInline(s string) string {

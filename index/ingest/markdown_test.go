@@ -576,3 +576,29 @@ func TestRead_setextAfterBreakOrList(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_wikiLinksNotInCode: a wiki link becomes its text in a note's
+// prose, and "[[" in code is code, as Obsidian shows it: a shell test
+// (if [[ -f x ]]) in a fenced block or a code span lost its brackets, and
+// a Lua string ([[...]]) its delimiters.
+func TestRead_wikiLinksNotInCode(t *testing.T) {
+	note := strings.Join([]string{
+		"# Script",
+		"```sh",
+		"if [[ -f /etc/nova.yaml ]]; then echo ok; fi",
+		"```",
+		"Run `[[ -d ~/.nova ]] || mkdir ~/.nova` first, see [[Deploy|the deploy note]] and ![[diagram.png]].",
+		"~~~lua",
+		"local s = [[two lines]] ^raw",
+		"~~~",
+		"Done. ^done-1",
+		"",
+		"^block-2",
+	}, "\n")
+	got := noteSections(t, "script.md", note)
+	want := []string{"Script: ```sh|if [[ -f /etc/nova.yaml ]]; then echo ok; fi|```|" +
+		"Run `[[ -d ~/.nova ]] || mkdir ~/.nova` first, see the deploy note and diagram.png.|~~~lua|local s = [[two lines]] ^raw|~~~|Done."}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
