@@ -31,6 +31,9 @@ type frontMatter struct {
 	Title     any `yaml:"title" toml:"title"`
 	Date      any `yaml:"date" toml:"date"`
 	Created   any `yaml:"created" toml:"created"`
+	Updated   any `yaml:"updated" toml:"updated"`
+	Modified  any `yaml:"modified" toml:"modified"`
+	LastMod   any `yaml:"lastmod" toml:"lastmod"`
 	Tags      any `yaml:"tags" toml:"tags"`
 	Project   any `yaml:"project" toml:"project"`
 	Agent     any `yaml:"agent" toml:"agent"`
@@ -54,7 +57,8 @@ var (
 // readMarkdown emits one record per section: the text under a heading up
 // to the next heading, with the trail of enclosing headings as its title.
 // Front matter (date, tags, project, ...) applies to every section; the
-// date falls back to a YYYY-MM-DD (or YYYY_MM_DD) in the file name, then
+// date is its date, created, updated, modified or lastmod, the first that
+// reads as one, else a YYYY-MM-DD (or YYYY_MM_DD) in the file name, else
 // the file's modification time. A file that is binary (a mislabelled
 // executable or image) is reported and skipped whole.
 func readMarkdown(fc *fileCtx) error {
@@ -85,8 +89,8 @@ func readMarkdown(fc *fileCtx) error {
 	}
 	date := ""
 	var exact time.Time
-	for _, v := range []any{fm.Date, fm.Created} {
-		if s := yamlScalar(v); s != "" {
+	for _, v := range fm.dates() {
+		if s := yamlScalar(*v); s != "" {
 			if d, t, ok := parseDate(s, fc.loc); ok {
 				date, exact = d, t
 				break
@@ -322,7 +326,7 @@ func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
 		}
 		// The TOML decoder puts a local date-time (no offset) in a zone
 		// of its own named so, at the machine's offset of today.
-		for _, v := range []*any{&fm.Date, &fm.Created} {
+		for _, v := range fm.dates() {
 			if t, ok := (*v).(time.Time); ok && t.Location().String() == "datetime-local" {
 				*v = t.Format(wallClock)
 			}
@@ -346,23 +350,37 @@ func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
 	}
 	// YAML reads a time written with a space and no offset as UTC; only
 	// the text tells it from one written in UTC.
-	var written struct {
-		Date    yaml.Node `yaml:"date"`
-		Created yaml.Node `yaml:"created"`
-	}
+	var written frontMatterNodes
 	if doc.Decode(&written) == nil {
-		for _, f := range []struct {
-			n *yaml.Node
-			v *any
-		}{{&written.Date, &fm.Date}, {&written.Created, &fm.Created}} {
-			if t, ok := (*f.v).(time.Time); ok {
-				if _, err := time.Parse("2006-1-2 15:4:5.999999999", f.n.Value); err == nil {
-					*f.v = t.Format(wallClock)
+		nodes := written.dates()
+		for i, v := range fm.dates() {
+			if t, ok := (*v).(time.Time); ok {
+				if _, err := time.Parse("2006-1-2 15:4:5.999999999", nodes[i].Value); err == nil {
+					*v = t.Format(wallClock)
 				}
 			}
 		}
 	}
 	return after, fm, lines, nil
+}
+
+// dates are the fields that may date a note, first the one that does.
+func (fm *frontMatter) dates() []*any {
+	return []*any{&fm.Date, &fm.Created, &fm.Updated, &fm.Modified, &fm.LastMod}
+}
+
+// frontMatterNodes are the date fields of YAML front matter as written.
+type frontMatterNodes struct {
+	Date     yaml.Node `yaml:"date"`
+	Created  yaml.Node `yaml:"created"`
+	Updated  yaml.Node `yaml:"updated"`
+	Modified yaml.Node `yaml:"modified"`
+	LastMod  yaml.Node `yaml:"lastmod"`
+}
+
+// dates are the nodes of frontMatter.dates, in its order.
+func (n *frontMatterNodes) dates() []*yaml.Node {
+	return []*yaml.Node{&n.Date, &n.Created, &n.Updated, &n.Modified, &n.LastMod}
 }
 
 // wallClock writes a front matter time that was written without an

@@ -602,3 +602,40 @@ func TestRead_wikiLinksNotInCode(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_frontMatterUpdatedDate: a note whose front matter gives no
+// date or created but the day it was last changed (updated, modified, or
+// Hugo's lastmod) is dated by that, not by its modification time (the
+// day a sync or a bulk edit touched the file); date and created come
+// first.
+func TestRead_frontMatterUpdatedDate(t *testing.T) {
+	jst := time.FixedZone("JST", 9*3600)
+	tests := map[string]struct{ note, date string }{
+		"updated":            {"---\nupdated: 2024-05-01\n---\nx\n", "2024-05-01"},
+		"modified":           {"---\nmodified: 2024-05-02 08:15:00\n---\nx\n", "2024-05-02"},
+		"lastmod":            {"+++\nlastmod = 2024-05-03T10:00:00+09:00\n+++\nx\n", "2024-05-03"},
+		"created first":      {"---\nupdated: 2024-05-01\ncreated: 2024-01-01\n---\nx\n", "2024-01-01"},
+		"not a date skipped": {"---\nupdated: soon\nmodified: 2024-05-04\n---\nx\n", "2024-05-04"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"n.md": tt.note})
+			mtime := time.Date(2023, 1, 2, 12, 0, 0, 0, time.Local)
+			if err := os.Chtimes(filepath.Join(dir, "n.md"), mtime, mtime); err != nil {
+				t.Fatal(err)
+			}
+			var recs []memory.Record
+			fc := &fileCtx{ctx: context.Background(), src: config.Source{Name: "notes", Kind: config.KindMarkdown}, path: filepath.Join(dir, "n.md"), rel: "n.md",
+				sink: Sink{Record: func(r memory.Record) error { recs = append(recs, r); return nil }, Problem: func(p Problem) { t.Error(p) }}, loc: jst}
+			if err := readMarkdown(fc); err != nil {
+				t.Fatal(err)
+			}
+			if len(recs) != 1 || recs[0].Date != tt.date {
+				t.Fatalf("records %+v; want one dated %s", recs, tt.date)
+			}
+			if name == "modified" && !recs[0].Time.Equal(time.Date(2024, 5, 1, 23, 15, 0, 0, time.UTC)) {
+				t.Errorf("time %v, want 08:15 JST", recs[0].Time)
+			}
+		})
+	}
+}
