@@ -86,6 +86,7 @@ func readMarkdown(fc *fileCtx) error {
 		if *f.to, ok = oneValue(f.v); !ok {
 			fc.problem(1, fmt.Sprintf("front matter %q holds several values, not one: left out", f.name))
 		}
+		*f.to = linkedName(*f.to)
 	}
 	date := ""
 	var exact time.Time
@@ -602,6 +603,17 @@ func cleanNote(s string) string {
 		lines[i] = b.String()
 	}
 	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// linkedName is a front matter value that may link a note, as Obsidian
+// writes a link property ("[[Nova]]"): a value that is one wiki link
+// names the linked note, whatever its heading or alias; links in text
+// read as their text.
+func linkedName(v string) string {
+	if m := wikiLink.FindStringSubmatchIndex(v); m != nil && m[0] == 0 && m[1] == len(v) && v[0] == '[' {
+		return strings.TrimSpace(v[m[2]:m[3]])
+	}
+	return cleanInline(v)
 }
 
 func cleanInline(s string) string {

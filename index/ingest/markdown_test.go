@@ -659,3 +659,20 @@ func TestRead_headingWithoutText(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_frontMatterLinks: a front matter field that links a note, as
+// Obsidian writes a link property ("[[Nova]]", quoted), names the linked
+// note, and links in a title read as their text: the project was
+// "[[Nova]]", which no search for project Nova matched, while the
+// unquoted [[Nova]] gave Nova.
+func TestRead_frontMatterLinks(t *testing.T) {
+	note := "---\ntitle: \"Notes on [[Nova|the recall service]]\"\nproject: \"[[Nova]]\"\nagent: '[[codex#Setup|Codex CLI]]'\n---\nThe port moved to 3037.\n"
+	dir := writeTree(t, map[string]string{"deploy.md": note})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(recs) != 1 || len(problems) != 0 {
+		t.Fatalf("%d records, problems %v", len(recs), problems)
+	}
+	if r := recs[0]; r.Title != "Notes on the recall service" || r.Project != "Nova" || r.Agent != "codex" {
+		t.Errorf("title %q project %q agent %q", r.Title, r.Project, r.Agent)
+	}
+}
