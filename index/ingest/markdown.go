@@ -56,7 +56,8 @@ var (
 
 // readMarkdown emits one record per section: the text under a heading up
 // to the next heading, with the trail of enclosing headings as its title.
-// Front matter (date, tags, project, ...) applies to every section; the
+// Front matter (date, tags, project, ...), or the properties a Logseq
+// page opens with (title, tags, dates), applies to every section; the
 // date is its date, created, updated, modified or lastmod, the first that
 // reads as one, else a YYYY-MM-DD (or YYYY_MM_DD) in the file name, else
 // the file's modification time. A file that is binary (a mislabelled
@@ -74,6 +75,9 @@ func readMarkdown(fc *fileCtx) error {
 	body, fm, fmLines, fmErr := splitFrontMatter(raw)
 	if fmErr != nil {
 		fc.problem(1, "front matter is not valid "+fmErr.Error())
+	}
+	if fmLines == 0 {
+		fm = pageProperties(body)
 	}
 	var title, project, agent, lifecycle, workType, sourceSet string
 	for _, f := range []struct {
@@ -282,6 +286,42 @@ var (
 	// between them allowed.
 	thematicBreak = regexp.MustCompile(`^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$`)
 )
+
+// pageProperty is a line of a Logseq page's properties: "title:: Deploy".
+var pageProperty = regexp.MustCompile(`^([A-Za-z][\w-]*)::[ \t]*(.*?)[ \t]*$`)
+
+// pageProperties reads the properties a Logseq page opens with, its
+// lines up to the first that is not one, as front matter: its title,
+// tags (split at commas, a link or a #tag its name) and date fields. The
+// lines stay the page's text, as Logseq shows them.
+func pageProperties(body []byte) frontMatter {
+	var fm frontMatter
+	for line := range strings.Lines(string(body)) {
+		m := pageProperty.FindStringSubmatch(strings.TrimRight(line, "\n"))
+		if m == nil {
+			break
+		}
+		switch v := m[2]; strings.ToLower(m[1]) {
+		case "title":
+			fm.Title = v
+		case "tags":
+			var tags []any
+			for t := range strings.SplitSeq(v, ",") {
+				tags = append(tags, linkedName(strings.TrimPrefix(strings.TrimSpace(t), "#")))
+			}
+			fm.Tags = tags
+		case "date":
+			fm.Date = v
+		case "created":
+			fm.Created = v
+		case "updated":
+			fm.Updated = v
+		case "modified":
+			fm.Modified = v
+		}
+	}
+	return fm
+}
 
 // splitFrontMatter separates a leading "---" YAML block (closed by "---"
 // or by "...", YAML's end of document, as Pandoc and Jekyll allow) or

@@ -676,3 +676,25 @@ func TestRead_frontMatterLinks(t *testing.T) {
 		t.Errorf("title %q project %q agent %q", r.Title, r.Project, r.Agent)
 	}
 }
+
+// TestRead_logseqPageProperties: the "key:: value" lines a Logseq page
+// opens with are its properties: its title (a namespaced page's
+// "projects/nova", whose file is projects___nova.md), its tags (links,
+// words, #tags, split at commas) and its date give the records theirs, as
+// front matter does, and stay in the text Logseq shows. The title was
+// the file name and the tags none.
+func TestRead_logseqPageProperties(t *testing.T) {
+	note := "title:: projects/nova\ntags:: [[machine learning]], ops, #billing\ndate:: 2024-03-05\n\n- The port moved to 3037.\n  - Tell Ana.\n- status:: not a page property\n"
+	dir := writeTree(t, map[string]string{"pages/projects___nova.md": note})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(recs) != 1 || len(problems) != 0 {
+		t.Fatalf("%d records, problems %v", len(recs), problems)
+	}
+	r := recs[0]
+	if r.Title != "projects/nova" || !slices.Equal(r.Tags, []string{"machine learning", "ops", "billing"}) || r.Date != "2024-03-05" {
+		t.Errorf("title %q tags %q date %s", r.Title, r.Tags, r.Date)
+	}
+	if r.Text != strings.Replace(strings.TrimSpace(note), "[[machine learning]]", "machine learning", 1) || r.Line != 1 {
+		t.Errorf("text %q at line %d", r.Text, r.Line)
+	}
+}
