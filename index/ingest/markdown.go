@@ -331,17 +331,17 @@ func pageProperties(body []byte) frontMatter {
 func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
 	var fm frontMatter
 	fence := ""
-	for _, f := range []string{"---", "+++"} {
-		if bytes.HasPrefix(raw, []byte(f+"\n")) {
-			fence = f
-		}
+	first, _, found := bytes.Cut(raw, []byte("\n"))
+	// Blanks may follow a fence, as Jekyll allows.
+	if f := string(bytes.TrimRight(first, " \t")); found && (f == "---" || f == "+++") {
+		fence = f
 	}
 	if fence == "" {
 		return raw, fm, 0, nil
 	}
 	// The block ends at the first line that is only a closer, which may
 	// be the line right after the opener (an empty block).
-	start := len(fence) + 1
+	start := len(first) + 1
 	end, next := -1, 0
 	for pos := start; end < 0; pos = next {
 		line := raw[pos:]

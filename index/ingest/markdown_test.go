@@ -123,17 +123,21 @@ func TestRead_lineEndings(t *testing.T) {
 }
 
 // TestRead_frontMatterEnds: an empty front matter block (Jekyll's "---"
-// twice, which marks a page to process) and YAML closed by "..." (its
-// end of document, which Pandoc and Jekyll accept) are front matter, not
-// text: the empty block made every section of the note one under a
-// heading "---", and a block closed by "..." was the note's first text,
-// its title, date and tags lost.
+// twice, which marks a page to process), YAML closed by "..." (its end of
+// document, which Pandoc and Jekyll accept) and a block whose fence line
+// has trailing blanks (Jekyll allows them) are front matter, not text:
+// the empty block made every section of the note one under a heading
+// "---", a block closed by "..." was the note's first text, its title,
+// date and tags lost, and an opening "--- " made the block's last line a
+// heading.
 func TestRead_frontMatterEnds(t *testing.T) {
 	tests := []struct{ name, file, title, date string }{
 		{"empty YAML", "---\n---\nThe port moved to 3037.\n", "deploy", "2023-01-02"},
 		{"empty TOML", "+++\n+++\nThe port moved to 3037.\n", "deploy", "2023-01-02"},
 		{"YAML closed by ...", "---\ntitle: Deploy\ndate: 2024-03-05\ntags: [ops]\n...\nThe port moved to 3037.\n", "Deploy", "2024-03-05"},
 		{"closing line with trailing spaces", "---\ntitle: Deploy\ndate: 2024-03-05\ntags: [ops]\n---  \nThe port moved to 3037.\n", "Deploy", "2024-03-05"},
+		{"opening line with trailing spaces", "--- \ntitle: Deploy\ndate: 2024-03-05\ntags: [ops]\n---\nThe port moved to 3037.\n", "Deploy", "2024-03-05"},
+		{"TOML opening line with a trailing tab", "+++\t\ntitle = \"Deploy\"\ndate = 2024-03-05\ntags = [\"ops\"]\n+++\nThe port moved to 3037.\n", "Deploy", "2024-03-05"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
