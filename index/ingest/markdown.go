@@ -384,7 +384,7 @@ func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
 	if err := yaml.Unmarshal(block, &doc); err != nil {
 		return after, frontMatter{}, lines, fmt.Errorf("YAML: %w", err)
 	}
-	if len(doc.Content) == 0 {
+	if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
 		return after, fm, lines, nil
 	}
 	if doc.Content[0].Kind != yaml.MappingNode {

@@ -134,6 +134,7 @@ func TestRead_frontMatterEnds(t *testing.T) {
 	tests := []struct{ name, file, title, date string }{
 		{"empty YAML", "---\n---\nThe port moved to 3037.\n", "deploy", "2023-01-02"},
 		{"empty TOML", "+++\n+++\nThe port moved to 3037.\n", "deploy", "2023-01-02"},
+		{"YAML null", "---\n~\n---\nThe port moved to 3037.\n", "deploy", "2023-01-02"},
 		{"YAML closed by ...", "---\ntitle: Deploy\ndate: 2024-03-05\ntags: [ops]\n...\nThe port moved to 3037.\n", "Deploy", "2024-03-05"},
 		{"closing line with trailing spaces", "---\ntitle: Deploy\ndate: 2024-03-05\ntags: [ops]\n---  \nThe port moved to 3037.\n", "Deploy", "2024-03-05"},
 		{"opening line with trailing spaces", "--- \ntitle: Deploy\ndate: 2024-03-05\ntags: [ops]\n---\nThe port moved to 3037.\n", "Deploy", "2024-03-05"},
