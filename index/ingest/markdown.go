@@ -183,6 +183,17 @@ func readMarkdown(fc *fileCtx) error {
 			cur.para = len(cur.lines)
 		}
 	}
+	// A #tag in the text tags the note, as front matter's do.
+	texts := make([]string, len(sections))
+	for i, s := range sections {
+		var inline []string
+		texts[i], inline = cleanNote(strings.Join(s.lines, "\n"))
+		for _, t := range inline {
+			if !slices.ContainsFunc(tags, func(have string) bool { return strings.EqualFold(have, t) }) {
+				tags = append(tags, t)
+			}
+		}
+	}
 	used := map[string]int{}
 	for i, s := range sections {
 		if err := fc.ctx.Err(); err != nil {
@@ -190,7 +201,7 @@ func readMarkdown(fc *fileCtx) error {
 		}
 		// Secrets go before the record leaves the reader: its text is also
 		// the context indexed with its neighbours.
-		text, redactions := cleanText(cleanNote(strings.Join(s.lines, "\n")))
+		text, redactions := cleanText(texts[i])
 		if text == "" {
 			// A heading with nothing under it, neither text nor a heading
 			// (an outline's item, a card), is its own text; one with
@@ -619,9 +630,10 @@ func afterCodeSpan(line string, at int) int {
 // cleanNote removes block ids (Obsidian-only syntax; its comments are
 // gone before, see withoutComments) and turns wiki links into their
 // text, outside code: "[[" in code is code (a shell's [[ -f x ]], a Lua
-// string).
-func cleanNote(s string) string {
+// string). It returns the #tags of the text outside code too.
+func cleanNote(s string) (string, []string) {
 	var code fences
+	var tags []string
 	lines := strings.Split(s, "\n")
 	for i, line := range lines {
 		if code.line(strings.TrimSpace(line)) {
@@ -629,21 +641,34 @@ func cleanNote(s string) string {
 		}
 		line = blockID.ReplaceAllString(line, "")
 		var b strings.Builder
+		prose := func(p string) {
+			for _, m := range inlineTag.FindAllStringSubmatch(p, -1) {
+				// A number is no tag: issue #123.
+				if strings.IndexFunc(m[1], func(r rune) bool { return !unicode.IsDigit(r) }) >= 0 {
+					tags = append(tags, m[1])
+				}
+			}
+			b.WriteString(cleanInline(p))
+		}
 		for at := 0; at < len(line); {
 			j := strings.IndexByte(line[at:], '`')
 			if j < 0 {
-				b.WriteString(cleanInline(line[at:]))
+				prose(line[at:])
 				break
 			}
 			end := afterCodeSpan(line, at+j)
-			b.WriteString(cleanInline(line[at : at+j]))
+			prose(line[at : at+j])
 			b.WriteString(line[at+j : end])
 			at = end
 		}
 		lines[i] = b.String()
 	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
+	return strings.TrimSpace(strings.Join(lines, "\n")), tags
 }
+
+// inlineTag is a #tag in a note's text, as Obsidian reads one: after a
+// blank or at the start of a line, of letters, digits, "_", "-" and "/".
+var inlineTag = regexp.MustCompile(`(?:^|\s)#([\p{L}\p{N}_/-]+)`)
 
 // linkedName is a front matter value that may link a note, as Obsidian
 // writes a link property ("[[Nova]]"): a value that is one wiki link

@@ -703,3 +703,34 @@ func TestRead_logseqPageProperties(t *testing.T) {
 		t.Errorf("text %q at line %d", r.Text, r.Line)
 	}
 }
+
+// TestRead_inlineTags: a #tag in a note's text tags the note, as Obsidian
+// and Bear (whose notes have no front matter, only such tags) read it,
+// beside its front matter tags: not one in code, in a heading, in a link
+// or a number (issue #123). A note tagged only in its text had no tags,
+// so a search by tag did not find it.
+func TestRead_inlineTags(t *testing.T) {
+	note := strings.Join([]string{
+		"---",
+		"tags: [ops]",
+		"---",
+		"# Deploy #draft",
+		"The port moved. #billing/invoices #Ops #ops",
+		"`#notatag`, issue #123, C#, [x](#anchor) and https://example.com/#frag.",
+		"```sh",
+		"#comment in code",
+		"```",
+		"## Later",
+		"Also #年度计划.",
+	}, "\n")
+	dir := writeTree(t, map[string]string{"deploy.md": note})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(recs) != 2 || len(problems) != 0 {
+		t.Fatalf("%d records, problems %v", len(recs), problems)
+	}
+	for _, r := range recs {
+		if want := []string{"ops", "billing/invoices", "年度计划"}; !slices.Equal(r.Tags, want) {
+			t.Errorf("%s: tags %q, want %q", r.ID, r.Tags, want)
+		}
+	}
+}
