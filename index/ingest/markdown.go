@@ -46,6 +46,8 @@ var (
 	// A closing run of "#" follows a space: "## Learning C#" keeps its "#".
 	// Up to three spaces may come first, as in CommonMark; four make code.
 	atxHeading = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
+	// A date in a heading, not part of a longer number.
+	headingDate = regexp.MustCompile(`(?:^|\D)(\d{4}-\d{2}-\d{2})(?:\D|$)`)
 	// A daily note's name: YYYY-MM-DD, or Logseq's journal YYYY_MM_DD.
 	fileDate = regexp.MustCompile(`\d{4}-\d{2}-\d{2}|\d{4}_\d{2}_\d{2}`)
 	wikiLink = regexp.MustCompile(`!?\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]`)
@@ -60,8 +62,9 @@ var (
 // page opens with (title, tags, dates), applies to every section; the
 // date is its date, created, updated, modified or lastmod, the first that
 // reads as one, else a YYYY-MM-DD (or YYYY_MM_DD) in the file name, else
-// the file's modification time. A file that is binary (a mislabelled
-// executable or image) is reported and skipped whole.
+// the file's modification time; a section under a heading that gives a
+// date is of that date. A file that is binary (a mislabelled executable
+// or image) is reported and skipped whole.
 func readMarkdown(fc *fileCtx) error {
 	path := fc.path
 	raw, fi, err := readNote(fc, "note")
@@ -229,8 +232,19 @@ func readMarkdown(fc *fileCtx) error {
 		if n := used[key]; n > 1 {
 			key = fmt.Sprintf("%s~%d", key, n)
 		}
+		// A section under a heading that gives a date (a log's day, a
+		// changelog's release) is of that date, the nearest heading's.
+		day, at := date, exact
+		for j := len(s.path) - 1; j >= 0; j-- {
+			if m := headingDate.FindStringSubmatch(s.path[j]); m != nil {
+				if d, _, ok := parseDate(m[1], fc.loc); ok {
+					day, at = d, time.Time{}
+					break
+				}
+			}
+		}
 		rec := memory.Record{
-			ID: fc.rel + "#" + key, Text: text, Title: title, Date: date, Time: exact,
+			ID: fc.rel + "#" + key, Text: text, Title: title, Date: day, Time: at,
 			Agent: agent, Project: project, Tags: tags, WorkType: workType,
 			SourceSet: sourceSet, Lifecycle: lifecycle, HeadingPath: heads,
 			Path: path, Line: s.line, Kind: config.KindMarkdown, Layer: "note", Redactions: redactions,

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -732,5 +733,48 @@ func TestRead_inlineTags(t *testing.T) {
 		if want := []string{"ops", "billing/invoices", "年度计划"}; !slices.Equal(r.Tags, want) {
 			t.Errorf("%s: tags %q, want %q", r.ID, r.Tags, want)
 		}
+	}
+}
+
+// TestRead_headingDate: a section under a heading that gives a date (a
+// work log's "## 2024-03-05", a changelog's "## [1.2.0] - 2024-03-07") is
+// of that date, the nearest such heading's; the others keep the note's.
+// Every section of a year-long log was dated by its front matter or its
+// modification time, so a search for what happened in March found
+// nothing.
+func TestRead_headingDate(t *testing.T) {
+	note := strings.Join([]string{
+		"---",
+		"date: 2024-01-01 09:00:00+00:00",
+		"---",
+		"# Work log",
+		"Intro.",
+		"## 2024-03-05 Tuesday",
+		"Fixed the port.",
+		"### Details",
+		"It was 3036.",
+		"## Release [1.2.0] - 2024-03-07",
+		"Shipped.",
+		"## 2024-13-45 is no date",
+		"Odd.",
+	}, "\n")
+	dir := writeTree(t, map[string]string{"log.md": note})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(problems) != 0 {
+		t.Fatalf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, fmt.Sprintf("%s %s %v", r.Title, r.Date, !r.Time.IsZero()))
+	}
+	want := []string{
+		"Work log 2024-01-01 true",
+		"Work log > 2024-03-05 Tuesday 2024-03-05 false",
+		"Work log > 2024-03-05 Tuesday > Details 2024-03-05 false",
+		"Work log > Release [1.2.0] - 2024-03-07 2024-03-07 false",
+		"Work log > 2024-13-45 is no date 2024-01-01 true",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
