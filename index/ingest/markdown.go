@@ -828,9 +828,16 @@ func readNote(fc *fileCtx, what string) ([]byte, os.FileInfo, error) {
 	}
 	// Judged as the text it decodes to: a note in Windows-1252 is text.
 	raw = noteText(raw)
-	if binaryContent(string(raw[:min(len(raw), sniffBytes)])) {
+	// NUL bytes that end the file are what a crash left of a write (the
+	// file grew before its data reached the disk), not binary content:
+	// the text before them is the note.
+	text := bytes.TrimRight(raw, "\x00")
+	if binaryContent(string(text[:min(len(text), sniffBytes)])) {
 		fc.problem(0, "binary content (NUL bytes or mostly invalid UTF-8), not text: skipped")
 		return nil, fi, nil
 	}
-	return raw, fi, nil
+	if len(text) < len(raw) {
+		fc.interrupted(bytes.Count(text, []byte("\n"))+1, "NUL bytes at the end (a write a crash interrupted): skipped")
+	}
+	return text, fi, nil
 }

@@ -778,3 +778,43 @@ func TestRead_headingDate(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_noteEndingInNULs: the NUL bytes a crash leaves at the end of
+// a note it was writing (the file grew before its data reached the disk)
+// are reported as such, and the text before them is read, in a short note
+// and in one whose NULs come after the first few kilobytes: the short one
+// was skipped whole as binary, the long one lost its last section.
+func TestRead_noteEndingInNULs(t *testing.T) {
+	long := strings.Repeat("Filler prose for the first part of the note.\n", 400)
+	tests := map[string]struct {
+		file  string
+		last  string
+		count int
+	}{
+		"short":  {"# Plan\nShip on Friday.\n" + strings.Repeat("\x00", 4096), "Ship on Friday.", 1},
+		"long":   {"# Plan\n" + long + "## Tail\nTell the team.\n" + strings.Repeat("\x00", 512), "Tell the team.", 2},
+		"UTF-16": {encodeUTF16LE("# Plan\nShip on Friday.\n") + strings.Repeat("\x00", 64), "Ship on Friday.", 1},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"plan.md": tt.file})
+			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+			if len(recs) != tt.count || recs[len(recs)-1].Text != tt.last {
+				t.Fatalf("%d records (problems %v), want %d, the last %q", len(recs), problems, tt.count, tt.last)
+			}
+			if len(problems) != 1 || !problems[0].Interrupted || !strings.Contains(problems[0].Reason, "NUL") {
+				t.Errorf("problems %+v, want one that a crash left NUL bytes", problems)
+			}
+		})
+	}
+}
+
+// encodeUTF16LE is s in UTF-16LE with its byte-order mark, as Notepad
+// saves a note.
+func encodeUTF16LE(s string) string {
+	b := []byte{0xff, 0xfe}
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = binary.LittleEndian.AppendUint16(b, u)
+	}
+	return string(b)
+}
