@@ -61,7 +61,7 @@ var (
 // Front matter (date, tags, project, ...), or the properties a Logseq
 // page opens with (title, tags, dates), applies to every section; the
 // date is its date, created, updated, modified or lastmod, the first that
-// reads as one, else a YYYY-MM-DD (or YYYY_MM_DD) in the file name, else
+// reads as one, else the date the file name gives (see nameDate), else
 // the file's modification time; a section under a heading that gives a
 // date is of that date. A file that is binary (a mislabelled executable
 // or image) is reported and skipped whole.
@@ -106,11 +106,7 @@ func readMarkdown(fc *fileCtx) error {
 		}
 	}
 	if date == "" {
-		if m := fileDate.FindString(filepath.Base(path)); m != "" {
-			if d, _, ok := parseDate(strings.ReplaceAll(m, "_", "-"), fc.loc); ok {
-				date = d
-			}
-		}
+		date = nameDate(filepath.Base(path), fc.loc)
 	}
 	if date == "" {
 		date = fi.ModTime().Format("2006-01-02")
@@ -311,6 +307,28 @@ var (
 	// between them allowed.
 	thematicBreak = regexp.MustCompile(`^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$`)
 )
+
+// nameDate is the day a note's file name gives: a YYYY-MM-DD in it (a
+// daily note, a Jekyll post), Logseq's journal YYYY_MM_DD, or a
+// Zettelkasten id it begins with, YYYYMMDD with the hour and minute (and
+// second) or without, or "".
+func nameDate(name string, loc *time.Location) string {
+	m := fileDate.FindString(name)
+	if m == "" {
+		if z := zettelID.FindStringSubmatch(name); z != nil {
+			m = z[1][:4] + "-" + z[1][4:6] + "-" + z[1][6:]
+		}
+	}
+	if d, _, ok := parseDate(strings.ReplaceAll(m, "_", "-"), loc); ok {
+		return d
+	}
+	return ""
+}
+
+// zettelID is a Zettelkasten id that begins a file name: the day it was
+// made and maybe the minute (and second), then no other digit. The year
+// is 19xx or 20xx, so that other numbers are not read for days.
+var zettelID = regexp.MustCompile(`^((?:19|20)\d{6})(?:\d{4}|\d{6})?(?:\D|$)`)
 
 // pageProperty is a line of a Logseq page's properties: "title:: Deploy".
 var pageProperty = regexp.MustCompile(`^([A-Za-z][\w-]*)::[ \t]*(.*?)[ \t]*$`)

@@ -818,3 +818,34 @@ func encodeUTF16LE(s string) string {
 	}
 	return string(b)
 }
+
+// TestRead_zettelkastenFileDate: a note named by a Zettelkasten id, the
+// moment it was made as YYYYMMDDHHmm or YYYYMMDDHHmmss (Zettlr, The
+// Archive, Obsidian's unique note prefix), or by a compact YYYYMMDD, is
+// of that day; it was dated by its modification time. Digits that are no
+// date, or not a whole id, date nothing.
+func TestRead_zettelkastenFileDate(t *testing.T) {
+	for name, want := range map[string]string{
+		"zettel/202403051030 Atomic notes.md": "2024-03-05",
+		"zettel/20240305143000.md":            "2024-03-05",
+		"20240305 standup.md":                 "2024-03-05",
+		"12345678 invoice.md":                 "2023-01-02",
+		"2024030512 draft.md":                 "2023-01-02",
+		"ticket 20240305.md":                  "2023-01-02",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{name: "An idea.\n"})
+			mtime := time.Date(2023, 1, 2, 12, 0, 0, 0, time.Local)
+			if err := os.Chtimes(filepath.Join(dir, name), mtime, mtime); err != nil {
+				t.Fatal(err)
+			}
+			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+			if len(recs) != 1 || len(problems) != 0 {
+				t.Fatalf("%d records, problems %v", len(recs), problems)
+			}
+			if recs[0].Date != want {
+				t.Errorf("dated %s, want %s", recs[0].Date, want)
+			}
+		})
+	}
+}
