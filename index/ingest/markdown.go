@@ -730,7 +730,10 @@ func cleanInline(s string) string {
 // A heading of nothing but markup stays as written.
 func headingText(heading string) string {
 	// Code spans and escaped characters are set aside while the markup
-	// goes, so that none of theirs is taken for markup.
+	// goes, so that none of theirs is taken for markup. Their stand-ins
+	// are delimited by NUL, which a heading loses first: no text in it
+	// can read as one.
+	heading = strings.ReplaceAll(heading, "\x00", "")
 	var kept []string
 	keep := func(s string) string {
 		kept = append(kept, s)

@@ -849,3 +849,16 @@ func TestRead_zettelkastenFileDate(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_headingHoldingNULs: a heading past the first kilobytes that
+// holds NUL bytes around digits (which the binary check, reading only the
+// start, does not see) reads as any other: headingText's stand-ins for
+// code spans are no text a note can hold.
+func TestRead_headingHoldingNULs(t *testing.T) {
+	note := strings.Repeat("Filler prose for the first part of the note.\n", 400) + "# Odd \x007\x00 `x` \uE0007\uE000\nText.\n"
+	dir := writeTree(t, map[string]string{"odd.md": note})
+	recs, _ := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(recs) == 0 || !strings.HasPrefix(recs[len(recs)-1].Title, "Odd") || !strings.Contains(recs[len(recs)-1].Title, "x") {
+		t.Errorf("records %d, the last titled %q", len(recs), recs[len(recs)-1].Title)
+	}
+}
