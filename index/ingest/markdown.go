@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -437,6 +438,7 @@ func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
 		// note: its text, not metadata.
 		return raw, fm, 0, nil
 	}
+	foldKeys(doc.Content[0])
 	if err := doc.Decode(&fm); err != nil {
 		return after, frontMatter{}, lines, fmt.Errorf("YAML: %w", err)
 	}
@@ -454,6 +456,34 @@ func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
 		}
 	}
 	return after, fm, lines, nil
+}
+
+// frontMatterKeys are the YAML keys of frontMatter's fields.
+var frontMatterKeys = func() []string {
+	var keys []string
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[frontMatter]()) {
+		keys = append(keys, f.Tag.Get("yaml"))
+	}
+	return keys
+}()
+
+// foldKeys spells the keys of mapping that name a frontMatter field in
+// another case ("Title", "DATE") as the field's, so that YAML front
+// matter is read whatever the case of its keys, as the TOML decoder and
+// Hugo read it; a key already in the field's own spelling wins.
+func foldKeys(mapping *yaml.Node) {
+	have := map[string]bool{}
+	for i := 0; i+1 < len(mapping.Content); i += 2 {
+		have[mapping.Content[i].Value] = true
+	}
+	for i := 0; i+1 < len(mapping.Content); i += 2 {
+		k := mapping.Content[i]
+		for _, name := range frontMatterKeys {
+			if !have[name] && strings.EqualFold(k.Value, name) {
+				k.Value, have[name] = name, true
+			}
+		}
+	}
 }
 
 // dates are the fields that may date a note, first the one that does.

@@ -862,3 +862,29 @@ func TestRead_headingHoldingNULs(t *testing.T) {
 		t.Errorf("records %d, the last titled %q", len(recs), recs[len(recs)-1].Title)
 	}
 }
+
+// TestRead_frontMatterKeyCase: front matter keys are read whatever their
+// case ("Title:", "Date:", as Hugo reads them and as some Obsidian
+// vaults write them), in YAML as in TOML, and the key in its own case
+// wins over another spelling: YAML's "Title" and "Date" were left out
+// while TOML's were read, so the note was dated by its modification time.
+func TestRead_frontMatterKeyCase(t *testing.T) {
+	tests := map[string]string{
+		"YAML":      "---\nTitle: Deploy\nDate: 2024-03-05\nTAGS: [ops]\nProject: Nova\nworktype: task\n---\nThe port moved to 3037.\n",
+		"YAML both": "---\nTITLE: Other\ntitle: Deploy\nDate: 2024-03-05\ntags: [ops]\nproject: Nova\nworkType: task\n---\nThe port moved to 3037.\n",
+		"TOML":      "+++\nTitle = \"Deploy\"\nDate = 2024-03-05\nTags = [\"ops\"]\nProject = \"Nova\"\nWorkType = \"task\"\n+++\nThe port moved to 3037.\n",
+	}
+	for name, note := range tests {
+		t.Run(name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"n.md": note})
+			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+			if len(recs) != 1 || len(problems) != 0 {
+				t.Fatalf("%d records, problems %v", len(recs), problems)
+			}
+			r := recs[0]
+			if r.Title != "Deploy" || r.Date != "2024-03-05" || !slices.Equal(r.Tags, []string{"ops"}) || r.Project != "Nova" || r.WorkType != "task" {
+				t.Errorf("title %q date %s tags %q project %q workType %q", r.Title, r.Date, r.Tags, r.Project, r.WorkType)
+			}
+		})
+	}
+}
