@@ -590,6 +590,11 @@ type fences struct{ open string }
 // block, and notes where blocks open and close: only a fence of the same
 // character, as long or longer and alone on its line, closes one.
 func (f *fences) line(line string) bool {
+	if f.open == "" {
+		// A block may open on a list item's line ("- ```sh", as Logseq
+		// writes every code block).
+		line = listItemMark.ReplaceAllString(line, "")
+	}
 	fence := codeFence(line)
 	switch {
 	case fence == "":
@@ -601,6 +606,9 @@ func (f *fences) line(line string) bool {
 	}
 	return true
 }
+
+// listItemMark begins a list item's line: "- ", "* ", "+ ", "1. ", "1) ".
+var listItemMark = regexp.MustCompile(`^(?:[-*+]|\d{1,9}[.)])[ \t]+`)
 
 // in reports whether the lines so far left a block open.
 func (f *fences) in() bool { return f.open != "" }

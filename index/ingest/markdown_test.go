@@ -888,3 +888,16 @@ func TestRead_frontMatterKeyCase(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_fenceOnAListItem: a code block whose fence opens on a list
+// item's line ("- ```sh", as Logseq writes every code block, "1. ```")
+// is code, as CommonMark reads it: a shell comment in it ("# install
+// deps") opened a section, and the rest of the block became its text.
+func TestRead_fenceOnAListItem(t *testing.T) {
+	note := "# Setup\n- ```sh\n  # install deps\n  npm ci\n  ```\n1. ~~~\n   # step two\n   ~~~\n## Next\nRun it.\n"
+	got := noteSections(t, "setup.md", note)
+	want := []string{"Setup: - ```sh|  # install deps|  npm ci|  ```|1. ~~~|   # step two|   ~~~", "Setup > Next: Run it."}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
