@@ -700,18 +700,24 @@ func afterCodeSpan(line string, at int) int {
 }
 
 // cleanNote removes block ids (Obsidian-only syntax; its comments are
-// gone before, see withoutComments) and turns wiki links into their
-// text, outside code: "[[" in code is code (a shell's [[ -f x ]], a Lua
-// string). It returns the #tags of the text outside code too.
+// gone before, see withoutComments), Logseq's block ids, fold states and
+// block references, and turns wiki links into their text, outside code:
+// "[[" in code is code (a shell's [[ -f x ]], a Lua string). It returns
+// the #tags of the text outside code too.
 func cleanNote(s string) (string, []string) {
 	var code fences
 	var tags []string
 	lines := strings.Split(s, "\n")
-	for i, line := range lines {
+	kept := lines[:0]
+	for _, line := range lines {
 		if code.line(strings.TrimSpace(line)) {
+			kept = append(kept, line)
 			continue
 		}
-		line = blockID.ReplaceAllString(line, "")
+		if logseqMeta.MatchString(line) {
+			continue
+		}
+		line = blockRef.ReplaceAllString(blockID.ReplaceAllString(line, ""), "")
 		var b strings.Builder
 		prose := func(p string) {
 			for _, m := range inlineTag.FindAllStringSubmatch(p, -1) {
@@ -733,10 +739,19 @@ func cleanNote(s string) (string, []string) {
 			b.WriteString(line[at+j : end])
 			at = end
 		}
-		lines[i] = b.String()
+		kept = append(kept, b.String())
 	}
-	return strings.TrimSpace(strings.Join(lines, "\n")), tags
+	return strings.TrimSpace(strings.Join(kept, "\n")), tags
 }
+
+var (
+	// logseqMeta is a line Logseq writes for its own use: a referenced
+	// block's id, a folded block's state.
+	logseqMeta = regexp.MustCompile(`^[ \t]*(?:id:: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|collapsed:: (?:true|false))[ \t]*$`)
+	// blockRef is a Logseq block reference, ((<uuid>)), with the blank
+	// before it.
+	blockRef = regexp.MustCompile(` ?\(\([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\)\)`)
+)
 
 // inlineTag is a #tag in a note's text, as Obsidian reads one: after a
 // blank or at the start of a line, of letters, digits, "_", "-" and "/".

@@ -901,3 +901,26 @@ func TestRead_fenceOnAListItem(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_logseqBlockMetadata: what Logseq writes into a page for its
+// own use, a referenced block's "id:: <uuid>", a folded block's
+// "collapsed:: true" and a block reference's "((<uuid>))", is left out of
+// the text as Obsidian's block ids are; code keeps it. The text held the
+// UUIDs, which a search shows as the note's words.
+func TestRead_logseqBlockMetadata(t *testing.T) {
+	note := strings.Join([]string{
+		"- The port moved to 3037.",
+		"  id:: 650a1b2c-3d4e-4f50-8a6b-7c8d9e0f1a2b",
+		"  collapsed:: true",
+		"\t- Because of ((650a1b2c-3d4e-4f50-8a6b-7c8d9e0f1a2b)) and 3036.",
+		"- ```",
+		"  id:: 650a1b2c-3d4e-4f50-8a6b-7c8d9e0f1a2b",
+		"  ```",
+		"- status:: done",
+	}, "\n")
+	got := noteSections(t, "port.md", note)
+	want := []string{": - The port moved to 3037.|\t- Because of and 3036.|- ```|  id:: 650a1b2c-3d4e-4f50-8a6b-7c8d9e0f1a2b|  ```|- status:: done"}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
