@@ -49,6 +49,8 @@ var (
 	atxHeading = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
 	// A date in a heading, not part of a longer number.
 	headingDate = regexp.MustCompile(`(?:^|\D)(\d{4}-\d{2}-\d{2})(?:\D|$)`)
+	// An ATX heading after a list item's mark, at any depth.
+	listHeading = regexp.MustCompile(`^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
 	// A daily note's name: YYYY-MM-DD, or Logseq's journal YYYY_MM_DD.
 	fileDate = regexp.MustCompile(`\d{4}-\d{2}-\d{2}|\d{4}_\d{2}_\d{2}`)
 	wikiLink = regexp.MustCompile(`!?\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]`)
@@ -166,6 +168,12 @@ func readMarkdown(fc *fileCtx) error {
 		isCode := code.line(trimmed)
 		if !isCode {
 			if m := atxHeading.FindStringSubmatch(line); m != nil {
+				open(len(m[1]), m[2], fmLines+i+1)
+				continue
+			}
+			// A heading may be a list item's content: "- ## Deploy", as
+			// Logseq writes a heading block.
+			if m := listHeading.FindStringSubmatch(line); m != nil {
 				open(len(m[1]), m[2], fmLines+i+1)
 				continue
 			}

@@ -924,3 +924,21 @@ func TestRead_logseqBlockMetadata(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_headingOnAListItem: a heading that is a list item's content
+// ("- ## Deploy", as Logseq writes a heading block, the blocks under it
+// indented) opens a section as CommonMark reads it a heading: a Logseq
+// page was one record whatever its headings, titled by its file name.
+func TestRead_headingOnAListItem(t *testing.T) {
+	note := "- Intro block\n- ## Deploy ##\n\t- The port moved.\n\t- ### Why\n\t\t- A conflict.\n- ## Later\n\t- Done.\n- #tag is no heading\n"
+	got := noteSections(t, "page.md", note)
+	want := []string{
+		": - Intro block",
+		"Deploy: - The port moved.",
+		"Deploy > Why: - A conflict.",
+		"Later: - Done.|- #tag is no heading",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
