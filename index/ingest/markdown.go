@@ -730,8 +730,8 @@ func cleanNote(s string) (string, []string) {
 		prose := func(p string) {
 			for _, m := range inlineTag.FindAllStringSubmatch(p, -1) {
 				// A number is no tag: issue #123.
-				if strings.IndexFunc(m[1], func(r rune) bool { return !unicode.IsDigit(r) }) >= 0 {
-					tags = append(tags, m[1])
+				if tag := m[1] + m[2]; strings.IndexFunc(tag, func(r rune) bool { return !unicode.IsDigit(r) }) >= 0 {
+					tags = append(tags, strings.TrimSpace(tag))
 				}
 			}
 			b.WriteString(cleanInline(p))
@@ -762,8 +762,9 @@ var (
 )
 
 // inlineTag is a #tag in a note's text, as Obsidian reads one: after a
-// blank or at the start of a line, of letters, digits, "_", "-" and "/".
-var inlineTag = regexp.MustCompile(`(?:^|\s)#([\p{L}\p{N}_/-]+)`)
+// blank or at the start of a line, of letters, digits, "_", "-" and "/";
+// or Logseq's tag of several words, #[[machine learning]].
+var inlineTag = regexp.MustCompile(`(?:^|\s)#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-]+))`)
 
 // linkedName is a front matter value that may link a note, as Obsidian
 // writes a link property ("[[Nova]]"): a value that is one wiki link

@@ -942,3 +942,16 @@ func TestRead_headingOnAListItem(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_logseqTagOfWords: Logseq's tag of several words, #[[machine
+// learning]], tags the note with them; it gave no tag.
+func TestRead_logseqTagOfWords(t *testing.T) {
+	dir := writeTree(t, map[string]string{"page.md": "- Read the paper #[[machine learning]] #ops\n"})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(recs) != 1 || len(problems) != 0 {
+		t.Fatalf("%d records, problems %v", len(recs), problems)
+	}
+	if want := []string{"machine learning", "ops"}; !slices.Equal(recs[0].Tags, want) {
+		t.Errorf("tags %q, want %q", recs[0].Tags, want)
+	}
+}
