@@ -217,9 +217,7 @@ func readMarkdown(fc *fileCtx) error {
 			if len(s.path) == 0 || i+1 < len(sections) && len(sections[i+1].path) > len(s.path) {
 				continue
 			}
-			if text, redactions = cleanText(s.path[len(s.path)-1]); text == "" {
-				continue
-			}
+			text, redactions = cleanText(s.path[len(s.path)-1])
 		}
 		// The headings are redacted here, not only in emit: the record's
 		// id is made of them, and the slug (lower case, '_' made '-')

@@ -651,9 +651,9 @@ func TestRead_frontMatterUpdatedDate(t *testing.T) {
 // heading) is a record of its own, its text the heading: such headings
 // were dropped, so a note that was an outline gave no record and no
 // problem. A heading whose text is all in the sections under it gives
-// none, nor does an empty one.
+// none.
 func TestRead_headingWithoutText(t *testing.T) {
-	note := "# Plan\n## Ship **v2**\n## Fix login\nSteps.\n### Rotate keys\n## Write docs\n## \n"
+	note := "# Plan\n## Ship **v2**\n## Fix login\nSteps.\n### Rotate keys\n## Write docs\n"
 	got := noteSections(t, "plan.md", note)
 	want := []string{
 		"Plan > Ship v2: Ship v2",
