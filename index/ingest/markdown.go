@@ -211,13 +211,7 @@ func readMarkdown(fc *fileCtx) error {
 		// the context indexed with its neighbours.
 		text, redactions := cleanText(texts[i])
 		if text == "" {
-			// A heading with nothing under it, neither text nor a heading
-			// (an outline's item, a card), is its own text; one with
-			// sections under it is in their titles.
-			if len(s.path) == 0 || i+1 < len(sections) && len(sections[i+1].path) > len(s.path) {
-				continue
-			}
-			text, redactions = cleanText(s.path[len(s.path)-1])
+			continue
 		}
 		// The headings are redacted here, not only in emit: the record's
 		// id is made of them, and the slug (lower case, '_' made '-')

@@ -646,26 +646,6 @@ func TestRead_frontMatterUpdatedDate(t *testing.T) {
 	}
 }
 
-// TestRead_headingWithoutText: a heading with no text under it and no
-// heading under it (an outline's item, a board's card written as a
-// heading) is a record of its own, its text the heading: such headings
-// were dropped, so a note that was an outline gave no record and no
-// problem. A heading whose text is all in the sections under it gives
-// none.
-func TestRead_headingWithoutText(t *testing.T) {
-	note := "# Plan\n## Ship **v2**\n## Fix login\nSteps.\n### Rotate keys\n## Write docs\n"
-	got := noteSections(t, "plan.md", note)
-	want := []string{
-		"Plan > Ship v2: Ship v2",
-		"Plan > Fix login: Steps.",
-		"Plan > Fix login > Rotate keys: Rotate keys",
-		"Plan > Write docs: Write docs",
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("sections\n%q\nwant\n%q", got, want)
-	}
-}
-
 // TestRead_frontMatterLinks: a front matter field that links a note, as
 // Obsidian writes a link property ("[[Nova]]", quoted), names the linked
 // note, and links in a title read as their text: the project was
