@@ -47,8 +47,9 @@ var (
 	// A closing run of "#" follows a space: "## Learning C#" keeps its "#".
 	// Up to three spaces may come first, as in CommonMark; four make code.
 	atxHeading = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
-	// A date in a heading, not part of a longer number.
-	headingDate = regexp.MustCompile(`(?:^|\D)(\d{4}-\d{2}-\d{2})(?:\D|$)`)
+	// A date a heading begins or ends with, not part of a longer number:
+	// "2024-03-05 Tuesday", "[1.2.0] - 2024-03-07".
+	headingDate = regexp.MustCompile(`^\W*(\d{4}-\d{2}-\d{2})(?:\D|$)|(?:^|\D)(\d{4}-\d{2}-\d{2})\W*$`)
 	// An ATX heading after a list item's mark, at any depth.
 	listHeading = regexp.MustCompile(`^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
 	// A daily note's name: YYYY-MM-DD, or Logseq's journal YYYY_MM_DD.
@@ -232,11 +233,13 @@ func readMarkdown(fc *fileCtx) error {
 			key = fmt.Sprintf("%s~%d", key, n)
 		}
 		// A section under a heading that gives a date (a log's day, a
-		// changelog's release) is of that date, the nearest heading's.
+		// changelog's release) is of that date, the nearest heading's:
+		// one the heading begins or ends with, not after the note's last
+		// change (a date mentioned, a plan, is not the day of writing).
 		day, at := date, exact
 		for j := len(s.path) - 1; j >= 0; j-- {
 			if m := headingDate.FindStringSubmatch(s.path[j]); m != nil {
-				if d, _, ok := parseDate(m[1], fc.loc); ok {
+				if d, _, ok := parseDate(m[1]+m[2], fc.loc); ok && d <= fi.ModTime().In(fc.loc).Format("2006-01-02") {
 					day, at = d, time.Time{}
 					break
 				}

@@ -935,3 +935,25 @@ func TestRead_logseqTagOfWords(t *testing.T) {
 		t.Errorf("tags %q, want %q", recs[0].Tags, want)
 	}
 }
+
+// TestRead_headingDateOfAPlan: a date a heading only mentions ("Cutover
+// plan for 2024-03-09 night") or one after the note's last change (a
+// review planned) is no day the section was written: it keeps the note's
+// date. Such sections were dated by the mention, a plan by its future.
+func TestRead_headingDateOfAPlan(t *testing.T) {
+	note := "# Work log\n## Cutover plan for 2024-03-09 night\nSteps.\n## 2024-07-01 review\nAgenda.\n## 2024-05-02\nDone.\n"
+	dir := writeTree(t, map[string]string{"log.md": note})
+	mtime := time.Date(2024, 6, 1, 12, 0, 0, 0, time.Local)
+	if err := os.Chtimes(filepath.Join(dir, "log.md"), mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(problems) != 0 || len(recs) != 3 {
+		t.Fatalf("%d records, problems %v", len(recs), problems)
+	}
+	for i, want := range []string{"2024-06-01", "2024-06-01", "2024-05-02"} {
+		if recs[i].Date != want {
+			t.Errorf("%q dated %s, want %s", recs[i].Title, recs[i].Date, want)
+		}
+	}
+}
