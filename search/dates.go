@@ -163,9 +163,16 @@ var dateRules = []dateRule{
 		f, t := unitSpan(m[2], map[string]int{"last": -1, "next": 1}[m[1]], now)
 		return f, t, true, true
 	}},
-	// last Monday, on Friday: the latest such day before today
+	// last Monday, on Friday: the latest such day before today; this
+	// Friday: this week's, as 本周五 is (today, asked on a Friday).
 	{need: needWord("day"), re: regexp.MustCompile(`\b(last|on|this|past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		d := latestWeekday(weekdayNum(m[2]), day(now).AddDate(0, 0, -1))
+		wd := weekdayNum(m[2])
+		if m[1] == "this" {
+			monday, _ := unitSpan("week", 0, now)
+			d := monday.AddDate(0, 0, (int(wd)+6)%7)
+			return d, d, true, true
+		}
+		d := latestWeekday(wd, day(now).AddDate(0, 0, -1))
 		return d, d, true, true
 	}},
 	// in August / since March / last May: a month name after a cue word.

@@ -17,6 +17,8 @@ func TestParseDates(t *testing.T) {
 	mar31 := time.Date(2026, 3, 31, 9, 0, 0, 0, time.UTC)
 	// Monday 1 March 2027 (after a non-leap February).
 	mar2027 := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
+	// Friday 4 December 2026.
+	fri := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
 	type span struct{ from, to string }
 	cases := []struct {
 		name  string
@@ -56,6 +58,12 @@ func TestParseDates(t *testing.T) {
 		{"a week ago is that week", "a week ago", jan, []span{{"2025-12-29", "2026-01-04"}}},
 		{"past days", "in the past 10 days", jan, []span{{"2025-12-28", "2026-01-07"}}},
 		{"last weekday", "last Friday", jan, []span{{"2026-01-02", "2026-01-02"}}},
+		{"last friday asked on a friday is a week back", "last Friday", fri, []span{{"2026-11-27", "2026-11-27"}}},
+		// "this Friday" is this week's, as 本周五 is: today when asked on
+		// a Friday, not the Friday a week back.
+		{"this friday asked on a friday is today", "this Friday", fri, []span{{"2026-12-04", "2026-12-04"}}},
+		{"this sunday is this week's", "this sunday", jan, []span{{"2026-01-11", "2026-01-11"}}},
+		{"this monday is this week's", "this Monday", fri, []span{{"2026-11-30", "2026-11-30"}}},
 		{"two expressions", "between March 2025 and yesterday", jan, []span{{"2025-03-01", "2025-03-31"}, {"2026-01-06", "2026-01-06"}}},
 		{"zh today", "今天的会议", jan, []span{{"2026-01-07", "2026-01-07"}}},
 		{"zh month of last year", "去年8月的数据库备份策略", jan, []span{{"2025-08-01", "2025-08-31"}}},
