@@ -202,6 +202,18 @@ var dateRules = []dateRule{
 		d := day(now).AddDate(0, 0, off)
 		return d, d, true, true
 	}},
+	// last weekend, this weekend, over the weekend: a Saturday and
+	// Sunday, of the week named or the latest that has begun.
+	{need: needWord("weekend"), re: regexp.MustCompile(`\b(last|this|next|past|the)\s+weekend\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		f, t := weekend(map[string]int{"last": -1, "next": 1}[m[1]], m[1] == "past" || m[1] == "the", now)
+		return f, t, true, true
+	}},
+	// 上周末 / 这个周末 / 周末: before 上周, which would read 上周末 as
+	// all of last week.
+	{need: needWord("周末"), re: regexp.MustCompile(`(?:(上上|上|本|这|下)个?)?周末`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		f, t := weekend(map[string]int{"上上": -2, "上": -1, "下": 1}[m[1]], m[1] == "", now)
+		return f, t, true, true
+	}},
 	// 上周三 / 本周五 / 下星期一
 	{need: needCJK, re: regexp.MustCompile(`(上上|上|本|这|下)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		weeks := map[string]int{"上上": -2, "上": -1, "下": 1}[m[1]]
@@ -351,6 +363,17 @@ func latestDay(m, d int, now time.Time) (time.Time, bool) {
 		}
 	}
 	return t, ok
+}
+
+// weekend is the Saturday and Sunday of the week n weeks from this one,
+// or, when latest is set, of the latest weekend that has begun (this
+// one on a Saturday or Sunday, else last week's).
+func weekend(n int, latest bool, now time.Time) (time.Time, time.Time) {
+	if latest && day(now).Weekday() != time.Saturday && day(now).Weekday() != time.Sunday {
+		n = -1
+	}
+	monday, _ := unitSpan("week", n, now)
+	return monday.AddDate(0, 0, 5), monday.AddDate(0, 0, 6)
 }
 
 func latestWeekday(wd time.Weekday, from time.Time) time.Time {

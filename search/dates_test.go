@@ -19,6 +19,8 @@ func TestParseDates(t *testing.T) {
 	mar2027 := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
 	// Friday 4 December 2026.
 	fri := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+	// Sunday 6 December 2026.
+	sun := time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)
 	type span struct{ from, to string }
 	cases := []struct {
 		name  string
@@ -76,6 +78,20 @@ func TestParseDates(t *testing.T) {
 		{"zh last week across the year", "上周我们讨论了什么", jan, []span{{"2025-12-29", "2026-01-04"}}},
 		{"zh last week other words", "上个星期", jan, []span{{"2025-12-29", "2026-01-04"}}},
 		{"zh weekday of last week", "上周三", jan, []span{{"2025-12-31", "2025-12-31"}}},
+		// A weekend is its Saturday and Sunday, of the week named, or the
+		// latest that has begun.
+		{"last weekend across the year", "what did I do last weekend", jan, []span{{"2026-01-03", "2026-01-04"}}},
+		{"last weekend asked on a sunday", "last weekend", sun, []span{{"2026-11-28", "2026-11-29"}}},
+		{"this weekend", "plans for this weekend", jan, []span{{"2026-01-10", "2026-01-11"}}},
+		{"next weekend", "next weekend", jan, []span{{"2026-01-17", "2026-01-18"}}},
+		{"over the weekend", "what broke over the weekend", jan, []span{{"2026-01-03", "2026-01-04"}}},
+		{"the weekend asked on a sunday is this one", "over the weekend", sun, []span{{"2026-12-05", "2026-12-06"}}},
+		{"zh weekend alone", "周末去哪了", jan, []span{{"2026-01-03", "2026-01-04"}}},
+		{"zh weekend alone asked on a sunday", "周末", sun, []span{{"2026-12-05", "2026-12-06"}}},
+		{"zh last weekend is not all of last week", "上周末", jan, []span{{"2026-01-03", "2026-01-04"}}},
+		{"zh last weekend other words", "上个周末", jan, []span{{"2026-01-03", "2026-01-04"}}},
+		{"zh this weekend", "这周末", jan, []span{{"2026-01-10", "2026-01-11"}}},
+		{"zh next weekend", "下周末", jan, []span{{"2026-01-17", "2026-01-18"}}},
 		{"zh sunday of last week", "上周日", jan, []span{{"2026-01-04", "2026-01-04"}}},
 		{"zh weekday alone", "周一的事故", jan, []span{{"2026-01-05", "2026-01-05"}}},
 		{"zh last month across the year", "上个月", jan, []span{{"2025-12-01", "2025-12-31"}}},
