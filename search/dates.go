@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/lexical"
@@ -31,6 +32,33 @@ type dateRule struct {
 	// hold: a digit, a CJK character, a word): most queries name no date,
 	// and running the rules was most of a query's date parsing.
 	need func(c dateCues) bool
+	// veto, when set, refuses a match by the query's text after it.
+	veto func(m []string, after string) bool
+}
+
+// modalMay refuses "this may" before a word that makes it the modal verb
+// ("this may be why"): the month reads on only at the end of a clause or
+// before a word that can follow a time ("this May we moved").
+func modalMay(m []string, after string) bool {
+	if m[1] != "this" || m[2] != "may" {
+		return false
+	}
+	next := strings.TrimLeft(after, " ")
+	end := strings.IndexFunc(next, func(r rune) bool { return !unicode.IsLetter(r) })
+	if end >= 0 {
+		next = next[:end]
+	}
+	return next != "" && !afterMonth[next]
+}
+
+// afterMonth are the words after which "this may" is still the month:
+// pronouns, articles, prepositions, conjunctions and the verbs a month
+// is the subject of.
+var afterMonth = map[string]bool{
+	"i": true, "we": true, "you": true, "he": true, "she": true, "they": true, "it": true, "my": true, "our": true,
+	"your": true, "his": true, "her": true, "their": true, "the": true, "a": true, "an": true, "at": true, "in": true,
+	"on": true, "for": true, "and": true, "or": true, "but": true, "when": true, "while": true, "during": true,
+	"before": true, "after": true, "to": true, "with": true, "was": true, "is": true, "were": true, "has": true, "had": true,
 }
 
 // dateCues is what a query holds that the date rules need.
@@ -176,7 +204,7 @@ var dateRules = []dateRule{
 		return d, d, true, true
 	}},
 	// in August / since March / last May: a month name after a cue word.
-	{need: needMonth, re: regexp.MustCompile(`\b(` + monthCue + `)\s+` + enMonth + `\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needMonth, re: regexp.MustCompile(`\b(` + monthCue + `)\s+` + enMonth + `\b`), veto: modalMay, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		mo := monthNum(m[2])
 		if m[1] == "next" {
 			f, t, ok := monthSpan(now.Year()+boolInt(mo <= int(now.Month())), mo, now)
@@ -296,7 +324,7 @@ func ParseDates(query string, now time.Time) []DateSpan {
 					m[i] = s[loc[2*i]:loc[2*i+1]]
 				}
 			}
-			if strings.ContainsRune(m[0], '\x00') {
+			if strings.ContainsRune(m[0], '\x00') || r.veto != nil && r.veto(m, s[loc[1]:]) {
 				continue
 			}
 			from, to, relative, ok := r.resolve(m, now)

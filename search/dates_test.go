@@ -44,6 +44,13 @@ func TestParseDates(t *testing.T) {
 		{"last month name", "last March", mar31, []span{{"2025-03-01", "2025-03-31"}}},
 		{"may the verb", "may I ask what you did", jan, nil},
 		{"march the verb", "they march on", jan, nil},
+		// "this may" is the modal far more often than the month: before
+		// a verb it is no date.
+		{"this may the modal", "this may be why the build fails", jan, nil},
+		{"this may the modal before an adverb", "this may not have worked", jan, nil},
+		{"this may the month at the end", "what did we ship this May?", fri, []span{{"2026-05-01", "2026-05-31"}}},
+		{"this may the month before a pronoun", "this May we moved to Berlin", fri, []span{{"2026-05-01", "2026-05-31"}}},
+		{"last may", "last May", jan, []span{{"2025-05-01", "2025-05-31"}}},
 		{"year", "during 2025", jan, []span{{"2025-01-01", "2025-12-31"}}},
 		{"a port is no year", "port 2096 and 3037", jan, nil},
 		{"yesterday", "yesterday's deploy", jan, []span{{"2026-01-06", "2026-01-06"}}},
