@@ -203,11 +203,16 @@ var dateRules = []dateRule{
 		d := latestWeekday(wd, day(now).AddDate(0, 0, -1))
 		return d, d, true, true
 	}},
-	// in August / since March / last May: a month name after a cue word.
+	// in August / since March / last May: a month name after a cue word;
+	// this March: this year's, as this Christmas is.
 	{need: needMonth, re: regexp.MustCompile(`\b(` + monthCue + `)\s+` + enMonth + `\b`), veto: modalMay, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		mo := monthNum(m[2])
-		if m[1] == "next" {
+		switch m[1] {
+		case "next":
 			f, t, ok := monthSpan(now.Year()+boolInt(mo <= int(now.Month())), mo, now)
+			return f, t, true, ok
+		case "this":
+			f, t, ok := monthSpan(now.Year(), mo, now)
 			return f, t, true, ok
 		}
 		ref := now

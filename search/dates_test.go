@@ -51,6 +51,11 @@ func TestParseDates(t *testing.T) {
 		{"this may the month at the end", "what did we ship this May?", fri, []span{{"2026-05-01", "2026-05-31"}}},
 		{"this may the month before a pronoun", "this May we moved to Berlin", fri, []span{{"2026-05-01", "2026-05-31"}}},
 		{"last may", "last May", jan, []span{{"2025-05-01", "2025-05-31"}}},
+		// "this March" is this year's, as "this Christmas" is: asked in
+		// January it is not the March of last year.
+		{"this month name asked before it", "what is planned for this March", jan, []span{{"2026-03-01", "2026-03-31"}}},
+		{"this may asked before it", "this May we move to Berlin", mar31, []span{{"2026-05-01", "2026-05-31"}}},
+		{"this month name asked after it", "this February", mar31, []span{{"2026-02-01", "2026-02-28"}}},
 		{"year", "during 2025", jan, []span{{"2025-01-01", "2025-12-31"}}},
 		{"a port is no year", "port 2096 and 3037", jan, nil},
 		{"yesterday", "yesterday's deploy", jan, []span{{"2026-01-06", "2026-01-06"}}},
