@@ -83,7 +83,7 @@ var needMonth = needWord("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug",
 const (
 	enMonth = `(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)`
 	enDay   = `(\d{1,2})(?:st|nd|rd|th)?`
-	enNum   = `(\d{1,2}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of|a few|few|couple of)`
+	enNum   = `(\d{1,2}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of|a couple|a few|few|couple of|couple)`
 	zhNum   = `([0-9]{1,2}|[一二两三四五六七八九十]{1,3})`
 	// monthCue: a month name alone counts only after one of these words
 	// ("may" and "march" are also verbs).
@@ -467,7 +467,7 @@ func boolInt(b bool) int {
 }
 
 var enNumbers = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2, "a few": 3, "few": 3}
+	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2, "a couple": 2, "couple": 2, "a few": 3, "few": 3}
 
 func enAtoi(s string) (int, bool) {
 	if n, ok := enNumbers[s]; ok {

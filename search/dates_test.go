@@ -69,6 +69,11 @@ func TestParseDates(t *testing.T) {
 		{"two months ago across the year", "two months ago", jan, []span{{"2025-11-01", "2025-11-30"}}},
 		{"days ago", "3 days ago", jan, []span{{"2026-01-04", "2026-01-04"}}},
 		{"a few days ago", "a few days ago", jan, []span{{"2026-01-04", "2026-01-04"}}},
+		{"a couple of days ago", "a couple of days ago", jan, []span{{"2026-01-05", "2026-01-05"}}},
+		// "of" is often left out.
+		{"a couple days ago", "a couple days ago", jan, []span{{"2026-01-05", "2026-01-05"}}},
+		{"couple weeks ago", "couple weeks ago", jan, []span{{"2025-12-22", "2025-12-28"}}},
+		{"the last couple days", "the last couple days", jan, []span{{"2026-01-05", "2026-01-07"}}},
 		{"a week ago is that week", "a week ago", jan, []span{{"2025-12-29", "2026-01-04"}}},
 		{"past days", "in the past 10 days", jan, []span{{"2025-12-28", "2026-01-07"}}},
 		{"last weekday", "last Friday", jan, []span{{"2026-01-02", "2026-01-02"}}},
