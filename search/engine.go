@@ -314,7 +314,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	q.dates = e.queryDates(plan.Query, q.now)
 	q.named = namedRecords(snap, plan.Query)
 	if e.on(LeverPerson) {
-		q.people = namedPeople(snap.Gen.Agents(), lexical.Normalize(plan.Query))
+		q.people = namedPeople(snap.Gen.Agents(), plan.Query)
 	}
 	q.related = e.relatedWords(plan.Query)
 	if e.on(LeverAnswerType) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/nova-recall/nova/lexical"
@@ -125,30 +126,85 @@ func (e *Engine) relatedWords(query string) relatedWords {
 
 func (e *Engine) on(lever string) bool { return !e.cfg.Off[lever] }
 
-// namedPeople returns the agents of the generation that the query names as
-// whole words, case-insensitively (names shorter than three letters are
-// too ambiguous), and Chinese names of two characters or more anywhere.
-// A person is named by their given name as often as by their full name
-// (雨桐 for 周雨桐, Melanie for Melanie Ruiz), so that counts too.
-func namedPeople(agents []string, normQuery string) []string {
+// namedPeople returns the agents of the generation that query (as the
+// user wrote it) names as whole words, case-insensitively (names shorter
+// than three letters are too ambiguous), and Chinese names of two
+// characters or more anywhere. A person is named by their given name as
+// often as by their full name (雨桐 for 周雨桐, Melanie for Melanie
+// Ruiz), so that counts too. A name that is also an everyday word
+// (Will, May, Art) counts only where the word cannot be meant
+// (namedAsWord).
+func namedPeople(agents []string, query string) []string {
+	normQuery := lexical.Normalize(query)
 	var out []string
 	for _, a := range agents {
 		n := lexical.Normalize(a)
-		if namesIn(normQuery, n) || namesIn(normQuery, givenName(n)) {
+		if namesIn(query, normQuery, n) || namesIn(query, normQuery, givenName(n)) {
 			out = append(out, a)
 		}
 	}
 	return out
 }
 
-// namesIn reports whether the normalised query holds the normalised name.
-func namesIn(normQuery, n string) bool {
+// namesIn reports whether the query holds the normalised name.
+func namesIn(query, normQuery, n string) bool {
 	if lexical.HasCJK(n) {
 		// Chinese names have no word boundaries; two characters make a
 		// name.
 		return utf8.RuneCountInString(n) >= 2 && strings.Contains(normQuery, n)
 	}
-	return utf8.RuneCountInString(n) >= 3 && containsAtBoundary(normQuery, n)
+	if utf8.RuneCountInString(n) < 3 || !containsAtBoundary(normQuery, n) {
+		return false
+	}
+	return !wordNames[n] && !stopTerm(n) || namedAsWord(query, n)
+}
+
+// wordNames are given names that are also everyday English words (the
+// stop words are too: "will"), which a query holds far more often as the
+// word.
+var wordNames = map[string]bool{
+	"may": true, "june": true, "april": true, "august": true, "art": true, "mark": true, "bill": true, "rose": true,
+	"grace": true, "hope": true, "faith": true, "joy": true, "pat": true, "frank": true, "jack": true, "max": true,
+	"ray": true, "dawn": true, "summer": true, "autumn": true, "ruby": true, "iris": true, "lily": true, "ivy": true,
+	"holly": true, "pearl": true, "amber": true, "hunter": true, "chase": true, "drew": true, "guy": true, "sue": true,
+	"rich": true, "rob": true, "miles": true, "sandy": true, "sunny": true, "penny": true, "grant": true, "carol": true,
+}
+
+// namedAsWord reports whether the one-word name n is written in query
+// where the word cannot be meant: capitalised inside a sentence ("what
+// did Will say", not "Will the deploy fail?") or as a possessive
+// ("Will's notes", in any case).
+func namedAsWord(query, n string) bool {
+	sentenceStart := true
+	for i := 0; i < len(query); {
+		r, size := utf8.DecodeRuneInString(query[i:])
+		if !isWordRune(r) {
+			switch r {
+			case '.', '!', '?', '。', '！', '？', '\n':
+				sentenceStart = true
+			}
+			i += size
+			continue
+		}
+		j := i
+		for j < len(query) {
+			r2, sz := utf8.DecodeRuneInString(query[j:])
+			if !isWordRune(r2) {
+				break
+			}
+			j += sz
+		}
+		if lexical.Normalize(query[i:j]) == n {
+			rest := query[j:]
+			possessive := strings.HasPrefix(rest, "'s") || strings.HasPrefix(rest, "\u2019s")
+			if possessive || unicode.IsUpper(r) && !sentenceStart {
+				return true
+			}
+		}
+		sentenceStart = false
+		i = j
+	}
+	return false
 }
 
 // givenName returns the part of a normalised full name people call its

@@ -30,3 +30,34 @@ func TestNamedPeople_fullAndGivenNames(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedPeople_namesThatAreWords: a name that is also an everyday word
+// ("Will", "May", "Art") names its bearer only where the word cannot be
+// meant: written with a capital inside a sentence, or as a possessive.
+// "will the deploy fail" gave a prior for Will's memories.
+func TestNamedPeople_namesThatAreWords(t *testing.T) {
+	agents := []string{"Will", "May Chen", "Art", "Caroline"}
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"will the deploy fail tonight", nil},
+		{"Will the deploy fail tonight?", nil},
+		{"what may have broken the build", nil},
+		{"is this state of the art", nil},
+		{"What did Will say about the deploy?", []string{"Will"}},
+		{"Will's notes on the deploy", []string{"Will"}},
+		{"will’s notes on the deploy", []string{"Will"}},
+		{"When did May adopt the cat?", []string{"May Chen"}},
+		{"what did may chen adopt", []string{"May Chen"}},
+		{"the deploy, Art said, was fine", []string{"Art"}},
+		{"WHAT DID ART SAY", []string{"Art"}},
+		{"Caroline's move", []string{"Caroline"}},
+		{"caroline’s move", []string{"Caroline"}},
+	} {
+		got := namedPeople(agents, tc.query)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("namedPeople(%q) = %q, want %q", tc.query, got, tc.want)
+		}
+	}
+}
