@@ -21,13 +21,14 @@ import (
 // TestDateFilter_localDayEverywhere: the date filters keep exactly the
 // memories whose local day (the day a result shows) is within the bounds,
 // in zones far east and west, across daylight-saving changes (New York,
-// Lord Howe's half hour) and for memories stamped in other zones or with a
+// Lord Howe's half hour, Havana's that skips midnight: its 8 March 2026
+// begins at 01:00) and for memories stamped in other zones or with a
 // bare day; and the same snapshot serves engines in different zones, in
 // turn, with the same answers, whether the filter is worked out on one
 // goroutine or spread over several (the second round).
 func TestDateFilter_localDayEverywhere(t *testing.T) {
 	var zones []*time.Location
-	for _, name := range []string{"UTC", "Asia/Tokyo", "America/New_York", "Australia/Lord_Howe", "Pacific/Kiritimati", "Pacific/Pago_Pago"} {
+	for _, name := range []string{"UTC", "Asia/Tokyo", "America/New_York", "Australia/Lord_Howe", "Pacific/Kiritimati", "Pacific/Pago_Pago", "America/Havana"} {
 		loc, err := time.LoadLocation(name)
 		if err != nil {
 			t.Skip("no time zone database:", err)

@@ -201,8 +201,22 @@ func (e *Engine) newDayFilter(snap *Snapshot, f api.Filters) *dayFilter {
 // midnight is the Unix time at which day d, shifted by n days, begins in
 // the engine's zone.
 func (e *Engine) midnight(d string, n int) int64 {
-	t, _ := time.ParseInLocation(time.DateOnly, d, e.cfg.Location) // a day dayBounds checked
-	return t.AddDate(0, 0, n).Unix()
+	t, _ := time.Parse(time.DateOnly, d) // a day dayBounds checked
+	t = t.AddDate(0, 0, n)
+	return startOfDay(t.Year(), t.Month(), t.Day(), e.cfg.Location).Unix()
+}
+
+// startOfDay is the first instant of day y-m-d in loc. Where the change
+// to daylight saving time skips midnight (Havana, Santiago, the Azores),
+// time.Date gives the hour before the change, on the day before; the day
+// begins at the change.
+func startOfDay(y int, m time.Month, d int, loc *time.Location) time.Time {
+	t := time.Date(y, m, d, 0, 0, 0, 0, loc)
+	if t.Day() != d {
+		_, change := t.ZoneBounds()
+		return change
+	}
+	return t
 }
 
 // instants are the exact times of a snapshot's memories, one word a
