@@ -313,6 +313,11 @@ const maxDateSpans = 4
 // (which carries the user's time zone). Each part of the query is used by
 // at most one expression, the most specific first.
 func ParseDates(query string, now time.Time) []DateSpan {
+	// The spans are calendar days: they are worked out on now's wall
+	// clock read as UTC, where every day has a midnight. In the user's
+	// zone a change to daylight saving time can skip it (Havana), and
+	// time.Date then puts the day's midnight on the day before.
+	now = time.Date(now.Year(), now.Month(), now.Day(), now.Hour(), now.Minute(), now.Second(), now.Nanosecond(), time.UTC)
 	s := lexical.Normalize(query)
 	cues := dateCues{s: s, digit: strings.ContainsAny(s, "0123456789"), cjk: lexical.HasCJK(s)}
 	var out []DateSpan

@@ -249,3 +249,32 @@ func TestParseDates_monthArithmeticKeepsTheMonth(t *testing.T) {
 		t.Errorf("过去一年 from 29 February: %+v", got)
 	}
 }
+
+// TestParseDates_midnightSkipped: where the change to daylight saving
+// time skips midnight (Havana's 8 March 2026 begins at 01:00), the day
+// is still a day. Its midnight was put an hour into the day before:
+// "yesterday" asked on 9 March was 7 March, and "2026-03-08" named no
+// day at all.
+func TestParseDates_midnightSkipped(t *testing.T) {
+	havana, err := time.LoadLocation("America/Havana")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	now := time.Date(2026, 3, 9, 10, 0, 0, 0, havana) // a Monday
+	for _, c := range []struct{ query, from, to string }{
+		{"yesterday", "2026-03-08", "2026-03-08"},
+		{"what broke on 2026-03-08", "2026-03-08", "2026-03-08"},
+		{"3月8日", "2026-03-08", "2026-03-08"},
+		{"last week", "2026-03-02", "2026-03-08"},
+		{"last Sunday", "2026-03-08", "2026-03-08"},
+		{"上周日", "2026-03-08", "2026-03-08"},
+		{"2 days ago", "2026-03-07", "2026-03-07"},
+		{"past week", "2026-03-02", "2026-03-09"},
+		{"妇女节", "2026-03-08", "2026-03-08"},
+	} {
+		got := search.ParseDates(c.query, now)
+		if len(got) != 1 || got[0].From != c.from || got[0].To != c.to {
+			t.Errorf("%q on %s: %+v, want %s..%s", c.query, now, got, c.from, c.to)
+		}
+	}
+}
