@@ -95,8 +95,8 @@ var dateRules = []dateRule{
 	// Halloween. First, so that 十一黄金周 or 五一 is no number to a
 	// later rule.
 	{need: needHoliday, re: holidayRe, resolve: resolveHoliday},
-	// 2023-08-14, 2023/8/14
-	{need: needDigit, re: regexp.MustCompile(`\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	// 2023-08-14, 2023/8/14, 2023-08-14T10:04:05Z (the day as written)
+	{need: needDigit, re: regexp.MustCompile(`\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:t\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?|\b)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		d, ok := ymd(atoi(m[1]), atoi(m[2]), atoi(m[3]), now)
 		return d, d, false, ok
 	}},

@@ -1,6 +1,7 @@
 package search_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -30,6 +31,9 @@ func TestParseDates(t *testing.T) {
 	}{
 		{"iso day", "what broke on 2023-08-14?", jan, []span{{"2023-08-14", "2023-08-14"}}},
 		{"slashed day", "deploy 2025/12/3", jan, []span{{"2025-12-03", "2025-12-03"}}},
+		// A timestamp pasted from a log names its day.
+		{"rfc 3339 timestamp", "what failed at 2025-12-03T10:04:05Z?", jan, []span{{"2025-12-03", "2025-12-03"}}},
+		{"timestamp with an offset", "the crash at 2025-12-03T23:10:00+08:00", jan, []span{{"2025-12-03", "2025-12-03"}}},
 		{"month and year", "What did Caroline do in August 2023?", jan, []span{{"2023-08-01", "2023-08-31"}}},
 		{"february of a leap year", "in February 2024", jan, []span{{"2024-02-01", "2024-02-29"}}},
 		{"day month year", "when did she go on 8 May, 2023", jan, []span{{"2023-05-08", "2023-05-08"}}},
@@ -173,6 +177,9 @@ func TestParseDates(t *testing.T) {
 				t.Fatalf("%q: got %+v, want %v", c.query, got, c.want)
 			}
 			for i, w := range c.want {
+				if strings.ContainsRune(got[i].Text, 0) || !strings.Contains(lexical.Normalize(c.query), got[i].Text) {
+					t.Errorf("%q: span %d reads %q, not text of the query", c.query, i, got[i].Text)
+				}
 				if got[i].From != w.from || got[i].To != w.to {
 					t.Errorf("%q: span %d = %s..%s, want %s..%s", c.query, i, got[i].From, got[i].To, w.from, w.to)
 				}
