@@ -100,6 +100,14 @@ var dateRules = []dateRule{
 		d, ok := ymd(atoi(m[1]), atoi(m[2]), atoi(m[3]), now)
 		return d, d, false, ok
 	}},
+	// 2024-03, 2024/3: a month (2024-03-99, no day, is no month either).
+	{need: needDigit, re: regexp.MustCompile(`\b(\d{4})[-/](\d{1,2})\b([-/]\d)?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		if m[3] != "" {
+			return time.Time{}, time.Time{}, false, false
+		}
+		f, t, ok := monthSpan(atoi(m[1]), atoi(m[2]), now)
+		return f, t, false, ok
+	}},
 	// 2023年8月14日, 2023年8月
 	{need: needCJK, re: regexp.MustCompile(`(\d{4})\s*年\s*` + zhNum + `\s*月(?:\s*` + zhNum + `\s*[日号])?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		y, mo := atoi(m[1]), zhAtoi(m[2])

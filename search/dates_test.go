@@ -31,6 +31,10 @@ func TestParseDates(t *testing.T) {
 	}{
 		{"iso day", "what broke on 2023-08-14?", jan, []span{{"2023-08-14", "2023-08-14"}}},
 		{"slashed day", "deploy 2025/12/3", jan, []span{{"2025-12-03", "2025-12-03"}}},
+		{"iso month", "what shipped in 2024-03", jan, []span{{"2024-03-01", "2024-03-31"}}},
+		{"slashed month", "report 2025/11", jan, []span{{"2025-11-01", "2025-11-30"}}},
+		{"no 13th month", "build 2024-13", jan, nil},
+		{"no day 99 is no month either", "2024-03-99", jan, nil},
 		// A timestamp pasted from a log names its day.
 		{"rfc 3339 timestamp", "what failed at 2025-12-03T10:04:05Z?", jan, []span{{"2025-12-03", "2025-12-03"}}},
 		{"timestamp with an offset", "the crash at 2025-12-03T23:10:00+08:00", jan, []span{{"2025-12-03", "2025-12-03"}}},
