@@ -108,6 +108,13 @@ var dateRules = []dateRule{
 		f, t, ok := monthSpan(atoi(m[1]), atoi(m[2]), now)
 		return f, t, false, ok
 	}},
+	// Q3 2024, 2024 Q3, 2024年第三季度, 2024年Q3 ("Q3" alone is also
+	// the name of a recall pass).
+	{need: needDigit, re: regexp.MustCompile(`\bq([1-4])\s*(?:of\s+)?(\d{4})\b|\b(\d{4})\s*q([1-4])\b|(\d{4})\s*年\s*(?:第\s*([一二三四1-4])\s*季度?|q([1-4])\b)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		y, q := m[2]+m[3]+m[5], m[1]+m[4]+m[6]+m[7]
+		f, t, ok := quarterSpan(atoi(y), zhAtoi(q), now)
+		return f, t, false, ok
+	}},
 	// 2023年8月14日, 2023年8月
 	{need: needCJK, re: regexp.MustCompile(`(\d{4})\s*年\s*` + zhNum + `\s*月(?:\s*` + zhNum + `\s*[日号])?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		y, mo := atoi(m[1]), zhAtoi(m[2])
@@ -191,8 +198,8 @@ var dateRules = []dateRule{
 		}
 		return back(m[2], n, now), day(now), true, true
 	}},
-	// last week, this month, next year, the past week
-	{need: needWord("week", "month", "year"), re: regexp.MustCompile(`\b(last|this|next|past)\s+(week|month|year)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	// last week, this month, next year, the past week, last quarter
+	{need: needWord("week", "month", "year", "quarter"), re: regexp.MustCompile(`\b(last|this|next|past)\s+(week|month|quarter|year)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		if m[1] == "past" {
 			return back(m[2], 1, now), day(now), true, true
 		}
@@ -262,13 +269,15 @@ var dateRules = []dateRule{
 		d := f.AddDate(0, 0, zhWeekday(m[2]))
 		return d, d, true, true
 	}},
-	// 上周 本月 去年 ...
-	{need: needCJK, re: regexp.MustCompile(`(上上(?:个)?(?:周|星期|礼拜)|上(?:个)?(?:周|星期|礼拜)|(?:本|这个?)(?:周|星期|礼拜)|下(?:个)?(?:周|星期|礼拜)|上上个?月|上个?月|本月|这个?月|下个?月|前年|去年|今年|明年)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	// 上周 本月 上季度 去年 ...
+	{need: needCJK, re: regexp.MustCompile(`(上上(?:个)?(?:周|星期|礼拜)|上(?:个)?(?:周|星期|礼拜)|(?:本|这个?)(?:周|星期|礼拜)|下(?:个)?(?:周|星期|礼拜)|上上个?月|上个?月|本月|这个?月|下个?月|上个?季度|本季度|这个?季度|下个?季度|前年|去年|今年|明年)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		s := m[1]
 		unit := "week"
 		switch {
 		case strings.HasSuffix(s, "月"):
 			unit = "month"
+		case strings.HasSuffix(s, "季度"):
+			unit = "quarter"
 		case strings.HasSuffix(s, "年"):
 			unit = "year"
 		}
@@ -377,6 +386,15 @@ func monthSpan(y, m int, now time.Time) (time.Time, time.Time, bool) {
 	return f, f.AddDate(0, 1, -1), true
 }
 
+// quarterSpan is quarter q (1-4) of year y.
+func quarterSpan(y, q int, now time.Time) (time.Time, time.Time, bool) {
+	if q < 1 || q > 4 {
+		return time.Time{}, time.Time{}, false
+	}
+	f, _, ok := monthSpan(y, 3*q-2, now)
+	return f, f.AddDate(0, 3, -1), ok
+}
+
 func yearSpan(y int, now time.Time) (time.Time, time.Time, bool) {
 	if y < 1970 || y > now.Year()+5 {
 		return time.Time{}, time.Time{}, false
@@ -429,8 +447,8 @@ func latestWeekday(wd time.Weekday, from time.Time) time.Time {
 	return from
 }
 
-// unitSpan is the calendar day, ISO week (Monday first), month or year n
-// units from the one containing now.
+// unitSpan is the calendar day, ISO week (Monday first), month, quarter
+// or year n units from the one containing now.
 func unitSpan(unit string, n int, now time.Time) (time.Time, time.Time) {
 	d := day(now)
 	switch unit {
@@ -440,6 +458,9 @@ func unitSpan(unit string, n int, now time.Time) (time.Time, time.Time) {
 	case "month":
 		f := time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, d.Location()).AddDate(0, n, 0)
 		return f, f.AddDate(0, 1, -1)
+	case "quarter":
+		f := time.Date(d.Year(), d.Month()-(d.Month()-1)%3, 1, 0, 0, 0, 0, d.Location()).AddDate(0, 3*n, 0)
+		return f, f.AddDate(0, 3, -1)
 	case "year":
 		f := time.Date(d.Year()+n, 1, 1, 0, 0, 0, 0, d.Location())
 		return f, f.AddDate(1, 0, -1)
@@ -456,6 +477,8 @@ func back(unit string, n int, now time.Time) time.Time {
 		return d.AddDate(0, 0, -7*n)
 	case "month":
 		return addMonths(d, -n)
+	case "quarter":
+		return addMonths(d, -3*n)
 	case "year":
 		return addMonths(d, -12*n)
 	}

@@ -35,6 +35,17 @@ func TestParseDates(t *testing.T) {
 		{"slashed month", "report 2025/11", jan, []span{{"2025-11-01", "2025-11-30"}}},
 		{"no 13th month", "build 2024-13", jan, nil},
 		{"no day 99 is no month either", "2024-03-99", jan, nil},
+		// Quarters: with a year, or last, this or next. "Q3" alone is
+		// left alone (Q0-Q8 are also the names of recall passes).
+		{"quarter and year", "the Q3 2024 roadmap", jan, []span{{"2024-07-01", "2024-09-30"}}},
+		{"year and quarter", "2025 q4 revenue", jan, []span{{"2025-10-01", "2025-12-31"}}},
+		{"last quarter across the year", "what did we ship last quarter", jan, []span{{"2025-10-01", "2025-12-31"}}},
+		{"this quarter", "this quarter", mar31, []span{{"2026-01-01", "2026-03-31"}}},
+		{"next quarter", "plans for next quarter", mar31, []span{{"2026-04-01", "2026-06-30"}}},
+		{"zh quarter of a year", "2024年第三季度", jan, []span{{"2024-07-01", "2024-09-30"}}},
+		{"zh last quarter", "上季度的营收", jan, []span{{"2025-10-01", "2025-12-31"}}},
+		{"zh this quarter", "本季度", mar31, []span{{"2026-01-01", "2026-03-31"}}},
+		{"a quarter alone is no date", "Q3 recall was weak", jan, nil},
 		// A timestamp pasted from a log names its day.
 		{"rfc 3339 timestamp", "what failed at 2025-12-03T10:04:05Z?", jan, []span{{"2025-12-03", "2025-12-03"}}},
 		{"timestamp with an offset", "the crash at 2025-12-03T23:10:00+08:00", jan, []span{{"2025-12-03", "2025-12-03"}}},
