@@ -86,7 +86,8 @@ const (
 	enNum   = `(\d{1,2}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of|a couple|a few|few|couple of|couple)`
 	zhNum   = `([0-9]{1,2}|[一二两三四五六七八九十]{1,3})`
 	// monthCue: a month name alone counts only after one of these words
-	// ("may" and "march" are also verbs).
+	// ("may" and "march" are also verbs), or joined to one by a hyphen
+	// (mid-March).
 	monthCue = `(?:in|during|since|until|till|by|of|from|early|late|mid|last|this|next|past|around)`
 )
 
@@ -220,7 +221,7 @@ var dateRules = []dateRule{
 	}},
 	// in August / since March / last May: a month name after a cue word;
 	// this March: this year's, as this Christmas is.
-	{need: needMonth, re: regexp.MustCompile(`\b(` + monthCue + `)\s+` + enMonth + `\b`), veto: modalMay, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needMonth, re: regexp.MustCompile(`\b(` + monthCue + `)(?:\s+|-)` + enMonth + `\b`), veto: modalMay, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		mo := monthNum(m[2])
 		switch m[1] {
 		case "next":
@@ -239,8 +240,8 @@ var dateRules = []dateRule{
 		f, t, ok := latestMonth(mo, ref)
 		return f, t, true, ok
 	}},
-	// in 2023 / during 2023
-	{need: needDigit, re: regexp.MustCompile(`\b(?:in|during|since|of|from|by|year)\s+(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	// in 2023 / during 2023 / early 2023 / mid-2023
+	{need: needDigit, re: regexp.MustCompile(`\b(?:(?:in|during|since|of|from|by|year)\s+|(?:early|late|mid)(?:\s+|-))(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		f, t, ok := yearSpan(atoi(m[1]), now)
 		return f, t, false, ok
 	}},

@@ -70,6 +70,9 @@ func TestParseDates(t *testing.T) {
 		{"this may the month at the end", "what did we ship this May?", fri, []span{{"2026-05-01", "2026-05-31"}}},
 		{"this may the month before a pronoun", "this May we moved to Berlin", fri, []span{{"2026-05-01", "2026-05-31"}}},
 		{"last may", "last May", jan, []span{{"2025-05-01", "2025-05-31"}}},
+		{"mid-month hyphenated", "the mid-March outage", mar31, []span{{"2026-03-01", "2026-03-31"}}},
+		{"early in a year", "early 2024", jan, []span{{"2024-01-01", "2024-12-31"}}},
+		{"late in a year hyphenated", "the late-2023 migration", jan, []span{{"2023-01-01", "2023-12-31"}}},
 		// "this March" is this year's, as "this Christmas" is: asked in
 		// January it is not the March of last year.
 		{"this month name asked before it", "what is planned for this March", jan, []span{{"2026-03-01", "2026-03-31"}}},
