@@ -206,13 +206,17 @@ func extractAnchors(q string) (anchors, phrases []string) {
 		}
 	}
 	rest := quoted.ReplaceAllString(q, " ")
+	var toks []string
 	for _, raw := range scriptFields(rest) {
 		tok := strings.Trim(raw, " ,;!?()[]{}'\"`“”。，？！：；")
 		tok = strings.TrimSuffix(tok, ".")
 		tok = strings.TrimRight(tok, ":")
-		if tok == "" {
-			continue
+		if tok != "" {
+			toks = append(toks, tok)
 		}
+	}
+	shouted := isShouted(q, toks)
+	for _, tok := range toks {
 		low := strings.ToLower(tok)
 		switch {
 		case isPathLike(tok):
@@ -229,7 +233,7 @@ func extractAnchors(q string) (anchors, phrases []string) {
 			add(low)
 		case hexLike.MatchString(low) && strings.IndexFunc(low, unicode.IsDigit) >= 0 && strings.IndexFunc(low, unicode.IsLetter) >= 0:
 			add(low)
-		case isMixedCase(tok), isAllCaps(tok):
+		case isMixedCase(tok), isAllCaps(tok) && !shouted:
 			add(low)
 		default:
 			// ":3037" and "port=3037" carry a number anchor inside.
@@ -291,6 +295,15 @@ func isIdentifier(tok string) bool {
 		}
 	}
 	return letter && digit && sep
+}
+
+// isShouted reports whether the query is written in capitals throughout
+// (caps lock): it has no lower-case letter, and a word in capitals that
+// is a stop word ("WHY", "THE"), which no acronym is. Its words in
+// capitals are then no acronyms.
+func isShouted(q string, toks []string) bool {
+	return !strings.ContainsFunc(q, unicode.IsLower) &&
+		slices.ContainsFunc(toks, func(t string) bool { return isAllCaps(t) && stopTerm(strings.ToLower(t)) })
 }
 
 func isMixedCase(tok string) bool {

@@ -343,6 +343,24 @@ func TestAnchorsAtScriptBoundaries(t *testing.T) {
 	}
 }
 
+// TestAnchorsOfAQueryInCapitals: a query typed with caps lock on has the
+// anchors it has in lower case. Every word of it was taken for an acronym
+// ("DEPLOY", "SAY"), so any word a memory did not hold made recall weak.
+// Acronyms among other text stay anchors.
+func TestAnchorsOfAQueryInCapitals(t *testing.T) {
+	for _, q := range []string{"why did the deploy fail on port 3037", "what did caroline say about the bill", "is nova-123 done"} {
+		lower, upper := search.MakePlan(q).Anchors, search.MakePlan(strings.ToUpper(q)).Anchors
+		if !slices.Equal(lower, upper) {
+			t.Errorf("anchors of %q: %q, in capitals %q", q, lower, upper)
+		}
+	}
+	for q, want := range map[string]string{"why did the AWS bill grow": "aws", "AWS账单为什么涨了": "aws", "DNS TTL": "ttl"} {
+		if a := search.MakePlan(q).Anchors; !slices.Contains(a, want) {
+			t.Errorf("MakePlan(%q).Anchors = %q, want %q among them", q, a, want)
+		}
+	}
+}
+
 // TestTopKBounds: the engine keeps topK within the contract's bounds for
 // callers that build requests themselves (upstream clamps inside too).
 func TestTopKBounds(t *testing.T) {
