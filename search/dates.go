@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/lexical"
@@ -49,6 +50,25 @@ func modalMay(m []string, after string) bool {
 		next = next[:end]
 	}
 	return next != "" && !afterMonth[next]
+}
+
+// zhNumeralWord refuses a weekday (周一, 上周三) whose numeral begins a
+// word of its own with what follows: a count (上周三个会议, three
+// meetings last week; 一周一次, once a week) or a word of 一 (上周一直,
+// all last week; 这周一共, in all this week). 周一下午 is Monday
+// afternoon.
+func zhNumeralWord(m []string, after string) bool {
+	wd, _ := utf8.DecodeLastRuneInString(m[0])
+	next, size := utf8.DecodeRuneInString(after)
+	switch {
+	case strings.ContainsRune("个次位条件种项天场份批遍趟篇段套台部本张只", next):
+		return true
+	case wd != '一':
+		return false
+	case next == '下':
+		return !strings.HasPrefix(after[size:], "午")
+	}
+	return strings.ContainsRune("直共些切定般样", next)
 }
 
 // afterMonth are the words after which "this may" is still the month:
@@ -264,7 +284,7 @@ var dateRules = []dateRule{
 		return f, t, true, true
 	}},
 	// 上周三 / 本周五 / 下星期一
-	{need: needCJK, re: regexp.MustCompile(`(上上|上|本|这|下)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needCJK, re: regexp.MustCompile(`(上上|上|本|这|下)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])`), veto: zhNumeralWord, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		weeks := map[string]int{"上上": -2, "上": -1, "下": 1}[m[1]]
 		f, _ := unitSpan("week", weeks, now)
 		d := f.AddDate(0, 0, zhWeekday(m[2]))
@@ -317,7 +337,7 @@ var dateRules = []dateRule{
 		return f, t, true, ok
 	}},
 	// 周三 / 星期五 alone: the latest such day before today.
-	{need: needCJK, re: regexp.MustCompile(`(?:周|星期|礼拜)([一二三四五六日天])`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	{need: needCJK, re: regexp.MustCompile(`(?:周|星期|礼拜)([一二三四五六日天])`), veto: zhNumeralWord, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		wd := time.Weekday((zhWeekday(m[1]) + 1) % 7)
 		d := latestWeekday(wd, day(now).AddDate(0, 0, -1))
 		return d, d, true, true

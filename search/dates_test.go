@@ -133,6 +133,15 @@ func TestParseDates(t *testing.T) {
 		{"zh next weekend", "下周末", jan, []span{{"2026-01-17", "2026-01-18"}}},
 		{"zh sunday of last week", "上周日", jan, []span{{"2026-01-04", "2026-01-04"}}},
 		{"zh weekday alone", "周一的事故", jan, []span{{"2026-01-05", "2026-01-05"}}},
+		// 一直, 一共, 三个: a numeral after 周 that begins a word of its
+		// own names no weekday.
+		{"zh all of last week", "上周一直在调试端口", jan, []span{{"2025-12-29", "2026-01-04"}}},
+		{"zh in all this week", "这周一共修了几个bug", jan, []span{{"2026-01-05", "2026-01-11"}}},
+		{"zh a count last week", "上周三个会议都取消了", jan, []span{{"2025-12-29", "2026-01-04"}}},
+		{"zh one client last week", "上周一个客户投诉了", jan, []span{{"2025-12-29", "2026-01-04"}}},
+		{"zh once a week", "一周一次的例会", jan, nil},
+		{"zh monday afternoon of last week", "上周一下午的会", jan, []span{{"2025-12-29", "2025-12-29"}}},
+		{"zh friday evening", "周五晚上的发布", jan, []span{{"2026-01-02", "2026-01-02"}}},
 		{"zh last month across the year", "上个月", jan, []span{{"2025-12-01", "2025-12-31"}}},
 		{"zh this month", "这个月", jan, []span{{"2026-01-01", "2026-01-31"}}},
 		{"zh last year", "去年", jan, []span{{"2025-01-01", "2025-12-31"}}},
