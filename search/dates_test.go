@@ -83,6 +83,8 @@ func TestParseDates(t *testing.T) {
 		{"yesterday", "yesterday's deploy", jan, []span{{"2026-01-06", "2026-01-06"}}},
 		{"today", "what did I do today", jan, []span{{"2026-01-07", "2026-01-07"}}},
 		{"day before yesterday", "the day before yesterday", jan, []span{{"2026-01-05", "2026-01-05"}}},
+		{"day after tomorrow is not tomorrow", "the day after tomorrow", jan, []span{{"2026-01-09", "2026-01-09"}}},
+		{"zh day after tomorrow", "后天的会", jan, []span{{"2026-01-09", "2026-01-09"}}},
 		{"last week across the year", "last week", jan, []span{{"2025-12-29", "2026-01-04"}}},
 		{"this week", "this week", jan, []span{{"2026-01-05", "2026-01-11"}}},
 		{"last month across the year", "last month", jan, []span{{"2025-12-01", "2025-12-31"}}},
