@@ -116,9 +116,25 @@ var dateRules = []dateRule{
 	// Halloween. First, so that 十一黄金周 or 五一 is no number to a
 	// later rule.
 	{need: needHoliday, re: holidayRe, resolve: resolveHoliday},
-	// 2023-08-14, 2023/8/14, 2023-08-14T10:04:05Z (the day as written)
-	{need: needDigit, re: regexp.MustCompile(`\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:t\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?|\b)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+	// 2023-08-14, 2023/8/14, 2023.08.14, 2023-08-14T10:04:05Z (the day as
+	// written)
+	{need: needDigit, re: regexp.MustCompile(`\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:t\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?|\b)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		d, ok := ymd(atoi(m[1]), atoi(m[2]), atoi(m[3]), now)
+		return d, d, false, ok
+	}},
+	// 12/25/2025, 25/12/2025, 25.12.2025: only when one of day and month
+	// is over 12, or they are the same (3/4/2025 is March or April as
+	// the reader's country has it).
+	{need: needDigit, re: regexp.MustCompile(`\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		a, b, y := atoi(m[1]), atoi(m[2]), atoi(m[3])
+		var d time.Time
+		ok := false
+		switch {
+		case a > 12 && b <= 12:
+			d, ok = ymd(y, b, a, now)
+		case b > 12 && a <= 12, a == b:
+			d, ok = ymd(y, a, b, now)
+		}
 		return d, d, false, ok
 	}},
 	// 2024-03, 2024/3: a month (2024-03-99, no day, is no month either).

@@ -32,6 +32,15 @@ func TestParseDates(t *testing.T) {
 		{"iso day", "what broke on 2023-08-14?", jan, []span{{"2023-08-14", "2023-08-14"}}},
 		{"slashed day", "deploy 2025/12/3", jan, []span{{"2025-12-03", "2025-12-03"}}},
 		{"iso month", "what shipped in 2024-03", jan, []span{{"2024-03-01", "2024-03-31"}}},
+		{"dotted day", "the 2023.08.14 release", jan, []span{{"2023-08-14", "2023-08-14"}}},
+		// Day and month before the year: read only when one of them is
+		// more than 12, so that it cannot be the month.
+		{"us day", "invoice of 12/25/2025", jan, []span{{"2025-12-25", "2025-12-25"}}},
+		{"european day", "the 25/12/2025 outage", jan, []span{{"2025-12-25", "2025-12-25"}}},
+		{"european dotted day", "am 14.08.2023", jan, []span{{"2023-08-14", "2023-08-14"}}},
+		{"day and month that could be either", "on 3/4/2025", jan, nil},
+		{"day and month the same", "on 5/5/2025", jan, []span{{"2025-05-05", "2025-05-05"}}},
+		{"a fraction is no date", "3/4 of the tests passed", jan, nil},
 		{"slashed month", "report 2025/11", jan, []span{{"2025-11-01", "2025-11-30"}}},
 		{"no 13th month", "build 2024-13", jan, nil},
 		{"no day 99 is no month either", "2024-03-99", jan, nil},
