@@ -316,6 +316,11 @@ func DecodeSearchRequest(body []byte, surface Surface, defaultTopK int) (SearchR
 	if f.DateFrom != "" && f.DateTo != "" && f.DateFrom > f.DateTo {
 		return fail(http.StatusUnprocessableEntity, "dateRange", fmt.Sprintf("dateFrom %s is after dateTo %s", f.DateFrom, f.DateTo))
 	}
+	// A date outside its range matches nothing, as a reversed range does:
+	// the search would answer that nothing is remembered.
+	if f.Date != "" && (f.DateFrom != "" && f.Date < f.DateFrom || f.DateTo != "" && f.Date > f.DateTo) {
+		return fail(http.StatusUnprocessableEntity, "date", fmt.Sprintf("date %s is outside dateFrom %s to dateTo %s", f.Date, orOpen(f.DateFrom), orOpen(f.DateTo)))
+	}
 	if req.Query == "" {
 		return fail(http.StatusBadRequest, "query", ReasonQueryRequired)
 	}
@@ -390,6 +395,14 @@ func decodeObject(body []byte) (map[string]json.RawMessage, error) {
 		return nil, errors.New("body has trailing data after the JSON object")
 	}
 	return fields, nil
+}
+
+// orOpen names an unset bound of a date range.
+func orOpen(d string) string {
+	if d == "" {
+		return "(open)"
+	}
+	return d
 }
 
 // orNull is raw, or JSON null for a key the object does not have.

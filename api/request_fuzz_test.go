@@ -16,7 +16,7 @@ func FuzzDecodeSearchRequest(f *testing.F) {
 		`{"query":"x","top_k":25,"dateRange":{"from":"2026-06-01","to":"2026-06-06"},"project":"p","sourceSets":["a","a"],"lifecycle":"current-state","workType":["task"],"tags":"coding","remainingBudgetMs":500}`,
 		`{}`, `[]`, `{"query":`, `{"query":"a","query":"b"}`, `{"query":"a"}garbage`, `{"query":7}`,
 		`{"query":"a","remainingBudgetMs":"soon"}`, `{"query":"a","date":"2026-13-40"}`, `{"query":"\u0000"}`,
-		`{"query":"a","topK":1e300}`, `{"query":"a","topK":2.5}`, `{"Query":"case"}`, "\xff\xfe",
+		`{"query":"a","date":"2026-01-01","dateTo":"2025-12-31"}`, `{"query":"a","topK":1e300}`, `{"query":"a","topK":2.5}`, `{"Query":"case"}`, "\xff\xfe",
 	} {
 		f.Add([]byte(seed), true)
 		f.Add([]byte(seed), false)
@@ -50,6 +50,10 @@ func FuzzDecodeSearchRequest(f *testing.F) {
 					t.Fatalf("accepted date %q", d)
 				}
 			}
+		}
+		if f := req.Filters; f.DateFrom != "" && f.DateTo != "" && f.DateFrom > f.DateTo ||
+			f.Date != "" && (f.DateFrom != "" && f.Date < f.DateFrom || f.DateTo != "" && f.Date > f.DateTo) {
+			t.Fatalf("accepted dates that match nothing: %+v", f)
 		}
 		if req.RemainingBudgetMs != nil && *req.RemainingBudgetMs < 0 {
 			t.Fatalf("negative budget")

@@ -85,3 +85,29 @@ func TestDecodeSearchRequest_topK(t *testing.T) {
 		t.Errorf("default 30: topK %d, %v", req.TopK, err)
 	}
 }
+
+// TestDecodeSearchRequest_dateOutsideItsRange: a date outside the range
+// sent with it can match no memory, as a reversed range cannot, and is
+// refused as one is: it was accepted, and the search found nothing, which
+// an agent reads as nothing remembered.
+func TestDecodeSearchRequest_dateOutsideItsRange(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		ok   bool
+	}{
+		{`{"query":"q","date":"2026-01-01","dateTo":"2025-12-31"}`, false},
+		{`{"query":"q","date":"2026-01-01","dateRange":{"from":"2026-01-02"}}`, false},
+		{`{"query":"q","date":"2026-01-01T23:00:00-05:00","date_from":"2026-01-02"}`, false},
+		{`{"query":"q","date":"2026-01-01","dateRange":{"from":"2026-01-01","to":"2026-01-01"}}`, true},
+		{`{"query":"q","date":"2026-01-15","dateRange":{"from":"2026-01-01","to":"2026-01-31"}}`, true},
+		{`{"query":"q","date":"2026-01-15","dateTo":"2026-01-15"}`, true},
+	} {
+		req, err := DecodeSearchRequest([]byte(tc.body), Facade, DefaultTopK)
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("%s: refused: %v", tc.body, err)
+		case !tc.ok && (err == nil || err.Status != 422 || err.Field != "date"):
+			t.Errorf("%s: %+v, %v; want 422 naming date", tc.body, req.Filters, err)
+		}
+	}
+}
