@@ -20,6 +20,8 @@ func TestParseDates(t *testing.T) {
 	mar2027 := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
 	// Friday 4 December 2026.
 	fri := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+	// Christmas Day 2026.
+	xmas := time.Date(2026, 12, 25, 9, 0, 0, 0, time.UTC)
 	// Sunday 6 December 2026.
 	sun := time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)
 	type span struct{ from, to string }
@@ -171,6 +173,11 @@ func TestParseDates(t *testing.T) {
 		{"christmas eve is not christmas", "on Christmas Eve", jan, []span{{"2025-12-24", "2025-12-24"}}},
 		{"christmas of a year", "Christmas 2023", jan, []span{{"2023-12-25", "2023-12-25"}}},
 		{"last christmas", "last Christmas", jan, []span{{"2025-12-25", "2025-12-25"}}},
+		// On Christmas Day "last Christmas" is a year back, and during
+		// the Spring Festival week "last Spring Festival" is last year's.
+		{"last christmas asked on christmas day", "last Christmas", xmas, []span{{"2025-12-25", "2025-12-25"}}},
+		{"christmas asked on christmas day", "Christmas", xmas, []span{{"2026-12-25", "2026-12-25"}}},
+		{"last chinese new year during it", "last Chinese New Year", time.Date(2026, 2, 18, 9, 0, 0, 0, time.UTC), []span{{"2025-01-28", "2025-02-04"}}},
 		{"next christmas", "plans for next Christmas", jan, []span{{"2026-12-25", "2026-12-25"}}},
 		{"this christmas", "this christmas", jan, []span{{"2026-12-25", "2026-12-25"}}},
 		{"halloween", "What costume did she wear for Halloween?", jan, []span{{"2025-10-31", "2025-10-31"}}},

@@ -137,7 +137,8 @@ var needHoliday = func() func(dateCues) bool {
 
 // resolveHoliday resolves a holidayRe match: in the year named, else the
 // latest that has begun by today (as a month without a year is), or the
-// next one after "next", or this year's after "this".
+// latest that is over after "last", the next one after "next", or this
+// year's after "this".
 func resolveHoliday(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 	name, year, rel := m[2], m[3], m[1]
 	if name == "" {
@@ -166,6 +167,11 @@ func resolveHoliday(m []string, now time.Time) (time.Time, time.Time, bool, bool
 	case "next":
 		if begun(y) {
 			y++
+		}
+	case "last":
+		// The latest that is over: on Christmas Day, last year's.
+		if f, ok := h.first(y, now.Location()); !ok || f.AddDate(0, 0, h.days).After(today) {
+			y--
 		}
 	case "-2", "-1":
 		y += atoi(rel)
