@@ -207,12 +207,15 @@ func extractAnchors(q string) (anchors, phrases []string) {
 	}
 	rest := quoted.ReplaceAllString(q, " ")
 	var toks []string
-	for _, raw := range scriptFields(rest) {
-		tok := strings.Trim(raw, " ,;!?()[]{}'\"`“”。，？！：；")
-		tok = strings.TrimSuffix(tok, ".")
-		tok = strings.TrimRight(tok, ":")
-		if tok != "" {
-			toks = append(toks, tok)
+	for _, field := range scriptFields(rest) {
+		// CJK punctuation joins no identifier: NOVA-123、NOVA-124 is two.
+		for _, raw := range strings.FieldsFunc(field, func(r rune) bool { return strings.ContainsRune(cjkSeparators, r) }) {
+			tok := strings.Trim(raw, tokenQuotes)
+			tok = strings.TrimSuffix(tok, ".")
+			tok = strings.TrimRight(tok, ":")
+			if tok != "" {
+				toks = append(toks, tok)
+			}
 		}
 	}
 	shouted := isShouted(q, toks)
@@ -246,6 +249,14 @@ func extractAnchors(q string) (anchors, phrases []string) {
 	}
 	return anchors, phrases
 }
+
+// tokenQuotes are the quotes, brackets and punctuation trimmed from a
+// token's ends: ASCII, the typographic quotes a Mac types (‘ ’ “ ”),
+// guillemets, and the CJK ones.
+const tokenQuotes = " ,;!?()[]{}'\"`‘’“”‹›«»…。，？！：；（）《》〈〉「」『』【】"
+
+// cjkSeparators are CJK punctuation marks a token is split at.
+const cjkSeparators = "、，；。：？！"
 
 // scriptFields splits s at white space and where CJK text meets other
 // text: Chinese is written without spaces, so "NOVA-123的进度" holds the

@@ -343,6 +343,26 @@ func TestAnchorsAtScriptBoundaries(t *testing.T) {
 	}
 }
 
+// TestAnchorsInQuotesAndCJKPunctuation: an identifier in the quotes a Mac
+// types (‘NOVA-123’), in guillemets or 《》, before an ellipsis, or in a
+// list joined by 、 is an anchor, as it is in straight quotes. It was cut
+// into the key terms "nova" and "123".
+func TestAnchorsInQuotesAndCJKPunctuation(t *testing.T) {
+	for q, want := range map[string][]string{
+		"status of ‘NOVA-123’":       {"nova-123"},
+		"the ‘cron_test.go’ failure": {"cron_test.go"},
+		"«NOVA-123» is blocked":      {"nova-123"},
+		"《NOVA-123》的进度":              {"nova-123"},
+		"what about NOVA-123…":       {"nova-123"},
+		"NOVA-123、NOVA-124都失败了":      {"nova-123", "nova-124"},
+		"（NOVA-123）还没合并":             {"nova-123"},
+	} {
+		if a := search.MakePlan(q).Anchors; !slices.Equal(a, want) {
+			t.Errorf("MakePlan(%q).Anchors = %q, want %q", q, a, want)
+		}
+	}
+}
+
 // TestAnchorsOfAQueryInCapitals: a query typed with caps lock on has the
 // anchors it has in lower case. Every word of it was taken for an acronym
 // ("DEPLOY", "SAY"), so any word a memory did not hold made recall weak.
