@@ -131,7 +131,8 @@ func (e *Engine) on(lever string) bool { return !e.cfg.Off[lever] }
 // than three letters are too ambiguous), and Chinese names of two
 // characters or more anywhere. A person is named by their given name as
 // often as by their full name (雨桐 for 周雨桐, Melanie for Melanie
-// Ruiz), so that counts too. A name that is also an everyday word
+// Ruiz), so that counts too, and an agent's name of joined words
+// (claude-code) written apart. A name that is also an everyday word
 // (Will, May, Art) counts only where the word cannot be meant
 // (namedAsWord).
 func namedPeople(agents []string, query string) []string {
@@ -153,11 +154,21 @@ func namesIn(query, normQuery, n string) bool {
 		// name.
 		return utf8.RuneCountInString(n) >= 2 && strings.Contains(normQuery, n)
 	}
-	if utf8.RuneCountInString(n) < 3 || !containsAtBoundary(normQuery, n) {
+	if utf8.RuneCountInString(n) < 3 {
+		return false
+	}
+	if spaced := nameSpacer.Replace(n); spaced != n && containsAtBoundary(normQuery, spaced) {
+		return true // claude-code written "Claude Code"
+	}
+	if !containsAtBoundary(normQuery, n) {
 		return false
 	}
 	return !wordNames[n] && !stopTerm(n) || namedAsWord(query, n)
 }
+
+// nameSpacer writes an agent's name (claude-code, claw_laptop) as people
+// do, its words apart.
+var nameSpacer = strings.NewReplacer("-", " ", "_", " ")
 
 // wordNames are given names that are also everyday English words (the
 // stop words are too: "will"), which a query holds far more often as the

@@ -61,3 +61,23 @@ func TestNamedPeople_namesThatAreWords(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedPeople_agentNamesAsWritten: an agent whose name joins words
+// with a hyphen (claude-code) is named as people write it, with a space.
+func TestNamedPeople_agentNamesAsWritten(t *testing.T) {
+	agents := []string{"claude-code", "codex", "claw_laptop"}
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"What did Claude Code decide about the port?", []string{"claude-code"}},
+		{"claude-code's notes on the deploy", []string{"claude-code"}},
+		{"the claw laptop transcript", []string{"claw_laptop"}},
+		{"what did codex change", []string{"codex"}},
+		{"claude wrote code", nil},
+	} {
+		if got := namedPeople(agents, tc.query); !slices.Equal(got, tc.want) {
+			t.Errorf("namedPeople(%q) = %q, want %q", tc.query, got, tc.want)
+		}
+	}
+}
