@@ -281,9 +281,9 @@ var dateRules = []dateRule{
 		f, t, ok := yearSpan(atoi(m[1]), now)
 		return f, t, false, ok
 	}},
-	// 大前天 前天 昨天 今天 明天 后天
-	{need: needCJK, re: regexp.MustCompile(`(大前天|前天|昨天|昨日|昨晚|今天|今日|今晚|明天|后天)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		off := map[string]int{"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "明天": 1, "后天": 2}[m[1]]
+	// 大前天 前天 昨天 今天 明天 后天, 前晚 昨晚 今早 明晚
+	{need: needCJK, re: regexp.MustCompile(`(大前天|前天|前晚|昨天|昨日|昨晚|昨早|今天|今日|今晚|今早|今晨|明天|明早|明晚|后天)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		off := map[string]int{"大前天": -3, "前天": -2, "前晚": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨早": -1, "明天": 1, "明早": 1, "明晚": 1, "后天": 2}[m[1]]
 		d := day(now).AddDate(0, 0, off)
 		return d, d, true, true
 	}},
