@@ -395,12 +395,36 @@ func ParseDates(query string, now time.Time) []DateSpan {
 			if !ok || len(out) == maxDateSpans {
 				continue
 			}
+			if today := day(now); sinceAt(s, loc[0], loc[1]) && to.Before(today) && !from.After(today) {
+				to, relative = today, true
+			}
 			out = append(out, DateSpan{Text: strings.TrimSpace(m[0]), From: from.Format(time.DateOnly), To: to.Format(time.DateOnly), Relative: relative})
 			// Mask the match so no less specific rule reads it again.
 			s = s[:loc[0]] + strings.Repeat("\x00", loc[1]-loc[0]) + s[loc[1]:]
 		}
 	}
 	return out
+}
+
+// sinceAt reports whether the expression at s[lo:hi] is the start of a
+// span that runs to today: "since March", "3月以来", "上周至今", "自从上个
+// 月", "from May until now". The span it names alone is its oldest part.
+func sinceAt(s string, lo, hi int) bool {
+	before, expr, after := strings.TrimRight(s[:lo], " "), s[lo:hi], strings.TrimLeft(s[hi:], " ")
+	if strings.HasPrefix(expr, "since ") || strings.HasSuffix(before, "自从") {
+		return true
+	}
+	if w, ok := strings.CutSuffix(before, "since"); ok {
+		if r, _ := utf8.DecodeLastRuneInString(w); w == "" || !isWordRune(r) {
+			return true
+		}
+	}
+	for _, until := range []string{"以来", "至今", "到现在", "until now", "till now"} {
+		if strings.HasPrefix(after, until) {
+			return true
+		}
+	}
+	return false
 }
 
 func day(t time.Time) time.Time {

@@ -119,6 +119,18 @@ func TestParseDates(t *testing.T) {
 		{"this sunday is this week's", "this sunday", jan, []span{{"2026-01-11", "2026-01-11"}}},
 		{"this monday is this week's", "this Monday", fri, []span{{"2026-11-30", "2026-11-30"}}},
 		{"two expressions", "between March 2025 and yesterday", jan, []span{{"2025-03-01", "2025-03-31"}, {"2026-01-06", "2026-01-06"}}},
+		// "since" runs to today: the prior was on March alone, the
+		// oldest part of what was asked.
+		{"since a month", "what changed since March", fri, []span{{"2026-03-01", "2026-12-04"}}},
+		{"since a year", "since 2024", fri, []span{{"2024-01-01", "2026-12-04"}}},
+		{"since a weekday", "what broke since last Tuesday", fri, []span{{"2026-12-01", "2026-12-04"}}},
+		{"since yesterday", "anything new since yesterday", fri, []span{{"2026-12-03", "2026-12-04"}}},
+		{"since a day", "since 2026-11-20", fri, []span{{"2026-11-20", "2026-12-04"}}},
+		{"zh since a month", "3月以来的改动", fri, []span{{"2026-03-01", "2026-12-04"}}},
+		{"zh since last year", "去年以来", fri, []span{{"2025-01-01", "2026-12-04"}}},
+		{"zh last week until now", "上周至今", fri, []span{{"2026-11-23", "2026-12-04"}}},
+		{"zh since", "自从上个月", fri, []span{{"2026-11-01", "2026-12-04"}}},
+		{"in a month is not since", "in March", fri, []span{{"2026-03-01", "2026-03-31"}}},
 		{"zh today", "今天的会议", jan, []span{{"2026-01-07", "2026-01-07"}}},
 		{"zh month of last year", "去年8月的数据库备份策略", jan, []span{{"2025-08-01", "2025-08-31"}}},
 		{"zh day of this year", "今年一月五号", jan, []span{{"2026-01-05", "2026-01-05"}}},
