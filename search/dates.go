@@ -373,8 +373,10 @@ func ParseDates(query string, now time.Time) []DateSpan {
 	// time.Date then puts the day's midnight on the day before.
 	now = time.Date(now.Year(), now.Month(), now.Day(), now.Hour(), now.Minute(), now.Second(), now.Nanosecond(), time.UTC)
 	s := lexical.Normalize(query)
+	norm := s
 	cues := dateCues{s: s, digit: strings.ContainsAny(s, "0123456789"), cjk: lexical.HasCJK(s)}
 	var out []DateSpan
+	var at [][2]int // where in the query each span was read
 	for _, r := range dateRules {
 		if !r.need(cues) {
 			// cues are of the unmasked query: masking a match only
@@ -399,11 +401,65 @@ func ParseDates(query string, now time.Time) []DateSpan {
 				to, relative = today, true
 			}
 			out = append(out, DateSpan{Text: strings.TrimSpace(m[0]), From: from.Format(time.DateOnly), To: to.Format(time.DateOnly), Relative: relative})
+			at = append(at, [2]int{loc[0], loc[1]})
 			// Mask the match so no less specific rule reads it again.
 			s = s[:loc[0]] + strings.Repeat("\x00", loc[1]-loc[0]) + s[loc[1]:]
 		}
 	}
-	return out
+	return joinRanges(norm, out, at)
+}
+
+// joinRanges makes one span of two that the query joins as a range
+// ("between March and May", "from Monday to Wednesday", "3月到5月",
+// "12月1日至5日"): the days between them are asked about too. An end read
+// apart from its start as the latest such month or day (5月, asked in
+// April, is last May) is taken in the year after when it would come
+// before the start.
+func joinRanges(norm string, spans []DateSpan, at [][2]int) []DateSpan {
+	for i := 0; i < len(spans); i++ {
+		for j := 0; j < len(spans); j++ {
+			if i == j || at[i][1] > at[j][0] || !rangeBetween(norm, at[i][0], at[i][1], at[j][0]) {
+				continue
+			}
+			a, b := spans[i], spans[j]
+			if b.To < a.From && b.Relative {
+				b.From, b.To = yearLater(b.From), yearLater(b.To)
+			}
+			a.Text = strings.TrimSpace(norm[at[i][0]:at[j][1]])
+			a.From, a.To = min(a.From, b.From), max(a.To, b.To)
+			a.Relative = a.Relative || b.Relative
+			spans[i], at[i][1] = a, at[j][1]
+			spans, at = slices.Delete(spans, j, j+1), slices.Delete(at, j, j+1)
+			return joinRanges(norm, spans, at)
+		}
+	}
+	return spans
+}
+
+// rangeBetween reports whether the text between an expression at
+// norm[lo:hi] and one at norm[next:] joins them as a range.
+func rangeBetween(norm string, lo, hi, next int) bool {
+	gap := strings.TrimSpace(norm[hi:next])
+	switch gap {
+	case "to", "until", "till", "through", "thru", "-", "–", "—", "~", "到", "至":
+		return true
+	case "and":
+		before := strings.TrimRight(norm[:lo], " ")
+		w, ok := strings.CutSuffix(before, "between")
+		r, _ := utf8.DecodeLastRuneInString(w)
+		return ok && (w == "" || !isWordRune(r))
+	}
+	return false
+}
+
+// yearLater is day d (YYYY-MM-DD) a year on, kept in its month (29
+// February becomes 28 February).
+func yearLater(d string) string {
+	t, err := time.Parse(time.DateOnly, d)
+	if err != nil {
+		return d
+	}
+	return addMonths(t, 12).Format(time.DateOnly)
 }
 
 // sinceAt reports whether the expression at s[lo:hi] is the start of a

@@ -118,7 +118,16 @@ func TestParseDates(t *testing.T) {
 		{"this friday asked on a friday is today", "this Friday", fri, []span{{"2026-12-04", "2026-12-04"}}},
 		{"this sunday is this week's", "this sunday", jan, []span{{"2026-01-11", "2026-01-11"}}},
 		{"this monday is this week's", "this Monday", fri, []span{{"2026-11-30", "2026-11-30"}}},
-		{"two expressions", "between March 2025 and yesterday", jan, []span{{"2025-03-01", "2025-03-31"}, {"2026-01-06", "2026-01-06"}}},
+		{"two expressions", "in March 2025 and yesterday", jan, []span{{"2025-03-01", "2025-03-31"}, {"2026-01-06", "2026-01-06"}}},
+		// A range is one span, from the first day of its start to the
+		// last of its end: the days between were left out.
+		{"between and", "between March 2025 and yesterday", jan, []span{{"2025-03-01", "2026-01-06"}}},
+		{"from to", "what did we ship from March to May 2025", jan, []span{{"2025-03-01", "2025-05-31"}}},
+		{"between holidays", "what happened between Christmas and New Year's Day", jan, []span{{"2025-12-25", "2026-01-01"}}},
+		{"days with a dash", "2025-12-01 - 2025-12-05 deploys", jan, []span{{"2025-12-01", "2025-12-05"}}},
+		{"zh month to month", "3月到5月的周报", mar31, []span{{"2026-03-01", "2026-05-31"}}},
+		{"zh day to day", "2025年12月1日至12月5日", jan, []span{{"2025-12-01", "2025-12-05"}}},
+		{"and alone is no range", "在3月和5月", mar31, []span{{"2026-03-01", "2026-03-31"}, {"2025-05-01", "2025-05-31"}}},
 		// "since" runs to today: the prior was on March alone, the
 		// oldest part of what was asked.
 		{"since a month", "what changed since March", fri, []span{{"2026-03-01", "2026-12-04"}}},
