@@ -92,3 +92,20 @@ func TestDateFilter_localDayEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// TestDateFilter_farBounds: a range open in practice, "9999-12-31" or
+// "0001-01-01" (a request allows any calendar day), keeps every dated
+// memory. The widened bound of 9999-12-31, two days on, was written
+// "10000-01-02", which sorts before every stored day: nothing matched.
+func TestDateFilter_farBounds(t *testing.T) {
+	snap := build(t, config.Source{Name: "ops", Kind: config.KindJSONL, Path: "zones"})
+	e := search.New(search.Config{Location: time.UTC}, lexical.NewAnalyzer())
+	for _, f := range []api.Filters{{DateTo: "9999-12-31"}, {DateFrom: "0001-01-01"}, {DateFrom: "0001-01-01", DateTo: "9999-12-31"}, {DateFrom: "2026-01-01", DateTo: "9999-12-30"}} {
+		accept := e.HardFilter(snap, f)
+		for doc := range snap.Gen.Len() {
+			if !accept(doc) {
+				t.Errorf("filter %+v refuses %s (day %s)", f, snap.Gen.ID(doc), e.LocalDay(snap.Gen.Chunk(doc)))
+			}
+		}
+	}
+}

@@ -95,9 +95,18 @@ func validDay(d string) bool {
 	return err == nil
 }
 
+// shiftDay is day d moved by n days, kept within the days DateOnly
+// writes: the stored days are compared as strings, and a day past
+// 9999-12-31 is written "10000-01-01", which sorts before them all.
 func shiftDay(d string, n int) string {
 	t, _ := time.Parse(time.DateOnly, d) // a day dayBounds checked
-	return t.AddDate(0, 0, n).Format(time.DateOnly)
+	switch t = t.AddDate(0, 0, n); {
+	case t.Year() > 9999:
+		return "9999-12-31"
+	case t.Year() < 0:
+		return "0000-01-01"
+	}
+	return t.Format(time.DateOnly)
 }
 
 // dayFilter applies the request's date filters to the memories' local
