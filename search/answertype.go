@@ -263,7 +263,7 @@ func enTime(ws []string) bool {
 			return true
 		case enRelative[w] && enPeriods[next]:
 			return true
-		case enMonthCue[w] && (next == "march" || next == "may"):
+		case enMonthCue[w] && (next == "march" || next == "may") && !(w == "this" && next == "may" && modalAfter(wordAt(ws, i+2))):
 			return true
 		case len(w) == 4 && allDigits(w) && (w[:2] == "19" || w[:2] == "20"):
 			return true

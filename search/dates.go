@@ -49,8 +49,12 @@ func modalMay(m []string, after string) bool {
 	if end >= 0 {
 		next = next[:end]
 	}
-	return next != "" && !afterMonth[next]
+	return modalAfter(next)
 }
+
+// modalAfter reports whether "this may" before word next is the modal
+// verb.
+func modalAfter(next string) bool { return next != "" && !afterMonth[next] }
 
 // zhNumeralWord refuses a weekday (周一, 上周三) whose numeral begins a
 // word of its own with what follows: a count (上周三个会议, three
