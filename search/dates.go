@@ -156,6 +156,17 @@ var dateRules = []dateRule{
 		f, t, ok := quarterSpan(atoi(y), zhAtoi(q), now)
 		return f, t, false, ok
 	}},
+	// 上半年 / 去年下半年 / 2024年上半年 / H1 2024 / 2024 H2: a half of a
+	// year, this year's when none is named.
+	{need: needWord("半年", "h1", "h2"), re: regexp.MustCompile(`(?:(\d{4})\s*年\s*|(前年|去年|今年|明年)\s*)?(上|下)半年|\bh([12])\s*(\d{4})\b|\b(\d{4})\s*h([12])\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		y, relative := atoi(m[1]+m[5]+m[6]), false
+		if y == 0 {
+			y, relative = now.Year()+map[string]int{"前年": -2, "去年": -1, "明年": 1}[m[2]], true
+		}
+		half := map[string]int{"上": 1, "下": 2}[m[3]] + atoi(m[4]+m[7])
+		f, _, ok := monthSpan(y, 6*half-5, now)
+		return f, f.AddDate(0, 6, -1), relative, ok
+	}},
 	// 2023年8月14日, 2023年8月
 	{need: needCJK, re: regexp.MustCompile(`(\d{4})\s*年\s*` + zhNum + `\s*月(?:\s*` + zhNum + `\s*[日号])?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		y, mo := atoi(m[1]), zhAtoi(m[2])

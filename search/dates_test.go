@@ -54,6 +54,13 @@ func TestParseDates(t *testing.T) {
 		{"this quarter", "this quarter", mar31, []span{{"2026-01-01", "2026-03-31"}}},
 		{"next quarter", "plans for next quarter", mar31, []span{{"2026-04-01", "2026-06-30"}}},
 		{"zh quarter of a year", "2024年第三季度", jan, []span{{"2024-07-01", "2024-09-30"}}},
+		// Halves of a year: 上半年, 下半年, H1 2024.
+		{"zh first half of this year", "今年上半年的营收", mar31, []span{{"2026-01-01", "2026-06-30"}}},
+		{"zh second half of last year", "去年下半年", mar31, []span{{"2025-07-01", "2025-12-31"}}},
+		{"zh half of a year", "2024年下半年", jan, []span{{"2024-07-01", "2024-12-31"}}},
+		{"zh half alone", "上半年", mar31, []span{{"2026-01-01", "2026-06-30"}}},
+		{"half and year", "the H2 2025 plan", jan, []span{{"2025-07-01", "2025-12-31"}}},
+		{"year and half", "2024 h1", jan, []span{{"2024-01-01", "2024-06-30"}}},
 		{"zh last quarter", "上季度的营收", jan, []span{{"2025-10-01", "2025-12-31"}}},
 		{"zh this quarter", "本季度", mar31, []span{{"2026-01-01", "2026-03-31"}}},
 		{"a quarter alone is no date", "Q3 recall was weak", jan, nil},
