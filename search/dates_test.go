@@ -195,6 +195,14 @@ func TestParseDates(t *testing.T) {
 		{"zh recent days", "最近三天", jan, []span{{"2026-01-04", "2026-01-07"}}},
 		{"zh month alone: latest past", "8月的会议", jan, []span{{"2025-08-01", "2025-08-31"}}},
 		{"zh month in numerals", "十二月", jan, []span{{"2025-12-01", "2025-12-31"}}},
+		// The start or end of a month or year is of that month or year
+		// (3月初 is March); alone, of this one.
+		{"zh early in a month", "3月初", mar31, []span{{"2026-03-01", "2026-03-31"}}},
+		{"zh end of the month", "月底前要上线的功能", mar31, []span{{"2026-03-01", "2026-03-31"}}},
+		{"zh end of the year", "年底的目标", mar31, []span{{"2026-01-01", "2026-12-31"}}},
+		{"zh end of last month", "上个月底", mar31, []span{{"2026-02-01", "2026-02-28"}}},
+		{"zh end of last year", "去年年底", mar31, []span{{"2025-01-01", "2025-12-31"}}},
+		{"zh within months is no middle", "三个月中", mar31, nil},
 		{"zh month and day", "8月14日", jan, []span{{"2025-08-14", "2025-08-14"}}},
 		{"zh full date", "2023年8月14号", jan, []span{{"2023-08-14", "2023-08-14"}}},
 		{"zh year and month", "2023年8月", jan, []span{{"2023-08-01", "2023-08-31"}}},
