@@ -360,7 +360,9 @@ func stopTerm(w string) bool {
 		return true
 	}
 	switch w {
-	case "please", "could", "would", "should", "can", "did", "does", "do", "is", "are", "was", "were", "what", "why", "how", "when", "where", "who", "which", "tell", "know", "anything", "something", "remember", "recall", "today", "recent", "latest", "ever", "also", "get", "got", "like", "us":
+	case "please", "could", "would", "should", "can", "did", "does", "do", "is", "are", "was", "were", "what", "why", "how", "when", "where", "who", "which", "tell", "know", "anything", "something", "remember", "recall", "today", "recent", "latest", "ever", "also", "get", "got", "like", "us",
+		// Written in capitals by habit, they are no acronyms.
+		"ok", "okay", "fyi", "asap", "btw", "pls", "thx", "thanks":
 		return true
 	}
 	return false

@@ -374,6 +374,13 @@ func TestAnchorsOfAQueryInCapitals(t *testing.T) {
 			t.Errorf("anchors of %q: %q, in capitals %q", q, lower, upper)
 		}
 	}
+	// Words written in capitals by habit are no entities either: "OK"
+	// was an anchor, and a memory without the word "ok" made recall weak.
+	for _, q := range []string{"is the staging server OK now", "FYI the deploy failed, fix ASAP", "OKAY so what broke"} {
+		if a := search.MakePlan(q).Anchors; len(a) != 0 {
+			t.Errorf("MakePlan(%q).Anchors = %q, want none", q, a)
+		}
+	}
 	for q, want := range map[string]string{"why did the AWS bill grow": "aws", "AWS账单为什么涨了": "aws", "DNS TTL": "ttl"} {
 		if a := search.MakePlan(q).Anchors; !slices.Contains(a, want) {
 			t.Errorf("MakePlan(%q).Anchors = %q, want %q among them", q, a, want)
