@@ -55,6 +55,8 @@ var holidays = map[string]holiday{
 	"大年初一":                 lunar(0, 0, 1),
 	"端午":                   lunar(1, 0, 1),
 	"中秋":                   lunar(2, 0, 1),
+	"元宵":                   lunar(0, 14, 1),
+	"清明":                   {days: 1, date: qingming},
 	"chinese new year":     springFestival,
 	"lunar new year":       springFestival,
 	"dragon boat festival": lunar(1, 0, 1),
@@ -91,6 +93,21 @@ func on(m, d int) holiday { return holiday{month: m, day: d, days: 1} }
 func thanksgiving(y int, loc *time.Location) (time.Time, bool) {
 	first := time.Date(y, time.November, 1, 0, 0, 0, 0, loc)
 	return first.AddDate(0, 0, (int(time.Thursday)-int(first.Weekday())+7)%7+21), true
+}
+
+// qingming is 清明, the solar term of 4 or 5 April, by the common formula
+// for the 20th and 21st centuries: [Y×0.2422 + C] − [Y/4], Y the year's
+// last two digits, C 5.59 before 2000 and 4.81 from it.
+func qingming(y int, loc *time.Location) (time.Time, bool) {
+	if y < 1901 || y > 2099 {
+		return time.Time{}, false
+	}
+	c := 48100
+	if y < 2000 {
+		c = 55900
+	}
+	yy := y % 100
+	return time.Date(y, time.April, (yy*2422+c)/10000-yy/4, 0, 0, 0, 0, loc), true
 }
 
 // holidayRe matches a holiday's name with the year it may name: a year
