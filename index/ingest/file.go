@@ -76,4 +76,14 @@ package ingest
 // a resumed session or a forked Codex thread copies from one whose file
 // is there; a session in a Claude Code worktree is of the repository's
 // project.
-const Version = "ingest-v12"
+//
+// ingest-v13: Markdown as CommonMark reads it where notes differed (a
+// "---" after code, a thematic break or a list is no setext underline; a
+// fence on a list item's line is code), headings as their rendered text,
+// Logseq pages (properties, journal names, heading blocks, its own ids
+// left out), #tags in the text, the dates of updated/lastmod, of a
+// Zettelkasten name and of a dated heading, front matter times without
+// an offset in the note's zone, and a note's text before a crash's NUL
+// padding. Redaction: letter-only Authorization credentials, secrets in
+// JSON escaped twice and an AWS secret right after its key id.
+const Version = "ingest-v13"
