@@ -77,6 +77,9 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 		records = len(prevPiece.records)
 	}
 	var wait time.Duration
+	// waited is the file as it was when the read waited for it to settle
+	// by the stat alone (see settle).
+	var waited fileIdentity
 	for attempt := range readAttempts {
 		if attempt > 0 {
 			select {
@@ -122,10 +125,8 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 		}
 		// A file read in pieces is judged before its first piece is
 		// used: the line count the whole read would have compared.
-		if prevPiece == nil && limit > 0 && before.size > limit && x.rewriting(src, f, prev, before) {
-			if wait = x.settleWait(before); wait == 0 {
-				break
-			}
+		if prevPiece == nil && limit > 0 && before.size > limit && before != waited && x.rewriting(src, f, prev, before) {
+			wait, waited = x.settle(before)
 			continue
 		}
 		cur, more, err := ingest.ReadFilePiece(ctx, src, f, from, limit, sink)
@@ -143,12 +144,10 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 		if !after.exist || after.device != before.device || after.inode != before.inode || after.size < before.size {
 			continue // replaced or truncated under the reader
 		}
-		if out.piece == 0 && !more && !out.resumed && x.recentlyShrunk(src, f, prev, after, cur.Line) {
+		if out.piece == 0 && !more && !out.resumed && after != waited && x.recentlyShrunk(src, f, prev, after, cur.Line) {
 			// Fewer lines than before, just written: a rewrite in
 			// progress, or one done. Read it again once it has settled.
-			if wait = x.settleWait(after); wait == 0 {
-				break
-			}
+			wait, waited = x.settle(after)
 			continue
 		}
 		// Chunking (tags, hashes, governance) is per record: the cores
@@ -213,16 +212,20 @@ func (x *Indexer) recentlyShrunk(src config.Source, f ingest.File, prev *FileSta
 		x.opts.Now().Sub(time.Unix(0, id.modTime)) < shrinkSettle
 }
 
-// settleWait is how long to wait before reading a recently shrunk file
-// again: until shrinkSettle has passed since it was written. 0 when that
-// is further away than shrinkSettle (a modification time in the future):
-// the file is then left unstable for a later sync.
-func (x *Indexer) settleWait(id fileIdentity) time.Duration {
+// settle returns how long to wait before reading a recently shrunk file
+// again: until shrinkSettle has passed since it was written. A
+// modification time ahead of the clock (a network share whose server
+// clock runs ahead, a folder synced from a machine whose clock does)
+// cannot say when the file was written, and would make it look written a
+// moment ago until the clock catches up: such a file is waited for
+// shrinkSettle, and returned as waited, which the read takes for settled
+// if it is still the same file, unchanged, after the wait.
+func (x *Indexer) settle(id fileIdentity) (time.Duration, fileIdentity) {
 	d := time.Unix(0, id.modTime).Add(shrinkSettle).Sub(x.opts.Now()) + 10*time.Millisecond
 	if d > shrinkSettle+10*time.Millisecond {
-		return 0
+		return shrinkSettle, id
 	}
-	return max(d, 10*time.Millisecond)
+	return max(d, 10*time.Millisecond), fileIdentity{}
 }
 
 // rewriting is recentlyShrunk for a file about to be read in pieces: its

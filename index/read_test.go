@@ -137,9 +137,9 @@ func TestSync_shrunkFileSettlesIntoRewrite(t *testing.T) {
 }
 
 // TestSync_reportsUnsettledFiles: a shrunk line file that does not settle
-// (here its modification time is an hour ahead, so it looks written a
-// moment ago for the next hour) keeps its earlier memory and is counted
-// in Unsettled, which the watcher retries on.
+// (here its writer keeps rewriting it, shorter than before, all through
+// the sync) keeps its earlier memory and is counted in Unsettled, which
+// the watcher retries on.
 func TestSync_reportsUnsettledFiles(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "memory.jsonl")
@@ -150,10 +150,25 @@ func TestSync_reportsUnsettledFiles(t *testing.T) {
 		t.Fatalf("first sync: %d unsettled", r.Unsettled)
 	}
 	writeFile(t, p, jsonlLines(t, recs[:1]...))
-	ahead := time.Now().Add(time.Hour)
-	if err := os.Chtimes(p, ahead, ahead); err != nil {
-		t.Fatal(err)
-	}
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			if err := os.WriteFile(p, []byte(jsonlLines(t, rec{ID: "a", Text: fmt.Sprintf("The ledger export lists the first account, version %d.", i)})), 0o644); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		<-stopped
+	}()
 	r, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background())
 	if err != nil {
 		t.Fatal(err)
