@@ -207,25 +207,37 @@ func (d *delta) plan(jobs []readJob) {
 }
 
 // renames finds the listed files that are vanished files renamed (or
-// rotated): a path no state knows, with the identity and the content of a
-// file in gone that was not already gone before (the same inode alone
-// does not say it, see fileIdentity.moved). It returns each new path's
-// old one. A full build needs it as much as a delta: without it the old
-// path's memory was carried as gone beside the same records read again
-// under the new name.
+// rotated): a path no state knows, or one whose file was replaced (a file
+// renamed over it: mv draft.md note.md, a save through a temporary file
+// the source lists), with the identity and the content of a file in gone
+// that was not already gone before (the same inode alone does not say
+// it, see fileIdentity.moved). It returns each new path's old one. A full
+// build needs it as much as a delta: without it the old path's memory was
+// carried as gone beside the same records read again under the new name.
 func (x *Indexer) renames(jobs []readJob, gone map[stateKey]*FileState) map[stateKey]stateKey {
 	out := map[stateKey]stateKey{}
-	taken := map[stateKey]bool{}
-	for _, j := range jobs {
-		if j.prev != nil || len(gone) == 0 {
-			continue
+	// Only a file that vanished since the last build can have moved: the
+	// files gone before are not looked at, nor is any listed file stat'd
+	// again when none vanished.
+	vanished := map[stateKey]*FileState{}
+	for gk, st := range gone {
+		if st.Inode != 0 && st.Gone.IsZero() {
+			vanished[gk] = st
 		}
+	}
+	if len(vanished) == 0 {
+		return out
+	}
+	for _, j := range jobs {
 		key := stateKey{x.cfg.Sources[j.src].Name, j.file.Path}
 		id := statIdentity(j.file.Path)
-		for gk, st := range gone {
-			if !taken[gk] && gk.source == key.source && st.Inode != 0 && st.Gone.IsZero() && id.moved(j.file.Path, st) {
+		if j.prev != nil && id.sameFile(j.prev) {
+			continue // the file read there before
+		}
+		for gk, st := range vanished {
+			if gk.source == key.source && id.moved(j.file.Path, st) {
 				out[key] = gk
-				taken[gk] = true
+				delete(vanished, gk)
 				break
 			}
 		}
