@@ -206,38 +206,45 @@ func (d *delta) plan(jobs []readJob) {
 	}
 }
 
-// renames finds the listed files that are vanished files renamed (or
-// rotated): a path no state knows, or one whose file was replaced (a file
-// renamed over it: mv draft.md note.md, a save through a temporary file
-// the source lists), with the identity and the content of a file in gone
-// that was not already gone before (the same inode alone does not say
-// it, see fileIdentity.moved). It returns each new path's old one. A full
-// build needs it as much as a delta: without it the old path's memory was
-// carried as gone beside the same records read again under the new name.
+// renames finds the listed files that are gone files renamed (or
+// rotated, or moved away and back under another name): a path no state
+// knows, or one whose file was replaced (a file renamed over it: mv
+// draft.md note.md, a save through a temporary file the source lists),
+// with the identity and the content of a file in gone (the same inode
+// alone does not say it, see fileIdentity.moved). A file gone since an
+// earlier sync counts too: a folder moved out of a source, which a sync
+// saw gone, and later moved back into it under another name holds the
+// same files. It returns each new path's old one. A full build needs it as
+// much as a delta: without it the old path's memory was carried as gone
+// beside the same records read again under the new name.
 func (x *Indexer) renames(jobs []readJob, gone map[stateKey]*FileState) map[stateKey]stateKey {
 	out := map[stateKey]stateKey{}
-	// Only a file that vanished since the last build can have moved: the
-	// files gone before are not looked at, nor is any listed file stat'd
-	// again when none vanished.
-	vanished := map[stateKey]*FileState{}
+	candidates := map[stateKey]*FileState{}
 	for gk, st := range gone {
-		if st.Inode != 0 && st.Gone.IsZero() {
-			vanished[gk] = st
+		if st.Inode != 0 {
+			candidates[gk] = st
 		}
 	}
-	if len(vanished) == 0 {
+	if len(candidates) == 0 {
 		return out
 	}
 	for _, j := range jobs {
+		if j.prev != nil && j.file.Info != nil {
+			// The listing's stat tells the file read there before
+			// without another one.
+			if dev, ino := deviceInode(j.file.Info); dev == j.prev.Device && ino == j.prev.Inode {
+				continue
+			}
+		}
 		key := stateKey{x.cfg.Sources[j.src].Name, j.file.Path}
 		id := statIdentity(j.file.Path)
 		if j.prev != nil && id.sameFile(j.prev) {
-			continue // the file read there before
+			continue
 		}
-		for gk, st := range vanished {
+		for gk, st := range candidates {
 			if gk.source == key.source && id.moved(j.file.Path, st) {
 				out[key] = gk
-				delete(vanished, gk)
+				delete(candidates, gk)
 				break
 			}
 		}
