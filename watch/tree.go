@@ -41,8 +41,11 @@ type tree struct {
 	// budget; polled ones could not get one and rely on the rescan.
 	watched map[string]int
 	polled  map[string]bool
-	budget  int
-	used    int
+	// denied folders could not be watched for want of permission, said
+	// once each (see add).
+	denied map[string]bool
+	budget int
+	used   int
 	// snap[i] is the files of sources[i] with their stat.
 	snap []map[string]fileStat
 	// dirs[i] is sourceDir(sources[i]) as of the last walk: events are
@@ -67,7 +70,7 @@ func newTree(n notifier, sources []config.Source, lister Lister, budget int) *tr
 			sources[i].Path = filepath.Clean(s.Path)
 		}
 	}
-	t := &tree{n: n, sources: sources, lister: lister, watched: map[string]int{}, polled: map[string]bool{},
+	t := &tree{n: n, sources: sources, lister: lister, watched: map[string]int{}, polled: map[string]bool{}, denied: map[string]bool{},
 		budget: budget, snap: make([]map[string]fileStat, len(sources)), dirs: make([]string, len(sources)), anchors: make([]string, len(sources)),
 		limit: func(string, int, string) {}, warn: func(string, ...any) {}}
 	for i := range t.snap {
@@ -259,6 +262,11 @@ func (t *tree) watchAll() {
 			delete(t.polled, d)
 		}
 	}
+	for d := range t.denied {
+		if _, err := os.Lstat(d); errors.Is(err, fs.ErrNotExist) {
+			delete(t.denied, d)
+		}
+	}
 	var dirs []string
 	for i, s := range t.sources {
 		t.dirs[i] = sourceDir(s)
@@ -441,8 +449,22 @@ func (t *tree) add(dir string) {
 		t.watched[dir] = cost
 		t.used += cost
 		delete(t.polled, dir)
+		delete(t.denied, dir)
 	case errors.Is(err, fs.ErrNotExist):
 		delete(t.polled, dir) // gone meanwhile
+	case errors.Is(err, fs.ErrPermission):
+		// A folder this user may not read: nothing in it can be listed
+		// either (the listing reports it), so there is nothing for the
+		// rescan to poll, and counting it as polled would shorten the
+		// rescan of every source for as long as it stays unreadable. The
+		// chmod that makes it readable raises an event in its parent,
+		// which watches it (see onEvent), and every rescan tries again:
+		// said once, not at each try.
+		delete(t.polled, dir)
+		if !t.denied[dir] {
+			t.denied[dir] = true
+			t.warn("Cannot watch a folder this user may not read; nothing in it is read until it can be", "dir", dir, "err", err)
+		}
 	case errors.Is(err, syscall.ENOSPC):
 		t.polled[dir] = true
 		t.limit(freshness.LimitInotifyWatches, inotifyMaxWatches(), inotifyMessage())
@@ -467,6 +489,11 @@ func (t *tree) drop(dir string) {
 	for d := range t.polled {
 		if within(d, dir) {
 			delete(t.polled, d)
+		}
+	}
+	for d := range t.denied {
+		if within(d, dir) {
+			delete(t.denied, d)
 		}
 	}
 }

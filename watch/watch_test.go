@@ -38,6 +38,9 @@ type fakeNotifier struct {
 	// failAfter makes Add fail with ENOSPC once this many watches exist
 	// (0: never).
 	failAfter int
+	// denied makes Add fail with EACCES for this folder, as inotify does
+	// for one this user may not read.
+	denied string
 }
 
 func newFakeNotifier() *fakeNotifier {
@@ -49,6 +52,9 @@ func (f *fakeNotifier) Add(p string) error {
 	defer f.mu.Unlock()
 	if f.failAfter > 0 && len(f.added) >= f.failAfter {
 		return fmt.Errorf("inotify_add_watch: %w", syscall.ENOSPC)
+	}
+	if p == f.denied {
+		return fmt.Errorf("inotify_add_watch: %w", syscall.EACCES)
 	}
 	f.added = append(f.added, p)
 	return nil
@@ -859,5 +865,46 @@ func TestSourcePathWithTrailingSlash(t *testing.T) {
 			t.Fatal("a folder made in the source is not watched")
 		}
 		h.stop()
+	})
+}
+
+// TestUnreadableFolderIsNotPolled: a folder this user may not read cannot
+// be watched, nor listed: the listing reports it and reads nothing there.
+// The watcher says so once and keeps its rescan period; it watches the
+// folder once it can. It used to count the folder as polled, which cut
+// the rescan of every source to LimitedRescan for as long as the folder
+// stayed unreadable, and to log the same warning at each of those
+// rescans, in a log nothing rotates.
+func TestUnreadableFolderIsNotPolled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs novatest.LogBuffer
+		var n *fakeNotifier
+		h := start(t, func(o *Options, fn *fakeNotifier, _ *fakeSyncer) {
+			o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			n = fn
+		})
+		private := filepath.Join(h.src, "private")
+		n.mu.Lock()
+		n.denied = private
+		n.mu.Unlock()
+		must(t, os.Mkdir(private, 0o755))
+		h.n.events <- fsnotify.Event{Name: private, Op: fsnotify.Create}
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if st := h.state(); st.Watched.PolledDirs != 0 || st.RescanIntervalSeconds != int(DefaultRescan/time.Second) {
+			t.Errorf("polled dirs %d, rescan every %d s; want none polled, every %d s", st.Watched.PolledDirs, st.RescanIntervalSeconds, int(DefaultRescan/time.Second))
+		}
+		if c := strings.Count(logs.String(), "Cannot watch a folder this user may not read"); c != 1 {
+			t.Errorf("%d warnings that the folder cannot be watched in an hour, want 1:\n%s", c, logs.String())
+		}
+		// Readable now: the rescan watches it.
+		n.mu.Lock()
+		n.denied = ""
+		n.mu.Unlock()
+		time.Sleep(DefaultRescan + time.Second)
+		synctest.Wait()
+		if !n.watched(private) {
+			t.Error("the folder is not watched once it can be")
+		}
 	})
 }
