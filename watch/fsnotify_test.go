@@ -439,9 +439,10 @@ func TestRealLinkedSourceFolder(t *testing.T) {
 			return files, err
 		}
 	})
+	// The linked folder, and the folder holding the link (see linkParent).
 	waitFor(t, 10*time.Second, "the linked folder to be watched", func() bool {
 		st, err := freshness.Read(home)
-		return err == nil && st.Watched.Dirs == 1
+		return err == nil && st.Watched.Dirs == 2
 	})
 	f, err := os.OpenFile(a, os.O_APPEND|os.O_WRONLY, 0)
 	must(t, err)
@@ -455,6 +456,57 @@ func TestRealLinkedSourceFolder(t *testing.T) {
 	waitFor(t, 20*time.Second, "a sync after a file in a new folder", func() bool { return len(s.times()) >= 2 })
 	waitFor(t, 10*time.Second, "the new folder to be watched", func() bool {
 		st, err := freshness.Read(home)
-		return err == nil && st.Watched.Dirs == 2
+		return err == nil && st.Watched.Dirs == 3
 	})
+}
+
+// TestRealLinkedSourceRetargeted: a source that is a link to a folder,
+// pointed at another folder (ln -sfn, or a new link renamed over it, as
+// tools that publish a folder by a link swap do), is watched where it
+// points now: the change of target syncs, and so does a file written in
+// the new folder. Nothing watched the folder holding the link, so neither
+// raised an event, and the watches stayed on the old folder: the source
+// was stale until the next rescan.
+func TestRealLinkedSourceRetargeted(t *testing.T) {
+	for _, how := range []string{"rename", "replace"} {
+		t.Run(how, func(t *testing.T) {
+			root := t.TempDir()
+			vault, vault2 := filepath.Join(root, "vault"), filepath.Join(root, "vault2")
+			must(t, os.MkdirAll(vault, 0o755))
+			must(t, os.MkdirAll(vault2, 0o755))
+			must(t, os.WriteFile(filepath.Join(vault, "a.jsonl"), []byte("{}\n"), 0o644))
+			must(t, os.WriteFile(filepath.Join(vault2, "a.jsonl"), []byte("{}\n{}\n"), 0o644))
+			link := filepath.Join(root, "notes")
+			must(t, os.Symlink(vault, link))
+			s, home := runReal(t, link, func(o *Options) {
+				o.Lister = func(src config.Source) ([]string, error) {
+					l, err := ingest.List(src)
+					var files []string
+					for _, f := range l.Files {
+						files = append(files, f.Path)
+					}
+					return files, err
+				}
+			})
+			waitFor(t, 10*time.Second, "the linked folder to be watched", func() bool {
+				st, err := freshness.Read(home)
+				return err == nil && st.Watched.Files == 1
+			})
+			if how == "rename" {
+				tmp := filepath.Join(root, ".notes.tmp")
+				must(t, os.Symlink(vault2, tmp))
+				must(t, os.Rename(tmp, link))
+			} else {
+				must(t, os.Remove(link))
+				must(t, os.Symlink(vault2, link))
+			}
+			waitFor(t, 20*time.Second, "a sync after the link was pointed elsewhere", func() bool { return len(s.times()) >= 1 })
+			waitFor(t, 10*time.Second, "the sync to finish", func() bool {
+				st, err := freshness.Read(home)
+				return err == nil && st.Running == nil && st.PendingSince.IsZero()
+			})
+			must(t, os.WriteFile(filepath.Join(vault2, "b.jsonl"), []byte("{}\n"), 0o644))
+			waitFor(t, 20*time.Second, "a sync after a file written in the new folder", func() bool { return len(s.times()) >= 2 })
+		})
+	}
 }

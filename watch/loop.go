@@ -238,6 +238,17 @@ func (w *watcher) onEvent(ev fsnotify.Event, now time.Time) {
 		}
 		w.lastEvent = now
 		w.dirty(now, "", back)
+	} else if moved := w.tree.relinked(name); len(moved) > 0 && ev.Has(fsnotify.Create) {
+		// A source's link made anew, pointing elsewhere: the watches
+		// below it follow the folder it pointed to; watch the one it
+		// points to now, and list the source again.
+		w.tree.drop(name)
+		for _, i := range moved {
+			w.tree.place(i)
+		}
+		w.lastEvent = now
+		w.dirty(now, "", moved)
+		return
 	}
 	if (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && slices.Contains(w.tree.anchors, name) {
 		// An anchor went too: anchor further up.

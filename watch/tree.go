@@ -270,6 +270,9 @@ func (t *tree) watchAll() {
 	var dirs []string
 	for i, s := range t.sources {
 		t.dirs[i] = sourceDir(s)
+		if lp := linkParent(s); lp != "" {
+			dirs = append(dirs, lp)
+		}
 		if d := t.dirs[i]; d != "" {
 			if d != s.Path {
 				dirs = append(dirs, d) // a one-file source: only its folder
@@ -290,6 +293,11 @@ func (t *tree) place(i int) {
 	s := t.sources[i]
 	d := sourceDir(s)
 	t.dirs[i] = d
+	if lp := linkParent(s); lp != "" {
+		if _, ok := t.watched[lp]; !ok {
+			t.add(lp)
+		}
+	}
 	switch {
 	case d == s.Path:
 		t.watchNew(d)
@@ -330,6 +338,30 @@ func (t *tree) anchor(i int) {
 	}
 }
 
+// linkParent returns the folder holding a source's path when that path
+// is a link: watched too, so that the link pointed elsewhere (a new link
+// renamed over it, ln -sfn) raises an event there (see relinked); the
+// watches below the link follow the folder it pointed to when they were
+// made. "" for a source that is not a link.
+func linkParent(src config.Source) string {
+	if fi, err := os.Lstat(src.Path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return filepath.Dir(src.Path)
+	}
+	return ""
+}
+
+// relinked returns the sources whose path is p, a link made anew there:
+// they must be watched where it points now.
+func (t *tree) relinked(p string) []int {
+	var out []int
+	for i, s := range t.sources {
+		if s.Path == p && linkParent(s) != "" {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // nearestDir returns p or the nearest folder above it that exists.
 func nearestDir(p string) string {
 	for {
@@ -348,7 +380,7 @@ func nearestDir(p string) string {
 // it: as another anchor, or as a folder it reads.
 func (t *tree) release(dir string) {
 	for i, d := range t.dirs {
-		if t.anchors[i] == dir || d == dir || (d == t.sources[i].Path && within(dir, d)) {
+		if t.anchors[i] == dir || d == dir || (d == t.sources[i].Path && within(dir, d)) || linkParent(t.sources[i]) == dir {
 			return
 		}
 	}
