@@ -510,3 +510,48 @@ func TestRealLinkedSourceRetargeted(t *testing.T) {
 		})
 	}
 }
+
+// TestRealLinkedSourceFile: a source that is one file, a link to a file
+// in another folder (a transcript or an export linked from a synced
+// drive), syncs when the file it points to is written. Only the folder
+// holding the link was watched, where writing the file raises no event:
+// it was stale until the next rescan.
+func TestRealLinkedSourceFile(t *testing.T) {
+	root := t.TempDir()
+	target := filepath.Join(root, "drive", ".exports", "memory.jsonl")
+	must(t, os.MkdirAll(filepath.Dir(target), 0o755))
+	must(t, os.WriteFile(target, []byte("{}\n"), 0o644))
+	link := filepath.Join(root, "notes", "memory.jsonl")
+	must(t, os.MkdirAll(filepath.Dir(link), 0o755))
+	must(t, os.Symlink(target, link))
+	s, home := runReal(t, link, func(o *Options) {
+		o.Lister = func(src config.Source) ([]string, error) { return []string{src.Path}, nil }
+	})
+	waitFor(t, 10*time.Second, "the file to be known", func() bool {
+		st, err := freshness.Read(home)
+		return err == nil && st.Watched.Files == 1
+	})
+	f, err := os.OpenFile(target, os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	_, _ = f.WriteString("{\"id\":\"2\"}\n")
+	must(t, f.Close())
+	waitFor(t, 20*time.Second, "a sync after the linked file was written", func() bool { return len(s.times()) >= 1 })
+
+	// Pointed at a file in yet another folder: that one is watched now.
+	other := filepath.Join(root, "other", "memory.jsonl")
+	must(t, os.MkdirAll(filepath.Dir(other), 0o755))
+	must(t, os.WriteFile(other, []byte("{}\n{}\n"), 0o644))
+	tmp := filepath.Join(filepath.Dir(link), ".memory.jsonl.tmp")
+	must(t, os.Symlink(other, tmp))
+	must(t, os.Rename(tmp, link))
+	waitFor(t, 20*time.Second, "a sync after the link was pointed elsewhere", func() bool { return len(s.times()) >= 2 })
+	waitFor(t, 10*time.Second, "the sync to finish", func() bool {
+		st, err := freshness.Read(home)
+		return err == nil && st.Running == nil && st.PendingSince.IsZero()
+	})
+	f, err = os.OpenFile(other, os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	_, _ = f.WriteString("{\"id\":\"3\"}\n")
+	must(t, f.Close())
+	waitFor(t, 20*time.Second, "a sync after the file it points to now was written", func() bool { return len(s.times()) >= 3 })
+}

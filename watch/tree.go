@@ -55,6 +55,10 @@ type tree struct {
 	// while that is missing: the nearest existing one above its path,
 	// where a Create says the path is coming back. "" when not missing.
 	anchors []string
+	// targets[i] is the file a one-file source's link points to, whose
+	// folder is watched too: writing the file raises no event where the
+	// link is. "" for any other source.
+	targets []string
 	// limit is told when a watch limit is hit.
 	limit func(name string, value int, msg string)
 	warn  func(msg string, args ...any)
@@ -71,7 +75,7 @@ func newTree(n notifier, sources []config.Source, lister Lister, budget int) *tr
 		}
 	}
 	t := &tree{n: n, sources: sources, lister: lister, watched: map[string]int{}, polled: map[string]bool{}, denied: map[string]bool{},
-		budget: budget, snap: make([]map[string]fileStat, len(sources)), dirs: make([]string, len(sources)), anchors: make([]string, len(sources)),
+		budget: budget, snap: make([]map[string]fileStat, len(sources)), dirs: make([]string, len(sources)), anchors: make([]string, len(sources)), targets: make([]string, len(sources)),
 		limit: func(string, int, string) {}, warn: func(string, ...any) {}}
 	for i := range t.snap {
 		t.snap[i] = map[string]fileStat{}
@@ -96,7 +100,7 @@ func sourceDir(src config.Source) string {
 func (t *tree) owners(p string) []int {
 	var out []int
 	for i, s := range t.sources {
-		if within(p, s.Path) || within(p, t.dirs[i]) {
+		if within(p, s.Path) || within(p, t.dirs[i]) || p == t.targets[i] {
 			out = append(out, i)
 		}
 	}
@@ -201,7 +205,7 @@ func hiddenName(p string) bool {
 func (t *tree) ignores(i int, p string) bool {
 	d := t.dirs[i]
 	switch {
-	case d == "":
+	case d == "" || p == t.targets[i]:
 		return false
 	case hidden(filepath.Dir(p), d):
 		return true
@@ -276,6 +280,9 @@ func (t *tree) watchAll() {
 		if d := t.dirs[i]; d != "" {
 			if d != s.Path {
 				dirs = append(dirs, d) // a one-file source: only its folder
+				if t.target(i) != "" {
+					dirs = append(dirs, filepath.Dir(t.targets[i]))
+				}
 				continue
 			}
 			dirs = append(dirs, dirsUnder(s)...)
@@ -305,8 +312,31 @@ func (t *tree) place(i int) {
 		if _, ok := t.watched[d]; !ok {
 			t.add(d)
 		}
+		prev := t.targets[i]
+		if td := t.target(i); td != "" {
+			if _, ok := t.watched[filepath.Dir(td)]; !ok {
+				t.add(filepath.Dir(td))
+			}
+		}
+		if prev != "" && filepath.Dir(prev) != filepath.Dir(t.targets[i]) {
+			t.release(filepath.Dir(prev)) // the link points elsewhere now
+		}
 	}
 	t.anchor(i)
+}
+
+// target sets and returns targets[i]: the file source i's link points
+// to, when it is a one-file source whose path is a link to a file.
+func (t *tree) target(i int) string {
+	t.targets[i] = ""
+	if linkParent(t.sources[i]) != "" {
+		if p, err := filepath.EvalSymlinks(t.sources[i].Path); err == nil && p != t.sources[i].Path {
+			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+				t.targets[i] = p
+			}
+		}
+	}
+	return t.targets[i]
 }
 
 // anchor watches the nearest existing folder above source i's path while
@@ -380,7 +410,7 @@ func nearestDir(p string) string {
 // it: as another anchor, or as a folder it reads.
 func (t *tree) release(dir string) {
 	for i, d := range t.dirs {
-		if t.anchors[i] == dir || d == dir || (d == t.sources[i].Path && within(dir, d)) || linkParent(t.sources[i]) == dir {
+		if t.anchors[i] == dir || d == dir || (d == t.sources[i].Path && within(dir, d)) || linkParent(t.sources[i]) == dir || t.targets[i] != "" && filepath.Dir(t.targets[i]) == dir {
 			return
 		}
 	}
