@@ -41,6 +41,10 @@ const (
 	// LimitOpenFiles is the per-process file descriptor limit, which
 	// kqueue (macOS, BSD) spends one descriptor per watched file of.
 	LimitOpenFiles = "open-files"
+	// LimitInotifyInstances is Linux's fs.inotify.max_user_instances:
+	// once the user's programs hold that many, the watcher gets no
+	// notifications at all and rescans every folder.
+	LimitInotifyInstances = "inotify-instances"
 )
 
 // MaxGoneListed bounds the gone files the state lists by name.

@@ -40,3 +40,9 @@ func inotifyMessage() string { return "inotify is not used on this platform" }
 func budgetMessage(budget int) string {
 	return fmt.Sprintf("watching more folders would need more than %d open files (kqueue holds one per watched file; the limit is %d); folders beyond it are rescanned instead of watched. Raise it: sudo launchctl limit maxfiles 65536 200000, then restart the watcher", budget, openFilesLimit())
 }
+
+// notifierLimit names the limit that kept a notifier from being made:
+// the open file limit.
+func notifierLimit(error) (name string, value int, msg string) {
+	return freshness.LimitOpenFiles, openFilesLimit(), openFilesMessage()
+}

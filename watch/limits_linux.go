@@ -1,10 +1,12 @@
 package watch
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/nova-recall/nova/freshness"
 )
@@ -40,4 +42,24 @@ func inotifyMessage() string {
 
 func budgetMessage(budget int) string {
 	return fmt.Sprintf("the watcher uses at most half of fs.inotify.max_user_watches (%d of %d) and has used them; folders beyond it are rescanned instead of watched. Raise it: sudo sysctl fs.inotify.max_user_watches=524288 (and in /etc/sysctl.d to keep it)", budget, inotifyMaxWatches())
+}
+
+// notifierLimit names the limit that kept a notifier from being made:
+// inotify_init1 fails with EMFILE once the user has
+// fs.inotify.max_user_instances notifiers (editors and tools take many).
+func notifierLimit(err error) (name string, value int, msg string) {
+	if errors.Is(err, syscall.EMFILE) {
+		n := inotifyMaxInstances()
+		return freshness.LimitInotifyInstances, n, fmt.Sprintf("the inotify instance limit (fs.inotify.max_user_instances = %d) is reached: this watcher has no file system notifications and rescans every folder instead. Raise it: sudo sysctl fs.inotify.max_user_instances=1024 (and in /etc/sysctl.d to keep it), then restart the watcher", n)
+	}
+	return freshness.LimitOpenFiles, openFilesLimit(), openFilesMessage()
+}
+
+func inotifyMaxInstances() int {
+	b, err := os.ReadFile("/proc/sys/fs/inotify/max_user_instances")
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n
 }

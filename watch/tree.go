@@ -506,7 +506,12 @@ func (t *tree) add(dir string) {
 		return
 	}
 	err := t.n.Add(dir)
+	var none *notifierError
 	switch {
+	case errors.As(err, &none):
+		t.polled[dir] = true
+		name, value, msg := notifierLimit(none.err)
+		t.limit(name, value, msg)
 	case err == nil:
 		t.watched[dir] = cost
 		t.used += cost

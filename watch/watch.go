@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -125,6 +126,23 @@ func (n fsNotifier) Events() <-chan fsnotify.Event { return n.w.Events }
 func (n fsNotifier) Errors() <-chan error          { return n.w.Errors }
 func (n fsNotifier) Close() error                  { return n.w.Close() }
 
+// noNotifier stands in for a notifier that could not be made: every Add
+// fails with its error, which leaves the folder to the rescan and names
+// the limit (see tree.add), and no event ever comes.
+type noNotifier struct{ err *notifierError }
+
+func (n noNotifier) Add(string) error            { return n.err }
+func (noNotifier) Remove(string) error           { return nil }
+func (noNotifier) Events() <-chan fsnotify.Event { return nil }
+func (noNotifier) Errors() <-chan error          { return nil }
+func (noNotifier) Close() error                  { return nil }
+
+// notifierError is why no notifier could be made.
+type notifierError struct{ err error }
+
+func (e *notifierError) Error() string { return "no file system notifications: " + e.err.Error() }
+func (e *notifierError) Unwrap() error { return e.err }
+
 func newFSNotifier() (notifier, error) {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -180,7 +198,14 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	defer lock.Release()
 	n, err := opts.newNotifier()
-	if err != nil {
+	switch {
+	case errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE):
+		// A limit on notifiers or open files, reached by other programs
+		// of the user: the rescan covers every folder instead (see
+		// noNotifier). Exiting would have a service manager restart the
+		// watcher every few seconds, and memory go stale meanwhile.
+		n = noNotifier{&notifierError{err}}
+	case err != nil:
 		return fmt.Errorf("start file system notifications: %w", err)
 	}
 	defer n.Close()

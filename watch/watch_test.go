@@ -908,3 +908,36 @@ func TestUnreadableFolderIsNotPolled(t *testing.T) {
 		}
 	})
 }
+
+// TestNoNotifierFallsBackToTheRescan: when no notifier can be made (on
+// Linux, fs.inotify.max_user_instances reached by the editors and tools
+// of the same user; elsewhere, the open file limit), the watcher still
+// runs: every folder is left to the short rescan, which finds a change,
+// and the state names the limit. It used to exit at once, and a service
+// manager restarted it every few seconds, with no freshness at all.
+func TestNoNotifierFallsBackToTheRescan(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, func(o *Options, _ *fakeNotifier, _ *fakeSyncer) {
+			o.newNotifier = func() (notifier, error) {
+				return nil, fmt.Errorf("inotify_init1: %w", syscall.EMFILE)
+			}
+		})
+		time.Sleep(time.Second)
+		synctest.Wait()
+		st := h.state()
+		if len(st.Limits) != 1 || st.Watched.PolledDirs != 1 || st.RescanIntervalSeconds != int(DefaultLimitedRescan/time.Second) {
+			t.Fatalf("limits %+v, %d polled dirs, rescan every %d s; want the limit named, the folder polled, every %d s",
+				st.Limits, st.Watched.PolledDirs, st.RescanIntervalSeconds, int(DefaultLimitedRescan/time.Second))
+		}
+		f, err := os.OpenFile(filepath.Join(h.src, "a.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+		must(t, err)
+		_, err = f.WriteString("{\"id\":\"2\",\"text\":\"two\"}\n")
+		must(t, err)
+		must(t, f.Close())
+		time.Sleep(DefaultLimitedRescan + time.Minute)
+		synctest.Wait()
+		if n := len(h.s.times()); n != 1 {
+			t.Errorf("%d syncs after a change, want the rescan to find it", n)
+		}
+	})
+}
