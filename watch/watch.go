@@ -187,7 +187,8 @@ func (o *Options) defaults() error {
 // Run watches until ctx is cancelled, then waits for a running sync to
 // stop, records the stop in the state and returns nil. It fails at once
 // when another watcher runs for the same home (freshness.ErrRunning) or
-// no notifier can be created.
+// no notifier can be created for another reason than a limit on
+// notifiers or open files (then the rescan covers every folder).
 func Run(ctx context.Context, opts Options) error {
 	if err := opts.defaults(); err != nil {
 		return err
