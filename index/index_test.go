@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
@@ -615,13 +616,30 @@ func TestFullRebuild_keepsMemoryItCannotRead(t *testing.T) {
 	_, before := active(t, cfg.Home)
 	want := chunkByID(t, before)
 
-	// The test clock is months behind the files' times: every write is
-	// "just now".
+	// b.jsonl is rewritten shorter, again and again, all through the
+	// rebuild: it never settles.
 	writeFile(t, filepath.Join(srcDir, "b.jsonl"), jsonlLines(t, recs[2]))
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			if err := os.WriteFile(filepath.Join(srcDir, "b.jsonl"), []byte(jsonlLines(t, recs[2])), 0o644); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
 	if err := os.Remove(filepath.Join(srcDir, "c.jsonl")); err != nil {
 		t.Fatal(err)
 	}
 	r := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Full: true})).Build
+	close(stop)
+	<-stopped
 	if r.Mode != index.ModeFull || r.Chunks != len(recs) || r.Embedded != 2 || r.ProblemCount != 1 {
 		t.Errorf("full rebuild: mode %s, %d chunks, %d embedded, problems %v; want full, %d, 2 (only a.jsonl's), b.jsonl's", r.Mode, r.Chunks, r.Embedded, r.Problems, len(recs))
 	}
