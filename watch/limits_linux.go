@@ -27,8 +27,11 @@ func defaultBudget() int {
 	return 0
 }
 
-func inotifyMaxWatches() int {
-	b, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches")
+func inotifyMaxWatches() int { return inotifySetting("max_user_watches") }
+
+// inotifySetting reads /proc/sys/fs/inotify/<name>; 0 when unknown.
+func inotifySetting(name string) int {
+	b, err := os.ReadFile("/proc/sys/fs/inotify/" + name)
 	if err != nil {
 		return 0
 	}
@@ -49,17 +52,8 @@ func budgetMessage(budget int) string {
 // fs.inotify.max_user_instances notifiers (editors and tools take many).
 func notifierLimit(err error) (name string, value int, msg string) {
 	if errors.Is(err, syscall.EMFILE) {
-		n := inotifyMaxInstances()
+		n := inotifySetting("max_user_instances")
 		return freshness.LimitInotifyInstances, n, fmt.Sprintf("the inotify instance limit (fs.inotify.max_user_instances = %d) is reached: this watcher has no file system notifications and rescans every folder instead. Raise it: sudo sysctl fs.inotify.max_user_instances=1024 (and in /etc/sysctl.d to keep it), then restart the watcher", n)
 	}
 	return freshness.LimitOpenFiles, openFilesLimit(), openFilesMessage()
-}
-
-func inotifyMaxInstances() int {
-	b, err := os.ReadFile("/proc/sys/fs/inotify/max_user_instances")
-	if err != nil {
-		return 0
-	}
-	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	return n
 }
