@@ -555,3 +555,44 @@ func TestRealLinkedSourceFile(t *testing.T) {
 	must(t, f.Close())
 	waitFor(t, 20*time.Second, "a sync after the file it points to now was written", func() bool { return len(s.times()) >= 3 })
 }
+
+// TestRealLinkedFileInSourceFolder: a file of a folder source that is a
+// link to a file elsewhere syncs when that file is written, and stops
+// being followed there once the link goes. Only the source's folders were
+// watched: it was stale until the next rescan.
+func TestRealLinkedFileInSourceFolder(t *testing.T) {
+	root := t.TempDir()
+	target := filepath.Join(root, "drive", "x.jsonl")
+	must(t, os.MkdirAll(filepath.Dir(target), 0o755))
+	must(t, os.WriteFile(target, []byte("{}\n"), 0o644))
+	src := filepath.Join(root, "src")
+	must(t, os.MkdirAll(src, 0o755))
+	link := filepath.Join(src, "x.jsonl")
+	must(t, os.Symlink(target, link))
+	s, home := runReal(t, src, func(o *Options) {
+		o.Lister = func(src config.Source) ([]string, error) {
+			l, err := ingest.List(src)
+			var files []string
+			for _, f := range l.Files {
+				files = append(files, f.Path)
+			}
+			return files, err
+		}
+	})
+	waitFor(t, 10*time.Second, "the source and the linked file's folder to be watched", func() bool {
+		st, err := freshness.Read(home)
+		return err == nil && st.Watched.Files == 1 && st.Watched.Dirs == 2
+	})
+	f, err := os.OpenFile(target, os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	_, _ = f.WriteString("{\"id\":\"2\"}\n")
+	must(t, f.Close())
+	waitFor(t, 20*time.Second, "a sync after the linked file was written", func() bool { return len(s.times()) >= 1 })
+
+	must(t, os.Remove(link))
+	waitFor(t, 20*time.Second, "a sync after the link went", func() bool { return len(s.times()) >= 2 })
+	waitFor(t, 10*time.Second, "the linked file's folder to be left", func() bool {
+		st, err := freshness.Read(home)
+		return err == nil && st.Watched.Files == 0 && st.Watched.Dirs == 1
+	})
+}

@@ -312,6 +312,13 @@ func (w *watcher) onEvent(ev fsnotify.Event, now time.Time) {
 		w.dirty(now, name, nil)
 		return
 	}
+	if links := w.tree.linksTo(name); len(links) > 0 {
+		// A file some source reads through a link: stat the link again.
+		for _, l := range links {
+			w.dirty(now, l, nil)
+		}
+		return
+	}
 	w.dirty(now, "", owners)
 }
 

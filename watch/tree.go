@@ -55,10 +55,11 @@ type tree struct {
 	// while that is missing: the nearest existing one above its path,
 	// where a Create says the path is coming back. "" when not missing.
 	anchors []string
-	// targets[i] is the file a one-file source's link points to, whose
-	// folder is watched too: writing the file raises no event where the
-	// link is. "" for any other source.
-	targets []string
+	// targets[i] maps the files that source i's files link to (a
+	// transcript or an export linked from a synced drive) to the link:
+	// their folders are watched too, since writing such a file raises no
+	// event where the link is.
+	targets []map[string]string
 	// limit is told when a watch limit is hit.
 	limit func(name string, value int, msg string)
 	warn  func(msg string, args ...any)
@@ -75,7 +76,7 @@ func newTree(n notifier, sources []config.Source, lister Lister, budget int) *tr
 		}
 	}
 	t := &tree{n: n, sources: sources, lister: lister, watched: map[string]int{}, polled: map[string]bool{}, denied: map[string]bool{},
-		budget: budget, snap: make([]map[string]fileStat, len(sources)), dirs: make([]string, len(sources)), anchors: make([]string, len(sources)), targets: make([]string, len(sources)),
+		budget: budget, snap: make([]map[string]fileStat, len(sources)), dirs: make([]string, len(sources)), anchors: make([]string, len(sources)), targets: make([]map[string]string, len(sources)),
 		limit: func(string, int, string) {}, warn: func(string, ...any) {}}
 	for i := range t.snap {
 		t.snap[i] = map[string]fileStat{}
@@ -100,7 +101,7 @@ func sourceDir(src config.Source) string {
 func (t *tree) owners(p string) []int {
 	var out []int
 	for i, s := range t.sources {
-		if within(p, s.Path) || within(p, t.dirs[i]) || p == t.targets[i] {
+		if _, linked := t.targets[i][p]; linked || within(p, s.Path) || within(p, t.dirs[i]) {
 			out = append(out, i)
 		}
 	}
@@ -204,8 +205,9 @@ func hiddenName(p string) bool {
 // is its own, hidden or not.
 func (t *tree) ignores(i int, p string) bool {
 	d := t.dirs[i]
+	_, linked := t.targets[i][p]
 	switch {
-	case d == "" || p == t.targets[i]:
+	case d == "" || linked:
 		return false
 	case hidden(filepath.Dir(p), d):
 		return true
@@ -280,9 +282,6 @@ func (t *tree) watchAll() {
 		if d := t.dirs[i]; d != "" {
 			if d != s.Path {
 				dirs = append(dirs, d) // a one-file source: only its folder
-				if t.target(i) != "" {
-					dirs = append(dirs, filepath.Dir(t.targets[i]))
-				}
 				continue
 			}
 			dirs = append(dirs, dirsUnder(s)...)
@@ -312,31 +311,8 @@ func (t *tree) place(i int) {
 		if _, ok := t.watched[d]; !ok {
 			t.add(d)
 		}
-		prev := t.targets[i]
-		if td := t.target(i); td != "" {
-			if _, ok := t.watched[filepath.Dir(td)]; !ok {
-				t.add(filepath.Dir(td))
-			}
-		}
-		if prev != "" && filepath.Dir(prev) != filepath.Dir(t.targets[i]) {
-			t.release(filepath.Dir(prev)) // the link points elsewhere now
-		}
 	}
 	t.anchor(i)
-}
-
-// target sets and returns targets[i]: the file source i's link points
-// to, when it is a one-file source whose path is a link to a file.
-func (t *tree) target(i int) string {
-	t.targets[i] = ""
-	if linkParent(t.sources[i]) != "" {
-		if p, err := filepath.EvalSymlinks(t.sources[i].Path); err == nil && p != t.sources[i].Path {
-			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-				t.targets[i] = p
-			}
-		}
-	}
-	return t.targets[i]
 }
 
 // anchor watches the nearest existing folder above source i's path while
@@ -410,8 +386,13 @@ func nearestDir(p string) string {
 // it: as another anchor, or as a folder it reads.
 func (t *tree) release(dir string) {
 	for i, d := range t.dirs {
-		if t.anchors[i] == dir || d == dir || (d == t.sources[i].Path && within(dir, d)) || linkParent(t.sources[i]) == dir || t.targets[i] != "" && filepath.Dir(t.targets[i]) == dir {
+		if t.anchors[i] == dir || d == dir || (d == t.sources[i].Path && within(dir, d)) || linkParent(t.sources[i]) == dir {
 			return
+		}
+		for target := range t.targets[i] {
+			if filepath.Dir(target) == dir {
+				return
+			}
 		}
 	}
 	if cost, ok := t.watched[dir]; ok {
@@ -596,8 +577,15 @@ func (t *tree) relist(i int, c *change) {
 		files = nil // a missing source keeps its memory; only its files are gone
 	}
 	next := make(map[string]fileStat, len(files))
+	targets := map[string]string{}
 	for _, p := range files {
-		fi, err := os.Stat(p)
+		fi, err := os.Lstat(p)
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if target, err := filepath.EvalSymlinks(p); err == nil {
+				targets[target] = p
+			}
+			fi, err = os.Stat(p)
+		}
 		if err != nil {
 			continue
 		}
@@ -617,6 +605,41 @@ func (t *tree) relist(i int, c *change) {
 		}
 	}
 	t.snap[i] = next
+	t.link(i, targets)
+}
+
+// link records the files source i's links point to and watches their
+// folders, releasing the folders of the ones no link points to now.
+func (t *tree) link(i int, targets map[string]string) {
+	old := t.targets[i]
+	t.targets[i] = targets
+	for target := range targets {
+		if d := filepath.Dir(target); !t.covers(d) {
+			t.add(d)
+		}
+	}
+	for target := range old {
+		if _, ok := targets[target]; !ok {
+			t.release(filepath.Dir(target))
+		}
+	}
+}
+
+// covers reports whether dir is watched or polled already.
+func (t *tree) covers(dir string) bool {
+	_, ok := t.watched[dir]
+	return ok || t.polled[dir]
+}
+
+// linksTo returns the source files that are links to p.
+func (t *tree) linksTo(p string) []string {
+	var out []string
+	for _, m := range t.targets {
+		if l, ok := m[p]; ok {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // restat compares one known file with what was known, in every source
@@ -635,6 +658,22 @@ func (t *tree) restat(p string, c *change) {
 		case statOf(fi) != old:
 			m[p] = statOf(fi)
 			c.changed = append(c.changed, p)
+		}
+	}
+	if err != nil {
+		t.unlink(p)
+	}
+}
+
+// unlink forgets the file that p, a link gone, pointed to, and leaves
+// its folder unless another link or source needs it.
+func (t *tree) unlink(p string) {
+	for i, m := range t.targets {
+		for target, l := range m {
+			if l == p {
+				delete(t.targets[i], target)
+				t.release(filepath.Dir(target))
+			}
 		}
 	}
 }
