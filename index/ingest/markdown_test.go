@@ -488,18 +488,27 @@ func TestRead_frontMatterTimeWithoutOffset(t *testing.T) {
 	}
 }
 
-// TestRead_journalFileDate: a note without a date of its own is dated by
+// TestRead_fileNameDate: a note without a date of its own is dated by
 // the YYYY-MM-DD in its file name (an Obsidian daily note, a Jekyll
-// post) and by Logseq's YYYY_MM_DD (its journals/2024_03_05.md): a
-// Logseq journal page was dated by its modification time, the day a sync
-// or an edit touched it.
-func TestRead_journalFileDate(t *testing.T) {
+// post), by Logseq's YYYY_MM_DD (its journals/2024_03_05.md) and by a
+// Zettelkasten id, the moment it was made as YYYYMMDDHHmm or
+// YYYYMMDDHHmmss (Zettlr, The Archive, Obsidian's unique note prefix), or
+// a compact YYYYMMDD; Logseq journals and Zettelkasten notes were dated
+// by their modification time, the day a sync or an edit touched them.
+// Digits that are no date, or not a whole id, date nothing.
+func TestRead_fileNameDate(t *testing.T) {
 	for name, want := range map[string]string{
-		"journals/2024_03_05.md": "2024-03-05",
-		"daily/2024-03-05.md":    "2024-03-05",
-		"2024-03-05-deploy.md":   "2024-03-05",
-		"2024_13_05.md":          "2023-01-02",
-		"2024-03_05.md":          "2023-01-02",
+		"journals/2024_03_05.md":              "2024-03-05",
+		"daily/2024-03-05.md":                 "2024-03-05",
+		"2024-03-05-deploy.md":                "2024-03-05",
+		"2024_13_05.md":                       "2023-01-02",
+		"2024-03_05.md":                       "2023-01-02",
+		"zettel/202403051030 Atomic notes.md": "2024-03-05",
+		"zettel/20240305143000.md":            "2024-03-05",
+		"20240305 standup.md":                 "2024-03-05",
+		"12345678 invoice.md":                 "2023-01-02",
+		"2024030512 draft.md":                 "2023-01-02",
+		"ticket 20240305.md":                  "2023-01-02",
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := writeTree(t, map[string]string{name: "- The port moved to 3037.\n"})
@@ -797,37 +806,6 @@ func encodeUTF16LE(s string) string {
 		b = binary.LittleEndian.AppendUint16(b, u)
 	}
 	return string(b)
-}
-
-// TestRead_zettelkastenFileDate: a note named by a Zettelkasten id, the
-// moment it was made as YYYYMMDDHHmm or YYYYMMDDHHmmss (Zettlr, The
-// Archive, Obsidian's unique note prefix), or by a compact YYYYMMDD, is
-// of that day; it was dated by its modification time. Digits that are no
-// date, or not a whole id, date nothing.
-func TestRead_zettelkastenFileDate(t *testing.T) {
-	for name, want := range map[string]string{
-		"zettel/202403051030 Atomic notes.md": "2024-03-05",
-		"zettel/20240305143000.md":            "2024-03-05",
-		"20240305 standup.md":                 "2024-03-05",
-		"12345678 invoice.md":                 "2023-01-02",
-		"2024030512 draft.md":                 "2023-01-02",
-		"ticket 20240305.md":                  "2023-01-02",
-	} {
-		t.Run(name, func(t *testing.T) {
-			dir := writeTree(t, map[string]string{name: "An idea.\n"})
-			mtime := time.Date(2023, 1, 2, 12, 0, 0, 0, time.Local)
-			if err := os.Chtimes(filepath.Join(dir, name), mtime, mtime); err != nil {
-				t.Fatal(err)
-			}
-			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
-			if len(recs) != 1 || len(problems) != 0 {
-				t.Fatalf("%d records, problems %v", len(recs), problems)
-			}
-			if recs[0].Date != want {
-				t.Errorf("dated %s, want %s", recs[0].Date, want)
-			}
-		})
-	}
 }
 
 // TestRead_headingHoldingNULs: a heading past the first kilobytes that
