@@ -111,8 +111,13 @@ func Run(ctx context.Context, args []string, inv *Invocation) int {
 			return c.run(ctx, inv, args[1:])
 		}
 	}
-	fmt.Fprintf(inv.Stderr, "novactl: unknown command %q\n\n", args[0])
-	usage(inv.Stderr)
+	// The error and a guess, not the whole usage under which they would
+	// scroll away.
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	fmt.Fprintf(inv.Stderr, "novactl: unknown command %q%s\nRun \"novactl --help\" for the list of commands.\n", args[0], didYouMean(args[0], names))
 	return ExitUsage
 }
 
@@ -256,7 +261,7 @@ func runRag(ctx context.Context, inv *Invocation, args []string) int {
 		return runSearch(ctx, inv, args[1:])
 	}
 	if len(args) > 0 && args[0] != "-h" && args[0] != "--help" {
-		fmt.Fprintf(inv.Stderr, "novactl rag: unknown subcommand %q\n\n", args[0])
+		fmt.Fprintf(inv.Stderr, "novactl rag: unknown subcommand %q%s\n\n", args[0], didYouMean(args[0], verbNameList(ragVerbs())))
 	}
 	fmt.Fprint(inv.Stderr, `Usage: novactl rag search-memory "<query>" [flags]
 
@@ -295,7 +300,7 @@ init writes a first config.yaml with the agent memory found on this machine
 		return code
 	}
 	if len(pos) > 0 && !isVerb(configVerbs(), pos[0]) {
-		fmt.Fprintf(inv.Stderr, "novactl config: unknown subcommand %q (want show, check or init)\n", pos[0])
+		fmt.Fprintf(inv.Stderr, "novactl config: unknown subcommand %q (want show, check or init)%s\n", pos[0], didYouMean(pos[0], verbNameList(configVerbs())))
 		return ExitUsage
 	}
 	if len(pos) > 1 {

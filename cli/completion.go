@@ -39,11 +39,16 @@ func isVerb(verbs []verb, word string) bool {
 
 // verbNames joins the verbs' names with sep ("build|verify|…" in a synopsis).
 func verbNames(verbs []verb, sep string) string {
+	return strings.Join(verbNameList(verbs), sep)
+}
+
+// verbNameList returns the names of verbs.
+func verbNameList(verbs []verb) []string {
 	names := make([]string, len(verbs))
 	for i, v := range verbs {
 		names[i] = v.name
 	}
-	return strings.Join(names, sep)
+	return names
 }
 
 func completionVerbs() []verb {
@@ -65,7 +70,8 @@ func runCompletion(ctx context.Context, inv *Invocation, args []string) int {
 		fs.Usage()
 		return ExitUsage
 	case !isVerb(completionVerbs(), pos[0]):
-		fmt.Fprintf(inv.Stderr, "novactl completion: unknown shell %q (want %s)\n", pos[0], verbNames(completionVerbs(), ", "))
+		fmt.Fprintf(inv.Stderr, "novactl completion: unknown shell %q (want %s)%s\n", pos[0], verbNames(completionVerbs(), ", "),
+			didYouMean(pos[0], verbNameList(completionVerbs())))
 		return ExitUsage
 	case len(pos) > 1:
 		fmt.Fprintf(inv.Stderr, "novactl completion: unexpected argument %q\n", pos[1])

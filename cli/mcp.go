@@ -68,7 +68,7 @@ func mcpSynopsis() string { return "novactl mcp [" + verbNames(mcpVerbs(), "|") 
 
 func runMCP(ctx context.Context, inv *Invocation, args []string) int {
 	if len(args) > 0 && !isVerb(mcpVerbs(), args[0]) && !strings.HasPrefix(args[0], "-") && args[0] != "help" {
-		fmt.Fprintf(inv.Stderr, "novactl mcp: unknown subcommand %q (want %s)\n", args[0], verbNames(mcpVerbs(), ", "))
+		fmt.Fprintf(inv.Stderr, "novactl mcp: unknown subcommand %q (want %s)%s\n", args[0], verbNames(mcpVerbs(), ", "), didYouMean(args[0], verbNameList(mcpVerbs())))
 		return ExitUsage
 	}
 	if len(args) > 0 {

@@ -133,7 +133,7 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 	}
 	op, rest := args[0], args[1:]
 	if !isVerb(serviceVerbs(), op) {
-		fmt.Fprintf(inv.Stderr, "novactl service: unknown subcommand %q\n\nUsage: %s\n", op, serviceSynopsis)
+		fmt.Fprintf(inv.Stderr, "novactl service: unknown subcommand %q%s\n\nUsage: %s\n", op, didYouMean(op, verbNameList(serviceVerbs())), serviceSynopsis)
 		return ExitUsage
 	}
 	fs := newFlags(inv, "novactl service "+op, serviceSynopsis, serviceHelp)

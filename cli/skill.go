@@ -62,7 +62,7 @@ func runSkill(_ context.Context, inv *Invocation, args []string) int {
 		return ExitUsage
 	}
 	if !isVerb(skillVerbs(), args[0]) && !strings.HasPrefix(args[0], "-") && args[0] != "help" {
-		fmt.Fprintf(inv.Stderr, "novactl skill: unknown subcommand %q (want %s)\n", args[0], verbNames(skillVerbs(), ", "))
+		fmt.Fprintf(inv.Stderr, "novactl skill: unknown subcommand %q (want %s)%s\n", args[0], verbNames(skillVerbs(), ", "), didYouMean(args[0], verbNameList(skillVerbs())))
 		return ExitUsage
 	}
 	switch args[0] {

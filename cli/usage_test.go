@@ -211,3 +211,26 @@ func TestHelpCommand(t *testing.T) {
 		t.Errorf("help bogus: exit %d, stdout %.60q, stderr %.60q; want exit 2 naming it", code, out, errOut)
 	}
 }
+
+// TestUnknownWords_suggest: a mistyped command or subcommand is a usage
+// error that names the nearest one, so the person need not read the whole
+// list to find the typo; a word near none gets no guess.
+func TestUnknownWords_suggest(t *testing.T) {
+	runUsageCases(t, []usageCase{
+		{[]string{"serch", "port"}, ExitUsage, `unknown command "serch"; did you mean "search"?`},
+		{[]string{"doctr"}, ExitUsage, `did you mean "doctor"?`},
+		{[]string{"indx", "sync"}, ExitUsage, `did you mean "index"?`},
+		{[]string{"index", "snyc"}, ExitUsage, `unknown subcommand "snyc"; did you mean "sync"?`},
+		{[]string{"config", "chek"}, ExitUsage, `did you mean "check"?`},
+		{[]string{"service", "statu"}, ExitUsage, `did you mean "status"?`},
+		{[]string{"skill", "instal"}, ExitUsage, `did you mean "install"?`},
+		{[]string{"mcp", "unistall"}, ExitUsage, `did you mean "uninstall"?`},
+		{[]string{"rag", "search"}, ExitUsage, `did you mean "search-memory"?`},
+		{[]string{"completion", "zhs"}, ExitUsage, `did you mean "zsh"?`},
+	})
+	env := configHome(t, "")
+	_, _, errOut := runCLI(context.Background(), env, "xylophone")
+	if strings.Contains(errOut, "did you mean") || !strings.Contains(errOut, `novactl --help`) {
+		t.Errorf("a word near no command: stderr %q; want no guess and a pointer to novactl --help", errOut)
+	}
+}
