@@ -93,7 +93,7 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 	requests := fs.Int("load-requests", 2000, "maximum requests of the load test")
 	duration := fs.Duration("load-duration", 60*time.Second, "maximum duration of the load test")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof reads it; with --keep, a second run profiles mostly the queries)")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}
@@ -260,7 +260,7 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 	quiet := fs.Duration("quiet", 0, "the watcher's --quiet (default: its own)")
 	maxWait := fs.Duration("max-wait", 0, "the watcher's --max-wait (default: its own)")
 	jsonPath := fs.String("json", "", "also write the reports as JSON to this file (- for stdout instead of the text)")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mattn/go-isatty"
@@ -141,7 +142,7 @@ Nova's runtime home is NOVA_HOME (default ~/.nova); settings are in NOVA_HOME/co
 
 func runVersion(_ context.Context, inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl version", "novactl version", "Prints the version, commit and build date.")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}
@@ -175,13 +176,27 @@ func newFlags(inv *Invocation, name, synopsis, description string) *flag.FlagSet
 // parseArgs parses flags that may appear before, between or after
 // positional arguments ("novactl search "query" --json"), and returns the
 // positional ones. It returns ExitOK for --help, ExitUsage for bad flags,
-// and -1 to go on.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, int) {
+// and -1 to go on. A bad flag is reported as usageError does: with --json
+// (wherever it stands) as JSON on stdout, so a script reading stdout
+// always gets JSON.
+func parseArgs(inv *Invocation, fs *flag.FlagSet, args []string) ([]string, int) {
+	usage := fs.Usage
+	if jsonRequested(fs, args) {
+		// The error goes to stdout as JSON, alone: the flag package
+		// would print it and the usage to stderr first.
+		fs.SetOutput(io.Discard)
+		fs.Usage = func() {}
+		defer func() { fs.SetOutput(inv.Stderr); fs.Usage = usage }()
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				usage()
 				return nil, ExitOK
+			}
+			if jsonRequested(fs, args) {
+				printJSONError(inv.Stdout, err.Error())
 			}
 			return nil, ExitUsage
 		}
@@ -195,6 +210,57 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, int) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// jsonRequested reports whether fs has the boolean --json flag and args
+// (up to "--") turn it on. It reads args itself, since a bad flag stops
+// parsing before a --json after it is seen.
+func jsonRequested(fs *flag.FlagSet, args []string) bool {
+	f := jsonFlag(fs)
+	if f == nil {
+		return false
+	}
+	on := f.Value.String() == "true"
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "json" {
+			continue
+		}
+		on = true
+		if hasValue {
+			on, _ = strconv.ParseBool(value)
+		}
+	}
+	return on
+}
+
+// jsonFlag returns fs's --json flag when it is the boolean "print JSON"
+// (bench's --json names a file instead), else nil.
+func jsonFlag(fs *flag.FlagSet) *flag.Flag {
+	f := fs.Lookup("json")
+	if f == nil {
+		return nil
+	}
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+		return nil
+	}
+	return f
+}
+
+// usageError reports a command line that fs's command refuses after its
+// flags parsed (an argument too many, a bad value): with --json as
+// {"ok":false,"error":msg} on stdout, else on stderr after the command's
+// name. It returns ExitUsage.
+func usageError(inv *Invocation, fs *flag.FlagSet, msg string) int {
+	if f := jsonFlag(fs); f != nil && f.Value.String() == "true" {
+		printJSONError(inv.Stdout, msg)
+	} else {
+		fmt.Fprintf(inv.Stderr, "%s: %s\n", fs.Name(), msg)
+	}
+	return ExitUsage
 }
 
 // loadConfig loads the configuration, printing field errors on failure:
@@ -295,17 +361,15 @@ check only validates it and exits non-zero with field errors; with --json it pri
 init writes a first config.yaml with the agent memory found on this machine
 (novactl config init --help).`)
 	jsonOut := fs.Bool("json", false, "print JSON")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}
 	if len(pos) > 0 && !isVerb(configVerbs(), pos[0]) {
-		fmt.Fprintf(inv.Stderr, "novactl config: unknown subcommand %q (want show, check or init)%s\n", pos[0], didYouMean(pos[0], verbNameList(configVerbs())))
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unknown subcommand %q (want show, check or init)%s", pos[0], didYouMean(pos[0], verbNameList(configVerbs()))))
 	}
 	if len(pos) > 1 {
-		fmt.Fprintf(inv.Stderr, "novactl config: unexpected argument %q\n", pos[1])
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[1]))
 	}
 	cfg, err := config.Load(inv.Environ)
 	if err != nil {

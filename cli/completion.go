@@ -61,7 +61,7 @@ func completionVerbs() []verb {
 
 func runCompletion(ctx context.Context, inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl completion", "novactl completion "+verbNames(completionVerbs(), "|"), completionHelp)
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}

@@ -81,7 +81,7 @@ func runConfigInit(inv *Invocation, args []string) int {
 	force := flags.Bool("force", false, "replace an existing config.yaml, after saving a copy under NOVA_HOME/state/backups/config/")
 	dryRun := flags.Bool("dry-run", false, "print the file and write nothing")
 	jsonOut := flags.Bool("json", false, "print JSON")
-	pos, code := parseArgs(flags, args)
+	pos, code := parseArgs(inv, flags, args)
 	if code >= 0 {
 		return code
 	}

@@ -40,13 +40,12 @@ func doctorCommand(ctx context.Context, inv *Invocation, args []string, name, he
 	fs := newFlags(inv, name, name+" [--json] [--deep]", help)
 	jsonOut := fs.Bool("json", false, "print the report as JSON")
 	deep := fs.Bool("deep", false, "hash every file of the active generation (default: sizes, and files changed since it was written)")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(inv.Stderr, "%s: unexpected argument %q\n", name, pos[0])
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	novadProbe, watcherProbe := newServiceProbes(inv)
 	rep := doctor.Run(ctx, doctor.Options{Environ: inv.Environ, Service: novadProbe, WatcherService: watcherProbe, Deep: *deep,

@@ -52,15 +52,17 @@ func runEval(ctx context.Context, inv *Invocation, args []string) int {
 	jsonOut := fs.Bool("json", false, "print the full report as JSON")
 	facadeURL := fs.String("facade-url", "", "facade base URL (default: the local novad from NOVA_HOME)")
 	timeout := fs.Duration("timeout", 65*time.Second, "timeout of each search")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(inv.Stderr, "novactl eval: unexpected argument %q\n", pos[0])
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	if *queries == "" {
+		if *jsonOut {
+			return usageError(inv, fs, "--queries FILE is required")
+		}
 		fs.Usage()
 		return ExitUsage
 	}
@@ -159,15 +161,17 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 	minR1 := fs.Float64("min-r1", 0, "fail when Nova's overall recall@1 is below this")
 	minR5 := fs.Float64("min-r5", 0, "fail when Nova's overall recall@5 is below this")
 	missesAt := fs.Int("misses", 0, "list the questions whose evidence Nova does not rank within the first `K` results")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}
 	if len(pos) > 1 {
-		fmt.Fprintf(inv.Stderr, "novactl eval locomo: unexpected argument %q\n", pos[1])
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[1]))
 	}
 	if len(pos) != 1 {
+		if *jsonOut {
+			return usageError(inv, fs, "the LoCoMo dataset PATH is required")
+		}
 		fs.Usage()
 		return ExitUsage
 	}
@@ -187,15 +191,13 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 			levers = append(levers, eval.SortedLevers()...)
 		default:
 			if _, ok := eval.AblationLevers[l]; !ok {
-				fmt.Fprintf(inv.Stderr, "novactl eval locomo: --ablate: unknown lever %q (known: %s)\n", l, strings.Join(eval.SortedLevers(), ", "))
-				return ExitUsage
+				return usageError(inv, fs, fmt.Sprintf("--ablate: unknown lever %q (known: %s)", l, strings.Join(eval.SortedLevers(), ", ")))
 			}
 			levers = append(levers, l)
 		}
 	}
 	if *missesAt < 0 {
-		fmt.Fprintf(inv.Stderr, "novactl eval locomo: --misses must be 0 (off) or more (got %d)\n", *missesAt)
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("--misses must be 0 (off) or more (got %d)", *missesAt))
 	}
 	rep, err := eval.RunLoCoMo(ctx, pos[0], eval.LoCoMoOptions{Progress: progress, Ablate: levers, MissesAt: *missesAt})
 	if progress != nil {

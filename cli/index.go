@@ -90,7 +90,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	case "list":
 		fs.BoolVar(&deep, "deep", false, "hash every file of every generation (default: sizes, and hashes of files changed since they were sealed)")
 	}
-	pos, code := parseArgs(fs, rest)
+	pos, code := parseArgs(inv, fs, rest)
 	if code >= 0 {
 		return code
 	}
@@ -99,12 +99,10 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		maxArgs = 1 // RUN_ID
 	}
 	if len(pos) > maxArgs {
-		fmt.Fprintf(inv.Stderr, "novactl index %s: unexpected argument %q\n", sub, pos[maxArgs])
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[maxArgs]))
 	}
 	if sub == "rollback" && to != "" && len(pos) > 0 && pos[0] != to {
-		fmt.Fprintf(inv.Stderr, "novactl index rollback: --to %s and %s name different run ids: give one\n", to, pos[0])
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("--to %s and %s name different run ids: give one", to, pos[0]))
 	}
 	cfg, ok := loadConfig(inv, *jsonOut)
 	if !ok {

@@ -97,7 +97,7 @@ func runMCP(ctx context.Context, inv *Invocation, args []string) int {
 func runMCPServe(ctx context.Context, inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl mcp", mcpSynopsis(), mcpHelp)
 	verbose := fs.Bool("v", false, "log protocol activity to stderr")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}
@@ -163,7 +163,7 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 	if install {
 		command = fs.String("command", "", "absolute path of the novactl the agents start (default: this novactl, by the path it was started by, so a package manager's link survives upgrades)")
 	}
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}
@@ -434,7 +434,7 @@ func runMCPStatus(inv *Invocation, args []string, deps mcpDeps) int {
 	agentFlag := fs.String("agent", "all", "agents: "+strings.Join(agentconf.AgentIDs(), ", ")+", or all")
 	command := fs.String("command", "", "the novactl the entries should start (default: this novactl, as install)")
 	jsonOut := fs.Bool("json", false, "print JSON")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}

@@ -48,7 +48,7 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 	var tags, sourceSets stringList
 	fs.Var(&tags, "tag", "only memories with this tag (repeatable; any matches)")
 	fs.Var(&sourceSets, "source-set", "only memories of this source set (repeatable)")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}

@@ -140,17 +140,15 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 	dryRun := fs.Bool("dry-run", false, "print the files and commands, change nothing")
 	jsonOut := fs.Bool("json", false, "print JSON (the plan with --dry-run, the status for status)")
 	novad := fs.String("novad", "", "install: path of the novad binary (default: beside novactl)")
-	pos, code := parseArgs(fs, rest)
+	pos, code := parseArgs(inv, fs, rest)
 	if code >= 0 {
 		return code
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(inv.Stderr, "novactl service %s: unexpected argument %q\n", op, pos[0])
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	if *novad != "" && op != "install" {
-		fmt.Fprintf(inv.Stderr, "novactl service %s: --novad applies to install only\n", op)
-		return ExitUsage
+		return usageError(inv, fs, "--novad applies to install only")
 	}
 	fail := func(err error) int {
 		if *jsonOut {

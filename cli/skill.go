@@ -140,7 +140,7 @@ func runSkillChange(inv *Invocation, args []string, install bool) int {
 	} else {
 		force = new(bool)
 	}
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}
@@ -385,7 +385,7 @@ func runSkillStatus(inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl skill status", "novactl skill status [--agent ID[,ID...]|all] [--json]", skillHelp)
 	agentFlag := fs.String("agent", "all", "agents: "+strings.Join(agents.IDs(), ", ")+", or all")
 	jsonOut := fs.Bool("json", false, "print JSON")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}

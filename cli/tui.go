@@ -97,7 +97,7 @@ func tuiCommand(_ context.Context, inv *Invocation, args []string, start func(TU
 	// The default is tui.DefaultStatusInterval, which novactl does not
 	// link (TUIBinary says why).
 	refresh := fs.Duration("refresh", 5*time.Second, "pause between two runs of the status checks (at least 1s)")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}

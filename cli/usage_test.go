@@ -234,3 +234,59 @@ func TestUnknownWords_suggest(t *testing.T) {
 		t.Errorf("a word near no command: stderr %q; want no guess and a pointer to novactl --help", errOut)
 	}
 }
+
+// TestJSONUsageErrors: with --json, a command line novactl refuses (a
+// flag it does not know or whose value does not parse, an argument too
+// many) is answered {"ok":false,"error":...} on stdout with exit 2, where
+// --json stands, before the bad flag or after it; stdout held nothing, so
+// a script reading it failed to parse instead of reading the error.
+func TestJSONUsageErrors(t *testing.T) {
+	env := configHome(t, "server: {port: 0}\nfacade: {port: 0}\n")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "--json", "--top-k", "abc", "port"}, `invalid value "abc" for flag -top-k`},
+		{[]string{"search", "port", "--timeout", "5", "--json"}, `invalid value "5" for flag -timeout`},
+		{[]string{"search", "port", "--bogus", "--json"}, "flag provided but not defined: -bogus"},
+		{[]string{"search", "--json=true", "--bogus", "port"}, "flag provided but not defined: -bogus"},
+		{[]string{"doctor", "--json", "extra"}, `unexpected argument "extra"`},
+		{[]string{"status", "extra", "--json"}, `unexpected argument "extra"`},
+		{[]string{"index", "list", "extra", "--json"}, `unexpected argument "extra"`},
+		{[]string{"index", "sync", "--deep", "--json"}, "flag provided but not defined: -deep"},
+		{[]string{"index", "rollback", "--to", "a", "b", "--json"}, "name different run ids"},
+		{[]string{"config", "check", "extra", "--json"}, `unexpected argument "extra"`},
+		{[]string{"config", "bogus", "--json"}, `unknown subcommand "bogus"`},
+		{[]string{"eval", "--queries", "cases.jsonl", "extra", "--json"}, `unexpected argument "extra"`},
+		{[]string{"eval", "locomo", "--misses", "-1", "a.json", "--json"}, "--misses must be 0 (off) or more"},
+		{[]string{"eval", "--json"}, "--queries FILE is required"},
+		{[]string{"eval", "locomo", "--json"}, "PATH is required"},
+		{[]string{"mcp", "status", "extra", "--json"}, `unexpected argument "extra"`},
+		{[]string{"service", "status", "extra", "--json"}, `unexpected argument "extra"`},
+		{[]string{"skill", "status", "--bogus", "--json"}, "flag provided but not defined: -bogus"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, out, errOut := runCLI(context.Background(), env, tt.args...)
+			var got struct {
+				OK    *bool
+				Error string
+			}
+			if err := json.Unmarshal([]byte(out), &got); err != nil || got.OK == nil || *got.OK || !strings.Contains(got.Error, tt.want) {
+				t.Errorf("stdout %q (%v), want {\"ok\":false,\"error\":...} saying %q", out, err, tt.want)
+			}
+			if code != ExitUsage || errOut != "" {
+				t.Errorf("exit %d, stderr %q; want exit 2 and nothing on stderr", code, errOut)
+			}
+		})
+	}
+	// Asked for, the help is still the help: on stderr, exit 0.
+	code, out, errOut := runCLI(context.Background(), env, "doctor", "--json", "--help")
+	if code != ExitOK || out != "" || !strings.Contains(errOut, "Usage: novactl doctor") {
+		t.Errorf("doctor --json --help: exit %d, stdout %q, stderr %.60q; want exit 0 and the help on stderr", code, out, errOut)
+	}
+	// Without --json the text form is unchanged.
+	code, out, errOut = runCLI(context.Background(), env, "doctor", "extra")
+	if code != ExitUsage || out != "" || !strings.Contains(errOut, `novactl doctor: unexpected argument "extra"`) {
+		t.Errorf("doctor extra: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

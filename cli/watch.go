@@ -76,7 +76,7 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 	inProcess := fs.Bool("in-process", false, "embed in this process even when novad is running")
 	prune := fs.Bool("prune-missing", false, "drop memory whose source file no longer exists (kept by default)")
 	waitForConfig := fs.Bool(configwait.Flag, false, "when config.yaml is invalid, log why once and wait for it to be fixed instead of exiting 78 (service definitions pass it)")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
 	}
