@@ -192,6 +192,9 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		}
 		gens, err = ix.List(depth)
 		if err == nil {
+			if gens == nil {
+				gens = []index.GenerationInfo{} // [] in JSON: a list, even empty
+			}
 			result = gens
 			if !*jsonOut {
 				printList(inv.Stdout, gens, deep)

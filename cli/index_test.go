@@ -198,3 +198,21 @@ func TestIndexList_saysABaseStateIsLost(t *testing.T) {
 		t.Errorf("list with the active generation's base state deleted:\n%s", out)
 	}
 }
+
+// TestIndexList_JSONEmptyIsAList: before the first build, index list
+// --json lists no generations as [], not null: a script that iterates the
+// result (for g in result) failed on a fresh home.
+func TestIndexList_JSONEmptyIsAList(t *testing.T) {
+	env := configHome(t, "server: {port: 0}\nfacade: {port: 0}\n")
+	code, out, errOut := runCLI(context.Background(), env, "index", "list", "--json")
+	var got struct {
+		OK     bool
+		Result json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != ExitOK || !got.OK {
+		t.Fatalf("exit %d, stdout %q (%v), stderr %q", code, out, err, errOut)
+	}
+	if string(got.Result) != "[]" {
+		t.Errorf("result is %s, want []", got.Result)
+	}
+}
