@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -134,7 +135,9 @@ type Source struct {
 	// Kind is one of Kinds: jsonl, markdown, codex, claude-code, openclaw,
 	// hermes, gemini or aider.
 	Kind string `koanf:"kind"`
-	// Path is a file or directory; ~ is expanded.
+	// Path is a file or directory. ~ and ~/ are expanded to the user's
+	// home; a relative path is relative to the config file's folder.
+	// Environment variables ($HOME) are not expanded.
 	Path string `koanf:"path"`
 	// SourceSet is the governance class (e.g. external-content, lessons,
 	// task-board-snapshot, filtered-dialogue-daily).
@@ -410,11 +413,17 @@ func load(home paths.Home, path string, src koanf.Provider, environ []string) (C
 		cfg.File = path
 	}
 	for i := range cfg.Sources {
+		raw := cfg.Sources[i].Path
 		cfg.Sources[i].Path = paths.ExpandHome(cfg.Sources[i].Path, environ)
 		if cfg.Sources[i].Path != "" && !filepath.IsAbs(cfg.Sources[i].Path) {
 			// Relative source paths are relative to the config file, so a
 			// config that ships with sample data works from anywhere.
 			cfg.Sources[i].Path = filepath.Join(filepath.Dir(path), cfg.Sources[i].Path)
+		}
+		if reason := notExpanded(raw); reason != "" {
+			if _, err := os.Lstat(cfg.Sources[i].Path); err != nil {
+				errs = append(errs, &FieldError{Field: fmt.Sprintf("sources[%d].path", i), Value: raw, Reason: reason})
+			}
 		}
 		if src := cfg.Sources[i].Path; src != "" && home.Root != "" {
 			if rel, err := filepath.Rel(src, home.Root); err == nil && rel != "." && filepath.IsLocal(rel) {
@@ -431,6 +440,25 @@ func load(home paths.Home, path string, src koanf.Provider, environ []string) (C
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// envVarRef matches $NAME and ${NAME}.
+var envVarRef = regexp.MustCompile(`\$(\{|[A-Za-z_])`)
+
+// notExpanded says why path, as written in a source, would not be the
+// folder meant, or returns "": only ~ and ~/ are expanded. $HOME/notes
+// or ~bob/notes would be read as a folder of that very name beside
+// config.yaml. Environment variables are left alone on purpose: novad
+// and the watcher run under launchd or systemd, with other variables than
+// the shell the operator tried the path in.
+func notExpanded(path string) string {
+	switch {
+	case envVarRef.MatchString(path):
+		return "environment variables are not expanded in paths: write ~/... for your home folder, or the absolute path"
+	case strings.HasPrefix(path, "~") && path != "~" && !strings.HasPrefix(path, "~/"):
+		return "~NAME (a user's home folder) is not expanded: write ~/... for your own, or the absolute path"
+	}
+	return ""
 }
 
 // checkTypes checks the type of every scalar key against its default's

@@ -935,3 +935,30 @@ sources:
 		t.Errorf("config show names the loader's field: %s", b)
 	}
 }
+
+// TestLoadFile_sourcePathNotExpanded: only ~ and ~/ are expanded in a
+// source's path. $HOME/notes or ~bob/notes was taken as a folder of that
+// name beside config.yaml, which does not exist, and the source read
+// nothing; it is a field error now, unless a file of that very name
+// exists.
+func TestLoadFile_sourcePathNotExpanded(t *testing.T) {
+	for _, p := range []string{"$HOME/notes", "${NOTES}/x", "/data/$USER/notes", "~bob/notes"} {
+		t.Run(p, func(t *testing.T) {
+			_, err := load(t, fmt.Sprintf("sources:\n  - {name: a, kind: markdown, path: '%s'}\n", p), "HOME=/home/ada")
+			wantFields(t, err, "sources[0].path")
+			if err == nil || !strings.Contains(err.Error(), "not expanded") {
+				t.Errorf("error %v does not say the path is not expanded", err)
+			}
+		})
+	}
+	t.Run("a folder of that name", func(t *testing.T) {
+		home, path := writeConfig(t, "sources:\n  - {name: a, kind: markdown, path: '$work'}\n")
+		if err := os.Mkdir(filepath.Join(home.Root, "$work"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.LoadFile(home, path, nil)
+		if err != nil || cfg.Sources[0].Path != filepath.Join(home.Root, "$work") {
+			t.Errorf("LoadFile: %v, sources %+v", err, cfg.Sources)
+		}
+	})
+}
