@@ -35,6 +35,15 @@ const (
 	defaultHeight = 24
 )
 
+// The smallest window the screens are laid out for. A smaller one shows
+// only that it is too small: drawn at this size, the terminal would cut
+// the screen to its last rows (losing the status and the search box) and
+// wrap its lines.
+const (
+	minWidth  = 20
+	minHeight = 8
+)
+
 // Options configure New.
 type Options struct {
 	// Backend answers status and search calls. Required.
@@ -87,8 +96,11 @@ type Model struct {
 	statusTimeout  time.Duration
 	searchTimeout  time.Duration
 
-	width, height int
-	screen        screen
+	width, height int // the size the screens are laid out for
+	// winWidth and winHeight are the window's own size, which may be
+	// smaller than width and height (see minWidth).
+	winWidth, winHeight int
+	screen              screen
 
 	// Status pane.
 	report         *doctor.Report // nil until the first poll answers
@@ -196,7 +208,8 @@ func (m Model) typing() bool {
 
 // resize records a new window size and fits the widgets to it.
 func (m *Model) resize(w, h int) {
-	m.width, m.height = max(w, 20), max(h, 8)
+	m.winWidth, m.winHeight = w, h
+	m.width, m.height = max(w, minWidth), max(h, minHeight)
 	m.help.Width = m.width
 	// The prompt takes 9 cells; the input scrolls within the rest.
 	m.input.Width = max(m.width-len([]rune(m.input.Prompt))-1, 10)

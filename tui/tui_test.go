@@ -752,3 +752,52 @@ func TestModel_LongPasteSaysItWasCut(t *testing.T) {
 		t.Fatalf("the view does not say the paste was cut:\n%s", view)
 	}
 }
+
+// TestModel_TooSmallWindowSaysSo: below the smallest layout (20x8) the
+// screen was drawn at 20x8 anyway; the terminal cut it to its last rows,
+// which left out the status and the search box, and wrapped wider lines.
+// Now the window shows that it is too small, within its size, and the
+// keys still work; grown again, it shows the screen.
+func TestModel_TooSmallWindowSaysSo(t *testing.T) {
+	b := &fakeBackend{report: blockedReport()}
+	m := started(t, b)
+	m = press(t, m, "/", "dashboard port", "enter")
+	for _, size := range [][2]int{{20, 5}, {19, 8}, {12, 3}, {40, 1}, {1, 1}} {
+		for _, screen := range []string{"list", "detail", "filters"} {
+			t.Run(fmt.Sprintf("%dx%d %s", size[0], size[1], screen), func(t *testing.T) {
+				m := m
+				switch screen {
+				case "detail":
+					m = press(t, m, "enter")
+				case "filters":
+					m = press(t, m, "f")
+				}
+				m = update(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+				view := m.View()
+				lines := strings.Split(view, "\n")
+				if len(lines) > size[1] {
+					t.Errorf("%d lines in a window of %d:\n%s", len(lines), size[1], view)
+				}
+				for i, l := range lines {
+					if w := ansi.StringWidth(l); w > size[0] {
+						t.Errorf("line %d is %d cells wide, more than %d: %q", i, w, size[0], l)
+					}
+				}
+				if size[0] >= 12 && !strings.Contains(view, "Too small") {
+					t.Errorf("the view does not say the window is too small:\n%s", view)
+				}
+				grown := update(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+				if strings.Contains(grown.View(), "Too small") || grown.Screen() != screen {
+					t.Errorf("grown to 80x24: screen %s, view:\n%s", grown.Screen(), grown.View())
+				}
+			})
+		}
+	}
+	small := update(t, m, tea.WindowSizeMsg{Width: 20, Height: 5})
+	if q := press(t, small, "q"); !q.quitting {
+		t.Errorf("q does not quit a window too small")
+	}
+	if q := press(t, small, "/", "ctrl+c"); !q.quitting {
+		t.Errorf("ctrl+c does not quit a window too small while the search box has the keys")
+	}
+}

@@ -21,6 +21,9 @@ func (m Model) View() string {
 	if m.quitting {
 		return ""
 	}
+	if m.winWidth < minWidth || m.winHeight < minHeight {
+		return m.tooSmallView()
+	}
 	var lines []string
 	if m.screen == screenDetail {
 		lines = m.detailView()
@@ -28,6 +31,25 @@ func (m Model) View() string {
 		lines = m.mainView()
 	}
 	return fitLines(lines, m.width, m.height)
+}
+
+// tooSmallView fills a window smaller than minWidth x minHeight with the
+// few words it holds, shortest first: that it is too small, the size it
+// needs, and the key that quits.
+func (m Model) tooSmallView() string {
+	w, h := max(m.winWidth, 1), max(m.winHeight, 1)
+	lines := []string{
+		fmt.Sprintf("Too small: %dx%d", m.winWidth, m.winHeight),
+		fmt.Sprintf("needs %dx%d", minWidth, minHeight),
+		"ctrl+c quits", // q would be typed into a focused search box
+	}
+	if h < len(lines) {
+		lines = lines[:h]
+	}
+	for i, l := range lines {
+		lines[i] = truncate.Width(l, w)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // layout is how the main screen's rows are shared out.
