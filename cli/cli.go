@@ -59,6 +59,14 @@ func IsTerminal(w io.Writer) bool {
 	return ok && isatty.IsTerminal(f.Fd())
 }
 
+// liveProgress reports whether a command may draw a live progress line
+// on inv's stderr: it must be a terminal, and one that understands the
+// carriage return and erase-line sequences the line is redrawn with,
+// which a TERM=dumb terminal (Emacs' shell) prints as clutter.
+func liveProgress(inv *Invocation) bool {
+	return IsTerminal(inv.Stderr) && paths.Lookup(inv.Environ, "TERM") != "dumb"
+}
+
 // command is one novactl subcommand.
 type command struct {
 	name    string

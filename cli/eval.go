@@ -106,7 +106,7 @@ func runEval(ctx context.Context, inv *Invocation, args []string) int {
 		return resp, err
 	}
 	var progress func(int, int)
-	if !*jsonOut && IsTerminal(inv.Stderr) {
+	if !*jsonOut && liveProgress(inv) {
 		progress = func(done, total int) { fmt.Fprintf(inv.Stderr, "\r\033[Kcase %d/%d", done, total) }
 	}
 	sum := eval.RunCases(ctx, cases, search, progress)
@@ -176,7 +176,7 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 		return ExitUsage
 	}
 	var progress func(int, int)
-	if !*jsonOut && IsTerminal(inv.Stderr) {
+	if !*jsonOut && liveProgress(inv) {
 		progress = func(done, total int) {
 			if done%25 == 0 || done == total {
 				fmt.Fprintf(inv.Stderr, "\r\033[Kquestion %d/%d", done, total)

@@ -110,7 +110,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	var prog *progress
 	warnings := inv.Stderr
-	if !*jsonOut && IsTerminal(inv.Stderr) {
+	if !*jsonOut && liveProgress(inv) {
 		prog = newProgress(inv.Stderr)
 		warnings = prog
 	}
