@@ -93,3 +93,19 @@ func TestIndexSync_dumbTerminalGetsNoEscapes(t *testing.T) {
 		})
 	}
 }
+
+// TestRunTUI_dumbTerminal: the TUI draws a full screen with escape
+// sequences, which a TERM=dumb terminal cannot show; on one, novactl-tui
+// says so and points to the commands that print plain text, instead of
+// filling the terminal with escape codes.
+func TestRunTUI_dumbTerminal(t *testing.T) {
+	pts, written := openPTY(t)
+	var out bytes.Buffer
+	started := false
+	inv := &Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: pts, Environ: []string{"NOVA_HOME=" + t.TempDir(), "TERM=dumb"}}
+	code := RunTUI(t.Context(), nil, inv, func(context.Context, TUISession) error { started = true; return nil })
+	tty := written()
+	if code != ExitUsage || started || !strings.Contains(tty, "TERM=dumb") || !strings.Contains(tty, "novactl status") {
+		t.Errorf("exit %d, started %v, terminal %q; want exit 2, no TUI, and why", code, started, tty)
+	}
+}

@@ -115,6 +115,12 @@ func tuiCommand(_ context.Context, inv *Invocation, args []string, start func(TU
 		fmt.Fprintln(inv.Stderr, "novactl tui needs an interactive terminal on stderr. For scripts, use novactl status, novactl doctor --json or novactl search --json.")
 		return ExitUsage
 	}
+	if paths.Lookup(inv.Environ, "TERM") == "dumb" {
+		// The TUI moves the cursor and redraws: a dumb terminal would
+		// show the escape sequences instead.
+		fmt.Fprintln(inv.Stderr, "novactl tui cannot draw on this terminal (TERM=dumb). Use novactl status, novactl doctor or novactl search, which print plain text.")
+		return ExitUsage
+	}
 	cfg, ok := loadConfig(inv, false)
 	if !ok {
 		return ExitFailure
