@@ -3,63 +3,30 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
-// openPTY opens a pseudo-terminal and returns its terminal side, which
-// novactl writes to as to a person's terminal, and a function that returns
-// all that was written to it so far.
-func openPTY(t *testing.T) (*os.File, func() string) {
+// terminal returns the terminal side of a pseudo-terminal, which novactl
+// writes to as to a person's terminal, and a function that closes it and
+// returns all that was written to it.
+func terminal(t *testing.T) (*os.File, func() string) {
 	t.Helper()
-	ptm, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { ptm.Close() })
-	if err := unix.IoctlSetPointerInt(int(ptm.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Skipf("unlock the pseudo-terminal: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(ptm.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Skipf("pseudo-terminal number: %v", err)
-	}
-	pts, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("open the terminal side: %v", err)
-	}
-	t.Cleanup(func() { pts.Close() })
-	if !IsTerminal(pts) {
-		t.Skip("the terminal side is not a terminal")
-	}
-	var mu sync.Mutex
+	master, slave := novatest.PTY(t)
 	var buf bytes.Buffer
 	done := make(chan struct{})
 	go func() {
+		// Reads until the terminal side is closed and all it held read.
 		defer close(done)
-		b := make([]byte, 4096)
-		for {
-			n, err := ptm.Read(b)
-			mu.Lock()
-			buf.Write(b[:n])
-			mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
+		_, _ = io.Copy(&buf, master)
 	}()
-	return pts, func() string {
-		// Closing the terminal side ends the reader once it has read
-		// everything written before.
-		pts.Close()
+	return slave, func() string {
+		slave.Close()
 		<-done
-		mu.Lock()
-		defer mu.Unlock()
 		return buf.String()
 	}
 }
@@ -79,7 +46,7 @@ func TestIndexSync_dumbTerminalGetsNoEscapes(t *testing.T) {
 	} {
 		t.Run(tt.term, func(t *testing.T) {
 			_, _, env := jsonlHome(t)
-			pts, written := openPTY(t)
+			pts, written := terminal(t)
 			var out bytes.Buffer
 			code := Run(context.Background(), []string{"index", "sync", "--in-process"},
 				&Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: pts, Environ: append(env, "TERM="+tt.term)})
@@ -99,7 +66,7 @@ func TestIndexSync_dumbTerminalGetsNoEscapes(t *testing.T) {
 // says so and points to the commands that print plain text, instead of
 // filling the terminal with escape codes.
 func TestRunTUI_dumbTerminal(t *testing.T) {
-	pts, written := openPTY(t)
+	pts, written := terminal(t)
 	var out bytes.Buffer
 	started := false
 	inv := &Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: pts, Environ: []string{"NOVA_HOME=" + t.TempDir(), "TERM=dumb"}}
