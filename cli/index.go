@@ -204,6 +204,9 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintf(inv.Stderr, "novactl index: unknown subcommand %q\n", sub)
 		return ExitUsage
 	}
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		err = interruptedError{err}
+	}
 	if *jsonOut {
 		out := map[string]any{"ok": err == nil, "result": result}
 		if err != nil {
@@ -234,6 +237,18 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	return ExitOK
 }
+
+// interruptedError is an index command stopped by Ctrl-C (or SIGTERM)
+// before it finished. The index package changes the active generation
+// only in one atomic step at the end, so what it left is known: the
+// bare "context canceled" did not say.
+type interruptedError struct{ err error }
+
+func (e interruptedError) Error() string {
+	return "interrupted; the active generation is unchanged"
+}
+
+func (e interruptedError) Unwrap() error { return e.err }
 
 func matchWord(ok bool) string {
 	if ok {
