@@ -188,8 +188,8 @@ func newFlags(inv *Invocation, name, synopsis, description string) *flag.FlagSet
 // (wherever it stands) as JSON on stdout, so a script reading stdout
 // always gets JSON.
 func parseArgs(inv *Invocation, fs *flag.FlagSet, args []string) ([]string, int) {
-	usage := fs.Usage
-	if jsonRequested(fs, args) {
+	usage, quiet := fs.Usage, jsonRequested(fs, args)
+	if quiet {
 		// The error goes to stdout as JSON, alone: the flag package
 		// would print it and the usage to stderr first.
 		fs.SetOutput(io.Discard)
@@ -200,10 +200,12 @@ func parseArgs(inv *Invocation, fs *flag.FlagSet, args []string) ([]string, int)
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				usage()
+				if quiet {
+					usage() // asked for: the flag package printed none
+				}
 				return nil, ExitOK
 			}
-			if jsonRequested(fs, args) {
+			if quiet {
 				printJSONError(inv.Stdout, err.Error())
 			}
 			return nil, ExitUsage

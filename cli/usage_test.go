@@ -279,13 +279,15 @@ func TestJSONUsageErrors(t *testing.T) {
 			}
 		})
 	}
-	// Asked for, the help is still the help: on stderr, exit 0.
-	code, out, errOut := runCLI(context.Background(), env, "doctor", "--json", "--help")
-	if code != ExitOK || out != "" || !strings.Contains(errOut, "Usage: novactl doctor") {
-		t.Errorf("doctor --json --help: exit %d, stdout %q, stderr %.60q; want exit 0 and the help on stderr", code, out, errOut)
+	// Asked for, the help is still the help, once: on stderr, exit 0.
+	for _, args := range [][]string{{"doctor", "--json", "--help"}, {"doctor", "--help"}, {"search", "-h", "--json"}} {
+		code, out, errOut := runCLI(context.Background(), env, args...)
+		if code != ExitOK || out != "" || strings.Count(errOut, "Usage: novactl") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 0 and the help once on stderr", args, code, out, errOut)
+		}
 	}
 	// Without --json the text form is unchanged.
-	code, out, errOut = runCLI(context.Background(), env, "doctor", "extra")
+	code, out, errOut := runCLI(context.Background(), env, "doctor", "extra")
 	if code != ExitUsage || out != "" || !strings.Contains(errOut, `novactl doctor: unexpected argument "extra"`) {
 		t.Errorf("doctor extra: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
