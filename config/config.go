@@ -25,6 +25,7 @@ import (
 	"github.com/knadh/koanf/providers/env/v2"
 	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/v2"
+	yamlv3 "go.yaml.in/yaml/v3"
 
 	"github.com/nova-recall/nova/paths"
 )
@@ -221,12 +222,18 @@ type FieldError struct {
 	Value string
 	// Reason says what is wrong and what is accepted.
 	Reason string
+	// Line is the line of config.yaml the field is on, or 0 (set by an
+	// environment variable, or not found in the file).
+	Line int
 }
 
 func (e *FieldError) Error() string {
 	field := e.Field
 	if e.Env != "" {
 		field = e.Env + " (" + e.Field + ")"
+	}
+	if e.Line > 0 {
+		field = fmt.Sprintf("line %d: %s", e.Line, field)
 	}
 	return field + ": " + e.message()
 }
@@ -437,9 +444,76 @@ func load(home paths.Home, path string, src koanf.Provider, environ []string) (C
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
+		if src != nil {
+			setLines(src, err)
+		}
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// setLines sets the Line of each FieldError in err's tree that is about a
+// key of the YAML file src (not an environment variable). It leaves them
+// at 0 when src cannot be read again or parsed.
+func setLines(src koanf.Provider, err error) {
+	data, rerr := src.ReadBytes()
+	var doc yamlv3.Node
+	if rerr != nil || yamlv3.Unmarshal(data, &doc) != nil {
+		return
+	}
+	var walk func(error)
+	walk = func(e error) {
+		switch e := e.(type) {
+		case *FieldError:
+			if e.Env == "" && e.Line == 0 {
+				e.Line = lineOf(&doc, e.Field)
+			}
+		case interface{ Unwrap() []error }:
+			for _, x := range e.Unwrap() {
+				walk(x)
+			}
+		}
+	}
+	walk(err)
+}
+
+// fieldPart matches one step of a field path: a key, or [i] in a list.
+var fieldPart = regexp.MustCompile(`[^.\[\]]+|\[(\d+)\]`)
+
+// lineOf returns the line of field ("server.port", "sources[1].kind") in
+// doc: of its key, or of the deepest part of the path the document holds
+// (the source of "sources[0].include/exclude[1]", a combined list); 0 when
+// the document holds none of it.
+func lineOf(doc *yamlv3.Node, field string) int {
+	node, line := doc, 0
+	if node.Kind == yamlv3.DocumentNode && len(node.Content) > 0 {
+		node = node.Content[0]
+	}
+	for _, m := range fieldPart.FindAllStringSubmatch(field, -1) {
+		if node.Kind == yamlv3.AliasNode && node.Alias != nil {
+			node = node.Alias
+		}
+		next := (*yamlv3.Node)(nil)
+		switch {
+		case m[1] != "" && node.Kind == yamlv3.SequenceNode:
+			if i, err := strconv.Atoi(m[1]); err == nil && i < len(node.Content) {
+				next = node.Content[i]
+				line = next.Line
+			}
+		case m[1] == "" && node.Kind == yamlv3.MappingNode:
+			for i := 0; i+1 < len(node.Content); i += 2 {
+				if node.Content[i].Value == m[0] {
+					next = node.Content[i+1]
+					line = node.Content[i].Line
+				}
+			}
+		}
+		if next == nil {
+			break
+		}
+		node = next
+	}
+	return line
 }
 
 // envVarRef matches $NAME and ${NAME}.
@@ -749,6 +823,8 @@ type Problem struct {
 	Field string `json:"field,omitempty"`
 	// Env is the environment variable the value came from, if it did.
 	Env string `json:"env,omitempty"`
+	// Line is the line of config.yaml the field is on, when it is there.
+	Line int `json:"line,omitempty"`
 	// Message says what is wrong, without the field.
 	Message string `json:"message"`
 }
@@ -762,7 +838,7 @@ func Problems(err error) []Problem {
 		switch e := e.(type) {
 		case nil:
 		case *FieldError:
-			out = append(out, Problem{Field: e.Field, Env: e.Env, Message: e.message()})
+			out = append(out, Problem{Field: e.Field, Env: e.Env, Line: e.Line, Message: e.message()})
 		case *NonLoopbackError:
 			out = append(out, Problem{Field: "server.host", Env: e.Env, Message: e.message()})
 		case interface{ Unwrap() []error }: // errors.Join

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -274,7 +275,7 @@ func TestLoadFile_envRangeErrorNamesVariable(t *testing.T) {
 		{"host", "", []string{"NOVA_SERVER_HOST=0.0.0.0"}, []string{`NOVA_SERVER_HOST (server.host): must be localhost`}},
 		{"cross-field", "", []string{"NOVA_SERVER_PORT=4000", "NOVA_FACADE_PORT=4000"}, []string{"NOVA_FACADE_PORT (facade.port): must differ from server.port"}},
 		{"file value names no variable", "retrieval: {topK: 0}\n", []string{"NOVA_SERVER_PORT=99999"},
-			[]string{"NOVA_SERVER_PORT (server.port)", "\nretrieval.topK: must be between 1 and 20"}},
+			[]string{"NOVA_SERVER_PORT (server.port)", "\nline 1: retrieval.topK: must be between 1 and 20"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -367,28 +368,28 @@ func TestLoadFile_unknownKeys(t *testing.T) {
 
 // TestLoadFile_misshapen: a section or a source list of the wrong shape is
 // one clear error naming the key, not an "unknown key" nor the decoder's
-// report of the same problem.
+// report of the same problem, with its line.
 func TestLoadFile_misshapen(t *testing.T) {
 	tests := []struct {
 		name, yaml string
 		want       []string // the whole message, one line per error
 	}{
-		{"section is a number", "server: 5\n", []string{`server: must be a section of keys (got "5")`}},
-		{"section is a list", "retrieval: [1]\n", []string{`retrieval: must be a section of keys (got "[1]")`}},
-		{"section is empty", "server:\n", []string{`server: must be a section of keys`}},
-		{"sources is a word", "sources: notes\n", []string{`sources: must be a list of sources (got "notes")`}},
-		{"sources is a map", "sources: {name: a}\n", []string{`sources: must be a list of sources`}},
+		{"section is a number", "server: 5\n", []string{`line 1: server: must be a section of keys (got "5")`}},
+		{"section is a list", "retrieval: [1]\n", []string{`line 1: retrieval: must be a section of keys (got "[1]")`}},
+		{"section is empty", "server:\n", []string{`line 1: server: must be a section of keys`}},
+		{"sources is a word", "sources: notes\n", []string{`line 1: sources: must be a list of sources (got "notes")`}},
+		{"sources is a map", "sources: {name: a}\n", []string{`line 1: sources: must be a list of sources`}},
 		{"a source is a word", "sources: [notes, {name: a, kind: jsonl, path: /a, tag: x}]\n", []string{
-			`sources[0]: must be a source: a section of keys such as name, kind and path (got "notes")`,
+			`line 1: sources[0]: must be a source: a section of keys such as name, kind and path (got "notes")`,
 			// numbered as written, although the first is not a source
-			`sources[1].tag: unknown key`,
+			`line 1: sources[1].tag: unknown key`,
 		}},
 		{"a source field of the wrong type", "sources:\n  - {name: a, kind: jsonl, path: /a, authorityRank: high}\n", []string{
-			`sources[0].authorityRank: must be an integer (got "high")`,
+			`line 2: sources[0].authorityRank: must be an integer (got "high")`,
 		}},
 		{"with a bad value elsewhere", "server: 5\nfacade: {port: x}\n", []string{
-			`facade.port: must be an integer (got "x")`,
-			`server: must be a section of keys (got "5")`,
+			`line 2: facade.port: must be an integer (got "x")`,
+			`line 1: server: must be a section of keys (got "5")`,
 		}},
 	}
 	for _, tt := range tests {
@@ -961,4 +962,39 @@ func TestLoadFile_sourcePathNotExpanded(t *testing.T) {
 			t.Errorf("LoadFile: %v, sources %+v", err, cfg.Sources)
 		}
 	})
+}
+
+// TestLoadFile_errorLines: each error about a key of config.yaml names
+// its line, so that the person finds it in a long file; an error about an
+// environment variable names none.
+func TestLoadFile_errorLines(t *testing.T) {
+	yaml := `# Nova
+server:
+  port: 99999
+  bogus: 1
+retrieval:
+  topK: many
+sources:
+  - {name: a, kind: jsonl, path: /a}
+  - name: b
+    kind: pdf
+    path: /b
+    tag: x
+`
+	_, err := load(t, yaml, "NOVA_FACADE_PORT=-1")
+	want := map[string]int{
+		"server.port": 3, "server.bogus": 4, "retrieval.topK": 6, "sources[1].kind": 10, "sources[1].tag": 12, "facade.port": 0,
+	}
+	got := map[string]int{}
+	for _, p := range config.Problems(err) {
+		got[p.Field] = p.Line
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("lines %v, want %v\n%v", got, want, err)
+	}
+	for _, line := range []string{"line 4: server.bogus: unknown key", `line 10: sources[1].kind: must be one of`, "NOVA_FACADE_PORT (facade.port): must be"} {
+		if !strings.Contains(err.Error(), line) {
+			t.Errorf("error does not say %q:\n%v", line, err)
+		}
+	}
 }
