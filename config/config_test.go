@@ -998,3 +998,38 @@ sources:
 		}
 	}
 }
+
+// TestLoadFile_sameFilesTwice: two sources of one kind that name the same
+// path (spelled alike or not) with the same globs read the same files, so
+// every memory in them was indexed, and found, twice; that is an error
+// naming the second. Other globs, another kind, or a folder inside
+// another's are left alone: they can be meant.
+func TestLoadFile_sameFilesTwice(t *testing.T) {
+	home := paths.Home{Root: t.TempDir()}
+	user := t.TempDir()
+	for _, tt := range []struct {
+		name, sources string
+		want          []string
+	}{
+		{"same path", "- {name: a, kind: markdown, path: /n}\n- {name: b, kind: markdown, path: /n/}", []string{"sources[1].path"}},
+		{"same path through ~", "- {name: a, kind: markdown, path: " + user + "/n}\n- {name: b, kind: markdown, path: ~/n}", []string{"sources[1].path"}},
+		{"same globs", "- {name: a, kind: markdown, path: /n, include: ['*.md']}\n- {name: b, kind: markdown, path: /n, include: ['*.md']}", []string{"sources[1].path"}},
+		{"other globs", "- {name: a, kind: markdown, path: /n, include: [work/**]}\n- {name: b, kind: markdown, path: /n, exclude: [work/**]}", nil},
+		{"other kind", "- {name: a, kind: markdown, path: /n}\n- {name: b, kind: jsonl, path: /n}", nil},
+		{"folder inside", "- {name: a, kind: markdown, path: /n}\n- {name: b, kind: markdown, path: /n/daily}", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := config.Parse(home, home.Config(), []byte("sources:\n  "+strings.ReplaceAll(tt.sources, "\n", "\n  ")+"\n"), []string{"HOME=" + user})
+			if tt.want == nil {
+				if err != nil {
+					t.Errorf("refused: %v", err)
+				}
+				return
+			}
+			wantFields(t, err, tt.want...)
+			if tt.want != nil && (err == nil || !strings.Contains(err.Error(), `the same files as sources[0] ("a")`)) {
+				t.Errorf("error %v does not name the other source", err)
+			}
+		})
+	}
+}

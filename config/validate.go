@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -75,6 +76,9 @@ func (c Config) validate(fromEnv map[string]string) error {
 	within("index.contextWords", c.Index.ContextWords, 0, 200, "must be between 0 and 200")
 	within("index.contextTurns", c.Index.ContextTurns, 0, 10, "must be between 0 and 10")
 	names := map[string]bool{}
+	// read maps what a source reads (kind, path and globs) to the first
+	// source that reads it.
+	read := map[string]int{}
 	for i, s := range c.Sources {
 		field := func(name string) string { return fmt.Sprintf("sources[%d].%s", i, name) }
 		switch {
@@ -91,6 +95,14 @@ func (c Config) validate(fromEnv map[string]string) error {
 		}
 		if s.Path == "" {
 			bad(field("path"), "", "is required")
+		} else {
+			// The same files read twice are indexed, and found, twice.
+			what := strings.Join([]string{s.Kind, filepath.Clean(s.Path), strings.Join(s.Include, "\x00"), strings.Join(s.Exclude, "\x00")}, "\x00\x01")
+			if j, ok := read[what]; ok {
+				bad(field("path"), s.Path, fmt.Sprintf("reads the same files as sources[%d] (%q), whose memory would be indexed twice: remove one, or tell them apart with include/exclude", j, c.Sources[j].Name))
+			} else {
+				read[what] = i
+			}
 		}
 		if s.AuthorityRank < 0 || s.AuthorityRank > 100 {
 			bad(field("authorityRank"), fmt.Sprint(s.AuthorityRank), "must be between 0 and 100")
