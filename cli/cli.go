@@ -126,6 +126,16 @@ func Run(ctx context.Context, args []string, inv *Invocation) int {
 	for _, c := range commands() {
 		names = append(names, c.name)
 	}
+	if strings.HasPrefix(args[0], "-") {
+		// Flags are each command's own: "novactl --json doctor" means
+		// "novactl doctor --json".
+		if len(args) > 1 && slices.Contains(names, args[1]) {
+			fmt.Fprintf(inv.Stderr, "novactl: %q goes after the command: novactl %s %s\n", args[0], args[1], args[0])
+		} else {
+			fmt.Fprintf(inv.Stderr, "novactl: unknown flag %q\nRun \"novactl --help\" for the list of commands.\n", args[0])
+		}
+		return ExitUsage
+	}
 	fmt.Fprintf(inv.Stderr, "novactl: unknown command %q%s\nRun \"novactl --help\" for the list of commands.\n", args[0], didYouMean(args[0], names))
 	return ExitUsage
 }

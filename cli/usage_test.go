@@ -228,6 +228,11 @@ func TestUnknownWords_suggest(t *testing.T) {
 		{[]string{"rag", "search"}, ExitUsage, `did you mean "search-memory"?`},
 		{[]string{"completion", "zhs"}, ExitUsage, `did you mean "zsh"?`},
 	})
+	// A flag before the command is a command line of another shape.
+	runUsageCases(t, []usageCase{
+		{[]string{"--json", "doctor"}, ExitUsage, `novactl: "--json" goes after the command: novactl doctor --json`},
+		{[]string{"-v"}, ExitUsage, `novactl: unknown flag "-v"`},
+	})
 	env := configHome(t, "")
 	_, _, errOut := runCLI(context.Background(), env, "xylophone")
 	if strings.Contains(errOut, "did you mean") || !strings.Contains(errOut, `novactl --help`) {
