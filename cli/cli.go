@@ -194,29 +194,30 @@ func newFlags(inv *Invocation, name, synopsis, description string) *flag.FlagSet
 // parseArgs parses flags that may appear before, between or after
 // positional arguments ("novactl search "query" --json"), and returns the
 // positional ones. It returns ExitOK for --help, ExitUsage for bad flags,
-// and -1 to go on. A bad flag is reported as usageError does: with --json
-// (wherever it stands) as JSON on stdout, so a script reading stdout
-// always gets JSON.
+// and -1 to go on. A bad flag is one line, with the nearest flag when one
+// is close, and a pointer to the help (the whole help buried it); with
+// --json (wherever it stands) it is JSON on stdout, so that a script
+// reading stdout always gets JSON.
 func parseArgs(inv *Invocation, fs *flag.FlagSet, args []string) ([]string, int) {
 	usage, quiet := fs.Usage, jsonRequested(fs, args)
-	if quiet {
-		// The error goes to stdout as JSON, alone: the flag package
-		// would print it and the usage to stderr first.
-		fs.SetOutput(io.Discard)
-		fs.Usage = func() {}
-		defer func() { fs.SetOutput(inv.Stderr); fs.Usage = usage }()
-	}
+	// The flag package would print the error and the whole usage: the
+	// error is reported below, and the usage only when asked for.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	defer func() { fs.SetOutput(inv.Stderr); fs.Usage = usage }()
 	var pos []string
+	all := args
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				if quiet {
-					usage() // asked for: the flag package printed none
-				}
+				usage()
 				return nil, ExitOK
 			}
+			msg := err.Error() + unknownFlagGuess(fs, all)
 			if quiet {
-				printJSONError(inv.Stdout, err.Error())
+				printJSONError(inv.Stdout, msg)
+			} else {
+				fmt.Fprintf(inv.Stderr, "%s: %s\nRun \"%s --help\" for its flags.\n", fs.Name(), msg, fs.Name())
 			}
 			return nil, ExitUsage
 		}
@@ -230,6 +231,23 @@ func parseArgs(inv *Invocation, fs *flag.FlagSet, args []string) ([]string, int)
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// unknownFlagGuess returns didYouMean's guess for the first flag in args
+// (up to "--") that fs does not define, or "".
+func unknownFlagGuess(fs *flag.FlagSet, args []string) string {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name != "" && fs.Lookup(name) == nil {
+			return didYouMean("--"+name, names)
+		}
+	}
+	return ""
 }
 
 // jsonRequested reports whether fs has the boolean --json flag and args

@@ -11,7 +11,7 @@ import (
 // the name ("instal" for install) or at most one edit away (two for words
 // of five letters or more), a swap of neighbours counting as one ("snyc").
 func didYouMean(word string, names []string) string {
-	if word == "" || strings.HasPrefix(word, "-") {
+	if word == "" {
 		return ""
 	}
 	limit := 1

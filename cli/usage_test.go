@@ -297,3 +297,36 @@ func TestJSONUsageErrors(t *testing.T) {
 		t.Errorf("doctor extra: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestBadFlag_saysWhatAndWhere: a flag a command does not know, or whose
+// value does not parse, is one error line (with the nearest flag, when
+// one is close) and a pointer to the command's help, not the whole help,
+// under which the error scrolled away.
+func TestBadFlag_saysWhatAndWhere(t *testing.T) {
+	env := configHome(t, "server: {port: 0}\nfacade: {port: 0}\n")
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"search", "--topk", "3", "port"}, []string{`flag provided but not defined: -topk; did you mean "--top-k"?`, `Run "novactl search --help" for its flags.`}},
+		{[]string{"index", "sync", "--ful"}, []string{`did you mean "--full"?`, `Run "novactl index sync --help"`}},
+		{[]string{"search", "--top-k", "many", "port"}, []string{`invalid value "many" for flag -top-k`, `Run "novactl search --help"`}},
+		{[]string{"doctor", "--xyzzy"}, []string{"flag provided but not defined: -xyzzy\n"}},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, out, errOut := runCLI(context.Background(), env, tt.args...)
+			if code != ExitUsage || out != "" || strings.Contains(errOut, "Flags:") {
+				t.Errorf("exit %d, stdout %q; want exit 2, nothing on stdout and no full help:\n%s", code, out, errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr does not say %q:\n%s", w, errOut)
+				}
+			}
+		})
+	}
+	_, out, _ := runCLI(context.Background(), env, "search", "--topk", "3", "port", "--json")
+	if !strings.Contains(out, `did you mean \"--top-k\"?`) {
+		t.Errorf("--json: %s", out)
+	}
+}
