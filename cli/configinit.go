@@ -120,7 +120,8 @@ func runConfigInit(inv *Invocation, args []string) int {
 		}
 		res.Sources = append(res.Sources, initSource{Name: name, Kind: config.KindAider, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "Aider"})
 	}
-	for i, n := range notes {
+	var noted []string // the notes paths taken, each once
+	for _, n := range notes {
 		if n == "" {
 			// Abs would make it the current directory, maybe the whole home.
 			return fail(ExitUsage, "--notes needs a folder or file of Markdown notes (got an empty path)")
@@ -132,9 +133,15 @@ func runConfigInit(inv *Invocation, args []string) int {
 		if _, err := os.Stat(dir); err != nil {
 			return fail(ExitUsage, fmt.Sprintf("--notes %s: %v", n, err))
 		}
+		if slices.Contains(noted, dir) {
+			// Two sources would read the same files, which config check
+			// refuses (they would be indexed twice).
+			continue
+		}
+		noted = append(noted, dir)
 		name := "notes"
-		if i > 0 {
-			name = fmt.Sprintf("notes-%d", i+1)
+		if len(noted) > 1 {
+			name = fmt.Sprintf("notes-%d", len(noted))
 		}
 		res.Sources = append(res.Sources, initSource{Name: name, Kind: config.KindMarkdown, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "Markdown notes"})
 	}

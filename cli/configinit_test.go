@@ -305,3 +305,26 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestConfigInit_notesOnce: a notes folder given twice, spelled alike or
+// not, is one source: two would read the same files, which config check
+// refuses, so config init failed with "does not read back as meant".
+func TestConfigInit_notesOnce(t *testing.T) {
+	root, _, env := initHome(t)
+	writeFixture(t, root, "notes/a.md", "# A\n")
+	code, out, errOut := runCLI(context.Background(), env, "config", "init", "--dry-run", "--json",
+		"--notes", "~/notes", "--notes", filepath.Join(root, "notes")+"/", "--notes", filepath.Join(root, "notes", "a.md"))
+	var r struct {
+		Sources []struct{ Name, Path string }
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != ExitOK {
+		t.Fatalf("exit %d, %v\nstdout: %s\nstderr: %s", code, err, out, errOut)
+	}
+	var got []string
+	for _, s := range r.Sources {
+		got = append(got, s.Name+" "+s.Path)
+	}
+	if want := []string{"notes ~/notes", "notes-2 ~/notes/a.md"}; !slices.Equal(got, want) {
+		t.Errorf("sources %q, want %q", got, want)
+	}
+}
