@@ -23,7 +23,6 @@ import (
 	"github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/providers/confmap"
 	"github.com/knadh/koanf/providers/env/v2"
-	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/v2"
 	yamlv3 "go.yaml.in/yaml/v3"
 
@@ -285,7 +284,6 @@ func Load(environ []string) (Config, error) {
 // LoadFile reads the configuration from path (missing is fine: defaults
 // apply) with environment overrides from environ.
 func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
-	var src koanf.Provider
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && fi.IsDir():
@@ -294,7 +292,13 @@ func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 		if err := checkWriters(path, fi); err != nil {
 			return Config{}, err
 		}
-		src = file.Provider(path)
+		// Read once: the errors' lines are looked up in what was
+		// loaded, not in a file that may have changed since.
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return Config{}, fmt.Errorf("read %s: %w", path, err)
+		}
+		return load(home, path, data, true, environ)
 	case errors.Is(err, syscall.ENOTDIR):
 		// NOVA_HOME (or a folder above it) is a file: say which, not
 		// "stat .../config.yaml: not a directory".
@@ -302,7 +306,7 @@ func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 	case !errors.Is(err, os.ErrNotExist):
 		return Config{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	return load(home, path, src, environ)
+	return load(home, path, nil, false, environ)
 }
 
 // notAFolder names the nearest part of dir that is a file.
@@ -338,7 +342,7 @@ func checkWriters(path string, fi fs.FileInfo) error {
 // (which need not exist yet), with environment overrides from environ:
 // the check of a config.yaml before it is written.
 func Parse(home paths.Home, path string, data []byte, environ []string) (Config, error) {
-	return load(home, path, rawBytes(data), environ)
+	return load(home, path, data, true, environ)
 }
 
 // rawBytes is a koanf provider of a file's content held in memory.
@@ -350,16 +354,16 @@ func (rawBytes) Read() (map[string]any, error) {
 	return nil, errors.New("rawBytes needs a parser")
 }
 
-// load reads defaults, then src as the YAML file at path (nil when there
-// is no file), then environ.
-func load(home paths.Home, path string, src koanf.Provider, environ []string) (Config, error) {
+// load reads defaults, then data as the YAML file at path (when hasFile;
+// there may be no file), then environ.
+func load(home paths.Home, path string, data []byte, hasFile bool, environ []string) (Config, error) {
 	k := koanf.New(".")
 	if err := k.Load(confmap.Provider(defaultMap(), "."), nil); err != nil {
 		return Config{}, fmt.Errorf("load defaults: %w", err)
 	}
 	cfg := Config{Home: home}
-	if src != nil {
-		if err := k.Load(src, yaml.Parser()); err != nil {
+	if hasFile {
+		if err := k.Load(rawBytes(data), yaml.Parser()); err != nil {
 			return Config{}, fmt.Errorf("read %s: %w", path, err)
 		}
 		cfg.File = path
@@ -416,7 +420,7 @@ func load(home paths.Home, path string, src koanf.Provider, environ []string) (C
 		structural = true
 	}
 	cfg.Home = home
-	if src != nil {
+	if hasFile {
 		cfg.File = path
 	}
 	for i := range cfg.Sources {
@@ -444,8 +448,8 @@ func load(home paths.Home, path string, src koanf.Provider, environ []string) (C
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		if src != nil {
-			setLines(src, err)
+		if hasFile {
+			setLines(data, err)
 		}
 		return Config{}, err
 	}
@@ -453,12 +457,11 @@ func load(home paths.Home, path string, src koanf.Provider, environ []string) (C
 }
 
 // setLines sets the Line of each FieldError in err's tree that is about a
-// key of the YAML file src (not an environment variable). It leaves them
-// at 0 when src cannot be read again or parsed.
-func setLines(src koanf.Provider, err error) {
-	data, rerr := src.ReadBytes()
+// key of the YAML file data (not an environment variable). It leaves them
+// at 0 when data does not parse.
+func setLines(data []byte, err error) {
 	var doc yamlv3.Node
-	if rerr != nil || yamlv3.Unmarshal(data, &doc) != nil {
+	if yamlv3.Unmarshal(data, &doc) != nil {
 		return
 	}
 	var walk func(error)
