@@ -6,6 +6,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -366,6 +367,9 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 		if err := k.Load(rawBytes(data), yaml.Parser()); err != nil {
 			return Config{}, fmt.Errorf("read %s: %w", path, err)
 		}
+		if line := secondDocument(data); line > 0 {
+			return Config{}, fmt.Errorf("%w: %s: line %d starts a second YAML document, after a --- line; only the first is read, so its settings would be dropped: remove the --- line between them", ErrInvalid, path, line)
+		}
 		cfg.File = path
 	}
 	// Every problem is collected and reported together: an unknown key
@@ -454,6 +458,26 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// secondDocument returns the line where a second YAML document with
+// content starts in data, or 0: a file holds one document, and YAML
+// parsers read the first. Empty documents (a "---" that ends the file)
+// and data that does not parse (reported by the parser) count for none.
+func secondDocument(data []byte) int {
+	dec := yamlv3.NewDecoder(bytes.NewReader(data))
+	for n := 0; ; n++ {
+		var doc yamlv3.Node
+		if err := dec.Decode(&doc); err != nil {
+			return 0
+		}
+		if n == 0 || len(doc.Content) == 0 {
+			continue
+		}
+		if c := doc.Content[0]; c.Kind != yamlv3.ScalarNode || c.Tag != "!!null" {
+			return c.Line
+		}
+	}
 }
 
 // setLines sets the Line of each FieldError in err's tree that is about a

@@ -1033,3 +1033,23 @@ func TestLoadFile_sameFilesTwice(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadFile_oneDocument: YAML reads only the first document of a file;
+// the settings after a "---" line (two files pasted together, a stray
+// separator) were dropped without a word. Such a file is refused, naming
+// the line. A "---" that opens the file, or ends it, starts no second
+// document of settings and is fine.
+func TestLoadFile_oneDocument(t *testing.T) {
+	for _, yaml := range []string{"server: {port: 4000}\n---\nfacade: {port: 5}\n", "---\nserver: {port: 4000}\n---\nfacade: {port: 5}\n"} {
+		home, path := writeConfig(t, yaml)
+		_, err := config.LoadFile(home, path, nil)
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "second YAML document") || !strings.Contains(err.Error(), "line ") {
+			t.Errorf("%q: error %v, want one naming the second document and its line", yaml, err)
+		}
+	}
+	for _, yaml := range []string{"---\nserver: {port: 4000}\n", "server: {port: 4000}\n---\n", "server: {port: 4000}\n...\n"} {
+		if cfg, err := load(t, yaml); err != nil || cfg.Server.Port != 4000 {
+			t.Errorf("%q: %v, port %d", yaml, err, cfg.Server.Port)
+		}
+	}
+}
