@@ -364,6 +364,10 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 	}
 	cfg := Config{Home: home}
 	if hasFile {
+		if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+			// The parser would report its first letters as a bad value.
+			return Config{}, fmt.Errorf("%w: %s is saved as UTF-16; save it as UTF-8", ErrInvalid, path)
+		}
 		if err := k.Load(rawBytes(data), yaml.Parser()); err != nil {
 			return Config{}, fmt.Errorf("read %s: %w", path, err)
 		}

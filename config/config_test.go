@@ -1053,3 +1053,21 @@ func TestLoadFile_oneDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadFile_UTF16: a config.yaml saved as UTF-16 (an editor's
+// "Unicode" encoding) is refused saying so, not with the YAML parser's
+// "cannot unmarshal !!str" about its first two letters.
+func TestLoadFile_UTF16(t *testing.T) {
+	for name, data := range map[string][]byte{
+		"little-endian": append([]byte{0xff, 0xfe}, 's', 0, 'e', 0, 'r', 0),
+		"big-endian":    append([]byte{0xfe, 0xff}, 0, 's', 0, 'e', 0, 'r'),
+	} {
+		t.Run(name, func(t *testing.T) {
+			home, path := writeConfig(t, string(data))
+			_, err := config.LoadFile(home, path, nil)
+			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "UTF-16") || strings.Contains(err.Error(), "unmarshal") {
+				t.Errorf("error %v, want one saying %s is UTF-16", err, path)
+			}
+		})
+	}
+}
