@@ -793,6 +793,11 @@ func TestModel_TooSmallWindowSaysSo(t *testing.T) {
 			})
 		}
 	}
+	// A terminal that reports no size (0x0: a pseudo-terminal nobody
+	// sized) is not too small: its size is unknown.
+	if v := update(t, m, tea.WindowSizeMsg{}).View(); strings.Contains(v, "Too small") || !strings.Contains(v, "Search") {
+		t.Errorf("a window of unknown size (0x0):\n%s", v)
+	}
 	small := update(t, m, tea.WindowSizeMsg{Width: 20, Height: 5})
 	if q := press(t, small, "q"); !q.quitting {
 		t.Errorf("q does not quit a window too small")

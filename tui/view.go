@@ -21,7 +21,7 @@ func (m Model) View() string {
 	if m.quitting {
 		return ""
 	}
-	if m.winWidth < minWidth || m.winHeight < minHeight {
+	if m.tooSmall() {
 		return m.tooSmallView()
 	}
 	var lines []string
@@ -31,6 +31,13 @@ func (m Model) View() string {
 		lines = m.mainView()
 	}
 	return fitLines(lines, m.width, m.height)
+}
+
+// tooSmall reports whether the window is smaller than the screens' least
+// size. A side of 0 is unknown (a pseudo-terminal nobody sized), not
+// small: the screen is drawn at the least size then, as before.
+func (m Model) tooSmall() bool {
+	return (m.winWidth > 0 && m.winWidth < minWidth) || (m.winHeight > 0 && m.winHeight < minHeight)
 }
 
 // tooSmallView fills a window smaller than minWidth x minHeight with the
