@@ -278,14 +278,10 @@ func jsonRequested(fs *flag.FlagSet, args []string) bool {
 // jsonFlag returns fs's --json flag when it is the boolean "print JSON"
 // (bench's --json names a file instead), else nil.
 func jsonFlag(fs *flag.FlagSet) *flag.Flag {
-	f := fs.Lookup("json")
-	if f == nil {
-		return nil
+	if f := fs.Lookup("json"); f != nil && isBoolFlag(f) {
+		return f
 	}
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
-		return nil
-	}
-	return f
+	return nil
 }
 
 // usageError reports a command line that fs's command refuses after its
