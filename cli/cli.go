@@ -210,6 +210,7 @@ func parseArgs(inv *Invocation, fs *flag.FlagSet, args []string) ([]string, int)
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(inv.Stderr) // where usage lists the flags
 				usage()
 				return nil, ExitOK
 			}

@@ -287,8 +287,8 @@ func TestJSONUsageErrors(t *testing.T) {
 	// Asked for, the help is still the help, once: on stderr, exit 0.
 	for _, args := range [][]string{{"doctor", "--json", "--help"}, {"doctor", "--help"}, {"search", "-h", "--json"}} {
 		code, out, errOut := runCLI(context.Background(), env, args...)
-		if code != ExitOK || out != "" || strings.Count(errOut, "Usage: novactl") != 1 {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 0 and the help once on stderr", args, code, out, errOut)
+		if code != ExitOK || out != "" || strings.Count(errOut, "Usage: novactl") != 1 || strings.Count(errOut, "\n  -json\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 0 and the help once on stderr, with its flags", args, code, out, errOut)
 		}
 	}
 	// Without --json the text form is unchanged.
