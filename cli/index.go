@@ -441,7 +441,10 @@ func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 // progress renders long work on a terminal: stage, counts, rate and ETA,
 // redrawn in place at most a few times a second.
 type progress struct {
-	w       io.Writer
+	w io.Writer
+	// width is the terminal's, 0 when unknown: a line wider than the
+	// terminal wraps, and the next redraw erases only its last row.
+	width   int
 	mu      sync.Mutex
 	stage   string
 	started time.Time
@@ -454,7 +457,7 @@ type progress struct {
 	latest index.Progress
 }
 
-func newProgress(w io.Writer) *progress { return &progress{w: w} }
+func newProgress(w io.Writer) *progress { return &progress{w: w, width: termWidth(w)} }
 
 func (p *progress) update(u index.Progress) {
 	if p == nil {
@@ -487,6 +490,9 @@ func (p *progress) update(u index.Progress) {
 		line += " · " + truncate.Left(u.Note, 48)
 	} else if u.Note != "" {
 		line += " · " + u.Note
+	}
+	if p.width > 0 {
+		line = truncate.Width(line, p.width-1)
 	}
 	fmt.Fprintf(p.w, "\r\033[K%s", line)
 	p.shown = true
