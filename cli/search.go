@@ -212,6 +212,13 @@ func cliReason(err error) string {
 // (a title change, a clipboard write, a screen clear).
 func printSearch(w io.Writer, r *api.SearchResponse) {
 	inert.Value(r)
+	// Previews are wrapped to 96 columns, or to a narrower terminal's
+	// width: the terminal would wrap them again, mid-word and without
+	// their indent.
+	width := 96
+	if tw := termWidth(w); tw > 0 {
+		width = max(min(width, tw-4), 20)
+	}
 	fmt.Fprintln(w, "Nova · Memory search")
 	if !r.Available {
 		reason := ""
@@ -246,7 +253,7 @@ func printSearch(w io.Writer, r *api.SearchResponse) {
 		if res.Title != "" {
 			fmt.Fprintf(w, "   %s\n", res.Title)
 		}
-		for _, line := range wrapPreview(res.TextPreview, 3, 96) {
+		for _, line := range wrapPreview(res.TextPreview, 3, width) {
 			fmt.Fprintf(w, "   %s\n", line)
 		}
 		p := res.Provenance
@@ -276,7 +283,16 @@ func wrapPreview(s string, n, w int) []string {
 			lines = append(lines, cur.String())
 			cur.Reset()
 			if len(lines) == n {
-				lines[n-1] += " …"
+				// The ellipsis stays within w too: words make room for it.
+				last := lines[n-1]
+				for utf8.RuneCountInString(last)+2 > w {
+					i := strings.LastIndexByte(last, ' ')
+					if i <= 0 {
+						break
+					}
+					last = last[:i]
+				}
+				lines[n-1] = last + " …"
 				return lines
 			}
 		}
