@@ -1071,3 +1071,14 @@ func TestLoadFile_UTF16(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadFile_pathTildeAlone: YAML reads ~ alone as null, so
+// "path: ~" (a source of the whole home) was "is required", which said
+// nothing of why; the error says how to write it.
+func TestLoadFile_pathTildeAlone(t *testing.T) {
+	_, err := load(t, "sources:\n  - {name: a, kind: codex, path: ~}\n")
+	wantFields(t, err, "sources[0].path")
+	if !strings.Contains(err.Error(), `"~" in quotes`) {
+		t.Errorf("error %v does not say to quote ~", err)
+	}
+}

@@ -94,7 +94,8 @@ func (c Config) validate(fromEnv map[string]string) error {
 			bad(field("kind"), s.Kind, "must be one of "+strings.Join(Kinds, ", "))
 		}
 		if s.Path == "" {
-			bad(field("path"), "", "is required")
+			// "path: ~" is YAML's null, so empty here.
+			bad(field("path"), "", `is required (for your home folder write "~" in quotes: YAML reads ~ alone as empty)`)
 		} else {
 			// The same files read twice are indexed, and found, twice.
 			what := strings.Join([]string{s.Kind, filepath.Clean(s.Path), strings.Join(s.Include, "\x00"), strings.Join(s.Exclude, "\x00")}, "\x00\x01")
