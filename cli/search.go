@@ -126,7 +126,8 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 	remaining, _ := budget.Next()
 	body.RemainingBudgetMs = min(remaining, int(timeout.Milliseconds()))
 	body.BudgetCall, body.BudgetMaxCalls = budget.Calls(), budget.MaxCalls()
-	callCtx, cancel := context.WithTimeout(ctx, min(*timeout, budget.Remaining()))
+	limit := min(*timeout, budget.Remaining())
+	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	resp, _, err := c.Search(callCtx, body)
 	if err != nil {
@@ -136,6 +137,12 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 			env.Error = err.Error()
 			printJSON(inv.Stdout, withBudget(env, budget))
 			return ExitOK
+		}
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			// The request's own deadline: say which, not the client's
+			// "Post ...: context deadline exceeded".
+			fmt.Fprintf(inv.Stderr, "novactl search: no answer within %s (--timeout) from %s (novad may be busy: try again, or give a longer --timeout)\n", limit, c.FacadeURL)
+			return ExitFailure
 		}
 		fmt.Fprintf(inv.Stderr, "novactl search: %v\n", err)
 		return ExitFailure

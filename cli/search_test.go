@@ -168,3 +168,19 @@ func TestSearch_otherHome(t *testing.T) {
 		t.Errorf("%d searches reached the other server", n)
 	}
 }
+
+// TestSearch_timeoutSaysSo: a search novad does not answer within
+// --timeout says so, naming the flag, not with the HTTP client's
+// "Post "http://...": context deadline exceeded".
+func TestSearch_timeoutSaysSo(t *testing.T) {
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-stop // a novad that does not answer while the test runs
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) }) // before srv.Close, which waits for the handler
+	code, out, errOut := runCLI(context.Background(), nil, "search", "port", "--facade-url", srv.URL, "--timeout", "50ms")
+	if code != ExitFailure || out != "" || !strings.Contains(errOut, "no answer within 50ms (--timeout)") || strings.Contains(errOut, "deadline exceeded") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and the timeout named", code, out, errOut)
+	}
+}
