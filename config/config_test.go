@@ -1047,7 +1047,7 @@ func TestLoadFile_oneDocument(t *testing.T) {
 			t.Errorf("%q: error %v, want one naming the second document and its line", yaml, err)
 		}
 	}
-	for _, yaml := range []string{"---\nserver: {port: 4000}\n", "server: {port: 4000}\n---\n", "server: {port: 4000}\n...\n"} {
+	for _, yaml := range []string{"---\nserver: {port: 4000}\n", "# Nova\n---\nserver: {port: 4000}\n", "server: {port: 4000}\n---\n", "server: {port: 4000}\n...\n"} {
 		if cfg, err := load(t, yaml); err != nil || cfg.Server.Port != 4000 {
 			t.Errorf("%q: %v, port %d", yaml, err, cfg.Server.Port)
 		}
