@@ -255,12 +255,17 @@ type NonLoopbackError struct {
 	Host string
 	// Env is the environment variable the host came from, if it did.
 	Env string
+	// Line is the line of config.yaml server.host is on, or 0.
+	Line int
 }
 
 func (e *NonLoopbackError) Error() string {
 	field := "server.host"
 	if e.Env != "" {
 		field = e.Env + " (server.host)"
+	}
+	if e.Line > 0 {
+		field = fmt.Sprintf("line %d: %s", e.Line, field)
 	}
 	return field + ": " + e.message()
 }
@@ -484,9 +489,9 @@ func secondDocument(data []byte) int {
 	}
 }
 
-// setLines sets the Line of each FieldError in err's tree that is about a
-// key of the YAML file data (not an environment variable). It leaves them
-// at 0 when data does not parse.
+// setLines sets the Line of each FieldError (and NonLoopbackError) in
+// err's tree that is about a key of the YAML file data, not an
+// environment variable. It leaves them at 0 when data does not parse.
 func setLines(data []byte, err error) {
 	var doc yamlv3.Node
 	if yamlv3.Unmarshal(data, &doc) != nil {
@@ -498,6 +503,10 @@ func setLines(data []byte, err error) {
 		case *FieldError:
 			if e.Env == "" && e.Line == 0 {
 				e.Line = lineOf(&doc, e.Field)
+			}
+		case *NonLoopbackError:
+			if e.Env == "" && e.Line == 0 {
+				e.Line = lineOf(&doc, "server.host")
 			}
 		case interface{ Unwrap() []error }:
 			for _, x := range e.Unwrap() {
@@ -871,7 +880,7 @@ func Problems(err error) []Problem {
 		case *FieldError:
 			out = append(out, Problem{Field: e.Field, Env: e.Env, Line: e.Line, Message: e.message()})
 		case *NonLoopbackError:
-			out = append(out, Problem{Field: "server.host", Env: e.Env, Message: e.message()})
+			out = append(out, Problem{Field: "server.host", Env: e.Env, Line: e.Line, Message: e.message()})
 		case interface{ Unwrap() []error }: // errors.Join
 			for _, x := range e.Unwrap() {
 				walk(x)

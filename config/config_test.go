@@ -970,6 +970,7 @@ func TestLoadFile_sourcePathNotExpanded(t *testing.T) {
 func TestLoadFile_errorLines(t *testing.T) {
 	yaml := `# Nova
 server:
+  host: 0.0.0.0
   port: 99999
   bogus: 1
 retrieval:
@@ -983,7 +984,7 @@ sources:
 `
 	_, err := load(t, yaml, "NOVA_FACADE_PORT=-1")
 	want := map[string]int{
-		"server.port": 3, "server.bogus": 4, "retrieval.topK": 6, "sources[1].kind": 10, "sources[1].tag": 12, "facade.port": 0,
+		"server.host": 3, "server.port": 4, "server.bogus": 5, "retrieval.topK": 7, "sources[1].kind": 11, "sources[1].tag": 13, "facade.port": 0,
 	}
 	got := map[string]int{}
 	for _, p := range config.Problems(err) {
@@ -992,7 +993,7 @@ sources:
 	if !maps.Equal(got, want) {
 		t.Errorf("lines %v, want %v\n%v", got, want, err)
 	}
-	for _, line := range []string{"line 4: server.bogus: unknown key", `line 10: sources[1].kind: must be one of`, "NOVA_FACADE_PORT (facade.port): must be"} {
+	for _, line := range []string{"line 3: server.host: must be localhost", "line 5: server.bogus: unknown key", `line 11: sources[1].kind: must be one of`, "NOVA_FACADE_PORT (facade.port): must be"} {
 		if !strings.Contains(err.Error(), line) {
 			t.Errorf("error does not say %q:\n%v", line, err)
 		}
