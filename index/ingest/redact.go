@@ -854,10 +854,10 @@ func valueAfter(text string, i int) (int, int) {
 		return i, i
 	}
 	quote := ""
-	switch {
-	case text[i] == '"' || text[i] == '\'' || text[i] == '`':
+	switch text[i] {
+	case '"', '\'', '`':
 		quote = text[i : i+1]
-	case text[i] == '\\':
+	case '\\':
 		// A quote escaped once or more (\", \\\"): the value ends at
 		// the same escape.
 		j := i
