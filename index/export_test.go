@@ -2,6 +2,7 @@ package index
 
 import (
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -23,3 +24,31 @@ func SetHistoryLimit(limit int64) (restore func()) {
 
 // BaseEveryForTest is baseEvery.
 const BaseEveryForTest = baseEvery
+
+// BirthTimeForTest is the birth time a sync reads of the file at path (0:
+// its file system gives none).
+func BirthTimeForTest(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return birthTime(path, fi)
+}
+
+// WithoutBirthTimes makes syncs read no file's birth time, as on a file
+// system that gives none, until restore is called.
+func WithoutBirthTimes() (restore func()) {
+	prev := birthTime
+	birthTime = func(string, fs.FileInfo) int64 { return 0 }
+	return func() { birthTime = prev }
+}
+
+// InodeForTest is the inode a sync reads of the file at path (0: none).
+func InodeForTest(path string) uint64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	_, ino := deviceInode(fi)
+	return ino
+}

@@ -725,8 +725,51 @@ func TestSync_goneFileWithoutMemory(t *testing.T) {
 // is not the old one renamed: the old file's memory is kept as gone, as
 // for any file that disappears. A file renamed, then appended to, still
 // counts as renamed: its memory is not indexed twice.
+//
+// Where the file system gives birth times, the new file is a real one
+// that took the freed inode (born later); where it gives none, the test
+// makes it by a rename and a rewrite in place, which the size and time
+// tell apart from a move.
 func TestSync_inodeReusedIsNotARename(t *testing.T) {
-	dir := t.TempDir()
+	t.Run("birth time", func(t *testing.T) {
+		dir := t.TempDir()
+		needBirthTime(t, dir)
+		testInodeReusedIsNotARename(t, dir, func(t *testing.T, src string, content string) {
+			a, c := filepath.Join(src, "a.jsonl"), filepath.Join(src, "c.jsonl")
+			ino := index.InodeForTest(a)
+			if err := os.Remove(a); err != nil {
+				t.Fatal(err)
+			}
+			// The next file made in the folder takes the freed inode on
+			// ext4; a few tries find it where another was handed out.
+			for i := range 16 {
+				tmp := filepath.Join(src, fmt.Sprintf("new-%d.tmp", i))
+				writeFile(t, tmp, content)
+				defer os.Remove(tmp)
+				if index.InodeForTest(tmp) == ino {
+					if err := os.Rename(tmp, c); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+			}
+			t.Skipf("the file system handed no new file the freed inode %d", ino)
+		})
+	})
+	t.Run("no birth time", func(t *testing.T) {
+		defer index.WithoutBirthTimes()()
+		testInodeReusedIsNotARename(t, t.TempDir(), func(t *testing.T, src string, content string) {
+			if err := os.Rename(filepath.Join(src, "a.jsonl"), filepath.Join(src, "c.jsonl")); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(src, "c.jsonl"), content)
+		})
+	})
+}
+
+// testInodeReusedIsNotARename is TestSync_inodeReusedIsNotARename in dir,
+// with reuse making c.jsonl, holding content, with a.jsonl's inode.
+func testInodeReusedIsNotARename(t *testing.T, dir string, reuse func(t *testing.T, src, content string)) {
 	src := filepath.Join(dir, "exports")
 	recs := baseRecords()
 	writeFile(t, filepath.Join(src, "a.jsonl"), jsonlLines(t, recs[:2]...))
@@ -736,12 +779,8 @@ func TestSync_inodeReusedIsNotARename(t *testing.T) {
 	ix := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now})
 	mustSync(t, ix)
 
-	// a.jsonl goes; c.jsonl, other content, has its inode (made certain
-	// here by a rename and a rewrite in place).
-	if err := os.Rename(filepath.Join(src, "a.jsonl"), filepath.Join(src, "c.jsonl")); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(src, "c.jsonl"), jsonlLines(t, recs[4]))
+	// a.jsonl goes; c.jsonl, other content, has its inode.
+	reuse(t, src, jsonlLines(t, recs[4]))
 	b := mustSync(t, ix).Build
 	_, g := active(t, cfg.Home)
 	byID := chunkByID(t, g)

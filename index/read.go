@@ -163,7 +163,7 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 		})
 		out.more = more
 		out.state = FileState{Source: src.Name, Path: f.Path, Size: before.size, ModTime: before.modTime,
-			Device: before.device, Inode: before.inode, Companions: before.companions, Cursor: cur, Records: len(out.records), Problems: out.count, Interrupted: out.interrupted}
+			Device: before.device, Inode: before.inode, Birth: before.birth, Companions: before.companions, Cursor: cur, Records: len(out.records), Problems: out.count, Interrupted: out.interrupted}
 		// The first problem named is the first there is something to fix
 		// about, if any.
 		if len(out.problems) > 0 {

@@ -33,6 +33,12 @@ type FileState struct {
 	ModTime int64  `json:"mtime"`
 	Device  uint64 `json:"device,omitempty"`
 	Inode   uint64 `json:"inode,omitempty"`
+	// Birth is when the file was created (Unix nanoseconds), 0 where the
+	// file system does not say or the state was recorded before it was.
+	// With Device and Inode it names the file across an edit and a
+	// rename: a file system hands a deleted file's inode to the next file
+	// created, but not its birth time.
+	Birth int64 `json:"birth,omitempty"`
 	// Companions is the stat of the files read along with this one
 	// (ingest.Companions: a SQLite database's write-ahead log), "" for a
 	// file without any. A database in WAL mode takes new rows in its log
@@ -229,7 +235,7 @@ func marshalJSON(v any) []byte {
 // field of FileState (a field added there must be added here).
 func sameState(a, b *FileState) bool {
 	return a.Source == b.Source && a.Path == b.Path && a.Size == b.Size && a.ModTime == b.ModTime &&
-		a.Device == b.Device && a.Inode == b.Inode && a.Companions == b.Companions && a.Cursor.Same(b.Cursor) && a.Records == b.Records &&
+		a.Device == b.Device && a.Inode == b.Inode && a.Birth == b.Birth && a.Companions == b.Companions && a.Cursor.Same(b.Cursor) && a.Records == b.Records &&
 		slices.Equal(a.Dropped, b.Dropped) && a.Gone.Equal(b.Gone) && a.Problems == b.Problems &&
 		a.Problem == b.Problem && a.Interrupted == b.Interrupted
 }
@@ -449,6 +455,7 @@ func FileStates(home paths.Home, m *manifest.Manifest) ([]FileState, error) {
 type fileIdentity struct {
 	size, modTime  int64
 	device, inode  uint64
+	birth          int64 // 0: unknown
 	regular, exist bool
 	// companions is FileState.Companions, when sourceIdentity made it.
 	companions string
@@ -472,6 +479,10 @@ func sourceIdentity(kind, path string) fileIdentity {
 	return id
 }
 
+// birthTime is statBirthTime; tests replace it to sync as on a file
+// system that gives no birth time.
+var birthTime = statBirthTime
+
 func statIdentity(path string) fileIdentity {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -479,11 +490,15 @@ func statIdentity(path string) fileIdentity {
 	}
 	id := fileIdentity{size: fi.Size(), modTime: fi.ModTime().UnixNano(), regular: fi.Mode().IsRegular(), exist: true}
 	id.device, id.inode = deviceInode(fi)
+	id.birth = birthTime(path, fi)
 	return id
 }
 
+// sameFile reports whether the file stat'd is the one s describes: the
+// same device and inode, and the same birth time where both are known (a
+// new file that took a deleted one's inode was born later).
 func (id fileIdentity) sameFile(s *FileState) bool {
-	return id.inode == s.Inode && id.device == s.Device
+	return id.inode == s.Inode && id.device == s.Device && (id.birth == 0 || s.Birth == 0 || id.birth == s.Birth)
 }
 
 func (id fileIdentity) unchanged(s *FileState) bool {
@@ -491,14 +506,20 @@ func (id fileIdentity) unchanged(s *FileState) bool {
 }
 
 // moved reports whether the file now at path is the file s describes,
-// under another name: the same inode, and the same content. A moved file
-// keeps its size and time; an append-only one may have grown since, but
-// still starts with what was read. The inode alone does not say it: a
-// file system hands a deleted file's inode to the next file created
-// (ext4 does at once), and that file's memory is not the deleted one's.
+// under another name. The inode alone does not say it: a file system
+// hands a deleted file's inode to the next file created (ext4 does at
+// once), and that file's memory is not the deleted one's. With the birth
+// time, the same inode born at the same time is the same file, whatever
+// it holds now (a note edited, then moved). Without it, the file must
+// still hold what was read: a moved file keeps its size and time; an
+// append-only one may have grown since, but still starts with what was
+// read.
 func (id fileIdentity) moved(path string, s *FileState) bool {
 	if !id.sameFile(s) {
 		return false
+	}
+	if id.birth != 0 && s.Birth != 0 {
+		return true
 	}
 	if id.size == s.Size && id.modTime == s.ModTime {
 		return true

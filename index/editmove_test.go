@@ -1,0 +1,131 @@
+package index_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+)
+
+// needBirthTime skips a test on a file system that gives no birth time
+// to files made under dir (tmpfs and overlayfs may not): telling a file
+// edited and moved from a new file that reused a freed inode needs it.
+func needBirthTime(t *testing.T, dir string) {
+	t.Helper()
+	probe := filepath.Join(dir, "birth-probe")
+	writeFile(t, probe, "probe")
+	defer os.Remove(probe)
+	if index.BirthTimeForTest(probe) == 0 {
+		t.Skipf("the file system under %s gives files no birth time", dir)
+	}
+}
+
+// editMoveKind is one kind of source the edit-and-move tests run on: the
+// file's content before and after the edit, and the texts each holds.
+type editMoveKind struct {
+	kind, ext        string
+	before, after    string
+	other            string // another file of the source, left alone
+	oldText, newText []string
+}
+
+func editMoveKinds(t *testing.T) []editMoveKind {
+	return []editMoveKind{
+		{
+			kind: config.KindMarkdown, ext: ".md",
+			before:  "# Ledger\n\nThe old note about the quarterly ledger close.\n",
+			other:   "# Other\n\nAn unrelated note about lunch.\n",
+			after:   "# Ledger\n\nThe edited note about the quarterly ledger close, with the new owner.\n",
+			oldText: []string{"The old note about the quarterly ledger close."},
+			newText: []string{"The edited note about the quarterly ledger close, with the new owner."},
+		},
+		{
+			// A record edited and one removed: the edit keeps no record
+			// of the old version whole, so no record id takes the old
+			// file's memory over.
+			kind: config.KindJSONL, ext: ".jsonl",
+			before: jsonlLines(t, rec{ID: "m1", Text: "the ledger export runs at noon"},
+				rec{ID: "m2", Text: "the ledger export was moved to the reporting host"}),
+			other:   jsonlLines(t, rec{ID: "o1", Text: "an unrelated note about lunch"}),
+			after:   jsonlLines(t, rec{ID: "m1", Text: "the ledger export runs at midnight now, with a longer window"}),
+			oldText: []string{"the ledger export runs at noon", "the ledger export was moved to the reporting host"},
+			newText: []string{"the ledger export runs at midnight now, with a longer window"},
+		},
+	}
+}
+
+// TestSync_fileEditedAndMovedIsIndexedOnce: a note edited and then moved
+// or renamed (or moved, then edited) before the next sync is the same
+// file: its memory is its new content, once, under its new path, and its
+// old path is not kept as gone. The rename was told from the file's
+// inode with its size and time, which the edit changed, so the old
+// version stayed in memory, gone, beside the new one.
+func TestSync_fileEditedAndMovedIsIndexedOnce(t *testing.T) {
+	moves := []struct {
+		name      string
+		to        string // under the source
+		editAfter bool   // edited after the move, not before
+	}{
+		{"edited then renamed", "ledger-renamed", false},
+		{"edited then moved to another folder", filepath.Join("archive", "2026", "ledger"), false},
+		{"renamed then edited", "ledger-renamed", true},
+	}
+	for _, k := range editMoveKinds(t) {
+		for _, mv := range moves {
+			for _, full := range []bool{false, true} {
+				name := k.kind + "/" + mv.name
+				if full {
+					name += "/full"
+				}
+				t.Run(name, func(t *testing.T) {
+					dir := t.TempDir()
+					needBirthTime(t, dir)
+					src := filepath.Join(dir, "notes")
+					from := filepath.Join(src, "ledger"+k.ext)
+					to := filepath.Join(src, mv.to+k.ext)
+					writeFile(t, from, k.before)
+					writeFile(t, filepath.Join(src, "other"+k.ext), k.other)
+					cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: k.kind, Path: src})
+					clk := newClock(epoch)
+					mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
+
+					if !mv.editAfter {
+						writeFile(t, from, k.after)
+					}
+					if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Rename(from, to); err != nil {
+						t.Fatal(err)
+					}
+					if mv.editAfter {
+						writeFile(t, to, k.after)
+					}
+					r := syncOK(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true, Full: full}))
+					if gone := r.Build.Sources[0].Gone; len(gone) != 0 {
+						t.Errorf("gone %v after the file was edited and moved, want none", gone)
+					}
+					_, g := active(t, cfg.Home)
+					var got []string
+					for _, c := range g.All() {
+						if strings.Contains(c.Text, "lunch") {
+							continue
+						}
+						got = append(got, c.Text)
+						if c.SourcePath != to {
+							t.Errorf("%q is the memory of %s, want %s", c.Text, c.SourcePath, to)
+						}
+					}
+					slices.Sort(got)
+					if !slices.Equal(got, k.newText) {
+						t.Errorf("memory %q, want only the edited version %q (not the old %q)", got, k.newText, k.oldText)
+					}
+				})
+			}
+		}
+	}
+}
