@@ -129,3 +129,60 @@ func TestSync_fileEditedAndMovedIsIndexedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestSync_statesWithoutBirthTimes: an index whose file states hold no
+// birth time (written before they were recorded, or on a file system that
+// gave none) still loads, and a sync of it reads nothing again and
+// duplicates nothing. It records the birth times of the files it did not
+// read, so that a note of it edited and then moved after is indexed once:
+// without them a file read before the upgrade could only be told moved by
+// its size and time.
+func TestSync_statesWithoutBirthTimes(t *testing.T) {
+	dir := t.TempDir()
+	needBirthTime(t, dir)
+	src := filepath.Join(dir, "notes")
+	from, to := filepath.Join(src, "ledger.md"), filepath.Join(src, "archive", "ledger.md")
+	writeFile(t, from, "# Ledger\n\nThe old note about the quarterly ledger close.\n")
+	writeFile(t, filepath.Join(src, "lunch.md"), "# Lunch\n\nAn unrelated note about lunch.\n")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: src})
+	clk := newClock(epoch)
+	restore := index.WithoutBirthTimes()
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
+	restore()
+	for path, st := range activeStates(t, cfg.Home) {
+		if st.Birth != 0 {
+			t.Fatalf("%s has a birth time %d in an index made without", path, st.Birth)
+		}
+	}
+
+	r := syncOK(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
+	if r.Build.FilesRead != 0 || r.Build.Added != 0 || r.Build.Retired != 0 {
+		t.Errorf("the sync of states without birth times read %d files, added %d chunks, retired %d; want none", r.Build.FilesRead, r.Build.Added, r.Build.Retired)
+	}
+	for path, st := range activeStates(t, cfg.Home) {
+		if st.Birth == 0 {
+			t.Errorf("%s: no birth time recorded by the sync after", path)
+		}
+	}
+
+	writeFile(t, from, "# Ledger\n\nThe edited note about the quarterly ledger close, with the new owner.\n")
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+	r = syncOK(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
+	if gone := r.Build.Sources[0].Gone; len(gone) != 0 {
+		t.Errorf("gone %v after the file was edited and moved, want none", gone)
+	}
+	_, g := active(t, cfg.Home)
+	var got []string
+	for _, c := range g.All() {
+		got = append(got, c.Text)
+	}
+	slices.Sort(got)
+	if want := []string{"An unrelated note about lunch.", "The edited note about the quarterly ledger close, with the new owner."}; !slices.Equal(got, want) {
+		t.Errorf("memory %q, want %q", got, want)
+	}
+}

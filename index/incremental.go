@@ -132,6 +132,10 @@ type delta struct {
 	reads   map[stateKey]*fileRead
 	gone    map[stateKey]*FileState
 	renamed map[stateKey]stateKey // new path -> the gone path it was renamed from
+	// births are the birth times of unchanged files whose states have
+	// none (recorded before birth times were): their states take them,
+	// so that an edit and a move of these files is told from a new file.
+	births map[stateKey]int64
 
 	// The outcome of diff: documents retired, chunks added, states.
 	retired        map[int]bool
@@ -157,13 +161,19 @@ func (d *delta) plan(jobs []readJob) {
 	d.toRead = map[stateKey]readJob{}
 	d.gone = map[stateKey]*FileState{}
 	d.renamed = map[stateKey]stateKey{}
+	d.births = map[stateKey]int64{}
 	listed := map[stateKey]bool{}
 	for _, j := range jobs {
 		src := d.x.cfg.Sources[j.src]
 		key := stateKey{src.Name, j.file.Path}
 		listed[key] = true
-		if j.prev != nil && j.prev.Gone.IsZero() && sourceIdentity(src.Kind, j.file.Path).unchanged(j.prev) {
-			continue
+		if j.prev != nil && j.prev.Gone.IsZero() {
+			if id := sourceIdentity(src.Kind, j.file.Path); id.unchanged(j.prev) {
+				if j.prev.Birth == 0 && id.birth != 0 {
+					d.births[key] = id.birth
+				}
+				continue
+			}
 		}
 		j.resume = j.prev != nil && j.prev.Gone.IsZero() // an append is read on from its cursor
 		d.toRead[key] = j
@@ -577,6 +587,9 @@ func (d *delta) states() *sourceStates {
 				d.res.problem(ingest.Problem{Source: key.source, Path: key.path, Reason: "the file kept changing while it was read; it will be read again"})
 			}
 			continue
+		}
+		if b := d.births[key]; b != 0 && st.Birth == 0 {
+			st.Birth = b
 		}
 		if r, ok := d.usable(key); ok {
 			for _, p := range r.problems {
