@@ -186,3 +186,55 @@ func TestSync_statesWithoutBirthTimes(t *testing.T) {
 		t.Errorf("memory %q, want %q", got, want)
 	}
 }
+
+// TestSync_copiedThenDeleted: a file copied and the original deleted (a
+// move across file systems, cp then rm) is a new file, with a new inode:
+// it is read whole under its new path. Its memory is held once when the
+// delete is seen, whether a sync saw the copy beside the original first
+// or not.
+func TestSync_copiedThenDeleted(t *testing.T) {
+	for _, k := range editMoveKinds(t) {
+		for _, between := range []bool{false, true} {
+			for _, full := range []bool{false, true} {
+				name := k.kind
+				if between {
+					name += "/synced between"
+				}
+				if full {
+					name += "/full"
+				}
+				t.Run(name, func(t *testing.T) {
+					dir := t.TempDir()
+					src := filepath.Join(dir, "notes")
+					from, to := filepath.Join(src, "ledger"+k.ext), filepath.Join(src, "archive", "ledger"+k.ext)
+					writeFile(t, from, k.before)
+					writeFile(t, filepath.Join(src, "other"+k.ext), k.other)
+					cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: k.kind, Path: src})
+					clk := newClock(epoch)
+					mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
+
+					writeFile(t, to, k.before)
+					if between {
+						syncOK(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
+					}
+					if err := os.Remove(from); err != nil {
+						t.Fatal(err)
+					}
+					r := syncOK(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true, Full: full}))
+					_, g := active(t, cfg.Home)
+					var got []string
+					for _, c := range g.All() {
+						if strings.Contains(c.Text, "lunch") {
+							continue
+						}
+						got = append(got, c.Text)
+					}
+					slices.Sort(got)
+					if !slices.Equal(got, k.oldText) {
+						t.Errorf("memory %q, want the copy's %q once (gone: %v)", got, k.oldText, r.Build.Sources[0].Gone)
+					}
+				})
+			}
+		}
+	}
+}

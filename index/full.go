@@ -67,7 +67,7 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 	}
 	jobs, summaries := x.listFiles(prevStates, res)
 	res.Sources = summaries
-	carry := x.carriedMemory(prev, jobs, sp.reused)
+	carry := x.carriedMemory(ctx, prev, jobs, sp.reused)
 	jobs = x.withCarried(jobs, carry)
 	states := &sourceStates{}
 	// First chunk ids of the records written: a set of a million entries
@@ -309,7 +309,7 @@ func appendPiece(recs [][]pendingChunk, pc pendingChunk) [][]pendingChunk {
 // files of configured sources. When this build reuses prev's vector space
 // (reused), they keep their vectors; in a new space they are embedded
 // again.
-func (x *Indexer) carriedMemory(prev *previous, jobs []readJob, reused bool) *carried {
+func (x *Indexer) carriedMemory(ctx context.Context, prev *previous, jobs []readJob, reused bool) *carried {
 	out := &carried{files: map[stateKey]*carriedFile{}}
 	if prev == nil {
 		return out
@@ -331,7 +331,7 @@ func (x *Indexer) carriedMemory(prev *previous, jobs []readJob, reused bool) *ca
 		}
 	}
 	moved := map[stateKey]bool{}
-	for _, from := range x.renames(jobs, gone) {
+	for _, from := range x.renames(ctx, jobs, gone, prev.gen) {
 		moved[from] = true
 	}
 	keep := func(key stateKey) bool {

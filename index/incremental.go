@@ -35,7 +35,7 @@ func (x *Indexer) incremental(ctx context.Context, prev *previous, res *BuildRes
 	t0 := time.Now()
 	jobs, summaries := x.listFiles(d.prevStates, res)
 	res.Sources = summaries
-	d.plan(jobs)
+	d.plan(ctx, jobs)
 	if n := d.bytesToRead(); n > maxDeltaBytes {
 		// A delta holds what it reads at once; this much is built in
 		// full, which reads in pieces.
@@ -156,7 +156,7 @@ type addition struct {
 
 // plan sorts the listed files into unchanged ones and ones to read, and
 // finds the files that disappeared (or were renamed).
-func (d *delta) plan(jobs []readJob) {
+func (d *delta) plan(ctx context.Context, jobs []readJob) {
 	d.listed = jobs
 	d.toRead = map[stateKey]readJob{}
 	d.gone = map[stateKey]*FileState{}
@@ -208,7 +208,7 @@ func (d *delta) plan(jobs []readJob) {
 	// A new path with the identity of a vanished file is that file,
 	// renamed (or rotated): its records are read from the new path and
 	// the old path's memory goes, so nothing is indexed twice.
-	for key, from := range d.x.renames(jobs, d.gone) {
+	for key, from := range d.x.renames(ctx, jobs, d.gone, d.g) {
 		if _, ok := d.renamed[key]; !ok {
 			d.renamed[key] = from
 			delete(d.gone, from)
@@ -224,10 +224,12 @@ func (d *delta) plan(jobs []readJob) {
 // alone does not say it, see fileIdentity.moved). A file gone since an
 // earlier sync counts too: a folder moved out of a source, which a sync
 // saw gone, and later moved back into it under another name holds the
-// same files. It returns each new path's old one. A full build needs it as
-// much as a delta: without it the old path's memory was carried as gone
-// beside the same records read again under the new name.
-func (x *Indexer) renames(jobs []readJob, gone map[stateKey]*FileState) map[stateKey]stateKey {
+// same files. A file copied and its original deleted since the last sync
+// counts too (see copies). It returns each new path's old one. A full
+// build needs it as much as a delta: without it the old path's memory was
+// carried as gone beside the same records read again under the new name.
+// g is the generation the gone files' memory is in.
+func (x *Indexer) renames(ctx context.Context, jobs []readJob, gone map[stateKey]*FileState, g *generation.Generation) map[stateKey]stateKey {
 	out := map[stateKey]stateKey{}
 	candidates := map[stateKey]*FileState{}
 	for gk, st := range gone {
@@ -259,7 +261,83 @@ func (x *Indexer) renames(jobs []readJob, gone map[stateKey]*FileState) map[stat
 			}
 		}
 	}
+	x.copies(ctx, jobs, candidates, g, out)
 	return out
+}
+
+// copies adds to renamed the listed files that are copies of files in
+// gone whose originals were deleted since the last sync (moved across
+// file systems, or by a tool that writes a moved file anew): of the same
+// source and size, holding the same texts as the gone file's memory in g.
+// A copy has an inode of its own, which renames does not match; and where
+// a record's id holds its file's path (a note) the copy's memory was
+// indexed beside the original's, kept as gone, and found twice. Only a
+// file that just disappeared is matched: one gone before has no memory
+// beside a copy that was not already indexed with it.
+func (x *Indexer) copies(ctx context.Context, jobs []readJob, gone map[stateKey]*FileState, g *generation.Generation, renamed map[stateKey]stateKey) {
+	type sized struct {
+		source string
+		size   int64
+	}
+	bySize := map[sized][]stateKey{}
+	originals := map[stateKey]bool{}
+	for gk, st := range gone {
+		if st.Gone.IsZero() && st.Records > 0 {
+			bySize[sized{gk.source, st.Size}] = append(bySize[sized{gk.source, st.Size}], gk)
+			originals[gk] = true
+		}
+	}
+	if len(bySize) == 0 || g == nil {
+		return
+	}
+	var maybe []readJob
+	for _, j := range jobs {
+		key := stateKey{x.cfg.Sources[j.src].Name, j.file.Path}
+		if _, ok := renamed[key]; ok || j.file.Info == nil {
+			continue
+		}
+		if len(bySize[sized{key.source, j.file.Info.Size()}]) > 0 {
+			maybe = append(maybe, j)
+		}
+	}
+	if len(maybe) == 0 {
+		return
+	}
+	texts := map[stateKey][]string{}
+	for doc := range g.Len() {
+		if !g.Live(doc) {
+			continue
+		}
+		key := stateKey{g.Facet(segment.FacetSourceName, doc), g.Facet(segment.FacetPath, doc)}
+		if originals[key] {
+			texts[key] = append(texts[key], g.Text(doc))
+		}
+	}
+	for _, j := range maybe {
+		src := x.cfg.Sources[j.src]
+		key := stateKey{src.Name, j.file.Path}
+		r := x.readStable(ctx, j.src, src, j.file, nil, false, nil, 0)
+		if r.err != nil || r.unstable {
+			continue
+		}
+		var have []string
+		for _, chunks := range r.chunks {
+			for _, c := range chunks {
+				have = append(have, c.Text)
+			}
+		}
+		slices.Sort(have)
+		cands := bySize[sized{key.source, j.file.Info.Size()}]
+		for i, gk := range cands {
+			want := texts[gk]
+			slices.Sort(want)
+			if len(want) > 0 && slices.Equal(have, want) {
+				renamed[key] = gk
+				bySize[sized{key.source, j.file.Info.Size()}] = slices.Delete(cands, i, i+1)
+				break
+			}
+		}
+	}
 }
 
 // maxDeltaBytes is the most a delta reads; more is built in full.
