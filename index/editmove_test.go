@@ -1,6 +1,7 @@
 package index_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,6 +31,7 @@ type editMoveKind struct {
 	kind, ext        string
 	before, after    string
 	other            string // another file of the source, left alone
+	fresh, freshText string // a new file's content (record ids of its own), and its text
 	oldText, newText []string
 }
 
@@ -37,11 +39,13 @@ func editMoveKinds(t *testing.T) []editMoveKind {
 	return []editMoveKind{
 		{
 			kind: config.KindMarkdown, ext: ".md",
-			before:  "# Ledger\n\nThe old note about the quarterly ledger close.\n",
-			other:   "# Other\n\nAn unrelated note about lunch.\n",
-			after:   "# Ledger\n\nThe edited note about the quarterly ledger close, with the new owner.\n",
-			oldText: []string{"The old note about the quarterly ledger close."},
-			newText: []string{"The edited note about the quarterly ledger close, with the new owner."},
+			before:    "# Ledger\n\nThe old note about the quarterly ledger close.\n",
+			other:     "# Other\n\nAn unrelated note about lunch.\n",
+			fresh:     "# Standup\n\nA new note: the standup moves to ten.\n",
+			freshText: "A new note: the standup moves to ten.",
+			after:     "# Ledger\n\nThe edited note about the quarterly ledger close, with the new owner.\n",
+			oldText:   []string{"The old note about the quarterly ledger close."},
+			newText:   []string{"The edited note about the quarterly ledger close, with the new owner."},
 		},
 		{
 			// A record edited and one removed: the edit keeps no record
@@ -50,10 +54,12 @@ func editMoveKinds(t *testing.T) []editMoveKind {
 			kind: config.KindJSONL, ext: ".jsonl",
 			before: jsonlLines(t, rec{ID: "m1", Text: "the ledger export runs at noon"},
 				rec{ID: "m2", Text: "the ledger export was moved to the reporting host"}),
-			other:   jsonlLines(t, rec{ID: "o1", Text: "an unrelated note about lunch"}),
-			after:   jsonlLines(t, rec{ID: "m1", Text: "the ledger export runs at midnight now, with a longer window"}),
-			oldText: []string{"the ledger export runs at noon", "the ledger export was moved to the reporting host"},
-			newText: []string{"the ledger export runs at midnight now, with a longer window"},
+			other:     jsonlLines(t, rec{ID: "o1", Text: "an unrelated note about lunch"}),
+			fresh:     jsonlLines(t, rec{ID: "n1", Text: "a new note: the standup moves to ten"}),
+			freshText: "a new note: the standup moves to ten",
+			after:     jsonlLines(t, rec{ID: "m1", Text: "the ledger export runs at midnight now, with a longer window"}),
+			oldText:   []string{"the ledger export runs at noon", "the ledger export was moved to the reporting host"},
+			newText:   []string{"the ledger export runs at midnight now, with a longer window"},
 		},
 	}
 }
@@ -235,6 +241,80 @@ func TestSync_copiedThenDeleted(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestSync_deletedThenInodeReusedByANote: a note deleted and a new one
+// made that takes its freed inode (ext4 hands it to the next file
+// created) is a new file, not the deleted one edited and moved: the new
+// note is read, and the deleted one's memory is kept as gone, in an
+// incremental and a full sync alike.
+func TestSync_deletedThenInodeReusedByANote(t *testing.T) {
+	for _, k := range editMoveKinds(t) {
+		for _, full := range []bool{false, true} {
+			name := k.kind
+			if full {
+				name += "/full"
+			}
+			t.Run(name, func(t *testing.T) {
+				dir := t.TempDir()
+				needBirthTime(t, dir)
+				src := filepath.Join(dir, "notes")
+				from, to := filepath.Join(src, "ledger"+k.ext), filepath.Join(src, "archive", "ledger"+k.ext)
+				writeFile(t, from, k.before)
+				writeFile(t, filepath.Join(src, "other"+k.ext), k.other)
+				cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: k.kind, Path: src})
+				clk := newClock(epoch)
+				mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
+
+				ino := index.InodeForTest(from)
+				if err := os.Remove(from); err != nil {
+					t.Fatal(err)
+				}
+				// The next file made in the folder takes the freed inode on
+				// ext4; a few tries find it where another was handed out.
+				reused := false
+				var tries []string
+				for i := 0; i < 16 && !reused; i++ {
+					tmp := filepath.Join(src, fmt.Sprintf("new-%d.tmp", i))
+					writeFile(t, tmp, k.fresh)
+					if reused = index.InodeForTest(tmp) == ino; reused {
+						if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+							t.Fatal(err)
+						}
+						if err := os.Rename(tmp, to); err != nil {
+							t.Fatal(err)
+						}
+					} else {
+						tries = append(tries, tmp)
+					}
+				}
+				for _, tmp := range tries {
+					if err := os.Remove(tmp); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !reused {
+					t.Skipf("the file system handed no new file the freed inode %d", ino)
+				}
+				r := syncOK(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true, Full: full}))
+				if gone := r.Build.Sources[0].Gone; !slices.Equal(gone, []string{from}) {
+					t.Errorf("gone %v, want the deleted note [%s]", gone, from)
+				}
+				_, g := active(t, cfg.Home)
+				var got []string
+				for _, c := range g.All() {
+					if !strings.Contains(c.Text, "lunch") {
+						got = append(got, c.Text)
+					}
+				}
+				slices.Sort(got)
+				want := slices.Sorted(slices.Values(append(slices.Clone(k.oldText), k.freshText)))
+				if !slices.Equal(got, want) {
+					t.Errorf("memory %q, want the deleted note's kept and the new one's: %q", got, want)
+				}
+			})
 		}
 	}
 }
