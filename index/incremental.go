@@ -272,8 +272,9 @@ func (x *Indexer) renames(ctx context.Context, jobs []readJob, gone map[stateKey
 // A copy has an inode of its own, which renames does not match; and where
 // a record's id holds its file's path (a note) the copy's memory was
 // indexed beside the original's, kept as gone, and found twice. Only a
-// file that just disappeared is matched: one gone before has no memory
-// beside a copy that was not already indexed with it.
+// file gone since the last sync (its state not marked gone yet) is
+// matched: a listed file of its size is read to tell, once, not at every
+// sync for each file gone for good (transcripts agents delete).
 func (x *Indexer) copies(ctx context.Context, jobs []readJob, gone map[stateKey]*FileState, g *generation.Generation, renamed map[stateKey]stateKey) {
 	type sized struct {
 		source string
@@ -313,6 +314,9 @@ func (x *Indexer) copies(ctx context.Context, jobs []readJob, gone map[stateKey]
 			texts[key] = append(texts[key], g.Text(doc))
 		}
 	}
+	for _, t := range texts {
+		slices.Sort(t)
+	}
 	for _, j := range maybe {
 		src := x.cfg.Sources[j.src]
 		key := stateKey{src.Name, j.file.Path}
@@ -329,9 +333,7 @@ func (x *Indexer) copies(ctx context.Context, jobs []readJob, gone map[stateKey]
 		slices.Sort(have)
 		cands := bySize[sized{key.source, j.file.Info.Size()}]
 		for i, gk := range cands {
-			want := texts[gk]
-			slices.Sort(want)
-			if len(want) > 0 && slices.Equal(have, want) {
+			if want := texts[gk]; len(want) > 0 && slices.Equal(have, want) {
 				renamed[key] = gk
 				bySize[sized{key.source, j.file.Info.Size()}] = slices.Delete(cands, i, i+1)
 				break
