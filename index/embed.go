@@ -42,6 +42,9 @@ func (s *segmentSink) embed(seg *newSegment) error {
 	for pending != nil {
 		b := <-pending
 		pending = nil
+		if err := s.ctx.Err(); err != nil {
+			return err // Ctrl-C: the build is dropped, not finished
+		}
 		if b.err != nil {
 			return fmt.Errorf("segment %s: %w", seg.id, b.err)
 		}

@@ -392,6 +392,12 @@ func (x *Indexer) Sync(ctx context.Context) (res *SyncResult, err error) {
 	if b.Mode == ModeUnchanged {
 		return &SyncResult{Build: b}, nil
 	}
+	if err := ctx.Err(); err != nil {
+		// Cancelled after the last write: the candidate is dropped, not
+		// promoted, as the command says.
+		os.RemoveAll(x.home.Candidate(b.RunID))
+		return nil, err
+	}
 	p, err := x.promote(ctx, b.RunID, bySync)
 	if err != nil && errors.Is(err, generation.ErrCorrupt) && b.Recovery == nil {
 		// The candidate's verification hashes every file, the shared ones

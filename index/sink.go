@@ -450,7 +450,9 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 		if s.sp.model != nil {
 			queries = probeQueries(s.sp.model, s.probeSample.items)
 		}
-		s.x.chooseCells(s.sp, sample, queries, total)
+		if err := s.x.chooseCells(s.ctx, s.sp, sample, queries, total); err != nil {
+			return nil, err
+		}
 		if s.sp.cells != nil {
 			for _, seg := range s.segs {
 				if err := s.assignCells(seg); err != nil {
@@ -461,6 +463,9 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 	}
 	s.res.Timings["embed"] = time.Since(t0).Milliseconds()
 	t0 = time.Now()
+	if err := s.ctx.Err(); err != nil {
+		return nil, err
+	}
 	if err := s.x.writeSpace(s.sp, s.space); err != nil {
 		return nil, err
 	}
@@ -475,6 +480,9 @@ func (s *segmentSink) finish() ([]manifest.Part, error) {
 			dead = s.dead
 		}
 		meta := segment.Meta{ID: seg.id, Dim: s.sp.prof.Dimension, Analyzer: s.x.analyzer.Version(), Space: s.sp.part.ID, Context: s.x.contextParams()}
+		if err := s.ctx.Err(); err != nil {
+			return nil, err
+		}
 		files, err := seg.w.Finish(meta, cells, seg.assign, dead)
 		if err != nil {
 			return nil, err

@@ -157,21 +157,24 @@ const (
 // float search over a sample of the vectors) on queries; otherwise every
 // vector is scanned. queries are short runs of chunks' words for the
 // builtin model (what agents type); nil uses sampled vectors instead.
-func (x *Indexer) chooseCells(s *space, sample []float32, queries [][]float32, n int) {
+func (x *Indexer) chooseCells(ctx context.Context, s *space, sample []float32, queries [][]float32, n int) error {
 	dim := s.prof.Dimension
 	threshold := x.cfg.Index.ANNMinChunks
 	switch {
 	case threshold == 0:
 		s.annReason = "exact search: the inverted file is off (index.annMinChunks 0)"
-		return
+		return nil
 	case n < threshold:
 		s.annReason = fmt.Sprintf("exact search: %d chunks is below index.annMinChunks (%d)", n, threshold)
-		return
+		return nil
 	}
 	rows := len(sample) / dim
 	groups := max(4, min(64, n/(cellsPerGroup*256)))
 	x.opts.Progress(Progress{Stage: "ann", Note: fmt.Sprintf("training %d inverted-file cells on %d vectors", groups*cellsPerGroup, rows)})
 	cells := vector.TrainCells(sample, dim, groups, cellsPerGroup, annSeed)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	ref, _ := vector.NewStore(dim, sample)
 	if queries == nil {
 		queries = vector.RowQueries(ref, annQueries, annSeed)
@@ -192,6 +195,9 @@ func (x *Indexer) chooseCells(s *space, sample []float32, queries [][]float32, n
 	// passed this check (0.956 on the sample) yet found 0.895 of the true
 	// neighbours of the bench's queries, for half the time of a scan.
 	for probe := 1; probe*maxProbeShare <= cells.N(); probe *= 2 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		cells.Probe = probe
 		search := func(q []float32, k int) []int {
 			return vector.SearchCells(cells, *s.quant, q, k, func(c int) []int { return members[c] }, func(i int) []int8 { return codes[i] })
@@ -201,10 +207,11 @@ func (x *Indexer) chooseCells(s *space, sample []float32, queries [][]float32, n
 		if r >= vector.ANNMinRecall {
 			s.cells = cells
 			s.annReason = fmt.Sprintf("inverted file: %d of %d cells probed, recall@10 %.3f for %d queries over a %d-vector sample", probe, cells.N(), r, len(queries), rows)
-			return
+			return nil
 		}
 	}
 	s.annReason = fmt.Sprintf("exact search: probing up to an eighth of %d cells reached recall@10 %.3f for %d queries over a %d-vector sample, below %.2f", cells.N(), s.recall, len(queries), rows, vector.ANNMinRecall)
+	return nil
 }
 
 // probeQueries embeds a run of 3 to 8 consecutive terms of each term
