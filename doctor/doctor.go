@@ -25,10 +25,12 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/index/chunk"
 	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/memory"
 	"github.com/nova-recall/nova/packaging"
 	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/paths"
@@ -363,8 +365,23 @@ func Run(ctx context.Context, opts Options) Report {
 	}
 	newest := time.Time{}
 	files := 0
+	noIndex := errors.Is(merr, manifest.ErrNoManifest)
+	// Sources whose files hold no memory, when no index is there to
+	// show what the sources gave: the first sync fails on them alone.
+	var memoryless []string
+	withMemory := false
 	for _, s := range cfg.Sources {
 		chk, t, n := checkSource(s, opts.GOOS, opts.Environ)
+		if noIndex && n > 0 {
+			if held, skipped := holdsMemory(ctx, s); held {
+				withMemory = true
+			} else {
+				memoryless = append(memoryless, s.Name)
+				if chk.State == Ready {
+					chk.Message = noMemoryMessage(s, n, skipped)
+				}
+			}
+		}
 		add(chk)
 		files += n
 		if t.After(newest) {
@@ -378,10 +395,14 @@ func Run(ctx context.Context, opts Options) Report {
 	}
 	// With no index and nothing in any source, "novactl index sync" only
 	// fails ("the sources produced no memory"): say what is missing.
-	if errors.Is(merr, manifest.ErrNoManifest) && files == 0 {
+	if noIndex && !withMemory && (files == 0 || len(memoryless) > 0) {
 		advice := "nothing to index yet: no source holds a file it reads (see the source checks); point sources[].path at your memory, then novactl index sync"
-		if len(cfg.Sources) == 0 {
+		switch {
+		case len(cfg.Sources) == 0:
 			advice = "nothing to index yet: no source is configured; add one (see the sources check), then novactl index sync"
+		case files > 0:
+			advice = "nothing to index yet: the files of source " + strings.Join(memoryless, ", ") +
+				" hold no memory their kind reads (see the source checks); fix the input they name or point sources[].path at your memory, then novactl index sync"
 		}
 		for i := range rep.Checks {
 			if rep.Checks[i].ID == "index" {
@@ -553,6 +574,45 @@ func checkSource(s config.Source, goos string, environ []string) (Check, time.Ti
 		return ready(id, title, msg), newest, 0
 	}
 	return ready(id, title, fmt.Sprintf("%s (%s) is readable", s.Path, s.Kind)), newest, len(listing.Files)
+}
+
+// errFound stops holdsMemory's read at the first record with text.
+var errFound = errors.New("found memory")
+
+// holdsMemory reports whether a file of s holds a record with text, what
+// a sync indexes, reading no further than the first; skipped is the
+// first input the read skipped, if any, which says why a source holds
+// none (lines without text, say, of a source given the wrong kind).
+func holdsMemory(ctx context.Context, s config.Source) (held bool, skipped *ingest.Problem) {
+	err := ingest.Read(ctx, s, ingest.Sink{
+		Record: func(r memory.Record) error {
+			// A record of blank text gives no chunk, as in a sync.
+			if len(chunk.Split(r.Text, chunk.Options{})) > 0 {
+				return errFound
+			}
+			return nil
+		},
+		Problem: func(p ingest.Problem) {
+			if skipped == nil {
+				skipped = &p
+			}
+		},
+	})
+	return errors.Is(err, errFound), skipped
+}
+
+// noMemoryMessage is the message of a readable source whose n files hold
+// no memory; skipped is the first input its read skipped, or nil.
+func noMemoryMessage(s config.Source, n int, skipped *ingest.Problem) string {
+	msg := fmt.Sprintf("%s (%s) is readable but holds no memory a %s source reads (%s listed)", s.Path, s.Kind, s.Kind, plural(n, "file", "files"))
+	if skipped != nil {
+		where := skipped.Path
+		if skipped.Line > 0 {
+			where += ":" + strconv.Itoa(skipped.Line)
+		}
+		msg += "; the first input skipped: " + where + ": " + skipped.Reason
+	}
+	return msg
 }
 
 // agentFolders is the folder each agent kind's path names, for a source

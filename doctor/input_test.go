@@ -1,7 +1,9 @@
 package doctor
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/internal/novatest"
 )
 
@@ -245,5 +248,47 @@ func TestInput_lostBaseState(t *testing.T) {
 	}
 	if !strings.Contains(c.Advice, "novactl index sync") || strings.Contains(c.Advice, "rollback") {
 		t.Errorf("lost base advice: %s", c.Advice)
+	}
+}
+
+// TestSourcesHoldNoMemory: with no index and sources whose files hold
+// nothing their kinds read (JSONL lines without text, a note of headings
+// only), novactl index sync fails ("the sources produced no memory to
+// index") and sends the user to doctor, which sent the user back to the
+// sync ("build one") and called each source readable. Doctor now says
+// which sources hold no memory and why, and that a sync has nothing to
+// index yet.
+func TestSourcesHoldNoMemory(t *testing.T) {
+	f := newFixture(t)
+	novatest.Must(t, os.WriteFile(f.src, []byte(`{"id":"r1","body":"we chose SQLite for the queue"}`+"\n"), 0o600))
+	notes := filepath.Join(filepath.Dir(f.src), "notes")
+	novatest.Must(t, os.MkdirAll(notes, 0o700))
+	novatest.Must(t, os.WriteFile(filepath.Join(notes, "a.md"), []byte("# Queue\n"), 0o600))
+	f.extra = fmt.Sprintf("  - {name: docs, kind: markdown, path: %q}\n", notes)
+	f.writeConfig()
+	if _, err := index.New(f.config(), index.Options{NoRemote: true}).Sync(context.Background()); !errors.Is(err, index.ErrNothingToIndex) {
+		t.Fatalf("sync of sources without memory: %v, want %v", err, index.ErrNothingToIndex)
+	}
+	rep := f.run(Options{})
+	c := want(t, rep, "index", Blocked, CodeIndexMissing)
+	if !strings.Contains(c.Advice, "nothing to index yet") || !strings.Contains(c.Advice, "notes") || !strings.Contains(c.Advice, "docs") {
+		t.Errorf("index advice with sources that hold no memory: %q", c.Advice)
+	}
+	if s := check(t, rep, "source:notes"); !strings.Contains(s.Message, "holds no memory a jsonl source reads") ||
+		!strings.Contains(s.Message, `notes.jsonl:1: missing or empty "text"`) {
+		t.Errorf("jsonl source without memory: %q", s.Message)
+	}
+	if s := check(t, rep, "source:docs"); !strings.Contains(s.Message, "holds no memory a markdown source reads") {
+		t.Errorf("markdown source without memory: %q", s.Message)
+	}
+
+	// One source with memory is enough for a sync: the advice is the sync.
+	novatest.Must(t, os.WriteFile(filepath.Join(notes, "a.md"), []byte("# Queue\n\nWe chose SQLite for the queue.\n"), 0o600))
+	rep = f.run(Options{})
+	if c := want(t, rep, "index", Blocked, CodeIndexMissing); c.Advice != "build one: novactl index sync" {
+		t.Errorf("index advice with memory in a source: %q", c.Advice)
+	}
+	if s := check(t, rep, "source:docs"); strings.Contains(s.Message, "no memory") {
+		t.Errorf("markdown source with memory: %q", s.Message)
 	}
 }
