@@ -27,6 +27,7 @@ import (
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/chunk"
 	"github.com/nova-recall/nova/index/ingest"
+	"github.com/nova-recall/nova/internal/version"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/manifest"
@@ -46,10 +47,13 @@ const (
 
 // Codes of Blocked and Degraded checks.
 const (
-	CodeConfigInvalid     = "config-invalid"
-	CodeNonLoopback       = api.CodeNonLoopback
-	CodeNotRunning        = "novad-not-running"
-	CodeNotResponding     = "novad-not-responding"
+	CodeConfigInvalid = "config-invalid"
+	CodeNonLoopback   = api.CodeNonLoopback
+	CodeNotRunning    = "novad-not-running"
+	CodeNotResponding = "novad-not-responding"
+	// CodeDaemonOtherBuild: novad runs another build than novactl (an
+	// upgrade replaced the binary under a novad that kept running).
+	CodeDaemonOtherBuild  = "novad-other-build"
 	CodeIndexMissing      = "index-missing"
 	CodeManifestInvalid   = "manifest-invalid"
 	CodeProfileMismatch   = api.ReasonProfileMismatch
@@ -238,7 +242,13 @@ func Run(ctx context.Context, opts Options) Report {
 		if health.Generation != "" {
 			msg = fmt.Sprintf("novad serves generation %s (%d chunks)", health.Generation, health.Entries)
 		}
-		add(ready("daemon", "novad", msg))
+		if build, other := novadBuild(health); other {
+			add(degraded("daemon", "novad", CodeDaemonOtherBuild,
+				fmt.Sprintf("%s, but it runs %s and this novactl is %s", msg, build, version.Get().Build()),
+				"if Nova was upgraded, restart novad (and the watcher) so they run the new binary: novactl service restart, or end novad and run it again; if not, novad and novactl come from two installs: keep one"))
+		} else {
+			add(ready("daemon", "novad", msg))
+		}
 		if chk, ok := servingCheck(health); ok {
 			add(chk)
 		}
@@ -641,6 +651,26 @@ func listingAdvice(p ingest.Problem) string {
 		target = t
 	}
 	return "mount the volume holding " + target + " (or restore that file), or remove the link; memory already indexed from it is kept"
+}
+
+// novadBuild returns the build novad reports (as version.Info.Build
+// writes it) and whether it is another than this binary's: commits are
+// compared when both are known (a binary rebuilt from one commit is the
+// same build, stamped or not), versions otherwise. A novad that reports
+// no version is not judged.
+func novadBuild(h *api.Health) (string, bool) {
+	if h.Version == "" {
+		return "", false
+	}
+	own := version.Get()
+	novad := version.Info{Version: h.Version, Commit: "unknown"}
+	if h.SourceCommit != nil {
+		novad.Commit = *h.SourceCommit
+		if own.Commit != "unknown" {
+			return novad.Build(), novad.Commit != own.Commit
+		}
+	}
+	return novad.Build(), strings.TrimSpace(novad.Version) != strings.TrimSpace(own.Version)
 }
 
 // heldPorts names the ports of cfg that accept a connection (nothing is

@@ -20,6 +20,7 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/internal/version"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/manifest"
@@ -667,4 +668,32 @@ func TestManifestRemoved(t *testing.T) {
 	if !strings.Contains(c.Advice, "novactl index rollback") || !strings.Contains(c.Advice, "kept") {
 		t.Errorf("advice %q, want the kept generations named and novactl index rollback", c.Advice)
 	}
+}
+
+// TestDaemonOfAnotherBuild: a novad that runs another build than this
+// novactl (Nova upgraded, and the novad started before still running the
+// old binary) is named with both builds and the restart that fixes it;
+// doctor called it Ready while it served with the old code.
+func TestDaemonOfAnotherBuild(t *testing.T) {
+	f := newFixture(t)
+	m := f.sync()
+	h := healthy(m.RunID, m.ChunkCount)
+	h.Version = "v0.0.1-old"
+	commit := strings.Repeat("0a", 20)
+	h.SourceCommit = &commit
+	f.serve(h)
+	c := want(t, f.run(Options{}), "daemon", Degraded, CodeDaemonOtherBuild)
+	own := version.Get()
+	if !strings.Contains(c.Message, "v0.0.1-old (commit 0a0a0a0a0a0a)") || !strings.Contains(c.Message, own.Build()) ||
+		!strings.Contains(c.Message, m.RunID) || !strings.Contains(c.Advice, "novactl service restart") {
+		t.Errorf("novad of another build: %+v", c)
+	}
+
+	// The same build (its commit unknown, as in this test binary) is Ready.
+	f2 := newFixture(t)
+	m2 := f2.sync()
+	h2 := healthy(m2.RunID, m2.ChunkCount)
+	h2.Version = own.Version
+	f2.serve(h2)
+	want(t, f2.run(Options{}), "daemon", Ready, "")
 }
