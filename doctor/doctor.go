@@ -373,6 +373,14 @@ func Run(ctx context.Context, opts Options) Report {
 	default:
 		add(degraded("sources", "Sources", CodeNoSources, "config.yaml lists no sources", "add a source to "+cfg.File+" (see README: Configuration)"))
 	}
+	// What the active generation recorded of each source file; a
+	// damaged generation is the index check's to report.
+	var states []index.FileState
+	var serr error
+	if merr == nil && !damaged {
+		states, serr = index.FileStates(home, m)
+	}
+	recorded := newRecordedFiles(states)
 	newest := time.Time{}
 	files := 0
 	noIndex := errors.Is(merr, manifest.ErrNoManifest)
@@ -381,7 +389,7 @@ func Run(ctx context.Context, opts Options) Report {
 	var memoryless []string
 	withMemory := false
 	for _, s := range cfg.Sources {
-		chk, t, n := checkSource(s, opts.GOOS, opts.Environ)
+		chk, t, n := checkSource(s, opts.GOOS, opts.Environ, recorded)
 		if noIndex && n > 0 {
 			if held, skipped := holdsMemory(ctx, s); held {
 				withMemory = true
@@ -420,10 +428,9 @@ func Run(ctx context.Context, opts Options) Report {
 			}
 		}
 	}
-	// What the active generation's reads of the sources skipped; a
-	// damaged generation is the index check's to report.
+	// What the active generation's reads of the sources skipped.
 	if merr == nil && !damaged {
-		chk, skipped := inputCheck(home, cfg, m)
+		chk, skipped := inputCheck(cfg, m, states, serr)
 		add(chk)
 		rep.SkippedInput = skipped
 	}
@@ -446,11 +453,11 @@ func Run(ctx context.Context, opts Options) Report {
 	case m == nil || merr != nil:
 	case fr.Watcher.Running && wst != nil:
 		add(watcherFreshness(fr, wst, opts.Now()))
-	case !newest.IsZero() && newest.After(built):
+	case newest.After(built):
 		add(degraded("freshness", "Index freshness", CodeIndexStale,
 			fmt.Sprintf("sources changed %s after the active index was built", newest.Sub(built).Round(time.Minute)),
 			"run novactl index sync, or keep it fresh by itself: novactl index watch"))
-	case !newest.IsZero():
+	case files > 0:
 		add(ready("freshness", "Index freshness", "no source changed since the active index was built"))
 	}
 	for _, c := range watcherChecks(ctx, fr, wst, packaging.Definitions(paths.UserHome(opts.Environ), opts.GOOS), opts.WatcherService) {
@@ -515,9 +522,10 @@ func (r *Report) finish() {
 // EPERM and no prompt, while the same binary works from a terminal.
 var privacyProtected = []string{"Documents", "Desktop", "Downloads", "Library/Mobile Documents"}
 
-// checkSource checks one source and returns the newest file time in it
-// and how many files it lists.
-func checkSource(s config.Source, goos string, environ []string) (Check, time.Time, int) {
+// checkSource checks one source and returns the newest change in it that
+// the active generation did not record (recorded; empty without one) and
+// how many files it lists.
+func checkSource(s config.Source, goos string, environ []string, recorded recordedFiles) (Check, time.Time, int) {
 	id, title := "source:"+s.Name, "Source "+s.Name
 	_, err := os.Stat(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -534,7 +542,7 @@ func checkSource(s config.Source, goos string, environ []string) (Check, time.Ti
 	newest := time.Time{}
 	var unreadable []error
 	for _, f := range listing.Files {
-		if t := ingest.LastChange(s.Kind, f.Path, f.Info.ModTime()); t.After(newest) {
+		if t := ingest.LastChange(s.Kind, f.Path, f.Info.ModTime()); t.After(newest) && !recorded.unchanged(s, f) {
 			newest = t
 		}
 		// Listed is not readable: a file without read permission is

@@ -10,8 +10,8 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/manifest"
-	"github.com/nova-recall/nova/paths"
 )
 
 // SkippedFile is a source file whose last read skipped some of its input
@@ -37,13 +37,12 @@ type SkippedFile struct {
 const shownSkipped = 3
 
 // inputCheck reports the files of configured sources whose last read,
-// as the active generation m records it, skipped input, and returns them
-// all, in the configuration's order of sources. Files gone from their
-// source are not listed: nothing can be fixed there, and the gone check
-// names them.
-func inputCheck(home paths.Home, cfg config.Config, m *manifest.Manifest) (Check, []SkippedFile) {
+// as the active generation m records it (states, or err when they cannot
+// be read: index.FileStates), skipped input, and returns them all, in the
+// configuration's order of sources. Files gone from their source are not
+// listed: nothing can be fixed there, and the gone check names them.
+func inputCheck(cfg config.Config, m *manifest.Manifest, states []index.FileState, err error) (Check, []SkippedFile) {
 	const id, title = "input", "Source input"
-	states, err := index.FileStates(home, m)
 	if errors.Is(err, index.ErrBaseStateLost) {
 		// A rollback would drop the memory added since, for nothing: the
 		// sync reads the sources again on top of this generation.
@@ -129,4 +128,28 @@ func problems(n int) string {
 		return "1 problem"
 	}
 	return fmt.Sprintf("%d problems", n)
+}
+
+// recordedFiles is what the active generation recorded of each source
+// file (its index.FileStates), by source and path.
+type recordedFiles map[[2]string]*index.FileState
+
+func newRecordedFiles(states []index.FileState) recordedFiles {
+	r := make(recordedFiles, len(states))
+	for i := range states {
+		r[[2]string{states[i].Source, states[i].Path}] = &states[i]
+	}
+	return r
+}
+
+// unchanged reports whether f of source s is as the generation recorded
+// it when it was last read: the same size and time, and no companion (a
+// database's write-ahead log) changed later. Such a file is in memory as
+// it is, whatever its time says against the clock (a share whose clock
+// runs ahead).
+func (r recordedFiles) unchanged(s config.Source, f ingest.File) bool {
+	st, ok := r[[2]string{s.Name, f.Path}]
+	mod := f.Info.ModTime()
+	return ok && st.Gone.IsZero() && st.Size == f.Info.Size() && st.ModTime == mod.UnixNano() &&
+		ingest.LastChange(s.Kind, f.Path, mod).Equal(mod)
 }
