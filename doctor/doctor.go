@@ -527,13 +527,20 @@ var privacyProtected = []string{"Documents", "Desktop", "Downloads", "Library/Mo
 // how many files it lists.
 func checkSource(s config.Source, goos string, environ []string, recorded recordedFiles) (Check, time.Time, int) {
 	id, title := "source:"+s.Name, "Source "+s.Name
-	_, err := os.Stat(s.Path)
+	fi, err := os.Stat(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return degraded(id, title, CodeSourceMissing, s.Path+" does not exist",
 			"fix sources[].path; memory already indexed from it is kept"), time.Time{}, 0
 	}
 	if err != nil {
 		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), time.Time{}, 0
+	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		// Not opened: the open of a named pipe waits for a writer, and
+		// doctor would wait with it.
+		return degraded(id, title, CodeSourceUnreadable,
+			fmt.Sprintf("%s is a %s, not a file or folder: Nova reads files", s.Path, fileType(fi.Mode())),
+			"point sources[].path at the file or folder that holds the memory"), time.Time{}, 0
 	}
 	listing, err := ingest.List(s)
 	if err != nil {
@@ -631,6 +638,20 @@ func noMemoryMessage(s config.Source, n int, skipped *ingest.Problem) string {
 		msg += "; the first input skipped: " + where + ": " + skipped.Reason
 	}
 	return msg
+}
+
+// fileType names what a path that is neither a regular file nor a
+// folder is.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // agentFolders is the folder each agent kind's path names, for a source
