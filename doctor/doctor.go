@@ -382,14 +382,20 @@ func Run(ctx context.Context, opts Options) Report {
 	}
 	recorded := newRecordedFiles(states)
 	newest := time.Time{}
-	files := 0
+	files, unread := 0, 0
+	var unreadIn []string
 	noIndex := errors.Is(merr, manifest.ErrNoManifest)
 	// Sources whose files hold no memory, when no index is there to
 	// show what the sources gave: the first sync fails on them alone.
 	var memoryless []string
 	withMemory := false
 	for _, s := range cfg.Sources {
-		chk, t, n := checkSource(s, opts.GOOS, opts.Environ, recorded)
+		chk, scan := checkSource(s, opts.GOOS, opts.Environ, recorded)
+		t, n := scan.newest, scan.files
+		if scan.unread > 0 {
+			unread += scan.unread
+			unreadIn = append(unreadIn, s.Name)
+		}
 		if noIndex && n > 0 {
 			if held, skipped := holdsMemory(ctx, s); held {
 				withMemory = true
@@ -457,6 +463,18 @@ func Run(ctx context.Context, opts Options) Report {
 		add(degraded("freshness", "Index freshness", CodeIndexStale,
 			fmt.Sprintf("sources changed %s after the active index was built", newest.Sub(built).Round(time.Minute)),
 			"run novactl index sync, or keep it fresh by itself: novactl index watch"))
+	case unread > 0:
+		// Files older than the build that it did not read: a source
+		// added to config.yaml since, say, or files moved in with their
+		// old times.
+		are := "are"
+		if unread == 1 {
+			are = "is"
+		}
+		add(degraded("freshness", "Index freshness", CodeIndexStale,
+			fmt.Sprintf("%s of source %s %s not in the active index (a source added to config.yaml since it was built, or files moved in with their old times)",
+				plural(unread, "file", "files"), strings.Join(unreadIn, ", "), are),
+			"run novactl index sync, or keep it fresh by itself: novactl index watch"))
 	case files > 0:
 		add(ready("freshness", "Index freshness", "no source changed since the active index was built"))
 	}
@@ -522,42 +540,58 @@ func (r *Report) finish() {
 // EPERM and no prompt, while the same binary works from a terminal.
 var privacyProtected = []string{"Documents", "Desktop", "Downloads", "Library/Mobile Documents"}
 
-// checkSource checks one source and returns the newest change in it that
-// the active generation did not record (recorded; empty without one) and
-// how many files it lists.
-func checkSource(s config.Source, goos string, environ []string, recorded recordedFiles) (Check, time.Time, int) {
+// sourceScan is what checkSource found of a source's files against what
+// the active generation recorded of them.
+type sourceScan struct {
+	// newest is the newest change the generation did not record.
+	newest time.Time
+	// files is how many files the source lists.
+	files int
+	// unread is how many readable files the generation did not record
+	// at all (a source added since it was built): 0 when its file states
+	// are not known.
+	unread int
+}
+
+// checkSource checks one source against recorded, what the active
+// generation recorded of its files (nil when that is not known).
+func checkSource(s config.Source, goos string, environ []string, recorded recordedFiles) (Check, sourceScan) {
 	id, title := "source:"+s.Name, "Source "+s.Name
 	fi, err := os.Stat(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return degraded(id, title, CodeSourceMissing, s.Path+" does not exist",
-			"fix sources[].path; memory already indexed from it is kept"), time.Time{}, 0
+			"fix sources[].path; memory already indexed from it is kept"), sourceScan{}
 	}
 	if err != nil {
-		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), time.Time{}, 0
+		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), sourceScan{}
 	}
 	if !fi.IsDir() && !fi.Mode().IsRegular() {
 		// Not opened: the open of a named pipe waits for a writer, and
 		// doctor would wait with it.
 		return degraded(id, title, CodeSourceUnreadable,
 			fmt.Sprintf("%s is a %s, not a file or folder: Nova reads files", s.Path, fileType(fi.Mode())),
-			"point sources[].path at the file or folder that holds the memory"), time.Time{}, 0
+			"point sources[].path at the file or folder that holds the memory"), sourceScan{}
 	}
 	listing, err := ingest.List(s)
 	if err != nil {
-		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), time.Time{}, 0
+		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), sourceScan{}
 	}
-	newest := time.Time{}
+	scan := sourceScan{files: len(listing.Files)}
 	var unreadable []error
 	for _, f := range listing.Files {
-		if t := ingest.LastChange(s.Kind, f.Path, f.Info.ModTime()); t.After(newest) && !recorded.unchanged(s, f) {
-			newest = t
+		if t := ingest.LastChange(s.Kind, f.Path, f.Info.ModTime()); t.After(scan.newest) && !recorded.unchanged(s, f) {
+			scan.newest = t
 		}
 		// Listed is not readable: a file without read permission is
 		// skipped by every sync, and nothing else would say so.
-		if fh, err := os.Open(f.Path); err != nil {
+		fh, err := os.Open(f.Path)
+		if err != nil {
 			unreadable = append(unreadable, err)
-		} else {
-			fh.Close()
+			continue
+		}
+		fh.Close()
+		if recorded != nil && !recorded.has(s, f) {
+			scan.unread++
 		}
 	}
 	if n := len(unreadable); n > 0 {
@@ -565,7 +599,7 @@ func checkSource(s config.Source, goos string, environ []string, recorded record
 		if n > 1 {
 			detail += fmt.Sprintf(" (and %d more files)", n-1)
 		}
-		return degraded(id, title, CodeSourceUnreadable, detail, "check the permissions of the files in "+s.Path), newest, len(listing.Files)
+		return degraded(id, title, CodeSourceUnreadable, detail, "check the permissions of the files in "+s.Path), scan
 	}
 	if n := len(listing.Problems); n > 0 {
 		// A directory inside the source that cannot be read hides its files
@@ -576,7 +610,7 @@ func checkSource(s config.Source, goos string, environ []string, recorded record
 		if n > 1 {
 			detail += fmt.Sprintf(" (and %d more)", n-1)
 		}
-		return degraded(id, title, CodeSourceUnreadable, detail, listingAdvice(first)), newest, len(listing.Files)
+		return degraded(id, title, CodeSourceUnreadable, detail, listingAdvice(first)), scan
 	}
 	if goos == "darwin" {
 		home := paths.UserHome(environ)
@@ -585,7 +619,7 @@ func checkSource(s config.Source, goos string, environ []string, recorded record
 			if s.Path == prot || strings.HasPrefix(s.Path, prot+string(filepath.Separator)) {
 				return degraded(id, title, CodePrivacyProtected,
 					s.Path+" is in ~/"+p+", which macOS hides from launchd agents",
-					"grant Full Disk Access to novad (System Settings > Privacy & Security) or move the source"), newest, len(listing.Files)
+					"grant Full Disk Access to novad (System Settings > Privacy & Security) or move the source"), scan
 			}
 		}
 	}
@@ -596,9 +630,9 @@ func checkSource(s config.Source, goos string, environ []string, recorded record
 			// is the likely mistake: the readers start from the top.
 			msg += "; its path is " + where
 		}
-		return ready(id, title, msg), newest, 0
+		return ready(id, title, msg), scan
 	}
-	return ready(id, title, fmt.Sprintf("%s (%s) is readable", s.Path, s.Kind)), newest, len(listing.Files)
+	return ready(id, title, fmt.Sprintf("%s (%s) is readable", s.Path, s.Kind)), scan
 }
 
 // errFound stops holdsMemory's read at the first record with text.

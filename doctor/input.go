@@ -134,12 +134,24 @@ func problems(n int) string {
 // file (its index.FileStates), by source and path.
 type recordedFiles map[[2]string]*index.FileState
 
+// newRecordedFiles indexes states; nil when there are none (no index,
+// or its file states cannot be read).
 func newRecordedFiles(states []index.FileState) recordedFiles {
+	if len(states) == 0 {
+		return nil
+	}
 	r := make(recordedFiles, len(states))
 	for i := range states {
 		r[[2]string{states[i].Source, states[i].Path}] = &states[i]
 	}
 	return r
+}
+
+// has reports whether the generation recorded f of source s as read
+// (not as gone).
+func (r recordedFiles) has(s config.Source, f ingest.File) bool {
+	st, ok := r[[2]string{s.Name, f.Path}]
+	return ok && st.Gone.IsZero()
 }
 
 // unchanged reports whether f of source s is as the generation recorded
@@ -148,8 +160,11 @@ func newRecordedFiles(states []index.FileState) recordedFiles {
 // it is, whatever its time says against the clock (a share whose clock
 // runs ahead).
 func (r recordedFiles) unchanged(s config.Source, f ingest.File) bool {
-	st, ok := r[[2]string{s.Name, f.Path}]
+	if !r.has(s, f) {
+		return false
+	}
+	st := r[[2]string{s.Name, f.Path}]
 	mod := f.Info.ModTime()
-	return ok && st.Gone.IsZero() && st.Size == f.Info.Size() && st.ModTime == mod.UnixNano() &&
+	return st.Size == f.Info.Size() && st.ModTime == mod.UnixNano() &&
 		ingest.LastChange(s.Kind, f.Path, mod).Equal(mod)
 }

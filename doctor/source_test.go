@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -32,12 +33,12 @@ func TestCheckSource_hermesLogCountsAsAChange(t *testing.T) {
 	if err := os.Chtimes(wal, walTime, walTime); err != nil {
 		t.Fatal(err)
 	}
-	_, newest, n := checkSource(config.Source{Name: "hermes", Kind: config.KindHermes, Path: dir}, runtime.GOOS, nil, nil)
-	if n != 1 {
-		t.Fatalf("listed %d files, want state.db alone", n)
+	_, scan := checkSource(config.Source{Name: "hermes", Kind: config.KindHermes, Path: dir}, runtime.GOOS, nil, nil)
+	if scan.files != 1 {
+		t.Fatalf("listed %d files, want state.db alone", scan.files)
 	}
-	if !newest.Equal(walTime) {
-		t.Errorf("newest change %v, want the log's %v (state.db's is %v)", newest, walTime, dbTime)
+	if !scan.newest.Equal(walTime) {
+		t.Errorf("newest change %v, want the log's %v (state.db's is %v)", scan.newest, walTime, dbTime)
 	}
 }
 
@@ -52,9 +53,9 @@ func TestCheckSource_agentSubfolderSaysWhereToPoint(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "s1.jsonl"), []byte("{}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, _, n := checkSource(config.Source{Name: "openclaw", Kind: config.KindOpenClaw, Path: dir}, runtime.GOOS, nil, nil)
-	if n != 0 || !strings.Contains(c.Message, "OpenClaw's state directory (~/.openclaw)") {
-		t.Errorf("%d files, message %q: want none listed and the folder to point at", n, c.Message)
+	c, scan := checkSource(config.Source{Name: "openclaw", Kind: config.KindOpenClaw, Path: dir}, runtime.GOOS, nil, nil)
+	if scan.files != 0 || !strings.Contains(c.Message, "OpenClaw's state directory (~/.openclaw)") {
+		t.Errorf("%d files, message %q: want none listed and the folder to point at", scan.files, c.Message)
 	}
 }
 
@@ -69,9 +70,9 @@ func TestCheckSource_geminiChatsFolderSaysWhereToPoint(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "session-2026-03-02T11-00-9e0f1a2b.jsonl"), []byte("{}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, _, n := checkSource(config.Source{Name: "gemini", Kind: config.KindGemini, Path: dir}, runtime.GOOS, nil, nil)
-	if n != 0 || !strings.Contains(c.Message, "the Gemini CLI home (~/.gemini)") {
-		t.Errorf("%d files, message %q: want none listed and the folder to point at", n, c.Message)
+	c, scan := checkSource(config.Source{Name: "gemini", Kind: config.KindGemini, Path: dir}, runtime.GOOS, nil, nil)
+	if scan.files != 0 || !strings.Contains(c.Message, "the Gemini CLI home (~/.gemini)") {
+		t.Errorf("%d files, message %q: want none listed and the folder to point at", scan.files, c.Message)
 	}
 }
 
@@ -86,9 +87,9 @@ func TestCheckSource_aiderFolderSaysWhereToPoint(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "analytics.json"), []byte("{}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, _, n := checkSource(config.Source{Name: "aider", Kind: config.KindAider, Path: dir}, runtime.GOOS, nil, nil)
-	if n != 0 || !strings.Contains(c.Message, "the folder that holds your repositories (~/src)") {
-		t.Errorf("%d files, message %q: want none listed and the folder to point at", n, c.Message)
+	c, scan := checkSource(config.Source{Name: "aider", Kind: config.KindAider, Path: dir}, runtime.GOOS, nil, nil)
+	if scan.files != 0 || !strings.Contains(c.Message, "the folder that holds your repositories (~/src)") {
+		t.Errorf("%d files, message %q: want none listed and the folder to point at", scan.files, c.Message)
 	}
 }
 
@@ -111,4 +112,29 @@ func TestFreshness_fileAheadOfTheClock(t *testing.T) {
 	ahead = ahead.Add(time.Minute)
 	novatest.Must(t, os.Chtimes(f.src, ahead, ahead))
 	want(t, f.run(Options{}), "freshness", Degraded, CodeIndexStale)
+}
+
+// TestFreshness_sourceAddedSinceTheBuild: a source added to config.yaml
+// after the active index was built, whose files are older than the build
+// (notes kept for years), is not in memory until a sync reads it. Doctor
+// compared file times with the build time and said no source changed
+// since, so everything was Ready while search could not find the notes.
+func TestFreshness_sourceAddedSinceTheBuild(t *testing.T) {
+	f := newFixture(t)
+	notes := filepath.Join(t.TempDir(), "notes")
+	novatest.Must(t, os.MkdirAll(notes, 0o700))
+	novatest.Must(t, os.WriteFile(filepath.Join(notes, "queue.md"), []byte("# Queue\n\nWe chose SQLite for the queue.\n"), 0o600))
+	long := time.Now().Add(-24 * time.Hour)
+	novatest.Must(t, os.Chtimes(filepath.Join(notes, "queue.md"), long, long))
+	f.sync()
+	want(t, f.run(Options{}), "freshness", Ready, "")
+
+	f.extra = fmt.Sprintf("  - {name: notes2, kind: markdown, path: %q}\n", notes)
+	f.writeConfig()
+	c := want(t, f.run(Options{}), "freshness", Degraded, CodeIndexStale)
+	if !strings.Contains(c.Message, "notes2") || !strings.Contains(c.Advice, "novactl index sync") {
+		t.Errorf("a source added since the build: %+v", c)
+	}
+	f.sync()
+	want(t, f.run(Options{}), "freshness", Ready, "")
 }
