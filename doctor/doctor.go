@@ -270,6 +270,11 @@ func Run(ctx context.Context, opts Options) Report {
 		msg := "start it: novactl service install (macOS/Linux service) or run novad in a terminal"
 		if nr, ok := errors.AsType[*client.NotRunningError](herr); ok && nr.Other {
 			msg = nr.Error()
+		} else if held, _ := portsHeld(ctx, cfg, opts.Timeout); len(held) > 0 {
+			// Nothing answers on the direct port, but the facade's is
+			// taken: a novad started now could not bind it.
+			msg = fmt.Sprintf("novad is not running, and %s, one of its ports, is held by another program (or another home's novad), so a novad started now could not bind it: stop that program, or give this home other ports (server.port and facade.port in config.yaml), then start novad (novactl service install, or run novad in a terminal)",
+				strings.Join(held, " and "))
 		}
 		add(blocked("daemon", "novad", CodeNotRunning, msg))
 	}
@@ -736,12 +741,10 @@ func novadBuild(h *api.Health) (string, bool) {
 	return novad.Build(), strings.TrimSpace(novad.Version) != strings.TrimSpace(own.Version)
 }
 
-// heldPorts names the ports of cfg that accept a connection (nothing is
-// sent), or both when neither does: the program holding one may have
-// just let it go.
-func heldPorts(ctx context.Context, cfg config.Config, timeout time.Duration) string {
+// portsHeld returns the addresses of cfg's ports that accept a
+// connection (nothing is sent), and all of them.
+func portsHeld(ctx context.Context, cfg config.Config, timeout time.Duration) (held, all []string) {
 	host := config.BindHost(cfg.Server.Host)
-	var all, held []string
 	for _, port := range []int{cfg.Server.Port, cfg.Facade.Port} {
 		addr := net.JoinHostPort(host, strconv.Itoa(port))
 		all = append(all, addr)
@@ -752,6 +755,13 @@ func heldPorts(ctx context.Context, cfg config.Config, timeout time.Duration) st
 		}
 		cancel()
 	}
+	return held, all
+}
+
+// heldPorts names the ports of cfg that accept a connection, or both
+// when neither does: the program holding one may have just let it go.
+func heldPorts(ctx context.Context, cfg config.Config, timeout time.Duration) string {
+	held, all := portsHeld(ctx, cfg, timeout)
 	if len(held) == 0 {
 		return strings.Join(all, " or ")
 	}

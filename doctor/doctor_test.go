@@ -697,3 +697,23 @@ func TestDaemonOfAnotherBuild(t *testing.T) {
 	f2.serve(h2)
 	want(t, f2.run(Options{}), "daemon", Ready, "")
 }
+
+// TestDaemonNotRunningFacadePortHeld: with no novad for this home and
+// another program on the configured facade port (the direct port free),
+// doctor names the port that is held: it said only "start it", and the
+// novad started then could not bind its ports.
+func TestDaemonNotRunningFacadePortHeld(t *testing.T) {
+	f := newFixture(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	novatest.Must(t, err)
+	t.Cleanup(func() { l.Close() })
+	facade := l.Addr().(*net.TCPAddr).Port
+	cfg := fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\nsources:\n  - {name: notes, kind: jsonl, path: %q}\n",
+		novatest.ClosedPort(t, facade), facade, f.src)
+	novatest.Must(t, os.WriteFile(f.home.Config(), []byte(cfg), 0o600))
+	c := want(t, f.run(Options{}), "daemon", Blocked, CodeNotRunning)
+	text := c.Message + " " + c.Advice
+	if !strings.Contains(text, fmt.Sprintf("127.0.0.1:%d", facade)) || !strings.Contains(text, "facade.port") {
+		t.Errorf("daemon, with the facade port held: %q", text)
+	}
+}
