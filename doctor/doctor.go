@@ -76,6 +76,9 @@ const (
 	CodeWatcherNotInstalled = "watcher-not-installed"
 	CodeWatcherLimit        = "watcher-limit"
 	CodeWatcherSyncFailed   = "watcher-sync-failed"
+	// CodeWatcherConfigStale: config.yaml changed after the watcher,
+	// which reads it once, started.
+	CodeWatcherConfigStale = "watcher-config-stale"
 	// Nova's MCP entry and skill in the agents (both optional).
 	CodeMCPStale   = "mcp-entry-stale"
 	CodeSkillStale = "skill-stale"
@@ -483,7 +486,7 @@ func Run(ctx context.Context, opts Options) Report {
 	case files > 0:
 		add(ready("freshness", "Index freshness", "no source changed since the active index was built"))
 	}
-	for _, c := range watcherChecks(ctx, fr, wst, packaging.Definitions(paths.UserHome(opts.Environ), opts.GOOS), opts.WatcherService) {
+	for _, c := range watcherChecks(ctx, fr, wst, packaging.Definitions(paths.UserHome(opts.Environ), opts.GOOS), opts.WatcherService, cfg.File) {
 		add(c)
 	}
 

@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -62,8 +63,9 @@ func watcherFreshness(fr api.Freshness, st *freshness.State, now time.Time) Chec
 // the limits it hit, its failing syncs, and the files gone from sources
 // whose memory is kept. defs are the service definitions on disk (novactl
 // service install's and Homebrew's); probe, when set, says why novactl's
-// watcher job is not running.
-func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, defs []packaging.Definition, probe ServiceProbe) []Check {
+// watcher job is not running. configFile is config.yaml ("" when there
+// is none), which a running watcher read once, when it started.
+func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, defs []packaging.Definition, probe ServiceProbe, configFile string) []Check {
 	const id, title = "watcher", "Source watcher"
 	var novad, watcher *packaging.Definition
 	for i, d := range defs {
@@ -77,6 +79,13 @@ func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, d
 	var out []Check
 	w := fr.Watcher
 	switch {
+	case w.Running && st != nil && changedSince(configFile, st.StartedAt):
+		// The watcher watches and syncs the sources it read then: one
+		// added since is never read, while freshness says up to date.
+		out = append(out, degraded(id, title, CodeWatcherConfigStale,
+			fmt.Sprintf("novactl index watch (pid %d) runs with %s as it was when it started (%s); the file changed since, and sources added to it are neither watched nor synced",
+				w.PID, configFile, st.StartedAt.Local().Format("2006-01-02 15:04")),
+			"restart the watcher: novactl service restart (or stop novactl index watch and run it again)"))
 	case w.Running:
 		out = append(out, ready(id, title, fmt.Sprintf("novactl index watch is running (pid %d): %d folders watched, %d files", w.PID, w.WatchedDirs, w.WatchedFiles)))
 	case watcher != nil:
@@ -140,4 +149,14 @@ func ago(now, t time.Time) string {
 		return fmt.Sprintf("%dh%02dm ago", int(d.Hours()), int(d.Minutes())%60)
 	}
 	return t.Local().Format("2006-01-02 15:04")
+}
+
+// changedSince reports whether the file at path was modified after t;
+// false when there is no such file.
+func changedSince(path string, t time.Time) bool {
+	if path == "" {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.ModTime().After(t)
 }

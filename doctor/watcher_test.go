@@ -100,6 +100,10 @@ func TestWatcherRunningReportsLimitsFailuresAndGoneFiles(t *testing.T) {
 	if err := freshness.Write(home, st); err != nil {
 		t.Fatal(err)
 	}
+	// The watcher read config.yaml when it started, an hour ago.
+	if err := os.Chtimes(home.Config(), now.Add(-2*time.Hour), now.Add(-2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
 	rep := Run(context.Background(), Options{Environ: env, Timeout: 100 * time.Millisecond})
 	if c := find(rep, "watcher"); c == nil || c.State != Ready || !strings.Contains(c.Message, "8192 folders") {
 		t.Fatalf("watcher: %+v", c)
@@ -139,5 +143,37 @@ func TestWatcherFreshness(t *testing.T) {
 	st.LastSync = &freshness.Sync{Result: freshness.ResultBusy, Error: "another index operation is running"}
 	if c := watcherFreshness(freshness.Compute(now, st, true, time.Time{}), st, now); c.State != Degraded || c.Code != CodeIndexStale || !strings.Contains(c.Message, "waited 1h0m0s for a sync (last sync busy: another index") {
 		t.Fatalf("stuck: %+v", c)
+	}
+}
+
+// TestWatcherRunsWithAnOlderConfig: the watcher reads config.yaml once,
+// when it starts; a source added to the file since is neither watched
+// nor synced until it restarts. Doctor said the watcher ran and memory
+// was up to date; now it says the watcher runs with the file as it was
+// and how to restart it, and nothing while the file is older than it.
+func TestWatcherRunsWithAnOlderConfig(t *testing.T) {
+	home, env := doctorHome(t)
+	lock, err := freshness.Acquire(home, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	now := time.Now().UTC()
+	st := &freshness.State{SchemaVersion: freshness.SchemaVersion, PID: os.Getpid(), StartedAt: now.Add(-time.Hour), CaughtUpAt: now.Add(-time.Hour)}
+	if err := freshness.Write(home, st); err != nil {
+		t.Fatal(err)
+	}
+	rep := Run(context.Background(), Options{Environ: env, Timeout: 100 * time.Millisecond})
+	c := find(rep, "watcher")
+	if c == nil || c.State != Degraded || c.Code != CodeWatcherConfigStale || !strings.Contains(c.Message, home.Config()) || !strings.Contains(c.Advice, "novactl service restart") {
+		t.Fatalf("watcher started before config.yaml changed: %+v", c)
+	}
+	before := now.Add(-2 * time.Hour)
+	if err := os.Chtimes(home.Config(), before, before); err != nil {
+		t.Fatal(err)
+	}
+	rep = Run(context.Background(), Options{Environ: env, Timeout: 100 * time.Millisecond})
+	if c := find(rep, "watcher"); c == nil || c.State != Ready {
+		t.Fatalf("watcher started after config.yaml changed: %+v", c)
 	}
 }
