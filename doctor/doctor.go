@@ -47,13 +47,10 @@ const (
 
 // Codes of Blocked and Degraded checks.
 const (
-	CodeConfigInvalid = "config-invalid"
-	CodeNonLoopback   = api.CodeNonLoopback
-	CodeNotRunning    = "novad-not-running"
-	CodeNotResponding = "novad-not-responding"
-	// CodeDaemonOtherBuild: novad runs another build than novactl (an
-	// upgrade replaced the binary under a novad that kept running).
-	CodeDaemonOtherBuild  = "novad-other-build"
+	CodeConfigInvalid     = "config-invalid"
+	CodeNonLoopback       = api.CodeNonLoopback
+	CodeNotRunning        = "novad-not-running"
+	CodeNotResponding     = "novad-not-responding"
 	CodeIndexMissing      = "index-missing"
 	CodeManifestInvalid   = "manifest-invalid"
 	CodeProfileMismatch   = api.ReasonProfileMismatch
@@ -76,12 +73,15 @@ const (
 	CodeWatcherNotInstalled = "watcher-not-installed"
 	CodeWatcherLimit        = "watcher-limit"
 	CodeWatcherSyncFailed   = "watcher-sync-failed"
-	// CodeWatcherConfigStale: config.yaml changed after the watcher,
-	// which reads it once, started.
-	CodeWatcherConfigStale = "watcher-config-stale"
+	CodeWatcherConfigStale  = "watcher-config-stale" // config.yaml changed since it started
 	// Nova's MCP entry and skill in the agents (both optional).
 	CodeMCPStale   = "mcp-entry-stale"
 	CodeSkillStale = "skill-stale"
+	// A novad that runs what it no longer should: another build than
+	// this novactl (an upgrade replaced the binary under it), or
+	// config.yaml as it was before a change (novad reads it once).
+	CodeDaemonOtherBuild  = "novad-other-build"
+	CodeDaemonConfigStale = "novad-config-stale"
 )
 
 // Check is one line of the doctor report.
@@ -249,6 +249,13 @@ func Run(ctx context.Context, opts Options) Report {
 			add(degraded("daemon", "novad", CodeDaemonOtherBuild,
 				fmt.Sprintf("%s, but it runs %s and this novactl is %s", msg, build, version.Get().Build()),
 				"if Nova was upgraded, restart novad (and the watcher) so they run the new binary: novactl service restart, or end novad and run it again; if not, novad and novactl come from two installs: keep one"))
+		} else if started, err := time.Parse(time.RFC3339, health.StartedAt); err == nil && changedSince(cfg.File, started.Add(time.Second)) {
+			// StartedAt is to the second: a file written in the second
+			// novad started is taken for one it read.
+			add(degraded("daemon", "novad", CodeDaemonConfigStale,
+				fmt.Sprintf("%s, but it runs with %s as it was when it started (%s): the file changed since, and novad reads it only when it starts",
+					msg, cfg.File, started.Local().Format("2006-01-02 15:04")),
+				"restart novad so it reads the file: novactl service restart (or end novad and run it again)"))
 		} else {
 			add(ready("daemon", "novad", msg))
 		}

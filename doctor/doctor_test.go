@@ -717,3 +717,23 @@ func TestDaemonNotRunningFacadePortHeld(t *testing.T) {
 		t.Errorf("daemon, with the facade port held: %q", text)
 	}
 }
+
+// TestDaemonRunsWithAnOlderConfig: novad reads config.yaml once, when it
+// starts; a change made since (retrieval, embedding, ports) is not in
+// force until it restarts. Doctor called novad Ready; now it says novad
+// runs with the file as it was, and how to restart it.
+func TestDaemonRunsWithAnOlderConfig(t *testing.T) {
+	f := newFixture(t)
+	m := f.sync()
+	h := healthy(m.RunID, m.ChunkCount)
+	started := time.Now().Add(-time.Hour).UTC()
+	h.StartedAt = started.Format(time.RFC3339)
+	f.serve(h)
+	c := want(t, f.run(Options{}), "daemon", Degraded, CodeDaemonConfigStale)
+	if !strings.Contains(c.Message, f.home.Config()) || !strings.Contains(c.Advice, "novactl service restart") {
+		t.Errorf("novad started before config.yaml changed: %+v", c)
+	}
+	before := started.Add(-time.Hour)
+	novatest.Must(t, os.Chtimes(f.home.Config(), before, before))
+	want(t, f.run(Options{}), "daemon", Ready, "")
+}
