@@ -29,7 +29,17 @@ func (s *Server) guard(bound netip.AddrPort, next http.Handler, surface string) 
 	h = s.securityHeaders(h)
 	h = s.recoverPanics(h)
 	h = s.logRequests(surface, h)
+	h = s.resumeChecks(h)
 	return h
+}
+
+// resumeChecks tells the reload loop of every request: its re-checks of
+// the served files pause while none comes (see serveLoop).
+func (s *Server) resumeChecks(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.markUsed()
+		next.ServeHTTP(w, r)
+	})
 }
 
 // securityHeaders sets headers on every response, refusals included:

@@ -30,32 +30,71 @@ const (
 
 // reloadLoop loads the active generation at start, then whenever the
 // manifest watcher, its poll or SIGHUP says it may have changed, and
-// re-checks the served generation's files: sizes and modification times
-// every CheckEvery, every checksum every DeepCheckEvery. All of it happens
-// here, off the request path; searches keep using the current snapshot
-// through the atomic pointer and never wait for a load or a check.
+// re-checks the served generation's files while requests come: sizes and
+// modification times every CheckEvery, every checksum every
+// DeepCheckEvery (see serveLoop). All of it happens here, off the request
+// path; searches keep using the current snapshot through the atomic
+// pointer and never wait for a load or a check.
 func (s *Server) reloadLoop(ctx context.Context) {
 	w := manifest.Watch(s.home.IndexDir(), filepath.Base(s.home.Manifest()), manifest.WatchOptions{Debounce: s.opts.Debounce, Poll: s.opts.Poll})
 	defer w.Close()
 	s.reloadOnce(triggerStart, nil) // Run set loading before serving
 	s.loading.Store(false)
+	s.serveLoop(ctx, w.C)
+}
+
+// serveLoop is the reload loop once the first load is done: changed says
+// the manifest may have changed.
+//
+// The re-checks pause while no request comes: nothing reads the served
+// files then, and on a laptop an idle novad otherwise woke every
+// CheckEvery, all day, to stat them (and hashed them all every hour). A
+// quick tick that finds no request since the last one stops the ticker;
+// the next request has the files checked at once (hashed, when a deep
+// check came due meanwhile) and restarts it.
+func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 	quick := time.NewTicker(s.opts.CheckEvery)
 	defer quick.Stop()
 	deep := time.NewTicker(s.opts.DeepCheckEvery)
 	defer deep.Stop()
+	used := false     // a request came since the last quick tick
+	idle := false     // the quick ticker is stopped until a request comes
+	deepOwed := false // a deep check came due while idle
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-w.C:
+		case <-changed:
 			s.reloadOnce(triggerWatch, nil)
 		case <-s.hup:
 			s.reloadOnce(triggerSignal, nil)
+		case <-s.used:
+			if !idle {
+				used = true
+				break
+			}
+			idle = false
+			quick.Reset(s.opts.CheckEvery)
+			d := index.Quick
+			if deepOwed {
+				d, deepOwed = index.Deep, false
+			}
+			s.recheck(d)
 		case <-quick.C:
+			if !used {
+				idle = true
+				quick.Stop()
+				break
+			}
+			used = false
 			s.recheck(index.Quick)
 		case <-s.checkNow:
 			s.recheck(index.Quick)
 		case <-deep.C:
+			if idle {
+				deepOwed = true
+				break
+			}
 			s.recheck(index.Deep)
 		case <-s.collect:
 			s.collectRetired()
@@ -95,6 +134,14 @@ func (s *Server) retire(c *served) {
 func (s *Server) searchDone(c *served) {
 	if c.searches.Add(-1) == 0 && c.retired.Load() {
 		s.askCollect()
+	}
+}
+
+// markUsed tells the reload loop that a request came.
+func (s *Server) markUsed() {
+	select {
+	case s.used <- struct{}{}:
+	default:
 	}
 }
 

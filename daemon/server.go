@@ -53,11 +53,13 @@ type Options struct {
 	// ShutdownGrace bounds the graceful shutdown; 0 means 5 s.
 	ShutdownGrace time.Duration
 	// CheckEvery is how often the served generation's file sizes and
-	// modification times are compared with those it was loaded with; 0
-	// means 10 s.
+	// modification times are compared with those it was loaded with,
+	// while requests come (the checks pause while none does); 0 means
+	// 10 s.
 	CheckEvery time.Duration
 	// DeepCheckEvery is how often every file of the served generation is
-	// hashed again; 0 means 1 h.
+	// hashed again (one that came due while no request came is made at
+	// the next); 0 means 1 h.
 	DeepCheckEvery time.Duration
 	// BindRetry is how long a taken port is retried before Run gives up
 	// with ErrPortInUse (a novad killed a moment ago may still hold it);
@@ -128,6 +130,8 @@ type Server struct {
 	// checkNow asks the reload loop for a re-check of the served files
 	// before the next tick (a search panicked: they may be damaged).
 	checkNow chan struct{}
+	// used tells the reload loop that a request came (see markUsed).
+	used chan struct{}
 	// collect asks the reload loop for a garbage collection: a generation
 	// that nothing serves or searches any more is unreachable, and only a
 	// collection runs the cleanups that unmap its files (see retire).
@@ -222,6 +226,7 @@ func New(opts Options) (*Server, error) {
 		permits:  make(chan struct{}, cfg.Retrieval.MaxConcurrentSearches),
 		hup:      make(chan struct{}, 1),
 		checkNow: make(chan struct{}, 1),
+		used:     make(chan struct{}, 1),
 		collect:  make(chan struct{}, 1),
 	}
 	if cfg.Embedding.Provider == config.ProviderOpenAI {

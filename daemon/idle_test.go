@@ -1,0 +1,88 @@
+package daemon
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/paths"
+)
+
+// TestIdleNovadChecksNothing: a novad nothing asks anything does no
+// periodic work on the served generation. It stat-ed every file of it
+// every 10 s (and hashed them all every hour) for days on a laptop where
+// no agent searched: 157 wakeups in 2 minutes of idle. The first request
+// after a pause has the files checked at once, and the checks keep their
+// pace while requests come; the hourly hash missed while idle is the one
+// made then. The loop runs on a fake clock (synctest).
+func TestIdleNovadChecksNothing(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "memory.jsonl")
+	novatest.Must(t, os.WriteFile(src, []byte(`{"id":"port","text":"The staging deploy listens on port 42017."}`+"\n"), 0o600))
+	cfg := config.Defaults()
+	cfg.Home = paths.Home{Root: filepath.Join(root, "home")}
+	cfg.Server.Port, cfg.Facade.Port = 0, 0
+	cfg.Sources = []config.Source{{Name: "m", Kind: config.KindJSONL, Path: src, SourceSet: "notes"}}
+	novatest.Must(t, cfg.Validate())
+	_, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background())
+	novatest.Must(t, err)
+
+	synctest.Test(t, func(t *testing.T) {
+		s, err := New(Options{Config: cfg, CheckEvery: 10 * time.Second, DeepCheckEvery: time.Hour})
+		novatest.Must(t, err)
+		// Bound, not served: a load publishes the ports in the state.
+		for _, ln := range []*net.Listener{&s.directLn, &s.facadeLn} {
+			*ln, err = net.Listen("tcp", "127.0.0.1:0")
+			novatest.Must(t, err)
+			defer (*ln).Close()
+		}
+		s.reloadOnce(triggerStart, nil)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.serveLoop(ctx, nil)
+		}()
+		defer func() { cancel(); <-done }()
+		checked := func() (quick, deep string) {
+			s.statusMu.Lock()
+			defer s.statusMu.Unlock()
+			return s.integrity.CheckedAt, s.integrity.DeepCheckedAt
+		}
+		loadedQuick, loadedDeep := checked()
+		if loadedQuick == "" || loadedDeep == "" {
+			t.Fatalf("not verified at load: %+v", s.integrity)
+		}
+
+		time.Sleep(3 * time.Hour)
+		synctest.Wait()
+		if q, d := checked(); q != loadedQuick || d != loadedDeep {
+			t.Fatalf("checked while idle: quick at %s, deep at %s (loaded at %s)", q, d, loadedQuick)
+		}
+
+		s.markUsed() // a request
+		synctest.Wait()
+		q, d := checked()
+		if q == loadedQuick || d != q {
+			t.Fatalf("the first request after 3 idle hours: quick check at %s, deep at %s, want both now (loaded at %s)", q, d, loadedQuick)
+		}
+
+		// Requests keep coming: checked at each tick.
+		for range 3 {
+			time.Sleep(5 * time.Second)
+			s.markUsed()
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if q2, _ := checked(); q2 == q {
+			t.Fatalf("not checked again while requests came: last check at %s", q2)
+		}
+	})
+}
