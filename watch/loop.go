@@ -319,7 +319,12 @@ func (w *watcher) onEvent(ev fsnotify.Event, now time.Time) {
 		}
 		return
 	}
-	w.dirty(now, "", owners)
+	// A file no source reads yet: list again only the sources that may
+	// read it.
+	owners = slices.DeleteFunc(owners, func(i int) bool { return !w.tree.mayList(i, name) })
+	if len(owners) > 0 {
+		w.dirty(now, "", owners)
+	}
 }
 
 // dirty marks a file to stat again, or sources to list again.

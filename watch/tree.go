@@ -222,6 +222,32 @@ func (t *tree) ignores(i int, p string) bool {
 	return !t.enteredBy(i, filepath.Dir(p))
 }
 
+// mayList reports whether p, a file no source reads yet, may be source
+// i's once listed: a folder source's listing lists its name (see
+// ingest.ListsFile; the caller judged its folder with ignores), or it is
+// the companion of a file the source reads (a Hermes database's -wal,
+// see ingest.Companions); a one-file source's only file is its own (or
+// a companion of it). Listing a source again stats every file of it: a
+// file no listing lists, written all day beside the ones read (Codex's
+// history.jsonl, Gemini's logs.json, a database's -shm), must not cost
+// that at each write.
+func (t *tree) mayList(i int, p string) bool {
+	s := t.sources[i]
+	if t.dirs[i] != s.Path {
+		return p == s.Path || slices.Contains(ingest.Companions(s.Kind, s.Path), p)
+	}
+	if rel, err := filepath.Rel(s.Path, p); err == nil && ingest.ListsFile(s, filepath.ToSlash(rel)) {
+		return true
+	}
+	// A companion's name extends its file's.
+	for k := len(p) - 1; k > len(s.Path); k-- {
+		if _, ok := t.snap[i][p[:k]]; ok && slices.Contains(ingest.Companions(s.Kind, p[:k]), p) {
+			return true
+		}
+	}
+	return false
+}
+
 // watchNew watches a folder that just appeared and every folder below it
 // that a source's listing enters; a folder no listing enters is not
 // watched (see entered). Each folder is watched before it is listed: a

@@ -941,3 +941,76 @@ func TestNoNotifierFallsBackToTheRescan(t *testing.T) {
 		}
 	})
 }
+
+// TestFilesNoListingReadsCostNoRelist: a file a source's listing does not
+// list (Codex's history.jsonl beside its rollouts, Gemini's logs.json, a
+// Hermes database's -shm, an editor's backup) is written all day while an
+// agent runs, and each write had the whole source listed again, every
+// file of it stat-ed, after the debounce: 3000 notes cost about 50 ms of
+// CPU per write, and a large Codex or Claude Code home much more. Only a
+// file the listing lists, or the companion of one it reads (a Hermes
+// database's -wal), has the source listed again.
+func TestFilesNoListingReadsCostNoRelist(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		lists := 0
+		var db string
+		h := start(t, func(o *Options, _ *fakeNotifier, _ *fakeSyncer) {
+			src := o.Sources[0].Path
+			db = filepath.Join(src, "state.db")
+			must(t, os.WriteFile(db, []byte("db"), 0o644))
+			o.Sources = append(o.Sources, config.Source{Name: "hermes", Kind: config.KindHermes, Path: src})
+			o.Lister = func(s config.Source) ([]string, error) {
+				mu.Lock()
+				lists++
+				mu.Unlock()
+				// As novactl lists: the files, and their companions that exist.
+				l, err := ingest.List(s)
+				var out []string
+				for _, f := range l.Files {
+					out = append(out, f.Path)
+					for _, c := range ingest.Companions(s.Kind, f.Path) {
+						if _, err := os.Stat(c); err == nil {
+							out = append(out, c)
+						}
+					}
+				}
+				return out, err
+			}
+		})
+		listed := func() int {
+			mu.Lock()
+			defer mu.Unlock()
+			return lists
+		}
+		before := listed()
+		for _, name := range []string{"history.log", "state.db-shm", "a.jsonl~"} {
+			p := filepath.Join(h.src, name)
+			must(t, os.WriteFile(p, []byte("x"), 0o644))
+			h.n.events <- fsnotify.Event{Name: p, Op: fsnotify.Create}
+			h.n.events <- fsnotify.Event{Name: p, Op: fsnotify.Write}
+			time.Sleep(time.Minute)
+		}
+		if n := listed() - before; n != 0 || len(h.s.times()) != 0 {
+			t.Fatalf("files no source lists: %d listings, %d syncs, want none", n, len(h.s.times()))
+		}
+
+		// A new database log is the database's change.
+		wal := db + "-wal"
+		must(t, os.WriteFile(wal, []byte("wal"), 0o644))
+		h.n.events <- fsnotify.Event{Name: wal, Op: fsnotify.Create}
+		time.Sleep(time.Minute)
+		if n := len(h.s.times()); n != 1 {
+			t.Fatalf("%d syncs after a database's log was made, want 1", n)
+		}
+		// A new file a listing lists.
+		b := filepath.Join(h.src, "b.jsonl")
+		must(t, os.WriteFile(b, []byte("{}\n"), 0o644))
+		h.n.events <- fsnotify.Event{Name: b, Op: fsnotify.Create}
+		time.Sleep(time.Minute)
+		if n := len(h.s.times()); n != 2 {
+			t.Fatalf("%d syncs after a new listed file, want 2", n)
+		}
+		h.stop()
+	})
+}
