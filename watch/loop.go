@@ -61,6 +61,10 @@ type watcher struct {
 	unsettled int       // syncs in a row that left input unsettled
 	notBefore time.Time // no sync starts before this (back-off, spacing)
 
+	// fullRescanAt is when every source was last listed by a rescan (or
+	// at start).
+	fullRescanAt time.Time
+
 	// gone are the source files seen to disappear, with when.
 	gone map[string]time.Time
 	// savedLimits is how many limits the last saved state listed.
@@ -90,6 +94,7 @@ func (w *watcher) run(ctx context.Context) error {
 		w.tree.relist(i, &change{})
 	}
 	w.st.LastRescanAt = now.UTC()
+	w.fullRescanAt = now
 	if w.opts.SyncAtStart {
 		w.markPending(now, triggerStart)
 	} else {
@@ -358,14 +363,24 @@ func (w *watcher) onError(err error, now time.Time) {
 }
 
 // rescan is the safety net: re-walk every folder (watching new ones and
-// retrying polled ones) and compare every file's stat.
+// retrying polled ones) and compare every file's stat. The short rescan
+// that polled folders bring (LimitedRescan) lists only the sources that
+// have one; the others, whose folders all have their watch, are listed
+// at the full period (Rescan), as when nothing is polled: listing a
+// source stats every file of it.
 func (w *watcher) rescan(now time.Time) {
 	w.tree.watchAll()
-	all := make([]int, len(w.opts.Sources))
-	for i := range all {
-		all[i] = i
+	full := !now.Before(w.fullRescanAt.Add(w.opts.Rescan))
+	if full {
+		w.fullRescanAt = now
 	}
-	w.dirty(now, "", all)
+	var srcs []int
+	for i := range w.opts.Sources {
+		if full || w.tree.polls(i) {
+			srcs = append(srcs, i)
+		}
+	}
+	w.dirty(now, "", srcs)
 	found := w.reconcile(now, triggerRescan)
 	w.st.LastRescanAt = now.UTC()
 	if !found {

@@ -222,6 +222,29 @@ func (t *tree) ignores(i int, p string) bool {
 	return !t.enteredBy(i, filepath.Dir(p))
 }
 
+// polls reports whether source i has a folder with no watch, which
+// only a rescan looks at: one it reads, the anchor it waits on, the
+// folder holding its link or one its links point into. A missing source
+// counts too (listing it costs nothing).
+func (t *tree) polls(i int) bool {
+	s := t.sources[i]
+	if t.dirs[i] == "" {
+		return true
+	}
+	lp := linkParent(s)
+	for d := range t.polled {
+		if within(d, s.Path) || within(d, t.dirs[i]) || d == t.anchors[i] || d == lp {
+			return true
+		}
+		for target := range t.targets[i] {
+			if filepath.Dir(target) == d {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // mayList reports whether p, a file no source reads yet, may be source
 // i's once listed: a folder source's listing lists its name (see
 // ingest.ListsFile; the caller judged its folder with ignores), or it is

@@ -1014,3 +1014,62 @@ func TestFilesNoListingReadsCostNoRelist(t *testing.T) {
 		h.stop()
 	})
 }
+
+// TestLimitedRescanListsOnlyWhatIsPolled: while a watch limit leaves some
+// folders without a watch, the rescan runs every 30 s for them, and it
+// listed every source again, every file of each stat-ed: a source whose
+// folders all have their watch paid ten times the rescan it needs (on a
+// Mac, where kqueue's open files run out first, a Claude Code home with
+// no watch for its older projects had the notes beside it stat-ed every
+// 30 s). The short rescan lists the sources with a polled folder; every
+// source is listed at the full period, as when nothing is polled.
+func TestLimitedRescanListsOnlyWhatIsPolled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		lists := map[string]int{}
+		var other string
+		h := start(t, func(o *Options, n *fakeNotifier, _ *fakeSyncer) {
+			// The two source folders, then one of p1 and p2: the other is polled.
+			n.failAfter = 3
+			for _, d := range []string{"p1", "p2"} {
+				must(t, os.MkdirAll(filepath.Join(o.Sources[0].Path, d), 0o755))
+			}
+			other = filepath.Join(filepath.Dir(o.Sources[0].Path), "other")
+			must(t, os.MkdirAll(other, 0o755))
+			must(t, os.WriteFile(filepath.Join(other, "o.jsonl"), []byte("{}\n"), 0o644))
+			o.Sources = append(o.Sources, config.Source{Name: "other", Kind: config.KindJSONL, Path: other})
+			o.Lister = func(s config.Source) ([]string, error) {
+				mu.Lock()
+				lists[s.Name]++
+				mu.Unlock()
+				return jsonlLister(s)
+			}
+		})
+		listed := func(name string) int {
+			mu.Lock()
+			defer mu.Unlock()
+			return lists[name]
+		}
+		if st := h.state(); st.Watched.PolledDirs != 1 {
+			t.Fatalf("watched %+v, want one polled folder", st.Watched)
+		}
+		s0, o0 := listed("s"), listed("other")
+		// A change no event reports, in the source whose folders are all watched.
+		must(t, os.WriteFile(filepath.Join(other, "o.jsonl"), []byte("{}\n{}\n"), 0o644))
+		time.Sleep(DefaultRescan - time.Second)
+		if s, o := listed("s")-s0, listed("other")-o0; s != 9 || o != 0 {
+			t.Fatalf("in 9 short rescans: the source with a polled folder listed %d times, the one without %d, want 9 and 0", s, o)
+		}
+		if n := len(h.s.times()); n != 0 {
+			t.Fatalf("%d syncs before the full rescan", n)
+		}
+		time.Sleep(5 * time.Second)
+		if o := listed("other") - o0; o != 1 {
+			t.Fatalf("the full rescan listed the source without a polled folder %d times, want 1", o)
+		}
+		if calls := h.s.times(); len(calls) != 1 || calls[0].Sub(h.t0) != DefaultRescan {
+			t.Fatalf("syncs %v, want one at the full rescan (%s)", calls, DefaultRescan)
+		}
+		h.stop()
+	})
+}
