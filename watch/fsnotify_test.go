@@ -15,7 +15,6 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
-	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -430,14 +429,7 @@ func TestRealLinkedSourceFolder(t *testing.T) {
 	link := filepath.Join(root, "notes")
 	must(t, os.Symlink(vault, link))
 	s, home := runReal(t, link, func(o *Options) {
-		o.Lister = func(src config.Source) ([]string, error) {
-			l, err := ingest.List(src)
-			var files []string
-			for _, f := range l.Files {
-				files = append(files, f.Path)
-			}
-			return files, err
-		}
+		o.Lister = ingestLister
 	})
 	// The linked folder, and the folder holding the link (see linkParent).
 	waitFor(t, 10*time.Second, "the linked folder to be watched", func() bool {
@@ -479,14 +471,7 @@ func TestRealLinkedSourceRetargeted(t *testing.T) {
 			link := filepath.Join(root, "notes")
 			must(t, os.Symlink(vault, link))
 			s, home := runReal(t, link, func(o *Options) {
-				o.Lister = func(src config.Source) ([]string, error) {
-					l, err := ingest.List(src)
-					var files []string
-					for _, f := range l.Files {
-						files = append(files, f.Path)
-					}
-					return files, err
-				}
+				o.Lister = ingestLister
 			})
 			waitFor(t, 10*time.Second, "the linked folder to be watched", func() bool {
 				st, err := freshness.Read(home)
@@ -570,14 +555,7 @@ func TestRealLinkedFileInSourceFolder(t *testing.T) {
 	link := filepath.Join(src, "x.jsonl")
 	must(t, os.Symlink(target, link))
 	s, home := runReal(t, src, func(o *Options) {
-		o.Lister = func(src config.Source) ([]string, error) {
-			l, err := ingest.List(src)
-			var files []string
-			for _, f := range l.Files {
-				files = append(files, f.Path)
-			}
-			return files, err
-		}
+		o.Lister = ingestLister
 	})
 	waitFor(t, 10*time.Second, "the source and the linked file's folder to be watched", func() bool {
 		st, err := freshness.Read(home)

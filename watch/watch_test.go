@@ -756,14 +756,7 @@ func TestHiddenFileListedSyncs(t *testing.T) {
 			must(t, os.MkdirAll(filepath.Dir(history), 0o755))
 			must(t, os.WriteFile(history, []byte("#### hi\n"), 0o644))
 			o.Sources = []config.Source{{Name: "s", Kind: config.KindAider, Path: src}}
-			o.Lister = func(src config.Source) ([]string, error) {
-				l, err := ingest.List(src)
-				var out []string
-				for _, f := range l.Files {
-					out = append(out, f.Path)
-				}
-				return out, err
-			}
+			o.Lister = ingestLister
 		})
 		h.appendLine(history)
 		time.Sleep(time.Minute)
