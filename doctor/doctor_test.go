@@ -393,7 +393,9 @@ func TestPrivacyAndToken(t *testing.T) {
 // folder macOS hides from launchd agents.
 func TestSources(t *testing.T) {
 	f := newFixture(t)
-	novatest.Must(t, os.WriteFile(f.home.Config(), []byte(fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\n", f.port)), 0o600))
+	// (Both ports named: doctor looks at the facade's too, and the
+	// default 3036 may be the user's own novad.)
+	novatest.Must(t, os.WriteFile(f.home.Config(), []byte(fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", f.port, novatest.ClosedPort(t, f.port))), 0o600))
 	c := want(t, f.run(Options{}), "sources", Degraded, CodeNoSources)
 	if !strings.Contains(c.Advice, f.home.Config()) || strings.Contains(c.Advice, "config init") {
 		t.Errorf("no sources in a config.yaml: %+v", c)
@@ -425,7 +427,7 @@ func TestSources(t *testing.T) {
 	novatest.Must(t, os.MkdirAll(docs, 0o700))
 	f.src = docs
 	f.extra = ""
-	novatest.Must(t, os.WriteFile(f.home.Config(), []byte(fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nsources:\n  - {name: notes, kind: markdown, path: %q}\n", f.port, docs)), 0o600))
+	novatest.Must(t, os.WriteFile(f.home.Config(), []byte(fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\nsources:\n  - {name: notes, kind: markdown, path: %q}\n", f.port, novatest.ClosedPort(t, f.port), docs)), 0o600))
 	want(t, f.run(Options{GOOS: "darwin"}), "source:notes", Degraded, CodePrivacyProtected)
 	want(t, f.run(Options{GOOS: "linux"}), "source:notes", Ready, "")
 }
