@@ -420,7 +420,7 @@ func (s *Server) shutdown() {
 // neither port: a listener that is bound but not served would leave
 // clients hanging instead of refused.
 func (s *Server) bind(ctx context.Context, host string, by time.Time) error {
-	err := s.bindOnce(ctx, host, by)
+	taken, err := s.bindOnce(ctx, host, by, false)
 	if err == nil || !s.opts.WaitForHome || !errors.Is(err, ErrPortInUse) {
 		return err
 	}
@@ -435,7 +435,10 @@ func (s *Server) bind(ctx context.Context, host string, by time.Time) error {
 			return ctx.Err()
 		case <-t.C:
 		}
-		err := s.bindOnce(ctx, host, time.Time{})
+		// The taken port is tried first, so that the free one is not
+		// bound and let go each round: a client, or this home's next
+		// novad, could meet it bound for that moment.
+		taken, err = s.bindOnce(ctx, host, time.Time{}, taken == s.cfg.Facade.Port)
 		if err == nil {
 			s.log.Info("The port is free now; serving", "home", s.home.Root)
 			return nil
@@ -447,19 +450,27 @@ func (s *Server) bind(ctx context.Context, host string, by time.Time) error {
 }
 
 // bindOnce binds both listeners, retrying a taken port until by, or
-// neither.
-func (s *Server) bindOnce(ctx context.Context, host string, by time.Time) error {
-	direct, err := s.listen(ctx, host, s.cfg.Server.Port, by)
-	if err != nil {
-		return err
+// neither; facadeFirst binds the facade's port first. On failure it
+// returns the port it could not bind.
+func (s *Server) bindOnce(ctx context.Context, host string, by time.Time, facadeFirst bool) (failed int, err error) {
+	ports := [2]int{s.cfg.Server.Port, s.cfg.Facade.Port}
+	if facadeFirst {
+		ports[0], ports[1] = ports[1], ports[0]
 	}
-	facade, err := s.listen(ctx, host, s.cfg.Facade.Port, by)
-	if err != nil {
-		direct.Close()
-		return err
+	var lns [2]net.Listener
+	for i, port := range ports {
+		if lns[i], err = s.listen(ctx, host, port, by); err != nil {
+			if i == 1 {
+				lns[0].Close()
+			}
+			return port, err
+		}
 	}
-	s.directLn, s.facadeLn = direct, facade
-	return nil
+	if facadeFirst {
+		lns[0], lns[1] = lns[1], lns[0]
+	}
+	s.directLn, s.facadeLn = lns[0], lns[1]
+	return 0, nil
 }
 
 // listen binds host:port. A port in use is retried until by, with a
