@@ -86,6 +86,39 @@ func TestLock_inProcess(t *testing.T) {
 	}
 }
 
+// TestLock_unnamedHolderOutlasted: a lock held for a moment by something
+// that does not name itself (a writer between emptying the file and
+// letting go, which is where a manual sync meets the watcher's ending
+// one, or a doctor probe) is waited out, not reported as a running
+// operation.
+func TestLock_unnamedHolderOutlasted(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "memories.jsonl")
+	writeFile(t, src, jsonlLines(t, baseRecords()...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now})
+	syncOK(t, ix)
+	f, err := os.OpenFile(cfg.Home.Lock(), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		time.Sleep(200 * time.Millisecond)
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	}()
+	_, err = ix.Sync(context.Background())
+	<-released
+	if err != nil {
+		t.Fatalf("sync beside a holder that names nobody, for 200 ms: %v", err)
+	}
+}
+
 // TestLock_otherProcess holds the lock in a child process: the parent is
 // refused with the child's pid; when the child is killed the OS releases
 // the lock and the parent syncs.

@@ -34,8 +34,11 @@ func (e *LockedError) Unwrap() error { return ErrLocked }
 // writerLock is the single-writer lock of the index directory.
 type writerLock = lockfile.Lock
 
+// acquireLock takes the lock; a holder that is not named in the file (a
+// probe, or a writer that is just taking or letting go of the lock) is
+// outlasted, so that a sync started as the watcher's ends is not refused.
 func acquireLock(path, operation string, now time.Time) (*writerLock, error) {
-	l, err := lockfile.Acquire(path, paths.FileMode, operation, now)
+	l, err := lockfile.AcquireOutlastingProbes(path, paths.FileMode, operation, now)
 	if he, ok := errors.AsType[*lockfile.HeldError](err); ok {
 		return nil, &LockedError{Path: path, Operation: he.Holder.Operation, PID: he.Holder.PID, Since: he.Holder.Since}
 	}

@@ -110,21 +110,26 @@ func Acquire(path string, perm os.FileMode, operation string, now time.Time) (*L
 
 // probeRetries and probeRetryWait bound AcquireOutlastingProbes: a probe
 // holds its shared lock for microseconds, so a second of tries outlasts
-// any number of them, and a real holder is reported after it.
+// any number of them.
 const (
 	probeRetries   = 20
 	probeRetryWait = 50 * time.Millisecond
 )
 
-// AcquireOutlastingProbes is Acquire for a long-running holder: while the
-// lock is held, it tries again for about a second before it returns the
-// *HeldError. Held and Free take a shared lock for a moment, so a holder
-// that starts while novactl doctor or service status looks would
-// otherwise meet the probe, give up, and run unseen.
+// AcquireOutlastingProbes is Acquire that does not give up on a lock held
+// for a moment by something that is not a real holder: while the lock is
+// held and the file names no live holder, it tries again for about a
+// second before it returns the *HeldError. Held and Free take a shared
+// lock for a moment and write nothing, and a holder empties the file just
+// before it lets go (and is unnamed just after it takes the lock); a
+// holder that starts then would otherwise meet it, give up and, for a
+// long-running one, run unseen. A holder the file names is reported at
+// once.
 func AcquireOutlastingProbes(path string, perm os.FileMode, operation string, now time.Time) (*Lock, error) {
 	for i := 0; ; i++ {
 		l, err := Acquire(path, perm, operation, now)
-		if err == nil || !errors.Is(err, ErrHeld) || i == probeRetries {
+		he, held := errors.AsType[*HeldError](err)
+		if !held || i == probeRetries || (he.Holder.PID > 0 && alive(he.Holder.PID)) {
 			return l, err
 		}
 		time.Sleep(probeRetryWait)
