@@ -572,7 +572,7 @@ type sourceScan struct {
 // generation recorded of its files (nil when that is not known).
 func checkSource(s config.Source, goos string, environ []string, recorded recordedFiles) (Check, sourceScan) {
 	id, title := "source:"+s.Name, "Source "+s.Name
-	fi, err := os.Stat(s.Path)
+	_, err := os.Stat(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return degraded(id, title, CodeSourceMissing, s.Path+" does not exist",
 			"fix sources[].path; memory already indexed from it is kept"), sourceScan{}
@@ -580,14 +580,11 @@ func checkSource(s config.Source, goos string, environ []string, recorded record
 	if err != nil {
 		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), sourceScan{}
 	}
-	if !fi.IsDir() && !fi.Mode().IsRegular() {
-		// Not opened: the open of a named pipe waits for a writer, and
-		// doctor would wait with it.
-		return degraded(id, title, CodeSourceUnreadable,
-			fmt.Sprintf("%s is a %s, not a file or folder: Nova reads files", s.Path, fileType(fi.Mode())),
+	listing, err := ingest.List(s)
+	if errors.Is(err, ingest.ErrSourceNotFile) {
+		return degraded(id, title, CodeSourceUnreadable, err.Error(),
 			"point sources[].path at the file or folder that holds the memory"), sourceScan{}
 	}
-	listing, err := ingest.List(s)
 	if err != nil {
 		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), sourceScan{}
 	}
@@ -689,19 +686,6 @@ func noMemoryMessage(s config.Source, n int, skipped *ingest.Problem) string {
 	return msg
 }
 
-// fileType names what a path that is neither a regular file nor a
-// folder is.
-func fileType(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "special file"
-}
 
 // agentFolders is the folder each agent kind's path names, for a source
 // that lists nothing.

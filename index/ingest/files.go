@@ -112,6 +112,11 @@ func List(src config.Source) (Listing, error) {
 		include = kindIncludes[src.Kind]
 	}
 	exclude := excludes(src)
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		// Not listed: the read's open of a named pipe would wait for a
+		// writer, and the sync (the watcher's too) with it.
+		return Listing{}, fmt.Errorf("%w: %s is a %s", ErrSourceNotFile, root, fileType(fi.Mode()))
+	}
 	if !fi.IsDir() {
 		return Listing{Files: []File{{Path: root, Rel: filepath.Base(root), Info: fi}}}, nil
 	}
@@ -328,4 +333,18 @@ func matchGlobs(globs []string, rel string) bool {
 		}
 	}
 	return false
+}
+
+// fileType names what a path that is neither a regular file nor a
+// folder is.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }

@@ -52,6 +52,10 @@ type Sink struct {
 // ErrSourceMissing means a configured source path does not exist.
 var ErrSourceMissing = errors.New("source path does not exist")
 
+// ErrSourceNotFile means a configured source path is neither a file nor
+// a folder (a named pipe, a socket, a device).
+var ErrSourceNotFile = errors.New("source path is not a file or folder")
+
 // Read reads every file of src (see List) from its start with the reader
 // of its kind: the full read of a build. A file that cannot be read is a
 // problem, and the rest of the source is still read; the error is for a
