@@ -56,8 +56,9 @@ type Record struct {
 	Conversation string
 	// Subject names what the record describes when later records may
 	// describe the same thing in a newer state (a JSONL record's
-	// "subject"); records of one project with the same subject form a
-	// version chain in which the newest wins.
+	// "subject", folded: capitals, spacing and Unicode form do not tell
+	// subjects apart); records of one project with the same subject form
+	// a version chain in which the newest wins.
 	Subject string
 	// Redactions counts secrets removed from Text.
 	Redactions int

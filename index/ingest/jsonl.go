@@ -12,6 +12,7 @@ import (
 	gojson "github.com/goccy/go-json"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/memory"
 )
 
@@ -51,6 +52,10 @@ func (h jsonlHandler) line(n int, data []byte) error {
 	// Secrets go before the record leaves the reader: its text is also
 	// the context indexed with its neighbours.
 	rec.Text, rec.Redactions = cleanText(rec.Text)
+	// A subject is a key, folded (subjectKey) after its secrets are
+	// redacted: redaction knows a key by its capitals.
+	rec.Redactions += redactFields(&rec.Subject)
+	rec.Subject = subjectKey(rec.Subject)
 	rec.Path, rec.Line, rec.Kind = h.fc.path, n, config.KindJSONL
 	if rec.Conversation == "" {
 		rec.Conversation = h.fc.rel + "|" + rec.Project
@@ -112,7 +117,7 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 		ID: id, Text: strings.TrimSpace(*jr.Text), Title: strings.TrimSpace(jr.Title),
 		Agent: jr.Agent, Role: jr.Role, Project: project, WorkType: jr.WorkType,
 		SourceSet: jr.SourceSet, Lifecycle: jr.Lifecycle, SessionID: session, Layer: "record",
-		Subject: strings.TrimSpace(subject),
+		Subject: subject,
 	}
 	if conversation != "" {
 		rec.Conversation = conversation
@@ -132,6 +137,15 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 	}
 	rec.Tags = tags
 	return rec, "", nil
+}
+
+// subjectKey is the version-chain key of a subject as exports write it:
+// one subject retyped with other capitals or spacing, or with "é" as one
+// character in one tool and as e and a combining accent in another, is
+// still one subject (lexical.Normalize: NFKC, lower case; runs of white
+// space as one space).
+func subjectKey(s string) string {
+	return normalizeSpace(lexical.Normalize(s))
 }
 
 // parseDate accepts RFC 3339 (with or without fractional seconds, in the

@@ -65,3 +65,21 @@ func TestRead_recordFieldTypes(t *testing.T) {
 		t.Errorf("problem %v", p)
 	}
 }
+
+// TestRead_subjectKey: a subject is read as its version-chain key (see
+// subjectKey), and a secret in it is redacted before it is folded: lower
+// case, an AWS key no longer looks like one.
+func TestRead_subjectKey(t *testing.T) {
+	dir := writeTree(t, map[string]string{"r.jsonl": `{"id":"s1","text":"a subject retyped","subject":"  Primary\tDatabase  "}` + "\n" +
+		`{"id":"s2","text":"a key for a subject","subject":"rotate AKIAQ7RT2WX5YZ3KLM4N"}` + "\n"})
+	recs, problems := collect(t, config.Source{Name: "recs", Kind: config.KindJSONL, Path: dir})
+	if len(recs) != 2 || len(problems) != 0 {
+		t.Fatalf("records %+v, problems %v", recs, problems)
+	}
+	if got := recs[0].Subject; got != "primary database" {
+		t.Errorf("subject %q, want %q", got, "primary database")
+	}
+	if got := recs[1].Subject; strings.Contains(strings.ToLower(got), "akiaq7rt2wx5yz3klm4n") || recs[1].Redactions == 0 {
+		t.Errorf("subject %q (%d redactions): the key was not redacted", got, recs[1].Redactions)
+	}
+}
