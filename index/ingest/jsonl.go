@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -14,13 +16,14 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/truncate"
 )
 
 // jsonlRecord is one line of a jsonl source.
 type jsonlRecord struct {
 	ID           json.RawMessage `json:"id"`
 	Text         *string         `json:"text"`
-	Date         string          `json:"date"`
+	Date         json.RawMessage `json:"date"`
 	Agent        string          `json:"agent"`
 	Role         string          `json:"role"`
 	Project      json.RawMessage `json:"project"`
@@ -124,13 +127,11 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 	} else if session != "" {
 		rec.Conversation = "session:" + session
 	}
-	if jr.Date != "" {
-		date, t, ok := parseDate(jr.Date, loc)
-		if !ok {
-			return memory.Record{}, fmt.Sprintf("date %q is not RFC 3339 or YYYY-MM-DD", jr.Date), nil
-		}
-		rec.Date, rec.Time = date, t
+	date, t, ok := recordDate(jr.Date, loc)
+	if !ok {
+		return memory.Record{}, fmt.Sprintf("date %s is not RFC 3339, YYYY-MM-DD or Unix seconds or milliseconds", truncate.Runes(string(jr.Date), 60)), nil
 	}
+	rec.Date, rec.Time = date, t
 	tags, ok := parseTags(jr.Tags)
 	if !ok {
 		return memory.Record{}, `"tags" must be a list of strings or a comma-separated string`, nil
@@ -146,6 +147,57 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 // space as one space).
 func subjectKey(s string) string {
 	return normalizeSpace(lexical.Normalize(s))
+}
+
+// recordDate reads a record's "date": a string parseDate accepts, or a
+// time as exports from databases and chat tools write it, a number or a
+// string of digits: Unix seconds (with a fraction, as Slack's ts),
+// milliseconds (JavaScript's Date.now()), or a compact YYYYMMDD. The day
+// of an epoch time is the machine's (loc), as for a time without an
+// offset. Nothing, null or "" is no date; ok is false for anything else.
+func recordDate(raw json.RawMessage, loc *time.Location) (string, time.Time, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", time.Time{}, true
+	}
+	s, ok := plainString(raw)
+	if !ok && json.Unmarshal(raw, &s) != nil {
+		if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+			return "", time.Time{}, false // an object, a list, a boolean
+		}
+		s = string(raw)
+	}
+	if s = strings.TrimSpace(s); s == "" {
+		return "", time.Time{}, true
+	}
+	if date, t, ok := parseDate(s, loc); ok {
+		return date, t, true
+	}
+	return epochDate(s, loc)
+}
+
+// epochDate reads a number as Unix seconds or milliseconds, or as a
+// compact YYYYMMDD (eight digits: as seconds, a day of 1970-1973).
+func epochDate(s string, loc *time.Location) (string, time.Time, bool) {
+	if len(s) == 8 {
+		if t, err := time.Parse("20060102", s); err == nil {
+			return t.Format("2006-01-02"), time.Time{}, true
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 1e9 || v >= 1e14 || math.IsNaN(v) {
+		// Below 1e9 (September 2001 in seconds) a number is more likely a
+		// count or an id than a time; past 1e14 ms is the year 5138.
+		return "", time.Time{}, false
+	}
+	var t time.Time
+	if v >= 1e11 {
+		t = time.UnixMilli(int64(v)).UTC()
+	} else {
+		// A float's digits past the microsecond are its own, not the clock's.
+		whole, frac := math.Modf(v)
+		t = time.Unix(int64(whole), int64(math.Round(frac*1e6))*1e3).UTC()
+	}
+	return t.In(loc).Format("2006-01-02"), t, true
 }
 
 // parseDate accepts RFC 3339 (with or without fractional seconds, in the

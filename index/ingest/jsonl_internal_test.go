@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nova-recall/nova/config"
 )
@@ -81,5 +82,59 @@ func TestRead_subjectKey(t *testing.T) {
 	}
 	if got := recs[1].Subject; strings.Contains(strings.ToLower(got), "akiaq7rt2wx5yz3klm4n") || recs[1].Redactions == 0 {
 		t.Errorf("subject %q (%d redactions): the key was not redacted", got, recs[1].Redactions)
+	}
+}
+
+// TestRead_epochDates: exports from databases and chat tools write a
+// record's time as Unix seconds or milliseconds, as a number or as a
+// string of digits (a fraction of a second too), and some a compact
+// YYYYMMDD. Such a record is read with its time, in the machine's zone
+// for its day; before, it was skipped, its date "not RFC 3339".
+func TestRead_epochDates(t *testing.T) {
+	tokyo := time.FixedZone("JST", 9*3600)
+	at := time.Date(2026, 6, 30, 20, 30, 0, 0, time.UTC) // 2026-07-01 05:30 in Tokyo
+	for _, c := range []struct{ date, day string }{
+		{`1782851400`, "2026-07-01"},
+		{`"1782851400"`, "2026-07-01"},
+		{`1782851400.25`, "2026-07-01"},
+		{`"1782851400.25"`, "2026-07-01"},
+		{`1782851400000`, "2026-07-01"},
+		{`"1782851400250"`, "2026-07-01"},
+		{`20260630`, "2026-06-30"},
+		{`"20260630"`, "2026-06-30"},
+	} {
+		rec, reason, err := parseJSONLLine([]byte(`{"id":"e1","text":"deploy","date":`+c.date+`}`), tokyo)
+		if err != nil || reason != "" {
+			t.Errorf("date %s: skipped: %q %v", c.date, reason, err)
+			continue
+		}
+		if rec.Date != c.day {
+			t.Errorf("date %s: day %s, want %s", c.date, rec.Date, c.day)
+		}
+		if c.day == "2026-07-01" && rec.Time.Truncate(time.Second) != at {
+			t.Errorf("date %s: time %v, want %v", c.date, rec.Time, at)
+		}
+	}
+	// Read from a file as a Windows tool writes it: a byte-order mark,
+	// CRLF, no line break after the last record.
+	dir := writeTree(t, map[string]string{"export.jsonl": "\ufeff" + `{"id":"m1","text":"first","date":1782851400,"meta":{"channel":"ops","n":[1,2]}}` + "\r\n" +
+		`{"id":"m2","text":"second","date":"1782851400250","unknown":true}` + "\r\n" +
+		`{"id":"m3","text":"third","date":20260630}`})
+	recs, problems := collect(t, config.Source{Name: "recs", Kind: config.KindJSONL, Path: dir})
+	if len(recs) != 3 || len(problems) != 0 {
+		t.Fatalf("records %+v, problems %v", recs, problems)
+	}
+	local := at.In(time.Local).Format("2006-01-02") // a reader's zone is the machine's
+	for i, want := range []string{local, local, "2026-06-30"} {
+		if recs[i].Date != want {
+			t.Errorf("record %s: date %q, want %q", recs[i].ID, recs[i].Date, want)
+		}
+	}
+	// What is not a time is still reported, naming the value.
+	for _, date := range []string{`0`, `-5`, `"12"`, `true`, `{"t":1}`, `"next tuesday"`} {
+		_, reason, err := parseJSONLLine([]byte(`{"id":"e1","text":"deploy","date":`+date+`}`), tokyo)
+		if err != nil || !strings.Contains(reason, "date") {
+			t.Errorf("date %s: reason %q (%v), want one naming the date", date, reason, err)
+		}
 	}
 }
