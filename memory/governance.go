@@ -18,6 +18,11 @@ type Policy struct {
 	CanonicalEligible bool
 }
 
+// TaskBoardSnapshot is the source set of task-board snapshots: each
+// section of a board is the state of a card, which the same section of
+// a newer snapshot supersedes (Chunk.Subject).
+const TaskBoardSnapshot = "task-board-snapshot"
+
 // Source sets with a fixed policy. Unknown source sets get UnknownPolicy.
 var policies = map[string]Policy{
 	"filtered-dialogue-daily":         {78, "episodic", "rolling-observation", 0.99, false},

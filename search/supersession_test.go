@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,4 +97,48 @@ func TestSupersession_subjectSpelling(t *testing.T) {
 	// Without the accent it is another word: another subject.
 	wantFlags(t, versionFlags(ask(t, e, snap, api.SearchRequest{Query: "cafe wifi password network", TopK: 10})),
 		map[string]string{"cafe-1": "by state:cafe-2", "cafe-2": "current", "cafe-3": "current"})
+}
+
+// TestSupersession_taskBoardTitledWithItsDate: a board snapshot is
+// often titled with its day ("# Task board 2026-06-01"); the next
+// snapshot's card is still the same card. Before, the title's date made
+// every heading path of every snapshot a subject of its own, and the
+// June card was returned as current beside the July one.
+func TestSupersession_taskBoardTitledWithItsDate(t *testing.T) {
+	dir := t.TempDir()
+	board := func(day, status, logDay string) string {
+		return "---\nproject: nova\n---\n# Task board " + day + "\n\n## NOVA-31 search latency\n\nStatus: " + status + "\n\n## " + logDay + "\n\nDaily note of that day about the search latency work.\n"
+	}
+	writeFile(t, filepath.Join(dir, "board-2026-06-01.md"), board("2026-06-01", "blocked, waiting for the benchmark harness; search latency far over budget.", "2026-05-30"))
+	writeFile(t, filepath.Join(dir, "board-2026-07-01.md"), board("2026-07-01", "done, shipped in v0.4.", "2026-06-30"))
+	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "NOVA-31 search latency blocked benchmark harness", TopK: 10})
+	june, july := "board-2026-06-01.md#task-board-2026-06-01-nova-31-search-latency", "board-2026-07-01.md#task-board-2026-07-01-nova-31-search-latency"
+	wantFlags(t, versionFlags(resp), map[string]string{june: "by board:" + july, july: "current"})
+	if len(resp.Results) == 0 || resp.Results[0].SourceID != july {
+		t.Errorf("results %v, want the July card first", ids(resp))
+	}
+	// The dates of the headings below tell sections apart: a heading
+	// that is only a date names a day, and the June board's day and the
+	// July board's are different sections.
+	for _, r := range resp.Results {
+		if (strings.HasSuffix(r.SourceID, "-2026-05-30") || strings.HasSuffix(r.SourceID, "-2026-06-30")) && r.Superseded {
+			t.Errorf("%s (a day's section) is superseded by %s", r.SourceID, r.SupersededBy)
+		}
+	}
+}
+
+// TestSupersession_taskBoardRepeatedHeading: a heading path that repeats
+// within one snapshot (two "## Blocked" lanes) names two sections of the
+// same state; one does not supersede the other. Each pairs with its
+// counterpart of the next snapshot. Lanes told apart by their dates
+// stay apart.
+func TestSupersession_taskBoardRepeatedHeading(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "board-2026-06-01.md"), "# Board\n\n## Blocked\n\nNOVA-7 zebra crossing waits for legal.\n\n## Blocked\n\nNOVA-8 zebra stripes wait for paint.\n"+
+		"\n## Shipped 2026-05-01\n\nNOVA-5 zebra signs, after a wait.\n\n## Shipped 2026-05-08\n\nNOVA-6 zebra lights, after a wait.\n")
+	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "zebra wait", TopK: 10})),
+		map[string]string{"board-2026-06-01.md#board-blocked": "current", "board-2026-06-01.md#board-blocked~2": "current",
+			"board-2026-06-01.md#board-shipped-2026-05-01": "current", "board-2026-06-01.md#board-shipped-2026-05-08": "current"})
 }

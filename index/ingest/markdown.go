@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -204,6 +205,9 @@ func readMarkdown(fc *fileCtx) error {
 		}
 	}
 	used := map[string]int{}
+	// A task board's sections are versions of its cards (snapshotSubject).
+	snapshot := cmp.Or(sourceSet, fc.src.SourceSet) == memory.TaskBoardSnapshot
+	subjects := map[string]int{}
 	for i, s := range sections {
 		if err := fc.ctx.Err(); err != nil {
 			return err
@@ -245,8 +249,19 @@ func readMarkdown(fc *fileCtx) error {
 				}
 			}
 		}
+		subject := ""
+		if snapshot && len(heads) > 0 {
+			// A heading path that repeats in one snapshot names another
+			// section of the same state, not a newer one: numbered, as
+			// its id is, it pairs with its counterpart on the next board.
+			subject = snapshotSubject(heads)
+			subjects[subject]++
+			if n := subjects[subject]; n > 1 {
+				subject = fmt.Sprintf("%s~%d", subject, n)
+			}
+		}
 		rec := memory.Record{
-			ID: fc.rel + "#" + key, Text: text, Title: title, Date: day, Time: at,
+			ID: fc.rel + "#" + key, Text: text, Title: title, Date: day, Time: at, Subject: subject,
 			Agent: agent, Project: project, Tags: tags, WorkType: workType,
 			SourceSet: sourceSet, Lifecycle: lifecycle, HeadingPath: heads,
 			Path: path, Line: s.line, Kind: config.KindMarkdown, Layer: "note", Redactions: redactions,
@@ -256,6 +271,29 @@ func readMarkdown(fc *fileCtx) error {
 		}
 	}
 	return nil
+}
+
+// snapshotSubject is the version-chain key of a section of a task-board
+// snapshot: its heading path (the same card on the next snapshot), less
+// the date the outermost heading begins or ends with beside its words. A
+// board titled "Task board 2026-06-01" names its snapshot's day, not its
+// cards; with the date, no card of one snapshot was ever a version of the
+// next's. Dates of the headings below (a lane "Shipped 2026-05-01") tell
+// sections apart, and a heading that is only a date (a log's day) keeps
+// it.
+func snapshotSubject(heads []string) string {
+	key := slices.Clone(heads)
+	if m := headingDate.FindStringSubmatchIndex(key[0]); m != nil {
+		start, end := m[2], m[3] // the date the heading begins with
+		if start < 0 {
+			start, end = m[4], m[5] // or ends with
+		}
+		words := strings.TrimFunc(key[0][:start]+" "+key[0][end:], func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+		if words != "" {
+			key[0] = words
+		}
+	}
+	return "heading:" + strings.Join(key, " > ")
 }
 
 // setextUnderline is a setext heading's underline: "=" for level 1, "-"
