@@ -216,9 +216,14 @@ func parseDate(s string, loc *time.Location) (string, time.Time, bool) {
 	}
 	// With an offset: RFC 3339; with a space for the T (Python's str() of
 	// an aware datetime); with the offset as +0100 (strftime's %z), after a
-	// space too (Jekyll's front matter). Fractional seconds are accepted
-	// after the seconds of every layout.
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05Z07:00", "2006-01-02T15:04:05Z0700", "2006-01-02 15:04:05Z0700", "2006-01-02 15:04:05 -0700"} {
+	// space too (Jekyll's front matter, Ruby's Time#to_s), and then the
+	// zone's name (Go's Time.String; the offset decides); as +01
+	// (PostgreSQL's timestamptz); without seconds (ISO 8601 allows it);
+	// UTC named (Ruby's Time#to_s of a UTC time). A zone named without
+	// an offset is not guessed. Fractional seconds are accepted after
+	// the seconds of every layout.
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05Z07:00", "2006-01-02T15:04:05Z0700", "2006-01-02 15:04:05Z0700",
+		"2006-01-02 15:04:05 -0700", "2006-01-02 15:04:05 -0700 MST", "2006-01-02 15:04:05Z07", "2006-01-02T15:04Z07:00", "2006-01-02 15:04:05 UTC"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t.Format("2006-01-02"), t, true
 		}

@@ -138,3 +138,34 @@ func TestRead_epochDates(t *testing.T) {
 		}
 	}
 }
+
+// TestRead_exportedTimestamps: the timestamps languages and databases
+// print by default, each an instant with its offset. A record dated so
+// was skipped, its date "not RFC 3339".
+func TestRead_exportedTimestamps(t *testing.T) {
+	tokyo := time.FixedZone("JST", 9*3600)
+	for _, c := range []struct {
+		date string
+		at   time.Time
+	}{
+		{"2026-06-01 10:00:00 UTC", time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)},            // Ruby's Time#to_s
+		{"2026-06-01 12:00:00.5 +0200 CEST", time.Date(2026, 6, 1, 10, 0, 0, 5e8, time.UTC)}, // Go's Time.String
+		{"2026-06-01 15:30:00.123+05:30", time.Date(2026, 6, 1, 10, 0, 0, 123e6, time.UTC)},  // PostgreSQL timestamptz
+		{"2026-06-01 10:00:00+00", time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)},             // PostgreSQL in UTC
+		{"2026-06-01T10:00Z", time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)},                  // ISO 8601 without seconds
+		{"2026-06-01T12:00+02:00", time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)},             // the same with an offset
+	} {
+		rec, reason, err := parseJSONLLine([]byte(`{"id":"t1","text":"deploy","date":"`+c.date+`"}`), tokyo)
+		if err != nil || reason != "" {
+			t.Errorf("%s: skipped: %q %v", c.date, reason, err)
+			continue
+		}
+		if !rec.Time.Equal(c.at) || rec.Date != "2026-06-01" {
+			t.Errorf("%s: %s %v, want 2026-06-01 at %v", c.date, rec.Date, rec.Time, c.at)
+		}
+	}
+	// A zone named but not known by its offset is not guessed.
+	if _, reason, _ := parseJSONLLine([]byte(`{"id":"t1","text":"deploy","date":"2026-06-01 10:00:00 CEST"}`), tokyo); reason == "" {
+		t.Error("a time in a named zone without an offset was read")
+	}
+}
