@@ -118,18 +118,16 @@ func (x *Indexer) contextParams() memory.ContextParams {
 	return p
 }
 
-// subjectOf is the version-chain key of a record: its own subject, or for
-// a section of a task-board snapshot its heading path (the same card on
-// the next snapshot is the same subject in a newer state).
+// subjectOf is the version-chain key of a record: its own subject (the
+// Markdown reader gives a task board's sections theirs), or for another
+// reader's section of a task-board snapshot its heading path (the same
+// card on the next snapshot is the same subject in a newer state).
 func subjectOf(r memory.Record) string {
 	if r.Subject != "" {
 		return r.Subject
 	}
-	if r.SourceSet == taskBoardSnapshot && len(r.HeadingPath) > 0 {
-		return "heading:" + strings.Join(r.HeadingPath, " > ")
+	if r.SourceSet == memory.TaskBoardSnapshot && len(r.HeadingPath) > 0 {
+		return ingest.SnapshotSubject(r.HeadingPath)
 	}
 	return ""
 }
-
-// taskBoardSnapshot is the source set of Markdown task-board snapshots.
-const taskBoardSnapshot = "task-board-snapshot"

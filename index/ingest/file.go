@@ -86,4 +86,10 @@ package ingest
 // an offset in the note's zone, and a note's text before a crash's NUL
 // padding. Redaction: letter-only Authorization credentials, secrets in
 // JSON escaped twice and an AWS secret right after its key id.
-const Version = "ingest-v13"
+//
+// ingest-v14: JSONL subjects are folded (capitals, spacing, Unicode form)
+// and dates may be Unix seconds or milliseconds or YYYYMMDD; timestamps as
+// Ruby, Go and PostgreSQL print them are read everywhere; a task board's
+// sections are keyed without the board title's date, a repeated heading
+// numbered.
+const Version = "ingest-v14"

@@ -205,7 +205,7 @@ func readMarkdown(fc *fileCtx) error {
 		}
 	}
 	used := map[string]int{}
-	// A task board's sections are versions of its cards (snapshotSubject).
+	// A task board's sections are versions of its cards (SnapshotSubject).
 	snapshot := cmp.Or(sourceSet, fc.src.SourceSet) == memory.TaskBoardSnapshot
 	subjects := map[string]int{}
 	for i, s := range sections {
@@ -254,7 +254,7 @@ func readMarkdown(fc *fileCtx) error {
 			// A heading path that repeats in one snapshot names another
 			// section of the same state, not a newer one: numbered, as
 			// its id is, it pairs with its counterpart on the next board.
-			subject = snapshotSubject(heads)
+			subject = SnapshotSubject(heads)
 			subjects[subject]++
 			if n := subjects[subject]; n > 1 {
 				subject = fmt.Sprintf("%s~%d", subject, n)
@@ -273,7 +273,7 @@ func readMarkdown(fc *fileCtx) error {
 	return nil
 }
 
-// snapshotSubject is the version-chain key of a section of a task-board
+// SnapshotSubject is the version-chain key of a section of a task-board
 // snapshot: its heading path (the same card on the next snapshot), less
 // the date the outermost heading begins or ends with beside its words. A
 // board titled "Task board 2026-06-01" names its snapshot's day, not its
@@ -281,7 +281,7 @@ func readMarkdown(fc *fileCtx) error {
 // next's. Dates of the headings below (a lane "Shipped 2026-05-01") tell
 // sections apart, and a heading that is only a date (a log's day) keeps
 // it.
-func snapshotSubject(heads []string) string {
+func SnapshotSubject(heads []string) string {
 	key := slices.Clone(heads)
 	if m := headingDate.FindStringSubmatchIndex(key[0]); m != nil {
 		start, end := m[2], m[3] // the date the heading begins with
