@@ -311,6 +311,11 @@ func (m *hermesMessage) parse() {
 	if hermesHarnessText(m.own) {
 		m.own = ""
 	}
+	if m.role == "assistant" {
+		// Hermes keeps the content as the model wrote it, reasoning
+		// included (a copy of it goes to the reasoning column).
+		m.own = withoutReasoning(m.own)
+	}
 	if m.role == "assistant" && strings.TrimSpace(m.toolCalls) != "" {
 		if m.callsErr = json.Unmarshal([]byte(m.toolCalls), &m.calls); m.callsErr != nil {
 			m.calls = nil // a list that failed half way summarizes nothing

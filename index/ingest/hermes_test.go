@@ -799,3 +799,49 @@ func TestReadHermes_compressionNotCopies(t *testing.T) {
 		t.Errorf("records %q problems %v, want %q", got, problems, want)
 	}
 }
+
+// TestReadHermes_inlineReasoning: Hermes stores an answer's content as
+// the model wrote it, and models that reason in their text (Qwen3,
+// DeepSeek R1, Hermes 4 through some providers) wrap their reasoning in
+// <think> or one of the other tags Hermes knows; it copies the reasoning
+// to its reasoning column but leaves the content as it is. The reasoning
+// is not the answer: it is not indexed, a reply cut short inside it says
+// nothing, and a tag named in prose stays.
+func TestReadHermes_inlineReasoning(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, "state.db")
+	db := openHermesWriter(t, path, hermesSchema,
+		`INSERT INTO sessions (id, source, started_at, title) VALUES ('s1', 'cli', 1772438400.0, 'Rounding')`)
+	contents := []string{
+		"<think>\nMARKER weighing the options\n</think>\n\nRound once, at the invoice total.",
+		"<REASONING_SCRATCHPAD>MARKER scratch</REASONING_SCRATCHPAD>Use ROUND_HALF_EVEN.",
+		"<thinking>MARKER one</thinking>First part. <reasoning>MARKER two</reasoning>Second part.",
+		"<think>MARKER a reply cut short inside its reasoning",
+		"Some models wrap their reasoning in a <think> tag.",
+	}
+	for i, c := range contents {
+		if _, err := db.Exec(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'assistant', ?, ?)`, c, 1772438401.0+float64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs, problems := readHermesSource(t, home)
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID+" "+r.Text)
+	}
+	want := []string{
+		"s1:1 Round once, at the invoice total.",
+		"s1:2 Use ROUND_HALF_EVEN.",
+		"s1:3 First part. Second part.",
+		"s1:5 Some models wrap their reasoning in a <think> tag.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records:\n%q\nwant:\n%q", got, want)
+	}
+	if len(problems) != 0 {
+		t.Errorf("problems = %v", problems)
+	}
+}

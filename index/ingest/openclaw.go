@@ -89,11 +89,11 @@ const (
 )
 
 // openclawScaffolding is text OpenClaw or its plugins put into messages
-// that no one wrote: recalled memories injected into a prompt, thinking
-// tags some models write into their text, control tokens.
+// that no one wrote: recalled memories injected into a prompt, control
+// tokens. (The reasoning some models write into their text goes too: see
+// withoutReasoning.)
 var openclawScaffolding = []*regexp.Regexp{
 	regexp.MustCompile(`(?s)<relevant-memories>.*?</relevant-memories>`),
-	regexp.MustCompile(`(?s)<(think|thinking)>.*?</(think|thinking)>`),
 	regexp.MustCompile(`<\|[a-z_]+\|>`),
 }
 
@@ -307,7 +307,7 @@ func openclawText(s string) string {
 	for _, re := range openclawScaffolding {
 		s = re.ReplaceAllString(s, "")
 	}
-	return strings.TrimSpace(s)
+	return withoutReasoning(strings.TrimSpace(s))
 }
 
 // when returns the time of a line: its ISO timestamp, else its message's

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nova-recall/nova/memory"
@@ -113,4 +115,21 @@ func decodeState(raw json.RawMessage, v any) error {
 		return fmt.Errorf("decode reader state: %w", err)
 	}
 	return nil
+}
+
+// inlineReasoning is the reasoning some models write into their text
+// rather than apart from it (Qwen3, DeepSeek R1, Hermes 4 through some
+// providers), in the tags Hermes and OpenClaw know: a closed block
+// anywhere, or one left open at the start of a text (a reply cut short
+// inside its reasoning), which runs to the end. An open tag elsewhere is
+// prose that names it.
+var inlineReasoning = regexp.MustCompile(`(?is)<(?:think|thinking|thought|reasoning|reasoning_scratchpad)>.*?</(?:think|thinking|thought|reasoning|reasoning_scratchpad)>|\A\s*<(?:think|thinking|thought|reasoning|reasoning_scratchpad)>.*`)
+
+// withoutReasoning is a model's text without its inline reasoning. The
+// tags are looked for before the expression runs: most texts have none.
+func withoutReasoning(s string) string {
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	return strings.TrimSpace(inlineReasoning.ReplaceAllString(s, ""))
 }
