@@ -49,7 +49,10 @@ import (
 //     "> Commit <sha> <message>", the commit Aider made of the edits, is
 //     kept, as a one-line summary ("[tool: commit <sha> <message>]") on
 //     the assistant's turn it follows;
-//   - everything else is the assistant's Markdown. A fenced code block is
+//   - everything else is the assistant's Markdown. The reasoning Aider
+//     writes before the answer of a model that reasons (between its
+//     <thinking-content-...> tag and the closing one, or the model's
+//     <think> tags) is dropped, whatever lines it holds. A fenced code block is
 //     read before anything else, so that its "> " and "#### " lines are
 //     code (a Markdown heading or quote the model wrote); what Aider
 //     writes after a reply cut short inside a fence ends it, known by
@@ -98,6 +101,12 @@ var (
 	aiderReplace = regexp.MustCompile(`^>{5,9} REPLACE\s*$`)
 	// aiderCommit is the message Aider writes for a commit it made.
 	aiderCommit = regexp.MustCompile(`^Commit ([0-9a-f]{7,40}) (.+)$`)
+	// aiderReasoningStart and aiderReasoningEnd are the tags around the
+	// reasoning Aider writes before an answer: its own opening tag
+	// (reasoning_tags.py's REASONING_TAG) and the model's reasoning tag
+	// or its own closing one, or the model's tags in its content.
+	aiderReasoningStart = regexp.MustCompile(`(?i)^<(?:thinking-content-[0-9a-f]+|` + reasoningTags + `)>`)
+	aiderReasoningEnd   = regexp.MustCompile(`(?i)</(?:thinking-content-[0-9a-f]+|` + reasoningTags + `)>`)
 )
 
 // aiderMessageCommands are the Aider commands whose argument is a
@@ -129,6 +138,8 @@ type aiderTurn struct {
 	// After is set once Aider's output follows the reply: the next text
 	// is another reply.
 	After bool `json:"after,omitempty"`
+	// Reasoning is set inside the reasoning before the reply's answer.
+	Reasoning bool `json:"reasoning,omitempty"`
 	// Emitted is set when the turn was emitted at the end of a read: a
 	// later read that adds to it gives ErrFileChanged.
 	Emitted bool `json:"emitted,omitempty"`
@@ -210,6 +221,13 @@ func (h *aiderHandler) line(n int, data []byte) error {
 	quote := line == ">" || strings.HasPrefix(line, "> ")
 	if (prompt || quote) && brk {
 		h.st.Marks = true
+	}
+	if reply && turn.Reasoning {
+		if !h.aiderResumes(prompt, quote, afterBlank, brk) {
+			return h.reasoning(n, line)
+		}
+		// Aider writes again after an answer cut short in its reasoning.
+		turn.Reasoning = false
 	}
 	if reply && !turn.After && prompt && h.st.Marks && !(afterBlank && brk) {
 		// A heading the model wrote in its prose: Aider's prompt lines
@@ -321,11 +339,17 @@ func (h *aiderHandler) output(n int, text string) error {
 	return nil
 }
 
-// reply reads a line of the assistant's Markdown: fenced blocks and edit
-// blocks first.
+// reply reads a line of the assistant's Markdown: the reasoning before
+// its answer, then fenced blocks and edit blocks first.
 func (h *aiderHandler) reply(n int, line string) error {
 	turn := h.st.Turn
 	t := strings.TrimSpace(line)
+	if turn.Edit == aiderOutside && turn.Fence == "" && strings.TrimSpace(strings.Join(turn.Lines, "")) == "" {
+		if loc := aiderReasoningStart.FindStringIndex(t); loc != nil {
+			turn.Reasoning = true
+			return h.reasoning(n, t[loc[1]:])
+		}
+	}
 	switch turn.Edit {
 	case aiderInSearch:
 		if aiderDivider.MatchString(t) {
@@ -364,6 +388,21 @@ func (h *aiderHandler) reply(n int, line string) error {
 		return h.code(line)
 	}
 	return h.add(line)
+}
+
+// reasoning reads a line of the reasoning before a reply's answer: it is
+// dropped, up to the tag that ends it, whatever it holds (fences, "> "
+// and "#### " lines are the model's thoughts, not Aider's).
+func (h *aiderHandler) reasoning(n int, line string) error {
+	loc := aiderReasoningEnd.FindStringIndex(line)
+	if loc == nil {
+		return h.changed()
+	}
+	h.st.Turn.Reasoning = false
+	if rest := strings.TrimSpace(line[loc[1]:]); rest != "" {
+		return h.reply(n, rest)
+	}
+	return h.changed()
 }
 
 // code keeps a line of code of the current block, up to maxEditLines.

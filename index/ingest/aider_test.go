@@ -637,3 +637,38 @@ func TestReadAider_headingInProse(t *testing.T) {
 		"assistant: You're welcome.",
 	})
 }
+
+// TestReadAider_reasoning: with a model that reasons (reasoning_content:
+// Claude with --thinking-tokens, DeepSeek R1, Gemini 2.5 through
+// litellm), Aider writes the reasoning into the history before the answer,
+// between its own tag (<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>)
+// and the model's reasoning tag; a model whose settings name a reasoning
+// tag (<think>) writes it in its content. The reasoning is not the reply,
+// whatever it holds (fences, "> " and "#### " lines); an answer cut short
+// inside it (^C) leaves no reply, and the prompt after it is read.
+func TestReadAider_reasoning(t *testing.T) {
+	const tag = "thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b"
+	body := newAiderWrites("2026-05-14 09:30:00").
+		tool("aider --model sonnet --thinking-tokens 8k").
+		prompt("why do invoice totals drift by a cent?").
+		reply("<" + tag + ">\n\nMARKER The user asks about totals.\n\n> MARKER a quote in the reasoning\n\n#### MARKER a heading\n\n```python\nMARKER round(x, 2)\n\n</" + tag + ">\n\nEach line is rounded before summing; round once at the end.").
+		tool("Tokens: 2.1k sent, 300 received.").
+		prompt("and for credit notes?").
+		reply("<think>\nMARKER credit notes mirror invoices\n</think>\n\nThe same: they mirror the invoice they credit.").
+		tool("Tokens: 2.4k sent, 90 received.").
+		prompt("shorter please").
+		reply("<" + tag + ">\n\nMARKER cut short").
+		lines("\n\n^C again to exit").
+		prompt("one line").
+		reply("Round once, at the total.").
+		String()
+	sameTexts(t, aiderTexts(t, body), []string{
+		"user: why do invoice totals drift by a cent?",
+		"assistant: Each line is rounded before summing; round once at the end.",
+		"user: and for credit notes?",
+		"assistant: The same: they mirror the invoice they credit.",
+		"user: shorter please",
+		"user: one line",
+		"assistant: Round once, at the total.",
+	})
+}

@@ -117,13 +117,15 @@ func decodeState(raw json.RawMessage, v any) error {
 	return nil
 }
 
-// inlineReasoning is the reasoning some models write into their text
-// rather than apart from it (Qwen3, DeepSeek R1, Hermes 4 through some
-// providers), in the tags Hermes and OpenClaw know: a closed block
-// anywhere, or one left open at the start of a text (a reply cut short
-// inside its reasoning), which runs to the end. An open tag elsewhere is
-// prose that names it.
-var inlineReasoning = regexp.MustCompile(`(?is)<(?:think|thinking|thought|reasoning|reasoning_scratchpad)>.*?</(?:think|thinking|thought|reasoning|reasoning_scratchpad)>|\A\s*<(?:think|thinking|thought|reasoning|reasoning_scratchpad)>.*`)
+// reasoningTags are the tags models wrap the reasoning they write into
+// their text in (Qwen3, DeepSeek R1, Hermes 4 through some providers),
+// as Hermes knows them.
+const reasoningTags = `think|thinking|thought|reasoning|reasoning_scratchpad`
+
+// inlineReasoning is that reasoning: a closed block anywhere, or one left
+// open at the start of a text (a reply cut short inside its reasoning),
+// which runs to the end. An open tag elsewhere is prose that names it.
+var inlineReasoning = regexp.MustCompile(`(?is)<(?:` + reasoningTags + `)>.*?</(?:` + reasoningTags + `)>|\A\s*<(?:` + reasoningTags + `)>.*`)
 
 // withoutReasoning is a model's text without its inline reasoning. The
 // tags are looked for before the expression runs: most texts have none.
