@@ -45,7 +45,11 @@ import (
 //     break (two spaces), as it ends every line of its own; so in a run
 //     whose lines carry that break, a "> " line without it opens a
 //     message that goes on to the next line with it, and in one whose
-//     lines lack it (a history an editor trimmed) to a blank line. Only
+//     lines lack it (a history an editor trimmed) to a blank line. Such
+//     a "> " line inside a reply may be the model's blockquote: when
+//     Aider writes on (a "> " or "#### " line with its break, after a
+//     blank line) before a line has ended the message, the lines since
+//     were the reply's, and stay in it. Only
 //     "> Commit <sha> <message>", the commit Aider made of the edits, is
 //     kept, as a one-line summary ("[tool: commit <sha> <message>]") on
 //     the assistant's turn it follows;
@@ -157,6 +161,12 @@ type aiderState struct {
 	// Open is set inside a message of Aider's of several lines, up to its
 	// last line, the one that ends with Aider's line break.
 	Open bool `json:"open,omitempty"`
+	// Held are the lines of such a message that began inside a reply, as
+	// the model's blockquote does too: Aider's message ends with its line
+	// break, and the lines are dropped; a line of Aider's after a blank
+	// line, the message still open, shows they were the reply's (see
+	// unhold).
+	Held []string `json:"held,omitempty"`
 	// Marks is set once a line of the run's prompts or of Aider's output
 	// ended with Aider's line break (see aiderBreak): the run's lines keep
 	// it, so it tells Aider's lines from the model's.
@@ -210,15 +220,29 @@ func (h *aiderHandler) line(n int, data []byte) error {
 		}
 		return nil
 	}
-	if h.st.Open {
-		h.st.Open, h.st.Quote = !brk, brk
-		return nil
-	}
 	// Aider writes its own lines from the first column (and its own reader
 	// of the history knows them only there): an indented "> " or "#### "
 	// line is the model's Markdown or a command's output.
 	prompt := line == "####" || strings.HasPrefix(line, "#### ")
 	quote := line == ">" || strings.HasPrefix(line, "> ")
+	if h.st.Open {
+		if h.st.Held == nil || !h.aiderResumes(prompt, quote, afterBlank, brk) {
+			h.st.Open, h.st.Quote = !brk, brk
+			if h.st.Held != nil {
+				h.st.Held = append(h.st.Held, line)
+			}
+			if !h.st.Open {
+				h.st.Held = nil // Aider's message, ended
+			}
+			return nil
+		}
+		// Aider writes on, and no line ended a message of its: the lines
+		// held were the model's blockquote and the rest of its reply.
+		if err := h.unhold(n); err != nil {
+			return err
+		}
+		turn, reply = h.st.Turn, true
+	}
 	if (prompt || quote) && brk {
 		h.st.Marks = true
 	}
@@ -259,6 +283,11 @@ func (h *aiderHandler) line(n int, data []byte) error {
 	case quote:
 		h.st.Quote = true
 		h.st.Open = h.st.Marks && !brk
+		if h.st.Open && reply && !turn.After {
+			// A blockquote of the model's in its reply, or a message of
+			// Aider's of several lines after it: held until known.
+			h.st.Held = []string{line}
+		}
 		return h.output(n, strings.TrimSpace(strings.TrimPrefix(t, ">")))
 	case t == "" && padding && h.st.Quote:
 		return nil
@@ -388,6 +417,20 @@ func (h *aiderHandler) reply(n int, line string) error {
 		return h.code(line)
 	}
 	return h.add(line)
+}
+
+// unhold gives the reply the lines held as a message of Aider's (see
+// aiderState.Held): they were the model's.
+func (h *aiderHandler) unhold(n int) error {
+	held := h.st.Held
+	h.st.Open, h.st.Held = false, nil
+	h.st.Turn.After = false
+	for _, l := range held {
+		if err := h.reply(n, l); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // reasoning reads a line of the reasoning before a reply's answer: it is

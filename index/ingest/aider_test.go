@@ -672,3 +672,37 @@ func TestReadAider_reasoning(t *testing.T) {
 		"assistant: Round once, at the total.",
 	})
 }
+
+// TestReadAider_blockquoteInReply: a blockquote the model wrote in its
+// reply (a line of a doc or an error message quoted) is a "> " line
+// without Aider's line break, as the first line of a message of Aider's
+// of several lines is; but Aider's message ends with a line of its own
+// with the break before Aider writes on, and the model's reply does not:
+// a "> " or "#### " line with the break after a blank line, while such a
+// message is open, shows the lines since were the model's. They stay in
+// the reply; a message of several lines Aider writes after a reply (an
+// edit that failed) is still dropped.
+func TestReadAider_blockquoteInReply(t *testing.T) {
+	body := newAiderWrites("2026-05-15 11:00:00").
+		tool("aider --model sonnet").
+		prompt("what does the doc say about rounding?").
+		reply("The doc says:\n\n> Round half to even,\n> at the invoice total.\n\nSo each line keeps its cents and the total is rounded once.").
+		tool("Tokens: 2.1k sent, 120 received.").
+		prompt("and the error you saw?").
+		reply("It was:\n\n> ValueError: cannot round NaN").
+		prompt("fix it").
+		reply("src/money.py\n```python\n<<<<<<< SEARCH\n    return round(x, 2)\n=======\n    return x.quantize(CENT)\n>>>>>>> REPLACE\n```").
+		tool("MARKER # 1 SEARCH/REPLACE block failed to match!\n\nMARKER ## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in src/money.py\n\nMARKER The SEARCH section must exactly match an existing block of lines.").
+		tool("Tokens: 3k sent, 60 received.").
+		prompt("thanks").
+		String()
+	sameTexts(t, aiderTexts(t, body), []string{
+		"user: what does the doc say about rounding?",
+		"assistant: The doc says:\n\n> Round half to even,\n> at the invoice total.\n\nSo each line keeps its cents and the total is rounded once.",
+		"user: and the error you saw?",
+		"assistant: It was:\n\n> ValueError: cannot round NaN",
+		"user: fix it",
+		"assistant: [tool: edit src/money.py]\n```python\n    return x.quantize(CENT)\n```",
+		"user: thanks",
+	})
+}
