@@ -34,7 +34,8 @@ import (
 //     are) are what the user typed, one line each, and adjacent
 //     ones one prompt. A prompt that is an Aider command ("/add x.py",
 //     "/run make", "!make") is not dialogue, but /ask, /code, /architect
-//     and /context carry a message: it is the prompt;
+//     and /context carry a message: it is the prompt. "<blank>", what
+//     Aider records for an empty input, is not one;
 //   - "> " lines are Aider's own output (its command line, files added,
 //     token counts and costs, questions and their answers, warnings,
 //     "Applied edit to x", a command's output), with the lines that
@@ -93,6 +94,10 @@ const aiderHistoryName = ".aider.chat.history.md"
 // replacement or a fenced block: enough to recognise a change by, where
 // a whole file rewritten would swamp the turn.
 const maxEditLines = 20
+
+// aiderBlankInput is what Aider records for an empty input (io.py's
+// user_input): Enter on an empty prompt, not a prompt.
+const aiderBlankInput = "<blank>"
 
 // aiderRunPrefix begins the line each run of Aider appends first.
 const aiderRunPrefix = "# aider chat started at "
@@ -577,6 +582,9 @@ func (h *aiderHandler) emit(turn *aiderTurn) error {
 // one.
 func aiderPrompt(text string) (string, bool) {
 	text = strings.TrimSpace(text)
+	if text == aiderBlankInput {
+		return "", false
+	}
 	if strings.HasPrefix(text, "!") {
 		return "", false // /run's shorthand
 	}

@@ -706,3 +706,22 @@ func TestReadAider_blockquoteInReply(t *testing.T) {
 		"user: thanks",
 	})
 }
+
+// TestReadAider_blankInput: Aider records an empty input (Enter on an
+// empty prompt) as "#### <blank>"; no one said it, and the prompt before
+// or after it is read as it is.
+func TestReadAider_blankInput(t *testing.T) {
+	body := newAiderWrites("2026-05-16 08:15:00").
+		tool("aider --model sonnet").
+		prompt("<blank>").
+		prompt("why is the build slow?").
+		reply("The test step rebuilds every package.").
+		tool("Tokens: 1k sent, 20 received.").
+		prompt("<blank>").
+		prompt("<blank>").
+		String()
+	sameTexts(t, aiderTexts(t, body), []string{
+		"user: why is the build slow?",
+		"assistant: The test step rebuilds every package.",
+	})
+}
