@@ -246,7 +246,8 @@ func (h *aiderHandler) line(n int, data []byte) error {
 		if err := h.unhold(n); err != nil {
 			return err
 		}
-		turn, reply = h.st.Turn, true
+		turn = h.st.Turn
+		reply = turn != nil && turn.Role == "assistant"
 	}
 	if (prompt || quote) && brk {
 		h.st.Marks = true
@@ -429,6 +430,9 @@ func (h *aiderHandler) reply(n int, line string) error {
 func (h *aiderHandler) unhold(n int) error {
 	held := h.st.Held
 	h.st.Open, h.st.Held = false, nil
+	if h.st.Turn == nil || h.st.Turn.Role != "assistant" {
+		return nil // a state no read leaves: nothing to give the lines to
+	}
 	h.st.Turn.After = false
 	for _, l := range held {
 		if err := h.reply(n, l); err != nil {
