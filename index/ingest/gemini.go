@@ -36,7 +36,8 @@ import (
 //     history sync: after a compression, a request that failed, tool
 //     output masked); it changes no message it leaves out (see history).
 //   - the legacy session-*.json, one object with the messages, rewritten
-//     in place, read whole. Gemini migrates one it resumes to the .jsonl
+//     in place, read whole: one cut short (a read during a rewrite, a
+//     crash in one) gives the messages before the cut. Gemini migrates one it resumes to the .jsonl
 //     beside it (the same name with an "l"), which holds every message of
 //     it: the legacy file is then not read, so the session is indexed
 //     once (see Companions).
@@ -812,8 +813,8 @@ func readGeminiLegacy(fc *fileCtx) error {
 		fc.problem(0, "binary content (NUL bytes or mostly invalid UTF-8), not text: skipped")
 		return nil
 	}
-	var top geminiLine
-	if err := json.Unmarshal(bytes.TrimPrefix(raw, utf8BOM), &top); err != nil {
+	top, msgs, cut, err := geminiLegacyTop(bytes.TrimPrefix(raw, utf8BOM))
+	if err != nil {
 		fc.problem(0, "not a Gemini CLI recording: "+trimErr(err))
 		return nil
 	}
@@ -822,12 +823,12 @@ func readGeminiLegacy(fc *fileCtx) error {
 		return err
 	}
 	h.meta(&top)
-	var msgs []json.RawMessage
 	if b := bytes.TrimSpace(top.Messages); len(b) > 0 && string(b) != "null" {
-		if err := json.Unmarshal(b, &msgs); err != nil {
-			fc.problem(0, "unexpected messages: "+trimErr(err))
-			return nil
-		}
+		fc.problem(0, "unexpected messages: not a JSON list")
+		return nil
+	}
+	if cut != nil {
+		fc.problem(0, fmt.Sprintf("cut short after %d messages (a rewrite in progress, or one a crash interrupted): the rest is not read (%s)", len(msgs), trimErr(cut)))
 	}
 	for _, m := range msgs {
 		var l geminiLine
@@ -838,4 +839,68 @@ func readGeminiLegacy(fc *fileCtx) error {
 		h.message(0, &l)
 	}
 	return h.finish()
+}
+
+// geminiLegacyTop decodes a legacy recording's top object as far as it
+// is whole: Gemini CLI rewrites the file in place (truncated, then
+// written), so a read during that write, or the file a crash left, holds
+// only its start. It returns the metadata, the messages up to the first
+// one cut short, and why the object stopped short (cut, nil for a whole
+// one); err is set when the file does not start as a recording. A
+// messages value that is not a list is left in top.Messages.
+func geminiLegacyTop(raw []byte) (top geminiLine, msgs []json.RawMessage, cut, err error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	fields := map[string]json.RawMessage{}
+	cut = geminiLegacyFields(raw, dec, fields, &msgs)
+	if len(fields) == 0 && len(msgs) == 0 && cut != nil {
+		return top, nil, nil, cut // not even the start of an object
+	}
+	b, err := json.Marshal(fields)
+	if err == nil {
+		err = json.Unmarshal(b, &top)
+	}
+	return top, msgs, cut, err
+}
+
+// geminiLegacyFields reads the top object's fields into fields and its
+// messages into msgs, up to its end or the first value cut short (the
+// error returned).
+func geminiLegacyFields(raw []byte, dec *json.Decoder, fields map[string]json.RawMessage, msgs *[]json.RawMessage) error {
+	if tok, err := dec.Token(); err != nil {
+		return err
+	} else if tok != json.Delim('{') {
+		return fmt.Errorf("a JSON %v, not an object", tok)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		// The messages are read one by one when they are a list.
+		rest := bytes.TrimLeft(raw[dec.InputOffset():], " \t\r\n:")
+		if key != "messages" || len(rest) == 0 || rest[0] != '[' {
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				return err
+			}
+			fields[key] = v
+			continue
+		}
+		if _, err := dec.Token(); err != nil {
+			return err
+		}
+		for dec.More() {
+			var m json.RawMessage
+			if err := dec.Decode(&m); err != nil {
+				return err
+			}
+			*msgs = append(*msgs, m)
+		}
+		if _, err := dec.Token(); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token()
+	return err
 }

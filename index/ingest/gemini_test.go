@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -555,5 +556,63 @@ func TestReadGemini_callOnce(t *testing.T) {
 			t.Logf("%s %s %q", r.ID, r.Role, r.Text)
 		}
 		t.Fatalf("got %d records; want 3, the answer with each call once", n)
+	}
+}
+
+// TestReadGemini_legacyCutShort: Gemini CLI rewrites a legacy recording
+// in place (truncated, then written whole), so a read during that write,
+// or the file a crash left in the middle of it, holds the start of the
+// object only. The messages before the cut are read, and the cut is
+// reported; the whole file, once written, gives them all.
+func TestReadGemini_legacyCutShort(t *testing.T) {
+	src, f := writeGemini(t, "")
+	if err := os.Remove(f.Path); err != nil {
+		t.Fatal(err)
+	}
+	legacy, rel := strings.TrimSuffix(f.Path, "l"), strings.TrimSuffix(f.Rel, "l")
+	whole := `{"sessionId":"aaaaaaaa-0000-4000-8000-00000000000b","projectHash":"x","startTime":"2026-03-05T08:00:00.000Z","messages":[` +
+		`{"id":"u-1","timestamp":"2026-03-05T08:00:05.000Z","type":"user","content":"Which queue does the mailer use?"},` +
+		`{"id":"g-1","timestamp":"2026-03-05T08:00:09.000Z","type":"gemini","content":"The mailer uses the low-priority queue."},` +
+		`{"id":"u-2","timestamp":"2026-03-05T08:01:00.000Z","type":"user","content":"And the invoices?"}],"summary":"Mailer queues"}`
+	cut := strings.Index(whole, `"And the`)
+	for _, tc := range []struct {
+		body     string
+		want     []string
+		problems int
+	}{
+		{whole[:cut], []string{"u-1 Which queue does the mailer use?", "g-1 The mailer uses the low-priority queue."}, 1},
+		{whole, []string{"u-1 Which queue does the mailer use?", "g-1 The mailer uses the low-priority queue.", "u-2 And the invoices?"}, 0},
+	} {
+		if err := os.WriteFile(legacy, []byte(tc.body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var got readResult
+		readFrom(t, src, legacy, rel, Cursor{}, &got)
+		var texts []string
+		for _, r := range got.records {
+			texts = append(texts, strings.TrimPrefix(r.ID, "aaaaaaaa-0000-4000-8000-00000000000b:")+" "+r.Text)
+		}
+		if !slices.Equal(texts, tc.want) {
+			t.Errorf("read of %d bytes: records %q, want %q", len(tc.body), texts, tc.want)
+		}
+		if len(got.problems) != tc.problems || tc.problems > 0 && !strings.Contains(got.problems[0].Reason, "cut short") {
+			t.Errorf("read of %d bytes: problems %v, want %d naming the cut", len(tc.body), got.problems, tc.problems)
+		}
+	}
+	// What is not a recording is still said to be, read whole or cut.
+	for body, reason := range map[string]string{
+		`{"sessionId":"s","messages":{"id":"u-1"}}`: "unexpected messages",
+		`["not", "an", "object"]`:                   "not a Gemini CLI recording",
+		`{"sessionId":5,"messages":[]}`:             "not a Gemini CLI recording",
+		``:                                          "not a Gemini CLI recording",
+	} {
+		if err := os.WriteFile(legacy, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var got readResult
+		readFrom(t, src, legacy, rel, Cursor{}, &got)
+		if len(got.records) != 0 || len(got.problems) != 1 || !strings.Contains(got.problems[0].Reason, reason) {
+			t.Errorf("read of %q: records %v problems %v, want one problem saying %q", body, got.records, got.problems, reason)
+		}
 	}
 }
