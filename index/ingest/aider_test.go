@@ -671,6 +671,7 @@ func TestReadAider_reasoning(t *testing.T) {
 		"user: one line",
 		"assistant: Round once, at the total.",
 	})
+	aiderReadOnSame(t, body)
 }
 
 // TestReadAider_blockquoteInReply: a blockquote the model wrote in its
@@ -705,6 +706,7 @@ func TestReadAider_blockquoteInReply(t *testing.T) {
 		"assistant: [tool: edit src/money.py]\n```python\n    return x.quantize(CENT)\n```",
 		"user: thanks",
 	})
+	aiderReadOnSame(t, body)
 }
 
 // TestReadAider_blankInput: Aider records an empty input (Enter on an
@@ -724,4 +726,44 @@ func TestReadAider_blankInput(t *testing.T) {
 		"user: why is the build slow?",
 		"assistant: The test step rebuilds every package.",
 	})
+}
+
+// aiderReadOnSame checks that body, cut at every line and read on from
+// the cursor of the part written (or read again whole after
+// ErrFileChanged), gives a whole read's records: the state a reader keeps
+// between reads (a reply's reasoning, the lines held of a blockquote)
+// carries what it must.
+func aiderReadOnSame(t *testing.T, body string) {
+	t.Helper()
+	src, file := writeAider(t, body)
+	write := func(b string) {
+		t.Helper()
+		if err := os.WriteFile(file.Path, []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var whole readResult
+	readFrom(t, src, file.Path, file.Rel, Cursor{}, &whole)
+	for cut := range len(body) {
+		if body[cut] != '\n' {
+			continue
+		}
+		var got readResult
+		write(body[:cut+1])
+		readFrom(t, src, file.Path, file.Rel, Cursor{}, &got)
+		write(body)
+		rest, err := readOn(t, src, file, got.cursor)
+		switch {
+		case errors.Is(err, ErrFileChanged):
+			got = readResult{}
+			readFrom(t, src, file.Path, file.Rel, Cursor{}, &got)
+		case err != nil:
+			t.Fatalf("cut at byte %d: %v", cut+1, err)
+		default:
+			got.records = append(got.records, rest.records...)
+			got.problems = append(got.problems, rest.problems...)
+			got.cursor = rest.cursor
+		}
+		sameResult(t, "cut at byte "+strconv.Itoa(cut+1), got, whole)
+	}
 }
