@@ -89,11 +89,12 @@ const (
 )
 
 // openclawScaffolding is text OpenClaw or its plugins put into messages
-// that no one wrote: recalled memories injected into a prompt, control
-// tokens. (The reasoning some models write into their text goes too: see
-// withoutReasoning.)
+// that no one wrote: recalled memories injected into a prompt, reasoning
+// in the tags some models write into their text, control tokens. (A
+// reply cut short inside its reasoning goes too: see withoutReasoning.)
 var openclawScaffolding = []*regexp.Regexp{
 	regexp.MustCompile(`(?s)<relevant-memories>.*?</relevant-memories>`),
+	reasoningBlock,
 	regexp.MustCompile(`<\|[a-z_]+\|>`),
 }
 
@@ -264,7 +265,7 @@ func (h *openclawHandler) assistant(n int, blocks []openclawBlock, t time.Time) 
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
-			if s := openclawText(b.Text); s != "" && s != openclawHeartbeatOK && !strings.HasPrefix(s, openclawNoReply) {
+			if s := withoutReasoning(openclawText(b.Text)); s != "" && s != openclawHeartbeatOK && !strings.HasPrefix(s, openclawNoReply) {
 				parts = append(parts, s)
 			}
 		case "toolCall":
@@ -307,7 +308,7 @@ func openclawText(s string) string {
 	for _, re := range openclawScaffolding {
 		s = re.ReplaceAllString(s, "")
 	}
-	return withoutReasoning(strings.TrimSpace(s))
+	return strings.TrimSpace(s)
 }
 
 // when returns the time of a line: its ISO timestamp, else its message's

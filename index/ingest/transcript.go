@@ -122,10 +122,14 @@ func decodeState(raw json.RawMessage, v any) error {
 // as Hermes knows them.
 const reasoningTags = `think|thinking|thought|reasoning|reasoning_scratchpad`
 
-// inlineReasoning is that reasoning: a closed block anywhere, or one left
-// open at the start of a text (a reply cut short inside its reasoning),
-// which runs to the end. An open tag elsewhere is prose that names it.
-var inlineReasoning = regexp.MustCompile(`(?is)<(?:` + reasoningTags + `)>.*?</(?:` + reasoningTags + `)>|\A\s*<(?:` + reasoningTags + `)>.*`)
+// reasoningBlock is that reasoning, closed; reasoningOpen is a block
+// left open at the start of a text (a reply cut short inside its
+// reasoning), which runs to the end. An open tag elsewhere is prose that
+// names it.
+var (
+	reasoningBlock = regexp.MustCompile(`(?is)<(?:` + reasoningTags + `)>.*?</(?:` + reasoningTags + `)>`)
+	reasoningOpen  = regexp.MustCompile(`(?is)\A\s*<(?:` + reasoningTags + `)>.*`)
+)
 
 // withoutReasoning is a model's text without its inline reasoning. The
 // tags are looked for before the expression runs: most texts have none.
@@ -133,5 +137,6 @@ func withoutReasoning(s string) string {
 	if !strings.Contains(s, "<") {
 		return s
 	}
-	return strings.TrimSpace(inlineReasoning.ReplaceAllString(s, ""))
+	s = reasoningBlock.ReplaceAllString(s, "")
+	return strings.TrimSpace(reasoningOpen.ReplaceAllString(s, ""))
 }
