@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,8 +37,9 @@ import (
 // assistant's words (active turns and the turns a compaction archived),
 // the tool calls made before an answer as one-line summaries on it, a
 // compaction summary as a record of layer "summary". Tool output, hidden
-// (model-facing) messages, the sessions of tools and cron jobs and the
-// background-review prompts of the harness are dropped. The sessions a
+// (model-facing) messages, the sessions of tools and cron jobs, the
+// background review's prompts and the curator's replies to them, and
+// the reasoning a model writes into its answer are dropped. The sessions a
 // compression split are one conversation, keyed by the first, each turn
 // in it once: the turns a compression carried into the next session are
 // the earlier session's records (see markCopies); a sub-agent's session
@@ -296,6 +298,8 @@ type hermesMessage struct {
 	calls            []hermesToolCall
 	callsErr         error
 	ident            string
+	// review is set on the background review's prompt.
+	review bool
 	// copy is set on a message a compression carried into a
 	// continuation (markCopies): its words are the original's record;
 	// summaryCopy on one whose compaction summary is an earlier
@@ -308,6 +312,9 @@ func (m *hermesMessage) parse() {
 	var content string
 	content, m.contentErr = hermesContent(m.content)
 	m.own, m.summaryText, m.isSummary = hermesSummary(content, m.summary)
+	if m.role == "user" && strings.HasPrefix(strings.TrimSpace(m.own), hermesReviewPrompt) {
+		m.review = true
+	}
 	if hermesHarnessText(m.own) {
 		m.own = ""
 	}
@@ -319,6 +326,9 @@ func (m *hermesMessage) parse() {
 	if m.role == "assistant" && strings.TrimSpace(m.toolCalls) != "" {
 		if m.callsErr = json.Unmarshal([]byte(m.toolCalls), &m.calls); m.callsErr != nil {
 			m.calls = nil // a list that failed half way summarizes nothing
+		}
+		if len(m.calls) > 0 && hermesStaleMarker.MatchString(m.own) {
+			m.own = ""
 		}
 	}
 	m.ident = hermesIdent(m.role, m.own, m.toolCalls, m.calls)
@@ -637,9 +647,19 @@ func sqlInt(v []any, i int) (int64, bool) {
 // Hermes' background review of a conversation, and the turn it writes
 // when a compaction kept no user message.
 var hermesHarness = []string{
-	"Review the conversation above and",
+	hermesReviewPrompt,
 	"Continue from the compressed conversation context above.",
 }
+
+// hermesReviewPrompt begins the background review's prompts. Older builds
+// wrote the review's turns into the session it reviewed; the curator's
+// replies up to the next prompt are the review's too (Hermes strips them
+// when it restores a session: _strip_background_review_harness).
+const hermesReviewPrompt = "Review the conversation above and"
+
+// hermesStaleMarker is an answer an older build kept as a bare "[tool]"
+// marker beside its tool calls (#78148): no words.
+var hermesStaleMarker = regexp.MustCompile(`^\[[A-Za-z_][A-Za-z0-9_.-]*\]$`)
 
 // Markers of a compaction summary: the prefixes Hermes has written
 // before one (the current and the legacy one), the delimiter after which
@@ -749,6 +769,8 @@ func emitHermes(fc *fileCtx, st *hermesState) error {
 	st.markCopies()
 	pending := map[string]*pendingTools{}
 	places := map[string]hermesPlace{}
+	// reviewing are the sessions in a turn of the background review.
+	reviewing := map[string]bool{}
 	for i := range st.messages {
 		if i%256 == 0 {
 			if err := fc.ctx.Err(); err != nil {
@@ -797,6 +819,7 @@ func emitHermes(fc *fileCtx, st *hermesState) error {
 		switch m.role {
 		case "user":
 			*p = pendingTools{}
+			reviewing[m.session] = m.review
 			// No one types into a sub-agent's session: its prompts are the
 			// task the main agent gave it (Claude Code's sidechain rule).
 			role := "user"
@@ -807,6 +830,9 @@ func emitHermes(fc *fileCtx, st *hermesState) error {
 				return err
 			}
 		case "assistant":
+			if reviewing[m.session] {
+				continue // the curator's reply to the review's prompt
+			}
 			if strings.TrimSpace(m.own) != "" {
 				if err := rec("assistant", p.take(m.own), id, "dialogue"); err != nil {
 					return err

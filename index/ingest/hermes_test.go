@@ -845,3 +845,42 @@ func TestReadHermes_inlineReasoning(t *testing.T) {
 		t.Errorf("problems = %v", problems)
 	}
 }
+
+// TestReadHermes_reviewTurn: older Hermes builds wrote the background
+// review's turns (agent/background_review.py) into the session it
+// reviewed: the harness's prompt and the curator's replies, which Hermes
+// itself strips when it restores a session. Neither is the conversation;
+// the next prompt a person typed starts it again. An answer Hermes kept
+// as a bare "[tool]" marker beside its tool calls (#78148) says nothing.
+func TestReadHermes_reviewTurn(t *testing.T) {
+	home := t.TempDir()
+	calls := `[{"id":"call_1","type":"function","function":{"name":"memory","arguments":"{\"action\":\"add\"}"}}]`
+	writeHermesDB(t, filepath.Join(home, "state.db"), hermesSchema,
+		`INSERT INTO sessions (id, source, started_at, title) VALUES ('s1', 'cli', 1772438400.0, 'Rounding')`,
+		`INSERT INTO messages (session_id, role, content, tool_calls, timestamp) VALUES
+			('s1', 'user', 'Why do totals drift?', NULL, 1772438401.0),
+			('s1', 'assistant', 'Each line is rounded before summing.', NULL, 1772438402.0),
+			('s1', 'user', 'Review the conversation above and consider saving to memory anything worth keeping. MARKER', NULL, 1772438403.0),
+			('s1', 'assistant', 'MARKER saving the rounding rule', '`+calls+`', 1772438404.0),
+			('s1', 'assistant', 'MARKER Saved: totals are rounded once.', NULL, 1772438405.0),
+			('s1', 'user', 'And credit notes?', NULL, 1772438406.0),
+			('s1', 'assistant', '[memory]', '`+calls+`', 1772438407.0),
+			('s1', 'assistant', 'They mirror the invoice they credit.', NULL, 1772438408.0)`)
+	recs, problems := readHermesSource(t, home)
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID+" "+r.Role+": "+r.Text)
+	}
+	want := []string{
+		"s1:1 user: Why do totals drift?",
+		"s1:2 assistant: Each line is rounded before summing.",
+		"s1:6 user: And credit notes?",
+		"s1:8 assistant: They mirror the invoice they credit.\n[tool: memory]",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records:\n%q\nwant:\n%q", got, want)
+	}
+	if len(problems) != 0 {
+		t.Errorf("problems = %v", problems)
+	}
+}
