@@ -30,10 +30,13 @@ import (
 //   - thinking and tool results are dropped (the results of memory_search
 //     and Nova's own tools are our recall echoed back); tool calls are
 //     summarized on the assistant's next text; images are a placeholder;
-//     the <relevant-memories> a memory plugin injects into a prompt and
-//     thinking tags in text are cut; a prompt a cron job injected ("[cron:
-//     ...") or OpenClaw sent by itself (a heartbeat poll, the memory flush
-//     before a compaction) and the turn it starts are automation, not
+//     the <relevant-memories> a memory plugin injects into a prompt, the
+//     channel metadata OpenClaw puts before a message ("Conversation info
+//     (untrusted metadata):" and its fenced JSON, ...), thinking tags and
+//     reply directives ([[reply_to_current]]) in text are cut; a prompt a
+//     cron job injected ("[cron: ...") or OpenClaw sent by itself (a
+//     heartbeat poll, the memory flush before a compaction, the startup
+//     of a new session) and the turn it starts are automation, not
 //     dialogue; a reply of silent housekeeping (starting NO_REPLY) or a
 //     heartbeat's HEARTBEAT_OK says nothing.
 //
@@ -89,12 +92,20 @@ const (
 )
 
 // openclawScaffolding is text OpenClaw or its plugins put into messages
-// that no one wrote: recalled memories injected into a prompt, reasoning
-// in the tags some models write into their text, control tokens. (A
-// reply cut short inside its reasoning goes too: see withoutReasoning.)
+// that no one wrote: recalled memories injected into a prompt; the
+// metadata OpenClaw puts before a message from a channel (the
+// conversation, the sender, the message replied to or forwarded, the
+// thread's first message, the chat since the last reply: fenced JSON
+// under an "(untrusted ...)" label); reasoning in the tags some models
+// write into their text; the reply directives a model writes for the
+// channel ([[reply_to_current]], [[reply_to:<id>]], [[audio_as_voice]],
+// [[tts:...]]); control tokens. (A reply cut short inside its reasoning
+// goes too: see withoutReasoning.)
 var openclawScaffolding = []*regexp.Regexp{
 	regexp.MustCompile(`(?s)<relevant-memories>.*?</relevant-memories>`),
+	regexp.MustCompile("(?:Conversation info|Sender|Thread starter|Replied message|Forwarded message context|Chat history since last reply) \\(untrusted(?: metadata|,\\s+for\\s+context)\\):\\r?\\n```json\\r?\\n(?s:.*?)\\r?\\n```[ \\t]*(?:\\r?\\n)*"),
 	reasoningBlock,
+	regexp.MustCompile(`\[\[\s*(?:reply_to_current|reply_to\s*:[^\]\n]*|audio_as_voice|/?tts(?::[^\]\n]*)?)\s*\]\]`),
 	regexp.MustCompile(`<\|[a-z_]+\|>`),
 }
 
@@ -108,8 +119,14 @@ const openclawCron = "[cron:"
 // name the silent reply they allow, which no person types; indexed, the
 // same poll would come back dozens of times a day.
 func openclawHousekeeping(text string) bool {
-	return strings.Contains(text, openclawHeartbeatOK) || strings.Contains(text, openclawNoReply)
+	return strings.Contains(text, openclawHeartbeatOK) || strings.Contains(text, openclawNoReply) ||
+		strings.HasPrefix(text, openclawSessionStartup)
 }
+
+// openclawSessionStartup begins the prompt OpenClaw sends by itself when
+// a session starts (/new, /reset): read the workspace's files and greet
+// the user. The greeting that answers it says nothing to remember.
+const openclawSessionStartup = "A new session was started via /new or /reset."
 
 // openclawRecentWindow is how many recent entry ids the duplicate check
 // remembers (an entry appended twice by a retried write).
@@ -236,11 +253,12 @@ func (h *openclawHandler) user(n int, blocks []openclawBlock, t time.Time) error
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
-			if strings.HasPrefix(strings.TrimSpace(b.Text), openclawCron) || openclawHousekeeping(b.Text) {
+			s := openclawText(b.Text)
+			if strings.HasPrefix(s, openclawCron) || openclawHousekeeping(s) {
 				h.st.Automated, h.st.Pending = true, pendingTools{}
 				return nil
 			}
-			if s := openclawText(b.Text); s != "" {
+			if s != "" {
 				parts = append(parts, s)
 			}
 		case "image":
