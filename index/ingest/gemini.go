@@ -61,8 +61,8 @@ import (
 // compaction summaries are): the snapshot without the scratchpad before
 // it, and without the acknowledgement the model is made to answer it
 // with. The session context Gemini puts first in the model's history,
-// its acknowledgement, and a hook's context added to a prompt are not
-// dialogue. Gemini CLI runs no job by itself, so no prompt is automation.
+// its acknowledgement, the editor's state it adds in IDE mode, and a
+// hook's context added to a prompt are not dialogue. Gemini CLI runs no job by itself, so no prompt is automation.
 //
 // A record's id is the session id and the message id: a legacy file and
 // its migrated .jsonl, or a session read again after a rewind, give the
@@ -158,6 +158,15 @@ const geminiToolResponse = "tool response"
 // is a turn of type geminiContext once read, and both are cut from a
 // prompt.
 var geminiInjected = regexp.MustCompile(`(?s)<session_context>.*?(?:</session_context>|$)|<hook_context>.*?(?:</hook_context>|$)`)
+
+// In IDE mode Gemini CLI adds the editor's state (the active file, the
+// cursor, the selection, the other open files) to the history as a user
+// turn of its own, whole or as the changes since the last one: context,
+// like the session's, not what the user said.
+var geminiEditorContext = []string{
+	"Here is the user's editor context as a JSON object.",
+	"Here is a summary of changes in the user's editor context",
+}
 
 const (
 	geminiContext      = "context"
@@ -423,7 +432,7 @@ func (h *geminiHandler) turn(n int, l *geminiLine) *geminiTurn {
 			switch {
 			case m != nil:
 				turn.typ, turn.text, turn.tools = geminiSummary, strings.TrimSpace(m[1]), nil
-			case cut == "" && text != "", strings.HasPrefix(text, geminiContextIntro):
+			case cut == "" && text != "", strings.HasPrefix(text, geminiContextIntro), geminiEditorState(text):
 				turn.typ, turn.text, turn.tools = geminiContext, "", nil
 			default:
 				turn.text = cut
@@ -682,6 +691,17 @@ func geminiParts(raw json.RawMessage) ([]geminiPart, error) {
 		parts = append(parts, p)
 	}
 	return parts, nil
+}
+
+// geminiEditorState reports whether a user turn is the editor's state
+// Gemini CLI added in IDE mode (see geminiEditorContext).
+func geminiEditorState(text string) bool {
+	for _, p := range geminiEditorContext {
+		if strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // geminiHasText reports whether content holds any text (a prompt's

@@ -616,3 +616,31 @@ func TestReadGemini_legacyCutShort(t *testing.T) {
 		}
 	}
 }
+
+// TestReadGemini_editorContext: in IDE mode Gemini CLI adds the editor's
+// state (the active file, the cursor, the selection, the other open
+// files) to the history as a user turn of its own, whole or as the
+// changes since the last one. It is not what the user said, and the tool
+// calls waiting for an answer still wait for it.
+func TestReadGemini_editorContext(t *testing.T) {
+	src, f := writeGemini(t, `{"sessionId":"aaaaaaaa-0000-4000-8000-00000000000c","projectHash":"x","startTime":"2026-03-05T08:00:00.000Z","kind":"main"}
+{"id":"ide-1","timestamp":"2026-03-05T08:00:04.000Z","type":"user","content":[{"text":"Here is the user's editor context as a JSON object. This is for your information only.\n`+"```"+`json\n{\n  \"activeFile\": {\n    \"path\": \"/home/dev/src/shop/MARKER.ts\",\n    \"cursor\": {\"line\": 5, \"character\": 10}\n  }\n}\n`+"```"+`"}]}
+{"id":"u-1","timestamp":"2026-03-05T08:00:05.000Z","type":"user","content":[{"text":"Why does the cart total drift?"}]}
+{"id":"g-1","timestamp":"2026-03-05T08:00:07.000Z","type":"gemini","content":"","toolCalls":[{"id":"t-1","name":"read_file","args":{"file_path":"src/cart.ts"}}]}
+{"id":"ide-2","timestamp":"2026-03-05T08:00:08.000Z","type":"user","content":[{"text":"Here is a summary of changes in the user's editor context, in JSON format. This is for your information only.\n`+"```"+`json\n{\"changes\": {\"activeFileChanged\": {\"path\": \"/home/dev/src/shop/MARKER2.ts\"}}}\n`+"```"+`"}]}
+{"id":"g-2","timestamp":"2026-03-05T08:00:09.000Z","type":"gemini","content":"Each line is rounded first."}
+`)
+	var got readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &got)
+	var recs []string
+	for _, r := range got.records {
+		recs = append(recs, strings.TrimPrefix(r.ID, "aaaaaaaa-0000-4000-8000-00000000000c:")+" "+r.Role+" "+strconv.Quote(r.Text))
+	}
+	want := []string{
+		`u-1 user "Why does the cart total drift?"`,
+		`g-2 assistant "Each line is rounded first.\n[tool: read_file src/cart.ts]"`,
+	}
+	if strings.Join(recs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(recs, "\n"), strings.Join(want, "\n"))
+	}
+}
