@@ -91,5 +91,10 @@ package ingest
 // and dates may be Unix seconds or milliseconds or YYYYMMDD; timestamps as
 // Ruby, Go and PostgreSQL print them are read everywhere; a task board's
 // sections are keyed without the board title's date, a repeated heading
-// numbered.
+// numbered. Transcripts: reasoning written inline (Hermes, OpenClaw,
+// Aider) is not the answer; OpenClaw's channel metadata, reply directives
+// and session startup, Gemini CLI's editor context, Hermes' background
+// review turns and Aider's blank prompts are not dialogue; an Aider reply
+// keeps its blockquotes; a legacy Gemini recording cut short keeps the
+// messages before the cut.
 const Version = "ingest-v14"
