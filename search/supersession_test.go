@@ -142,3 +142,23 @@ func TestSupersession_taskBoardRepeatedHeading(t *testing.T) {
 		map[string]string{"board-2026-06-01.md#board-blocked": "current", "board-2026-06-01.md#board-blocked~2": "current",
 			"board-2026-06-01.md#board-shipped-2026-05-01": "current", "board-2026-06-01.md#board-shipped-2026-05-08": "current"})
 }
+
+// TestSupersession_tieAcrossFiles: two versions of a subject in two files
+// with the same time: the one of the later path is the newest (an export
+// named by its day names the later state later), in a full build and
+// after an incremental sync re-read the other file alike. Before, the tie
+// went to the version read last, and re-reading a.jsonl made its version
+// the newest until the next full build.
+func TestSupersession_tieAcrossFiles(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	writeFile(t, a, `{"id":"gw-a","subject":"gateway","date":"2026-06-01","project":"infra","text":"The walrus gateway listens on port 8080."}`+"\n")
+	writeFile(t, b, `{"id":"gw-b","subject":"gateway","date":"2026-06-01","project":"infra","text":"The walrus gateway listens on port 9090."}`+"\n")
+	h := newLiveHome(t, config.Source{Name: "state", Kind: config.KindJSONL, Path: dir})
+	want := map[string]string{"gw-a": "by state:gw-b", "gw-b": "current"}
+	req := api.SearchRequest{Query: "walrus gateway port", TopK: 10}
+	wantFlags(t, versionFlags(ask(t, engineWith(), h.sync(t), req)), want)
+	writeFile(t, a, `{"id":"gw-a","subject":"gateway","date":"2026-06-01","project":"infra","text":"The walrus gateway listens on port 8080."}`+"\n"+
+		`{"id":"other","date":"2026-05-01","project":"infra","text":"Unrelated note about lunch."}`+"\n")
+	wantFlags(t, versionFlags(ask(t, engineWith(), h.sync(t), req)), want)
+}

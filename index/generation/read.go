@@ -466,16 +466,15 @@ type version struct {
 }
 
 // newerThan orders two versions of a subject: by their time; at equal
-// times, by their order in their file when they share it, else the one
-// read last.
+// times, by where they are read from: the later line of one file, else
+// the later file (an export named by its day names the later state
+// later). Never by the order a build read them in, which an incremental
+// sync changes.
 func (a *version) newerThan(b *version) bool {
 	if a.when != b.when {
 		return a.when > b.when
 	}
-	if a.source == b.source && a.path == b.path && a.line != b.line {
-		return a.line > b.line
-	}
-	return a.doc > b.doc
+	return cmp.Or(strings.Compare(a.source, b.source), strings.Compare(a.path, b.path), cmp.Compare(a.line, b.line), cmp.Compare(a.doc, b.doc)) > 0
 }
 
 // inheritTimes gives each undated version of a chain the latest time of
