@@ -157,8 +157,9 @@ const maxToolSummary = 160
 const maxToolLines = 10
 
 // toolArgKeys are the arguments that best say what a tool call did, in
-// order of preference.
-var toolArgKeys = []string{"command", "cmd", "file_path", "pattern", "query", "url", "path", "description"}
+// order of preference (absolute_path, dir_path and paths: Gemini CLI's
+// file tools).
+var toolArgKeys = []string{"command", "cmd", "file_path", "absolute_path", "dir_path", "pattern", "query", "url", "path", "paths", "description"}
 
 // toolSummary returns a one-line summary of a tool call, "[tool: name
 // arg]", where arg is the first of toolArgKeys in the call's input (a

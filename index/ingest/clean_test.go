@@ -115,6 +115,10 @@ func TestToolSummary(t *testing.T) {
 		{"file path before description", "Read", `{"file_path":"/a/b.go","description":"x"}`, "[tool: Read /a/b.go]"},
 		{"pattern before path", "Grep", `{"pattern":"TODO","path":"src"}`, "[tool: Grep TODO]"},
 		{"multi-line command on one line", "Bash", `{"command":"cd src &&\n  go test ./..."}`, "[tool: Bash cd src && go test ./...]"},
+		// Gemini CLI's file tools name their paths otherwise.
+		{"gemini read_file", "read_file", `{"absolute_path":"/repo/main.go","offset":10}`, "[tool: read_file /repo/main.go]"},
+		{"gemini list_directory", "list_directory", `{"dir_path":"/repo/cmd"}`, "[tool: list_directory /repo/cmd]"},
+		{"gemini read_many_files", "read_many_files", `{"paths":["docs/a.md","docs/b.md"]}`, "[tool: read_many_files docs/a.md docs/b.md]"},
 		{"no known argument", "TodoWrite", `{"todos":[]}`, "[tool: TodoWrite]"},
 		{"cut to 160", "Bash", `{"command":"` + long + `"}`, "[tool: Bash " + long[:159] + "…]"},
 		{"160 is not cut", "Bash", `{"command":"` + long[:160] + `"}`, "[tool: Bash " + long[:160] + "]"},

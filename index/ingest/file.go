@@ -96,5 +96,6 @@ package ingest
 // and session startup, Gemini CLI's editor context, Hermes' background
 // review turns and Aider's blank prompts are not dialogue; an Aider reply
 // keeps its blockquotes; a legacy Gemini recording cut short keeps the
-// messages before the cut.
+// messages before the cut; Gemini CLI's file tools' paths are in their
+// summaries.
 const Version = "ingest-v14"

@@ -203,7 +203,7 @@ func TestReadGemini_onward(t *testing.T) {
 `)
 	var second readResult
 	readFrom(t, src, f.Path, f.Rel, first.cursor, &second)
-	if len(second.records) != 2 || second.records[0].Text != "And the retry policy?" || second.records[1].Text != "Three retries, then the dead-letter queue.\n[tool: read_file]" {
+	if len(second.records) != 2 || second.records[0].Text != "And the retry policy?" || second.records[1].Text != "Three retries, then the dead-letter queue.\n[tool: read_file /home/dev/src/shop/mailer.go]" {
 		t.Fatalf("read on: %+v", second.records)
 	}
 	var whole readResult
