@@ -13,6 +13,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
@@ -32,7 +33,7 @@ type Options struct {
 	// ChineseShare is the share of Chinese sessions.
 	ChineseShare float64
 	// TopK is the number of results every system returns; hit@TopK is
-	// reported. 0 means 10.
+	// reported. 0 means 10; at most api.MaxTopK.
 	TopK int
 	// Systems are the in-process systems to time (DefaultSystems when
 	// nil; empty non-nil for none).
@@ -70,6 +71,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if opts.TopK <= 0 {
 		opts.TopK = 10
+	}
+	if opts.TopK > api.MaxTopK {
+		// Nova and novad answer at most MaxTopK results: the other
+		// systems would be measured at more, under the same hit@k.
+		return nil, fmt.Errorf("top-k %d is more than the %d results Nova answers", opts.TopK, api.MaxTopK)
 	}
 	if opts.Systems == nil {
 		opts.Systems = DefaultSystems

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"regexp"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/internal/novatest"
 )
 
@@ -110,6 +112,20 @@ func TestRunRejectsUnknownSystem(t *testing.T) {
 	_, err := Run(context.Background(), Options{Sizes: []int{10}, Systems: []string{SystemBM25, "elastic"}, Dir: dir})
 	if err == nil || !strings.Contains(err.Error(), `"elastic"`) {
 		t.Fatalf("err = %v, want one naming the unknown system", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a rejected run wrote %d entries to its directory", len(entries))
+	}
+}
+
+// TestRunRejectsTopKAboveNova: Nova answers at most api.MaxTopK results;
+// a run asking every system for more would time Nova at fewer results
+// than the others under one hit@k label, so it is refused before any work.
+func TestRunRejectsTopKAboveNova(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Run(context.Background(), Options{Sizes: []int{10}, QueriesPerKind: 1, TopK: api.MaxTopK + 1, Systems: []string{SystemFTS5}, Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprint(api.MaxTopK)) {
+		t.Fatalf("err = %v, want one naming the limit %d", err, api.MaxTopK)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("a rejected run wrote %d entries to its directory", len(entries))

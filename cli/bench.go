@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/bench"
 	"github.com/nova-recall/nova/paths"
 )
@@ -82,7 +83,7 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 	queries := fs.Int("queries", 200, "queries per kind (6 kinds)")
 	seed := fs.Int64("seed", 1, "seed of the corpus and the queries")
 	chinese := fs.Float64("chinese", bench.DefaultChineseShare, "share of Chinese sessions (0-1)")
-	topK := fs.Int("top-k", 10, "results per query for every system; hit@k uses it")
+	topK := fs.Int("top-k", 10, fmt.Sprintf("results per query for every system (%d to %d); hit@k uses it", api.MinTopK, api.MaxTopK))
 	systems := fs.String("systems", strings.Join(bench.DefaultSystems, ","), "in-process systems to time: nova, bm25, vector, fts5 (\"none\" for none)")
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file (- for stdout instead of the table)")
 	keep := fs.String("keep", "", "keep corpora, homes and FTS5 databases in this directory (reused by later runs with the same size and seed)")
@@ -106,8 +107,14 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintf(inv.Stderr, "novactl bench: --sizes: %v\n", err)
 		return ExitUsage
 	}
-	if *queries <= 0 || *topK <= 0 || *chinese < 0 || *chinese > 1 {
-		fmt.Fprintln(inv.Stderr, "novactl bench: --queries and --top-k must be positive and --chinese between 0 and 1")
+	if *queries <= 0 || *chinese < 0 || *chinese > 1 {
+		fmt.Fprintln(inv.Stderr, "novactl bench: --queries must be positive and --chinese between 0 and 1")
+		return ExitUsage
+	}
+	if *topK < api.MinTopK || *topK > api.MaxTopK {
+		// Nova answers at most MaxTopK: beyond it the other systems
+		// would return more results than Nova under the same hit@k.
+		fmt.Fprintf(inv.Stderr, "novactl bench: --top-k must be %d to %d, the results Nova answers (got %d)\n", api.MinTopK, api.MaxTopK, *topK)
 		return ExitUsage
 	}
 	sys := []string{}

@@ -57,6 +57,18 @@ func TestBench_reportPathCheckedFirst(t *testing.T) {
 	}
 }
 
+// TestBench_topKWithinNova: Nova and novad return at most api.MaxTopK
+// results, so a larger --top-k would compare them with bm25, vector and
+// fts5 returning more, under a hit@k label that is not Nova's: refused.
+func TestBench_topKWithinNova(t *testing.T) {
+	for _, k := range []string{"21", "100", "0", "-3"} {
+		code, stdout, stderr := benchCLI("--sizes", "10", "--queries", "1", "--systems", "none", "--no-daemon", "--top-k", k)
+		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--top-k") {
+			t.Errorf("--top-k %s: exit %d, stdout %q, stderr %q; want exit 2 naming --top-k", k, code, stdout, stderr)
+		}
+	}
+}
+
 func TestParseSizes(t *testing.T) {
 	got, err := parseSizes("10000, 100k,1M,2_000")
 	if err != nil || !reflect.DeepEqual(got, []int{10000, 100000, 1000000, 2000}) {
