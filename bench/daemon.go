@@ -110,28 +110,18 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 	}
 	d := &DaemonReport{Binary: bin}
 	logPath := filepath.Join(filepath.Dir(home.Root), "novad.log")
-	logf, err := paths.CreatePrivate(logPath)
+	os.Remove(home.ServerState())
+	t0 := time.Now()
+	p, err := startLogged(ctx, bin, []string{"--log-format", "text"}, append(withoutNova(os.Environ()), paths.EnvHome+"="+home.Root), logPath)
 	if err != nil {
 		return d, nil, err
 	}
-	defer logf.Close()
 	d.Log = logPath
-	os.Remove(home.ServerState())
-
-	cmd := exec.CommandContext(ctx, bin, "--log-format", "text")
-	cmd.Env = append(withoutNova(os.Environ()), paths.EnvHome+"="+home.Root)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	t0 := time.Now()
-	if err := cmd.Start(); err != nil {
-		return d, nil, fmt.Errorf("start %s: %w", bin, err)
-	}
-	d.PID = cmd.Process.Pid
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer stopDaemon(cmd, exited)
+	d.PID = p.cmd.Process.Pid
+	defer p.stop()
 	say("novad started (pid %d), waiting for the generation to load", d.PID)
 
-	c, err := waitReady(ctx, home, d.PID, exited, 15*time.Minute)
+	c, err := waitReady(ctx, home, p, 15*time.Minute)
 	if err != nil {
 		return d, nil, fmt.Errorf("%w (log: %s)", err, logPath)
 	}
@@ -198,14 +188,46 @@ func withoutNova(env []string) []string {
 	})
 }
 
-// waitReady waits until novad publishes its ports and reports the
+// process is a program the bench started. done is closed once it has
+// exited, and err is then what Wait returned: every wait sees the exit,
+// where a channel's one value would be taken by the first.
+type process struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+// startLogged starts bin with args and env, logging to logPath.
+func startLogged(ctx context.Context, bin string, args, env []string, logPath string) (*process, error) {
+	logf, err := paths.CreatePrivate(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	p := &process{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		logf.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// waitReady waits until novad (p) publishes its ports and reports the
 // generation loaded.
-func waitReady(ctx context.Context, home paths.Home, pid int, exited <-chan error, limit time.Duration) (*client.Client, error) {
+func waitReady(ctx context.Context, home paths.Home, p *process, limit time.Duration) (*client.Client, error) {
+	pid := p.cmd.Process.Pid
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		select {
-		case err := <-exited:
-			return nil, fmt.Errorf("novad exited before it was ready: %v", err)
+		case <-p.done:
+			return nil, fmt.Errorf("novad exited before it was ready: %v", p.err)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(50 * time.Millisecond):
@@ -225,23 +247,24 @@ func waitReady(ctx context.Context, home paths.Home, pid int, exited <-chan erro
 	return nil, fmt.Errorf("novad did not load the generation within %s", limit)
 }
 
-// stopDaemon asks novad to stop (SIGINT, as a terminal's Ctrl-C) and
-// kills it if it has not exited within 15 seconds.
-func stopDaemon(cmd *exec.Cmd, exited <-chan error) {
-	if cmd.Process == nil {
-		return
-	}
-	// A failed signal or kill means the process is already gone; exited
-	// says so either way.
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		_ = cmd.Process.Kill()
-	}
-	// The exit status of a novad asked to stop is not a failure of the run.
+// stop asks the process to stop (SIGINT, as a terminal's Ctrl-C) and
+// kills it if it has not exited within 15 seconds. The exit status of a
+// process asked to stop is not a failure of the run.
+func (p *process) stop() {
 	select {
-	case <-exited: //nolint:errcheck // see above
+	case <-p.done:
+		return
+	default:
+	}
+	// A failed signal means the process is already gone; done says so.
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		_ = p.cmd.Process.Kill()
+	}
+	select {
+	case <-p.done:
 	case <-time.After(15 * time.Second):
-		_ = cmd.Process.Kill()
-		<-exited //nolint:errcheck // see above
+		_ = p.cmd.Process.Kill()
+		<-p.done
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -152,12 +151,12 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 	releaseMemory()
 
 	env := append(withoutNova(os.Environ()), paths.EnvHome+"="+home.Root)
-	novad, novadDone, err := startLogged(ctx, opts.NovadPath, []string{"--log-format", "text"}, env, filepath.Join(dir, "novad.log"))
+	novad, err := startLogged(ctx, opts.NovadPath, []string{"--log-format", "text"}, env, filepath.Join(dir, "novad.log"))
 	if err != nil {
 		return nil, err
 	}
-	defer stopDaemon(novad, novadDone)
-	c, err := waitReady(ctx, home, novad.Process.Pid, novadDone, 15*time.Minute)
+	defer novad.stop()
+	c, err := waitReady(ctx, home, novad, 15*time.Minute)
 	if err != nil {
 		return nil, err
 	}
@@ -168,15 +167,15 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 	if opts.MaxWait > 0 {
 		args = append(args, "--max-wait", opts.MaxWait.String())
 	}
-	watcher, watcherDone, err := startLogged(ctx, opts.NovactlPath, args, env, filepath.Join(dir, "watcher.log"))
+	watcher, err := startLogged(ctx, opts.NovactlPath, args, env, filepath.Join(dir, "watcher.log"))
 	if err != nil {
 		return nil, err
 	}
-	defer stopDaemon(watcher, watcherDone)
-	if err := waitWatcherIdle(ctx, home, watcher.Process.Pid, watcherDone, opts.Timeout); err != nil {
+	defer watcher.stop()
+	if err := waitWatcherIdle(ctx, home, watcher, opts.Timeout); err != nil {
 		return nil, err
 	}
-	say("novad and the watcher run (pids %d, %d)", novad.Process.Pid, watcher.Process.Pid)
+	say("novad and the watcher run (pids %d, %d)", novad.cmd.Process.Pid, watcher.cmd.Process.Pid)
 
 	ways := append([]freshWay{{Name: FreshJSONL, write: func(i int, token string) error {
 		line, _ := json.Marshal(map[string]string{"id": "fresh-" + token, "text": "Decision " + token + ": the fresh record number " + fmt.Sprint(i) + " is searchable.", "date": time.Now().UTC().Format("2006-01-02")})
@@ -198,7 +197,7 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 			samples = append(samples, ms)
 			wr.Samples = append(wr.Samples, int64(ms))
 			say("%s %d/%d searchable after %s", way.Name, i+1, opts.Appends, msf(ms))
-			if err := waitWatcherIdle(ctx, home, watcher.Process.Pid, watcherDone, opts.Timeout); err != nil {
+			if err := waitWatcherIdle(ctx, home, watcher, opts.Timeout); err != nil {
 				return rep, err
 			}
 		}
@@ -210,15 +209,15 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 
 	// Idle: nothing changes for a while; the watcher should spend nothing.
 	window := 10 * time.Second
-	c0, _ := childCPU(watcher.Process.Pid)
+	c0, _ := childCPU(watcher.cmd.Process.Pid)
 	select {
 	case <-ctx.Done():
 		return rep, ctx.Err()
 	case <-time.After(window):
 	}
-	c1, _ := childCPU(watcher.Process.Pid)
+	c1, _ := childCPU(watcher.cmd.Process.Pid)
 	rep.WatcherIdleCPUMs, rep.IdleWindowMs = (c1 - c0).Milliseconds(), window.Milliseconds()
-	m, _ := childMemory(watcher.Process.Pid)
+	m, _ := childMemory(watcher.cmd.Process.Pid)
 	rep.WatcherPeakRSSBytes = m.Peak
 	if st, err := freshness.Read(home); err == nil {
 		rep.Syncs = st.Syncs[freshness.ResultOK]
@@ -229,36 +228,15 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 	return rep, nil
 }
 
-// startLogged starts bin with args and env, logging to logPath.
-func startLogged(ctx context.Context, bin string, args, env []string, logPath string) (*exec.Cmd, chan error, error) {
-	logf, err := paths.CreatePrivate(logPath)
-	if err != nil {
-		return nil, nil, err
-	}
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return nil, nil, fmt.Errorf("start %s: %w", bin, err)
-	}
-	done := make(chan error, 1)
-	go func() {
-		err := cmd.Wait()
-		logf.Close()
-		done <- err
-	}()
-	return cmd, done, nil
-}
-
-// waitWatcherIdle waits until the watcher with pid runs, nothing is
-// pending and no sync is in flight.
-func waitWatcherIdle(ctx context.Context, home paths.Home, pid int, exited <-chan error, limit time.Duration) error {
+// waitWatcherIdle waits until the watcher p runs, nothing is pending and
+// no sync is in flight.
+func waitWatcherIdle(ctx context.Context, home paths.Home, p *process, limit time.Duration) error {
+	pid := p.cmd.Process.Pid
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		select {
-		case err := <-exited:
-			return fmt.Errorf("the watcher exited: %v", err)
+		case <-p.done:
+			return fmt.Errorf("the watcher exited: %v", p.err)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -129,6 +130,40 @@ func TestRunRejectsTopKAboveNova(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("a rejected run wrote %d entries to its directory", len(entries))
+	}
+}
+
+// exitingProgram writes a program that exits at once with status 3, as a
+// novad that cannot start does.
+func exitingProgram(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "novad")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\nexit 3\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRunDaemonExitsAtStart: a novad that exits before it is ready is a
+// note of the run, which goes on and ends; stopping the exited process
+// used to wait for an exit it had already been told of, for ever.
+func TestRunDaemonExitsAtStart(t *testing.T) {
+	rep, err := Run(context.Background(), Options{Sizes: []int{10}, QueriesPerKind: 1, Systems: []string{},
+		Daemon: true, NovadPath: exitingProgram(t), Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := rep.Sizes[0].Notes; len(notes) != 1 || !strings.Contains(notes[0], "exited before it was ready") {
+		t.Errorf("notes %q, want one saying novad exited before it was ready", notes)
+	}
+}
+
+// TestRunFreshDaemonExitsAtStart: the same for bench fresh, which fails.
+func TestRunFreshDaemonExitsAtStart(t *testing.T) {
+	bin := exitingProgram(t)
+	_, err := RunFresh(context.Background(), FreshOptions{Records: 10, Appends: 1, Dir: t.TempDir(), NovadPath: bin, NovactlPath: bin})
+	if err == nil || !strings.Contains(err.Error(), "exited before it was ready") {
+		t.Fatalf("err = %v, want novad exited before it was ready", err)
 	}
 }
 
