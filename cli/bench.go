@@ -142,12 +142,16 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 		opts.NovadPath = bench.DefaultNovadPath()
 	}
 	if opts.Daemon {
-		if _, err := os.Stat(opts.NovadPath); err != nil {
-			if loadOnly || *load {
-				fmt.Fprintf(inv.Stderr, "novactl bench: no novad binary at %s: build it (make build) or pass --novad\n", opts.NovadPath)
-				return ExitUsage
-			}
-			fmt.Fprintf(inv.Stderr, "novactl bench: no novad at %s; skipping the daemon measurements (pass --novad, or --no-daemon to silence this)\n", opts.NovadPath)
+		bin, err := novadBinary(opts.NovadPath)
+		switch {
+		case err == nil:
+			opts.NovadPath = bin
+		case *novad != "" || loadOnly || *load:
+			// Asked for by name or needed: not a run without it.
+			fmt.Fprintf(inv.Stderr, "novactl bench: %v\n", err)
+			return ExitUsage
+		default:
+			fmt.Fprintf(inv.Stderr, "novactl bench: %v; skipping the daemon measurements (pass --novad, or --no-daemon to silence this)\n", err)
 			opts.Daemon = false
 		}
 	}
@@ -221,6 +225,24 @@ func checkReportPath(path string) error {
 	return nil
 }
 
+// novadBinary returns path, made absolute, when it names a program, and
+// otherwise why not. Absolute, because exec looks a bare name up on PATH
+// and would start another novad than the file checked here.
+func novadBinary(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("--novad %s: %w", path, err)
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("no novad binary at %s: build it (make build) or pass --novad", path)
+	case !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0:
+		return "", fmt.Errorf("novad %s is not an executable file: build it (make build) or pass --novad", path)
+	}
+	return abs, nil
+}
+
 // maxBenchRecords bounds a bench size: the corpus is generated on disk,
 // and a size past it is a typo (and would overflow with its suffix).
 const maxBenchRecords = 100_000_000
@@ -292,12 +314,17 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 	if *novad == "" {
 		*novad = bench.DefaultNovadPath()
 	}
+	bin, err := novadBinary(*novad)
+	if err != nil {
+		fmt.Fprintf(inv.Stderr, "novactl bench fresh: %v\n", err)
+		return ExitUsage
+	}
 	start := time.Now()
 	var reps []*bench.FreshReport
 	for _, n := range ns {
 		rep, err := bench.RunFresh(ctx, bench.FreshOptions{
 			Records: n, Seed: *seed, ChineseShare: *chinese, Appends: *appends, Dir: *keep,
-			NovadPath: *novad, NovactlPath: self, Quiet: *quiet, MaxWait: *maxWait,
+			NovadPath: bin, NovactlPath: self, Quiet: *quiet, MaxWait: *maxWait,
 			Progress: func(line string) { fmt.Fprintf(inv.Stderr, "%7.1fs %s\n", time.Since(start).Seconds(), line) },
 		})
 		if rep != nil {

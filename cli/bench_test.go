@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -66,6 +67,51 @@ func TestBench_topKWithinNova(t *testing.T) {
 		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--top-k") {
 			t.Errorf("--top-k %s: exit %d, stdout %q, stderr %q; want exit 2 naming --top-k", k, code, stdout, stderr)
 		}
+	}
+}
+
+// TestBench_novadChecked: a --novad the user names must be a program: a
+// missing one, a directory or a file that cannot run is refused before
+// the run, not skipped with the daemon's figures missing from the report.
+func TestBench_novadChecked(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, []byte("not a program"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, novad := range []string{filepath.Join(dir, "missing"), dir, plain} {
+		for _, args := range [][]string{
+			{"--sizes", "10", "--queries", "1", "--systems", "none", "--novad", novad},
+			{"fresh", "--sizes", "10", "--appends", "1", "--novad", novad},
+		} {
+			code, stdout, stderr := benchCLI(args...)
+			if code != ExitUsage || stdout != "" || !strings.Contains(stderr, novad) {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 naming %s", args, code, stdout, stderr, novad)
+			}
+		}
+	}
+}
+
+// TestBench_novadRelative: a relative --novad is the file it names, as
+// os.Stat checked it, not a novad found on PATH (exec looks a bare name
+// up there, so the run would measure another binary). The mark is not
+// NOVA_-prefixed: bench leaves those out of novad's environment.
+func TestBench_novadRelative(t *testing.T) {
+	dir, onPath := t.TempDir(), t.TempDir()
+	mark := filepath.Join(t.TempDir(), "ran")
+	script := "#!/bin/sh\necho %s > \"$BENCH_TEST_MARK\"\nexit 3\n"
+	for d, name := range map[string]string{dir: "named", onPath: "path"} {
+		if err := os.WriteFile(filepath.Join(d, "novad"), []byte(fmt.Sprintf(script, name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", onPath+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("BENCH_TEST_MARK", mark)
+	t.Chdir(dir)
+	code, stdout, stderr := benchCLI("--sizes", "10", "--queries", "1", "--systems", "none", "--novad", "novad", "--keep", filepath.Join(t.TempDir(), "work"))
+	b, err := os.ReadFile(mark)
+	if err != nil || strings.TrimSpace(string(b)) != "named" {
+		t.Fatalf("ran %q (%v), want ./novad; exit %d\nstdout:\n%s\nstderr:\n%s", b, err, code, stdout, stderr)
 	}
 }
 
