@@ -99,7 +99,7 @@ func DefaultNovadPath() string {
 
 // runDaemon starts novad on home, waits for the generation to load, times
 // the queries through the facade, optionally runs the load test, and stops
-// it.
+// it. The report is nil when novad never became ready.
 func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Query, say func(string, ...any)) (*DaemonReport, []Result, error) {
 	bin := opts.NovadPath
 	if bin == "" {
@@ -114,7 +114,9 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 	t0 := time.Now()
 	p, err := startLogged(ctx, bin, []string{"--log-format", "text"}, append(withoutNova(os.Environ()), paths.EnvHome+"="+home.Root), logPath)
 	if err != nil {
-		return d, nil, err
+		// Nothing was measured: no report, whose zeros would read as
+		// figures; the error is the size's note.
+		return nil, nil, err
 	}
 	d.Log = logPath
 	d.PID = p.cmd.Process.Pid
@@ -123,7 +125,7 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 
 	c, err := waitReady(ctx, home, p, 15*time.Minute)
 	if err != nil {
-		return d, nil, fmt.Errorf("%w (log: %s)", err, logPath)
+		return nil, nil, fmt.Errorf("%w (log: %s)", err, logPath)
 	}
 	d.ReadyMs = time.Since(t0).Milliseconds()
 	m, _ := childMemory(d.PID)

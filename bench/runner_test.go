@@ -156,6 +156,16 @@ func TestRunDaemonExitsAtStart(t *testing.T) {
 	if notes := rep.Sizes[0].Notes; len(notes) != 1 || !strings.Contains(notes[0], "exited before it was ready") {
 		t.Errorf("notes %q, want one saying novad exited before it was ready", notes)
 	}
+	// It measured nothing: no figures of zero as if it had (ready in 0
+	// ms, 0 B resident).
+	if d := rep.Sizes[0].Daemon; d != nil {
+		t.Errorf("daemon figures %+v from a novad that never was ready", d)
+	}
+	var out bytes.Buffer
+	rep.WriteText(&out)
+	if strings.Contains(out.String(), "ready in") {
+		t.Errorf("the text reports a novad that never was ready:\n%s", out.String())
+	}
 }
 
 // TestRunFreshDaemonExitsAtStart: the same for bench fresh, which fails.
