@@ -204,6 +204,13 @@ func (r *Report) WriteText(w io.Writer) {
 		for _, n := range s.Notes {
 			fmt.Fprintf(w, "note:        %s\n", n)
 		}
+		// Failed queries are left out of a row's figures: say so, or a
+		// system answering few of its queries reads as finding them all.
+		for _, x := range s.Results {
+			if x.Kind == KindAll && x.Errors > 0 {
+				fmt.Fprintf(w, "errors:      %s: %d of %d queries failed; they are left out of its latency, hit and empty figures\n", x.System, x.Errors, x.Queries)
+			}
+		}
 	}
 	r.writeFootprint(w)
 	fmt.Fprintln(w)

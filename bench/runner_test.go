@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -205,5 +206,31 @@ func TestRunDaemon(t *testing.T) {
 	}
 	if r := resultFor(t, s.Results, SystemNovad, KindExactID); *r.HitAtK < 0.6 {
 		t.Errorf("novad finds %.0f%% of exact identifiers", *r.HitAtK*100)
+	}
+}
+
+// TestWriteTextShowsFailedQueries: queries that failed are left out of a
+// row's latency and hit figures, so the text says how many there were;
+// otherwise a system answering a third of its queries would read as
+// finding all it was asked.
+func TestWriteTextShowsFailedQueries(t *testing.T) {
+	queries := []Query{{Kind: KindKeyword, Text: "a", Target: "r1"}, {Kind: KindKeyword, Text: "b", Target: "r2"}, {Kind: KindKeyword, Text: "c", Target: "r3"}}
+	res, err := timeQueries(context.Background(), SystemNovad, queries, func(_ context.Context, q Query) (outcome, error) {
+		if q.Text == "a" {
+			return outcome{ids: []string{q.Target}}, nil
+		}
+		return outcome{}, errors.New("HTTP 503")
+	}, cpuTime, func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := resultFor(t, res, SystemNovad, KindAll); all.Errors != 2 || *all.HitAtK != 1 {
+		t.Fatalf("all: %+v", all)
+	}
+	rep := &Report{TopK: 10, Sizes: []SizeReport{{Records: 10, Results: res}}}
+	var out bytes.Buffer
+	rep.WriteText(&out)
+	if !strings.Contains(out.String(), "novad-http: 2 of 3 queries failed") {
+		t.Errorf("the text does not say that 2 of novad-http's 3 queries failed:\n%s", out.String())
 	}
 }
