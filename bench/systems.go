@@ -103,11 +103,15 @@ func lookupSystem(name string) (system, bool) {
 }
 
 // CheckSystems reports the first name that is not a system a run can
-// time.
+// time, or that is named twice (it would be timed twice, into two rows
+// of one name).
 func CheckSystems(names []string) error {
-	for _, s := range names {
+	for i, s := range names {
 		if _, ok := lookupSystem(s); !ok {
 			return fmt.Errorf("unknown system %q (known: %s)", s, strings.Join(DefaultSystems, ", "))
+		}
+		if slices.Contains(names[:i], s) {
+			return fmt.Errorf("system %q is named twice", s)
 		}
 	}
 	return nil

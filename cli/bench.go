@@ -107,8 +107,16 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintf(inv.Stderr, "novactl bench: --sizes: %v\n", err)
 		return ExitUsage
 	}
-	if *queries <= 0 || *chinese < 0 || *chinese > 1 {
-		fmt.Fprintln(inv.Stderr, "novactl bench: --queries must be positive and --chinese between 0 and 1")
+	// Written so that NaN, which every comparison refuses, is refused too.
+	switch {
+	case *queries <= 0:
+		fmt.Fprintf(inv.Stderr, "novactl bench: --queries must be positive (got %d)\n", *queries)
+		return ExitUsage
+	case !(*chinese >= 0 && *chinese <= 1):
+		fmt.Fprintf(inv.Stderr, "novactl bench: --chinese must be between 0 and 1 (got %v)\n", *chinese)
+		return ExitUsage
+	case *clients <= 0 || *requests <= 0 || *duration <= 0:
+		fmt.Fprintf(inv.Stderr, "novactl bench: --load-clients, --load-requests and --load-duration must be positive (got %d, %d, %s)\n", *clients, *requests, *duration)
 		return ExitUsage
 	}
 	if *topK < api.MinTopK || *topK > api.MaxTopK {
@@ -298,8 +306,18 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 		return ExitUsage
 	}
 	ns, err := parseSizes(*sizes)
-	if err != nil || *appends <= 0 || *chinese < 0 || *chinese > 1 {
-		fmt.Fprintf(inv.Stderr, "novactl bench fresh: --sizes must list positive sizes, --appends be positive and --chinese between 0 and 1 (%v)\n", err)
+	switch {
+	case err != nil:
+		fmt.Fprintf(inv.Stderr, "novactl bench fresh: --sizes: %v\n", err)
+		return ExitUsage
+	case *appends <= 0:
+		fmt.Fprintf(inv.Stderr, "novactl bench fresh: --appends must be positive (got %d)\n", *appends)
+		return ExitUsage
+	case !(*chinese >= 0 && *chinese <= 1): // NaN too
+		fmt.Fprintf(inv.Stderr, "novactl bench fresh: --chinese must be between 0 and 1 (got %v)\n", *chinese)
+		return ExitUsage
+	case *quiet < 0 || *maxWait < 0:
+		fmt.Fprintf(inv.Stderr, "novactl bench fresh: --quiet and --max-wait must be 0 (the watcher's own) or more (got %s, %s)\n", *quiet, *maxWait)
 		return ExitUsage
 	}
 	if err := checkReportPath(*jsonPath); err != nil {

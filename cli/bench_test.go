@@ -115,6 +115,38 @@ func TestBench_novadRelative(t *testing.T) {
 	}
 }
 
+// TestBench_badFlags: values a run cannot honour are refused before it
+// starts: NaN passes every range check written as "< 0 || > 1" (and
+// leaves --json - empty, as JSON has no NaN), a system named twice is
+// timed twice into two rows of one name, and a load bound or watcher
+// setting below zero used to be replaced by the default without a word.
+func TestBench_badFlags(t *testing.T) {
+	novad := filepath.Join(t.TempDir(), "novad")
+	if err := os.WriteFile(novad, []byte("#!/bin/sh\nexit 3\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	run := []string{"--sizes", "10", "--queries", "1", "--no-daemon", "--json", "-"}
+	fresh := []string{"fresh", "--sizes", "10", "--appends", "1", "--novad", novad}
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{append([]string{"--chinese", "NaN", "--systems", "none"}, run...), "--chinese"},
+		{append([]string{"--systems", "bm25,bm25"}, run...), "bm25"},
+		{append([]string{"--load-clients", "0", "--systems", "none"}, run...), "--load-clients"},
+		{append([]string{"--load-requests", "-5", "--systems", "none"}, run...), "--load-requests"},
+		{append([]string{"--load-duration", "-1s", "--systems", "none"}, run...), "--load-duration"},
+		{append(fresh[:len(fresh):len(fresh)], "--chinese", "NaN"), "--chinese"},
+		{append(fresh[:len(fresh):len(fresh)], "--quiet", "-1s"), "--quiet"},
+		{append(fresh[:len(fresh):len(fresh)], "--max-wait", "-1s"), "--max-wait"},
+	} {
+		code, stdout, stderr := benchCLI(c.args...)
+		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, c.flag) {
+			t.Errorf("%v: exit %d, stdout %.200q, stderr %.300q; want exit 2 naming %s", c.args, code, stdout, stderr, c.flag)
+		}
+	}
+}
+
 func TestParseSizes(t *testing.T) {
 	got, err := parseSizes("10000, 100k,1M,2_000")
 	if err != nil || !reflect.DeepEqual(got, []int{10000, 100000, 1000000, 2000}) {
