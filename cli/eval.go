@@ -227,6 +227,14 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 func printLoCoMo(w io.Writer, r *eval.LoCoMoReport) {
 	fmt.Fprintf(w, "LoCoMo %s: %d conversations, %d turns, %d questions with evidence (index built in %.1fs)\n\n",
 		r.Dataset, r.Conversations, r.Turns, r.Questions, float64(r.BuildMs)/1000)
+	if n := len(r.UnknownEvidence); n > 0 {
+		ids, verb := "ids name", "count"
+		if n == 1 {
+			ids, verb = "id names", "counts"
+		}
+		fmt.Fprintf(w, "%d evidence %s no turn of its conversation and %s as not found for every system: %s\n\n",
+			n, ids, verb, strings.Join(r.UnknownEvidence, ", "))
+	}
 	fmt.Fprintf(w, "%-18s %6s %6s %6s %6s %6s %7s %9s\n", "SYSTEM", "R@1", "R@5", "R@10", "R@20", "MRR", "NDCG10", "P50")
 	num := func(f float64) string {
 		if f < 0 {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,6 +78,10 @@ type LoCoMoReport struct {
 	Systems       []SystemReport `json:"systems"`
 	Reference     SystemReport   `json:"reference"`
 	BuildMs       int64          `json:"buildMs"`
+	// UnknownEvidence are evidence ids that name no turn of their
+	// conversation (typos in the file): no system can find them, and
+	// they count as not found, capping every system's recall alike.
+	UnknownEvidence []string `json:"unknownEvidence,omitempty"`
 	// Ablations are Nova with one lever switched off, asked the same
 	// questions in the same run; Gain is Nova minus that system.
 	Ablations []Ablation `json:"ablations,omitempty"`
@@ -191,7 +196,10 @@ func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 	var recs []TurnRecord
 	var qs []Question
 	ids := map[string]bool{}
-	for _, s := range samples {
+	for i, s := range samples {
+		if s.SampleID == "" {
+			return nil, nil, 0, fmt.Errorf("%s: sample %d has no sample_id", path, i+1)
+		}
 		var sessions []int
 		keys := map[int]string{}
 		for k := range s.Conversation {
@@ -214,7 +222,10 @@ func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 					date = t.UTC().Format(time.RFC3339)
 				}
 			}
-			for _, t := range turns {
+			for j, t := range turns {
+				if t.DiaID == "" {
+					return nil, nil, 0, fmt.Errorf("%s: %s %s turn %d has no dia_id", path, s.SampleID, keys[n], j+1)
+				}
 				// Recall is a share of distinct evidence turns: a repeated
 				// id would be found twice.
 				id := s.SampleID + ":" + t.DiaID
@@ -229,7 +240,7 @@ func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 				recs = append(recs, TurnRecord{ID: id, Text: text, Project: s.SampleID, Agent: t.Speaker, Date: date, Session: fmt.Sprintf("%s:session_%d", s.SampleID, n)})
 			}
 		}
-		for _, q := range s.QA {
+		for j, q := range s.QA {
 			var ev []string
 			for _, e := range q.Evidence {
 				for _, part := range strings.Split(e, ";") {
@@ -240,6 +251,9 @@ func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 			}
 			if len(ev) == 0 {
 				continue
+			}
+			if strings.TrimSpace(q.Question) == "" {
+				return nil, nil, 0, fmt.Errorf("%s: %s qa %d has no question", path, s.SampleID, j+1)
 			}
 			qs = append(qs, Question{Project: s.SampleID, Text: q.Question, Category: q.Category, Evidence: ev})
 		}
@@ -343,6 +357,17 @@ func RunLoCoMo(ctx context.Context, path string, opts LoCoMoOptions) (*LoCoMoRep
 		return nil, err
 	}
 	rep := &LoCoMoReport{Dataset: filepath.Base(path), Conversations: convs, Turns: len(recs), Questions: len(qs), BuildMs: buildMs}
+	turnIDs := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		turnIDs[r.ID] = true
+	}
+	for _, q := range qs {
+		for _, e := range q.Evidence {
+			if !turnIDs[e] && !slices.Contains(rep.UnknownEvidence, e) {
+				rep.UnknownEvidence = append(rep.UnknownEvidence, e)
+			}
+		}
+	}
 
 	novaRun := func(name, desc string, snap *search.Snapshot, analyzer *lexical.Analyzer, dense bool, off map[string]bool) (SystemReport, [][]string, error) {
 		ec := search.ConfigFor(cfg.Retrieval)

@@ -159,6 +159,12 @@ func TestLoadLoCoMo_refusesWhatCannotBeMeasured(t *testing.T) {
 		"no question":     {`[{"sample_id":"c1","conversation":{` + turns + `]},"qa":[]}]`, "no question with evidence"},
 		"no turns":        {`[]`, "no dialogue turns"},
 		"padded session":  {`[{"sample_id":"c1","conversation":{"session_01":5},"qa":[]}]`, "c1 session_01: "},
+		// A missing field used to become an empty id or question: one
+		// turn of each conversation indexed as "c1:", or an empty query
+		// asked and scored.
+		"no sample id":      {`[{"conversation":{` + turns + `]},"qa":[{"question":"q","evidence":["D1:1"],"category":4}]}]`, "sample 1 has no sample_id"},
+		"turn without id":   {`[{"sample_id":"c1","conversation":{` + turns + `,{"speaker":"A","text":"no id"}]},"qa":[{"question":"q","evidence":["D1:1"],"category":4}]}]`, "c1 session_1 turn 3 has no dia_id"},
+		"question, no text": {`[{"sample_id":"c1","conversation":{` + turns + `]},"qa":[{"evidence":["D1:1"],"category":4}]}]`, "c1 qa 1 has no question"},
 	} {
 		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
 		if err := os.WriteFile(p, []byte(tt.json), 0o600); err != nil {
@@ -167,5 +173,34 @@ func TestLoadLoCoMo_refusesWhatCannotBeMeasured(t *testing.T) {
 		if _, _, _, err := LoadLoCoMo(p); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error with %q", name, err, tt.want)
 		}
+	}
+}
+
+// TestRunLoCoMo_unknownEvidence: an evidence id that names no turn of its
+// conversation (a typo in the file) can never be found; it counts as not
+// found, as the protocol scores it, and the report names it so that the
+// recall it caps is not read as the systems' doing.
+func TestRunLoCoMo_unknownEvidence(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "locomo.json")
+	data := `[{"sample_id":"c1","conversation":{"session_1_date_time":"1:56 pm on 8 May, 2023","session_1":[
+		{"speaker":"A","dia_id":"D1:1","text":"I adopted a puppy named Biscuit."},
+		{"speaker":"B","dia_id":"D1:2","text":"Nice, what breed is Biscuit?"},
+		{"speaker":"A","dia_id":"D1:3","text":"A beagle, and he loves the park."}]},
+		"qa":[{"question":"What is the puppy called?","evidence":["D1:1"],"category":4},
+		      {"question":"Which breed is Biscuit?","evidence":["D1:3; D:1:3"],"category":4}]}]`
+	if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := RunLoCoMo(context.Background(), p, LoCoMoOptions{Home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.UnknownEvidence) != 1 || rep.UnknownEvidence[0] != "c1:D:1:3" {
+		t.Errorf("unknown evidence %q, want [c1:D:1:3]", rep.UnknownEvidence)
+	}
+	// Still scored as the file says: the second question's evidence is
+	// half out of reach for every system.
+	if r := rep.Systems[2].Overall.RecallAt20; r > 0.75+1e-9 {
+		t.Errorf("bm25-plain recall@20 %v: the unknown evidence id was dropped", r)
 	}
 }
