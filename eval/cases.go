@@ -106,6 +106,18 @@ func ReadCases(path string) ([]Case, error) {
 		if ids[c.ID] {
 			return nil, fmt.Errorf("%s:%d: duplicate id %q", path, line, c.ID)
 		}
+		// The facade would clamp it, and the case be scored at fewer
+		// results than it names.
+		if c.TopK != 0 && (c.TopK < api.MinTopK || c.TopK > api.MaxTopK) {
+			return nil, fmt.Errorf("%s:%d: topK must be %d to %d (got %d)", path, line, api.MinTopK, api.MaxTopK, c.TopK)
+		}
+		// Each expected id is satisfied once: a repeated one would be
+		// satisfied again by another chunk of the same record.
+		for i, id := range c.Expect.RelevantIDs {
+			if slices.Contains(c.Expect.RelevantIDs[:i], id) {
+				return nil, fmt.Errorf("%s:%d: expect.relevantIds lists %q twice", path, line, id)
+			}
+		}
 		ids[c.ID] = true
 		out = append(out, c)
 	}

@@ -101,6 +101,14 @@ func TestReadCases(t *testing.T) {
 		"duplicate id":  {`{"id":"a","query":"q"}` + "\n" + `{"id":"a","query":"p"}`, `duplicate id "a"`},
 		"empty":         {"// nothing\n", "has no cases"},
 		"two on a line": {`{"id":"a","query":"x"} {"id":"b","query":"y"}`, ":1: more than one JSON value"},
+		// Each expected id counts once at the first result that has it:
+		// a repeated one would be satisfied by the second chunk of the
+		// same record, a recall of 1 for one record found.
+		"repeated relevant id": {`{"id":"a","query":"q","expect":{"relevantIds":["r1","r2","r1"]}}`, `:1: expect.relevantIds lists "r1" twice`},
+		// The facade answers 1 to 20 results: a case asking for more
+		// would be scored at 20 under its own topK.
+		"topK above the facade's": {`{"id":"a","query":"q","topK":50}`, ":1: topK must be 1 to 20 (got 50)"},
+		"negative topK":           {`{"id":"a","query":"q","topK":-2}`, ":1: topK must be 1 to 20 (got -2)"},
 	} {
 		if _, err := ReadCases(write(name, tt.text)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error with %q", name, err, tt.want)
