@@ -144,6 +144,15 @@ func indexSide(lever string) bool {
 // Category names of LoCoMo questions.
 var categoryNames = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
+// categoryName is LoCoMo's name of category c, or its number when LoCoMo
+// names none.
+func categoryName(c int) string {
+	if name, ok := categoryNames[c]; ok {
+		return name
+	}
+	return fmt.Sprint(c)
+}
+
 type locomoSample struct {
 	SampleID     string                     `json:"sample_id"`
 	Conversation map[string]json.RawMessage `json:"conversation"`
@@ -485,10 +494,7 @@ func runSystem(name, desc string, qs []Question, progress func(int, int), ask fu
 		for _, e := range q.Evidence {
 			rel[e] = true
 		}
-		cat := categoryNames[q.Category]
-		if cat == "" {
-			cat = fmt.Sprint(q.Category)
-		}
+		cat := categoryName(q.Category)
 		if byCat[cat] == nil {
 			byCat[cat] = &acc{}
 		}
@@ -533,7 +539,7 @@ func misses(qs []Question, answers [][]string, recs []TurnRecord, k int) []Miss 
 				rank[id] = j + 1
 			}
 		}
-		m := Miss{Question: q.Text, Category: categoryNames[q.Category]}
+		m := Miss{Question: q.Text, Category: categoryName(q.Category)}
 		missed := false
 		for _, e := range q.Evidence {
 			r := rank[e]

@@ -98,6 +98,12 @@ func TestMisses(t *testing.T) {
 	if got[1].Category != "multi-hop" {
 		t.Errorf("category %q", got[1].Category)
 	}
+	// A category LoCoMo does not name is its number, as in the
+	// per-category table, not blank.
+	odd := misses([]Question{{Text: "odd", Category: 6, Evidence: []string{"c:4"}}}, [][]string{{"c:1"}}, recs, 2)
+	if len(odd) != 1 || odd[0].Category != "6" {
+		t.Errorf("misses of a category-6 question: %+v", odd)
+	}
 }
 
 // TestRunSystem_averages: each metric of a system is the mean over its
