@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -160,7 +161,7 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 		if err != nil {
 			return sr, err
 		}
-		st, err := corpus.WriteJSONL(f)
+		st, err := corpus.WriteJSONL(stoppableWriter{ctx, f})
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -398,6 +399,20 @@ func timeSync(ctx context.Context, cfg config.Config, say func(string, ...any)) 
 	}
 	say("sync: %d records, %d chunks in %s (%.0f records/s, CPU %s), stages %v, peak RSS %s", b.Records, b.Chunks, msf(float64(s.TotalMs)), s.RecordsPerSec, msf(float64(s.CPUMs)), b.Timings, humanize.IBytes(uint64(peak)))
 	return s, nil
+}
+
+// stoppableWriter fails its writes once ctx is done: the corpus at a few
+// million records takes minutes to write, and Ctrl-C should stop it.
+type stoppableWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (s stoppableWriter) Write(p []byte) (int, error) {
+	if err := s.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return s.w.Write(p)
 }
 
 func fileExists(p string) bool {

@@ -234,3 +234,24 @@ func TestWriteTextShowsFailedQueries(t *testing.T) {
 		t.Errorf("the text does not say that 2 of novad-http's 3 queries failed:\n%s", out.String())
 	}
 }
+
+// TestRunStopsGeneratingWhenInterrupted: Ctrl-C while the corpus is
+// being written stops the writing; it used to run to the end (minutes at
+// a few million records) before the run noticed, and a second Ctrl-C
+// does nothing to a novactl already told to stop.
+func TestRunStopsGeneratingWhenInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, Options{Sizes: []int{20000}, QueriesPerKind: 1, Systems: []string{}, Dir: dir})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	work := filepath.Join(dir, "n20000-seed0")
+	if _, err := os.Stat(filepath.Join(work, "corpus-meta.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the corpus was finished and marked for reuse after the interruption: %v", err)
+	}
+	if fi, err := os.Stat(filepath.Join(work, "corpus.jsonl")); err == nil && fi.Size() > 4<<20 {
+		t.Errorf("the corpus was written on after the interruption: %d bytes", fi.Size())
+	}
+}
