@@ -83,8 +83,8 @@ type LoadTestReport struct {
 	RSSAfterBytes int64 `json:"rssAfterBytes"`
 	PeakRSSBytes  int64 `json:"peakRssBytes"`
 	// CPUPerRequestMs is novad's CPU time over the test per successful
-	// request.
-	CPUPerRequestMs float64 `json:"cpuPerRequestMs"`
+	// request (nil where novad's CPU time cannot be read: macOS).
+	CPUPerRequestMs *float64 `json:"cpuPerRequestMs,omitempty"`
 }
 
 // DefaultNovadPath is bin/novad next to the running executable (novactl
@@ -133,6 +133,10 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 	say("novad ready in %s, RSS %s", msf(float64(d.ReadyMs)), humanize.IBytes(uint64(d.RSSAfterLoadBytes)))
 
 	say("timing %s over %d queries", SystemNovad, len(queries))
+	var novadCPU func() time.Duration // nil: not read on this platform
+	if _, err := childCPU(d.PID); err == nil {
+		novadCPU = func() time.Duration { t, _ := childCPU(d.PID); return t }
+	}
 	first := true
 	results, err := timeQueries(ctx, SystemNovad, queries, func(ctx context.Context, q Query) (outcome, error) {
 		start := time.Now()
@@ -148,7 +152,7 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 			return outcome{}, fmt.Errorf("HTTP %d", status)
 		}
 		return envelopeOutcome(resp), nil
-	}, func() time.Duration { t, _ := childCPU(d.PID); return t }, say)
+	}, novadCPU, say)
 	if err != nil {
 		return d, nil, err
 	}
@@ -157,10 +161,11 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 	say("novad RSS after the queries %s (peak %s)", humanize.IBytes(uint64(d.RSSAfterQueriesBytes)), humanize.IBytes(uint64(d.PeakRSSBytes)))
 
 	if opts.Load {
-		c0, _ := childCPU(d.PID)
+		c0, err0 := childCPU(d.PID)
 		lt := loadTest(ctx, c, queries, opts, say)
-		if c1, err := childCPU(d.PID); err == nil && lt.OK > 0 {
-			lt.CPUPerRequestMs = scalar.Round(float64((c1-c0).Nanoseconds())/1e6/float64(lt.OK), 2)
+		if c1, err := childCPU(d.PID); err0 == nil && err == nil && lt.OK > 0 {
+			v := scalar.Round(float64((c1-c0).Nanoseconds())/1e6/float64(lt.OK), 2)
+			lt.CPUPerRequestMs = &v
 		}
 		m, _ = childMemory(d.PID)
 		lt.RSSAfterBytes, lt.PeakRSSBytes = m.RSS, m.Peak

@@ -62,8 +62,8 @@ type FreshReport struct {
 	// WatcherPeakRSSBytes is the watcher's peak resident memory (Linux).
 	WatcherPeakRSSBytes int64 `json:"watcherPeakRssBytes"`
 	// WatcherIdleCPUMs is the watcher's CPU time over IdleWindowMs with
-	// nothing changing (Linux).
-	WatcherIdleCPUMs int64  `json:"watcherIdleCpuMs"`
+	// nothing changing (Linux; nil where it cannot be read).
+	WatcherIdleCPUMs *int64 `json:"watcherIdleCpuMs,omitempty"`
 	IdleWindowMs     int64  `json:"idleWindowMs"`
 	WorkDir          string `json:"workDir"`
 }
@@ -209,14 +209,17 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 
 	// Idle: nothing changes for a while; the watcher should spend nothing.
 	window := 10 * time.Second
-	c0, _ := childCPU(watcher.cmd.Process.Pid)
+	c0, err0 := childCPU(watcher.cmd.Process.Pid)
 	select {
 	case <-ctx.Done():
 		return rep, ctx.Err()
 	case <-time.After(window):
 	}
-	c1, _ := childCPU(watcher.cmd.Process.Pid)
-	rep.WatcherIdleCPUMs, rep.IdleWindowMs = (c1 - c0).Milliseconds(), window.Milliseconds()
+	rep.IdleWindowMs = window.Milliseconds()
+	if c1, err := childCPU(watcher.cmd.Process.Pid); err0 == nil && err == nil {
+		idle := (c1 - c0).Milliseconds()
+		rep.WatcherIdleCPUMs = &idle
+	}
 	m, _ := childMemory(watcher.cmd.Process.Pid)
 	rep.WatcherPeakRSSBytes = m.Peak
 	if st, err := freshness.Read(home); err == nil {
@@ -291,7 +294,14 @@ func (r *FreshReport) WriteText(w io.Writer) {
 	for _, x := range r.Ways {
 		fmt.Fprintf(w, "  %-34s p50 %s · p95 %s · min %s · max %s\n", x.Way, msf(x.P50Ms), msf(x.P95Ms), msf(x.MinMs), msf(x.MaxMs))
 	}
-	fmt.Fprintf(w, "  initial sync %s; watcher syncs %d, last %s; watcher peak RSS %s; idle CPU %d ms over %s\n",
-		msf(float64(r.SyncMs)), r.Syncs, msf(float64(r.LastSync)), humanize.IBytes(uint64(r.WatcherPeakRSSBytes)), r.WatcherIdleCPUMs, msf(float64(r.IdleWindowMs)))
+	fmt.Fprintf(w, "  initial sync %s; watcher syncs %d, last %s", msf(float64(r.SyncMs)), r.Syncs, msf(float64(r.LastSync)))
+	// Figures this platform does not read are left out, not printed as 0.
+	if r.WatcherPeakRSSBytes > 0 {
+		fmt.Fprintf(w, "; watcher peak RSS %s", humanize.IBytes(uint64(r.WatcherPeakRSSBytes)))
+	}
+	if r.WatcherIdleCPUMs != nil {
+		fmt.Fprintf(w, "; idle CPU %d ms over %s", *r.WatcherIdleCPUMs, msf(float64(r.IdleWindowMs)))
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  machine: %s, %d CPUs, %s; load at start %s\n", r.Machine.CPU, r.Machine.CPUs, r.Machine.GoVersion, r.Machine.LoadAvg)
 }

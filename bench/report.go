@@ -139,8 +139,9 @@ type Result struct {
 	// CPUMeanMs is the mean CPU time per query of the process that
 	// searched (this one in process, novad for novad-http): unlike
 	// latency, it does not grow when other processes compete for the
-	// cores.
-	CPUMeanMs float64 `json:"cpuMeanMs"`
+	// cores. Null where that process's CPU time cannot be read (novad's
+	// on macOS).
+	CPUMeanMs *float64 `json:"cpuMeanMs"`
 	// Errors counts queries that failed (excluded from the figures).
 	Errors int `json:"errors,omitempty"`
 }
@@ -174,24 +175,39 @@ func (r *Report) WriteText(w io.Writer) {
 				humanize.IBytes(uint64(y.PeakRSSBytes)), humanize.IBytes(uint64(y.IndexBytes)), reused)
 		}
 		if l := s.GenerationLoad; l != nil {
-			fmt.Fprintf(w, "load:        generation.Open %s; process RSS %s -> %s\n", msf(float64(l.OpenMs)), humanize.IBytes(uint64(l.RSSBeforeBytes)), humanize.IBytes(uint64(l.RSSAfterBytes)))
+			// A zero is a figure this platform does not read (macOS has
+			// no current RSS), here and below: left out, not printed.
+			fmt.Fprintf(w, "load:        generation.Open %s", msf(float64(l.OpenMs)))
+			if l.RSSAfterBytes > 0 {
+				fmt.Fprintf(w, "; process RSS %s -> %s", humanize.IBytes(uint64(l.RSSBeforeBytes)), humanize.IBytes(uint64(l.RSSAfterBytes)))
+			}
+			fmt.Fprintln(w)
 		}
 		if f := s.FTS5; f != nil {
 			fmt.Fprintf(w, "sqlite fts5: built in %s (insert %s, optimize %s), %.0f records/s, %s on disk, tokenize '%s'\n",
 				msf(float64(f.TotalMs)), msf(float64(f.InsertMs)), msf(float64(f.OptimizeMs)), f.RecordsPerSec, humanize.IBytes(uint64(f.DBBytes)), f.Tokenizer)
 		}
 		if d := s.Daemon; d != nil {
-			fmt.Fprintf(w, "novad:       ready in %s, first search %s; RSS %s after load, %s after the queries, peak %s",
-				msf(float64(d.ReadyMs)), msf(d.FirstSearchMs), humanize.IBytes(uint64(d.RSSAfterLoadBytes)), humanize.IBytes(uint64(d.RSSAfterQueriesBytes)), humanize.IBytes(uint64(d.PeakRSSBytes)))
+			fmt.Fprintf(w, "novad:       ready in %s, first search %s", msf(float64(d.ReadyMs)), msf(d.FirstSearchMs))
+			if d.RSSAfterLoadBytes > 0 {
+				fmt.Fprintf(w, "; RSS %s after load, %s after the queries, peak %s",
+					humanize.IBytes(uint64(d.RSSAfterLoadBytes)), humanize.IBytes(uint64(d.RSSAfterQueriesBytes)), humanize.IBytes(uint64(d.PeakRSSBytes)))
+			}
 			if d.AnonAfterQueriesBytes > 0 {
 				fmt.Fprintf(w, "; not file-backed: %s after load, %s after the queries",
 					humanize.IBytes(uint64(d.AnonAfterLoadBytes)), humanize.IBytes(uint64(d.AnonAfterQueriesBytes)))
 			}
 			fmt.Fprintln(w)
 			if lt := d.Load; lt != nil {
-				fmt.Fprintf(w, "load test:   %d clients, %d requests in %s: %.1f requests/s, p50 %s, p99 %s; %d rejected (429), %d errors; novad CPU %.1f ms/request, RSS %s (peak %s)\n",
-					lt.Clients, lt.Requests, msf(float64(lt.DurationMs)), lt.RequestsPerSec, msf(lt.P50Ms), msf(lt.P99Ms),
-					lt.Rejected429, lt.Errors, lt.CPUPerRequestMs, humanize.IBytes(uint64(lt.RSSAfterBytes)), humanize.IBytes(uint64(lt.PeakRSSBytes)))
+				fmt.Fprintf(w, "load test:   %d clients, %d requests in %s: %.1f requests/s, p50 %s, p99 %s; %d rejected (429), %d errors",
+					lt.Clients, lt.Requests, msf(float64(lt.DurationMs)), lt.RequestsPerSec, msf(lt.P50Ms), msf(lt.P99Ms), lt.Rejected429, lt.Errors)
+				if lt.CPUPerRequestMs != nil {
+					fmt.Fprintf(w, "; novad CPU %.1f ms/request", *lt.CPUPerRequestMs)
+				}
+				if lt.RSSAfterBytes > 0 {
+					fmt.Fprintf(w, "; novad RSS %s (peak %s)", humanize.IBytes(uint64(lt.RSSAfterBytes)), humanize.IBytes(uint64(lt.PeakRSSBytes)))
+				}
+				fmt.Fprintln(w)
 			}
 		}
 		if d := s.Dense; d != nil {
@@ -219,7 +235,7 @@ func (r *Report) WriteText(w io.Writer) {
 	for _, s := range r.Sizes {
 		for _, x := range sortedResults(s.Results) {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", humanCount(s.Records), x.System, x.Kind, x.Queries,
-				latency(x.P50Ms), latency(x.P99Ms), latency(x.MeanMs), latency(x.CPUMeanMs), pct(x.HitAtK), pct(&x.EmptyRate), pct(x.BaselineOnly))
+				latency(x.P50Ms), latency(x.P99Ms), latency(x.MeanMs), cpuColumn(x.CPUMeanMs), pct(x.HitAtK), pct(&x.EmptyRate), pct(x.BaselineOnly))
 		}
 	}
 	tw.Flush()
@@ -278,6 +294,14 @@ func latency(v float64) string {
 	default:
 		return fmt.Sprintf("%.3f", v)
 	}
+}
+
+// cpuColumn is the cpu ms column: "-" where it was not read.
+func cpuColumn(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return latency(*v)
 }
 
 func pct(f *float64) string {

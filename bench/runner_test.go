@@ -255,3 +255,46 @@ func TestRunStopsGeneratingWhenInterrupted(t *testing.T) {
 		t.Errorf("the corpus was written on after the interruption: %d bytes", fi.Size())
 	}
 }
+
+// TestUnmeasuredIsNotZero: where the bench cannot read a process's
+// memory or CPU time (novad's, on macOS), the report leaves the figure
+// out instead of printing 0 B or 0 ms as if it had been measured.
+func TestUnmeasuredIsNotZero(t *testing.T) {
+	queries := []Query{{Kind: KindKeyword, Text: "a", Target: "r1"}}
+	res, err := timeQueries(context.Background(), SystemNovad, queries, func(_ context.Context, q Query) (outcome, error) {
+		return outcome{ids: []string{q.Target}}, nil
+	}, nil, func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := resultFor(t, res, SystemNovad, KindAll)
+	if all.CPUMeanMs != nil {
+		t.Errorf("CPU time %v ms per query, read with no clock", *all.CPUMeanMs)
+	}
+	// What a run on macOS reports: no process memory, no novad CPU.
+	rep := &Report{TopK: 10, Sizes: []SizeReport{{Records: 10, Results: res,
+		Corpus:         CorpusReport{CorpusStats: CorpusStats{Records: 10, Sessions: 1, Bytes: 4800, MinChars: 77, MaxChars: 1198, MedianChars: 161}},
+		GenerationLoad: &LoadReport{OpenMs: 3},
+		Daemon:         &DaemonReport{ReadyMs: 120, FirstSearchMs: 4, Load: &LoadTestReport{Clients: 2, MaxRequests: 10, Requests: 10, OK: 10, DurationMs: 100, RequestsPerSec: 100, P50Ms: 1, P99Ms: 2}},
+	}}}
+	var out bytes.Buffer
+	rep.WriteText(&out)
+	text := out.String()
+	for _, bad := range []string{" 0 B", "CPU 0.0 ms"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("the text reports an unmeasured figure as %q:\n%s", bad, text)
+		}
+	}
+	row := regexp.MustCompile(`(?m)^.*novad-http\s+all\s.*$`).FindString(text)
+	if f := strings.Fields(row); len(f) < 8 || f[7] != "-" {
+		t.Errorf("novad-http's cpu ms column is not \"-\": %q", row)
+	}
+	fresh := &FreshReport{Records: 10, Appends: 1, IdleWindowMs: 10000}
+	out.Reset()
+	fresh.WriteText(&out)
+	for _, bad := range []string{" 0 B", "idle CPU 0 ms"} {
+		if strings.Contains(out.String(), bad) {
+			t.Errorf("the fresh text reports an unmeasured figure as %q:\n%s", bad, out.String())
+		}
+	}
+}

@@ -32,7 +32,8 @@ const warmup = 10
 
 // timeQueries runs every query once through fn (after a short untimed
 // warm-up) and summarises latency, CPU time (read with cpu around each
-// query, outside the timed span) and hits per kind.
+// query, outside the timed span; nil when the searching process's CPU
+// time cannot be read here) and hits per kind.
 func timeQueries(ctx context.Context, system string, queries []Query, fn searchFunc, cpu func() time.Duration, say func(string, ...any)) ([]Result, error) {
 	for i := 0; i < min(warmup, len(queries)); i++ {
 		if _, err := fn(ctx, queries[i]); err != nil && ctx.Err() != nil {
@@ -45,22 +46,30 @@ func timeQueries(ctx context.Context, system string, queries []Query, fn searchF
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c0 := cpu()
+		var c0 time.Duration
+		if cpu != nil {
+			c0 = cpu()
+		}
 		t0 := time.Now()
 		out, err := fn(ctx, q)
 		d := time.Since(t0)
-		samples = append(samples, sample{q: q, d: d, cpu: cpu() - c0, out: out, err: err})
+		s := sample{q: q, d: d, out: out, err: err}
+		if cpu != nil {
+			s.cpu = cpu() - c0
+		}
+		samples = append(samples, s)
 		if time.Since(last) > 10*time.Second {
 			last = time.Now()
 			say("%s: %d/%d queries", system, i+1, len(queries))
 		}
 	}
-	return summarise(system, samples), nil
+	return summarise(system, samples, cpu != nil), nil
 }
 
 // summarise turns samples into one Result per kind, plus "all" and, when
-// pass counts are known, "baseline-only".
-func summarise(system string, samples []sample) []Result {
+// pass counts are known, "baseline-only"; cpuRead says whether the
+// samples' CPU times were read.
+func summarise(system string, samples []sample, cpuRead bool) []Result {
 	var out []Result
 	byKind := map[string][]sample{}
 	var baseline []sample
@@ -76,19 +85,19 @@ func summarise(system string, samples []sample) []Result {
 	}
 	for _, k := range QueryKinds {
 		if len(byKind[k]) > 0 {
-			out = append(out, summary(system, k, byKind[k], novaLike))
+			out = append(out, summary(system, k, byKind[k], novaLike, cpuRead))
 		}
 	}
 	if len(samples) > 0 {
-		out = append(out, summary(system, KindAll, samples, novaLike))
+		out = append(out, summary(system, KindAll, samples, novaLike, cpuRead))
 	}
 	if novaLike && len(baseline) > 0 {
-		out = append(out, summary(system, KindBaselineOnly, baseline, novaLike))
+		out = append(out, summary(system, KindBaselineOnly, baseline, novaLike, cpuRead))
 	}
 	return out
 }
 
-func summary(system, kind string, ss []sample, novaLike bool) Result {
+func summary(system, kind string, ss []sample, novaLike, cpuRead bool) Result {
 	r := Result{System: system, Kind: kind, Queries: len(ss)}
 	ds := make([]float64, 0, len(ss))
 	var sum, cpu float64
@@ -120,7 +129,10 @@ func summary(system, kind string, ss []sample, novaLike bool) Result {
 		r.P50Ms, r.P99Ms = scalar.Round(eval.Percentile(ds, 0.50), 3), scalar.Round(eval.Percentile(ds, 0.99), 3)
 		r.MeanMs, r.MaxMs = scalar.Round(sum/float64(len(ds)), 3), scalar.Round(ds[len(ds)-1], 3)
 		r.EmptyRate = scalar.Round(float64(empty)/float64(len(ds)), 4)
-		r.CPUMeanMs = scalar.Round(cpu/float64(len(ds)), 3)
+		if cpuRead {
+			c := scalar.Round(cpu/float64(len(ds)), 3)
+			r.CPUMeanMs = &c
+		}
 		if novaLike {
 			b := scalar.Round(float64(baseline)/float64(len(ds)), 4)
 			r.BaselineOnly = &b
