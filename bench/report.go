@@ -102,6 +102,10 @@ type SyncReport struct {
 	IndexBytes int64 `json:"indexBytes"`
 	// Reused means the figures are an earlier run's (the index was kept).
 	Reused bool `json:"reused,omitempty"`
+	// ReadingRules and Analyzer are the versions the index was built
+	// with: a kept index built with others is rebuilt, not reused.
+	ReadingRules string `json:"readingRules"`
+	Analyzer     string `json:"analyzer"`
 }
 
 // LoadReport is generation.Open of the promoted generation.

@@ -18,7 +18,9 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/search"
 )
@@ -189,9 +191,13 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 	if reuse {
 		var prev SyncReport
 		if b, err := os.ReadFile(syncPath); err == nil && json.Unmarshal(b, &prev) == nil && fileExists(home.Manifest()) {
-			prev.Reused = true
-			sr.Sync = &prev
-			say("reusing the index in %s", home.Root)
+			if why := staleIndex(home, cfg, prev); why != "" {
+				say("rebuilding the index in %s: %s", home.Root, why)
+			} else {
+				prev.Reused = true
+				sr.Sync = &prev
+				say("reusing the index in %s", home.Root)
+			}
 		}
 	}
 	if sr.Sync == nil {
@@ -389,6 +395,7 @@ func timeSync(ctx context.Context, cfg config.Config, say func(string, ...any)) 
 	s := &SyncReport{
 		Records: b.Records, Chunks: b.Chunks, Embedded: b.Embedded, TotalMs: total.Milliseconds(),
 		StageMs: b.Timings, PeakRSSBytes: peak, IndexBytes: b.Bytes, CPUMs: cpu.Milliseconds(),
+		ReadingRules: ingest.Version, Analyzer: lexical.Version, // index.New's default analyzer
 	}
 	if sec := total.Seconds(); sec > 0 {
 		s.RecordsPerSec = float64(b.Records) / sec
@@ -399,6 +406,27 @@ func timeSync(ctx context.Context, cfg config.Config, say func(string, ...any)) 
 	}
 	say("sync: %d records, %d chunks in %s (%.0f records/s, CPU %s), stages %v, peak RSS %s", b.Records, b.Chunks, msf(float64(s.TotalMs)), s.RecordsPerSec, msf(float64(s.CPUMs)), b.Timings, humanize.IBytes(uint64(peak)))
 	return s, nil
+}
+
+// staleIndex says why the kept index in home, whose sync is prev, is not
+// one this build would make for cfg ("" when it is): other reading rules,
+// another analyzer or another embedding profile (a builtin model of
+// another dimension, say). Searching it would measure an older Nova.
+func staleIndex(home paths.Home, cfg config.Config, prev SyncReport) string {
+	if prev.ReadingRules != ingest.Version {
+		return fmt.Sprintf("it was built with reading rules %q, this build has %q", prev.ReadingRules, ingest.Version)
+	}
+	if prev.Analyzer != lexical.Version {
+		return fmt.Sprintf("it was built with analyzer %q, this build has %q", prev.Analyzer, lexical.Version)
+	}
+	m, _, err := manifest.Read(home.Manifest())
+	if err != nil {
+		return err.Error()
+	}
+	if !index.ProfileMatchesConfig(cfg, m.EmbeddingProfile) {
+		return fmt.Sprintf("its embedding profile (%s, %d dimensions) is not this build's", m.EmbeddingProfile.Provider, m.EmbeddingProfile.Dimension)
+	}
+	return ""
 }
 
 // stoppableWriter fails its writes once ctx is done: the corpus at a few

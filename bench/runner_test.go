@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -296,5 +297,48 @@ func TestUnmeasuredIsNotZero(t *testing.T) {
 		if strings.Contains(out.String(), bad) {
 			t.Errorf("the fresh text reports an unmeasured figure as %q:\n%s", bad, out.String())
 		}
+	}
+}
+
+// TestRunRebuildsAStaleKeptIndex: a kept index built under other reading
+// rules (an older Nova) is rebuilt, not searched as if this build had
+// made it: the hits and latencies would be of an index this build does
+// not produce.
+func TestRunRebuildsAStaleKeptIndex(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{Sizes: []int{200}, QueriesPerKind: 1, Systems: []string{}, Dir: dir}
+	if _, err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	syncPath := filepath.Join(dir, "n200-seed0", "sync.json")
+	b, err := os.ReadFile(syncPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prev map[string]any
+	if err := json.Unmarshal(b, &prev); err != nil {
+		t.Fatal(err)
+	}
+	prev["readingRules"] = "ingest-v0"
+	if b, err = json.Marshal(prev); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(syncPath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Sizes[0]; !s.Corpus.Reused || s.Sync == nil || s.Sync.Reused {
+		t.Errorf("corpus reused %v, sync %+v: want the corpus reused and the index rebuilt", s.Corpus.Reused, s.Sync)
+	}
+	// An index this build made is still reused.
+	rep, err = Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Sizes[0]; s.Sync == nil || !s.Sync.Reused {
+		t.Errorf("sync %+v: want the index of the run before reused", s.Sync)
 	}
 }
