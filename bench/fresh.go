@@ -126,7 +126,7 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 		return nil, err
 	}
 	say("writing %d records", opts.Records)
-	_, err = NewCorpus(CorpusOptions{Records: opts.Records, Seed: opts.Seed, ChineseShare: opts.ChineseShare}).WriteJSONL(stoppableWriter{ctx, f})
+	_, err = NewCorpus(CorpusOptions{Records: opts.Records, Seed: opts.Seed, ChineseShare: opts.ChineseShare}).WriteJSONL(&corpusWriter{ctx: ctx, w: f, records: opts.Records, said: time.Now(), say: say})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

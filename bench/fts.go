@@ -29,7 +29,9 @@ var corpusSystems = []system{{name: SystemFTS5, overCorpus: openFTS}}
 func openFTS(ctx context.Context, e corpusEnv, sr *SizeReport) (searchFunc, func(), error) {
 	e.say("building SQLite FTS5 (%s)", FTSTokenizer)
 	dbPath := filepath.Join(e.dir, "fts5.db")
-	ix, build, err := buildFTS(ctx, dbPath, e.corpusPath)
+	ix, build, err := buildFTS(ctx, dbPath, e.corpusPath, func(done int) {
+		e.say("fts5: %d/%d records inserted", done, e.records)
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,8 +59,9 @@ type ftsIndex struct {
 }
 
 // buildFTS creates an FTS5 database at dbPath from the corpus JSONL, the
-// way the peers do: one row per record, ranked by FTS5's bm25.
-func buildFTS(ctx context.Context, dbPath, corpusPath string) (*ftsIndex, *FTSBuild, error) {
+// way the peers do: one row per record, ranked by FTS5's bm25. progress
+// is told the records inserted every progressEvery.
+func buildFTS(ctx context.Context, dbPath, corpusPath string, progress func(done int)) (*ftsIndex, *FTSBuild, error) {
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		os.Remove(dbPath + suffix)
 	}
@@ -107,6 +110,7 @@ func buildFTS(ctx context.Context, dbPath, corpusPath string) (*ftsIndex, *FTSBu
 	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	said := time.Now()
 	for sc.Scan() {
 		var r Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
@@ -118,6 +122,10 @@ func buildFTS(ctx context.Context, dbPath, corpusPath string) (*ftsIndex, *FTSBu
 			return fail(err)
 		}
 		rep.Records++
+		if time.Since(said) >= progressEvery {
+			said = time.Now()
+			progress(rep.Records)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		_ = tx.Rollback()

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -163,7 +164,7 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 		if err != nil {
 			return sr, err
 		}
-		st, err := corpus.WriteJSONL(stoppableWriter{ctx, f})
+		st, err := corpus.WriteJSONL(&corpusWriter{ctx: ctx, w: f, records: n, said: time.Now(), say: say})
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -263,7 +264,7 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 		if sys.overCorpus == nil {
 			continue
 		}
-		fn, release, err := sys.overCorpus(ctx, corpusEnv{dir: dir, keep: keep, corpusPath: corpusPath, k: opts.TopK, say: say}, sr)
+		fn, release, err := sys.overCorpus(ctx, corpusEnv{dir: dir, keep: keep, corpusPath: corpusPath, records: n, k: opts.TopK, say: say}, sr)
 		if err != nil {
 			return sr, fmt.Errorf("%s: %w", name, err)
 		}
@@ -429,18 +430,32 @@ func staleIndex(home paths.Home, cfg config.Config, prev SyncReport) string {
 	return ""
 }
 
-// stoppableWriter fails its writes once ctx is done: the corpus at a few
-// million records takes minutes to write, and Ctrl-C should stop it.
-type stoppableWriter struct {
-	ctx context.Context
-	w   io.Writer
+// progressEvery is how often a long step says how far it is.
+var progressEvery = 10 * time.Second
+
+// corpusWriter writes the corpus file: it fails its writes once ctx is
+// done (the corpus at a few million records takes minutes, and Ctrl-C
+// should stop it), and counts the lines, one a record, to say how far it
+// is every progressEvery.
+type corpusWriter struct {
+	ctx           context.Context
+	w             io.Writer
+	records, done int
+	said          time.Time
+	say           func(string, ...any)
 }
 
-func (s stoppableWriter) Write(p []byte) (int, error) {
-	if err := s.ctx.Err(); err != nil {
+func (c *corpusWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
 		return 0, err
 	}
-	return s.w.Write(p)
+	n, err := c.w.Write(p)
+	c.done += bytes.Count(p[:n], []byte{'\n'})
+	if time.Since(c.said) >= progressEvery {
+		c.said = time.Now()
+		c.say("generating: %d/%d records", c.done, c.records)
+	}
+	return n, err
 }
 
 func fileExists(p string) bool {

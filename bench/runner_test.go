@@ -342,3 +342,24 @@ func TestRunRebuildsAStaleKeptIndex(t *testing.T) {
 		t.Errorf("sync %+v: want the index of the run before reused", s.Sync)
 	}
 }
+
+// TestRunProgressOnLongSteps: writing the corpus and filling the FTS5
+// database take minutes at millions of records; each says how far it is
+// (every progressEvery, here every record) instead of one line at its
+// start.
+func TestRunProgressOnLongSteps(t *testing.T) {
+	defer func(d time.Duration) { progressEvery = d }(progressEvery)
+	progressEvery = 0
+	var lines []string
+	_, err := Run(context.Background(), Options{Sizes: []int{300}, QueriesPerKind: 1, Systems: []string{SystemFTS5}, Dir: t.TempDir(),
+		Progress: func(s string) { lines = append(lines, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(lines, "\n")
+	for _, want := range []string{"] generating: 300/300 records", "] fts5: 300/300 records inserted"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no progress line with %q:\n%s", want, all)
+		}
+	}
+}

@@ -58,7 +58,7 @@ func timeQueries(ctx context.Context, system string, queries []Query, fn searchF
 			s.cpu = cpu() - c0
 		}
 		samples = append(samples, s)
-		if time.Since(last) > 10*time.Second {
+		if time.Since(last) >= progressEvery {
 			last = time.Now()
 			say("%s: %d/%d queries", system, i+1, len(queries))
 		}

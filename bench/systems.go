@@ -66,8 +66,10 @@ type corpusEnv struct {
 	dir        string
 	keep       bool
 	corpusPath string
-	k          int
-	say        func(string, ...any)
+	// records is the corpus size, for progress.
+	records int
+	k       int
+	say     func(string, ...any)
 }
 
 // systems lists every system this binary can time, in report order.
