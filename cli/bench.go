@@ -263,16 +263,16 @@ func parseSizes(s string) ([]int, error) {
 		if part == "" {
 			continue
 		}
-		mult := 1
+		mult, digits := 1, part
 		switch {
 		case strings.HasSuffix(part, "k"), strings.HasSuffix(part, "K"):
-			mult, part = 1000, part[:len(part)-1]
+			mult, digits = 1000, part[:len(part)-1]
 		case strings.HasSuffix(part, "M"), strings.HasSuffix(part, "m"):
-			mult, part = 1_000_000, part[:len(part)-1]
+			mult, digits = 1_000_000, part[:len(part)-1]
 		}
-		n, err := strconv.Atoi(strings.ReplaceAll(part, "_", ""))
+		n, err := strconv.Atoi(strings.ReplaceAll(digits, "_", ""))
 		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("%q is not a positive number of records", part)
+			return nil, fmt.Errorf("%q is not a positive number of records (10000, 100k, 1M)", part)
 		}
 		if n > maxBenchRecords/mult {
 			return nil, fmt.Errorf("%q is more than %d records", part, maxBenchRecords)

@@ -157,6 +157,12 @@ func TestParseSizes(t *testing.T) {
 			t.Errorf("parseSizes(%q) accepted", bad)
 		}
 	}
+	// The error quotes the size as written, suffix and all.
+	for _, bad := range []string{"0k", "1.5M", "9999999999999M", "abc"} {
+		if _, err := parseSizes("10k," + bad); err == nil || !strings.Contains(err.Error(), `"`+bad+`"`) {
+			t.Errorf("parseSizes(10k,%s): %v, want an error quoting %q", bad, err, bad)
+		}
+	}
 }
 
 func TestBenchTinyRun(t *testing.T) {
