@@ -121,10 +121,13 @@ func ReadCases(path string) ([]Case, error) {
 		ids[c.ID] = true
 		out = append(out, c)
 	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
+	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s has no cases", path)
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // CaseResult is one case's metrics and verdict.

@@ -114,6 +114,12 @@ func TestReadCases(t *testing.T) {
 			t.Errorf("%s: %v, want an error with %q", name, err, tt.want)
 		}
 	}
+	// A line too long to read is that error, not "no cases", and no
+	// cases are returned with it.
+	long := write("long.jsonl", `{"id":"a","query":"`+strings.Repeat("x", 5<<20)+`"}`+"\n")
+	if cases, err := ReadCases(long); err == nil || !strings.Contains(err.Error(), "too long") || cases != nil {
+		t.Errorf("a 5 MB line: %d cases, %v; want an error saying it is too long", len(cases), err)
+	}
 	if _, err := ReadCases(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
