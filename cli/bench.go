@@ -115,6 +115,9 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 	case !(*chinese >= 0 && *chinese <= 1):
 		fmt.Fprintf(inv.Stderr, "novactl bench: --chinese must be between 0 and 1 (got %v)\n", *chinese)
 		return ExitUsage
+	case *noDaemon && (*load || loadOnly):
+		fmt.Fprintln(inv.Stderr, "novactl bench: the load test runs against novad, which --no-daemon leaves out: drop one of them")
+		return ExitUsage
 	case *clients <= 0 || *requests <= 0 || *duration <= 0:
 		fmt.Fprintf(inv.Stderr, "novactl bench: --load-clients, --load-requests and --load-duration must be positive (got %d, %d, %s)\n", *clients, *requests, *duration)
 		return ExitUsage

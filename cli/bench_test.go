@@ -136,6 +136,10 @@ func TestBench_badFlags(t *testing.T) {
 		{append([]string{"--load-clients", "0", "--systems", "none"}, run...), "--load-clients"},
 		{append([]string{"--load-requests", "-5", "--systems", "none"}, run...), "--load-requests"},
 		{append([]string{"--load-duration", "-1s", "--systems", "none"}, run...), "--load-duration"},
+		// The load test runs against novad: asked for beside --no-daemon,
+		// the run used to end without it and without a word.
+		{append([]string{"--load", "--systems", "none"}, run...), "--no-daemon"},
+		{append([]string{"load", "--no-daemon"}, run[:len(run)-3]...), "--no-daemon"},
 		{append(fresh[:len(fresh):len(fresh)], "--chinese", "NaN"), "--chinese"},
 		{append(fresh[:len(fresh):len(fresh)], "--quiet", "-1s"), "--quiet"},
 		{append(fresh[:len(fresh):len(fresh)], "--max-wait", "-1s"), "--max-wait"},
