@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -194,6 +195,22 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 				return usageError(inv, fs, fmt.Sprintf("--ablate: unknown lever %q (known: %s)", l, strings.Join(eval.SortedLevers(), ", ")))
 			}
 			levers = append(levers, l)
+		}
+	}
+	// A lever named twice ("all" and itself) is measured once.
+	var once []string
+	for _, l := range levers {
+		if !slices.Contains(once, l) {
+			once = append(once, l)
+		}
+	}
+	levers = once
+	for _, m := range []struct {
+		name string
+		v    float64
+	}{{"--min-r1", *minR1}, {"--min-r5", *minR5}} {
+		if !(m.v >= 0 && m.v <= 1) { // NaN too
+			return usageError(inv, fs, fmt.Sprintf("%s must be a recall from 0 to 1 (got %v)", m.name, m.v))
 		}
 	}
 	if *missesAt < 0 {
