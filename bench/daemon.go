@@ -125,7 +125,7 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 
 	c, err := waitReady(ctx, home, p, 15*time.Minute)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w (log: %s)", err, logPath)
+		return nil, nil, fmt.Errorf("%w (%s)", err, logNote(logPath, opts.Dir != ""))
 	}
 	d.ReadyMs = time.Since(t0).Milliseconds()
 	m, _ := childMemory(d.PID)
@@ -252,6 +252,25 @@ func waitReady(ctx context.Context, home paths.Home, p *process, limit time.Dura
 		}
 	}
 	return nil, fmt.Errorf("novad did not load the generation within %s", limit)
+}
+
+// logNote points a failure at the log at path: its last lines, and its
+// path when the work directory is kept (a temporary one, the log with it,
+// is removed when the run ends).
+func logNote(path string, kept bool) string {
+	var tail []string
+	if b, err := os.ReadFile(path); err == nil {
+		lines := strings.Split(strings.TrimSpace(string(b[max(0, len(b)-4096):])), "\n")
+		tail = lines[max(0, len(lines)-3):]
+	}
+	ends := "its log is empty"
+	if len(tail) > 0 && tail[0] != "" {
+		ends = fmt.Sprintf("its log ends: %q", strings.Join(tail, " | "))
+	}
+	if kept {
+		return "log: " + path + "; " + ends
+	}
+	return ends + "; --keep keeps the log"
 }
 
 // stop asks the process to stop (SIGINT, as a terminal's Ctrl-C) and

@@ -156,9 +156,10 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 		return nil, err
 	}
 	defer novad.stop()
+	kept := opts.Dir != ""
 	c, err := waitReady(ctx, home, novad, 15*time.Minute)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (%s)", err, logNote(filepath.Join(dir, "novad.log"), kept))
 	}
 	args := []string{"index", "watch", "--log-format", "text"}
 	if opts.Quiet > 0 {
@@ -173,7 +174,7 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 	}
 	defer watcher.stop()
 	if err := waitWatcherIdle(ctx, home, watcher, opts.Timeout); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (%s)", err, logNote(filepath.Join(dir, "watcher.log"), kept))
 	}
 	say("novad and the watcher run (pids %d, %d)", novad.cmd.Process.Pid, watcher.cmd.Process.Pid)
 
@@ -191,7 +192,11 @@ func RunFresh(ctx context.Context, opts FreshOptions) (*FreshReport, error) {
 				return rep, fmt.Errorf("%s %d: %w", way.Name, i, err)
 			}
 			if err := waitFound(ctx, c, token, opts.Timeout); err != nil {
-				return rep, fmt.Errorf("%s %d: %w (logs in %s)", way.Name, i, err, dir)
+				where := "--keep keeps the logs"
+				if kept {
+					where = "logs in " + dir
+				}
+				return rep, fmt.Errorf("%s %d: %w (%s)", way.Name, i, err, where)
 			}
 			ms := float64(time.Since(t0).Microseconds()) / 1000
 			samples = append(samples, ms)

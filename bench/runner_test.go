@@ -170,12 +170,16 @@ func TestRunDaemonExitsAtStart(t *testing.T) {
 	}
 }
 
-// TestRunFreshDaemonExitsAtStart: the same for bench fresh, which fails.
+// TestRunFreshDaemonExitsAtStart: the same for bench fresh, which fails,
+// quoting novad's log (a temporary one is gone once the run ends).
 func TestRunFreshDaemonExitsAtStart(t *testing.T) {
-	bin := exitingProgram(t)
-	_, err := RunFresh(context.Background(), FreshOptions{Records: 10, Appends: 1, Dir: t.TempDir(), NovadPath: bin, NovactlPath: bin})
-	if err == nil || !strings.Contains(err.Error(), "exited before it was ready") {
-		t.Fatalf("err = %v, want novad exited before it was ready", err)
+	bin := filepath.Join(t.TempDir(), "novad")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho 'no generation to serve' >&2\nexit 3\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err := RunFresh(context.Background(), FreshOptions{Records: 10, Appends: 1, NovadPath: bin, NovactlPath: bin})
+	if err == nil || !strings.Contains(err.Error(), "exited before it was ready") || !strings.Contains(err.Error(), "no generation to serve") {
+		t.Fatalf("err = %v, want novad exited before it was ready, with its log", err)
 	}
 }
 
@@ -360,6 +364,31 @@ func TestRunProgressOnLongSteps(t *testing.T) {
 	for _, want := range []string{"] generating: 300/300 records", "] fts5: 300/300 records inserted"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no progress line with %q:\n%s", want, all)
+		}
+	}
+}
+
+// TestRunDaemonFailureQuotesItsLog: without --keep the work directory,
+// novad's log with it, is removed when the run ends, so the note about a
+// novad that did not start quotes the end of its log instead of naming
+// a file that no longer exists.
+func TestRunDaemonFailureQuotesItsLog(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "novad")
+	script := "#!/bin/sh\necho 'starting' >&2\necho 'config: server.port: must be an integer' >&2\nexit 3\n"
+	if err := os.WriteFile(bin, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), Options{Sizes: []int{10}, QueriesPerKind: 1, Systems: []string{}, Daemon: true, NovadPath: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(rep.Sizes[0].Notes, "\n")
+	if !strings.Contains(notes, "server.port: must be an integer") {
+		t.Errorf("the note does not quote novad's log: %q", notes)
+	}
+	for _, p := range regexp.MustCompile(`/\S+novad\.log`).FindAllString(notes, -1) {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("the note names %s, which is gone: %v", p, err)
 		}
 	}
 }
