@@ -186,12 +186,13 @@ func searchBody(q Query, k int) api.SearchBody {
 }
 
 // withoutNova drops NOVA_* variables, so only the bench home applies, and
-// the Go runtime's GOGC and GOMEMLIMIT, so novad's memory is measured at
-// the runtime defaults it has under launchd or systemd even when the bench
-// itself runs with a memory limit.
+// the Go runtime's GOGC, GOMEMLIMIT and GOMAXPROCS (the ones the report's
+// header lists), so novad is measured at the runtime defaults it has
+// under launchd or systemd even when the bench itself runs with a memory
+// limit or on fewer cores.
 func withoutNova(env []string) []string {
 	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
-		return strings.HasPrefix(kv, "NOVA_") || strings.HasPrefix(kv, "GOGC=") || strings.HasPrefix(kv, "GOMEMLIMIT=")
+		return strings.HasPrefix(kv, "NOVA_") || strings.HasPrefix(kv, "GOGC=") || strings.HasPrefix(kv, "GOMEMLIMIT=") || strings.HasPrefix(kv, "GOMAXPROCS=")
 	})
 }
 

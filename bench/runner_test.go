@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -390,5 +391,15 @@ func TestRunDaemonFailureQuotesItsLog(t *testing.T) {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("the note names %s, which is gone: %v", p, err)
 		}
+	}
+}
+
+// TestNovadRunsAtRuntimeDefaults: the report says novad runs at the Go
+// runtime's defaults, as under launchd or systemd, whatever the bench
+// process was started with; GOMAXPROCS=1 used to reach novad too.
+func TestNovadRunsAtRuntimeDefaults(t *testing.T) {
+	env := withoutNova([]string{"PATH=/bin", "GOGC=50", "GOMEMLIMIT=1GiB", "GOMAXPROCS=1", "NOVA_HOME=/x", "HOME=/h"})
+	if want := []string{"PATH=/bin", "HOME=/h"}; !slices.Equal(env, want) {
+		t.Errorf("novad's environment %q, want %q", env, want)
 	}
 }
