@@ -233,7 +233,11 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 
 	queries := corpus.Queries(opts.QueriesPerKind, opts.Seed)
 	sr.Dense = denseRecall(ctx, g, queries)
-	say("dense channel: %s (recall@10 %.3f over %d queries)", sr.Dense.Method, sr.Dense.RecallAt10, sr.Dense.Queries)
+	if sr.Dense.Queries > 0 {
+		say("dense channel: %s (recall@10 %.3f over %d queries)", sr.Dense.Method, sr.Dense.RecallAt10, sr.Dense.Queries)
+	} else {
+		say("dense channel: %s", sr.Dense.Method)
+	}
 
 	// 4. In-process systems over the loaded generation.
 	gen := genEnv{g: g, analyzer: analyzer, k: opts.TopK,

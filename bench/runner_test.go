@@ -367,6 +367,10 @@ func TestRunProgressOnLongSteps(t *testing.T) {
 			t.Errorf("no progress line with %q:\n%s", want, all)
 		}
 	}
+	// A scan of every vector has no recall to measure: none is claimed.
+	if strings.Contains(all, "over 0 queries") {
+		t.Errorf("a progress line reports a recall measured over no query:\n%s", all)
+	}
 }
 
 // TestRunDaemonFailureQuotesItsLog: without --keep the work directory,
