@@ -376,7 +376,7 @@ func writeHomeConfig(home paths.Home, corpusPath string, extra ...config.Source)
 // timeSync runs index sync and measures it.
 func timeSync(ctx context.Context, cfg config.Config, say func(string, ...any)) (*SyncReport, error) {
 	releaseMemory()
-	resetPeak()
+	sinceStart := !resetPeak()
 	last := time.Now()
 	lastStage := ""
 	ix := index.New(cfg, index.Options{NoRemote: true, Progress: func(p index.Progress) {
@@ -399,7 +399,7 @@ func timeSync(ctx context.Context, cfg config.Config, say func(string, ...any)) 
 	b := res.Build
 	s := &SyncReport{
 		Records: b.Records, Chunks: b.Chunks, Embedded: b.Embedded, TotalMs: total.Milliseconds(),
-		StageMs: b.Timings, PeakRSSBytes: peak, IndexBytes: b.Bytes, CPUMs: cpu.Milliseconds(),
+		StageMs: b.Timings, PeakRSSBytes: peak, PeakRSSSinceStart: sinceStart, IndexBytes: b.Bytes, CPUMs: cpu.Milliseconds(),
 		ReadingRules: ingest.Version, Analyzer: lexical.Version, // index.New's default analyzer
 	}
 	if sec := total.Seconds(); sec > 0 {
