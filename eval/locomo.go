@@ -191,6 +191,9 @@ type TurnRecord struct {
 
 var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
 
+// locomoDate is the layout of LoCoMo's session_N_date_time.
+const locomoDate = "3:04 pm on 2 January, 2006"
+
 // LoadLoCoMo converts a LoCoMo file into one record per turn and the
 // questions that have evidence.
 func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
@@ -226,10 +229,15 @@ func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 			}
 			date := ""
 			var when string
-			if raw, ok := s.Conversation[fmt.Sprintf("session_%d_date_time", n)]; ok && json.Unmarshal(raw, &when) == nil {
-				if t, err := time.Parse("3:04 pm on 2 January, 2006", strings.TrimSpace(when)); err == nil {
-					date = t.UTC().Format(time.RFC3339)
+			dateKey := fmt.Sprintf("session_%d_date_time", n)
+			if raw, ok := s.Conversation[dateKey]; ok && json.Unmarshal(raw, &when) == nil {
+				t, err := time.Parse(locomoDate, strings.TrimSpace(when))
+				if err != nil {
+					// Dropped, the session's turns would be scored without
+					// a date: the temporal questions measured something else.
+					return nil, nil, 0, fmt.Errorf("%s: %s %s %q is not a LoCoMo date (such as %q)", path, s.SampleID, dateKey, when, "1:56 pm on 8 May, 2023")
 				}
+				date = t.UTC().Format(time.RFC3339)
 			}
 			for j, t := range turns {
 				if t.DiaID == "" {

@@ -8,9 +8,9 @@ import (
 )
 
 // TestLoadLoCoMo_shippedSets loads every set in testdata with the real
-// loader and checks what the loader itself lets pass: a session date that
-// does not parse is dropped silently, and so is a question without
-// evidence, so a typo in either would quietly change what is measured.
+// loader and checks what the loader itself lets pass: a session without a
+// date, and a question without evidence, are taken as they are, so a
+// slip in either would quietly change what is measured.
 func TestLoadLoCoMo_shippedSets(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
 	if err != nil {
