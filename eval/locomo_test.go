@@ -168,11 +168,11 @@ func TestLoadLoCoMo_refusesWhatCannotBeMeasured(t *testing.T) {
 		// A missing field used to become an empty id or question: one
 		// turn of each conversation indexed as "c1:", or an empty query
 		// asked and scored.
-		"no sample id":      {`[{"conversation":{` + turns + `]},"qa":[{"question":"q","evidence":["D1:1"],"category":4}]}]`, "sample 1 has no sample_id"},
-		"turn without id":   {`[{"sample_id":"c1","conversation":{` + turns + `,{"speaker":"A","text":"no id"}]},"qa":[{"question":"q","evidence":["D1:1"],"category":4}]}]`, "c1 session_1 turn 3 has no dia_id"},
+		"no sample id":    {`[{"conversation":{` + turns + `]},"qa":[{"question":"q","evidence":["D1:1"],"category":4}]}]`, "sample 1 has no sample_id"},
+		"turn without id": {`[{"sample_id":"c1","conversation":{` + turns + `,{"speaker":"A","text":"no id"}]},"qa":[{"question":"q","evidence":["D1:1"],"category":4}]}]`, "c1 session_1 turn 3 has no dia_id"},
 		// A date in another format used to be dropped: the temporal
 		// questions were then scored without the session's date.
-		"unreadable date": {`[{"sample_id":"c1","conversation":{"session_1_date_time":"8 May 2023, 1:56pm","session_1":[{"speaker":"A","dia_id":"D1:1","text":"hi"}]},"qa":[{"question":"q","evidence":["D1:1"],"category":4}]}]`, `c1 session_1_date_time "8 May 2023, 1:56pm" is not a LoCoMo date`},
+		"unreadable date":   {`[{"sample_id":"c1","conversation":{"session_1_date_time":"8 May 2023, 1:56pm","session_1":[{"speaker":"A","dia_id":"D1:1","text":"hi"}]},"qa":[{"question":"q","evidence":["D1:1"],"category":4}]}]`, `c1 session_1_date_time "8 May 2023, 1:56pm" is not a LoCoMo date`},
 		"question, no text": {`[{"sample_id":"c1","conversation":{` + turns + `]},"qa":[{"evidence":["D1:1"],"category":4}]}]`, "c1 qa 1 has no question"},
 	} {
 		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
