@@ -216,7 +216,7 @@ func (r *Report) WriteText(w io.Writer) {
 			}
 			fmt.Fprintln(w)
 			if lt := d.Load; lt != nil {
-				fmt.Fprintf(w, "load test:   %d clients, %d requests in %s: %.1f requests/s, p50 %s, p99 %s; %d rejected (429), %d errors",
+				fmt.Fprintf(w, "load test:   %d clients, %d requests in %s: %.1f answered (200) requests/s, p50 %s, p99 %s; %d rejected (429), %d errors",
 					lt.Clients, lt.Requests, msf(float64(lt.DurationMs)), lt.RequestsPerSec, msf(lt.P50Ms), msf(lt.P99Ms), lt.Rejected429, lt.Errors)
 				if lt.CPUPerRequestMs != nil {
 					fmt.Fprintf(w, "; novad CPU %.1f ms/request", *lt.CPUPerRequestMs)

@@ -422,3 +422,17 @@ func TestPeakSinceStartIsSaid(t *testing.T) {
 		t.Errorf("the sync line and the footprint table should both say the peak is since the start (%d do):\n%s", n, out.String())
 	}
 }
+
+// TestLoadTestRateSaysWhatItCounts: requests/s counts the answered ones
+// only (a 429 is a request too): the text says so, beside the total.
+func TestLoadTestRateSaysWhatItCounts(t *testing.T) {
+	rep := &Report{TopK: 10, Sizes: []SizeReport{{Records: 10,
+		Corpus: CorpusReport{CorpusStats: CorpusStats{Records: 10, Bytes: 4800}},
+		Daemon: &DaemonReport{ReadyMs: 100, FirstSearchMs: 3, Load: &LoadTestReport{Clients: 2, MaxRequests: 100, Requests: 100, OK: 50, Rejected429: 50, DurationMs: 1000, RequestsPerSec: 50}},
+	}}}
+	var out bytes.Buffer
+	rep.WriteText(&out)
+	if !strings.Contains(out.String(), "100 requests in 1.0 s: 50.0 answered (200) requests/s") {
+		t.Errorf("the load test line does not say its rate counts the answered requests:\n%s", out.String())
+	}
+}
