@@ -115,6 +115,9 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 	case !(*chinese >= 0 && *chinese <= 1):
 		fmt.Fprintf(inv.Stderr, "novactl bench: --chinese must be between 0 and 1 (got %v)\n", *chinese)
 		return ExitUsage
+	case loadOnly && *systems != strings.Join(bench.DefaultSystems, ","):
+		fmt.Fprintln(inv.Stderr, "novactl bench load: --systems names in-process systems, which the load test alone does not time (use novactl bench --load)")
+		return ExitUsage
 	case *noDaemon && (*load || loadOnly):
 		fmt.Fprintln(inv.Stderr, "novactl bench: the load test runs against novad, which --no-daemon leaves out: drop one of them")
 		return ExitUsage

@@ -140,6 +140,8 @@ func TestBench_badFlags(t *testing.T) {
 		// the run used to end without it and without a word.
 		{append([]string{"--load", "--systems", "none"}, run...), "--no-daemon"},
 		{append([]string{"load", "--no-daemon"}, run[:len(run)-3]...), "--no-daemon"},
+		// bench load times no in-process system: --systems was ignored.
+		{append([]string{"load", "--systems", "nova"}, run[:len(run)-3]...), "--systems"},
 		{append(fresh[:len(fresh):len(fresh)], "--chinese", "NaN"), "--chinese"},
 		{append(fresh[:len(fresh):len(fresh)], "--quiet", "-1s"), "--quiet"},
 		{append(fresh[:len(fresh):len(fresh)], "--max-wait", "-1s"), "--max-wait"},
