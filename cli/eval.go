@@ -120,6 +120,10 @@ func runEval(ctx context.Context, inv *Invocation, args []string) int {
 	} else {
 		printCases(inv.Stdout, sum)
 	}
+	if sum.Interrupted {
+		fmt.Fprintf(inv.Stderr, "novactl eval: interrupted after %d of %d cases: the figures cover those only\n", sum.CaseCount, len(cases))
+		return ExitFailure
+	}
 	if sum.FailedCount > 0 {
 		return ExitFailure
 	}

@@ -154,7 +154,10 @@ type CaseResult struct {
 
 // Summary aggregates a run.
 type Summary struct {
-	Status       string       `json:"status"` // passed or failed
+	Status string `json:"status"` // passed or failed
+	// Interrupted says the run was stopped (Ctrl-C) before every case
+	// was asked: CaseCount and the figures cover the cases asked.
+	Interrupted  bool         `json:"interrupted,omitempty"`
 	CaseCount    int          `json:"caseCount"`
 	PassedCount  int          `json:"passedCount"`
 	FailedCount  int          `json:"failedCount"`
@@ -190,7 +193,18 @@ func RunCases(ctx context.Context, cases []Case, search Searcher, progress func(
 	var lat []float64
 	timeouts := 0
 	for i, c := range cases {
+		if ctx.Err() != nil {
+			// Not asked: scoring them as failed searches would pull
+			// every mean down with cases that were never measured.
+			s.Interrupted, s.Status, s.CaseCount = true, "failed", i
+			break
+		}
 		r := runCase(ctx, c, search)
+		if ctx.Err() != nil && !r.Available {
+			// Cut by the interruption: not a measurement either.
+			s.Interrupted, s.Status, s.CaseCount = true, "failed", i
+			break
+		}
 		s.Cases = append(s.Cases, r)
 		lat = append(lat, r.LatencyMs)
 		if r.TimedOut {
@@ -214,7 +228,7 @@ func RunCases(ctx context.Context, cases []Case, search Searcher, progress func(
 			progress(i+1, len(cases))
 		}
 	}
-	n := float64(max(1, len(cases)))
+	n := float64(max(1, s.CaseCount))
 	m := &s.Metrics
 	for _, p := range []*float64{&m.RecallAtK, &m.MRR, &m.NDCG10, &m.CitationHitRate, &m.EvidenceCoverage, &m.DuplicateRate, &m.AggregationCorrectness} {
 		*p = scalar.Round(*p/n, 4)

@@ -124,3 +124,39 @@ func TestReadCases(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestRunCases_interrupted: once the run is interrupted (Ctrl-C), the
+// cases left are not asked and scored as failures with a recall of 0:
+// the summary covers the cases run and says it was interrupted.
+func TestRunCases_interrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cases := []Case{{ID: "a", Query: "one"}, {ID: "b", Query: "two"}, {ID: "c", Query: "three"}}
+	asked := 0
+	s := RunCases(ctx, cases, func(ctx context.Context, b api.SearchBody) (*api.SearchResponse, error) {
+		asked++
+		if b.Query == "one" {
+			cancel() // Ctrl-C while the first case is asked
+			return &api.SearchResponse{Available: true, Results: []api.Result{result("r1", "r1", "one")}}, nil
+		}
+		return nil, ctx.Err()
+	}, nil)
+	if asked != 1 || !s.Interrupted || s.CaseCount != 1 || len(s.Cases) != 1 || s.Metrics.RecallAtK != 1 {
+		t.Errorf("asked %d; summary interrupted %v, %d cases, recall %v; want 1 case asked and scored, interrupted",
+			asked, s.Interrupted, s.CaseCount, s.Metrics.RecallAtK)
+	}
+}
+
+// TestRunCases_interruptedMidSearch: the case whose search the
+// interruption cut is not scored either.
+func TestRunCases_interruptedMidSearch(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := RunCases(ctx, []Case{{ID: "a", Query: "one"}, {ID: "b", Query: "two"}}, func(ctx context.Context, _ api.SearchBody) (*api.SearchResponse, error) {
+		cancel()
+		return nil, ctx.Err()
+	}, nil)
+	if !s.Interrupted || s.CaseCount != 0 || len(s.Cases) != 0 || s.FailedCount != 0 {
+		t.Errorf("summary interrupted %v, %d cases (%d failed); want none scored", s.Interrupted, s.CaseCount, s.FailedCount)
+	}
+}
