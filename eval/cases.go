@@ -300,7 +300,9 @@ func runCase(ctx context.Context, c Case, search Searcher) CaseResult {
 		}
 		r.CitationHitRate = scalar.Round(float64(foundCount(cited, e))/float64(wanted), 4)
 	} else {
-		r.RecallAtK, r.MRR, r.NDCG10, r.CitationHitRate = 1, 1, 1, 1
+		// The upstream protocol's values for a case that names nothing
+		// relevant: recall, MRR and citations 1, nDCG 0 (its ideal DCG is 0).
+		r.RecallAtK, r.MRR, r.NDCG10, r.CitationHitRate = 1, 1, 0, 1
 	}
 
 	text := evidenceText(resp)
