@@ -401,19 +401,7 @@ func TestReadHermes_multimodalContent(t *testing.T) {
 		"\x01json:" + `[{"type": "text", "text": "MARKER cut off`,
 		"A plain message about json: and \x01 bytes.",
 	}
-	for i, c := range contents {
-		if _, err := db.Exec(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'user', ?, ?)`, c, 1772438401.0+float64(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	recs, problems := readHermesSource(t, home)
-	var got []string
-	for _, r := range recs {
-		got = append(got, r.ID+" "+r.Text)
-	}
+	got, problems := readHermesMessages(t, db, home, "user", contents)
 	want := []string{
 		"s1:1 Why is the chart's legend cut off?\n[image]",
 		"s1:2 The legend overflows its box.\n[binary]",
@@ -819,19 +807,7 @@ func TestReadHermes_inlineReasoning(t *testing.T) {
 		"<think>MARKER a reply cut short inside its reasoning",
 		"Some models wrap their reasoning in a <think> tag.",
 	}
-	for i, c := range contents {
-		if _, err := db.Exec(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'assistant', ?, ?)`, c, 1772438401.0+float64(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	recs, problems := readHermesSource(t, home)
-	var got []string
-	for _, r := range recs {
-		got = append(got, r.ID+" "+r.Text)
-	}
+	got, problems := readHermesMessages(t, db, home, "assistant", contents)
 	want := []string{
 		"s1:1 Round once, at the invoice total.",
 		"s1:2 Use ROUND_HALF_EVEN.",
@@ -883,4 +859,25 @@ func TestReadHermes_reviewTurn(t *testing.T) {
 	if len(problems) != 0 {
 		t.Errorf("problems = %v", problems)
 	}
+}
+
+// readHermesMessages adds contents as session s1's messages of role, a
+// second apart, closes db and reads the source at home: each record as
+// its id and text, and the problems.
+func readHermesMessages(t *testing.T, db *sql.DB, home, role string, contents []string) ([]string, []Problem) {
+	t.Helper()
+	for i, c := range contents {
+		if _, err := db.Exec(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', ?, ?, ?)`, role, c, 1772438401.0+float64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs, problems := readHermesSource(t, home)
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID+" "+r.Text)
+	}
+	return got, problems
 }
