@@ -144,8 +144,10 @@ func TestWaitForConfig(t *testing.T) {
 		}
 
 		// Saved again with the same mistake, then with another one: only
-		// the new one is logged.
-		replace(t, home.Config(), "bogus: 1\n"+valid)
+		// the new one is logged. The same mistake is the same file: moved
+		// to another line it is another error (its line number), logged
+		// whenever novad reads the file between the two saves.
+		replace(t, home.Config(), valid+"bogus: 1\n")
 		replace(t, home.Config(), valid+"other: 2\n")
 		p.waitLog(t, "other: unknown key")
 		if n := strings.Count(p.log(), "bogus: unknown key"); n != 1 {
