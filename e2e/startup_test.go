@@ -102,18 +102,26 @@ func pinPorts(t *testing.T, h *novatest.Home) (direct, facade int) {
 // TestBindRetry: a port still held when novad starts (by a novad killed a
 // moment ago) is retried for a few seconds instead of exiting 75.
 func TestBindRetry(t *testing.T) {
-	t.Run("port released after a second", func(t *testing.T) {
+	t.Run("port released while novad retries", func(t *testing.T) {
 		h := novatest.NewHome(t, "")
 		direct, _ := pinPorts(t, h)
 		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", direct))
 		novatest.Must(t, err)
-		time.AfterFunc(time.Second, func() { ln.Close() })
+		defer ln.Close()
+		// The port is let go once novad says it retries, not after a
+		// fixed time: a novad slow to start (a loaded machine, the race
+		// detector) would otherwise find it free at its first try.
 		t0 := time.Now()
-		d := h.Start()
-		t.Logf("serving %d ms after start, the port was held for 1000 ms", time.Since(t0).Milliseconds())
-		if !strings.Contains(d.Logs.String(), "Port in use; retrying the bind") {
-			t.Errorf("the retries are not logged:\n%s", d.Logs.String())
+		d := h.Launch()
+		waitFor(t, 30*time.Second, "novad to retry the taken port", func() bool {
+			return strings.Contains(d.Logs.String(), "Port in use; retrying the bind")
+		})
+		novatest.Must(t, ln.Close())
+		held := time.Since(t0)
+		if _, err := novatest.WaitServing(h.Dir, d.Cmd.Process.Pid, d.Done, 30*time.Second); err != nil {
+			t.Fatalf("%v (exit %d):\n%s", err, d.Exit, d.Logs.String())
 		}
+		t.Logf("serving %d ms after start, the port was held for %d ms", time.Since(t0).Milliseconds(), held.Milliseconds())
 	})
 	t.Run("restarted right after SIGKILL", func(t *testing.T) {
 		h := novatest.NewHome(t, "")
