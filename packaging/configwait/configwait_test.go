@@ -111,12 +111,14 @@ func TestLoad_waitsForAFix(t *testing.T) {
 	}
 
 	// The same problem again, and an unrelated file: nothing new to say.
-	replace(t, home.Config(), "bogus: 1\nserver: {port: 47350}\n")
+	// The same problem is the same file: moved to another line it is
+	// another error (its line number), reported whenever Load reads the
+	// file between this rewrite and the next.
+	replace(t, home.Config(), "server: {port: 47350}\nbogus: 1\n")
 	if err := os.WriteFile(filepath.Join(home.Root, "notes.txt"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// A different problem is reported, which also shows the rewrite above
-	// was read and kept quiet.
+	// A different problem is reported, and nothing before it.
 	replace(t, home.Config(), "server: {port: 47350}\nother: 2\n")
 	log.wait(t, 2)
 	if got := log.all(); len(got) != 2 || !strings.Contains(got[0], "bogus") || !strings.Contains(got[1], "other") {
