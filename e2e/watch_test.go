@@ -236,10 +236,13 @@ func TestWatcherKeepsMemoryFresh(t *testing.T) {
 
 	// A renamed rollout is still searchable and is not "gone".
 	renamed := filepath.Join(day, "rollout-2026-12-01T09-00-00-0196c0de-7a11-7c2e-9f00-00000000beef-renamed.jsonl")
+	// The state after the deletion's sync already looks synced: the
+	// rename is seen once the sources' change time moves past it.
+	changed := watcherState(t, h).SourcesChangedAt
 	novatest.Must(t, os.Rename(rollout, renamed))
 	waitFor(t, 60*time.Second, "the rename to be synced", func() bool {
 		st := watcherState(t, h)
-		return st.Watched.Files > 0 && st.PendingSince.IsZero() && st.LastSync.FinishedAt.After(st.SourcesChangedAt)
+		return st.SourcesChangedAt.After(changed) && st.Watched.Files > 0 && st.PendingSince.IsZero() && st.LastSync.FinishedAt.After(st.SourcesChangedAt)
 	})
 	if st := watcherState(t, h); st.Gone.Count != 1 {
 		t.Fatalf("after a rename the gone files are %v; a renamed file is not gone", st.Gone.Files)
