@@ -303,9 +303,10 @@ func TestHotReloadAndCorruptGeneration(t *testing.T) {
 	if !resp.Available || resp.Generation != good {
 		t.Fatalf("after a corrupt promote the previous generation must keep serving: %s", r.body)
 	}
-	if !strings.Contains(d.Logs.String(), "Generation not loaded") {
-		t.Error("the failed load is not logged")
-	}
+	// The log line follows the failure /health reports.
+	waitFor(t, 15*time.Second, "the failed load to be logged", func() bool {
+		return strings.Contains(d.Logs.String(), "Generation not loaded")
+	})
 	// SIGHUP also reloads; restoring the good manifest clears the failure.
 	novatest.Must(t, manifest.WriteAtomic(filepath.Join(h.Dir, "index", "manifest.json"), m, nil))
 	novatest.Must(t, d.Cmd.Process.Signal(os.Signal(syscallHUP)))
