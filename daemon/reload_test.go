@@ -399,8 +399,14 @@ func TestFailedGenerationIsNotRetriedEachPoll(t *testing.T) {
 			t.Fatalf("the failed reload was never reported:\n%s", logs.String())
 		}
 	}
-	// Thirty polls. Real code logs nothing more however long this takes;
+	// The log line follows the failure /health reports: wait for it, then
+	// thirty polls. Real code logs nothing more however long this takes;
 	// a slow machine can only make a retrying novad look right.
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(logs.String(), "Generation not loaded"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the failed load was never logged:\n%s", logs.String())
+		}
+	}
 	time.Sleep(30 * poll)
 	if n := strings.Count(logs.String(), "Generation not loaded"); n != 1 {
 		t.Errorf("%d failed loads logged for one bad promote, want 1:\n%s", n, logs.String())
