@@ -112,7 +112,6 @@ func refused(t *testing.T, port int) {
 // the file is fixed by rename; SIGTERM while it waits is a clean stop.
 // Without the flag it still exits 78 at once.
 func TestWaitForConfig(t *testing.T) {
-	t.Cleanup(novatest.Cleanup) // the novad built for this test, the only one here that builds
 	newHome := func(t *testing.T) (home paths.Home, direct, facade int, valid string) {
 		home = paths.Home{Root: filepath.Join(t.TempDir(), "nova")}
 		novatest.Must(t, os.Mkdir(home.Root, 0o700))

@@ -13,12 +13,15 @@ const runMainEnv = "NOVA_TEST_RUN_MAIN"
 
 // MainOrTests is the TestMain of a command's shim tests: started by
 // RunSelf, the test binary is the command (main runs and exits);
-// otherwise it runs the tests.
+// otherwise it runs the tests, then removes the binaries they built
+// (once per test binary, not per test: -count runs them again).
 func MainOrTests(m *testing.M, main func()) {
 	if os.Getenv(runMainEnv) == "1" {
 		main()
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
 }
 
 // RunSelf starts this test binary as the command with args, in a
