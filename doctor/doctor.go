@@ -686,7 +686,6 @@ func noMemoryMessage(s config.Source, n int, skipped *ingest.Problem) string {
 	return msg
 }
 
-
 // agentFolders is the folder each agent kind's path names, for a source
 // that lists nothing.
 var agentFolders = map[string]string{
