@@ -42,8 +42,12 @@ type DateRange struct {
 
 // Filters are the hard filters of a search. Empty values do not filter.
 // All filters combine with AND; list filters match any of their values.
+//
+// A date is YYYY-MM-DD or, as a request may send it, an RFC 3339 time,
+// which names the day it falls on in the user's zone (DayIn): the search
+// engine turns it into that day before filtering.
 type Filters struct {
-	Date       string   // exact business date YYYY-MM-DD
+	Date       string   // exact business date
 	DateFrom   string   // inclusive
 	DateTo     string   // inclusive
 	Role       string   // speaker role (user/assistant), falling back to agent
@@ -296,29 +300,20 @@ func DecodeSearchRequest(body []byte, surface Surface, defaultTopK int) (SearchR
 		}
 		req.RemainingBudgetMs = &n
 	}
+	// A time is kept as sent: the day it names is the one it falls on in
+	// the user's zone, which the engine knows and the request does not
+	// (Filters).
 	for _, d := range []struct{ name, v string }{{"date", f.Date}, {"dateFrom", f.DateFrom}, {"dateTo", f.DateTo}} {
-		if d.v == "" {
-			continue
-		}
-		norm, ok := NormalizeDate(d.v)
-		if !ok {
-			return fail(http.StatusUnprocessableEntity, d.name, d.name+" must be a calendar date YYYY-MM-DD")
-		}
-		switch d.name {
-		case "date":
-			f.Date = norm
-		case "dateFrom":
-			f.DateFrom = norm
-		case "dateTo":
-			f.DateTo = norm
+		if _, ok := NormalizeDate(d.v); d.v != "" && !ok {
+			return fail(http.StatusUnprocessableEntity, d.name, d.name+" must be a calendar date YYYY-MM-DD or an RFC 3339 time")
 		}
 	}
-	if f.DateFrom != "" && f.DateTo != "" && f.DateFrom > f.DateTo {
+	if f.DateFrom != "" && f.DateTo != "" && boundAfter(f.DateFrom, f.DateTo) {
 		return fail(http.StatusUnprocessableEntity, "dateRange", fmt.Sprintf("dateFrom %s is after dateTo %s", f.DateFrom, f.DateTo))
 	}
 	// A date outside its range matches nothing, as a reversed range does:
 	// the search would answer that nothing is remembered.
-	if f.Date != "" && (f.DateFrom != "" && f.Date < f.DateFrom || f.DateTo != "" && f.Date > f.DateTo) {
+	if f.Date != "" && (f.DateFrom != "" && boundAfter(f.DateFrom, f.Date) || f.DateTo != "" && boundAfter(f.Date, f.DateTo)) {
 		return fail(http.StatusUnprocessableEntity, "date", fmt.Sprintf("date %s is outside dateFrom %s to dateTo %s", f.Date, orOpen(f.DateFrom), orOpen(f.DateTo)))
 	}
 	if req.Query == "" {
@@ -339,7 +334,8 @@ func ClampTopK(n int) int {
 }
 
 // NormalizeDate accepts YYYY-MM-DD or an RFC 3339 timestamp and returns the
-// date part, validated.
+// date part, validated. The date part is the day on the timestamp's own
+// clock; DayIn gives the day it is somewhere else.
 func NormalizeDate(s string) (string, bool) {
 	s = strings.TrimSpace(s)
 	if len(s) >= 10 {
@@ -353,6 +349,33 @@ func NormalizeDate(s string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// DayIn returns the day a date filter's value names in loc: a YYYY-MM-DD
+// date is that day anywhere, an RFC 3339 time the day it falls on in loc.
+// ok is false for anything else.
+func DayIn(s string, loc *time.Location) (string, bool) {
+	s = strings.TrimSpace(s)
+	day, ok := NormalizeDate(s)
+	if !ok || len(s) == len(day) {
+		return day, ok
+	}
+	t, _ := time.Parse(time.RFC3339, s) // NormalizeDate parsed it
+	return t.In(loc).Format(time.DateOnly), true
+}
+
+// boundAfter reports whether date filter value a is after b. Two times
+// are compared as instants; otherwise, without the user's zone to place a
+// time in, by the days on their own clocks.
+func boundAfter(a, b string) bool {
+	ta, errA := time.Parse(time.RFC3339, a)
+	tb, errB := time.Parse(time.RFC3339, b)
+	if errA == nil && errB == nil {
+		return ta.After(tb)
+	}
+	da, _ := NormalizeDate(a)
+	db, _ := NormalizeDate(b)
+	return da > db
 }
 
 // decodeObject parses body as exactly one JSON object whose top-level keys

@@ -295,6 +295,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		req.TopK = api.DefaultTopK
 	}
 	req.TopK = api.ClampTopK(req.TopK)
+	req.Filters = e.userDays(req.Filters)
 	if snap == nil || snap.Gen == nil {
 		return api.Unavailable(req.Query, req.TopK, api.ReasonIndexNotLoaded), nil
 	}

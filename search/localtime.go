@@ -67,6 +67,19 @@ func (e *Engine) localStamp(c *memory.Chunk) string {
 	return c.Date
 }
 
+// userDays returns f with each date given as a time replaced by the day
+// that time falls on in the engine's zone: a request's "from
+// 2026-06-08T15:00:00Z" is, for a user in Tokyo, from 9 June. Values that
+// are neither stay as they are (dayBounds).
+func (e *Engine) userDays(f api.Filters) api.Filters {
+	for _, d := range []*string{&f.Date, &f.DateFrom, &f.DateTo} {
+		if day, ok := api.DayIn(*d, e.cfg.Location); ok {
+			*d = day
+		}
+	}
+	return f
+}
+
 // dayBounds are the inclusive days the request's date filters allow ("" is
 // open); ok is false when it has none, or one that is not a calendar day
 // (the engine is also called with filters no request decoder checked: they

@@ -1,0 +1,107 @@
+package daemon_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/daemon"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/internal/novatest"
+)
+
+// filterNovad indexes records (jsonl lines) into a fresh home and serves
+// it in zone; it returns the direct and facade search URLs.
+func filterNovad(t *testing.T, zone *time.Location, records ...string) (direct, facade string) {
+	t.Helper()
+	root := t.TempDir()
+	src := filepath.Join(root, "memory.jsonl")
+	novatest.Must(t, os.WriteFile(src, []byte(strings.Join(records, "\n")+"\n"), 0o600))
+	cfg := testConfig(t, filepath.Join(root, "home"), config.Source{Name: "m", Kind: config.KindJSONL, Path: src, SourceSet: "notes"})
+	if _, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.DiscardHandler), Location: zone})
+	waitServing(t, "http://"+srv.DirectAddr().String())
+	return "http://" + srv.DirectAddr().String() + api.PathSearch, "http://" + srv.FacadeAddr().String() + api.PathFacadeSearch
+}
+
+// searchIDs posts body to url and returns the status, the envelope and
+// the source ids of its results, in order.
+func searchIDs(t *testing.T, url, body string) (int, api.SearchResponse, []string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	novatest.Must(t, err)
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	novatest.Must(t, err)
+	var env api.SearchResponse
+	if err := json.Unmarshal(b, &env); err != nil {
+		t.Fatalf("%s %s: %d %s: %v", url, body, resp.StatusCode, b, err)
+	}
+	ids := []string{}
+	for _, r := range env.Results {
+		ids = append(ids, r.SourceID)
+	}
+	slices.Sort(ids)
+	return resp.StatusCode, env, ids
+}
+
+// TestSearch_dateBoundAsTimeIsTheUsersDay: a date filter given as a time
+// with an offset means the day that time falls on where the user is
+// (novad's zone, the zone memories' days are given in), not the day the
+// offset's own clock showed. In Tokyo, 2026-06-08T15:00:00Z is midnight
+// beginning 9 June: "from" it leaves out the memories of 8 June. It was
+// cut to its first ten characters, 8 June; and a range from 01:00 Tokyo
+// to 20:00 UTC the same Tokyo day was refused as reversed.
+func TestSearch_dateBoundAsTimeIsTheUsersDay(t *testing.T) {
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	direct, facade := filterNovad(t, tokyo,
+		`{"id":"e","text":"Deploy rollback of the billing canary.","date":"2026-06-08T01:30:00Z"}`,       // Tokyo 8 June 10:30
+		`{"id":"f","text":"Deploy of the billing canary after midnight.","date":"2026-06-08T16:00:00Z"}`, // Tokyo 9 June 01:00
+	)
+	for _, url := range []string{direct, facade} {
+		for _, tc := range []struct {
+			filter string
+			want   []string
+			day    string // the day explicitFilters reports
+			dayOf  func(api.ExplicitFilters) *string
+		}{
+			{`"dateRange":{"from":"2026-06-08T15:00:00Z"}`, []string{"f"}, "2026-06-09", func(f api.ExplicitFilters) *string { return f.DateFrom }},
+			{`"dateRange":{"to":"2026-06-08T14:59:59Z"}`, []string{"e"}, "2026-06-08", func(f api.ExplicitFilters) *string { return f.DateTo }},
+			{`"date":"2026-06-08T16:30:00Z"`, []string{"f"}, "2026-06-09", func(f api.ExplicitFilters) *string { return f.Date }},
+			{`"date":"2026-06-09T08:00:00+09:00"`, []string{"f"}, "2026-06-09", func(f api.ExplicitFilters) *string { return f.Date }},
+			{`"dateRange":{"from":"2026-06-09T01:00:00+09:00","to":"2026-06-08T20:00:00Z"}`, []string{"f"}, "2026-06-09", func(f api.ExplicitFilters) *string { return f.DateTo }},
+			{`"dateRange":{"from":"2026-06-08","to":"2026-06-08"}`, []string{"e"}, "2026-06-08", func(f api.ExplicitFilters) *string { return f.DateFrom }},
+		} {
+			status, env, ids := searchIDs(t, url, `{"query":"deploy billing canary",`+tc.filter+`}`)
+			day := tc.dayOf(explicitFilters(t, env))
+			if status != http.StatusOK || !slices.Equal(ids, tc.want) || day == nil || *day != tc.day {
+				t.Errorf("%s %s: %d %s results %v, filter day %v; want 200, %v, %s", url, tc.filter, status, api.StringOr(env.Reason, ""), ids, api.StringOr(day, "(none)"), tc.want, tc.day)
+			}
+		}
+	}
+}
+
+// explicitFilters are the filters env's queryPlan reports.
+func explicitFilters(t *testing.T, env api.SearchResponse) api.ExplicitFilters {
+	t.Helper()
+	var f api.ExplicitFilters
+	b, err := json.Marshal(env.QueryPlan.ExplicitFilters)
+	novatest.Must(t, err)
+	novatest.Must(t, json.Unmarshal(b, &f))
+	return f
+}
