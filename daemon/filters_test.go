@@ -105,3 +105,37 @@ func explicitFilters(t *testing.T, env api.SearchResponse) api.ExplicitFilters {
 	novatest.Must(t, json.Unmarshal(b, &f))
 	return f
 }
+
+// TestSearch_filterValuesAsUnicodeText: a filter value matches the
+// indexed value that is the same text in another Unicode form. A folder
+// named Café on macOS gives the project its decomposed form (e and a
+// combining accent) while a keyboard types the composed é: the filter
+// found nothing. Memories under both forms are found by either. Case
+// still counts: filter values are raw machine values (conformance 3.2).
+func TestSearch_filterValuesAsUnicodeText(t *testing.T) {
+	const composed, decomposed = "Caf\u00e9", "Cafe\u0301"
+	direct, facade := filterNovad(t, time.UTC,
+		`{"id":"nfd","text":"Deploy notes for the café site.","project":"`+decomposed+`","tags":["na\u0131ve","re\u0301sume\u0301"]}`,
+		`{"id":"nfc","text":"Deploy checklist for the café site.","project":"`+composed+`","agent":"h\u00e9rmes"}`,
+		`{"id":"other","text":"Deploy notes for the bakery site.","project":"Bakery","agent":"he\u0301rmes","tags":["r\u00e9sum\u00e9"]}`,
+	)
+	for _, url := range []string{direct, facade} {
+		for _, tc := range []struct {
+			filter string
+			want   []string
+		}{
+			{`"project":"` + composed + `"`, []string{"nfc", "nfd"}},
+			{`"project":"` + decomposed + `"`, []string{"nfc", "nfd"}},
+			{`"project":"caf\u00e9"`, []string{}},
+			{`"agent":"h\u00e9rmes"`, []string{"nfc", "other"}},
+			{`"tags":["r\u00e9sum\u00e9"]`, []string{"nfd", "other"}},
+			{`"tags":"re\u0301sume\u0301","project":"` + composed + `"`, []string{"nfd"}},
+			{`"project":"` + composed + `","agent":"he\u0301rmes"`, []string{"nfc"}},
+		} {
+			status, env, ids := searchIDs(t, url, `{"query":"deploy site",`+tc.filter+`}`)
+			if status != http.StatusOK || !slices.Equal(ids, tc.want) {
+				t.Errorf("%s %s: %d %s results %v; want 200, %v", url, tc.filter, status, api.StringOr(env.Reason, ""), ids, tc.want)
+			}
+		}
+	}
+}

@@ -83,6 +83,8 @@ type Snapshot struct {
 	ids          foldedIDs
 	instantsOnce sync.Once
 	instants     instants
+	formsOnce    lazy.Once
+	facetForms   *facetForms
 	// spans are the first and last local days (DateRange), by zone.
 	spanMu sync.Mutex
 	spans  map[*time.Location][2]string
@@ -180,6 +182,11 @@ type query struct {
 	plan   Plan
 	snap   *Snapshot
 	accept func(int) bool
+	// filters are the request's filters with their values in the forms
+	// indexed (filterforms.go); forms checks a project or agent indexed
+	// in several forms (nil when none is).
+	filters api.Filters
+	forms   func(int) bool
 	// days applies the date filters to the memories' local days (nil
 	// without date filters).
 	days *dayFilter
@@ -310,7 +317,8 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		keys: newMatchTerms(e.analyzer, plan.KeyTerms), anchors: newMatchTerms(e.analyzer, plan.Anchors),
 	}
 	var filtered int
-	q.days = e.newDayFilter(snap, req.Filters)
+	q.filters, q.forms = snap.indexedFilters(req.Filters)
+	q.days = e.newDayFilter(snap, q.filters)
 	q.accept, filtered = q.hardFilter(nil)
 	q.dates = e.queryDates(plan.Query, q.now)
 	q.named = namedRecords(snap, plan.Query)

@@ -270,9 +270,25 @@ func (s *Snapshot) instant(doc int) (sec int64, ok bool) {
 // is filtered) and how many live documents it refuses; sourceSets, when
 // non-nil, narrows the source sets as in generation.FilterCount.
 func (q *query) hardFilter(sourceSets []string) (func(int) bool, int) {
+	accept, refused := q.storedFilter(sourceSets)
+	if q.forms == nil {
+		return accept, refused
+	}
+	g, forms := q.snap.Gen, q.forms
+	for doc := range g.Len() {
+		if g.Live(doc) && (accept == nil || accept(doc)) && !forms(doc) {
+			refused++
+		}
+	}
+	return func(doc int) bool { return (accept == nil || accept(doc)) && forms(doc) }, refused
+}
+
+// storedFilter is hardFilter but for a project or agent indexed in
+// several forms.
+func (q *query) storedFilter(sourceSets []string) (func(int) bool, int) {
 	g := q.snap.Gen
 	if q.days == nil {
-		return g.FilterCount(q.req.Filters, sourceSets)
+		return g.FilterCount(q.filters, sourceSets)
 	}
 	accept, refused := q.days.accept, q.days.storedRefused
 	if sourceSets == nil {
