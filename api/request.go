@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -455,15 +456,24 @@ func parseMillis(raw json.RawMessage) (int, error) {
 	return int(math.Floor(f)), nil
 }
 
-// parseNumber reads a JSON number (or a string holding one) that is
-// finite and at most 1e12 in size, which any int holds.
+// maxNumber bounds the numbers read: any int holds it, and it is more
+// than any field means (topK, budgets in milliseconds).
+const maxNumber = 1e12
+
+// parseNumber reads a JSON number (or a string holding one). One larger
+// than maxNumber, even past what a float64 holds, reads as maxNumber:
+// 1e30 ms asks for as long a budget as can be had, and 1e300 results for
+// as many as can be given, so the field's own bounds apply to them.
 func parseNumber(raw json.RawMessage) (float64, bool) {
 	var num json.Number
 	if err := json.Unmarshal(raw, &num); err != nil {
 		return 0, false
 	}
-	f, err := num.Float64()
-	return f, err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) <= 1e12
+	f, err := strconv.ParseFloat(string(num), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f) {
+		return 0, false
+	}
+	return max(-maxNumber, min(maxNumber, f)), true
 }
 
 func parseStringList(raw json.RawMessage) ([]string, error) {

@@ -139,3 +139,36 @@ func TestSearch_filterValuesAsUnicodeText(t *testing.T) {
 		}
 	}
 }
+
+// TestSearch_hugeNumbers: a number too large to be meant exactly is as
+// large as the field allows, not an error: a latency budget of 1e30 ms
+// is the 60 s cap (a budget only lowers it), a remainingBudgetMs of 1e15
+// leaves the facade its whole budget, and the facade clamps a topK of
+// 1e300 to 20 as it clamps 25. Numbers past 1e12 were refused, topK's as
+// "must be an integer". The direct server still refuses a topK outside 1
+// to 20, saying so.
+func TestSearch_hugeNumbers(t *testing.T) {
+	direct, facade := filterNovad(t, time.UTC, `{"id":"a","text":"The staging deploy listens on port 42017."}`)
+	for _, tc := range []struct {
+		url, body string
+		topK      int
+		budgetMs  int
+	}{
+		{direct, `{"query":"staging deploy","latency_budget_ms":1e30}`, 8, 60000},
+		{facade, `{"query":"staging deploy","latencyBudgetMs":1e30}`, 8, 60000},
+		{facade, `{"query":"staging deploy","remainingBudgetMs":1e15}`, 8, 60000},
+		{facade, `{"query":"staging deploy","topK":1e300}`, 20, 60000},
+		{facade, `{"query":"staging deploy","topK":-1e300}`, 1, 60000},
+		{facade, `{"query":"staging deploy","topK":99999999999999999999}`, 20, 60000},
+	} {
+		status, env, ids := searchIDs(t, tc.url, tc.body)
+		if status != http.StatusOK || !env.Available || env.TopK != tc.topK || env.RetrievalController.LatencyBudgetMs != tc.budgetMs || len(ids) != 1 {
+			t.Errorf("%s %s: %d %s topK %d budget %d results %v; want 200, topK %d, budget %d, one result",
+				tc.url, tc.body, status, api.StringOr(env.Reason, ""), env.TopK, env.RetrievalController.LatencyBudgetMs, ids, tc.topK, tc.budgetMs)
+		}
+	}
+	status, env, _ := searchIDs(t, direct, `{"query":"staging deploy","top_k":1e300}`)
+	if status != http.StatusUnprocessableEntity || !strings.Contains(env.Error, "from 1 to 20") {
+		t.Errorf("direct top_k 1e300: %d %q; want 422 saying from 1 to 20", status, env.Error)
+	}
+}
