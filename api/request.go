@@ -362,6 +362,13 @@ func DayIn(s string, loc *time.Location) (string, bool) {
 		return day, ok
 	}
 	t, _ := time.Parse(time.RFC3339, s) // NormalizeDate parsed it
+	// Days are compared as strings of four-digit years.
+	switch y := t.In(loc).Year(); {
+	case y > 9999:
+		return "9999-12-31", true
+	case y < 0:
+		return "0000-01-01", true
+	}
 	return t.In(loc).Format(time.DateOnly), true
 }
 

@@ -1,6 +1,9 @@
 package api
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestDecodeSearchRequest_budgetMilliseconds: remainingBudgetMs and
 // latencyBudgetMs are numbers of milliseconds, and a client's clock gives
@@ -108,6 +111,33 @@ func TestDecodeSearchRequest_dateOutsideItsRange(t *testing.T) {
 			t.Errorf("%s: refused: %v", tc.body, err)
 		case !tc.ok && (err == nil || err.Status != 422 || err.Field != "date"):
 			t.Errorf("%s: %+v, %v; want 422 naming date", tc.body, req.Filters, err)
+		}
+	}
+}
+
+// TestDayIn: a time names the day it falls on in the zone asked about, a
+// date itself anywhere; a time whose day there is past the years a date
+// filter writes (0000 to 9999) is the first or last of them, not a day
+// such as "10000-01-01", which compares as a string before all others.
+func TestDayIn(t *testing.T) {
+	tokyo := time.FixedZone("JST", 9*3600)
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"2026-06-08", "2026-06-08", true},
+		{" 2026-06-08 ", "2026-06-08", true},
+		{"2026-06-08T15:00:00Z", "2026-06-09", true},
+		{"2026-06-09T08:59:59+09:00", "2026-06-09", true},
+		{"2026-06-08T23:30:00-07:00", "2026-06-09", true},
+		{"9999-12-31T20:00:00Z", "9999-12-31", true},
+		{"0000-01-01T00:30:00+14:00", "0000-01-01", true},
+		{"2026-06-08T15:00:00", "", false},
+		{"2026-02-30", "", false},
+	} {
+		got, ok := DayIn(tc.in, tokyo)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("DayIn(%q, Tokyo) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 	}
 }
