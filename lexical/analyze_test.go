@@ -42,3 +42,25 @@ func BenchmarkHasCJK(b *testing.B) {
 		HasCJK(s)
 	}
 }
+
+func BenchmarkTermsEnglish(b *testing.B) {
+	benchmarkTerms(b, strings.Repeat("Caroline said the dashboard port 8080 was unavailable after Tuesday's deploy. "+
+		"She went to the LGBTQ support group and painted a sunset over the lake; Melanie's kids loved it. ", 4))
+}
+
+// BenchmarkTermsCode is a coding agent's transcript: identifiers in every
+// case, paths and prose.
+func BenchmarkTermsCode(b *testing.B) {
+	benchmarkTerms(b, strings.Repeat("I updated parseConfig in src/config/loader.go so that HTTPServer reads max_retries; "+
+		"getUserByID now returns an XMLHttpRequest error when useEffect fires twice. Run go test ./config/ again. ", 4))
+}
+
+func benchmarkTerms(b *testing.B, text string) {
+	a := NewAnalyzer()
+	a.Terms(text)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		a.Terms(text)
+	}
+}
