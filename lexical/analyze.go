@@ -2,8 +2,9 @@
 // lower case, traditional to simplified Chinese, English stop words,
 // irregular forms joined through a lemma table, Snowball stemming, CJK
 // character bigrams beside the dictionary words of Chinese text, whole
-// compound identifiers such as rc-204 or src/app.py kept as extra terms)
-// and a BM25 index with its on-disk format.
+// compound identifiers such as rc-204 or src/app.py kept as extra terms,
+// camelCase identifiers such as parseConfig split into their words beside
+// the whole) and a BM25 index with its on-disk format.
 package lexical
 
 import (
@@ -38,7 +39,7 @@ const maxStemCache = 200_000
 // table, the segmenter, the stemmer) must change it, so that the next sync
 // rebuilds every index with the new terms (searching the old one with the
 // new query terms goes on working, less well, until then).
-const Version = "nova-analyzer-v1"
+const Version = "nova-analyzer-v2"
 
 // Version is the version of the terms a makes: Version, with the levers
 // it has switched off (an evaluation's ablations) named after it.
@@ -111,18 +112,26 @@ func isConnector(r rune) bool {
 
 // Terms returns the index terms of text, in order, with repeats.
 func (a *Analyzer) Terms(text string) []string {
-	norm := Normalize(text)
-	// About one term per seven bytes of English: one allocation for most
-	// texts instead of a slice grown step by step.
-	return a.appendTerms(make([]string, 0, len(norm)/7+1), norm)
+	var buf [camelBuf]camelWord
+	norm, camel := normalizeCamel(buf[:0], text)
+	// About one term per seven bytes of English, and the parts of the
+	// camelCase words: one allocation for most texts instead of a slice
+	// grown step by step.
+	return a.appendTerms(make([]string, 0, len(norm)/7+1+3*len(camel)), norm, camel)
 }
 
 // AppendTerms appends the index terms of text to dst and returns the
 // extended slice: Terms for a caller that joins the terms of several
 // pieces of one text.
 func (a *Analyzer) AppendTerms(dst []string, text string) []string {
-	return a.appendTerms(dst, Normalize(text))
+	var buf [camelBuf]camelWord
+	norm, camel := normalizeCamel(buf[:0], text)
+	return a.appendTerms(dst, norm, camel)
 }
+
+// camelBuf is how many camelCase words of a text are kept without
+// allocating.
+const camelBuf = 32
 
 // Words splits already-normalised text into plain words (no stemming, no
 // stop-word removal, no CJK): the unit that key-term and tag matching use.
@@ -185,7 +194,9 @@ var asciiClass = func() (t [utf8.RuneSelf]uint8) {
 
 func notWordRune(r rune) bool { return !isWordRune(r) }
 
-func (a *Analyzer) appendTerms(out []string, s string) []string {
+// appendTerms appends the terms of the normalised text s, whose camelCase
+// words are camel (in order).
+func (a *Analyzer) appendTerms(out []string, s string, camel []camelWord) []string {
 	i := 0
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -226,7 +237,13 @@ func (a *Analyzer) appendTerms(out []string, s string) []string {
 				}
 				j += sz
 			}
-			out = a.appendRun(out, s[i:j], joined)
+			// The camelCase words of the run.
+			k := 0
+			for k < len(camel) && camel[k].at < j {
+				k++
+			}
+			out = a.appendRun(out, s[i:j], joined, i, camel[:k])
+			camel = camel[k:]
 			i = j
 		default:
 			i += size
@@ -238,18 +255,36 @@ func (a *Analyzer) appendTerms(out []string, s string) []string {
 // appendRun emits the words of a run such as "src/app.py" and, when the
 // run joins several words with connectors, the whole run as one more term
 // so an exact identifier matches exactly. joined says whether the run
-// holds a connector (its scan found out).
-func (a *Analyzer) appendRun(out []string, run string, joined bool) []string {
+// holds a connector (its scan found out). The run starts at offset at of
+// the normalised text, and camel are the camelCase words in it: each
+// word that is one is preceded by its parts.
+func (a *Analyzer) appendRun(out []string, run string, joined bool, at int, camel []camelWord) []string {
 	if !joined {
 		// One plain word, most runs: nothing to split.
+		if len(camel) == 1 && camel[0].at == at && len(camel[0].word) == len(run) {
+			out = a.appendCamelParts(out, run, camel[0].word)
+		}
 		if t, ok := a.wordTerm(run); ok {
 			out = append(out, t)
 		}
 		return out
 	}
-	words := 0
+	words, end := 0, 0 // end: of the last word, in run
 	for w := range WordsSeq(run) {
 		words++
+		if len(camel) > 0 {
+			// Where w is: the first place from the last word's end,
+			// as only other characters lie between two words.
+			start := end + strings.Index(run[end:], w)
+			end = start + len(w)
+			for len(camel) > 0 && camel[0].at < at+start {
+				camel = camel[1:] // not a whole word here (the scan of the text as written saw another)
+			}
+			if len(camel) > 0 && camel[0].at == at+start && len(camel[0].word) == len(w) {
+				out = a.appendCamelParts(out, w, camel[0].word)
+				camel = camel[1:]
+			}
+		}
 		if t, ok := a.wordTerm(w); ok {
 			out = append(out, t)
 		}

@@ -1,0 +1,71 @@
+package lexical_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/search"
+)
+
+// TestCamelCaseIdentifierIsRecalled: a memory that names an identifier
+// only in camelCase is found, first, by the identifier's words and by its
+// snake_case spelling, in an index built and searched as Nova does, among
+// memories that hold one of the words alone.
+func TestCamelCaseIdentifierIsRecalled(t *testing.T) {
+	records := []struct{ id, text string }{
+		{"target", "Fixed the crash at startup: parseConfig now returns an error when the file is empty."},
+		{"parse", "The JSON parse step of the importer was slow, so we cached the decoder."},
+		{"config", "Moved the nginx config to the shared volume and reloaded it."},
+		{"other", "The retry loop of the uploader gives up after five attempts."},
+		{"user", "getUserByID is cached for a minute now, which fixed the slow profile page."},
+	}
+	var src strings.Builder
+	for _, r := range records {
+		src.WriteString(`{"id":"` + r.id + `","text":"` + r.text + `","date":"2026-07-01"}` + "\n")
+	}
+	dir := t.TempDir()
+	novatest.Must(t, os.WriteFile(filepath.Join(dir, "notes.jsonl"), []byte(src.String()), 0o600))
+	now := time.Date(2026, 7, 2, 12, 0, 0, 0, time.UTC)
+	cfg := config.Defaults()
+	cfg.Home = paths.Home{Root: t.TempDir()}
+	cfg.Sources = []config.Source{{Name: "notes", Kind: config.KindJSONL, Path: dir}}
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: func() time.Time { return now }})
+	if _, err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := &search.Snapshot{Gen: g, Query: g.Model}
+	engine := search.New(search.Config{HalfLifeDays: 7, Dense: true, Now: func() time.Time { return now }}, lexical.NewAnalyzer())
+	for query, want := range map[string]string{
+		"where do we parse the config": "target",
+		"parse_config":                 "target",
+		"parseConfig":                  "target",
+		"get user by id":               "user",
+		"get_user_by_id":               "user",
+	} {
+		resp, err := engine.Search(context.Background(), snap, api.SearchRequest{Query: query, TopK: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range resp.Results {
+			got = append(got, r.ID)
+		}
+		if len(got) == 0 || got[0] != "notes:"+want {
+			t.Errorf("%q found %q, want %q first", query, got, want)
+		}
+	}
+}
