@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/daemon"
@@ -41,6 +42,7 @@ type fixture struct {
 	systems  map[string]searchFunc
 	releases []func()
 	queries  []Query
+	gen      genEnv
 }
 
 var (
@@ -110,8 +112,8 @@ func loadFixture(b *testing.B, n int) *fixture {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fx := &fixture{systems: map[string]searchFunc{}, queries: corpus.Queries(benchQueriesPerKind, 1)}
 	gen := genEnv{g: g, analyzer: an, k: 10, engine: search.New(search.ConfigFor(cfg.Retrieval), an), snap: &search.Snapshot{Gen: g, Query: g.Model}}
+	fx := &fixture{systems: map[string]searchFunc{}, queries: corpus.Queries(benchQueriesPerKind, 1), gen: gen}
 	for _, sys := range systems {
 		switch {
 		case sys.overGeneration != nil:
@@ -218,6 +220,25 @@ func benchSearch(b *testing.B, n int) {
 				}
 				b.ReportMetric(0, "ns/op")
 			})
+		}
+	}
+}
+
+// BenchmarkSearchManyTags10k times a search over 10 000 records whose tag
+// filter lists 5 000 tags, two of them the corpus's (an agent that copies
+// every tag it has seen into its request): the filter's cost grows with
+// documents times the tags they carry, not times the tags asked for.
+func BenchmarkSearchManyTags10k(b *testing.B) {
+	fx := loadFixture(b, 10_000)
+	tags := []string{"deploy", "incident"}
+	for i := len(tags); i < 5000; i++ {
+		tags = append(tags, fmt.Sprintf("tag-%d", i))
+	}
+	req := api.SearchRequest{Query: "deploy config rollback", TopK: 10, Filters: api.Filters{Tags: tags}}
+	for b.Loop() {
+		resp, err := fx.gen.engine.Search(context.Background(), fx.gen.snap, req)
+		if err != nil || len(resp.Results) == 0 {
+			b.Fatalf("search with many tags: %v, %d results", err, len(resp.Results))
 		}
 	}
 }

@@ -248,7 +248,7 @@ func segmentFilter(r *segment.Reader, f api.Filters, sets []string) func(int) bo
 		is(segment.FacetWorkType, f.WorkTypes...)
 	}
 	if len(f.Tags) > 0 {
-		checks = append(checks, func(d int) bool { return r.HasTag(d, f.Tags) })
+		checks = append(checks, r.TagMatcher(f.Tags))
 	}
 	return func(d int) bool {
 		for _, c := range checks {

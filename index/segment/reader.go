@@ -329,14 +329,20 @@ func (r *Reader) Tags(doc int) []string {
 	return out
 }
 
-// HasTag reports whether document doc has any of tags.
-func (r *Reader) HasTag(doc int, tags []string) bool {
-	for _, id := range r.facets.docTags(doc) {
-		if slices.Contains(tags, r.dict.str(id)) {
-			return true
+// TagMatcher returns a function that reports whether document doc has
+// any of tags, comparing dictionary ids: the tags are looked up once, not
+// compared as strings with every tag of every document (a request may
+// list thousands, each compared with every document's).
+func (r *Reader) TagMatcher(tags []string) func(doc int) bool {
+	want := r.idsOf(tags)
+	return func(doc int) bool {
+		for _, id := range r.facets.docTags(doc) {
+			if want.has(id) {
+				return true
+			}
 		}
+		return false
 	}
-	return false
 }
 
 // ValueMatcher returns a function that reports whether match accepts
@@ -360,14 +366,51 @@ func (r *Reader) ValueMatcher(f Facet, match func(value string) bool) func(doc i
 // of f is one of values, comparing dictionary ids (values absent from the
 // dictionary match nothing).
 func (r *Reader) Matcher(f Facet, values []string) func(doc int) bool {
-	var ids []uint32
+	ids := r.idsOf(values)
+	column := r.facets.cols[f]
+	return func(doc int) bool { return ids.has(column[doc]) }
+}
+
+// idSet is a set of dictionary ids: a list while it is short, where a
+// scan is cheaper than hashing, a map beyond.
+type idSet struct {
+	few  []uint32
+	many map[uint32]struct{}
+}
+
+// idSetList is the most ids an idSet scans.
+const idSetList = 8
+
+// idsOf returns the ids of the values the dictionary holds (values absent
+// from it match nothing).
+func (r *Reader) idsOf(values []string) idSet {
+	var s idSet
 	for _, v := range values {
-		if id, ok := r.dict.lookup(v); ok {
-			ids = append(ids, id)
+		id, ok := r.dict.lookup(v)
+		switch {
+		case !ok:
+		case s.many != nil:
+			s.many[id] = struct{}{}
+		case len(s.few) < idSetList:
+			s.few = append(s.few, id)
+		default:
+			s.many = make(map[uint32]struct{}, len(values))
+			for _, f := range s.few {
+				s.many[f] = struct{}{}
+			}
+			s.many[id] = struct{}{}
+			s.few = nil
 		}
 	}
-	column := r.facets.cols[f]
-	return func(doc int) bool { return slices.Contains(ids, column[doc]) }
+	return s
+}
+
+func (s idSet) has(id uint32) bool {
+	if s.many != nil {
+		_, ok := s.many[id]
+		return ok
+	}
+	return slices.Contains(s.few, id)
 }
 
 // maxMetaBytes bounds the segment.json ReadAnalyzer reads (a few hundred

@@ -163,6 +163,21 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatalf("matcher wrong for %d", i)
 		}
 	}
+	// Tags and projects by id, from a short list and from one long enough
+	// to be kept as a map.
+	var many []string
+	for i := range 20 {
+		many = append(many, fmt.Sprintf("absent-%d", i))
+	}
+	for _, extra := range [][]string{nil, many} {
+		hasConfig := r.TagMatcher(append([]string{"config", "absent"}, extra...))
+		inP1 := r.Matcher(FacetProject, append(slices.Clone(extra), "p1"))
+		for i := range chunks {
+			if hasConfig(i) != slices.Contains(chunks[i].Tags, "config") || inP1(i) != (chunks[i].Project == "p1") {
+				t.Fatalf("tag or project matcher wrong for %d, with %d more values", i, len(extra))
+			}
+		}
+	}
 	// A value matcher gives match's verdict, asking it again only where
 	// the value changes from one document to the next.
 	from := chunks[len(chunks)/2].Date
