@@ -172,3 +172,30 @@ func wordRuneAfter(s string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(s[i:])
 	return isWordRune(r)
 }
+
+// CamelParts returns the words of text's camelCase and PascalCase
+// identifiers, lower-cased and separated by spaces ("parseConfig on an
+// HTTPServer" gives "parse config http server"), or "" when it has none:
+// the words a text holds beside those Normalize leaves it, for a caller
+// that matches query words in text as the index's terms do.
+func CamelParts(text string) string {
+	var buf [camelBuf]camelWord
+	camel := camelWords(buf[:0], text)
+	if len(camel) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range camel {
+		for from := 0; from < len(c.word); {
+			to := camelBreak(c.word, from)
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			for j := from; j < to; j++ {
+				b.WriteByte(c.word[j] | ('a' - 'A'))
+			}
+			from = to
+		}
+	}
+	return b.String()
+}

@@ -78,3 +78,16 @@ func FuzzNormalizeCamel(f *testing.F) {
 		}
 	})
 }
+
+func TestCamelParts(t *testing.T) {
+	for text, want := range map[string]string{
+		"parseConfig on an HTTPServer": "parse config http server",
+		"getUserByID, then URLs":       "get user by id",
+		"plain text, Hello NASA":       "",
+		"调用parseConfig，然后":             "parse config",
+	} {
+		if got := CamelParts(text); got != want {
+			t.Errorf("CamelParts(%q) = %q, want %q", text, got, want)
+		}
+	}
+}

@@ -29,26 +29,7 @@ func TestCamelCaseIdentifierIsRecalled(t *testing.T) {
 		{"other", "The retry loop of the uploader gives up after five attempts."},
 		{"user", "getUserByID is cached for a minute now, which fixed the slow profile page."},
 	}
-	var src strings.Builder
-	for _, r := range records {
-		src.WriteString(`{"id":"` + r.id + `","text":"` + r.text + `","date":"2026-07-01"}` + "\n")
-	}
-	dir := t.TempDir()
-	novatest.Must(t, os.WriteFile(filepath.Join(dir, "notes.jsonl"), []byte(src.String()), 0o600))
-	now := time.Date(2026, 7, 2, 12, 0, 0, 0, time.UTC)
-	cfg := config.Defaults()
-	cfg.Home = paths.Home{Root: t.TempDir()}
-	cfg.Sources = []config.Source{{Name: "notes", Kind: config.KindJSONL, Path: dir}}
-	ix := index.New(cfg, index.Options{NoRemote: true, Now: func() time.Time { return now }})
-	if _, err := ix.Sync(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := &search.Snapshot{Gen: g, Query: g.Model}
-	engine := search.New(search.Config{HalfLifeDays: 7, Dense: true, Now: func() time.Time { return now }}, lexical.NewAnalyzer())
+	engine, snap := identifierHome(t, records)
 	for query, want := range map[string]string{
 		"where do we parse the config": "target",
 		"parse_config":                 "target",
@@ -68,4 +49,48 @@ func TestCamelCaseIdentifierIsRecalled(t *testing.T) {
 			t.Errorf("%q found %q, want %q first", query, got, want)
 		}
 	}
+}
+
+// TestCamelCaseIdentifierCoversItsWords: a memory that names parseConfig
+// covers the question's "parse" and "config" in the response's quality,
+// as its terms do in the index; "config" was reported missing, lowering
+// the coverage agents read to decide whether to search again.
+func TestCamelCaseIdentifierCoversItsWords(t *testing.T) {
+	engine, snap := identifierHome(t, []struct{ id, text string }{
+		{"target", "Fixed the crash at startup: parseConfig now returns an error when the file is empty."},
+		{"other", "The retry loop of the uploader gives up after five attempts."},
+	})
+	resp, err := engine.Search(context.Background(), snap, api.SearchRequest{Query: "where do we parse the config", TopK: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := resp.Quality; len(resp.Results) == 0 || resp.Results[0].ID != "notes:target" || len(q.MissingTerms) != 0 || q.Coverage != 1 {
+		t.Errorf("quality %+v over %d results, want parse and config covered by notes:target", q, len(resp.Results))
+	}
+}
+
+// identifierHome indexes records as a JSONL source in a new home, as
+// Nova does, and returns an engine and the snapshot to search.
+func identifierHome(t *testing.T, records []struct{ id, text string }) (*search.Engine, *search.Snapshot) {
+	t.Helper()
+	var src strings.Builder
+	for _, r := range records {
+		src.WriteString(`{"id":"` + r.id + `","text":"` + r.text + `","date":"2026-07-01"}` + "\n")
+	}
+	dir := t.TempDir()
+	novatest.Must(t, os.WriteFile(filepath.Join(dir, "notes.jsonl"), []byte(src.String()), 0o600))
+	now := time.Date(2026, 7, 2, 12, 0, 0, 0, time.UTC)
+	cfg := config.Defaults()
+	cfg.Home = paths.Home{Root: t.TempDir()}
+	cfg.Sources = []config.Source{{Name: "notes", Kind: config.KindJSONL, Path: dir}}
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: func() time.Time { return now }})
+	if _, err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine := search.New(search.Config{HalfLifeDays: 7, Dense: true, Now: func() time.Time { return now }}, lexical.NewAnalyzer())
+	return engine, &search.Snapshot{Gen: g, Query: g.Model}
 }

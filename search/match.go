@@ -21,13 +21,17 @@ type textView struct {
 	// pass, the gate, the citations and each result's coverage all ask,
 	// and matching a term is a search of the whole text.
 	keys uint64
+	// parts are the words of the text's camelCase identifiers
+	// (lexical.CamelParts), which the index holds as terms: "config" is
+	// in "parseConfig" as much as in "parse config".
+	parts string
 }
 
 // maxKeyBits is how many key terms textView.keys holds.
 const maxKeyBits = 64
 
 func newTextView(_ *lexical.Analyzer, s string) textView {
-	return textView{norm: lexical.Normalize(s)}
+	return textView{norm: lexical.Normalize(s), parts: lexical.CamelParts(s)}
 }
 
 // matchTerm is a query term prepared for covers. Whether it is CJK, and
@@ -65,7 +69,8 @@ func newMatchTerms(a *lexical.Analyzer, terms []string) []matchTerm {
 // (CJK has no word boundaries); phrases, identifiers and numbers at token
 // boundaries only (so "ip" never matches "pipeline" and "06" never matches
 // "2060"); plain words also by stem at the start of a word ("outages"
-// covers "outage", "unavailable" covers "unavailability").
+// covers "outage", "unavailable" covers "unavailability"), and as the
+// words of a camelCase identifier.
 func (v textView) covers(t matchTerm) bool {
 	switch {
 	case t.text == "":
@@ -74,8 +79,10 @@ func (v textView) covers(t matchTerm) bool {
 		return strings.Contains(v.norm, t.text)
 	case containsAtBoundary(v.norm, t.text):
 		return true
+	case v.parts != "" && containsAtBoundary(v.parts, t.text):
+		return true
 	}
-	return t.stem != "" && containsWordPrefix(v.norm, t.stem)
+	return t.stem != "" && (containsWordPrefix(v.norm, t.stem) || v.parts != "" && containsWordPrefix(v.parts, t.stem))
 }
 
 // containsWordPrefix finds prefix at the start of a word of hay.
