@@ -309,12 +309,12 @@ func DecodeSearchRequest(body []byte, surface Surface, defaultTopK int) (SearchR
 			return fail(http.StatusUnprocessableEntity, d.name, d.name+" must be a calendar date YYYY-MM-DD or an RFC 3339 time")
 		}
 	}
-	if f.DateFrom != "" && f.DateTo != "" && boundAfter(f.DateFrom, f.DateTo) {
+	if f.DateFrom != "" && f.DateTo != "" && DateBoundAfter(f.DateFrom, f.DateTo) {
 		return fail(http.StatusUnprocessableEntity, "dateRange", fmt.Sprintf("dateFrom %s is after dateTo %s", f.DateFrom, f.DateTo))
 	}
 	// A date outside its range matches nothing, as a reversed range does:
 	// the search would answer that nothing is remembered.
-	if f.Date != "" && (f.DateFrom != "" && boundAfter(f.DateFrom, f.Date) || f.DateTo != "" && boundAfter(f.Date, f.DateTo)) {
+	if f.Date != "" && (f.DateFrom != "" && DateBoundAfter(f.DateFrom, f.Date) || f.DateTo != "" && DateBoundAfter(f.Date, f.DateTo)) {
 		return fail(http.StatusUnprocessableEntity, "date", fmt.Sprintf("date %s is outside dateFrom %s to dateTo %s", f.Date, orOpen(f.DateFrom), orOpen(f.DateTo)))
 	}
 	if req.Query == "" {
@@ -372,10 +372,12 @@ func DayIn(s string, loc *time.Location) (string, bool) {
 	return t.In(loc).Format(time.DateOnly), true
 }
 
-// boundAfter reports whether date filter value a is after b. Two times
-// are compared as instants; otherwise, without the user's zone to place a
-// time in, by the days on their own clocks.
-func boundAfter(a, b string) bool {
+// DateBoundAfter reports whether date filter value a (YYYY-MM-DD or an
+// RFC 3339 time) is after b: what the server refuses as a reversed range,
+// for a client that checks before it sends. Two times are compared as
+// instants; otherwise, without the user's zone to place a time in, by the
+// days on their own clocks.
+func DateBoundAfter(a, b string) bool {
 	ta, errA := time.Parse(time.RFC3339, a)
 	tb, errB := time.Parse(time.RFC3339, b)
 	if errA == nil && errB == nil {

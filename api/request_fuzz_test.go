@@ -54,8 +54,8 @@ func FuzzDecodeSearchRequest(f *testing.F) {
 				}
 			}
 		}
-		if f := req.Filters; f.DateFrom != "" && f.DateTo != "" && boundAfter(f.DateFrom, f.DateTo) ||
-			f.Date != "" && (f.DateFrom != "" && boundAfter(f.DateFrom, f.Date) || f.DateTo != "" && boundAfter(f.Date, f.DateTo)) {
+		if f := req.Filters; f.DateFrom != "" && f.DateTo != "" && DateBoundAfter(f.DateFrom, f.DateTo) ||
+			f.Date != "" && (f.DateFrom != "" && DateBoundAfter(f.DateFrom, f.Date) || f.DateTo != "" && DateBoundAfter(f.Date, f.DateTo)) {
 			t.Fatalf("accepted dates that match nothing: %+v", f)
 		}
 		if req.RemainingBudgetMs != nil && *req.RemainingBudgetMs < 0 {

@@ -79,17 +79,15 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	for _, d := range []struct{ flag, v string }{{"--date", *date}, {"--date-from", *dateFrom}, {"--date-to", *dateTo}} {
 		if _, ok := api.NormalizeDate(d.v); d.v != "" && !ok {
-			return fail(ExitUsage, fmt.Sprintf("%s must be a calendar date YYYY-MM-DD (got %q)", d.flag, d.v))
+			return fail(ExitUsage, fmt.Sprintf("%s must be a calendar date YYYY-MM-DD or an RFC 3339 time (got %q)", d.flag, d.v))
 		}
 	}
 	if *timeout <= 0 {
 		// Not "no timeout": the search would expire before it left.
 		return fail(ExitUsage, fmt.Sprintf("--timeout must be positive (got %s)", *timeout))
 	}
-	if from, _ := api.NormalizeDate(*dateFrom); from != "" {
-		if to, _ := api.NormalizeDate(*dateTo); to != "" && from > to {
-			return fail(ExitUsage, fmt.Sprintf("--date-from %s is after --date-to %s", from, to))
-		}
+	if *dateFrom != "" && *dateTo != "" && api.DateBoundAfter(*dateFrom, *dateTo) {
+		return fail(ExitUsage, fmt.Sprintf("--date-from %s is after --date-to %s", *dateFrom, *dateTo))
 	}
 	base, baseFlag := *facadeURL, "--facade-url"
 	if base == "" {

@@ -43,9 +43,12 @@ func TestSearch_usageErrorsBeforeSending(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"bad date", []string{"foo", "--date", "2026-13-45"}, `--date must be a calendar date YYYY-MM-DD (got "2026-13-45")`},
-		{"bad date-from", []string{"foo", "--date-from", "yesterday"}, `--date-from must be a calendar date YYYY-MM-DD (got "yesterday")`},
+		{"bad date", []string{"foo", "--date", "2026-13-45"}, `--date must be a calendar date YYYY-MM-DD or an RFC 3339 time (got "2026-13-45")`},
+		{"bad date-from", []string{"foo", "--date-from", "yesterday"}, `--date-from must be a calendar date YYYY-MM-DD or an RFC 3339 time (got "yesterday")`},
 		{"range backwards", []string{"foo", "--date-from", "2026-05-02", "--date-to", "2026-05-01"}, "--date-from 2026-05-02 is after --date-to 2026-05-01"},
+		// As instants, as novad compares two times: 04:00Z on the 9th is
+		// after 16:00Z on the 8th, though the days as written are in order.
+		{"range backwards as times", []string{"foo", "--date-from", "2026-06-08T23:00:00-05:00", "--date-to", "2026-06-09T01:00:00+09:00"}, "--date-from 2026-06-08T23:00:00-05:00 is after --date-to 2026-06-09T01:00:00+09:00"},
 		{"query too long", []string{strings.Repeat("a", api.MaxQueryRunes+1)}, "the query is 4001 characters long; at most 4000 are searched"},
 		{"query of 1 MB", []string{strings.Repeat("word ", 200_000)}, "at most 4000 are searched"},
 		// A timeout of 0 reads as "none", but it would expire every
@@ -80,8 +83,13 @@ func TestSearch_usageErrorsBeforeSending(t *testing.T) {
 	if code, out, errOut := runCLI(context.Background(), nil, "search", "--facade-url", url, strings.Repeat("a", api.MaxQueryRunes), "--date", "2026-05-01"); code != ExitOK {
 		t.Errorf("a query of %d characters: exit %d\n%s%s", api.MaxQueryRunes, code, out, errOut)
 	}
-	if n := requests.Load(); n != 1 {
-		t.Errorf("%d requests reached novad, want only the valid one", n)
+	// Times in order as instants go out, though the days as written are
+	// not: 16:00Z on the 8th is before 20:00Z on the 8th.
+	if code, out, errOut := runCLI(context.Background(), nil, "search", "--facade-url", url, "foo", "--date-from", "2026-06-09T01:00:00+09:00", "--date-to", "2026-06-08T20:00:00Z"); code != ExitOK {
+		t.Errorf("times in order in other offsets: exit %d\n%s%s", code, out, errOut)
+	}
+	if n := requests.Load(); n != 2 {
+		t.Errorf("%d requests reached novad, want only the two valid ones", n)
 	}
 }
 

@@ -331,13 +331,14 @@ func (f filterForm) values() (filters, error) {
 		if s == "" {
 			continue
 		}
-		norm, ok := api.NormalizeDate(s)
-		if !ok {
+		if _, ok := api.NormalizeDate(s); !ok {
 			return filters{}, fmt.Errorf("%s must be a date like 2026-11-02, not %q", strings.ToLower(fieldLabels[d.field]), s)
 		}
-		*d.dst = norm
+		// A time goes as typed: novad reads the day it names in the
+		// user's zone, not on the time's own clock.
+		*d.dst = s
 	}
-	if out.DateFrom != "" && out.DateTo != "" && out.DateFrom > out.DateTo {
+	if out.DateFrom != "" && out.DateTo != "" && api.DateBoundAfter(out.DateFrom, out.DateTo) {
 		return filters{}, errors.New("the from date is after the to date")
 	}
 	for _, s := range strings.Split(v(fieldSourceSets), ",") {

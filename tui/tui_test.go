@@ -363,6 +363,18 @@ func TestModel_Filters(t *testing.T) {
 			})
 		}
 	})
+	t.Run("times go as typed, in order as instants", func(t *testing.T) {
+		// 16:00Z on the 8th, then 20:00Z on the 8th: in order, though
+		// the days as written are not; novad reads the day each names in
+		// the user's zone, so the form does not cut them to dates.
+		m := press(t, m, "f", "ctrl+r", "tab", "tab", "2026-06-09T01:00:00+09:00", "tab", "2026-06-08T20:00:00Z", "enter")
+		if m.Screen() != "list" {
+			t.Fatalf("screen %s, form error %q", m.Screen(), m.form.err)
+		}
+		if _, searches := b.calls(); !reflect.DeepEqual(searches[len(searches)-1].DateRange, &api.DateRange{From: "2026-06-09T01:00:00+09:00", To: "2026-06-08T20:00:00Z"}) {
+			t.Fatalf("date range sent %+v", searches[len(searches)-1].DateRange)
+		}
+	})
 	t.Run("esc cancels the form", func(t *testing.T) {
 		m := press(t, m, "f", "ctrl+r", "esc")
 		if m.Screen() != "list" || m.filters.Project != "infra" {
