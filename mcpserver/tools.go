@@ -67,7 +67,9 @@ func readOnly(title string) *mcp.ToolAnnotations {
 }
 
 // SearchInput is the arguments of memory_search once validated: the query
-// with its white space collapsed, dates as YYYY-MM-DD, list values trimmed.
+// with its white space collapsed, dates as given (the schema asks for
+// YYYY-MM-DD; a time the facade reads as its day in the user's zone), list
+// values trimmed.
 // A zero optional field was not given. The published input schema
 // (additionalProperties false) lists exactly these fields.
 type SearchInput struct {
