@@ -79,6 +79,11 @@ func listOf(group map[string][]string, values []string) []string {
 // several forms (which one filter value cannot hold), a check of those
 // (nil otherwise); f's project or agent is then left empty.
 func (s *Snapshot) indexedFilters(f api.Filters) (api.Filters, func(doc int) bool) {
+	if f.Project == "" && f.Agent == "" && len(f.Tags) == 0 && len(f.SourceSets) == 0 {
+		// No value to place: a search without these filters does not
+		// wait for the forms (a pass over every document, the first time).
+		return f, nil
+	}
 	ff := s.forms()
 	f.Tags = listOf(ff.tags, f.Tags)
 	f.SourceSets = listOf(ff.sourceSets, f.SourceSets)
