@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
-	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/watch"
@@ -125,7 +123,7 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 	ix := index.New(cfg, index.Options{Environ: inv.Environ, NoRemote: *inProcess, PruneMissing: *prune, Logger: log})
 	log.Info("Watcher starting", "home", cfg.Home.Root, "sources", len(cfg.Sources), "quiet", quiet.String(), "maxWait", maxWait.String(), "rescan", rescan.String())
 	opts := watch.Options{
-		Home: cfg.Home, Sources: cfg.Sources, Syncer: indexSyncer{ix}, Lister: sourceFiles, Logger: log,
+		Home: cfg.Home, Sources: cfg.Sources, Syncer: indexSyncer{ix}, Logger: log,
 		Quiet: *quiet, MaxWait: *maxWait, Rescan: *rescan,
 		SyncAtStart: true,
 	}
@@ -205,28 +203,6 @@ func (s indexSyncer) Sync(ctx context.Context) (watch.Outcome, error) {
 	// not what this watcher happened to see disappear, is the truth.
 	for _, src := range r.Build.Sources {
 		out.GoneFiles = append(out.GoneFiles, src.Gone...)
-	}
-	return out, nil
-}
-
-// sourceFiles lists the files a sync reads from src: ingest's one
-// listing, shared with the full read and the incremental sync, with the
-// companions of each that exist (ingest.Companions: a Hermes database's
-// write-ahead log, which takes its new messages while the database file
-// itself does not change).
-func sourceFiles(src config.Source) ([]string, error) {
-	l, err := ingest.List(src)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(l.Files))
-	for _, f := range l.Files {
-		out = append(out, f.Path)
-		for _, c := range ingest.Companions(src.Kind, f.Path) {
-			if _, err := os.Stat(c); err == nil {
-				out = append(out, c)
-			}
-		}
 	}
 	return out, nil
 }

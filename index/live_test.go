@@ -13,7 +13,6 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
-	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/watch"
 )
@@ -42,18 +41,6 @@ func (s liveSyncer) Sync(ctx context.Context) (watch.Outcome, error) {
 	return out, nil
 }
 
-func liveLister(src config.Source) ([]string, error) {
-	l, err := ingest.List(src)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(l.Files))
-	for _, f := range l.Files {
-		out = append(out, f.Path)
-	}
-	return out, nil
-}
-
 // watchLive runs a real watcher over cfg's sources, with a real Indexer
 // behind it, until the test ends.
 func watchLive(t *testing.T, cfg config.Config) {
@@ -62,7 +49,7 @@ func watchLive(t *testing.T, cfg config.Config) {
 	done := make(chan error, 1)
 	ix := index.New(cfg, index.Options{NoRemote: true, NoCompact: true})
 	go func() {
-		done <- watch.Run(ctx, watch.Options{Home: cfg.Home, Sources: cfg.Sources, Syncer: liveSyncer{ix}, Lister: liveLister,
+		done <- watch.Run(ctx, watch.Options{Home: cfg.Home, Sources: cfg.Sources, Syncer: liveSyncer{ix},
 			Quiet: 50 * time.Millisecond, MaxWait: 300 * time.Millisecond, Rescan: time.Hour,
 			BusyRetry: 100 * time.Millisecond, MaxBackoff: time.Second, SyncAtStart: true})
 	}()

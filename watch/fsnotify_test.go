@@ -429,7 +429,7 @@ func TestRealLinkedSourceFolder(t *testing.T) {
 	link := filepath.Join(root, "notes")
 	must(t, os.Symlink(vault, link))
 	s, home := runReal(t, link, func(o *Options) {
-		o.Lister = ingestLister
+		o.Lister = SourceFiles
 	})
 	// The linked folder, and the folder holding the link (see linkParent).
 	waitFor(t, 10*time.Second, "the linked folder to be watched", func() bool {
@@ -471,7 +471,7 @@ func TestRealLinkedSourceRetargeted(t *testing.T) {
 			link := filepath.Join(root, "notes")
 			must(t, os.Symlink(vault, link))
 			s, home := runReal(t, link, func(o *Options) {
-				o.Lister = ingestLister
+				o.Lister = SourceFiles
 			})
 			waitFor(t, 10*time.Second, "the linked folder to be watched", func() bool {
 				st, err := freshness.Read(home)
@@ -555,7 +555,7 @@ func TestRealLinkedFileInSourceFolder(t *testing.T) {
 	link := filepath.Join(src, "x.jsonl")
 	must(t, os.Symlink(target, link))
 	s, home := runReal(t, src, func(o *Options) {
-		o.Lister = ingestLister
+		o.Lister = SourceFiles
 	})
 	waitFor(t, 10*time.Second, "the source and the linked file's folder to be watched", func() bool {
 		st, err := freshness.Read(home)

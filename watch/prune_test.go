@@ -15,7 +15,6 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
-	"github.com/nova-recall/nova/index/ingest"
 )
 
 // recordingNotifier is real fsnotify that remembers the folders it
@@ -56,19 +55,6 @@ func (r *recordingNotifier) set(root string) []string {
 	return out
 }
 
-// ingestLister is novactl's Lister: ingest's one listing.
-func ingestLister(src config.Source) ([]string, error) {
-	l, err := ingest.List(src)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(l.Files))
-	for i, f := range l.Files {
-		out[i] = f.Path
-	}
-	return out, nil
-}
-
 // TestRealWatchesOnlyWhatTheListingEnters: over an OpenClaw state folder
 // with a source exclude glob, the watcher watches exactly the folders
 // ingest.List descends into: not a hidden folder, not one the source
@@ -92,7 +78,7 @@ func TestRealWatchesOnlyWhatTheListingEnters(t *testing.T) {
 	var rec *recordingNotifier
 	s, home := runReal(t, src, func(o *Options) {
 		o.Sources = []config.Source{{Name: "openclaw", Kind: config.KindOpenClaw, Path: src, Exclude: []string{"archive/**"}}}
-		o.Lister = ingestLister
+		o.Lister = SourceFiles
 		o.newNotifier = func() (notifier, error) {
 			n, err := newFSNotifier()
 			if err != nil {
@@ -165,7 +151,7 @@ func TestOverlappingSourcesKeepTheirEvents(t *testing.T) {
 			must(t, os.MkdirAll(filepath.Join(archive, "2024"), 0o755))
 			o.Sources[0].Exclude = []string{"archive/**"}
 			o.Sources = append(o.Sources, config.Source{Name: "archive", Kind: config.KindJSONL, Path: archive})
-			o.Lister = ingestLister
+			o.Lister = SourceFiles
 		})
 		for _, d := range []string{h.src, archive, filepath.Join(archive, "2024")} {
 			if !h.n.watched(d) {

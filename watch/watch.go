@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"syscall"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -72,13 +74,35 @@ const (
 	DefaultMaxBackoff    = 5 * time.Minute
 )
 
-// Options configure a Watcher. Home, Sources, Syncer and Lister are
-// required.
+// SourceFiles is the Lister of a real index: ingest's one listing,
+// shared with the full read and the incremental sync, with the companions
+// of each file that exist (ingest.Companions: a Hermes database's
+// write-ahead log, which takes its new messages while the database file
+// itself does not change).
+func SourceFiles(src config.Source) ([]string, error) {
+	l, err := ingest.List(src)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(l.Files))
+	for _, f := range l.Files {
+		out = append(out, f.Path)
+		for _, c := range ingest.Companions(src.Kind, f.Path) {
+			if _, err := os.Stat(c); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Options configure a Watcher. Home, Sources and Syncer are required.
 type Options struct {
 	Home    paths.Home
 	Sources []config.Source
 	Syncer  Syncer
-	Lister  Lister
+	// Lister lists a source's files; nil means SourceFiles.
+	Lister Lister
 	// Logger receives what the watcher does; nil discards it.
 	Logger *slog.Logger
 	// Quiet is how long the sources must stay quiet before a sync starts
@@ -152,8 +176,11 @@ func newFSNotifier() (notifier, error) {
 }
 
 func (o *Options) defaults() error {
-	if o.Syncer == nil || o.Lister == nil || o.Home.Root == "" {
-		return errors.New("watch: Home, Syncer and Lister are required")
+	if o.Syncer == nil || o.Home.Root == "" {
+		return errors.New("watch: Home and Syncer are required")
+	}
+	if o.Lister == nil {
+		o.Lister = SourceFiles
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -756,7 +756,7 @@ func TestHiddenFileListedSyncs(t *testing.T) {
 			must(t, os.MkdirAll(filepath.Dir(history), 0o755))
 			must(t, os.WriteFile(history, []byte("#### hi\n"), 0o644))
 			o.Sources = []config.Source{{Name: "s", Kind: config.KindAider, Path: src}}
-			o.Lister = ingestLister
+			o.Lister = SourceFiles
 		})
 		h.appendLine(history)
 		time.Sleep(time.Minute)
