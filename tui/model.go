@@ -213,10 +213,19 @@ func (m *Model) resize(w, h int) {
 	m.help.Width = m.width
 	// The prompt takes 9 cells; the input scrolls within the rest.
 	m.input.Width = max(m.width-len([]rune(m.input.Prompt))-1, 10)
+	m.form.setWidth(m.width)
+	m.fitDetail()
+	m.clampCursor()
+}
+
+// fitDetail sizes the detail view to the window less its header and the
+// help it shows, which is taller with the full help open: call it when
+// either changes.
+func (m *Model) fitDetail() {
 	m.detail.Width = m.width
 	m.detail.Height = max(m.height-1-m.helpHeight(), 1)
-	m.form.setWidth(m.width)
-	m.clampCursor()
+	// A taller view would otherwise show blank rows past the end.
+	m.detail.SetYOffset(m.detail.YOffset)
 }
 
 // filters are the search filters the person set in the form.

@@ -818,3 +818,45 @@ func TestModel_TooSmallWindowSaysSo(t *testing.T) {
 		t.Errorf("ctrl+c does not quit a window too small while the search box has the keys")
 	}
 }
+
+// TestModel_DetailFitsItsHelp: the detail view leaves room for the help it
+// shows. With the full help open (?) before a result was opened, the view
+// was laid out for the one-line help, and the full help lost all but its
+// last row. Toggling the help there also took the window for the least
+// size, so a window too small drew the screen it cannot hold.
+func TestModel_DetailFitsItsHelp(t *testing.T) {
+	b := &fakeBackend{report: readyReport()}
+	m := started(t, b)
+	m = press(t, m, "?", "/", "dashboard port", "enter", "enter")
+	if m.Screen() != "detail" || !m.help.ShowAll {
+		t.Fatalf("screen %s, full help %v", m.Screen(), m.help.ShowAll)
+	}
+	view := m.View()
+	if n := strings.Count(view, "\n") + 1; n != 24 {
+		t.Fatalf("%d lines, want 24:\n%s", n, view)
+	}
+	for _, want := range []string{"run search", "page up", "next field", "refresh", "ctrl+c"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("the full help lacks %q:\n%s", want, view)
+		}
+	}
+	// Scrolled to the end, the text's last line is on the screen.
+	for range 10 {
+		m = press(t, m, "pgdown")
+	}
+	if view := m.View(); !strings.Contains(view, "advice") {
+		t.Errorf("the end of the result is not shown at 100%%:\n%s", view)
+	}
+
+	// Closing the help gives the rows back to the text.
+	m = press(t, m, "?")
+	if view := m.View(); strings.Contains(view, "page up") || strings.Count(view, "\n")+1 != 24 {
+		t.Errorf("the help closed:\n%s", view)
+	}
+
+	// In a window too small, ? changes nothing about what is drawn.
+	small := update(t, m, tea.WindowSizeMsg{Width: 12, Height: 5})
+	if v := press(t, small, "?").View(); !strings.Contains(v, "Too small") {
+		t.Errorf("? in a 12x5 window draws the screen:\n%s", v)
+	}
+}

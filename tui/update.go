@@ -272,6 +272,7 @@ func (m Model) updateListKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.screen = screenDetail
+		m.fitDetail() // its help may not be the list's
 		m.detail.SetContent(m.detailContent())
 		m.detail.GotoTop()
 		return m, nil
@@ -320,7 +321,7 @@ func (m Model) updateDetailKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.refreshStatus()
 	case key.Matches(msg, m.keys.Help):
 		m.help.ShowAll = !m.help.ShowAll
-		m.resize(m.width, m.height)
+		m.fitDetail()
 	}
 	return m, nil
 }
