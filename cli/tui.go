@@ -12,6 +12,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/doctor"
 	"github.com/nova-recall/nova/internal/version"
 	"github.com/nova-recall/nova/paths"
@@ -121,18 +122,11 @@ func tuiCommand(_ context.Context, inv *Invocation, args []string, start func(TU
 		fmt.Fprintln(inv.Stderr, "novactl tui cannot draw on this terminal (TERM=dumb). Use novactl status, novactl doctor or novactl search, which print plain text.")
 		return ExitUsage
 	}
-	cfg, ok := loadConfig(inv, false)
-	if !ok {
+	if _, ok := loadConfig(inv, false); !ok {
 		return ExitFailure
 	}
-	novadProbe, watcherProbe := newServiceProbes(inv)
 	return start(TUISession{
-		Backend: TUIBackend{
-			client:         client.ForConfig(cfg),
-			environ:        inv.Environ,
-			service:        novadProbe,
-			watcherService: watcherProbe,
-		},
+		Backend: newTUIBackend(inv),
 		Refresh: *refresh,
 		Stdin:   inv.Stdin,
 		Stderr:  inv.Stderr,
@@ -189,11 +183,33 @@ func joinOr(paths []string) string {
 // typed client for searches. It implements tui.Backend and is safe for
 // concurrent use.
 type TUIBackend struct {
-	client  *client.Client
+	// connect returns a client for the novad that serves the home now. A
+	// TUI session outlives novad: it may restart on other ports (port 0
+	// picks new ones at each start), or the configuration may change.
+	connect func() (*client.Client, error)
 	environ []string
 	service doctor.ServiceProbe // nil skips the service check
 	// watcherService probes the source watcher's job; nil means unknown.
 	watcherService doctor.ServiceProbe
+}
+
+// newTUIBackend is the backend of a TUI session for inv's home. Like the
+// status pane's doctor checks, each search reads the configuration and
+// the ports novad published afresh.
+func newTUIBackend(inv *Invocation) TUIBackend {
+	novadProbe, watcherProbe := newServiceProbes(inv)
+	return TUIBackend{
+		connect: func() (*client.Client, error) {
+			cfg, err := config.Load(inv.Environ)
+			if err != nil {
+				return nil, fmt.Errorf("read the configuration: %w", err)
+			}
+			return client.ForConfig(cfg), nil
+		},
+		environ:        inv.Environ,
+		service:        novadProbe,
+		watcherService: watcherProbe,
+	}
 }
 
 // Status implements tui.Backend.
@@ -211,6 +227,10 @@ func (b TUIBackend) Search(ctx context.Context, body api.SearchBody) (*api.Searc
 		budget = time.Until(d)
 	}
 	body.RemainingBudgetMs = int(budget.Milliseconds())
-	resp, _, err := b.client.Search(ctx, body)
+	c, err := b.connect()
+	if err != nil {
+		return nil, err
+	}
+	resp, _, err := c.Search(ctx, body)
 	return resp, err
 }

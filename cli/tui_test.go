@@ -19,6 +19,7 @@ import (
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/daemon"
 	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/internal/version"
 	"github.com/nova-recall/nova/paths"
@@ -88,7 +89,7 @@ func TestTUIBackend_Search(t *testing.T) {
 			_ = json.NewEncoder(w).Encode(api.Unavailable(got.Query, got.TopK, api.ReasonIndexNotLoaded))
 		}))
 		defer srv.Close()
-		b := TUIBackend{client: client.New(srv.URL, "")}
+		b := TUIBackend{connect: to(client.New(srv.URL, ""))}
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
 		resp, err := b.Search(ctx, api.SearchBody{Query: "dashboard port", TopK: 5})
@@ -109,7 +110,7 @@ func TestTUIBackend_Search(t *testing.T) {
 		}
 		addr := ln.Addr().String()
 		ln.Close()
-		b := TUIBackend{client: client.New("http://"+addr, "")}
+		b := TUIBackend{connect: to(client.New("http://"+addr, ""))}
 		_, err = b.Search(t.Context(), api.SearchBody{Query: "x"})
 		if !errors.Is(err, api.ErrNotRunning) || !client.IsNotRunning(err) {
 			t.Fatalf("err = %v, want one that matches api.ErrNotRunning and is the client's error", err)
@@ -127,7 +128,7 @@ func TestTUIBackend_Search(t *testing.T) {
 		cfg := config.Config{Home: paths.Home{Root: t.TempDir()}}
 		cfg.Server.Host = "127.0.0.1"
 		cfg.Server.Port, cfg.Facade.Port = port, port
-		b := TUIBackend{client: client.ForConfig(cfg)}
+		b := TUIBackend{connect: to(client.ForConfig(cfg))}
 		_, err := b.Search(t.Context(), api.SearchBody{Query: "x"})
 		if err == nil || errors.Is(err, api.ErrNotRunning) || !strings.Contains(err.Error(), "another home's novad") {
 			t.Fatalf("err = %v, want the client's other-home error, not api.ErrNotRunning", err)
@@ -199,4 +200,70 @@ func TestTUILaunch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTUIBackend_FollowsNovad: a TUI session outlives novad. Started while
+// novad is down, or kept open while it restarts, its searches reach the
+// novad that serves the home now, on the ports it published (a home with
+// port 0 gets new ones at each start), as the status pane's doctor checks
+// do; they went to the ports of the novad running when the TUI started,
+// and said novad was not running while the status pane said Ready.
+func TestTUIBackend_FollowsNovad(t *testing.T) {
+	home := t.TempDir()
+	novatest.Must(t, os.WriteFile(filepath.Join(home, "config.yaml"),
+		[]byte("server: {host: 127.0.0.1, port: 0}\nfacade: {port: 0}\n"), 0o600))
+	inv := &Invocation{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Environ: []string{"NOVA_HOME=" + home, "HOME=" + t.TempDir()}}
+	cfg, err := config.Load(inv.Environ)
+	novatest.Must(t, err)
+	b := newTUIBackend(inv)
+	search := func() (*api.SearchResponse, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		return b.Search(ctx, api.SearchBody{Query: "dashboard port", TopK: 5})
+	}
+	if _, err := search(); !errors.Is(err, api.ErrNotRunning) {
+		t.Fatalf("novad down: err = %v, want api.ErrNotRunning", err)
+	}
+	for i := range 2 {
+		stop := startNovad(t, cfg)
+		resp, err := search()
+		if err != nil || resp == nil || resp.Query != "dashboard port" {
+			t.Fatalf("novad start %d: resp %v, err %v; want novad's envelope", i+1, resp, err)
+		}
+		stop()
+	}
+}
+
+// to is a TUIBackend.connect that always returns c.
+func to(c *client.Client) func() (*client.Client, error) {
+	return func() (*client.Client, error) { return c, nil }
+}
+
+// startNovad runs novad for cfg's home in this process until the returned
+// function stops it.
+func startNovad(t *testing.T, cfg config.Config) (stop func()) {
+	t.Helper()
+	srv, err := daemon.New(daemon.Options{Config: cfg, Environ: []string{"NOVA_HOME=" + cfg.Home.Root}})
+	novatest.Must(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- srv.Run(ctx, ready) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("novad: %v", err)
+	}
+	stopped := false
+	stop = func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("novad: %v", err)
+			}
+		}
+	}
+	t.Cleanup(stop)
+	return stop
 }
