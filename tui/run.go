@@ -31,11 +31,7 @@ type RunOptions struct {
 // Run runs the TUI in the alternate screen until the user quits or ctx
 // ends (a nil error for both).
 func Run(ctx context.Context, o RunOptions) error {
-	// Styles are rendered for Output with the invocation's environment.
-	// The profile is resolved now, before Bubble Tea takes the terminal.
-	renderer := lipgloss.NewRenderer(o.Output, termenv.WithEnvironment(environ(o.Environ)))
-	_ = renderer.ColorProfile()
-	o.Renderer = renderer
+	o.Renderer = newRenderer(o.Output, o.Environ)
 
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithOutput(o.Output), tea.WithAltScreen()}
 	if f, ok := o.Input.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
@@ -48,6 +44,21 @@ func Run(ctx context.Context, o RunOptions) error {
 		return nil // interrupted from outside: a clean exit
 	}
 	return err
+}
+
+// newRenderer returns the renderer that draws the styles on w, for the
+// invocation's environment env (TERM, COLORTERM, NO_COLOR). Its profile is
+// resolved now, before Bubble Tea takes the terminal.
+func newRenderer(w io.Writer, env []string) *lipgloss.Renderer {
+	r := lipgloss.NewRenderer(w, termenv.WithEnvironment(environ(env)))
+	if out := r.Output(); out.EnvNoColor() && out.ColorProfile() != termenv.Ascii {
+		// NO_COLOR asks for no colours, and termenv drops every style
+		// for it: the text cursor and the selection are reverse video.
+		// newStyles leaves the colours out instead.
+		r.SetColorProfile(termenv.ANSI)
+	}
+	_ = r.ColorProfile()
+	return r
 }
 
 // environ adapts an environment list to termenv.Environ.

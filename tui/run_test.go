@@ -1,6 +1,16 @@
 package tui
 
-import "testing"
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nova-recall/nova/internal/novatest"
+)
 
 func TestEnviron(t *testing.T) {
 	e := environ{"TERM=xterm", "NO_COLOR=1", "TERM=xterm-256color", "EMPTY="}
@@ -12,4 +22,47 @@ func TestEnviron(t *testing.T) {
 	if len(e.Environ()) != 4 {
 		t.Errorf("Environ() = %v", e.Environ())
 	}
+}
+
+// TestNewRenderer_NoColor: NO_COLOR takes the colours away, not bold and
+// reverse video. Under NO_COLOR every style was dropped, and with it the
+// reverse video that draws the text cursor: the search box and the filter
+// fields showed no cursor at all.
+func TestNewRenderer_NoColor(t *testing.T) {
+	_, term := novatest.PTY(t)
+	for _, c := range []struct {
+		name   string
+		env    []string
+		colour bool
+	}{
+		{"colours", []string{"TERM=xterm-256color"}, true},
+		{"NO_COLOR", []string{"TERM=xterm-256color", "NO_COLOR=1"}, false},
+		{"CLICOLOR=0", []string{"TERM=xterm-256color", "CLICOLOR=0"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := New(Options{Backend: &fakeBackend{report: blockedReport()}, StatusInterval: time.Hour, Renderer: newRenderer(term, c.env)})
+			m = update(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+			m = drain(t, m, m.Init())
+			m = press(t, m, "/", "dashboard")
+			view := m.View()
+			if !strings.Contains(view, "\x1b[7m") {
+				t.Errorf("the search box's cursor is not drawn (no reverse video):\n%q", view)
+			}
+			if got := hasColour(view); got != c.colour {
+				t.Errorf("colours drawn: %v, want %v:\n%q", got, c.colour, view)
+			}
+		})
+	}
+}
+
+// hasColour reports whether s sets a foreground or background colour.
+func hasColour(s string) bool {
+	for _, m := range regexp.MustCompile(`\x1b\[([0-9;]*)m`).FindAllStringSubmatch(s, -1) {
+		for _, p := range strings.Split(m[1], ";") {
+			if n, err := strconv.Atoi(p); err == nil && (n >= 30 && n <= 49 || n >= 90 && n <= 107) {
+				return true
+			}
+		}
+	}
+	return false
 }

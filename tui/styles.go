@@ -43,31 +43,40 @@ type helpStyles struct {
 }
 
 // newStyles builds the styles with r; nil means lipgloss's default renderer.
+// When the environment of r's output turns colours off (NO_COLOR), the
+// styles keep only bold and reverse video.
 func newStyles(r *lipgloss.Renderer) styles {
 	if r == nil {
 		r = lipgloss.DefaultRenderer()
 	}
+	noColor := r.Output().EnvNoColor()
 	s := r.NewStyle
+	fg := func(c lipgloss.Color) lipgloss.Style {
+		if noColor {
+			return s()
+		}
+		return s().Foreground(c)
+	}
 	return styles{
-		title:     s().Bold(true).Foreground(colorCyan),
+		title:     fg(colorCyan).Bold(true),
 		section:   s().Bold(true),
-		label:     s().Foreground(colorBlue),
-		muted:     s().Foreground(colorGrey),
-		ready:     s().Foreground(colorGreen),
-		degraded:  s().Foreground(colorYellow).Bold(true),
-		blocked:   s().Foreground(colorRed).Bold(true).Reverse(true),
-		errorText: s().Foreground(colorRed).Bold(true),
-		advice:    s().Foreground(colorYellow),
+		label:     fg(colorBlue),
+		muted:     fg(colorGrey),
+		ready:     fg(colorGreen),
+		degraded:  fg(colorYellow).Bold(true),
+		blocked:   fg(colorRed).Bold(true).Reverse(true),
+		errorText: fg(colorRed).Bold(true),
+		advice:    fg(colorYellow),
 		selected:  s().Bold(true).Reverse(true),
-		citation:  s().Foreground(colorCyan),
-		score:     s().Foreground(colorGreen),
+		citation:  fg(colorCyan),
+		score:     fg(colorGreen),
 		prompt:    s().Bold(true),
-		focused:   s().Bold(true).Foreground(colorCyan),
+		focused:   fg(colorCyan).Bold(true),
 		cursor:    s(),
 		help: helpStyles{
 			key:  s().Bold(true),
-			desc: s().Foreground(colorGrey),
-			sep:  s().Foreground(colorGrey),
+			desc: fg(colorGrey),
+			sep:  fg(colorGrey),
 		},
 	}
 }
