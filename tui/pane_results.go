@@ -82,7 +82,7 @@ func (m Model) resultRow(i int) string {
 	st := m.styles
 	r := m.resp.Results[i]
 	cid := m.citationFor(i).CitationID
-	head := fmt.Sprintf("%2d %-4s %-10s %-10s ", i+1, cid, truncate.Width(api.StringOr(r.Source, "memory"), 10), api.StringOr(r.Date, "undated"))
+	head := fmt.Sprintf("%2d %s %s %s ", i+1, fitCells(cid, 4), fitCells(api.StringOr(r.Source, "memory"), 10), fitCells(api.StringOr(r.Date, "undated"), 10))
 	score := fmt.Sprintf("%6.3f", r.Score)
 	used := 2 + ansi.StringWidth(head) + len(score) + 2
 	preview := truncate.Width(oneLine(previewOf(r)), max(m.width-used, 1))

@@ -10,7 +10,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-recall/nova/doctor"
-	"github.com/nova-recall/nova/truncate"
 )
 
 // statusHeader is the first line: Nova's overall state and when it was
@@ -236,8 +235,7 @@ const checkTitleWidth = 23
 // check's code is highlighted.
 func (m Model) checkLine(c doctor.Check) (line, advice string) {
 	st := m.styles
-	title := truncate.Width(c.Title, checkTitleWidth)
-	title += strings.Repeat(" ", max(checkTitleWidth-ansi.StringWidth(title), 0))
+	title := fitCells(c.Title, checkTitleWidth)
 	switch c.State {
 	case doctor.Ready:
 		return st.ready.Render("  ✓ ") + title + " " + st.muted.Render(oneLine(c.Message)), ""

@@ -194,6 +194,13 @@ func fitLines(lines []string, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
+// fitCells shortens s to w terminal cells, or pads it with spaces to w:
+// fmt's %-*s pads by characters, and a wide character takes two cells.
+func fitCells(s string, w int) string {
+	s = truncate.Width(s, w)
+	return s + strings.Repeat(" ", max(w-ansi.StringWidth(s), 0))
+}
+
 // padLines returns exactly n lines: lines cut or padded with empty ones.
 func padLines(lines []string, n int) []string {
 	out := make([]string, n)

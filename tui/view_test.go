@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/doctor"
@@ -179,5 +180,29 @@ func TestView_FindingWraps(t *testing.T) {
 	flat := strings.Join(strings.Fields(m.View()), " ")
 	if !strings.Contains(flat, "sources changed 3h0m0s after the active index was built → run novactl index sync") {
 		t.Fatalf("the Degraded finding is cut:\n%s", m.View())
+	}
+}
+
+// TestView_ResultColumnsAlign: the result rows' columns line up by display
+// width. A source named in a wide script ("日記", four cells in two
+// characters) was padded by characters and pushed its row's date and score
+// two cells to the right of the others'.
+func TestView_ResultColumnsAlign(t *testing.T) {
+	answer := func(b api.SearchBody) (*api.SearchResponse, error) {
+		r := resultsFixture(b.Query)
+		r.Results[1].Source = ptr("日記")
+		r.Results[2].Source = ptr("notes-and-journal-archive")
+		return r, nil
+	}
+	m := started(t, &fakeBackend{report: readyReport(), answer: answer})
+	m = press(t, m, "/", "dashboard port", "enter")
+	var cols []int
+	for _, l := range strings.Split(m.View(), "\n") {
+		if i := strings.Index(l, "2026-11-"); i >= 0 && strings.Contains(l, " C") {
+			cols = append(cols, ansi.StringWidth(l[:i]))
+		}
+	}
+	if len(cols) != 3 || cols[0] != cols[1] || cols[0] != cols[2] {
+		t.Fatalf("the dates start at cells %v, want one column for the 3 rows:\n%s", cols, m.View())
 	}
 }
