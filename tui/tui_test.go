@@ -860,3 +860,25 @@ func TestModel_DetailFitsItsHelp(t *testing.T) {
 		t.Errorf("? in a 12x5 window draws the screen:\n%s", v)
 	}
 }
+
+// TestModel_SelectionStaysInViewUnderLimitNotice: the notice that the query
+// is at its limit takes a row of the results pane; the list scrolls with it
+// counted. It was not, and moving down to the pane's last row put the
+// selection on a row cut from the screen.
+func TestModel_SelectionStaysInViewUnderLimitNotice(t *testing.T) {
+	b := &fakeBackend{report: readyReport(), answer: func(b api.SearchBody) (*api.SearchResponse, error) { return manyResults(b.Query, 20), nil }}
+	m := started(t, b)
+	m = press(t, m, "/")
+	m = update(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(strings.Repeat("a", api.MaxQueryRunes+5)), Paste: true})
+	m = press(t, m, "enter")
+	for i := range 19 {
+		m = press(t, m, "down")
+		view := m.View()
+		if !strings.Contains(view, fmt.Sprintf("› %2d C%d ", i+2, i+2)) {
+			t.Fatalf("result %d is selected but not shown:\n%s", i+2, view)
+		}
+		if !strings.Contains(view, "at its limit") {
+			t.Fatalf("the notice is gone:\n%s", view)
+		}
+	}
+}

@@ -158,6 +158,7 @@ func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		focus := m.input.Focus()
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
+		m.clampCursor() // the limit notice may have taken a row
 		return m, tea.Batch(focus, cmd)
 	}
 	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !m.typing() {
@@ -223,6 +224,7 @@ func (m Model) updateSearchKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
+	m.clampCursor() // the limit notice may have taken a row
 	return m, cmd
 }
 

@@ -85,7 +85,7 @@ func (m Model) layout() layout {
 	}
 	l.statusRows = max(1, min(m.statusRowsWanted(), avail-body))
 	l.bodyRows = max(avail-l.statusRows, 0)
-	l.resultRows = max(l.bodyRows-len(m.qualityLines()), 0)
+	l.resultRows = max(l.bodyRows-len(m.limitLines())-len(m.qualityLines()), 0)
 	return l
 }
 
@@ -157,19 +157,23 @@ func (m Model) mainView() []string {
 	lines = append(lines, m.styles.muted.Render(strings.Repeat("─", m.width)))
 	lines = append(lines, m.input.View())
 	lines = append(lines, m.filterRow())
-	var body []string
-	if utf8.RuneCountInString(m.input.Value()) >= api.MaxQueryRunes {
-		// The box keeps the first MaxQueryRunes characters of a paste and
-		// drops the rest without a word.
-		body = append(body, m.styles.muted.Render(fmt.Sprintf("The query is at its limit of %d characters: what was typed or pasted beyond it was not kept.", api.MaxQueryRunes)))
-	}
+	body := m.limitLines()
 	if m.screen == screenFilters {
-		body = append(body, m.formLines(l.bodyRows)...)
+		body = append(body, m.formLines(max(l.bodyRows-len(body), 1))...)
 	} else {
 		body = append(append(body, m.qualityLines()...), m.bodyLines(l.resultRows)...)
 	}
 	lines = append(lines, padLines(body, l.bodyRows)...)
 	return append(lines, strings.Split(m.helpView(), "\n")...)
+}
+
+// limitLines say that the query is at its limit: the box keeps the first
+// MaxQueryRunes characters of a paste and drops the rest without a word.
+func (m Model) limitLines() []string {
+	if utf8.RuneCountInString(m.input.Value()) < api.MaxQueryRunes {
+		return nil
+	}
+	return []string{m.styles.muted.Render(fmt.Sprintf("The query is at its limit of %d characters: what was typed or pasted beyond it was not kept.", api.MaxQueryRunes))}
 }
 
 // fitLines makes lines exactly h rows of at most w cells: long lines are cut
