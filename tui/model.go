@@ -294,15 +294,25 @@ func newFilterForm(f filters, st styles, width int) (filterForm, tea.Cmd) {
 	return ff, ff.inputs[0].Focus()
 }
 
-// setWidth fits the inputs to a window width.
+// setWidth fits the inputs to a window width: a row is the focus mark (2
+// cells), the label column, a space, the input and its cursor.
 func (f *filterForm) setWidth(width int) {
 	for i := range f.inputs {
-		f.inputs[i].Width = max(width-formLabelWidth-4, 10)
+		f.inputs[i].Width = max(width-formLabelCells(width)-4, 1)
 	}
 }
 
-// formLabelWidth is the width of the form's label column.
+// formLabelWidth is the width of the form's label column, which narrows in
+// a narrow window (formLabelCells) so that what is typed still shows.
 const formLabelWidth = 14
+
+// minFieldWidth is the least room a filter field keeps for its text.
+const minFieldWidth = 8
+
+// formLabelCells is the label column's width in a window width cells wide.
+func formLabelCells(width int) int {
+	return max(min(formLabelWidth, width-4-minFieldWidth), 1)
+}
 
 // move focuses the field delta steps away, wrapping around.
 func (f filterForm) move(delta int) (filterForm, tea.Cmd) {

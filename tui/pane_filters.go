@@ -45,7 +45,7 @@ func (m Model) formLines(rows int) []string {
 	header := st.section.Render("Edit filters") + st.muted.Render("  (tab moves, enter applies, esc cancels)")
 	fields := make([]string, 0, fieldCount)
 	for i, in := range m.form.inputs {
-		label := fmt.Sprintf("%-*s", formLabelWidth, fieldLabels[i])
+		label := fitCells(fieldLabels[i], formLabelCells(m.width))
 		if i == m.form.focus {
 			fields = append(fields, st.focused.Render("› "+label)+" "+in.View())
 		} else {

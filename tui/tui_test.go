@@ -882,3 +882,26 @@ func TestModel_SelectionStaysInViewUnderLimitNotice(t *testing.T) {
 		}
 	}
 }
+
+// TestModel_FormFieldsShowWhatIsTyped: in a narrow window a filter field
+// shows the end of what is typed in it, and the cursor after it. Below 28
+// columns the field kept 10 cells after a 14-cell label column anyway, and
+// the window's edge cut it: at 20 columns two letters of the field showed.
+func TestModel_FormFieldsShowWhatIsTyped(t *testing.T) {
+	for _, w := range []int{20, 23, 27, 28, 40} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			m := started(t, &fakeBackend{report: readyReport()})
+			m = update(t, m, tea.WindowSizeMsg{Width: w, Height: 16})
+			m = press(t, m, "f", "infrastructure")
+			var line string
+			for _, l := range strings.Split(m.View(), "\n") {
+				if strings.HasPrefix(l, "› ") {
+					line = l
+				}
+			}
+			if ansi.StringWidth(line) > w || strings.Contains(line, "…") || !strings.Contains(line, "ture") || !strings.HasPrefix(line, "› Pro") {
+				t.Fatalf("the focused field at %d columns is %q, want its label's start and the end of %q, uncut:\n%s", w, line, "infrastructure", m.View())
+			}
+		})
+	}
+}
