@@ -905,3 +905,51 @@ func TestModel_FormFieldsShowWhatIsTyped(t *testing.T) {
 		})
 	}
 }
+
+// TestModel_FullHelpFitsShortWindows: the full help (?) lists every key in
+// a window too short for its columns, flowed onto fewer rows. The screen
+// kept the help's last row and dropped the rows above it: at 40x12 seven
+// of the nineteen keys showed, and how to quit with q among those lost.
+func TestModel_FullHelpFitsShortWindows(t *testing.T) {
+	for _, size := range [][2]int{{40, 12}, {30, 20}, {60, 12}, {80, 11}} {
+		for _, screen := range []string{"list", "detail"} {
+			t.Run(fmt.Sprintf("%dx%d %s", size[0], size[1], screen), func(t *testing.T) {
+				m := started(t, &fakeBackend{report: readyReport()})
+				m = press(t, m, "/", "dashboard port", "enter")
+				if screen == "detail" {
+					m = press(t, m, "enter")
+				}
+				m = update(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+				m = press(t, m, "?")
+				view := m.View()
+				for _, g := range m.keys.fullHelp() {
+					for _, k := range g {
+						h := k.Help()
+						if !regexp.MustCompile(regexp.QuoteMeta(h.Key) + ` +` + regexp.QuoteMeta(h.Desc)).MatchString(view) {
+							t.Errorf("the full help lacks %q %q", h.Key, h.Desc)
+						}
+					}
+				}
+				lines := strings.Split(view, "\n")
+				if len(lines) != size[1] {
+					t.Errorf("%d lines, want %d", len(lines), size[1])
+				}
+				for i, l := range lines {
+					if lw := ansi.StringWidth(l); lw > size[0] {
+						t.Errorf("line %d is %d cells wide, more than %d: %q", i, lw, size[0], l)
+					}
+				}
+				if t.Failed() {
+					t.Logf("view:\n%s", view)
+				}
+			})
+		}
+	}
+	// In the least window the full help cannot fit: the one-line help
+	// stays, with how to quit.
+	m := started(t, &fakeBackend{report: readyReport()})
+	m = update(t, m, tea.WindowSizeMsg{Width: minWidth, Height: minHeight})
+	if view := press(t, m, "?").View(); !strings.Contains(view, "quit") || strings.Count(view, "\n")+1 != minHeight {
+		t.Errorf("? in a %dx%d window:\n%s", minWidth, minHeight, view)
+	}
+}

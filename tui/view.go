@@ -97,7 +97,9 @@ func (m Model) helpHeight() int {
 // helpView renders the help for the current screen and focus.
 func (m Model) helpView() string {
 	if m.help.ShowAll && !m.typing() {
-		return m.fullHelpView()
+		if full, ok := m.fullHelpView(); ok {
+			return full
+		}
 	}
 	var b []key.Binding
 	switch {
@@ -122,18 +124,26 @@ func (m Model) helpView() string {
 }
 
 // fullHelpView renders every key binding in as many columns as the window
-// holds: the help model would cut the columns that do not fit, and with
-// them how to quit.
-func (m Model) fullHelpView() string {
+// holds (the help model would cut the columns that do not fit, and with
+// them how to quit), or flowed onto lines when the columns are too tall
+// for the rows the screen leaves the help. ok is false when not even that
+// fits.
+func (m Model) fullHelpView() (out string, ok bool) {
 	var all []key.Binding
 	for _, g := range m.keys.fullHelp() {
 		all = append(all, g...)
 	}
+	// The main screen keeps its fixed rows and one status row, the detail
+	// view its header and one row of text.
+	room := m.height - fixedRows - 1
+	if m.screen == screenDetail {
+		room = m.height - 2
+	}
+	fits := func(s string) bool { return lipgloss.Width(s) <= m.width && strings.Count(s, "\n") < room }
 	h := m.help
 	h.Width = 0 // measured here instead
-	out := h.FullHelpView(m.keys.fullHelp())
-	if lipgloss.Width(out) <= m.width {
-		return out // grouped by what the keys do
+	if out = h.FullHelpView(m.keys.fullHelp()); fits(out) {
+		return out, true // grouped by what the keys do
 	}
 	for cols := len(m.keys.fullHelp()); cols >= 1; cols-- {
 		rows := (len(all) + cols - 1) / cols
@@ -141,11 +151,22 @@ func (m Model) fullHelpView() string {
 		for i := 0; i < len(all); i += rows {
 			groups = append(groups, all[i:min(i+rows, len(all))])
 		}
-		if out = h.FullHelpView(groups); lipgloss.Width(out) <= m.width {
-			return out
+		if out = h.FullHelpView(groups); fits(out) {
+			return out, true
 		}
 	}
-	return out
+	// Flowed: as many keys on a line as it holds.
+	var lines []string
+	for start := 0; start < len(all); {
+		end := start + 1
+		for end < len(all) && lipgloss.Width(h.ShortHelpView(all[start:end+1])) <= m.width {
+			end++
+		}
+		lines = append(lines, h.ShortHelpView(all[start:end]))
+		start = end
+	}
+	out = strings.Join(lines, "\n")
+	return out, fits(out)
 }
 
 // mainView renders the status pane, the search box, the filter row, and the
