@@ -351,7 +351,7 @@ func (f filterForm) values() (filters, error) {
 			continue
 		}
 		if _, ok := api.NormalizeDate(s); !ok {
-			return filters{}, fmt.Errorf("%s must be a date like 2026-11-02, not %q", strings.ToLower(fieldLabels[d.field]), s)
+			return filters{}, fmt.Errorf("%s must be a date like 2026-11-02, not %s", strings.ToLower(fieldLabels[d.field]), quoted(s))
 		}
 		// A time goes as typed: novad reads the day it names in the
 		// user's zone, not on the time's own clock.
@@ -369,7 +369,7 @@ func (f filterForm) values() (filters, error) {
 	if s := v(fieldTopK); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < api.MinTopK || n > api.MaxTopK {
-			return filters{}, fmt.Errorf("top K must be a number from %d to %d, not %q", api.MinTopK, api.MaxTopK, s)
+			return filters{}, fmt.Errorf("top K must be a number from %d to %d, not %s", api.MinTopK, api.MaxTopK, quoted(s))
 		}
 		out.TopK = n
 	}

@@ -51,11 +51,11 @@ func (m Model) bodyLines(rows int) []string {
 	st := m.styles
 	switch {
 	case m.searching:
-		return []string{st.muted.Render(fmt.Sprintf("Searching for %q… (esc cancels)", m.lastBody.Query))}
+		return []string{st.muted.Render(fmt.Sprintf("Searching for %s… (esc cancels)", quoted(m.lastBody.Query)))}
 	case errors.Is(m.searchErr, errEmptyQuery):
 		return m.wrapped("Nothing to search for: the search box is empty.", "Type a question or a few words, then press Enter.")
 	case errors.Is(m.searchErr, errSearchCancelled):
-		return m.wrapped(fmt.Sprintf("Search for %q cancelled.", m.lastBody.Query), "Press / and Enter to run it again.")
+		return m.wrapped(fmt.Sprintf("Search for %s cancelled.", quoted(m.lastBody.Query)), "Press / and Enter to run it again.")
 	case m.searchErr != nil:
 		return m.failureLines()
 	case m.resp == nil:
@@ -134,7 +134,7 @@ func (m Model) emptyLines() []string {
 	st := m.styles
 	q := m.resp.Quality
 	lines := m.wrapped(
-		fmt.Sprintf("No memory matched %q. Quality %s · needsMoreEvidence %t.", m.resp.Query, verdict(st, q.Status), q.NeedsMoreEvidence),
+		fmt.Sprintf("No memory matched %s. Quality %s · needsMoreEvidence %t.", quoted(m.resp.Query), verdict(st, q.Status), q.NeedsMoreEvidence),
 		"Try other words, or loosen the filters (f).",
 	)
 	if len(q.MissingTerms) > 0 {

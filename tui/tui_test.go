@@ -953,3 +953,40 @@ func TestModel_FullHelpFitsShortWindows(t *testing.T) {
 		t.Errorf("? in a %dx%d window:\n%s", minWidth, minHeight, view)
 	}
 }
+
+// TestModel_QueryShownAsTyped: the query is quoted as typed where the view
+// repeats it. It was quoted with %q, which writes a zero-width joiner as an
+// escape: a Persian word (می‌خواهم holds U+200C) or an emoji sequence
+// (👩‍💻 holds U+200D) read "\u200c" in the middle.
+func TestModel_QueryShownAsTyped(t *testing.T) {
+	query := "می\u200cخواهم 👩\u200d💻"
+	empty := func(b api.SearchBody) (*api.SearchResponse, error) { return emptyFixture(b.Query), nil }
+	for _, c := range []struct {
+		name string
+		b    *fakeBackend
+		keys []string
+		want string
+	}{
+		{"searching", &fakeBackend{report: readyReport(), hang: true}, []string{"enter"}, "Searching for"},
+		{"cancelled", &fakeBackend{report: readyReport(), hang: true}, []string{"enter", "esc"}, "cancelled"},
+		{"no matches", &fakeBackend{report: readyReport(), answer: empty}, []string{"enter"}, "No memory matched"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := started(t, c.b)
+			m = press(t, m, "/")
+			m = update(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(query), Paste: true})
+			if c.b.hang {
+				// The search never answers: run the key, not its command.
+				next, _ := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+				m = next.(Model)
+				m = press(t, m, c.keys[1:]...)
+			} else {
+				m = press(t, m, c.keys...)
+			}
+			view := m.View()
+			if !strings.Contains(view, c.want) || !strings.Contains(view, `"`+query+`"`) || strings.Contains(view, `\u`) {
+				t.Fatalf("the view does not quote %q as typed:\n%s", query, view)
+			}
+		})
+	}
+}

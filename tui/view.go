@@ -237,6 +237,11 @@ func padLines(lines []string, n int) []string {
 // makes s inert, as error messages can quote what novad sent.
 func oneLine(s string) string { return strings.Join(strings.Fields(inert.Text(s)), " ") }
 
+// quoted puts s in double quotes as it is. %q would write a zero-width
+// joiner as an escape, and Persian words (U+200C) and emoji sequences
+// (U+200D) hold them.
+func quoted(s string) string { return `"` + s + `"` }
+
 func orDash(s string) string {
 	if s == "" {
 		return "-"
