@@ -126,6 +126,11 @@ func (m Model) unavailableLines() []string {
 	if reason != "" {
 		head += m.styles.muted.Render(" (" + reason + ")")
 	}
+	if api.RefusedAsInvalid(reason) && m.resp.Error != "" {
+		// novad's own words: the advice is per family of reasons and
+		// points to them ("the field the error names").
+		head += "\n" + m.styles.label.Render("Error: ") + oneLine(m.resp.Error)
+	}
 	return m.wrapped(head, a.Do)
 }
 

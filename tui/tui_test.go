@@ -990,3 +990,31 @@ func TestModel_QueryShownAsTyped(t *testing.T) {
 		})
 	}
 }
+
+// TestModel_RefusalSaysWhatWasWrong: a search novad refuses as invalid
+// shows novad's own words, which the advice points to ("correct the field
+// the error names"), as novactl search does. The TUI left them out and
+// named no field (a novad of another build may check what this TUI does
+// not).
+func TestModel_RefusalSaysWhatWasWrong(t *testing.T) {
+	refused := func(b api.SearchBody) (*api.SearchResponse, error) {
+		resp := api.Unavailable(b.Query, 5, api.ReasonInvalidFieldPrefix+"sourceSets")
+		resp.Error = "sourceSets: sourceSets must be a string or a list of strings"
+		return resp, nil
+	}
+	busy := func(b api.SearchBody) (*api.SearchResponse, error) {
+		resp := api.Unavailable(b.Query, 5, api.ReasonCapacityExhausted)
+		resp.Error = "busy"
+		return resp, nil
+	}
+	m := started(t, &fakeBackend{report: readyReport(), answer: refused})
+	view := press(t, m, "/", "dashboard port", "enter").View()
+	if !strings.Contains(view, "novad refused a field") || !strings.Contains(view, "Error: sourceSets: sourceSets must be a string or a list of strings") {
+		t.Errorf("a refused field:\n%s", view)
+	}
+	// A search novad could not run has nothing to add to the advice.
+	m = started(t, &fakeBackend{report: readyReport(), answer: busy})
+	if view := press(t, m, "/", "dashboard port", "enter").View(); !strings.Contains(view, "novad is busy") || strings.Contains(view, "Error:") {
+		t.Errorf("a busy novad:\n%s", view)
+	}
+}
