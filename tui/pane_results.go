@@ -131,7 +131,7 @@ func (m Model) unavailableLines() []string {
 		// points to them ("the field the error names").
 		head += "\n" + m.styles.label.Render("Error: ") + oneLine(m.resp.Error)
 	}
-	return m.wrapped(head, a.Do)
+	return m.wrapped(head, a.Do, reason)
 }
 
 // emptyLines explain an answer with no results.
@@ -151,9 +151,10 @@ func (m Model) emptyLines() []string {
 	return lines
 }
 
-// wrapped renders a headline and an advice line, each wrapped to the width.
-func (m Model) wrapped(head, advice string) []string {
-	lines := strings.Split(ansi.Wrap(head, m.width, ""), "\n")
+// wrapped renders a headline and an advice line, each wrapped to the width;
+// codes in the headline are kept whole.
+func (m Model) wrapped(head, advice string, codes ...string) []string {
+	lines := strings.Split(wrapKeeping(head, m.width, codes...), "\n")
 	for _, l := range strings.Split(ansi.Wrap("→ "+advice, m.width-2, ""), "\n") {
 		lines = append(lines, m.styles.advice.Render("  "+l))
 	}

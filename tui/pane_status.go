@@ -70,10 +70,10 @@ func (m Model) checkViews() []checkView {
 		if needsCare(c.State) && ansi.StringWidth(head) > m.width {
 			// The finding says what is wrong: in full, it wraps under the
 			// check like the advice does.
-			lines := strings.Split(ansi.Wrap(head, m.width, ""), "\n")
+			lines := strings.Split(wrapKeeping(head, m.width, c.Code), "\n")
 			rest := strings.Join(lines[1:], " ")
 			v.full = lines[:1]
-			for _, l := range strings.Split(ansi.Wrap(rest, max(m.width-6, 10), ""), "\n") {
+			for _, l := range strings.Split(wrapKeeping(rest, max(m.width-6, 10), c.Code), "\n") {
 				v.full = append(v.full, "      "+l)
 			}
 		}

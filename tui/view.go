@@ -237,6 +237,20 @@ func padLines(lines []string, n int) []string {
 // makes s inert, as error messages can quote what novad sent.
 func oneLine(s string) string { return strings.Join(strings.Fields(inert.Text(s)), " ") }
 
+// wrapKeeping wraps s to width cells as ansi.Wrap does, but never within
+// one of codes: a hyphen is a break point to ansi.Wrap, and a code cut at
+// one ("novad-" over "not-running") is no longer read, copied or searched
+// for as one. A code wider than the line is still cut.
+func wrapKeeping(s string, width int, codes ...string) string {
+	const nbHyphen = "\u2011" // one cell, and not a break point
+	for _, c := range codes {
+		if c != "" {
+			s = strings.ReplaceAll(s, c, strings.ReplaceAll(c, "-", nbHyphen))
+		}
+	}
+	return strings.ReplaceAll(ansi.Wrap(s, width, ""), nbHyphen, "-")
+}
+
 // quoted puts s in double quotes as it is. %q would write a zero-width
 // joiner as an escape, and Persian words (U+200C) and emoji sequences
 // (U+200D) hold them.

@@ -206,3 +206,30 @@ func TestView_ResultColumnsAlign(t *testing.T) {
 		t.Fatalf("the dates start at cells %v, want one column for the 3 rows:\n%s", cols, m.View())
 	}
 }
+
+// TestView_CodesWrapWhole: a Blocked or Degraded code, and the reason code
+// of an unavailable search, wrap to the next line whole. A hyphen is a
+// break point to the wrapping, and at 43 to 53 columns the status pane
+// read "Blocked: novad-" over "not-running", a code that could no longer
+// be read, copied or searched for as one.
+func TestView_CodesWrapWhole(t *testing.T) {
+	unavailable := func(b api.SearchBody) (*api.SearchResponse, error) {
+		return api.Unavailable(b.Query, 5, api.ReasonIndexNotLoaded), nil
+	}
+	for w := 30; w <= 100; w++ {
+		m := started(t, &fakeBackend{report: blockedReport(), answer: unavailable})
+		m = update(t, m, tea.WindowSizeMsg{Width: w, Height: 40})
+		m = press(t, m, "/", "dashboard port", "enter")
+		view := m.View()
+		for _, code := range []string{doctor.CodeNotRunning, doctor.CodeIndexStale, api.ReasonIndexNotLoaded} {
+			if !strings.Contains(view, code) {
+				t.Errorf("%d columns: %s is not shown whole:\n%s", w, code, view)
+			}
+		}
+		for i, l := range strings.Split(view, "\n") {
+			if lw := ansi.StringWidth(l); lw > w {
+				t.Errorf("%d columns: line %d is %d cells wide: %q", w, i, lw, l)
+			}
+		}
+	}
+}
