@@ -272,6 +272,7 @@ func TestLoadFile_envRangeErrorNamesVariable(t *testing.T) {
 		{"port", "", []string{"NOVA_SERVER_PORT=99999"}, []string{`NOVA_SERVER_PORT (server.port): must be a TCP port 0-65535 (got "99999")`}},
 		{"topK", "", []string{"NOVA_RETRIEVAL_TOP_K=0"}, []string{"NOVA_RETRIEVAL_TOP_K (retrieval.topK): must be between 1 and 20"}},
 		{"string", "", []string{"NOVA_RETRIEVAL_DENSE_CHANNEL=maybe"}, []string{"NOVA_RETRIEVAL_DENSE_CHANNEL (retrieval.denseChannel): must be on or off"}},
+		{"not a number", "", []string{"NOVA_RETRIEVAL_RECENCY_HALF_LIFE_DAYS=NaN"}, []string{`NOVA_RETRIEVAL_RECENCY_HALF_LIFE_DAYS (retrieval.recencyHalfLifeDays): must be more than 0 and at most 3650 days (got "NaN")`}},
 		{"host", "", []string{"NOVA_SERVER_HOST=0.0.0.0"}, []string{`NOVA_SERVER_HOST (server.host): must be localhost`}},
 		{"cross-field", "", []string{"NOVA_SERVER_PORT=4000", "NOVA_FACADE_PORT=4000"}, []string{"NOVA_FACADE_PORT (facade.port): must differ from server.port"}},
 		{"file value names no variable", "retrieval: {topK: 0}\n", []string{"NOVA_SERVER_PORT=99999"},
@@ -527,6 +528,7 @@ func TestLoadFile_invalid(t *testing.T) {
 		{"recencyHalfLifeDays zero", "retrieval: {recencyHalfLifeDays: 0}\n", []string{"retrieval.recencyHalfLifeDays"}},
 		{"recencyHalfLifeDays negative", "retrieval: {recencyHalfLifeDays: -1}\n", []string{"retrieval.recencyHalfLifeDays"}},
 		{"recencyHalfLifeDays too big", "retrieval: {recencyHalfLifeDays: 3650.5}\n", []string{"retrieval.recencyHalfLifeDays"}},
+		{"recencyHalfLifeDays not a number", "retrieval: {recencyHalfLifeDays: .nan}\n", []string{"retrieval.recencyHalfLifeDays"}},
 		{"denseChannel", "retrieval: {denseChannel: sometimes}\n", []string{"retrieval.denseChannel"}},
 
 		{"keepGenerations one", "index: {keepGenerations: 1}\n", []string{"index.keepGenerations"}},
@@ -744,6 +746,7 @@ sources:
 		{"authorityRank too big", "- {name: a, kind: jsonl, path: /a, authorityRank: 101}", []string{"sources[0].authorityRank"}},
 		{"retrievalWeight negative", "- {name: a, kind: jsonl, path: /a, retrievalWeight: -0.1}", []string{"sources[0].retrievalWeight"}},
 		{"retrievalWeight too big", "- {name: a, kind: jsonl, path: /a, retrievalWeight: 2.5}", []string{"sources[0].retrievalWeight"}},
+		{"retrievalWeight not a number", "- {name: a, kind: jsonl, path: /a, retrievalWeight: .nan}", []string{"sources[0].retrievalWeight"}},
 		{"include parent", "- {name: a, kind: jsonl, path: /a, include: ['../x']}", []string{"sources[0].include/exclude[0]"}},
 		{"include absolute", "- {name: a, kind: jsonl, path: /a, include: ['/etc/*']}", []string{"sources[0].include/exclude[0]"}},
 		{"include empty", "- {name: a, kind: jsonl, path: /a, include: ['']}", []string{"sources[0].include/exclude[0]"}},

@@ -59,7 +59,9 @@ func (c Config) validate(fromEnv map[string]string) error {
 	within("retrieval.topK", c.Retrieval.TopK, 1, 20, "must be between 1 and 20")
 	within("retrieval.latencyBudgetSeconds", c.Retrieval.LatencyBudgetSeconds, 1, 120, "must be at least 1 and at most 120 seconds")
 	within("retrieval.maxConcurrentSearches", c.Retrieval.MaxConcurrentSearches, 1, 64, "must be between 1 and 64")
-	if c.Retrieval.RecencyHalfLifeDays <= 0 || c.Retrieval.RecencyHalfLifeDays > 3650 {
+	// Written as what is accepted, so that NaN (.nan in YAML, NaN in the
+	// environment), which fails every comparison, is refused too.
+	if !(c.Retrieval.RecencyHalfLifeDays > 0 && c.Retrieval.RecencyHalfLifeDays <= 3650) {
 		bad("retrieval.recencyHalfLifeDays", fmt.Sprint(c.Retrieval.RecencyHalfLifeDays), "must be more than 0 and at most 3650 days")
 	}
 	if c.Retrieval.DenseChannel != "on" && c.Retrieval.DenseChannel != "off" {
@@ -108,7 +110,7 @@ func (c Config) validate(fromEnv map[string]string) error {
 		if s.AuthorityRank < 0 || s.AuthorityRank > 100 {
 			bad(field("authorityRank"), fmt.Sprint(s.AuthorityRank), "must be between 0 and 100")
 		}
-		if s.RetrievalWeight < 0 || s.RetrievalWeight > 2 {
+		if !(s.RetrievalWeight >= 0 && s.RetrievalWeight <= 2) { // NaN too
 			bad(field("retrievalWeight"), fmt.Sprint(s.RetrievalWeight), "must be between 0 and 2")
 		}
 		for j, g := range append(slices.Clone(s.Include), s.Exclude...) {
