@@ -585,6 +585,17 @@ func checkTypes(k *koanf.Koanf, fromEnv map[string]string) []error {
 	for _, key := range scalarKeys() {
 		v := k.Get(key)
 		if v == nil {
+			// Every key has its default, so a nil one was written
+			// without a value ("port:", "port: ~"), which would decode
+			// as 0, false or "" (port 0 picks a random port), not as
+			// the default the operator likely meant. A key of a
+			// misshapen section, dropped above, no longer exists.
+			if k.Exists(key) {
+				errs = append(errs, noValue(key, defaults[key]))
+				if err := k.Set(key, defaults[key]); err != nil {
+					errs = append(errs, err)
+				}
+			}
 			continue
 		}
 		var reason string
@@ -621,6 +632,16 @@ func checkTypes(k *koanf.Koanf, fromEnv map[string]string) []error {
 		}
 	}
 	return errs
+}
+
+// noValue is the error for key written without a value; def is its
+// default.
+func noValue(key string, def any) error {
+	reason := "has no value: write one, or remove the key"
+	if def != "" { // an empty default is not worth naming
+		reason += fmt.Sprintf(" to use the default (%v)", def)
+	}
+	return &FieldError{Field: key, Reason: reason}
 }
 
 func isInt(v any) bool {

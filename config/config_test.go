@@ -388,6 +388,13 @@ func TestLoadFile_misshapen(t *testing.T) {
 		{"a source field of the wrong type", "sources:\n  - {name: a, kind: jsonl, path: /a, authorityRank: high}\n", []string{
 			`line 2: sources[0].authorityRank: must be an integer (got "high")`,
 		}},
+		{"a key without a value", "server:\n  port:\nindex:\n  annMinChunks: ~\nembedding: {allowRemoteEndpoint: null, model: }\n", []string{
+			// not 0 (a random port, ANN never tried) nor false
+			`line 2: server.port: has no value: write one, or remove the key to use the default (3037)`,
+			`line 4: index.annMinChunks: has no value: write one, or remove the key to use the default (200000)`,
+			`line 5: embedding.allowRemoteEndpoint: has no value: write one, or remove the key to use the default (false)`,
+			`line 5: embedding.model: has no value: write one, or remove the key`,
+		}},
 		{"with a bad value elsewhere", "server: 5\nfacade: {port: x}\n", []string{
 			`line 2: facade.port: must be an integer (got "x")`,
 			`line 1: server: must be a section of keys (got "5")`,
