@@ -644,6 +644,10 @@ func noValue(key string, def any) error {
 	return &FieldError{Field: key, Reason: reason}
 }
 
+// isInt, isFloat and isBool accept what the decoder reads as such, and
+// no more: a string with spaces around the number (" 4000" from an
+// environment variable) fails to decode, and the error must come from
+// checkTypes, which names the variable.
 func isInt(v any) bool {
 	switch x := v.(type) {
 	case int, int64, int32, uint64:
@@ -651,7 +655,7 @@ func isInt(v any) bool {
 	case float64:
 		return x == float64(int64(x))
 	case string:
-		_, err := strconv.Atoi(strings.TrimSpace(x))
+		_, err := strconv.Atoi(x)
 		return err == nil
 	}
 	return false
@@ -662,7 +666,7 @@ func isFloat(v any) bool {
 	case int, int64, int32, uint64, float64:
 		return true
 	case string:
-		_, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		_, err := strconv.ParseFloat(x, 64)
 		return err == nil
 	}
 	return false
@@ -673,7 +677,7 @@ func isBool(v any) bool {
 	case bool:
 		return true
 	case string:
-		_, err := strconv.ParseBool(strings.TrimSpace(x))
+		_, err := strconv.ParseBool(x)
 		return err == nil
 	}
 	return false

@@ -275,6 +275,10 @@ func TestLoadFile_envRangeErrorNamesVariable(t *testing.T) {
 		{"not a number", "", []string{"NOVA_RETRIEVAL_RECENCY_HALF_LIFE_DAYS=NaN"}, []string{`NOVA_RETRIEVAL_RECENCY_HALF_LIFE_DAYS (retrieval.recencyHalfLifeDays): must be more than 0 and at most 3650 days (got "NaN")`}},
 		{"host", "", []string{"NOVA_SERVER_HOST=0.0.0.0"}, []string{`NOVA_SERVER_HOST (server.host): must be localhost`}},
 		{"cross-field", "", []string{"NOVA_SERVER_PORT=4000", "NOVA_FACADE_PORT=4000"}, []string{"NOVA_FACADE_PORT (facade.port): must differ from server.port"}},
+		// The type check trims the value, the decoder does not.
+		{"spaces around", "", []string{"NOVA_SERVER_PORT= 4000", "NOVA_EMBEDDING_ALLOW_REMOTE_ENDPOINT=true "}, []string{
+			`NOVA_SERVER_PORT (server.port): must be an integer (got " 4000")`,
+			`NOVA_EMBEDDING_ALLOW_REMOTE_ENDPOINT (embedding.allowRemoteEndpoint): must be true or false (got "true ")`}},
 		{"file value names no variable", "retrieval: {topK: 0}\n", []string{"NOVA_SERVER_PORT=99999"},
 			[]string{"NOVA_SERVER_PORT (server.port)", "\nline 1: retrieval.topK: must be between 1 and 20"}},
 	}
