@@ -403,7 +403,12 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 	if err := k.Load(envProvider, nil); err != nil {
 		return Config{}, fmt.Errorf("read environment: %w", err)
 	}
-	misshapen, keyErrs := checkKeys(k)
+	dotted := map[string]bool{}
+	for _, e := range dottedKeys(data) {
+		dotted[e.Field] = true
+		errs = append(errs, e)
+	}
+	misshapen, keyErrs := checkKeys(k, dotted)
 	if keyErrs != nil {
 		errs = append(errs, keyErrs)
 	}
@@ -423,7 +428,7 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 			Result:           &cfg,
 			WeaklyTypedInput: true,
 			// Unknown keys are already reported, by name, above.
-			ErrorUnused: keyErrs == nil,
+			ErrorUnused: keyErrs == nil && len(dotted) == 0,
 			TagName:     "koanf",
 		},
 	})
@@ -750,7 +755,7 @@ func envKey(name string) (string, error) {
 // are reported here, once; the caller drops them so that decoding does
 // not report them again, and skips validation, since the values around
 // them cannot be judged.
-func checkKeys(k *koanf.Koanf) (misshapen []string, _ error) {
+func checkKeys(k *koanf.Koanf, dotted map[string]bool) (misshapen []string, _ error) {
 	sections := map[string]bool{}
 	for _, key := range scalarKeys() {
 		section, _, _ := strings.Cut(key, ".")
@@ -773,6 +778,9 @@ func checkKeys(k *koanf.Koanf) (misshapen []string, _ error) {
 		case sections[key]:
 			errs = append(errs, &FieldError{Field: key, Value: shown(k.Get(key)), Reason: "must be a section of keys"})
 			misshapen = append(misshapen, key)
+		case dotted[key]:
+			// Reported as written, with a dot; koanf's flattened key
+			// cannot tell it from a nested one.
 		default:
 			errs = append(errs, &FieldError{Field: key, Reason: "unknown key"})
 		}
@@ -805,6 +813,44 @@ func checkKeys(k *koanf.Koanf) (misshapen []string, _ error) {
 		}
 	}
 	return misshapen, errors.Join(errs...)
+}
+
+// dottedKeys reports the keys of the YAML file data that contain a ".",
+// in the order written: "server.port: 4000" is one key of that name to
+// YAML, not port under server, and koanf, which joins nested keys with
+// ".", cannot tell the two apart. Data that does not parse has none.
+func dottedKeys(data []byte) []*FieldError {
+	var doc yamlv3.Node
+	if yamlv3.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	var found []*FieldError
+	var walk func(n *yamlv3.Node, prefix string)
+	walk = func(n *yamlv3.Node, prefix string) {
+		switch n.Kind {
+		case yamlv3.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				key := n.Content[i]
+				field := key.Value
+				if prefix != "" {
+					field = prefix + "." + key.Value
+				}
+				if strings.Contains(key.Value, ".") {
+					parts := strings.Split(key.Value, ".")
+					found = append(found, &FieldError{Field: field, Line: key.Line,
+						Reason: `a key cannot contain ".": nest its parts instead, each on its own line, indented under the one before (` + strings.Join(parts, ":, ") + ":)"})
+					continue
+				}
+				walk(n.Content[i+1], field)
+			}
+		case yamlv3.SequenceNode:
+			for i, item := range n.Content {
+				walk(item, fmt.Sprintf("%s[%d]", prefix, i))
+			}
+		}
+	}
+	walk(doc.Content[0], "")
+	return found
 }
 
 // shown formats a configuration value for an error message; an empty

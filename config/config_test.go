@@ -371,6 +371,38 @@ func TestLoadFile_unknownKeys(t *testing.T) {
 	}
 }
 
+// TestLoadFile_dottedKey: a key written with dots ("server.port: 4000", as
+// other tools spell a setting) is not nested by YAML; it is named with its
+// line and the nesting it should have, not left to the decoder's
+// ": has invalid keys".
+func TestLoadFile_dottedKey(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       []string // the whole message, one line per error
+	}{
+		{"top level", "# settings\nserver.port: 4000\n", []string{
+			`line 2: server.port: a key cannot contain ".": nest its parts instead, each on its own line, indented under the one before (server:, port:)`}},
+		{"beside another problem", "retrieval.topK: 5\nbogus: 1\n", []string{
+			`line 1: retrieval.topK: a key cannot contain ".": nest its parts instead, each on its own line, indented under the one before (retrieval:, topK:)`,
+			`line 2: bogus: unknown key`}},
+		{"in a section", "server:\n  port: 4000\nindex:\n  chunk.max: 1\n", []string{
+			`line 4: index.chunk.max: a key cannot contain ".": nest its parts instead, each on its own line, indented under the one before (chunk:, max:)`}},
+		{"in a source", "sources:\n  - {name: a, kind: jsonl, path: /a}\n  - name: b\n    kind: jsonl\n    path: /b\n    tags.x: 1\n", []string{
+			`line 6: sources[1].tags.x: a key cannot contain ".": nest its parts instead, each on its own line, indented under the one before (tags:, x:)`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load(t, tt.yaml)
+			if !errors.Is(err, config.ErrInvalid) {
+				t.Fatalf("error %v, want ErrInvalid", err)
+			}
+			if got, want := err.Error(), strings.Join(tt.want, "\n"); got != want {
+				t.Errorf("error:\n%v\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
 // TestLoadFile_misshapen: a section or a source list of the wrong shape is
 // one clear error naming the key, not an "unknown key" nor the decoder's
 // report of the same problem, with its line.
