@@ -374,6 +374,11 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 			return Config{}, fmt.Errorf("%w: %s is saved as UTF-16; save it as UTF-8", ErrInvalid, path)
 		}
 		if err := k.Load(rawBytes(data), yaml.Parser()); err != nil {
+			if line := tabIndented(data); line > 0 {
+				// The parser's message names no tab, or the line
+				// before it.
+				return Config{}, fmt.Errorf("read %s: %w (line %d starts with a tab: YAML indents with spaces only, even on a blank line)", path, err, line)
+			}
 			return Config{}, fmt.Errorf("read %s: %w", path, err)
 		}
 		if line := secondDocument(data); line > 0 {
@@ -472,6 +477,19 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// tabIndented returns the first line of data whose indentation holds a
+// tab, or 0. A blank line or a comment counts: the parser refuses those
+// too, and a blank line's tab cannot be seen.
+func tabIndented(data []byte) int {
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		indent := line[:len(line)-len(bytes.TrimLeft(line, " \t\r"))]
+		if bytes.IndexByte(indent, '\t') >= 0 {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // secondDocument returns the line where a second YAML document with

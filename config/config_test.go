@@ -470,6 +470,19 @@ func TestLoadFile_unreadable(t *testing.T) {
 			}
 		})
 	}
+	t.Run("tab", func(t *testing.T) {
+		// YAML's own message names no tab, or the line before it.
+		for yaml, line := range map[string]int{
+			"# ok\nserver:\n  host: 127.0.0.1\n\tport: 1\n": 4,
+			"server:\n  port: 1\n\t\n":                      3, // a blank line
+			"server:\n\t# a comment\n  port: 1\n":           2,
+		} {
+			_, err := load(t, yaml)
+			if want := fmt.Sprintf("(line %d starts with a tab: YAML indents with spaces only, even on a blank line)", line); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%q: error %v, want it to say %q", yaml, err, want)
+			}
+		}
+	})
 	t.Run("directory", func(t *testing.T) {
 		home := paths.Home{Root: t.TempDir()}
 		if err := os.Mkdir(home.Config(), 0o700); err != nil {
