@@ -427,7 +427,7 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 		DecoderConfig: &mapstructure.DecoderConfig{
 			DecodeHook: mapstructure.ComposeDecodeHookFunc(
 				mapstructure.StringToTimeDurationHookFunc(),
-				mapstructure.StringToSliceHookFunc(","),
+				splitList,
 				mapstructure.TextUnmarshallerHookFunc()),
 			Metadata:         nil,
 			Result:           &cfg,
@@ -880,6 +880,36 @@ func shown(v any) string {
 		return ""
 	}
 	return fmt.Sprint(v)
+}
+
+// splitList decodes a string written where a list of strings belongs
+// (tags: "a, b") as the list of its comma-separated items, without the
+// spaces around them. A comma inside braces is a glob's alternatives
+// (include: "*.{md,txt}"), not a separator.
+func splitList(from, to reflect.Type, data any) (any, error) {
+	s, ok := data.(string)
+	if !ok || from.Kind() != reflect.String || to != reflect.TypeFor[[]string]() {
+		return data, nil
+	}
+	if s == "" {
+		return []string{}, nil
+	}
+	var items []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '{':
+			depth++
+		case '}':
+			depth = max(depth-1, 0)
+		case ',':
+			if depth == 0 {
+				items = append(items, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(items, strings.TrimSpace(s[start:])), nil
 }
 
 // decodeErrors turns what decoding refused into field errors, one for

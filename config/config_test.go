@@ -752,6 +752,7 @@ sources:
     authorityRank: 100
     retrievalWeight: 2
   - {name: tagged, kind: jsonl, path: ./t.jsonl, tags: "a,b", authorityRank: 0, retrievalWeight: 0}
+  - {name: one-string, kind: markdown, path: ./m, tags: "x, y", include: "**/*.{md,txt}", exclude: "a/*, {b,c}/*"}
 `
 		if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
 			t.Fatal(err)
@@ -768,6 +769,9 @@ sources:
 			{Name: "export", Kind: config.KindJSONL, Path: filepath.Join(dir, "data", "memory.jsonl"), Project: "billing", Agent: "codex",
 				Tags: []string{"decision", "ops"}, Lifecycle: "active", WorkType: "incident", AuthorityRank: 100, RetrievalWeight: 2},
 			{Name: "tagged", Kind: config.KindJSONL, Path: filepath.Join(dir, "t.jsonl"), Tags: []string{"a", "b"}},
+			// Split at the commas outside braces, without the spaces.
+			{Name: "one-string", Kind: config.KindMarkdown, Path: filepath.Join(dir, "m"), Tags: []string{"x", "y"},
+				Include: []string{"**/*.{md,txt}"}, Exclude: []string{"a/*", "{b,c}/*"}},
 		}
 		if len(cfg.Sources) != len(want) {
 			t.Fatalf("sources %+v, want %+v", cfg.Sources, want)
