@@ -1064,18 +1064,28 @@ sources:
 }
 
 // TestLoadFile_sameFilesTwice: two sources of one kind that name the same
-// path (spelled alike or not) with the same globs read the same files, so
+// path (spelled alike or not, or through a link) with the same globs read
+// the same files, so
 // every memory in them was indexed, and found, twice; that is an error
 // naming the second. Other globs, another kind, or a folder inside
 // another's are left alone: they can be meant.
 func TestLoadFile_sameFilesTwice(t *testing.T) {
 	home := paths.Home{Root: t.TempDir()}
 	user := t.TempDir()
+	// A link to a folder (notes kept on another disk, or in a synced
+	// folder) reads the files of the folder.
+	if err := os.Mkdir(filepath.Join(user, "real"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(user, "real"), filepath.Join(user, "link")); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		name, sources string
 		want          []string
 	}{
 		{"same path", "- {name: a, kind: markdown, path: /n}\n- {name: b, kind: markdown, path: /n/}", []string{"sources[1].path"}},
+		{"same folder through a link", "- {name: a, kind: markdown, path: ~/real}\n- {name: b, kind: markdown, path: ~/link}", []string{"sources[1].path"}},
 		{"same path through ~", "- {name: a, kind: markdown, path: " + user + "/n}\n- {name: b, kind: markdown, path: ~/n}", []string{"sources[1].path"}},
 		{"same globs", "- {name: a, kind: markdown, path: /n, include: ['*.md']}\n- {name: b, kind: markdown, path: /n, include: ['*.md']}", []string{"sources[1].path"}},
 		{"other globs", "- {name: a, kind: markdown, path: /n, include: [work/**]}\n- {name: b, kind: markdown, path: /n, exclude: [work/**]}", nil},

@@ -99,8 +99,13 @@ func (c Config) validate(fromEnv map[string]string) error {
 			// "path: ~" is YAML's null, so empty here.
 			bad(field("path"), "", `is required (for your home folder write "~" in quotes: YAML reads ~ alone as empty)`)
 		} else {
-			// The same files read twice are indexed, and found, twice.
-			what := strings.Join([]string{s.Kind, filepath.Clean(s.Path), strings.Join(s.Include, "\x00"), strings.Join(s.Exclude, "\x00")}, "\x00\x01")
+			// The same files read twice are indexed, and found, twice;
+			// a link to a folder reads the folder's files.
+			real := filepath.Clean(s.Path)
+			if p, err := filepath.EvalSymlinks(s.Path); err == nil {
+				real = p
+			}
+			what := strings.Join([]string{s.Kind, real, strings.Join(s.Include, "\x00"), strings.Join(s.Exclude, "\x00")}, "\x00\x01")
 			if j, ok := read[what]; ok {
 				bad(field("path"), s.Path, fmt.Sprintf("reads the same files as sources[%d] (%q), whose memory would be indexed twice: remove one, or tell them apart with include/exclude", j, c.Sources[j].Name))
 			} else {
