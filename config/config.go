@@ -379,6 +379,9 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 				// before it.
 				return Config{}, fmt.Errorf("read %s: %w (line %d starts with a tab: YAML indents with spaces only, even on a blank line)", path, err, line)
 			}
+			if line, what := notSettings(data); line > 0 {
+				return Config{}, fmt.Errorf("%w: %s: line %d: the file holds %s", ErrInvalid, path, line, what)
+			}
 			return Config{}, fmt.Errorf("read %s: %w", path, err)
 		}
 		if line := secondDocument(data); line > 0 {
@@ -490,6 +493,23 @@ func tabIndented(data []byte) int {
 		}
 	}
 	return 0
+}
+
+// notSettings returns the line of the top of the YAML file data, and what
+// it holds, when it parses but is not a mapping of keys, else 0: the
+// parser says "cannot unmarshal !!seq into map[string]interface {}".
+func notSettings(data []byte) (line int, what string) {
+	var doc yamlv3.Node
+	if yamlv3.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return 0, ""
+	}
+	switch top := doc.Content[0]; top.Kind {
+	case yamlv3.SequenceNode:
+		return top.Line, "a list, not settings (keys such as server: and sources:, at the start of a line); a list of sources goes under sources:"
+	case yamlv3.ScalarNode:
+		return top.Line, "a single value, not settings (keys such as server: and sources:, at the start of a line)"
+	}
+	return 0, ""
 }
 
 // secondDocument returns the line where a second YAML document with

@@ -483,6 +483,19 @@ func TestLoadFile_unreadable(t *testing.T) {
 			}
 		}
 	})
+	t.Run("not settings", func(t *testing.T) {
+		// Not the parser's "cannot unmarshal !!seq into map[string]interface {}".
+		for yaml, want := range map[string]string{
+			"# notes\n- {name: notes, kind: markdown, path: ~/notes}\n": `line 2: the file holds a list, not settings (keys such as server: and sources:, at the start of a line); a list of sources goes under sources:`,
+			"notes\n": `line 1: the file holds a single value, not settings (keys such as server: and sources:, at the start of a line)`,
+		} {
+			home, path := writeConfig(t, yaml)
+			_, err := config.LoadFile(home, path, nil)
+			if want = "invalid configuration: " + path + ": " + want; err == nil || err.Error() != want || !errors.Is(err, config.ErrInvalid) {
+				t.Errorf("%q: error %v, want %q", yaml, err, want)
+			}
+		}
+	})
 	t.Run("directory", func(t *testing.T) {
 		home := paths.Home{Root: t.TempDir()}
 		if err := os.Mkdir(home.Config(), 0o700); err != nil {
