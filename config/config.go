@@ -431,6 +431,7 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 			DecodeHook: mapstructure.ComposeDecodeHookFunc(
 				mapstructure.StringToTimeDurationHookFunc(),
 				splitList,
+				boolAsText,
 				mapstructure.TextUnmarshallerHookFunc()),
 			Metadata:         nil,
 			Result:           &cfg,
@@ -930,6 +931,16 @@ func splitList(from, to reflect.Type, data any) (any, error) {
 		}
 	}
 	return append(items, strings.TrimSpace(s[start:])), nil
+}
+
+// boolAsText decodes true or false written where text belongs
+// (denseChannel: false, a tag true) as the word, where the weakly typed
+// decoder would make it "1" or "0".
+func boolAsText(from, to reflect.Type, data any) (any, error) {
+	if b, ok := data.(bool); ok && from.Kind() == reflect.Bool && to.Kind() == reflect.String {
+		return strconv.FormatBool(b), nil
+	}
+	return data, nil
 }
 
 // decodeErrors turns what decoding refused into field errors, one for

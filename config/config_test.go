@@ -403,6 +403,18 @@ func TestLoadFile_dottedKey(t *testing.T) {
 	}
 }
 
+// TestLoadFile_scalarAsText: a number or true/false where text belongs is
+// the text as written, not the decoder's "1" for true.
+func TestLoadFile_scalarAsText(t *testing.T) {
+	cfg := mustLoad(t, "embedding: {model: true, apiKeyEnv: 12}\nsources: [{name: a, kind: jsonl, path: /a, project: false, tags: [true, 7]}]\n")
+	if cfg.Embedding.Model != "true" || cfg.Embedding.APIKeyEnv != "12" {
+		t.Errorf("model %q, apiKeyEnv %q; want \"true\", \"12\"", cfg.Embedding.Model, cfg.Embedding.APIKeyEnv)
+	}
+	if s := cfg.Sources[0]; s.Project != "false" || !slices.Equal(s.Tags, []string{"true", "7"}) {
+		t.Errorf("project %q, tags %q; want \"false\", [true 7]", s.Project, s.Tags)
+	}
+}
+
 // TestLoadFile_misshapen: a section or a source list of the wrong shape is
 // one clear error naming the key, not an "unknown key" nor the decoder's
 // report of the same problem, with its line.
@@ -430,6 +442,10 @@ func TestLoadFile_misshapen(t *testing.T) {
 			`line 4: index.annMinChunks: has no value: write one, or remove the key to use the default (200000)`,
 			`line 5: embedding.allowRemoteEndpoint: has no value: write one, or remove the key to use the default (false)`,
 			`line 5: embedding.model: has no value: write one, or remove the key`,
+		}},
+		{"a word read as true or false", "retrieval: {denseChannel: false}\n", []string{
+			// not "0", the decoder's rendering of false
+			`line 1: retrieval.denseChannel: must be on or off (got "false")`,
 		}},
 		{"with a bad value elsewhere", "server: 5\nfacade: {port: x}\n", []string{
 			`line 2: facade.port: must be an integer (got "x")`,
