@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -645,9 +646,7 @@ func checkTypes(k *koanf.Koanf, fromEnv map[string]string) []error {
 		var reason string
 		switch defaults[key].(type) {
 		case int:
-			if !isInt(v) {
-				reason = "must be an integer"
-			}
+			reason = notInt(v)
 		case float64:
 			if !isFloat(v) {
 				reason = "must be a number"
@@ -670,7 +669,7 @@ func checkTypes(k *koanf.Koanf, fromEnv map[string]string) []error {
 		if reason == "" {
 			continue
 		}
-		errs = append(errs, &FieldError{Field: key, Env: fromEnv[key], Value: fmt.Sprint(v), Reason: reason})
+		errs = append(errs, &FieldError{Field: key, Env: fromEnv[key], Value: shown(v), Reason: reason})
 		if err := k.Set(key, defaults[key]); err != nil {
 			errs = append(errs, err)
 		}
@@ -688,21 +687,46 @@ func noValue(key string, def any) error {
 	return &FieldError{Field: key, Reason: reason}
 }
 
-// isInt, isFloat and isBool accept what the decoder reads as such, and
+// notInt says why v is not an int, or returns "". An integer beyond the
+// int range is too large, not wrapped round by the decoder (2^63 would
+// be reported as -2^63); YAML reads a longer one as a float (1e+23).
+//
+// notInt, isFloat and isBool accept what the decoder reads as such, and
 // no more: a string with spaces around the number (" 4000" from an
 // environment variable) fails to decode, and the error must come from
 // checkTypes, which names the variable.
-func isInt(v any) bool {
+func notInt(v any) string {
 	switch x := v.(type) {
-	case int, int64, int32, uint64:
-		return true
+	case int, int64, int32:
+		return ""
+	case uint64:
+		if x > math.MaxInt {
+			return "is too large"
+		}
+		return ""
 	case float64:
-		return x == float64(int64(x))
+		switch {
+		case x != math.Trunc(x):
+			return "must be an integer"
+		case x < math.MinInt:
+			return "is too small"
+		case x >= math.MaxInt: // MaxInt rounds up to 2^63
+			return "is too large"
+		}
+		return ""
 	case string:
 		_, err := strconv.Atoi(x)
-		return err == nil
+		switch {
+		case errors.Is(err, strconv.ErrRange) && strings.HasPrefix(x, "-"):
+			return "is too small"
+		case errors.Is(err, strconv.ErrRange):
+			return "is too large"
+		case err != nil:
+			return "must be an integer"
+		}
+		return ""
 	}
-	return false
+	return "must be an integer"
 }
 
 func isFloat(v any) bool {

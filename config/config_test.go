@@ -279,6 +279,9 @@ func TestLoadFile_envRangeErrorNamesVariable(t *testing.T) {
 		{"spaces around", "", []string{"NOVA_SERVER_PORT= 4000", "NOVA_EMBEDDING_ALLOW_REMOTE_ENDPOINT=true "}, []string{
 			`NOVA_SERVER_PORT (server.port): must be an integer (got " 4000")`,
 			`NOVA_EMBEDDING_ALLOW_REMOTE_ENDPOINT (embedding.allowRemoteEndpoint): must be true or false (got "true ")`}},
+		{"too large", "", []string{"NOVA_RETRIEVAL_TOPK=99999999999999999999", "NOVA_SERVER_PORT=-99999999999999999999"}, []string{
+			`NOVA_RETRIEVAL_TOPK (retrieval.topK): is too large (got "99999999999999999999")`,
+			`NOVA_SERVER_PORT (server.port): is too small (got "-99999999999999999999")`}},
 		{"file value names no variable", "retrieval: {topK: 0}\n", []string{"NOVA_SERVER_PORT=99999"},
 			[]string{"NOVA_SERVER_PORT (server.port)", "\nline 1: retrieval.topK: must be between 1 and 20"}},
 	}
@@ -442,6 +445,16 @@ func TestLoadFile_misshapen(t *testing.T) {
 			`line 4: index.annMinChunks: has no value: write one, or remove the key to use the default (200000)`,
 			`line 5: embedding.allowRemoteEndpoint: has no value: write one, or remove the key to use the default (false)`,
 			`line 5: embedding.model: has no value: write one, or remove the key`,
+		}},
+		{"integers too large", "retrieval: {topK: 9223372036854775808}\nserver: {port: 99999999999999999999999}\n", []string{
+			// not wrapped round to a negative number, nor "must be an integer"
+			`line 1: retrieval.topK: is too large (got "9223372036854775808")`,
+			`line 2: server.port: is too large (got "1e+23")`,
+		}},
+		{"integer too small", "index: {annMinChunks: -1e30}\n", []string{`line 1: index.annMinChunks: is too small (got "-1e+30")`}},
+		{"a section for a number", "server:\n  port:\n    x: 1\n", []string{
+			`line 2: server.port: must be an integer`,
+			`line 3: server.port.x: unknown key`,
 		}},
 		{"a word read as true or false", "retrieval: {denseChannel: false}\n", []string{
 			// not "0", the decoder's rendering of false
