@@ -226,17 +226,33 @@ type FieldError struct {
 	// Line is the line of config.yaml the field is on, or 0 (set by an
 	// environment variable, or not found in the file).
 	Line int
+	// File is the config file the value is from, or would be written in
+	// (a default judged against a value of the file); "" for a value of
+	// an environment variable, or when there is no file.
+	File string
 }
 
 func (e *FieldError) Error() string {
-	field := e.Field
-	if e.Env != "" {
-		field = e.Env + " (" + e.Field + ")"
+	return where(e.File, e.Line, e.Env, e.Field) + ": " + e.message()
+}
+
+// where is the start of an error about field: "PATH: line N: field", or
+// "ENV (field)" when the value came from the variable env, or "ENV" when
+// the variable is the field (one that sets no key).
+func where(file string, line int, env, field string) string {
+	switch {
+	case env != "" && env == field:
+		return env
+	case env != "":
+		return env + " (" + field + ")"
 	}
-	if e.Line > 0 {
-		field = fmt.Sprintf("line %d: %s", e.Line, field)
+	if line > 0 {
+		field = fmt.Sprintf("line %d: %s", line, field)
 	}
-	return field + ": " + e.message()
+	if file != "" {
+		field = file + ": " + field
+	}
+	return field
 }
 
 // message is the error without the field: the reason and the value.
@@ -258,17 +274,12 @@ type NonLoopbackError struct {
 	Env string
 	// Line is the line of config.yaml server.host is on, or 0.
 	Line int
+	// File is the config file the host is from, as in FieldError.
+	File string
 }
 
 func (e *NonLoopbackError) Error() string {
-	field := "server.host"
-	if e.Env != "" {
-		field = e.Env + " (server.host)"
-	}
-	if e.Line > 0 {
-		field = fmt.Sprintf("line %d: %s", e.Line, field)
-	}
-	return field + ": " + e.message()
+	return where(e.File, e.Line, e.Env, "server.host") + ": " + e.message()
 }
 
 // message is the error without the field.
@@ -477,7 +488,7 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 	}
 	if err := errors.Join(errs...); err != nil {
 		if hasFile {
-			setLines(data, err)
+			setLines(path, data, err)
 		}
 		return Config{}, err
 	}
@@ -534,24 +545,29 @@ func secondDocument(data []byte) int {
 	}
 }
 
-// setLines sets the Line of each FieldError (and NonLoopbackError) in
-// err's tree that is about a key of the YAML file data, not an
-// environment variable. It leaves them at 0 when data does not parse.
-func setLines(data []byte, err error) {
+// setLines sets the File of each FieldError (and NonLoopbackError) in
+// err's tree that is about a key of the YAML file data at path, not an
+// environment variable, and its Line. It leaves the lines at 0 when data
+// does not parse.
+func setLines(path string, data []byte, err error) {
 	var doc yamlv3.Node
-	if yamlv3.Unmarshal(data, &doc) != nil {
-		return
-	}
+	parsed := yamlv3.Unmarshal(data, &doc) == nil
 	var walk func(error)
 	walk = func(e error) {
 		switch e := e.(type) {
 		case *FieldError:
-			if e.Env == "" && e.Line == 0 {
-				e.Line = lineOf(&doc, e.Field)
+			if e.Env == "" {
+				e.File = path
+				if e.Line == 0 && parsed {
+					e.Line = lineOf(&doc, e.Field)
+				}
 			}
 		case *NonLoopbackError:
-			if e.Env == "" && e.Line == 0 {
-				e.Line = lineOf(&doc, "server.host")
+			if e.Env == "" {
+				e.File = path
+				if e.Line == 0 && parsed {
+					e.Line = lineOf(&doc, "server.host")
+				}
 			}
 		case interface{ Unwrap() []error }:
 			for _, x := range e.Unwrap() {
@@ -801,7 +817,7 @@ func envKey(name string) (string, error) {
 	rest := strings.TrimPrefix(name, "NOVA_")
 	section, field, ok := strings.Cut(rest, "_")
 	if !ok {
-		return "", &FieldError{Field: name, Reason: "unknown environment variable: expected NOVA_<SECTION>_<KEY>, e.g. NOVA_SERVER_PORT"}
+		return "", &FieldError{Field: name, Env: name, Reason: "unknown environment variable: expected NOVA_<SECTION>_<KEY>, e.g. NOVA_SERVER_PORT"}
 	}
 	want := strings.ToLower(section) + "." + strings.ToLower(strings.ReplaceAll(field, "_", ""))
 	for _, k := range scalarKeys() {
@@ -809,7 +825,7 @@ func envKey(name string) (string, error) {
 			return k, nil
 		}
 	}
-	return "", &FieldError{Field: name, Reason: "unknown environment variable: no such configuration key"}
+	return "", &FieldError{Field: name, Env: name, Reason: "unknown environment variable: no such configuration key"}
 }
 
 // checkKeys rejects keys the configuration does not define, naming each,
@@ -1037,6 +1053,8 @@ type Problem struct {
 	Field string `json:"field,omitempty"`
 	// Env is the environment variable the value came from, if it did.
 	Env string `json:"env,omitempty"`
+	// File is the config file the value is from, when it is from one.
+	File string `json:"file,omitempty"`
 	// Line is the line of config.yaml the field is on, when it is there.
 	Line int `json:"line,omitempty"`
 	// Message says what is wrong, without the field.
@@ -1052,9 +1070,9 @@ func Problems(err error) []Problem {
 		switch e := e.(type) {
 		case nil:
 		case *FieldError:
-			out = append(out, Problem{Field: e.Field, Env: e.Env, Line: e.Line, Message: e.message()})
+			out = append(out, Problem{Field: e.Field, Env: e.Env, File: e.File, Line: e.Line, Message: e.message()})
 		case *NonLoopbackError:
-			out = append(out, Problem{Field: "server.host", Env: e.Env, Line: e.Line, Message: e.message()})
+			out = append(out, Problem{Field: "server.host", Env: e.Env, File: e.File, Line: e.Line, Message: e.message()})
 		case interface{ Unwrap() []error }: // errors.Join
 			for _, x := range e.Unwrap() {
 				walk(x)

@@ -283,7 +283,7 @@ func TestLoadFile_envRangeErrorNamesVariable(t *testing.T) {
 			`NOVA_RETRIEVAL_TOPK (retrieval.topK): is too large (got "99999999999999999999")`,
 			`NOVA_SERVER_PORT (server.port): is too small (got "-99999999999999999999")`}},
 		{"file value names no variable", "retrieval: {topK: 0}\n", []string{"NOVA_SERVER_PORT=99999"},
-			[]string{"NOVA_SERVER_PORT (server.port)", "\nline 1: retrieval.topK: must be between 1 and 20"}},
+			[]string{"NOVA_SERVER_PORT (server.port)", "config.yaml: line 1: retrieval.topK: must be between 1 and 20"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -395,11 +395,12 @@ func TestLoadFile_dottedKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := load(t, tt.yaml)
+			home, path := writeConfig(t, tt.yaml)
+			_, err := config.LoadFile(home, path, nil)
 			if !errors.Is(err, config.ErrInvalid) {
 				t.Fatalf("error %v, want ErrInvalid", err)
 			}
-			if got, want := err.Error(), strings.Join(tt.want, "\n"); got != want {
+			if got, want := err.Error(), path+": "+strings.Join(tt.want, "\n"+path+": "); got != want {
 				t.Errorf("error:\n%v\nwant:\n%s", got, want)
 			}
 		})
@@ -420,7 +421,7 @@ func TestLoadFile_scalarAsText(t *testing.T) {
 
 // TestLoadFile_misshapen: a section or a source list of the wrong shape is
 // one clear error naming the key, not an "unknown key" nor the decoder's
-// report of the same problem, with its line.
+// report of the same problem, with its file and line.
 func TestLoadFile_misshapen(t *testing.T) {
 	tests := []struct {
 		name, yaml string
@@ -467,13 +468,18 @@ func TestLoadFile_misshapen(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := load(t, tt.yaml)
+			home, path := writeConfig(t, tt.yaml)
+			_, err := config.LoadFile(home, path, nil)
 			if !errors.Is(err, config.ErrInvalid) {
 				t.Fatalf("error %v, want ErrInvalid", err)
 			}
 			got := strings.Split(err.Error(), "\n")
 			slices.Sort(got)
-			want := slices.Sorted(slices.Values(tt.want))
+			var want []string
+			for _, w := range tt.want {
+				want = append(want, path+": "+w)
+			}
+			slices.Sort(want)
 			if !slices.Equal(got, want) {
 				t.Errorf("error:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
 			}
@@ -876,6 +882,10 @@ func TestFieldError(t *testing.T) {
 	if got, want := without.Error(), "embedding.model: is required"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
+	inFile := &config.FieldError{Field: "server.port", Value: "-1", Reason: "must be a TCP port 0-65535", File: "/n/config.yaml", Line: 3}
+	if got, want := inFile.Error(), `/n/config.yaml: line 3: server.port: must be a TCP port 0-65535 (got "-1")`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
 	nl := &config.NonLoopbackError{Host: "0.0.0.0"}
 	if !strings.HasPrefix(nl.Error(), "server.host: ") || !strings.Contains(nl.Error(), `"0.0.0.0"`) {
 		t.Errorf("NonLoopbackError.Error() = %q", nl.Error())
@@ -1072,6 +1082,37 @@ func TestLoadFile_sourcePathNotExpanded(t *testing.T) {
 // TestLoadFile_errorLines: each error about a key of config.yaml names
 // its line, so that the person finds it in a long file; an error about an
 // environment variable names none.
+// TestLoadFile_errorsNameTheFile: an error about a value of config.yaml
+// names the file, as novactl, doctor and novad's log show it, whatever
+// NOVA_HOME is; one about a NOVA_* variable names the variable instead.
+func TestLoadFile_errorsNameTheFile(t *testing.T) {
+	home, path := writeConfig(t, "server:\n  host: 0.0.0.0\n  port: 99999\n")
+	_, err := config.LoadFile(home, path, []string{"NOVA_FACADE_PORT=-1", "NOVA_SERVER_PROT=1"})
+	got := strings.Split(err.Error(), "\n")
+	slices.Sort(got)
+	want := []string{
+		`NOVA_FACADE_PORT (facade.port): must be a TCP port 0-65535 (got "-1")`,
+		`NOVA_SERVER_PROT: unknown environment variable: no such configuration key`,
+		path + `: line 2: server.host: must be localhost or a numeric loopback address (got "0.0.0.0"): non-loopback serving is refused (rag-server-non-loopback)`,
+		path + `: line 3: server.port: must be a TCP port 0-65535 (got "99999")`,
+	}
+	if slices.Sort(want); !slices.Equal(got, want) {
+		t.Errorf("error:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
+	}
+	files := map[string]string{}
+	for _, p := range config.Problems(err) {
+		files[p.Field] = p.File
+	}
+	if w := map[string]string{"facade.port": "", "NOVA_SERVER_PROT": "", "server.host": path, "server.port": path}; !maps.Equal(files, w) {
+		t.Errorf("Problems' files %v, want %v", files, w)
+	}
+	// A value the file does not hold, judged against one it does.
+	_, err = load(t, "server: {port: 3036}\n")
+	if err == nil || !strings.HasSuffix(err.Error(), `config.yaml: facade.port: must differ from server.port (got "3036")`) {
+		t.Errorf("error %v, want it to name the file", err)
+	}
+}
+
 func TestLoadFile_errorLines(t *testing.T) {
 	yaml := `# Nova
 server:
