@@ -300,7 +300,8 @@ func Load(environ []string) (Config, error) {
 }
 
 // LoadFile reads the configuration from path (missing is fine: defaults
-// apply) with environment overrides from environ.
+// apply, but not a link to a missing file) with environment overrides
+// from environ.
 func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 	fi, err := os.Stat(path)
 	switch {
@@ -323,6 +324,14 @@ func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 		return Config{}, fmt.Errorf("read %s: %s", path, notAFolder(filepath.Dir(path)))
 	case !errors.Is(err, os.ErrNotExist):
 		return Config{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	if target, err := os.Readlink(path); err == nil {
+		// A link to a file that is gone (a dotfiles repository moved)
+		// means a config was meant: the defaults would serve no source.
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		return Config{}, fmt.Errorf("read %s: it is a link to %s, which does not exist", path, target)
 	}
 	return load(home, path, nil, false, environ)
 }

@@ -531,6 +531,19 @@ func TestLoadFile_unreadable(t *testing.T) {
 			}
 		}
 	})
+	t.Run("link to nothing", func(t *testing.T) {
+		// A config kept in a dotfiles repository that moved: not "no
+		// file", whose defaults would serve no source.
+		home := paths.Home{Root: t.TempDir()}
+		target := filepath.Join(t.TempDir(), "dotfiles", "nova.yaml")
+		if err := os.Symlink(target, home.Config()); err != nil {
+			t.Fatal(err)
+		}
+		_, err := config.LoadFile(home, home.Config(), nil)
+		if want := "read " + home.Config() + ": it is a link to " + target + ", which does not exist"; err == nil || err.Error() != want {
+			t.Errorf("error %v, want %q", err, want)
+		}
+	})
 	t.Run("directory", func(t *testing.T) {
 		home := paths.Home{Root: t.TempDir()}
 		if err := os.Mkdir(home.Config(), 0o700); err != nil {
