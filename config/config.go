@@ -423,6 +423,12 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 				errs = append(errs, err)
 				return "", nil
 			}
+			if other := fromEnv[mapped]; other != "" && other != key {
+				// The key is spelled both ways (TOP_K and TOPK);
+				// which one won would depend on their order.
+				errs = append(errs, &FieldError{Field: mapped, Env: key, Reason: "is set by " + other + " too: unset one of them"})
+				return "", nil
+			}
 			if mapped != "" {
 				fromEnv[mapped] = key
 			}

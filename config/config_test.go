@@ -282,6 +282,9 @@ func TestLoadFile_envRangeErrorNamesVariable(t *testing.T) {
 		{"too large", "", []string{"NOVA_RETRIEVAL_TOPK=99999999999999999999", "NOVA_SERVER_PORT=-99999999999999999999"}, []string{
 			`NOVA_RETRIEVAL_TOPK (retrieval.topK): is too large (got "99999999999999999999")`,
 			`NOVA_SERVER_PORT (server.port): is too small (got "-99999999999999999999")`}},
+		// Which one won depended on the order of the environment.
+		{"two spellings", "", []string{"NOVA_RETRIEVAL_TOP_K=5", "NOVA_RETRIEVAL_TOPK=6"}, []string{
+			`NOVA_RETRIEVAL_TOPK (retrieval.topK): is set by NOVA_RETRIEVAL_TOP_K too: unset one of them`}},
 		{"file value names no variable", "retrieval: {topK: 0}\n", []string{"NOVA_SERVER_PORT=99999"},
 			[]string{"NOVA_SERVER_PORT (server.port)", "config.yaml: line 1: retrieval.topK: must be between 1 and 20"}},
 	}
