@@ -494,6 +494,10 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 			if rel, err := filepath.Rel(src, home.Root); err == nil && rel != "." && filepath.IsLocal(rel) {
 				cfg.Sources[i].NovaHome = filepath.Clean(home.Root)
 			}
+			if ownFolder(home, src) {
+				errs = append(errs, &FieldError{Field: fmt.Sprintf("sources[%d].path", i), Value: raw,
+					Reason: fmt.Sprintf("is NOVA_HOME or inside the folders Nova keeps its own files in (%s: index, state, cache, logs), so the index would read itself: keep the memory in a folder of its own", home.Root)})
+			}
 		}
 	}
 	if !structural {
@@ -538,6 +542,21 @@ func notSettings(data []byte) (line int, what string) {
 		return top.Line, "a single value, not settings (keys such as server: and sources:, at the start of a line)"
 	}
 	return 0, ""
+}
+
+// ownFolder reports whether the source folder src is home's root or lies
+// in one of the folders Nova writes its own files to. The listing leaves
+// out NOVA_HOME only below a source's folder, never the folder itself.
+func ownFolder(home paths.Home, src string) bool {
+	if filepath.Clean(src) == filepath.Clean(home.Root) {
+		return true
+	}
+	for _, own := range []string{home.IndexDir(), home.StateDir(), home.CacheDir(), home.LogsDir()} {
+		if rel, err := filepath.Rel(own, src); err == nil && filepath.IsLocal(rel) {
+			return true
+		}
+	}
+	return false
 }
 
 // secondDocument returns the line where a second YAML document with

@@ -1068,6 +1068,35 @@ sources:
 	}
 }
 
+// TestLoadFile_sourceIsTheHome: a source that is NOVA_HOME itself, or a
+// folder Nova keeps its own files in, would index the index (history,
+// generations' chunks) and, watched, sync again after every sync; the
+// listing skips NOVA_HOME only below a source's folder. It is refused. A
+// folder of the operator's own inside the home is left alone.
+func TestLoadFile_sourceIsTheHome(t *testing.T) {
+	user := t.TempDir()
+	home := paths.Home{Root: filepath.Join(user, ".nova")}
+	if err := os.MkdirAll(home.Root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	yaml := `
+sources:
+  - {name: home, kind: jsonl, path: "~/.nova"}
+  - {name: index, kind: jsonl, path: "~/.nova/index/"}
+  - {name: generation, kind: jsonl, path: "~/.nova/index/generations/x"}
+  - {name: logs, kind: markdown, path: "~/.nova/logs"}
+  - {name: exports, kind: jsonl, path: "~/.nova/exports"}
+`
+	if err := os.WriteFile(home.Config(), []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := config.LoadFile(home, home.Config(), []string{"HOME=" + user})
+	wantFields(t, err, "sources[0].path", "sources[1].path", "sources[2].path", "sources[3].path")
+	if err != nil && !strings.Contains(err.Error(), "line 3: sources[0].path: is NOVA_HOME or inside the folders Nova keeps its own files in") {
+		t.Errorf("error does not say why: %v", err)
+	}
+}
+
 // TestLoadFile_sourcePathNotExpanded: only ~ and ~/ are expanded in a
 // source's path. $HOME/notes or ~bob/notes was taken as a folder of that
 // name beside config.yaml, which does not exist, and the source read
