@@ -413,12 +413,12 @@ func TestLoadFile_dottedKey(t *testing.T) {
 // TestLoadFile_scalarAsText: a number or true/false where text belongs is
 // the text as written, not the decoder's "1" for true.
 func TestLoadFile_scalarAsText(t *testing.T) {
-	cfg := mustLoad(t, "embedding: {model: true, apiKeyEnv: 12}\nsources: [{name: a, kind: jsonl, path: /a, project: false, tags: [true, 7]}]\n")
-	if cfg.Embedding.Model != "true" || cfg.Embedding.APIKeyEnv != "12" {
-		t.Errorf("model %q, apiKeyEnv %q; want \"true\", \"12\"", cfg.Embedding.Model, cfg.Embedding.APIKeyEnv)
+	cfg := mustLoad(t, "embedding: {model: true}\nsources: [{name: a, kind: jsonl, path: /a, project: false, agent: 12, tags: [true, 7]}]\n")
+	if cfg.Embedding.Model != "true" {
+		t.Errorf("model %q, want \"true\"", cfg.Embedding.Model)
 	}
-	if s := cfg.Sources[0]; s.Project != "false" || !slices.Equal(s.Tags, []string{"true", "7"}) {
-		t.Errorf("project %q, tags %q; want \"false\", [true 7]", s.Project, s.Tags)
+	if s := cfg.Sources[0]; s.Project != "false" || s.Agent != "12" || !slices.Equal(s.Tags, []string{"true", "7"}) {
+		t.Errorf("project %q, agent %q, tags %q; want \"false\", \"12\", [true 7]", s.Project, s.Agent, s.Tags)
 	}
 }
 
@@ -752,6 +752,30 @@ sources:
 
 // TestLoadFile_endpointSecret: a refused endpoint with user information
 // never puts the password (or a token in the user name) in the error.
+// TestLoadFile_apiKeyEnvIsAName: embedding.apiKeyEnv names a variable; a
+// key pasted there instead was taken as the name of a variable that is
+// not set (requests went without a key) and shown by config show --json.
+// It is refused without being echoed.
+func TestLoadFile_apiKeyEnvIsAName(t *testing.T) {
+	const key = "sk-proj-Abc123"
+	for _, env := range []string{"OPENAI_API_KEY", "nova_key_2", "_K"} {
+		if cfg := mustLoad(t, "embedding: {apiKeyEnv: "+env+"}\n"); cfg.Embedding.APIKeyEnv != env {
+			t.Errorf("apiKeyEnv %q, want %q", cfg.Embedding.APIKeyEnv, env)
+		}
+	}
+	for _, bad := range []string{key, "$OPENAI_API_KEY", "OPENAI API KEY", "2KEY"} {
+		_, err := load(t, "embedding: {provider: openai, model: m, endpoint: \"http://127.0.0.1:11434/v1\", apiKeyEnv: \""+bad+"\"}\n")
+		wantFields(t, err, "embedding.apiKeyEnv")
+		if err != nil && strings.Contains(err.Error(), bad) {
+			t.Errorf("error echoes the value, which may be the key: %v", err)
+		}
+	}
+	_, err := load(t, "", "NOVA_EMBEDDING_API_KEY_ENV="+key)
+	if err == nil || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "NOVA_EMBEDDING_API_KEY_ENV (embedding.apiKeyEnv)") {
+		t.Errorf("error %v, want it to name the variable and not echo the value", err)
+	}
+}
+
 func TestLoadFile_endpointSecret(t *testing.T) {
 	const secret = "s3cret"
 	for _, u := range []string{

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -52,6 +53,11 @@ func (c Config) validate(fromEnv map[string]string) error {
 		}
 	default:
 		bad("embedding.provider", c.Embedding.Provider, "must be builtin or openai")
+	}
+	if k := c.Embedding.APIKeyEnv; k != "" && !envName.MatchString(k) {
+		// Not shown: what is there instead of a name is most likely the
+		// key itself.
+		bad("embedding.apiKeyEnv", "", "must be the name of an environment variable (letters, digits and _, not first a digit) that holds the API key, not the key itself: export the key as, say, OPENAI_API_KEY and write that name here")
 	}
 	within("embedding.dimension", c.Embedding.Dimension, 8, 4096, "must be between 8 and 4096")
 	within("embedding.batchSize", c.Embedding.BatchSize, 1, 512, "must be between 1 and 512")
@@ -126,6 +132,10 @@ func (c Config) validate(fromEnv map[string]string) error {
 	}
 	return errors.Join(errs...)
 }
+
+// envName matches the name of an environment variable, as a shell
+// writes one.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // IsLoopbackHost reports whether host names the loopback interface:
 // "localhost" (any case), an IPv4 literal in 127.0.0.0/8, or ::1 (bracketed
