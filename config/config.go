@@ -881,7 +881,11 @@ func checkKeys(k *koanf.Koanf, dotted map[string]bool) (misshapen []string, _ er
 	var errs []error
 	sources, sourcesIsList := k.Get("sources").([]any)
 	if k.Exists("sources") && !sourcesIsList {
-		errs = append(errs, &FieldError{Field: "sources", Value: shown(k.Get("sources")), Reason: "must be a list of sources"})
+		reason := "must be a list of sources"
+		if k.Get("sources") == nil {
+			reason = `is empty (its sources commented out?): write "sources: []" for none, or remove the line`
+		}
+		errs = append(errs, &FieldError{Field: "sources", Value: shown(k.Get("sources")), Reason: reason})
 		misshapen = append(misshapen, "sources")
 	}
 	for _, key := range k.Keys() {
@@ -889,7 +893,11 @@ func checkKeys(k *koanf.Koanf, dotted map[string]bool) (misshapen []string, _ er
 		case allowed[key] || key == "sources" || strings.HasPrefix(key, "sources."):
 			// sources.* is a source list that is a map: reported above.
 		case sections[key]:
-			errs = append(errs, &FieldError{Field: key, Value: shown(k.Get(key)), Reason: "must be a section of keys"})
+			reason := "must be a section of keys"
+			if k.Get(key) == nil {
+				reason = "is empty (its keys commented out?): give it a key, or remove the line"
+			}
+			errs = append(errs, &FieldError{Field: key, Value: shown(k.Get(key)), Reason: reason})
 			misshapen = append(misshapen, key)
 		case dotted[key]:
 			// Reported as written, with a dot; koanf's flattened key

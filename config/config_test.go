@@ -432,7 +432,8 @@ func TestLoadFile_misshapen(t *testing.T) {
 	}{
 		{"section is a number", "server: 5\n", []string{`line 1: server: must be a section of keys (got "5")`}},
 		{"section is a list", "retrieval: [1]\n", []string{`line 1: retrieval: must be a section of keys (got "[1]")`}},
-		{"section is empty", "server:\n", []string{`line 1: server: must be a section of keys`}},
+		{"section is empty", "server:\n#  port: 4000\n", []string{`line 1: server: is empty (its keys commented out?): give it a key, or remove the line`}},
+		{"sources is empty", "sources:\n#  - {name: a, kind: jsonl, path: /a}\n", []string{`line 1: sources: is empty (its sources commented out?): write "sources: []" for none, or remove the line`}},
 		{"sources is a word", "sources: notes\n", []string{`line 1: sources: must be a list of sources (got "notes")`}},
 		{"sources is a map", "sources: {name: a}\n", []string{`line 1: sources: must be a list of sources`}},
 		{"a source is a word", "sources: [notes, {name: a, kind: jsonl, path: /a, tag: x}]\n", []string{
