@@ -67,7 +67,7 @@ func TestConfigCheck_JSON(t *testing.T) {
 			{"facade.port", "NOVA_FACADE_PORT", `must be a TCP port 0-65535 (got "-1")`},
 			{"retrieval.topK", "", `must be an integer (got "many")`},
 			{"server.port", "", `must be a TCP port 0-65535 (got "99999")`},
-			{"sever", "", "unknown key"},
+			{"sever", "", "unknown key: the sections are embedding, facade, index, retrieval, server and sources"},
 		}
 		got := map[string]problem{}
 		for _, p := range r.Errors {

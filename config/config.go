@@ -903,12 +903,16 @@ func checkKeys(k *koanf.Koanf, dotted map[string]bool) (misshapen []string, _ er
 			// Reported as written, with a dot; koanf's flattened key
 			// cannot tell it from a nested one.
 		default:
-			errs = append(errs, &FieldError{Field: key, Reason: "unknown key"})
+			errs = append(errs, &FieldError{Field: key, Reason: "unknown key: " + knownKeys(key)})
 		}
 	}
 	sourceKeys := map[string]bool{}
+	var sourceKeyList []string
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[Source]()) {
-		sourceKeys[f.Tag.Get("koanf")] = true
+		if name := f.Tag.Get("koanf"); name != "-" {
+			sourceKeys[name] = true
+			sourceKeyList = append(sourceKeyList, name)
+		}
 	}
 	for i, item := range sources {
 		// Each source is read on its own, not through k.Slices, which
@@ -929,11 +933,49 @@ func checkKeys(k *koanf.Koanf, dotted map[string]bool) (misshapen []string, _ er
 		for _, key := range s.Keys() {
 			top, _, _ := strings.Cut(key, ".")
 			if !sourceKeys[top] {
-				errs = append(errs, &FieldError{Field: fmt.Sprintf("sources[%d].%s", i, key), Reason: "unknown key"})
+				errs = append(errs, &FieldError{Field: fmt.Sprintf("sources[%d].%s", i, key), Reason: "unknown key: a source takes " + listed(sourceKeyList)})
 			}
 		}
 	}
 	return misshapen, errors.Join(errs...)
+}
+
+// knownKeys says what the configuration takes where the unknown key (a
+// dotted path, not of a source) is: the sections, the keys of its
+// section, or a single value.
+func knownKeys(key string) string {
+	sections := []string{"sources"}
+	for _, k := range scalarKeys() {
+		if section, _, _ := strings.Cut(k, "."); !slices.Contains(sections, section) {
+			sections = append(sections, section)
+		}
+	}
+	slices.Sort(sections)
+	parts := strings.Split(key, ".")
+	switch {
+	case len(parts) == 1:
+		return "the sections are " + listed(sections)
+	case !slices.Contains(sections, parts[0]):
+		return parts[0] + " is not a section; the sections are " + listed(sections)
+	}
+	var keys []string
+	for _, k := range scalarKeys() {
+		if name, ok := strings.CutPrefix(k, parts[0]+"."); ok {
+			keys = append(keys, name)
+		}
+	}
+	if slices.Contains(keys, parts[1]) {
+		return parts[0] + "." + parts[1] + " takes a single value"
+	}
+	return parts[0] + " takes " + listed(keys)
+}
+
+// listed joins names as a sentence does: "a, b and c".
+func listed(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // dottedKeys reports the keys of the YAML file data that contain a ".",

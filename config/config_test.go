@@ -377,6 +377,27 @@ func TestLoadFile_unknownKeys(t *testing.T) {
 	}
 }
 
+// TestLoadFile_unknownKeySaysWhatIsKnown: an unknown key's error says
+// what its section takes, so that a misspelling can be fixed from the
+// message.
+func TestLoadFile_unknownKeySaysWhatIsKnown(t *testing.T) {
+	const sections = "embedding, facade, index, retrieval, server and sources"
+	for yaml, want := range map[string]string{
+		"sever: {port: 3037}\n":                                 "line 1: sever.port: unknown key: sever is not a section; the sections are " + sections,
+		"verbose: true\n":                                       "line 1: verbose: unknown key: the sections are " + sections,
+		"server: {prot: 1}\n":                                   "line 1: server.prot: unknown key: server takes host and port",
+		"retrieval: {topk: 5}\n":                                "line 1: retrieval.topk: unknown key: retrieval takes denseChannel, latencyBudgetSeconds, maxConcurrentSearches, recencyHalfLifeDays and topK",
+		"server: {host: {name: localhost}}\n":                   "line 1: server.host.name: unknown key: server.host takes a single value",
+		"sources: [{name: a, kind: jsonl, path: /a, tag: x}]\n": "line 1: sources[0].tag: unknown key: a source takes name, kind, path, sourceSet, project, agent, tags, lifecycle, workType, authorityRank, retrievalWeight, include and exclude",
+	} {
+		home, path := writeConfig(t, yaml)
+		_, err := config.LoadFile(home, path, nil)
+		if want = path + ": " + want; err == nil || err.Error() != want {
+			t.Errorf("%q: error\n%v\nwant\n%s", yaml, err, want)
+		}
+	}
+}
+
 // TestLoadFile_dottedKey: a key written with dots ("server.port: 4000", as
 // other tools spell a setting) is not nested by YAML; it is named with its
 // line and the nesting it should have, not left to the decoder's
@@ -390,7 +411,7 @@ func TestLoadFile_dottedKey(t *testing.T) {
 			`line 2: server.port: a key cannot contain ".": nest its parts instead, each on its own line, indented under the one before (server:, port:)`}},
 		{"beside another problem", "retrieval.topK: 5\nbogus: 1\n", []string{
 			`line 1: retrieval.topK: a key cannot contain ".": nest its parts instead, each on its own line, indented under the one before (retrieval:, topK:)`,
-			`line 2: bogus: unknown key`}},
+			`line 2: bogus: unknown key: the sections are embedding, facade, index, retrieval, server and sources`}},
 		{"in a section", "server:\n  port: 4000\nindex:\n  chunk.max: 1\n", []string{
 			`line 4: index.chunk.max: a key cannot contain ".": nest its parts instead, each on its own line, indented under the one before (chunk:, max:)`}},
 		{"in a source", "sources:\n  - {name: a, kind: jsonl, path: /a}\n  - name: b\n    kind: jsonl\n    path: /b\n    tags.x: 1\n", []string{
@@ -439,7 +460,7 @@ func TestLoadFile_misshapen(t *testing.T) {
 		{"a source is a word", "sources: [notes, {name: a, kind: jsonl, path: /a, tag: x}]\n", []string{
 			`line 1: sources[0]: must be a source: a section of keys such as name, kind and path (got "notes")`,
 			// numbered as written, although the first is not a source
-			`line 1: sources[1].tag: unknown key`,
+			`line 1: sources[1].tag: unknown key: a source takes name, kind, path, sourceSet, project, agent, tags, lifecycle, workType, authorityRank, retrievalWeight, include and exclude`,
 		}},
 		{"a source field of the wrong type", "sources:\n  - {name: a, kind: jsonl, path: /a, authorityRank: high}\n", []string{
 			`line 2: sources[0].authorityRank: must be an integer (got "high")`,
@@ -459,7 +480,7 @@ func TestLoadFile_misshapen(t *testing.T) {
 		{"integer too small", "index: {annMinChunks: -1e30}\n", []string{`line 1: index.annMinChunks: is too small (got "-1e+30")`}},
 		{"a section for a number", "server:\n  port:\n    x: 1\n", []string{
 			`line 2: server.port: must be an integer`,
-			`line 3: server.port.x: unknown key`,
+			`line 3: server.port.x: unknown key: server.port takes a single value`,
 		}},
 		{"a word read as true or false", "retrieval: {denseChannel: false}\n", []string{
 			// not "0", the decoder's rendering of false
