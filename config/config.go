@@ -479,6 +479,12 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 	}
 	for i := range cfg.Sources {
 		raw := cfg.Sources[i].Path
+		if (raw == "~" || strings.HasPrefix(raw, "~/")) && paths.UserHome(environ) == "" {
+			// Expanded to nothing, ~/notes would be notes beside
+			// config.yaml.
+			errs = append(errs, &FieldError{Field: fmt.Sprintf("sources[%d].path", i), Value: raw, Reason: "~ cannot be expanded: HOME is not set; write the absolute path"})
+			continue
+		}
 		cfg.Sources[i].Path = paths.ExpandHome(cfg.Sources[i].Path, environ)
 		if cfg.Sources[i].Path != "" && !filepath.IsAbs(cfg.Sources[i].Path) {
 			// Relative source paths are relative to the config file, so a

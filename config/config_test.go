@@ -1330,3 +1330,18 @@ func TestLoadFile_pathTildeAlone(t *testing.T) {
 		t.Errorf("error %v does not say to quote ~", err)
 	}
 }
+
+// TestLoadFile_tildeWithoutHome: with no home folder known (HOME unset, as
+// in a system service given only NOVA_HOME), ~/notes was joined to
+// nothing and became notes beside config.yaml, and "~" an empty path
+// reported as YAML's null. It is an error naming HOME.
+func TestLoadFile_tildeWithoutHome(t *testing.T) {
+	t.Setenv("HOME", "") // os.UserHomeDir, the fallback, finds none either
+	for _, p := range []string{`"~/notes"`, `"~"`} {
+		_, err := load(t, "sources:\n  - {name: a, kind: markdown, path: "+p+"}\n")
+		wantFields(t, err, "sources[0].path")
+		if err != nil && !strings.Contains(err.Error(), "sources[0].path: ~ cannot be expanded: HOME is not set; write the absolute path") {
+			t.Errorf("%s: error %v does not say why", p, err)
+		}
+	}
+}
