@@ -398,6 +398,17 @@ func TestLoadFile_unknownKeySaysWhatIsKnown(t *testing.T) {
 	}
 }
 
+// TestLoadFile_overlapAgainstChunkSize: a chunkMaxChars that leaves the
+// default overlap too large is reported on the overlap, which the file
+// may not set; the error says the two values and that one is a default.
+func TestLoadFile_overlapAgainstChunkSize(t *testing.T) {
+	_, err := load(t, "index: {chunkMaxChars: 300}\n")
+	wantFields(t, err, "index.chunkOverlapChars")
+	if want := `index.chunkOverlapChars: must be at least 0 and less than half of index.chunkMaxChars, 300 (its default is 200): lower it, or raise chunkMaxChars (got "200")`; err != nil && !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("error %v, want it to end %q", err, want)
+	}
+}
+
 // TestLoadFile_dottedKey: a key written with dots ("server.port: 4000", as
 // other tools spell a setting) is not nested by YAML; it is named with its
 // line and the nesting it should have, not left to the decoder's

@@ -75,8 +75,17 @@ func (c Config) validate(fromEnv map[string]string) error {
 	}
 	within("index.keepGenerations", c.Index.KeepGenerations, 2, 50, "must be between 2 and 50 (rollback needs an older generation)")
 	within("index.chunkMaxChars", c.Index.ChunkMaxChars, 200, 20000, "must be between 200 and 20000")
-	if c.Index.ChunkOverlapChars < 0 || c.Index.ChunkOverlapChars >= c.Index.ChunkMaxChars/2 {
-		bad("index.chunkOverlapChars", fmt.Sprint(c.Index.ChunkOverlapChars), "must be at least 0 and less than half of chunkMaxChars")
+	if overlap := c.Index.ChunkOverlapChars; overlap < 0 || overlap >= c.Index.ChunkMaxChars/2 {
+		// Often the overlap is the default, which the file does not
+		// name, judged against a chunkMaxChars the file lowered.
+		reason := fmt.Sprintf("must be at least 0 and less than half of index.chunkMaxChars, %d", c.Index.ChunkMaxChars)
+		if def := Defaults().Index.ChunkOverlapChars; overlap == def {
+			reason += fmt.Sprintf(" (its default is %d)", def)
+		}
+		if overlap >= 0 {
+			reason += ": lower it, or raise chunkMaxChars"
+		}
+		bad("index.chunkOverlapChars", fmt.Sprint(overlap), reason)
 	}
 	if c.Index.ANNMinChunks < 0 {
 		bad("index.annMinChunks", fmt.Sprint(c.Index.ANNMinChunks), "must be 0 (never) or a chunk count")
