@@ -115,12 +115,11 @@ func (c *Cache) Put(k Key, vec []float32) {
 	c.used[k] = true
 }
 
-// Flush appends new vectors to the file. When most of the file is vectors
-// this build no longer uses, it rewrites the file with only the used ones.
+// Flush appends new vectors to the file. It drops none: a build that
+// looks up only some texts (a sync, or a build that carries the codes of
+// unchanged files) says nothing of the others, which the next build of a
+// new space needs (Compact).
 func (c *Cache) Flush() error {
-	if len(c.index) > 1024 && len(c.used)*2 < len(c.index) {
-		return c.compact()
-	}
 	if len(c.pending) == 0 {
 		return nil
 	}
@@ -166,7 +165,16 @@ func (c *Cache) Flush() error {
 
 func (c *Cache) recordSize() int { return 32 + c.dim*4 + 4 }
 
-func (c *Cache) compact() error {
+// Compact writes the new vectors and, when most of the file is vectors
+// this build did not use (Get or Put), rewrites it with only the used
+// ones. Only a build that looked up every text it holds may call it in
+// place of Flush (one that embeds into a new space, carrying no codes):
+// any other would drop the vectors of text it still holds, and the next
+// build of a new space would embed them again.
+func (c *Cache) Compact() error {
+	if len(c.index) <= 1024 || len(c.used)*2 >= len(c.index) {
+		return c.Flush()
+	}
 	err := atomicfile.WriteFunc(c.path, paths.FileMode, func(f io.Writer) error {
 		w := bufio.NewWriterSize(f, 1<<20)
 		c.writeHeader(w)

@@ -152,8 +152,38 @@ func TestCache_tornTail(t *testing.T) {
 	})
 }
 
-// TestCache_compact: when most cached vectors were not used by a build,
-// Flush rewrites the file with only the used ones.
+// TestCache_syncKeepsUnusedVectors: a build that looks up only the text
+// that changed (a sync; a build that carries the codes of unchanged files)
+// leaves the vectors of the rest in the cache. Flush dropped every vector
+// the build did not use once the cache held over 1024, so after one sync
+// the next build of a new space embedded the whole corpus again.
+func TestCache_syncKeepsUnusedVectors(t *testing.T) {
+	dir := t.TempDir()
+	fill(t, dir, 0, 3000)
+	c := open(t, dir)
+	c.Get(cacheKey(7)) // the one changed record's old text
+	c.Put(cacheKey(5000), cacheVec(5000))
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// A sync with nothing to embed.
+	if err := open(t, dir).Flush(); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, dir)
+	if r.Len() != 3001 {
+		t.Fatalf("after two syncs the cache holds %d vectors, want 3001", r.Len())
+	}
+	for _, i := range []int{0, 7, 2999, 5000} {
+		if v, ok := r.Get(cacheKey(i)); !ok || !slices.Equal(v, cacheVec(i)) {
+			t.Errorf("vector %d: %v %v", i, v, ok)
+		}
+	}
+}
+
+// TestCache_compact: when most cached vectors were not used by a build
+// that looked up every text, Compact rewrites the file with only the used
+// ones.
 func TestCache_compact(t *testing.T) {
 	dir := t.TempDir()
 	fill(t, dir, 0, 3000)
@@ -171,7 +201,7 @@ func TestCache_compact(t *testing.T) {
 	for i := 5000; i < 5100; i++ {
 		c.Put(cacheKey(i), cacheVec(i))
 	}
-	if err := c.Flush(); err != nil {
+	if err := c.Compact(); err != nil {
 		t.Fatal(err)
 	}
 	after, err := os.Stat(cacheFile(dir))
