@@ -49,9 +49,18 @@ func Normalize(v []float32) {
 	if s == 0 {
 		return
 	}
-	inv := float32(1 / math.Sqrt(s))
+	inv := 1 / math.Sqrt(s)
+	if inv > math.MaxFloat32 {
+		// Subnormal components: the inverse of their norm is beyond
+		// float32, and multiplying by +Inf gave Inf and NaN.
+		for i := range v {
+			v[i] = float32(float64(v[i]) * inv)
+		}
+		return
+	}
+	inv32 := float32(inv)
 	for i := range v {
-		v[i] *= inv
+		v[i] *= inv32
 	}
 }
 

@@ -188,6 +188,40 @@ func TestOpenAI_batching(t *testing.T) {
 	}
 }
 
+// TestOpenAI_extremeMagnitudes: a vector whose components are all far
+// from 1 (float32 subnormals, or near its largest value) is returned at
+// unit length, every component finite. Normalising took the inverse of
+// the norm in float32, which a subnormal vector's overflows: it came back
+// as +Inf and NaN components, with no error.
+func TestOpenAI_extremeMagnitudes(t *testing.T) {
+	srv := newFakeServer(t, 4)
+	srv.set(func(w http.ResponseWriter, r *http.Request, input []string) bool {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"data":[{"index":0,"embedding":[3e-42,0,-4e-42,0]},{"index":1,"embedding":[3e38,3e38,-3e38,3e38]}]}`))
+		return true
+	})
+	e := embedding.NewOpenAI(embedding.OpenAIOptions{Endpoint: srv.URL + "/v1", Model: "fake", Dimension: 4, Timeout: 10 * time.Second})
+	vecs, err := e.Embed(context.Background(), texts(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := embedding.CheckVectors(vecs, 2, 4); err != nil {
+		t.Fatalf("%v: %v", err, vecs)
+	}
+	for i, v := range vecs {
+		var norm float64
+		for _, x := range v {
+			norm += float64(x) * float64(x)
+		}
+		if math.Abs(norm-1) > 1e-5 {
+			t.Errorf("vector %d %v has norm² %v, want 1", i, v, norm)
+		}
+	}
+	if want := []float32{0.6, 0, -0.8, 0}; !slices.EqualFunc(vecs[0], want, func(a, b float32) bool { return math.Abs(float64(a-b)) < 1e-3 }) {
+		t.Errorf("subnormal vector normalised to %v, want about %v", vecs[0], want)
+	}
+}
+
 // TestOpenAI_noRedirect: an endpoint that redirects does not get the
 // memory text sent on to where it points, nor the key.
 func TestOpenAI_noRedirect(t *testing.T) {
