@@ -96,6 +96,33 @@ func TestQuantizerKeepsDotProducts(t *testing.T) {
 	}
 }
 
+// TestQuantizerFromFewVectors: a quantizer trained on the first few
+// vectors of a space (an openai space's scales come from its first build's
+// first batch, and the space is kept while the corpus grows) still codes
+// the vectors that come later. Each dimension's range was the largest
+// component the few had in it: most later components were clamped, and an
+// exact scan over 5 000 vectors coded with scales from 1 to 30 of them
+// found 43-89% of the true top 10.
+func TestQuantizerFromFewVectors(t *testing.T) {
+	const n, dim = 5000, 384
+	s := clustered(t, n, dim, 3)
+	queries := RowQueries(s, 100, 4)
+	for _, rows := range []int{1, 3, 30} {
+		q := TrainQuantizer(s.data[:rows*dim], dim)
+		ix, err := NewIndex(Space{Quantizer: q}, []*Codes{codesOf(t, s, q, 0, n)}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := Recall(s, func(v []float32, k int) []int { return docs(t, ix, v, k, nil) }, queries, 10); r < 0.95 {
+			t.Errorf("scales from %d vectors: exact scan recall@10 %.3f", rows, r)
+		}
+	}
+	// A sample of zero vectors (empty chunks) keeps the unit range.
+	if q := TrainQuantizer(make([]float32, 3*dim), dim); q.Scale[0] != 1.0/127 {
+		t.Errorf("scale of an all-zero sample %v, want 1/127", q.Scale[0])
+	}
+}
+
 func TestCodesRefuseDamage(t *testing.T) {
 	s := clustered(t, 10, 8, 2)
 	q := TrainQuantizer(s.data, 8)

@@ -28,22 +28,54 @@ type Quantizer struct {
 // for vectors embedded later; larger components are clamped.
 const quantHeadroom = 1.25
 
+// quantFewRows is the number of (non-zero) sample vectors below which a
+// dimension's largest component says little of its range, and
+// quantTailSpread how many times the sample's root mean square component
+// a dimension then covers at least (never more than the largest component
+// of the sample: a few dimensions of large components would otherwise
+// coarsen every other).
+// An openai space's scales come from the first vectors its first build
+// embeds, and the space is kept while the corpus grows: scales from one
+// vector clamped about 40% of the components of later ones (recall@10 of
+// an exact scan 0.43), from 30 about 1% (0.88). From a few hundred
+// vectors the largest components are a good measure, and larger samples
+// (every builtin model's but the smallest) are coded as before.
+const (
+	quantFewRows    = 256
+	quantTailSpread = 4
+)
+
 // TrainQuantizer derives the scales and the centre from sample vectors
 // (rows of dim).
 func TrainQuantizer(sample []float32, dim int) Quantizer {
 	q := Quantizer{Scale: make([]float32, dim), Centre: make([]float32, dim)}
 	sum := make([]float64, dim)
-	rows := 0
+	rows, nonZero := 0, 0
+	var squares float64
+	var largest float32
 	for i := 0; i+dim <= len(sample); i += dim {
-		for j, v := range sample[i : i+dim] {
-			q.Scale[j] = max(q.Scale[j], float32(math.Abs(float64(v))))
+		row := sample[i : i+dim]
+		for j, v := range row {
+			a := float32(math.Abs(float64(v)))
+			q.Scale[j] = max(q.Scale[j], a)
+			largest = max(largest, a)
 			sum[j] += float64(v)
+			squares += float64(v) * float64(v)
 		}
 		rows++
+		if !IsZero(row) {
+			nonZero++ // an empty chunk's vector says nothing of the range
+		}
 	}
 	if rows > 0 {
 		for j, x := range sum {
 			q.Centre[j] = float32(x / float64(rows))
+		}
+	}
+	if nonZero > 0 && nonZero < quantFewRows {
+		floor := min(largest, float32(quantTailSpread*math.Sqrt(squares/float64(nonZero*dim))))
+		for j, m := range q.Scale {
+			q.Scale[j] = max(m, floor)
 		}
 	}
 	for j, m := range q.Scale {
