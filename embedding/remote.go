@@ -37,18 +37,42 @@ func NewRemote(baseURL string, token secrets.Token, profile api.EmbeddingProfile
 // Profile implements Embedder.
 func (r *Remote) Profile() api.EmbeddingProfile { return r.profile }
 
-// Embed implements Embedder.
+// Embed implements Embedder. Each request holds at most r.batch texts
+// and, as JSON, fits /encode's body limit: long chunks in CJK (three
+// bytes a character) or markup (JSON writes each <, > and & in six
+// bytes) made 256 of them larger than it, and novad refused them.
 func (r *Remote) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))
-	for start := 0; start < len(texts); start += r.batch {
-		end := min(len(texts), start+r.batch)
+	for start := 0; start < len(texts); {
+		end := start + 1 // a text too large alone is sent alone, and refused
+		size := encodedSize(texts[start])
+		for end < len(texts) && end-start < r.batch {
+			n := encodedSize(texts[end])
+			if size+n > encodeBudget {
+				break
+			}
+			size += n
+			end++
+		}
 		vecs, err := r.call(ctx, texts[start:end])
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, vecs...)
+		start = end
 	}
 	return out, nil
+}
+
+// encodeBudget is how many bytes of texts (encodedSize) one /encode
+// request holds: the body limit less the rest of the body.
+const encodeBudget = api.MaxEncodeBodyBytes - len(`{"texts":[]}`)
+
+// encodedSize is the bytes text takes in an /encode body: its JSON
+// string and the comma after it.
+func encodedSize(text string) int {
+	b, _ := json.Marshal(text)
+	return len(b) + 1
 }
 
 func (r *Remote) call(ctx context.Context, texts []string) ([][]float32, error) {
