@@ -50,7 +50,10 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 	if err := x.openCache(sp); err != nil {
 		return nil, nil, err
 	}
-	defer x.flushCache(sp)
+	// A build into a new space looks up every text it holds, so once it
+	// has written every segment the cache can drop what none of them uses.
+	everyText := false
+	defer func() { x.flushCache(sp, everyText) }()
 	if err := x.preferNovad(ctx, sp, res); err != nil {
 		return nil, nil, err
 	}
@@ -218,6 +221,7 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 	}
 	res.Timings["write"] = time.Since(t0).Milliseconds()
 	ok = true
+	everyText = !sp.reused
 	return x.candidate(sp, parts, res.Added, records), states, nil
 }
 
@@ -620,11 +624,17 @@ func (x *Indexer) openCache(sp *space) error {
 	return nil
 }
 
-func (x *Indexer) flushCache(sp *space) {
+// flushCache saves the vectors a build embedded; everyText (a complete
+// build that looked up every text it holds) lets it drop the rest.
+func (x *Indexer) flushCache(sp *space, everyText bool) {
 	if sp.cache == nil {
 		return
 	}
-	if err := sp.cache.Flush(); err != nil {
+	save := sp.cache.Flush
+	if everyText {
+		save = sp.cache.Compact
+	}
+	if err := save(); err != nil {
 		x.log.Warn("Cannot save the embedding cache; the next build will embed again", "err", err)
 	}
 }

@@ -47,7 +47,7 @@ func (x *Indexer) incremental(ctx context.Context, prev *previous, res *BuildRes
 	if err := x.openCache(sp); err != nil {
 		return nil, nil, err
 	}
-	defer x.flushCache(sp)
+	defer x.flushCache(sp, false)
 	if err := x.preferNovad(ctx, sp, res); err != nil {
 		return nil, nil, err
 	}

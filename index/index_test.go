@@ -470,9 +470,6 @@ func checkPieces(t *testing.T, cfg config.Config, text string, parts []memory.Ch
 	}
 }
 
-// TestSync_embeddingCache shows that the cache is what makes a rebuild
-// cheap: an edit re-embeds exactly one record, a removed cache re-embeds
-
 // TestSync_embedsWhatChanged: a sync embeds only what changed; an
 // unchanged sync builds nothing; a full rebuild keeps the vector space
 // (the same model); a retrained model is a new space and embeds all.
