@@ -130,6 +130,7 @@ var apiUses = map[string]map[string]string{
 		// The remote embedder is a client of novad's /encode.
 		"EncodeRequest": "/encode client", "PathEncode": "/encode client",
 		"HeaderInternalToken": "/encode client", "Error": "/encode client",
+		"MaxEncodeBodyBytes": "/encode client: requests stay under novad's body limit",
 	},
 	"index": {
 		// index sync embeds through a running novad when there is one.
