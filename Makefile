@@ -48,9 +48,11 @@ run: build
 	./scripts/run.sh
 
 ## test: the whole test suite, with the race detector; the vector package
-## again without its assembly, and on arm64 where qemu-aarch64 is installed
+## again without its assembly, and on arm64 where qemu-aarch64 is installed.
+## e2e, the longest package, passed go test's default 10-minute limit on a
+## machine loaded several times over, so the limit is 30.
 test:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -tags purego ./vector/
 	@# The arm64 (Apple silicon) dot kernel runs under user-mode emulation
 	@# where it is installed; natively, the first line tests it.
