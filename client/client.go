@@ -51,12 +51,16 @@ func New(facadeURL, directURL string) *Client {
 // in server-state.json when it is running for this home, else the
 // configured ones. A state file copied with a home (cp -a) names another
 // home's novad: it is believed only while a novad holds this home's lock
-// and names this home's token file.
+// and names this home's token file. And only when that novad wrote it:
+// until the novad holding the lock has written its own (it binds its
+// ports first), the file is a previous run's, killed with -9, whose
+// ports another program may hold now.
 func ForConfig(cfg config.Config) *Client {
 	host := config.BindHost(cfg.Server.Host)
 	direct, facade := cfg.Server.Port, cfg.Facade.Port
 	if st, err := ReadState(cfg.Home); err == nil && st.StoppedAt == "" && st.DirectPort > 0 &&
-		filepath.Clean(st.TokenFile) == filepath.Clean(cfg.Home.TokenFile()) && lockfile.Held(cfg.Home.DaemonLock()) {
+		filepath.Clean(st.TokenFile) == filepath.Clean(cfg.Home.TokenFile()) && lockfile.Held(cfg.Home.DaemonLock()) &&
+		lockfile.ReadHolder(cfg.Home.DaemonLock()).PID == st.PID {
 		direct, facade = st.DirectPort, st.FacadePort
 	}
 	c := New(baseURL(host, facade), baseURL(host, direct))

@@ -181,7 +181,7 @@ func TestForConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	writeState(api.ServerState{PID: 1, DirectPort: 5001, FacadePort: 5002, TokenFile: home.TokenFile()})
+	writeState(api.ServerState{PID: os.Getpid(), DirectPort: 5001, FacadePort: 5002, TokenFile: home.TokenFile()})
 	check("state without a novad holding the home", "http://127.0.0.1:4002", "http://127.0.0.1:4001")
 	lock, err := lockfile.Acquire(home.DaemonLock(), 0o600, "serve", time.Now())
 	if err != nil {
@@ -190,9 +190,9 @@ func TestForConfig(t *testing.T) {
 	defer lock.Release()
 	check("running", "http://127.0.0.1:5002", "http://127.0.0.1:5001")
 	// A state file copied from another home (cp -a) names that home.
-	writeState(api.ServerState{PID: 1, DirectPort: 5001, FacadePort: 5002, TokenFile: "/elsewhere/state/internal-token"})
+	writeState(api.ServerState{PID: os.Getpid(), DirectPort: 5001, FacadePort: 5002, TokenFile: "/elsewhere/state/internal-token"})
 	check("another home's state", "http://127.0.0.1:4002", "http://127.0.0.1:4001")
-	writeState(api.ServerState{PID: 1, DirectPort: 5001, FacadePort: 5002, TokenFile: home.TokenFile(), StoppedAt: time.Now().Format(time.RFC3339)})
+	writeState(api.ServerState{PID: os.Getpid(), DirectPort: 5001, FacadePort: 5002, TokenFile: home.TokenFile(), StoppedAt: time.Now().Format(time.RFC3339)})
 	check("stopped", "http://127.0.0.1:4002", "http://127.0.0.1:4001")
 	if err := os.WriteFile(home.ServerState(), []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
@@ -267,5 +267,47 @@ func TestBudget(t *testing.T) {
 	}
 	if b.Remaining() <= 0 || b.Remaining() > time.Hour {
 		t.Errorf("remaining %v", b.Remaining())
+	}
+}
+
+// TestForConfig_stateOfAnotherRun: while this home's novad has bound its
+// ports but not yet written its state, or on a home where it cannot
+// write it, server-state.json is a previous run's, and its ports may be
+// another program's now. The state is believed only when the novad
+// holding the home's lock wrote it; otherwise the query went to whatever
+// answers on the old ports.
+func TestForConfig_stateOfAnotherRun(t *testing.T) {
+	s := newServer(t)
+	s.body = []byte(`{"status":"ok"}`)
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(s.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldPort, err := strconv.Atoi(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := paths.Home{Root: t.TempDir()}
+	cfg := config.Config{Home: home}
+	cfg.Server.Host, cfg.Server.Port = "127.0.0.1", novatest.ClosedPort(t)
+	cfg.Facade.Port = novatest.ClosedPort(t, cfg.Server.Port)
+	novatest.HoldNovadLock(t, home) // this process is the home's novad
+	b, _ := json.Marshal(api.ServerState{PID: os.Getpid() + 1, Host: "127.0.0.1", DirectPort: oldPort, FacadePort: oldPort, TokenFile: home.TokenFile()})
+	if err := os.WriteFile(home.ServerState(), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := ForConfig(cfg)
+	if _, _, err := c.Search(context.Background(), api.SearchBody{Query: "my private question"}); err == nil {
+		t.Errorf("search answered by what holds a previous run's port")
+	}
+	if s.path != "" || s.query != "" {
+		t.Errorf("a previous run's port was sent %s %q", s.path, s.query)
+	}
+	b, _ = json.Marshal(api.ServerState{PID: os.Getpid(), Host: "127.0.0.1", DirectPort: oldPort, FacadePort: oldPort, TokenFile: home.TokenFile()})
+	if err := os.WriteFile(home.ServerState(), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := ForConfig(cfg); c.FacadeURL != s.URL {
+		t.Errorf("the state the lock holder wrote: %s, want %s", c.FacadeURL, s.URL)
 	}
 }
