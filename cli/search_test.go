@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/lockfile"
+	"github.com/nova-recall/nova/paths"
 )
 
 // fakeFacade answers every search with the envelope of reason (available
@@ -190,5 +195,54 @@ func TestSearch_timeoutSaysSo(t *testing.T) {
 	code, out, errOut := runCLI(context.Background(), nil, "search", "port", "--facade-url", srv.URL, "--timeout", "50ms")
 	if code != ExitFailure || out != "" || !strings.Contains(errOut, "no answer within 50ms (--timeout)") || strings.Contains(errOut, "deadline exceeded") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and the timeout named", code, out, errOut)
+	}
+}
+
+// TestSearch_novadStarting: a novad that holds this home but has not
+// bound its ports yet (it waits while another program holds one) is
+// starting, not stopped: the search says so and sends nothing, where it
+// said "novad is not running ... start it", and another novad started
+// then would only stand by.
+func TestSearch_novadStarting(t *testing.T) {
+	url, requests := fakeFacade(t, http.StatusOK, "", "")
+	taken, err := strconv.Atoi(strings.TrimPrefix(url, "http://127.0.0.1:"))
+	novatest.Must(t, err)
+	for _, tt := range []struct {
+		name   string
+		facade int
+		want   string
+	}{
+		{"nothing on its ports", novatest.ClosedPort(t), "is starting for this home and has not bound its ports yet; try again in a moment"},
+		{"its port held by another program", taken, "waits for its ports: what answers at " + url},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			env := configHome(t, fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", novatest.ClosedPort(t, tt.facade), tt.facade))
+			home := paths.Home{Root: strings.TrimPrefix(env[1], "NOVA_HOME=")}
+			novatest.Must(t, paths.MkdirPrivate(home.StateDir()))
+			l, err := lockfile.Acquire(home.DaemonLock(), paths.FileMode, lockfile.Starting, time.Now())
+			novatest.Must(t, err)
+			t.Cleanup(l.Release)
+			code, out, errOut := runCLI(context.Background(), env, "search", "my private question")
+			pid := fmt.Sprintf("novad (pid %d)", os.Getpid())
+			if code != ExitFailure || out != "" || !strings.Contains(errOut, pid) || !strings.Contains(errOut, tt.want) || strings.Contains(errOut, "start it with") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q, %q", code, out, errOut, pid, tt.want)
+			}
+		})
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d searches reached the program on the starting novad's port", n)
+	}
+}
+
+// TestSearch_notRunningPortZero: a home whose config.yaml gives novad
+// port 0 (a free port it picks when it starts) has no address while no
+// novad runs: the message says novad is not running without naming
+// "http://127.0.0.1:0", an address nothing can answer at.
+func TestSearch_notRunningPortZero(t *testing.T) {
+	env := configHome(t, "server: {host: 127.0.0.1, port: 0}\nfacade: {port: 0}\n")
+	code, out, errOut := runCLI(context.Background(), env, "search", "foo")
+	if code != ExitFailure || out != "" || !strings.Contains(errOut, "novad is not running") || strings.Contains(errOut, ":0/") ||
+		!strings.Contains(errOut, "novactl service install") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, novad not running and how to start it, no port 0", code, out, errOut)
 	}
 }

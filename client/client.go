@@ -93,6 +93,11 @@ type NotRunningError struct {
 	// Other is set when no novad holds this home's lock but something
 	// answers at URL: another home's novad, or another program.
 	Other bool
+	// Starting is set when a novad (pid PID, 0 when unknown) holds this
+	// home's lock but has not bound its ports yet: what answers at URL
+	// (Other) is not it, and starting another novad would not help.
+	Starting bool
+	PID      int
 }
 
 // Is reports whether target is api.ErrNotRunning and nothing answered (not
@@ -100,8 +105,22 @@ type NotRunningError struct {
 func (e *NotRunningError) Is(target error) bool { return target == api.ErrNotRunning && !e.Other }
 
 func (e *NotRunningError) Error() string {
-	if e.Other {
+	novad := "novad"
+	if e.PID > 0 {
+		novad = fmt.Sprintf("novad (pid %d)", e.PID)
+	}
+	switch {
+	case e.Starting && e.Other:
+		return fmt.Sprintf("%s is starting for this home but waits for its ports: what answers at %s is another program or another home's novad, and nothing was sent to it; stop that program, or give this home other ports (server.port and facade.port in config.yaml) and restart novad", novad, e.URL)
+	case e.Starting:
+		return fmt.Sprintf("%s is starting for this home and has not bound its ports yet; try again in a moment (novactl status says when it serves)", novad)
+	case e.Other:
 		return fmt.Sprintf("no novad serves this NOVA_HOME: what answers at %s is another home's novad or another program, and nothing was sent to it; give this home other ports (server.port and facade.port in config.yaml) and start its novad", e.URL)
+	}
+	if u, err := neturl.Parse(e.URL); err == nil && u.Port() == "0" {
+		// Port 0 in config.yaml: novad picks its ports when it starts,
+		// and with none running there is no address to name.
+		return "novad is not running for this NOVA_HOME; start it with `novad`, `make run`, or `novactl service install`"
 	}
 	return fmt.Sprintf("novad is not running (nothing answers at %s); start it with `novad`, `make run`, or `novactl service install`", e.URL)
 }
@@ -127,14 +146,19 @@ func IsNotRunning(err error) bool {
 }
 
 func (c *Client) do(ctx context.Context, method, url string, body any) (int, []byte, error) {
-	if c.homeLock != "" && (lockfile.Free(c.homeLock) || lockfile.ReadHolder(c.homeLock).IsStarting()) {
+	if c.homeLock != "" {
 		// novad holds its home's lock from before it binds its ports
 		// until it exits, so whatever answers here serves another home
 		// (a second home left on the default ports): its memory is not
 		// this home's, and this home's queries are not for it. Until it
 		// has bound them (it waits while another program holds one),
 		// what answers there is that program, maybe another user's.
-		return 0, nil, &NotRunningError{URL: url, Other: answers(ctx, url)}
+		if lockfile.Free(c.homeLock) {
+			return 0, nil, &NotRunningError{URL: url, Other: answers(ctx, url)}
+		}
+		if h := lockfile.ReadHolder(c.homeLock); h.IsStarting() {
+			return 0, nil, &NotRunningError{URL: url, Other: answers(ctx, url), Starting: true, PID: h.PID}
+		}
 	}
 	var rd io.Reader
 	if body != nil {
