@@ -27,8 +27,9 @@ starts a server, builds an index or writes settings.
 
 Exit status: 2 on a usage error, including a request novad refused as invalid;
 otherwise 0 whenever a response came back (check "available" with --json), and
-1 when novad could not be reached (without --json). With --json, an error that
-stops the search before a response prints {"ok":false,"error":...}.`
+1 when novad could not be reached (without --json) or the search was
+interrupted (Ctrl-C). With --json, an error that stops the search before a
+response prints {"ok":false,"error":...}.`
 
 func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl search", `novactl search "<query>" [flags]`, searchHelp)
@@ -128,6 +129,20 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	resp, _, err := c.Search(callCtx, body)
+	if err != nil && ctx.Err() != nil && !client.IsNotRunning(err) {
+		// Ctrl-C (or SIGTERM) while novad worked on it: the user's doing,
+		// not a novad that failed to answer, so neither exit 0 (a script
+		// would take it for an answer) nor a transport error.
+		const interrupted = "interrupted before novad answered"
+		if *jsonOut {
+			env := api.Unavailable(query, body.TopK, api.ReasonCLIUnavailable+":cancelled")
+			env.Error = interrupted
+			printJSON(inv.Stdout, withBudget(env, budget))
+		} else {
+			fmt.Fprintf(inv.Stderr, "novactl search: %s\n", interrupted)
+		}
+		return ExitFailure
+	}
 	if err != nil {
 		reason := cliReason(err)
 		if *jsonOut {

@@ -246,3 +246,50 @@ func TestSearch_notRunningPortZero(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, novad not running and how to start it, no port 0", code, out, errOut)
 	}
 }
+
+// TestSearch_interrupted: Ctrl-C while novad works on the search ends it
+// with exit 1 and says it was interrupted; with --json stdout holds one
+// whole envelope whose reason says the search was cancelled. It exited 0
+// with --json, as for a novad that is not responding, and named a
+// transport failure ("Post ...: context canceled").
+func TestSearch_interrupted(t *testing.T) {
+	arrived, release := make(chan struct{}, 2), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		select { // a search novad is still working on
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // before srv.Close, which waits for the handler
+	for _, jsonOut := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { <-arrived; cancel() }() // Ctrl-C once the search is sent
+		args := []string{"search", "port", "--facade-url", srv.URL}
+		if jsonOut {
+			args = append(args, "--json")
+		}
+		code, out, errOut := runCLI(ctx, nil, args...)
+		cancel()
+		if code != ExitFailure {
+			t.Errorf("--json=%v: exit %d, want 1\nstdout %q\nstderr %q", jsonOut, code, out, errOut)
+		}
+		if strings.Contains(out+errOut, "context canceled") || strings.Contains(out+errOut, ":transport") {
+			t.Errorf("--json=%v: a transport failure reported:\nstdout %q\nstderr %q", jsonOut, out, errOut)
+		}
+		if !jsonOut {
+			if out != "" || !strings.Contains(errOut, "novactl search: interrupted before novad answered") {
+				t.Errorf("stdout %q, stderr %q; want the interruption on stderr", out, errOut)
+			}
+			continue
+		}
+		var got api.SearchResponse
+		if err := json.Unmarshal([]byte(out), &got); err != nil || got.Available || api.StringOr(got.Reason, "") != api.ReasonCLIUnavailable+":cancelled" {
+			t.Errorf("--json: stdout %q (%v), want one envelope with reason %s:cancelled", out, err, api.ReasonCLIUnavailable)
+		}
+		if errOut != "" {
+			t.Errorf("--json: stderr %q", errOut)
+		}
+	}
+}
