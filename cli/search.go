@@ -10,9 +10,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/inert"
+	"github.com/nova-recall/nova/truncate"
 )
 
 // stringList is a repeatable string flag.
@@ -271,7 +274,7 @@ func printSearch(w io.Writer, r *api.SearchResponse) {
 		}
 		fmt.Fprintf(w, "\n%d. %s%s · %s · relevance %.3f\n", i+1, cid, api.StringOr(res.Source, "memory"), api.StringOr(res.Date, "undated"), res.Score)
 		if res.Title != "" {
-			fmt.Fprintf(w, "   %s\n", res.Title)
+			fmt.Fprintf(w, "   %s\n", truncate.Width(res.Title, width))
 		}
 		for _, line := range wrapPreview(res.TextPreview, 3, width) {
 			fmt.Fprintf(w, "   %s\n", line)
@@ -293,36 +296,31 @@ func printSearch(w io.Writer, r *api.SearchResponse) {
 	}
 }
 
-// wrapPreview returns at most n lines of width w from s.
+// wrapPreview returns at most n lines of at most w terminal cells from
+// s, the last ending in an ellipsis when s goes on. Lines break between
+// words, and within one that has no room (Chinese and Japanese text has
+// no spaces); a wide character counts two cells.
 func wrapPreview(s string, n, w int) []string {
-	words := strings.Fields(s)
-	var lines []string
-	var cur strings.Builder
-	for _, word := range words {
-		if cur.Len() > 0 && utf8.RuneCountInString(cur.String())+1+utf8.RuneCountInString(word) > w {
-			lines = append(lines, cur.String())
-			cur.Reset()
-			if len(lines) == n {
-				// The ellipsis stays within w too: words make room for it.
-				last := lines[n-1]
-				for utf8.RuneCountInString(last)+2 > w {
-					i := strings.LastIndexByte(last, ' ')
-					if i <= 0 {
-						break
-					}
-					last = last[:i]
-				}
-				lines[n-1] = last + " …"
-				return lines
-			}
-		}
-		if cur.Len() > 0 {
-			cur.WriteByte(' ')
-		}
-		cur.WriteString(word)
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return nil
 	}
-	if cur.Len() > 0 {
-		lines = append(lines, cur.String())
+	lines := strings.Split(ansi.Wrap(s, w, ""), "\n")
+	if len(lines) <= n {
+		return lines
 	}
+	lines = lines[:n]
+	// The ellipsis stays within w too: words make room for it, or
+	// characters where the line has no space.
+	last := strings.TrimRight(lines[n-1], " ")
+	for ansi.StringWidth(last)+2 > w {
+		i := strings.LastIndexByte(last, ' ')
+		if i <= 0 {
+			last = ansi.Truncate(last, w-2, "")
+			break
+		}
+		last = last[:i]
+	}
+	lines[n-1] = last + " …"
 	return lines
 }

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
 )
 
 // TestIndexSync_progressFitsNarrowTerminals: the progress line is
@@ -82,5 +85,57 @@ func TestSearch_previewFitsNarrowTerminals(t *testing.T) {
 	}
 	if previews < 3 {
 		t.Errorf("%d result lines, want the title and the preview's:\n%s", previews, tty)
+	}
+}
+
+// TestSearch_wideTextFitsNarrowTerminals: a memory in Chinese or emoji
+// has no spaces to wrap at, and each of its characters takes two cells:
+// its preview was printed as one line of hundreds of cells, which the
+// terminal wrapped without the indent, and its title likewise. Through a
+// real novad, on a terminal 40 columns wide, each of a result's title and
+// preview lines fits in 39 cells, and the preview keeps to three lines.
+func TestSearch_wideTextFitsNarrowTerminals(t *testing.T) {
+	root, _, env := jsonlHome(t)
+	text := strings.Repeat("迁移后定时任务失败，原因是时区配置不同，已经修复。", 8) + strings.Repeat("🚀", 30)
+	rec, err := json.Marshal(map[string]string{"id": "zh", "title": strings.Repeat("定时任务迁移记录", 8), "text": text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "src", "r.jsonl"), append(rec, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process"); code != ExitOK {
+		t.Fatalf("sync: exit %d\n%s%s", code, out, errOut)
+	}
+	cfg, err := config.Load(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startNovad(t, cfg)
+	pts, written := terminal(t)
+	if err := unix.IoctlSetWinsize(int(pts.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 40}); err != nil {
+		t.Skipf("size the terminal: %v", err)
+	}
+	code := Run(context.Background(), []string{"search", "定时任务"},
+		&Invocation{Stdin: strings.NewReader(""), Stdout: pts, Stderr: pts, Environ: append(env, "TERM=xterm")})
+	tty := written()
+	if code != ExitOK || !strings.Contains(tty, "迁移") {
+		t.Fatalf("exit %d\nterminal: %q", code, tty)
+	}
+	indented := 0
+	for _, l := range strings.Split(strings.ReplaceAll(tty, "\r\n", "\n"), "\n") {
+		// A result's title and preview are indented; its path is left
+		// whole, to be copied.
+		if !strings.HasPrefix(l, "   ") || strings.HasPrefix(l, "   from ") {
+			continue
+		}
+		indented++
+		if w := ansi.StringWidth(l); w > 39 {
+			t.Errorf("a result line is %d cells wide on a terminal of 40: %q", w, l)
+		}
+	}
+	// The title's line and at most three of the preview's.
+	if indented < 3 || indented > 4 {
+		t.Errorf("%d title and preview lines, want the title's and up to 3:\n%s", indented, tty)
 	}
 }
