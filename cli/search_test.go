@@ -293,3 +293,41 @@ func TestSearch_interrupted(t *testing.T) {
 		}
 	}
 }
+
+// TestSearch_novadGoneMidRequest: novad stopping (or crashing) while it
+// works on a search closes the connection with no answer, or with part
+// of one; the search says that happened and what to do, not "Post ...:
+// EOF" or "read response: unexpected EOF".
+func TestSearch_novadGoneMidRequest(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		partial string
+	}{
+		{"no answer", ""},
+		{"part of an answer", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{\"schemaVersion\":2,\"available\":true,"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				conn, buf, err := w.(http.Hijacker).Hijack()
+				if err != nil {
+					return
+				}
+				_, _ = buf.WriteString(tt.partial)
+				_ = buf.Flush()
+				conn.Close()
+			}))
+			t.Cleanup(srv.Close)
+			code, out, errOut := runCLI(context.Background(), nil, "search", "port", "--facade-url", srv.URL)
+			if code != ExitFailure || out != "" || !strings.Contains(errOut, "novad closed the connection before its answer was complete") ||
+				!strings.Contains(errOut, "novactl status") || strings.Contains(errOut, "EOF") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and what happened", code, out, errOut)
+			}
+			code, out, _ = runCLI(context.Background(), nil, "search", "port", "--facade-url", srv.URL, "--json")
+			var got api.SearchResponse
+			if err := json.Unmarshal([]byte(out), &got); err != nil || got.Available || code != ExitOK ||
+				!strings.Contains(got.Error, "novad closed the connection") || api.StringOr(got.Reason, "") != api.ReasonCLIUnavailable+":transport" {
+				t.Errorf("--json: exit %d, stdout %q (%v)", code, out, err)
+			}
+		})
+	}
+}

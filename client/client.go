@@ -180,14 +180,41 @@ func (c *Client) do(ctx context.Context, method, url string, body any) (int, []b
 		if errors.Is(err, syscall.ECONNREFUSED) {
 			return 0, nil, &NotRunningError{URL: url}
 		}
+		if dropped(ctx, err) {
+			return 0, nil, &DroppedError{URL: url, Err: err}
+		}
 		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := readBody(resp)
+	if dropped(ctx, err) {
+		return resp.StatusCode, nil, &DroppedError{URL: url, Err: err}
+	}
 	if err != nil {
 		return resp.StatusCode, nil, fmt.Errorf("read response: %w", err)
 	}
 	return resp.StatusCode, b, nil
+}
+
+// DroppedError means novad closed the connection before its answer was
+// complete: it stopped, restarted or crashed during the request.
+type DroppedError struct {
+	URL string
+	Err error
+}
+
+func (e *DroppedError) Error() string {
+	return fmt.Sprintf("novad closed the connection before its answer was complete (%s): it stopped or restarted during the request; run it again, and if it happens again, novactl status says whether novad runs", e.URL)
+}
+
+// Unwrap returns the transport's error.
+func (e *DroppedError) Unwrap() error { return e.Err }
+
+// dropped reports whether err is the connection ending under a request
+// that was not cancelled.
+func dropped(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() == nil &&
+		(errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET))
 }
 
 // maxResponseBytes bounds what the client reads of one response.
