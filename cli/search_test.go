@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
@@ -327,6 +329,48 @@ func TestSearch_novadGoneMidRequest(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &got); err != nil || got.Available || code != ExitOK ||
 				!strings.Contains(got.Error, "novad closed the connection") || api.StringOr(got.Reason, "") != api.ReasonCLIUnavailable+":transport" {
 				t.Errorf("--json: exit %d, stdout %q (%v)", code, out, err)
+			}
+		})
+	}
+}
+
+// TestSearch_notAFacade: --facade-url pointed at what is not novad's
+// facade (novad's direct port, a web server) says what answered and what
+// to do, not a bare reason code ("rag-external-invalid-json (HTTP
+// 501)"); a refusal that is not an envelope is the contract's
+// rag-external-http-<status>, whatever its body.
+func TestSearch_notAFacade(t *testing.T) {
+	home := t.TempDir()
+	novatest.Must(t, os.WriteFile(home+"/config.yaml", []byte("server: {host: 127.0.0.1, port: 0}\nfacade: {port: 0}\n"), 0o600))
+	env := []string{"NOVA_HOME=" + home, "HOME=" + t.TempDir()}
+	cfg, err := config.Load(env)
+	novatest.Must(t, err)
+	startNovad(t, cfg)
+	st, err := client.ReadState(cfg.Home)
+	novatest.Must(t, err)
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "<html><body>Not Implemented</body></html>", http.StatusNotImplemented)
+	}))
+	t.Cleanup(web.Close)
+	for _, tt := range []struct {
+		name, url string
+		status    int
+	}{
+		{"novad's direct port", fmt.Sprintf("http://127.0.0.1:%d", st.DirectPort), http.StatusNotFound},
+		{"a web server", web.URL, http.StatusNotImplemented},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(context.Background(), env, "search", "port", "--facade-url", tt.url)
+			want := fmt.Sprintf("%s answered %d", tt.url, tt.status)
+			if code != ExitFailure || out != "" || !strings.Contains(errOut, want) || !strings.Contains(errOut, "is it novad's facade?") ||
+				!strings.Contains(errOut, "novactl status") || strings.Contains(errOut, "rag-external") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, %q and what to do", code, out, errOut, want)
+			}
+			code, out, _ = runCLI(context.Background(), env, "search", "port", "--facade-url", tt.url, "--json")
+			var got api.SearchResponse
+			if err := json.Unmarshal([]byte(out), &got); err != nil || code != ExitOK ||
+				api.StringOr(got.Reason, "") != fmt.Sprintf("%s%d", api.ReasonCLIHTTPPrefix, tt.status) {
+				t.Errorf("--json: exit %d, stdout %q (%v); want reason %s%d", code, out, err, api.ReasonCLIHTTPPrefix, tt.status)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -130,13 +131,17 @@ type HTTPError struct {
 	Status int
 	Code   string
 	Body   []byte
+	// URL is the base URL that answered, when it may not be novad's
+	// (a search sent where --facade-url says); empty for novad.
+	URL string
 }
 
 func (e *HTTPError) Error() string {
+	who := cmp.Or(e.URL, "novad")
 	if e.Code != "" {
-		return fmt.Sprintf("novad answered %d %s", e.Status, e.Code)
+		return fmt.Sprintf("%s answered %d %s", who, e.Status, e.Code)
 	}
-	return fmt.Sprintf("novad answered %d", e.Status)
+	return fmt.Sprintf("%s answered %d", who, e.Status)
 }
 
 // IsNotRunning reports whether err means novad is not running.
@@ -260,36 +265,54 @@ func (c *Client) Search(ctx context.Context, body api.SearchBody) (*api.SearchRe
 	if err != nil {
 		return nil, status, err
 	}
-	if !utf8.Valid(b) {
-		return nil, status, &EnvelopeError{Reason: api.ReasonCLIInvalidEncoding, Status: status}
-	}
 	var resp api.SearchResponse
-	if err := decodeResponse(b, &resp); err != nil || resp.SchemaVersion != 2 {
-		// What was wrong is worked out only when something was: a valid
-		// envelope is read once.
-		if !json.Valid(b) {
-			return nil, status, &EnvelopeError{Reason: api.ReasonCLIInvalidJSON, Status: status}
-		}
-		if t := bytes.TrimLeft(b, " \t\r\n"); t[0] != '{' {
-			return nil, status, &EnvelopeError{Reason: api.ReasonCLIInvalidSchema, Status: status}
-		}
-		if status != http.StatusOK {
-			var e api.Error
-			_ = json.Unmarshal(b, &e)
-			return nil, status, &HTTPError{Status: status, Code: e.Code, Body: b}
-		}
-		return nil, status, &EnvelopeError{Reason: api.ReasonCLIInvalidSchema, Status: status}
+	valid := utf8.Valid(b)
+	if valid && decodeResponse(b, &resp) == nil && resp.SchemaVersion == 2 {
+		return &resp, status, nil
 	}
-	return &resp, status, nil
+	// What was wrong is worked out only when something was: a valid
+	// envelope is read once. A refusal that is no envelope is an HTTP
+	// error whatever its body (an HTML error page is not "invalid
+	// JSON"), as the contract's CLI reports it.
+	if status != http.StatusOK {
+		var e api.Error
+		_ = json.Unmarshal(b, &e)
+		return nil, status, fmt.Errorf("%w%s", &HTTPError{Status: status, Code: e.Code, Body: b, URL: c.FacadeURL}, notSearchHint)
+	}
+	reason := api.ReasonCLIInvalidSchema
+	switch {
+	case !valid:
+		reason = api.ReasonCLIInvalidEncoding
+	case !json.Valid(b):
+		reason = api.ReasonCLIInvalidJSON
+	}
+	return nil, status, fmt.Errorf("%w%s", &EnvelopeError{Reason: reason, Status: status, URL: c.FacadeURL}, notSearchHint)
 }
+
+// notSearchHint ends the error of a search whose answer is no search
+// envelope: most often the URL is not novad's facade (its direct port,
+// another program), or the wrong novad.
+const notSearchHint = ", not a search response: is it novad's facade? novactl status names novad's ports, and novactl doctor says what is wrong"
 
 // EnvelopeError is a search response that is not a valid envelope.
 type EnvelopeError struct {
+	// Reason is the contract's CLI reason code.
 	Reason string
 	Status int
+	// URL is the base URL that answered.
+	URL string
 }
 
-func (e *EnvelopeError) Error() string { return fmt.Sprintf("%s (HTTP %d)", e.Reason, e.Status) }
+func (e *EnvelopeError) Error() string {
+	what := "JSON that is not a search envelope"
+	switch e.Reason {
+	case api.ReasonCLIInvalidEncoding:
+		what = "text that is not UTF-8"
+	case api.ReasonCLIInvalidJSON:
+		what = "a body that is not JSON"
+	}
+	return fmt.Sprintf("%s answered %d with %s", cmp.Or(e.URL, "novad"), e.Status, what)
+}
 
 // FacadeHealth calls GET /api/rag/external/health.
 func (c *Client) FacadeHealth(ctx context.Context) (*api.FacadeHealth, error) {

@@ -105,7 +105,7 @@ func TestSearch(t *testing.T) {
 	_, status, err = c.Search(ctx, api.SearchBody{Query: "q"})
 	var he *HTTPError
 	if !errors.As(err, &he) || he.Status != 403 || he.Code != api.CodeBrowserRefused || status != 403 ||
-		he.Error() != "novad answered 403 browser-request-refused" || IsNotRunning(err) {
+		he.Error() != s.URL+" answered 403 browser-request-refused" || !strings.Contains(err.Error(), "is it novad's facade?") || IsNotRunning(err) {
 		t.Errorf("403: %v", err)
 	}
 }
