@@ -375,3 +375,32 @@ func TestSearch_notAFacade(t *testing.T) {
 		})
 	}
 }
+
+// TestSearch_flagGuesses: a mistyped search flag names the flag it most
+// likely misspells; a short flag that begins several (-t: --tag,
+// --timeout, --top-k) names none, where it named the first in the list,
+// --tag, for a person who meant the number of results.
+func TestSearch_flagGuesses(t *testing.T) {
+	for _, tt := range []struct {
+		flag, want string
+	}{
+		{"-t", ""},
+		{"-d", ""},
+		{"--top", `did you mean "--top-k"?`},
+		{"--tim", `did you mean "--timeout"?`},
+		{"--top_k", `did you mean "--top-k"?`},
+		{"--jsn", `did you mean "--json"?`},
+		{"--dat", `did you mean "--date"?`},
+	} {
+		code, out, errOut := runCLI(context.Background(), nil, "search", tt.flag, "5", "port")
+		ok := code == ExitUsage && out == "" && strings.Contains(errOut, "flag provided but not defined") && strings.Contains(errOut, `novactl search --help`)
+		if tt.want == "" {
+			ok = ok && !strings.Contains(errOut, "did you mean")
+		} else {
+			ok = ok && strings.Contains(errOut, tt.want)
+		}
+		if !ok {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and guess %q", tt.flag, code, out, errOut, tt.want)
+		}
+	}
+}

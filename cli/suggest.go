@@ -8,20 +8,30 @@ import (
 // didYouMean returns "; did you mean "NAME"?" for the one of names that
 // word most likely misspells, or "" when none is close: a guess far from
 // what was typed would mislead more than it helps. Close is a prefix of
-// the name ("instal" for install) or at most one edit away (two for words
-// of five letters or more), a swap of neighbours counting as one ("snyc").
+// the name, of three letters or more, that begins no other name ("instal"
+// for install; "-t" begins --tag, --timeout and --top-k, and is no guess
+// at any of them), or at most one edit away (two for words of five letters
+// or more), a swap of neighbours counting as one ("snyc"). A flag's
+// leading dashes are not letters typed.
 func didYouMean(word string, names []string) string {
-	if word == "" {
+	typed := len([]rune(strings.TrimLeft(word, "-")))
+	if typed == 0 {
 		return ""
 	}
 	limit := 1
-	if len([]rune(word)) >= 5 {
+	if typed >= 5 {
 		limit = 2
+	}
+	begins := 0
+	for _, n := range names {
+		if strings.HasPrefix(n, word) {
+			begins++
+		}
 	}
 	best, bestDist := "", limit+1
 	for _, n := range names {
 		d := editDistance(word, n)
-		if len(word) >= 3 && strings.HasPrefix(n, word) {
+		if typed >= 3 && begins == 1 && strings.HasPrefix(n, word) {
 			d = min(d, 1)
 		}
 		if d < bestDist {
