@@ -404,3 +404,24 @@ func TestSearch_flagGuesses(t *testing.T) {
 		}
 	}
 }
+
+// TestSearch_followsRunningNovadHost: config.yaml edited after novad
+// started (server.host 127.0.0.1 → 127.0.0.2, both loopback) does not
+// move the running novad, which still serves where it published: the
+// search goes there, where it was sent to the edited host with the
+// published ports and reported novad "not running" while it served.
+func TestSearch_followsRunningNovadHost(t *testing.T) {
+	home := t.TempDir()
+	cfgPath := home + "/config.yaml"
+	novatest.Must(t, os.WriteFile(cfgPath, []byte("server: {host: 127.0.0.1, port: 0}\nfacade: {port: 0}\n"), 0o600))
+	env := []string{"NOVA_HOME=" + home, "HOME=" + t.TempDir()}
+	cfg, err := config.Load(env)
+	novatest.Must(t, err)
+	startNovad(t, cfg)
+	novatest.Must(t, os.WriteFile(cfgPath, []byte("server: {host: 127.0.0.2, port: 0}\nfacade: {port: 0}\n"), 0o600))
+	code, out, errOut := runCLI(context.Background(), env, "search", "port", "--json")
+	var got api.SearchResponse
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != ExitOK || got.FacadeBudget == nil {
+		t.Errorf("exit %d, stdout %.300q (%v), stderr %q; want novad's own envelope", code, out, err, errOut)
+	}
+}

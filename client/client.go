@@ -55,7 +55,9 @@ func New(facadeURL, directURL string) *Client {
 // and names this home's token file. And only when that novad wrote it:
 // until the novad holding the lock has written its own (it binds its
 // ports first), the file is a previous run's, killed with -9, whose
-// ports another program may hold now.
+// ports another program may hold now. The host is the state's too:
+// novad reads config.yaml when it starts, and serves where it bound
+// after the file is edited.
 func ForConfig(cfg config.Config) *Client {
 	host := config.BindHost(cfg.Server.Host)
 	direct, facade := cfg.Server.Port, cfg.Facade.Port
@@ -63,6 +65,9 @@ func ForConfig(cfg config.Config) *Client {
 		filepath.Clean(st.TokenFile) == filepath.Clean(cfg.Home.TokenFile()) && lockfile.Held(cfg.Home.DaemonLock()) &&
 		lockfile.ReadHolder(cfg.Home.DaemonLock()).PID == st.PID {
 		direct, facade = st.DirectPort, st.FacadePort
+		if config.IsLoopbackHost(st.Host) {
+			host = config.BindHost(st.Host)
+		}
 	}
 	c := New(baseURL(host, facade), baseURL(host, direct))
 	c.homeLock = cfg.Home.DaemonLock()
