@@ -13,12 +13,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/sys/unix"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
 // TestIndexSync_progressFitsNarrowTerminals: the progress line is
@@ -112,6 +114,10 @@ func TestSearch_wideTextFitsNarrowTerminals(t *testing.T) {
 		t.Fatal(err)
 	}
 	startNovad(t, cfg)
+	// Serving, and past the index's first load.
+	if _, err := novatest.WaitServing(cfg.Home.Root, os.Getpid(), nil, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
 	pts, written := terminal(t)
 	if err := unix.IoctlSetWinsize(int(pts.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 40}); err != nil {
 		t.Skipf("size the terminal: %v", err)
