@@ -90,6 +90,11 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 		// Not "no timeout": the search would expire before it left.
 		return fail(ExitUsage, fmt.Sprintf("--timeout must be positive (got %s)", *timeout))
 	}
+	if minimum := api.MinBudgetMs * time.Millisecond; *timeout < minimum {
+		// --timeout is sent as the remaining budget, and novad refuses
+		// less than this before it searches.
+		return fail(ExitUsage, fmt.Sprintf("--timeout must be at least %s, the least time novad runs a search in (got %s)", minimum, *timeout))
+	}
 	if *dateFrom != "" && *dateTo != "" && api.DateBoundAfter(*dateFrom, *dateTo) {
 		return fail(ExitUsage, fmt.Sprintf("--date-from %s is after --date-to %s", *dateFrom, *dateTo))
 	}

@@ -62,6 +62,9 @@ func TestSearch_usageErrorsBeforeSending(t *testing.T) {
 		// search before it left.
 		{"zero timeout", []string{"foo", "--timeout", "0"}, "--timeout must be positive (got 0s)"},
 		{"negative timeout", []string{"foo", "--timeout", "-1s"}, "--timeout must be positive (got -1s)"},
+		// novad refuses a search with less time before it runs, and the
+		// advice for that (narrow the query) did not fit.
+		{"timeout below novad's minimum", []string{"foo", "--timeout", "150ms"}, "--timeout must be at least 200ms, the least time novad runs a search in (got 150ms)"},
 		// host:port as config show prints it, without the scheme; the
 		// last --facade-url wins, so this one replaces the fake's.
 		{"facade URL without a scheme", []string{"foo", "--facade-url", "127.0.0.1:3036"}, `--facade-url must be a URL such as http://127.0.0.1:3036 (got "127.0.0.1:3036")`},
@@ -194,8 +197,8 @@ func TestSearch_timeoutSaysSo(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(stop) }) // before srv.Close, which waits for the handler
-	code, out, errOut := runCLI(context.Background(), nil, "search", "port", "--facade-url", srv.URL, "--timeout", "50ms")
-	if code != ExitFailure || out != "" || !strings.Contains(errOut, "no answer within 50ms (--timeout)") || strings.Contains(errOut, "deadline exceeded") {
+	code, out, errOut := runCLI(context.Background(), nil, "search", "port", "--facade-url", srv.URL, "--timeout", "300ms")
+	if code != ExitFailure || out != "" || !strings.Contains(errOut, "no answer within 300ms (--timeout)") || strings.Contains(errOut, "deadline exceeded") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and the timeout named", code, out, errOut)
 	}
 }
