@@ -152,20 +152,19 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 		return ExitFailure
 	}
 	if err != nil {
-		reason := cliReason(err)
+		msg := err.Error()
+		if errors.Is(err, context.DeadlineExceeded) {
+			// The request's own deadline: say which, not the client's
+			// "Post ...: context deadline exceeded".
+			msg = fmt.Sprintf("no answer within %s (--timeout) from %s (novad may be busy: try again, or give a longer --timeout)", limit, c.FacadeURL)
+		}
 		if *jsonOut {
-			env := api.Unavailable(query, body.TopK, reason)
-			env.Error = err.Error()
+			env := api.Unavailable(query, body.TopK, cliReason(err))
+			env.Error = msg
 			printJSON(inv.Stdout, withBudget(env, budget))
 			return ExitOK
 		}
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			// The request's own deadline: say which, not the client's
-			// "Post ...: context deadline exceeded".
-			fmt.Fprintf(inv.Stderr, "novactl search: no answer within %s (--timeout) from %s (novad may be busy: try again, or give a longer --timeout)\n", limit, c.FacadeURL)
-			return ExitFailure
-		}
-		fmt.Fprintf(inv.Stderr, "novactl search: %v\n", err)
+		fmt.Fprintf(inv.Stderr, "novactl search: %s\n", msg)
 		return ExitFailure
 	}
 	code = ExitOK

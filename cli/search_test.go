@@ -201,6 +201,13 @@ func TestSearch_timeoutSaysSo(t *testing.T) {
 	if code != ExitFailure || out != "" || !strings.Contains(errOut, "no answer within 300ms (--timeout)") || strings.Contains(errOut, "deadline exceeded") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and the timeout named", code, out, errOut)
 	}
+	// With --json the envelope's error says the same.
+	code, out, _ = runCLI(context.Background(), nil, "search", "port", "--facade-url", srv.URL, "--timeout", "300ms", "--json")
+	var got api.SearchResponse
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != ExitOK || api.StringOr(got.Reason, "") != api.ReasonCLIUnavailable+":timeout" ||
+		!strings.Contains(got.Error, "no answer within 300ms (--timeout)") || strings.Contains(got.Error, "deadline exceeded") {
+		t.Errorf("--json: exit %d, reason %q, error %q (%v); want the timeout named", code, api.StringOr(got.Reason, ""), got.Error, err)
+	}
 }
 
 // TestSearch_novadStarting: a novad that holds this home but has not
