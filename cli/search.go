@@ -153,10 +153,16 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	if err != nil {
 		msg := err.Error()
-		if errors.Is(err, context.DeadlineExceeded) {
+		var ue *url.Error
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
 			// The request's own deadline: say which, not the client's
 			// "Post ...: context deadline exceeded".
 			msg = fmt.Sprintf("no answer within %s (--timeout) from %s (novad may be busy: try again, or give a longer --timeout)", limit, c.FacadeURL)
+		case errors.As(err, &ue) && !errors.As(err, new(*client.DroppedError)):
+			// The transport failed otherwise than the client's typed
+			// errors say (https to novad's plain http, no route).
+			msg = fmt.Sprintf("could not reach %s (%v): check the address (novactl status names novad's; it serves plain http on loopback) and try again", c.FacadeURL, ue.Err)
 		}
 		if *jsonOut {
 			env := api.Unavailable(query, body.TopK, cliReason(err))

@@ -435,3 +435,23 @@ func TestSearch_followsRunningNovadHost(t *testing.T) {
 		t.Errorf("exit %d, stdout %.300q (%v), stderr %q; want novad's own envelope", code, out, err, errOut)
 	}
 }
+
+// TestSearch_unreachableSaysWhatToDo: a failure to reach the facade other
+// than a refused connection (here https:// to novad's plain http) says
+// what to check, not only the HTTP client's words.
+func TestSearch_unreachableSaysWhatToDo(t *testing.T) {
+	url, requests := fakeFacade(t, http.StatusOK, "", "")
+	tls := strings.Replace(url, "http://", "https://", 1)
+	code, out, errOut := runCLI(context.Background(), nil, "search", "port", "--facade-url", tls)
+	if code != ExitFailure || out != "" || !strings.Contains(errOut, "could not reach "+tls) || !strings.Contains(errOut, "novactl status") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, what failed and what to check", code, out, errOut)
+	}
+	code, out, _ = runCLI(context.Background(), nil, "search", "port", "--facade-url", tls, "--json")
+	var got api.SearchResponse
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != ExitOK || !strings.Contains(got.Error, "could not reach "+tls) {
+		t.Errorf("--json: exit %d, error %q (%v)", code, got.Error, err)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d searches were answered", n)
+	}
+}
