@@ -232,6 +232,10 @@ func cliReason(err error) string {
 		// Something answers, but not this home's novad: nothing was
 		// sent, and nothing refused a connection.
 		return api.ReasonCLIOtherHome
+	case errors.As(err, &nr) && nr.Starting:
+		// This home's novad is starting: no connection was made, and
+		// starting another one is not the remedy.
+		return api.ReasonCLIUnavailable + ":starting"
 	case client.IsNotRunning(err):
 		return api.ReasonCLIUnavailable + ":connection-refused"
 	case errors.Is(err, context.DeadlineExceeded):

@@ -223,9 +223,11 @@ func TestSearch_novadStarting(t *testing.T) {
 		name   string
 		facade int
 		want   string
+		// reason is --json's: not a refused connection, as none was made.
+		reason string
 	}{
-		{"nothing on its ports", novatest.ClosedPort(t), "is starting for this home and has not bound its ports yet; try again in a moment"},
-		{"its port held by another program", taken, "waits for its ports: what answers at " + url},
+		{"nothing on its ports", novatest.ClosedPort(t), "is starting for this home and has not bound its ports yet; try again in a moment", api.ReasonCLIUnavailable + ":starting"},
+		{"its port held by another program", taken, "waits for its ports: what answers at " + url, api.ReasonCLIOtherHome},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			env := configHome(t, fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", novatest.ClosedPort(t, tt.facade), tt.facade))
@@ -238,6 +240,11 @@ func TestSearch_novadStarting(t *testing.T) {
 			pid := fmt.Sprintf("novad (pid %d)", os.Getpid())
 			if code != ExitFailure || out != "" || !strings.Contains(errOut, pid) || !strings.Contains(errOut, tt.want) || strings.Contains(errOut, "start it with") {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q, %q", code, out, errOut, pid, tt.want)
+			}
+			_, out, _ = runCLI(context.Background(), env, "search", "my private question", "--json")
+			var got api.SearchResponse
+			if err := json.Unmarshal([]byte(out), &got); err != nil || api.StringOr(got.Reason, "") != tt.reason || !strings.Contains(got.Error, tt.want) {
+				t.Errorf("--json: reason %q, error %q (%v); want %q and %q", api.StringOr(got.Reason, ""), got.Error, err, tt.reason, tt.want)
 			}
 		})
 	}
