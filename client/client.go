@@ -227,22 +227,34 @@ func dropped(ctx context.Context, err error) bool {
 		(errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET))
 }
 
-// maxResponseBytes bounds what the client reads of one response.
+// maxResponseBytes bounds what the client reads of one response: a
+// search envelope is tens of kilobytes.
 const maxResponseBytes = 64 << 20
+
+// errTooLarge is an answer longer than maxResponseBytes: cut at the
+// limit it would be reported as invalid JSON.
+var errTooLarge = fmt.Errorf("the answer is larger than the %d MB novad's ever are: is it novad that answers? novactl status names novad's ports", maxResponseBytes>>20)
 
 // readBody reads a response body, at most maxResponseBytes of it. A body
 // whose length was announced (novad announces every one) is read into a
 // buffer of that size: growing one from 512 bytes read a search envelope
 // of tens of kilobytes in a dozen pieces, a system call each.
 func readBody(resp *http.Response) ([]byte, error) {
-	if n := resp.ContentLength; n >= 0 && n <= maxResponseBytes {
+	if resp.ContentLength > maxResponseBytes {
+		return nil, errTooLarge
+	}
+	if n := resp.ContentLength; n >= 0 {
 		b := make([]byte, n)
 		if _, err := io.ReadFull(resp.Body, b); err != nil {
 			return nil, err
 		}
 		return b, nil
 	}
-	return io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err == nil && len(b) > maxResponseBytes {
+		return nil, errTooLarge
+	}
+	return b, err
 }
 
 // answers reports whether something accepts connections at the address

@@ -311,3 +311,20 @@ func TestForConfig_stateOfAnotherRun(t *testing.T) {
 		t.Errorf("the state the lock holder wrote: %s, want %s", c.FacadeURL, s.URL)
 	}
 }
+
+// TestSearch_tooLarge: an answer longer than the client reads is refused
+// as such, before it is read, not reported as invalid JSON (cut at the
+// limit) or as a connection novad dropped.
+func TestSearch_tooLarge(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(maxResponseBytes+1))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(`{"schemaVersion":2,`))
+	}))
+	t.Cleanup(srv.Close)
+	_, _, err := New(srv.URL, srv.URL).Search(context.Background(), api.SearchBody{Query: "q"})
+	var dropped *DroppedError
+	if err == nil || !strings.Contains(err.Error(), "larger than the 64 MB") || errors.As(err, &dropped) {
+		t.Errorf("an answer of 64 MB and a byte: %v", err)
+	}
+}
