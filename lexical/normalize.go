@@ -10,7 +10,8 @@ import (
 
 // Normalize applies NFKC (full-width Latin and punctuation become their
 // half-width forms, half-width katakana full-width, compatibility forms
-// fold), lower case, and traditional to simplified Chinese characters.
+// fold), lower case, and traditional to simplified Chinese characters,
+// and drops the invisible characters a word reads through (ignorable).
 // A search normalises the text of every candidate it weighs and a build
 // every chunk's, so the text most memory is written in takes a shorter
 // way to the same result: ASCII and Chinese text are normalised in one
@@ -36,8 +37,12 @@ func normalizeGeneral(s string) string {
 // lowerFold is unicode.ToLower and then the traditional-to-simplified
 // fold. The fold changes only Han ideographs (TestFoldChangesOnlyHan),
 // so the others do not ask it, and its table, decompressed on first use,
-// is loaded only for text that has one (as foldHan does).
+// is loaded only for text that has one (as foldHan does). An invisible
+// character that does not end a word (ignorable) is dropped.
 func lowerFold(r rune) rune {
+	if ignorable(r) {
+		return -1
+	}
 	r = unicode.ToLower(r)
 	if r >= 0x3400 && unicode.Is(unicode.Han, r) {
 		return simplified().fold(r)
@@ -172,6 +177,22 @@ const (
 	lastFullWidth   = 0xFF5E
 	fullWidthOffset = 0xFF01 - '!'
 )
+
+// ignorable reports whether r is an invisible character that Unicode's
+// word boundaries (UAX #29) look through: a format character (a soft
+// hyphen, the zero-width joiner and non-joiner, the word joiner, a byte
+// order mark, a direction mark) or a variation selector. Text copied from
+// web pages and word processors carries them inside words (hyph&shy;enation),
+// which split there and were found by neither the word nor its parts.
+// The zero-width space is a word boundary, and is left to separate words.
+func ignorable(r rune) bool {
+	if r < 0xAD {
+		return false // ASCII and most of Latin-1: the tables cost more than the rest of lowerFold
+	}
+	return unicode.Is(unicode.Cf, r) && r != zeroWidthSpace || unicode.Is(unicode.Variation_Selector, r)
+}
+
+const zeroWidthSpace = 0x200B
 
 // nfkcInert reports the punctuation of Chinese text that NFKC leaves as
 // it is: 、。〈〉《》「」『』【】 and the curly quotes and the em dash.

@@ -11,7 +11,20 @@ import (
 )
 
 // slowNormalize is Normalize without its short ways: the reference.
-func slowNormalize(s string) string { return foldHan(strings.ToLower(norm.NFKC.String(s))) }
+func slowNormalize(s string) string {
+	return dropIgnorable(foldHan(strings.ToLower(norm.NFKC.String(s))))
+}
+
+// dropIgnorable removes the characters Normalize drops, in a walk of its
+// own.
+func dropIgnorable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if ignorable(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
 
 // TestNormalizeChineseCharacters checks every character normalizeShort
 // takes against x/text's tables: NFKC leaves it as it is (or, full-width
@@ -26,6 +39,9 @@ func TestNormalizeChineseCharacters(t *testing.T) {
 		}
 		if p := norm.NFKC.PropertiesString(want); !p.BoundaryBefore() || p.CCC() != 0 {
 			t.Fatalf("%U %q: %q may combine with the character before it under NFKC", r, string(r), want)
+		}
+		if ignorable(r) {
+			t.Fatalf("%U %q is dropped by the general path", r, string(r))
 		}
 	}
 	for r := rune(0); r < 0x80; r++ {
@@ -50,11 +66,12 @@ func TestNormalizeChineseCharacters(t *testing.T) {
 // TestNormalizeMatchesNFKC: on random text drawn from ASCII, ideographs,
 // the inert punctuation, full-width forms and a few characters the short
 // ways refuse (the ellipsis, the ideographic space, a combining accent,
-// half-width katakana, a traditional character, an invalid byte),
+// half-width katakana, a traditional character, an invalid byte, a soft
+// hyphen, a zero-width joiner),
 // Normalize gives what the full path gives.
 func TestNormalizeMatchesNFKC(t *testing.T) {
 	alphabet := []string{"a", "Z", "7", " ", "-", ".", "中", "文", "遷", "移", "、", "。", "《", "」", "“", "—",
-		"Ａ", "ｚ", "１", "，", "：", "？", "…", "\u3000", "\u0301", "ｶ", "\xff"}
+		"Ａ", "ｚ", "１", "，", "：", "？", "…", "\u3000", "\u0301", "ｶ", "\xff", "\u00ad", "\u200d"}
 	rng := rand.New(rand.NewPCG(3, 3))
 	for range 20_000 {
 		var b strings.Builder

@@ -94,3 +94,30 @@ func identifierHome(t *testing.T, records []struct{ id, text string }) (*search.
 	engine := search.New(search.Config{HalfLifeDays: 7, Dense: true, Now: func() time.Time { return now }}, lexical.NewAnalyzer())
 	return engine, &search.Snapshot{Gen: g, Query: g.Model}
 }
+
+// TestWrittenFormsAreRecalled: a memory is found, first, by the words a
+// person types for it, however its text wrote them (the analyzer's folds,
+// in an index built and searched as Nova does).
+func TestWrittenFormsAreRecalled(t *testing.T) {
+	records := []struct{ id, text string }{
+		// A soft hyphen inside a word, as text copied from a web page has it.
+		{"shy", "The PDF export broke the hyph\u00adenation of long table headers."},
+		{"other", "The PDF export of the quarterly report is slow on long tables."},
+	}
+	engine, snap := identifierHome(t, records)
+	for query, want := range map[string]string{
+		"hyphenation in the pdf export": "shy",
+	} {
+		resp, err := engine.Search(context.Background(), snap, api.SearchRequest{Query: query, TopK: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range resp.Results {
+			got = append(got, r.ID)
+		}
+		if len(got) == 0 || got[0] != "notes:"+want {
+			t.Errorf("%q found %q, want %q first", query, got, want)
+		}
+	}
+}

@@ -1,0 +1,37 @@
+package lexical
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestTermsIgnoreFormatCharacters: the invisible format characters that
+// text copied from web pages, word processors and chat apps carries inside
+// words (a soft hyphen, the zero-width joiner and non-joiner, the word
+// joiner, a byte order mark, direction marks, variation selectors) leave
+// the word whole, as Unicode's word boundaries (UAX #29) ignore them: a
+// memory that wrote hyph&shy;en&shy;ation was found by neither
+// "hyphenation" nor its parts' stems. The zero-width space is a word
+// boundary there, and stays one.
+func TestTermsIgnoreFormatCharacters(t *testing.T) {
+	a := NewAnalyzer()
+	for in, same := range map[string]string{
+		"hyph\u00aden\u00adation":        "hyphenation",
+		"pass\u200dword":                 "password",
+		"co\u200cordinate":               "coordinate",
+		"word\u2060joiner":               "wordjoiner",
+		"\ufeffDeployment":               "deployment",
+		"\u200eshalom\u200f":             "shalom",
+		"\u202adeploy\u202c rollback":    "deploy rollback",
+		"葛\U000E0100飾区":                  "葛飾区",
+		"naïve\u00ad":                    "naïve",
+		"https://exam\u00adple.com/path": "https://example.com/path",
+	} {
+		if got, want := a.Terms(in), a.Terms(same); !slices.Equal(got, want) {
+			t.Errorf("Terms(%q) = %q, want %q (the terms of %q)", in, got, want, same)
+		}
+	}
+	if got, want := a.Terms("zero\u200bwidth"), []string{"zero", "width"}; !slices.Equal(got, want) {
+		t.Errorf("Terms(zero ZWSP width) = %q, want %q", got, want)
+	}
+}
