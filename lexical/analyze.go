@@ -99,7 +99,9 @@ func isWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
 		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 	}
-	return (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)) && !IsCJK(r)
+	// Marks, the spacing ones too: the vowel signs of Devanagari, Bengali,
+	// Tamil and the other Indic scripts are inside their words.
+	return (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)) && !IsCJK(r)
 }
 
 func isConnector(r rune) bool {

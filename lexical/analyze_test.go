@@ -14,7 +14,7 @@ func TestRuneClassesFastPaths(t *testing.T) {
 		if IsCJK(r) != cjk {
 			t.Fatalf("IsCJK(%U) = %v, the tables say %v", r, !cjk, cjk)
 		}
-		word := (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)) && !cjk
+		word := (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me)) && !cjk
 		if isWordRune(r) != word {
 			t.Fatalf("isWordRune(%U) = %v, the tables say %v", r, !word, word)
 		}

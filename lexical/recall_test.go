@@ -121,3 +121,20 @@ func TestWrittenFormsAreRecalled(t *testing.T) {
 		}
 	}
 }
+
+// TestIndicWordIsNotItsConsonants: a memory that does not hold a Hindi
+// word is not found by it. भाषा (language) was searched as its consonants
+// भ and ष, which "यह भी विशेष है" (this too is special) holds in other
+// words: the memory was found, and the response called it strong.
+func TestIndicWordIsNotItsConsonants(t *testing.T) {
+	engine, snap := identifierHome(t, []struct{ id, text string }{
+		{"other", "यह भी विशेष है"},
+	})
+	resp, err := engine.Search(context.Background(), snap, api.SearchRequest{Query: "भाषा", TopK: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Results) != 0 || !resp.Quality.NeedsMoreEvidence {
+		t.Errorf("found %d results, quality %q, want none found", len(resp.Results), resp.Quality.Status)
+	}
+}

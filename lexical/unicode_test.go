@@ -35,3 +35,20 @@ func TestTermsIgnoreFormatCharacters(t *testing.T) {
 		t.Errorf("Terms(zero ZWSP width) = %q, want %q", got, want)
 	}
 }
+
+// TestTermsKeepIndicWordsWhole: a word of a script whose vowel signs are
+// spacing marks (Devanagari, Bengali, Tamil, ...) is one term: the signs
+// split it into its consonants, so "भाषा" (language) was searched as भ
+// and ष and matched the भ of भी (also), in nearly every Hindi text.
+func TestTermsKeepIndicWordsWhole(t *testing.T) {
+	a := NewAnalyzer()
+	for in, want := range map[string][]string{
+		"हिन्दी भाषा":    {"हिन्दी", "भाषा"},
+		"தமிழ் மொழி":     {"தமிழ்", "மொழி"},
+		"মাতৃভাষা বাংলা": {"মাতৃভাষা", "বাংলা"},
+	} {
+		if got := a.Terms(in); !slices.Equal(got, want) {
+			t.Errorf("Terms(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
