@@ -10,8 +10,10 @@ import (
 
 // Normalize applies NFKC (full-width Latin and punctuation become their
 // half-width forms, half-width katakana full-width, compatibility forms
-// fold), lower case, and traditional to simplified Chinese characters,
-// and drops the invisible characters a word reads through (ignorable).
+// fold), lower case, traditional to simplified Chinese characters and
+// Latin letters to ASCII (latinFold), and drops the invisible characters
+// a word reads through (ignorable) and the diacritics that composed with
+// no letter.
 // A search normalises the text of every candidate it weighs and a build
 // every chunk's, so the text most memory is written in takes a shorter
 // way to the same result: ASCII and Chinese text are normalised in one
@@ -25,29 +27,106 @@ func Normalize(s string) string {
 }
 
 // normalizeGeneral is the whole algorithm, for text normalizeShort
-// refuses. Lower case and the Chinese fold are one strings.Map instead
-// of strings.ToLower and then foldHan, a second walk of the text: both
-// are rune-by-rune maps over text that strings.ToLower has made valid
-// UTF-8 (or left ASCII), so their composition is one map (the reference
-// test and FuzzNormalizeSame check it against the two walks).
+// refuses: after NFKC, one walk that drops what a word reads through,
+// lower-cases, folds traditional characters to simplified ones and Latin
+// letters to ASCII (the reference test and FuzzNormalizeSame check it
+// against a walk for each).
 func normalizeGeneral(s string) string {
-	return strings.Map(lowerFold, norm.NFKC.String(s))
+	s = norm.NFKC.String(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if ignorable(r) || isCombiningDiacritic(r) {
+			continue
+		}
+		r = unicode.ToLower(r)
+		switch {
+		case r >= 0x3400 && unicode.Is(unicode.Han, r):
+			// The fold changes only Han ideographs (TestFoldChangesOnlyHan),
+			// so its table, decompressed on first use, is loaded only for
+			// text that has one.
+			r = simplified().fold(r)
+		case r >= firstLatinFold:
+			if f := latinFold(r); f != "" {
+				b.WriteString(f)
+				continue
+			}
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
-// lowerFold is unicode.ToLower and then the traditional-to-simplified
-// fold. The fold changes only Han ideographs (TestFoldChangesOnlyHan),
-// so the others do not ask it, and its table, decompressed on first use,
-// is loaded only for text that has one (as foldHan does). An invisible
-// character that does not end a word (ignorable) is dropped.
-func lowerFold(r rune) rune {
-	if ignorable(r) {
-		return -1
+// isCombiningDiacritic reports whether r is one of the combining
+// diacritical marks (U+0300 to U+036F) that Latin, Greek and Cyrillic
+// letters take: after NFKC one is left only where it composed with no
+// letter (an accent on a letter that has no accented form, a stress mark
+// on a Cyrillic vowel), and the letter is searched without it.
+func isCombiningDiacritic(r rune) bool { return 0x300 <= r && r <= 0x36F }
+
+// latinFold returns the ASCII spelling of a lower-case Latin letter with
+// a diacritic or of its own (é e, ñ n, ß ss, æ ae, ø o, ı i), or "" for
+// any other character: people type the base letters, and a memory that
+// wrote café or résumé was not found by "cafe" or "resume".
+func latinFold(r rune) string {
+	switch {
+	case r < firstLatinFold:
+	case r < firstLatinFold+rune(len(latinFolds.basic)):
+		return latinFolds.basic[r-firstLatinFold]
+	case firstLatinExtra <= r && r < firstLatinExtra+rune(len(latinFolds.extra)):
+		return latinFolds.extra[r-firstLatinExtra]
 	}
-	r = unicode.ToLower(r)
-	if r >= 0x3400 && unicode.Is(unicode.Han, r) {
-		return simplified().fold(r)
+	return ""
+}
+
+// The Latin letters latinFold folds: Latin-1's from À, Latin Extended-A
+// and -B (to U+024F), and Latin Extended Additional (Vietnamese, among
+// others).
+const (
+	firstLatinFold  = 0xC0
+	firstLatinExtra = 0x1E00
+)
+
+// latinFolds is latinFold's table: a letter whose canonical decomposition
+// is an ASCII letter (or one of latinLetters) and combining diacritical
+// marks folds to it; latinLetters fold as they say.
+var latinFolds = func() (t struct {
+	basic [0x250 - firstLatinFold]string
+	extra [0x100]string
+}) {
+	fold := func(r rune) string {
+		if f, ok := latinLetters[r]; ok {
+			return f
+		}
+		d := []rune(norm.NFD.String(string(r)))
+		for _, m := range d[1:] {
+			if !isCombiningDiacritic(m) {
+				return ""
+			}
+		}
+		if len(d) == 1 {
+			return ""
+		}
+		base := unicode.ToLower(d[0])
+		if 'a' <= base && base <= 'z' {
+			return string(base)
+		}
+		return latinLetters[base]
 	}
-	return r
+	for i := range t.basic {
+		t.basic[i] = fold(firstLatinFold + rune(i))
+	}
+	for i := range t.extra {
+		t.extra[i] = fold(firstLatinExtra + rune(i))
+	}
+	return t
+}()
+
+// latinLetters are the lower-case Latin letters of their own that have
+// a usual ASCII spelling.
+var latinLetters = map[rune]string{
+	'ß': "ss", 'æ': "ae", 'œ': "oe", 'þ': "th", 'ð': "d", 'ø': "o",
+	'đ': "d", 'ħ': "h", 'ı': "i", 'ł': "l", 'ŧ': "t",
 }
 
 // normalizeShort is Normalize for text made only of ASCII, CJK unified

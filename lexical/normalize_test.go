@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -12,7 +13,7 @@ import (
 
 // slowNormalize is Normalize without its short ways: the reference.
 func slowNormalize(s string) string {
-	return dropIgnorable(foldHan(strings.ToLower(norm.NFKC.String(s))))
+	return foldLatinReference(dropIgnorable(foldHan(strings.ToLower(norm.NFKC.String(s)))))
 }
 
 // dropIgnorable removes the characters Normalize drops, in a walk of its
@@ -24,6 +25,36 @@ func dropIgnorable(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// foldLatinReference is Normalize's Latin fold, in a walk of its own and
+// without latinFold's table: each Latin letter of the folded blocks is
+// decomposed, and one that is a letter with diacritics is its letter.
+func foldLatinReference(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if isCombiningDiacritic(r) {
+			continue
+		}
+		if f, ok := latinLetters[r]; ok {
+			b.WriteString(f)
+			continue
+		}
+		if (0xC0 <= r && r < 0x250) || (0x1E00 <= r && r < 0x1F00) {
+			d := []rune(norm.NFD.String(string(r)))
+			if len(d) > 1 && !slices.ContainsFunc(d[1:], func(m rune) bool { return !isCombiningDiacritic(m) }) {
+				if base := unicode.ToLower(d[0]); base < utf8.RuneSelf && unicode.IsLetter(base) {
+					b.WriteRune(base)
+					continue
+				} else if f, ok := latinLetters[base]; ok {
+					b.WriteString(f)
+					continue
+				}
+			}
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // TestNormalizeChineseCharacters checks every character normalizeShort
@@ -40,8 +71,8 @@ func TestNormalizeChineseCharacters(t *testing.T) {
 		if p := norm.NFKC.PropertiesString(want); !p.BoundaryBefore() || p.CCC() != 0 {
 			t.Fatalf("%U %q: %q may combine with the character before it under NFKC", r, string(r), want)
 		}
-		if ignorable(r) {
-			t.Fatalf("%U %q is dropped by the general path", r, string(r))
+		if ignorable(r) || isCombiningDiacritic(r) || latinFold(r) != "" {
+			t.Fatalf("%U %q is dropped or folded by the general path", r, string(r))
 		}
 	}
 	for r := rune(0); r < 0x80; r++ {
@@ -67,11 +98,11 @@ func TestNormalizeChineseCharacters(t *testing.T) {
 // the inert punctuation, full-width forms and a few characters the short
 // ways refuse (the ellipsis, the ideographic space, a combining accent,
 // half-width katakana, a traditional character, an invalid byte, a soft
-// hyphen, a zero-width joiner),
+// hyphen, a zero-width joiner, Latin letters that fold),
 // Normalize gives what the full path gives.
 func TestNormalizeMatchesNFKC(t *testing.T) {
 	alphabet := []string{"a", "Z", "7", " ", "-", ".", "中", "文", "遷", "移", "、", "。", "《", "」", "“", "—",
-		"Ａ", "ｚ", "１", "，", "：", "？", "…", "\u3000", "\u0301", "ｶ", "\xff", "\u00ad", "\u200d"}
+		"Ａ", "ｚ", "１", "，", "：", "？", "…", "\u3000", "\u0301", "ｶ", "\xff", "\u00ad", "\u200d", "é", "ß", "Ø", "ệ", "ı"}
 	rng := rand.New(rand.NewPCG(3, 3))
 	for range 20_000 {
 		var b strings.Builder

@@ -103,10 +103,14 @@ func TestWrittenFormsAreRecalled(t *testing.T) {
 		// A soft hyphen inside a word, as text copied from a web page has it.
 		{"shy", "The PDF export broke the hyph\u00adenation of long table headers."},
 		{"other", "The PDF export of the quarterly report is slow on long tables."},
+		// Diacritics, which a person leaves out when typing a query.
+		{"accents", "Sent my résumé to Zoë at the café on Rue Müller."},
+		{"plain", "Sent the quarterly report to the team at the office."},
 	}
 	engine, snap := identifierHome(t, records)
 	for query, want := range map[string]string{
-		"hyphenation in the pdf export": "shy",
+		"hyphenation in the pdf export":  "shy",
+		"sent resume to zoe at the cafe": "accents",
 	} {
 		resp, err := engine.Search(context.Background(), snap, api.SearchRequest{Query: query, TopK: 3})
 		if err != nil {

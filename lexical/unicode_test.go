@@ -52,3 +52,39 @@ func TestTermsKeepIndicWordsWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestTermsFoldLatinDiacritics: a Latin letter with a diacritic is its
+// base letter, and the letters written as two (ß, æ, œ, þ) or with a
+// stroke (ø, ł, đ) or without a dot (ı) are their usual ASCII spelling:
+// a person types "cafe" or "resume" for what a memory wrote as café or
+// résumé, and neither was found. A combining mark of the Latin block
+// that composed with nothing is dropped too. Other scripts keep their
+// letters: й is not и, が is not か.
+func TestTermsFoldLatinDiacritics(t *testing.T) {
+	a := NewAnalyzer()
+	for in, same := range map[string]string{
+		"café":                     "cafe",
+		"cafe\u0301":               "cafe",
+		"Résumé":                   "resume",
+		"naïve coöperate":          "naive cooperate",
+		"Straße STRAẞE":            "strasse strasse",
+		"Ærøskøbing":               "aeroskobing",
+		"œuvre":                    "oeuvre",
+		"Łódź":                     "lodz",
+		"Þingvellir":               "thingvellir",
+		"kırmızı İstanbul":         "kirmizi istanbul",
+		"Việt Nam":                 "viet nam",
+		"São Paulo":                "sao paulo",
+		"Müller-Lüdenscheidt GmbH": "muller-ludenscheidt GmbH",
+		"молоко\u0301":             "молоко",
+	} {
+		if got, want := a.Terms(in), a.Terms(same); !slices.Equal(got, want) {
+			t.Errorf("Terms(%q) = %q, want %q (the terms of %q)", in, got, want, same)
+		}
+	}
+	for _, in := range []string{"й", "が", "ά", "ё"} {
+		if got := Normalize(in); got != in {
+			t.Errorf("Normalize(%q) = %q, want it kept", in, got)
+		}
+	}
+}
