@@ -213,10 +213,13 @@ func (a *Analyzer) appendTerms(out []string, s string, camel []camelWord) []stri
 				han = han && unicode.Is(unicode.Han, r2)
 				j += sz
 			}
-			if !a.opts.NoSegmentation && han {
+			switch {
+			case !a.opts.NoSegmentation && han:
 				out = appendChinese(out, s[i:j])
-			} else {
+			case han:
 				out = appendBigrams(out, s[i:j])
+			default:
+				out = appendLoneHan(appendBigrams(out, s[i:j]), s[i:j])
 			}
 			i = j
 		case isWordRune(r) || isConnector(r):
@@ -356,6 +359,28 @@ func isASCIILetters(w string) bool {
 		}
 	}
 	return w != ""
+}
+
+// appendLoneHan emits each Han character of a CJK run of other scripts
+// too (Japanese) that stands alone between them (猫 in 猫が好き, 本 in
+// 本を読む), unless it is a function word, as a Chinese one-character
+// word is emitted: a kanji is often a word by itself, and the run's
+// bigrams hold it only beside a kana, which a question naming the word
+// (猫, 私の猫) does not have. A longer run of kanji is a bigram already.
+func appendLoneHan(out []string, run string) []string {
+	prevHan := false // whether the character before is Han
+	for i, r := range run {
+		han := unicode.Is(unicode.Han, r)
+		if han && !prevHan {
+			_, size := utf8.DecodeRuneInString(run[i:])
+			next, _ := utf8.DecodeRuneInString(run[i+size:])
+			if w := run[i : i+size]; (i+size == len(run) || !unicode.Is(unicode.Han, next)) && !zhStopWords[w] {
+				out = append(out, w)
+			}
+		}
+		prevHan = han
+	}
+	return out
 }
 
 // appendBigrams emits overlapping character bigrams of a CJK run, or the

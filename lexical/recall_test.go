@@ -106,11 +106,15 @@ func TestWrittenFormsAreRecalled(t *testing.T) {
 		// Diacritics, which a person leaves out when typing a query.
 		{"accents", "Sent my résumé to Zoë at the café on Rue Müller."},
 		{"plain", "Sent the quarterly report to the team at the office."},
+		// A kanji alone between kana, in Japanese.
+		{"neko", "昨日、猫が窓から外をじっと見ていた。"},
+		{"inu", "昨日、犬が庭でずっと遊んでいた。"},
 	}
 	engine, snap := identifierHome(t, records)
 	for query, want := range map[string]string{
 		"hyphenation in the pdf export":  "shy",
 		"sent resume to zoe at the cafe": "accents",
+		"私の猫":                            "neko",
 	} {
 		resp, err := engine.Search(context.Background(), snap, api.SearchRequest{Query: query, TopK: 3})
 		if err != nil {

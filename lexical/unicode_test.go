@@ -3,6 +3,7 @@ package lexical
 import (
 	"slices"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestTermsIgnoreFormatCharacters: the invisible format characters that
@@ -86,5 +87,39 @@ func TestTermsFoldLatinDiacritics(t *testing.T) {
 		if got := Normalize(in); got != in {
 			t.Errorf("Normalize(%q) = %q, want it kept", in, got)
 		}
+	}
+}
+
+// TestTermsJapaneseKanjiBetweenKana: a kanji that stands alone between
+// kana in Japanese text (猫 in 猫が好き, 本 in 本を読む) is a term of its
+// own, as a one-character Chinese word is: the run was indexed as
+// bigrams only (猫が, が好, ...), and a question that names the word (猫,
+// 私の猫) did not find it.
+func TestTermsJapaneseKanjiBetweenKana(t *testing.T) {
+	a := NewAnalyzer()
+	for in, want := range map[string][]string{
+		"猫が好きです":   {"猫", "好"},
+		"本を読む":     {"本", "読"},
+		"ねこと猫":     {"猫"},
+		"東京に行った":   {"行"}, // 東京, two kanji, is among the bigrams already
+		"カタカナ":     nil,
+		"ひらがなの猫です": {"猫"},
+	} {
+		got := a.Terms(in)
+		for _, w := range want {
+			if !slices.Contains(got, w) {
+				t.Errorf("Terms(%q) = %q, want %q among them", in, got, w)
+			}
+		}
+		for _, term := range got {
+			if n := utf8.RuneCountInString(term); n == 1 && !slices.Contains(want, term) {
+				t.Errorf("Terms(%q) = %q: %q is not a kanji alone between kana", in, got, term)
+			}
+		}
+	}
+	// The question's terms meet the memory's.
+	memory, question := a.Terms("昨日、猫が窓から外を見ていた"), a.Terms("私の猫")
+	if !slices.ContainsFunc(question, func(q string) bool { return slices.Contains(memory, q) }) {
+		t.Errorf("Terms of 私の猫 %q share none of the memory's %q", question, memory)
 	}
 }
