@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -11,9 +12,9 @@ import (
 // Normalize applies NFKC (full-width Latin and punctuation become their
 // half-width forms, half-width katakana full-width, compatibility forms
 // fold), lower case, traditional to simplified Chinese characters and
-// Latin letters to ASCII (latinFold), and drops the invisible characters
-// a word reads through (ignorable) and the diacritics that composed with
-// no letter.
+// Latin and Greek letters with diacritics to their base letters
+// (foldLetter), and drops the invisible characters a word reads through
+// (ignorable) and the marks its script may leave out (optionalMark).
 // A search normalises the text of every candidate it weighs and a build
 // every chunk's, so the text most memory is written in takes a shorter
 // way to the same result: ASCII and Chinese text are normalised in one
@@ -27,16 +28,17 @@ func Normalize(s string) string {
 }
 
 // normalizeGeneral is the whole algorithm, for text normalizeShort
-// refuses: after NFKC, one walk that drops what a word reads through,
-// lower-cases, folds traditional characters to simplified ones and Latin
-// letters to ASCII (the reference test and FuzzNormalizeSame check it
-// against a walk for each).
+// refuses: after NFKC, one walk that drops what a word reads through and
+// the marks its script may leave out, lower-cases, folds traditional
+// characters to simplified ones and letters with diacritics to their
+// base letters (the reference test and FuzzNormalizeSame check it against
+// a walk for each).
 func normalizeGeneral(s string) string {
 	s = norm.NFKC.String(s)
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
-		if ignorable(r) || isCombiningDiacritic(r) {
+		if ignorable(r) || optionalMark(r) {
 			continue
 		}
 		r = unicode.ToLower(r)
@@ -46,8 +48,8 @@ func normalizeGeneral(s string) string {
 			// so its table, decompressed on first use, is loaded only for
 			// text that has one.
 			r = simplified().fold(r)
-		case r >= firstLatinFold:
-			if f := latinFold(r); f != "" {
+		case r >= firstFolded:
+			if f := foldLetter(r); f != "" {
 				b.WriteString(f)
 				continue
 			}
@@ -59,74 +61,100 @@ func normalizeGeneral(s string) string {
 
 // isCombiningDiacritic reports whether r is one of the combining
 // diacritical marks (U+0300 to U+036F) that Latin, Greek and Cyrillic
-// letters take: after NFKC one is left only where it composed with no
-// letter (an accent on a letter that has no accented form, a stress mark
-// on a Cyrillic vowel), and the letter is searched without it.
+// letters take.
 func isCombiningDiacritic(r rune) bool { return 0x300 <= r && r <= 0x36F }
 
-// latinFold returns the ASCII spelling of a lower-case Latin letter with
-// a diacritic or of its own (é e, ñ n, ß ss, æ ae, ø o, ı i), or "" for
-// any other character: people type the base letters, and a memory that
-// wrote café or résumé was not found by "cafe" or "resume".
-func latinFold(r rune) string {
+// optionalMark reports whether r is a mark that its script's writers put
+// in or leave out as they please, so a word is searched without it: a
+// combining diacritical mark (after NFKC one is left only where it
+// composed with no letter: a stress mark on a Cyrillic vowel), Hebrew's
+// vowel points and cantillation, Arabic's short vowels, Quranic marks
+// and tatweel (the stretch of a justified line). A memory that wrote
+// كَتَبَ was not found by كتب.
+func optionalMark(r rune) bool {
 	switch {
-	case r < firstLatinFold:
-	case r < firstLatinFold+rune(len(latinFolds.basic)):
-		return latinFolds.basic[r-firstLatinFold]
-	case firstLatinExtra <= r && r < firstLatinExtra+rune(len(latinFolds.extra)):
-		return latinFolds.extra[r-firstLatinExtra]
+	case r < 0x300:
+		return false
+	case r <= 0x36F:
+		return true
+	case r < 0x591 || r > 0x6ED:
+		return false
+	case r == 0x640:
+		return true
+	}
+	return (r <= 0x5C7 || 0x610 <= r && r <= 0x61A || 0x64B <= r && r <= 0x65F || r == 0x670 || 0x6D6 <= r) &&
+		unicode.Is(unicode.Mn, r)
+}
+
+// foldLetter returns the base letter of a lower-case Latin or Greek
+// letter with diacritics (é e, ñ n, ệ e, ά α, ᾅ α), the usual ASCII
+// spelling of a Latin letter of its own (ß ss, æ ae, ø o, ı i), σ for
+// final ς and е for ё, or "" for any other character: people type the
+// base letters (and Greek capitals are written without accents), and a
+// memory that wrote café or résumé was not found by "cafe" or "resume",
+// nor ΑΘΗΝΑ by Αθήνα.
+func foldLetter(r rune) string {
+	switch {
+	case r < firstFolded:
+	case r < firstFolded+rune(len(letterFolds.basic)):
+		return letterFolds.basic[r-firstFolded]
+	case firstFoldedExtended <= r && r < firstFoldedExtended+rune(len(letterFolds.extended)):
+		return letterFolds.extended[r-firstFoldedExtended]
 	}
 	return ""
 }
 
-// The Latin letters latinFold folds: Latin-1's from À, Latin Extended-A
-// and -B (to U+024F), and Latin Extended Additional (Vietnamese, among
-// others).
+// The letters foldLetter folds lie in two blocks: from Latin-1's À to the
+// end of Cyrillic's first letters (Latin Extended-A and -B, Greek, ё),
+// and Latin Extended Additional with Greek Extended (Vietnamese,
+// polytonic Greek).
 const (
-	firstLatinFold  = 0xC0
-	firstLatinExtra = 0x1E00
+	firstFolded         = 0xC0
+	firstFoldedExtended = 0x1E00
 )
 
-// latinFolds is latinFold's table: a letter whose canonical decomposition
-// is an ASCII letter (or one of latinLetters) and combining diacritical
-// marks folds to it; latinLetters fold as they say.
-var latinFolds = func() (t struct {
-	basic [0x250 - firstLatinFold]string
-	extra [0x100]string
+// letterFolds is foldLetter's table: a letter whose canonical
+// decomposition is a Latin or Greek letter and combining diacritical
+// marks folds to that letter (lower case, and folded by ownLetters);
+// ownLetters fold as they say. Other scripts keep their letters with
+// marks: й is not и, ї not і.
+var letterFolds = func() (t struct {
+	basic    [0x460 - firstFolded]string
+	extended [0x200]string
 }) {
 	fold := func(r rune) string {
-		if f, ok := latinLetters[r]; ok {
+		if f, ok := ownLetters[r]; ok {
 			return f
 		}
 		d := []rune(norm.NFD.String(string(r)))
-		for _, m := range d[1:] {
-			if !isCombiningDiacritic(m) {
-				return ""
-			}
-		}
-		if len(d) == 1 {
+		if len(d) == 1 || slices.ContainsFunc(d[1:], func(m rune) bool { return !isCombiningDiacritic(m) }) {
 			return ""
 		}
 		base := unicode.ToLower(d[0])
-		if 'a' <= base && base <= 'z' {
+		if f, ok := ownLetters[base]; ok {
+			return f
+		}
+		if 'a' <= base && base <= 'z' || unicode.Is(unicode.Greek, base) {
 			return string(base)
 		}
-		return latinLetters[base]
+		return ""
 	}
 	for i := range t.basic {
-		t.basic[i] = fold(firstLatinFold + rune(i))
+		t.basic[i] = fold(firstFolded + rune(i))
 	}
-	for i := range t.extra {
-		t.extra[i] = fold(firstLatinExtra + rune(i))
+	for i := range t.extended {
+		t.extended[i] = fold(firstFoldedExtended + rune(i))
 	}
 	return t
 }()
 
-// latinLetters are the lower-case Latin letters of their own that have
-// a usual ASCII spelling.
-var latinLetters = map[rune]string{
+// ownLetters are the lower-case letters of their own that are folded to
+// others: Latin ones to their usual ASCII spelling, Greek's final sigma,
+// and Russian's ё, which is mostly written е.
+var ownLetters = map[rune]string{
 	'ß': "ss", 'æ': "ae", 'œ': "oe", 'þ': "th", 'ð': "d", 'ø': "o",
 	'đ': "d", 'ħ': "h", 'ı': "i", 'ł': "l", 'ŧ': "t",
+	'ς': "σ", 'ё': "е",
 }
 
 // normalizeShort is Normalize for text made only of ASCII, CJK unified

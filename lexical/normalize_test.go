@@ -13,7 +13,7 @@ import (
 
 // slowNormalize is Normalize without its short ways: the reference.
 func slowNormalize(s string) string {
-	return foldLatinReference(dropIgnorable(foldHan(strings.ToLower(norm.NFKC.String(s)))))
+	return foldLettersReference(dropIgnorable(foldHan(strings.ToLower(norm.NFKC.String(s)))))
 }
 
 // dropIgnorable removes the characters Normalize drops, in a walk of its
@@ -27,27 +27,30 @@ func dropIgnorable(s string) string {
 	}, s)
 }
 
-// foldLatinReference is Normalize's Latin fold, in a walk of its own and
-// without latinFold's table: each Latin letter of the folded blocks is
-// decomposed, and one that is a letter with diacritics is its letter.
-func foldLatinReference(s string) string {
+// foldLettersReference is Normalize's fold of marks and letters, in a
+// walk of its own and without foldLetter's table: a mark optionalMark
+// names is dropped, and each letter of the folded blocks is decomposed,
+// one that is a Latin or Greek letter with diacritics becoming its letter.
+func foldLettersReference(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if isCombiningDiacritic(r) {
+		if optionalMark(r) {
 			continue
 		}
-		if f, ok := latinLetters[r]; ok {
+		if f, ok := ownLetters[r]; ok {
 			b.WriteString(f)
 			continue
 		}
-		if (0xC0 <= r && r < 0x250) || (0x1E00 <= r && r < 0x1F00) {
+		if (0xC0 <= r && r < 0x460) || (0x1E00 <= r && r < 0x2000) {
 			d := []rune(norm.NFD.String(string(r)))
 			if len(d) > 1 && !slices.ContainsFunc(d[1:], func(m rune) bool { return !isCombiningDiacritic(m) }) {
-				if base := unicode.ToLower(d[0]); base < utf8.RuneSelf && unicode.IsLetter(base) {
-					b.WriteRune(base)
-					continue
-				} else if f, ok := latinLetters[base]; ok {
+				base := unicode.ToLower(d[0])
+				if f, ok := ownLetters[base]; ok {
 					b.WriteString(f)
+					continue
+				}
+				if base < utf8.RuneSelf && unicode.IsLetter(base) || unicode.Is(unicode.Greek, base) {
+					b.WriteRune(base)
 					continue
 				}
 			}
@@ -71,7 +74,7 @@ func TestNormalizeChineseCharacters(t *testing.T) {
 		if p := norm.NFKC.PropertiesString(want); !p.BoundaryBefore() || p.CCC() != 0 {
 			t.Fatalf("%U %q: %q may combine with the character before it under NFKC", r, string(r), want)
 		}
-		if ignorable(r) || isCombiningDiacritic(r) || latinFold(r) != "" {
+		if ignorable(r) || optionalMark(r) || foldLetter(r) != "" {
 			t.Fatalf("%U %q is dropped or folded by the general path", r, string(r))
 		}
 	}
@@ -98,11 +101,11 @@ func TestNormalizeChineseCharacters(t *testing.T) {
 // the inert punctuation, full-width forms and a few characters the short
 // ways refuse (the ellipsis, the ideographic space, a combining accent,
 // half-width katakana, a traditional character, an invalid byte, a soft
-// hyphen, a zero-width joiner, Latin letters that fold),
+// hyphen, a zero-width joiner, letters that fold, marks that go),
 // Normalize gives what the full path gives.
 func TestNormalizeMatchesNFKC(t *testing.T) {
 	alphabet := []string{"a", "Z", "7", " ", "-", ".", "中", "文", "遷", "移", "、", "。", "《", "」", "“", "—",
-		"Ａ", "ｚ", "１", "，", "：", "？", "…", "\u3000", "\u0301", "ｶ", "\xff", "\u00ad", "\u200d", "é", "ß", "Ø", "ệ", "ı"}
+		"Ａ", "ｚ", "１", "，", "：", "？", "…", "\u3000", "\u0301", "ｶ", "\xff", "\u00ad", "\u200d", "é", "ß", "Ø", "ệ", "ı", "Ά", "ς", "Ё", "й", "\u05b8", "\u064e", "\u0640"}
 	rng := rand.New(rand.NewPCG(3, 3))
 	for range 20_000 {
 		var b strings.Builder

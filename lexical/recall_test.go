@@ -109,12 +109,16 @@ func TestWrittenFormsAreRecalled(t *testing.T) {
 		// A kanji alone between kana, in Japanese.
 		{"neko", "昨日、猫が窓から外をじっと見ていた。"},
 		{"inu", "昨日、犬が庭でずっと遊んでいた。"},
+		// Greek capitals are written without accents.
+		{"athens", "ΣΥΝΑΝΤΗΣΗ ΣΤΗΝ ΑΘΗΝΑ ΤΗΝ ΤΡΙΤΗ"},
+		{"patra", "Συνάντηση στην Πάτρα την Πέμπτη"},
 	}
 	engine, snap := identifierHome(t, records)
 	for query, want := range map[string]string{
 		"hyphenation in the pdf export":  "shy",
 		"sent resume to zoe at the cafe": "accents",
 		"私の猫":                            "neko",
+		"συνάντηση Αθήνα":                "athens",
 	} {
 		resp, err := engine.Search(context.Background(), snap, api.SearchRequest{Query: query, TopK: 3})
 		if err != nil {
