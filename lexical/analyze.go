@@ -249,6 +249,11 @@ func (a *Analyzer) appendTerms(out []string, s string, camel []camelWord) []stri
 			}
 			out = a.appendRun(out, s[i:j], joined, i, camel[:k])
 			camel = camel[k:]
+			if j-i <= 3 && j < len(s) && s[j] == ',' {
+				if n := thousands(s, i, j); n != "" {
+					out = append(out, n)
+				}
+			}
 			i = j
 		default:
 			i += size
@@ -256,6 +261,32 @@ func (a *Analyzer) appendTerms(out []string, s string, camel []camelWord) []stri
 	}
 	return out
 }
+
+// thousands returns the number written from s[i:j], a run of one to
+// three digits, on with commas between groups of three digits, without
+// the commas (1,250,000: 1250000), or "" when no such number starts
+// there: a person types 1000 for what a memory wrote as 1,000.
+func thousands(s string, i, j int) string {
+	for k := i; k < j; k++ {
+		if !isDigit(s[k]) {
+			return ""
+		}
+	}
+	if i >= 2 && s[i-1] == ',' && isDigit(s[i-2]) {
+		return "" // a group of a number that started before
+	}
+	end := j
+	for end+4 <= len(s) && s[end] == ',' && isDigit(s[end+1]) && isDigit(s[end+2]) && isDigit(s[end+3]) &&
+		!wordRuneAfter(s, end+4) {
+		end += 4
+	}
+	if end == j {
+		return ""
+	}
+	return strings.ReplaceAll(s[i:end], ",", "")
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // appendRun emits the words of a run such as "src/app.py" and, when the
 // run joins several words with connectors, the whole run as one more term

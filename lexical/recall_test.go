@@ -112,6 +112,9 @@ func TestWrittenFormsAreRecalled(t *testing.T) {
 		// Greek capitals are written without accents.
 		{"athens", "ΣΥΝΑΝΤΗΣΗ ΣΤΗΝ ΑΘΗΝΑ ΤΗΝ ΤΡΙΤΗ"},
 		{"patra", "Συνάντηση στην Πάτρα την Πέμπτη"},
+		// A number with thousands separators, typed without them.
+		{"thousand", "The paid plan passed 1,000 subscribers in March; churn stayed flat."},
+		{"subscribers", "Subscribers asked for yearly billing; two subscribers wrote in about invoices."},
 	}
 	engine, snap := identifierHome(t, records)
 	for query, want := range map[string]string{
@@ -119,6 +122,7 @@ func TestWrittenFormsAreRecalled(t *testing.T) {
 		"sent resume to zoe at the cafe": "accents",
 		"私の猫":                            "neko",
 		"συνάντηση Αθήνα":                "athens",
+		"1000 subscribers":               "thousand",
 	} {
 		resp, err := engine.Search(context.Background(), snap, api.SearchRequest{Query: query, TopK: 3})
 		if err != nil {

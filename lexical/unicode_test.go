@@ -152,3 +152,26 @@ func TestTermsFoldOptionalMarks(t *testing.T) {
 		}
 	}
 }
+
+// TestTermsNumberWithThousandsSeparators: a number written with commas
+// between its groups of three digits is also the number without them:
+// a memory that wrote 1,000 or $1,250,000 was not found by 1000 or
+// 1250000, as a person types them. Its groups stay terms, so "1,000"
+// finds it as before.
+func TestTermsNumberWithThousandsSeparators(t *testing.T) {
+	a := NewAnalyzer()
+	for in, want := range map[string][]string{
+		"1,000 users":    {"1", "1000", "000", "user"},
+		"$1,250,000":     {"1", "1250000", "250", "000"},
+		"1,000.50 total": {"1", "1000", "000", "50", "000.50", "total"},
+		"1,000円":         {"1", "1000", "000", "円"},
+		"1,2,3":          {"1", "2", "3"},
+		"12,3456":        {"12", "3456"},
+		"1,000x":         {"1", "000x"},
+		"v1,000":         {"v1", "000"},
+	} {
+		if got := a.Terms(in); !slices.Equal(got, want) {
+			t.Errorf("Terms(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
