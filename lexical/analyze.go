@@ -219,7 +219,8 @@ func (a *Analyzer) appendTerms(out []string, s string, camel []camelWord) []stri
 			case han:
 				out = appendBigrams(out, s[i:j])
 			default:
-				out = appendLoneHan(appendBigrams(out, s[i:j]), s[i:j])
+				out = appendBigrams(out, s[i:j])
+				out = appendKoreanNoun(appendLoneHan(out, s[i:j]), s[i:j])
 			}
 			i = j
 		case isWordRune(r) || isConnector(r):
@@ -413,6 +414,36 @@ func appendLoneHan(out []string, run string) []string {
 	}
 	return out
 }
+
+// appendKoreanNoun emits the noun of a Korean word that is a noun of one
+// syllable and a particle (책 of 책을, 집 of 집에서): Korean writes its
+// particles onto the noun, so the word's bigrams hold a one-syllable noun
+// only beside its particle, which a question naming the noun (책) does
+// not have. A longer noun is among the bigrams already.
+func appendKoreanNoun(out []string, run string) []string {
+	first, size := utf8.DecodeRuneInString(run)
+	if size == len(run) || len(run)-size > maxParticle || !unicode.Is(unicode.Hangul, first) {
+		return out
+	}
+	if koParticles[run[size:]] {
+		out = append(out, run[:size])
+	}
+	return out
+}
+
+// koParticles are the Korean particles written after a noun (case,
+// topic and the commonest adverbial ones), of maxParticle bytes at most.
+var koParticles = func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range strings.Fields(`은 는 이 가 을 를 의 에 도 와 과 로 만
+		에서 에게 으로 까지 부터 처럼 보다 한테 이랑 하고`) {
+		m[p] = true
+	}
+	return m
+}()
+
+// maxParticle is the length of the longest of koParticles: two syllables.
+const maxParticle = 6
 
 // appendBigrams emits overlapping character bigrams of a CJK run, or the
 // single character of a one-character run, as pieces of it.

@@ -115,6 +115,9 @@ func TestWrittenFormsAreRecalled(t *testing.T) {
 		// A number with thousands separators, typed without them.
 		{"thousand", "The paid plan passed 1,000 subscribers in March; churn stayed flat."},
 		{"subscribers", "Subscribers asked for yearly billing; two subscribers wrote in about invoices."},
+		// A Korean noun of one syllable, with its particle.
+		{"chaek", "어제 도서관에서 책을 빌렸다"},
+		{"jip", "어제 도서관에서 집까지 걸었다"},
 	}
 	engine, snap := identifierHome(t, records)
 	for query, want := range map[string]string{
@@ -123,6 +126,7 @@ func TestWrittenFormsAreRecalled(t *testing.T) {
 		"私の猫":                            "neko",
 		"συνάντηση Αθήνα":                "athens",
 		"1000 subscribers":               "thousand",
+		"도서관 책":                          "chaek",
 	} {
 		resp, err := engine.Search(context.Background(), snap, api.SearchRequest{Query: query, TopK: 3})
 		if err != nil {

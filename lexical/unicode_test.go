@@ -175,3 +175,22 @@ func TestTermsNumberWithThousandsSeparators(t *testing.T) {
 		}
 	}
 }
+
+// TestTermsKoreanNounBeforeParticle: a Korean noun of one syllable with a
+// particle after it (책을, 집에서) is a term of its own beside the word's
+// bigrams: the word gave only 책을, and a question naming the noun (책)
+// did not find it. Longer nouns are among the bigrams already.
+func TestTermsKoreanNounBeforeParticle(t *testing.T) {
+	a := NewAnalyzer()
+	for in, want := range map[string][]string{
+		"책을 읽었다":   {"책을", "책", "읽었", "었다"},
+		"집에서 쉬었다":  {"집에", "에서", "집", "쉬었", "었다"},
+		"한국어를 배운다": {"한국", "국어", "어를", "배운", "운다"},
+		"책":        {"책"},
+		"사랑":       {"사랑"},
+	} {
+		if got := a.Terms(in); !slices.Equal(got, want) {
+			t.Errorf("Terms(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
