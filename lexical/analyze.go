@@ -248,7 +248,11 @@ func (a *Analyzer) appendTerms(out []string, s string, camel []camelWord) []stri
 			for k < len(camel) && camel[k].at < j {
 				k++
 			}
-			out = a.appendRun(out, s[i:j], joined, i, camel[:k])
+			if !joined && contractionPiece(s, i, j) {
+				// No word: nothing to index.
+			} else {
+				out = a.appendRun(out, s[i:j], joined, i, camel[:k])
+			}
 			camel = camel[k:]
 			if j-i <= 3 && j < len(s) && s[j] == ',' {
 				if n := thousands(s, i, j); n != "" {
@@ -262,6 +266,55 @@ func (a *Analyzer) appendTerms(out []string, s string, camel []camelWord) []stri
 	}
 	return out
 }
+
+// contractionPiece reports whether the run s[i:j] is a piece of an
+// English contraction that is no word of its own: the auxiliary before
+// n't (won, haven, isn: "won't" was indexed as win, won's lemma, and
+// "haven't" as haven) or the clitic after the apostrophe (re, ll, ve).
+// Those that are stop words (don, can) and single letters (s, t, d, m)
+// are dropped anyway. Only a run beside an apostrophe is looked up.
+func contractionPiece(s string, i, j int) bool {
+	if n := apostropheBefore(s, i); n > 0 && wordRuneBefore(s, i-n) {
+		return clitics[s[i:j]]
+	}
+	if n := apostropheAt(s, j); n > 0 && j+n < len(s) && s[j+n] == 't' && !wordRuneAfter(s, j+n+1) {
+		return negatedAuxiliaries[s[i:j]]
+	}
+	return false
+}
+
+// apostropheAt returns the length of the apostrophe (' or ’) at s[i:],
+// or 0.
+func apostropheAt(s string, i int) int {
+	switch {
+	case i < len(s) && s[i] == '\'':
+		return 1
+	case strings.HasPrefix(s[i:], "’"):
+		return len("’")
+	}
+	return 0
+}
+
+// apostropheBefore returns the length of the apostrophe that ends s[:i],
+// or 0.
+func apostropheBefore(s string, i int) int {
+	switch {
+	case i > 0 && s[i-1] == '\'':
+		return 1
+	case strings.HasSuffix(s[:i], "’"):
+		return len("’")
+	}
+	return 0
+}
+
+var (
+	clitics            = map[string]bool{"re": true, "ve": true, "ll": true}
+	negatedAuxiliaries = map[string]bool{
+		"ain": true, "aren": true, "couldn": true, "didn": true, "doesn": true, "hadn": true, "hasn": true,
+		"haven": true, "isn": true, "mightn": true, "mustn": true, "needn": true, "shan": true,
+		"shouldn": true, "wasn": true, "weren": true, "won": true, "wouldn": true,
+	}
+)
 
 // thousands returns the number written from s[i:j], a run of one to
 // three digits, on with commas between groups of three digits, without

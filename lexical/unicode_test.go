@@ -194,3 +194,26 @@ func TestTermsKoreanNounBeforeParticle(t *testing.T) {
 		}
 	}
 }
+
+// TestTermsContractions: the pieces of an English contraction are no
+// words: "won't" was indexed as win (won's lemma) and "haven't" as haven,
+// so "did we win" and "safe haven" found every "won't" and "haven't";
+// we're, we'll and we've left the terms re, ll and ve. A word with an
+// apostrophe that is no contraction (O'Brien) and the words themselves
+// (we won, a safe haven) keep their terms.
+func TestTermsContractions(t *testing.T) {
+	a := NewAnalyzer()
+	for in, want := range map[string][]string{
+		"it won't start":                      {"start"},
+		"it won’t start":                      {"start"},
+		"we haven't shipped, it isn't done":   {"ship", "do"},
+		"we're done, we'll see, they've gone": {"do", "see", "go"},
+		"we won a safe haven":                 {"win", "safe", "haven"},
+		"O'Brien's report":                    {"brien", "report"},
+		"re: the ll parser":                   {"re", "ll", "parser"},
+	} {
+		if got := a.Terms(in); !slices.Equal(got, want) {
+			t.Errorf("Terms(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
