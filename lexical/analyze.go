@@ -384,8 +384,26 @@ func (a *Analyzer) appendRun(out []string, run string, joined bool, at int, came
 		if n := len(whole); n >= 3 && n <= 64 {
 			out = append(out, whole)
 		}
+	} else if name := plusOrSharpName(run); name != "" {
+		out = append(out, name)
 	}
 	return out
+}
+
+// plusOrSharpName returns the name that the run of one word is when the
+// word has ++ or # after it (c++, c#, f#, g++, notepad++), without the
+// connectors around it, or "": the word alone is a single letter, which
+// is no term, or another name, so a memory about C++ had no term for it.
+func plusOrSharpName(run string) string {
+	name := strings.TrimFunc(run, func(r rune) bool { return isConnector(r) && r != '+' && r != '#' })
+	word := strings.TrimSuffix(name, "++")
+	if len(word) == len(name) {
+		word = strings.TrimSuffix(name, "#")
+	}
+	if word == "" || len(word) == len(name) || len(name) > 64 || strings.ContainsFunc(word, func(r rune) bool { return !isWordRune(r) }) {
+		return ""
+	}
+	return name
 }
 
 // wordTerm returns the index term of one word: stop words and single ASCII

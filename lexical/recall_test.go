@@ -118,6 +118,9 @@ func TestWrittenFormsAreRecalled(t *testing.T) {
 		// A Korean noun of one syllable, with its particle.
 		{"chaek", "어제 도서관에서 책을 빌렸다"},
 		{"jip", "어제 도서관에서 집까지 걸었다"},
+		// A language named by a letter and ++.
+		{"cpp", "Rewrote the parser in C++ with templates; the build takes longer now."},
+		{"c", "Rewrote the parser in C with macros; the build is faster now."},
 	}
 	engine, snap := identifierHome(t, records)
 	for query, want := range map[string]string{
@@ -127,6 +130,7 @@ func TestWrittenFormsAreRecalled(t *testing.T) {
 		"συνάντηση Αθήνα":                "athens",
 		"1000 subscribers":               "thousand",
 		"도서관 책":                          "chaek",
+		"parser in C++":                  "cpp",
 	} {
 		resp, err := engine.Search(context.Background(), snap, api.SearchRequest{Query: query, TopK: 3})
 		if err != nil {

@@ -217,3 +217,25 @@ func TestTermsContractions(t *testing.T) {
 		}
 	}
 }
+
+// TestTermsLanguageNames: a name written as a word and ++ or # (C++, C#,
+// F#, g++, Notepad++) is a term: its word is a single letter, which is
+// no term, or another name (notepad), so a memory about C++ gave no term
+// for it and "C++" found nothing, or any memory about C.
+func TestTermsLanguageNames(t *testing.T) {
+	a := NewAnalyzer()
+	for in, want := range map[string][]string{
+		"C++ template error": {"c++", "templat", "error"},
+		"C# async":           {"c#", "async"},
+		"in F#.":             {"f#"},
+		"g++ -O2":            {"g++", "o2"},
+		"Notepad++":          {"notepad", "notepad++"},
+		"C++17":              {"17", "c++17"},
+		"#hashtag":           {"hashtag"},
+		"+1 ++ #":            {"1"},
+	} {
+		if got := a.Terms(in); !slices.Equal(got, want) {
+			t.Errorf("Terms(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
