@@ -342,6 +342,15 @@ func thousands(s string, i, j int) string {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
+func isDigits(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if !isDigit(w[i]) {
+			return false
+		}
+	}
+	return w != ""
+}
+
 // appendRun emits the words of a run such as "src/app.py" and, when the
 // run joins several words with connectors, the whole run as one more term
 // so an exact identifier matches exactly. joined says whether the run
@@ -360,8 +369,15 @@ func (a *Analyzer) appendRun(out []string, run string, joined bool, at int, came
 		return out
 	}
 	words, end := 0, 0 // end: of the last word, in run
+	var first, second string
 	for w := range WordsSeq(run) {
 		words++
+		switch words {
+		case 1:
+			first = w
+		case 2:
+			second = w
+		}
 		if len(camel) > 0 {
 			// Where w is: the first place from the last word's end,
 			// as only other characters lie between two words.
@@ -383,6 +399,12 @@ func (a *Analyzer) appendRun(out []string, run string, joined bool, at int, came
 		whole := strings.TrimFunc(run, isConnector)
 		if n := len(whole); n >= 3 && n <= 64 {
 			out = append(out, whole)
+		}
+		// Letters and a number, one connector between them (utf-8,
+		// gpt-4, h.264), are also typed joined (utf8, gpt4).
+		if words == 2 && len(whole) == len(first)+1+len(second) && len(whole) <= 64 &&
+			strings.IndexByte("-._", whole[len(first)]) >= 0 && isASCIILetters(first) && isDigits(second) {
+			out = append(out, first+second)
 		}
 	} else if name := plusOrSharpName(run); name != "" {
 		out = append(out, name)

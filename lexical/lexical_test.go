@@ -18,7 +18,7 @@ func TestTerms(t *testing.T) {
 		want []string
 	}{
 		{"Why was port 2096 unavailable?", []string{"port", "2096", "unavail"}},
-		{"See src/app/update.py RC-204", []string{"see", "src", "app", "updat", "py", "src/app/update.py", "rc", "204", "rc-204"}},
+		{"See src/app/update.py RC-204", []string{"see", "src", "app", "updat", "py", "src/app/update.py", "rc", "204", "rc-204", "rc204"}},
 		// 为什么 is a question word: it splits the run and is not indexed;
 		// dictionary words (端口, 不可) and one-character words join the
 		// bigrams.

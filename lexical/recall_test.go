@@ -162,3 +162,26 @@ func TestIndicWordIsNotItsConsonants(t *testing.T) {
 		t.Errorf("found %d results, quality %q, want none found", len(resp.Results), resp.Quality.Status)
 	}
 }
+
+// TestLettersDashNumberIsRecalled: a memory that wrote UTF-8 is found
+// first by "utf8", as a person types it, beside one about another
+// decoding error. (The response's coverage still reports utf8 missing:
+// search matches the question's words in the text as written.)
+func TestLettersDashNumberIsRecalled(t *testing.T) {
+	engine, snap := identifierHome(t, []struct{ id, text string }{
+		{"utf", "The CSV importer failed with a UTF-8 decoding error on the March export."},
+		{"xml", "The XML importer failed with a decoding error."},
+		{"other", "Cooking pasta tonight with garlic."},
+	})
+	resp, err := engine.Search(context.Background(), snap, api.SearchRequest{Query: "utf8 decoding error", TopK: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range resp.Results {
+		got = append(got, r.ID)
+	}
+	if len(got) == 0 || got[0] != "notes:utf" {
+		t.Errorf("found %q, want notes:utf first", got)
+	}
+}

@@ -239,3 +239,25 @@ func TestTermsLanguageNames(t *testing.T) {
 		}
 	}
 }
+
+// TestTermsLettersDashNumber: a name written as letters, a connector and
+// a number (UTF-8, GPT-4, H.264, ISO-8601, COVID-19) is also the two
+// joined, as a person often types it (utf8, gpt4): "utf8" did not find a
+// memory that wrote UTF-8, nor "UTF-8" one that wrote utf8.
+func TestTermsLettersDashNumber(t *testing.T) {
+	a := NewAnalyzer()
+	for in, want := range map[string][]string{
+		"UTF-8":    {"utf", "8", "utf-8", "utf8"},
+		"GPT-4":    {"gpt", "4", "gpt-4", "gpt4"},
+		"H.264":    {"264", "h.264", "h264"},
+		"COVID-19": {"covid", "19", "covid-19", "covid19"},
+		"utf8":     {"utf8"},
+		"x86_64":   {"x86", "64", "x86_64"},
+		"v1.2":     {"v1", "2", "v1.2"},
+		"3-way":    {"3", "way", "3-way"},
+	} {
+		if got := a.Terms(in); !slices.Equal(got, want) {
+			t.Errorf("Terms(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
