@@ -248,7 +248,7 @@ func (a *Analyzer) appendTerms(out []string, s string, camel []camelWord) []stri
 			for k < len(camel) && camel[k].at < j {
 				k++
 			}
-			if !joined && contractionPiece(s, i, j) {
+			if !joined && nextToApostrophe(s, i, j) && contractionPiece(s, i, j) {
 				// No word: nothing to index.
 			} else {
 				out = a.appendRun(out, s[i:j], joined, i, camel[:k])
@@ -281,6 +281,13 @@ func contractionPiece(s string, i, j int) bool {
 		return negatedAuxiliaries[s[i:j]]
 	}
 	return false
+}
+
+// nextToApostrophe reports whether the run s[i:j] may have an apostrophe
+// before or after it, by the byte on either side (' or the last or first
+// byte of ’): most runs have none, and are not looked at further.
+func nextToApostrophe(s string, i, j int) bool {
+	return i > 0 && (s[i-1] == '\'' || s[i-1] == 0x99) || j < len(s) && (s[j] == '\'' || s[j] == 0xE2)
 }
 
 // apostropheAt returns the length of the apostrophe (' or ’) at s[i:],

@@ -293,8 +293,17 @@ const (
 // which split there and were found by neither the word nor its parts.
 // The zero-width space is a word boundary, and is left to separate words.
 func ignorable(r rune) bool {
-	if r < 0xAD {
-		return false // ASCII and most of Latin-1: the tables cost more than the rest of lowerFold
+	// The tables are looked up only where such characters are: text of
+	// the Latin, Greek, Cyrillic and CJK blocks between skips them
+	// (TestIgnorableShortcuts checks every code point).
+	switch {
+	case r < 0xAD:
+		return false
+	case r < 0x2070:
+	case 0xFE00 <= r && r <= 0xFE0F, r == 0xFEFF, 0xFFF9 <= r && r <= 0xFFFB:
+		return true
+	case r < 0x110BD:
+		return false
 	}
 	return unicode.Is(unicode.Cf, r) && r != zeroWidthSpace || unicode.Is(unicode.Variation_Selector, r)
 }

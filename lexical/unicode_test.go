@@ -3,6 +3,7 @@ package lexical
 import (
 	"slices"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -258,6 +259,17 @@ func TestTermsLettersDashNumber(t *testing.T) {
 	} {
 		if got := a.Terms(in); !slices.Equal(got, want) {
 			t.Errorf("Terms(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestIgnorableShortcuts: ignorable's ranges agree with the Unicode
+// tables at every code point.
+func TestIgnorableShortcuts(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		want := unicode.Is(unicode.Cf, r) && r != 0x200B || unicode.Is(unicode.Variation_Selector, r)
+		if ignorable(r) != want {
+			t.Fatalf("ignorable(%U) = %v, the tables say %v", r, !want, want)
 		}
 	}
 }
