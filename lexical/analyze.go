@@ -1,7 +1,8 @@
 // Package lexical is Nova's lexical channel: a Unicode analyzer (NFKC,
-// lower case, traditional to simplified Chinese, English stop words,
-// irregular forms joined through a lemma table, Snowball stemming, CJK
-// character bigrams beside the dictionary words of Chinese text, whole
+// lower case, traditional to simplified Chinese, Latin and Greek letters
+// without their diacritics, English stop words, irregular forms joined
+// through a lemma table, Snowball stemming, CJK character bigrams beside
+// the dictionary words of Chinese text, whole
 // compound identifiers such as rc-204 or src/app.py kept as extra terms,
 // camelCase identifiers such as parseConfig split into their words beside
 // the whole) and a BM25 index with its on-disk format.
@@ -248,9 +249,7 @@ func (a *Analyzer) appendTerms(out []string, s string, camel []camelWord) []stri
 			for k < len(camel) && camel[k].at < j {
 				k++
 			}
-			if !joined && nextToApostrophe(s, i, j) && contractionPiece(s, i, j) {
-				// No word: nothing to index.
-			} else {
+			if joined || !nextToApostrophe(s, i, j) || !contractionPiece(s, i, j) {
 				out = a.appendRun(out, s[i:j], joined, i, camel[:k])
 			}
 			camel = camel[k:]
@@ -504,7 +503,7 @@ func appendLoneHan(out []string, run string) []string {
 	for i, r := range run {
 		han := unicode.Is(unicode.Han, r)
 		if han && !prevHan {
-			_, size := utf8.DecodeRuneInString(run[i:])
+			size := utf8.RuneLen(r)
 			next, _ := utf8.DecodeRuneInString(run[i+size:])
 			if w := run[i : i+size]; (i+size == len(run) || !unicode.Is(unicode.Han, next)) && !zhStopWords[w] {
 				out = append(out, w)
