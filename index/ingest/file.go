@@ -98,4 +98,7 @@ package ingest
 // keeps its blockquotes; a legacy Gemini recording cut short keeps the
 // messages before the cut; Gemini CLI's file tools' paths are in their
 // summaries.
-const Version = "ingest-v14"
+// ingest-v15: a JSONL subject's key is folded as the analyzer folds text
+// (lexical.Normalize): Latin accents, invisible format characters and
+// optional marks no longer make two subjects of one.
+const Version = "ingest-v15"
