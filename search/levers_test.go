@@ -16,13 +16,17 @@ import (
 	"github.com/nova-recall/nova/search"
 )
 
-// build indexes sources (paths relative to testdata) into a temporary home.
+// build indexes sources (paths relative to testdata, or absolute) into a
+// temporary home.
 func build(t *testing.T, sources ...config.Source) *search.Snapshot {
 	t.Helper()
 	home := t.TempDir()
 	cfg := config.Defaults()
 	cfg.Home = paths.Home{Root: home}
 	for i := range sources {
+		if filepath.IsAbs(sources[i].Path) {
+			continue
+		}
 		p, err := filepath.Abs(filepath.Join("testdata", sources[i].Path))
 		if err != nil {
 			t.Fatal(err)

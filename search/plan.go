@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/lexical"
@@ -186,10 +187,14 @@ func isPathLike(tok string) bool {
 // quoted phrases, paths, file names, identifiers, versions, IP addresses,
 // dates, numbers, commit hashes, mixed-case and all-caps names. Tokens are
 // whole whitespace-separated words, never substrings of longer words.
+// Anchors are normalised as the text they are matched in is (traditional
+// Chinese, a decomposed accent, full-width letters), and each token is
+// composed (NFKC, which keeps case) so that an identifier an IME typed
+// full-width (ＲＣ－２０４) is found as one.
 func extractAnchors(q string) (anchors, phrases []string) {
 	seen := map[string]bool{}
 	add := func(a string) {
-		a = strings.ToLower(strings.Trim(a, " ,;!?()[]{}'\"`"))
+		a = lexical.Normalize(strings.Trim(a, " ,;!?()[]{}'\"`"))
 		if a == "" || seen[a] || stopTerm(a) {
 			return
 		}
@@ -199,7 +204,7 @@ func extractAnchors(q string) (anchors, phrases []string) {
 	for _, m := range quoted.FindAllStringSubmatch(q, -1) {
 		for _, g := range m[1:] {
 			if g = strings.TrimSpace(g); g != "" {
-				ph := strings.ToLower(strings.Join(strings.Fields(g), " "))
+				ph := lexical.Normalize(strings.Join(strings.Fields(g), " "))
 				phrases = append(phrases, ph)
 				add(ph)
 			}
@@ -210,7 +215,7 @@ func extractAnchors(q string) (anchors, phrases []string) {
 	for _, field := range scriptFields(rest) {
 		// CJK punctuation joins no identifier: NOVA-123、NOVA-124 is two.
 		for _, raw := range strings.FieldsFunc(field, func(r rune) bool { return strings.ContainsRune(cjkSeparators, r) }) {
-			tok := strings.Trim(raw, tokenQuotes)
+			tok := norm.NFKC.String(strings.Trim(raw, tokenQuotes))
 			tok = strings.TrimSuffix(tok, ".")
 			tok = strings.TrimRight(tok, ":")
 			if tok != "" {

@@ -1,0 +1,60 @@
+package search_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+)
+
+// records writes JSONL records to a file of a temporary directory and
+// returns it as a source.
+func records(t *testing.T, lines ...string) config.Source {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "records.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return config.Source{Name: "mem", Kind: config.KindJSONL, Path: dir}
+}
+
+// TestQuality_anchorInAnotherFormIsCovered: an anchor the query writes in
+// another form than the memory (traditional Chinese, a decomposed accent,
+// full-width letters as an IME types them) is the same term, as it is to
+// every other key term. The anchors kept the query's form, so the result
+// that holds the term was reported missing it and the search weak, and a
+// full-width identifier was no anchor at all.
+func TestQuality_anchorInAnotherFormIsCovered(t *testing.T) {
+	snap := build(t, records(t,
+		`{"id":"a","date":"2026-05-04","text":"Deploy of RC-204 went fine; the 设定档 changed."}`,
+		`{"id":"b","date":"2026-05-05","text":"The café on the corner opened."}`,
+		`{"id":"c","date":"2026-05-06","text":"We baked sourdough bread."}`,
+	))
+	e := engineWith()
+	for _, tt := range []struct{ query, anchor string }{
+		{"「設定檔」", "设定档"},
+		{"\"cafe\u0301\"", "café"},
+		{"ＲＣ－２０４ deploy", "rc-204"},
+	} {
+		t.Run(tt.query, func(t *testing.T) {
+			r := ask(t, e, snap, api.SearchRequest{Query: tt.query})
+			if !slices.Contains(r.QueryPlan.Anchors, tt.anchor) {
+				t.Errorf("anchors %q, want %q among them", r.QueryPlan.Anchors, tt.anchor)
+			}
+			if len(r.Quality.MissingTerms) > 0 || r.Quality.Status != "strong" {
+				t.Errorf("quality %s, missing %q of key terms %q; the memory holds them", r.Quality.Status, r.Quality.MissingTerms, r.Quality.KeyTerms)
+			}
+			seen := map[string]bool{}
+			for _, k := range r.Quality.KeyTerms {
+				if seen[k] {
+					t.Errorf("key term %q twice in %q", k, r.Quality.KeyTerms)
+				}
+				seen[k] = true
+			}
+		})
+	}
+}
