@@ -71,6 +71,9 @@ var adviceTable = []adviceRule{
 	{is(ReasonIndexLoading), Advice{"the index is still loading.", "Try again in a moment."}, false},
 	{is(ReasonProfileMismatch, ReasonDimensionMismatch), Advice{"the active index was built with another embedder.", "Rebuild it with novactl index sync."}, false},
 	{is(ReasonCapacityExhausted), Advice{"novad is busy with other searches.", "Try again in a few seconds."}, false},
+	// Something answers on this home's ports, so it is not that novad is
+	// down: starting it would fail on the taken ports.
+	{is(ReasonCLIOtherHome), Advice{"another program, perhaps the novad of another Nova home, answers on this home's ports, so nothing was sent.", "Stop that program, or give this home other ports (server.port and facade.port in config.yaml); novactl doctor names the port."}, false},
 	{is(ReasonQueryRequired), Advice{"the query is empty.", "Say what to recall."}, true},
 	// A refused field comes before the substring families: its name may
 	// contain one of their words (remainingBudgetMs).

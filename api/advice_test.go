@@ -37,6 +37,9 @@ func TestAdviceFor(t *testing.T) {
 		ReasonCLIUnavailable + ":transport":            "not responding",
 		ReasonCLIUnavailable + ":connection-refused":   "not responding",
 		ReasonCLIHTTPPrefix + "502":                    "not responding",
+		// Something answers on the ports: "not responding" sent the
+		// user to start a novad the taken ports would stop.
+		ReasonCLIOtherHome: "another program",
 	}
 	for reason, want := range cases {
 		a := AdviceFor(reason)
