@@ -164,10 +164,10 @@ func (e *Engine) citationPack(q *query, results []api.Result, docs []scored) []a
 		if i == MaxCitations {
 			break
 		}
-		text := r.TextPreview
-		if r.Text != nil {
-			text = *r.Text
-		}
+		// The excerpt is of the whole text, as the result's preview cuts
+		// it at 500 characters before white space is collapsed: text
+		// indented with runs of spaces lost words, and the "...".
+		text := q.chunk(docs[i].doc).Text
 		why := []string{}
 		c := r.ScoreComponents
 		if c["dense"] > 0 {

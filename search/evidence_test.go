@@ -1,6 +1,7 @@
 package search_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,5 +57,34 @@ func TestQuality_anchorInAnotherFormIsCovered(t *testing.T) {
 				seen[k] = true
 			}
 		})
+	}
+}
+
+// TestCitation_excerptIsOfTheWholeText: a citation's excerpt is the
+// memory's text with its white space collapsed, whether or not the
+// response carries the full text. It was made of the 500-character
+// preview when includeFullText was false, so text indented with runs of
+// spaces gave an excerpt that stopped short, without "...", of the words
+// the citation says it matched.
+func TestCitation_excerptIsOfTheWholeText(t *testing.T) {
+	var b strings.Builder
+	for i := range 30 {
+		b.WriteString("step" + string(rune('a'+i%26)) + strings.Repeat(" ", 25))
+	}
+	b.WriteString("finale")
+	text, err := json.Marshal(b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := build(t, records(t, `{"id":"a","date":"2026-05-04","text":`+string(text)+`}`))
+	want := strings.Join(strings.Fields(b.String()), " ")
+	for _, full := range []bool{false, true} {
+		r := ask(t, engineWith(), snap, api.SearchRequest{Query: "stepa finale", IncludeFullText: full})
+		if len(r.CitationPack) == 0 {
+			t.Fatalf("includeFullText %v: no citation", full)
+		}
+		if got := r.CitationPack[0].Excerpt; got != want {
+			t.Errorf("includeFullText %v: excerpt\n%q\nwant\n%q", full, got, want)
+		}
 	}
 }
