@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -87,4 +88,48 @@ func TestCitation_excerptIsOfTheWholeText(t *testing.T) {
 			t.Errorf("includeFullText %v: excerpt\n%q\nwant\n%q", full, got, want)
 		}
 	}
+}
+
+// TestCitation_cutsBetweenCharacters: the preview (500 characters) and
+// the excerpt (277 and "...") are cut between user-perceived characters
+// (grapheme clusters), never inside one. A cut inside one said something
+// else: a family emoji became a man, a flag a letter J, a Devanagari
+// syllable lost its vowel, a thumbs-up its skin tone.
+func TestCitation_cutsBetweenCharacters(t *testing.T) {
+	for name, cluster := range map[string]string{
+		"zwj":      "👨\u200d👩\u200d👧",
+		"flag":     "🇯🇵",
+		"mark":     "नि",
+		"modifier": "👍🏽",
+		"accent":   "q\u0303",
+	} {
+		t.Run(name, func(t *testing.T) {
+			word := strings.Repeat("a", 9) + " " // 10 characters
+			preview := strings.Repeat(word, 49) + "bbbbbbbbb"
+			excerpt := strings.Repeat(word, 27) + "cccccc"
+			lines := []string{
+				fmt.Sprintf(`{"id":"p","date":"2026-05-04","text":%q}`, preview+cluster+" zeta"),
+				fmt.Sprintf(`{"id":"e","date":"2026-05-05","text":%q}`, excerpt+cluster+" "+strings.Repeat("d", 20)+" zeta"),
+			}
+			snap := build(t, records(t, lines...))
+			r := ask(t, engineWith(), snap, api.SearchRequest{Query: "zeta"})
+			for i, res := range r.Results {
+				switch res.SourceID {
+				case "p":
+					if res.TextPreview != preview {
+						t.Errorf("preview ends %q, want %q", tail(res.TextPreview), tail(preview))
+					}
+				case "e":
+					if got := r.CitationPack[i].Excerpt; got != excerpt+"..." {
+						t.Errorf("excerpt ends %q, want %q", tail(got), tail(excerpt+"..."))
+					}
+				}
+			}
+		})
+	}
+}
+
+func tail(s string) string {
+	r := []rune(s)
+	return string(r[max(0, len(r)-8):])
 }
