@@ -133,3 +133,35 @@ func tail(s string) string {
 	r := []rune(s)
 	return string(r[max(0, len(r)-8):])
 }
+
+// TestQuality_inflectedTermIsCovered: a key term the result holds in
+// another inflection, one the index stems alike (cities and city,
+// running and run, ran and run), is covered. Retrieval found the result
+// by that stem, and quality called the same term missing and the search
+// weak, sending agents to retry a term they had.
+func TestQuality_inflectedTermIsCovered(t *testing.T) {
+	snap := build(t, records(t,
+		`{"id":"a","date":"2026-05-04","text":"We visited the city and read the new policy on the battery."}`,
+		`{"id":"b","date":"2026-05-05","text":"Tomas went for a run before work, then hoped for rain."}`,
+	))
+	for _, tt := range []struct{ query, top string }{
+		{"cities policies batteries", "a"},
+		{"running", "b"},
+		{"runs", "b"},
+		{"ran", "b"},
+		{"hoping", "b"},
+	} {
+		r := ask(t, engineWith(), snap, api.SearchRequest{Query: tt.query})
+		if len(r.Results) == 0 || r.Results[0].SourceID != tt.top {
+			t.Fatalf("%q: results %v, want %s first", tt.query, ids(r), tt.top)
+		}
+		if q := r.Quality; len(q.MissingTerms) > 0 || q.Status != "strong" {
+			t.Errorf("%q: quality %s, missing %q; %s holds them", tt.query, q.Status, q.MissingTerms, tt.top)
+		}
+	}
+	// The stem is the word's, not a prefix's: "runway" is no "run".
+	snap = build(t, records(t, `{"id":"c","date":"2026-05-04","text":"The plane taxied along the runway."}`))
+	if r := ask(t, engineWith(), snap, api.SearchRequest{Query: "running"}); len(r.Quality.MissingTerms) == 0 && len(r.Results) > 0 {
+		t.Errorf("running: covered by %q", r.Results[0].TextPreview)
+	}
+}

@@ -45,14 +45,31 @@ type matchTerm struct {
 	// stem is matched at the start of a word when the term itself is not
 	// found ("": no stem is matched).
 	stem string
+	// lemma is the term's stem as the index stems a word (its lemma, then
+	// Porter2), and lemmaAt the start of every word that stems so (the
+	// stem without the e or i Porter2 may end it in: citi is city's,
+	// hope is hoping's). A word of the text beginning with lemmaAt covers
+	// the term when it stems to lemma: cities and city, running and run,
+	// ran and run, which retrieval matched alike ("": none).
+	lemma, lemmaAt string
+	analyzer       *lexical.Analyzer
 }
 
 func newMatchTerm(a *lexical.Analyzer, term string) matchTerm {
 	t := matchTerm{text: term, cjk: lexical.HasCJK(term)}
-	if !t.cjk && isPlainWord(term) && len(term) > 4 {
-		if stem := a.Stem(term); len(stem) >= 4 {
-			t.stem = stem
-		}
+	if t.cjk || !isASCIIWord(term) || len(term) < 3 {
+		return t
+	}
+	stem := a.Stem(term)
+	if len(term) > 4 && len(stem) >= 4 {
+		t.stem = stem
+	}
+	at := stem
+	if strings.HasSuffix(at, "e") || strings.HasSuffix(at, "i") {
+		at = at[:len(at)-1]
+	}
+	if len(at) >= 3 {
+		t.lemma, t.lemmaAt, t.analyzer = stem, at, a
 	}
 	return t
 }
@@ -82,7 +99,48 @@ func (v textView) covers(t matchTerm) bool {
 	case v.parts != "" && containsAtBoundary(v.parts, t.text):
 		return true
 	}
-	return t.stem != "" && (containsWordPrefix(v.norm, t.stem) || v.parts != "" && containsWordPrefix(v.parts, t.stem))
+	if t.stem != "" && (containsWordPrefix(v.norm, t.stem) || v.parts != "" && containsWordPrefix(v.parts, t.stem)) {
+		return true
+	}
+	return t.lemmaAt != "" && (t.stemsIn(v.norm) || v.parts != "" && t.stemsIn(v.parts))
+}
+
+// stemsIn reports whether a word of hay that begins with t.lemmaAt stems
+// to t.lemma.
+func (t matchTerm) stemsIn(hay string) bool {
+	for start := 0; start <= len(hay)-len(t.lemmaAt); {
+		i := strings.Index(hay[start:], t.lemmaAt)
+		if i < 0 {
+			return false
+		}
+		i += start
+		start = i + 1
+		if before, _ := utf8.DecodeLastRuneInString(hay[:i]); i > 0 && isWordRune(before) {
+			continue
+		}
+		end := i + len(t.lemmaAt)
+		for end < len(hay) && hay[end] >= 'a' && hay[end] <= 'z' {
+			end++
+		}
+		if after, _ := utf8.DecodeRuneInString(hay[end:]); end < len(hay) && isWordRune(after) {
+			continue
+		}
+		if t.analyzer.Stem(hay[i:end]) == t.lemma {
+			return true
+		}
+	}
+	return false
+}
+
+// isASCIIWord reports whether s is lower-case ASCII letters only, the
+// words the analyzer stems.
+func isASCIIWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // containsWordPrefix finds prefix at the start of a word of hay.
