@@ -59,9 +59,9 @@ var answerCues = []answerCue{
 	{AnswerTime, regexp.MustCompile(`\bhow long ago\b`)},
 	{AnswerDuration, regexp.MustCompile(`\bhow long\b|\bhow many ` + enUnitsCue + `\b|\bhow much time\b|多久|多长时间|(?:多少|几)(?:天|年|周|个?星期|个月|个?小时|个?钟头|分钟)`)},
 	{AnswerAge, regexp.MustCompile(`\bhow old\b|\bwhat age\b|几岁|多少岁|多大(?:了|年纪|岁数)|年龄|年纪多大`)},
-	{AnswerTime, regexp.MustCompile(`^(?:and |so |then )?when\b|[,;:] *when\b|\b(?:what|which) (?:time|year|month|day|date)\b|什么时候|何时|几点|哪天|哪一天|哪年|哪一年|几月|哪个月|几号|星期几|周几|礼拜几`)},
+	{AnswerTime, regexp.MustCompile(`^(?:and |so |then )?when\b|[,;:] *when\b|\b(?:what|which) (?:time|year|month|day|date)\b|\b(?:what|which)(?:['’]s| (?:was|is|were|are)) the (?:time|year|month|day|date)\b|(?:什么|啥)时候|什么时间|何时|几时|几点|哪天|哪一天|哪年|哪一年|几月|哪个月|几号|星期几|周几|礼拜几`)},
 	{AnswerCount, regexp.MustCompile(`\bhow (?:many|much|far|tall|heavy|high)\b|多少|多重|多高|多远|多沉|多贵|几(?:` + zhMeasureCue + `)`)},
-	{AnswerReason, regexp.MustCompile(`\bwhy\b|\b(?:what|which)(?:['’]s| (?:was|is|were|are)) the reasons?\b|\bfor what reason\b|为什么|为何|为啥|什么原因|原因是什么`)},
+	{AnswerReason, regexp.MustCompile(`\bwhy\b|\bhow come\b|\b(?:what|which)(?:['’]s| (?:was|is|were|are)) the reasons?\b|\bfor what reason\b|为什么|为何|为啥|(?:什么|啥)原因|原因是什么`)},
 	// A work by its title: "which book", "what movie", "the name of the
 	// song", 哪本书, 哪部电影, 什么歌, 哪本科幻小说 (a word or two may
 	// stand between). "what kind of book" asks for a genre, not a title.

@@ -78,6 +78,16 @@ func TestQueryAnswerType(t *testing.T) {
 		{"zh how many subjects", "主管护师考试一共考几科？", AnswerCount},
 		{"zh how heavy", "豆包现在多重？", AnswerCount},
 		{"zh how far", "从家到公司多远？", AnswerCount},
+		// Everyday forms of the same question words: colloquial 啥, 什么时间
+		// beside 什么时候, 几时, "how come" for why, and the date asked
+		// for with a verb between ("what was the date").
+		{"zh colloquial when", "你啥时候到的？", AnswerTime},
+		{"zh what time", "会议定在什么时间？", AnswerTime},
+		{"zh when 几时", "他几时回来？", AnswerTime},
+		{"zh colloquial reason", "搬家是啥原因？", AnswerReason},
+		{"how come", "How come the deploy failed twice?", AnswerReason},
+		{"what was the date", "What was the date of the recital?", AnswerTime},
+		{"what's the date", "What's the date of the wedding?", AnswerTime},
 		{"zh 几乎 is no count", "他几乎每天都跑步吗？", ""},
 		{"how far", "How far did she run last Sunday?", AnswerCount},
 		{"zh where the bookshop is", "书店在哪里？", AnswerPlace},
