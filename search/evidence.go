@@ -312,7 +312,7 @@ func (e *Engine) events(q *query, results []api.Result, citations []api.Citation
 		}
 		low := strings.ToLower(c.Excerpt)
 		for _, w := range []string{"解决", "恢复", "修复", "resolved", "fixed", "fix", "migrated", "迁移", "restored", "workaround"} {
-			if containsAtBoundary(low, w) || (lexical.HasCJK(w) && strings.Contains(low, w)) {
+			if holdsWord(low, w) {
 				agg.ResolutionCitations = append(agg.ResolutionCitations, c.CitationID)
 				break
 			}
@@ -325,14 +325,14 @@ func (e *Engine) events(q *query, results []api.Result, citations []api.Citation
 		agg.Events = append(agg.Events, ev)
 		sev := ev.MaxScore
 		low := strings.ToLower(ev.Summary)
-		for _, w := range []string{"最严重", "严重", "critical", "major", "outage", "宕机", "sev1", "p0"} {
-			if strings.Contains(low, w) {
+		for _, w := range []string{"最严重", "严重", "critical", "major", "outage", "outages", "宕机", "sev1", "p0"} {
+			if holdsWord(low, w) {
 				sev += 0.4
 				break
 			}
 		}
-		for _, w := range []string{"故障", "失败", "不可用", "incident", "error", "failed", "down"} {
-			if strings.Contains(low, w) {
+		for _, w := range []string{"故障", "失败", "不可用", "incident", "incidents", "error", "errors", "failed", "down"} {
+			if holdsWord(low, w) {
 				sev += 0.2
 				break
 			}
@@ -365,6 +365,16 @@ func (e *Engine) events(q *query, results []api.Result, citations []api.Citation
 		agg.Timeline = append(agg.Timeline, api.Moment{EventID: ev.EventID, Date: ev.Date, CitationIDs: ev.CitationIDs, Summary: ev.Summary})
 	}
 	return agg
+}
+
+// holdsWord reports whether the lower-case text holds w: an English word
+// as a whole word ("down" is not in "markdown", "major" not in
+// "majority"), a CJK one anywhere (CJK has no word boundaries).
+func holdsWord(low, w string) bool {
+	if lexical.HasCJK(w) {
+		return strings.Contains(low, w)
+	}
+	return containsAtBoundary(low, w)
 }
 
 // synthesize writes the extractive summary: templates that cite ids and

@@ -165,3 +165,19 @@ func TestQuality_inflectedTermIsCovered(t *testing.T) {
 		t.Errorf("running: covered by %q", r.Results[0].TextPreview)
 	}
 }
+
+// TestEvents_severityWordsAreWords: the most severe event is judged by
+// words of severity, not by letters inside other words. "markdown" and
+// "download" held "down", and "majority" "major", so a note about moving
+// pages was named the most severe evidence over a failed deploy.
+func TestEvents_severityWordsAreWords(t *testing.T) {
+	snap := build(t, records(t,
+		`{"id":"a","date":"2026-05-04","session":"s1","text":"Docs site deploy: the majority of the markdown pages moved to the download area."}`,
+		`{"id":"b","date":"2026-05-05","session":"s2","text":"Docs site deploy failed; the site was unreachable for an hour."}`,
+	))
+	r := ask(t, engineWith(), snap, api.SearchRequest{Query: "how many times did the docs site deploy"})
+	ea := r.EventAggregation
+	if ea.MostSevereEvent == nil || !slices.Equal(ea.MostSevereEvent.ResultIDs, []string{"mem:b"}) {
+		t.Errorf("most severe event %+v, want the failed deploy (mem:b); summary %q", ea.MostSevereEvent, r.AnswerSynthesis.Summary)
+	}
+}
