@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/clipperhouse/uax29/v2/graphemes"
@@ -396,7 +397,7 @@ func synthesize(plan Plan, citations []api.Citation, events api.EventAggregation
 	default:
 		s.AnswerType = "evidence-summary"
 	}
-	zh := lexical.HasCJK(plan.Query)
+	zh := isChinese(plan.Query)
 	if len(citations) == 0 {
 		s.Status = "no-evidence"
 		s.Summary = "No indexed evidence matched the query."
@@ -459,6 +460,23 @@ func synthesize(plan Plan, citations []api.Citation, events api.EventAggregation
 	}
 	s.QueryCoverage = &api.QueryCoverage{SubqueryCount: len(plan.SubQueries), EvidenceCount: len(citations), MultiHopLinkCount: len(multiHop(citations)), EventCount: events.EventCount}
 	return s
+}
+
+// isChinese reports whether the query is written in Chinese: it has Han
+// characters and neither kana nor Hangul, which Japanese and Korean have
+// beside them (those readers get the English summary, not a Chinese one).
+func isChinese(query string) bool {
+	han := false
+	for _, r := range query {
+		switch {
+		case r < 0x1100:
+		case unicode.Is(unicode.Hiragana, r), unicode.Is(unicode.Katakana, r), unicode.Is(unicode.Hangul, r):
+			return false
+		case unicode.Is(unicode.Han, r):
+			han = true
+		}
+	}
+	return han
 }
 
 // synthesizeZH is the Chinese summary, used when the query is Chinese.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/lexical"
 )
 
 // records writes JSONL records to a file of a temporary directory and
@@ -179,5 +180,28 @@ func TestEvents_severityWordsAreWords(t *testing.T) {
 	ea := r.EventAggregation
 	if ea.MostSevereEvent == nil || !slices.Equal(ea.MostSevereEvent.ResultIDs, []string{"mem:b"}) {
 		t.Errorf("most severe event %+v, want the failed deploy (mem:b); summary %q", ea.MostSevereEvent, r.AnswerSynthesis.Summary)
+	}
+}
+
+// TestSynthesis_chineseOnlyForChinese: the summary is written in Chinese
+// for a Chinese query and in English otherwise. Any CJK character made it
+// Chinese, so a Korean or Japanese query was answered in Chinese, a
+// language its reader may not read.
+func TestSynthesis_chineseOnlyForChinese(t *testing.T) {
+	snap := build(t, records(t,
+		`{"id":"a","date":"2026-05-04","text":"배포 설정 포트 3037 デプロイ設定のポート 3037 部署配置端口 3037"}`,
+	))
+	for query, zh := range map[string]bool{
+		"배포 설정 포트 3037":   false,
+		"デプロイ設定のポート 3037": false,
+		"部署配置端口 3037":     true,
+	} {
+		s := ask(t, engineWith(), snap, api.SearchRequest{Query: query}).AnswerSynthesis
+		if s.Status != "ready" {
+			t.Fatalf("%s: synthesis %s", query, s.Status)
+		}
+		if got := lexical.HasCJK(s.Summary); got != zh {
+			t.Errorf("%s: summary %q, want Chinese %v", query, s.Summary, zh)
+		}
 	}
 }
