@@ -42,6 +42,7 @@ func TestQuality_anchorInAnotherFormIsCovered(t *testing.T) {
 		{"「設定檔」", "设定档"},
 		{"\"cafe\u0301\"", "café"},
 		{"ＲＣ－２０４ deploy", "rc-204"},
+		{"＂went fine＂", "went fine"},
 	} {
 		t.Run(tt.query, func(t *testing.T) {
 			r := ask(t, e, snap, api.SearchRequest{Query: tt.query})

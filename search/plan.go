@@ -188,10 +188,11 @@ func isPathLike(tok string) bool {
 // dates, numbers, commit hashes, mixed-case and all-caps names. Tokens are
 // whole whitespace-separated words, never substrings of longer words.
 // Anchors are normalised as the text they are matched in is (traditional
-// Chinese, a decomposed accent, full-width letters), and each token is
-// composed (NFKC, which keeps case) so that an identifier an IME typed
-// full-width (ＲＣ－２０４) is found as one.
+// Chinese, a decomposed accent, full-width letters), and the query is
+// composed first (NFKC, which keeps case) so that an identifier or a
+// quotation an IME typed full-width (ＲＣ－２０４, ＂…＂) is found as one.
 func extractAnchors(q string) (anchors, phrases []string) {
+	q = norm.NFKC.String(q)
 	seen := map[string]bool{}
 	add := func(a string) {
 		a = lexical.Normalize(strings.Trim(a, " ,;!?()[]{}'\"`"))
@@ -215,8 +216,9 @@ func extractAnchors(q string) (anchors, phrases []string) {
 	for _, field := range scriptFields(rest) {
 		// CJK punctuation joins no identifier: NOVA-123、NOVA-124 is two.
 		for _, raw := range strings.FieldsFunc(field, func(r rune) bool { return strings.ContainsRune(cjkSeparators, r) }) {
-			tok := norm.NFKC.String(strings.Trim(raw, tokenQuotes))
-			tok = strings.TrimSuffix(tok, ".")
+			tok := strings.Trim(raw, tokenQuotes)
+			// An ellipsis is three dots once composed.
+			tok = strings.TrimRight(tok, ".")
 			tok = strings.TrimRight(tok, ":")
 			if tok != "" {
 				toks = append(toks, tok)
