@@ -88,6 +88,15 @@ func TestQueryAnswerType(t *testing.T) {
 		{"how come", "How come the deploy failed twice?", AnswerReason},
 		{"what was the date", "What was the date of the recital?", AnswerTime},
 		{"what's the date", "What's the date of the wedding?", AnswerTime},
+		// A span ago is a time, as "how long ago" is; "how often" asks
+		// for a count; "but" may open a question as "and" does.
+		{"how many days ago", "How many days ago did the deploy fail?", AnswerTime},
+		{"zh how many days ago", "他几天前来的？", AnswerTime},
+		{"zh how many years ago", "你们多少年前认识的？", AnswerTime},
+		{"how often", "How often does Tomas practise the cello?", AnswerCount},
+		{"but when", "But when did it open?", AnswerTime},
+		{"but where", "But where did they go after that?", AnswerPlace},
+		{"zh which country", "她去了哪个国家？", AnswerPlace},
 		{"zh 几乎 is no count", "他几乎每天都跑步吗？", ""},
 		{"how far", "How far did she run last Sunday?", AnswerCount},
 		{"zh where the bookshop is", "书店在哪里？", AnswerPlace},
