@@ -56,7 +56,7 @@ const (
 // count. "when" and "where" count only at the start of a question or a
 // clause ("what did she say when ..." asks for something else).
 var answerCues = []answerCue{
-	{AnswerTime, regexp.MustCompile(`\bhow long ago\b|\bhow many ` + enUnitsCue + ` ago\b|(?:多少|几)(?:天|年|周|个?星期|个月|个?小时|分钟)(?:以前|之前|前)`)},
+	{AnswerTime, regexp.MustCompile(`\bhow long ago\b|\bhow many ` + enUnitsCue + ` ago\b|(?:多久|多长时间|(?:多少|几)(?:天|年|周|个?星期|个月|个?小时|分钟))(?:以前|之前|前)`)},
 	{AnswerDuration, regexp.MustCompile(`\bhow long\b|\bhow many ` + enUnitsCue + `\b|\bhow much time\b|多久|多长时间|(?:多少|几)(?:天|年|周|个?星期|个月|个?小时|个?钟头|分钟)`)},
 	{AnswerAge, regexp.MustCompile(`\bhow old\b|\bwhat age\b|几岁|多少岁|多大(?:了|年纪|岁数)|年龄|年纪多大`)},
 	{AnswerTime, regexp.MustCompile(`^(?:and |but |so |then )?when\b|[,;:] *when\b|\b(?:what|which) (?:time|year|month|day|date)\b|\b(?:what|which)(?:['’]s| (?:was|is|were|are)) the (?:time|year|month|day|date)\b|(?:什么|啥)时候|什么时间|何时|几时|几点|哪天|哪一天|哪年|哪一年|几月|哪个月|几号|星期几|周几|礼拜几`)},

@@ -93,6 +93,7 @@ func TestQueryAnswerType(t *testing.T) {
 		{"how many days ago", "How many days ago did the deploy fail?", AnswerTime},
 		{"zh how many days ago", "他几天前来的？", AnswerTime},
 		{"zh how many years ago", "你们多少年前认识的？", AnswerTime},
+		{"zh how long ago", "她多久以前搬的家？", AnswerTime},
 		{"how often", "How often does Tomas practise the cello?", AnswerCount},
 		{"but when", "But when did it open?", AnswerTime},
 		{"but where", "But where did they go after that?", AnswerPlace},
