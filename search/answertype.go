@@ -76,8 +76,21 @@ func QueryAnswerType(query string) string {
 	if !mayAskAnswerType(norm) {
 		return ""
 	}
+	if m := sceneClause.FindStringSubmatchIndex(norm); m != nil && !enAuxiliaries[norm[m[2]:m[3]]] {
+		norm = norm[m[1]:]
+	}
 	return cueType(norm)
 }
+
+// sceneClause is a clause that opens the query with "when" or "where" and
+// a subject, not an auxiliary, up to its comma: "When I was in Paris,
+// what did I eat?" sets the scene and asks what, where "When did you
+// move, and why?" asks when. Its first word is submatch 1.
+var sceneClause = regexp.MustCompile(`^(?:and |but |so |then )?(?:when|where) ([a-z'’]+)[^,;?]*[,;] *`)
+
+// enAuxiliaries are the verbs that follow a question word in a question
+// ("when did", "where is").
+var enAuxiliaries = words("do does did is was are were am will would can could shall should may might must has have had")
 
 // cueWords are the English words of which every English cue holds one
 // (a cue that does not is found by TestCueWords): a query with none of

@@ -98,6 +98,13 @@ func TestQueryAnswerType(t *testing.T) {
 		{"but when", "But when did it open?", AnswerTime},
 		{"but where", "But where did they go after that?", AnswerPlace},
 		{"zh which country", "她去了哪个国家？", AnswerPlace},
+		// A clause that opens with "when" or "where" and a subject sets the
+		// scene; the question is what follows it.
+		{"when clause then what", "When I was in Paris, what did I eat?", ""},
+		{"when clause then where", "When Caroline moved, where did she live?", AnswerPlace},
+		{"where clause then why", "Where we used to live, why did the bakery close?", AnswerReason},
+		{"when question then why", "When did you move, and why?", AnswerTime},
+		{"when is", "When is the recital, and who plays?", AnswerTime},
 		{"zh 几乎 is no count", "他几乎每天都跑步吗？", ""},
 		{"how far", "How far did she run last Sunday?", AnswerCount},
 		{"zh where the bookshop is", "书店在哪里？", AnswerPlace},
