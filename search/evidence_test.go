@@ -206,3 +206,25 @@ func TestSynthesis_chineseOnlyForChinese(t *testing.T) {
 		}
 	}
 }
+
+// TestQuality_phraseAcrossALineBreakIsCovered: a quoted phrase is found
+// in text that wraps it onto the next line or spaces it twice, as a
+// Markdown paragraph often does. It was reported missing and the search
+// weak, though the result held it.
+func TestQuality_phraseAcrossALineBreakIsCovered(t *testing.T) {
+	snap := build(t, records(t,
+		`{"id":"a","date":"2026-05-04","text":"The team agreed that the nightly\nbackup window moves to 02:00 and the  retention policy stays."}`,
+	))
+	for _, q := range []string{`"nightly backup window"`, `"the retention policy"`} {
+		r := ask(t, engineWith(), snap, api.SearchRequest{Query: q})
+		if len(r.Results) == 0 {
+			t.Fatalf("%s: no result", q)
+		}
+		if qual := r.Quality; qual.Status != "strong" || len(qual.MissingTerms) > 0 {
+			t.Errorf("%s: quality %s, missing %q", q, qual.Status, qual.MissingTerms)
+		}
+		if c := r.Results[0].ScoreComponents["exactCoverage"]; c != 1 {
+			t.Errorf("%s: exactCoverage %v, want 1", q, c)
+		}
+	}
+}

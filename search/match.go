@@ -30,8 +30,30 @@ type textView struct {
 // maxKeyBits is how many key terms textView.keys holds.
 const maxKeyBits = 64
 
+// newTextView prepares s. Its white space is collapsed to single spaces,
+// as a query's is, so that a phrase the text wraps onto the next line or
+// spaces twice is found.
 func newTextView(_ *lexical.Analyzer, s string) textView {
-	return textView{norm: lexical.Normalize(s), parts: lexical.CamelParts(s)}
+	return textView{norm: collapseSpace(lexical.Normalize(s)), parts: lexical.CamelParts(s)}
+}
+
+// collapseSpace replaces each run of white space in s, normalised text,
+// with one space. Text with no line break, tab or double space is
+// returned as it is, found by a scan of its bytes: NFKC has made every
+// other space character a plain one, and a search prepares the text of
+// every head candidate.
+func collapseSpace(s string) string {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\n', '\t', '\r', '\v', '\f':
+			return strings.Join(strings.Fields(s), " ")
+		case ' ':
+			if i+1 < len(s) && s[i+1] == ' ' {
+				return strings.Join(strings.Fields(s), " ")
+			}
+		}
+	}
+	return s
 }
 
 // matchTerm is a query term prepared for covers. Whether it is CJK, and
