@@ -228,3 +228,29 @@ func TestQuality_phraseAcrossALineBreakIsCovered(t *testing.T) {
 		}
 	}
 }
+
+// TestQuality_chineseQuestionWordsAreNoKeyTerms: a Chinese question word
+// (什么时候, 几岁, 多久, 哪儿) is no key term. Left in the key terms (时候
+// after 什么 was split off, 几岁 and 多久 whole), it was reported missing
+// from the memory that answers the question, and the search called weak.
+func TestQuality_chineseQuestionWordsAreNoKeyTerms(t *testing.T) {
+	snap := build(t, records(t,
+		`{"id":"a","date":"2026-05-04","text":"婚礼定在五月三号，在城东的酒店办。"}`,
+		`{"id":"b","date":"2026-05-05","text":"李雷的表弟今年七岁了。"}`,
+		`{"id":"c","date":"2026-05-06","text":"王芳练钢琴练了三年。"}`,
+	))
+	for query, top := range map[string]string{
+		"婚礼是什么时候？":   "a",
+		"婚礼在哪儿办？":    "a",
+		"李雷的表弟今年几岁？": "b",
+		"王芳练钢琴练了多久？": "c",
+	} {
+		r := ask(t, engineWith(), snap, api.SearchRequest{Query: query})
+		if len(r.Results) == 0 || r.Results[0].SourceID != top {
+			t.Fatalf("%s: results %v, want %s first", query, ids(r), top)
+		}
+		if q := r.Quality; q.Status != "strong" || len(q.MissingTerms) > 0 {
+			t.Errorf("%s: quality %s, key terms %q, missing %q", query, q.Status, q.KeyTerms, q.MissingTerms)
+		}
+	}
+}

@@ -357,8 +357,17 @@ func isAllCaps(tok string) bool {
 }
 
 // cjkStopTerms split CJK runs into key terms (question words and particles
-// carry no evidence).
-var cjkStopTerms = []string{"为什么", "什么", "多少", "几次", "怎么", "是否", "之前", "当前", "最近", "最新", "哪些", "哪个", "如何", "的", "了", "吗", "呢", "是", "在", "和", "与", "及", "我们", "你们", "我", "你", "他", "她", "它", "这", "那", "哪", "个", "有", "没", "也", "都", "就", "还", "吧", "啊", "被", "把", "给", "请"}
+// carry no evidence). A run is split at each in turn, so a question word
+// comes before the shorter one it holds (什么时候 before 什么, which left
+// 时候 a key term no answer holds).
+var cjkStopTerms = []string{"什么时候", "什么时间", "什么地方", "什么原因", "啥时候", "啥原因", "多长时间", "哪儿", "哪里", "为什么", "什么", "多少", "几次", "怎么", "是否", "之前", "当前", "最近", "最新", "哪些", "哪个", "如何", "的", "了", "吗", "呢", "是", "在", "和", "与", "及", "我们", "你们", "我", "你", "他", "她", "它", "这", "那", "哪", "个", "有", "没", "也", "都", "就", "还", "吧", "啊", "被", "把", "给", "请"}
+
+// cjkQuestionWords ask rather than name: kept as key terms, they were
+// reported missing from the very memories that answer them (多久, 几岁),
+// and the search called weak. They are not split at, as cjkStopTerms are:
+// 几 and 多 begin ordinary words too.
+var cjkQuestionWords = []string{"多久", "多长", "多大", "多远", "多高", "多重", "几点", "几月", "几号", "几岁", "几天", "几年", "几个",
+	"为啥", "为何", "何时", "哪里", "哪儿", "哪天", "哪年", "怎么样", "怎样", "啥"}
 
 // stopTerm reports words that are never key terms: English stop words and
 // question words (upstream let "from", "to" and "in" become required terms).
@@ -411,14 +420,15 @@ func keyTerms(q, norm string, anchors []string) []string {
 				j += sz
 			}
 			for _, seg := range splitCJK(norm[i:j]) {
-				if utf8.RuneCountInString(seg) <= 4 {
+				if utf8.RuneCountInString(seg) <= 4 && !containsAny(seg, cjkQuestionWords) {
 					// Short enough to be one term (不可用, 端口).
 					add(seg)
 					continue
 				}
-				// A long run is a phrase: its content words are the terms.
+				// A long run is a phrase, as is one that asks (表弟今年几岁):
+				// its content words are the terms.
 				for _, w := range lexical.Segment(seg) {
-					if utf8.RuneCountInString(w) >= 2 {
+					if utf8.RuneCountInString(w) >= 2 && !slices.Contains(cjkQuestionWords, w) {
 						add(w)
 					}
 				}
