@@ -254,3 +254,28 @@ func TestQuality_chineseQuestionWordsAreNoKeyTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestQuality_englishQuestionWordsAreNoKeyTerms: the words that make an
+// English question word ("how old", "how many times", "what day") are no
+// key terms: the memory that answers holds an age, a count or a day, not
+// them, and they were reported missing from it.
+func TestQuality_englishQuestionWordsAreNoKeyTerms(t *testing.T) {
+	snap := build(t, records(t,
+		`{"id":"a","date":"2026-05-04","text":"Melanie's daughter turned seven in May."}`,
+		`{"id":"b","date":"2026-05-05","text":"The deploy failed twice last week."}`,
+		`{"id":"c","date":"2026-05-06","text":"The recital is on Saturday at the school hall."}`,
+	))
+	for query, top := range map[string]string{
+		"How old is Melanie's daughter?":      "a",
+		"How many times did the deploy fail?": "b",
+		"What day is the recital?":            "c",
+	} {
+		r := ask(t, engineWith(), snap, api.SearchRequest{Query: query})
+		if len(r.Results) == 0 || r.Results[0].SourceID != top {
+			t.Fatalf("%s: results %v, want %s first", query, ids(r), top)
+		}
+		if q := r.Quality; q.Status != "strong" || len(q.MissingTerms) > 0 {
+			t.Errorf("%s: quality %s, key terms %q, missing %q", query, q.Status, q.KeyTerms, q.MissingTerms)
+		}
+	}
+}

@@ -362,6 +362,12 @@ func isAllCaps(tok string) bool {
 // 时候 a key term no answer holds).
 var cjkStopTerms = []string{"什么时候", "什么时间", "什么地方", "什么原因", "啥时候", "啥原因", "多长时间", "哪儿", "哪里", "为什么", "什么", "多少", "几次", "怎么", "是否", "之前", "当前", "最近", "最新", "哪些", "哪个", "如何", "的", "了", "吗", "呢", "是", "在", "和", "与", "及", "我们", "你们", "我", "你", "他", "她", "它", "这", "那", "哪", "个", "有", "没", "也", "都", "就", "还", "吧", "啊", "被", "把", "给", "请"}
 
+// enQuestionPhrase is an English question word with the words that make
+// it one ("how long", "how many times", "what year", "what kind of"): they
+// ask rather than name, and were reported missing from the memories that
+// answer them ("took three hours" holds no "long").
+var enQuestionPhrase = regexp.MustCompile(`\bhow (?:many(?: times)?|much|long(?: ago)?|old|often|far|tall|big|high|heavy|large|deep|wide)\b|\b(?:what|which) (?:time|year|month|day|date|kind|sort|type)(?: of)?\b`)
+
 // cjkQuestionWords ask rather than name: kept as key terms, they were
 // reported missing from the very memories that answer them (多久, 几岁),
 // and the search called weak. They are not split at, as cjkStopTerms are:
@@ -390,6 +396,7 @@ const maxKeyTerms = 12
 // keyTerms returns anchors first, then the remaining content words and CJK
 // segments of the query, lower case, at most 12.
 func keyTerms(q, norm string, anchors []string) []string {
+	norm = enQuestionPhrase.ReplaceAllString(norm, " ")
 	seen := map[string]bool{}
 	var out []string
 	add := func(t string) {
