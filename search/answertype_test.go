@@ -88,6 +88,7 @@ func TestQueryAnswerType(t *testing.T) {
 		{"how come", "How come the deploy failed twice?", AnswerReason},
 		{"what was the date", "What was the date of the recital?", AnswerTime},
 		{"what's the date", "What's the date of the wedding?", AnswerTime},
+		{"what was the day like asks for no time", "What was the day like at the beach?", ""},
 		// A span ago is a time, as "how long ago" is; "how often" asks
 		// for a count; "but" may open a question as "and" does.
 		{"how many days ago", "How many days ago did the deploy fail?", AnswerTime},
