@@ -261,8 +261,9 @@ func (e *Engine) citationPack(q *query, results []api.Result, docs []scored) []a
 var aggregationWords = []string{"几次", "多少次", "最严重", "故障", "不可用", "迁移", "修复"}
 
 // events groups citations into distinct happenings: citations from the
-// same session (or source file) on the same date describe one event, so an
-// agent asking "how many times" counts events, not citations.
+// same session (or note file) on the same date describe one event, so an
+// agent asking "how many times" counts events, not citations. A record
+// outside a session is one event.
 func (e *Engine) events(q *query, results []api.Result, citations []api.Citation) api.EventAggregation {
 	active := slices.ContainsFunc(q.plan.Intents, func(s string) bool {
 		return s == "incident" || s == "aggregation" || s == "config" || s == "migration"
@@ -285,10 +286,13 @@ func (e *Engine) events(q *query, results []api.Result, citations []api.Citation
 	for i, c := range citations {
 		r := results[i]
 		src := r.Provenance.SessionID
-		if src == "" && r.Provenance.SourcePath != nil {
+		if src == "" && r.Provenance.SourcePath != nil && api.StringOr(r.Provenance.Layer, "") != "record" {
 			src = *r.Provenance.SourcePath
 		}
 		if src == "" {
+			// A record outside a session is a memory of its own (three
+			// failed deploys in one JSONL file are three events); its
+			// parts stay one.
 			src = r.SourceID
 		}
 		date := ""

@@ -279,3 +279,22 @@ func TestQuality_englishQuestionWordsAreNoKeyTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestEvents_recordsOfOneFileAreEventsOfTheirOwn: records of one JSONL
+// file outside any session are distinct memories, and each is an event.
+// They were grouped by their file and day, so three deploys that failed
+// on one day were "1 distinct event" to an agent asking how many times.
+// A session's turns on one day stay one event.
+func TestEvents_recordsOfOneFileAreEventsOfTheirOwn(t *testing.T) {
+	snap := build(t, records(t,
+		`{"id":"a","date":"2026-05-04","text":"The billing deploy failed at 09:00: migration lock timeout."}`,
+		`{"id":"b","date":"2026-05-04","text":"The search deploy failed at 15:00: disk full on the builder."}`,
+		`{"id":"c","date":"2026-05-04","text":"The docs deploy failed at 21:00: expired certificate."}`,
+		`{"id":"d","date":"2026-05-05","session":"s1","text":"The payments deploy failed: a bad schema."}`,
+		`{"id":"e","date":"2026-05-05","session":"s1","text":"The payments deploy failed again after the schema fix."}`,
+	))
+	r := ask(t, engineWith(), snap, api.SearchRequest{Query: "how many times did a deploy fail"})
+	if got := r.EventAggregation.EventCount; got != 4 {
+		t.Errorf("%d events, want 4 (three records, one session): %+v", got, r.EventAggregation.Events)
+	}
+}
