@@ -298,3 +298,27 @@ func TestEvents_recordsOfOneFileAreEventsOfTheirOwn(t *testing.T) {
 		t.Errorf("%d events, want 4 (three records, one session): %+v", got, r.EventAggregation.Events)
 	}
 }
+
+// TestQuality_recencyWordsAreNoKeyTerms: the words that ask for the
+// present state (currently, 目前, 如今) are no key terms, as today and
+// latest were not: the memory of that state seldom says them, and they
+// were reported missing from it.
+func TestQuality_recencyWordsAreNoKeyTerms(t *testing.T) {
+	snap := build(t, records(t,
+		`{"id":"a","date":"2026-05-04","text":"novad listens on port 3037 since the config change."}`,
+		`{"id":"b","date":"2026-05-05","text":"部署流程改为先在预发环境验证，再发布到生产。"}`,
+	))
+	for query, top := range map[string]string{
+		"Which port does novad listen on currently?": "a",
+		"目前的部署流程":                                    "b",
+		"如今的部署流程":                                    "b",
+	} {
+		r := ask(t, engineWith(), snap, api.SearchRequest{Query: query})
+		if len(r.Results) == 0 || r.Results[0].SourceID != top {
+			t.Fatalf("%s: results %v, want %s first", query, ids(r), top)
+		}
+		if q := r.Quality; len(q.MissingTerms) > 0 {
+			t.Errorf("%s: key terms %q, missing %q", query, q.KeyTerms, q.MissingTerms)
+		}
+	}
+}

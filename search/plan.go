@@ -376,9 +376,11 @@ var cjkQuestionWords = []string{"多久", "多长", "多大", "多远", "多高"
 	"为啥", "为何", "何时", "哪里", "哪儿", "哪天", "哪年", "怎么样", "怎样", "啥"}
 
 // stopTerm reports words that are never key terms: English stop words and
-// question words (upstream let "from", "to" and "in" become required terms).
+// question words (upstream let "from", "to" and "in" become required terms),
+// and the words that ask for recent memory (currently, 目前): they set the
+// recency bias, and the memory of the present state seldom says them.
 func stopTerm(w string) bool {
-	if english.IsStopWord(w) {
+	if english.IsStopWord(w) || slices.Contains(recencyWords, w) || slices.Contains(recencyCJK, w) {
 		return true
 	}
 	switch w {
