@@ -9,7 +9,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/clipperhouse/uax29/v2/graphemes"
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/nova-recall/nova/api"
@@ -91,7 +90,7 @@ func (e *Engine) result(q *query, g *generation.Generation, s scored) api.Result
 	s.comp.retrievalExactCoverage = e.retrievalCoverage(q, s.doc)
 	comp := s.comp.asMap()
 	r := api.Result{
-		ID: c.ID, Score: scalar.Round(s.score, 6), ScoreComponents: comp, TextPreview: cutCharacters(c.Text, PreviewRunes),
+		ID: c.ID, Score: scalar.Round(s.score, 6), ScoreComponents: comp, TextPreview: truncate.Runes(c.Text, PreviewRunes),
 		Title: c.Title, Role: opt(c.Role), Date: opt(e.localDay(c)), Timestamp: opt(e.localStamp(c)),
 		Source: opt(sourceName(c)), SourceSet: opt(c.SourceSet), SourceType: opt(c.SourceType), SourceID: c.SourceID,
 		Agent: opt(c.Agent), Project: opt(c.Project), Tags: nonNil(c.Tags), WorkType: opt(c.WorkType),
@@ -144,32 +143,7 @@ func excerpt(s string) string {
 	if utf8.RuneCountInString(s) <= 280 {
 		return s
 	}
-	return cutCharacters(s, 277) + "..."
-}
-
-// cutCharacters returns the longest prefix of s of at most n characters
-// (code points, the unit the contract's limits count) that ends between
-// grapheme clusters, the characters a reader sees: a cut inside one says
-// something else (a family emoji becomes a man, a flag a letter, a
-// syllable loses its vowel sign). A first cluster longer than n, text
-// stacked with marks, is cut by code points.
-func cutCharacters(s string, n int) string {
-	if cut := truncate.Runes(s, n); len(cut) == len(s) {
-		return s
-	}
-	end, count := 0, 0
-	for g := graphemes.FromString(s); g.Next(); {
-		k := utf8.RuneCountInString(g.Value())
-		if count+k > n {
-			break
-		}
-		count += k
-		end = g.End()
-	}
-	if end == 0 {
-		return truncate.Runes(s, n)
-	}
-	return s[:end]
+	return truncate.Runes(s, 277) + "..."
 }
 
 func confidence(score float64) string {

@@ -1,5 +1,5 @@
 // Package truncate shortens text without ever cutting inside a UTF-8
-// character: by terminal cells for what people read in a terminal (wide
+// character (nor, by characters, inside a grapheme cluster): by terminal cells for what people read in a terminal (wide
 // East Asian characters count two, escape sequences none), by characters
 // where a limit is stated in characters (the search preview), and by bytes
 // where a budget is in bytes (MCP text output).
@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/clipperhouse/uax29/v2/graphemes"
 )
 
 // Ellipsis marks where Width and Left cut.
@@ -29,11 +30,36 @@ func Left(s string, w int) string {
 	return ansi.TruncateLeft(s, excess+ansi.StringWidth(Ellipsis), Ellipsis)
 }
 
-// Runes returns the first n characters of s, with no marker.
+// Runes returns the longest prefix of s of at most n characters (code
+// points, the unit the contract's limits count) that ends between grapheme
+// clusters, the characters a reader sees, with no marker: a cut inside one
+// says something else (a family emoji becomes a man, a flag a letter, a
+// syllable loses its vowel sign). A first cluster longer than n (text
+// stacked with marks) is cut between code points.
 func Runes(s string, n int) string {
 	if n <= 0 {
 		return ""
 	}
+	if cut := codePoints(s, n); len(cut) == len(s) {
+		return s
+	}
+	end, count := 0, 0
+	for g := graphemes.FromString(s); g.Next(); {
+		k := utf8.RuneCountInString(g.Value())
+		if count+k > n {
+			break
+		}
+		count += k
+		end = g.End()
+	}
+	if end == 0 {
+		return codePoints(s, n)
+	}
+	return s[:end]
+}
+
+// codePoints returns the first n code points of s.
+func codePoints(s string, n int) string {
 	i := 0
 	for count := 0; i < len(s); count++ {
 		if count == n {

@@ -67,6 +67,29 @@ func TestRunesAndBytes(t *testing.T) {
 	}
 }
 
+// TestRunesKeepsClustersWhole: Runes cuts between the characters a reader
+// sees: not between a letter and its accent, inside a family emoji or a
+// flag; a cluster longer than the limit is cut by code points.
+func TestRunesKeepsClustersWhole(t *testing.T) {
+	family := "\U0001F468\u200D\U0001F469\u200D\U0001F467" // 5 code points
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"ae\u0301z", 2, "a"},
+		{"ae\u0301z", 3, "ae\u0301"},
+		{"x" + family + "y", 3, "x"},
+		{"x" + family + "y", 6, "x" + family},
+		{"\U0001F1EB\U0001F1F7!", 1, "\U0001F1EB"},
+		{"\U0001F1EB\U0001F1F7!", 2, "\U0001F1EB\U0001F1F7"},
+	} {
+		if got := Runes(c.s, c.n); got != c.want {
+			t.Errorf("Runes(%+q, %d) = %+q, want %+q", c.s, c.n, got, c.want)
+		}
+	}
+}
+
 func TestWords(t *testing.T) {
 	for _, tt := range []struct {
 		s    string
