@@ -14,21 +14,44 @@ var WorkTypes = []string{"incident", "config", "migration", "lesson", "task", "c
 
 // tagRule infers tag from whole words (never substrings: "ip" must not
 // fire on "pipeline") or from CJK phrases (CJK has no word boundaries).
+// A negatable rule says that something went wrong, which a negated
+// trigger ("no errors", "didn't crash", "bug-free", "没有报错") denies: it
+// does not fire the rule.
 type tagRule struct {
-	tags  []string
-	words []string
-	cjk   []string
+	tags      []string
+	words     []string
+	cjk       []string
+	negatable bool
 }
 
 var tagRules = []tagRule{
-	{[]string{"incident", "coding"}, []string{"traceback", "exception", "panic", "segfault", "stacktrace"}, nil},
-	{[]string{"incident"}, []string{"error", "errors", "failed", "failure", "failing", "incident", "outage", "crash", "crashed", "broken", "regression", "bug"}, []string{"故障", "报错", "失败", "不可用", "宕机", "恢复"}},
-	{[]string{"config"}, []string{"port", "ports", "config", "configuration", "configure", "dns", "ip", "env", "setting", "settings", "localhost", "yaml", "toml"}, []string{"端口", "配置", "环境变量", "不可用"}},
-	{[]string{"migration"}, []string{"migration", "migrate", "migrated", "migrating"}, []string{"迁移"}},
-	{[]string{"task"}, []string{"task", "tasks", "todo", "backlog", "checkbox"}, []string{"任务", "看板"}},
-	{[]string{"coding"}, []string{"code", "pytest", "unittest", "git", "commit", "refactor", "compile", "func", "function", "test", "tests"}, []string{"代码", "测试"}},
-	{[]string{"lesson", "decision"}, []string{"lesson", "lessons", "decision", "decided", "postmortem", "retrospective"}, []string{"经验", "教训", "决策", "复盘"}},
+	{[]string{"incident", "coding"}, []string{"traceback", "exception", "panic", "segfault", "stacktrace"}, nil, true},
+	{[]string{"incident"}, []string{"error", "errors", "failed", "failure", "failing", "incident", "outage", "crash", "crashed", "broken", "regression", "bug"}, []string{"故障", "报错", "失败", "不可用", "宕机"}, true},
+	// Not recovered (没有恢复) is still an incident.
+	{[]string{"incident"}, nil, []string{"恢复"}, false},
+	{[]string{"config"}, []string{"port", "ports", "config", "configuration", "configure", "dns", "ip", "env", "setting", "settings", "localhost", "yaml", "toml"}, []string{"端口", "配置", "环境变量", "不可用"}, false},
+	{[]string{"migration"}, []string{"migration", "migrate", "migrated", "migrating"}, []string{"迁移"}, false},
+	{[]string{"task"}, []string{"task", "tasks", "todo", "backlog", "checkbox"}, []string{"任务", "看板"}, false},
+	{[]string{"coding"}, []string{"code", "pytest", "unittest", "git", "commit", "refactor", "compile", "func", "function", "test", "tests"}, []string{"代码", "测试"}, false},
+	{[]string{"lesson", "decision"}, []string{"lesson", "lessons", "decision", "decided", "postmortem", "retrospective"}, []string{"经验", "教训", "决策", "复盘"}, false},
 }
+
+// negators are the words that deny a trigger one or two words after them
+// in the same clause ("no errors", "without any failure"); the "t" of
+// "didn't" is one too (negator).
+var negators = map[string]bool{"no": true, "not": true, "never": true, "without": true, "zero": true, "0": true, "nothing": true, "none": true}
+
+// clauseBreaks end the reach of a negator: in "No, it failed" the "no"
+// does not deny "failed".
+const clauseBreaks = ".,;:!?\n。，；！？、"
+
+// cjkNegators deny a CJK trigger right after them (没有报错, 无故障,
+// 未失败, 不报错), possibly through cjkNegationFillers (没有任何报错,
+// 未出现故障).
+var (
+	cjkNegators        = []string{"没有", "没", "无", "未", "不"}
+	cjkNegationFillers = []string{"任何", "出现", "出现过", "发生", "发生过"}
+)
 
 // tagWordIndex maps each word of tagRules to the rules it fires.
 var tagWordIndex = sync.OnceValue(func() map[string][]int {
@@ -65,15 +88,32 @@ func InferTags(text string, stored []string, dated bool, layer string) []string 
 	// (this runs for every record a build reads).
 	fired := make([]bool, len(tagRules))
 	index := tagWordIndex()
+	// neg1 and neg2: whether the word before, and the one before it, in
+	// the same clause deny what follows.
+	neg1, neg2, last, pos := false, false, "", 0
 	for w := range lexical.WordsSeq(norm) {
-		for _, r := range index[w] {
-			fired[r] = true
+		// The words are norm's own substrings, in order, and what lies
+		// between two of them holds no word character: w is found where
+		// it starts.
+		start := pos + strings.Index(norm[pos:], w)
+		if strings.ContainsAny(norm[pos:start], clauseBreaks) {
+			neg1, neg2 = false, false
 		}
+		pos = start + len(w)
+		if rules := index[w]; len(rules) > 0 {
+			negated := neg1 || neg2 || strings.HasPrefix(norm[pos:], "-free")
+			for _, r := range rules {
+				if !negated || !tagRules[r].negatable {
+					fired[r] = true
+				}
+			}
+		}
+		neg1, neg2, last = negator(w, last), neg1, w
 	}
 	cjk := lexical.HasCJK(norm) // CJK rules match phrases, only there
 	for i, r := range tagRules {
 		if !fired[i] && cjk {
-			fired[i] = slices.ContainsFunc(r.cjk, func(p string) bool { return strings.Contains(norm, p) })
+			fired[i] = slices.ContainsFunc(r.cjk, func(p string) bool { return hasCJKTrigger(norm, p, r.negatable) })
 		}
 		if fired[i] {
 			out = append(out, r.tags...)
@@ -86,6 +126,50 @@ func InferTags(text string, stored []string, dated bool, layer string) []string 
 		slices.Sort(out)
 	}
 	return slices.Clip(out)
+}
+
+// negator reports whether word w, after the word before, denies what
+// follows: a word of negators, or the "t" of an "n't" ("didn't": "didn",
+// "t").
+func negator(w, before string) bool {
+	return negators[w] || w == "t" && strings.HasSuffix(before, "n")
+}
+
+// hasCJKTrigger reports whether phrase p occurs in s, and, when negatable,
+// not only right after a negation.
+func hasCJKTrigger(s, p string, negatable bool) bool {
+	if !negatable {
+		return strings.Contains(s, p)
+	}
+	for off := 0; ; {
+		i := strings.Index(s[off:], p)
+		if i < 0 {
+			return false
+		}
+		if !cjkNegated(s[:off+i]) {
+			return true
+		}
+		off += i + len(p)
+	}
+}
+
+// cjkNegated reports whether the text before a CJK trigger ends in a
+// negation (see cjkNegators).
+func cjkNegated(before string) bool {
+	before = strings.TrimRight(before, " ")
+	for range 2 { // 没有出现任何报错: two fillers at most
+		cut := false
+		for _, f := range cjkNegationFillers {
+			if b, ok := strings.CutSuffix(before, f); ok {
+				before, cut = b, true
+				break
+			}
+		}
+		if !cut {
+			break
+		}
+	}
+	return slices.ContainsFunc(cjkNegators, func(n string) bool { return strings.HasSuffix(before, n) })
 }
 
 // InferWorkType returns the first work type present in tags, else

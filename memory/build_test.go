@@ -1,0 +1,87 @@
+package memory_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/search"
+)
+
+// now is the tests' clock: builds and searches are deterministic.
+var now = time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
+
+// buildJSONL indexes records (JSONL objects) as one jsonl source in a
+// temporary home, through a real build, and returns the active snapshot.
+func buildJSONL(t *testing.T, records ...map[string]any) *search.Snapshot {
+	t.Helper()
+	dir := t.TempDir()
+	var b strings.Builder
+	for _, r := range records {
+		line, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, "records.jsonl"), []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Defaults()
+	cfg.Home = paths.Home{Root: t.TempDir()}
+	cfg.Sources = []config.Source{{Name: "mem", Kind: config.KindJSONL, Path: dir}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("test config: %v", err)
+	}
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: func() time.Time { return now }})
+	if _, err := ix.Sync(context.Background()); err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &search.Snapshot{Gen: g, Query: g.Model}
+}
+
+// searchIDs runs a search and returns the ids of its results.
+func searchIDs(t *testing.T, snap *search.Snapshot, query string, f api.Filters) []string {
+	t.Helper()
+	e := search.New(search.Config{HalfLifeDays: 7, Dense: true, Location: time.UTC, Now: func() time.Time { return now }}, lexical.NewAnalyzer())
+	resp, err := e.Search(context.Background(), snap, api.SearchRequest{Query: query, TopK: 10, Filters: f, IncludeFullText: true, IncludeGovernance: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range resp.Results {
+		ids = append(ids, r.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// TestBuild_negatedIncidentIsNoIncident: a memory that says a deploy went
+// well ("no errors", "没有报错") is not found by a search for incidents;
+// one that says it failed is.
+func TestBuild_negatedIncidentIsNoIncident(t *testing.T) {
+	snap := buildJSONL(t,
+		map[string]any{"id": "clean", "text": "Deployed the billing service to staging. No errors.", "date": "2026-02-10"},
+		map[string]any{"id": "clean-zh", "text": "账单服务已部署到预发环境，没有报错。", "date": "2026-02-10"},
+		map[string]any{"id": "broken", "text": "Deployed the billing service to staging and the deploy failed.", "date": "2026-02-11"},
+	)
+	got := searchIDs(t, snap, "billing service staging 部署", api.Filters{WorkTypes: []string{"incident"}})
+	if want := []string{"mem:broken"}; !slices.Equal(got, want) {
+		t.Errorf("incidents found %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,38 @@
+package memory
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestInferTagsNegatedIncident: a text that says nothing went wrong ("no
+// errors", "didn't crash", "bug-free", "没有报错") is no incident, while
+// the same words unnegated, or negated in another clause, still are.
+func TestInferTagsNegatedIncident(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"Deployed v2 to staging. No errors.", []string{"general"}},
+		{"The nightly import ran without any failure", []string{"general"}},
+		{"The service didn't crash overnight", []string{"general"}},
+		{"A bug-free release at last", []string{"general"}},
+		{"0 errors, 0 warnings", []string{"general"}},
+		{"No exception was thrown", []string{"general"}},
+		{"部署完成，没有报错", []string{"general"}},
+		{"升级后没有任何故障", []string{"general"}},
+		{"无宕机，服务正常", []string{"general"}},
+		// Unnegated, or the negation belongs to another clause.
+		{"No, the deploy failed again", []string{"incident"}},
+		{"No tests were run and the build failed", []string{"coding", "incident"}},
+		{"No errors in staging but production crashed", []string{"incident"}},
+		{"Not sure why the import failed", []string{"incident"}},
+		{"没有报错，但是服务宕机了", []string{"incident"}},
+		// Not recovered is still an incident.
+		{"服务还没有恢复", []string{"incident"}},
+	} {
+		if got := InferTags(tc.text, nil, false, ""); !slices.Equal(got, tc.want) {
+			t.Errorf("InferTags(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
