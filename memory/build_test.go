@@ -85,3 +85,18 @@ func TestBuild_negatedIncidentIsNoIncident(t *testing.T) {
 		t.Errorf("incidents found %q, want %q", got, want)
 	}
 }
+
+// TestBuild_codeIdentifiersAreNoIncident: a note of Go code that returns
+// an error is coding, not an incident; a pasted panic is an incident.
+func TestBuild_codeIdentifiersAreNoIncident(t *testing.T) {
+	snap := buildJSONL(t,
+		map[string]any{"id": "parser", "text": "The config parser:\n```go\nfunc ParsePort(s string) (int, error) {\n\treturn strconv.Atoi(s)\n}\n```\nCompare with `errors.Is`.", "date": "2026-02-10"},
+		map[string]any{"id": "crash", "text": "The port parser crashed in production:\n```\npanic: runtime error: index out of range [3] with length 3\n```", "date": "2026-02-11"},
+	)
+	if got, want := searchIDs(t, snap, "port parser", api.Filters{WorkTypes: []string{"incident"}}), []string{"mem:crash"}; !slices.Equal(got, want) {
+		t.Errorf("incidents found %q, want %q", got, want)
+	}
+	if got, want := searchIDs(t, snap, "port parser", api.Filters{Tags: []string{"coding"}}), []string{"mem:crash", "mem:parser"}; !slices.Equal(got, want) {
+		t.Errorf("coding memories found %q, want %q", got, want)
+	}
+}

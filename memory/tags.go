@@ -45,6 +45,11 @@ var negators = map[string]bool{"no": true, "not": true, "never": true, "without"
 // does not deny "failed".
 const clauseBreaks = ".,;:!?\n。，；！？、"
 
+// codeIdentifiers are trigger words that in code name a type or a function
+// (Go's error and panic, Python's and Java's Exception): in a code block
+// or span they fire a rule only as a message's label ("panic: ...").
+var codeIdentifiers = map[string]bool{"error": true, "errors": true, "exception": true, "panic": true}
+
 // cjkNegators deny a CJK trigger right after them (没有报错, 无故障,
 // 未失败, 不报错), possibly through cjkNegationFillers (没有任何报错,
 // 未出现故障).
@@ -91,6 +96,7 @@ func InferTags(text string, stored []string, dated bool, layer string) []string 
 	// neg1 and neg2: whether the word before, and the one before it, in
 	// the same clause deny what follows.
 	neg1, neg2, last, pos := false, false, "", 0
+	code := codeSpans(norm)
 	for w := range lexical.WordsSeq(norm) {
 		// The words are norm's own substrings, in order, and what lies
 		// between two of them holds no word character: w is found where
@@ -100,7 +106,11 @@ func InferTags(text string, stored []string, dated bool, layer string) []string 
 			neg1, neg2 = false, false
 		}
 		pos = start + len(w)
-		if rules := index[w]; len(rules) > 0 {
+		for len(code) > 0 && code[0][1] <= start {
+			code = code[1:]
+		}
+		inCode := len(code) > 0 && code[0][0] <= start
+		if rules := index[w]; len(rules) > 0 && (!inCode || !codeIdentifiers[w] || strings.HasPrefix(norm[pos:], ":")) {
 			negated := neg1 || neg2 || strings.HasPrefix(norm[pos:], "-free")
 			for _, r := range rules {
 				if !negated || !tagRules[r].negatable {
@@ -126,6 +136,83 @@ func InferTags(text string, stored []string, dated bool, layer string) []string 
 		slices.Sort(out)
 	}
 	return slices.Clip(out)
+}
+
+// codeSpans returns the byte ranges of s's Markdown code: fenced blocks
+// (``` or ~~~, to the closing fence or the end of the text) and inline
+// code spans (a run of backticks to the next run as long, on one line),
+// in order.
+func codeSpans(s string) [][2]int {
+	if !strings.ContainsAny(s, "`~") {
+		return nil
+	}
+	var spans [][2]int
+	fence, fenceStart := "", 0
+	for off := 0; off < len(s); {
+		end := off + strings.IndexByte(s[off:], '\n') + 1
+		if end == off {
+			end = len(s)
+		}
+		line := s[off:end]
+		marker := strings.TrimLeft(line, " ")
+		if len(line)-len(marker) <= 3 && (strings.HasPrefix(marker, "```") || strings.HasPrefix(marker, "~~~")) {
+			switch {
+			case fence == "":
+				fence, fenceStart = marker[:3], off
+			case strings.HasPrefix(marker, fence):
+				spans = append(spans, [2]int{fenceStart, end})
+				fence = ""
+			}
+		} else if fence == "" {
+			spans = appendInlineCode(spans, line, off)
+		}
+		off = end
+	}
+	if fence != "" {
+		spans = append(spans, [2]int{fenceStart, len(s)})
+	}
+	return spans
+}
+
+// appendInlineCode appends the inline code spans of line, which starts at
+// byte off of its text.
+func appendInlineCode(spans [][2]int, line string, off int) [][2]int {
+	for i := 0; i < len(line); {
+		open := strings.IndexByte(line[i:], '`')
+		if open < 0 {
+			break
+		}
+		open += i
+		n := open
+		for n < len(line) && line[n] == '`' {
+			n++
+		}
+		run := line[open:n]
+		// The closing run is as long as the opening one, and no longer.
+		closed := false
+		for j := n; j < len(line); {
+			k := strings.Index(line[j:], run)
+			if k < 0 {
+				break
+			}
+			k += j
+			e := k + len(run)
+			if e < len(line) && line[e] == '`' {
+				for e < len(line) && line[e] == '`' {
+					e++
+				}
+				j = e
+				continue
+			}
+			spans = append(spans, [2]int{off + open, off + e})
+			i, closed = e, true
+			break
+		}
+		if !closed {
+			i = n
+		}
+	}
+	return spans
 }
 
 // negator reports whether word w, after the word before, denies what

@@ -36,3 +36,29 @@ func TestInferTagsNegatedIncident(t *testing.T) {
 		}
 	}
 }
+
+// TestInferTagsCodeIdentifiers: error, exception and panic in code name
+// types and functions (Go's error, Python's Exception), not something that
+// went wrong: in a fenced block or an inline code span they infer no
+// incident, unless they label a message ("panic: ...", "Error: ...").
+func TestInferTagsCodeIdentifiers(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"Parse returns the value:\n```go\nfunc Parse(s string) (int, error) {\n\treturn 0, nil\n}\n```", []string{"coding"}},
+		{"Use `errors.Is` to compare wrapped values", []string{"general"}},
+		{"Wrap it in ``panic(err)`` only in main", []string{"general"}},
+		{"~~~python\ntry:\n    run()\nexcept Exception as e:\n    log(e)\n~~~", []string{"general"}},
+		// Messages in code blocks, and the words outside them, still count.
+		{"The job died:\n```\npanic: runtime error: index out of range [3]\n```", []string{"coding", "incident"}},
+		{"```\nError: connect ECONNREFUSED 127.0.0.1:5432\n```", []string{"incident"}},
+		{"Use `errors.Is`; the import error is still open", []string{"incident"}},
+		{"An unclosed fence\n```\nerror", []string{"general"}},
+		{"`a` error `b`", []string{"incident"}},
+	} {
+		if got := InferTags(tc.text, nil, false, ""); !slices.Equal(got, tc.want) {
+			t.Errorf("InferTags(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
