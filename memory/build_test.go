@@ -100,3 +100,22 @@ func TestBuild_codeIdentifiersAreNoIncident(t *testing.T) {
 		t.Errorf("coding memories found %q, want %q", got, want)
 	}
 }
+
+// TestBuild_sourceSetSpelling: a record whose sourceSet is written
+// "Lessons" is trusted as a lesson: found by the canonical lifecycle
+// filter, with the lessons' authority.
+func TestBuild_sourceSetSpelling(t *testing.T) {
+	snap := buildJSONL(t,
+		map[string]any{"id": "l1", "text": "Never run the schema migration and the backfill in one deploy.", "date": "2026-02-10", "sourceSet": "Lessons"},
+		map[string]any{"id": "l2", "text": "Split the schema migration from the backfill deploy.", "date": "2026-02-11", "sourceSet": "lessons", "lifecycle": "Canonical"},
+	)
+	if got, want := searchIDs(t, snap, "schema migration backfill", api.Filters{Lifecycles: []string{"canonical"}}), []string{"mem:l1", "mem:l2"}; !slices.Equal(got, want) {
+		t.Errorf("canonical memories found %q, want %q", got, want)
+	}
+	for doc := range snap.Gen.Len() {
+		c := snap.Gen.Chunk(doc)
+		if g := c.Governance; g.SourceSet != "lessons" || g.AuthorityRank != 95 || len(g.Warnings) != 0 {
+			t.Errorf("%s: governance %+v, want the lessons policy", c.ID, g)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package memory
 import (
 	"math"
 	"strings"
+	"unicode"
 
 	"gonum.org/v1/gonum/floats/scalar"
 
@@ -44,18 +45,66 @@ var policies = map[string]Policy{
 // UnknownPolicy applies to source sets the table does not know.
 var UnknownPolicy = Policy{50, "unknown", "operator-controlled", 1.00, false}
 
-// PolicyFor returns the governance policy of a source set.
+// PolicyFor returns the governance policy of a source set (as
+// SourceSetName reads it).
 func PolicyFor(sourceSet string) Policy {
-	if p, ok := policies[sourceSet]; ok {
+	if p, ok := policies[SourceSetName(sourceSet)]; ok {
 		return p
 	}
 	return UnknownPolicy
 }
 
-// KnownSourceSet reports whether the policy table knows sourceSet.
+// KnownSourceSet reports whether the policy table knows sourceSet (as
+// SourceSetName reads it).
 func KnownSourceSet(sourceSet string) bool {
-	_, ok := policies[sourceSet]
+	_, ok := policies[SourceSetName(sourceSet)]
 	return ok
+}
+
+// SourceSetName returns the wire name of the source set s names: s
+// written with other capitals, surrounding space or '_' for '-'
+// ("Lessons", "task_board_snapshot") is the known source set it spells,
+// as a hand-written config or record names it; any other s is returned
+// trimmed (an unknown source set keeps its own name).
+func SourceSetName(s string) string {
+	return wireName(s, func(n string) bool { _, ok := policies[n]; return ok })
+}
+
+// lifecycleName returns the wire name of the lifecycle l names, as
+// SourceSetName does for source sets: a lifecycle of the enum (upstream
+// §1.4) written otherwise is that one; another is kept, trimmed.
+func lifecycleName(l string) string {
+	return wireName(l, func(n string) bool { return lifecycles[n] })
+}
+
+// lifecycles are the lifecycles of the enum: those of the policy table
+// and UnknownPolicy's.
+var lifecycles = func() map[string]bool {
+	m := map[string]bool{UnknownPolicy.Lifecycle: true}
+	for _, p := range policies {
+		m[p.Lifecycle] = true
+	}
+	return m
+}()
+
+// wireName returns s when known has it, else the known name s spells
+// in other capitals, with surrounding space or with '_' or ' ' for '-',
+// else s trimmed.
+func wireName(s string, known func(string) bool) string {
+	if known(s) {
+		return s // the usual case, without allocating
+	}
+	s = strings.TrimSpace(s)
+	folded := strings.Map(func(r rune) rune {
+		if r == '_' || r == ' ' {
+			return '-'
+		}
+		return unicode.ToLower(r)
+	}, s)
+	if known(folded) {
+		return folded
+	}
+	return s
 }
 
 // AuthoritativeLifecycles are the lifecycles that describe durable or
@@ -83,15 +132,16 @@ type Override struct {
 // Govern computes the governance of c from its source set's policy and
 // the source's overrides.
 func Govern(c *Chunk, o Override) api.Governance {
-	p := PolicyFor(c.SourceSet)
+	sourceSet := SourceSetName(c.SourceSet)
+	p := PolicyFor(sourceSet)
 	if o.AuthorityRank > 0 {
 		p.AuthorityRank = o.AuthorityRank
 	}
 	if o.RetrievalWeight > 0 {
 		p.RetrievalWeight = o.RetrievalWeight
 	}
-	if o.Lifecycle != "" {
-		p.Lifecycle = o.Lifecycle
+	if l := lifecycleName(o.Lifecycle); l != "" {
+		p.Lifecycle = l
 	}
 	present := 0
 	for _, v := range []string{c.SourceSet, c.SourceID, c.SourcePath, c.SourceType, c.TextHash, c.DedupeKey} {
@@ -108,7 +158,7 @@ func Govern(c *Chunk, o Override) api.Governance {
 	if c.Date == "" && p.Lifecycle != "current-state" && p.Lifecycle != "unknown" {
 		warnings = append(warnings, "missing-date")
 	}
-	if !KnownSourceSet(c.SourceSet) {
+	if !KnownSourceSet(sourceSet) {
 		warnings = append(warnings, "unknown-source-set")
 	}
 	if warnings == nil {
@@ -124,12 +174,12 @@ func Govern(c *Chunk, o Override) api.Governance {
 		if len(d) > 10 {
 			d = d[:10]
 		}
-		s := c.SourceSet + ":" + orDefault(c.Project, "global") + ":" + d
+		s := sourceSet + ":" + orDefault(c.Project, "global") + ":" + d
 		scope = &s
 	}
 	return api.Governance{
 		Version:            1,
-		SourceSet:          c.SourceSet,
+		SourceSet:          sourceSet,
 		AuthorityRank:      p.AuthorityRank,
 		Lifecycle:          p.Lifecycle,
 		Retention:          p.Retention,
@@ -147,7 +197,7 @@ func Govern(c *Chunk, o Override) api.Governance {
 // source sets, authoritative lifecycles and the authority rank.
 func EvidenceAuthority(g api.Governance) float64 {
 	a := 0.0
-	if AuthoritativeSourceSets[g.SourceSet] {
+	if AuthoritativeSourceSets[SourceSetName(g.SourceSet)] {
 		a += 0.45
 	}
 	if AuthoritativeLifecycles[g.Lifecycle] {

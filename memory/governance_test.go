@@ -1,0 +1,42 @@
+package memory
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestGovern_sourceSetSpelling: a source set or lifecycle written with
+// other capitals, surrounding space or underscores ("Lessons",
+// "task_board_snapshot", "Canonical") is governed as the one it names,
+// under its wire name; a misspelt or unknown one stays unknown.
+func TestGovern_sourceSetSpelling(t *testing.T) {
+	for _, tc := range []struct {
+		set, lifecycle string
+		wantSet        string
+		wantRank       int
+		wantLifecycle  string
+		wantWarnings   []string
+	}{
+		{"lessons", "", "lessons", 95, "canonical", []string{}},
+		{"Lessons", "", "lessons", 95, "canonical", []string{}},
+		{" LESSONS ", "", "lessons", 95, "canonical", []string{}},
+		{"task_board_snapshot", "", "task-board-snapshot", 92, "current-state", []string{}},
+		{"Agent-Transcripts", "", "agent-transcripts", 78, "episodic", []string{}},
+		{"notes", "Current_State", "notes", 85, "current-state", []string{}},
+		{"notes", " Episodic", "notes", 85, "episodic", []string{}},
+		// Not a lifecycle of the enum: kept as written, trimmed.
+		{"notes", "active ", "notes", 85, "active", []string{}},
+		{"lesson", "", "lesson", 50, "unknown", []string{"unknown-source-set"}},
+		{"my-own-set", "", "my-own-set", 50, "unknown", []string{"unknown-source-set"}},
+	} {
+		c := Chunk{SourceSet: tc.set, SourceID: "r", SourcePath: "/p", SourceType: "jsonl", TextHash: "h", DedupeKey: "k", Date: "2026-01-02"}
+		g := Govern(&c, Override{Lifecycle: tc.lifecycle})
+		if g.SourceSet != tc.wantSet || g.AuthorityRank != tc.wantRank || g.Lifecycle != tc.wantLifecycle || !slices.Equal(g.Warnings, tc.wantWarnings) {
+			t.Errorf("source set %q, lifecycle %q: governed as %q rank %d lifecycle %q warnings %q; want %q %d %q %q",
+				tc.set, tc.lifecycle, g.SourceSet, g.AuthorityRank, g.Lifecycle, g.Warnings, tc.wantSet, tc.wantRank, tc.wantLifecycle, tc.wantWarnings)
+		}
+		if got := EvidenceAuthority(g) > 0.5; got != (tc.wantRank >= 85) {
+			t.Errorf("source set %q: evidence authority %v", tc.set, EvidenceAuthority(g))
+		}
+	}
+}
