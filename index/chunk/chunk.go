@@ -48,8 +48,9 @@ func Split(text string, o Options) []string {
 		if next <= start {
 			next = cut
 		}
-		// Start the overlap on a word boundary so no piece begins mid-word.
-		for next < cut && !unicode.IsSpace(runes[next-1]) && !isCJK(runes[next]) {
+		// Start the overlap on a word boundary so no piece begins
+		// mid-word (nor inside a character: a CJK one may carry a mark).
+		for next < cut && (!unicode.IsSpace(runes[next-1]) && !isCJK(runes[next]) || !characterBoundary(runes, next)) {
 			next++
 		}
 		start = next
@@ -97,8 +98,47 @@ func bestCut(runes []rune, start, end int) int {
 	if c := find(func(i int) bool { return unicode.IsSpace(runes[i-1]) }); c > 0 {
 		return c
 	}
+	// A hard cut: between two characters a reader sees, not between a
+	// letter and its marks (Thai, decomposed accents), inside a joined
+	// emoji or between a flag's halves; anywhere only when the whole
+	// window is one such character.
+	if c := find(func(i int) bool { return characterBoundary(runes, i) }); c > 0 {
+		return c
+	}
 	return end
 }
+
+// characterBoundary reports whether a cut before runes[i] falls between
+// two user-perceived characters: the grapheme cluster boundary rules of
+// UAX #29 that matter for text a person writes (marks and other extending
+// characters, zero-width joiners, emoji modifiers, regional indicator
+// pairs). runes[i-1] and runes[i] exist.
+func characterBoundary(runes []rune, i int) bool {
+	r := runes[i]
+	if runes[i-1] == zwj || r == zwj || unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc) ||
+		emojiModifier(r) || tagCharacter(r) {
+		return false
+	}
+	if regionalIndicator(r) {
+		n := 0 // regional indicators right before r: an odd count leaves r the second half of a flag
+		for j := i - 1; j >= 0 && regionalIndicator(runes[j]); j-- {
+			n++
+		}
+		return n%2 == 0
+	}
+	return true
+}
+
+// zwj is the zero-width joiner that joins emoji into one (👩‍💻).
+const zwj = '\u200d'
+
+func emojiModifier(r rune) bool { return r >= 0x1F3FB && r <= 0x1F3FF }
+
+// tagCharacter reports the tag characters that spell a subdivision flag
+// after its black flag (🏴 of England).
+func tagCharacter(r rune) bool { return r >= 0xE0020 && r <= 0xE007F }
+
+func regionalIndicator(r rune) bool { return r >= 0x1F1E6 && r <= 0x1F1FF }
 
 func isCJK(r rune) bool {
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||

@@ -408,3 +408,57 @@ func FuzzChunk(f *testing.F) {
 		checkPieces(t, text, o, pieces)
 	})
 }
+
+// TestSplitKeepsCharactersWhole: a text without spaces (Thai, a run of
+// accented letters written with combining marks, emoji sequences, flags)
+// is cut between the characters a reader sees, never between a letter
+// and its marks, inside a joined emoji, or between a flag's two halves.
+func TestSplitKeepsCharactersWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		text string
+	}{
+		{"thai", strings.Repeat("ภาษาไทยไม่มีช่องว่างระหว่างคำที่นี่", 8)},
+		{"combining acute", strings.Repeat("e\u0301", 90)},
+		{"devanagari", strings.Repeat("नमस्ते", 40)},
+		{"family emoji", strings.Repeat("👩\u200d👩\u200d👧\u200d👦", 25)},
+		{"flags", strings.Repeat("🇫🇷🇩🇪🇯🇵", 30)},
+		{"skin tones", strings.Repeat("👍🏽👋🏿", 40)},
+		{"keycaps", strings.Repeat("1\ufe0f\u20e3#\ufe0f\u20e3", 40)},
+	} {
+		for _, o := range []Options{{MaxChars: 17, OverlapChars: 4}, {MaxChars: 40}, {MaxChars: 9, OverlapChars: 3}} {
+			t.Run(fmt.Sprintf("%s-%d", tc.name, o.MaxChars), func(t *testing.T) {
+				pieces := Split(tc.text, o)
+				if len(pieces) < 2 {
+					t.Fatalf("only %d pieces", len(pieces))
+				}
+				checkPieces(t, tc.text, o, pieces)
+				if strings.Join(pieces, "") != tc.text {
+					t.Errorf("pieces of a text without spaces do not concatenate to it: %q", pieces)
+				}
+				for i, p := range pieces {
+					first, _ := utf8.DecodeRuneInString(p)
+					last, _ := utf8.DecodeLastRuneInString(p)
+					if unicode.In(first, unicode.Mn, unicode.Mc, unicode.Me) || first == '\u200d' || first == '\ufe0f' || (first >= 0x1F3FB && first <= 0x1F3FF) || last == '\u200d' {
+						t.Errorf("piece %d is cut inside a character: %q", i, p)
+					}
+					if countRegional(p)%2 != 0 {
+						t.Errorf("piece %d holds half a flag: %q", i, p)
+					}
+				}
+			})
+		}
+	}
+}
+
+// countRegional counts the regional indicator symbols of s (two make a
+// flag).
+func countRegional(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x1F1E6 && r <= 0x1F1FF {
+			n++
+		}
+	}
+	return n
+}

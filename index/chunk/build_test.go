@@ -1,0 +1,76 @@
+package chunk_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/paths"
+)
+
+// buildChunks indexes records (JSONL objects) as one jsonl source in a
+// temporary home, through a real build with chunks of at most maxChars,
+// and returns the chunks of the active generation by id.
+func buildChunks(t *testing.T, maxChars, overlap int, records ...map[string]any) map[string]memory.Chunk {
+	t.Helper()
+	dir := t.TempDir()
+	var b strings.Builder
+	for _, r := range records {
+		line, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, "records.jsonl"), []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Defaults()
+	cfg.Home = paths.Home{Root: t.TempDir()}
+	cfg.Index.ChunkMaxChars, cfg.Index.ChunkOverlapChars = maxChars, overlap
+	cfg.Sources = []config.Source{{Name: "mem", Kind: config.KindJSONL, Path: dir}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("test config: %v", err)
+	}
+	now := time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: func() time.Time { return now }})
+	if _, err := ix.Sync(context.Background()); err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]memory.Chunk{}
+	for _, c := range g.All() {
+		out[c.ID] = *c
+	}
+	return out
+}
+
+// TestBuild_chunksKeepCharactersWhole: a long Thai record (no spaces,
+// vowel and tone marks) is indexed in chunks none of which begins with a
+// mark torn from its letter.
+func TestBuild_chunksKeepCharactersWhole(t *testing.T) {
+	thai := strings.Repeat("ภาษาไทยไม่มีช่องว่างระหว่างคำที่นี่", 30)
+	chunks := buildChunks(t, 200, 20, map[string]any{"id": "th", "text": thai, "date": "2026-02-10"})
+	if len(chunks) < 4 {
+		t.Fatalf("%d chunks for %d characters", len(chunks), utf8.RuneCountInString(thai))
+	}
+	for id, c := range chunks {
+		if r, _ := utf8.DecodeRuneInString(c.Text); unicode.In(r, unicode.Mn, unicode.Mc) {
+			t.Errorf("chunk %s begins with a torn mark: %q", id, c.Text[:min(len(c.Text), 24)])
+		}
+	}
+}
