@@ -74,3 +74,21 @@ func TestBuild_chunksKeepCharactersWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestBuild_invisibleCharactersAreNoText: a record whose text starts
+// with a byte-order mark is indexed as the same text without it (one
+// text hash), and a record of nothing but zero-width spaces is no chunk.
+func TestBuild_invisibleCharactersAreNoText(t *testing.T) {
+	chunks := buildChunks(t, 1600, 200,
+		map[string]any{"id": "bom", "text": "\ufeffPort 2096 is blocked by the firewall.", "date": "2026-02-10"},
+		map[string]any{"id": "plain", "text": "Port 2096 is blocked by the firewall.", "date": "2026-02-10"},
+		map[string]any{"id": "blank", "text": "\u200b\u200b\ufeff", "date": "2026-02-10"},
+	)
+	bom, plain := chunks["mem:bom"], chunks["mem:plain"]
+	if bom.Text != plain.Text || bom.TextHash != plain.TextHash {
+		t.Errorf("text %q (hash %s) with a byte-order mark, %q (hash %s) without", bom.Text, bom.TextHash, plain.Text, plain.TextHash)
+	}
+	if c, ok := chunks["mem:blank"]; ok {
+		t.Errorf("a record of zero-width spaces was indexed: %q", c.Text)
+	}
+}

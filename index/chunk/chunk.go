@@ -19,9 +19,10 @@ type Options struct {
 
 // Split returns text cut into pieces of at most o.MaxChars characters.
 // Text that fits is returned as one piece. Pieces are trimmed of
-// surrounding space; empty pieces are dropped.
+// surrounding space and invisible characters (blank); empty pieces are
+// dropped.
 func Split(text string, o Options) []string {
-	text = strings.TrimSpace(text)
+	text = strings.TrimFunc(text, blank)
 	if text == "" {
 		return nil
 	}
@@ -50,7 +51,7 @@ func Split(text string, o Options) []string {
 		}
 		// Start the overlap on a word boundary so no piece begins
 		// mid-word (nor inside a character: a CJK one may carry a mark).
-		for next < cut && (!unicode.IsSpace(runes[next-1]) && !isCJK(runes[next]) || !characterBoundary(runes, next)) {
+		for next < cut && (!wordBreak(runes[next-1]) && !isCJK(runes[next]) || !characterBoundary(runes, next)) {
 			next++
 		}
 		start = next
@@ -59,7 +60,7 @@ func Split(text string, o Options) []string {
 }
 
 func appendPiece(out []string, r []rune) []string {
-	if s := strings.TrimSpace(string(r)); s != "" {
+	if s := strings.TrimFunc(string(r), blank); s != "" {
 		out = append(out, s)
 	}
 	return out
@@ -95,7 +96,7 @@ func bestCut(runes []rune, start, end int) int {
 	}); c > 0 {
 		return c
 	}
-	if c := find(func(i int) bool { return unicode.IsSpace(runes[i-1]) }); c > 0 {
+	if c := find(func(i int) bool { return wordBreak(runes[i-1]) }); c > 0 {
 		return c
 	}
 	// A hard cut: between two characters a reader sees, not between a
@@ -139,6 +140,24 @@ func emojiModifier(r rune) bool { return r >= 0x1F3FB && r <= 0x1F3FF }
 func tagCharacter(r rune) bool { return r >= 0xE0020 && r <= 0xE007F }
 
 func regionalIndicator(r rune) bool { return r >= 0x1F1E6 && r <= 0x1F1FF }
+
+// blank reports the characters a piece is trimmed of: white space, and
+// the invisible ones a text may carry at its ends (a byte-order mark
+// copied from a file, zero-width spaces and joiners, a word joiner), so
+// that a text with them and without them is the same piece, and a text of
+// nothing else is none.
+func blank(r rune) bool {
+	switch r {
+	case '\ufeff', '\u200b', '\u200c', zwj, '\u2060':
+		return true
+	}
+	return unicode.IsSpace(r)
+}
+
+// wordBreak reports the characters after which a word ends: white space,
+// and the zero-width space that marks word ends in text written without
+// spaces (Thai, Khmer).
+func wordBreak(r rune) bool { return r == '\u200b' || unicode.IsSpace(r) }
 
 func isCJK(r rune) bool {
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||

@@ -20,6 +20,12 @@ func numberedWords(n int) string {
 	return strings.Join(w, " ")
 }
 
+// blankRune reports what Split trims pieces of: white space, the
+// byte-order mark and the zero-width spaces, joiners and word joiner.
+func blankRune(r rune) bool {
+	return unicode.IsSpace(r) || strings.ContainsRune("\ufeff\u200b\u200c\u200d\u2060", r)
+}
+
 // runeLen counts characters the way Split does.
 func runeLen(s string) int { return utf8.RuneCountInString(s) }
 
@@ -30,7 +36,7 @@ func runeLen(s string) int { return utf8.RuneCountInString(s) }
 // the last one ends where the text ends. It returns the byte offsets of one
 // such layout, or nil. text must be valid UTF-8.
 func layout(text string, pieces []string, maxOverlap int) []int {
-	text = strings.TrimSpace(text)
+	text = strings.TrimFunc(text, blankRune)
 	if len(pieces) == 0 {
 		if text == "" {
 			return []int{}
@@ -59,7 +65,7 @@ func layout(text string, pieces []string, maxOverlap int) []int {
 				_, size := utf8.DecodeLastRuneInString(text[:lo])
 				lo -= size
 			}
-			hi := end + len(text[end:]) - len(strings.TrimLeftFunc(text[end:], unicode.IsSpace))
+			hi := end + len(text[end:]) - len(strings.TrimLeftFunc(text[end:], blankRune))
 			for q := max(lo, pq); q <= hi; q++ {
 				if strings.HasPrefix(text[q:], pieces[i]) {
 					from[i][q] = pq
@@ -88,7 +94,7 @@ func layout(text string, pieces []string, maxOverlap int) []int {
 func checkPieces(t *testing.T, text string, o Options, pieces []string) {
 	t.Helper()
 	for i, p := range pieces {
-		if p == "" || p != strings.TrimSpace(p) {
+		if p == "" || p != strings.TrimFunc(p, blankRune) {
 			t.Errorf("piece %d is empty or untrimmed: %q", i, p)
 		}
 		if o.MaxChars > 0 && runeLen(p) > o.MaxChars {
@@ -379,13 +385,14 @@ func FuzzChunk(f *testing.F) {
 	// Found by fuzzing: the second window starts on the double space, so
 	// its piece is just "1", which the third piece repeats whole.
 	f.Add("0000000  1 0000", 7, 101)
+	f.Add("\ufeff\u200bภาษา\u200bไทย\u200b e\u0301e\u0301 🇫🇷🇩🇪 👩\u200d💻\u200d", 3, 1)
 	f.Fuzz(func(t *testing.T, text string, maxChars, overlap int) {
 		if len(text) > 4096 {
 			return
 		}
 		o := Options{MaxChars: maxChars % 512, OverlapChars: overlap % 1024}
 		pieces := Split(text, o)
-		trimmed := strings.TrimSpace(text)
+		trimmed := strings.TrimFunc(text, blankRune)
 		if trimmed == "" {
 			if pieces != nil {
 				t.Fatalf("blank text gave %q", pieces)
@@ -461,4 +468,44 @@ func countRegional(s string) int {
 		}
 	}
 	return n
+}
+
+// TestSplitInvisibleCharacters: a byte-order mark or zero-width space
+// around a text is no part of it (the same text with and without one is
+// one text), a text of nothing else is no piece, and a zero-width space
+// inside text written without spaces (Thai) is where a piece may end.
+func TestSplitInvisibleCharacters(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		text string
+		want []string
+	}{
+		{"bom only", "\ufeff", nil},
+		{"zero-width only", "\u200b \u200b\u2060\n", nil},
+		{"bom before text", "\ufeffhello world", []string{"hello world"}},
+		{"zero-width around text", "\u200b hello world\u200b\u200d", []string{"hello world"}},
+		{"joiner inside kept", "a\u200db", []string{"a\u200db"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Split(tc.text, Options{MaxChars: 40}); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Split(%q) = %q, want %q", tc.text, got, tc.want)
+			}
+		})
+	}
+	t.Run("thai words", func(t *testing.T) {
+		words := []string{"ภาษาไทย", "ไม่มี", "ช่องว่าง", "ระหว่าง", "คำ"}
+		var all []string
+		for range 12 {
+			all = append(all, words...)
+		}
+		text := strings.Join(all, "\u200b")
+		o := Options{MaxChars: 30, OverlapChars: 8}
+		pieces := Split(text, o)
+		checkPieces(t, text, o, pieces)
+		for i, p := range pieces {
+			if !isRunOf(p, all, "\u200b") {
+				t.Errorf("piece %d is not made of whole words: %q", i, p)
+			}
+		}
+	})
 }
