@@ -3,8 +3,10 @@ package chunk_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +92,25 @@ func TestBuild_invisibleCharactersAreNoText(t *testing.T) {
 	}
 	if c, ok := chunks["mem:blank"]; ok {
 		t.Errorf("a record of zero-width spaces was indexed: %q", c.Text)
+	}
+}
+
+// TestBuild_crlfParagraphs: a record written with Windows line ends is
+// indexed in chunks of whole paragraphs, as with bare line feeds.
+func TestBuild_crlfParagraphs(t *testing.T) {
+	var paras []string
+	for i := range 30 {
+		paras = append(paras, fmt.Sprintf("Paragraph %d is about the staging proxy.\r\nIts second line names port %d.", i, 8000+i))
+	}
+	chunks := buildChunks(t, 200, 0, map[string]any{"id": "win", "text": strings.Join(paras, "\r\n\r\n"), "date": "2026-02-10"})
+	if len(chunks) < 5 {
+		t.Fatalf("only %d chunks", len(chunks))
+	}
+	for id, c := range chunks {
+		for p := range strings.SplitSeq(c.Text, "\r\n\r\n") {
+			if !slices.Contains(paras, p) {
+				t.Errorf("chunk %s holds part of a paragraph: %q", id, p)
+			}
+		}
 	}
 }

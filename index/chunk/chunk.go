@@ -79,7 +79,18 @@ func bestCut(runes []rune, start, end int) int {
 		}
 		return -1
 	}
-	if c := find(func(i int) bool { return runes[i-1] == '\n' && i >= 2 && runes[i-2] == '\n' }); c > 0 {
+	// A paragraph ends in a blank line, which may hold spaces or end in
+	// CRLF as the line ends of the text do.
+	if c := find(func(i int) bool {
+		if runes[i-1] != '\n' {
+			return false
+		}
+		j := i - 2
+		for j >= 0 && (runes[j] == ' ' || runes[j] == '\t' || runes[j] == '\r') {
+			j--
+		}
+		return j >= 0 && runes[j] == '\n'
+	}); c > 0 {
 		return c
 	}
 	if c := find(func(i int) bool { return runes[i-1] == '\n' }); c > 0 {

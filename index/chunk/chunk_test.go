@@ -509,3 +509,35 @@ func TestSplitInvisibleCharacters(t *testing.T) {
 		}
 	})
 }
+
+// TestSplitParagraphsWhateverTheLineEnds: a text with Windows line ends
+// (CRLF), or blank lines holding a few spaces, is cut at the same
+// paragraph breaks as the same text with bare line feeds.
+func TestSplitParagraphsWhateverTheLineEnds(t *testing.T) {
+	var paras []string
+	for i := range 30 {
+		paras = append(paras, fmt.Sprintf("Paragraph %d starts here.\nIt has a second line. And a sentence.", i))
+	}
+	lf := strings.Join(paras, "\n\n")
+	o := Options{MaxChars: 240, OverlapChars: 0}
+	want := Split(lf, o)
+	for name, text := range map[string]string{
+		"crlf":              strings.ReplaceAll(lf, "\n", "\r\n"),
+		"spaces in a blank": strings.ReplaceAll(lf, "\n\n", "\n  \n"),
+		"tab and crlf":      strings.ReplaceAll(strings.ReplaceAll(lf, "\n\n", "\n\t\n"), "\n", "\r\n"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			pieces := Split(text, o)
+			checkPieces(t, text, o, pieces)
+			if len(pieces) != len(want) {
+				t.Fatalf("%d pieces, want %d as with line feeds:\n%q", len(pieces), len(want), pieces)
+			}
+			for i, p := range pieces {
+				lfs := strings.NewReplacer("\n  \n", "\n\n", "\n\t\n", "\n\n").Replace(strings.ReplaceAll(p, "\r\n", "\n"))
+				if !isRunOf(lfs, paras, "\n\n") {
+					t.Errorf("piece %d is not made of whole paragraphs: %q", i, p)
+				}
+			}
+		})
+	}
+}
