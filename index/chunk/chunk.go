@@ -4,6 +4,7 @@
 package chunk
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -36,15 +37,28 @@ func Split(text string, o Options) []string {
 	runes := []rune(text)
 	overlap := max(0, min(o.OverlapChars, o.MaxChars/2-1))
 	var out []string
-	start := 0
+	start, done := 0, 0 // done: where the text the pieces hold so far ends
 	for start < len(runes) {
+		// A window starts at text, not on the blanks before it: a piece
+		// of a window of blanks is small, and the next repeats it whole.
+		for blank(runes[start]) {
+			start++ // the text ends in a non-blank: this stops
+		}
 		end := start + o.MaxChars
 		if end >= len(runes) {
 			out = appendPiece(out, runes[start:])
 			break
 		}
 		cut := bestCut(runes, start, end)
-		out = appendPiece(out, runes[start:cut])
+		if slices.ContainsFunc(runes[max(start, done):cut], notBlank) {
+			out = appendPiece(out, runes[start:cut])
+			done = cut
+		} else {
+			// Beyond the overlap the window holds only blanks: its piece
+			// would repeat the end of the last one, and nothing else.
+			start = cut
+			continue
+		}
 		next := cut - overlap
 		if next <= start {
 			next = cut
@@ -164,6 +178,8 @@ func blank(r rune) bool {
 	}
 	return unicode.IsSpace(r)
 }
+
+func notBlank(r rune) bool { return !blank(r) }
 
 // wordBreak reports the characters after which a word ends: white space,
 // and the zero-width space that marks word ends in text written without

@@ -55,11 +55,7 @@ func layout(text string, pieces []string, maxOverlap int) []int {
 		for pq := range from[i-1] {
 			end := pq + len(pieces[i-1])
 			// Candidates: back into the previous piece by at most
-			// maxOverlap characters, or forward over whitespace. A piece
-			// may even start where the previous one does: when a window
-			// begins with whitespace its trimmed piece can be shorter
-			// than the overlap, and the next piece repeats all of it
-			// (see the FuzzChunk seeds).
+			// maxOverlap characters, or forward over whitespace.
 			lo := end
 			for n := 0; n < maxOverlap && lo > pq; n++ {
 				_, size := utf8.DecodeLastRuneInString(text[:lo])
@@ -382,8 +378,9 @@ func FuzzChunk(f *testing.F) {
 	f.Add("word "+strings.Repeat("x", 40)+" word", 9, 4)
 	f.Add("\xff\xfeinvalid \xc3 utf8 text here", 4, 1)
 	f.Add("end. next! more? last; 終。", 6, 2)
-	// Found by fuzzing: the second window starts on the double space, so
-	// its piece is just "1", which the third piece repeats whole.
+	// Found by fuzzing: the second window started on the double space, so
+	// its piece was just "1", which the third piece repeated whole
+	// (TestSplitEveryPieceAddsText).
 	f.Add("0000000  1 0000", 7, 101)
 	f.Add("\ufeff\u200bภาษา\u200bไทย\u200b e\u0301e\u0301 🇫🇷🇩🇪 👩\u200d💻\u200d", 3, 1)
 	f.Fuzz(func(t *testing.T, text string, maxChars, overlap int) {
@@ -539,5 +536,55 @@ func TestSplitParagraphsWhateverTheLineEnds(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSplitEveryPieceAddsText: no piece is only a repeat of text its
+// predecessor holds, however much space lies between the words: a run of
+// blanks longer than the overlap used to make a piece of the overlap
+// alone, and a window starting on spaces a piece its successor repeated
+// whole.
+func TestSplitEveryPieceAddsText(t *testing.T) {
+	words := numberedWords(40) // w0001 ... w0040, each once
+	tests := []struct {
+		name string
+		text string
+		o    Options
+	}{
+		{"spaces", words[:120] + strings.Repeat(" ", 300) + words[120:], Options{MaxChars: 100, OverlapChars: 40}},
+		{"blank lines", words[:120] + strings.Repeat("\n", 300) + words[120:], Options{MaxChars: 100, OverlapChars: 40}},
+		{"padding", words[:60] + strings.Repeat(" ", 70) + words[60:], Options{MaxChars: 100, OverlapChars: 30}},
+		{"window on spaces", "w0001w0002w0003  w0004 w0005w0006", Options{MaxChars: 20, OverlapChars: 9}},
+		{"content then spaces", words[:170] + strings.Repeat(" ", 300) + words[170:], Options{MaxChars: 100, OverlapChars: 40}},
+		// Found by fuzzing: the window after the first piece held its
+		// overlap "w0003" and blanks, and was a piece of its own.
+		{"overlap then spaces", "w0001 w0002 w0003           w0004", Options{MaxChars: 20, OverlapChars: 9}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pieces := Split(tt.text, tt.o)
+			checkPieces(t, tt.text, tt.o, pieces)
+			if len(pieces) < 2 {
+				t.Fatalf("only %d pieces", len(pieces))
+			}
+			// Each word is once in the text: a piece adds text when its
+			// last word comes after its predecessor's, and is not repeated
+			// whole when its successor's first word comes after its own.
+			first := func(p string) int { return strings.Index(tt.text, p[:5]) }
+			last := func(p string) int { return strings.LastIndex(tt.text, p[len(p)-5:]) }
+			for i := 1; i < len(pieces); i++ {
+				if last(pieces[i]) <= last(pieces[i-1]) {
+					t.Errorf("piece %d %q adds nothing to piece %d %q", i, pieces[i], i-1, pieces[i-1])
+				}
+				if first(pieces[i]) <= first(pieces[i-1]) {
+					t.Errorf("piece %d %q repeats piece %d %q whole", i, pieces[i], i-1, pieces[i-1])
+				}
+			}
+		})
+	}
+	// The FuzzChunk seed: the second window began on the two spaces, and
+	// its piece "1" was repeated whole by the third.
+	if got, want := Split("0000000  1 0000", Options{MaxChars: 7, OverlapChars: 101}), []string{"0000000", "1 0000"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Split = %q, want %q", got, want)
 	}
 }
