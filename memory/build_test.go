@@ -119,3 +119,17 @@ func TestBuild_sourceSetSpelling(t *testing.T) {
 		}
 	}
 }
+
+// TestBuild_storedTagCapitals: a record tagged "Incident" by its writer is
+// an incident for the work-type and tags filters.
+func TestBuild_storedTagCapitals(t *testing.T) {
+	snap := buildJSONL(t,
+		map[string]any{"id": "pager", "text": "The pager went off at night for the billing queue.", "date": "2026-02-10", "tags": []string{"Incident"}},
+		map[string]any{"id": "quiet", "text": "The billing queue drained overnight.", "date": "2026-02-10"},
+	)
+	for _, f := range []api.Filters{{WorkTypes: []string{"incident"}}, {Tags: []string{"incident"}}} {
+		if got, want := searchIDs(t, snap, "billing queue", f), []string{"mem:pager"}; !slices.Equal(got, want) {
+			t.Errorf("filter %+v found %q, want %q", f, got, want)
+		}
+	}
+}

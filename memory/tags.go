@@ -36,6 +36,17 @@ var tagRules = []tagRule{
 	{[]string{"lesson", "decision"}, []string{"lesson", "lessons", "decision", "decided", "postmortem", "retrospective"}, []string{"经验", "教训", "决策", "复盘"}, false},
 }
 
+// vocabulary holds the tags the rules infer (upstream §1.4).
+var vocabulary = func() map[string]bool {
+	m := map[string]bool{"daily": true, "general": true}
+	for _, r := range tagRules {
+		for _, t := range r.tags {
+			m[t] = true
+		}
+	}
+	return m
+}()
+
 // negators are the words that deny a trigger one or two words after them
 // in the same clause ("no errors", "without any failure"); the "t" of
 // "didn't" is one too (negator).
@@ -78,6 +89,11 @@ func InferTags(text string, stored []string, dated bool, layer string) []string 
 	out := make([]string, 0, len(stored)+4)
 	for _, t := range stored {
 		if t = strings.TrimSpace(t); t != "" {
+			// A vocabulary tag is one tag whatever its capitals: the
+			// work type and the filters look for it in lower case.
+			if l := strings.ToLower(t); vocabulary[l] {
+				t = l
+			}
 			out = append(out, t)
 		}
 	}

@@ -62,3 +62,17 @@ func TestInferTagsCodeIdentifiers(t *testing.T) {
 		}
 	}
 }
+
+// TestInferTagsStoredVocabulary: a stored tag that spells one of the
+// inferred vocabulary in other capitals ("Incident", "TASK") is that
+// tag, so the work type and a tags filter see it; other stored tags keep
+// their spelling.
+func TestInferTagsStoredVocabulary(t *testing.T) {
+	got := InferTags("nothing to infer", []string{"Incident", " TASK ", "ProjectX", "incident"}, false, "")
+	if want := []string{"ProjectX", "incident", "task"}; !slices.Equal(got, want) {
+		t.Errorf("InferTags = %v, want %v", got, want)
+	}
+	if w := InferWorkType(got); w != "incident" {
+		t.Errorf("work type %q, want incident", w)
+	}
+}
