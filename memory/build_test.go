@@ -133,3 +133,15 @@ func TestBuild_storedTagCapitals(t *testing.T) {
 		}
 	}
 }
+
+// TestBuild_cjkFalseFriends: a note about the taskbar (任务栏) is not a
+// task, one about a task (任务) is.
+func TestBuild_cjkFalseFriends(t *testing.T) {
+	snap := buildJSONL(t,
+		map[string]any{"id": "bar", "text": "升级后任务栏图标消失了", "date": "2026-02-10"},
+		map[string]any{"id": "todo", "text": "升级后的任务还没完成", "date": "2026-02-10"},
+	)
+	if got, want := searchIDs(t, snap, "升级", api.Filters{WorkTypes: []string{"task"}}), []string{"mem:todo"}; !slices.Equal(got, want) {
+		t.Errorf("tasks found %q, want %q", got, want)
+	}
+}

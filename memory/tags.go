@@ -238,22 +238,36 @@ func negator(w, before string) bool {
 	return negators[w] || w == "t" && strings.HasSuffix(before, "n")
 }
 
-// hasCJKTrigger reports whether phrase p occurs in s, and, when negatable,
-// not only right after a negation.
+// hasCJKTrigger reports whether phrase p occurs in s other than in one
+// of cjkFalseFriends and, when negatable, other than right after a
+// negation.
 func hasCJKTrigger(s, p string, negatable bool) bool {
-	if !negatable {
-		return strings.Contains(s, p)
-	}
 	for off := 0; ; {
 		i := strings.Index(s[off:], p)
 		if i < 0 {
 			return false
 		}
-		if !cjkNegated(s[:off+i]) {
+		i += off
+		if !inFalseFriend(s, i, p) && (!negatable || !cjkNegated(s[:i])) {
 			return true
 		}
-		off += i + len(p)
+		off = i + len(p)
 	}
+}
+
+// cjkFalseFriends are longer words that hold a CJK trigger but mean
+// something else: the taskbar, a decision tree, experience points.
+var cjkFalseFriends = []string{"任务栏", "决策树", "经验值"}
+
+// inFalseFriend reports whether the trigger p at s[i:] is part of one of
+// cjkFalseFriends.
+func inFalseFriend(s string, i int, p string) bool {
+	for _, f := range cjkFalseFriends {
+		if k := strings.Index(f, p); k >= 0 && k <= i && strings.HasPrefix(s[i-k:], f) {
+			return true
+		}
+	}
+	return false
 }
 
 // cjkNegated reports whether the text before a CJK trigger ends in a

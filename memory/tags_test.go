@@ -76,3 +76,23 @@ func TestInferTagsStoredVocabulary(t *testing.T) {
 		t.Errorf("work type %q, want incident", w)
 	}
 }
+
+// TestInferTagsCJKFalseFriends: a longer word that holds a CJK trigger but
+// means something else (任务栏 the taskbar, 决策树 a decision tree, 经验值
+// experience points) infers nothing from it.
+func TestInferTagsCJKFalseFriends(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"任务栏图标不见了", []string{"general"}},
+		{"用决策树做分类", []string{"general"}},
+		{"角色的经验值翻倍", []string{"general"}},
+		{"任务栏图标不见了，任务还没完成", []string{"task"}},
+		{"这次的决策是回滚", []string{"decision", "lesson"}},
+	} {
+		if got := InferTags(tc.text, nil, false, ""); !slices.Equal(got, tc.want) {
+			t.Errorf("InferTags(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
