@@ -114,3 +114,29 @@ func TestBuild_crlfParagraphs(t *testing.T) {
 		}
 	}
 }
+
+// TestBuild_codeBlocksWhole: a long note with a code block is indexed in
+// chunks that hold the block whole, its fences balanced.
+func TestBuild_codeBlocksWhole(t *testing.T) {
+	var b strings.Builder
+	for i := range 5 {
+		fmt.Fprintf(&b, "Step %d of the parser notes says why the port is read twice. ", i)
+	}
+	b.WriteString("\n\n```go\n")
+	for i := range 5 {
+		fmt.Fprintf(&b, "if err := readPort%d(); err != nil {\n\treturn err\n}\n", i)
+	}
+	b.WriteString("```\n\n")
+	for i := range 8 {
+		fmt.Fprintf(&b, "Note %d on the parser: the port comes from the environment. ", i)
+	}
+	chunks := buildChunks(t, 400, 60, map[string]any{"id": "parser", "text": b.String(), "date": "2026-02-10"})
+	if len(chunks) < 3 {
+		t.Fatalf("only %d chunks", len(chunks))
+	}
+	for id, c := range chunks {
+		if n := strings.Count(c.Text, "```"); n%2 != 0 {
+			t.Errorf("chunk %s cuts the code block:\n%s", id, c.Text)
+		}
+	}
+}

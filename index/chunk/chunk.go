@@ -35,6 +35,7 @@ func Split(text string, o Options) []string {
 		return []string{text}
 	}
 	runes := []rune(text)
+	fences := runeRanges(text, Fences(text))
 	overlap := max(0, min(o.OverlapChars, o.MaxChars/2-1))
 	var out []string
 	start, done := 0, 0 // done: where the text the pieces hold so far ends
@@ -49,7 +50,7 @@ func Split(text string, o Options) []string {
 			out = appendPiece(out, runes[start:])
 			break
 		}
-		cut := bestCut(runes, start, end)
+		cut := bestCut(runes, start, end, fences)
 		if slices.ContainsFunc(runes[max(start, done):cut], notBlank) {
 			out = appendPiece(out, runes[start:cut])
 			done = cut
@@ -62,6 +63,14 @@ func Split(text string, o Options) []string {
 		next := cut - overlap
 		if next <= start {
 			next = cut
+		}
+		// Nor does the overlap begin inside a code block the piece
+		// closes: the next piece would open with code and a closing
+		// fence, which reads as an opening one.
+		for _, f := range fences {
+			if f[0] < next && next < f[1] && f[1] <= cut {
+				next = f[1]
+			}
 		}
 		// Start the overlap on a word boundary so no piece begins
 		// mid-word (nor inside a character: a CJK one may carry a mark).
@@ -82,8 +91,9 @@ func appendPiece(out []string, r []rune) []string {
 
 // bestCut picks where to end a piece that must end by end: the last
 // paragraph break, line break, sentence end or space in the second half of
-// the window, else a hard cut.
-func bestCut(runes []rune, start, end int) int {
+// the window, else a hard cut; outside the fenced code blocks fences (rune
+// ranges) when the window has such a boundary there.
+func bestCut(runes []rune, start, end int, fences [][2]int) int {
 	floor := start + (end-start)/2
 	find := func(match func(i int) bool) int {
 		for i := end; i > floor; i-- {
@@ -93,36 +103,49 @@ func bestCut(runes []rune, start, end int) int {
 		}
 		return -1
 	}
-	// A paragraph ends in a blank line, which may hold spaces or end in
-	// CRLF as the line ends of the text do.
-	if c := find(func(i int) bool {
-		if runes[i-1] != '\n' {
+	boundaries := []func(i int) bool{
+		// A paragraph ends in a blank line, which may hold spaces or
+		// end in CRLF as the line ends of the text do.
+		func(i int) bool {
+			if runes[i-1] != '\n' {
+				return false
+			}
+			j := i - 2
+			for j >= 0 && (runes[j] == ' ' || runes[j] == '\t' || runes[j] == '\r') {
+				j--
+			}
+			return j >= 0 && runes[j] == '\n'
+		},
+		func(i int) bool { return runes[i-1] == '\n' },
+		func(i int) bool {
+			switch runes[i-1] {
+			case '。', '！', '？', '；':
+				return true
+			case '.', '!', '?', ';':
+				return i < len(runes) && unicode.IsSpace(runes[i])
+			}
 			return false
-		}
-		j := i - 2
-		for j >= 0 && (runes[j] == ' ' || runes[j] == '\t' || runes[j] == '\r') {
-			j--
-		}
-		return j >= 0 && runes[j] == '\n'
-	}); c > 0 {
-		return c
+		},
+		func(i int) bool { return wordBreak(runes[i-1]) },
 	}
-	if c := find(func(i int) bool { return runes[i-1] == '\n' }); c > 0 {
-		return c
-	}
-	if c := find(func(i int) bool {
-		switch runes[i-1] {
-		case '。', '！', '？', '；':
-			return true
-		case '.', '!', '?', ';':
-			return i < len(runes) && unicode.IsSpace(runes[i])
+	if len(fences) > 0 {
+		for _, b := range boundaries {
+			if c := find(func(i int) bool { return b(i) && !inRange(fences, i) }); c > 0 {
+				return c
+			}
 		}
-		return false
-	}); c > 0 {
-		return c
+		// A block that opens in the first half and fits in a piece of
+		// its own goes whole to the next piece, though this one is short.
+		for _, f := range fences {
+			if start < f[0] && f[0] <= floor && f[1] > end && f[1]-f[0] <= end-start {
+				return f[0]
+			}
+		}
 	}
-	if c := find(func(i int) bool { return wordBreak(runes[i-1]) }); c > 0 {
-		return c
+	for _, b := range boundaries {
+		if c := find(b); c > 0 {
+			return c
+		}
 	}
 	// A hard cut: between two characters a reader sees, not between a
 	// letter and its marks (Thai, decomposed accents), inside a joined
@@ -132,6 +155,68 @@ func bestCut(runes []rune, start, end int) int {
 		return c
 	}
 	return end
+}
+
+// Fences returns the byte ranges of text's fenced code blocks (Markdown
+// ``` or ~~~ fences indented at most three spaces), each from the start
+// of its opening line to the end of its closing line, or of the text when
+// no fence closes it, in order.
+func Fences(text string) [][2]int {
+	if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
+		return nil
+	}
+	var out [][2]int
+	fence, open := "", 0
+	for off := 0; off < len(text); {
+		end := len(text)
+		if i := strings.IndexByte(text[off:], '\n'); i >= 0 {
+			end = off + i + 1
+		}
+		line := text[off:end]
+		marker := strings.TrimLeft(line, " ")
+		if len(line)-len(marker) <= 3 && (strings.HasPrefix(marker, "```") || strings.HasPrefix(marker, "~~~")) {
+			switch {
+			case fence == "":
+				fence, open = marker[:3], off
+			case strings.HasPrefix(marker, fence):
+				out = append(out, [2]int{open, end})
+				fence = ""
+			}
+		}
+		off = end
+	}
+	if fence != "" {
+		out = append(out, [2]int{open, len(text)})
+	}
+	return out
+}
+
+// runeRanges converts byte ranges of text, in order, to rune ranges.
+func runeRanges(text string, ranges [][2]int) [][2]int {
+	if len(ranges) == 0 {
+		return nil
+	}
+	out := make([][2]int, len(ranges))
+	at, n := 0, 0 // a byte offset and its rune offset
+	for k, r := range ranges {
+		for j, b := range r {
+			n += utf8.RuneCountInString(text[at:b])
+			at = b
+			out[k][j] = n
+		}
+	}
+	return out
+}
+
+// inRange reports whether a cut before rune i falls inside one of ranges
+// (after its start, before its end).
+func inRange(ranges [][2]int, i int) bool {
+	for _, r := range ranges {
+		if r[0] < i && i < r[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // characterBoundary reports whether a cut before runes[i] falls between

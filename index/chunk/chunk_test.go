@@ -382,6 +382,7 @@ func FuzzChunk(f *testing.F) {
 	// its piece was just "1", which the third piece repeated whole
 	// (TestSplitEveryPieceAddsText).
 	f.Add("0000000  1 0000", 7, 101)
+	f.Add("prose before\n```go\nfunc f() error {\n\treturn nil\n}\n```\nprose after ~~~\n~~~\nopen", 12, 4)
 	f.Add("\ufeff\u200bภาษา\u200bไทย\u200b e\u0301e\u0301 🇫🇷🇩🇪 👩\u200d💻\u200d", 3, 1)
 	f.Fuzz(func(t *testing.T, text string, maxChars, overlap int) {
 		if len(text) > 4096 {
@@ -587,4 +588,64 @@ func TestSplitEveryPieceAddsText(t *testing.T) {
 	if got, want := Split("0000000  1 0000", Options{MaxChars: 7, OverlapChars: 101}), []string{"0000000", "1 0000"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Split = %q, want %q", got, want)
 	}
+}
+
+// TestSplitKeepsCodeFencesWhole: a fenced code block that fits in a piece
+// is not cut, and no piece begins inside one (its code would read as
+// prose and its closing fence open a block); a block longer than a piece
+// is cut at its lines.
+func TestSplitKeepsCodeFencesWhole(t *testing.T) {
+	prose := func(n int) string {
+		var s []string
+		for i := range n {
+			s = append(s, fmt.Sprintf("Sentence %d of the notes explains the parser.", i))
+		}
+		return strings.Join(s, " ")
+	}
+	code := func(fence string, n int) string {
+		lines := []string{fence + "go"}
+		for i := range n {
+			lines = append(lines, fmt.Sprintf("\tif err := step%d(); err != nil {\n\t\treturn err\n\t}", i))
+		}
+		return strings.Join(append(lines, fence), "\n")
+	}
+	fences := func(p string) int {
+		n := 0
+		for l := range strings.SplitSeq(p, "\n") {
+			if l = strings.TrimLeft(l, " "); strings.HasPrefix(l, "```") || strings.HasPrefix(l, "~~~") {
+				n++
+			}
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		name string
+		text string
+		o    Options
+	}{
+		{"block after prose", prose(6) + "\n\n" + code("```", 6) + "\n\n" + prose(12), Options{MaxChars: 400, OverlapChars: 60}},
+		{"tilde block", prose(4) + "\n" + code("~~~", 5) + "\n" + prose(12), Options{MaxChars: 350, OverlapChars: 80}},
+		{"two blocks", prose(3) + "\n\n" + code("```", 4) + "\n\n" + prose(5) + "\n\n" + code("```", 4) + "\n\n" + prose(8), Options{MaxChars: 300, OverlapChars: 40}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pieces := Split(tc.text, tc.o)
+			checkPieces(t, tc.text, tc.o, pieces)
+			for i, p := range pieces {
+				if fences(p)%2 != 0 {
+					t.Errorf("piece %d cuts a code block:\n%s", i, p)
+				}
+			}
+		})
+	}
+	t.Run("block longer than a piece", func(t *testing.T) {
+		text := prose(2) + "\n\n" + code("```", 30) + "\n\n" + prose(4)
+		o := Options{MaxChars: 300, OverlapChars: 40}
+		pieces := Split(text, o)
+		checkPieces(t, text, o, pieces)
+		for i, p := range pieces[1:] {
+			if strings.HasPrefix(p, "return err") || strings.HasPrefix(p, "}") && !strings.HasPrefix(p, "}\n") {
+				t.Errorf("piece %d does not start at a line of the block: %q", i+1, p[:min(len(p), 30)])
+			}
+		}
+	})
 }
