@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nova-recall/nova/index/chunk"
 	"github.com/nova-recall/nova/lexical"
 )
 
@@ -155,37 +156,27 @@ func InferTags(text string, stored []string, dated bool, layer string) []string 
 }
 
 // codeSpans returns the byte ranges of s's Markdown code: fenced blocks
-// (``` or ~~~, to the closing fence or the end of the text) and inline
-// code spans (a run of backticks to the next run as long, on one line),
-// in order.
+// (chunk.Fences) and inline code spans (a run of backticks to the next run
+// as long, on one line), in order.
 func codeSpans(s string) [][2]int {
 	if !strings.ContainsAny(s, "`~") {
 		return nil
 	}
 	var spans [][2]int
-	fence, fenceStart := "", 0
-	for off := 0; off < len(s); {
-		end := off + strings.IndexByte(s[off:], '\n') + 1
-		if end == off {
-			end = len(s)
-		}
-		line := s[off:end]
-		marker := strings.TrimLeft(line, " ")
-		if len(line)-len(marker) <= 3 && (strings.HasPrefix(marker, "```") || strings.HasPrefix(marker, "~~~")) {
-			switch {
-			case fence == "":
-				fence, fenceStart = marker[:3], off
-			case strings.HasPrefix(marker, fence):
-				spans = append(spans, [2]int{fenceStart, end})
-				fence = ""
+	prev := 0 // where the text after the last block starts
+	for _, f := range append(chunk.Fences(s), [2]int{len(s), len(s)}) {
+		for off := prev; off < f[0]; {
+			end := f[0]
+			if i := strings.IndexByte(s[off:f[0]], '\n'); i >= 0 {
+				end = off + i + 1
 			}
-		} else if fence == "" {
-			spans = appendInlineCode(spans, line, off)
+			spans = appendInlineCode(spans, s[off:end], off)
+			off = end
 		}
-		off = end
-	}
-	if fence != "" {
-		spans = append(spans, [2]int{fenceStart, len(s)})
+		if f[0] < f[1] {
+			spans = append(spans, f)
+		}
+		prev = f[1]
 	}
 	return spans
 }
