@@ -140,3 +140,18 @@ func TestBuild_codeBlocksWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestBuild_urlsWhole: a URL where a chunk would end is indexed whole in
+// the next chunk, not in two halves.
+func TestBuild_urlsWhole(t *testing.T) {
+	url := "https://grafana.internal.example.com/d/billing-latency/billing-queue-latency?orgId=1&from=now-24h&to=now&var-env=staging&var-region=eu-west-1&refresh=30s"
+	text := "The billing queue latency board shows the staging spike. Open " + url + " to compare regions. " + strings.Repeat("After the fix the spike is gone from the board. ", 3)
+	chunks := buildChunks(t, 200, 20, map[string]any{"id": "board", "text": text, "date": "2026-02-10"})
+	whole := false
+	for _, c := range chunks {
+		whole = whole || strings.Contains(c.Text, url)
+	}
+	if !whole {
+		t.Errorf("no chunk holds the URL whole: %v", chunks)
+	}
+}

@@ -147,6 +147,22 @@ func bestCut(runes []rune, start, end int, fences [][2]int) int {
 			return c
 		}
 	}
+	// A word the window's end would cut that fits in a piece of its own
+	// (a URL, a path, a hash) goes whole to the next piece, though this
+	// one is short. A run of CJK may be cut anywhere.
+	if !isCJK(runes[end-1]) && !isCJK(runes[end]) {
+		w := end
+		for w > start && !wordBreak(runes[w-1]) {
+			w--
+		}
+		e := end
+		for e < len(runes) && !wordBreak(runes[e]) && e-w <= end-start {
+			e++
+		}
+		if w > start && e-w <= end-start {
+			return w
+		}
+	}
 	// A hard cut: between two characters a reader sees, not between a
 	// letter and its marks (Thai, decomposed accents), inside a joined
 	// emoji or between a flag's halves; anywhere only when the whole

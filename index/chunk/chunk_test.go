@@ -382,6 +382,7 @@ func FuzzChunk(f *testing.F) {
 	// its piece was just "1", which the third piece repeated whole
 	// (TestSplitEveryPieceAddsText).
 	f.Add("0000000  1 0000", 7, 101)
+	f.Add("see https://example.com/a/very/long/path/to/a/page?q=1 then more", 30, 5)
 	f.Add("prose before\n```go\nfunc f() error {\n\treturn nil\n}\n```\nprose after ~~~\n~~~\nopen", 12, 4)
 	f.Add("\ufeff\u200bภาษา\u200bไทย\u200b e\u0301e\u0301 🇫🇷🇩🇪 👩\u200d💻\u200d", 3, 1)
 	f.Fuzz(func(t *testing.T, text string, maxChars, overlap int) {
@@ -648,4 +649,37 @@ func TestSplitKeepsCodeFencesWhole(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestSplitKeepsLongWordsWhole: a word without spaces longer than half a
+// piece (a URL, a path, a hash) that fits in a piece is not cut: the piece
+// before it ends early instead. Only a word longer than a piece is cut.
+func TestSplitKeepsLongWordsWhole(t *testing.T) {
+	url := "https://github.com/nova-recall/nova/blob/main/index/chunk/chunk.go?plain=1#L42-L97&context=" + strings.Repeat("x", 30)
+	path := "/Users/alex/Library/Application-Support/nova/generations/20260301T080000Z-3f9c/segments/000017.seg"
+	for _, tc := range []struct {
+		name, word string
+		o          Options
+	}{
+		{"url", url, Options{MaxChars: 150, OverlapChars: 20}},
+		{"path", path, Options{MaxChars: 120, OverlapChars: 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := "See the notes on the parser at " + tc.word + " before the next change, and " + tc.word + " again."
+			pieces := Split(text, tc.o)
+			checkPieces(t, text, tc.o, pieces)
+			whole := 0
+			for _, p := range pieces {
+				whole += strings.Count(p, tc.word)
+				for _, w := range strings.Fields(p) {
+					if w != tc.word && strings.Contains(tc.word, w) && len(w) > 12 {
+						t.Errorf("piece %q holds part of %q: %q", p, tc.word, w)
+					}
+				}
+			}
+			if whole < 2 {
+				t.Errorf("the word is whole %d times in %q", whole, pieces)
+			}
+		})
+	}
 }
