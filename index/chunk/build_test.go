@@ -155,3 +155,24 @@ func TestBuild_urlsWhole(t *testing.T) {
 		t.Errorf("no chunk holds the URL whole: %v", chunks)
 	}
 }
+
+// TestBuild_tablesWhole: a note with a table is indexed in chunks whose
+// table rows come with the header naming their columns.
+func TestBuild_tablesWhole(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("The staging hosts after the move to the new proxy, as the runbook lists them for the on-call engineer.\n\n")
+	b.WriteString("| host | port | state |\n|------|------|-------|\n")
+	for i := range 6 {
+		fmt.Fprintf(&b, "| web-%d | %d | up |\n", i, 8000+i)
+	}
+	b.WriteString("\nThe proxy reads this table when it starts, and again on SIGHUP.")
+	chunks := buildChunks(t, 200, 30, map[string]any{"id": "hosts", "text": b.String(), "date": "2026-02-10"})
+	if len(chunks) < 2 {
+		t.Fatalf("only %d chunks", len(chunks))
+	}
+	for id, c := range chunks {
+		if strings.Contains(c.Text, "web-") && !strings.Contains(c.Text, "| host | port | state |") {
+			t.Errorf("chunk %s holds rows without their header:\n%s", id, c.Text)
+		}
+	}
+}

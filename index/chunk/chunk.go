@@ -35,7 +35,7 @@ func Split(text string, o Options) []string {
 		return []string{text}
 	}
 	runes := []rune(text)
-	fences := runeRanges(text, Fences(text))
+	blocks := runeRanges(text, blocks(text))
 	overlap := max(0, min(o.OverlapChars, o.MaxChars/2-1))
 	var out []string
 	start, done := 0, 0 // done: where the text the pieces hold so far ends
@@ -50,7 +50,7 @@ func Split(text string, o Options) []string {
 			out = appendPiece(out, runes[start:])
 			break
 		}
-		cut := bestCut(runes, start, end, fences)
+		cut := bestCut(runes, start, end, blocks)
 		if slices.ContainsFunc(runes[max(start, done):cut], notBlank) {
 			out = appendPiece(out, runes[start:cut])
 			done = cut
@@ -64,12 +64,12 @@ func Split(text string, o Options) []string {
 		if next <= start {
 			next = cut
 		}
-		// Nor does the overlap begin inside a code block the piece
-		// closes: the next piece would open with code and a closing
-		// fence, which reads as an opening one.
-		for _, f := range fences {
-			if f[0] < next && next < f[1] && f[1] <= cut {
-				next = f[1]
+		// Nor does the overlap begin inside a block the piece closes:
+		// the next piece would open with code and a closing fence, which
+		// reads as an opening one, or with rows and no header.
+		for _, b := range blocks {
+			if b[0] < next && next < b[1] && b[1] <= cut {
+				next = b[1]
 			}
 		}
 		// Start the overlap on a word boundary so no piece begins
@@ -91,9 +91,9 @@ func appendPiece(out []string, r []rune) []string {
 
 // bestCut picks where to end a piece that must end by end: the last
 // paragraph break, line break, sentence end or space in the second half of
-// the window, else a hard cut; outside the fenced code blocks fences (rune
-// ranges) when the window has such a boundary there.
-func bestCut(runes []rune, start, end int, fences [][2]int) int {
+// the window, else a hard cut; outside blocks (code blocks and tables, as
+// rune ranges) when the window has such a boundary there.
+func bestCut(runes []rune, start, end int, blocks [][2]int) int {
 	floor := start + (end-start)/2
 	find := func(match func(i int) bool) int {
 		for i := end; i > floor; i-- {
@@ -128,17 +128,17 @@ func bestCut(runes []rune, start, end int, fences [][2]int) int {
 		},
 		func(i int) bool { return wordBreak(runes[i-1]) },
 	}
-	if len(fences) > 0 {
+	if len(blocks) > 0 {
 		for _, b := range boundaries {
-			if c := find(func(i int) bool { return b(i) && !inRange(fences, i) }); c > 0 {
+			if c := find(func(i int) bool { return b(i) && !inRange(blocks, i) }); c > 0 {
 				return c
 			}
 		}
 		// A block that opens in the first half and fits in a piece of
 		// its own goes whole to the next piece, though this one is short.
-		for _, f := range fences {
-			if start < f[0] && f[0] <= floor && f[1] > end && f[1]-f[0] <= end-start {
-				return f[0]
+		for _, b := range blocks {
+			if start < b[0] && b[0] <= floor && b[1] > end && b[1]-b[0] <= end-start {
+				return b[0]
 			}
 		}
 	}
@@ -184,13 +184,9 @@ func Fences(text string) [][2]int {
 	var out [][2]int
 	fence, open := "", 0
 	for off := 0; off < len(text); {
-		end := len(text)
-		if i := strings.IndexByte(text[off:], '\n'); i >= 0 {
-			end = off + i + 1
-		}
-		line := text[off:end]
-		marker := strings.TrimLeft(line, " ")
-		if len(line)-len(marker) <= 3 && (strings.HasPrefix(marker, "```") || strings.HasPrefix(marker, "~~~")) {
+		l, end := line(text, off)
+		marker := strings.TrimLeft(l, " ")
+		if len(l)-len(marker) <= 3 && (strings.HasPrefix(marker, "```") || strings.HasPrefix(marker, "~~~")) {
 			switch {
 			case fence == "":
 				fence, open = marker[:3], off
@@ -205,6 +201,56 @@ func Fences(text string) [][2]int {
 		out = append(out, [2]int{open, len(text)})
 	}
 	return out
+}
+
+// blocks returns the byte ranges of text that a piece keeps whole when it
+// can: its fenced code blocks and its Markdown tables (a header row, a
+// delimiter row and the rows after it), in order.
+func blocks(text string) [][2]int {
+	fences := Fences(text)
+	if !strings.Contains(text, "|") {
+		return fences
+	}
+	var tables [][2]int
+	for off := 0; off < len(text); {
+		header, next := line(text, off)
+		delim, after := line(text, next)
+		if !strings.Contains(header, "|") || !delimiterRow(delim) || inRange(fences, off) {
+			off = next
+			continue
+		}
+		end := after
+		for end < len(text) {
+			row, n := line(text, end)
+			if strings.TrimSpace(row) == "" || !strings.Contains(row, "|") {
+				break
+			}
+			end = n
+		}
+		tables = append(tables, [2]int{off, end})
+		off = end
+	}
+	all := append(fences, tables...)
+	slices.SortFunc(all, func(a, b [2]int) int { return a[0] - b[0] })
+	return all
+}
+
+// line returns the line of text at byte off, with its line break, and
+// where the next one starts.
+func line(text string, off int) (string, int) {
+	end := len(text)
+	if i := strings.IndexByte(text[off:], '\n'); i >= 0 {
+		end = off + i + 1
+	}
+	return text[off:end], end
+}
+
+// delimiterRow reports whether l is a table's delimiter row: pipes,
+// dashes, colons and spaces only, with a pipe and a dash ("|---|:--:|").
+func delimiterRow(l string) bool {
+	l = strings.TrimSpace(l)
+	return strings.Contains(l, "|") && strings.Contains(l, "-") &&
+		strings.Trim(l, "|-: \t") == ""
 }
 
 // runeRanges converts byte ranges of text, in order, to rune ranges.

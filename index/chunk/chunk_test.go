@@ -382,6 +382,7 @@ func FuzzChunk(f *testing.F) {
 	// its piece was just "1", which the third piece repeated whole
 	// (TestSplitEveryPieceAddsText).
 	f.Add("0000000  1 0000", 7, 101)
+	f.Add("intro\n| a | b |\n|---|:-:|\n| 1 | 2 |\n| 3 | 4 |\nafter the table", 14, 3)
 	f.Add("see https://example.com/a/very/long/path/to/a/page?q=1 then more", 30, 5)
 	f.Add("prose before\n```go\nfunc f() error {\n\treturn nil\n}\n```\nprose after ~~~\n~~~\nopen", 12, 4)
 	f.Add("\ufeff\u200bภาษา\u200bไทย\u200b e\u0301e\u0301 🇫🇷🇩🇪 👩\u200d💻\u200d", 3, 1)
@@ -679,6 +680,38 @@ func TestSplitKeepsLongWordsWhole(t *testing.T) {
 			}
 			if whole < 2 {
 				t.Errorf("the word is whole %d times in %q", whole, pieces)
+			}
+		})
+	}
+}
+
+// TestSplitKeepsTablesWhole: a Markdown table that fits in a piece is not
+// cut (rows apart from the header that names their columns read as bare
+// values), whatever precedes it.
+func TestSplitKeepsTablesWhole(t *testing.T) {
+	var rows []string
+	rows = append(rows, "| host | port | state |", "|------|-----:|:-----:|")
+	for i := range 6 {
+		rows = append(rows, fmt.Sprintf("| web-%d | %d | up |", i, 8000+i))
+	}
+	table := strings.Join(rows, "\n")
+	intro := "The staging hosts and their ports after the move to the new proxy, as the runbook lists them."
+	for _, tc := range []struct {
+		name string
+		text string
+		o    Options
+	}{
+		{"after a paragraph", intro + "\n\n" + table + "\n\nThe proxy reads this table at start.", Options{MaxChars: 200, OverlapChars: 30}},
+		{"after a line", intro + "\n" + table + "\nThe proxy reads this table at start.", Options{MaxChars: 220, OverlapChars: 0}},
+		{"indented pipes", intro + "\n\n" + strings.ReplaceAll("\n"+table, "\n|", "\n  |")[1:] + "\n\nDone.", Options{MaxChars: 210, OverlapChars: 30}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pieces := Split(tc.text, tc.o)
+			checkPieces(t, tc.text, tc.o, pieces)
+			for i, p := range pieces {
+				if strings.Contains(p, "web-") && !strings.Contains(p, "| host | port | state |") {
+					t.Errorf("piece %d holds rows without their header:\n%s", i, p)
+				}
 			}
 		})
 	}
