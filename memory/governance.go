@@ -64,10 +64,22 @@ func KnownSourceSet(sourceSet string) bool {
 // SourceSetName returns the wire name of the source set s names: s
 // written with other capitals, surrounding space or '_' for '-'
 // ("Lessons", "task_board_snapshot") is the known source set it spells,
-// as a hand-written config or record names it; any other s is returned
+// as a hand-written config or record names it, and a collector alias
+// upstream accepts is the source set it collects; any other s is returned
 // trimmed (an unknown source set keeps its own name).
 func SourceSetName(s string) string {
-	return wireName(s, func(n string) bool { _, ok := policies[n]; return ok })
+	n := wireName(s, func(n string) bool { _, ok := policies[n]; return ok || sourceSetAliases[n] != "" })
+	if a := sourceSetAliases[n]; a != "" {
+		return a
+	}
+	return n
+}
+
+// sourceSetAliases are the collector names upstream accepts for a source
+// set in its configured list (upstream §1.4).
+var sourceSetAliases = map[string]string{
+	"diary-markdown":    "diary-markdown-sections",
+	"technical-reports": "technical-report-task-events",
 }
 
 // lifecycleName returns the wire name of the lifecycle l names, as

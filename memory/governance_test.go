@@ -26,6 +26,9 @@ func TestGovern_sourceSetSpelling(t *testing.T) {
 		{"notes", " Episodic", "notes", 85, "episodic", []string{}},
 		// Not a lifecycle of the enum: kept as written, trimmed.
 		{"notes", "active ", "notes", 85, "active", []string{}},
+		// The collector aliases upstream accepts (upstream §1.4).
+		{"diary-markdown", "", "diary-markdown-sections", 90, "narrative", []string{}},
+		{"Technical_Reports", "", "technical-report-task-events", 88, "task-history", []string{}},
 		{"lesson", "", "lesson", 50, "unknown", []string{"unknown-source-set"}},
 		{"my-own-set", "", "my-own-set", 50, "unknown", []string{"unknown-source-set"}},
 	} {
