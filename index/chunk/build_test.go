@@ -176,3 +176,16 @@ func TestBuild_tablesWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestBuild_markupOnlyIsNoChunk: a record of a horizontal rule alone is
+// not indexed (a search result of "---" cites nothing).
+func TestBuild_markupOnlyIsNoChunk(t *testing.T) {
+	chunks := buildChunks(t, 1600, 200,
+		map[string]any{"id": "rule", "text": "---", "date": "2026-02-10"},
+		map[string]any{"id": "fence", "text": "```\n```", "date": "2026-02-10"},
+		map[string]any{"id": "note", "text": "Port 8080 is open on staging.", "date": "2026-02-10"},
+	)
+	if _, ok := chunks["mem:note"]; !ok || len(chunks) != 1 {
+		t.Errorf("chunks %v, want the note alone", chunks)
+	}
+}

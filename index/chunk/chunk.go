@@ -21,10 +21,11 @@ type Options struct {
 // Split returns text cut into pieces of at most o.MaxChars characters.
 // Text that fits is returned as one piece. Pieces are trimmed of
 // surrounding space and invisible characters (blank); empty pieces are
-// dropped.
+// dropped, and so is a text of markup and punctuation alone ("---", an
+// empty code block): it holds nothing a search could find.
 func Split(text string, o Options) []string {
 	text = strings.TrimFunc(text, blank)
-	if text == "" {
+	if !strings.ContainsFunc(text, content) {
 		return nil
 	}
 	if o.MaxChars <= 0 {
@@ -324,6 +325,12 @@ func blank(r rune) bool {
 		return true
 	}
 	return unicode.IsSpace(r)
+}
+
+// content reports the characters a text is about: letters (CJK among
+// them), digits and symbols such as emoji, not markup or punctuation.
+func content(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.So, r)
 }
 
 func notBlank(r rune) bool { return !blank(r) }

@@ -393,9 +393,11 @@ func FuzzChunk(f *testing.F) {
 		o := Options{MaxChars: maxChars % 512, OverlapChars: overlap % 1024}
 		pieces := Split(text, o)
 		trimmed := strings.TrimFunc(text, blankRune)
-		if trimmed == "" {
+		if !strings.ContainsFunc(trimmed, func(r rune) bool {
+			return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.So, r)
+		}) {
 			if pieces != nil {
-				t.Fatalf("blank text gave %q", pieces)
+				t.Fatalf("blank or markup-only text gave %q", pieces)
 			}
 			return
 		}
@@ -714,5 +716,27 @@ func TestSplitKeepsTablesWhole(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSplitMarkupOnly: a text of markup and punctuation alone (a rule, an
+// empty code block or table, an ellipsis) holds nothing to find and is no
+// piece; a text with a letter, a digit or a symbol such as an emoji is.
+func TestSplitMarkupOnly(t *testing.T) {
+	for text, want := range map[string][]string{
+		"---":                         nil,
+		"* * *":                       nil,
+		"```\n```":                    nil,
+		"| | |\n|---|---|\n| | |":     nil,
+		"...":                         nil,
+		"<!-- -->":                    nil,
+		"👍":                           {"👍"},
+		"+1":                          {"+1"},
+		"## Done":                     {"## Done"},
+		"---\nport 8080 is open\n---": {"---\nport 8080 is open\n---"},
+	} {
+		if got := Split(text, Options{MaxChars: 40}); !reflect.DeepEqual(got, want) {
+			t.Errorf("Split(%q) = %q, want %q", text, got, want)
+		}
 	}
 }
