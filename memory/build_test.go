@@ -145,3 +145,15 @@ func TestBuild_cjkFalseFriends(t *testing.T) {
 		t.Errorf("tasks found %q, want %q", got, want)
 	}
 }
+
+// TestBuild_errorDesignIsNoIncident: a plan to improve error messages is
+// not found by a search for incidents; an error rate that spiked is.
+func TestBuild_errorDesignIsNoIncident(t *testing.T) {
+	snap := buildJSONL(t,
+		map[string]any{"id": "plan", "text": "Improve the error messages of the importer before the release.", "date": "2026-02-10"},
+		map[string]any{"id": "spike", "text": "The importer error rate spiked before the release.", "date": "2026-02-11"},
+	)
+	if got, want := searchIDs(t, snap, "importer release", api.Filters{WorkTypes: []string{"incident"}}), []string{"mem:spike"}; !slices.Equal(got, want) {
+		t.Errorf("incidents found %q, want %q", got, want)
+	}
+}

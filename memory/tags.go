@@ -57,10 +57,21 @@ var negators = map[string]bool{"no": true, "not": true, "never": true, "without"
 // does not deny "failed".
 const clauseBreaks = ".,;:!?\n。，；！？、"
 
-// codeIdentifiers are trigger words that in code name a type or a function
-// (Go's error and panic, Python's and Java's Exception): in a code block
-// or span they fire a rule only as a message's label ("panic: ...").
-var codeIdentifiers = map[string]bool{"error": true, "errors": true, "exception": true, "panic": true}
+// errorWords are the trigger words that name errors as a kind of thing,
+// not one that happened: in code they name a type or a function (Go's
+// error and panic, Python's and Java's Exception), so in a code block or
+// span they fire a rule only as a message's label ("panic: ..."); before
+// one of designNouns they name a topic ("error handling").
+var errorWords = map[string]bool{"error": true, "errors": true, "exception": true, "panic": true}
+
+// designNouns, after error or exception ("error handling", "error
+// messages", "exception handling"), make a text about how errors are
+// dealt with, not about one that happened: the trigger does not fire.
+var designNouns = map[string]bool{
+	"handling": true, "handler": true, "handlers": true, "message": true, "messages": true,
+	"code": true, "codes": true, "type": true, "types": true, "wrapping": true, "reporting": true,
+	"class": true, "classes": true, "hierarchy": true,
+}
 
 // cjkNegators deny a CJK trigger right after them (没有报错, 无故障,
 // 未失败, 不报错), possibly through cjkNegationFillers (没有任何报错,
@@ -127,7 +138,11 @@ func InferTags(text string, stored []string, dated bool, layer string) []string 
 			code = code[1:]
 		}
 		inCode := len(code) > 0 && code[0][0] <= start
-		if rules := index[w]; len(rules) > 0 && (!inCode || !codeIdentifiers[w] || strings.HasPrefix(norm[pos:], ":")) {
+		rules := index[w]
+		if errorWords[w] && (inCode && !strings.HasPrefix(norm[pos:], ":") || designNouns[nextWord(norm[pos:])]) {
+			rules = nil // a type, a function or a topic, not an error that happened
+		}
+		if len(rules) > 0 {
 			negated := neg1 || neg2 || strings.HasPrefix(norm[pos:], "-free")
 			for _, r := range rules {
 				if !negated || !tagRules[r].negatable {
@@ -220,6 +235,20 @@ func appendInlineCode(spans [][2]int, line string, off int) [][2]int {
 		}
 	}
 	return spans
+}
+
+// nextWord returns the ASCII word that s starts with after a space or a
+// hyphen ("handling" of " handling" and "-handling"), else "".
+func nextWord(s string) string {
+	if s == "" || s[0] != ' ' && s[0] != '-' {
+		return ""
+	}
+	s = s[1:]
+	i := 0
+	for i < len(s) && 'a' <= s[i] && s[i] <= 'z' {
+		i++
+	}
+	return s[:i]
 }
 
 // negator reports whether word w, after the word before, denies what

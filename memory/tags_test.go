@@ -96,3 +96,25 @@ func TestInferTagsCJKFalseFriends(t *testing.T) {
 		}
 	}
 }
+
+// TestInferTagsErrorDesign: a text about how errors are handled, worded or
+// coded ("error handling", "error messages", "exception handling") tells of
+// no incident; an error that happened does.
+func TestInferTagsErrorDesign(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"Improve the error messages of the importer", []string{"general"}},
+		{"Refactor the error-handling of the parser", []string{"coding"}},
+		{"Document the error codes the API returns", []string{"general"}},
+		{"Exception handling in the worker follows the guide", []string{"general"}},
+		{"The error rate spiked after the deploy", []string{"incident"}},
+		{"error messages flooded the log after the deploy failed", []string{"incident"}},
+		{"Hit an error: handling of the queue stopped", []string{"incident"}},
+	} {
+		if got := InferTags(tc.text, nil, false, ""); !slices.Equal(got, tc.want) {
+			t.Errorf("InferTags(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
