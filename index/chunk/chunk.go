@@ -1,6 +1,8 @@
 // Package chunk cuts long texts into pieces of bounded size with overlap,
-// preferring paragraph, line, sentence and word boundaries, counting in
-// characters (runes) so CJK text is cut as safely as English.
+// preferring paragraph, line, sentence and word boundaries, keeping code
+// blocks, tables and long words (URLs) whole when they fit in a piece and
+// never cutting inside a character a reader sees, counting in characters
+// (runes) so CJK text is cut as safely as English.
 package chunk
 
 import (
