@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/clipperhouse/uax29/v2/graphemes"
 )
 
 // Options bound the pieces.
@@ -38,6 +40,7 @@ func Split(text string, o Options) []string {
 		return []string{text}
 	}
 	runes := []rune(text)
+	starts := clusterStarts(text, len(runes))
 	blocks := runeRanges(text, blocks(text))
 	overlap := max(0, min(o.OverlapChars, o.MaxChars/2-1))
 	var out []string
@@ -53,13 +56,15 @@ func Split(text string, o Options) []string {
 			out = appendPiece(out, runes[start:])
 			break
 		}
-		cut := bestCut(runes, start, end, blocks)
-		if slices.ContainsFunc(runes[max(start, done):cut], notBlank) {
+		cut := bestCut(runes, starts, start, end, blocks)
+		if from := max(start, done); from < cut && slices.ContainsFunc(runes[from:cut], notBlank) {
 			out = appendPiece(out, runes[start:cut])
 			done = cut
 		} else {
-			// Beyond the overlap the window holds only blanks: its piece
-			// would repeat the end of the last one, and nothing else.
+			// Beyond the overlap the window holds only blanks, or it ends
+			// before the last piece did (where a word too long for the
+			// rest of the window starts): its piece would repeat the end
+			// of the last one, and nothing else.
 			start = cut
 			continue
 		}
@@ -77,7 +82,7 @@ func Split(text string, o Options) []string {
 		}
 		// Start the overlap on a word boundary so no piece begins
 		// mid-word (nor inside a character: a CJK one may carry a mark).
-		for next < cut && (!wordBreak(runes[next-1]) && !isCJK(runes[next]) || !characterBoundary(runes, next)) {
+		for next < cut && (!wordBreak(runes[next-1]) && !isCJK(runes[next]) || !starts[next]) {
 			next++
 		}
 		start = next
@@ -94,9 +99,10 @@ func appendPiece(out []string, r []rune) []string {
 
 // bestCut picks where to end a piece that must end by end: the last
 // paragraph break, line break, sentence end or space in the second half of
-// the window, else a hard cut; outside blocks (code blocks and tables, as
-// rune ranges) when the window has such a boundary there.
-func bestCut(runes []rune, start, end int, blocks [][2]int) int {
+// the window, else a hard cut between characters (starts, clusterStarts);
+// outside blocks (code blocks and tables, as rune ranges) when the window
+// has such a boundary there.
+func bestCut(runes []rune, starts []bool, start, end int, blocks [][2]int) int {
 	floor := start + (end-start)/2
 	find := func(match func(i int) bool) int {
 		for i := end; i > floor; i-- {
@@ -170,7 +176,7 @@ func bestCut(runes []rune, start, end int, blocks [][2]int) int {
 	// letter and its marks (Thai, decomposed accents), inside a joined
 	// emoji or between a flag's halves; anywhere only when the whole
 	// window is one such character.
-	if c := find(func(i int) bool { return characterBoundary(runes, i) }); c > 0 {
+	if c := find(func(i int) bool { return starts[i] }); c > 0 {
 		return c
 	}
 	return end
@@ -284,37 +290,20 @@ func inRange(ranges [][2]int, i int) bool {
 	return false
 }
 
-// characterBoundary reports whether a cut before runes[i] falls between
-// two user-perceived characters: the grapheme cluster boundary rules of
-// UAX #29 that matter for text a person writes (marks and other extending
-// characters, zero-width joiners, emoji modifiers, regional indicator
-// pairs). runes[i-1] and runes[i] exist.
-func characterBoundary(runes []rune, i int) bool {
-	r := runes[i]
-	if runes[i-1] == zwj || r == zwj || unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc) ||
-		emojiModifier(r) || tagCharacter(r) {
-		return false
+// clusterStarts marks the indexes of text's n runes at which a grapheme
+// cluster, a character a reader sees, starts (and n): a piece cut
+// elsewhere splits a letter from its marks (Thai, decomposed accents), a
+// joined emoji or a flag.
+func clusterStarts(text string, n int) []bool {
+	starts := make([]bool, n+1)
+	i := 0
+	for g := graphemes.FromString(text); g.Next(); {
+		starts[i] = true
+		i += utf8.RuneCountInString(g.Value())
 	}
-	if regionalIndicator(r) {
-		n := 0 // regional indicators right before r: an odd count leaves r the second half of a flag
-		for j := i - 1; j >= 0 && regionalIndicator(runes[j]); j-- {
-			n++
-		}
-		return n%2 == 0
-	}
-	return true
+	starts[n] = true
+	return starts
 }
-
-// zwj is the zero-width joiner that joins emoji into one (👩‍💻).
-const zwj = '\u200d'
-
-func emojiModifier(r rune) bool { return r >= 0x1F3FB && r <= 0x1F3FF }
-
-// tagCharacter reports the tag characters that spell a subdivision flag
-// after its black flag (🏴 of England).
-func tagCharacter(r rune) bool { return r >= 0xE0020 && r <= 0xE007F }
-
-func regionalIndicator(r rune) bool { return r >= 0x1F1E6 && r <= 0x1F1FF }
 
 // blank reports the characters a piece is trimmed of: white space, and
 // the invisible ones a text may carry at its ends (a byte-order mark
@@ -323,7 +312,7 @@ func regionalIndicator(r rune) bool { return r >= 0x1F1E6 && r <= 0x1F1FF }
 // nothing else is none.
 func blank(r rune) bool {
 	switch r {
-	case '\ufeff', '\u200b', '\u200c', zwj, '\u2060':
+	case '\ufeff', '\u200b', '\u200c', '\u200d', '\u2060':
 		return true
 	}
 	return unicode.IsSpace(r)
