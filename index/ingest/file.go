@@ -100,5 +100,8 @@ package ingest
 // summaries.
 // ingest-v15: a JSONL subject's key is folded as the analyzer folds text
 // (lexical.Normalize): Latin accents, invisible format characters and
-// optional marks no longer make two subjects of one.
+// optional marks no longer make two subjects of one. Chunks are cut
+// between characters, keep code blocks, tables and long words whole and
+// drop invisible ends; tags skip negated and code words; source sets and
+// lifecycles are matched whatever their capitals.
 const Version = "ingest-v15"
