@@ -29,6 +29,9 @@ func (x *Indexer) chunkRecord(src config.Source, r memory.Record) []memory.Chunk
 	if r.SourceSet == "" {
 		r.SourceSet = ingest.DefaultSourceSet(src.Kind)
 	}
+	// A hand-written "Lessons" is the lessons source set for the filters
+	// and the response, as it is for its governance.
+	r.SourceSet = memory.SourceSetName(r.SourceSet)
 	lifecycle := r.Lifecycle
 	if lifecycle == "" {
 		lifecycle = src.Lifecycle

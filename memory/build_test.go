@@ -112,10 +112,16 @@ func TestBuild_sourceSetSpelling(t *testing.T) {
 	if got, want := searchIDs(t, snap, "schema migration backfill", api.Filters{Lifecycles: []string{"canonical"}}), []string{"mem:l1", "mem:l2"}; !slices.Equal(got, want) {
 		t.Errorf("canonical memories found %q, want %q", got, want)
 	}
+	if got, want := searchIDs(t, snap, "schema migration backfill", api.Filters{SourceSets: []string{"lessons"}}), []string{"mem:l1", "mem:l2"}; !slices.Equal(got, want) {
+		t.Errorf("lessons found %q, want %q", got, want)
+	}
 	for doc := range snap.Gen.Len() {
 		c := snap.Gen.Chunk(doc)
 		if g := c.Governance; g.SourceSet != "lessons" || g.AuthorityRank != 95 || len(g.Warnings) != 0 {
 			t.Errorf("%s: governance %+v, want the lessons policy", c.ID, g)
+		}
+		if c.SourceSet != "lessons" {
+			t.Errorf("%s: source set %q, want lessons", c.ID, c.SourceSet)
 		}
 	}
 }
