@@ -203,12 +203,13 @@ done`
 
 // zshDriver types into an interactive zsh on a pseudo-terminal (zpty), so
 // zsh's own completion system (compinit, _describe, _files) runs the
-// script: for each line it types the line and a TAB, then prints the
-// edited buffer behind the marker "GOT2:".
+// script: it runs $2 (the shell's setup before the script is sourced),
+// then for each line it types the line and a TAB, and prints the edited
+// buffer behind the marker "GOT2:".
 const zshDriver = `zmodload zsh/zpty
-script=$1; shift
+script=$1; init=$2; shift 2
 zpty -b z 'zsh -f -i'
-zpty -w z "PS1='> '; autoload -Uz compinit; compinit -u -D; source ${(q)script}; novactl() { :; }"
+zpty -w z "PS1='> '; $init source ${(q)script}; novactl() { :; }"
 for line in "$@"; do
   zpty -w -n z "$line"$'\t'
   zpty -w -n z $'\x01print -r -- GOT$((1+1)): \x05\n'
@@ -226,7 +227,7 @@ func TestCompletion_Zsh(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := []string{"novactl ind", "novactl index sync --pr", "novactl completion f", "novactl search --project index --js", "novactl service sta", "novactl search why --js"}
-	got := strings.Split(strings.TrimRight(runShell(t, "zsh", append([]string{"-f", driver, script}, lines...)...), "\n"), "\n")
+	got := strings.Split(strings.TrimRight(runShell(t, "zsh", append([]string{"-f", driver, script, "autoload -Uz compinit; compinit -u -D;"}, lines...)...), "\n"), "\n")
 	want := []string{"novactl index ", "novactl index sync --prune-missing ", "novactl completion fish ", "novactl search --project index --json ", "novactl service sta", "novactl search why --json "}
 	// "sta" is ambiguous (start, status): zsh completes no further.
 	if len(got) != len(want) {
@@ -236,6 +237,29 @@ func TestCompletion_Zsh(t *testing.T) {
 		if strings.TrimRight(got[i], " ") != strings.TrimRight(want[i], " ") {
 			t.Errorf("zsh: %q<TAB> gave %q, want %q", lines[i], got[i], want[i])
 		}
+	}
+}
+
+// TestCompletion_ZshBeforeCompinit sources the script in a zsh whose
+// completion system is not loaded yet, as "source <(novactl completion
+// zsh)" does in a ~/.zshrc without compinit (macOS's default): it loads
+// without an error, and TAB completes.
+func TestCompletion_ZshBeforeCompinit(t *testing.T) {
+	script := completionScript(t, "zsh")
+	cmd := shellCmd(t, "zsh", "-f", "-c", `source "$1" && print -r -- "novactl=${_comps[novactl]}"`, "zsh", script)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || stderr.Len() > 0 || strings.TrimSpace(string(out)) != "novactl=_novactl" {
+		t.Fatalf("sourcing the zsh script before compinit: %v, stdout %q, stderr %q; want novactl=_novactl and no error", err, out, stderr.String())
+	}
+	driver := filepath.Join(t.TempDir(), "drive.zsh")
+	if err := os.WriteFile(driver, []byte(zshDriver), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.TrimRight(runShell(t, "zsh", "-f", driver, script, "", "novactl ind"), "\n ")
+	if got != "novactl index" {
+		t.Errorf("zsh without compinit: \"novactl ind\"<TAB> gave %q, want \"novactl index\"", got)
 	}
 }
 
