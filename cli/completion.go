@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nova-recall/nova/agents"
 	"github.com/nova-recall/nova/completion"
 )
 
@@ -100,10 +101,10 @@ func completionTree(ctx context.Context) completion.Command {
 		},
 	}
 	for _, c := range commands() {
-		node := completion.Command{Name: c.name, Summary: c.summary, Flags: describeFlags(ctx, c.run, nil)}
+		node := completion.Command{Name: c.name, Summary: c.summary, Flags: describeFlags(ctx, c.name, c.run, nil)}
 		for _, v := range c.verbs {
 			node.Subcommands = append(node.Subcommands, completion.Command{
-				Name: v.name, Summary: v.summary, Flags: describeFlags(ctx, c.run, []string{v.name}),
+				Name: v.name, Summary: v.summary, Flags: describeFlags(ctx, c.name, c.run, []string{v.name}),
 			})
 		}
 		root.Subcommands = append(root.Subcommands, node)
@@ -111,9 +112,9 @@ func completionTree(ctx context.Context) completion.Command {
 	return root
 }
 
-// describeFlags runs one command line (args, then --help) with its output
-// discarded and returns the flags of the flag sets it defined.
-func describeFlags(ctx context.Context, run func(context.Context, *Invocation, []string) int, args []string) []completion.Flag {
+// describeFlags runs one command line of command (args, then --help) with
+// its output discarded and returns the flags of the flag sets it defined.
+func describeFlags(ctx context.Context, command string, run func(context.Context, *Invocation, []string) int, args []string) []completion.Flag {
 	var sets []*flag.FlagSet
 	inv := &Invocation{
 		Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
@@ -126,7 +127,7 @@ func describeFlags(ctx context.Context, run func(context.Context, *Invocation, [
 			if slices.ContainsFunc(flags, func(g completion.Flag) bool { return g.Name == f.Name }) {
 				return
 			}
-			flags = append(flags, completion.Flag{Name: f.Name, Usage: f.Usage, TakesValue: !isBoolFlag(f)})
+			flags = append(flags, completion.Flag{Name: f.Name, Usage: f.Usage, TakesValue: !isBoolFlag(f), Values: flagValues(command, f.Name)})
 		})
 	}
 	return flags
@@ -136,4 +137,20 @@ func describeFlags(ctx context.Context, run func(context.Context, *Invocation, [
 func isBoolFlag(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
+}
+
+// flagValues is the fixed set of words a flag of command takes, which the
+// scripts offer for its value instead of file names; nil for a free value.
+// The sets are the ones the commands check the value against
+// (TestCompletion_FlagValues runs each).
+func flagValues(command, flag string) []string {
+	switch command + " --" + flag {
+	case "mcp --agent", "skill --agent":
+		// agents.Select also takes a comma-separated list; one ID is
+		// what completing a word can offer.
+		return append(agents.IDs(), "all")
+	case "index --log-format":
+		return []string{"auto", "text", "json"}
+	}
+	return nil
 }

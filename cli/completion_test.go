@@ -98,6 +98,81 @@ func TestCompletion_TreeIsTheCommandTable(t *testing.T) {
 	}
 }
 
+// TestCompletion_FlagValues checks the fixed value sets the scripts offer
+// for a flag's value: each flag that takes one of a few words has them,
+// and running the command shows that they are exactly what it accepts:
+// every offered value passes the flag's check, a word outside the set is
+// a usage error.
+func TestCompletion_FlagValues(t *testing.T) {
+	tree := completionTree(t.Context())
+	// The command line that exercises each flag without changing
+	// anything, and the error that refuses a value outside the set.
+	type probe struct {
+		args   []string
+		config string // written to NOVA_HOME/config.yaml first
+	}
+	probes := map[string]probe{
+		"mcp install --agent":      {args: []string{"--dry-run"}},
+		"mcp uninstall --agent":    {args: []string{"--dry-run"}},
+		"mcp status --agent":       {args: []string{"--json"}},
+		"skill install --agent":    {args: []string{"--dry-run"}},
+		"skill uninstall --agent":  {args: []string{"--dry-run"}},
+		"skill status --agent":     {args: []string{"--json"}},
+		"index watch --log-format": {config: "sources: [\n"}, // a valid format reaches the config, which fails (78)
+	}
+	var valued []string
+	var walk func(path []string, c completion.Command)
+	walk = func(path []string, c completion.Command) {
+		for _, f := range c.Flags {
+			if len(f.Values) == 0 {
+				continue
+			}
+			key := strings.Join(append(slices.Clone(path), f.Spelling()), " ")
+			valued = append(valued, key)
+			p, ok := probes[key]
+			if !ok {
+				t.Errorf("%s offers %v and this test has no way to run it", key, f.Values)
+				continue
+			}
+			if !f.TakesValue {
+				t.Errorf("%s offers values but takes none", key)
+			}
+			run := func(value string) (int, string) {
+				home := t.TempDir()
+				nova := filepath.Join(home, ".nova")
+				if p.config != "" {
+					if err := os.MkdirAll(nova, 0o700); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(nova, "config.yaml"), []byte(p.config), 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+				args := append(append(slices.Clone(path), f.Spelling(), value), p.args...)
+				code, _, errOut := runCLI(t.Context(), []string{"HOME=" + home, "NOVA_HOME=" + nova}, args...)
+				return code, errOut
+			}
+			for _, v := range f.Values {
+				if code, errOut := run(v); code == ExitUsage {
+					t.Errorf("%s %s: the script offers it, the command refuses it (exit %d): %s", key, v, code, errOut)
+				}
+			}
+			if code, _ := run("no-such-value"); code != ExitUsage {
+				t.Errorf("%s no-such-value: exit %d, want %d: is the set of values really fixed?", key, code, ExitUsage)
+			}
+		}
+		for _, s := range c.Subcommands {
+			walk(append(slices.Clone(path), s.Name), s)
+		}
+	}
+	walk(nil, tree)
+	for key := range probes {
+		if !slices.Contains(valued, key) {
+			t.Errorf("%s offers no values; it takes one of a fixed set", key)
+		}
+	}
+}
+
 // completionScript writes novactl's script for shell to a temp file.
 func completionScript(t *testing.T, shell string) string {
 	t.Helper()
@@ -183,7 +258,10 @@ for line in "$@"; do
 done`
 	out := runShell(t, "bash", "--norc", "--noprofile", "-c", drive, "bash", script,
 		"novactl ind", "novactl index s", "novactl index sync --pr", "novactl search --project index --js",
-		"novactl service install --novad ", "novactl completion ", "novactl bogus ", "novactl search why --js")
+		"novactl service install --novad ", "novactl completion ", "novactl bogus ", "novactl search why --js",
+		"novactl mcp install --agent ", "novactl index watch --log-format j",
+		// --agent=co and --agent= as bash splits them (= breaks words).
+		"novactl mcp status --agent = co", "novactl skill status --agent =")
 	for _, want := range []string{
 		"complete -o default -F _novactl novactl",
 		"novactl ind=>index\n",
@@ -194,6 +272,10 @@ done`
 		"novactl completion =>bash zsh fish\n",
 		"novactl bogus =>\n", // an argument: no command can follow it
 		"novactl search why --js=>--json\n",
+		"novactl mcp install --agent =>claude-code codex gemini openclaw hermes all\n",
+		"novactl index watch --log-format j=>json\n",
+		"novactl mcp status --agent = co=>codex\n",
+		"novactl skill status --agent ==>claude-code codex gemini openclaw hermes all\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("bash completion lacks %q:\n%s", want, out)
@@ -226,9 +308,11 @@ func TestCompletion_Zsh(t *testing.T) {
 	if err := os.WriteFile(driver, []byte(zshDriver), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	lines := []string{"novactl ind", "novactl index sync --pr", "novactl completion f", "novactl search --project index --js", "novactl service sta", "novactl search why --js"}
+	lines := []string{"novactl ind", "novactl index sync --pr", "novactl completion f", "novactl search --project index --js", "novactl service sta", "novactl search why --js",
+		"novactl index watch --log-format j", "novactl mcp install --agent=cod", "novactl skill status --agent clau"}
 	got := strings.Split(strings.TrimRight(runShell(t, "zsh", append([]string{"-f", driver, script, "autoload -Uz compinit; compinit -u -D;"}, lines...)...), "\n"), "\n")
-	want := []string{"novactl index ", "novactl index sync --prune-missing ", "novactl completion fish ", "novactl search --project index --json ", "novactl service sta", "novactl search why --json "}
+	want := []string{"novactl index ", "novactl index sync --prune-missing ", "novactl completion fish ", "novactl search --project index --json ", "novactl service sta", "novactl search why --json ",
+		"novactl index watch --log-format json ", "novactl mcp install --agent=codex ", "novactl skill status --agent claude-code "}
 	// "sta" is ambiguous (start, status): zsh completes no further.
 	if len(got) != len(want) {
 		t.Fatalf("zsh completion: got %q, want %q", got, want)
@@ -271,7 +355,7 @@ for line in $argv[2..-1]
   echo "== $line"
   complete -C"$line"
 end`, script, "novactl ind", "novactl index sync --pr", "novactl completion ", "novactl search --project index --js", "novactl service sta",
-		"novactl search why --js", "novactl bogus ")
+		"novactl search why --js", "novactl bogus ", "novactl mcp install --agent ", "novactl index watch --log-format=j")
 	for _, want := range []string{
 		"== novactl ind\nindex\tBuild, sync, promote, roll back and list index generations; watch the sources\n",
 		"== novactl index sync --pr\n--prune-missing\t",
@@ -279,6 +363,7 @@ end`, script, "novactl ind", "novactl index sync --pr", "novactl completion ", "
 		"== novactl search --project index --js\n--json\t",
 		"== novactl service sta\nstart\tStart novad and the source watcher\nstatus\t",
 		"== novactl search why --js\n--json\t",
+		"== novactl index watch --log-format=j\n--log-format=json\t",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("fish completion lacks %q:\n%s", want, out)
@@ -286,5 +371,16 @@ end`, script, "novactl ind", "novactl index sync --pr", "novactl completion ", "
 	}
 	if _, after, _ := strings.Cut(out, "== novactl bogus \n"); strings.Contains(after, "index\t") {
 		t.Errorf("fish offers commands after an argument:\n%s", after)
+	}
+	// The agents and nothing else (no file names): fish sorts them.
+	_, agents, _ := strings.Cut(out, "== novactl mcp install --agent \n")
+	agents, _, _ = strings.Cut(agents, "== ")
+	var got []string
+	for _, l := range strings.Split(strings.TrimRight(agents, "\n"), "\n") {
+		name, _, _ := strings.Cut(l, "\t")
+		got = append(got, name)
+	}
+	if want := []string{"all", "claude-code", "codex", "gemini", "hermes", "openclaw"}; !slices.Equal(got, want) {
+		t.Errorf("fish: novactl mcp install --agent <TAB> offers %q, want %q", got, want)
 	}
 }

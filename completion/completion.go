@@ -24,8 +24,11 @@ type Flag struct {
 	// Usage is the flag's one-line help.
 	Usage string
 	// TakesValue is false for boolean flags; after a flag that takes a
-	// value, the shells complete file names.
+	// value, the shells complete Values, or file names when it has none.
 	TakesValue bool
+	// Values is the fixed set of words the flag's value is one of
+	// ("auto", "text", "json"), nil for a free value such as a path.
+	Values []string
 }
 
 // Spelling is how the flag is offered: "-v" for a one-letter flag, "--json"
@@ -91,6 +94,21 @@ func (n node) ValueFlags() string {
 	return strings.Join(out, " ")
 }
 
+// ChoiceFlags returns the node's flags that take one of a fixed set of
+// values.
+func (n node) ChoiceFlags() []Flag {
+	var out []Flag
+	for _, f := range n.Flags {
+		if f.TakesValue && len(f.Values) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ValueWords joins the flag's values with spaces.
+func (f Flag) ValueWords() string { return strings.Join(f.Values, " ") }
+
 // flatten lists every node depth first, the root first.
 func flatten(root Command) []node {
 	var out []node
@@ -142,6 +160,11 @@ func validate(c Command, path string) error {
 	for _, f := range c.Flags {
 		if !plainWord(f.Name) {
 			return fmt.Errorf("command %q: flag name %q is not a plain word", path, f.Name)
+		}
+		for _, v := range f.Values {
+			if !plainWord(v) {
+				return fmt.Errorf("command %q: value %q of flag %q is not a plain word", path, v, f.Name)
+			}
 		}
 	}
 	for _, s := range c.Subcommands {

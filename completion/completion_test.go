@@ -8,7 +8,7 @@ import (
 
 func sample() Command {
 	return Command{Name: "tool", Subcommands: []Command{
-		{Name: "get", Summary: "Fetch it: now\nsecond line", Flags: []Flag{{Name: "json", Usage: "it's JSON"}, {Name: "o", Usage: "output file", TakesValue: true}}},
+		{Name: "get", Summary: "Fetch it: now\nsecond line", Flags: []Flag{{Name: "json", Usage: "it's JSON"}, {Name: "o", Usage: "output file", TakesValue: true}, {Name: "format", Usage: "how", TakesValue: true, Values: []string{"text", "json"}}}},
 		{Name: "db", Summary: "Manage", Subcommands: []Command{{Name: "sync", Summary: `back\slash`}}},
 	}}
 }
@@ -21,9 +21,9 @@ func TestWrite(t *testing.T) {
 		}
 		out := b.String()
 		for _, want := range map[string][]string{
-			"bash": {`"db sync")`, `flags="--json -o"`, `vflags="-o"`, "complete -o default -F _tool tool"},
-			"zsh":  {"#compdef tool", `'get:Fetch it\: now'`, `'--json:it'\''s JSON'`, `vflags="-o"`},
-			"fish": {`-a get -d 'Fetch it: now'`, `-l json -d 'it\'s JSON'`, `-s o -r -d 'output file'`, `-a sync -d 'back\\slash'`},
+			"bash": {`"db sync")`, `flags="--json -o --format"`, `vflags="-o --format"`, `"get|--format") values="text json" ;;`, "complete -o default -F _tool tool"},
+			"zsh":  {"#compdef tool", `'get:Fetch it\: now'`, `'--json:it'\''s JSON'`, `vflags="-o --format"`, `("get|--format") values=(text json) ;;`},
+			"fish": {`-a get -d 'Fetch it: now'`, `-l json -d 'it\'s JSON'`, `-s o -r -d 'output file'`, `-l format -x -a 'text json' -d 'how'`, `-a sync -d 'back\\slash'`},
 		}[sh] {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s script lacks %q:\n%s", sh, want, out)
@@ -43,6 +43,11 @@ func TestWrite_Refuses(t *testing.T) {
 	bad.Subcommands[0].Flags = append(bad.Subcommands[0].Flags, Flag{Name: "a b"})
 	if err := Write(&bytes.Buffer{}, "bash", bad); err == nil || !strings.Contains(err.Error(), `flag name "a b"`) {
 		t.Fatalf("a flag name with a space: %v", err)
+	}
+	bad = sample()
+	bad.Subcommands[0].Flags[2].Values = []string{"text", "$(reboot)"}
+	if err := Write(&bytes.Buffer{}, "fish", bad); err == nil || !strings.Contains(err.Error(), `value "$(reboot)"`) {
+		t.Fatalf("a value that needs quoting: %v", err)
 	}
 	bad = sample()
 	bad.Subcommands[1].Subcommands[0].Name = `x"; rm -rf ~; "`
