@@ -110,10 +110,12 @@ eval-locomo: build
 
 ## dist: release archives, checksums and Homebrew formulae in dist/ (goreleaser snapshot: publishes nothing; takes minutes)
 # goreleaser reads the commit from git but gives up on all of it in a clone
-# without a remote ("commit none"); the commit is passed in from git here.
+# without a remote ("commit none"); the commit is passed in from git here,
+# and its date as make build stamps it (DATE: UTC, whatever the zone it
+# was committed in).
 dist:
 	NOVA_COMMIT=$$(git rev-parse HEAD) NOVA_SHORT_COMMIT=$$(git rev-parse --short HEAD) \
-	NOVA_COMMIT_DATE=$$(git log -1 --format=%cI) NOVA_COMMIT_TIMESTAMP=$$(git log -1 --format=%ct) \
+	NOVA_COMMIT_DATE=$(DATE) NOVA_COMMIT_TIMESTAMP=$$(git log -1 --format=%ct) \
 	$(GORELEASER) release --snapshot --clean
 	$(GO) test -count=1 -run 'TestDist' ./packaging/release/
 

@@ -724,3 +724,53 @@ func TestFormulaProcessType(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeDistStamp runs make dist's recipe with goreleaser replaced by
+// env, in a repository whose last commit was made east of UTC: what the
+// recipe hands goreleaser to stamp (internal/version) is that commit, and
+// its date in UTC, as make build stamps it and as Date documents.
+func TestMakeDistStamp(t *testing.T) {
+	for _, tool := range []string{"make", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	makefile, err := filepath.Abs(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	env := []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+		"GIT_AUTHOR_DATE=2026-05-01T12:00:00+02:00", "GIT_COMMITTER_DATE=2026-05-01T12:00:00+02:00"}
+	run := func(name string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	run("git", "init", "-q")
+	run("git", "commit", "-q", "--allow-empty", "-m", "x")
+	head := strings.TrimSpace(run("git", "rev-parse", "HEAD"))
+	// "sh -c env sh release --snapshot --clean" prints the environment
+	// goreleaser would get; GO=true skips the recipe's go test.
+	got := map[string]string{}
+	for l := range strings.SplitSeq(run("make", "-s", "-f", makefile, "dist", "GORELEASER=sh -c env sh", "GO=true"), "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok && strings.HasPrefix(k, "NOVA_") {
+			got[k] = v
+		}
+	}
+	want := map[string]string{
+		"NOVA_COMMIT":           head,
+		"NOVA_SHORT_COMMIT":     head[:len(got["NOVA_SHORT_COMMIT"])],
+		"NOVA_COMMIT_DATE":      "2026-05-01T10:00:00Z",
+		"NOVA_COMMIT_TIMESTAMP": "1777629600",
+	}
+	if len(got["NOVA_SHORT_COMMIT"]) < 7 || !reflect.DeepEqual(got, want) {
+		t.Errorf("make dist hands goreleaser %v, want %v", got, want)
+	}
+}
