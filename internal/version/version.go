@@ -64,22 +64,28 @@ func resolve(ver, commit, date string, bi *debug.BuildInfo) Info {
 		if in.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			in.Version = bi.Main.Version
 		}
+		var revision string
+		var modified bool
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
-				if in.Commit == "" {
-					in.Commit = s.Value
-				}
+				revision = s.Value
 			case "vcs.time":
 				if in.Date == "" {
 					in.Date = s.Value
 				}
 			case "vcs.modified":
-				// Only meaningful when the commit came from the same stamp.
-				if commit == "" {
-					in.Modified = s.Value == "true"
-				}
+				modified = s.Value == "true"
 			}
+		}
+		if in.Commit == "" {
+			in.Commit = revision
+		}
+		// The toolchain's mark says the tree differed from its revision:
+		// it holds for the commit shown only when that is the revision
+		// (make dist of a modified tree stamps the same commit).
+		if revision != "" && in.Commit == revision {
+			in.Modified = modified
 		}
 	}
 	if in.Version == "" {

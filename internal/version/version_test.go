@@ -42,6 +42,17 @@ func TestResolve(t *testing.T) {
 			t.Fatalf("Build = %q", got)
 		}
 	})
+	t.Run("a stamped commit that is the VCS revision keeps the tree's modified mark", func(t *testing.T) {
+		// make dist of a tree with uncommitted changes: goreleaser stamps
+		// the commit, the toolchain records that the tree differed from it.
+		in := resolve("0.0.1-snapshot-0123456", vcs.Settings[0].Value, "2026-05-01T10:00:00Z", vcs)
+		if !in.Modified {
+			t.Fatalf("got %+v, want Modified", in)
+		}
+		if got := in.Build(); got != "0.0.1-snapshot-0123456 (commit 0123456789ab-dirty)" {
+			t.Fatalf("Build = %q", got)
+		}
+	})
 	t.Run("go install of a tagged module reports the module version", func(t *testing.T) {
 		in := resolve("", "", "", &debug.BuildInfo{Main: debug.Module{Version: "v1.3.0"}})
 		if in.Version != "v1.3.0" || in.Commit != "unknown" || in.Date != "unknown" {
