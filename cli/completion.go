@@ -15,7 +15,7 @@ import (
 const completionHelp = `Prints a shell completion script for novactl: every command, subcommand and
 flag, read from the command table and the flag sets novactl itself runs.
 
-  bash   source <(novactl completion bash)
+  bash   eval "$(novactl completion bash)"
          or save it as $(brew --prefix)/etc/bash_completion.d/novactl
   zsh    source <(novactl completion zsh)
          or save it as _novactl in a directory of $fpath, before compinit

@@ -283,6 +283,40 @@ done`
 	}
 }
 
+// TestCompletion_BashLoadLine runs the line novactl completion --help
+// gives for loading the bash script now, in bash, and checks that it
+// registers the completion. The line must also work in bash 3.2, macOS's
+// /bin/bash, where "source <(...)" reads nothing (bash reads a sourced
+// file by its size, which is 0 for a pipe; fixed in 4.0): it may not
+// source a process substitution.
+func TestCompletion_BashLoadLine(t *testing.T) {
+	_, _, help := runCLI(t.Context(), nil, "completion", "--help")
+	var line string
+	for l := range strings.SplitSeq(help, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "bash "); ok {
+			line = strings.TrimSpace(rest)
+		}
+	}
+	if line == "" {
+		t.Fatalf("novactl completion --help gives no bash line:\n%s", help)
+	}
+	if strings.Contains(strings.ReplaceAll(line, " ", ""), "<(") {
+		t.Errorf("the bash line %q sources a process substitution, which bash 3.2 (macOS) reads as empty", line)
+	}
+	// novactl on PATH: a stand-in that prints this novactl's script.
+	script := completionScript(t, "bash")
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "novactl"), []byte("#!/bin/sh\nexec cat '"+script+"'\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := shellCmd(t, "bash", "--norc", "--noprofile", "-c", line+"\ncomplete -p novactl")
+	cmd.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "complete -o default -F _novactl novactl") {
+		t.Errorf("bash -c %q: %v\n%s", line, err, out)
+	}
+}
+
 // zshDriver types into an interactive zsh on a pseudo-terminal (zpty), so
 // zsh's own completion system (compinit, _describe, _files) runs the
 // script: it runs $2 (the shell's setup before the script is sourced),
