@@ -3,8 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,38 +12,6 @@ import (
 	"github.com/nova-recall/nova/internal/novatest"
 )
 
-// fakeEmbeddings serves an OpenAI-compatible /v1/embeddings on loopback:
-// each text's vector is derived from its bytes, so it is deterministic.
-func fakeEmbeddings(t *testing.T) string {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Input []string `json:"input"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		type item struct {
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		}
-		out := struct {
-			Data []item `json:"data"`
-		}{}
-		for i, text := range req.Input {
-			v := make([]float32, 8)
-			for j, b := range []byte(text) {
-				v[j%8] += float32(b%17) - 8
-			}
-			out.Data = append(out.Data, item{Index: i, Embedding: v})
-		}
-		_ = json.NewEncoder(w).Encode(out)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/v1"
-}
-
 // TestSyncEmbedsThroughRunningNovad: with an embedding endpoint (openai
 // provider), index sync asks a running novad for embeddings through
 // /encode with the token from the 0600 file; with an unsafe token file it
@@ -53,7 +19,7 @@ func fakeEmbeddings(t *testing.T) string {
 // travels with the generation, so a builtin build always embeds in its own
 // process.
 func TestSyncEmbedsThroughRunningNovad(t *testing.T) {
-	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", fakeEmbeddings(t)))
+	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", novatest.FakeEmbeddings(t)))
 	h.Sync()
 	d := h.Start()
 	add := func(id string) {
@@ -112,7 +78,7 @@ func TestSyncEmbedsThroughRunningNovad(t *testing.T) {
 // generation is served (it answered 503 encoder-unavailable, and every
 // first sync failed while novad ran).
 func TestFirstOpenAISyncWithNovadRunning(t *testing.T) {
-	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", fakeEmbeddings(t)))
+	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", novatest.FakeEmbeddings(t)))
 	d := h.Start()
 	out, errs, code := h.Novactl("index", "sync", "--json")
 	if code != 0 {

@@ -162,7 +162,7 @@ func TestHomeOfAnotherUserIsRefused(t *testing.T) {
 // (an openai profile's, named by the profile hash /health publishes) is
 // never truncated and rewritten through a link planted at its path.
 func TestPlantedEmbeddingCacheLinkIsNotWrittenThrough(t *testing.T) {
-	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", fakeEmbeddings(t)))
+	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", novatest.FakeEmbeddings(t)))
 	h.Sync()
 	caches, err := filepath.Glob(filepath.Join(h.Dir, "cache", "embeddings", "*.vec"))
 	novatest.Must(t, err)
@@ -242,7 +242,7 @@ func (s *squatter) listen(t *testing.T, health any) int {
 // it), another program holds them: novactl sends it neither a query nor,
 // through a crashed novad's state file, the memory to embed and the token.
 func TestSquattedPortsAreSentNothing(t *testing.T) {
-	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", fakeEmbeddings(t)))
+	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", novatest.FakeEmbeddings(t)))
 	h.Sync()
 	caches, err := filepath.Glob(filepath.Join(h.Dir, "cache", "embeddings", "*.vec"))
 	novatest.Must(t, err)

@@ -2,51 +2,14 @@ package index_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"hash/fnv"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"testing"
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/internal/novatest"
 )
-
-// fakeOpenAI is an OpenAI-compatible embeddings endpoint whose vectors
-// are a hash of each text, so the same text has the same vector.
-func fakeOpenAI(t *testing.T, dim int) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Input []string `json:"input"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		type item struct {
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		}
-		out := struct {
-			Data []item `json:"data"`
-		}{}
-		for i, text := range req.Input {
-			v := make([]float32, dim)
-			for d := range v {
-				h := fnv.New32a()
-				fmt.Fprintf(h, "%d\x00%s", d, text)
-				v[d] = float32(h.Sum32()%2001)/1000 - 1
-			}
-			out.Data = append(out.Data, item{i, v})
-		}
-		_ = json.NewEncoder(w).Encode(out)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
 
 // TestSync_embeddingCacheOutlivesSyncs: with an openai embedder, the
 // vectors of text a sync did not touch stay in the cache, so a retrained
@@ -61,7 +24,7 @@ func TestSync_embeddingCacheOutlivesSyncs(t *testing.T) {
 	}
 	writeFile(t, src, jsonlLines(t, recs...))
 	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
-	cfg.Embedding.Provider, cfg.Embedding.Endpoint = config.ProviderOpenAI, fakeOpenAI(t, 8).URL+"/v1"
+	cfg.Embedding.Provider, cfg.Embedding.Endpoint = config.ProviderOpenAI, novatest.FakeEmbeddings(t)
 	cfg.Embedding.Model, cfg.Embedding.Dimension = "fake", 8
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
