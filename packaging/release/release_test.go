@@ -530,7 +530,7 @@ func TestDist(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s holds %q, want %q", file, got, want)
 		}
-		for _, bin := range []string{"novad", "novactl"} {
+		for _, bin := range []string{"novad", "novactl", "novactl-tui"} {
 			if f := files[name+"/"+bin]; f.mode&0o111 == 0 {
 				t.Errorf("%s: %s is not executable (mode %o)", file, bin, f.mode)
 			}
