@@ -46,6 +46,12 @@ const NotRunningMessage = "Nova's memory service (novad) is not running, so memo
 const OtherHomeMessage = "No memory service (novad) serves this Nova home, and another program " +
 	"(perhaps the novad of another Nova home) answers on its ports, so nothing was sent to it and memory is unavailable. " + tellUser
 
+// StartingMessage is what a tool says while this home's novad is
+// starting (it holds the home but has not bound its ports): a second
+// novad would only stand by, so the remedy is to wait.
+const StartingMessage = "Nova's memory service (novad) is starting and does not serve memory yet. " +
+	"Try again in a moment; if it stays so, tell the user (novactl doctor shows them why)."
+
 // tellUser ends the explanation of a failure the user has to fix.
 const tellUser = "Tell the user; they can fix it (novactl doctor shows them how). Do not try to fix it yourself."
 
@@ -444,6 +450,8 @@ func failure(ctx context.Context, err error, tool string) (string, string) {
 	switch {
 	case errors.As(err, &nr) && nr.Other:
 		return api.ReasonCLIOtherHome, OtherHomeMessage
+	case errors.As(err, &nr) && nr.Starting:
+		return api.ReasonCLIUnavailable + ":starting", StartingMessage
 	case client.IsNotRunning(err):
 		return ReasonNotRunning, NotRunningMessage
 	case ctx.Err() != nil:

@@ -374,3 +374,30 @@ func TestOtherHome(t *testing.T) {
 		}
 	}
 }
+
+// TestStarting: when this home's novad holds its lock but has not bound
+// its ports yet, the tools say it is starting and to try again, not that
+// it is not running and the user can start it (a second novad would only
+// stand by).
+func TestStarting(t *testing.T) {
+	f := &fakeBackend{err: &client.NotRunningError{URL: "http://127.0.0.1:3036/api/rag/external/search", Starting: true, PID: 4242}}
+	cs := connect(t, Options{Connect: func() (Backend, error) { return f, nil }})
+	for _, tool := range []string{ToolSearch, ToolStatus} {
+		var args any
+		if tool == ToolSearch {
+			args = map[string]any{"query": "q"}
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: a protocol error: %v", tool, err)
+		}
+		text := textOf(res)
+		b, _ := json.Marshal(res.StructuredContent)
+		if strings.Contains(text, "not running") || strings.Contains(text, "can start it") || strings.Contains(string(b), "connection-refused") {
+			t.Errorf("%s says novad is not running: %s\n%s", tool, text, b)
+		}
+		if !strings.Contains(text, "starting") || !strings.Contains(string(b), api.ReasonCLIUnavailable+":starting") {
+			t.Errorf("%s does not say novad is starting: %s\n%s", tool, text, b)
+		}
+	}
+}
