@@ -348,56 +348,48 @@ func TestReadLine_Limit(t *testing.T) {
 
 func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 16) }
 
-// TestOtherHome: when no novad holds this home's lock and something else
-// answers on its ports (another home's novad), the client sends it nothing;
-// the tools say that, not that novad is not running and the user can
-// start it (a novad started for this home could not bind those ports).
-func TestOtherHome(t *testing.T) {
-	f := &fakeBackend{err: &client.NotRunningError{URL: "http://127.0.0.1:3036/api/rag/external/search", Other: true}}
-	cs := connect(t, Options{Connect: func() (Backend, error) { return f, nil }})
-	for _, tool := range []string{ToolSearch, ToolStatus} {
-		var args any
-		if tool == ToolSearch {
-			args = map[string]any{"query": "q"}
-		}
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: a protocol error: %v", tool, err)
-		}
-		text := textOf(res)
-		b, _ := json.Marshal(res.StructuredContent)
-		if strings.Contains(text, "not running") || strings.Contains(text, "can start it") || strings.Contains(string(b), "connection-refused") {
-			t.Errorf("%s says novad is not running: %s\n%s", tool, text, b)
-		}
-		if !strings.Contains(text, "another program") || !strings.Contains(string(b), api.ReasonCLIOtherHome) || !strings.Contains(text, "Tell the user") {
-			t.Errorf("%s does not say another program answers on this home's ports: %s\n%s", tool, text, b)
-		}
-	}
-}
-
-// TestStarting: when this home's novad holds its lock but has not bound
-// its ports yet, the tools say it is starting and to try again, not that
-// it is not running and the user can start it (a second novad would only
-// stand by).
-func TestStarting(t *testing.T) {
-	f := &fakeBackend{err: &client.NotRunningError{URL: "http://127.0.0.1:3036/api/rag/external/search", Starting: true, PID: 4242}}
-	cs := connect(t, Options{Connect: func() (Backend, error) { return f, nil }})
-	for _, tool := range []string{ToolSearch, ToolStatus} {
-		var args any
-		if tool == ToolSearch {
-			args = map[string]any{"query": "q"}
-		}
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: a protocol error: %v", tool, err)
-		}
-		text := textOf(res)
-		b, _ := json.Marshal(res.StructuredContent)
-		if strings.Contains(text, "not running") || strings.Contains(text, "can start it") || strings.Contains(string(b), "connection-refused") {
-			t.Errorf("%s says novad is not running: %s\n%s", tool, text, b)
-		}
-		if !strings.Contains(text, "starting") || !strings.Contains(string(b), api.ReasonCLIUnavailable+":starting") {
-			t.Errorf("%s does not say novad is starting: %s\n%s", tool, text, b)
+// TestNotServingThisHome: when no novad holds this home's lock and
+// something else answers on its ports (another home's novad), the client
+// sends it nothing, and the tools say that; when this home's novad holds
+// its lock but has not bound its ports yet, they say it is starting and
+// to try again. Neither says novad is not running and the user can start
+// it: a novad started for this home could not bind those ports, or would
+// only stand by.
+func TestNotServingThisHome(t *testing.T) {
+	const url = "http://127.0.0.1:3036/api/rag/external/search" // never dialled: the backend is fake
+	for _, c := range []struct {
+		name   string
+		err    *client.NotRunningError
+		says   []string
+		reason string
+	}{
+		{"another program answers", &client.NotRunningError{URL: url, Other: true}, []string{"another program", "Tell the user"}, api.ReasonCLIOtherHome},
+		{"starting", &client.NotRunningError{URL: url, Starting: true, PID: 4242}, []string{"starting"}, api.ReasonCLIUnavailable + ":starting"},
+	} {
+		f := &fakeBackend{err: c.err}
+		cs := connect(t, Options{Connect: func() (Backend, error) { return f, nil }})
+		for _, tool := range []string{ToolSearch, ToolStatus} {
+			var args any
+			if tool == ToolSearch {
+				args = map[string]any{"query": "q"}
+			}
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+			if err != nil {
+				t.Fatalf("%s, %s: a protocol error: %v", c.name, tool, err)
+			}
+			text := textOf(res)
+			b, _ := json.Marshal(res.StructuredContent)
+			if strings.Contains(text, "not running") || strings.Contains(text, "can start it") || strings.Contains(string(b), "connection-refused") {
+				t.Errorf("%s, %s says novad is not running: %s\n%s", c.name, tool, text, b)
+			}
+			for _, w := range c.says {
+				if !strings.Contains(text, w) {
+					t.Errorf("%s, %s does not say %q: %s", c.name, tool, w, text)
+				}
+			}
+			if !strings.Contains(string(b), c.reason) {
+				t.Errorf("%s, %s: reason is not %s: %s", c.name, tool, c.reason, b)
+			}
 		}
 	}
 }
