@@ -159,7 +159,9 @@ Nova's runtime home is NOVA_HOME (default ~/.nova); settings are in NOVA_HOME/co
 }
 
 func runVersion(_ context.Context, inv *Invocation, args []string) int {
-	fs := newFlags(inv, "novactl version", "novactl version", "Prints the version, commit and build date.")
+	fs := newFlags(inv, "novactl version", "novactl version [--json]", `Prints the version, commit and build date.
+With --json: {"program", "version", "commit", "date", "modified", "goVersion", "platform"}, for scripts and bug reports.`)
+	asJSON := fs.Bool("json", false, "print the build identity as JSON")
 	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code
@@ -167,6 +169,13 @@ func runVersion(_ context.Context, inv *Invocation, args []string) int {
 	if len(pos) > 0 {
 		fmt.Fprintf(inv.Stderr, "novactl version: unexpected argument %q\n", pos[0])
 		return ExitUsage
+	}
+	if *asJSON {
+		printJSON(inv.Stdout, struct {
+			Program string `json:"program"`
+			version.Info
+		}{"novactl", version.Get()})
+		return ExitOK
 	}
 	fmt.Fprintln(inv.Stdout, version.Get().Line("novactl"))
 	return ExitOK

@@ -72,7 +72,7 @@ func TestCommands_rejectOthersFlagsAndArgs(t *testing.T) {
 		{[]string{"config", "init", "--deep"}, ExitUsage, "flag provided but not defined: -deep"},
 		{[]string{"config", "init", "--help"}, ExitOK, "novactl config init [--notes DIR]... [--force] [--dry-run] [--json]"},
 		{[]string{"config", "--json", "init", "--help"}, ExitOK, "novactl config init [--notes DIR]"},
-		{[]string{"version", "--json"}, ExitUsage, "flag provided but not defined: -json"},
+		{[]string{"version", "--deep"}, ExitUsage, "flag provided but not defined: -deep"},
 		{[]string{"eval", "--queries", "cases.jsonl", "extra"}, ExitUsage, `novactl eval: unexpected argument "extra"`},
 		{[]string{"bench", "extra"}, ExitUsage, `novactl bench: unexpected argument "extra"`},
 		{[]string{"config", "bogus"}, ExitUsage, `novactl config: unknown subcommand "bogus"`},
