@@ -32,7 +32,10 @@ Exit status: 2 on a usage error, including a request novad refused as invalid;
 otherwise 0 whenever a response came back (check "available" with --json), and
 1 when novad could not be reached (without --json) or the search was
 interrupted (Ctrl-C). With --json, an error that stops the search before a
-response prints {"ok":false,"error":...}.`
+response prints {"ok":false,"error":...}.
+
+A query of "-" is read from standard input (echo "QUERY" | novactl search -).
+A query that starts with "-" follows "--": novactl search -- "-x flag".`
 
 func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl search", `novactl search "<query>" [flags]`, searchHelp)
@@ -70,6 +73,24 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 		return code
 	}
 	query := strings.TrimSpace(strings.Join(pos, " "))
+	if len(pos) == 1 && pos[0] == "-" {
+		// A query piped in (a long or multi-line one, or one a script
+		// built) is read from standard input, as "-" means to most tools.
+		// Its cap is well above the longest query searched, so a long one
+		// gets the length error below, not a cut.
+		const maxStdinQuery = 4*api.MaxQueryRunes*utf8.UTFMax + 1
+		b, err := io.ReadAll(io.LimitReader(inv.Stdin, maxStdinQuery))
+		if err != nil {
+			return fail(ExitFailure, "reading the query from standard input: "+err.Error())
+		}
+		if len(b) == maxStdinQuery {
+			return fail(ExitUsage, fmt.Sprintf("the query on standard input is longer than %d characters, the most searched", api.MaxQueryRunes))
+		}
+		query = strings.TrimSpace(string(b))
+		if query == "" {
+			return fail(ExitUsage, "standard input held no query: echo \"QUERY\" | novactl search -")
+		}
+	}
 	if query == "" {
 		return fail(ExitUsage, "query is required: novactl search [flags] QUERY (novactl search --help lists the filters)")
 	}

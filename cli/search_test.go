@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -460,5 +461,45 @@ func TestSearch_unreachableSaysWhatToDo(t *testing.T) {
 	}
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d searches were answered", n)
+	}
+}
+
+// TestSearch_queryFromStdin: "-" reads the query from standard input (a
+// piped, multi-line or generated query), trimmed; an empty input is a
+// usage error; a query that starts with "-" goes after "--".
+func TestSearch_queryFromStdin(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body api.SearchBody
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		got = append(got, body.Query)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(api.Unavailable(body.Query, body.TopK, api.ReasonIndexNotLoaded))
+	}))
+	t.Cleanup(srv.Close)
+	search := func(stdin string, args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"search", "--facade-url", srv.URL}, args...),
+			&Invocation{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb})
+		return code, errb.String()
+	}
+	if code, errOut := search("why was the dashboard\nport unavailable\n", "-"); code != ExitOK {
+		t.Fatalf("piped query: exit %d, %s", code, errOut)
+	}
+	if code, errOut := search("", "--", "-x flag"); code != ExitOK {
+		t.Fatalf("query after --: exit %d, %s", code, errOut)
+	}
+	want := []string{"why was the dashboard\nport unavailable", "-x flag"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("novad was asked %q, want %q", got, want)
+	}
+	if code, errOut := search(" \n", "-"); code != ExitUsage || !strings.Contains(errOut, "standard input held no query") {
+		t.Errorf("empty stdin: exit %d, %q", code, errOut)
+	}
+	if code, errOut := search(strings.Repeat("word ", 20_000), "-"); code != ExitUsage || !strings.Contains(errOut, "at most 4000") && !strings.Contains(errOut, "longer than 4000") {
+		t.Errorf("long stdin: exit %d, %q", code, errOut)
+	}
+	if len(got) != 2 {
+		t.Errorf("%d requests, want 2 (the refused ones never leave)", len(got))
 	}
 }
