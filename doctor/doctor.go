@@ -36,6 +36,7 @@ import (
 	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/secrets"
+	"github.com/nova-recall/nova/suggest"
 )
 
 // States of a check.
@@ -64,6 +65,7 @@ const (
 	CodeInputSkipped      = "input-skipped"
 	CodeMemoryLost        = "memory-lost"
 	CodePrivacyProtected  = "source-privacy-protected"
+	CodeSourceSetUnknown  = "source-set-unknown" // a misspelled sourceSet
 	CodeServiceMissing    = "service-not-installed"
 	CodeServiceNotRunning = "service-not-running"
 	CodeIndexStale        = "index-stale"
@@ -644,7 +646,34 @@ func checkSource(s config.Source, goos string, environ []string, recorded record
 		}
 		return ready(id, title, msg), scan
 	}
+	if c, ok := checkSourceSet(id, title, s.SourceSet); ok {
+		return c, scan
+	}
 	return ready(id, title, fmt.Sprintf("%s (%s) is readable", s.Path, s.Kind)), scan
+}
+
+// checkSourceSet says when a source's sourceSet is a misspelling of one
+// Nova knows ("lesons"): its memory would be governed as an unknown set
+// (authority 50 against lessons' 95) and rank below what the user marked
+// as canonical, with nothing else to say why. A name far from every known
+// one is the user's own set, governed as unknown by design, and passes.
+func checkSourceSet(id, title, sourceSet string) (Check, bool) {
+	if sourceSet == "" || memory.KnownSourceSet(sourceSet) {
+		return Check{}, false
+	}
+	// Compared as SourceSetName reads a known set: in lower case, '_'
+	// for '-'.
+	name := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(sourceSet)), "_", "-")
+	near := suggest.Nearest(name, memory.KnownSourceSets())
+	// A known name extended past a separator or by a digit ("notes2",
+	// "lessons-old") is a set of the user's own, named after one of
+	// Nova's on purpose.
+	if ext, extended := strings.CutPrefix(name, near); near == "" || extended && strings.ContainsAny(ext[:min(1, len(ext))], "-0123456789") {
+		return Check{}, false
+	}
+	return degraded(id, title, CodeSourceSetUnknown,
+		fmt.Sprintf("sourceSet %q is no source set Nova knows: its memory is governed as unknown (authority %d, lifecycle %s) and ranks below known sets", sourceSet, memory.UnknownPolicy.AuthorityRank, memory.UnknownPolicy.Lifecycle),
+		fmt.Sprintf("did you mean %q? fix sources[].sourceSet in config.yaml, then novactl index sync", near)), true
 }
 
 // errFound stops holdsMemory's read at the first record with text.

@@ -138,3 +138,34 @@ func TestFreshness_sourceAddedSinceTheBuild(t *testing.T) {
 	f.sync()
 	want(t, f.run(Options{}), "freshness", Ready, "")
 }
+
+// TestCheckSource_misspelledSourceSet: a sourceSet one or two letters from
+// one Nova knows would govern the source's memory as unknown (authority 50
+// instead of lessons' 95) without a word; doctor names the set it likely
+// meant. Known sets in other spellings and sets of the user's own pass.
+func TestCheckSource_misspelledSourceSet(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# Lesson\n\nAlways pin the Go toolchain.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		sourceSet, code, advice string
+	}{
+		{"lesons", CodeSourceSetUnknown, `did you mean "lessons"?`},
+		{"task-board-snapshots", CodeSourceSetUnknown, `did you mean "task-board-snapshot"?`},
+		{"Exernal_Content", CodeSourceSetUnknown, `did you mean "external-content"?`},
+		{"Lessons", "", ""},             // a known set in other capitals
+		{"task_board_snapshot", "", ""}, // and with '_'
+		{"", "", ""},                    // the kind's default
+		{"team-wiki", "", ""},           // a set of the user's own
+		{"notes2", "", ""},              // a known name extended on purpose
+	} {
+		c, _ := checkSource(config.Source{Name: "n", Kind: config.KindMarkdown, Path: dir, SourceSet: tt.sourceSet}, runtime.GOOS, nil, nil)
+		if c.Code != tt.code || !strings.Contains(c.Advice, tt.advice) {
+			t.Errorf("sourceSet %q: %s %q %q / %q; want code %q and advice %q", tt.sourceSet, c.State, c.Code, c.Message, c.Advice, tt.code, tt.advice)
+		}
+		if tt.code != "" && (c.State != Degraded || !strings.Contains(c.Message, fmt.Sprintf("%q", tt.sourceSet))) {
+			t.Errorf("sourceSet %q: state %s, message %q; want Degraded naming it", tt.sourceSet, c.State, c.Message)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -59,6 +60,17 @@ func PolicyFor(sourceSet string) Policy {
 func KnownSourceSet(sourceSet string) bool {
 	_, ok := policies[SourceSetName(sourceSet)]
 	return ok
+}
+
+// KnownSourceSets returns the names of the source sets the policy table
+// knows, sorted.
+func KnownSourceSets() []string {
+	names := make([]string, 0, len(policies))
+	for n := range policies {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // SourceSetName returns the wire name of the source set s names: s
