@@ -189,14 +189,29 @@ func runeOffset(s string, n int) int {
 }
 
 // ChunkID returns a stable chunk id for part of record id in source:
-// the same record and part always get the same id, across rebuilds.
+// the same record and part always get the same id, across rebuilds, and
+// two records' chunks never share one. A piece of a record cut in several
+// is "source:id#N"; a record whose own id ends as a piece's does ("x#2",
+// or "x#", which "x#" + a piece of "x" would give) gets a '#' after it, so
+// that "x#2" whole ("source:x#2#") is not the second piece of "x"
+// ("source:x#2"). Every other id is the record's as written.
 func ChunkID(source, recordID string, part, parts int) string {
-	if parts <= 1 {
-		return source + ":" + recordID
+	b := make([]byte, 0, len(source)+len(recordID)+23)
+	b = append(append(append(b, source...), ':'), recordID...)
+	if endsLikeAPiece(recordID) {
+		b = append(b, '#')
 	}
-	b := make([]byte, 0, len(source)+len(recordID)+22)
-	b = append(append(append(append(b, source...), ':'), recordID...), '#')
-	return string(appendPart(b, part))
+	if parts <= 1 {
+		return string(b)
+	}
+	return string(appendPart(append(b, '#'), part))
+}
+
+// endsLikeAPiece reports whether id ends with '#' and decimal digits or
+// with '#' alone: the end ChunkID gives a piece, or one it escapes.
+func endsLikeAPiece(id string) bool {
+	end := strings.TrimRight(id, "0123456789")
+	return strings.HasSuffix(end, "#")
 }
 
 // appendPart appends a part number's decimal digits; a negative part has
