@@ -155,7 +155,7 @@ func runSkillChange(inv *Invocation, args []string, install bool) int {
 	if err := needUserHome(inv.Environ); err != nil {
 		return fail(ExitFailure, err.Error())
 	}
-	out := skillOutput{Command: verb, SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(paths.Relocated(inv.Environ)),
+	out := skillOutput{Command: verb, SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(inv.Environ),
 		DryRun: *dryRun, Force: *force, WillWrite: []string{}, OK: true}
 	var backups skill.Backups
 	if install {
@@ -336,6 +336,9 @@ func skillResultText(r skillReport, environ []string) string {
 			if h := r.Home(); h != "" {
 				home = paths.Tilde(h, environ)
 			}
+			if f := r.Facade(); f != "" {
+				home += " and its facade at " + f
+			}
 			return "updated for NOVA_HOME " + home + backup
 		}
 		from := "an older version"
@@ -399,7 +402,7 @@ func runSkillStatus(inv *Invocation, args []string) int {
 	if err := needUserHome(inv.Environ); err != nil {
 		return skillFail(inv, *jsonOut, "status", ExitFailure, err.Error())
 	}
-	out := skillOutput{Command: "status", SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(paths.Relocated(inv.Environ)),
+	out := skillOutput{Command: "status", SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(inv.Environ),
 		WillWrite: []string{}, OK: true}
 	for _, t := range targets {
 		r := newSkillReport(t, skill.Inspect(t))
@@ -442,7 +445,7 @@ func skillStatusText(r skillReport) string {
 	case skill.ClassNewer:
 		return "installed by a newer Nova: " + r.Detail
 	case skill.ClassOtherHome:
-		return "installed for another Nova home: " + r.Detail + ": `novactl skill install` updates it"
+		return "installed for another Nova home or facade address: " + r.Detail + ": `novactl skill install` updates it"
 	case skill.ClassCustomized:
 		return "customized: " + r.Detail + "; install keeps it (--force replaces it after a backup)"
 	case skill.ClassUnreadable:

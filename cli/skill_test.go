@@ -4,15 +4,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/skill"
 )
 
@@ -130,7 +136,7 @@ func TestSkillInstallStatusUninstall(t *testing.T) {
 	before := skillSnapshot(t, e.home, e.nova)
 
 	doc := e.runJSON(t, ExitOK, "install")
-	if doc.Command != "install" || doc.SkillID != "nova-recall" || doc.TemplateVersion != skill.TemplateVersion || doc.TemplateSHA256 != skill.Digest(e.nova) || !doc.OK {
+	if doc.Command != "install" || doc.SkillID != "nova-recall" || doc.TemplateVersion != skill.TemplateVersion || doc.TemplateSHA256 != skill.Digest(e.environ) || !doc.OK {
 		t.Errorf("header %+v", doc)
 	}
 	want := map[string]string{"claude-code": "installed", "codex": "installed", "hermes": "installed"}
@@ -443,7 +449,7 @@ func TestSkillCarriesNovaHome(t *testing.T) {
 	p := filepath.Join(e.home, ".claude/skills/nova-recall/SKILL.md")
 	doc := e.runJSON(t, ExitOK, "install", "--agent", "claude-code")
 	b, _ := os.ReadFile(p)
-	if doc.TemplateSHA256 != skill.Digest(e.nova) || !bytes.Equal(b, skill.Render("claude-code", e.nova)) ||
+	if doc.TemplateSHA256 != skill.Digest(e.environ) || !bytes.Equal(b, skill.Render("claude-code", e.nova)) ||
 		!strings.Contains(string(b), "    NOVA_HOME='"+e.nova+"' novactl search \"<query>\" --top-k 8 --json\n") {
 		t.Fatalf("the installed skill does not name NOVA_HOME %s:\n%s", e.nova, b)
 	}
@@ -472,7 +478,7 @@ func TestSkillCarriesNovaHome(t *testing.T) {
 		def := e
 		def.environ = env
 		doc = def.runJSON(t, ExitOK, "install", "--agent", "claude-code")
-		if r := doc.Targets[0]; r.Result != "upgraded" && r.Result != "already-current" || doc.TemplateSHA256 != skill.Digest("") {
+		if r := doc.Targets[0]; r.Result != "upgraded" && r.Result != "already-current" || doc.TemplateSHA256 != skill.Digest(env) {
 			t.Errorf("default home %v: %+v", env, doc)
 		}
 		if b, _ := os.ReadFile(p); !bytes.Equal(b, skill.Render("claude-code", "")) || strings.Contains(string(b), "NOVA_HOME=") {
@@ -532,5 +538,53 @@ func TestSkillJSONCarriesClaudePermissionRule(t *testing.T) {
 		if r.ClaudePermissionRule != want {
 			t.Errorf("%s: rule %q, want %q", r.Target, r.ClaudePermissionRule, want)
 		}
+	}
+}
+
+// TestSkillNamesConfiguredFacade: the skill's HTTP fallback names the
+// facade of the home it was installed for. With facade.port set, the URL
+// it gives reaches that home's novad (the default 127.0.0.1:3036 is
+// another home's novad, another program, or nothing); with port 0 (a new
+// port at each start) it gives no fixed URL at all.
+func TestSkillNamesConfiguredFacade(t *testing.T) {
+	e := newSkillEnv(t)
+	direct := novatest.ClosedPort(t)
+	facade := novatest.ClosedPort(t, direct)
+	novatest.Must(t, os.MkdirAll(e.nova, 0o700))
+	novatest.Must(t, os.WriteFile(filepath.Join(e.nova, "config.yaml"),
+		fmt.Appendf(nil, "server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", direct, facade), 0o600))
+	cfg, err := config.Load(e.environ)
+	novatest.Must(t, err)
+	startNovad(t, cfg)
+
+	p := filepath.Join(e.home, ".claude/skills/nova-recall/SKILL.md")
+	if code, out, errs := e.run(t, "install", "--agent", "claude-code"); code != ExitOK {
+		t.Fatalf("install: exit %d\n%s%s", code, out, errs)
+	}
+	b, _ := os.ReadFile(p)
+	urls := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`).FindAllString(string(b), -1)
+	want := fmt.Sprintf("http://127.0.0.1:%d", facade)
+	if len(urls) == 0 || slices.ContainsFunc(urls, func(u string) bool { return u != want }) {
+		t.Fatalf("the skill names %v, want only this home's facade %s:\n%s", urls, want, b)
+	}
+	// An agent following the skill over HTTP reaches this home's novad.
+	resp, err := http.Get(urls[0] + api.PathFacadeHealth)
+	novatest.Must(t, err)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET %s: %s", urls[0]+api.PathFacadeHealth, resp.Status)
+	}
+	if code, out, _ := e.run(t, "status", "--agent", "claude-code"); code != ExitOK || !strings.Contains(out, "installed, current") {
+		t.Errorf("status after install:\n%s", out)
+	}
+
+	// Port 0: no URL would stay right, so the skill names none.
+	novatest.Must(t, os.WriteFile(filepath.Join(e.nova, "config.yaml"), []byte("server: {port: 0}\nfacade: {port: 0}\n"), 0o600))
+	if code, out, errs := e.run(t, "install", "--agent", "claude-code"); code != ExitOK || !strings.Contains(out, "updated") {
+		t.Fatalf("install after the port changed: exit %d\n%s%s", code, out, errs)
+	}
+	b, _ = os.ReadFile(p)
+	if u := regexp.MustCompile(`http://[^ ]*:[0-9]+`).FindString(string(b)); u != "" || !strings.Contains(string(b), "port at each start") {
+		t.Errorf("with facade.port 0 the skill names %q:\n%s", u, b)
 	}
 }

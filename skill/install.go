@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/nova-recall/nova/atomicfile"
@@ -32,8 +33,9 @@ const (
 	// ClassNewer: a verified managed file of a newer template version.
 	ClassNewer Class = "managed-newer"
 	// ClassOtherHome: a verified managed file of this template version
-	// whose commands use another Nova home (NOVA_HOME differed at
-	// install): its agents would search another memory, or none.
+	// written for another Nova home (its commands set another NOVA_HOME)
+	// or for another facade address (the home's facade.port changed
+	// since): its agents would search another memory, or none.
 	ClassOtherHome Class = "managed-other-home"
 	// ClassCustomized: anything else: edited after install (the marker's
 	// digest does not match), no marker, another skill's marker, or a
@@ -120,16 +122,23 @@ func Inspect(t Target) State {
 	}
 	s.Managed = true
 	s.InstalledVersion = &m.Version
-	home := installedHome(content)
+	home, facade := installedHome(content), installedFacade(content)
 	switch {
-	case sameTemplate(content, Render(t.InstalledFor(), t.Home())):
+	case sameTemplate(content, render(t.InstalledFor(), t.Home(), t.Facade())):
 		s.Class, s.Detail = ClassCurrent, fmt.Sprintf("template version %d, unmodified", m.Version)
 	case m.Version < TemplateVersion:
 		s.Class, s.Detail = ClassOlder, fmt.Sprintf("unmodified template version %d; version %d is available", m.Version, TemplateVersion)
 	case m.Version > TemplateVersion:
 		s.Class, s.Detail = ClassNewer, fmt.Sprintf("unmodified template version %d, newer than this novactl's %d", m.Version, TemplateVersion)
-	case home != t.Home() && sameTemplate(content, Render(t.InstalledFor(), home)):
-		s.Class, s.Detail = ClassOtherHome, fmt.Sprintf("its commands use NOVA_HOME %s; this novactl's is %s", homeName(home), homeName(t.Home()))
+	case (home != t.Home() || facade != t.Facade()) && sameTemplate(content, render(t.InstalledFor(), home, facade)):
+		var why []string
+		if home != t.Home() {
+			why = append(why, fmt.Sprintf("its commands use NOVA_HOME %s; this novactl's is %s", homeName(home), homeName(t.Home())))
+		}
+		if facade != t.Facade() {
+			why = append(why, fmt.Sprintf("it names the facade %s; this home's is %s", facadeName(facade), facadeName(t.Facade())))
+		}
+		s.Class, s.Detail = ClassOtherHome, strings.Join(why, "; ")
 	default:
 		s.Class, s.Detail = ClassCustomized, fmt.Sprintf("a managed template version %d with other content than this novactl's", m.Version)
 	}
@@ -142,6 +151,17 @@ func homeName(home string) string {
 		return "the default ~/.nova"
 	}
 	return home
+}
+
+// facadeName names a facade address (see Target.Facade) for a person.
+func facadeName(facade string) string {
+	switch {
+	case facade == "":
+		return "at the default http://127.0.0.1:3036"
+	case strings.HasSuffix(facade, ":0"):
+		return "on a new port at each start (facade.port 0)"
+	}
+	return "at " + facade
 }
 
 // contained checks that t's skill directory resolves to a direct child of
@@ -209,7 +229,7 @@ type Op struct {
 
 // PlanInstall inspects t and decides what install does.
 func PlanInstall(t Target, force bool) *Op {
-	op := &Op{Target: t, State: Inspect(t), Install: true, Force: force, Want: Render(t.InstalledFor(), t.Home())}
+	op := &Op{Target: t, State: Inspect(t), Install: true, Force: force, Want: render(t.InstalledFor(), t.Home(), t.Facade())}
 	op.Action = installAction(op.State, force)
 	return op
 }

@@ -198,7 +198,7 @@ func TestUserEditedFileIsPreserved(t *testing.T) {
 func TestOlderManagedVersionIsUpgradedWithBackup(t *testing.T) {
 	h := newTestHome(t)
 	tg := h.target(t, "codex")
-	old := renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v0)", 1), 0, "codex", "")
+	old := renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v0)", 1), 0, "codex", "", "")
 	write(t, tg.File(), old)
 	op := PlanInstall(tg, false)
 	if op.State.Class != ClassOlder || !op.State.Managed || op.State.InstalledVersion == nil || *op.State.InstalledVersion != 0 {
@@ -222,7 +222,7 @@ func TestOlderManagedVersionIsUpgradedWithBackup(t *testing.T) {
 func TestNewerManagedVersionIsPreserved(t *testing.T) {
 	h := newTestHome(t)
 	tg := h.target(t, "claude-code")
-	newer := renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v9)", 1), 9, "claude-code", "")
+	newer := renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v9)", 1), 9, "claude-code", "", "")
 	write(t, tg.File(), newer)
 	install(t, h, tg, false, ActPreserveNewer, "preserved-newer")
 	if !bytes.Equal(read(t, tg.File()), newer) {
@@ -235,7 +235,7 @@ func TestNewerManagedVersionIsPreserved(t *testing.T) {
 func TestStalePlanIsReclassified(t *testing.T) {
 	h := newTestHome(t)
 	tg := h.target(t, "hermes")
-	old := renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v0)", 1), 0, "hermes", "")
+	old := renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v0)", 1), 0, "hermes", "", "")
 	write(t, tg.File(), old)
 	op := PlanInstall(tg, false)
 	if op.Action != ActUpgrade {
@@ -421,7 +421,7 @@ func TestUninstallKeepsCustomizedAndOtherFiles(t *testing.T) {
 	// An older managed file is Nova's: it goes, but a file the person put
 	// beside it keeps the directory.
 	tg = h.target(t, "hermes")
-	write(t, tg.File(), renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v0)", 1), 0, "hermes", ""))
+	write(t, tg.File(), renderVersion(strings.Replace(templateText, "# Nova recall", "# Nova recall (v0)", 1), 0, "hermes", "", ""))
 	write(t, filepath.Join(tg.Dir(), "notes.md"), []byte("mine\n"))
 	op = PlanUninstall(tg)
 	if r := op.Apply(h.backups); r.Result != "removed" || r.RemovedDir {
@@ -527,5 +527,59 @@ func TestOtherHomeIsUpdated(t *testing.T) {
 	// An edited copy for another home is the person's: kept.
 	edited := bytes.Replace(read(t, mt.File()), []byte("# Nova recall"), []byte("# Nova recall, mine"), 1)
 	write(t, mt.File(), edited)
+	install(t, h, tg, false, ActPreserveCustomized, "preserved-customized")
+}
+
+// TestOtherFacadeIsUpdated: the skill names the facade address of the
+// home's configuration (not the default one, where another home's novad
+// may answer); a copy written before facade.port changed is reported as
+// written for another address, and install replaces it after a backup; an
+// edited one is kept.
+func TestOtherFacadeIsUpdated(t *testing.T) {
+	h := newTestHome(t)
+	conf := filepath.Join(h.home, ".nova", "config.yaml")
+	setPort := func(port string) {
+		t.Helper()
+		write(t, conf, []byte("server: {port: 4037}\nfacade: {port: "+port+"}\n"))
+	}
+	setPort("4036")
+	tg := h.target(t, "hermes")
+	if tg.Facade() != "http://127.0.0.1:4036" || tg.Home() != "" {
+		t.Fatalf("Facade() = %q, Home() = %q", tg.Facade(), tg.Home())
+	}
+	install(t, h, tg, false, ActCreate, "installed")
+	b := read(t, tg.File())
+	if !bytes.Contains(b, []byte("`http://127.0.0.1:4036`")) || bytes.Contains(b, []byte(":3036")) {
+		t.Fatalf("the skill does not name the configured facade:\n%s", b)
+	}
+	if m, _ := Parse(b); !m.Verified || m.Digest != Digest(h.environ) {
+		t.Errorf("marker %+v; Digest %s", m, Digest(h.environ))
+	}
+	install(t, h, tg, false, ActAlreadyCurrent, "already-current")
+
+	for _, c := range []struct{ port, detail string }{
+		{"0", "it names the facade at http://127.0.0.1:4036; this home's is on a new port at each start (facade.port 0)"},
+		{"3036", "it names the facade on a new port at each start (facade.port 0); this home's is at the default http://127.0.0.1:3036"},
+	} {
+		port := c.port
+		setPort(port)
+		if st := Inspect(tg); st.Class != ClassOtherHome || !st.UpgradeAvailable() || !strings.HasPrefix(st.Detail, c.detail) {
+			t.Fatalf("facade.port %s: %s: %s", port, st.Class, st.Detail)
+		}
+		old := read(t, tg.File())
+		r := install(t, h, tg, false, ActUpgrade, "upgraded")
+		if !bytes.Equal(read(t, r.Backup), old) {
+			t.Errorf("facade.port %s: the backup does not hold the old file", port)
+		}
+		install(t, h, tg, false, ActAlreadyCurrent, "already-current")
+		h.backups.Stamp += "x" // the next run's backup folder
+	}
+	// Back at the default: the same file as with no configuration.
+	if !bytes.Equal(read(t, tg.File()), Render("hermes", "")) {
+		t.Errorf("with the default facade the skill is not the default one:\n%s", read(t, tg.File()))
+	}
+	setPort("4036")
+	edited := bytes.Replace(read(t, tg.File()), []byte("# Nova recall"), []byte("# Nova recall, mine"), 1)
+	write(t, tg.File(), edited)
 	install(t, h, tg, false, ActPreserveCustomized, "preserved-customized")
 }

@@ -64,27 +64,41 @@ func marker(version int) string {
 
 // Render returns the SKILL.md for the agents named by installedFor (the
 // text of the last line, for example "hermes" or "codex, gemini,
-// openclaw"), with its digest filled in. home is the Nova home its
-// commands use: "" for the default ~/.nova (the commands are plain
-// novactl), else an absolute path that every command sets as NOVA_HOME.
+// openclaw"), with its digest filled in, for a home whose facade listens
+// at the default address (a Target renders with its home's, see
+// Target.Facade). home is the Nova home its commands use: "" for the
+// default ~/.nova (the commands are plain novactl), else an absolute path
+// that every command sets as NOVA_HOME.
 //
 // The home rides on each command line ("NOVA_HOME='/x' novactl search
 // ...") rather than in an instruction to export it: every agent the
 // skill goes to runs commands through a POSIX shell, where a prefix
 // assignment reaches that one command and nothing after it.
 func Render(installedFor, home string) []byte {
-	return renderVersion(templateText, TemplateVersion, installedFor, home)
+	return render(installedFor, home, "")
+}
+
+// render is Render for the facade at base URL facade ("" for the
+// default, see Target.Facade).
+func render(installedFor, home, facade string) []byte {
+	return renderVersion(templateText, TemplateVersion, installedFor, home, facade)
 }
 
 // renderVersion renders text (a template like SKILL.md.tmpl) as version.
 // Tests use it to build older and newer managed files.
-func renderVersion(text string, version int, installedFor, home string) []byte {
+func renderVersion(text string, version int, installedFor, home, facade string) []byte {
 	t := tmpl
 	if text != templateText {
 		t = template.Must(template.New(FileName).Option("missingkey=error").Parse(text))
 	}
+	data := struct {
+		Marker, InstalledFor, Home, Novactl, Facade string
+		// FacadeAnyPort: novad takes a new port at each start, so the
+		// skill can name no URL.
+		FacadeAnyPort bool
+	}{marker(version), oneLine(installedFor), home, novactlCommand(home), facade, strings.HasSuffix(facade, ":0")}
 	var b bytes.Buffer
-	err := t.Execute(&b, struct{ Marker, InstalledFor, Home, Novactl string }{marker(version), oneLine(installedFor), home, novactlCommand(home)})
+	err := t.Execute(&b, data)
 	if err != nil {
 		panic(err) // the template is embedded and tested
 	}
@@ -136,10 +150,43 @@ func installedHome(content []byte) string {
 	return strings.ReplaceAll(q[1:len(q)-1], `'\''`, "'")
 }
 
+// installedFacade returns the facade a skill's HTTP section names ("" for
+// the default, an address with port 0 for a new port at each start; see
+// Target.Facade). Like installedHome, it only reads that sentence.
+func installedFacade(content []byte) string {
+	if m := facadeRE.FindSubmatch(content); m != nil {
+		return string(m[1])
+	}
+	if bytes.Contains(content, []byte(anyPortText)) {
+		return anyPortFacade
+	}
+	return ""
+}
+
+// facadeRE matches the HTTP section of a skill rendered for a facade at
+// a fixed address other than the default, and captures the address.
+var facadeRE = regexp.MustCompile("(?m)^Over HTTP, Nova's facade on this machine is at `(http://[^`\n]+)`, the address its configuration sets\\.")
+
+// anyPortText is in the HTTP section of a skill rendered for a facade
+// on a new port at each start; anyPortFacade is the address
+// installedFacade returns for it (whatever the host, the text is the
+// same).
+const (
+	anyPortText   = "Over HTTP, Nova's facade on this machine listens on a new port at each start"
+	anyPortFacade = "http://127.0.0.1:0"
+)
+
 // Digest is the template-sha256 of the current template rendered for
-// home (see Render): the same for every agent.
-func Digest(home string) string {
-	m, _ := Parse(Render(normalAgent, home))
+// environ's Nova home and its facade (see Target.Home and
+// Target.Facade): the same for every agent.
+func Digest(environ []string) string {
+	return digestFor(paths.Relocated(environ), facadeURL(environ))
+}
+
+// digestFor is the template-sha256 of the template rendered for home and
+// facade.
+func digestFor(home, facade string) string {
+	m, _ := Parse(render(normalAgent, home, facade))
 	return m.Digest
 }
 

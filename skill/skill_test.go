@@ -24,12 +24,12 @@ const (
 )
 
 func TestTemplateVersionPinned(t *testing.T) {
-	if TemplateVersion == pinnedVersion && Digest("") != pinnedDigest {
+	if TemplateVersion == pinnedVersion && digestFor("", "") != pinnedDigest {
 		t.Fatalf("SKILL.md.tmpl changed (digest %s) but TemplateVersion is still %d: bump TemplateVersion, then set pinnedVersion and pinnedDigest to the new values",
-			Digest(""), TemplateVersion)
+			digestFor("", ""), TemplateVersion)
 	}
 	if TemplateVersion != pinnedVersion {
-		t.Fatalf("TemplateVersion is %d: set pinnedVersion=%d and pinnedDigest=%q", TemplateVersion, TemplateVersion, Digest(""))
+		t.Fatalf("TemplateVersion is %d: set pinnedVersion=%d and pinnedDigest=%q", TemplateVersion, TemplateVersion, digestFor("", ""))
 	}
 }
 
@@ -210,8 +210,8 @@ func TestDigestVerifiesAndIsAgentIndependent(t *testing.T) {
 		digests = append(digests, m.Digest)
 	}
 	for _, d := range digests {
-		if d != digests[0] || d != Digest("") {
-			t.Errorf("digests differ across agents: %v (Digest(\"\") %s)", digests, Digest(""))
+		if d != digests[0] || d != digestFor("", "") {
+			t.Errorf("digests differ across agents: %v (digestFor %s)", digests, digestFor("", ""))
 		}
 	}
 	// The body is identical across agents: only the last line differs.
@@ -258,12 +258,12 @@ func TestDigestDetectsEdits(t *testing.T) {
 
 func TestSealSignsOtherVersions(t *testing.T) {
 	old := strings.Replace(templateText, "# Nova recall", "# Nova recall (old)", 1)
-	content := renderVersion(old, 0, "hermes", "")
+	content := renderVersion(old, 0, "hermes", "", "")
 	m, err := Parse(content)
 	if err != nil || !m.Verified || m.Version != 0 {
 		t.Fatalf("old version: %+v %v", m, err)
 	}
-	if m.Digest == Digest("") {
+	if m.Digest == digestFor("", "") {
 		t.Error("an older template has the current digest")
 	}
 }
@@ -302,8 +302,8 @@ func TestRenderCarriesHome(t *testing.T) {
 	if got := installedHome([]byte(text)); got != home {
 		t.Errorf("installedHome = %q, want %q", got, home)
 	}
-	if m, err := Parse([]byte(text)); err != nil || !m.Verified || m.Digest != Digest(home) || m.Digest == Digest("") {
-		t.Errorf("marker %+v, %v; Digest(home) %s", m, err, Digest(home))
+	if m, err := Parse([]byte(text)); err != nil || !m.Verified || m.Digest != digestFor(home, "") || m.Digest == digestFor("", "") {
+		t.Errorf("marker %+v, %v; digestFor(home) %s", m, err, digestFor(home, ""))
 	}
 	def := string(Render("codex", ""))
 	if strings.Contains(def, "NOVA_HOME=") || installedHome([]byte(def)) != "" {

@@ -1,12 +1,15 @@
 package skill
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/nova-recall/nova/agents"
+	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -51,6 +54,32 @@ func (t Target) File() string { return filepath.Join(t.Dir(), FileName) }
 // Home is the Nova home the target's skill commands use: "" for the
 // default ~/.nova, else the home NOVA_HOME names (see paths.Relocated).
 func (t Target) Home() string { return paths.Relocated(t.environ) }
+
+// Facade is the base URL of the facade the target's skill names for
+// HTTP calls (see facadeURL).
+func (t Target) Facade() string { return facadeURL(t.environ) }
+
+// facadeURL is the base URL of the facade of environ's Nova home, as its
+// configuration (config.yaml and NOVA_* variables) sets it: "" for the
+// default, http://127.0.0.1:3036, and a URL with port 0 when novad takes
+// a new port at each start. An HTTP call the skill describes must reach
+// this home's novad: on the default port another home's novad, or
+// another program, may answer. A configuration that cannot be read counts
+// as the default, whose text says another port may be configured (novad
+// does not start with it anyway, and doctor says why).
+func facadeURL(environ []string) string {
+	cfg, err := config.Load(environ)
+	if err != nil {
+		return ""
+	}
+	url := func(c config.Config) string {
+		return "http://" + net.JoinHostPort(config.BindHost(c.Server.Host), strconv.Itoa(c.Facade.Port))
+	}
+	if u := url(cfg); u != url(config.Defaults()) {
+		return u
+	}
+	return ""
+}
 
 // InstalledFor is the last line's agent list for this target.
 func (t Target) InstalledFor() string { return strings.Join(t.Agents, ", ") }
