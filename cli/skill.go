@@ -40,7 +40,8 @@ NOVA_HOME/state/backups/skills/). A file you edited, one without the marker, and
 one from a newer Nova are kept byte for byte unless --force, which backs them up
 first. Files are written atomically (mode 0644) and never through a symbolic link.
 With a NOVA_HOME other than ~/.nova, the skill's commands set it
-(NOVA_HOME='/that/home' novactl search ...); a copy written for another home is
+(NOVA_HOME='/that/home' novactl search ...). Its HTTP fallback names the home's
+facade (facade.port in its config.yaml). A copy written for another home or port is
 updated by install, after a backup. Installed for Claude Code, install prints the
 permission rule that lets it run the skill's search without asking (with
 NOVA_HOME set, a rule for plain "novactl search" does not match the command).
