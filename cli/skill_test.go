@@ -286,7 +286,7 @@ func TestSkillPreservesEditedAndForceBacksUp(t *testing.T) {
 func TestSkillUpgradesOlderWithBackup(t *testing.T) {
 	e := newSkillEnv(t)
 	p := filepath.Join(e.home, ".hermes/skills/nova-recall/SKILL.md")
-	older := strings.Replace(string(skill.Render("hermes", e.nova)), "template-version=2 ", "template-version=1 ", 1)
+	older := strings.Replace(string(skill.Render("hermes", e.nova)), fmt.Sprintf("template-version=%d ", skill.TemplateVersion), "template-version=1 ", 1)
 	older = strings.Replace(older, "## Language", "## Language (old wording)", 1)
 	sealed, err := skill.Seal([]byte(older))
 	if err != nil {

@@ -2,11 +2,14 @@ package skill
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -19,8 +22,8 @@ import (
 // installed copies are upgraded rather than reported as customized) and
 // update both constants.
 const (
-	pinnedVersion = 2
-	pinnedDigest  = "4db5fedc96018e881cf8d244a4802d8ffddf6884a0384cc031ee8d50c12bf323"
+	pinnedVersion = 3
+	pinnedDigest  = "396c611588dd82f2febffed536e1c172672ba5a59908aad28827d9ea4449fefd"
 )
 
 func TestTemplateVersionPinned(t *testing.T) {
@@ -190,7 +193,7 @@ func TestFrontMatter(t *testing.T) {
 }
 
 func TestDigestVerifiesAndIsAgentIndependent(t *testing.T) {
-	markerLine := regexp.MustCompile(`(?m)^<!-- nova-managed-skill id=nova-recall template-version=2 template-sha256=[0-9a-f]{64} -->$`)
+	markerLine := regexp.MustCompile(`(?m)^<!-- nova-managed-skill id=nova-recall template-version=` + strconv.Itoa(TemplateVersion) + ` template-sha256=[0-9a-f]{64} -->$`)
 	var digests []string
 	for _, target := range Targets([]string{"HOME=/home/u"}) {
 		content := Render(target.InstalledFor(), "")
@@ -224,8 +227,10 @@ func TestDigestVerifiesAndIsAgentIndependent(t *testing.T) {
 func TestDigestDetectsEdits(t *testing.T) {
 	content := Render("codex", "")
 	for name, edit := range map[string]func(string) string{
-		"body":         func(s string) string { return strings.Replace(s, "at most 3 external", "at most 9 external", 1) },
-		"version":      func(s string) string { return strings.Replace(s, "template-version=2", "template-version=3", 1) },
+		"body": func(s string) string { return strings.Replace(s, "at most 3 external", "at most 9 external", 1) },
+		"version": func(s string) string {
+			return strings.Replace(s, fmt.Sprintf("template-version=%d", TemplateVersion), fmt.Sprintf("template-version=%d", TemplateVersion+1), 1)
+		},
 		"front matter": func(s string) string { return strings.Replace(s, "name: nova-recall", "name: nova-recall-x", 1) },
 		"trailing":     func(s string) string { return s + "extra\n" },
 		"last line": func(s string) string {
@@ -324,5 +329,31 @@ func TestClaudePermissionRule(t *testing.T) {
 		if !strings.Contains(string(Render("claude-code", home)), "\n    "+prefix+` "<query>" --top-k 8 --json`+"\n") {
 			t.Errorf("%q: the skill's search command does not start with %q", home, prefix)
 		}
+	}
+}
+
+// TestSandboxedSearchIsNotNovaDown: an agent whose commands run in a
+// sandbox that blocks loopback (Codex's default workspace-write sandbox
+// on macOS) gets "connect: operation not permitted" from the skill's
+// search while novad serves. The skill names that error, says it is the
+// sandbox, not Nova, and says to run the command again outside the
+// sandbox, with the user's approval, before telling the user anything is
+// down; it points to the MCP tool, which no command sandbox confines.
+func TestSandboxedSearchIsNotNovaDown(t *testing.T) {
+	text := string(Render("codex", ""))
+	for _, p := range []string{
+		syscall.EPERM.Error(), // what connect(2) returns under the sandbox, as novactl reports it
+		"sandbox",
+		"outside the sandbox",
+		"approve",
+		"memory_search",
+	} {
+		if !strings.Contains(text, p) {
+			t.Errorf("the skill lacks %q", p)
+		}
+	}
+	// The sandbox advice comes before the advice to report Nova down.
+	if i, j := strings.Index(text, syscall.EPERM.Error()), strings.Index(text, "if Nova is down or has no index"); i < 0 || j < 0 || i > j {
+		t.Errorf("the sandbox advice (at %d) does not come before the advice for Nova down (at %d)", i, j)
 	}
 }
