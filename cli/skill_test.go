@@ -588,3 +588,58 @@ func TestSkillNamesConfiguredFacade(t *testing.T) {
 		t.Errorf("with facade.port 0 the skill names %q:\n%s", u, b)
 	}
 }
+
+// TestSkillRefusesAnotherUsersAgentDirectory: novactl skill run as
+// another user than the one whose agent directory it would write (sudo
+// keeps HOME) refuses, and creates nothing there: a skills folder it
+// made would be that user's no longer, and their agent could not write
+// its own skills into it, nor they update or remove Nova's.
+func TestSkillRefusesAnotherUsersAgentDirectory(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving a directory to another user takes root")
+	}
+	e := newSkillEnv(t)
+	claude := filepath.Join(e.home, ".claude")
+	novatest.Must(t, os.Chown(claude, 65534, 65534))
+	code, out, errs := e.run(t, "install", "--agent", "claude-code")
+	if code != ExitFailure || !strings.Contains(out, claude+" is owned by another user") {
+		t.Errorf("install: exit %d:\n%s%s", code, out, errs)
+	}
+	if _, err := os.Lstat(filepath.Join(claude, "skills")); err == nil {
+		t.Error("install created a skills folder in another user's agent directory")
+	}
+	if doc := e.runJSON(t, ExitFailure, "install", "--agent", "claude-code", "--dry-run"); doc.OK || doc.Targets[0].Action != "refuse" {
+		t.Errorf("dry run: %+v", doc)
+	}
+	if st := e.runJSON(t, ExitFailure, "status", "--agent", "claude-code"); st.Targets[0].Classification != "unsafe" {
+		t.Errorf("status: %+v", st)
+	}
+	// The agent directories of the user novactl runs as are written.
+	if code, out, _ := e.run(t, "install", "--agent", "hermes"); code != ExitOK || !strings.Contains(out, "installed") {
+		t.Errorf("install for hermes: exit %d:\n%s", code, out)
+	}
+
+	// A home that is another user's: no skills root is made in it.
+	e = newSkillEnv(t)
+	novatest.Must(t, os.Chown(e.home, 65534, 65534))
+	if code, out, _ := e.run(t, "install", "--agent", "codex"); code != ExitFailure || !strings.Contains(out, e.home+" is owned by another user") {
+		t.Errorf("install into another user's home: exit %d:\n%s", code, out)
+	}
+	if _, err := os.Lstat(filepath.Join(e.home, ".agents")); err == nil {
+		t.Error("install created ~/.agents in another user's home")
+	}
+
+	// An agent folder named outside the home, not made yet, under another
+	// user's folder: not installed, as before (the agent is not here).
+	e = newSkillEnv(t)
+	other := filepath.Join(t.TempDir(), "other")
+	novatest.Must(t, os.Mkdir(other, 0o755))
+	novatest.Must(t, os.Chown(other, 65534, 65534))
+	e.environ = append(e.environ, "HERMES_HOME="+filepath.Join(other, "hermes"))
+	if st := e.runJSON(t, ExitOK, "status", "--agent", "hermes"); st.Targets[0].Classification != "missing" {
+		t.Errorf("status of a hermes home not made yet: %+v", st)
+	}
+	if doc := e.runJSON(t, ExitOK, "install"); doc.by(t)["hermes"] != "skipped" {
+		t.Errorf("install skips a hermes not found: %v", doc.by(t))
+	}
+}

@@ -44,7 +44,9 @@ const (
 	// ClassUnreadable: the file exists but cannot be read.
 	ClassUnreadable Class = "unreadable"
 	// ClassUnsafe: the skill directory or file is a symbolic link or not
-	// what it should be, or it resolves outside the root. Never written.
+	// what it should be, it resolves outside the root, or the directory
+	// (or the nearest folder of it that exists) is another user's. Never
+	// written.
 	ClassUnsafe Class = "unsafe"
 )
 
@@ -78,6 +80,10 @@ func (s State) UpgradeAvailable() bool {
 
 // Inspect classifies t's skill file. It never writes.
 func Inspect(t Target) State {
+	if err := ownedHere(t); err != nil {
+		_, lerr := os.Lstat(t.File())
+		return State{Class: ClassUnsafe, Exists: lerr == nil, Detail: err.Error()}
+	}
 	fi, err := os.Lstat(t.Dir())
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -143,6 +149,36 @@ func Inspect(t Target) State {
 		s.Class, s.Detail = ClassCustomized, fmt.Sprintf("a managed template version %d with other content than this novactl's", m.Version)
 	}
 	return s
+}
+
+// ownedHere checks that the nearest folder of t's skill directory that
+// exists is the user's that novactl runs as. Run as another user (sudo
+// keeps HOME), install would leave folders and a file there that are no
+// longer the agent's user's: their agent could not add its own skills to
+// a skills folder Nova made, nor they update or remove Nova's. Only the
+// agent's own folders and the home they lie in are judged: a root outside
+// the home that does not exist yet (an agent variable naming a folder
+// under /opt) is left to the write, as before.
+func ownedHere(t Target) error {
+	home := paths.UserHome(t.environ)
+	if home != "" {
+		home = filepath.Clean(home)
+	}
+	for p := t.Dir(); ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(p) == p {
+				return nil
+			}
+			continue
+		}
+		judged := p == t.Root || p == filepath.Dir(t.Root) || p == t.Dir() ||
+			home != "" && (p == home || strings.HasPrefix(p, home+string(filepath.Separator)))
+		if judged && paths.OwnedByAnotherUser(fi) {
+			return fmt.Errorf("%s is owned by another user: run novactl skill as the user whose agents read it (not with sudo)", p)
+		}
+		return nil
+	}
 }
 
 // homeName names a home for a person: "" is the default.
