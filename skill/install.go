@@ -44,9 +44,9 @@ const (
 	// ClassUnreadable: the file exists but cannot be read.
 	ClassUnreadable Class = "unreadable"
 	// ClassUnsafe: the skill directory or file is a symbolic link or not
-	// what it should be, it resolves outside the root, or the directory
-	// (or the nearest folder of it that exists) is another user's. Never
-	// written.
+	// what it should be, it resolves outside the root, or it (or the
+	// nearest of the agent's folders or the home above it that exists) is
+	// another user's (see ownedHere). Never written.
 	ClassUnsafe Class = "unsafe"
 )
 
