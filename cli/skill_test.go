@@ -643,3 +643,38 @@ func TestSkillRefusesAnotherUsersAgentDirectory(t *testing.T) {
 		t.Errorf("install skips a hermes not found: %v", doc.by(t))
 	}
 }
+
+// TestSkillSaysSkillsLinkIsDangling: a skills folder kept as a link (to a
+// dotfiles repository) whose target is gone is named as such by install
+// and status, and nothing is created at the link's target; install said
+// "mkdir ~/.claude/skills: file exists" while status said to run install.
+func TestSkillSaysSkillsLinkIsDangling(t *testing.T) {
+	e := newSkillEnv(t)
+	gone := filepath.Join(e.home, "dotfiles", "claude-skills")
+	root := filepath.Join(e.home, ".claude", "skills")
+	novatest.Must(t, os.Symlink(gone, root))
+	want := root + " is a link to " + gone + ", which does not exist"
+	code, out, errs := e.run(t, "install", "--agent", "claude-code")
+	if code != ExitFailure || !strings.Contains(out, want) {
+		t.Errorf("install: exit %d, want %q:\n%s%s", code, want, out, errs)
+	}
+	if _, err := os.Lstat(gone); err == nil {
+		t.Error("install created the link's target")
+	}
+	code, out, _ = e.run(t, "status", "--agent", "claude-code")
+	if code != ExitFailure || !strings.Contains(out, want) {
+		t.Errorf("status: exit %d, want %q:\n%s", code, want, out)
+	}
+	// There is nothing to uninstall there.
+	if code, out, _ := e.run(t, "uninstall", "--agent", "claude-code"); code != ExitOK || !strings.Contains(out, "not installed") {
+		t.Errorf("uninstall: exit %d:\n%s", code, out)
+	}
+	// Once the target is back, install writes through the root's link.
+	novatest.Must(t, os.MkdirAll(gone, 0o755))
+	if code, out, _ := e.run(t, "install", "--agent", "claude-code"); code != ExitOK || !strings.Contains(out, "installed") {
+		t.Errorf("install with the link's target back: exit %d:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(gone, "nova-recall", "SKILL.md")); err != nil {
+		t.Error(err)
+	}
+}

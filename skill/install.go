@@ -44,9 +44,10 @@ const (
 	// ClassUnreadable: the file exists but cannot be read.
 	ClassUnreadable Class = "unreadable"
 	// ClassUnsafe: the skill directory or file is a symbolic link or not
-	// what it should be, it resolves outside the root, or it (or the
-	// nearest of the agent's folders or the home above it that exists) is
-	// another user's (see ownedHere). Never written.
+	// what it should be, it resolves outside the root, the root is a link
+	// to nothing, or it (or the nearest of the agent's folders or the
+	// home above it that exists) is another user's (see ownedHere). Never
+	// written.
 	ClassUnsafe Class = "unsafe"
 )
 
@@ -83,6 +84,9 @@ func Inspect(t Target) State {
 	if err := ownedHere(t); err != nil {
 		_, lerr := os.Lstat(t.File())
 		return State{Class: ClassUnsafe, Exists: lerr == nil, Detail: err.Error()}
+	}
+	if err := danglingRoot(t); err != nil {
+		return State{Class: ClassUnsafe, Detail: err.Error()}
 	}
 	fi, err := os.Lstat(t.Dir())
 	switch {
@@ -179,6 +183,24 @@ func ownedHere(t Target) error {
 		}
 		return nil
 	}
+}
+
+// danglingRoot reports a skills root that is a link to nothing (a
+// dotfiles repository moved): writing would fail on it with "file
+// exists", and creating the link's target would write where the person no
+// longer keeps their files.
+func danglingRoot(t Target) error {
+	target, err := os.Readlink(t.Root)
+	if err != nil {
+		return nil // not a link (or missing): the write makes or uses it
+	}
+	if _, err := os.Stat(t.Root); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(t.Root), target)
+	}
+	return fmt.Errorf("%s is a link to %s, which does not exist: create that folder, or remove the link", t.Root, target)
 }
 
 // homeName names a home for a person: "" is the default.
@@ -305,7 +327,8 @@ func installAction(s State, force bool) Action {
 
 func uninstallAction(s State) Action {
 	switch {
-	case s.Class == ClassMissing:
+	case s.Class == ClassMissing, s.Class == ClassUnsafe && !s.Exists:
+		// Nothing to remove, even where nothing may be written.
 		return ActNotInstalled
 	case s.Class == ClassUnsafe:
 		return ActRefuse
