@@ -678,3 +678,25 @@ func TestSkillSaysSkillsLinkIsDangling(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestSkillSaysSkillsFolderIsAFile: a file where the skills folder should
+// be is named as such, and install fails; it said "kept: cannot read it
+// (lstat ...: not a directory)" and exited 0 with no skill installed.
+func TestSkillSaysSkillsFolderIsAFile(t *testing.T) {
+	e := newSkillEnv(t)
+	root := filepath.Join(e.home, ".claude", "skills")
+	novatest.Must(t, os.WriteFile(root, []byte("not a folder\n"), 0o644))
+	want := root + " is a file, not a folder"
+	if code, out, errs := e.run(t, "install", "--agent", "claude-code"); code != ExitFailure || !strings.Contains(out, want) {
+		t.Errorf("install: exit %d, want %q:\n%s%s", code, want, out, errs)
+	}
+	if code, out, _ := e.run(t, "status", "--agent", "claude-code"); code != ExitFailure || !strings.Contains(out, want) {
+		t.Errorf("status: exit %d, want %q:\n%s", code, want, out)
+	}
+	if code, out, _ := e.run(t, "uninstall", "--agent", "claude-code"); code != ExitOK || !strings.Contains(out, "not installed") {
+		t.Errorf("uninstall: exit %d:\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(root); string(b) != "not a folder\n" {
+		t.Errorf("the file became %q", b)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nova-recall/nova/atomicfile"
@@ -45,9 +46,9 @@ const (
 	ClassUnreadable Class = "unreadable"
 	// ClassUnsafe: the skill directory or file is a symbolic link or not
 	// what it should be, it resolves outside the root, the root is a link
-	// to nothing, or it (or the nearest of the agent's folders or the
-	// home above it that exists) is another user's (see ownedHere). Never
-	// written.
+	// to nothing, a file stands where a folder of its path should be, or
+	// it (or the nearest of the agent's folders or the home above it that
+	// exists) is another user's (see ownedHere). Never written.
 	ClassUnsafe Class = "unsafe"
 )
 
@@ -92,6 +93,10 @@ func Inspect(t Target) State {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return State{Class: ClassMissing}
+	case errors.Is(err, syscall.ENOTDIR):
+		// A file where a folder of the path should be: there is no skill
+		// to read, and none can be written until the person moves it.
+		return State{Class: ClassUnsafe, Detail: notAFolder(filepath.Dir(t.Dir())) + ": move it, then install"}
 	case err != nil:
 		return State{Class: ClassUnreadable, Exists: true, Detail: err.Error()}
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -201,6 +206,19 @@ func danglingRoot(t Target) error {
 		target = filepath.Join(filepath.Dir(t.Root), target)
 	}
 	return fmt.Errorf("%s is a link to %s, which does not exist: create that folder, or remove the link", t.Root, target)
+}
+
+// notAFolder names the nearest of dir and the folders above it that is
+// not a folder.
+func notAFolder(dir string) string {
+	for p := dir; ; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p + " is a file, not a folder"
+		}
+		if filepath.Dir(p) == p {
+			return dir + " is not a folder"
+		}
+	}
 }
 
 // homeName names a home for a person: "" is the default.
