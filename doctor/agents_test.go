@@ -72,7 +72,11 @@ func TestAgents_stale(t *testing.T) {
 	f.write(".codex/config.toml", "[mcp_servers.nova]\ncommand = \"/usr/local/Cellar/nova/0.3/bin/novactl\"\nargs = [\"mcp\"]\nenv = { NOVA_HOME = \""+f.home.Root+"\" }\n")
 	novatest.Must(t, os.MkdirAll(filepath.Join(f.userHome(), ".hermes"), 0o700))
 	f.write(".claude/skills/nova-recall/SKILL.md", string(skill.Render("claude-code", "/elsewhere/nova")))
-	f.write(".agents/skills/nova-recall/SKILL.md", string(skill.Render("codex", f.home.Root)))
+	for _, tg := range skill.Targets(f.environ) {
+		if tg.ID == "codex" { // the file install writes: this home, and its facade
+			f.write(".agents/skills/nova-recall/SKILL.md", string(skill.PlanInstall(tg, false).Want))
+		}
+	}
 
 	rep := f.run(Options{Agents: &AgentOptions{MCPEntry: &e}})
 	if base := f.run(Options{}); rep.Blocked != base.Blocked || rep.Degraded != base.Degraded+2 {
