@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -500,4 +501,49 @@ func copyGeneration(t *testing.T, cfg config.Config, m *manifest.Manifest, chang
 	next := *m
 	next.RunID, next.GenerationPath = id, "generations/"+id
 	return &next
+}
+
+// TestIndexDirectoryReplaced: index/ replaced by another directory
+// renamed over it (a restore from a backup, a sync tool's directory
+// swap) keeps novad's manifest watch: the next promotion into it is
+// served at once, not at the next poll (an hour here). The watch
+// followed the old directory, and novad heard of no promotion again
+// until the poll.
+func TestIndexDirectoryReplaced(t *testing.T) {
+	cfg := indexedHome(t, t.TempDir())
+	srv := serve(t, daemon.Options{Config: cfg, Poll: time.Hour, Debounce: 20 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	base := "http://" + srv.DirectAddr().String()
+	waitServing(t, base)
+	old, _, err := manifest.Read(cfg.Home.Manifest())
+	novatest.Must(t, err)
+
+	// The same index, in another directory that takes index/'s name in
+	// one step.
+	dir := cfg.Home.IndexDir()
+	restored := dir + ".restored"
+	novatest.Must(t, os.Mkdir(restored, 0o700))
+	entries, err := os.ReadDir(dir)
+	novatest.Must(t, err)
+	for _, e := range entries {
+		novatest.Must(t, os.Rename(filepath.Join(dir, e.Name()), filepath.Join(restored, e.Name())))
+	}
+	novatest.Must(t, syscall.Rename(restored, dir)) // os.Rename refuses to replace a directory
+
+	// Two promotions: the first may be seen through the replacement's own
+	// event, the second only through a watch on the new index/.
+	for i := range 2 {
+		next := copyGeneration(t, cfg, old, nil)
+		novatest.Must(t, manifest.WriteAtomic(cfg.Home.Manifest(), next, nil))
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			var h api.Health
+			getJSON(t, base+api.PathHealth, &h)
+			if h.Generation == next.RunID {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("promotion %d into the replaced index/ was not served (serving %s)", i+1, h.Generation)
+			}
+		}
+		old = next
+	}
 }

@@ -100,7 +100,8 @@ func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions, 
 	defer w.wg.Done()
 	dir = filepath.Clean(dir)
 	var fsw *fsnotify.Watcher
-	watched := "" // dir, or its nearest existing ancestor; "" when nothing is watched
+	watched := ""             // dir, or its nearest existing ancestor; "" when nothing is watched
+	var watchedFI os.FileInfo // the directory watched, to tell when another replaces it
 	parentWatched := false
 	// armStep makes one move and reports whether the target changed after
 	// it was watched.
@@ -114,8 +115,31 @@ func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions, 
 			fsw, watched, parentWatched = nw, "", false
 		}
 		target := nearestDir(dir)
+		fi, err := os.Stat(target)
+		if err != nil {
+			return true // gone since nearestDir looked: look again
+		}
 		if target == watched {
-			return false
+			if os.SameFile(fi, watchedFI) {
+				return false
+			}
+			// Another directory took its name (renamed over it, or removed
+			// and made again before this looked): a watch follows the
+			// directory, not the name, so it went with the old one.
+			_ = fsw.Remove(target) // fails when the old one is gone
+			if err := fsw.Add(target); err != nil {
+				w.setErr(err)
+				watched = ""
+				if target == filepath.Dir(dir) {
+					parentWatched = false
+				}
+				return false
+			}
+			watchedFI = fi
+			if target == dir {
+				w.notify() // the manifest in it may be another
+			}
+			return nearestDir(dir) != target
 		}
 		moved := watched != ""
 		parent := filepath.Dir(dir)
@@ -134,7 +158,7 @@ func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions, 
 				return false
 			}
 		}
-		watched = target
+		watched, watchedFI = target, fi
 		if target == dir && !parentWatched {
 			// Also watch dir's parent: the removal of dir is reported there
 			// at once, while dir's own removal event waits until nothing

@@ -3,6 +3,7 @@ package manifest_test
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -86,4 +87,33 @@ func TestWatch_directoryRemovedAndRecreated(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(dir, "manifest.json"), "{}")
 	waitNotified(t, w, 2*time.Second, "the index directory came back with a manifest")
+}
+
+// TestWatch_directoryReplacedByRename: index/ replaced by another
+// directory renamed over it (a restore from a backup, a sync tool's
+// atomic directory swap) is watched from then on: the watch followed the
+// old directory, and the new one was never watched, so each later
+// promotion waited for the poll.
+func TestWatch_directoryReplacedByRename(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "index")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w := manifest.Watch(dir, "manifest.json", manifest.WatchOptions{Debounce: 20 * time.Millisecond, Poll: time.Hour})
+	defer w.Close()
+
+	restored := filepath.Join(home, "index.restored")
+	if err := os.Mkdir(restored, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// Over the empty index/, in one step (os.Rename refuses to replace a
+	// directory; rename(2) does it).
+	if err := syscall.Rename(restored, dir); err != nil {
+		t.Fatal(err)
+	}
+	waitNotified(t, w, 2*time.Second, "index/ was replaced")
+	drain(w)
+	writeFile(t, filepath.Join(dir, "manifest.json"), "{}")
+	waitNotified(t, w, 2*time.Second, "a manifest was written into the new index/")
 }
