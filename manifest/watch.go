@@ -100,9 +100,16 @@ func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions, 
 	defer w.wg.Done()
 	dir = filepath.Clean(dir)
 	var fsw *fsnotify.Watcher
-	watched := ""             // dir, or its nearest existing ancestor; "" when nothing is watched
-	var watchedFI os.FileInfo // the directory watched, to tell when another replaces it
-	parentWatched := false
+	parent := filepath.Dir(dir)
+	// watched is dir, or its nearest existing ancestor ("" when nothing
+	// is watched), and watchedFI the directory it was when watched: a
+	// watch follows a directory, not its name, so another directory
+	// taking the name (renamed over it, or removed and made again before
+	// this looked) is watched afresh. parentWatched says dir's parent is
+	// watched too (parentFI: which directory), so that dir's removal is
+	// seen at once; when watched is the parent, it is the same watch.
+	watched, parentWatched := "", false
+	var watchedFI, parentFI os.FileInfo
 	// armStep makes one move and reports whether the target changed after
 	// it was watched.
 	armStep := func() bool {
@@ -114,63 +121,51 @@ func (w *Watcher) run(ctx context.Context, dir, name string, opts WatchOptions, 
 			}
 			fsw, watched, parentWatched = nw, "", false
 		}
+		hadWatch := watched != ""
+		if parentWatched {
+			if fi, err := os.Stat(parent); err != nil || !os.SameFile(fi, parentFI) {
+				// The parent was removed or replaced: its watch went with it.
+				_ = fsw.Remove(parent) // fails when the old one is gone
+				parentWatched = false
+				if watched == parent {
+					watched = ""
+				}
+			}
+		}
 		target := nearestDir(dir)
 		fi, err := os.Stat(target)
 		if err != nil {
 			return true // gone since nearestDir looked: look again
 		}
-		if target == watched {
-			if os.SameFile(fi, watchedFI) {
-				return false
+		if watched != target || !os.SameFile(fi, watchedFI) {
+			if watched != "" && !(watched == parent && parentWatched) {
+				_ = fsw.Remove(watched) // fails when the directory itself is gone
 			}
-			// Another directory took its name (renamed over it, or removed
-			// and made again before this looked): a watch follows the
-			// directory, not the name, so it went with the old one.
-			_ = fsw.Remove(target) // fails when the old one is gone
-			if err := fsw.Add(target); err != nil {
-				w.setErr(err)
-				watched = ""
-				if target == filepath.Dir(dir) {
-					parentWatched = false
+			watched = ""
+			if !(target == parent && parentWatched) {
+				if err := fsw.Add(target); err != nil {
+					w.setErr(err)
+					return false
 				}
-				return false
 			}
-			watchedFI = fi
-			if target == dir {
-				w.notify() // the manifest in it may be another
+			watched, watchedFI = target, fi
+			if target == parent {
+				parentWatched, parentFI = true, fi
 			}
-			return nearestDir(dir) != target
-		}
-		moved := watched != ""
-		parent := filepath.Dir(dir)
-		if moved && watched == parent && target == dir {
-			// Moving down from dir's parent: keep watching it (see below)
-			// rather than remove and add it again.
-			parentWatched = true
-		}
-		if moved && !(parentWatched && watched == parent) {
-			_ = fsw.Remove(watched) // fails when the directory itself is gone
-		}
-		watched = ""
-		if !(parentWatched && target == parent) {
-			if err := fsw.Add(target); err != nil {
-				w.setErr(err)
-				return false
+			if hadWatch && target == dir {
+				// dir just appeared, or another took its place: the
+				// manifest may have been written into it before the watch
+				// was in place.
+				w.notify()
 			}
 		}
-		watched, watchedFI = target, fi
 		if target == dir && !parentWatched {
 			// Also watch dir's parent: the removal of dir is reported there
 			// at once, while dir's own removal event waits until nothing
 			// holds the directory (novad maps files under it).
-			if err := fsw.Add(parent); err == nil {
-				parentWatched = true
+			if pfi, err := os.Stat(parent); err == nil && fsw.Add(parent) == nil {
+				parentWatched, parentFI = true, pfi
 			}
-		}
-		if moved && target == dir {
-			// dir just appeared: the manifest may have been written into it
-			// before the watch was in place.
-			w.notify()
 		}
 		return nearestDir(dir) != target
 	}

@@ -117,3 +117,33 @@ func TestWatch_directoryReplacedByRename(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "manifest.json"), "{}")
 	waitNotified(t, w, 2*time.Second, "a manifest was written into the new index/")
 }
+
+// TestWatch_homeRemovedAndRecreated: the home itself removed and made
+// again (wiped, or restored from a backup) while watched: the manifest a
+// first sync then writes into it is seen at once, not at the next poll.
+// The watch on the home went with the removed directory, and the
+// watcher, believing it still held it, watched nothing in the new one.
+func TestWatch_homeRemovedAndRecreated(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	dir := filepath.Join(home, "index")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w := manifest.Watch(dir, "manifest.json", manifest.WatchOptions{Debounce: 20 * time.Millisecond, Poll: time.Hour})
+	defer w.Close()
+
+	if err := os.RemoveAll(home); err != nil {
+		t.Fatal(err)
+	}
+	waitNotified(t, w, 2*time.Second, "the home was removed")
+	drain(w)
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // let the watcher see the new home before index/ appears in it
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "manifest.json"), "{}")
+	waitNotified(t, w, 2*time.Second, "a first sync wrote index/manifest.json into the new home")
+}
