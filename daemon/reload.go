@@ -3,9 +3,14 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"maps"
+	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 	"weak"
 
@@ -243,16 +248,30 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 		// for a damaged manifest: a restart must not lose the index.
 		return
 	}
+	// The files the manifest names, stamped before they are opened: a
+	// generation that failed is tried again, on the watcher's next poll,
+	// once they change (a restore that copied manifest.json before the
+	// segments it names), not before (each try hashes them all).
+	stamp := ""
+	if err == nil {
+		stamp = filesStamp(s.home.IndexDir(), m)
+	}
 	if trigger == triggerWatch && cur != nil && hash == cur.hash {
 		// Unchanged (a touch, a chmod, a poll tick, or a revert to the
 		// content being served after a failed attempt).
-		if err == nil && cur.runID() == m.RunID && s.integrityStatus() != api.IntegrityDamaged {
-			s.clearFailure(m.RunID)
+		if err == nil && cur.runID() == m.RunID {
+			if s.integrityStatus() != api.IntegrityDamaged {
+				s.clearFailure(m.RunID)
+			}
+			return
 		}
-		return
+		// A fallback is served for the generation the manifest names.
+		if !s.failedFilesChanged(hash, stamp) {
+			return
+		}
 	}
 	s.statusMu.Lock()
-	knownBad := trigger == triggerWatch && hash != "" && hash == s.failedHash
+	knownBad := trigger == triggerWatch && hash != "" && hash == s.failedHash && stamp == s.failedStamp
 	s.statusMu.Unlock()
 	if knownBad {
 		return
@@ -272,7 +291,7 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 		s.swap(next, hash, activeID, trigger, nil, nil)
 		return
 	}
-	s.failReload(hash, activeID, activeErr)
+	s.failReload(hash, stamp, activeID, activeErr)
 	if trigger == triggerWatch && cur != nil && s.integrityStatus() != api.IntegrityDamaged {
 		// A new manifest names a generation that cannot be served, and the
 		// one in memory is intact: it stays.
@@ -399,10 +418,40 @@ func (s *Server) queryEmbedder(g *generation.Generation) embedding.Embedder {
 }
 
 // failReload records that the generation the manifest names (runID) could
-// not be served; hash is the manifest content, so that the watcher's poll
-// does not retry it until it changes.
-func (s *Server) failReload(hash, runID string, err error) {
+// not be served; hash is the manifest content and stamp its files' (see
+// filesStamp), so that the watcher's poll does not retry it until either
+// changes.
+func (s *Server) failReload(hash, stamp, runID string, err error) {
+	s.statusMu.Lock()
+	s.failedStamp = stamp
+	s.statusMu.Unlock()
 	s.setReloadStatus(false, err, hash, runID)
+}
+
+// failedFilesChanged reports whether hash is the manifest content whose
+// generation failed to load and its files changed since (stamp).
+func (s *Server) failedFilesChanged(hash, stamp string) bool {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	return hash != "" && hash == s.failedHash && stamp != s.failedStamp
+}
+
+// filesStamp sums up the state of every file m names under indexDir (its
+// size and modification time, or that it is missing) without reading
+// any: it changes when a file is added, removed or rewritten.
+func filesStamp(indexDir string, m *manifest.Manifest) string {
+	var b strings.Builder
+	all := m.AllFiles()
+	for _, dir := range slices.Sorted(maps.Keys(all)) {
+		for _, name := range manifest.SortedFiles(all[dir]) {
+			b.WriteString(dir + "/" + name)
+			if fi, err := os.Stat(filepath.Join(indexDir, dir, name)); err == nil {
+				fmt.Fprintf(&b, " %d %d", fi.Size(), fi.ModTime().UnixNano())
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return manifest.HashBytes([]byte(b.String()))
 }
 
 // setReloadStatus records a reload attempt: a swap (ok) or a failure.
@@ -414,7 +463,7 @@ func (s *Server) setReloadStatus(ok bool, err error, hash, runID string) {
 	s.reload.LastReloadSuccessful = ok
 	if ok {
 		s.reload.LastSuccessAt = now
-		s.reload.LastError, s.reload.FailedRunID, s.failedHash = "", "", ""
+		s.reload.LastError, s.reload.FailedRunID, s.failedHash, s.failedStamp = "", "", "", ""
 		s.reload.Reloads++
 		return
 	}
@@ -429,7 +478,7 @@ func (s *Server) setReloadStatus(ok bool, err error, hash, runID string) {
 func (s *Server) clearFailure(runID string) {
 	s.statusMu.Lock()
 	s.reload.LastReloadSuccessful = true
-	s.reload.LastError, s.reload.FailedRunID, s.failedHash = "", "", ""
+	s.reload.LastError, s.reload.FailedRunID, s.failedHash, s.failedStamp = "", "", "", ""
 	s.statusMu.Unlock()
 	s.setIntegrity(api.IntegrityVerified, runID, runID, nil, nil, false)
 }

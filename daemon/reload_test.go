@@ -547,3 +547,87 @@ func TestIndexDirectoryReplaced(t *testing.T) {
 		old = next
 	}
 }
+
+// TestHalfWrittenGenerationServedOnceComplete: a manifest that names a
+// generation whose files are not all there yet (a restore with rsync,
+// which copies manifest.json before segments/, or cp -a) fails to load,
+// and novad keeps serving what it served. Once the missing files arrive,
+// with the manifest unchanged, the next poll serves the new generation:
+// the failure was remembered by the manifest's content alone, and novad
+// served the old generation until a restart or SIGHUP.
+func TestHalfWrittenGenerationServedOnceComplete(t *testing.T) {
+	cfg := indexedHome(t, t.TempDir())
+	const poll = 20 * time.Millisecond
+	srv := serve(t, daemon.Options{Config: cfg, Poll: poll, Debounce: poll, Logger: slog.New(slog.DiscardHandler)})
+	base := "http://" + srv.DirectAddr().String()
+	waitServing(t, base)
+	old, _, err := manifest.Read(cfg.Home.Manifest())
+	novatest.Must(t, err)
+
+	// The new generation's manifest is in place before one of its files.
+	next := copyGeneration(t, cfg, old, nil)
+	late := filepath.Join(cfg.Home.Generation(next.RunID), generation.FileSources)
+	b, err := os.ReadFile(late)
+	novatest.Must(t, err)
+	novatest.Must(t, os.Remove(late))
+	novatest.Must(t, manifest.WriteAtomic(cfg.Home.Manifest(), next, nil))
+	var h api.Health
+	for deadline := time.Now().Add(20 * time.Second); h.Reload.FailedRunID != next.RunID; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the half-written generation's failure was never reported: %+v", h.Reload)
+		}
+		getJSON(t, base+api.PathHealth, &h)
+	}
+	if h.Generation != old.RunID {
+		t.Fatalf("serving %q while the promoted generation is half-written, want %s", h.Generation, old.RunID)
+	}
+
+	novatest.Must(t, os.WriteFile(late, b, 0o600))
+	for deadline := time.Now().Add(20 * time.Second); h.Generation != next.RunID; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the generation, complete now, was never served: serving %s, reload %+v", h.Generation, h.Reload)
+		}
+		getJSON(t, base+api.PathHealth, &h)
+	}
+	if !h.Reload.LastReloadSuccessful || h.Integrity.Status != api.IntegrityVerified {
+		t.Errorf("serving the complete generation: reload %+v, integrity %+v", h.Reload, h.Integrity)
+	}
+}
+
+// TestRestoreIntoEmptyNovadServedOnceComplete: the same restore into a
+// home whose novad serves nothing yet: the manifest, copied first, names
+// files not there yet; once they are, the next poll serves them (novad
+// served nothing until its hourly check, a restart or SIGHUP).
+func TestRestoreIntoEmptyNovadServedOnceComplete(t *testing.T) {
+	cfg := indexedHome(t, t.TempDir())
+	dir := cfg.Home.IndexDir()
+	backup := dir + ".backup"
+	novatest.Must(t, os.Rename(dir, backup))
+	novatest.Must(t, os.Mkdir(dir, 0o700))
+	const poll = 20 * time.Millisecond
+	srv := serve(t, daemon.Options{Config: cfg, Poll: poll, Debounce: poll, Logger: slog.New(slog.DiscardHandler)})
+	base := "http://" + srv.DirectAddr().String()
+
+	// rsync's order: manifest.json before segments/ and spaces/.
+	m, _, err := manifest.Read(filepath.Join(backup, "manifest.json"))
+	novatest.Must(t, err)
+	novatest.Must(t, os.Rename(filepath.Join(backup, "manifest.json"), cfg.Home.Manifest()))
+	var h api.Health
+	for deadline := time.Now().Add(20 * time.Second); h.Reload.FailedRunID != m.RunID; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the manifest without its files was never reported: %+v", h.Reload)
+		}
+		getJSON(t, base+api.PathHealth, &h)
+	}
+	entries, err := os.ReadDir(backup)
+	novatest.Must(t, err)
+	for _, e := range entries {
+		novatest.Must(t, os.Rename(filepath.Join(backup, e.Name()), filepath.Join(dir, e.Name())))
+	}
+	for deadline := time.Now().Add(20 * time.Second); h.Generation != m.RunID; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the restored generation was never served: reload %+v, integrity %+v", h.Reload, h.Integrity)
+		}
+		getJSON(t, base+api.PathHealth, &h)
+	}
+}

@@ -112,7 +112,10 @@ type Server struct {
 	statusMu   sync.Mutex
 	reload     api.ReloadStatus
 	failedHash string
-	integrity  api.Integrity
+	// failedStamp is the state of the files of the generation that failed
+	// to load (filesStamp), when its manifest could be read.
+	failedStamp string
+	integrity   api.Integrity
 
 	permits chan struct{}
 	token   secrets.Token
