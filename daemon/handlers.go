@@ -19,10 +19,15 @@ import (
 	"github.com/nova-recall/nova/secrets"
 )
 
-// servingProfile is the embedding profile novad serves: the active
-// builtin generation's model, or the configured provider.
-func (s *Server) servingProfile() api.EmbeddingProfile {
-	if cur := s.current.Load(); cur != nil && cur.profileOK {
+// servingProfile is the embedding profile novad serves with cur (nil for
+// none): the active builtin generation's model, or the configured
+// provider.
+//
+// Every answer is about one snapshot: a handler loads s.current once and
+// passes it to each of these, so that a swap in the middle of a request
+// never mixes two generations in one answer.
+func (s *Server) servingProfile(cur *served) api.EmbeddingProfile {
+	if cur != nil && cur.profileOK {
 		return cur.gen.Record.EmbeddingProfile
 	}
 	p := api.EmbeddingProfile{Provider: s.cfg.Embedding.Provider, Dimension: s.cfg.Embedding.Dimension}
@@ -32,9 +37,8 @@ func (s *Server) servingProfile() api.EmbeddingProfile {
 	return p
 }
 
-// availability returns "" when searches can run, else the reason.
-func (s *Server) availability() string {
-	cur := s.current.Load()
+// availability returns "" when searches can run on cur, else the reason.
+func (s *Server) availability(cur *served) string {
 	switch {
 	case cur == nil && s.loading.Load():
 		return api.ReasonIndexLoading
@@ -66,8 +70,8 @@ func sourceCommit() *string {
 	return &c
 }
 
-func (s *Server) health() api.Health {
-	prof := s.servingProfile()
+func (s *Server) health(cur *served) api.Health {
+	prof := s.servingProfile(cur)
 	view := profileView(prof)
 	h := api.Health{
 		Status: "ok", Version: version.Get().Version, SourceCommit: sourceCommit(), Model: prof.Model, Dimension: prof.Dimension,
@@ -84,7 +88,7 @@ func (s *Server) health() api.Health {
 	s.statusMu.Lock()
 	h.Reload, h.Integrity = s.reload, s.integrity
 	s.statusMu.Unlock()
-	reason := s.availability()
+	reason := s.availability(cur)
 	h.IndexUnavailableReason = api.ActiveIndexReady
 	switch {
 	case reason != "" && reason != api.ReasonIndexNotLoaded:
@@ -102,7 +106,7 @@ func (s *Server) health() api.Health {
 	if _, err := os.Stat(s.home.Manifest()); err == nil {
 		h.IndexExists = true
 	}
-	if cur := s.current.Load(); cur != nil {
+	if cur != nil {
 		p := filepath.Join(s.home.IndexDir(), cur.gen.Record.GenerationPath)
 		h.IndexPath = &p
 		h.IndexExists, h.IndexLoaded = true, true
@@ -113,17 +117,17 @@ func (s *Server) health() api.Health {
 	} else {
 		h.ProviderLoaded = s.encoder() != nil
 	}
-	h.Freshness = s.ragStatus().Freshness
+	h.Freshness = s.ragStatus(cur).Freshness
 	return h
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, s.health())
+	writeJSON(w, http.StatusOK, s.health(s.current.Load()))
 	return nil
 }
 
-func (s *Server) stats() api.Stats {
-	prof := s.servingProfile()
+func (s *Server) stats(cur *served) api.Stats {
+	prof := s.servingProfile(cur)
 	view := profileView(prof)
 	st := api.Stats{
 		Status: "ready",
@@ -134,7 +138,7 @@ func (s *Server) stats() api.Stats {
 		Index: api.StatsIndex{Source: "v2", Layers: map[string]int{}, Agents: map[string]int{}, Projects: map[string]int{},
 			SourceSets: map[string]int{}, Tags: map[string]int{}},
 	}
-	reason := s.availability()
+	reason := s.availability(cur)
 	st.Index.UnavailableReason = "v2-active-ready"
 	if reason != "" {
 		st.Index.UnavailableReason = reason
@@ -142,7 +146,6 @@ func (s *Server) stats() api.Stats {
 			st.Status = "booting"
 		}
 	}
-	cur := s.current.Load()
 	if cur == nil {
 		return st
 	}
@@ -165,7 +168,7 @@ func (s *Server) stats() api.Stats {
 }
 
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, s.stats())
+	writeJSON(w, http.StatusOK, s.stats(s.current.Load()))
 	return nil
 }
 
@@ -231,27 +234,27 @@ func (s *Server) tokenFileServed() bool {
 	return err == nil && onDisk.Equal(s.token.Reveal())
 }
 
-// contract returns the external-agent contract with the serving profile,
-// in the embedding profile's keys (mode, providerId, model, dimension) as
-// /health and /stats give it; provider, the providerId, is kept for
-// clients that read it.
-func (s *Server) contract() *api.Contract {
-	p := s.servingProfile()
+// contract returns the external-agent contract with the profile novad
+// serves with cur, in the embedding profile's keys (mode, providerId,
+// model, dimension) as /health and /stats give it; provider, the
+// providerId, is kept for clients that read it.
+func (s *Server) contract(cur *served) *api.Contract {
+	p := s.servingProfile(cur)
 	v := profileView(p)
 	return api.NewContract(map[string]any{"mode": v.Mode, "providerId": v.ProviderID, "provider": p.Provider, "model": p.Model, "dimension": p.Dimension})
 }
 
 func (s *Server) handleContract(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, s.contract())
+	writeJSON(w, http.StatusOK, s.contract(s.current.Load()))
 	return nil
 }
 
 // freshness reports how current memory is: the source watcher's state
 // (read from its state file; novad never watches sources itself) and the
-// build time of the generation being served. status is the caller's.
-func (s *Server) freshness(status string) api.Freshness {
+// build time of cur, the generation served. status is the caller's.
+func (s *Server) freshness(cur *served, status string) api.Freshness {
 	var built time.Time
-	if cur := s.current.Load(); cur != nil {
+	if cur != nil {
 		built = cur.gen.Record.CreatedAt
 	}
 	f, _ := freshness.Load(s.home, s.opts.Now(), built)
@@ -259,13 +262,13 @@ func (s *Server) freshness(status string) api.Freshness {
 	return f
 }
 
-func (s *Server) ragStatus() api.RagStatus {
+func (s *Server) ragStatus(cur *served) api.RagStatus {
 	st := api.RagStatus{
-		Freshness: s.freshness("ready"),
+		Freshness: s.freshness(cur, "ready"),
 		NetworkBoundary: api.NetworkBoundary{SchemaVersion: 1, Policy: "loopback-only", Status: "ready",
 			EncodeExposure: "internal-token-and-loopback"},
 	}
-	reason := s.availability()
+	reason := s.availability(cur)
 	s.statusMu.Lock()
 	in := s.integrity
 	s.statusMu.Unlock()
@@ -279,7 +282,7 @@ func (s *Server) ragStatus() api.RagStatus {
 	case reason != "":
 		st.Freshness.Status = reason
 	}
-	if cur := s.current.Load(); cur != nil {
+	if cur != nil {
 		st.Ready = true
 		st.Generation = cur.runID()
 		st.ChunkCount = cur.snap.Gen.Count()
@@ -300,9 +303,10 @@ func (s *Server) ragStatus() api.RagStatus {
 }
 
 func (s *Server) handleFacadeHealth(w http.ResponseWriter, r *http.Request) error {
-	rs := s.ragStatus()
+	cur := s.current.Load()
+	rs := s.ragStatus(cur)
 	h := api.FacadeHealth{Available: rs.SearchAvailable, ReadOnly: true, MutationAllowed: false,
-		ExternalAgentContract: s.contract(), RagStatus: rs}
+		ExternalAgentContract: s.contract(cur), RagStatus: rs}
 	if !rs.SearchAvailable {
 		h.Reason = rs.Freshness.Status
 	}
@@ -321,8 +325,9 @@ type facadeStats struct {
 }
 
 func (s *Server) handleFacadeStats(w http.ResponseWriter, r *http.Request) error {
-	rs := s.ragStatus()
-	out := facadeStats{Available: rs.SearchAvailable, RagStatus: rs, ExternalAgentContract: s.contract(), Stats: s.stats()}
+	cur := s.current.Load()
+	rs := s.ragStatus(cur)
+	out := facadeStats{Available: rs.SearchAvailable, RagStatus: rs, ExternalAgentContract: s.contract(cur), Stats: s.stats(cur)}
 	if !rs.SearchAvailable {
 		out.Reason = rs.Freshness.Status
 	}

@@ -631,3 +631,48 @@ func TestRestoreIntoEmptyNovadServedOnceComplete(t *testing.T) {
 		getJSON(t, base+api.PathHealth, &h)
 	}
 }
+
+// TestFacadeSearchDuringSwapIsOneGeneration: a facade search whose
+// body arrives after a swap answers from one generation: its ragStatus
+// names the generation its results come from. The status was taken
+// before the body was read, so the answer named the old generation (and
+// its chunk count) beside results from the new one.
+func TestFacadeSearchDuringSwapIsOneGeneration(t *testing.T) {
+	n := startLogged(t)
+	base := "http://" + n.srv.DirectAddr().String()
+	waitServing(t, base)
+	addr := n.srv.FacadeAddr().String()
+	body := `{"query":"zeppelin hangar"}`
+	c, err := net.Dial("tcp", addr)
+	novatest.Must(t, err)
+	defer c.Close()
+	_, err = fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", api.PathFacadeSearch, addr, len(body))
+	novatest.Must(t, err)
+
+	// A generation with a memory of the zeppelin is served before the
+	// search's body comes.
+	n.appendAndServe(`{"id":"z","text":"The zeppelin hangar door sticks in the cold."}`)
+	var h api.Health
+	getJSON(t, base+api.PathHealth, &h)
+
+	_, err = io.WriteString(c, body)
+	novatest.Must(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	novatest.Must(t, err)
+	defer resp.Body.Close()
+	var out api.SearchResponse
+	novatest.Must(t, json.NewDecoder(resp.Body).Decode(&out))
+	if resp.StatusCode != http.StatusOK || out.RagStatus == nil {
+		t.Fatalf("status %d, ragStatus %v", resp.StatusCode, out.RagStatus)
+	}
+	found := false
+	for _, r := range out.Results {
+		found = found || strings.Contains(r.TextPreview, "zeppelin")
+	}
+	if !found {
+		t.Fatalf("the search did not run on the generation served (%s): %+v", h.Generation, out.Results)
+	}
+	if out.RagStatus.Generation != h.Generation || out.RagStatus.ChunkCount != h.Entries {
+		t.Errorf("results from %s (%d chunks), ragStatus names %s (%d chunks)", h.Generation, h.Entries, out.RagStatus.Generation, out.RagStatus.ChunkCount)
+	}
+}

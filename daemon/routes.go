@@ -191,7 +191,7 @@ func (s *Server) refuseMutation(message string, withContract bool) handlerFunc {
 func (s *Server) readOnlyError(message string, withContract bool) *api.Error {
 	e := api.NewError(http.StatusForbidden, api.CodeReadOnly, message)
 	if withContract {
-		e.Contract = s.contract()
+		e.Contract = s.contract(s.current.Load())
 	}
 	return e
 }

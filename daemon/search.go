@@ -38,17 +38,21 @@ func (s *Server) handleDirectSearch(w http.ResponseWriter, r *http.Request) erro
 		writeJSON(w, status, resp)
 		return nil
 	}
-	resp, status = s.runSearch(r, req, s.serverBudget(req), arrival)
+	resp, status = s.runSearch(r, s.current.Load(), req, s.serverBudget(req), arrival)
 	writeSearch(w, status, resp)
 	return nil
 }
 
 func (s *Server) handleFacadeSearch(w http.ResponseWriter, r *http.Request) error {
 	arrival := time.Now()
-	rs := s.ragStatus()
 	req, status, resp := s.decodeSearch(w, r, api.Facade)
+	// The status, the contract and the search are of one generation,
+	// taken once the body is in: a swap while a client sends it must not
+	// leave the answer naming another generation than its results.
+	cur := s.current.Load()
+	rs := s.ragStatus(cur)
 	if resp != nil {
-		resp.ExternalAgentContract = s.contract()
+		resp.ExternalAgentContract = s.contract(cur)
 		resp.RagStatus = &rs
 		writeJSON(w, status, resp)
 		return nil
@@ -69,7 +73,7 @@ func (s *Server) handleFacadeSearch(w http.ResponseWriter, r *http.Request) erro
 		budget.RemainingBudgetMs = max(0, int((total - elapsed).Milliseconds()))
 		resp.FacadeBudget = budget
 		resp.RetrievalController.FacadeBudget = budget
-		resp.ExternalAgentContract = s.contract()
+		resp.ExternalAgentContract = s.contract(cur)
 		resp.RagStatus = &rs
 	}
 	// An exhausted budget is refused first, before the status decides
@@ -91,7 +95,7 @@ func (s *Server) handleFacadeSearch(w http.ResponseWriter, r *http.Request) erro
 		writeJSON(w, http.StatusOK, resp)
 		return nil
 	}
-	resp, status = s.runSearch(r, req, min(serverCap, total-50*time.Millisecond), arrival)
+	resp, status = s.runSearch(r, cur, req, min(serverCap, total-50*time.Millisecond), arrival)
 	finish(resp)
 	writeSearch(w, status, resp)
 	return nil
@@ -146,12 +150,15 @@ type outcome struct {
 	err  error
 }
 
-// runSearch runs one search under the capacity limit and the budget. The
-// budget counts from arrival, queue wait included. A search that overruns
-// answers 503 at the deadline while its worker, which honours the
-// cancelled context, finishes in the background; the permit stays held
-// until the worker really ends, and workerTelemetry says so.
-func (s *Server) runSearch(r *http.Request, req api.SearchRequest, budget time.Duration, arrival time.Time) (*api.SearchResponse, int) {
+// runSearch runs one search on cur (nil when nothing is served) under
+// the capacity limit and the budget. The budget counts from arrival,
+// queue wait included. A search that overruns answers 503 at the
+// deadline while its worker, which honours the cancelled context,
+// finishes in the background; the permit stays held until the worker
+// really ends, and workerTelemetry says so. cur may be replaced while the
+// search waits for a permit: it stays mapped while the search holds it
+// (see retire).
+func (s *Server) runSearch(r *http.Request, cur *served, req api.SearchRequest, budget time.Duration, arrival time.Time) (*api.SearchResponse, int) {
 	deadline := arrival.Add(budget)
 	budgetMs := int(budget.Milliseconds())
 	telemetry := func(state string, held bool) *api.WorkerTelemetry {
@@ -185,14 +192,13 @@ func (s *Server) runSearch(r *http.Request, req api.SearchRequest, budget time.D
 	}
 	release := func() { <-s.permits }
 
-	if reason := s.availability(); reason != "" {
+	if reason := s.availability(cur); reason != "" {
 		release()
 		resp := api.Unavailable(req.Query, req.TopK, reason)
 		resp.WorkerTelemetry = telemetry(api.WorkerFinished, false)
 		resp.RetrievalController.WorkerTelemetry = resp.WorkerTelemetry
 		return resp, http.StatusOK
 	}
-	cur := s.current.Load()
 	ctx, cancel := context.WithDeadline(s.work, deadline)
 	done := make(chan outcome, 1)
 	s.inflight.Add(1)
