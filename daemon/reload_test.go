@@ -576,6 +576,7 @@ func TestHalfWrittenGenerationServedOnceComplete(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the half-written generation's failure was never reported: %+v", h.Reload)
 		}
+		h = api.Health{} // fields left out of an answer must not keep the last one's values
 		getJSON(t, base+api.PathHealth, &h)
 	}
 	if h.Generation != old.RunID {
@@ -587,6 +588,7 @@ func TestHalfWrittenGenerationServedOnceComplete(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the generation, complete now, was never served: serving %s, reload %+v", h.Generation, h.Reload)
 		}
+		h = api.Health{}
 		getJSON(t, base+api.PathHealth, &h)
 	}
 	if !h.Reload.LastReloadSuccessful || h.Integrity.Status != api.IntegrityVerified {
@@ -617,6 +619,7 @@ func TestRestoreIntoEmptyNovadServedOnceComplete(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the manifest without its files was never reported: %+v", h.Reload)
 		}
+		h = api.Health{}
 		getJSON(t, base+api.PathHealth, &h)
 	}
 	entries, err := os.ReadDir(backup)
@@ -628,6 +631,7 @@ func TestRestoreIntoEmptyNovadServedOnceComplete(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the restored generation was never served: reload %+v, integrity %+v", h.Reload, h.Integrity)
 		}
+		h = api.Health{}
 		getJSON(t, base+api.PathHealth, &h)
 	}
 }
