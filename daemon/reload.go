@@ -248,6 +248,12 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 		// for a damaged manifest: a restart must not lose the index.
 		return
 	}
+	if hash == "" && err != nil {
+		// Not a file, or not readable: no content to hash, so the error
+		// stands for it. Otherwise every poll tried and logged the same
+		// failure again.
+		hash = "unread: " + err.Error()
+	}
 	// The files the manifest names, stamped before they are opened: a
 	// generation that failed is tried again, on the watcher's next poll,
 	// once they change (a restore that copied manifest.json before the

@@ -680,3 +680,33 @@ func TestFacadeSearchDuringSwapIsOneGeneration(t *testing.T) {
 		t.Errorf("results from %s (%d chunks), ragStatus names %s (%d chunks)", h.Generation, h.Entries, out.RagStatus.Generation, out.RagStatus.ChunkCount)
 	}
 }
+
+// TestManifestNotAFileLoggedOnce: a manifest.json that is not a file (a
+// directory, or a link to one) is reported once, not at every poll of
+// the manifest while it stays so: it has no content whose hash marks the
+// failure as known, and each poll logged the failed load again, every
+// 30 s into a log nothing rotates under launchd.
+func TestManifestNotAFileLoggedOnce(t *testing.T) {
+	cfg := indexedHome(t, t.TempDir())
+	var logs novatest.LogBuffer
+	const poll = 10 * time.Millisecond
+	srv := serve(t, daemon.Options{Config: cfg, Poll: poll, Debounce: poll, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	base := "http://" + srv.DirectAddr().String()
+	waitServing(t, base)
+	novatest.Must(t, os.Remove(cfg.Home.Manifest()))
+	novatest.Must(t, os.Mkdir(cfg.Home.Manifest(), 0o700))
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(logs.String(), "Generation not loaded"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the manifest turned directory was never reported:\n%s", logs.String())
+		}
+	}
+	time.Sleep(30 * poll)
+	if n := strings.Count(logs.String(), "Generation not loaded"); n != 1 {
+		t.Errorf("%d failed loads logged for one manifest turned directory, want 1:\n%s", n, logs.String())
+	}
+	var h api.Health
+	getJSON(t, base+api.PathHealth, &h)
+	if h.Reload.LastReloadSuccessful || !strings.Contains(h.Reload.LastError, "directory") || h.IndexUnavailableReason != api.ActiveIndexMissing {
+		t.Errorf("/health while the manifest is a directory: reason %s, reload %+v", h.IndexUnavailableReason, h.Reload)
+	}
+}
