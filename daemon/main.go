@@ -94,6 +94,14 @@ Flags:
 		level = slog.LevelDebug
 	}
 	logger := newLogger(stderr, *logFormat, level)
+	// SIGHUP is caught from here on, not only once serving: its default
+	// action ends the process, and novad may wait for a valid config.yaml
+	// or for the home for days, while its help and doctor give SIGHUP as
+	// the way to make it reload. One that comes before serving is
+	// dropped: the first load reads the manifest anyway.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	// novad is a background service: it collects at 50% heap growth, not
 	// the default 100%, to keep its anonymous memory near its live heap.
 	// The generation is mapped, not heap, so what grows is each search's
@@ -148,9 +156,10 @@ Flags:
 		return ExitConfig
 	}
 	serve := func(ctx context.Context) int {
-		hup := make(chan os.Signal, 1)
-		signal.Notify(hup, syscall.SIGHUP)
-		defer signal.Stop(hup)
+		select {
+		case <-hup:
+		default:
+		}
 		go func() {
 			for range hup {
 				srv.Reload()
