@@ -254,14 +254,6 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 		// failure again.
 		hash = "unread: " + err.Error()
 	}
-	// The files the manifest names, stamped before they are opened: a
-	// generation that failed is tried again, on the watcher's next poll,
-	// once they change (a restore that copied manifest.json before the
-	// segments it names), not before (each try hashes them all).
-	stamp := ""
-	if err == nil {
-		stamp = filesStamp(s.home.IndexDir(), m)
-	}
 	if trigger == triggerWatch && cur != nil && hash == cur.hash {
 		// Unchanged (a touch, a chmod, a poll tick, or a revert to the
 		// content being served after a failed attempt).
@@ -271,16 +263,24 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 			}
 			return
 		}
-		// A fallback is served for the generation the manifest names.
-		if !s.failedFilesChanged(hash, stamp) {
+		// A fallback is served for the generation the manifest names:
+		// try that one again only once its files changed.
+		if known, failed := s.knownFailure(hash, m); !failed || known {
 			return
 		}
 	}
-	s.statusMu.Lock()
-	knownBad := trigger == triggerWatch && hash != "" && hash == s.failedHash && stamp == s.failedStamp
-	s.statusMu.Unlock()
-	if knownBad {
-		return
+	if trigger == triggerWatch {
+		if known, _ := s.knownFailure(hash, m); known {
+			return
+		}
+	}
+	// The files the manifest names, stamped before they are opened: a
+	// generation that failed is tried again, on the watcher's next poll,
+	// once they change (a restore that copied manifest.json before the
+	// segments it names), not before (each try hashes them all).
+	stamp := ""
+	if err == nil {
+		stamp = filesStamp(s.home.IndexDir(), m)
 	}
 
 	activeID, activeErr := "", err
@@ -434,12 +434,19 @@ func (s *Server) failReload(hash, stamp, runID string, err error) {
 	s.setReloadStatus(false, err, hash, runID)
 }
 
-// failedFilesChanged reports whether hash is the manifest content whose
-// generation failed to load and its files changed since (stamp).
-func (s *Server) failedFilesChanged(hash, stamp string) bool {
+// knownFailure reports whether hash is the manifest content (m, nil when
+// it could not be parsed) whose generation last failed to load (failed),
+// and whether that failure is known: the files m names are as they were
+// then. Their stamp is taken only for a failed manifest: a poll of a
+// healthy one reads nothing but the manifest.
+func (s *Server) knownFailure(hash string, m *manifest.Manifest) (known, failed bool) {
 	s.statusMu.Lock()
-	defer s.statusMu.Unlock()
-	return hash != "" && hash == s.failedHash && stamp != s.failedStamp
+	failedHash, failedStamp := s.failedHash, s.failedStamp
+	s.statusMu.Unlock()
+	if hash == "" || hash != failedHash {
+		return false, false
+	}
+	return m == nil || filesStamp(s.home.IndexDir(), m) == failedStamp, true
 }
 
 // filesStamp sums up the state of every file m names under indexDir (its
