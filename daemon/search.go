@@ -157,7 +157,8 @@ type outcome struct {
 // finishes in the background; the permit stays held until the worker
 // really ends, and workerTelemetry says so. cur may be replaced while the
 // search waits for a permit: it stays mapped while the search holds it
-// (see retire).
+// (see retire), and the answer stays of one generation; only one
+// withdrawn with nothing in its place is not searched.
 func (s *Server) runSearch(r *http.Request, cur *served, req api.SearchRequest, budget time.Duration, arrival time.Time) (*api.SearchResponse, int) {
 	deadline := arrival.Add(budget)
 	budgetMs := int(budget.Milliseconds())
@@ -192,6 +193,12 @@ func (s *Server) runSearch(r *http.Request, cur *served, req api.SearchRequest, 
 	}
 	release := func() { <-s.permits }
 
+	if cur != nil && cur.retired.Load() && s.current.Load() == nil {
+		// Withdrawn while this search waited: nothing intact is served
+		// now, its files having changed in place (see reloadOnce), and
+		// reading them could give other bytes.
+		cur = nil
+	}
 	if reason := s.availability(cur); reason != "" {
 		release()
 		resp := api.Unavailable(req.Query, req.TopK, reason)
