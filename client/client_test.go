@@ -203,6 +203,10 @@ func TestForConfig(t *testing.T) {
 	}
 	cfg.Server.Host = "::1"
 	check("IPv6", "http://[::1]:4002", "http://[::1]:4001")
+	// Written long, it is the address novad's Host check knows (::1):
+	// [0:0:0:0:0:0:0:1] was refused as a rebinding attempt.
+	cfg.Server.Host = "0:0:0:0:0:0:0:1"
+	check("IPv6 written long", "http://[::1]:4002", "http://[::1]:4001")
 }
 
 // TestForConfig_otherHome: while no novad holds this home's lock, what

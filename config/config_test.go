@@ -1037,6 +1037,9 @@ func TestBindHost(t *testing.T) {
 		{"127.0.0.2", "127.0.0.2"},
 		{"::1", "::1"},
 		{"[::1]", "::1"},
+		// The long spelling is the address clients send in Host.
+		{"0:0:0:0:0:0:0:1", "::1"},
+		{"[0000::0001]", "::1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.host, func(t *testing.T) {

@@ -169,6 +169,12 @@ func BindHost(host string) string {
 		return "127.0.0.1"
 	}
 	host, _ = unbracket(host)
+	// An address in another spelling ("0:0:0:0:0:0:0:1") is written as
+	// clients send it in Host ("[::1]"), which novad's DNS-rebinding
+	// check compares with the address it listens on, as written.
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a.String()
+	}
 	return host
 }
 
