@@ -41,7 +41,7 @@ const (
 // path; searches keep using the current snapshot through the atomic
 // pointer and never wait for a load or a check.
 func (s *Server) reloadLoop(ctx context.Context) {
-	w := manifest.Watch(s.home.IndexDir(), filepath.Base(s.home.Manifest()), manifest.WatchOptions{Debounce: s.opts.Debounce, Poll: s.opts.Poll})
+	w := manifest.Watch(s.home.IndexDir(), filepath.Base(s.home.Manifest()), manifest.WatchOptions{Debounce: s.opts.Debounce, Poll: s.opts.Poll, Log: s.log})
 	defer w.Close()
 	s.reloadOnce(triggerStart, nil) // Run set loading before serving
 	s.loading.Store(false)

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,8 @@ type Watcher struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	fsw    *fsnotify.Watcher
+	log    *slog.Logger
+	poll   time.Duration
 	errMu  sync.Mutex
 	lastEr error
 }
@@ -38,6 +41,10 @@ type WatchOptions struct {
 	Debounce time.Duration
 	// Poll is the fallback interval; default 30 s.
 	Poll time.Duration
+	// Log, when set, is told of a watch that failed (an inotify limit, a
+	// queue overflow), once per distinct error: changes are then seen
+	// only at the poll, and nothing else would say why they are late.
+	Log *slog.Logger
 }
 
 // Watch starts watching dir for changes to the file named name. If dir
@@ -53,7 +60,7 @@ func Watch(dir, name string, opts WatchOptions) *Watcher {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := make(chan struct{}, 1)
-	w := &Watcher{C: c, c: c, cancel: cancel}
+	w := &Watcher{C: c, c: c, cancel: cancel, log: opts.Log, poll: opts.Poll}
 	armed := make(chan struct{})
 	w.wg.Add(1)
 	go w.run(ctx, dir, name, opts, armed)
@@ -80,8 +87,12 @@ func (w *Watcher) Close() {
 
 func (w *Watcher) setErr(err error) {
 	w.errMu.Lock()
+	again := w.lastEr != nil && w.lastEr.Error() == err.Error()
 	w.lastEr = err
 	w.errMu.Unlock()
+	if w.log != nil && !again {
+		w.log.Warn("Watching the index for changes failed; a promotion is seen at the next poll", "err", err, "poll", w.poll.String())
+	}
 }
 
 func (w *Watcher) notify() {
