@@ -93,63 +93,8 @@ func Open(dir string, files map[string]manifest.FileSum, first int, verify bool)
 		}
 		mapped[name] = b
 	}
-	if err := json.Unmarshal(mapped[FileMeta], &r.Meta); err != nil {
-		return nil, fail(FileMeta, fmt.Errorf("%w: %v", ErrCorrupt, err))
-	}
-	m := r.Meta
-	if m.FormatVersion != FormatVersion || m.Docs < 0 || m.Dim <= 0 || m.Cells < 0 {
-		return nil, fail(FileMeta, fmt.Errorf("%w: format %d, %d docs, dimension %d", ErrCorrupt, m.FormatVersion, m.Docs, m.Dim))
-	}
-	var err error
-	if r.dict, err = openDict(mapped[FileDict]); err != nil {
-		return nil, fail(FileDict, err)
-	}
-	if err := r.openRecords(mapped[FileRecords]); err != nil {
-		return nil, fail(FileRecords, err)
-	}
-	if r.facets, err = openFacets(mapped[FileFacets], m.Docs, r.dict); err != nil {
-		return nil, fail(FileFacets, err)
-	}
-	for _, f := range []struct {
-		name string
-		dst  **lexical.Field
-	}{{FileText, &r.Text}, {FileContext, &r.Context}} {
-		if *f.dst, err = lexical.OpenField(mapped[f.name]); err != nil {
-			return nil, fail(f.name, err)
-		}
-		if (*f.dst).Docs() != m.Docs {
-			return nil, fail(f.name, fmt.Errorf("%w: %d documents, segment has %d", ErrCorrupt, (*f.dst).Docs(), m.Docs))
-		}
-	}
-	if r.Codes, err = vector.OpenCodes(mapped[FileCodes], m.Dim); err != nil {
-		return nil, fail(FileCodes, err)
-	}
-	if r.Codes.Len() != m.Docs {
-		return nil, fail(FileCodes, fmt.Errorf("%w: %d vectors, segment has %d", ErrCorrupt, r.Codes.Len(), m.Docs))
-	}
-	if b, listed := mapped[FileSigns]; listed {
-		if err := vector.OpenSigns(b, r.Codes); err != nil {
-			return nil, fail(FileSigns, err)
-		}
-	}
-	if m.Cells > 0 {
-		b, listed := mapped[FileLists]
-		if !listed {
-			return nil, fail(FileLists, fmt.Errorf("%w: cells without lists", ErrCorrupt))
-		}
-		if r.Lists, err = vector.OpenLists(b, m.Cells, m.Docs); err != nil {
-			return nil, fail(FileLists, err)
-		}
-	}
-	if b, listed := mapped[FileDead]; listed {
-		if r.Dead, err = parseDead(b, first); err != nil {
-			return nil, fail(FileDead, err)
-		}
-		if len(r.Dead.Docs) != m.Retires {
-			return nil, fail(FileDead, fmt.Errorf("%w: retires %d documents, meta says %d", ErrCorrupt, len(r.Dead.Docs), m.Retires))
-		}
-	} else if m.Retires != 0 {
-		return nil, fail(FileDead, fmt.Errorf("%w: not listed", ErrCorrupt))
+	if err := r.parse(mapped, first); err != nil {
+		return nil, err
 	}
 	ok = true
 	r.ReleaseResident()
@@ -161,6 +106,71 @@ func Open(dir string, files map[string]manifest.FileSum, first int, verify bool)
 		}
 	}, r.maps)
 	return r, nil
+}
+
+// parse reads the segment's files, mapped (or, in tests, held) by name,
+// checking every offset, count and id they hold against their sizes.
+func (r *Reader) parse(mapped map[string][]byte, first int) error {
+	fail := func(name string, err error) error { return &FileError{File: name, Err: err} }
+	if err := json.Unmarshal(mapped[FileMeta], &r.Meta); err != nil {
+		return fail(FileMeta, fmt.Errorf("%w: %v", ErrCorrupt, err))
+	}
+	m := r.Meta
+	if m.FormatVersion != FormatVersion || m.Docs < 0 || m.Dim <= 0 || m.Cells < 0 {
+		return fail(FileMeta, fmt.Errorf("%w: format %d, %d docs, dimension %d", ErrCorrupt, m.FormatVersion, m.Docs, m.Dim))
+	}
+	var err error
+	if r.dict, err = openDict(mapped[FileDict]); err != nil {
+		return fail(FileDict, err)
+	}
+	if err := r.openRecords(mapped[FileRecords]); err != nil {
+		return fail(FileRecords, err)
+	}
+	if r.facets, err = openFacets(mapped[FileFacets], m.Docs, r.dict); err != nil {
+		return fail(FileFacets, err)
+	}
+	for _, f := range []struct {
+		name string
+		dst  **lexical.Field
+	}{{FileText, &r.Text}, {FileContext, &r.Context}} {
+		if *f.dst, err = lexical.OpenField(mapped[f.name]); err != nil {
+			return fail(f.name, err)
+		}
+		if (*f.dst).Docs() != m.Docs {
+			return fail(f.name, fmt.Errorf("%w: %d documents, segment has %d", ErrCorrupt, (*f.dst).Docs(), m.Docs))
+		}
+	}
+	if r.Codes, err = vector.OpenCodes(mapped[FileCodes], m.Dim); err != nil {
+		return fail(FileCodes, err)
+	}
+	if r.Codes.Len() != m.Docs {
+		return fail(FileCodes, fmt.Errorf("%w: %d vectors, segment has %d", ErrCorrupt, r.Codes.Len(), m.Docs))
+	}
+	if b, listed := mapped[FileSigns]; listed {
+		if err := vector.OpenSigns(b, r.Codes); err != nil {
+			return fail(FileSigns, err)
+		}
+	}
+	if m.Cells > 0 {
+		b, listed := mapped[FileLists]
+		if !listed {
+			return fail(FileLists, fmt.Errorf("%w: cells without lists", ErrCorrupt))
+		}
+		if r.Lists, err = vector.OpenLists(b, m.Cells, m.Docs); err != nil {
+			return fail(FileLists, err)
+		}
+	}
+	if b, listed := mapped[FileDead]; listed {
+		if r.Dead, err = parseDead(b, first); err != nil {
+			return fail(FileDead, err)
+		}
+		if len(r.Dead.Docs) != m.Retires {
+			return fail(FileDead, fmt.Errorf("%w: retires %d documents, meta says %d", ErrCorrupt, len(r.Dead.Docs), m.Retires))
+		}
+	} else if m.Retires != 0 {
+		return fail(FileDead, fmt.Errorf("%w: not listed", ErrCorrupt))
+	}
+	return nil
 }
 
 // ReleaseResident releases this process's hold on the pages of the
@@ -202,7 +212,9 @@ func (r *Reader) openRecords(b []byte) error {
 		return fmt.Errorf("%w: bad magic", ErrCorrupt)
 	}
 	n := le.Uint64(b[len(b)-m-8:])
-	if n != uint64(r.Meta.Docs) || uint64(len(b)) < uint64(2*m+8)+8*(n+1) {
+	// The table's size is compared by division: 8*(n+1) of a forged n
+	// wraps around.
+	if n != uint64(r.Meta.Docs) || n >= uint64(len(b)-2*m-8)/8 {
 		return fmt.Errorf("%w: %d records, segment has %d", ErrCorrupt, n, r.Meta.Docs)
 	}
 	tableStart := uint64(len(b)-m-8) - 8*(n+1)
