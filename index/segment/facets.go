@@ -227,6 +227,11 @@ func parseDead(b []byte, limit int) (*Dead, error) {
 		f.Len = le.Uint64(b)
 		terms := int(le.Uint32(b[8:]))
 		b = b[12:]
+		// Each term takes at least its length and count (6 bytes): a
+		// forged count must not size the map beyond what the file holds.
+		if terms > len(b)/6 {
+			return nil, bad("term count overruns the file")
+		}
 		f.DF = make(map[string]int, terms)
 		for range terms {
 			if len(b) < 2 {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/nova-recall/nova/manifest"
@@ -58,5 +59,29 @@ func TestForgedRecordCount(t *testing.T) {
 	var fe *FileError
 	if _, err := Open(seg, files, 0, true); !errors.As(err, &fe) || fe.File != FileRecords || !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("records.bin with a forged count: %v", err)
+	}
+}
+
+// TestForgedDeadTermCount: a dead.bin whose term count is forged is
+// refused without allocating for the terms it claims: what a count may
+// ask for is bounded by the bytes that would hold them.
+func TestForgedDeadTermCount(t *testing.T) {
+	dead := &Dead{Docs: []uint32{1}}
+	seg, files := writeSegment(t, t.TempDir(), sampleChunks(3), dead)
+	b := (&Dead{Docs: []uint32{1}}).bytes()
+	// The text field's term count: after magic, count, one document and
+	// the field's length.
+	binary.LittleEndian.PutUint32(b[8+4+4+8:], 1<<22)
+	files = rewrite(t, seg, files, FileDead, b)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Open(seg, files, 10, true)
+	runtime.ReadMemStats(&after)
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.File != FileDead || !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("dead.bin with a forged term count: %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+		t.Errorf("opening a %d-byte dead.bin allocated %d MiB", len(b), got>>20)
 	}
 }
