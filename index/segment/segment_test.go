@@ -66,7 +66,7 @@ func sampleChunks(n int) []memory.Chunk {
 
 // writeSegment writes chunks as a segment under dir/seg and returns its
 // directory and files.
-func writeSegment(t *testing.T, dir string, chunks []memory.Chunk, dead *Dead) (string, map[string]manifest.FileSum) {
+func writeSegment(t testing.TB, dir string, chunks []memory.Chunk, dead *Dead) (string, map[string]manifest.FileSum) {
 	t.Helper()
 	a := lexical.NewAnalyzer()
 	seg := filepath.Join(dir, "seg")
