@@ -500,7 +500,7 @@ func ParseSpace(b []byte) (vector.Space, *ANNMeta, error) {
 		}
 		recall := float64(binary.LittleEndian.Uint64(rest[4:])) / 1e6
 		if sp.Cells, err = vector.ParseCells(rest[12:]); err != nil {
-			return sp, nil, err
+			return sp, nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
 		if sp.Cells.Dim != q.Dim() {
 			return sp, nil, fmt.Errorf("%w: cells of dimension %d", ErrCorrupt, sp.Cells.Dim)
