@@ -3,6 +3,7 @@ package lexical
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -236,6 +237,13 @@ func TestFieldCorruption(t *testing.T) {
 		b[off] ^= 0x5a
 		cases = append(cases, b)
 	}
+	// Section sizes whose sum wraps around to the file's size (2^63 added
+	// to both): the checksum can be right over such a file (a writer's
+	// bug), and the sections past the end were sliced (a panic).
+	wrapped := slices.Clone(raw)
+	binary.LittleEndian.PutUint64(wrapped[32:], binary.LittleEndian.Uint64(raw[32:])+1<<63)
+	binary.LittleEndian.PutUint64(wrapped[40:], binary.LittleEndian.Uint64(raw[40:])+1<<63)
+	cases = append(cases, wrapped)
 	for i, bad := range cases {
 		if _, err := OpenField(bad); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("case %d: corrupt input accepted: %v", i, err)

@@ -311,6 +311,11 @@ func OpenField(b []byte) (*Field, error) {
 		return nil, bad("block size %d, want %d", le.Uint32(b[16:]), BlockSize)
 	}
 	termBytes, postBytes := le.Uint64(b[32:]), le.Uint64(b[40:])
+	// Each size alone first: two forged ones can sum, wrapped around, to
+	// the file's size.
+	if termBytes > uint64(len(b)) || postBytes > uint64(len(b)) {
+		return nil, bad("sections of %d and %d bytes in a file of %d", termBytes, postBytes, len(b))
+	}
 	want := uint64(headerSize) + 4*uint64(f.docs) + 4*uint64(f.terms) + 12*uint64(f.terms) + termBytes + postBytes
 	if want != uint64(len(b)) {
 		return nil, bad("size %d, sections need %d", len(b), want)
