@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -150,7 +151,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 			}
 		}
 		if err == nil && !*jsonOut {
-			printPromote(inv.Stdout, r.Promote)
+			printSyncPromote(inv.Stdout, r)
 		}
 	case "verify":
 		var r *index.VerifyResult
@@ -383,6 +384,27 @@ func printPromote(w io.Writer, r *index.PromoteResult) {
 	fmt.Fprintf(w, "Promoted %s (%d chunks); previous generation: %s.", r.RunID, r.Chunks, prev)
 	if len(r.Deleted) > 0 {
 		fmt.Fprintf(w, " Retention removed %s.", strings.Join(r.Deleted, ", "))
+	}
+	fmt.Fprintln(w, " A running novad serves it without restart.")
+}
+
+// printSyncPromote says what a sync made active: the build it promoted
+// or, when the build's segments were merged at once, the compaction that
+// replaced (and removed) it, which is the generation left active.
+func printSyncPromote(w io.Writer, r *index.SyncResult) {
+	c := r.Compaction
+	if c == nil || c.Promote == nil {
+		printPromote(w, r.Promote)
+		return
+	}
+	prev := "none"
+	if c.Promote.PreviousRunID != "" {
+		prev = c.Promote.PreviousRunID
+	}
+	fmt.Fprintf(w, "Promoted %s, then merged its segments into %s, which replaced it: %s is active (%d chunks); previous generation: %s.",
+		r.Promote.RunID, c.Promote.RunID, c.Promote.RunID, c.Promote.Chunks, prev)
+	if deleted := append(slices.Clone(r.Promote.Deleted), c.Promote.Deleted...); len(deleted) > 0 {
+		fmt.Fprintf(w, " Retention removed %s.", strings.Join(deleted, ", "))
 	}
 	fmt.Fprintln(w, " A running novad serves it without restart.")
 }

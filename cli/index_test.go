@@ -216,3 +216,55 @@ func TestIndexList_JSONEmptyIsAList(t *testing.T) {
 		t.Errorf("result is %s, want []", got.Result)
 	}
 }
+
+// TestIndexSync_namesTheCompaction: a sync whose delta was merged at once
+// into a compaction named the delta as promoted, though the compaction
+// had replaced it (and deleted it): the text did not name the generation
+// left active, which a rollback or promote must be given.
+func TestIndexSync_namesTheCompaction(t *testing.T) {
+	root, home, env := jsonlHome(t)
+	if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process"); code != ExitOK {
+		t.Fatalf("first sync: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// A second record: its delta segment and the first, both of one
+	// record, are merged at once.
+	f, err := os.OpenFile(filepath.Join(root, "src", "r.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"id":"2","text":"the otter fishes below the mill"}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process")
+	if code != ExitOK {
+		t.Fatalf("second sync: exit %d\n%s\n%s", code, out, errOut)
+	}
+	m, err := os.ReadFile(home.Manifest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var active struct{ RunID string }
+	if err := json.Unmarshal(m, &active); err != nil || active.RunID == "" {
+		t.Fatalf("manifest: %v\n%s", err, m)
+	}
+	gens, err := os.ReadDir(home.Generations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := map[string]bool{}
+	for _, g := range gens {
+		kept[g.Name()] = true
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if id, ok := strings.CutPrefix(line, "Promoted "); ok {
+			id = strings.TrimRight(strings.Fields(id)[0], ",")
+			if !kept[id] && !strings.Contains(line, "replaced it") {
+				t.Errorf("the sync says it promoted %s, which is not kept, and not that it was replaced (active: %s):\n%s", id, active.RunID, out)
+			}
+		}
+	}
+	if !strings.Contains(out, active.RunID+" is active") {
+		t.Errorf("the sync does not say that %s, the generation it left, is active:\n%s", active.RunID, out)
+	}
+}
