@@ -268,3 +268,36 @@ func TestIndexSync_namesTheCompaction(t *testing.T) {
 		t.Errorf("the sync does not say that %s, the generation it left, is active:\n%s", active.RunID, out)
 	}
 }
+
+// TestIndex_JSONDeletedIsAList: promote, rollback and sync --json list
+// what retention removed as [] when it removed nothing, not null, as
+// index list does: a script that iterates it failed.
+func TestIndex_JSONDeletedIsAList(t *testing.T) {
+	root, _, env := jsonlHome(t)
+	run := func(args ...string) map[string]json.RawMessage {
+		t.Helper()
+		code, out, errOut := runCLI(context.Background(), env, append([]string{"index"}, args...)...)
+		var got struct{ Result map[string]json.RawMessage }
+		if err := json.Unmarshal([]byte(out), &got); err != nil || code != ExitOK {
+			t.Fatalf("%v: exit %d (%v)\n%s\n%s", args, code, err, out, errOut)
+		}
+		return got.Result
+	}
+	deleted := func(name string, r map[string]json.RawMessage) {
+		t.Helper()
+		if string(r["deleted"]) != "[]" {
+			t.Errorf("%s: deleted is %s, want []", name, r["deleted"])
+		}
+	}
+	var promote map[string]json.RawMessage
+	if err := json.Unmarshal(run("sync", "--in-process", "--json")["promote"], &promote); err != nil {
+		t.Fatal(err)
+	}
+	deleted("sync", promote)
+	if err := os.WriteFile(filepath.Join(root, "src", "r.jsonl"), []byte(`{"id":"2","text":"the otter fishes below the mill"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run("build", "--in-process", "--json")
+	deleted("promote", run("promote", "--json"))
+	deleted("rollback", run("rollback", "--json"))
+}

@@ -335,6 +335,9 @@ func (x *Indexer) activate(cand *manifest.Manifest, by string, damaged []string)
 		_ = appendHistory(x.home.History(), Event{Time: x.opts.Now().UTC(), Event: EventPrune, RunID: m.RunID, Deleted: []string{replaced}, Note: "replaced by its compaction"})
 	}
 	deleted := x.retain(m.RunID, prev, damaged)
+	if deleted == nil {
+		deleted = []string{} // [] in JSON: a list, even empty
+	}
 	// What a sync promotes, its caller reports (the watcher's "Sync
 	// finished", novactl's summary); a promotion or rollback by hand is
 	// worth a line of its own.
