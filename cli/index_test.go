@@ -301,3 +301,70 @@ func TestIndex_JSONDeletedIsAList(t *testing.T) {
 	deleted("promote", run("promote", "--json"))
 	deleted("rollback", run("rollback", "--json"))
 }
+
+// TestIndex_missingRunIDsSayWhy: a run id that cannot be promoted or
+// rolled back to is named with the reason and the command to run: a
+// candidate whose build did not finish (it showed the bare "open
+// candidate.json: no such file"), a candidate given to rollback (it said
+// "not kept", as if retention had removed it), a generation retention did
+// remove, and an id that never existed.
+func TestIndex_missingRunIDsSayWhy(t *testing.T) {
+	root, home, env := jsonlHome(t)
+	run := func(args ...string) (int, string) {
+		t.Helper()
+		code, out, errOut := runCLI(context.Background(), env, append([]string{"index"}, args...)...)
+		return code, out + errOut
+	}
+	var sync struct {
+		Result struct {
+			Build      struct{ RunID string }
+			Compaction *struct{ Build struct{ RunID string } }
+		}
+	}
+	if code, out := run("sync", "--in-process", "--json"); code != ExitOK {
+		t.Fatalf("sync: exit %d\n%s", code, out)
+	}
+	if err := os.WriteFile(filepath.Join(root, "src", "r.jsonl"), []byte(`{"id":"1","text":"the heron nests by the weir"}`+"\n"+`{"id":"2","text":"the otter fishes below the mill"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out := run("sync", "--in-process", "--json")
+	if err := json.Unmarshal([]byte(out), &sync); err != nil || code != ExitOK || sync.Result.Compaction == nil {
+		t.Fatalf("second sync (a delta merged at once): exit %d (%v)\n%s", code, err, out)
+	}
+	replaced := sync.Result.Build.RunID // removed by its compaction
+	if err := os.WriteFile(filepath.Join(root, "src", "r.jsonl"), []byte(`{"id":"3","text":"a grebe dives"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var build struct{ Result struct{ RunID string } }
+	code, out = run("build", "--in-process", "--json")
+	if err := json.Unmarshal([]byte(out), &build); err != nil || code != ExitOK {
+		t.Fatalf("build: exit %d (%v)\n%s", code, err, out)
+	}
+	candidate := build.Result.RunID
+	const unfinished = "20991231T235959Z-0badc0de"
+	if err := os.MkdirAll(home.Candidate(unfinished), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"promote", unfinished}, []string{unfinished, "did not finish", "novactl index build"}},
+		{[]string{"verify", unfinished}, []string{unfinished, "did not finish", "novactl index build"}},
+		{[]string{"rollback", "--to", candidate}, []string{candidate + " is a candidate", "novactl index promote " + candidate}},
+		{[]string{"rollback", "--to", replaced}, []string{replaced, "was removed", "novactl index list"}},
+		{[]string{"promote", replaced}, []string{replaced, "was removed", "novactl index list"}},
+		{[]string{"promote", "20000101T000000Z-00000000"}, []string{"20000101T000000Z-00000000", "novactl index list"}},
+		{[]string{"rollback", "20000101T000000Z-00000000"}, []string{"20000101T000000Z-00000000", "novactl index list"}},
+	} {
+		code, out := run(c.args...)
+		if code != ExitFailure {
+			t.Errorf("%v: exit %d, want %d\n%s", c.args, code, ExitFailure, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: the message lacks %q:\n%s", c.args, w, out)
+			}
+		}
+	}
+}

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/nova-recall/nova/api"
@@ -95,6 +97,10 @@ func (x *Indexer) Verify(ctx context.Context, runID string) (*VerifyResult, erro
 
 func (x *Indexer) verifyDir(dir, where string) (*VerifyResult, error) {
 	cand, err := readCandidateRecord(dir)
+	if errors.Is(err, fs.ErrNotExist) && where == "candidate" {
+		// The record is written last: without it the build was stopped.
+		return nil, fmt.Errorf("verify %s: the candidate's build did not finish (it has no candidate record); run novactl index build again: %w", filepath.Base(dir), err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", filepath.Base(dir), err)
 	}
@@ -150,7 +156,26 @@ func (x *Indexer) locate(runID string) (dir, where string, err error) {
 	if _, err := os.Stat(x.home.Generation(runID)); err == nil {
 		return x.home.Generation(runID), "generation", nil
 	}
-	return "", "", fmt.Errorf("%w: %s", ErrNotFound, runID)
+	return "", "", x.missing(runID)
+}
+
+// missing says why runID is neither a candidate nor a kept generation:
+// retention or a compaction removed it (history.jsonl says so), or it is
+// not of this home. The error wraps ErrNotFound.
+func (x *Indexer) missing(runID string) error {
+	events, _ := ReadHistory(x.home.History())
+	for i := len(events) - 1; i >= 0; i-- {
+		e := events[i]
+		if e.Event != EventPrune || !slices.Contains(e.Deleted, runID) {
+			continue
+		}
+		why := e.Note
+		if why == "" {
+			why = fmt.Sprintf("retention keeps the last %d generations", x.keepGenerations())
+		}
+		return fmt.Errorf("%w: %s was removed (%s); novactl index list shows the kept ones", ErrNotFound, runID, why)
+	}
+	return fmt.Errorf("%w: %s is neither a candidate nor a kept generation of this home; novactl index list shows what exists", ErrNotFound, runID)
 }
 
 // interruptedPromotion returns the newest generation that is newer than
@@ -511,7 +536,10 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 	}
 	dir := x.home.Generation(toRunID)
 	if _, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("%w: generation %s is not kept (retention keeps the last %d)", ErrNotFound, toRunID, x.cfg.Index.KeepGenerations)
+		if _, err := os.Stat(x.home.Candidate(toRunID)); err == nil {
+			return nil, fmt.Errorf("%s is a candidate, never made active: novactl index promote %s makes it active", toRunID, toRunID)
+		}
+		return nil, x.missing(toRunID)
 	}
 	v, err := x.verifyDir(dir, "generation")
 	if err != nil {

@@ -51,7 +51,7 @@ func (x *Indexer) retain(active, previous string, damaged []string) []string {
 		return ok
 	}
 	keep := map[string]bool{active: true}
-	want := max(2, x.cfg.Index.KeepGenerations)
+	want := x.keepGenerations()
 	if previous != "" && previous != active && intact(previous) {
 		keep[previous] = true
 	}
@@ -93,6 +93,11 @@ func statesLost(dir string) error {
 	}
 	return s.lost
 }
+
+// keepGenerations is how many promoted generations retention keeps: the
+// configured number, and never fewer than the active one and the one a
+// rollback returns to.
+func (x *Indexer) keepGenerations() int { return max(2, x.cfg.Index.KeepGenerations) }
 
 func dirExists(p string) bool {
 	fi, err := os.Lstat(p)
