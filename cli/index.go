@@ -16,6 +16,7 @@ import (
 
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/inert"
+	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/truncate"
 )
 
@@ -104,6 +105,11 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	if sub == "rollback" && to != "" && len(pos) > 0 && pos[0] != to {
 		return usageError(inv, fs, fmt.Sprintf("--to %s and %s name different run ids: give one", to, pos[0]))
+	}
+	for _, id := range append(pos, to) {
+		if id != "" && !manifest.ValidRunID(id) {
+			return usageError(inv, fs, fmt.Sprintf("%q is not a run id (YYYYMMDDTHHMMSSZ-xxxxxxxx; novactl index list shows them)", id))
+		}
 	}
 	cfg, ok := loadConfig(inv, *jsonOut)
 	if !ok {
