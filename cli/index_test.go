@@ -368,3 +368,32 @@ func TestIndex_missingRunIDsSayWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexPromote_afterRollbackNamesTheWayForward: promote with no run
+// id after a rollback, when there is no candidate, names the newer kept
+// generation it rolled back from and the command that makes it active
+// again; it said only "run novactl index build first".
+func TestIndexPromote_afterRollbackNamesTheWayForward(t *testing.T) {
+	root, _, env := jsonlHome(t)
+	var sync struct{ Result struct{ Build struct{ RunID string } } }
+	for i, rec := range []string{`{"id":"1","text":"the heron nests by the weir"}`, `{"id":"2","text":"the otter fishes below the mill"}`} {
+		if err := os.WriteFile(filepath.Join(root, "src", "r.jsonl"), []byte(rec+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process", "--full", "--json")
+		if err := json.Unmarshal([]byte(out), &sync); err != nil || code != ExitOK {
+			t.Fatalf("sync %d: exit %d (%v)\n%s\n%s", i, code, err, out, errOut)
+		}
+	}
+	newer := sync.Result.Build.RunID
+	if code, out, errOut := runCLI(context.Background(), env, "index", "rollback"); code != ExitOK {
+		t.Fatalf("rollback: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut := runCLI(context.Background(), env, "index", "promote")
+	if code != ExitFailure || !strings.Contains(errOut, "novactl index promote "+newer) {
+		t.Errorf("promote after a rollback: exit %d, want %d and the command that makes %s active again\n%s\n%s", code, ExitFailure, newer, out, errOut)
+	}
+	if code, out, errOut := runCLI(context.Background(), env, "index", "promote", newer); code != ExitOK || !strings.Contains(out, "Promoted "+newer) {
+		t.Errorf("promote %s: exit %d\n%s\n%s", newer, code, out, errOut)
+	}
+}

@@ -145,6 +145,10 @@ func (x *Indexer) locate(runID string) (dir, where string, err error) {
 		if id := x.interruptedPromotion(); id != "" {
 			return x.home.Generation(id), "generation", nil
 		}
+		if id := x.newerKept(); id != "" {
+			// After a rollback: the way forward is a generation, not a build.
+			return "", "", fmt.Errorf("%w: there is no candidate; novactl index promote %s makes the newest kept generation active again, novactl index build makes a new candidate", ErrNotFound, id)
+		}
 		return "", "", fmt.Errorf("%w: there is no candidate; run novactl index build first", ErrNotFound)
 	}
 	if !manifest.ValidRunID(runID) {
@@ -194,6 +198,19 @@ func (x *Indexer) interruptedPromotion() string {
 		if id := ids[i]; id > active && !activated[id] {
 			return id
 		}
+	}
+	return ""
+}
+
+// newerKept returns the newest kept generation newer than the active
+// one (a rollback went back from it), or "".
+func (x *Indexer) newerKept() string {
+	m, _, err := manifest.Read(x.home.Manifest())
+	if err != nil {
+		return ""
+	}
+	if ids := x.generationIDs(); len(ids) > 0 && ids[len(ids)-1] > m.RunID {
+		return ids[len(ids)-1]
 	}
 	return ""
 }
