@@ -26,7 +26,7 @@ const indexHelp = `Manages index generations under NOVA_HOME/index.
   verify     fully load a candidate (default: the newest) and check it
   promote    verify a candidate and make it active (atomic manifest swap)
   sync       build, verify and promote in one step (what you usually want)
-  rollback   make an older kept generation active again (--to RUN_ID)
+  rollback   make the previously active generation (or --to RUN_ID) active again
   list       show generations and candidates with their state
   watch      keep the index fresh by itself: watch the sources and sync
              soon after they change (novactl index watch --help)
@@ -41,11 +41,52 @@ func indexVerbs() []verb {
 		{"verify", "Fully load a candidate (default: the newest) and check it"},
 		{"promote", "Verify a candidate and make it active"},
 		{"sync", "Build, verify and promote in one step"},
-		{"rollback", "Make an older kept generation active again"},
+		{"rollback", "Make the previously active generation active again"},
 		{"list", "Show generations and candidates with their state"},
 		{"watch", "Keep the index fresh: watch the sources and sync when they change"},
 	}
 }
+
+// indexVerbHelp is each verb's --help but watch's: what it does and what
+// it picks when given no run id.
+var indexVerbHelp = map[string]string{
+	"build": `Reads the configured sources into a new candidate generation under
+NOVA_HOME/index/candidates. It does not change the active generation:
+novactl index promote makes the candidate active (novactl index sync does
+both). When the active generation can be built upon, only what changed is read
+and added as a delta; --full rebuilds every segment. When nothing changed, no
+candidate is built.`,
+	"sync": `Builds a candidate as novactl index build does, verifies it and makes it
+active, in one step: what you usually want. When deltas have piled up they are
+then merged into one generation, which replaces the promoted one and is the
+generation left active. A running novad serves it without restart.`,
+	"verify": `Fully loads a candidate or a kept generation (default: the newest candidate)
+and checks every file against its checksum, the counts and the embedding
+profile against the configuration. It changes nothing.`,
+	"promote": `Verifies a candidate and makes it active by an atomic swap of
+NOVA_HOME/index/manifest.json. Without RUN_ID it takes the newest candidate, or
+finishes a promotion that was interrupted; the RUN_ID of a kept generation makes
+that one active again. Retention then keeps the active generation, the one it
+replaced and the most recently active others, index.keepGenerations in all
+(default 3), and removes candidates older than the active one. A running novad
+serves the new generation without restart.`,
+	"rollback": `Makes a kept generation active again. Without RUN_ID it takes the one that was
+active before the current one (so a second rollback returns to where the first
+started), passing over damaged ones, which it names and retention removes.
+--to RUN_ID (or RUN_ID) takes that one: novactl index list shows the kept
+generations. Retention keeps index.keepGenerations (default 3). A running novad
+serves it without restart.`,
+	"list": `Shows the kept generations and the candidates, newest first: state (active,
+kept, interrupted, candidate, incomplete), chunks, size, creation time and
+whether their files are intact. It checks sizes, and hashes the files changed
+since they were written; --deep hashes every file.`,
+}
+
+// indexWaits ends the help of the verbs that write the index.
+const indexWaits = `
+
+While the source watcher syncs, this waits for it to finish; another index
+command running is an error that names it.`
 
 // indexSynopsis is the usage line of each verb but watch, with the
 // arguments and flags it takes.
@@ -76,7 +117,11 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	// Each verb takes only its own flags and arguments: a flag meant for
 	// another verb would otherwise be accepted and silently do nothing.
-	fs := newFlags(inv, "novactl index "+sub, indexSynopsis[sub], indexHelp)
+	help := indexVerbHelp[sub]
+	if sub != "verify" && sub != "list" {
+		help += indexWaits
+	}
+	fs := newFlags(inv, "novactl index "+sub, indexSynopsis[sub], help)
 	jsonOut := fs.Bool("json", false, "print a JSON summary and no progress")
 	var retrain, full, prune, inProcess, verbose, deep bool
 	to := ""

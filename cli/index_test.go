@@ -375,7 +375,9 @@ func TestIndex_missingRunIDsSayWhy(t *testing.T) {
 // again; it said only "run novactl index build first".
 func TestIndexPromote_afterRollbackNamesTheWayForward(t *testing.T) {
 	root, _, env := jsonlHome(t)
-	var sync struct{ Result struct{ Build struct{ RunID string } } }
+	var sync struct {
+		Result struct{ Build struct{ RunID string } }
+	}
 	for i, rec := range []string{`{"id":"1","text":"the heron nests by the weir"}`, `{"id":"2","text":"the otter fishes below the mill"}`} {
 		if err := os.WriteFile(filepath.Join(root, "src", "r.jsonl"), []byte(rec+"\n"), 0o600); err != nil {
 			t.Fatal(err)
@@ -395,5 +397,33 @@ func TestIndexPromote_afterRollbackNamesTheWayForward(t *testing.T) {
 	}
 	if code, out, errOut := runCLI(context.Background(), env, "index", "promote", newer); code != ExitOK || !strings.Contains(out, "Promoted "+newer) {
 		t.Errorf("promote %s: exit %d\n%s\n%s", newer, code, out, errOut)
+	}
+}
+
+// TestIndexVerbHelp: each verb's --help says what that verb does and
+// what it picks when no run id is given; each printed the overview of
+// all of them, which does not say what promote or rollback pick, or how
+// many generations are kept.
+func TestIndexVerbHelp(t *testing.T) {
+	for verb, want := range map[string][]string{
+		"build":    {"does not change the active", "novactl index promote"},
+		"sync":     {"merged", "without restart"},
+		"verify":   {"newest candidate", "changes nothing"},
+		"promote":  {"newest candidate", "interrupted", "index.keepGenerations"},
+		"rollback": {"active before the current one", "damaged", "index.keepGenerations", "novactl index list"},
+		"list":     {"newest first", "--deep"},
+	} {
+		code, out, errOut := runCLI(context.Background(), []string{"HOME=/nonexistent"}, "index", verb, "--help")
+		if code != ExitOK || out != "" {
+			t.Errorf("index %s --help: exit %d, stdout %q", verb, code, out)
+		}
+		for _, w := range want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("index %s --help lacks %q:\n%s", verb, w, errOut)
+			}
+		}
+		if strings.Contains(errOut, "Manages index generations") {
+			t.Errorf("index %s --help is the overview of every verb:\n%s", verb, errOut)
+		}
 	}
 }
