@@ -427,3 +427,25 @@ func TestIndexVerbHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexRollback_nothingToRollBackTo: a rollback with nothing to go
+// back to says why: nothing promoted yet (and the command that promotes
+// the first generation), or the active generation is the only one kept
+// (named). It said "no other intact generation is kept (0 skipped)" in
+// both cases.
+func TestIndexRollback_nothingToRollBackTo(t *testing.T) {
+	_, _, env := jsonlHome(t)
+	code, out, errOut := runCLI(context.Background(), env, "index", "rollback")
+	if code != ExitFailure || !strings.Contains(errOut, "nothing has been promoted yet") || !strings.Contains(errOut, "novactl index sync") {
+		t.Errorf("rollback on a new home: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "index", "sync", "--in-process", "--json")
+	var sync struct{ Result struct{ Build struct{ RunID string } } }
+	if err := json.Unmarshal([]byte(out), &sync); err != nil || code != ExitOK {
+		t.Fatalf("sync: exit %d (%v)\n%s\n%s", code, err, out, errOut)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "index", "rollback")
+	if want := sync.Result.Build.RunID + ", the active generation, is the only one kept"; code != ExitFailure || !strings.Contains(errOut, want) {
+		t.Errorf("rollback with one generation: exit %d, want %d and %q\n%s\n%s", code, ExitFailure, want, out, errOut)
+	}
+}

@@ -542,7 +542,7 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 			break
 		}
 		if toRunID == "" {
-			return nil, fmt.Errorf("%w: no other intact generation is kept (%d skipped); novactl index list shows what exists", ErrNotFound, len(skipped))
+			return nil, x.nothingToRollBackTo(current, len(skipped))
 		}
 	}
 	if toRunID == current {
@@ -575,6 +575,25 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 	}
 	res.Skipped = skipped
 	return res, nil
+}
+
+// nothingToRollBackTo says why a rollback found no generation to make
+// active: nothing was ever promoted, or current is the only intact one.
+func (x *Indexer) nothingToRollBackTo(current string, damaged int) error {
+	if current == "" && len(x.generationIDs()) == 0 {
+		return fmt.Errorf("%w: nothing has been promoted yet, so there is nothing to roll back to; novactl index sync builds and promotes the first generation", ErrNotFound)
+	}
+	why := "no other intact generation is kept"
+	if current != "" {
+		why = current + ", the active generation, is the only one kept"
+		if damaged > 0 {
+			why = current + ", the active generation, is the only intact one kept"
+		}
+	}
+	if damaged > 0 {
+		why += fmt.Sprintf(" (%d damaged skipped)", damaged)
+	}
+	return fmt.Errorf("%w: %s, so there is nothing to roll back to; novactl index list shows what exists", ErrNotFound, why)
 }
 
 // activations returns run ids in order of their most recent activation,
