@@ -267,6 +267,10 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		if nothing, ok := errors.AsType[*index.NothingToIndexError](err); ok && nothing.Result != nil {
 			out["sources"], out["problems"] = nothing.Result.Sources, nothing.Result.Problems
 		}
+		if le, ok := errors.AsType[*index.LockedError](err); ok {
+			// Busy, not broken: a script may try again later.
+			out["busy"] = map[string]any{"operation": le.Operation, "pid": le.PID, "since": le.Since, "lock": le.Path}
+		}
 		printJSON(inv.Stdout, out)
 	}
 	if err != nil {
@@ -280,10 +284,6 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 				// change there, and the bare error does not say why.
 				fmt.Fprintf(inv.Stderr, "%s is on a read-only volume, where the index cannot be written: make the volume writable, or copy the home to a writable place (cp -a) and set NOVA_HOME to the copy\n", cfg.Home.Root)
 			}
-		}
-		var le *index.LockedError
-		if errors.As(err, &le) {
-			return ExitFailure
 		}
 		return ExitFailure
 	}

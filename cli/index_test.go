@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -447,5 +449,36 @@ func TestIndexRollback_nothingToRollBackTo(t *testing.T) {
 	code, out, errOut = runCLI(context.Background(), env, "index", "rollback")
 	if want := sync.Result.Build.RunID + ", the active generation, is the only one kept"; code != ExitFailure || !strings.Contains(errOut, want) {
 		t.Errorf("rollback with one generation: exit %d, want %d and %q\n%s\n%s", code, ExitFailure, want, out, errOut)
+	}
+}
+
+// TestIndex_JSONBusyNamesTheHolder: an index command refused because
+// another holds the index lock says so in --json as fields, what the
+// holder does, its pid, since when and the lock, so that a script can
+// tell "busy, try again" from a failure without parsing the message.
+func TestIndex_JSONBusyNamesTheHolder(t *testing.T) {
+	_, home, env := jsonlHome(t)
+	l, err := lockfile.Acquire(home.Lock(), 0o600, "sync", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	for _, verb := range []string{"build", "sync", "promote", "rollback"} {
+		code, out, errOut := runCLI(context.Background(), env, "index", verb, "--json")
+		var got struct {
+			OK   bool
+			Busy *struct {
+				Operation string
+				PID       int
+				Since     string
+				Lock      string
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil || code != ExitFailure || got.OK {
+			t.Fatalf("%s while the lock is held: exit %d (%v)\n%s\n%s", verb, code, err, out, errOut)
+		}
+		if b := got.Busy; b == nil || b.Operation != "sync" || b.PID != os.Getpid() || b.Since == "" || b.Lock != home.Lock() {
+			t.Errorf("%s while the lock is held: busy %+v, want the holder\n%s", verb, b, out)
+		}
 	}
 }
