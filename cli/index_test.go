@@ -442,7 +442,9 @@ func TestIndexRollback_nothingToRollBackTo(t *testing.T) {
 		t.Errorf("rollback on a new home: exit %d\n%s\n%s", code, out, errOut)
 	}
 	code, out, errOut = runCLI(context.Background(), env, "index", "sync", "--in-process", "--json")
-	var sync struct{ Result struct{ Build struct{ RunID string } } }
+	var sync struct {
+		Result struct{ Build struct{ RunID string } }
+	}
 	if err := json.Unmarshal([]byte(out), &sync); err != nil || code != ExitOK {
 		t.Fatalf("sync: exit %d (%v)\n%s\n%s", code, err, out, errOut)
 	}
