@@ -484,3 +484,37 @@ func TestIndex_JSONBusyNamesTheHolder(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexList_showsAMissingActiveGeneration: when the generation the
+// manifest names is gone from generations/, index list showed the kept
+// ones and no active row at all, nothing amiss; it shows the active one
+// as damaged, says it is missing, and what to run.
+func TestIndexList_showsAMissingActiveGeneration(t *testing.T) {
+	_, home, env := jsonlHome(t)
+	code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process", "--json")
+	var sync struct {
+		Result struct{ Build struct{ RunID string } }
+	}
+	if err := json.Unmarshal([]byte(out), &sync); err != nil || code != ExitOK {
+		t.Fatalf("sync: exit %d (%v)\n%s\n%s", code, err, out, errOut)
+	}
+	active := sync.Result.Build.RunID
+	if err := os.RemoveAll(home.Generation(active)); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "index", "list", "--json")
+	var list struct {
+		Result []struct{ RunID, State, Integrity, Problem string }
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || code != ExitOK {
+		t.Fatalf("list: exit %d (%v)\n%s\n%s", code, err, out, errOut)
+	}
+	if len(list.Result) != 1 || list.Result[0].RunID != active || list.Result[0].State != "active" || list.Result[0].Integrity != "damaged" ||
+		!strings.Contains(list.Result[0].Problem, "missing") || !strings.Contains(list.Result[0].Problem, "novactl index sync") {
+		t.Errorf("list --json with the active generation's directory gone: %+v", list.Result)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "index", "list")
+	if code != ExitOK || !strings.Contains(out, active) || !strings.Contains(out, "DAMAGED") || !strings.Contains(out, "missing") {
+		t.Errorf("list with the active generation's directory gone: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

@@ -230,7 +230,8 @@ type GenerationInfo struct {
 // at depth d (see CheckGeneration).
 func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
 	active := ""
-	if m, _, err := manifest.Read(x.home.Manifest()); err == nil {
+	m, _, err := manifest.Read(x.home.Manifest())
+	if err == nil {
 		active = m.RunID
 	}
 	// A generation moved into place whose manifest was never written (a
@@ -275,6 +276,16 @@ func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
 	}
 	add(x.home.Generations(), "kept")
 	add(x.home.Candidates(), "candidate")
+	if active != "" && !slices.ContainsFunc(out, func(g GenerationInfo) bool { return g.RunID == active }) {
+		// The manifest names a generation whose directory is gone: listed
+		// from the manifest, or the list would show nothing amiss.
+		out = append(out, GenerationInfo{
+			RunID: active, State: "active", CreatedAt: m.CreatedAt, Chunks: m.ChunkCount, Segments: len(m.Segments), Bytes: m.Bytes(),
+			EmbeddingProfile: m.EmbeddingProfile, Integrity: "damaged",
+			Problem: fmt.Sprintf("generation %s, which the manifest names as active, is missing (%s is gone): novactl index rollback makes a kept generation active, novactl index sync builds a new one",
+				active, x.home.Generation(active)),
+		})
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].RunID > out[j].RunID })
 	return out, nil
 }
