@@ -14,9 +14,11 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/inert"
 	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/truncate"
 )
 
@@ -234,6 +236,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 			result = r
 			if !*jsonOut {
 				printRollback(inv.Stdout, r)
+				printWatcherSyncsOn(inv.Stdout, cfg.Home, r.RunID)
 			}
 		}
 	case "list":
@@ -475,6 +478,21 @@ func printRollback(w io.Writer, r *index.PromoteResult) {
 		fmt.Fprintf(w, " Retention removed %s.", strings.Join(r.Deleted, ", "))
 	}
 	fmt.Fprintln(w, " A running novad serves it without restart.")
+}
+
+// printWatcherSyncsOn warns, after a rollback, that a running source
+// watcher's next sync builds on the generation rolled back to from the
+// sources as they are now: what the rollback took away comes back at the
+// next change an agent writes.
+func printWatcherSyncsOn(w io.Writer, home paths.Home, runID string) {
+	if !freshness.Running(home) {
+		return
+	}
+	who := "The source watcher (novactl index watch)"
+	if st, err := freshness.Read(home); err == nil && st.PID > 0 {
+		who = fmt.Sprintf("The source watcher (novactl index watch, pid %d)", st.PID)
+	}
+	fmt.Fprintf(w, "%s is running: its next sync, after any source changes, builds on %s from the sources as they are now. To keep %s as it is, stop the watcher first.\n", who, runID, runID)
 }
 
 func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {

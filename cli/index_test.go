@@ -518,3 +518,36 @@ func TestIndexList_showsAMissingActiveGeneration(t *testing.T) {
 		t.Errorf("list with the active generation's directory gone: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestIndexRollback_warnsTheWatcherSyncsOn: a rollback while the source
+// watcher runs says that the watcher's next sync builds on the generation
+// from the sources as they are now, bringing back what the rollback took
+// away; it said only that the rollback was done, and the watcher undid it
+// at the next change an agent wrote.
+func TestIndexRollback_warnsTheWatcherSyncsOn(t *testing.T) {
+	root, home, env := jsonlHome(t)
+	for _, rec := range []string{`{"id":"1","text":"the heron nests by the weir"}`, `{"id":"2","text":"the otter fishes below the mill"}`} {
+		if err := os.WriteFile(filepath.Join(root, "src", "r.jsonl"), []byte(rec+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process", "--full"); code != ExitOK {
+			t.Fatalf("sync: exit %d\n%s\n%s", code, out, errOut)
+		}
+	}
+	code, out, errOut := runCLI(context.Background(), env, "index", "rollback")
+	if code != ExitOK || strings.Contains(out+errOut, "watcher") {
+		t.Errorf("rollback with no watcher: exit %d, want 0 and no word of a watcher\n%s\n%s", code, out, errOut)
+	}
+	if err := paths.MkdirPrivate(filepath.Dir(home.WatcherLock())); err != nil {
+		t.Fatal(err)
+	}
+	l, err := lockfile.Acquire(home.WatcherLock(), 0o600, "watch", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	code, out, errOut = runCLI(context.Background(), env, "index", "rollback")
+	if code != ExitOK || !strings.Contains(out, "source watcher") || !strings.Contains(out, "next sync") {
+		t.Errorf("rollback while the watcher runs: exit %d, want 0 and a word that its next sync builds on\n%s\n%s", code, out, errOut)
+	}
+}
