@@ -551,3 +551,27 @@ func TestIndexRollback_warnsTheWatcherSyncsOn(t *testing.T) {
 		t.Errorf("rollback while the watcher runs: exit %d, want 0 and a word that its next sync builds on\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestIndexRollback_otherEmbedderSaysWhich: a rollback to a generation
+// the configured embedder cannot search names the generation's embedding
+// profile and the configured one, and what to do, as promote does; it
+// said only "a profile the configured embedder cannot search".
+func TestIndexRollback_otherEmbedderSaysWhich(t *testing.T) {
+	root, home, env := jsonlHome(t)
+	sync := func() {
+		t.Helper()
+		if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process", "--full"); code != ExitOK {
+			t.Fatalf("sync: exit %d\n%s\n%s", code, out, errOut)
+		}
+	}
+	sync()
+	cfg := "server: {host: 127.0.0.1, port: 0}\nfacade: {port: 0}\nembedding: {dimension: 64}\nsources:\n  - {name: r, kind: jsonl, path: " + filepath.Join(root, "src") + "}\n"
+	if err := os.WriteFile(home.Config(), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sync()
+	code, out, errOut := runCLI(context.Background(), env, "index", "rollback")
+	if code != ExitFailure || !strings.Contains(errOut, "/384") || !strings.Contains(errOut, "dimension 64") || !strings.Contains(errOut, "config.yaml") {
+		t.Errorf("rollback to a generation of another embedder: exit %d, want %d, both profiles and what to change\n%s\n%s", code, ExitFailure, out, errOut)
+	}
+}

@@ -289,9 +289,7 @@ func (x *Indexer) promote(ctx context.Context, runID, by string) (*PromoteResult
 		return nil, err
 	}
 	if !v.ProfileMatches {
-		p := v.EmbeddingProfile
-		return nil, fmt.Errorf("candidate %s was embedded with %s/%s/%d, which the configured embedder (%s, dimension %d) cannot search; rebuild it",
-			v.RunID, p.Provider, p.Model, p.Dimension, x.cfg.Embedding.Provider, x.cfg.Embedding.Dimension)
+		return nil, x.otherEmbedder(v, "rebuild it")
 	}
 	x.opts.Hook(StepCandidateVerified)
 	cand, err := readCandidateRecord(dir)
@@ -320,6 +318,14 @@ func (x *Indexer) promote(ctx context.Context, runID, by string) (*PromoteResult
 		return nil, x.interrupted(cand.RunID, err)
 	}
 	return res, nil
+}
+
+// otherEmbedder says that v's vectors are not searchable with the
+// configured embedder, naming both, and fix.
+func (x *Indexer) otherEmbedder(v *VerifyResult, fix string) error {
+	p := v.EmbeddingProfile
+	return fmt.Errorf("%s %s was embedded with %s/%s/%d, which the configured embedder (%s, dimension %d) cannot search; %s",
+		v.Where, v.RunID, p.Provider, p.Model, p.Dimension, x.cfg.Embedding.Provider, x.cfg.Embedding.Dimension, fix)
 }
 
 // interrupted explains a promotion that failed after its generation was
@@ -563,7 +569,7 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 		return nil, err
 	}
 	if !v.ProfileMatches {
-		return nil, fmt.Errorf("generation %s was embedded with a profile the configured embedder cannot search", toRunID)
+		return nil, x.otherEmbedder(v, "set embedding in config.yaml back to that to roll back to it, or name another with --to (novactl index list shows them)")
 	}
 	cand, err := readCandidateRecord(dir)
 	if err != nil {
