@@ -182,6 +182,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	var result any
 	var err error
+	manifestErr := "" // list's: why the manifest cannot be read
 	switch sub {
 	case "build":
 		var r *index.BuildResult
@@ -251,8 +252,17 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 				gens = []index.GenerationInfo{} // [] in JSON: a list, even empty
 			}
 			result = gens
+			// A manifest that cannot be read leaves every generation
+			// listed as kept and none active: say why.
+			if _, _, merr := manifest.Read(cfg.Home.Manifest()); merr != nil && !errors.Is(merr, manifest.ErrNoManifest) {
+				manifestErr = merr.Error()
+			}
 			if !*jsonOut {
 				printList(inv.Stdout, gens, deep)
+				if manifestErr != "" {
+					fmt.Fprintf(inv.Stdout, "The manifest (%s) cannot be read: %s. None of these is active as listed: novactl index rollback makes the most recently active intact one active again; novactl index sync builds a new one.\n",
+						cfg.Home.Manifest(), inert.Text(manifestErr))
+				}
 			}
 		}
 	default:
@@ -266,6 +276,9 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		out := map[string]any{"ok": err == nil, "result": result}
 		if err != nil {
 			out["error"] = err.Error()
+		}
+		if manifestErr != "" {
+			out["manifestError"] = manifestErr
 		}
 		if nothing, ok := errors.AsType[*index.NothingToIndexError](err); ok && nothing.Result != nil {
 			out["sources"], out["problems"] = nothing.Result.Sources, nothing.Result.Problems

@@ -575,3 +575,29 @@ func TestIndexRollback_otherEmbedderSaysWhich(t *testing.T) {
 		t.Errorf("rollback to a generation of another embedder: exit %d, want %d, both profiles and what to change\n%s\n%s", code, ExitFailure, out, errOut)
 	}
 }
+
+// TestIndexList_saysTheManifestIsDamaged: with a manifest that cannot be
+// read, index list listed every generation as kept and none active, and
+// said nothing of why; it says the manifest cannot be read and what to
+// run, in text and in --json.
+func TestIndexList_saysTheManifestIsDamaged(t *testing.T) {
+	_, home, env := jsonlHome(t)
+	if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process"); code != ExitOK {
+		t.Fatalf("sync: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if err := os.WriteFile(home.Manifest(), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(context.Background(), env, "index", "list")
+	if code != ExitOK || !strings.Contains(out, "manifest") || !strings.Contains(out, "cannot be read") || !strings.Contains(out, "novactl index rollback") {
+		t.Errorf("list with a damaged manifest: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "index", "list", "--json")
+	var got struct {
+		OK            bool
+		ManifestError string
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != ExitOK || !got.OK || !strings.Contains(got.ManifestError, "invalid manifest") {
+		t.Errorf("list --json with a damaged manifest: exit %d (%v), %+v\n%s\n%s", code, err, got, out, errOut)
+	}
+}
