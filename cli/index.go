@@ -254,12 +254,17 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 			result = gens
 			// A manifest that cannot be read leaves every generation
 			// listed as kept and none active: say why.
-			if _, _, merr := manifest.Read(cfg.Home.Manifest()); merr != nil && !errors.Is(merr, manifest.ErrNoManifest) {
+			_, _, merr := manifest.Read(cfg.Home.Manifest())
+			if merr != nil && !errors.Is(merr, manifest.ErrNoManifest) {
 				manifestErr = merr.Error()
 			}
 			if !*jsonOut {
 				printList(inv.Stdout, gens, deep)
-				if manifestErr != "" {
+				switch {
+				case manifestErr == "":
+				case errors.Is(merr, manifest.ErrOldFormat):
+					fmt.Fprintf(inv.Stdout, "The active generation was built by an older Nova: novactl index sync rebuilds it.\n")
+				default:
 					fmt.Fprintf(inv.Stdout, "The manifest (%s) cannot be read: %s. None of these is active as listed: novactl index rollback makes the most recently active intact one active again; novactl index sync builds a new one.\n",
 						cfg.Home.Manifest(), inert.Text(manifestErr))
 				}

@@ -600,4 +600,13 @@ func TestIndexList_saysTheManifestIsDamaged(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil || code != ExitOK || !got.OK || !strings.Contains(got.ManifestError, "invalid manifest") {
 		t.Errorf("list --json with a damaged manifest: exit %d (%v), %+v\n%s\n%s", code, err, got, out, errOut)
 	}
+	// A manifest of an older Nova is no case for rollback: the kept
+	// generations are as old.
+	if err := os.WriteFile(home.Manifest(), []byte(`{"schemaVersion":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "index", "list")
+	if code != ExitOK || !strings.Contains(out, "older Nova") || !strings.Contains(out, "novactl index sync") || strings.Contains(out, "rollback") {
+		t.Errorf("list with a manifest of an older Nova: exit %d\n%s\n%s", code, out, errOut)
+	}
 }
