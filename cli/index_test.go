@@ -369,6 +369,18 @@ func TestIndex_missingRunIDsSayWhy(t *testing.T) {
 			}
 		}
 	}
+	// A sync promotes a newer generation, and retention removes the older
+	// candidate: never promoted, it was not one of the generations kept.
+	if err := os.WriteFile(filepath.Join(root, "src", "r.jsonl"), []byte(`{"id":"4","text":"a coot calls"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run("sync", "--in-process"); code != ExitOK {
+		t.Fatalf("sync: exit %d\n%s", code, out)
+	}
+	if code, out := run("promote", candidate); code != ExitFailure || !strings.Contains(out, candidate+" was removed") ||
+		!strings.Contains(out, "candidate older than the active generation") {
+		t.Errorf("promote of a candidate retention removed: exit %d\n%s", code, out)
+	}
 }
 
 // TestIndexPromote_afterRollbackNamesTheWayForward: promote with no run

@@ -174,8 +174,12 @@ func (x *Indexer) missing(runID string) error {
 			continue
 		}
 		why := e.Note
-		if why == "" {
+		switch {
+		case why != "":
+		case slices.Contains(x.activations(), runID):
 			why = fmt.Sprintf("retention keeps the last %d generations", x.keepGenerations())
+		default:
+			why = "a candidate older than the active generation, removed when that one was made active"
 		}
 		return fmt.Errorf("%w: %s was removed (%s); novactl index list shows the kept ones", ErrNotFound, runID, why)
 	}
