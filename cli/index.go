@@ -542,6 +542,14 @@ func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 	for _, g := range damaged {
 		fmt.Fprintln(w, g.Problem) // names the generation and the file
 	}
+	for _, g := range gens {
+		switch g.State {
+		case "interrupted":
+			fmt.Fprintf(w, "%s: its promotion was interrupted; novactl index promote finishes it.\n", g.RunID)
+		case "incomplete":
+			fmt.Fprintf(w, "%s: it has no candidate record (a build, or a removal, that did not finish) and cannot be made active; the next build or sync removes such a candidate, the next promotion such a generation.\n", g.RunID)
+		}
+	}
 	if !deep {
 		fmt.Fprintln(w, "FILES checks sizes, and hashes files changed since they were written; --deep hashes every file.")
 	}

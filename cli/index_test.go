@@ -622,3 +622,42 @@ func TestIndexList_saysTheManifestIsDamaged(t *testing.T) {
 		t.Errorf("list with a manifest of an older Nova: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestIndexList_explainsInterruptedAndIncomplete: index list showed the
+// states "interrupted" (a promotion stopped after its generation was moved
+// into place) and "incomplete" (a build stopped before its candidate was
+// sealed) without a word of what they mean or what to run.
+func TestIndexList_explainsInterruptedAndIncomplete(t *testing.T) {
+	root, home, env := jsonlHome(t)
+	if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process"); code != ExitOK {
+		t.Fatalf("sync: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(root, "src", "r.jsonl"), []byte(`{"id":"2","text":"the otter fishes below the mill"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var build struct{ Result struct{ RunID string } }
+	code, out, errOut := runCLI(context.Background(), env, "index", "build", "--in-process", "--json")
+	if err := json.Unmarshal([]byte(out), &build); err != nil || code != ExitOK {
+		t.Fatalf("build: exit %d (%v)\n%s\n%s", code, err, out, errOut)
+	}
+	moved := build.Result.RunID // as a promotion interrupted after the move leaves it
+	if err := os.Rename(home.Candidate(moved), home.Generation(moved)); err != nil {
+		t.Fatal(err)
+	}
+	const unfinished = "20991231T235959Z-0badc0de"
+	if err := os.MkdirAll(home.Candidate(unfinished), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "index", "list")
+	if code != ExitOK {
+		t.Fatalf("list: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		moved + ": its promotion was interrupted; novactl index promote finishes it",
+		unfinished + ": it has no candidate record (a build, or a removal, that did not finish) and cannot be made active",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+}
