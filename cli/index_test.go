@@ -661,3 +661,34 @@ func TestIndexList_explainsInterruptedAndIncomplete(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexPromote_damagedCandidateSaysRebuild: promote of a candidate
+// whose files fail their checksums names the damage and the command that
+// makes a new candidate; it named only the file.
+func TestIndexPromote_damagedCandidateSaysRebuild(t *testing.T) {
+	root, home, env := jsonlHome(t)
+	if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process"); code != ExitOK {
+		t.Fatalf("sync: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(root, "src", "r.jsonl"), []byte(`{"id":"2","text":"the otter fishes below the mill"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var build struct{ Result struct{ RunID string } }
+	code, out, errOut := runCLI(context.Background(), env, "index", "build", "--in-process", "--json")
+	if err := json.Unmarshal([]byte(out), &build); err != nil || code != ExitOK {
+		t.Fatalf("build: exit %d (%v)\n%s\n%s", code, err, out, errOut)
+	}
+	report := filepath.Join(home.Candidate(build.Result.RunID), "build-report.json")
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x20 // same size, another sum
+	if err := os.WriteFile(report, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "index", "promote")
+	if code != ExitFailure || !strings.Contains(errOut, build.Result.RunID) || !strings.Contains(errOut, "novactl index build") {
+		t.Errorf("promote of a damaged candidate: exit %d, want %d naming it and novactl index build\n%s\n%s", code, ExitFailure, out, errOut)
+	}
+}

@@ -289,6 +289,9 @@ func (x *Indexer) promote(ctx context.Context, runID, by string) (*PromoteResult
 		}
 	}
 	v, err := x.verifyDir(dir, where)
+	if err != nil && by == "promote" && where == "candidate" && errors.Is(err, generation.ErrCorrupt) {
+		return nil, fmt.Errorf("%w; the candidate is damaged and cannot be promoted: novactl index build makes a new one", err)
+	}
 	if err != nil {
 		return nil, err
 	}
