@@ -556,7 +556,10 @@ func (r *localRule) windows(text, lower string) []span {
 func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
 
 // replaceSpans replaces the union of spans with [redacted], counting each
-// merged range once.
+// merged range once. A range inside a mark already there is no secret:
+// some rules take the mark for one (postgres://app:[redacted]@db), and
+// text redacted again must come out unchanged and uncounted, or a carried
+// chunk would count as changed and be embedded again on every build.
 func replaceSpans(text string, spans []span) (string, int) {
 	if len(spans) == 0 {
 		return text, 0
@@ -572,6 +575,9 @@ func replaceSpans(text string, spans []span) (string, int) {
 		if start < last {
 			start = last
 		}
+		if start >= end || withinMark(text, start, end) {
+			continue
+		}
 		b.WriteString(text[last:start])
 		b.WriteString(redactedMark)
 		last = end
@@ -579,6 +585,17 @@ func replaceSpans(text string, spans []span) (string, int) {
 	}
 	b.WriteString(text[last:])
 	return b.String(), n
+}
+
+// withinMark reports whether text[start:end] lies inside a redaction
+// mark.
+func withinMark(text string, start, end int) bool {
+	for i := max(0, end-len(redactedMark)); i <= start; i++ {
+		if strings.HasPrefix(text[i:], redactedMark) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasFoldPass reports whether text contains "pass" in any case whose

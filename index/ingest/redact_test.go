@@ -9,6 +9,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/nova-recall/nova/memory"
 )
 
 // corpusLines returns the non-comment lines of a testdata/secrets file.
@@ -283,6 +285,26 @@ func TestRedact_tokenBeforePunctuation(t *testing.T) {
 			if got, n := Redact(in); n < 1 || strings.Contains(got, secret) {
 				t.Errorf("%s followed by %q: Redact(%q) = %q, %d", name, after, in, got, n)
 			}
+		}
+	}
+}
+
+// TestRedact_idempotent: redacting text already redacted finds nothing,
+// the mark included. The URL password rule took "[redacted]" between
+// ':' and '@' for a password and counted it again (so did the PuTTY
+// rule), and RedactChunk said such a chunk changed: a carried chunk was
+// embedded again on every build.
+func TestRedact_idempotent(t *testing.T) {
+	for _, l := range corpusLines(t, "tokens.txt") {
+		name, rest, _ := strings.Cut(l, "\t")
+		text, _, _ := strings.Cut(rest, "\t")
+		once, _ := Redact(text)
+		if twice, n := Redact(once); twice != once || n != 0 {
+			t.Errorf("%s: Redact(%q) = %q, %d; want it unchanged, 0", name, once, twice, n)
+		}
+		c := memory.Chunk{Text: once, Title: once}
+		if RedactChunk(&c) {
+			t.Errorf("%s: RedactChunk of the redacted %q says it changed", name, once)
 		}
 	}
 }
