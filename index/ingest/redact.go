@@ -897,10 +897,30 @@ func valueAfter(text string, i int) (int, int) {
 		i = start // an unclosed quote: read on as unquoted
 	}
 	j := i
-	for j < len(text) && !isSpace(text[j]) && strings.IndexByte("\"'`,;&<>(){}[]\\", text[j]) < 0 {
+	for j < len(text) && !isSpace(text[j]) && (strings.IndexByte("\"'`,;&<>(){}[]\\", text[j]) < 0 || innerSeparator(text, j)) {
 		j++
 	}
 	return i, j
+}
+
+// innerSeparator reports whether the '&' or ';' at offset j of text is
+// part of a value (P@ss&w0rd!, pass;word99) rather than its end: the end
+// of a query string's or a connection string's value is followed by the
+// next key (&page=2, ;Server=db, ;User Id=sa, &amp;), a shell operator
+// by a blank, another operator or nothing.
+func innerSeparator(text string, j int) bool {
+	if text[j] != '&' && text[j] != ';' {
+		return false
+	}
+	rest := text[j+1:]
+	if rest == "" || isSpace(rest[0]) || strings.IndexByte("&;|", rest[0]) >= 0 || strings.HasPrefix(rest, "amp;") {
+		return false
+	}
+	k := 0
+	for k < len(rest) && k < 64 && (isKeyByte(rest[k]) || k > 0 && rest[k] == ' ') {
+		k++
+	}
+	return k == 0 || k == len(rest) || rest[k] != '='
 }
 
 // Kinds of key names (secretKey).

@@ -308,3 +308,35 @@ func TestRedact_idempotent(t *testing.T) {
 		}
 	}
 }
+
+// redactCases runs Redact on each input and wants the output given.
+func redactCases(t *testing.T, cases [][2]string) {
+	t.Helper()
+	for _, c := range cases {
+		if got, _ := Redact(c[0]); got != c[1] {
+			t.Errorf("Redact(%q) = %q, want %q", c[0], got, c[1])
+		}
+	}
+}
+
+// TestRedact_valueWithAmpersandOrSemicolon: a password holding '&' or
+// ';' is redacted whole. The value ended there as it ends a query
+// string's or a connection string's value, so "password: P@ss&w0rd!"
+// (four characters before the '&', too short to be a password) was kept
+// whole and "password=P@ss&w0rd!" lost only "P@ss". A next key (&page=,
+// ;Server=), a blank or a shell operator still end the value.
+func TestRedact_valueWithAmpersandOrSemicolon(t *testing.T) {
+	redactCases(t, [][2]string{
+		{"password: P@ss&w0rd!", "password: [redacted]"},
+		{"password=P@ss&w0rd!", "password=[redacted]"},
+		{"db:\n  password: pass;word99\n  user: app", "db:\n  password: [redacted]\n  user: app"},
+		{"DB_PASSWORD=Tr0ub4dor&3 ./run", "DB_PASSWORD=[redacted] ./run"},
+		{"GET /v1/items?token=Qt5Pw8Xq2Lm7Ab3Cd4Ef5Gh6&page=2", "GET /v1/items?token=[redacted]&page=2"},
+		{"<a href=\"/x?token=Qt5Pw8Xq2Lm7Ab3Cd4Ef5Gh6&amp;page=2\">", "<a href=\"/x?token=[redacted]&amp;page=2\">"},
+		{"Server=db;User Id=sa;Password=Tr0ub4dor3x;Encrypt=true", "Server=db;User Id=sa;Password=[redacted];Encrypt=true"},
+		{"Password=Tr0ub4dor3x;User Id=sa;Data Source=db", "Password=[redacted];User Id=sa;Data Source=db"},
+		{"export PASSWORD=Tr0ub4dor3x; ./run", "export PASSWORD=[redacted]; ./run"},
+		{"PASSWORD=Tr0ub4dor3x&& ./run", "PASSWORD=[redacted]&& ./run"},
+		{"PASSWORD=Tr0ub4dor3x& wait", "PASSWORD=[redacted]& wait"},
+	})
+}
