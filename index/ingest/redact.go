@@ -827,12 +827,16 @@ func elementValue(text string, i int) (int, int, bool) {
 }
 
 // keyBefore returns the key that ends at offset end of text (where its
-// '=' or ':' is), skipping blanks and a closing quote (escaped or not),
-// and whether it was quoted. A key right after '/' is a file path
+// '=' or ':' is), skipping blanks, the end of Markdown emphasis and a
+// closing quote (escaped or not), and whether it was quoted. A key right after '/' is a file path
 // (/etc/passwd:), not a key: it returns "".
 func keyBefore(text string, end int) (string, bool) {
 	j := end
 	for j > 0 && end-j < 8 && (text[j-1] == ' ' || text[j-1] == '\t') {
+		j--
+	}
+	// The end of Markdown emphasis around the key (**Password**:).
+	for j > 0 && end-j < 12 && text[j-1] == '*' {
 		j--
 	}
 	quoted := false
@@ -862,10 +866,20 @@ func isKeyByte(c byte) bool {
 // valueAfter returns the range of the value that starts after blanks at
 // offset i of text: inside its quotes when it is quoted (", \", \\\",
 // ' or `), on one line; else up to a blank or a character that ends a value in
-// JSON, YAML flow, a query string or a shell line.
+// JSON, YAML flow, a query string or a shell line, or up to the Markdown
+// emphasis it opens with.
 func valueAfter(text string, i int) (int, int) {
-	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
-		i++
+	i = skipBlanks(text, i)
+	// Markdown emphasis: the end of a bold or italic key's (**Password:**
+	// value), or marks around the value (Password: **value**), which end
+	// it.
+	emphasis := ""
+	if n := starRun(text, i); n > 0 {
+		if i+n == len(text) || isSpace(text[i+n]) {
+			i = skipBlanks(text, i+n)
+		} else {
+			emphasis, i = text[i:i+n], i+n
+		}
 	}
 	if i >= len(text) {
 		return i, i
@@ -900,7 +914,28 @@ func valueAfter(text string, i int) (int, int) {
 	for j < len(text) && !isSpace(text[j]) && (strings.IndexByte("\"'`,;&<>(){}[]\\", text[j]) < 0 || innerSeparator(text, j)) {
 		j++
 	}
+	if emphasis != "" {
+		if k := strings.Index(text[i:j], emphasis); k >= 0 {
+			j = i + k
+		}
+	}
 	return i, j
+}
+
+func skipBlanks(text string, i int) int {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// starRun is the number of '*' at offset i of text.
+func starRun(text string, i int) int {
+	n := 0
+	for i+n < len(text) && text[i+n] == '*' {
+		n++
+	}
+	return n
 }
 
 // innerSeparator reports whether the '&' or ';' at offset j of text is

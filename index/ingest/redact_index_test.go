@@ -81,3 +81,15 @@ func TestRecall_secretsWithSeparators(t *testing.T) {
 		}
 	}
 }
+
+// TestRecall_markdownEmphasis: credentials a note writes in Markdown
+// bold are not recalled through a real build and search.
+func TestRecall_markdownEmphasis(t *testing.T) {
+	served := noteRecall(t, "# Grafana\n\n- **URL:** https://grafana.internal\n- **User:** admin\n- **Password:** Gr4fanaPw9x\n\nBackup router password: **Rt7Zq2Lm9x**\n",
+		"grafana admin", "Gr4fanaPw9x", "backup router password", "Rt7Zq2Lm9x")
+	for _, leak := range []string{"Gr4fanaPw9x", "Rt7Zq2Lm9x"} {
+		if strings.Contains(served, leak) {
+			t.Errorf("search served %q: %s", leak, served)
+		}
+	}
+}

@@ -340,3 +340,27 @@ func TestRedact_valueWithAmpersandOrSemicolon(t *testing.T) {
 		{"PASSWORD=Tr0ub4dor3x& wait", "PASSWORD=[redacted]& wait"},
 	})
 }
+
+// TestRedact_markdownEmphasis: a secret-named key or its value in
+// Markdown bold or italics, as notes write credentials down, is
+// redacted. "**Password:** Tr0ub4dor3x" read "**" as the value and
+// "Password: **Tr0ub4dor3x**" a value starting with '*' as a mask (****),
+// and both were kept. Emphasis around words that are no password still
+// keeps them.
+func TestRedact_markdownEmphasis(t *testing.T) {
+	redactCases(t, [][2]string{
+		{"**Password:** Tr0ub4dor3x", "**Password:** [redacted]"},
+		{"- **Password**: Tr0ub4dor3x", "- **Password**: [redacted]"},
+		{"*Password*: Tr0ub4dor3x", "*Password*: [redacted]"},
+		{"Password: **Tr0ub4dor3x**", "Password: **[redacted]**"},
+		{"DB_PASSWORD=**Tr0ub4dor3x**.", "DB_PASSWORD=**[redacted]**."},
+		{"**Wi-Fi password:** `correcthorse9`", "**Wi-Fi password:** `[redacted]`"},
+		{"**Token:** \"Tk6Pw8Xq2Lm7Ab3Cd4\"", "**Token:** \"[redacted]\""},
+		// Kept: prose, a placeholder, a mask, a rule.
+		{"**Password:** must be at least 12 characters", "**Password:** must be at least 12 characters"},
+		{"**Token**: see the vault", "**Token**: see the vault"},
+		{"Password: *required*", "Password: *required*"},
+		{"password: ****", "password: ****"},
+		{"**Secret:** none", "**Secret:** none"},
+	})
+}
