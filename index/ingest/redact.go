@@ -729,6 +729,10 @@ func secretValue(v string) bool {
 // code run at each '=', ':' and '>', reading the key backwards from there
 // (secretKey says which names count).
 func assignmentSpans(text string, out []span) []span {
+	// pairEnd is where the value of a name key that named a secret ends
+	// (name: DB_PASSWORD), -1 if none: a value key right after it holds
+	// that secret (see pairedValue).
+	pairEnd := -1
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		if c == '>' {
@@ -760,6 +764,17 @@ func assignmentSpans(text string, out []span) []span {
 		}
 		name, quoted := keyBefore(text, keyEnd)
 		kind := secretKey(name)
+		if pairEnd >= 0 && pairedValue(text, pairEnd, keyEnd, name) {
+			kind = clearSecret
+		}
+		pairEnd = -1
+		if pairName(name) {
+			if start, end := valueAfter(text, after); start < end && secretName(text[start:end]) {
+				pairEnd = end
+				i = end - 1
+				continue
+			}
+		}
 		if kind == notSecret {
 			continue
 		}
@@ -793,6 +808,44 @@ func assignmentSpans(text string, out []span) []span {
 		i = end - 1
 	}
 	return out
+}
+
+// pairName reports a key whose value names another value's meaning, as
+// lists of names and values do (name: DB_PASSWORD, "ParameterKey",
+// <add key="ApiKey" ...>); a key that holds a secret itself (api_key)
+// is not one.
+func pairName(key string) bool {
+	words := keyWordsOf(key)
+	if len(words) == 0 {
+		return false
+	}
+	last := words[len(words)-1]
+	return last == "name" || last == "key" && secretKey(key) != clearSecret
+}
+
+// secretName reports a value that is the name of a secret: one
+// identifier that secretKey says holds one (DB_PASSWORD, ApiKey).
+func secretName(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if !isKeyByte(v[i]) {
+			return false
+		}
+	}
+	return secretKey(v) == clearSecret
+}
+
+// pairedValue reports whether key, which ends at offset keyEnd of text,
+// is the value key (value, Value, ParameterValue) right after a secret's
+// name that ended at pairEnd: only blanks, quotes, escapes and a comma
+// between them.
+func pairedValue(text string, pairEnd, keyEnd int, key string) bool {
+	words := keyWordsOf(key)
+	if len(words) == 0 || words[len(words)-1] != "value" || keyEnd-pairEnd > 96 {
+		return false
+	}
+	gap := strings.TrimRight(text[pairEnd:keyEnd], " \t*\"'\\")
+	gap, ok := strings.CutSuffix(gap, key)
+	return ok && strings.Trim(gap, " \t\r\n\"'\\,") == ""
 }
 
 // elementValue returns the range of the text of an XML element whose

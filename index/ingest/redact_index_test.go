@@ -93,3 +93,13 @@ func TestRecall_markdownEmphasis(t *testing.T) {
 		}
 	}
 }
+
+// TestRecall_nameValuePairs: a secret in a Kubernetes env list kept in a
+// note is not recalled through a real build and search.
+func TestRecall_nameValuePairs(t *testing.T) {
+	served := noteRecall(t, "# Billing deployment\n\n```yaml\nenv:\n  - name: STRIPE_WEBHOOK_PASSWORD\n    value: Wh5Pw8Xq2Lm7zz\n  - name: LOG_LEVEL\n    value: debug\n```\n",
+		"billing deployment env", "Wh5Pw8Xq2Lm7zz", "STRIPE_WEBHOOK_PASSWORD")
+	if strings.Contains(served, "Wh5Pw8Xq2Lm7zz") {
+		t.Errorf("search served the password: %s", served)
+	}
+}

@@ -364,3 +364,28 @@ func TestRedact_markdownEmphasis(t *testing.T) {
 		{"**Secret:** none", "**Secret:** none"},
 	})
 }
+
+// TestRedact_nameValuePairs: a secret given as a name and a value, as
+// Kubernetes env lists, ECS task definitions, CloudFormation parameters
+// and .NET appSettings write it, is redacted: the value's key is "value",
+// which names nothing, and the secret name was the value of the key
+// before it. A name that is no secret's keeps its value.
+func TestRedact_nameValuePairs(t *testing.T) {
+	redactCases(t, [][2]string{
+		{"env:\n  - name: DB_PASSWORD\n    value: Tr0ub4dor3x\n  - name: LOG_LEVEL\n    value: debug",
+			"env:\n  - name: DB_PASSWORD\n    value: [redacted]\n  - name: LOG_LEVEL\n    value: debug"},
+		{"- name: API_TOKEN\n  value: \"Tk6Pw8Xq2Lm7Ab3Cd4\"", "- name: API_TOKEN\n  value: \"[redacted]\""},
+		{`"environment": [{"name": "DB_PASSWORD", "value": "Tr0ub4dor3x"}, {"name": "PORT", "value": "8080"}]`,
+			`"environment": [{"name": "DB_PASSWORD", "value": "[redacted]"}, {"name": "PORT", "value": "8080"}]`},
+		{`{\"ParameterKey\":\"DBPassword\",\"ParameterValue\":\"Tr0ub4dor3x\"}`, `{\"ParameterKey\":\"DBPassword\",\"ParameterValue\":\"[redacted]\"}`},
+		{`<add key="ApiKey" value="Tk6Pw8Xq2Lm7Ab3Cd4" />`, `<add key="ApiKey" value="[redacted]" />`},
+		// Kept: names that are no secret's, a value far from its name, a
+		// reference.
+		{"- name: TOKENIZERS_PARALLELISM\n  value: \"false\"", "- name: TOKENIZERS_PARALLELISM\n  value: \"false\""},
+		{`{"name": "password", "type": "string", "required": true, "value": "abc"}`, `{"name": "password", "type": "string", "required": true, "value": "abc"}`},
+		{"- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n      key: password", "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n      key: password"},
+		{`<input type="password" name="password" value="{{ form.password }}">`, `<input type="password" name="password" value="{{ form.password }}">`},
+		// A secret-named key is no name key, whatever its value ends with.
+		{"api_key: Xq9zRmTvLwYbNcHdJfG2token", "api_key: [redacted]"},
+	})
+}
