@@ -762,8 +762,11 @@ func assignmentSpans(text string, out []span) []span {
 		case c == '=' && i > 0 && text[i-1] == ':':
 			keyEnd-- // Go's :=
 		}
-		name, quoted := keyBefore(text, keyEnd)
+		name, nameStart, quoted := keyBefore(text, keyEnd)
 		kind := secretKey(name)
+		if kind == ambiguousSecret && !quoted && qualifiedInProse(text, nameStart) {
+			kind = clearSecret
+		}
 		if pairEnd >= 0 && pairedValue(text, pairEnd, keyEnd, name) {
 			kind = clearSecret
 		}
@@ -810,6 +813,25 @@ func assignmentSpans(text string, out []span) []span {
 	return out
 }
 
+// qualifiedInProse reports whether the word before the key that starts at
+// offset start of text, one blank before it, says the key holds a secret
+// (API key:, Secret key =), as secretQualifiers do inside a name.
+func qualifiedInProse(text string, start int) bool {
+	if start < 2 || text[start-1] != ' ' {
+		return false
+	}
+	k := start - 1
+	for k > 0 && start-1-k < 16 && isLetter(text[k-1]) {
+		k--
+	}
+	if k == start-1 || k > 0 && isKeyByte(text[k-1]) {
+		return false
+	}
+	return secretQualifiers[asciiLower(text[k:start-1])]
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
 // pairName reports a key whose value names another value's meaning, as
 // lists of names and values do (name: DB_PASSWORD, "ParameterKey",
 // <add key="ApiKey" ...>); a key that holds a secret itself (api_key)
@@ -855,7 +877,7 @@ func pairedValue(text string, pairEnd, keyEnd int, key string) bool {
 // value without blanks count: agents' prompts are full of XML-like tags
 // around prose.
 func elementValue(text string, i int) (int, int, bool) {
-	name, quoted := keyBefore(text, i)
+	name, _, quoted := keyBefore(text, i)
 	open := i - len(name) - 1
 	if name == "" || quoted || open < 0 || text[open] != '<' {
 		return 0, 0, false
@@ -881,9 +903,10 @@ func elementValue(text string, i int) (int, int, bool) {
 
 // keyBefore returns the key that ends at offset end of text (where its
 // '=' or ':' is), skipping blanks, the end of Markdown emphasis and a
-// closing quote (escaped or not), and whether it was quoted. A key right after '/' is a file path
+// closing quote (escaped or not), the offset it starts at and whether it
+// was quoted. A key right after '/' is a file path
 // (/etc/passwd:), not a key: it returns "".
-func keyBefore(text string, end int) (string, bool) {
+func keyBefore(text string, end int) (name string, start int, quoted bool) {
 	j := end
 	for j > 0 && end-j < 8 && (text[j-1] == ' ' || text[j-1] == '\t') {
 		j--
@@ -892,7 +915,6 @@ func keyBefore(text string, end int) (string, bool) {
 	for j > 0 && end-j < 12 && text[j-1] == '*' {
 		j--
 	}
-	quoted := false
 	if j > 0 && (text[j-1] == '"' || text[j-1] == '\'') {
 		quoted = true
 		j--
@@ -907,9 +929,9 @@ func keyBefore(text string, end int) (string, bool) {
 		k--
 	}
 	if k == j || (k > 0 && (text[k-1] == '/' || isKeyByte(text[k-1]))) {
-		return "", false
+		return "", 0, false
 	}
-	return text[k:j], quoted
+	return text[k:j], k, quoted
 }
 
 func isKeyByte(c byte) bool {

@@ -103,3 +103,13 @@ func TestRecall_nameValuePairs(t *testing.T) {
 		t.Errorf("search served the password: %s", served)
 	}
 }
+
+// TestRecall_qualifiedKeyInProse: a hexadecimal API key a note gives
+// after "API key:" is not recalled through a real build and search.
+func TestRecall_qualifiedKeyInProse(t *testing.T) {
+	served := noteRecall(t, "# Metrics vendor\n\nAccount for the metrics vendor.\n\nAPI key: 9f86d081884c7d659a2feaa0c55ad015\n",
+		"metrics vendor account", "9f86d081884c7d659a2feaa0c55ad015")
+	if strings.Contains(served, "9f86d081884c7d659a2feaa0c55ad015") {
+		t.Errorf("search served the API key: %s", served)
+	}
+}

@@ -389,3 +389,21 @@ func TestRedact_nameValuePairs(t *testing.T) {
 		{"api_key: Xq9zRmTvLwYbNcHdJfG2token", "api_key: [redacted]"},
 	})
 }
+
+// TestRedact_qualifiedKeyInProse: a label of two words, a qualifier and
+// "key" (API key:, License key:, Secret key:), names a secret as api_key
+// does. Alone "key" may name anything and needs a random-looking value,
+// so a hexadecimal API key after "API key:" was kept.
+func TestRedact_qualifiedKeyInProse(t *testing.T) {
+	redactCases(t, [][2]string{
+		{"API key: 9f86d081884c7d659a2feaa0c55ad015", "API key: [redacted]"},
+		{"- **API key**: `9f86d081884c7d659a2feaa0c55ad015`", "- **API key**: `[redacted]`"},
+		{"License key: ABCD-EFGH-1234-5678", "License key: [redacted]"},
+		{"the secret key = 0123456789abcdef0123", "the secret key = [redacted]"},
+		// Kept: other words before "key", and words after it.
+		{"cache key: 9f86d081884c7d659a2feaa0c55ad015", "cache key: 9f86d081884c7d659a2feaa0c55ad015"},
+		{"primary key: id and sort key: created_at", "primary key: id and sort key: created_at"},
+		{"API key: see the vault entry", "API key: see the vault entry"},
+		{"public key: 9f86d081884c7d659a2feaa0c55ad015", "public key: 9f86d081884c7d659a2feaa0c55ad015"},
+	})
+}
