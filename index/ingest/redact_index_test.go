@@ -113,3 +113,15 @@ func TestRecall_qualifiedKeyInProse(t *testing.T) {
 		t.Errorf("search served the API key: %s", served)
 	}
 }
+
+// TestRecall_markdownTables: credentials a note lists in a Markdown
+// table are not recalled through a real build and search.
+func TestRecall_markdownTables(t *testing.T) {
+	served := noteRecall(t, "# Staging services\n\n| Service | User | Password |\n|---|---|---|\n| grafana | admin | Gr4fanaPw9 |\n| nexus | deploy | Nx7Pw2Lm9q |\n",
+		"staging services grafana", "nexus deploy", "Gr4fanaPw9", "Nx7Pw2Lm9q")
+	for _, leak := range []string{"Gr4fanaPw9", "Nx7Pw2Lm9q"} {
+		if strings.Contains(served, leak) {
+			t.Errorf("search served %q: %s", leak, served)
+		}
+	}
+}

@@ -338,6 +338,8 @@ func TestRedact_valueWithAmpersandOrSemicolon(t *testing.T) {
 		{"export PASSWORD=Tr0ub4dor3x; ./run", "export PASSWORD=[redacted]; ./run"},
 		{"PASSWORD=Tr0ub4dor3x&& ./run", "PASSWORD=[redacted]&& ./run"},
 		{"PASSWORD=Tr0ub4dor3x& wait", "PASSWORD=[redacted]& wait"},
+		// Kept: Go taking a variable's address, which is no value.
+		{"bbp.Password = &password\nqr.SkipToken = &skipToken", "bbp.Password = &password\nqr.SkipToken = &skipToken"},
 	})
 }
 
@@ -350,6 +352,11 @@ func TestRedact_valueWithAmpersandOrSemicolon(t *testing.T) {
 func TestRedact_markdownEmphasis(t *testing.T) {
 	redactCases(t, [][2]string{
 		{"**Password:** Tr0ub4dor3x", "**Password:** [redacted]"},
+		// Kept: a '*' that opens no emphasis (Go's pointer, a YAML alias),
+		// a sentence's period.
+		{"_DisableS3ExpressSessionAuth := *p.DisableS3ExpressSessionAuth", "_DisableS3ExpressSessionAuth := *p.DisableS3ExpressSessionAuth"},
+		{"- { _id: *aws_key_id, masterKey: *aws_key_material }", "- { _id: *aws_key_id, masterKey: *aws_key_material }"},
+		{"// ServiceAccountKey: *Deprecated.* New integrations cannot use it", "// ServiceAccountKey: *Deprecated.* New integrations cannot use it"},
 		{"- **Password**: Tr0ub4dor3x", "- **Password**: [redacted]"},
 		{"*Password*: Tr0ub4dor3x", "*Password*: [redacted]"},
 		{"Password: **Tr0ub4dor3x**", "Password: **[redacted]**"},
@@ -405,5 +412,33 @@ func TestRedact_qualifiedKeyInProse(t *testing.T) {
 		{"primary key: id and sort key: created_at", "primary key: id and sort key: created_at"},
 		{"API key: see the vault entry", "API key: see the vault entry"},
 		{"public key: 9f86d081884c7d659a2feaa0c55ad015", "public key: 9f86d081884c7d659a2feaa0c55ad015"},
+	})
+}
+
+// TestRedact_markdownTables: a secret in a Markdown table, under a
+// column that names one or beside a cell that does, is redacted. Tables
+// are how notes and agents' summaries list credentials, and no cell is
+// key=value: they were kept.
+func TestRedact_markdownTables(t *testing.T) {
+	redactCases(t, [][2]string{
+		{"| Service | User | Password |\n|---|:---|---|\n| grafana | admin | Gr4fanaPw9 |\n| nexus | deploy | `N3x!us-pw` |\n| ci | bot | — |",
+			"| Service | User | Password |\n|---|:---|---|\n| grafana | admin | [redacted] |\n| nexus | deploy | `[redacted]` |\n| ci | bot | — |"},
+		{"| Variable | Value |\n| --- | --- |\n| DB_PASSWORD | Tr0ub4dor3 |\n| LOG_LEVEL | debug |",
+			"| Variable | Value |\n| --- | --- |\n| DB_PASSWORD | [redacted] |\n| LOG_LEVEL | debug |"},
+		{"| `API_TOKEN` | `Tk6Pw8Xq2Lm7Ab3Cd4` |", "| `API_TOKEN` | `[redacted]` |"},
+		{"|| password |\n| | |", "|| password |\n| | |"},
+		{"| Name | API key | Notes |\n|-|-|-|\n| maps | **9f86d081884c7d659a2feaa0c55ad015** | rotated |",
+			"| Name | API key | Notes |\n|-|-|-|\n| maps | **[redacted]** | rotated |"},
+		// Kept: descriptions, types, placeholders, columns about secrets.
+		{"| Variable | Description |\n|---|---|\n| DB_PASSWORD | The database password |\n| API_TOKEN | required |",
+			"| Variable | Description |\n|---|---|\n| DB_PASSWORD | The database password |\n| API_TOKEN | required |"},
+		{"| Field | Type |\n|---|---|\n| password | string |\n| token | `<your token>` |",
+			"| Field | Type |\n|---|---|\n| password | string |\n| token | `<your token>` |"},
+		{"| Service | Password |\n|---|---|\n| db | see vault |\n| cache | N/A |\n| mail | `********` |",
+			"| Service | Password |\n|---|---|\n| db | see vault |\n| cache | N/A |\n| mail | `********` |"},
+		{"| Check | ok label |\n| --- | --- |\n| token | `Memory service access ready` |", "| Check | ok label |\n| --- | --- |\n| token | `Memory service access ready` |"},
+		{"| Name | Type | Default |\n|---|---|---|\n| `--secret` | `map` | `map[]` |\n| `ClientAuth` | VerifyClientCertIfGiven | none |",
+			"| Name | Type | Default |\n|---|---|---|\n| `--secret` | `map` | `map[]` |\n| `ClientAuth` | VerifyClientCertIfGiven | none |"},
+		{"| Check | Password policy |\n|---|---|\n| length | min12chars |", "| Check | Password policy |\n|---|---|\n| length | min12chars |"},
 	})
 }
