@@ -402,10 +402,29 @@ var localRules = []localRule{
 	// password is: ...". Only a value with a digit or a symbol counts:
 	// "the password is required" is not one.
 	{[]string{"password", "passphrase", "passwd"}, regexp.MustCompile(`(?i)\b(?:password|passphrase|passwd)\s+(?:is|was|will be|would be)\s*:?\s*["'` + "`" + `]?([^\s"'` + "`" + `]*[^\s"'` + "`" + `.,;:!?)])`), 1, func(s string) bool { return len(s) >= 6 && credentialValue(s) && mixesLettersAndDigits(s) }, [2]int{0, 64}},
+	// A password, key or token labelled in Chinese, Japanese or Korean:
+	// 密码：..., 令牌 = ..., 密码是 ..., パスワードは .... Only an ASCII
+	// value counts: CJK words after the label are prose about it.
+	{cjkSecretLabels, regexp.MustCompile(`(?:` + strings.Join(cjkSecretLabels, "|") + `)\s*(?:[:=：＝]|是|为|為|は)\s*["'\x60“]?([\x21-\x7e]*[0-9A-Za-z!@#$%^&*+=_~/-])`), 1,
+		func(s string) bool { return len(s) >= 6 && credentialValue(s) && literalSecret(s) }, [2]int{0, 64}},
 	// The password of credentials in a URL: postgres://user:pw@host, also
 	// with no user (redis://:pw@host) and with '@' or '/' in the password
 	// (the userinfo ends at the last '@' before the host).
 	{[]string{"://"}, regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]*:(\S*?)@(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d*)?(?:[/?#\s"'<>)\],;` + "`" + `]|$)`), 1, urlPassword, [2]int{}},
+}
+
+// cjkSecretLabels are the words for password, secret key and token in
+// Chinese, Japanese and Korean.
+var cjkSecretLabels = []string{"密码", "密碼", "口令", "密钥", "密鑰", "秘钥", "令牌", "パスワード", "비밀번호"}
+
+// hasCJKSecretLabel reports whether text holds one of cjkSecretLabels.
+func hasCJKSecretLabel(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			return containsAny(text[i:], cjkSecretLabels)
+		}
+	}
+	return false
 }
 
 // Redact replaces secrets in text with [redacted] and returns the
@@ -416,8 +435,9 @@ func Redact(text string) (string, int) {
 	tokens := hasTokenRun(text, minSecretRun)
 	// Without a long token run, a secret still needs an operator, the word
 	// password (netrc, prose, --password X), a -p/-u argument, an XML
-	// element (<secret>...</secret>) or a table's cell.
-	if !tokens && strings.IndexByte(text, ':') < 0 && strings.IndexByte(text, '=') < 0 && !hasFoldPass(text) && !strings.Contains(text, " -") && !strings.Contains(text, "</") && strings.IndexByte(text, '|') < 0 {
+	// element (<secret>...</secret>), a table's cell, a full-width colon
+	// or a CJK label.
+	if !tokens && strings.IndexByte(text, ':') < 0 && strings.IndexByte(text, '=') < 0 && !hasFoldPass(text) && !strings.Contains(text, " -") && !strings.Contains(text, "</") && strings.IndexByte(text, '|') < 0 && !strings.Contains(text, fullWidthColon) && !hasCJKSecretLabel(text) {
 		return text, 0
 	}
 	lowerBytes := asciiLowerBytes(text)
@@ -743,10 +763,14 @@ func assignmentSpans(text string, out []span) []span {
 			}
 			continue
 		}
+		keyEnd, after := i, i+1
+		if c == fullWidthColon[0] && strings.HasPrefix(text[i:], fullWidthColon) {
+			// As CJK input methods type it: read as ':'.
+			c, after = ':', i+len(fullWidthColon)
+		}
 		if c != '=' && c != ':' {
 			continue
 		}
-		keyEnd, after := i, i+1
 		next := byte(0)
 		if after < len(text) {
 			next = text[after]
@@ -1129,7 +1153,7 @@ func valueAfter(text string, i int) (int, int) {
 		i = start // an unclosed quote: read on as unquoted
 	}
 	j := i
-	for j < len(text) && !isSpace(text[j]) && (strings.IndexByte("\"'`,;&<>(){}[]\\", text[j]) < 0 || j > i && innerSeparator(text, j)) {
+	for j < len(text) && !isSpace(text[j]) && !cjkPunctuation(text, j) && (strings.IndexByte("\"'`,;&<>(){}[]\\", text[j]) < 0 || j > i && innerSeparator(text, j)) {
 		j++
 	}
 	if emphasis != "" {
@@ -1142,6 +1166,20 @@ func valueAfter(text string, i int) (int, int) {
 		j = i + k
 	}
 	return i, j
+}
+
+// fullWidthColon is the colon CJK input methods type (U+FF1A).
+const fullWidthColon = "："
+
+// cjkPunctuation reports whether a CJK or full-width punctuation mark
+// (U+3000-U+303F: 。、「; U+FF00-U+FF7F: ，；：（) starts at offset j of
+// text: it ends a value as its ASCII counterpart does.
+func cjkPunctuation(text string, j int) bool {
+	if j+2 >= len(text) {
+		return false
+	}
+	c, d := text[j], text[j+1]
+	return c == 0xE3 && d == 0x80 || c == 0xEF && (d == 0xBC || d == 0xBD)
 }
 
 func skipBlanks(text string, i int) int {

@@ -125,3 +125,17 @@ func TestRecall_markdownTables(t *testing.T) {
 		}
 	}
 }
+
+// TestRecall_cjkLabels: a password a Chinese note gives after 密码 and a
+// full-width colon is not recalled through a real build and search, and
+// the note's words still are.
+func TestRecall_cjkLabels(t *testing.T) {
+	served := noteRecall(t, "# 数据库\n\n生产数据库的账号是 app，密码：Tr0ub4dor3x，请保管好。\n",
+		"数据库 账号", "生产数据库", "Tr0ub4dor3x")
+	if strings.Contains(served, "Tr0ub4dor3x") {
+		t.Errorf("search served the password: %s", served)
+	}
+	if !strings.Contains(served, "请保管好") {
+		t.Errorf("search lost the prose around the password: %s", served)
+	}
+}

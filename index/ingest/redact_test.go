@@ -442,3 +442,24 @@ func TestRedact_markdownTables(t *testing.T) {
 		{"| Check | Password policy |\n|---|---|\n| length | min12chars |", "| Check | Password policy |\n|---|---|\n| length | min12chars |"},
 	})
 }
+
+// TestRedact_cjk: a password or token labelled in Chinese, Japanese or
+// Korean, or after a full-width colon as CJK input methods type it, is
+// redacted; CJK prose around or about a password is kept. Only ASCII
+// labels and colons were read, so "数据库密码：Tr0ub4dor3x" was kept.
+func TestRedact_cjk(t *testing.T) {
+	redactCases(t, [][2]string{
+		{"数据库密码：Tr0ub4dor3x，请保管好。", "数据库密码：[redacted]，请保管好。"},
+		{"密码: Tr0ub4dor3x", "密码: [redacted]"},
+		{"API 令牌 = Tk6Pw8Xq2Lm7Ab3Cd4", "API 令牌 = [redacted]"},
+		{"password：Tr0ub4dor3x", "password：[redacted]"},
+		{"管理员的密码是 Tr0ub4dor3x。", "管理员的密码是 [redacted]。"},
+		{"パスワード: Tr0ub4dor3x", "パスワード: [redacted]"},
+		{"비밀번호: Tr0ub4dor3x", "비밀번호: [redacted]"},
+		// Kept: prose about passwords and tokens.
+		{"密码：必须包含数字和字母，至少十二位。", "密码：必须包含数字和字母，至少十二位。"},
+		{"密码是必填项，令牌已经过期了，请重新生成。", "密码是必填项，令牌已经过期了，请重新生成。"},
+		{"迁移后定时任务失败，原因是时区配置不同，已经修复。", "迁移后定时任务失败，原因是时区配置不同，已经修复。"},
+		{"令牌数量：4096", "令牌数量：4096"},
+	})
+}
