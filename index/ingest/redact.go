@@ -417,27 +417,18 @@ var localRules = []localRule{
 // Chinese, Japanese and Korean.
 var cjkSecretLabels = []string{"密码", "密碼", "口令", "密钥", "密鑰", "秘钥", "令牌", "パスワード", "비밀번호"}
 
-// hasCJKSecretLabel reports whether text holds one of cjkSecretLabels.
-func hasCJKSecretLabel(text string) bool {
-	for i := 0; i < len(text); i++ {
-		if text[i] >= utf8.RuneSelf {
-			return containsAny(text[i:], cjkSecretLabels)
-		}
-	}
-	return false
-}
-
 // Redact replaces secrets in text with [redacted] and returns the
 // cleaned text and the number of secrets replaced: gitleaks' default
 // rules and Nova's local ones (see localRules). It is a safety net, not a
 // guarantee: a secret with no recognizable shape survives.
 func Redact(text string) (string, int) {
-	tokens := hasTokenRun(text, minSecretRun)
+	tokens, ascii := hasTokenRun(text, minSecretRun)
 	// Without a long token run, a secret still needs an operator, the word
 	// password (netrc, prose, --password X), a -p/-u argument, an XML
 	// element (<secret>...</secret>), a table's cell, a full-width colon
 	// or a CJK label.
-	if !tokens && strings.IndexByte(text, ':') < 0 && strings.IndexByte(text, '=') < 0 && !hasFoldPass(text) && !strings.Contains(text, " -") && !strings.Contains(text, "</") && strings.IndexByte(text, '|') < 0 && !strings.Contains(text, fullWidthColon) && !hasCJKSecretLabel(text) {
+	if !tokens && strings.IndexByte(text, ':') < 0 && strings.IndexByte(text, '=') < 0 && !hasFoldPass(text) && !strings.Contains(text, " -") && !strings.Contains(text, "</") && strings.IndexByte(text, '|') < 0 &&
+		(ascii || !strings.Contains(text, fullWidthColon) && !containsAny(text, cjkSecretLabels)) {
 		return text, 0
 	}
 	lowerBytes := asciiLowerBytes(text)
@@ -634,19 +625,23 @@ func hasFoldPass(text string) bool {
 }
 
 // hasTokenRun reports whether text has n consecutive characters that can
-// make up a token (letters, digits and + / = _ - .).
-func hasTokenRun(text string, n int) bool {
-	run := 0
+// make up a token (letters, digits and + / = _ - .) and, when it has
+// none, whether text is all ASCII (no CJK label to look for): one pass
+// for both.
+func hasTokenRun(text string, n int) (found, ascii bool) {
+	run, high := 0, byte(0)
 	for i := 0; i < len(text); i++ {
-		if !tokenByte[text[i]] {
+		c := text[i]
+		high |= c
+		if !tokenByte[c] {
 			run = 0
 			continue
 		}
 		if run++; run >= n {
-			return true
+			return true, false
 		}
 	}
-	return false
+	return false, high < utf8.RuneSelf
 }
 
 // tokenByte holds the bytes of a secret-shaped run: letters, digits and
