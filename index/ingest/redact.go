@@ -167,15 +167,16 @@ type hintIndex struct {
 	local  []uint64
 	secret []bool
 	assign []bool
+	cookie []bool
 	// leakWords is the length of a bit set over lr's rules.
 	leakWords int
 }
 
 // hintsFound is what one walk found: which rules and checks to run.
 type hintsFound struct {
-	leak           []uint64 // bit set over the gitleaks rules; nil if none
-	local          uint64
-	secret, assign bool
+	leak                   []uint64 // bit set over the gitleaks rules; nil if none
+	local                  uint64
+	secret, assign, cookie bool
 }
 
 // defaultHints is the hint index of gitleaks' rules (when they load) and
@@ -199,7 +200,7 @@ func newHintIndex(lr *leakRules) *hintIndex {
 			number[h] = n
 			patterns = append(patterns, h)
 			x.leak, x.local = append(x.leak, nil), append(x.local, 0)
-			x.secret, x.assign = append(x.secret, false), append(x.assign, false)
+			x.secret, x.assign, x.cookie = append(x.secret, false), append(x.assign, false), append(x.cookie, false)
 		}
 		return n
 	}
@@ -221,6 +222,7 @@ func newHintIndex(lr *leakRules) *hintIndex {
 	for _, h := range assignmentHints {
 		x.assign[pattern(h)] = true
 	}
+	x.cookie[pattern("cookie")] = true
 	x.trie = ahocorasick.NewTrieBuilder().AddStrings(patterns).Build()
 	return x
 }
@@ -232,6 +234,7 @@ func (x *hintIndex) find(lower []byte) hintsFound {
 		f.local |= x.local[p]
 		f.secret = f.secret || x.secret[p]
 		f.assign = f.assign || x.assign[p]
+		f.cookie = f.cookie || x.cookie[p]
 		for _, r := range x.leak[p] {
 			if f.leak == nil {
 				f.leak = make([]uint64, x.leakWords)
@@ -462,6 +465,9 @@ func Redact(text string) (string, int) {
 		spans = assignmentSpans(text, spans)
 		spans = tableSpans(text, spans)
 	}
+	if found.cookie {
+		spans = cookieSpans(text, lower, spans)
+	}
 	return replaceSpans(text, spans)
 }
 
@@ -597,6 +603,71 @@ func replaceSpans(text string, spans []span) (string, int) {
 	}
 	b.WriteString(text[last:])
 	return b.String(), n
+}
+
+// cookieSpans adds the values of the cookies that a Cookie or Set-Cookie
+// header (also as a JSON key, escaped or not) or curl's --cookie sends:
+// a session cookie is a bearer credential, whatever its name (session,
+// sessionid, PHPSESSID, _app_session). Only values that look generated
+// count (see cookieSecret): theme=dark and Path=/ stay.
+func cookieSpans(text, lower string, out []span) []span {
+	for i := 0; ; {
+		j := strings.Index(lower[i:], "cookie")
+		if j < 0 {
+			return out
+		}
+		at := i + j
+		i = at + len("cookie")
+		if at > 0 && isLetter(text[at-1]) || i < len(text) && isKeyByte(text[i]) && text[i] != '-' {
+			continue // a word with cookie in it (cookies, cookieJar)
+		}
+		k := i
+		for k < len(text) && k-i < 16 && strings.IndexByte("\\\"' \t", text[k]) >= 0 {
+			k++
+		}
+		if flag := at >= 2 && text[at-2:at] == "--"; !flag {
+			if k >= len(text) || text[k] != ':' {
+				continue
+			}
+			k++
+		}
+		for k < len(text) && k-i < 32 && strings.IndexByte("\\\"' \t", text[k]) >= 0 {
+			k++
+		}
+		// name=value pairs up to the end of the header: a line's end, a
+		// quote or an escape.
+		for k < len(text) && k-i < 4096 {
+			for k < len(text) && (text[k] == ' ' || text[k] == ';') {
+				k++
+			}
+			n := k
+			for n < len(text) && isKeyByte(text[n]) {
+				n++
+			}
+			if n == k || n >= len(text) || text[n] != '=' {
+				break
+			}
+			start := n + 1
+			end := start
+			for end < len(text) && strings.IndexByte(" \t\r\n;,\"'\\", text[end]) < 0 {
+				end++
+			}
+			if cookieSecret(text[start:end]) {
+				out = append(out, span{start, end})
+			}
+			k = end
+			if k >= len(text) || text[k] != ';' {
+				break
+			}
+		}
+		i = max(i, k)
+	}
+}
+
+// cookieSecret reports a cookie value that looks generated: sixteen
+// characters or more with letters and digits, not a path or a domain.
+func cookieSecret(v string) bool {
+	return len(v) >= 16 && v[0] != '/' && v[0] != '.' && strings.ContainsAny(v, "0123456789") && strings.ContainsAny(v, alphanumerics[:52])
 }
 
 // withinMark reports whether text[start:end] lies inside a redaction

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,19 +24,26 @@ import (
 // if no search finds the note.
 func noteRecall(t *testing.T, note string, queries ...string) string {
 	t.Helper()
+	return recall(t, config.KindMarkdown, "ops.md", note, queries...)
+}
+
+// recall is noteRecall for a file at rel in a source of kind.
+func recall(t *testing.T, kind, rel, content string, queries ...string) string {
+	t.Helper()
 	root := t.TempDir()
 	t.Setenv("HOME", root)
 	t.Setenv("NOVA_HOME", filepath.Join(root, "nova"))
-	notes := filepath.Join(root, "notes")
-	if err := os.MkdirAll(notes, 0o700); err != nil {
+	dir := filepath.Join(root, "source")
+	path := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(notes, "ops.md"), []byte(note), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Defaults()
 	cfg.Home = paths.Home{Root: filepath.Join(root, "nova")}
-	cfg.Sources = []config.Source{{Name: "notes", Kind: config.KindMarkdown, Path: notes}}
+	cfg.Sources = []config.Source{{Name: "src", Kind: kind, Path: dir}}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +72,7 @@ func noteRecall(t *testing.T, note string, queries ...string) string {
 		}
 	}
 	if !found {
-		t.Fatalf("no search of %q found the note: the test proves nothing", queries)
+		t.Fatalf("no search of %q found %s: the test proves nothing", queries, rel)
 	}
 	return served.String()
 }
@@ -137,5 +145,28 @@ func TestRecall_cjkLabels(t *testing.T) {
 	}
 	if !strings.Contains(served, "请保管好") {
 		t.Errorf("search lost the prose around the password: %s", served)
+	}
+}
+
+// TestRecall_cookieInToolCall: the session cookie of a curl command an
+// agent ran (a Claude Code Bash call, as "Copy as cURL" gives it) is not
+// recalled through a real build and search.
+func TestRecall_cookieInToolCall(t *testing.T) {
+	const session = "5b1c2d3e-0000-4a4a-9b9b-0000000000c1"
+	line := func(typ, uuid, at, content string) string {
+		return `{"type":"` + typ + `","cwd":"/home/dev/src/shop","sessionId":"` + session + `","uuid":"` + uuid + `","timestamp":"2026-03-02T10:00:0` + at + `.000Z","message":{"role":"` + typ + `","content":` + content + `}}` + "\n"
+	}
+	curl := `curl -s https://shop.example.com/api/orders -H 'Cookie: sessionid=k8q2x7mz0c4tn5v1wb9e3ry6ud; theme=dark'`
+	transcript := line("user", "u1", "1", `"why does the orders endpoint return 403"`) +
+		line("assistant", "a1", "2", `[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":`+strconv.Quote(curl)+`}}]`) +
+		line("user", "u2", "3", `[{"type":"tool_result","tool_use_id":"toolu_1","content":"{\"error\":\"forbidden\"}"}]`) +
+		line("assistant", "a2", "4", `[{"type":"text","text":"The orders endpoint rejects the session: the CSRF check fails."}]`)
+	served := recall(t, config.KindClaudeCode, "-home-dev-src-shop/"+session+".jsonl", transcript,
+		"orders endpoint 403", "orders endpoint session CSRF", "k8q2x7mz0c4tn5v1wb9e3ry6ud", "sessionid")
+	if strings.Contains(served, "k8q2x7mz0c4tn5v1wb9e3ry6ud") {
+		t.Errorf("search served the session cookie: %s", served)
+	}
+	if !strings.Contains(served, "curl") {
+		t.Errorf("the search did not reach the tool call: %s", served)
 	}
 }

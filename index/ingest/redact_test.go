@@ -463,3 +463,24 @@ func TestRedact_cjk(t *testing.T) {
 		{"令牌数量：4096", "令牌数量：4096"},
 	})
 }
+
+// TestRedact_cookies: the session cookies a Cookie or Set-Cookie header
+// or curl's --cookie sends are redacted: they are bearer credentials, as
+// "Copy as cURL" pastes them into a transcript, and no rule knew their
+// names (session, sessionid, _app_session, PHPSESSID). Short values and
+// cookie attributes are kept.
+func TestRedact_cookies(t *testing.T) {
+	redactCases(t, [][2]string{
+		{"curl 'https://app.example.com/api/me' -H 'Cookie: sessionid=k8q2x7mz0c4tn5v1wb9e3ry6ud; theme=dark'",
+			"curl 'https://app.example.com/api/me' -H 'Cookie: sessionid=[redacted]; theme=dark'"},
+		{"Set-Cookie: _app_session=QmFzZTY0U2Vzc2lvbkRhdGExMjM0NTY3ODkw--a1b2c3d4e5f6; Path=/; HttpOnly; Expires=Wed, 21 Oct 2026 07:28:00 GMT",
+			"Set-Cookie: _app_session=[redacted]; Path=/; HttpOnly; Expires=Wed, 21 Oct 2026 07:28:00 GMT"},
+		{"cookie: PHPSESSID=0123456789abcdef0123456789abcdef", "cookie: PHPSESSID=[redacted]"},
+		{`{"headers": {"Cookie": "session=Zx9Lm2Qp7Rt4Vw8Yb3Nc6Hd1"}}`, `{"headers": {"Cookie": "session=[redacted]"}}`},
+		{`{\"cookie\":\"sid=Zx9Lm2Qp7Rt4Vw8Yb3Nc6Hd1; lang=en\"}`, `{\"cookie\":\"sid=[redacted]; lang=en\"}`},
+		{"curl --cookie 'session=Zx9Lm2Qp7Rt4Vw8Yb3Nc6Hd1' https://app.example.com", "curl --cookie 'session=[redacted]' https://app.example.com"},
+		// Kept: prose about cookies, short values.
+		{"the cookie: a small piece of data the browser stores", "the cookie: a small piece of data the browser stores"},
+		{"Cookie: theme=dark; lang=en-US; consent=yes", "Cookie: theme=dark; lang=en-US; consent=yes"},
+	})
+}
