@@ -842,8 +842,11 @@ func assignmentSpans(text string, out []span) []span {
 			next = text[after]
 		}
 		switch {
+		case c == ':' && next == ':' && after+1 < len(text) && (text[after+1] == ' ' || text[after+1] == '\t'):
+			after++ // a Logseq property (password:: ...)
 		case c == ':' && (next == '=' || next == ':' || next == '/'):
-			// := is read at its '='; :: and :// assign nothing.
+			// := is read at its '='; :: (std::string) and :// assign
+			// nothing.
 			continue
 		case c == '=' && next == '=':
 			i++ // == compares

@@ -170,3 +170,13 @@ func TestRecall_cookieInToolCall(t *testing.T) {
 		t.Errorf("the search did not reach the tool call: %s", served)
 	}
 }
+
+// TestRecall_logseqProperties: a password a Logseq page keeps in a block
+// property is not recalled through a real build and search.
+func TestRecall_logseqProperties(t *testing.T) {
+	served := noteRecall(t, "- Office router admin page\n  password:: Rt7Zq2Lm9xQ\n  url:: http://10.0.0.1\n",
+		"office router admin", "Rt7Zq2Lm9xQ")
+	if strings.Contains(served, "Rt7Zq2Lm9xQ") {
+		t.Errorf("search served the password: %s", served)
+	}
+}

@@ -484,3 +484,17 @@ func TestRedact_cookies(t *testing.T) {
 		{"Cookie: theme=dark; lang=en-US; consent=yes", "Cookie: theme=dark; lang=en-US; consent=yes"},
 	})
 }
+
+// TestRedact_logseqProperties: a secret in a Logseq property (name::
+// value), as Logseq notes keep credentials, is redacted; "::" was read
+// as assigning nothing (C++'s std::string, Ruby's Foo::Bar), which it
+// still is when no blank follows.
+func TestRedact_logseqProperties(t *testing.T) {
+	redactCases(t, [][2]string{
+		{"- The router admin\n  password:: Rt7Zq2Lm9xQ\n  url:: http://10.0.0.1", "- The router admin\n  password:: [redacted]\n  url:: http://10.0.0.1"},
+		{"api-key:: 9f86d081884c7d659a2feaa0c55ad015", "api-key:: [redacted]"},
+		// Kept: other properties, code.
+		{"collapsed:: true\ntoken-count:: 4096", "collapsed:: true\ntoken-count:: 4096"},
+		{"std::string password::value; auto token::Kind = x", "std::string password::value; auto token::Kind = x"},
+	})
+}
