@@ -399,6 +399,11 @@ var localRules = []localRule{
 	// sshpass and the container registries' login.
 	{[]string{"sshpass", "docker login", "podman login", "nerdctl login", "buildah login", "skopeo login", "oras login", "helm login", "helm registry login"},
 		regexp.MustCompile(`\b(?:sshpass|(?:docker|podman|nerdctl|buildah|skopeo|oras|helm(?: registry)?) login)\b[^\n|;&]*?\s-p[ \t]*["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
+	// The password flags of other clients: redis-cli -a, the MongoDB
+	// tools' and az login's -p, zip's and unzip's -P, 7-Zip's -pPASSWORD.
+	{[]string{"redis-cli", "mongo", "az login", "zip"},
+		regexp.MustCompile(`\b(?:redis-cli\b[^\n|;&]*?\s-a|(?:mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport|az login)\b[^\n|;&]*?\s-p|(?:un)?zip\b[^\n|;&]*?\s-P)[ \t]*["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
+	{[]string{"7z"}, regexp.MustCompile(`\b7za?\b[^\n|;&]*?\s-p([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
 	// A .netrc line: machine HOST login USER password PASSWORD.
 	{[]string{"login"}, regexp.MustCompile(`\blogin\s+\S+\s+password\s+(\S+)`), 1, literalSecret, [2]int{}},
 	// A password told in prose: "my password is Pq5...", "the new

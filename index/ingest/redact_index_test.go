@@ -152,16 +152,8 @@ func TestRecall_cjkLabels(t *testing.T) {
 // agent ran (a Claude Code Bash call, as "Copy as cURL" gives it) is not
 // recalled through a real build and search.
 func TestRecall_cookieInToolCall(t *testing.T) {
-	const session = "5b1c2d3e-0000-4a4a-9b9b-0000000000c1"
-	line := func(typ, uuid, at, content string) string {
-		return `{"type":"` + typ + `","cwd":"/home/dev/src/shop","sessionId":"` + session + `","uuid":"` + uuid + `","timestamp":"2026-03-02T10:00:0` + at + `.000Z","message":{"role":"` + typ + `","content":` + content + `}}` + "\n"
-	}
 	curl := `curl -s https://shop.example.com/api/orders -H 'Cookie: sessionid=k8q2x7mz0c4tn5v1wb9e3ry6ud; theme=dark'`
-	transcript := line("user", "u1", "1", `"why does the orders endpoint return 403"`) +
-		line("assistant", "a1", "2", `[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":`+strconv.Quote(curl)+`}}]`) +
-		line("user", "u2", "3", `[{"type":"tool_result","tool_use_id":"toolu_1","content":"{\"error\":\"forbidden\"}"}]`) +
-		line("assistant", "a2", "4", `[{"type":"text","text":"The orders endpoint rejects the session: the CSRF check fails."}]`)
-	served := recall(t, config.KindClaudeCode, "-home-dev-src-shop/"+session+".jsonl", transcript,
+	served := recall(t, config.KindClaudeCode, claudeRel, claudeBashTranscript("why does the orders endpoint return 403", curl, "The orders endpoint rejects the session: the CSRF check fails."),
 		"orders endpoint 403", "orders endpoint session CSRF", "k8q2x7mz0c4tn5v1wb9e3ry6ud", "sessionid")
 	if strings.Contains(served, "k8q2x7mz0c4tn5v1wb9e3ry6ud") {
 		t.Errorf("search served the session cookie: %s", served)
@@ -178,5 +170,35 @@ func TestRecall_logseqProperties(t *testing.T) {
 		"office router admin", "Rt7Zq2Lm9xQ")
 	if strings.Contains(served, "Rt7Zq2Lm9xQ") {
 		t.Errorf("search served the password: %s", served)
+	}
+}
+
+// claudeRel is where claudeBashTranscript's session is in a Claude Code
+// source.
+const claudeRel = "-home-dev-src-shop/5b1c2d3e-0000-4a4a-9b9b-0000000000c1.jsonl"
+
+// claudeBashTranscript is a Claude Code session in which the user asks a
+// question, the assistant runs command through its Bash tool and answers.
+func claudeBashTranscript(question, command, answer string) string {
+	const session = "5b1c2d3e-0000-4a4a-9b9b-0000000000c1"
+	line := func(typ, uuid, at, content string) string {
+		return `{"type":"` + typ + `","cwd":"/home/dev/src/shop","sessionId":"` + session + `","uuid":"` + uuid + `","timestamp":"2026-03-02T10:00:0` + at + `.000Z","message":{"role":"` + typ + `","content":` + content + `}}` + "\n"
+	}
+	return line("user", "u1", "1", strconv.Quote(question)) +
+		line("assistant", "a1", "2", `[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":`+strconv.Quote(command)+`}}]`) +
+		line("user", "u2", "3", `[{"type":"tool_result","tool_use_id":"toolu_1","content":"done"}]`) +
+		line("assistant", "a2", "4", `[{"type":"text","text":`+strconv.Quote(answer)+`}]`)
+}
+
+// TestRecall_clientPasswordFlags: the password of a redis-cli command an
+// agent ran is not recalled through a real build and search.
+func TestRecall_clientPasswordFlags(t *testing.T) {
+	served := recall(t, config.KindClaudeCode, claudeRel, claudeBashTranscript("is the session cache reachable", "redis-cli -h cache.internal -a Rd5Pw8Xq2Lm7 ping", "The session cache answers PONG."),
+		"session cache reachable", "redis-cli cache.internal", "Rd5Pw8Xq2Lm7")
+	if strings.Contains(served, "Rd5Pw8Xq2Lm7") {
+		t.Errorf("search served the password: %s", served)
+	}
+	if !strings.Contains(served, "redis-cli") {
+		t.Errorf("the search did not reach the tool call: %s", served)
 	}
 }

@@ -498,3 +498,21 @@ func TestRedact_logseqProperties(t *testing.T) {
 		{"std::string password::value; auto token::Kind = x", "std::string password::value; auto token::Kind = x"},
 	})
 }
+
+// TestRedact_clientPasswordFlags: the password flags of redis-cli (-a),
+// the MongoDB tools and az login (-p), zip (-P) and 7-Zip (-pPASSWORD)
+// are redacted as mysql's -p and sshpass's are; they were kept.
+func TestRedact_clientPasswordFlags(t *testing.T) {
+	redactCases(t, [][2]string{
+		{"redis-cli -h cache -a Rd5Pw8Xq2Lm7 ping", "redis-cli -h cache -a [redacted] ping"},
+		{"redis-cli -a 'Rd5Pw8Xq2Lm7' --no-auth-warning", "redis-cli -a '[redacted]' --no-auth-warning"},
+		{"mongosh -u admin -p Mg5Pw8Xq2Lm7 --authenticationDatabase admin", "mongosh -u admin -p [redacted] --authenticationDatabase admin"},
+		{"az login -u me@example.com -p Az5Pw8Xq2Lm7", "az login -u me@example.com -p [redacted]"},
+		{"zip -P Zp5Pw8Xq2Lm7 backup.zip a.txt && unzip -P Zp5Pw8Xq2Lm7 backup.zip", "zip -P [redacted] backup.zip a.txt && unzip -P [redacted] backup.zip"},
+		{"7z a -pSz5Pw8Xq2Lm7 -mhe=on backup.7z docs/", "7z a -p[redacted] -mhe=on backup.7z docs/"},
+		// Kept: other flags, other commands, prose.
+		{"redis-cli -a $REDIS_PASSWORD ping; mongosh -p \"$MONGO_PW\"", "redis-cli -a $REDIS_PASSWORD ping; mongosh -p \"$MONGO_PW\""},
+		{"zip -r -9 backup.zip docs/ and mkdir -p /srv/app", "zip -r -9 backup.zip docs/ and mkdir -p /srv/app"},
+		{"7z x backup.7z -o/tmp/out", "7z x backup.7z -o/tmp/out"},
+	})
+}
