@@ -691,4 +691,9 @@ func TestIndexPromote_damagedCandidateSaysRebuild(t *testing.T) {
 	if code != ExitFailure || !strings.Contains(errOut, build.Result.RunID) || !strings.Contains(errOut, "novactl index build") {
 		t.Errorf("promote of a damaged candidate: exit %d, want %d naming it and novactl index build\n%s\n%s", code, ExitFailure, out, errOut)
 	}
+	// The damaged file is named where it is, under candidates/, not
+	// where it would be once promoted.
+	if want := filepath.Join("candidates", build.Result.RunID, "build-report.json"); !strings.Contains(errOut, want) {
+		t.Errorf("promote of a damaged candidate does not name %s:\n%s", want, errOut)
+	}
 }

@@ -170,10 +170,15 @@ func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opt
 		return &CorruptError{RunID: m.RunID, File: filepath.Join(dir, file), Reason: reason}
 	}
 	// The generation's own files are not mapped; they are checked so the
-	// manifest vouches for everything it lists.
+	// manifest vouches for everything it lists. An error names them where
+	// they are: a candidate's are not yet under its generationPath.
+	ownDir := m.GenerationPath
+	if rel, err := filepath.Rel(indexDir, g.Dir); opts.Dir != "" && err == nil {
+		ownDir = rel
+	}
 	for _, name := range manifest.SortedFiles(m.Files) {
 		if err := CheckFile(filepath.Join(g.Dir, name), m.Files[name], !opts.SkipChecksums); err != nil {
-			return nil, corrupt(m.GenerationPath, name, err)
+			return nil, corrupt(ownDir, name, err)
 		}
 	}
 	space, model, ann, err := openSpace(filepath.Join(indexDir, manifest.SpaceDir(m.Space.ID)), m.Space.Files, m.EmbeddingProfile, analyzer, !opts.SkipChecksums)
