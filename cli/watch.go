@@ -250,7 +250,9 @@ func waitForWatcher[T any](ctx context.Context, inv *Invocation, home paths.Home
 		}
 		select {
 		case <-ctx.Done():
-			return r, err
+			// Interrupted while waiting (Ctrl-C): that, not the lock,
+			// is what stopped it.
+			return r, ctx.Err()
 		case <-time.After(500 * time.Millisecond):
 		}
 	}

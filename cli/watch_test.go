@@ -26,28 +26,7 @@ import (
 func TestManualSyncWaitsForTheWatcher(t *testing.T) {
 	_, home, env := jsonlHome(t)
 
-	// This process plays the watcher: its lock, its state, and the index
-	// lock taken the way index takes it (an flock, with who holds it).
-	wl, err := freshness.Acquire(home, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wl.Release()
-	if err := freshness.Write(home, &freshness.State{SchemaVersion: freshness.SchemaVersion, PID: os.Getpid()}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(home.Lock(), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		t.Fatal(err)
-	}
-	info, _ := json.Marshal(map[string]any{"operation": "sync", "pid": os.Getpid(), "lockedAt": time.Now().UTC().Format(time.RFC3339)})
-	if _, err := f.WriteAt(info, 0); err != nil {
-		t.Fatal(err)
-	}
+	f := holdIndexAsWatcher(t, home)
 	released := make(chan struct{})
 	go func() {
 		defer close(released)
@@ -65,6 +44,52 @@ func TestManualSyncWaitsForTheWatcher(t *testing.T) {
 	}
 	if !strings.Contains(out, "Promoted") {
 		t.Fatalf("no promotion after the wait:\n%s", out)
+	}
+}
+
+// holdIndexAsWatcher makes this process play the source watcher: its
+// lock, its state, and the index lock taken the way index takes it (an
+// flock, with who holds it). The index lock is let go by unlocking the
+// returned file, or at the end of the test.
+func holdIndexAsWatcher(t *testing.T, home paths.Home) *os.File {
+	t.Helper()
+	wl, err := freshness.Acquire(home, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { wl.Release() })
+	if err := freshness.Write(home, &freshness.State{SchemaVersion: freshness.SchemaVersion, PID: os.Getpid()}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(home.Lock(), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := json.Marshal(map[string]any{"operation": "sync", "pid": os.Getpid(), "lockedAt": time.Now().UTC().Format(time.RFC3339)})
+	if _, err := f.WriteAt(info, 0); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestManualSyncInterruptedWhileWaiting: Ctrl-C while a sync waits for
+// the watcher says it was interrupted, not that another operation holds
+// the lock (which read as a failure to report).
+func TestManualSyncInterruptedWhileWaiting(t *testing.T) {
+	_, home, env := jsonlHome(t)
+	holdIndexAsWatcher(t, home)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		cancel()
+	}()
+	code, out, errOut := runCLI(ctx, env, "index", "sync", "--in-process")
+	if code == ExitOK || !strings.Contains(errOut, "interrupted") || strings.Contains(errOut, "another index operation") {
+		t.Errorf("Ctrl-C while waiting for the watcher: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
 
