@@ -64,7 +64,9 @@ func (r *runScript) env(extra ...string) []string {
 // waits until the novad it execs serves; the test's cleanup stops it.
 func (r *runScript) start(dir string) (stdout *novatest.LogBuffer) {
 	r.t.Helper()
-	cmd := exec.Command("bash", filepath.Join(r.repo, "scripts", "run.sh"))
+	// Under umask 022, a login shell's usual one, whatever the test
+	// runner's: what the script writes must be private all the same.
+	cmd := exec.Command("bash", "-c", `umask 022 && exec bash "$0"`, filepath.Join(r.repo, "scripts", "run.sh"))
 	cmd.Dir = r.user
 	cmd.Env = r.env("DIR="+dir, "NOVA_HOME="+r.home,
 		"NOVA_SERVER_PORT="+strconv.Itoa(r.serverPort), "NOVA_FACADE_PORT="+strconv.Itoa(r.facadePort))
@@ -153,6 +155,28 @@ func TestRunScriptPorts(t *testing.T) {
 	}
 	if res := r.search("ingress controller upgrade"); !strings.Contains(res, "annotation was renamed") {
 		t.Errorf("the search did not reach this novad:\n%.2000s", res)
+	}
+}
+
+// TestRunScriptHomePrivate: the config.yaml make run writes (which names
+// the folder it reads) is 0600 in a 0700 home, as README promises of
+// everything under NOVA_HOME; it was written under the shell's umask, 0644,
+// and one an earlier make run left open stayed open.
+func TestRunScriptHomePrivate(t *testing.T) {
+	r := newRunScript(t)
+	// An earlier make run's home, written under umask 022.
+	novatest.Must(t, os.MkdirAll(r.home, 0o755))
+	novatest.Must(t, os.WriteFile(filepath.Join(r.home, "config.yaml"), []byte("sources: []\n"), 0o644))
+	dir := filepath.Join(r.user, "notes")
+	novatest.Must(t, os.MkdirAll(dir, 0o755))
+	novatest.Must(t, os.WriteFile(filepath.Join(dir, "k8s.md"), []byte(runNote), 0o644))
+	r.start(dir)
+	for path, want := range map[string]fs.FileMode{r.home: 0o700, filepath.Join(r.home, "config.yaml"): 0o600} {
+		fi, err := os.Stat(path)
+		novatest.Must(t, err)
+		if got := fi.Mode().Perm(); got != want {
+			t.Errorf("%s: mode %04o, want %04o", path, got, want)
+		}
 	}
 }
 

@@ -75,6 +75,9 @@ fi
 # YAML single quotes keep any path as it is; a quote in it is doubled.
 q() { printf "'%s'" "${1//\'/\'\'}"; }
 export NOVA_HOME="${NOVA_HOME:-$PWD/.nova-run}"
+# The home holds what memory says: private, as Nova keeps it (0700, 0600),
+# whatever the shell's umask.
+umask 077
 mkdir -p "$NOVA_HOME"
 kinds="Markdown notes"
 if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
@@ -118,6 +121,8 @@ if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
       kinds="$kinds, Codex rollouts"
     fi
   } > "$NOVA_HOME/config.yaml"
+  # (An earlier run's file keeps its mode through the truncation.)
+  chmod 600 "$NOVA_HOME/config.yaml"
 else
   kinds="the sources of $NOVA_HOME/config.yaml (RESET_CONFIG=0)"
 fi
