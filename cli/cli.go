@@ -401,7 +401,7 @@ func runConfig(_ context.Context, inv *Invocation, args []string) int {
 		`show prints the effective configuration (defaults, then NOVA_HOME/config.yaml, then NOVA_* variables);
 with --json it prints it with the file's keys, so that it can be saved as config.yaml.
 check only validates it and exits non-zero with field errors; with --json it prints
-{"ok":true,"home":...,"file":...} or {"ok":false,"error":...,"errors":[{"field":...,"env":...,"line":...,"message":...}]}.
+{"ok":true,"home":...,"file":...} or {"ok":false,"error":...,"errors":[{"field":...,"env":...,"file":...,"line":...,"message":...}]}.
 init writes a first config.yaml with the agent memory found on this machine
 (novactl config init --help).`)
 	jsonOut := fs.Bool("json", false, "print JSON")
