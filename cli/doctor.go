@@ -31,7 +31,7 @@ func runDoctor(ctx context.Context, inv *Invocation, args []string) int {
 }
 
 func runStatus(ctx context.Context, inv *Invocation, args []string) int {
-	return doctorCommand(ctx, inv, args, "novactl status", "A compact view of novactl doctor: one line per check.", false)
+	return doctorCommand(ctx, inv, args, "novactl status", "A compact view of novactl doctor: one line per check, without the advice.\n\nExit status: 1 when any check is Blocked, else 0.", false)
 }
 
 // doctorCommand runs the checks and prints them; advice adds the one-line
