@@ -33,22 +33,22 @@ they run at login and are restarted after a failure: novad, the read-only
 daemon, and the source watcher (novactl index watch), which keeps memory
 fresh. Every operation covers both.
 
-  install    write the service definition and start novad. Safe to repeat:
-             it replaces the old definition and restarts novad (after an
-             upgrade, say). Refuses an invalid or non-loopback config.yaml.
+  install    write both service definitions and start both jobs. Safe to
+             repeat: it replaces the old definitions and restarts the jobs
+             (after an upgrade, say). Refuses an invalid or non-loopback config.yaml.
   uninstall  stop novad and the watcher, remove their service definitions
              and the internal token file of the NOVA_HOME the installed
              novad serves (its definition records it; this shell's
              NOVA_HOME does not matter). Logs and memory are kept.
-  start      start novad (loading the service first if needed)
-  stop       stop novad until the next login or "novactl service start"
+  start      start novad and the watcher (loading them first if needed)
+  stop       stop them until the next login or "novactl service start"
   restart    stop novad and the watcher and start them again, so they read
              config.yaml afresh (after you change a port, a source or the
              embedder); a stopped job is just started. Refuses an invalid
              or non-loopback config.yaml (of the NOVA_HOME the installed
              jobs serve) before stopping anything. A new
              novad binary or another NOVA_HOME needs install, not restart.
-  status     show what the service manager says about novad
+  status     show what the service manager says about novad and the watcher
 
 macOS: per-user LaunchAgents, ~/Library/LaunchAgents/dev.nova.novad.plist
 and dev.nova.watch.plist, driven with launchctl bootstrap/bootout/print/
