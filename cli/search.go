@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -24,6 +26,26 @@ type stringList []string
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
+// timeoutFlag is --timeout: a Go duration (65s, 2m) or a plain number of
+// seconds, which is how the contract's "search --timeout 3", and scripts
+// written for "rag search-memory", give it.
+type timeoutFlag time.Duration
+
+func (d *timeoutFlag) String() string { return time.Duration(*d).String() }
+
+func (d *timeoutFlag) Set(v string) error {
+	if secs, err := strconv.ParseFloat(v, 64); err == nil && math.Abs(secs) < math.MaxInt64/float64(time.Second) { // (false for NaN and ±Inf)
+		*d = timeoutFlag(time.Duration(secs * float64(time.Second)))
+		return nil
+	}
+	parsed, err := time.ParseDuration(v)
+	if err != nil {
+		return errors.New("want a duration (65s, 2m) or a number of seconds")
+	}
+	*d = timeoutFlag(parsed)
+	return nil
+}
+
 const searchHelp = `Searches memory through the running novad's facade (POST /api/rag/external/search)
 and prints the results with their citations and the quality verdict. It never
 starts a server, builds an index or writes settings.
@@ -41,7 +63,9 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl search", `novactl search "<query>" [flags]`, searchHelp)
 	topK := fs.Int("top-k", api.CLIDefaultTopK, "number of results (clamped to 1-20)")
 	jsonOut := fs.Bool("json", false, "print the raw response envelope as JSON")
-	timeout := fs.Duration("timeout", api.CLITimeoutMs*time.Millisecond, "HTTP timeout (the server caps one search at 60s)")
+	timeoutValue := timeoutFlag(api.CLITimeoutMs * time.Millisecond)
+	fs.Var(&timeoutValue, "timeout", "HTTP timeout, a `duration` (65s, 2m) or seconds (the server caps one search at 60s)")
+	timeout := (*time.Duration)(&timeoutValue)
 	date := fs.String("date", "", "only memories of this date (YYYY-MM-DD)")
 	dateFrom := fs.String("date-from", "", "only memories on or after this date")
 	dateTo := fs.String("date-to", "", "only memories on or before this date")

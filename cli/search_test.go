@@ -503,3 +503,38 @@ func TestSearch_queryFromStdin(t *testing.T) {
 		t.Errorf("%d requests, want 2 (the refused ones never leave)", len(got))
 	}
 }
+
+// TestSearch_timeoutInSeconds: --timeout takes a plain number of seconds,
+// as the contract's "search ... --timeout 3" (and scripts written for rag
+// search-memory) pass it, as well as a Go duration; "3" was refused as a
+// usage error ("parse error"), and the search never ran.
+func TestSearch_timeoutInSeconds(t *testing.T) {
+	var budget atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body api.SearchBody
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		budget.Store(int64(body.RemainingBudgetMs))
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(api.Unavailable(body.Query, body.TopK, api.ReasonIndexNotLoaded))
+	}))
+	t.Cleanup(srv.Close)
+	for _, tt := range []struct {
+		arg    string
+		budget int64
+	}{{"3", 3000}, {"2.5", 2500}, {"3s", 3000}} {
+		for _, cmd := range [][]string{{"search"}, {"rag", "search-memory"}} {
+			budget.Store(0)
+			args := append(cmd, "port", "--facade-url", srv.URL, "--timeout", tt.arg, "--json")
+			code, out, errOut := runCLI(context.Background(), nil, args...)
+			if code != ExitOK || budget.Load() != tt.budget {
+				t.Errorf("%s --timeout %s: exit %d, remainingBudgetMs %d (want 0 and %d)\nstdout %.300s\nstderr %s",
+					strings.Join(cmd, " "), tt.arg, code, budget.Load(), tt.budget, out, errOut)
+			}
+		}
+	}
+	// What is neither is named as such.
+	code, _, errOut := runCLI(context.Background(), nil, "search", "port", "--facade-url", srv.URL, "--timeout", "soon")
+	if code != ExitUsage || !strings.Contains(errOut, `a duration (65s, 2m) or a number of seconds`) {
+		t.Errorf("--timeout soon: exit %d, stderr %q; want a usage error saying what --timeout takes", code, errOut)
+	}
+}

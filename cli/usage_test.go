@@ -257,7 +257,7 @@ func TestJSONUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"search", "--json", "--top-k", "abc", "port"}, `invalid value "abc" for flag -top-k`},
-		{[]string{"search", "port", "--timeout", "5", "--json"}, `invalid value "5" for flag -timeout`},
+		{[]string{"search", "port", "--timeout", "soon", "--json"}, `invalid value "soon" for flag -timeout`},
 		{[]string{"search", "port", "--bogus", "--json"}, "flag provided but not defined: -bogus"},
 		{[]string{"search", "--json=true", "--bogus", "port"}, "flag provided but not defined: -bogus"},
 		{[]string{"doctor", "--json", "extra"}, `unexpected argument "extra"`},
