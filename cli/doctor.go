@@ -19,10 +19,10 @@ files whose input the last sync skipped (binary files, malformed lines:
 index freshness, Nova's MCP entry and skill in each agent found here
 (current, stale: another novactl, NOVA_HOME or skill version, or not
 installed; both optional, so never Blocked), whether the active
-generation's files are intact (--deep hashes every file) and whether other
-users can read the home. Each check is
-Ready, Degraded or Blocked: <code>, with one line of advice. It only reads;
-it changes nothing.
+generation's files are intact (--deep hashes every file), whether other
+users can read the home and whether its volume has room for a sync. Each
+check is Ready, Degraded or Blocked: <code>, with one line of advice. It
+only reads; it changes nothing.
 
 Exit status: 1 when any check is Blocked, else 0.`
 
