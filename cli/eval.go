@@ -52,7 +52,9 @@ func runEval(ctx context.Context, inv *Invocation, args []string) int {
 	queries := fs.String("queries", "", "JSONL file of recall cases")
 	jsonOut := fs.Bool("json", false, "print the full report as JSON")
 	facadeURL := fs.String("facade-url", "", "facade base URL (default: the local novad from NOVA_HOME)")
-	timeout := fs.Duration("timeout", 65*time.Second, "timeout of each search")
+	timeoutValue := timeoutFlag(65 * time.Second)
+	fs.Var(&timeoutValue, "timeout", "timeout of each search, a `duration` (65s, 2m) or seconds")
+	timeout := (*time.Duration)(&timeoutValue)
 	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {
 		return code

@@ -125,6 +125,8 @@ func TestJSONErrors(t *testing.T) {
 		{"eval with an invalid config", bad, []string{"eval", "--queries", cases, "--json"}, ExitFailure, "server.port: must be an integer"},
 		{"eval with unreadable cases", nil, []string{"eval", "--queries", filepath.Join(dir, "none.jsonl"), "--json"}, ExitUsage, "none.jsonl"},
 		{"eval with a facade URL without a scheme", nil, []string{"eval", "--queries", cases, "--facade-url", "127.0.0.1:3036", "--json"}, ExitUsage, `--facade-url must be a URL such as http://127.0.0.1:3036 (got "127.0.0.1:3036")`},
+		// Seconds, as search takes them: "3" was refused as a parse error.
+		{"eval with a timeout in seconds", nil, []string{"eval", "--queries", cases, "--facade-url", down, "--timeout", "3", "--json"}, ExitFailure, "novad is not running"},
 		{"eval with a zero timeout", nil, []string{"eval", "--queries", cases, "--facade-url", down, "--timeout", "0", "--json"}, ExitUsage, "--timeout must be positive (got 0s)"},
 		{"eval locomo with no dataset", nil, []string{"eval", "locomo", filepath.Join(dir, "none.json"), "--json"}, ExitFailure, "none.json"},
 		{"index with an invalid config", bad, []string{"index", "list", "--json"}, ExitFailure, "server.port: must be an integer"},
