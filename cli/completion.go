@@ -127,7 +127,9 @@ func describeFlags(ctx context.Context, command string, run func(context.Context
 			if slices.ContainsFunc(flags, func(g completion.Flag) bool { return g.Name == f.Name }) {
 				return
 			}
-			flags = append(flags, completion.Flag{Name: f.Name, Usage: f.Usage, TakesValue: !isBoolFlag(f), Values: flagValues(command, f.Name)})
+			// As --help prints it: without the backquotes that name the value.
+			_, usage := flag.UnquoteUsage(f)
+			flags = append(flags, completion.Flag{Name: f.Name, Usage: usage, TakesValue: !isBoolFlag(f), Values: flagValues(command, f.Name)})
 		})
 	}
 	return flags

@@ -426,3 +426,32 @@ end`, script, "novactl ind", "novactl index sync --pr", "novactl completion ", "
 		t.Errorf("fish: novactl mcp install --agent <TAB> offers %q, want %q", got, want)
 	}
 }
+
+// TestCompletion_FlagUsageUnquoted: a flag's description in the scripts
+// is its help as --help prints it, without the backquotes that name its
+// value (`DIR`, `K`); zsh and fish showed them.
+func TestCompletion_FlagUsageUnquoted(t *testing.T) {
+	var walk func(c completion.Command, path string)
+	seen := 0
+	walk = func(c completion.Command, path string) {
+		for _, f := range c.Flags {
+			seen++
+			if strings.Contains(f.Usage, "`") {
+				t.Errorf("%s --%s: description %q keeps a backquote", path, f.Name, f.Usage)
+			}
+		}
+		for _, s := range c.Subcommands {
+			walk(s, path+" "+s.Name)
+		}
+	}
+	walk(completionTree(t.Context()), "novactl")
+	if seen == 0 {
+		t.Fatal("no flags in the completion tree")
+	}
+	for _, shell := range []string{"zsh", "fish"} {
+		_, out, _ := runCLI(t.Context(), nil, "completion", shell)
+		if !strings.Contains(out, "also index DIR, a folder") {
+			t.Errorf("completion %s: no description \"also index DIR, a folder\" for config init --notes", shell)
+		}
+	}
+}
