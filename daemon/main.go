@@ -81,6 +81,12 @@ Flags:
 		}
 		return ExitUsage
 	}
+	if fs.NArg() > 0 {
+		// "novad ~/other-home" would serve ~/.nova: the home is NOVA_HOME,
+		// never an argument.
+		fmt.Fprintf(stderr, "novad: unexpected argument %q: novad takes no arguments; its home is NOVA_HOME (NOVA_HOME=%s novad)\n", fs.Arg(0), fs.Arg(0))
+		return ExitUsage
+	}
 	if *showVersion {
 		fmt.Fprintln(stdout, version.Get().Line("novad"))
 		return ExitOK

@@ -185,3 +185,22 @@ func TestMain_waitForConfigWaitsForPort(t *testing.T) {
 	taken.Close()
 	m.servesThenStops(home, "after the port was freed")
 }
+
+// TestMain_argumentIsAUsageError: "novad ~/other-home" served the default
+// home (the argument was ignored); it is refused before anything is made,
+// saying the home is NOVA_HOME.
+func TestMain_argumentIsAUsageError(t *testing.T) {
+	userHome := t.TempDir()
+	var stdout, stderr novatest.LogBuffer
+	// Ports 0 and a deadline: were the argument ignored again, this
+	// novad would serve the default home, not the user's default ports.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	code := Main(ctx, []string{"/srv/other-home"}, []string{"HOME=" + userHome, "NOVA_SERVER_PORT=0", "NOVA_FACADE_PORT=0"}, &stdout, &stderr)
+	if code != ExitUsage || !strings.Contains(stderr.String(), `unexpected argument "/srv/other-home"`) || !strings.Contains(stderr.String(), "NOVA_HOME") {
+		t.Errorf("exit %d, stderr %q; want a usage error naming NOVA_HOME", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(userHome, ".nova")); err == nil {
+		t.Error("novad made ~/.nova before refusing its argument")
+	}
+}
