@@ -106,6 +106,18 @@ func TestIndex_unchangedText(t *testing.T) {
 	}
 }
 
+// TestIndex_noSourcesSaysSo: a sync with no source configured says that,
+// and how to add them, not to check the paths of sources that do not
+// exist.
+func TestIndex_noSourcesSaysSo(t *testing.T) {
+	root := t.TempDir()
+	env := []string{"HOME=" + root, "NOVA_HOME=" + filepath.Join(root, "nova")}
+	code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process")
+	if code != ExitFailure || !strings.Contains(errOut, "no sources are configured") || !strings.Contains(errOut, "novactl config init") || strings.Contains(errOut, "check the paths") {
+		t.Errorf("sync with no sources: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
 // TestIndex_nothingToIndexSaysWhy: a sync whose sources give no memory
 // (here a jsonl source whose every line is refused) shows what each
 // source read and the problems that emptied it, in text and JSON, not

@@ -249,7 +249,13 @@ type NothingToIndexError struct {
 	Result *BuildResult
 }
 
-func (e *NothingToIndexError) Error() string { return ErrNothingToIndex.Error() }
+func (e *NothingToIndexError) Error() string {
+	if e.Result != nil && len(e.Result.Sources) == 0 {
+		// No paths to check: none are configured.
+		return "no sources are configured, so there is no memory to index: add them under sources: in config.yaml (novactl config init writes them for the agent memory and notes found on this machine)"
+	}
+	return ErrNothingToIndex.Error()
+}
 
 // Unwrap makes errors.Is(err, ErrNothingToIndex) true.
 func (e *NothingToIndexError) Unwrap() error { return ErrNothingToIndex }
