@@ -641,18 +641,8 @@ func TestIndexList_saysTheManifestIsDamaged(t *testing.T) {
 // sealed) without a word of what they mean or what to run.
 func TestIndexList_explainsInterruptedAndIncomplete(t *testing.T) {
 	root, home, env := jsonlHome(t)
-	if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process"); code != ExitOK {
-		t.Fatalf("sync: exit %d\n%s\n%s", code, out, errOut)
-	}
-	if err := os.WriteFile(filepath.Join(root, "src", "r.jsonl"), []byte(`{"id":"2","text":"the otter fishes below the mill"}`+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var build struct{ Result struct{ RunID string } }
-	code, out, errOut := runCLI(context.Background(), env, "index", "build", "--in-process", "--json")
-	if err := json.Unmarshal([]byte(out), &build); err != nil || code != ExitOK {
-		t.Fatalf("build: exit %d (%v)\n%s\n%s", code, err, out, errOut)
-	}
-	moved := build.Result.RunID // as a promotion interrupted after the move leaves it
+	candidate := syncThenBuildCandidate(t, root, env)
+	moved := candidate // as a promotion interrupted after the move leaves it
 	if err := os.Rename(home.Candidate(moved), home.Generation(moved)); err != nil {
 		t.Fatal(err)
 	}
@@ -660,7 +650,7 @@ func TestIndexList_explainsInterruptedAndIncomplete(t *testing.T) {
 	if err := os.MkdirAll(home.Candidate(unfinished), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut = runCLI(context.Background(), env, "index", "list")
+	code, out, errOut := runCLI(context.Background(), env, "index", "list")
 	if code != ExitOK {
 		t.Fatalf("list: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -679,6 +669,31 @@ func TestIndexList_explainsInterruptedAndIncomplete(t *testing.T) {
 // makes a new candidate; it named only the file.
 func TestIndexPromote_damagedCandidateSaysRebuild(t *testing.T) {
 	root, home, env := jsonlHome(t)
+	candidate := syncThenBuildCandidate(t, root, env)
+	report := filepath.Join(home.Candidate(candidate), "build-report.json")
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x20 // same size, another sum
+	if err := os.WriteFile(report, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(context.Background(), env, "index", "promote")
+	if code != ExitFailure || !strings.Contains(errOut, candidate) || !strings.Contains(errOut, "novactl index build") {
+		t.Errorf("promote of a damaged candidate: exit %d, want %d naming it and novactl index build\n%s\n%s", code, ExitFailure, out, errOut)
+	}
+	// The damaged file is named where it is, under candidates/, not
+	// where it would be once promoted.
+	if want := filepath.Join("candidates", candidate, "build-report.json"); !strings.Contains(errOut, want) {
+		t.Errorf("promote of a damaged candidate does not name %s:\n%s", want, errOut)
+	}
+}
+
+// syncThenBuildCandidate syncs jsonlHome's source, changes its record and
+// builds a candidate from it, which it returns, not promoted.
+func syncThenBuildCandidate(t *testing.T, root string, env []string) (runID string) {
+	t.Helper()
 	if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process"); code != ExitOK {
 		t.Fatalf("sync: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -690,22 +705,5 @@ func TestIndexPromote_damagedCandidateSaysRebuild(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &build); err != nil || code != ExitOK {
 		t.Fatalf("build: exit %d (%v)\n%s\n%s", code, err, out, errOut)
 	}
-	report := filepath.Join(home.Candidate(build.Result.RunID), "build-report.json")
-	b, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)/2] ^= 0x20 // same size, another sum
-	if err := os.WriteFile(report, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	code, out, errOut = runCLI(context.Background(), env, "index", "promote")
-	if code != ExitFailure || !strings.Contains(errOut, build.Result.RunID) || !strings.Contains(errOut, "novactl index build") {
-		t.Errorf("promote of a damaged candidate: exit %d, want %d naming it and novactl index build\n%s\n%s", code, ExitFailure, out, errOut)
-	}
-	// The damaged file is named where it is, under candidates/, not
-	// where it would be once promoted.
-	if want := filepath.Join("candidates", build.Result.RunID, "build-report.json"); !strings.Contains(errOut, want) {
-		t.Errorf("promote of a damaged candidate does not name %s:\n%s", want, errOut)
-	}
+	return build.Result.RunID
 }
