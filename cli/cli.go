@@ -368,7 +368,7 @@ func ragVerbs() []verb {
 
 func runRag(ctx context.Context, inv *Invocation, args []string) int {
 	if len(args) > 0 && args[0] == "search-memory" {
-		return runSearch(ctx, inv, args[1:])
+		return search(ctx, inv, "novactl rag search-memory", args[1:])
 	}
 	if len(args) > 0 && args[0] != "-h" && args[0] != "--help" {
 		fmt.Fprintf(inv.Stderr, "novactl rag: unknown subcommand %q%s\n\n", args[0], didYouMean(args[0], verbNameList(ragVerbs())))

@@ -60,7 +60,14 @@ A query of "-" is read from standard input (echo "QUERY" | novactl search -).
 A query that starts with "-" follows "--": novactl search -- "-x flag".`
 
 func runSearch(ctx context.Context, inv *Invocation, args []string) int {
-	fs := newFlags(inv, "novactl search", `novactl search "<query>" [flags]`, searchHelp)
+	return search(ctx, inv, "novactl search", args)
+}
+
+// search runs novactl search as the command name names it (novactl rag
+// search-memory is the same command), so that its usage and messages
+// name the command the user typed.
+func search(ctx context.Context, inv *Invocation, name string, args []string) int {
+	fs := newFlags(inv, name, name+` "<query>" [flags]`, searchHelp)
 	topK := fs.Int("top-k", api.CLIDefaultTopK, "number of results (clamped to 1-20)")
 	jsonOut := fs.Bool("json", false, "print the raw response envelope as JSON")
 	timeoutValue := timeoutFlag(api.CLITimeoutMs * time.Millisecond)
@@ -92,7 +99,7 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 		} else if code == ExitUsage {
 			fmt.Fprintf(inv.Stderr, "Error: %s\n", msg)
 		} else {
-			fmt.Fprintf(inv.Stderr, "novactl search: %s\n", msg)
+			fmt.Fprintf(inv.Stderr, "%s: %s\n", name, msg)
 		}
 		return code
 	}
@@ -112,11 +119,11 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 		}
 		query = strings.TrimSpace(string(b))
 		if query == "" {
-			return fail(ExitUsage, "standard input held no query: echo \"QUERY\" | novactl search -")
+			return fail(ExitUsage, "standard input held no query: echo \"QUERY\" | "+name+" -")
 		}
 	}
 	if query == "" {
-		return fail(ExitUsage, "query is required: novactl search [flags] QUERY (novactl search --help lists the filters)")
+		return fail(ExitUsage, "query is required: "+name+" [flags] QUERY ("+name+" --help lists the filters)")
 	}
 	if !utf8.ValidString(query) {
 		return fail(ExitUsage, "the query is not valid UTF-8")
@@ -192,7 +199,7 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 			env.Error = interrupted
 			printJSON(inv.Stdout, withBudget(env, budget))
 		} else {
-			fmt.Fprintf(inv.Stderr, "novactl search: %s\n", interrupted)
+			fmt.Fprintf(inv.Stderr, "%s: %s\n", name, interrupted)
 		}
 		return ExitFailure
 	}
@@ -215,7 +222,7 @@ func runSearch(ctx context.Context, inv *Invocation, args []string) int {
 			printJSON(inv.Stdout, withBudget(env, budget))
 			return ExitOK
 		}
-		fmt.Fprintf(inv.Stderr, "novactl search: %s\n", msg)
+		fmt.Fprintf(inv.Stderr, "%s: %s\n", name, msg)
 		return ExitFailure
 	}
 	code = ExitOK

@@ -78,6 +78,9 @@ func TestCommands_rejectOthersFlagsAndArgs(t *testing.T) {
 		{[]string{"config", "init", "--help"}, ExitOK, "novactl config init [--notes DIR]... [--force] [--dry-run] [--json]"},
 		{[]string{"config", "--json", "init", "--help"}, ExitOK, "novactl config init [--notes DIR]"},
 		{[]string{"version", "--deep"}, ExitUsage, "flag provided but not defined: -deep"},
+		// The compatibility form names itself, not novactl search.
+		{[]string{"rag", "search-memory", "--help"}, ExitOK, `Usage: novactl rag search-memory "<query>" [flags]`},
+		{[]string{"rag", "search-memory", "  "}, ExitUsage, "query is required: novactl rag search-memory [flags] QUERY"},
 		{[]string{"eval", "--queries", "cases.jsonl", "extra"}, ExitUsage, `novactl eval: unexpected argument "extra"`},
 		{[]string{"bench", "extra"}, ExitUsage, `novactl bench: unexpected argument "extra"`},
 		{[]string{"config", "bogus"}, ExitUsage, `novactl config: unknown subcommand "bogus"`},
