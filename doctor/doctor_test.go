@@ -361,9 +361,15 @@ func TestServing(t *testing.T) {
 // TestPrivacyAndToken: a home others can list is Blocked with the fix; a
 // token file others can read is Blocked.
 func TestPrivacyAndToken(t *testing.T) {
+	// A home not made yet is not called private: it says Nova makes it so.
+	if c := privacyCheck(paths.Home{Root: filepath.Join(t.TempDir(), "nova")}); c.State != Ready || !strings.Contains(c.Message, "does not exist yet") {
+		t.Errorf("a home not made yet: %+v", c)
+	}
 	f := newFixture(t)
 	f.sync()
-	want(t, f.run(Options{}), "privacy", Ready, "")
+	if c := want(t, f.run(Options{}), "privacy", Ready, ""); !strings.Contains(c.Message, "are private to you") {
+		t.Errorf("privacy of a home Nova wrote: %+v", c)
+	}
 	novatest.Must(t, os.Chmod(f.home.Root, 0o755))
 	c := want(t, f.run(Options{}), "privacy", Blocked, CodeHomeNotPrivate)
 	if !strings.Contains(c.Advice, "chmod -R go= "+f.home.Root) {

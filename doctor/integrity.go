@@ -144,6 +144,9 @@ func privacyCheck(home paths.Home) Check {
 			"check the permissions of "+home.Root)
 	}
 	if len(exposed) == 0 {
+		if _, err := os.Stat(home.Root); errors.Is(err, fs.ErrNotExist) {
+			return ready(id, title, home.Root+" does not exist yet; Nova makes it private to you (0700/0600) when it first writes there")
+		}
 		return ready(id, title, home.Root+" and everything Nova wrote in it are private to you (0700/0600)")
 	}
 	var shown []string
