@@ -404,6 +404,13 @@ var localRules = []localRule{
 	{[]string{"redis-cli", "mongo", "az login", "zip"},
 		regexp.MustCompile(`\b(?:redis-cli\b[^\n|;&]*?\s-a|(?:mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport|az login)\b[^\n|;&]*?\s-p|(?:un)?zip\b[^\n|;&]*?\s-P)[ \t]*["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
 	{[]string{"7z"}, regexp.MustCompile(`\b7za?\b[^\n|;&]*?\s-p([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
+	// openssl's -k PASSWORD and pass:PASSWORD (-pass, -passin, -passout),
+	// htpasswd -b FILE USER PASSWORD (with its other letters: -bc, -Bb),
+	// and a password piped to sudo -S (echo PASSWORD | sudo -S: the
+	// password comes before the hint).
+	{[]string{"openssl"}, regexp.MustCompile(`\bopenssl\b[^\n|;&]*?\s(?:-k[ \t]+|-pass(?:in|out)?[ \t]+pass:)["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
+	{[]string{"htpasswd"}, regexp.MustCompile(`\bhtpasswd[ \t]+-[a-zA-Z]*b[a-zA-Z]*[ \t]+(?:-\S+[ \t]+)*\S+[ \t]+\S+[ \t]+["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
+	{[]string{"sudo -s"}, regexp.MustCompile(`\becho[ \t]+(?:-n[ \t]+)?["']?([^\s"'|$][^\s"'|]*)["']?[ \t]*\|[ \t]*sudo[ \t]+-S\b`), 1, literalSecret, [2]int{256, 8}},
 	// A .netrc line: machine HOST login USER password PASSWORD.
 	{[]string{"login"}, regexp.MustCompile(`\blogin\s+\S+\s+password\s+(\S+)`), 1, literalSecret, [2]int{}},
 	// A password told in prose: "my password is Pq5...", "the new

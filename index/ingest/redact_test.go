@@ -514,5 +514,14 @@ func TestRedact_clientPasswordFlags(t *testing.T) {
 		{"redis-cli -a $REDIS_PASSWORD ping; mongosh -p \"$MONGO_PW\"", "redis-cli -a $REDIS_PASSWORD ping; mongosh -p \"$MONGO_PW\""},
 		{"zip -r -9 backup.zip docs/ and mkdir -p /srv/app", "zip -r -9 backup.zip docs/ and mkdir -p /srv/app"},
 		{"7z x backup.7z -o/tmp/out", "7z x backup.7z -o/tmp/out"},
+		// openssl, htpasswd -b and a password piped to sudo -S.
+		{"openssl enc -aes-256-cbc -k Os5Pw8Xq2Lm7 -in a.txt", "openssl enc -aes-256-cbc -k [redacted] -in a.txt"},
+		{"openssl pkcs12 -export -passout pass:Px5Pw8Xq2Lm7 -out c.p12", "openssl pkcs12 -export -passout pass:[redacted] -out c.p12"},
+		{"htpasswd -bc /etc/nginx/.htpasswd admin Ht5Pw8Xq2Lm7", "htpasswd -bc /etc/nginx/.htpasswd admin [redacted]"},
+		{"echo 'Su5Pw8Xq2Lm7' | sudo -S systemctl restart nginx", "echo '[redacted]' | sudo -S systemctl restart nginx"},
+		// Kept: variables, other openssl flags, sudo without -S.
+		{"openssl enc -k $PASSPHRASE -in a.txt; openssl x509 -in c.pem -noout", "openssl enc -k $PASSPHRASE -in a.txt; openssl x509 -in c.pem -noout"},
+		{"htpasswd -c /etc/nginx/.htpasswd admin", "htpasswd -c /etc/nginx/.htpasswd admin"},
+		{"echo hello | sudo tee /etc/motd", "echo hello | sudo tee /etc/motd"},
 	})
 }
