@@ -498,6 +498,9 @@ func Run(ctx context.Context, opts Options) Report {
 	for _, c := range watcherChecks(ctx, fr, wst, packaging.Definitions(paths.UserHome(opts.Environ), opts.GOOS), opts.WatcherService, cfg.File) {
 		add(c)
 	}
+	for _, c := range goneCheck(states) {
+		add(c)
+	}
 
 	// Service registration.
 	if c, ok := homebrewService(packaging.Definitions(paths.UserHome(opts.Environ), opts.GOOS)); ok {

@@ -104,6 +104,33 @@ func inputCheck(cfg config.Config, m *manifest.Manifest, states []index.FileStat
 	return degraded(id, title, CodeInputSkipped, fmt.Sprintf("input of %s was skipped when last read and is not searchable: %s", files, list), advice), all
 }
 
+// shownGone is how many gone files the gone check names.
+const shownGone = 3
+
+// goneCheck lists the source files that disappeared while the active
+// generation keeps their memory (states, as index.FileStates gives them);
+// nothing when there are none. The generation is the truth: the
+// watcher's state is as old as its last sync, and still named files that
+// novactl index sync --prune-missing had dropped since.
+func goneCheck(states []index.FileState) []Check {
+	var gone []string
+	for _, s := range states {
+		if !s.Gone.IsZero() {
+			gone = append(gone, s.Path)
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	slices.Sort(gone)
+	names := strings.Join(gone[:min(len(gone), shownGone)], ", ")
+	if n := len(gone) - shownGone; n > 0 {
+		names += fmt.Sprintf(" and %d more", n)
+	}
+	files := plural(len(gone), "source file that no longer exists", "source files that no longer exist")
+	return []Check{ready("gone", "Files gone", fmt.Sprintf("memory is kept for %s: %s (novactl index sync --prune-missing drops it)", files, names))}
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one

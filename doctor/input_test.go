@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/internal/novatest"
 )
@@ -290,5 +291,38 @@ func TestSourcesHoldNoMemory(t *testing.T) {
 	}
 	if s := check(t, rep, "source:docs"); strings.Contains(s.Message, "no memory") {
 		t.Errorf("markdown source with memory: %q", s.Message)
+	}
+}
+
+// TestGoneFilesAsTheActiveIndexHoldsThem: the gone check names the files
+// whose memory the active generation keeps after they disappeared, with
+// or without a watcher, and says nothing once novactl index sync
+// --prune-missing dropped them, whatever the watcher's last sync saw.
+func TestGoneFilesAsTheActiveIndexHoldsThem(t *testing.T) {
+	f := newFixture(t)
+	notes := filepath.Join(filepath.Dir(f.src), "md")
+	kept, deleted := filepath.Join(notes, "kept.md"), filepath.Join(notes, "deleted.md")
+	novatest.Must(t, os.MkdirAll(notes, 0o700))
+	novatest.Must(t, os.WriteFile(kept, []byte("# Queue\nWe chose SQLite for the queue.\n"), 0o600))
+	novatest.Must(t, os.WriteFile(deleted, []byte("# Replica\nThe replica lags because wal_keep_size is 64MB.\n"), 0o600))
+	f.extra = fmt.Sprintf("  - {name: docs, kind: markdown, path: %q}\n", notes)
+	f.writeConfig()
+	f.sync()
+	novatest.Must(t, os.Remove(deleted))
+	f.sync()
+
+	// No watcher has ever run: the sync alone kept the memory.
+	c := find(f.run(Options{}), "gone")
+	if c == nil || c.State != Ready || !strings.Contains(c.Message, "memory is kept for 1 source file that no longer exists: "+deleted) {
+		t.Fatalf("gone after a sync without a watcher: %+v", c)
+	}
+
+	// The watcher's last sync saw it gone; the operator then pruned it.
+	st := &freshness.State{SchemaVersion: freshness.SchemaVersion, Gone: freshness.Gone{Count: 1, Files: []string{deleted}}}
+	novatest.Must(t, freshness.Write(f.home, st))
+	_, err := index.New(f.config(), index.Options{NoRemote: true, PruneMissing: true}).Sync(context.Background())
+	novatest.Must(t, err)
+	if c := find(f.run(Options{}), "gone"); c != nil {
+		t.Fatalf("gone after --prune-missing: %+v", c)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/nova-recall/nova/api"
@@ -110,7 +109,7 @@ func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, d
 		out = append(out, ready(id, title, "not running: memory is refreshed only by novactl index sync; run novactl index watch, or novactl service install to run it at login"))
 	}
 	if st == nil || !w.Running {
-		return append(out, goneCheck(st)...)
+		return out
 	}
 	for _, l := range st.Limits {
 		out = append(out, degraded("watcher-limit:"+l.Name, "Watch limit", CodeWatcherLimit,
@@ -120,20 +119,7 @@ func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, d
 		out = append(out, degraded("watcher-sync", "Watcher sync", CodeWatcherSyncFailed, firstLine(s.Error),
 			"the watcher retries with back-off; novactl index sync shows the failure in full"))
 	}
-	return append(out, goneCheck(st)...)
-}
-
-// goneCheck lists source files that disappeared while their memory is
-// kept; nothing when there are none.
-func goneCheck(st *freshness.State) []Check {
-	if st == nil || st.Gone.Count == 0 {
-		return nil
-	}
-	names := strings.Join(st.Gone.Files[:min(len(st.Gone.Files), 3)], ", ")
-	if st.Gone.Count > 3 {
-		names += fmt.Sprintf(" and %d more", st.Gone.Count-3)
-	}
-	return []Check{ready("gone", "Files gone", fmt.Sprintf("memory is kept for %d source files that no longer exist: %s (novactl index sync --prune-missing drops it; NOVA_HOME/state/watcher.json lists them)", st.Gone.Count, names))}
+	return out
 }
 
 func ago(now, t time.Time) string {
