@@ -71,8 +71,11 @@ var kindIncludes = map[string][]string{
 // project's checkpoints/) and its extensions, skills and commands, none
 // of them memory; in a folder of repositories, the dependencies and
 // virtual environments a build installs hold no Aider history, and there
-// are many of them (hidden folders, .git and .venv, are never entered).
+// are many of them (hidden folders, .git and .venv, are never entered); a
+// notes folder that is also a site's source (Quartz, VitePress) holds
+// node_modules, whose packages' READMEs are not notes and are thousands.
 var kindExcludes = map[string][]string{
+	config.KindMarkdown:   {"node_modules"},
 	config.KindClaudeCode: {"**/tool-results/**", "agent-acompact-*.jsonl"},
 	config.KindCodex:      {"{worktrees,log,shell_snapshots}/**"},
 	config.KindOpenClaw:   {"*.bak", "*.tmp", "*.lock", "*.checkpoint", "*.checkpoint.*", "*.trajectory.*", "node_modules", "{memory,cron,browser,extensions,media,logs}/**"},
