@@ -343,5 +343,10 @@ func printInitResult(inv *Invocation, res initResult) {
 		fmt.Fprintln(w, "Next: add a source to it (README: Configuration), or run novactl config init --force --notes DIR, then novactl index sync.")
 		return
 	}
+	// Agents are found; notes are not looked for (where they live is the
+	// person's own choice), so say how to add them.
+	if !slices.ContainsFunc(res.Sources, func(s initSource) bool { return s.Kind == config.KindMarkdown }) {
+		fmt.Fprintln(w, "No notes: novactl config init --force --notes DIR adds a folder of Markdown notes (an Obsidian vault, say).")
+	}
 	fmt.Fprintln(w, "Next: novactl index sync (the first index), then novactl doctor.")
 }

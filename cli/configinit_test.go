@@ -328,3 +328,26 @@ func TestConfigInit_notesOnce(t *testing.T) {
 		t.Errorf("sources %q, want %q", got, want)
 	}
 }
+
+// TestConfigInit_notesHint: agents found and no --notes: the output says
+// notes are not indexed and how to add them, since none is looked for; a
+// run with --notes does not repeat it.
+func TestConfigInit_notesHint(t *testing.T) {
+	root, _, env := initHome(t)
+	fakeAgents(t, root)
+	writeFixture(t, root, "notes/a.md", "# A\n")
+	code, out, errOut := runCLI(context.Background(), env, "config", "init")
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if !strings.Contains(out, "No notes: novactl config init --force --notes DIR adds a folder of Markdown notes") {
+		t.Errorf("no word of notes:\n%s", out)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "config", "init", "--force", "--notes", "~/notes")
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if strings.Contains(out, "No notes") {
+		t.Errorf("a notes hint beside --notes:\n%s", out)
+	}
+}
