@@ -97,6 +97,15 @@ func inputCheck(cfg config.Config, m *manifest.Manifest, states []index.FileStat
 	} else if len(skipped) > 1 {
 		advice = "fix or remove the files (or leave them out: sources[].exclude), then novactl index sync"
 	}
+	// A line newer than its reader is no fault of the file (an agent's
+	// transcript, most often): removing it would lose the memory the
+	// reader did understand.
+	if !slices.ContainsFunc(skipped, func(s SkippedFile) bool { return !strings.Contains(s.Reason, ingest.ReasonUnknownShape) }) {
+		advice = "the files are as their agent wrote them, in a format newer than this Nova reads (the rest of each file is searchable): do not edit or remove them; update Nova, whose next sync reads them again"
+		if len(skipped) > shownSkipped {
+			advice += "; novactl doctor --json lists them all"
+		}
+	}
 	files := "1 file"
 	if len(skipped) > 1 {
 		files = fmt.Sprintf("%d files", len(skipped))

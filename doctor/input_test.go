@@ -326,3 +326,26 @@ func TestGoneFilesAsTheActiveIndexHoldsThem(t *testing.T) {
 		t.Fatalf("gone after --prune-missing: %+v", c)
 	}
 }
+
+// TestInput_unknownLineShape: an agent's transcript with a line of a
+// shape newer than its reader is the agent's file, fine as it is: the
+// advice is to update Nova, not to fix or remove the transcript.
+func TestInput_unknownLineShape(t *testing.T) {
+	f := newFixture(t)
+	projects := filepath.Join(filepath.Dir(f.src), "projects")
+	session := filepath.Join(projects, "-home-dev-src-zoo", "5b1c2d3e-0000-4a4a-9b9b-0000000000aa.jsonl")
+	novatest.Must(t, os.MkdirAll(filepath.Dir(session), 0o700))
+	novatest.Must(t, os.WriteFile(session, []byte(
+		`{"type":"user","cwd":"/home/dev/src/zoo","sessionId":"5b1c2d3e-0000-4a4a-9b9b-0000000000aa","uuid":"u1","timestamp":"2026-11-30T10:00:01Z","message":{"role":"user","content":"Where do the heron photos go?"}}`+"\n"+
+			`{"type":"mood-ring","color":"teal","sessionId":"5b1c2d3e-0000-4a4a-9b9b-0000000000aa"}`+"\n"), 0o600))
+	f.extra = fmt.Sprintf("  - {name: claude, kind: claude-code, path: %q}\n", projects)
+	f.writeConfig()
+	f.sync()
+	c := want(t, f.run(Options{}), "input", Degraded, CodeInputSkipped)
+	if !strings.Contains(c.Message, session) || !strings.Contains(c.Message, "line shape") {
+		t.Errorf("input: %s", c.Message)
+	}
+	if strings.Contains(c.Advice, "fix or remove") || !strings.Contains(c.Advice, "update Nova") {
+		t.Errorf("advice for a transcript newer than its reader: %s", c.Advice)
+	}
+}

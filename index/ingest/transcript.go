@@ -78,6 +78,11 @@ func (p *pendingTools) take(text string) string {
 	return text
 }
 
+// ReasonUnknownShape begins the problem a reader reports for a line of a
+// shape it does not know: a format newer than the reader, in a file that
+// is as its agent wrote it (a newer Nova reads it; nothing is to fix).
+const ReasonUnknownShape = "line shape this reader does not understand"
+
 // maxShapeReports bounds the unknown line shapes remembered per file.
 const maxShapeReports = 32
 
@@ -94,7 +99,7 @@ func (s *shapeReports) report(fc *fileCtx, n int, shape string) {
 	if len(*s) < maxShapeReports {
 		*s = append(*s, shape)
 	}
-	fc.problem(n, "line shape this reader does not understand ("+shape+"): not read; later ones in this file are not reported again")
+	fc.problem(n, ReasonUnknownShape+" ("+shape+"): not read; later ones in this file are not reported again")
 }
 
 // textKey is a short digest of a text, for the bounded windows of
