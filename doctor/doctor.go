@@ -477,8 +477,19 @@ func Run(ctx context.Context, opts Options) Report {
 	case fr.Watcher.Running && wst != nil:
 		add(watcherFreshness(fr, wst, opts.Now()))
 	case newest.After(built):
+		// To the minute, but finer under one: the next turn an agent
+		// writes after a sync was "0s after".
+		after := newest.Sub(built)
+		switch {
+		case after >= time.Minute:
+			after = after.Round(time.Minute)
+		case after >= time.Second:
+			after = after.Round(time.Second)
+		default:
+			after = after.Round(time.Millisecond)
+		}
 		add(degraded("freshness", "Index freshness", CodeIndexStale,
-			fmt.Sprintf("sources changed %s after the active index was built", newest.Sub(built).Round(time.Minute)),
+			fmt.Sprintf("sources changed %s after the active index was built", after),
 			"run novactl index sync, or keep it fresh by itself: novactl index watch"))
 	case unread > 0:
 		// Files older than the build that it did not read: a source

@@ -169,3 +169,17 @@ func TestCheckSource_misspelledSourceSet(t *testing.T) {
 		}
 	}
 }
+
+// TestFreshness_changedSecondsAfterTheBuild: a source written seconds
+// after the build (the usual case: a sync, then the agent's next turn)
+// says by how many seconds; rounded to the minute it said "0s after".
+func TestFreshness_changedSecondsAfterTheBuild(t *testing.T) {
+	f := newFixture(t)
+	m := f.sync()
+	later := m.CreatedAt.Add(10 * time.Second)
+	novatest.Must(t, os.Chtimes(f.src, later, later))
+	c := want(t, f.run(Options{}), "freshness", Degraded, CodeIndexStale)
+	if !strings.Contains(c.Message, "sources changed 10s after the active index was built") {
+		t.Errorf("freshness: %s", c.Message)
+	}
+}
