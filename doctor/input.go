@@ -100,11 +100,20 @@ func inputCheck(cfg config.Config, m *manifest.Manifest, states []index.FileStat
 	// A line newer than its reader is no fault of the file (an agent's
 	// transcript, most often): removing it would lose the memory the
 	// reader did understand.
-	if !slices.ContainsFunc(skipped, func(s SkippedFile) bool { return !strings.Contains(s.Reason, ingest.ReasonUnknownShape) }) {
-		advice = "the files are as their agent wrote them, in a format newer than this Nova reads (the rest of each file is searchable): do not edit or remove them; update Nova, whose next sync reads them again"
+	newer := 0
+	for _, s := range skipped {
+		if strings.Contains(s.Reason, ingest.ReasonUnknownShape) {
+			newer++
+		}
+	}
+	switch {
+	case newer == len(skipped):
+		advice = "each file is as its agent wrote it, in a format newer than this Nova reads (the rest of it is searchable): do not edit or remove it; update Nova, whose next sync reads it again"
 		if len(skipped) > shownSkipped {
 			advice += "; novactl doctor --json lists them all"
 		}
+	case newer > 0:
+		advice += "; but a file whose reason is a " + ingest.ReasonUnknownShape + " is as its agent wrote it: do not remove it, update Nova"
 	}
 	files := "1 file"
 	if len(skipped) > 1 {

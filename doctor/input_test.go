@@ -348,4 +348,16 @@ func TestInput_unknownLineShape(t *testing.T) {
 	if strings.Contains(c.Advice, "fix or remove") || !strings.Contains(c.Advice, "update Nova") {
 		t.Errorf("advice for a transcript newer than its reader: %s", c.Advice)
 	}
+
+	// Beside a note to fix, each advice is given for its own files.
+	notes := filepath.Join(filepath.Dir(f.src), "md")
+	novatest.Must(t, os.MkdirAll(notes, 0o700))
+	novatest.Must(t, os.WriteFile(filepath.Join(notes, "bin.md"), []byte(binaryNote), 0o600))
+	f.extra += fmt.Sprintf("  - {name: docs, kind: markdown, path: %q}\n", notes)
+	f.writeConfig()
+	f.sync()
+	c = want(t, f.run(Options{}), "input", Degraded, CodeInputSkipped)
+	if !strings.Contains(c.Advice, "fix or remove the files") || !strings.Contains(c.Advice, "do not remove it, update Nova") {
+		t.Errorf("advice for a note to fix beside a transcript newer than its reader: %s", c.Advice)
+	}
 }
