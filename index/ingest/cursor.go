@@ -86,13 +86,13 @@ var ErrFileChanged = errors.New("file changed before the cursor (rewritten or tr
 // .jsonl rollouts, claude-code, openclaw sessions, gemini .jsonl
 // recordings; and Aider's Markdown chat histories), so that ReadFile can
 // resume it from a Cursor and a record's line number places it. Markdown
-// notes (an OpenClaw workspace's memory too) and compressed .jsonl.zst
-// rollouts are read whole every time.
+// notes (an OpenClaw workspace's memory and Claude Code's auto memory
+// too) and compressed .jsonl.zst rollouts are read whole every time.
 func LineBased(kind, path string) bool {
 	switch kind {
-	case config.KindJSONL, config.KindCodex, config.KindClaudeCode:
+	case config.KindJSONL, config.KindCodex:
 		return !strings.HasSuffix(path, ".zst")
-	case config.KindOpenClaw:
+	case config.KindClaudeCode, config.KindOpenClaw:
 		return !agentNote(path)
 	case config.KindGemini:
 		return strings.HasSuffix(path, ".jsonl")
@@ -139,8 +139,8 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 			return Cursor{}, false, readMarkdown(fc)
 		case config.KindCodex:
 			return Cursor{}, false, readCodexZst(fc)
-		case config.KindOpenClaw:
-			return Cursor{}, false, readAgentNote(fc, config.KindOpenClaw)
+		case config.KindOpenClaw, config.KindClaudeCode:
+			return Cursor{}, false, readAgentNote(fc, src.Kind)
 		case config.KindHermes:
 			return Cursor{}, false, readHermes(fc)
 		case config.KindGemini:

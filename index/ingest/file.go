@@ -109,5 +109,7 @@ package ingest
 // CloudFormation, .NET), qualified labels in prose (API key: ...), CJK
 // labels (密码：...), cookies, Logseq properties and more clients'
 // password flags; a record whose own id ends like a piece's ("x#2") has
-// a chunk id of its own (memory.ChunkID).
+// a chunk id of its own (memory.ChunkID); a markdown source skips
+// node_modules; a claude-code source also reads Claude Code's auto memory
+// (<project>/memory/*.md) as the agent's notes.
 const Version = "ingest-v16"

@@ -43,7 +43,9 @@ var kindIncludes = map[string][]string{
 	// Any case: a Mac's file system ignores it, and NOTES.MD is a note.
 	config.KindMarkdown:   {"*.[mM][dD]", "*.[mM][aA][rR][kK][dD][oO][wW][nN]"},
 	config.KindCodex:      {"rollout-*.jsonl", "rollout-*.jsonl.zst"},
-	config.KindClaudeCode: {"*.jsonl"},
+	// Claude Code's auto memory: <project>/memory/*.md beside the
+	// project's sessions (memory/*.md for a source that is one project).
+	config.KindClaudeCode: {"*.jsonl", "{*/,}memory/**/*.[mM][dD]"},
 	config.KindOpenClaw:   {"agents/*/sessions/*.jsonl", "agents/*/sessions/*.jsonl.reset.*", "agents/*/sessions/*.jsonl.deleted.*", "workspace*/MEMORY.md", "workspace*/memory.md", "workspace*/DREAMS.md", "workspace*/memory/*.md"},
 	config.KindHermes:     {"{state.db,profiles/*/state.db}", "{memories,profiles/*/memories}/{MEMORY,USER}.md"},
 	// One glob, with a "/": GEMINI.md is the home's, not any folder's.

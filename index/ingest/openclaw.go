@@ -177,8 +177,8 @@ func openclawStem(path string) string {
 	return name
 }
 
-// agentNote reports whether path, of an OpenClaw or Gemini source, is a
-// Markdown memory file rather than a session.
+// agentNote reports whether path, of an OpenClaw, Gemini or Claude Code
+// source, is a Markdown memory file rather than a session.
 func agentNote(path string) bool {
 	ext := strings.ToLower(filepath.Ext(path))
 	return ext == ".md" || ext == ".markdown"
@@ -381,7 +381,8 @@ func (h *openclawHandler) emit(n int, role, text string, t time.Time) error {
 }
 
 // readAgentNote reads an agent's Markdown memory file (an OpenClaw
-// workspace's, a Gemini CLI home's GEMINI.md) as the Markdown reader
+// workspace's, a Gemini CLI home's GEMINI.md, Claude Code's auto memory
+// in a project's memory/ folder) as the Markdown reader
 // reads any note, as the agent's, and of the source's source set, as the
 // sessions are (else of the notes source set), unless its front matter
 // says otherwise.
