@@ -41,8 +41,8 @@ type Listing struct {
 var kindIncludes = map[string][]string{
 	config.KindJSONL: {"*.jsonl", "*.ndjson"},
 	// Any case: a Mac's file system ignores it, and NOTES.MD is a note.
-	config.KindMarkdown:   {"*.[mM][dD]", "*.[mM][aA][rR][kK][dD][oO][wW][nN]"},
-	config.KindCodex:      {"rollout-*.jsonl", "rollout-*.jsonl.zst"},
+	config.KindMarkdown: {"*.[mM][dD]", "*.[mM][aA][rR][kK][dD][oO][wW][nN]"},
+	config.KindCodex:    {"rollout-*.jsonl", "rollout-*.jsonl.zst"},
 	// Claude Code's auto memory: <project>/memory/*.md beside the
 	// project's sessions (memory/*.md for a source that is one project).
 	config.KindClaudeCode: {"*.jsonl", "{*/,}memory/**/*.[mM][dD]"},
