@@ -243,6 +243,10 @@ func parseArgs(inv *Invocation, fs *flag.FlagSet, args []string) ([]string, int)
 	}
 }
 
+// flagSynonyms are flags other search tools name differently, by the
+// name novactl gives them: no spelling guess finds --top-k in --limit.
+var flagSynonyms = map[string]string{"limit": "top-k", "n": "top-k", "k": "top-k", "max-results": "top-k", "format": "json"}
+
 // unknownFlagGuess returns didYouMean's guess for the first flag in args
 // (up to "--") that fs does not define, or "".
 func unknownFlagGuess(fs *flag.FlagSet, args []string) string {
@@ -254,6 +258,9 @@ func unknownFlagGuess(fs *flag.FlagSet, args []string) string {
 		}
 		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if strings.HasPrefix(a, "-") && name != "" && fs.Lookup(name) == nil {
+			if other := flagSynonyms[name]; other != "" && fs.Lookup(other) != nil {
+				return fmt.Sprintf("; did you mean %q?", "--"+other)
+			}
 			return didYouMean("--"+name, names)
 		}
 	}

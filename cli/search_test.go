@@ -409,6 +409,10 @@ func TestSearch_flagGuesses(t *testing.T) {
 		{"--top_k", `did you mean "--top-k"?`},
 		{"--jsn", `did you mean "--json"?`},
 		{"--dat", `did you mean "--date"?`},
+		// Other tools' names for the same flags.
+		{"--limit", `did you mean "--top-k"?`},
+		{"-n", `did you mean "--top-k"?`},
+		{"--format", `did you mean "--json"?`},
 	} {
 		code, out, errOut := runCLI(context.Background(), nil, "search", tt.flag, "5", "port")
 		ok := code == ExitUsage && out == "" && strings.Contains(errOut, "flag provided but not defined") && strings.Contains(errOut, `novactl search --help`)
