@@ -168,6 +168,31 @@ func TestQuality_inflectedTermIsCovered(t *testing.T) {
 	}
 }
 
+// TestQuality_joinedNameIsCovered: a name the query types joined (utf8,
+// gpt4, h264) covers the memory's letters and number with a connector
+// between them (UTF-8, GPT-4, H.264), as retrieval already matched it
+// (nova-analyzer-v3); quality called the term missing and the search weak.
+func TestQuality_joinedNameIsCovered(t *testing.T) {
+	snap := build(t, records(t,
+		`{"id":"a","date":"2026-05-04","text":"The export writes UTF-8 files; the video pipeline encodes H.264 and summaries come from GPT-4."}`,
+		`{"id":"b","date":"2026-05-05","text":"We baked sourdough bread."}`,
+	))
+	for _, query := range []string{"utf8 export", "h264 pipeline", "gpt4 summaries"} {
+		r := ask(t, engineWith(), snap, api.SearchRequest{Query: query})
+		if len(r.Results) == 0 || r.Results[0].SourceID != "a" {
+			t.Fatalf("%q: results %v, want a first", query, ids(r))
+		}
+		if q := r.Quality; len(q.MissingTerms) > 0 || q.Status != "strong" {
+			t.Errorf("%q: quality %s, missing %q; a holds them", query, q.Status, q.MissingTerms)
+		}
+	}
+	// Only a connector joins: "utf 8" and "utf88" are not utf8.
+	snap = build(t, records(t, `{"id":"c","date":"2026-05-04","text":"The table uses utf88 and a utf 8 column."}`))
+	if r := ask(t, engineWith(), snap, api.SearchRequest{Query: "utf8"}); len(r.Quality.MissingTerms) == 0 && len(r.Results) > 0 {
+		t.Errorf("utf8: covered by %q", r.Results[0].TextPreview)
+	}
+}
+
 // TestEvents_severityWordsAreWords: the most severe event is judged by
 // words of severity, not by letters inside other words. "markdown" and
 // "download" held "down", and "majority" "major", so a note about moving

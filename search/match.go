@@ -75,10 +75,19 @@ type matchTerm struct {
 	// ran and run, which retrieval matched alike ("": none).
 	lemma, lemmaAt string
 	analyzer       *lexical.Analyzer
+	// connected are the term's letters and number with a connector
+	// between them (utf-8, utf.8, utf_8 for utf8), which the analyzer
+	// joins into the term (nova-analyzer-v3); nil for other terms.
+	connected []string
 }
 
 func newMatchTerm(a *lexical.Analyzer, term string) matchTerm {
 	t := matchTerm{text: term, cjk: lexical.HasCJK(term)}
+	if letters := strings.TrimRight(term, "0123456789"); len(letters) < len(term) && letters != "" && isASCIIWord(letters) {
+		for _, c := range "-._" {
+			t.connected = append(t.connected, letters+string(c)+term[len(letters):])
+		}
+	}
 	if t.cjk || !isASCIIWord(term) || len(term) < 3 {
 		return t
 	}
@@ -109,7 +118,8 @@ func newMatchTerms(a *lexical.Analyzer, terms []string) []matchTerm {
 // boundaries only (so "ip" never matches "pipeline" and "06" never matches
 // "2060"); plain words also by stem at the start of a word ("outages"
 // covers "outage", "unavailable" covers "unavailability"), and as the
-// words of a camelCase identifier.
+// words of a camelCase identifier; letters and a number typed joined also
+// with a connector between them ("utf8" covers "UTF-8").
 func (v textView) covers(t matchTerm) bool {
 	switch {
 	case t.text == "":
@@ -120,6 +130,11 @@ func (v textView) covers(t matchTerm) bool {
 		return true
 	case v.parts != "" && containsAtBoundary(v.parts, t.text):
 		return true
+	}
+	for _, c := range t.connected {
+		if containsAtBoundary(v.norm, c) {
+			return true
+		}
 	}
 	if t.stem != "" && (containsWordPrefix(v.norm, t.stem) || v.parts != "" && containsWordPrefix(v.parts, t.stem)) {
 		return true
