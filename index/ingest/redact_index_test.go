@@ -77,60 +77,39 @@ func recall(t *testing.T, kind, rel, content string, queries ...string) string {
 	return served.String()
 }
 
-// TestRecall_secretsWithSeparators: passwords holding '&' or ';' in a
-// note are not recalled, whole or in part, through a real build and
-// search.
-func TestRecall_secretsWithSeparators(t *testing.T) {
-	served := noteRecall(t, "# Router\n\nThe router admin login:\n\npassword: P@ss&w0rd!\n\nDB_PASSWORD=Tr0ub4dor&3 for the unit file.\n",
-		"router admin login", "P@ss", "w0rd", "Tr0ub4dor", "unit file")
-	for _, leak := range []string{"P@ss", "w0rd", "Tr0ub4dor", "&3"} {
-		if strings.Contains(served, leak) {
-			t.Errorf("search served %q: %s", leak, served)
-		}
-	}
-}
-
-// TestRecall_markdownEmphasis: credentials a note writes in Markdown
-// bold are not recalled through a real build and search.
-func TestRecall_markdownEmphasis(t *testing.T) {
-	served := noteRecall(t, "# Grafana\n\n- **URL:** https://grafana.internal\n- **User:** admin\n- **Password:** Gr4fanaPw9x\n\nBackup router password: **Rt7Zq2Lm9x**\n",
-		"grafana admin", "Gr4fanaPw9x", "backup router password", "Rt7Zq2Lm9x")
-	for _, leak := range []string{"Gr4fanaPw9x", "Rt7Zq2Lm9x"} {
-		if strings.Contains(served, leak) {
-			t.Errorf("search served %q: %s", leak, served)
-		}
-	}
-}
-
-// TestRecall_nameValuePairs: a secret in a Kubernetes env list kept in a
-// note is not recalled through a real build and search.
-func TestRecall_nameValuePairs(t *testing.T) {
-	served := noteRecall(t, "# Billing deployment\n\n```yaml\nenv:\n  - name: STRIPE_WEBHOOK_PASSWORD\n    value: Wh5Pw8Xq2Lm7zz\n  - name: LOG_LEVEL\n    value: debug\n```\n",
-		"billing deployment env", "Wh5Pw8Xq2Lm7zz", "STRIPE_WEBHOOK_PASSWORD")
-	if strings.Contains(served, "Wh5Pw8Xq2Lm7zz") {
-		t.Errorf("search served the password: %s", served)
-	}
-}
-
-// TestRecall_qualifiedKeyInProse: a hexadecimal API key a note gives
-// after "API key:" is not recalled through a real build and search.
-func TestRecall_qualifiedKeyInProse(t *testing.T) {
-	served := noteRecall(t, "# Metrics vendor\n\nAccount for the metrics vendor.\n\nAPI key: 9f86d081884c7d659a2feaa0c55ad015\n",
-		"metrics vendor account", "9f86d081884c7d659a2feaa0c55ad015")
-	if strings.Contains(served, "9f86d081884c7d659a2feaa0c55ad015") {
-		t.Errorf("search served the API key: %s", served)
-	}
-}
-
-// TestRecall_markdownTables: credentials a note lists in a Markdown
-// table are not recalled through a real build and search.
-func TestRecall_markdownTables(t *testing.T) {
-	served := noteRecall(t, "# Staging services\n\n| Service | User | Password |\n|---|---|---|\n| grafana | admin | Gr4fanaPw9 |\n| nexus | deploy | Nx7Pw2Lm9q |\n",
-		"staging services grafana", "nexus deploy", "Gr4fanaPw9", "Nx7Pw2Lm9q")
-	for _, leak := range []string{"Gr4fanaPw9", "Nx7Pw2Lm9q"} {
-		if strings.Contains(served, leak) {
-			t.Errorf("search served %q: %s", leak, served)
-		}
+// TestRecall_notes: secrets a note holds are not recalled, whole or in
+// part, through a real build and search: passwords holding '&' or ';',
+// credentials in Markdown bold and in a Markdown table, a Kubernetes env
+// list's name and value, a hexadecimal key after "API key:", and a
+// Logseq block property. Each query asks for the note's words or the
+// secret itself.
+func TestRecall_notes(t *testing.T) {
+	for _, tt := range []struct {
+		name, note string
+		queries    []string
+		leaks      []string
+	}{
+		{"separators", "# Router\n\nThe router admin login:\n\npassword: P@ss&w0rd!\n\nDB_PASSWORD=Tr0ub4dor&3 for the unit file.\n",
+			[]string{"router admin login", "P@ss", "w0rd", "Tr0ub4dor", "unit file"}, []string{"P@ss", "w0rd", "Tr0ub4dor", "&3"}},
+		{"markdown emphasis", "# Grafana\n\n- **URL:** https://grafana.internal\n- **User:** admin\n- **Password:** Gr4fanaPw9x\n\nBackup router password: **Rt7Zq2Lm9x**\n",
+			[]string{"grafana admin", "Gr4fanaPw9x", "backup router password", "Rt7Zq2Lm9x"}, []string{"Gr4fanaPw9x", "Rt7Zq2Lm9x"}},
+		{"name and value", "# Billing deployment\n\n```yaml\nenv:\n  - name: STRIPE_WEBHOOK_PASSWORD\n    value: Wh5Pw8Xq2Lm7zz\n  - name: LOG_LEVEL\n    value: debug\n```\n",
+			[]string{"billing deployment env", "Wh5Pw8Xq2Lm7zz", "STRIPE_WEBHOOK_PASSWORD"}, []string{"Wh5Pw8Xq2Lm7zz"}},
+		{"qualified key in prose", "# Metrics vendor\n\nAccount for the metrics vendor.\n\nAPI key: 9f86d081884c7d659a2feaa0c55ad015\n",
+			[]string{"metrics vendor account", "9f86d081884c7d659a2feaa0c55ad015"}, []string{"9f86d081884c7d659a2feaa0c55ad015"}},
+		{"markdown table", "# Staging services\n\n| Service | User | Password |\n|---|---|---|\n| grafana | admin | Gr4fanaPw9 |\n| nexus | deploy | Nx7Pw2Lm9q |\n",
+			[]string{"staging services grafana", "nexus deploy", "Gr4fanaPw9", "Nx7Pw2Lm9q"}, []string{"Gr4fanaPw9", "Nx7Pw2Lm9q"}},
+		{"logseq property", "- Office router admin page\n  password:: Rt7Zq2Lm9xQ\n  url:: http://10.0.0.1\n",
+			[]string{"office router admin", "Rt7Zq2Lm9xQ"}, []string{"Rt7Zq2Lm9xQ"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			served := noteRecall(t, tt.note, tt.queries...)
+			for _, leak := range tt.leaks {
+				if strings.Contains(served, leak) {
+					t.Errorf("search served %q: %s", leak, served)
+				}
+			}
+		})
 	}
 }
 
@@ -160,16 +139,6 @@ func TestRecall_cookieInToolCall(t *testing.T) {
 	}
 	if !strings.Contains(served, "curl") {
 		t.Errorf("the search did not reach the tool call: %s", served)
-	}
-}
-
-// TestRecall_logseqProperties: a password a Logseq page keeps in a block
-// property is not recalled through a real build and search.
-func TestRecall_logseqProperties(t *testing.T) {
-	served := noteRecall(t, "- Office router admin page\n  password:: Rt7Zq2Lm9xQ\n  url:: http://10.0.0.1\n",
-		"office router admin", "Rt7Zq2Lm9xQ")
-	if strings.Contains(served, "Rt7Zq2Lm9xQ") {
-		t.Errorf("search served the password: %s", served)
 	}
 }
 
