@@ -36,7 +36,6 @@ import (
 	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/secrets"
-	"github.com/nova-recall/nova/suggest"
 )
 
 // States of a check.
@@ -672,17 +671,8 @@ func checkSource(s config.Source, goos string, environ []string, recorded record
 // as canonical, with nothing else to say why. A name far from every known
 // one is the user's own set, governed as unknown by design, and passes.
 func checkSourceSet(id, title, sourceSet string) (Check, bool) {
-	if sourceSet == "" || memory.KnownSourceSet(sourceSet) {
-		return Check{}, false
-	}
-	// Compared as SourceSetName reads a known set: in lower case, '_'
-	// for '-'.
-	name := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(sourceSet)), "_", "-")
-	near := suggest.Nearest(name, memory.KnownSourceSets())
-	// A known name extended past a separator or by a digit ("notes2",
-	// "lessons-old") is a set of the user's own, named after one of
-	// Nova's on purpose.
-	if ext, extended := strings.CutPrefix(name, near); near == "" || extended && strings.ContainsAny(ext[:min(1, len(ext))], "-0123456789") {
+	near := memory.MisspelledSourceSet(sourceSet)
+	if near == "" {
 		return Check{}, false
 	}
 	return degraded(id, title, CodeSourceSetUnknown,

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/suggest"
 )
 
 // Policy is the governance of one source set (upstream §1.3).
@@ -73,6 +74,23 @@ func KnownSourceSets() []string {
 	return names
 }
 
+// MisspelledSourceSet returns the known source set that sourceSet most
+// likely misspells ("lesons": lessons), or "" when sourceSet is known or
+// is a set of the user's own: far from every known name, or a known name
+// extended past a separator or by a digit ("notes2", "lessons-old"),
+// named after one of Nova's on purpose.
+func MisspelledSourceSet(sourceSet string) string {
+	if sourceSet == "" || KnownSourceSet(sourceSet) {
+		return ""
+	}
+	name := foldName(strings.TrimSpace(sourceSet))
+	near := suggest.Nearest(name, KnownSourceSets())
+	if ext, extended := strings.CutPrefix(name, near); near == "" || extended && strings.ContainsAny(ext[:min(1, len(ext))], "-0123456789") {
+		return ""
+	}
+	return near
+}
+
 // SourceSetName returns the wire name of the source set s names: s
 // written with other capitals, surrounding space or '_' for '-'
 // ("Lessons", "task_board_snapshot") is the known source set it spells,
@@ -119,16 +137,21 @@ func wireName(s string, known func(string) bool) string {
 		return s // the usual case, without allocating
 	}
 	s = strings.TrimSpace(s)
-	folded := strings.Map(func(r rune) rune {
+	if folded := foldName(s); known(folded) {
+		return folded
+	}
+	return s
+}
+
+// foldName writes s as wire names are written: in lower case, with '-'
+// for '_' and for a space.
+func foldName(s string) string {
+	return strings.Map(func(r rune) rune {
 		if r == '_' || r == ' ' {
 			return '-'
 		}
 		return unicode.ToLower(r)
 	}, s)
-	if known(folded) {
-		return folded
-	}
-	return s
 }
 
 // AuthoritativeLifecycles are the lifecycles that describe durable or
