@@ -192,7 +192,7 @@ func checkFiles(indexDir, genDir string, rec *manifest.Manifest, d Depth, unchan
 				return &generation.CorruptError{RunID: rec.RunID, File: rel, Reason: "file is missing", Missing: true}
 			}
 			if err != nil {
-				return bad(err.Error())
+				return unreadable(rec.RunID, rel, err)
 			}
 			if fi.Size() != want.Size {
 				return bad(fmt.Sprintf("size %d, record says %d", fi.Size(), want.Size))
@@ -202,6 +202,9 @@ func checkFiles(indexDir, genDir string, rec *manifest.Manifest, d Depth, unchan
 				continue
 			}
 			if err := generation.CheckFile(path, want, true); err != nil {
+				if !errors.Is(err, generation.ErrCorrupt) {
+					return unreadable(rec.RunID, rel, err)
+				}
 				return bad(err.Error())
 			}
 			if hashed != nil {
@@ -210,6 +213,26 @@ func checkFiles(indexDir, genDir string, rec *manifest.Manifest, d Depth, unchan
 		}
 	}
 	return nil
+}
+
+// unreadable is a generation file that could not be checked for a reason
+// that says nothing of its bytes (permission, too many open files, an I/O
+// error): not damage (isDamage), so nothing deletes the generation for it.
+// A file gone between the listing and the check is missing, which is.
+func unreadable(runID, rel string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return &generation.CorruptError{RunID: runID, File: rel, Reason: "file is missing", Missing: true}
+	}
+	return fmt.Errorf("generation %s: cannot check %s: %w", runID, rel, err)
+}
+
+// isDamage reports whether err, from checking or opening a kept
+// generation, shows it damaged: a file corrupt, missing or of another
+// format. Only damage lets retention or a rollback delete a generation;
+// one that cannot be read now (a permission, an I/O error, too many open
+// files) is passed over and kept, since the next try may read it.
+func isDamage(err error) bool {
+	return errors.Is(err, generation.ErrCorrupt) || errors.Is(err, manifest.ErrInvalid) || errors.Is(err, fs.ErrNotExist)
 }
 
 // newestIntact walks the kept generations newest first (run ids sort by

@@ -547,8 +547,12 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 			}
 			if _, err := x.verifyDir(x.home.Generation(id), "generation"); err != nil {
 				skipped = append(skipped, fmt.Sprintf("%s: %v", id, err))
-				damaged = append(damaged, id)
-				x.log.Warn("Rollback skips a damaged generation", "runId", id, "err", err)
+				if isDamage(err) {
+					damaged = append(damaged, id)
+					x.log.Warn("Rollback skips a damaged generation", "runId", id, "err", err)
+				} else {
+					x.log.Warn("Rollback skips a generation it cannot read now, and keeps it", "runId", id, "err", err)
+				}
 				continue
 			}
 			toRunID = id

@@ -41,9 +41,13 @@ func (x *Indexer) retain(active, previous string, damaged []string) []string {
 			rec, err := readCandidateRecord(x.home.Generation(id))
 			if err == nil {
 				err = CheckGeneration(x.home, rec, Quick)
-				if err != nil {
-					x.log.Warn("A kept generation is damaged; retention removes it first", "runId", id, "err", err)
-				}
+			}
+			switch {
+			case err != nil && isDamage(err):
+				x.log.Warn("A kept generation is damaged; retention removes it first", "runId", id, "err", err)
+			case err != nil:
+				x.log.Warn("A kept generation cannot be checked now; retention keeps it", "runId", id, "err", err)
+				err = nil
 			}
 			ok = err == nil
 		}

@@ -1,12 +1,16 @@
 package index_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/manifest"
 )
 
 // TestSync_unreadableFolderKeepsMemory: the memory of the files in a
@@ -71,5 +75,37 @@ func TestSync_fileReplacedByAFolderKeepsMemory(t *testing.T) {
 		if r.Build.Records != len(recs) {
 			t.Errorf("full %v: %d records, want %d (b.jsonl's kept)", full, r.Build.Records, len(recs))
 		}
+	}
+}
+
+// TestRollback_keepsAGenerationItCannotRead: a kept generation whose
+// files cannot be read now (a permission changed; the same holds for an
+// I/O error or too many open files) is passed over by a rollback, as a
+// damaged one is, but not deleted with the damaged ones: nothing says its
+// bytes are bad, and the next rollback may read it.
+func TestRollback_keepsAGenerationItCannotRead(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("every file is readable by root")
+	}
+	cfg, runs := versions(t)
+	rec := record(t, cfg, runs[1])
+	seg := filepath.Join(cfg.Home.IndexDir(), manifest.SegmentDir(rec.Segments[0].ID), "records.bin")
+	if err := os.Chmod(seg, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(seg, 0o600) })
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch.Add(24 * 3600e9)).Now})
+	p, err := ix.Rollback(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.RunID != runs[0] || len(p.Skipped) != 1 || !strings.Contains(p.Skipped[0], "permission denied") {
+		t.Errorf("rollback: %s skipping %v, want %s skipping %s as unreadable", p.RunID, p.Skipped, runs[0], runs[1])
+	}
+	if kept := dirNames(t, cfg.Home.Generations()); !slices.Equal(kept, runs) {
+		t.Errorf("kept %v after the rollback, want %v: the unreadable generation is kept", kept, runs)
+	}
+	if _, err := os.Stat(seg); err != nil {
+		t.Errorf("the unreadable generation's segment was deleted: %v", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"weak"
 
@@ -166,6 +167,12 @@ func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opt
 		reason := err.Error()
 		if errors.Is(err, os.ErrNotExist) {
 			reason = "file is missing"
+		} else if _, sys := errors.AsType[syscall.Errno](err); sys && !errors.Is(err, ErrCorrupt) {
+			// The system refused to open, read or map the file (a
+			// permission, an I/O error, too many open files): that says
+			// nothing of its bytes, and what deletes damaged generations
+			// must not take it for damage.
+			return fmt.Errorf("generation %s: %s: %w", m.RunID, filepath.Join(dir, file), err)
 		}
 		return &CorruptError{RunID: m.RunID, File: filepath.Join(dir, file), Reason: reason}
 	}
