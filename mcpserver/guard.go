@@ -244,6 +244,10 @@ func (lc *lifecycle) check(line []byte) []byte {
 	switch {
 	case method == "initialize" && lc.initialized:
 		return errorResponse(id, jsonrpc.CodeInvalidRequest, "invalid request: the session is already initialized")
+	case method == "initialize" && statelessRequest(m.Params):
+		// The SDK refuses it (-32601: the stateless protocol has no
+		// initialize), and the session stays uninitialized.
+		return nil
 	case method == "initialize":
 		var p mcp.InitializeParams
 		if len(m.Params) == 0 || string(m.Params) == "null" {
@@ -254,21 +258,29 @@ func (lc *lifecycle) check(line []byte) []byte {
 		}
 		lc.initialized = true
 		lc.batches = p.ProtocolVersion == batchVersion
-	case !lc.initialized && !slices.Contains(beforeInit, method) && !perRequestVersion(m.Params):
+	case !lc.initialized && !slices.Contains(beforeInit, method) && !statelessRequest(m.Params):
 		return errorResponse(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: %q before initialize; send initialize first", method))
 	}
 	return nil
 }
 
-// perRequestVersion reports whether params name their protocol version in
-// _meta: the SDK serves such requests without initialize (SEP-2575).
-func perRequestVersion(params json.RawMessage) bool {
+// statelessVersion is the first MCP version without initialize: a
+// request names its version in _meta, and the SDK serves it in any
+// session (SEP-2575).
+const statelessVersion = "2026-07-28"
+
+// statelessRequest reports whether params name a version of the
+// stateless protocol in _meta, as the SDK judges it (versions are dates,
+// compared as strings). A request that names an older version there is
+// a request of the initialized protocol, which the SDK refuses before
+// initialize with a bare error (code 0).
+func statelessRequest(params json.RawMessage) bool {
 	var p struct {
 		Meta map[string]any `json:"_meta"`
 	}
 	_ = json.Unmarshal(params, &p)
-	_, ok := p.Meta[mcp.MetaKeyProtocolVersion].(string)
-	return ok
+	v, ok := p.Meta[mcp.MetaKeyProtocolVersion].(string)
+	return ok && v >= statelessVersion
 }
 
 // maxID bounds the integer ids the SDK takes as they are: larger ones do

@@ -1040,3 +1040,39 @@ func searchInFlight(t *testing.T, id string) *session {
 	}
 	return s
 }
+
+func TestStdio_PerRequestVersionBeforeInitialize(t *testing.T) {
+	// Only a request that names a protocol version of the stateless
+	// protocol (2026-07-28 on) in _meta is served without initialize; one
+	// that names an older version in _meta is a request before initialize
+	// (-32600), never the invalid code 0. An initialize in the stateless
+	// protocol, which has none, does not initialize the session.
+	s := newHome(t, false).mcp(t)
+	want := func(m message, code int, what string) {
+		t.Helper()
+		if m.Error == nil || m.Error.Code != code {
+			t.Errorf("%s: got %+v %s, want error %d", what, m.Error, m.Result, code)
+		}
+	}
+	meta := func(version string) map[string]any {
+		return map[string]any{
+			"io.modelcontextprotocol/protocolVersion":    version,
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "t", "version": "1"},
+		}
+	}
+	want(s.call("tools/list", map[string]any{"_meta": meta("2025-06-18")}), -32600, "tools/list naming 2025-06-18 in _meta before initialize")
+	want(s.call("initialize", map[string]any{"protocolVersion": "2026-07-28", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"},
+		"_meta": meta("2026-07-28")}), -32601, "initialize in the stateless protocol")
+	// The session can still be initialized.
+	s.initialize("2025-06-18")
+	if m := s.call("tools/list", map[string]any{}); m.Error != nil {
+		t.Errorf("tools/list: %+v", m.Error)
+	}
+
+	// A stateless request needs no initialize.
+	s = newHome(t, false).mcp(t)
+	if m := s.call("tools/list", map[string]any{"_meta": meta("2026-07-28")}); m.Error != nil || !strings.Contains(string(m.Result), "memory_search") {
+		t.Errorf("tools/list in the stateless protocol: %+v %s", m.Error, m.Result)
+	}
+}
