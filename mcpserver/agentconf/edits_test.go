@@ -393,3 +393,61 @@ func TestInstall_YAMLKeepsBlockScalars(t *testing.T) {
 		})
 	}
 }
+
+// TestTOML_RemovedTableLeavesNoGap: a [mcp_servers.nova] table that
+// install did not write (`codex mcp add`, or by hand, between blank
+// lines) is removed with one of the blank lines around it, by an update
+// and by uninstall alike: the file kept both, two blank lines where there
+// had been one, a blank last line, or a blank first line.
+func TestTOML_RemovedTableLeavesNoGap(t *testing.T) {
+	const nova = "[mcp_servers.nova]\ncommand = \"/old/bin/novactl\"\nargs = [\"mcp\"]\n"
+	const context7 = "[mcp_servers.context7]\ncommand = \"npx\"\n"
+	cases := []struct{ name, src, want string }{
+		{"between tables", "model = \"o3\"\n\n" + nova + "\n" + context7, "model = \"o3\"\n\n" + context7},
+		{"last", "model = \"o3\"\n\n" + context7 + "\n" + nova, "model = \"o3\"\n\n" + context7},
+		{"last, blank line after it", "model = \"o3\"\n\n" + nova + "\n", "model = \"o3\"\n\n"},
+		{"no blank line before it", "model = \"o3\"\n" + nova + "\n" + context7, "model = \"o3\"\n\n" + context7},
+		{"first", nova + "\n" + context7, context7},
+	}
+	a := agent(t, "codex")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeFile(t, "config.toml", c.src)
+			un, err := PlanUninstall(a, path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(un.After) != c.want {
+				t.Errorf("uninstall would write:\n%q\nwant:\n%q", un.After, c.want)
+			}
+			in, err := PlanInstall(a, path, testEntry, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sep := "\n"
+			if strings.HasSuffix(c.want, "\n\n") {
+				sep = "" // the file ends in a blank line already
+			}
+			if want := c.want + sep + renderTOMLBlock(a.Keys, ServerName, testEntry, "\n"); in.Action != Update || string(in.After) != want {
+				t.Errorf("update would write (%s):\n%q\nwant:\n%q", in.Action, in.After, want)
+			}
+		})
+	}
+}
+
+// TestTOML_InstallAfterBlankLastLine: a file that ends in a blank line
+// gets Nova's block after that line, not after a second one, and
+// uninstall restores it byte for byte.
+func TestTOML_InstallAfterBlankLastLine(t *testing.T) {
+	a := agent(t, "codex")
+	const src = "model = \"o3\"\n\n"
+	path := writeFile(t, "config.toml", src)
+	p := install(t, a, path, testEntry, nil)
+	if got, want := string(mustRead(t, path)), src+renderTOMLBlock(a.Keys, ServerName, testEntry, "\n"); got != want {
+		t.Errorf("installed:\n%q\nwant:\n%q", got, want)
+	}
+	uninstall(t, a, path, p.Record)
+	if got := string(mustRead(t, path)); got != src {
+		t.Errorf("after uninstall: %q, want %q", got, src)
+	}
+}

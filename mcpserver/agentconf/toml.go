@@ -198,8 +198,11 @@ func tomlInsert(src []byte, keys []string, name string, e Entry) ([]byte, Insert
 	}
 	nl := newline(src)
 	sep := ""
+	lines := splitLines(src)
 	switch {
 	case len(src) == 0:
+	case isBlank(lines[len(lines)-1]) && bytes.HasSuffix(src, []byte("\n")):
+		// The file ends in a blank line already.
 	case bytes.HasSuffix(src, []byte("\n")):
 		sep = nl
 	default:
@@ -269,6 +272,16 @@ func tomlRemove(src []byte, keys []string, name string) ([]byte, bool, error) {
 		for n := i; n < k; n++ {
 			drop[n] = true
 		}
+		// A table written between blank lines (by `codex mcp add`, or by
+		// hand) takes the one before it along: both would leave two blank
+		// lines, or a blank last line, where there was one. The first
+		// table takes the one after it: it would be the first line.
+		switch {
+		case i > 0 && !drop[i-1] && isBlank(lines[i-1]) && (k == len(lines) || isBlank(lines[k])):
+			drop[i-1] = true
+		case i == 0 && k < len(lines) && isBlank(lines[k]):
+			drop[k] = true
+		}
 		found = true
 		i = j - 1
 	}
@@ -303,6 +316,8 @@ func tomlPath(keys []string) string {
 	}
 	return strings.Join(parts, `\s*\.\s*`)
 }
+
+func isBlank(l []byte) bool { return len(bytes.TrimSpace(l)) == 0 }
 
 func isBlankOrComment(l []byte) bool {
 	t := bytes.TrimSpace(l)
