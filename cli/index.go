@@ -350,6 +350,10 @@ func printBuild(w io.Writer, r *index.BuildResult, verbose bool) {
 		fmt.Fprintln(w)
 	}
 	printRecovery(w, r.Recovery, verbose)
+	for _, s := range r.RemovedSources {
+		fmt.Fprintf(w, "  dropped the memory of source %s (%d files, %d records): config.yaml no longer names it; put it back and sync to index it again, or novactl index rollback to return to the generation that held it\n",
+			inert.Text(s.Source), s.Files, s.Records)
+	}
 	printSources(w, r, verbose)
 }
 

@@ -24,7 +24,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -219,6 +221,10 @@ type BuildResult struct {
 	// upon (damaged): what the build started from instead, and the
 	// memory it could not save.
 	Recovery *Recovery `json:"recovery,omitempty"`
+	// RemovedSources are the sources the active generation held memory
+	// of that config.yaml no longer names: this build dropped their
+	// memory (a rollback brings it back while that generation is kept).
+	RemovedSources []RemovedSource `json:"removedSources,omitempty"`
 	// Timings are the stages' wall times: read (sources read, chunked,
 	// analysed and added to segments) and write (what follows), and
 	// within write train (a new builtin model and its quantizer), embed
@@ -314,6 +320,9 @@ func (x *Indexer) buildPast(ctx context.Context, damage error) (*BuildResult, er
 	if err := x.writeCandidate(cand, states, res); err != nil {
 		return nil, err
 	}
+	if prev != nil && prev.states != nil {
+		res.RemovedSources = removedSources(prev.states, x.cfg)
+	}
 	if res.Recovery != nil {
 		if err := recordLost(x.home, res.Recovery.Lost); err != nil {
 			x.log.Warn("Cannot record the memory lost in index/lost.json", "err", err)
@@ -335,6 +344,36 @@ func (x *Indexer) buildPast(ctx context.Context, damage error) (*BuildResult, er
 	}
 	x.log.Log(ctx, level, "Candidate built", "runId", res.RunID, "mode", res.Mode, "chunks", res.Chunks, "added", res.Added, "retired", res.Retired)
 	return res, nil
+}
+
+// RemovedSource is a source whose memory a build dropped because
+// config.yaml no longer names it.
+type RemovedSource struct {
+	Source  string `json:"source"`
+	Files   int    `json:"files"`
+	Records int    `json:"records"`
+}
+
+// removedSources lists, by name, the sources of states that cfg does not
+// configure and that held memory: what a build started from states drops.
+func removedSources(states *sourceStates, cfg config.Config) []RemovedSource {
+	at := map[string]int{} // index in out
+	var out []RemovedSource
+	for _, f := range states.Files {
+		if f.Records == 0 || slices.ContainsFunc(cfg.Sources, func(s config.Source) bool { return s.Name == f.Source }) {
+			continue
+		}
+		i, ok := at[f.Source]
+		if !ok {
+			i = len(out)
+			at[f.Source] = i
+			out = append(out, RemovedSource{Source: f.Source})
+		}
+		out[i].Files++
+		out[i].Records += f.Records
+	}
+	slices.SortFunc(out, func(a, b RemovedSource) int { return strings.Compare(a.Source, b.Source) })
+	return out
 }
 
 // buildPastDamage is what a build starts from when the active generation
