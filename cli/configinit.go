@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/nova-recall/nova/agents"
 	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/inert"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -37,11 +40,14 @@ setting is left at its default: README, Configuration, lists them all.
 The file is checked as "novactl config check" would before it is written,
 privately (0600, in a 0700 NOVA_HOME). An existing config.yaml is never
 replaced unless --force is given, and then only after a copy is saved under
-NOVA_HOME/state/backups/config/. With no agent memory found and no --notes, the
+NOVA_HOME/state/backups/config/; it replaces, it does not merge, so it names the
+old file's sources and settings that the new one lacks (a source left out has
+its memory dropped by the next sync). With no agent memory found and no --notes, the
 file still gets written, with no sources, and the output says so.
 --dry-run prints the file and writes nothing. --json prints
 {"ok":true,"written":...,"path":...,"sources":[{"name":...,"kind":...,"path":...}],
-"missing":[{"agent":...,"path":...}],"backup":...} (and "content" with --dry-run).`
+"missing":[{"agent":...,"path":...}],"backup":...,"dropped":[{"name":...,"kind":...,"path":...}],
+"settings":[...]} (and "content" with --dry-run).`
 
 // initSource is one source that config init writes.
 type initSource struct {
@@ -71,7 +77,13 @@ type initResult struct {
 	Sources []initSource  `json:"sources"`
 	Missing []initMissing `json:"missing"`
 	Backup  string        `json:"backup"`
-	Content string        `json:"content,omitempty"`
+	// Dropped are the sources of the file replaced that this one does
+	// not have, and Settings the sections of it set otherwise than the
+	// defaults this one leaves (server, embedding, ...): --force replaces,
+	// it does not merge.
+	Dropped  []initSource `json:"dropped"`
+	Settings []string     `json:"settings"`
+	Content  string       `json:"content,omitempty"`
 }
 
 func runConfigInit(inv *Invocation, args []string) int {
@@ -104,7 +116,7 @@ func runConfigInit(inv *Invocation, args []string) int {
 		return fail(ExitFailure, err.Error())
 	}
 	// Empty lists print as [], not null.
-	res := initResult{OK: true, Path: home.Config(), Sources: []initSource{}, Missing: []initMissing{}}
+	res := initResult{OK: true, Path: home.Config(), Sources: []initSource{}, Missing: []initMissing{}, Dropped: []initSource{}, Settings: []string{}}
 	for _, a := range agents.All() {
 		dir, found := a.Memory(inv.Environ)
 		if !found {
@@ -159,6 +171,9 @@ func runConfigInit(inv *Invocation, args []string) int {
 	if exists && old.Mode()&os.ModeSymlink != 0 {
 		return fail(ExitFailure, home.Config()+" is a symbolic link; nothing was written (edit the file it points to instead)")
 	}
+	if exists {
+		res.Dropped, res.Settings = notCarriedOver(home, res.Sources, inv.Environ)
+	}
 	if *dryRun {
 		if *jsonOut {
 			res.Content = content
@@ -171,6 +186,7 @@ func runConfigInit(inv *Invocation, args []string) int {
 			fmt.Fprint(inv.Stderr, ", which exists: that needs --force, which saves a copy first")
 		}
 		fmt.Fprintln(inv.Stderr)
+		printNotCarriedOver(inv.Stderr, res, "would not carry over")
 		return ExitOK
 	}
 	if exists && !*force {
@@ -339,6 +355,7 @@ func printInitResult(inv *Invocation, res initResult) {
 	if res.Backup != "" {
 		fmt.Fprintf(w, "The old file is saved as %s.\n", res.Backup)
 	}
+	printNotCarriedOver(w, res, "did not carry over")
 	if len(res.Sources) == 0 {
 		fmt.Fprintln(w, "Next: add a source to it (README: Configuration), or run novactl config init --force --notes DIR, then novactl index sync.")
 		return
@@ -349,4 +366,52 @@ func printInitResult(inv *Invocation, res initResult) {
 		fmt.Fprintln(w, "No notes: novactl config init --force --notes DIR adds a folder of Markdown notes (an Obsidian vault, say).")
 	}
 	fmt.Fprintln(w, "Next: novactl index sync (the first index), then novactl doctor.")
+}
+
+// notCarriedOver compares the config.yaml about to be replaced with the
+// sources found now: the old file's sources whose path none of them reads
+// (their memory goes at the next sync), and the sections it sets otherwise
+// than the defaults the new file leaves. A file that does not load says
+// nothing: the backup keeps it as it was. NOVA_* overrides are left out,
+// so that only what the file itself says is compared.
+func notCarriedOver(home paths.Home, found []initSource, environ []string) ([]initSource, []string) {
+	dropped, settings := []initSource{}, []string{}
+	fileOnly := slices.DeleteFunc(slices.Clone(environ), func(kv string) bool {
+		return strings.HasPrefix(kv, "NOVA_") && !strings.HasPrefix(kv, "NOVA_HOME=")
+	})
+	old, err := config.LoadFile(home, home.Config(), fileOnly)
+	if err != nil {
+		return dropped, settings
+	}
+	for _, s := range old.Sources {
+		if !slices.ContainsFunc(found, func(f initSource) bool { return filepath.Clean(f.dir) == filepath.Clean(s.Path) }) {
+			dropped = append(dropped, initSource{Name: s.Name, Kind: s.Kind, Path: paths.Tilde(s.Path, environ)})
+		}
+	}
+	def := config.Defaults()
+	for _, c := range []struct {
+		name      string
+		old, want any
+	}{
+		{"server", old.Server, def.Server}, {"facade", old.Facade, def.Facade}, {"embedding", old.Embedding, def.Embedding},
+		{"retrieval", old.Retrieval, def.Retrieval}, {"index", old.Index, def.Index},
+	} {
+		if !reflect.DeepEqual(c.old, c.want) {
+			settings = append(settings, c.name)
+		}
+	}
+	return dropped, settings
+}
+
+// printNotCarriedOver names what of the replaced file the new one lacks
+// (done: "did not carry over", or "would not" for a dry run).
+func printNotCarriedOver(w io.Writer, res initResult, done string) {
+	for _, s := range res.Dropped {
+		fmt.Fprintf(w, "This %s source %s (%s %s) of the old file: the next sync drops its memory. Keep it: --notes for a notes folder, or copy its line back from the saved file.\n",
+			done, inert.Text(s.Name), s.Kind, inert.Text(s.Path))
+	}
+	if len(res.Settings) > 0 {
+		fmt.Fprintf(w, "This %s the old file's settings of %s (now the defaults): copy them back from the saved file to keep them.\n",
+			done, strings.Join(res.Settings, ", "))
+	}
 }

@@ -263,7 +263,7 @@ func TestConfigInit_json(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	if want := []string{"backup", "missing", "ok", "path", "sources", "written"}; !slices.Equal(keys, want) {
+	if want := []string{"backup", "dropped", "missing", "ok", "path", "settings", "sources", "written"}; !slices.Equal(keys, want) {
 		t.Errorf("keys %v, want %v", keys, want)
 	}
 	if r["written"] != true || r["path"] != home.Config() || r["backup"] != "" || len(r["missing"].([]any)) != 4 {
@@ -349,5 +349,53 @@ func TestConfigInit_notesHint(t *testing.T) {
 	}
 	if strings.Contains(out, "No notes") {
 		t.Errorf("a notes hint beside --notes:\n%s", out)
+	}
+}
+
+// TestConfigInit_forceNamesWhatItDrops: --force replaces the file; a
+// notes source or a setting of the old file that the new one lacks is
+// named (its memory goes at the next sync), and a rerun with the same
+// --notes names nothing. NOVA_* overrides are not taken for the file's
+// settings.
+func TestConfigInit_forceNamesWhatItDrops(t *testing.T) {
+	root, home, env := initHome(t)
+	writeFixture(t, root, "notes/a.md", "# A\n")
+	writeFixture(t, root, "vault/b.md", "# B\n")
+	env = append(env, "NOVA_SERVER_PORT=4999")
+	if code, out, errOut := runCLI(context.Background(), env, "config", "init", "--notes", "~/notes", "--notes", "~/vault"); code != ExitOK {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	code, out, errOut := runCLI(context.Background(), env, "config", "init", "--force", "--notes", "~/notes", "--notes", "~/vault")
+	if code != ExitOK || strings.Contains(out, "carry over") {
+		t.Fatalf("the same sources again: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	f, err := os.OpenFile(home.Config(), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("embedding:\n  dimension: 256\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	code, out, errOut = runCLI(context.Background(), env, "config", "init", "--force", "--notes", "~/notes")
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	for _, want := range []string{"did not carry over source notes-2 (markdown ~/vault)", "next sync drops its memory", "settings of embedding (now the defaults)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	// --json lists the same.
+	code, out, errOut = runCLI(context.Background(), env, "config", "init", "--force", "--dry-run", "--json", "--notes", "~/vault")
+	var r struct {
+		Dropped  []struct{ Name, Kind, Path string }
+		Settings []string
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != ExitOK {
+		t.Fatalf("exit %d, %v\nstdout: %s\nstderr: %s", code, err, out, errOut)
+	}
+	if len(r.Dropped) != 1 || r.Dropped[0].Path != "~/notes" || len(r.Settings) != 0 {
+		t.Errorf("dropped %+v, settings %q; want ~/notes and none", r.Dropped, r.Settings)
 	}
 }
