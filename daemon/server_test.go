@@ -1,8 +1,11 @@
 package daemon_test
 
 import (
+	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nova-recall/nova/daemon"
@@ -28,5 +31,45 @@ func TestNew_refusesNonLoopbackHost(t *testing.T) {
 		case !tc.ok && !errors.Is(err, daemon.ErrNonLoopback):
 			t.Errorf("host %q: err %v, want ErrNonLoopback", tc.host, err)
 		}
+	}
+}
+
+// TestRun_refusesAHomeBehindAnotherUsersLink: a link another user planted
+// where NOVA_HOME points, to a directory of the user's, is not served:
+// its owner could re-point it at their own index while novad runs.
+func TestRun_refusesAHomeBehindAnotherUsersLink(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("giving a link to another user needs root")
+	}
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "mine")
+	if err := os.Mkdir(mine, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "nova")
+	if err := os.Symlink(mine, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(link, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := daemon.New(daemon.Options{Config: testConfig(t, link), BindRetry: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Run returns at once with the refusal; one that serves is stopped.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan struct{})
+	go func() {
+		<-ready
+		cancel()
+	}()
+	err = srv.Run(ctx, ready)
+	if err == nil || !strings.Contains(err.Error(), link+" is owned by another user") {
+		t.Fatalf("Run in a home behind another user's link: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(mine, "state", "internal-token")); err == nil {
+		t.Error("a token was written behind another user's link")
 	}
 }

@@ -12,3 +12,6 @@ const NoFollow = 0
 // cannot tell on this platform, where Nova does not run as a
 // service; nothing is refused for it.
 func OwnedByAnotherUser(fs.FileInfo) bool { return false }
+
+// ownedByRoot cannot tell on this platform either.
+func ownedByRoot(fs.FileInfo) bool { return false }

@@ -19,3 +19,9 @@ func OwnedByAnotherUser(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) != os.Geteuid()
 }
+
+// ownedByRoot reports whether fi is root's.
+func ownedByRoot(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Uid == 0
+}

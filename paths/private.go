@@ -66,6 +66,14 @@ func (h Home) Secure() ([]string, error) {
 	if fi, err := os.Stat(h.Root); err == nil && OwnedByAnotherUser(fi) {
 		return nil, fmt.Errorf("%s is owned by another user; Nova serves and writes only a home of the user it runs as (set NOVA_HOME to one of yours)", h.Root)
 	}
+	// The same holds for a link or directory on the way to the home
+	// (a link planted at /tmp/nova before the user's first start, a
+	// home kept in a colleague's directory): its owner can point the
+	// link, or move the home's name, elsewhere while Nova runs, and
+	// every file is opened by its name under the home.
+	if p := foreignOnPath(h.Root); p != "" {
+		return nil, fmt.Errorf("%s is owned by another user, who can redirect %s elsewhere at any time; Nova serves and writes only a home no one else controls the way to (set NOVA_HOME to a place of yours)", p, h.Root)
+	}
 	for _, d := range []string{h.Root, h.StateDir(), h.IndexDir(), h.CacheDir()} {
 		if err := MkdirPrivate(d); err != nil {
 			return nil, fmt.Errorf("create %s: %w", d, err)
@@ -121,6 +129,59 @@ func (h Home) Secure() ([]string, error) {
 		errs = append(errs, err)
 	}
 	return narrowed, errors.Join(errs...)
+}
+
+// foreignOnPath returns the first symbolic link or directory, on the way
+// to p or p itself, that a user other than Nova's or root owns, or "".
+// It resolves p one name at a time, as the kernel does, so that the links
+// inside a link's target are checked too. Root is exempt: it controls
+// every path anyway, and owns the system's own links (/tmp, /var on
+// macOS). A name that does not exist yet ends the walk: Secure creates
+// what is missing, as the user's.
+func foreignOnPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	sep := string(filepath.Separator)
+	done := filepath.VolumeName(p) + sep
+	rest := strings.Split(filepath.Clean(p)[len(done)-len(sep):], sep)
+	for hops := 0; len(rest) > 0; {
+		name := rest[0]
+		rest = rest[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			done = filepath.Dir(done)
+			continue
+		}
+		cur := filepath.Join(done, name)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return ""
+		}
+		if OwnedByAnotherUser(fi) && !ownedByRoot(fi) {
+			return cur
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			done = cur
+			continue
+		}
+		// A loop is left to the mkdir that follows, which says so.
+		if hops++; hops > 255 {
+			return ""
+		}
+		target, err := os.Readlink(cur)
+		if err != nil {
+			return ""
+		}
+		if filepath.IsAbs(target) {
+			done = filepath.VolumeName(target) + sep
+			target = target[len(done)-len(sep):]
+		}
+		rest = append(strings.Split(target, sep), rest...)
+	}
+	return ""
 }
 
 // Exposure is one path under the runtime home that other users can access.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nova-recall/nova/paths"
@@ -101,5 +102,65 @@ func TestSecure_narrowsAHomeMadeWithMkdir(t *testing.T) {
 	}
 	if exposed, _ := h.Exposed(); len(exposed) != 1 || exposed[0].Path != h.TokenFile() {
 		t.Errorf("after Secure only the leaked token is exposed: %v", exposed)
+	}
+}
+
+// nobody is a user id the tests are not: what they give it is another
+// user's.
+const nobody = 65534
+
+// TestSecure_refusesAPathAnotherUserControls: a home reached through a
+// symbolic link or a directory another user owns is refused, though the
+// directory it leads to is the user's: that user can point the link (or
+// rename the entry) elsewhere at any time, and novad, which opens every
+// file by its name under the home, would then serve their index and
+// write the user's memory where they read it. A link the user owns is
+// followed as before.
+func TestSecure_refusesAPathAnotherUserControls(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("giving a link or a directory to another user needs root")
+	}
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "mine")
+	must(t, os.Mkdir(mine, 0o700))
+
+	// A link planted where NOVA_HOME points (/tmp/nova, say) before the
+	// user's first start.
+	link := filepath.Join(dir, "nova")
+	must(t, os.Symlink(mine, link))
+	must(t, os.Lchown(link, nobody, nobody))
+	if _, err := (paths.Home{Root: link}).Secure(); err == nil || !strings.Contains(err.Error(), link) {
+		t.Errorf("Secure through another user's link: %v, want a refusal naming %s", err, link)
+	}
+
+	// A link of another user's on the way to the home.
+	via := filepath.Join(dir, "via")
+	must(t, os.Symlink(dir, via))
+	must(t, os.Lchown(via, nobody, nobody))
+	if _, err := (paths.Home{Root: filepath.Join(via, "mine")}).Secure(); err == nil || !strings.Contains(err.Error(), via) {
+		t.Errorf("Secure through another user's link on the way: %v, want a refusal naming %s", err, via)
+	}
+
+	// A directory of another user's that holds the home: they can rename
+	// the home away and put their own in its place.
+	shared := filepath.Join(dir, "shared")
+	must(t, os.Mkdir(shared, 0o777))
+	must(t, os.Chown(shared, nobody, nobody))
+	inShared := filepath.Join(shared, "nova")
+	if _, err := (paths.Home{Root: inShared}).Secure(); err == nil || !strings.Contains(err.Error(), shared) {
+		t.Errorf("Secure in another user's directory: %v, want a refusal naming %s", err, shared)
+	}
+	if _, err := os.Lstat(inShared); err == nil {
+		t.Errorf("Secure created %s in another user's directory", inShared)
+	}
+
+	// The user's own link is followed.
+	own := filepath.Join(dir, "own")
+	must(t, os.Symlink(mine, own))
+	if _, err := (paths.Home{Root: own}).Secure(); err != nil {
+		t.Errorf("Secure through the user's own link: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(mine, "state")); err != nil {
+		t.Errorf("the home behind the user's own link was not made: %v", err)
 	}
 }
