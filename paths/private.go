@@ -53,7 +53,9 @@ func (h Home) CacheDir() string { return filepath.Join(h.Root, "cache") }
 // itself a link to a directory is followed: see walkPrivate). It returns
 // the paths it narrowed; an entry it cannot narrow, or a tree that is
 // another user's, is an error, but the rest are still narrowed. A home
-// that is another user's is an error before anything is done.
+// that is another user's, or reached through a link or directory another
+// user (not root) owns, is an error before anything is done; a tree
+// linked through one is an error too.
 //
 // novad calls it at start and every index writer when it takes the lock,
 // so a home made by hand is tightened before Nova writes into it.
@@ -103,6 +105,17 @@ func (h Home) Secure() ([]string, error) {
 		narrow(h.Root, fi, DirMode)
 	}
 	trees := h.privateTrees()
+	for _, tree := range trees {
+		// A tree kept elsewhere through a link is held to the home's own
+		// rule: no one else may control the way to it. (A link to another
+		// user's directory itself is refused by the walk below.)
+		if fi, err := os.Lstat(tree); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := filepath.EvalSymlinks(tree)
+			if p := foreignOnPath(tree); p != "" && p != target {
+				errs = append(errs, fmt.Errorf("%s is a link through %s, which another user owns and can redirect elsewhere at any time; keep %s in a place of yours", tree, p, filepath.Base(tree)))
+			}
+		}
+	}
 	err := h.walkPrivate(func(p string, fi fs.FileInfo) {
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:

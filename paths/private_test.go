@@ -164,3 +164,25 @@ func TestSecure_refusesAPathAnotherUserControls(t *testing.T) {
 		t.Errorf("the home behind the user's own link was not made: %v", err)
 	}
 }
+
+// TestSecure_refusesATreeLinkThroughAnotherUsersDirectory: a private tree
+// that is a link (index/ kept elsewhere) to a directory of the user's
+// inside another user's directory is refused: that user can move the
+// directory away and put their own, with their own index, in its place.
+func TestSecure_refusesATreeLinkThroughAnotherUsersDirectory(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("giving a directory to another user needs root")
+	}
+	h := paths.Home{Root: filepath.Join(t.TempDir(), "nova")}
+	theirs := filepath.Join(t.TempDir(), "theirs")
+	must(t, os.Mkdir(theirs, 0o777))
+	must(t, os.Chmod(theirs, 0o777))
+	must(t, os.Chown(theirs, nobody, nobody))
+	target := filepath.Join(theirs, "index")
+	must(t, os.Mkdir(target, 0o700))
+	must(t, os.MkdirAll(h.Root, 0o700))
+	must(t, os.Symlink(target, h.IndexDir()))
+	if _, err := h.Secure(); err == nil || !strings.Contains(err.Error(), theirs) {
+		t.Errorf("Secure with index/ linked into another user's directory: %v, want a refusal naming %s", err, theirs)
+	}
+}
