@@ -15,3 +15,6 @@ func OwnedByAnotherUser(fs.FileInfo) bool { return false }
 
 // ownedByRoot cannot tell on this platform either.
 func ownedByRoot(fs.FileInfo) bool { return false }
+
+// hasOtherNames cannot tell on this platform.
+func hasOtherNames(fs.FileInfo) bool { return false }

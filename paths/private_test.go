@@ -186,3 +186,33 @@ func TestSecure_refusesATreeLinkThroughAnotherUsersDirectory(t *testing.T) {
 		t.Errorf("Secure with index/ linked into another user's directory: %v, want a refusal naming %s", err, theirs)
 	}
 }
+
+// TestSecure_leavesAFileWithOtherNamesAsItIs: a hard link to a file of
+// the user's outside the home, planted in a private tree while the home
+// was open to others (macOS lets anyone link a file they can reach), is
+// refused and not narrowed: narrowing it changed the mode of the file it
+// names too (a script in ~/bin lost its execute bit, a page in ~/Sites
+// became unreadable to the web server).
+func TestSecure_leavesAFileWithOtherNamesAsItIs(t *testing.T) {
+	h := paths.Home{Root: filepath.Join(t.TempDir(), "nova")}
+	must(t, os.MkdirAll(h.IndexDir(), 0o700))
+	must(t, os.Chmod(h.IndexDir(), 0o777))
+	tool := filepath.Join(t.TempDir(), "bin", "tool")
+	must(t, os.MkdirAll(filepath.Dir(tool), 0o755))
+	must(t, os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755))
+	must(t, os.Chmod(tool, 0o755))
+	planted := filepath.Join(h.IndexDir(), "tool")
+	must(t, os.Link(tool, planted))
+
+	_, err := h.Secure()
+	if err == nil || !strings.Contains(err.Error(), planted) {
+		t.Errorf("Secure with a hard link in index/: %v, want a refusal naming %s", err, planted)
+	}
+	if m := mode(t, tool); m != 0o755 {
+		t.Errorf("the file a hard link in the home names was changed to %v", m)
+	}
+	// The rest is still narrowed.
+	if m := mode(t, h.IndexDir()); m != paths.DirMode {
+		t.Errorf("index/: %v, want %v", m, paths.DirMode)
+	}
+}
