@@ -73,3 +73,46 @@ func TestRun_refusesAHomeBehindAnotherUsersLink(t *testing.T) {
 		t.Error("a token was written behind another user's link")
 	}
 }
+
+// TestRun_refusesAHardLinkedLockFile: a hard link planted at novad's lock
+// file while the home was open to others, to a private file of the
+// user's that another user can reach by name (~/.zsh_history sits in a
+// home directory others may search), is refused before novad opens it:
+// taking the lock truncated the file it names and wrote novad's record
+// in its place.
+func TestRun_refusesAHardLinkedLockFile(t *testing.T) {
+	root := t.TempDir()
+	cfg := testConfig(t, filepath.Join(root, "home"))
+	if _, err := cfg.Home.Secure(); err != nil {
+		t.Fatal(err)
+	}
+	history := filepath.Join(root, "user", ".zsh_history")
+	if err := os.MkdirAll(filepath.Dir(history), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const content = ": 1700000000:0;git push\n"
+	if err := os.WriteFile(history, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(history, cfg.Home.DaemonLock()); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := daemon.New(daemon.Options{Config: cfg, BindRetry: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan struct{})
+	go func() {
+		<-ready
+		cancel()
+	}()
+	err = srv.Run(ctx, ready)
+	if err == nil || !strings.Contains(err.Error(), cfg.Home.DaemonLock()) {
+		t.Errorf("Run with a hard link at its lock file: %v, want a refusal naming %s", err, cfg.Home.DaemonLock())
+	}
+	if b, err := os.ReadFile(history); err != nil || string(b) != content {
+		t.Errorf("the file a hard link at the lock file names was written: %q (%v)", b, err)
+	}
+}

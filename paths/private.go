@@ -132,12 +132,14 @@ func (h Home) Secure() ([]string, error) {
 		case p == h.TokenFile():
 			// Narrowing it would hide that it leaked; novad writes a
 			// fresh one at every start.
-		case fi.Mode().IsRegular() && wide(fi.Mode()) && hasOtherNames(fi):
+		case fi.Mode().IsRegular() && hasOtherNames(fi):
 			// A hard link planted while the home was open to others
-			// (macOS lets anyone link a file they can reach): its mode
-			// is the mode of the file it names, wherever that is, and
-			// Nova never links its own files.
-			errs = append(errs, fmt.Errorf("%s is a hard link to a file that also has another name, maybe outside the home; Nova leaves its mode alone: remove it", p))
+			// (macOS lets anyone link a file they can reach by name,
+			// private or not): its mode is the mode of the file it names,
+			// wherever that is, and what Nova writes in place (a lock
+			// file's record, the history it appends to) would be written
+			// there. Nova never links its own files.
+			errs = append(errs, fmt.Errorf("%s is a hard link to a file that also has another name, maybe outside the home; Nova neither changes nor writes it: remove it", p))
 		case fi.IsDir() && wide(fi.Mode()):
 			narrow(p, fi, DirMode)
 		case fi.Mode().IsRegular() && wide(fi.Mode()):

@@ -189,10 +189,11 @@ func TestSecure_refusesATreeLinkThroughAnotherUsersDirectory(t *testing.T) {
 
 // TestSecure_leavesAFileWithOtherNamesAsItIs: a hard link to a file of
 // the user's outside the home, planted in a private tree while the home
-// was open to others (macOS lets anyone link a file they can reach), is
-// refused and not narrowed: narrowing it changed the mode of the file it
-// names too (a script in ~/bin lost its execute bit, a page in ~/Sites
-// became unreadable to the web server).
+// was open to others (macOS lets anyone link a file they can reach by
+// name), is refused and not narrowed: narrowing it changed the mode of
+// the file it names too (a script in ~/bin lost its execute bit, a page
+// in ~/Sites became unreadable to the web server), and what Nova writes
+// in place (a lock file's record) would be written there.
 func TestSecure_leavesAFileWithOtherNamesAsItIs(t *testing.T) {
 	h := paths.Home{Root: filepath.Join(t.TempDir(), "nova")}
 	must(t, os.MkdirAll(h.IndexDir(), 0o700))
@@ -210,6 +211,15 @@ func TestSecure_leavesAFileWithOtherNamesAsItIs(t *testing.T) {
 	}
 	if m := mode(t, tool); m != 0o755 {
 		t.Errorf("the file a hard link in the home names was changed to %v", m)
+	}
+	// A private one too: Nova would write in place into what it names.
+	history := filepath.Join(filepath.Dir(tool), ".zsh_history")
+	must(t, os.WriteFile(history, []byte("git push\n"), 0o600))
+	lock := h.DaemonLock()
+	must(t, os.MkdirAll(h.StateDir(), 0o700))
+	must(t, os.Link(history, lock))
+	if _, err := h.Secure(); err == nil || !strings.Contains(err.Error(), lock) {
+		t.Errorf("Secure with a hard link at the lock file: %v, want a refusal naming %s", err, lock)
 	}
 	// The rest is still narrowed.
 	if m := mode(t, h.IndexDir()); m != paths.DirMode {
