@@ -120,7 +120,12 @@ type codexContentItem struct {
 // after /review, whose rendering is the assistant message that follows,
 // and the envelope of a message a timer or another program delivered,
 // whose text the injected_message event gives); they are not the user
-// speaking. Codex itself matches them in any case.
+// speaking. Newer builds also hide context of their own in user-role
+// messages that no user_message event repeats: the skills and the plugins
+// on offer, context an app or an extension adds (<external_KEY>,
+// <external_context ...>), the prompt a hook continues a turn with, the
+// goal's continuation prompt, and the warnings older builds gave the
+// model. Codex itself matches them in any case.
 var codexScaffolding = []string{
 	"<environment_context>",
 	"<permissions instructions>",
@@ -129,13 +134,22 @@ var codexScaffolding = []string{
 	"<turn_aborted>",
 	"# AGENTS.md instructions",
 	"<skill>",
+	"<skills_instructions>",
 	"<plugins>",
+	"<recommended_plugins>",
 	"<user_shell_command>",
 	"<subagent_notification>",
 	"<user_action>",
 	"<timer_message>",
-	"<external_message>",
+	"<external_",
+	"<extension_context>",
 	"<codex_message>",
+	"<codex_internal_context ",
+	"<goal_context>",
+	"<hook_prompt ",
+	"Warning: apply_patch was requested via ",
+	"Warning: The maximum number of unified exec processes you can keep open is",
+	"Warning: Your account was flagged for potentially high-risk cyber activity",
 }
 
 // codexIDERequest separates the editor context the Codex IDE extension
@@ -963,7 +977,7 @@ func (h *codexHandler) reviewCopy(key string, stream codexStream) bool {
 // goal keeps the objective of a goal the user set for a long-running
 // task with /goal (thread_goal_updated), the user's words: no other line
 // holds them (the continuation prompts that repeat them are the
-// developer's). Codex writes the goal again at each change of its status
+// developer's, or hidden context: see codexScaffolding). Codex writes the goal again at each change of its status
 // or usage, so an objective is kept once, until another replaces it; one
 // the model set with create_goal is kept with that call. The turn goes
 // on, so its tool calls stay pending for the answer.
