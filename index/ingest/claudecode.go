@@ -33,8 +33,10 @@ import (
 // the session was compacted, and the recap written for a person coming
 // back to it, are assistant records, as Codex's summaries are. The
 // session's title (a summary line, an AI title, a title the user set) is
-// the title of every record read after it. A line shape the reader does
-// not know is reported once per file.
+// the title of every record read after it. A message one agent of a team
+// sends another (teammate-message) is the assistant's, not the user's,
+// and the team's protocol notices are dropped. A line shape the reader
+// does not know is reported once per file.
 
 // claudeLine is one line of a Claude Code transcript, with the fields the
 // reader uses.
@@ -356,8 +358,12 @@ func (h *claudeHandler) line(n int, data []byte) error {
 		parts = h.assistantBlocks(n, blocks)
 	}
 	text := strings.Join(parts, "\n\n")
+	role := l.speaker()
 	if l.Type == "user" {
 		text = claudeHandoff(text, l.PlanContent)
+		if said, ok := claudeTeammateText(text); ok {
+			text, role = said, "assistant"
+		}
 	}
 	if !hasContent(text) {
 		// Nothing left after cleaning (a slash-command echo, a tool call):
@@ -369,7 +375,58 @@ func (h *claudeHandler) line(n int, data []byte) error {
 	}
 	// A prompt drops the tool calls of the turn before it.
 	h.st.Pending = pendingTools{}
-	return h.emit(n, &l, l.speaker(), text)
+	return h.emit(n, &l, role, text)
+}
+
+// claudeTeammate is the envelope in which Claude Code hands a message
+// from one agent of a team (agent teams, 2.1) to another, in a user line
+// or a queued prompt: the lead's task in a teammate's session, a
+// teammate's report in the lead's.
+var claudeTeammate = regexp.MustCompile(`(?s)<teammate-message(?:\s[^>]*)?>(.*?)</teammate-message>`)
+
+// claudePeerLeadIn is the line Claude Code may put before such envelopes.
+const claudePeerLeadIn = "Another Claude session sent a message:"
+
+// claudeTeammateText returns the words of the teammate messages in text
+// and whether it held any. They are an agent's words, not the user's: the
+// record is the assistant's. The notices of the team's protocol, a JSON
+// object in the envelope (idle, shutdown, plan approval), say nothing and
+// are dropped, as are the envelopes and the lead-in; any other text is
+// kept.
+func claudeTeammateText(text string) (string, bool) {
+	if !strings.Contains(text, "<teammate-message") {
+		return text, false
+	}
+	found := false
+	var said []string
+	rest := claudeTeammate.ReplaceAllStringFunc(text, func(m string) string {
+		found = true
+		body := strings.TrimSpace(claudeTeammate.FindStringSubmatch(m)[1])
+		if !claudeProtocolNotice(body) && body != "" {
+			said = append(said, body)
+		}
+		return ""
+	})
+	if !found {
+		return text, false
+	}
+	rest = strings.TrimSpace(strings.ReplaceAll(rest, claudePeerLeadIn, ""))
+	if rest != "" {
+		said = append(said, rest)
+	}
+	return strings.Join(said, "\n\n"), true
+}
+
+// claudeProtocolNotice reports whether a teammate message is a notice of
+// the team's protocol: a JSON object with a type.
+func claudeProtocolNotice(body string) bool {
+	if !strings.HasPrefix(body, "{") {
+		return false
+	}
+	var notice struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal([]byte(body), &notice) == nil && notice.Type != ""
 }
 
 // queuedPrompt reads an attachment line: one of a queued command that a
@@ -400,13 +457,16 @@ func (h *claudeHandler) queuedPrompt(n int, l *claudeLine) error {
 		return nil
 	}
 	parts, human := h.userBlocks(n, blocks)
-	text := strings.Join(parts, "\n\n")
+	text, role := strings.Join(parts, "\n\n"), "user"
+	if said, ok := claudeTeammateText(text); ok {
+		text, role = said, "assistant"
+	}
 	if !human || !hasContent(text) {
 		return nil
 	}
 	// The turn it was typed into goes on: its tool calls stay pending for
 	// the answer.
-	return h.emit(n, l, "user", text)
+	return h.emit(n, l, role, text)
 }
 
 // compactSummary keeps the summary Claude Code wrote when it compacted
