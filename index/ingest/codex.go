@@ -124,7 +124,9 @@ type codexContentItem struct {
 // messages that no user_message event repeats: the skills and the plugins
 // on offer, context an app or an extension adds (<external_KEY>,
 // <external_context ...>), the prompt a hook continues a turn with, the
-// goal's continuation prompt, and the warnings older builds gave the
+// goal's continuation prompt, a notice of a post on the agents' message
+// board, the summary a compaction hands the model (the compacted line
+// gives it as the assistant's), and the warnings older builds gave the
 // model. Codex itself matches them in any case.
 var codexScaffolding = []string{
 	"<environment_context>",
@@ -137,6 +139,7 @@ var codexScaffolding = []string{
 	"<skills_instructions>",
 	"<plugins>",
 	"<recommended_plugins>",
+	"Here is a list of plugins that are available but not installed.",
 	"<user_shell_command>",
 	"<subagent_notification>",
 	"<user_action>",
@@ -147,6 +150,8 @@ var codexScaffolding = []string{
 	"<codex_internal_context ",
 	"<goal_context>",
 	"<hook_prompt ",
+	"<agent_message_board_notification>",
+	"Another language model started to solve this problem and produced a summary",
 	"Warning: apply_patch was requested via ",
 	"Warning: The maximum number of unified exec processes you can keep open is",
 	"Warning: Your account was flagged for potentially high-risk cyber activity",
