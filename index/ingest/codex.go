@@ -93,10 +93,7 @@ type codexPayload struct {
 	Arguments string `json:"arguments"`
 	Input     string `json:"input"`
 	// response_item local_shell_call and web_search_call.
-	Action *struct {
-		Command []string `json:"command"`
-		Query   string   `json:"query"`
-	} `json:"action"`
+	Action *codexAction `json:"action"`
 	// event_msg user_message and agent_message (injected_message has
 	// its text in Content, a string)
 	Message string   `json:"message"`
@@ -105,6 +102,30 @@ type codexPayload struct {
 	ThreadName string `json:"thread_name"`
 	// response_item function_call: the id its output answers.
 	CallID string `json:"call_id"`
+}
+
+// codexAction is what a local_shell_call ran (command) or what a
+// web_search_call did: a search (query, or several queries in newer
+// builds), a page opened (url), a pattern looked for in one (pattern and
+// url).
+type codexAction struct {
+	Command []string `json:"command"`
+	Query   string   `json:"query"`
+	Queries []string `json:"queries"`
+	URL     string   `json:"url"`
+	Pattern string   `json:"pattern"`
+}
+
+// searched is the argument a web search's summary shows: what was
+// searched for, or the page opened and what was looked for in it.
+func (a *codexAction) searched() string {
+	if a.Query != "" {
+		return a.Query
+	}
+	if len(a.Queries) > 0 {
+		return strings.Join(a.Queries, " ")
+	}
+	return strings.TrimSpace(a.Pattern + " " + a.URL)
 }
 
 type codexContentItem struct {
@@ -705,7 +726,7 @@ func (h *codexHandler) responseItem(n int, p *codexPayload, inherited bool) erro
 		}
 	case "web_search_call":
 		if p.Action != nil {
-			h.st.Pending.add(formatToolSummary("web_search", p.Action.Query))
+			h.st.Pending.add(formatToolSummary("web_search", p.Action.searched()))
 		}
 	default:
 		h.st.Reported.report(h.fc, n, "response_item type "+strconv.Quote(p.Type))
