@@ -204,6 +204,11 @@ var (
 		"dynamic_tool_call_response", "conversation_path", "get_history_entry_response",
 		"sub_agent_activity")
 	codexSilentRoles = setOf("developer", "system", "tool")
+	// The payloads responseItem and event read; any other type not quiet
+	// is reported.
+	codexReadItems  = setOf("message", "function_call", "custom_tool_call", "local_shell_call", "web_search_call")
+	codexReadEvents = setOf("user_message", "injected_message", "agent_message", "entered_review_mode",
+		"exited_review_mode", "thread_goal_updated", "thread_name_updated")
 )
 
 func setOf(items ...string) map[string]bool {
@@ -449,6 +454,12 @@ func (h *codexHandler) line(n int, data []byte) error {
 	if (item == "response_item" && codexQuietItems[head.Type]) || (item == "event_msg" && codexQuietEvents[head.Type]) {
 		return nil
 	}
+	if (item == "response_item" && !codexReadItems[head.Type]) || (item == "event_msg" && !codexReadEvents[head.Type]) {
+		// Reported by its type alone: the rest of a shape this reader
+		// does not know may not decode as the payloads it reads do.
+		h.st.Reported.report(h.fc, n, item+" type "+strconv.Quote(head.Type))
+		return nil
+	}
 	var p codexPayload
 	if !h.payload(n, payload, item+" "+head.Type, &p) {
 		return nil
@@ -660,9 +671,10 @@ func skipsWalk(src config.Source, root, p string) bool {
 	return err != nil || SkipsDir(src, filepath.ToSlash(rel))
 }
 
-// responseItem reads a response_item. An inherited message, copied from
-// the parent thread, is not read again, but counts as seen so that its
-// event_msg copy is not read either.
+// responseItem reads a response_item of one of the codexReadItems
+// types. An inherited message, copied from the parent thread, is not read
+// again, but counts as seen so that its event_msg copy is not read
+// either.
 func (h *codexHandler) responseItem(n int, p *codexPayload, inherited bool) error {
 	switch p.Type {
 	case "message":
@@ -728,8 +740,6 @@ func (h *codexHandler) responseItem(n int, p *codexPayload, inherited bool) erro
 		if p.Action != nil {
 			h.st.Pending.add(formatToolSummary("web_search", p.Action.searched()))
 		}
-	default:
-		h.st.Reported.report(h.fc, n, "response_item type "+strconv.Quote(p.Type))
 	}
 	return nil
 }
@@ -848,6 +858,7 @@ func (h *codexHandler) userText(role, text string) string {
 // codexEnvCwd finds the working directory in an environment context.
 var codexEnvCwd = regexp.MustCompile(`<cwd>([^<]+)</cwd>`)
 
+// event reads an event_msg of one of the codexReadEvents types.
 func (h *codexHandler) event(n int, p *codexPayload, payload json.RawMessage) error {
 	switch p.Type {
 	case "user_message":
@@ -878,8 +889,6 @@ func (h *codexHandler) event(n int, p *codexPayload, payload json.RawMessage) er
 		if t := stateText(p.ThreadName); t != "" {
 			h.st.Title = t
 		}
-	default:
-		h.st.Reported.report(h.fc, n, "event_msg type "+strconv.Quote(p.Type))
 	}
 	return nil
 }
