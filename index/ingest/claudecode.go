@@ -257,7 +257,7 @@ func (h *claudeHandler) state() (json.RawMessage, error) { return json.Marshal(h
 func (h *claudeHandler) line(n int, data []byte) error {
 	var l claudeLine
 	if err := json.Unmarshal(data, &l); err != nil {
-		return notJSON(err)
+		return h.misfit(n, data, err)
 	}
 	// A line that gave a record or a tool call, appended again later, is
 	// read once.
@@ -427,6 +427,27 @@ func claudeProtocolNotice(body string) bool {
 		Type string `json:"type"`
 	}
 	return json.Unmarshal([]byte(body), &notice) == nil && notice.Type != ""
+}
+
+// misfit handles a line that claudeLine does not decode: one that is not
+// JSON, or a JSON object whose fields are not of the types the turns'
+// are. Such a turn is reported; a line of any other type, a shape a later
+// build writes, is skipped as its type is (see claudeQuietLines), not
+// reported as if it were not JSON at every line.
+func (h *claudeHandler) misfit(n int, data []byte, err error) error {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(data, &head) != nil {
+		return notJSON(err)
+	}
+	switch {
+	case head.Type == "user" || head.Type == "assistant":
+		h.fc.problem(n, fmt.Sprintf("unexpected %s line: %s", head.Type, trimErr(err)))
+	case !claudeQuietLines[head.Type]:
+		h.st.Reported.report(h.fc, n, "line type "+strconv.Quote(head.Type))
+	}
+	return nil
 }
 
 // queuedPrompt reads an attachment line: one of a queued command that a
