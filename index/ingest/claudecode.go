@@ -435,17 +435,15 @@ func claudeProtocolNotice(body string) bool {
 // build writes, is skipped as its type is (see claudeQuietLines), not
 // reported as if it were not JSON at every line.
 func (h *claudeHandler) misfit(n int, data []byte, err error) error {
-	var head struct {
-		Type string `json:"type"`
-	}
-	if json.Unmarshal(data, &head) != nil {
+	typ, ok := lineType(data)
+	if !ok {
 		return notJSON(err)
 	}
 	switch {
-	case head.Type == "user" || head.Type == "assistant":
-		h.fc.problem(n, fmt.Sprintf("unexpected %s line: %s", head.Type, trimErr(err)))
-	case !claudeQuietLines[head.Type]:
-		h.st.Reported.report(h.fc, n, "line type "+strconv.Quote(head.Type))
+	case typ == "user" || typ == "assistant":
+		h.fc.problem(n, fmt.Sprintf("unexpected %s line: %s", typ, trimErr(err)))
+	case !claudeQuietLines[typ]:
+		h.st.Reported.report(h.fc, n, "line type "+strconv.Quote(typ))
 	}
 	return nil
 }

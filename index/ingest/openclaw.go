@@ -189,7 +189,18 @@ func (h *openclawHandler) state() (json.RawMessage, error) { return json.Marshal
 func (h *openclawHandler) line(n int, data []byte) error {
 	var l openclawLine
 	if err := json.Unmarshal(data, &l); err != nil {
-		return notJSON(err)
+		// JSON whose fields are not of the types the reader's are: an
+		// event of a later build is ignored as any other is, not
+		// reported as if it were not JSON.
+		typ, ok := lineType(data)
+		if !ok {
+			return notJSON(err)
+		}
+		switch typ {
+		case "session", "message", "compaction", "branch_summary":
+			h.fc.problem(n, "unexpected "+typ+" line: "+trimErr(err))
+		}
+		return nil
 	}
 	if l.ID != "" {
 		if slices.Contains(h.st.Recent, l.ID) {

@@ -110,6 +110,20 @@ func textKey(s string) string {
 	return strconv.FormatUint(h.Sum64(), 36)
 }
 
+// lineType returns the "type" of a line that is a JSON object, and
+// whether it is one: a line a reader does not decode into its own struct
+// may still be JSON, of a shape a later build of its agent writes, and is
+// then not to be reported as a line that is not JSON.
+func lineType(data []byte) (string, bool) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(data, &head) != nil {
+		return "", false
+	}
+	return head.Type, true
+}
+
 // decodeState decodes a reader's cursor state into v; an empty state is
 // the start of a file.
 func decodeState(raw json.RawMessage, v any) error {
