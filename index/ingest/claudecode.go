@@ -98,19 +98,25 @@ type claudeBlock struct {
 
 // claudeScaffolding are the blocks Claude Code wraps into user text that
 // the user did not write: reminders injected by the runtime and the echo
-// of slash commands and their local output.
+// of slash commands and their local output. Some open with attributes
+// (<mcp-resource-update server="..." uri="...">).
 var claudeScaffolding = func() []*regexp.Regexp {
 	var out []*regexp.Regexp
 	for _, tag := range []string{
 		"system-reminder", "command-name", "command-message", "command-args",
-		"local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr",
+		"local-command-stdout", "local-command-stderr", "local-command-caveat", "bash-stdout", "bash-stderr",
 		// A background shell or agent that finished (2.0 and 2.1).
 		"bash-notification", "task-notification",
 		// Context added to a prompt: the file open and the lines selected
 		// in the editor (IDE extensions), a prompt hook's output.
 		"ide_opened_file", "ide_selection", "user-prompt-submit-hook",
+		// Notices Claude Code hands the model as user turns (2.1): an MCP
+		// resource changed or a polled tool's state did, activity on a
+		// GitHub pull request the session watches, the standing
+		// instructions of a forked sub-agent (its task follows them).
+		"mcp-resource-update", "mcp-polling-update", "github-webhook-activity", "fork-boilerplate",
 	} {
-		out = append(out, regexp.MustCompile(`(?s)<`+tag+`>.*?</`+tag+`>`))
+		out = append(out, regexp.MustCompile(`(?s)<`+tag+`(?:\s[^>]*)?>.*?</`+tag+`>`))
 	}
 	return out
 }()
@@ -128,8 +134,13 @@ var (
 	// command, whose arguments are what the user typed after its name.
 	claudeCommandName = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
 	claudeCommandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
-	// claudeBashInput is a shell command the user ran in bash mode ("!").
+	// claudeBashInput is a shell command the user ran in bash mode ("!"),
+	// claudeMemoryInput what they asked Claude Code to remember ("#",
+	// 1.x), claudeChannel a message they sent from a chat app through a
+	// channel (2.1), whose attributes name the chat.
 	claudeBashInput   = regexp.MustCompile(`(?s)<bash-input>(.*?)</bash-input>`)
+	claudeMemoryInput = regexp.MustCompile(`(?s)<user-memory-input>\s*(.*?)\s*</user-memory-input>`)
+	claudeChannel     = regexp.MustCompile(`(?s)<channel(?:\s[^>]*)?>\s*(.*?)\s*</channel>`)
 	claudeCaveat      = regexp.MustCompile(`(?m)^Caveat: The messages below were generated.*$`)
 	claudeInterrupted = regexp.MustCompile(`\[Request interrupted by user[^\]]*\]`)
 )
@@ -963,7 +974,9 @@ func (h *claudeHandler) quietBlock(n int, typ string) {
 // command given arguments is kept as the user typed it ("/review the
 // rounding change"): its arguments are the user's words, and the prompt
 // the command expands to is a meta line. A shell command run in bash mode
-// is kept as typed ("!git status"); its output is dropped.
+// is kept as typed ("!git status"), its output dropped; so is a memory
+// added with "#" ("# always use pnpm"); a message sent through a channel
+// is kept without its envelope.
 func claudeUserText(s string) string {
 	command := ""
 	if args := claudeCommandArgs.FindStringSubmatch(s); args != nil && strings.TrimSpace(args[1]) != "" {
@@ -975,6 +988,8 @@ func claudeUserText(s string) string {
 		s = re.ReplaceAllString(s, "")
 	}
 	s = claudeBashInput.ReplaceAllString(s, "!$1")
+	s = claudeMemoryInput.ReplaceAllString(s, "# $1")
+	s = claudeChannel.ReplaceAllString(s, "$1")
 	s = claudeCaveat.ReplaceAllString(s, "")
 	s = claudeInterrupted.ReplaceAllString(s, "")
 	if command != "" {
