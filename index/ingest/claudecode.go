@@ -396,7 +396,7 @@ func (h *claudeHandler) line(n int, data []byte) error {
 var claudeTeammate = regexp.MustCompile(`(?s)<teammate-message(?:\s[^>]*)?>(.*?)</teammate-message>`)
 
 // claudePeerLeadIn is the line Claude Code may put before such envelopes.
-const claudePeerLeadIn = "Another Claude session sent a message:"
+var claudePeerLeadIn = regexp.MustCompile(`(?:Another Claude session|A peer session) sent a message(?: while you were working)?:`)
 
 // claudeTeammateText returns the words of the teammate messages in text
 // and whether it held any. They are an agent's words, not the user's: the
@@ -421,7 +421,7 @@ func claudeTeammateText(text string) (string, bool) {
 	if !found {
 		return text, false
 	}
-	rest = strings.TrimSpace(strings.ReplaceAll(rest, claudePeerLeadIn, ""))
+	rest = strings.TrimSpace(claudePeerLeadIn.ReplaceAllString(rest, ""))
 	if rest != "" {
 		said = append(said, rest)
 	}
