@@ -53,7 +53,9 @@ import (
 // agent wrote, are the assistant's. Nor is the history a forked thread
 // (by the user, or an agent spawned with its parent's history in builds
 // that number no lines) starts with, when the rollout it was copied from
-// is there to give it (see copied).
+// is there to give it (see copied). The helper threads Codex records for
+// itself (a compaction, a memory consolidation, the guardian's review of
+// an action) are not read at all.
 // Runtime scaffolding, reasoning, tool output and telemetry are dropped;
 // the tool calls made before an answer are attached to it as one-line
 // summaries. Codex writes each utterance twice (a response_item and an
@@ -250,6 +252,9 @@ type codexState struct {
 	// SubAgent is set when the rollout is a thread Codex spawned: no one
 	// types into it, so its prompts are the main agent's.
 	SubAgent bool `json:"subAgent,omitempty"`
+	// Helper is set when the rollout is one of Codex's own helper
+	// threads (see codexMeta.helper): nothing in it is read.
+	Helper bool `json:"helper,omitempty"`
 	// OwnFrom is the first ordinal of a sub-agent's own lines: those
 	// before it are the parent's history, copied in for context.
 	OwnFrom int64 `json:"ownFrom,omitempty"`
@@ -415,6 +420,9 @@ func (h *codexHandler) line(n int, data []byte) error {
 			return nil
 		}
 	}
+	if item != "session_meta" && h.st.Helper {
+		return nil // a helper thread of Codex's own
+	}
 	if item != "session_meta" && h.st.OwnFrom > 0 && l.Ordinal != nil && *l.Ordinal < h.st.OwnFrom ||
 		h.copied(payload) {
 		return nil // the parent's history, read from the parent's rollout
@@ -483,6 +491,38 @@ type codexMeta struct {
 	SubagentHistoryStartOrdinal int64           `json:"subagent_history_start_ordinal"`
 }
 
+// codexHelpers are the helper threads Codex runs for itself and records
+// in sessions/ beside the user's: the compaction of a thread, the
+// consolidation of its memories, the guardian that assesses an action for
+// approval. Their prompts are Codex's (the guardian's carry the whole
+// conversation it assesses, already read from its own rollout) and their
+// answers are for Codex, not for anyone to recall.
+var codexHelpers = setOf("compact", "memory_consolidation", "guardian", "guardian_review")
+
+// helper reports whether the session meta is that of a helper thread:
+// a source of {"internal": ...}, or of a sub-agent or a thread source
+// that codexHelpers names ({"subagent": "compact"}, {"subagent":
+// {"other": "guardian"}}).
+func (m *codexMeta) helper() bool {
+	if codexHelpers[m.ThreadSource] {
+		return true
+	}
+	var source map[string]json.RawMessage
+	if json.Unmarshal(m.Source, &source) != nil {
+		return false
+	}
+	if _, ok := source["internal"]; ok {
+		return true
+	}
+	var name string
+	var other struct {
+		Other string `json:"other"`
+	}
+	sub := source["subagent"]
+	return json.Unmarshal(sub, &name) == nil && codexHelpers[name] ||
+		json.Unmarshal(sub, &other) == nil && codexHelpers[other.Other]
+}
+
 // subAgent reports whether the session meta is that of a spawned thread.
 func (m *codexMeta) subAgent() bool {
 	var source map[string]json.RawMessage
@@ -511,6 +551,7 @@ func (h *codexHandler) meta(item string, m *codexMeta) {
 	}
 	h.st.MetaSeen = true
 	h.st.SubAgent = m.subAgent()
+	h.st.Helper = m.helper()
 	h.st.OwnFrom = m.SubagentHistoryStartOrdinal
 	if id != "" {
 		h.st.Session = id
