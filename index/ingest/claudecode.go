@@ -17,7 +17,8 @@ import (
 // Claude Code transcripts (projects/<encoded-cwd>/<sessionId>.jsonl, and
 // sub-agent sidechains under <sessionId>/subagents/ or, in older builds,
 // agent-<id>.jsonl beside the session; not the agent that compacts the
-// session, see kindExcludes) are read line by line into one
+// session nor the one that suggests the next prompt, see kindExcludes)
+// are read line by line into one
 // record per human prompt and per assistant text line, for every 1.x and
 // 2.x shape: 1.x writes a whole reply on one line, 2.x one line per
 // content block (thinking, text, tool use) sharing the message id.

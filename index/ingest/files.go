@@ -59,7 +59,9 @@ var kindIncludes = map[string][]string{
 // compacts the session: a copy of the whole conversation so far, then
 // Claude Code's instructions to summarize it and the summary, which the
 // session's own file keeps as its compact summary (read as a sidechain,
-// every prompt came back as the assistant's, once per compaction); a
+// every prompt came back as the assistant's, once per compaction), and its
+// agent-aprompt_suggestion-*.jsonl the agent that guesses what the user
+// might type next (a guess, not anyone's words); a
 // Codex home keeps its rollouts in sessions/ and archived_sessions/, and
 // beside them the Codex app's worktrees/ (whole checkouts of the
 // person's repositories, not walked), its logs and shell snapshots;
@@ -78,7 +80,7 @@ var kindIncludes = map[string][]string{
 // node_modules, whose packages' READMEs are not notes and are thousands.
 var kindExcludes = map[string][]string{
 	config.KindMarkdown:   {"node_modules"},
-	config.KindClaudeCode: {"**/tool-results/**", "agent-acompact-*.jsonl"},
+	config.KindClaudeCode: {"**/tool-results/**", "agent-acompact-*.jsonl", "agent-aprompt_suggestion-*.jsonl"},
 	config.KindCodex:      {"{worktrees,log,shell_snapshots}/**"},
 	config.KindOpenClaw:   {"*.bak", "*.tmp", "*.lock", "*.checkpoint", "*.checkpoint.*", "*.trajectory.*", "node_modules", "{memory,cron,browser,extensions,media,logs}/**"},
 	config.KindHermes:     {"hermes-agent", "node_modules", "venv", "logs", "skills", "sessions", "cron", "cache", "image_cache", "audio_cache", "checkpoints"},
