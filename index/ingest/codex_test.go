@@ -269,6 +269,44 @@ func TestReadCodexFile_edges(t *testing.T) {
 	}
 }
 
+// TestReadCodexFile_helperThreads reads the rollouts of the helper
+// threads Codex records for itself beside the user's (a rollout of them
+// gives no record, so they are no drift case: every such case must give
+// one): none of their lines is read, whatever its role.
+func TestReadCodexFile_helperThreads(t *testing.T) {
+	rollout := func(meta string) string {
+		return `{"timestamp":"2026-09-27T09:00:00.000Z","type":"session_meta","payload":{"id":"019da000-0177-7000-8000-000000000178","cwd":"/home/ana/src/ledger","cli_version":"0.177.0",` + meta + `}}` + "\n" +
+			`{"timestamp":"2026-09-27T09:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Consolidate the raw memories into MEMORY.md."}]}}` + "\n" +
+			`{"timestamp":"2026-09-27T09:00:02.000Z","type":"event_msg","payload":{"type":"user_message","message":"Consolidate the raw memories into MEMORY.md."}}` + "\n" +
+			`{"timestamp":"2026-09-27T09:00:03.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Updated MEMORY.md."}]}}` + "\n"
+	}
+	tests := []struct {
+		name, meta string
+		want       int
+	}{
+		{"a session the user started is read", `"source":"cli"`, 2},
+		{"a spawned sub-agent is read", `"source":{"subagent":{"thread_spawn":{"parent_thread_id":"019da000-0177-7000-8000-000000000177","depth":1}}}`, 2},
+		{"memory consolidation (internal)", `"source":{"internal":"memory_consolidation"},"thread_source":"memory_consolidation"`, 0},
+		{"guardian (internal)", `"source":{"internal":"guardian"}`, 0},
+		{"guardian (sub-agent)", `"source":{"subagent":{"other":"guardian"}},"thread_source":"guardian_review"`, 0},
+		{"compaction (sub-agent)", `"source":{"subagent":"compact"}`, 0},
+		{"memory consolidation (sub-agent)", `"source":{"subagent":"memory_consolidation"}`, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			name := "rollout-2026-09-27T09-00-00-019da000-0177-7000-8000-000000000178.jsonl"
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(rollout(tt.meta)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			recs, problems := collect(t, config.Source{Name: "c", Kind: config.KindCodex, Path: dir})
+			if len(recs) != tt.want || len(problems) > 0 {
+				t.Errorf("%d records (want %d), problems %v", len(recs), tt.want, problems)
+			}
+		})
+	}
+}
+
 func TestReadCodexFile_stops(t *testing.T) {
 	src := config.Source{Name: "codex", Kind: config.KindCodex, Path: "testdata/codex"}
 	t.Run("cancelled context", func(t *testing.T) {
