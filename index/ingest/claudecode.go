@@ -402,9 +402,9 @@ var claudePeerLeadIn = regexp.MustCompile(`(?:Another Claude session|A peer sess
 // claudeTeammateText returns the words of the teammate messages in text
 // and whether it held any. They are an agent's words, not the user's: the
 // record is the assistant's. The notices of the team's protocol, a JSON
-// object in the envelope (idle, shutdown, plan approval), say nothing and
-// are dropped, as are the envelopes and the lead-in; any other text is
-// kept.
+// object in the envelope, are dropped (idle, shutdown, plan approval) but
+// for the task a lead assigns, whose subject and description are its
+// words; so are the envelopes and the lead-in; any other text is kept.
 func claudeTeammateText(text string) (string, bool) {
 	if !strings.Contains(text, "<teammate-message") {
 		return text, false
@@ -413,9 +413,8 @@ func claudeTeammateText(text string) (string, bool) {
 	var said []string
 	rest := claudeTeammate.ReplaceAllStringFunc(text, func(m string) string {
 		found = true
-		body := strings.TrimSpace(claudeTeammate.FindStringSubmatch(m)[1])
-		if !claudeProtocolNotice(body) && body != "" {
-			said = append(said, body)
+		if words := claudeTeammateWords(strings.TrimSpace(claudeTeammate.FindStringSubmatch(m)[1])); words != "" {
+			said = append(said, words)
 		}
 		return ""
 	})
@@ -429,16 +428,26 @@ func claudeTeammateText(text string) (string, bool) {
 	return strings.Join(said, "\n\n"), true
 }
 
-// claudeProtocolNotice reports whether a teammate message is a notice of
-// the team's protocol: a JSON object with a type.
-func claudeProtocolNotice(body string) bool {
+// claudeTeammateWords returns the words of one teammate message: the
+// message itself, or, for a notice of the team's protocol (a JSON object
+// with a type), the subject and description of an assigned task and
+// nothing for any other.
+func claudeTeammateWords(body string) string {
 	if !strings.HasPrefix(body, "{") {
-		return false
+		return body
 	}
 	var notice struct {
-		Type string `json:"type"`
+		Type        string `json:"type"`
+		Subject     string `json:"subject"`
+		Description string `json:"description"`
 	}
-	return json.Unmarshal([]byte(body), &notice) == nil && notice.Type != ""
+	if json.Unmarshal([]byte(body), &notice) != nil || notice.Type == "" {
+		return body
+	}
+	if notice.Type != "task_assignment" {
+		return ""
+	}
+	return strings.TrimSpace(strings.TrimSpace(notice.Subject) + "\n\n" + strings.TrimSpace(notice.Description))
 }
 
 // misfit handles a line that claudeLine does not decode: one that is not
