@@ -112,4 +112,12 @@ package ingest
 // a chunk id of its own (memory.ChunkID); a markdown source skips
 // node_modules; a claude-code source also reads Claude Code's auto memory
 // (<project>/memory/*.md) as the agent's notes.
-const Version = "ingest-v16"
+// ingest-v17: newer Codex and Claude Code transcripts: Codex's hidden
+// user-role context (plugins, skills, hook and goal prompts, internal
+// context, message-board notices, the compaction summary) and its helper
+// threads (compaction, memory consolidation, guardian) are not the
+// user's words; a Codex web search names its queries and pages; Claude
+// Code's agent-team messages are the assistant's, without their
+// envelope; its MCP, webhook and fork notices are dropped; its
+// prompt-suggestion agent is not read.
+const Version = "ingest-v17"
