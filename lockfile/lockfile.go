@@ -28,6 +28,11 @@ var ErrHeld = errors.New("the lock is held by another process")
 // refuses it rather than replace it: the path is the user's to look at.
 var ErrNotRegular = errors.New("is not a regular file; refusing to lock or write through it (remove it)")
 
+// ErrHardLink means the lock file has other names: a hard link planted
+// while the home was open to others (to ~/.zsh_history, say) would have
+// Acquire truncate that file when it records its holder.
+var ErrHardLink = errors.New("has other names (a hard link, maybe to a file outside the home); refusing to lock or write through it (remove it)")
+
 // Holder is what a lock file says about the process holding it.
 type Holder struct {
 	// Operation is what the holder does ("sync", "serve", ...).
@@ -80,7 +85,8 @@ type Lock struct{ f *os.File }
 //
 // A symbolic link or any other non-regular file at path is refused with
 // ErrNotRegular, never followed (on unix the open itself does not follow
-// a link planted after the check).
+// a link planted after the check); a file with other names is refused
+// with ErrHardLink.
 func Acquire(path string, perm os.FileMode, operation string, now time.Time) (*Lock, error) {
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("lock file %s %w", path, ErrNotRegular)
@@ -92,9 +98,14 @@ func Acquire(path string, perm os.FileMode, operation string, now time.Time) (*L
 	if err != nil {
 		return nil, fmt.Errorf("open lock: %w", err)
 	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
 		f.Close()
 		return nil, fmt.Errorf("lock file %s %w", path, ErrNotRegular)
+	}
+	if paths.HasOtherNames(fi) {
+		f.Close()
+		return nil, fmt.Errorf("lock file %s %w", path, ErrHardLink)
 	}
 	if err := flock(f, exclusive); err != nil {
 		f.Close()

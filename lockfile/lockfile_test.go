@@ -84,3 +84,27 @@ func TestHolderIsStarting(t *testing.T) {
 		}
 	}
 }
+
+// TestAcquireRefusesAHardLink: a lock file with another name (a hard link
+// to ~/.zsh_history, planted while the home was open to others) is
+// refused before anything is written: recording the holder truncates
+// the file, and with it the one it also names.
+func TestAcquireRefusesAHardLink(t *testing.T) {
+	dir := t.TempDir()
+	history := filepath.Join(dir, ".zsh_history")
+	if err := os.WriteFile(history, []byte("git push\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "lock")
+	if err := os.Link(history, path); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	l, err := lockfile.Acquire(path, 0o600, "sync", time.Now())
+	if !errors.Is(err, lockfile.ErrHardLink) {
+		l.Release()
+		t.Errorf("Acquire through a hard link: %v, want ErrHardLink", err)
+	}
+	if b, _ := os.ReadFile(history); string(b) != "git push\n" {
+		t.Errorf("the file the lock also names now holds %q", b)
+	}
+}

@@ -16,5 +16,5 @@ func OwnedByAnotherUser(fs.FileInfo) bool { return false }
 // ownedByRoot cannot tell on this platform either.
 func ownedByRoot(fs.FileInfo) bool { return false }
 
-// hasOtherNames cannot tell on this platform.
-func hasOtherNames(fs.FileInfo) bool { return false }
+// HasOtherNames cannot tell on this platform.
+func HasOtherNames(fs.FileInfo) bool { return false }

@@ -26,9 +26,9 @@ func ownedByRoot(fi fs.FileInfo) bool {
 	return ok && st.Uid == 0
 }
 
-// hasOtherNames reports whether the file fi describes has more than one
+// HasOtherNames reports whether the file fi describes has more than one
 // name (hard links).
-func hasOtherNames(fi fs.FileInfo) bool {
+func HasOtherNames(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && st.Nlink > 1
 }

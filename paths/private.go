@@ -132,7 +132,7 @@ func (h Home) Secure() ([]string, error) {
 		case p == h.TokenFile():
 			// Narrowing it would hide that it leaked; novad writes a
 			// fresh one at every start.
-		case fi.Mode().IsRegular() && hasOtherNames(fi):
+		case fi.Mode().IsRegular() && HasOtherNames(fi):
 			// A hard link planted while the home was open to others
 			// (macOS lets anyone link a file they can reach by name,
 			// private or not): its mode is the mode of the file it names,
