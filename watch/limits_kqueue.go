@@ -4,7 +4,6 @@ package watch
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/nova-recall/nova/freshness"
 )
@@ -14,13 +13,7 @@ import (
 // see writes to it. So the budget is descriptors.
 const budgetLimit = freshness.LimitOpenFiles
 
-func watchCost(dir string) int {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return 1
-	}
-	return 1 + len(entries)
-}
+func watchCost(dir string) int { return kqueueCost(dir) }
 
 // defaultBudget leaves a quarter of the descriptor limit (at least 256)
 // for the sync itself, which opens source files, generation files and

@@ -78,7 +78,7 @@ func newWatcher(opts Options, n notifier) *watcher {
 	if budget == 0 {
 		budget = defaultBudget()
 	}
-	w := &watcher{opts: opts, n: n, log: opts.Logger, tree: newTree(n, opts.Sources, opts.Lister, budget),
+	w := &watcher{opts: opts, n: n, log: opts.Logger, tree: newTree(n, opts.Sources, opts.Lister, budget, opts.watchCost),
 		dirtyFiles: map[string]bool{}, dirtySources: map[int]bool{}, done: make(chan syncResult, 1), gone: map[string]time.Time{}}
 	w.tree.limit = w.limitHit
 	w.tree.warn = func(msg string, args ...any) { w.log.Warn(msg, args...) }

@@ -46,6 +46,8 @@ type tree struct {
 	denied map[string]bool
 	budget int
 	used   int
+	// cost is what watching a folder costs now (watchCost).
+	cost func(dir string) int
 	// snap[i] is the files of sources[i] with their stat.
 	snap []map[string]fileStat
 	// dirs[i] is sourceDir(sources[i]) as of the last walk: events are
@@ -65,7 +67,7 @@ type tree struct {
 	warn  func(msg string, args ...any)
 }
 
-func newTree(n notifier, sources []config.Source, lister Lister, budget int) *tree {
+func newTree(n notifier, sources []config.Source, lister Lister, budget int, cost func(string) int) *tree {
 	// Events name clean paths: a source written /notes/ (config.yaml keeps
 	// an absolute path as written) is matched as /notes, or no event in
 	// its folder would count.
@@ -76,12 +78,23 @@ func newTree(n notifier, sources []config.Source, lister Lister, budget int) *tr
 		}
 	}
 	t := &tree{n: n, sources: sources, lister: lister, watched: map[string]int{}, polled: map[string]bool{}, denied: map[string]bool{},
-		budget: budget, snap: make([]map[string]fileStat, len(sources)), dirs: make([]string, len(sources)), anchors: make([]string, len(sources)), targets: make([]map[string]string, len(sources)),
+		budget: budget, cost: cost, snap: make([]map[string]fileStat, len(sources)), dirs: make([]string, len(sources)), anchors: make([]string, len(sources)), targets: make([]map[string]string, len(sources)),
 		limit: func(string, int, string) {}, warn: func(string, ...any) {}}
 	for i := range t.snap {
 		t.snap[i] = map[string]fileStat{}
 	}
 	return t
+}
+
+// kqueueCost is what watching dir costs under kqueue: a descriptor for
+// the folder and one for each entry of it. It is here, not in the kqueue
+// build, so that Linux tests can charge folders as a Mac does.
+func kqueueCost(dir string) int {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 1
+	}
+	return 1 + len(entries)
 }
 
 // sourceDir returns the folder to watch for a source: its path, or the folder
@@ -302,7 +315,8 @@ func (t *tree) watchNew(dir string) {
 
 // watchAll (re)walks every source and watches the folders not yet
 // watched: new ones, and polled ones whose limit may have eased; the
-// watched ones are added again (see add).
+// watched ones are charged what they cost now (see recount) and added
+// again (see add).
 func (t *tree) watchAll() {
 	// A folder gone with no event to say so (below a polled folder, or
 	// lost in an overflow) is forgotten first: it counted as watched or
@@ -322,9 +336,12 @@ func (t *tree) watchAll() {
 			delete(t.denied, d)
 		}
 	}
-	var dirs []string
 	for i, s := range t.sources {
 		t.dirs[i] = sourceDir(s)
+	}
+	t.recount()
+	var dirs []string
+	for i, s := range t.sources {
 		if lp := linkParent(s); lp != "" {
 			dirs = append(dirs, lp)
 		}
@@ -340,6 +357,61 @@ func (t *tree) watchAll() {
 	for i := range t.sources {
 		t.anchor(i)
 	}
+}
+
+// recount charges each watched folder what watching it costs now and,
+// when that is beyond the budget, leaves the least recently modified
+// folders to the rescan (source folders and anchors last, as watch
+// orders them) until it is not. Under kqueue a folder's cost grows with
+// every file made in it after its watch, since fsnotify watches each: a
+// watcher running for weeks over transcripts that keep coming would spend
+// descriptors past its budget, until new files went unwatched and syncs
+// could not open the files they read. Under inotify the cost is constant
+// and this only walks the map.
+func (t *tree) recount() {
+	for d, old := range t.watched {
+		c := t.cost(d)
+		t.watched[d] = c
+		t.used += c - old
+	}
+	if t.budget <= 0 || t.used <= t.budget {
+		return
+	}
+	keep := map[string]bool{}
+	for i, d := range t.dirs {
+		keep[d], keep[t.anchors[i]] = true, true
+	}
+	type cand struct {
+		dir   string
+		mtime time.Time
+	}
+	var cs []cand
+	for d := range t.watched {
+		if keep[d] {
+			continue
+		}
+		c := cand{dir: d}
+		if fi, err := os.Stat(d); err == nil {
+			c.mtime = fi.ModTime()
+		}
+		cs = append(cs, c)
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if !cs[i].mtime.Equal(cs[j].mtime) {
+			return cs[i].mtime.Before(cs[j].mtime)
+		}
+		return cs[i].dir < cs[j].dir
+	})
+	for _, c := range cs {
+		if t.used <= t.budget {
+			break
+		}
+		_ = t.n.Remove(c.dir)
+		t.used -= t.watched[c.dir]
+		delete(t.watched, c.dir)
+		t.polled[c.dir] = true
+	}
+	t.limit(budgetLimit, t.budget, budgetMessage(t.budget))
 }
 
 // place watches source i where it stands now: its folder (and, for a
@@ -529,7 +601,7 @@ func (t *tree) add(dir string) {
 		}
 		return
 	}
-	cost := watchCost(dir)
+	cost := t.cost(dir)
 	if t.budget > 0 && t.used+cost > t.budget {
 		t.polled[dir] = true
 		t.limit(budgetLimit, t.budget, budgetMessage(t.budget))

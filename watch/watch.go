@@ -131,6 +131,10 @@ type Options struct {
 	// newNotifier builds the file system notifier; nil means fsnotify.
 	// Tests replace it.
 	newNotifier func() (notifier, error)
+	// watchCost is what watching a folder costs of WatchBudget; nil
+	// means the platform's (watchCost). Tests replace it to charge as
+	// kqueue does on a Mac.
+	watchCost func(dir string) int
 }
 
 // notifier is the part of fsnotify.Watcher the watcher uses.
@@ -207,6 +211,9 @@ func (o *Options) defaults() error {
 	}
 	if o.newNotifier == nil {
 		o.newNotifier = newFSNotifier
+	}
+	if o.watchCost == nil {
+		o.watchCost = watchCost
 	}
 	return nil
 }

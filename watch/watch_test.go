@@ -1066,3 +1066,51 @@ func TestLimitedRescanListsOnlyWhatIsPolled(t *testing.T) {
 		h.stop()
 	})
 }
+
+// TestFoldersThatFillUpStayWithinTheBudget charges folders as kqueue does
+// on a Mac (a descriptor for the folder and one for each file in it,
+// since fsnotify watches every file of a watched folder): files an agent
+// writes after start, in a folder watched when it was empty, cost
+// descriptors too. The rescan counts them again and leaves the least
+// recently modified folder to the rescan, so that the watcher stays
+// within its budget; a file written there is still found. The watcher
+// counted each folder once, when it watched it: one running for weeks
+// over transcripts that keep coming spent descriptors past its budget,
+// and once the process ran out of them, new files went unwatched and
+// every sync failed to open the files it reads.
+func TestFoldersThatFillUpStayWithinTheBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var old, busy string
+		h := start(t, func(o *Options, _ *fakeNotifier, _ *fakeSyncer) {
+			old, busy = filepath.Join(o.Sources[0].Path, "old"), filepath.Join(o.Sources[0].Path, "busy")
+			must(t, os.MkdirAll(old, 0o755))
+			must(t, os.MkdirAll(busy, 0o755))
+			must(t, os.Chtimes(old, time.Now().Add(-time.Hour), time.Now().Add(-time.Hour)))
+			// The source folder (itself and 3 entries), old and busy
+			// (empty): 6 of 8.
+			o.WatchBudget, o.watchCost = 8, kqueueCost
+		})
+		if st := h.state(); st.Watched.Dirs != 3 || st.Watched.PolledDirs != 0 || len(st.Limits) != 0 {
+			t.Fatalf("at start: %+v, limits %+v; want the three folders watched", st.Watched, st.Limits)
+		}
+		for _, n := range []string{"s1.jsonl", "s2.jsonl", "s3.jsonl"} {
+			p := filepath.Join(busy, n)
+			must(t, os.WriteFile(p, []byte("{}\n"), 0o644))
+			h.n.events <- fsnotify.Event{Name: p, Op: fsnotify.Create}
+		}
+		time.Sleep(DefaultRescan + 3*time.Second)
+		st := h.state()
+		if st.Watched.Dirs != 2 || st.Watched.PolledDirs != 1 || len(st.Limits) != 1 || st.Limits[0].Name != budgetLimit {
+			t.Fatalf("after the rescan: %+v, limits %+v; want busy (4 now) and the source folder watched, old polled, the budget reported", st.Watched, st.Limits)
+		}
+		syncs := len(h.s.times())
+		// No event comes from a folder left to the rescan: the short
+		// rescan finds the file.
+		must(t, os.WriteFile(filepath.Join(old, "late.jsonl"), []byte("{}\n"), 0o644))
+		time.Sleep(DefaultLimitedRescan + 3*time.Second)
+		if n := len(h.s.times()); n != syncs+1 {
+			t.Fatalf("%d syncs after a file was written in the folder left to the rescan, want %d", n, syncs+1)
+		}
+		h.stop()
+	})
+}
