@@ -13,7 +13,7 @@ import (
 // see writes to it. So the budget is descriptors.
 const budgetLimit = freshness.LimitOpenFiles
 
-func watchCost(dir string) int { return kqueueCost(dir) }
+func watchCost(dir string) (int, error) { return kqueueCost(dir) }
 
 // defaultBudget leaves a quarter of the descriptor limit (at least 256)
 // for the sync itself, which opens source files, generation files and

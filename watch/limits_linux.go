@@ -15,7 +15,7 @@ import (
 // holds: files are covered by their folder's watch.
 const budgetLimit = freshness.LimitInotifyWatches
 
-func watchCost(string) int { return 1 }
+func watchCost(string) (int, error) { return 1, nil }
 
 // defaultBudget is half of fs.inotify.max_user_watches: the limit is
 // shared by every program of the user (editors and IDEs spend many), so

@@ -6,7 +6,7 @@ import "github.com/nova-recall/nova/freshness"
 
 const budgetLimit = freshness.LimitOpenFiles
 
-func watchCost(string) int { return 1 }
+func watchCost(string) (int, error) { return 1, nil }
 
 func defaultBudget() int { return 0 }
 

@@ -47,7 +47,7 @@ type tree struct {
 	budget int
 	used   int
 	// cost is what watching a folder costs now (watchCost).
-	cost func(dir string) int
+	cost func(dir string) (int, error)
 	// snap[i] is the files of sources[i] with their stat.
 	snap []map[string]fileStat
 	// dirs[i] is sourceDir(sources[i]) as of the last walk: events are
@@ -67,7 +67,7 @@ type tree struct {
 	warn  func(msg string, args ...any)
 }
 
-func newTree(n notifier, sources []config.Source, lister Lister, budget int, cost func(string) int) *tree {
+func newTree(n notifier, sources []config.Source, lister Lister, budget int, cost func(string) (int, error)) *tree {
 	// Events name clean paths: a source written /notes/ (config.yaml keeps
 	// an absolute path as written) is matched as /notes, or no event in
 	// its folder would count.
@@ -87,14 +87,15 @@ func newTree(n notifier, sources []config.Source, lister Lister, budget int, cos
 }
 
 // kqueueCost is what watching dir costs under kqueue: a descriptor for
-// the folder and one for each entry of it. It is here, not in the kqueue
-// build, so that Linux tests can charge folders as a Mac does.
-func kqueueCost(dir string) int {
+// the folder and one for each entry of it; 1 with the error when its
+// entries cannot be read. It is here, not in the kqueue build, so that
+// Linux tests can charge folders as a Mac does.
+func kqueueCost(dir string) (int, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return 1
+		return 1, err
 	}
-	return 1 + len(entries)
+	return 1 + len(entries), nil
 }
 
 // sourceDir returns the folder to watch for a source: its path, or the folder
@@ -370,7 +371,18 @@ func (t *tree) watchAll() {
 // and this only walks the map.
 func (t *tree) recount() {
 	for d, old := range t.watched {
-		c := t.cost(d)
+		c, err := t.cost(d)
+		switch {
+		case errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE):
+			// Out of descriptors, which the watches may have outgrown:
+			// this folder's are given back, so that the rest can be
+			// counted, and watch adds it again if it fits.
+			t.unwatch(d)
+			t.limit(freshness.LimitOpenFiles, openFilesLimit(), openFilesMessage())
+			continue
+		case err != nil:
+			c = old // unreadable now: fsnotify holds what it held
+		}
 		t.watched[d] = c
 		t.used += c - old
 	}
@@ -406,12 +418,17 @@ func (t *tree) recount() {
 		if t.used <= t.budget {
 			break
 		}
-		_ = t.n.Remove(c.dir)
-		t.used -= t.watched[c.dir]
-		delete(t.watched, c.dir)
-		t.polled[c.dir] = true
+		t.unwatch(c.dir)
 	}
 	t.limit(budgetLimit, t.budget, budgetMessage(t.budget))
+}
+
+// unwatch gives back the watch of dir, leaving it to the rescan.
+func (t *tree) unwatch(dir string) {
+	_ = t.n.Remove(dir)
+	t.used -= t.watched[dir]
+	delete(t.watched, dir)
+	t.polled[dir] = true
 }
 
 // place watches source i where it stands now: its folder (and, for a
@@ -601,7 +618,9 @@ func (t *tree) add(dir string) {
 		}
 		return
 	}
-	cost := t.cost(dir)
+	// A folder whose entries cannot be read costs 1: fsnotify cannot
+	// watch them either.
+	cost, _ := t.cost(dir)
 	if t.budget > 0 && t.used+cost > t.budget {
 		t.polled[dir] = true
 		t.limit(budgetLimit, t.budget, budgetMessage(t.budget))

@@ -134,7 +134,7 @@ type Options struct {
 	// watchCost is what watching a folder costs of WatchBudget; nil
 	// means the platform's (watchCost). Tests replace it to charge as
 	// kqueue does on a Mac.
-	watchCost func(dir string) int
+	watchCost func(dir string) (int, error)
 }
 
 // notifier is the part of fsnotify.Watcher the watcher uses.

@@ -41,6 +41,8 @@ type fakeNotifier struct {
 	// denied makes Add fail with EACCES for this folder, as inotify does
 	// for one this user may not read.
 	denied string
+	// removed, when set, is told of each Remove.
+	removed func(string)
 }
 
 func newFakeNotifier() *fakeNotifier {
@@ -59,7 +61,12 @@ func (f *fakeNotifier) Add(p string) error {
 	f.added = append(f.added, p)
 	return nil
 }
-func (f *fakeNotifier) Remove(string) error           { return nil }
+func (f *fakeNotifier) Remove(p string) error {
+	if f.removed != nil {
+		f.removed(p)
+	}
+	return nil
+}
 func (f *fakeNotifier) Events() <-chan fsnotify.Event { return f.events }
 func (f *fakeNotifier) Errors() <-chan error          { return f.errs }
 func (f *fakeNotifier) Close() error                  { return nil }
@@ -1110,6 +1117,58 @@ func TestFoldersThatFillUpStayWithinTheBudget(t *testing.T) {
 		time.Sleep(DefaultLimitedRescan + 3*time.Second)
 		if n := len(h.s.times()); n != syncs+1 {
 			t.Fatalf("%d syncs after a file was written in the folder left to the rescan, want %d", n, syncs+1)
+		}
+		h.stop()
+	})
+}
+
+// TestFoldersOutgrowingTheDescriptorsAreCounted: when the watches have
+// outgrown the descriptors (kqueue, a Mac: files made in watched folders
+// after their watch) the rescan cannot read a folder to count it, for
+// want of a descriptor. That folder's watch is given back, which frees
+// descriptors to count the rest, and the watcher is back within its
+// budget. Counting it as it was kept the watcher out of descriptors for
+// good: each rescan failed the same way.
+func TestFoldersOutgrowingTheDescriptorsAreCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		exhausted := false
+		var busy string
+		h := start(t, func(o *Options, n *fakeNotifier, _ *fakeSyncer) {
+			old := filepath.Join(o.Sources[0].Path, "old")
+			busy = filepath.Join(o.Sources[0].Path, "busy")
+			must(t, os.MkdirAll(old, 0o755))
+			must(t, os.MkdirAll(busy, 0o755))
+			must(t, os.Chtimes(old, time.Now().Add(-time.Hour), time.Now().Add(-time.Hour)))
+			o.WatchBudget = 8
+			o.watchCost = func(dir string) (int, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if exhausted {
+					return 1, fmt.Errorf("open %s: %w", dir, syscall.EMFILE)
+				}
+				return kqueueCost(dir)
+			}
+			// Giving a watch back frees its descriptors.
+			n.removed = func(string) {
+				mu.Lock()
+				exhausted = false
+				mu.Unlock()
+			}
+		})
+		for _, n := range []string{"s1.jsonl", "s2.jsonl", "s3.jsonl"} {
+			p := filepath.Join(busy, n)
+			must(t, os.WriteFile(p, []byte("{}\n"), 0o644))
+			h.n.events <- fsnotify.Event{Name: p, Op: fsnotify.Create}
+		}
+		time.Sleep(5 * time.Second)
+		mu.Lock()
+		exhausted = true
+		mu.Unlock()
+		time.Sleep(DefaultRescan)
+		st := h.state()
+		if st.Watched.Dirs != 2 || st.Watched.PolledDirs != 1 || len(st.Limits) == 0 {
+			t.Fatalf("after the rescan: %+v, limits %+v; want two folders watched within the budget, one polled, a limit reported", st.Watched, st.Limits)
 		}
 		h.stop()
 	})
