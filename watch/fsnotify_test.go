@@ -574,3 +574,79 @@ func TestRealLinkedFileInSourceFolder(t *testing.T) {
 		return err == nil && st.Watched.Files == 0 && st.Watched.Dirs == 1
 	})
 }
+
+// kqueueAdds gives a notifier the Add of fsnotify's kqueue backend (a
+// Mac): adding a path it watches already keeps the descriptor it opened,
+// on the folder the path named then, where inotify's Add watches the
+// folder the path names now.
+type kqueueAdds struct {
+	notifier
+	mu    sync.Mutex
+	added map[string]bool
+}
+
+func (k *kqueueAdds) Add(p string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.added[p] {
+		return nil
+	}
+	if err := k.notifier.Add(p); err != nil {
+		return err
+	}
+	k.added[p] = true
+	return nil
+}
+
+func (k *kqueueAdds) Remove(p string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.added, p)
+	return k.notifier.Remove(p)
+}
+
+// TestRealLinkRetargetedUnseenOnAMac: a source that is a link to a
+// folder, pointed at another folder with no event to say so (kqueue
+// reports nothing when a link in a watched folder is replaced: fsnotify
+// watches what the link pointed to, and the name was seen before), is
+// watched where it points now once the watcher looks again (here the
+// rescan after an overflow; on a Mac the periodic one): a file written in
+// the new folder leads to a sync at once, not at the next rescan (an hour
+// away here). Adding the link's path again, which inotify follows, kept
+// kqueue on the old folder for as long as the watcher ran.
+func TestRealLinkRetargetedUnseenOnAMac(t *testing.T) {
+	root := t.TempDir()
+	vault, vault2 := filepath.Join(root, "vault"), filepath.Join(root, "vault2")
+	must(t, os.MkdirAll(vault, 0o755))
+	must(t, os.MkdirAll(vault2, 0o755))
+	must(t, os.WriteFile(filepath.Join(vault, "a.jsonl"), []byte("{}\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(vault2, "b.jsonl"), []byte("{}\n"), 0o644))
+	link := filepath.Join(root, "notes")
+	must(t, os.Symlink(vault, link))
+	var lossy *lossyNotifier
+	s, home := runReal(t, link, func(o *Options) {
+		o.Lister = SourceFiles
+		o.newNotifier = func() (notifier, error) {
+			n, l, err := newLossyNotifier()
+			lossy = l
+			return &kqueueAdds{notifier: n, added: map[string]bool{}}, err
+		}
+	})
+	waitFor(t, 10*time.Second, "the linked folder to be watched", func() bool {
+		st, err := freshness.Read(home)
+		return err == nil && st.Watched.Files == 1
+	})
+	// The loss ends at a file in a folder still watched: the one holding
+	// the link.
+	marker := filepath.Join(root, "marker")
+	lossy.lose(marker)
+	tmp := filepath.Join(root, ".notes.tmp")
+	must(t, os.Symlink(vault2, tmp))
+	must(t, os.Rename(tmp, link))
+	must(t, os.WriteFile(marker, nil, 0o644))
+	waitFor(t, 20*time.Second, "a sync after the events were lost", func() bool { return len(s.times()) == 1 })
+	time.Sleep(100 * time.Millisecond) // quiet again
+
+	must(t, os.WriteFile(filepath.Join(vault2, "c.jsonl"), []byte("{}\n"), 0o644))
+	waitFor(t, 20*time.Second, "a sync after a file was written in the folder the link points to now", func() bool { return len(s.times()) == 2 })
+}

@@ -37,9 +37,11 @@ type tree struct {
 	n       notifier
 	sources []config.Source
 	lister  Lister
-	// watched folders have a notifier watch, costing cost[dir] of the
-	// budget; polled ones could not get one and rely on the rescan.
+	// watched folders have a notifier watch, costing watched[dir] of the
+	// budget, on the folder ids[dir] identifies (see add); polled ones
+	// could not get one and rely on the rescan.
 	watched map[string]int
+	ids     map[string]uint64
 	polled  map[string]bool
 	// denied folders could not be watched for want of permission, said
 	// once each (see add).
@@ -77,7 +79,7 @@ func newTree(n notifier, sources []config.Source, lister Lister, budget int, cos
 			sources[i].Path = filepath.Clean(s.Path)
 		}
 	}
-	t := &tree{n: n, sources: sources, lister: lister, watched: map[string]int{}, polled: map[string]bool{}, denied: map[string]bool{},
+	t := &tree{n: n, sources: sources, lister: lister, watched: map[string]int{}, ids: map[string]uint64{}, polled: map[string]bool{}, denied: map[string]bool{},
 		budget: budget, cost: cost, snap: make([]map[string]fileStat, len(sources)), dirs: make([]string, len(sources)), anchors: make([]string, len(sources)), targets: make([]map[string]string, len(sources)),
 		limit: func(string, int, string) {}, warn: func(string, ...any) {}}
 	for i := range t.snap {
@@ -425,10 +427,26 @@ func (t *tree) recount() {
 
 // unwatch gives back the watch of dir, leaving it to the rescan.
 func (t *tree) unwatch(dir string) {
+	t.forget(dir)
+	t.polled[dir] = true
+}
+
+// forget gives back the watch of dir, and only dir.
+func (t *tree) forget(dir string) {
 	_ = t.n.Remove(dir)
 	t.used -= t.watched[dir]
 	delete(t.watched, dir)
-	t.polled[dir] = true
+	delete(t.ids, dir)
+}
+
+// folderID identifies the folder dir names now (through a link): its
+// inode, 0 when unknown.
+func folderID(dir string) uint64 {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return 0
+	}
+	return inodeOf(fi)
 }
 
 // place watches source i where it stands now: its folder (and, for a
@@ -533,10 +551,8 @@ func (t *tree) release(dir string) {
 			}
 		}
 	}
-	if cost, ok := t.watched[dir]; ok {
-		_ = t.n.Remove(dir)
-		delete(t.watched, dir)
-		t.used -= cost
+	if _, ok := t.watched[dir]; ok {
+		t.forget(dir)
 	}
 }
 
@@ -609,14 +625,20 @@ func (t *tree) watch(dirs []string) {
 // add watches one folder, within the budget. A folder watched already is
 // added again at no cost: the path may name another folder by now (one
 // deleted and made again while the events saying so were lost in an
-// overflow, or one renamed over it), which the old watch does not follow;
-// adding the path again watches the folder it names now.
+// overflow, one renamed over it, a link pointed elsewhere), which the old
+// watch does not follow. inotify's Add of the path watches the folder it
+// names now; kqueue's keeps the descriptor it opened on the old one, so a
+// path that names another folder than the one watched is watched anew.
 func (t *tree) add(dir string) {
 	if _, ok := t.watched[dir]; ok {
-		if err := t.n.Add(dir); errors.Is(err, fs.ErrNotExist) {
-			t.drop(dir) // gone meanwhile
+		if id := folderID(dir); id == 0 || id == t.ids[dir] {
+			if err := t.n.Add(dir); errors.Is(err, fs.ErrNotExist) {
+				t.drop(dir) // gone meanwhile
+			}
+			return
 		}
-		return
+		// Only the folder itself: the walk meets each one below it.
+		t.forget(dir)
 	}
 	// A folder whose entries cannot be read costs 1: fsnotify cannot
 	// watch them either.
@@ -626,6 +648,9 @@ func (t *tree) add(dir string) {
 		t.limit(budgetLimit, t.budget, budgetMessage(t.budget))
 		return
 	}
+	// The folder is identified before its watch: one put in its place
+	// between the two is then watched anew at the next look.
+	id := folderID(dir)
 	err := t.n.Add(dir)
 	var none *notifierError
 	switch {
@@ -635,6 +660,7 @@ func (t *tree) add(dir string) {
 		t.limit(name, value, msg)
 	case err == nil:
 		t.watched[dir] = cost
+		t.ids[dir] = id
 		t.used += cost
 		delete(t.polled, dir)
 		delete(t.denied, dir)
@@ -667,11 +693,9 @@ func (t *tree) add(dir string) {
 
 // drop forgets dir and every folder below it (deleted or moved away).
 func (t *tree) drop(dir string) {
-	for d, cost := range t.watched {
+	for d := range t.watched {
 		if within(d, dir) {
-			_ = t.n.Remove(d) // already gone with the folder, mostly
-			delete(t.watched, d)
-			t.used -= cost
+			t.forget(d) // its watch already gone with the folder, mostly
 		}
 	}
 	for d := range t.polled {
