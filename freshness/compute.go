@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -52,12 +53,44 @@ func Compute(now time.Time, st *State, running bool, built time.Time) api.Freshn
 // Load reads home's watcher state and lock and computes the freshness at
 // now for an active generation built at built. An unreadable state counts
 // as none: freshness is a report, never a reason to fail.
+//
+// While a watcher that has not written its first state yet holds the lock
+// (it walks every source first: seconds on a large corpus, longer on a
+// cold disk at login), the state is the one it starts from (see
+// starting), not the previous watcher's: that one said up to date as of
+// its stop, named a process gone, and listed the limits it hit, which the
+// restart may be about.
 func Load(home paths.Home, now, built time.Time) (api.Freshness, *State) {
 	st, err := Read(home)
 	if err != nil {
 		st = nil
 	}
-	return Compute(now, st, Running(home), built), st
+	running := Running(home)
+	if running && st != nil {
+		st = starting(st, lockfile.ReadHolder(home.WatcherLock()))
+	}
+	return Compute(now, st, running, built), st
+}
+
+// starting returns st, or, when the lock's holder is another watcher than
+// the one st is from, the state that watcher starts from: itself, since
+// it took the lock, with everything since then to sync (a watcher syncs
+// at start), and none of the previous one's watches, limits, counts or
+// running sync. What the previous one knew of the index and the sources
+// stands.
+func starting(st *State, h lockfile.Holder) *State {
+	since, err := time.Parse(time.RFC3339, h.Since)
+	if h.PID <= 0 || h.PID == st.PID || err != nil {
+		return st
+	}
+	next := *st
+	next.PID, next.StartedAt, next.UpdatedAt, next.StoppedAt = h.PID, since, since, time.Time{}
+	next.Running, next.Syncs, next.Watched, next.Limits = nil, map[string]int{}, Watched{}, []Limit{}
+	next.RescanIntervalSeconds, next.LastRescanAt = 0, time.Time{}
+	if next.PendingSince.IsZero() || since.Before(next.PendingSince) {
+		next.PendingSince = since
+	}
+	return &next
 }
 
 func timeString(t time.Time) *string {

@@ -128,3 +128,44 @@ func TestCompute(t *testing.T) {
 		t.Fatalf("stopped watcher: %+v", f)
 	}
 }
+
+// TestLoad_watcherStarting: a watcher that holds the lock but has not
+// written its first state yet (it walks every source first: seconds on a
+// large corpus, longer on a cold disk at login) is reported as itself,
+// catching up since it started. The state the previous watcher left was
+// reported instead: up to date (lag 0) as of its stop, under a process
+// gone, with its watches and the limits it hit (after the limit was
+// raised and the watcher restarted, as the advice says).
+func TestLoad_watcherStarting(t *testing.T) {
+	home := testHome(t)
+	started := time.Now().UTC().Truncate(time.Second)
+	prev := &State{SchemaVersion: SchemaVersion, PID: os.Getpid() + 1, StartedAt: started.Add(-48 * time.Hour),
+		StoppedAt: started.Add(-time.Hour), CaughtUpAt: started.Add(-time.Hour), SourcesChangedAt: started.Add(-2 * time.Hour),
+		Watched: Watched{Sources: 2, Dirs: 3, Files: 9}, Limits: []Limit{{Name: LimitOpenFiles}}, Syncs: map[string]int{ResultOK: 4},
+		Running: &Sync{StartedAt: started.Add(-time.Hour), Trigger: "change"}}
+	if err := Write(home, prev); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Acquire(home, started)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	now := started.Add(20 * time.Second)
+	f, st := Load(home, now, time.Time{})
+	w := f.Watcher
+	if !w.Running || w.PID != os.Getpid() || f.LagSeconds == nil || *f.LagSeconds != 20 || w.WatchedDirs != 0 || len(w.LimitsHit) != 0 {
+		t.Fatalf("a starting watcher: %+v lag %v", w, f.LagSeconds)
+	}
+	if st == nil || !st.StoppedAt.IsZero() || st.Running != nil || !st.StartedAt.Equal(started) || !st.CaughtUpAt.Equal(prev.CaughtUpAt) {
+		t.Fatalf("the state of a starting watcher: %+v", st)
+	}
+	// Once it has written its own state, that is what is reported.
+	own := &State{SchemaVersion: SchemaVersion, PID: os.Getpid(), StartedAt: started, CaughtUpAt: now, Watched: Watched{Dirs: 5}, Limits: []Limit{}}
+	if err := Write(home, own); err != nil {
+		t.Fatal(err)
+	}
+	if f, _ = Load(home, now, time.Time{}); f.Watcher.WatchedDirs != 5 || *f.LagSeconds != 0 {
+		t.Fatalf("a watcher that wrote its state: %+v lag %v", f.Watcher, *f.LagSeconds)
+	}
+}
