@@ -364,8 +364,8 @@ func (t *tree) watchAll() {
 
 // recount charges each watched folder what watching it costs now and,
 // when that is beyond the budget, leaves the least recently modified
-// folders to the rescan (source folders and anchors last, as watch
-// orders them) until it is not. Under kqueue a folder's cost grows with
+// folders to the rescan until it is not (never a source's own folder or
+// anchor: new folders appear there, and watch puts them first too). Under kqueue a folder's cost grows with
 // every file made in it after its watch, since fsnotify watches each: a
 // watcher running for weeks over transcripts that keep coming would spend
 // descriptors past its budget, until new files went unwatched and syncs
