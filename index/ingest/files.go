@@ -77,9 +77,12 @@ var kindIncludes = map[string][]string{
 // virtual environments a build installs hold no Aider history, and there
 // are many of them (hidden folders, .git and .venv, are never entered); a
 // notes folder that is also a site's source (Quartz, VitePress) holds
-// node_modules, whose packages' READMEs are not notes and are thousands.
+// node_modules, whose packages' READMEs are not notes and are thousands;
+// on an exFAT or network volume macOS keeps an AppleDouble file of binary
+// metadata beside each note (._note.md), and Emacs a lock link to a file
+// that never exists beside a note it edits (.#note.md): neither is a note.
 var kindExcludes = map[string][]string{
-	config.KindMarkdown:   {"node_modules"},
+	config.KindMarkdown:   {"node_modules", "._*", ".#*"},
 	config.KindClaudeCode: {"**/tool-results/**", "agent-acompact-*.jsonl", "agent-aprompt_suggestion-*.jsonl"},
 	config.KindCodex:      {"{worktrees,log,shell_snapshots}/**"},
 	config.KindOpenClaw:   {"*.bak", "*.tmp", "*.lock", "*.checkpoint", "*.checkpoint.*", "*.trajectory.*", "node_modules", "{memory,cron,browser,extensions,media,logs}/**"},

@@ -440,3 +440,24 @@ func TestList_codexHome(t *testing.T) {
 		t.Errorf("SkipsDir: worktrees %v, archived_sessions %v", SkipsDir(src, "worktrees"), SkipsDir(src, "archived_sessions"))
 	}
 }
+
+// TestList_markdownEditorAndVolumeLitter: a notes folder on an exFAT or
+// network volume holds macOS's AppleDouble file beside each note
+// (._note.md: binary metadata, read as a binary note), and Emacs keeps a
+// lock link beside a note being edited (.#note.md, to user@host.pid,
+// which never exists): neither is a note, nor a problem to report.
+func TestList_markdownEditorAndVolumeLitter(t *testing.T) {
+	dir := writeTree(t, map[string]string{"note.md": "# N\n", "._note.md": "\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X", "sub/._x.md": "\x00\x05\x16\x07"})
+	if err := os.Symlink("me@mac.local.4242:1700000000", filepath.Join(dir, ".#note.md")); err != nil {
+		t.Fatal(err)
+	}
+	src := config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir}
+	if got, problems := listed(t, src); got != "note.md" || len(problems) != 0 {
+		t.Errorf("listing %q, problems %+v; want note.md alone", got, problems)
+	}
+	for _, rel := range []string{"._note.md", ".#note.md", "sub/._x.md"} {
+		if ListsFile(src, rel) {
+			t.Errorf("ListsFile(%q): the watcher would take it for a note", rel)
+		}
+	}
+}
