@@ -34,6 +34,22 @@ func TestNew_refusesNonLoopbackHost(t *testing.T) {
 	}
 }
 
+// runOnce runs srv and stops it as soon as it is ready: what Run returns
+// is the refusal a test expects, or nil from a server that served.
+func runOnce(srv *daemon.Server) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan struct{})
+	go func() {
+		select {
+		case <-ready:
+			cancel()
+		case <-ctx.Done(): // refused before it was ready
+		}
+	}()
+	return srv.Run(ctx, ready)
+}
+
 // TestRun_refusesAHomeBehindAnotherUsersLink: a link another user planted
 // where NOVA_HOME points, to a directory of the user's, is not served:
 // its owner could re-point it at their own index while novad runs.
@@ -57,15 +73,7 @@ func TestRun_refusesAHomeBehindAnotherUsersLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Run returns at once with the refusal; one that serves is stopped.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan struct{})
-	go func() {
-		<-ready
-		cancel()
-	}()
-	err = srv.Run(ctx, ready)
+	err = runOnce(srv)
 	if err == nil || !strings.Contains(err.Error(), link+" is owned by another user") {
 		t.Fatalf("Run in a home behind another user's link: %v", err)
 	}
@@ -101,14 +109,7 @@ func TestRun_refusesAHardLinkedLockFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan struct{})
-	go func() {
-		<-ready
-		cancel()
-	}()
-	err = srv.Run(ctx, ready)
+	err = runOnce(srv)
 	if err == nil || !strings.Contains(err.Error(), cfg.Home.DaemonLock()) {
 		t.Errorf("Run with a hard link at its lock file: %v, want a refusal naming %s", err, cfg.Home.DaemonLock())
 	}
