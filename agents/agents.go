@@ -1,8 +1,9 @@
 // Package agents knows the coding agents Nova serves (Claude Code, Codex,
-// Gemini CLI, OpenClaw, Hermes) and where each keeps its files for one
-// user: its own directory, the configuration file that lists its MCP
-// servers, the directories it loads skills from, and the folder of
-// sessions and memory that Nova indexes; and where Aider, which keeps
+// Gemini CLI, OpenClaw, Hermes, Cursor) and where each keeps its files
+// for one user: its own directory, the configuration file that lists its
+// MCP servers, the directories it loads skills from, and the folder of
+// sessions and memory that Nova indexes (none for Cursor, which Nova
+// serves through MCP only); and where Aider, which keeps
 // its chat history in each repository, has left one. Locations are
 // resolved from an environment (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME,
 // HERMES_HOME, OPENCLAW_HOME, OPENCLAW_STATE_DIR, OPENCLAW_CONFIG_PATH),
@@ -27,6 +28,7 @@ const (
 	Gemini     = "gemini"
 	OpenClaw   = "openclaw"
 	Hermes     = "hermes"
+	Cursor     = "cursor"
 )
 
 // Agent is one coding agent.
@@ -41,14 +43,15 @@ type Agent struct {
 	// mcpConfig is the user-level file that lists MCP servers.
 	mcpConfig func(e env) string
 	// skillRoots are the user-level skills roots, the one Nova writes
-	// first.
+	// first; nil for an agent Nova writes no skill for.
 	skillRoots func(e env) []string
 	// memory is the folder Nova indexes as a source of the kind named by
 	// the agent's ID, and signs are entries inside it ("." for the folder
 	// itself) of which one exists once the agent has kept something
 	// there: an installed agent that never ran has nothing to index.
 	// scripts/run.sh looks for the same entries (and, deeper, for the
-	// session files in them) to tell which home DIR= names.
+	// session files in them) to tell which home DIR= names. nil for an
+	// agent whose memory Nova does not read.
 	memory func(e env) (dir string, signs []string)
 }
 
@@ -163,6 +166,16 @@ var all = []Agent{
 		// The home: state.db, memories/, and each profiles/<name>/.
 		memory: func(e env) (string, []string) { return e.hermesHome(), []string{"state.db", "memories", "profiles"} },
 	},
+	{
+		// Cursor, the editor, whose agent is an MCP client: ~/.cursor holds
+		// its user-level mcp.json (mcpServers of command, args, env). Its
+		// chats are in a SQLite database (state.vscdb) Nova does not read,
+		// so it has no memory here; and Nova writes no skill for it: it
+		// reaches Cursor's agent through MCP.
+		ID: Cursor, Name: "Cursor",
+		homes:     func(e env) []string { return []string{e.home(".cursor")} },
+		mcpConfig: func(e env) string { return e.home(".cursor", "mcp.json") },
+	},
 }
 
 // All returns every agent, in display order.
@@ -228,14 +241,34 @@ func (a Agent) MCPConfig(environ []string) string { return a.mcpConfig(env(envir
 
 // SkillRoots are the user-level directories the agent loads skills from,
 // the one Nova installs into first; a skill in a later one is a duplicate
-// the agent would list twice.
-func (a Agent) SkillRoots(environ []string) []string { return a.skillRoots(env(environ)) }
+// the agent would list twice. None for an agent Nova writes no skill for
+// (Cursor).
+func (a Agent) SkillRoots(environ []string) []string {
+	if a.skillRoots == nil {
+		return nil
+	}
+	return a.skillRoots(env(environ))
+}
+
+// HasSkillRoots reports whether Nova writes a skill for the agent: false
+// for Cursor, which Nova reaches through MCP only.
+func (a Agent) HasSkillRoots() bool { return a.skillRoots != nil }
+
+// Indexed reports whether Nova reads what the agent keeps (a source whose
+// kind is the agent's ID): false for Cursor, whose chats are in a SQLite
+// database Nova does not read. config init proposes, and doctor expects,
+// a source only for an indexed agent.
+func (a Agent) Indexed() bool { return a.memory != nil }
 
 // Memory is the folder Nova indexes for the agent (a source whose kind
 // is the agent's ID), and whether it holds what the agent keeps there:
 // the folder exists and so does one of the entries that the agent
-// creates in it when it first keeps a session or a memory.
+// creates in it when it first keeps a session or a memory. It is ("",
+// false) for an agent that is not Indexed.
 func (a Agent) Memory(environ []string) (dir string, found bool) {
+	if !a.Indexed() {
+		return "", false
+	}
 	dir, signs := a.memory(env(environ))
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return dir, false
@@ -253,6 +286,9 @@ func (a Agent) Memory(environ []string) (dir string, found bool) {
 // archived_sessions/, Claude Code's projects folder itself. A source
 // that reads the memory folder reads them all.
 func (a Agent) MemoryFolders(environ []string) []string {
+	if !a.Indexed() {
+		return nil
+	}
 	dir, signs := a.memory(env(environ))
 	var out []string
 	for _, s := range signs {

@@ -19,6 +19,9 @@ func TestLocations(t *testing.T) {
 		Gemini:     {"/home/ada/.gemini", "/home/ada/.gemini/settings.json", []string{"/home/ada/.agents/skills", "/home/ada/.gemini/skills"}},
 		OpenClaw:   {"/home/ada/.openclaw", "/home/ada/.openclaw/openclaw.json", []string{"/home/ada/.agents/skills", "/home/ada/.openclaw/skills"}},
 		Hermes:     {"/home/ada/.hermes", "/home/ada/.hermes/config.yaml", []string{"/home/ada/.hermes/skills"}},
+		// Cursor: ~/.cursor/mcp.json, its user-level MCP servers; no
+		// skills root of Nova's.
+		Cursor: {"/home/ada/.cursor", "/home/ada/.cursor/mcp.json", nil},
 	}
 	overridden := map[string]where{
 		// CLAUDE_CONFIG_DIR moves ~/.claude and ~/.claude.json into it.
@@ -27,6 +30,7 @@ func TestLocations(t *testing.T) {
 		Gemini:     defaults[Gemini],
 		OpenClaw:   {"/home/ada/.openclaw", "/home/ada/oc.json", defaults[OpenClaw].skills},
 		Hermes:     defaults[Hermes], // a relative HERMES_HOME is ignored
+		Cursor:     defaults[Cursor],
 	}
 	for _, tt := range []struct {
 		environ []string
@@ -38,24 +42,25 @@ func TestLocations(t *testing.T) {
 		{[]string{"HOME=/home/ada", "CLAUDE_CONFIG_DIR=/home/ada/.claude"}, map[string]where{
 			ClaudeCode: {"/home/ada/.claude", "/home/ada/.claude/.claude.json", []string{"/home/ada/.claude/skills"}},
 			Codex:      defaults[Codex], Gemini: defaults[Gemini], OpenClaw: defaults[OpenClaw], Hermes: defaults[Hermes],
+			Cursor: defaults[Cursor],
 		}},
 		// OPENCLAW_STATE_DIR moves ~/.openclaw; OPENCLAW_HOME replaces the
 		// home directory in all of OpenClaw's paths, ~ in its variables too.
 		{[]string{"HOME=/home/ada", "OPENCLAW_STATE_DIR=/srv/claw"}, map[string]where{
-			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes],
+			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes], Cursor: defaults[Cursor],
 			OpenClaw: {"/srv/claw", "/srv/claw/openclaw.json", []string{"/home/ada/.agents/skills", "/srv/claw/skills"}},
 		}},
 		{[]string{"HOME=/home/ada", "OPENCLAW_HOME=/srv/bot"}, map[string]where{
-			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes],
+			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes], Cursor: defaults[Cursor],
 			OpenClaw: {"/srv/bot/.openclaw", "/srv/bot/.openclaw/openclaw.json", []string{"/srv/bot/.agents/skills", "/srv/bot/.openclaw/skills"}},
 		}},
 		{[]string{"HOME=/home/ada", "OPENCLAW_HOME=/srv/bot", "OPENCLAW_STATE_DIR=~/state", "OPENCLAW_CONFIG_PATH=~/oc.json"}, map[string]where{
-			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes],
+			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes], Cursor: defaults[Cursor],
 			OpenClaw: {"/srv/bot/state", "/srv/bot/oc.json", []string{"/srv/bot/.agents/skills", "/srv/bot/state/skills"}},
 		}},
 		{[]string{"HOME=/home/ada", "CLAUDE_CONFIG_DIR=~/.config/claude", "CODEX_HOME=/srv/codex", "OPENCLAW_CONFIG_PATH=~/oc.json", "HERMES_HOME=relative/hermes"}, overridden},
 	} {
-		if ids := IDs(); !slices.Equal(ids, []string{ClaudeCode, Codex, Gemini, OpenClaw, Hermes}) {
+		if ids := IDs(); !slices.Equal(ids, []string{ClaudeCode, Codex, Gemini, OpenClaw, Hermes, Cursor}) {
 			t.Fatalf("IDs %v", ids)
 		}
 		for _, a := range All() {
@@ -104,6 +109,17 @@ func TestInstalled(t *testing.T) {
 	if claude.Installed(environ) || !claude.Installed(append(environ, "CLAUDE_CONFIG_DIR="+custom)) {
 		t.Error("Claude Code detection does not follow CLAUDE_CONFIG_DIR")
 	}
+	// Cursor is installed once ~/.cursor exists, before any mcp.json.
+	cursor, ok := Lookup(Cursor)
+	if !ok || cursor.Installed(environ) {
+		t.Fatalf("cursor: known %v, installed in an empty home", ok)
+	}
+	if err := os.Mkdir(filepath.Join(home, ".cursor"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if !cursor.Installed(environ) {
+		t.Error("~/.cursor does not show Cursor")
+	}
 }
 
 func TestSelect(t *testing.T) {
@@ -124,7 +140,7 @@ func TestSelect(t *testing.T) {
 			t.Errorf("Select(%q) = %v explicit %v", spec, ids, explicit)
 		}
 	}
-	if _, _, err := Select("codex,cursor"); err == nil || !strings.Contains(err.Error(), `unknown agent "cursor"`) {
+	if _, _, err := Select("codex,vim"); err == nil || !strings.Contains(err.Error(), `unknown agent "vim"`) {
 		t.Errorf("Select with an unknown agent: %v", err)
 	}
 }
@@ -161,6 +177,7 @@ func TestMemory(t *testing.T) {
 	touch(".openclaw", "openclaw.json")
 	mk(".hermes")
 	touch(".hermes", "config.yaml")
+	touch(".cursor", "mcp.json")
 	for _, id := range IDs() {
 		if dir, ok := found(id, environ); ok {
 			t.Errorf("%s: memory found in %s, a home that holds none", id, dir)
@@ -179,8 +196,23 @@ func TestMemory(t *testing.T) {
 		Hermes:     filepath.Join(home, ".hermes"),
 	}
 	for _, id := range IDs() {
+		if id == Cursor {
+			continue
+		}
 		if dir, ok := found(id, environ); !ok || dir != want[id] {
 			t.Errorf("%s: memory %s (found %v), want %s", id, dir, ok, want[id])
+		}
+	}
+	// Cursor keeps its chats in a SQLite database Nova does not read:
+	// whatever ~/.cursor holds, it has no memory to index.
+	mk(".cursor", "projects", "home-ada-src", "agent-transcripts")
+	cursor, _ := Lookup(Cursor)
+	if dir, ok := found(Cursor, environ); ok || dir != "" || cursor.Indexed() || cursor.MemoryFolders(environ) != nil {
+		t.Errorf("cursor: memory %q (found %v), indexed %v", dir, ok, cursor.Indexed())
+	}
+	for _, id := range IDs() {
+		if a, _ := Lookup(id); a.Indexed() != (id != Cursor) {
+			t.Errorf("%s: indexed %v", id, a.Indexed())
 		}
 	}
 	// Codex's home holds the rollouts of its threads in sessions/, and of

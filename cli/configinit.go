@@ -118,6 +118,9 @@ func runConfigInit(inv *Invocation, args []string) int {
 	// Empty lists print as [], not null.
 	res := initResult{OK: true, Path: home.Config(), Sources: []initSource{}, Missing: []initMissing{}, Dropped: []initSource{}, Settings: []string{}}
 	for _, a := range agents.All() {
+		if !a.Indexed() {
+			continue // Cursor: Nova reads none of its memory, so none is missing
+		}
 		dir, found := a.Memory(inv.Environ)
 		if !found {
 			res.Missing = append(res.Missing, initMissing{Agent: a.ID, Path: paths.Tilde(dir, inv.Environ), name: a.Name})

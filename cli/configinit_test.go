@@ -55,6 +55,10 @@ func fakeAgents(t *testing.T, root string) {
 	writeFixture(t, root, ".openclaw/agents/main/sessions/s1.jsonl",
 		`{"type":"session","version":3,"id":"s1","timestamp":"2026-03-02T08:00:00.000Z","cwd":"/home/dev/src/zoo"}`+"\n"+
 			`{"type":"message","id":"a1","timestamp":"2026-03-02T08:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"Feed the beavers at noon"}]}}`+"\n")
+	// Cursor keeps its chats in SQLite Nova does not read: ~/.cursor holds
+	// its MCP servers and per-project folders, no memory to index.
+	writeFixture(t, root, ".cursor/mcp.json", `{"mcpServers": {}}`+"\n")
+	writeFixture(t, root, ".cursor/projects/home-dev-src-zoo/repo.json", "{}\n")
 	writeFixture(t, root, "src/zoo/.aider.chat.history.md",
 		"\n# aider chat started at 2026-05-11 10:02:33\n\n#### where do the puffins nest?  \n\nOn the north cliff, above the otter pool.\n\n")
 	if err := os.MkdirAll(filepath.Join(root, ".hermes"), 0o700); err != nil {
@@ -91,7 +95,7 @@ func TestConfigInit_agents(t *testing.T) {
 	if code != ExitOK || errOut != "" {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
-	if !strings.Contains(out, "Wrote "+home.Config()+" with 6 source(s)") || !strings.Contains(out, "novactl index sync") || strings.Contains(out, "Not found") {
+	if !strings.Contains(out, "Wrote "+home.Config()+" with 6 source(s)") || !strings.Contains(out, "novactl index sync") || strings.Contains(out, "Not found") || strings.Contains(out, "ursor") {
 		t.Errorf("output does not say what was written and what next:\n%s", out)
 	}
 	data, err := os.ReadFile(home.Config())
@@ -146,14 +150,21 @@ func TestConfigInit_agents(t *testing.T) {
 // with nothing gets a valid file with no sources, which the output says.
 func TestConfigInit_onlyWhatAgentsKept(t *testing.T) {
 	root, home, env := initHome(t)
-	for _, d := range []string{".codex", ".claude", ".gemini", ".openclaw", ".hermes"} {
+	for _, d := range []string{".codex", ".claude", ".gemini", ".openclaw", ".hermes", ".cursor"} {
 		writeFixture(t, root, filepath.Join(d, "config"), "")
 	}
 	code, out, errOut := runCLI(context.Background(), env, "config", "init")
 	if code != ExitOK || !strings.Contains(out, "with no sources: no agent memory was found here") || !strings.Contains(out, "Not found: Claude Code (~/.claude/projects), Codex (~/.codex)") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
+	// Nova reads no memory of Cursor's: it is not "not found" either.
+	if strings.Contains(out, "Cursor") {
+		t.Errorf("config init names Cursor:\n%s", out)
+	}
 	data, _ := os.ReadFile(home.Config())
+	if strings.Contains(string(data), "Cursor") {
+		t.Errorf("config.yaml names Cursor:\n%s", data)
+	}
 	if !strings.Contains(string(data), "\nsources: []\n") || !strings.Contains(string(data), "No agent memory was found") {
 		t.Errorf("config.yaml:\n%s", data)
 	}

@@ -80,6 +80,19 @@ mcp_servers:
 terminal:
   backend: local
 `,
+	".cursor/mcp.json": `{
+  "mcpServers": {
+    "playwright": {
+      "command": "npx",
+      "args": ["-y", "@playwright/mcp@latest"]
+    },
+    "context7": {
+      "url": "https://mcp.context7.com/mcp",
+      "headers": {"CONTEXT7_API_KEY": "${env:CONTEXT7_API_KEY}"}
+    }
+  }
+}
+`,
 }
 
 // mcpAgentHome writes mcpAgentFiles under a fresh HOME and returns the
@@ -149,7 +162,7 @@ func TestMCPInstall_AllAgentsRoundTrip(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("install exited %d: %s %s", code, out, errs)
 	}
-	for _, name := range []string{"Claude Code", "Codex", "Gemini CLI", "OpenClaw", "Hermes"} {
+	for _, name := range []string{"Claude Code", "Codex", "Gemini CLI", "OpenClaw", "Hermes", "Cursor"} {
 		if !strings.Contains(out, name) || !strings.Contains(out, "added Nova") {
 			t.Errorf("output lacks %s: %s", name, out)
 		}
@@ -179,7 +192,7 @@ func TestMCPInstall_AllAgentsRoundTrip(t *testing.T) {
 
 	// Idempotent.
 	out, _, code = mcpRun(t, env, "mcp", "install", "--command", novactl)
-	if code != ExitOK || strings.Count(out, "already installed") != 5 {
+	if code != ExitOK || strings.Count(out, "already installed") != 6 {
 		t.Fatalf("second install (%d): %s", code, out)
 	}
 	if again := mcpSnapshot(t, home); !mcpEqualMaps(again, installed) {
@@ -187,7 +200,7 @@ func TestMCPInstall_AllAgentsRoundTrip(t *testing.T) {
 	}
 
 	out, errs, code = mcpRun(t, env, "mcp", "uninstall")
-	if code != ExitOK || strings.Count(out, "removed Nova") != 5 {
+	if code != ExitOK || strings.Count(out, "removed Nova") != 6 {
 		t.Fatalf("uninstall exited %d: %s %s", code, out, errs)
 	}
 	after := mcpSnapshot(t, home)
@@ -200,7 +213,7 @@ func TestMCPInstall_AllAgentsRoundTrip(t *testing.T) {
 		t.Errorf("the install record outlived the installs: %v", err)
 	}
 	out, _, _ = mcpRun(t, env, "mcp", "uninstall")
-	if strings.Count(out, "nothing to remove") != 5 {
+	if strings.Count(out, "nothing to remove") != 6 {
 		t.Errorf("second uninstall: %s", out)
 	}
 }
@@ -293,7 +306,7 @@ func TestMCPInstall_Detection(t *testing.T) {
 func TestMCPInstall_Usage(t *testing.T) {
 	novactl := fakeNovactl(t)
 	home, env := mcpAgentHome(t)
-	if _, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "cursor"); code != ExitUsage || !strings.Contains(errs, `unknown agent "cursor"`) {
+	if _, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "vim"); code != ExitUsage || !strings.Contains(errs, `unknown agent "vim"`) {
 		t.Errorf("unknown agent: %d %s", code, errs)
 	}
 	if _, errs, code := mcpRun(t, env, "mcp", "install", "--command", "novactl"); code != ExitUsage || !strings.Contains(errs, "absolute path") {
@@ -321,7 +334,7 @@ func TestMCPInstall_Usage(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errs, code := mcpRun(t, env, "mcp", "install", "--command", novactl)
-	if code != ExitFailure || !strings.Contains(errs, "did not install") || strings.Count(out, "added Nova") != 4 {
+	if code != ExitFailure || !strings.Contains(errs, "did not install") || strings.Count(out, "added Nova") != 5 {
 		t.Errorf("foreign entry (%d): %s %s", code, out, errs)
 	}
 	if b, _ := os.ReadFile(p); string(b) != foreign {
@@ -663,7 +676,7 @@ func TestDoctor_AgentsMCPAndSkill(t *testing.T) {
 	for _, a := range rep.Agents.MCP {
 		states[a.Agent] = string(a.State)
 	}
-	if states["claude-code"] != "current" || states["codex"] != "stale" || states["gemini"] != "absent" || len(states) != 5 {
+	if states["claude-code"] != "current" || states["codex"] != "stale" || states["gemini"] != "absent" || states["cursor"] != "absent" || len(states) != 6 {
 		t.Errorf("mcp states: %v", states)
 	}
 	if len(rep.Agents.Skills) == 0 || rep.Agents.Skills[0].Target != "claude-code" || rep.Agents.Skills[0].State != "current" {
@@ -839,5 +852,59 @@ func TestMCPInstall_DryRunHidesSecrets(t *testing.T) {
 	}
 	if strings.Contains(out, token) || !strings.Contains(out, "+[mcp_servers.nova]") {
 		t.Errorf("dry run:\n%s", out)
+	}
+}
+
+// TestMCPInstall_Cursor: Cursor is found by ~/.cursor alone, before it
+// has an mcp.json: install (for every agent found) creates
+// ~/.cursor/mcp.json, private, with Nova in mcpServers; status says it is
+// current; uninstall deletes the file install created. In a home without
+// ~/.cursor it is skipped, and nothing is created.
+func TestMCPInstall_Cursor(t *testing.T) {
+	novactl := fakeNovactl(t)
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "NOVA_HOME=" + filepath.Join(home, "nova-home")}
+	out, errs, code := mcpRun(t, env, "mcp", "install", "--command", novactl)
+	if code != ExitOK || !strings.Contains(out, "Cursor") || !strings.Contains(out, "--agent cursor") {
+		t.Fatalf("without ~/.cursor (%d): %s %s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".cursor")); !os.IsNotExist(err) {
+		t.Fatalf("~/.cursor was created: %v", err)
+	}
+
+	if err := os.Mkdir(filepath.Join(home, ".cursor"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(home, ".cursor", "mcp.json")
+	out, errs, code = mcpRun(t, env, "mcp", "install", "--command", novactl)
+	if code != ExitOK || !strings.Contains(out, "Cursor") || !strings.Contains(out, "added Nova") {
+		t.Fatalf("install (%d): %s %s", code, out, errs)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("no ~/.cursor/mcp.json: %v\n%s", err, out)
+	}
+	var doc map[string]map[string]struct {
+		Command string            `json:"command"`
+		Args    []string          `json:"args"`
+		Env     map[string]string `json:"env"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || doc["mcpServers"]["nova"].Command != novactl ||
+		strings.Join(doc["mcpServers"]["nova"].Args, " ") != "mcp" || doc["mcpServers"]["nova"].Env["NOVA_HOME"] != filepath.Join(home, "nova-home") {
+		t.Fatalf("~/.cursor/mcp.json (%v):\n%s", err, b)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+	}
+	out, _, code = mcpRun(t, env, "mcp", "status", "--agent", "cursor", "--command", novactl)
+	if code != ExitOK || !strings.Contains(out, "Cursor") || !strings.Contains(out, "~/.cursor/mcp.json: installed, current") {
+		t.Errorf("status (%d): %s", code, out)
+	}
+	out, _, code = mcpRun(t, env, "mcp", "uninstall", "--agent", "cursor")
+	if code != ExitOK || !strings.Contains(out, "and the file, which install had created") {
+		t.Fatalf("uninstall (%d): %s", code, out)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("~/.cursor/mcp.json outlived the uninstall: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,6 +31,7 @@ Where the skill goes (--agent, comma-separated, or all):
   gemini       the same file as codex: Gemini CLI reads ~/.agents/skills
   openclaw     the same file as codex: OpenClaw reads ~/.agents/skills
   hermes       ~/.hermes/skills/nova-recall/SKILL.md ($HERMES_HOME/skills)
+  cursor       none: Nova reaches Cursor through MCP (novactl mcp install --agent cursor)
 Nova does not also write ~/.gemini/skills or ~/.openclaw/skills: those agents would
 then list the skill twice. A copy found there is reported as a duplicate.
 
@@ -110,8 +112,55 @@ type skillOutput struct {
 	Force           bool          `json:"force,omitempty"`
 	BackupRoot      string        `json:"backupRoot,omitempty"`
 	Targets         []skillReport `json:"targets"`
-	WillWrite       []string      `json:"willWrite"`
-	OK              bool          `json:"ok"`
+	// NoSkill are the agents named, or found here, that Nova writes no
+	// skill for.
+	NoSkill   []skillNote `json:"noSkill,omitempty"`
+	WillWrite []string    `json:"willWrite"`
+	OK        bool        `json:"ok"`
+}
+
+// skillNote is an agent Nova writes no skill for, and what to use
+// instead.
+type skillNote struct {
+	Agent  string `json:"agent"`
+	Reason string `json:"reason"`
+}
+
+// noSkillNotes names the agents of an --agent value that Nova writes no
+// skill for (Cursor): each one named, or with "all" each one found here,
+// so that asking for one is answered, not met with silence.
+func noSkillNotes(environ []string, spec string) []skillNote {
+	selected, explicit, err := agents.Select(spec)
+	if err != nil {
+		return nil
+	}
+	var out []skillNote
+	for _, a := range selected {
+		if a.HasSkillRoots() || (!explicit && !a.Installed(environ)) {
+			continue
+		}
+		out = append(out, skillNote{Agent: a.ID, Reason: "Nova writes no skill for " + a.Name +
+			": it reaches " + a.Name + " through MCP (novactl mcp install --agent " + a.ID + ")"})
+	}
+	return out
+}
+
+// printSkillNotes prints the notes of noSkillNotes, one line each.
+func printSkillNotes(w io.Writer, notes []skillNote) {
+	for _, n := range notes {
+		fmt.Fprintf(w, "%-12s %s\n", n.Agent, n.Reason)
+	}
+}
+
+// skillAgentIDs are the IDs of the agents Nova writes a skill for.
+func skillAgentIDs() []string {
+	var ids []string
+	for _, a := range agents.All() {
+		if a.HasSkillRoots() {
+			ids = append(ids, a.ID)
+		}
+	}
+	return ids
 }
 
 func newSkillReport(t skill.Target, s skill.State) skillReport {
@@ -157,7 +206,7 @@ func runSkillChange(inv *Invocation, args []string, install bool) int {
 		return fail(ExitFailure, err.Error())
 	}
 	out := skillOutput{Command: verb, SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(inv.Environ),
-		DryRun: *dryRun, Force: *force, WillWrite: []string{}, OK: true}
+		DryRun: *dryRun, Force: *force, NoSkill: noSkillNotes(inv.Environ, *agentFlag), WillWrite: []string{}, OK: true}
 	var backups skill.Backups
 	if install {
 		home, err := paths.Resolve(inv.Environ)
@@ -236,8 +285,9 @@ func printSkillChange(inv *Invocation, out skillOutput, explicit bool) {
 				"", d.Agent, paths.Tilde(d.Dir, inv.Environ))
 		}
 	}
-	if !any && !explicit {
-		fmt.Fprintf(w, "No supported agent was found for this user. Name one with --agent (%s).\n", strings.Join(agents.IDs(), ", "))
+	printSkillNotes(w, out.NoSkill)
+	if !any && !explicit && len(out.NoSkill) == 0 {
+		fmt.Fprintf(w, "No supported agent was found for this user. Name one with --agent (%s).\n", strings.Join(skillAgentIDs(), ", "))
 	}
 	printClaudePermission(inv, out)
 	if installed {
@@ -404,7 +454,7 @@ func runSkillStatus(inv *Invocation, args []string) int {
 		return skillFail(inv, *jsonOut, "status", ExitFailure, err.Error())
 	}
 	out := skillOutput{Command: "status", SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(inv.Environ),
-		WillWrite: []string{}, OK: true}
+		NoSkill: noSkillNotes(inv.Environ, *agentFlag), WillWrite: []string{}, OK: true}
 	for _, t := range targets {
 		r := newSkillReport(t, skill.Inspect(t))
 		if r.Class == skill.ClassUnsafe {
@@ -429,6 +479,7 @@ func runSkillStatus(inv *Invocation, args []string) int {
 			fmt.Fprintf(w, "%-12s warning: %s also loads another nova-recall at %s and lists the skill twice\n", "", d.Agent, paths.Tilde(d.Dir, inv.Environ))
 		}
 	}
+	printSkillNotes(w, out.NoSkill)
 	return code
 }
 

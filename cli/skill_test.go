@@ -89,6 +89,10 @@ type skillJSON struct {
 		Error            string   `json:"error"`
 		Diff             string   `json:"diff"`
 	} `json:"targets"`
+	NoSkill []struct {
+		Agent  string `json:"agent"`
+		Reason string `json:"reason"`
+	} `json:"noSkill"`
 }
 
 func (d skillJSON) by(t *testing.T) map[string]string {
@@ -380,7 +384,7 @@ func TestSkillUsage(t *testing.T) {
 		{[]string{"install", "--help"}, ExitOK, "--force"},
 		{[]string{"uninstall", "--help"}, ExitOK, "--dry-run"},
 		{[]string{"frobnicate"}, ExitUsage, "unknown subcommand"},
-		{[]string{"install", "--agent", "cursor"}, ExitUsage, "unknown agent"},
+		{[]string{"install", "--agent", "vim"}, ExitUsage, "unknown agent"},
 		{[]string{"install", "extra"}, ExitUsage, "unexpected argument"},
 		{[]string{"uninstall", "--force"}, ExitUsage, "force"},
 	} {
@@ -698,5 +702,50 @@ func TestSkillSaysSkillsFolderIsAFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(root); string(b) != "not a folder\n" {
 		t.Errorf("the file became %q", b)
+	}
+}
+
+// TestSkill_Cursor: Nova writes no skill for Cursor, which it reaches
+// through MCP: named with --agent, or found here, install, uninstall and
+// status say so plainly (and name the MCP install) and write nothing for
+// it; it is not among the agents named when none was found.
+func TestSkill_Cursor(t *testing.T) {
+	e := newSkillEnv(t)
+	if err := os.MkdirAll(filepath.Join(e.home, ".cursor"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before := skillSnapshot(t, e.home, e.nova)
+	for _, verb := range []string{"install", "uninstall", "status"} {
+		code, out, errs := e.run(t, verb, "--agent", "cursor")
+		if code != ExitOK || !strings.Contains(out, "cursor") || !strings.Contains(out, "no skill for Cursor") || !strings.Contains(out, "novactl mcp install --agent cursor") {
+			t.Errorf("skill %s --agent cursor: exit %d\n%s%s", verb, code, out, errs)
+		}
+		doc := e.runJSON(t, ExitOK, verb, "--agent", "cursor")
+		if len(doc.Targets) != 0 || len(doc.NoSkill) != 1 || doc.NoSkill[0].Agent != "cursor" || !strings.Contains(doc.NoSkill[0].Reason, "MCP") {
+			t.Errorf("skill %s --agent cursor --json: %+v", verb, doc)
+		}
+	}
+	if after := skillSnapshot(t, e.home, e.nova); !slices.Equal(after, before) {
+		t.Errorf("a skill command for Cursor wrote files: %v", after)
+	}
+	if code, out, errs := e.run(t, "install", "--agent", "codex,cursor", "--dry-run"); code != ExitOK || !strings.Contains(out, "~/.agents/skills/nova-recall/SKILL.md") || !strings.Contains(out, "no skill for Cursor") {
+		t.Errorf("skill install --agent codex,cursor: exit %d\n%s%s", code, out, errs)
+	}
+	// For every agent: a note for Cursor, found here, and no target.
+	doc := e.runJSON(t, ExitOK, "install", "--dry-run")
+	for _, r := range doc.Targets {
+		if slices.Contains(r.Agents, "cursor") {
+			t.Errorf("a skill target for Cursor: %+v", r)
+		}
+	}
+	if len(doc.NoSkill) != 1 || doc.NoSkill[0].Agent != "cursor" {
+		t.Errorf("install for every agent found: notes %+v", doc.NoSkill)
+	}
+	// Not found here, Cursor is not mentioned; nor among the agents
+	// offered when none was found.
+	alone := skillEnv{home: t.TempDir(), nova: e.nova}
+	alone.environ = []string{"HOME=" + alone.home, "NOVA_HOME=" + alone.nova}
+	if code, out, _ := alone.run(t, "install"); code != ExitOK || !strings.Contains(out, "No supported agent was found") || strings.Contains(out, "cursor") {
+		t.Errorf("skill install in an empty home: exit %d\n%s", code, out)
 	}
 }

@@ -44,6 +44,10 @@ func TestUnreadAgentMemory(t *testing.T) {
 		}
 	}
 
+	// Cursor keeps its chats in SQLite Nova does not read: its ~/.cursor
+	// is no memory that a source should read.
+	mk(".cursor/mcp.json")
+	mk(".cursor/projects/home-ada-shop/repo.json")
 	f.extra = "  - {name: codex, kind: codex, path: " + filepath.Join(base, ".codex") + "}\n" +
 		"  - {name: claude, kind: claude-code, path: " + filepath.Join(base, ".claude", "projects", "-home-ada-shop") + "}\n"
 	f.writeConfig()

@@ -452,8 +452,12 @@ func TestSelect(t *testing.T) {
 			t.Errorf("Select(%q) = %v, want %v", spec, ids, want)
 		}
 	}
-	if _, _, err := Select(env, "cursor"); err == nil || !strings.Contains(err.Error(), "unknown agent") {
-		t.Errorf("Select(cursor): %v", err)
+	if _, _, err := Select(env, "vim"); err == nil || !strings.Contains(err.Error(), "unknown agent") {
+		t.Errorf("Select(vim): %v", err)
+	}
+	// Nova writes no skill for Cursor, which it reaches through MCP.
+	if ts, explicit, err := Select(env, "cursor"); err != nil || !explicit || len(ts) != 0 {
+		t.Errorf("Select(cursor) = %v, %v, %v; want no target", ts, explicit, err)
 	}
 	roots := map[string]string{}
 	for _, tg := range Targets(env) {

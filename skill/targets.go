@@ -112,9 +112,13 @@ func (t Target) Duplicates() []Duplicate {
 // Targets returns every target, with roots resolved from environ (HOME
 // and the agents' own variables, see package agents): one a skills root,
 // shared by the agents that load skills from it first, in agent order.
+// An agent Nova writes no skill for (Cursor) has none.
 func Targets(environ []string) []Target {
 	var out []Target
 	for _, a := range agents.All() {
+		if !a.HasSkillRoots() {
+			continue
+		}
 		roots := a.SkillRoots(environ)
 		i := slices.IndexFunc(out, func(t Target) bool { return t.Root == roots[0] })
 		if i < 0 {

@@ -1,6 +1,6 @@
 // Package agentconf adds Nova's MCP server to the configuration files of
-// the agents people use (Claude Code, Codex, Gemini CLI, OpenClaw, Hermes)
-// and removes it again, without disturbing anything else in those files.
+// the agents people use (Claude Code, Codex, Gemini CLI, OpenClaw, Hermes,
+// Cursor) and removes it again, without disturbing anything else in those files.
 //
 // Edits are textual: the "nova" entry is inserted as text at one place and
 // the rest of the file (comments, key order, formatting, other servers)
@@ -71,6 +71,9 @@ var tables = map[string]struct {
 	agents.Gemini:     {JSON, []string{"mcpServers"}},
 	agents.OpenClaw:   {JSON, []string{"mcp", "servers"}},
 	agents.Hermes:     {YAML, []string{"mcp_servers"}},
+	// ~/.cursor/mcp.json; Cursor tells stdio from a remote server by
+	// command or url, so the entry needs no "type".
+	agents.Cursor: {JSON, []string{"mcpServers"}},
 }
 
 func withTable(a agents.Agent) Agent {

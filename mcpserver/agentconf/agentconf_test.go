@@ -38,6 +38,8 @@ var fixtures = []fixture{
 	{"hermes-null.yaml", "hermes", true},
 	{"hermes-flow-empty.yaml", "hermes", true},
 	{"hermes-4space-nonl.yaml", "hermes", false},
+	{"cursor.json", "cursor", true},
+	{"cursor-empty.json", "cursor", false},
 }
 
 var testEntry = Entry{
@@ -580,10 +582,17 @@ func TestAgents_Paths(t *testing.T) {
 		"gemini":      "/home/ada/.gemini/settings.json",
 		"openclaw":    "/home/ada/.openclaw/openclaw.json",
 		"hermes":      "/home/ada/.hermes/config.yaml",
+		"cursor":      "/home/ada/.cursor/mcp.json",
+	}
+	if len(Agents()) != len(want) {
+		t.Errorf("%d agents, want %d", len(Agents()), len(want))
 	}
 	for _, a := range Agents() {
 		if got := a.Path(env); got != want[a.ID] {
 			t.Errorf("%s: %s, want %s", a.ID, got, want[a.ID])
+		}
+		if len(a.Keys) == 0 {
+			t.Errorf("%s: no place for the MCP servers in its file", a.ID)
 		}
 	}
 	env = append(env, "CODEX_HOME=/srv/codex", "HERMES_HOME=/srv/hermes", "OPENCLAW_CONFIG_PATH=/srv/oc.json", "HERMES_HOME_X=relative")
@@ -733,6 +742,40 @@ func TestSyntaxErrors_DoNotQuoteValues(t *testing.T) {
 		}
 		if _, err := Inspect(agent(t, c.agent), path, testEntry, nil); err != nil && strings.Contains(err.Error(), c.secret) {
 			t.Errorf("%s: status error %q quotes the value", c.agent, err)
+		}
+	}
+}
+
+// TestCursor_ServersInMCPServers: Cursor's ~/.cursor/mcp.json lists its
+// servers in a top-level mcpServers object of command, args and env, as
+// its documentation shows: Nova's entry goes there, beside the person's
+// servers (a stdio one and a remote one), and the file stays strict JSON.
+func TestCursor_ServersInMCPServers(t *testing.T) {
+	a := agent(t, "cursor")
+	if a.Format != JSON || strings.Join(a.Keys, ".") != "mcpServers" {
+		t.Fatalf("cursor: format %v keys %v, want JSON mcpServers", a.Format, a.Keys)
+	}
+	for _, name := range []string{"cursor.json", "cursor-empty.json"} {
+		path, _ := place(t, name)
+		install(t, a, path, testEntry, nil)
+		var doc struct {
+			MCPServers map[string]struct {
+				Command string            `json:"command"`
+				Args    []string          `json:"args"`
+				Env     map[string]string `json:"env"`
+				URL     string            `json:"url"`
+			} `json:"mcpServers"`
+		}
+		b := mustRead(t, path)
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s is no longer JSON: %v\n%s", name, err, b)
+		}
+		nova := doc.MCPServers[ServerName]
+		if nova.Command != testEntry.Command || strings.Join(nova.Args, " ") != "mcp" || nova.Env["NOVA_HOME"] != testEntry.Env["NOVA_HOME"] {
+			t.Errorf("%s: mcpServers.nova %+v\n%s", name, nova, b)
+		}
+		if name == "cursor.json" && (doc.MCPServers["playwright"].Command != "npx" || doc.MCPServers["context7"].URL == "") {
+			t.Errorf("%s: the other servers are not kept:\n%s", name, b)
 		}
 	}
 }
