@@ -1,9 +1,9 @@
 // Package agents knows the coding agents Nova serves (Claude Code, Codex,
-// Gemini CLI, OpenClaw, Hermes, Cursor) and where each keeps its files
-// for one user: its own directory, the configuration file that lists its
-// MCP servers, the directories it loads skills from, and the folder of
-// sessions and memory that Nova indexes (none for Cursor, which Nova
-// serves through MCP only); and where Aider, which keeps
+// Gemini CLI, OpenClaw, Hermes, Cursor, Windsurf) and where each keeps
+// its files for one user: its own directory, the configuration file that
+// lists its MCP servers, the directories it loads skills from, and the
+// folder of sessions and memory that Nova indexes (none for Cursor and
+// Windsurf, which Nova serves through MCP only); and where Aider, which keeps
 // its chat history in each repository, has left one. Locations are
 // resolved from an environment (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME,
 // HERMES_HOME, OPENCLAW_HOME, OPENCLAW_STATE_DIR, OPENCLAW_CONFIG_PATH),
@@ -29,6 +29,7 @@ const (
 	OpenClaw   = "openclaw"
 	Hermes     = "hermes"
 	Cursor     = "cursor"
+	Windsurf   = "windsurf"
 )
 
 // Agent is one coding agent.
@@ -176,6 +177,16 @@ var all = []Agent{
 		homes:     func(e env) []string { return []string{e.home(".cursor")} },
 		mcpConfig: func(e env) string { return e.home(".cursor", "mcp.json") },
 	},
+	{
+		// Windsurf, the editor, whose Cascade agent is an MCP client: its
+		// ~/.codeium/windsurf holds mcp_config.json, in Claude Desktop's
+		// shape (mcpServers). ~/.codeium alone is the Codeium plugin of
+		// another editor, which reads ~/.codeium/mcp_config.json. Like
+		// Cursor, no memory Nova reads and no skill.
+		ID: Windsurf, Name: "Windsurf",
+		homes:     func(e env) []string { return []string{e.home(".codeium", "windsurf")} },
+		mcpConfig: func(e env) string { return e.home(".codeium", "windsurf", "mcp_config.json") },
+	},
 }
 
 // All returns every agent, in display order.
@@ -251,12 +262,12 @@ func (a Agent) SkillRoots(environ []string) []string {
 }
 
 // HasSkillRoots reports whether Nova writes a skill for the agent: false
-// for Cursor, which Nova reaches through MCP only.
+// for Cursor and Windsurf, which Nova reaches through MCP only.
 func (a Agent) HasSkillRoots() bool { return a.skillRoots != nil }
 
 // Indexed reports whether Nova reads what the agent keeps (a source whose
 // kind is the agent's ID): false for Cursor, whose chats are in a SQLite
-// database Nova does not read. config init proposes, and doctor expects,
+// database Nova does not read, and for Windsurf. config init proposes, and doctor expects,
 // a source only for an indexed agent.
 func (a Agent) Indexed() bool { return a.memory != nil }
 

@@ -22,6 +22,9 @@ func TestLocations(t *testing.T) {
 		// Cursor: ~/.cursor/mcp.json, its user-level MCP servers; no
 		// skills root of Nova's.
 		Cursor: {"/home/ada/.cursor", "/home/ada/.cursor/mcp.json", nil},
+		// Windsurf: its editor's ~/.codeium/windsurf, not ~/.codeium (the
+		// Codeium plugins of other editors).
+		Windsurf: {"/home/ada/.codeium/windsurf", "/home/ada/.codeium/windsurf/mcp_config.json", nil},
 	}
 	overridden := map[string]where{
 		// CLAUDE_CONFIG_DIR moves ~/.claude and ~/.claude.json into it.
@@ -31,6 +34,7 @@ func TestLocations(t *testing.T) {
 		OpenClaw:   {"/home/ada/.openclaw", "/home/ada/oc.json", defaults[OpenClaw].skills},
 		Hermes:     defaults[Hermes], // a relative HERMES_HOME is ignored
 		Cursor:     defaults[Cursor],
+		Windsurf:   defaults[Windsurf],
 	}
 	for _, tt := range []struct {
 		environ []string
@@ -42,25 +46,25 @@ func TestLocations(t *testing.T) {
 		{[]string{"HOME=/home/ada", "CLAUDE_CONFIG_DIR=/home/ada/.claude"}, map[string]where{
 			ClaudeCode: {"/home/ada/.claude", "/home/ada/.claude/.claude.json", []string{"/home/ada/.claude/skills"}},
 			Codex:      defaults[Codex], Gemini: defaults[Gemini], OpenClaw: defaults[OpenClaw], Hermes: defaults[Hermes],
-			Cursor: defaults[Cursor],
+			Cursor: defaults[Cursor], Windsurf: defaults[Windsurf],
 		}},
 		// OPENCLAW_STATE_DIR moves ~/.openclaw; OPENCLAW_HOME replaces the
 		// home directory in all of OpenClaw's paths, ~ in its variables too.
 		{[]string{"HOME=/home/ada", "OPENCLAW_STATE_DIR=/srv/claw"}, map[string]where{
-			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes], Cursor: defaults[Cursor],
+			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes], Cursor: defaults[Cursor], Windsurf: defaults[Windsurf],
 			OpenClaw: {"/srv/claw", "/srv/claw/openclaw.json", []string{"/home/ada/.agents/skills", "/srv/claw/skills"}},
 		}},
 		{[]string{"HOME=/home/ada", "OPENCLAW_HOME=/srv/bot"}, map[string]where{
-			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes], Cursor: defaults[Cursor],
+			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes], Cursor: defaults[Cursor], Windsurf: defaults[Windsurf],
 			OpenClaw: {"/srv/bot/.openclaw", "/srv/bot/.openclaw/openclaw.json", []string{"/srv/bot/.agents/skills", "/srv/bot/.openclaw/skills"}},
 		}},
 		{[]string{"HOME=/home/ada", "OPENCLAW_HOME=/srv/bot", "OPENCLAW_STATE_DIR=~/state", "OPENCLAW_CONFIG_PATH=~/oc.json"}, map[string]where{
-			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes], Cursor: defaults[Cursor],
+			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes], Cursor: defaults[Cursor], Windsurf: defaults[Windsurf],
 			OpenClaw: {"/srv/bot/state", "/srv/bot/oc.json", []string{"/srv/bot/.agents/skills", "/srv/bot/state/skills"}},
 		}},
 		{[]string{"HOME=/home/ada", "CLAUDE_CONFIG_DIR=~/.config/claude", "CODEX_HOME=/srv/codex", "OPENCLAW_CONFIG_PATH=~/oc.json", "HERMES_HOME=relative/hermes"}, overridden},
 	} {
-		if ids := IDs(); !slices.Equal(ids, []string{ClaudeCode, Codex, Gemini, OpenClaw, Hermes, Cursor}) {
+		if ids := IDs(); !slices.Equal(ids, []string{ClaudeCode, Codex, Gemini, OpenClaw, Hermes, Cursor, Windsurf}) {
 			t.Fatalf("IDs %v", ids)
 		}
 		for _, a := range All() {
@@ -120,6 +124,21 @@ func TestInstalled(t *testing.T) {
 	if !cursor.Installed(environ) {
 		t.Error("~/.cursor does not show Cursor")
 	}
+	// Windsurf is installed once ~/.codeium/windsurf exists; ~/.codeium
+	// alone is the Codeium plugin of another editor.
+	windsurf, ok := Lookup(Windsurf)
+	if err := os.Mkdir(filepath.Join(home, ".codeium"), 0o700); err != nil || !ok {
+		t.Fatal(err, ok)
+	}
+	if windsurf.Installed(environ) {
+		t.Error("~/.codeium alone shows Windsurf")
+	}
+	if err := os.Mkdir(filepath.Join(home, ".codeium", "windsurf"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if !windsurf.Installed(environ) {
+		t.Error("~/.codeium/windsurf does not show Windsurf")
+	}
 }
 
 func TestSelect(t *testing.T) {
@@ -178,6 +197,7 @@ func TestMemory(t *testing.T) {
 	mk(".hermes")
 	touch(".hermes", "config.yaml")
 	touch(".cursor", "mcp.json")
+	touch(".codeium", "windsurf", "mcp_config.json")
 	for _, id := range IDs() {
 		if dir, ok := found(id, environ); ok {
 			t.Errorf("%s: memory found in %s, a home that holds none", id, dir)
@@ -196,7 +216,7 @@ func TestMemory(t *testing.T) {
 		Hermes:     filepath.Join(home, ".hermes"),
 	}
 	for _, id := range IDs() {
-		if id == Cursor {
+		if id == Cursor || id == Windsurf {
 			continue
 		}
 		if dir, ok := found(id, environ); !ok || dir != want[id] {
@@ -211,7 +231,7 @@ func TestMemory(t *testing.T) {
 		t.Errorf("cursor: memory %q (found %v), indexed %v", dir, ok, cursor.Indexed())
 	}
 	for _, id := range IDs() {
-		if a, _ := Lookup(id); a.Indexed() != (id != Cursor) {
+		if a, _ := Lookup(id); a.Indexed() != (id != Cursor && id != Windsurf) {
 			t.Errorf("%s: indexed %v", id, a.Indexed())
 		}
 	}

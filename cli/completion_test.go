@@ -276,10 +276,10 @@ done`
 		"novactl completion =>bash zsh fish\n",
 		"novactl bogus =>\n", // an argument: no command can follow it
 		"novactl search why --js=>--json\n",
-		"novactl mcp install --agent =>claude-code codex gemini openclaw hermes cursor all\n",
+		"novactl mcp install --agent =>claude-code codex gemini openclaw hermes cursor windsurf all\n",
 		"novactl index watch --log-format j=>json\n",
 		"novactl mcp status --agent = co=>codex\n",
-		"novactl skill status --agent ==>claude-code codex gemini openclaw hermes cursor all\n",
+		"novactl skill status --agent ==>claude-code codex gemini openclaw hermes cursor windsurf all\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("bash completion lacks %q:\n%s", want, out)
@@ -422,7 +422,7 @@ end`, script, "novactl ind", "novactl index sync --pr", "novactl completion ", "
 		name, _, _ := strings.Cut(l, "\t")
 		got = append(got, name)
 	}
-	if want := []string{"all", "claude-code", "codex", "cursor", "gemini", "hermes", "openclaw"}; !slices.Equal(got, want) {
+	if want := []string{"all", "claude-code", "codex", "cursor", "gemini", "hermes", "openclaw", "windsurf"}; !slices.Equal(got, want) {
 		t.Errorf("fish: novactl mcp install --agent <TAB> offers %q, want %q", got, want)
 	}
 }

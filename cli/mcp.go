@@ -39,6 +39,7 @@ Agents and files (--agent, comma-separated; default all agents found on this mac
   openclaw     ~/.openclaw/openclaw.json mcp.servers.nova (or $OPENCLAW_STATE_DIR, $OPENCLAW_CONFIG_PATH)
   hermes       ~/.hermes/config.yaml    mcp_servers.nova (or $HERMES_HOME)
   cursor       ~/.cursor/mcp.json       mcpServers.nova
+  windsurf     ~/.codeium/windsurf/mcp_config.json  mcpServers.nova
 
 Edits are textual: comments, key order, formatting and other servers stay as they
 are, and install then uninstall leaves a file byte-identical. NOVA_HOME is passed to

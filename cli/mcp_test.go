@@ -93,6 +93,16 @@ terminal:
   }
 }
 `,
+	".codeium/windsurf/mcp_config.json": `{
+  "mcpServers": {
+    "github": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-github"],
+      "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${env:GITHUB_TOKEN}"}
+    }
+  }
+}
+`,
 }
 
 // mcpAgentHome writes mcpAgentFiles under a fresh HOME and returns the
@@ -162,7 +172,7 @@ func TestMCPInstall_AllAgentsRoundTrip(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("install exited %d: %s %s", code, out, errs)
 	}
-	for _, name := range []string{"Claude Code", "Codex", "Gemini CLI", "OpenClaw", "Hermes", "Cursor"} {
+	for _, name := range []string{"Claude Code", "Codex", "Gemini CLI", "OpenClaw", "Hermes", "Cursor", "Windsurf"} {
 		if !strings.Contains(out, name) || !strings.Contains(out, "added Nova") {
 			t.Errorf("output lacks %s: %s", name, out)
 		}
@@ -192,7 +202,7 @@ func TestMCPInstall_AllAgentsRoundTrip(t *testing.T) {
 
 	// Idempotent.
 	out, _, code = mcpRun(t, env, "mcp", "install", "--command", novactl)
-	if code != ExitOK || strings.Count(out, "already installed") != 6 {
+	if code != ExitOK || strings.Count(out, "already installed") != 7 {
 		t.Fatalf("second install (%d): %s", code, out)
 	}
 	if again := mcpSnapshot(t, home); !mcpEqualMaps(again, installed) {
@@ -200,7 +210,7 @@ func TestMCPInstall_AllAgentsRoundTrip(t *testing.T) {
 	}
 
 	out, errs, code = mcpRun(t, env, "mcp", "uninstall")
-	if code != ExitOK || strings.Count(out, "removed Nova") != 6 {
+	if code != ExitOK || strings.Count(out, "removed Nova") != 7 {
 		t.Fatalf("uninstall exited %d: %s %s", code, out, errs)
 	}
 	after := mcpSnapshot(t, home)
@@ -213,7 +223,7 @@ func TestMCPInstall_AllAgentsRoundTrip(t *testing.T) {
 		t.Errorf("the install record outlived the installs: %v", err)
 	}
 	out, _, _ = mcpRun(t, env, "mcp", "uninstall")
-	if strings.Count(out, "nothing to remove") != 6 {
+	if strings.Count(out, "nothing to remove") != 7 {
 		t.Errorf("second uninstall: %s", out)
 	}
 }
@@ -334,7 +344,7 @@ func TestMCPInstall_Usage(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errs, code := mcpRun(t, env, "mcp", "install", "--command", novactl)
-	if code != ExitFailure || !strings.Contains(errs, "did not install") || strings.Count(out, "added Nova") != 5 {
+	if code != ExitFailure || !strings.Contains(errs, "did not install") || strings.Count(out, "added Nova") != 6 {
 		t.Errorf("foreign entry (%d): %s %s", code, out, errs)
 	}
 	if b, _ := os.ReadFile(p); string(b) != foreign {
@@ -676,7 +686,7 @@ func TestDoctor_AgentsMCPAndSkill(t *testing.T) {
 	for _, a := range rep.Agents.MCP {
 		states[a.Agent] = string(a.State)
 	}
-	if states["claude-code"] != "current" || states["codex"] != "stale" || states["gemini"] != "absent" || states["cursor"] != "absent" || len(states) != 6 {
+	if states["claude-code"] != "current" || states["codex"] != "stale" || states["gemini"] != "absent" || states["cursor"] != "absent" || states["windsurf"] != "absent" || len(states) != 7 {
 		t.Errorf("mcp states: %v", states)
 	}
 	if len(rep.Agents.Skills) == 0 || rep.Agents.Skills[0].Target != "claude-code" || rep.Agents.Skills[0].State != "current" {

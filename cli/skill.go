@@ -32,6 +32,7 @@ Where the skill goes (--agent, comma-separated, or all):
   openclaw     the same file as codex: OpenClaw reads ~/.agents/skills
   hermes       ~/.hermes/skills/nova-recall/SKILL.md ($HERMES_HOME/skills)
   cursor       none: Nova reaches Cursor through MCP (novactl mcp install --agent cursor)
+  windsurf     none: the same, through MCP (novactl mcp install --agent windsurf)
 Nova does not also write ~/.gemini/skills or ~/.openclaw/skills: those agents would
 then list the skill twice. A copy found there is reported as a duplicate.
 

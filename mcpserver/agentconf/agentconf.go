@@ -1,6 +1,6 @@
 // Package agentconf adds Nova's MCP server to the configuration files of
 // the agents people use (Claude Code, Codex, Gemini CLI, OpenClaw, Hermes,
-// Cursor) and removes it again, without disturbing anything else in those files.
+// Cursor, Windsurf) and removes it again, without disturbing anything else in those files.
 //
 // Edits are textual: the "nova" entry is inserted as text at one place and
 // the rest of the file (comments, key order, formatting, other servers)
@@ -74,6 +74,8 @@ var tables = map[string]struct {
 	// ~/.cursor/mcp.json; Cursor tells stdio from a remote server by
 	// command or url, so the entry needs no "type".
 	agents.Cursor: {JSON, []string{"mcpServers"}},
+	// ~/.codeium/windsurf/mcp_config.json, Claude Desktop's shape.
+	agents.Windsurf: {JSON, []string{"mcpServers"}},
 }
 
 func withTable(a agents.Agent) Agent {
