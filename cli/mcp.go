@@ -55,7 +55,9 @@ Claude Code reads in the directory it starts in. status and install (and doctor)
 name such an entry (a .mcp.json only in the current directory) when its
 command or NOVA_HOME differ, and uninstall names every one, with the command that
 removes it; Nova never edits those entries itself (Claude Code's own "claude mcp
-remove" also takes one scope at a time).`
+remove" also takes one scope at a time). Cursor likewise starts a project's own
+"nova" in .cursor/mcp.json instead: the one in the current directory is named
+the same way.`
 
 func mcpVerbs() []verb {
 	return []verb{
@@ -500,7 +502,7 @@ func runMCPStatus(inv *Invocation, args []string, deps mcpDeps) int {
 	for _, r := range out {
 		fmt.Fprintf(w, "%-12s %s: %s\n", r.Name, paths.Tilde(r.File, inv.Environ), mcpStateText(r))
 		for _, p := range r.Shadows {
-			printShadow(inv, p)
+			printShadow(inv, r.Name, p)
 		}
 	}
 	return code
@@ -529,8 +531,9 @@ func mcpStateText(r mcpStatusAgent) string {
 	return string(r.State)
 }
 
-// printShadows warns about a's per-project "nova" entries in path that
-// differ from e (Claude Code's; see agentconf.ProjectEntry).
+// printShadows warns about a's per-project "nova" entries in path, and in
+// the project file of the directory novactl runs in, that differ from e
+// (Claude Code's and Cursor's; see agentconf.ProjectEntry).
 func printShadows(inv *Invocation, a agentconf.Agent, path string, e agentconf.Entry) {
 	st, err := agentconf.Inspect(a, path, e, nil)
 	if err != nil {
@@ -541,7 +544,7 @@ func printShadows(inv *Invocation, a agentconf.Agent, path string, e agentconf.E
 		fmt.Fprintf(inv.Stdout, "%-12s warning: %v\n", "", err)
 	}
 	for _, sh := range append(st.Shadows, more...) {
-		printShadow(inv, sh)
+		printShadow(inv, a.Name, sh)
 	}
 }
 
@@ -572,18 +575,20 @@ func printProjectEntries(inv *Invocation, a agentconf.Agent, path string) {
 		if p.Scope == agentconf.ScopeProject {
 			where = p.File
 		}
-		fmt.Fprintf(inv.Stdout, "%-12s note: %s keeps its own \"nova\" server (command %s%s), which Claude Code still starts there; uninstall leaves it. Remove it: %s\n",
-			"", where, cmd, home, p.Remove)
+		fmt.Fprintf(inv.Stdout, "%-12s note: %s keeps its own \"nova\" server (command %s%s), which %s still starts there; uninstall leaves it. Remove it: %s\n",
+			"", where, cmd, home, a.Name, p.Remove)
 	}
 }
 
-func printShadow(inv *Invocation, sh agentconf.ProjectEntry) {
+// printShadow warns about sh, a "nova" entry that the agent called name
+// starts in sh's project instead of the user-level one.
+func printShadow(inv *Invocation, name string, sh agentconf.ProjectEntry) {
 	where := "project " + sh.Project
 	if sh.Scope == agentconf.ScopeProject {
 		// The file is the project's, often committed: removing the entry
 		// changes it for everyone who uses the repository.
 		where = sh.File + " (the project's own, shared with the repository)"
 	}
-	fmt.Fprintf(inv.Stdout, "%-12s warning: %s has its own \"nova\" server, which Claude Code starts there instead (%s). Remove it: %s\n",
-		"", where, strings.Join(sh.Differs, "; "), sh.Remove)
+	fmt.Fprintf(inv.Stdout, "%-12s warning: %s has its own \"nova\" server, which %s starts there instead (%s). Remove it: %s\n",
+		"", where, name, strings.Join(sh.Differs, "; "), sh.Remove)
 }

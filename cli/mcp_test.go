@@ -918,3 +918,47 @@ func TestMCPInstall_Cursor(t *testing.T) {
 		t.Errorf("~/.cursor/mcp.json outlived the uninstall: %v", err)
 	}
 }
+
+// TestMCPStatus_CursorProjectMCPJSON: Cursor starts a project's own
+// "nova" in .cursor/mcp.json instead of the user-level one: in the
+// directory novactl runs in, status, install, uninstall and doctor name
+// one that differs, as Cursor's (not Claude Code's), with how to remove
+// it, and leave the file alone.
+func TestMCPStatus_CursorProjectMCPJSON(t *testing.T) {
+	novactl := fakeNovactl(t)
+	home, env := mcpAgentHome(t)
+	novatest.DownHome(t, filepath.Join(home, "nova-home"))
+	project := filepath.Join(t.TempDir(), "my app")
+	if err := os.MkdirAll(filepath.Join(project, ".cursor"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(project, ".cursor", "mcp.json")
+	stale := `{"mcpServers": {"nova": {"command": "/usr/local/old/novactl", "args": ["mcp"]}, "other": {"command": "x"}}}`
+	if err := os.WriteFile(file, []byte(stale), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"mcp", "install", "--agent", "cursor", "--command", novactl},
+		{"mcp", "status", "--agent", "cursor", "--command", novactl},
+		{"mcp", "uninstall", "--agent", "cursor"},
+	} {
+		out, errs, code := mcpRunIn(t, project, env, args...)
+		if code != ExitOK || !strings.Contains(out, file) || !strings.Contains(out, "Cursor") || strings.Contains(out, "Claude Code") || strings.Contains(out, "claude mcp") {
+			t.Errorf("%v (%d) does not name Cursor's project entry:\n%s%s", args, code, out, errs)
+		}
+	}
+	if _, _, code := mcpRunIn(t, project, env, "mcp", "install", "--agent", "cursor", "--command", novactl); code != ExitOK {
+		t.Fatal("install")
+	}
+	out, _, _ := mcpRunIn(t, project, env, "doctor")
+	if !strings.Contains(out, file) || strings.Contains(out, "Claude Code starts") || strings.Contains(out, "claude mcp") {
+		t.Errorf("doctor does not name Cursor's project entry as Cursor's:\n%s", out)
+	}
+	if b, _ := os.ReadFile(file); string(b) != stale {
+		t.Error("the project's .cursor/mcp.json was changed")
+	}
+	// Claude Code does not read .cursor/mcp.json.
+	if out, _, _ := mcpRunIn(t, project, env, "mcp", "status", "--agent", "claude-code", "--command", novactl); strings.Contains(out, file) {
+		t.Errorf("Claude Code's status names .cursor/mcp.json:\n%s", out)
+	}
+}

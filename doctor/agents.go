@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/nova-recall/nova/agents"
@@ -86,7 +87,7 @@ func fixCommand(environ []string, home paths.Home, program, args string) string 
 func mcpCheck(environ []string, home paths.Home, e agentconf.Entry, dir string, rep *AgentsReport) (Check, bool) {
 	// An unreadable record only makes stale entries look foreign.
 	recs, _ := agentconf.LoadRecords(agentconf.RecordsFile(home))
-	var parts, stale, remove []string
+	var parts, stale, remove, starters []string
 	for _, a := range agentconf.Agents() {
 		path := a.Path(environ)
 		r := MCPAgent{Agent: a.ID, Name: a.Name, File: path}
@@ -128,6 +129,9 @@ func mcpCheck(environ []string, home paths.Home, e agentconf.Entry, dir string, 
 			}
 			parts = append(parts, fmt.Sprintf(`%s %s: its own "nova" differs (%s)`, a.Name, where, strings.Join(p.Differs, "; ")))
 			remove = append(remove, p.Remove)
+			if !slices.Contains(starters, a.Name) {
+				starters = append(starters, a.Name)
+			}
 		}
 	}
 	if len(parts) == 0 {
@@ -145,7 +149,11 @@ func mcpCheck(environ []string, home paths.Home, e agentconf.Entry, dir string, 
 		advice = append(advice, fixCommand(environ, home, shellword.Quote(e.Command), "mcp install --agent "+strings.Join(stale, ","))+" updates the stale entries")
 	}
 	if len(remove) > 0 {
-		advice = append(advice, "in those projects Claude Code starts their own entry; remove it: "+strings.Join(remove, "; "))
+		verb := " starts"
+		if len(starters) > 1 {
+			verb = " start"
+		}
+		advice = append(advice, "in those projects "+strings.Join(starters, " and ")+verb+" their own entry; remove it: "+strings.Join(remove, "; "))
 	}
 	return degraded("mcp", "MCP server in agents", CodeMCPStale, msg, strings.Join(advice, "; ")), true
 }

@@ -59,8 +59,9 @@ type Status struct {
 // they are the person's (see RemoveHint).
 //
 // Claude Code also reads a project's own .mcp.json (the scope it calls
-// project, shared with whoever clones the repository): InspectDir reports
-// a "nova" entry there as a ProjectEntry of that scope.
+// project, shared with whoever clones the repository), and Cursor its
+// .cursor/mcp.json: InspectDir reports a "nova" entry there as a
+// ProjectEntry of that scope.
 type ProjectEntry struct {
 	// Project is the project's absolute path, as Claude Code keys it.
 	Project string `json:"project"`
@@ -141,17 +142,28 @@ func Inspect(a Agent, path string, e Entry, rec *Record) (Status, error) {
 	return st, nil
 }
 
-// InspectDir reports a "nova" entry in the .mcp.json of dir, the
-// directory novactl runs in, that differs from e: Claude Code, started
-// there, runs it instead of the user-level entry. It returns nil for
-// another agent than Claude Code, for "" (no directory known), and when
-// there is no such file or entry. It never writes: the file is the
-// project's, often committed, so only the person removes the entry.
+// projectFiles are the files, in a project's directory, that list the
+// project's own MCP servers, which an agent started there runs instead of
+// its user-level ones of the same name: Claude Code's .mcp.json, Cursor's
+// .cursor/mcp.json.
+var projectFiles = map[string]string{
+	agents.ClaudeCode: ProjectMCPFile,
+	agents.Cursor:     filepath.Join(".cursor", "mcp.json"),
+}
+
+// InspectDir reports a "nova" entry in the project file of dir (see
+// projectFiles), the directory novactl runs in, that differs from e:
+// the agent, started there, runs it instead of the user-level entry. It
+// returns nil for an agent without project files, for "" (no directory
+// known), and when there is no such file or entry. It never writes: the
+// file is the project's, often committed, so only the person removes the
+// entry.
 func InspectDir(a Agent, dir string, e Entry) ([]ProjectEntry, error) {
-	if a.ID != agents.ClaudeCode || dir == "" {
+	rel, ok := projectFiles[a.ID]
+	if !ok || dir == "" {
 		return nil, nil
 	}
-	path := filepath.Join(dir, ProjectMCPFile)
+	path := filepath.Join(dir, rel)
 	src, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -168,6 +180,10 @@ func InspectDir(a Agent, dir string, e Entry) ([]ProjectEntry, error) {
 	}
 	p := ProjectEntry{Project: dir, Scope: ScopeProject, File: path, Command: entryCommand(v), NovaHome: entryNovaHome(v), Differs: e.differs(v)}
 	p.Remove = p.RemoveHint()
+	if a.ID != agents.ClaudeCode {
+		// Cursor has no command that removes a server: the file is edited.
+		p.Remove = fmt.Sprintf("delete mcpServers.%s from %s", ServerName, shellword.Quote(path))
+	}
 	return []ProjectEntry{p}, nil
 }
 
