@@ -21,6 +21,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
 )
 
 // Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl, and
@@ -61,6 +62,14 @@ import (
 // summaries. Codex writes each utterance twice (a response_item and an
 // event_msg); the second copy is dropped. A line shape the reader does not
 // know is reported once per file.
+//
+// The turns the user takes back (Esc-Esc backtrack, editing an earlier
+// prompt, the app's undo) are no longer part of the conversation: Codex
+// appends a thread_rolled_back event, and the records of the lines it
+// takes back are not read (see rollback). A read looks ahead for those
+// events before it reads (see lookAhead), so nothing it takes back is
+// ever emitted; one that takes back lines an earlier read gave makes the
+// read on from the cursor ErrFileChanged, and the file is read whole.
 
 // codexLine is the envelope of every rollout line.
 type codexLine struct {
@@ -196,7 +205,7 @@ var (
 		"ghost_snapshot", "additional_tools", "agent_message", "other")
 	codexQuietEvents = setOf("agent_reasoning", "agent_reasoning_raw_content", "agent_reasoning_section_break",
 		"token_count", "task_started", "task_complete", "turn_started", "turn_complete", "turn_aborted",
-		"context_compacted", "thread_rolled_back", "patch_apply_begin", "patch_apply_end", "exec_command_begin", "exec_command_end",
+		"context_compacted", "patch_apply_begin", "patch_apply_end", "exec_command_begin", "exec_command_end",
 		"mcp_tool_call_begin", "mcp_tool_call_end", "web_search_begin", "web_search_end",
 		"image_generation_begin", "image_generation_end", "view_image_tool_call", "item_started", "item_completed",
 		"plan_update", "turn_diff", "error", "stream_error", "warning", "background_event", "guardian_assessment",
@@ -210,7 +219,7 @@ var (
 	// is reported.
 	codexReadItems  = setOf("message", "function_call", "custom_tool_call", "local_shell_call", "web_search_call")
 	codexReadEvents = setOf("user_message", "injected_message", "agent_message", "entered_review_mode",
-		"exited_review_mode", "thread_goal_updated", "thread_name_updated")
+		"exited_review_mode", "thread_goal_updated", "thread_name_updated", "thread_rolled_back")
 )
 
 func setOf(items ...string) map[string]bool {
@@ -286,7 +295,29 @@ type codexState struct {
 	// Codex writes the goal again at every change of its status and
 	// usage.
 	Goal string `json:"goal,omitempty"`
+	// Turns are the lines the turns of the conversation start at, as a
+	// rollback counts them (see codexTurnBoundary), the last codexTurnWindow
+	// of them; TurnsForgot is set once older ones were let go.
+	Turns       []int `json:"turns,omitempty"`
+	TurnsForgot bool  `json:"turnsForgot,omitempty"`
+	// Ahead are the lines that rollbacks not read yet take back, found by
+	// looking ahead (see lookAhead), and Scanned the offset up to which
+	// the file was looked through for rollbacks.
+	Ahead   []codexSpan `json:"ahead,omitempty"`
+	Scanned int64       `json:"scanned,omitempty"`
 }
+
+// codexSpan is the lines a rollback takes back: from From to To, the
+// line of the rollback itself.
+type codexSpan struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+// codexTurnWindow bounds the turn starts a rollout's cursor remembers:
+// a rollback of more turns than that, read on from a cursor, has the
+// file read whole.
+const codexTurnWindow = 1024
 
 // codexAsked is one request_user_input call: its call id and its
 // questions (id and text), in the order they were asked.
@@ -316,6 +347,10 @@ type codexHandler struct {
 	// copyLines are the lines of st.CopyOf's rollout (see
 	// codexThreadLines); nil until looked up.
 	copyLines map[uint64]bool
+	// dry is set on a handler that looks ahead (see lookAhead): it emits
+	// nothing, and found are the spans its rollbacks take back.
+	dry   bool
+	found []codexSpan
 }
 
 func newCodexHandler(fc *fileCtx, state json.RawMessage) (*codexHandler, error) {
@@ -329,7 +364,13 @@ func newCodexHandler(fc *fileCtx, state json.RawMessage) (*codexHandler, error) 
 	return h, nil
 }
 
-func (h *codexHandler) state() (json.RawMessage, error) { return json.Marshal(h.st) }
+func (h *codexHandler) state() (json.RawMessage, error) {
+	st := h.st
+	if len(st.Turns) > codexTurnWindow {
+		st.Turns, st.TurnsForgot = st.Turns[len(st.Turns)-codexTurnWindow:], true
+	}
+	return json.Marshal(st)
+}
 
 // readCodexZst reads a compressed rollout whole, unless the plain rollout
 // it was made from is still there: Codex may compress a rollout while
@@ -354,8 +395,124 @@ func readCodexZst(fc *fileCtx) error {
 	if err != nil {
 		return err
 	}
+	err = h.lookAhead(func() (io.ReadCloser, error) {
+		f, err := os.Open(fc.path)
+		if err != nil {
+			return nil, fmt.Errorf("open rollout: %w", err)
+		}
+		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("zstd rollout: %w", err)
+		}
+		return zstdStream{zstdErrors{zr}, zr, f}, nil
+	}, Cursor{}, true)
+	if err != nil {
+		return err
+	}
 	_, _, err = readLines(fc, zstdErrors{zr}, h, Cursor{}, true, 0, nil)
 	return err
+}
+
+// zstdStream is a decompressed rollout to read once and close.
+type zstdStream struct {
+	io.Reader
+	zr *zstd.Decoder
+	f  *os.File
+}
+
+func (z zstdStream) Close() error {
+	z.zr.Close()
+	return z.f.Close()
+}
+
+// codexRollbackMark is the type of a rollback event as a rollout line
+// writes it: a JSON string of its own, which a text that quotes it (its
+// quotes escaped) does not hold.
+var codexRollbackMark = []byte(`"thread_rolled_back"`)
+
+// lookAhead learns, before a read from the cursor from, what the
+// rollbacks after it take back (st.Ahead), so that the read never emits
+// those lines' records: the bytes from it to the end of what is written
+// are looked through for a rollback (those up to st.Scanned were, by an
+// earlier read), and when there is one they are read without emitting
+// anything. A rollback that takes back lines up to the cursor, read
+// before, is ErrFileChanged: the file is to be read whole. open returns
+// the bytes from from.Offset on; whole is readLines'.
+func (h *codexHandler) lookAhead(open func() (io.ReadCloser, error), from Cursor, whole bool) error {
+	r, err := open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	skip := max(h.st.Scanned-from.Offset, 0)
+	if _, err := io.CopyN(io.Discard, r, skip); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("look for rollbacks: %w", err)
+	}
+	found, lines, err := scanMark(r, codexRollbackMark)
+	if err != nil {
+		return fmt.Errorf("look for rollbacks: %w", err)
+	}
+	if !found {
+		h.st.Scanned = from.Offset + skip + lines
+		return nil
+	}
+	quiet := *h.fc
+	quiet.sink = Sink{Record: func(memory.Record) error { return nil }, Problem: func(Problem) {}}
+	dry, err := newCodexHandler(&quiet, from.State)
+	if err != nil {
+		return err
+	}
+	dry.dry, dry.copyLines = true, h.copyLines
+	again, err := open()
+	if err != nil {
+		return err
+	}
+	defer again.Close()
+	end, _, err := readLines(&quiet, again, dry, from, whole, 0, nil)
+	if err != nil {
+		return fmt.Errorf("look for rollbacks: %w", err)
+	}
+	for _, span := range dry.found {
+		if span.From <= from.Line {
+			return fmt.Errorf("%w: a rollback at line %d takes back lines read before", ErrFileChanged, span.To)
+		}
+		if !slices.Contains(h.st.Ahead, span) {
+			h.st.Ahead = append(h.st.Ahead, span)
+		}
+	}
+	h.st.Scanned = end.Offset
+	return nil
+}
+
+// scanMark reports whether r holds mark and, when it does not, how many
+// of its bytes come before the end of its last line ending: a mark on a
+// line still being written is looked for again once it is whole.
+func scanMark(r io.Reader, mark []byte) (found bool, lines int64, err error) {
+	buf := make([]byte, 256<<10)
+	var read int64 // bytes of r read before buf[keep:]
+	keep := 0      // the end of the chunk before, where a mark may start
+	for {
+		n, err := r.Read(buf[keep:])
+		if n > 0 {
+			chunk := buf[:keep+n]
+			if bytes.Contains(chunk, mark) {
+				return true, 0, nil
+			}
+			if i := bytes.LastIndexByte(chunk[keep:], '\n'); i >= 0 {
+				lines = read + int64(i) + 1
+			}
+			read += int64(n)
+			keep = min(len(mark)-1, len(chunk))
+			copy(buf, chunk[len(chunk)-keep:])
+		}
+		if errors.Is(err, io.EOF) {
+			return false, lines, nil
+		}
+		if err != nil {
+			return false, 0, err
+		}
+	}
 }
 
 // PlainRollout returns the plain rollout (rollout-*.jsonl) that the file
@@ -458,6 +615,9 @@ func (h *codexHandler) line(n int, data []byte) error {
 	}
 	if item == "response_item" && head.Type == "function_call_output" && len(h.st.Asked) > 0 {
 		return h.toolOutput(n, payload)
+	}
+	if item == "response_item" && head.Type == "agent_message" {
+		h.turn(n) // another agent's message: not read, but a turn
 	}
 	if (item == "response_item" && codexQuietItems[head.Type]) || (item == "event_msg" && codexQuietEvents[head.Type]) {
 		return nil
@@ -726,6 +886,9 @@ func (h *codexHandler) responseItem(n int, p *codexPayload, inherited bool) erro
 			h.st.Reported.report(h.fc, n, "message role "+strconv.Quote(p.Role))
 			return nil
 		}
+		if codexTurnBoundary(p) {
+			h.turn(n)
+		}
 		text, parts, ok := h.content(n, p.Role, p.Content)
 		if !ok {
 			return nil
@@ -930,8 +1093,110 @@ func (h *codexHandler) event(n int, p *codexPayload, payload json.RawMessage) er
 		if t := stateText(p.ThreadName); t != "" {
 			h.st.Title = t
 		}
+	case "thread_rolled_back":
+		return h.rollback(n, payload)
 	}
 	return nil
+}
+
+// codexTurnBoundary reports whether a response item starts a turn, as
+// Codex counts the turns a rollback takes back (codex-rs context
+// manager, is_user_turn_boundary): a user message that is not context the
+// runtime injected (codexScaffolding, the summary of a compaction
+// included), or a message from another agent (an agent_message item). A
+// turn the user interrupted before any answer is a turn all the same.
+func codexTurnBoundary(p *codexPayload) bool {
+	if p.Type == "agent_message" {
+		return true
+	}
+	if p.Type != "message" || p.Role != "user" {
+		return false
+	}
+	var s string
+	if json.Unmarshal(p.Content, &s) == nil {
+		return !codexIsScaffolding(s)
+	}
+	var items []codexContentItem
+	if json.Unmarshal(p.Content, &items) != nil {
+		return false
+	}
+	for _, c := range items {
+		switch c.Type {
+		case "input_text", "output_text", "text":
+			if codexIsScaffolding(c.Text) {
+				return false
+			}
+		}
+	}
+	return len(items) > 0
+}
+
+// turn notes that a turn starts at line n.
+func (h *codexHandler) turn(n int) { h.st.Turns = append(h.st.Turns, n) }
+
+// rollback reads a thread_rolled_back event at line n: the user took
+// back the last num_turns turns (all of them when there are fewer, what
+// came before the first staying), counted back from the turns still in
+// the conversation, so that repeated rollbacks add up. Newer builds also
+// say where what they take back starts (rollback_start_index, the
+// 0-based index of the rollout's line), which is then taken as it is.
+// The lines from there to the rollback give no record: a look ahead
+// found them before they were read (see lookAhead); a rollback it did
+// not find, of lines read already, is ErrFileChanged.
+//
+// The turns are those of this rollout's own lines: a fork's or a
+// sub-agent's copy of its parent's history gave no record here, so a
+// rollback of more turns than its own takes back all of its own.
+func (h *codexHandler) rollback(n int, payload json.RawMessage) error {
+	var r struct {
+		NumTurns uint64 `json:"num_turns"`
+		Start    *int64 `json:"rollback_start_index"`
+	}
+	if !h.payload(n, payload, "thread_rolled_back", &r) {
+		return nil
+	}
+	// The turn that was going on is over: its tool calls are no
+	// answer's.
+	h.st.Pending, h.st.ReviewKept = pendingTools{}, false
+	var from int
+	turns := h.st.Turns
+	switch {
+	case r.Start != nil && *r.Start >= 0 && *r.Start+1 < int64(n):
+		from = int(*r.Start) + 1
+		keep := len(turns)
+		for keep > 0 && turns[keep-1] >= from {
+			keep--
+		}
+		h.st.Turns = turns[:keep]
+	case r.NumTurns == 0:
+		return nil
+	case r.NumTurns < uint64(len(turns)):
+		from = turns[len(turns)-int(r.NumTurns)]
+		h.st.Turns = turns[:len(turns)-int(r.NumTurns)]
+	case h.st.TurnsForgot:
+		// Turns before the ones remembered: they start before any line
+		// this read knows of.
+		from, h.st.Turns = 0, nil
+	case len(turns) == 0:
+		return nil // no turn to take back
+	default:
+		from, h.st.Turns = turns[0], nil
+	}
+	span := codexSpan{From: from, To: n}
+	if h.dry {
+		h.found = append(h.found, span)
+		return nil
+	}
+	if !slices.Contains(h.st.Ahead, span) {
+		return fmt.Errorf("%w: the rollback at line %d takes back lines read before it was found", ErrFileChanged, n)
+	}
+	h.st.Ahead = slices.DeleteFunc(h.st.Ahead, func(s codexSpan) bool { return s.To <= n })
+	return nil
+}
+
+// rolledBack reports whether a rollback after it takes line n back.
+func (h *codexHandler) rolledBack(n int) bool {
+	return slices.ContainsFunc(h.st.Ahead, func(s codexSpan) bool { return s.From <= n && n < s.To })
 }
 
 // reviewRequest keeps the user's /review (entered_review_mode) as a
@@ -1072,7 +1337,11 @@ func (h *codexHandler) goal(n int, payload json.RawMessage) error {
 		return nil
 	}
 	h.st.Goal = key
-	return h.record(n, "user", objective)
+	if h.dry {
+		return nil
+	}
+	// The goal is the thread's, not a turn's: a rollback leaves it.
+	return h.put(n, "user", objective)
 }
 
 // compacted keeps the summary Codex wrote when it compacted the session.
@@ -1087,10 +1356,30 @@ func (h *codexHandler) compacted(n int, payload json.RawMessage) error {
 	if !h.payload(n, payload, "compacted", &c) {
 		return nil
 	}
+	if len(c.ReplacementHistory) > 0 {
+		h.compactTurns(c.ReplacementHistory)
+	}
 	if strings.TrimSpace(c.Message) == "" {
 		return nil
 	}
 	return h.emit(n, "assistant", c.Message)
+}
+
+// compactTurns keeps the turns a compaction kept: the history that
+// replaces the conversation holds the last prompts (those that fit), so
+// a rollback after it counts back over those only, and one of more
+// takes back all of them, not the turns the compaction let go.
+func (h *codexHandler) compactTurns(history []json.RawMessage) {
+	kept := 0
+	for _, raw := range history {
+		var p codexPayload
+		if json.Unmarshal(raw, &p) == nil && codexTurnBoundary(&p) {
+			kept++
+		}
+	}
+	if kept <= len(h.st.Turns) {
+		h.st.Turns, h.st.TurnsForgot = h.st.Turns[len(h.st.Turns)-kept:], false
+	}
 }
 
 // asked remembers the questions of a request_user_input call, for the
@@ -1263,16 +1552,26 @@ func (h *codexHandler) realtime(n int, payload json.RawMessage) error {
 // for runtime scaffolding, and only the request when the IDE extension
 // wrapped it in editor context.
 func codexUserText(text string) string {
-	trimmed := strings.TrimSpace(text)
-	for _, prefix := range codexScaffolding {
-		if len(trimmed) >= len(prefix) && strings.EqualFold(trimmed[:len(prefix)], prefix) {
-			return ""
-		}
+	if codexIsScaffolding(text) {
+		return ""
 	}
+	trimmed := strings.TrimSpace(text)
 	if i := strings.LastIndex(trimmed, codexIDERequest); i >= 0 {
 		trimmed = strings.TrimSpace(trimmed[i+len(codexIDERequest):])
 	}
 	return trimmed
+}
+
+// codexIsScaffolding reports whether a user-role text is runtime
+// scaffolding (codexScaffolding), not the user speaking.
+func codexIsScaffolding(text string) bool {
+	trimmed := strings.TrimSpace(text)
+	for _, prefix := range codexScaffolding {
+		if len(trimmed) >= len(prefix) && strings.EqualFold(trimmed[:len(prefix)], prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // keep emits one utterance unless it is the second copy of one already
@@ -1340,8 +1639,17 @@ func (h *codexHandler) emit(n int, role, text string) error {
 	return h.record(n, role, text)
 }
 
-// record makes the record of line n, leaving pending tool calls alone.
+// record makes the record of line n, leaving pending tool calls alone;
+// none when a rollback takes the line back, or when looking ahead.
 func (h *codexHandler) record(n int, role, text string) error {
+	if h.dry || h.rolledBack(n) {
+		return nil
+	}
+	return h.put(n, role, text)
+}
+
+// put makes the record of line n.
+func (h *codexHandler) put(n int, role, text string) error {
 	_, t, _ := parseDate(h.st.LastTime, h.fc.loc)
 	m := message{role: role, text: text, title: h.st.Title, time: t, cwd: h.st.Cwd, line: n}
 	session := h.st.Session

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -170,6 +171,14 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 	if err != nil {
 		return from, false, fmt.Errorf("%w: cursor state: %v", ErrFileChanged, err)
 	}
+	if l, ok := h.(looker); ok {
+		err := l.lookAhead(func() (io.ReadCloser, error) {
+			return io.NopCloser(io.NewSectionReader(file, from.Offset, math.MaxInt64-from.Offset)), nil
+		}, from, false)
+		if err != nil {
+			return from, false, err
+		}
+	}
 	fin, holds := h.(finisher)
 	if holds {
 		limit = 0 // its records wait for its last line: one piece
@@ -286,6 +295,16 @@ func newLineHandler(fc *fileCtx, state json.RawMessage) (lineHandler, error) {
 // a file is read in one piece.
 type finisher interface {
 	finish() error
+}
+
+// looker is a lineHandler whose later lines can take back records
+// earlier ones gave (a Codex rollback): lookAhead, before a read from a
+// cursor, reads on to the end of what is written without emitting, so
+// that the read emits nothing taken back; it returns ErrFileChanged when
+// what is taken back was read before the cursor. open returns the bytes
+// from the cursor on; whole is readLines'.
+type looker interface {
+	lookAhead(open func() (io.ReadCloser, error), from Cursor, whole bool) error
 }
 
 // ender is a lineHandler whose last record waits for a line that ends
