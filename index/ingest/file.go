@@ -119,6 +119,7 @@ package ingest
 // user's words; a Codex web search names its queries and pages; Claude
 // Code's agent-team messages are the assistant's, without their
 // envelope; its MCP, webhook and fork notices are dropped; its
-// prompt-suggestion agent is not read. A markdown source skips macOS's
+// prompt-suggestion agent is not read; the Codex turns a user rolled back
+// (thread_rolled_back) are not read. A markdown source skips macOS's
 // AppleDouble files (._note.md) and Emacs' lock links (.#note.md).
 const Version = "ingest-v17"
