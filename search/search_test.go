@@ -42,7 +42,15 @@ func snapshot(t testing.TB) *search.Snapshot {
 			return
 		}
 		fixture.home = dir
-		src, _ := filepath.Abs("testdata/memory")
+		// The memory is read from a copy in the temporary home: a source
+		// file's path is searchable text, and the checkout's (a clone
+		// in ~/code/rollback) moved the scores of queries naming its
+		// words.
+		src := filepath.Join(dir, "memory")
+		if err := os.CopyFS(src, os.DirFS("testdata/memory")); err != nil {
+			fixture.err = err
+			return
+		}
 		cfg := config.Defaults()
 		cfg.Home = paths.Home{Root: dir}
 		cfg.Sources = []config.Source{{Name: "mem", Kind: config.KindJSONL, Path: src}}
