@@ -2,14 +2,15 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dustin/go-humanize"
@@ -79,8 +80,9 @@ exit status.
 
 Exit status: 0 on success; 1 on failure, and for status when novad or the
 watcher is not running under the service manager, waits for a valid
-config.yaml, or (novad) stands by for another novad; 2 for a bad command
-line.`
+config.yaml, or (novad) stands by for another novad or waits for a port
+another program holds (another user's novad on this Mac, say); 2 for a
+bad command line.`
 
 // serviceDeps are the process facts novactl service depends on, injected
 // so tests never touch the real launchd, systemd or ~/Library.
@@ -623,22 +625,29 @@ func standbyNote(pid int, home string) string {
 	return fmt.Sprintf("standing by: novad pid %d serves NOVA_HOME %s, and this one serves when it stops", pid, home)
 }
 
-// homeServer returns the pid of the novad that serves home (it holds
-// home's novad lock and recorded its pid there), or 0. It only reads.
-func homeServer(home string) int {
+// homeHolder returns what home's novad lock says about the novad that
+// holds it, and whether one does. It only reads.
+func homeHolder(home string) (lockfile.Holder, bool) {
 	lock := paths.Home{Root: home}.DaemonLock()
 	if !lockfile.Held(lock) {
-		return 0
+		return lockfile.Holder{}, false
 	}
-	b, err := os.ReadFile(lock)
-	if err != nil {
-		return 0
+	return lockfile.ReadHolder(lock), true
+}
+
+// portsNote is what status says about a novad (pid) that holds home but
+// has not bound its ports (lockfile.Starting): another program, or
+// another home's novad (another user's on this Mac, where two novads with
+// the default ports meet), holds one, and novad waits for it (daemon,
+// Server.bind), serving nothing meanwhile. user is the user's home, for
+// reading home's config.yaml as the job does.
+func portsNote(pid int, home, user string) string {
+	ports := "its ports"
+	if cfg, err := config.Load([]string{"HOME=" + user, paths.EnvHome + "=" + home}); err == nil {
+		host := config.BindHost(cfg.Server.Host)
+		ports = fmt.Sprintf("its ports %s and %s", net.JoinHostPort(host, strconv.Itoa(cfg.Server.Port)), net.JoinHostPort(host, strconv.Itoa(cfg.Facade.Port)))
 	}
-	var h lockfile.Holder
-	if json.Unmarshal(b, &h) != nil {
-		return 0
-	}
-	return h.PID
+	return fmt.Sprintf("novad pid %d holds NOVA_HOME %s but has not bound %s: another program or another home's novad (another user's on this Mac, say) holds one, and it serves nothing until that is free (novactl doctor says which); or give this home other ports (server.port and facade.port in config.yaml) and run novactl service restart", pid, home, ports)
 }
 
 // largeLog is the size from which status suggests clearing a launchd log:

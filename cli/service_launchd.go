@@ -90,15 +90,22 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 	def := inspectDefinition(b.job, st.PlistPath, b.a.Job.NovaHome, macos.InstalledNovaHome, macos.InstalledCommand)
 	waiting := st.Running() && def.waiting
 	// A novad that runs but does not hold its home's lock stands by for
-	// the novad that does (daemon: WaitForHome).
-	standby := ""
+	// the novad that does (daemon: WaitForHome); one that holds it but
+	// is still starting waits for its ports. Either way the job serves
+	// nothing.
+	standby, ports := "", ""
 	if b.job == configwait.JobNovad && st.Running() && st.Print.PID > 0 {
-		if pid := homeServer(def.home); pid > 0 && pid != st.Print.PID {
-			standby = standbyNote(pid, def.home)
-			ds.StandingBy = pid
+		if h, ok := homeHolder(def.home); ok {
+			switch {
+			case h.IsStarting():
+				ports = portsNote(h.PID, def.home, b.a.Home)
+			case h.PID > 0 && h.PID != st.Print.PID:
+				standby = standbyNote(h.PID, def.home)
+				ds.StandingBy = h.PID
+			}
 		}
 	}
-	if waiting || standby != "" {
+	if waiting || standby != "" || ports != "" {
 		ds.Running = false
 	}
 	var why []string
@@ -106,6 +113,8 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 		why = append(why, missingNote(def.missing))
 	}
 	switch {
+	case ports != "":
+		why = append(why, ports)
 	case standby != "":
 		why = append(why, standby)
 	case waiting:
@@ -134,6 +143,9 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 		}
 		if standby != "" {
 			state += ", " + standby
+		}
+		if ports != "" {
+			state += ", " + ports
 		}
 	}
 	lines := []string{

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nova-recall/nova/doctor"
 	"github.com/nova-recall/nova/packaging"
+	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/packaging/systemd"
 )
 
@@ -88,12 +89,23 @@ func (b *systemdBackend) status(context.Context) (any, doctor.ServiceStatus, []s
 	}
 	def := inspectDefinition(b.job, st.UnitPath, b.m.Unit.NovaHome, systemd.InstalledNovaHome, systemd.InstalledCommand)
 	waiting := st.Running() && def.waiting
+	// systemd does not say which pid the unit runs, but a novad that
+	// holds the home while still starting waits for its ports, so the
+	// home is not served, whichever novad that is.
+	ports := ""
+	if h, ok := homeHolder(def.home); ok && b.job == configwait.JobNovad && st.Running() && h.IsStarting() {
+		ports = portsNote(h.PID, def.home, b.m.Home)
+	}
 	state := st.State
 	switch {
 	case waiting:
 		ds.Running = false
 		ds.Detail = "(" + waitingNote + ")"
 		state += ", " + waitingNote
+	case ports != "":
+		ds.Running = false
+		ds.Detail = "(" + ports + ")"
+		state += ", " + ports
 	case st.Installed && !st.Running():
 		ds.Detail = "(" + st.State
 		if st.Detail != "" {

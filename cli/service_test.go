@@ -1426,3 +1426,75 @@ func TestService_StopPointsAtHomebrew(t *testing.T) {
 		})
 	}
 }
+
+// pidLaunchd is memLaunchd whose running jobs have this process's pid, so
+// a lock this test takes is the job's own.
+type pidLaunchd struct{ *memLaunchd }
+
+func (p pidLaunchd) Print(ctx context.Context, target string) (string, error) {
+	out, err := p.memLaunchd.Print(ctx, target)
+	return strings.Replace(out, "pid = 77", fmt.Sprintf("pid = %d", os.Getpid()), 1), err
+}
+
+// TestService_StatusSaysNovadWaitsForItsPorts: a second user on the same
+// Mac (or another program) holds the ports this home's config.yaml names,
+// so the job's novad holds its home but waits for the ports and serves
+// nothing. status must not call that running.
+func TestService_StatusSaysNovadWaitsForItsPorts(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			ctx := context.Background()
+			h := newServiceHome(t)
+			h.writeConfig(t, "server:\n  port: 41001\nfacade:\n  port: 41002\n")
+			var deps serviceDeps
+			if goos == "darwin" {
+				deps = h.deps(goos, pidLaunchd{&memLaunchd{loaded: map[string]bool{}}}, refuseController(t))
+			} else {
+				dir := filepath.Join(h.home, ".config/systemd/user")
+				sys, watchSys := &systemdtest.System{OS: systemd.Platform}, &systemdtest.System{OS: systemd.Platform}
+				deps = h.deps(goos, refuseLaunchctl{t}, func(cfg *service.Config) (systemd.Controller, error) {
+					if cfg.Name == packaging.WatchServiceName {
+						return watchSys.Controller(cfg, filepath.Join(dir, "dev.nova.watch.service")), nil
+					}
+					return sys.Controller(cfg, filepath.Join(dir, "dev.nova.novad.service")), nil
+				})
+			}
+			if code, out, errOut := runServiceCLI(ctx, h.environ, deps, "install"); code != ExitOK {
+				t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+			}
+			// The job's novad holds its home, recorded as starting: it
+			// has not bound its ports.
+			home := paths.Home{Root: filepath.Join(h.home, ".nova")}
+			if err := paths.MkdirPrivate(home.StateDir()); err != nil {
+				t.Fatal(err)
+			}
+			l, err := lockfile.Acquire(home.DaemonLock(), paths.FileMode, lockfile.Starting, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Release()
+			code, out, errOut := runServiceCLI(ctx, h.environ, deps, "status")
+			if code != ExitFailure || !strings.Contains(out, "has not bound its ports") ||
+				!strings.Contains(out, "127.0.0.1:41001") || !strings.Contains(out, "127.0.0.1:41002") ||
+				!strings.Contains(out, "another user's") || strings.Contains(out, "standing by") {
+				t.Errorf("status while novad waits for its ports: exit %d\n%s\n%s", code, out, errOut)
+			}
+			_, js, _ := runServiceCLI(ctx, h.environ, deps, "status", "--json")
+			var st struct {
+				Summary doctor.ServiceStatus `json:"summary"`
+			}
+			if err := json.Unmarshal([]byte(js), &st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Summary.Running || !strings.Contains(st.Summary.Detail, "has not bound its ports") {
+				t.Errorf("status --json: %+v", st.Summary)
+			}
+
+			// Once it serves, it runs.
+			l.Record("serve", time.Now())
+			if code, out, errOut := runServiceCLI(ctx, h.environ, deps, "status"); code != ExitOK || strings.Contains(out, "ports") {
+				t.Errorf("status of a serving novad: exit %d\n%s\n%s", code, out, errOut)
+			}
+		})
+	}
+}
