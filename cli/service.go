@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dustin/go-humanize"
 	"github.com/kardianos/service"
@@ -99,6 +100,9 @@ type serviceDeps struct {
 	// detect names the service manager kardianos/service detects on
 	// Linux; nil means service.Platform.
 	detect func() string
+	// dial connects to a loopback address, to learn whether another
+	// program holds a port of the home; nil means a net.Dialer.
+	dial func(ctx context.Context, addr string) (net.Conn, error)
 }
 
 func defaultServiceDeps() serviceDeps {
@@ -176,12 +180,14 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 		if op != "install" {
 			served, _, _ = installedNovaHome(inv, deps.goos)
 		}
-		note, err := checkServiceConfig(inv, served)
+		cfg, note, err := checkServiceConfig(inv, served)
 		if err != nil {
 			return fail(err)
 		}
-		if note != "" {
-			fmt.Fprintf(inv.Stderr, "novactl service %s: note: %s\n", op, note)
+		for _, n := range []string{note, portsTaken(ctx, cfg, deps.dial)} {
+			if n != "" {
+				fmt.Fprintf(inv.Stderr, "novactl service %s: note: %s\n", op, n)
+			}
 		}
 	}
 	jobs := []serviceJob{novadJob(""), watcherJob("")}
@@ -344,7 +350,8 @@ func findNovactl(environ []string, self mcpDeps) (string, error) {
 // alone of this shell's NOVA_ variables, since the job carries no other,
 // and with NOVA_HOME set to served when that is not "": the home an
 // installed definition gives its job, which need not be this shell's.
-func checkServiceConfig(inv *Invocation, served string) (note string, err error) {
+// It returns the configuration it read.
+func checkServiceConfig(inv *Invocation, served string) (cfg config.Config, note string, err error) {
 	env, dropped := serviceEnviron(inv.Environ)
 	if served != "" {
 		env = append(env, paths.EnvHome+"="+served)
@@ -357,7 +364,7 @@ func checkServiceConfig(inv *Invocation, served string) (note string, err error)
 			check = paths.EnvHome + "=" + shellword.Quote(h.Root) + " " + check
 		}
 	}
-	_, err = config.Load(env)
+	cfg, err = config.Load(env)
 	unseen := ""
 	if len(dropped) > 0 {
 		unseen = fmt.Sprintf(" (the service does not get this shell's %s: put the setting in config.yaml)", strings.Join(dropped, ", "))
@@ -365,15 +372,54 @@ func checkServiceConfig(inv *Invocation, served string) (note string, err error)
 	var nl *config.NonLoopbackError
 	switch {
 	case errors.As(err, &nl):
-		return "", fmt.Errorf("refusing: server.host %q in %s is not loopback (rag-server-non-loopback), and novad would refuse to start; set it to 127.0.0.1%s", nl.Host, file, unseen)
+		return cfg, "", fmt.Errorf("refusing: server.host %q in %s is not loopback (rag-server-non-loopback), and novad would refuse to start; set it to 127.0.0.1%s", nl.Host, file, unseen)
 	case err != nil:
-		return "", fmt.Errorf("refusing: the configuration is invalid (%s), and novad would refuse to start%s (%s lists every field):\n%s", file, unseen, check, indent(err.Error()))
+		return cfg, "", fmt.Errorf("refusing: the configuration is invalid (%s), and novad would refuse to start%s (%s lists every field):\n%s", file, unseen, check, indent(err.Error()))
 	case len(dropped) > 0:
 		// The service is valid without them, but runs otherwise than this
 		// shell would (other ports, another embedder).
-		return fmt.Sprintf("the service does not get this shell's %s; it runs with config.yaml's settings (put them there to keep them)", strings.Join(dropped, ", ")), nil
+		return cfg, fmt.Sprintf("the service does not get this shell's %s; it runs with config.yaml's settings (put them there to keep them)", strings.Join(dropped, ", ")), nil
 	}
-	return "", nil
+	return cfg, "", nil
+}
+
+// portsTaken is a note when a port of cfg is held by another program, or
+// by another home's novad (another user's on this Mac, where two novads
+// with the default ports meet): the job's novad would start and then wait
+// for the port, serving nothing. The jobs are still registered, since
+// novad serves as soon as the port is free. A novad that serves cfg's home
+// holds its ports itself, and is not asked about.
+func portsTaken(ctx context.Context, cfg config.Config, dial func(ctx context.Context, addr string) (net.Conn, error)) string {
+	if cfg.Home.Root == "" {
+		return ""
+	}
+	if dial == nil {
+		dial = func(ctx context.Context, addr string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+		}
+	}
+	if h, ok := homeHolder(cfg.Home.Root); ok && !h.IsStarting() {
+		return ""
+	}
+	host := config.BindHost(cfg.Server.Host)
+	var taken []string
+	for _, port := range []int{cfg.Server.Port, cfg.Facade.Port} {
+		if port == 0 {
+			continue
+		}
+		addr := net.JoinHostPort(host, strconv.Itoa(port))
+		dctx, cancel := context.WithTimeout(ctx, time.Second)
+		// Only a connection: nothing is sent to whatever answers.
+		if conn, err := dial(dctx, addr); err == nil {
+			conn.Close()
+			taken = append(taken, addr)
+		}
+		cancel()
+	}
+	if len(taken) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s is in use by another program or another home's novad (another user's on this Mac, say): novad will wait for it and serve nothing until it is free; to run beside it, give this home other ports (server.port and facade.port in %s) and run novactl service restart", strings.Join(taken, " and "), cfg.Home.Config())
 }
 
 // serviceEnviron is environ without the NOVA_ variables a service job does

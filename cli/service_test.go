@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -78,6 +79,11 @@ func (h serviceHome) deps(goos string, l macos.Launchctl, newCtl func(*service.C
 		launchctl:     l,
 		newController: newCtl,
 		detect:        func() string { return systemd.Platform },
+		// Nothing listens anywhere: tests never reach the user's own
+		// novad on the default ports.
+		dial: func(_ context.Context, addr string) (net.Conn, error) {
+			return nil, fmt.Errorf("dial %s: refused in tests", addr)
+		},
 	}
 }
 
@@ -155,6 +161,9 @@ func TestService_InstallDryRunWritesNothing(t *testing.T) {
 		t.Skip("novactl service supports macOS and Linux")
 	}
 	h := newServiceHome(t)
+	// Ports 0: install asks whether the configured ports are taken, and
+	// the default ones may be this machine's own novad's.
+	h.writeConfig(t, "server:\n  port: 0\nfacade:\n  port: 0\n")
 	before := snapshot(t, filepath.Dir(h.home))
 	code, out, errOut := runCLI(context.Background(), h.environ, "service", "install", "--dry-run", "--novad", h.novad)
 	// Where the real install would refuse (as root, or on Linux without
@@ -1496,5 +1505,41 @@ func TestService_StatusSaysNovadWaitsForItsPorts(t *testing.T) {
 				t.Errorf("status of a serving novad: exit %d\n%s\n%s", code, out, errOut)
 			}
 		})
+	}
+}
+
+// TestService_InstallNotesATakenPort: another user's novad on the same Mac
+// (here, a listener of this test) holds a port this home's config.yaml
+// names. install still registers the job, which serves once the port is
+// free, but says at once why it will not serve yet and what to change.
+func TestService_InstallNotesATakenPort(t *testing.T) {
+	ctx := context.Background()
+	h := newServiceHome(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	port := ln.Addr().(*net.TCPAddr).Port
+	h.writeConfig(t, fmt.Sprintf("server:\n  port: %d\nfacade:\n  port: 0\n", port))
+	deps := h.deps("darwin", &memLaunchd{loaded: map[string]bool{}}, refuseController(t))
+	deps.dial = nil // a real dial, to 127.0.0.1 only: the config names no other host
+	for _, args := range [][]string{{"install", "--dry-run"}, {"install"}, {"restart"}} {
+		code, out, errOut := runServiceCLI(ctx, h.environ, deps, args...)
+		if code != ExitOK || strings.Count(errOut, "note: ") != 1 || !strings.Contains(errOut, addr+" is in use") ||
+			!strings.Contains(errOut, "another user's") || !strings.Contains(errOut, "server.port and facade.port") {
+			t.Errorf("%v with a taken port: exit %d\n%s\n%s", args, code, out, errOut)
+		}
+	}
+
+	// This home's own novad holds its ports: nothing to note.
+	home := paths.Home{Root: filepath.Join(h.home, ".nova")}
+	if err := paths.MkdirPrivate(home.StateDir()); err != nil {
+		t.Fatal(err)
+	}
+	novatestHold(t, home)
+	if code, out, errOut := runServiceCLI(ctx, h.environ, deps, "install"); code != ExitOK || strings.Contains(errOut, "note:") {
+		t.Errorf("install over the home's serving novad: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
