@@ -774,3 +774,34 @@ func TestMakeDistStamp(t *testing.T) {
 		t.Errorf("make dist hands goreleaser %v, want %v", got, want)
 	}
 }
+
+// TestFormulaCaveatsRestartAfterUpgrade: brew upgrade replaces a formula's
+// files but leaves its running service alone, so the old novad (and the
+// watcher's old novactl) runs on, from a keg brew cleanup then removes,
+// until someone restarts it. Homebrew prints the caveats after each
+// upgrade, so that is where each formula says so; and the README must not
+// promise that Homebrew's job follows an upgrade by itself.
+func TestFormulaCaveatsRestartAfterUpgrade(t *testing.T) {
+	c := load(t)
+	for _, name := range []string{packaging.HomebrewFormula, packaging.HomebrewWatchFormula} {
+		b, ok := c.Brew(name)
+		if !ok {
+			t.Fatalf("no %s formula", name)
+		}
+		caveats := strings.Join(strings.Fields(b.Caveats), " ")
+		if !strings.Contains(caveats, "brew upgrade") || !strings.Contains(caveats, "brew services restart "+name) {
+			t.Errorf("%s caveats do not say to run brew services restart %s after brew upgrade:\n%s", name, name, b.Caveats)
+		}
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	if strings.Contains(text, "its job follows `brew upgrade`") {
+		t.Error("README says Homebrew's job follows brew upgrade; it keeps running the old binary until restarted")
+	}
+	if !strings.Contains(text, "brew services restart nova") || !strings.Contains(text, "brew services restart nova-watch") {
+		t.Error("README does not say to restart Homebrew's services after brew upgrade")
+	}
+}
