@@ -437,10 +437,11 @@ func serviceEnviron(environ []string) (env, dropped []string) {
 }
 
 // findNovad returns the absolute path of the novad binary: flagPath when
-// given, else novad beside novactl as it was started (Homebrew links both
-// into one bin/, and the link survives an upgrade), else beside the file
-// novactl resolves to (a novactl linked into ~/bin finds its real
-// neighbour).
+// given, else novad beside novactl as it was started or beside a link
+// that path resolves through, the first found (Homebrew links both into
+// one bin/, and the link survives an upgrade; a ~/bin/novactl linked to
+// Homebrew's finds Homebrew's bin/novad, not the keg's, which the next
+// upgrade removes), else beside the file novactl resolves to.
 func findNovad(flagPath string, environ []string, self mcpDeps) (string, error) {
 	p := flagPath
 	if p == "" {
@@ -448,14 +449,21 @@ func findNovad(flagPath string, environ []string, self mcpDeps) (string, error) 
 		if err != nil {
 			return "", fmt.Errorf("find novactl's own path: %w; pass --novad PATH", err)
 		}
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
-		p = filepath.Join(filepath.Dir(exe), "novad")
+		starts := []string{exe}
 		if invoked, err := novactlPath(environ, self); err == nil {
-			if beside := filepath.Join(filepath.Dir(invoked), "novad"); isExecutable(beside) {
-				p = beside
+			starts = []string{invoked, exe}
+		}
+		for _, start := range starts {
+			if p = novadAlongLinks(start); p != "" {
+				break
 			}
+		}
+		if p == "" {
+			// For the error below: where a novad was looked for last.
+			if real, err := filepath.EvalSymlinks(exe); err == nil {
+				exe = real
+			}
+			p = filepath.Join(filepath.Dir(exe), "novad")
 		}
 	}
 	abs, err := filepath.Abs(p)
@@ -472,6 +480,30 @@ func findNovad(flagPath string, environ []string, self mcpDeps) (string, error) 
 		return "", fmt.Errorf("%s is not an executable file", abs)
 	}
 	return abs, nil
+}
+
+// maxLinks bounds a chain of links novadAlongLinks follows, as the
+// kernel bounds it (ELOOP).
+const maxLinks = 40
+
+// novadAlongLinks returns the executable novad beside path, or else beside
+// each file path links to in turn, one link at a time, so the least
+// versioned name is found first; "" when there is none.
+func novadAlongLinks(path string) string {
+	for range maxLinks {
+		if p := filepath.Join(filepath.Dir(path), "novad"); isExecutable(p) {
+			return p
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return ""
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	return ""
 }
 
 // installedNovaHome returns the NOVA_HOME novad's installed definition

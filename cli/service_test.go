@@ -1543,3 +1543,51 @@ func TestService_InstallNotesATakenPort(t *testing.T) {
 		t.Errorf("install over the home's serving novad: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestService_FindsNovadThroughALinkChain: novactl is run through a link
+// of the person's own (~/bin/novactl) to Homebrew's bin/novactl, itself a
+// link into the versioned keg. novad is not in ~/bin, and the keg's novad
+// is removed by the next brew upgrade and cleanup, which would leave the
+// job naming a program that is gone; Homebrew's bin/novad, beside the
+// next link in the chain, survives every upgrade.
+func TestService_FindsNovadThroughALinkChain(t *testing.T) {
+	h := newServiceHome(t)
+	brew := t.TempDir()
+	keg := filepath.Join(brew, "Cellar", "nova", "0.1.0", "bin")
+	brewBin := filepath.Join(brew, "bin")
+	userBin := filepath.Join(h.home, "bin")
+	for _, d := range []string{keg, brewBin, userBin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"novad", "novactl"} {
+		if err := os.WriteFile(filepath.Join(keg, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// As Homebrew links them: relative to bin/.
+		if err := os.Symlink(filepath.Join("..", "Cellar", "nova", "0.1.0", "bin", name), filepath.Join(brewBin, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(brewBin, "novactl"), filepath.Join(userBin, "novactl")); err != nil {
+		t.Fatal(err)
+	}
+	environ := append(slices.Clone(h.environ), "PATH="+userBin)
+	deps := h.deps("linux", refuseLaunchctl{t}, refuseController(t))
+	for _, self := range []mcpDeps{
+		// Run as "novactl", found on PATH; os.Executable names the link
+		// (macOS) or the keg's file (Linux).
+		{arg0: "novactl", executable: func() (string, error) { return filepath.Join(userBin, "novactl"), nil }},
+		{arg0: "novactl", executable: func() (string, error) { return filepath.Join(keg, "novactl"), nil }},
+		{arg0: filepath.Join(userBin, "novactl"), executable: func() (string, error) { return filepath.Join(userBin, "novactl"), nil }},
+	} {
+		deps.self = self
+		code, out, errOut := runServiceCLI(context.Background(), environ, deps, "install", "--dry-run")
+		if code != ExitOK || !strings.Contains(out, "ExecStart="+filepath.Join(brewBin, "novad")+" --wait-for-config\n") || strings.Contains(out, "Cellar") {
+			t.Errorf("novactl run as %q (executable %s): exit %d, %s\n%s", self.arg0, must(self.executable()), code, errOut, out)
+		}
+	}
+}
+
+func must(s string, _ error) string { return s }
