@@ -805,3 +805,26 @@ func TestFormulaCaveatsRestartAfterUpgrade(t *testing.T) {
 		t.Error("README does not say to restart Homebrew's services after brew upgrade")
 	}
 }
+
+// TestFormulaCaveatsNameTheHome: Homebrew's services run with no NOVA_HOME
+// (brew services writes only what the service block says, and brew
+// filters its own environment), so they serve ~/.nova whatever the
+// person's shell sets. Someone with another NOVA_HOME would get a novad
+// for the wrong home, on the ports their own would need; the caveats say
+// so, and what to use instead.
+func TestFormulaCaveatsNameTheHome(t *testing.T) {
+	c := load(t)
+	for _, name := range []string{packaging.HomebrewFormula, packaging.HomebrewWatchFormula} {
+		b, ok := c.Brew(name)
+		if !ok {
+			t.Fatalf("no %s formula", name)
+		}
+		if strings.Contains(b.Service, "NOVA_HOME") {
+			continue // the service names its home itself
+		}
+		caveats := strings.Join(strings.Fields(b.Caveats), " ")
+		if !strings.Contains(caveats, "NOVA_HOME") || !strings.Contains(caveats, "novactl service install") {
+			t.Errorf("%s caveats do not say that its service serves ~/.nova whatever NOVA_HOME is, and that novactl service install is for another home:\n%s", name, b.Caveats)
+		}
+	}
+}
