@@ -234,7 +234,10 @@ func Run(ctx context.Context, opts Options) Report {
 	add(ready("config", "Configuration", cfgMsg))
 	add(ready("loopback", "Loopback-only boundary", fmt.Sprintf("novad binds %s only", cfg.Server.Host)))
 
-	// Daemon.
+	// Daemon. Advice to restart novad or the watcher names the command
+	// for how each runs here.
+	defs := packaging.Definitions(paths.UserHome(opts.Environ), opts.GOOS)
+	novadRunner := runnerOf(defs, "novad", holderPID(home.DaemonLock()))
 	c := client.ForConfig(cfg)
 	pctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	health, herr := c.Health(pctx)
@@ -249,14 +252,14 @@ func Run(ctx context.Context, opts Options) Report {
 		if build, other := novadBuild(health); other {
 			add(degraded("daemon", "novad", CodeDaemonOtherBuild,
 				fmt.Sprintf("%s, but it runs %s and this novactl is %s", msg, build, version.Get().Build()),
-				"if Nova was upgraded, restart novad (and the watcher) so they run the new binary: novactl service restart, or end novad and run it again; if not, novad and novactl come from two installs: keep one"))
+				"if Nova was upgraded, "+upgradeAdvice(novadRunner, runnerOf(defs, "watcher", holderPID(home.WatcherLock())))+"; if not, novad and novactl come from two installs: keep one"))
 		} else if started, err := time.Parse(time.RFC3339, health.StartedAt); err == nil && changedSince(cfg.File, started.Add(time.Second)) {
 			// StartedAt is to the second: a file written in the second
 			// novad started is taken for one it read.
 			add(degraded("daemon", "novad", CodeDaemonConfigStale,
 				fmt.Sprintf("%s, but it runs with %s as it was when it started (%s): the file changed since, and novad reads it only when it starts",
 					msg, cfg.File, started.Local().Format("2006-01-02 15:04")),
-				"restart novad so it reads the file: novactl service restart (or end novad and run it again)"))
+				"restart novad so it reads the file: "+novadRunner.restart("novad")))
 		} else {
 			add(ready("daemon", "novad", msg))
 		}
@@ -269,14 +272,14 @@ func Run(ctx context.Context, opts Options) Report {
 		// novad's log sends the user here to learn which port is held.
 		h := lockfile.ReadHolder(home.DaemonLock())
 		add(blocked("daemon", "novad", CodeNotResponding, fmt.Sprintf(
-			"novad pid %d holds this home but has not bound its ports since %s: it waits for %s, which another program or another home's novad holds; stop that, or give this home other ports (server.port and facade.port in config.yaml) and restart novad (novactl service stop, then start; or end pid %d and run novad)",
-			h.PID, h.Since, heldPorts(ctx, cfg, opts.Timeout), h.PID)))
+			"novad pid %d holds this home but has not bound its ports since %s: it waits for %s, which another program or another home's novad holds; stop that, or give this home other ports (server.port and facade.port in config.yaml) and restart novad (%s)",
+			h.PID, h.Since, heldPorts(ctx, cfg, opts.Timeout), novadRunner.hardRestart())))
 	case !errors.As(herr, new(*client.NotRunningError)) && lockfile.Held(home.DaemonLock()):
 		// A novad holds this home but did not answer: starting another
 		// one, the advice for a novad that is not running, would fail.
 		add(blocked("daemon", "novad", CodeNotResponding, fmt.Sprintf(
-			"a novad holds this home but did not answer within %s (%s): it may be stopped (SIGSTOP), overloaded or hung; check its log, then restart it (novactl service stop, then start; or end the process and run novad)",
-			opts.Timeout, firstLine(herr.Error()))))
+			"a novad holds this home but did not answer within %s (%s): it may be stopped (SIGSTOP), overloaded or hung; check its log, then restart it (%s)",
+			opts.Timeout, firstLine(herr.Error()), novadRunner.hardRestart())))
 	default:
 		msg := "start it: novactl service install (macOS/Linux service) or run novad in a terminal"
 		if nr, ok := errors.AsType[*client.NotRunningError](herr); ok && nr.Other {
@@ -364,7 +367,7 @@ func Run(ctx context.Context, opts Options) Report {
 		// Restarting cannot help: novad cannot write the token there.
 		add(degraded("token", "Internal token", CodeAuthUnavailable,
 			"NOVA_HOME is on a read-only volume: novad serves search from it but cannot publish its internal token there, so /encode is refused (novactl index sync cannot write this home either)",
-			"to index again, make the volume writable (or copy the home to a writable place and set NOVA_HOME to it), then novactl service restart (or restart novad)"))
+			"to index again, make the volume writable (or copy the home to a writable place and set NOVA_HOME to it), then restart novad: "+novadRunner.restart("novad")))
 	case terr == nil && running && !health.InternalEncodeAuthorized:
 		// novad compares the file with the token it serves.
 		add(blocked("token", "Internal token", CodeAuthUnavailable,
@@ -505,7 +508,7 @@ func Run(ctx context.Context, opts Options) Report {
 	case files > 0:
 		add(ready("freshness", "Index freshness", "no source changed since the active index was built"))
 	}
-	for _, c := range watcherChecks(ctx, fr, wst, packaging.Definitions(paths.UserHome(opts.Environ), opts.GOOS), opts.WatcherService, cfg.File) {
+	for _, c := range watcherChecks(ctx, fr, wst, defs, opts.WatcherService, cfg.File) {
 		add(c)
 	}
 	for _, c := range goneCheck(states) {
@@ -513,7 +516,7 @@ func Run(ctx context.Context, opts Options) Report {
 	}
 
 	// Service registration.
-	if c, ok := homebrewService(packaging.Definitions(paths.UserHome(opts.Environ), opts.GOOS)); ok {
+	if c, ok := homebrewService(defs); ok {
 		add(c)
 	} else if opts.Service != nil {
 		st, err := opts.Service.ServiceStatus(ctx)

@@ -693,7 +693,7 @@ func TestDaemonOfAnotherBuild(t *testing.T) {
 	c := want(t, f.run(Options{}), "daemon", Degraded, CodeDaemonOtherBuild)
 	own := version.Get()
 	if !strings.Contains(c.Message, "v0.0.1-old (commit 0a0a0a0a0a0a)") || !strings.Contains(c.Message, own.Build()) ||
-		!strings.Contains(c.Message, m.RunID) || !strings.Contains(c.Advice, "novactl service restart") {
+		!strings.Contains(c.Message, m.RunID) || !strings.Contains(c.Advice, fmt.Sprintf("stop novad (pid %d) and run it again", os.Getpid())) {
 		t.Errorf("novad of another build: %+v", c)
 	}
 
@@ -738,7 +738,7 @@ func TestDaemonRunsWithAnOlderConfig(t *testing.T) {
 	h.StartedAt = started.Format(time.RFC3339)
 	f.serve(h)
 	c := want(t, f.run(Options{}), "daemon", Degraded, CodeDaemonConfigStale)
-	if !strings.Contains(c.Message, f.home.Config()) || !strings.Contains(c.Advice, "novactl service restart") {
+	if !strings.Contains(c.Message, f.home.Config()) || !strings.Contains(c.Advice, fmt.Sprintf("stop novad (pid %d) and run it again", os.Getpid())) {
 		t.Errorf("novad started before config.yaml changed: %+v", c)
 	}
 	before := started.Add(-time.Hour)

@@ -84,7 +84,7 @@ func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, d
 		out = append(out, degraded(id, title, CodeWatcherConfigStale,
 			fmt.Sprintf("novactl index watch (pid %d) runs with %s as it was when it started (%s); the file changed since, and sources added to it are neither watched nor synced",
 				w.PID, configFile, st.StartedAt.Local().Format("2006-01-02 15:04")),
-			"restart the watcher: novactl service restart (or stop novactl index watch and run it again)"))
+			"restart the watcher: "+runnerOf(defs, "watcher", w.PID).restart("novactl index watch")))
 	case w.Running:
 		out = append(out, ready(id, title, fmt.Sprintf("novactl index watch is running (pid %d): %d folders watched, %d files", w.PID, w.WatchedDirs, w.WatchedFiles)))
 	case watcher != nil:

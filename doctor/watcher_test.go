@@ -168,7 +168,7 @@ func TestWatcherRunsWithAnOlderConfig(t *testing.T) {
 	}
 	rep := Run(context.Background(), Options{Environ: env, Timeout: 100 * time.Millisecond})
 	c := find(rep, "watcher")
-	if c == nil || c.State != Degraded || c.Code != CodeWatcherConfigStale || !strings.Contains(c.Message, home.Config()) || !strings.Contains(c.Advice, "novactl service restart") {
+	if c == nil || c.State != Degraded || c.Code != CodeWatcherConfigStale || !strings.Contains(c.Message, home.Config()) || !strings.Contains(c.Advice, "stop novactl index watch (pid") {
 		t.Fatalf("watcher started before config.yaml changed: %+v", c)
 	}
 	before := now.Add(-2 * time.Hour)

@@ -1,0 +1,107 @@
+package doctor
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nova-recall/nova/lockfile"
+	"github.com/nova-recall/nova/packaging"
+)
+
+// runner is how one of Nova's jobs ("novad" or "watcher", packaging's
+// Job names) runs here, for advice that restarts it: the service
+// definition on disk that runs it (Homebrew's or novactl's), or none when
+// it was started by hand. novactl service restart refuses a job it did not
+// install and brew services does not know novactl's, so advice naming one
+// command for every install sent some users to a refusal.
+type runner struct {
+	def *packaging.Definition
+	// pid is the running process, for the by-hand advice; 0 when unknown.
+	pid int
+}
+
+// runnerOf is how job runs, from the definitions on disk; with both
+// owners' (the service check says to keep one), Homebrew's, whose job
+// novactl service cannot drive.
+func runnerOf(defs []packaging.Definition, job string, pid int) runner {
+	r := runner{pid: pid}
+	for i, d := range defs {
+		if d.Job != job {
+			continue
+		}
+		if r.def == nil || d.Owner == packaging.OwnerHomebrew {
+			r.def = &defs[i]
+		}
+	}
+	return r
+}
+
+// homebrew reports whether brew services runs the job.
+func (r runner) homebrew() bool { return r.def != nil && r.def.Owner == packaging.OwnerHomebrew }
+
+// novactl reports whether novactl service install's definition runs the job.
+func (r runner) novactl() bool { return r.def != nil && r.def.Owner == packaging.OwnerNovactl }
+
+// restart is the command that restarts the job so it reads config.yaml
+// afresh; process names it when it runs by hand ("novad", "novactl index
+// watch").
+func (r runner) restart(process string) string {
+	switch {
+	case r.homebrew():
+		return "brew services restart " + r.def.Formula
+	case r.novactl():
+		return "novactl service restart"
+	case r.pid > 0:
+		return fmt.Sprintf("stop %s (pid %d) and run it again", process, r.pid)
+	}
+	return "stop " + process + " and run it again"
+}
+
+// hardRestart is the restart of a novad that does not answer: the
+// service manager's stop ends it, where novactl service stop leaves
+// Homebrew's job running.
+func (r runner) hardRestart() string {
+	switch {
+	case r.homebrew():
+		return "brew services restart " + r.def.Formula
+	case r.novactl():
+		return "novactl service stop, then start"
+	case r.pid > 0:
+		return fmt.Sprintf("end pid %d and run novad", r.pid)
+	}
+	return "end the process and run novad"
+}
+
+// holderPID is the pid holding the lock at path (novad's or the
+// watcher's), 0 when none does.
+func holderPID(path string) int {
+	if !lockfile.Held(path) {
+		return 0
+	}
+	return lockfile.ReadHolder(path).PID
+}
+
+// upgradeAdvice is what makes novad, and the watcher where one runs, run
+// the binaries of an upgrade. Homebrew's services run the formula's opt
+// path, which an upgrade points at the new version, so brew services
+// restart is enough. novactl's definitions may name a versioned path (one
+// an older novactl resolved, or --novad's), where restart would run the
+// old build again: install, which the service help gives for a new
+// binary, finds the binaries afresh; but it refuses while Homebrew runs a
+// job too, and restart is then what is left.
+func upgradeAdvice(novad, watcher runner) string {
+	var cmds []string
+	switch ours, brew := novad.novactl() || watcher.novactl(), novad.homebrew() || watcher.homebrew(); {
+	case ours && !brew:
+		cmds = append(cmds, "novactl service install (it points the jobs at the binaries beside this novactl and restarts them)")
+	case ours:
+		cmds = append(cmds, "novactl service restart")
+	}
+	if !novad.novactl() {
+		cmds = append(cmds, novad.restart("novad"))
+	}
+	if watcher.homebrew() || (watcher.def == nil && watcher.pid > 0) {
+		cmds = append(cmds, watcher.restart("novactl index watch"))
+	}
+	return "restart novad (and the watcher) so they run the new binary: " + strings.Join(cmds, "; ")
+}
