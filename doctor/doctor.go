@@ -281,14 +281,14 @@ func Run(ctx context.Context, opts Options) Report {
 			"a novad holds this home but did not answer within %s (%s): it may be stopped (SIGSTOP), overloaded or hung; check its log, then restart it (%s)",
 			opts.Timeout, firstLine(herr.Error()), novadRunner.hardRestart())))
 	default:
-		msg := "start it: novactl service install (macOS/Linux service) or run novad in a terminal"
+		msg := "start it: " + novadRunner.start()
 		if nr, ok := errors.AsType[*client.NotRunningError](herr); ok && nr.Other {
 			msg = nr.Error()
 		} else if held, _ := portsHeld(ctx, cfg, opts.Timeout); len(held) > 0 {
 			// Nothing answers on the direct port, but the facade's is
 			// taken: a novad started now could not bind it.
-			msg = fmt.Sprintf("novad is not running, and %s, one of its ports, is held by another program (or another home's novad), so a novad started now could not bind it: stop that program, or give this home other ports (server.port and facade.port in config.yaml), then start novad (novactl service install, or run novad in a terminal)",
-				strings.Join(held, " and "))
+			msg = fmt.Sprintf("novad is not running, and %s, one of its ports, is held by another program (or another home's novad), so a novad started now could not bind it: stop that program, or give this home other ports (server.port and facade.port in config.yaml), then start novad: %s",
+				strings.Join(held, " and "), novadRunner.start())
 		}
 		add(blocked("daemon", "novad", CodeNotRunning, msg))
 	}

@@ -57,6 +57,20 @@ func (r runner) restart(process string) string {
 	return "stop " + process + " and run it again"
 }
 
+// start is the command that starts a novad that is not running: the
+// installed service's start (novactl service install refuses beside
+// Homebrew's job, and would rewrite novactl's own), or install or a
+// terminal when none is installed.
+func (r runner) start() string {
+	switch {
+	case r.homebrew():
+		return "brew services start " + r.def.Formula + " (brew services info " + r.def.Formula + " shows why it stopped)"
+	case r.novactl():
+		return "novactl service start (novactl service status shows why it stopped)"
+	}
+	return "novactl service install (macOS/Linux service) or run novad in a terminal"
+}
+
 // hardRestart is the restart of a novad that does not answer: the
 // service manager's stop ends it, where novactl service stop leaves
 // Homebrew's job running.

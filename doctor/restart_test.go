@@ -160,3 +160,22 @@ func assertAdvice(t *testing.T, advice string, tc restartCase) {
 		}
 	}
 }
+
+// TestDaemonNotRunning_startAsInstalled: a stopped novad is started
+// through what is installed to run it. Doctor said novactl service
+// install to everyone, which refuses while Homebrew's job exists and
+// replaces novactl's own definitions where starting them was enough.
+func TestDaemonNotRunning_startAsInstalled(t *testing.T) {
+	for _, tc := range []restartCase{
+		{"Homebrew's novad", []string{brewNovadPlist}, []string{"brew services start nova"}, []string{"novactl service"}},
+		{"novactl's jobs", []string{ourNovadPlist, ourWatchPlist}, []string{"novactl service start"}, []string{"brew services", "novactl service install"}},
+		{"nothing installed", nil, []string{"novactl service install", "run novad in a terminal"}, []string{"brew services"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.installed(tc.files...)
+			c := want(t, f.run(Options{GOOS: "darwin"}), "daemon", Blocked, CodeNotRunning)
+			assertAdvice(t, c.Advice, tc)
+		})
+	}
+}
