@@ -104,9 +104,15 @@ func (m Model) failureLines() []string {
 		)
 	}
 	if isNotRunning(m.searchErr) {
+		start := "Start it with novactl service install (it then runs at login), or run novad in a terminal."
+		if advice := m.reportSaysNovadStopped(); advice != "" {
+			// Doctor knows how novad is installed here: novactl service
+			// install refuses while Homebrew runs it.
+			start = sentence(oneLine(advice))
+		}
 		return m.wrapped(
 			st.errorText.Render("novad is not running, so nothing could be searched."),
-			"Start it with novactl service install (it then runs at login), or run novad in a terminal. The status pane turns Ready when it answers; then press / and Enter to search again.",
+			start+" The status pane turns Ready when it answers; then press / and Enter to search again.",
 		)
 	}
 	return m.wrapped(
@@ -179,4 +185,16 @@ func previewOf(r api.Result) string {
 		return *r.Text
 	}
 	return r.Title
+}
+
+// sentence is doctor's advice (lower case, no period) as a sentence.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
 }

@@ -117,6 +117,21 @@ func (m Model) reportSaysNovadHeld() bool {
 	return false
 }
 
+// reportSaysNovadStopped returns the advice of the last report's daemon
+// check when it says novad is not running (how to start it, as it is
+// installed here), "" otherwise.
+func (m Model) reportSaysNovadStopped() string {
+	if m.report == nil {
+		return ""
+	}
+	for _, c := range m.report.Checks {
+		if c.ID == daemonCheckID && c.Code == doctor.CodeNotRunning {
+			return c.Advice
+		}
+	}
+	return ""
+}
+
 // daemonCheckID is the ID of doctor's check that novad answers.
 const daemonCheckID = "daemon"
 
