@@ -371,14 +371,17 @@ func Run(ctx context.Context, opts Options) Report {
 	case terr == nil && running && !health.InternalEncodeAuthorized:
 		// novad compares the file with the token it serves.
 		add(blocked("token", "Internal token", CodeAuthUnavailable,
-			"the token file does not hold the token novad serves; restart novad to rewrite it (it is rotated at every start)"))
+			"the token file does not hold the token novad serves; restart novad to rewrite it (it is rotated at every start): "+novadRunner.restart("novad")))
 	case terr == nil:
 		add(ready("token", "Internal token", "present, mode 0600, owned by you"))
 	case errors.Is(terr, secrets.ErrMissing) && !running:
 		add(ready("token", "Internal token", "will be created when novad starts"))
+	case running:
+		add(blocked("token", "Internal token", CodeAuthUnavailable,
+			firstLine(terr.Error())+"; restart novad to rewrite it (it is rotated at every start): "+novadRunner.restart("novad")))
 	default:
 		add(blocked("token", "Internal token", CodeAuthUnavailable,
-			firstLine(terr.Error())+"; restart novad to rewrite it (it is rotated at every start)"))
+			firstLine(terr.Error())+"; novad rewrites it when it starts (it is rotated at every start)"))
 	}
 
 	// Sources.

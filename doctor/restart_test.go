@@ -11,6 +11,7 @@ import (
 
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/secrets"
 )
 
 // Service definitions in a fake macOS home, as novactl service install
@@ -175,6 +176,30 @@ func TestDaemonNotRunning_startAsInstalled(t *testing.T) {
 			f := newFixture(t)
 			f.installed(tc.files...)
 			c := want(t, f.run(Options{GOOS: "darwin"}), "daemon", Blocked, CodeNotRunning)
+			assertAdvice(t, c.Advice, tc)
+		})
+	}
+}
+
+// TestTokenNotServed_restartAsInstalled: the restart that rewrites the
+// token file is named for how novad is installed; doctor said only
+// "restart novad".
+func TestTokenNotServed_restartAsInstalled(t *testing.T) {
+	for _, tc := range []restartCase{
+		{"Homebrew's novad", []string{brewNovadPlist}, []string{brewNovaRestart}, []string{"novactl service"}},
+		{"novactl's jobs", []string{ourNovadPlist, ourWatchPlist}, []string{novactlRestart}, []string{"brew services"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.installed(tc.files...)
+			tok, err := secrets.Generate()
+			novatest.Must(t, err)
+			novatest.Must(t, secrets.WriteToken(f.home.TokenFile(), tok))
+			m := f.sync()
+			h := healthy(m.RunID, m.ChunkCount)
+			h.InternalEncodeAuthorized = false
+			f.serve(h)
+			c := want(t, f.run(Options{GOOS: "darwin"}), "token", Blocked, CodeAuthUnavailable)
 			assertAdvice(t, c.Advice, tc)
 		})
 	}
