@@ -204,3 +204,38 @@ func TestTokenNotServed_restartAsInstalled(t *testing.T) {
 		})
 	}
 }
+
+// TestWatcherLimit_restartAsInstalled: a limit the watcher takes in only
+// when it starts (open files, inotify instances) is followed by the
+// restart for how the watcher is installed; the watcher's own message
+// says only "restart the watcher". A limit it takes in as it runs (inotify
+// watches) asks for no restart.
+func TestWatcherLimit_restartAsInstalled(t *testing.T) {
+	home, env := doctorHome(t)
+	user := strings.TrimPrefix(env[1], "HOME=")
+	for _, p := range []string{brewNovadPlist, brewWatchPlist} {
+		p = filepath.Join(user, p)
+		novatest.Must(t, os.MkdirAll(filepath.Dir(p), 0o700))
+		novatest.Must(t, os.WriteFile(p, []byte("definition\n"), 0o600))
+	}
+	lock, err := freshness.Acquire(home, time.Now())
+	novatest.Must(t, err)
+	defer lock.Release()
+	now := time.Now().UTC()
+	novatest.Must(t, freshness.Write(home, &freshness.State{SchemaVersion: freshness.SchemaVersion, PID: os.Getpid(), StartedAt: now, CaughtUpAt: now,
+		RescanIntervalSeconds: 30, Watched: freshness.Watched{Sources: 1, Dirs: 10, PolledDirs: 4},
+		Limits: []freshness.Limit{
+			{Name: freshness.LimitOpenFiles, Value: 256, Message: "the open file limit (256) is reached. Raise it and restart the watcher"},
+			{Name: freshness.LimitInotifyWatches, Value: 8192, Message: "raise fs.inotify.max_user_watches"},
+		}}))
+	novatest.Must(t, os.Chtimes(home.Config(), now.Add(-time.Hour), now.Add(-time.Hour)))
+	rep := Run(t.Context(), Options{Environ: env, GOOS: "darwin", Timeout: 100 * time.Millisecond})
+	c := find(rep, "watcher-limit:"+freshness.LimitOpenFiles)
+	if c == nil {
+		t.Fatalf("no open-files limit check in %+v", rep.Checks)
+	}
+	assertAdvice(t, c.Advice, restartCase{want: []string{"restart the watcher", brewWatchRstart}, notWant: []string{"novactl service"}})
+	if c := find(rep, "watcher-limit:"+freshness.LimitInotifyWatches); c == nil || c.Advice != "raise fs.inotify.max_user_watches" {
+		t.Fatalf("inotify watches limit: %+v", c)
+	}
+}

@@ -112,8 +112,14 @@ func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, d
 		return out
 	}
 	for _, l := range st.Limits {
+		advice := l.Message
+		if l.Name == freshness.LimitOpenFiles || l.Name == freshness.LimitInotifyInstances {
+			// The watcher takes these in only when it starts; its message
+			// does not know how it was started.
+			advice += " (" + runnerOf(defs, "watcher", w.PID).restart("novactl index watch") + ")"
+		}
 		out = append(out, degraded("watcher-limit:"+l.Name, "Watch limit", CodeWatcherLimit,
-			fmt.Sprintf("%d folders are rescanned every %ds instead of watched", st.Watched.PolledDirs, st.RescanIntervalSeconds), l.Message))
+			fmt.Sprintf("%d folders are rescanned every %ds instead of watched", st.Watched.PolledDirs, st.RescanIntervalSeconds), advice))
 	}
 	if s := st.LastSync; s != nil && s.Result == freshness.ResultFailed {
 		out = append(out, degraded("watcher-sync", "Watcher sync", CodeWatcherSyncFailed, firstLine(s.Error),
