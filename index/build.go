@@ -195,8 +195,11 @@ type BuildResult struct {
 	// FilesResumed of the files read only grew: they were read on from
 	// where the last sync stopped.
 	FilesResumed int `json:"filesResumed"`
-	// Unsettled files kept changing while they were read: their earlier
-	// memory (if any) is kept, and the next sync reads them again.
+	// Unsettled files could not be read this time: they kept changing
+	// while they were read, or their read failed for a reason that passes
+	// (too many open files, an I/O error, a network volume's timeout).
+	// Their earlier memory (if any) is kept, and the next sync reads them
+	// again; a watcher syncs again soon for them.
 	Unsettled int `json:"unsettled"`
 	// Embedded chunks were embedded, Cached found in the embedding cache,
 	// Carried kept the vector of an earlier segment.

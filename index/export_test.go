@@ -1,9 +1,13 @@
 package index
 
 import (
+	"context"
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index/ingest"
 )
 
 // FillDiskAtTempFiles sends the writes of a build's temporary vector
@@ -51,4 +55,17 @@ func InodeForTest(path string) uint64 {
 	}
 	_, ino := deviceInode(fi)
 	return ino
+}
+
+// FailOpens makes syncs fail to open the source files for which fail
+// returns an error, as os.Open would with it, until restore is called.
+func FailOpens(fail func(path string) error) (restore func()) {
+	prev := readFilePiece
+	readFilePiece = func(ctx context.Context, src config.Source, f ingest.File, from ingest.Cursor, limit int64, sink ingest.Sink) (ingest.Cursor, bool, error) {
+		if err := fail(f.Path); err != nil {
+			return from, false, &fs.PathError{Op: "open", Path: f.Path, Err: err}
+		}
+		return prev(ctx, src, f, from, limit, sink)
+	}
+	return func() { readFilePiece = prev }
 }

@@ -106,9 +106,16 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 		if r.carried || r.err != nil || r.unstable {
 			if !r.carried {
 				reason := "the file kept changing while it was read; its earlier memory is kept and it will be read again"
-				if r.err != nil {
+				switch {
+				case r.passing() && old != nil:
+					res.Unsettled++
+					reason = r.err.Error() + "; its earlier memory is kept and it will be read again"
+				case r.passing():
+					res.Unsettled++
+					reason = r.err.Error() + "; it will be read again"
+				case r.err != nil:
 					reason = r.err.Error()
-				} else {
+				default:
 					res.Unsettled++
 				}
 				res.problem(ingest.Problem{Source: src.Name, Path: r.file.Path, Reason: reason})

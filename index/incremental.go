@@ -651,15 +651,22 @@ func (d *delta) states() *sourceStates {
 			st = *j.prev
 			if r != nil {
 				reason := "the file kept changing while it was read; its earlier memory is kept and it will be read again"
-				if r.err != nil {
+				switch {
+				case r.passing():
+					d.res.Unsettled++
+					reason = r.err.Error() + "; its earlier memory is kept and it will be read again"
+				case r.err != nil:
 					reason = r.err.Error()
-				} else {
+				default:
 					d.res.Unsettled++
 				}
 				d.res.problem(ingest.Problem{Source: key.source, Path: key.path, Reason: reason})
 			}
 		default:
 			switch {
+			case r != nil && r.passing():
+				d.res.Unsettled++
+				d.res.problem(ingest.Problem{Source: key.source, Path: key.path, Reason: r.err.Error() + "; it will be read again"})
 			case r != nil && r.err != nil:
 				d.res.problem(ingest.Problem{Source: key.source, Path: key.path, Reason: r.err.Error()})
 			case r != nil && r.unstable:

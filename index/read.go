@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/nova-recall/nova/config"
@@ -45,6 +47,30 @@ type fileRead struct {
 	piece int
 	more  bool
 }
+
+// passingErrors are the errors of a read that say nothing about the file:
+// the process or the system out of open files or memory, an I/O error, an
+// interrupted call, a network volume that timed out, went away or handed
+// back a stale handle. The next read may well succeed.
+var passingErrors = []error{
+	syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.ENOBUFS, syscall.EIO, syscall.EINTR, syscall.EAGAIN,
+	syscall.EBUSY, syscall.ETIMEDOUT, syscall.ESTALE, syscall.ENETDOWN, syscall.ENETUNREACH, syscall.EHOSTDOWN,
+	syscall.EHOSTUNREACH, syscall.ECONNRESET, syscall.ECONNABORTED, os.ErrDeadlineExceeded,
+}
+
+// passing reports whether a file's read failed for a passing reason (see
+// passingErrors): the file is counted unsettled (BuildResult.Unsettled),
+// so that a watcher syncs again soon rather than wait for the file to
+// change, which a note written once never does. A lasting reason (a
+// permission, a file too large) is only reported: retrying would not fix
+// it.
+func (r *fileRead) passing() bool {
+	return r.err != nil && slices.ContainsFunc(passingErrors, func(e error) bool { return errors.Is(r.err, e) })
+}
+
+// readFilePiece is ingest.ReadFilePiece; tests replace it to fail the
+// open of a file as the system may (too many open files, an I/O error).
+var readFilePiece = ingest.ReadFilePiece
 
 // readAttempts is how many times a file that changes while it is read is
 // read again before the build keeps its previous memory instead.
@@ -129,12 +155,12 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 			wait, waited = x.settle(before)
 			continue
 		}
-		cur, more, err := ingest.ReadFilePiece(ctx, src, f, from, limit, sink)
+		cur, more, err := readFilePiece(ctx, src, f, from, limit, sink)
 		if out.resumed && prevPiece == nil && errors.Is(err, ingest.ErrFileChanged) {
 			// Not an append after all: read it whole.
 			out.resumed = false
 			out.records, out.problems, out.count, out.interrupted = nil, nil, 0, 0
-			cur, more, err = ingest.ReadFilePiece(ctx, src, f, ingest.Cursor{}, limit, sink)
+			cur, more, err = readFilePiece(ctx, src, f, ingest.Cursor{}, limit, sink)
 		}
 		if err != nil {
 			out.err = err
