@@ -499,8 +499,9 @@ func (w *watcher) finish(r syncResult) {
 			}
 		}
 		if r.out.Unsettled > 0 {
-			// The index kept the earlier memory of files that kept
-			// changing, and the snapshot already holds their new stat:
+			// The index kept the earlier memory of files it could not
+			// read this time (they kept changing, or too many files were
+			// open), and the snapshot already holds their new stat:
 			// neither an event nor the rescan may bring them back. Retry,
 			// backing off, and stay pending meanwhile.
 			w.unsettled++
@@ -511,7 +512,7 @@ func (w *watcher) finish(r syncResult) {
 			w.st.PendingSince = w.pendingSince.UTC()
 			backoff := min(w.opts.BusyRetry<<min(w.unsettled-1, 20), w.opts.MaxBackoff)
 			w.notBefore = r.finished.Add(backoff)
-			w.log.Info("Sync kept the earlier memory of files that kept changing; retrying", "in", backoff.String(), "files", r.out.Unsettled, "runId", r.out.RunID, "took", took.String())
+			w.log.Info("Sync could not read some files this time and kept their earlier memory; retrying", "in", backoff.String(), "files", r.out.Unsettled, "runId", r.out.RunID, "took", took.String())
 			break
 		}
 		w.unsettled = 0

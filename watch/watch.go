@@ -46,11 +46,13 @@ type Outcome struct {
 	// whose memory the index keeps; nil means the syncer does not know,
 	// and the watcher reports the files it saw disappear.
 	GoneFiles []string
-	// Unsettled counts the files the sync could not read stably (they
-	// kept changing while they were read): the index kept their earlier
-	// memory. The watcher syncs again shortly, and the sources do not
-	// count as caught up meanwhile, since no file event may come to say
-	// they changed.
+	// Unsettled counts the files the sync could not read this time: they
+	// kept changing while they were read, or their read failed for a
+	// reason that passes (too many open files, an I/O error); a file that
+	// cannot be read for a lasting reason (a permission) is not counted.
+	// The index kept their earlier memory. The watcher syncs again,
+	// backing off, and the sources do not count as caught up meanwhile,
+	// since no file event may come to say they changed.
 	Unsettled int
 }
 
