@@ -197,9 +197,10 @@ type BuildResult struct {
 	FilesResumed int `json:"filesResumed"`
 	// Unsettled files could not be read this time: they kept changing
 	// while they were read, or their read failed for a reason that passes
-	// (too many open files, an I/O error, a network volume's timeout).
-	// Their earlier memory (if any) is kept, and the next sync reads them
-	// again; a watcher syncs again soon for them.
+	// (too many open files, an I/O error, a network volume's timeout). A
+	// source whose folder could not be listed for such a reason counts
+	// too. Their earlier memory (if any) is kept, and the next sync reads
+	// them again; a watcher syncs again soon for them.
 	Unsettled int `json:"unsettled"`
 	// Embedded chunks were embedded, Cached found in the embedding cache,
 	// Carried kept the vector of an earlier segment.

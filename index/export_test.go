@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -68,4 +69,18 @@ func FailOpens(fail func(path string) error) (restore func()) {
 		return prev(ctx, src, f, from, limit, sink)
 	}
 	return func() { readFilePiece = prev }
+}
+
+// FailListing makes syncs fail to list the sources for which fail returns
+// an error, as ingest.List does when it cannot open a source's folder,
+// until restore is called.
+func FailListing(fail func(src config.Source) error) (restore func()) {
+	prev := listSource
+	listSource = func(src config.Source) (ingest.Listing, error) {
+		if err := fail(src); err != nil {
+			return ingest.Listing{}, fmt.Errorf("source %s: %w", src.Name, &fs.PathError{Op: "open", Path: src.Path, Err: err})
+		}
+		return prev(src)
+	}
+	return func() { listSource = prev }
 }

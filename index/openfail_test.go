@@ -115,3 +115,44 @@ func texts(t *testing.T, cfg config.Config) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestSync_sourceNotListedForAPassingReasonIsListedAgain: a source whose
+// folder the sync could not open for a passing reason (too many open
+// files) counts as not read for now, as a file does, so that the watcher
+// syncs again; the sync after lists it and reads the note written
+// meanwhile. One that cannot be listed for a lasting reason (a
+// permission) is only reported.
+func TestSync_sourceNotListedForAPassingReasonIsListedAgain(t *testing.T) {
+	for _, tc := range []struct {
+		err     error
+		passing bool
+	}{{syscall.EMFILE, true}, {fs.ErrPermission, false}} {
+		t.Run(tc.err.Error(), func(t *testing.T) {
+			dir := t.TempDir()
+			src := filepath.Join(dir, "notes")
+			writeFile(t, filepath.Join(src, "ledger.md"), "# Ledger\n\nThe quarterly ledger closes on the third working day.\n")
+			cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: src})
+			clk := newClock(epoch)
+			mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
+
+			writeFile(t, filepath.Join(src, "harbour.md"), "# Harbour\n\nThe harbour crane inspection is booked for the spring tide.\n")
+			restore := index.FailListing(func(config.Source) error { return tc.err })
+			r, err := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}).Sync(t.Context())
+			restore()
+			if err != nil {
+				t.Fatalf("the sync whose listing failed: %v", err)
+			}
+			if got := r.Build.Unsettled > 0; got != tc.passing {
+				t.Errorf("the sync whose listing failed counted %d unsettled; want some: %v", r.Build.Unsettled, tc.passing)
+			}
+			if got := texts(t, cfg); !slices.Equal(got, []string{"The quarterly ledger closes on the third working day."}) {
+				t.Errorf("memory after the failed listing %q, want the ledger's kept", got)
+			}
+			syncOK(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
+			want := []string{"The harbour crane inspection is booked for the spring tide.", "The quarterly ledger closes on the third working day."}
+			if got := texts(t, cfg); !slices.Equal(got, want) {
+				t.Errorf("memory after the next sync %q, want %q", got, want)
+			}
+		})
+	}
+}

@@ -58,15 +58,18 @@ var passingErrors = []error{
 	syscall.EHOSTUNREACH, syscall.ECONNRESET, syscall.ECONNABORTED, os.ErrDeadlineExceeded,
 }
 
-// passing reports whether a file's read failed for a passing reason (see
-// passingErrors): the file is counted unsettled (BuildResult.Unsettled),
-// so that a watcher syncs again soon rather than wait for the file to
-// change, which a note written once never does. A lasting reason (a
-// permission, a file too large) is only reported: retrying would not fix
-// it.
-func (r *fileRead) passing() bool {
-	return r.err != nil && slices.ContainsFunc(passingErrors, func(e error) bool { return errors.Is(r.err, e) })
+// passing reports whether err, of a file's read or a source's listing,
+// is one of passingErrors: the file or source is counted unsettled
+// (BuildResult.Unsettled), so that a watcher syncs again soon rather than
+// wait for it to change, which a note written once never does. A lasting
+// reason (a permission, a file too large) is only reported: retrying
+// would not fix it.
+func passing(err error) bool {
+	return err != nil && slices.ContainsFunc(passingErrors, func(e error) bool { return errors.Is(err, e) })
 }
+
+// passing reports whether the read failed for a passing reason.
+func (r *fileRead) passing() bool { return passing(r.err) }
 
 // readFilePiece is ingest.ReadFilePiece; tests replace it to fail the
 // open of a file as the system may (too many open files, an I/O error).
