@@ -247,7 +247,7 @@ func (x *Indexer) listFiles(prevStates map[stateKey]*FileState, res *BuildResult
 			summaries[i].Error = err.Error()
 			summaries[i].Missing = errors.Is(err, ingest.ErrSourceMissing)
 			reason := err.Error()
-			if passing(err) {
+			if ingest.Passing(err) {
 				res.Unsettled++
 				reason += "; it will be listed again"
 			}
@@ -258,6 +258,10 @@ func (x *Indexer) listFiles(prevStates map[stateKey]*FileState, res *BuildResult
 		// files is carried forward like that of any file not read.
 		for _, p := range listing.Problems {
 			summaries[i].Problems++
+			if p.Passing {
+				res.Unsettled++
+				p.Reason += "; it will be listed again"
+			}
 			res.problem(p)
 		}
 		for _, f := range listing.Files {

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/nova-recall/nova/config"
@@ -48,28 +46,12 @@ type fileRead struct {
 	more  bool
 }
 
-// passingErrors are the errors of a read that say nothing about the file:
-// the process or the system out of open files or memory, an I/O error, an
-// interrupted call, a network volume that timed out, went away or handed
-// back a stale handle. The next read may well succeed.
-var passingErrors = []error{
-	syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.ENOBUFS, syscall.EIO, syscall.EINTR, syscall.EAGAIN,
-	syscall.EBUSY, syscall.ETIMEDOUT, syscall.ESTALE, syscall.ENETDOWN, syscall.ENETUNREACH, syscall.EHOSTDOWN,
-	syscall.EHOSTUNREACH, syscall.ECONNRESET, syscall.ECONNABORTED, os.ErrDeadlineExceeded,
-}
-
-// passing reports whether err, of a file's read or a source's listing,
-// is one of passingErrors: the file or source is counted unsettled
-// (BuildResult.Unsettled), so that a watcher syncs again soon rather than
-// wait for it to change, which a note written once never does. A lasting
-// reason (a permission, a file too large) is only reported: retrying
-// would not fix it.
-func passing(err error) bool {
-	return err != nil && slices.ContainsFunc(passingErrors, func(e error) bool { return errors.Is(err, e) })
-}
-
-// passing reports whether the read failed for a passing reason.
-func (r *fileRead) passing() bool { return passing(r.err) }
+// passing reports whether the read failed for a reason that passes
+// (ingest.Passing): the file is counted unsettled (BuildResult.Unsettled),
+// so that a watcher syncs again soon rather than wait for it to change,
+// which a note written once never does. A lasting reason (a permission, a
+// file too large) is only reported: retrying would not fix it.
+func (r *fileRead) passing() bool { return ingest.Passing(r.err) }
 
 // readFilePiece is ingest.ReadFilePiece; tests replace it to fail the
 // open of a file as the system may (too many open files, an I/O error).

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -133,7 +135,7 @@ func List(src config.Source) (Listing, error) {
 	var out Listing
 	repos := gitFolders{}
 	walk := WalkRoot(root)
-	err = filepath.WalkDir(walk, func(p string, d fs.DirEntry, err error) error {
+	err = walkDir(walk, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == walk {
 				return err
@@ -141,7 +143,7 @@ func List(src config.Source) (Listing, error) {
 			// A directory whose entries cannot be read is reported and
 			// skipped; WalkDir calls back a second time with the error.
 			if d != nil && d.IsDir() {
-				out.Problems = append(out.Problems, Problem{Source: src.Name, Path: p, Reason: "directory cannot be read: " + pathErrReason(err)})
+				out.Problems = append(out.Problems, Problem{Source: src.Name, Path: p, Reason: "directory cannot be read: " + pathErrReason(err), Passing: Passing(err)})
 				return fs.SkipDir
 			}
 			out.Problems = append(out.Problems, Problem{Source: src.Name, Path: p, Reason: "cannot be listed: " + pathErrReason(err)})
@@ -187,6 +189,10 @@ func List(src config.Source) (Listing, error) {
 	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Rel < out.Files[j].Rel })
 	return out, nil
 }
+
+// walkDir is filepath.WalkDir; tests replace it to fail the reading of a
+// folder as the system may (too many open files, an I/O error).
+var walkDir = filepath.WalkDir
 
 // WalkRoot is the path to give filepath.WalkDir for the source folder at
 // path. WalkDir follows no link, its root's included, so a source that is
@@ -326,6 +332,24 @@ func pathErrReason(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// passingErrors are the errors of a read or a listing that say nothing
+// about the file or folder: the process or the system out of open files
+// or memory, an I/O error, an interrupted call, a network volume that
+// timed out, went away or handed back a stale handle.
+var passingErrors = []error{
+	syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.ENOBUFS, syscall.EIO, syscall.EINTR, syscall.EAGAIN,
+	syscall.EBUSY, syscall.ETIMEDOUT, syscall.ESTALE, syscall.ENETDOWN, syscall.ENETUNREACH, syscall.EHOSTDOWN,
+	syscall.EHOSTUNREACH, syscall.ECONNRESET, syscall.ECONNABORTED, os.ErrDeadlineExceeded,
+}
+
+// Passing reports whether err, of reading a file or listing a folder,
+// is for a reason that passes (too many open files, an I/O error, a
+// network volume's timeout): the next try may well succeed, where a
+// permission or a file too large stays as it is.
+func Passing(err error) bool {
+	return err != nil && slices.ContainsFunc(passingErrors, func(e error) bool { return errors.Is(err, e) })
 }
 
 // matchGlobs reports whether rel matches one of globs; a glob without a

@@ -27,6 +27,9 @@ type Problem struct {
 	// padding, a line cut short): those bytes are lost, and there is
 	// nothing in the file to fix.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Passing marks a file or folder that could not be read for a reason
+	// that passes (see Passing): the next try may read it.
+	Passing bool `json:"-"`
 }
 
 // String is the problem as one line: "source: path:line: reason" (no
@@ -88,7 +91,7 @@ func Read(ctx context.Context, src config.Source, sink Sink) error {
 			case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 				return err
 			}
-			sink.Problem(Problem{Source: src.Name, Path: f.Path, Reason: pathErrReason(err)})
+			sink.Problem(Problem{Source: src.Name, Path: f.Path, Reason: pathErrReason(err), Passing: Passing(err)})
 		}
 	}
 	return nil
