@@ -346,10 +346,11 @@ var passingErrors = []error{
 
 // Passing reports whether err, of reading a file or listing a folder,
 // is for a reason that passes (too many open files, an I/O error, a
-// network volume's timeout): the next try may well succeed, where a
+// network volume's timeout, a Hermes database its writer still held
+// after the reader's retries): the next try may well succeed, where a
 // permission or a file too large stays as it is.
 func Passing(err error) bool {
-	return err != nil && slices.ContainsFunc(passingErrors, func(e error) bool { return errors.Is(err, e) })
+	return err != nil && (slices.ContainsFunc(passingErrors, func(e error) bool { return errors.Is(err, e) }) || transientSQLite(err))
 }
 
 // matchGlobs reports whether rel matches one of globs; a glob without a

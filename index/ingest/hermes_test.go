@@ -297,8 +297,9 @@ func TestReadHermes_liveWAL(t *testing.T) {
 }
 
 // TestReadHermes_busy: a database a writer holds exclusively is retried,
-// then reported as an error of the file (an index keeps its earlier
-// memory), and read once the writer lets go.
+// then reported as an error of the file that passes (an index keeps its
+// earlier memory, and a watcher syncs again soon), and read once the
+// writer lets go.
 func TestReadHermes_busy(t *testing.T) {
 	home := t.TempDir()
 	p := filepath.Join(home, "state.db")
@@ -328,6 +329,9 @@ func TestReadHermes_busy(t *testing.T) {
 	_, err = ReadFile(context.Background(), src, f, Cursor{}, Sink{Record: func(memory.Record) error { return nil }, Problem: func(Problem) {}})
 	if err == nil || !transientSQLite(err) {
 		t.Fatalf("read of a locked database: %v, want a busy error", err)
+	}
+	if !Passing(err) {
+		t.Errorf("read of a locked database: %v is not Passing: a sync would not count it to read again soon", err)
 	}
 	if d := time.Since(start); d < (1+2)*hermesBackoff {
 		t.Errorf("gave up after %v: not retried", d)
