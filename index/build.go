@@ -95,6 +95,13 @@ type Options struct {
 	// sync runs (0: DefaultMemoryLimit; negative: none). GOMEMLIMIT, when
 	// set, takes precedence.
 	MemoryLimit int64
+
+	// readFilePiece and listSource read and list the sources:
+	// ingest.ReadFilePiece and ingest.List, unless a test makes them fail
+	// as the system may (too many open files, an I/O error; see
+	// export_test.go).
+	readFilePiece func(ctx context.Context, src config.Source, f ingest.File, from ingest.Cursor, limit int64, sink ingest.Sink) (ingest.Cursor, bool, error)
+	listSource    func(config.Source) (ingest.Listing, error)
 }
 
 // Progress reports long work: Stage is read, analyze, train, embed, ann,
@@ -135,6 +142,12 @@ func New(cfg config.Config, opts Options) *Indexer {
 			defer mu.Unlock()
 			report(p)
 		}
+	}
+	if opts.readFilePiece == nil {
+		opts.readFilePiece = ingest.ReadFilePiece
+	}
+	if opts.listSource == nil {
+		opts.listSource = ingest.List
 	}
 	if opts.Hook == nil {
 		opts.Hook = func(string) {}

@@ -58,29 +58,27 @@ func InodeForTest(path string) uint64 {
 	return ino
 }
 
-// FailOpens makes syncs fail to open the source files for which fail
-// returns an error, as os.Open would with it, until restore is called.
-func FailOpens(fail func(path string) error) (restore func()) {
-	prev := readFilePiece
-	readFilePiece = func(ctx context.Context, src config.Source, f ingest.File, from ingest.Cursor, limit int64, sink ingest.Sink) (ingest.Cursor, bool, error) {
+// FailOpens returns opts with which syncs fail to open the source files
+// for which fail returns an error, as os.Open would with it.
+func FailOpens(opts Options, fail func(path string) error) Options {
+	opts.readFilePiece = func(ctx context.Context, src config.Source, f ingest.File, from ingest.Cursor, limit int64, sink ingest.Sink) (ingest.Cursor, bool, error) {
 		if err := fail(f.Path); err != nil {
 			return from, false, &fs.PathError{Op: "open", Path: f.Path, Err: err}
 		}
-		return prev(ctx, src, f, from, limit, sink)
+		return ingest.ReadFilePiece(ctx, src, f, from, limit, sink)
 	}
-	return func() { readFilePiece = prev }
+	return opts
 }
 
-// FailListing makes syncs fail to list the sources for which fail returns
-// an error, as ingest.List does when it cannot open a source's folder,
-// until restore is called.
-func FailListing(fail func(src config.Source) error) (restore func()) {
-	prev := listSource
-	listSource = func(src config.Source) (ingest.Listing, error) {
+// FailListing returns opts with which syncs fail to list the sources for
+// which fail returns an error, as ingest.List does when it cannot open a
+// source's folder.
+func FailListing(opts Options, fail func(src config.Source) error) Options {
+	opts.listSource = func(src config.Source) (ingest.Listing, error) {
 		if err := fail(src); err != nil {
 			return ingest.Listing{}, fmt.Errorf("source %s: %w", src.Name, &fs.PathError{Op: "open", Path: src.Path, Err: err})
 		}
-		return prev(src)
+		return ingest.List(src)
 	}
-	return func() { listSource = prev }
+	return opts
 }

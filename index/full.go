@@ -232,17 +232,13 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 	return x.candidate(sp, parts, res.Added, records), states, nil
 }
 
-// listSource is ingest.List; tests replace it to fail the listing of a
-// source as the system may (too many open files, an I/O error).
-var listSource = ingest.List
-
 // listFiles lists every file of every source, in build order.
 func (x *Indexer) listFiles(prevStates map[stateKey]*FileState, res *BuildResult) ([]readJob, []SourceSummary) {
 	var jobs []readJob
 	summaries := make([]SourceSummary, len(x.cfg.Sources))
 	for i, src := range x.cfg.Sources {
 		summaries[i] = SourceSummary{Name: src.Name, Kind: src.Kind, Path: src.Path}
-		listing, err := listSource(src)
+		listing, err := x.opts.listSource(src)
 		if err != nil {
 			summaries[i].Error = err.Error()
 			summaries[i].Missing = errors.Is(err, ingest.ErrSourceMissing)

@@ -41,9 +41,8 @@ func TestSync_fileNotOpenedForAPassingReasonIsReadAgain(t *testing.T) {
 
 			writeFile(t, edited, "# Ledger\n\nThe quarterly ledger now closes on the fifth working day, by the new controller.\n")
 			writeFile(t, added, "# Harbour\n\nThe harbour crane inspection is booked for the spring tide.\n")
-			restore := index.FailOpens(func(string) error { return tc.err })
-			r, err := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true, Full: tc.full}).Sync(t.Context())
-			restore()
+			r, err := index.New(cfg, index.FailOpens(index.Options{NoRemote: true, Now: clk.Now, NoCompact: true, Full: tc.full},
+				func(string) error { return tc.err })).Sync(t.Context())
 			if err != nil {
 				t.Fatalf("the sync whose opens failed: %v", err)
 			}
@@ -86,15 +85,14 @@ func TestSync_fileNotReadForALastingReasonIsNotRetried(t *testing.T) {
 	locked := filepath.Join(src, "locked.md")
 	writeFile(t, locked, "# Locked\n\nA note the service may not read.\n")
 	writeFile(t, filepath.Join(src, "image.md"), "\x00\x01\x02PNG\x00\x00binary\x00")
-	restore := index.FailOpens(func(p string) error {
+	failLocked := func(p string) error {
 		if p == locked {
 			return fs.ErrPermission
 		}
 		return nil
-	})
-	defer restore()
+	}
 	for i := range 2 {
-		r := syncOK(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
+		r := syncOK(t, index.New(cfg, index.FailOpens(index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}, failLocked)))
 		if r.Build.Unsettled != 0 {
 			t.Errorf("sync %d: %d files counted to read again shortly, want none: %v", i+1, r.Build.Unsettled, r.Build.Problems)
 		}
@@ -136,9 +134,8 @@ func TestSync_sourceNotListedForAPassingReasonIsListedAgain(t *testing.T) {
 			mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
 
 			writeFile(t, filepath.Join(src, "harbour.md"), "# Harbour\n\nThe harbour crane inspection is booked for the spring tide.\n")
-			restore := index.FailListing(func(config.Source) error { return tc.err })
-			r, err := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}).Sync(t.Context())
-			restore()
+			r, err := index.New(cfg, index.FailListing(index.Options{NoRemote: true, Now: clk.Now, NoCompact: true},
+				func(config.Source) error { return tc.err })).Sync(t.Context())
 			if err != nil {
 				t.Fatalf("the sync whose listing failed: %v", err)
 			}

@@ -53,10 +53,6 @@ type fileRead struct {
 // file too large) is only reported: retrying would not fix it.
 func (r *fileRead) passing() bool { return ingest.Passing(r.err) }
 
-// readFilePiece is ingest.ReadFilePiece; tests replace it to fail the
-// open of a file as the system may (too many open files, an I/O error).
-var readFilePiece = ingest.ReadFilePiece
-
 // readAttempts is how many times a file that changes while it is read is
 // read again before the build keeps its previous memory instead.
 const readAttempts = 3
@@ -140,12 +136,12 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 			wait, waited = x.settle(before)
 			continue
 		}
-		cur, more, err := readFilePiece(ctx, src, f, from, limit, sink)
+		cur, more, err := x.opts.readFilePiece(ctx, src, f, from, limit, sink)
 		if out.resumed && prevPiece == nil && errors.Is(err, ingest.ErrFileChanged) {
 			// Not an append after all: read it whole.
 			out.resumed = false
 			out.records, out.problems, out.count, out.interrupted = nil, nil, 0, 0
-			cur, more, err = readFilePiece(ctx, src, f, ingest.Cursor{}, limit, sink)
+			cur, more, err = x.opts.readFilePiece(ctx, src, f, ingest.Cursor{}, limit, sink)
 		}
 		if err != nil {
 			out.err = err
