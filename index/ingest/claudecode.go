@@ -36,8 +36,11 @@ import (
 // session's title (a summary line, an AI title, a title the user set) is
 // the title of every record read after it. A message one agent of a team
 // sends another (teammate-message) is the assistant's, not the user's,
-// and the team's protocol notices are dropped. A line shape the reader
-// does not know is reported once per file.
+// and the team's protocol notices are dropped. A prompt typed while a
+// turn ran is read from the user line or attachment that carries it, or,
+// when the turn took it in and no line does, from the queue's line of it
+// (see queueOperation). A line shape the reader does not know is
+// reported once per file.
 
 // claudeLine is one line of a Claude Code transcript, with the fields the
 // reader uses.
@@ -78,6 +81,11 @@ type claudeLine struct {
 	Content json.RawMessage `json:"content"`
 	// PlanContent is the plan a plan handoff quotes (see claudeHandoff).
 	PlanContent string `json:"planContent"`
+	// Operation and Reason are what a queue-operation line did to the
+	// queue of prompts typed while a turn ran, and why (see
+	// queueOperation); its Content is the prompt.
+	Operation string `json:"operation"`
+	Reason    string `json:"reason"`
 }
 
 type claudeMessage struct {
@@ -218,6 +226,21 @@ type claudeState struct {
 	// a line that does not (an attachment line carries only its own
 	// fields).
 	Cwd string `json:"cwd,omitempty"`
+	// Queued are the prompts typed while a turn ran that no later line
+	// has carried yet, oldest first (see queueOperation).
+	Queued []claudeQueued `json:"queued,omitempty"`
+}
+
+// claudeQueued is a prompt of the queue: its words (redacted, as all
+// state is), role, line and time, and whether the running turn took it
+// in.
+type claudeQueued struct {
+	Text     string `json:"text"`
+	Role     string `json:"role,omitempty"`
+	Line     int    `json:"line"`
+	Time     string `json:"time,omitempty"`
+	Session  string `json:"session,omitempty"`
+	Departed bool   `json:"departed,omitempty"`
 }
 
 // title is the session's title: one the user set, else the AI's, else
@@ -303,6 +326,9 @@ func (h *claudeHandler) line(n int, data []byte) error {
 		return nil
 	case "attachment":
 		return h.queuedPrompt(n, &l)
+	case "queue-operation":
+		h.queueOperation(n, &l)
+		return nil
 	case "system":
 		if l.Subtype == "away_summary" {
 			return h.recap(n, &l)
@@ -316,6 +342,11 @@ func (h *claudeHandler) line(n int, data []byte) error {
 	}
 	if l.IsMeta || l.IsAPIErrorMessage {
 		return nil
+	}
+	if l.Type == "assistant" {
+		if err := h.uncarriedPrompts(); err != nil {
+			return err
+		}
 	}
 	if l.Type == "user" && l.injected() {
 		return nil // written by Claude Code, not the user
@@ -372,6 +403,7 @@ func (h *claudeHandler) line(n int, data []byte) error {
 	text := strings.Join(parts, "\n\n")
 	role := l.speaker()
 	if l.Type == "user" {
+		h.carried(text)
 		text = claudeHandoff(text, l.PlanContent)
 		if said, ok := claudeTeammateText(text); ok {
 			text, role = said, "assistant"
@@ -498,6 +530,7 @@ func (h *claudeHandler) queuedPrompt(n int, l *claudeLine) error {
 	}
 	parts, human := h.userBlocks(n, blocks)
 	text, role := strings.Join(parts, "\n\n"), "user"
+	h.carried(text)
 	if said, ok := claudeTeammateText(text); ok {
 		text, role = said, "assistant"
 	}
@@ -507,6 +540,122 @@ func (h *claudeHandler) queuedPrompt(n int, l *claudeLine) error {
 	// The turn it was typed into goes on: its tool calls stay pending for
 	// the answer.
 	return h.emit(n, l, role, text)
+}
+
+// claudeQueueSize bounds the prompts a file's state holds waiting for
+// the line that carries them: a person queues a few at a time.
+const claudeQueueSize = 16
+
+// claudeAbsorbed are the reasons of a queue-operation "remove" for a
+// prompt the running turn took in (2.1.246 and later; earlier builds
+// give no reason): the model read it, though no user line may carry it.
+var claudeAbsorbed = setOf("", "absorbed_mid_turn", "delivered_to_agent")
+
+// queueOperation follows the queue of prompts a person types while a
+// turn runs (2.1). Every such prompt is first an "enqueue" line. One the
+// turn's end sends ("dequeue", which names none) comes again as a user
+// line; one the running turn takes in ("remove", for a reason in
+// claudeAbsorbed) comes again as a queued_command attachment, before or
+// after the remove, but the desktop app hands it to the model inside a
+// tool result and writes it nowhere else. So a prompt taken in that no
+// user line or attachment carried by the next reply is the user's, read
+// from its enqueue line (see uncarriedPrompts). A prompt pulled back
+// into the editor ("popAll") or removed for another reason was not
+// sent: what the person sends instead is.
+func (h *claudeHandler) queueOperation(n int, l *claudeLine) {
+	if l.SessionID != "" && l.SessionID != h.fallbackSession {
+		return // the queue of the session this one continues
+	}
+	var content string
+	_ = json.Unmarshal(l.Content, &content)
+	switch l.Operation {
+	case "enqueue":
+		text, role := claudeQueuedText(content)
+		if text == "" {
+			return
+		}
+		if len(h.st.Queued) == claudeQueueSize {
+			h.st.Queued = h.st.Queued[1:]
+		}
+		h.st.Queued = append(h.st.Queued, claudeQueued{Text: text, Role: role, Line: n, Time: l.Timestamp, Session: l.SessionID})
+	case "remove":
+		// A remove of what was not queued (a task's notice) removes none.
+		text, _ := claudeQueuedText(content)
+		if i := h.waiting(text); i >= 0 {
+			if claudeAbsorbed[l.Reason] {
+				h.st.Queued[i].Departed = true
+			} else {
+				h.st.Queued = slices.Delete(h.st.Queued, i, i+1)
+			}
+		}
+	case "popAll":
+		h.st.Queued = slices.DeleteFunc(h.st.Queued, func(q claudeQueued) bool { return !q.Departed })
+	}
+}
+
+// claudeQueuedText returns the words of a queued prompt as a record holds
+// them, and their role: "" for what is no one's words (a background
+// task's notice, a bare slash command, whose user line keeps nothing
+// either), the assistant's for a message from another agent of a team.
+func claudeQueuedText(content string) (string, string) {
+	text, role := claudeUserText(content), "user"
+	if said, ok := claudeTeammateText(text); ok {
+		text, role = said, "assistant"
+	}
+	if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \t\n") {
+		return "", ""
+	}
+	if !hasContent(text) {
+		return "", ""
+	}
+	return stateText(text), role
+}
+
+// waiting returns the index of the oldest prompt still in the queue whose
+// words are text, or -1.
+func (h *claudeHandler) waiting(text string) int {
+	key := normalizeSpace(text)
+	if key == "" {
+		return -1
+	}
+	return slices.IndexFunc(h.st.Queued, func(q claudeQueued) bool {
+		return !q.Departed && normalizeSpace(q.Text) == key
+	})
+}
+
+// carried drops the queued prompts that the words of a user line or a
+// queued_command attachment hold (several queued prompts may be sent as
+// one): that line is their record.
+func (h *claudeHandler) carried(text string) {
+	if len(h.st.Queued) == 0 {
+		return
+	}
+	said := normalizeSpace(stateText(text))
+	h.st.Queued = slices.DeleteFunc(h.st.Queued, func(q claudeQueued) bool {
+		return strings.Contains(said, normalizeSpace(q.Text))
+	})
+}
+
+// uncarriedPrompts keeps, as the reply to them begins, the prompts that
+// left the queue for the model and that no line carried (see
+// queueOperation). The turn they were typed into goes on: its tool calls
+// stay pending for the answer.
+func (h *claudeHandler) uncarriedPrompts() error {
+	kept := h.keptLine
+	defer func() { h.keptLine = kept }()
+	var waiting []claudeQueued
+	for _, q := range h.st.Queued {
+		if !q.Departed {
+			waiting = append(waiting, q)
+			continue
+		}
+		l := claudeLine{Type: "user", SessionID: q.Session, Timestamp: q.Time}
+		if err := h.emit(q.Line, &l, q.Role, q.Text); err != nil {
+			return err
+		}
+	}
+	h.st.Queued = waiting
+	return nil
 }
 
 // compactSummary keeps the summary Claude Code wrote when it compacted

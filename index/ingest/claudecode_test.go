@@ -60,6 +60,31 @@ func TestReadClaudeCodeFile_edges(t *testing.T) {
 	line := func(typ, body string) string {
 		return `{"type":"` + typ + `","sessionId":"s-9","cwd":"/w/nova","timestamp":"2026-03-04T12:00:00Z","message":` + body + "}\n"
 	}
+	// queueOp and attachment are the lines of a prompt typed while a turn
+	// ran (2.1): its moves in the queue, and the attachment that hands it
+	// to the running turn.
+	queueOp := func(op, reason, content string) string {
+		l := map[string]string{"type": "queue-operation", "operation": op, "sessionId": "s-9", "timestamp": "2026-03-04T12:00:00Z"}
+		if reason != "" {
+			l["reason"] = reason
+		}
+		if content != "" {
+			l["content"] = content
+		}
+		b, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n"
+	}
+	attachment := func(prompt string) string {
+		b, err := json.Marshal(prompt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return `{"type":"attachment","sessionId":"s-9","timestamp":"2026-03-04T12:00:00Z","attachment":{"type":"queued_command","commandMode":"prompt","prompt":` +
+			string(b) + `,"origin":{"kind":"human"}}}` + "\n"
+	}
 	tests := []struct {
 		name  string
 		rel   string
@@ -119,6 +144,41 @@ func TestReadClaudeCodeFile_edges(t *testing.T) {
 			lines: `{"type":"hologram-state","sessionId":"s-9","frames":[1,2]}` + "\n" +
 				line("user", `{"content":"still read"}`),
 			want: []string{"s-9:2 still read"},
+		},
+		{
+			name: "a prompt taken into the turn is read once, its attachment before or after the remove",
+			rel:  "p/s-9.jsonl",
+			lines: queueOp("enqueue", "", "use the v2 schema") + attachment("use the v2 schema") + queueOp("remove", "absorbed_mid_turn", "use the v2 schema") +
+				line("assistant", `{"id":"m1","content":[{"type":"text","text":"Switched to v2."}]}`) +
+				queueOp("enqueue", "", "and drop v1") + queueOp("remove", "absorbed_mid_turn", "and drop v1") + attachment("and drop v1") +
+				line("assistant", `{"id":"m2","content":[{"type":"text","text":"Dropped v1."}]}`),
+			want: []string{"s-9:2 use the v2 schema", "s-9:4 Switched to v2.", "s-9:7 and drop v1", "s-9:8 Dropped v1."},
+		},
+		{
+			name: "prompts sent at once are one user line",
+			rel:  "p/s-9.jsonl",
+			lines: queueOp("enqueue", "", "rename the flag") + queueOp("enqueue", "", "and update the docs") +
+				queueOp("dequeue", "", "") + line("user", `{"content":"rename the flag\nand update the docs"}`) +
+				line("assistant", `{"id":"m1","content":[{"type":"text","text":"Done."}]}`),
+			want: []string{`s-9:4 rename the flag\nand update the docs`, "s-9:5 Done."},
+		},
+		{
+			name: "a task's notice removed from the queue takes no prompt with it",
+			rel:  "p/s-9.jsonl",
+			lines: queueOp("enqueue", "", "check the logs too") +
+				queueOp("enqueue", "", "<task-notification><task-id>b1</task-id></task-notification>") +
+				queueOp("remove", "absorbed_mid_turn", "<task-notification><task-id>b1</task-id></task-notification>") +
+				line("assistant", `{"id":"m1","content":[{"type":"text","text":"The build finished."}]}`) +
+				queueOp("dequeue", "", "") + line("user", `{"content":"check the logs too"}`),
+			want: []string{"s-9:4 The build finished.", "s-9:6 check the logs too"},
+		},
+		{
+			name: "a bare slash command taken in, or a prompt removed for a reason not known to mean sent, is no prompt",
+			rel:  "p/s-9.jsonl",
+			lines: queueOp("enqueue", "", "/status") + queueOp("remove", "absorbed_mid_turn", "/status") +
+				queueOp("enqueue", "", "never mind") + queueOp("remove", "cancelled", "never mind") +
+				line("assistant", `{"id":"m1","content":[{"type":"text","text":"Still running."}]}`),
+			want: []string{"s-9:5 Still running."},
 		},
 		{
 			name:  "unknown content shape is a problem, not a crash",
