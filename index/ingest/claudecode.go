@@ -60,6 +60,9 @@ type claudeLine struct {
 	// expect costs only the mark, not the line.
 	Origin       json.RawMessage `json:"origin"`
 	PromptSource json.RawMessage `json:"promptSource"`
+	// TurnOrigin (2.1) says the same in a word; a scheduled task's run
+	// is "scheduled" there, though its origin may be "human".
+	TurnOrigin json.RawMessage `json:"turnOrigin"`
 	// IsAPIErrorMessage marks a synthetic assistant line reporting a
 	// failed API call.
 	IsAPIErrorMessage bool            `json:"isApiErrorMessage"`
@@ -124,6 +127,9 @@ var claudeScaffolding = func() []*regexp.Regexp {
 		// GitHub pull request the session watches, the standing
 		// instructions of a forked sub-agent (its task follows them).
 		"mcp-resource-update", "mcp-polling-update", "github-webhook-activity", "fork-boilerplate",
+		// The prompt of a scheduled task's run, which Claude Code sends
+		// itself (and marks of origin "human").
+		"scheduled-task",
 	} {
 		out = append(out, regexp.MustCompile(`(?s)<`+tag+`(?:\s[^>]*)?>.*?</`+tag+`>`))
 	}
@@ -152,6 +158,10 @@ var (
 	claudeChannel     = regexp.MustCompile(`(?s)<channel(?:\s[^>]*)?>\s*(.*?)\s*</channel>`)
 	claudeCaveat      = regexp.MustCompile(`(?m)^Caveat: The messages below were generated.*$`)
 	claudeInterrupted = regexp.MustCompile(`\[Request interrupted by user[^\]]*\]`)
+	// claudeLoopWake is a prompt /loop sends itself when the wake-up it
+	// scheduled fires (ScheduleWakeup): the loop's sentinel, which stands
+	// for the loop's prompt, already kept from the /loop the user typed.
+	claudeLoopWake = regexp.MustCompile(`(?s)\A\s*<<autonomous-loop(?:-dynamic)?>>.*`)
 )
 
 // claudeInjected are the origins of user lines Claude Code writes itself
@@ -159,6 +169,11 @@ var (
 // Code session, a turn continued on its own. Typed prompts are of origin
 // "human", or have none.
 var claudeInjected = setOf("task-notification", "peer", "auto-continuation")
+
+// claudeInjectedTurns are the turnOrigin values of the user lines Claude
+// Code writes itself: a background task's notice, another session's
+// message, a scheduled task's run.
+var claudeInjectedTurns = setOf("task_notification", "peer", "scheduled")
 
 // Known shapes that carry nothing to remember; any other line type or
 // content block type is reported (see shapeReports). As of 2.1.2xx
@@ -859,10 +874,11 @@ func (l *claudeLine) injected() bool {
 	var origin struct {
 		Kind string `json:"kind"`
 	}
-	var source string
+	var source, turn string
 	_ = json.Unmarshal(l.Origin, &origin)
 	_ = json.Unmarshal(l.PromptSource, &source)
-	return claudeInjected[origin.Kind] || source == "system"
+	_ = json.Unmarshal(l.TurnOrigin, &turn)
+	return claudeInjected[origin.Kind] || source == "system" || claudeInjectedTurns[turn]
 }
 
 // claudeBlocks decodes message content: a plain string is one text block.
@@ -1135,7 +1151,7 @@ func (h *claudeHandler) quietBlock(n int, typ string) {
 // the command expands to is a meta line. A shell command run in bash mode
 // is kept as typed ("!git status"), its output dropped; so is a memory
 // added with "#" ("# always use pnpm"); a message sent through a channel
-// is kept without its envelope.
+// is kept without its envelope; a /loop's own wake-up is dropped.
 func claudeUserText(s string) string {
 	command := ""
 	if args := claudeCommandArgs.FindStringSubmatch(s); args != nil && strings.TrimSpace(args[1]) != "" {
@@ -1151,6 +1167,7 @@ func claudeUserText(s string) string {
 	s = claudeChannel.ReplaceAllString(s, "$1")
 	s = claudeCaveat.ReplaceAllString(s, "")
 	s = claudeInterrupted.ReplaceAllString(s, "")
+	s = claudeLoopWake.ReplaceAllString(s, "")
 	if command != "" {
 		s = command + "\n\n" + s
 	}
