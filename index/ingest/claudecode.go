@@ -613,7 +613,7 @@ func (h *claudeHandler) queueOperation(n int, l *claudeLine) {
 // task's notice, a bare slash command, whose user line keeps nothing
 // either), the assistant's for a message from another agent of a team.
 func claudeQueuedText(content string) (string, string) {
-	text, role := claudeUserText(content), "user"
+	text, role := claudeImageRef.ReplaceAllString(claudeUserText(content), imageMark), "user"
 	if said, ok := claudeTeammateText(text); ok {
 		text, role = said, "assistant"
 	}
@@ -626,15 +626,26 @@ func claudeQueuedText(content string) (string, string) {
 	return stateText(text), role
 }
 
+// claudeImageRef is how a queued prompt names an image pasted into it
+// ("[Image #2] the legend overlaps"); the line that carries the prompt
+// holds the image itself.
+var claudeImageRef = regexp.MustCompile(`\[Image #\d+\]`)
+
+// queuedKey is what the words of a queued prompt and of the line that
+// carries it share: their text without images, in any layout.
+func queuedKey(text string) string {
+	return normalizeSpace(strings.ReplaceAll(claudeImageRef.ReplaceAllString(text, ""), imageMark, ""))
+}
+
 // waiting returns the index of the oldest prompt still in the queue whose
 // words are text, or -1.
 func (h *claudeHandler) waiting(text string) int {
-	key := normalizeSpace(text)
+	key := queuedKey(text)
 	if key == "" {
 		return -1
 	}
 	return slices.IndexFunc(h.st.Queued, func(q claudeQueued) bool {
-		return !q.Departed && normalizeSpace(q.Text) == key
+		return !q.Departed && queuedKey(q.Text) == key
 	})
 }
 
@@ -645,9 +656,9 @@ func (h *claudeHandler) carried(text string) {
 	if len(h.st.Queued) == 0 {
 		return
 	}
-	said := normalizeSpace(stateText(text))
+	said := queuedKey(stateText(text))
 	h.st.Queued = slices.DeleteFunc(h.st.Queued, func(q claudeQueued) bool {
-		return strings.Contains(said, normalizeSpace(q.Text))
+		return strings.Contains(said, queuedKey(q.Text))
 	})
 }
 

@@ -155,6 +155,15 @@ func TestReadClaudeCodeFile_edges(t *testing.T) {
 			want: []string{"s-9:2 use the v2 schema", "s-9:4 Switched to v2.", "s-9:7 and drop v1", "s-9:8 Dropped v1."},
 		},
 		{
+			name: "a queued prompt with an image is read once, from the line that carries the image",
+			rel:  "p/s-9.jsonl",
+			lines: queueOp("enqueue", "", "[Image #2] the legend overlaps") + queueOp("remove", "absorbed_mid_turn", "[Image #2] the legend overlaps") +
+				`{"type":"attachment","sessionId":"s-9","timestamp":"2026-03-04T12:00:00Z","attachment":{"type":"queued_command","commandMode":"prompt","prompt":[{"type":"text","text":"the legend overlaps"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}],"origin":{"kind":"human"}}}` + "\n" +
+				queueOp("enqueue", "", "[Image #3]") + queueOp("remove", "absorbed_mid_turn", "[Image #3]") +
+				line("assistant", `{"id":"m1","content":[{"type":"text","text":"Moved the legend."}]}`),
+			want: []string{`s-9:3 the legend overlaps\n\n[image]`, "s-9:6 Moved the legend."},
+		},
+		{
 			name: "prompts sent at once are one user line",
 			rel:  "p/s-9.jsonl",
 			lines: queueOp("enqueue", "", "rename the flag") + queueOp("enqueue", "", "and update the docs") +
