@@ -120,6 +120,9 @@ package ingest
 // Code's agent-team messages are the assistant's, without their
 // envelope; its MCP, webhook and fork notices are dropped; its
 // prompt-suggestion agent is not read; the Codex turns a user rolled back
-// (thread_rolled_back) are not read. A markdown source skips macOS's
+// (thread_rolled_back) are not read; a prompt Claude Code wrote only in
+// its queue (typed while a turn ran, taken in by it) is the user's, and
+// the prompts it fires itself (scheduled tasks, /loop wake-ups) are not.
+// A markdown source skips macOS's
 // AppleDouble files (._note.md) and Emacs' lock links (.#note.md).
 const Version = "ingest-v17"
