@@ -11,6 +11,7 @@ import (
 
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/secrets"
 )
 
@@ -127,17 +128,9 @@ func TestWatcherRunsWithAnOlderConfig_restartAsInstalled(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			home, env := doctorHome(t)
-			user := strings.TrimPrefix(env[1], "HOME=")
-			for _, p := range tc.files {
-				p = filepath.Join(user, p)
-				novatest.Must(t, os.MkdirAll(filepath.Dir(p), 0o700))
-				novatest.Must(t, os.WriteFile(p, []byte("definition\n"), 0o600))
-			}
-			lock, err := freshness.Acquire(home, time.Now())
-			novatest.Must(t, err)
-			defer lock.Release()
+			writeServiceFiles(t, env, tc.files...)
 			now := time.Now().UTC()
-			novatest.Must(t, freshness.Write(home, &freshness.State{SchemaVersion: freshness.SchemaVersion, PID: os.Getpid(), StartedAt: now.Add(-time.Hour), CaughtUpAt: now.Add(-time.Hour)}))
+			holdWatcher(t, home, &freshness.State{SchemaVersion: freshness.SchemaVersion, PID: os.Getpid(), StartedAt: now.Add(-time.Hour), CaughtUpAt: now.Add(-time.Hour)})
 			rep := Run(t.Context(), Options{Environ: env, GOOS: "darwin", Timeout: 100 * time.Millisecond})
 			c := find(rep, "watcher")
 			if c == nil || c.Code != CodeWatcherConfigStale {
@@ -212,22 +205,14 @@ func TestTokenNotServed_restartAsInstalled(t *testing.T) {
 // watches) asks for no restart.
 func TestWatcherLimit_restartAsInstalled(t *testing.T) {
 	home, env := doctorHome(t)
-	user := strings.TrimPrefix(env[1], "HOME=")
-	for _, p := range []string{brewNovadPlist, brewWatchPlist} {
-		p = filepath.Join(user, p)
-		novatest.Must(t, os.MkdirAll(filepath.Dir(p), 0o700))
-		novatest.Must(t, os.WriteFile(p, []byte("definition\n"), 0o600))
-	}
-	lock, err := freshness.Acquire(home, time.Now())
-	novatest.Must(t, err)
-	defer lock.Release()
+	writeServiceFiles(t, env, brewNovadPlist, brewWatchPlist)
 	now := time.Now().UTC()
-	novatest.Must(t, freshness.Write(home, &freshness.State{SchemaVersion: freshness.SchemaVersion, PID: os.Getpid(), StartedAt: now, CaughtUpAt: now,
+	holdWatcher(t, home, &freshness.State{SchemaVersion: freshness.SchemaVersion, PID: os.Getpid(), StartedAt: now, CaughtUpAt: now,
 		RescanIntervalSeconds: 30, Watched: freshness.Watched{Sources: 1, Dirs: 10, PolledDirs: 4},
 		Limits: []freshness.Limit{
 			{Name: freshness.LimitOpenFiles, Value: 256, Message: "the open file limit (256) is reached. Raise it and restart the watcher"},
 			{Name: freshness.LimitInotifyWatches, Value: 8192, Message: "raise fs.inotify.max_user_watches"},
-		}}))
+		}})
 	novatest.Must(t, os.Chtimes(home.Config(), now.Add(-time.Hour), now.Add(-time.Hour)))
 	rep := Run(t.Context(), Options{Environ: env, GOOS: "darwin", Timeout: 100 * time.Millisecond})
 	c := find(rep, "watcher-limit:"+freshness.LimitOpenFiles)
@@ -238,4 +223,26 @@ func TestWatcherLimit_restartAsInstalled(t *testing.T) {
 	if c := find(rep, "watcher-limit:"+freshness.LimitInotifyWatches); c == nil || c.Advice != "raise fs.inotify.max_user_watches" {
 		t.Fatalf("inotify watches limit: %+v", c)
 	}
+}
+
+// writeServiceFiles puts service definitions (plists, units) at files,
+// relative to the home directory env names.
+func writeServiceFiles(t *testing.T, env []string, files ...string) {
+	t.Helper()
+	user := strings.TrimPrefix(env[1], "HOME=")
+	for _, p := range files {
+		p = filepath.Join(user, p)
+		novatest.Must(t, os.MkdirAll(filepath.Dir(p), 0o700))
+		novatest.Must(t, os.WriteFile(p, []byte("definition\n"), 0o600))
+	}
+}
+
+// holdWatcher takes home's watcher lock for this process until the test
+// ends, and writes st as the watcher's state.
+func holdWatcher(t *testing.T, home paths.Home, st *freshness.State) {
+	t.Helper()
+	lock, err := freshness.Acquire(home, time.Now())
+	novatest.Must(t, err)
+	t.Cleanup(lock.Release)
+	novatest.Must(t, freshness.Write(home, st))
 }

@@ -31,13 +31,8 @@ func TestSync_fileNotOpenedForAPassingReasonIsReadAgain(t *testing.T) {
 		{"timeout", syscall.ETIMEDOUT, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			src := filepath.Join(dir, "notes")
+			src, cfg, clk := syncedLedger(t)
 			edited, added := filepath.Join(src, "ledger.md"), filepath.Join(src, "harbour.md")
-			writeFile(t, edited, "# Ledger\n\nThe quarterly ledger closes on the third working day.\n")
-			cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: src})
-			clk := newClock(epoch)
-			mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
 
 			writeFile(t, edited, "# Ledger\n\nThe quarterly ledger now closes on the fifth working day, by the new controller.\n")
 			writeFile(t, added, "# Harbour\n\nThe harbour crane inspection is booked for the spring tide.\n")
@@ -75,12 +70,7 @@ func TestSync_fileNotOpenedForAPassingReasonIsReadAgain(t *testing.T) {
 // reported, but not counted as one to read again shortly: the watcher
 // would sync again and again for it.
 func TestSync_fileNotReadForALastingReasonIsNotRetried(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "notes")
-	writeFile(t, filepath.Join(src, "ledger.md"), "# Ledger\n\nThe quarterly ledger closes on the third working day.\n")
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: src})
-	clk := newClock(epoch)
-	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
+	src, cfg, clk := syncedLedger(t)
 
 	locked := filepath.Join(src, "locked.md")
 	writeFile(t, locked, "# Locked\n\nA note the service may not read.\n")
@@ -126,12 +116,7 @@ func TestSync_sourceNotListedForAPassingReasonIsListedAgain(t *testing.T) {
 		passing bool
 	}{{syscall.EMFILE, true}, {fs.ErrPermission, false}} {
 		t.Run(tc.err.Error(), func(t *testing.T) {
-			dir := t.TempDir()
-			src := filepath.Join(dir, "notes")
-			writeFile(t, filepath.Join(src, "ledger.md"), "# Ledger\n\nThe quarterly ledger closes on the third working day.\n")
-			cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: src})
-			clk := newClock(epoch)
-			mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
+			src, cfg, clk := syncedLedger(t)
 
 			writeFile(t, filepath.Join(src, "harbour.md"), "# Harbour\n\nThe harbour crane inspection is booked for the spring tide.\n")
 			r, err := index.New(cfg, index.FailListing(index.Options{NoRemote: true, Now: clk.Now, NoCompact: true},
@@ -152,4 +137,17 @@ func TestSync_sourceNotListedForAPassingReasonIsListedAgain(t *testing.T) {
 			}
 		})
 	}
+}
+
+// syncedLedger is a notes source holding ledger.md, synced once: its
+// folder, configuration and clock.
+func syncedLedger(t *testing.T) (src string, cfg config.Config, clk *clock) {
+	t.Helper()
+	dir := t.TempDir()
+	src = filepath.Join(dir, "notes")
+	writeFile(t, filepath.Join(src, "ledger.md"), "# Ledger\n\nThe quarterly ledger closes on the third working day.\n")
+	cfg = testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: src})
+	clk = newClock(epoch)
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
+	return src, cfg, clk
 }
