@@ -393,29 +393,10 @@ func portsTaken(ctx context.Context, cfg config.Config, dial func(ctx context.Co
 	if cfg.Home.Root == "" {
 		return ""
 	}
-	if dial == nil {
-		dial = func(ctx context.Context, addr string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, "tcp", addr)
-		}
-	}
 	if h, ok := homeHolder(cfg.Home.Root); ok && !h.IsStarting() {
 		return ""
 	}
-	host := config.BindHost(cfg.Server.Host)
-	var taken []string
-	for _, port := range []int{cfg.Server.Port, cfg.Facade.Port} {
-		if port == 0 {
-			continue
-		}
-		addr := net.JoinHostPort(host, strconv.Itoa(port))
-		dctx, cancel := context.WithTimeout(ctx, time.Second)
-		// Only a connection: nothing is sent to whatever answers.
-		if conn, err := dial(dctx, addr); err == nil {
-			conn.Close()
-			taken = append(taken, addr)
-		}
-		cancel()
-	}
+	taken, _ := doctor.PortsInUse(ctx, cfg, time.Second, dial)
 	if len(taken) == 0 {
 		return ""
 	}

@@ -284,7 +284,7 @@ func Run(ctx context.Context, opts Options) Report {
 		msg := "start it: " + novadRunner.start()
 		if nr, ok := errors.AsType[*client.NotRunningError](herr); ok && nr.Other {
 			msg = nr.Error()
-		} else if held, _ := portsHeld(ctx, cfg, opts.Timeout); len(held) > 0 {
+		} else if held, _ := PortsInUse(ctx, cfg, opts.Timeout, nil); len(held) > 0 {
 			// Nothing answers on the direct port, but the facade's is
 			// taken: a novad started now could not bind it.
 			msg = fmt.Sprintf("novad is not running, and %s, one of its ports, is held by another program (or another home's novad), so a novad started now could not bind it: stop that program, or give this home other ports (server.port and facade.port in config.yaml), then start novad: %s",
@@ -773,15 +773,26 @@ func novadBuild(h *api.Health) (string, bool) {
 	return novad.Build(), strings.TrimSpace(novad.Version) != strings.TrimSpace(own.Version)
 }
 
-// portsHeld returns the addresses of cfg's ports that accept a
-// connection (nothing is sent), and all of them.
-func portsHeld(ctx context.Context, cfg config.Config, timeout time.Duration) (held, all []string) {
+// PortsInUse dials the loopback ports of cfg (server and facade; a port
+// of 0, which novad picks free, is left out) and returns those that
+// accept a connection, and all of them. Only a connection is made:
+// nothing is sent to whatever answers. dial nil is a net.Dialer's; each
+// try waits at most timeout.
+func PortsInUse(ctx context.Context, cfg config.Config, timeout time.Duration, dial func(ctx context.Context, addr string) (net.Conn, error)) (held, all []string) {
+	if dial == nil {
+		dial = func(ctx context.Context, addr string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+		}
+	}
 	host := config.BindHost(cfg.Server.Host)
 	for _, port := range []int{cfg.Server.Port, cfg.Facade.Port} {
+		if port == 0 {
+			continue
+		}
 		addr := net.JoinHostPort(host, strconv.Itoa(port))
 		all = append(all, addr)
 		dctx, cancel := context.WithTimeout(ctx, timeout)
-		if conn, err := (&net.Dialer{}).DialContext(dctx, "tcp", addr); err == nil {
+		if conn, err := dial(dctx, addr); err == nil {
 			conn.Close()
 			held = append(held, addr)
 		}
@@ -793,7 +804,7 @@ func portsHeld(ctx context.Context, cfg config.Config, timeout time.Duration) (h
 // heldPorts names the ports of cfg that accept a connection, or both
 // when neither does: the program holding one may have just let it go.
 func heldPorts(ctx context.Context, cfg config.Config, timeout time.Duration) string {
-	held, all := portsHeld(ctx, cfg, timeout)
+	held, all := PortsInUse(ctx, cfg, timeout, nil)
 	if len(held) == 0 {
 		return strings.Join(all, " or ")
 	}
