@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // normalizeReference is Normalize as it was before its single-pass
@@ -20,14 +18,7 @@ func normalizeReference(s string) string {
 	if n, ok := normalizeChineseReference(s); ok {
 		return n
 	}
-	if !utf8.ValidString(s) {
-		// Since the reference was kept, Normalize reads an invalid byte
-		// as U+FFFD before NFKC (NFKC at the end of a text left the
-		// character after one unnormalised). Indexed text is valid UTF-8
-		// (ingest replaces invalid bytes), so an index is the same.
-		s = string([]rune(s))
-	}
-	return foldLettersReference(dropIgnorable(foldHan(strings.ToLower(norm.NFKC.String(s)))))
+	return slowNormalize(s)
 }
 
 func isASCIIReference(s string) bool {

@@ -13,6 +13,13 @@ import (
 
 // slowNormalize is Normalize without its short ways: the reference.
 func slowNormalize(s string) string {
+	if !utf8.ValidString(s) {
+		// Normalize reads an invalid byte as U+FFFD before NFKC (NFKC at
+		// the end of a text left the character after one unnormalised).
+		// Indexed text is valid UTF-8 (ingest replaces invalid bytes), so
+		// an index is the same as the references' before this.
+		s = string([]rune(s))
+	}
 	return foldLettersReference(dropIgnorable(foldHan(strings.ToLower(norm.NFKC.String(s)))))
 }
 
