@@ -256,6 +256,9 @@ type claudeQueued struct {
 	Time     string `json:"time,omitempty"`
 	Session  string `json:"session,omitempty"`
 	Departed bool   `json:"departed,omitempty"`
+	// Kept is set once a read that reached the end of what is written
+	// kept the prompt, taken in with no reply after it yet (see end).
+	Kept bool `json:"kept,omitempty"`
 }
 
 // title is the session's title: one the user set, else the AI's, else
@@ -286,6 +289,8 @@ type claudeHandler struct {
 	// own file (see resumedCopy).
 	sidechain bool
 	resumed   map[string]map[uint64]bool
+	// aside is set for the file of a /btw aside (see claudeAside).
+	aside bool
 }
 
 func newClaudeHandler(fc *fileCtx, state json.RawMessage) (*claudeHandler, error) {
@@ -418,7 +423,9 @@ func (h *claudeHandler) line(n int, data []byte) error {
 	text := strings.Join(parts, "\n\n")
 	role := l.speaker()
 	if l.Type == "user" {
-		h.carried(text)
+		if err := h.carried(text); err != nil {
+			return err
+		}
 		text = claudeHandoff(text, l.PlanContent)
 		if said, ok := claudeTeammateText(text); ok {
 			text, role = said, "assistant"
@@ -545,7 +552,9 @@ func (h *claudeHandler) queuedPrompt(n int, l *claudeLine) error {
 	}
 	parts, human := h.userBlocks(n, blocks)
 	text, role := strings.Join(parts, "\n\n"), "user"
-	h.carried(text)
+	if err := h.carried(text); err != nil {
+		return err
+	}
 	if said, ok := claudeTeammateText(text); ok {
 		text, role = said, "assistant"
 	}
@@ -651,15 +660,27 @@ func (h *claudeHandler) waiting(text string) int {
 
 // carried drops the queued prompts that the words of a user line or a
 // queued_command attachment hold (several queued prompts may be sent as
-// one): that line is their record.
-func (h *claudeHandler) carried(text string) {
+// one): that line is their record. One an earlier read kept already, at
+// the end of what was written then (see end), has its record at its
+// enqueue line, where a whole read gives it at this one: the file is to
+// be read again whole (ErrFileChanged) rather than keep it twice.
+func (h *claudeHandler) carried(text string) error {
 	if len(h.st.Queued) == 0 {
-		return
+		return nil
 	}
 	said := queuedKey(stateText(text))
+	kept := false
 	h.st.Queued = slices.DeleteFunc(h.st.Queued, func(q claudeQueued) bool {
-		return strings.Contains(said, queuedKey(q.Text))
+		if !strings.Contains(said, queuedKey(q.Text)) {
+			return false
+		}
+		kept = kept || q.Kept
+		return true
 	})
+	if kept {
+		return fmt.Errorf("%w: a prompt read at the end of the file is carried by a later line", ErrFileChanged)
+	}
+	return nil
 }
 
 // uncarriedPrompts keeps, as the reply to them begins, the prompts that
@@ -675,13 +696,47 @@ func (h *claudeHandler) uncarriedPrompts() error {
 			waiting = append(waiting, q)
 			continue
 		}
-		l := claudeLine{Type: "user", SessionID: q.Session, Timestamp: q.Time}
-		if err := h.emit(q.Line, &l, q.Role, q.Text); err != nil {
+		if q.Kept {
+			continue // kept at the end of an earlier read
+		}
+		if err := h.emitQueued(q); err != nil {
 			return err
 		}
 	}
 	h.st.Queued = waiting
 	return nil
+}
+
+// emitQueued makes the record of a queued prompt, at its enqueue line.
+func (h *claudeHandler) emitQueued(q claudeQueued) error {
+	l := claudeLine{Type: "user", SessionID: q.Session, Timestamp: q.Time}
+	return h.emit(q.Line, &l, q.Role, q.Text)
+}
+
+// end keeps, once a read has reached the end of what is written, the
+// prompts the running turn took in that no line carried and no reply
+// followed yet: the session may end there (closed, or its turn cut off
+// before a reply was written), and a person's last words are to be
+// found. They are marked kept, so that the reply that may still come
+// does not keep them again (see uncarriedPrompts); a line that carries
+// one after all has the file read again whole (see carried). A /btw
+// aside has no queue of its own.
+func (h *claudeHandler) end() (bool, error) {
+	if h.aside {
+		return false, nil
+	}
+	ended := false
+	for i := range h.st.Queued {
+		q := &h.st.Queued[i]
+		if !q.Departed || q.Kept {
+			continue
+		}
+		if err := h.emitQueued(*q); err != nil {
+			return false, err
+		}
+		q.Kept, ended = true, true
+	}
+	return ended, nil
 }
 
 // compactSummary keeps the summary Claude Code wrote when it compacted

@@ -377,3 +377,46 @@ func TestProjectFromCwd_claudeWorktrees(t *testing.T) {
 		}
 	}
 }
+
+// TestReadClaudeCode_absorbedPromptReadOnce: a prompt the running turn
+// took in is the user's once a read reaches the end of what is written,
+// reply or not (the session may end there); when a later line carries it
+// after all (its queued_command attachment, written after the remove),
+// the file is read again whole rather than the prompt kept twice.
+func TestReadClaudeCode_absorbedPromptReadOnce(t *testing.T) {
+	const s = "eeeeeeee-2100-4000-8000-0000000000e9"
+	queue := func(op, reason string) string {
+		l := `{"type":"queue-operation","operation":"` + op + `","timestamp":"2026-10-06T08:00:05.000Z","sessionId":"` + s + `","content":"skip zoom 15"`
+		if reason != "" {
+			l += `,"reason":"` + reason + `"`
+		}
+		return l + "}\n"
+	}
+	head := `{"type":"user","uuid":"u1","sessionId":"` + s + `","cwd":"/w/tiles","timestamp":"2026-10-06T08:00:00.000Z","message":{"role":"user","content":"Warm zoom 14"}}` + "\n" +
+		queue("enqueue", "") + queue("remove", "absorbed_mid_turn")
+	tail := `{"type":"attachment","sessionId":"` + s + `","timestamp":"2026-10-06T08:00:06.000Z","attachment":{"type":"queued_command","commandMode":"prompt","prompt":"skip zoom 15","origin":{"kind":"human"}}}` + "\n" +
+		`{"type":"assistant","uuid":"a1","sessionId":"` + s + `","cwd":"/w/tiles","timestamp":"2026-10-06T08:00:09.000Z","message":{"id":"m1","model":"claude-opus-4-8","content":[{"type":"text","text":"Skipped zoom 15."}]}}` + "\n"
+	rel := "-w-tiles/" + s + ".jsonl"
+	dir := writeTree(t, map[string]string{rel: head})
+	path := filepath.Join(dir, filepath.FromSlash(rel))
+	src := config.Source{Name: "c", Kind: config.KindClaudeCode, Path: dir}
+	var res readResult
+	readFrom(t, src, path, rel, Cursor{}, &res)
+	texts := func() []string {
+		var out []string
+		for _, r := range res.records {
+			out = append(out, fmt.Sprintf("%d %s %s", r.Line, r.Role, r.Text))
+		}
+		return out
+	}
+	if got, want := strings.Join(texts(), "|"), "1 user Warm zoom 14|2 user skip zoom 15"; got != want {
+		t.Fatalf("read to the end: %q, want %q", got, want)
+	}
+	if err := os.WriteFile(path, []byte(head+tail), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	readResumed(t, src, path, rel, res.cursor, &res)
+	if got, want := strings.Join(texts(), "|"), "1 user Warm zoom 14|4 user skip zoom 15|5 assistant Skipped zoom 15."; got != want {
+		t.Errorf("read on: %q, want %q", got, want)
+	}
+}
