@@ -164,6 +164,15 @@ var (
 	claudeLoopWake = regexp.MustCompile(`(?s)\A\s*<<autonomous-loop(?:-dynamic)?>>.*`)
 )
 
+// claudeResumePing is the prompt Claude Code sends itself when it
+// resumes a session whose turn was cut off (the desktop app after a
+// crash, a reload or an update; claude --resume of an interrupted turn):
+// a user line asking the model to go on, which the person never typed
+// (claude-code issue 89265). Some builds mark it isMeta, and it is
+// dropped with the meta lines; the desktop app's is a plain user line.
+const claudeResumePing = "Continue from where you left off."
+
+
 // claudeInjected are the origins of user lines Claude Code writes itself
 // (2.1): a background task that finished, a message from another Claude
 // Code session, a turn continued on its own. Typed prompts are of origin
@@ -1217,7 +1226,8 @@ func (h *claudeHandler) quietBlock(n int, typ string) {
 // the command expands to is a meta line. A shell command run in bash mode
 // is kept as typed ("!git status"), its output dropped; so is a memory
 // added with "#" ("# always use pnpm"); a message sent through a channel
-// is kept without its envelope; a /loop's own wake-up is dropped.
+// is kept without its envelope; a /loop's own wake-up and the prompt
+// Claude Code sends when it resumes a cut-off turn are dropped.
 func claudeUserText(s string) string {
 	command := ""
 	if args := claudeCommandArgs.FindStringSubmatch(s); args != nil && strings.TrimSpace(args[1]) != "" {
@@ -1237,7 +1247,11 @@ func claudeUserText(s string) string {
 	if command != "" {
 		s = command + "\n\n" + s
 	}
-	return strings.TrimSpace(s)
+	s = strings.TrimSpace(s)
+	if s == claudeResumePing {
+		return ""
+	}
+	return s
 }
 
 // inDir reports whether the slash-separated relative path has dir as one
