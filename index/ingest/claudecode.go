@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
 )
 
 // Claude Code transcripts (projects/<encoded-cwd>/<sessionId>.jsonl, and
@@ -253,6 +254,9 @@ type claudeState struct {
 	// Queued are the prompts typed while a turn ran that no later line
 	// has carried yet, oldest first (see queueOperation).
 	Queued []claudeQueued `json:"queued,omitempty"`
+	// AsideAsked is set once a /btw aside's question was kept (see
+	// claudeAside).
+	AsideAsked bool `json:"asideAsked,omitempty"`
 }
 
 // claudeQueued is a prompt of the queue: its words (redacted, as all
@@ -298,8 +302,12 @@ type claudeHandler struct {
 	// own file (see resumedCopy).
 	sidechain bool
 	resumed   map[string]map[uint64]bool
-	// aside is set for the file of a /btw aside (see claudeAside).
+	// aside is set for the file of a /btw aside (see claudeAside); held
+	// are the records of its lines this read, and asked is set once this
+	// read found its question.
 	aside bool
+	held  []memory.Record
+	asked bool
 }
 
 func newClaudeHandler(fc *fileCtx, state json.RawMessage) (*claudeHandler, error) {
@@ -313,7 +321,52 @@ func newClaudeHandler(fc *fileCtx, state json.RawMessage) (*claudeHandler, error
 		h.fallbackSession = filepath.Base(filepath.Dir(filepath.Dir(fc.path)))
 	}
 	h.sidechain = h.fallbackSession != h.stem || strings.HasPrefix(h.stem, "agent-")
+	h.aside = strings.HasPrefix(h.stem, claudeAsidePrefix)
 	return h, nil
+}
+
+// claudeAsidePrefix begins the name of the file of a /btw aside, beside
+// a session's sub-agents: subagents/agent-aside_question-<id>.jsonl.
+const claudeAsidePrefix = "agent-aside_question-"
+
+// claudeAside reads the file of a /btw aside: a question the user asks on
+// the side while a turn runs, answered apart from the session. Claude
+// Code forks the session for it, and the file first replays the
+// session's turns (the same messages, which the session's own file
+// gives) before the aside's own question and answer. Only those are
+// kept: its records wait for the end of a read (a finisher, read in one
+// piece), and each prompt drops what came before it, so the last prompt,
+// the question, and its answer are what is left. A question the user
+// typed is theirs, though the file is a sidechain. A read that finds
+// another prompt after a question an earlier read kept is ErrFileChanged:
+// that question was part of the replay, and the file is read again whole.
+type claudeAside struct{ *claudeHandler }
+
+// finish emits the question and answer held, once this read or an
+// earlier one found the question; the replay alone gives nothing.
+func (a claudeAside) finish() error {
+	held := a.held
+	a.held = nil
+	if !a.asked && !a.st.AsideAsked {
+		return nil
+	}
+	a.st.AsideAsked = true
+	for _, rec := range held {
+		if err := a.fc.emit(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// asideQuestion notes a prompt of an aside's file: the records before it
+// were the replay.
+func (h *claudeHandler) asideQuestion() error {
+	if h.st.AsideAsked {
+		return fmt.Errorf("%w: a /btw aside asks again after the question read before", ErrFileChanged)
+	}
+	h.held, h.asked = nil, true
+	return nil
 }
 
 func (h *claudeHandler) state() (json.RawMessage, error) { return json.Marshal(h.st) }
@@ -444,6 +497,12 @@ func (h *claudeHandler) line(n int, data []byte) error {
 		// Nothing left after cleaning (a slash-command echo, a tool call):
 		// pending tool calls wait for the next text.
 		return nil
+	}
+	if h.aside && l.Type == "user" && role == l.speaker() {
+		if err := h.asideQuestion(); err != nil {
+			return err
+		}
+		role = "user" // the user's own question, in a sidechain
 	}
 	if l.Type == "assistant" {
 		text = h.st.Pending.take(text)
@@ -839,6 +898,10 @@ func (h *claudeHandler) emit(n int, l *claudeLine, role, text string) error {
 		return nil
 	}
 	h.keptLine = true
+	if h.aside {
+		h.held = append(h.held, rec) // see claudeAside
+		return nil
+	}
 	return h.fc.emit(rec)
 }
 

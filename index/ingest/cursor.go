@@ -277,7 +277,14 @@ func newLineHandler(fc *fileCtx, state json.RawMessage) (lineHandler, error) {
 	case config.KindCodex:
 		return newCodexHandler(fc, state)
 	case config.KindClaudeCode:
-		return newClaudeHandler(fc, state)
+		h, err := newClaudeHandler(fc, state)
+		if err != nil {
+			return nil, err
+		}
+		if h.aside {
+			return claudeAside{h}, nil
+		}
+		return h, nil
 	case config.KindOpenClaw:
 		return newOpenClawHandler(fc, state)
 	case config.KindGemini:
