@@ -196,7 +196,7 @@ const codexIDERequest = "## My request for Codex:"
 // Known shapes that carry nothing to remember; anything else not handled
 // is reported (see shapeReports).
 var (
-	codexQuietLines = setOf("world_state", "inter_agent_communication", "inter_agent_communication_metadata", "security_risk_score",
+	codexQuietLines = setOf("world_state", "inter_agent_communication_metadata", "security_risk_score",
 		"token_usage_record")
 	// agent_message items (2026) are messages between agents, not the
 	// answer (the assistant message and the agent_message event are).
@@ -598,6 +598,8 @@ func (h *codexHandler) line(n int, data []byte) error {
 		return h.retained(n, payload)
 	case "realtime_item":
 		return h.realtime(n, payload)
+	case "inter_agent_communication":
+		return h.interAgent(n, payload)
 	case "response_item", "event_msg":
 	default:
 		if !codexQuietLines[item] {
@@ -1129,6 +1131,47 @@ func codexTurnBoundary(p *codexPayload) bool {
 		}
 	}
 	return len(items) > 0
+}
+
+// codexInterAgent is the payload of an inter_agent_communication line
+// (multi-agent builds, 2026): a message one agent of a thread tree sends
+// another (a task for a sub-agent, a sub-agent's result for its parent),
+// named by their paths (/root, /root/explorer), as the recipient's
+// rollout records it. Its content is rendered for the recipient's model
+// in Codex's envelope (codexInterAgentEnvelope), or encrypted.
+type codexInterAgent struct {
+	Author      string `json:"author"`
+	Recipient   string `json:"recipient"`
+	Content     string `json:"content"`
+	TriggerTurn bool   `json:"trigger_turn"`
+}
+
+// codexInterAgentEnvelope is the header Codex renders a message between
+// agents in: its kind (NEW_TASK, MESSAGE, FINAL_ANSWER), the recipient,
+// the sender, then the payload on the lines after "Payload:".
+var codexInterAgentEnvelope = regexp.MustCompile(`\A\s*Message Type: [^\n]*\nTask name: [^\n]*\nSender: [^\n]*\nPayload:[ \t]*\n?`)
+
+// interAgent reads an inter_agent_communication line at line n. A
+// message that wakes its recipient to run on it (trigger_turn) starts a
+// turn, as Codex counts the turns a rollback takes back (an agent's
+// message is a turn boundary there, as a prompt is). Its words are an
+// agent's, not the user's: the assistant's, as a sub-agent's prompt is;
+// they start the recipient's turn, so the tool calls before them are no
+// answer's. An encrypted message gives nothing.
+func (h *codexHandler) interAgent(n int, payload json.RawMessage) error {
+	var m codexInterAgent
+	if !h.payload(n, payload, "inter_agent_communication", &m) {
+		return nil
+	}
+	if m.TriggerTurn {
+		h.turn(n)
+	}
+	text := strings.TrimSpace(codexInterAgentEnvelope.ReplaceAllString(m.Content, ""))
+	if text == "" {
+		return nil
+	}
+	h.st.Pending, h.st.ReviewKept = pendingTools{}, false
+	return h.record(n, "assistant", text)
 }
 
 // turn notes that a turn starts at line n.
