@@ -173,7 +173,6 @@ var (
 // dropped with the meta lines; the desktop app's is a plain user line.
 const claudeResumePing = "Continue from where you left off."
 
-
 // claudeInjected are the origins of user lines Claude Code writes itself
 // (2.1): a background task that finished, a message from another Claude
 // Code session, a turn continued on its own. Typed prompts are of origin
