@@ -888,6 +888,16 @@ func (h *codexHandler) responseItem(n int, p *codexPayload, inherited bool) erro
 			h.st.Reported.report(h.fc, n, "message role "+strconv.Quote(p.Role))
 			return nil
 		}
+		if m, ok := codexInterAgentItem(p.Content); ok {
+			// A message between agents, as builds before the
+			// inter_agent_communication line wrote it: a turn, as Codex
+			// counts them, whatever its role.
+			h.turn(n)
+			if inherited {
+				return nil
+			}
+			return h.interAgentWords(n, &m)
+		}
 		if codexTurnBoundary(p) {
 			h.turn(n)
 		}
@@ -1166,12 +1176,39 @@ func (h *codexHandler) interAgent(n int, payload json.RawMessage) error {
 	if m.TriggerTurn {
 		h.turn(n)
 	}
+	return h.interAgentWords(n, &m)
+}
+
+// interAgentWords keeps the words of a message between agents at line n.
+func (h *codexHandler) interAgentWords(n int, m *codexInterAgent) error {
 	text := strings.TrimSpace(codexInterAgentEnvelope.ReplaceAllString(m.Content, ""))
 	if text == "" {
 		return nil
 	}
 	h.st.Pending, h.st.ReviewKept = pendingTools{}, false
 	return h.record(n, "assistant", text)
+}
+
+// codexInterAgentItem returns the message between agents that a response
+// item's content is, if it is one: earlier multi-agent builds wrote such
+// a message into the recipient's history as a message item whose one
+// text is the message as JSON (author, recipient, content, trigger_turn),
+// the assistant's (commentary) or, for one that wakes its recipient, the
+// user's. Read as it is, the JSON was a record, and the user's.
+func codexInterAgentItem(content json.RawMessage) (codexInterAgent, bool) {
+	var items []codexContentItem
+	if json.Unmarshal(content, &items) != nil || len(items) != 1 {
+		return codexInterAgent{}, false
+	}
+	text := strings.TrimSpace(items[0].Text)
+	if !strings.HasPrefix(text, "{") || !strings.Contains(text, `"recipient"`) {
+		return codexInterAgent{}, false
+	}
+	var m codexInterAgent
+	if json.Unmarshal([]byte(text), &m) != nil || m.Author == "" || m.Recipient == "" {
+		return codexInterAgent{}, false
+	}
+	return m, true
 }
 
 // turn notes that a turn starts at line n.
