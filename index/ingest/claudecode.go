@@ -40,8 +40,11 @@ import (
 // and the team's protocol notices are dropped. A prompt typed while a
 // turn ran is read from the user line or attachment that carries it, or,
 // when the turn took it in and no line does, from the queue's line of it
-// (see queueOperation). A line shape the reader does not know is
-// reported once per file.
+// (see queueOperation), by the reply or, when none follows, at the end of
+// what is written (see end). The prompt Claude Code sends itself to
+// resume a cut-off turn is dropped (claudeResumePing), and a /btw aside's
+// file gives its question and answer only (see claudeAside). A line
+// shape the reader does not know is reported once per file.
 
 // claudeLine is one line of a Claude Code transcript, with the fields the
 // reader uses.
