@@ -54,6 +54,11 @@ type Agent struct {
 	// session files in them) to tell which home DIR= names. nil for an
 	// agent whose memory Nova does not read.
 	memory func(e env) (dir string, signs []string)
+	// mcpClients are the names the agent gives itself in MCP
+	// initialize's clientInfo (lower case); a name that goes on with
+	// "-" after one of them is the agent's too (Gemini CLI adds the
+	// server's name to its own).
+	mcpClients []string
 }
 
 // env resolves locations inside one user's environment.
@@ -121,6 +126,7 @@ func (e env) sharedSkills() string { return e.home(".agents", "skills") }
 var all = []Agent{
 	{
 		ID: ClaudeCode, Name: "Claude Code",
+		mcpClients: []string{"claude-code"},
 		homes: func(e env) []string { return []string{e.claudeDir(), e.claudeJSON()} },
 		// User scope: the top-level mcpServers of ~/.claude.json.
 		mcpConfig:  func(e env) string { return e.claudeJSON() },
@@ -130,6 +136,7 @@ var all = []Agent{
 	},
 	{
 		ID: Codex, Name: "Codex",
+		mcpClients: []string{"codex-mcp-client", "codex"},
 		homes:     func(e env) []string { return []string{e.codexHome()} },
 		mcpConfig: func(e env) string { return filepath.Join(e.codexHome(), "config.toml") },
 		// $CODEX_HOME/skills is deprecated but still scanned.
@@ -141,6 +148,7 @@ var all = []Agent{
 	},
 	{
 		ID: Gemini, Name: "Gemini CLI",
+		mcpClients: []string{"gemini-cli-mcp-client", "gemini-cli"},
 		homes:      func(e env) []string { return []string{e.home(".gemini")} },
 		mcpConfig:  func(e env) string { return e.home(".gemini", "settings.json") },
 		skillRoots: func(e env) []string { return []string{e.sharedSkills(), e.home(".gemini", "skills")} },
@@ -150,6 +158,7 @@ var all = []Agent{
 	},
 	{
 		ID: OpenClaw, Name: "OpenClaw",
+		mcpClients: []string{"openclaw"},
 		homes:     func(e env) []string { return []string{e.openclawState()} },
 		mcpConfig: func(e env) string { return e.openclawConfig() },
 		skillRoots: func(e env) []string {
@@ -161,6 +170,7 @@ var all = []Agent{
 	},
 	{
 		ID: Hermes, Name: "Hermes",
+		mcpClients: []string{"hermes"},
 		homes:      func(e env) []string { return []string{e.hermesHome()} },
 		mcpConfig:  func(e env) string { return filepath.Join(e.hermesHome(), "config.yaml") },
 		skillRoots: func(e env) []string { return []string{filepath.Join(e.hermesHome(), "skills")} },
@@ -174,6 +184,7 @@ var all = []Agent{
 		// so it has no memory here; and Nova writes no skill for it: it
 		// reaches Cursor's agent through MCP.
 		ID: Cursor, Name: "Cursor",
+		mcpClients: []string{"cursor-vscode", "cursor"},
 		homes:     func(e env) []string { return []string{e.home(".cursor")} },
 		mcpConfig: func(e env) string { return e.home(".cursor", "mcp.json") },
 	},
@@ -184,6 +195,7 @@ var all = []Agent{
 		// another editor, which reads ~/.codeium/mcp_config.json. Like
 		// Cursor, no memory Nova reads and no skill.
 		ID: Windsurf, Name: "Windsurf",
+		mcpClients: []string{"windsurf"},
 		homes:     func(e env) []string { return []string{e.home(".codeium", "windsurf")} },
 		mcpConfig: func(e env) string { return e.home(".codeium", "windsurf", "mcp_config.json") },
 	},
@@ -208,6 +220,28 @@ func Lookup(id string) (Agent, bool) {
 		return Agent{}, false
 	}
 	return all[i], true
+}
+
+// FromMCPClient returns the agent an MCP client is, from the name (or
+// title) it gave in initialize's clientInfo: "claude-code" is Claude
+// Code, "codex-mcp-client" Codex, "cursor-vscode" Cursor. Agents name
+// themselves there as their own code chooses, not as Nova's IDs, so each
+// agent lists its names; the agent's ID and display name count too.
+func FromMCPClient(name, title string) (Agent, bool) {
+	for _, n := range []string{name, title} {
+		n = strings.ToLower(strings.TrimSpace(n))
+		if n == "" {
+			continue
+		}
+		for _, a := range all {
+			for _, c := range append([]string{a.ID, strings.ToLower(a.Name)}, a.mcpClients...) {
+				if n == c || strings.HasPrefix(n, c+"-") {
+					return a, true
+				}
+			}
+		}
+	}
+	return Agent{}, false
 }
 
 // Select parses an --agent value: "all" (or "") for every agent, or a

@@ -105,8 +105,10 @@ func renderStatus(s *StatusOutput) string {
 	var b strings.Builder
 	if !s.Running {
 		fmt.Fprintf(&b, "%s (reason: %s)\n", s.Message, s.Reason)
+		b.WriteString(clientLine(s.Client))
 		return b.String()
 	}
+	b.WriteString(clientLine(s.Client))
 	b.WriteString(s.Message + "\n")
 	if s.Generation != "" {
 		fmt.Fprintf(&b, "Generation: %s · %d chunks", s.Generation, s.Chunks)
@@ -162,4 +164,16 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// clientLine names the MCP client of the session: the agent Nova knows it
+// as, else what it called itself, else that it said nothing.
+func clientLine(c *ClientSummary) string {
+	switch {
+	case c == nil || c.Name == "":
+		return "Client: not named (the MCP client's initialize gave no clientInfo name)\n"
+	case c.AgentName != "":
+		return fmt.Sprintf("Client: %s (%s)\n", c.AgentName, strings.TrimSpace(c.Name+" "+c.Version))
+	}
+	return fmt.Sprintf("Client: %s, an MCP client Nova knows no agent for\n", strings.TrimSpace(c.Name+" "+c.Version))
 }

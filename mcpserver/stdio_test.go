@@ -171,11 +171,17 @@ func (s *session) await(id string) message {
 
 func (s *session) initialize(version string) map[string]any {
 	s.t.Helper()
-	m := s.call("initialize", map[string]any{
-		"protocolVersion": version,
-		"capabilities":    map[string]any{},
-		"clientInfo":      map[string]any{"name": "nova-test", "version": "1"},
-	})
+	return s.initializeAs(version, map[string]any{"name": "nova-test", "version": "1"})
+}
+
+// initializeAs initializes the session with this clientInfo (none when nil).
+func (s *session) initializeAs(version string, clientInfo map[string]any) map[string]any {
+	s.t.Helper()
+	params := map[string]any{"protocolVersion": version, "capabilities": map[string]any{}}
+	if clientInfo != nil {
+		params["clientInfo"] = clientInfo
+	}
+	m := s.call("initialize", params)
 	if m.Error != nil {
 		s.t.Fatalf("initialize: %+v", m.Error)
 	}
@@ -617,6 +623,52 @@ func tellsUser(t *testing.T, text string) {
 		if strings.Contains(text, command) {
 			t.Errorf("the text tells the agent to run a command (%q):\n%s", command, text)
 		}
+	}
+}
+
+func TestStdio_StatusNamesClient(t *testing.T) {
+	// memory_status names the agent it serves from initialize's
+	// clientInfo, by the name Nova knows it under, and says so plainly
+	// when the client named none or one Nova does not know. novad need
+	// not run: the client is known either way.
+	h := newHome(t, false)
+	for _, tc := range []struct {
+		name       string
+		clientInfo map[string]any
+		agent      string // want in structured content's client.agent
+		text       string // want in the text
+	}{
+		{"claude code", map[string]any{"name": "claude-code", "version": "2.1.0"}, "claude-code", "Client: Claude Code (claude-code 2.1.0)"},
+		{"codex", map[string]any{"name": "codex-mcp-client", "title": "Codex", "version": "0.150.0"}, "codex", "Client: Codex (codex-mcp-client 0.150.0)"},
+		{"cursor", map[string]any{"name": "cursor-vscode", "version": "1.0.0"}, "cursor", "Client: Cursor (cursor-vscode 1.0.0)"},
+		{"gemini per server", map[string]any{"name": "gemini-cli-mcp-client-nova", "version": "0.1"}, "gemini", "Client: Gemini CLI (gemini-cli-mcp-client-nova 0.1)"},
+		{"windsurf by title", map[string]any{"name": "windsurf-client", "version": "1"}, "windsurf", "Client: Windsurf"},
+		{"other client", map[string]any{"name": "some-editor", "version": "3"}, "", "Client: some-editor 3, an MCP client Nova knows no agent for"},
+		{"no name", map[string]any{"name": "", "version": ""}, "", "Client: not named (the MCP client's initialize gave no clientInfo name)"},
+		{"no clientInfo", nil, "", "Client: not named (the MCP client's initialize gave no clientInfo name)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := h.mcp(t)
+			s.initializeAs("2025-06-18", tc.clientInfo)
+			st, m := s.tool("memory_status", nil)
+			if m.Error != nil {
+				t.Fatalf("status: %+v", m.Error)
+			}
+			if !strings.Contains(st.text(), tc.text) {
+				t.Errorf("text lacks %q:\n%s", tc.text, st.text())
+			}
+			var out struct {
+				Client *struct {
+					Name  string `json:"name"`
+					Agent string `json:"agent"`
+				} `json:"client"`
+			}
+			novatest.Must(t, json.Unmarshal(st.StructuredContent, &out))
+			if out.Client == nil || out.Client.Agent != tc.agent {
+				t.Errorf("structured client = %+v, want agent %q: %s", out.Client, tc.agent, st.StructuredContent)
+			}
+			validate(t, outputSchemas(t, s)["memory_status"], st.StructuredContent)
+		})
 	}
 }
 

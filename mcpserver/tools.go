@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gonum.org/v1/gonum/floats/scalar"
 
+	"github.com/nova-recall/nova/agents"
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/inert"
@@ -166,6 +167,43 @@ type StatusOutput struct {
 	Embedding *api.EmbeddingProfile `json:"embedding,omitempty"`
 	// Index summarises what is indexed; nil when novad is down.
 	Index *IndexSummary `json:"index,omitempty"`
+	// Client is the MCP client this session serves, as its initialize
+	// request named it; never nil.
+	Client *ClientSummary `json:"client"`
+}
+
+// ClientSummary is what the MCP client said of itself in initialize's
+// clientInfo. The client chooses these strings: they name, they prove
+// nothing.
+type ClientSummary struct {
+	// Name and Version are clientInfo's, shortened; Name is "" when the
+	// client gave none.
+	Name    string `json:"name,omitempty"`
+	Version string `json:"version,omitempty"`
+	// Agent is the ID of the agent Nova knows the client as (claude-code,
+	// codex, cursor...), "" when it knows none.
+	Agent string `json:"agent,omitempty"`
+	// AgentName is that agent's display name.
+	AgentName string `json:"agentName,omitempty"`
+}
+
+// clientOf summarises the clientInfo of req's session.
+func clientOf(req *mcp.CallToolRequest) *ClientSummary {
+	c := &ClientSummary{}
+	if req.Session == nil {
+		return c
+	}
+	p := req.Session.InitializeParams()
+	if p == nil || p.ClientInfo == nil {
+		return c
+	}
+	// Short: a client's name is a label, not text to carry into a model's
+	// context at length.
+	c.Name, c.Version = clip(p.ClientInfo.Name, 80), clip(p.ClientInfo.Version, 40)
+	if a, ok := agents.FromMCPClient(p.ClientInfo.Name, p.ClientInfo.Title); ok {
+		c.Agent, c.AgentName = a.ID, a.Name
+	}
+	return c
 }
 
 // IndexSummary is the part of /stats that helps choose filters.
@@ -545,7 +583,7 @@ func (t *tools) status(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 			return badArguments(invalidParams(ToolStatus, "memory_status takes no arguments (got %s)", strings.Join(keys, ", "))), nil
 		}
 	}
-	out := &StatusOutput{}
+	out := &StatusOutput{Client: clientOf(req)}
 	backend, err := t.opts.Connect()
 	if err != nil {
 		out.Reason = api.ReasonCLIUnavailable + ":configuration"
