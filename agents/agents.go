@@ -59,6 +59,9 @@ type Agent struct {
 	// "-" after one of them is the agent's too (Gemini CLI adds the
 	// server's name to its own).
 	mcpClients []string
+	// loadsSkills are the user-level roots an agent Nova writes no skill
+	// for loads skills from all the same; nil when it loads none.
+	loadsSkills func(e env) []string
 }
 
 // env resolves locations inside one user's environment.
@@ -187,6 +190,14 @@ var all = []Agent{
 		mcpClients: []string{"cursor-vscode", "cursor"},
 		homes:     func(e env) []string { return []string{e.home(".cursor")} },
 		mcpConfig: func(e env) string { return e.home(".cursor", "mcp.json") },
+		// As of 2026-12 (cursor.com/docs/skills), Cursor loads
+		// ~/.agents/skills and ~/.cursor/skills, and "for compatibility"
+		// ~/.claude/skills and ~/.codex/skills: those very paths, not
+		// CLAUDE_CONFIG_DIR's or CODEX_HOME's. So it sees the skill Nova
+		// writes for Claude Code and the one for Codex.
+		loadsSkills: func(e env) []string {
+			return []string{e.home(".cursor", "skills"), e.sharedSkills(), e.home(".claude", "skills"), e.home(".codex", "skills")}
+		},
 	},
 	{
 		// Windsurf, the editor, whose Cascade agent is an MCP client: its
@@ -293,6 +304,16 @@ func (a Agent) SkillRoots(environ []string) []string {
 		return nil
 	}
 	return a.skillRoots(env(environ))
+}
+
+// LoadsSkillsFrom are the user-level roots an agent Nova writes no skill
+// for loads skills from anyway (Cursor reads Claude Code's and Codex's):
+// where it may find a skill Nova wrote for another agent.
+func (a Agent) LoadsSkillsFrom(environ []string) []string {
+	if a.loadsSkills == nil {
+		return nil
+	}
+	return a.loadsSkills(env(environ))
 }
 
 // HasSkillRoots reports whether Nova writes a skill for the agent: false

@@ -243,6 +243,8 @@ func runSkillChange(inv *Invocation, args []string, install bool) int {
 		} else {
 			res := op.Apply(backups)
 			r.Result = &res
+			// Cursor's duplicate exists once this copy does.
+			r.Duplicates = t.Duplicates()
 			if res.Err != nil {
 				r.Error, out.OK = res.Err.Error(), false
 			}
@@ -281,10 +283,7 @@ func printSkillChange(inv *Invocation, out skillOutput, explicit bool) {
 			}
 		}
 		any = true
-		for _, d := range r.Duplicates {
-			fmt.Fprintf(w, "%-12s warning: %s also loads another nova-recall at %s and lists the skill twice: remove one copy\n",
-				"", d.Agent, paths.Tilde(d.Dir, inv.Environ))
-		}
+		printDuplicates(w, r.Duplicates, ": remove one copy", inv.Environ)
 	}
 	printSkillNotes(w, out.NoSkill)
 	if !any && !explicit && len(out.NoSkill) == 0 {
@@ -476,12 +475,24 @@ func runSkillStatus(inv *Invocation, args []string) int {
 	for _, r := range out.Targets {
 		fmt.Fprintf(w, "%-12s %s%s\n", r.ID, paths.Tilde(r.SkillFile, inv.Environ), sharedBy(r.Target))
 		fmt.Fprintf(w, "%-12s %s\n", "", skillStatusText(r))
-		for _, d := range r.Duplicates {
-			fmt.Fprintf(w, "%-12s warning: %s also loads another nova-recall at %s and lists the skill twice\n", "", d.Agent, paths.Tilde(d.Dir, inv.Environ))
-		}
+		printDuplicates(w, r.Duplicates, "", inv.Environ)
 	}
 	printSkillNotes(w, out.NoSkill)
 	return code
+}
+
+// printDuplicates prints one line for each other nova-recall an agent
+// also loads: a warning, ending in advice, for a copy Nova never writes;
+// a note for one of Nova's own copies that another agent needs.
+func printDuplicates(w io.Writer, dups []skill.Duplicate, advice string, environ []string) {
+	for _, d := range dups {
+		if d.KeepFor != "" {
+			fmt.Fprintf(w, "%-12s note: %s also loads the nova-recall at %s and may list the skill twice; keep both: %s reads only that one\n",
+				"", d.Agent, paths.Tilde(d.Dir, environ), d.KeepFor)
+			continue
+		}
+		fmt.Fprintf(w, "%-12s warning: %s also loads another nova-recall at %s and lists the skill twice%s\n", "", d.Agent, paths.Tilde(d.Dir, environ), advice)
+	}
 }
 
 func skillStatusText(r skillReport) string {

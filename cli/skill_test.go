@@ -88,6 +88,7 @@ type skillJSON struct {
 		Skipped          string   `json:"skipped"`
 		Error            string   `json:"error"`
 		Diff             string   `json:"diff"`
+		Duplicates       []skill.Duplicate
 	} `json:"targets"`
 	NoSkill []struct {
 		Agent  string `json:"agent"`
@@ -411,6 +412,38 @@ func TestSkillWarnsAboutDuplicates(t *testing.T) {
 	// Nova never writes the agent-specific root.
 	if entries, _ := os.ReadDir(dup); len(entries) != 0 {
 		t.Errorf("wrote into %s", dup)
+	}
+}
+
+// TestSkillNamesCursorDuplicate: Cursor loads ~/.claude/skills and
+// ~/.agents/skills as well as its own roots (cursor.com/docs/skills), so
+// with the skill installed for Claude Code and Codex it finds nova-recall
+// twice. Neither copy can go (each is the only one its own agent reads):
+// status and install name the duplicate for Cursor without telling the
+// user to remove a copy.
+func TestSkillNamesCursorDuplicate(t *testing.T) {
+	e := newSkillEnv(t)
+	code, out, _ := e.run(t, "install", "--agent", "claude-code")
+	if code != ExitOK || strings.Contains(out, "cursor") {
+		t.Fatalf("one copy is no duplicate: exit %d:\n%s", code, out)
+	}
+	code, out, _ = e.run(t, "install", "--agent", "codex")
+	want := "note: cursor also loads the nova-recall at ~/.claude/skills/nova-recall and may list the skill twice; keep both: claude-code reads only that one"
+	if code != ExitOK || !strings.Contains(out, want) || strings.Contains(out, "remove one copy") {
+		t.Errorf("install: exit %d, want %q:\n%s", code, want, out)
+	}
+	code, out, _ = e.run(t, "status")
+	if code != ExitOK || !strings.Contains(out, want) || strings.Count(out, "cursor also loads") != 1 {
+		t.Errorf("status: exit %d, want %q once:\n%s", code, want, out)
+	}
+	got := e.runJSON(t, ExitOK, "status")
+	var dups []skill.Duplicate
+	for _, r := range got.Targets {
+		dups = append(dups, r.Duplicates...)
+	}
+	wantDup := skill.Duplicate{Dir: filepath.Join(e.home, ".claude/skills/nova-recall"), Agent: "cursor", KeepFor: "claude-code"}
+	if len(dups) != 1 || dups[0] != wantDup {
+		t.Errorf("duplicates %+v, want %+v", dups, wantDup)
 	}
 }
 

@@ -485,7 +485,7 @@ func TestDetectedAndDuplicates(t *testing.T) {
 	if !tg.Detected() {
 		t.Error("~/.gemini should detect the shared target")
 	}
-	if d := tg.Duplicates(); !slices.Equal(d, []Duplicate{{dup, "gemini"}}) {
+	if d := tg.Duplicates(); !slices.Equal(d, []Duplicate{{Dir: dup, Agent: "gemini"}}) {
 		t.Errorf("duplicates %v", d)
 	}
 }

@@ -43,6 +43,10 @@ type Duplicate struct {
 	Dir string `json:"dir"`
 	// Agent is the agent that loads both.
 	Agent string `json:"agent"`
+	// KeepFor is the target whose agents need Dir, for a duplicate no copy
+	// of which may go: Cursor loads Claude Code's root and Codex's, each
+	// the only one its own agent reads. "" for a copy Nova never writes.
+	KeepFor string `json:"keepFor,omitempty"`
 }
 
 // Dir is the skill directory, <Root>/nova-recall.
@@ -102,9 +106,13 @@ func (t Target) Detected() bool {
 func (t Target) Duplicates() []Duplicate {
 	var out []Duplicate
 	for _, r := range t.otherRoots {
-		if _, err := os.Lstat(r.Dir); err == nil {
-			out = append(out, r)
+		if _, err := os.Lstat(r.Dir); err != nil {
+			continue
 		}
+		if _, err := os.Lstat(t.Dir()); r.KeepFor != "" && err != nil {
+			continue // one of Nova's two copies alone is no duplicate
+		}
+		out = append(out, r)
 	}
 	return out
 }
@@ -128,6 +136,23 @@ func Targets(environ []string) []Target {
 		out[i].Agents = append(out[i].Agents, a.ID)
 		for _, r := range roots[1:] {
 			out[i].otherRoots = append(out[i].otherRoots, Duplicate{Dir: filepath.Join(r, ID), Agent: a.ID})
+		}
+	}
+	// An agent Nova writes no skill for may load the roots of several
+	// targets (Cursor: Claude Code's and Codex's). Each target after the
+	// first it loads names the first's copy, so the pair is named once.
+	for _, a := range agents.All() {
+		loads := a.LoadsSkillsFrom(environ)
+		first := -1
+		for i := range out {
+			if !slices.Contains(loads, out[i].Root) {
+				continue
+			}
+			if first < 0 {
+				first = i
+				continue
+			}
+			out[i].otherRoots = append(out[i].otherRoots, Duplicate{Dir: out[first].Dir(), Agent: a.ID, KeepFor: out[first].ID})
 		}
 	}
 	return out
