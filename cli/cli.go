@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -443,8 +444,8 @@ init writes a first config.yaml with the agent memory found on this machine
 		printJSON(inv.Stdout, cfg.AsMap())
 		return ExitOK
 	}
-	fmt.Fprintf(inv.Stdout, "home:      %s\nfile:      %s\nserver:    %s:%d (direct)  facade port %d\nembedding: %s dimension %d\nretrieval: topK %d, budget %ds, %d concurrent searches, recency half-life %g days, dense %s\n",
-		cfg.Home.Root, orNone(cfg.File), cfg.Server.Host, cfg.Server.Port, cfg.Facade.Port, cfg.Embedding.Provider, cfg.Embedding.Dimension,
+	fmt.Fprintf(inv.Stdout, "home:      %s\nfile:      %s\nserver:    %s:%d (direct)  facade port %d\nembedding: %s\nretrieval: topK %d, budget %ds, %d concurrent searches, recency half-life %g days, dense %s\n",
+		cfg.Home.Root, orNone(cfg.File), cfg.Server.Host, cfg.Server.Port, cfg.Facade.Port, embeddingLine(cfg.Embedding),
 		cfg.Retrieval.TopK, cfg.Retrieval.LatencyBudgetSeconds, cfg.Retrieval.MaxConcurrentSearches, cfg.Retrieval.RecencyHalfLifeDays, cfg.Retrieval.DenseChannel)
 	fmt.Fprintf(inv.Stdout, "sources:   %d\n", len(cfg.Sources))
 	for _, s := range cfg.Sources {
@@ -458,4 +459,23 @@ func orNone(s string) string {
 		return "none (defaults)"
 	}
 	return s
+}
+
+// embeddingLine describes the embedder: for openai, the model and the
+// endpoint memory text is sent to, flagged when it is off this machine,
+// and the variable that holds the key (never the key). The endpoint of a
+// loaded configuration has no user information or query (config refuses
+// them), so it holds no secret.
+func embeddingLine(e config.Embedding) string {
+	if e.Provider != config.ProviderOpenAI {
+		return fmt.Sprintf("%s dimension %d", e.Provider, e.Dimension)
+	}
+	line := fmt.Sprintf("%s model %s at %s dimension %d", e.Provider, e.Model, e.Endpoint, e.Dimension)
+	if u, err := url.Parse(e.Endpoint); err == nil && !config.IsLoopbackHost(u.Hostname()) {
+		line += ", not loopback: memory text leaves this machine (embedding.allowRemoteEndpoint)"
+	}
+	if e.APIKeyEnv != "" {
+		line += ", key from $" + e.APIKeyEnv
+	}
+	return line
 }

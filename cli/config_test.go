@@ -146,3 +146,40 @@ func normalised(c config.Config) config.Config {
 	}
 	return c
 }
+
+// TestConfigShow_OpenAIEndpoint: config show names the openai profile's
+// endpoint and model (what memory text is sent to), never the key, and
+// flags an endpoint off this machine that allowRemoteEndpoint permits.
+func TestConfigShow_OpenAIEndpoint(t *testing.T) {
+	const secret = "sk-test-not-a-real-key-4242"
+	for _, tc := range []struct {
+		name, yaml string
+		want       []string
+		notWant    []string
+	}{
+		{"loopback", `embedding: {provider: openai, endpoint: "http://127.0.0.1:11434/v1", model: nomic-embed-text, apiKeyEnv: TEST_EMBED_KEY}`,
+			[]string{"embedding: openai model nomic-embed-text at http://127.0.0.1:11434/v1 dimension 384", "key from $TEST_EMBED_KEY"},
+			[]string{"not loopback"}},
+		{"remote allowed", `embedding: {provider: openai, endpoint: "https://api.example.com/v1", model: text-embedding-3-small, allowRemoteEndpoint: true}`,
+			[]string{"at https://api.example.com/v1", "not loopback: memory text leaves this machine (embedding.allowRemoteEndpoint)"},
+			nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := append(configHome(t, tc.yaml), "TEST_EMBED_KEY="+secret)
+			code, out, errOut := runCLI(context.Background(), env, "config", "show")
+			if code != ExitOK {
+				t.Fatalf("show: exit %d\n%s%s", code, out, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("show lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range append(tc.notWant, secret) {
+				if strings.Contains(out+errOut, w) {
+					t.Errorf("show has %q:\n%s%s", w, out, errOut)
+				}
+			}
+		})
+	}
+}
