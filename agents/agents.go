@@ -130,7 +130,7 @@ var all = []Agent{
 	{
 		ID: ClaudeCode, Name: "Claude Code",
 		mcpClients: []string{"claude-code"},
-		homes: func(e env) []string { return []string{e.claudeDir(), e.claudeJSON()} },
+		homes:      func(e env) []string { return []string{e.claudeDir(), e.claudeJSON()} },
 		// User scope: the top-level mcpServers of ~/.claude.json.
 		mcpConfig:  func(e env) string { return e.claudeJSON() },
 		skillRoots: func(e env) []string { return []string{filepath.Join(e.claudeDir(), "skills")} },
@@ -140,8 +140,8 @@ var all = []Agent{
 	{
 		ID: Codex, Name: "Codex",
 		mcpClients: []string{"codex-mcp-client", "codex"},
-		homes:     func(e env) []string { return []string{e.codexHome()} },
-		mcpConfig: func(e env) string { return filepath.Join(e.codexHome(), "config.toml") },
+		homes:      func(e env) []string { return []string{e.codexHome()} },
+		mcpConfig:  func(e env) string { return filepath.Join(e.codexHome(), "config.toml") },
 		// $CODEX_HOME/skills is deprecated but still scanned.
 		skillRoots: func(e env) []string { return []string{e.sharedSkills(), filepath.Join(e.codexHome(), "skills")} },
 		// The home: rollouts in sessions/, one folder a day, and those of
@@ -162,8 +162,8 @@ var all = []Agent{
 	{
 		ID: OpenClaw, Name: "OpenClaw",
 		mcpClients: []string{"openclaw"},
-		homes:     func(e env) []string { return []string{e.openclawState()} },
-		mcpConfig: func(e env) string { return e.openclawConfig() },
+		homes:      func(e env) []string { return []string{e.openclawState()} },
+		mcpConfig:  func(e env) string { return e.openclawConfig() },
 		skillRoots: func(e env) []string {
 			return []string{e.openclaw().sharedSkills(), filepath.Join(e.openclawState(), "skills")}
 		},
@@ -188,8 +188,8 @@ var all = []Agent{
 		// reaches Cursor's agent through MCP.
 		ID: Cursor, Name: "Cursor",
 		mcpClients: []string{"cursor-vscode", "cursor"},
-		homes:     func(e env) []string { return []string{e.home(".cursor")} },
-		mcpConfig: func(e env) string { return e.home(".cursor", "mcp.json") },
+		homes:      func(e env) []string { return []string{e.home(".cursor")} },
+		mcpConfig:  func(e env) string { return e.home(".cursor", "mcp.json") },
 		// As of 2026-12 (cursor.com/docs/skills), Cursor loads
 		// ~/.agents/skills and ~/.cursor/skills, and "for compatibility"
 		// ~/.claude/skills and ~/.codex/skills: those very paths, not
@@ -207,8 +207,8 @@ var all = []Agent{
 		// Cursor, no memory Nova reads and no skill.
 		ID: Windsurf, Name: "Windsurf",
 		mcpClients: []string{"windsurf"},
-		homes:     func(e env) []string { return []string{e.home(".codeium", "windsurf")} },
-		mcpConfig: func(e env) string { return e.home(".codeium", "windsurf", "mcp_config.json") },
+		homes:      func(e env) []string { return []string{e.home(".codeium", "windsurf")} },
+		mcpConfig:  func(e env) string { return e.home(".codeium", "windsurf", "mcp_config.json") },
 	},
 }
 
