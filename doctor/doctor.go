@@ -236,7 +236,7 @@ func Run(ctx context.Context, opts Options) Report {
 
 	// Daemon. Advice to restart novad or the watcher names the command
 	// for how each runs here.
-	defs := packaging.Definitions(paths.UserHome(opts.Environ), opts.GOOS)
+	defs, brewElsewhere := homeDefinitions(packaging.Definitions(paths.UserHome(opts.Environ), opts.GOOS), paths.Relocated(opts.Environ) != "")
 	novadRunner := runnerOf(defs, "novad", holderPID(home.DaemonLock()))
 	c := client.ForConfig(cfg)
 	pctx, cancel := context.WithTimeout(ctx, opts.Timeout)
@@ -521,11 +521,15 @@ func Run(ctx context.Context, opts Options) Report {
 	// Service registration.
 	if c, ok := homebrewService(defs); ok {
 		add(c)
+	} else if opts.Service == nil && brewElsewhere != nil {
+		add(otherHomeService(home, *brewElsewhere))
 	} else if opts.Service != nil {
 		st, err := opts.Service.ServiceStatus(ctx)
 		switch {
 		case err != nil:
 			add(degraded("service", "Service", CodeServiceMissing, firstLine(err.Error()), "novactl service install"))
+		case !st.Installed && brewElsewhere != nil:
+			add(otherHomeService(home, *brewElsewhere))
 		case !st.Installed:
 			add(degraded("service", "Service", CodeServiceMissing, "novad is not registered with "+st.Manager,
 				"novactl service install (runs novad at login and restarts it)"))

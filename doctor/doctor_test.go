@@ -46,7 +46,9 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	base := t.TempDir()
-	f := &fixture{t: t, home: paths.Home{Root: filepath.Join(base, "nova")}, src: filepath.Join(base, "notes.jsonl"),
+	// The home is the default, ~/.nova, the one Homebrew's service
+	// definitions (which some tests write) serve.
+	f := &fixture{t: t, home: paths.Home{Root: filepath.Join(base, ".nova")}, src: filepath.Join(base, "notes.jsonl"),
 		port: novatest.ClosedPort(t)}
 	f.environ = []string{"HOME=" + base, "NOVA_HOME=" + f.home.Root}
 	novatest.Must(t, os.WriteFile(f.src, []byte(`{"id":"r1","text":"we chose SQLite for the queue","date":"2026-03-01"}`+"\n"), 0o600))

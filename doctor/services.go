@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nova-recall/nova/packaging"
+	"github.com/nova-recall/nova/paths"
 )
 
 // CodeServiceTwice is a job registered both by novactl service install and
@@ -57,4 +58,36 @@ func homebrewService(defs []packaging.Definition) (Check, bool) {
 		return ready("service", "Service", "managed by Homebrew (brew services, "+brew.Path+")"), true
 	}
 	return Check{}, false
+}
+
+// homeDefinitions keeps of defs those that serve this home, and returns
+// Homebrew's novad definition when it was dropped. brew services runs a
+// job with no NOVA_HOME, so it serves ~/.nova alone: for a home that
+// NOVA_HOME moves elsewhere (relocated), Homebrew's jobs are not its
+// service, and taking them for it reported a home nothing serves as
+// managed by Homebrew, and advised restarting a job that serves another.
+// novactl's definitions record the home they were installed from.
+func homeDefinitions(defs []packaging.Definition, relocated bool) (kept []packaging.Definition, brewNovad *packaging.Definition) {
+	if !relocated {
+		return defs, nil
+	}
+	for i, d := range defs {
+		switch {
+		case d.Owner != packaging.OwnerHomebrew:
+			kept = append(kept, d)
+		case d.Job == "novad":
+			brewNovad = &defs[i]
+		}
+	}
+	return kept, brewNovad
+}
+
+// otherHomeService is the service check of a relocated home when the one
+// novad service registered is Homebrew's, which serves ~/.nova. novactl
+// service install refuses beside Homebrew's job, so the advice stops that
+// one first.
+func otherHomeService(home paths.Home, brew packaging.Definition) Check {
+	return degraded("service", "Service", CodeServiceMissing,
+		fmt.Sprintf("no service runs novad for this NOVA_HOME (%s): Homebrew's (%s) serves ~/.nova, not this NOVA_HOME", home.Root, brew.Path),
+		"run novad with this NOVA_HOME in a terminal; or, to run it at login, "+brew.Remove+" and novactl service install with this NOVA_HOME (one novad service per user)")
 }

@@ -146,3 +146,58 @@ func TestRun_ServiceStandsBy(t *testing.T) {
 		t.Errorf("service check %+v", got)
 	}
 }
+
+// TestRun_HomebrewServesDefaultHomeOnly: brew services runs novad and the
+// watcher with no NOVA_HOME, so for ~/.nova only. Doctor for another
+// NOVA_HOME took Homebrew's job for that home's service ("managed by
+// Homebrew", "registered twice" beside novactl's own, brew services
+// advice), while nothing served it.
+func TestRun_HomebrewServesDefaultHomeOnly(t *testing.T) {
+	const (
+		ourPlist   = "Library/LaunchAgents/dev.nova.novad.plist"
+		brewPlist  = "Library/LaunchAgents/homebrew.mxcl.nova.plist"
+		brewWatch  = "Library/LaunchAgents/homebrew.mxcl.nova-watch.plist"
+		registered = "registered with launchd and running"
+	)
+	for _, c := range []struct {
+		name      string
+		files     []string
+		installed bool
+		state     string
+		code      string
+		message   []string
+	}{
+		{"Homebrew's only", []string{brewPlist, brewWatch}, false, Degraded, CodeServiceMissing,
+			[]string{brewPlist, "serves ~/.nova", "not this NOVA_HOME"}},
+		{"beside novactl's, which serves this home", []string{ourPlist, brewPlist, brewWatch}, true, Ready, "",
+			[]string{registered}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := fakeHome(t, c.files...)
+			other := filepath.Join(strings.TrimPrefix(env[0], "HOME="), "other-home")
+			if err := os.Rename(strings.TrimPrefix(env[1], "NOVA_HOME="), other); err != nil {
+				t.Fatal(err)
+			}
+			env[1] = "NOVA_HOME=" + other
+			var asked bool
+			probe := fakeProbe{st: ServiceStatus{Manager: "launchd", Installed: c.installed, Loaded: c.installed, Running: c.installed}, asked: &asked}
+			rep := Run(t.Context(), Options{Environ: env, GOOS: "darwin", Service: probe})
+			got := serviceCheck(t, rep)
+			if got.State != c.state || got.Code != c.code {
+				t.Fatalf("service check %+v, want %s %s", got, c.state, c.code)
+			}
+			for _, m := range c.message {
+				if !strings.Contains(got.Message, m) {
+					t.Errorf("message %q lacks %q", got.Message, m)
+				}
+			}
+			for _, ch := range rep.Checks {
+				for _, brew := range []string{"brew services start", "brew services restart", "brew install"} {
+					if strings.Contains(ch.Advice, brew) {
+						t.Errorf("check %s advises Homebrew's service, which does not serve this home: %q", ch.ID, ch.Advice)
+					}
+				}
+			}
+		})
+	}
+}

@@ -16,7 +16,9 @@ import (
 func doctorHome(t *testing.T) (paths.Home, []string) {
 	t.Helper()
 	root := t.TempDir()
-	home := paths.Home{Root: filepath.Join(root, "home")}
+	// The default home, ~/.nova: Homebrew's service definitions, which
+	// some tests write, serve that home alone.
+	home := paths.Home{Root: filepath.Join(root, ".nova")}
 	src := filepath.Join(root, "src")
 	if err := os.MkdirAll(src, 0o755); err != nil {
 		t.Fatal(err)
