@@ -20,6 +20,7 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/doctor"
 	"github.com/nova-recall/nova/lockfile"
+	"github.com/nova-recall/nova/logfile"
 	"github.com/nova-recall/nova/packaging"
 	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/packaging/macos"
@@ -568,18 +569,22 @@ func newServiceBackend(inv *Invocation, deps serviceDeps, job serviceJob, log fu
 	}
 	switch deps.goos {
 	case "darwin":
+		j := macos.Job{
+			Label:    job.label,
+			Program:  job.program,
+			NovaHome: home.Root,
+			LogDir:   macos.LogDir(user),
+			LogName:  job.logName,
+			// The watcher's syncs are bulk indexing: throttled, so
+			// they never compete with what the person is doing.
+			Background: job.label == packaging.WatchServiceName,
+		}
+		// launchd neither rotates the file it sends stderr to nor makes
+		// it private: the job does both when told which file it is
+		// (package logfile). systemd's journal needs neither.
+		j.Args = append(slices.Clone(job.args), "--"+logfile.Flag, j.StderrPath())
 		return &launchdBackend{what: job.what, job: job.name, a: &macos.Agent{
-			Job: macos.Job{
-				Label:    job.label,
-				Program:  job.program,
-				Args:     job.args,
-				NovaHome: home.Root,
-				LogDir:   macos.LogDir(user),
-				LogName:  job.logName,
-				// The watcher's syncs are bulk indexing: throttled, so
-				// they never compete with what the person is doing.
-				Background: job.label == packaging.WatchServiceName,
-			},
+			Job:       j,
 			Home:      user,
 			UID:       deps.uid,
 			Token:     job.token,

@@ -1591,3 +1591,25 @@ func TestService_FindsNovadThroughALinkChain(t *testing.T) {
 }
 
 func must(s string, _ error) string { return s }
+
+// TestService_InstallNamesTheLogFile: the LaunchAgents pass each job the
+// file launchd sends its stderr to (--log-file), which novad and the
+// watcher keep private and rotate; without it the logs under
+// ~/Library/Logs/nova grew for ever.
+func TestService_InstallNamesTheLogFile(t *testing.T) {
+	h := newServiceHome(t)
+	deps := h.deps("darwin", &memLaunchd{loaded: map[string]bool{}}, refuseController(t))
+	if code, out, errOut := runServiceCLI(t.Context(), h.environ, deps, "install"); code != ExitOK {
+		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+	}
+	logs := macos.LogDir(h.home)
+	for plist, log := range map[string]string{"dev.nova.novad.plist": "novad.err.log", "dev.nova.watch.plist": "watcher.err.log"} {
+		args, err := macos.InstalledArgs(filepath.Join(h.home, "Library/LaunchAgents", plist))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(args); n < 2 || args[n-2] != "--log-file" || args[n-1] != filepath.Join(logs, log) {
+			t.Errorf("%s runs %q, want it to end with --log-file %s", plist, args, filepath.Join(logs, log))
+		}
+	}
+}

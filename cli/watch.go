@@ -13,6 +13,7 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/logfile"
 	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/watch"
@@ -71,6 +72,7 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 	rescan := fs.Duration("rescan", watch.DefaultRescan, "period of the safety-net rescan of every source")
 	logFormat := fs.String("log-format", "auto", "log format: auto (text on a terminal, JSON otherwise), text or json")
 	verbose := fs.Bool("v", false, "log debug detail")
+	logFile := fs.String(logfile.Flag, "", logfile.FlagUsage)
 	inProcess := fs.Bool("in-process", false, "embed in this process even when novad is running")
 	prune := fs.Bool("prune-missing", false, "drop memory whose source file no longer exists (kept by default)")
 	waitForConfig := fs.Bool(configwait.Flag, false, "when config.yaml is invalid, log why once and wait for it to be fixed instead of exiting 78 (service definitions pass it)")
@@ -94,7 +96,11 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	log := newCLILogger(inv.Stderr, *logFormat, level)
+	logTo, logErr := logfile.Setup(*logFile, inv.Stdout, inv.Stderr)
+	log := newCLILogger(logTo, *logFormat, level)
+	if logErr != nil {
+		log.Warn("The log file is left as the service manager made it: neither made private nor rotated", "err", logErr.Error())
+	}
 	var cfg config.Config
 	if *waitForConfig {
 		waited := false

@@ -303,3 +303,40 @@ func TestIndexWatch_badLogFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexWatch_logFileMadePrivate: under launchd the watcher's stderr
+// is a file launchd created 0644 (Homebrew's var/log/nova-watch.log);
+// run as its service definitions run it (--log-file), the watcher makes
+// it 0600 and logs there.
+func TestIndexWatch_logFileMadePrivate(t *testing.T) {
+	_, home, env := jsonlHome(t)
+	valid, err := os.ReadFile(home.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(home.Config(), append(valid, "bogus: 1\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "nova-watch.log")
+	stderr, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close()
+	if err := stderr.Chmod(0o644); err != nil {
+		t.Fatal(err)
+	}
+	code := Run(t.Context(), []string{"index", "watch", "--in-process", "--log-file", path},
+		&Invocation{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr, Environ: env})
+	log, _ := os.ReadFile(path)
+	if code != ExitConfig || !strings.Contains(string(log), "bogus") {
+		t.Fatalf("exit %d, want %d, logging to the file:\n%s", code, ExitConfig, log)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := fi.Mode().Perm(); m != 0o600 {
+		t.Errorf("log file mode %v, want 0600", m)
+	}
+}

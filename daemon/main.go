@@ -17,6 +17,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/internal/version"
+	"github.com/nova-recall/nova/logfile"
 	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/paths"
 )
@@ -46,6 +47,7 @@ func Main(ctx context.Context, args []string, environ []string, stdout, stderr i
 	fs.SetOutput(stderr)
 	logFormat := fs.String("log-format", "auto", "log format: auto (text on a terminal, JSON under a service manager), text or json")
 	verbose := fs.Bool("v", false, "log every request (method, route, status, latency; never query text)")
+	logFile := fs.String(logfile.Flag, "", logfile.FlagUsage)
 	showVersion := fs.Bool("version", false, "print the version, commit and build date, and exit")
 	waitForConfig := fs.Bool(configwait.Flag, false, "when config.yaml is invalid or not loopback, log why once and wait for it to be fixed instead of exiting 78 or 77; when another novad serves this NOVA_HOME, or another program holds a port, wait until it stops instead of exiting 75 (service definitions pass it)")
 	fs.Usage = func() {
@@ -99,7 +101,11 @@ Flags:
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	logger := newLogger(stderr, *logFormat, level)
+	logTo, logErr := logfile.Setup(*logFile, stdout, stderr)
+	logger := newLogger(logTo, *logFormat, level)
+	if logErr != nil {
+		logger.Warn("The log file is left as the service manager made it: neither made private nor rotated", "err", logErr.Error())
+	}
 	// SIGHUP is caught from here on, not only once serving: its default
 	// action ends the process, and novad may wait for a valid config.yaml
 	// or for the home for days, while its help and doctor give SIGHUP as

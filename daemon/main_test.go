@@ -204,3 +204,36 @@ func TestMain_argumentIsAUsageError(t *testing.T) {
 		t.Error("novad made ~/.nova before refusing its argument")
 	}
 }
+
+// TestMain_logFileMadePrivate: under launchd novad's stderr is a file
+// launchd created 0644 (Homebrew's var/log/novad.log, in a prefix other
+// users may read); run as the service definitions run it (--log-file),
+// novad makes it 0600 before logging anything.
+func TestMain_logFileMadePrivate(t *testing.T) {
+	home := paths.Home{Root: t.TempDir()}
+	if err := os.WriteFile(home.Config(), []byte("server: {host: 0.0.0.0, port: 0}\nfacade: {port: 0}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "novad.log")
+	stderr, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close()
+	if err := stderr.Chmod(0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout novatest.LogBuffer
+	code := Main(t.Context(), []string{"--log-file", path}, []string{"NOVA_HOME=" + home.Root, "HOME=" + t.TempDir()}, &stdout, stderr)
+	log, _ := os.ReadFile(path)
+	if code != ExitNonLoopback || !strings.Contains(string(log), "rag-server-non-loopback") {
+		t.Fatalf("Main returned %d, want %d, logging to the file:\n%s", code, ExitNonLoopback, log)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := fi.Mode().Perm(); m != 0o600 {
+		t.Errorf("log file mode %v, want 0600", m)
+	}
+}

@@ -1,0 +1,171 @@
+// Package logfile keeps the log file a service manager gives a Nova
+// process private and bounded. launchd (Nova's LaunchAgent and Homebrew's
+// service) appends a job's stdout and stderr to a file it creates with the
+// default mode (0644, readable by every user: in a shared Homebrew prefix
+// too), and nothing rotates it: a service that runs for months grows it
+// for ever. Logs may name paths and sources, so they are the user's alone.
+//
+// The process is the file's only writer, so it keeps the file itself,
+// needing no root and no newsyslog entry, which Homebrew's service could
+// not install: at start it makes the file 0600, and whenever the file
+// passes a size limit it moves it to <file>.1 (replacing the one before)
+// and continues in a new, private <file>, which it puts in place of its
+// stderr (and its stdout, when that is the same file), so that what the
+// Go runtime writes there (a crash) lands in the current file too.
+//
+// A service definition names the file with the --log-file flag (Flag): the
+// path launchd sends the job's stderr to. The process acts on it only when
+// its stderr is that very file, a regular file this user owns.
+package logfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// Flag is the command-line flag (novad, novactl index watch) that names
+// the file the service manager sends the process's stderr to.
+const Flag = "log-file"
+
+// FlagUsage is Flag's help text.
+const FlagUsage = "the file the service manager sends stderr to (service definitions pass it): kept private (0600) and moved to FILE.1 past 10 MiB"
+
+// DefaultLimit is the size in bytes past which the log file is rotated:
+// 10 MiB, with one previous file kept, bounds the logs of a job at 20 MiB.
+// A day of use logs a few hundred kilobytes at most (README, Logs), so a
+// file covers weeks.
+const DefaultLimit = 10 << 20
+
+// ErrNotStderr is wrapped by Open's error when stderr is not the named
+// file, or not a regular file this user owns: the process then leaves the
+// file alone.
+var ErrNotStderr = errors.New("stderr is not the log file")
+
+// Writer writes to the log file and rotates it past its limit. It is safe
+// for concurrent use; its zero value is not usable (see Open).
+type Writer struct {
+	mu     sync.Mutex
+	path   string
+	limit  int64
+	stderr *os.File
+	// stdout is the process's stdout when it is the same file as stderr
+	// (Homebrew's formulae send both to one file), nil otherwise.
+	stdout *os.File
+	// failed stops rotation after it failed once: the error was written
+	// to the file, and retrying at every line would repeat it.
+	failed bool
+}
+
+// Open returns a Writer for the log file at path, which must be stderr's
+// file, after making it private (0600) and rotating it if it is already
+// past limit (0 means DefaultLimit). stdout follows rotations when it is
+// the same file.
+func Open(path string, stdout, stderr io.Writer, limit int64) (*Writer, error) {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	errf, ok := stderr.(*os.File)
+	if !ok {
+		return nil, fmt.Errorf("%w %s: stderr is not a file", ErrNotStderr, path)
+	}
+	cur, err := errf.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrNotStderr, path, err)
+	}
+	named, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrNotStderr, path, err)
+	}
+	if !cur.Mode().IsRegular() || !os.SameFile(cur, named) {
+		return nil, fmt.Errorf("%w %s", ErrNotStderr, path)
+	}
+	if !ownedByUser(cur) {
+		return nil, fmt.Errorf("%w %s: another user owns it", ErrNotStderr, path)
+	}
+	if err := errf.Chmod(0o600); err != nil {
+		return nil, fmt.Errorf("make %s private: %w", path, err)
+	}
+	w := &Writer{path: path, limit: limit, stderr: errf}
+	if outf, ok := stdout.(*os.File); ok {
+		if fi, err := outf.Stat(); err == nil && os.SameFile(fi, cur) {
+			w.stdout = outf
+		}
+	}
+	if cur.Size() > limit {
+		if err := w.rotate(); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// Write writes p to the log file, and rotates the file when that takes it
+// past the limit.
+func (w *Writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.stderr.Write(p)
+	if err != nil || w.failed {
+		return n, err
+	}
+	// The size is the file's, not a count of what passed here: the
+	// process writes to stderr by other ways too (usage errors, a crash).
+	if fi, serr := w.stderr.Stat(); serr == nil && fi.Size() > w.limit {
+		if rerr := w.rotate(); rerr != nil {
+			w.failed = true
+			_, _ = fmt.Fprintf(w.stderr, "log file %s: %v; it is no longer rotated\n", w.path, rerr)
+		}
+	}
+	return n, nil
+}
+
+// rotate moves the log file to path.1 and puts a new, private path in
+// place of stderr (and stdout). A file no longer at path (moved by hand)
+// is not moved again.
+func (w *Writer) rotate() error {
+	cur, err := w.stderr.Stat()
+	if err != nil {
+		return err
+	}
+	if named, err := os.Stat(w.path); err == nil && os.SameFile(cur, named) {
+		if err := os.Rename(w.path, w.path+".1"); err != nil {
+			return fmt.Errorf("rotate: %w", err)
+		}
+	}
+	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("rotate: %w", err)
+	}
+	defer f.Close()
+	// A file someone created at path meanwhile is made private too.
+	if err := f.Chmod(0o600); err != nil {
+		return fmt.Errorf("rotate: %w", err)
+	}
+	for _, to := range []*os.File{w.stderr, w.stdout} {
+		if to == nil {
+			continue
+		}
+		if err := replaceFD(f, to); err != nil {
+			return fmt.Errorf("rotate: %w", err)
+		}
+	}
+	return nil
+}
+
+// Setup returns where a process logs: a Writer for the file at path when
+// path is not "" and stderr is that file, stderr otherwise, with the error
+// that kept the file from being managed (to be logged as a warning: the
+// process serves on, with its log as the service manager left it).
+func Setup(path string, stdout, stderr io.Writer) (io.Writer, error) {
+	if path == "" {
+		return stderr, nil
+	}
+	w, err := Open(path, stdout, stderr, 0)
+	if err != nil {
+		return stderr, err
+	}
+	return w, nil
+}

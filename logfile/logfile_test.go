@@ -1,0 +1,174 @@
+package logfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// serviceLog opens path as launchd opens a job's StandardErrorPath:
+// appending, created with the default mode 0644.
+func serviceLog(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Chmod(0o644); err != nil { // whatever the test's umask
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func mode(t *testing.T, path string) os.FileMode {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestOpen_makesPrivate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "novad.log")
+	stderr := serviceLog(t, path)
+	if _, err := Open(path, nil, stderr, 0); err != nil {
+		t.Fatal(err)
+	}
+	if m := mode(t, path); m != 0o600 {
+		t.Fatalf("log file mode %v, want 0600", m)
+	}
+}
+
+// TestOpen_notStderr: a --log-file naming another file than stderr's
+// leaves that file alone.
+func TestOpen_notStderr(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other.log")
+	if err := os.WriteFile(other, []byte("someone else's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr := serviceLog(t, filepath.Join(dir, "novad.log"))
+	for _, c := range []struct {
+		name   string
+		stderr io.Writer
+	}{{"another file", stderr}, {"not a file", &bytes.Buffer{}}} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Open(other, nil, c.stderr, 1)
+			if !errors.Is(err, ErrNotStderr) {
+				t.Fatalf("err %v, want ErrNotStderr", err)
+			}
+			if m := mode(t, other); m != 0o644 {
+				t.Errorf("the other file's mode became %v", m)
+			}
+			if _, err := os.Stat(other + ".1"); err == nil {
+				t.Error("the other file was rotated")
+			}
+		})
+	}
+}
+
+// TestWriter_rotates: past the limit the file moves to .1 (one previous
+// file kept) and writing goes on in a new private file, both through the
+// Writer and through stderr's own descriptor (what the runtime writes on
+// a crash), and through stdout when it is the same file.
+func TestWriter_rotates(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "novad.log")
+	stderr := serviceLog(t, path)
+	stdout, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdout.Close()
+	const limit = 1000
+	w, err := Open(path, stdout, stderr, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := func(i int) string { return fmt.Sprintf("line %04d %s\n", i, strings.Repeat("x", 80)) }
+	const n = 50 // about 4.5 limits: three rotations
+	for i := range n {
+		if _, err := w.Write([]byte(line(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := stderr.WriteString("raw stderr\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stdout.WriteString("raw stdout\n"); err != nil {
+		t.Fatal(err)
+	}
+	cur, prev := read(t, path), read(t, path+".1")
+	if !strings.HasSuffix(cur, line(n-1)+"raw stderr\nraw stdout\n") {
+		t.Errorf("the current file does not end with the last lines:\n%s", cur)
+	}
+	if len(cur) > limit+len(line(0))+40 || len(prev) > limit+len(line(0)) {
+		t.Errorf("files of %d and %d bytes, limit %d", len(cur), len(prev), limit)
+	}
+	// No line is lost between the two files: .1 ends where the current
+	// file starts.
+	first := strings.SplitN(cur, " ", 3)[1]
+	var i int
+	if _, err := fmt.Sscanf(first, "%d", &i); err != nil || !strings.HasSuffix(prev, line(i-1)) {
+		t.Errorf("the current file starts at line %q and .1 does not end with the line before:\n%s", first, prev)
+	}
+	matches, _ := filepath.Glob(path + "*")
+	if len(matches) != 2 {
+		t.Errorf("files %v, want the log and one previous", matches)
+	}
+	for _, p := range matches {
+		if m := mode(t, p); m != 0o600 {
+			t.Errorf("%s mode %v, want 0600", p, m)
+		}
+	}
+}
+
+// TestOpen_rotatesAtStart: a file already past the limit (a long run
+// before this version, a crash loop) is rotated when the process starts.
+func TestOpen_rotatesAtStart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "novad.log")
+	stderr := serviceLog(t, path)
+	old := strings.Repeat("old\n", 500)
+	if _, err := stderr.WriteString(old); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(path, nil, stderr, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, path); got != "new\n" {
+		t.Errorf("current file %q, want only the new line", got)
+	}
+	if got := read(t, path+".1"); got != old {
+		t.Errorf(".1 holds %d bytes, want the old %d", len(got), len(old))
+	}
+}
+
+func TestSetup_noPath(t *testing.T) {
+	var b bytes.Buffer
+	w, err := Setup("", nil, &b)
+	if err != nil || w != &b {
+		t.Fatalf("Setup without a path: %v, %v; want stderr itself", w, err)
+	}
+}
