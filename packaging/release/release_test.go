@@ -24,6 +24,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nova-recall/nova/logfile"
 	"github.com/nova-recall/nova/packaging"
 	"github.com/nova-recall/nova/packaging/macos"
 	"github.com/nova-recall/nova/packaging/systemd"
@@ -167,7 +168,7 @@ func TestConfig(t *testing.T) {
 	}
 	// The restart policy is TestFormulaRestartPolicy's.
 	service := Lines(nova.Service)
-	if prog, args, err := brewRun(service); err != nil || prog != `opt_bin/"novad"` || !slices.Equal(args, packaging.NovadServiceArgs()) {
+	if prog, args, err := brewRun(service); err != nil || prog != `opt_bin/"novad"` || !slices.Equal(withoutLogFile(args), packaging.NovadServiceArgs()) {
 		t.Errorf("nova service runs %s %q (%v); want novad %q, as novactl service install's job", prog, args, err, packaging.NovadServiceArgs())
 	}
 	for _, key := range []string{"log_path", "error_log_path"} {
@@ -194,13 +195,14 @@ func TestConfig(t *testing.T) {
 	// bin/nova-watch is novactl with WatchArgs (TestWatcherCommand); the
 	// service adds the rest of novactl service install's command line.
 	wantWatch, _ := strings.CutPrefix(strings.Join(packaging.WatchServiceArgs(), " "), strings.Join(packaging.WatchArgs(), " ")+" ")
-	if prog, args, err := brewRun(Lines(watch.Service)); err != nil || prog != `opt_bin/"nova-watch"` || strings.Join(args, " ") != wantWatch {
+	if prog, args, err := brewRun(Lines(watch.Service)); err != nil || prog != `opt_bin/"nova-watch"` || strings.Join(withoutLogFile(args), " ") != wantWatch {
 		t.Errorf("nova-watch service runs %s %q (%v); want nova-watch %s, as novactl service install's job", prog, args, err, wantWatch)
 	}
 }
 
 // brewRun reads the one run line of a service block, run [prog, "arg",
-// ...]: prog as written (opt_bin/"novad") and the arguments unquoted.
+// ...]: prog as written (opt_bin/"novad") and the arguments unquoted,
+// except a path under Homebrew's var (var/"log/novad.log"), as written.
 func brewRun(service []string) (prog string, args []string, err error) {
 	var found []string
 	for _, l := range service {
@@ -213,6 +215,10 @@ func brewRun(service []string) (prog string, args []string, err error) {
 	}
 	words := strings.Split(found[0], ", ")
 	for _, w := range words[1:] {
+		if strings.HasPrefix(w, `var/"`) && strings.HasSuffix(w, `"`) && !strings.ContainsAny(w[5:len(w)-1], `"\#`) {
+			args = append(args, w) // a path under Homebrew's var, as written
+			continue
+		}
 		if len(w) < 2 || w[0] != '"' || w[len(w)-1] != '"' || strings.ContainsAny(w[1:len(w)-1], `"\#`) {
 			return "", nil, fmt.Errorf("argument %s is not a plain string literal", w)
 		}
@@ -825,6 +831,40 @@ func TestFormulaCaveatsNameTheHome(t *testing.T) {
 		caveats := strings.Join(strings.Fields(b.Caveats), " ")
 		if !strings.Contains(caveats, "NOVA_HOME") || !strings.Contains(caveats, "novactl service install") {
 			t.Errorf("%s caveats do not say that its service serves ~/.nova whatever NOVA_HOME is, and that novactl service install is for another home:\n%s", name, b.Caveats)
+		}
+	}
+}
+
+// withoutLogFile is a service's arguments without the --log-file pair
+// TestFormulaLogFile checks, which novactl service install's definitions
+// add only on macOS.
+func withoutLogFile(args []string) []string {
+	if i := slices.Index(args, "--"+logfile.Flag); i >= 0 && i+1 < len(args) {
+		return slices.Delete(slices.Clone(args), i, i+2)
+	}
+	return args
+}
+
+// TestFormulaLogFile: each service tells its program the file launchd
+// sends its stderr to (--log-file, error_log_path), which the program
+// keeps private and rotates: launchd creates var/log/novad.log readable
+// by every user, and nothing rotated it. stdout goes to the same file,
+// so that one file is the whole log.
+func TestFormulaLogFile(t *testing.T) {
+	c := load(t)
+	for formula, log := range map[string]string{"nova": `var/"log/novad.log"`, "nova-watch": `var/"log/nova-watch.log"`} {
+		service := Lines(mustBrew(t, c, formula).Service)
+		_, args, err := brewRun(service)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := slices.Index(args, "--"+logfile.Flag); i < 0 || i+1 >= len(args) || args[i+1] != log {
+			t.Errorf("%s service runs %q, want --%s %s", formula, args, logfile.Flag, log)
+		}
+		for _, key := range []string{"log_path", "error_log_path"} {
+			if !slices.Contains(service, key+" "+log) {
+				t.Errorf("%s service's %s is not %s: %q", formula, key, log, service)
+			}
 		}
 	}
 }
