@@ -35,8 +35,11 @@ const FlagUsage = "the file the service manager sends stderr to (service definit
 
 // DefaultLimit is the size in bytes past which the log file is rotated:
 // 10 MiB, with one previous file kept, bounds the logs of a job at 20 MiB.
-// A day of use logs a few hundred kilobytes at most (README, Logs), so a
-// file covers weeks.
+// Measured in 2026-12: novad logs about 0.5 KB a start and nothing a
+// search (without -v); the watcher about 165 bytes a sync (one JSON
+// line, two with a compaction), so a day of steady agent work, a sync at
+// most every 5 s (--max-wait) for 8 hours, writes under 1 MB, and a
+// typical day tens of kilobytes: a file covers weeks to months.
 const DefaultLimit = 10 << 20
 
 // ErrNotStderr is wrapped by Open's error when stderr is not the named
@@ -90,8 +93,19 @@ func Open(path string, stdout, stderr io.Writer, limit int64) (*Writer, error) {
 	}
 	w := &Writer{path: path, limit: limit, stderr: errf}
 	if outf, ok := stdout.(*os.File); ok {
-		if fi, err := outf.Stat(); err == nil && os.SameFile(fi, cur) {
+		fi, err := outf.Stat()
+		switch {
+		case err != nil:
+		case os.SameFile(fi, cur):
 			w.stdout = outf
+		case fi.Mode().IsRegular() && ownedByUser(fi):
+			// The LaunchAgent's own stdout file (novad.out.log), which
+			// launchd creates 0644 as well. It stays nearly empty
+			// (novad prints there only what it is asked for), so it is
+			// not rotated.
+			if err := outf.Chmod(0o600); err != nil {
+				return nil, fmt.Errorf("make stdout's file private: %w", err)
+			}
 		}
 	}
 	if cur.Size() > limit {

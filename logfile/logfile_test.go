@@ -44,14 +44,19 @@ func read(t *testing.T, path string) string {
 	return string(b)
 }
 
+// TestOpen_makesPrivate: the file launchd made 0644 becomes 0600, and so
+// does the LaunchAgent's separate stdout file (novad.out.log).
 func TestOpen_makesPrivate(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "novad.log")
-	stderr := serviceLog(t, path)
-	if _, err := Open(path, nil, stderr, 0); err != nil {
+	dir := t.TempDir()
+	path, out := filepath.Join(dir, "novad.err.log"), filepath.Join(dir, "novad.out.log")
+	stderr, stdout := serviceLog(t, path), serviceLog(t, out)
+	if _, err := Open(path, stdout, stderr, 0); err != nil {
 		t.Fatal(err)
 	}
-	if m := mode(t, path); m != 0o600 {
-		t.Fatalf("log file mode %v, want 0600", m)
+	for _, p := range []string{path, out} {
+		if m := mode(t, p); m != 0o600 {
+			t.Errorf("%s mode %v, want 0600", p, m)
+		}
 	}
 }
 
