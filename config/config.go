@@ -221,14 +221,20 @@ func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 	case err == nil && fi.IsDir():
 		return Config{}, fmt.Errorf("%s is a folder, not a config file", path)
 	case err == nil:
-		if err := checkWriters(path, fi); err != nil {
-			return Config{}, err
-		}
 		// Read once: the errors' lines are looked up in what was
-		// loaded, not in a file that may have changed since.
-		data, err := os.ReadFile(path)
+		// loaded, not in a file that may have changed since. A named
+		// pipe there would block the read, and novad with it, until a
+		// writer came: ReadRegular refuses it without waiting, and the
+		// file judged is the one read.
+		data, ofi, err := paths.ReadRegular(path, 0)
+		if nf, ok := errors.AsType[*paths.NotFileError](err); ok {
+			return Config{}, fmt.Errorf("%w: %v; config.yaml must be a file (novactl config init writes one)", ErrInvalid, nf)
+		}
 		if err != nil {
 			return Config{}, fmt.Errorf("read %s: %w", path, err)
+		}
+		if err := checkWriters(path, ofi); err != nil {
+			return Config{}, err
 		}
 		return load(home, path, data, true, environ)
 	case errors.Is(err, syscall.ENOTDIR):

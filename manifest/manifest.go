@@ -288,19 +288,16 @@ func Read(path string) (*Manifest, string, error) {
 	// Only a regular file is read: a named pipe would block the read (and
 	// novad's reload loop, doctor, every index command) until a writer
 	// came, and a link to a device such as /dev/zero never ends.
-	fi, err := os.Stat(path)
+	// ReadRegular judges the file it opened, without waiting on a pipe.
+	b, _, err := paths.ReadRegular(path, maxSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", ErrNoManifest
 	}
-	if err == nil && !fi.Mode().IsRegular() {
-		return nil, "", fmt.Errorf("%w: %s is %s, not a file", ErrInvalid, path, kind(fi.Mode()))
+	if nf, ok := errors.AsType[*paths.NotFileError](err); ok {
+		return nil, "", fmt.Errorf("%w: %v", ErrInvalid, nf)
 	}
-	if err == nil && fi.Size() > maxSize {
-		return nil, "", fmt.Errorf("%w: %s is %d bytes, more than a manifest ever is", ErrInvalid, path, fi.Size())
-	}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, "", ErrNoManifest
+	if tl, ok := errors.AsType[*paths.TooLargeError](err); ok {
+		return nil, "", fmt.Errorf("%w: %s is %d bytes, more than a manifest ever is", ErrInvalid, path, tl.Size)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("read manifest: %w", err)
@@ -308,21 +305,6 @@ func Read(path string) (*Manifest, string, error) {
 	sum := sha256.Sum256(b)
 	m, err := Parse(b)
 	return m, hex.EncodeToString(sum[:]), err
-}
-
-// kind names a file type that is not a regular file.
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "of type " + m.Type().String()
 }
 
 // Hook is called at each durability boundary of a write with the name of

@@ -8,6 +8,10 @@ import "io/fs"
 // follow a link also check with Lstat.
 const NoFollow = 0
 
+// NonBlock is 0 where open has no O_NONBLOCK: Nova's files there are not
+// named pipes.
+const NonBlock = 0
+
 // OwnedByAnotherUser reports whether fi is known to be another user's. It
 // cannot tell on this platform, where Nova does not run as a
 // service; nothing is refused for it.

@@ -13,6 +13,10 @@ import (
 // writes or reads one of its files must not send it elsewhere.
 const NoFollow = syscall.O_NOFOLLOW
 
+// NonBlock, added to os.OpenFile's flags, makes the open of a named pipe
+// return at once instead of waiting for a writer (see ReadRegular).
+const NonBlock = syscall.O_NONBLOCK
+
 // OwnedByAnotherUser reports whether fi is known to be another user's
 // (not the effective user Nova runs as).
 func OwnedByAnotherUser(fi fs.FileInfo) bool {
