@@ -306,7 +306,11 @@ func writeInitConfig(home paths.Home, content []byte, replace bool, now time.Tim
 	}
 	var old []byte
 	if replace {
-		if old, err = os.ReadFile(home.Config()); err != nil {
+		// A named pipe there would block the copy until a writer came.
+		if old, _, err = paths.ReadRegular(home.Config(), 0); err != nil {
+			if _, ok := errors.AsType[*paths.NotFileError](err); ok {
+				return "", fmt.Errorf("%w; nothing was written (move it away, then run the command again)", err)
+			}
 			return "", err
 		}
 		dir := filepath.Join(home.Backups("config"), paths.BackupStamp(now))
@@ -321,9 +325,9 @@ func writeInitConfig(home paths.Home, content []byte, replace bool, now time.Tim
 	// Checked again just before the rename: a config.yaml written
 	// meanwhile (or edited since the copy) is never lost.
 	err = atomicfile.Write(home.Config(), content, paths.FileMode, atomicfile.WithCheck(func(fs.FileInfo) error {
-		cur, err := os.ReadFile(home.Config())
+		cur, _, err := paths.ReadRegular(home.Config(), 0)
 		switch {
-		case !replace && err == nil:
+		case !replace && !errors.Is(err, fs.ErrNotExist):
 			return fmt.Errorf("%s appeared meanwhile; nothing was written", home.Config())
 		case replace && (err != nil || !bytes.Equal(cur, old)):
 			return fmt.Errorf("%s changed meanwhile; nothing was written (run the command again)", home.Config())
