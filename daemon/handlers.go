@@ -70,7 +70,10 @@ func sourceCommit() *string {
 	return &c
 }
 
-func (s *Server) health(cur *served) api.Health {
+// health is /health: every field is of one generation (cur, with the
+// reload status and integrity recorded with it), read together once.
+func (s *Server) health() api.Health {
+	cur, reload, integrity := s.servedStatus()
 	prof := s.servingProfile(cur)
 	view := profileView(prof)
 	h := api.Health{
@@ -85,9 +88,7 @@ func (s *Server) health(cur *served) api.Health {
 		// "ok" promises that what novad serves is settled.
 		h.Status = "booting"
 	}
-	s.statusMu.Lock()
-	h.Reload, h.Integrity = s.reload, s.integrity
-	s.statusMu.Unlock()
+	h.Reload, h.Integrity = reload, integrity
 	reason := s.availability(cur)
 	h.IndexUnavailableReason = api.ActiveIndexReady
 	switch {
@@ -117,12 +118,12 @@ func (s *Server) health(cur *served) api.Health {
 	} else {
 		h.ProviderLoaded = s.encoder() != nil
 	}
-	h.Freshness = s.ragStatus(cur).Freshness
+	h.Freshness = s.ragStatus(cur, integrity).Freshness
 	return h
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, s.health(s.current.Load()))
+	writeJSON(w, http.StatusOK, s.health())
 	return nil
 }
 
@@ -262,16 +263,15 @@ func (s *Server) freshness(cur *served, status string) api.Freshness {
 	return f
 }
 
-func (s *Server) ragStatus(cur *served) api.RagStatus {
+// ragStatus is the search status of cur with in, the integrity recorded
+// with it (both from one servedStatus).
+func (s *Server) ragStatus(cur *served, in api.Integrity) api.RagStatus {
 	st := api.RagStatus{
 		Freshness: s.freshness(cur, "ready"),
 		NetworkBoundary: api.NetworkBoundary{SchemaVersion: 1, Policy: "loopback-only", Status: "ready",
 			EncodeExposure: "internal-token-and-loopback"},
 	}
 	reason := s.availability(cur)
-	s.statusMu.Lock()
-	in := s.integrity
-	s.statusMu.Unlock()
 	switch {
 	case reason == api.ReasonIndexNotLoaded && in.Status == api.IntegrityNone:
 		// An index is active but failed verification, and nothing else
@@ -303,8 +303,8 @@ func (s *Server) ragStatus(cur *served) api.RagStatus {
 }
 
 func (s *Server) handleFacadeHealth(w http.ResponseWriter, r *http.Request) error {
-	cur := s.current.Load()
-	rs := s.ragStatus(cur)
+	cur, _, in := s.servedStatus()
+	rs := s.ragStatus(cur, in)
 	h := api.FacadeHealth{Available: rs.SearchAvailable, ReadOnly: true, MutationAllowed: false,
 		ExternalAgentContract: s.contract(cur), RagStatus: rs}
 	if !rs.SearchAvailable {
@@ -325,8 +325,8 @@ type facadeStats struct {
 }
 
 func (s *Server) handleFacadeStats(w http.ResponseWriter, r *http.Request) error {
-	cur := s.current.Load()
-	rs := s.ragStatus(cur)
+	cur, _, in := s.servedStatus()
+	rs := s.ragStatus(cur, in)
 	out := facadeStats{Available: rs.SearchAvailable, RagStatus: rs, ExternalAgentContract: s.contract(cur), Stats: s.stats(cur)}
 	if !rs.SearchAvailable {
 		out.Reason = rs.Freshness.Status

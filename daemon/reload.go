@@ -328,11 +328,12 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 		// Integrity first: once a search finds nothing served, /health
 		// already says why (the state file's write took long enough for a
 		// client to see "verified" with nothing served).
-		s.setIntegrity(api.IntegrityNone, activeID, "", activeErr, skipped, false)
-		if cur != nil {
-			// A served file truncated or rewritten in place: reading its
-			// mapping gives other bytes or faults. Serve nothing.
-			s.retire(s.current.Swap(nil))
+		// A served file truncated or rewritten in place: reading its
+		// mapping gives other bytes or faults. Serve nothing, and say so
+		// with it (see publish).
+		old := s.publish(nil, func() { s.setIntegrityLocked(api.IntegrityNone, activeID, "", activeErr, skipped, false) })
+		if old != nil {
+			s.retire(old)
 			s.writeState("")
 		}
 		s.log.Error("Generation not loaded and no kept generation is intact: nothing is served (novactl doctor explains)",
@@ -369,15 +370,16 @@ func (s *Server) swap(g *index.Served, hash, activeID, trigger string, activeErr
 	if next.profileOK {
 		next.snap.Query = s.queryEmbedder(g.Gen)
 	}
-	// Integrity before the swap: a client that sees the new generation
-	// served reads its integrity with it (an empty one, before, under load).
-	if activeErr == nil {
-		s.setReloadStatus(true, nil, "", "")
-		s.setIntegrity(api.IntegrityVerified, activeID, rec.RunID, nil, nil, true)
-	} else {
-		s.setIntegrity(api.IntegrityFallback, activeID, rec.RunID, activeErr, skipped, true)
-	}
-	s.retire(s.current.Swap(next))
+	// Integrity with the swap: a client that sees the new generation
+	// served reads its integrity with it (see publish).
+	s.retire(s.publish(next, func() {
+		if activeErr == nil {
+			s.setReloadStatusLocked(true, nil, "", "")
+			s.setIntegrityLocked(api.IntegrityVerified, activeID, rec.RunID, nil, nil, true)
+		} else {
+			s.setIntegrityLocked(api.IntegrityFallback, activeID, rec.RunID, activeErr, skipped, true)
+		}
+	}))
 	// A promotion the manifest watcher saw is routine (the source watcher
 	// promotes after every burst an agent writes, and under launchd this
 	// log is a file nothing rotates; /health names what is served). A
@@ -467,10 +469,36 @@ func filesStamp(indexDir string, m *manifest.Manifest) string {
 	return manifest.HashBytes([]byte(b.String()))
 }
 
+// publish serves next (nil: nothing) in place of the generation served,
+// which it returns, and records with record (which holds statusMu: the
+// ...Locked setters) what the status says of it. Both happen under
+// statusMu, where servedStatus reads them, so that no answer pairs one
+// generation with another's integrity or reload status.
+func (s *Server) publish(next *served, record func()) (old *served) {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	record()
+	return s.current.Swap(next)
+}
+
+// servedStatus returns the generation served (nil: none) with the reload
+// status and integrity recorded with it (see publish): what one answer
+// about the server reads.
+func (s *Server) servedStatus() (*served, api.ReloadStatus, api.Integrity) {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	return s.current.Load(), s.reload, s.integrity
+}
+
 // setReloadStatus records a reload attempt: a swap (ok) or a failure.
 func (s *Server) setReloadStatus(ok bool, err error, hash, runID string) {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
+	s.setReloadStatusLocked(ok, err, hash, runID)
+}
+
+// setReloadStatusLocked is setReloadStatus with statusMu held.
+func (s *Server) setReloadStatusLocked(ok bool, err error, hash, runID string) {
 	now := s.opts.Now().UTC().Format(time.RFC3339)
 	s.reload.LastAttemptAt = now
 	s.reload.LastReloadSuccessful = ok
@@ -503,6 +531,11 @@ func (s *Server) clearFailure(runID string) {
 func (s *Server) setIntegrity(status, activeID, servedID string, problem error, skipped []error, opened bool) {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
+	s.setIntegrityLocked(status, activeID, servedID, problem, skipped, opened)
+}
+
+// setIntegrityLocked is setIntegrity with statusMu held.
+func (s *Server) setIntegrityLocked(status, activeID, servedID string, problem error, skipped []error, opened bool) {
 	in := api.Integrity{Status: status, ActiveRunID: activeID, ServedRunID: servedID}
 	if problem != nil {
 		in.Problem = problem.Error()
