@@ -15,7 +15,6 @@ import (
 	"net"
 	"net/http"
 	neturl "net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -78,9 +77,15 @@ func baseURL(host string, port int) string {
 	return "http://" + net.JoinHostPort(host, strconv.Itoa(port))
 }
 
-// ReadState reads novad's server-state.json.
+// maxStateSize bounds the server-state.json ReadState accepts: novad
+// writes a few hundred bytes.
+const maxStateSize = 1 << 20
+
+// ReadState reads novad's server-state.json (a missing file's error wraps
+// fs.ErrNotExist). Anything but a regular file is refused without waiting
+// on it (paths.ReadRegular).
 func ReadState(home paths.Home) (*api.ServerState, error) {
-	b, err := os.ReadFile(home.ServerState())
+	b, _, err := paths.ReadRegular(home.ServerState(), maxStateSize)
 	if err != nil {
 		return nil, err
 	}
