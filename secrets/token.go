@@ -170,7 +170,10 @@ func ReadToken(path string) (Token, error) {
 	if err := checkTokenInfo(path, fi); err != nil {
 		return Token{}, err
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|paths.NoFollow, 0)
+	// NonBlock: a named pipe swapped in after the Lstat must not block
+	// the open (and every client with it); the opened file is checked
+	// below.
+	f, err := os.OpenFile(path, os.O_RDONLY|paths.NoFollow|paths.NonBlock, 0)
 	if err != nil {
 		return Token{}, &UnsafeError{Path: path, Reason: "cannot open without following links: " + err.Error()}
 	}
