@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/search"
+	"github.com/nova-recall/nova/secrets"
 )
 
 // What asked for a reload.
@@ -62,6 +64,10 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 	defer quick.Stop()
 	deep := time.NewTicker(s.opts.DeepCheckEvery)
 	defer deep.Stop()
+	// The token file is looked for as often as the manifest is polled:
+	// one Lstat, idle or not (novactl index reads it before any request).
+	publish := time.NewTicker(s.opts.Poll)
+	defer publish.Stop()
 	used := false     // a request came since the last quick tick
 	idle := false     // the quick ticker is stopped until a request comes
 	deepOwed := false // a deep check came due while idle
@@ -103,8 +109,39 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 			s.recheck(index.Deep)
 		case <-s.collect:
 			s.collectRetired()
+		case <-publish.C:
+			s.republishToken()
 		}
 	}
+}
+
+// republishToken writes the internal token file, and the server state
+// beside it, again when the file is gone (state/ deleted while novad
+// runs, a cleanup of the home, or a start that could not write it):
+// novactl reads the token there, and without it could not use /encode
+// until novad restarted. The same token is written: the file was removed,
+// not exposed, and a client that read it before keeps working. A file
+// that is there (an unsafe one included: /encode refuses it, see
+// tokenFileServed) is left alone. A failure is logged once until a write
+// succeeds: under launchd the log is a file nothing rotates.
+func (s *Server) republishToken() {
+	if s.readOnly {
+		return
+	}
+	if _, err := os.Lstat(s.home.TokenFile()); !errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if err := secrets.WriteToken(s.home.TokenFile(), s.token); err != nil {
+		if !s.republishFailed {
+			s.log.Error("Cannot publish the internal token again: /encode is refused until it can be written",
+				"path", s.home.TokenFile(), "code", api.CodeAuthUnavailable, errAttr(err))
+		}
+		s.republishFailed = true
+		return
+	}
+	s.republishFailed = false
+	s.writeState("")
+	s.log.Warn("The internal token file was gone; published it again", "path", s.home.TokenFile())
 }
 
 // collectRetryAfter is how long collectRetired waits before looking again

@@ -143,9 +143,13 @@ type Server struct {
 	// found them gone, and retries how many times in a row one was
 	// found still reachable with no search on it. The reload loop alone
 	// uses them.
-	retired  []weak.Pointer[served]
-	retries  int
-	inflight sync.WaitGroup
+	retired []weak.Pointer[served]
+	retries int
+	// republishFailed: the last republishToken could not write the
+	// token file (its failure is logged once). The reload loop alone
+	// uses it.
+	republishFailed bool
+	inflight        sync.WaitGroup
 }
 
 // served is one loaded generation and how it relates to the config. It is
@@ -331,7 +335,8 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 		if fi, lerr := os.Lstat(s.home.TokenFile()); lerr == nil && !fi.IsDir() {
 			os.Remove(s.home.TokenFile())
 		}
-		s.log.Error("Cannot publish the internal token: search is served, /encode is refused until novad restarts and can write it",
+		s.republishFailed = true // logged here; republishToken tries again
+		s.log.Error("Cannot publish the internal token: search is served, /encode is refused until novad can write it",
 			"code", api.CodeAuthUnavailable, "err", err)
 	}
 	s.work, s.cancelWork = context.WithCancel(context.Background())
