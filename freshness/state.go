@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/nova-recall/nova/atomicfile"
@@ -132,10 +131,16 @@ type Gone struct {
 	Files []string `json:"files"`
 }
 
+// maxStateSize bounds the watcher state Read accepts: the watcher writes
+// a few kilobytes (MaxGoneListed names at most).
+const maxStateSize = 16 << 20
+
 // Read reads home's watcher state. It returns an error wrapping
-// fs.ErrNotExist when no watcher has ever run.
+// fs.ErrNotExist when no watcher has ever run. Anything but a regular
+// file is refused without waiting on it (paths.ReadRegular): novad reads
+// this for every /health and search.
 func Read(home paths.Home) (*State, error) {
-	b, err := os.ReadFile(home.WatcherState())
+	b, _, err := paths.ReadRegular(home.WatcherState(), maxStateSize)
 	if err != nil {
 		return nil, err
 	}
