@@ -160,10 +160,34 @@ func (l *Lock) Record(operation string, now time.Time) {
 // now). It only reads.
 func ReadHolder(path string) Holder {
 	var h Holder
-	if b, err := os.ReadFile(path); err == nil {
+	if b, _, err := paths.ReadRegular(path, maxHolderSize); err == nil {
 		_ = json.Unmarshal(b, &h)
 	}
 	return h
+}
+
+// maxHolderSize bounds the lock file ReadHolder reads: a holder is a
+// line of JSON.
+const maxHolderSize = 1 << 16
+
+// openProbe opens the lock file at path to probe its lock: without
+// waiting (a named pipe there would block the open, and every client
+// asking whether novad serves, until a writer came), and only a regular
+// file, as Acquire makes it (*paths.NotFileError otherwise).
+func openProbe(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|paths.NonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &paths.NotFileError{Path: path, Mode: fi.Mode()}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // Release gives the lock up and empties the file. It is safe on a nil or
@@ -186,7 +210,7 @@ func Free(path string) bool {
 	if !supported {
 		return false
 	}
-	f, err := os.Open(path)
+	f, err := openProbe(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return true
 	}
@@ -206,7 +230,7 @@ func Free(path string) bool {
 // takes a shared lock for a moment, which a concurrent Acquire may meet
 // (a long-running holder starts with AcquireOutlastingProbes).
 func Held(path string) bool {
-	f, err := os.Open(path)
+	f, err := openProbe(path)
 	if err != nil {
 		return false
 	}
