@@ -72,12 +72,15 @@ that one active again. Retention then keeps the active generation, the one it
 replaced and the most recently active others, index.keepGenerations in all
 (default 3), and removes candidates older than the active one. A running novad
 serves the new generation without restart.`,
-	"rollback": `Makes a kept generation active again. Without RUN_ID it takes the one that was
-active before the current one (so a second rollback returns to where the first
-started), passing over damaged ones, which it names and retention removes.
---to RUN_ID (or RUN_ID) takes that one: novactl index list shows the kept
-generations. Retention keeps index.keepGenerations (default 3). A running novad
-serves it without restart.`,
+	"rollback": `Makes a kept generation active again. Without RUN_ID it steps back one
+promotion: the first rollback takes the generation that was active before the
+current one, a second the one active before that, and so on, passing over
+damaged ones, which it names and retention removes. A sync or promote after
+rollbacks starts again from the generation it replaces. --to RUN_ID (or RUN_ID)
+takes exactly that one, an older or a newer one: novactl index list shows the
+kept generations. The result names the generation now active and the one the
+next plain rollback would take. Retention keeps index.keepGenerations
+(default 3). A running novad serves it without restart.`,
 	"list": `Shows the kept generations and the candidates, newest first: state (active,
 kept, interrupted, candidate, incomplete), chunks, size, creation time and
 whether their files are intact. It checks sizes, and hashes the files changed
@@ -135,7 +138,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		fs.BoolVar(&inProcess, "in-process", false, "embed in this process even when novad is running")
 		fs.BoolVar(&verbose, "v", false, "list every skipped line")
 	case "rollback":
-		fs.StringVar(&to, "to", "", "the run id to make active (default: the previous one)")
+		fs.StringVar(&to, "to", "", "the run id to make active (default: one promotion further back)")
 	case "list":
 		fs.BoolVar(&deep, "deep", false, "hash every file of every generation (default: sizes, and hashes of files changed since they were sealed)")
 	}
@@ -500,6 +503,15 @@ func printRollback(w io.Writer, r *index.PromoteResult) {
 		fmt.Fprintf(w, " Retention removed %s.", strings.Join(r.Deleted, ", "))
 	}
 	fmt.Fprintln(w, " A running novad serves it without restart.")
+	if r.NextRollback != "" {
+		fmt.Fprintf(w, "The next novactl index rollback steps back to %s", r.NextRollback)
+	} else {
+		fmt.Fprint(w, "No older generation is kept: a plain rollback has nothing further back")
+	}
+	if r.PreviousRunID != "" {
+		fmt.Fprintf(w, "; novactl index rollback --to %s returns to the one just left", r.PreviousRunID)
+	}
+	fmt.Fprintln(w, ".")
 }
 
 // printWatcherSyncsOn warns, after a rollback, that a running source

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
 )
@@ -426,6 +427,41 @@ func TestIndexPromote_afterRollbackNamesTheWayForward(t *testing.T) {
 	}
 }
 
+// TestIndexRollback_twiceStepsBackTwice: two plain rollbacks through the
+// CLI step back two generations, each saying which generation is active
+// and what the next plain rollback would take; the second used to return
+// to the generation the first had left.
+func TestIndexRollback_twiceStepsBackTwice(t *testing.T) {
+	root, _, env := jsonlHome(t)
+	var runs []string
+	for i, rec := range []string{`{"id":"1","text":"the heron nests by the weir"}`, `{"id":"2","text":"the otter fishes below the mill"}`, `{"id":"3","text":"the kingfisher perches on the sluice"}`} {
+		if err := os.WriteFile(filepath.Join(root, "src", "r.jsonl"), []byte(rec+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var sync struct {
+			Result struct{ Build struct{ RunID string } }
+		}
+		code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process", "--full", "--json")
+		if err := json.Unmarshal([]byte(out), &sync); err != nil || code != ExitOK {
+			t.Fatalf("sync %d: exit %d (%v)\n%s\n%s", i, code, err, out, errOut)
+		}
+		runs = append(runs, sync.Result.Build.RunID)
+	}
+	code, out, errOut := runCLI(context.Background(), env, "index", "rollback")
+	if code != ExitOK || !strings.Contains(out, "Rolled back: "+runs[1]+" is active again") ||
+		!strings.Contains(out, "next novactl index rollback steps back to "+runs[0]) || !strings.Contains(out, "rollback --to "+runs[2]) {
+		t.Errorf("first rollback: exit %d, want %s active and %s next\n%s\n%s", code, runs[1], runs[0], out, errOut)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "index", "rollback")
+	if code != ExitOK || !strings.Contains(out, "Rolled back: "+runs[0]+" is active again") || !strings.Contains(out, "nothing further back") {
+		t.Errorf("second rollback: exit %d, want %s active and nothing further back\n%s\n%s", code, runs[0], out, errOut)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "index", "rollback")
+	if code != ExitFailure || !strings.Contains(errOut, "the oldest kept") || !strings.Contains(errOut, "rollback --to "+runs[2]) {
+		t.Errorf("third rollback: exit %d, want %d naming the way forward\n%s\n%s", code, ExitFailure, out, errOut)
+	}
+}
+
 // TestIndexVerbHelp: each verb's --help says what that verb does and
 // what it picks when no run id is given; each printed the overview of
 // all of them, which does not say what promote or rollback pick, or how
@@ -436,7 +472,7 @@ func TestIndexVerbHelp(t *testing.T) {
 		"sync":     {"merged", "without restart"},
 		"verify":   {"newest candidate", "changes nothing"},
 		"promote":  {"newest candidate", "interrupted", "index.keepGenerations"},
-		"rollback": {"active before the current one", "damaged", "index.keepGenerations", "novactl index list"},
+		"rollback": {"active before the\ncurrent one", "a second the one active before that", "next plain rollback", "damaged", "index.keepGenerations", "novactl index list"},
 		"list":     {"newest first", "--deep"},
 	} {
 		code, out, errOut := runCLI(context.Background(), []string{"HOME=/nonexistent"}, "index", verb, "--help")
@@ -570,7 +606,9 @@ func TestIndexRollback_warnsTheWatcherSyncsOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Release()
-	code, out, errOut = runCLI(context.Background(), env, "index", "rollback")
+	// Forward again: a plain rollback from the oldest has nothing further back.
+	ids := index.GenerationIDs(home)
+	code, out, errOut = runCLI(context.Background(), env, "index", "rollback", "--to", ids[len(ids)-1])
 	if code != ExitOK || !strings.Contains(out, "source watcher") || !strings.Contains(out, "next sync") {
 		t.Errorf("rollback while the watcher runs: exit %d, want 0 and a word that its next sync builds on\n%s\n%s", code, out, errOut)
 	}

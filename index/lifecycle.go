@@ -264,6 +264,10 @@ type PromoteResult struct {
 	// Skipped says why newer kept generations were passed over (a
 	// rollback skips damaged ones).
 	Skipped []string `json:"skipped,omitempty"`
+	// NextRollback is the kept generation the next plain rollback would
+	// try first (one step further back in the promotions), or "" when
+	// there is none.
+	NextRollback string `json:"nextRollback,omitempty"`
 }
 
 // Promote verifies a candidate and makes it the active generation. runID
@@ -401,7 +405,7 @@ func (x *Indexer) activate(cand *manifest.Manifest, by string, damaged []string)
 		level = slog.LevelDebug
 	}
 	x.log.Log(context.Background(), level, "Generation active", "runId", m.RunID, "previous", prev, "by", by)
-	return &PromoteResult{RunID: m.RunID, PreviousRunID: prev, Chunks: m.ChunkCount, Deleted: deleted}, nil
+	return &PromoteResult{RunID: m.RunID, PreviousRunID: prev, Chunks: m.ChunkCount, Deleted: deleted, NextRollback: x.nextRollback(&m)}, nil
 }
 
 // SyncResult reports a sync.
@@ -521,27 +525,8 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 	}
 	var skipped, damaged []string
 	if toRunID == "" {
-		// Previously active generations, most recent first; then any other
-		// kept generation older than the active one, newest first (a
-		// newer one was never made active: an interrupted promotion,
-		// which promote finishes, not rollback).
-		var order []string
-		if cur != nil {
-			order = append(order, cur.PreviousRunID)
-		}
-		order = append(order, x.activations()...)
-		ids := x.generationIDs()
-		for i := len(ids) - 1; i >= 0; i-- {
-			if current == "" || ids[i] < current { // run ids sort by time
-				order = append(order, ids[i])
-			}
-		}
-		seen := map[string]bool{"": true, current: true}
+		order := x.rollbackOrder(cur, current)
 		for _, id := range order {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
 			if _, err := os.Stat(x.home.Generation(id)); err != nil {
 				continue
 			}
@@ -594,11 +579,97 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 	return res, nil
 }
 
+// rollbackOrder returns the kept generations a plain rollback from
+// current (whose manifest is cur, nil when unreadable) tries, in order:
+// those below it on the stack of promotions (rollbackStack), most recent
+// first; then the generation cur replaced, which stands in for a history
+// that lost its last line, unless cur was itself reached by a rollback
+// (it then replaced the generation rolled back from, no step back); then
+// any other kept generation older than current, newest first (a newer
+// one was never made active before it: an interrupted promotion, which
+// promote finishes, not rollback). Each is listed once, current never.
+func (x *Indexer) rollbackOrder(cur *manifest.Manifest, current string) []string {
+	stack := x.rollbackStack()
+	if i := slices.Index(stack, current); i >= 0 {
+		stack = stack[:i]
+	}
+	var order []string
+	for i := len(stack) - 1; i >= 0; i-- {
+		order = append(order, stack[i])
+	}
+	if cur != nil && cur.PromotedBy != "rollback" {
+		order = append(order, cur.PreviousRunID)
+	}
+	ids := x.generationIDs()
+	for i := len(ids) - 1; i >= 0; i-- {
+		if current == "" || ids[i] < current { // run ids sort by time
+			order = append(order, ids[i])
+		}
+	}
+	seen := map[string]bool{"": true, current: true}
+	out := order[:0]
+	for _, id := range order {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// rollbackStack replays history.jsonl's activations into the stack a
+// plain rollback steps back through, oldest first, the active generation
+// on top. A promotion (by hand, a sync's, a compaction's) stacks on the
+// generation it replaced, dropping what was above that one (generations
+// rollbacks left, or the delta a compaction replaced); a rollback pops
+// down to the generation it made active, or, when that one is not on the
+// stack (--to a generation whose activation the trimmed history lost),
+// starts the stack again from it. A generation is on the stack once, at
+// its latest activation, so each step back reaches another generation.
+func (x *Indexer) rollbackStack() []string {
+	events, _ := ReadHistory(x.home.History())
+	var stack []string
+	for _, e := range events {
+		switch e.Event {
+		case EventPromote:
+			if i := slices.Index(stack, e.PreviousRunID); i >= 0 {
+				stack = stack[:i+1]
+			}
+			stack = append(slices.DeleteFunc(stack, func(id string) bool { return id == e.RunID }), e.RunID)
+		case EventRollback:
+			if i := slices.Index(stack, e.RunID); i >= 0 {
+				stack = stack[:i+1]
+			} else {
+				stack = []string{e.RunID}
+			}
+		}
+	}
+	return stack
+}
+
+// nextRollback returns the first kept generation a plain rollback from
+// the active generation m would try, or "". It does not verify it: the
+// rollback does, and passes over a damaged one.
+func (x *Indexer) nextRollback(m *manifest.Manifest) string {
+	for _, id := range x.rollbackOrder(m, m.RunID) {
+		if dirExists(x.home.Generation(id)) {
+			return id
+		}
+	}
+	return ""
+}
+
 // nothingToRollBackTo says why a rollback found no generation to make
 // active: nothing was ever promoted, or current is the only intact one.
 func (x *Indexer) nothingToRollBackTo(current string, damaged int) error {
 	if current == "" && len(x.generationIDs()) == 0 {
 		return fmt.Errorf("%w: nothing has been promoted yet, so there is nothing to roll back to; novactl index sync builds and promotes the first generation", ErrNotFound)
+	}
+	if ids := x.generationIDs(); current != "" && damaged == 0 && len(ids) > 0 && ids[len(ids)-1] > current {
+		// Plain rollbacks stepped back to the oldest kept promotion; the
+		// way forward is named, not taken.
+		return fmt.Errorf("%w: %s, the active generation, is the oldest kept, so a plain rollback has nothing further back; novactl index rollback --to %s returns to the newest kept one (novactl index list shows them all)",
+			ErrNotFound, current, ids[len(ids)-1])
 	}
 	why := "no other intact generation is kept"
 	if current != "" {

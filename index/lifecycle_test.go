@@ -248,7 +248,12 @@ func TestRollback_retention(t *testing.T) {
 	})
 
 	t.Run("back to the previous", func(t *testing.T) {
-		p, err := ix.Rollback(ctx, "")
+		// runs[0] is the oldest promotion: a plain rollback steps back,
+		// never forward to the generation the last one left.
+		if p, err := ix.Rollback(ctx, ""); !errors.Is(err, index.ErrNotFound) {
+			t.Fatalf("plain rollback from the oldest: %+v %v, want ErrNotFound", p, err)
+		}
+		p, err := ix.Rollback(ctx, runs[2])
 		if err != nil || p.RunID != runs[2] {
 			t.Fatalf("rollback to the previous: %+v %v, want %s", p, err, runs[2])
 		}
