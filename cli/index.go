@@ -267,6 +267,8 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 				case manifestErr == "":
 				case errors.Is(merr, manifest.ErrOldFormat):
 					fmt.Fprintf(inv.Stdout, "The active generation was built by an older Nova: novactl index sync rebuilds it.\n")
+				case errors.Is(merr, manifest.ErrNewerFormat):
+					fmt.Fprintf(inv.Stdout, "The active generation: %s. Generations of the newer format are kept, never deleted by this build.\n", inert.Text(manifestErr))
 				default:
 					fmt.Fprintf(inv.Stdout, "The manifest (%s) cannot be read: %s. None of these is active as listed: novactl index rollback makes the most recently active intact one active again; novactl index sync builds a new one.\n",
 						cfg.Home.Manifest(), inert.Text(manifestErr))
@@ -492,6 +494,11 @@ func printSyncPromote(w io.Writer, r *index.SyncResult) {
 // generations it passed over and what retention removed.
 func printRollback(w io.Writer, r *index.PromoteResult) {
 	for _, s := range r.Skipped {
+		id, _, _ := strings.Cut(s, ":")
+		if slices.Contains(r.Kept, id) {
+			fmt.Fprintf(w, "Skipped generation %s (it is kept)\n", s)
+			continue
+		}
 		fmt.Fprintf(w, "Skipped damaged generation %s\n", s)
 	}
 	was := "no readable manifest named one"
@@ -535,7 +542,7 @@ func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 		return
 	}
 	fmt.Fprintf(w, "%-26s  %-11s  %8s  %9s  %-16s  %s\n", "RUN ID", "STATE", "CHUNKS", "SIZE", "CREATED", "FILES")
-	var damaged []index.GenerationInfo // and those whose states are lost
+	var damaged []index.GenerationInfo // and those whose states are lost, or of a newer format
 	for _, g := range gens {
 		created := ""
 		if !g.CreatedAt.IsZero() {
@@ -551,6 +558,9 @@ func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 			damaged = append(damaged, g)
 		case g.StatesLost:
 			integrity = "STATES LOST" // the memory is intact: the line below says so
+			damaged = append(damaged, g)
+		case g.Integrity == index.IntegrityNewer:
+			integrity = "NEWER FORMAT" // a newer Nova's, kept: the line below says so
 			damaged = append(damaged, g)
 		}
 		fmt.Fprintf(w, "%-26s  %-11s  %8d  %9s  %-16s  %s\n", g.RunID, g.State, g.Chunks, humanize.IBytes(uint64(g.Bytes)), created, integrity)

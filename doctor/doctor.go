@@ -320,6 +320,11 @@ func Run(ctx context.Context, opts Options) Report {
 		// to, and the sync that rebuilds it keeps the memory of gone files.
 		add(blocked("index", "Active index", CodeIndexStale,
 			"the index was built by an older Nova, in a format this one does not read, and nothing is served: run novactl index sync to rebuild it (it keeps the memory of files that are gone)"))
+	case errors.Is(merr, manifest.ErrNewerFormat):
+		// Not damage either: the newer Nova's generations are kept, and a
+		// rollback to a kept one of this format, or a sync, serves again.
+		add(blocked("index", "Active index", CodeIndexStale,
+			firstLine(merr.Error())+"; its generations are kept, never deleted by this build (novactl index rollback makes the newest one this build reads active)"))
 	case merr != nil:
 		add(blocked("index", "Active index", CodeManifestInvalid, firstLine(merr.Error())+"; roll back (novactl index rollback) or rebuild (novactl index sync)"))
 	case damaged:

@@ -227,11 +227,16 @@ func unreadable(runID, rel string, err error) error {
 }
 
 // isDamage reports whether err, from checking or opening a kept
-// generation, shows it damaged: a file corrupt, missing or of another
+// generation, shows it damaged: a file corrupt, missing or of an unknown
 // format. Only damage lets retention or a rollback delete a generation;
 // one that cannot be read now (a permission, an I/O error, too many open
-// files) is passed over and kept, since the next try may read it.
+// files) is passed over and kept, since the next try may read it, and so
+// is one a newer Nova wrote (manifest.ErrNewerFormat): it is that Nova's,
+// whole, after a downgrade.
 func isDamage(err error) bool {
+	if errors.Is(err, manifest.ErrNewerFormat) {
+		return false
+	}
 	return errors.Is(err, generation.ErrCorrupt) || errors.Is(err, manifest.ErrInvalid) || errors.Is(err, fs.ErrNotExist)
 }
 

@@ -58,6 +58,9 @@ func readCandidateRecord(dir string) (*manifest.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := manifest.NewerSchema(b, "generation "+filepath.Base(dir)); err != nil {
+		return nil, err
+	}
 	var m manifest.Manifest
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -268,6 +271,9 @@ type PromoteResult struct {
 	// try first (one step further back in the promotions), or "" when
 	// there is none.
 	NextRollback string `json:"nextRollback,omitempty"`
+	// Kept are the run ids of the skipped generations that are not
+	// damaged and stay (unreadable now, or written by a newer Nova).
+	Kept []string `json:"kept,omitempty"`
 }
 
 // Promote verifies a candidate and makes it the active generation. runID
@@ -523,7 +529,7 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 	if curErr == nil {
 		current = cur.RunID
 	}
-	var skipped, damaged []string
+	var skipped, damaged, kept []string
 	if toRunID == "" {
 		order := x.rollbackOrder(cur, current)
 		for _, id := range order {
@@ -532,10 +538,15 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 			}
 			if _, err := x.verifyDir(x.home.Generation(id), "generation"); err != nil {
 				skipped = append(skipped, fmt.Sprintf("%s: %v", id, err))
-				if isDamage(err) {
+				switch {
+				case isDamage(err):
 					damaged = append(damaged, id)
 					x.log.Warn("Rollback skips a damaged generation", "runId", id, "err", err)
-				} else {
+				case errors.Is(err, manifest.ErrNewerFormat):
+					kept = append(kept, id)
+					x.log.Warn("Rollback skips a generation a newer Nova wrote, and keeps it", "runId", id, "err", err)
+				default:
+					kept = append(kept, id)
 					x.log.Warn("Rollback skips a generation it cannot read now, and keeps it", "runId", id, "err", err)
 				}
 				continue
@@ -575,7 +586,7 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 	if err != nil {
 		return nil, err
 	}
-	res.Skipped = skipped
+	res.Skipped, res.Kept = skipped, kept
 	return res, nil
 }
 

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -43,6 +44,9 @@ func (x *Indexer) retain(active, previous string, damaged []string) []string {
 				err = CheckGeneration(x.home, rec, Quick)
 			}
 			switch {
+			case errors.Is(err, manifest.ErrNewerFormat):
+				// Kept below, beyond the count: it is not this build's.
+				err = errNewer
 			case err != nil && isDamage(err):
 				x.log.Warn("A kept generation is damaged; retention removes it first", "runId", id, "err", err)
 			case err != nil:
@@ -69,13 +73,18 @@ func (x *Indexer) retain(active, previous string, damaged []string) []string {
 	}
 	var deleted []string
 	for _, id := range x.generationIDs() {
+		if !keep[id] && x.newerFormat(x.home.Generation(id)) {
+			// A newer Nova's generation, after a downgrade: never this
+			// build's to delete, nor counted among the ones it keeps.
+			keep[id] = true
+		}
 		if !keep[id] && removeRunDir(x.home.Generations(), id, x) {
 			deleted = append(deleted, id)
 		}
 	}
 	if entries, err := os.ReadDir(x.home.Candidates()); err == nil {
 		for _, e := range entries {
-			if e.IsDir() && manifest.ValidRunID(e.Name()) && e.Name() < active && removeRunDir(x.home.Candidates(), e.Name(), x) {
+			if e.IsDir() && manifest.ValidRunID(e.Name()) && e.Name() < active && !x.newerFormat(x.home.Candidate(e.Name())) && removeRunDir(x.home.Candidates(), e.Name(), x) {
 				deleted = append(deleted, e.Name())
 			}
 		}
@@ -85,6 +94,16 @@ func (x *Indexer) retain(active, previous string, damaged []string) []string {
 		_ = appendHistory(x.home.History(), Event{Time: x.opts.Now().UTC(), Event: EventPrune, RunID: active, Deleted: deleted})
 	}
 	return deleted
+}
+
+// errNewer marks, inside retain, a generation of a newer format.
+var errNewer = errors.New("newer format")
+
+// newerFormat reports whether dir's candidate record is of a format newer
+// than this build's (manifest.ErrNewerFormat).
+func (x *Indexer) newerFormat(dir string) bool {
+	_, err := readCandidateRecord(dir)
+	return errors.Is(err, manifest.ErrNewerFormat)
 }
 
 // statesLost returns why the base state file the sources.json in dir
@@ -148,6 +167,20 @@ func (x *Indexer) collectGarbage() {
 				continue
 			}
 			rec, err := readCandidateRecord(filepath.Join(root, e.Name()))
+			if errors.Is(err, manifest.ErrNewerFormat) {
+				// A newer Nova's: what it names is kept if its record
+				// still says so in the fields this build knows; the base
+				// states it may share are kept alike.
+				parts, perr := looseParts(filepath.Join(root, e.Name()))
+				if perr != nil {
+					return
+				}
+				note(parts)
+				if base, err := baseOf(filepath.Join(root, e.Name(), generation.FileSources)); err == nil {
+					bases[base] = true
+				}
+				continue
+			}
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) && root == x.home.Candidates() {
 					continue // an interrupted build, removed by cleanInterrupted
@@ -182,6 +215,30 @@ func (x *Indexer) collectGarbage() {
 			}
 		}
 	}
+}
+
+// looseParts reads the space and segment ids of the candidate record in
+// dir without checking it: a newer Nova's record, whose other fields this
+// build may not know. It fails unless every id it finds is a run id, so
+// that garbage collection keeps everything when in doubt.
+func looseParts(dir string) (*manifest.Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, generation.FileCandidate))
+	if err != nil {
+		return nil, err
+	}
+	var m manifest.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	if !manifest.ValidRunID(m.Space.ID) || len(m.Segments) == 0 {
+		return nil, fmt.Errorf("%w: no space or segments named", manifest.ErrInvalid)
+	}
+	for _, p := range m.Segments {
+		if !manifest.ValidRunID(p.ID) {
+			return nil, fmt.Errorf("%w: segment id %q", manifest.ErrInvalid, p.ID)
+		}
+	}
+	return &m, nil
 }
 
 // cleanInterrupted removes what a crashed writer left: candidate
@@ -219,7 +276,8 @@ type GenerationInfo struct {
 	Bytes            int64                `json:"bytes"`
 	EmbeddingProfile api.EmbeddingProfile `json:"embeddingProfile"`
 	// Integrity is "intact" or "damaged" (with Problem) after a check at
-	// the depth List was given; "" for an incomplete build.
+	// the depth List was given, IntegrityNewer (with Problem) for a
+	// generation a newer Nova wrote; "" for an incomplete build.
 	Integrity string `json:"integrity,omitempty"`
 	Problem   string `json:"problem,omitempty"`
 	// StatesLost is set (with Problem) when the base state file the
@@ -229,6 +287,10 @@ type GenerationInfo struct {
 	// every source file again.
 	StatesLost bool `json:"statesLost,omitempty"`
 }
+
+// IntegrityNewer is GenerationInfo.Integrity of a generation written by a
+// newer Nova, in a format this build does not read: kept, not checked.
+const IntegrityNewer = "newer-format"
 
 // List returns every generation and candidate, newest first, each checked
 // at depth d (see CheckGeneration).
@@ -254,9 +316,13 @@ func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
 			info := GenerationInfo{RunID: e.Name(), State: state}
 			dir := filepath.Join(root, e.Name())
 			cand, err := readCandidateRecord(dir)
-			if err != nil {
+			switch {
+			case errors.Is(err, manifest.ErrNewerFormat):
+				// Complete, but not this build's to read: named, and kept.
+				info.Integrity, info.Problem = IntegrityNewer, err.Error()
+			case err != nil:
 				info.State = "incomplete"
-			} else {
+			default:
 				info.CreatedAt, info.Chunks, info.EmbeddingProfile = cand.CreatedAt, cand.ChunkCount, cand.EmbeddingProfile
 				info.Segments, info.Bytes = len(cand.Segments), cand.Bytes()
 				info.Integrity = "intact"

@@ -139,11 +139,47 @@ var (
 	// build no longer serves; the next novactl index sync rebuilds it
 	// (keeping the memory of vanished source files).
 	ErrOldFormat = errors.New("the index was built by an older Nova; run novactl index sync to rebuild it")
+	// ErrNewerFormat means a file was written by a newer Nova, in a
+	// format this build does not read (after a downgrade): not damage, so
+	// nothing deletes what holds it; a NewerFormatError says which.
+	ErrNewerFormat = errors.New("written by a newer Nova")
 	// ErrDirectory means a directory that holds files is where the
 	// manifest goes: nothing Nova writes makes one, so it is left for the
 	// user to look at and move away.
 	ErrDirectory = errors.New("is a directory that holds files, not the manifest: move it away and run the command again")
 )
+
+// NewerFormatError is a file of a format newer than this build's: What
+// names it, Format is its format number, Reads the one this build reads.
+// errors.Is(err, ErrNewerFormat) is true of it.
+type NewerFormatError struct {
+	What          string
+	Format, Reads int
+}
+
+func (e *NewerFormatError) Error() string {
+	return fmt.Sprintf("%s was written by a newer Nova (format %d); this build reads format %d: upgrade, or run novactl index sync to build one this version can read",
+		e.What, e.Format, e.Reads)
+}
+
+// Unwrap makes errors.Is(err, ErrNewerFormat) true.
+func (e *NewerFormatError) Unwrap() error { return ErrNewerFormat }
+
+// NewerSchema returns a *NewerFormatError naming what when b, a manifest
+// or a candidate record, declares a schemaVersion above SchemaVersion,
+// and nil otherwise. It looks at that number alone, before any strict
+// decoding: a newer format may add fields, and its checksum may cover
+// them in a way this build cannot recompute. A damaged file that only
+// reads as newer is kept, never deleted: the safe side.
+func NewerSchema(b []byte, what string) error {
+	var version struct {
+		SchemaVersion int `json:"schemaVersion"`
+	}
+	if json.Unmarshal(b, &version) == nil && version.SchemaVersion > SchemaVersion {
+		return &NewerFormatError{What: what, Format: version.SchemaVersion, Reads: SchemaVersion}
+	}
+	return nil
+}
 
 var runIDPattern = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
 
@@ -252,6 +288,9 @@ func Parse(b []byte) (*Manifest, error) {
 	}
 	if json.Unmarshal(b, &version) == nil && version.SchemaVersion == 1 {
 		return nil, ErrOldFormat
+	}
+	if err := NewerSchema(b, "the manifest"); err != nil {
+		return nil, err
 	}
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(b))

@@ -165,6 +165,11 @@ func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opt
 	}}
 	corrupt := func(dir, file string, err error) error {
 		reason := err.Error()
+		if errors.Is(err, manifest.ErrNewerFormat) {
+			// Written by a newer Nova: not damage, which would have it
+			// deleted; the error names the format.
+			return fmt.Errorf("generation %s: %s: %w", m.RunID, filepath.Join(dir, file), err)
+		}
 		if errors.Is(err, os.ErrNotExist) {
 			reason = "file is missing"
 		} else if _, sys := errors.AsType[syscall.Errno](err); sys && !errors.Is(err, ErrCorrupt) {

@@ -116,6 +116,9 @@ func (r *Reader) parse(mapped map[string][]byte, first int) error {
 		return fail(FileMeta, fmt.Errorf("%w: %v", ErrCorrupt, err))
 	}
 	m := r.Meta
+	if m.FormatVersion > FormatVersion {
+		return fail(FileMeta, &manifest.NewerFormatError{What: "segment " + m.ID, Format: m.FormatVersion, Reads: FormatVersion})
+	}
 	if m.FormatVersion != FormatVersion || m.Docs < 0 || m.Dim <= 0 || m.Cells < 0 {
 		return fail(FileMeta, fmt.Errorf("%w: format %d, %d docs, dimension %d", ErrCorrupt, m.FormatVersion, m.Docs, m.Dim))
 	}
