@@ -645,6 +645,10 @@ func (x *Indexer) rollbackStack() []string {
 		case EventPromote:
 			if i := slices.Index(stack, e.PreviousRunID); i >= 0 {
 				stack = stack[:i+1]
+			} else if e.PreviousRunID != "" {
+				// Active before, its own line lost (a writer killed
+				// between the manifest and the history).
+				stack = append(stack, e.PreviousRunID)
 			}
 			stack = append(slices.DeleteFunc(stack, func(id string) bool { return id == e.RunID }), e.RunID)
 		case EventRollback:
