@@ -125,4 +125,10 @@ package ingest
 // the prompts it fires itself (scheduled tasks, /loop wake-ups) are not.
 // A markdown source skips macOS's
 // AppleDouble files (._note.md) and Emacs' lock links (.#note.md).
-const Version = "ingest-v17"
+// ingest-v18: a Claude Code prompt the running turn took in is kept when
+// the file ends before any reply; the prompt Claude Code sends itself to
+// resume a cut-off turn is dropped; a /btw aside's file gives only its
+// question and answer, not the replayed session; Codex messages between
+// agents (inter_agent_communication lines, and the JSON message items of
+// earlier builds) are the assistant's words and count as turns.
+const Version = "ingest-v18"
