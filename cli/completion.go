@@ -10,6 +10,7 @@ import (
 
 	"github.com/nova-recall/nova/agents"
 	"github.com/nova-recall/nova/completion"
+	"github.com/nova-recall/nova/eval"
 )
 
 const completionHelp = `Prints a shell completion script for novactl: every command, subcommand and
@@ -129,7 +130,8 @@ func describeFlags(ctx context.Context, command string, run func(context.Context
 			}
 			// As --help prints it: without the backquotes that name the value.
 			_, usage := flag.UnquoteUsage(f)
-			flags = append(flags, completion.Flag{Name: f.Name, Usage: usage, TakesValue: !isBoolFlag(f), Values: flagValues(command, f.Name)})
+			values, list := flagValues(command, f.Name)
+			flags = append(flags, completion.Flag{Name: f.Name, Usage: usage, TakesValue: !isBoolFlag(f), Values: values, List: list})
 		})
 	}
 	return flags
@@ -142,17 +144,19 @@ func isBoolFlag(f *flag.Flag) bool {
 }
 
 // flagValues is the fixed set of words a flag of command takes, which the
-// scripts offer for its value instead of file names; nil for a free value.
-// The sets are the ones the commands check the value against
-// (TestCompletion_FlagValues runs each).
-func flagValues(command, flag string) []string {
+// scripts offer for its value instead of file names (nil for a free
+// value), and whether the value is a comma-separated list of them. The
+// sets are the ones the commands check the value against
+// (TestCompletion_FlagValues runs each, and a list of two).
+func flagValues(command, flag string) (values []string, list bool) {
 	switch command + " --" + flag {
 	case "mcp --agent", "skill --agent":
-		// agents.Select also takes a comma-separated list; one ID is
-		// what completing a word can offer.
-		return append(agents.IDs(), "all")
+		// agents.Select takes "codex,gemini" as well as one ID.
+		return append(agents.IDs(), "all"), true
+	case "eval --ablate":
+		return append(eval.SortedLevers(), "all"), true
 	case "index --log-format":
-		return []string{"auto", "text", "json"}
+		return []string{"auto", "text", "json"}, false
 	}
-	return nil
+	return nil, false
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/completion"
+	"github.com/nova-recall/nova/eval"
 )
 
 // TestCompletion_TreeIsTheCommandTable checks that the tree the scripts are
@@ -118,7 +119,8 @@ func TestCompletion_FlagValues(t *testing.T) {
 		"skill install --agent":    {args: []string{"--dry-run"}},
 		"skill uninstall --agent":  {args: []string{"--dry-run"}},
 		"skill status --agent":     {args: []string{"--json"}},
-		"index watch --log-format": {config: "sources: [\n"}, // a valid format reaches the config, which fails (78)
+		"index watch --log-format": {config: "sources: [\n"},                     // a valid format reaches the config, which fails (78)
+		"eval locomo --ablate":     {args: []string{"/nonexistent/locomo.json"}}, // a valid lever reaches the file, which fails (1)
 	}
 	var valued []string
 	var walk func(path []string, c completion.Command)
@@ -159,6 +161,16 @@ func TestCompletion_FlagValues(t *testing.T) {
 			}
 			if code, _ := run("no-such-value"); code != ExitUsage {
 				t.Errorf("%s no-such-value: exit %d, want %d: is the set of values really fixed?", key, code, ExitUsage)
+			}
+			if f.List {
+				// A list: two offered values together pass, and one
+				// word outside the set among them is refused.
+				if code, errOut := run(f.Values[0] + "," + f.Values[1]); code == ExitUsage {
+					t.Errorf("%s %s,%s: the script offers a list, the command refuses it: %s", key, f.Values[0], f.Values[1], errOut)
+				}
+				if code, _ := run(f.Values[0] + ",no-such-value"); code != ExitUsage {
+					t.Errorf("%s %s,no-such-value: exit %d, want %d", key, f.Values[0], code, ExitUsage)
+				}
 			}
 		}
 		for _, s := range c.Subcommands {
@@ -265,7 +277,10 @@ done`
 		"novactl service install --novad ", "novactl completion ", "novactl bogus ", "novactl search why --js",
 		"novactl mcp install --agent ", "novactl index watch --log-format j",
 		// --agent=co and --agent= as bash splits them (= breaks words).
-		"novactl mcp status --agent = co", "novactl skill status --agent =")
+		"novactl mcp status --agent = co", "novactl skill status --agent =",
+		// Comma-separated lists complete the word after the last comma.
+		"novactl mcp install --agent claude-code,co", "novactl skill install --agent=codex,g",
+		"novactl mcp status --agent = codex,", "novactl eval locomo --ablate ")
 	for _, want := range []string{
 		"complete -o default -F _novactl novactl",
 		"novactl ind=>index\n",
@@ -280,6 +295,10 @@ done`
 		"novactl index watch --log-format j=>json\n",
 		"novactl mcp status --agent = co=>codex\n",
 		"novactl skill status --agent ==>claude-code codex gemini openclaw hermes cursor windsurf all\n",
+		"novactl mcp install --agent claude-code,co=>claude-code,codex\n",
+		"novactl skill install --agent=codex,g=>--agent=codex,gemini\n",
+		"novactl mcp status --agent = codex,=>codex,claude-code codex,codex codex,gemini codex,openclaw codex,hermes codex,cursor codex,windsurf codex,all\n",
+		"novactl eval locomo --ablate =>" + strings.Join(append(eval.SortedLevers(), "all"), " ") + "\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("bash completion lacks %q:\n%s", want, out)
@@ -347,10 +366,12 @@ func TestCompletion_Zsh(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := []string{"novactl ind", "novactl index sync --pr", "novactl completion f", "novactl search --project index --js", "novactl service sta", "novactl search why --js",
-		"novactl index watch --log-format j", "novactl mcp install --agent=cod", "novactl skill status --agent clau"}
+		"novactl index watch --log-format j", "novactl mcp install --agent=cod", "novactl skill status --agent clau",
+		"novactl mcp install --agent codex,clau", "novactl skill status --agent=codex,gem"}
 	got := strings.Split(strings.TrimRight(runShell(t, "zsh", append([]string{"-f", driver, "autoload -Uz compinit; compinit -u -D; source " + script}, lines...)...), "\n"), "\n")
 	want := []string{"novactl index ", "novactl index sync --prune-missing ", "novactl completion fish ", "novactl search --project index --json ", "novactl service sta", "novactl search why --json ",
-		"novactl index watch --log-format json ", "novactl mcp install --agent=codex ", "novactl skill status --agent claude-code "}
+		"novactl index watch --log-format json ", "novactl mcp install --agent=codex ", "novactl skill status --agent claude-code ",
+		"novactl mcp install --agent codex,claude-code ", "novactl skill status --agent=codex,gemini "}
 	// "sta" is ambiguous (start, status): zsh completes no further.
 	if len(got) != len(want) {
 		t.Fatalf("zsh completion: got %q, want %q", got, want)
@@ -397,7 +418,8 @@ for line in $argv[2..-1]
   echo "== $line"
   complete -C"$line"
 end`, script, "novactl ind", "novactl index sync --pr", "novactl completion ", "novactl search --project index --js", "novactl service sta",
-		"novactl search why --js", "novactl bogus ", "novactl mcp install --agent ", "novactl index watch --log-format=j")
+		"novactl search why --js", "novactl bogus ", "novactl mcp install --agent ", "novactl index watch --log-format=j",
+		"novactl mcp install --agent codex,clau", "novactl skill status --agent=codex,gem")
 	for _, want := range []string{
 		"== novactl ind\nindex\tBuild, sync, promote, roll back and list index generations; watch the sources\n",
 		"== novactl index sync --pr\n--prune-missing\t",
@@ -406,6 +428,8 @@ end`, script, "novactl ind", "novactl index sync --pr", "novactl completion ", "
 		"== novactl service sta\nstart\tStart novad and the source watcher\nstatus\t",
 		"== novactl search why --js\n--json\t",
 		"== novactl index watch --log-format=j\n--log-format=json\t",
+		"== novactl mcp install --agent codex,clau\ncodex,claude-code\t",
+		"== novactl skill status --agent=codex,gem\n--agent=codex,gemini\t",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("fish completion lacks %q:\n%s", want, out)

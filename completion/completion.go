@@ -29,6 +29,10 @@ type Flag struct {
 	// Values is the fixed set of words the flag's value is one of
 	// ("auto", "text", "json"), nil for a free value such as a path.
 	Values []string
+	// List is true when the value is a comma-separated list of Values
+	// ("codex,gemini"): the shells complete the word after the last comma
+	// and keep what comes before it.
+	List bool
 }
 
 // Spelling is how the flag is offered: "-v" for a one-letter flag, "--json"

@@ -8,7 +8,7 @@ import (
 
 func sample() Command {
 	return Command{Name: "tool", Subcommands: []Command{
-		{Name: "get", Summary: "Fetch it: now\nsecond line", Flags: []Flag{{Name: "json", Usage: "it's JSON"}, {Name: "o", Usage: "output file", TakesValue: true}, {Name: "format", Usage: "how", TakesValue: true, Values: []string{"text", "json"}}}},
+		{Name: "get", Summary: "Fetch it: now\nsecond line", Flags: []Flag{{Name: "json", Usage: "it's JSON"}, {Name: "o", Usage: "output file", TakesValue: true}, {Name: "format", Usage: "how", TakesValue: true, Values: []string{"text", "json"}}, {Name: "only", Usage: "which", TakesValue: true, Values: []string{"a", "b"}, List: true}}},
 		{Name: "db", Summary: "Manage", Subcommands: []Command{{Name: "sync", Summary: `back\slash`}}},
 	}}
 }
@@ -21,9 +21,9 @@ func TestWrite(t *testing.T) {
 		}
 		out := b.String()
 		for _, want := range map[string][]string{
-			"bash": {`"db sync")`, `flags="--json -o --format"`, `vflags="-o --format"`, `"get|--format") values="text json" ;;`, "complete -o default -F _tool tool"},
-			"zsh":  {"#compdef tool", `'get:Fetch it\: now'`, `'--json:it'\''s JSON'`, `vflags="-o --format"`, `("get|--format") values=(text json) ;;`},
-			"fish": {`-a get -d 'Fetch it: now'`, `-l json -d 'it\'s JSON'`, `-s o -r -d 'output file'`, `-l format -x -a 'text json' -d 'how'`, `-a sync -d 'back\\slash'`},
+			"bash": {`"db sync")`, `flags="--json -o --format --only"`, `vflags="-o --format --only"`, `"get|--format") values="text json" ;;`, `"get|--only") values="a b" list=1 ;;`, "complete -o default -F _tool tool"},
+			"zsh":  {"#compdef tool", `'get:Fetch it\: now'`, `'--json:it'\''s JSON'`, `vflags="-o --format --only"`, `("get|--format") values=(text json) ;;`, `("get|--only") values=(a b) list=1 ;;`},
+			"fish": {`-a get -d 'Fetch it: now'`, `-l json -d 'it\'s JSON'`, `-s o -r -d 'output file'`, `-l format -x -a 'text json' -d 'how'`, `-a sync -d 'back\\slash'`, `-l only -x -a '(__tool_list a b)' -d 'which'`},
 		}[sh] {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s script lacks %q:\n%s", sh, want, out)
