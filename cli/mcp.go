@@ -7,8 +7,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/config"
@@ -23,7 +25,8 @@ const mcpHelp = `Without a subcommand, serves Nova's read-only memory tools over
 Protocol on stdin/stdout, for an agent to start: memory_search (the facade search of
 the running novad, with citations and the quality verdict) and memory_status. Logs go
 to stderr; stdout carries only protocol messages. When novad is not running, the tools
-say so instead of failing.
+say so instead of failing. Exit status 0 when the client closes stdin; 1, with a line
+on stderr, when it closes stdout while an answer is due (it went away).
 
   install     add Nova ("nova": novactl mcp) to agents' MCP configuration files
   uninstall   remove exactly what install added, and name any Claude Code
@@ -130,7 +133,18 @@ func runMCPServe(ctx context.Context, inv *Invocation, args []string) int {
 			return client.ForConfig(cfg), nil
 		},
 	})
+	// A client that closes its end of stdout before an answer is written
+	// would get novactl killed by SIGPIPE, which Go raises on a write to a
+	// broken stdout, with nothing said in the client's log. Asked for,
+	// the signal is delivered here instead and the write fails with EPIPE.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	if err := mcpserver.Serve(ctx, srv, inv.Stdin, inv.Stdout); err != nil {
+		if errors.Is(err, syscall.EPIPE) {
+			fmt.Fprintln(inv.Stderr, "novactl mcp: the client closed its end of stdout (it went away); stopping")
+			return ExitFailure
+		}
 		fmt.Fprintf(inv.Stderr, "novactl mcp: %v\n", err)
 		return ExitFailure
 	}
