@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -21,9 +23,23 @@ const evalHelp = `Measures recall.
       Runs each recall case of FILE (JSONL) against the running novad's facade and
       reports recall@k, MRR, nDCG@10, citation hit rate, evidence coverage,
       duplicate rate, aggregation correctness, latency p50/p95 and timeout rate,
-      with pass/fail per case. Exit status 1 when a case fails.
-      A case: {"id":"port","query":"why was port 2096 down","project":"infra",
-               "expect":{"relevantIds":["inc-7"],"minRecallAtK":1,"evidenceTerms":["firewall"]}}
+      with pass/fail per case. Exit status 1 when a case fails, 2 when FILE
+      is missing or a case is malformed (the error names its line).
+      FILE holds one JSON object per line, a case; blank lines and lines that
+      start with // are skipped:
+        {"id":"port","query":"why was port 2096 down","project":"infra",
+         "expect":{"relevantIds":["inc-7"],"evidenceTerms":["firewall"],"minEvidenceCoverage":1}}
+      id and query are required; the search filters are the facade's: topK (1-20),
+      date, dateRange {"from","to"}, project, agent, role, tags, sourceSets,
+      lifecycle, workType. expect says what a good answer holds: relevantIds
+      (a result's source id or id), relevantEvidence [{"terms","sourceSets","lifecycles",
+      "workTypes","projects"}], evidenceTerms, aggregation {"expectedEventCount",
+      "countTerms","requiredEventIds","requiredTerms"}. A case passes when it
+      gets minResults results (default 1), finds what relevantIds and
+      relevantEvidence name (minRecallAtK, default 1), and meets each other
+      threshold it sets: minCitationHitRate, minEvidenceCoverage,
+      maxDuplicateRate, minAggregationCorrectness. evidenceTerms alone are
+      measured (evidence coverage), not checked.
 
   novactl eval locomo PATH [--ablate LEVER,...] [--misses K] [--json]
       Runs the LoCoMo protocol on PATH (e.g. ../shared/data/locomo-dev.json): one
@@ -83,7 +99,12 @@ func runEval(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	cases, err := eval.ReadCases(*queries)
 	if err != nil {
-		return fail(ExitUsage, err.Error())
+		var pathErr *os.PathError
+		if !errors.As(err, &pathErr) {
+			// The file was read: its content is what is wrong.
+			return fail(ExitUsage, err.Error()+" (novactl eval --help describes the file)")
+		}
+		return fail(ExitUsage, "--queries: "+err.Error())
 	}
 	var c *client.Client
 	if *facadeURL != "" {

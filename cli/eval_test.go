@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -82,5 +84,61 @@ func TestEvalLoCoMo_ablateOnce(t *testing.T) {
 	}
 	if len(seen) != len(eval.SortedLevers()) {
 		t.Errorf("%d levers measured, want %d", len(seen), len(eval.SortedLevers()))
+	}
+}
+
+// TestEval_helpNamesEveryCaseField: novactl eval --help is where a new
+// user learns the --queries format, so it names every field a case and
+// its expect object take (read from eval.Case's JSON tags, the fields
+// ReadCases accepts), and says which lines are skipped.
+func TestEval_helpNamesEveryCaseField(t *testing.T) {
+	_, _, help := runCLI(t.Context(), nil, "eval", "--help")
+	var fields []string
+	for _, typ := range []reflect.Type{reflect.TypeFor[eval.Case](), reflect.TypeFor[eval.Expect]()} {
+		for i := range typ.NumField() {
+			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			fields = append(fields, name)
+		}
+	}
+	for _, name := range fields {
+		if !regexp.MustCompile(`\b` + name + `\b`).MatchString(help) {
+			t.Errorf("novactl eval --help does not name the case field %q", name)
+		}
+	}
+	for _, want := range []string{"one JSON object per line", "//"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("novactl eval --help does not say %q", want)
+		}
+	}
+}
+
+// TestEval_queriesFileErrors: a --queries file that cannot be read is
+// named as the flag's, and one whose content is wrong points at the help
+// that describes it; both are usage errors (2), on stderr or, with
+// --json, as the JSON error envelope.
+func TestEval_queriesFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(bad, []byte(`{"id":"a","query":"q","topK":"5"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + dir, "NOVA_HOME=" + filepath.Join(dir, ".nova")}
+	for file, want := range map[string]string{
+		filepath.Join(dir, "missing.jsonl"): "novactl eval: --queries: open ",
+		dir:                                 "novactl eval: --queries: read ",
+		bad:                                 ":1: topK must be a whole number (got a string) (novactl eval --help describes the file)",
+	} {
+		code, _, errOut := runCLI(t.Context(), env, "eval", "--queries", file)
+		if code != ExitUsage || !strings.Contains(errOut, want) {
+			t.Errorf("eval --queries %s: exit %d, stderr %q; want %d and %q", file, code, errOut, ExitUsage, want)
+		}
+		code, out, _ := runCLI(t.Context(), env, "eval", "--queries", file, "--json")
+		var envelope struct {
+			OK    bool
+			Error string
+		}
+		if err := json.Unmarshal([]byte(out), &envelope); err != nil || code != ExitUsage || envelope.OK || envelope.Error == "" {
+			t.Errorf("eval --queries %s --json: exit %d, %v, stdout %q", file, code, err, out)
+		}
 	}
 }

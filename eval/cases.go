@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -95,7 +97,7 @@ func ReadCases(path string) ([]Case, error) {
 		dec.DisallowUnknownFields()
 		var c Case
 		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
+			return nil, fmt.Errorf("%s:%d: %s", path, line, caseError(err))
 		}
 		if dec.More() {
 			return nil, fmt.Errorf("%s:%d: more than one JSON value on the line (JSONL: one case per line)", path, line)
@@ -128,6 +130,64 @@ func ReadCases(path string) ([]Case, error) {
 		return nil, fmt.Errorf("%s has no cases", path)
 	}
 	return out, nil
+}
+
+// caseError says what is wrong with a line that does not decode as a
+// Case in the terms of the file (its JSON fields, what each takes), not
+// of encoding/json (Go types, "unexpected EOF"): the person who reads it
+// wrote JSON, not Go.
+func caseError(err error) string {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		// Each line is decoded alone, so a case written over several
+		// lines ends here.
+		return "the case ends before its JSON object closes (one case per line)"
+	case errors.As(err, &syntax):
+		return "not JSON: " + syntax.Error()
+	case errors.As(err, &typ) && typ.Field == "":
+		return "a case is a JSON object, one per line (got " + jsonKind(typ.Value) + ")"
+	case errors.As(err, &typ):
+		return typ.Field + " must be " + goKind(typ.Type) + " (got " + jsonKind(typ.Value) + ")"
+	}
+	// DisallowUnknownFields' error has no type of its own: only its
+	// prefix is Go's.
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// jsonKind names a JSON value kind as UnmarshalTypeError.Value spells it
+// ("array", "string", "number 1.5") with its article.
+func jsonKind(v string) string {
+	kind, _, _ := strings.Cut(v, " ")
+	switch kind {
+	case "array", "object":
+		return "an " + kind
+	case "bool":
+		return "true or false"
+	case "":
+		return "a value"
+	}
+	return "a " + kind
+}
+
+// goKind names what a JSON field of Case takes, from its Go type.
+func goKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64:
+		return "a whole number"
+	case reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Pointer:
+		return goKind(t.Elem())
+	}
+	return "an object"
 }
 
 // CaseResult is one case's metrics and verdict.

@@ -126,6 +126,39 @@ func TestReadCases(t *testing.T) {
 	}
 }
 
+// TestReadCases_errorsInCaseTerms: a malformed case is explained in the
+// file's terms (the JSON field, what it takes, the line), not in Go's
+// (eval.Case, "Go struct field", int), and a case split across lines is
+// named as such rather than as an "unexpected EOF".
+func TestReadCases_errorsInCaseTerms(t *testing.T) {
+	dir := t.TempDir()
+	for name, tt := range map[string]struct{ text, want string }{
+		"an array":         {`[{"id":"a","query":"q"}]`, `:1: a case is a JSON object, one per line (got an array)`},
+		"a string":         {`"why"`, `:1: a case is a JSON object, one per line (got a string)`},
+		"topK as a string": {`{"id":"a","query":"q","topK":"5"}`, `:1: topK must be a whole number (got a string)`},
+		"nested":           {`{"id":"a","query":"q","expect":{"minRecallAtK":"high"}}`, `:1: expect.minRecallAtK must be a number (got a string)`},
+		"ids as a string":  {`{"id":"a","query":"q","expect":{"relevantIds":"r1"}}`, `:1: expect.relevantIds must be a list (got a string)`},
+		"split":            {`{"id":"a",` + "\n" + `"query":"q"}`, `:1: the case ends before its JSON object closes (one case per line)`},
+		"not JSON":         {`id: a`, `:1: not JSON: invalid character 'i' looking for beginning of value`},
+		"unknown field":    {`{"id":"a","query":"q","expected":{}}`, `:1: unknown field "expected"`},
+	} {
+		p := filepath.Join(dir, name+".jsonl")
+		if err := os.WriteFile(p, []byte(tt.text+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadCases(p)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want an error with %q", name, err, tt.want)
+			continue
+		}
+		for _, goTerm := range []string{"Go ", "eval.", "json: ", "EOF"} {
+			if strings.Contains(err.Error(), goTerm) {
+				t.Errorf("%s: %q speaks Go (%q)", name, err, goTerm)
+			}
+		}
+	}
+}
+
 // TestRunCases_interrupted: once the run is interrupted (Ctrl-C), the
 // cases left are not asked and scored as failures with a recall of 0:
 // the summary covers the cases run and says it was interrupted.
