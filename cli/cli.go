@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-isatty"
 
@@ -224,7 +225,7 @@ func parseArgs(inv *Invocation, fs *flag.FlagSet, args []string) ([]string, int)
 				usage()
 				return nil, ExitOK
 			}
-			msg := err.Error() + unknownFlagGuess(fs, all)
+			msg := flagValueError(fs, err) + unknownFlagGuess(fs, all)
 			if quiet {
 				printJSONError(inv.Stdout, msg)
 			} else {
@@ -242,6 +243,37 @@ func parseArgs(inv *Invocation, fs *flag.FlagSet, args []string) ([]string, int)
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// flagValueError is the flag package's error, with the "parse error" it
+// gives for a value of the wrong kind (--top-k many, --json=maybe), which
+// says nothing of what was wanted, replaced by the kind the flag takes.
+func flagValueError(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	head, ok := strings.CutSuffix(msg, ": parse error")
+	if !ok {
+		return msg
+	}
+	// head ends with the flag: `invalid value "many" for flag -top-k`.
+	f := fs.Lookup(head[strings.LastIndex(head, " -")+2:])
+	if f == nil {
+		return msg
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return msg
+	}
+	switch g.Get().(type) {
+	case bool:
+		return head + ": want true or false"
+	case int, int64, uint, uint64:
+		return head + ": want a whole number"
+	case float64:
+		return head + ": want a number"
+	case time.Duration:
+		return head + ": want a duration (65s, 2m)"
+	}
+	return msg
 }
 
 // flagSynonyms are flags other search tools name differently, by the

@@ -321,7 +321,10 @@ func TestBadFlag_saysWhatAndWhere(t *testing.T) {
 	}{
 		{[]string{"search", "--topk", "3", "port"}, []string{`flag provided but not defined: -topk; did you mean "--top-k"?`, `Run "novactl search --help" for its flags.`}},
 		{[]string{"index", "sync", "--ful"}, []string{`did you mean "--full"?`, `Run "novactl index sync --help"`}},
-		{[]string{"search", "--top-k", "many", "port"}, []string{`invalid value "many" for flag -top-k`, `Run "novactl search --help"`}},
+		// The flag package's "parse error" names no kind: what the flag takes does.
+		{[]string{"search", "--top-k", "many", "port"}, []string{`invalid value "many" for flag -top-k: want a whole number` + "\n", `Run "novactl search --help"`}},
+		{[]string{"doctor", "--json=maybe"}, []string{`invalid boolean value "maybe" for -json: want true or false` + "\n"}},
+		{[]string{"eval", "locomo", "--min-r1", "high", "a.json"}, []string{`invalid value "high" for flag -min-r1: want a number` + "\n"}},
 		{[]string{"doctor", "--xyzzy"}, []string{"flag provided but not defined: -xyzzy\n"}},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
