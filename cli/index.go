@@ -151,7 +151,12 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		maxArgs = 1 // RUN_ID
 	}
 	if len(pos) > maxArgs {
-		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[maxArgs]))
+		msg := fmt.Sprintf("unexpected argument %q", pos[maxArgs])
+		if sub == "build" || sub == "sync" {
+			// Likely a folder to index, as make run takes DIR=.
+			msg += ": index " + sub + " reads the sources of config.yaml (novactl config init --notes DIR adds a folder of notes)"
+		}
+		return usageError(inv, fs, msg)
 	}
 	if sub == "rollback" && to != "" && len(pos) > 0 && pos[0] != to {
 		return usageError(inv, fs, fmt.Sprintf("--to %s and %s name different run ids: give one", to, pos[0]))

@@ -56,6 +56,8 @@ func TestCommands_rejectOthersFlagsAndArgs(t *testing.T) {
 		{[]string{"index", "build", "--to", "xyz"}, ExitUsage, "flag provided but not defined: -to"},
 		{[]string{"index", "build", "extra"}, ExitUsage, `novactl index build: unexpected argument "extra"`},
 		{[]string{"index", "sync", "foo"}, ExitUsage, `novactl index sync: unexpected argument "foo"`},
+		// A folder to index (as make run's DIR=) is a source of config.yaml.
+		{[]string{"index", "sync", "notes/"}, ExitUsage, `unexpected argument "notes/": index sync reads the sources of config.yaml (novactl config init --notes DIR adds a folder of notes)`},
 		{[]string{"index", "sync", "--deep"}, ExitUsage, "flag provided but not defined: -deep"},
 		{[]string{"index", "list", "--retrain"}, ExitUsage, "flag provided but not defined: -retrain"},
 		{[]string{"index", "list", "extra"}, ExitUsage, `novactl index list: unexpected argument "extra"`},
