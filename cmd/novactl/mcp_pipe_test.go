@@ -40,12 +40,13 @@ func TestMCPClientClosedStdout(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
-	case <-done:
+	case err := <-done:
+		t.Logf("novactl mcp: %v", err) // the status is read below
 	case <-time.After(20 * time.Second):
 		// Still serving a client that cannot hear it: end its input so
 		// the test reports that rather than hang.
 		_ = stdin.Close()
-		<-done
+		t.Logf("novactl mcp: %v", <-done)
 		t.Errorf("novactl mcp kept running for 20s after its stdout broke")
 	}
 	_ = stdin.Close()
