@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/paths"
 )
@@ -318,14 +319,7 @@ func TestIndexWatch_logFileMadePrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "nova-watch.log")
-	stderr, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stderr.Close()
-	if err := stderr.Chmod(0o644); err != nil {
-		t.Fatal(err)
-	}
+	stderr := novatest.ServiceLog(t, path)
 	code := Run(t.Context(), []string{"index", "watch", "--in-process", "--log-file", path},
 		&Invocation{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr, Environ: env})
 	log, _ := os.ReadFile(path)

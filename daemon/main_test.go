@@ -215,14 +215,7 @@ func TestMain_logFileMadePrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "novad.log")
-	stderr, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stderr.Close()
-	if err := stderr.Chmod(0o644); err != nil {
-		t.Fatal(err)
-	}
+	stderr := novatest.ServiceLog(t, path)
 	var stdout novatest.LogBuffer
 	code := Main(t.Context(), []string{"--log-file", path}, []string{"NOVA_HOME=" + home.Root, "HOME=" + t.TempDir()}, &stdout, stderr)
 	log, _ := os.ReadFile(path)

@@ -9,22 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// serviceLog opens path as launchd opens a job's StandardErrorPath:
-// appending, created with the default mode 0644.
-func serviceLog(t *testing.T, path string) *os.File {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Chmod(0o644); err != nil { // whatever the test's umask
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
-}
+	"github.com/nova-recall/nova/internal/novatest"
+)
 
 func mode(t *testing.T, path string) os.FileMode {
 	t.Helper()
@@ -49,7 +36,7 @@ func read(t *testing.T, path string) string {
 func TestOpen_makesPrivate(t *testing.T) {
 	dir := t.TempDir()
 	path, out := filepath.Join(dir, "novad.err.log"), filepath.Join(dir, "novad.out.log")
-	stderr, stdout := serviceLog(t, path), serviceLog(t, out)
+	stderr, stdout := novatest.ServiceLog(t, path), novatest.ServiceLog(t, out)
 	if _, err := Open(path, stdout, stderr, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +58,7 @@ func TestOpen_notStderr(t *testing.T) {
 	if err := os.Chmod(other, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stderr := serviceLog(t, filepath.Join(dir, "novad.log"))
+	stderr := novatest.ServiceLog(t, filepath.Join(dir, "novad.log"))
 	for _, c := range []struct {
 		name   string
 		stderr io.Writer
@@ -97,7 +84,7 @@ func TestOpen_notStderr(t *testing.T) {
 // a crash), and through stdout when it is the same file.
 func TestWriter_rotates(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "novad.log")
-	stderr := serviceLog(t, path)
+	stderr := novatest.ServiceLog(t, path)
 	stdout, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +137,7 @@ func TestWriter_rotates(t *testing.T) {
 // before this version, a crash loop) is rotated when the process starts.
 func TestOpen_rotatesAtStart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "novad.log")
-	stderr := serviceLog(t, path)
+	stderr := novatest.ServiceLog(t, path)
 	old := strings.Repeat("old\n", 500)
 	if _, err := stderr.WriteString(old); err != nil {
 		t.Fatal(err)
