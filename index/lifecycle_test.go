@@ -174,6 +174,28 @@ func syncVersion(t *testing.T, ix *index.Indexer, src string, v int) *index.Sync
 	return mustSync(t, ix)
 }
 
+// threeVersions syncs three versions of one JSONL memory with an
+// indexer of opts (NoRemote, a test clock and no compaction added), so
+// that each sync is one generation; keep, when not 0, is
+// index.keepGenerations. It returns the configuration, the indexer and
+// the run ids, oldest first.
+func threeVersions(t *testing.T, keep int, opts index.Options) (config.Config, *index.Indexer, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "memories.jsonl")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	if keep != 0 {
+		cfg.Index.KeepGenerations = keep
+	}
+	opts.NoRemote, opts.Now, opts.NoCompact = true, newClock(epoch).Now, true
+	ix := index.New(cfg, opts)
+	var runs []string
+	for v := 1; v <= 3; v++ {
+		runs = append(runs, syncVersion(t, ix, src, v).Build.RunID)
+	}
+	return cfg, ix, runs
+}
+
 func versionRecords(v int) []rec {
 	var out []rec
 	for i := 0; i < 3+v; i++ {
@@ -212,17 +234,9 @@ func versionTexts(v int) []string {
 // generations, that a pruned one cannot be rolled back to, and that every
 // operation is in history.jsonl.
 func TestRollback_retention(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "memories.jsonl")
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
-	// No compaction: each sync is one generation.
-	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now, NoCompact: true})
+	cfg, ix, runs := threeVersions(t, 0, index.Options{})
+	src := cfg.Sources[0].Path
 	ctx := context.Background()
-
-	var runs []string
-	for v := 1; v <= 3; v++ {
-		runs = append(runs, syncVersion(t, ix, src, v).Build.RunID)
-	}
 	if got := dirNames(t, cfg.Home.Generations()); !slices.Equal(got, runs) {
 		t.Fatalf("generations %v, want %v", got, runs)
 	}

@@ -62,15 +62,9 @@ func asNewerNova(t *testing.T, cfg config.Config, id string) {
 // list, rollback and the fallback novad takes, and a sync must still
 // build this build's own generation beside it.
 func TestNewerFormat_keptAndNamed(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "memories.jsonl")
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
-	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now, NoCompact: true})
+	cfg, ix, runs := threeVersions(t, 0, index.Options{})
+	src := cfg.Sources[0].Path
 	ctx := context.Background()
-	var runs []string
-	for v := 1; v <= 3; v++ {
-		runs = append(runs, syncVersion(t, ix, src, v).Build.RunID)
-	}
 	newest := runs[2]
 	asNewerNova(t, cfg, newest)
 	named := func(what, msg string) {
@@ -152,16 +146,9 @@ func TestNewerFormat_keptAndNamed(t *testing.T) {
 // newer than this build's (its record's sums sealed again) was corrupt,
 // and a rollback deleted its generation; it is passed over, named, kept.
 func TestNewerFormat_segment(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "memories.jsonl")
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
 	// Full builds: each generation has segments of its own.
-	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now, NoCompact: true, Full: true})
+	cfg, ix, runs := threeVersions(t, 0, index.Options{Full: true})
 	ctx := context.Background()
-	var runs []string
-	for v := 1; v <= 3; v++ {
-		runs = append(runs, syncVersion(t, ix, src, v).Build.RunID)
-	}
 	recPath := filepath.Join(cfg.Home.Generation(runs[1]), generation.FileCandidate)
 	rewriteJSON(t, recPath, func(m *manifest.Manifest) {
 		seg := m.Segments[len(m.Segments)-1]

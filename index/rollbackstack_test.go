@@ -3,10 +3,8 @@ package index_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
-	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 )
 
@@ -15,16 +13,9 @@ import (
 // return to the generation the first had left. --to stays exact, and a
 // promotion after rollbacks starts the stack again from there.
 func TestRollback_stepsBack(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "memories.jsonl")
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
-	cfg.Index.KeepGenerations = 4
-	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now, NoCompact: true})
+	cfg, ix, runs := threeVersions(t, 4, index.Options{})
+	src := cfg.Sources[0].Path
 	ctx := context.Background()
-	var runs []string
-	for v := 1; v <= 3; v++ {
-		runs = append(runs, syncVersion(t, ix, src, v).Build.RunID)
-	}
 	step := func(want, next string) {
 		t.Helper()
 		p, err := ix.Rollback(ctx, "")
