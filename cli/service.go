@@ -741,10 +741,77 @@ func missingNote(program string) string {
 // valid configuration (package configwait).
 const waitingNote = "waiting for a valid config.yaml (novactl config check lists what is wrong)"
 
-// outdatedNote is what status says about an installed definition without
-// --wait-for-config; then is what its manager does on an invalid config.
-func outdatedNote(then string) string {
-	return "written by an older novactl without --" + configwait.Flag + ": on an invalid config.yaml the job exits and " + then + "; run novactl service install to refresh it"
+// outdatedWhy says what a definition written without flag costs, for
+// the flags service definitions pass; then is what the job's manager does
+// when it exits on an invalid config.
+func outdatedWhy(flag, then string) string {
+	switch flag {
+	case "--" + configwait.Flag:
+		return "so on an invalid config.yaml the job exits and " + then
+	case "--" + logfile.Flag:
+		return "so nothing rotates its log or keeps it private"
+	}
+	return ""
+}
+
+// argGroups splits service arguments into what a reader compares: a flag
+// with the value after it (or alone when the next word is a flag too), or
+// a word that is no flag's value ("index", "watch"). Keyed by the flag, so
+// a value that changed is one difference, not two.
+func argGroups(args []string) (keys []string, groups map[string][]string) {
+	groups = map[string][]string{}
+	for i := 0; i < len(args); i++ {
+		g := []string{args[i]}
+		if strings.HasPrefix(args[i], "-") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			g = append(g, args[i+1])
+			i++
+		}
+		if _, ok := groups[g[0]]; !ok {
+			keys = append(keys, g[0])
+		}
+		groups[g[0]] = g
+	}
+	return keys, groups
+}
+
+// outdatedArgs names how installed, the arguments an installed definition
+// gives its job, differs from want, what this novactl writes (the backend's
+// packaging.NovadServiceArgs or WatchServiceArgs, with --log-file where
+// launchd needs it), and what each missing flag costs (outdatedWhy). The
+// order of the arguments does not matter. "" when nothing differs.
+func outdatedArgs(installed, want []string, then string) string {
+	haveKeys, have := argGroups(installed)
+	wantKeys, wanted := argGroups(want)
+	var diffs []string
+	for _, k := range wantKeys {
+		h, ok := have[k]
+		w := packaging.CommandLine(wanted[k])
+		switch {
+		case !ok:
+			d := "without " + w
+			if why := outdatedWhy(k, then); why != "" {
+				d += ", " + why
+			}
+			diffs = append(diffs, d)
+		case !slices.Equal(h, wanted[k]):
+			diffs = append(diffs, "with "+packaging.CommandLine(h)+" where this novactl writes "+w)
+		}
+	}
+	for _, k := range haveKeys {
+		if _, ok := wanted[k]; !ok {
+			diffs = append(diffs, "with "+packaging.CommandLine(have[k])+", which this novactl does not write")
+		}
+	}
+	if len(diffs) == 0 {
+		return ""
+	}
+	return "not what this novactl writes (an older novactl wrote it, or it was edited): it runs the job " + strings.Join(diffs, "; ")
+}
+
+// outdatedNote is what status says about an outdated definition (diff,
+// from outdatedArgs).
+func outdatedNote(diff string) string {
+	return diff + "; run novactl service install to refresh it"
 }
 
 // definitionState is what status reads beside the service manager about
@@ -753,12 +820,14 @@ type definitionState struct {
 	// home is the NOVA_HOME the definition names (the caller's fallback
 	// when it names none).
 	home string
+	// named: the definition names home (rather than the fallback).
+	named bool
 	// waiting: the job waits for a valid config.yaml of the home its
 	// definition names.
 	waiting bool
-	// outdated: the definition runs the job without --wait-for-config
-	// (an older novactl wrote it).
-	outdated bool
+	// outdated says how the definition's arguments differ from what this
+	// novactl writes (outdatedArgs); "" when they do not.
+	outdated string
 	// missing is the program the definition runs when it is gone or not
 	// executable (moved, or removed by an uninstall of the binaries): the
 	// job cannot start.
@@ -768,18 +837,19 @@ type definitionState struct {
 // inspectDefinition reads the definition at path (through the platform's
 // readers): whether the job waits for a valid configuration of the home
 // the definition names, which need not be this shell's (fallbackHome when
-// it names none), and whether it lacks --wait-for-config. It only reads;
-// what it cannot read counts as neither.
-func inspectDefinition(job, path, fallbackHome string, readHome func(string) (string, error), readCommand func(string) ([]string, error)) definitionState {
+// it names none), and how its arguments differ from want, those this
+// novactl writes (then: what the manager does on an invalid config, see
+// outdatedArgs). It only reads; what it cannot read counts as neither.
+func inspectDefinition(job, path, fallbackHome string, want []string, then string, readHome func(string) (string, error), readCommand func(string) ([]string, error)) definitionState {
 	var st definitionState
 	root := fallbackHome
 	if h, err := readHome(path); err == nil {
-		root = h
+		root, st.named = h, true
 	}
 	st.home = root
 	st.waiting = configwait.Waiting(paths.Home{Root: root}, job)
 	if argv, err := readCommand(path); err == nil {
-		st.outdated = !slices.Contains(argv[1:], "--"+configwait.Flag)
+		st.outdated = outdatedArgs(argv[1:], want, then)
 		if !isExecutable(argv[0]) {
 			st.missing = argv[0]
 		}

@@ -81,13 +81,23 @@ func (b *launchdBackend) summary(op string) string {
 	return "Stopped " + b.a.Job.Label + ": " + b.what + " starts again at the next login or with novactl service start."
 }
 
+// launchdThen is what launchd does with a job that exits on an invalid
+// config.yaml (KeepAlive, package macos).
+const launchdThen = "launchd restarts it every 10 s, logging the same error each time"
+
 func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus, []string, error) {
 	st, err := b.a.Status(ctx)
 	ds := doctor.ServiceStatus{Manager: "launchd", Installed: st.Installed, Loaded: st.Loaded, Running: st.Running()}
 	if err != nil {
 		return st, ds, nil, err
 	}
-	def := inspectDefinition(b.job, st.PlistPath, b.a.Job.NovaHome, macos.InstalledNovaHome, macos.InstalledCommand)
+	def := inspectDefinition(b.job, st.PlistPath, b.a.Job.NovaHome, b.a.Job.Args, launchdThen, macos.InstalledNovaHome, macos.InstalledCommand)
+	if st.Installed {
+		ds.Outdated = def.outdated
+		if def.named {
+			ds.Home = def.home
+		}
+	}
 	waiting := st.Running() && def.waiting
 	// A novad that runs but does not hold its home's lock stands by for
 	// the novad that does (daemon: WaitForHome); one that holds it but
@@ -159,8 +169,8 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 	if st.Disabled {
 		lines = append(lines, "  disabled:  yes: turn it on in System Settings > General > Login Items, or run novactl service install")
 	}
-	if st.Installed && def.outdated {
-		lines = append(lines, "  outdated:  "+outdatedNote("launchd restarts it every 10 s, logging the same error each time"))
+	if st.Installed && def.outdated != "" {
+		lines = append(lines, "  outdated:  "+outdatedNote(def.outdated))
 	}
 	if st.Installed && def.missing != "" {
 		// launchd reports a program it cannot run as exit 78 (EX_CONFIG),

@@ -81,13 +81,23 @@ func (b *systemdBackend) summary(op string) string {
 	return "Stopped " + name + ": " + b.what + " starts again at the next login or with novactl service start."
 }
 
+// systemdThen is what systemd does with a job that exits on an invalid
+// config.yaml (RestartPreventExitStatus=78, package systemd).
+const systemdThen = "systemd leaves it stopped even after the file is fixed"
+
 func (b *systemdBackend) status(context.Context) (any, doctor.ServiceStatus, []string, error) {
 	st, err := b.m.Status()
 	ds := doctor.ServiceStatus{Manager: "systemd", Installed: st.Installed, Loaded: st.Installed && st.State != "not-installed", Running: st.Running()}
 	if err != nil {
 		return st, ds, nil, err
 	}
-	def := inspectDefinition(b.job, st.UnitPath, b.m.Unit.NovaHome, systemd.InstalledNovaHome, systemd.InstalledCommand)
+	def := inspectDefinition(b.job, st.UnitPath, b.m.Unit.NovaHome, b.m.Unit.Args, systemdThen, systemd.InstalledNovaHome, systemd.InstalledCommand)
+	if st.Installed {
+		ds.Outdated = def.outdated
+		if def.named {
+			ds.Home = def.home
+		}
+	}
 	waiting := st.Running() && def.waiting
 	// systemd does not say which pid the unit runs, but a novad that
 	// holds the home while still starting waits for its ports, so the
@@ -124,8 +134,8 @@ func (b *systemdBackend) status(context.Context) (any, doctor.ServiceStatus, []s
 	if st.Detail != "" {
 		lines = append(lines, "  detail:    "+st.Detail)
 	}
-	if st.Installed && def.outdated {
-		lines = append(lines, "  outdated:  "+outdatedNote("systemd leaves it stopped even after the file is fixed"))
+	if st.Installed && def.outdated != "" {
+		lines = append(lines, "  outdated:  "+outdatedNote(def.outdated))
 	}
 	if st.Installed && def.missing != "" {
 		lines = append(lines, "  program:   "+missingNote(def.missing))

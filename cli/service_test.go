@@ -954,7 +954,7 @@ func TestService_StatusSaysItWaits(t *testing.T) {
 				t.Fatal(err)
 			}
 			out, _ = status(ExitOK)
-			if strings.Count(out, "outdated:  written by an older novactl without --wait-for-config") != 1 ||
+			if strings.Count(out, "outdated:  ") != 1 || !strings.Contains(out, "without --wait-for-config, so on an invalid config.yaml the job exits") ||
 				!strings.Contains(out, "run novactl service install to refresh it") {
 				t.Errorf("an old definition:\n%s", out)
 			}

@@ -128,6 +128,14 @@ type ServiceStatus struct {
 	// service's own novad runs but stands by for it (two jobs, or a novad
 	// started in a terminal); 0 otherwise.
 	StandingBy int `json:"standingBy,omitempty"`
+	// Home is the NOVA_HOME the installed definition names: the home the
+	// job serves, which need not be the one asked about; "" when the
+	// definition names none or cannot be read.
+	Home string `json:"home,omitempty"`
+	// Outdated says how the installed definition differs from what this
+	// novactl writes (an older novactl wrote it, or it was edited), and
+	// what that costs; "" when it does not differ or cannot be read.
+	Outdated string `json:"outdated,omitempty"`
 }
 
 // ServiceProbe asks the platform's service manager about novad.
