@@ -93,7 +93,7 @@ func (b *launchdBackend) status(ctx context.Context) (any, doctor.ServiceStatus,
 	}
 	def := inspectDefinition(b.job, st.PlistPath, b.a.Job.NovaHome, b.a.Job.Args, launchdThen, macos.InstalledNovaHome, macos.InstalledCommand)
 	if st.Installed {
-		ds.Outdated = def.outdated
+		ds.Definition, ds.Outdated = st.PlistPath, def.outdated
 		if def.named {
 			ds.Home = def.home
 		}

@@ -93,7 +93,7 @@ func (b *systemdBackend) status(context.Context) (any, doctor.ServiceStatus, []s
 	}
 	def := inspectDefinition(b.job, st.UnitPath, b.m.Unit.NovaHome, b.m.Unit.Args, systemdThen, systemd.InstalledNovaHome, systemd.InstalledCommand)
 	if st.Installed {
-		ds.Outdated = def.outdated
+		ds.Definition, ds.Outdated = st.UnitPath, def.outdated
 		if def.named {
 			ds.Home = def.home
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nova-recall/nova/doctor"
 	"github.com/nova-recall/nova/packaging/macos"
@@ -114,6 +115,80 @@ func TestOutdatedArgs(t *testing.T) {
 			got := outdatedArgs(tc.installed, want, "X")
 			if (tc.diff == "") != (got == "") || !strings.Contains(got, tc.diff) {
 				t.Errorf("outdatedArgs(%q) = %q, want %q", tc.installed, got, tc.diff)
+			}
+		})
+	}
+}
+
+// doctorServiceCheck runs doctor for environ, with the service probes of
+// deps (real definition files under h), and returns its service check.
+func doctorServiceCheck(t *testing.T, environ []string, deps serviceDeps) doctor.Check {
+	t.Helper()
+	inv := &Invocation{Environ: environ}
+	b, err := newServiceBackend(inv, deps, novadJob(""), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := newServiceBackend(inv, deps, watcherJob(""), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := doctor.Run(context.Background(), doctor.Options{Environ: environ, Service: serviceProbe{b}, WatcherService: serviceProbe{w},
+		GOOS: deps.goos, Timeout: 100 * time.Millisecond})
+	for _, c := range rep.Checks {
+		if c.ID == "service" {
+			return c
+		}
+	}
+	t.Fatalf("no service check: %+v", rep.Checks)
+	return doctor.Check{}
+}
+
+// TestDoctor_ServiceDefinition: doctor reads novactl's own service
+// definitions (real plist and unit files in a temp HOME). One that names
+// another NOVA_HOME than the home doctor looks at serves that home, not
+// this one, and doctor says so plainly rather than "registered and
+// running"; one that differs from what this novactl writes is outdated,
+// named, with the command that rewrites it. A fresh install is Ready.
+func TestDoctor_ServiceDefinition(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			// Ports 0 everywhere: doctor probes the configured ports, and
+			// the default ones may be this machine's own novad's.
+			const ports = "server:\n  port: 0\nfacade:\n  port: 0\n"
+
+			h := newServiceHome(t)
+			h.writeConfig(t, ports)
+			deps, def := installedDefinition(t, h, goos)
+			if c := doctorServiceCheck(t, h.environ, deps); c.State != doctor.Ready {
+				t.Errorf("a fresh install: %+v", c)
+			}
+			want := "--wait-for-config"
+			if goos == "darwin" {
+				rewrite(t, def, "\t\t<string>--wait-for-config</string>\n", "")
+			} else {
+				rewrite(t, def, " --wait-for-config\n", "\n")
+			}
+			c := doctorServiceCheck(t, h.environ, deps)
+			if c.State != doctor.Degraded || c.Code != doctor.CodeServiceOutdated || !strings.Contains(c.Message, "without "+want) ||
+				!strings.Contains(c.Message, def) || !strings.Contains(c.Advice, "novactl service install") {
+				t.Errorf("an outdated definition: %+v", c)
+			}
+
+			// Installed from a shell whose NOVA_HOME is another home.
+			h = newServiceHome(t)
+			h.writeConfig(t, ports)
+			other := filepath.Join(filepath.Dir(h.home), "other home")
+			deps, def = installedDefinition(t, h, goos, "NOVA_HOME="+other)
+			c = doctorServiceCheck(t, h.environ, deps)
+			this := filepath.Join(h.home, ".nova")
+			if c.State != doctor.Degraded || c.Code != doctor.CodeServiceMissing || !strings.Contains(c.Message, other) ||
+				!strings.Contains(c.Message, this) || !strings.Contains(c.Message, def) || !strings.Contains(c.Advice, "novactl service install") {
+				t.Errorf("a service for another home (%s): %+v", other, c)
+			}
+			// Asked about that home, doctor finds it served.
+			if c := doctorServiceCheck(t, append(slices.Clone(h.environ), "NOVA_HOME="+other), deps); c.State != doctor.Ready {
+				t.Errorf("the home the service serves: %+v", c)
 			}
 		})
 	}

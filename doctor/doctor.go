@@ -67,6 +67,7 @@ const (
 	CodeSourceSetUnknown  = "source-set-unknown" // a misspelled sourceSet
 	CodeServiceMissing    = "service-not-installed"
 	CodeServiceNotRunning = "service-not-running"
+	CodeServiceOutdated   = "service-definition-outdated" // differs from what this novactl writes
 	CodeIndexStale        = "index-stale"
 	CodeNoSources         = "no-sources"
 	// The source watcher (novactl index watch).
@@ -128,6 +129,9 @@ type ServiceStatus struct {
 	// service's own novad runs but stands by for it (two jobs, or a novad
 	// started in a terminal); 0 otherwise.
 	StandingBy int `json:"standingBy,omitempty"`
+	// Definition is the installed definition's file (the plist or unit);
+	// "" when none is installed.
+	Definition string `json:"definition,omitempty"`
 	// Home is the NOVA_HOME the installed definition names: the home the
 	// job serves, which need not be the one asked about; "" when the
 	// definition names none or cannot be read.
@@ -546,14 +550,24 @@ func Run(ctx context.Context, opts Options) Report {
 		case !st.Installed:
 			add(degraded("service", "Service", CodeServiceMissing, "novad is not registered with "+st.Manager,
 				"novactl service install (runs novad at login and restarts it)"))
+		case st.Home != "" && !sameDir(st.Home, home.Root):
+			add(otherHomeDefinition(home, st))
 		case st.StandingBy > 0:
 			add(degraded("service", "Service", CodeServiceNotRunning,
 				fmt.Sprintf("novad's %s job runs but stands by: novad pid %d, started another way (a terminal, another service definition), serves this home, and the job takes over when it stops", st.Manager, st.StandingBy),
 				"keep one: stop that novad (or remove the other service definition novactl service status names); the job then serves within a second"))
 		case !st.Running:
-			add(degraded("service", "Service", CodeServiceNotRunning, "registered with "+st.Manager+" but not running "+st.Detail,
-				"novactl service start; novactl service status shows the manager's view"))
+			advice := "novactl service start; novactl service status shows the manager's view"
+			if outdated := outdatedDefinitions(ctx, st, opts.WatcherService); outdated != "" {
+				advice = "novactl service install, which rewrites the outdated definition (" + outdated + ") and starts the jobs"
+			}
+			add(degraded("service", "Service", CodeServiceNotRunning, "registered with "+st.Manager+" but not running "+st.Detail, advice))
 		default:
+			if outdated := outdatedDefinitions(ctx, st, opts.WatcherService); outdated != "" {
+				add(degraded("service", "Service", CodeServiceOutdated, outdated,
+					"novactl service install: it rewrites the definitions as this novactl writes them and restarts the jobs; config.yaml and the index are kept"))
+				break
+			}
 			add(ready("service", "Service", "registered with "+st.Manager+" and running"))
 		}
 	}

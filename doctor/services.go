@@ -1,12 +1,16 @@
 package doctor
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/nova-recall/nova/packaging"
 	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/shellword"
 )
 
 // CodeServiceTwice is a job registered both by novactl service install and
@@ -90,4 +94,43 @@ func otherHomeService(home paths.Home, brew packaging.Definition) Check {
 	return degraded("service", "Service", CodeServiceMissing,
 		fmt.Sprintf("no service runs novad for this NOVA_HOME (%s): Homebrew's (%s) serves ~/.nova, not this NOVA_HOME", home.Root, brew.Path),
 		"run novad with this NOVA_HOME in a terminal; or, to run it at login, "+brew.Remove+" and novactl service install with this NOVA_HOME (one novad service per user)")
+}
+
+// otherHomeDefinition is the service check when novactl's own novad
+// definition (st) names another NOVA_HOME than home: the job serves that
+// home, so this one has no service even though one is registered and
+// running, which "registered and running" would have hidden.
+func otherHomeDefinition(home paths.Home, st ServiceStatus) Check {
+	return degraded("service", "Service", CodeServiceMissing,
+		fmt.Sprintf("no service runs novad for this NOVA_HOME (%s): novactl's %s job serves NOVA_HOME %s, as its definition %s says", home.Root, st.Manager, st.Home, st.Definition),
+		fmt.Sprintf("to serve this home at login instead: %s=%s novactl service install (one novad service per user: it moves from %s); or use the home the service serves: %s=%s novactl ...",
+			paths.EnvHome, shellword.Quote(home.Root), st.Home, paths.EnvHome, shellword.Quote(st.Home)))
+}
+
+// outdatedDefinitions names novactl's definitions, novad's (st) and the
+// source watcher's (asked of watcher when set), that differ from what this
+// novactl writes (ServiceStatus.Outdated), and how; "" when none does.
+func outdatedDefinitions(ctx context.Context, st ServiceStatus, watcher ServiceProbe) string {
+	var out []string
+	if st.Installed && st.Outdated != "" {
+		out = append(out, "novad's "+st.Manager+" definition "+st.Definition+" is "+st.Outdated)
+	}
+	if watcher != nil {
+		if w, err := watcher.ServiceStatus(ctx); err == nil && w.Installed && w.Outdated != "" {
+			out = append(out, "the source watcher's "+w.Manager+" definition "+w.Definition+" is "+w.Outdated)
+		}
+	}
+	return strings.Join(out, "; and ")
+}
+
+// sameDir reports whether a and b name one directory: the same path once
+// cleaned, or, where both exist, the same file (a symbolic link, /tmp and
+// /private/tmp on macOS).
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
