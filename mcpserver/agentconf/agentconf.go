@@ -331,14 +331,20 @@ func read(path string) ([]byte, os.FileMode, bool, error) {
 	if fi.Mode()&os.ModeSymlink != 0 {
 		return nil, 0, false, fmt.Errorf("%s %w", path, atomicfile.ErrSymlink)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, false, fmt.Errorf("%s is not a regular file", path)
-	}
-	b, err := os.ReadFile(path)
+	b, err := readAgentFile(path)
 	if err != nil {
 		return nil, 0, false, err
 	}
 	return b, fi.Mode().Perm(), true, nil
+}
+
+// readAgentFile reads a file an agent, a project or the person may have
+// put anything at. A named pipe there is refused at once
+// (*paths.NotFileError): a plain open of one waits for a writer that
+// never comes, and mcp status, install and doctor with it.
+func readAgentFile(path string) ([]byte, error) {
+	b, _, err := paths.ReadRegular(path, 0)
+	return b, err
 }
 
 // readConfig reads an agent's configuration file at path, through a

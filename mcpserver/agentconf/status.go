@@ -105,7 +105,7 @@ func (p ProjectEntry) RemoveHint() string {
 // record for path, or nil. It never writes. A file that is a symbolic
 // link is read through, as install edits it.
 func Inspect(a Agent, path string, e Entry, rec *Record) (Status, error) {
-	src, err := os.ReadFile(path)
+	src, err := readAgentFile(path)
 	if os.IsNotExist(err) {
 		return Status{State: StateAbsent}, nil
 	}
@@ -164,7 +164,7 @@ func InspectDir(a Agent, dir string, e Entry) ([]ProjectEntry, error) {
 		return nil, nil
 	}
 	path := filepath.Join(dir, rel)
-	src, err := os.ReadFile(path)
+	src, err := readAgentFile(path)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
@@ -196,7 +196,7 @@ func ProjectEntries(a Agent, path string) ([]ProjectEntry, error) {
 	if a.ID != agents.ClaudeCode {
 		return nil, nil
 	}
-	src, err := os.ReadFile(path)
+	src, err := readAgentFile(path)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
