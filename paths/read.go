@@ -59,18 +59,11 @@ func (e *TooLargeError) Error() string {
 // is judged, so a pipe swapped in after a Stat is refused too
 // (*NotFileError). A missing file's error wraps fs.ErrNotExist.
 func ReadRegular(path string, limit int64) ([]byte, fs.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|NonBlock, 0)
+	f, fi, err := OpenRegular(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, fi, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fi, &NotFileError{Path: path, Mode: fi.Mode()}
-	}
 	if limit > 0 && fi.Size() > limit {
 		return nil, fi, &TooLargeError{Path: path, Size: fi.Size()}
 	}
@@ -88,4 +81,28 @@ func ReadRegular(path string, limit int64) ([]byte, fs.FileInfo, error) {
 		return nil, fi, &TooLargeError{Path: path, Size: int64(len(b))}
 	}
 	return b, fi, nil
+}
+
+// OpenRegular opens the file at path (a link is followed) for reading,
+// which must be a regular file, and returns it with what it is: the open
+// of a file a user can put anything at, read in a stream rather than
+// whole (ReadRegular). The open does not wait on a named pipe, and the
+// opened file is judged, so a pipe swapped in after a listing or a Stat
+// is refused too (*NotFileError). A missing file's error wraps
+// fs.ErrNotExist.
+func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|NonBlock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fi, &NotFileError{Path: path, Mode: fi.Mode()}
+	}
+	return f, fi, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -984,7 +983,7 @@ func (h *claudeHandler) resumedCopy(l *claudeLine) bool {
 // fileUUIDs returns the digests (keptKey) of the line uuids of the
 // transcript at path, or nil when it cannot be read.
 func (h *claudeHandler) fileUUIDs(path string) map[uint64]bool {
-	f, err := os.Open(path)
+	f, err := openSource(path)
 	if err != nil {
 		return nil
 	}

@@ -384,7 +384,7 @@ func readCodexZst(fc *fileCtx) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("stat plain rollout: %w", err)
 	}
-	f, err := os.Open(fc.path)
+	f, err := openSource(fc.path)
 	if err != nil {
 		return fmt.Errorf("open rollout: %w", err)
 	}
@@ -399,7 +399,7 @@ func readCodexZst(fc *fileCtx) error {
 		return err
 	}
 	err = h.lookAhead(func() (io.ReadCloser, error) {
-		f, err := os.Open(fc.path)
+		f, err := openSource(fc.path)
 		if err != nil {
 			return nil, fmt.Errorf("open rollout: %w", err)
 		}
@@ -782,7 +782,7 @@ func codexThreadLines(fc *fileCtx, id string) map[uint64]bool {
 		return codexThreadCache.lines
 	}
 	lines := map[uint64]bool{}
-	f, err := os.Open(path)
+	f, err := openSource(path)
 	if err != nil {
 		return lines
 	}

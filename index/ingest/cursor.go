@@ -155,7 +155,7 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 	if src.Kind == config.KindClaudeCode && inDir(f.Rel, "tool-results") {
 		return from, false, nil
 	}
-	file, err := os.Open(f.Path)
+	file, err := openSource(f.Path)
 	if err != nil {
 		return from, false, err
 	}
@@ -235,7 +235,7 @@ func appendOnly(kind string) bool {
 // CountLines counts path's lines as a whole read would consume them: every
 // line ending, and a last line without one.
 func CountLines(path string) (int, error) {
-	f, err := os.Open(path)
+	f, err := openSource(path)
 	if err != nil {
 		return 0, err
 	}
@@ -450,7 +450,7 @@ func Continues(path string, c Cursor) bool {
 	if c.Offset == 0 || c.Prefix == "" && c.Window == "" {
 		return false
 	}
-	f, err := os.Open(path)
+	f, err := openSource(path)
 	if err != nil {
 		return false
 	}

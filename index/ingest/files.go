@@ -15,6 +15,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/paths"
 )
 
 // File is one file of a source.
@@ -382,4 +383,14 @@ func fileType(m fs.FileMode) string {
 		return "device"
 	}
 	return "special file"
+}
+
+// openSource opens a listed source file for reading. A file replaced by
+// a named pipe after the listing is refused (*paths.NotFileError, which
+// the build reports as the file's problem) instead of opened: a plain
+// open of a pipe waits for a writer that never comes, and the sync, and
+// the watcher, with it.
+func openSource(path string) (*os.File, error) {
+	f, _, err := paths.OpenRegular(path)
+	return f, err
 }

@@ -786,7 +786,7 @@ const geminiSmallFile = 1 << 20
 
 // readSmall reads a file of at most geminiSmallFile bytes.
 func readSmall(p string) ([]byte, error) {
-	f, err := os.Open(p)
+	f, err := openSource(p)
 	if err != nil {
 		return nil, err
 	}
@@ -816,7 +816,7 @@ func readGeminiLegacy(fc *fileCtx) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	f, err := os.Open(fc.path)
+	f, err := openSource(fc.path)
 	if err != nil {
 		return err
 	}

@@ -928,7 +928,7 @@ func slug(s string) string {
 // stat. A binary file is reported as a problem and gives no text and no
 // error; a file larger than maxMarkdownBytes is an error.
 func readNote(fc *fileCtx, what string) ([]byte, os.FileInfo, error) {
-	f, err := os.Open(fc.path)
+	f, err := openSource(fc.path)
 	if err != nil {
 		return nil, nil, err
 	}
