@@ -647,8 +647,10 @@ func checkSource(s config.Source, goos string, environ []string, recorded record
 			scan.newest = t
 		}
 		// Listed is not readable: a file without read permission is
-		// skipped by every sync, and nothing else would say so.
-		fh, err := os.Open(f.Path)
+		// skipped by every sync, and nothing else would say so. Opened
+		// as a sync opens it: a file replaced by a named pipe since the
+		// listing is refused, where a plain open would wait for a writer.
+		fh, _, err := paths.OpenRegular(f.Path)
 		if err != nil {
 			unreadable = append(unreadable, err)
 			continue

@@ -118,7 +118,9 @@ func Inspect(t Target) State {
 	case !fi.Mode().IsRegular():
 		return State{Class: ClassUnsafe, Exists: true, Detail: t.File() + " is not a regular file"}
 	}
-	content, err := os.ReadFile(t.File())
+	// Read as Lstat saw it, or refused: a named pipe swapped in since
+	// would make a plain read wait for a writer.
+	content, _, err := paths.ReadRegular(t.File(), 0)
 	if err != nil {
 		return State{Class: ClassUnreadable, Exists: true, Detail: err.Error()}
 	}
@@ -484,7 +486,7 @@ func (op *Op) write(fresh State, action Action, b Backups) Result {
 	if err != nil {
 		return Result{Result: "failed", Action: action, Backup: backup, Err: err}
 	}
-	got, err := os.ReadFile(t.File())
+	got, _, err := paths.ReadRegular(t.File(), 0)
 	if err != nil || !bytes.Equal(got, op.Want) {
 		return Result{Result: "failed", Action: action, Backup: backup, Err: fmt.Errorf("%s does not read back as written", t.File())}
 	}
