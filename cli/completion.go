@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nova-recall/nova/agents"
+	"github.com/nova-recall/nova/bench"
 	"github.com/nova-recall/nova/completion"
 	"github.com/nova-recall/nova/eval"
 )
@@ -130,7 +131,7 @@ func describeFlags(ctx context.Context, command string, run func(context.Context
 			}
 			// As --help prints it: without the backquotes that name the value.
 			_, usage := flag.UnquoteUsage(f)
-			values, list := flagValues(command, f.Name)
+			values, list := flagValues(command, args, f.Name)
 			flags = append(flags, completion.Flag{Name: f.Name, Usage: usage, TakesValue: !isBoolFlag(f), Values: values, List: list})
 		})
 	}
@@ -143,13 +144,21 @@ func isBoolFlag(f *flag.Flag) bool {
 	return ok && b.IsBoolFlag()
 }
 
-// flagValues is the fixed set of words a flag of command takes, which the
-// scripts offer for its value instead of file names (nil for a free
-// value), and whether the value is a comma-separated list of them. The
-// sets are the ones the commands check the value against
-// (TestCompletion_FlagValues runs each, and a list of two).
-func flagValues(command, flag string) (values []string, list bool) {
+// flagValues is the fixed set of words a flag of command (run with args,
+// its verb) takes, which the scripts offer for its value instead of file
+// names (nil for a free value), and whether the value is a
+// comma-separated list of them. The sets are the ones the commands check
+// the value against (TestCompletion_FlagValues runs each, and a list of
+// two).
+func flagValues(command string, args []string, flag string) (values []string, list bool) {
 	switch command + " --" + flag {
+	case "bench --systems":
+		if len(args) > 0 {
+			// bench load refuses any --systems but the default, and
+			// bench fresh has none: only bench itself takes a choice.
+			return nil, false
+		}
+		return append(slices.Clone(bench.DefaultSystems), "none"), true
 	case "mcp --agent", "skill --agent":
 		// agents.Select takes "codex,gemini" as well as one ID.
 		return append(agents.IDs(), "all"), true

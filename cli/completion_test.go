@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/bench"
 	"github.com/nova-recall/nova/completion"
 	"github.com/nova-recall/nova/eval"
 )
@@ -121,6 +122,9 @@ func TestCompletion_FlagValues(t *testing.T) {
 		"skill status --agent":     {args: []string{"--json"}},
 		"index watch --log-format": {config: "sources: [\n"},                     // a valid format reaches the config, which fails (78)
 		"eval locomo --ablate":     {args: []string{"/nonexistent/locomo.json"}}, // a valid lever reaches the file, which fails (1)
+		// Valid systems reach the CPU profile, whose folder is missing
+		// (1), before any benchmark starts.
+		"bench --systems": {args: []string{"--no-daemon", "--cpuprofile", "/nonexistent/nova-bench.prof"}},
 	}
 	var valued []string
 	var walk func(path []string, c completion.Command)
@@ -280,7 +284,7 @@ done`
 		"novactl mcp status --agent = co", "novactl skill status --agent =",
 		// Comma-separated lists complete the word after the last comma.
 		"novactl mcp install --agent claude-code,co", "novactl skill install --agent=codex,g",
-		"novactl mcp status --agent = codex,", "novactl eval locomo --ablate ")
+		"novactl mcp status --agent = codex,", "novactl eval locomo --ablate ", "novactl bench --systems nova,")
 	for _, want := range []string{
 		"complete -o default -F _novactl novactl",
 		"novactl ind=>index\n",
@@ -299,6 +303,7 @@ done`
 		"novactl skill install --agent=codex,g=>--agent=codex,gemini\n",
 		"novactl mcp status --agent = codex,=>codex,claude-code codex,codex codex,gemini codex,openclaw codex,hermes codex,cursor codex,windsurf codex,all\n",
 		"novactl eval locomo --ablate =>" + strings.Join(append(eval.SortedLevers(), "all"), " ") + "\n",
+		"novactl bench --systems nova,=>nova," + strings.Join(append(slices.Clone(bench.DefaultSystems), "none"), " nova,") + "\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("bash completion lacks %q:\n%s", want, out)
