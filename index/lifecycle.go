@@ -148,9 +148,11 @@ func (x *Indexer) locate(runID string) (dir, where string, err error) {
 		if id := x.interruptedPromotion(); id != "" {
 			return x.home.Generation(id), "generation", nil
 		}
-		if id := x.newerKept(); id != "" {
+		if id, newer := x.newerKept(); id != "" {
 			// After a rollback: the way forward is a generation, not a build.
-			return "", "", fmt.Errorf("%w: there is no candidate; novactl index promote %s makes the newest kept generation active again, novactl index build makes a new candidate", ErrNotFound, id)
+			return "", "", fmt.Errorf("%w: there is no candidate; novactl index promote %s makes the newest kept generation active again, novactl index build makes a new candidate%s", ErrNotFound, id, newerNova(newer))
+		} else if newer != "" {
+			return "", "", fmt.Errorf("%w: there is no candidate; novactl index build makes one%s", ErrNotFound, newerNova(newer))
 		}
 		return "", "", fmt.Errorf("%w: there is no candidate; run novactl index build first", ErrNotFound)
 	}
@@ -190,7 +192,10 @@ func (x *Indexer) missing(runID string) error {
 }
 
 // interruptedPromotion returns the newest generation that is newer than
-// the active one and was never activated, or "".
+// the active one and was never activated, or "". A newer Nova's
+// generation is none: this build cannot finish its promotion, and its
+// history may not say that Nova made it active (a downgrade past a
+// history this build cannot read, or a history lost).
 func (x *Indexer) interruptedPromotion() string {
 	active := ""
 	if m, _, err := manifest.Read(x.home.Manifest()); err == nil {
@@ -202,7 +207,7 @@ func (x *Indexer) interruptedPromotion() string {
 	}
 	ids := x.generationIDs()
 	for i := len(ids) - 1; i >= 0; i-- {
-		if id := ids[i]; id > active && !activated[id] {
+		if id := ids[i]; id > active && !activated[id] && !x.newerFormat(x.home.Generation(id)) {
 			return id
 		}
 	}
@@ -210,16 +215,34 @@ func (x *Indexer) interruptedPromotion() string {
 }
 
 // newerKept returns the newest kept generation newer than the active
-// one (a rollback went back from it), or "".
-func (x *Indexer) newerKept() string {
+// one (a rollback went back from it) that this build can make active, and
+// the newest one newer than that which a newer Nova wrote (after a
+// downgrade), which only that Nova can; "" for none. Advice names the
+// second with newerNova, never as a command this build would refuse.
+func (x *Indexer) newerKept() (id, newer string) {
 	m, _, err := manifest.Read(x.home.Manifest())
 	if err != nil {
+		return "", ""
+	}
+	ids := x.generationIDs()
+	for i := len(ids) - 1; i >= 0 && ids[i] > m.RunID; i-- {
+		if !x.newerFormat(x.home.Generation(ids[i])) {
+			return ids[i], newer
+		}
+		if newer == "" {
+			newer = ids[i]
+		}
+	}
+	return "", newer
+}
+
+// newerNova is the sentence that ends advice about the way forward when
+// newer, a kept generation a newer Nova wrote, lies ahead: "" for none.
+func newerNova(newer string) string {
+	if newer == "" {
 		return ""
 	}
-	if ids := x.generationIDs(); len(ids) > 0 && ids[len(ids)-1] > m.RunID {
-		return ids[len(ids)-1]
-	}
-	return ""
+	return fmt.Sprintf("; %s was written by a newer Nova, which this build cannot make active: upgrade Nova to return to it", newer)
 }
 
 // generationIDs lists the promoted generations, oldest first.
@@ -683,8 +706,13 @@ func (x *Indexer) nothingToRollBackTo(current string, damaged int) error {
 	if ids := x.generationIDs(); current != "" && damaged == 0 && len(ids) > 0 && ids[len(ids)-1] > current {
 		// Plain rollbacks stepped back to the oldest kept promotion; the
 		// way forward is named, not taken.
-		return fmt.Errorf("%w: %s, the active generation, is the oldest kept, so a plain rollback has nothing further back; novactl index rollback --to %s returns to the newest kept one (novactl index list shows them all)",
-			ErrNotFound, current, ids[len(ids)-1])
+		id, newer := x.newerKept()
+		forward := newerNova(newer)
+		if id != "" {
+			forward = fmt.Sprintf("; novactl index rollback --to %s returns to the newest kept one%s", id, forward)
+		}
+		return fmt.Errorf("%w: %s, the active generation, is the oldest kept, so a plain rollback has nothing further back%s (novactl index list shows them all)",
+			ErrNotFound, current, forward)
 	}
 	why := "no other intact generation is kept"
 	if current != "" {
