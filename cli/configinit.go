@@ -17,6 +17,7 @@ import (
 	"github.com/nova-recall/nova/agents"
 	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/inert"
 	"github.com/nova-recall/nova/paths"
 )
@@ -47,7 +48,11 @@ file still gets written, with no sources, and the output says so.
 --dry-run prints the file and writes nothing. --json prints
 {"ok":true,"written":...,"path":...,"sources":[{"name":...,"kind":...,"path":...}],
 "missing":[{"agent":...,"path":...}],"backup":...,"dropped":[{"name":...,"kind":...,"path":...}],
-"settings":[...]} (and "content" with --dry-run).`
+"settings":[...],"unread":[{"source":...,"path":...,"files":[...],"count":...,"more":...,"line":...}]}
+(and "content" with --dry-run). A notes source reads Markdown only: "unread"
+(and the text) names the JSONL record files (.jsonl, .ndjson) under a --notes
+folder, looked for in its first 20000 entries, and the config.yaml line of
+the jsonl source that reads them.`
 
 // initSource is one source that config init writes.
 type initSource struct {
@@ -59,6 +64,90 @@ type initSource struct {
 	dir string
 	// what says what the source holds, for the file's header.
 	what string
+}
+
+// initUnread is what a notes folder holds that its Markdown source does
+// not read but a jsonl source would: exported records beside the notes
+// (make run adds such a source for the folder; config init names it).
+type initUnread struct {
+	// Source is the notes source's name, Path its path as written.
+	Source string `json:"source"`
+	Path   string `json:"path"`
+	// Files are the first record files found, relative to Path; Count is
+	// how many were found, More is set when the walk stopped at its bound
+	// before the end of the folder (there may be more).
+	Files []string `json:"files"`
+	Count int      `json:"count"`
+	More  bool     `json:"more"`
+	// Line is the line under sources: in config.yaml that reads them.
+	Line string `json:"line"`
+}
+
+// unreadWalkMax bounds the entries config init looks at in a notes folder
+// for record files (a vault is rarely larger; a home given by mistake is
+// not walked to its end), unreadShown the files it names.
+const (
+	unreadWalkMax = 20000
+	unreadShown   = 5
+)
+
+// unreadRecords walks the notes folder of s (a Markdown source) as a
+// jsonl source of the same path would list it, up to unreadWalkMax
+// entries, and returns the record files the notes source leaves unread,
+// with the line that adds a source named name for them; nil for none.
+func unreadRecords(s initSource, name string) *initUnread {
+	notes := config.Source{Name: s.Name, Kind: config.KindMarkdown, Path: s.dir}
+	records := config.Source{Name: name, Kind: config.KindJSONL, Path: s.dir}
+	u := &initUnread{Source: s.Name, Path: s.Path, Files: []string{}}
+	seen := 0
+	root := ingest.WalkRoot(s.dir)
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: the sync reports it, this is advice
+		}
+		if seen++; seen > unreadWalkMax {
+			u.More = true
+			return fs.SkipAll
+		}
+		rel, rerr := filepath.Rel(root, p)
+		if rerr != nil {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if rel == "." && !d.IsDir() {
+			rel = d.Name() // --notes named a file
+		}
+		if d.IsDir() {
+			if ingest.SkipsDir(records, rel) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if ingest.ListsFile(records, rel) && !ingest.ListsFile(notes, rel) {
+			if u.Count++; len(u.Files) < unreadShown {
+				u.Files = append(u.Files, rel)
+			}
+		}
+		return nil
+	})
+	if u.Count == 0 {
+		return nil
+	}
+	u.Line = fmt.Sprintf("  - {name: %s, kind: %s, path: %s}", name, config.KindJSONL, yamlString(s.Path))
+	return u
+}
+
+// printUnread names the record files each notes folder holds that the
+// notes source does not read, and the config.yaml line that reads them.
+func printUnread(w io.Writer, unread []initUnread) {
+	for _, u := range unread {
+		more := ""
+		if u.More {
+			more = " (it was not walked to its end: there may be more)"
+		}
+		fmt.Fprintf(w, "%s holds %d JSONL record file(s) that the %s source, Markdown only, does not read: %s%s. To index them, add this line under sources: in config.yaml, then run novactl config check:\n%s\n",
+			u.Path, u.Count, u.Source, strings.Join(u.Files, ", "), more, u.Line)
+	}
 }
 
 // initMissing is an agent whose memory config init did not find.
@@ -83,7 +172,9 @@ type initResult struct {
 	// it does not merge.
 	Dropped  []initSource `json:"dropped"`
 	Settings []string     `json:"settings"`
-	Content  string       `json:"content,omitempty"`
+	// Unread are the notes folders' record files no source written reads.
+	Unread  []initUnread `json:"unread"`
+	Content string       `json:"content,omitempty"`
 }
 
 func runConfigInit(inv *Invocation, args []string) int {
@@ -116,7 +207,7 @@ func runConfigInit(inv *Invocation, args []string) int {
 		return fail(ExitFailure, err.Error())
 	}
 	// Empty lists print as [], not null.
-	res := initResult{OK: true, Path: home.Config(), Sources: []initSource{}, Missing: []initMissing{}, Dropped: []initSource{}, Settings: []string{}}
+	res := initResult{OK: true, Path: home.Config(), Sources: []initSource{}, Missing: []initMissing{}, Dropped: []initSource{}, Settings: []string{}, Unread: []initUnread{}}
 	for _, a := range agents.All() {
 		if !a.Indexed() {
 			continue // Cursor, Windsurf: Nova reads none of their memory, so none is missing
@@ -160,6 +251,18 @@ func runConfigInit(inv *Invocation, args []string) int {
 		}
 		res.Sources = append(res.Sources, initSource{Name: name, Kind: config.KindMarkdown, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "Markdown notes"})
 	}
+	for _, s := range res.Sources {
+		if s.Kind != config.KindMarkdown {
+			continue
+		}
+		name := "records"
+		if n := len(res.Unread); n > 0 {
+			name = fmt.Sprintf("records-%d", n+1)
+		}
+		if u := unreadRecords(s, name); u != nil {
+			res.Unread = append(res.Unread, *u)
+		}
+	}
 	content := renderInitConfig(res.Sources, res.Missing)
 	if err := checkInitConfig(home, content, res.Sources, inv.Environ); err != nil {
 		// A bug in what this command writes, not the user's doing.
@@ -190,6 +293,7 @@ func runConfigInit(inv *Invocation, args []string) int {
 		}
 		fmt.Fprintln(inv.Stderr)
 		printNotCarriedOver(inv.Stderr, res, "would not carry over")
+		printUnread(inv.Stderr, res.Unread)
 		return ExitOK
 	}
 	if exists && !*force {
@@ -363,6 +467,7 @@ func printInitResult(inv *Invocation, res initResult) {
 		fmt.Fprintf(w, "The old file is saved as %s.\n", res.Backup)
 	}
 	printNotCarriedOver(w, res, "did not carry over")
+	printUnread(w, res.Unread)
 	if len(res.Sources) == 0 {
 		fmt.Fprintln(w, "Next: add a source to it (README: Configuration), or run novactl config init --force --notes DIR, then novactl index sync.")
 		return

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -408,5 +409,56 @@ func TestConfigInit_forceNamesWhatItDrops(t *testing.T) {
 	}
 	if len(r.Dropped) != 1 || r.Dropped[0].Path != "~/notes" || len(r.Settings) != 0 {
 		t.Errorf("dropped %+v, settings %q; want ~/notes and none", r.Dropped, r.Settings)
+	}
+}
+
+// TestConfigInit_notesUnreadRecords: a notes source reads Markdown only,
+// so the JSONL records beside the notes (make run's sample keeps them in
+// records/) went unread without a word. config init names them, in text
+// and --json, with the config.yaml line of the jsonl source that reads
+// them; that line, added to the file, passes config check. A notes folder
+// of Markdown alone names nothing.
+func TestConfigInit_notesUnreadRecords(t *testing.T) {
+	root, home, env := initHome(t)
+	writeFixture(t, root, "notes/a.md", "# A\n")
+	writeFixture(t, root, "notes/records/decisions.jsonl", `{"id":"1","text":"the heron nests by the weir"}`+"\n")
+	writeFixture(t, root, "notes/records/more.ndjson", `{"id":"2","text":"the otter fishes below the mill"}`+"\n")
+	writeFixture(t, root, "notes/.obsidian/cache.jsonl", "{}\n") // hidden: no source reads it
+	writeFixture(t, root, "plain/b.md", "# B\n")
+	line := "  - {name: records, kind: jsonl, path: ~/notes}"
+
+	code, out, errOut := runCLI(context.Background(), env, "config", "init", "--dry-run", "--json", "--notes", "~/notes", "--notes", "~/plain")
+	var r struct{ Unread []initUnread }
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != ExitOK {
+		t.Fatalf("exit %d, %v\nstdout: %s\nstderr: %s", code, err, out, errOut)
+	}
+	want := []initUnread{{Source: "notes", Path: "~/notes", Files: []string{"records/decisions.jsonl", "records/more.ndjson"}, Count: 2, Line: line}}
+	if !reflect.DeepEqual(r.Unread, want) {
+		t.Errorf("unread %+v, want %+v", r.Unread, want)
+	}
+
+	code, out, errOut = runCLI(context.Background(), env, "config", "init", "--notes", "~/notes")
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	for _, w := range []string{"~/notes holds 2 JSONL record file(s) that the notes source, Markdown only, does not read: records/decisions.jsonl, records/more.ndjson.", "\n" + line + "\n"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("config init does not say %q:\n%s", w, out)
+		}
+	}
+	b, err := os.ReadFile(home.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(home.Config(), append(b, line+"\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(context.Background(), append(env, otherPorts...), "config", "check"); code != ExitOK {
+		t.Errorf("config check with the line added: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	code, out, errOut = runCLI(context.Background(), env, "config", "init", "--force", "--json", "--notes", "~/plain")
+	if code != ExitOK || !strings.Contains(out, `"unread": []`) {
+		t.Errorf("a notes folder of Markdown alone: exit %d, want \"unread\": []\n%s\n%s", code, out, errOut)
 	}
 }
