@@ -120,3 +120,26 @@ func TestRollbackAdvice_newerFormat(t *testing.T) {
 		t.Errorf("rollback --to %s succeeded: this build cannot read it", newest)
 	}
 }
+
+// TestRollbackNext_newerFormat: after a downgrade, this build syncs two
+// generations over the newer Nova's; a rollback then says which one the
+// next rollback steps back to, and that is not the newer Nova's, which a
+// plain rollback passes over (it said it would step back to it).
+func TestRollbackNext_newerFormat(t *testing.T) {
+	root, _, env, newest := newerFormatHome(t)
+	for i, rec := range []string{`{"id":"3","text":"the kestrel hovers over the verge"}`, `{"id":"4","text":"the swift never lands"}`} {
+		if err := os.WriteFile(filepath.Join(root, "src", "r.jsonl"), []byte(rec+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process", "--full"); code != ExitOK {
+			t.Fatalf("sync %d by this build: exit %d\n%s\n%s", i, code, out, errOut)
+		}
+	}
+	code, out, errOut := runCLI(context.Background(), env, "index", "rollback")
+	if code != ExitOK {
+		t.Fatalf("rollback: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if strings.Contains(out, "steps back to "+newest) {
+		t.Errorf("the next rollback is said to step back to %s, a newer Nova's generation it passes over:\n%s", newest, out)
+	}
+}

@@ -687,10 +687,12 @@ func (x *Indexer) rollbackStack() []string {
 
 // nextRollback returns the first kept generation a plain rollback from
 // the active generation m would try, or "". It does not verify it: the
-// rollback does, and passes over a damaged one.
+// rollback does, and passes over a damaged one. A newer Nova's generation
+// (after a downgrade) is passed over here too: the rollback always skips
+// it, so naming it would say the rollback goes where it does not.
 func (x *Indexer) nextRollback(m *manifest.Manifest) string {
 	for _, id := range x.rollbackOrder(m, m.RunID) {
-		if dirExists(x.home.Generation(id)) {
+		if dirExists(x.home.Generation(id)) && !x.newerFormat(x.home.Generation(id)) {
 			return id
 		}
 	}
