@@ -275,7 +275,7 @@ func TestConfigInit_json(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	if want := []string{"backup", "dropped", "missing", "ok", "path", "settings", "sources", "written"}; !slices.Equal(keys, want) {
+	if want := []string{"backup", "dropped", "missing", "ok", "path", "settings", "sources", "unread", "written"}; !slices.Equal(keys, want) {
 		t.Errorf("keys %v, want %v", keys, want)
 	}
 	if r["written"] != true || r["path"] != home.Config() || r["backup"] != "" || len(r["missing"].([]any)) != 4 {
