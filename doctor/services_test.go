@@ -60,6 +60,22 @@ func serviceCheck(t *testing.T, rep Report) Check {
 	return Check{}
 }
 
+// wantServiceCheck returns rep's service check after checking its state,
+// its code and that its message holds each of message.
+func wantServiceCheck(t *testing.T, rep Report, state, code string, message []string) Check {
+	t.Helper()
+	got := serviceCheck(t, rep)
+	if got.State != state || got.Code != code {
+		t.Fatalf("service check %+v, want %s %s", got, state, code)
+	}
+	for _, m := range message {
+		if !strings.Contains(got.Message, m) {
+			t.Errorf("message %q lacks %q", got.Message, m)
+		}
+	}
+	return got
+}
+
 // TestRun_HomebrewAndNovactlService covers novad registered by brew
 // services, by novactl service install, or by both, on macOS and Linux.
 func TestRun_HomebrewAndNovactlService(t *testing.T) {
@@ -100,15 +116,7 @@ func TestRun_HomebrewAndNovactlService(t *testing.T) {
 			var asked bool
 			probe := fakeProbe{st: ServiceStatus{Manager: "launchd", Installed: c.installed, Loaded: c.installed, Running: c.installed}, asked: &asked}
 			rep := Run(t.Context(), Options{Environ: fakeHome(t, c.files...), GOOS: c.goos, Service: probe})
-			got := serviceCheck(t, rep)
-			if got.State != c.state || got.Code != c.code {
-				t.Fatalf("service check %+v, want %s %s", got, c.state, c.code)
-			}
-			for _, m := range c.message {
-				if !strings.Contains(got.Message, m) {
-					t.Errorf("message %q lacks %q", got.Message, m)
-				}
-			}
+			got := wantServiceCheck(t, rep, c.state, c.code, c.message)
 			for _, a := range c.advice {
 				if !strings.Contains(got.Advice, a) {
 					t.Errorf("advice %q lacks %q", got.Advice, a)
@@ -182,15 +190,7 @@ func TestRun_HomebrewServesDefaultHomeOnly(t *testing.T) {
 			var asked bool
 			probe := fakeProbe{st: ServiceStatus{Manager: "launchd", Installed: c.installed, Loaded: c.installed, Running: c.installed}, asked: &asked}
 			rep := Run(t.Context(), Options{Environ: env, GOOS: "darwin", Service: probe})
-			got := serviceCheck(t, rep)
-			if got.State != c.state || got.Code != c.code {
-				t.Fatalf("service check %+v, want %s %s", got, c.state, c.code)
-			}
-			for _, m := range c.message {
-				if !strings.Contains(got.Message, m) {
-					t.Errorf("message %q lacks %q", got.Message, m)
-				}
-			}
+			wantServiceCheck(t, rep, c.state, c.code, c.message)
 			for _, ch := range rep.Checks {
 				for _, brew := range []string{"brew services start", "brew services restart", "brew install"} {
 					if strings.Contains(ch.Advice, brew) {
