@@ -17,6 +17,15 @@ import (
 // waits for a writer that never comes: both hung for good.
 func TestMCPStatus_NamedPipe(t *testing.T) {
 	home, env := mcpAgentHome(t)
+	// Ports 0: doctor probes the configured ports, and the default ones
+	// may be this machine's own novad's.
+	nova := strings.TrimPrefix(env[1], "NOVA_HOME=")
+	if err := os.MkdirAll(nova, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(nova, "config.yaml"), []byte("server:\n  port: 0\nfacade:\n  port: 0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	codex := filepath.Join(home, ".codex", "config.toml")
 	project := t.TempDir()
 	projectFile := filepath.Join(project, ".mcp.json")

@@ -187,6 +187,12 @@ func TestDoctor_ServiceDefinition(t *testing.T) {
 				t.Errorf("a service for another home (%s): %+v", other, c)
 			}
 			// Asked about that home, doctor finds it served.
+			if err := os.MkdirAll(other, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(other, "config.yaml"), []byte(ports), 0o600); err != nil {
+				t.Fatal(err)
+			}
 			if c := doctorServiceCheck(t, append(slices.Clone(h.environ), "NOVA_HOME="+other), deps); c.State != doctor.Ready {
 				t.Errorf("the home the service serves: %+v", c)
 			}
