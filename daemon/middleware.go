@@ -93,7 +93,9 @@ func isLoopbackPeer(remote string) bool {
 // localhost and the literal address the listener is bound to (127.0.0.1,
 // ::1 or another address of 127.0.0.0/8), with its own port, are accepted;
 // 0.0.0.0, LAN addresses, other spellings of an address (127.1,
-// [::ffff:127.0.0.1]), *.localhost and trailing dots are not.
+// [::ffff:127.0.0.1]), *.localhost, trailing dots and non-ASCII
+// spellings of localhost ("localhoſt", whose U+017F a Unicode case fold
+// takes for s) are not.
 func (s *Server) checkHost(bound netip.AddrPort, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !validHost(r.Host, bound) {
@@ -109,7 +111,28 @@ func validHost(host string, bound netip.AddrPort) bool {
 	if err != nil || p != strconv.Itoa(int(bound.Port())) {
 		return false
 	}
-	return strings.EqualFold(h, "localhost") || h == bound.Addr().String()
+	return isLocalhost(h) || h == bound.Addr().String()
+}
+
+// isLocalhost reports whether h is "localhost" in any ASCII case. Not
+// strings.EqualFold: its Unicode folding accepts "localhoſt" (U+017F), which
+// net/http refuses in a Host header but passes through from an
+// absolute-form request URI (GET http://localhoſt:3036/ HTTP/1.1).
+func isLocalhost(h string) bool {
+	const want = "localhost"
+	if len(h) != len(want) {
+		return false
+	}
+	for i := range len(want) {
+		c := h[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != want[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // browserHeaders are sent by browsers (and never by agents or curl). Any
