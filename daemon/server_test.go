@@ -117,3 +117,43 @@ func TestRun_refusesAHardLinkedLockFile(t *testing.T) {
 		t.Errorf("the file a hard link at the lock file names was written: %q (%v)", b, err)
 	}
 }
+
+// TestRun_refusesAHomeInADirectoryOthersCanWrite: a home kept in a
+// directory anyone can write, without the sticky bit /tmp has, is not
+// served. Any local user could rename the home away while novad runs
+// and put a home of their own, with their own index, under its name:
+// novad then served their planted memory to the user's agents.
+func TestRun_refusesAHomeInADirectoryOthersCanWrite(t *testing.T) {
+	shared := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(shared, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	home := filepath.Join(shared, "nova")
+	srv, err := daemon.New(daemon.Options{Config: testConfig(t, home), BindRetry: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = runOnce(srv)
+	if err == nil || !strings.Contains(err.Error(), shared+" can be written by other users") {
+		t.Fatalf("Run in a home inside a directory others can write: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "state", "internal-token")); err == nil {
+		t.Error("a token was written in a home others can rename")
+	}
+
+	// With the sticky bit (as /tmp has it), only the home's owner can
+	// rename it: served.
+	if err := os.Chmod(shared, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	srv, err = daemon.New(daemon.Options{Config: testConfig(t, home), BindRetry: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runOnce(srv); err != nil {
+		t.Fatalf("Run in a home inside a sticky directory: %v", err)
+	}
+}

@@ -20,5 +20,8 @@ func OwnedByAnotherUser(fs.FileInfo) bool { return false }
 // ownedByRoot cannot tell on this platform either.
 func ownedByRoot(fs.FileInfo) bool { return false }
 
+// writableByOthers cannot tell on this platform either.
+func writableByOthers(fs.FileInfo) bool { return false }
+
 // HasOtherNames cannot tell on this platform.
 func HasOtherNames(fs.FileInfo) bool { return false }

@@ -30,6 +30,24 @@ func ownedByRoot(fi fs.FileInfo) bool {
 	return ok && st.Uid == 0
 }
 
+// writableByOthers reports whether fi, a directory, lets users other
+// than Nova's rename or replace its entries: it is writable by others, or
+// by a group other than Nova's own, and has no sticky bit (which, as on
+// /tmp, keeps each entry to its owner). The user's own group is allowed:
+// where umask 002 leaves directories group-writable, it is the user's
+// private group.
+func writableByOthers(fi fs.FileInfo) bool {
+	m := fi.Mode()
+	if m&fs.ModeSticky != 0 {
+		return false
+	}
+	if m.Perm()&0o002 != 0 {
+		return true
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && m.Perm()&0o020 != 0 && int(st.Gid) != os.Getegid()
+}
+
 // HasOtherNames reports whether the file fi describes has more than one
 // name (hard links).
 func HasOtherNames(fi fs.FileInfo) bool {

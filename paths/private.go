@@ -73,8 +73,11 @@ func (h Home) Secure() ([]string, error) {
 	// home kept in a colleague's directory): its owner can point the
 	// link, or move the home's name, elsewhere while Nova runs, and
 	// every file is opened by its name under the home.
-	if p := foreignOnPath(h.Root); p != "" {
-		return nil, fmt.Errorf("%s is owned by another user, who can redirect %s elsewhere at any time; Nova serves and writes only a home no one else controls the way to (set NOVA_HOME to a place of yours)", p, h.Root)
+	// So does a directory on the way that others can write, without the
+	// sticky bit: any of them can rename the home away while novad runs
+	// and put their own, with the memory they choose, under its name.
+	if p, why := foreignOnPath(h.Root); p != "" {
+		return nil, fmt.Errorf("%s %s, who can redirect %s elsewhere at any time; Nova serves and writes only a home no one else controls the way to (set NOVA_HOME to a place of yours)", p, why, h.Root)
 	}
 	for _, d := range []string{h.Root, h.StateDir(), h.IndexDir(), h.CacheDir()} {
 		if err := MkdirPrivate(d); err != nil {
@@ -111,8 +114,8 @@ func (h Home) Secure() ([]string, error) {
 		// user's directory itself is refused by the walk below.)
 		if fi, err := os.Lstat(tree); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			target, _ := filepath.EvalSymlinks(tree)
-			if p := foreignOnPath(tree); p != "" && p != target {
-				errs = append(errs, fmt.Errorf("%s is a link through %s, which another user owns and can redirect elsewhere at any time; keep %s in a place of yours", tree, p, filepath.Base(tree)))
+			if p, why := foreignOnPath(tree); p != "" && p != target {
+				errs = append(errs, fmt.Errorf("%s is a link through %s, which %s, who can redirect it elsewhere at any time; keep %s in a place of yours", tree, p, why, filepath.Base(tree)))
 			}
 		}
 	}
@@ -153,13 +156,16 @@ func (h Home) Secure() ([]string, error) {
 }
 
 // foreignOnPath returns the first symbolic link or directory, on the way
-// to p or p itself, that a user other than Nova's or root owns, or "".
+// to p or p itself, that a user other than Nova's or root owns, or a
+// directory on the way that other users can write without the sticky bit
+// (writableByOthers), and why it is another's ("is owned by another
+// user" or "can be written by other users"); "" when there is none.
 // It resolves p one name at a time, as the kernel does, so that the links
 // inside a link's target are checked too. Root is exempt: it controls
 // every path anyway, and owns the system's own links (/tmp, /var on
 // macOS). A name that does not exist yet ends the walk: Secure creates
 // what is missing, as the user's.
-func foreignOnPath(p string) string {
+func foreignOnPath(p string) (string, string) {
 	if abs, err := filepath.Abs(p); err == nil {
 		p = abs
 	}
@@ -179,22 +185,27 @@ func foreignOnPath(p string) string {
 		cur := filepath.Join(done, name)
 		fi, err := os.Lstat(cur)
 		if err != nil {
-			return ""
+			return "", ""
 		}
 		if OwnedByAnotherUser(fi) && !ownedByRoot(fi) {
-			return cur
+			return cur, "is owned by another user"
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
+			// The home's own mode is Secure's to narrow; a directory it
+			// is looked up in must keep its names to their owners.
+			if len(rest) > 0 && fi.IsDir() && writableByOthers(fi) {
+				return cur, "can be written by other users"
+			}
 			done = cur
 			continue
 		}
 		// A loop is left to the mkdir that follows, which says so.
 		if hops++; hops > 255 {
-			return ""
+			return "", ""
 		}
 		target, err := os.Readlink(cur)
 		if err != nil {
-			return ""
+			return "", ""
 		}
 		if filepath.IsAbs(target) {
 			done = filepath.VolumeName(target) + sep
@@ -202,7 +213,7 @@ func foreignOnPath(p string) string {
 		}
 		rest = append(strings.Split(target, sep), rest...)
 	}
-	return ""
+	return "", ""
 }
 
 // Exposure is one path under the runtime home that other users can access.

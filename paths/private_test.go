@@ -226,3 +226,58 @@ func TestSecure_leavesAFileWithOtherNamesAsItIs(t *testing.T) {
 		t.Errorf("index/: %v, want %v", m, paths.DirMode)
 	}
 }
+
+// TestSecure_refusesAHomeInADirectoryOthersCanWrite: whoever can write
+// the directory that holds the home (or any directory on the way to it)
+// can rename the home away and put their own in its place, unless the
+// sticky bit (as on /tmp) keeps entries to their owners. A directory
+// others can write is refused; one writable by the user's own group
+// only is not (a user-private group, as umask 002 systems make).
+func TestSecure_refusesAHomeInADirectoryOthersCanWrite(t *testing.T) {
+	dir := t.TempDir()
+	shared := filepath.Join(dir, "shared")
+	must(t, os.Mkdir(shared, 0o700))
+	must(t, os.Chmod(shared, 0o777))
+	for _, root := range []string{filepath.Join(shared, "nova"), filepath.Join(shared, "deeper", "nova")} {
+		if _, err := (paths.Home{Root: root}).Secure(); err == nil || !strings.Contains(err.Error(), shared+" can be written by other users") {
+			t.Errorf("Secure of %s: %v, want a refusal naming %s", root, err, shared)
+		}
+		if _, err := os.Lstat(root); err == nil {
+			t.Errorf("Secure created %s in a directory others can write", root)
+		}
+	}
+	// A link of the user's own that leads through it is no better.
+	link := filepath.Join(dir, "link")
+	must(t, os.Symlink(shared, link))
+	if _, err := (paths.Home{Root: filepath.Join(link, "nova")}).Secure(); err == nil || !strings.Contains(err.Error(), shared) {
+		t.Errorf("Secure through a link into a directory others can write: %v", err)
+	}
+
+	// The sticky bit keeps each entry to its owner.
+	must(t, os.Chmod(shared, 0o777|os.ModeSticky))
+	if _, err := (paths.Home{Root: filepath.Join(shared, "nova")}).Secure(); err != nil {
+		t.Errorf("Secure in a sticky directory: %v", err)
+	}
+
+	// The user's own group may write: on umask 002 systems it is the
+	// user's private group.
+	own := filepath.Join(dir, "own-group")
+	must(t, os.Mkdir(own, 0o700))
+	must(t, os.Chmod(own, 0o770))
+	must(t, os.Chown(own, -1, os.Getegid()))
+	if _, err := (paths.Home{Root: filepath.Join(own, "nova")}).Secure(); err != nil {
+		t.Errorf("Secure in a directory only the user's group can write: %v", err)
+	}
+
+	// Another group that may write: its members can rename the home.
+	if os.Getuid() != 0 {
+		t.Skip("giving a directory to another group needs root")
+	}
+	team := filepath.Join(dir, "team")
+	must(t, os.Mkdir(team, 0o700))
+	must(t, os.Chmod(team, 0o770))
+	must(t, os.Chown(team, -1, nobody))
+	if _, err := (paths.Home{Root: filepath.Join(team, "nova")}).Secure(); err == nil || !strings.Contains(err.Error(), team+" can be written by other users") {
+		t.Errorf("Secure in a directory another group can write: %v", err)
+	}
+}
