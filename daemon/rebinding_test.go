@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +55,34 @@ func TestHost_unicodeFoldOfLocalhostRefused(t *testing.T) {
 			if got := get(host); got != http.StatusForbidden {
 				t.Errorf("%s: absolute-form request to %q: %d, want 403", addr, host, got)
 			}
+		}
+	}
+}
+
+// TestRawRequests_framingAndSizeRefused: requests no client library
+// writes, each answered with a refusal before any handler runs. Two
+// Content-Lengths that differ are how a request is smuggled past an
+// intermediary that reads the other one; headers past MaxHeaderBytes (16
+// KiB, where net/http's default is 1 MiB) hold a connection's memory; a
+// Host header outside ASCII is refused by net/http itself.
+func TestRawRequests_framingAndSizeRefused(t *testing.T) {
+	srv := serve(t, daemon.Options{Config: testConfig(t, filepath.Join(t.TempDir(), "home"))})
+	addr := srv.FacadeAddr().String()
+	body := `{"query":"deploy"}`
+	for _, tc := range []struct {
+		name string
+		req  string
+		want int
+	}{
+		{"two Content-Lengths", "POST " + api.PathFacadeSearch + " HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\n" +
+			fmt.Sprintf("Content-Length: %d\r\nContent-Length: 5\r\n\r\n", len(body)) + body, http.StatusBadRequest},
+		{"32 KiB of headers", "GET " + api.PathFacadeHealth + " HTTP/1.1\r\nHost: " + addr + "\r\nX-Pad: " + strings.Repeat("a", 32<<10) + "\r\n\r\n",
+			http.StatusRequestHeaderFieldsTooLarge},
+		{"non-ASCII Host header", "GET " + api.PathFacadeHealth + " HTTP/1.1\r\nHost: localho\u017ft:" + addr[strings.LastIndex(addr, ":")+1:] + "\r\n\r\n",
+			http.StatusBadRequest},
+	} {
+		if got := rawStatus(t, addr, tc.req); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }
