@@ -182,6 +182,9 @@ Flags:
 			case errors.Is(err, ErrPortInUse):
 				logger.Error("Refusing to start: port in use", "err", err.Error())
 				return ExitPortInUse
+			case errors.Is(err, ErrHomeLockLost):
+				logger.Error("Stopped: another process took this home while its lock file was gone", "err", err.Error())
+				return ExitAlreadyServing
 			case errors.Is(err, ErrAlreadyServing):
 				logger.Error("Refusing to start: another novad serves this home", "err", err.Error())
 				return ExitAlreadyServing

@@ -21,7 +21,9 @@ import (
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/search"
 	"github.com/nova-recall/nova/secrets"
 )
@@ -110,9 +112,63 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 		case <-s.collect:
 			s.collectRetired()
 		case <-publish.C:
-			s.republishToken()
+			if s.relockHome() {
+				s.republishToken()
+			}
 		}
 	}
+}
+
+// relockHome locks the home's novad lock file again when its name no
+// longer reaches the file novad locked. Deleting state/ while novad runs
+// (a cleanup of the home) removes the file but not novad's lock of it,
+// and to every other process the home is then unlocked: clients took
+// novad for stopped (novactl search and doctor said "not running"), and a
+// second novad locked a new file and served the home beside it. So a new
+// file is created (in a private state/, made again), locked and recorded
+// as serving, as often as the token file is looked for.
+//
+// The removal is only seen at the next poll, and in between another
+// process may lock the new file first (a second novad started in that
+// moment). Then this novad can no longer show clients that it serves the
+// home, and two would answer for it: it reports false and says so on
+// lockLost, where Run stops with ErrAlreadyServing (exit 75; a service
+// manager relaunches it, and with --wait-for-config it stands by until
+// the other stops). Any other failure is logged once and tried again at
+// the next poll. On a read-only home nothing can be removed, and nothing
+// is done.
+func (s *Server) relockHome() bool {
+	held, ok := s.homeLock.(*lockfile.Lock)
+	path := s.home.DaemonLock()
+	if !ok || held.Named(path) {
+		return true
+	}
+	err := secrets.EnsurePrivateDir(s.home.StateDir())
+	var l *lockfile.Lock
+	if err == nil {
+		l, err = lockfile.Acquire(path, paths.FileMode, "serve", s.opts.Now())
+	}
+	switch {
+	case err == nil:
+		held.Release()
+		s.homeLock = l
+		s.relockFailed = false
+		s.log.Warn("The home's novad lock file was gone; locked it again", "path", path)
+		return true
+	case errors.Is(err, lockfile.ErrHeld):
+		s.log.Error("Stopping: another process locked this home while its novad lock file was gone (state/ removed while novad ran); one novad serves a home",
+			"path", path, errAttr(err))
+		select {
+		case s.lockLost <- fmt.Errorf("%w (%v)", ErrHomeLockLost, err):
+		default:
+		}
+		return false
+	}
+	if !s.relockFailed {
+		s.log.Error("Cannot lock the home again: clients take novad for stopped until it can", "path", path, errAttr(err))
+	}
+	s.relockFailed = true
+	return true
 }
 
 // republishToken writes the internal token file, and the server state

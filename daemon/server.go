@@ -149,7 +149,16 @@ type Server struct {
 	// token file (its failure is logged once). The reload loop alone
 	// uses it.
 	republishFailed bool
-	inflight        sync.WaitGroup
+	// homeLock is the home's novad lock, held from before the bind until
+	// Run returns. The reload loop replaces it when its file is gone
+	// (relockHome), and says on lockLost when another process took the
+	// file's new lock first: Run then stops.
+	homeLock releaser
+	lockLost chan error
+	// relockFailed: the last relockHome could not lock a new file (its
+	// failure is logged once). The reload loop alone uses it.
+	relockFailed bool
+	inflight     sync.WaitGroup
 }
 
 // served is one loaded generation and how it relates to the config. It is
@@ -180,6 +189,10 @@ var (
 	ErrPortInUse = errors.New("port already in use")
 	// ErrAlreadyServing means another novad serves the same home.
 	ErrAlreadyServing = errors.New("another novad serves this NOVA_HOME")
+	// ErrHomeLockLost means a serving novad found its home's lock file
+	// gone and another process holding the new one (see relockHome); it
+	// wraps ErrAlreadyServing.
+	ErrHomeLockLost = fmt.Errorf("%w: another process locked it while its novad lock file was gone", ErrAlreadyServing)
 	// ErrNonLoopback means the configuration or a listener is not loopback.
 	ErrNonLoopback = errors.New(api.CodeNonLoopback)
 	// ErrReadOnlyHome means the home is on a read-only file system and
@@ -235,6 +248,7 @@ func New(opts Options) (*Server, error) {
 		checkNow: make(chan struct{}, 1),
 		used:     make(chan struct{}, 1),
 		collect:  make(chan struct{}, 1),
+		lockLost: make(chan error, 1),
 	}
 	if cfg.Embedding.Provider == config.ProviderOpenAI {
 		s.embedder = embedding.NewOpenAI(embedding.OpenAIOptions{
@@ -303,7 +317,10 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 	if err != nil {
 		return stoppedOr(ctx, err)
 	}
-	defer homeLock.Release()
+	s.homeLock = homeLock
+	// The reload loop, which may replace s.homeLock, has ended by the
+	// time this runs.
+	defer func() { s.homeLock.Release() }()
 	if err := s.bind(ctx, host, bindBy); err != nil {
 		return stoppedOr(ctx, err)
 	}
@@ -382,11 +399,16 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 	select {
 	case <-ctx.Done():
 	case runErr = <-serveErr:
+	case runErr = <-s.lockLost:
 	}
 	stopLoops()
 	s.shutdown()
 	loops.Wait()
-	s.writeState(s.opts.Now().UTC().Format(time.RFC3339))
+	if !errors.Is(runErr, ErrHomeLockLost) {
+		// The state file is the home's serving novad's; one that lost the
+		// home's lock to another leaves it to that one.
+		s.writeState(s.opts.Now().UTC().Format(time.RFC3339))
+	}
 	s.log.Info("Nova stopped")
 	return runErr
 }

@@ -155,6 +155,23 @@ func (l *Lock) Record(operation string, now time.Time) {
 	_, _ = l.f.WriteAt(b, 0)
 }
 
+// Named reports whether path still names the file l locks. A lock whose
+// file was removed (its folder deleted by a cleanup of the home) or
+// replaced is still held, but of a file nobody else can open: to every
+// other process the lock is free, and the next one to create the file
+// takes it.
+func (l *Lock) Named(path string) bool {
+	if l == nil || l.f == nil {
+		return false
+	}
+	held, err := l.f.Stat()
+	if err != nil {
+		return false
+	}
+	fi, err := os.Lstat(path)
+	return err == nil && os.SameFile(held, fi)
+}
+
 // ReadHolder returns what the lock file at path says about its holder:
 // zero when it says nothing readable (no holder, or one writing it just
 // now). It only reads.

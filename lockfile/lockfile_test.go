@@ -108,3 +108,34 @@ func TestAcquireRefusesAHardLink(t *testing.T) {
 		t.Errorf("the file the lock also names now holds %q", b)
 	}
 }
+
+// TestLock_Named: a lock whose file was removed, or replaced by another
+// file of the same name, is no longer named by its path, though still
+// held.
+func TestLock_Named(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "novad.lock")
+	l, err := lockfile.Acquire(path, 0o600, "serve", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if !l.Named(path) {
+		t.Fatal("a held lock is not named by its own path")
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if l.Named(path) {
+		t.Error("a lock whose file was removed is still named by its path")
+	}
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if l.Named(path) {
+		t.Error("a lock whose file was replaced is still named by its path")
+	}
+	var released *lockfile.Lock
+	if released.Named(path) {
+		t.Error("a nil lock is named by a path")
+	}
+}
