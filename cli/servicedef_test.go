@@ -97,6 +97,23 @@ func TestService_StatusNamesWhatIsOutdated(t *testing.T) {
 	}
 }
 
+// TestService_PlistWithoutUmaskNotOutdated: a LaunchAgent written before
+// the plist had its Umask key is not outdated: the comparison is of what
+// the job runs (its arguments), and without the key launchd creates the
+// log files 0644 in a 0700 folder (no other user reaches them) that novad
+// makes 0600 when it starts; a degraded doctor for every such install
+// would ask for a reinstall that changes nothing another user can see.
+func TestService_PlistWithoutUmaskNotOutdated(t *testing.T) {
+	ctx := context.Background()
+	h := newServiceHome(t)
+	deps, def := installedDefinition(t, h, "darwin")
+	rewrite(t, def, "\t<key>Umask</key>\n\t<integer>63</integer>\n", "")
+	_, out, _ := runServiceCLI(ctx, h.environ, deps, "status")
+	if strings.Contains(out, "outdated") {
+		t.Errorf("a LaunchAgent without Umask is reported outdated:\n%s", out)
+	}
+}
+
 // TestOutdatedArgs: the order of the arguments does not make a definition
 // outdated; a flag's value that changed is named once, with both values.
 func TestOutdatedArgs(t *testing.T) {

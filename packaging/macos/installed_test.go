@@ -34,6 +34,7 @@ func TestDecodePlist(t *testing.T) {
 		"LimitLoadToSessionType": "Aqua",
 		"StandardOutPath":        j.StdoutPath(),
 		"StandardErrorPath":      j.StderrPath(),
+		"Umask":                  uint64(0o077),
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("DecodePlist(RenderPlist(j)) =\n%#v\nwant\n%#v", got, want)

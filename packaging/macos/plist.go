@@ -54,6 +54,15 @@ import (
 //     user's files and keychain are.
 //   - StandardOutPath/StandardErrorPath under ~/Library/Logs/nova (not
 //     $HOME, kardianos' user-service default).
+//   - Umask 63 (0o077; a plist has no octal): launchd sets the job's
+//     umask before it creates those two files (launchd.plist(5)), which
+//     it otherwise creates 0644; novad makes them 0600 only once it runs
+//     (package logfile), and a reader that opened one meanwhile would
+//     keep reading it. Everything novad itself creates is 0600/0700
+//     anyway (package paths), so the mask narrows nothing it means to
+//     share. An agent installed before this key is not reported outdated
+//     (doctor's rule compares the job's arguments): its log folder is
+//     0700, which already keeps other users from the files.
 //   - EnvironmentVariables: only NOVA_HOME, so novad uses the home the
 //     operator installed from. Never a secret: the plist is world-readable.
 //

@@ -92,6 +92,8 @@ func TestRenderPlist_WellFormed(t *testing.T) {
 				"LimitLoadToSessionType": "Aqua",
 				"StandardOutPath":        filepath.Join(tc.job.LogDir, "novad.out.log"),
 				"StandardErrorPath":      filepath.Join(tc.job.LogDir, "novad.err.log"),
+				// 0o077: launchd creates the log files private.
+				"Umask": 63,
 			}
 			if g, w := fmt.Sprint(p), fmt.Sprint(want); g != w {
 				t.Errorf("decoded plist:\n got %s\nwant %s", g, w)
