@@ -12,9 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	neturl "net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -109,6 +111,11 @@ type NotRunningError struct {
 	// (Other) is not it, and starting another novad would not help.
 	Starting bool
 	PID      int
+	// StateGone is set with Other when the home has no state/ folder,
+	// where novad keeps its lock: one deleted while novad ran takes the
+	// lock file with it, and what answers at URL may then be this home's
+	// novad, which locks the home again at its next poll (30 s).
+	StateGone bool
 }
 
 // Is reports whether target is api.ErrNotRunning and nothing answered (not
@@ -125,6 +132,8 @@ func (e *NotRunningError) Error() string {
 		return fmt.Sprintf("%s is starting for this home but waits for its ports: what answers at %s is another program or another home's novad, and nothing was sent to it; stop that program, or give this home other ports (server.port and facade.port in config.yaml) and restart novad", novad, e.URL)
 	case e.Starting:
 		return fmt.Sprintf("%s is starting for this home and has not bound its ports yet; try again in a moment (novactl status says when it serves)", novad)
+	case e.Other && e.StateGone:
+		return fmt.Sprintf("no novad holds this NOVA_HOME's lock, and its state/ folder, which keeps the lock, is missing: if state/ was deleted while this home's novad ran, that novad answers at %s and locks the home again within 30 s (try again then); otherwise what answers there is another home's novad or another program. Nothing was sent to it", e.URL)
 	case e.Other:
 		return fmt.Sprintf("no novad serves this NOVA_HOME: what answers at %s is another home's novad or another program, and nothing was sent to it; give this home other ports (server.port and facade.port in config.yaml) and start its novad", e.URL)
 	}
@@ -169,7 +178,9 @@ func (c *Client) do(ctx context.Context, method, url string, body any) (int, []b
 		// has bound them (it waits while another program holds one),
 		// what answers there is that program, maybe another user's.
 		if lockfile.Free(c.homeLock) {
-			return 0, nil, &NotRunningError{URL: url, Other: answers(ctx, url)}
+			other := answers(ctx, url)
+			_, err := os.Lstat(filepath.Dir(c.homeLock))
+			return 0, nil, &NotRunningError{URL: url, Other: other, StateGone: other && errors.Is(err, fs.ErrNotExist)}
 		}
 		if h := lockfile.ReadHolder(c.homeLock); h.IsStarting() {
 			return 0, nil, &NotRunningError{URL: url, Other: answers(ctx, url), Starting: true, PID: h.PID}

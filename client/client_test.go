@@ -249,6 +249,37 @@ func TestForConfig_otherHome(t *testing.T) {
 	}
 }
 
+// TestForConfig_stateGone: with state/ deleted (and novad.lock with it)
+// while this home's novad ran, what answers on the home's ports may be
+// that novad, which locks the home again at its next poll: the client
+// still sends it nothing, but says so rather than only "another home".
+// With state/ in place and no lock, it is another home's as before.
+func TestForConfig_stateGone(t *testing.T) {
+	s := newServer(t)
+	s.body = []byte(`{"status":"ok"}`)
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(s.URL, "http://"))
+	novatest.Must(t, err)
+	home := paths.Home{Root: t.TempDir()}
+	novatest.Must(t, paths.MkdirPrivate(home.StateDir()))
+	cfg := config.Config{Home: home}
+	cfg.Server.Host = "127.0.0.1"
+	cfg.Server.Port, err = strconv.Atoi(port)
+	novatest.Must(t, err)
+	cfg.Facade.Port = cfg.Server.Port
+	var nr *NotRunningError
+	if _, err := ForConfig(cfg).Health(context.Background()); !errors.As(err, &nr) || !nr.Other || nr.StateGone {
+		t.Errorf("state/ in place, no lock: %v (%+v), want another home's, not state/ gone", err, nr)
+	}
+	novatest.Must(t, os.RemoveAll(home.StateDir()))
+	_, err = ForConfig(cfg).Health(context.Background())
+	if !errors.As(err, &nr) || !nr.Other || !nr.StateGone || !strings.Contains(err.Error(), "state/ was deleted") {
+		t.Errorf("state/ deleted: %v, want it to say this home's novad may answer and lock the home again", err)
+	}
+	if s.path != "" {
+		t.Errorf("the server was sent %s", s.path)
+	}
+}
+
 func TestBudget(t *testing.T) {
 	b := NewBudget(time.Hour, 5)
 	if b.MaxCalls() != 3 || NewBudget(time.Hour, 0).MaxCalls() != 1 || b.Total() != time.Hour {
