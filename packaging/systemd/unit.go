@@ -57,6 +57,11 @@ var ErrInvalidUnit = errors.New("invalid systemd unit")
 // TimeoutStopSec matches launchd's ExitTimeOut: novad cancels in-flight
 // searches and stops well within 30 s. Logs go to the journal:
 // journalctl --user -u <name>.
+//
+// No UMask= (launchd's plist sets Umask for its log files): with the
+// output in the journal systemd creates no file for the job, and every
+// file the jobs create under NOVA_HOME is given its mode explicitly
+// (package paths), so a mask would narrow nothing.
 func RenderUnit(u Unit) ([]byte, error) {
 	if err := u.validate(); err != nil {
 		return nil, err
