@@ -990,6 +990,7 @@ func TestIsLoopbackHost(t *testing.T) {
 	}{
 		{"localhost", true},
 		{"LocalHost", true},
+		{"localhoſt", false}, // U+017F, which Unicode case folding takes for an s
 		{"127.0.0.1", true},
 		{"127.1.2.3", true},
 		{"127.255.255.254", true},

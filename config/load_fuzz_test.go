@@ -30,6 +30,7 @@ func FuzzLoadFile(f *testing.F) {
 	}
 	f.Add("", "NOVA_SERVER_HOST=192.168.1.10")
 	f.Add("", "NOVA_SERVER_HOST=[::ffff:127.0.0.1]")
+	f.Add("", "NOVA_SERVER_HOST=localhoſt")
 	f.Fuzz(func(t *testing.T, yaml, variable string) {
 		home, path := writeConfig(t, yaml) // "" writes no file: defaults and the variable
 		cfg, err := config.LoadFile(home, path, []string{variable})
@@ -41,7 +42,7 @@ func FuzzLoadFile(f *testing.F) {
 		if len(host) >= 2 && host[0] == '[' && host[len(host)-1] == ']' {
 			host = host[1 : len(host)-1]
 		}
-		if ip := net.ParseIP(host); !strings.EqualFold(host, "localhost") && (ip == nil || !ip.IsLoopback()) {
+		if ip := net.ParseIP(host); strings.ToLower(host) != "localhost" && (ip == nil || !ip.IsLoopback()) {
 			t.Fatalf("accepted server.host %q:\n%s\n%s", cfg.Server.Host, yaml, variable)
 		}
 		if err := cfg.Validate(); err != nil {

@@ -151,7 +151,7 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // or not). Shorthand forms such as 127.1 or 2130706433, IPv4-mapped IPv6
 // and every other name are refused: Nova never resolves a bind host.
 func IsLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
+	if IsLocalhost(host) {
 		return true
 	}
 	host, ok := unbracket(host)
@@ -162,10 +162,32 @@ func IsLoopbackHost(host string) bool {
 	return addr.IsLoopback()
 }
 
+// IsLocalhost reports whether h is "localhost" in any ASCII case. Not
+// strings.EqualFold: its Unicode folding takes "localhoſt" (U+017F) for
+// localhost, which a resolver and net/http do not (net/http refuses it in
+// a Host header but passes it through from an absolute-form request URI,
+// GET http://localhoſt:3036/ HTTP/1.1, which novad's Host check sees).
+func IsLocalhost(h string) bool {
+	const want = "localhost"
+	if len(h) != len(want) {
+		return false
+	}
+	for i := range len(want) {
+		c := h[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // BindHost returns the address to listen on for host: localhost maps to
 // 127.0.0.1 without a lookup, because /etc/hosts can point it elsewhere.
 func BindHost(host string) string {
-	if strings.EqualFold(host, "localhost") {
+	if IsLocalhost(host) {
 		return "127.0.0.1"
 	}
 	host, _ = unbracket(host)

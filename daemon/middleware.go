@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
 )
 
 // guard wraps a listener's routes in the security checks every request
@@ -111,28 +112,7 @@ func validHost(host string, bound netip.AddrPort) bool {
 	if err != nil || p != strconv.Itoa(int(bound.Port())) {
 		return false
 	}
-	return isLocalhost(h) || h == bound.Addr().String()
-}
-
-// isLocalhost reports whether h is "localhost" in any ASCII case. Not
-// strings.EqualFold: its Unicode folding accepts "localhoſt" (U+017F), which
-// net/http refuses in a Host header but passes through from an
-// absolute-form request URI (GET http://localhoſt:3036/ HTTP/1.1).
-func isLocalhost(h string) bool {
-	const want = "localhost"
-	if len(h) != len(want) {
-		return false
-	}
-	for i := range len(want) {
-		c := h[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != want[i] {
-			return false
-		}
-	}
-	return true
+	return config.IsLocalhost(h) || h == bound.Addr().String()
 }
 
 // browserHeaders are sent by browsers (and never by agents or curl). Any
