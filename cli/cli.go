@@ -339,12 +339,21 @@ func jsonFlag(fs *flag.FlagSet) *flag.Flag {
 // {"ok":false,"error":msg} on stdout, else on stderr after the command's
 // name. It returns ExitUsage.
 func usageError(inv *Invocation, fs *flag.FlagSet, msg string) int {
-	if f := jsonFlag(fs); f != nil && f.Value.String() == "true" {
+	f := jsonFlag(fs)
+	return commandError(inv, f != nil && f.Value.String() == "true", fs.Name(), ExitUsage, msg)
+}
+
+// commandError reports an error that stops the command name ("novactl
+// eval") before it has a result: with jsonOut as {"ok":false,"error":msg}
+// on stdout (printJSONError), else as "name: msg" on stderr. It returns
+// code, the exit status, which is the same in both forms.
+func commandError(inv *Invocation, jsonOut bool, name string, code int, msg string) int {
+	if jsonOut {
 		printJSONError(inv.Stdout, msg)
 	} else {
-		fmt.Fprintf(inv.Stderr, "%s: %s\n", fs.Name(), msg)
+		fmt.Fprintf(inv.Stderr, "%s: %s\n", name, msg)
 	}
-	return ExitUsage
+	return code
 }
 
 // loadConfig loads the configuration, printing field errors on failure:
@@ -352,11 +361,7 @@ func usageError(inv *Invocation, fs *flag.FlagSet, msg string) int {
 func loadConfig(inv *Invocation, jsonOut bool) (config.Config, bool) {
 	cfg, err := config.Load(inv.Environ)
 	if err != nil {
-		if jsonOut {
-			printJSONError(inv.Stdout, configInvalid(err))
-		} else {
-			fmt.Fprintf(inv.Stderr, "novactl: %s\n", configInvalid(err))
-		}
+		commandError(inv, jsonOut, "novactl", ExitFailure, configInvalid(err))
 		return cfg, false
 	}
 	return cfg, true

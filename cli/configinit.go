@@ -188,14 +188,7 @@ func runConfigInit(inv *Invocation, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	fail := func(code int, msg string) int {
-		if *jsonOut {
-			printJSONError(inv.Stdout, msg)
-		} else {
-			fmt.Fprintf(inv.Stderr, "novactl config init: %s\n", msg)
-		}
-		return code
-	}
+	fail := func(code int, msg string) int { return commandError(inv, *jsonOut, "novactl config init", code, msg) }
 	if len(pos) > 0 {
 		return fail(ExitUsage, fmt.Sprintf("unexpected argument %q (a notes folder goes after --notes)", pos[0]))
 	}

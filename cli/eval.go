@@ -85,14 +85,7 @@ func runEval(ctx context.Context, inv *Invocation, args []string) int {
 		fs.Usage()
 		return ExitUsage
 	}
-	fail := func(code int, msg string) int {
-		if *jsonOut {
-			printJSONError(inv.Stdout, msg)
-		} else {
-			fmt.Fprintf(inv.Stderr, "novactl eval: %s\n", msg)
-		}
-		return code
-	}
+	fail := func(code int, msg string) int { return commandError(inv, *jsonOut, "novactl eval", code, msg) }
 	if *timeout <= 0 {
 		// Not "no timeout": every case would time out before it is sent.
 		return fail(ExitUsage, fmt.Sprintf("--timeout must be positive (got %s)", *timeout))
@@ -248,12 +241,7 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintln(inv.Stderr)
 	}
 	if err != nil {
-		if *jsonOut {
-			printJSONError(inv.Stdout, err.Error())
-		} else {
-			fmt.Fprintf(inv.Stderr, "novactl eval locomo: %v\n", err)
-		}
-		return ExitFailure
+		return commandError(inv, *jsonOut, "novactl eval locomo", ExitFailure, err.Error())
 	}
 	if *jsonOut {
 		printJSON(inv.Stdout, rep)

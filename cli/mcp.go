@@ -456,17 +456,7 @@ func runMCPStatus(inv *Invocation, args []string, deps mcpDeps) int {
 	if code >= 0 {
 		return code
 	}
-	// fail reports an error that stops status before it has a result:
-	// with --json as JSON on stdout, so a script reading it always gets
-	// JSON.
-	fail := func(code int, msg string) int {
-		if *jsonOut {
-			printJSONError(inv.Stdout, msg)
-		} else {
-			fmt.Fprintf(inv.Stderr, "novactl mcp status: %s\n", msg)
-		}
-		return code
-	}
+	fail := func(code int, msg string) int { return commandError(inv, *jsonOut, "novactl mcp status", code, msg) }
 	if len(pos) > 0 {
 		return fail(ExitUsage, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}

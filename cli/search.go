@@ -92,16 +92,13 @@ func search(ctx context.Context, inv *Invocation, name string, args []string) in
 	}
 	// fail reports an error that stops the search before a response:
 	// with --json as JSON on stdout, so a script reading it always gets
-	// JSON.
+	// JSON. A usage error's text form starts "Error:", not the name.
 	fail := func(code int, msg string) int {
-		if *jsonOut {
-			printJSONError(inv.Stdout, msg)
-		} else if code == ExitUsage {
-			fmt.Fprintf(inv.Stderr, "Error: %s\n", msg)
-		} else {
-			fmt.Fprintf(inv.Stderr, "%s: %s\n", name, msg)
+		prefix := name
+		if code == ExitUsage {
+			prefix = "Error"
 		}
-		return code
+		return commandError(inv, *jsonOut, prefix, code, msg)
 	}
 	query := strings.TrimSpace(strings.Join(pos, " "))
 	if len(pos) == 1 && pos[0] == "-" {

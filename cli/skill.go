@@ -195,7 +195,7 @@ func runSkillChange(inv *Invocation, args []string, install bool) int {
 	if code >= 0 {
 		return code
 	}
-	fail := func(code int, msg string) int { return skillFail(inv, *jsonOut, verb, code, msg) }
+	fail := func(code int, msg string) int { return commandError(inv, *jsonOut, "novactl skill "+verb, code, msg) }
 	if len(pos) > 0 {
 		return fail(ExitUsage, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
@@ -422,18 +422,6 @@ func skillResultText(r skillReport, environ []string) string {
 	return r.Result.Result + ": " + r.Error
 }
 
-// skillFail reports an error that stops novactl skill verb before it has
-// a result: with --json as {"ok":false,"error":...} on stdout, so that a
-// script reading it always gets JSON.
-func skillFail(inv *Invocation, jsonOut bool, verb string, code int, msg string) int {
-	if jsonOut {
-		printJSONError(inv.Stdout, msg)
-	} else {
-		fmt.Fprintf(inv.Stderr, "novactl skill %s: %s\n", verb, msg)
-	}
-	return code
-}
-
 // runSkillStatus is novactl skill status.
 func runSkillStatus(inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl skill status", "novactl skill status [--agent ID[,ID...]|all] [--json]", skillHelp)
@@ -444,14 +432,14 @@ func runSkillStatus(inv *Invocation, args []string) int {
 		return code
 	}
 	if len(pos) > 0 {
-		return skillFail(inv, *jsonOut, "status", ExitUsage, fmt.Sprintf("unexpected argument %q", pos[0]))
+		return commandError(inv, *jsonOut, "novactl skill status", ExitUsage, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	targets, _, err := skill.Select(inv.Environ, *agentFlag)
 	if err != nil {
-		return skillFail(inv, *jsonOut, "status", ExitUsage, err.Error())
+		return commandError(inv, *jsonOut, "novactl skill status", ExitUsage, err.Error())
 	}
 	if err := needUserHome(inv.Environ); err != nil {
-		return skillFail(inv, *jsonOut, "status", ExitFailure, err.Error())
+		return commandError(inv, *jsonOut, "novactl skill status", ExitFailure, err.Error())
 	}
 	out := skillOutput{Command: "status", SkillID: skill.ID, TemplateVersion: skill.TemplateVersion, TemplateSHA256: skill.Digest(inv.Environ),
 		NoSkill: noSkillNotes(inv.Environ, *agentFlag), WillWrite: []string{}, OK: true}
