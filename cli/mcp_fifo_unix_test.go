@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
 // TestMCPStatus_NamedPipe: an agent's configuration file, or a project's
@@ -33,10 +33,8 @@ func TestMCPStatus_NamedPipe(t *testing.T) {
 		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
-		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			t.Skipf("mkfifo: %v", err)
-		}
 	}
+	pipes := novatest.Mkfifo(t, codex, projectFile)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -51,24 +49,12 @@ func TestMCPStatus_NamedPipe(t *testing.T) {
 				out  string
 				code int
 			}
-			done := make(chan result, 1)
-			go func() {
+			r := novatest.Returns(t, pipes, strings.Join(tc.args, " "), func() result {
 				out, errs, code := mcpRunIn(t, project, env, tc.args...)
-				done <- result{out + errs, code}
-			}()
-			select {
-			case r := <-done:
-				if r.code == ExitOK || !strings.Contains(r.out, tc.pipe+" is a named pipe, not a file") {
-					t.Errorf("exit %d, output:\n%s\nwant a failure naming %s as a named pipe", r.code, r.out, tc.pipe)
-				}
-			case <-time.After(10 * time.Second):
-				// Release the blocked opens so that the command ends.
-				for _, p := range []string{codex, projectFile} {
-					if w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-						w.Close()
-					}
-				}
-				t.Fatalf("%s did not return", strings.Join(tc.args, " "))
+				return result{out + errs, code}
+			})
+			if r.code == ExitOK || !strings.Contains(r.out, tc.pipe+" is a named pipe, not a file") {
+				t.Errorf("exit %d, output:\n%s\nwant a failure naming %s as a named pipe", r.code, r.out, tc.pipe)
 			}
 		})
 	}

@@ -5,10 +5,9 @@ package client
 import (
 	"os"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -21,24 +20,12 @@ func TestReadState_namedPipe(t *testing.T) {
 	if err := os.MkdirAll(home.StateDir(), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(home.ServerState(), 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	done := make(chan error, 1)
-	go func() {
+	pipes := novatest.Mkfifo(t, home.ServerState())
+	err := novatest.Returns(t, pipes, "ReadState", func() error {
 		_, err := ReadState(home)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), home.ServerState()+" is a named pipe, not a file") {
-			t.Errorf("ReadState: %v, want an error naming %s as a named pipe", err, home.ServerState())
-		}
-	case <-time.After(5 * time.Second):
-		// Release the blocked open so that the goroutine ends.
-		if w, err := os.OpenFile(home.ServerState(), os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			w.Close()
-		}
-		t.Fatal("ReadState did not return")
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), home.ServerState()+" is a named pipe, not a file") {
+		t.Errorf("ReadState: %v, want an error naming %s as a named pipe", err, home.ServerState())
 	}
 }

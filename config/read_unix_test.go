@@ -6,11 +6,10 @@ import (
 	"errors"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -20,9 +19,7 @@ import (
 // waited forever for a writer that never came.
 func TestLoadFile_notARegularFile(t *testing.T) {
 	fifo := paths.Home{Root: t.TempDir()}
-	if err := syscall.Mkfifo(fifo.Config(), 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	pipes := novatest.Mkfifo(t, fifo.Config())
 	null := paths.Home{Root: t.TempDir()}
 	if err := os.Symlink(os.DevNull, null.Config()); err != nil {
 		t.Fatal(err)
@@ -31,22 +28,12 @@ func TestLoadFile_notARegularFile(t *testing.T) {
 		home paths.Home
 		kind string
 	}{"named pipe": {fifo, "a named pipe"}, "link to a device": {null, "a device"}} {
-		done := make(chan error, 1)
-		go func() {
+		err := novatest.Returns(t, pipes, "LoadFile of a "+what, func() error {
 			_, err := config.LoadFile(c.home, c.home.Config(), nil)
-			done <- err
-		}()
-		select {
-		case err := <-done:
-			if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), c.home.Config()+" is "+c.kind+", not a file") {
-				t.Errorf("%s: LoadFile: %v, want ErrInvalid naming %s as %s", what, err, c.home.Config(), c.kind)
-			}
-		case <-time.After(5 * time.Second):
-			// Release the blocked open so that the goroutine ends.
-			if w, err := os.OpenFile(c.home.Config(), os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-				w.Close()
-			}
-			t.Errorf("%s: LoadFile did not return", what)
+			return err
+		})
+		if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), c.home.Config()+" is "+c.kind+", not a file") {
+			t.Errorf("%s: LoadFile: %v, want ErrInvalid naming %s as %s", what, err, c.home.Config(), c.kind)
 		}
 	}
 }

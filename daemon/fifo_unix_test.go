@@ -5,8 +5,6 @@ package daemon_test
 import (
 	"log/slog"
 	"net/http"
-	"os"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,17 +22,9 @@ func TestHealthAnswersWithWatcherStateANamedPipe(t *testing.T) {
 	srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
 	base := "http://" + srv.DirectAddr().String()
 	waitServing(t, base)
-	if err := syscall.Mkfifo(cfg.Home.WatcherState(), 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	t.Cleanup(func() {
-		// Release any read still blocked on the pipe so that novad stops.
-		for range 8 {
-			if w, err := os.OpenFile(cfg.Home.WatcherState(), os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-				w.Close()
-			}
-		}
-	})
+	// Released when the test ends, so that a read still waiting on the
+	// pipe ends and novad stops.
+	novatest.Mkfifo(t, cfg.Home.WatcherState())
 	resp, err := (&http.Client{Timeout: 5 * time.Second}).Get(base + api.PathHealth)
 	novatest.Must(t, err)
 	resp.Body.Close()

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/nova-recall/nova/internal/novatest"
 )
 
@@ -19,9 +17,10 @@ import (
 func TestSourceIsANamedPipe(t *testing.T) {
 	f := newFixture(t)
 	f.src = filepath.Join(t.TempDir(), "export.jsonl")
-	novatest.Must(t, unix.Mkfifo(f.src, 0o600))
+	pipes := novatest.Mkfifo(t, f.src)
 	f.writeConfig()
-	c := want(t, f.run(Options{}), "source:notes", Degraded, CodeSourceUnreadable)
+	r := novatest.Returns(t, pipes, "doctor", func() Report { return f.run(Options{}) })
+	c := want(t, r, "source:notes", Degraded, CodeSourceUnreadable)
 	if !strings.Contains(c.Message, f.src) || !strings.Contains(c.Message, "named pipe") || !strings.Contains(c.Advice, "sources[].path") {
 		t.Errorf("source that is a named pipe: %+v", c)
 	}

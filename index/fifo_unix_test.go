@@ -9,10 +9,10 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
 // TestSync_fileReplacedByANamedPipe: a source file replaced by a named
@@ -59,29 +59,19 @@ func TestSync_fileReplacedByANamedPipe(t *testing.T) {
 				r   *index.SyncResult
 				err error
 			}
-			done := make(chan result, 1)
-			go func() {
+			res := novatest.Returns(t, novatest.Pipes{b}, "the sync", func() result {
 				r, err := index.New(cfg, opts).Sync(t.Context())
-				done <- result{r, err}
-			}()
-			select {
-			case res := <-done:
-				if res.err != nil {
-					t.Fatal(res.err)
-				}
-				found := false
-				for _, p := range res.r.Build.Problems {
-					found = found || p.Path == b && strings.Contains(p.Reason, "named pipe")
-				}
-				if !found || res.r.Build.Records == 0 {
-					t.Errorf("%d records, problems %+v: want %s's records and %s reported as a named pipe", res.r.Build.Records, res.r.Build.Problems, keep, b)
-				}
-			case <-time.After(20 * time.Second):
-				// Release the blocked open so that the sync ends.
-				if w, err := os.OpenFile(b, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-					w.Close()
-				}
-				t.Fatal("the sync did not return")
+				return result{r, err}
+			})
+			if res.err != nil {
+				t.Fatal(res.err)
+			}
+			found := false
+			for _, p := range res.r.Build.Problems {
+				found = found || p.Path == b && strings.Contains(p.Reason, "named pipe")
+			}
+			if !found || res.r.Build.Records == 0 {
+				t.Errorf("%d records, problems %+v: want %s's records and %s reported as a named pipe", res.r.Build.Records, res.r.Build.Problems, keep, b)
 			}
 		})
 	}

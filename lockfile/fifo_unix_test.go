@@ -1,13 +1,13 @@
 //go:build unix
 
-package lockfile
+package lockfile_test
 
 import (
-	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/lockfile"
 )
 
 // TestProbesOfANamedPipe: Held, Free and ReadHolder of a named pipe at a
@@ -17,31 +17,14 @@ import (
 // whether novad serves the home.
 func TestProbesOfANamedPipe(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "novad.lock")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	t.Cleanup(func() {
-		// Release any open still blocked on the pipe.
-		for range 3 {
-			if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-				w.Close()
-			}
-		}
-	})
+	pipes := novatest.Mkfifo(t, path)
 	for name, probe := range map[string]func() bool{
-		"Held":       func() bool { return !Held(path) },
-		"Free":       func() bool { return !Free(path) },
-		"ReadHolder": func() bool { return ReadHolder(path) == Holder{} },
+		"Held":       func() bool { return !lockfile.Held(path) },
+		"Free":       func() bool { return !lockfile.Free(path) },
+		"ReadHolder": func() bool { return lockfile.ReadHolder(path) == lockfile.Holder{} },
 	} {
-		done := make(chan bool, 1)
-		go func() { done <- probe() }()
-		select {
-		case ok := <-done:
-			if !ok {
-				t.Errorf("%s of a named pipe: not the answer for no lock", name)
-			}
-		case <-time.After(5 * time.Second):
-			t.Errorf("%s of a named pipe did not return", name)
+		if !novatest.Returns(t, pipes, name+" of a named pipe", probe) {
+			t.Errorf("%s of a named pipe: not the answer for no lock", name)
 		}
 	}
 }

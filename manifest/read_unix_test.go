@@ -6,9 +6,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
 // TestRead_notARegularFile: a manifest.json that is a named pipe, or a
@@ -22,9 +22,7 @@ func TestRead_notARegularFile(t *testing.T) {
 	if err := os.Mkdir(filepath.Dir(fifo), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	pipes := novatest.Mkfifo(t, fifo)
 	zero := filepath.Join(dir, "zero", "manifest.json")
 	if err := os.Mkdir(filepath.Dir(zero), 0o700); err != nil {
 		t.Fatal(err)
@@ -33,18 +31,12 @@ func TestRead_notARegularFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for what, path := range map[string]string{"named pipe": fifo, "link to /dev/zero": zero, "directory": dir} {
-		done := make(chan error, 1)
-		go func() {
+		err := novatest.Returns(t, pipes, "Read of a "+what, func() error {
 			_, _, err := Read(path)
-			done <- err
-		}()
-		select {
-		case err := <-done:
-			if !errors.Is(err, ErrInvalid) {
-				t.Errorf("%s: Read: %v, want ErrInvalid", what, err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Errorf("%s: Read did not return", what)
+			return err
+		})
+		if !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: Read: %v, want ErrInvalid", what, err)
 		}
 	}
 }

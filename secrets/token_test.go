@@ -17,9 +17,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
 // newToken returns a fresh token or stops the test.
@@ -511,24 +511,12 @@ func TestReadTokenRefusesUnsafeFiles(t *testing.T) {
 // before it is opened, which would block until a writer came.
 func TestReadTokenRefusesFIFO(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "internal-token")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	done := make(chan error, 1)
-	go func() {
+	pipes := novatest.Mkfifo(t, path)
+	err := novatest.Returns(t, pipes, "ReadToken", func() error {
 		_, err := ReadToken(path)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		wantUnsafe(t, err, path, Token{})
-	case <-time.After(5 * time.Second):
-		// Release the blocked open so the goroutine ends.
-		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			w.Close()
-		}
-		t.Fatal("ReadToken blocked opening a FIFO")
-	}
+		return err
+	})
+	wantUnsafe(t, err, path, Token{})
 }
 
 // TestReadTokenMissing: a missing file, or a missing directory, is

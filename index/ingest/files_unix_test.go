@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
 // TestList_namedPipeSource: a source whose path is a named pipe is
@@ -19,10 +18,11 @@ import (
 // for good.
 func TestList_namedPipeSource(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "export.jsonl")
-	if err := unix.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	_, err := List(config.Source{Name: "x", Kind: config.KindJSONL, Path: fifo})
+	pipes := novatest.Mkfifo(t, fifo)
+	err := novatest.Returns(t, pipes, "List", func() error {
+		_, err := List(config.Source{Name: "x", Kind: config.KindJSONL, Path: fifo})
+		return err
+	})
 	if !errors.Is(err, ErrSourceNotFile) || !strings.Contains(err.Error(), fifo) || !strings.Contains(err.Error(), "named pipe") {
 		t.Fatalf("a named pipe as a source: %v, want ErrSourceNotFile naming it", err)
 	}
