@@ -14,13 +14,9 @@ import (
 // need not be the caller's. The error wraps fs.ErrNotExist when there is
 // no plist, and says why otherwise (unreadable, no absolute NOVA_HOME).
 func InstalledNovaHome(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	top, err := readPlist(path)
 	if err != nil {
 		return "", err
-	}
-	top, err := DecodePlist(b)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	env, _ := top["EnvironmentVariables"].(map[string]any)
 	home, _ := env["NOVA_HOME"].(string)
@@ -28,6 +24,21 @@ func InstalledNovaHome(path string) (string, error) {
 		return "", fmt.Errorf("%s: EnvironmentVariables has no absolute NOVA_HOME (got %q)", path, home)
 	}
 	return filepath.Clean(home), nil
+}
+
+// readPlist reads and decodes the plist at path (DecodePlist). The error
+// wraps fs.ErrNotExist when there is none, and names path when it is not
+// a property list.
+func readPlist(path string) (map[string]any, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	top, err := DecodePlist(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return top, nil
 }
 
 // DecodePlist decodes a property list whose top level is a dict, XML or
@@ -63,13 +74,9 @@ func InstalledArgs(path string) ([]string, error) {
 // moved since it was installed. The error wraps fs.ErrNotExist when there
 // is no plist.
 func InstalledCommand(path string) ([]string, error) {
-	b, err := os.ReadFile(path)
+	top, err := readPlist(path)
 	if err != nil {
 		return nil, err
-	}
-	top, err := DecodePlist(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	raw, _ := top["ProgramArguments"].([]any)
 	if len(raw) == 0 {
