@@ -16,7 +16,14 @@ func RecallAt(ranked []string, relevant map[string]bool, k int) float64 {
 	if len(relevant) == 0 {
 		return 1
 	}
-	found := 0
+	return float64(len(hitRanks(ranked, relevant, k))) / float64(len(relevant))
+}
+
+// hitRanks returns the ranks (from 0) at which the relevant ids first
+// stand in the first k of ranked, in order: an id ranked twice is found
+// once, at its better rank.
+func hitRanks(ranked []string, relevant map[string]bool, k int) []int {
+	var ranks []int
 	seen := map[string]bool{}
 	for i, id := range ranked {
 		if i == k {
@@ -24,10 +31,10 @@ func RecallAt(ranked []string, relevant map[string]bool, k int) float64 {
 		}
 		if relevant[id] && !seen[id] {
 			seen[id] = true
-			found++
+			ranks = append(ranks, i)
 		}
 	}
-	return float64(found) / float64(len(relevant))
+	return ranks
 }
 
 // MRR returns 1/rank of the first relevant id (0 if none).
@@ -46,15 +53,8 @@ func NDCG(ranked []string, relevant map[string]bool, k int) float64 {
 		return 0
 	}
 	dcg := 0.0
-	seen := map[string]bool{}
-	for i, id := range ranked {
-		if i == k {
-			break
-		}
-		if relevant[id] && !seen[id] {
-			seen[id] = true
-			dcg += 1 / math.Log2(float64(i+2))
-		}
+	for _, i := range hitRanks(ranked, relevant, k) {
+		dcg += 1 / math.Log2(float64(i+2))
 	}
 	ideal := 0.0
 	for i := 0; i < min(k, len(relevant)); i++ {
