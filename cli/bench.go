@@ -99,37 +99,30 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 		return code
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(inv.Stderr, "%s: unexpected argument %q\n", fs.Name(), pos[0])
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	ns, err := parseSizes(*sizes)
 	if err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl bench: --sizes: %v\n", err)
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("--sizes: %v", err))
 	}
 	// Written so that NaN, which every comparison refuses, is refused too.
 	switch {
 	case *queries <= 0:
-		fmt.Fprintf(inv.Stderr, "novactl bench: --queries must be positive (got %d)\n", *queries)
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("--queries must be positive (got %d)", *queries))
 	case !(*chinese >= 0 && *chinese <= 1):
-		fmt.Fprintf(inv.Stderr, "novactl bench: --chinese must be between 0 and 1 (got %v)\n", *chinese)
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("--chinese must be between 0 and 1 (got %v)", *chinese))
 	case loadOnly && *systems != strings.Join(bench.DefaultSystems, ","):
 		fmt.Fprintln(inv.Stderr, "novactl bench load: --systems names in-process systems, which the load test alone does not time (use novactl bench --load)")
 		return ExitUsage
 	case *noDaemon && (*load || loadOnly):
-		fmt.Fprintln(inv.Stderr, "novactl bench: the load test runs against novad, which --no-daemon leaves out: drop one of them")
-		return ExitUsage
+		return usageError(inv, fs, "the load test runs against novad, which --no-daemon leaves out: drop one of them")
 	case *clients <= 0 || *requests <= 0 || *duration <= 0:
-		fmt.Fprintf(inv.Stderr, "novactl bench: --load-clients, --load-requests and --load-duration must be positive (got %d, %d, %s)\n", *clients, *requests, *duration)
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("--load-clients, --load-requests and --load-duration must be positive (got %d, %d, %s)", *clients, *requests, *duration))
 	}
 	if *topK < api.MinTopK || *topK > api.MaxTopK {
 		// Nova answers at most MaxTopK: beyond it the other systems
 		// would return more results than Nova under the same hit@k.
-		fmt.Fprintf(inv.Stderr, "novactl bench: --top-k must be %d to %d, the results Nova answers (got %d)\n", api.MinTopK, api.MaxTopK, *topK)
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("--top-k must be %d to %d, the results Nova answers (got %d)", api.MinTopK, api.MaxTopK, *topK))
 	}
 	sys := []string{}
 	if *systems != "none" && !loadOnly {
@@ -140,12 +133,10 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 		}
 	}
 	if err := bench.CheckSystems(sys); err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl bench: --systems: %v\n", err)
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("--systems: %v", err))
 	}
 	if err := checkReportPath(*jsonPath); err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl bench: %v\n", err)
-		return ExitUsage
+		return usageError(inv, fs, err.Error())
 	}
 	opts := bench.Options{
 		Sizes: ns, QueriesPerKind: *queries, Seed: *seed, ChineseShare: *chinese, TopK: *topK, Systems: sys,
@@ -162,8 +153,7 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 			opts.NovadPath = bin
 		case *novad != "" || loadOnly || *load:
 			// Asked for by name or needed: not a run without it.
-			fmt.Fprintf(inv.Stderr, "novactl bench: %v\n", err)
-			return ExitUsage
+			return usageError(inv, fs, err.Error())
 		default:
 			fmt.Fprintf(inv.Stderr, "novactl bench: %v; skipping the daemon measurements (pass --novad, or --no-daemon to silence this)\n", err)
 			opts.Daemon = false
@@ -308,27 +298,21 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 		return code
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(inv.Stderr, "%s: unexpected argument %q\n", fs.Name(), pos[0])
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	ns, err := parseSizes(*sizes)
 	switch {
 	case err != nil:
-		fmt.Fprintf(inv.Stderr, "novactl bench fresh: --sizes: %v\n", err)
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("--sizes: %v", err))
 	case *appends <= 0:
-		fmt.Fprintf(inv.Stderr, "novactl bench fresh: --appends must be positive (got %d)\n", *appends)
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("--appends must be positive (got %d)", *appends))
 	case !(*chinese >= 0 && *chinese <= 1): // NaN too
-		fmt.Fprintf(inv.Stderr, "novactl bench fresh: --chinese must be between 0 and 1 (got %v)\n", *chinese)
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("--chinese must be between 0 and 1 (got %v)", *chinese))
 	case *quiet < 0 || *maxWait < 0:
-		fmt.Fprintf(inv.Stderr, "novactl bench fresh: --quiet and --max-wait must be 0 (the watcher's own) or more (got %s, %s)\n", *quiet, *maxWait)
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("--quiet and --max-wait must be 0 (the watcher's own) or more (got %s, %s)", *quiet, *maxWait))
 	}
 	if err := checkReportPath(*jsonPath); err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl bench fresh: %v\n", err)
-		return ExitUsage
+		return usageError(inv, fs, err.Error())
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -340,8 +324,7 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	bin, err := novadBinary(*novad)
 	if err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl bench fresh: %v\n", err)
-		return ExitUsage
+		return usageError(inv, fs, err.Error())
 	}
 	start := time.Now()
 	var reps []*bench.FreshReport
