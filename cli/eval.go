@@ -99,19 +99,9 @@ func runEval(ctx context.Context, inv *Invocation, args []string) int {
 		}
 		return fail(ExitUsage, "--queries: "+err.Error())
 	}
-	var c *client.Client
-	if *facadeURL != "" {
-		u, err := facadeBase("--facade-url", *facadeURL)
-		if err != nil {
-			return fail(ExitUsage, err.Error())
-		}
-		c = client.New(u, "")
-	} else {
-		cfg, ok := loadConfig(inv, *jsonOut)
-		if !ok {
-			return ExitFailure
-		}
-		c = client.ForConfig(cfg)
+	c, code := facadeClient(inv, *jsonOut, "--facade-url", *facadeURL, fail)
+	if code >= 0 {
+		return code
 	}
 	if _, err := c.FacadeHealth(ctx); client.IsNotRunning(err) {
 		return fail(ExitFailure, err.Error())

@@ -151,19 +151,9 @@ func search(ctx context.Context, inv *Invocation, name string, args []string) in
 	if base == "" {
 		base, baseFlag = *dashboardURL, "--dashboard-url"
 	}
-	var c *client.Client
-	if base != "" {
-		u, err := facadeBase(baseFlag, base)
-		if err != nil {
-			return fail(ExitUsage, err.Error())
-		}
-		c = client.New(u, "")
-	} else {
-		cfg, ok := loadConfig(inv, *jsonOut)
-		if !ok {
-			return ExitFailure
-		}
-		c = client.ForConfig(cfg)
+	c, code := facadeClient(inv, *jsonOut, baseFlag, base, fail)
+	if code >= 0 {
+		return code
 	}
 	body := api.SearchBody{
 		Query: query, TopK: api.ClampTopK(*topK), Date: *date, Project: *project, Role: *role, Agent: *agent,
@@ -232,6 +222,26 @@ func search(ctx context.Context, inv *Invocation, name string, args []string) in
 	}
 	printSearch(inv.Stdout, resp)
 	return code
+}
+
+// facadeClient returns the client of the facade at base, the value of
+// flag (--facade-url or its alias), or where base is "" of the facade the
+// configuration names. It returns ExitUsage (through fail, the command's
+// report of an error) for a base that is no URL, ExitFailure (loadConfig
+// has said why) for an invalid configuration, and -1 to go on.
+func facadeClient(inv *Invocation, jsonOut bool, flag, base string, fail func(code int, msg string) int) (*client.Client, int) {
+	if base != "" {
+		u, err := facadeBase(flag, base)
+		if err != nil {
+			return nil, fail(ExitUsage, err.Error())
+		}
+		return client.New(u, ""), -1
+	}
+	cfg, ok := loadConfig(inv, jsonOut)
+	if !ok {
+		return nil, ExitFailure
+	}
+	return client.ForConfig(cfg), -1
 }
 
 // facadeBase returns v, the value of flag (--facade-url or its alias),
