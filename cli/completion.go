@@ -77,8 +77,7 @@ func runCompletion(ctx context.Context, inv *Invocation, args []string) int {
 			didYouMean(pos[0], verbNameList(completionVerbs())))
 		return ExitUsage
 	case len(pos) > 1:
-		fmt.Fprintf(inv.Stderr, "novactl completion: unexpected argument %q\n", pos[1])
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[1]))
 	}
 	if err := completion.Write(inv.Stdout, pos[0], completionTree(ctx)); err != nil {
 		fmt.Fprintf(inv.Stderr, "novactl completion: %v\n", err)

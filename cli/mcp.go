@@ -109,8 +109,7 @@ func runMCPServe(ctx context.Context, inv *Invocation, args []string) int {
 		return code
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(inv.Stderr, "novactl mcp: unexpected argument %q\n", pos[0])
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	level := slog.LevelWarn
 	if *verbose {
@@ -186,8 +185,7 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 		return code
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(inv.Stderr, "novactl mcp %s: unexpected argument %q\n", verb, pos[0])
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	agents, explicit, err := agentconf.Select(*agentFlag)
 	if err != nil {

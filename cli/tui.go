@@ -103,8 +103,7 @@ func tuiCommand(_ context.Context, inv *Invocation, args []string, start func(TU
 		return code
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(inv.Stderr, "novactl tui: unexpected argument %q\n", pos[0])
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	// Each refresh runs every doctor check: a shorter pause would keep a
 	// core busy, and a negative one means nothing.

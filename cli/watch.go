@@ -81,8 +81,7 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 		return code
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(inv.Stderr, "novactl index watch: unexpected argument %q\n", pos[0])
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	if *quiet <= 0 || *maxWait < *quiet || *rescan < time.Second {
 		fmt.Fprintln(inv.Stderr, "novactl index watch: --quiet must be positive, --max-wait at least --quiet, --rescan at least 1s")
