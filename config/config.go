@@ -240,7 +240,7 @@ func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 	case errors.Is(err, syscall.ENOTDIR):
 		// NOVA_HOME (or a folder above it) is a file: say which, not
 		// "stat .../config.yaml: not a directory".
-		return Config{}, fmt.Errorf("read %s: %s", path, notAFolder(filepath.Dir(path)))
+		return Config{}, fmt.Errorf("read %s: %s", path, paths.NotAFolder(filepath.Dir(path)))
 	case !errors.Is(err, os.ErrNotExist):
 		return Config{}, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -253,18 +253,6 @@ func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 		return Config{}, fmt.Errorf("read %s: it is a link to %s, which does not exist", path, target)
 	}
 	return load(home, path, nil, false, environ)
-}
-
-// notAFolder names the nearest part of dir that is a file.
-func notAFolder(dir string) string {
-	for d := dir; ; d = filepath.Dir(d) {
-		if fi, err := os.Stat(d); err == nil && !fi.IsDir() {
-			return d + " is a file, not a folder"
-		}
-		if filepath.Dir(d) == d {
-			return dir + " is not a folder"
-		}
-	}
 }
 
 // checkWriters refuses a config file that another local user owns or can

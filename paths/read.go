@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // NotFileError is returned by ReadRegular for a path that is not a
@@ -19,6 +20,20 @@ type NotFileError struct {
 
 func (e *NotFileError) Error() string {
 	return fmt.Sprintf("%s is %s, not a file", e.Path, KindOf(e.Mode))
+}
+
+// NotAFolder says, for a message, which of dir and the folders above it
+// is a file ("/x/nova is a file, not a folder"), where a path through dir
+// failed with ENOTDIR; "dir is not a folder" when none is found to be.
+func NotAFolder(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && !fi.IsDir() {
+			return d + " is a file, not a folder"
+		}
+		if filepath.Dir(d) == d {
+			return dir + " is not a folder"
+		}
+	}
 }
 
 // KindOf names, for a message, the type of a path that is not a regular

@@ -96,7 +96,7 @@ func Inspect(t Target) State {
 	case errors.Is(err, syscall.ENOTDIR):
 		// A file where a folder of the path should be: there is no skill
 		// to read, and none can be written until the person moves it.
-		return State{Class: ClassUnsafe, Detail: notAFolder(filepath.Dir(t.Dir())) + ": move it, then install"}
+		return State{Class: ClassUnsafe, Detail: paths.NotAFolder(filepath.Dir(t.Dir())) + ": move it, then install"}
 	case err != nil:
 		return State{Class: ClassUnreadable, Exists: true, Detail: err.Error()}
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -208,19 +208,6 @@ func danglingRoot(t Target) error {
 		target = filepath.Join(filepath.Dir(t.Root), target)
 	}
 	return fmt.Errorf("%s is a link to %s, which does not exist: create that folder, or remove the link", t.Root, target)
-}
-
-// notAFolder names the nearest of dir and the folders above it that is
-// not a folder.
-func notAFolder(dir string) string {
-	for p := dir; ; p = filepath.Dir(p) {
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p + " is a file, not a folder"
-		}
-		if filepath.Dir(p) == p {
-			return dir + " is not a folder"
-		}
-	}
 }
 
 // homeName names a home for a person: "" is the default.
