@@ -194,9 +194,9 @@ func formatToolSummary(name, arg string) string {
 		arg = truncate.Runes(arg, maxToolSummary-1) + "…"
 	}
 	if arg == "" {
-		return "[tool: " + name + "]"
+		return memory.ToolSummaryPrefix + name + "]"
 	}
-	return "[tool: " + name + " " + arg + "]"
+	return memory.ToolSummaryPrefix + name + " " + arg + "]"
 }
 
 // jsonArg renders a tool argument: a string as is, a list of strings
@@ -234,7 +234,7 @@ func appendTools(text string, tools []string, more int) string {
 		b.WriteString(t)
 	}
 	if more > 0 {
-		b.WriteString("\n[tool: +" + strconv.Itoa(more) + " more]")
+		b.WriteString("\n" + memory.ToolSummaryPrefix + "+" + strconv.Itoa(more) + " more]")
 	}
 	return b.String()
 }
