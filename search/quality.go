@@ -166,7 +166,8 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 
 // dedupe folds results that are the same memory: the first key present
 // among governance duplicate group, dedupe key, source id, then
-// normalised text; the higher-ranked one is kept.
+// normalised text; or, for transcripts, the same words said by the same
+// speaker in the same project (see saying). The higher-ranked one is kept.
 //
 // It looks at the first head candidates, the depth each pass returns,
 // and beyond them only until keep distinct ones are found; the report
@@ -176,6 +177,7 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 // its score components) was a tenth of what a search allocated.
 func dedupe(q *query, in []scored, keep, head int) ([]scored, *api.DedupeReport) {
 	seen := make(map[string]bool, min(len(in), max(head, keep)))
+	var said map[saying]bool // made at the first transcript's chunk
 	out := make([]scored, 0, max(0, min(keep, len(in))))
 	unique := 0
 	report := &api.DedupeReport{Applied: true, Strategy: "governance-provenance-text", Removed: []api.DedupeRemoval{}}
@@ -187,14 +189,28 @@ func dedupe(q *query, in []scored, keep, head int) ([]scored, *api.DedupeReport)
 		report.InputCount++
 		c := q.hashed(s.doc)
 		key := dedupeKey(c)
-		if key != "" && seen[key] {
+		say, says := saidOf(c)
+		dup := ""
+		switch {
+		case key != "" && seen[key]:
+			dup = key
+		case says && said[say]:
+			dup = say.String()
+		}
+		if dup != "" {
 			if len(report.Removed) < 20 {
-				report.Removed = append(report.Removed, api.DedupeRemoval{ID: c.ID, DedupeKey: key, SourceSet: c.SourceSet, Score: scalar.Round(s.score, 6)})
+				report.Removed = append(report.Removed, api.DedupeRemoval{ID: c.ID, DedupeKey: dup, SourceSet: c.SourceSet, Score: scalar.Round(s.score, 6)})
 			}
 			report.DuplicatesRemoved++
 			continue
 		}
 		seen[key] = true
+		if says {
+			if said == nil {
+				said = make(map[saying]bool, min(len(in), max(head, keep)))
+			}
+			said[say] = true
+		}
 		if unique < keep {
 			out = append(out, *s)
 		}
@@ -205,6 +221,39 @@ func dedupe(q *query, in []scored, keep, head int) ([]scored, *api.DedupeReport)
 		report.DuplicateRate = scalar.Round(float64(report.DuplicatesRemoved)/float64(report.InputCount), 4)
 	}
 	return out, report
+}
+
+// saying is what a chunk says (memory.Said: its text without the tool
+// calls attached to it, by its hash), by whom, in which project and
+// source set. A Codex sub-agent's answer is indexed from its own rollout,
+// with the calls it made, and from its parent's, which received it
+// without them: both stay in the index, since either rollout may be
+// missing, removed or read in another sync, and search shows the answer
+// once. A struct, not a string: dedupe looks at every candidate, and the
+// key of one that folds nothing is never written out.
+type saying struct{ sourceSet, project, speaker, hash string }
+
+// saidOf returns what chunk c says; false when c is not a transcript's
+// (the dialogue layer, the only one tool calls are attached to) or its
+// text is not hashed.
+func saidOf(c *memory.Chunk) (saying, bool) {
+	hash := c.TextHash
+	if c.Layer != "dialogue" || hash == "" {
+		return saying{}, false
+	}
+	if said := memory.Said(c.Text); len(said) != len(c.Text) {
+		hash = memory.HashText(said)
+	}
+	speaker := c.Agent
+	if speaker == "" {
+		speaker = c.Role
+	}
+	return saying{c.SourceSet, c.Project, speaker, hash}, true
+}
+
+// String is the saying's dedupe key, as the dedupe report names it.
+func (s saying) String() string {
+	return "said:" + s.sourceSet + ":" + s.project + ":" + s.speaker + ":" + s.hash
 }
 
 func dedupeKey(c *memory.Chunk) string {
