@@ -16,13 +16,12 @@ import (
 )
 
 // searchTexts runs query through the search engine over home's active
-// generation and returns the results' texts (their previews when the
-// response carries no text), best first.
+// generation and returns the results' full texts, best first.
 func searchTexts(t testing.TB, home paths.Home, query string) []string {
 	t.Helper()
 	_, g := active(t, home)
 	engine := search.New(search.Config{Now: func() time.Time { return epoch }}, lexical.NewAnalyzer())
-	r, err := engine.Search(context.Background(), &search.Snapshot{Gen: g, Query: g.Model}, api.SearchRequest{Query: query, TopK: 10})
+	r, err := engine.Search(context.Background(), &search.Snapshot{Gen: g, Query: g.Model}, api.SearchRequest{Query: query, TopK: 10, IncludeFullText: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +55,7 @@ func TestSearch_claudeSubAgentAnswer(t *testing.T) {
 	head := `{"parentUuid":null,"cwd":"/home/rui/shop","sessionId":"` + session + `","version":"2.1.97","entrypoint":"cli",`
 	main := head + `"isSidechain":false,"type":"user","message":{"role":"user","content":"Why is the checkout total off by a cent?"},"uuid":"m1","timestamp":"2026-04-02T09:00:00.000Z"}
 ` + head + `"isSidechain":false,"type":"assistant","message":{"id":"msg_M1","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"tool_use","id":"toolu_T1","name":"Task","input":{"description":"Find total","prompt":"Find every function computing the checkout total","subagent_type":"Explore"}}]},"uuid":"m2","timestamp":"2026-04-02T09:00:02.000Z"}
-` + head + `"isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_T1","content":[{"type":"text","text":"` + answer + `"}]}]},"toolUseResult":{"status":"completed","content":[{"type":"text","text":"` + answer + `"}]},"uuid":"m3","timestamp":"2026-04-02T09:00:30.000Z"}
+` + head + `"isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_T1","content":[{"type":"text","text":"` + answer + `"},{"type":"text","text":"agentId: e1 (for resuming to continue this agent's work if needed)"}]}]},"toolUseResult":{"status":"completed","agentId":"e1","content":[{"type":"text","text":"` + answer + `"}]},"uuid":"m3","timestamp":"2026-04-02T09:00:30.000Z"}
 ` + head + `"isSidechain":false,"type":"assistant","message":{"id":"msg_M2","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"text","text":"Round once, at the end, in applyCoupon."}]},"uuid":"m4","timestamp":"2026-04-02T09:00:40.000Z"}
 `
 	side := head + `"isSidechain":true,"agentId":"e1","type":"user","message":{"role":"user","content":"Find every function computing the checkout total"},"uuid":"s1","timestamp":"2026-04-02T09:00:05.000Z"}
