@@ -169,8 +169,7 @@ With --json: {"program", "version", "commit", "date", "modified", "goVersion", "
 		return code
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(inv.Stderr, "novactl version: unexpected argument %q\n", pos[0])
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	if *asJSON {
 		printJSON(inv.Stdout, struct {

@@ -282,6 +282,7 @@ func TestJSONUsageErrors(t *testing.T) {
 		{[]string{"mcp", "status", "extra", "--json"}, `unexpected argument "extra"`},
 		{[]string{"service", "status", "extra", "--json"}, `unexpected argument "extra"`},
 		{[]string{"skill", "status", "--bogus", "--json"}, "flag provided but not defined: -bogus"},
+		{[]string{"version", "extra", "--json"}, `unexpected argument "extra"`},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			code, out, errOut := runCLI(context.Background(), env, tt.args...)
