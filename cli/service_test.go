@@ -1604,7 +1604,7 @@ func TestService_InstallNamesTheLogFile(t *testing.T) {
 	}
 	logs := macos.LogDir(h.home)
 	for plist, log := range map[string]string{"dev.nova.novad.plist": "novad.err.log", "dev.nova.watch.plist": "watcher.err.log"} {
-		args, err := macos.InstalledArgs(filepath.Join(h.home, "Library/LaunchAgents", plist))
+		args, err := macos.InstalledCommand(filepath.Join(h.home, "Library/LaunchAgents", plist))
 		if err != nil {
 			t.Fatal(err)
 		}

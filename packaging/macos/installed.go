@@ -57,18 +57,6 @@ func DecodePlist(b []byte) (map[string]any, error) {
 	return m, nil
 }
 
-// InstalledArgs returns the arguments after the program that the plist at
-// path gives its job (ProgramArguments[1:]): what the installed job runs
-// with, which an older novactl may have written differently. The error
-// wraps fs.ErrNotExist when there is no plist.
-func InstalledArgs(path string) ([]string, error) {
-	argv, err := InstalledCommand(path)
-	if err != nil {
-		return nil, err
-	}
-	return argv[1:], nil
-}
-
 // InstalledCommand returns the whole command line the plist at path gives
 // its job (ProgramArguments, at least the program): the program may have
 // moved since it was installed. The error wraps fs.ErrNotExist when there

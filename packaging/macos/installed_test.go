@@ -81,11 +81,11 @@ func TestInstalledNovaHome(t *testing.T) {
 	}
 }
 
-// TestInstalledArgs reads back the arguments RenderPlist writes, and those
+// TestInstalledCommand_args reads back the arguments RenderPlist writes, and those
 // of a plist an older novactl wrote without any.
-func TestInstalledArgs(t *testing.T) {
+func TestInstalledCommand_args(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "dev.nova.novad.plist")
-	if _, err := InstalledArgs(path); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := InstalledCommand(path); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("no plist: %v, want fs.ErrNotExist", err)
 	}
 	for _, args := range [][]string{{"--wait-for-config"}, {"index", "watch", "--wait-for-config"}, {`a & <b>`}, nil} {
@@ -98,14 +98,14 @@ func TestInstalledArgs(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := InstalledArgs(path); err != nil || strings.Join(got, "|") != strings.Join(args, "|") {
+		if got, err := InstalledCommand(path); err != nil || strings.Join(got[1:], "|") != strings.Join(args, "|") {
 			t.Errorf("%q read back as %q, %v", args, got, err)
 		}
 	}
 	if err := os.WriteFile(path, []byte("<plist><dict><key>Label</key><string>x</string></dict></plist>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := InstalledArgs(path); err == nil {
+	if got, err := InstalledCommand(path); err == nil {
 		t.Errorf("no ProgramArguments: %q, want an error", got)
 	}
 }

@@ -34,19 +34,6 @@ func InstalledNovaHome(path string) (string, error) {
 	return filepath.Clean(home), nil
 }
 
-// InstalledArgs returns the arguments after the program in the ExecStart=
-// of the unit file at path (the last one winning): what the installed job
-// runs with, which an older novactl may have written differently. Words
-// are split as InstalledCommand splits them. The error wraps
-// fs.ErrNotExist when there is no unit file.
-func InstalledArgs(path string) ([]string, error) {
-	argv, err := InstalledCommand(path)
-	if err != nil {
-		return nil, err
-	}
-	return argv[1:], nil
-}
-
 // InstalledCommand returns the whole command line of the ExecStart= of
 // the unit file at path (the last one winning), split into words with
 // RenderUnit's quoting undone (quotes, backslashes, %% and $$): the

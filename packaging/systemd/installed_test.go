@@ -48,12 +48,12 @@ func TestInstalledNovaHome(t *testing.T) {
 	}
 }
 
-// TestInstalledArgs reads back the arguments RenderUnit writes, after a
+// TestInstalledCommand_args reads back the arguments RenderUnit writes, after a
 // program path that needs quoting, and those of a unit an older novactl
 // wrote without any.
-func TestInstalledArgs(t *testing.T) {
+func TestInstalledCommand_args(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "dev.nova.novad.service")
-	if _, err := InstalledArgs(path); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := InstalledCommand(path); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("no unit: %v, want fs.ErrNotExist", err)
 	}
 	for _, tc := range []struct {
@@ -73,14 +73,14 @@ func TestInstalledArgs(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := InstalledArgs(path); err != nil || strings.Join(got, "|") != strings.Join(tc.args, "|") {
+		if got, err := InstalledCommand(path); err != nil || strings.Join(got[1:], "|") != strings.Join(tc.args, "|") {
 			t.Errorf("%s %q read back as %q, %v\n%s", tc.program, tc.args, got, err, b)
 		}
 	}
 	if err := os.WriteFile(path, []byte("[Service]\nType=simple\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := InstalledArgs(path); err == nil {
+	if got, err := InstalledCommand(path); err == nil {
 		t.Errorf("no ExecStart: %q, want an error", got)
 	}
 }
