@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zeebo/xxh3"
+
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/memory"
 )
@@ -38,7 +40,9 @@ import (
 //     heartbeat poll, the memory flush before a compaction, the startup
 //     of a new session) and the turn it starts are automation, not
 //     dialogue; a reply of silent housekeeping (starting NO_REPLY) or a
-//     heartbeat's HEARTBEAT_OK says nothing.
+//     heartbeat's HEARTBEAT_OK says nothing; a delivery mirror, the copy
+//     of delivered text OpenClaw writes as the assistant's, is read only
+//     when it repeats none of the latest replies (see openclawMirror).
 //
 // The agent is openclaw (or the source's agent) and the project the agent id (its cwd is its
 // workspace, the same for every conversation). A record's id is the
@@ -63,6 +67,8 @@ type openclawLine struct {
 type openclawMessage struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
+	// Model is openclawMirror on a copy of delivered text.
+	Model string `json:"model"`
 	// Timestamp is epoch milliseconds (a string in some writers).
 	Timestamp json.RawMessage `json:"timestamp"`
 }
@@ -132,6 +138,22 @@ const openclawSessionStartup = "A new session was started via /new or /reset."
 // remembers (an entry appended twice by a retried write).
 const openclawRecentWindow = 32
 
+// openclawMirror is the model OpenClaw names on an assistant message it
+// writes itself, with no model behind it, to record what it delivered to
+// a channel: the text of a reply the session already holds (every
+// channel's final reply in some builds, the replies a queued message's
+// wake delivered again, a mirror appended twice), or the text the
+// message tool sent, which the session holds only as a tool call's
+// argument (openclaw/openclaw #64152, #87994, #126090, PR #67185; its
+// transcript writer's createAssistantMirrorMessage). OpenClaw's own
+// history drops a mirror whose text is the latest reply's.
+const openclawMirror = "delivery-mirror"
+
+// openclawRepliesWindow is how many of the latest replies a mirror is
+// compared with: a wake delivers again the replies of the turn it split,
+// one mirror after the other.
+const openclawRepliesWindow = 8
+
 // openclawState is what reading a session carries from line to line, and
 // from one read to the next (as the Cursor's State).
 type openclawState struct {
@@ -144,7 +166,11 @@ type openclawState struct {
 	Automated bool         `json:"automated,omitempty"`
 	Pending   pendingTools `json:"pending,omitzero"`
 	Recent    []string     `json:"recent,omitempty"`
-	Reported  shapeReports `json:"reported,omitempty"`
+	// Replies are digests (XXH3-64) of the latest replies' text (the
+	// last openclawRepliesWindow), so that a delivery mirror of one is
+	// not read again (see openclawMirror).
+	Replies  []uint64     `json:"replies,omitempty"`
+	Reported shapeReports `json:"reported,omitempty"`
 }
 
 // openclawHandler reads the lines of one session.
@@ -248,7 +274,7 @@ func (h *openclawHandler) line(n int, data []byte) error {
 	case "user":
 		return h.user(n, blocks, t)
 	case "assistant":
-		return h.assistant(n, blocks, t)
+		return h.assistant(n, blocks, t, msg.Model == openclawMirror)
 	}
 	if !openclawQuietRoles[msg.Role] {
 		h.st.Reported.report(h.fc, n, "message role "+strconv.Quote(msg.Role))
@@ -288,8 +314,9 @@ func (h *openclawHandler) user(n int, blocks []openclawBlock, t time.Time) error
 }
 
 // assistant reads a reply: its text, with the tool calls made since the
-// last text summarized under it.
-func (h *openclawHandler) assistant(n int, blocks []openclawBlock, t time.Time) error {
+// last text summarized under it. A delivery mirror (mirror set) of one of
+// the latest replies is that reply again: not read.
+func (h *openclawHandler) assistant(n int, blocks []openclawBlock, t time.Time, mirror bool) error {
 	var parts []string
 	for _, b := range blocks {
 		switch b.Type {
@@ -311,6 +338,14 @@ func (h *openclawHandler) assistant(n int, blocks []openclawBlock, t time.Time) 
 	if h.st.Automated || !hasContent(text) {
 		return nil // tool calls wait for the next text
 	}
+	sum := xxh3.HashString(text)
+	if mirror && slices.Contains(h.st.Replies, sum) {
+		return nil
+	}
+	if len(h.st.Replies) == openclawRepliesWindow {
+		h.st.Replies = h.st.Replies[1:]
+	}
+	h.st.Replies = append(h.st.Replies, sum)
 	return h.emit(n, "assistant", h.st.Pending.take(text), t)
 }
 

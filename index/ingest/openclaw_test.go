@@ -193,3 +193,43 @@ func TestReadOpenClaw_appended(t *testing.T) {
 		t.Errorf("the answer read on: %s %q", r.ID, r.Text)
 	}
 }
+
+// TestReadOpenClaw_deliveryMirror: the assistant messages OpenClaw writes
+// itself, model "delivery-mirror" (provider openclaw, usage all zero),
+// to record what it delivered to a channel are not read again when they
+// repeat one of the latest replies: a channel's final reply mirrored
+// after the reply (openclaw/openclaw #87994, #126090), the replies of a
+// split turn mirrored again one after the other when a queued message
+// wakes the agent (#64152), a mirror appended twice (#44109). A mirror of
+// what the message tool sent (openclawDeliveryMirror kind
+// "message-tool-source-reply", openclaw/openclaw's gateway chat.history
+// tests) repeats no reply, and is the only place that text is a text, so
+// it is read. The shape is OpenClaw's transcript writer's
+// createAssistantMirrorMessage. Each repeated reply was indexed twice or
+// three times.
+func TestReadOpenClaw_deliveryMirror(t *testing.T) {
+	const session = "5e1f0a77-2100-4000-8000-000000000051"
+	recs, problems := collect(t, config.Source{Name: "oc", Kind: config.KindOpenClaw, Path: driftRoot + "/openclaw/delivery-mirror"})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var lines []int
+	for _, r := range recs {
+		if r.Role == "assistant" {
+			lines = append(lines, r.Line)
+		}
+	}
+	// Line 9 is the message tool's delivery; 4, 15, 16 and 17 mirror the
+	// replies of lines 3, 12 and 14.
+	if want := []int{3, 9, 12, 14}; !slices.Equal(lines, want) {
+		t.Errorf("assistant records at lines %v, want %v", lines, want)
+	}
+	for _, r := range recs {
+		if r.Line == 9 && r.Text != "Reminder: order the cable tray before Friday.\n[tool: message]" {
+			t.Errorf("the message tool's delivery: %q", r.Text)
+		}
+		if r.SessionID != session {
+			t.Errorf("record %s: session %q", r.ID, r.SessionID)
+		}
+	}
+}
