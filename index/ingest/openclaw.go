@@ -40,9 +40,11 @@ import (
 //     heartbeat poll, the memory flush before a compaction, the startup
 //     of a new session) and the turn it starts are automation, not
 //     dialogue; a reply of silent housekeeping (starting NO_REPLY) or a
-//     heartbeat's HEARTBEAT_OK says nothing; a delivery mirror, the copy
-//     of delivered text OpenClaw writes as the assistant's, is read only
-//     when it repeats none of the latest replies (see openclawMirror).
+//     heartbeat's HEARTBEAT_OK says nothing; the copies OpenClaw writes
+//     as the assistant's of delivered text (a delivery mirror) and of a
+//     CLI backend's final text are read only when they repeat none of the
+//     latest replies, nor the turn's replies joined (see openclawMirror
+//     and openclawCLI).
 //
 // The agent is openclaw (or the source's agent) and the project the agent id (its cwd is its
 // workspace, the same for every conversation). A record's id is the
@@ -67,8 +69,10 @@ type openclawLine struct {
 type openclawMessage struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
-	// Model is openclawMirror on a copy of delivered text.
+	// Model is openclawMirror on a copy of delivered text, API
+	// openclawCLI on the final text of a run of a CLI backend.
 	Model string `json:"model"`
+	API   string `json:"api"`
 	// Timestamp is epoch milliseconds (a string in some writers).
 	Timestamp json.RawMessage `json:"timestamp"`
 }
@@ -149,10 +153,23 @@ const openclawRecentWindow = 32
 // history drops a mirror whose text is the latest reply's.
 const openclawMirror = "delivery-mirror"
 
+// openclawCLI is the api of the assistant message OpenClaw writes with a
+// run's final text when a CLI backend (claude-cli, codex-cli, ...) ran
+// the turn, the only record of the reply when the backend's own messages
+// are not mirrored into the session. When they are, it repeats them: the
+// reply the session holds already (an embedded run's gap fill,
+// openclaw/openclaw #83427), or all the texts of the turn joined by a
+// blank line (#143106).
+const openclawCLI = "cli"
+
 // openclawRepliesWindow is how many of the latest replies a mirror is
 // compared with: a wake delivers again the replies of the turn it split,
 // one mirror after the other.
 const openclawRepliesWindow = 8
+
+// openclawTurnWindow bounds the replies of one turn a CLI run's final
+// text is compared with (a longer turn's copy is read).
+const openclawTurnWindow = 64
 
 // openclawState is what reading a session carries from line to line, and
 // from one read to the next (as the Cursor's State).
@@ -169,7 +186,11 @@ type openclawState struct {
 	// Replies are digests (XXH3-64) of the latest replies' text (the
 	// last openclawRepliesWindow), so that a delivery mirror of one is
 	// not read again (see openclawMirror).
-	Replies  []uint64     `json:"replies,omitempty"`
+	Replies []uint64 `json:"replies,omitempty"`
+	// Turn are the digests of the replies since the last prompt (the
+	// first openclawTurnWindow), in order: a copy of them all joined is
+	// not read again.
+	Turn     []uint64     `json:"turn,omitempty"`
 	Reported shapeReports `json:"reported,omitempty"`
 }
 
@@ -274,7 +295,7 @@ func (h *openclawHandler) line(n int, data []byte) error {
 	case "user":
 		return h.user(n, blocks, t)
 	case "assistant":
-		return h.assistant(n, blocks, t, msg.Model == openclawMirror)
+		return h.assistant(n, blocks, t, msg.Model == openclawMirror || msg.API == openclawCLI)
 	}
 	if !openclawQuietRoles[msg.Role] {
 		h.st.Reported.report(h.fc, n, "message role "+strconv.Quote(msg.Role))
@@ -292,7 +313,7 @@ func (h *openclawHandler) user(n int, blocks []openclawBlock, t time.Time) error
 		case "text":
 			s := openclawText(b.Text)
 			if strings.HasPrefix(s, openclawCron) || openclawHousekeeping(s) {
-				h.st.Automated, h.st.Pending = true, pendingTools{}
+				h.st.Automated, h.st.Pending, h.st.Turn = true, pendingTools{}, nil
 				return nil
 			}
 			if s != "" {
@@ -308,15 +329,18 @@ func (h *openclawHandler) user(n int, blocks []openclawBlock, t time.Time) error
 	if !hasContent(text) {
 		return nil // only scaffolding: not a turn
 	}
-	// A prompt drops the tool calls of the turn before it.
-	h.st.Automated, h.st.Pending = false, pendingTools{}
+	// A prompt drops the tool calls of the turn before it, and starts a
+	// turn.
+	h.st.Automated, h.st.Pending, h.st.Turn = false, pendingTools{}, nil
 	return h.emit(n, "user", text, t)
 }
 
 // assistant reads a reply: its text, with the tool calls made since the
-// last text summarized under it. A delivery mirror (mirror set) of one of
-// the latest replies is that reply again: not read.
-func (h *openclawHandler) assistant(n int, blocks []openclawBlock, t time.Time, mirror bool) error {
+// last text summarized under it. A copy OpenClaw wrote of delivered or
+// final text (copied set: a delivery mirror, a CLI run's final text) that
+// repeats one of the latest replies, or the turn's replies joined, is
+// not read.
+func (h *openclawHandler) assistant(n int, blocks []openclawBlock, t time.Time, copied bool) error {
 	var parts []string
 	for _, b := range blocks {
 		switch b.Type {
@@ -339,14 +363,51 @@ func (h *openclawHandler) assistant(n int, blocks []openclawBlock, t time.Time, 
 		return nil // tool calls wait for the next text
 	}
 	sum := xxh3.HashString(text)
-	if mirror && slices.Contains(h.st.Replies, sum) {
+	if copied && (slices.Contains(h.st.Replies, sum) || joinsReplies(text, h.st.Turn)) {
 		return nil
 	}
 	if len(h.st.Replies) == openclawRepliesWindow {
 		h.st.Replies = h.st.Replies[1:]
 	}
 	h.st.Replies = append(h.st.Replies, sum)
+	if len(h.st.Turn) < openclawTurnWindow {
+		h.st.Turn = append(h.st.Turn, sum)
+	}
 	return h.emit(n, "assistant", h.st.Pending.take(text), t)
+}
+
+// joinsReplies reports whether text is two or more replies, whose digests
+// are turn, joined by blank lines: each reply ends where a blank line
+// starts (or the text ends) and the text from there is the next one's.
+func joinsReplies(text string, turn []uint64) bool {
+	if len(turn) < 2 {
+		return false
+	}
+	const sep = "\n\n"
+	start := 0
+	for i, want := range turn {
+		last := i == len(turn)-1
+		found := false
+		for end := start; end <= len(text); {
+			j := strings.Index(text[end:], sep)
+			cut := len(text)
+			if j >= 0 && !last {
+				cut = end + j
+			}
+			if xxh3.HashString(text[start:cut]) == want {
+				start, found = cut+len(sep), true
+				break
+			}
+			if j < 0 || last {
+				break
+			}
+			end += j + 1
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // toolArguments decodes a tool call's arguments: an object, or an object

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zeebo/xxh3"
+
 	"github.com/nova-recall/nova/config"
 )
 
@@ -231,5 +233,67 @@ func TestReadOpenClaw_deliveryMirror(t *testing.T) {
 		if r.SessionID != session {
 			t.Errorf("record %s: session %q", r.ID, r.SessionID)
 		}
+	}
+}
+
+// TestReadOpenClaw_cliBackendCopies: when a CLI backend (claude-cli) runs
+// a turn, OpenClaw writes the run's final text as an assistant message of
+// api "cli" (its persistTextTurnTranscript, idempotencyKey
+// cli-assistant:<run>). Where the backend's own messages are in the
+// session too, that message repeats them: every text of the turn joined
+// by a blank line (openclaw/openclaw #143106), or the reply just read
+// (#83427); both were indexed again. A final text the session holds
+// nowhere else is the only record of the reply, and is read.
+func TestReadOpenClaw_cliBackendCopies(t *testing.T) {
+	recs, problems := collect(t, config.Source{Name: "oc", Kind: config.KindOpenClaw, Path: driftRoot + "/openclaw/cli-backend-turns"})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var lines []int
+	for _, r := range recs {
+		if r.Role == "assistant" {
+			lines = append(lines, r.Line)
+		}
+	}
+	// Line 7 joins lines 4 and 6, line 12 repeats line 11; line 9 is
+	// the only copy of its reply.
+	if want := []int{4, 6, 9, 11}; !slices.Equal(lines, want) {
+		t.Errorf("assistant records at lines %v, want %v", lines, want)
+	}
+}
+
+// TestJoinsReplies: a text is the turn's replies joined when it cuts at
+// blank lines into exactly those replies, in order; a blank line inside
+// one reply is not a cut.
+func TestJoinsReplies(t *testing.T) {
+	d := func(ss ...string) []uint64 {
+		var out []uint64
+		for _, s := range ss {
+			out = append(out, xxh3.HashString(s))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		text string
+		turn []uint64
+		want bool
+	}{
+		{"two", "a\n\nb", d("a", "b"), true},
+		{"three", "a\n\nb\n\nc", d("a", "b", "c"), true},
+		{"blank line inside a reply", "a\n\nx\n\ny\n\nb", d("a", "x\n\ny", "b"), true},
+		{"a third newline", "a\n\n\nb", d("a", "\nb"), true},
+		{"one reply is a repeat, not a join", "a", d("a"), false},
+		{"order", "b\n\na", d("a", "b"), false},
+		{"a reply left out", "a\n\nb", d("a", "b", "c"), false},
+		{"more than the replies", "a\n\nb\n\nc", d("a", "b"), false},
+		{"another separator", "a\nb", d("a", "b"), false},
+		{"empty", "", d("", ""), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := joinsReplies(c.text, c.turn); got != c.want {
+				t.Errorf("joinsReplies(%q) = %v, want %v", c.text, got, c.want)
+			}
+		})
 	}
 }
