@@ -146,7 +146,7 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 			return Cursor{}, false, readHermes(fc)
 		case config.KindGemini:
 			if agentNote(f.Path) {
-				return Cursor{}, false, readAgentNote(fc, config.KindGemini)
+				return Cursor{}, false, readGeminiNote(fc)
 			}
 			return Cursor{}, false, readGeminiLegacy(fc)
 		}

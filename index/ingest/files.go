@@ -51,8 +51,10 @@ var kindIncludes = map[string][]string{
 	config.KindClaudeCode: {"*.jsonl", "{*/,}memory/**/*.[mM][dD]"},
 	config.KindOpenClaw:   {"agents/*/sessions/*.jsonl", "agents/*/sessions/*.jsonl.reset.*", "agents/*/sessions/*.jsonl.deleted.*", "workspace*/MEMORY.md", "workspace*/memory.md", "workspace*/DREAMS.md", "workspace*/memory/*.md"},
 	config.KindHermes:     {"{state.db,profiles/*/state.db}", "{memories,profiles/*/memories}/{MEMORY,USER}.md"},
-	// One glob, with a "/": GEMINI.md is the home's, not any folder's.
-	config.KindGemini: {"{GEMINI.md,tmp/*/chats/session-*.jsonl,tmp/*/chats/session-*.json,tmp/*/chats/*/*.jsonl}"},
+	// One glob, with a "/": GEMINI.md is the home's, not any folder's; a
+	// project's private memory is the Markdown at the top of its memory/
+	// folder (not its skills/ drafts).
+	config.KindGemini: {"{GEMINI.md,tmp/*/memory/*.md,tmp/*/chats/session-*.jsonl,tmp/*/chats/session-*.json,tmp/*/chats/*/*.jsonl}"},
 	config.KindAider:  {aiderHistoryName},
 }
 

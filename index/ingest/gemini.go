@@ -20,6 +20,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
 )
 
 // A Gemini CLI source is its home (~/.gemini). Gemini CLI records each
@@ -78,7 +79,10 @@ import (
 // The home's GEMINI.md, where Gemini CLI's save_memory tool appends what
 // it was asked to remember (under "## Gemini Added Memories") beside the
 // user's own context, is read by the Markdown reader as notes of agent
-// gemini. The rest of a Gemini home is not read: logs.json repeats the prompts
+// gemini; so is a project's private memory, tmp/<project>/memory/*.md
+// (MEMORY.md, the index save_memory appends to for one project, the topic
+// files beside it, a legacy private GEMINI.md), whose notes are of that
+// project (not its skills/, the skill drafts Auto Memory writes). The rest of a Gemini home is not read: logs.json repeats the prompts
 // the recordings hold, checkpoints/ and history/ are the file snapshots
 // /restore uses, and settings, credentials, extensions and skills are
 // not memory.
@@ -738,7 +742,13 @@ func geminiProject(path string) (cwd, project string) {
 	if filepath.Base(dir) != "chats" {
 		return "", ""
 	}
-	projectDir := filepath.Dir(dir)
+	return geminiProjectDir(filepath.Dir(dir))
+}
+
+// geminiProjectDir returns the project root of a project folder of a
+// Gemini home (tmp/<project>), and the folder's name for one whose root
+// is not known.
+func geminiProjectDir(projectDir string) (cwd, project string) {
 	id := filepath.Base(projectDir)
 	if b, err := readSmall(filepath.Join(projectDir, ".project_root")); err == nil {
 		if root := strings.TrimSpace(string(b)); filepath.IsAbs(root) || strings.HasPrefix(root, "/") {
@@ -764,6 +774,26 @@ func geminiProject(path string) (cwd, project string) {
 		return "", "" // a hash names no project
 	}
 	return "", id
+}
+
+// readGeminiNote reads a Markdown memory file of a Gemini home: the
+// home's GEMINI.md, or a file of a project's private memory
+// (tmp/<project>/memory/), whose notes are of that project.
+func readGeminiNote(fc *fileCtx) error {
+	dir := filepath.Dir(fc.path)
+	if filepath.Base(dir) != "memory" || filepath.Base(filepath.Dir(filepath.Dir(dir))) != "tmp" {
+		return readAgentNote(fc, config.KindGemini)
+	}
+	_, project := geminiProjectDir(filepath.Dir(dir))
+	note := *fc
+	record := fc.sink.Record
+	note.sink.Record = func(r memory.Record) error {
+		if r.Project == "" {
+			r.Project = project
+		}
+		return record(r)
+	}
+	return readAgentNote(&note, config.KindGemini)
 }
 
 // geminiHashDir reports whether a project folder's name is the sha256 of

@@ -644,3 +644,61 @@ func TestReadGemini_editorContext(t *testing.T) {
 		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(recs, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestReadGemini_projectMemory: what save_memory is asked to remember for
+// one project (scope "project", google-gemini/gemini-cli PR #24161) goes
+// to the project's private memory folder, tmp/<project>/memory/, whose
+// MEMORY.md is the index the tool appends to (tools/memoryTool.ts
+// getProjectMemoryIndexFilePath; config/storage.ts getProjectMemoryDir is
+// getProjectMemoryTempDir, <project temp dir>/memory), beside a legacy
+// private GEMINI.md and the topic files it points to. They are read as
+// notes of agent gemini, of the project Gemini registered for the folder;
+// the skill drafts Auto Memory writes under memory/skills/ and its patch
+// inbox are not memory. Before, only the home's GEMINI.md was read.
+func TestReadGemini_projectMemory(t *testing.T) {
+	home := t.TempDir()
+	files := map[string]string{
+		"tmp/billing/.project_root": "/home/dev/src/billing\n",
+		"tmp/billing/chats/session-2026-11-02T10-00-3b3b3b3b.jsonl": `{"sessionId":"3b3b3b3b-0000-4000-8000-000000000003","projectHash":"billing","startTime":"2026-11-02T10:00:00.000Z","lastUpdated":"2026-11-02T10:00:00.000Z","kind":"main"}` + "\n" +
+			`{"id":"u1","timestamp":"2026-11-02T10:00:05.000Z","type":"user","content":[{"text":"Remember that staging restores from the Sunday snapshot."}]}` + "\n",
+		"tmp/billing/memory/MEMORY.md":                       "- Staging is restored from the Sunday snapshot.\n- [Release checklist](release.md)\n",
+		"tmp/billing/memory/release.md":                      "# Release checklist\n\nTag from main only after the ledger replica caught up.\n",
+		"tmp/billing/memory/GEMINI.md":                       "## Gemini Added Memories\n- Run migrations with a five second lock timeout.\n",
+		"tmp/billing/memory/skills/restore-staging/SKILL.md": "---\nname: restore-staging\n---\nA drafted skill, not memory.\n",
+		"tmp/billing/memory/.inbox/private/extraction.patch": "--- a/MEMORY.md\n+++ b/MEMORY.md\n",
+		"tmp/billing/memory/.extraction-state.json":          `{"runs":[]}`,
+		"tmp/billing/checkpoints/memory/notes.md":            "# A snapshot\n\nNot memory.\n",
+	}
+	for rel, text := range files {
+		p := filepath.Join(home, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, problems := collect(t, config.Source{Name: "gm", Kind: config.KindGemini, Path: home})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var notes []string
+	for _, r := range recs {
+		if r.Layer == "dialogue" {
+			continue
+		}
+		if r.Agent != config.KindGemini || r.SourceSet != "notes" || filepath.Base(filepath.Dir(r.Path)) != "memory" || r.Project != "billing" {
+			t.Errorf("note %s: path %s agent %q source set %q project %q", r.ID, r.Path, r.Agent, r.SourceSet, r.Project)
+		}
+		notes = append(notes, r.Text)
+	}
+	all := strings.Join(notes, "\n")
+	for _, want := range []string{"Sunday snapshot", "ledger replica caught up", "five second lock timeout"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the project's memory %q was not read: %q", want, notes)
+		}
+	}
+	if strings.Contains(all, "drafted skill") || strings.Contains(all, "A snapshot") {
+		t.Errorf("a file that is not memory was read: %q", notes)
+	}
+}

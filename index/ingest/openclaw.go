@@ -488,7 +488,7 @@ func (h *openclawHandler) emit(n int, role, text string, t time.Time) error {
 }
 
 // readAgentNote reads an agent's Markdown memory file (an OpenClaw
-// workspace's, a Gemini CLI home's GEMINI.md, Claude Code's auto memory
+// workspace's, a Gemini CLI home's GEMINI.md and project memory, Claude Code's auto memory
 // in a project's memory/ folder) as the Markdown reader
 // reads any note, as the agent's, and of the source's source set, as the
 // sessions are (else of the notes source set), unless its front matter
