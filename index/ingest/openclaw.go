@@ -34,11 +34,13 @@ import (
 //     summarized on the assistant's next text; images are a placeholder;
 //     the <relevant-memories> a memory plugin injects into a prompt, the
 //     channel metadata OpenClaw puts before a message ("Conversation info
-//     (untrusted metadata):" and its fenced JSON, ...), thinking tags and
+//     (untrusted metadata):" and its fenced JSON, ...), the runtime events
+//     it put before a prompt ("System: [<time>] ..."), thinking tags and
 //     reply directives ([[reply_to_current]]) in text are cut; a prompt a
 //     cron job injected ("[cron: ...") or OpenClaw sent by itself (a
 //     heartbeat poll, the memory flush before a compaction, the startup
-//     of a new session) and the turn it starts are automation, not
+//     of a new session, the notice that a background command ended) and
+//     the turn it starts are automation, not
 //     dialogue; a reply of silent housekeeping (starting NO_REPLY) or a
 //     heartbeat's HEARTBEAT_OK says nothing; the copies OpenClaw writes
 //     as the assistant's of delivered text (a delivery mirror) and of a
@@ -117,21 +119,39 @@ var openclawScaffolding = []*regexp.Regexp{
 	reasoningBlock,
 	regexp.MustCompile(`\[\[\s*(?:reply_to_current|reply_to\s*:[^\]\n]*|audio_as_voice|/?tts(?::[^\]\n]*)?)\s*\]\]`),
 	regexp.MustCompile(`<\|[a-z_]+\|>`),
+	openclawSystemEvents,
 }
+
+// openclawSystemEvents are the lines OpenClaw puts before a prompt, one
+// per runtime event queued since the last turn (a background command
+// that ended, with the head of its output; a channel that connected), as
+// "System: [<time>] <event>", "System (untrusted): ..." in later builds;
+// builds from 2026-04-27 (openclaw/openclaw PR #72761) no longer put them
+// in the prompt. Tool output and OpenClaw's notices, not what the person
+// typed (openclaw/openclaw #56489, #70373).
+var openclawSystemEvents = regexp.MustCompile(`(?m)^System(?: \(untrusted\))?: \[\d{4}-\d{2}-\d{2}[^\]\n]*\][^\n]*(?:\r?\n|$)`)
 
 // openclawCron begins a prompt a cron job injected.
 const openclawCron = "[cron:"
 
 // openclawHousekeeping reports whether a prompt is one OpenClaw sends by
 // itself: a heartbeat poll ("... If nothing needs attention, reply
-// HEARTBEAT_OK.", every 30 minutes by default) or the memory flush before
-// a compaction ("... If nothing to store, reply with NO_REPLY."). Both
+// HEARTBEAT_OK.", every 30 minutes by default), the memory flush before
+// a compaction ("... If nothing to store, reply with NO_REPLY."), the
+// startup of a new session, or the notice that a background command
+// ended (openclawAsyncExec). Both
 // name the silent reply they allow, which no person types; indexed, the
 // same poll would come back dozens of times a day.
 func openclawHousekeeping(text string) bool {
 	return strings.Contains(text, openclawHeartbeatOK) || strings.Contains(text, openclawNoReply) ||
-		strings.HasPrefix(text, openclawSessionStartup)
+		strings.HasPrefix(text, openclawSessionStartup) || strings.HasPrefix(text, openclawAsyncExec)
 }
+
+// openclawAsyncExec begins the prompt OpenClaw sends by itself when a
+// command the agent ran in the background ends: the command's output is
+// in the system event lines before it (see openclawSystemEvents), and
+// the agent is told to handle it or relay it.
+const openclawAsyncExec = "An async command you ran earlier has completed."
 
 // openclawSessionStartup begins the prompt OpenClaw sends by itself when
 // a session starts (/new, /reset): read the workspace's files and greet

@@ -297,3 +297,32 @@ func TestJoinsReplies(t *testing.T) {
 		})
 	}
 }
+
+// TestReadOpenClaw_systemEvents: the runtime events OpenClaw put before a
+// prompt ("System: [<time>] ..." lines, "System (untrusted): ..." in
+// later builds, until openclaw/openclaw PR #72761) are not the person's
+// words, and the prompt OpenClaw sends by itself when a background
+// command ends ("An async command you ran earlier has completed. ...",
+// with the command's output in the event lines before it; the shape of
+// #56489 and #70373 and of the transcripts users pasted in them) starts
+// a turn of automation, as a heartbeat poll does. Each was indexed as
+// the user's prompt, command output and all.
+func TestReadOpenClaw_systemEvents(t *testing.T) {
+	recs, problems := collect(t, config.Source{Name: "oc", Kind: config.KindOpenClaw, Path: driftRoot + "/openclaw/system-events"})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Role+": "+r.Text)
+	}
+	want := []string{
+		"user: Did the backup of the photos finish?",
+		"assistant: Yes: the three photo folders were synced to /srv/backup at 10:00.",
+		"user: Great, then send the link to Tom.",
+		"assistant: Sent the preview link to Tom.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records %q, want %q", got, want)
+	}
+}
