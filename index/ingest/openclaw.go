@@ -40,8 +40,10 @@ import (
 //     cron job injected ("[cron: ...") or OpenClaw sent by itself (a
 //     heartbeat poll, the memory flush before a compaction, the startup
 //     of a new session, the notice that a background command ended) and
-//     the turn it starts are automation, not
-//     dialogue; a reply of silent housekeeping (starting NO_REPLY) or a
+//     the turn it starts are automation, not dialogue; the announcement
+//     of a sub-agent's result ("[System Message] ...") is not a prompt,
+//     but the reply to it is the assistant's; a reply of silent
+//     housekeeping (starting NO_REPLY) or a
 //     heartbeat's HEARTBEAT_OK says nothing; the copies OpenClaw writes
 //     as the assistant's of delivered text (a delivery mirror) and of a
 //     CLI backend's final text are read only when they repeat none of the
@@ -146,6 +148,15 @@ func openclawHousekeeping(text string) bool {
 	return strings.Contains(text, openclawHeartbeatOK) || strings.Contains(text, openclawNoReply) ||
 		strings.HasPrefix(text, openclawSessionStartup) || strings.HasPrefix(text, openclawAsyncExec)
 }
+
+// openclawAnnounce begins the prompt OpenClaw sends the main session
+// when a sub-agent (or a cron job run apart) ends: its result, then the
+// instruction to tell the user in the assistant's own words, or reply
+// NO_REPLY when that was done already (openclaw/openclaw's subagent
+// announce; #56489). The prompt is not the person's, and the reply is
+// the assistant's message to them, not automation: a sub-agent's
+// findings reach the user only through it.
+const openclawAnnounce = "[System Message] "
 
 // openclawAsyncExec begins the prompt OpenClaw sends by itself when a
 // command the agent ran in the background ends: the command's output is
@@ -332,6 +343,12 @@ func (h *openclawHandler) user(n int, blocks []openclawBlock, t time.Time) error
 		switch b.Type {
 		case "text":
 			s := openclawText(b.Text)
+			if strings.HasPrefix(s, openclawAnnounce) {
+				// Not the person's words, but what the reply
+				// says is the assistant's to them.
+				h.st.Automated = false
+				return nil
+			}
 			if strings.HasPrefix(s, openclawCron) || openclawHousekeeping(s) {
 				h.st.Automated, h.st.Pending, h.st.Turn = true, pendingTools{}, nil
 				return nil

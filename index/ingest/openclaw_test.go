@@ -326,3 +326,32 @@ func TestReadOpenClaw_systemEvents(t *testing.T) {
 		t.Errorf("records %q, want %q", got, want)
 	}
 }
+
+// TestReadOpenClaw_subagentAnnounce: when a sub-agent ends, OpenClaw
+// sends the main session its result as a prompt ("[System Message] A
+// subagent task ... just completed successfully.", the result, then the
+// instruction to tell the user in the assistant's own words or reply
+// NO_REPLY: OpenClaw's subagent announce, the shape #56489 and the
+// announce parsers in public OpenClaw tooling show). The prompt names
+// NO_REPLY, so it was taken for housekeeping and the reply that tells the
+// user the sub-agent's findings was dropped as automation; it is the
+// assistant's. The prompt itself is still not the user's.
+func TestReadOpenClaw_subagentAnnounce(t *testing.T) {
+	recs, problems := collect(t, config.Source{Name: "oc", Kind: config.KindOpenClaw, Path: driftRoot + "/openclaw/subagent-announce"})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Role+": "+r.Text)
+	}
+	want := []string{
+		"user: Research which of the three NAS boxes supports ZFS natively.",
+		"assistant: I started a sub-agent on it; I'll report back.\n[tool: sessions_spawn]",
+		"assistant: Only the TrueNAS Mini runs ZFS natively. The Synology uses Btrfs, and the QNAP has ZFS only on its QuTS hero models.",
+		"user: Order the TrueNAS Mini then.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records %q, want %q", got, want)
+	}
+}
