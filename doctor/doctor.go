@@ -58,6 +58,10 @@ const (
 	CodeReloadFailed      = "generation-load-failed"
 	CodeGenerationCorrupt = "generation-corrupt"
 	CodeHomeNotPrivate    = "home-not-private"
+	// CodeHomePathUnsafe: the home is another user's, or reached through
+	// a link or directory another user owns or others can write without
+	// the sticky bit; novad and every index command refuse it.
+	CodeHomePathUnsafe    = "home-path-unsafe"
 	CodeAuthUnavailable   = api.CodeAuthUnavailable
 	CodeSourceMissing     = "source-missing"
 	CodeSourceUnreadable  = "source-unreadable"
@@ -249,6 +253,9 @@ func Run(ctx context.Context, opts Options) Report {
 	// Daemon. Advice to restart novad or the watcher names the command
 	// for how each runs here.
 	defs, brewElsewhere := homeDefinitions(packaging.Definitions(paths.UserHome(opts.Environ), opts.GOOS), paths.Relocated(opts.Environ) != "")
+	// Why novad (and every index command) would refuse this home: said
+	// here, where novad says it only in its log.
+	refusal := home.Refusal()
 	novadRunner := runnerOf(defs, "novad", holderPID(home.DaemonLock()))
 	c := client.ForConfig(cfg)
 	pctx, cancel := context.WithTimeout(ctx, opts.Timeout)
@@ -294,7 +301,10 @@ func Run(ctx context.Context, opts Options) Report {
 			opts.Timeout, firstLine(herr.Error()), novadRunner.hardRestart())))
 	default:
 		msg := "start it: " + novadRunner.start()
-		if nr, ok := errors.AsType[*client.NotRunningError](herr); ok && nr.Other {
+		if refusal != nil {
+			// Starting it would only have it log the refusal and exit.
+			msg = "novad refuses to start with this home (the Private home check says why and what to do); once that is fixed, start it: " + novadRunner.start()
+		} else if nr, ok := errors.AsType[*client.NotRunningError](herr); ok && nr.Other {
 			msg = nr.Error()
 		} else if held, _ := PortsInUse(ctx, cfg, opts.Timeout, nil); len(held) > 0 {
 			// Nothing answers on the direct port, but the facade's is
@@ -368,7 +378,7 @@ func Run(ctx context.Context, opts Options) Report {
 		}
 	}
 
-	add(privacyCheck(home))
+	add(privacyCheck(home, refusal))
 	var active *manifest.Manifest
 	if merr == nil {
 		active = m

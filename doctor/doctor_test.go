@@ -364,7 +364,7 @@ func TestServing(t *testing.T) {
 // token file others can read is Blocked.
 func TestPrivacyAndToken(t *testing.T) {
 	// A home not made yet is not called private: it says Nova makes it so.
-	if c := privacyCheck(paths.Home{Root: filepath.Join(t.TempDir(), "nova")}); c.State != Ready || !strings.Contains(c.Message, "does not exist yet") {
+	if c := privacyCheck(paths.Home{Root: filepath.Join(t.TempDir(), "nova")}, nil); c.State != Ready || !strings.Contains(c.Message, "does not exist yet") {
 		t.Errorf("a home not made yet: %+v", c)
 	}
 	f := newFixture(t)

@@ -134,10 +134,22 @@ func lostCheck(home paths.Home) (Check, bool) {
 			filepath.Join(home.IndexDir(), "lost.json"))), true
 }
 
-// privacyCheck reports a home, state, index, cache or log that other
-// users can read: it holds the user's conversations.
-func privacyCheck(home paths.Home) Check {
+// privacyCheck reports a home that novad and every index command refuse
+// (refusal, from paths.Home.Refusal: others control the way to it), or
+// else a home, state, index, cache or log that other users can read: it
+// holds the user's conversations.
+func privacyCheck(home paths.Home, refusal error) Check {
 	const id, title = "privacy", "Private home"
+	if refusal != nil {
+		fix := "set NOVA_HOME to a place of yours"
+		if e, ok := errors.AsType[*paths.UnsafePathError](refusal); ok && e.Writable {
+			// The sticky bit would do too, but a folder that needs
+			// it is one others share: a place of the user's is better.
+			fix = fmt.Sprintf("if %s is yours, take the others' write access away (chmod go-w %s), else set NOVA_HOME to a place of yours", e.Path, e.Path)
+		}
+		return blocked(id, title, CodeHomePathUnsafe,
+			fmt.Sprintf("novad and every novactl index command refuse this home: %s; fix: %s", firstLine(refusal.Error()), fix))
+	}
 	exposed, err := home.Exposed()
 	if err != nil && len(exposed) == 0 {
 		return degraded(id, title, CodeHomeNotPrivate, "cannot inspect the modes under "+home.Root+": "+firstLine(err.Error()),

@@ -54,30 +54,14 @@ func (h Home) CacheDir() string { return filepath.Join(h.Root, "cache") }
 // the paths it narrowed; an entry it cannot narrow, or a tree that is
 // another user's, is an error, but the rest are still narrowed. A home
 // that is another user's, or reached through a link or directory another
-// user (not root) owns, is an error before anything is done; a tree
-// linked through one is an error too.
+// user (not root) owns or others can write, is an error before anything
+// is done (Refusal); a tree linked through one is an error too.
 //
 // novad calls it at start and every index writer when it takes the lock,
 // so a home made by hand is tightened before Nova writes into it.
 func (h Home) Secure() ([]string, error) {
-	// Another user's home is refused before anything is created in it,
-	// even one private to them that Nova could write to (as root): they
-	// could rename what Nova writes there, and put their own index in its
-	// place. The root may be a symbolic link to where the user keeps it;
-	// its target is the home, so Stat (not Lstat) it.
-	if fi, err := os.Stat(h.Root); err == nil && OwnedByAnotherUser(fi) {
-		return nil, fmt.Errorf("%s is owned by another user; Nova serves and writes only a home of the user it runs as (set NOVA_HOME to one of yours)", h.Root)
-	}
-	// The same holds for a link or directory on the way to the home
-	// (a link planted at /tmp/nova before the user's first start, a
-	// home kept in a colleague's directory): its owner can point the
-	// link, or move the home's name, elsewhere while Nova runs, and
-	// every file is opened by its name under the home.
-	// So does a directory on the way that others can write, without the
-	// sticky bit: any of them can rename the home away while novad runs
-	// and put their own, with the memory they choose, under its name.
-	if p, why := foreignOnPath(h.Root); p != "" {
-		return nil, fmt.Errorf("%s %s, who can redirect %s elsewhere at any time; Nova serves and writes only a home no one else controls the way to (set NOVA_HOME to a place of yours)", p, why, h.Root)
+	if err := h.Refusal(); err != nil {
+		return nil, err
 	}
 	for _, d := range []string{h.Root, h.StateDir(), h.IndexDir(), h.CacheDir()} {
 		if err := MkdirPrivate(d); err != nil {
@@ -155,6 +139,59 @@ func (h Home) Secure() ([]string, error) {
 	return narrowed, errors.Join(errs...)
 }
 
+// Refusal reports why Secure refuses the home before it creates or
+// changes anything, nil when it would not: the home is another user's, or
+// the way to it passes through a link or directory another user owns, or
+// a directory others can write without the sticky bit (*UnsafePathError).
+// It only reads, so that novactl doctor can say why novad and every index
+// command would refuse the home.
+func (h Home) Refusal() error {
+	// Another user's home is refused before anything is created in it,
+	// even one private to them that Nova could write to (as root): they
+	// could rename what Nova writes there, and put their own index in its
+	// place. The root may be a symbolic link to where the user keeps it;
+	// its target is the home, so Stat (not Lstat) it.
+	if fi, err := os.Stat(h.Root); err == nil && OwnedByAnotherUser(fi) {
+		return fmt.Errorf("%s is owned by another user; Nova serves and writes only a home of the user it runs as (set NOVA_HOME to one of yours)", h.Root)
+	}
+	// The same holds for a link or directory on the way to the home
+	// (a link planted at /tmp/nova before the user's first start, a
+	// home kept in a colleague's directory): its owner can point the
+	// link, or move the home's name, elsewhere while Nova runs, and
+	// every file is opened by its name under the home.
+	// So does a directory on the way that others can write, without the
+	// sticky bit: any of them can rename the home away while novad runs
+	// and put their own, with the memory they choose, under its name.
+	if p, why := foreignOnPath(h.Root); p != "" {
+		return &UnsafePathError{Home: h.Root, Path: p, Writable: why == whyWritable}
+	}
+	return nil
+}
+
+// UnsafePathError is Refusal's error for a home whose way passes through
+// a link or directory that is not the user's alone to control.
+type UnsafePathError struct {
+	// Home is the home refused, Path the link or directory on the way
+	// to it that another user owns or, when Writable, that other users
+	// can write (it has no sticky bit).
+	Home, Path string
+	Writable   bool
+}
+
+func (e *UnsafePathError) Error() string {
+	why := whyOwned
+	if e.Writable {
+		why = whyWritable
+	}
+	return fmt.Sprintf("%s %s, who can redirect %s elsewhere at any time; Nova serves and writes only a home no one else controls the way to (set NOVA_HOME to a place of yours)", e.Path, why, e.Home)
+}
+
+// Why foreignOnPath found a path on the way another's.
+const (
+	whyOwned    = "is owned by another user"
+	whyWritable = "can be written by other users"
+)
+
 // foreignOnPath returns the first symbolic link or directory, on the way
 // to p or p itself, that a user other than Nova's or root owns, or a
 // directory on the way that other users can write without the sticky bit
@@ -188,13 +225,13 @@ func foreignOnPath(p string) (string, string) {
 			return "", ""
 		}
 		if OwnedByAnotherUser(fi) && !ownedByRoot(fi) {
-			return cur, "is owned by another user"
+			return cur, whyOwned
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			// The home's own mode is Secure's to narrow; a directory it
 			// is looked up in must keep its names to their owners.
 			if len(rest) > 0 && fi.IsDir() && writableByOthers(fi) {
-				return cur, "can be written by other users"
+				return cur, whyWritable
 			}
 			done = cur
 			continue
