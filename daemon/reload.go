@@ -126,7 +126,8 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 // novad for stopped (novactl search and doctor said "not running"), and a
 // second novad locked a new file and served the home beside it. So a new
 // file is created (in a private state/, made again), locked and recorded
-// as serving, as often as the token file is looked for.
+// as serving (lockfile.Lock.Renew), as often as the token file is looked
+// for.
 //
 // The removal is only seen at the next poll, and in between another
 // process may lock the new file first (a second novad started in that
@@ -139,18 +140,15 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 // is done.
 func (s *Server) relockHome() bool {
 	held, ok := s.homeLock.(*lockfile.Lock)
-	path := s.home.DaemonLock()
-	if !ok || held.Named(path) {
+	if !ok {
 		return true
 	}
-	err := secrets.EnsurePrivateDir(s.home.StateDir())
-	var l *lockfile.Lock
-	if err == nil {
-		l, err = lockfile.Acquire(path, paths.FileMode, "serve", s.opts.Now())
-	}
+	path := s.home.DaemonLock()
+	l, err := held.Renew(path, paths.FileMode, "serve", s.opts.Now(), func() error { return secrets.EnsurePrivateDir(s.home.StateDir()) })
 	switch {
+	case err == nil && l == held:
+		return true
 	case err == nil:
-		held.Release()
 		s.homeLock = l
 		s.relockFailed = false
 		s.log.Warn("The home's novad lock file was gone; locked it again", "path", path)

@@ -172,6 +172,33 @@ func (l *Lock) Named(path string) bool {
 	return err == nil && os.SameFile(held, fi)
 }
 
+// Renew keeps path naming a file this process locks, for a long-running
+// holder whose file may be removed under it (its folder deleted by a
+// cleanup of the home; see Named). While path names l's file it returns l
+// and does nothing else. Otherwise it calls makeDir (nil: none), to make
+// the folder again, then takes the lock of a new file at path as Acquire
+// does, recorded as operation since now, releases l and returns the new
+// lock. When another process locked the new file first, the error is a
+// *HeldError (errors.Is ErrHeld): two holders would run, and the caller
+// should stop. On any error l is returned, still held, and a later Renew
+// may succeed.
+func (l *Lock) Renew(path string, perm os.FileMode, operation string, now time.Time, makeDir func() error) (*Lock, error) {
+	if l.Named(path) {
+		return l, nil
+	}
+	if makeDir != nil {
+		if err := makeDir(); err != nil {
+			return l, err
+		}
+	}
+	n, err := Acquire(path, perm, operation, now)
+	if err != nil {
+		return l, err
+	}
+	l.Release()
+	return n, nil
+}
+
 // ReadHolder returns what the lock file at path says about its holder:
 // zero when it says nothing readable (no holder, or one writing it just
 // now). It only reads.

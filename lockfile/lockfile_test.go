@@ -139,3 +139,54 @@ func TestLock_Named(t *testing.T) {
 		t.Error("a nil lock is named by a path")
 	}
 }
+
+// TestRenew: while its name reaches the locked file Renew does nothing;
+// once the folder is removed it makes the folder again and locks a new
+// file there, releasing the old lock; when another holder locked the new
+// file first it says so (ErrHeld) and keeps the old lock.
+func TestRenew(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	path := filepath.Join(dir, "lock")
+	now := time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)
+	mkdir := func() error { return os.MkdirAll(dir, 0o700) }
+	if err := mkdir(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := lockfile.Acquire(path, 0o600, "watch", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := l.Renew(path, 0o600, "watch", now, mkdir); n != l || err != nil {
+		t.Fatalf("Renew of a named lock: %p %v, want the same lock", n, err)
+	}
+
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if lockfile.Held(path) {
+		t.Fatal("Held of a removed lock file")
+	}
+	n, err := l.Renew(path, 0o600, "watch", now, mkdir)
+	if err != nil || n == l || !n.Named(path) || !lockfile.Held(path) {
+		t.Fatalf("Renew after its folder was removed: %v, named %v, held %v", err, n.Named(path), lockfile.Held(path))
+	}
+	if lockfile.ReadHolder(path).Operation != "watch" {
+		t.Errorf("holder of the new file: %+v", lockfile.ReadHolder(path))
+	}
+	defer n.Release()
+
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := mkdir(); err != nil {
+		t.Fatal(err)
+	}
+	other, err := lockfile.Acquire(path, 0o600, "watch", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Release()
+	if got, err := n.Renew(path, 0o600, "watch", now, mkdir); got != n || !errors.Is(err, lockfile.ErrHeld) {
+		t.Errorf("Renew of a file another holder locked: %p %v, want the old lock and ErrHeld", got, err)
+	}
+}
