@@ -190,5 +190,26 @@ func Acquire(home paths.Home, now time.Time) (*Lock, error) {
 	return l, nil
 }
 
+// ErrLockLost means a running watcher found its lock file gone (state/
+// removed while it ran) and another process holding the new one, which
+// it then leaves the home to; it wraps ErrRunning.
+var ErrLockLost = fmt.Errorf("%w: another process locked it while this watcher's lock file was gone (state/ removed while it ran)", ErrRunning)
+
+// Relock locks home's watcher lock file again when its name no longer
+// reaches the file l locks (see lockfile.Lock.Renew), in a private
+// state/ made again: deleting state/ while the watcher runs removes the
+// file but not the lock, and to every other process the home then has no
+// watcher, so a second one would lock a new file and sync beside it. It
+// returns the lock to hold from now on (l when nothing was gone), or
+// ErrLockLost when another process locked the new file first; on any
+// other error l is still held and may be renewed later.
+func Relock(home paths.Home, l *Lock, now time.Time) (*Lock, error) {
+	n, err := l.Renew(home.WatcherLock(), paths.FileMode, "watch", now, func() error { return secrets.EnsurePrivateDir(home.StateDir()) })
+	if errors.Is(err, lockfile.ErrHeld) {
+		return l, fmt.Errorf("%w (%v)", ErrLockLost, err)
+	}
+	return n, err
+}
+
 // Running reports whether a watcher holds home's lock now.
 func Running(home paths.Home) bool { return lockfile.Held(home.WatcherLock()) }

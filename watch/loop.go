@@ -71,6 +71,11 @@ type watcher struct {
 	savedLimits int
 	// saveFailing is set while the state cannot be written: said once.
 	saveFailing bool
+	// lock is Run's hold on the home's watcher lock, which relock
+	// replaces when its file is gone; relockFailing is set while it
+	// cannot: said once.
+	lock          *freshness.Lock
+	relockFailing bool
 }
 
 func newWatcher(opts Options, n notifier) *watcher {
@@ -86,6 +91,10 @@ func newWatcher(opts Options, n notifier) *watcher {
 }
 
 func (w *watcher) run(ctx context.Context) error {
+	// Cancelled when the watcher leaves the home to another (relock),
+	// to end a running sync.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	now := w.opts.Now()
 	w.st = freshness.State{SchemaVersion: freshness.SchemaVersion, PID: os.Getpid(), StartedAt: now.UTC(),
 		Syncs: map[string]int{}, Limits: []freshness.Limit{}, Gone: freshness.Gone{Files: []string{}}}
@@ -152,6 +161,16 @@ func (w *watcher) run(ctx context.Context) error {
 		case <-wakeC:
 			w.act(ctx, w.opts.Now())
 		case <-rescan.C:
+			if err := w.relock(w.opts.Now()); err != nil {
+				// The other watcher's state is the one to keep: end the
+				// sync without recording it.
+				cancel()
+				if w.syncing {
+					<-w.done
+				}
+				w.log.Error("Stopping: another process locked this home's watcher lock while its file was gone (state/ removed while the watcher ran); one watcher runs per home", "err", err.Error())
+				return err
+			}
 			w.rescan(w.opts.Now())
 			armed = w.rescanInterval()
 			rescan.Reset(armed)
@@ -160,6 +179,29 @@ func (w *watcher) run(ctx context.Context) error {
 			w.finish(r)
 		}
 	}
+}
+
+// relock locks the home's watcher lock file again when state/ was removed
+// while the watcher ran (see freshness.Relock), at every rescan: it
+// returns freshness.ErrLockLost when another process locked the new file
+// first. Any other failure is logged once and tried again at the next
+// rescan.
+func (w *watcher) relock(now time.Time) error {
+	l, err := freshness.Relock(w.opts.Home, w.lock, now)
+	switch {
+	case errors.Is(err, freshness.ErrLockLost):
+		return err
+	case err != nil:
+		if !w.relockFailing {
+			w.log.Error("Cannot lock the home's watcher lock again: a second watcher could start beside this one until it can", "path", w.opts.Home.WatcherLock(), "err", err.Error())
+		}
+		w.relockFailing = true
+	case l != w.lock:
+		w.lock = l
+		w.relockFailing = false
+		w.log.Warn("The home's watcher lock file was gone; locked it again", "path", w.opts.Home.WatcherLock())
+	}
+	return nil
 }
 
 // stop waits for a running sync (it sees the cancelled context) and

@@ -224,7 +224,10 @@ func (o *Options) defaults() error {
 // stop, records the stop in the state and returns nil. It fails at once
 // when another watcher runs for the same home (freshness.ErrRunning) or
 // no notifier can be created for another reason than a limit on
-// notifiers or open files (then the rescan covers every folder).
+// notifiers or open files (then the rescan covers every folder). It
+// stops with freshness.ErrLockLost when its lock file was removed and
+// another process locked the new one before it could (see
+// watcher.relock).
 func Run(ctx context.Context, opts Options) error {
 	if err := opts.defaults(); err != nil {
 		return err
@@ -233,7 +236,9 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
+	// The loop may replace the lock (see watcher.relock): release the
+	// one held when Run returns.
+	defer func() { lock.Release() }()
 	n, err := opts.newNotifier()
 	switch {
 	case errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE):
@@ -247,5 +252,8 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	defer n.Close()
 	w := newWatcher(opts, n)
-	return w.run(ctx)
+	w.lock = lock
+	err = w.run(ctx)
+	lock = w.lock
+	return err
 }

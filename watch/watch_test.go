@@ -1173,3 +1173,61 @@ func TestFoldersOutgrowingTheDescriptorsAreCounted(t *testing.T) {
 		h.stop()
 	})
 }
+
+// TestStateRemovedWhileWatching: deleting state/ while the watcher runs
+// (a cleanup of the home) removed its lock file but not its lock, and to
+// every other process the home had no watcher: a second one locked a new
+// file and watched and synced beside it. The watcher locks a new file at
+// its next rescan, and a second watcher is refused again.
+func TestStateRemovedWhileWatching(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, nil)
+		must(t, os.RemoveAll(h.home.StateDir()))
+		time.Sleep(DefaultRescan + time.Second)
+		synctest.Wait()
+		if !freshness.Running(h.home) {
+			t.Error("no watcher lock is held after a rescan")
+		}
+		for path, want := range map[string]os.FileMode{h.home.StateDir(): paths.DirMode, h.home.WatcherLock(): paths.FileMode} {
+			if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+				t.Errorf("%s: %v %v, want mode %o", path, fi, err, want)
+			}
+		}
+		// A cancelled context: a watcher that does start stops at once.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := Run(ctx, Options{Home: h.home, Syncer: h.s, Lister: jsonlLister}); !errors.Is(err, freshness.ErrRunning) {
+			t.Errorf("second watcher after state/ was removed: %v, want ErrRunning", err)
+		}
+		h.stop()
+	})
+}
+
+// TestLockTakenWhileStateRemovedStopsTheWatcher: when another process
+// locks the new lock file first (a second watcher started in the moment
+// after state/ was removed), two watchers would sync one home. The first
+// stops with freshness.ErrLockLost (an ErrRunning: a service job's
+// watcher stands by) and leaves the other's state file alone.
+func TestLockTakenWhileStateRemovedStopsTheWatcher(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, nil)
+		must(t, os.RemoveAll(h.home.StateDir()))
+		other, err := freshness.Acquire(h.home, time.Now())
+		must(t, err)
+		defer other.Release()
+		time.Sleep(DefaultRescan + time.Second)
+		synctest.Wait()
+		select {
+		case err := <-h.done:
+			h.cancel = nil
+			if !errors.Is(err, freshness.ErrLockLost) || !errors.Is(err, freshness.ErrRunning) {
+				t.Errorf("watcher whose home another process locked: %v, want %v", err, freshness.ErrLockLost)
+			}
+		default:
+			t.Error("the watcher went on beside the one that holds the home's lock")
+		}
+		if _, err := os.Stat(h.home.WatcherState()); err == nil {
+			t.Error("the watcher that lost the lock wrote its state file")
+		}
+	})
+}
