@@ -745,3 +745,27 @@ func syncThenBuildCandidate(t *testing.T, root string, env []string) (runID stri
 	}
 	return build.Result.RunID
 }
+
+// TestIndex_promoteAfterUnchangedBuild: after a build that found nothing
+// changed (and so built no candidate), promote and verify must not send
+// the user back to "novactl index build", which would build nothing
+// again: they name the active generation and the --full that builds one
+// anyway.
+func TestIndex_promoteAfterUnchangedBuild(t *testing.T) {
+	_, _, env := jsonlHome(t)
+	if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process"); code != ExitOK {
+		t.Fatalf("first sync: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, out, errOut := runCLI(context.Background(), env, "index", "build", "--in-process"); code != ExitOK || !strings.Contains(out, "Nothing changed") {
+		t.Fatalf("unchanged build: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, verb := range []string{"promote", "verify"} {
+		code, out, errOut := runCLI(context.Background(), env, "index", verb)
+		if code != ExitFailure {
+			t.Errorf("%s: exit %d, want %d\n%s\n%s", verb, code, ExitFailure, out, errOut)
+		}
+		if strings.Contains(errOut, "run novactl index build first") || !strings.Contains(errOut, "is active") || !strings.Contains(errOut, "novactl index build --full") {
+			t.Errorf("%s after an unchanged build says:\n%s\nwant the active generation named and novactl index build --full, not a bare build", verb, errOut)
+		}
+	}
+}

@@ -154,6 +154,11 @@ func (x *Indexer) locate(runID string) (dir, where string, err error) {
 		} else if newer != "" {
 			return "", "", fmt.Errorf("%w: there is no candidate; novactl index build makes one%s", ErrNotFound, newerNova(newer))
 		}
+		if m, _, err := manifest.Read(x.home.Manifest()); err == nil {
+			// A build that found nothing changed made no candidate: a
+			// plain build again would make none either.
+			return "", "", fmt.Errorf("%w: there is no candidate; %s is active, and novactl index build makes a candidate only when a source changed since it was built (novactl index build --full makes one anyway)", ErrNotFound, m.RunID)
+		}
 		return "", "", fmt.Errorf("%w: there is no candidate; run novactl index build first", ErrNotFound)
 	}
 	if !manifest.ValidRunID(runID) {
