@@ -26,9 +26,9 @@ const evalHelp = `Measures recall.
       with pass/fail per case. Exit status 1 when a case fails, 2 when FILE
       is missing or a case is malformed (the error names its line).
       FILE holds one JSON object per line, a case; blank lines and lines that
-      start with // are skipped:
-        {"id":"port","query":"why was port 2096 down","project":"infra",
-         "expect":{"relevantIds":["inc-7"],"evidenceTerms":["firewall"],"minEvidenceCoverage":1}}
+      start with // are skipped. This case passes against the sample memory
+      make run serves:
+{"id":"rollback","query":"why was v1.4.0 rolled back","project":"nova","expect":{"relevantIds":["dec-003"],"evidenceTerms":["RC-204"],"minEvidenceCoverage":1}}
       id and query are required; the search filters are the facade's: topK (1-20),
       date, dateRange {"from","to"}, project, agent, role, tags, sourceSets,
       lifecycle, workType. expect says what a good answer holds: relevantIds

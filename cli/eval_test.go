@@ -10,8 +10,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/eval"
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
 // TestEvalLoCoMo_namesUnknownEvidence: an evidence id of the file that
@@ -140,5 +144,54 @@ func TestEval_queriesFileErrors(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &envelope); err != nil || code != ExitUsage || envelope.OK || envelope.Error == "" {
 			t.Errorf("eval --queries %s --json: exit %d, %v, stdout %q", file, code, err, out)
 		}
+	}
+}
+
+// TestEval_helpExamplePasses: the case novactl eval --help shows is what a
+// new user pastes into a file first, against the sample memory make run
+// serves; pasted as shown it must parse (one case per line) and pass,
+// where it was wrapped over two lines (a malformed case, exit 2) and
+// named an id the sample does not hold.
+func TestEval_helpExamplePasses(t *testing.T) {
+	_, _, help := runCLI(t.Context(), nil, "eval", "--help")
+	// The example: the line that opens a case, and any that go on with
+	// its keys, as a user copies them.
+	var example strings.Builder
+	for line := range strings.Lines(help) {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, `{"id"`) || example.Len() > 0 && strings.HasPrefix(l, `"`) {
+			example.WriteString(l + "\n")
+		} else if example.Len() > 0 {
+			break
+		}
+	}
+	if example.Len() == 0 {
+		t.Fatalf("novactl eval --help shows no example case:\n%s", help)
+	}
+	sample, err := filepath.Abs(filepath.Join("..", "sample", "memory"))
+	novatest.Must(t, err)
+	// The configuration scripts/run.sh writes for the sample.
+	env := configHome(t, "server: {host: 127.0.0.1, port: 0}\nfacade: {port: 0}\nsources:\n"+
+		"  - {name: notes, kind: markdown, path: '"+sample+"'}\n  - {name: records, kind: jsonl, path: '"+sample+"'}\n")
+	if code, out, errOut := runCLI(t.Context(), env, "index", "sync", "--in-process"); code != ExitOK {
+		t.Fatalf("index sync of the sample: exit %d\n%s\n%s", code, out, errOut)
+	}
+	cfg, err := config.Load(env)
+	novatest.Must(t, err)
+	startNovad(t, cfg)
+	// novad is ready before it has loaded the generation: wait for that,
+	// as a user does who reads make run's "Generation loaded".
+	c := client.ForConfig(cfg)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if h, err := c.Health(t.Context()); err == nil && h.IndexLoaded {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("novad did not load the sample's generation: %+v, %v", h, err)
+		}
+	}
+	cases := filepath.Join(t.TempDir(), "cases.jsonl")
+	novatest.Must(t, os.WriteFile(cases, []byte(example.String()), 0o600))
+	if code, out, errOut := runCLI(t.Context(), env, "eval", "--queries", cases); code != ExitOK {
+		t.Errorf("the example of novactl eval --help, pasted into a file:\n%s\nexit %d, want %d\n%s\n%s", example.String(), code, ExitOK, out, errOut)
 	}
 }
