@@ -117,7 +117,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		return runIndexWatch(ctx, inv, rest)
 	}
 	if !isVerb(indexVerbs(), sub) {
-		fmt.Fprintf(inv.Stderr, "novactl index: unknown subcommand %q%s\n", sub, didYouMean(sub, verbNameList(indexVerbs())))
+		fmt.Fprintf(inv.Stderr, "novactl index: unknown subcommand %q (want %s)%s\n", sub, verbNames(indexVerbs(), ", "), didYouMean(sub, verbNameList(indexVerbs())))
 		return ExitUsage
 	}
 	// Each verb takes only its own flags and arguments: a flag meant for

@@ -232,13 +232,18 @@ func TestUnknownWords_suggest(t *testing.T) {
 		{[]string{"serch", "port"}, ExitUsage, `unknown command "serch"; did you mean "search"?`},
 		{[]string{"doctr"}, ExitUsage, `did you mean "doctor"?`},
 		{[]string{"indx", "sync"}, ExitUsage, `did you mean "index"?`},
-		{[]string{"index", "snyc"}, ExitUsage, `unknown subcommand "snyc"; did you mean "sync"?`},
+		{[]string{"index", "snyc"}, ExitUsage, `unknown subcommand "snyc" (want build, verify, promote, sync, rollback, list, watch); did you mean "sync"?`},
 		{[]string{"config", "chek"}, ExitUsage, `did you mean "check"?`},
 		{[]string{"service", "statu"}, ExitUsage, `did you mean "status"?`},
 		{[]string{"skill", "instal"}, ExitUsage, `did you mean "install"?`},
 		{[]string{"mcp", "unistall"}, ExitUsage, `did you mean "uninstall"?`},
 		{[]string{"rag", "search"}, ExitUsage, `did you mean "search-memory"?`},
 		{[]string{"completion", "zhs"}, ExitUsage, `did you mean "zsh"?`},
+	})
+	// A word near no verb still gets the list, as mcp and skill give it,
+	// not a bare "unknown subcommand".
+	runUsageCases(t, []usageCase{
+		{[]string{"index", "bogus"}, ExitUsage, `novactl index: unknown subcommand "bogus" (want build, verify, promote, sync, rollback, list, watch)`},
 	})
 	// A flag before the command is a command line of another shape.
 	runUsageCases(t, []usageCase{
