@@ -229,7 +229,11 @@ func runConfigInit(inv *Invocation, args []string) int {
 		if dir, err = filepath.Abs(dir); err != nil {
 			return fail(ExitUsage, fmt.Sprintf("--notes %s: %v", n, err))
 		}
-		if _, err := os.Stat(dir); err != nil {
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			// A typo or a folder not there yet: say which path was
+			// looked for (~ and a relative path resolved) and what is wanted.
+			return fail(ExitUsage, fmt.Sprintf("--notes %s: %s does not exist: name the folder (or file) that holds your Markdown notes", n, dir))
+		} else if err != nil {
 			return fail(ExitUsage, fmt.Sprintf("--notes %s: %v", n, err))
 		}
 		if slices.Contains(noted, dir) {

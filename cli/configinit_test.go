@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -460,5 +462,21 @@ func TestConfigInit_notesUnreadRecords(t *testing.T) {
 	code, out, errOut = runCLI(context.Background(), env, "config", "init", "--force", "--json", "--notes", "~/plain")
 	if code != ExitOK || !strings.Contains(out, `"unread": []`) {
 		t.Errorf("a notes folder of Markdown alone: exit %d, want \"unread\": []\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestConfigInit_notesMissing: a --notes path that does not exist (a
+// typo, a folder not yet synced) is a usage error that names the path it
+// looked for and what --notes wants, not Go's "stat ...: no such file or
+// directory"; nothing is written.
+func TestConfigInit_notesMissing(t *testing.T) {
+	root, home, env := initHome(t)
+	code, out, errOut := runCLI(context.Background(), env, "config", "init", "--notes", "~/Notse")
+	want := "--notes ~/Notse: " + filepath.Join(root, "Notse") + " does not exist: name the folder (or file) that holds your Markdown notes"
+	if code != ExitUsage || !strings.Contains(errOut, want) || strings.Contains(errOut, "stat ") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant exit %d and %q", code, out, errOut, ExitUsage, want)
+	}
+	if _, err := os.Stat(home.Config()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("config.yaml after a refused --notes: %v", err)
 	}
 }
