@@ -156,6 +156,7 @@ Commands:
 	}
 	fmt.Fprint(w, `
 Run "novactl <command> --help" for a command's flags.
+Exit status: 0 on success, 1 when the command fails, 2 on a usage error; a command's --help names any other.
 Nova's runtime home is NOVA_HOME (default ~/.nova); settings are in NOVA_HOME/config.yaml (novactl config init writes the first).
 `)
 }

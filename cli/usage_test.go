@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -350,5 +351,25 @@ func TestBadFlag_saysWhatAndWhere(t *testing.T) {
 	_, out, _ := runCLI(context.Background(), env, "search", "--topk", "3", "port", "--json")
 	if !strings.Contains(out, `did you mean \"--top-k\"?`) {
 		t.Errorf("--json: %s", out)
+	}
+}
+
+// TestHelp_exitStatusStated: README promises that --help tells a
+// command's exit status. A command whose own --help does not state it
+// follows the rule novactl --help states, which must then be there and
+// name the codes novactl returns.
+func TestHelp_exitStatusStated(t *testing.T) {
+	_, top, _ := runCLI(context.Background(), nil, "--help")
+	rule := fmt.Sprintf("Exit status: %d on success, %d when the command fails, %d on a usage error", ExitOK, ExitFailure, ExitUsage)
+	var silent []string
+	for _, c := range commands() {
+		_, out, errOut := runCLI(context.Background(), nil, c.name, "--help")
+		if !strings.Contains(out+errOut, "Exit status") {
+			silent = append(silent, c.name)
+		}
+	}
+	if len(silent) > 0 && !strings.Contains(top, rule) {
+		t.Errorf("novactl %s --help state no exit status, and novactl --help does not give the rule they follow (%q):\n%s",
+			strings.Join(silent, ", "), rule, top)
 	}
 }
