@@ -401,7 +401,11 @@ func portsTaken(ctx context.Context, cfg config.Config, dial func(ctx context.Co
 	if len(taken) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s is in use by another program or another home's novad (another user's on this Mac, say): novad will wait for it and serve nothing until it is free; to run beside it, give this home other ports (server.port and facade.port in %s) and run novactl service restart", strings.Join(taken, " and "), cfg.Home.Config())
+	is, it := "is", "it is"
+	if len(taken) > 1 {
+		is, it = "are", "they are"
+	}
+	return fmt.Sprintf("%s %s in use by another program or another home's novad (another user's on this Mac, say): novad will wait and serve nothing until %s free; to run beside it, give this home other ports (server.port and facade.port in %s) and run novactl service restart", strings.Join(taken, " and "), is, it, cfg.Home.Config())
 }
 
 // serviceEnviron is environ without the NOVA_ variables a service job does

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kardianos/service"
 
+	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/daemon"
 	"github.com/nova-recall/nova/doctor"
 	"github.com/nova-recall/nova/internal/novatest"
@@ -1610,6 +1611,38 @@ func TestService_InstallNamesTheLogFile(t *testing.T) {
 		}
 		if n := len(args); n < 2 || args[n-2] != "--log-file" || args[n-1] != filepath.Join(logs, log) {
 			t.Errorf("%s runs %q, want it to end with --log-file %s", plist, args, filepath.Join(logs, log))
+		}
+	}
+}
+
+// TestPortsTaken_grammar: the note install, start and restart print when
+// this home's ports are held reads right for one port and for both; it
+// said "127.0.0.1:A and 127.0.0.1:B is in use ... will wait for it".
+func TestPortsTaken_grammar(t *testing.T) {
+	var ports []int
+	for range 2 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		novatest.Must(t, err)
+		t.Cleanup(func() { l.Close() })
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	for _, tt := range []struct {
+		server, facade int
+		want           string
+	}{
+		{ports[0], ports[1], fmt.Sprintf("127.0.0.1:%d and 127.0.0.1:%d are in use", ports[0], ports[1])},
+		{ports[0], novatest.ClosedPort(t, ports...), fmt.Sprintf("127.0.0.1:%d is in use", ports[0])},
+	} {
+		env := configHome(t, fmt.Sprintf("server: {host: 127.0.0.1, port: %d}\nfacade: {port: %d}\n", tt.server, tt.facade))
+		cfg, err := config.Load(env)
+		novatest.Must(t, err)
+		note := portsTaken(t.Context(), cfg, nil)
+		wait := "until it is free"
+		if strings.Contains(tt.want, " are ") {
+			wait = "until they are free"
+		}
+		if !strings.Contains(note, tt.want) || !strings.Contains(note, wait) {
+			t.Errorf("note %q\nwant %q and %q", note, tt.want, wait)
 		}
 	}
 }
