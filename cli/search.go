@@ -120,7 +120,7 @@ func search(ctx context.Context, inv *Invocation, name string, args []string) in
 		}
 	}
 	if query == "" {
-		return fail(ExitUsage, "query is required: "+name+" [flags] QUERY ("+name+" --help lists the filters)")
+		return fail(ExitUsage, "query is required: "+name+` "<query>" [flags] (`+name+" --help lists the filters)")
 	}
 	if !utf8.ValidString(query) {
 		return fail(ExitUsage, "the query is not valid UTF-8")

@@ -83,7 +83,7 @@ func TestCommands_rejectOthersFlagsAndArgs(t *testing.T) {
 		{[]string{"version", "--deep"}, ExitUsage, "flag provided but not defined: -deep"},
 		// The compatibility form names itself, not novactl search.
 		{[]string{"rag", "search-memory", "--help"}, ExitOK, `Usage: novactl rag search-memory "<query>" [flags]`},
-		{[]string{"rag", "search-memory", "  "}, ExitUsage, "query is required: novactl rag search-memory [flags] QUERY"},
+		{[]string{"rag", "search-memory", "  "}, ExitUsage, `query is required: novactl rag search-memory "<query>" [flags]`},
 		{[]string{"eval", "--queries", "cases.jsonl", "extra"}, ExitUsage, `novactl eval: unexpected argument "extra"`},
 		{[]string{"bench", "extra"}, ExitUsage, `novactl bench: unexpected argument "extra"`},
 		{[]string{"config", "bogus"}, ExitUsage, `novactl config: unknown subcommand "bogus"`},
