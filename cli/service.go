@@ -83,7 +83,7 @@ exit status.
 Exit status: 0 on success; 1 on failure, and for status when novad or the
 watcher is not running under the service manager, waits for a valid
 config.yaml, or (novad) stands by for another novad or waits for a port
-another program holds (another user's novad on this Mac, say); 2 for a
+another program holds (another user's novad on this computer, say); 2 for a
 bad command line.`
 
 // serviceDeps are the process facts novactl service depends on, injected
@@ -405,7 +405,7 @@ func portsTaken(ctx context.Context, cfg config.Config, dial func(ctx context.Co
 	if len(taken) > 1 {
 		is, it = "are", "they are"
 	}
-	return fmt.Sprintf("%s %s in use by another program or another home's novad (another user's on this Mac, say): novad will wait and serve nothing until %s free; to run beside it, give this home other ports (server.port and facade.port in %s) and run novactl service restart", strings.Join(taken, " and "), is, it, cfg.Home.Config())
+	return fmt.Sprintf("%s %s in use by another program or another home's novad (another user's on this computer, say): novad will wait and serve nothing until %s free; to run beside it, give this home other ports (server.port and facade.port in %s) and run novactl service restart", strings.Join(taken, " and "), is, it, cfg.Home.Config())
 }
 
 // serviceEnviron is environ without the NOVA_ variables a service job does
@@ -715,7 +715,7 @@ func portsNote(pid int, home, user string) string {
 		host := config.BindHost(cfg.Server.Host)
 		ports = fmt.Sprintf("its ports %s and %s", net.JoinHostPort(host, strconv.Itoa(cfg.Server.Port)), net.JoinHostPort(host, strconv.Itoa(cfg.Facade.Port)))
 	}
-	return fmt.Sprintf("novad pid %d holds NOVA_HOME %s but has not bound %s: another program or another home's novad (another user's on this Mac, say) holds one, and it serves nothing until that is free (novactl doctor says which); or give this home other ports (server.port and facade.port in config.yaml) and run novactl service restart", pid, home, ports)
+	return fmt.Sprintf("novad pid %d holds NOVA_HOME %s but has not bound %s: another program or another home's novad (another user's on this computer, say) holds one, and it serves nothing until that is free (novactl doctor says which); or give this home other ports (server.port and facade.port in config.yaml) and run novactl service restart", pid, home, ports)
 }
 
 // largeLog is the size from which status suggests clearing a launchd log:
