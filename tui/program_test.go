@@ -2,9 +2,12 @@ package tui
 
 import (
 	"bytes"
+	"io"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
@@ -46,5 +49,65 @@ func TestProgram(t *testing.T) {
 	_, searches := b.calls()
 	if want := []api.SearchBody{{Query: "dashboard port", TopK: api.CLIDefaultTopK}}; !reflect.DeepEqual(searches, want) {
 		t.Fatalf("searches = %+v, want %+v", searches, want)
+	}
+}
+
+// TestProgram_PasteIsInert: a bracketed paste is text, whatever it holds.
+// Bubble Tea passes a paste's bytes on as they are, and the search box
+// kept its control characters: a paste copied from a log or a transcript
+// (a colour, a title change, a bell) was drawn into the terminal, where it
+// acted, and sent to novad inside the query.
+func TestProgram_PasteIsInert(t *testing.T) {
+	b := &fakeBackend{report: readyReport()}
+	in, keys := io.Pipe()
+	var out bytes.Buffer
+	p := tea.NewProgram(New(Options{Backend: b, StatusInterval: time.Hour}), tea.WithInput(in), tea.WithOutput(&out))
+	done := make(chan tea.Model, 1)
+	go func() {
+		final, err := p.Run()
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+		done <- final
+	}()
+	p.Send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	paste := "\x1b[200~why was the\r\ndashboard\x1b]0;pwned\x07 port\x1b[31m red\x1b[0m\x00 unavailable\x1b[201~"
+	for _, k := range []string{"/", paste, "\r"} {
+		if _, err := io.WriteString(keys, k); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond) // one read each, as a person types
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, s := b.calls(); len(s) == 0 && time.Now().Before(deadline); _, s = b.calls() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := io.WriteString(keys, "\x03"); err != nil {
+		t.Fatal(err)
+	}
+	var final tea.Model
+	select {
+	case final = <-done:
+	case <-time.After(5 * time.Second):
+		p.Kill()
+		t.Fatal("the program did not quit on ctrl+c")
+	}
+	_ = keys.Close()
+	if _, ok := final.(Model); !ok {
+		t.Fatalf("final model is %T", final)
+	}
+	_, searches := b.calls()
+	const want = "why was the dashboard port red unavailable"
+	if len(searches) != 1 || strings.Join(strings.Fields(searches[0].Query), " ") != want || strings.ContainsFunc(searches[0].Query, unicode.IsControl) {
+		t.Errorf("searches = %+v, want one for %q", searches, want)
+	}
+	drawn := out.String()
+	for _, seq := range []string{"]0;", "\x07", "[31m", "\x00"} {
+		if strings.Contains(drawn, seq) {
+			t.Errorf("the pasted %q reached the terminal:\n%q", seq, drawn)
+		}
+	}
+	if !strings.Contains(drawn, "port red unavailable") {
+		t.Errorf("the pasted text around the escapes is not drawn:\n%q", drawn)
 	}
 }

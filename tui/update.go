@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nova-recall/nova/doctor"
+	"github.com/nova-recall/nova/inert"
 )
 
 // errNoEnvelope is a Backend that returned neither an envelope nor an
@@ -164,6 +165,14 @@ func (m Model) quit() (Model, tea.Cmd) {
 func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if key.Matches(msg, m.keys.ForceQuit) {
 		return m.quit()
+	}
+	if msg.Paste {
+		// Bubble Tea passes a paste's bytes on as they are, and the text
+		// fields keep every control character but newlines and tabs: a
+		// paste copied from a log or a transcript would be drawn into
+		// the terminal, where its escape sequences act, and sent to
+		// novad in the query.
+		msg.Runes = []rune(inert.Text(string(msg.Runes)))
 	}
 	if msg.Paste && !m.typing() {
 		// Pasted text is a query (a question copied from elsewhere), as
