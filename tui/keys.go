@@ -51,7 +51,8 @@ func defaultKeyMap() keyMap {
 }
 
 // The short helps below list the keys most needed first, but for the
-// last two, which stay when a narrow window drops the others from the end.
+// last two, which stay when a narrow window drops the others from the end;
+// the last (the way out) stays alone in the narrowest.
 
 // listHelp is the short help of the main screen with the list focused.
 func (k keyMap) listHelp(hasResults, searching bool) []key.Binding {

@@ -732,6 +732,33 @@ func TestModel_ShortHelpKeepsQuit(t *testing.T) {
 	}
 }
 
+// TestModel_ShortHelpKeepsTheWayOut: down to the least width, the help
+// line of every screen still says how to leave it, whole. With three keys
+// or fewer to show, the search box's help lost "ctrl+c quit" and the
+// filter form's "esc back" to the help's ellipsis at 40 columns and less.
+func TestModel_ShortHelpKeepsTheWayOut(t *testing.T) {
+	m := started(t, &fakeBackend{report: readyReport()})
+	m = press(t, m, "/", "dashboard port", "enter")
+	for w := minWidth; w <= 60; w++ {
+		for _, c := range []struct{ screen, keys, want string }{
+			{"list", "", "q quit"},
+			{"search box", "/", "ctrl+c quit"},
+			{"filters", "f", "esc back"},
+			{"detail", "enter", "q quit"},
+		} {
+			m := update(t, m, tea.WindowSizeMsg{Width: w, Height: 24})
+			if c.keys != "" {
+				m = press(t, m, c.keys)
+			}
+			lines := strings.Split(m.View(), "\n")
+			help := lines[len(lines)-1]
+			if !strings.Contains(help, c.want) || strings.Contains(help, "…") {
+				t.Errorf("%d columns, %s: the help line %q does not show %q whole", w, c.screen, help, c.want)
+			}
+		}
+	}
+}
+
 // TestModel_EmptyQuerySaysSo: Enter with nothing but spaces in the search
 // box sends nothing and says why nothing happened (it did nothing, and
 // said nothing).

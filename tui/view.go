@@ -114,11 +114,13 @@ func (m Model) helpView() string {
 	}
 	// The help model would cut the line at the window's edge, and how to
 	// quit and to see every key (last) with it: drop the keys before them
-	// instead, the least needed first.
+	// instead, the least needed first, and in the narrowest windows the
+	// last but one too, so that the way out (last) still shows whole.
 	h := m.help
 	h.Width = 0
-	for len(b) > 3 && lipgloss.Width(h.ShortHelpView(b)) > m.width {
-		b = append(b[:len(b)-3:len(b)-3], b[len(b)-2:]...)
+	for len(b) > 1 && lipgloss.Width(h.ShortHelpView(b)) > m.width {
+		i := max(len(b)-3, 0)
+		b = append(b[:i:i], b[i+1:]...)
 	}
 	return m.help.ShortHelpView(b)
 }
