@@ -230,12 +230,30 @@ func needsCare(state string) bool { return state == doctor.Blocked || state == d
 // checkTitleWidth fits the longest doctor title ("Loopback-only boundary").
 const checkTitleWidth = 23
 
+// minFindingCells is the room a finding needs beside the title column:
+// "Blocked: " and the longest code ("service-definition-outdated").
+const minFindingCells = 36
+
+// checkTitleCells is the width of the title column in a window width
+// cells wide: narrower than the column and a finding, the titles go
+// unpadded, as the column would push the code (what is wrong) past the
+// window's edge.
+func checkTitleCells(width int) int {
+	if width < 4+checkTitleWidth+1+minFindingCells {
+		return 0
+	}
+	return checkTitleWidth
+}
+
 // checkLine renders one check's mark, title and finding, and returns its
 // advice (for a check that is not Ready) separately. A Blocked or Degraded
 // check's code is highlighted.
 func (m Model) checkLine(c doctor.Check) (line, advice string) {
 	st := m.styles
-	title := fitCells(c.Title, checkTitleWidth)
+	title := c.Title
+	if w := checkTitleCells(m.width); w > 0 {
+		title = fitCells(title, w)
+	}
 	switch c.State {
 	case doctor.Ready:
 		return st.ready.Render("  ✓ ") + title + " " + st.muted.Render(oneLine(c.Message)), ""

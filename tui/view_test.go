@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode"
@@ -229,6 +230,24 @@ func TestView_CodesWrapWhole(t *testing.T) {
 		for i, l := range strings.Split(view, "\n") {
 			if lw := ansi.StringWidth(l); lw > w {
 				t.Errorf("%d columns: line %d is %d cells wide: %q", w, i, lw, l)
+			}
+		}
+	}
+}
+
+// TestView_NarrowStatusKeepsCodes: in a window under 64 columns the status
+// pane still names what is Blocked or Degraded. The check titles kept
+// their 23-cell column at any width, and at 40 columns (10 rows, where the
+// pane has one row) the Blocked line read "✗ novad  Blocked: no…"; with
+// more rows, the code went to the next line.
+func TestView_NarrowStatusKeepsCodes(t *testing.T) {
+	for w := 40; w < 64; w++ {
+		for _, h := range []int{10, 24} {
+			m := started(t, &fakeBackend{report: blockedReport()})
+			m = update(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+			view := m.View()
+			if !regexp.MustCompile(`✗ novad +Blocked: ` + doctor.CodeNotRunning).MatchString(view) {
+				t.Errorf("%dx%d: the novad check's line does not end in its code:\n%s", w, h, view)
 			}
 		}
 	}
