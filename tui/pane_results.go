@@ -4,6 +4,7 @@ package tui
 // stands in for results when a search got none.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -113,6 +114,14 @@ func (m Model) failureLines() []string {
 		return m.wrapped(
 			st.errorText.Render("novad is not running, so nothing could be searched."),
 			start+" The status pane turns Ready when it answers; then press / and Enter to search again.",
+		)
+	}
+	if errors.Is(m.searchErr, context.DeadlineExceeded) {
+		// The search's own time limit: say so, as novactl search does,
+		// not the HTTP client's "Post …: context deadline exceeded".
+		return m.wrapped(
+			st.errorText.Render(fmt.Sprintf("novad did not answer within %s, so the search was given up.", m.searchTimeout)),
+			"novad may be busy or stuck: the status pane above (or novactl doctor) says whether it answers; press / and Enter to try again.",
 		)
 	}
 	return m.wrapped(

@@ -1,7 +1,12 @@
 package tui
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"reflect"
 	"regexp"
@@ -429,6 +434,60 @@ func TestModel_SearchFailures(t *testing.T) {
 				t.Errorf("status polls %d → %d: a refused search should refresh the status", statusBefore, statusAfter)
 			}
 		})
+	}
+}
+
+// httpBackend searches by posting to url, as the client does: its error
+// is net/http's own.
+type httpBackend struct {
+	fakeBackend
+	url string
+}
+
+func (h *httpBackend) Search(ctx context.Context, body api.SearchBody) (*api.SearchResponse, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out api.SearchResponse
+	return &out, json.NewDecoder(resp.Body).Decode(&out)
+}
+
+// TestModel_SearchTimeoutSaysSo: a search that novad holds past the
+// search's time limit (a novad stopped with ctrl+z, or stuck) says that
+// novad did not answer in time and what to do. The view showed the HTTP
+// client's words: Search failed: Post "http://127.0.0.1:…": context
+// deadline exceeded.
+func TestModel_SearchTimeoutSaysSo(t *testing.T) {
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	defer srv.Close()
+	defer close(stop) // before Close, which waits for the handlers
+	b := &httpBackend{fakeBackend: fakeBackend{report: readyReport()}, url: srv.URL + api.PathFacadeSearch}
+	m := New(Options{Backend: b, StatusInterval: time.Hour, SearchTimeout: 300 * time.Millisecond})
+	m = update(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	m = drain(t, m, m.Init())
+	m = press(t, m, "/", "dashboard port", "enter")
+	view := m.View()
+	if !strings.Contains(view, "novad did not answer within 300ms") || strings.Contains(view, "deadline exceeded") {
+		t.Fatalf("a search novad did not answer in time:\n%s", view)
+	}
+	if flat := strings.Join(strings.Fields(view), " "); !strings.Contains(flat, "press / and Enter to try again") {
+		t.Fatalf("the view does not say what to do:\n%s", view)
 	}
 }
 
