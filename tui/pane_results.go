@@ -82,16 +82,32 @@ func (m Model) bodyLines(rows int) []string {
 func (m Model) resultRow(i int) string {
 	st := m.styles
 	r := m.resp.Results[i]
-	cid := m.citationFor(i).CitationID
-	head := fmt.Sprintf("%2d %s %s %s ", i+1, fitCells(cid, 4), fitCells(api.StringOr(r.Source, "memory"), 10), fitCells(api.StringOr(r.Date, "undated"), 10))
-	score := fmt.Sprintf("%6.3f", r.Score)
-	used := 2 + ansi.StringWidth(head) + len(score) + 2
-	preview := truncate.Width(oneLine(previewOf(r)), max(m.width-used, 1))
-	if i == m.cursor && !m.input.Focused() {
-		return st.selected.Render("› " + head + score + "  " + preview)
+	cols := []string{
+		fitCells(m.citationFor(i).CitationID, 4),
+		fitCells(api.StringOr(r.Source, "memory"), 10),
+		fitCells(api.StringOr(r.Date, "undated"), 10),
 	}
-	return "  " + head + st.score.Render(score) + "  " + preview
+	score := fmt.Sprintf("%6.3f", r.Score)
+	// The selection mark, the rank, the columns and the score. In a
+	// narrow window the columns give way to the text, the date first
+	// (the detail view has them all): otherwise they took the whole row,
+	// and no row showed what it was about. The choice depends on the
+	// width only, so the columns line up from row to row.
+	head := func() string { return fmt.Sprintf("%2d ", i+1) + strings.Join(append(cols, ""), " ") }
+	used := func() int { return 2 + ansi.StringWidth(head()) + len(score) + 2 }
+	for len(cols) > 0 && m.width-used() < minPreviewCells {
+		cols = cols[:len(cols)-1]
+	}
+	preview := truncate.Width(oneLine(previewOf(r)), max(m.width-used(), 1))
+	if i == m.cursor && !m.input.Focused() {
+		return st.selected.Render("› " + head() + score + "  " + preview)
+	}
+	return "  " + head() + st.score.Render(score) + "  " + preview
 }
+
+// minPreviewCells is the least room a result row keeps for its text
+// while it has columns to give up.
+const minPreviewCells = 16
 
 // failureLines say why a search got no answer at all, and what to do.
 func (m Model) failureLines() []string {

@@ -252,3 +252,22 @@ func TestView_NarrowStatusKeepsCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestView_NarrowRowsKeepText: in a narrow window a result row still shows
+// the start of its text. The rank, citation, source, date and score
+// columns took the whole of 40 columns, and every row read
+// "1 C1   notes      2026-11-10  1.154 …", with nothing to tell the
+// results apart by.
+func TestView_NarrowRowsKeepText(t *testing.T) {
+	for w := minWidth; w <= 60; w++ {
+		m := started(t, &fakeBackend{report: readyReport()})
+		m = update(t, m, tea.WindowSizeMsg{Width: w, Height: 24})
+		m = press(t, m, "/", "dashboard port", "enter", "esc")
+		view := m.View()
+		for _, start := range []string{"After", "Added", "Moved"} {
+			if !regexp.MustCompile(`\d\.\d{3}  ` + start).MatchString(view) {
+				t.Errorf("%d columns: no row shows %q after its score:\n%s", w, start, view)
+			}
+		}
+	}
+}
