@@ -742,7 +742,8 @@ func afterCodeSpan(line string, at int) int {
 
 // cleanNote removes block ids (Obsidian-only syntax; its comments are
 // gone before, see withoutComments), Logseq's block ids, fold states and
-// block references, and turns wiki links into their text, outside code:
+// block references, and turns callout markers (calloutText) and wiki
+// links into their text, outside code:
 // "[[" in code is code (a shell's [[ -f x ]], a Lua string). It returns
 // the #tags of the text outside code too.
 func cleanNote(s string) (string, []string) {
@@ -759,6 +760,7 @@ func cleanNote(s string) (string, []string) {
 			continue
 		}
 		line = blockRef.ReplaceAllString(blockID.ReplaceAllString(line, ""), "")
+		line = calloutText(line)
 		var b strings.Builder
 		prose := func(p string) {
 			for _, m := range inlineTag.FindAllStringSubmatch(p, -1) {
@@ -793,6 +795,26 @@ var (
 	// before it.
 	blockRef = regexp.MustCompile(` ?\(\([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\)\)`)
 )
+
+// calloutMark opens an Obsidian callout (or a GitHub alert) on a quote's
+// first line: "> [!warning]- Title", its type, fold sign and title.
+var calloutMark = regexp.MustCompile(`^([ \t]*(?:>[ \t]*)+)\[!([A-Za-z][\w-]*)\][+-]?(?:[ \t]+(.*))?$`)
+
+// calloutText is line with a callout's marker as Obsidian shows it: its
+// title, or, when it has none, its type capitalized ("[!tip]" reads
+// "Tip"). The marker is markup a result would show and a search would
+// match ("note" in every note callout).
+func calloutText(line string) string {
+	m := calloutMark.FindStringSubmatch(line)
+	if m == nil {
+		return line
+	}
+	if title := strings.TrimSpace(m[3]); title != "" {
+		return m[1] + title
+	}
+	kind := strings.ToLower(m[2])
+	return m[1] + strings.ToUpper(kind[:1]) + kind[1:]
+}
 
 // inlineTag is a #tag in a note's text, as Obsidian reads one: after a
 // blank or at the start of a line, of letters, digits, "_", "-" and "/";

@@ -935,3 +935,29 @@ func TestRead_headingDateOfAPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestRead_obsidianCallouts: a callout's marker, "> [!note] Title" (and
+// GitHub's alert, "> [!NOTE]"), reads as Obsidian shows it: its title,
+// or its type when it has none, the fold sign ("-", "+") gone; in code it
+// stays. The marker was the text, "[!warning]-" in every result that
+// showed the callout.
+func TestRead_obsidianCallouts(t *testing.T) {
+	note := strings.Join([]string{
+		"> [!note] Port decision",
+		"> The facade moved to 3036.",
+		"",
+		"> [!warning]- Never bind 0.0.0.0",
+		"> [!tip]",
+		">> [!FAQ]+ Why loopback?",
+		"  > [!NOTE]",
+		"Text with [!note] inside stays.",
+		"```",
+		"> [!note] in code",
+		"```",
+	}, "\n")
+	got := noteSections(t, "callouts.md", note)
+	want := []string{": > Port decision|> The facade moved to 3036.||> Never bind 0.0.0.0|> Tip|>> Why loopback?|  > Note|Text with [!note] inside stays.|```|> [!note] in code|```"}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
