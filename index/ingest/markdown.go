@@ -741,8 +741,8 @@ func afterCodeSpan(line string, at int) int {
 }
 
 // cleanNote removes block ids (Obsidian-only syntax; its comments are
-// gone before, see withoutComments), Logseq's block ids, fold states and
-// block references, and turns callout markers (calloutText) and wiki
+// gone before, see withoutComments), Logseq's hidden properties
+// (logseqMeta) and block references, and turns callout markers (calloutText) and wiki
 // links into their text, outside code:
 // "[[" in code is code (a shell's [[ -f x ]], a Lua string). It returns
 // the #tags of the text outside code too.
@@ -788,9 +788,13 @@ func cleanNote(s string) (string, []string) {
 }
 
 var (
-	// logseqMeta is a line Logseq writes for its own use: a referenced
-	// block's id, a folded block's state.
-	logseqMeta = regexp.MustCompile(`^[ \t]*(?:id:: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|collapsed:: (?:true|false))[ \t]*$`)
+	// logseqMeta is a line Logseq writes for its own use and never shows
+	// (its hidden built-in properties): a referenced block's id, a folded
+	// block's state, a block's colour and heading flag, its timestamps, a
+	// query's table settings, a PDF highlight's type, page and colour.
+	// Each only with the value Logseq writes, one word (a number, a
+	// boolean): "heading:: Deployment plan" is a person's field.
+	logseqMeta = regexp.MustCompile(`^[ \t]*(?:id:: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|collapsed:: (?:true|false)|heading:: (?:true|false|[1-6])|(?:created-at|updated-at|last-modified-at|created_at|last_modified_at|hl-page|hl-stamp):: \d+|(?:background-color|background_color|query-table|query-sort-by|query-sort-desc|ls-type|hl-type|hl-color|logseq\.order-list-type):: \S+|query-properties:: \[[^\]]*\])[ \t]*$`)
 	// blockRef is a Logseq block reference, ((<uuid>)), with the blank
 	// before it.
 	blockRef = regexp.MustCompile(` ?\(\([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\)\)`)

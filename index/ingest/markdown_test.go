@@ -961,3 +961,40 @@ func TestRead_obsidianCallouts(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_logseqHiddenProperties: the properties Logseq writes for its
+// own use and never shows, a block's colour, its heading flag, its
+// timestamps, a query's table settings, a PDF highlight's page, are left
+// out as its block ids are; a property a person wrote (status:: done, a
+// Dataview field) and one in code stay. Results showed
+// "background-color:: yellow" as the note's words.
+func TestRead_logseqHiddenProperties(t *testing.T) {
+	note := strings.Join([]string{
+		"- The port moved to 3037.",
+		"  background-color:: yellow",
+		"  heading:: true",
+		"- Standup",
+		"  heading:: 2",
+		"  created-at:: 1700000000000",
+		"  updated-at:: 1700000500000",
+		"- {{query (todo now)}}",
+		"  query-table:: false",
+		"  query-properties:: [:block :page]",
+		"  query-sort-by:: page",
+		"  query-sort-desc:: true",
+		"- A highlight",
+		"  ls-type:: annotation",
+		"  hl-page:: 12",
+		"  hl-color:: yellow",
+		"  status:: done",
+		"heading:: Deployment plan",
+		"- ```",
+		"  heading:: true",
+		"  ```",
+	}, "\n")
+	got := noteSections(t, "page.md", note)
+	want := []string{": - The port moved to 3037.|- Standup|- {{query (todo now)}}|- A highlight|  status:: done|heading:: Deployment plan|- ```|  heading:: true|  ```"}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
