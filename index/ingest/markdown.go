@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 	"go.yaml.in/yaml/v3"
@@ -119,7 +121,7 @@ func readMarkdown(fc *fileCtx) error {
 	tags := frontMatterTags(fm.Tags)
 	docTitle := strings.TrimSpace(title)
 	if docTitle == "" {
-		docTitle = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		docTitle = pageName(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	}
 
 	type section struct {
@@ -408,6 +410,19 @@ func pageProperties(body []byte) frontMatter {
 		}
 	}
 	return fm
+}
+
+// pageName is the name of the page a note's file name (less its
+// extension) stands for, as Logseq writes it: "___" for the "/" of a
+// namespace page (project___nova is project/nova) and a %XX escape for a
+// character a file name cannot hold ("?", ":", the "/" of its older
+// format). A name whose "%" escapes nothing is the name as it is.
+func pageName(name string) string {
+	name = strings.ReplaceAll(name, "___", "/")
+	if s, err := url.PathUnescape(name); err == nil && utf8.ValidString(s) {
+		return s
+	}
+	return name
 }
 
 // splitFrontMatter separates a leading "---" YAML block (closed by "---"

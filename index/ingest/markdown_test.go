@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -996,5 +997,38 @@ func TestRead_logseqHiddenProperties(t *testing.T) {
 	want := []string{": - The port moved to 3037.|- Standup|- {{query (todo now)}}|- A highlight|  status:: done|heading:: Deployment plan|- ```|  heading:: true|  ```"}
 	if !slices.Equal(got, want) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestRead_logseqPageFileName: a page without a title:: property is
+// titled by its file name as Logseq names the page: "___" is the "/" of a
+// namespace (project/nova) and a %XX escape the character a file name
+// cannot hold ("?", ":", a legacy "%2F"); a "%" that escapes nothing
+// stays, and title:: wins. Results were titled "project___nova%3F".
+func TestRead_logseqPageFileName(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"pages/project___nova%3F.md": "- The port moved.\n",
+		"pages/Q%3A plan.md":         "- Ship it.\n",
+		"pages/A%2FB.md":             "- Legacy namespace.\n",
+		"pages/100% sure.md":         "- Odds.\n",
+		"pages/x___y.md":             "title:: x.y\n- Named.\n",
+	})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(problems) != 0 {
+		t.Fatalf("problems %v", problems)
+	}
+	got := map[string]string{}
+	for _, r := range recs {
+		got[r.ID] = r.Title
+	}
+	want := map[string]string{
+		"pages/project___nova%3F.md#top": "project/nova?",
+		"pages/Q%3A plan.md#top":         "Q: plan",
+		"pages/A%2FB.md#top":             "A/B",
+		"pages/100% sure.md#top":         "100% sure",
+		"pages/x___y.md#top":             "x.y",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("titles\n%q\nwant\n%q", got, want)
 	}
 }
