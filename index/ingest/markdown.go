@@ -57,7 +57,9 @@ var (
 	listHeading = regexp.MustCompile(`^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
 	// A daily note's name: YYYY-MM-DD, or Logseq's journal YYYY_MM_DD.
 	fileDate = regexp.MustCompile(`\d{4}-\d{2}-\d{2}|\d{4}_\d{2}_\d{2}`)
-	wikiLink = regexp.MustCompile(`!?\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]`)
+	// A wiki link (or embed): the note, the heading or ^block in it (a
+	// note's own: [[#Steps]]) and the alias.
+	wikiLink = regexp.MustCompile(`!?\[\[([^\]|#]*)(?:#([^\]|]*))?(?:\|([^\]]+))?\]\]`)
 	// A block id ends a line, or stands on its own after a list, a
 	// table or a quote.
 	blockID = regexp.MustCompile(`(?:^|\s)\^[A-Za-z0-9-]+$`)
@@ -845,19 +847,35 @@ var inlineTag = regexp.MustCompile(`(?:^|\s)#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_
 // names the linked note, whatever its heading or alias; links in text
 // read as their text.
 func linkedName(v string) string {
-	if m := wikiLink.FindStringSubmatchIndex(v); m != nil && m[0] == 0 && m[1] == len(v) && v[0] == '[' {
+	if m := wikiLink.FindStringSubmatchIndex(v); m != nil && m[0] == 0 && m[1] == len(v) && v[0] == '[' && strings.TrimSpace(v[m[2]:m[3]]) != "" {
 		return strings.TrimSpace(v[m[2]:m[3]])
 	}
 	return cleanInline(v)
 }
 
+// cleanInline turns wiki links into the text Obsidian shows for them:
+// the alias, else the note and the heading it links to ("Ports >
+// Facade"; the heading alone in a link within the note), a block's id
+// left out.
 func cleanInline(s string) string {
 	return wikiLink.ReplaceAllStringFunc(s, func(m string) string {
 		sub := wikiLink.FindStringSubmatch(m)
-		if sub[2] != "" {
-			return sub[2]
+		if sub[3] != "" {
+			return sub[3]
 		}
-		return sub[1]
+		if strings.TrimSpace(sub[1]+sub[2]) == "" {
+			return m // "[[]]" links nothing: text
+		}
+		var parts []string
+		if note := strings.TrimSpace(sub[1]); note != "" {
+			parts = append(parts, note)
+		}
+		for h := range strings.SplitSeq(sub[2], "#") {
+			if h = strings.TrimSpace(h); h != "" && !strings.HasPrefix(h, "^") {
+				parts = append(parts, h)
+			}
+		}
+		return strings.Join(parts, " > ")
 	})
 }
 

@@ -1032,3 +1032,17 @@ func TestRead_logseqPageFileName(t *testing.T) {
 		t.Errorf("titles\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_wikiLinksToHeadings: a wiki link to a heading reads as
+// Obsidian shows it, "Ports > Facade", and one to a heading of the same
+// note ("[[#Steps]]") as the heading; a link to a block shows the note
+// alone. The heading's words were lost ("[[Ports#Facade]]" read
+// "Ports"), and a link within the note stayed markup: "[[#Steps]]".
+func TestRead_wikiLinksToHeadings(t *testing.T) {
+	note := "See [[Ports#Facade]], [[#Local heading]], [[Note#^abc123]], [[Ports#Facade|the facade]] and ![[#Steps]].\n"
+	got := noteSections(t, "links.md", note)
+	want := []string{": See Ports > Facade, Local heading, Note, the facade and Steps."}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
