@@ -1,8 +1,10 @@
 package ingest
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -107,7 +109,8 @@ var kindExcludes = map[string][]string{
 // "/" also matches the base name at any depth ("*.md" matches a/b.md). A
 // directory matched by an exclude glob is not descended into.
 //
-// Hidden directories (.git, .obsidian, .trash) are skipped (and, by an
+// Hidden directories (.git, .obsidian, .trash) are skipped, and so is an
+// Obsidian vault's templates folder (and, by an
 // aider source, a repository's folders below its root: see SkipsDir),
 // symlinked directories are not followed (unless the source's path is
 // one: WalkRoot) and symlinked files are. A directory that
@@ -212,7 +215,8 @@ func WalkRoot(path string) string {
 // SkipsDir reports whether List does not descend into the folder at rel
 // (slash-separated, relative to src.Path, not "."): a hidden folder, one
 // an exclude glob of the source or of its kind matches, NOVA_HOME
-// (config.Source.NovaHome), or, for an aider
+// (config.Source.NovaHome), an Obsidian vault's templates folder (see
+// obsidianTemplates), or, for an aider
 // source, one inside a repository (see insideRepository). Only the
 // folder itself is judged, as List judges each folder it meets: a folder
 // below a skipped one is never reached. The watcher asks it of every
@@ -249,7 +253,59 @@ func excludes(src config.Source) []string {
 // listing learnt of which folders hold .git (nil: nothing).
 func skipsDir(src config.Source, exclude []string, repos gitFolders, rel string) bool {
 	return strings.HasPrefix(path.Base(rel), ".") || matchGlobs(exclude, rel) || insideRepository(src, repos, rel) ||
-		src.NovaHome != "" && filepath.Join(src.Path, filepath.FromSlash(rel)) == src.NovaHome
+		src.NovaHome != "" && filepath.Join(src.Path, filepath.FromSlash(rel)) == src.NovaHome ||
+		obsidianTemplates(src, rel)
+}
+
+// obsidianTemplates reports whether the folder at rel of a markdown
+// source is the templates folder of the Obsidian vault it lies in (the
+// nearest folder above it, the source's own included, that holds
+// .obsidian): the folder the Templates plugin (.obsidian/templates.json)
+// or the Templater plugin takes templates from. A template is no note:
+// its boilerplate would answer searches for what it lays out, and its
+// placeholders ("date: {{date}}") are no YAML, a problem at every sync.
+func obsidianTemplates(src config.Source, rel string) bool {
+	if src.Kind != config.KindMarkdown {
+		return false
+	}
+	for vault := path.Dir(rel); ; vault = path.Dir(vault) {
+		root := filepath.Join(src.Path, filepath.FromSlash(vault))
+		if fi, err := os.Stat(filepath.Join(root, ".obsidian")); err == nil && fi.IsDir() {
+			return slices.ContainsFunc(templateFolders(root), func(folder string) bool { return path.Join(vault, folder) == rel })
+		}
+		if vault == "." {
+			return false
+		}
+	}
+}
+
+// templateSettings are where an Obsidian vault's plugins name their
+// templates folder: the file, below .obsidian, and its key.
+var templateSettings = [][2]string{
+	{"templates.json", "folder"},
+	{"plugins/templater-obsidian/data.json", "templates_folder"},
+}
+
+// templateFolders are the templates folders the Obsidian vault at root
+// names, relative to it and slash-separated; a setting that cannot be
+// read names none.
+func templateFolders(root string) []string {
+	var out []string
+	for _, s := range templateSettings {
+		f, _, err := paths.OpenRegular(filepath.Join(root, ".obsidian", filepath.FromSlash(s[0])))
+		if err != nil {
+			continue
+		}
+		var settings map[string]any
+		err = json.NewDecoder(io.LimitReader(f, 1<<20)).Decode(&settings)
+		f.Close()
+		folder, _ := settings[s[1]].(string)
+		// Written "Templates", "/Templates" or "Templates/".
+		if folder = strings.Trim(path.Clean("/"+filepath.ToSlash(folder)), "/"); err == nil && folder != "" {
+			out = append(out, folder)
+		}
+	}
+	return out
 }
 
 // insideRepository reports whether an aider source's listing leaves out

@@ -461,3 +461,38 @@ func TestList_markdownEditorAndVolumeLitter(t *testing.T) {
 		}
 	}
 }
+
+// TestList_obsidianTemplates: the folder an Obsidian vault takes its
+// templates from (the Templates plugin's, .obsidian/templates.json, or
+// Templater's) is not read, nor watched, wherever the vault lies in the
+// source; a folder of that name elsewhere is read. A template is no
+// note: each was indexed (its boilerplate answering searches), and its
+// placeholders ({{date}} is no YAML) were a problem at every sync.
+func TestList_obsidianTemplates(t *testing.T) {
+	daily := "---\ntitle: \"{{title}}\"\ndate: {{date}}\n---\n# {{title}}\n"
+	dir := writeTree(t, map[string]string{
+		"vault/.obsidian/templates.json":                       `{"folder":"Meta/Templates/"}`,
+		"vault/.obsidian/plugins/templater-obsidian/data.json": `{"templates_folder":"/Templater"}`,
+		"vault/Meta/Templates/Daily.md":                        daily,
+		"vault/Templater/Weekly.md":                            daily,
+		"vault/Meta/note.md":                                   "# N\n",
+		"other/Meta/Templates/kept.md":                         "# K\n",
+		"bare/.obsidian/templates.json":                        `{}`,
+		"bare/Templates/kept.md":                               "# K\n",
+	})
+	src := config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir}
+	want := "bare/Templates/kept.md other/Meta/Templates/kept.md vault/Meta/note.md"
+	if got, problems := listed(t, src); got != want || len(problems) != 0 {
+		t.Errorf("listing %q, problems %+v; want %q", got, problems, want)
+	}
+	for _, rel := range []string{"vault/Meta/Templates", "vault/Templater"} {
+		if !SkipsDir(src, rel) {
+			t.Errorf("SkipsDir(%q) false: the watcher would watch the templates", rel)
+		}
+	}
+	// A source that is the vault itself.
+	vault := config.Source{Name: "vault", Kind: config.KindMarkdown, Path: filepath.Join(dir, "vault")}
+	if got, _ := listed(t, vault); got != "Meta/note.md" {
+		t.Errorf("vault listing %q, want Meta/note.md", got)
+	}
+}
