@@ -879,8 +879,8 @@ func cleanInline(s string) string {
 	})
 }
 
-// headingText is a heading as it reads rendered: links, images and wiki
-// links their text, emphasis, strikethrough and highlight marks gone,
+// headingText is a heading as it reads rendered: a block id gone, links,
+// images and wiki links their text, emphasis, strikethrough and highlight marks gone,
 // autolinks without their brackets, escaped characters themselves and
 // code spans their code as written (`__init__` keeps its underscores).
 // A heading of nothing but markup stays as written.
@@ -890,6 +890,11 @@ func headingText(heading string) string {
 	// are delimited by NUL, which a heading loses first: no text in it
 	// can read as one.
 	heading = strings.ReplaceAll(heading, "\x00", "")
+	// A block id may end a heading too ("# Deploy ^h1"), hidden as the
+	// text's are (cleanNote).
+	if h := blockID.ReplaceAllString(heading, ""); strings.TrimSpace(h) != "" {
+		heading = h
+	}
 	var kept []string
 	keep := func(s string) string {
 		kept = append(kept, s)

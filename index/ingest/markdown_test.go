@@ -1046,3 +1046,20 @@ func TestRead_wikiLinksToHeadings(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_headingBlockID: a block id that ends a heading ("# Deploy
+// ^h1", as block-link plugins write one) is left out of the heading, as
+// Obsidian hides it and as the text's are: it was in the section's
+// title, heading path and id (notes.md#deploy-h1).
+func TestRead_headingBlockID(t *testing.T) {
+	dir := writeTree(t, map[string]string{"h.md": "# Deploy ^h1\nBody one.\n## Rollback ^rb-2\nBody two.\n## C ^\nBody three.\n"})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(recs) != 3 || len(problems) != 0 {
+		t.Fatalf("%d records, problems %v", len(recs), problems)
+	}
+	for i, want := range []string{"h.md#deploy|Deploy", "h.md#deploy-rollback|Deploy > Rollback", "h.md#deploy-c|Deploy > C ^"} {
+		if got := recs[i].ID + "|" + recs[i].Title; got != want {
+			t.Errorf("record %d: %q, want %q", i, got, want)
+		}
+	}
+}
