@@ -759,7 +759,7 @@ func afterCodeSpan(line string, at int) int {
 
 // cleanNote removes block ids (Obsidian-only syntax; its comments are
 // gone before, see withoutComments), Logseq's hidden properties
-// (logseqMeta) and block references, and turns callout markers (calloutText) and wiki
+// (logseqMeta), block references and embed macros, and turns callout markers (calloutText) and wiki
 // links into their text, outside code:
 // "[[" in code is code (a shell's [[ -f x ]], a Lua string). It returns
 // the #tags of the text outside code too.
@@ -786,7 +786,7 @@ func cleanNote(s string) (string, []string) {
 					tags = append(tags, strings.TrimSpace(tag))
 				}
 			}
-			b.WriteString(cleanInline(p))
+			b.WriteString(cleanInline(logseqEmbed.ReplaceAllString(p, "$1")))
 		}
 		for at := 0; at < len(line); {
 			j := strings.IndexByte(line[at:], '`')
@@ -812,6 +812,10 @@ var (
 	// Each only with the value Logseq writes, one word (a number, a
 	// boolean): "heading:: Deployment plan" is a person's field.
 	logseqMeta = regexp.MustCompile(`^[ \t]*(?:id:: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|collapsed:: (?:true|false)|heading:: (?:true|false|[1-6])|(?:created-at|updated-at|last-modified-at|created_at|last_modified_at|hl-page|hl-stamp):: \d+|(?:background-color|background_color|query-table|query-sort-by|query-sort-desc|ls-type|hl-type|hl-color|logseq\.order-list-type):: \S+|query-properties:: \[[^\]]*\])[ \t]*$`)
+	// logseqEmbed is Logseq's embed macro: a page's, {{embed [[Nova]]}},
+	// read as its link, or a block's, whose ((<uuid>)) is gone by then
+	// (blockRef), read as nothing.
+	logseqEmbed = regexp.MustCompile(`\{\{embed[ \t]*(\[\[[^\]]*\]\])?[ \t]*\}\}`)
 	// blockRef is a Logseq block reference, ((<uuid>)), with the blank
 	// before it.
 	blockRef = regexp.MustCompile(` ?\(\([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\)\)`)

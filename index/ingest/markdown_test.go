@@ -1063,3 +1063,16 @@ func TestRead_headingBlockID(t *testing.T) {
 		}
 	}
 }
+
+// TestRead_logseqEmbeds: Logseq's embed macro reads as what it embeds
+// names: a page embed, {{embed [[Nova]]}}, as the page's name, a block
+// embed as its block reference (left out); other macros and code stay.
+// The text read "{{embed Nova}}", and a block embed "{{embed}}".
+func TestRead_logseqEmbeds(t *testing.T) {
+	note := "- See {{embed [[Nova]]}} now\n- {{embed ((650a1b2c-3d4e-4f50-8a6b-7c8d9e0f1a2b))}}\n- {{query (todo now)}}\n- `{{embed [[x]]}}`\n"
+	got := noteSections(t, "page.md", note)
+	want := []string{": - See Nova now|- |- {{query (todo now)}}|- `{{embed [[x]]}}`"}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
