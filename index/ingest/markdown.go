@@ -759,10 +759,10 @@ func afterCodeSpan(line string, at int) int {
 
 // cleanNote removes block ids (Obsidian-only syntax; its comments are
 // gone before, see withoutComments), Logseq's hidden properties
-// (logseqMeta), block references and embed macros, and turns callout markers (calloutText) and wiki
-// links into their text, outside code:
-// "[[" in code is code (a shell's [[ -f x ]], a Lua string). It returns
-// the #tags of the text outside code too.
+// (logseqMeta) and block references, and turns callout markers
+// (calloutText), Logseq's embed macros and wiki links into their text,
+// outside code: "[[" in code is code (a shell's [[ -f x ]], a Lua
+// string). It returns the #tags of the text outside code too.
 func cleanNote(s string) (string, []string) {
 	var code fences
 	var tags []string
