@@ -87,9 +87,12 @@ var kindIncludes = map[string][]string{
 // node_modules, whose packages' READMEs are not notes and are thousands;
 // on an exFAT or network volume macOS keeps an AppleDouble file of binary
 // metadata beside each note (._note.md), and Emacs a lock link to a file
-// that never exists beside a note it edits (.#note.md): neither is a note.
+// that never exists beside a note it edits (.#note.md): neither is a note;
+// a Logseq graph keeps copies of its pages, their older text in
+// logseq/bak/ and its sync's versions in logseq/version-files/, which
+// would answer as the pages' current text.
 var kindExcludes = map[string][]string{
-	config.KindMarkdown:   {"node_modules", "._*", ".#*"},
+	config.KindMarkdown:   {"node_modules", "._*", ".#*", "{,**/}logseq/{bak,version-files}"},
 	config.KindClaudeCode: {"**/tool-results/**", "agent-acompact-*.jsonl", "agent-aprompt_suggestion-*.jsonl"},
 	config.KindCodex:      {"{worktrees,log,shell_snapshots}/**"},
 	config.KindOpenClaw:   {"*.bak", "*.tmp", "*.lock", "*.checkpoint", "*.checkpoint.*", "*.trajectory.*", "node_modules", "{memory,cron,browser,extensions,media,logs}/**"},

@@ -496,3 +496,35 @@ func TestList_obsidianTemplates(t *testing.T) {
 		t.Errorf("vault listing %q, want Meta/note.md", got)
 	}
 }
+
+// TestList_logseqBackups: the copies Logseq keeps of a graph's pages,
+// logseq/bak/ (a page's older text, kept when it was changed on disk)
+// and logseq/version-files/ (its sync's versions), are neither read nor
+// watched, whether the source is the graph or a folder above it: each was
+// indexed beside the page, old versions answering as the note's current
+// text.
+func TestList_logseqBackups(t *testing.T) {
+	graph := map[string]string{
+		"pages/deploy.md":        "- The port is 3037.\n",
+		"journals/2026_11_03.md": "- Met Ana.\n",
+		"logseq/config.edn":      "{}\n",
+		"logseq/bak/pages/deploy/2026-11-01T10_00_00.000Z.Desktop.md": "- The port is 3036.\n",
+		"logseq/version-files/base/pages/deploy.md":                   "- The port is 3036.\n",
+	}
+	files := map[string]string{}
+	for rel, content := range graph {
+		files[rel] = content
+		files["graphs/work/"+rel] = content
+	}
+	dir := writeTree(t, files)
+	src := config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir}
+	want := "graphs/work/journals/2026_11_03.md graphs/work/pages/deploy.md journals/2026_11_03.md pages/deploy.md"
+	if got, problems := listed(t, src); got != want || len(problems) != 0 {
+		t.Errorf("listing %q, problems %+v; want %q", got, problems, want)
+	}
+	for _, rel := range []string{"logseq/bak", "graphs/work/logseq/version-files"} {
+		if !SkipsDir(src, rel) {
+			t.Errorf("SkipsDir(%q) false: the watcher would watch the backups", rel)
+		}
+	}
+}
