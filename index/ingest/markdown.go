@@ -60,6 +60,8 @@ var (
 	// A wiki link (or embed): the note, the heading or ^block in it (a
 	// note's own: [[#Steps]]) and the alias.
 	wikiLink = regexp.MustCompile(`!?\[\[([^\]|#]*)(?:#([^\]|]*))?(?:\|([^\]]+))?\]\]`)
+	// embedSize is the size an embed gives after its "|": 300, 640x480.
+	embedSize = regexp.MustCompile(`^[ \t]*\d+(?:x\d+)?[ \t]*$`)
 	// A block id ends a line, or stands on its own after a list, a
 	// table or a quote.
 	blockID = regexp.MustCompile(`(?:^|\s)\^[A-Za-z0-9-]+$`)
@@ -860,11 +862,13 @@ func linkedName(v string) string {
 // cleanInline turns wiki links into the text Obsidian shows for them:
 // the alias, else the note and the heading it links to ("Ports >
 // Facade"; the heading alone in a link within the note), a block's id
-// left out.
+// left out; an embed's size and PDF page are no text.
 func cleanInline(s string) string {
 	return wikiLink.ReplaceAllStringFunc(s, func(m string) string {
 		sub := wikiLink.FindStringSubmatch(m)
-		if sub[3] != "" {
+		embed := m[0] == '!'
+		// An embed's "|300" or "|640x480" is its size, not its alias.
+		if sub[3] != "" && !(embed && embedSize.MatchString(sub[3])) {
 			return sub[3]
 		}
 		if strings.TrimSpace(sub[1]+sub[2]) == "" {
@@ -875,7 +879,8 @@ func cleanInline(s string) string {
 			parts = append(parts, note)
 		}
 		for h := range strings.SplitSeq(sub[2], "#") {
-			if h = strings.TrimSpace(h); h != "" && !strings.HasPrefix(h, "^") {
+			// A block's id is not shown, nor an embedded PDF's page=3.
+			if h = strings.TrimSpace(h); h != "" && !strings.HasPrefix(h, "^") && !(embed && strings.Contains(h, "=")) {
 				parts = append(parts, h)
 			}
 		}

@@ -1076,3 +1076,16 @@ func TestRead_logseqEmbeds(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_embedSizesAndPages: an embed's size (![[diagram.png|300]],
+// |300x200) and a PDF's page or height (#page=3) are how Obsidian shows
+// the file, not words of the note: the embed reads as the file's name.
+// The text read "300", and with heading links "doc.pdf > page=3".
+func TestRead_embedSizesAndPages(t *testing.T) {
+	note := "See ![[diagram.png|300]], ![[map.png|640x480]], ![[doc.pdf#page=3]] and [[Sizes|300]].\n"
+	got := noteSections(t, "embeds.md", note)
+	want := []string{": See diagram.png, map.png, doc.pdf and 300."}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
