@@ -761,10 +761,11 @@ func afterCodeSpan(line string, at int) int {
 
 // cleanNote removes block ids (Obsidian-only syntax; its comments are
 // gone before, see withoutComments), Logseq's hidden properties
-// (logseqMeta) and block references, and turns callout markers
-// (calloutText), Logseq's embed macros and wiki links into their text,
-// outside code: "[[" in code is code (a shell's [[ -f x ]], a Lua
-// string). It returns the #tags of the text outside code too.
+// (logseqMeta) and block references, the Excalidraw plugin's banner,
+// and turns callout markers (calloutText), Logseq's embed macros and
+// wiki links into their text, outside code: "[[" in code is code (a
+// shell's [[ -f x ]], a Lua string). It returns the #tags of the text
+// outside code too.
 func cleanNote(s string) (string, []string) {
 	var code fences
 	var tags []string
@@ -775,7 +776,7 @@ func cleanNote(s string) (string, []string) {
 			kept = append(kept, line)
 			continue
 		}
-		if logseqMeta.MatchString(line) {
+		if logseqMeta.MatchString(line) || excalidrawBanner.MatchString(line) {
 			continue
 		}
 		line = blockRef.ReplaceAllString(blockID.ReplaceAllString(line, ""), "")
@@ -814,6 +815,10 @@ var (
 	// Each only with the value Logseq writes, one word (a number, a
 	// boolean): "heading:: Deployment plan" is a person's field.
 	logseqMeta = regexp.MustCompile(`^[ \t]*(?:id:: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|collapsed:: (?:true|false)|heading:: (?:true|false|[1-6])|(?:created-at|updated-at|last-modified-at|created_at|last_modified_at|hl-page|hl-stamp):: \d+|(?:background-color|background_color|query-table|query-sort-by|query-sort-desc|ls-type|hl-type|hl-color|logseq\.order-list-type):: \S+|query-properties:: \[[^\]]*\])[ \t]*$`)
+	// excalidrawBanner is the line the Excalidraw plugin writes at the
+	// top of every drawing, for an editor that is not its view (which
+	// never shows it): boilerplate, not the drawing's words.
+	excalidrawBanner = regexp.MustCompile(`^==⚠\s*Switch to EXCALIDRAW VIEW\b`)
 	// logseqEmbed is Logseq's embed macro: a page's, {{embed [[Nova]]}},
 	// read as its link, or a block's, whose ((<uuid>)) is gone by then
 	// (blockRef), read as nothing.

@@ -1089,3 +1089,31 @@ func TestRead_embedSizesAndPages(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_excalidrawBanner: the banner the Excalidraw plugin writes at
+// the top of every drawing (which its view never shows) is left out; the
+// drawing's text elements stay, and its data in a comment stays out.
+// Every drawing was a record of the banner, answering "switch view".
+func TestRead_excalidrawBanner(t *testing.T) {
+	note := strings.Join([]string{
+		"---",
+		"excalidraw-plugin: parsed",
+		"---",
+		"==⚠  Switch to EXCALIDRAW VIEW in the MORE OPTIONS menu of this document. ⚠== You can decompress Drawing data with the command palette: 'Decompress current Excalidraw file'.",
+		"",
+		"# Excalidraw Data",
+		"## Text Elements",
+		"Facade listener on loopback ^aB3dE5fG",
+		"%%",
+		"## Drawing",
+		"```compressed-json",
+		"N4KAkARALgngDgUwgLgAQQQDwMYEMA2AlgCYBOuA7hADTgQBuCpAzoQPYB2KqATLZMzYBXUtiRoIACyhQ4zZAHoFAc0JRJQgEYA6bGwC2",
+		"```",
+		"%%",
+	}, "\n")
+	got := noteSections(t, "Drawing 1.excalidraw.md", note)
+	want := []string{"Excalidraw Data > Text Elements: Facade listener on loopback"}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
