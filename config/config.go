@@ -129,7 +129,7 @@ type Source struct {
 	// Name identifies the source; unique.
 	Name string `koanf:"name"`
 	// Kind is one of Kinds: jsonl, markdown, codex, claude-code, openclaw,
-	// hermes, gemini or aider.
+	// hermes, gemini, aider or cursor.
 	Kind string `koanf:"kind"`
 	// Path is a file or directory. ~ and ~/ are expanded to the user's
 	// home; a relative path is relative to the config file's folder.
@@ -140,7 +140,7 @@ type Source struct {
 	SourceSet string `koanf:"sourceSet"`
 	// Defaults applied to records that do not carry their own. Agent
 	// also replaces the kind as the agent of an agent's sessions and
-	// notes (codex, claude-code, openclaw, hermes, gemini, aider).
+	// notes (codex, claude-code, openclaw, hermes, gemini, aider, cursor).
 	Project   string   `koanf:"project"`
 	Agent     string   `koanf:"agent"`
 	Tags      []string `koanf:"tags"`
@@ -181,10 +181,15 @@ const (
 	// .aider.chat.history.md under a folder of repositories (~/src), or
 	// the one history file the path names.
 	KindAider = "aider"
+	// KindCursor reads the agent transcripts Cursor (the editor's agent
+	// and the cursor-agent CLI) writes under ~/.cursor/projects:
+	// <project>/agent-transcripts/<session>/<session>.jsonl and its
+	// sub-agents' files. Its SQLite stores (state.vscdb) are not read.
+	KindCursor = "cursor"
 )
 
 // Kinds lists the supported source kinds.
-var Kinds = []string{KindJSONL, KindMarkdown, KindCodex, KindClaudeCode, KindOpenClaw, KindHermes, KindGemini, KindAider}
+var Kinds = []string{KindJSONL, KindMarkdown, KindCodex, KindClaudeCode, KindOpenClaw, KindHermes, KindGemini, KindAider, KindCursor}
 
 // Embedding providers.
 const (

@@ -85,7 +85,8 @@ var ErrFileChanged = errors.New("file changed before the cursor (rewritten or tr
 // LineBased reports whether a file of kind at path is a sequence of
 // independent lines that only grows (JSONL: kinds jsonl, codex with plain
 // .jsonl rollouts, claude-code, openclaw sessions, gemini .jsonl
-// recordings; and Aider's Markdown chat histories), so that ReadFile can
+// recordings, cursor agent transcripts; and Aider's Markdown chat
+// histories), so that ReadFile can
 // resume it from a Cursor and a record's line number places it. Markdown
 // notes (an OpenClaw workspace's memory and Claude Code's auto memory
 // too) and compressed .jsonl.zst rollouts are read whole every time.
@@ -97,7 +98,7 @@ func LineBased(kind, path string) bool {
 		return !agentNote(path)
 	case config.KindGemini:
 		return strings.HasSuffix(path, ".jsonl")
-	case config.KindAider:
+	case config.KindAider, config.KindCursor:
 		return true
 	}
 	return false
@@ -131,6 +132,9 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 	// The machine's zone enters the readers here, and only here: a time
 	// written without an offset is its wall-clock time (see parseDate).
 	fc := &fileCtx{ctx: ctx, src: src, path: f.Path, rel: f.Rel, sink: sink, loc: time.Local}
+	if f.Info != nil {
+		fc.mod = f.Info.ModTime()
+	}
 	if !LineBased(src.Kind, f.Path) {
 		if from.Offset != 0 || from.Line != 0 {
 			return from, false, fmt.Errorf("%s is read whole: it cannot resume from a cursor", f.Path)
@@ -225,11 +229,12 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 
 // appendOnly reports whether files of kind are only ever appended to by
 // their writers: the agents' transcripts (Codex rollouts, Claude Code and
-// OpenClaw sessions, Gemini CLI recordings, Aider chat histories). A jsonl source is an export a user's tool may rewrite in
+// OpenClaw sessions, Gemini CLI recordings, Aider chat histories, Cursor
+// agent transcripts). A jsonl source is an export a user's tool may rewrite in
 // place, so its whole prefix is always checked.
 func appendOnly(kind string) bool {
 	return kind == config.KindCodex || kind == config.KindClaudeCode || kind == config.KindOpenClaw || kind == config.KindGemini ||
-		kind == config.KindAider
+		kind == config.KindAider || kind == config.KindCursor
 }
 
 // CountLines counts path's lines as a whole read would consume them: every
@@ -291,6 +296,8 @@ func newLineHandler(fc *fileCtx, state json.RawMessage) (lineHandler, error) {
 		return newGeminiHandler(fc, state)
 	case config.KindAider:
 		return newAiderHandler(fc, state)
+	case config.KindCursor:
+		return newCursorHandler(fc, state)
 	}
 	return nil, fmt.Errorf("unknown source kind %q", fc.src.Kind)
 }
@@ -576,6 +583,10 @@ type fileCtx struct {
 	// loc is the machine's zone, in which a time written without an
 	// offset is read.
 	loc *time.Location
+	// mod is the file's modification time as listed (zero when the
+	// caller gave no stat): the time of a transcript's lines that carry
+	// none.
+	mod time.Time
 }
 
 // problem reports input skipped at line (0: the whole file).

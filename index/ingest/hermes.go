@@ -54,9 +54,16 @@ import (
 // write-ahead log (path + "-wal"; new messages sit there, leaving the
 // database's own size and time alone, until a checkpoint copies them in);
 // the .jsonl a legacy Gemini CLI recording is migrated to (the legacy
-// file is not read once it exists, see readGeminiLegacy).
+// file is not read once it exists, see readGeminiLegacy); a Cursor
+// sub-agent's own transcript beside the copy under its parent's
+// subagents/ folder (the copy is not read while it exists, see
+// cursorCopy).
 func Companions(kind, path string) []string {
 	switch {
+	case kind == config.KindCursor:
+		if own := cursorOwnTranscript(path); own != "" {
+			return []string{own}
+		}
 	case kind == config.KindHermes && !hermesMemoryFile(path):
 		return []string{path + "-wal"}
 	case kind == config.KindGemini && strings.HasSuffix(path, ".json"):

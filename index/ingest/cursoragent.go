@@ -1,0 +1,480 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// A Cursor source is ~/.cursor/projects (or one project folder of it).
+// Cursor's agent, in the editor and in the cursor-agent CLI, writes each
+// conversation as JSONL, appended to as it goes, at
+// <project>/agent-transcripts/<session>/<session>.jsonl, and a
+// sub-agent's conversation at <session>/subagents/<sub-session>.jsonl
+// (older builds: agent-transcripts/<session>.jsonl). <project> is the
+// workspace's absolute path with its separators as dashes
+// (Users-dev-src-billing-api).
+//
+// As of 2026-12 nothing of this is documented by Cursor; the shapes are
+// the ones public parsers agree on (Dicklesworthstone/
+// coding_agent_session_search #306, MemPalace/mempalace #232,
+// caura-ai/caura #612 and receptron/mulmoterminal #2072, both read
+// against real transcripts, kenn-io/agentsview #1627 and #1662, a sample
+// of 814 sessions and 967 sub-agents, tenequm/pond #207,
+// fwdai/fletch #782):
+//
+//   - a line is {"role": "user"|"assistant", "message": {"content": ...}},
+//     its content a string or a list of Anthropic-style blocks (text,
+//     thinking, tool_use {name, input}, tool_result); lines carry no id,
+//     no time and no working directory;
+//   - {"type": "turn_ended", "status": ..., "error": ...} ends a turn;
+//   - a prompt is the user's words in <user_query>...</user_query>, after
+//     a <timestamp>Tuesday, Jul 21, 2026, 1:11 PM (UTC+3)</timestamp> tag
+//     (missing in the oldest transcripts), and followed by context Cursor
+//     adds (<context>, open files): only the query is the user's;
+//   - an assistant text block ends with "[REDACTED]" where Cursor cut its
+//     reasoning out, and a turn of reasoning only is that marker alone;
+//   - a sub-agent's file starts with the prompt the main agent's Task (or
+//     Subagent) call gave it, as a user line: it is the assistant's, as a
+//     Claude Code sidechain's and a Gemini CLI sub-agent's are;
+//   - the same sub-agent session may also be written as a transcript of
+//     its own, agent-transcripts/<sub-session>/<sub-session>.jsonl
+//     (agentsview #1628): the copy under subagents/ is then not read, so
+//     the session is indexed once (see Companions).
+//
+// Guesses, not seen in any public sample: a tool_result, image or other
+// block in a user line (tool output, dropped; an image is a placeholder),
+// and the encoding of characters other than "/" in the project folder's
+// name (taken as a dash, like "/").
+//
+// A prompt's words are the user's, the text blocks of the assistant's
+// lines the assistant's, with the tool calls before them as one-line
+// summaries; reasoning, tool output and Cursor's context are dropped. A
+// record's id is its session (the file's name) and line; its time is the
+// last <timestamp> read, else the file's modification time. The project
+// is the workspace folder the project folder's name encodes, found on
+// this machine (cursorProject); the SQLite stores of Cursor's older chat
+// (state.vscdb) are not read.
+
+// cursorLine is one line of a Cursor agent transcript.
+type cursorLine struct {
+	Role    string          `json:"role"`
+	Type    string          `json:"type"`
+	Message json.RawMessage `json:"message"`
+}
+
+// cursorBlock is one block of a message's content.
+type cursorBlock struct {
+	Type  string          `json:"type"`
+	Text  string          `json:"text"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+// cursorQuietBlocks are the content blocks that are not dialogue: the
+// model's reasoning and the tools' output.
+var cursorQuietBlocks = setOf("thinking", "redacted_thinking", "redacted", "tool_result", "command_output")
+
+// cursorTimestamp is the tag Cursor puts before a prompt, and
+// cursorQuery the user's words in it.
+var (
+	cursorTimestamp = regexp.MustCompile(`(?s)<timestamp>\s*([^<]{0,80}?)\s*</timestamp>`)
+	cursorQuery     = regexp.MustCompile(`(?s)<user_query>(.*?)(?:</user_query>|$)`)
+)
+
+// cursorReasoningMark is what Cursor leaves of the reasoning it cut out
+// of an assistant's text.
+const cursorReasoningMark = "[REDACTED]"
+
+// cursorState is what reading a transcript carries from one read to the
+// next (as the Cursor's State).
+type cursorState struct {
+	// Copy is set when the file is a sub-agent's copy of a transcript
+	// read from its own file: nothing of it is read.
+	Copy bool `json:"copy,omitempty"`
+	// Time is the time of the last prompt that carried one (RFC 3339).
+	Time string `json:"time,omitempty"`
+	// Project is the project the folder names, found once per file.
+	Project  string       `json:"project,omitempty"`
+	Pending  pendingTools `json:"pending,omitzero"`
+	Reported shapeReports `json:"reported,omitempty"`
+}
+
+// cursorHandler reads one transcript.
+type cursorHandler struct {
+	fc *fileCtx
+	st cursorState
+	// session is the file's session; parent the session whose sub-agent
+	// it is ("" for a main session).
+	session, parent string
+	// mod is the file's modification time, the time of records before
+	// any prompt's timestamp.
+	mod time.Time
+}
+
+func newCursorHandler(fc *fileCtx, state json.RawMessage) (*cursorHandler, error) {
+	h := &cursorHandler{fc: fc}
+	if err := decodeState(state, &h.st); err != nil {
+		return nil, err
+	}
+	h.session, h.parent = cursorSession(fc.path)
+	copied := cursorCopy(fc.path) != ""
+	if len(bytes.TrimSpace(state)) > 0 && copied != h.st.Copy {
+		// The sub-agent's own transcript came (or went) since the last
+		// read: what was read of this file is to be read again, or gone.
+		return nil, errors.New("the sub-agent's own transcript came or went")
+	}
+	h.st.Copy = copied
+	if h.st.Project == "" {
+		h.st.Project = cursorProject(fc.path)
+	}
+	h.mod = fc.mod
+	if h.mod.IsZero() {
+		if fi, err := os.Stat(fc.path); err == nil {
+			h.mod = fi.ModTime()
+		}
+	}
+	return h, nil
+}
+
+func (h *cursorHandler) state() (json.RawMessage, error) { return json.Marshal(h.st) }
+
+func (h *cursorHandler) line(n int, data []byte) error {
+	if h.st.Copy {
+		return nil
+	}
+	var l cursorLine
+	if err := json.Unmarshal(data, &l); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || !json.Valid(data) {
+			return notJSON(err)
+		}
+		h.fc.problem(n, "unexpected line: "+trimErr(err))
+		return nil
+	}
+	switch {
+	case l.Role == "user" || l.Role == "assistant":
+		return h.message(n, l.Role, l.Message)
+	case l.Role == "" && l.Type == "turn_ended":
+		// The end of a turn (its status, an abort's error): no words.
+	case l.Role != "":
+		h.st.Reported.report(h.fc, n, "role "+strconv.Quote(l.Role))
+	default:
+		h.st.Reported.report(h.fc, n, "type "+strconv.Quote(l.Type))
+	}
+	return nil
+}
+
+// message reads a user or assistant line.
+func (h *cursorHandler) message(n int, role string, raw json.RawMessage) error {
+	var msg struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &msg); err != nil {
+		h.fc.problem(n, "unexpected message: "+trimErr(err))
+		return nil
+	}
+	blocks, err := cursorBlocks(msg.Content)
+	if err != nil {
+		h.fc.problem(n, "unexpected content: "+trimErr(err))
+		return nil
+	}
+	var texts []string
+	for _, b := range blocks {
+		switch {
+		case b.Type == "text":
+			texts = append(texts, b.Text)
+		case b.Type == "tool_use":
+			h.st.Pending.add(toolSummary(b.Name, toolArguments(b.Input)))
+		case b.Type == "image":
+			texts = append(texts, imageMark)
+		case cursorQuietBlocks[b.Type]:
+		default:
+			h.st.Reported.report(h.fc, n, "content block "+strconv.Quote(b.Type))
+		}
+	}
+	text := strings.Join(texts, "\n")
+	if role == "user" {
+		text = h.prompt(text)
+		if !hasContent(text) {
+			return nil // tool output only: the turn goes on
+		}
+		// A prompt drops the tool calls of the turn before it.
+		h.st.Pending = pendingTools{}
+		if h.parent != "" {
+			role = "assistant" // the main agent's task for its sub-agent
+		}
+	} else {
+		text = withoutReasoning(cursorAnswer(text))
+		if !hasContent(text) {
+			return nil // tool calls only: they wait for the next text
+		}
+		text = h.st.Pending.take(text)
+	}
+	return h.emit(n, role, text)
+}
+
+// prompt is a user line's words: the <user_query> in it (the rest is
+// the context Cursor adds), or all of it in a transcript without one;
+// its <timestamp> is the time of the turn.
+func (h *cursorHandler) prompt(text string) string {
+	if m := cursorTimestamp.FindStringSubmatch(text); m != nil {
+		if t, ok := cursorTime(m[1], h.fc.loc); ok {
+			h.st.Time = t.UTC().Format(time.RFC3339)
+		}
+	}
+	queries := cursorQuery.FindAllStringSubmatch(text, -1)
+	if len(queries) == 0 {
+		return strings.TrimSpace(cursorTimestamp.ReplaceAllString(text, ""))
+	}
+	words := make([]string, 0, len(queries))
+	for _, q := range queries {
+		if s := strings.TrimSpace(q[1]); s != "" {
+			words = append(words, s)
+		}
+	}
+	return strings.Join(words, "\n\n")
+}
+
+// cursorAnswer is an assistant's text without the marks Cursor leaves of
+// the reasoning it cut out.
+func cursorAnswer(text string) string {
+	text = strings.TrimSpace(text)
+	for {
+		t, ok := strings.CutSuffix(text, cursorReasoningMark)
+		if !ok {
+			return text
+		}
+		text = strings.TrimSpace(t)
+	}
+}
+
+// emit makes the record of line n.
+func (h *cursorHandler) emit(n int, role, text string) error {
+	when := h.mod
+	if t, err := time.Parse(time.RFC3339, h.st.Time); err == nil {
+		when = t
+	}
+	owner, conversation := h.session, h.session
+	if h.parent != "" {
+		owner, conversation = h.parent, h.parent+"/"+h.session
+	}
+	m := message{role: role, text: text, time: when, line: n}
+	rec, ok := m.record(h.fc, config.KindCursor, owner, h.session+":"+strconv.Itoa(n), conversation)
+	if !ok {
+		return nil
+	}
+	rec.Project = h.st.Project
+	return h.fc.emit(rec)
+}
+
+// cursorBlocks decodes a message's content: a string is one text block.
+func cursorBlocks(raw json.RawMessage) ([]cursorBlock, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		return []cursorBlock{{Type: "text", Text: s}}, nil
+	}
+	var blocks []cursorBlock
+	err := json.Unmarshal(raw, &blocks)
+	return blocks, err
+}
+
+// cursorTime parses the text of a <timestamp> tag, "Tuesday, Jul 21,
+// 2026, 1:11 PM (UTC+3)" (minutes, and the zone as an offset from UTC; a
+// time without one is this machine's), or an RFC 3339 time.
+func cursorTime(s string, loc *time.Location) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	if _, t, ok := parseDate(s, loc); ok && !t.IsZero() {
+		return t, true
+	}
+	zone := loc
+	if i := strings.LastIndex(s, "("); i >= 0 && strings.HasSuffix(s, ")") {
+		z, ok := cursorZone(s[i+1 : len(s)-1])
+		if !ok {
+			return time.Time{}, false
+		}
+		zone, s = z, strings.TrimSpace(s[:i])
+	}
+	if i := strings.Index(s, ", "); i >= 0 && !strings.ContainsAny(s[:i], "0123456789") {
+		if _, err := time.Parse("Monday", s[:i]); err == nil {
+			s = s[i+2:] // the day's name says nothing the date does not
+		}
+	}
+	for _, layout := range []string{"Jan 2, 2006, 3:04 PM", "January 2, 2006, 3:04 PM", "Jan 2, 2006, 15:04"} {
+		if t, err := time.ParseInLocation(layout, s, zone); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// cursorZone reads "UTC", "UTC+3", "UTC-5", "UTC+5:30" or "UTC+05:30".
+func cursorZone(s string) (*time.Location, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(s), "UTC")
+	if !ok {
+		rest, ok = strings.CutPrefix(strings.TrimSpace(s), "GMT")
+	}
+	if !ok {
+		return nil, false
+	}
+	if rest == "" {
+		return time.UTC, true
+	}
+	sign := 1
+	switch rest[0] {
+	case '+':
+	case '-':
+		sign = -1
+	default:
+		return nil, false
+	}
+	hours, mins, _ := strings.Cut(rest[1:], ":")
+	h, err := strconv.Atoi(hours)
+	if err != nil || h > 14 {
+		return nil, false
+	}
+	m := 0
+	if mins != "" {
+		if m, err = strconv.Atoi(mins); err != nil || m > 59 {
+			return nil, false
+		}
+	}
+	return time.FixedZone("UTC"+rest, sign*(h*3600+m*60)), true
+}
+
+// cursorSession returns the session of the transcript at p (its file's
+// name) and, for a sub-agent's, the session whose subagents/ folder
+// holds it.
+func cursorSession(p string) (session, parent string) {
+	session = strings.TrimSuffix(filepath.Base(p), ".jsonl")
+	if dir := filepath.Dir(p); filepath.Base(dir) == "subagents" {
+		parent = filepath.Base(filepath.Dir(dir))
+	}
+	return session, parent
+}
+
+// cursorOwnTranscript is where a sub-agent session whose transcript is
+// at p, under a session's subagents/ folder, has its own transcript when
+// Cursor writes one; "" for a main session's transcript.
+func cursorOwnTranscript(p string) string {
+	session, parent := cursorSession(p)
+	if parent == "" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(p))), session, session+".jsonl")
+}
+
+// cursorCopy returns the sub-agent session's own transcript when p is
+// its copy under a session's subagents/ folder and that transcript
+// exists, else "".
+func cursorCopy(p string) string {
+	own := cursorOwnTranscript(p)
+	if own == "" {
+		return ""
+	}
+	if _, err := os.Stat(own); err != nil {
+		return ""
+	}
+	return own
+}
+
+// cursorProject is the project of the transcript at p: the last folder
+// of the workspace its project folder (the one holding agent-transcripts)
+// names. Cursor names it after the workspace's path with every "/" a
+// dash, so Users-dev-src-billing-api may be /Users/dev/src/billing-api or
+// /Users/dev/src-billing/api: the folders that exist on this machine
+// decide (cursorWorkspace). What is left once no folder matches (a
+// workspace removed since) is taken as the last folder's name.
+func cursorProject(p string) string {
+	slug := ""
+	for dir := filepath.Dir(p); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if filepath.Base(dir) == "agent-transcripts" {
+			slug = filepath.Base(filepath.Dir(dir))
+			break
+		}
+	}
+	if slug == "" {
+		return ""
+	}
+	budget := cursorWalkBudget
+	ws, rest := cursorWorkspace(string(filepath.Separator), slug, &budget)
+	if rest == "" {
+		return ProjectFromCwd(ws)
+	}
+	return rest
+}
+
+// cursorWalkBudget bounds the folders cursorWorkspace reads for one
+// slug: a name that fits many ways (a-b-c-d under folders a, a-b, ...)
+// costs no more than that.
+const cursorWalkBudget = 64
+
+// cursorWorkspace follows slug down from dir through the folders that
+// exist: it returns the deepest folder whose encoded path is a prefix of
+// slug at a dash, and what of slug is left ("" when the whole of it is a
+// folder). Where two folders fit ("src" and "src-billing"), the longer
+// is tried first.
+func cursorWorkspace(dir, slug string, budget *int) (string, string) {
+	if *budget <= 0 {
+		return dir, slug
+	}
+	*budget--
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return dir, slug
+	}
+	bestDir, bestRest := dir, slug
+	var fits []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		enc := cursorEncode(e.Name())
+		if enc == slug {
+			return filepath.Join(dir, e.Name()), ""
+		}
+		if strings.HasPrefix(slug, enc+"-") {
+			fits = append(fits, e.Name())
+		}
+	}
+	// Longest first: its rest is the shortest.
+	slices.SortStableFunc(fits, func(a, b string) int { return len(b) - len(a) })
+	for _, name := range fits {
+		d, rest := cursorWorkspace(filepath.Join(dir, name), slug[len(cursorEncode(name))+1:], budget)
+		if rest == "" {
+			return d, ""
+		}
+		if len(rest) < len(bestRest) {
+			bestDir, bestRest = d, rest
+		}
+	}
+	return bestDir, bestRest
+}
+
+// cursorEncode is a folder name as Cursor writes it in a project
+// folder's name: every character but a letter or a digit a dash (a
+// guess beyond "/": see the package's note on Cursor).
+func cursorEncode(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, name)
+}
