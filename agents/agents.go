@@ -2,8 +2,8 @@
 // Gemini CLI, OpenClaw, Hermes, Cursor, Windsurf) and where each keeps
 // its files for one user: its own directory, the configuration file that
 // lists its MCP servers, the directories it loads skills from, and the
-// folder of sessions and memory that Nova indexes (none for Cursor and
-// Windsurf, which Nova serves through MCP only); and where Aider, which keeps
+// folder of sessions and memory that Nova indexes (none for Windsurf,
+// which Nova serves through MCP only); and where Aider, which keeps
 // its chat history in each repository, has left one. Locations are
 // resolved from an environment (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME,
 // HERMES_HOME, OPENCLAW_HOME, OPENCLAW_STATE_DIR, OPENCLAW_CONFIG_PATH),
@@ -182,10 +182,8 @@ var all = []Agent{
 	},
 	{
 		// Cursor, the editor, whose agent is an MCP client: ~/.cursor holds
-		// its user-level mcp.json (mcpServers of command, args, env). Its
-		// chats are in a SQLite database (state.vscdb) Nova does not read,
-		// so it has no memory here; and Nova writes no skill for it: it
-		// reaches Cursor's agent through MCP.
+		// its user-level mcp.json (mcpServers of command, args, env). Nova
+		// writes no skill for it: it reaches Cursor's agent through MCP.
 		ID: Cursor, Name: "Cursor",
 		mcpClients: []string{"cursor-vscode", "cursor"},
 		homes:      func(e env) []string { return []string{e.home(".cursor")} },
@@ -198,13 +196,18 @@ var all = []Agent{
 		loadsSkills: func(e env) []string {
 			return []string{e.home(".cursor", "skills"), e.sharedSkills(), e.home(".claude", "skills"), e.home(".codex", "skills")}
 		},
+		// The agent's transcripts (the editor's and the cursor-agent
+		// CLI's): projects/<workspace>/agent-transcripts. The chats of
+		// Cursor's older Composer, in the editor's SQLite database
+		// (state.vscdb), are not read.
+		memory: func(e env) (string, []string) { return e.home(".cursor", "projects"), []string{"."} },
 	},
 	{
 		// Windsurf, the editor, whose Cascade agent is an MCP client: its
 		// ~/.codeium/windsurf holds mcp_config.json, in Claude Desktop's
 		// shape (mcpServers). ~/.codeium alone is the Codeium plugin of
-		// another editor, which reads ~/.codeium/mcp_config.json. Like
-		// Cursor, no memory Nova reads and no skill.
+		// another editor, which reads ~/.codeium/mcp_config.json. No
+		// memory Nova reads, and, like Cursor, no skill.
 		ID: Windsurf, Name: "Windsurf",
 		mcpClients: []string{"windsurf"},
 		homes:      func(e env) []string { return []string{e.home(".codeium", "windsurf")} },
@@ -321,9 +324,8 @@ func (a Agent) LoadsSkillsFrom(environ []string) []string {
 func (a Agent) HasSkillRoots() bool { return a.skillRoots != nil }
 
 // Indexed reports whether Nova reads what the agent keeps (a source whose
-// kind is the agent's ID): false for Cursor, whose chats are in a SQLite
-// database Nova does not read, and for Windsurf. config init proposes, and doctor expects,
-// a source only for an indexed agent.
+// kind is the agent's ID): false for Windsurf. config init proposes,
+// and doctor expects, a source only for an indexed agent.
 func (a Agent) Indexed() bool { return a.memory != nil }
 
 // Memory is the folder Nova indexes for the agent (a source whose kind

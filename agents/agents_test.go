@@ -223,15 +223,17 @@ func TestMemory(t *testing.T) {
 			t.Errorf("%s: memory %s (found %v), want %s", id, dir, ok, want[id])
 		}
 	}
-	// Cursor keeps its chats in a SQLite database Nova does not read:
-	// whatever ~/.cursor holds, it has no memory to index.
+	// Cursor's agent writes its transcripts under ~/.cursor/projects (its
+	// chats in the editor's SQLite database are not read): memory once
+	// that folder exists.
 	mk(".cursor", "projects", "home-ada-src", "agent-transcripts")
 	cursor, _ := Lookup(Cursor)
-	if dir, ok := found(Cursor, environ); ok || dir != "" || cursor.Indexed() || cursor.MemoryFolders(environ) != nil {
-		t.Errorf("cursor: memory %q (found %v), indexed %v", dir, ok, cursor.Indexed())
+	if dir, ok := found(Cursor, environ); !ok || dir != filepath.Join(home, ".cursor", "projects") || !cursor.Indexed() ||
+		!slices.Equal(cursor.MemoryFolders(environ), []string{filepath.Join(home, ".cursor", "projects")}) || cursor.SourceName() != "cursor" {
+		t.Errorf("cursor: memory %q (found %v), indexed %v, folders %v", dir, ok, cursor.Indexed(), cursor.MemoryFolders(environ))
 	}
 	for _, id := range IDs() {
-		if a, _ := Lookup(id); a.Indexed() != (id != Cursor && id != Windsurf) {
+		if a, _ := Lookup(id); a.Indexed() != (id != Windsurf) {
 			t.Errorf("%s: indexed %v", id, a.Indexed())
 		}
 	}

@@ -203,7 +203,7 @@ func runConfigInit(inv *Invocation, args []string) int {
 	res := initResult{OK: true, Path: home.Config(), Sources: []initSource{}, Missing: []initMissing{}, Dropped: []initSource{}, Settings: []string{}, Unread: []initUnread{}}
 	for _, a := range agents.All() {
 		if !a.Indexed() {
-			continue // Cursor, Windsurf: Nova reads none of their memory, so none is missing
+			continue // Windsurf: Nova reads none of its memory, so none is missing
 		}
 		dir, found := a.Memory(inv.Environ)
 		if !found {

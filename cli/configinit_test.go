@@ -58,10 +58,12 @@ func fakeAgents(t *testing.T, root string) {
 	writeFixture(t, root, ".openclaw/agents/main/sessions/s1.jsonl",
 		`{"type":"session","version":3,"id":"s1","timestamp":"2026-03-02T08:00:00.000Z","cwd":"/home/dev/src/zoo"}`+"\n"+
 			`{"type":"message","id":"a1","timestamp":"2026-03-02T08:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"Feed the beavers at noon"}]}}`+"\n")
-	// Cursor keeps its chats in SQLite Nova does not read: ~/.cursor holds
-	// its MCP servers and per-project folders, no memory to index.
+	// Cursor's agent writes its transcripts under ~/.cursor/projects, one
+	// folder per workspace (its older chats, in SQLite, are not read).
 	writeFixture(t, root, ".cursor/mcp.json", `{"mcpServers": {}}`+"\n")
-	writeFixture(t, root, ".cursor/projects/home-dev-src-zoo/repo.json", "{}\n")
+	writeFixture(t, root, ".cursor/projects/home-dev-src-zoo/agent-transcripts/6c7d8e9f-0000-4000-8000-000000000001/6c7d8e9f-0000-4000-8000-000000000001.jsonl",
+		`{"role":"user","message":{"content":[{"type":"text","text":"<timestamp>Monday, Mar 2, 2026, 9:00 AM (UTC)</timestamp>\n<user_query>Which keeper feeds the lemurs?</user_query>"}]}}`+"\n"+
+			`{"role":"assistant","message":{"content":[{"type":"text","text":"Priya feeds the lemurs on weekdays."}]}}`+"\n")
 	writeFixture(t, root, "src/zoo/.aider.chat.history.md",
 		"\n# aider chat started at 2026-05-11 10:02:33\n\n#### where do the puffins nest?  \n\nOn the north cliff, above the otter pool.\n\n")
 	if err := os.MkdirAll(filepath.Join(root, ".hermes"), 0o700); err != nil {
@@ -98,7 +100,7 @@ func TestConfigInit_agents(t *testing.T) {
 	if code != ExitOK || errOut != "" {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
-	if !strings.Contains(out, "Wrote "+home.Config()+" with 6 source(s)") || !strings.Contains(out, "novactl index sync") || strings.Contains(out, "Not found") || strings.Contains(out, "ursor") {
+	if !strings.Contains(out, "Wrote "+home.Config()+" with 7 source(s)") || !strings.Contains(out, "novactl index sync") || strings.Contains(out, "Not found") {
 		t.Errorf("output does not say what was written and what next:\n%s", out)
 	}
 	data, err := os.ReadFile(home.Config())
@@ -111,8 +113,9 @@ func TestConfigInit_agents(t *testing.T) {
 		"  - {name: gemini,   kind: gemini,      path: ~/.gemini}",
 		"  - {name: openclaw, kind: openclaw,    path: ~/.openclaw}",
 		"  - {name: hermes,   kind: hermes,      path: ~/.hermes}",
+		"  - {name: cursor,   kind: cursor,      path: ~/.cursor/projects}",
 		"  - {name: aider,    kind: aider,       path: ~/src}",
-		"# Sources found: Claude Code (~/.claude/projects), Codex (~/.codex), Gemini CLI (~/.gemini), OpenClaw (~/.openclaw), Hermes (~/.hermes), Aider (~/src).",
+		"# Sources found: Claude Code (~/.claude/projects), Codex (~/.codex), Gemini CLI (~/.gemini), OpenClaw (~/.openclaw), Hermes (~/.hermes), Cursor (~/.cursor/projects), Aider (~/src).",
 		"#configuration",
 	} {
 		if !strings.Contains(string(data), line) {
@@ -142,7 +145,7 @@ func TestConfigInit_agents(t *testing.T) {
 		}
 	}
 	slices.Sort(got)
-	if want := []string{"aider", "claude-code", "codex", "gemini", "hermes", "openclaw"}; !slices.Equal(got, want) {
+	if want := []string{"aider", "claude-code", "codex", "cursor", "gemini", "hermes", "openclaw"}; !slices.Equal(got, want) {
 		t.Errorf("the index holds the memory of %v, want %v", got, want)
 	}
 }
@@ -160,14 +163,12 @@ func TestConfigInit_onlyWhatAgentsKept(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "with no sources: no agent memory was found here") || !strings.Contains(out, "Not found: Claude Code (~/.claude/projects), Codex (~/.codex)") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
-	// Nova reads no memory of Cursor's: it is not "not found" either.
-	if strings.Contains(out, "Cursor") {
-		t.Errorf("config init names Cursor:\n%s", out)
+	// Cursor installed (~/.cursor) but its agent never ran: no
+	// projects folder, its memory not found.
+	if !strings.Contains(out, "Cursor (~/.cursor/projects)") {
+		t.Errorf("config init does not say Cursor's memory was not found:\n%s", out)
 	}
 	data, _ := os.ReadFile(home.Config())
-	if strings.Contains(string(data), "Cursor") {
-		t.Errorf("config.yaml names Cursor:\n%s", data)
-	}
 	if !strings.Contains(string(data), "\nsources: []\n") || !strings.Contains(string(data), "No agent memory was found") {
 		t.Errorf("config.yaml:\n%s", data)
 	}
@@ -280,7 +281,7 @@ func TestConfigInit_json(t *testing.T) {
 	if want := []string{"backup", "dropped", "missing", "ok", "path", "settings", "sources", "unread", "written"}; !slices.Equal(keys, want) {
 		t.Errorf("keys %v, want %v", keys, want)
 	}
-	if r["written"] != true || r["path"] != home.Config() || r["backup"] != "" || len(r["missing"].([]any)) != 4 {
+	if r["written"] != true || r["path"] != home.Config() || r["backup"] != "" || len(r["missing"].([]any)) != 5 {
 		t.Errorf("result %v", r)
 	}
 	want := []any{

@@ -777,6 +777,7 @@ var agentFolders = map[string]string{
 	config.KindHermes:     "the Hermes home (~/.hermes), which holds state.db",
 	config.KindGemini:     "the Gemini CLI home (~/.gemini), which holds tmp/<project>/chats",
 	config.KindAider:      "the folder that holds your repositories (~/src), with Aider's .aider.chat.history.md in a repository's root, or a history file itself (one --chat-history-file names)",
+	config.KindCursor:     "Cursor's projects folder (~/.cursor/projects, or one project of it), which holds <project>/agent-transcripts",
 }
 
 // listingAdvice is what to do about a part of a source that could not be

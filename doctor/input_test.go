@@ -361,3 +361,19 @@ func TestInput_unknownLineShape(t *testing.T) {
 		t.Errorf("advice for a note to fix beside a transcript newer than its reader: %s", c.Advice)
 	}
 }
+
+// TestSourcesHoldNoMemory_cursorFolder: a cursor source that names
+// ~/.cursor rather than its projects folder lists no transcript; the
+// check says which folder the path is to name.
+func TestSourcesHoldNoMemory_cursorFolder(t *testing.T) {
+	f := newFixture(t)
+	dot := filepath.Join(filepath.Dir(f.src), ".cursor")
+	transcript := filepath.Join(dot, "projects", "home-ada-shop", "agent-transcripts", "s", "s.jsonl")
+	novatest.Must(t, os.MkdirAll(filepath.Dir(transcript), 0o700))
+	novatest.Must(t, os.WriteFile(transcript, []byte(`{"role":"user","message":{"content":"<user_query>Where is the shop's stock kept?</user_query>"}}`+"\n"), 0o600))
+	f.extra = fmt.Sprintf("  - {name: cu, kind: cursor, path: %q}\n", dot)
+	f.writeConfig()
+	if s := check(t, f.run(Options{}), "source:cu"); !strings.Contains(s.Message, "holds no file a cursor source reads yet; its path is Cursor's projects folder (~/.cursor/projects") {
+		t.Errorf("cursor source naming ~/.cursor: %q", s.Message)
+	}
+}

@@ -44,12 +44,18 @@ func TestUnreadAgentMemory(t *testing.T) {
 		}
 	}
 
-	// Cursor keeps its chats in SQLite Nova does not read: its ~/.cursor
-	// is no memory that a source should read.
+	// Cursor's agent transcripts, under ~/.cursor/projects, are memory a
+	// cursor source reads: named until one does.
 	mk(".cursor/mcp.json")
-	mk(".cursor/projects/home-ada-shop/repo.json")
+	mk(".cursor/projects/home-ada-shop/agent-transcripts/s/s.jsonl")
 	f.extra = "  - {name: codex, kind: codex, path: " + filepath.Join(base, ".codex") + "}\n" +
 		"  - {name: claude, kind: claude-code, path: " + filepath.Join(base, ".claude", "projects", "-home-ada-shop") + "}\n"
+	f.writeConfig()
+	c = check(t, f.run(Options{}), "agent-memory")
+	if !strings.Contains(c.Message, "Cursor's ~/.cursor/projects") || !strings.Contains(c.Message, "- {name: cursor, kind: cursor, path: ~/.cursor/projects}") {
+		t.Errorf("message %q does not name Cursor's transcripts and the source that reads them", c.Message)
+	}
+	f.extra += "  - {name: cursor, kind: cursor, path: " + filepath.Join(base, ".cursor", "projects") + "}\n"
 	f.writeConfig()
 	for _, c := range f.run(Options{}).Checks {
 		if c.ID == "agent-memory" {
