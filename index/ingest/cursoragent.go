@@ -84,10 +84,11 @@ type cursorBlock struct {
 // model's reasoning and the tools' output.
 var cursorQuietBlocks = setOf("thinking", "redacted_thinking", "redacted", "tool_result", "command_output")
 
-// cursorTimestamp is the tag Cursor puts before a prompt, and
-// cursorQuery the user's words in it.
+// cursorTimestamp is the tag Cursor puts before a prompt (only there: a
+// tag inside the query is the user's words), and cursorQuery the user's
+// words in it.
 var (
-	cursorTimestamp = regexp.MustCompile(`(?s)<timestamp>\s*([^<]{0,80}?)\s*</timestamp>`)
+	cursorTimestamp = regexp.MustCompile(`\A\s*<timestamp>\s*([^<]{0,80}?)\s*</timestamp>`)
 	cursorQuery     = regexp.MustCompile(`(?s)<user_query>(.*?)(?:</user_query>|$)`)
 )
 
@@ -442,7 +443,7 @@ func cursorWorkspace(dir, slug string, budget *int) (string, string) {
 	bestDir, bestRest := dir, slug
 	var fits []string
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !e.IsDir() && !cursorLinkedDir(dir, e) {
 			continue
 		}
 		enc := cursorEncode(e.Name())
@@ -465,6 +466,17 @@ func cursorWorkspace(dir, slug string, budget *int) (string, string) {
 		}
 	}
 	return bestDir, bestRest
+}
+
+// cursorLinkedDir reports whether the entry e of dir is a link to a
+// folder (macOS's /var and /tmp are: a workspace in a temporary folder
+// is reached through one).
+func cursorLinkedDir(dir string, e os.DirEntry) bool {
+	if e.Type()&os.ModeSymlink == 0 {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(dir, e.Name()))
+	return err == nil && fi.IsDir()
 }
 
 // cursorEncode is a folder name as Cursor writes it in a project

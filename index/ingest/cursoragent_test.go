@@ -128,6 +128,9 @@ func TestReadCursor_records(t *testing.T) {
 		main(9, "assistant", "The sub-agent found two unindexed queries on invoices.account_id.\n[tool: Subagent Find slow queries]", "2026-07-21T10:11:00Z", 0),
 		main(11, "user", "Add the index then, and the key is [redacted]", "2026-07-21T11:05:00Z", 1),
 		main(14, "assistant", "Added migration 0042 with an index on invoices.account_id.\n[tool: Write migrations/0042_invoice_account_idx.sql]", "2026-07-21T11:05:00Z", 0),
+		// A <timestamp> the user typed inside the query is words, not the
+		// turn's time.
+		main(15, "user", "Keep <timestamp>Friday, Jan 1, 2027, 9:00 AM (UTC)</timestamp> out of the logs.", "2026-07-21T11:05:00Z", 0),
 		// The copy of 5e6f7a8b under subagents/ gives nothing.
 		rec(cursorMain, cursorMain+"/"+cursorSub, cursorSub, 1, "assistant", "Find which queries in src/export.py run without an index", "2026-07-21T10:12:00Z", 0),
 		rec(cursorMain, cursorMain+"/"+cursorSub, cursorSub, 2, "assistant", "Two queries filter invoices by account_id, which has no index.\n[tool: Read src/export.py]", "2026-07-21T10:12:00Z", 0),
@@ -150,14 +153,20 @@ func TestReadCursor_records(t *testing.T) {
 
 // TestCursorProject: the project is the workspace the project folder's
 // name encodes, found among the folders that exist (a dash in a folder's
-// name is not a separator when that folder exists); what no folder
-// matches, of a workspace removed, is the project's name.
+// name is not a separator when that folder exists, a link to a folder is
+// one); what no folder matches, of a workspace removed, is the
+// project's name.
 func TestCursorProject(t *testing.T) {
 	root := t.TempDir()
-	for _, d := range []string{"src/billing-api", "src/billing", "src-tools/cli"} {
+	for _, d := range []string{"src/billing-api", "src/billing", "src-tools/cli", "vol/shop-web"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A workspace reached through a link to a folder (macOS's /var and
+	// /tmp are links to /private/...).
+	if err := os.Symlink(filepath.Join(root, "vol"), filepath.Join(root, "linked")); err != nil {
+		t.Fatal(err)
 	}
 	transcript := func(ws string) string {
 		return filepath.Join(root, "projects", cursorSlug(ws), "agent-transcripts", cursorMain, cursorMain+".jsonl")
@@ -167,6 +176,7 @@ func TestCursorProject(t *testing.T) {
 		filepath.Join(root, "src", "billing"):     "billing",
 		filepath.Join(root, "src-tools", "cli"):   "cli",
 		filepath.Join(root, "src", "gone-app"):    "gone-app",
+		filepath.Join(root, "linked", "shop-web"): "shop-web",
 	} {
 		if got := cursorProject(transcript(ws)); got != want {
 			t.Errorf("%s: project %q, want %q", ws, got, want)
