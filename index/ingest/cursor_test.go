@@ -102,7 +102,7 @@ func resumableFixtures(t testing.TB) map[string]string {
 		"testdata/codex": config.KindCodex, "testdata/claude-code": config.KindClaudeCode,
 		"testdata/shapes/codex": config.KindCodex, "testdata/shapes/claude-code": config.KindClaudeCode,
 		driftRoot + "/codex": config.KindCodex, driftRoot + "/claude-code": config.KindClaudeCode,
-		"testdata/jsonl": config.KindJSONL, "testdata/cursor": config.KindCursor,
+		"testdata/jsonl": config.KindJSONL, "testdata/cursor/projects": config.KindCursor,
 	} {
 		listing, err := List(config.Source{Name: "fx", Kind: kind, Path: dir})
 		if err != nil {
