@@ -27,6 +27,8 @@ var fuzzKinds = []struct{ kind, rel string }{
 	{config.KindGemini, "tmp/billing/chats/9e0f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b/5a5a5a5a-0000-4000-8000-000000000005.jsonl"},
 	{config.KindGemini, "tmp/billing/chats/session-2026-02-27T09-00-1a1a1a1a.json"},
 	{config.KindAider, "src/shop/.aider.chat.history.md"},
+	{config.KindCursor, "home-dev-src-shop/agent-transcripts/3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b/3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b.jsonl"},
+	{config.KindCursor, "home-dev-src-shop/agent-transcripts/3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b/subagents/7b8c9d0e-1f2a-4b3c-8d4e-5f6a7b8c9d0e.jsonl"},
 }
 
 // FuzzReadFile feeds every reader files no fixture anticipated (lines of
