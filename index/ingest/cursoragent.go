@@ -135,7 +135,7 @@ func newCursorHandler(fc *fileCtx, state json.RawMessage) (*cursorHandler, error
 		return nil, errors.New("the sub-agent's own transcript came or went")
 	}
 	h.st.Copy = copied
-	if h.st.Project == "" {
+	if !copied && h.st.Project == "" {
 		h.st.Project = cursorProject(fc.path)
 	}
 	h.mod = fc.mod
