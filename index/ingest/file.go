@@ -131,4 +131,13 @@ package ingest
 // question and answer, not the replayed session; Codex messages between
 // agents (inter_agent_communication lines, and the JSON message items of
 // earlier builds) are the assistant's words and count as turns.
-const Version = "ingest-v18"
+// ingest-v19: Cursor's agent transcripts (source kind cursor); Gemini
+// CLI's project memory (tmp/<project>/memory/*.md); OpenClaw's delivery
+// mirrors and CLI-backend copies of a reply are not read again, its
+// runtime event lines are cut from prompts and the reply to a sub-agent's
+// announcement is the assistant's; notes read Obsidian callouts, links
+// to headings and embeds as Obsidian shows them, drop Logseq's hidden
+// properties and block ids on headings, title a Logseq page by the name
+// Logseq gives it, and skip a vault's templates folder, Logseq's page
+// copies and the Excalidraw banner.
+const Version = "ingest-v19"
