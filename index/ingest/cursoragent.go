@@ -155,12 +155,7 @@ func (h *cursorHandler) line(n int, data []byte) error {
 	}
 	var l cursorLine
 	if err := json.Unmarshal(data, &l); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) || !json.Valid(data) {
-			return notJSON(err)
-		}
-		h.fc.problem(n, "unexpected line: "+trimErr(err))
-		return nil
+		return undecodedLine(h.fc, n, data, err)
 	}
 	switch {
 	case l.Role == "user" || l.Role == "assistant":

@@ -271,12 +271,7 @@ func (h *geminiHandler) state() (json.RawMessage, error) { return json.Marshal(h
 func (h *geminiHandler) line(n int, data []byte) error {
 	var l geminiLine
 	if err := json.Unmarshal(data, &l); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) || !json.Valid(data) {
-			return notJSON(err)
-		}
-		h.fc.problem(n, "unexpected line: "+trimErr(err))
-		return nil
+		return undecodedLine(h.fc, n, data, err)
 	}
 	switch {
 	case l.RewindTo != nil:

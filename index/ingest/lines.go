@@ -289,6 +289,19 @@ func (e *notJSONError) Error() string { return e.reason }
 
 func notJSON(err error) error { return &notJSONError{"not a JSON object: " + trimErr(err)} }
 
+// undecodedLine handles line n (data), which did not decode into a
+// reader's line type (err): one that is not JSON is notJSON's error; a
+// JSON object whose fields are of other types is a problem of the file,
+// and reading goes on.
+func undecodedLine(fc *fileCtx, n int, data []byte, err error) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) || !json.Valid(data) {
+		return notJSON(err)
+	}
+	fc.problem(n, "unexpected line: "+trimErr(err))
+	return nil
+}
+
 // tornRecord returns the record at the end of a line that is not JSON: a
 // writer killed in the middle of a line leaves its start without a line
 // ending, and its next append (the same agent resumed) follows on the
