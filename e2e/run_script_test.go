@@ -231,7 +231,8 @@ func copyTree(t *testing.T, src, dst string) {
 
 // TestRunScriptTranscriptFolders: make run DIR= a Claude Code projects
 // folder, a Codex day folder, an OpenClaw state directory, a Gemini CLI
-// home or a folder of repositories Aider ran in indexes the transcripts
+// home, Cursor's projects folder or a folder of repositories Aider ran in
+// indexes the transcripts
 // with their own readers. Read as JSONL records, every line was refused and the sync
 // failed with "the sources produced no memory to index: check the paths".
 func TestRunScriptTranscriptFolders(t *testing.T) {
@@ -248,6 +249,7 @@ func TestRunScriptTranscriptFolders(t *testing.T) {
 		{"openclaw", "shapes/drift/openclaw/layout", ".openclaw", "kind: openclaw", "archived session after reset", "kind: markdown"},
 		{"gemini", "gemini/home", ".gemini", "kind: gemini", "integration test times out waiting for Postgres", "kind: claude-code"},
 		{"aider", "aider/src", "src", "kind: aider", "banker's rounding invoice lines", "kind: markdown"},
+		{"cursor", "cursor/projects", ".cursor/projects", "kind: cursor", "invoice export time out on large accounts", "kind: jsonl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRunScript(t)

@@ -5,8 +5,9 @@
 # DIR may be a folder of Markdown notes and JSONL records, a Claude Code
 # projects folder (~/.claude/projects), a Codex sessions folder
 # (~/.codex/sessions, or one day of it), an OpenClaw state directory
-# (~/.openclaw), a Hermes home (~/.hermes), a Gemini CLI home (~/.gemini)
-# or a folder of repositories Aider ran in (~/src): the kinds of source are
+# (~/.openclaw), a Hermes home (~/.hermes), a Gemini CLI home (~/.gemini),
+# Cursor's projects folder (~/.cursor/projects, or one project of it) or a
+# folder of repositories Aider ran in (~/src): the kinds of source are
 # chosen from what the folder holds.
 #
 # NOVA_SERVER_PORT and NOVA_FACADE_PORT, when set, are written into the
@@ -32,7 +33,8 @@ fi
 DIR="$(cd "$DIR" && pwd)"
 
 # What the folder holds decides the sources. An OpenClaw state directory,
-# a Hermes home or a Gemini CLI home is one source of its own kind
+# a Hermes home, a Gemini CLI home or Cursor's projects folder is one
+# source of its own kind
 # (sessions and the agent's Markdown memory; its other files are not
 # memory, and a Gemini recording is not a Claude Code transcript for
 # carrying a sessionId). So is a folder of repositories that holds Aider
@@ -47,6 +49,10 @@ elif [ -f "$DIR/state.db" ] || [ -f "$DIR/memories/MEMORY.md" ]; then
   agent_home=hermes
 elif [ -n "$(find "$DIR/tmp" -mindepth 3 -maxdepth 4 -type f -path "$DIR/tmp/*/chats/*" \( -name 'session-*.json' -o -name '*.jsonl' \) -print -quit 2>/dev/null)" ]; then
   agent_home=gemini
+elif [ -n "$(find "$DIR/" -mindepth 2 -maxdepth 5 -type f -path '*/agent-transcripts/*' -name '*.jsonl' -print -quit 2>/dev/null)" ]; then
+  # Cursor's transcripts carry no sessionId: read as JSONL records,
+  # every line would be refused.
+  agent_home=cursor
 elif [ -n "$(find "$DIR/" -mindepth 1 -maxdepth 3 \( -type d \( -name '.?*' -o -name node_modules \) -prune \) -o -type f -name '.aider.chat.history.md' -print -quit 2>/dev/null)" ]; then
   agent_home=aider
 fi
@@ -97,6 +103,9 @@ if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
     elif [ "$agent_home" = gemini ]; then
       echo "  - {name: gemini, kind: gemini, path: $(q "$DIR")}"
       kinds="Gemini CLI chat recordings and GEMINI.md"
+    elif [ "$agent_home" = cursor ]; then
+      echo "  - {name: cursor, kind: cursor, path: $(q "$DIR")}"
+      kinds="Cursor agent transcripts"
     elif [ "$agent_home" = aider ]; then
       echo "  - {name: aider, kind: aider, path: $(q "$DIR")}"
       kinds="Aider chat histories"
