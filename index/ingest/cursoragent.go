@@ -275,20 +275,7 @@ func (h *cursorHandler) emit(n int, role, text string) error {
 
 // cursorBlocks decodes a message's content: a string is one text block.
 func cursorBlocks(raw json.RawMessage) ([]cursorBlock, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, err
-		}
-		return []cursorBlock{{Type: "text", Text: s}}, nil
-	}
-	var blocks []cursorBlock
-	err := json.Unmarshal(raw, &blocks)
-	return blocks, err
+	return contentBlocks(raw, func(s string) cursorBlock { return cursorBlock{Type: "text", Text: s} })
 }
 
 // cursorTime parses the text of a <timestamp> tag, "Tuesday, Jul 21,
