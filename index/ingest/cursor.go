@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -141,6 +142,9 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 		}
 		switch src.Kind {
 		case config.KindMarkdown:
+			if strings.EqualFold(filepath.Ext(f.Path), canvasExt) {
+				return Cursor{}, false, readCanvas(fc)
+			}
 			return Cursor{}, false, readMarkdown(fc)
 		case config.KindCodex:
 			return Cursor{}, false, readCodexZst(fc)

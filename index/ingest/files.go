@@ -46,7 +46,8 @@ type Listing struct {
 var kindIncludes = map[string][]string{
 	config.KindJSONL: {"*.jsonl", "*.ndjson"},
 	// Any case: a Mac's file system ignores it, and NOTES.MD is a note.
-	config.KindMarkdown: {"*.[mM][dD]", "*.[mM][aA][rR][kK][dD][oO][wW][nN]"},
+	// Obsidian's canvases are boards of Markdown cards (readCanvas).
+	config.KindMarkdown: {"*.[mM][dD]", "*.[mM][aA][rR][kK][dD][oO][wW][nN]", "*.[cC][aA][nN][vV][aA][sS]"},
 	config.KindCodex:    {"rollout-*.jsonl", "rollout-*.jsonl.zst"},
 	// Claude Code's auto memory: <project>/memory/*.md beside the
 	// project's sessions (memory/*.md for a source that is one project).

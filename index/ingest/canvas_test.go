@@ -1,0 +1,94 @@
+package ingest
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// obsidianCanvas is a canvas as Obsidian writes one (JSON Canvas 1.0: tabs,
+// one node per line, groups first as the lowest in z-order): two text
+// cards in a labelled group, one card outside it, a card that embeds a
+// note, a link and an arrow with a label.
+const obsidianCanvas = `{
+	"nodes":[
+		{"id":"g1","type":"group","x":-40,"y":-40,"width":900,"height":500,"label":"Launch risks"},
+		{"id":"5a1f0c2e9b7d4e31","type":"text","text":"## Vendor\nThe payment vendor's contract may slip past **March**. See [[Contracts|the contracts note]] #risk","x":400,"y":0,"width":300,"height":200},
+		{"id":"9c0e7b1a2d3f4a55","type":"text","text":"Staging runs out of disk every Friday.","x":0,"y":0,"width":300,"height":200},
+		{"id":"e2","type":"text","text":"Ship the beta to ten users first.","x":0,"y":700,"width":300,"height":120},
+		{"id":"f1","type":"file","file":"Contracts.md","x":1000,"y":0,"width":400,"height":400},
+		{"id":"l1","type":"link","url":"https://example.com","x":1000,"y":500,"width":400,"height":400},
+		{"id":"e3","type":"text","text":"   ","x":0,"y":900,"width":10,"height":10}
+	],
+	"edges":[
+		{"id":"a1","fromNode":"9c0e7b1a2d3f4a55","fromSide":"right","toNode":"5a1f0c2e9b7d4e31","toSide":"left","label":"blocks"}
+	]
+}`
+
+// TestRead_obsidianCanvas: the cards of an Obsidian canvas are notes.
+// Before, a vault's .canvas files were not read at all, so what a user
+// wrote on a canvas was never recalled. Each text card is one memory, in
+// reading order (top to bottom, then left to right), titled with the
+// canvas's name and the group it sits in, cited by the line that holds
+// it; its Markdown reads as a note's does. File, link and group nodes
+// hold no text of their own.
+func TestRead_obsidianCanvas(t *testing.T) {
+	dir := writeTree(t, map[string]string{"Plans/Launch board.canvas": obsidianCanvas})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(problems) != 0 {
+		t.Fatalf("problems: %v", problems)
+	}
+	type got struct{ id, title, text string }
+	var all []got
+	for _, r := range recs {
+		all = append(all, got{r.ID, r.Title, r.Text})
+	}
+	want := []got{
+		{"Plans/Launch board.canvas#9c0e7b1a2d3f4a55", "Launch board > Launch risks", "Staging runs out of disk every Friday."},
+		{"Plans/Launch board.canvas#5a1f0c2e9b7d4e31", "Launch board > Launch risks", "Vendor\nThe payment vendor's contract may slip past **March**. See the contracts note #risk"},
+		{"Plans/Launch board.canvas#e2", "Launch board", "Ship the beta to ten users first."},
+	}
+	if !slices.Equal(all, want) {
+		t.Fatalf("records:\n%q\nwant\n%q", all, want)
+	}
+	for _, r := range recs {
+		if r.Kind != config.KindMarkdown || r.Layer != "note" || r.Date == "" {
+			t.Errorf("%s: kind %q layer %q date %q", r.ID, r.Kind, r.Layer, r.Date)
+		}
+	}
+	if recs[1].Line != 4 || recs[0].Line != 5 || recs[2].Line != 6 {
+		t.Errorf("lines %d, %d, %d; want 5, 4, 6 (the line of each card)", recs[0].Line, recs[1].Line, recs[2].Line)
+	}
+	if !slices.Contains(recs[1].Tags, "risk") {
+		t.Errorf("tags %q: the card's #risk tags it", recs[1].Tags)
+	}
+}
+
+// TestRead_canvasProblems: a canvas that is not JSON Canvas is reported by
+// path and skipped, never read as text; a secret on a card is redacted as
+// in a note.
+func TestRead_canvasProblems(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"broken.canvas": `{"nodes":[{"id":"a","type":"text","text":"half`,
+		"list.canvas":   `[1, 2]`,
+		"empty.canvas":  `{}`,
+		"keys.canvas":   `{"nodes":[{"id":"k","type":"text","text":"deploy token ghp_0123456789abcdefABCDEF0123456789abcd","x":0,"y":0,"width":1,"height":1}]}`,
+	})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(recs) != 1 || recs[0].ID != "keys.canvas#k" {
+		t.Fatalf("records %+v, want only keys.canvas's card", recs)
+	}
+	if strings.Contains(recs[0].Text, "ghp_") || recs[0].Redactions != 1 {
+		t.Errorf("card text %q, %d redactions: the token must be redacted", recs[0].Text, recs[0].Redactions)
+	}
+	var bad []string
+	for _, p := range problems {
+		bad = append(bad, p.Path[strings.LastIndex(p.Path, "/")+1:]+": "+p.Reason)
+	}
+	slices.Sort(bad)
+	if len(bad) != 2 || !strings.HasPrefix(bad[0], "broken.canvas: not a JSON Canvas") || !strings.HasPrefix(bad[1], "list.canvas: not a JSON Canvas") {
+		t.Errorf("problems %q, want broken.canvas and list.canvas reported as not JSON Canvas", bad)
+	}
+}
