@@ -358,8 +358,10 @@ type localRule struct {
 // truncated keys), and overlapping ranges are redacted once.
 var localRules = []localRule{
 	// PEM and PGP private keys, including a block cut off before its END
-	// line.
-	{[]string{"private key"}, regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`), 0, nil, [2]int{}},
+	// line, and SSH2 keys (RFC 4716, as PuTTYgen and ssh.com export them:
+	// "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----", four dashes and
+	// blanks).
+	{[]string{"private key"}, regexp.MustCompile(`(?s)-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}.*?(?:-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|\z)`), 0, nil, [2]int{}},
 	// The private part of a PuTTY key file, up to its MAC line or the end.
 	{[]string{"private-lines:"}, regexp.MustCompile(`(?s)Private-Lines: *\d+\r?\n(.*?)(?:\r?\nPrivate-(?:MAC|Hash):|\z)`), 1, nil, [2]int{}},
 	// OpenAI (sk-, sk-proj-, ...) and Anthropic (sk-ant-...) API keys of

@@ -1,0 +1,134 @@
+package e2e
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/internal/novatest"
+)
+
+// keyBody is the base64 body of a fake private key of the given kind:
+// three 64-character lines, distinct per kind so that a leak names its
+// kind, and shaped as a real key's body is (no secret words in it).
+func keyBody(kind string) []string {
+	var lines []string
+	for i := range 3 {
+		sum := sha256.Sum256([]byte(fmt.Sprintf("%s-%d", kind, i)))
+		sum2 := sha256.Sum256(sum[:])
+		lines = append(lines, base64.StdEncoding.EncodeToString(append(sum[:], sum2[:16]...))[:64])
+	}
+	return lines
+}
+
+// TestPrivateKeysNotReturned: private keys that span lines, as notes and
+// agent transcripts hold them, are redacted whole: PEM blocks of each
+// kind (OpenSSH, RSA, EC, PKCS#8 encrypted, PGP), an SSH2 (RFC 4716)
+// key as PuTTYgen and ssh.com export it, a Google service-account key
+// (its private_key a JSON string with escaped line breaks) and a key an
+// agent wrote with printf, its line breaks a literal \n in the command of
+// a Claude Code transcript. No line of any key body is served by a search
+// over HTTP, written under NOVA_HOME or logged by the sync or novad.
+func TestPrivateKeysNotReturned(t *testing.T) {
+	bodies := map[string][]string{}
+	pem := func(begin, end, kind string, headers ...string) string {
+		bodies[kind] = keyBody(kind)
+		return strings.Join(append(append([]string{begin}, headers...), append(bodies[kind], end)...), "\n")
+	}
+	var note strings.Builder
+	note.WriteString("# Build host keys\n\nKeys of the build host, kept here until the vault migration.\n")
+	for _, k := range []struct{ kind, begin, end string }{
+		{"openssh", "-----BEGIN OPENSSH PRIVATE KEY-----", "-----END OPENSSH PRIVATE KEY-----"},
+		{"rsa", "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----"},
+		{"ec", "-----BEGIN EC PRIVATE KEY-----", "-----END EC PRIVATE KEY-----"},
+		{"encrypted", "-----BEGIN ENCRYPTED PRIVATE KEY-----", "-----END ENCRYPTED PRIVATE KEY-----"},
+		{"pgp", "-----BEGIN PGP PRIVATE KEY BLOCK-----", "-----END PGP PRIVATE KEY BLOCK-----"},
+		{"ssh2", "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----", "---- END SSH2 ENCRYPTED PRIVATE KEY ----"},
+	} {
+		var headers []string
+		if k.kind == "ssh2" {
+			headers = []string{`Comment: "rsa-key-20260301"`}
+		}
+		fmt.Fprintf(&note, "\n## The %s deploy key\n\nThe %s deploy key of the build host:\n\n%s\n\nRotate it every quarter.\n", k.kind, k.kind, pem(k.begin, k.end, k.kind, headers...))
+	}
+	bodies["service account"] = keyBody("service account")
+	note.WriteString("\n## The service account of the build host\n\n```json\n{\n  \"type\": \"service_account\",\n  \"project_id\": \"build-host\",\n" +
+		"  \"private_key\": \"-----BEGIN PRIVATE KEY-----\\n" + strings.Join(bodies["service account"], `\n`) + "\\n-----END PRIVATE KEY-----\\n\",\n" +
+		"  \"client_email\": \"builder@build-host.iam.gserviceaccount.com\"\n}\n```\n")
+
+	claude := filepath.Join(t.TempDir(), "projects")
+	project := filepath.Join(claude, "-home-dev-src-build")
+	novatest.Must(t, os.MkdirAll(project, 0o700))
+	bodies["transcript"] = keyBody("transcript")
+	printf := `printf '-----BEGIN OPENSSH PRIVATE KEY-----\n` + strings.Join(bodies["transcript"], `\n`) + `\n-----END OPENSSH PRIVATE KEY-----\n' > ~/.ssh/build_host && chmod 600 ~/.ssh/build_host`
+	const session = "5b1c2d3e-0000-4a4a-9b9b-0000000000d7"
+	line := func(typ, uuid, at, content string) string {
+		return `{"type":"` + typ + `","cwd":"/home/dev/src/build","sessionId":"` + session + `","uuid":"` + uuid + `","timestamp":"2026-11-21T10:00:0` + at + `.000Z","message":{"role":"` + typ + `","content":` + content + `}}` + "\n"
+	}
+	transcript := line("user", "u1", "1", strconv.Quote("install the build host deploy key on this machine")) +
+		line("assistant", "a1", "2", `[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":`+strconv.Quote(printf)+`}}]`) +
+		line("user", "u2", "3", `[{"type":"tool_result","tool_use_id":"toolu_1","content":"done"}]`) +
+		line("assistant", "a2", "4", `[{"type":"text","text":"The build host deploy key is installed in ~/.ssh/build_host."}]`)
+	novatest.Must(t, os.WriteFile(filepath.Join(project, session+".jsonl"), []byte(transcript), 0o600))
+
+	h := novatest.NewHome(t, fmt.Sprintf("  - {name: claude, kind: claude-code, path: %q}\n", claude))
+	novatest.Must(t, os.WriteFile(filepath.Join(h.Data, "keys.md"), []byte(note.String()), 0o600))
+	out, errOut, code := h.Novactl("index", "sync", "-v")
+	if code != 0 {
+		t.Fatalf("sync exit %d: %s %s", code, out, errOut)
+	}
+	leaked := func(where string, b []byte) {
+		t.Helper()
+		for kind, lines := range bodies {
+			for _, l := range lines {
+				// A third of a line is more of a key than may be shown.
+				if bytes.Contains(b, []byte(l[:24])) || bytes.Contains(b, []byte(l[40:])) {
+					t.Errorf("%s holds a line of the %s key: %s", where, kind, l)
+					break
+				}
+			}
+		}
+	}
+	leaked("the sync's output", []byte(out+errOut))
+
+	d := h.Start()
+	queries := []string{"build host deploy key", "openssh deploy key", "rsa deploy key", "pgp deploy key", "ssh2 deploy key",
+		"service account build host", "install the build host deploy key", "BEGIN PRIVATE KEY", "rsa-key-20260301"}
+	for _, lines := range bodies {
+		queries = append(queries, lines[0][:24], lines[1])
+	}
+	redacted := 0
+	for _, q := range queries {
+		r := search(t, d.Facade, `{"query":`+strconv.Quote(q)+`,"topK":20}`)
+		if r.status != 200 {
+			t.Fatalf("search %q: %d %s", q, r.status, r.body)
+		}
+		ev := evidence(t, r)
+		redacted += bytes.Count(ev, []byte("[redacted]"))
+		leaked(fmt.Sprintf("search %q", q), ev)
+	}
+	if redacted == 0 {
+		t.Error("no search served a redacted key: the test did not reach them")
+	}
+	err := filepath.WalkDir(h.Dir, func(p string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() || strings.HasPrefix(p, h.Data) {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		leaked(p, b)
+		return nil
+	})
+	novatest.Must(t, err)
+	d.Stop()
+	leaked("novad's log", []byte(d.Logs.String()))
+}
