@@ -370,10 +370,18 @@ var localRules = []localRule{
 	// GitHub tokens of any length, classic and fine-grained.
 	{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`), 0, nil, [2]int{}},
 	{[]string{"github_pat_"}, regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{30,}`), 0, nil, [2]int{}},
+	// Hugging Face access tokens: gitleaks' rule takes 34 letters only,
+	// and a token with digits was served.
+	{[]string{"hf_"}, regexp.MustCompile(`\bhf_[A-Za-z0-9]{34,}\b`), 0, nil, [2]int{}},
+	// The value of gh secret set --body (-b), which is the secret
+	// whatever its name, and of doppler secrets set NAME VALUE.
+	{[]string{"secret set", "secrets set"}, regexp.MustCompile(`\b(?:gh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:--body|-b)(?:[ \t]+|=)|doppler[ \t]+secrets[ \t]+set[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]+)["']?([^\s"'\x60-][^\s"'\x60]*)`), 1, literalSecret, [2]int{16, 256}},
 	// AWS access key ids (long-term AKIA, temporary ASIA) with any digits.
 	{[]string{"akia", "asia"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), 0, nil, [2]int{}},
 	// Slack tokens, Google API keys and JSON Web Tokens.
-	{[]string{"xox"}, regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), 0, nil, [2]int{}},
+	// xoxe-1-... is a refresh token of Slack's token rotation, xoxc- and
+	// xoxd- a browser session's client token and cookie.
+	{[]string{"xox"}, regexp.MustCompile(`\bxox[abcdeprs]-[A-Za-z0-9-]{10,}`), 0, nil, [2]int{}},
 	{[]string{"aiza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), 0, nil, [2]int{}},
 	{[]string{"eyj"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+`), 0, nil, [2]int{}},
 	// Token shapes of services agents work with that gitleaks' rules find
@@ -478,6 +486,7 @@ func Redact(text string) (string, int) {
 	if found.assign {
 		spans = assignmentSpans(text, spans)
 		spans = tableSpans(text, spans)
+		spans = envCommandSpans(text, lower, spans)
 	}
 	if found.cookie {
 		spans = cookieSpans(text, lower, spans)
@@ -918,6 +927,41 @@ func assignmentSpans(text string, out []span) []span {
 		}
 		out = append(out, span{start, end})
 		i = end - 1
+	}
+	return out
+}
+
+// envCommand matches a variable that a command sets with no '=' between
+// its name and its value, as agents set keys in other shells than sh:
+// fish's set -x (-gx, -Ux, --export), csh's and launchctl's setenv,
+// Windows' setx (groups 1 and 2: name and value), and PowerShell's
+// [Environment]::SetEnvironmentVariable("NAME", "value") (groups 3 and
+// 4). At least one flag after set: "set OPENAI_API_KEY to the new key"
+// is prose.
+var envCommand = regexp.MustCompile(`(?:\bset(?:[ \t]+--?[a-zA-Z-]+)+|\bsetenv|\bsetx(?:[ \t]+/[a-zA-Z])*)[ \t]+["']?([A-Za-z_][A-Za-z0-9_]*)["']?[ \t]+["']?([^\s"'\x60;|&][^\s"'\x60;|&]*)` +
+	`|(?i:setenvironmentvariable)\([ \t]*["']([A-Za-z_][A-Za-z0-9_]*)["'][ \t]*,[ \t]*["']([^\s"']+)`)
+
+// envCommandSpans adds the values envCommand finds set to variables whose
+// names say they hold a secret (secretKey), by the rules an assignment's
+// value follows: a reference ($TOKEN, (cat key)), a path or a switch is
+// no secret, and an ambiguous name (DEPLOY_KEY) needs a random-looking
+// value. lower is text in lower case: without "set" in it, no command is.
+func envCommandSpans(text, lower string, out []span) []span {
+	if !strings.Contains(lower, "set") {
+		return out
+	}
+	for _, m := range envCommand.FindAllStringSubmatchIndex(text, -1) {
+		g := 1
+		if m[2] < 0 {
+			g = 3
+		}
+		name, start, end := text[m[2*g]:m[2*g+1]], m[2*g+2], m[2*g+3]
+		v := text[start:end]
+		kind := secretKey(name)
+		if kind == notSecret || !literalSecret(v) || pathLike(v) || kind == ambiguousSecret && !randomValue(v) {
+			continue
+		}
+		out = append(out, span{start, end})
 	}
 	return out
 }
