@@ -931,23 +931,27 @@ func assignmentSpans(text string, out []span) []span {
 	return out
 }
 
-// envCommand matches a variable that a command sets with no '=' between
-// its name and its value, as agents set keys in other shells than sh:
-// fish's set -x (-gx, -Ux, --export), csh's and launchctl's setenv,
-// Windows' setx (groups 1 and 2: name and value), and PowerShell's
-// [Environment]::SetEnvironmentVariable("NAME", "value") (groups 3 and
-// 4). At least one flag after set: "set OPENAI_API_KEY to the new key"
-// is prose.
-var envCommand = regexp.MustCompile(`(?:\bset(?:[ \t]+--?[a-zA-Z-]+)+|\bsetenv|\bsetx(?:[ \t]+/[a-zA-Z])*)[ \t]+["']?([A-Za-z_][A-Za-z0-9_]*)["']?[ \t]+["']?([^\s"'\x60;|&][^\s"'\x60;|&]*)` +
-	`|(?i:setenvironmentvariable)\([ \t]*["']([A-Za-z_][A-Za-z0-9_]*)["'][ \t]*,[ \t]*["']([^\s"']+)`)
+// envCommand matches a variable or a setting that a command sets with no
+// '=' between its name and its value, as agents set keys in other shells
+// than sh and in tools' configuration: fish's set -x (-gx, -Ux,
+// --export), csh's and launchctl's setenv, Windows' setx, npm's, yarn's
+// and other tools' "config set NAME VALUE" and git config (groups 1 and
+// 2: name and value); and a call that sets one, as tests and scripts do:
+// os.Setenv("NAME", "value"), t.Setenv, C's setenv, PowerShell's
+// [Environment]::SetEnvironmentVariable (groups 3 and 4). At least one
+// flag after a bare set: "set OPENAI_API_KEY to the new key" is prose.
+var envCommand = regexp.MustCompile(`(?:\bset(?:[ \t]+--?[a-zA-Z-]+)+|\bsetenv|\bsetx(?:[ \t]+/[a-zA-Z])*|\bconfig(?:[ \t]+--?[a-zA-Z-]+)*[ \t]+set|\bgit[ \t]+config(?:[ \t]+--?[a-zA-Z-]+)*)` +
+	`[ \t]+["']?([A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]+["']?([^\s"'\x60;|&][^\s"'\x60;|&]*)` +
+	`|(?i:\b(?:setenv|setenvironmentvariable))\([ \t]*["']([A-Za-z_][A-Za-z0-9_]*)["'][ \t]*,[ \t]*["']([^\s"']+)`)
 
 // envCommandSpans adds the values envCommand finds set to variables whose
 // names say they hold a secret (secretKey), by the rules an assignment's
 // value follows: a reference ($TOKEN, (cat key)), a path or a switch is
 // no secret, and an ambiguous name (DEPLOY_KEY) needs a random-looking
-// value. lower is text in lower case: without "set" in it, no command is.
+// value. lower is text in lower case: without "set" or "config" in it, no
+// command is.
 func envCommandSpans(text, lower string, out []span) []span {
-	if !strings.Contains(lower, "set") {
+	if !strings.Contains(lower, "set") && !strings.Contains(lower, "config") {
 		return out
 	}
 	for _, m := range envCommand.FindAllStringSubmatchIndex(text, -1) {
