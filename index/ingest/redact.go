@@ -371,8 +371,9 @@ var localRules = []localRule{
 	{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`), 0, nil, [2]int{}},
 	{[]string{"github_pat_"}, regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{30,}`), 0, nil, [2]int{}},
 	// Hugging Face access tokens: gitleaks' rule takes 34 letters only,
-	// and a token with digits was served.
-	{[]string{"hf_"}, regexp.MustCompile(`\bhf_[A-Za-z0-9]{34,}\b`), 0, nil, [2]int{}},
+	// and a token with digits was served. A random-looking value only
+	// (mixed case or digits): hf_ then one long lower-case word is a name.
+	{[]string{"hf_"}, regexp.MustCompile(`\bhf_[A-Za-z0-9]{34,}\b`), 0, func(s string) bool { return randomValue(s[3:]) }, [2]int{}},
 	// The value of gh secret set --body (-b), which is the secret
 	// whatever its name, and of doppler secrets set NAME VALUE.
 	{[]string{"secret set", "secrets set"}, regexp.MustCompile(`\b(?:gh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:--body|-b)(?:[ \t]+|=)|doppler[ \t]+secrets[ \t]+set[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]+)["']?([^\s"'\x60-][^\s"'\x60]*)`), 1, literalSecret, [2]int{16, 256}},
