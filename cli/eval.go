@@ -67,7 +67,7 @@ func runEval(ctx context.Context, inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl eval", "novactl eval --queries FILE [--json] | novactl eval locomo PATH [--json]", evalHelp)
 	queries := fs.String("queries", "", "JSONL file of recall cases")
 	jsonOut := fs.Bool("json", false, "print the full report as JSON")
-	facadeURL := fs.String("facade-url", "", "facade base URL (default: the local novad from NOVA_HOME)")
+	facadeURL := fs.String("facade-url", "", "facade base URL, on loopback (default: the local novad from NOVA_HOME)")
 	timeoutValue := timeoutFlag(65 * time.Second)
 	fs.Var(&timeoutValue, "timeout", "timeout of each search, a `duration` (65s, 2m) or seconds")
 	timeout := (*time.Duration)(&timeoutValue)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/inert"
 	"github.com/nova-recall/nova/truncate"
 )
@@ -81,7 +82,7 @@ func search(ctx context.Context, inv *Invocation, name string, args []string) in
 	agent := fs.String("agent", "", "only memories from this agent (codex, claude-code, cursor, openclaw, hermes, gemini, aider, ...)")
 	lifecycle := fs.String("lifecycle", "", "only memories with this lifecycle (current-state, canonical, episodic, ...)")
 	workType := fs.String("work-type", "", "only memories of this work type (incident, config, task, ...)")
-	facadeURL := fs.String("facade-url", "", "facade base URL (default: the local novad from NOVA_HOME)")
+	facadeURL := fs.String("facade-url", "", "facade base URL, on loopback (default: the local novad from NOVA_HOME)")
 	dashboardURL := fs.String("dashboard-url", "", "alias of --facade-url")
 	var tags, sourceSets stringList
 	fs.Var(&tags, "tag", "only memories with this tag (repeatable; any matches)")
@@ -247,11 +248,18 @@ func facadeClient(inv *Invocation, jsonOut bool, flag, base string, fail func(co
 // facadeBase returns v, the value of flag (--facade-url or its alias),
 // without a trailing slash, or an error naming the flag when v is not an
 // http(s) URL with a host: "127.0.0.1:3036", as config show prints the
-// address, would otherwise fail in the request with a parse error.
+// address, would otherwise fail in the request with a parse error. The
+// host must be loopback by config's rule (config.IsLoopbackHost, which
+// novad's own listeners obey): the request carries the user's query, a
+// piece of their private memory, and no novad listens anywhere else, so
+// another host (a typo, a pasted URL, 0.0.0.0) could only leak it.
 func facadeBase(flag, v string) (string, error) {
 	u, err := url.Parse(v)
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return "", fmt.Errorf("%s must be a URL such as http://127.0.0.1:3036 (got %q)", flag, v)
+	}
+	if !config.IsLoopbackHost(u.Hostname()) {
+		return "", fmt.Errorf("%s must name a loopback host (127.0.0.1, ::1, localhost), where novad serves (got %q): the query would leave this machine", flag, u.Hostname())
 	}
 	return strings.TrimRight(v, "/"), nil
 }

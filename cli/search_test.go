@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -540,5 +542,60 @@ func TestSearch_timeoutInSeconds(t *testing.T) {
 	code, _, errOut := runCLI(context.Background(), nil, "search", "port", "--facade-url", srv.URL, "--timeout", "soon")
 	if code != ExitUsage || !strings.Contains(errOut, `a duration (65s, 2m) or a number of seconds`) {
 		t.Errorf("--timeout soon: exit %d, stderr %q; want a usage error saying what --timeout takes", code, errOut)
+	}
+}
+
+// TestSearch_refusesNonLoopbackFacade: a --facade-url (or --dashboard-url,
+// or eval's --facade-url) whose host is not loopback is a usage error
+// before anything is sent: the query is the user's private memory, and
+// Nova's facade only ever listens on loopback. The loopback rule is
+// config's (IsLoopbackHost): an IPv4-mapped ::ffff:127.0.0.1 reaches the
+// fake facade here, but is refused as novad refuses it in a config.
+func TestSearch_refusesNonLoopbackFacade(t *testing.T) {
+	url, requests := fakeFacade(t, http.StatusOK, "", "")
+	port := url[strings.LastIndexByte(url, ':')+1:]
+	cases := filepath.Join(t.TempDir(), "cases.jsonl")
+	novatest.Must(t, os.WriteFile(cases, []byte(`{"id":"p","query":"port","expect":{"evidenceTerms":["port"]}}`+"\n"), 0o600))
+	for _, host := range []string{"192.0.2.1:" + port, "example.com", "[::ffff:127.0.0.1]:" + port, "127.1:" + port, "0.0.0.0:" + port} {
+		for _, cmd := range [][]string{
+			{"search", "port", "--timeout", "2s", "--facade-url"},
+			{"rag", "search-memory", "port", "--timeout", "2s", "--dashboard-url"},
+			{"eval", "--queries", cases, "--timeout", "2s", "--facade-url"},
+		} {
+			args := append(slices.Clone(cmd), "http://"+host)
+			flagName := cmd[len(cmd)-1]
+			want := flagName + " must name a loopback host"
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				code, out, errOut := runCLI(t.Context(), nil, args...)
+				if code != ExitUsage || out != "" || !strings.Contains(errOut, want) {
+					t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out, errOut, want)
+				}
+				code, out, errOut = runCLI(t.Context(), nil, append(args, "--json")...)
+				var got struct {
+					OK    *bool
+					Error string
+				}
+				if err := json.Unmarshal([]byte(out), &got); err != nil || got.OK == nil || *got.OK || !strings.Contains(got.Error, want) ||
+					code != ExitUsage || errOut != "" {
+					t.Errorf("--json: exit %d, stdout %q (%v), stderr %q; want exit 2 and {\"ok\":false,\"error\":%q}", code, out, err, errOut, want)
+				}
+			})
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the facade; want none", n)
+	}
+	// Loopback in each of its forms still goes out.
+	for _, host := range []string{"127.0.0.1", "localhost", "LOCALHOST"} {
+		u := "http://" + host + ":" + port
+		if code, out, errOut := runCLI(t.Context(), nil, "search", "port", "--facade-url", u); code != ExitOK {
+			t.Errorf("--facade-url %s: exit %d\n%s%s", u, code, out, errOut)
+		}
+	}
+	// Not every system routes 127/8 beyond .1, or has ::1: the rule alone.
+	for _, u := range []string{"http://127.0.0.2:3036", "http://[::1]:3036"} {
+		if _, err := facadeBase("--facade-url", u); err != nil {
+			t.Errorf("%s is loopback: %v", u, err)
+		}
 	}
 }
