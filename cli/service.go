@@ -157,13 +157,7 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 	if *novad != "" && op != "install" {
 		return usageError(inv, fs, "--novad applies to install only")
 	}
-	fail := func(err error) int {
-		if *jsonOut {
-			printJSON(inv.Stdout, map[string]any{"operation": op, "ok": false, "error": err.Error()})
-		}
-		fmt.Fprintf(inv.Stderr, "novactl service %s: %v\n", op, err)
-		return ExitFailure
-	}
+	fail := func(err error) int { return serviceError(inv, *jsonOut, op, err) }
 
 	// Dry runs refuse exactly what the real run refuses (here, and in
 	// each backend's preflight below), in the same order and words, so a
@@ -232,12 +226,16 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 	}
 
 	if op == "status" {
+		var note string
 		if deps.uid == 0 {
 			// Status is allowed as root, but what it then reads is
 			// root's, which a person reaching for sudo rarely means.
-			fmt.Fprintf(inv.Stderr, "novactl service status: note: running as root, this shows root's jobs (root's service manager, and the definitions under %s), not yours; run it without sudo to see yours\n", paths.UserHome(inv.Environ))
+			note = fmt.Sprintf("running as root, this shows root's jobs (root's service manager, and the definitions under %s), not yours; run it without sudo to see yours", paths.UserHome(inv.Environ))
+			if !*jsonOut {
+				fmt.Fprintf(inv.Stderr, "novactl service status: note: %s\n", note)
+			}
 		}
-		return printServiceStatus(ctx, inv, backends, *jsonOut)
+		return printServiceStatus(ctx, inv, backends, *jsonOut, note)
 	}
 	for _, b := range backends {
 		if err := b.preflight(op); err != nil {
@@ -861,22 +859,36 @@ func inspectDefinition(job, path, fallbackHome string, want []string, then strin
 	return st
 }
 
+// serviceError reports err, which stopped novactl service op: with
+// jsonOut as {"operation","ok":false,"error"} on stdout and nothing on
+// stderr, so that stdout is one JSON document (as commandError does for
+// the other commands), else as "novactl service op: err" on stderr. It
+// returns ExitFailure.
+func serviceError(inv *Invocation, jsonOut bool, op string, err error) int {
+	if jsonOut {
+		printJSON(inv.Stdout, map[string]any{"operation": op, "ok": false, "error": err.Error()})
+		return ExitFailure
+	}
+	return commandError(inv, false, "novactl service "+op, ExitFailure, err.Error())
+}
+
 // printServiceStatus shows both jobs. The JSON keeps novad's summary and
 // detail at the top level, as before the watcher existed, and adds the
-// watcher's under "watcher".
-func printServiceStatus(ctx context.Context, inv *Invocation, backends []serviceBackend, jsonOut bool) int {
+// watcher's under "watcher", and note (what the text form says on
+// stderr: whose jobs a status as root shows) under "note" when there is
+// one.
+func printServiceStatus(ctx context.Context, inv *Invocation, backends []serviceBackend, jsonOut bool, note string) int {
 	out := map[string]any{}
+	if note != "" {
+		out["note"] = note
+	}
 	running := true
 	// brewNovad: novad is Homebrew's job, and novactl's is not installed.
 	brewNovad := false
 	for i, b := range backends {
 		detail, ds, lines, err := b.status(ctx)
 		if err != nil {
-			if jsonOut {
-				printJSON(inv.Stdout, map[string]any{"operation": "status", "ok": false, "error": err.Error()})
-			}
-			fmt.Fprintf(inv.Stderr, "novactl service status: %v\n", err)
-			return ExitFailure
+			return serviceError(inv, jsonOut, "status", err)
 		}
 		running = running && ds.Running
 		dups := b.duplicates()

@@ -830,8 +830,14 @@ func TestService_DryRunRefusesAsTheRealRunDoes(t *testing.T) {
 					}
 					realCode, realOut, realErr := runServiceCLI(ctx, h.environ, deps, args...)
 					dryCode, dryOut, dryErr := runServiceCLI(ctx, h.environ, deps, append(args, "--dry-run")...)
-					if realCode != ExitFailure || !strings.Contains(realErr, tc.want) {
-						t.Fatalf("%v: the real run: exit %d, stderr %q; want 1 and %q", args, realCode, realErr, tc.want)
+					// With --json the refusal is the JSON's error, on
+					// stdout alone.
+					said := realErr
+					if jsonOut {
+						said = realOut
+					}
+					if realCode != ExitFailure || !strings.Contains(said, tc.want) {
+						t.Fatalf("%v: the real run: exit %d, stdout %q, stderr %q; want 1 and %q", args, realCode, realOut, realErr, tc.want)
 					}
 					if dryCode != realCode || dryErr != realErr || dryOut != realOut {
 						t.Errorf("%v --dry-run: exit %d\nstdout %q\nstderr %q\nwant what the real run gave: exit %d\nstdout %q\nstderr %q",
@@ -1644,5 +1650,65 @@ func TestPortsTaken_grammar(t *testing.T) {
 		if !strings.Contains(note, tt.want) || !strings.Contains(note, wait) {
 			t.Errorf("note %q\nwant %q and %q", note, tt.want, wait)
 		}
+	}
+}
+
+// brokenLaunchd is a launchd whose launchctl print fails otherwise than
+// "not found": status cannot tell whether the job runs.
+type brokenLaunchd struct{ memLaunchd }
+
+func (b *brokenLaunchd) Print(_ context.Context, target string) (string, error) {
+	return "", &macos.ExitError{Argv: macos.PrintArgv(target), Code: 1, Output: "launchctl: Operation not permitted"}
+}
+
+// TestService_JSONIsOneDocument: with --json, whatever service does and
+// however it fails, stdout carries one JSON document and stderr stays
+// empty, as in every other --json command (commandError): a script that
+// reads stdout must not also have to read and discard stderr, and one
+// that merges the two must still parse what it gets.
+func TestService_JSONIsOneDocument(t *testing.T) {
+	ctx := context.Background()
+	h := newServiceHome(t)
+	for _, tc := range []struct {
+		name string
+		deps func() serviceDeps
+		args []string
+		code int
+		want string // in the JSON's error, or its note
+	}{
+		{"status where launchctl fails", func() serviceDeps {
+			return h.deps("darwin", &brokenLaunchd{memLaunchd{loaded: map[string]bool{}}}, refuseController(t))
+		}, []string{"status", "--json"}, ExitFailure, "Operation not permitted"},
+		{"status on an unsupported system", func() serviceDeps {
+			return h.deps("windows", refuseLaunchctl{t}, refuseController(t))
+		}, []string{"status", "--json"}, ExitFailure, "macOS (launchd) and Linux (systemd)"},
+		{"install as root", func() serviceDeps {
+			d := h.deps("linux", refuseLaunchctl{t}, refuseController(t))
+			d.uid = 0
+			return d
+		}, []string{"install", "--json"}, ExitFailure, "refusing to run as root"},
+		{"status as root", func() serviceDeps {
+			d := h.lifecycleDeps(t, "darwin")
+			d.uid = 0
+			return d
+		}, []string{"status", "--json"}, ExitFailure, "without sudo"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runServiceCLI(ctx, h.environ, tc.deps(), tc.args...)
+			dec := json.NewDecoder(strings.NewReader(out))
+			var doc map[string]any
+			if err := dec.Decode(&doc); err != nil {
+				t.Fatalf("%v: stdout is not JSON (%v):\n%s", tc.args, err, out)
+			}
+			if dec.More() {
+				t.Errorf("%v: stdout holds more than one JSON document:\n%s", tc.args, out)
+			}
+			if errOut != "" {
+				t.Errorf("%v --json wrote on stderr: %q", tc.args, errOut)
+			}
+			if code != tc.code || !strings.Contains(fmt.Sprint(doc["error"], doc["note"]), tc.want) {
+				t.Errorf("%v: exit %d, JSON %v; want exit %d and %q", tc.args, code, doc, tc.code, tc.want)
+			}
+		})
 	}
 }
