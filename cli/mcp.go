@@ -161,19 +161,53 @@ type mcpDeps struct {
 
 func defaultMCPDeps() mcpDeps { return mcpDeps{arg0: os.Args[0], executable: os.Executable} }
 
+// mcpChange is the --json output of novactl mcp install / uninstall.
+type mcpChange struct {
+	// Command is "install" or "uninstall".
+	Command string `json:"command"`
+	// Novactl is the command install writes into the agents' files.
+	Novactl string `json:"novactl,omitempty"`
+	DryRun  bool   `json:"dryRun"`
+	// Warnings are what does not stop the change (an unreadable install
+	// record).
+	Warnings []string          `json:"warnings,omitempty"`
+	Targets  []mcpChangeReport `json:"targets"`
+	OK       bool              `json:"ok"`
+}
+
+// mcpChangeReport is one agent's file in an mcpChange.
+type mcpChangeReport struct {
+	Agent  string `json:"agent"`
+	Name   string `json:"name"`
+	Config string `json:"config"`
+	// Skipped says why an agent not found here was left alone.
+	Skipped string `json:"skipped,omitempty"`
+	// Action is what was done, or with --dry-run would be ("added Nova").
+	Action string `json:"action,omitempty"`
+	// Changed reports whether the file was (or would be) written.
+	Changed bool `json:"changed"`
+	// Diff is a dry run's change, redacted as the text form's is.
+	Diff string `json:"diff,omitempty"`
+	// Notes are the warnings and notes the text form prints under the
+	// agent's line (a project's own "nova" entry).
+	Notes []string `json:"notes,omitempty"`
+	Error string   `json:"error,omitempty"`
+}
+
 // runMCPConfig is novactl mcp install / uninstall.
 func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) int {
 	verb := "uninstall"
 	if install {
 		verb = "install"
 	}
-	synopsis := "novactl mcp uninstall [--agent ID[,ID...]|all] [--dry-run]"
+	synopsis := "novactl mcp uninstall [--agent ID[,ID...]|all] [--dry-run] [--json]"
 	if install {
-		synopsis = "novactl mcp install [--agent ID[,ID...]|all] [--command PATH] [--dry-run]"
+		synopsis = "novactl mcp install [--agent ID[,ID...]|all] [--command PATH] [--dry-run] [--json]"
 	}
 	fs := newFlags(inv, "novactl mcp "+verb, synopsis, mcpHelp)
 	agentFlag := fs.String("agent", "all", "agents to configure: "+strings.Join(agentconf.AgentIDs(), ", ")+", or all (those found)")
 	dryRun := fs.Bool("dry-run", false, "print the changes as a diff and write nothing")
+	jsonOut := fs.Bool("json", false, "print the plan and results as JSON")
 	// --command is install's alone: uninstall removes the entry whatever
 	// command it names.
 	command := new(string)
@@ -184,37 +218,34 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 	if code >= 0 {
 		return code
 	}
+	fail := func(code int, msg string) int { return commandError(inv, *jsonOut, "novactl mcp "+verb, code, msg) }
 	if len(pos) > 0 {
 		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	agents, explicit, err := agentconf.Select(*agentFlag)
 	if err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl mcp %s: %v\n", verb, err)
-		return ExitUsage
+		return fail(ExitUsage, err.Error())
 	}
 	if err := needUserHome(inv.Environ); err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl mcp %s: %v\n", verb, err)
-		return ExitFailure
+		return fail(ExitFailure, err.Error())
 	}
 	home, err := paths.Resolve(inv.Environ)
 	if err != nil {
-		fmt.Fprintf(inv.Stderr, "novactl mcp %s: %v\n", verb, err)
-		return ExitFailure
+		return fail(ExitFailure, err.Error())
 	}
 	var entry agentconf.Entry
 	if install {
 		if *command == "" {
 			if *command, err = novactlPath(inv.Environ, deps); err != nil {
-				fmt.Fprintf(inv.Stderr, "novactl mcp install: find this novactl: %v; pass --command\n", err)
-				return ExitFailure
+				return fail(ExitFailure, fmt.Sprintf("find this novactl: %v; pass --command", err))
 			}
 		}
 		entry, err = mcpEntry(inv.Environ, home, *command)
 		if err != nil {
-			fmt.Fprintf(inv.Stderr, "novactl mcp install: %v\n", err)
-			return ExitUsage
+			return fail(ExitUsage, err.Error())
 		}
 	}
+	out := mcpChange{Command: verb, Novactl: *command, DryRun: *dryRun, Targets: []mcpChangeReport{}, OK: true}
 	recs, err := agentconf.LoadRecords(agentconf.RecordsFile(home))
 	rewrite := false // replace an unreadable record store
 	switch {
@@ -222,10 +253,13 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 		rewrite = !*dryRun
 		// The records only make removal byte-exact: go on, finding
 		// entries by their command, and write a fresh record.
-		fmt.Fprintf(inv.Stderr, "novactl mcp %s: warning: %v; going on without it (entries are recognised by their command, and a file may not come back byte for byte)\n", verb, err)
+		w := fmt.Sprintf("%v; going on without it (entries are recognised by their command, and a file may not come back byte for byte)", err)
+		out.Warnings = append(out.Warnings, w)
+		if !*jsonOut {
+			fmt.Fprintf(inv.Stderr, "novactl mcp %s: warning: %s\n", verb, w)
+		}
 	case err != nil:
-		fmt.Fprintf(inv.Stderr, "novactl mcp %s: %v\n", verb, err)
-		return ExitFailure
+		return fail(ExitFailure, err.Error())
 	}
 	// Each agent's file where it is now, and for uninstall also the files
 	// install recorded for it elsewhere (CODEX_HOME set then, say).
@@ -245,13 +279,14 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 			}
 		}
 	}
-	failed, changed, touched := false, rewrite, 0
+	changed, touched := rewrite, 0
 	for _, j := range jobs {
 		a, path := j.a, j.path
-		shown := paths.Tilde(path, inv.Environ)
+		r := mcpChangeReport{Agent: a.ID, Name: a.Name, Config: path}
 		if !explicit && !j.recorded && !a.Detected(inv.Environ) {
 			if install {
-				fmt.Fprintf(inv.Stdout, "%-12s skipped: not found (%s does not exist; use --agent %s to configure it anyway)\n", a.Name, paths.Tilde(a.Home(inv.Environ), inv.Environ), a.ID)
+				r.Skipped = fmt.Sprintf("not found (%s does not exist; use --agent %s to configure it anyway)", paths.Tilde(a.Home(inv.Environ), inv.Environ), a.ID)
+				out.Targets = append(out.Targets, r)
 			}
 			continue
 		}
@@ -267,52 +302,79 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 			}
 		}
 		if err != nil {
-			fmt.Fprintf(inv.Stderr, "%-12s %s: %v\n", a.Name, shown, err)
-			failed = true
+			r.Error, out.OK = err.Error(), false
+			out.Targets = append(out.Targets, r)
 			continue
 		}
+		r.Action, r.Changed = describe(plan, *dryRun), plan.Changed()
 		if *dryRun {
-			fmt.Fprintf(inv.Stdout, "%-12s %s: would %s\n", a.Name, shown, describe(plan, true))
-			if d := plan.Diff(); d != "" {
-				// The lines around Nova's entry are often another
-				// server's credentials ("env" of the GitHub server),
-				// and an agent that runs this has the output in its
-				// transcript: they are redacted as memory is.
-				d, _ = ingest.Redact(d)
-				fmt.Fprint(inv.Stdout, indent(d)+"\n")
-			}
-			if !install {
-				printProjectEntries(inv, a, path)
-			}
-			continue
+			// The lines around Nova's entry are often another server's
+			// credentials ("env" of the GitHub server), and an agent
+			// that runs this has the output in its transcript: they are
+			// redacted as memory is.
+			r.Diff, _ = ingest.Redact(plan.Diff())
 		}
-		fmt.Fprintf(inv.Stdout, "%-12s %s: %s\n", a.Name, shown, describe(plan, false))
-		if install {
-			printShadows(inv, a, path, entry)
-		} else {
-			printProjectEntries(inv, a, path)
+		if install && !*dryRun {
+			r.Notes = shadowNotes(inv, a, path, entry)
+		} else if !install {
+			r.Notes = projectEntryNotes(inv, a, path)
 		}
-		if plan.Changed() || (!install && plan.Action == agentconf.Absent && recs.Get(path) != nil) {
+		out.Targets = append(out.Targets, r)
+		if !*dryRun && (plan.Changed() || (!install && plan.Action == agentconf.Absent && recs.Get(path) != nil)) {
 			recs.Set(path, plan.Record)
 			changed = true
+		}
+	}
+	if changed {
+		if err := recs.Save(); err != nil {
+			out.Warnings = append(out.Warnings, "save the install record: "+err.Error())
+			out.OK = false
+			if !*jsonOut {
+				fmt.Fprintf(inv.Stderr, "novactl mcp %s: save the install record: %v\n", verb, err)
+			}
+		}
+	}
+	if *jsonOut {
+		printJSON(inv.Stdout, out)
+	} else {
+		printMCPChange(inv, out, touched)
+	}
+	if !out.OK {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// printMCPChange is the text form of an mcp install or uninstall: a line
+// an agent, its notes under it, a failure on stderr.
+func printMCPChange(inv *Invocation, out mcpChange, touched int) {
+	for _, r := range out.Targets {
+		shown := paths.Tilde(r.Config, inv.Environ)
+		switch {
+		case r.Skipped != "":
+			fmt.Fprintf(inv.Stdout, "%-12s skipped: %s\n", r.Name, r.Skipped)
+			continue
+		case r.Error != "":
+			fmt.Fprintf(inv.Stderr, "%-12s %s: %s\n", r.Name, shown, r.Error)
+			continue
+		case out.DryRun:
+			fmt.Fprintf(inv.Stdout, "%-12s %s: would %s\n", r.Name, shown, r.Action)
+			if r.Diff != "" {
+				fmt.Fprint(inv.Stdout, indent(r.Diff)+"\n")
+			}
+		default:
+			fmt.Fprintf(inv.Stdout, "%-12s %s: %s\n", r.Name, shown, r.Action)
+		}
+		for _, n := range r.Notes {
+			fmt.Fprintf(inv.Stdout, "%-12s %s\n", "", n)
 		}
 	}
 	if touched == 0 {
 		fmt.Fprintf(inv.Stdout, "No supported agent was found for this user. Name one with --agent (%s).\n", strings.Join(agentconf.AgentIDs(), ", "))
 	}
-	if changed {
-		if err := recs.Save(); err != nil {
-			fmt.Fprintf(inv.Stderr, "novactl mcp %s: save the install record: %v\n", verb, err)
-			failed = true
-		}
-	}
-	if install && !*dryRun && touched > 0 && !failed {
+	if out.Command == "install" && !out.DryRun && touched > 0 && out.OK {
 		fmt.Fprintln(inv.Stdout, "\nRestart the agents to load the tools memory_search and memory_status (read-only). They need a running novad: check with `novactl status`.")
 	}
-	if failed {
-		return ExitFailure
-	}
-	return ExitOK
 }
 
 func planMCP(a agentconf.Agent, path string, e agentconf.Entry, recs *agentconf.Records, install bool) (*agentconf.Plan, error) {
@@ -533,38 +595,41 @@ func mcpStateText(r mcpStatusAgent) string {
 	return string(r.State)
 }
 
-// printShadows warns about a's per-project "nova" entries in path, and in
-// the project file of the directory novactl runs in, that differ from e
-// (Claude Code's and Cursor's; see agentconf.ProjectEntry).
-func printShadows(inv *Invocation, a agentconf.Agent, path string, e agentconf.Entry) {
+// shadowNotes are the warnings about a's per-project "nova" entries in
+// path, and in the project file of the directory novactl runs in, that
+// differ from e (Claude Code's and Cursor's; see agentconf.ProjectEntry).
+func shadowNotes(inv *Invocation, a agentconf.Agent, path string, e agentconf.Entry) []string {
 	st, err := agentconf.Inspect(a, path, e, nil)
 	if err != nil {
-		return // the install itself reported what it could not read
+		return nil // the install itself reported what it could not read
 	}
+	var out []string
 	more, err := agentconf.InspectDir(a, inv.Dir, e)
 	if err != nil {
-		fmt.Fprintf(inv.Stdout, "%-12s warning: %v\n", "", err)
+		out = append(out, fmt.Sprintf("warning: %v", err))
 	}
 	for _, sh := range append(st.Shadows, more...) {
-		printShadow(inv, a.Name, sh)
+		out = append(out, shadowText(a.Name, sh))
 	}
+	return out
 }
 
-// printProjectEntries names, after uninstall, each of a's per-project
+// projectEntryNotes name, after uninstall, each of a's per-project
 // "nova" entries in path (Claude Code's), which remain: like `claude mcp
 // remove nova -s user`, uninstall leaves other scopes alone (Claude Code's
 // own remove takes one scope at a time), and these are the person's,
 // added with `claude mcp add`, perhaps on purpose for that project.
-func printProjectEntries(inv *Invocation, a agentconf.Agent, path string) {
+func projectEntryNotes(inv *Invocation, a agentconf.Agent, path string) []string {
 	entries, err := agentconf.ProjectEntries(a, path)
 	if err != nil {
-		return // the uninstall itself reported what it could not read
+		return nil // the uninstall itself reported what it could not read
 	}
 	// The .mcp.json here too; the zero entry matches none, so every
 	// "nova" there is named.
 	if here, err := agentconf.InspectDir(a, inv.Dir, agentconf.Entry{}); err == nil {
 		entries = append(entries, here...)
 	}
+	var out []string
 	for _, p := range entries {
 		cmd, home := p.Command, ""
 		if cmd == "" {
@@ -577,20 +642,26 @@ func printProjectEntries(inv *Invocation, a agentconf.Agent, path string) {
 		if p.Scope == agentconf.ScopeProject {
 			where = p.File
 		}
-		fmt.Fprintf(inv.Stdout, "%-12s note: %s keeps its own \"nova\" server (command %s%s), which %s still starts there; uninstall leaves it. Remove it: %s\n",
-			"", where, cmd, home, a.Name, p.Remove)
+		out = append(out, fmt.Sprintf("note: %s keeps its own \"nova\" server (command %s%s), which %s still starts there; uninstall leaves it. Remove it: %s",
+			where, cmd, home, a.Name, p.Remove))
 	}
+	return out
 }
 
 // printShadow warns about sh, a "nova" entry that the agent called name
 // starts in sh's project instead of the user-level one.
 func printShadow(inv *Invocation, name string, sh agentconf.ProjectEntry) {
+	fmt.Fprintf(inv.Stdout, "%-12s %s\n", "", shadowText(name, sh))
+}
+
+// shadowText is printShadow's warning.
+func shadowText(name string, sh agentconf.ProjectEntry) string {
 	where := "project " + sh.Project
 	if sh.Scope == agentconf.ScopeProject {
 		// The file is the project's, often committed: removing the entry
 		// changes it for everyone who uses the repository.
 		where = sh.File + " (the project's own, shared with the repository)"
 	}
-	fmt.Fprintf(inv.Stdout, "%-12s warning: %s has its own \"nova\" server, which %s starts there instead (%s). Remove it: %s\n",
-		"", where, name, strings.Join(sh.Differs, "; "), sh.Remove)
+	return fmt.Sprintf("warning: %s has its own \"nova\" server, which %s starts there instead (%s). Remove it: %s",
+		where, name, strings.Join(sh.Differs, "; "), sh.Remove)
 }

@@ -962,3 +962,79 @@ func TestMCPStatus_CursorProjectMCPJSON(t *testing.T) {
 		t.Errorf("Claude Code's status names .cursor/mcp.json:\n%s", out)
 	}
 }
+
+// TestMCPInstall_JSON: mcp install and uninstall take --json, as skill
+// install does: one JSON document on stdout (the command, each agent's
+// file and what was done to it, ok), nothing on stderr, the same exit
+// status as the text form; a dry run's diff in it is redacted as the
+// text's is, and a usage error is {"ok":false,"error"} with exit 2.
+func TestMCPInstall_JSON(t *testing.T) {
+	novactl := fakeNovactl(t)
+	home, env := mcpAgentHome(t)
+	const token = "ghp_q8Rz3kWm5Tn0Vb7Yc2Xl9Pd4Hf6Js1Ga8K3e"
+	novatest.Must(t, os.WriteFile(filepath.Join(home, ".codex/config.toml"),
+		[]byte("[mcp_servers.github]\ncommand = \"npx\"\n[mcp_servers.github.env]\nGITHUB_PERSONAL_ACCESS_TOKEN = \""+token+"\"\n"), 0o600))
+	type report struct {
+		Command string
+		DryRun  bool
+		OK      bool
+		Targets []struct {
+			Agent, Name, Config, Action, Diff, Skipped, Error string
+			Changed                                           bool
+		}
+	}
+	decode := func(args []string, out, errs string) report {
+		t.Helper()
+		var r report
+		dec := json.NewDecoder(strings.NewReader(out))
+		if err := dec.Decode(&r); err != nil || dec.More() {
+			t.Fatalf("%v: stdout is not one JSON document (%v):\n%s", args, err, out)
+		}
+		if errs != "" {
+			t.Errorf("%v: stderr %q; want nothing", args, errs)
+		}
+		return r
+	}
+	before := mcpSnapshot(t, home)
+	args := []string{"mcp", "install", "--json", "--dry-run", "--agent", "codex", "--command", novactl}
+	out, errs, code := mcpRun(t, env, args...)
+	r := decode(args, out, errs)
+	if code != ExitOK || !r.OK || !r.DryRun || r.Command != "install" || len(r.Targets) != 1 || r.Targets[0].Agent != "codex" ||
+		r.Targets[0].Config != filepath.Join(home, ".codex/config.toml") || !strings.Contains(r.Targets[0].Diff, "+[mcp_servers.nova]") ||
+		strings.Contains(out, token) {
+		t.Errorf("%v: exit %d, %+v", args, code, r)
+	}
+	if !mcpEqualMaps(mcpSnapshot(t, home), before) {
+		t.Fatal("--dry-run --json wrote a file")
+	}
+	args = []string{"mcp", "install", "--json", "--agent", "codex", "--command", novactl}
+	out, errs, code = mcpRun(t, env, args...)
+	r = decode(args, out, errs)
+	if code != ExitOK || !r.OK || r.DryRun || len(r.Targets) != 1 || r.Targets[0].Action != "added Nova" || !r.Targets[0].Changed {
+		t.Errorf("%v: exit %d, %+v", args, code, r)
+	}
+	args = []string{"mcp", "uninstall", "--json", "--agent", "codex"}
+	out, errs, code = mcpRun(t, env, args...)
+	r = decode(args, out, errs)
+	if code != ExitOK || !r.OK || r.Command != "uninstall" || len(r.Targets) != 1 || r.Targets[0].Action != "removed Nova" {
+		t.Errorf("%v: exit %d, %+v", args, code, r)
+	}
+	// Every agent, in a home that has none of them: each skipped.
+	bare := []string{"HOME=" + t.TempDir()}
+	args = []string{"mcp", "install", "--json", "--command", novactl}
+	out, errs, code = mcpRun(t, bare, args...)
+	r = decode(args, out, errs)
+	if code != ExitOK || !r.OK || len(r.Targets) == 0 || r.Targets[0].Skipped == "" {
+		t.Errorf("%v: exit %d, %+v", args, code, r)
+	}
+	args = []string{"mcp", "install", "--json", "--agent", "vim"}
+	out, errs, code = mcpRun(t, env, args...)
+	var e struct {
+		OK    *bool
+		Error string
+	}
+	if err := json.Unmarshal([]byte(out), &e); err != nil || e.OK == nil || *e.OK || !strings.Contains(e.Error, `unknown agent "vim"`) ||
+		code != ExitUsage || errs != "" {
+		t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and {\"ok\":false,...}", args, code, out, errs)
+	}
+}
