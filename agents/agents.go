@@ -408,6 +408,17 @@ func AiderFolders(environ []string) []string {
 	return out
 }
 
+// AiderPlaces names the folders AiderFolders looks in, as a message
+// writes them ("~/src, ~/code, ..."): where a person who uses Aider
+// learns it was looked for when none holds a history.
+func AiderPlaces() string {
+	places := make([]string, len(codeFolders))
+	for i, name := range codeFolders {
+		places[i] = "~/" + name
+	}
+	return strings.Join(places, ", ")
+}
+
 // sameDir reports whether a and b are one directory (Code and code on a
 // case-insensitive volume, as macOS's usually is).
 func sameDir(a, b string) bool {

@@ -30,6 +30,7 @@ found on this machine, so that "novactl index sync" has something to index:
   gemini       ~/.gemini            (chat recordings under tmp/, GEMINI.md)
   openclaw     ~/.openclaw          (or $OPENCLAW_STATE_DIR; agents/*/sessions)
   hermes       ~/.hermes            (or $HERMES_HOME; state.db, memories/)
+  cursor       ~/.cursor/projects   (the agent's transcripts, */agent-transcripts)
   aider        ~/src, ~/code, ~/Developer, ~/projects, ... (a folder of
                repositories of which one holds .aider.chat.history.md)
 
@@ -177,6 +178,37 @@ type initResult struct {
 	Content string       `json:"content,omitempty"`
 }
 
+// agentMemory is the memory of one agent Nova reads, as config init
+// proposes it: found in dirs (a source each), or looked for in lookedIn.
+type agentMemory struct {
+	kind, name, source string
+	dirs               []string
+	lookedIn           string
+}
+
+// agentMemories are the memories of every agent whose memory Nova reads,
+// from package agents: each indexed agent's folder, and Aider's, which
+// keeps a history in each repository rather than a folder of its own, so
+// is found in the folders of repositories under the home. Windsurf's
+// memory is not read, so it is neither found nor missing.
+func agentMemories(environ []string) []agentMemory {
+	var out []agentMemory
+	for _, a := range agents.All() {
+		if !a.Indexed() {
+			continue
+		}
+		m := agentMemory{kind: a.ID, name: a.Name, source: a.SourceName()}
+		dir, found := a.Memory(environ)
+		if found {
+			m.dirs = []string{dir}
+		}
+		m.lookedIn = paths.Tilde(dir, environ)
+		out = append(out, m)
+	}
+	return append(out, agentMemory{kind: config.KindAider, name: "Aider", source: "aider",
+		dirs: agents.AiderFolders(environ), lookedIn: agents.AiderPlaces()})
+}
+
 func runConfigInit(inv *Invocation, args []string) int {
 	flags := newFlags(inv, "novactl config init", "novactl config init [--notes DIR]... [--force] [--dry-run] [--json]", configInitHelp)
 	var notes stringList
@@ -201,23 +233,18 @@ func runConfigInit(inv *Invocation, args []string) int {
 	}
 	// Empty lists print as [], not null.
 	res := initResult{OK: true, Path: home.Config(), Sources: []initSource{}, Missing: []initMissing{}, Dropped: []initSource{}, Settings: []string{}, Unread: []initUnread{}}
-	for _, a := range agents.All() {
-		if !a.Indexed() {
-			continue // Windsurf: Nova reads none of its memory, so none is missing
-		}
-		dir, found := a.Memory(inv.Environ)
-		if !found {
-			res.Missing = append(res.Missing, initMissing{Agent: a.ID, Path: paths.Tilde(dir, inv.Environ), name: a.Name})
+	for _, m := range agentMemories(inv.Environ) {
+		if len(m.dirs) == 0 {
+			res.Missing = append(res.Missing, initMissing{Agent: m.kind, Path: m.lookedIn, name: m.name})
 			continue
 		}
-		res.Sources = append(res.Sources, initSource{Name: a.SourceName(), Kind: a.ID, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: a.Name})
-	}
-	for i, dir := range agents.AiderFolders(inv.Environ) {
-		name := "aider"
-		if i > 0 {
-			name = fmt.Sprintf("aider-%d", i+1)
+		for i, dir := range m.dirs {
+			name := m.source
+			if i > 0 {
+				name = fmt.Sprintf("%s-%d", m.source, i+1)
+			}
+			res.Sources = append(res.Sources, initSource{Name: name, Kind: m.kind, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: m.name})
 		}
-		res.Sources = append(res.Sources, initSource{Name: name, Kind: config.KindAider, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "Aider"})
 	}
 	var noted []string // the notes paths taken, each once
 	for _, n := range notes {

@@ -15,6 +15,7 @@ import (
 
 	_ "modernc.org/sqlite" // the Hermes reader's driver, as cmd/novactl links it
 
+	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/paths"
@@ -281,7 +282,7 @@ func TestConfigInit_json(t *testing.T) {
 	if want := []string{"backup", "dropped", "missing", "ok", "path", "settings", "sources", "unread", "written"}; !slices.Equal(keys, want) {
 		t.Errorf("keys %v, want %v", keys, want)
 	}
-	if r["written"] != true || r["path"] != home.Config() || r["backup"] != "" || len(r["missing"].([]any)) != 5 {
+	if r["written"] != true || r["path"] != home.Config() || r["backup"] != "" || len(r["missing"].([]any)) != 6 { // all but Claude Code, Aider among them
 		t.Errorf("result %v", r)
 	}
 	want := []any{
@@ -479,5 +480,58 @@ func TestConfigInit_notesMissing(t *testing.T) {
 	}
 	if _, err := os.Stat(home.Config()); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("config.yaml after a refused --notes: %v", err)
+	}
+}
+
+// TestConfigInit_namesEveryAgentNotFound: in a home where no agent kept
+// anything, config init names under "Not found" (the text, the file's
+// header and --json's missing) every agent whose memory a reader of Nova
+// reads: each source kind of config.Kinds but the two that are not an
+// agent's (jsonl, markdown). Aider was left out, so a person who uses it
+// could not tell it was looked for. The help's table names each too.
+func TestConfigInit_namesEveryAgentNotFound(t *testing.T) {
+	_, _, env := initHome(t)
+	var want []string
+	for _, k := range config.Kinds {
+		if k != config.KindJSONL && k != config.KindMarkdown {
+			want = append(want, k)
+		}
+	}
+	code, out, errOut := runCLI(t.Context(), env, "config", "init", "--dry-run", "--json")
+	var r struct {
+		Missing []struct{ Agent, Path string }
+		Content string
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != ExitOK || errOut != "" {
+		t.Fatalf("exit %d, stdout %q (%v), stderr %q", code, out, err, errOut)
+	}
+	var got []string
+	for _, m := range r.Missing {
+		got = append(got, m.Agent)
+		if m.Path == "" {
+			t.Errorf("missing %s names no path", m.Agent)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("missing %v, want every agent a reader reads: %v", got, want)
+	}
+	code, out, _ = runCLI(t.Context(), env, "config", "init")
+	notFound := out[strings.Index(out, "Not found:"):]
+	notFound = notFound[:strings.IndexByte(notFound, '\n')]
+	for _, name := range []string{"Claude Code", "Codex", "Gemini CLI", "OpenClaw", "Hermes", "Cursor", "Aider (~/src, "} {
+		if !strings.Contains(notFound, name) || !strings.Contains(r.Content, name) {
+			t.Errorf("exit %d: %q (and the file's header) do not name %s:\n%s", code, notFound, name, r.Content)
+		}
+	}
+	_, _, help := runCLI(t.Context(), env, "config", "init", "--help")
+	for _, k := range append(want, "claude") {
+		if k == config.KindClaudeCode {
+			continue // its source is named claude
+		}
+		if !strings.Contains(help, "\n  "+k+" ") {
+			t.Errorf("config init --help does not list %s:\n%s", k, help)
+		}
 	}
 }
