@@ -30,6 +30,11 @@ const (
 	Hermes     = "hermes"
 	Cursor     = "cursor"
 	Windsurf   = "windsurf"
+	// Aider is not one of All: it keeps no home, MCP configuration or
+	// skills of its own, only a chat history in each repository it ran
+	// in (AiderFolders). It is the kind of an aider source, and the agent
+	// of what that source reads.
+	Aider = "aider"
 )
 
 // Agent is one coding agent.
@@ -225,6 +230,20 @@ func IDs() []string {
 		ids[i] = a.ID
 	}
 	return ids
+}
+
+// MemoryKinds are the agents whose memory Nova reads, in display order:
+// each Indexed agent's ID, then Aider. They are the source kinds of the
+// agents' readers, and the values a search's agent filter takes for what
+// those readers indexed.
+func MemoryKinds() []string {
+	var out []string
+	for _, a := range all {
+		if a.Indexed() {
+			out = append(out, a.ID)
+		}
+	}
+	return append(out, Aider)
 }
 
 // Lookup returns the agent with this ID.

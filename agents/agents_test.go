@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nova-recall/nova/config"
 )
 
 func TestLocations(t *testing.T) {
@@ -292,5 +294,25 @@ func TestAiderFolders(t *testing.T) {
 	}
 	if got := AiderFolders([]string{"HOME=" + t.TempDir()}); len(got) != 0 {
 		t.Errorf("in an empty home: %v", got)
+	}
+}
+
+// TestMemoryKinds: the agents whose memory Nova reads are exactly the
+// source kinds of config that are an agent's (all but jsonl and
+// markdown): a reader added without the agents table knowing it would
+// go unnamed in config init's "Not found", the MCP tool's agent filter
+// and novactl search --agent.
+func TestMemoryKinds(t *testing.T) {
+	var want []string
+	for _, k := range config.Kinds {
+		if k != config.KindJSONL && k != config.KindMarkdown {
+			want = append(want, k)
+		}
+	}
+	got := MemoryKinds()
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("MemoryKinds() = %v, want the agent kinds of config.Kinds: %v", got, want)
 	}
 }

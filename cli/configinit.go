@@ -205,7 +205,7 @@ func agentMemories(environ []string) []agentMemory {
 		m.lookedIn = paths.Tilde(dir, environ)
 		out = append(out, m)
 	}
-	return append(out, agentMemory{kind: config.KindAider, name: "Aider", source: "aider",
+	return append(out, agentMemory{kind: agents.Aider, name: "Aider", source: agents.Aider,
 		dirs: agents.AiderFolders(environ), lookedIn: agents.AiderPlaces()})
 }
 

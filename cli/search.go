@@ -14,6 +14,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/nova-recall/nova/agents"
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/config"
@@ -79,7 +80,7 @@ func search(ctx context.Context, inv *Invocation, name string, args []string) in
 	dateTo := fs.String("date-to", "", "only memories on or before this date")
 	project := fs.String("project", "", "only memories of this project")
 	role := fs.String("role", "", "only memories with this role (user, assistant) or agent")
-	agent := fs.String("agent", "", "only memories from this agent (codex, claude-code, cursor, openclaw, hermes, gemini, aider, ...)")
+	agent := fs.String("agent", "", "only memories from this agent ("+strings.Join(agents.MemoryKinds(), ", ")+", ...)")
 	lifecycle := fs.String("lifecycle", "", "only memories with this lifecycle (current-state, canonical, episodic, ...)")
 	workType := fs.String("work-type", "", "only memories of this work type (incident, config, task, ...)")
 	facadeURL := fs.String("facade-url", "", "facade base URL, on loopback (default: the local novad from NOVA_HOME)")

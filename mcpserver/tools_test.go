@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/nova-recall/nova/agents"
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
 )
@@ -390,6 +391,18 @@ func TestNotServingThisHome(t *testing.T) {
 			if !strings.Contains(string(b), c.reason) {
 				t.Errorf("%s, %s: reason is not %s: %s", c.name, tool, c.reason, b)
 			}
+		}
+	}
+}
+
+// TestSearchSchema_NamesEveryAgent: the agent filter of memory_search
+// names every agent whose memory Nova reads (agents.MemoryKinds), Cursor
+// and Aider among them, so that a model knows each value it may pass.
+func TestSearchSchema_NamesEveryAgent(t *testing.T) {
+	desc := searchSchema().Properties["agent"].Description
+	for _, k := range agents.MemoryKinds() {
+		if !strings.Contains(desc, k) {
+			t.Errorf("memory_search's agent filter does not name %s: %q", k, desc)
 		}
 	}
 }
