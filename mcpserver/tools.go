@@ -244,7 +244,7 @@ func searchSchema() *jsonschema.Schema {
 			"dateFrom":   date("Only memories on or after this day, YYYY-MM-DD."),
 			"dateTo":     date("Only memories on or before this day, YYYY-MM-DD."),
 			"project":    str("Only memories of this project (exact name)."),
-			"agent":      str("Only memories produced by this agent, e.g. "+strings.Join(agents.MemoryKinds(), ", ")+"."),
+			"agent":      str("Only memories produced by this agent, e.g. " + strings.Join(agents.MemoryKinds(), ", ") + "."),
 			"role":       str("Only memories spoken by this role: user or assistant."),
 			"tags":       list("Only memories with any of these tags."),
 			"sourceSets": list("Only memories from any of these source sets."),
