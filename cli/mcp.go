@@ -503,6 +503,9 @@ type mcpStatusAgent struct {
 	Detected bool   `json:"detected"`
 	agentconf.Status
 	Error string `json:"error,omitempty"`
+	// ProjectError says why the project file of the current directory
+	// (a .mcp.json) could not be read for its own "nova" entry.
+	ProjectError string `json:"projectError,omitempty"`
 }
 
 // runMCPStatus is novactl mcp status: what each agent's file holds of
@@ -551,8 +554,10 @@ func runMCPStatus(inv *Invocation, args []string, deps mcpDeps) int {
 			r.Error, code = err.Error(), ExitFailure
 		}
 		if more, err := agentconf.InspectDir(a, inv.Dir, entry); err != nil {
-			fmt.Fprintf(inv.Stderr, "novactl mcp status: %v\n", err)
-			code = ExitFailure
+			r.ProjectError, code = err.Error(), ExitFailure
+			if !*jsonOut {
+				fmt.Fprintf(inv.Stderr, "novactl mcp status: %v\n", err)
+			}
 		} else {
 			r.Shadows = append(r.Shadows, more...)
 		}

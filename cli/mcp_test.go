@@ -1038,3 +1038,28 @@ func TestMCPInstall_JSON(t *testing.T) {
 		t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and {\"ok\":false,...}", args, code, out, errs)
 	}
 }
+
+// TestMCPStatus_JSONUnreadableProjectFile: a .mcp.json in the current
+// directory that does not parse is named in mcp status --json's
+// document (the agent's projectError), not on stderr beside it; the text
+// form says it on stderr, and both exit 1.
+func TestMCPStatus_JSONUnreadableProjectFile(t *testing.T) {
+	novactl := fakeNovactl(t)
+	_, env := mcpAgentHome(t)
+	project := t.TempDir()
+	novatest.Must(t, os.WriteFile(filepath.Join(project, ".mcp.json"), []byte(`{"mcpServers": {`), 0o600))
+	out, errs, code := mcpRunIn(t, project, env, "mcp", "status", "--agent", "claude-code", "--command", novactl, "--json")
+	var doc struct {
+		Agents []struct {
+			ProjectError string `json:"projectError"`
+		} `json:"agents"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitFailure || errs != "" ||
+		len(doc.Agents) != 1 || !strings.Contains(doc.Agents[0].ProjectError, ".mcp.json") {
+		t.Errorf("--json: exit %d, stdout %q (%v), stderr %q; want exit 1, the error in the JSON and nothing on stderr", code, out, err, errs)
+	}
+	out, errs, code = mcpRunIn(t, project, env, "mcp", "status", "--agent", "claude-code", "--command", novactl)
+	if code != ExitFailure || !strings.Contains(errs, ".mcp.json") {
+		t.Errorf("text: exit %d, stdout %q, stderr %q; want exit 1 and the error on stderr", code, out, errs)
+	}
+}
