@@ -127,7 +127,11 @@ func runEval(ctx context.Context, inv *Invocation, args []string) int {
 		printCases(inv.Stdout, sum)
 	}
 	if sum.Interrupted {
-		fmt.Fprintf(inv.Stderr, "novactl eval: interrupted after %d of %d cases: the figures cover those only\n", sum.CaseCount, len(cases))
+		// --json says it in the document ("interrupted", caseCount), so
+		// that stderr stays quiet beside it.
+		if !*jsonOut {
+			fmt.Fprintf(inv.Stderr, "novactl eval: interrupted after %d of %d cases: the figures cover those only\n", sum.CaseCount, len(cases))
+		}
 		return ExitFailure
 	}
 	if sum.FailedCount > 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -193,5 +194,25 @@ func TestEval_helpExamplePasses(t *testing.T) {
 	novatest.Must(t, os.WriteFile(cases, []byte(example.String()), 0o600))
 	if code, out, errOut := runCLI(t.Context(), env, "eval", "--queries", cases); code != ExitOK {
 		t.Errorf("the example of novactl eval --help, pasted into a file:\n%s\nexit %d, want %d\n%s\n%s", example.String(), code, ExitOK, out, errOut)
+	}
+}
+
+// TestEval_interruptedJSON: an eval stopped by Ctrl-C before its cases
+// ran says so in --json's document ("interrupted"), exit 1, and nothing
+// on stderr beside it; the text form says it on stderr.
+func TestEval_interruptedJSON(t *testing.T) {
+	url, _ := fakeFacade(t, http.StatusOK, "", "")
+	cases := filepath.Join(t.TempDir(), "cases.jsonl")
+	novatest.Must(t, os.WriteFile(cases, []byte(`{"id":"p","query":"port","expect":{"evidenceTerms":["port"]}}`+"\n"), 0o600))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	code, out, errOut := runCLI(ctx, nil, "eval", "--queries", cases, "--facade-url", url, "--json")
+	var got struct{ Interrupted bool }
+	if err := json.Unmarshal([]byte(out), &got); err != nil || !got.Interrupted || code != ExitFailure || errOut != "" {
+		t.Errorf("--json: exit %d, stdout %q (%v), stderr %q; want exit 1, \"interrupted\": true and nothing on stderr", code, out, err, errOut)
+	}
+	code, _, errOut = runCLI(ctx, nil, "eval", "--queries", cases, "--facade-url", url)
+	if code != ExitFailure || !strings.Contains(errOut, "interrupted") {
+		t.Errorf("text: exit %d, stderr %q; want exit 1 and what was interrupted", code, errOut)
 	}
 }
