@@ -49,7 +49,9 @@ are, and install then uninstall leaves a file byte-identical. NOVA_HOME is passe
 the server when it is set. Files are replaced atomically and keep their mode; a file
 that is a symbolic link (into a dotfiles repository) is edited where it points and
 stays a link; a read-only file is never written. --dry-run prints the diff and
-writes nothing.
+writes nothing. --json prints one document: {"command","novactl","dryRun",
+"targets":[{"agent","name","config","skipped","action","changed","diff","notes",
+"error"}],"warnings","ok"} (status: {"command","novaHome","agents":[...]}).
 
 Claude Code also keeps MCP servers per project in ~/.claude.json (what
 "claude mcp add" writes by default), and in that project starts its own "nova"
