@@ -50,8 +50,8 @@ the server when it is set. Files are replaced atomically and keep their mode; a 
 that is a symbolic link (into a dotfiles repository) is edited where it points and
 stays a link; a read-only file is never written. --dry-run prints the diff and
 writes nothing. --json prints one document: {"command","novactl","dryRun",
-"targets":[{"agent","name","config","skipped","action","changed","diff","notes",
-"error"}],"warnings","ok"} (status: {"command","novaHome","agents":[...]}).
+"targets":[{"agent","name","config","skipped","action","summary","changed","diff",
+"notes","error"}],"warnings","ok"} (status: {"command","novaHome","agents":[...]}).
 
 Claude Code also keeps MCP servers per project in ~/.claude.json (what
 "claude mcp add" writes by default), and in that project starts its own "nova"
@@ -184,8 +184,11 @@ type mcpChangeReport struct {
 	Config string `json:"config"`
 	// Skipped says why an agent not found here was left alone.
 	Skipped string `json:"skipped,omitempty"`
-	// Action is what was done, or with --dry-run would be ("added Nova").
-	Action string `json:"action,omitempty"`
+	// Action is what was done, or with --dry-run would be: install,
+	// update, unchanged, remove or absent (nothing to remove).
+	Action agentconf.Action `json:"action,omitempty"`
+	// Summary says it as the text form does ("added Nova").
+	Summary string `json:"summary,omitempty"`
 	// Changed reports whether the file was (or would be) written.
 	Changed bool `json:"changed"`
 	// Diff is a dry run's change, redacted as the text form's is.
@@ -308,7 +311,7 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 			out.Targets = append(out.Targets, r)
 			continue
 		}
-		r.Action, r.Changed = describe(plan, *dryRun), plan.Changed()
+		r.Action, r.Summary, r.Changed = plan.Action, describe(plan, *dryRun), plan.Changed()
 		if *dryRun {
 			// The lines around Nova's entry are often another server's
 			// credentials ("env" of the GitHub server), and an agent
@@ -360,12 +363,12 @@ func printMCPChange(inv *Invocation, out mcpChange, touched int) {
 			fmt.Fprintf(inv.Stderr, "%-12s %s: %s\n", r.Name, shown, r.Error)
 			continue
 		case out.DryRun:
-			fmt.Fprintf(inv.Stdout, "%-12s %s: would %s\n", r.Name, shown, r.Action)
+			fmt.Fprintf(inv.Stdout, "%-12s %s: would %s\n", r.Name, shown, r.Summary)
 			if r.Diff != "" {
 				fmt.Fprint(inv.Stdout, indent(r.Diff)+"\n")
 			}
 		default:
-			fmt.Fprintf(inv.Stdout, "%-12s %s: %s\n", r.Name, shown, r.Action)
+			fmt.Fprintf(inv.Stdout, "%-12s %s: %s\n", r.Name, shown, r.Summary)
 		}
 		for _, n := range r.Notes {
 			fmt.Fprintf(inv.Stdout, "%-12s %s\n", "", n)

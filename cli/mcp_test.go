@@ -979,8 +979,8 @@ func TestMCPInstall_JSON(t *testing.T) {
 		DryRun  bool
 		OK      bool
 		Targets []struct {
-			Agent, Name, Config, Action, Diff, Skipped, Error string
-			Changed                                           bool
+			Agent, Name, Config, Action, Summary, Diff, Skipped, Error string
+			Changed                                                    bool
 		}
 	}
 	decode := func(args []string, out, errs string) report {
@@ -1010,13 +1010,13 @@ func TestMCPInstall_JSON(t *testing.T) {
 	args = []string{"mcp", "install", "--json", "--agent", "codex", "--command", novactl}
 	out, errs, code = mcpRun(t, env, args...)
 	r = decode(args, out, errs)
-	if code != ExitOK || !r.OK || r.DryRun || len(r.Targets) != 1 || r.Targets[0].Action != "added Nova" || !r.Targets[0].Changed {
+	if code != ExitOK || !r.OK || r.DryRun || len(r.Targets) != 1 || r.Targets[0].Action != "install" || r.Targets[0].Summary != "added Nova" || !r.Targets[0].Changed {
 		t.Errorf("%v: exit %d, %+v", args, code, r)
 	}
 	args = []string{"mcp", "uninstall", "--json", "--agent", "codex"}
 	out, errs, code = mcpRun(t, env, args...)
 	r = decode(args, out, errs)
-	if code != ExitOK || !r.OK || r.Command != "uninstall" || len(r.Targets) != 1 || r.Targets[0].Action != "removed Nova" {
+	if code != ExitOK || !r.OK || r.Command != "uninstall" || len(r.Targets) != 1 || r.Targets[0].Action != "remove" || !strings.HasPrefix(r.Targets[0].Summary, "removed Nova") {
 		t.Errorf("%v: exit %d, %+v", args, code, r)
 	}
 	// Every agent, in a home that has none of them: each skipped.
