@@ -157,7 +157,17 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 	if *novad != "" && op != "install" {
 		return usageError(inv, fs, "--novad applies to install only")
 	}
-	fail := func(err error) int { return serviceError(inv, *jsonOut, op, err) }
+	// notes are what does not stop op but a person should know (a port
+	// another program holds): on stderr, or with --json in the document,
+	// except a dry run's, whose JSON is the list of plans.
+	var notes []string
+	fail := func(err error) int {
+		if *jsonOut && !*dryRun && len(notes) > 0 {
+			printJSON(inv.Stdout, map[string]any{"operation": op, "ok": false, "error": err.Error(), "notes": notes})
+			return ExitFailure
+		}
+		return serviceError(inv, *jsonOut, op, err)
+	}
 
 	// Dry runs refuse exactly what the real run refuses (here, and in
 	// each backend's preflight below), in the same order and words, so a
@@ -180,7 +190,12 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 			return fail(err)
 		}
 		for _, n := range []string{note, portsTaken(ctx, cfg, deps.dial)} {
-			if n != "" {
+			if n == "" {
+				continue
+			}
+			if *jsonOut && !*dryRun {
+				notes = append(notes, n)
+			} else {
 				fmt.Fprintf(inv.Stderr, "novactl service %s: note: %s\n", op, n)
 			}
 		}
@@ -283,6 +298,9 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 	}
 	if *jsonOut {
 		out := map[string]any{"operation": op, "manager": backends[0].manager(), "ok": true, "steps": steps}
+		if len(notes) > 0 {
+			out["notes"] = notes
+		}
 		if jobs[0].token.Home != "" {
 			out["novaHome"] = jobs[0].token.Home
 		}

@@ -1539,6 +1539,15 @@ func TestService_InstallNotesATakenPort(t *testing.T) {
 			t.Errorf("%v with a taken port: exit %d\n%s\n%s", args, code, out, errOut)
 		}
 	}
+	// With --json the note is the document's, and stderr stays quiet.
+	for _, args := range [][]string{{"install", "--json"}, {"restart", "--json"}} {
+		code, out, errOut := runServiceCLI(ctx, h.environ, deps, args...)
+		var doc struct{ Notes []string }
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK || errOut != "" ||
+			len(doc.Notes) != 1 || !strings.Contains(doc.Notes[0], addr+" is in use") {
+			t.Errorf("%v with a taken port: exit %d, stdout %q (%v), stderr %q; want the note in the JSON's notes and nothing on stderr", args, code, out, err, errOut)
+		}
+	}
 
 	// This home's own novad holds its ports: nothing to note.
 	home := paths.Home{Root: filepath.Join(h.home, ".nova")}
