@@ -161,13 +161,7 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 	// another program holds): on stderr, or with --json in the document,
 	// except a dry run's, whose JSON is the list of plans.
 	var notes []string
-	fail := func(err error) int {
-		if *jsonOut && !*dryRun && len(notes) > 0 {
-			printJSON(inv.Stdout, map[string]any{"operation": op, "ok": false, "error": err.Error(), "notes": notes})
-			return ExitFailure
-		}
-		return serviceError(inv, *jsonOut, op, err)
-	}
+	fail := func(err error) int { return serviceError(inv, *jsonOut, op, err, notes) }
 
 	// Dry runs refuse exactly what the real run refuses (here, and in
 	// each backend's preflight below), in the same order and words, so a
@@ -241,16 +235,17 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 	}
 
 	if op == "status" {
-		var note string
 		if deps.uid == 0 {
 			// Status is allowed as root, but what it then reads is
 			// root's, which a person reaching for sudo rarely means.
-			note = fmt.Sprintf("running as root, this shows root's jobs (root's service manager, and the definitions under %s), not yours; run it without sudo to see yours", paths.UserHome(inv.Environ))
-			if !*jsonOut {
+			note := fmt.Sprintf("running as root, this shows root's jobs (root's service manager, and the definitions under %s), not yours; run it without sudo to see yours", paths.UserHome(inv.Environ))
+			if *jsonOut {
+				notes = append(notes, note)
+			} else {
 				fmt.Fprintf(inv.Stderr, "novactl service status: note: %s\n", note)
 			}
 		}
-		return printServiceStatus(ctx, inv, backends, *jsonOut, note)
+		return printServiceStatus(ctx, inv, backends, *jsonOut, notes)
 	}
 	for _, b := range backends {
 		if err := b.preflight(op); err != nil {
@@ -878,13 +873,18 @@ func inspectDefinition(job, path, fallbackHome string, want []string, then strin
 }
 
 // serviceError reports err, which stopped novactl service op: with
-// jsonOut as {"operation","ok":false,"error"} on stdout and nothing on
-// stderr, so that stdout is one JSON document (as commandError does for
-// the other commands), else as "novactl service op: err" on stderr. It
-// returns ExitFailure.
-func serviceError(inv *Invocation, jsonOut bool, op string, err error) int {
+// jsonOut as {"operation","ok":false,"error","notes"} on stdout (notes,
+// those --json gathered, when there are any) and nothing on stderr, so
+// that stdout is one JSON document (as commandError does for the other
+// commands), else as "novactl service op: err" on stderr. It returns
+// ExitFailure.
+func serviceError(inv *Invocation, jsonOut bool, op string, err error, notes []string) int {
 	if jsonOut {
-		printJSON(inv.Stdout, map[string]any{"operation": op, "ok": false, "error": err.Error()})
+		out := map[string]any{"operation": op, "ok": false, "error": err.Error()}
+		if len(notes) > 0 {
+			out["notes"] = notes
+		}
+		printJSON(inv.Stdout, out)
 		return ExitFailure
 	}
 	return commandError(inv, false, "novactl service "+op, ExitFailure, err.Error())
@@ -892,13 +892,13 @@ func serviceError(inv *Invocation, jsonOut bool, op string, err error) int {
 
 // printServiceStatus shows both jobs. The JSON keeps novad's summary and
 // detail at the top level, as before the watcher existed, and adds the
-// watcher's under "watcher", and note (what the text form says on
-// stderr: whose jobs a status as root shows) under "note" when there is
-// one.
-func printServiceStatus(ctx context.Context, inv *Invocation, backends []serviceBackend, jsonOut bool, note string) int {
+// watcher's under "watcher", and notes (what the text form says on
+// stderr: whose jobs a status as root shows) under "notes" when there
+// are any.
+func printServiceStatus(ctx context.Context, inv *Invocation, backends []serviceBackend, jsonOut bool, notes []string) int {
 	out := map[string]any{}
-	if note != "" {
-		out["note"] = note
+	if len(notes) > 0 {
+		out["notes"] = notes
 	}
 	running := true
 	// brewNovad: novad is Homebrew's job, and novactl's is not installed.
@@ -906,7 +906,7 @@ func printServiceStatus(ctx context.Context, inv *Invocation, backends []service
 	for i, b := range backends {
 		detail, ds, lines, err := b.status(ctx)
 		if err != nil {
-			return serviceError(inv, jsonOut, "status", err)
+			return serviceError(inv, jsonOut, "status", err, notes)
 		}
 		running = running && ds.Running
 		dups := b.duplicates()

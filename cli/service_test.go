@@ -1683,7 +1683,7 @@ func TestService_JSONIsOneDocument(t *testing.T) {
 		deps func() serviceDeps
 		args []string
 		code int
-		want string // in the JSON's error, or its note
+		want string // in the JSON's error, or its notes
 	}{
 		{"status where launchctl fails", func() serviceDeps {
 			return h.deps("darwin", &brokenLaunchd{memLaunchd{loaded: map[string]bool{}}}, refuseController(t))
@@ -1715,7 +1715,7 @@ func TestService_JSONIsOneDocument(t *testing.T) {
 			if errOut != "" {
 				t.Errorf("%v --json wrote on stderr: %q", tc.args, errOut)
 			}
-			if code != tc.code || !strings.Contains(fmt.Sprint(doc["error"], doc["note"]), tc.want) {
+			if code != tc.code || !strings.Contains(fmt.Sprint(doc["error"], doc["notes"]), tc.want) {
 				t.Errorf("%v: exit %d, JSON %v; want exit %d and %q", tc.args, code, doc, tc.code, tc.want)
 			}
 		})
