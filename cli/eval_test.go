@@ -207,9 +207,16 @@ func TestEval_interruptedJSON(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	code, out, errOut := runCLI(ctx, nil, "eval", "--queries", cases, "--facade-url", url, "--json")
-	var got struct{ Interrupted bool }
+	var got struct {
+		Interrupted bool
+		Cases       *[]json.RawMessage
+	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil || !got.Interrupted || code != ExitFailure || errOut != "" {
 		t.Errorf("--json: exit %d, stdout %q (%v), stderr %q; want exit 1, \"interrupted\": true and nothing on stderr", code, out, err, errOut)
+	}
+	// No case ran: a list of none, which a reader can range over, not null.
+	if got.Cases == nil || len(*got.Cases) != 0 {
+		t.Errorf("--json: cases %v in %s, want []", got.Cases, out)
 	}
 	code, _, errOut = runCLI(ctx, nil, "eval", "--queries", cases, "--facade-url", url)
 	if code != ExitFailure || !strings.Contains(errOut, "interrupted") {

@@ -249,7 +249,9 @@ type Searcher func(ctx context.Context, body api.SearchBody) (*api.SearchRespons
 
 // RunCases runs every case through search and scores it.
 func RunCases(ctx context.Context, cases []Case, search Searcher, progress func(done, total int)) Summary {
-	s := Summary{Status: "passed", CaseCount: len(cases), ReadOnly: true, CheckedAt: time.Now().UTC().Format(time.RFC3339)}
+	// Cases is a list even when none ran (an interruption before the
+	// first): JSON readers range over it.
+	s := Summary{Status: "passed", CaseCount: len(cases), ReadOnly: true, CheckedAt: time.Now().UTC().Format(time.RFC3339), Cases: []CaseResult{}}
 	var lat []float64
 	timeouts := 0
 	for i, c := range cases {
