@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -649,4 +650,29 @@ func TestRealLinkRetargetedUnseenOnAMac(t *testing.T) {
 
 	must(t, os.WriteFile(filepath.Join(vault2, "c.jsonl"), []byte("{}\n"), 0o644))
 	waitFor(t, 20*time.Second, "a sync after a file was written in the folder the link points to now", func() bool { return len(s.times()) == 2 })
+}
+
+// TestRealLockKeptWhenStateRemoved: state/ deleted while a watcher runs
+// (a cleanup of the home) takes its lock file with it, and to every other
+// process the home then has no watcher. The watcher locks a new file at
+// once, not at its next rescan (an hour here; five minutes by default),
+// so that a second watcher started a moment later is refused rather than
+// run beside it.
+func TestRealLockKeptWhenStateRemoved(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "notes")
+	must(t, os.MkdirAll(src, 0o755))
+	s, home := runReal(t, src, nil)
+	for round := range 2 { // the new state/ is watched too
+		waitFor(t, 5*time.Second, "state/ to be removed", func() bool { return os.RemoveAll(home.StateDir()) == nil })
+		waitFor(t, 5*time.Second, fmt.Sprintf("the watcher to lock its home again (round %d)", round), func() bool { return freshness.Running(home) })
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Run(ctx, Options{Home: home, Syncer: s, Lister: jsonlLister}); !errors.Is(err, freshness.ErrRunning) {
+		t.Errorf("second watcher after state/ was removed: %v, want ErrRunning", err)
+	}
+	// The watcher may make state/ again while the removal runs, as it
+	// would under rm -rf: remove until it is gone once.
+	waitFor(t, 5*time.Second, "the home to be removed", func() bool { return os.RemoveAll(home.Root) == nil })
+	waitFor(t, 5*time.Second, "the watcher to lock its home again after the home was removed", func() bool { return freshness.Running(home) })
 }

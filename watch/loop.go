@@ -99,6 +99,7 @@ func (w *watcher) run(ctx context.Context) error {
 	w.st = freshness.State{SchemaVersion: freshness.SchemaVersion, PID: os.Getpid(), StartedAt: now.UTC(),
 		Syncs: map[string]int{}, Limits: []freshness.Limit{}, Gone: freshness.Gone{Files: []string{}}}
 	w.tree.watchAll()
+	w.watchLock()
 	for i := range w.opts.Sources {
 		w.tree.relist(i, &change{})
 	}
@@ -151,6 +152,11 @@ func (w *watcher) run(ctx context.Context) error {
 				w.stop()
 				return errors.New("file system notifications stopped")
 			}
+			if w.lockEvent(ev) {
+				if err := w.relock(w.opts.Now()); err != nil {
+					return w.leave(cancel, err)
+				}
+			}
 			w.onEvent(ev, w.opts.Now())
 		case err, ok := <-w.n.Errors():
 			if !ok {
@@ -162,14 +168,7 @@ func (w *watcher) run(ctx context.Context) error {
 			w.act(ctx, w.opts.Now())
 		case <-rescan.C:
 			if err := w.relock(w.opts.Now()); err != nil {
-				// The other watcher's state is the one to keep: end the
-				// sync without recording it.
-				cancel()
-				if w.syncing {
-					<-w.done
-				}
-				w.log.Error("Stopping: another process locked this home's watcher lock while its file was gone (state/ removed while the watcher ran); one watcher runs per home", "err", err.Error())
-				return err
+				return w.leave(cancel, err)
 			}
 			w.rescan(w.opts.Now())
 			armed = w.rescanInterval()
@@ -181,11 +180,47 @@ func (w *watcher) run(ctx context.Context) error {
 	}
 }
 
+// leave ends the watch when another process locked the home's watcher
+// lock while its file was gone (err, from relock): the other watcher's
+// state is the one to keep, so a running sync is cancelled and not
+// recorded.
+func (w *watcher) leave(cancel context.CancelFunc, err error) error {
+	cancel()
+	if w.syncing {
+		<-w.done
+	}
+	w.log.Error("Stopping: another process locked this home's watcher lock while its file was gone (state/ removed while the watcher ran); one watcher runs per home", "err", err.Error())
+	return err
+}
+
+// watchLock watches the folder of the home's watcher lock (state/), so
+// that its removal, or the lock file's, is seen at once (see lockEvent)
+// rather than at the next rescan: in between, to every other process
+// the home has no watcher, and a second one would start and sync beside
+// this one. It is one folder outside the sources, not charged to the
+// watch budget; where it cannot be watched, the rescan relocks.
+func (w *watcher) watchLock() {
+	if err := w.n.Add(w.opts.Home.StateDir()); err != nil {
+		w.log.Debug("Cannot watch the folder of the watcher lock; the rescan checks the lock", "dir", w.opts.Home.StateDir(), "err", fmt.Sprint(err))
+	}
+}
+
+// lockEvent reports whether ev says the home's watcher lock file, or
+// state/ holding it, was removed or moved away: the watcher then locks
+// a new file (relock) before anything else.
+func (w *watcher) lockEvent(ev fsnotify.Event) bool {
+	if !ev.Has(fsnotify.Remove) && !ev.Has(fsnotify.Rename) {
+		return false
+	}
+	name := filepath.Clean(ev.Name)
+	return name == w.opts.Home.WatcherLock() || name == w.opts.Home.StateDir()
+}
+
 // relock locks the home's watcher lock file again when state/ was removed
-// while the watcher ran (see freshness.Relock), at every rescan: it
-// returns freshness.ErrLockLost when another process locked the new file
-// first. Any other failure is logged once and tried again at the next
-// rescan.
+// while the watcher ran (see freshness.Relock), when an event says so
+// (see watchLock) and at every rescan: it returns freshness.ErrLockLost
+// when another process locked the new file first. Any other failure is
+// logged once and tried again at the next rescan or event.
 func (w *watcher) relock(now time.Time) error {
 	l, err := freshness.Relock(w.opts.Home, w.lock, now)
 	switch {
@@ -199,6 +234,7 @@ func (w *watcher) relock(now time.Time) error {
 	case l != w.lock:
 		w.lock = l
 		w.relockFailing = false
+		w.watchLock() // state/ made again: its watch went with the old one
 		w.log.Warn("The home's watcher lock file was gone; locked it again", "path", w.opts.Home.WatcherLock())
 	}
 	return nil

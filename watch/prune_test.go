@@ -15,6 +15,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/paths"
 )
 
 // recordingNotifier is real fsnotify that remembers the folders it
@@ -48,6 +49,9 @@ func (r *recordingNotifier) set(root string) []string {
 	defer r.mu.Unlock()
 	var out []string
 	for p := range r.watched {
+		if !paths.Within(p, root) {
+			continue // the folder of the watcher lock (see watchLock)
+		}
 		rel, _ := filepath.Rel(root, p)
 		out = append(out, filepath.ToSlash(rel))
 	}

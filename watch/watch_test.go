@@ -655,7 +655,8 @@ func TestIdleWatcherDoesNothing(t *testing.T) {
 
 func TestLimitHitLaterShortensTheRescan(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := start(t, func(_ *Options, n *fakeNotifier, _ *fakeSyncer) { n.failAfter = 2 })
+		// The source folder and state/ (see watchLock) take two watches.
+		h := start(t, func(_ *Options, n *fakeNotifier, _ *fakeSyncer) { n.failAfter = 3 })
 		// Two new project folders; only one more watch fits.
 		p1, p2 := filepath.Join(h.src, "p1"), filepath.Join(h.src, "p2")
 		must(t, os.MkdirAll(p1, 0o755))
