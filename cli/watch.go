@@ -195,6 +195,9 @@ func (s indexSyncer) Sync(ctx context.Context) (watch.Outcome, error) {
 	if errors.Is(err, index.ErrLocked) {
 		return watch.Outcome{}, fmt.Errorf("%w: %v", watch.ErrBusy, err)
 	}
+	if errors.Is(err, index.ErrNothingToIndex) {
+		return watch.Outcome{}, fmt.Errorf("%w: %w", watch.ErrNothingYet, err)
+	}
 	if err != nil {
 		return watch.Outcome{}, err
 	}

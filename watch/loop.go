@@ -60,6 +60,9 @@ type watcher struct {
 	failures  int
 	unsettled int       // syncs in a row that left input unsettled
 	notBefore time.Time // no sync starts before this (back-off, spacing)
+	// nothingYet is set while the last sync failed with ErrNothingYet:
+	// the next change in the sources ends the back-off (see reconcile).
+	nothingYet bool
 
 	// fullRescanAt is when every source was last listed by a rescan (or
 	// at start).
@@ -521,6 +524,11 @@ func (w *watcher) reconcile(now time.Time, trigger string) bool {
 	if first.IsZero() || first.After(now) {
 		first = now
 	}
+	if w.nothingYet {
+		// The sources held no memory: this change may be the first, and
+		// only a change can cure that failure. Sync once quiet.
+		w.notBefore = time.Time{}
+	}
 	w.markPending(first, trigger)
 	w.save(now)
 	return true
@@ -565,6 +573,8 @@ func (w *watcher) finish(r syncResult) {
 	s := w.st.Running
 	w.st.Running, w.st.LastSync = nil, s
 	s.FinishedAt = r.finished.UTC()
+	changedMeanwhile := w.pending
+	w.nothingYet = errors.Is(r.err, ErrNothingYet)
 	took := r.finished.Sub(r.started).Round(time.Millisecond)
 	switch r.err {
 	case nil:
@@ -621,6 +631,11 @@ func (w *watcher) finish(r syncResult) {
 		backoff := w.opts.BusyRetry << min(w.failures, 20)
 		backoff = min(backoff, w.opts.MaxBackoff)
 		w.notBefore = r.finished.Add(backoff)
+		if w.nothingYet && changedMeanwhile {
+			// A change confirmed while this sync ran, which it may not
+			// have read, may be the sources' first memory (see reconcile).
+			w.notBefore = r.finished.Add(w.opts.Quiet)
+		}
 		w.log.Error("Sync failed; retrying", "in", backoff.String(), "failures", w.failures, "err", r.err)
 	}
 	w.st.Syncs[s.Result]++

@@ -60,6 +60,13 @@ type Outcome struct {
 // the lock (a manual novactl index sync, say): the watcher retries soon.
 var ErrBusy = errors.New("another index writer holds the lock")
 
+// ErrNothingYet is wrapped by Syncer errors that mean the sources hold no
+// memory at all yet (a watcher set up before an agent's first session):
+// the sync backs off as a failure does, but a change in the sources,
+// which may be that first session, is synced once they are quiet rather
+// than at the end of the back-off.
+var ErrNothingYet = errors.New("the sources hold no memory yet")
+
 // Lister returns the files of a source that a sync would read (its
 // include and exclude globs applied), as absolute paths. A missing source
 // path is an error wrapping fs.ErrNotExist or the ingest equivalent; the

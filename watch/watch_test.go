@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -1230,5 +1231,64 @@ func TestLockTakenWhileStateRemovedStopsTheWatcher(t *testing.T) {
 		if _, err := os.Stat(h.home.WatcherState()); err == nil {
 			t.Error("the watcher that lost the lock wrote its state file")
 		}
+	})
+}
+
+// TestChangeEndsTheBackOffOfAnEmptySource: a sync that found no memory in
+// the sources (a watcher set up before the agent's first session: its
+// folder does not exist yet) backs off as failures do, to minutes apart;
+// the first file written in the sources is what it waited for, and is
+// synced once they are quiet, not at the end of the back-off.
+func TestChangeEndsTheBackOffOfAnEmptySource(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		empty := fmt.Errorf("%w: the sources produced no memory to index", ErrNothingYet)
+		h := start(t, func(o *Options, _ *fakeNotifier, s *fakeSyncer) {
+			o.SyncAtStart = true
+			s.errs = slices.Repeat([]error{empty}, 20)
+			s.took = 0
+		})
+		time.Sleep(10 * time.Minute)
+		before := len(h.s.times())
+		t1 := time.Now()
+		h.appendLine(filepath.Join(h.src, "a.jsonl"))
+		time.Sleep(10 * time.Second)
+		calls := h.s.times()
+		if len(calls) <= before || calls[before].Sub(t1) > DefaultQuiet {
+			t.Fatalf("syncs %v after the first write at %v; want one within %s", calls[before:], t1, DefaultQuiet)
+		}
+		st := h.state()
+		if st.LastSync.Result != freshness.ResultFailed || !strings.Contains(st.LastSync.Error, "no memory") {
+			t.Fatalf("state: %+v", st.LastSync)
+		}
+		h.stop()
+	})
+}
+
+// TestChangeDuringASyncOfAnEmptySource: the first file written while a
+// sync that finds no memory runs (it may not have read it) is synced once
+// that sync ends, not at the end of the back-off.
+func TestChangeDuringASyncOfAnEmptySource(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		empty := fmt.Errorf("%w: the sources produced no memory to index", ErrNothingYet)
+		h := start(t, func(o *Options, _ *fakeNotifier, s *fakeSyncer) {
+			o.SyncAtStart = true
+			s.errs = slices.Repeat([]error{empty}, 20)
+			s.took = time.Minute
+		})
+		// Syncs of a minute, 4 s to 128 s apart: the seventh runs from
+		// 612 s to 672 s.
+		time.Sleep(620 * time.Second)
+		if st := h.state(); st.Running == nil {
+			t.Fatalf("no sync running at 620 s: %+v", st.LastSync)
+		}
+		before := len(h.s.times())
+		t1 := time.Now()
+		h.appendLine(filepath.Join(h.src, "a.jsonl"))
+		time.Sleep(2 * time.Minute)
+		calls := h.s.times()
+		if len(calls) <= before || calls[before].Sub(t1) > time.Minute {
+			t.Fatalf("syncs %v after a write at %v during a sync; want one as soon as that sync ended", calls[before:], t1)
+		}
+		h.stop()
 	})
 }
