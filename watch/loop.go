@@ -167,6 +167,10 @@ func (w *watcher) run(ctx context.Context) error {
 				return errors.New("file system notifications stopped")
 			}
 			w.onError(err, w.opts.Now())
+			// The event saying state/ went may be among those lost.
+			if err := w.relock(w.opts.Now()); err != nil {
+				return w.leave(cancel, err)
+			}
 		case <-wakeC:
 			w.act(ctx, w.opts.Now())
 		case <-rescan.C:
@@ -221,9 +225,10 @@ func (w *watcher) lockEvent(ev fsnotify.Event) bool {
 
 // relock locks the home's watcher lock file again when state/ was removed
 // while the watcher ran (see freshness.Relock), when an event says so
-// (see watchLock) and at every rescan: it returns freshness.ErrLockLost
-// when another process locked the new file first. Any other failure is
-// logged once and tried again at the next rescan or event.
+// (see watchLock), after a notifier error (events lost) and at every
+// rescan: it returns freshness.ErrLockLost when another process locked
+// the new file first. Any other failure is logged once and tried again
+// at the next rescan or event.
 func (w *watcher) relock(now time.Time) error {
 	l, err := freshness.Relock(w.opts.Home, w.lock, now)
 	switch {

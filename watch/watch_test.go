@@ -1292,3 +1292,20 @@ func TestChangeDuringASyncOfAnEmptySource(t *testing.T) {
 		h.stop()
 	})
 }
+
+// TestOverflowRelocksAtOnce: when the event saying state/ was removed is
+// lost in an overflow, the watcher locks its home again at the overflow,
+// not at its next rescan.
+func TestOverflowRelocksAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, nil)
+		must(t, os.RemoveAll(h.home.StateDir()))
+		h.n.errs <- fsnotify.ErrEventOverflow
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if !freshness.Running(h.home) {
+			t.Error("no watcher lock is held after an overflow hid the removal of state/")
+		}
+		h.stop()
+	})
+}
