@@ -79,7 +79,16 @@ type watcher struct {
 	// cannot: said once.
 	lock          *freshness.Lock
 	relockFailing bool
+	// relockAt, when set, is when to lock the home's watcher lock again
+	// after an event said state/ or the lock file went (see lockEvent).
+	relockAt time.Time
 }
+
+// relockQuiet is how long state/ must stay quiet after its lock file
+// went before the watcher makes it again: a removal of the folder (rm -rf
+// state/) is over by then, and making it during the removal would fail
+// it with "directory not empty".
+const relockQuiet = 250 * time.Millisecond
 
 func newWatcher(opts Options, n notifier) *watcher {
 	budget := opts.WatchBudget
@@ -155,10 +164,8 @@ func (w *watcher) run(ctx context.Context) error {
 				w.stop()
 				return errors.New("file system notifications stopped")
 			}
-			if w.lockEvent(ev) {
-				if err := w.relock(w.opts.Now()); err != nil {
-					return w.leave(cancel, err)
-				}
+			if w.lockEvent(ev) || (!w.relockAt.IsZero() && within(filepath.Clean(ev.Name), w.opts.Home.StateDir())) {
+				w.relockAt = w.opts.Now().Add(relockQuiet)
 			}
 			w.onEvent(ev, w.opts.Now())
 		case err, ok := <-w.n.Errors():
@@ -168,12 +175,18 @@ func (w *watcher) run(ctx context.Context) error {
 			}
 			w.onError(err, w.opts.Now())
 			// The event saying state/ went may be among those lost.
-			if err := w.relock(w.opts.Now()); err != nil {
-				return w.leave(cancel, err)
-			}
+			w.relockAt = w.opts.Now().Add(relockQuiet)
 		case <-wakeC:
+			if at := w.relockAt; !at.IsZero() && !w.opts.Now().Before(at) {
+				w.relockAt = time.Time{}
+				if err := w.relock(w.opts.Now()); err != nil {
+					return w.leave(cancel, err)
+				}
+				w.save(w.opts.Now()) // not written while state/ was gone
+			}
 			w.act(ctx, w.opts.Now())
 		case <-rescan.C:
+			w.relockAt = time.Time{}
 			if err := w.relock(w.opts.Now()); err != nil {
 				return w.leave(cancel, err)
 			}
@@ -243,6 +256,10 @@ func (w *watcher) relock(now time.Time) error {
 		w.lock = l
 		w.relockFailing = false
 		w.watchLock() // state/ made again: its watch went with the old one
+		if !l.Named(w.opts.Home.WatcherLock()) {
+			// Gone again before its watch: no event will say so.
+			w.relockAt = now.Add(relockQuiet)
+		}
 		w.log.Warn("The home's watcher lock file was gone; locked it again", "path", w.opts.Home.WatcherLock())
 	}
 	return nil
@@ -260,18 +277,19 @@ func (w *watcher) stop() {
 	w.log.Info("Watcher stopped")
 }
 
-// nextWake is when the loop must act next without an event: the end of
-// the debounce of unreconciled events, or the earliest start of a sync
-// for a confirmed change.
+// nextWake is when the loop must act next without an event: a relock
+// after state/ went, the end of the debounce of unreconciled events, or
+// the earliest start of a sync for a confirmed change.
 func (w *watcher) nextWake() (time.Time, bool) {
-	var at time.Time
-	ok := false
+	at, ok := w.relockAt, !w.relockAt.IsZero()
 	if len(w.dirtyFiles)+len(w.dirtySources) > 0 {
-		at = w.lastDirty.Add(w.opts.Quiet)
-		if limit := w.firstDirty.Add(w.opts.MaxWait); limit.Before(at) {
-			at = limit
+		t := w.lastDirty.Add(w.opts.Quiet)
+		if limit := w.firstDirty.Add(w.opts.MaxWait); limit.Before(t) {
+			t = limit
 		}
-		ok = true
+		if !ok || t.Before(at) {
+			at, ok = t, true
+		}
 	}
 	if w.pending && !w.syncing {
 		t := w.syncDue()
@@ -684,6 +702,9 @@ func (w *watcher) limitHit(name string, value int, msg string) {
 // until a save succeeds: a full disk would otherwise add a line at every
 // change and sync of a busy source.
 func (w *watcher) save(now time.Time) {
+	if !w.relockAt.IsZero() {
+		return // state/ is being removed: saved once it is locked again
+	}
 	w.st.UpdatedAt = now.UTC()
 	w.st.RescanIntervalSeconds = int(w.rescanInterval() / time.Second)
 	w.st.Watched = freshness.Watched{Sources: len(w.opts.Sources), Dirs: len(w.tree.watched), PolledDirs: len(w.tree.polled), Files: w.tree.files()}
