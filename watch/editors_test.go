@@ -56,18 +56,25 @@ func TestRealBurstIsOneSync(t *testing.T) {
 	must(t, os.MkdirAll(src, 0o755))
 	s, home := runReal(t, src, func(o *Options) { o.Quiet, o.MaxWait = DefaultQuiet, DefaultMaxWait })
 	const files = 500
-	start := time.Now()
+	start, last := time.Now(), time.Now()
+	var gap time.Duration // the longest pause between two writes
 	for i := range files {
 		must(t, os.WriteFile(filepath.Join(src, fmt.Sprintf("s%03d.jsonl", i)), []byte("{}\n"), 0o644))
+		gap, last = max(gap, time.Since(last)), time.Now()
 		time.Sleep(time.Second / files / 2)
 	}
-	if took := time.Since(start); took > 2*time.Second {
-		t.Logf("writing took %v (a loaded machine): the burst may be seen as more than one", took)
-	}
+	t.Logf("%d files written in %v", files, time.Since(start).Round(time.Millisecond))
 	waitFor(t, 10*time.Second, "a sync after the burst", func() bool { return len(s.times()) >= 1 })
 	time.Sleep(3 * DefaultQuiet)
-	if n := len(s.times()); n != 1 {
-		t.Errorf("%d syncs after a burst of %d files, want 1", n, files)
+	want := 1
+	if gap > DefaultQuiet/2 {
+		// A loaded machine paused the writer for most of the quiet
+		// period: the burst may fairly be seen as two.
+		t.Logf("a pause of %v between two writes", gap)
+		want = 2
+	}
+	if n := len(s.times()); n > want {
+		t.Errorf("%d syncs after a burst of %d files, want %d", n, files, want)
 	}
 	if st, err := freshness.Read(home); err != nil || st.Watched.Files != files {
 		t.Errorf("the watcher knows %+v files (%v), want %d", st.Watched, err, files)
