@@ -653,12 +653,12 @@ func (w *watcher) finish(r syncResult) {
 		w.failures++
 		backoff := w.opts.BusyRetry << min(w.failures, 20)
 		backoff = min(backoff, w.opts.MaxBackoff)
-		w.notBefore = r.finished.Add(backoff)
 		if w.nothingYet && changedMeanwhile {
 			// A change confirmed while this sync ran, which it may not
 			// have read, may be the sources' first memory (see reconcile).
-			w.notBefore = r.finished.Add(w.opts.Quiet)
+			backoff = w.opts.Quiet
 		}
+		w.notBefore = r.finished.Add(backoff)
 		w.log.Error("Sync failed; retrying", "in", backoff.String(), "failures", w.failures, "err", r.err)
 	}
 	w.st.Syncs[s.Result]++
