@@ -458,7 +458,8 @@ init writes a first config.yaml with the agent memory found on this machine
 		return usageError(inv, fs, fmt.Sprintf("unknown subcommand %q (want show, check or init)%s", pos[0], didYouMean(pos[0], verbNameList(configVerbs()))))
 	}
 	if len(pos) > 1 {
-		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[1]))
+		// Named as the subcommand it follows, as config init's are.
+		return commandError(inv, *jsonOut, fs.Name()+" "+pos[0], ExitUsage, fmt.Sprintf("unexpected argument %q", pos[1]))
 	}
 	cfg, err := config.Load(inv.Environ)
 	if err != nil {

@@ -87,7 +87,7 @@ func TestCommands_rejectOthersFlagsAndArgs(t *testing.T) {
 		{[]string{"eval", "--queries", "cases.jsonl", "extra"}, ExitUsage, `novactl eval: unexpected argument "extra"`},
 		{[]string{"bench", "extra"}, ExitUsage, `novactl bench: unexpected argument "extra"`},
 		{[]string{"config", "bogus"}, ExitUsage, `novactl config: unknown subcommand "bogus"`},
-		{[]string{"config", "check", "extra"}, ExitUsage, `novactl config: unexpected argument "extra"`},
+		{[]string{"config", "check", "extra"}, ExitUsage, `novactl config check: unexpected argument "extra"`},
 		{[]string{"completion", "powershell"}, ExitUsage, `novactl completion: unknown shell "powershell"`},
 		{[]string{"completion", "bash", "extra"}, ExitUsage, `novactl completion: unexpected argument "extra"`},
 		{[]string{"completion"}, ExitUsage, "Usage: novactl completion bash|zsh|fish"},
