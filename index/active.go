@@ -76,8 +76,9 @@ func OpenServed(home paths.Home, m *manifest.Manifest, analyzer *lexical.Analyze
 	return openRecord(home.IndexDir(), m, analyzer, cache)
 }
 
-// OpenNewestIntact opens the newest kept generation, other than those in
-// except, that verifies in full and that cfg's embedder can search: what
+// OpenNewestIntact opens the most recently promoted kept generation
+// (history.jsonl's order; by run id where it says nothing), other than
+// those in except, that verifies in full and that cfg's embedder can search: what
 // novad serves when the active generation is missing or damaged. skipped
 // says why each newer kept generation was passed over. It returns
 // ErrNoIntact when none qualifies.
@@ -254,7 +255,11 @@ func newestIntact(home paths.Home, cfg config.Config, except []string, try func(
 			ids = append(ids, e.Name())
 		}
 	}
-	sort.Sort(sort.Reverse(sort.StringSlice(ids)))
+	// The most recently promoted first, as the history says, not the
+	// greatest run id: a clock set back between syncs names the later
+	// generation before the earlier.
+	sort.Strings(ids)
+	slices.Reverse(promotionOrder(home, ids))
 	var skipped []error
 	for _, id := range ids {
 		rec, err := readCandidateRecord(home.Generation(id))

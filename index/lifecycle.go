@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -196,8 +197,8 @@ func (x *Indexer) missing(runID string) error {
 	return fmt.Errorf("%w: %s is neither a candidate nor a kept generation of this home; novactl index list shows what exists", ErrNotFound, runID)
 }
 
-// interruptedPromotion returns the newest generation that is newer than
-// the active one and was never activated, or "". A newer Nova's
+// interruptedPromotion returns the latest generation (promotionOrder)
+// that came after the active one and was never activated, or "". A newer Nova's
 // generation is none: this build cannot finish its promotion, and its
 // history may not say that Nova made it active (a downgrade past a
 // history this build cannot read, or a history lost).
@@ -210,9 +211,9 @@ func (x *Indexer) interruptedPromotion() string {
 	for _, id := range x.activations() {
 		activated[id] = true
 	}
-	ids := x.generationIDs()
-	for i := len(ids) - 1; i >= 0; i-- {
-		if id := ids[i]; id > active && !activated[id] && !x.newerFormat(x.home.Generation(id)) {
+	ids := x.promotionOrder()
+	for i := len(ids) - 1; i >= 0 && ids[i] != active && !promotedBefore(ids, i, active); i-- {
+		if id := ids[i]; !activated[id] && !x.newerFormat(x.home.Generation(id)) {
 			return id
 		}
 	}
@@ -229,8 +230,8 @@ func (x *Indexer) newerKept() (id, newer string) {
 	if err != nil {
 		return "", ""
 	}
-	ids := x.generationIDs()
-	for i := len(ids) - 1; i >= 0 && ids[i] > m.RunID; i-- {
+	ids := x.promotionOrder()
+	for i := len(ids) - 1; i >= 0 && ids[i] != m.RunID && !promotedBefore(ids, i, m.RunID); i-- {
 		if !x.newerFormat(x.home.Generation(ids[i])) {
 			return ids[i], newer
 		}
@@ -265,6 +266,52 @@ func GenerationIDs(home paths.Home) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// promotionOrder returns the kept generations' run ids, oldest first, in
+// the order they were last promoted, or built if never promoted (an
+// interrupted promotion), as history.jsonl records it. Run ids sort by
+// the clock of the build that named them, and a clock can go back
+// (corrected after running ahead): a generation built after that sorts
+// before the ones built while it ran ahead, though it came after them.
+// The history is in the order things happened. A generation the history
+// does not name (trimmed, or lost with its writer) keeps its place by
+// run id.
+func (x *Indexer) promotionOrder() []string { return promotionOrder(x.home, x.generationIDs()) }
+
+// promotionOrder puts ids, run ids of home's kept generations sorted by
+// name, in the order of Indexer.promotionOrder, in place, and returns
+// them.
+func promotionOrder(home paths.Home, ids []string) []string {
+	events, _ := ReadHistory(home.History())
+	last := map[string]int{}
+	for i, e := range events {
+		if e.Event == EventPromote || e.Event == EventBuild {
+			last[e.RunID] = i
+		}
+	}
+	var known []string
+	var places []int
+	for i, id := range ids {
+		if _, ok := last[id]; ok {
+			known, places = append(known, id), append(places, i)
+		}
+	}
+	slices.SortFunc(known, func(a, b string) int { return cmp.Compare(last[a], last[b]) })
+	for k, i := range places {
+		ids[i] = known[k]
+	}
+	return ids
+}
+
+// promotedBefore reports whether the kept generation at place i of ids (a
+// promotionOrder) was promoted (or built) before current: by place when
+// current is kept too, by run id when it is not (its directory is gone).
+func promotedBefore(ids []string, i int, current string) bool {
+	if at := slices.Index(ids, current); at >= 0 {
+		return i < at
+	}
+	return ids[i] < current
 }
 
 // candidates lists complete candidate run ids, oldest first.
@@ -624,7 +671,8 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 // first; then the generation cur replaced, which stands in for a history
 // that lost its last line, unless cur was itself reached by a rollback
 // (it then replaced the generation rolled back from, no step back); then
-// any other kept generation older than current, newest first (a newer
+// any other kept generation promoted before current (promotionOrder, not
+// run ids, which a clock set back misorders), the latest first (a later
 // one was never made active before it: an interrupted promotion, which
 // promote finishes, not rollback). Each is listed once, current never.
 func (x *Indexer) rollbackOrder(cur *manifest.Manifest, current string) []string {
@@ -639,9 +687,9 @@ func (x *Indexer) rollbackOrder(cur *manifest.Manifest, current string) []string
 	if cur != nil && cur.PromotedBy != "rollback" {
 		order = append(order, cur.PreviousRunID)
 	}
-	ids := x.generationIDs()
+	ids := x.promotionOrder()
 	for i := len(ids) - 1; i >= 0; i-- {
-		if current == "" || ids[i] < current { // run ids sort by time
+		if current == "" || promotedBefore(ids, i, current) {
 			order = append(order, ids[i])
 		}
 	}
@@ -710,7 +758,7 @@ func (x *Indexer) nothingToRollBackTo(current string, damaged int) error {
 	if current == "" && len(x.generationIDs()) == 0 {
 		return fmt.Errorf("%w: nothing has been promoted yet, so there is nothing to roll back to; novactl index sync builds and promotes the first generation", ErrNotFound)
 	}
-	if ids := x.generationIDs(); current != "" && damaged == 0 && len(ids) > 0 && ids[len(ids)-1] > current {
+	if ids := x.promotionOrder(); current != "" && damaged == 0 && len(ids) > 0 && ids[len(ids)-1] != current && !promotedBefore(ids, len(ids)-1, current) {
 		// Plain rollbacks stepped back to the oldest kept promotion; the
 		// way forward is named, not taken.
 		id, newer := x.newerKept()

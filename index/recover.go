@@ -148,8 +148,9 @@ func (x *Indexer) recover(cause error) (*previous, *Recovery) {
 	default:
 		// No manifest says which generation was active: only a kept
 		// generation newer than the one built on can have held more.
-		for _, id := range x.generationIDs() {
-			rec.Unknown = rec.Unknown || id > rec.BuiltOn
+		ids := x.promotionOrder()
+		for i, id := range ids {
+			rec.Unknown = rec.Unknown || (id != rec.BuiltOn && !promotedBefore(ids, i, rec.BuiltOn))
 		}
 	}
 	return prev, rec
