@@ -19,6 +19,7 @@ import (
 //   - crash: sync, and SIGKILL this process when the hook (or, for steps
 //     named "progress:<stage>", the progress callback) reaches
 //     NOVA_TEST_STEP; exit 3 if the step never came.
+//   - crash-rollback: as crash, for a plain rollback instead of a sync.
 //   - hold: sync, and at NOVA_TEST_STEP print "paused" and wait for stdin
 //     to close while holding the writer lock.
 //
@@ -39,7 +40,7 @@ func runChild(mode string) int {
 			return
 		}
 		switch mode {
-		case "crash":
+		case "crash", "crash-rollback":
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			time.Sleep(time.Minute) // the signal is asynchronous
 		case "hold":
@@ -49,6 +50,14 @@ func runChild(mode string) int {
 	}
 	opts := index.Options{NoRemote: true, Now: newClock(start).Now, Hook: at,
 		Progress: func(p index.Progress) { at("progress:" + p.Stage) }}
+	if mode == "crash-rollback" {
+		if _, err := index.New(cfg, opts).Rollback(context.Background(), ""); err != nil {
+			fmt.Fprintln(os.Stderr, "child rollback:", err)
+			return 1
+		}
+		fmt.Fprintln(os.Stderr, "child: step", step, "never came")
+		return 3
+	}
 	if _, err := index.New(cfg, opts).Sync(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, "child sync:", err)
 		return 1

@@ -151,3 +151,58 @@ func TestSync_cleansInterruptedCandidates(t *testing.T) {
 		}
 	}
 }
+
+// TestRollback_crash kills a plain rollback (a child process, SIGKILL) at
+// every durability boundary of its manifest write, the last one after
+// the rename but before history.jsonl records the rollback. The manifest
+// is then the old one or the rolled-back-to one, valid and loadable; a
+// plain rollback goes on stepping back from whichever is active, and the
+// next sync cleans up and builds on it.
+func TestRollback_crash(t *testing.T) {
+	steps := []struct {
+		step    string
+		wantNew bool // the crash comes after the manifest rename
+	}{
+		{manifest.StepTempWritten, false},
+		{manifest.StepTempSynced, false},
+		{manifest.StepRenamed, true},
+		{index.StepManifestWritten, true},
+	}
+	for _, tt := range steps {
+		t.Run(tt.step, func(t *testing.T) {
+			t.Parallel()
+			cfg, _, runs := threeVersions(t, 0, index.Options{})
+			src := cfg.Sources[0].Path
+			cmd := childCommand(t, "crash-rollback", cfg.Home.Root, src, epoch.Add(time.Hour), tt.step)
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+				t.Fatalf("child: %v, want death by SIGKILL at %s", err, tt.step)
+			}
+			want, next := runs[2], runs[1]
+			if tt.wantNew {
+				want, next = runs[1], runs[0]
+			}
+			if id, texts := activeTexts(t, cfg); id != want {
+				t.Fatalf("after a crash at %s: active %s (%d chunks), want %s", tt.step, id, len(texts), want)
+			}
+			ix := index.New(cfg, index.Options{NoRemote: true, NoCompact: true, Now: newClock(epoch.Add(2 * time.Hour)).Now})
+			p, err := ix.Rollback(context.Background(), "")
+			if err != nil || p.RunID != next {
+				t.Fatalf("plain rollback after a crash at %s: %+v %v, want %s", tt.step, p, err, next)
+			}
+			r := syncVersion(t, ix, src, 4)
+			if r.Promote.PreviousRunID != next {
+				t.Errorf("the sync after replaced %s, want %s", r.Promote.PreviousRunID, next)
+			}
+			for _, name := range dirNames(t, cfg.Home.IndexDir()) {
+				if strings.HasSuffix(name, ".tmp") {
+					t.Errorf("temp file left in the index directory: %s", name)
+				}
+			}
+			if id, texts := activeTexts(t, cfg); id != r.Build.RunID || !slices.Equal(texts, versionTexts(4)) {
+				t.Errorf("after the sync: active %s serves %q, want version 4", id, texts)
+			}
+		})
+	}
+}
