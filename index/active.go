@@ -259,7 +259,7 @@ func newestIntact(home paths.Home, cfg config.Config, except []string, try func(
 	// greatest run id: a clock set back between syncs names the later
 	// generation before the earlier.
 	sort.Strings(ids)
-	slices.Reverse(promotionOrder(home, ids))
+	slices.Reverse(historyOrder(home, ids))
 	var skipped []error
 	for _, id := range ids {
 		rec, err := readCandidateRecord(home.Generation(id))

@@ -153,3 +153,44 @@ func TestPromote_interruptedAfterTheClockWentBack(t *testing.T) {
 		t.Errorf("active %s serves %q, want %s with version 2", id, texts, built)
 	}
 }
+
+// TestPromote_candidateBuiltAfterTheClockWentBack: novactl index promote
+// without a run id makes the candidate built last active, though a
+// candidate built while the clock ran ahead has a later run id; that
+// older candidate is then retired, as any candidate built before the
+// active generation is. Before, promote made the older one active (the
+// memory as it was before the last build), retention deleted the newer
+// one, and the older one's like stayed until the clock caught up.
+func TestPromote_candidateBuiltAfterTheClockWentBack(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "memories.jsonl")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	ctx := context.Background()
+	clk := newClock(epoch)
+	ix := index.New(cfg, index.Options{NoRemote: true, NoCompact: true, Now: clk.Now})
+	syncVersion(t, ix, src, 1)
+
+	var built []string
+	for v, at := range []time.Time{epoch.Add(3 * time.Hour), epoch.Add(time.Hour)} {
+		clk.set(at)
+		writeFile(t, src, jsonlLines(t, versionRecords(v+2)...))
+		b, err := ix.Build(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		built = append(built, b.RunID)
+	}
+	if built[1] > built[0] {
+		t.Fatalf("candidates %v: the clock did not go back", built)
+	}
+	p, err := ix.Promote(ctx, "")
+	if err != nil || p.RunID != built[1] {
+		t.Fatalf("promote: %+v %v, want %s, built last", p, err, built[1])
+	}
+	if id, texts := activeTexts(t, cfg); id != built[1] || !slices.Equal(texts, versionTexts(3)) {
+		t.Errorf("active %s serves %q, want %s with version 3", id, texts, built[1])
+	}
+	if left := dirNames(t, cfg.Home.Candidates()); len(left) != 0 {
+		t.Errorf("candidates left after the promotion: %v, want %s retired with the one before it", left, built[0])
+	}
+}

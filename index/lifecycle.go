@@ -277,12 +277,12 @@ func GenerationIDs(home paths.Home) []string {
 // The history is in the order things happened. A generation the history
 // does not name (trimmed, or lost with its writer) keeps its place by
 // run id.
-func (x *Indexer) promotionOrder() []string { return promotionOrder(x.home, x.generationIDs()) }
+func (x *Indexer) promotionOrder() []string { return historyOrder(x.home, x.generationIDs()) }
 
-// promotionOrder puts ids, run ids of home's kept generations sorted by
-// name, in the order of Indexer.promotionOrder, in place, and returns
-// them.
-func promotionOrder(home paths.Home, ids []string) []string {
+// historyOrder puts ids, run ids of home's generations or candidates
+// sorted by name, in the order of their last promotion or build in
+// history.jsonl (see Indexer.promotionOrder), in place, and returns them.
+func historyOrder(home paths.Home, ids []string) []string {
 	events, _ := ReadHistory(home.History())
 	last := map[string]int{}
 	for i, e := range events {
@@ -314,7 +314,9 @@ func promotedBefore(ids []string, i int, current string) bool {
 	return ids[i] < current
 }
 
-// candidates lists complete candidate run ids, oldest first.
+// candidates lists complete candidate run ids, oldest first: in the
+// order they were built (historyOrder), so that "the newest candidate" is
+// the one built last even after the clock went back.
 func (x *Indexer) candidates() ([]string, error) {
 	entries, err := os.ReadDir(x.home.Candidates())
 	if err != nil {
@@ -330,7 +332,7 @@ func (x *Indexer) candidates() ([]string, error) {
 		}
 	}
 	sort.Strings(out)
-	return out, nil
+	return historyOrder(x.home, out), nil
 }
 
 // PromoteResult reports a promotion or rollback.

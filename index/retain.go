@@ -22,7 +22,7 @@ import (
 // recently active others up to index.keepGenerations, counting only
 // generations whose files pass a quick check: a damaged generation is
 // deleted first and never takes the place of an intact one. Then it
-// deletes candidates older than the active generation, and the segments
+// deletes candidates built before the active generation (historyOrder), and the segments
 // and spaces that nothing kept refers to. The replaced generation is kept
 // even when history does not list its activation (a writer killed after
 // the manifest rename but before the history append). Generations named
@@ -83,9 +83,20 @@ func (x *Indexer) retain(active, previous string, damaged []string) []string {
 		}
 	}
 	if entries, err := os.ReadDir(x.home.Candidates()); err == nil {
+		// The candidates built before the active generation, in the
+		// history's order: by run id, one built while the clock ran ahead
+		// would outlive every later promotion until the clock caught up.
+		ids := []string{active}
 		for _, e := range entries {
-			if e.IsDir() && manifest.ValidRunID(e.Name()) && e.Name() < active && !x.newerFormat(x.home.Candidate(e.Name())) && removeRunDir(x.home.Candidates(), e.Name(), x) {
-				deleted = append(deleted, e.Name())
+			if e.IsDir() && manifest.ValidRunID(e.Name()) && e.Name() != active {
+				ids = append(ids, e.Name())
+			}
+		}
+		sort.Strings(ids)
+		ids = historyOrder(x.home, ids)
+		for _, id := range ids[:slices.Index(ids, active)] {
+			if !x.newerFormat(x.home.Candidate(id)) && removeRunDir(x.home.Candidates(), id, x) {
+				deleted = append(deleted, id)
 			}
 		}
 	}
