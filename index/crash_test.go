@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
 )
 
 // TestSync_crash kills a sync (a child process, SIGKILL) at every
@@ -112,6 +114,10 @@ func TestSync_crash(t *testing.T) {
 			if got := dirNames(t, cfg.Home.Generations()); !slices.Equal(got, want) {
 				t.Errorf("generations %v, want %v", got, want)
 			}
+			// Nothing the crash wrote outlives it: every segment, space
+			// and base of source states left is one a kept generation
+			// uses.
+			checkNoOrphans(t, cfg.Home)
 			// Rolling back goes to what was active before the next sync.
 			p, err := ix.Rollback(context.Background(), "")
 			if err != nil || p.RunID != m.RunID {
@@ -204,5 +210,46 @@ func TestRollback_crash(t *testing.T) {
 				t.Errorf("after the sync: active %s serves %q, want version 4", id, texts)
 			}
 		})
+	}
+}
+
+// checkNoOrphans fails the test for a segment, space or base of source
+// states under home's index directory that no kept generation names:
+// disk use a crashed writer left, which would otherwise grow with every
+// crash.
+func checkNoOrphans(t *testing.T, home paths.Home) {
+	t.Helper()
+	used := map[string]bool{}
+	for _, id := range dirNames(t, home.Generations()) {
+		b, err := os.ReadFile(filepath.Join(home.Generation(id), generation.FileCandidate))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m manifest.Manifest
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		for dir := range m.AllFiles() {
+			used[dir] = true
+		}
+		src, err := os.ReadFile(filepath.Join(home.Generation(id), generation.FileSources))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var states struct {
+			Base struct {
+				ID string `json:"id"`
+			} `json:"base"`
+		}
+		if json.Unmarshal(src, &states) == nil && states.Base.ID != "" {
+			used["states/"+states.Base.ID+".json"] = true
+		}
+	}
+	for _, kind := range []string{"segments", "spaces", "states"} {
+		for _, name := range dirNames(t, filepath.Join(home.IndexDir(), kind)) {
+			if !used[kind+"/"+name] {
+				t.Errorf("%s/%s is left, named by no kept generation", kind, name)
+			}
+		}
 	}
 }
