@@ -116,7 +116,9 @@ func trimHistory(path string, keep int64) error {
 // ReadHistory returns the events of history.jsonl in order. Lines that do
 // not parse (a torn last line after a crash) are skipped.
 func ReadHistory(path string) ([]Event, error) {
-	f, err := os.Open(path)
+	// Only a regular file: a named pipe would block the open, and every
+	// index command and novad's fallback with it.
+	f, _, err := paths.OpenRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -55,7 +55,7 @@ func writeCandidateRecord(dir string, m *manifest.Manifest) error {
 // readCandidateRecord reads and checks the candidate record of dir (a
 // candidate or a promoted generation: the record is the same).
 func readCandidateRecord(dir string) (*manifest.Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, generation.FileCandidate))
+	b, err := readGenerationFile(filepath.Join(dir, generation.FileCandidate))
 	if err != nil {
 		return nil, err
 	}
@@ -266,6 +266,21 @@ func GenerationIDs(home paths.Home) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// readGenerationFile reads a file of a generation's or candidate's own
+// directory (its record, its source states) or a base of source states.
+// Only a regular file is read: a named pipe in its place would block the
+// read, and with it novactl (which catches SIGTERM to cancel, so that
+// did not end it either) and novad's fallback. What is not a file is
+// damage (manifest.ErrInvalid), as a link in place of any other
+// generation file is (generation.CheckFile).
+func readGenerationFile(path string) ([]byte, error) {
+	b, _, err := paths.ReadRegular(path, 0)
+	if nf, ok := errors.AsType[*paths.NotFileError](err); ok {
+		return nil, fmt.Errorf("%w: %v", manifest.ErrInvalid, nf)
+	}
+	return b, err
 }
 
 // promotionOrder returns the kept generations' run ids, oldest first, in

@@ -233,7 +233,7 @@ func (x *Indexer) collectGarbage() {
 // build may not know. It fails unless every id it finds is a run id, so
 // that garbage collection keeps everything when in doubt.
 func looseParts(dir string) (*manifest.Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, generation.FileCandidate))
+	b, err := readGenerationFile(filepath.Join(dir, generation.FileCandidate))
 	if err != nil {
 		return nil, err
 	}

@@ -259,7 +259,7 @@ func sameStates(a, b *sourceStates) bool {
 // or <index>/candidates/<id>/), with the base it names, whole. A base
 // that cannot be read gives empty states with lost set, not an error.
 func readSourceStates(path string) (*sourceStates, error) {
-	b, err := os.ReadFile(path)
+	b, err := readGenerationFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &sourceStates{}, nil
 	}
@@ -343,7 +343,7 @@ func readStateBase(indexDir string, ref stateBaseRef) (*stateBase, error) {
 }
 
 func loadStateBase(path string, ref stateBaseRef) (*stateBase, error) {
-	b, err := os.ReadFile(path)
+	b, err := readGenerationFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("base state: %w", err)
 	}
@@ -366,7 +366,7 @@ func loadStateBase(path string, ref stateBaseRef) (*stateBase, error) {
 // baseOf returns the base state a sources.json names ("" for none),
 // reading only its start: marshal writes the base before the files.
 func baseOf(path string) (string, error) {
-	f, err := os.Open(path)
+	f, _, err := paths.OpenRegular(path)
 	if err != nil {
 		return "", err
 	}
