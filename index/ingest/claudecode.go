@@ -32,7 +32,10 @@ import (
 // approved plan to a new session is kept without Claude Code's pointer
 // and hint. The summary written when
 // the session was compacted, and the recap written for a person coming
-// back to it, are assistant records, as Codex's summaries are. The
+// back to it, are assistant records, as Codex's summaries are. A slash
+// command typed with arguments is the user's "/name arguments", from the
+// user line that echoes it or, for the commands the CLI runs itself in
+// 2.1, from a system line of subtype local_command; its output is not. The
 // session's title (a summary line, an AI title, a title the user set) is
 // the title of every record read after it. A message one agent of a team
 // sends another (teammate-message) is the assistant's, not the user's,
@@ -413,8 +416,11 @@ func (h *claudeHandler) line(n int, data []byte) error {
 		h.queueOperation(n, &l)
 		return nil
 	case "system":
-		if l.Subtype == "away_summary" {
+		switch l.Subtype {
+		case "away_summary":
 			return h.recap(n, &l)
+		case "local_command":
+			return h.localCommand(n, &l)
 		}
 		return nil
 	default:
@@ -857,6 +863,25 @@ func (h *claudeHandler) recap(n int, l *claudeLine) error {
 		return nil
 	}
 	return h.emit(n, l, "assistant", text)
+}
+
+// localCommand reads a system line of subtype local_command: Claude
+// Code 2.1 writes there the slash command the user typed that runs in
+// the CLI itself (/model, /add-dir, ...), and then its output, which
+// older builds wrote as the content of user lines. Read as such a user
+// line is (claudeUserText), a command typed with arguments is the
+// user's "/name arguments" and its echo without any, or its output,
+// nothing. It starts no turn: the tool calls pending stay for the reply.
+func (h *claudeHandler) localCommand(n int, l *claudeLine) error {
+	var content string
+	if json.Unmarshal(l.Content, &content) != nil {
+		return nil
+	}
+	text := claudeUserText(content)
+	if !hasContent(text) {
+		return nil
+	}
+	return h.emit(n, l, "user", text)
 }
 
 // claudeRecapHint is how Claude Code ends a recap.
