@@ -150,8 +150,8 @@ type codexContentItem struct {
 // codexScaffolding are the openings of user-role texts that the Codex
 // runtime injects (environment, sandbox permissions, AGENTS.md and user
 // instructions, abort notices, the body of a skill or the plugins a
-// prompt named, the command and output of a shell command the user ran
-// with "!", a sub-agent's report, the reviewer's findings handed back
+// prompt named, the output of a shell command the user ran with "!"
+// (whose command is theirs: codexShellCommand), a sub-agent's report, the reviewer's findings handed back
 // after /review, whose rendering is the assistant message that follows,
 // and the envelope of a message a timer or another program delivered,
 // whose text the injected_message event gives); they are not the user
@@ -1635,6 +1635,9 @@ func (h *codexHandler) realtime(n int, payload json.RawMessage) error {
 // for runtime scaffolding, and only the request when the IDE extension
 // wrapped it in editor context.
 func codexUserText(text string) string {
+	if m := codexShellCommand.FindStringSubmatch(text); m != nil {
+		return "!" + m[1]
+	}
 	if codexIsScaffolding(text) {
 		return ""
 	}
@@ -1644,6 +1647,13 @@ func codexUserText(text string) string {
 	}
 	return trimmed
 }
+
+// codexShellCommand finds the command in the record Codex makes of a
+// shell command the user ran with "!" (codex-rs user_shell_command.rs:
+// <user_shell_command>, <command>, then the exit code and output in
+// <result>). The command is what the user typed, kept as "!command" as
+// Claude Code's bash mode is (claudeBashInput); the output is not theirs.
+var codexShellCommand = regexp.MustCompile(`(?is)\A\s*<user_shell_command>\s*<command>\s*(.*?)\s*</command>`)
 
 // codexIsScaffolding reports whether a user-role text is runtime
 // scaffolding (codexScaffolding), not the user speaking.
