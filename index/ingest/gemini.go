@@ -54,7 +54,9 @@ import (
 // function responses, how Gemini records the tool output it sends back,
 // is not a prompt, and the calls it answers wait for the next text. A
 // prompt's displayContent, what the user typed, is read in place of the
-// content the CLI sent, which carries the files an @path pulled in. The model's
+// content the CLI sent, which carries the files an @path pulled in; a
+// command run in shell mode is the user's "!command", without its
+// output. The model's
 // thoughts and the tool calls' results are dropped; each tool call is
 // summarized on its message's text, or, for a message that is only tool
 // calls, on the next text. The summary Gemini writes when it compresses
@@ -149,6 +151,16 @@ const (
 	geminiSummary    = "summary"
 	geminiSummaryAck = "Got it. Thanks for the additional context!"
 )
+
+// A command the user runs in shell mode ("!") enters the history as a
+// user turn Gemini CLI writes (useShellCommandProcessor,
+// addShellCommandToGeminiHistory): the command in a fenced sh block,
+// then its output. The command is what the user typed, kept as
+// "!command" as Claude Code's bash mode is (claudeBashInput); the output
+// is not theirs.
+const geminiShellIntro = "I ran the following shell command:"
+
+var geminiShellCommand = regexp.MustCompile("(?s)\\AI ran the following shell command:\\s*```[a-z]*\\n(.*?)\\n```\\s*This produced the following result:")
 
 // geminiToolResponse is the type of a turn that is a user message of
 // function responses.
@@ -433,6 +445,11 @@ func (h *geminiHandler) turn(n int, l *geminiLine) *geminiTurn {
 				turn.typ, turn.text, turn.tools = geminiSummary, strings.TrimSpace(m[1]), nil
 			case cut == "" && text != "", strings.HasPrefix(text, geminiContextIntro), geminiEditorState(text):
 				turn.typ, turn.text, turn.tools = geminiContext, "", nil
+			case strings.HasPrefix(cut, geminiShellIntro):
+				turn.text = cut
+				if m := geminiShellCommand.FindStringSubmatch(cut); m != nil {
+					turn.text = "!" + m[1]
+				}
 			default:
 				turn.text = cut
 			}
