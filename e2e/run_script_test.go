@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -281,14 +282,47 @@ func TestRunScriptNothingToIndex(t *testing.T) {
 	empty := filepath.Join(r.user, "empty")
 	novatest.Must(t, os.MkdirAll(filepath.Join(empty, "sub"), 0o755))
 	novatest.Must(t, os.WriteFile(filepath.Join(empty, "sub", "notes.txt"), []byte("not Markdown"), 0o644))
+	// Each refusal says what to do next as well as what is wrong: "does
+	// not exist" and "holds nothing to index" stopped there, and a new
+	// user who mistyped the folder was left to guess.
+	const next = "leave DIR out to index the sample"
 	for _, tc := range []struct{ dir, want string }{
 		{empty, "holds nothing to index"},
 		{filepath.Join(r.user, "nope"), "does not exist"},
 		{filepath.Join(empty, "sub", "notes.txt"), "is not a directory"},
 	} {
-		if code, out := r.fail(tc.dir); code != 2 || !strings.Contains(out, tc.want) {
-			t.Errorf("DIR=%s: exit %d, want 2 and %q:\n%s", tc.dir, code, tc.want, out)
+		if code, out := r.fail(tc.dir); code != 2 || !strings.Contains(out, tc.want) || !strings.Contains(out, next) {
+			t.Errorf("DIR=%s: exit %d, want 2, %q and %q:\n%s", tc.dir, code, tc.want, next, out)
 		}
+	}
+}
+
+// TestRunScriptPortTaken: make run where a port is taken (an installed
+// novad on the default ones, or another make run) stops before indexing
+// and says which variables give it others; it indexed, then novad retried
+// for seconds and ended on a JSON log line that named neither
+// NOVA_SERVER_PORT nor NOVA_FACADE_PORT, which README gives for this case.
+func TestRunScriptPortTaken(t *testing.T) {
+	r := newRunScript(t)
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	novatest.Must(t, err)
+	defer held.Close()
+	r.serverPort = held.Addr().(*net.TCPAddr).Port
+	dir := filepath.Join(r.user, "notes")
+	novatest.Must(t, os.MkdirAll(dir, 0o755))
+	novatest.Must(t, os.WriteFile(filepath.Join(dir, "k8s.md"), []byte(runNote), 0o644))
+	code, out := r.fail(dir)
+	taken := "127.0.0.1:" + strconv.Itoa(r.serverPort)
+	for _, want := range []string{taken, "NOVA_SERVER_PORT=", "NOVA_FACADE_PORT=", "make run"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("exit %d without %q:\n%s", code, want, out)
+		}
+	}
+	if strings.Contains(out, "Built ") {
+		t.Errorf("it indexed before finding the port taken:\n%s", out)
+	}
+	if strings.Contains(out, "127.0.0.1:"+strconv.Itoa(r.facadePort)) {
+		t.Errorf("it calls the free facade port %d taken:\n%s", r.facadePort, out)
 	}
 }
 

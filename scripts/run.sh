@@ -22,11 +22,13 @@ case "$DIR" in
 "~/"*) DIR="$HOME/${DIR#"~/"}" ;;
 esac
 cd "$(dirname "$0")/.."
+# Every refusal names the way on: a new user's first DIR= is often a typo.
+instead="give the folder that holds your notes or transcripts, or leave DIR out to index the sample in sample/memory"
 if [ ! -d "$DIR" ]; then
   if [ -e "$DIR" ]; then
-    echo "run: DIR=$DIR is not a directory: give the folder that holds your notes or transcripts" >&2
+    echo "run: DIR=$DIR is not a directory: $instead" >&2
   else
-    echo "run: DIR=$DIR does not exist" >&2
+    echo "run: DIR=$DIR does not exist: $instead" >&2
   fi
   exit 2
 fi
@@ -74,7 +76,7 @@ while IFS= read -r -d '' f; do
   if [ "$n" -ge 200 ]; then break; fi
 done < <(find "$DIR/" -type f -name '*.jsonl' ! -name 'rollout-*' -print0 2>/dev/null)
 if [ -z "$agent_home" ] && [ -z "$(find "$DIR/" -type f \( -name '*.md' -o -name '*.markdown' -o -name '*.jsonl' -o -name '*.ndjson' -o -name '*.jsonl.zst' \) -print -quit 2>/dev/null)" ]; then
-  echo "run: DIR=$DIR holds nothing to index: no Markdown notes (.md), JSONL records (.jsonl), Claude Code transcripts or Codex rollouts" >&2
+  echo "run: DIR=$DIR holds nothing to index: no Markdown notes (.md), JSONL records (.jsonl), Claude Code transcripts or Codex rollouts; $instead" >&2
   exit 2
 fi
 
@@ -136,6 +138,22 @@ else
   kinds="the sources of $NOVA_HOME/config.yaml (RESET_CONFIG=0)"
 fi
 echo "Nova home: $NOVA_HOME  (memory from $DIR: $kinds)"
+# A port taken (an installed novad on the default ones, another make run)
+# let the index build, then novad retried for seconds and gave up on a
+# log line: say it first, with the variables README gives for it. The
+# ports are the effective ones (config.yaml, then NOVA_*); a port taken
+# after this check is still refused by novad itself.
+if cfg=$(./bin/novactl config show --json 2>/dev/null); then
+  cfg=$(printf '%s' "$cfg" | tr -d ' \n')
+  for part in server facade; do
+    port=$(printf '%s' "$cfg" | sed -n "s/.*\"$part\":{[^}]*\"port\":\([0-9][0-9]*\)[,}].*/\1/p")
+    # (Something accepts a connection there: the port is taken.)
+    if [ -n "$port" ] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "run: 127.0.0.1:$port ($part.port) is in use, by an installed novad, another make run or another program: give this run two free ports, e.g. NOVA_SERVER_PORT=4037 NOVA_FACADE_PORT=4036 make run" >&2
+      exit 75
+    fi
+  done
+fi
 ./bin/novactl index sync
 # Commands to paste: the home quoted for the shell (a clone under
 # "My Projects" has a space), and the sample's question only for the sample.
