@@ -141,15 +141,17 @@ echo "Nova home: $NOVA_HOME  (memory from $DIR: $kinds)"
 # A port taken (an installed novad on the default ones, another make run)
 # let the index build, then novad retried for seconds and gave up on a
 # log line: say it first, with the variables README gives for it. The
-# ports are the effective ones (config.yaml, then NOVA_*); a port taken
-# after this check is still refused by novad itself.
+# address is the effective one (config.yaml, then NOVA_*; novad binds both
+# ports on server.host); a port taken after this check is still refused by
+# novad itself.
 if cfg=$(./bin/novactl config show --json 2>/dev/null); then
   cfg=$(printf '%s' "$cfg" | tr -d ' \n')
+  host=$(printf '%s' "$cfg" | sed -n 's/.*"server":{[^}]*"host":"\([^"]*\)".*/\1/p')
   for part in server facade; do
     port=$(printf '%s' "$cfg" | sed -n "s/.*\"$part\":{[^}]*\"port\":\([0-9][0-9]*\)[,}].*/\1/p")
     # (Something accepts a connection there: the port is taken.)
-    if [ -n "$port" ] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "run: 127.0.0.1:$port ($part.port) is in use, by an installed novad, another make run or another program: give this run two free ports, e.g. NOVA_SERVER_PORT=4037 NOVA_FACADE_PORT=4036 make run" >&2
+    if [ -n "$host" ] && [ -n "$port" ] && (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
+      echo "run: $host:$port ($part.port) is in use, by an installed novad, another make run or another program: give this run two free ports, e.g. NOVA_SERVER_PORT=4037 NOVA_FACADE_PORT=4036 make run" >&2
       exit 75
     fi
   done
