@@ -15,8 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nova-recall/nova/internal/novatest"
 	_ "modernc.org/sqlite" // to write the Hermes database the test reads
+
+	"github.com/nova-recall/nova/internal/novatest"
 )
 
 // runScript is scripts/run.sh (what make run runs) in a copy of the
