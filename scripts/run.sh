@@ -75,7 +75,7 @@ while IFS= read -r -d '' f; do
   n=$((n + 1))
   if [ "$n" -ge 200 ]; then break; fi
 done < <(find "$DIR/" -type f -name '*.jsonl' ! -name 'rollout-*' -print0 2>/dev/null)
-if [ -z "$agent_home" ] && [ -z "$(find "$DIR/" -type f \( -name '*.md' -o -name '*.markdown' -o -name '*.jsonl' -o -name '*.ndjson' -o -name '*.jsonl.zst' \) -print -quit 2>/dev/null)" ]; then
+if [ -z "$agent_home" ] && [ -z "$(find "$DIR/" -type f \( -name '*.md' -o -name '*.markdown' -o -name '*.canvas' -o -name '*.jsonl' -o -name '*.ndjson' -o -name '*.jsonl.zst' \) -print -quit 2>/dev/null)" ]; then
   echo "run: DIR=$DIR holds nothing to index: no Markdown notes (.md), JSONL records (.jsonl), Claude Code transcripts or Codex rollouts; $instead" >&2
   exit 2
 fi
