@@ -142,7 +142,16 @@ func readMarkdown(fc *fileCtx) error {
 	sections = append(sections, cur)
 	var trail []string
 	var levels []int
+	// h1s counts the note's level-1 headings; firstLevel is the level of
+	// its first heading.
+	h1s, firstLevel := 0, 0
 	open := func(level int, heading string, line int) {
+		if level == 1 {
+			h1s++
+		}
+		if firstLevel == 0 {
+			firstLevel = level
+		}
 		for len(levels) > 0 && levels[len(levels)-1] >= level {
 			levels, trail = levels[:len(levels)-1], trail[:len(trail)-1]
 		}
@@ -210,6 +219,11 @@ func readMarkdown(fc *fileCtx) error {
 			}
 		}
 	}
+	// A note that opens with its only level-1 heading has that heading
+	// for its title, as Markdown is written: it names the note in every
+	// heading path, and the file name ("README", a slug) would be noise
+	// before it.
+	titleHeading := h1s == 1 && firstLevel == 1
 	used := map[string]int{}
 	// A task board's sections are versions of its cards (SnapshotSubject).
 	snapshot := cmp.Or(sourceSet, fc.src.SourceSet) == memory.TaskBoardSnapshot
@@ -230,10 +244,7 @@ func readMarkdown(fc *fileCtx) error {
 		// (ghp_... became ghp-..., AKIA... akia...).
 		heads := s.path
 		redactions += redactList(&heads)
-		title := docTitle
-		if len(heads) > 0 {
-			title = strings.Join(heads, " > ")
-		}
+		title := sectionTitle(docTitle, heads, titleHeading)
 		key := slug(strings.Join(heads, " "))
 		if key == "" {
 			key = "top"
@@ -277,6 +288,22 @@ func readMarkdown(fc *fileCtx) error {
 		}
 	}
 	return nil
+}
+
+// sectionTitle is the title of a note's section under heads: the note's
+// title, docTitle, and then its heading path, so that a section tells
+// which note it belongs to ("Project Phoenix > Risks", not "Risks", which
+// many notes have) and its note's name is words a search matches. A path
+// that opens with the note's title (its H1, see titleHeading, or a
+// heading that is docTitle) names the note already.
+func sectionTitle(docTitle string, heads []string, titleHeading bool) string {
+	if len(heads) == 0 {
+		return docTitle
+	}
+	if titleHeading || slug(heads[0]) == slug(docTitle) {
+		return strings.Join(heads, " > ")
+	}
+	return docTitle + " > " + strings.Join(heads, " > ")
 }
 
 // SnapshotSubject is the version-chain key of a section of a task-board

@@ -552,8 +552,9 @@ func TestRead_headingMarkup(t *testing.T) {
 				t.Fatalf("%d records, problems %v", len(recs), problems)
 			}
 			r := recs[0]
-			if r.Title != tt.want || !slices.Equal(r.HeadingPath, []string{tt.want}) || r.ID != "n.md#"+tt.id {
-				t.Errorf("title %q, heading path %q, id %q; want %q and id n.md#%s", r.Title, r.HeadingPath, r.ID, tt.want, tt.id)
+			// The note's name (its file name) leads the title.
+			if r.Title != "n > "+tt.want || !slices.Equal(r.HeadingPath, []string{tt.want}) || r.ID != "n.md#"+tt.id {
+				t.Errorf("title %q, heading path %q, id %q; want \"n > %s\" and id n.md#%s", r.Title, r.HeadingPath, r.ID, tt.want, tt.id)
 			}
 		})
 	}
@@ -1115,5 +1116,54 @@ func TestRead_excalidrawBanner(t *testing.T) {
 	want := []string{"Excalidraw Data > Text Elements: Facade listener on loopback"}
 	if !slices.Equal(got, want) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
+
+// noteTitles reads one note and returns each record's id and title.
+func noteTitles(t *testing.T, name, note string) []string {
+	t.Helper()
+	dir := writeTree(t, map[string]string{name: note})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(problems) != 0 {
+		t.Fatalf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID+"|"+r.Title)
+	}
+	return got
+}
+
+// TestRead_sectionTitleNamesNote: a section's title leads with its
+// note's name (front matter title, else the page name of the file) when
+// its heading path does not: "Project Phoenix > Risks", where it was
+// "Risks", which tells no note from another. A path that opens with the
+// note's name, or with the H1 that opens the note as its only one, is
+// not prefixed; ids stay those of the heading path.
+func TestRead_sectionTitleNamesNote(t *testing.T) {
+	tests := []struct {
+		name, file, note string
+		want             []string
+	}{
+		{"no top heading", "Project Phoenix.md", "Rebuild the export.\n## Risks\nVendor API.\n### Staffing\nTwo short.\n",
+			[]string{"Project Phoenix.md#top|Project Phoenix", "Project Phoenix.md#risks|Project Phoenix > Risks",
+				"Project Phoenix.md#risks-staffing|Project Phoenix > Risks > Staffing"}},
+		{"front matter title", "px.md", "---\ntitle: Project Phoenix\n---\n## Risks\nVendor API.\n",
+			[]string{"px.md#risks|Project Phoenix > Risks"}},
+		{"H1 is the name", "Project Phoenix.md", "# Project Phoenix\nRebuild.\n## Risks\nVendor API.\n",
+			[]string{"Project Phoenix.md#project-phoenix|Project Phoenix", "Project Phoenix.md#project-phoenix-risks|Project Phoenix > Risks"}},
+		{"H1 is the name, spelt as a slug", "project-phoenix.md", "# Project Phoenix\nRebuild.\n# Later\nMore.\n",
+			[]string{"project-phoenix.md#project-phoenix|Project Phoenix", "project-phoenix.md#later|project-phoenix > Later"}},
+		{"only H1 titles the note", "README.md", "# Nova\nA memory service.\n## Install\nbrew install.\n",
+			[]string{"README.md#nova|Nova", "README.md#nova-install|Nova > Install"}},
+		{"several H1s", "Work log.md", "# 2024-03-04\nDeployed.\n# 2024-03-05\nRolled back.\n",
+			[]string{"Work log.md#2024-03-04|Work log > 2024-03-04", "Work log.md#2024-03-05|Work log > 2024-03-05"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := noteTitles(t, tt.file, tt.note); !slices.Equal(got, tt.want) {
+				t.Errorf("id|title\n%q\nwant\n%q", got, tt.want)
+			}
+		})
 	}
 }
