@@ -64,3 +64,29 @@ func TestSearch_sectionCarriesNoteName(t *testing.T) {
 		t.Errorf(`"harbor mirror disk risks": first %q titled %q, want Harbor.md#harbor-risks titled "Harbor > Risks"`, got[0].SourceID, got[0].Title)
 	}
 }
+
+// TestSearch_obsidianAliases: the aliases front matter gives a note (a
+// list, one string, the older alias) are its names too: a query naming
+// one finds the note's section, whose title shows it. They were read as
+// nothing, and "firebird risks" found another note's Risks.
+func TestSearch_obsidianAliases(t *testing.T) {
+	h := novatest.NewHome(t, "")
+	writeNotes(t, h, map[string]string{
+		"Project Phoenix.md": "---\naliases:\n  - Firebird\n  - PX\n---\nThe billing export moves to the new queue.\n\n" +
+			"## Risks\n\nThe vendor's API may change before launch, and the team is two people short.\n",
+		"Project Atlas.md": "---\nalias: Meridian\n---\nThe search cluster moves to the new region.\n\n" +
+			"## Risks\n\nCross-region latency may break the nightly reindex.\n",
+		"Harbor.md": "---\naliases: Dockyard\n---\n# Harbor\n\nThe container registry mirror.\n\n## Risks\n\nDisk on the mirror host fills up within a week.\n",
+	})
+	h.Sync()
+	d := h.Start()
+	for _, tt := range []struct{ query, id, title string }{
+		{"firebird risks", "Project Phoenix.md#risks", "Project Phoenix (Firebird, PX) > Risks"},
+		{"meridian risks", "Project Atlas.md#risks", "Project Atlas (Meridian) > Risks"},
+		{"dockyard risks", "Harbor.md#harbor-risks", "Harbor (Dockyard) > Risks"},
+	} {
+		if got := noteHits(t, d, tt.query); got[0].SourceID != tt.id || got[0].Title != tt.title {
+			t.Errorf("%q: first %q titled %q, want %q titled %q", tt.query, got[0].SourceID, got[0].Title, tt.id, tt.title)
+		}
+	}
+}

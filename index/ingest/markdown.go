@@ -44,6 +44,10 @@ type frontMatter struct {
 	Lifecycle any `yaml:"lifecycle" toml:"lifecycle"`
 	WorkType  any `yaml:"workType" toml:"workType"`
 	SourceSet any `yaml:"sourceSet" toml:"sourceSet"`
+	// Aliases are the note's other names (Obsidian's aliases property;
+	// alias, its older spelling): see noteName.
+	Aliases any `yaml:"aliases" toml:"aliases"`
+	Alias   any `yaml:"alias" toml:"alias"`
 }
 
 var (
@@ -127,6 +131,7 @@ func readMarkdown(fc *fileCtx) error {
 	if docTitle == "" {
 		docTitle = pageName(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	}
+	name := noteName(docTitle, frontMatterAliases(docTitle, fm.Aliases, fm.Alias))
 
 	type section struct {
 		path  []string
@@ -244,7 +249,7 @@ func readMarkdown(fc *fileCtx) error {
 		// (ghp_... became ghp-..., AKIA... akia...).
 		heads := s.path
 		redactions += redactList(&heads)
-		title := sectionTitle(docTitle, heads, titleHeading)
+		title := sectionTitle(name, docTitle, heads, titleHeading)
 		key := slug(strings.Join(heads, " "))
 		if key == "" {
 			key = "top"
@@ -291,19 +296,79 @@ func readMarkdown(fc *fileCtx) error {
 }
 
 // sectionTitle is the title of a note's section under heads: the note's
-// title, docTitle, and then its heading path, so that a section tells
-// which note it belongs to ("Project Phoenix > Risks", not "Risks", which
-// many notes have) and its note's name is words a search matches. A path
-// that opens with the note's title (its H1, see titleHeading, or a
-// heading that is docTitle) names the note already.
-func sectionTitle(docTitle string, heads []string, titleHeading bool) string {
+// name (noteName, of the note titled docTitle) and then its heading path,
+// so that a section tells which note it belongs to ("Project Phoenix >
+// Risks", not "Risks", which many notes have) and its note's name is
+// words a search matches. A path that opens with the note's title (its
+// H1, see titleHeading, or a heading that is docTitle) names the note
+// already: the aliases go after that heading instead.
+func sectionTitle(name, docTitle string, heads []string, titleHeading bool) string {
 	if len(heads) == 0 {
-		return docTitle
+		return name
 	}
 	if titleHeading || slug(heads[0]) == slug(docTitle) {
-		return strings.Join(heads, " > ")
+		parts := slices.Clone(heads)
+		parts[0] += strings.TrimPrefix(name, docTitle)
+		return strings.Join(parts, " > ")
 	}
-	return docTitle + " > " + strings.Join(heads, " > ")
+	return name + " > " + strings.Join(heads, " > ")
+}
+
+// noteName is how a note's sections name it: its title, and its aliases
+// in parentheses ("Project Phoenix (PX, Firebird)"), which a search for
+// one of them should find.
+func noteName(docTitle string, aliases []string) string {
+	if len(aliases) == 0 {
+		return docTitle
+	}
+	return docTitle + " (" + strings.Join(aliases, ", ") + ")"
+}
+
+// frontMatterAliases are the other names front matter gives a note
+// titled docTitle (Obsidian's aliases, its older alias, Logseq's alias
+// property): a list, or one string of names between commas (as Obsidian
+// read one before it had list properties; an item of a list is one name,
+// commas and all), a link naming its note. A name that only respells the
+// title or one before it ("project phoenix") adds no word to search and
+// is left out.
+func frontMatterAliases(docTitle string, fields ...any) []string {
+	var names []string
+	var add func(v any)
+	add = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			// An unquoted [[link]] is a list in a list.
+			for _, y := range x {
+				add(y)
+			}
+		case nil, map[string]any, map[any]any:
+		default:
+			names = append(names, yamlScalar(x))
+		}
+	}
+	for _, f := range fields {
+		if s, ok := f.(string); ok {
+			// Only one string is a list between commas: an item of a
+			// list is one name, commas and all.
+			for n := range strings.SplitSeq(s, ",") {
+				names = append(names, n)
+			}
+			continue
+		}
+		add(f)
+	}
+	seen := []string{slug(docTitle)}
+	var out []string
+	for _, n := range names {
+		n = strings.TrimSpace(linkedName(strings.TrimSpace(n)))
+		key := slug(n)
+		if n == "" || key != "" && slices.Contains(seen, key) || key == "" && slices.Contains(out, n) {
+			continue
+		}
+		seen = append(seen, key)
+		out = append(out, n)
+	}
+	return out
 }
 
 // SnapshotSubject is the version-chain key of a section of a task-board
@@ -430,6 +495,8 @@ func pageProperties(body []byte) frontMatter {
 				tags = append(tags, linkedName(strings.TrimPrefix(strings.TrimSpace(t), "#")))
 			}
 			fm.Tags = tags
+		case "alias":
+			fm.Alias = v
 		case "date":
 			fm.Date = v
 		case "created":

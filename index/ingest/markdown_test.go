@@ -1167,3 +1167,39 @@ func TestRead_sectionTitleNamesNote(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_noteAliases: a note's aliases (Obsidian's aliases as a list
+// or one string of names between commas, the older alias, Logseq's
+// alias:: property, a link naming its note) follow its name in its
+// sections' titles; one that only respells the title or another alias
+// is left out. They were read as nothing.
+func TestRead_noteAliases(t *testing.T) {
+	tests := []struct {
+		name, file, note string
+		want             []string
+	}{
+		{"list", "Project Phoenix.md", "---\naliases: [Firebird, PX, project phoenix, px]\n---\n## Risks\nVendor API.\n",
+			[]string{"Project Phoenix.md#risks|Project Phoenix (Firebird, PX) > Risks"}},
+		{"a comma in a list item", "Phoenix.md", "---\naliases: [\"Phoenix, Project\"]\n---\nRebuild.\n",
+			[]string{"Phoenix.md#top|Phoenix (Phoenix, Project)"}},
+		{"one string", "Project Phoenix.md", "---\naliases: Firebird, PX\n---\nRebuild.\n",
+			[]string{"Project Phoenix.md#top|Project Phoenix (Firebird, PX)"}},
+		{"older alias and a link", "Atlas.md", "---\nAlias: \"[[Meridian]]\"\n---\n## Risks\nLatency.\n",
+			[]string{"Atlas.md#risks|Atlas (Meridian) > Risks"}},
+		{"unquoted link", "Atlas.md", "---\naliases:\n  - [[Meridian]]\n---\n## Risks\nLatency.\n",
+			[]string{"Atlas.md#risks|Atlas (Meridian) > Risks"}},
+		{"after the H1 that names the note", "Harbor.md", "---\naliases: [Dockyard]\n---\n# Harbor\nMirror.\n## Risks\nDisk.\n",
+			[]string{"Harbor.md#harbor|Harbor (Dockyard)", "Harbor.md#harbor-risks|Harbor (Dockyard) > Risks"}},
+		{"Logseq", "pages/Harbor.md", "alias:: Dockyard, [[Port]]\n- Mirror.\n",
+			[]string{"pages/Harbor.md#top|Harbor (Dockyard, Port)"}},
+		{"TOML", "Harbor.md", "+++\naliases = [\"Dockyard\"]\n+++\nMirror.\n",
+			[]string{"Harbor.md#top|Harbor (Dockyard)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := noteTitles(t, tt.file, tt.note); !slices.Equal(got, tt.want) {
+				t.Errorf("id|title\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
