@@ -292,7 +292,9 @@ Page the billing on-call through PagerDuty; escalate after 15 minutes.
 				t.Errorf("chunk %s metadata: %+v", id, c)
 			}
 		}
-		if c := byID["notes:runbook.md#deploys-rollback"]; c.Title != "Deploys > Rollback" || c.LineNumber != 10 ||
+		// The note's title leads its sections' (its H1s are two: neither
+		// is its name).
+		if c := byID["notes:runbook.md#deploys-rollback"]; c.Title != "Billing runbook > Deploys > Rollback" || c.LineNumber != 10 ||
 			!strings.Contains(c.Text, "migrate-down") {
 			t.Errorf("rollback section: title %q line %d text %q", c.Title, c.LineNumber, c.Text)
 		}
