@@ -140,4 +140,12 @@ package ingest
 // properties and block ids on headings, title a Logseq page by the name
 // Logseq gives it, and skip a vault's templates folder, Logseq's page
 // copies and the Excalidraw banner.
-const Version = "ingest-v19"
+// ingest-v20: Obsidian canvases (.canvas) are read, one memory per text
+// card; a note's sections are titled with its name and aliases; SSH2
+// private keys, Slack refresh tokens, Hugging Face tokens with digits and
+// keys set without "=" (set -gx, setenv, setx, npm config set, git
+// config, gh secret set, ...) are redacted; a slash command Claude Code
+// 2.1 runs itself (system local_command), a Codex "!" shell command and
+// a Gemini CLI shell-mode command are the user's "/name args" and
+// "!command", their output dropped.
+const Version = "ingest-v20"
