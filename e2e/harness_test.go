@@ -84,6 +84,25 @@ func search(t *testing.T, base, body string) reply {
 	return do(t, http.MethodPost, base+api.PathFacadeSearch, body, nil)
 }
 
+// eachWrittenFile calls each with the path and contents of every file
+// Nova wrote under h's NOVA_HOME (its state, index and logs), the memory
+// folder it reads aside: the files a secret must never reach.
+func eachWrittenFile(t *testing.T, h *novatest.Home, each func(path string, b []byte)) {
+	t.Helper()
+	err := filepath.WalkDir(h.Dir, func(p string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() || strings.HasPrefix(p, h.Data) {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		each(p, b)
+		return nil
+	})
+	novatest.Must(t, err)
+}
+
 // snapshot hashes every file under dir (relative path -> sha256).
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()

@@ -91,22 +91,13 @@ func TestPlantedTokensNotReturned(t *testing.T) {
 	if found == 0 {
 		t.Error("no search found the redacted records: the test did not reach them")
 	}
-	err := filepath.WalkDir(h.Dir, func(p string, de fs.DirEntry, err error) error {
-		if err != nil || de.IsDir() || strings.HasPrefix(p, h.Data) {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
+	eachWrittenFile(t, h, func(p string, b []byte) {
 		for _, tok := range tokens {
 			if bytes.Contains(b, []byte(tok)) {
 				t.Errorf("%s holds the token %s", p, tok)
 			}
 		}
-		return nil
 	})
-	novatest.Must(t, err)
 }
 
 // evidence is what a search response serves from memory (results,

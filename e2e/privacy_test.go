@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -117,18 +116,7 @@ func TestPrivateKeysNotReturned(t *testing.T) {
 	if redacted == 0 {
 		t.Error("no search served a redacted key: the test did not reach them")
 	}
-	err := filepath.WalkDir(h.Dir, func(p string, de fs.DirEntry, err error) error {
-		if err != nil || de.IsDir() || strings.HasPrefix(p, h.Data) {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		leaked(p, b)
-		return nil
-	})
-	novatest.Must(t, err)
+	eachWrittenFile(t, h, leaked)
 	d.Stop()
 	leaked("novad's log", []byte(d.Logs.String()))
 }
