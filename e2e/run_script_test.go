@@ -30,6 +30,8 @@ type runScript struct {
 	// ports are the free ports the script is given through the
 	// environment, as NOVA_SERVER_PORT and NOVA_FACADE_PORT.
 	serverPort, facadePort int
+	// extra is more of the script's environment (RESET_CONFIG=1, say).
+	extra []string
 }
 
 func newRunScript(t *testing.T) *runScript {
@@ -50,12 +52,12 @@ func newRunScript(t *testing.T) *runScript {
 	return r
 }
 
-// env is the test's environment without NOVA_* and DIR, with HOME the
+// env is the test's environment without NOVA_*, DIR and RESET_CONFIG, with HOME the
 // scratch user's, plus extra.
 func (r *runScript) env(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "NOVA_") && !strings.HasPrefix(kv, "DIR=") && !strings.HasPrefix(kv, "HOME=") {
+		if !strings.HasPrefix(kv, "NOVA_") && !strings.HasPrefix(kv, "DIR=") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "RESET_CONFIG=") {
 			env = append(env, kv)
 		}
 	}
@@ -70,8 +72,8 @@ func (r *runScript) start(dir string) (stdout *novatest.LogBuffer) {
 	// runner's: what the script writes must be private all the same.
 	cmd := exec.Command("bash", "-c", `umask 022 && exec bash "$0"`, filepath.Join(r.repo, "scripts", "run.sh"))
 	cmd.Dir = r.user
-	cmd.Env = r.env("DIR="+dir, "NOVA_HOME="+r.home,
-		"NOVA_SERVER_PORT="+strconv.Itoa(r.serverPort), "NOVA_FACADE_PORT="+strconv.Itoa(r.facadePort))
+	cmd.Env = r.env(append([]string{"DIR=" + dir, "NOVA_HOME=" + r.home,
+		"NOVA_SERVER_PORT=" + strconv.Itoa(r.serverPort), "NOVA_FACADE_PORT=" + strconv.Itoa(r.facadePort)}, r.extra...)...)
 	out := &novatest.LogBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	novatest.Must(r.t, cmd.Start())
@@ -99,8 +101,8 @@ func (r *runScript) fail(dir string) (int, string) {
 	r.t.Helper()
 	cmd := exec.Command("bash", filepath.Join(r.repo, "scripts", "run.sh"))
 	cmd.Dir = r.user
-	cmd.Env = r.env("DIR="+dir, "NOVA_HOME="+r.home,
-		"NOVA_SERVER_PORT="+strconv.Itoa(r.serverPort), "NOVA_FACADE_PORT="+strconv.Itoa(r.facadePort))
+	cmd.Env = r.env(append([]string{"DIR=" + dir, "NOVA_HOME=" + r.home,
+		"NOVA_SERVER_PORT=" + strconv.Itoa(r.serverPort), "NOVA_FACADE_PORT=" + strconv.Itoa(r.facadePort)}, r.extra...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	novatest.Must(r.t, cmd.Start())
@@ -166,9 +168,11 @@ func TestRunScriptPorts(t *testing.T) {
 // and one an earlier make run left open stayed open.
 func TestRunScriptHomePrivate(t *testing.T) {
 	r := newRunScript(t)
-	// An earlier make run's home, written under umask 022.
+	// An earlier make run's home, written under umask 022: its
+	// config.yaml has the header run.sh writes (a file without it is the
+	// user's, which run.sh refuses to replace: TestRunScriptKeepsUsersConfig).
 	novatest.Must(t, os.MkdirAll(r.home, 0o755))
-	novatest.Must(t, os.WriteFile(filepath.Join(r.home, "config.yaml"), []byte("sources: []\n"), 0o644))
+	novatest.Must(t, os.WriteFile(filepath.Join(r.home, "config.yaml"), []byte("# Written by scripts/run.sh for DIR=/gone\nsources: []\n"), 0o644))
 	dir := filepath.Join(r.user, "notes")
 	novatest.Must(t, os.MkdirAll(dir, 0o755))
 	novatest.Must(t, os.WriteFile(filepath.Join(dir, "k8s.md"), []byte(runNote), 0o644))
@@ -179,6 +183,48 @@ func TestRunScriptHomePrivate(t *testing.T) {
 		if got := fi.Mode().Perm(); got != want {
 			t.Errorf("%s: mode %04o, want %04o", path, got, want)
 		}
+	}
+}
+
+// TestRunScriptKeepsUsersConfig: make run with NOVA_HOME set in the
+// shell to a home whose config.yaml run.sh did not write (the user's
+// ~/.nova, say) stops with exit 2 before touching it, and says what it
+// would have replaced and how to go on; it rewrote the file silently, and
+// the user's sources were lost. RESET_CONFIG=1 replaces it knowingly, and
+// a config.yaml of an earlier make run is rewritten as before.
+func TestRunScriptKeepsUsersConfig(t *testing.T) {
+	r := newRunScript(t)
+	novatest.Must(t, os.MkdirAll(r.home, 0o700))
+	cfgPath := filepath.Join(r.home, "config.yaml")
+	users := "# My sources\nsources:\n  - {name: vault, kind: markdown, path: '/home/me/vault'}\n"
+	novatest.Must(t, os.WriteFile(cfgPath, []byte(users), 0o600))
+	dir := filepath.Join(r.user, "notes")
+	novatest.Must(t, os.MkdirAll(dir, 0o755))
+	novatest.Must(t, os.WriteFile(filepath.Join(dir, "k8s.md"), []byte(runNote), 0o644))
+
+	code, out := r.fail(dir)
+	for _, want := range []string{cfgPath, "unset NOVA_HOME", "RESET_CONFIG=1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("exit %d without %q:\n%s", code, want, out)
+		}
+	}
+	if code != 2 {
+		t.Errorf("exit %d, want 2:\n%s", code, out)
+	}
+	if b, err := os.ReadFile(cfgPath); err != nil || string(b) != users {
+		t.Fatalf("the user's config.yaml was changed (%v):\n%s", err, b)
+	}
+	if strings.Contains(out, "Built ") {
+		t.Errorf("it indexed into the user's home:\n%s", out)
+	}
+
+	// Knowingly: replaced by run.sh's, which the next run rewrites.
+	r.extra = []string{"RESET_CONFIG=1"}
+	r.start(dir)
+	b, err := os.ReadFile(cfgPath)
+	novatest.Must(t, err)
+	if !strings.HasPrefix(string(b), "# Written by scripts/run.sh") || strings.Contains(string(b), "vault") {
+		t.Errorf("RESET_CONFIG=1 did not replace config.yaml:\n%s", b)
 	}
 }
 

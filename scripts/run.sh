@@ -13,6 +13,12 @@
 # NOVA_SERVER_PORT and NOVA_FACADE_PORT, when set, are written into the
 # scratch config.yaml, so that the novactl commands printed below reach
 # this novad from another terminal.
+#
+# A NOVA_HOME set in the shell wins over the scratch home. Its config.yaml
+# is rewritten only when an earlier run wrote it (the header line below);
+# any other is the user's, and the run stops rather than lose its sources:
+# RESET_CONFIG=1 replaces it knowingly, RESET_CONFIG=0 indexes the sources
+# it names.
 set -euo pipefail
 DIR="${DIR:-sample/memory}"
 # A "~" the shell did not expand: zsh leaves it in make run DIR=~/notes,
@@ -83,6 +89,17 @@ fi
 # YAML single quotes keep any path as it is; a quote in it is doubled.
 q() { printf "'%s'" "${1//\'/\'\'}"; }
 export NOVA_HOME="${NOVA_HOME:-$PWD/.nova-run}"
+header="# Written by scripts/run.sh"
+# (A file that cannot be read is not known to be this script's either.)
+written_here() {
+  local first=""
+  IFS= read -r first < "$1" 2>/dev/null || true
+  [[ "$first" == "$header"* ]]
+}
+if [ -z "${RESET_CONFIG:-}" ] && [ -s "$NOVA_HOME/config.yaml" ] && ! written_here "$NOVA_HOME/config.yaml"; then
+  echo "run: $NOVA_HOME/config.yaml was not written by make run (it lacks the \"$header\" line), and this run would replace it and the sources it names: unset NOVA_HOME to index DIR into the scratch home .nova-run; or RESET_CONFIG=1 make run to replace that file knowingly; or RESET_CONFIG=0 make run to index the sources it names" >&2
+  exit 2
+fi
 # The home holds what memory says: private, as Nova keeps it (0700, 0600),
 # whatever the shell's umask.
 umask 077
@@ -90,7 +107,7 @@ mkdir -p "$NOVA_HOME"
 kinds="Markdown notes"
 if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
   {
-    echo "# Written by scripts/run.sh for DIR=$DIR"
+    echo "$header for DIR=$DIR"
     # (A port that is not a number is left to the environment, where
     # novactl and novad name the variable in their error.)
     if [[ "${NOVA_SERVER_PORT:-}" =~ ^[0-9]+$ ]]; then echo "server: {port: $NOVA_SERVER_PORT}"; fi
