@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
 )
@@ -116,6 +117,24 @@ func TestIndex_noSourcesSaysSo(t *testing.T) {
 	code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process")
 	if code != ExitFailure || !strings.Contains(errOut, "no sources are configured") || !strings.Contains(errOut, "novactl config init") || strings.Contains(errOut, "check the paths") {
 		t.Errorf("sync with no sources: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestIndex_noSourcesInConfigSaysSo: a sync with a config.yaml that names
+// no source (what config init writes where it finds no agent memory) says
+// how to add one to that file: it said to run novactl config init, which
+// the user had just run, and which only refuses while the file exists.
+func TestIndex_noSourcesInConfigSaysSo(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "nova")
+	novatest.Must(t, paths.MkdirPrivate(home))
+	cfgPath := filepath.Join(home, "config.yaml")
+	novatest.Must(t, os.WriteFile(cfgPath, []byte("sources: []\n"), 0o600))
+	env := []string{"HOME=" + root, "NOVA_HOME=" + home}
+	code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process")
+	if code != ExitFailure || !strings.Contains(errOut, "no sources are configured") || !strings.Contains(errOut, cfgPath) ||
+		!strings.Contains(errOut, "novactl config init --force --notes DIR") || strings.Contains(errOut, "check the paths") {
+		t.Errorf("sync with a config.yaml of no sources: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
 

@@ -270,11 +270,19 @@ var ErrNothingToIndex = errors.New("the sources produced no memory to index: che
 // diagnosis the user needs.
 type NothingToIndexError struct {
 	Result *BuildResult
+	// Config is the config.yaml that was read, "" when there is none.
+	Config string
 }
 
 func (e *NothingToIndexError) Error() string {
 	if e.Result != nil && len(e.Result.Sources) == 0 {
 		// No paths to check: none are configured.
+		if e.Config != "" {
+			// The user has often just run config init, which found
+			// nothing here to read; run again, it refuses to replace the
+			// file without --force.
+			return "no sources are configured in " + e.Config + ", so there is no memory to index: add one under sources: (README: Configuration), or run novactl config init --force --notes DIR to rewrite it with a folder of notes (the old file is backed up)"
+		}
 		return "no sources are configured, so there is no memory to index: add them under sources: in config.yaml (novactl config init writes them for the agent memory and notes found on this machine)"
 	}
 	return ErrNothingToIndex.Error()

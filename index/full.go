@@ -219,7 +219,7 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 	}
 	res.Timings["read"] = time.Since(t0).Milliseconds()
 	if res.Added == 0 {
-		return nil, nil, &NothingToIndexError{Result: res}
+		return nil, nil, &NothingToIndexError{Result: res, Config: x.cfg.File}
 	}
 	t0 = time.Now()
 	parts, err := x.finishSegments(sink, res)

@@ -87,7 +87,7 @@ func (x *Indexer) incremental(ctx context.Context, prev *previous, res *BuildRes
 	}
 	if g.Count()-len(d.retired)+len(d.adds) == 0 {
 		d.summarize(states)
-		return nil, nil, &NothingToIndexError{Result: res}
+		return nil, nil, &NothingToIndexError{Result: res, Config: x.cfg.File}
 	}
 	t0 = time.Now()
 	sink := x.newSink(ctx, sp, g.Len(), res)
