@@ -252,11 +252,13 @@ func Run(ctx context.Context, opts Options) Report {
 
 	// Daemon. Advice to restart novad or the watcher names the command
 	// for how each runs here.
-	defs, brewElsewhere := homeDefinitions(packaging.Definitions(paths.UserHome(opts.Environ), opts.GOOS), paths.Relocated(opts.Environ) != "")
+	relocated := paths.Relocated(opts.Environ)
+	defs, brewElsewhere := homeDefinitions(packaging.Definitions(paths.UserHome(opts.Environ), opts.GOOS), relocated != "")
 	// Why novad (and every index command) would refuse this home: said
 	// here, where novad says it only in its log.
 	refusal := home.Refusal()
 	novadRunner := runnerOf(defs, "novad", holderPID(home.DaemonLock()))
+	novadRunner.home = relocated
 	c := client.ForConfig(cfg)
 	pctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	health, herr := c.Health(pctx)

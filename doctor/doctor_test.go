@@ -728,6 +728,28 @@ func TestDaemonNotRunningFacadePortHeld(t *testing.T) {
 	}
 }
 
+// TestDaemonNotRunningScratchHome: with novad down for a home NOVA_HOME
+// moves off ~/.nova (make run's .nova-run) and no service installed, the
+// advice starts novad with that NOVA_HOME, quoted for the shell: it said
+// novactl service install or plain novad, which both serve ~/.nova.
+func TestDaemonNotRunningScratchHome(t *testing.T) {
+	f := newFixture(t)
+	f.home = paths.Home{Root: filepath.Join(t.TempDir(), "My Projects", "nova", ".nova-run")}
+	novatest.Must(t, paths.MkdirPrivate(f.home.Root))
+	f.environ = []string{f.environ[0], "NOVA_HOME=" + f.home.Root}
+	f.writeConfig()
+	c := want(t, f.run(Options{}), "daemon", Blocked, CodeNotRunning)
+	text := c.Message + " " + c.Advice
+	if cmd := "NOVA_HOME='" + f.home.Root + "' novad"; !strings.Contains(text, cmd) || strings.Contains(text, "service install") {
+		t.Errorf("daemon, novad down for a scratch home: %q, want %q and no service install", text, cmd)
+	}
+	// The default home keeps the advice for it.
+	g := newFixture(t)
+	if c := want(t, g.run(Options{}), "daemon", Blocked, CodeNotRunning); !strings.Contains(c.Message+c.Advice, "novactl service install") {
+		t.Errorf("daemon, novad down for ~/.nova: %+v", c)
+	}
+}
+
 // TestDaemonRunsWithAnOlderConfig: novad reads config.yaml once, when it
 // starts; a change made since (retrieval, embedding, ports) is not in
 // force until it restarts. Doctor called novad Ready; now it says novad

@@ -6,6 +6,8 @@ import (
 
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/packaging"
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/shellword"
 )
 
 // runner is how one of Nova's jobs ("novad" or "watcher", packaging's
@@ -18,6 +20,10 @@ type runner struct {
 	def *packaging.Definition
 	// pid is the running process, for the by-hand advice; 0 when unknown.
 	pid int
+	// home is the NOVA_HOME the job serves when it is not the default
+	// ~/.nova (paths.Relocated), "" for the default: plain novad, and a
+	// login service, serve ~/.nova.
+	home string
 }
 
 // runnerOf is how job runs, from the definitions on disk; with both
@@ -67,6 +73,10 @@ func (r runner) start() string {
 		return "brew services start " + r.def.Formula + " (brew services info " + r.def.Formula + " shows why it stopped)"
 	case r.novactl():
 		return "novactl service start (novactl service status shows why it stopped)"
+	case r.home != "":
+		// A scratch home (make run's .nova-run) wants no login service,
+		// which would take the place of the one that serves ~/.nova.
+		return "run novad with this home in a terminal: " + paths.EnvHome + "=" + shellword.Quote(r.home) + " novad"
 	}
 	return "novactl service install (macOS/Linux service) or run novad in a terminal"
 }
