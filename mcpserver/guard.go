@@ -365,6 +365,27 @@ type lockedWriter struct {
 	standIns  map[string]json.RawMessage
 	standInOf map[string]string
 	lastStand uint64
+
+	// broken is the first error a write to w met (the client's end of
+	// stdout gone): why the session ended, where the SDK reports what
+	// followed it, a read of the transport it then closed.
+	broken error
+}
+
+// write writes p to the client, noting the first error. l.mu is held.
+func (l *lockedWriter) write(p []byte) error {
+	_, err := l.w.Write(p)
+	if err != nil && l.broken == nil {
+		l.broken = err
+	}
+	return err
+}
+
+// brokenBy returns the first error a write to the client met, or nil.
+func (l *lockedWriter) brokenBy() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.broken
 }
 
 // batch collects the answers to one JSON-RPC batch.
@@ -413,7 +434,7 @@ func (l *lockedWriter) flush(b *batch) error {
 		return nil
 	}
 	out := append([]byte{'['}, bytes.Join(b.parts, []byte{','})...)
-	_, err := l.w.Write(append(out, ']', '\n'))
+	err := l.write(append(out, ']', '\n'))
 	return err
 }
 
@@ -423,8 +444,7 @@ func (l *lockedWriter) flush(b *batch) error {
 func (l *lockedWriter) reply(p []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, err := l.w.Write(p)
-	return err
+	return l.write(p)
 }
 
 // Write writes the SDK's messages, noting which request each answers.
@@ -455,7 +475,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 			}
 		}
 	}
-	if _, err := l.w.Write(p); err != nil {
+	if err := l.write(p); err != nil {
 		return 0, err
 	}
 	return n, nil

@@ -112,5 +112,10 @@ func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer) er
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
+	if broken := w.brokenBy(); err != nil && broken != nil {
+		// The client's stdout went first; what the session ended on
+		// after it only follows from that.
+		return broken
+	}
 	return err
 }

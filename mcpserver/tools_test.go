@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -403,6 +404,36 @@ func TestSearchSchema_NamesEveryAgent(t *testing.T) {
 	for _, k := range agents.MemoryKinds() {
 		if !strings.Contains(desc, k) {
 			t.Errorf("memory_search's agent filter does not name %s: %q", k, desc)
+		}
+	}
+}
+
+// brokenStdout is a client's stdout whose reader has gone: every write
+// fails as a write to a broken pipe does.
+type brokenStdout struct{}
+
+func (brokenStdout) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+// TestServe_BrokenStdout: when the client's end of stdout is gone, Serve
+// reports the broken pipe, whatever error the SDK's session ends with
+// after it (its read of the closed transport), so that novactl mcp can
+// say the client went away instead of "read/write on closed pipe".
+func TestServe_BrokenStdout(t *testing.T) {
+	// The order of the two errors is a race: it took some hundred
+	// sessions under -race to see the wrong one.
+	for range 200 {
+		pr, pw := io.Pipe()
+		go func() {
+			_, _ = io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+			// The client keeps its stdin open: the session must end on the
+			// broken stdout alone.
+		}()
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		err := Serve(ctx, New(Options{}), pr, brokenStdout{})
+		cancel()
+		_ = pw.Close()
+		if !errors.Is(err, syscall.EPIPE) {
+			t.Fatalf("Serve: %v, want the broken pipe (EPIPE)", err)
 		}
 	}
 }
