@@ -51,7 +51,9 @@ func OpenCache(dir, profileHash string, dim int) (*Cache, error) {
 	c := &Cache{path: filepath.Join(dir, profileHash+".vec"), dim: dim, index: map[Key]int{}, used: map[Key]bool{}}
 	// Never through a symbolic link (see Flush): one found here is read
 	// as no cache, and Flush refuses to write it.
-	f, err := os.OpenFile(c.path, os.O_RDONLY|paths.NoFollow, 0)
+	// Nor through a named pipe, whose open would wait for a writer and
+	// hold up the build: NonBlock, and what is opened must be a file.
+	f, err := os.OpenFile(c.path, os.O_RDONLY|paths.NoFollow|paths.NonBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
 		return c, nil
 	}
@@ -59,6 +61,9 @@ func OpenCache(dir, profileHash string, dim int) (*Cache, error) {
 		return nil, fmt.Errorf("open embedding cache: %w", err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return c, nil // read as no cache; Flush refuses to write it
+	}
 	r := bufio.NewReaderSize(f, 1<<20)
 	head := make([]byte, len(cacheMagic)+4)
 	if _, err := io.ReadFull(r, head); err != nil || string(head[:len(cacheMagic)]) != cacheMagic ||
@@ -126,11 +131,25 @@ func (c *Cache) Flush() error {
 	// Never through a symbolic link: the name is the profile hash /health
 	// publishes, so a link planted while the home was open to others would
 	// have the file it points to truncated and overwritten with vectors.
-	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE|paths.NoFollow, paths.FileMode)
+	// Nor through a named pipe, whose open (NonBlock: it fails when no
+	// reader waits) or write would wait and hold up the build.
+	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE|paths.NoFollow|paths.NonBlock, paths.FileMode)
 	if errors.Is(err, syscall.ELOOP) {
 		return fmt.Errorf("append embedding cache: %s %w", c.path, atomicfile.ErrSymlink)
 	}
+	if errors.Is(err, syscall.ENXIO) {
+		// What a write-only NonBlock open of a named pipe no one reads
+		// fails with.
+		err = &paths.NotFileError{Path: c.path, Mode: fs.ModeNamedPipe}
+	}
 	if err != nil {
+		return fmt.Errorf("append embedding cache: %w", err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = &paths.NotFileError{Path: c.path, Mode: fi.Mode()}
+		}
 		return fmt.Errorf("append embedding cache: %w", err)
 	}
 	// Append after the last whole record: anything beyond it (a torn

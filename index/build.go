@@ -506,7 +506,7 @@ func (x *Indexer) openBuilt(m *manifest.Manifest) (*previous, error) {
 	if err != nil {
 		return nil, err
 	}
-	sb, err := os.ReadFile(filepath.Join(x.home.IndexDir(), manifest.SpaceDir(m.Space.ID), generation.FileSpace))
+	sb, err := readGenerationFile(filepath.Join(x.home.IndexDir(), manifest.SpaceDir(m.Space.ID), generation.FileSpace))
 	if err != nil {
 		return nil, err
 	}

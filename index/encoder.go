@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"time"
 
@@ -40,7 +39,9 @@ func discoverEncoder(ctx context.Context, home paths.Home, want api.EmbeddingPro
 	if !lockfile.Held(home.DaemonLock()) || lockfile.ReadHolder(home.DaemonLock()).IsStarting() {
 		return nil, nil
 	}
-	b, err := os.ReadFile(home.ServerState())
+	// Only a regular file: a named pipe would block the read, and the
+	// build with it; what is not a file is no novad's state.
+	b, _, err := paths.ReadRegular(home.ServerState(), 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

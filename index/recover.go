@@ -73,7 +73,9 @@ const maxLost = 1000
 // ReadLost returns the memory builds recorded as lost (index/lost.json),
 // oldest first; none when nothing was.
 func ReadLost(home paths.Home) ([]LostMemory, error) {
-	b, err := os.ReadFile(lostFile(home))
+	// Only a regular file: a named pipe would block the read, and doctor
+	// and every sync with it.
+	b, _, err := paths.ReadRegular(lostFile(home), 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

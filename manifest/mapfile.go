@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/edsrzf/mmap-go"
+
+	"github.com/nova-recall/nova/paths"
 )
 
 // MapFile maps path, a file this manifest's generation lists, read-only
@@ -15,7 +17,10 @@ import (
 // caller's own error, so each caller's errors.Is keeps working. The caller
 // unmaps the mapping (empty for an empty file) when nothing reads it.
 func MapFile(path string, want FileSum, verify bool, corrupt error) (mmap.MMap, error) {
-	f, err := os.Open(path)
+	// NonBlock: a named pipe in place of the file would otherwise block
+	// the open, and every reader of the generation with it; CheckOpen
+	// then refuses what is not a regular file.
+	f, err := os.OpenFile(path, os.O_RDONLY|paths.NonBlock, 0)
 	if err != nil {
 		return nil, err
 	}

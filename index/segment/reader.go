@@ -17,6 +17,7 @@ import (
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/vector"
 )
 
@@ -436,7 +437,9 @@ const maxMetaBytes = 1 << 16
 // (Meta.Analyzer), reading only its segment.json: what doctor reports
 // without loading the generation.
 func ReadAnalyzer(dir string) (string, error) {
-	f, err := os.Open(filepath.Join(dir, FileMeta))
+	// Only a regular file: a named pipe would block the open, and doctor
+	// with it.
+	f, _, err := paths.OpenRegular(filepath.Join(dir, FileMeta))
 	if err != nil {
 		return "", err
 	}
