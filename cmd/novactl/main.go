@@ -5,8 +5,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	// The SQLite driver, for the hermes source kind (Hermes' state.db):
 	// linked here, into the one binary that reads sources, not in package
@@ -17,7 +15,7 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.NotifyContext(context.Background(), os.Exit)
 	dir, _ := os.Getwd() // "" when it was removed: no project file is read
 	code := cli.Run(ctx, os.Args[1:], &cli.Invocation{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Environ: os.Environ(), Dir: dir})
 	stop()
