@@ -47,13 +47,7 @@ func TestStartWithoutManifestAfterTheClockWentBack(t *testing.T) {
 	novatest.Must(t, os.Remove(cfg.Home.Manifest()))
 
 	srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
-	var h api.Health
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		getJSON(t, "http://"+srv.DirectAddr().String()+api.PathHealth, &h)
-		if h.Generation != "" || time.Now().After(deadline) {
-			break
-		}
-	}
+	h := servedHealth(t, srv)
 	if h.Generation != last || h.Integrity.Status != api.IntegrityFallback {
 		t.Errorf("without a manifest: serving %q, integrity %+v; want %s, promoted last, as a fallback", h.Generation, h.Integrity, last)
 	}

@@ -139,6 +139,19 @@ func TestClockReachesSearch(t *testing.T) {
 	}
 }
 
+// servedHealth returns srv's health once it serves a generation, or as
+// it stands after 5 s (a novad that came up serving none).
+func servedHealth(t *testing.T, srv *daemon.Server) api.Health {
+	t.Helper()
+	var h api.Health
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		getJSON(t, "http://"+srv.DirectAddr().String()+api.PathHealth, &h)
+		if h.Generation != "" || time.Now().After(deadline) {
+			return h
+		}
+	}
+}
+
 func getJSON(t *testing.T, url string, v any) {
 	t.Helper()
 	resp, err := http.Get(url)
@@ -425,13 +438,7 @@ func TestStartWithoutManifestServesKeptGeneration(t *testing.T) {
 	novatest.Must(t, err)
 	novatest.Must(t, os.Remove(cfg.Home.Manifest()))
 	srv := serve(t, daemon.Options{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
-	var h api.Health
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		getJSON(t, "http://"+srv.DirectAddr().String()+api.PathHealth, &h)
-		if h.Generation != "" || time.Now().After(deadline) {
-			break
-		}
-	}
+	h := servedHealth(t, srv)
 	if h.Generation != m.RunID || !h.IndexLoaded || h.Integrity.Status != api.IntegrityFallback || h.Integrity.ServedRunID != m.RunID {
 		t.Errorf("without a manifest: serving %q (loaded %v), integrity %+v; want %s, as a fallback", h.Generation, h.IndexLoaded, h.Integrity, m.RunID)
 	}
