@@ -368,18 +368,25 @@ func TestRead_frontMatterListProperty(t *testing.T) {
 	}
 }
 
-// noteSections reads note as the file name in a Markdown source, which
-// must raise no problem, and returns its sections as "heading > path:
-// text", the text's lines joined by "|".
-func noteSections(t *testing.T, name, note string) []string {
+// noteRecords reads note as the file name in a Markdown source, which
+// must raise no problem, and returns its records.
+func noteRecords(t *testing.T, name, note string) []memory.Record {
 	t.Helper()
 	dir := writeTree(t, map[string]string{name: note})
 	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
 	if len(problems) != 0 {
 		t.Fatalf("problems %v", problems)
 	}
+	return recs
+}
+
+// noteSections reads note as the file name in a Markdown source, which
+// must raise no problem, and returns its sections as "heading > path:
+// text", the text's lines joined by "|".
+func noteSections(t *testing.T, name, note string) []string {
+	t.Helper()
 	var got []string
-	for _, r := range recs {
+	for _, r := range noteRecords(t, name, note) {
 		got = append(got, strings.Join(r.HeadingPath, " > ")+": "+strings.ReplaceAll(r.Text, "\n", "|"))
 	}
 	return got
@@ -1122,13 +1129,8 @@ func TestRead_excalidrawBanner(t *testing.T) {
 // noteTitles reads one note and returns each record's id and title.
 func noteTitles(t *testing.T, name, note string) []string {
 	t.Helper()
-	dir := writeTree(t, map[string]string{name: note})
-	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
-	if len(problems) != 0 {
-		t.Fatalf("problems %v", problems)
-	}
 	var got []string
-	for _, r := range recs {
+	for _, r := range noteRecords(t, name, note) {
 		got = append(got, r.ID+"|"+r.Title)
 	}
 	return got
