@@ -118,8 +118,8 @@ func canvasMarkdown(text string) string {
 // canvasLine is the line of raw that holds the node with id, as Obsidian
 // writes a node per line; 1 when it cannot be told.
 func canvasLine(raw []byte, id string) int {
+	quoted, _ := json.Marshal(id)
 	for _, sep := range []string{`"id":`, `"id": `} {
-		quoted, _ := json.Marshal(id)
 		if i := bytes.Index(raw, append([]byte(sep), quoted...)); i >= 0 {
 			return bytes.Count(raw[:i], []byte("\n")) + 1
 		}
