@@ -75,7 +75,10 @@ programs: install refuses while one exists, since a job registered twice
 runs twice for one NOVA_HOME (the second novad only stands by until the
 first stops), and status names the other definition and how to remove it.
 --dry-run prints every file (in full) and every command that would be written
-and run, and changes nothing. It refuses what the real run refuses before
+and run, and changes nothing; with --json, as one document on stdout:
+{"operation","manager","ok","dryRun":true,"plans":[{"operation","manager",
+"steps":[{"kind","path","mode","content","argv","when"}]}],"notes","novaHome"},
+one plan per job, and the notes the text form prints on stderr. It refuses what the real run refuses before
 changing anything (running as root; on Linux, no systemd, or no systemd user
 manager in this session, as under su or sudo -u), with the same message and
 exit status.
@@ -159,7 +162,7 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 	}
 	// notes are what does not stop op but a person should know (a port
 	// another program holds): on stderr, or with --json in the document,
-	// except a dry run's, whose JSON is the list of plans.
+	// a dry run's too, so that stdout is one JSON document and stderr quiet.
 	var notes []string
 	fail := func(err error) int { return serviceError(inv, *jsonOut, op, err, notes) }
 
@@ -187,7 +190,7 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 			if n == "" {
 				continue
 			}
-			if *jsonOut && !*dryRun {
+			if *jsonOut {
 				notes = append(notes, n)
 			} else {
 				fmt.Fprintf(inv.Stderr, "novactl service %s: note: %s\n", op, n)
@@ -269,7 +272,11 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 			plans = append(plans, plan)
 		}
 		if *jsonOut {
-			printJSON(inv.Stdout, plans)
+			if homeNote != "" {
+				notes = append(notes, homeNote)
+			}
+			printJSON(inv.Stdout, serviceDocument(op, backends[0].manager(), jobs[0].token.Home, notes,
+				map[string]any{"dryRun": true, "plans": plans}))
 			return ExitOK
 		}
 		for i, plan := range plans {
@@ -292,14 +299,7 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 		}
 	}
 	if *jsonOut {
-		out := map[string]any{"operation": op, "manager": backends[0].manager(), "ok": true, "steps": steps}
-		if len(notes) > 0 {
-			out["notes"] = notes
-		}
-		if jobs[0].token.Home != "" {
-			out["novaHome"] = jobs[0].token.Home
-		}
-		printJSON(inv.Stdout, out)
+		printJSON(inv.Stdout, serviceDocument(op, backends[0].manager(), jobs[0].token.Home, notes, map[string]any{"steps": steps}))
 		return ExitOK
 	}
 	for _, b := range backends {
@@ -309,6 +309,25 @@ func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps se
 		fmt.Fprintln(inv.Stdout, "Check it with: novactl service status; novactl doctor")
 	}
 	return ExitOK
+}
+
+// serviceDocument is the --json document of an operation that succeeded,
+// real or dry: {"operation","manager","ok":true} with the notes when there
+// are any, novaHome (uninstall: the home whose token goes) when known, and
+// what the run adds: "steps" for a real run, "dryRun" and "plans" (one
+// packaging.Plan per job, in the order they would run) for a dry one.
+func serviceDocument(op, manager, novaHome string, notes []string, extra map[string]any) map[string]any {
+	out := map[string]any{"operation": op, "manager": manager, "ok": true}
+	if len(notes) > 0 {
+		out["notes"] = notes
+	}
+	if novaHome != "" {
+		out["novaHome"] = novaHome
+	}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
 }
 
 // serviceJob is one of the two jobs novactl service manages.

@@ -218,22 +218,67 @@ func TestService_InstallDryRunWritesNothing(t *testing.T) {
 	}
 }
 
+// TestService_DryRunJSON: --dry-run --json prints one JSON document on
+// stdout, as every other --json of novactl does: the plans (novad's job,
+// then the watcher's, with the fields packaging.Plan has always had) and
+// the notes the text form prints on stderr (a port another program holds;
+// the home an install moves the service from), with stderr quiet, so a
+// script can read stdout whole.
 func TestService_DryRunJSON(t *testing.T) {
-	h := newServiceHome(t)
 	for _, goos := range []string{"darwin", "linux"} {
 		t.Run(goos, func(t *testing.T) {
-			deps := h.deps(goos, refuseLaunchctl{t}, refuseController(t))
-			code, out, errOut := runServiceCLI(context.Background(), h.environ, deps, "install", "--dry-run", "--json")
-			if code != ExitOK {
-				t.Fatalf("exit %d: %s", code, errOut)
+			h := newServiceHome(t)
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
 			}
-			var plans []packaging.Plan
-			if err := json.Unmarshal([]byte(out), &plans); err != nil || len(plans) != 2 {
-				t.Fatalf("not two plans: %v\n%s", err, out)
+			defer ln.Close()
+			addr := ln.Addr().String()
+			h.writeConfig(t, fmt.Sprintf("server:\n  port: %d\nfacade:\n  port: 0\n", ln.Addr().(*net.TCPAddr).Port))
+			// Installed from another home: this install would move it.
+			other := filepath.Join(filepath.Dir(h.home), "other")
+			installedDefinition(t, h, goos, "NOVA_HOME="+other)
+			before := snapshot(t, filepath.Dir(h.home))
+			deps := h.deps(goos, refuseLaunchctl{t}, refuseController(t))
+			deps.dial = nil // a real dial, to 127.0.0.1 only: the config names no other host
+			code, out, errOut := runServiceCLI(context.Background(), h.environ, deps, "install", "--dry-run", "--json")
+			if code != ExitOK || errOut != "" {
+				t.Fatalf("exit %d, want 0 and a quiet stderr: %s", code, errOut)
+			}
+			sameSnapshot(t, before, snapshot(t, filepath.Dir(h.home)))
+			var doc struct {
+				Operation string
+				DryRun    bool
+				Manager   string
+				OK        bool
+				Plans     []packaging.Plan
+				Notes     []string
+			}
+			dec := json.NewDecoder(strings.NewReader(out))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&doc); err != nil || dec.More() {
+				t.Fatalf("not one JSON document (%v):\n%s", err, out)
+			}
+			wantManager := map[string]string{"darwin": "launchd", "linux": "systemd"}[goos]
+			if doc.Operation != "install" || !doc.DryRun || !doc.OK || doc.Manager != wantManager || len(doc.Plans) != 2 {
+				t.Fatalf("document %+v, want install, dryRun, ok, %s and two plans:\n%s", doc, wantManager, out)
+			}
+			if n := strings.Join(doc.Notes, "\n"); len(doc.Notes) != 2 || !strings.Contains(n, addr+" is in use") || !strings.Contains(n, "serves NOVA_HOME "+other) {
+				t.Errorf("notes %q, want the taken port %s and the home the service moves from, %s", doc.Notes, addr, other)
+			}
+			// The plans keep packaging.Plan's field names.
+			var raw struct{ Plans []map[string]any }
+			if err := json.Unmarshal([]byte(out), &raw); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []string{"operation", "manager", "steps"} {
+				if _, ok := raw.Plans[0][k]; !ok {
+					t.Errorf("a plan lacks %q: %v", k, raw.Plans[0])
+				}
 			}
 			// novad's job, then the source watcher's: novactl index watch.
 			for i, want := range []string{h.novad, filepath.Join(h.bin, "novactl")} {
-				plan := plans[i]
+				plan := doc.Plans[i]
 				files := plan.Files()
 				if plan.Operation != "install" || len(files) != 1 || len(plan.Commands()) == 0 {
 					t.Fatalf("plan %+v", plan)
@@ -244,6 +289,18 @@ func TestService_DryRunJSON(t *testing.T) {
 				if i == 1 && (!strings.Contains(files[0].Content, "index") || !strings.Contains(files[0].Path, packaging.WatchServiceName)) {
 					t.Errorf("the watcher's definition %s does not run novactl index watch as %s:\n%s", files[0].Path, packaging.WatchServiceName, files[0].Content)
 				}
+			}
+
+			// Uninstall's plan names the home whose token it removes.
+			code, out, errOut = runServiceCLI(context.Background(), h.environ, deps, "uninstall", "--dry-run", "--json")
+			var un struct {
+				NovaHome string
+				Plans    []packaging.Plan
+				Notes    []string
+			}
+			if err := json.Unmarshal([]byte(out), &un); err != nil || code != ExitOK || errOut != "" || un.NovaHome != other || len(un.Plans) != 2 ||
+				len(un.Notes) != 1 || !strings.Contains(un.Notes[0], "serves NOVA_HOME "+other) {
+				t.Errorf("uninstall --dry-run --json: exit %d (%v), stderr %q:\n%s", code, err, errOut, out)
 			}
 		})
 	}
