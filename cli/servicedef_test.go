@@ -12,6 +12,7 @@ import (
 
 	"github.com/nova-recall/nova/doctor"
 	"github.com/nova-recall/nova/packaging/macos"
+	"github.com/nova-recall/nova/shellword"
 )
 
 // installedDefinition installs both jobs for goos in h (NOVA_HOME from
@@ -141,6 +142,13 @@ func TestOutdatedArgs(t *testing.T) {
 // deps (real definition files under h), and returns its service check.
 func doctorServiceCheck(t *testing.T, environ []string, deps serviceDeps) doctor.Check {
 	t.Helper()
+	return doctorCheck(t, environ, deps, "service")
+}
+
+// doctorCheck runs doctor for environ, with the service probes of deps
+// (real definition files under h), and returns its check id.
+func doctorCheck(t *testing.T, environ []string, deps serviceDeps, id string) doctor.Check {
+	t.Helper()
 	inv := &Invocation{Environ: environ}
 	b, err := newServiceBackend(inv, deps, novadJob(""), nil)
 	if err != nil {
@@ -153,11 +161,11 @@ func doctorServiceCheck(t *testing.T, environ []string, deps serviceDeps) doctor
 	rep := doctor.Run(context.Background(), doctor.Options{Environ: environ, Service: serviceProbe{b}, WatcherService: serviceProbe{w},
 		GOOS: deps.goos, Timeout: 100 * time.Millisecond})
 	for _, c := range rep.Checks {
-		if c.ID == "service" {
+		if c.ID == id {
 			return c
 		}
 	}
-	t.Fatalf("no service check: %+v", rep.Checks)
+	t.Fatalf("no %s check: %+v", id, rep.Checks)
 	return doctor.Check{}
 }
 
@@ -212,6 +220,51 @@ func TestDoctor_ServiceDefinition(t *testing.T) {
 			}
 			if c := doctorServiceCheck(t, append(slices.Clone(h.environ), "NOVA_HOME="+other), deps); c.State != doctor.Ready {
 				t.Errorf("the home the service serves: %+v", c)
+			}
+		})
+	}
+}
+
+// TestDoctor_StartAdviceForAnotherHomesService: novactl's jobs were
+// installed for another NOVA_HOME (their definitions name it), and this
+// home's novad and watcher are not running. "novactl service start" would
+// start the jobs of that other home, never this one's, so doctor names the
+// home they serve and what serves this one: novad (or novactl index watch)
+// with this NOVA_HOME in a terminal, or an install from this home.
+func TestDoctor_StartAdviceForAnotherHomesService(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			h := newServiceHome(t)
+			// Ports 0: doctor probes the configured ports, and the default
+			// ones may be this machine's own novad's.
+			h.writeConfig(t, "server:\n  port: 0\nfacade:\n  port: 0\n")
+			other := filepath.Join(filepath.Dir(h.home), "other home")
+			deps, def := installedDefinition(t, h, goos, "NOVA_HOME="+other)
+			this := filepath.Join(h.home, ".nova")
+			for _, tc := range []struct{ id, program string }{
+				{"daemon", "novad"},
+				{"watcher", "novactl index watch"},
+			} {
+				c := doctorCheck(t, h.environ, deps, tc.id)
+				text := c.Message + " " + c.Advice
+				if strings.Contains(text, "novactl service start") || !strings.Contains(text, "serve NOVA_HOME "+shellword.Quote(other)) ||
+					!strings.Contains(text, "NOVA_HOME="+shellword.Quote(this)+" "+tc.program) ||
+					!strings.Contains(text, "NOVA_HOME="+shellword.Quote(this)+" novactl service install") {
+					t.Errorf("%s check, with %s serving %s: %+v", tc.id, def, other, c)
+				}
+			}
+			// For the home the jobs serve, starting them is the advice.
+			if err := os.MkdirAll(other, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(other, "config.yaml"), []byte("server:\n  port: 0\nfacade:\n  port: 0\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range []string{"daemon", "watcher"} {
+				c := doctorCheck(t, append(slices.Clone(h.environ), "NOVA_HOME="+other), deps, id)
+				if !strings.Contains(c.Message+" "+c.Advice, "novactl service start") {
+					t.Errorf("%s check of the home the jobs serve: %+v", id, c)
+				}
 			}
 		})
 	}

@@ -302,6 +302,13 @@ func Run(ctx context.Context, opts Options) Report {
 			"a novad holds this home but did not answer within %s (%s): it may be stopped (SIGSTOP), overloaded or hung; check its log, then restart it (%s)",
 			opts.Timeout, firstLine(herr.Error()), novadRunner.hardRestart())))
 	default:
+		if novadRunner.novactl() && opts.Service != nil {
+			// Starting novactl's job serves the home its definition
+			// names, which need not be this one.
+			if st, err := opts.Service.ServiceStatus(ctx); err == nil {
+				novadRunner.served, novadRunner.root = servedElsewhere(st, home), home.Root
+			}
+		}
 		msg := "start it: " + novadRunner.start()
 		if refusal != nil {
 			// Starting it would only have it log the refusal and exit.
@@ -540,7 +547,7 @@ func Run(ctx context.Context, opts Options) Report {
 	case files > 0:
 		add(ready("freshness", "Index freshness", "no source changed since the active index was built"))
 	}
-	for _, c := range watcherChecks(ctx, fr, wst, defs, opts.WatcherService, cfg.File) {
+	for _, c := range watcherChecks(ctx, fr, wst, defs, opts.WatcherService, home, cfg.File) {
 		add(c)
 	}
 	for _, c := range goneCheck(states) {

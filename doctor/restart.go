@@ -24,6 +24,11 @@ type runner struct {
 	// ~/.nova (paths.Relocated), "" for the default: plain novad, and a
 	// login service, serve ~/.nova.
 	home string
+	// served is the NOVA_HOME novactl's definition gives the job when it
+	// is another than this home (root): starting that job serves the
+	// other home, never this one; "" when it serves this home or is not
+	// known.
+	served, root string
 }
 
 // runnerOf is how job runs, from the definitions on disk; with both
@@ -71,6 +76,8 @@ func (r runner) start() string {
 	switch {
 	case r.homebrew():
 		return "brew services start " + r.def.Formula + " (brew services info " + r.def.Formula + " shows why it stopped)"
+	case r.novactl() && r.served != "":
+		return elsewhereStart(r.root, r.served, "novad")
 	case r.novactl():
 		return "novactl service start (novactl service status shows why it stopped)"
 	case r.home != "":

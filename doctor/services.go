@@ -107,6 +107,27 @@ func otherHomeDefinition(home paths.Home, st ServiceStatus) Check {
 			paths.EnvHome, shellword.Quote(home.Root), st.Home, paths.EnvHome, shellword.Quote(st.Home)))
 }
 
+// elsewhereStart is the advice that starts program ("novad", "novactl
+// index watch") for home when novactl's jobs serve another home (served,
+// as their definitions say): starting those jobs would serve that home and
+// leave this one as it is, so the advice names both ways to serve this
+// one, at once in a terminal or at login from an install that moves the
+// jobs here.
+func elsewhereStart(home, served, program string) string {
+	return fmt.Sprintf("novactl's service jobs serve NOVA_HOME %s, not this one, so starting them leaves this home unserved: run %s=%s %s in a terminal; or, to serve this home at login instead, %s=%s novactl service install (one service per user: it moves from %s)",
+		shellword.Quote(served), paths.EnvHome, shellword.Quote(home), program, paths.EnvHome, shellword.Quote(home), shellword.Quote(served))
+}
+
+// servedElsewhere returns the NOVA_HOME that the job st is the status of
+// serves, as its installed definition says, when that is another home than
+// home; "" when it is this home, or when st cannot tell.
+func servedElsewhere(st ServiceStatus, home paths.Home) string {
+	if !st.Installed || st.Home == "" || sameDir(st.Home, home.Root) {
+		return ""
+	}
+	return st.Home
+}
+
 // outdatedDefinitions names novactl's definitions, novad's (st) and the
 // source watcher's (asked of watcher when set), that differ from what this
 // novactl writes (ServiceStatus.Outdated), and how; "" when none does.

@@ -107,8 +107,11 @@ func TestRun_HomebrewAndNovactlService(t *testing.T) {
 			[]string{registered}, nil, true, true},
 		{"a Linux unit name on macOS is not a definition", "darwin", []string{brewUnit, ourPlist}, Ready, "",
 			[]string{registered}, nil, true, true},
+		// novactl's probe is asked here, but by the novad check (novad is
+		// not running, and starting novactl's job serves the home its
+		// definition names): the service check is Homebrew's duplicate.
 		{"the watcher twice on macOS", "darwin", []string{ourPlist, "Library/LaunchAgents/dev.nova.watch.plist", "Library/LaunchAgents/homebrew.mxcl.nova-watch.plist"}, Degraded, CodeServiceTwice,
-			[]string{"source watcher is registered twice", "dev.nova.watch.plist", "homebrew.mxcl.nova-watch.plist"}, []string{"brew services stop nova-watch", "novactl service uninstall"}, false, true},
+			[]string{"source watcher is registered twice", "dev.nova.watch.plist", "homebrew.mxcl.nova-watch.plist"}, []string{"brew services stop nova-watch", "novactl service uninstall"}, true, true},
 		{"the watcher's formula is not novad", "darwin", []string{"Library/LaunchAgents/homebrew.mxcl.nova-watch.plist", ourPlist}, Ready, "",
 			[]string{registered}, nil, true, true},
 	} {

@@ -9,6 +9,7 @@ import (
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/packaging"
+	"github.com/nova-recall/nova/paths"
 )
 
 // staleAfter is how long a change may wait for a sync, while the watcher
@@ -62,9 +63,10 @@ func watcherFreshness(fr api.Freshness, st *freshness.State, now time.Time) Chec
 // the limits it hit, its failing syncs, and the files gone from sources
 // whose memory is kept. defs are the service definitions on disk (novactl
 // service install's and Homebrew's); probe, when set, says why novactl's
-// watcher job is not running. configFile is config.yaml ("" when there
-// is none), which a running watcher read once, when it started.
-func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, defs []packaging.Definition, probe ServiceProbe, configFile string) []Check {
+// watcher job is not running, and which home it serves, this one (home)
+// or another. configFile is config.yaml ("" when there is none), which a
+// running watcher read once, when it started.
+func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, defs []packaging.Definition, probe ServiceProbe, home paths.Home, configFile string) []Check {
 	const id, title = "watcher", "Source watcher"
 	var novad, watcher *packaging.Definition
 	for i, d := range defs {
@@ -92,8 +94,13 @@ func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, d
 		if watcher.Owner == packaging.OwnerHomebrew {
 			advice = "brew services start " + packaging.HomebrewWatchFormula + "; brew services info " + packaging.HomebrewWatchFormula + " shows why it stopped"
 		} else if probe != nil {
-			if s, err := probe.ServiceStatus(ctx); err == nil && s.Detail != "" {
-				why = " " + s.Detail
+			if s, err := probe.ServiceStatus(ctx); err == nil {
+				if s.Detail != "" {
+					why = " " + s.Detail
+				}
+				if served := servedElsewhere(s, home); served != "" {
+					advice = elsewhereStart(home.Root, served, "novactl index watch")
+				}
 			}
 		}
 		out = append(out, degraded(id, title, CodeWatcherNotRunning,
