@@ -432,6 +432,7 @@ func configVerbs() []verb {
 	return []verb{
 		{"show", "Print the effective configuration (the default)"},
 		{"check", "Only validate it, with field errors"},
+		{"get", "Print one value of it, for scripts (novactl config get server.port)"},
 		{"init", "Write a first config.yaml with the agent memory found on this machine"},
 	}
 }
@@ -442,11 +443,15 @@ func runConfig(_ context.Context, inv *Invocation, args []string) int {
 	if i := slices.Index(args, "init"); i >= 0 && !slices.ContainsFunc(args[:i], func(a string) bool { return !strings.HasPrefix(a, "-") }) {
 		return runConfigInit(inv, slices.Delete(slices.Clone(args), i, i+1))
 	}
-	fs := newFlags(inv, "novactl config", "novactl config [show|check] [--json] | novactl config init [flags]",
+	fs := newFlags(inv, "novactl config", "novactl config [show|check] [--json] | novactl config get KEY [--json] | novactl config init [flags]",
 		`show prints the effective configuration (defaults, then NOVA_HOME/config.yaml, then NOVA_* variables);
 with --json it prints it with the file's keys, so that it can be saved as config.yaml.
 check only validates it and exits non-zero with field errors; with --json it prints
 {"ok":true,"home":...,"file":...} or {"ok":false,"error":...,"errors":[{"field":...,"env":...,"file":...,"line":...,"message":...}]}.
+get prints the one value of the effective configuration at KEY, a dotted key of
+show --json (server.host, server.port, facade.port, sources.0.path): a string as
+it is, any other value as show --json gives it; with --json {"ok":true,"key":...,"value":...}.
+An unknown key exits 2 with a field error (with --json, in check's form).
 init writes a first config.yaml with the agent memory found on this machine
 (novactl config init --help).`)
 	jsonOut := fs.Bool("json", false, "print JSON")
@@ -457,7 +462,14 @@ init writes a first config.yaml with the agent memory found on this machine
 	if len(pos) > 0 && !isVerb(configVerbs(), pos[0]) {
 		return usageError(inv, fs, fmt.Sprintf("unknown subcommand %q (want show, check or init)%s", pos[0], didYouMean(pos[0], verbNameList(configVerbs()))))
 	}
-	if len(pos) > 1 {
+	if len(pos) > 0 && pos[0] == "get" {
+		switch {
+		case len(pos) == 1:
+			return commandError(inv, *jsonOut, fs.Name()+" get", ExitUsage, "missing KEY, a dotted key of novactl config show --json (server.port, say)")
+		case len(pos) > 2:
+			return commandError(inv, *jsonOut, fs.Name()+" get", ExitUsage, fmt.Sprintf("unexpected argument %q", pos[2]))
+		}
+	} else if len(pos) > 1 {
 		// Named as the subcommand it follows, as config init's are.
 		return commandError(inv, *jsonOut, fs.Name()+" "+pos[0], ExitUsage, fmt.Sprintf("unexpected argument %q", pos[1]))
 	}
@@ -469,6 +481,9 @@ init writes a first config.yaml with the agent memory found on this machine
 			fmt.Fprintf(inv.Stderr, "novactl: %s\n", configInvalid(err))
 		}
 		return ExitFailure
+	}
+	if len(pos) > 0 && pos[0] == "get" {
+		return configGet(inv, cfg, pos[1], *jsonOut)
 	}
 	if len(pos) > 0 && pos[0] == "check" {
 		if *jsonOut {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -181,5 +182,72 @@ func TestConfigShow_OpenAIEndpoint(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConfigGet: config get prints one effective value (defaults, then
+// config.yaml, then NOVA_* variables, as show) for a script to read: a
+// string bare, any other value as config show --json gives it. An unknown
+// key is a usage error (exit 2) that names the field and the nearest key,
+// in text on stderr or as show's field errors in --json on stdout.
+func TestConfigGet(t *testing.T) {
+	env := configHome(t, "server: {host: 127.0.0.1, port: 4137}\nsources:\n  - {name: notes, kind: markdown, path: /tmp/clijson-notes}\n")
+	env = append(env, "NOVA_FACADE_PORT=4136")
+	for _, tc := range []struct{ key, want string }{
+		{"server.port", "4137\n"},
+		{"server.host", "127.0.0.1\n"},
+		{"facade.port", "4136\n"}, // from the environment, as novad reads it
+		{"sources.0.path", "/tmp/clijson-notes\n"},
+	} {
+		code, out, errOut := runCLI(context.Background(), env, "config", "get", tc.key)
+		if code != ExitOK || out != tc.want || errOut != "" {
+			t.Errorf("config get %s: exit %d, stdout %q, stderr %q; want %q", tc.key, code, out, errOut, tc.want)
+		}
+	}
+	// A section prints as show --json prints it.
+	code, out, _ := runCLI(context.Background(), env, "config", "get", "server")
+	var server map[string]any
+	if err := json.Unmarshal([]byte(out), &server); code != ExitOK || err != nil || server["port"] != float64(4137) {
+		t.Errorf("config get server: exit %d (%v):\n%s", code, err, out)
+	}
+	code, out, errOut := runCLI(context.Background(), env, "config", "get", "server.port", "--json")
+	var doc struct {
+		OK    bool
+		Key   string
+		Value any
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK || errOut != "" || !doc.OK || doc.Key != "server.port" || doc.Value != float64(4137) {
+		t.Errorf("config get server.port --json: exit %d (%v), stderr %q:\n%s", code, err, errOut, out)
+	}
+
+	for _, key := range []string{"server.prot", "sources.3.path", "server.port.x", ""} {
+		code, out, errOut := runCLI(context.Background(), env, "config", "get", key)
+		if code != ExitUsage || out != "" || !strings.Contains(errOut, "novactl config get: ") || !strings.Contains(errOut, "unknown key "+strconv.Quote(key)) {
+			t.Errorf("config get %q: exit %d, stdout %q, stderr %q; want exit 2 naming the key", key, code, out, errOut)
+		}
+	}
+	_, _, errOut = runCLI(context.Background(), env, "config", "get", "server.prot")
+	if !strings.Contains(errOut, `did you mean "server.port"?`) {
+		t.Errorf("config get server.prot does not suggest server.port: %s", errOut)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "config", "get", "server.prot", "--json")
+	var bad struct {
+		OK     *bool
+		Error  string
+		Errors []config.Problem
+	}
+	if err := json.Unmarshal([]byte(out), &bad); err != nil || code != ExitUsage || errOut != "" || bad.OK == nil || *bad.OK ||
+		len(bad.Errors) != 1 || bad.Errors[0].Field != "server.prot" || !strings.Contains(bad.Errors[0].Message, "server.port") {
+		t.Errorf("config get server.prot --json: exit %d (%v), stderr %q:\n%s", code, err, errOut, out)
+	}
+	for _, args := range [][]string{{"config", "get"}, {"config", "get", "server.port", "facade.port"}} {
+		if code, out, errOut := runCLI(context.Background(), env, args...); code != ExitUsage || out != "" || !strings.Contains(errOut, "config get") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want a usage error", args, code, out, errOut)
+		}
+	}
+	// An invalid configuration has no values to get: as show, exit 1.
+	bad2 := configHome(t, "sever: {port: 1}\n")
+	if code, out, errOut := runCLI(context.Background(), bad2, "config", "get", "server.port"); code != ExitFailure || out != "" || !strings.Contains(errOut, "invalid") {
+		t.Errorf("config get of an invalid config.yaml: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

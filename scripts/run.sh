@@ -161,13 +161,13 @@ echo "Nova home: $NOVA_HOME  (memory from $DIR: $kinds)"
 # address is the effective one (config.yaml, then NOVA_*; novad binds both
 # ports on server.host); a port taken after this check is still refused by
 # novad itself.
-if cfg=$(./bin/novactl config show --json 2>/dev/null); then
-  cfg=$(printf '%s' "$cfg" | tr -d ' \n')
-  host=$(printf '%s' "$cfg" | sed -n 's/.*"server":{[^}]*"host":"\([^"]*\)".*/\1/p')
+# (An invalid config.yaml has no values: index sync below says what is
+# wrong with it.)
+if host=$(./bin/novactl config get server.host 2>/dev/null); then
   for part in server facade; do
-    port=$(printf '%s' "$cfg" | sed -n "s/.*\"$part\":{[^}]*\"port\":\([0-9][0-9]*\)[,}].*/\1/p")
+    port=$(./bin/novactl config get "$part.port" 2>/dev/null) || continue
     # (Something accepts a connection there: the port is taken.)
-    if [ -n "$host" ] && [ -n "$port" ] && (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
+    if [ -n "$host" ] && [[ "$port" =~ ^[1-9][0-9]*$ ]] && (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
       echo "run: $host:$port ($part.port) is in use, by an installed novad, another make run or another program: give this run two free ports, e.g. NOVA_SERVER_PORT=4037 NOVA_FACADE_PORT=4036 make run" >&2
       exit 75
     fi
