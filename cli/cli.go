@@ -83,7 +83,7 @@ func commands() []command {
 	return []command{
 		{"bench", "Measure indexing and search speed against SQLite FTS5 and exact vector search", runBench, benchVerbs()},
 		{"completion", "Print a shell completion script (bash, zsh or fish)", runCompletion, completionVerbs()},
-		{"config", "Show the effective configuration, check it, or write a first one", runConfig, configVerbs()},
+		{"config", "Show the effective configuration or one value of it, check it, or write a first one", runConfig, configVerbs()},
 		{"doctor", "Check everything Nova needs and say what is blocked", runDoctor, nil},
 		{"eval", "Measure recall on your own cases or on LoCoMo", runEval, evalVerbs()},
 		{"index", "Build, sync, promote, roll back and list index generations; watch the sources", runIndex, indexVerbs()},
