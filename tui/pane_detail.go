@@ -56,7 +56,7 @@ func (m Model) detailContent() string {
 	field := func(name, value string) {
 		for i, l := range strings.Split(ansi.Wrap(value, max(w-12, 10), "/"), "\n") {
 			if i == 0 {
-				add("  " + st.label.Render(fmt.Sprintf("%-9s", name)) + " " + l)
+				add("  " + st.label.Render(fitCells(name, 9)) + " " + l)
 			} else {
 				add("            " + l)
 			}
@@ -165,11 +165,11 @@ func (m Model) scoreLines(comp map[string]float64, w int) []string {
 	nameW := 0
 	for n := range comp {
 		names = append(names, n)
-		nameW = max(nameW, len(n))
+		nameW = max(nameW, ansi.StringWidth(n))
 	}
 	sort.Strings(names)
 	cell := func(n string) string {
-		return m.styles.label.Render(fmt.Sprintf("%-*s", nameW, n)) + " " + fmt.Sprintf("%-9s", fmt.Sprintf("%.4g", comp[n]))
+		return m.styles.label.Render(fitCells(n, nameW)) + " " + fitCells(fmt.Sprintf("%.4g", comp[n]), 9)
 	}
 	cellW := nameW + 1 + 9
 	cols := 1

@@ -271,3 +271,82 @@ func TestView_NarrowRowsKeepText(t *testing.T) {
 		}
 	}
 }
+
+// joinedText holds what a terminal draws as one character made of many
+// code points (a family, a flag, a skin tone, a heart with its emoji
+// presentation selector), wide CJK, and combining marks.
+const joinedText = "家族 👨‍👩‍👧‍👦 met in 🇯🇵 and 🇫🇷 👍🏽 ❤️ café naïve (e\u0301) 日本語のテキスト 🏳️‍🌈 done"
+
+// TestView_JoinedEmojiFit: result titles, snippets and sources holding
+// joined emoji, flags, CJK and combining marks never make a line of the
+// screen wider than the window, on the list, in the search box and in the
+// detail view, and the result rows' scores stay in one column.
+func TestView_JoinedEmojiFit(t *testing.T) {
+	answer := func(b api.SearchBody) (*api.SearchResponse, error) {
+		r := resultsFixture(b.Query)
+		for i := range r.Results {
+			r.Results[i].Title = joinedText
+			r.Results[i].TextPreview = strings.Repeat(joinedText[:i*7]+" ", 1) + joinedText
+			r.Results[i].Text = ptr(joinedText + "\n\n" + joinedText)
+		}
+		r.Results[1].Source = ptr("👨‍👩‍👧‍👦🇯🇵")
+		r.Results[2].Source = ptr("e\u0301e\u0301e\u0301")
+		r.CitationPack[1].CitationID = "🇯🇵"
+		return r, nil
+	}
+	for _, w := range []int{minWidth, 21, 23, 31, 40, 47, 59, 80, 101, 120} {
+		m := started(t, &fakeBackend{report: readyReport(), answer: answer})
+		m = update(t, m, tea.WindowSizeMsg{Width: w, Height: 24})
+		m = press(t, m, "/", joinedText, "enter")
+		for _, screen := range []struct {
+			name string
+			keys []string
+		}{{"list", []string{"esc"}}, {"search box", []string{"/"}}, {"detail", []string{"esc", "enter"}}} {
+			v := press(t, m, screen.keys...)
+			view := v.View()
+			for i, l := range strings.Split(view, "\n") {
+				if lw := ansi.StringWidth(l); lw > w {
+					t.Errorf("%d columns, %s: line %d is %d cells wide: %q", w, screen.name, i, lw, l)
+				}
+			}
+			if screen.name != "list" {
+				continue
+			}
+			var cols []int
+			for _, l := range strings.Split(view, "\n") {
+				if loc := regexp.MustCompile(`\d\.\d{3}  `).FindStringIndex(l); loc != nil {
+					cols = append(cols, ansi.StringWidth(l[:loc[0]]))
+				}
+			}
+			if len(cols) != 3 || cols[0] != cols[1] || cols[0] != cols[2] {
+				t.Errorf("%d columns: the scores end at cells %v, want one column for the 3 rows:\n%s", w, cols, view)
+			}
+		}
+	}
+}
+
+// TestView_ScoreComponentsAlign: the detail view's score components line
+// up by display width whatever their names hold. The names were padded by
+// bytes and then by characters, so a name with a combining mark or a wide
+// character pushed its value, and the second column, out of line.
+func TestView_ScoreComponentsAlign(t *testing.T) {
+	answer := func(b api.SearchBody) (*api.SearchResponse, error) {
+		r := resultsFixture(b.Query)
+		r.Results[0].ScoreComponents = map[string]float64{"a": 0.5, "e\u0301tude": 0.25, "日記": 0.125, "zzz": 0.0625}
+		return r, nil
+	}
+	m := started(t, &fakeBackend{report: readyReport(), answer: answer})
+	m = update(t, m, tea.WindowSizeMsg{Width: 80, Height: 40})
+	m = press(t, m, "/", "dashboard port", "enter", "esc", "enter")
+	var starts []int
+	for _, l := range strings.Split(m.View(), "\n") {
+		for _, loc := range regexp.MustCompile(`0\.\d+`).FindAllStringIndex(l, -1) {
+			if strings.Contains(l, "zzz") || strings.Contains(l, "日記") || strings.Contains(l, "tude") || strings.HasPrefix(strings.TrimSpace(l), "a ") {
+				starts = append(starts, ansi.StringWidth(l[:loc[0]]))
+			}
+		}
+	}
+	if len(starts) != 4 || starts[0] != starts[2] || starts[1] != starts[3] {
+		t.Fatalf("the values start at cells %v, want two columns of two:\n%s", starts, m.View())
+	}
+}
