@@ -35,14 +35,20 @@ const (
 	defaultHeight = 24
 )
 
-// The smallest window the screens are laid out for. A smaller one shows
-// only that it is too small: drawn at this size, the terminal would cut
-// the screen to its last rows (losing the status and the search box) and
-// wrap its lines.
+// The smallest window the screens are laid out for: the search box, a
+// row of results and the help line that says how to quit. A smaller one
+// shows only that it is too small: drawn at this size, the terminal would
+// cut the screen to its last rows (losing the search box) and wrap its
+// lines.
 const (
 	minWidth  = 20
-	minHeight = 8
+	minHeight = 3
 )
+
+// fullHeight is the least height of the whole main screen (status pane,
+// separator, search box, filter row, results and help); below it the main
+// screen is compact (see compactLayout).
+const fullHeight = 8
 
 // Options configure New.
 type Options struct {
@@ -210,6 +216,11 @@ func (m Model) typing() bool {
 func (m *Model) resize(w, h int) {
 	m.winWidth, m.winHeight = w, h
 	m.width, m.height = max(w, minWidth), max(h, minHeight)
+	if h <= 0 {
+		// Unknown (a pseudo-terminal nobody sized): the whole screen
+		// at its least, as the compact one is for windows known small.
+		m.height = fullHeight
+	}
 	m.help.Width = m.width
 	// The prompt takes 9 cells; the input scrolls within the rest.
 	m.input.Width = max(m.width-len([]rune(m.input.Prompt))-1, 10)

@@ -111,3 +111,53 @@ func TestProgram_PasteIsInert(t *testing.T) {
 		t.Errorf("the pasted text around the escapes is not drawn:\n%q", drawn)
 	}
 }
+
+// TestProgram_ResizeSmall drives the real program through a sequence of
+// window sizes, as a person dragging a terminal's corner does: every size
+// from minWidth x minHeight up shows the search box and the results, one
+// below it says it is too small, and growing back shows the screen again.
+func TestProgram_ResizeSmall(t *testing.T) {
+	b := &fakeBackend{report: readyReport()}
+	tm := teatest.NewTestModel(t, New(Options{Backend: b, StatusInterval: time.Hour}), teatest.WithInitialTermSize(80, 24))
+	waitFor := func(want ...string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(out []byte) bool {
+			for _, w := range want {
+				if !bytes.Contains(out, []byte(w)) {
+					return false
+				}
+			}
+			return true
+		}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}
+	waitFor("Ready")
+	tm.Type("/")
+	tm.Type("dashboard port")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitFor("Quality strong")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	for _, s := range []struct {
+		w, h int
+		want []string
+	}{
+		{40, 10, []string{"Search ›", "After"}},
+		{20, 5, []string{"Search ›", "1.154"}},
+		{20, 3, []string{"Search ›", "1.154", "q quit"}},
+		{19, 3, []string{"Too small"}},
+		{20, 2, []string{"Too small"}},
+		{20, 5, []string{"Search ›", "1.154"}},
+		{80, 24, []string{"Search ›", "Quality strong", "After"}},
+	} {
+		t.Logf("%dx%d: waiting for %q", s.w, s.h, s.want)
+		tm.Send(tea.WindowSizeMsg{Width: s.w, Height: s.h})
+		waitFor(s.want...)
+	}
+	tm.Type("q")
+	final, ok := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
+	if !ok || !final.Quitting() {
+		t.Fatalf("final model %T, not quitting", final)
+	}
+	if v := final.View(); v != "" {
+		t.Fatalf("the final view is not empty: %q", v)
+	}
+}

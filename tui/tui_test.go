@@ -860,7 +860,7 @@ func TestModel_TooSmallWindowSaysSo(t *testing.T) {
 	b := &fakeBackend{report: blockedReport()}
 	m := started(t, b)
 	m = press(t, m, "/", "dashboard port", "enter")
-	for _, size := range [][2]int{{20, 5}, {19, 8}, {12, 3}, {40, 1}, {1, 1}} {
+	for _, size := range [][2]int{{20, 2}, {19, 8}, {12, 3}, {40, 1}, {1, 1}} {
 		for _, screen := range []string{"list", "detail", "filters"} {
 			t.Run(fmt.Sprintf("%dx%d %s", size[0], size[1], screen), func(t *testing.T) {
 				m := m
@@ -896,7 +896,7 @@ func TestModel_TooSmallWindowSaysSo(t *testing.T) {
 	if v := update(t, m, tea.WindowSizeMsg{}).View(); strings.Contains(v, "Too small") || !strings.Contains(v, "Search") {
 		t.Errorf("a window of unknown size (0x0):\n%s", v)
 	}
-	small := update(t, m, tea.WindowSizeMsg{Width: 20, Height: 5})
+	small := update(t, m, tea.WindowSizeMsg{Width: 20, Height: 2})
 	if q := press(t, small, "q"); !q.quitting {
 		t.Errorf("q does not quit a window too small")
 	}

@@ -65,6 +65,10 @@ type layout struct {
 	bodyRows   int // rows under the filter row, above the help
 	resultRows int // result rows within the body
 	helpRows   int
+	// compact is a window under fullHeight rows: the status pane is its
+	// header alone (when header is set), without the separator, and the
+	// filter row shows only when filterRow is set.
+	compact, header, filterRow bool
 }
 
 // Fixed rows of the main screen: the status header, the separator, the
@@ -75,6 +79,9 @@ const fixedRows = 4
 const minBodyRows = 6
 
 func (m Model) layout() layout {
+	if m.height < fullHeight {
+		return m.compactLayout()
+	}
 	l := layout{helpRows: m.helpHeight()}
 	avail := max(m.height-fixedRows-l.helpRows, 0)
 	body := minBodyRows
@@ -86,6 +93,33 @@ func (m Model) layout() layout {
 	l.statusRows = max(1, min(m.statusRowsWanted(), avail-body))
 	l.bodyRows = max(avail-l.statusRows, 0)
 	l.resultRows = max(l.bodyRows-len(m.limitLines())-len(m.qualityLines()), 0)
+	return l
+}
+
+// compactLayout shares out the rows of a window under fullHeight: the
+// search box, the help and a row of results come first; then the status
+// header, which says whether novad answers; then the filter row. The
+// status checks, the separator, the quality verdict and the limit notice
+// give way (the results, the detail view and f have what they say).
+func (m Model) compactLayout() layout {
+	l := layout{compact: true, helpRows: m.helpHeight()}
+	avail := max(m.height-l.helpRows-1, 1) // less the search box
+	if m.screen == screenFilters {
+		// The form is what the person is working on: it takes every row
+		// but the help's.
+		l.bodyRows = max(m.height-l.helpRows, 1)
+		return l
+	}
+	l.header = avail >= 2
+	l.filterRow = avail >= 5
+	l.bodyRows = avail
+	if l.header {
+		l.bodyRows--
+	}
+	if l.filterRow {
+		l.bodyRows--
+	}
+	l.resultRows = l.bodyRows
 	return l
 }
 
@@ -175,6 +209,9 @@ func (m Model) fullHelpView() (out string, ok bool) {
 // results (or the filter form).
 func (m Model) mainView() []string {
 	l := m.layout()
+	if l.compact {
+		return m.compactView(l)
+	}
 	lines := []string{m.statusHeader()}
 	lines = append(lines, m.statusLines(l.statusRows)...)
 	lines = append(lines, m.styles.muted.Render(strings.Repeat("─", m.width)))
@@ -187,6 +224,25 @@ func (m Model) mainView() []string {
 		body = append(append(body, m.qualityLines()...), m.bodyLines(l.resultRows)...)
 	}
 	lines = append(lines, padLines(body, l.bodyRows)...)
+	return append(lines, strings.Split(m.helpView(), "\n")...)
+}
+
+// compactView is mainView in a window under fullHeight rows, laid out by
+// compactLayout.
+func (m Model) compactView(l layout) []string {
+	var lines []string
+	if m.screen == screenFilters {
+		lines = padLines(m.formLines(l.bodyRows), l.bodyRows)
+		return append(lines, strings.Split(m.helpView(), "\n")...)
+	}
+	if l.header {
+		lines = append(lines, m.statusHeader())
+	}
+	lines = append(lines, m.input.View())
+	if l.filterRow {
+		lines = append(lines, m.filterRow())
+	}
+	lines = append(lines, padLines(m.bodyLines(l.resultRows), l.bodyRows)...)
 	return append(lines, strings.Split(m.helpView(), "\n")...)
 }
 

@@ -350,3 +350,58 @@ func TestView_ScoreComponentsAlign(t *testing.T) {
 		t.Fatalf("the values start at cells %v, want two columns of two:\n%s", starts, m.View())
 	}
 }
+
+// TestView_SmallWindowsStayUseful: down to minWidth x minHeight the main
+// screen shows the search box, at least a line of results and the way
+// out, in as many rows as the window has; the detail view and the filter
+// form fit too. A window under 8 rows showed only "Too small", so a
+// terminal split in four could not search at all.
+func TestView_SmallWindowsStayUseful(t *testing.T) {
+	m := started(t, &fakeBackend{report: blockedReport()})
+	m = press(t, m, "/", "dashboard port", "enter", "esc")
+	for _, size := range [][2]int{{minWidth, minHeight}, {20, 4}, {20, 5}, {20, 6}, {20, 7}, {30, 5}, {40, 10}, {80, 24}} {
+		w, h := size[0], size[1]
+		for _, c := range []struct {
+			screen, keys string
+			want         []string
+		}{
+			{"list", "", []string{"Search ›", "After", "q quit"}},
+			{"search box", "/", []string{"Search ›", "After", "ctrl+c quit"}},
+			{"detail", "enter", []string{"quit"}},
+			{"filters", "f", []string{"esc back"}},
+		} {
+			v := update(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+			if c.keys != "" {
+				v = press(t, v, c.keys)
+			}
+			view := v.View()
+			lines := strings.Split(view, "\n")
+			if len(lines) != h {
+				t.Errorf("%dx%d %s: %d lines:\n%s", w, h, c.screen, len(lines), view)
+			}
+			for i, l := range lines {
+				if lw := ansi.StringWidth(l); lw > w {
+					t.Errorf("%dx%d %s: line %d is %d cells wide: %q", w, h, c.screen, i, lw, l)
+				}
+			}
+			for _, want := range c.want {
+				if !strings.Contains(view, want) {
+					t.Errorf("%dx%d %s: no %q in:\n%s", w, h, c.screen, want, view)
+				}
+			}
+			if h >= 4 && c.screen == "list" && !strings.Contains(lines[0], "Blocked") {
+				t.Errorf("%dx%d: the first line does not say novad is Blocked:\n%s", w, h, view)
+			}
+			if c.screen == "detail" && (len(lines) < 2 || !strings.Contains(lines[0], "Nova · result")) {
+				t.Errorf("%dx%d detail: no header:\n%s", w, h, view)
+			}
+		}
+	}
+	// Moving down the list keeps the selection on screen in a window
+	// with one row of results.
+	v := update(t, m, tea.WindowSizeMsg{Width: 40, Height: minHeight})
+	v = press(t, v, "down", "down")
+	if view := v.View(); !strings.Contains(view, "› ") || !strings.Contains(view, "Moved") {
+		t.Errorf("the third result, selected, is not shown at 40x%d:\n%s", minHeight, view)
+	}
+}
