@@ -58,6 +58,46 @@ func TestProgram(t *testing.T) {
 // (a colour, a title change, a bell) was drawn into the terminal, where it
 // acted, and sent to novad inside the query.
 func TestProgram_PasteIsInert(t *testing.T) {
+	paste := "\x1b[200~why was the\r\ndashboard\x1b]0;pwned\x07 port\x1b[31m red\x1b[0m\x00 unavailable\x1b[201~"
+	query, drawn := pasteAndSearch(t, paste)
+	const want = "why was the dashboard port red unavailable"
+	if strings.Join(strings.Fields(query), " ") != want || strings.ContainsFunc(query, unicode.IsControl) {
+		t.Errorf("searched for %q, want %q", query, want)
+	}
+	for _, seq := range []string{"]0;", "\x07", "[31m", "\x00"} {
+		if strings.Contains(drawn, seq) {
+			t.Errorf("the pasted %q reached the terminal:\n%q", seq, drawn)
+		}
+	}
+	if !strings.Contains(drawn, "port red unavailable") {
+		t.Errorf("the pasted text around the escapes is not drawn:\n%q", drawn)
+	}
+}
+
+// TestProgram_PastedLinesStayWords: the lines of a pasted multi-line
+// question are words apart in the search box, whatever ends them. Many
+// terminals (and tmux) send a pasted line end as a carriage return, which
+// the box dropped as a control character: "why was the" over "dashboard
+// port" was searched as "why was thedashboard port", words no memory
+// holds.
+func TestProgram_PastedLinesStayWords(t *testing.T) {
+	for name, end := range map[string]string{"CR": "\r", "LF": "\n", "CRLF": "\r\n", "LF CR": "\n\r"} {
+		t.Run(name, func(t *testing.T) {
+			query, _ := pasteAndSearch(t, "\x1b[200~why was the"+end+"dashboard port"+end+"unavailable"+end+"\x1b[201~")
+			const want = "why was the dashboard port unavailable"
+			if strings.Join(strings.Fields(query), " ") != want {
+				t.Errorf("searched for %q, want %q", query, want)
+			}
+		})
+	}
+}
+
+// pasteAndSearch runs the real program on a pipe, presses /, pastes paste
+// (bracketed paste bytes as a terminal sends them) and Enter, then quits
+// with ctrl+c. It returns the query the backend got and all that was
+// drawn.
+func pasteAndSearch(t *testing.T, paste string) (query, drawn string) {
+	t.Helper()
 	b := &fakeBackend{report: readyReport()}
 	in, keys := io.Pipe()
 	var out bytes.Buffer
@@ -71,7 +111,6 @@ func TestProgram_PasteIsInert(t *testing.T) {
 		done <- final
 	}()
 	p.Send(tea.WindowSizeMsg{Width: 80, Height: 24})
-	paste := "\x1b[200~why was the\r\ndashboard\x1b]0;pwned\x07 port\x1b[31m red\x1b[0m\x00 unavailable\x1b[201~"
 	for _, k := range []string{"/", paste, "\r"} {
 		if _, err := io.WriteString(keys, k); err != nil {
 			t.Fatal(err)
@@ -97,19 +136,10 @@ func TestProgram_PasteIsInert(t *testing.T) {
 		t.Fatalf("final model is %T", final)
 	}
 	_, searches := b.calls()
-	const want = "why was the dashboard port red unavailable"
-	if len(searches) != 1 || strings.Join(strings.Fields(searches[0].Query), " ") != want || strings.ContainsFunc(searches[0].Query, unicode.IsControl) {
-		t.Errorf("searches = %+v, want one for %q", searches, want)
+	if len(searches) != 1 {
+		t.Fatalf("searches = %+v, want one", searches)
 	}
-	drawn := out.String()
-	for _, seq := range []string{"]0;", "\x07", "[31m", "\x00"} {
-		if strings.Contains(drawn, seq) {
-			t.Errorf("the pasted %q reached the terminal:\n%q", seq, drawn)
-		}
-	}
-	if !strings.Contains(drawn, "port red unavailable") {
-		t.Errorf("the pasted text around the escapes is not drawn:\n%q", drawn)
-	}
+	return searches[0].Query, out.String()
 }
 
 // TestProgram_ResizeSmall drives the real program through a sequence of

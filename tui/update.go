@@ -172,7 +172,12 @@ func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		// paste copied from a log or a transcript would be drawn into
 		// the terminal, where its escape sequences act, and sent to
 		// novad in the query.
-		msg.Runes = []rune(inert.Text(string(msg.Runes)))
+		// A pasted line end is a carriage return from many terminals
+		// (and tmux): dropped as a control character, it would join the
+		// last word of a line to the first of the next. The fields make
+		// a newline a space.
+		pasted := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(msg.Runes))
+		msg.Runes = []rune(inert.Text(pasted))
 	}
 	if msg.Paste && !m.typing() {
 		// Pasted text is a query (a question copied from elsewhere), as
