@@ -1104,3 +1104,21 @@ func TestModel_RefusalSaysWhatWasWrong(t *testing.T) {
 		t.Errorf("a busy novad:\n%s", view)
 	}
 }
+
+// TestModel_EscClosesFullHelp: esc closes the full help on the list, as
+// it leaves every other overlay. It did nothing there, and the help
+// stayed open over the results until ? was pressed again.
+func TestModel_EscClosesFullHelp(t *testing.T) {
+	m := started(t, &fakeBackend{report: readyReport()})
+	m = press(t, m, "/", "dashboard port", "enter", "esc", "?")
+	if !m.help.ShowAll {
+		t.Fatal("? did not open the full help")
+	}
+	m = press(t, m, "esc")
+	if m.help.ShowAll || m.Quitting() || m.Screen() != "list" {
+		t.Fatalf("after esc: full help %v, quitting %v, screen %s:\n%s", m.help.ShowAll, m.Quitting(), m.Screen(), m.View())
+	}
+	if view := m.View(); !strings.Contains(view, "? keys") || !strings.Contains(view, "After") {
+		t.Errorf("the short help and the results are not back:\n%s", view)
+	}
+}

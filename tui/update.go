@@ -295,6 +295,12 @@ func (m Model) updateListKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.searchSeq++
 		m.searchErr = errSearchCancelled
 		return m, nil
+	case m.help.ShowAll && key.Matches(msg, m.keys.Back):
+		// The full help is an overlay, and esc is how every other one
+		// closes.
+		m.help.ShowAll = false
+		m.clampCursor()
+		return m, nil
 	case key.Matches(msg, m.keys.Search):
 		m.input.CursorEnd()
 		return m, m.input.Focus()
