@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/doctor"
 	"github.com/nova-recall/nova/truncate"
 )
 
@@ -153,6 +154,13 @@ func (m Model) unavailableLines() []string {
 		reason = *m.resp.Reason
 	}
 	a := api.AdviceFor(reason)
+	if reason == api.ReasonIndexNotLoaded || reason == api.FreshnessMissing {
+		// Where the sources hold nothing to index, novactl index sync
+		// only fails: doctor says what to fix first.
+		if advice := m.reportAdvice(indexCheckID, doctor.CodeIndexMissing); advice != "" {
+			a.Do = sentence(oneLine(advice))
+		}
+	}
 	head := m.styles.errorText.Render("Search unavailable: ") + a.What
 	if reason != "" {
 		head += m.styles.muted.Render(" (" + reason + ")")

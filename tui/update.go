@@ -122,19 +122,30 @@ func (m Model) reportSaysNovadHeld() bool {
 // check when it says novad is not running (how to start it, as it is
 // installed here), "" otherwise.
 func (m Model) reportSaysNovadStopped() string {
+	return m.reportAdvice(daemonCheckID, doctor.CodeNotRunning)
+}
+
+// reportAdvice returns the advice of the last report's check id when its
+// code is code, "" otherwise: doctor knows this home (how novad is
+// installed, what the sources hold), the search's own advice does not.
+func (m Model) reportAdvice(id, code string) string {
 	if m.report == nil {
 		return ""
 	}
 	for _, c := range m.report.Checks {
-		if c.ID == daemonCheckID && c.Code == doctor.CodeNotRunning {
+		if c.ID == id && c.Code == code {
 			return c.Advice
 		}
 	}
 	return ""
 }
 
-// daemonCheckID is the ID of doctor's check that novad answers.
-const daemonCheckID = "daemon"
+// IDs of doctor's checks the search pane reads: that novad answers, and
+// that an index is active.
+const (
+	daemonCheckID = "daemon"
+	indexCheckID  = "index"
+)
 
 // armStatusTick schedules the next poll unless one is already scheduled.
 func (m *Model) armStatusTick() tea.Cmd {
