@@ -194,7 +194,7 @@ func (m Model) emptyLines() []string {
 // codes in the headline are kept whole.
 func (m Model) wrapped(head, advice string, codes ...string) []string {
 	lines := strings.Split(wrapKeeping(head, m.width, codes...), "\n")
-	for _, l := range strings.Split(ansi.Wrap("→ "+advice, m.width-2, ""), "\n") {
+	for _, l := range strings.Split(wrapAdvice("→ "+advice, m.width-2), "\n") {
 		lines = append(lines, m.styles.advice.Render("  "+l))
 	}
 	return lines
@@ -203,7 +203,7 @@ func (m Model) wrapped(head, advice string, codes ...string) []string {
 // indented wraps s to the width under a two-space indent, in style.
 func (m Model) indented(s string, style lipgloss.Style) []string {
 	var lines []string
-	for _, l := range strings.Split(ansi.Wrap(s, max(m.width-2, 10), " ;,"), "\n") {
+	for _, l := range strings.Split(wrapAdvice(s, max(m.width-2, 10)), "\n") {
 		lines = append(lines, style.Render("  "+l))
 	}
 	return lines

@@ -80,7 +80,7 @@ func (m Model) checkViews() []checkView {
 		if advice != "" {
 			v.compact = head + m.styles.advice.Render(" → "+advice)
 			if ansi.StringWidth(v.compact) > m.width {
-				for _, l := range strings.Split(ansi.Wrap("→ "+advice, max(m.width-6, 10), ""), "\n") {
+				for _, l := range strings.Split(wrapAdvice("→ "+advice, max(m.width-6, 10)), "\n") {
 					v.full = append(v.full, m.styles.advice.Render("      "+l))
 				}
 			} else {

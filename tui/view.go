@@ -300,7 +300,6 @@ func oneLine(s string) string { return strings.Join(strings.Fields(inert.Text(s)
 // one ("novad-" over "not-running") is no longer read, copied or searched
 // for as one. A code wider than the line is still cut.
 func wrapKeeping(s string, width int, codes ...string) string {
-	const nbHyphen = "\u2011" // one cell, and not a break point
 	for _, c := range codes {
 		if c != "" {
 			s = strings.ReplaceAll(s, c, strings.ReplaceAll(c, "-", nbHyphen))
@@ -308,6 +307,20 @@ func wrapKeeping(s string, width int, codes ...string) string {
 	}
 	return strings.ReplaceAll(ansi.Wrap(s, width, ""), nbHyphen, "-")
 }
+
+// wrapAdvice wraps advice to width cells at spaces, as ansi.Wrap does,
+// but never at a hyphen: advice is made of commands, paths and codes
+// ("NOVA_HOME=/home/jean-luc/.nova novad",
+// "retry-exact-missing-terms:zebra,giraffe"), and one cut within a word
+// is no longer what to type or look for. A word wider than the line is
+// still cut.
+func wrapAdvice(s string, width int) string {
+	return strings.ReplaceAll(ansi.Wrap(strings.ReplaceAll(s, "-", nbHyphen), width, ""), nbHyphen, "-")
+}
+
+// nbHyphen stands for a hyphen while text is wrapped: one cell, and not a
+// break point.
+const nbHyphen = "\u2011"
 
 // quoted puts s in double quotes as it is. %q would write a zero-width
 // joiner as an escape, and Persian words (U+200C) and emoji sequences

@@ -405,3 +405,34 @@ func TestView_SmallWindowsStayUseful(t *testing.T) {
 		t.Errorf("the third result, selected, is not shown at 40x%d:\n%s", minHeight, view)
 	}
 }
+
+// TestView_AdviceWrapsAtSpaces: advice wraps between words, never at a
+// hyphen inside one. Advice holds commands, paths and codes: the status
+// pane broke "NOVA_HOME=/home/jean-luc/.nova" after "jean-", and the
+// results pane the recommendation "retry-with-authoritative-source-pass"
+// after "retry-with-", so what a person copied, or an agent read, was no
+// longer the path or the code.
+func TestView_AdviceWrapsAtSpaces(t *testing.T) {
+	const command = "NOVA_HOME=/home/jean-luc/.nova-recall-home novad"
+	rep := blockedReport()
+	rep.Checks[2].Advice = "start it: run novad with this home in a terminal: " + command
+	whole := []string{"NOVA_HOME=/home/jean-luc/.nova-recall-home", "retry-exact-missing-terms:zebra,giraffe", "retry-with-authoritative-source-pass"}
+	// From 50 columns, where the longest of them fits beside the
+	// status pane's indent: a word wider than the line is cut.
+	for w := 50; w <= 120; w++ {
+		m := started(t, &fakeBackend{report: rep, answer: func(b api.SearchBody) (*api.SearchResponse, error) { return emptyFixture(b.Query), nil }})
+		m = update(t, m, tea.WindowSizeMsg{Width: w, Height: 60})
+		m = press(t, m, "/", "zebra giraffe", "enter")
+		view := m.View()
+		for _, s := range whole {
+			if !strings.Contains(view, s) {
+				t.Errorf("%d columns: %q is not on one line:\n%s", w, s, view)
+			}
+		}
+		for i, l := range strings.Split(view, "\n") {
+			if lw := ansi.StringWidth(l); lw > w {
+				t.Errorf("%d columns: line %d is %d cells wide: %q", w, i, lw, l)
+			}
+		}
+	}
+}
