@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/doctor"
@@ -223,7 +224,7 @@ func (m *Model) resize(w, h int) {
 	}
 	m.help.Width = m.width
 	// The prompt takes 9 cells; the input scrolls within the rest.
-	m.input.Width = max(m.width-len([]rune(m.input.Prompt))-1, 10)
+	m.input.Width = max(m.width-ansi.StringWidth(m.input.Prompt)-1, 10)
 	m.form.setWidth(m.width)
 	m.fitDetail()
 	m.clampCursor()
