@@ -514,14 +514,24 @@ func pageProperties(body []byte) frontMatter {
 // extension) stands for, as Logseq writes it: "___" for the "/" of a
 // namespace page (project___nova is project/nova) and a %XX escape for a
 // character a file name cannot hold ("?", ":", the "/" of its older
-// format). A name whose "%" escapes nothing is the name as it is.
+// format). A name whose "%" escapes nothing is the name as it is. The
+// page id Notion's export ends every name with ("Project Phoenix
+// 8f3e…", see notionName) is no part of the page's name.
 func pageName(name string) string {
+	if m := notionName.FindStringSubmatch(name); m != nil {
+		name = m[1]
+	}
 	name = strings.ReplaceAll(name, "___", "/")
 	if s, err := url.PathUnescape(name); err == nil && utf8.ValidString(s) {
 		return s
 	}
 	return name
 }
+
+// notionName is the name Notion's Markdown & CSV export gives a page's
+// file and folder: the page's title, a blank and the page's id, 32
+// lower-case hex digits.
+var notionName = regexp.MustCompile(`^(.*\S) [0-9a-f]{32}$`)
 
 // splitFrontMatter separates a leading "---" YAML block (closed by "---"
 // or by "...", YAML's end of document, as Pandoc and Jekyll allow) or

@@ -1205,3 +1205,38 @@ func TestRead_noteAliases(t *testing.T) {
 		})
 	}
 }
+
+// notionID is the id Notion's Markdown & CSV export ends every page's
+// file and folder name with (a made-up one).
+const notionID = "8f3e2a1b4c5d6e7f8a9b0c1d2e3f4a5b"
+
+// TestRead_notionPageNames: a page of a Notion export, whose file name
+// ends in the page's 32-hex id, is named by its words: its sections'
+// titles read "Project Phoenix > Plan", where they read "Project Phoenix
+// 8f3e… > Plan", a string no one searches for. A name with no id, or
+// with hex of another length, keeps it; ids (the path) do not change.
+func TestRead_notionPageNames(t *testing.T) {
+	tests := []struct {
+		name, file, note string
+		want             []string
+	}{
+		{"several H1s", "Work/Project Phoenix " + notionID + ".md",
+			"# Project Phoenix\n\nRebuild the export.\n\n# Plan\n\nShip it.\n\n## Staffing\n\nTwo short.\n",
+			[]string{"Work/Project Phoenix " + notionID + ".md#project-phoenix|Project Phoenix",
+				"Work/Project Phoenix " + notionID + ".md#plan|Project Phoenix > Plan",
+				"Work/Project Phoenix " + notionID + ".md#plan-staffing|Project Phoenix > Plan > Staffing"}},
+		{"no heading", "Untitled " + notionID + ".md", "Loose text.\n",
+			[]string{"Untitled " + notionID + ".md#top|Untitled"}},
+		{"not 32 hex", "Build 8f3e2a1b.md", "Loose text.\n",
+			[]string{"Build 8f3e2a1b.md#top|Build 8f3e2a1b"}},
+		{"hex alone", notionID + ".md", "Loose text.\n",
+			[]string{notionID + ".md#top|" + notionID}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := noteTitles(t, tt.file, tt.note); !slices.Equal(got, tt.want) {
+				t.Errorf("id|title\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
