@@ -95,7 +95,11 @@ func readMarkdown(fc *fileCtx) error {
 		fc.problem(1, "front matter is not valid "+fmErr.Error())
 	}
 	if fmLines == 0 {
-		fm = pageProperties(body)
+		if notionName.MatchString(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))) {
+			fm = notionProperties(body)
+		} else {
+			fm = pageProperties(body)
+		}
 	}
 	var title, project, agent, lifecycle, workType, sourceSet string
 	for _, f := range []struct {
@@ -508,6 +512,62 @@ func pageProperties(body []byte) frontMatter {
 		}
 	}
 	return fm
+}
+
+// notionProperty is a line of the properties Notion's export writes
+// under a page's title: "Created: March 3, 2024 4:12 PM".
+var notionProperty = regexp.MustCompile(`^([^:]{1,60}): (.*?)[ \t]*$`)
+
+// notionProperties reads the properties a page of a Notion export (see
+// notionName) lists under its title, the lines after "# Title" and a
+// blank up to the next blank, as front matter: its tags (between commas,
+// a multi-select's) and its date (a date property, else its created
+// time, else its last edited time, as Notion names them by default).
+// Other properties (a status, a person) are text only. The lines stay
+// the page's text, as Notion shows them.
+func notionProperties(body []byte) frontMatter {
+	var fm frontMatter
+	lines := strings.Split(string(body), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "# ") || strings.TrimSpace(lines[1]) != "" {
+		return fm
+	}
+	for _, line := range lines[2:] {
+		m := notionProperty.FindStringSubmatch(line)
+		if m == nil {
+			break
+		}
+		switch v := m[2]; strings.ToLower(m[1]) {
+		case "tags":
+			var tags []any
+			for t := range strings.SplitSeq(v, ",") {
+				tags = append(tags, strings.TrimSpace(t))
+			}
+			fm.Tags = tags
+		case "date":
+			fm.Date = notionDate(v)
+		case "created", "created time":
+			fm.Created = notionDate(v)
+		case "last edited time", "last edited":
+			fm.Updated = notionDate(v)
+		}
+	}
+	return fm
+}
+
+// notionDate is a date property as Notion's export writes it ("March
+// 3, 2024", "March 3, 2024 4:12 PM", a range's start before its " → ")
+// in the form parseDate reads, its time of day in the note's zone as
+// Notion shows it in the exporter's; a value of another form is itself.
+func notionDate(v string) string {
+	v, _, _ = strings.Cut(v, " → ")
+	v = strings.TrimSpace(v)
+	if t, err := time.Parse("January 2, 2006 3:04 PM", v); err == nil {
+		return t.Format("2006-01-02 15:04")
+	}
+	if t, err := time.Parse("January 2, 2006", v); err == nil {
+		return t.Format("2006-01-02")
+	}
+	return v
 }
 
 // pageName is the name of the page a note's file name (less its

@@ -1240,3 +1240,49 @@ func TestRead_notionPageNames(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_notionProperties: the properties Notion's export writes under
+// a page's title ("Created: March 3, 2024 4:12 PM", "Tags: infra,
+// deploy") date and tag the page, as front matter does; they were text
+// only, and the page was dated the day it was exported. The lines stay
+// the page's text. Lines of that shape in a note that is no Notion page
+// (its name has no id) are its text only.
+func TestRead_notionProperties(t *testing.T) {
+	page := "# Project Phoenix\n\nStatus: Done\nCreated: March 3, 2024 4:12 PM\nTags: infra, machine learning\n\nRebuild the export.\n"
+	tests := []struct {
+		name, file, note string
+		date, at         string
+		tags             []string
+	}{
+		{"created", "Project Phoenix " + notionID + ".md", page, "2024-03-03", "2024-03-03 16:12", []string{"infra", "machine learning"}},
+		{"date before created", "Launch " + notionID + ".md",
+			"# Launch\n\nCreated time: March 1, 2024 9:00 AM\nDate: March 5, 2024 → March 7, 2024\n\nGo live.\n", "2024-03-05", "", nil},
+		{"last edited", "Runbook " + notionID + ".md",
+			"# Runbook\n\nLast edited time: December 30, 2023 11:05 PM\n\nSteps.\n", "2023-12-30", "2023-12-30 23:05", nil},
+		{"no id", "Project Phoenix.md", page, "2026-01-02", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{tt.file: tt.note})
+			mod := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
+			if err := os.Chtimes(filepath.Join(dir, tt.file), mod, mod); err != nil {
+				t.Fatal(err)
+			}
+			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+			if len(problems) != 0 || len(recs) != 1 {
+				t.Fatalf("records %+v problems %v", recs, problems)
+			}
+			r := recs[0]
+			at := ""
+			if !r.Time.IsZero() {
+				at = r.Time.Format("2006-01-02 15:04")
+			}
+			if r.Date != tt.date || at != tt.at || !slices.Equal(r.Tags, tt.tags) {
+				t.Errorf("date %q time %q tags %q, want %q %q %q", r.Date, at, r.Tags, tt.date, tt.at, tt.tags)
+			}
+			if !strings.Contains(r.Text, strings.Split(tt.note, "\n")[2]) {
+				t.Errorf("text %q lost the property lines", r.Text)
+			}
+		})
+	}
+}
