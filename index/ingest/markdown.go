@@ -947,12 +947,7 @@ func cleanNote(s string) (string, []string) {
 		line = calloutText(line)
 		var b strings.Builder
 		prose := func(p string) {
-			for _, m := range inlineTag.FindAllStringSubmatch(p, -1) {
-				// A number is no tag: issue #123.
-				if tag := m[1] + m[2]; strings.IndexFunc(tag, func(r rune) bool { return !unicode.IsDigit(r) }) >= 0 {
-					tags = append(tags, strings.TrimSpace(tag))
-				}
-			}
+			tags = append(tags, inlineTags(p)...)
 			b.WriteString(cleanInline(logseqEmbed.ReplaceAllString(p, "$1")))
 		}
 		for at := 0; at < len(line); {
@@ -1016,6 +1011,55 @@ func calloutText(line string) string {
 // blank or at the start of a line, of letters, digits, "_", "-" and "/";
 // or Logseq's tag of several words, #[[machine learning]].
 var inlineTag = regexp.MustCompile(`(?:^|\s)#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-]+))`)
+
+// bearTag is Bear's tag of several words, closed by a "#" right after
+// its last word: "#multi word tag#".
+var bearTag = regexp.MustCompile(`(?:^|\s)#([\p{L}\p{N}_/-][^#\n]*[^\s#])#`)
+
+// inlineTags are the #tags in prose (a line's text outside code): Bear's
+// of several words (bearTag), then the others (inlineTag). Bear's is one
+// only where its closing "#" ends a word of two letters or more, before
+// a blank, punctuation or the line's end: "#todo learn C#" is the tag
+// todo, as a note that knows nothing of Bear means it.
+func inlineTags(p string) []string {
+	type found struct {
+		at  int
+		tag string
+	}
+	var tags []found
+	rest := []byte(p)
+	for _, m := range bearTag.FindAllStringSubmatchIndex(p, -1) {
+		words := strings.Fields(p[m[2]:m[3]])
+		next, _ := utf8.DecodeRuneInString(p[m[1]:])
+		if utf8.RuneCountInString(words[len(words)-1]) < 2 || unicode.IsLetter(next) || unicode.IsNumber(next) {
+			continue
+		}
+		tags = append(tags, found{m[2], strings.Join(words, " ")})
+		// Its words are no tags of their own: "#multi" is not one.
+		for i := m[2] - 1; i < m[1]; i++ {
+			rest[i] = ' '
+		}
+	}
+	for _, m := range inlineTag.FindAllStringSubmatchIndex(string(rest), -1) {
+		var tag string
+		for g := 2; g < len(m); g += 2 {
+			if m[g] >= 0 {
+				tag += strings.TrimSpace(string(rest[m[g]:m[g+1]]))
+			}
+		}
+		// A number is no tag: issue #123.
+		if strings.IndexFunc(tag, func(r rune) bool { return !unicode.IsDigit(r) }) >= 0 {
+			tags = append(tags, found{m[0], tag})
+		}
+	}
+	// In the order they are written.
+	slices.SortStableFunc(tags, func(a, b found) int { return cmp.Compare(a.at, b.at) })
+	out := make([]string, len(tags))
+	for i, f := range tags {
+		out[i] = f.tag
+	}
+	return out
+}
 
 // linkedName is a front matter value that may link a note, as Obsidian
 // writes a link property ("[[Nova]]"): a value that is one wiki link

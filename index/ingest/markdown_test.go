@@ -1286,3 +1286,32 @@ func TestRead_notionProperties(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_bearTagOfWords: Bear's tag of several words, closed by a "#"
+// ("#multi word tag#"), tags the note with its words; it tagged it with
+// its first word alone. A "#" that ends a one-letter word (C#, F#) closes
+// no tag, so a note on C# keeps the tag it had. Tags keep the order they
+// are written in.
+func TestRead_bearTagOfWords(t *testing.T) {
+	tests := []struct{ name, text string }{
+		{"words", "Book the train. #travel #trip to lisbon# #work/ops done"},
+		{"at the end of the line", "#travel\nPlans: #trip to lisbon#"},
+		{"C sharp", "#travel tips for C# and #trip to lisbon#."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			recs := noteRecords(t, "Trip plan.md", "# Trip plan\n\n"+tt.text+"\n")
+			if len(recs) != 1 {
+				t.Fatalf("%d records", len(recs))
+			}
+			got := recs[0].Tags
+			want := []string{"travel", "trip to lisbon"}
+			if strings.Contains(tt.text, "work/ops") {
+				want = append(want, "work/ops")
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("tags %q, want %q", got, want)
+			}
+		})
+	}
+}
