@@ -514,6 +514,35 @@ func pageProperties(body []byte) frontMatter {
 	return fm
 }
 
+// relativeLink is a Markdown link or image whose address names no scheme
+// (a file beside the note): its text and its address.
+var relativeLink = regexp.MustCompile(`!?\[([^\]]*)\]\(([^()\s:]+)\)`)
+
+// notionLinks turns the links of a Notion export to its own files (a
+// page, a database's CSV, an image in a page's folder: an address with a
+// file or folder of a Notion page's name, see notionName) into their
+// text, as Notion shows them: the escaped path and its ids are no words
+// of the note.
+func notionLinks(s string) string {
+	return relativeLink.ReplaceAllStringFunc(s, func(m string) string {
+		sub := relativeLink.FindStringSubmatch(m)
+		addr, err := url.PathUnescape(sub[2])
+		if err != nil {
+			return m
+		}
+		for part := range strings.SplitSeq(addr, "/") {
+			stem := part
+			if i := strings.LastIndexByte(part, '.'); i > 0 {
+				stem = part[:i]
+			}
+			if notionName.MatchString(part) || notionName.MatchString(stem) {
+				return sub[1]
+			}
+		}
+		return m
+	})
+}
+
 // notionProperty is a line of the properties Notion's export writes
 // under a page's title: "Created: March 3, 2024 4:12 PM".
 var notionProperty = regexp.MustCompile(`^([^:]{1,60}): (.*?)[ \t]*$`)
@@ -926,8 +955,9 @@ func afterCodeSpan(line string, at int) int {
 // cleanNote removes block ids (Obsidian-only syntax; its comments are
 // gone before, see withoutComments), Logseq's hidden properties
 // (logseqMeta) and block references, the Excalidraw plugin's banner,
-// and turns callout markers (calloutText), Logseq's embed macros and
-// wiki links into their text, outside code: "[[" in code is code (a
+// and turns callout markers (calloutText), Logseq's embed macros, wiki
+// links and a Notion export's links to its own files (notionLinks) into
+// their text, outside code: "[[" in code is code (a
 // shell's [[ -f x ]], a Lua string). It returns the #tags of the text
 // outside code too.
 func cleanNote(s string) (string, []string) {
@@ -948,7 +978,7 @@ func cleanNote(s string) (string, []string) {
 		var b strings.Builder
 		prose := func(p string) {
 			tags = append(tags, inlineTags(p)...)
-			b.WriteString(cleanInline(logseqEmbed.ReplaceAllString(p, "$1")))
+			b.WriteString(cleanInline(notionLinks(logseqEmbed.ReplaceAllString(p, "$1"))))
 		}
 		for at := 0; at < len(line); {
 			j := strings.IndexByte(line[at:], '`')

@@ -1315,3 +1315,21 @@ func TestRead_bearTagOfWords(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_notionLinks: a link of a Notion export to another page of it
+// (its file, "Risks%20page%20<id>.md", or a database's CSV) reads as its
+// words, as Notion shows it: the escaped path and the ids were text a
+// result showed and no one searches for. Links elsewhere stay as written.
+func TestRead_notionLinks(t *testing.T) {
+	dir := "Project%20Phoenix%20" + notionID
+	note := "# Project Phoenix\n\nSee [Risks page](" + dir + "/Risks%20page%201a2b3c4d5e6f70819a2b3c4d5e6f7081.md) and [Tasks](" + dir +
+		"/Tasks%201a2b3c4d5e6f70819a2b3c4d5e6f7081.csv).\n![Deploy board](" + dir + "/board.png)\nDocs: [site](https://example.com/a%20b) and `[x](" + dir + ".md)`.\n"
+	recs := noteRecords(t, "Project Phoenix "+notionID+".md", note)
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	want := "See Risks page and Tasks.\nDeploy board\nDocs: [site](https://example.com/a%20b) and `[x](" + dir + ".md)`."
+	if recs[0].Text != want {
+		t.Errorf("text\n%q\nwant\n%q", recs[0].Text, want)
+	}
+}
