@@ -74,7 +74,9 @@ var (
 // readMarkdown emits one record per section: the text under a heading up
 // to the next heading, with the trail of enclosing headings as its title.
 // Front matter (date, tags, project, ...), or the properties a Logseq
-// page opens with (title, tags, dates), applies to every section; the
+// page opens with (title, tags, dates), those a Notion export writes
+// under a page's title (notionProperties) or the dates yarle ends an
+// Evernote note with (yarleDates), applies to every section; the
 // date is its date, created, updated, modified or lastmod, the first that
 // reads as one, else the date the file name gives (see nameDate), else
 // the file's modification time; a section under a heading that gives a
@@ -100,6 +102,7 @@ func readMarkdown(fc *fileCtx) error {
 		} else {
 			fm = pageProperties(body)
 		}
+		yarleDates(body, &fm)
 	}
 	var title, project, agent, lifecycle, workType, sourceSet string
 	for _, f := range []struct {
@@ -541,6 +544,29 @@ func notionLinks(s string) string {
 		}
 		return m
 	})
+}
+
+// yarleDate is a line of the block yarle's default template ends a note
+// it converted from Evernote with: "    Created at: 2024-03-03T16:12:00+01:00".
+var yarleDate = regexp.MustCompile(`^ {4}(Created|Updated) at: (.+?)[ \t]*$`)
+
+// yarleDates reads the created and updated times of a note yarle wrote
+// (see yarleDate) into fm, where nothing set them: only from the
+// indented lines that end the note, where the template puts them, so
+// that such a line in a note's code is not read. The lines stay the
+// note's text.
+func yarleDates(body []byte, fm *frontMatter) {
+	lines := strings.Split(strings.TrimRight(string(body), " \t\n"), "\n")
+	for i := len(lines) - 1; i >= 0 && strings.HasPrefix(lines[i], "    "); i-- {
+		m := yarleDate.FindStringSubmatch(lines[i])
+		switch {
+		case m == nil:
+		case m[1] == "Created" && fm.Created == nil:
+			fm.Created = m[2]
+		case m[1] == "Updated" && fm.Updated == nil:
+			fm.Updated = m[2]
+		}
+	}
 }
 
 // notionProperty is a line of the properties Notion's export writes

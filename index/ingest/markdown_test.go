@@ -1333,3 +1333,38 @@ func TestRead_notionLinks(t *testing.T) {
 		t.Errorf("text\n%q\nwant\n%q", recs[0].Text, want)
 	}
 }
+
+// TestRead_yarleDates: a note yarle converted from Evernote with its
+// default template ends in an indented block "Created at: …", "Updated
+// at: …": the note is of its created day, as front matter's created
+// makes it. It was of the day of the conversion (the file's time). Such
+// lines anywhere but the note's last block are its text only.
+func TestRead_yarleDates(t *testing.T) {
+	tests := []struct{ name, note, date, at string }{
+		{"default template", "# Vendor call\n\n---\nTag(s): #infra #vendor_call\n\n---\n\nAgreed the SLA.\n\n" +
+			"    Created at: 2024-03-03T16:12:00+01:00\n    Updated at: 2024-03-05T09:00:00+01:00\n    Source URL https://example.com\n\n",
+			"2024-03-03", "2024-03-03T16:12:00+01:00"},
+		{"a date format of days", "# Vendor call\n\nAgreed the SLA.\n\n    Updated at: 2024-03-05\n", "2024-03-05", ""},
+		{"not the last block", "# Vendor call\n\n    Created at: 2024-03-03\n\nAgreed the SLA.\n", "2026-01-02", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"Vendor call.md": tt.note})
+			mod := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
+			if err := os.Chtimes(filepath.Join(dir, "Vendor call.md"), mod, mod); err != nil {
+				t.Fatal(err)
+			}
+			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+			if len(problems) != 0 || len(recs) != 1 {
+				t.Fatalf("records %+v problems %v", recs, problems)
+			}
+			at := ""
+			if !recs[0].Time.IsZero() {
+				at = recs[0].Time.Format(time.RFC3339)
+			}
+			if recs[0].Date != tt.date || at != tt.at {
+				t.Errorf("date %q time %q, want %q %q", recs[0].Date, at, tt.date, tt.at)
+			}
+		})
+	}
+}
