@@ -525,3 +525,91 @@ func TestRedact_clientPasswordFlags(t *testing.T) {
 		{"echo hello | sudo tee /etc/motd", "echo hello | sudo tee /etc/motd"},
 	})
 }
+
+// hardWrap breaks every line of s after width characters, as a terminal
+// wraps a long line in a captured pane or a pasted session.
+func hardWrap(s string, width int) string {
+	var b strings.Builder
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		r := []rune(line)
+		for len(r) > width {
+			b.WriteString(string(r[:width]) + "\n")
+			r = r[width:]
+		}
+		b.WriteString(string(r))
+	}
+	return b.String()
+}
+
+// Fake tokens of the real shapes: a classic GitHub token (40
+// characters) and an OpenAI project key (164), which a terminal 80
+// columns wide breaks in three.
+const (
+	wrappedGitHubToken = "ghp_R7kQ2mX9vL4nB8cT1wZ5yH3jF6dS0aPeUu2G"
+	wrappedOpenAIKey   = "sk-proj-Q7vLx2Nb9KcT4mWz8RyH3dFj6GsA1pEu5BnXq0VkLt2Mw9Zr4Cy7Hd3Jf6Gs8Ka1PeU5Bn2Xq0VkL" +
+		"t9Mw4Zr7Cy3Hd6Jf1Gs8Ka5PeU2BnXq0VkLt7Mw4Zr9Cy3Hd6Jf1Gs8Ka5PeU2BnXq0VkLt7Mw4Zr9Cy3HdA"
+)
+
+// TestRedact_tokenAcrossLines: a token broken across lines is redacted
+// whole: split by a shell line continuation (export TOKEN=ghp_...\ and
+// the rest on the next line) or wrapped by a terminal at its width
+// inside tool output. Each half was kept: the half after the break has
+// no prefix that says it is a token, and a half before it too short for
+// a rule was kept too. No part of the token may remain.
+func TestRedact_tokenAcrossLines(t *testing.T) {
+	gh, sk := wrappedGitHubToken, wrappedOpenAIKey
+	for _, tt := range []struct{ name, text, secret string }{
+		{"export continued", "export GITHUB_TOKEN=" + gh[:20] + "\\\n" + gh[20:] + "\ngh repo list", gh},
+		{"header continued", "curl https://api.openai.com/v1/models \\\n  -H \"Authorization: Bearer " + sk[:60] + "\\\n" + sk[60:] + "\"", sk},
+		{"continued indented", "```sh\n    export GH_TOKEN=" + gh[:12] + "\\\n    " + gh[12:] + "\n```", gh},
+		{"wrapped at 80 in prose", hardWrap("2026-03-01T08:00:00Z INFO release: pushing tags with the bot token "+gh+" to origin", 80), gh},
+		{"wrapped at 80 after a label", hardWrap("GITHUB_TOKEN_FOR_THE_RELEASE_WORKFLOW_ON_THE_BUILD_HOST_MACHINE="+gh, 80), gh},
+		{"wrapped prefix split", hardWrap(strings.Repeat("=", 78)+" "+gh, 80), gh},
+		{"wrapped twice", hardWrap("$ printenv OPENAI_API_KEY\n"+sk+"\n$ ", 80), sk},
+		{"wrapped, CRLF", strings.ReplaceAll(hardWrap(strings.Repeat("x", 70)+" token "+gh+" ok", 80), "\n", "\r\n"), gh},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, n := Redact(tt.text)
+			if n < 1 {
+				t.Fatalf("Redact(%q) found no secret", tt.text)
+			}
+			// Every run of 8 characters of the secret, wherever the
+			// break fell.
+			for i := 0; i+8 <= len(tt.secret); i++ {
+				if frag := tt.secret[i : i+8]; strings.Contains(got, frag) {
+					t.Fatalf("Redact(%q) = %q keeps %q of the secret", tt.text, got, frag)
+				}
+			}
+		})
+	}
+}
+
+// TestRedact_wrappedTextKept: text a terminal or an editor wrapped that
+// holds no secret stays as it is: prose wrapped at 80 with long words
+// and numbers, lists of commit hashes, UUIDs and hex digests one per
+// line, a certificate's and an image's base64 wrapped at 64 and 76, a
+// shell command continued over lines.
+func TestRedact_wrappedTextKept(t *testing.T) {
+	var img strings.Builder
+	const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg"
+	for i := range 600 {
+		img.WriteByte(png[(i*7)%len(png)])
+	}
+	for _, text := range []string{
+		hardWrap("The migration of internationalization2024 configuration files moved characterization tests "+
+			"and the reimplementation of authentication123 flows into the new package layout of release v2.14.0.", 80),
+		"e83c5163316f89bfbde7d9ab23ca2e25604af290\n3b18e512dba79e4c8300dd08aeb37f8e728b8dad\nc0ffee254729296a45a3885639AC7E10F9d54979",
+		"123e4567-e89b-12d3-a456-426614174000\n9b2f1c3e-0d4a-4b5e-8f6a-7c8d9e0f1a2b",
+		"sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\nsha256:60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752",
+		"-----BEGIN CERTIFICATE-----\n" + hardWrap("MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJRTESMBAGA1UEChMJQmFsdGltb3JlMRMwEQYDVQQLEwpDeWJlclRydXN0MSIwIAYDVQQDExlCYWx0aW1vcmUgQ3liZXJUcnVzdCBSb290MB4XDTAwMDUxMjE4NDYwMFoXDTI1MDUxMjIzNTkwMFowWjELMAkGA1UEBhMCSUUxEjAQBgNVBAoTCUJhbHRpbW9yZTETMBEGA1UECxMKQ3liZXJUcnVzdDEiMCAGA1UEAxMZQmFsdGltb3JlIEN5YmVyVHJ1c3QgUm9vdDCCASIwDQYJKoZIhvcNAQEBBQADggEPADCCAQoCggEBAKMEuyKrmD1X6CZymrV51Cni4eiVgLGw41uOKymaZN+hXe2wCQVt2yguzmKiYv60iNoS6zjrIZ3AQSsBUnuId9Mcj8e6uYi1agnnc+gRQKfRzMpijS3ljwumUNKoUMMo6vWrJYeKmpYcqWe4PwzV9/lSEy/CG9VwcPCPwBLKBsua4dnKM3p31vjsufFoREJIE9LAwqSuXmD+tqYF/LTdB1kC1FkYmGP1pWPgkAx9XbIGevOF6uvUA65ehD5f/xXtabz5OTZydc93Uk3zyZAsuT3lySNTPx8kmCFcB5kpvcY67Oduhjprl3RjM71oGDHweI12v/yejl0qhqdNkNwnGjkCAwEAAaNFMEMwHQYDVR0OBBYEFOWdWTCCR1jMrPoIVDaGezq1BE3wMBIGA1UdEwEB/wQIMAYBAf8CAQMwDgYDVR0PAQH/BAQDAgEGMA0GCSqGSIb3DQEBBQUAA4IBAQCFDF2O5G9RaEIFoN27TyclhAO992T9Ldcw46QQF+vaKSm2eT929hkTI7gQCvlYpNRhcL0EYWoSihfVCr3FvDB81ukMJY2GQE/szKN+OMY3EU/t3WgxjkzSswF07r51XgdIGn9w/xZchMB5hbgF/X++ZRGjD8ACtPhSNzkE1akxehi/oCr0Epn3o0WC4zxe9Z2etciefC7IpJ5OCBRLbf1wbWsaY71k5h+3zvDyny67G7fyUIhzksLi4xaNmjICq44Y3ekQEe5+NauQrz4wlHrQMz2nZQ/1/I6eYs9HRCwBXbsdtTLSR9I4LtD+gdwyah617jzV/OeBHRnDJELqYzmp", 64) + "\n-----END CERTIFICATE-----",
+		"data:image/png;base64,\n" + hardWrap(img.String(), 76),
+		"docker run --rm \\\n  -e LOG_LEVEL=debug \\\n  -v /srv/data:/data \\\n  ghcr.io/example/app:v1.2.3",
+	} {
+		if got, n := Redact(text); got != text || n != 0 {
+			t.Errorf("Redact(%q) = %q, %d; want it unchanged", text, got, n)
+		}
+	}
+}
