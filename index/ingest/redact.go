@@ -362,6 +362,18 @@ var localRules = []localRule{
 	// "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----", four dashes and
 	// blanks).
 	{[]string{"private key"}, regexp.MustCompile(`(?s)-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}.*?(?:-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|\z)`), 0, nil, [2]int{}},
+	// The end of a private key whose BEGIN line is not in the text (the
+	// last lines of a key file, as tail shows them or a tool output cut at
+	// its start holds them, also with escaped line breaks): the lines of
+	// base64 before its END line, the last one or two of them short (the
+	// body's last line, a PGP checksum).
+	{[]string{"private key"}, regexp.MustCompile(`(?:[A-Za-z0-9+/=]{16,}(?:\r?\n|\\r\\n|\\n)[ \t]*)+(?:[A-Za-z0-9+/=]{1,15}(?:\r?\n|\\r\\n|\\n)[ \t]*){0,2}-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}`), 0, nil, [2]int{}},
+	// A PEM private key encoded in base64 whole, as a Kubernetes secret's
+	// data and a CI variable made with base64 -w0 hold it: the encoding of
+	// "-----BEGIN " starts it, and its first line must decode to a
+	// private key's (a certificate's or a public key's stays). Wrapped
+	// lines (base64 at 76 columns) are joined by brokenLineSpans.
+	{[]string{"ls0tls1crudjti"}, regexp.MustCompile(`\bLS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}`), 0, encodedPrivateKey, [2]int{}},
 	// The private part of a PuTTY key file, up to its MAC line or the end.
 	{[]string{"private-lines:"}, regexp.MustCompile(`(?s)Private-Lines: *\d+\r?\n(.*?)(?:\r?\nPrivate-(?:MAC|Hash):|\z)`), 1, nil, [2]int{}},
 	// OpenAI (sk-, sk-proj-, ...) and Anthropic (sk-ant-...) API keys of
@@ -933,6 +945,17 @@ func basicCredentials(s string) bool {
 	}
 	user, pass, ok := strings.Cut(string(b), ":")
 	return ok && user != "" && pass != "" && !strings.ContainsAny(string(b), "\x00\n\r")
+}
+
+// encodedPrivateKey reports whether s, base64 that starts a PEM block,
+// starts a private key's: the first line it decodes to names one.
+func encodedPrivateKey(s string) bool {
+	b, err := base64.StdEncoding.DecodeString(s[:min(len(s), 80)&^3])
+	if err != nil {
+		return false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	return strings.Contains(line, "PRIVATE KEY")
 }
 
 // literalSecret reports whether s is a value, not a reference, a

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"encoding/base64"
 	"math/rand/v2"
 	"os"
 	"regexp"
@@ -607,6 +608,69 @@ func TestRedact_wrappedTextKept(t *testing.T) {
 		"-----BEGIN CERTIFICATE-----\n" + hardWrap("MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJRTESMBAGA1UEChMJQmFsdGltb3JlMRMwEQYDVQQLEwpDeWJlclRydXN0MSIwIAYDVQQDExlCYWx0aW1vcmUgQ3liZXJUcnVzdCBSb290MB4XDTAwMDUxMjE4NDYwMFoXDTI1MDUxMjIzNTkwMFowWjELMAkGA1UEBhMCSUUxEjAQBgNVBAoTCUJhbHRpbW9yZTETMBEGA1UECxMKQ3liZXJUcnVzdDEiMCAGA1UEAxMZQmFsdGltb3JlIEN5YmVyVHJ1c3QgUm9vdDCCASIwDQYJKoZIhvcNAQEBBQADggEPADCCAQoCggEBAKMEuyKrmD1X6CZymrV51Cni4eiVgLGw41uOKymaZN+hXe2wCQVt2yguzmKiYv60iNoS6zjrIZ3AQSsBUnuId9Mcj8e6uYi1agnnc+gRQKfRzMpijS3ljwumUNKoUMMo6vWrJYeKmpYcqWe4PwzV9/lSEy/CG9VwcPCPwBLKBsua4dnKM3p31vjsufFoREJIE9LAwqSuXmD+tqYF/LTdB1kC1FkYmGP1pWPgkAx9XbIGevOF6uvUA65ehD5f/xXtabz5OTZydc93Uk3zyZAsuT3lySNTPx8kmCFcB5kpvcY67Oduhjprl3RjM71oGDHweI12v/yejl0qhqdNkNwnGjkCAwEAAaNFMEMwHQYDVR0OBBYEFOWdWTCCR1jMrPoIVDaGezq1BE3wMBIGA1UdEwEB/wQIMAYBAf8CAQMwDgYDVR0PAQH/BAQDAgEGMA0GCSqGSIb3DQEBBQUAA4IBAQCFDF2O5G9RaEIFoN27TyclhAO992T9Ldcw46QQF+vaKSm2eT929hkTI7gQCvlYpNRhcL0EYWoSihfVCr3FvDB81ukMJY2GQE/szKN+OMY3EU/t3WgxjkzSswF07r51XgdIGn9w/xZchMB5hbgF/X++ZRGjD8ACtPhSNzkE1akxehi/oCr0Epn3o0WC4zxe9Z2etciefC7IpJ5OCBRLbf1wbWsaY71k5h+3zvDyny67G7fyUIhzksLi4xaNmjICq44Y3ekQEe5+NauQrz4wlHrQMz2nZQ/1/I6eYs9HRCwBXbsdtTLSR9I4LtD+gdwyah617jzV/OeBHRnDJELqYzmp", 64) + "\n-----END CERTIFICATE-----",
 		"data:image/png;base64,\n" + hardWrap(img.String(), 76),
 		"docker run --rm \\\n  -e LOG_LEVEL=debug \\\n  -v /srv/data:/data \\\n  ghcr.io/example/app:v1.2.3",
+	} {
+		if got, n := Redact(text); got != text || n != 0 {
+			t.Errorf("Redact(%q) = %q, %d; want it unchanged", text, got, n)
+		}
+	}
+}
+
+// fakeKeyBody is the base64 body of a fake private key, in lines of 64
+// characters and a shorter last one, as PEM writes it.
+var fakeKeyBody = []string{
+	"MIIEowIBAAKCAQEAxV3Rk8pQ2mZ7tYh1LwQ9nB4cD6eF8gH0iJ2kL4mN6oP8qR0sT",
+	"2uV4wX6yZ8aB0cD2eF4gH6iJ8kL0mN2oP4qR6sT8uV0wX2yZ4aB6cD8eF0gH2iJ4k",
+	"L6mN8oP0qR2sT4uV6wX8yZ0aB2cD4eF6gH8iJ0kL2mN4oP6qR8sT0uV2wX4yZ6aB8",
+	"Qx7Lm2Zp9Kv4==",
+}
+
+// TestRedact_privateKeyShapes: a private key with no BEGIN line before
+// its body (the end of a key file, as tail or a tool output cut at its
+// start shows it, also as a JSON string) and a PEM key encoded in base64
+// (a Kubernetes secret's data, a CI variable made with base64 -w0, or
+// base64 wrapped at 76 columns) are redacted. Both were kept whole: the
+// PEM rule starts at a BEGIN line, and the base64 of one says nothing a
+// rule knows.
+func TestRedact_privateKeyShapes(t *testing.T) {
+	body := fakeKeyBody
+	pem := func(kind, sep string) string {
+		return "-----BEGIN " + kind + " PRIVATE KEY-----" + sep + strings.Join(body, sep) + sep + "-----END " + kind + " PRIVATE KEY-----" + sep
+	}
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	for _, tt := range []struct{ name, text string }{
+		{"tail of a key", "$ tail -n 4 ~/.ssh/deploy_rsa\n" + strings.Join(body, "\n") + "\n-----END RSA PRIVATE KEY-----\n$ "},
+		{"tail of a key, escaped", `{"stdout":"` + strings.Join(body[1:], `\n`) + `\n-----END PRIVATE KEY-----\n"}`},
+		{"tail of a pgp key", strings.Join(body[:3], "\n") + "\n=nPGv\n-----END PGP PRIVATE KEY BLOCK-----"},
+		{"base64 of a key", "$ base64 -w0 ~/.ssh/id_ed25519\n" + b64(pem("OPENSSH", "\n")) + "\n"},
+		{"kubernetes secret", "apiVersion: v1\nkind: Secret\ndata:\n  id_rsa: " + b64(pem("RSA", "\n")) + "\n  known_hosts: Z2l0aHViLmNvbQ==\n"},
+		{"base64 wrapped at 76", "$ base64 deploy.pem\n" + hardWrap(b64(pem("EC", "\n")), 76) + "\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _ := Redact(tt.text)
+			for _, l := range body[:3] {
+				if strings.Contains(got, l[:20]) || strings.Contains(got, l[40:]) {
+					t.Fatalf("Redact(%q) = %q keeps a line of the key", tt.text, got)
+				}
+			}
+			if enc := b64(pem("RSA", "\n")); strings.Contains(got, enc[60:90]) {
+				t.Fatalf("Redact(%q) = %q keeps the encoded key", tt.text, got)
+			}
+			for _, enc := range []string{b64(pem("OPENSSH", "\n")), b64(pem("EC", "\n")), b64(pem("RSA", "\n"))} {
+				for i := 60; i+24 <= len(enc); i += 24 {
+					if strings.Contains(got, enc[i:i+24]) {
+						t.Fatalf("Redact(%q) = %q keeps %q of the encoded key", tt.text, got, enc[i:i+24])
+					}
+				}
+			}
+		})
+	}
+	// Kept: public keys and certificates, as they are and in base64.
+	cert := "-----BEGIN CERTIFICATE-----\n" + strings.Join(body, "\n") + "\n-----END CERTIFICATE-----\n"
+	for _, text := range []string{
+		"$ tail -n 4 server.crt\n" + strings.Join(body, "\n") + "\n-----END CERTIFICATE-----",
+		"data:\n  tls.crt: " + b64(cert) + "\n  ca.crt: " + b64(strings.ReplaceAll(cert, "CERTIFICATE", "PUBLIC KEY")) + "\n",
+		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl dev@host",
+		"$ base64 server.crt\n" + hardWrap(b64(cert), 76),
 	} {
 		if got, n := Redact(text); got != text || n != 0 {
 			t.Errorf("Redact(%q) = %q, %d; want it unchanged", text, got, n)
