@@ -33,8 +33,14 @@ func keyBody(kind string) []string {
 // key as PuTTYgen and ssh.com export it, a Google service-account key
 // (its private_key a JSON string with escaped line breaks) and a key an
 // agent wrote with printf, its line breaks a literal \n in the command of
-// a Claude Code transcript. No line of any key body is served by a search
-// over HTTP, written under NOVA_HOME or logged by the sync or novad.
+// a Claude Code transcript. So are the shapes a key or a token takes
+// when it is broken or encoded: the last lines of a key without its
+// BEGIN line, a token a terminal wrapped at 80 columns in a pasted
+// session, and in commands the agent ran a key encoded in base64 (the
+// data of a Kubernetes secret) and a token split by a shell line
+// continuation. No line of any key
+// body, and no part of those, is served by a search over HTTP, written
+// under NOVA_HOME or logged by the sync or novad.
 func TestPrivateKeysNotReturned(t *testing.T) {
 	bodies := map[string][]string{}
 	pem := func(begin, end, kind string, headers ...string) string {
@@ -62,11 +68,36 @@ func TestPrivateKeysNotReturned(t *testing.T) {
 		"  \"private_key\": \"-----BEGIN PRIVATE KEY-----\\n" + strings.Join(bodies["service account"], `\n`) + "\\n-----END PRIVATE KEY-----\\n\",\n" +
 		"  \"client_email\": \"builder@build-host.iam.gserviceaccount.com\"\n}\n```\n")
 
+	// fragments are the parts of the encoded key and of the tokens that
+	// must not be shown, by kind.
+	fragments := map[string][]string{}
+	parts := func(s string, from int) []string {
+		var out []string
+		for i := from; i+12 <= len(s); i += 6 {
+			out = append(out, s[i:i+12])
+		}
+		return out
+	}
+	bodies["tail"] = keyBody("tail")
+	note.WriteString("\n## The tail of the old deploy key\n\n```\n$ tail -n 4 ~/.ssh/old_deploy_rsa\n" + strings.Join(bodies["tail"], "\n") +
+		"\nQx7Lm2Zp9Kv4==\n-----END RSA PRIVATE KEY-----\n```\n")
+	encoded := base64.StdEncoding.EncodeToString([]byte(pem("-----BEGIN OPENSSH PRIVATE KEY-----", "-----END OPENSSH PRIVATE KEY-----", "encoded") + "\n"))
+	fragments["encoded key"] = parts(encoded, 48)
+	const wrappedToken = "ghp_R7kQ2mX9vL4nB8cT1wZ5yH3jF6dS0aPeUu2G"
+	fragments["wrapped token"] = parts(wrappedToken, 4)
+	// The terminal was 80 columns wide: the line breaks inside the token.
+	wide := "RELEASE_BOT_GITHUB_TOKEN_FOR_TAGGING_THE_BUILD_HOST_IMAGES=" + wrappedToken
+	note.WriteString("\n## The release bot of the build host\n\n```\n$ cat ~/.config/release/env\nRELEASE_BOT_NAME=release-bot\n" +
+		wide[:80] + "\n" + wide[80:] + "\n```\n")
+
 	claude := filepath.Join(t.TempDir(), "projects")
 	project := filepath.Join(claude, "-home-dev-src-build")
 	novatest.Must(t, os.MkdirAll(project, 0o700))
 	bodies["transcript"] = keyBody("transcript")
 	printf := `printf '-----BEGIN OPENSSH PRIVATE KEY-----\n` + strings.Join(bodies["transcript"], `\n`) + `\n-----END OPENSSH PRIVATE KEY-----\n' > ~/.ssh/build_host && chmod 600 ~/.ssh/build_host`
+	const continuedToken = "ghp_W3nE8rT5yU1iO7pA2sD9fG4hJ6kL0zX5cV8b"
+	fragments["continued token"] = parts(continuedToken, 4)
+	export := "export GITHUB_TOKEN=" + continuedToken[:18] + "\\\n" + continuedToken[18:] + "\ngh release create v1.4.0 --notes 'build host images'"
 	const session = "5b1c2d3e-0000-4a4a-9b9b-0000000000d7"
 	line := func(typ, uuid, at, content string) string {
 		return `{"type":"` + typ + `","cwd":"/home/dev/src/build","sessionId":"` + session + `","uuid":"` + uuid + `","timestamp":"2026-11-21T10:00:0` + at + `.000Z","message":{"role":"` + typ + `","content":` + content + `}}` + "\n"
@@ -74,7 +105,13 @@ func TestPrivateKeysNotReturned(t *testing.T) {
 	transcript := line("user", "u1", "1", strconv.Quote("install the build host deploy key on this machine")) +
 		line("assistant", "a1", "2", `[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":`+strconv.Quote(printf)+`}}]`) +
 		line("user", "u2", "3", `[{"type":"tool_result","tool_use_id":"toolu_1","content":"done"}]`) +
-		line("assistant", "a2", "4", `[{"type":"text","text":"The build host deploy key is installed in ~/.ssh/build_host."}]`)
+		line("assistant", "a2", "4", `[{"type":"text","text":"The build host deploy key is installed in ~/.ssh/build_host."}]`) +
+		line("user", "u3", "5", strconv.Quote("publish the build host release with the release bot token")) +
+		line("assistant", "a3", "6", `[{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"command":`+strconv.Quote(export)+`}}]`) +
+		line("user", "u4", "7", `[{"type":"tool_result","tool_use_id":"toolu_2","content":"done"}]`) +
+		line("assistant", "a4", "8", `[{"type":"text","text":"The build host release v1.4.0 is published."}]`) +
+		line("user", "u5", "9", strconv.Quote("restore the kubernetes deploy key of the build host")) +
+		line("assistant", "a5", "10", `[{"type":"tool_use","id":"toolu_3","name":"Bash","input":{"command":`+strconv.Quote("echo "+encoded+" | base64 -d > ~/.ssh/k8s_deploy && chmod 600 ~/.ssh/k8s_deploy")+`}}]`)
 	novatest.Must(t, os.WriteFile(filepath.Join(project, session+".jsonl"), []byte(transcript), 0o600))
 
 	h := novatest.NewHome(t, fmt.Sprintf("  - {name: claude, kind: claude-code, path: %q}\n", claude))
@@ -94,12 +131,24 @@ func TestPrivateKeysNotReturned(t *testing.T) {
 				}
 			}
 		}
+		for kind, parts := range fragments {
+			for _, p := range parts {
+				if bytes.Contains(b, []byte(p)) {
+					t.Errorf("%s holds a part of the %s: %s", where, kind, p)
+					break
+				}
+			}
+		}
 	}
 	leaked("the sync's output", []byte(out+errOut))
 
 	d := h.Start()
 	queries := []string{"build host deploy key", "openssh deploy key", "rsa deploy key", "pgp deploy key", "ssh2 deploy key",
-		"service account build host", "install the build host deploy key", "BEGIN PRIVATE KEY", "rsa-key-20260301"}
+		"service account build host", "install the build host deploy key", "BEGIN PRIVATE KEY", "rsa-key-20260301",
+		"tail of the old deploy key", "restore the kubernetes deploy key", "release bot github token", "publish the build host release"}
+	for _, parts := range fragments {
+		queries = append(queries, parts[0], parts[len(parts)-1])
+	}
 	for _, lines := range bodies {
 		queries = append(queries, lines[0][:24], lines[1])
 	}
