@@ -559,7 +559,9 @@ const (
 // the rest on the next line) or wrapped by a terminal at its width
 // inside tool output. Each half was kept: the half after the break has
 // no prefix that says it is a token, and a half before it too short for
-// a rule was kept too. No part of the token may remain.
+// a rule was kept too. No part of the token may remain, and the text
+// redacted once comes out of a second redaction unchanged (a carried
+// chunk would otherwise be embedded again on every build).
 func TestRedact_tokenAcrossLines(t *testing.T) {
 	gh, sk := wrappedGitHubToken, wrappedOpenAIKey
 	for _, tt := range []struct{ name, text, secret string }{
@@ -583,6 +585,9 @@ func TestRedact_tokenAcrossLines(t *testing.T) {
 				if frag := tt.secret[i : i+8]; strings.Contains(got, frag) {
 					t.Fatalf("Redact(%q) = %q keeps %q of the secret", tt.text, got, frag)
 				}
+			}
+			if twice, n := Redact(got); twice != got || n != 0 {
+				t.Errorf("Redact(%q) = %q, %d; want it unchanged, 0", got, twice, n)
 			}
 		})
 	}
@@ -630,7 +635,7 @@ var fakeKeyBody = []string{
 // (a Kubernetes secret's data, a CI variable made with base64 -w0, or
 // base64 wrapped at 76 columns) are redacted. Both were kept whole: the
 // PEM rule starts at a BEGIN line, and the base64 of one says nothing a
-// rule knows.
+// rule knows. Redacting the result again changes nothing.
 func TestRedact_privateKeyShapes(t *testing.T) {
 	body := fakeKeyBody
 	pem := func(kind, sep string) string {
@@ -651,6 +656,9 @@ func TestRedact_privateKeyShapes(t *testing.T) {
 				if strings.Contains(got, l[:20]) || strings.Contains(got, l[40:]) {
 					t.Fatalf("Redact(%q) = %q keeps a line of the key", tt.text, got)
 				}
+			}
+			if twice, n := Redact(got); twice != got || n != 0 {
+				t.Errorf("Redact(%q) = %q, %d; want it unchanged, 0", got, twice, n)
 			}
 			if enc := b64(pem("RSA", "\n")); strings.Contains(got, enc[60:90]) {
 				t.Fatalf("Redact(%q) = %q keeps the encoded key", tt.text, got)
