@@ -417,6 +417,9 @@ var localRules = []localRule{
 	// --token VALUE, curl -u user:password, mysql -pPASSWORD.
 	{[]string{"-pass", "-token", "-api-key", "-apikey", "-secret"}, regexp.MustCompile(`(?:^|\s)--?(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)[ \t]+["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{}},
 	{[]string{"-u", "--user"}, regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ \t]*["']?[^\s:"'-][^\s:"']*:([^\s"']+)`), 1, func(s string) bool { return literalSecret(s) && strings.Trim(s, "0123456789") != "" }, [2]int{}},
+	// Quoted, the password may hold blanks (a passphrase): it ends at
+	// the closing quote.
+	{[]string{"-u", "--user"}, regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ \t]*["'][^\s:"'-][^\n:"']*:([^\n"']+)["']`), 1, literalSecret, [2]int{}},
 	{[]string{"mysql", "mariadb"}, regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{}},
 	// -p PASSWORD of the commands that take the password itself there:
 	// sshpass and the container registries' login.

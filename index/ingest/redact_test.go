@@ -685,3 +685,17 @@ func TestRedact_privateKeyShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestRedact_quotedUserPassword: curl -u with a quoted user:password
+// whose password has a blank in it (a passphrase) is redacted whole; the
+// words after its first blank were kept.
+func TestRedact_quotedUserPassword(t *testing.T) {
+	redactCases(t, [][2]string{
+		{`curl -u "deploy:correct horse 9battery" https://x`, `curl -u "deploy:[redacted]" https://x`},
+		{`curl --user 'deploy:Tr0ub4dor and 3' -X POST https://x`, `curl --user 'deploy:[redacted]' -X POST https://x`},
+		{`curl -u deploy:S3cr3tPass https://x`, `curl -u deploy:[redacted] https://x`},
+		// Kept: a variable, and a user with no password (curl asks).
+		{`curl -u "deploy:$DEPLOY_PASSWORD" https://x`, `curl -u "deploy:$DEPLOY_PASSWORD" https://x`},
+		{`curl -u "deploy" https://x`, `curl -u "deploy" https://x`},
+	})
+}
