@@ -184,7 +184,9 @@ const (
 	// KindCursor reads the agent transcripts Cursor (the editor's agent
 	// and the cursor-agent CLI) writes under ~/.cursor/projects:
 	// <project>/agent-transcripts/<session>/<session>.jsonl and its
-	// sub-agents' files. Its SQLite stores (state.vscdb) are not read.
+	// sub-agents' files (older builds: <session>.jsonl or <session>.txt
+	// right in agent-transcripts). Its SQLite stores (state.vscdb) are not
+	// read.
 	KindCursor = "cursor"
 )
 

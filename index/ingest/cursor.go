@@ -301,7 +301,14 @@ func newLineHandler(fc *fileCtx, state json.RawMessage) (lineHandler, error) {
 	case config.KindAider:
 		return newAiderHandler(fc, state)
 	case config.KindCursor:
-		return newCursorHandler(fc, state)
+		h, err := newCursorHandler(fc, state)
+		if err != nil {
+			return nil, err
+		}
+		if filepath.Ext(fc.path) == cursorTextExt {
+			return &cursorTextHandler{h}, nil
+		}
+		return h, nil
 	}
 	return nil, fmt.Errorf("unknown source kind %q", fc.src.Kind)
 }

@@ -20,9 +20,10 @@ import (
 // conversation as JSONL, appended to as it goes, at
 // <project>/agent-transcripts/<session>/<session>.jsonl, and a
 // sub-agent's conversation at <session>/subagents/<sub-session>.jsonl
-// (older builds: agent-transcripts/<session>.jsonl). <project> is the
-// workspace's absolute path with its separators as dashes
-// (Users-dev-src-billing-api).
+// (older builds: agent-transcripts/<session>.jsonl, and before them
+// agent-transcripts/<session>.txt, plain text: see cursortext.go).
+// <project> is the workspace's absolute path with its separators as
+// dashes (Users-dev-src-billing-api).
 //
 // As of 2026-12 nothing of this is documented by Cursor; the shapes are
 // the ones public parsers agree on (Dicklesworthstone/
@@ -108,6 +109,9 @@ type cursorState struct {
 	Project  string       `json:"project,omitempty"`
 	Pending  pendingTools `json:"pending,omitzero"`
 	Reported shapeReports `json:"reported,omitempty"`
+	// Turn is the turn being read of a plain-text transcript (see
+	// cursorTextHandler).
+	Turn *cursorTextTurn `json:"turn,omitempty"`
 }
 
 // cursorHandler reads one transcript.
@@ -198,7 +202,14 @@ func (h *cursorHandler) message(n int, role string, raw json.RawMessage) error {
 			h.st.Reported.report(h.fc, n, "content block "+strconv.Quote(b.Type))
 		}
 	}
-	text := strings.Join(texts, "\n")
+	return h.say(n, role, strings.Join(texts, "\n"))
+}
+
+// say makes the record of a user's or an assistant's words at line n
+// (the tool calls made before them wait in the state): a prompt's words
+// are its <user_query>, an answer's its text without the marks of cut
+// reasoning. Tool output only, or tool calls only, give no record.
+func (h *cursorHandler) say(n int, role, text string) error {
 	if role == "user" {
 		text = h.prompt(text)
 		if !hasContent(text) {
@@ -345,7 +356,7 @@ func cursorZone(s string) (*time.Location, bool) {
 // name) and, for a sub-agent's, the session whose subagents/ folder
 // holds it.
 func cursorSession(p string) (session, parent string) {
-	session = strings.TrimSuffix(filepath.Base(p), ".jsonl")
+	session = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
 	if dir := filepath.Dir(p); filepath.Base(dir) == "subagents" {
 		parent = filepath.Base(filepath.Dir(dir))
 	}
@@ -363,18 +374,40 @@ func cursorOwnTranscript(p string) string {
 	return filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(p))), session, session+".jsonl")
 }
 
-// cursorCopy returns the sub-agent session's own transcript when p is
-// its copy under a session's subagents/ folder and that transcript
-// exists, else "".
+// cursorJSONL is where the session of a plain-text transcript at p
+// (agent-transcripts/<session>.txt) may also be written as JSONL: beside
+// it, and in the session's folder; nil for a JSONL transcript.
+func cursorJSONL(p string) []string {
+	if filepath.Ext(p) != cursorTextExt {
+		return nil
+	}
+	session, _ := cursorSession(p)
+	dir := filepath.Dir(p)
+	return []string{filepath.Join(dir, session+".jsonl"), filepath.Join(dir, session, session+".jsonl")}
+}
+
+// cursorCompanions are the files whose existence decides whether the
+// transcript at p is read (see Companions): the sub-agent's own
+// transcript for its copy under a session's subagents/ folder, the JSONL
+// of the same session for a plain-text transcript.
+func cursorCompanions(p string) []string {
+	if own := cursorOwnTranscript(p); own != "" {
+		return []string{own}
+	}
+	return cursorJSONL(p)
+}
+
+// cursorCopy returns the transcript read in place of the one at p when
+// p's session is also written there, else "": the sub-agent session's
+// own transcript when p is its copy under a session's subagents/ folder,
+// the JSONL of a session an older build also wrote as plain text.
 func cursorCopy(p string) string {
-	own := cursorOwnTranscript(p)
-	if own == "" {
-		return ""
+	for _, c := range cursorCompanions(p) {
+		if _, err := os.Stat(c); err == nil {
+			return c
+		}
 	}
-	if _, err := os.Stat(own); err != nil {
-		return ""
-	}
-	return own
+	return ""
 }
 
 // cursorProject is the project of the transcript at p: the last folder

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
 )
 
 // cursorProjects is a Cursor projects folder (~/.cursor/projects) with
@@ -203,5 +206,95 @@ func TestCursorTime(t *testing.T) {
 		if s := got.UTC().Format(time.RFC3339); ok && s != want || !ok && want != "" {
 			t.Errorf("%q: %v %v, want %q", in, got, ok, want)
 		}
+	}
+}
+
+// cursorLegacy holds a transcript of an older Cursor build, written as
+// plain text, agent-transcripts/<session>.txt, in the shape public
+// parsers read (kenn-io/agentsview internal/parser/cursor.go and its PR
+// #64): "user:" and "assistant:" lines open the turns, the prompt is in
+// <user_query>, and an assistant's turn holds "[Thinking]", "[Tool call]
+// <name>" and "[Tool result] <name>" lines, each followed by its body
+// indented.
+const cursorLegacy = "testdata/cursor/legacy"
+
+const cursorText = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+
+// TestReadCursor_text: a plain-text transcript of an older build is read
+// as the JSONL ones are: the prompt is the <user_query>, the assistant's
+// words its text, reasoning and tool output dropped, each tool call a
+// one-line summary on the answer; a record's id is its session and the
+// line that opens its turn, its time the file's. A session written both
+// as text and as JSONL is read once, from the JSONL. A turn appended
+// later is read on from the cursor, and a line added to the last turn,
+// read already, reads the file again.
+func TestReadCursor_text(t *testing.T) {
+	projects, project := cursorTree(t)
+	text := filepath.Join(project, "agent-transcripts", cursorText+".txt")
+	data, err := os.ReadFile(filepath.Join(cursorLegacy, cursorText+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(text, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mod := time.Date(2026, 2, 1, 8, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(text, mod, mod); err != nil {
+		t.Fatal(err)
+	}
+	// The main session, also written as text: its JSONL is read.
+	shadowed := filepath.Join(project, "agent-transcripts", cursorMain+".txt")
+	if err := os.WriteFile(shadowed, []byte("user:\n<user_query>\nWhy does the invoice export time out?\n</user_query>\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := collect(t, config.Source{Name: "cu", Kind: config.KindCursor, Path: projects})
+	var got []memory.Record
+	for _, r := range recs {
+		if strings.HasSuffix(r.Path, ".txt") {
+			got = append(got, r)
+		}
+	}
+	rec := func(line int, role, text string) wantRecord {
+		return wantRecord{ID: cursorText + ":" + strconv.Itoa(line), Role: role, Text: text, Project: "billing-api", Session: cursorText,
+			Conversation: "cursor:" + cursorText, Time: "2026-02-01T08:00:00Z", Line: line}
+	}
+	checkRecords(t, config.KindCursor, got, []wantRecord{
+		rec(1, "user", "Why do the nightly backups of the ledger database fail on Sundays?"),
+		rec(6, "assistant", "Let me check the cron schedule.\n[tool: Shell crontab -l]"),
+		rec(19, "assistant", "The backup and the Sunday vacuum both start at 02:00, and the backup gives up after its 30 s lock timeout: move the backup to 03:00.\n"+
+			"[tool: Read /etc/backup/ledger.conf]"),
+		rec(28, "user", "Move it then."),
+		rec(33, "assistant", "Done: the backup now runs at 03:00, after the vacuum.\n[tool: StrReplace /etc/cron.d/ledger]"),
+	})
+
+	src := config.Source{Name: "cu", Kind: config.KindCursor, Path: projects}
+	rel, _ := filepath.Rel(projects, text)
+	var res readResult
+	readFrom(t, src, text, rel, Cursor{}, &res)
+	appendText := func(s string) {
+		t.Helper()
+		f, err := os.OpenFile(text, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendText("\nuser:\n<user_query>\nAnd the weekly report?\n</user_query>\n")
+	var on readResult
+	readFrom(t, src, text, rel, res.cursor, &on)
+	if len(on.records) != 1 || on.records[0].ID != cursorText+":41" || on.records[0].Text != "And the weekly report?" {
+		t.Errorf("the appended turn: %+v", on.records)
+	}
+	appendText("It runs on Mondays.\n")
+	_, err = ReadFile(context.Background(), src, File{Path: text, Rel: rel}, on.cursor, Sink{
+		Record: func(memory.Record) error { return nil }, Problem: func(Problem) {},
+	})
+	if !errors.Is(err, ErrFileChanged) {
+		t.Errorf("a line added to the last turn read: %v, want ErrFileChanged", err)
 	}
 }

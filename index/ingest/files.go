@@ -60,9 +60,10 @@ var kindIncludes = map[string][]string{
 	config.KindGemini: {"{GEMINI.md,tmp/*/memory/*.md,tmp/*/chats/session-*.jsonl,tmp/*/chats/session-*.json,tmp/*/chats/*/*.jsonl}"},
 	config.KindAider:  {aiderHistoryName},
 	// ~/.cursor/projects, or one project of it: each session's
-	// transcript, its sub-agents' and the flat files of older builds (not
-	// the rest of a project folder: terminals, MCP tool descriptors).
-	config.KindCursor: {"{*/,}agent-transcripts/{*,*/*,*/subagents/*}.jsonl"},
+	// transcript, its sub-agents' and the flat files of older builds,
+	// JSONL or plain text (not the rest of a project folder: terminals,
+	// MCP tool descriptors).
+	config.KindCursor: {"{*/,}agent-transcripts/{*,*/*,*/subagents/*}.jsonl", "{*/,}agent-transcripts/*.txt"},
 }
 
 // kindExcludes are excluded whatever the source says: Claude Code's

@@ -56,14 +56,13 @@ import (
 // the .jsonl a legacy Gemini CLI recording is migrated to (the legacy
 // file is not read once it exists, see readGeminiLegacy); a Cursor
 // sub-agent's own transcript beside the copy under its parent's
-// subagents/ folder (the copy is not read while it exists, see
+// subagents/ folder, and the JSONL of a session an older Cursor wrote as
+// plain text too (the copy, the text, is not read while it exists, see
 // cursorCopy).
 func Companions(kind, path string) []string {
 	switch {
 	case kind == config.KindCursor:
-		if own := cursorOwnTranscript(path); own != "" {
-			return []string{own}
-		}
+		return cursorCompanions(path)
 	case kind == config.KindHermes && !hermesMemoryFile(path):
 		return []string{path + "-wal"}
 	case kind == config.KindGemini && strings.HasSuffix(path, ".json"):

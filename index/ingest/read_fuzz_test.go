@@ -29,6 +29,7 @@ var fuzzKinds = []struct{ kind, rel string }{
 	{config.KindAider, "src/shop/.aider.chat.history.md"},
 	{config.KindCursor, "home-dev-src-shop/agent-transcripts/3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b/3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b.jsonl"},
 	{config.KindCursor, "home-dev-src-shop/agent-transcripts/3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b/subagents/7b8c9d0e-1f2a-4b3c-8d4e-5f6a7b8c9d0e.jsonl"},
+	{config.KindCursor, "home-dev-src-shop/agent-transcripts/9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a.txt"},
 }
 
 // FuzzReadFile feeds every reader files no fixture anticipated (lines of
@@ -86,6 +87,17 @@ func FuzzReadFile(f *testing.F) {
 			if k.kind == config.KindAider {
 				f.Add(b, uint8(i), uint16(len(b)/3))
 			}
+		}
+	}
+	// Cursor's plain-text transcripts, like Aider's histories: a line may
+	// add to a turn read before.
+	legacy, err := os.ReadFile(filepath.Join(cursorLegacy, cursorText+cursorTextExt))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i, k := range fuzzKinds {
+		if strings.HasSuffix(k.rel, cursorTextExt) {
+			f.Add(legacy, uint8(i), uint16(len(legacy)/3))
 		}
 	}
 	note := []byte("# Deploy\n\nThe port moved to 3037.\n\n## Why\n\nA conflict with 3036.\n")
