@@ -1,6 +1,7 @@
 package index_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/memory"
 )
 
 // TestSync_cursor: a Cursor projects folder through real syncs. The
@@ -98,5 +100,119 @@ func TestSync_cursor(t *testing.T) {
 		if r.path == copied {
 			t.Errorf("%s is still the copy's", id)
 		}
+	}
+}
+
+// cursorSyncRecords are the Cursor records of the active generation by
+// source id, failing on one indexed twice.
+func cursorSyncRecords(t *testing.T, cfg config.Config) map[string]memory.Chunk {
+	t.Helper()
+	_, g := active(t, cfg.Home)
+	out := map[string]memory.Chunk{}
+	for _, c := range chunkByID(t, g) {
+		if _, dup := out[c.SourceID]; dup {
+			t.Fatalf("record %s indexed twice", c.SourceID)
+		}
+		out[c.SourceID] = c
+	}
+	return out
+}
+
+// TestSync_cursorSubagentOwnTranscript: a sub-agent Cursor also wrote as
+// a transcript of its own is read as a sub-agent (its Task prompt the
+// main agent's, its conversation under the session that ran it), the
+// parent's subagents/ copy naming it, although its own transcript comes
+// first in the walk (its session sorts before the parent's); and still
+// so once the copy is deleted, through two incremental syncs that read
+// on what Cursor appends.
+func TestSync_cursorSubagentOwnTranscript(t *testing.T) {
+	dir := t.TempDir()
+	transcripts := filepath.Join(dir, "cursor", "projects", "home-dev-src-ledger", "agent-transcripts")
+	const (
+		parent = "af2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b"
+		sub    = "1b8c9d0e-1f2a-4b3c-8d4e-5f6a7b8c9d0e"
+	)
+	writeFile(t, filepath.Join(transcripts, parent, parent+".jsonl"), `{"role":"user","message":{"content":"<user_query>Why is the ledger backup slow?</user_query>"}}
+{"role":"assistant","message":{"content":[{"type":"tool_use","name":"Task","input":{"description":"Time the backup steps"}},{"type":"text","text":"A sub-agent is timing the steps."}]}}
+`)
+	subLines := `{"role":"user","message":{"content":"<user_query>Time each step of the ledger backup</user_query>"}}
+{"role":"assistant","message":{"content":"The dump takes 40 minutes; the upload 3."}}
+`
+	copied := filepath.Join(transcripts, parent, "subagents", sub+".jsonl")
+	own := filepath.Join(transcripts, sub, sub+".jsonl")
+	writeFile(t, copied, subLines)
+	writeFile(t, own, subLines)
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "cu", Kind: config.KindCursor, Path: filepath.Join(dir, "cursor", "projects")})
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now})
+	b := mustSync(t, ix).Build
+	check := func(when string, want int) {
+		t.Helper()
+		recs := cursorSyncRecords(t, cfg)
+		if len(recs) != want {
+			t.Errorf("%s: %d records, want %d", when, len(recs), want)
+		}
+		for id, c := range recs {
+			if !strings.HasPrefix(id, sub+":") {
+				continue
+			}
+			if c.Conversation != "cursor:"+parent+"/"+sub || c.Role != "assistant" {
+				t.Errorf("%s: %s is the %s's, in conversation %q, want the assistant's in %q", when, id, c.Role, c.Conversation, "cursor:"+parent+"/"+sub)
+			}
+		}
+		if recs[sub+":1"].Text != "Time each step of the ledger backup" {
+			t.Errorf("%s: the Task prompt: %+v", when, recs[sub+":1"])
+		}
+	}
+	if b.DuplicateIDs != 0 {
+		t.Errorf("first sync: %d duplicate ids", b.DuplicateIDs)
+	}
+	check("first sync", 4)
+
+	// The copy goes, and Cursor appends to the sub-agent's transcript:
+	// read on from the cursor, it is still the sub-agent's.
+	if err := os.Remove(copied); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, own, `{"role":"assistant","message":{"content":"Compressing the dump first halves it."}}
+`)
+	mustSync(t, ix)
+	check("after the copy went", 5)
+	appendFile(t, own, `{"role":"assistant","message":{"content":"With zstd -3 the dump takes 18 minutes."}}
+`)
+	mustSync(t, ix)
+	check("the sync after", 6)
+}
+
+// TestSync_cursorSubagentTwoParents: a sub-agent's copy found under two
+// sessions' subagents/ folders is indexed once, under the first, and no
+// id is reported twice.
+func TestSync_cursorSubagentTwoParents(t *testing.T) {
+	dir := t.TempDir()
+	transcripts := filepath.Join(dir, "cursor", "projects", "home-dev-src-ledger", "agent-transcripts")
+	const (
+		p1  = "2a2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b"
+		p2  = "3b3b9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b"
+		sub = "4c4c9d0e-1f2a-4b3c-8d4e-5f6a7b8c9d0e"
+	)
+	subLines := `{"role":"user","message":{"content":"<user_query>List the ledger tables without a primary key</user_query>"}}
+{"role":"assistant","message":{"content":"journal_lines and fx_rates have none."}}
+`
+	for _, p := range []string{p1, p2} {
+		writeFile(t, filepath.Join(transcripts, p, p+".jsonl"), `{"role":"user","message":{"content":"<user_query>Audit the ledger schema</user_query>"}}
+`)
+		writeFile(t, filepath.Join(transcripts, p, "subagents", sub+".jsonl"), subLines)
+	}
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "cu", Kind: config.KindCursor, Path: filepath.Join(dir, "cursor", "projects")})
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now})
+	r, err := ix.Sync(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Build.DuplicateIDs != 0 {
+		t.Errorf("%d duplicate ids", r.Build.DuplicateIDs)
+	}
+	recs := cursorSyncRecords(t, cfg)
+	if c := recs[sub+":2"]; len(recs) != 4 || c.Conversation != "cursor:"+p1+"/"+sub || c.Text != "journal_lines and fx_rates have none." {
+		t.Errorf("records %d, the sub-agent's answer %+v", len(recs), c)
 	}
 }

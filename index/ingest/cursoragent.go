@@ -50,7 +50,13 @@ import (
 //   - the same sub-agent session may also be written as a transcript of
 //     its own, agent-transcripts/<sub-session>/<sub-session>.jsonl
 //     (agentsview #1628): the copy under subagents/ is then not read, so
-//     the session is indexed once (see Companions).
+//     the session is indexed once (see Companions), and the transcript
+//     is read as the sub-agent's of the session whose subagents/ names
+//     it (cursorParent), also once that copy is gone; a copy found under
+//     several sessions' subagents/ folders is read under the first.
+//     Finding the session costs a look into every session's folder of
+//     the project, once per read of a session's transcript (not per look
+//     at it: see Companions).
 //
 // Guesses, not seen in any public sample: a tool_result, image or other
 // block in a user line (tool output, dropped; an image is a placeholder),
@@ -103,6 +109,12 @@ type cursorState struct {
 	// Copy is set when the file is a sub-agent's copy of a transcript
 	// read from its own file: nothing of it is read.
 	Copy bool `json:"copy,omitempty"`
+	// Parent is the session that ran the sub-agent whose own transcript
+	// the file is ("" for a main session's, and a copy's: its folder
+	// names it), as a copy under the parent's subagents/ folder named it
+	// when the file was first read: the copy may go since (see
+	// cursorParent).
+	Parent string `json:"parent,omitempty"`
 	// Time is the time of the last prompt that carried one (RFC 3339).
 	Time string `json:"time,omitempty"`
 	// Project is the project the folder names, found once per file.
@@ -139,6 +151,18 @@ func newCursorHandler(fc *fileCtx, state json.RawMessage) (*cursorHandler, error
 		return nil, errors.New("the sub-agent's own transcript came or went")
 	}
 	h.st.Copy = copied
+	if h.parent == "" && !copied {
+		found := cursorParent(fc.path)
+		switch {
+		case found == "" && len(bytes.TrimSpace(state)) > 0:
+			// The copy went since the last read: the sub-agent stays one.
+		case len(bytes.TrimSpace(state)) > 0 && found != h.st.Parent:
+			return nil, errors.New("a copy under another session names the transcript a sub-agent's")
+		default:
+			h.st.Parent = found
+		}
+		h.parent = h.st.Parent
+	}
 	if !copied && h.st.Project == "" {
 		h.st.Project = cursorProject(fc.path)
 	}
@@ -400,11 +424,57 @@ func cursorCompanions(p string) []string {
 // cursorCopy returns the transcript read in place of the one at p when
 // p's session is also written there, else "": the sub-agent session's
 // own transcript when p is its copy under a session's subagents/ folder,
-// the JSONL of a session an older build also wrote as plain text.
+// or its copy under the first session whose subagents/ folder holds one
+// when there are several (each would give the same records); the JSONL
+// of a session an older build also wrote as plain text.
 func cursorCopy(p string) string {
 	for _, c := range cursorCompanions(p) {
 		if _, err := os.Stat(c); err == nil {
 			return c
+		}
+	}
+	session, parent := cursorSession(p)
+	if parent == "" {
+		return ""
+	}
+	transcripts := filepath.Dir(filepath.Dir(filepath.Dir(p)))
+	if first := cursorFirstParent(transcripts, session); first != "" && first != parent {
+		return filepath.Join(transcripts, first, "subagents", filepath.Base(p))
+	}
+	return ""
+}
+
+// cursorParent is the session that ran the sub-agent whose own
+// transcript is at p, agent-transcripts/<session>/<session>.jsonl: the
+// first session whose subagents/ folder holds a copy of it (see
+// cursorFirstParent); "" for a main session's, or a file of another
+// place.
+func cursorParent(p string) string {
+	session, parent := cursorSession(p)
+	dir := filepath.Dir(p)
+	if parent != "" || filepath.Ext(p) != ".jsonl" || filepath.Base(dir) != session {
+		return ""
+	}
+	return cursorFirstParent(filepath.Dir(dir), session)
+}
+
+// cursorFirstParent is the first session (by name) of the
+// agent-transcripts folder transcripts whose subagents/ folder holds
+// session's transcript, "" when none does. Only the folders a listing
+// walks count: a link to a folder, or a hidden one, is not walked (see
+// List), so a copy there is never read. It reads the folder: it runs
+// when a transcript is read, not at every look at one (Companions).
+func cursorFirstParent(transcripts, session string) string {
+	entries, err := os.ReadDir(transcripts)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == session || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(transcripts, e.Name(), "subagents", session+".jsonl")); err == nil && fi.Mode().IsRegular() {
+			return e.Name()
 		}
 	}
 	return ""

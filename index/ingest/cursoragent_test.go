@@ -137,8 +137,10 @@ func TestReadCursor_records(t *testing.T) {
 		// The copy of 5e6f7a8b under subagents/ gives nothing.
 		rec(cursorMain, cursorMain+"/"+cursorSub, cursorSub, 1, "assistant", "Find which queries in src/export.py run without an index", "2026-07-21T10:12:00Z", 0),
 		rec(cursorMain, cursorMain+"/"+cursorSub, cursorSub, 2, "assistant", "Two queries filter invoices by account_id, which has no index.\n[tool: Read src/export.py]", "2026-07-21T10:12:00Z", 0),
-		rec(cursorTwin, cursorTwin, cursorTwin, 1, "user", "List the callers of export_invoices", "2026-07-21T10:13:00Z", 0),
-		rec(cursorTwin, cursorTwin, cursorTwin, 2, "assistant", "The nightly job and the admin export button call export_invoices.", "2026-07-21T10:13:00Z", 0),
+		// 5e6f7a8b's own transcript is a sub-agent's: the copy under
+		// 3f2a9c1e's subagents/ names it.
+		rec(cursorMain, cursorMain+"/"+cursorTwin, cursorTwin, 1, "assistant", "List the callers of export_invoices", "2026-07-21T10:13:00Z", 0),
+		rec(cursorMain, cursorMain+"/"+cursorTwin, cursorTwin, 2, "assistant", "The nightly job and the admin export button call export_invoices.", "2026-07-21T10:13:00Z", 0),
 	})
 	for _, r := range recs {
 		if r.SourceSet != "" && r.SourceSet != "agent-transcripts" {
