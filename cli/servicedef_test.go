@@ -3,6 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/doctor"
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/packaging/macos"
+	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/shellword"
 )
 
@@ -265,6 +271,65 @@ func TestDoctor_StartAdviceForAnotherHomesService(t *testing.T) {
 				if !strings.Contains(c.Message+" "+c.Advice, "novactl service start") {
 					t.Errorf("%s check of the home the jobs serve: %+v", id, c)
 				}
+			}
+		})
+	}
+}
+
+// TestDoctor_RestartAdviceForAnotherHomesService: novactl's jobs serve
+// another NOVA_HOME, and a novad (started another way) serves this one.
+// Advice to restart it, after an upgrade, a config.yaml change or when it
+// hangs, said novactl service restart, stop then start, or install, which
+// act on that other home's jobs and leave this home's novad as it was; it
+// names this home's novad and how to run it again with this NOVA_HOME.
+func TestDoctor_RestartAdviceForAnotherHomesService(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			h := newServiceHome(t)
+			other := filepath.Join(filepath.Dir(h.home), "other home")
+			deps, def := installedDefinition(t, h, goos, "NOVA_HOME="+other)
+			home, err := paths.Resolve(h.environ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			novatest.HoldNovadLock(t, home)
+			this := "NOVA_HOME=" + shellword.Quote(home.Root) + " novad"
+			// serveOn has this home's novad answer health on a loopback
+			// port of its own (the default ones may be this machine's
+			// novad's), or accept and never answer, as a stopped one.
+			serveOn := func(t *testing.T, health *api.Health) {
+				t.Helper()
+				l, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if health == nil {
+					t.Cleanup(func() { l.Close() })
+				} else {
+					srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+						_ = json.NewEncoder(w).Encode(health)
+					}), ReadHeaderTimeout: time.Second}
+					go func() { _ = srv.Serve(l) }()
+					t.Cleanup(func() { _ = srv.Close() })
+				}
+				h.writeConfig(t, fmt.Sprintf("server:\n  port: %d\nfacade:\n  port: 0\n", l.Addr().(*net.TCPAddr).Port))
+			}
+			for _, tc := range []struct {
+				name, code string
+				health     *api.Health
+			}{
+				{"another build", doctor.CodeDaemonOtherBuild, &api.Health{Status: "ok", Version: "v0.0.1-old"}},
+				{"config changed", doctor.CodeDaemonConfigStale, &api.Health{Status: "ok", StartedAt: time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)}},
+				{"not responding", doctor.CodeNotResponding, nil},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					serveOn(t, tc.health)
+					c := doctorCheck(t, h.environ, deps, "daemon")
+					text := c.Message + " " + c.Advice
+					if c.Code != tc.code || strings.Contains(text, "novactl service") || !strings.Contains(text, this) {
+						t.Errorf("daemon check, with %s serving %s: %+v", def, other, c)
+					}
+				})
 			}
 		})
 	}

@@ -259,6 +259,11 @@ func Run(ctx context.Context, opts Options) Report {
 	refusal := home.Refusal()
 	novadRunner := runnerOf(defs, "novad", holderPID(home.DaemonLock()))
 	novadRunner.home = relocated
+	// Advice that drives novactl's job serves the home its definition
+	// names, which need not be this one.
+	novadRunner.serving(ctx, opts.Service, home)
+	watcherRunner := runnerOf(defs, "watcher", holderPID(home.WatcherLock()))
+	watcherRunner.serving(ctx, opts.WatcherService, home)
 	c := client.ForConfig(cfg)
 	pctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	health, herr := c.Health(pctx)
@@ -273,7 +278,7 @@ func Run(ctx context.Context, opts Options) Report {
 		if build, other := novadBuild(health); other {
 			add(degraded("daemon", "novad", CodeDaemonOtherBuild,
 				fmt.Sprintf("%s, but it runs %s and this novactl is %s", msg, build, version.Get().Build()),
-				"if Nova was upgraded, "+upgradeAdvice(novadRunner, runnerOf(defs, "watcher", holderPID(home.WatcherLock())))+"; if not, novad and novactl come from two installs: keep one"))
+				"if Nova was upgraded, "+upgradeAdvice(novadRunner, watcherRunner)+"; if not, novad and novactl come from two installs: keep one"))
 		} else if started, err := time.Parse(time.RFC3339, health.StartedAt); err == nil && changedSince(cfg.File, started.Add(time.Second)) {
 			// StartedAt is to the second: a file written in the second
 			// novad started is taken for one it read.
@@ -302,13 +307,6 @@ func Run(ctx context.Context, opts Options) Report {
 			"a novad holds this home but did not answer within %s (%s): it may be stopped (SIGSTOP), overloaded or hung; check its log, then restart it (%s)",
 			opts.Timeout, firstLine(herr.Error()), novadRunner.hardRestart())))
 	default:
-		if novadRunner.novactl() && opts.Service != nil {
-			// Starting novactl's job serves the home its definition
-			// names, which need not be this one.
-			if st, err := opts.Service.ServiceStatus(ctx); err == nil {
-				novadRunner.served, novadRunner.root = servedElsewhere(st, home), home.Root
-			}
-		}
 		msg := "start it: " + novadRunner.start()
 		if refusal != nil {
 			// Starting it would only have it log the refusal and exit.

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -47,6 +48,24 @@ func runnerOf(defs []packaging.Definition, job string, pid int) runner {
 	return r
 }
 
+// serving records, for a job novactl's definition runs, the home that
+// definition serves when it is another than home (probe says which):
+// then the job is not how this home's process runs, and advice that
+// drives it would act on the other home. A probe that cannot tell leaves
+// r as it is.
+func (r *runner) serving(ctx context.Context, probe ServiceProbe, home paths.Home) {
+	if !r.novactl() || probe == nil {
+		return
+	}
+	if st, err := probe.ServiceStatus(ctx); err == nil {
+		r.served, r.root = servedElsewhere(st, home), home.Root
+	}
+}
+
+// ours reports whether novactl's definition runs the job for this home,
+// so that novactl service drives it.
+func (r runner) ours() bool { return r.novactl() && r.served == "" }
+
 // homebrew reports whether brew services runs the job.
 func (r runner) homebrew() bool { return r.def != nil && r.def.Owner == packaging.OwnerHomebrew }
 
@@ -60,6 +79,9 @@ func (r runner) restart(process string) string {
 	switch {
 	case r.homebrew():
 		return "brew services restart " + r.def.Formula
+	case r.novactl() && r.served != "":
+		// novactl service restart would restart the other home's job.
+		return fmt.Sprintf("stop %s%s and run it again with this home: %s", process, r.pidNote(), r.byHand(process))
 	case r.novactl():
 		return "novactl service restart"
 	case r.pid > 0:
@@ -95,12 +117,28 @@ func (r runner) hardRestart() string {
 	switch {
 	case r.homebrew():
 		return "brew services restart " + r.def.Formula
+	case r.novactl() && r.served != "":
+		return fmt.Sprintf("end novad%s and run %s", r.pidNote(), r.byHand("novad"))
 	case r.novactl():
 		return "novactl service stop, then start"
 	case r.pid > 0:
 		return fmt.Sprintf("end pid %d and run novad", r.pid)
 	}
 	return "end the process and run novad"
+}
+
+// pidNote is " (pid N)" for the running process, "" when unknown.
+func (r runner) pidNote() string {
+	if r.pid > 0 {
+		return fmt.Sprintf(" (pid %d)", r.pid)
+	}
+	return ""
+}
+
+// byHand is the command that runs process ("novad", "novactl index
+// watch") for this home (root) in a terminal.
+func (r runner) byHand(process string) string {
+	return paths.EnvHome + "=" + shellword.Quote(r.root) + " " + process
 }
 
 // holderPID is the pid holding the lock at path (novad's or the
@@ -122,16 +160,18 @@ func holderPID(path string) int {
 // job too, and restart is then what is left.
 func upgradeAdvice(novad, watcher runner) string {
 	var cmds []string
-	switch ours, brew := novad.novactl() || watcher.novactl(), novad.homebrew() || watcher.homebrew(); {
+	// novactl's jobs that serve another home are not how this home's
+	// processes run: install and restart would act on that home's.
+	switch ours, brew := novad.ours() || watcher.ours(), novad.homebrew() || watcher.homebrew(); {
 	case ours && !brew:
 		cmds = append(cmds, "novactl service install (it points the jobs at the binaries beside this novactl and restarts them)")
 	case ours:
 		cmds = append(cmds, "novactl service restart")
 	}
-	if !novad.novactl() {
+	if !novad.ours() {
 		cmds = append(cmds, novad.restart("novad"))
 	}
-	if watcher.homebrew() || (watcher.def == nil && watcher.pid > 0) {
+	if watcher.homebrew() || (!watcher.ours() && watcher.pid > 0) {
 		cmds = append(cmds, watcher.restart("novactl index watch"))
 	}
 	return "restart novad (and the watcher) so they run the new binary: " + strings.Join(cmds, "; ")
