@@ -83,7 +83,13 @@ var adviceTable = []adviceRule{
 	{field(), Advice{"novad refused a field of the request.", "Correct the field the error names and try again."}, true},
 	{is(ReasonInvalidRequest), Advice{"novad refused the request.", "Correct what the error names and try again."}, true},
 	{containsAny("budget", "timeout"), Advice{"the search took too long.", "Narrow the query or the filters and try again."}, false},
-	{is(ReasonCancelled, ReasonCLIUnavailable+":cancelled"), Advice{"the search was cancelled.", "Run it again."}, false},
+	// novad's own search-cancelled: it ends a search it works on when it
+	// stops (SIGTERM, a restart). A client that cancels reads no answer,
+	// so one that reads this one cancelled nothing, and was told it had.
+	{is(ReasonCancelled), Advice{"novad stopped while searching (it was stopped or restarted).", "Run it again once novad is back; if it stays down, start it as it is installed here (novactl doctor names the command)."}, false},
+	// The client's own: the user interrupted it (Ctrl-C) before novad
+	// answered.
+	{is(ReasonCLIUnavailable + ":cancelled"), Advice{"the search was cancelled.", "Run it again."}, false},
 	{containsAny("encoding", "schema", "json"), Advice{"the memory service returned an unreadable response.", "Run novactl doctor to see what is wrong."}, false},
 	{containsAny(ReasonCLIUnavailable, ReasonCLIHTTPPrefix), Advice{"the memory service (novad) is not responding.", "Run novactl doctor to see what is wrong."}, false},
 }

@@ -11,18 +11,20 @@ import (
 func TestAdviceFor(t *testing.T) {
 	fallback := AdviceFor("something-new")
 	cases := map[string]string{
-		ReasonIndexNotLoaded:                           "novactl index sync",
-		FreshnessMissing:                               "novactl index sync",
-		FreshnessServerIndexNotReady:                   "index sync --full",
-		ReasonIndexLoading:                             "still loading",
-		ReasonProfileMismatch:                          "another embedder",
-		ReasonDimensionMismatch:                        "another embedder", // the CLI once lacked it
-		ReasonCapacityExhausted:                        "busy",
-		ReasonTimeout:                                  "too long",
-		ReasonBudgetExhausted:                          "too long",
-		ReasonCLIBudgetExhausted:                       "too long",
-		ReasonCLIUnavailable + ":timeout":              "too long",
-		ReasonCancelled:                                "cancelled",
+		ReasonIndexNotLoaded:              "novactl index sync",
+		FreshnessMissing:                  "novactl index sync",
+		FreshnessServerIndexNotReady:      "index sync --full",
+		ReasonIndexLoading:                "still loading",
+		ReasonProfileMismatch:             "another embedder",
+		ReasonDimensionMismatch:           "another embedder", // the CLI once lacked it
+		ReasonCapacityExhausted:           "busy",
+		ReasonTimeout:                     "too long",
+		ReasonBudgetExhausted:             "too long",
+		ReasonCLIBudgetExhausted:          "too long",
+		ReasonCLIUnavailable + ":timeout": "too long",
+		// novad stopped during the search: the user cancelled nothing.
+		ReasonCancelled:                                "novad stopped while searching",
+		ReasonCLIUnavailable + ":cancelled":            "the search was cancelled",
 		ReasonQueryRequired:                            "empty",
 		ReasonInvalidRequest:                           "refused the request",
 		ReasonInvalidFieldPrefix + "date":              "YYYY-MM-DD",

@@ -512,8 +512,10 @@ func failure(ctx context.Context, err error, tool string) (string, string) {
 
 // transient are reason codes, one per advice, whose advice is to try
 // again: the model may do that itself. Any other unavailable search needs
-// the user (an index to build, a service to repair).
-var transient = []string{api.ReasonIndexLoading, api.ReasonCapacityExhausted, api.ReasonTimeout, api.ReasonCancelled}
+// the user (an index to build, a service to repair); search-cancelled
+// among them, which novad answers when it stops during a search: if it
+// stays down, only the user can start it.
+var transient = []string{api.ReasonIndexLoading, api.ReasonCapacityExhausted, api.ReasonTimeout}
 
 // adviceForModel explains an unavailable search's reason code to the
 // model: what happened, in api.AdviceFor's plain words, then either the
