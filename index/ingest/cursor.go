@@ -132,7 +132,7 @@ func ReadFile(ctx context.Context, src config.Source, f File, from Cursor, sink 
 func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, limit int64, sink Sink) (cur Cursor, more bool, err error) {
 	// The machine's zone enters the readers here, and only here: a time
 	// written without an offset is its wall-clock time (see parseDate).
-	fc := &fileCtx{ctx: ctx, src: src, path: f.Path, rel: f.Rel, sink: sink, loc: time.Local}
+	fc := &fileCtx{ctx: ctx, src: src, path: f.Path, rel: f.Rel, sink: sink, loc: time.Local, memo: f.memo}
 	if f.Info != nil {
 		fc.mod = f.Info.ModTime()
 	}
@@ -598,6 +598,9 @@ type fileCtx struct {
 	// caller gave no stat): the time of a transcript's lines that carry
 	// none.
 	mod time.Time
+	// memo is the file's listing's (File.memo; nil when the file comes
+	// from no listing).
+	memo *listingMemo
 }
 
 // problem reports input skipped at line (0: the whole file).

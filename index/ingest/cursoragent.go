@@ -55,8 +55,8 @@ import (
 //     it (cursorParent), also once that copy is gone; a copy found under
 //     several sessions' subagents/ folders is read under the first.
 //     Finding the session costs a look into every session's folder of
-//     the project, once per read of a session's transcript (not per look
-//     at it: see Companions).
+//     the project, once per listing whose transcripts are read (not per
+//     look at them: see Companions; and not per read: see listingMemo).
 //
 // Guesses, not seen in any public sample: a tool_result, image or other
 // block in a user line (tool output, dropped; an image is a placeholder),
@@ -144,7 +144,7 @@ func newCursorHandler(fc *fileCtx, state json.RawMessage) (*cursorHandler, error
 		return nil, err
 	}
 	h.session, h.parent = cursorSession(fc.path)
-	copied := cursorCopy(fc.path) != ""
+	copied := cursorCopy(fc.path, fc.memo) != ""
 	if len(bytes.TrimSpace(state)) > 0 && copied != h.st.Copy {
 		// The sub-agent's own transcript came (or went) since the last
 		// read: what was read of this file is to be read again, or gone.
@@ -152,7 +152,7 @@ func newCursorHandler(fc *fileCtx, state json.RawMessage) (*cursorHandler, error
 	}
 	h.st.Copy = copied
 	if h.parent == "" && !copied {
-		found := cursorParent(fc.path)
+		found := cursorParent(fc.path, fc.memo)
 		switch {
 		case found == "" && len(bytes.TrimSpace(state)) > 0:
 			// The copy went since the last read: the sub-agent stays one.
@@ -425,9 +425,10 @@ func cursorCompanions(p string) []string {
 // p's session is also written there, else "": the sub-agent session's
 // own transcript when p is its copy under a session's subagents/ folder,
 // or its copy under the first session whose subagents/ folder holds one
-// when there are several (each would give the same records); the JSONL
-// of a session an older build also wrote as plain text.
-func cursorCopy(p string) string {
+// when there are several (each would give the same records; memo is
+// the listing's, see cursorFirstParent); the JSONL of a session an older
+// build also wrote as plain text.
+func cursorCopy(p string, memo *listingMemo) string {
 	for _, c := range cursorCompanions(p) {
 		if _, err := os.Stat(c); err == nil {
 			return c
@@ -438,7 +439,7 @@ func cursorCopy(p string) string {
 		return ""
 	}
 	transcripts := filepath.Dir(filepath.Dir(filepath.Dir(p)))
-	if first := cursorFirstParent(transcripts, session); first != "" && first != parent {
+	if first := cursorFirstParent(transcripts, session, memo); first != "" && first != parent {
 		return filepath.Join(transcripts, first, "subagents", filepath.Base(p))
 	}
 	return ""
@@ -447,38 +448,63 @@ func cursorCopy(p string) string {
 // cursorParent is the session that ran the sub-agent whose own
 // transcript is at p, agent-transcripts/<session>/<session>.jsonl: the
 // first session whose subagents/ folder holds a copy of it (see
-// cursorFirstParent); "" for a main session's, or a file of another
-// place.
-func cursorParent(p string) string {
+// cursorFirstParent), as memo found it; "" for a main session's, or a
+// file of another place.
+func cursorParent(p string, memo *listingMemo) string {
 	session, parent := cursorSession(p)
 	dir := filepath.Dir(p)
 	if parent != "" || filepath.Ext(p) != ".jsonl" || filepath.Base(dir) != session {
 		return ""
 	}
-	return cursorFirstParent(filepath.Dir(dir), session)
+	return cursorFirstParent(filepath.Dir(dir), session, memo)
 }
 
 // cursorFirstParent is the first session (by name) of the
 // agent-transcripts folder transcripts whose subagents/ folder holds
-// session's transcript, "" when none does. Only the folders a listing
-// walks count: a link to a folder, or a hidden one, is not walked (see
-// List), so a copy there is never read. It reads the folder: it runs
-// when a transcript is read, not at every look at one (Companions).
-func cursorFirstParent(transcripts, session string) string {
-	entries, err := os.ReadDir(transcripts)
+// session's transcript, "" when none does (see cursorParents), as memo,
+// the memo of the file's listing, found it (nil: looked up now).
+func cursorFirstParent(transcripts, session string, memo *listingMemo) string {
+	return memo.cursorParents(transcripts)[session]
+}
+
+// cursorParents maps each session of the agent-transcripts folder
+// transcripts that some other session's subagents/ folder holds a
+// transcript of to the first such session by name. Only the folders a
+// listing walks count: a link to a folder, or a hidden one, is not
+// walked (see List), so a copy there is never read. It reads every
+// session's folder: it runs when a transcript is read, not at every look
+// at one (Companions), and once per listing (listingMemo), not once per
+// transcript read, which cost a full read of n sessions n² looks.
+func cursorParents(transcripts string) map[string]string {
+	entries, err := cursorReadDir(transcripts)
 	if err != nil {
-		return ""
+		return nil
 	}
-	for _, e := range entries {
-		if !e.IsDir() || e.Name() == session || strings.HasPrefix(e.Name(), ".") {
+	parents := map[string]string{}
+	for _, e := range entries { // by name
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		if fi, err := os.Stat(filepath.Join(transcripts, e.Name(), "subagents", session+".jsonl")); err == nil && fi.Mode().IsRegular() {
-			return e.Name()
+		subs, err := os.ReadDir(filepath.Join(transcripts, e.Name(), "subagents"))
+		if err != nil {
+			continue
+		}
+		for _, sub := range subs {
+			session, ok := strings.CutSuffix(sub.Name(), ".jsonl")
+			if _, seen := parents[session]; !ok || seen || session == e.Name() {
+				continue
+			}
+			if fi, err := os.Stat(filepath.Join(transcripts, e.Name(), "subagents", sub.Name())); err == nil && fi.Mode().IsRegular() {
+				parents[session] = e.Name()
+			}
 		}
 	}
-	return ""
+	return parents
 }
+
+// cursorReadDir is os.ReadDir; tests replace it to count the looks into
+// an agent-transcripts folder.
+var cursorReadDir = os.ReadDir
 
 // cursorProject is the project of the transcript at p: the last folder
 // of the workspace its project folder (the one holding agent-transcripts)

@@ -300,3 +300,70 @@ func TestReadCursor_text(t *testing.T) {
 		t.Errorf("a line added to the last turn read: %v, want ErrFileChanged", err)
 	}
 }
+
+// TestCursorSubagentLookup_oncePerListing: which session ran a sub-agent
+// whose own transcript is read is looked up in the project's session
+// folders once per listing, not once per transcript read (a full read
+// of a project of n sessions cost n² stats: 12 s for 1 000), and the
+// lookup finds what it did: the first session by name whose subagents/
+// folder holds a copy.
+func TestCursorSubagentLookup_oncePerListing(t *testing.T) {
+	projects := t.TempDir()
+	transcripts := filepath.Join(projects, "Users-dev-src-app", "agent-transcripts")
+	write := func(rel, text string) {
+		p := filepath.Join(transcripts, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		line := `{"role":"user","message":{"content":"<user_query>` + text + `</user_query>"}}` + "\n"
+		if err := os.WriteFile(p, []byte(line), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 20 {
+		s := "s" + strconv.Itoa(10+i)
+		write(s+"/"+s+".jsonl", "task of "+s)
+	}
+	// s14 ran under s17 and s13 (a copy under two parents: the first by
+	// name is its parent), s25 under s22.
+	write("s17/subagents/s14.jsonl", "task of s14")
+	write("s13/subagents/s14.jsonl", "task of s14")
+	write("s22/subagents/s25.jsonl", "task of s25")
+
+	looks := 0
+	readDir := cursorReadDir
+	t.Cleanup(func() { cursorReadDir = readDir })
+	cursorReadDir = func(dir string) ([]os.DirEntry, error) {
+		if dir == transcripts {
+			looks++
+		}
+		return readDir(dir)
+	}
+	src := config.Source{Name: "cu", Kind: config.KindCursor, Path: projects}
+	l, err := List(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conversations := map[string]string{}
+	sink := Sink{Record: func(r memory.Record) error {
+		session, _, _ := strings.Cut(r.ID, ":") // session:line
+		conversations[session] = r.Conversation
+		return nil
+	}, Problem: func(p Problem) { t.Errorf("problem: %+v", p) }}
+	for _, f := range l.Files {
+		if _, err := ReadFile(context.Background(), src, f, Cursor{}, sink); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(conversations) != 20 {
+		t.Errorf("%d sessions read, want 20: %v", len(conversations), conversations)
+	}
+	for session, want := range map[string]string{"s14": "cursor:s13/s14", "s25": "cursor:s22/s25", "s13": "cursor:s13", "s17": "cursor:s17"} {
+		if got := conversations[session]; got != want {
+			t.Errorf("session %s: conversation %q, want %q", session, got, want)
+		}
+	}
+	if looks != 1 {
+		t.Errorf("the agent-transcripts folder was looked into %d times for %d files read, want once per listing", looks, len(l.Files))
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -28,6 +29,41 @@ type File struct {
 	// Info describes the file itself (a symlink is followed): size,
 	// modification time and, through Sys, the inode.
 	Info fs.FileInfo
+	// memo is shared by the files of one listing (List sets it, for a
+	// cursor source only): what reading one of them finds out about the
+	// folders around it, found out once for all of them. nil for a File
+	// made elsewhere, whose reader looks for itself.
+	memo *listingMemo
+}
+
+// listingMemo is what the readers of one listing's files find out once
+// for all of them: for a Cursor source, the sessions that ran each
+// sub-agent (cursorParents), by agent-transcripts folder, which reading
+// every transcript of n sessions looked up n times. It is as fresh as
+// the first read that asks: a listing is one sync's, and what changes
+// after it the next sync's reads find. Safe for concurrent use (a build
+// reads files in parallel); a nil *listingMemo looks up every time.
+type listingMemo struct {
+	mu      sync.Mutex
+	parents map[string]map[string]string
+}
+
+// cursorParents is cursorParents(transcripts), looked up once per memo.
+func (m *listingMemo) cursorParents(transcripts string) map[string]string {
+	if m == nil {
+		return cursorParents(transcripts)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	parents, ok := m.parents[transcripts]
+	if !ok {
+		parents = cursorParents(transcripts)
+		if m.parents == nil {
+			m.parents = map[string]map[string]string{}
+		}
+		m.parents[transcripts] = parents
+	}
+	return parents
 }
 
 // Listing is what List found in a source.
@@ -202,6 +238,12 @@ func List(src config.Source) (Listing, error) {
 		return Listing{}, fmt.Errorf("source %s: %w", src.Name, err)
 	}
 	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Rel < out.Files[j].Rel })
+	if src.Kind == config.KindCursor {
+		memo := &listingMemo{}
+		for i := range out.Files {
+			out.Files[i].memo = memo
+		}
+	}
 	return out, nil
 }
 
