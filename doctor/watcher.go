@@ -87,6 +87,11 @@ func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, d
 			fmt.Sprintf("novactl index watch (pid %d) runs with %s as it was when it started (%s); the file changed since, and sources added to it are neither watched nor synced",
 				w.PID, configFile, st.StartedAt.Local().Format("2006-01-02 15:04")),
 			"restart the watcher: "+runnerOf(defs, "watcher", w.PID).restart("novactl index watch")))
+	case w.Running && st == nil:
+		// It writes its state once it has walked the sources, and never
+		// while the disk holding NOVA_HOME is full: its pid and watches
+		// are not known, which is not "pid 0, 0 folders".
+		out = append(out, ready(id, title, "novactl index watch is running; it has written no state yet ("+home.WatcherState()+"): it walks the sources first, or cannot write there (see Disk space)"))
 	case w.Running:
 		out = append(out, ready(id, title, fmt.Sprintf("novactl index watch is running (pid %d): %d folders watched, %d files", w.PID, w.WatchedDirs, w.WatchedFiles)))
 	case watcher != nil:

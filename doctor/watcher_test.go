@@ -182,3 +182,33 @@ func TestWatcherRunsWithAnOlderConfig(t *testing.T) {
 		t.Fatalf("watcher started after config.yaml changed: %+v", c)
 	}
 }
+
+// TestWatcherRunningWithoutState: a watcher that holds its lock but has
+// written no state (it walks the sources first, or the disk holding
+// NOVA_HOME is full and state/watcher.json cannot be written) is running,
+// and what it watches is not known. Before, doctor said "novactl index
+// watch is running (pid 0): 0 folders watched, 0 files", while a full
+// disk failed its every sync.
+func TestWatcherRunningWithoutState(t *testing.T) {
+	home, env := doctorHome(t)
+	lock, err := freshness.Acquire(home, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	rep := Run(context.Background(), Options{Environ: env, Timeout: 100 * time.Millisecond})
+	c := find(rep, "watcher")
+	if c == nil || c.State != Ready {
+		t.Fatalf("watcher: %+v, want Ready (it runs)", c)
+	}
+	for _, not := range []string{"pid 0", "0 folders watched"} {
+		if strings.Contains(c.Message, not) {
+			t.Errorf("message %q says %q", c.Message, not)
+		}
+	}
+	for _, want := range []string{"is running", "no state yet", home.WatcherState(), "Disk space"} {
+		if !strings.Contains(c.Message, want) {
+			t.Errorf("message %q lacks %q", c.Message, want)
+		}
+	}
+}
