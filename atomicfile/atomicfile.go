@@ -117,7 +117,7 @@ func WriteFunc(path string, perm fs.FileMode, write func(io.Writer) error, opts 
 	fail := func(err error) error {
 		f.Close()
 		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
+		return writeError(path, tmp, err)
 	}
 	// The umask of a service manager is not ours to trust: set the mode
 	// explicitly.
@@ -151,7 +151,7 @@ func WriteFunc(path string, perm fs.FileMode, write func(io.Writer) error, opts 
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
+		return writeError(path, tmp, err)
 	}
 	// A rename replaces a link planted since the check above; it never
 	// follows one.
@@ -164,6 +164,22 @@ func WriteFunc(path string, perm fs.FileMode, write func(io.Writer) error, opts 
 		return nil
 	}
 	return syncDirectory(dir)
+}
+
+// writeError is the error of a write of path that failed on its
+// temporary file tmp: it names path and the cause, not tmp, which is
+// removed by then and would send whoever reads it looking for a file
+// that is gone ("write f: write .f.123.tmp: no space left on device").
+// Another step than the write keeps its name ("write f: sync: …"). It is
+// a *fs.PathError, as the error of the temporary file was.
+func writeError(path, tmp string, err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok && pe.Path == tmp {
+		err = pe.Err
+		if pe.Op != "write" {
+			err = fmt.Errorf("%s: %w", pe.Op, pe.Err)
+		}
+	}
+	return &fs.PathError{Op: "write", Path: path, Err: err}
 }
 
 // Remove deletes path and syncs its directory, so that the removal

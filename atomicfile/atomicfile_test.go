@@ -2,6 +2,7 @@ package atomicfile_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -303,5 +304,48 @@ func TestWrite_orderedSyncsBeforeTheRename(t *testing.T) {
 	}
 	if err := atomicfile.SyncDirOrdered(filepath.Dir(path)); err != nil {
 		t.Errorf("SyncDirOrdered: %v", err)
+	}
+}
+
+// TestWrite_fileTooLarge: a write that finds no room (here EFBIG, from a
+// file size limit set in a child process as ulimit -f sets it; a full
+// disk's ENOSPC takes the same path) fails with the path it replaces and
+// the cause, not the name of a temporary file already removed, which sent
+// a reader looking for it; the old content stays, and nothing is left
+// beside it.
+func TestWrite_fileTooLarge(t *testing.T) {
+	if path := os.Getenv("ATOMICFILE_FSIZE_PATH"); path != "" {
+		// Go ignores SIGXFSZ: past the limit, write returns EFBIG.
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 64, Max: 64}); err != nil {
+			os.Exit(2)
+		}
+		err := atomicfile.Write(path, make([]byte, 4096), 0o600)
+		fmt.Print(err)
+		var pe *fs.PathError
+		if !errors.Is(err, syscall.EFBIG) || !errors.As(err, &pe) {
+			os.Exit(4)
+		}
+		os.Exit(1)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	if err := atomicfile.Write(path, []byte("old content\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWrite_fileTooLarge$")
+	cmd.Env = append(os.Environ(), "ATOMICFILE_FSIZE_PATH="+path)
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("child: %v (%q), want exit 1 with an error that is EFBIG and a *fs.PathError", err, out)
+	}
+	if want := "write " + path + ": file too large"; string(out) != want {
+		t.Errorf("error %q, want %q", out, want)
+	}
+	if got := readFile(t, path); got != "old content\n" {
+		t.Errorf("after the failed write: %q, want the old content", got)
+	}
+	if names := entries(t, dir); !slices.Equal(names, []string{"f"}) {
+		t.Errorf("left beside it: %v", names)
 	}
 }
