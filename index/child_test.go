@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -22,6 +23,12 @@ import (
 //   - crash-rollback: as crash, for a plain rollback instead of a sync.
 //   - hold: sync, and at NOVA_TEST_STEP print "paused" and wait for stdin
 //     to close while holding the writer lock.
+//   - sync: sync, and exit 1 with the error on stderr if it fails.
+//
+// NOVA_TEST_FSIZE, when set, is a file size limit in bytes (RLIMIT_FSIZE,
+// what ulimit -f sets) for every mode: a write past it fails with EFBIG,
+// which is how a test makes real writes fail without root or a small file
+// system. Go ignores SIGXFSZ, which would otherwise kill the process.
 //
 // The home, the jsonl source and the clock start come from NOVA_TEST_ROOT,
 // NOVA_TEST_SRC and NOVA_TEST_CLOCK.
@@ -33,6 +40,16 @@ func runChild(mode string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 2
+	}
+	if limit := os.Getenv("NOVA_TEST_FSIZE"); limit != "" {
+		n, err := strconv.ParseUint(limit, 10, 64)
+		if err == nil {
+			err = syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "child: file size limit:", err)
+			return 2
+		}
 	}
 	step := os.Getenv("NOVA_TEST_STEP")
 	at := func(name string) {

@@ -1,13 +1,17 @@
 package index_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
@@ -139,5 +143,74 @@ func TestList_interruptedPromotion(t *testing.T) {
 	}
 	if states[runs[2]] != "active" || states[runs[1]] != "kept" {
 		t.Errorf("states %v, want %s active and %s kept", states, runs[2], runs[1])
+	}
+}
+
+// TestSync_fileTooLarge: a sync whose writes fail with EFBIG (a file size
+// limit, here RLIMIT_FSIZE in a child process as ulimit -f sets it, or a
+// file system's largest file) fails with one line that names the file,
+// says the file outgrew a limit rather than that the disk is full (there
+// is space: freeing more would not help), that the active generation is
+// still served, and what to do. Before, it said only "write …: file too
+// large", with none of what DiskFullError tells of ENOSPC. Nothing is
+// left half-made, and the next sync without the limit succeeds with
+// every record once.
+func TestSync_fileTooLarge(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "home")
+	src := filepath.Join(dir, "memories.jsonl")
+	writeFile(t, src, jsonlLines(t, baseRecords()[:4]...))
+	cfg := testConfig(t, root, config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	before := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now})).Build.RunID
+
+	writeFile(t, src, jsonlLines(t, baseRecords()...))
+	cmd := childCommand(t, "sync", root, src, epoch.Add(time.Hour), "")
+	cmd.Env = append(cmd.Env, "NOVA_TEST_FSIZE=512")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		// A child killed by SIGXFSZ has no exit code (-1).
+		t.Fatalf("child sync past the file size limit: %v (%s), want exit 1 with the sync's error", err, stderr.String())
+	}
+	msg := strings.TrimSpace(strings.TrimPrefix(stderr.String(), "child sync: "))
+	if strings.Contains(msg, "\n") {
+		t.Errorf("message spans lines: %q", msg)
+	}
+	for _, want := range []string{"file too large", filepath.Join(root, "index") + "/", "grew past the largest size allowed", before + " is still active and served", "Raise that limit", "run it again"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	for _, not := range []string{"is full", "Free space"} {
+		if strings.Contains(msg, not) {
+			t.Errorf("message %q says %q: the disk is not full", msg, not)
+		}
+	}
+	if m, _, err := manifest.Read(cfg.Home.Manifest()); err != nil || m.RunID != before {
+		t.Fatalf("active %v %v, want %s still", m, err, before)
+	}
+
+	r := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch.Add(2 * time.Hour)).Now}))
+	_, g := active(t, cfg.Home)
+	if got := len(chunkByID(t, g)); r.Promote == nil || r.Promote.RunID == before || got != len(baseRecords()) {
+		t.Fatalf("after the limit was lifted: %+v with %d chunks, want a new generation with %d", r.Promote, got, len(baseRecords()))
+	}
+	var temps []string
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".tmp") {
+			temps = append(temps, p)
+		}
+		return nil
+	})
+	if len(temps) > 0 {
+		t.Errorf("temporary files left after the next sync: %v", temps)
+	}
+	if left := dirNames(t, filepath.Join(cfg.Home.IndexDir(), "tmp")); len(left) > 0 {
+		t.Errorf("build files left after the next sync: %v", left)
+	}
+	if left := dirNames(t, cfg.Home.Candidates()); len(left) > 0 {
+		t.Errorf("candidates left after the next sync: %v", left)
 	}
 }

@@ -8,10 +8,14 @@ import (
 	"github.com/nova-recall/nova/manifest"
 )
 
-// DiskFullError is an index operation that stopped because the file
-// system holding NOVA_HOME ran out of space. Nothing is lost: the
+// DiskFullError is an index operation that stopped because a write found
+// no room: the file system holding NOVA_HOME ran out of space (ENOSPC),
+// the user's disk quota on it is used up (EDQUOT), or a file grew past
+// the largest size allowed (EFBIG: a file size limit such as ulimit -f,
+// or the file system's own, 4 GiB on FAT32). Nothing is lost: the
 // manifest still names the generation that was active, and the next
-// writer removes what this one left. Its message says so and what to do.
+// writer removes what this one left. Its message says which of the
+// three it was and what to do.
 type DiskFullError struct {
 	// Home is NOVA_HOME.
 	Home string
@@ -26,19 +30,40 @@ func (e *DiskFullError) Error() string {
 	if e.Active != "" {
 		still = "generation " + e.Active + " is still active and served"
 	}
+	what, fix := e.room()
 	if ie, ok := errors.AsType[*interruptedError](e.Err); ok {
-		return fmt.Sprintf("the disk holding %s is full (%v); nothing is lost: %s, and %s waits in place to be made active. Free space on that disk and run novactl index promote to finish it", e.Home, ie.err, still, ie.runID)
+		return fmt.Sprintf("%s (%v); nothing is lost: %s, and %s waits in place to be made active. %s and run novactl index promote to finish it", what, ie.err, still, ie.runID, fix)
 	}
-	return fmt.Sprintf("the disk holding %s is full (%v); nothing is lost: %s, and the next run removes what this one left. Free space on that disk and run it again", e.Home, e.Err, still)
+	return fmt.Sprintf("%s (%v); nothing is lost: %s, and the next run removes what this one left. %s and run it again", what, e.Err, still, fix)
 }
 
-// Unwrap makes errors.Is(err, syscall.ENOSPC) true.
+// room says what ran out and what gives room again. A file too large is
+// no full disk: freeing space would not help, and saying so sent people
+// looking for space they had.
+func (e *DiskFullError) room() (what, fix string) {
+	switch {
+	case errors.Is(e.Err, syscall.EFBIG):
+		return "a file under " + e.Home + " grew past the largest size allowed here (a file size limit such as ulimit -f, or the file system's)",
+			"Raise that limit, or move NOVA_HOME to a file system that holds larger files,"
+	case errors.Is(e.Err, syscall.EDQUOT):
+		return "your disk quota on the disk holding " + e.Home + " is used up",
+			"Free space within your quota"
+	}
+	return "the disk holding " + e.Home + " is full", "Free space on that disk"
+}
+
+// Unwrap makes errors.Is(err, syscall.ENOSPC) (or EDQUOT, EFBIG) true.
 func (e *DiskFullError) Unwrap() error { return e.Err }
 
-// diskFull turns an error that a full disk caused into a *DiskFullError;
-// other errors are returned as they are.
+// noRoom reports whether err is a write that found no room.
+func noRoom(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EFBIG)
+}
+
+// diskFull turns an error that a write finding no room caused into a
+// *DiskFullError; other errors are returned as they are.
 func (x *Indexer) diskFull(err error) error {
-	if _, done := errors.AsType[*DiskFullError](err); done || !errors.Is(err, syscall.ENOSPC) {
+	if _, done := errors.AsType[*DiskFullError](err); done || !noRoom(err) {
 		return err
 	}
 	active := ""

@@ -35,3 +35,21 @@ func TestDiskFullError_interruptedPromotion(t *testing.T) {
 		t.Errorf("message %q names promote more than once", msg)
 	}
 }
+
+// TestDiskFullError_quota: a write refused by the user's disk quota
+// (EDQUOT, common on shared Linux machines) gets the same guidance as a
+// full disk, in words that name the quota: the disk itself may have room.
+func TestDiskFullError_quota(t *testing.T) {
+	x := &Indexer{}
+	x.home.Root = t.TempDir()
+	err := x.diskFull(&fs.PathError{Op: "write", Path: "index/segments/x/text.lex", Err: syscall.EDQUOT})
+	if _, ok := errors.AsType[*DiskFullError](err); !ok || !errors.Is(err, syscall.EDQUOT) {
+		t.Fatalf("%#v: want a *DiskFullError that is EDQUOT", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"quota on the disk holding " + x.home.Root + " is used up", "index/segments/x/text.lex", "Free space within your quota and run it again"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+}
