@@ -43,7 +43,7 @@ func (e *DiskFullError) Error() string {
 func (e *DiskFullError) room() (what, fix string) {
 	switch {
 	case errors.Is(e.Err, syscall.EFBIG):
-		return "a file under " + e.Home + " grew past the largest size allowed here (a file size limit such as ulimit -f, or the file system's)",
+		return "a file under " + e.Home + " grew past the largest size allowed here, by a file size limit such as ulimit -f or by the file system",
 			"Raise that limit, or move NOVA_HOME to a file system that holds larger files,"
 	case errors.Is(e.Err, syscall.EDQUOT):
 		return "your disk quota on the disk holding " + e.Home + " is used up",
