@@ -212,3 +212,36 @@ func TestWatcherRunningWithoutState(t *testing.T) {
 		}
 	}
 }
+
+// TestWatcherRestartedOnAFullDisk: a watcher started while the disk
+// holding NOVA_HOME is full takes its lock but writes neither the lock's
+// holder nor its state, and state/watcher.json is still the one a watcher
+// that stopped wrote. Before, doctor reported that stopped watcher as the
+// running one (its pid, its watches, the config it read) and, with an
+// index, memory "up to date" from its state, while the running watcher's
+// every sync failed and a source had changed since.
+func TestWatcherRestartedOnAFullDisk(t *testing.T) {
+	home, env := doctorHome(t)
+	now := time.Now().UTC()
+	stopped := &freshness.State{SchemaVersion: freshness.SchemaVersion, PID: 999999, StartedAt: now.Add(-2 * time.Hour),
+		UpdatedAt: now.Add(-time.Hour), StoppedAt: now.Add(-time.Hour), CaughtUpAt: now.Add(-time.Hour),
+		Watched: freshness.Watched{Sources: 1, Dirs: 3, Files: 6}}
+	if err := freshness.Write(home, stopped); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := freshness.Acquire(home, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	// The holder a full disk kept from being written (the lock is held
+	// on the file, whatever it holds).
+	if err := os.Truncate(home.WatcherLock(), 0); err != nil {
+		t.Fatal(err)
+	}
+	rep := Run(context.Background(), Options{Environ: env, Timeout: 100 * time.Millisecond})
+	c := find(rep, "watcher")
+	if c == nil || strings.Contains(c.Message, "999999") || strings.Contains(c.Message, "3 folders") || !strings.Contains(c.Message, "no state yet") {
+		t.Errorf("watcher: %+v, want the running watcher's state unknown, not the stopped one's", c)
+	}
+}

@@ -59,7 +59,9 @@ func Compute(now time.Time, st *State, running bool, built time.Time) api.Freshn
 // cold disk at login), the state is the one it starts from (see
 // starting), not the previous watcher's: that one said up to date as of
 // its stop, named a process gone, and listed the limits it hit, which the
-// restart may be about.
+// restart may be about. While one that could write neither its lock's
+// holder nor its state holds the lock, a stopped watcher's state counts
+// as none.
 func Load(home paths.Home, now, built time.Time) (api.Freshness, *State) {
 	st, err := Read(home)
 	if err != nil {
@@ -67,7 +69,16 @@ func Load(home paths.Home, now, built time.Time) (api.Freshness, *State) {
 	}
 	running := Running(home)
 	if running && st != nil {
-		st = starting(st, lockfile.ReadHolder(home.WatcherLock()))
+		h := lockfile.ReadHolder(home.WatcherLock())
+		if h.PID <= 0 && !st.StoppedAt.IsZero() {
+			// The state is a stopped watcher's, and the running one wrote
+			// neither its lock's holder nor a state (the disk holding
+			// NOVA_HOME is full): its pid, watches and syncs are not
+			// known, and the stopped one's "up to date" is not its.
+			st = nil
+		} else {
+			st = starting(st, h)
+		}
 	}
 	return Compute(now, st, running, built), st
 }
