@@ -32,8 +32,9 @@ const obsidianCanvas = `{
 // wrote on a canvas was never recalled. Each text card is one memory, in
 // reading order (top to bottom, then left to right), titled with the
 // canvas's name and the group it sits in, cited by the line that holds
-// it; its Markdown reads as a note's does. File, link and group nodes
-// hold no text of their own.
+// it; its Markdown reads as a note's does, and its arrow's label joins
+// both cards (TestRead_canvasRelations). File, link and group nodes hold
+// no text of their own.
 func TestRead_obsidianCanvas(t *testing.T) {
 	dir := writeTree(t, map[string]string{"Plans/Launch board.canvas": obsidianCanvas})
 	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
@@ -46,8 +47,8 @@ func TestRead_obsidianCanvas(t *testing.T) {
 		all = append(all, got{r.ID, r.Title, r.Text})
 	}
 	want := []got{
-		{"Plans/Launch board.canvas#9c0e7b1a2d3f4a55", "Launch board > Launch risks", "Staging runs out of disk every Friday."},
-		{"Plans/Launch board.canvas#5a1f0c2e9b7d4e31", "Launch board > Launch risks", "Vendor\nThe payment vendor's contract may slip past **March**. See the contracts note #risk"},
+		{"Plans/Launch board.canvas#9c0e7b1a2d3f4a55", "Launch board > Launch risks", "Staging runs out of disk every Friday.\n→ blocks: Vendor"},
+		{"Plans/Launch board.canvas#5a1f0c2e9b7d4e31", "Launch board > Launch risks", "Vendor\nThe payment vendor's contract may slip past **March**. See the contracts note #risk\n← blocks: Staging runs out of disk every Friday."},
 		{"Plans/Launch board.canvas#e2", "Launch board", "Ship the beta to ten users first."},
 	}
 	if !slices.Equal(all, want) {
@@ -90,5 +91,87 @@ func TestRead_canvasProblems(t *testing.T) {
 	slices.Sort(bad)
 	if len(bad) != 2 || !strings.HasPrefix(bad[0], "broken.canvas: not a JSON Canvas") || !strings.HasPrefix(bad[1], "list.canvas: not a JSON Canvas") {
 		t.Errorf("problems %q, want broken.canvas and list.canvas reported as not JSON Canvas", bad)
+	}
+}
+
+// relationsCanvas joins cards with arrows: a labelled one between two
+// text cards, unlabelled ones, arrows to a note's file card and to a link
+// card, and arrows that name no card, name only one, or join a card to
+// itself.
+const relationsCanvas = `{
+	"nodes":[
+		{"id":"billing","type":"text","text":"Migrate billing to the new vendor\nIt needs a signed contract.","x":0,"y":0,"width":300,"height":200},
+		{"id":"legal","type":"text","text":"## Legal **review**\nCounsel reads the contract.","x":400,"y":0,"width":300,"height":200},
+		{"id":"freeze","type":"text","text":"Freeze deploys in December.","x":0,"y":300,"width":300,"height":200},
+		{"id":"party","type":"text","text":"Team dinner on the 12th.","x":400,"y":300,"width":300,"height":200},
+		{"id":"blank","type":"text","text":"  ","x":800,"y":300,"width":300,"height":200},
+		{"id":"phoenix","type":"file","file":"Projects/Project Phoenix.md","x":0,"y":600,"width":300,"height":200},
+		{"id":"status","type":"link","url":"https://status.example.com/billing","x":400,"y":600,"width":300,"height":200},
+		{"id":"keyed","type":"link","url":"https://ci.example.com/?token=ghp_0123456789abcdefABCDEF0123456789abcd","x":800,"y":600,"width":300,"height":200},
+		{"id":"alone","type":"link","url":"https://alone.example.com","x":800,"y":900,"width":300,"height":200}
+	],
+	"edges":[
+		{"id":"e1","fromNode":"billing","fromSide":"right","toNode":"legal","toSide":"left","label":"depends on"},
+		{"id":"e2","fromNode":"freeze","toNode":"party"},
+		{"id":"e3","fromNode":"freeze","toNode":"phoenix","label":"  blocks\n"},
+		{"id":"e4","fromNode":"status","toNode":"billing"},
+		{"id":"e5","fromNode":"party","toNode":"keyed","label":"see"},
+		{"id":"e6","fromNode":"billing","toNode":"nowhere","label":"ghost"},
+		{"id":"e7","toNode":"legal","label":"half"},
+		{"id":"e8","fromNode":"legal","toNode":"legal","label":"self"},
+		{"id":"e9","fromNode":"phoenix","toNode":"status","label":"no card"},
+		{"id":"e10","fromNode":"legal","toNode":"blank","label":"to nothing"},
+		{"id":"e11","fromNode":"party","toNode":"phoenix"},
+		"not an edge"
+	]
+}`
+
+// TestRead_canvasRelations: what a canvas's arrows say is recalled with
+// the cards they join. Before, arrows were not read: "what does the
+// billing migration depend on" found no answer on a board where an arrow
+// labelled "depends on" said it, and a link or file card joined to a card
+// was lost. A labelled arrow between two text cards adds a line to both
+// (→ on the card it leaves, ← on the card it reaches) naming the label
+// and the other card's first line; an unlabelled one adds nothing, as
+// each card is already its own memory. File and link cards are no memory
+// of their own, so an arrow to one, labelled or not, names the note or
+// the address in the text card's memory. An arrow that names an unknown
+// card, lacks an end, joins a card to itself, reaches an empty card or
+// joins no text card is ignored; so is an edges entry that is no edge.
+// Ids and lines are the cards' own, as before.
+func TestRead_canvasRelations(t *testing.T) {
+	long := strings.Repeat("word ", 40)
+	dir := writeTree(t, map[string]string{
+		"Roadmap.canvas": relationsCanvas,
+		// Edges that are no list cost the arrows, not the cards.
+		"odd edges.canvas": `{"nodes":[{"id":"a","type":"text","text":"Card a"},{"id":"b","type":"text","text":"Card b"}],"edges":{"a":"b"}}`,
+		// A card's first line can be a paragraph: the other card gets its
+		// start, not all of it again.
+		"long.canvas": `{"nodes":[{"id":"a","type":"text","text":"Short"},{"id":"b","type":"text","text":"` + long + `"}],"edges":[{"fromNode":"a","toNode":"b","label":"needs"}]}`,
+	})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(problems) != 0 {
+		t.Fatalf("problems: %v", problems)
+	}
+	type got struct {
+		id, text         string
+		line, redactions int
+	}
+	var all []got
+	for _, r := range recs {
+		all = append(all, got{r.ID, r.Text, r.Line, r.Redactions})
+	}
+	want := []got{
+		{"Roadmap.canvas#billing", "Migrate billing to the new vendor\nIt needs a signed contract.\n→ depends on: Legal review\n← https://status.example.com/billing", 3, 0},
+		{"Roadmap.canvas#legal", "Legal **review**\nCounsel reads the contract.\n← depends on: Migrate billing to the new vendor", 4, 0},
+		{"Roadmap.canvas#freeze", "Freeze deploys in December.\n→ blocks: Project Phoenix", 5, 0},
+		{"Roadmap.canvas#party", "Team dinner on the 12th.\n→ see: https://ci.example.com/?token=[redacted]\n→ Project Phoenix", 6, 1},
+		{"long.canvas#a", "Short\n→ needs: " + strings.Repeat("word ", 15) + "word…", 1, 0},
+		{"long.canvas#b", strings.TrimSpace(long) + "\n← needs: Short", 1, 0},
+		{"odd edges.canvas#a", "Card a", 1, 0},
+		{"odd edges.canvas#b", "Card b", 1, 0},
+	}
+	if !slices.Equal(all, want) {
+		t.Fatalf("records:\n%+v\nwant\n%+v", all, want)
 	}
 }
