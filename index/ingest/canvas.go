@@ -43,10 +43,13 @@ func (n canvasNode) inside(g canvasNode) bool {
 }
 
 // canvasEdge is the part of a JSON Canvas edge (an arrow) that a memory
-// needs: the nodes it leaves and reaches and its label.
+// needs: the nodes it joins, where its heads are ("arrow" or "none";
+// unset, only the toNode end has one) and its label.
 type canvasEdge struct {
 	FromNode string `json:"fromNode"`
 	ToNode   string `json:"toNode"`
+	FromEnd  string `json:"fromEnd"`
+	ToEnd    string `json:"toEnd"`
 	Label    string `json:"label"`
 }
 
@@ -153,7 +156,9 @@ func readCanvas(fc *fileCtx) error {
 // its note or address, labelled ("→ depends on: Project Phoenix") or not
 // ("→ https://…"): there is nowhere else it is recalled. An arrow that is
 // no JSON object of an edge, names a node the canvas lacks, joins a node
-// to itself, or reaches an empty card or a group is ignored. text gives
+// to itself, or reaches an empty card or a group is ignored. An arrow
+// whose only head is at its fromNode reads as drawn, the other way; one
+// with two heads or none reads from fromNode to toNode. text gives
 // a text card's cleaned text by id; the labels, addresses and note names
 // in the lines are not yet redacted, which the caller does.
 func canvasRelations(nodes []canvasNode, rawEdges json.RawMessage, text func(id string) string) map[string][]string {
@@ -193,6 +198,11 @@ func canvasRelations(nodes []canvasNode, rawEdges json.RawMessage, text func(id 
 		var e canvasEdge
 		if json.Unmarshal(raw, &e) != nil || e.FromNode == e.ToNode {
 			continue
+		}
+		// A head at the fromNode end only is an arrow drawn the other
+		// way: what it reaches is its fromNode.
+		if e.FromEnd == "arrow" && e.ToEnd == "none" {
+			e.FromNode, e.ToNode = e.ToNode, e.FromNode
 		}
 		from, okFrom := byID[e.FromNode]
 		to, okTo := byID[e.ToNode]

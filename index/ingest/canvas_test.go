@@ -122,6 +122,7 @@ const relationsCanvas = `{
 		{"id":"e9","fromNode":"phoenix","toNode":"status","label":"no card"},
 		{"id":"e10","fromNode":"legal","toNode":"blank","label":"to nothing"},
 		{"id":"e11","fromNode":"party","toNode":"phoenix"},
+		{"id":"e12","fromNode":"freeze","toNode":"legal","label":"waits for","fromEnd":"arrow","toEnd":"none"},
 		"not an edge"
 	]
 }`
@@ -138,6 +139,8 @@ const relationsCanvas = `{
 // the address in the text card's memory. An arrow that names an unknown
 // card, lacks an end, joins a card to itself, reaches an empty card or
 // joins no text card is ignored; so is an edges entry that is no edge.
+// An arrow drawn with its head at its fromNode (fromEnd "arrow", toEnd
+// "none") points the other way, and its lines say so.
 // Ids and lines are the cards' own, as before.
 func TestRead_canvasRelations(t *testing.T) {
 	long := strings.Repeat("word ", 40)
@@ -163,8 +166,8 @@ func TestRead_canvasRelations(t *testing.T) {
 	}
 	want := []got{
 		{"Roadmap.canvas#billing", "Migrate billing to the new vendor\nIt needs a signed contract.\n→ depends on: Legal review\n← https://status.example.com/billing", 3, 0},
-		{"Roadmap.canvas#legal", "Legal **review**\nCounsel reads the contract.\n← depends on: Migrate billing to the new vendor", 4, 0},
-		{"Roadmap.canvas#freeze", "Freeze deploys in December.\n→ blocks: Project Phoenix", 5, 0},
+		{"Roadmap.canvas#legal", "Legal **review**\nCounsel reads the contract.\n← depends on: Migrate billing to the new vendor\n→ waits for: Freeze deploys in December.", 4, 0},
+		{"Roadmap.canvas#freeze", "Freeze deploys in December.\n→ blocks: Project Phoenix\n← waits for: Legal review", 5, 0},
 		{"Roadmap.canvas#party", "Team dinner on the 12th.\n→ see: https://ci.example.com/?token=[redacted]\n→ Project Phoenix", 6, 1},
 		{"long.canvas#a", "Short\n→ needs: " + strings.Repeat("word ", 15) + "word…", 1, 0},
 		{"long.canvas#b", strings.TrimSpace(long) + "\n← needs: Short", 1, 0},
