@@ -148,4 +148,11 @@ package ingest
 // 2.1 runs itself (system local_command), a Codex "!" shell command and
 // a Gemini CLI shell-mode command are the user's "/name args" and
 // "!command", their output dropped.
-const Version = "ingest-v20"
+// ingest-v21: Cursor's plain-text transcripts (agent-transcripts/*.txt)
+// are read, and a sub-agent's own transcript is read as the sub-agent's;
+// notes exported from Notion (page ids out of names, properties as dates
+// and tags, links as their words), Bear (#tags of several words#) and
+// yarle (its Created at); a canvas's arrows, link and file cards; tokens
+// broken across lines, a key's last lines, base64 of a private key and
+// quoted curl -u passwords are redacted.
+const Version = "ingest-v21"
