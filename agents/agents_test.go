@@ -298,14 +298,16 @@ func TestAiderFolders(t *testing.T) {
 }
 
 // TestMemoryKinds: the agents whose memory Nova reads are exactly the
-// source kinds of config that are an agent's (all but jsonl and
-// markdown): a reader added without the agents table knowing it would
+// source kinds of config that are an agent's (all but jsonl, markdown
+// and chat-export, whose records are of the chat service that wrote each
+// export, chatgpt or claude.ai, and which has no home for config init to
+// find): a reader added without the agents table knowing it would
 // go unnamed in config init's "Not found", the MCP tool's agent filter
 // and novactl search --agent.
 func TestMemoryKinds(t *testing.T) {
 	var want []string
 	for _, k := range config.Kinds {
-		if k != config.KindJSONL && k != config.KindMarkdown {
+		if k != config.KindJSONL && k != config.KindMarkdown && k != config.KindChatExport {
 			want = append(want, k)
 		}
 	}

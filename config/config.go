@@ -129,7 +129,7 @@ type Source struct {
 	// Name identifies the source; unique.
 	Name string `koanf:"name"`
 	// Kind is one of Kinds: jsonl, markdown, codex, claude-code, openclaw,
-	// hermes, gemini, aider or cursor.
+	// hermes, gemini, aider, cursor or chat-export.
 	Kind string `koanf:"kind"`
 	// Path is a file or directory. ~ and ~/ are expanded to the user's
 	// home; a relative path is relative to the config file's folder.
@@ -140,7 +140,8 @@ type Source struct {
 	SourceSet string `koanf:"sourceSet"`
 	// Defaults applied to records that do not carry their own. Agent
 	// also replaces the kind as the agent of an agent's sessions and
-	// notes (codex, claude-code, openclaw, hermes, gemini, aider, cursor).
+	// notes (codex, claude-code, openclaw, hermes, gemini, aider, cursor;
+	// and of a chat-export's conversations, chatgpt or claude.ai).
 	Project   string   `koanf:"project"`
 	Agent     string   `koanf:"agent"`
 	Tags      []string `koanf:"tags"`
@@ -188,10 +189,15 @@ const (
 	// right in agent-transcripts). Its SQLite stores (state.vscdb) are not
 	// read.
 	KindCursor = "cursor"
+	// KindChatExport reads the conversations.json of ChatGPT's and
+	// Claude.ai's data exports (Settings > Data controls > Export: a zip
+	// holding it), unzipped into a folder: each conversation's turns, as
+	// agent chatgpt or claude.ai.
+	KindChatExport = "chat-export"
 )
 
 // Kinds lists the supported source kinds.
-var Kinds = []string{KindJSONL, KindMarkdown, KindCodex, KindClaudeCode, KindOpenClaw, KindHermes, KindGemini, KindAider, KindCursor}
+var Kinds = []string{KindJSONL, KindMarkdown, KindCodex, KindClaudeCode, KindOpenClaw, KindHermes, KindGemini, KindAider, KindCursor, KindChatExport}
 
 // Embedding providers.
 const (

@@ -362,6 +362,7 @@ func TestLoadFile_unknownKeys(t *testing.T) {
 		{"every one reported", "index: {foo: 1, bar: 2}\nembedding: {key: x}\n", nil, []string{"embedding.key", "index.bar", "index.foo"}},
 		{"source key", "sources:\n  - {name: a, kind: jsonl, path: /a}\n  - {name: b, kind: jsonl, path: /b, tag: x}\n", nil, []string{"sources[1].tag"}},
 		{"cursor source key", "sources:\n  - {name: c, kind: cursor, path: /c, slug: x}\n", nil, []string{"sources[0].slug"}},
+		{"chat-export source key", "sources:\n  - {name: c, kind: chat-export, path: /c, service: chatgpt}\n", nil, []string{"sources[0].service"}},
 		{"env without key", "", []string{"NOVA_VERBOSE=1"}, []string{"NOVA_VERBOSE"}},
 		{"env typo", "", []string{"NOVA_SERVER_PROT=1"}, []string{"NOVA_SERVER_PROT"}},
 		{"env sources", "", []string{"NOVA_SOURCES_NAME=x"}, []string{"NOVA_SOURCES_NAME"}},
@@ -864,6 +865,7 @@ sources:
   - {name: codex, kind: codex, path: "~"}
   - {name: claude, kind: claude-code, path: /var/claude/projects}
   - {name: cursor, kind: cursor, path: ~/.cursor/projects}
+  - {name: chats, kind: chat-export, path: ~/exports}
   - name: export
     kind: jsonl
     path: data/memory.jsonl
@@ -890,6 +892,7 @@ sources:
 			{Name: "codex", Kind: config.KindCodex, Path: user},
 			{Name: "claude", Kind: config.KindClaudeCode, Path: "/var/claude/projects"},
 			{Name: "cursor", Kind: config.KindCursor, Path: filepath.Join(user, ".cursor", "projects")},
+			{Name: "chats", Kind: config.KindChatExport, Path: filepath.Join(user, "exports")},
 			{Name: "export", Kind: config.KindJSONL, Path: filepath.Join(dir, "data", "memory.jsonl"), Project: "billing", Agent: "codex",
 				Tags: []string{"decision", "ops"}, Lifecycle: "active", WorkType: "incident", AuthorityRank: 100, RetrievalWeight: 2},
 			{Name: "tagged", Kind: config.KindJSONL, Path: filepath.Join(dir, "t.jsonl"), Tags: []string{"a", "b"}},
@@ -927,6 +930,8 @@ sources:
 		{"kind case", "- {name: a, kind: JSONL, path: /a}", []string{"sources[0].kind"}},
 		{"cursor kind case", "- {name: a, kind: Cursor, path: /a}", []string{"sources[0].kind"}},
 		{"cursor path missing", "- {name: a, kind: cursor}", []string{"sources[0].path"}},
+		{"chat-export spelled with an underscore", "- {name: a, kind: chat_export, path: /a}", []string{"sources[0].kind"}},
+		{"chat-export path missing", "- {name: a, kind: chat-export}", []string{"sources[0].path"}},
 		{"path missing", "- {name: a, kind: jsonl}", []string{"sources[0].path"}},
 		{"authorityRank negative", "- {name: a, kind: jsonl, path: /a, authorityRank: -1}", []string{"sources[0].authorityRank"}},
 		{"authorityRank too big", "- {name: a, kind: jsonl, path: /a, authorityRank: 101}", []string{"sources[0].authorityRank"}},

@@ -90,7 +90,8 @@ var ErrFileChanged = errors.New("file changed before the cursor (rewritten or tr
 // histories), so that ReadFile can
 // resume it from a Cursor and a record's line number places it. Markdown
 // notes (an OpenClaw workspace's memory and Claude Code's auto memory
-// too) and compressed .jsonl.zst rollouts are read whole every time.
+// too), compressed .jsonl.zst rollouts and chat exports (one JSON list,
+// which a new export replaces) are read whole every time.
 func LineBased(kind, path string) bool {
 	switch kind {
 	case config.KindJSONL, config.KindCodex:
@@ -157,6 +158,8 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 				return Cursor{}, false, readGeminiNote(fc)
 			}
 			return Cursor{}, false, readGeminiLegacy(fc)
+		case config.KindChatExport:
+			return Cursor{}, false, readChatExport(fc)
 		}
 		return from, false, fmt.Errorf("unknown source kind %q", src.Kind)
 	}

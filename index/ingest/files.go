@@ -100,6 +100,8 @@ var kindIncludes = map[string][]string{
 	// JSONL or plain text (not the rest of a project folder: terminals,
 	// MCP tool descriptors).
 	config.KindCursor: {"{*/,}agent-transcripts/{*,*/*,*/subagents/*}.jsonl", "{*/,}agent-transcripts/*.txt"},
+	// Each unzipped export's conversations.json, at any depth.
+	config.KindChatExport: {chatExportName},
 }
 
 // kindExcludes are excluded whatever the source says: Claude Code's

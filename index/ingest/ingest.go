@@ -1,7 +1,8 @@
 // Package ingest reads configured sources into memory records: JSONL
 // record files, Markdown notes, Codex CLI rollouts, Claude Code
 // transcripts, OpenClaw state directories, Hermes homes, Gemini CLI
-// chat recordings, Aider chat histories and Cursor agent transcripts. Readers never abort on bad input: a malformed line is
+// chat recordings, Aider chat histories, Cursor agent transcripts and
+// ChatGPT and Claude.ai chat exports. Readers never abort on bad input: a malformed line is
 // reported as a Problem (file, line, why) and skipped, and the rest of the
 // source is still read.
 package ingest
@@ -100,7 +101,8 @@ func Read(ctx context.Context, src config.Source, sink Sink) error {
 // DefaultSourceSet is the source set of a kind when the source names none.
 func DefaultSourceSet(kind string) string {
 	switch kind {
-	case config.KindCodex, config.KindClaudeCode, config.KindOpenClaw, config.KindHermes, config.KindGemini, config.KindAider, config.KindCursor:
+	case config.KindCodex, config.KindClaudeCode, config.KindOpenClaw, config.KindHermes, config.KindGemini, config.KindAider, config.KindCursor,
+		config.KindChatExport:
 		return "agent-transcripts"
 	case config.KindMarkdown:
 		return "notes"

@@ -1,0 +1,412 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// A chat-export source is a folder of unzipped data exports of ChatGPT
+// (Settings > Data controls > Export data) and Claude.ai (Settings >
+// Privacy > Export data): each export's conversations.json is a JSON
+// list of conversations, whose shape tells the service that wrote it.
+//
+// As of 2026-12 neither service documents the format; the shapes are the
+// ones public parsers agree on (ChatGPT: mitkury/chatgpt-export-parser
+// docs/chatgpt-data-export-format.md, josephjohncox/chatgpt-json-to-md,
+// the llama_index ChatGPT conversations reader, and TypeScript typings
+// of the export's conversation and node; Claude.ai: socketteer/
+// Claude-Conversation-Exporter, Polylogue's notes on Claude.ai exports
+// and TypeScript typings of its conversation and message):
+//
+//   - ChatGPT: {id (or conversation_id), title, create_time, update_time
+//     (epoch seconds, a float), current_node, mapping: {node id: {id,
+//     parent, children, message}}}, a message {id, author: {role:
+//     user|assistant|system|tool}, create_time, recipient ("all", or the
+//     tool an assistant's call goes to), content: {content_type, parts
+//     (strings, and objects such as an image_asset_pointer) or text},
+//     metadata: {is_visually_hidden_from_conversation}}. The mapping is a
+//     tree: an edited prompt or a regenerated answer branches it, and
+//     current_node is the end of the branch the user sees;
+//   - Claude.ai: {uuid, name, created_at, updated_at (ISO 8601),
+//     chat_messages: [{uuid, sender: human|assistant, text, content:
+//     [{type: text, text}, thinking, tool_use, tool_result...],
+//     created_at}]}, the messages in order; older exports have text only.
+//
+// Each turn of the branch the user sees is a dialogue record of agent
+// chatgpt or claude.ai (or the source's agent), titled with its
+// conversation, at its message's time (the one before it when it has
+// none, else the conversation's), keyed by conversation and message id so
+// that a later export, which lists more conversations, keeps them.
+// System, tool and hidden messages, an assistant's calls to tools,
+// reasoning and tool output are not read; an image is a placeholder.
+//
+// Exports are large (hundreds of MB): the list is decoded one
+// conversation at a time. A malformed conversation is reported with its
+// index and skipped; a file that is neither shape is reported and
+// skipped; a file cut short keeps the conversations before the cut.
+
+// The agents of a chat export's records: the services that wrote them.
+const (
+	chatGPTAgent  = "chatgpt"
+	claudeAIAgent = "claude.ai"
+)
+
+// chatExportName is the include glob of a chat-export source: an
+// export's conversations.json, or a copy a browser renamed
+// ("conversations (1).json"). Its other files (user.json,
+// shared_conversations.json, message_feedback.json, projects.json) hold
+// no dialogue.
+const chatExportName = "conversations*.json"
+
+// notChatExport is the problem of a file of neither shape.
+const notChatExport = "not a ChatGPT or Claude.ai export (a JSON list of conversations with a mapping or chat_messages): skipped"
+
+// chatReader reads one conversation of a file's shape, its index i in
+// the list; an error is a malformed conversation, reported and skipped.
+type chatReader func(x *chatExport, i int, raw json.RawMessage) error
+
+// chatExport is the reading of one conversations.json.
+type chatExport struct {
+	fc       *fileCtx
+	reported shapeReports
+}
+
+// readChatExport reads a conversations.json, one conversation at a time.
+func readChatExport(fc *fileCtx) error {
+	f, err := openSource(fc.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM))
+	}
+	dec := json.NewDecoder(br)
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		fc.problem(0, notChatExport)
+		return nil
+	}
+	x := &chatExport{fc: fc}
+	var read chatReader
+	n := 0
+	for ; dec.More(); n++ {
+		if err := fc.ctx.Err(); err != nil {
+			return err
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			x.cut(n, err)
+			return nil
+		}
+		if read == nil {
+			if read = chatShape(raw); read == nil {
+				fc.problem(0, notChatExport)
+				return nil
+			}
+		}
+		if err := read(x, n, raw); err != nil {
+			var se *sinkError
+			if errors.As(err, &se) {
+				return err
+			}
+			fc.problem(0, fmt.Sprintf("conversations[%d]%s: %s: skipped", n, chatID(raw), trimErr(err)))
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		x.cut(n, err)
+	}
+	return nil
+}
+
+// cut reports a list that stops short of its end before conversation n:
+// what follows cannot be found.
+func (x *chatExport) cut(n int, err error) {
+	if n == 0 {
+		x.fc.problem(0, notChatExport+" ("+trimErr(err)+")")
+		return
+	}
+	x.fc.problem(0, fmt.Sprintf("cut short after conversations[%d] (a copy or unzip in progress, or interrupted): the rest is not read (%s)", n-1, trimErr(err)))
+}
+
+// chatShape is the reader of the shape of a file's first conversation,
+// nil when it is neither.
+func chatShape(raw json.RawMessage) chatReader {
+	var head struct {
+		Mapping      json.RawMessage `json:"mapping"`
+		ChatMessages json.RawMessage `json:"chat_messages"`
+	}
+	if json.Unmarshal(raw, &head) != nil {
+		return nil
+	}
+	switch {
+	case head.Mapping != nil:
+		return readChatGPT
+	case head.ChatMessages != nil:
+		return readClaudeAI
+	}
+	return nil
+}
+
+// chatID names a malformed conversation by its id, when it has one.
+func chatID(raw json.RawMessage) string {
+	var ids struct {
+		ID             any `json:"id"`
+		ConversationID any `json:"conversation_id"`
+		UUID           any `json:"uuid"`
+	}
+	_ = json.Unmarshal(raw, &ids)
+	for _, v := range []any{ids.ID, ids.ConversationID, ids.UUID} {
+		if s, ok := v.(string); ok && s != "" {
+			return " (" + strconv.Quote(trimID(s)) + ")"
+		}
+	}
+	return ""
+}
+
+// trimID bounds an id quoted in a problem.
+func trimID(s string) string {
+	if len(s) > 80 {
+		return s[:80]
+	}
+	return s
+}
+
+// emit makes the record of one turn of conversation conv.
+func (x *chatExport) emit(agent, conv, msgID, role, title, text string, when time.Time) error {
+	m := message{role: role, text: text, title: title, time: when}
+	rec, ok := m.record(x.fc, config.KindChatExport, conv, conv+":"+msgID, conv)
+	if !ok {
+		return nil
+	}
+	rec.Agent = x.fc.agent(agent)
+	return x.fc.emit(rec)
+}
+
+// gptConversation is one conversation of a ChatGPT export.
+type gptConversation struct {
+	ID             string             `json:"id"`
+	ConversationID string             `json:"conversation_id"`
+	Title          string             `json:"title"`
+	CreateTime     *float64           `json:"create_time"`
+	CurrentNode    string             `json:"current_node"`
+	Mapping        map[string]gptNode `json:"mapping"`
+}
+
+// gptNode is one node of a conversation's tree.
+type gptNode struct {
+	Parent  *string     `json:"parent"`
+	Message *gptMessage `json:"message"`
+}
+
+// gptMessage is a node's message.
+type gptMessage struct {
+	Author struct {
+		Role string `json:"role"`
+	} `json:"author"`
+	CreateTime *float64 `json:"create_time"`
+	Recipient  string   `json:"recipient"`
+	Content    struct {
+		ContentType string            `json:"content_type"`
+		Parts       []json.RawMessage `json:"parts"`
+		Text        string            `json:"text"`
+	} `json:"content"`
+	Metadata struct {
+		Hidden bool `json:"is_visually_hidden_from_conversation"`
+	} `json:"metadata"`
+}
+
+// gptQuietContent are the content types that are not dialogue: the
+// model's reasoning, the custom instructions and memory ChatGPT adds to
+// a conversation, browsing and tool output, errors.
+var gptQuietContent = setOf("thoughts", "reasoning_recap", "user_editable_context", "model_editable_context",
+	"tether_browsing_display", "tether_quote", "execution_output", "system_error", "sonic_webpage")
+
+// readChatGPT reads the branch of a ChatGPT conversation that ends at
+// its current_node.
+func readChatGPT(x *chatExport, _ int, raw json.RawMessage) error {
+	var c gptConversation
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return err
+	}
+	conv := cmp.Or(c.ID, c.ConversationID)
+	if conv == "" {
+		return errors.New("no id")
+	}
+	branch, err := gptBranch(c.Mapping, c.CurrentNode)
+	if err != nil {
+		return err
+	}
+	last := gptTime(x.fc, c.CreateTime)
+	for _, id := range branch {
+		m := c.Mapping[id].Message
+		if m == nil {
+			continue
+		}
+		if t := gptTime(x.fc, m.CreateTime); !t.IsZero() {
+			last = t
+		}
+		role := m.Author.Role
+		if role != "user" && role != "assistant" || m.Metadata.Hidden || m.Recipient != "" && m.Recipient != "all" {
+			continue // system, tool and hidden messages; calls to tools
+		}
+		text := x.gptText(m)
+		if !hasContent(text) {
+			continue
+		}
+		if err := x.emit(chatGPTAgent, conv, id, role, c.Title, text, last); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gptBranch is the branch of mapping that ends at node, from its root.
+func gptBranch(mapping map[string]gptNode, node string) ([]string, error) {
+	if _, ok := mapping[node]; !ok {
+		return nil, fmt.Errorf("current_node %q is not in its mapping", trimID(node))
+	}
+	var up []string
+	for id := node; ; {
+		if len(up) == len(mapping) {
+			return nil, errors.New("its mapping's parents make a cycle")
+		}
+		up = append(up, id)
+		n := mapping[id]
+		if n.Parent == nil {
+			break
+		}
+		if _, ok := mapping[*n.Parent]; !ok {
+			break // a root whose parent was not exported
+		}
+		id = *n.Parent
+	}
+	for i, j := 0, len(up)-1; i < j; i, j = i+1, j-1 {
+		up[i], up[j] = up[j], up[i]
+	}
+	return up, nil
+}
+
+// gptTime reads epoch seconds (zero when absent).
+func gptTime(fc *fileCtx, secs *float64) time.Time {
+	if secs == nil {
+		return time.Time{}
+	}
+	_, t, _ := epochDate(strconv.FormatFloat(*secs, 'f', -1, 64), fc.loc)
+	return t
+}
+
+// gptText is a message's words: its string parts, an image as a
+// placeholder, the text of code the assistant showed.
+func (x *chatExport) gptText(m *gptMessage) string {
+	switch ct := m.Content.ContentType; {
+	case ct == "text" || ct == "multimodal_text":
+		var texts []string
+		for _, p := range m.Content.Parts {
+			var s string
+			if json.Unmarshal(p, &s) == nil {
+				texts = append(texts, s)
+				continue
+			}
+			var obj struct {
+				ContentType string `json:"content_type"`
+				Text        string `json:"text"`
+			}
+			_ = json.Unmarshal(p, &obj)
+			switch obj.ContentType {
+			case "image_asset_pointer":
+				texts = append(texts, imageMark)
+			case "audio_transcription":
+				texts = append(texts, obj.Text) // a voice turn's words
+			}
+		}
+		return strings.Join(texts, "\n")
+	case ct == "code":
+		return m.Content.Text
+	case !gptQuietContent[ct]:
+		x.reported.report(x.fc, 0, "content type "+strconv.Quote(ct))
+	}
+	return ""
+}
+
+// claudeAIConversation is one conversation of a Claude.ai export.
+type claudeAIConversation struct {
+	UUID         string            `json:"uuid"`
+	Name         string            `json:"name"`
+	CreatedAt    string            `json:"created_at"`
+	ChatMessages []claudeAIMessage `json:"chat_messages"`
+}
+
+// claudeAIMessage is one message of a conversation.
+type claudeAIMessage struct {
+	UUID    string `json:"uuid"`
+	Sender  string `json:"sender"`
+	Text    string `json:"text"`
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	CreatedAt string `json:"created_at"`
+}
+
+// claudeAIQuietBlocks are the content blocks that are not dialogue.
+var claudeAIQuietBlocks = setOf("thinking", "redacted_thinking", "tool_use", "tool_result", "server_tool_use", "web_search_tool_result")
+
+// readClaudeAI reads a Claude.ai conversation's messages in order.
+func readClaudeAI(x *chatExport, _ int, raw json.RawMessage) error {
+	var c claudeAIConversation
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return err
+	}
+	if c.UUID == "" {
+		return errors.New("no uuid")
+	}
+	_, last, _ := parseDate(c.CreatedAt, x.fc.loc)
+	for _, m := range c.ChatMessages {
+		if _, t, ok := parseDate(m.CreatedAt, x.fc.loc); ok && !t.IsZero() {
+			last = t
+		}
+		var role string
+		switch m.Sender {
+		case "human":
+			role = "user"
+		case "assistant":
+			role = "assistant"
+		default:
+			x.reported.report(x.fc, 0, "sender "+strconv.Quote(m.Sender))
+			continue
+		}
+		if m.UUID == "" {
+			x.reported.report(x.fc, 0, "a message without a uuid")
+			continue
+		}
+		text := m.Text
+		if len(m.Content) > 0 {
+			// The blocks, when there are any: text is their flat copy,
+			// reasoning and tool use included.
+			var texts []string
+			for _, b := range m.Content {
+				switch {
+				case b.Type == "text":
+					texts = append(texts, b.Text)
+				case !claudeAIQuietBlocks[b.Type]:
+					x.reported.report(x.fc, 0, "content block "+strconv.Quote(b.Type))
+				}
+			}
+			text = strings.Join(texts, "\n")
+		}
+		if err := x.emit(claudeAIAgent, c.UUID, m.UUID, role, c.Name, text, last); err != nil {
+			return err
+		}
+	}
+	return nil
+}

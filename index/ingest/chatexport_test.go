@@ -1,0 +1,187 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
+)
+
+// chatExports is a folder of two unzipped exports, written for these
+// tests in the shapes public parsers describe (see chatexport.go): a
+// ChatGPT conversations.json (a regenerated answer off the branch the
+// user sees, hidden system and custom-instruction messages, an image
+// part, a tool call, tool output, a content type of a later export, a
+// message without a time, a malformed conversation and one named by
+// conversation_id only) beside the export's user.json, and a Claude.ai
+// conversations.json (reasoning, tool and unknown blocks, a message of
+// text only, an empty one and a malformed conversation).
+const chatExports = "testdata/chatexport"
+
+const (
+	gptInvoices = "6a1f0c2e-0000-4000-8000-000000000001"
+	gptCron     = "6a1f0c2e-0000-4000-8000-000000000003"
+	claudePort  = "0b7e5d3a-0000-4000-8000-0000000000a1"
+	claudeOut   = "0b7e5d3a-0000-4000-8000-0000000000a3"
+)
+
+// chatWant is what a chat-export test checks of one record.
+type chatWant struct {
+	ID, Agent, Role, Title, Text, Session, Time string
+	Redactions                                  int
+}
+
+func chatGot(r memory.Record) chatWant {
+	return chatWant{ID: r.ID, Agent: r.Agent, Role: r.Role, Title: r.Title, Text: r.Text, Session: r.SessionID,
+		Time: r.Time.UTC().Format(time.RFC3339Nano), Redactions: r.Redactions}
+}
+
+// TestReadChatExport_records: each turn of the branch the user sees is a
+// dialogue record of agent chatgpt or claude.ai, keyed by conversation
+// and message, titled with the conversation, at the message's time;
+// hidden, system and tool messages, tool calls, reasoning and the
+// regenerated answer the user replaced are not read, secrets are
+// redacted, a malformed conversation is reported by its index and the
+// rest of the file is read, and a content type of a later export is
+// reported once.
+func TestReadChatExport_records(t *testing.T) {
+	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: chatExports})
+	gpt := func(conv, msg, role, title, text, ts string, redactions int) chatWant {
+		return chatWant{ID: conv + ":" + msg, Agent: "chatgpt", Role: role, Title: title, Text: text, Session: conv, Time: ts, Redactions: redactions}
+	}
+	claude := func(conv, msg, role, title, text, ts string, redactions int) chatWant {
+		return chatWant{ID: conv + ":" + msg, Agent: "claude.ai", Role: role, Title: title, Text: text, Session: conv, Time: ts, Redactions: redactions}
+	}
+	want := []chatWant{
+		gpt(gptInvoices, "n2", "user", "Invoice export timeouts", "Why does the invoice export time out on large accounts?", "2026-03-02T10:00:01.25Z", 0),
+		gpt(gptInvoices, "n3", "assistant", "Invoice export timeouts", "It loads every invoice into memory before writing;\nstream it in pages of 500.", "2026-03-02T10:00:20.125Z", 0),
+		gpt(gptInvoices, "n4", "user", "Invoice export timeouts", "[image]\nHere is the trace; the staging key is [redacted]", "2026-03-02T10:06:40Z", 1),
+		// No time of its own: the one of the message before it.
+		gpt(gptInvoices, "n7", "assistant", "Invoice export timeouts", "The trace confirms it: switch to the streaming writer.", "2026-03-02T10:08:35Z", 0),
+		gpt(gptCron, "b1", "user", "Cron after the migration", "Why did the nightly cron fail after the database migration?", "2026-03-01T10:00:01Z", 0),
+		gpt(gptCron, "b2", "assistant", "Cron after the migration", "The cron still pointed at the old replica's host name.", "2026-03-01T10:00:02Z", 0),
+		claude(claudePort, "m1", "user", "Staging port", "Which port does the staging API listen on?", "2026-03-03T09:00:01.5Z", 0),
+		claude(claudePort, "m2", "assistant", "Staging port", "Staging listens on port 8443,\nbehind the internal load balancer.", "2026-03-03T09:00:05Z", 0),
+		claude(claudePort, "m3", "user", "Staging port", "And the token is [redacted], right?", "2026-03-03T09:01:00Z", 1),
+		claude(claudeOut, "m6", "user", "", "Summarize the dashboard outage.", "2026-03-04T08:00:00Z", 0),
+	}
+	for i, r := range recs {
+		if r.Kind != config.KindChatExport || r.Layer != "dialogue" || r.Line != 0 {
+			t.Errorf("record %d: kind %q layer %q line %d", i, r.Kind, r.Layer, r.Line)
+		}
+		if r.Conversation != config.KindChatExport+":"+r.SessionID {
+			t.Errorf("record %d: conversation %q", i, r.Conversation)
+		}
+		if r.Date != r.Time.UTC().Format("2006-01-02") {
+			t.Errorf("record %d: date %q, time %v", i, r.Date, r.Time)
+		}
+		if !strings.HasSuffix(r.Path, "conversations.json") {
+			t.Errorf("record %d: path %q", i, r.Path)
+		}
+		if m := noiseLeak.FindString(r.Text); m != "" {
+			t.Errorf("record %d: %q leaked into %q", i, m, r.Text)
+		}
+	}
+	if len(recs) != len(want) {
+		for _, r := range recs {
+			t.Logf("got %+v", chatGot(r))
+		}
+		t.Fatalf("got %d records, want %d", len(recs), len(want))
+	}
+	for i, w := range want {
+		if got := chatGot(recs[i]); got != w {
+			t.Errorf("record %d:\n got %+v\nwant %+v", i, got, w)
+		}
+	}
+	var reasons []string
+	for _, p := range problems {
+		reasons = append(reasons, filepath.Base(filepath.Dir(p.Path))+": "+p.Reason)
+	}
+	wantProblems := []string{
+		"chatgpt-2026-03: " + ReasonUnknownShape + ` (content type "hologram")`,
+		"chatgpt-2026-03: conversations[1]",
+		"claude-2026-03: " + ReasonUnknownShape + ` (content block "voice_note")`,
+		"claude-2026-03: conversations[1]",
+	}
+	if len(reasons) != len(wantProblems) {
+		t.Fatalf("problems = %q, want %q", reasons, wantProblems)
+	}
+	for i, w := range wantProblems {
+		if !strings.HasPrefix(reasons[i], w) {
+			t.Errorf("problem %d = %q, want it to start %q", i, reasons[i], w)
+		}
+	}
+	if DefaultSourceSet(config.KindChatExport) != "agent-transcripts" {
+		t.Errorf("source set %q", DefaultSourceSet(config.KindChatExport))
+	}
+}
+
+// writeExport writes data as dir/name and returns the path.
+func writeExport(t *testing.T, dir, name, data string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// gptExportOf is a ChatGPT conversation of one user turn.
+func gptExportOf(id, text string) string {
+	return `{"id":"` + id + `","title":"t","create_time":1772445600,"current_node":"a","mapping":{"a":{"id":"a","parent":null,"children":[],` +
+		`"message":{"id":"a","author":{"role":"user"},"create_time":1772445601,"content":{"content_type":"text","parts":["` + text + `"]}}}}}`
+}
+
+// TestReadChatExport_reexport: a later export of the same account lists
+// a new conversation first (ChatGPT writes the newest first); the
+// records of the conversations it shares with the earlier export keep
+// their ids, so a sync replaces them rather than adding copies.
+func TestReadChatExport_reexport(t *testing.T) {
+	dir := t.TempDir()
+	src := config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir}
+	writeExport(t, dir, "conversations.json", "["+gptExportOf("c-old", "Where do the billing backups go?")+"]")
+	before, _ := collect(t, src)
+	writeExport(t, dir, "conversations.json", "["+gptExportOf("c-new", "What changed in the deploy?")+","+
+		gptExportOf("c-old", "Where do the billing backups go?")+"]")
+	after, problems := collect(t, src)
+	if len(before) != 1 || len(after) != 2 || len(problems) != 0 {
+		t.Fatalf("before %d records, after %d, problems %v", len(before), len(after), problems)
+	}
+	if after[1].ID != before[0].ID || after[1].ID != "c-old:a" || after[0].ID != "c-new:a" {
+		t.Errorf("ids before %q, after %q and %q", before[0].ID, after[0].ID, after[1].ID)
+	}
+}
+
+// TestReadChatExport_otherFiles: a file of neither shape is reported by
+// its path and skipped (a JSON object, a list of other objects, not
+// JSON), an empty export is no problem, and a file cut short keeps the
+// conversations before the cut and reports where it stopped.
+func TestReadChatExport_otherFiles(t *testing.T) {
+	dir := t.TempDir()
+	obj := writeExport(t, dir, "a/conversations.json", `{"conversations": []}`)
+	list := writeExport(t, dir, "b/conversations.json", `[{"id": "x", "messages": []}]`)
+	text := writeExport(t, dir, "c/conversations.json", "not json at all")
+	writeExport(t, dir, "d/conversations.json", "[]\n")
+	cut := writeExport(t, dir, "e/conversations.json", "["+gptExportOf("c-1", "Why is the queue backed up?")+`, {"id": "c-2", "mapp`)
+	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
+	if len(recs) != 1 || recs[0].ID != "c-1:a" {
+		t.Errorf("records %v, want the one before the cut", recs)
+	}
+	want := map[string]string{obj: "not a ChatGPT or Claude.ai export", list: "not a ChatGPT or Claude.ai export",
+		text: "not a ChatGPT or Claude.ai export", cut: "cut short after conversations[0]"}
+	if len(problems) != len(want) {
+		t.Fatalf("problems %v, want one for each of %v", problems, want)
+	}
+	for _, p := range problems {
+		if w, ok := want[p.Path]; !ok || !strings.Contains(p.Reason, w) {
+			t.Errorf("problem %s: %q, want %q", p.Path, p.Reason, w)
+		}
+	}
+}
