@@ -775,8 +775,8 @@ func noMemoryMessage(s config.Source, n int, skipped *ingest.Problem) string {
 	return msg
 }
 
-// agentFolders is the folder each agent kind's path names, for a source
-// that lists nothing.
+// agentFolders is the folder each agent kind's path names (and a chat
+// export's), for a source that lists nothing.
 var agentFolders = map[string]string{
 	config.KindCodex:      "the Codex home (~/.codex), whose sessions/ and archived_sessions/ hold its rollouts, or its sessions folder, or one day of it",
 	config.KindClaudeCode: "Claude Code's projects folder (~/.claude/projects, or one project of it)",
@@ -785,6 +785,8 @@ var agentFolders = map[string]string{
 	config.KindGemini:     "the Gemini CLI home (~/.gemini), which holds tmp/<project>/chats",
 	config.KindAider:      "the folder that holds your repositories (~/src), with Aider's .aider.chat.history.md in a repository's root, or a history file itself (one --chat-history-file names)",
 	config.KindCursor:     "Cursor's projects folder (~/.cursor/projects, or one project of it), which holds <project>/agent-transcripts",
+	// The zip an export comes as is not read: it is to be unzipped.
+	config.KindChatExport: "a folder of unzipped ChatGPT or Claude.ai exports, each holding its conversations.json (a downloaded export is a zip: unzip it there)",
 }
 
 // listingAdvice is what to do about a part of a source that could not be

@@ -377,3 +377,18 @@ func TestSourcesHoldNoMemory_cursorFolder(t *testing.T) {
 		t.Errorf("cursor source naming ~/.cursor: %q", s.Message)
 	}
 }
+
+// TestSourcesHoldNoMemory_chatExportZip: a chat-export source over a
+// folder that holds the export's zip, not unzipped, lists nothing; the
+// check says the exports are to be unzipped there.
+func TestSourcesHoldNoMemory_chatExportZip(t *testing.T) {
+	f := newFixture(t)
+	downloads := filepath.Join(filepath.Dir(f.src), "downloads")
+	novatest.Must(t, os.MkdirAll(downloads, 0o700))
+	novatest.Must(t, os.WriteFile(filepath.Join(downloads, "chatgpt-export.zip"), []byte("PK\x03\x04"), 0o600))
+	f.extra = fmt.Sprintf("  - {name: chats, kind: chat-export, path: %q}\n", downloads)
+	f.writeConfig()
+	if s := check(t, f.run(Options{}), "source:chats"); !strings.Contains(s.Message, "holds no file a chat-export source reads yet; its path is a folder of unzipped ChatGPT or Claude.ai exports") {
+		t.Errorf("chat-export source over a zip: %q", s.Message)
+	}
+}
