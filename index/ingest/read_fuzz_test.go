@@ -30,6 +30,7 @@ var fuzzKinds = []struct{ kind, rel string }{
 	{config.KindCursor, "home-dev-src-shop/agent-transcripts/3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b/3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b.jsonl"},
 	{config.KindCursor, "home-dev-src-shop/agent-transcripts/3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b/subagents/7b8c9d0e-1f2a-4b3c-8d4e-5f6a7b8c9d0e.jsonl"},
 	{config.KindCursor, "home-dev-src-shop/agent-transcripts/9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a.txt"},
+	{config.KindChatExport, "chatgpt-2026-03/conversations.json"},
 }
 
 // FuzzReadFile feeds every reader files no fixture anticipated (lines of
@@ -98,6 +99,19 @@ func FuzzReadFile(f *testing.F) {
 	for i, k := range fuzzKinds {
 		if strings.HasSuffix(k.rel, cursorTextExt) {
 			f.Add(legacy, uint8(i), uint16(len(legacy)/3))
+		}
+	}
+	// Chat exports are one JSON list, read whole: each export of the
+	// fixtures is a seed (cut to its start, a list cut short).
+	for _, seed := range []string{"chatgpt-2026-03", "claude-2026-03"} {
+		b, err := os.ReadFile(filepath.Join(chatExports, seed, "conversations.json"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		for i, k := range fuzzKinds {
+			if k.kind == config.KindChatExport {
+				f.Add(b[:min(len(b), 4096)], uint8(i), uint16(0))
+			}
 		}
 	}
 	note := []byte("# Deploy\n\nThe port moved to 3037.\n\n## Why\n\nA conflict with 3036.\n")
