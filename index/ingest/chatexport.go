@@ -70,9 +70,9 @@ const chatExportName = "conversations*.json"
 // notChatExport is the problem of a file of neither shape.
 const notChatExport = "not a ChatGPT or Claude.ai export (a JSON list of conversations with a mapping or chat_messages): skipped"
 
-// chatReader reads one conversation of a file's shape, its index i in
-// the list; an error is a malformed conversation, reported and skipped.
-type chatReader func(x *chatExport, i int, raw json.RawMessage) error
+// chatReader reads one conversation of a file's shape; an error is a
+// malformed conversation, reported (with its index) and skipped.
+type chatReader func(x *chatExport, raw json.RawMessage) error
 
 // chatExport is the reading of one conversations.json.
 type chatExport struct {
@@ -114,12 +114,12 @@ func readChatExport(fc *fileCtx) error {
 				return nil
 			}
 		}
-		if err := read(x, n, raw); err != nil {
+		if err := read(x, raw); err != nil {
 			var se *sinkError
 			if errors.As(err, &se) {
 				return err
 			}
-			fc.problem(0, fmt.Sprintf("conversations[%d]%s: %s: skipped", n, chatID(raw), trimErr(err)))
+			fc.problem(0, fmt.Sprintf("conversations[%d]%s is malformed (%s): skipped", n, chatID(raw), chatErr(err)))
 		}
 	}
 	if _, err := dec.Token(); err != nil {
@@ -155,6 +155,16 @@ func chatShape(raw json.RawMessage) chatReader {
 		return readClaudeAI
 	}
 	return nil
+}
+
+// chatErr is why a conversation is malformed: a field of the wrong type
+// is named as the export spells it, not by the reader's Go types.
+func chatErr(err error) string {
+	var wrongType *json.UnmarshalTypeError
+	if errors.As(err, &wrongType) && wrongType.Field != "" {
+		return fmt.Sprintf("%q is a JSON %s", wrongType.Field, wrongType.Value)
+	}
+	return trimErr(err)
 }
 
 // chatID names a malformed conversation by its id, when it has one.
@@ -233,7 +243,7 @@ var gptQuietContent = setOf("thoughts", "reasoning_recap", "user_editable_contex
 
 // readChatGPT reads the branch of a ChatGPT conversation that ends at
 // its current_node.
-func readChatGPT(x *chatExport, _ int, raw json.RawMessage) error {
+func readChatGPT(x *chatExport, raw json.RawMessage) error {
 	var c gptConversation
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return err
@@ -362,7 +372,7 @@ type claudeAIMessage struct {
 var claudeAIQuietBlocks = setOf("thinking", "redacted_thinking", "tool_use", "tool_result", "server_tool_use", "web_search_tool_result")
 
 // readClaudeAI reads a Claude.ai conversation's messages in order.
-func readClaudeAI(x *chatExport, _ int, raw json.RawMessage) error {
+func readClaudeAI(x *chatExport, raw json.RawMessage) error {
 	var c claudeAIConversation
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return err

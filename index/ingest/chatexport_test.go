@@ -103,9 +103,9 @@ func TestReadChatExport_records(t *testing.T) {
 	}
 	wantProblems := []string{
 		"chatgpt-2026-03: " + ReasonUnknownShape + ` (content type "hologram")`,
-		"chatgpt-2026-03: conversations[1]",
+		`chatgpt-2026-03: conversations[1] ("6a1f0c2e-0000-4000-8000-000000000002") is malformed ("mapping" is a JSON string)`,
 		"claude-2026-03: " + ReasonUnknownShape + ` (content block "voice_note")`,
-		"claude-2026-03: conversations[1]",
+		`claude-2026-03: conversations[1] ("0b7e5d3a-0000-4000-8000-0000000000a2") is malformed ("chat_messages" is a JSON object)`,
 	}
 	if len(reasons) != len(wantProblems) {
 		t.Fatalf("problems = %q, want %q", reasons, wantProblems)
