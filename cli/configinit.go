@@ -36,7 +36,8 @@ found on this machine, so that "novactl index sync" has something to index:
 
 An agent is listed only when that folder holds what the agent keeps there; one
 that is installed but never ran is not. --notes adds a folder (or file) of
-Markdown notes. Paths under your home are written with ~, and every other
+Markdown notes. A folder of unzipped ChatGPT or Claude.ai data exports is not
+looked for: add it by hand as a source of kind chat-export. Paths under your home are written with ~, and every other
 setting is left at its default: README, Configuration, lists them all.
 
 The file is checked as "novactl config check" would before it is written,
@@ -369,7 +370,8 @@ func renderInitConfig(sources []initSource, missing []initMissing) string {
 		}
 		b.WriteString("# Not found: " + strings.Join(absent, ", ") + ".\n")
 	}
-	b.WriteString(`# Add a source (Markdown notes, JSONL exports, another agent's home) as one
+	b.WriteString(`# Add a source (Markdown notes, JSONL exports, another agent's home, a folder
+# of unzipped ChatGPT or Claude.ai exports: kind chat-export) as one
 # more line below; the kinds and every other setting are in README, Configuration
 # (https://github.com/nova-recall/nova#configuration). Then run
 # "novactl config check" and "novactl index sync".

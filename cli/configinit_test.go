@@ -486,14 +486,16 @@ func TestConfigInit_notesMissing(t *testing.T) {
 // TestConfigInit_namesEveryAgentNotFound: in a home where no agent kept
 // anything, config init names under "Not found" (the text, the file's
 // header and --json's missing) every agent whose memory a reader of Nova
-// reads: each source kind of config.Kinds but the two that are not an
-// agent's (jsonl, markdown). Aider was left out, so a person who uses it
-// could not tell it was looked for. The help's table names each too.
+// reads: each source kind of config.Kinds but those that are not an
+// agent's (jsonl, markdown, and chat-export, a folder of exports the
+// person downloaded, which has no place of its own to look in). Aider
+// was left out, so a person who uses it could not tell it was looked
+// for. The help's table names each too.
 func TestConfigInit_namesEveryAgentNotFound(t *testing.T) {
 	_, _, env := initHome(t)
 	var want []string
 	for _, k := range config.Kinds {
-		if k != config.KindJSONL && k != config.KindMarkdown {
+		if k != config.KindJSONL && k != config.KindMarkdown && k != config.KindChatExport {
 			want = append(want, k)
 		}
 	}
@@ -526,6 +528,11 @@ func TestConfigInit_namesEveryAgentNotFound(t *testing.T) {
 		}
 	}
 	_, _, help := runCLI(t.Context(), env, "config", "init", "--help")
+	// Chat exports are not looked for: the help and the file's header say
+	// which kind reads them, to add by hand.
+	if !strings.Contains(help, "kind chat-export") || !strings.Contains(r.Content, "kind chat-export") {
+		t.Errorf("config init --help or the file's header does not name the chat-export kind:\n%s\n%s", help, r.Content)
+	}
 	for _, k := range append(want, "claude") {
 		if k == config.KindClaudeCode {
 			continue // its source is named claude
