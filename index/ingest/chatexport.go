@@ -20,12 +20,14 @@ import (
 // list of conversations, whose shape tells the service that wrote it.
 //
 // As of 2026-12 neither service documents the format; the shapes are the
-// ones public parsers agree on (ChatGPT: mitkury/chatgpt-export-parser
-// docs/chatgpt-data-export-format.md, josephjohncox/chatgpt-json-to-md,
-// the llama_index ChatGPT conversations reader, and TypeScript typings
-// of the export's conversation and node; Claude.ai: socketteer/
-// Claude-Conversation-Exporter, Polylogue's notes on Claude.ai exports
-// and TypeScript typings of its conversation and message):
+// ones public parsers and their notes agree on (ChatGPT:
+// mitkury/chatgpt-export-parser docs/chatgpt-data-export-format.md,
+// josephjohncox/chatgpt-json-to-md README.md; Claude.ai:
+// Sinity/polylogue docs/providers/claude-ai.md, which reads the messages
+// as one ordered list, and socketteer/Claude-Conversation-Exporter
+// README.md). Not seen in those, so not read: a Claude.ai conversation's
+// edited branches, and the project either service files a conversation
+// under. The shapes:
 //
 //   - ChatGPT: {id (or conversation_id), title, create_time, update_time
 //     (epoch seconds, a float), current_node, mapping: {node id: {id,
