@@ -103,9 +103,9 @@ func TestSync_cursor(t *testing.T) {
 	}
 }
 
-// cursorSyncRecords are the Cursor records of the active generation by
-// source id, failing on one indexed twice.
-func cursorSyncRecords(t *testing.T, cfg config.Config) map[string]memory.Chunk {
+// recordsBySource are the records of the active generation by source
+// id, failing on one indexed twice.
+func recordsBySource(t *testing.T, cfg config.Config) map[string]memory.Chunk {
 	t.Helper()
 	_, g := active(t, cfg.Home)
 	out := map[string]memory.Chunk{}
@@ -147,7 +147,7 @@ func TestSync_cursorSubagentOwnTranscript(t *testing.T) {
 	b := mustSync(t, ix).Build
 	check := func(when string, want int) {
 		t.Helper()
-		recs := cursorSyncRecords(t, cfg)
+		recs := recordsBySource(t, cfg)
 		if len(recs) != want {
 			t.Errorf("%s: %d records, want %d", when, len(recs), want)
 		}
@@ -211,7 +211,7 @@ func TestSync_cursorSubagentTwoParents(t *testing.T) {
 	if r.Build.DuplicateIDs != 0 {
 		t.Errorf("%d duplicate ids", r.Build.DuplicateIDs)
 	}
-	recs := cursorSyncRecords(t, cfg)
+	recs := recordsBySource(t, cfg)
 	if c := recs[sub+":2"]; len(recs) != 4 || c.Conversation != "cursor:"+p1+"/"+sub || c.Text != "journal_lines and fx_rates have none." {
 		t.Errorf("records %d, the sub-agent's answer %+v", len(recs), c)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
-	"github.com/nova-recall/nova/memory"
 )
 
 // TestSync_openclaw: an OpenClaw state directory through real syncs. Its
@@ -35,19 +34,7 @@ func TestSync_openclaw(t *testing.T) {
 	ix := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now})
 	mustSync(t, ix)
 
-	bySource := func() map[string]memory.Chunk {
-		t.Helper()
-		_, g := active(t, cfg.Home)
-		out := map[string]memory.Chunk{}
-		for _, c := range chunkByID(t, g) {
-			if _, dup := out[c.SourceID]; dup {
-				t.Fatalf("record %s indexed twice", c.SourceID)
-			}
-			out[c.SourceID] = c
-		}
-		return out
-	}
-	got := bySource()
+	got := recordsBySource(t, cfg)
 	for id, want := range map[string]string{"s1:2": "agent-transcripts", "s1:3": "agent-transcripts", "workspace/memory/2026-03-02.md#top": "notes"} {
 		c, ok := got[id]
 		if !ok || c.Agent != "openclaw" || c.SourceSet != want {
@@ -73,7 +60,7 @@ func TestSync_openclaw(t *testing.T) {
 	if b.Mode != index.ModeIncremental || b.FilesResumed != 1 {
 		t.Errorf("after an append: mode %s, %d files resumed, want incremental and 1", b.Mode, b.FilesResumed)
 	}
-	if c, ok := bySource()["s1:4"]; !ok || c.Text != "And which currency?" {
+	if c, ok := recordsBySource(t, cfg)["s1:4"]; !ok || c.Text != "And which currency?" {
 		t.Errorf("the appended turn: %+v", c)
 	}
 
@@ -83,7 +70,7 @@ func TestSync_openclaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = syncOK(t, ix).Build
-	got = bySource()
+	got = recordsBySource(t, cfg)
 	if b.DuplicateIDs != 0 || len(got) != 4 || len(b.Sources[0].Gone) != 0 {
 		t.Errorf("after the reset: %d records, %d duplicate ids, gone %v; want 4, 0, none", len(got), b.DuplicateIDs, b.Sources[0].Gone)
 	}
@@ -103,7 +90,7 @@ func TestSync_openclaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = syncOK(t, ix).Build
-	got = bySource()
+	got = recordsBySource(t, cfg)
 	if b.DuplicateIDs != 0 || len(got) != 4 || len(b.Sources[0].Gone) != 0 {
 		t.Errorf("after the copy: %d records, %d duplicate ids, gone %v; want 4, 0, none", len(got), b.DuplicateIDs, b.Sources[0].Gone)
 	}
