@@ -15,6 +15,7 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/doctor"
+	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/packaging/macos"
 	"github.com/nova-recall/nova/paths"
@@ -330,6 +331,48 @@ func TestDoctor_RestartAdviceForAnotherHomesService(t *testing.T) {
 						t.Errorf("daemon check, with %s serving %s: %+v", def, other, c)
 					}
 				})
+			}
+		})
+	}
+}
+
+// TestDoctor_WatcherRestartAdviceForAnotherHomesService: while novactl's
+// watcher job serves another NOVA_HOME, the restart that makes this
+// home's watcher read config.yaml again, or take in a raised open-file
+// limit, is a restart by hand with this home: novactl service restart
+// restarts the other home's watcher and leaves this one as it was, which
+// the watcher checks said while novad's advice no longer did.
+func TestDoctor_WatcherRestartAdviceForAnotherHomesService(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			h := newServiceHome(t)
+			other := filepath.Join(filepath.Dir(h.home), "other home")
+			deps, def := installedDefinition(t, h, goos, "NOVA_HOME="+other)
+			h.writeConfig(t, fmt.Sprintf("server:\n  port: %d\nfacade:\n  port: 0\n", novatest.ClosedPort(t)))
+			home, err := paths.Resolve(h.environ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// This home's watcher (this process holds its lock), started
+			// before config.yaml was last written, at an open-file limit.
+			lock, err := freshness.Acquire(home, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(lock.Release)
+			now := time.Now().UTC()
+			st := &freshness.State{SchemaVersion: freshness.SchemaVersion, PID: os.Getpid(), StartedAt: now.Add(-time.Hour), CaughtUpAt: now.Add(-time.Hour),
+				RescanIntervalSeconds: 30, Watched: freshness.Watched{Sources: 1, Dirs: 10, PolledDirs: 4},
+				Limits: []freshness.Limit{{Name: freshness.LimitOpenFiles, Value: 256, Message: "the open file limit (256) is reached. Raise it and restart the watcher"}}}
+			if err := freshness.Write(home, st); err != nil {
+				t.Fatal(err)
+			}
+			this := "NOVA_HOME=" + shellword.Quote(home.Root) + " novactl index watch"
+			for _, id := range []string{"watcher", "watcher-limit:" + freshness.LimitOpenFiles} {
+				c := doctorCheck(t, h.environ, deps, id)
+				if c.State != doctor.Degraded || strings.Contains(c.Advice, "novactl service") || !strings.Contains(c.Advice, this) {
+					t.Errorf("%s check, with %s serving %s: %+v", id, def, other, c)
+				}
 			}
 		})
 	}

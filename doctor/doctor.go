@@ -545,7 +545,7 @@ func Run(ctx context.Context, opts Options) Report {
 	case files > 0:
 		add(ready("freshness", "Index freshness", "no source changed since the active index was built"))
 	}
-	for _, c := range watcherChecks(ctx, fr, wst, defs, opts.WatcherService, home, cfg.File) {
+	for _, c := range watcherChecks(ctx, fr, wst, defs, opts.WatcherService, watcherRunner, home, cfg.File) {
 		add(c)
 	}
 	for _, c := range goneCheck(states) {

@@ -64,9 +64,12 @@ func watcherFreshness(fr api.Freshness, st *freshness.State, now time.Time) Chec
 // whose memory is kept. defs are the service definitions on disk (novactl
 // service install's and Homebrew's); probe, when set, says why novactl's
 // watcher job is not running, and which home it serves, this one (home)
-// or another. configFile is config.yaml ("" when there is none), which a
-// running watcher read once, when it started.
-func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, defs []packaging.Definition, probe ServiceProbe, home paths.Home, configFile string) []Check {
+// or another. restart is how the running watcher runs, for advice that
+// restarts it: runnerOf's, with the home novactl's job serves (serving),
+// so that advice never restarts another home's watcher. configFile is
+// config.yaml ("" when there is none), which a running watcher read once,
+// when it started.
+func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, defs []packaging.Definition, probe ServiceProbe, restart runner, home paths.Home, configFile string) []Check {
 	const id, title = "watcher", "Source watcher"
 	var novad, watcher *packaging.Definition
 	for i, d := range defs {
@@ -86,7 +89,7 @@ func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, d
 		out = append(out, degraded(id, title, CodeWatcherConfigStale,
 			fmt.Sprintf("novactl index watch (pid %d) runs with %s as it was when it started (%s); the file changed since, and sources added to it are neither watched nor synced",
 				w.PID, configFile, st.StartedAt.Local().Format("2006-01-02 15:04")),
-			"restart the watcher: "+runnerOf(defs, "watcher", w.PID).restart("novactl index watch")))
+			"restart the watcher: "+restart.restart("novactl index watch")))
 	case w.Running && st == nil:
 		// It writes its state once it has walked the sources, and never
 		// while the disk holding NOVA_HOME is full: its pid and watches
@@ -128,7 +131,7 @@ func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, d
 		if l.Name == freshness.LimitOpenFiles || l.Name == freshness.LimitInotifyInstances {
 			// The watcher takes these in only when it starts; its message
 			// does not know how it was started.
-			advice += " (" + runnerOf(defs, "watcher", w.PID).restart("novactl index watch") + ")"
+			advice += " (" + restart.restart("novactl index watch") + ")"
 		}
 		out = append(out, degraded("watcher-limit:"+l.Name, "Watch limit", CodeWatcherLimit,
 			fmt.Sprintf("%d folders are rescanned every %ds instead of watched", st.Watched.PolledDirs, st.RescanIntervalSeconds), advice))
