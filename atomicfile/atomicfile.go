@@ -117,7 +117,7 @@ func WriteFunc(path string, perm fs.FileMode, write func(io.Writer) error, opts 
 	fail := func(err error) error {
 		f.Close()
 		os.Remove(tmp)
-		return writeError(path, tmp, err)
+		return WriteError(path, tmp, err)
 	}
 	// The umask of a service manager is not ours to trust: set the mode
 	// explicitly.
@@ -151,7 +151,7 @@ func WriteFunc(path string, perm fs.FileMode, write func(io.Writer) error, opts 
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)
-		return writeError(path, tmp, err)
+		return WriteError(path, tmp, err)
 	}
 	// A rename replaces a link planted since the check above; it never
 	// follows one.
@@ -166,14 +166,17 @@ func WriteFunc(path string, perm fs.FileMode, write func(io.Writer) error, opts 
 	return syncDirectory(dir)
 }
 
-// writeError is the error of a write of path that failed on its
-// temporary file tmp: it names path and the cause, not tmp, which is
-// removed by then and would send whoever reads it looking for a file
-// that is gone ("write f: write .f.123.tmp: no space left on device").
-// Another step than the write keeps its name ("write f: sync: …"). It is
-// a *fs.PathError, as the error of the temporary file was.
-func writeError(path, tmp string, err error) error {
-	if pe, ok := errors.AsType[*fs.PathError](err); ok && pe.Path == tmp {
+// WriteError is the error of a write of path that failed on file: path's
+// temporary file (WriteFunc's), or path itself, written in place (index
+// segments' files). It names path and the cause once, not file as well:
+// a temporary file is removed by then and would send whoever reads it
+// looking for a file that is gone ("write f: write .f.123.tmp: no space
+// left on device"), and path itself would be named twice. Another step
+// than the write keeps its name ("write f: sync: …"). It is a
+// *fs.PathError, as the error of file was, so errors.Is still finds the
+// errno (ENOSPC, EFBIG) that says what ran out.
+func WriteError(path, file string, err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok && pe.Path == file {
 		err = pe.Err
 		if pe.Op != "write" {
 			err = fmt.Errorf("%s: %w", pe.Op, pe.Err)

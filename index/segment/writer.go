@@ -34,11 +34,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/memory"
@@ -249,7 +251,13 @@ func (w *Writer) EndVectors() error {
 		return fmt.Errorf("segment: %d vectors for %d chunks", w.codes.Rows(), w.Docs())
 	}
 	if _, err := w.codes.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", FileCodes, err)
+		// The codes writer writes the signs file too: the error's own
+		// file says which of the two failed.
+		path := w.cfile.f.Name()
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			path = pe.Path
+		}
+		return writeError(path, err)
 	}
 	if err := w.cfile.close(FileCodes, w.files); err != nil {
 		return err
@@ -322,10 +330,15 @@ func (w *Writer) put(name string, write func(io.Writer) error) error {
 	}
 	if err := write(f); err != nil {
 		f.f.Close()
-		return fmt.Errorf("write %s: %w", name, err)
+		return writeError(f.f.Name(), err)
 	}
 	return f.close(name, w.files)
 }
+
+// writeError is the error of a write of the segment file at path: it
+// names the file once, with its folder, and keeps the errno that
+// index.DiskFullError looks for (atomicfile.WriteError).
+func writeError(path string, err error) error { return atomicfile.WriteError(path, path, err) }
 
 // sumFile is a file being written, buffered, with its running checksum.
 type sumFile struct {
@@ -372,7 +385,7 @@ func (s *sumFile) close(name string, files map[string]manifest.FileSum) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return writeError(s.f.Name(), err)
 	}
 	files[name] = s.h.Sum()
 	return nil
