@@ -3,7 +3,9 @@ package index
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/nova-recall/nova/manifest"
 )
@@ -23,6 +25,9 @@ type DiskFullError struct {
 	// ever promoted.
 	Active string
 	Err    error
+	// retry, when set (Retrying), is when the operation runs again by
+	// itself: the advice is then to give room, not to run it again.
+	retry time.Duration
 }
 
 func (e *DiskFullError) Error() string {
@@ -34,7 +39,24 @@ func (e *DiskFullError) Error() string {
 	if ie, ok := errors.AsType[*interruptedError](e.Err); ok {
 		return fmt.Sprintf("%s (%v); nothing is lost: %s, and %s waits in place to be made active. %s and run novactl index promote to finish it", what, ie.err, still, ie.runID, fix)
 	}
+	if e.retry > 0 {
+		return fmt.Sprintf("%s (%v); nothing is lost: %s, and the next sync removes what this one left. %s: the watcher syncs again by itself in %s, and carries on once a sync succeeds",
+			what, e.Err, still, strings.TrimSuffix(fix, ","), e.retry)
+	}
 	return fmt.Sprintf("%s (%v); nothing is lost: %s, and the next run removes what this one left. %s and run it again", what, e.Err, still, fix)
+}
+
+// Retrying is e as the source watcher says it, which syncs again by
+// itself after in (its back-off): "run it again" would send whoever reads
+// its log to run by hand what the watcher does anyway. An operation left
+// waiting for novactl index promote keeps that advice.
+func (e *DiskFullError) Retrying(in time.Duration) error {
+	if _, ok := errors.AsType[*interruptedError](e.Err); ok {
+		return e
+	}
+	c := *e
+	c.retry = in
+	return &c
 }
 
 // room says what ran out and what gives room again. A file too large is

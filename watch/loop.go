@@ -659,7 +659,11 @@ func (w *watcher) finish(r syncResult) {
 			backoff = w.opts.Quiet
 		}
 		w.notBefore = r.finished.Add(backoff)
-		w.log.Error("Sync failed; retrying", "in", backoff.String(), "failures", w.failures, "err", r.err)
+		logged := r.err
+		if re, ok := errors.AsType[Retrier](r.err); ok {
+			logged = re.Retrying(backoff)
+		}
+		w.log.Error("Sync failed; retrying", "in", backoff.String(), "failures", w.failures, "err", logged)
 	}
 	w.st.Syncs[s.Result]++
 	// Changes that arrived during the sync are confirmed now, so the

@@ -67,6 +67,14 @@ var ErrBusy = errors.New("another index writer holds the lock")
 // than at the end of the back-off.
 var ErrNothingYet = errors.New("the sources hold no memory yet")
 
+// Retrier is a Syncer error whose message advises running the sync again
+// (index's DiskFullError, for a full disk): Retrying words it for the
+// watcher, which syncs again by itself after in, its back-off.
+type Retrier interface {
+	error
+	Retrying(in time.Duration) error
+}
+
 // Lister returns the files of a source that a sync would read (its
 // include and exclude globs applied), as absolute paths. A missing source
 // path is an error wrapping fs.ErrNotExist or the ingest equivalent; the

@@ -1,0 +1,51 @@
+package watch
+
+import (
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/internal/novatest"
+)
+
+// TestFullDiskSyncLogSaysItRetries: a sync that finds the disk full fails
+// with index's DiskFullError, whose advice for a sync run by hand is to
+// free space "and run it again". The watcher logged that at every failed
+// sync, though it syncs again by itself, backing off: its log line now
+// says to free space and that it retries in the back-off it logs.
+func TestFullDiskSyncLogSaysItRetries(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs novatest.LogBuffer
+		h := start(t, func(o *Options, _ *fakeNotifier, s *fakeSyncer) {
+			o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			full := &index.DiskFullError{Home: o.Home.Root, Active: "run-0",
+				Err: &fs.PathError{Op: "write", Path: filepath.Join(o.Home.Root, "index", "manifest.json"), Err: syscall.ENOSPC}}
+			s.errs = []error{full, full}
+			s.took = 0
+		})
+		h.appendLine(filepath.Join(h.src, "a.jsonl"))
+		time.Sleep(time.Hour)
+		h.stop()
+		var failed []string
+		for line := range strings.Lines(logs.String()) {
+			if strings.Contains(line, "Sync failed") {
+				failed = append(failed, line)
+			}
+		}
+		if len(failed) != 2 {
+			t.Fatalf("%d failed syncs logged, want 2:\n%s", len(failed), logs.String())
+		}
+		for i, in := range []string{"4s", "8s"} {
+			line := failed[i]
+			if strings.Contains(line, "run it again") || !strings.Contains(line, "Free space on that disk") || !strings.Contains(line, "the watcher syncs again by itself in "+in) {
+				t.Errorf("failed sync %d logged %q; want the advice to free space, that the watcher retries in %s, and no advice to run it again", i+1, line, in)
+			}
+		}
+	})
+}
