@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"archive/zip"
 	"bytes"
 	"database/sql"
 	"errors"
@@ -440,5 +441,89 @@ func TestRunScriptHermesHome(t *testing.T) {
 		if !strings.Contains(res, `"available": true`) || !strings.Contains(res, `"sourceType": "hermes"`) {
 			t.Errorf("search %q found no hermes memory:\n%.2000s\nmake run said:\n%s", q, res, out.String())
 		}
+	}
+}
+
+// TestRunScriptChatExports: make run DIR= a folder holding unzipped
+// ChatGPT or Claude.ai exports (a conversations.json beside user.json and
+// chat.html, at any depth) indexes them as a chat-export source and says
+// so; it wrote a Markdown source that held nothing, and stopped on
+// "holds nothing to index". Beside notes, the exports are a source of
+// their own and the notes are still read.
+func TestRunScriptChatExports(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// notes puts a Markdown note in the folder, beside the exports.
+		notes bool
+		// kinds are the source kinds config.yaml must name, without the
+		// one it must not.
+		kinds   []string
+		without string
+	}{
+		{"exports", false, []string{"kind: chat-export"}, "kind: markdown"},
+		{"notes and exports", true, []string{"kind: chat-export", "kind: markdown"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRunScript(t)
+			dir := filepath.Join(r.user, "Downloads", "chatgpt-export")
+			fixtures := filepath.Join("..", "index", "ingest", "testdata", "chatexport")
+			// The ChatGPT export unzipped as the folder itself, a Claude.ai
+			// one in a folder of its own below it.
+			copyTree(t, filepath.Join(fixtures, "chatgpt-2026-03"), dir)
+			novatest.Must(t, os.WriteFile(filepath.Join(dir, "chat.html"), []byte("<html></html>"), 0o644))
+			copyTree(t, filepath.Join(fixtures, "claude-2026-03"), filepath.Join(dir, "older", "claude-data"))
+			if tc.notes {
+				novatest.Must(t, os.WriteFile(filepath.Join(dir, "k8s.md"), []byte(runNote), 0o644))
+			}
+			out := r.start(dir)
+			cfg, err := os.ReadFile(filepath.Join(r.home, "config.yaml"))
+			novatest.Must(t, err)
+			for _, k := range tc.kinds {
+				if !strings.Contains(string(cfg), k) {
+					t.Errorf("config.yaml has no %s source:\n%s", k, cfg)
+				}
+			}
+			if tc.without != "" && strings.Contains(string(cfg), tc.without) {
+				t.Errorf("config.yaml has a %s source:\n%s", tc.without, cfg)
+			}
+			if !strings.Contains(out.String(), "ChatGPT/Claude.ai exports") {
+				t.Errorf("make run does not say it reads the exports:\n%s", out.String())
+			}
+			for _, c := range []struct{ query, want string }{
+				{"why does the invoice export time out on large accounts", `"agent": "chatgpt"`},
+				{"which port does the staging API listen on", `"agent": "claude.ai"`},
+			} {
+				res := r.search(c.query)
+				if !strings.Contains(res, `"available": true`) || !strings.Contains(res, c.want) {
+					t.Errorf("search %q found no %s turn:\n%.2000s\nmake run said:\n%s", c.query, c.want, res, out.String())
+				}
+			}
+		})
+	}
+}
+
+// TestRunScriptZippedExport: make run DIR= a folder holding only a
+// downloaded ChatGPT or Claude.ai export, still a zip, stops with exit 2
+// and says to unzip it: it said the folder held nothing to index, and
+// named no way on for the export the user meant.
+func TestRunScriptZippedExport(t *testing.T) {
+	r := newRunScript(t)
+	dir := filepath.Join(r.user, "Downloads")
+	novatest.Must(t, os.MkdirAll(dir, 0o755))
+	zipped := filepath.Join(dir, "data-2026-03-03-10-00-00.zip")
+	f, err := os.Create(zipped)
+	novatest.Must(t, err)
+	zw := zip.NewWriter(f)
+	for _, name := range []string{"user.json", "conversations.json", "chat.html"} {
+		w, err := zw.Create(name)
+		novatest.Must(t, err)
+		_, err = w.Write([]byte("[]"))
+		novatest.Must(t, err)
+	}
+	novatest.Must(t, zw.Close())
+	novatest.Must(t, f.Close())
+	code, out := r.fail(dir)
+	if code != 2 || !strings.Contains(out, zipped) || !strings.Contains(out, "unzip it there") {
+		t.Errorf("exit %d, want 2, naming %s and saying to unzip it:\n%s", code, zipped, out)
 	}
 }

@@ -7,8 +7,9 @@
 # (~/.codex/sessions, or one day of it), an OpenClaw state directory
 # (~/.openclaw), a Hermes home (~/.hermes), a Gemini CLI home (~/.gemini),
 # Cursor's projects folder (~/.cursor/projects, or one project of it) or a
-# folder of repositories Aider ran in (~/src): the kinds of source are
-# chosen from what the folder holds.
+# folder of repositories Aider ran in (~/src), and may hold unzipped
+# ChatGPT or Claude.ai data exports: the kinds of source are chosen from
+# what the folder holds.
 #
 # NOVA_SERVER_PORT and NOVA_FACADE_PORT, when set, are written into the
 # scratch config.yaml, so that the novactl commands printed below reach
@@ -81,9 +82,48 @@ while IFS= read -r -d '' f; do
   n=$((n + 1))
   if [ "$n" -ge 200 ]; then break; fi
 done < <(find "$DIR/" -type f -name '*.jsonl' ! -name 'rollout-*' -print0 2>/dev/null)
-if [ -z "$agent_home" ] && [ -z "$(find "$DIR/" -type f \( -name '*.md' -o -name '*.markdown' -o -name '*.canvas' -o -name '*.jsonl' -o -name '*.ndjson' -o -name '*.jsonl.zst' \) -print -quit 2>/dev/null)" ]; then
-  echo "run: DIR=$DIR holds nothing to index: no Markdown notes (.md), JSONL records (.jsonl), Claude Code transcripts or Codex rollouts; $instead" >&2
+# An unzipped ChatGPT or Claude.ai data export is a conversations*.json
+# (a browser's copy may be "conversations (1).json") at any depth, a JSON
+# list whose first conversation has a mapping (ChatGPT) or chat_messages
+# (Claude.ai): another program's conversations.json is not one.
+has_chats=0
+n=0
+while IFS= read -r -d '' f; do
+  if grep -q -e '"mapping"' -e '"chat_messages"' < <(head -c 65536 "$f" 2>/dev/null); then
+    has_chats=1
+    break
+  fi
+  n=$((n + 1))
+  if [ "$n" -ge 200 ]; then break; fi
+done < <(find "$DIR/" -type f -name 'conversations*.json' -print0 2>/dev/null)
+# A downloaded export is a zip, which is not read: its central directory
+# (at its end) names conversations.json. Looked for two levels down, as
+# in a Downloads folder.
+zipped=""
+if [ "$has_chats" = 0 ]; then
+  while IFS= read -r -d '' f; do
+    if grep -a -q -F 'conversations.json' < <(tail -c 16777216 "$f" 2>/dev/null); then
+      zipped="$f"
+      break
+    fi
+  done < <(find "$DIR/" -maxdepth 2 -type f -iname '*.zip' -print0 2>/dev/null)
+fi
+# (doctor's wording for a chat-export source that lists nothing.)
+unzip_hint="a downloaded export is a zip: unzip it there"
+has_notes=0
+if [ -n "$(find "$DIR/" -type f \( -name '*.md' -o -name '*.markdown' -o -name '*.canvas' -o -name '*.jsonl' -o -name '*.ndjson' -o -name '*.jsonl.zst' \) -print -quit 2>/dev/null)" ]; then
+  has_notes=1
+fi
+if [ -z "$agent_home" ] && [ "$has_notes" = 0 ] && [ "$has_chats" = 0 ]; then
+  if [ -n "$zipped" ]; then
+    echo "run: DIR=$DIR holds nothing to index but $zipped, a ChatGPT or Claude.ai export still zipped, which is not read: $unzip_hint (into a folder of its own), then make run DIR= that folder" >&2
+    exit 2
+  fi
+  echo "run: DIR=$DIR holds nothing to index: no Markdown notes (.md), JSONL records (.jsonl), Claude Code transcripts, Codex rollouts or unzipped ChatGPT/Claude.ai exports; $instead" >&2
   exit 2
+fi
+if [ -n "$zipped" ]; then
+  echo "run: $zipped is a ChatGPT or Claude.ai export still zipped, which is not read: $unzip_hint, then run again" >&2
 fi
 
 # YAML single quotes keep any path as it is; a quote in it is doubled.
@@ -128,10 +168,13 @@ if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
     elif [ "$agent_home" = aider ]; then
       echo "  - {name: aider, kind: aider, path: $(q "$DIR")}"
       kinds="Aider chat histories"
+    elif [ "$has_notes" = 0 ]; then
+      # Only exports: no notes source to hold nothing.
+      kinds=""
     else
       echo "  - {name: notes, kind: markdown, path: $(q "$DIR")}"
     fi
-    if [ -n "$agent_home" ]; then
+    if [ -n "$agent_home" ] || [ "$has_notes" = 0 ]; then
       :
     elif [ "$has_claude" = 1 ]; then
       # Every .jsonl here is a transcript: none is read as records.
@@ -147,6 +190,12 @@ if [ ! -f "$NOVA_HOME/config.yaml" ] || [ "${RESET_CONFIG:-1}" = 1 ]; then
     if [ -z "$agent_home" ] && [ "$has_codex" = 1 ]; then
       echo "  - {name: codex, kind: codex, path: $(q "$DIR")}"
       kinds="$kinds, Codex rollouts"
+    fi
+    # An export is read whatever else the folder is: none of the other
+    # kinds reads conversations*.json.
+    if [ "$has_chats" = 1 ]; then
+      echo "  - {name: chats, kind: chat-export, path: $(q "$DIR")}"
+      kinds="${kinds:+$kinds, }ChatGPT/Claude.ai exports"
     fi
   } > "$NOVA_HOME/config.yaml"
   # (An earlier run's file keeps its mode through the truncation.)
