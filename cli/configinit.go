@@ -36,9 +36,12 @@ found on this machine, so that "novactl index sync" has something to index:
 
 An agent is listed only when that folder holds what the agent keeps there; one
 that is installed but never ran is not. --notes adds a folder (or file) of
-Markdown notes. A folder of unzipped ChatGPT or Claude.ai data exports is not
-looked for: add it by hand as a source of kind chat-export. Paths under your home are written with ~, and every other
-setting is left at its default: README, Configuration, lists them all.
+Markdown notes. --exports adds a folder of unzipped ChatGPT or Claude.ai data
+exports as a source of kind chat-export, which reads every conversations*.json
+in it; such a folder is not looked for, and one that holds no
+conversations*.json (an export still zipped) is written with a warning. Paths
+under your home are written with ~, and every other setting is left at its
+default: README, Configuration, lists them all.
 
 The file is checked as "novactl config check" would before it is written,
 privately (0600, in a 0700 NOVA_HOME). An existing config.yaml is never
@@ -139,6 +142,45 @@ func unreadRecords(s initSource, name string) *initUnread {
 	return u
 }
 
+// chatExportAdvice is what a chat-export folder without an export is to
+// hold, in doctor's words.
+const chatExportAdvice = "a downloaded export is a zip: unzip it there"
+
+// holdsChatExport reports whether a chat-export source of dir lists a
+// file, looking at up to unreadWalkMax entries (a home given by mistake is
+// not walked to its end, and is then taken to hold one).
+func holdsChatExport(dir string) bool {
+	src := config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir}
+	found, seen := false, 0
+	root := ingest.WalkRoot(dir) // a linked folder is walked too
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: the sync reports it, this is advice
+		}
+		if seen++; seen > unreadWalkMax {
+			found = true
+			return fs.SkipAll
+		}
+		rel, rerr := filepath.Rel(root, p)
+		if rerr != nil || rel == "." {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if ingest.SkipsDir(src, rel) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if ingest.ListsFile(src, rel) {
+			found = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
 // printUnread names the record files each notes folder holds that the
 // notes source does not read, and the config.yaml line that reads them.
 func printUnread(w io.Writer, unread []initUnread) {
@@ -211,9 +253,11 @@ func agentMemories(environ []string) []agentMemory {
 }
 
 func runConfigInit(inv *Invocation, args []string) int {
-	flags := newFlags(inv, "novactl config init", "novactl config init [--notes DIR]... [--force] [--dry-run] [--json]", configInitHelp)
+	flags := newFlags(inv, "novactl config init", "novactl config init [--notes DIR]... [--exports DIR]... [--force] [--dry-run] [--json]", configInitHelp)
 	var notes stringList
 	flags.Var(&notes, "notes", "also index `DIR`, a folder (or file) of Markdown notes; repeatable")
+	var exports stringList
+	flags.Var(&exports, "exports", "also index `DIR`, a folder of unzipped ChatGPT or Claude.ai data exports; repeatable")
 	force := flags.Bool("force", false, "replace an existing config.yaml, after saving a copy under NOVA_HOME/state/backups/config/")
 	dryRun := flags.Bool("dry-run", false, "print the file and write nothing")
 	jsonOut := flags.Bool("json", false, "print JSON")
@@ -275,6 +319,38 @@ func runConfigInit(inv *Invocation, args []string) int {
 			name = fmt.Sprintf("notes-%d", len(noted))
 		}
 		res.Sources = append(res.Sources, initSource{Name: name, Kind: config.KindMarkdown, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "Markdown notes"})
+	}
+	var exported []string // the exports folders taken, each once
+	for _, e := range exports {
+		if e == "" {
+			return fail(ExitUsage, "--exports needs a folder of unzipped ChatGPT or Claude.ai exports (got an empty path)")
+		}
+		dir, err := filepath.Abs(paths.ExpandHome(e, inv.Environ))
+		if err != nil {
+			return fail(ExitUsage, fmt.Sprintf("--exports %s: %v", e, err))
+		}
+		if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			return fail(ExitUsage, fmt.Sprintf("--exports %s: %s does not exist: name the folder you unzipped your ChatGPT or Claude.ai exports into", e, dir))
+		} else if err != nil {
+			return fail(ExitUsage, fmt.Sprintf("--exports %s: %v", e, err))
+		} else if !fi.IsDir() {
+			// A chat-export source reads a folder; the zip itself is not read.
+			return fail(ExitUsage, fmt.Sprintf("--exports %s: %s is not a folder: unzip each export into a folder, and name that folder", e, dir))
+		}
+		if slices.Contains(exported, dir) {
+			continue
+		}
+		exported = append(exported, dir)
+		name := "chats"
+		if len(exported) > 1 {
+			name = fmt.Sprintf("chats-%d", len(exported))
+		}
+		s := initSource{Name: name, Kind: config.KindChatExport, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "ChatGPT/Claude.ai exports"}
+		if !holdsChatExport(dir) {
+			// Written all the same: the export may be unzipped there next.
+			fmt.Fprintf(inv.Stderr, "novactl config init: warning: %s holds no conversations*.json, which a chat-export source reads (%s)\n", s.Path, chatExportAdvice)
+		}
+		res.Sources = append(res.Sources, s)
 	}
 	for _, s := range res.Sources {
 		if s.Kind != config.KindMarkdown {

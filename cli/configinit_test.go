@@ -542,3 +542,45 @@ func TestConfigInit_namesEveryAgentNotFound(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigInit_exports: --exports adds a folder of unzipped ChatGPT or
+// Claude.ai exports as a chat-export source, which index sync reads;
+// config init only said to add one by hand. A folder that is not there
+// (or is a file) is refused, and one without a conversations*.json (the
+// export still zipped, say) is written with a warning that says so.
+func TestConfigInit_exports(t *testing.T) {
+	root, _, env := initHome(t)
+	writeFixture(t, root, "exports/chatgpt/user.json", `{"id":"user-1"}`)
+	writeFixture(t, root, "exports/chatgpt/conversations.json",
+		`[{"id":"c1","title":"Kestrels","create_time":1772445600,"current_node":"a","mapping":{"a":{"id":"a","parent":null,"children":[],`+
+			`"message":{"id":"a","author":{"role":"user"},"create_time":1772445601,"content":{"content_type":"text","parts":["Where do the kestrels nest this spring?"]}}}}}]`)
+	code, out, errOut := runCLI(context.Background(), env, "config", "init", "--exports", "~/exports")
+	if code != ExitOK || !strings.Contains(out, "chats") || !strings.Contains(out, "chat-export") || errOut != "" {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(context.Background(), append(env, otherPorts...), "index", "sync", "-v")
+	if code != ExitOK || !strings.Contains(out, "source chats (chat-export): 1 files, 1 records") {
+		t.Errorf("sync does not read the export: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+
+	writeFixture(t, root, "zipped/data-2026-03-03.zip", "PK")
+	writeFixture(t, root, "notes.md", "# A\n")
+	for _, tc := range []struct {
+		dir  string
+		code int
+		want string
+	}{
+		{"~/none", ExitUsage, "does not exist"},
+		{"~/notes.md", ExitUsage, "is not a folder"},
+		{"", ExitUsage, "--exports needs a folder"},
+		{"~/zipped", ExitOK, "holds no conversations*.json"},
+	} {
+		code, out, errOut := runCLI(context.Background(), env, "config", "init", "--force", "--exports", tc.dir)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("--exports %q: exit %d, want %d and %q\nstdout: %s\nstderr: %s", tc.dir, code, tc.code, tc.want, out, errOut)
+		}
+		if tc.code == ExitOK && !strings.Contains(errOut, "a downloaded export is a zip: unzip it there") {
+			t.Errorf("--exports %q: no word of unzipping:\n%s", tc.dir, errOut)
+		}
+	}
+}

@@ -78,7 +78,7 @@ func TestCommands_rejectOthersFlagsAndArgs(t *testing.T) {
 		{[]string{"version", "foo"}, ExitUsage, `novactl version: unexpected argument "foo"`},
 		{[]string{"config", "init", "extra"}, ExitUsage, `novactl config init: unexpected argument "extra"`},
 		{[]string{"config", "init", "--deep"}, ExitUsage, "flag provided but not defined: -deep"},
-		{[]string{"config", "init", "--help"}, ExitOK, "novactl config init [--notes DIR]... [--force] [--dry-run] [--json]"},
+		{[]string{"config", "init", "--help"}, ExitOK, "novactl config init [--notes DIR]... [--exports DIR]... [--force] [--dry-run] [--json]"},
 		{[]string{"config", "--json", "init", "--help"}, ExitOK, "novactl config init [--notes DIR]"},
 		{[]string{"version", "--deep"}, ExitUsage, "flag provided but not defined: -deep"},
 		// The compatibility form names itself, not novactl search.
