@@ -190,13 +190,26 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 			return from, false, err
 		}
 	}
+	doc := false
+	if jh, ok := h.(jsonlHandler); ok && from.Offset == 0 {
+		// A JSON document is read whole, in one piece: it has no lines
+		// to stop between.
+		var docSum *xxh3.Hasher
+		if cur, docSum, doc, err = jh.readDocument(file); err != nil {
+			return from, false, err
+		}
+		if doc {
+			sum = docSum
+		}
+	}
 	fin, holds := h.(finisher)
 	if holds {
 		limit = 0 // its records wait for its last line: one piece
 	}
-	cur, more, err = readLines(fc, file, h, from, false, limit, sum)
-	if err != nil {
-		return from, false, err
+	if !doc {
+		if cur, more, err = readLines(fc, file, h, from, false, limit, sum); err != nil {
+			return from, false, err
+		}
 	}
 	if holds {
 		if err := fin.finish(); err != nil {
@@ -216,6 +229,9 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 	}
 	if cur.State, err = h.state(); err != nil {
 		return from, false, err
+	}
+	if doc {
+		cur.State = documentState
 	}
 	tail, err := tailHash(file, cur.Offset)
 	if err != nil {
@@ -285,6 +301,9 @@ type lineHandler interface {
 func newLineHandler(fc *fileCtx, state json.RawMessage) (lineHandler, error) {
 	switch fc.src.Kind {
 	case config.KindJSONL:
+		if len(state) > 0 {
+			return nil, errDocumentCursor // only a JSON document's cursor has a state
+		}
 		return jsonlHandler{fc}, nil
 	case config.KindCodex:
 		return newCodexHandler(fc, state)

@@ -37,19 +37,24 @@ type jsonlRecord struct {
 	Subject      json.RawMessage `json:"subject"`
 }
 
-// jsonlHandler reads one record per line of a jsonl source: id and
-// text are required. The records of one file and project are treated as
+// jsonlHandler reads one record per line of a jsonl source (or per
+// element of a JSON document, see readDocument): id and text are required. The records of one file and project are treated as
 // one conversation (their neighbours give context) unless a line names
 // its own conversation or session. It keeps no state between lines.
 type jsonlHandler struct{ fc *fileCtx }
 
-func (h jsonlHandler) line(n int, data []byte) error {
+func (h jsonlHandler) line(n int, data []byte) error { return h.record(n, data, "") }
+
+// record reads one record, data, at line n: a line of a JSONL file, or an
+// element of a JSON document (readDocument), whose problems say where it
+// is in where ("element [3]: ").
+func (h jsonlHandler) record(n int, data []byte, where string) error {
 	rec, reason, err := parseJSONLLine(data, h.fc.loc)
 	if err != nil {
 		return err
 	}
 	if reason != "" {
-		h.fc.problem(n, reason)
+		h.fc.problem(n, where+reason)
 		return nil
 	}
 	// Secrets go before the record leaves the reader: its text is also

@@ -1,0 +1,298 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/zeebo/xxh3"
+)
+
+// A jsonl source also reads JSON documents: records exported as one JSON
+// array (pretty-printed, as most tools write it), or one pretty-printed
+// object. Such a file is not a sequence of lines: its records are the
+// array's elements, each read as a line of a JSONL file is. It cannot be
+// appended to, so it is read whole every time it changes (documentState).
+
+// documentState is the Cursor.State after a JSON document: a read on
+// from it is refused (newLineHandler), which makes the caller read the
+// file again whole, as for a JSONL file rewritten before its cursor.
+var documentState = json.RawMessage(`{"document":true}`)
+
+// errDocumentCursor is newLineHandler's word that a cursor is after a
+// JSON document, which is read whole.
+var errDocumentCursor = errors.New("a JSON document (an array of records) is read whole, never on from a cursor")
+
+// isDocumentHead reports whether a jsonl source file that starts with
+// head (its first sniffBytes) may be a JSON document
+// rather than JSON lines: its first byte that is not blank opens an array,
+// or opens an object on a first line that is not JSON on its own (a
+// pretty printer puts "{" alone there). A first line too long to see
+// whole in head is a line. readDocument confirms an object.
+func isDocumentHead(head []byte) bool {
+	rest := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), jsonSpace)
+	if len(rest) == 0 {
+		return false
+	}
+	switch rest[0] {
+	case '[':
+		return true
+	case '{':
+		end := bytes.IndexByte(rest, '\n')
+		if end < 0 {
+			return false // one line, or a first line longer than head: JSONL
+		}
+		return !json.Valid(bytes.TrimSpace(rest[:end]))
+	}
+	return false
+}
+
+// docReader is the reader under a JSON document's decoder: it hashes
+// every byte (the cursor's Prefix), keeps where the lines end between
+// the last value asked about and what the decoder read ahead (never the
+// whole file's), and refuses to read more than maxLineBytes past the
+// start of the value being decoded, so that one value, not the file,
+// bounds the memory a read takes.
+type docReader struct {
+	r   io.Reader
+	sum *xxh3.Hasher
+	// off is how many bytes were read.
+	off int64
+	// newlines are the offsets of the line endings read at or after
+	// base; lines counts those before it.
+	newlines []int64
+	lines    int
+	// total counts every line ending read; last is the last byte read.
+	total int
+	last  byte
+	// mark is where the value being decoded starts (at the latest).
+	mark  int64
+	guard bool
+}
+
+// errValueTooLong stops the decoder of a value longer than maxLineBytes.
+var errValueTooLong = fmt.Errorf("longer than %d bytes", maxLineBytes)
+
+func (d *docReader) Read(p []byte) (int, error) {
+	if d.guard && d.off-d.mark > maxLineBytes {
+		return 0, errValueTooLong
+	}
+	n, err := d.r.Read(p)
+	for i, c := range p[:n] {
+		if c == '\n' {
+			d.newlines = append(d.newlines, d.off+int64(i))
+			d.total++
+		}
+	}
+	if n > 0 {
+		_, _ = d.sum.Write(p[:n])
+		d.last = p[n-1]
+	}
+	d.off += int64(n)
+	return n, err
+}
+
+// line returns the 1-based line of the byte at offset at, which must not
+// be before an offset asked about before: the line endings before it are
+// counted and let go.
+func (d *docReader) line(at int64) int {
+	i := 0
+	for i < len(d.newlines) && d.newlines[i] < at {
+		i++
+	}
+	d.lines += i
+	d.newlines = append(d.newlines[:0], d.newlines[i:]...)
+	return d.lines + 1
+}
+
+// lineCount is the number of lines read, as CountLines counts them.
+func (d *docReader) lineCount() int {
+	if d.off > 0 && d.last != '\n' {
+		return d.total + 1
+	}
+	return d.total
+}
+
+// readDocument reads file as a JSON document when it is one (see
+// isDocumentHead): every element of a top-level array, and every
+// top-level object, is a record read as h reads a line, at the line it
+// starts on. ok is false for a file that is JSON lines after all (its
+// first value does not decode, or ends on its first line): nothing was
+// read from it, and it is read as lines. The cursor returned covers the
+// whole file (Offset, and Line as CountLines counts); sum is the hash of
+// every byte, its Prefix. ReadFilePiece gives it documentState.
+//
+// The file is streamed (encoding/json's Decoder, Token and More): only
+// the value being decoded is held, and a value longer than maxLineBytes
+// is reported, with the rest of the file, as a line that long is. What
+// does not decode (a syntax error, an array cut short by a write in
+// progress) is reported with where it is; the records before it stand,
+// and the file is read again whole once it changes.
+func (h jsonlHandler) readDocument(file *os.File) (cur Cursor, sum *xxh3.Hasher, ok bool, err error) {
+	head := make([]byte, sniffBytes)
+	n, err := file.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return Cursor{}, nil, false, err
+	}
+	head = head[:n]
+	if utf16Text(head) || binaryContent(string(withoutNULRuns(head))) || !isDocumentHead(head) {
+		return Cursor{}, nil, false, nil // readLines reports what it is
+	}
+	bom := int64(0)
+	if bytes.HasPrefix(head, utf8BOM) {
+		bom = int64(len(utf8BOM))
+	}
+	d := &docReader{r: io.NewSectionReader(file, 0, 1<<62), sum: xxh3.New()}
+	// The decoder does not take a byte-order mark: it reads after it, and
+	// its offsets are bom short of the file's.
+	if _, err := io.CopyN(io.Discard, d, bom); err != nil {
+		return Cursor{}, nil, false, err
+	}
+	d.mark, d.guard = bom, true
+	dec := json.NewDecoder(d)
+	// value decodes the next value, which starts at or after d.mark, and
+	// returns it with the line it starts on.
+	value := func() (json.RawMessage, int, error) {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			// The line of what does not decode: where it starts, after
+			// the comma before it.
+			start, serr := valueStart(file, d.mark)
+			if serr != nil {
+				return nil, 0, serr
+			}
+			return nil, d.line(start), err
+		}
+		end := bom + dec.InputOffset()
+		line := d.line(end - int64(len(raw)))
+		d.mark = end
+		return raw, line, nil
+	}
+	first := true
+	for n := 0; ; n++ {
+		if n%256 == 0 {
+			if err := h.fc.ctx.Err(); err != nil {
+				return Cursor{}, nil, false, err
+			}
+		}
+		if !dec.More() {
+			break
+		}
+		at := bom + dec.InputOffset()
+		var open [1]byte
+		if _, err := file.ReadAt(open[:], at); err != nil {
+			return Cursor{}, nil, false, err
+		}
+		if open[0] == '[' {
+			first = false
+			if err := h.readArray(dec, d, value); err != nil {
+				if !errors.Is(err, errDocumentStop) {
+					return Cursor{}, nil, false, err
+				}
+				break
+			}
+			continue
+		}
+		raw, line, err := value()
+		if first && (err != nil || bytes.IndexByte(raw, '\n') < 0) {
+			return Cursor{}, nil, false, nil // JSON lines, or none at all
+		}
+		first = false
+		if err != nil {
+			h.fc.problem(line, documentProblem("", err))
+			break
+		}
+		if err := h.value(line, raw, ""); err != nil {
+			return Cursor{}, nil, false, err
+		}
+	}
+	// The rest of a file whose reading stopped is hashed and counted, so
+	// that the cursor covers the whole file.
+	d.guard = false
+	if _, err := io.Copy(io.Discard, d); err != nil {
+		return Cursor{}, nil, false, err
+	}
+	return Cursor{Offset: d.off, Line: d.lineCount()}, d.sum, true, nil
+}
+
+// valueStart returns the offset of the first byte at or after from that
+// is neither JSON white space nor a comma: where the next value starts.
+func valueStart(file *os.File, from int64) (int64, error) {
+	buf := make([]byte, 4096)
+	for {
+		n, err := file.ReadAt(buf, from)
+		for i, c := range buf[:n] {
+			if c != ',' && bytes.IndexByte([]byte(jsonSpace), c) < 0 {
+				return from + int64(i), nil
+			}
+		}
+		from += int64(n)
+		if errors.Is(err, io.EOF) {
+			return from, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+}
+
+// errDocumentStop is readArray's word that the document cannot be read
+// on (what went wrong is reported).
+var errDocumentStop = errors.New("the document stops here")
+
+// readArray reads the elements of the array whose "[" is the decoder's
+// next token.
+func (h jsonlHandler) readArray(dec *json.Decoder, d *docReader, value func() (json.RawMessage, int, error)) error {
+	if _, err := dec.Token(); err != nil {
+		h.fc.problem(d.line(d.mark), documentProblem("", err))
+		return errDocumentStop
+	}
+	for i := 0; dec.More(); i++ {
+		if i%256 == 255 {
+			if err := h.fc.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		where := fmt.Sprintf("element [%d]: ", i)
+		raw, line, err := value()
+		if err != nil {
+			h.fc.problem(line, documentProblem(where, err))
+			return errDocumentStop
+		}
+		if err := h.value(line, raw, where); err != nil {
+			return err
+		}
+	}
+	// The closing bracket, or what stands in its place.
+	if _, err := dec.Token(); err != nil {
+		h.fc.problem(d.line(d.mark), documentProblem("", err))
+		return errDocumentStop
+	}
+	return nil
+}
+
+// value reads one value of a document as a line of a JSONL file: a
+// value that is not an object is reported, as such a line is.
+func (h jsonlHandler) value(line int, raw []byte, where string) error {
+	err := h.record(line, raw, where)
+	var bad *notJSONError
+	if errors.As(err, &bad) {
+		h.fc.problem(line, where+bad.reason)
+		return nil
+	}
+	return err
+}
+
+// documentProblem says what stopped the reading of a document.
+func documentProblem(where string, err error) string {
+	switch {
+	case errors.Is(err, errValueTooLong):
+		return where + fmt.Sprintf("a value longer than %d bytes: the rest of the file is skipped", maxLineBytes)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return where + "the JSON document ends before it is complete (a write in progress, or cut short): the rest is read once it is"
+	}
+	return where + "not valid JSON, the rest of the file is skipped: " + trimErr(err)
+}

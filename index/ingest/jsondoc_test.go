@@ -1,0 +1,149 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// jsonSource is a jsonl source that also lists .json files, as a user
+// who exports records as one JSON array configures it.
+func jsonSource(dir string) config.Source {
+	return config.Source{Name: "recs", Kind: config.KindJSONL, Path: dir, Include: []string{"*.jsonl", "*.json"}}
+}
+
+// TestReadJSONL_array: a jsonl source reads a file that is one JSON
+// array, pretty-printed, as one record per element: at the element's
+// line, validated and redacted as a line is, its problems named with the
+// element's index. Before, the elements that happened to sit on one line
+// were read and every other line ("[", "]", a multi-line object's lines)
+// was reported as "not a JSON object".
+func TestReadJSONL_array(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"records.json": "[\n" +
+			`  {"id": "a1", "text": "the deploy key rotates monthly"},` + "\n" +
+			`  {"id": "a2", "text": "billing api uses postgres"}` + "\n" +
+			"]\n",
+		"pretty.json": "\ufeff[\n" +
+			"  {\n    \"id\": \"p1\",\n    \"text\": \"the staging token is AKIAQ7RT2WX5YZ3KLM4N for now\",\n    \"project\": \"ops\",\n    \"tags\": [\"keys\"]\n  },\n" +
+			"  {\n    \"id\": \"p2\",\n    \"text\": \"\"\n  },\n" +
+			"  \"a string\",\n" +
+			"  {\n    \"id\": \"p4\",\n    \"text\": \"the last one\",\n    \"date\": \"2026-03-04\"\n  }\n" +
+			"]\n",
+	})
+	recs, problems := collect(t, jsonSource(dir))
+	type got struct {
+		id, path string
+		line     int
+	}
+	var ids []got
+	for _, r := range recs {
+		ids = append(ids, got{r.ID, filepath.Base(r.Path), r.Line})
+	}
+	want := []got{{"p1", "pretty.json", 2}, {"p4", "pretty.json", 13}, {"a1", "records.json", 2}, {"a2", "records.json", 3}}
+	if len(ids) != len(want) {
+		t.Fatalf("records %v, want %v; problems %v", ids, want, problems)
+	}
+	for i := range want {
+		if ids[i] != want[i] {
+			t.Errorf("record %d: %v, want %v", i, ids[i], want[i])
+		}
+	}
+	p1 := recs[0]
+	if strings.Contains(p1.Text, "AKIAQ7RT2WX5YZ3KLM4N") || p1.Redactions != 1 || p1.Project != "ops" || len(p1.Tags) != 1 ||
+		p1.Conversation != "pretty.json|ops" || p1.Kind != config.KindJSONL {
+		t.Errorf("p1 is not read as a line is: %+v", p1)
+	}
+	if recs[1].Date != "2026-03-04" {
+		t.Errorf("p4 date %q", recs[1].Date)
+	}
+	if len(problems) != 2 {
+		t.Fatalf("problems %v, want the empty text of element [1] and the string of element [2]", problems)
+	}
+	if p := problems[0]; p.Line != 8 || !strings.Contains(p.Reason, "element [1]") || !strings.Contains(p.Reason, `missing or empty "text"`) {
+		t.Errorf("problem %v, want line 8, element [1], missing text", p)
+	}
+	if p := problems[1]; p.Line != 12 || !strings.Contains(p.Reason, "element [2]") || !strings.Contains(p.Reason, "not a JSON object") {
+		t.Errorf("problem %v, want line 12, element [2], not a JSON object", p)
+	}
+}
+
+// TestReadJSONL_prettyObject: a file holding one pretty-printed object is
+// one record, at its first line; it was a "not a JSON object" per line.
+func TestReadJSONL_prettyObject(t *testing.T) {
+	dir := writeTree(t, map[string]string{"one.json": "\n{\n  \"id\": \"o1\",\n  \"text\": \"one object, pretty-printed\"\n}\n"})
+	recs, problems := collect(t, jsonSource(dir))
+	if len(recs) != 1 || len(problems) != 0 || recs[0].ID != "o1" || recs[0].Line != 2 {
+		t.Fatalf("records %+v, problems %v; want o1 at line 2", recs, problems)
+	}
+}
+
+// TestReadJSONL_linesStayLines: a JSONL file whose first line is not
+// JSON (a torn write, a stray brace) is still read line by line, as
+// before: its first line reported, the next ones read.
+func TestReadJSONL_linesStayLines(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"torn.jsonl":  `{"id":"t0","te` + "\n" + `{"id":"t1","text":"after a torn line"}` + "\n",
+		"brace.jsonl": "{\n" + `{"id":"b1","text":"after a brace"}` + "\n",
+		"tail.jsonl":  `{"id":"c0","text":"x"} tail` + "\n" + `{"id":"c1","text":"after a tail"}` + "\n",
+	})
+	recs, problems := collect(t, jsonSource(dir))
+	var ids []string
+	for _, r := range recs {
+		ids = append(ids, r.ID)
+	}
+	if strings.Join(ids, " ") != "b1 c1 t1" || len(problems) != 3 {
+		t.Fatalf("records %v, problems %v; want b1 c1 t1 and each first line reported", ids, problems)
+	}
+	for _, p := range problems {
+		if p.Line != 1 || !strings.Contains(p.Reason, "not a JSON object") {
+			t.Errorf("problem %v", p)
+		}
+	}
+}
+
+// TestReadJSONL_arrayRewrittenIsReadWhole: an array is not appended to
+// like JSONL: a cursor after one is never read on from (the array's
+// closing bracket moved, or the file was replaced), so a changed file is
+// read again whole; and an array cut short (a write in progress) gives
+// the elements before the cut and says where it ends.
+func TestReadJSONL_arrayRewrittenIsReadWhole(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "records.json")
+	src := jsonSource(dir)
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("[\n" + `{"id": "a1", "text": "first"}` + "\n]\n")
+	var first readResult
+	readFrom(t, src, p, "records.json", Cursor{}, &first)
+	if len(first.records) != 1 || first.cursor.Offset == 0 || first.cursor.Line != 3 || len(first.cursor.State) == 0 {
+		t.Fatalf("first read: %+v", first)
+	}
+	// Appended after the array, as a JSONL writer would: still not read on.
+	content, _ := os.ReadFile(p)
+	write(string(content) + `{"id": "a2", "text": "second"}` + "\n")
+	if _, err := ReadFile(context.Background(), src, File{Path: p, Rel: "records.json"}, first.cursor, Sink{}); !errors.Is(err, ErrFileChanged) {
+		t.Fatalf("read on from an array's cursor: %v, want ErrFileChanged", err)
+	}
+	write("[\n" + `{"id": "a2", "text": "second"},` + "\n" + `{"id": "a3", "text": "third"}` + "\n]\n")
+	var again readResult
+	readResumed(t, src, p, "records.json", first.cursor, &again)
+	if len(again.records) != 2 || again.records[0].ID != "a2" || again.records[1].ID != "a3" || again.cursor.Line != 4 {
+		t.Fatalf("rewritten: %+v", again)
+	}
+	write("[\n" + `{"id": "a2", "text": "second"},` + "\n" + `{"id": "a3", "te`)
+	var cut readResult
+	readFrom(t, src, p, "records.json", Cursor{}, &cut)
+	if len(cut.records) != 1 || len(cut.problems) != 1 || cut.problems[0].Line != 3 || !strings.Contains(cut.problems[0].Reason, "element [1]") {
+		t.Fatalf("cut short: records %+v, problems %v; want a2 and element [1] at line 3 reported", cut.records, cut.problems)
+	}
+}
