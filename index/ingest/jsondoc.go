@@ -77,8 +77,15 @@ type docReader struct {
 var errValueTooLong = fmt.Errorf("longer than %d bytes", maxLineBytes)
 
 func (d *docReader) Read(p []byte) (int, error) {
-	if d.guard && d.off-d.mark > maxLineBytes {
-		return 0, errValueTooLong
+	if d.guard {
+		// One byte past the bound: a value that long never completes.
+		room := d.mark + maxLineBytes + 1 - d.off
+		if room <= 0 {
+			return 0, errValueTooLong
+		}
+		if int64(len(p)) > room {
+			p = p[:room]
+		}
 	}
 	n, err := d.r.Read(p)
 	for i, c := range p[:n] {

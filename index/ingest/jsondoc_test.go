@@ -147,3 +147,30 @@ func TestReadJSONL_arrayRewrittenIsReadWhole(t *testing.T) {
 		t.Fatalf("cut short: records %+v, problems %v; want a2 and element [1] at line 3 reported", cut.records, cut.problems)
 	}
 }
+
+// TestReadJSONL_arrayElementTooLong: an array is streamed, one element
+// held at a time: an element longer than maxLineBytes (a line that long
+// is skipped too) is reported at its line with the rest of the file,
+// and the elements before it stand. The cursor still covers the whole
+// file, so that a change to it is read again.
+func TestReadJSONL_arrayElementTooLong(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "big.json")
+	big := `{"id": "b2", "text": "` + strings.Repeat("word ", maxLineBytes/5+1024) + `"}`
+	content := "[\n" + `{"id": "b1", "text": "before the big one"},` + "\n" + big + ",\n" + `{"id": "b3", "text": "after"}` + "\n]\n"
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var res readResult
+	readFrom(t, jsonSource(dir), p, "big.json", Cursor{}, &res)
+	if len(res.records) != 1 || res.records[0].ID != "b1" {
+		t.Fatalf("records %d, want b1 alone", len(res.records))
+	}
+	if len(res.problems) != 1 || res.problems[0].Line != 3 || !strings.Contains(res.problems[0].Reason, "element [1]") ||
+		!strings.Contains(res.problems[0].Reason, "longer than") {
+		t.Fatalf("problems %v, want element [1] at line 3, too long", res.problems)
+	}
+	if res.cursor.Offset != int64(len(content)) || res.cursor.Line != 5 {
+		t.Errorf("cursor %+v, want the whole file: offset %d, line 5", res.cursor, len(content))
+	}
+}
