@@ -204,6 +204,9 @@ func (h jsonlHandler) readDocument(file *os.File) (cur Cursor, sum *xxh3.Hasher,
 			continue
 		}
 		raw, line, err := value()
+		if err != nil && !inDocument(err) {
+			return Cursor{}, nil, false, err
+		}
 		if first && (err != nil || bytes.IndexByte(raw, '\n') < 0) {
 			return Cursor{}, nil, false, nil // JSON lines, or none at all
 		}
@@ -254,8 +257,7 @@ var errDocumentStop = errors.New("the document stops here")
 // next token.
 func (h jsonlHandler) readArray(dec *json.Decoder, d *docReader, value func() (json.RawMessage, int, error)) error {
 	if _, err := dec.Token(); err != nil {
-		h.fc.problem(d.line(d.mark), documentProblem("", err))
-		return errDocumentStop
+		return h.stop(d, "", err)
 	}
 	for i := 0; dec.More(); i++ {
 		if i%256 == 255 {
@@ -265,6 +267,9 @@ func (h jsonlHandler) readArray(dec *json.Decoder, d *docReader, value func() (j
 		}
 		where := fmt.Sprintf("element [%d]: ", i)
 		raw, line, err := value()
+		if err != nil && !inDocument(err) {
+			return err
+		}
 		if err != nil {
 			h.fc.problem(line, documentProblem(where, err))
 			return errDocumentStop
@@ -275,10 +280,28 @@ func (h jsonlHandler) readArray(dec *json.Decoder, d *docReader, value func() (j
 	}
 	// The closing bracket, or what stands in its place.
 	if _, err := dec.Token(); err != nil {
-		h.fc.problem(d.line(d.mark), documentProblem("", err))
-		return errDocumentStop
+		return h.stop(d, "", err)
 	}
 	return nil
+}
+
+// stop reports err, what stopped the reading of a document after the
+// last value read, as errDocumentStop; an error of the file itself is
+// returned as it is.
+func (h jsonlHandler) stop(d *docReader, where string, err error) error {
+	if !inDocument(err) {
+		return err
+	}
+	h.fc.problem(d.line(d.mark), documentProblem(where, err))
+	return errDocumentStop
+}
+
+// inDocument reports whether err is the document's (it is not valid
+// JSON, ends too soon, or holds a value too long) rather than the file's
+// (a read that failed), which stops the read.
+func inDocument(err error) bool {
+	var syn *json.SyntaxError
+	return errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, errValueTooLong)
 }
 
 // value reads one value of a document as a line of a JSONL file: a
