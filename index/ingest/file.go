@@ -154,5 +154,6 @@ package ingest
 // and tags, links as their words), Bear (#tags of several words#) and
 // yarle (its Created at); a canvas's arrows, link and file cards; tokens
 // broken across lines, a key's last lines, base64 of a private key and
-// quoted curl -u passwords are redacted.
+// quoted curl -u passwords are redacted; a jsonl source reads a JSON
+// array (or one pretty-printed object) as records, one per element.
 const Version = "ingest-v21"
