@@ -11,9 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/eval"
 	"github.com/nova-recall/nova/internal/novatest"
@@ -180,16 +178,7 @@ func TestEval_helpExamplePasses(t *testing.T) {
 	cfg, err := config.Load(env)
 	novatest.Must(t, err)
 	startNovad(t, cfg)
-	// novad is ready before it has loaded the generation: wait for that,
-	// as a user does who reads make run's "Generation loaded".
-	c := client.ForConfig(cfg)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if h, err := c.Health(t.Context()); err == nil && h.IndexLoaded {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("novad did not load the sample's generation: %+v, %v", h, err)
-		}
-	}
+	waitGenerationLoaded(t, cfg)
 	cases := filepath.Join(t.TempDir(), "cases.jsonl")
 	novatest.Must(t, os.WriteFile(cases, []byte(example.String()), 0o600))
 	if code, out, errOut := runCLI(t.Context(), env, "eval", "--queries", cases); code != ExitOK {

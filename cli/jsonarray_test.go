@@ -6,10 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nova-recall/nova/api"
-	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/internal/novatest"
 )
@@ -47,14 +45,7 @@ func TestIndexSync_jsonArraySearchable(t *testing.T) {
 	cfg, err := config.Load(env)
 	novatest.Must(t, err)
 	startNovad(t, cfg)
-	c := client.ForConfig(cfg)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if h, err := c.Health(t.Context()); err == nil && h.IndexLoaded {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("novad did not load the generation: %+v, %v", h, err)
-		}
-	}
+	waitGenerationLoaded(t, cfg)
 	code, out, errOut = runCLI(t.Context(), env, "search", "kestrel deploy key", "--json")
 	var got api.SearchResponse
 	if err := json.Unmarshal([]byte(out), &got); err != nil || code != ExitOK || len(got.Results) == 0 {

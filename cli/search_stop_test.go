@@ -41,14 +41,7 @@ func TestSearch_novadStoppedMidSearch(t *testing.T) {
 	cfg, err := config.Load(env)
 	novatest.Must(t, err)
 	stop := startNovad(t, cfg)
-	c := client.ForConfig(cfg)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if h, err := c.Health(t.Context()); err == nil && h.IndexLoaded {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("novad did not load the sample's generation: %+v, %v", h, err)
-		}
-	}
+	waitGenerationLoaded(t, cfg)
 	st, err := client.ReadState(cfg.Home)
 	novatest.Must(t, err)
 	facade := fmt.Sprintf("127.0.0.1:%d", st.FacadePort)

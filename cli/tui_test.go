@@ -267,3 +267,18 @@ func startNovad(t *testing.T, cfg config.Config) (stop func()) {
 	t.Cleanup(stop)
 	return stop
 }
+
+// waitGenerationLoaded waits until the novad serving cfg's home has
+// loaded its active generation: novad is ready before that, as a user
+// sees who reads make run's "Generation loaded" after "Nova serving".
+func waitGenerationLoaded(t *testing.T, cfg config.Config) {
+	t.Helper()
+	c := client.ForConfig(cfg)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if h, err := c.Health(t.Context()); err == nil && h.IndexLoaded {
+			return
+		} else if time.Now().After(deadline) {
+			t.Fatalf("novad did not load the generation: %+v, %v", h, err)
+		}
+	}
+}
