@@ -291,59 +291,28 @@ func runConfigInit(inv *Invocation, args []string) int {
 			res.Sources = append(res.Sources, initSource{Name: name, Kind: m.kind, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: m.name})
 		}
 	}
-	var noted []string // the notes paths taken, each once
-	for _, n := range notes {
-		if n == "" {
-			// Abs would make it the current directory, maybe the whole home.
-			return fail(ExitUsage, "--notes needs a folder or file of Markdown notes (got an empty path)")
-		}
-		dir := paths.ExpandHome(n, inv.Environ)
-		if dir, err = filepath.Abs(dir); err != nil {
-			return fail(ExitUsage, fmt.Sprintf("--notes %s: %v", n, err))
-		}
-		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-			// A typo or a folder not there yet: say which path was
-			// looked for (~ and a relative path resolved) and what is wanted.
-			return fail(ExitUsage, fmt.Sprintf("--notes %s: %s does not exist: name the folder (or file) that holds your Markdown notes", n, dir))
-		} else if err != nil {
-			return fail(ExitUsage, fmt.Sprintf("--notes %s: %v", n, err))
-		}
-		if slices.Contains(noted, dir) {
-			// Two sources would read the same files, which config check
-			// refuses (they would be indexed twice).
-			continue
-		}
-		noted = append(noted, dir)
+	noted, problem := flagFolders(inv, "--notes", notes, "a folder or file of Markdown notes",
+		"name the folder (or file) that holds your Markdown notes", "")
+	if problem != "" {
+		return fail(ExitUsage, problem)
+	}
+	for i, dir := range noted {
 		name := "notes"
-		if len(noted) > 1 {
-			name = fmt.Sprintf("notes-%d", len(noted))
+		if i > 0 {
+			name = fmt.Sprintf("notes-%d", i+1)
 		}
 		res.Sources = append(res.Sources, initSource{Name: name, Kind: config.KindMarkdown, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "Markdown notes"})
 	}
-	var exported []string // the exports folders taken, each once
-	for _, e := range exports {
-		if e == "" {
-			return fail(ExitUsage, "--exports needs a folder of unzipped ChatGPT or Claude.ai exports (got an empty path)")
-		}
-		dir, err := filepath.Abs(paths.ExpandHome(e, inv.Environ))
-		if err != nil {
-			return fail(ExitUsage, fmt.Sprintf("--exports %s: %v", e, err))
-		}
-		if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-			return fail(ExitUsage, fmt.Sprintf("--exports %s: %s does not exist: name the folder you unzipped your ChatGPT or Claude.ai exports into", e, dir))
-		} else if err != nil {
-			return fail(ExitUsage, fmt.Sprintf("--exports %s: %v", e, err))
-		} else if !fi.IsDir() {
-			// A chat-export source reads a folder; the zip itself is not read.
-			return fail(ExitUsage, fmt.Sprintf("--exports %s: %s is not a folder: unzip each export into a folder, and name that folder", e, dir))
-		}
-		if slices.Contains(exported, dir) {
-			continue
-		}
-		exported = append(exported, dir)
+	// A chat-export source reads a folder; the zip itself is not read.
+	exported, problem := flagFolders(inv, "--exports", exports, "a folder of unzipped ChatGPT or Claude.ai exports",
+		"name the folder you unzipped your ChatGPT or Claude.ai exports into", "unzip each export into a folder, and name that folder")
+	if problem != "" {
+		return fail(ExitUsage, problem)
+	}
+	for i, dir := range exported {
 		name := "chats"
-		if len(exported) > 1 {
-			name = fmt.Sprintf("chats-%d", len(exported))
+		if i > 0 {
+			name = fmt.Sprintf("chats-%d", i+1)
 		}
 		s := initSource{Name: name, Kind: config.KindChatExport, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "ChatGPT/Claude.ai exports"}
 		if !holdsChatExport(dir) {
@@ -628,4 +597,37 @@ func printNotCarriedOver(w io.Writer, res initResult, done string) {
 		fmt.Fprintf(w, "This %s the old file's settings of %s (now the defaults): copy them back from the saved file to keep them.\n",
 			done, strings.Join(res.Settings, ", "))
 	}
+}
+
+// flagFolders resolves the paths given to a repeated folder flag
+// (--notes, --exports): ~ and relative paths made absolute, each taken
+// once, since two sources reading the same files would index them twice
+// (config check refuses that). It returns the usage error of the first
+// path that cannot be taken: an empty one (Abs would make it the current
+// directory, maybe the whole home), want saying what the flag needs; one
+// that does not exist (a typo, or a folder not there yet: the path looked
+// for is named, and missing says what is wanted); and, where notDir is
+// set, one that is not a folder, notDir saying what to give instead.
+func flagFolders(inv *Invocation, flag string, values []string, want, missing, notDir string) ([]string, string) {
+	var dirs []string
+	for _, v := range values {
+		if v == "" {
+			return nil, fmt.Sprintf("%s needs %s (got an empty path)", flag, want)
+		}
+		dir, err := filepath.Abs(paths.ExpandHome(v, inv.Environ))
+		if err != nil {
+			return nil, fmt.Sprintf("%s %s: %v", flag, v, err)
+		}
+		if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Sprintf("%s %s: %s does not exist: %s", flag, v, dir, missing)
+		} else if err != nil {
+			return nil, fmt.Sprintf("%s %s: %v", flag, v, err)
+		} else if notDir != "" && !fi.IsDir() {
+			return nil, fmt.Sprintf("%s %s: %s is not a folder: %s", flag, v, dir, notDir)
+		}
+		if !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs, ""
 }
