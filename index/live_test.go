@@ -95,13 +95,17 @@ func settle(t *testing.T, cfg config.Config, root, what string, want ...string) 
 // since, and nothing waits.
 func caughtUp(t *testing.T, cfg config.Config, since time.Time) *freshness.State {
 	t.Helper()
+	var st *freshness.State
+	var err error
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		st, err := freshness.Read(cfg.Home)
+		st, err = freshness.Read(cfg.Home)
 		if err == nil && st.Running == nil && st.PendingSince.IsZero() && !st.CaughtUpAt.Before(since) {
 			return st
 		}
 	}
-	t.Fatal("the watcher never caught up")
+	// The watcher's last state says where it stood (a sync running, one
+	// pending, or caught up before since), for a failure seen once in CI.
+	t.Fatalf("the watcher never caught up (since %s): state %+v, %v", since.Format(time.RFC3339Nano), st, err)
 	return nil
 }
 
