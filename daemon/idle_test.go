@@ -37,12 +37,7 @@ func TestIdleNovadChecksNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s, err := New(Options{Config: cfg, CheckEvery: 10 * time.Second, DeepCheckEvery: time.Hour})
 		novatest.Must(t, err)
-		// Bound, not served: a load publishes the ports in the state.
-		for _, ln := range []*net.Listener{&s.directLn, &s.facadeLn} {
-			*ln, err = net.Listen("tcp", "127.0.0.1:0")
-			novatest.Must(t, err)
-			defer (*ln).Close()
-		}
+		bindUnserved(t, s)
 		s.reloadOnce(triggerStart, nil)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})
@@ -85,4 +80,16 @@ func TestIdleNovadChecksNothing(t *testing.T) {
 			t.Fatalf("not checked again while requests came: last check at %s", q2)
 		}
 	})
+}
+
+// bindUnserved binds s's listeners on loopback without serving them: a
+// load publishes their ports in the state file.
+func bindUnserved(t *testing.T, s *Server) {
+	t.Helper()
+	for _, ln := range []*net.Listener{&s.directLn, &s.facadeLn} {
+		var err error
+		*ln, err = net.Listen("tcp", "127.0.0.1:0")
+		novatest.Must(t, err)
+		t.Cleanup(func() { (*ln).Close() })
+	}
 }

@@ -329,6 +329,23 @@ func depthName(d index.Depth) string {
 func (s *Server) reloadOnce(trigger string, damage error) {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
+	// A sync promotes its delta and then the compaction that merges it,
+	// which removes the delta's generation: a reload that read the
+	// manifest in between finds that generation gone. It was replaced,
+	// not damaged: load what the manifest names now. The bound only stops
+	// a manifest rewritten without end from holding the reload.
+	for range 8 {
+		if !s.reloadLocked(trigger, damage) {
+			return
+		}
+	}
+}
+
+// reloadLocked is one attempt of reloadOnce, with reloadMu held. It
+// reports superseded, changing nothing, when the generation the manifest
+// named could not be opened and the manifest has changed since it was
+// read.
+func (s *Server) reloadLocked(trigger string, damage error) (superseded bool) {
 	m, hash, err := manifest.Read(s.home.Manifest())
 	cur := s.current.Load()
 	if errors.Is(err, manifest.ErrNoManifest) && trigger != triggerDamage && (cur != nil || len(index.GenerationIDs(s.home)) == 0) {
@@ -337,7 +354,7 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 		// nothing served and generations kept (the manifest was removed
 		// before a restart), fall back to the newest intact one below, as
 		// for a damaged manifest: a restart must not lose the index.
-		return
+		return false
 	}
 	if hash == "" && err != nil {
 		// Not a file, or not readable: no content to hash, so the error
@@ -352,17 +369,17 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 			if s.integrityStatus() != api.IntegrityDamaged {
 				s.clearFailure(m.RunID)
 			}
-			return
+			return false
 		}
 		// A fallback is served for the generation the manifest names:
 		// try that one again only once its files changed.
 		if known, failed := s.knownFailure(hash, m); !failed || known {
-			return
+			return false
 		}
 	}
 	if trigger == triggerWatch {
 		if known, _ := s.knownFailure(hash, m); known {
-			return
+			return false
 		}
 	}
 	// The files the manifest names, stamped before they are opened: a
@@ -381,12 +398,16 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 		if damage != nil && cur != nil && cur.runID() == activeID {
 			activeErr = damage // just found damaged: no need to hash it again
 		} else {
-			next, activeErr = index.OpenServed(s.home, m, s.analyzer, s.segments)
+			next, activeErr = s.openActive(s.home, m, s.analyzer, s.segments)
+			if activeErr != nil && s.manifestChangedFrom(hash) {
+				s.log.Debug("The generation read was replaced while it was opened; reading the manifest again", "runId", activeID, errAttr(activeErr))
+				return true
+			}
 		}
 	}
 	if activeErr == nil {
 		s.swap(next, hash, activeID, trigger, nil, nil)
-		return
+		return false
 	}
 	s.failReload(hash, stamp, activeID, activeErr)
 	if trigger == triggerWatch && cur != nil && s.integrityStatus() != api.IntegrityDamaged {
@@ -395,7 +416,7 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 		s.log.Error("Generation not loaded; the one already loaded keeps serving", "runId", activeID,
 			"serving", cur.runID(), errAttr(activeErr))
 		s.setIntegrity(api.IntegrityFallback, activeID, cur.runID(), activeErr, nil, false)
-		return
+		return false
 	}
 	except := []string{activeID}
 	if damage != nil && cur != nil {
@@ -433,6 +454,14 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 	for _, e := range skipped {
 		s.log.Warn("Kept generation passed over", errAttr(e))
 	}
+	return false
+}
+
+// manifestChangedFrom reports whether the manifest now reads other than
+// hash (a promotion since it was read).
+func (s *Server) manifestChangedFrom(hash string) bool {
+	_, now, err := manifest.Read(s.home.Manifest())
+	return err == nil && now != hash
 }
 
 // servedAltered reports whether the files of cur, the generation being

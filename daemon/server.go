@@ -33,6 +33,7 @@ import (
 	"github.com/nova-recall/nova/internal/version"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/lockfile"
+	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/search"
 	"github.com/nova-recall/nova/secrets"
@@ -96,6 +97,9 @@ type Server struct {
 	// segments shares mapped segments between the generations novad
 	// loads: a reload after an incremental sync maps only the new delta.
 	segments *generation.Cache
+	// openActive opens the generation the manifest names (index.OpenServed;
+	// tests put a promotion between the manifest's read and the open).
+	openActive func(paths.Home, *manifest.Manifest, *lexical.Analyzer, *generation.Cache) (*index.Served, error)
 	// chineseOnce starts loadChinese at the first generation served
 	// that holds Chinese.
 	chineseOnce sync.Once
@@ -242,13 +246,14 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, home: cfg.Home, log: opts.Logger, opts: opts, analyzer: analyzer, segments: generation.NewCache(),
-		engine:   search.New(searchCfg, analyzer),
-		permits:  make(chan struct{}, cfg.Retrieval.MaxConcurrentSearches),
-		hup:      make(chan struct{}, 1),
-		checkNow: make(chan struct{}, 1),
-		used:     make(chan struct{}, 1),
-		collect:  make(chan struct{}, 1),
-		lockLost: make(chan error, 1),
+		openActive: index.OpenServed,
+		engine:     search.New(searchCfg, analyzer),
+		permits:    make(chan struct{}, cfg.Retrieval.MaxConcurrentSearches),
+		hup:        make(chan struct{}, 1),
+		checkNow:   make(chan struct{}, 1),
+		used:       make(chan struct{}, 1),
+		collect:    make(chan struct{}, 1),
+		lockLost:   make(chan error, 1),
 	}
 	if cfg.Embedding.Provider == config.ProviderOpenAI {
 		s.embedder = embedding.NewOpenAI(embedding.OpenAIOptions{
