@@ -194,8 +194,10 @@ func (s *Server) republishToken() {
 		return
 	}
 	s.republishFailed = false
-	s.writeState("")
+	// Logged before the state is written: a client that finds the state
+	// again finds the line that explains it.
 	s.log.Warn("The internal token file was gone; published it again", "path", s.home.TokenFile())
+	s.writeState("")
 }
 
 // collectRetryAfter is how long collectRetired waits before looking again

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +15,19 @@ import (
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
 )
+
+// removeStateDir removes the home's state/ while novad serves it, as
+// rm -rf would. novad, finding its files gone, writes them again: when it
+// does so between the removal's listing and its rmdir, the removal fails
+// with "directory not empty", and is made again.
+func removeStateDir(t *testing.T, home paths.Home) {
+	t.Helper()
+	err := os.RemoveAll(home.StateDir())
+	for retry := 0; errors.Is(err, syscall.ENOTEMPTY) && retry < 10; retry++ {
+		err = os.RemoveAll(home.StateDir())
+	}
+	novatest.Must(t, err)
+}
 
 // waitHomeLocked waits until the home's novad lock is held and names
 // pid serving.
@@ -42,7 +56,7 @@ func TestHomeLockRelockedAfterStateRemoved(t *testing.T) {
 	srv := serve(t, daemon.Options{Config: cfg, Poll: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	waitServing(t, "http://"+srv.DirectAddr().String())
 
-	novatest.Must(t, os.RemoveAll(cfg.Home.StateDir()))
+	removeStateDir(t, cfg.Home)
 	waitHomeLocked(t, cfg.Home, os.Getpid())
 	if fi, err := os.Stat(cfg.Home.StateDir()); err != nil || fi.Mode().Perm() != paths.DirMode {
 		t.Errorf("state/: %v %v, want mode 0700", fi, err)
@@ -94,7 +108,7 @@ func TestHomeLockLostStopsNovad(t *testing.T) {
 	waitServing(t, "http://"+srv.DirectAddr().String())
 
 	// Removed and taken in one step, before novad's next poll.
-	novatest.Must(t, os.RemoveAll(cfg.Home.StateDir()))
+	removeStateDir(t, cfg.Home)
 	novatest.Must(t, paths.MkdirPrivate(cfg.Home.StateDir()))
 	other, err := lockfile.Acquire(cfg.Home.DaemonLock(), paths.FileMode, lockfile.Starting, time.Now())
 	novatest.Must(t, err)

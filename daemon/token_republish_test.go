@@ -29,7 +29,7 @@ func TestTokenRepublishedAfterStateRemoved(t *testing.T) {
 	tok, err := secrets.ReadToken(cfg.Home.TokenFile())
 	novatest.Must(t, err)
 
-	novatest.Must(t, os.RemoveAll(cfg.Home.StateDir()))
+	removeStateDir(t, cfg.Home)
 	var again secrets.Token
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if again, err = secrets.ReadToken(cfg.Home.TokenFile()); err == nil {
