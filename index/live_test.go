@@ -91,21 +91,40 @@ func settle(t *testing.T, cfg config.Config, root, what string, want ...string) 
 	t.Fatalf("%s: the index never came to hold what the files do:\n got %q\nwant %q", what, got, want)
 }
 
-// caughtUp waits until the watcher has synced every change made before
-// since, and nothing waits.
+// caughtUp waits until the watcher has synced everything the sources
+// held at since, and nothing waits. since is taken before the watcher
+// starts: its caught-up time is the start of its last sync, which can
+// come before a time.Now() taken after it started, and then no later sync
+// moves it.
 func caughtUp(t *testing.T, cfg config.Config, since time.Time) *freshness.State {
+	t.Helper()
+	return waitWatcher(t, cfg, func(st *freshness.State) bool { return !st.CaughtUpAt.Before(since) })
+}
+
+// caughtUpWith waits until the watcher has seen a change made after
+// changed (taken before it) and synced it, and nothing waits.
+func caughtUpWith(t *testing.T, cfg config.Config, changed time.Time) *freshness.State {
+	t.Helper()
+	return waitWatcher(t, cfg, func(st *freshness.State) bool {
+		return !st.SourcesChangedAt.Before(changed) && !st.CaughtUpAt.Before(st.SourcesChangedAt)
+	})
+}
+
+// waitWatcher waits until the watcher runs no sync, has none pending, and
+// its state satisfies done.
+func waitWatcher(t *testing.T, cfg config.Config, done func(*freshness.State) bool) *freshness.State {
 	t.Helper()
 	var st *freshness.State
 	var err error
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		st, err = freshness.Read(cfg.Home)
-		if err == nil && st.Running == nil && st.PendingSince.IsZero() && !st.CaughtUpAt.Before(since) {
+		if err == nil && st.Running == nil && st.PendingSince.IsZero() && done(st) {
 			return st
 		}
 	}
 	// The watcher's last state says where it stood (a sync running, one
-	// pending, or caught up before since), for a failure seen once in CI.
-	t.Fatalf("the watcher never caught up (since %s): state %+v, %v", since.Format(time.RFC3339Nano), st, err)
+	// pending, or caught up before the change).
+	t.Fatalf("the watcher never caught up: state %+v, %v", st, err)
 	return nil
 }
 
@@ -124,8 +143,9 @@ func TestLive_memoryFollowsTheFiles(t *testing.T) {
 	watchLive(t, cfg)
 	settle(t, cfg, src, "start", "a.jsonl|1|first memory about the ledger")
 
+	changed := time.Now()
 	appendFile(t, a, `{"id":"2","text":"second mem`)
-	caughtUp(t, cfg, time.Now())
+	caughtUpWith(t, cfg, changed)
 	settle(t, cfg, src, "a line half written", "a.jsonl|1|first memory about the ledger")
 	appendFile(t, a, `ory about the ledger"}`+"\n")
 	settle(t, cfg, src, "the line completed", "a.jsonl|1|first memory about the ledger", "a.jsonl|2|second memory about the ledger")
@@ -136,8 +156,9 @@ func TestLive_memoryFollowsTheFiles(t *testing.T) {
 	settle(t, cfg, src, "rewritten shorter", "a.jsonl|2|second memory about the ledger")
 
 	tmp := filepath.Join(src, "tmp4711.jsonl")
+	changed = time.Now()
 	writeFile(t, tmp, jsonlLines(t, rec{ID: "2", Text: "second memory about the ledger"}, rec{ID: "3", Text: "third memory"}))
-	caughtUp(t, cfg, time.Now()) // the temporary file is indexed too
+	caughtUpWith(t, cfg, changed) // the temporary file is indexed too
 	must(t, os.Rename(tmp, a))
 	settle(t, cfg, src, "saved through a temporary file", "a.jsonl|2|second memory about the ledger", "a.jsonl|3|third memory")
 
@@ -148,8 +169,9 @@ func TestLive_memoryFollowsTheFiles(t *testing.T) {
 	settle(t, cfg, src, "renamed in case only", "sub/B.jsonl|2|second memory about the ledger", "sub/B.jsonl|3|third memory")
 
 	out := filepath.Join(root, "outside")
+	changed = time.Now()
 	must(t, os.Rename(filepath.Join(src, "sub"), out))
-	caughtUp(t, cfg, time.Now())
+	caughtUpWith(t, cfg, changed)
 	must(t, os.Rename(out, filepath.Join(src, "back")))
 	settle(t, cfg, src, "folder moved out and back", "back/B.jsonl|2|second memory about the ledger", "back/B.jsonl|3|third memory")
 
@@ -173,8 +195,9 @@ func TestLive_notesMovedOutAndBackAreIndexedOnce(t *testing.T) {
 		"alpha/ledger.md|alpha/ledger.md#ledger|The quarterly ledger closes on the fifth working day.")
 
 	away := filepath.Join(root, "desktop")
+	changed := time.Now()
 	must(t, os.Rename(filepath.Join(src, "alpha"), away))
-	if st := caughtUp(t, cfg, time.Now()); st.Gone.Count != 2 {
+	if st := caughtUpWith(t, cfg, changed); st.Gone.Count != 2 {
 		t.Fatalf("%d files gone while the folder is away, want 2", st.Gone.Count)
 	}
 	must(t, os.MkdirAll(filepath.Join(src, "archive"), 0o755))

@@ -29,8 +29,9 @@ func TestLive_agentTranscriptsFollowTheFiles(t *testing.T) {
 		config.Source{Name: "notes", Kind: config.KindJSONL, Path: notes},
 		config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: claude},
 		config.Source{Name: "codex", Kind: config.KindCodex, Path: codex})
+	started := time.Now()
 	watchLive(t, cfg)
-	caughtUp(t, cfg, time.Now())
+	caughtUp(t, cfg, started)
 	const note = "../../notes/n.jsonl|1|first memory about the ledger"
 	word := func(i int) string {
 		if i%2 == 1 {
@@ -49,8 +50,9 @@ func TestLive_agentTranscriptsFollowTheFiles(t *testing.T) {
 	settle(t, cfg, claude, "a projects folder and a project made after start", note, line(1, 1), line(2, 2))
 
 	third := claudeLine(3, word(3))
+	changed := time.Now()
 	appendFile(t, s1, third[:40])
-	caughtUp(t, cfg, time.Now())
+	caughtUpWith(t, cfg, changed)
 	settle(t, cfg, claude, "half a line appended", note, line(1, 1), line(2, 2))
 	appendFile(t, s1, third[40:])
 	settle(t, cfg, claude, "the line completed", note, line(1, 1), line(2, 2), line(3, 3))
@@ -60,8 +62,9 @@ func TestLive_agentTranscriptsFollowTheFiles(t *testing.T) {
 	writeFile(t, s1, claudeLine(3, word(3))+claudeLine(4, word(4)))
 	settle(t, cfg, claude, "rewritten shorter", note, line(1, 3), line(2, 4))
 
+	changed = time.Now()
 	must(t, os.RemoveAll(filepath.Join(claude, "-src-app")))
-	caughtUp(t, cfg, time.Now())
+	caughtUpWith(t, cfg, changed)
 	writeFile(t, s1, claudeLine(5, word(5)))
 	settle(t, cfg, claude, "the project folder deleted and made again", note, line(1, 5))
 
