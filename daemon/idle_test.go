@@ -23,16 +23,7 @@ import (
 // pace while requests come; the hourly hash missed while idle is the one
 // made then. The loop runs on a fake clock (synctest).
 func TestIdleNovadChecksNothing(t *testing.T) {
-	root := t.TempDir()
-	src := filepath.Join(root, "memory.jsonl")
-	novatest.Must(t, os.WriteFile(src, []byte(`{"id":"port","text":"The staging deploy listens on port 42017."}`+"\n"), 0o600))
-	cfg := config.Defaults()
-	cfg.Home = paths.Home{Root: filepath.Join(root, "home")}
-	cfg.Server.Port, cfg.Facade.Port = 0, 0
-	cfg.Sources = []config.Source{{Name: "m", Kind: config.KindJSONL, Path: src, SourceSet: "notes"}}
-	novatest.Must(t, cfg.Validate())
-	_, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background())
-	novatest.Must(t, err)
+	cfg, _ := syncedHome(t, `{"id":"port","text":"The staging deploy listens on port 42017."}`+"\n")
 
 	synctest.Test(t, func(t *testing.T) {
 		s, err := New(Options{Config: cfg, CheckEvery: 10 * time.Second, DeepCheckEvery: time.Hour})
@@ -92,4 +83,21 @@ func bindUnserved(t *testing.T, s *Server) {
 		novatest.Must(t, err)
 		t.Cleanup(func() { (*ln).Close() })
 	}
+}
+
+// syncedHome writes records (JSON lines) as the one source of a new home
+// on ports 0, syncs it once, and returns its config and the source path.
+func syncedHome(t *testing.T, records string) (config.Config, string) {
+	t.Helper()
+	root := t.TempDir()
+	src := filepath.Join(root, "memory.jsonl")
+	novatest.Must(t, os.WriteFile(src, []byte(records), 0o600))
+	cfg := config.Defaults()
+	cfg.Home = paths.Home{Root: filepath.Join(root, "home")}
+	cfg.Server.Port, cfg.Facade.Port = 0, 0
+	cfg.Sources = []config.Source{{Name: "m", Kind: config.KindJSONL, Path: src, SourceSet: "notes"}}
+	novatest.Must(t, cfg.Validate())
+	_, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background())
+	novatest.Must(t, err)
+	return cfg, src
 }

@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/nova-recall/nova/api"
-	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/internal/novatest"
@@ -28,20 +26,11 @@ import (
 // event came (seen in a CI run of TestHealthDuringSwapIsOneGeneration).
 // It now reads the manifest again and serves the compaction.
 func TestReloadPastTheCompactionOfWhatItRead(t *testing.T) {
-	root := t.TempDir()
-	src := filepath.Join(root, "memory.jsonl")
 	var lines strings.Builder
 	for i := range 64 { // a delta of one record is small beside this
 		fmt.Fprintf(&lines, `{"id":"r%d","text":"Runner %d of the deploy pool drained its queue."}`+"\n", i, i)
 	}
-	novatest.Must(t, os.WriteFile(src, []byte(lines.String()), 0o600))
-	cfg := config.Defaults()
-	cfg.Home = paths.Home{Root: filepath.Join(root, "home")}
-	cfg.Server.Port, cfg.Facade.Port = 0, 0
-	cfg.Sources = []config.Source{{Name: "m", Kind: config.KindJSONL, Path: src, SourceSet: "notes"}}
-	novatest.Must(t, cfg.Validate())
-	_, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background())
-	novatest.Must(t, err)
+	cfg, src := syncedHome(t, lines.String())
 
 	logs := &novatest.LogBuffer{}
 	s, err := New(Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(logs, nil))})
