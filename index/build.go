@@ -172,9 +172,15 @@ type SourceSummary struct {
 	// (or only read on from where the last sync stopped) skipped when
 	// they were read before: a binary file stays skipped without being
 	// reported again at every sync. novactl doctor lists them.
-	EarlierProblems int    `json:"earlierProblems,omitempty"`
-	Missing         bool   `json:"missing,omitempty"`
-	Error           string `json:"error,omitempty"`
+	EarlierProblems int `json:"earlierProblems,omitempty"`
+	// NotDownloaded counts the iCloud stubs of files the source would
+	// read (ingest.Listing.NotDownloaded): notes evicted from the Mac,
+	// neither read nor a problem; the memory read from them before is
+	// kept as that of any file gone. novactl doctor says how to download
+	// them.
+	NotDownloaded int    `json:"notDownloaded,omitempty"`
+	Missing       bool   `json:"missing,omitempty"`
+	Error         string `json:"error,omitempty"`
 	// Gone lists files that disappeared but whose memory is kept.
 	Gone []string `json:"gone,omitempty"`
 	// NewestModTime is the newest modification time among the files.

@@ -82,3 +82,17 @@ func FailListing(opts Options, fail func(src config.Source) error) Options {
 	}
 	return opts
 }
+
+// MarkDataless returns opts with which syncs list the source files for
+// which dataless returns true as a File Provider's files kept only in the
+// cloud (ingest.File.Dataless), as a Mac's listing marks them.
+func MarkDataless(opts Options, dataless func(path string) bool) Options {
+	opts.listSource = func(src config.Source) (ingest.Listing, error) {
+		l, err := ingest.List(src)
+		for i := range l.Files {
+			l.Files[i].Dataless = dataless(l.Files[i].Path)
+		}
+		return l, err
+	}
+	return opts
+}

@@ -250,6 +250,7 @@ func (x *Indexer) listFiles(prevStates map[stateKey]*FileState, res *BuildResult
 			res.problem(ingest.Problem{Source: src.Name, Path: src.Path, Reason: reason})
 			continue
 		}
+		summaries[i].NotDownloaded = len(listing.NotDownloaded)
 		// A folder that cannot be read is reported; the memory of its
 		// files is carried forward like that of any file not read.
 		for _, p := range listing.Problems {

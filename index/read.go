@@ -47,11 +47,11 @@ type fileRead struct {
 }
 
 // passing reports whether the read failed for a reason that passes
-// (ingest.Passing): the file is counted unsettled (BuildResult.Unsettled),
-// so that a watcher syncs again soon rather than wait for it to change,
+// (ingest.PassingRead: a dataless file's download that failed is one):
+// the file is counted unsettled (BuildResult.Unsettled), so that a watcher syncs again soon rather than wait for it to change,
 // which a note written once never does. A lasting reason (a permission, a
 // file too large) is only reported: retrying would not fix it.
-func (r *fileRead) passing() bool { return ingest.Passing(r.err) }
+func (r *fileRead) passing() bool { return ingest.PassingRead(r.file, r.err) }
 
 // readAttempts is how many times a file that changes while it is read is
 // read again before the build keeps its previous memory instead.

@@ -29,6 +29,11 @@ type File struct {
 	// Info describes the file itself (a symlink is followed): size,
 	// modification time and, through Sys, the inode.
 	Info fs.FileInfo
+	// Dataless is set for a file a File Provider keeps only in the cloud
+	// (SF_DATALESS, on a Mac): reading it has the system download it,
+	// which is slow and fails offline. A read of it that fails keeps the
+	// file's earlier memory and is tried again (index: fileRead.passing).
+	Dataless bool
 	// memo is shared by the files of one listing (List sets it, for a
 	// cursor source only): what reading one of them finds out about the
 	// folders around it, found out once for all of them. nil for a File
@@ -75,6 +80,13 @@ type Listing struct {
 	// directory that cannot be read is reported here and skipped, and the
 	// rest of the source is still listed.
 	Problems []Problem
+	// NotDownloaded are the iCloud stubs (see cloudStubOf) of files the
+	// source would read, sorted: the notes iCloud Drive evicted from the
+	// Mac before macOS Sonoma ("Optimise Mac Storage"). They are no file
+	// to read and no problem of the listing: a sync counts them
+	// (SourceSummary.NotDownloaded) and novactl doctor says how to
+	// download them.
+	NotDownloaded []string
 }
 
 // kindIncludes are the include globs of each kind when a source names
@@ -210,6 +222,12 @@ func List(src config.Source) (Listing, error) {
 			}
 			return nil
 		}
+		if note := cloudStubOf(d.Name()); note != "" && d.Type().IsRegular() {
+			if listsFile(include, exclude, path.Join(path.Dir(rel), note)) {
+				out.NotDownloaded = append(out.NotDownloaded, p)
+			}
+			return nil
+		}
 		if !listsFile(include, exclude, rel) {
 			return nil
 		}
@@ -233,13 +251,14 @@ func List(src config.Source) (Listing, error) {
 			// Removed between the listing and now: nothing to read.
 			return nil
 		}
-		out.Files = append(out.Files, File{Path: p, Rel: rel, Info: info})
+		out.Files = append(out.Files, File{Path: p, Rel: rel, Info: info, Dataless: dataless(info)})
 		return nil
 	})
 	if err != nil {
 		return Listing{}, fmt.Errorf("source %s: %w", src.Name, err)
 	}
 	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Rel < out.Files[j].Rel })
+	slices.Sort(out.NotDownloaded)
 	if src.Kind == config.KindCursor {
 		memo := &listingMemo{}
 		for i := range out.Files {
@@ -248,6 +267,23 @@ func List(src config.Source) (Listing, error) {
 	}
 	return out, nil
 }
+
+// cloudStubOf is the name of the file the iCloud stub named name stands
+// for, "" when name is no stub. Before macOS Sonoma, iCloud Drive evicts
+// a file Note.md by replacing it with a small hidden file,
+// .Note.md.icloud (a property list of the file's name and size), and
+// puts Note.md back when it is downloaded.
+func cloudStubOf(name string) string {
+	note, ok := strings.CutSuffix(name, ".icloud")
+	if !ok || len(note) < 2 || note[0] != '.' {
+		return ""
+	}
+	return note[1:]
+}
+
+// dataless reports whether the file stat'd as fi is dataless (see
+// File.Dataless); tests replace it, as only macOS marks files so.
+var dataless = statDataless
 
 // walkDir is filepath.WalkDir; tests replace it to fail the reading of a
 // folder as the system may (too many open files, an I/O error).
@@ -463,6 +499,22 @@ var passingErrors = []error{
 // permission or a file too large stays as it is.
 func Passing(err error) bool {
 	return err != nil && (slices.ContainsFunc(passingErrors, func(e error) bool { return errors.Is(err, e) }) || transientSQLite(err))
+}
+
+// PassingRead reports whether err, of reading f, is for a reason that
+// passes (Passing), or, f being dataless (File.Dataless), any failure of
+// the system to hand over its content but a permission: the download
+// that reading a file kept only in the cloud starts fails as the File
+// Provider does, offline or while downloads are not allowed (EDEADLK,
+// ETIMEDOUT, a network error), and the file is there once it is
+// downloaded. A dataless file's content that is read and found wanting
+// (binary, too large) is judged as any file's.
+func PassingRead(f File, err error) bool {
+	if Passing(err) {
+		return true
+	}
+	var errno syscall.Errno
+	return f.Dataless && errors.As(err, &errno) && !errors.Is(err, fs.ErrPermission)
 }
 
 // matchGlobs reports whether rel matches one of globs; a glob without a
