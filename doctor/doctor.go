@@ -36,6 +36,7 @@ import (
 	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/secrets"
+	"github.com/nova-recall/nova/shellword"
 )
 
 // States of a check.
@@ -61,19 +62,22 @@ const (
 	// CodeHomePathUnsafe: the home is another user's, or reached through
 	// a link or directory another user owns or others can write without
 	// the sticky bit; novad and every index command refuse it.
-	CodeHomePathUnsafe    = "home-path-unsafe"
-	CodeAuthUnavailable   = api.CodeAuthUnavailable
-	CodeSourceMissing     = "source-missing"
-	CodeSourceUnreadable  = "source-unreadable"
-	CodeInputSkipped      = "input-skipped"
-	CodeMemoryLost        = "memory-lost"
-	CodePrivacyProtected  = "source-privacy-protected"
-	CodeSourceSetUnknown  = "source-set-unknown" // a misspelled sourceSet
-	CodeServiceMissing    = "service-not-installed"
-	CodeServiceNotRunning = "service-not-running"
-	CodeServiceOutdated   = "service-definition-outdated" // differs from what this novactl writes
-	CodeIndexStale        = "index-stale"
-	CodeNoSources         = "no-sources"
+	CodeHomePathUnsafe   = "home-path-unsafe"
+	CodeAuthUnavailable  = api.CodeAuthUnavailable
+	CodeSourceMissing    = "source-missing"
+	CodeSourceUnreadable = "source-unreadable"
+	CodeInputSkipped     = "input-skipped"
+	CodeMemoryLost       = "memory-lost"
+	CodePrivacyProtected = "source-privacy-protected"
+	// CodeSourceNotDownloaded: files of a source are iCloud stubs, evicted
+	// from the Mac (ingest.Listing.NotDownloaded), which no sync reads.
+	CodeSourceNotDownloaded = "source-not-downloaded"
+	CodeSourceSetUnknown    = "source-set-unknown" // a misspelled sourceSet
+	CodeServiceMissing      = "service-not-installed"
+	CodeServiceNotRunning   = "service-not-running"
+	CodeServiceOutdated     = "service-definition-outdated" // differs from what this novactl writes
+	CodeIndexStale          = "index-stale"
+	CodeNoSources           = "no-sources"
 	// The source watcher (novactl index watch).
 	CodeWatcherNotRunning   = "watcher-not-running"
 	CodeWatcherNotInstalled = "watcher-not-installed"
@@ -649,7 +653,7 @@ func checkSource(s config.Source, goos string, environ []string, recorded record
 	if err != nil {
 		return degraded(id, title, CodeSourceUnreadable, firstLine(err.Error()), "check the permissions of "+s.Path), sourceScan{}
 	}
-	listing, err := ingest.List(s)
+	listing, err := listSource(s)
 	if errors.Is(err, ingest.ErrSourceNotFile) {
 		return degraded(id, title, CodeSourceUnreadable, err.Error(),
 			"point sources[].path at the file or folder that holds the memory"), sourceScan{}
@@ -659,9 +663,19 @@ func checkSource(s config.Source, goos string, environ []string, recorded record
 	}
 	scan := sourceScan{files: len(listing.Files)}
 	var unreadable []error
+	inCloud := 0
 	for _, f := range listing.Files {
 		if t := ingest.LastChange(s.Kind, f.Path, f.Info.ModTime()); t.After(scan.newest) && !recorded.unchanged(s, f) {
 			scan.newest = t
+		}
+		if f.Dataless {
+			// Not opened: doctor looks, it does not start downloads; a
+			// sync's read downloads the file.
+			inCloud++
+			if recorded != nil && !recorded.has(s, f) {
+				scan.unread++
+			}
+			continue
 		}
 		// Listed is not readable: a file without read permission is
 		// skipped by every sync, and nothing else would say so. Opened
@@ -695,6 +709,12 @@ func checkSource(s config.Source, goos string, environ []string, recorded record
 		}
 		return degraded(id, title, CodeSourceUnreadable, detail, listingAdvice(first)), scan
 	}
+	if len(listing.NotDownloaded) > 0 {
+		// Before the privacy check, which an iCloud Drive source always
+		// meets on a Mac: these notes are missing from memory whatever
+		// novad may read.
+		return notDownloaded(id, title, listing.NotDownloaded), scan
+	}
 	if goos == "darwin" {
 		home := paths.UserHome(environ)
 		for _, p := range privacyProtected {
@@ -718,7 +738,27 @@ func checkSource(s config.Source, goos string, environ []string, recorded record
 	if c, ok := checkSourceSet(id, title, s.SourceSet); ok {
 		return c, scan
 	}
-	return ready(id, title, fmt.Sprintf("%s (%s) is readable", s.Path, s.Kind)), scan
+	msg := fmt.Sprintf("%s (%s) is readable", s.Path, s.Kind)
+	if inCloud > 0 {
+		msg += fmt.Sprintf("; %s kept only in the cloud: a sync downloads each as it reads it, which is slow, and keeps the earlier memory of one it cannot download (offline) until it can (Keep Downloaded in Finder keeps them on this Mac)", plural(inCloud, "file is", "files are"))
+	}
+	return ready(id, title, msg), scan
+}
+
+// listSource is ingest.List; tests replace it to mark files dataless, as
+// only a Mac's listing does.
+var listSource = ingest.List
+
+// notDownloaded is the check of a source some of whose files iCloud
+// Drive evicted (notes, their paths: ingest.Listing.NotDownloaded):
+// which, and how to download them. brctl is iCloud Drive's own tool.
+func notDownloaded(id, title string, notes []string) Check {
+	msg := fmt.Sprintf("%s not downloaded from iCloud Drive, so no sync reads them and their notes are not in memory: %s", plural(len(notes), "file is", "files are"), notes[0])
+	if len(notes) > 1 {
+		msg += fmt.Sprintf(" (and %d more)", len(notes)-1)
+	}
+	return degraded(id, title, CodeSourceNotDownloaded, msg,
+		"download them: select them in Finder and choose Download Now (Keep Downloaded keeps them on this Mac), or run brctl download "+shellword.Quote(notes[0])+" for each; the next sync reads them")
 }
 
 // checkSourceSet says when a source's sourceSet is a misspelling of one

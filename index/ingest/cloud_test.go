@@ -41,7 +41,7 @@ func TestList_iCloudStubsAreCountedNotListed(t *testing.T) {
 	if !slices.Equal(files, []string{"kept.md"}) {
 		t.Errorf("listed %q, want only kept.md", files)
 	}
-	want := []string{filepath.Join(dir, ".Evicted.md.icloud"), filepath.Join(dir, "deep", ".Trip plan.md.icloud")}
+	want := []string{filepath.Join(dir, "Evicted.md"), filepath.Join(dir, "deep", "Trip plan.md")}
 	if !slices.Equal(l.NotDownloaded, want) {
 		t.Errorf("not downloaded %q, want %q", l.NotDownloaded, want)
 	}

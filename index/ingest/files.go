@@ -80,12 +80,12 @@ type Listing struct {
 	// directory that cannot be read is reported here and skipped, and the
 	// rest of the source is still listed.
 	Problems []Problem
-	// NotDownloaded are the iCloud stubs (see cloudStubOf) of files the
-	// source would read, sorted: the notes iCloud Drive evicted from the
-	// Mac before macOS Sonoma ("Optimise Mac Storage"). They are no file
-	// to read and no problem of the listing: a sync counts them
-	// (SourceSummary.NotDownloaded) and novactl doctor says how to
-	// download them.
+	// NotDownloaded are the paths of the files the source would read that
+	// iCloud Drive evicted from the Mac before macOS Sonoma ("Optimise
+	// Mac Storage"), found by their stubs (see cloudStubOf), sorted. They
+	// are no file to read and no problem of the listing: a sync counts
+	// them (SourceSummary.NotDownloaded) and novactl doctor says how to
+	// download them (brctl takes these paths, not the stubs').
 	NotDownloaded []string
 }
 
@@ -224,7 +224,7 @@ func List(src config.Source) (Listing, error) {
 		}
 		if note := cloudStubOf(d.Name()); note != "" && d.Type().IsRegular() {
 			if listsFile(include, exclude, path.Join(path.Dir(rel), note)) {
-				out.NotDownloaded = append(out.NotDownloaded, p)
+				out.NotDownloaded = append(out.NotDownloaded, filepath.Join(filepath.Dir(p), note))
 			}
 			return nil
 		}
