@@ -88,3 +88,18 @@ func TestCheckSource_datalessFilesAreNotOpenedAndAreCounted(t *testing.T) {
 		t.Errorf("scan counted %d files, want 3", scan.files)
 	}
 }
+
+// TestCheckSource_evictedFileSourceIsNotMissing: a source that is one
+// note iCloud Drive evicted is not "missing" (fix the path): doctor says
+// it is not downloaded and how to download it.
+func TestCheckSource_evictedFileSourceIsNotMissing(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".Journal.md.icloud"), []byte("bplist00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	note := filepath.Join(dir, "Journal.md")
+	c, _ := checkSource(config.Source{Name: "journal", Kind: config.KindMarkdown, Path: note}, runtime.GOOS, nil, nil)
+	if c.State != Degraded || c.Code != CodeSourceNotDownloaded || !strings.Contains(c.Message, note) || !strings.Contains(c.Advice, "brctl download "+note) {
+		t.Errorf("check %s %s %q (%s), want degraded %s naming %s", c.State, c.Code, c.Message, c.Advice, CodeSourceNotDownloaded, note)
+	}
+}

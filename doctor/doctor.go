@@ -647,6 +647,10 @@ func checkSource(s config.Source, goos string, environ []string, recorded record
 	id, title := "source:"+s.Name, "Source "+s.Name
 	_, err := os.Stat(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
+		// A source that is one file iCloud Drive evicted is not missing.
+		if l, err := listSource(s); err == nil && len(l.NotDownloaded) > 0 {
+			return notDownloaded(id, title, l.NotDownloaded), sourceScan{}
+		}
 		return degraded(id, title, CodeSourceMissing, s.Path+" does not exist",
 			"fix sources[].path; memory already indexed from it is kept"), sourceScan{}
 	}

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/ingest"
 )
@@ -91,5 +93,61 @@ func TestSync_datalessFileThatCannotBeDownloadedKeepsItsMemory(t *testing.T) {
 				t.Errorf("memory after the failed download %q, want the ledger's earlier memory", got)
 			}
 		})
+	}
+}
+
+// TestLive_noteDownloadedFromICloudIsIndexed: with a real watcher, a note
+// iCloud Drive downloads again (its stub .Note.md.icloud removed, the note
+// written in its place, in either order, or moved into place from where
+// it was downloaded to) is indexed as any new file; a note evicted (the
+// note removed, its stub written) keeps its memory.
+func TestLive_noteDownloadedFromICloudIsIndexed(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "Mobile Documents", "iCloud~md~obsidian", "Documents", "vault")
+	writeFile(t, filepath.Join(src, "Ledger.md"), "# Ledger\n\nThe quarterly ledger closes on the fifth working day.\n")
+	writeFile(t, filepath.Join(src, ".Harbour.md.icloud"), "bplist00\xd1\x01\x02")
+	writeFile(t, filepath.Join(src, "trips", ".Visa.md.icloud"), "bplist00\xd1\x01\x02")
+	cfg := testConfig(t, filepath.Join(root, "home"), config.Source{Name: "vault", Kind: config.KindMarkdown, Path: src})
+	watchLive(t, cfg)
+	ledger := "Ledger.md|Ledger.md#ledger|The quarterly ledger closes on the fifth working day."
+	settle(t, cfg, src, "start, two notes not downloaded", ledger)
+
+	must(t, os.Remove(filepath.Join(src, ".Harbour.md.icloud")))
+	writeFile(t, filepath.Join(src, "Harbour.md"), "# Harbour\n\nThe harbour crane inspection is booked for the spring tide.\n")
+	harbour := "Harbour.md|Harbour.md#harbour|The harbour crane inspection is booked for the spring tide."
+	settle(t, cfg, src, "stub removed, note written", ledger, harbour)
+
+	downloaded := filepath.Join(root, "download.tmp")
+	writeFile(t, downloaded, "# Visa\n\nThe visa appointment is on the second Tuesday.\n")
+	must(t, os.Rename(downloaded, filepath.Join(src, "trips", "Visa.md")))
+	must(t, os.Remove(filepath.Join(src, "trips", ".Visa.md.icloud")))
+	visa := "trips/Visa.md|trips/Visa.md#visa|The visa appointment is on the second Tuesday."
+	settle(t, cfg, src, "note moved into place, then stub removed", ledger, harbour, visa)
+
+	changed := time.Now()
+	must(t, os.Remove(filepath.Join(src, "Ledger.md")))
+	writeFile(t, filepath.Join(src, ".Ledger.md.icloud"), "bplist00\xd1\x01\x02")
+	caughtUpWith(t, cfg, changed)
+	settle(t, cfg, src, "note evicted", ledger, harbour, visa)
+}
+
+// TestSync_evictedFileSourceIsNotMissing: a source that is one note,
+// evicted by iCloud Drive after it was read, is counted not downloaded,
+// not reported missing, and keeps its memory.
+func TestSync_evictedFileSourceIsNotMissing(t *testing.T) {
+	dir := t.TempDir()
+	note := filepath.Join(dir, "Journal.md")
+	writeFile(t, note, "# Journal\n\nThe boat goes back in the water in April.\n")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "journal", Kind: config.KindMarkdown, Path: note})
+	syncOK(t, index.New(cfg, index.Options{NoRemote: true, NoCompact: true}))
+
+	must(t, os.Remove(note))
+	writeFile(t, filepath.Join(dir, ".Journal.md.icloud"), "bplist00\xd1\x01\x02")
+	r := syncOK(t, index.New(cfg, index.Options{NoRemote: true, NoCompact: true}))
+	if s := r.Build.Sources[0]; s.Missing || s.Error != "" || s.NotDownloaded != 1 || r.Build.ProblemCount != 0 {
+		t.Errorf("source %+v, problems %v: want 1 not downloaded, not missing, no problem", s, r.Build.Problems)
+	}
+	if got := texts(t, cfg); !slices.Equal(got, []string{"The boat goes back in the water in April."}) {
+		t.Errorf("memory with the note evicted %q, want its earlier memory", got)
 	}
 }

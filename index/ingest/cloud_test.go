@@ -118,3 +118,22 @@ func TestPassingRead(t *testing.T) {
 		}
 	}
 }
+
+// TestList_evictedFileSource: a source that is one file (an Aider
+// history, a note) evicted by iCloud Drive is not missing: its stub
+// stands beside where it was, and the listing names it not downloaded,
+// where a source path that is gone altogether stays ErrSourceMissing.
+func TestList_evictedFileSource(t *testing.T) {
+	dir := writeTree(t, map[string]string{".Journal.md.icloud": "bplist00\x01"})
+	note := filepath.Join(dir, "Journal.md")
+	l, err := List(config.Source{Name: "journal", Kind: config.KindMarkdown, Path: note})
+	if err != nil {
+		t.Fatalf("List of an evicted file: %v", err)
+	}
+	if len(l.Files) != 0 || !slices.Equal(l.NotDownloaded, []string{note}) {
+		t.Errorf("listed %v, not downloaded %q; want no file and %s not downloaded", l.Files, l.NotDownloaded, note)
+	}
+	if _, err := List(config.Source{Name: "gone", Kind: config.KindMarkdown, Path: filepath.Join(dir, "Gone.md")}); !errors.Is(err, ErrSourceMissing) {
+		t.Errorf("List of a file that is gone: %v, want ErrSourceMissing", err)
+	}
+}

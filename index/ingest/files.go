@@ -174,11 +174,17 @@ var kindExcludes = map[string][]string{
 // symlinked directories are not followed (unless the source's path is
 // one: WalkRoot) and symlinked files are. A directory that
 // cannot be read is a Problem, not an error; a source path that does not
-// exist is ErrSourceMissing, and one that cannot be read is an error.
+// exist is ErrSourceMissing (unless iCloud Drive evicted it: its stub
+// stands beside it, and the listing names it NotDownloaded), and one that
+// cannot be read is an error. An iCloud stub of a file the source would
+// read is named in NotDownloaded, not listed.
 func List(src config.Source) (Listing, error) {
 	root := src.Path
 	fi, err := os.Stat(root)
 	if errors.Is(err, fs.ErrNotExist) {
+		if evicted(root) {
+			return Listing{NotDownloaded: []string{root}}, nil
+		}
 		return Listing{}, fmt.Errorf("%w: %s", ErrSourceMissing, root)
 	}
 	if err != nil {
@@ -279,6 +285,13 @@ func cloudStubOf(name string) string {
 		return ""
 	}
 	return note[1:]
+}
+
+// evicted reports whether the file at path, which does not exist, is one
+// iCloud Drive evicted: its stub (see cloudStubOf) stands beside it.
+func evicted(path string) bool {
+	fi, err := os.Lstat(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".icloud"))
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // dataless reports whether the file stat'd as fi is dataless (see
