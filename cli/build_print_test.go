@@ -63,3 +63,21 @@ func TestPrintBuild_recovery(t *testing.T) {
 		})
 	}
 }
+
+// TestPrintBuild_notDownloaded: a sync says how many of a source's files
+// iCloud Drive evicted from the Mac (not read), and where to learn how to
+// download them; a source with none says nothing of it.
+func TestPrintBuild_notDownloaded(t *testing.T) {
+	var b strings.Builder
+	printBuild(&b, &index.BuildResult{Sources: []index.SourceSummary{
+		{Name: "vault", Kind: "markdown", Files: 4, NotDownloaded: 3},
+		{Name: "codex", Kind: "codex", Files: 2},
+	}}, false)
+	out := b.String()
+	if want := "source vault (markdown): 4 files, 0 records, 0 chunks, 0 problems; 3 files not downloaded from iCloud Drive, not read (novactl doctor says how to download them)\n"; !strings.Contains(out, want) {
+		t.Errorf("%q does not say %q", out, want)
+	}
+	if strings.Count(out, "not downloaded") != 1 {
+		t.Errorf("%q speaks of files not downloaded for a source that has none", out)
+	}
+}

@@ -442,6 +442,14 @@ func printSources(w io.Writer, r *index.BuildResult, verbose bool) {
 		case s.EarlierProblems > 0:
 			state = fmt.Sprintf(" (and %d found earlier in files not read again: novactl doctor lists them)", s.EarlierProblems)
 		}
+		if s.NotDownloaded > 0 {
+			// Not downloaded is no problem of the read, but memory missing.
+			files := "files"
+			if s.NotDownloaded == 1 {
+				files = "file"
+			}
+			state += fmt.Sprintf("; %d %s not downloaded from iCloud Drive, not read (novactl doctor says how to download them)", s.NotDownloaded, files)
+		}
 		fmt.Fprintf(w, "  source %s (%s): %d files, %d records, %d chunks, %d problems%s\n", s.Name, s.Kind, s.Files, s.Records, s.Chunks, s.Problems, state)
 	}
 	if r.ProblemCount > 0 {
