@@ -757,12 +757,12 @@ var listSource = ingest.List
 // Drive evicted (notes, their paths: ingest.Listing.NotDownloaded):
 // which, and how to download them. brctl is iCloud Drive's own tool.
 func notDownloaded(id, title string, notes []string) Check {
-	msg := fmt.Sprintf("%s not downloaded from iCloud Drive, so no sync reads them and their notes are not in memory: %s", plural(len(notes), "file is", "files are"), notes[0])
+	msg := fmt.Sprintf("%s not downloaded from iCloud Drive (not on this Mac, so not read and not in memory): %s", plural(len(notes), "file is", "files are"), notes[0])
 	if len(notes) > 1 {
 		msg += fmt.Sprintf(" (and %d more)", len(notes)-1)
 	}
 	return degraded(id, title, CodeSourceNotDownloaded, msg,
-		"download them: select them in Finder and choose Download Now (Keep Downloaded keeps them on this Mac), or run brctl download "+shellword.Quote(notes[0])+" for each; the next sync reads them")
+		"in Finder, select what is not downloaded and choose Download Now (Keep Downloaded keeps it on this Mac), or run brctl download "+shellword.Quote(notes[0])+" for each file; the next sync reads what is downloaded")
 }
 
 // checkSourceSet says when a source's sourceSet is a misspelling of one
