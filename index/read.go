@@ -48,8 +48,9 @@ type fileRead struct {
 
 // passing reports whether the read failed for a reason that passes
 // (ingest.PassingRead: a dataless file's download that failed is one):
-// the file is counted unsettled (BuildResult.Unsettled), so that a watcher syncs again soon rather than wait for it to change,
-// which a note written once never does. A lasting reason (a permission, a
+// the file is counted unsettled (BuildResult.Unsettled), so that a
+// watcher syncs again soon rather than wait for it to change, which a
+// note written once never does. A lasting reason (a permission, a
 // file too large) is only reported: retrying would not fix it.
 func (r *fileRead) passing() bool { return ingest.PassingRead(r.file, r.err) }
 
