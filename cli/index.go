@@ -555,7 +555,7 @@ func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 		return
 	}
 	fmt.Fprintf(w, "%-26s  %-11s  %8s  %9s  %-16s  %s\n", "RUN ID", "STATE", "CHUNKS", "SIZE", "CREATED", "FILES")
-	var damaged []index.GenerationInfo // and those whose states are lost, or of a newer format
+	var damaged []index.GenerationInfo // and those whose states are lost, or of a newer or older format
 	for _, g := range gens {
 		created := ""
 		if !g.CreatedAt.IsZero() {
@@ -574,6 +574,9 @@ func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 			damaged = append(damaged, g)
 		case g.Integrity == index.IntegrityNewer:
 			integrity = "NEWER FORMAT" // a newer Nova's, kept: the line below says so
+			damaged = append(damaged, g)
+		case g.Integrity == index.IntegrityOlder:
+			integrity = "OLDER FORMAT" // an older Nova's: the line below says what to run
 			damaged = append(damaged, g)
 		}
 		fmt.Fprintf(w, "%-26s  %-11s  %8d  %9s  %-16s  %s\n", g.RunID, g.State, g.Chunks, humanize.IBytes(uint64(g.Bytes)), created, integrity)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -786,5 +787,41 @@ func TestIndex_promoteAfterUnchangedBuild(t *testing.T) {
 		if strings.Contains(errOut, "run novactl index build first") || !strings.Contains(errOut, "is active") || !strings.Contains(errOut, "novactl index build --full") {
 			t.Errorf("%s after an unchanged build says:\n%s\nwant the active generation named and novactl index build --full, not a bare build", verb, errOut)
 		}
+	}
+}
+
+// TestIndexList_namesAnOlderNovasGenerations: on a home a Nova of
+// generation format 1 wrote (its records in
+// index/testdata/format1-home), index list said of each generation "it has
+// no candidate record (a build, or a removal, that did not finish)" and
+// rollback called them damaged. Both say an older Nova wrote them, and
+// what to run.
+func TestIndexList_namesAnOlderNovasGenerations(t *testing.T) {
+	_, home, env := jsonlHome(t)
+	src := filepath.Join("..", "index", "testdata", "format1-home")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.Name() == "README.md" {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(home.Root, rel), 0o700)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(home.Root, rel), b, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(context.Background(), env, "index", "list")
+	if code != ExitOK || strings.Count(out, "OLDER FORMAT") != 2 || !strings.Contains(out, "older Nova (format 1)") || strings.Contains(out, "no candidate record") {
+		t.Errorf("list of an older Nova's generations: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(context.Background(), env, "index", "rollback")
+	if code != ExitFailure || !strings.Contains(errOut, "older Nova") || !strings.Contains(errOut, "novactl index sync") || strings.Contains(errOut, "damaged") {
+		t.Errorf("rollback with only an older Nova's generations: exit %d\n%s\n%s", code, out, errOut)
 	}
 }

@@ -62,6 +62,9 @@ func readCandidateRecord(dir string) (*manifest.Manifest, error) {
 	if err := manifest.NewerSchema(b, "generation "+filepath.Base(dir)); err != nil {
 		return nil, err
 	}
+	if err := manifest.OlderSchema(b, "generation "+filepath.Base(dir)); err != nil {
+		return nil, err
+	}
 	var m manifest.Manifest
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -622,6 +625,7 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 		current = cur.RunID
 	}
 	var skipped, damaged, kept []string
+	older := 0
 	if toRunID == "" {
 		order := x.rollbackOrder(cur, current)
 		for _, id := range order {
@@ -631,6 +635,11 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 			if _, err := x.verifyDir(x.home.Generation(id), "generation"); err != nil {
 				skipped = append(skipped, fmt.Sprintf("%s: %v", id, err))
 				switch {
+				case errors.Is(err, manifest.ErrOldFormat):
+					// Intact for the Nova that wrote it; retention removes
+					// it once this build has promoted its own.
+					older++
+					x.log.Info("Rollback skips a generation an older Nova wrote, in a format this one does not read", "runId", id, "err", err)
 				case isDamage(err):
 					damaged = append(damaged, id)
 					x.log.Warn("Rollback skips a damaged generation", "runId", id, "err", err)
@@ -647,7 +656,7 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 			break
 		}
 		if toRunID == "" {
-			return nil, x.nothingToRollBackTo(current, len(skipped))
+			return nil, x.nothingToRollBackTo(current, len(skipped)-older, older)
 		}
 	}
 	if toRunID == current {
@@ -771,11 +780,11 @@ func (x *Indexer) nextRollback(m *manifest.Manifest) string {
 
 // nothingToRollBackTo says why a rollback found no generation to make
 // active: nothing was ever promoted, or current is the only intact one.
-func (x *Indexer) nothingToRollBackTo(current string, damaged int) error {
+func (x *Indexer) nothingToRollBackTo(current string, damaged, older int) error {
 	if current == "" && len(x.generationIDs()) == 0 {
 		return fmt.Errorf("%w: nothing has been promoted yet, so there is nothing to roll back to; novactl index sync builds and promotes the first generation", ErrNotFound)
 	}
-	if ids := x.promotionOrder(); current != "" && damaged == 0 && len(ids) > 0 && ids[len(ids)-1] != current && !promotedBefore(ids, len(ids)-1, current) {
+	if ids := x.promotionOrder(); current != "" && damaged+older == 0 && len(ids) > 0 && ids[len(ids)-1] != current && !promotedBefore(ids, len(ids)-1, current) {
 		// Plain rollbacks stepped back to the oldest kept promotion; the
 		// way forward is named, not taken.
 		id, newer := x.newerKept()
@@ -795,6 +804,9 @@ func (x *Indexer) nothingToRollBackTo(current string, damaged int) error {
 	}
 	if damaged > 0 {
 		why += fmt.Sprintf(" (%d damaged skipped)", damaged)
+	}
+	if older > 0 {
+		why += fmt.Sprintf(" (%d written by an older Nova, in a format this one does not read, skipped: novactl index sync builds one this version reads, keeping the memory of files that are gone)", older)
 	}
 	return fmt.Errorf("%w: %s, so there is nothing to roll back to; novactl index list shows what exists", ErrNotFound, why)
 }

@@ -47,6 +47,10 @@ func (x *Indexer) retain(active, previous string, damaged []string) []string {
 			case errors.Is(err, manifest.ErrNewerFormat):
 				// Kept below, beyond the count: it is not this build's.
 				err = errNewer
+			case errors.Is(err, manifest.ErrOldFormat):
+				// Not damage, but never this build's to serve or roll
+				// back to: the generations it promoted take its place.
+				x.log.Info("A generation an older Nova wrote is removed: this build does not read its format", "runId", id, "err", err)
 			case err != nil && isDamage(err):
 				x.log.Warn("A kept generation is damaged; retention removes it first", "runId", id, "err", err)
 			case err != nil:
@@ -303,6 +307,12 @@ type GenerationInfo struct {
 // newer Nova, in a format this build does not read: kept, not checked.
 const IntegrityNewer = "newer-format"
 
+// IntegrityOlder is GenerationInfo.Integrity of a generation an older
+// Nova wrote, in a format this build no longer reads: intact for that
+// Nova, never made active by this one, and removed by retention after
+// this build's first promotion.
+const IntegrityOlder = "older-format"
+
 // List returns every generation and candidate, newest first, each checked
 // at depth d (see CheckGeneration).
 func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
@@ -331,6 +341,10 @@ func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
 			case errors.Is(err, manifest.ErrNewerFormat):
 				// Complete, but not this build's to read: named, and kept.
 				info.Integrity, info.Problem = IntegrityNewer, err.Error()
+			case errors.Is(err, manifest.ErrOldFormat):
+				// Complete for the Nova that wrote it, which "incomplete"
+				// (a build that did not finish) would deny.
+				info.Integrity, info.Problem = IntegrityOlder, err.Error()
 			case err != nil:
 				info.State = "incomplete"
 			default:

@@ -175,18 +175,56 @@ func NewerSchema(b []byte, what string) error {
 	var version struct {
 		SchemaVersion int `json:"schemaVersion"`
 	}
-	if json.Unmarshal(b, &version) == nil && version.SchemaVersion > SchemaVersion {
-		// A flipped bit in this build's own number: sealed again with it,
-		// the record matches its checksum. That is damage, not newer.
-		var m Manifest
-		if json.Unmarshal(b, &m) == nil {
-			want := m.Checksum
-			m.SchemaVersion = SchemaVersion
-			if m.Seal(); m.Checksum == want {
-				return nil
-			}
-		}
+	if json.Unmarshal(b, &version) == nil && version.SchemaVersion > SchemaVersion && !sealsAsOwn(b) {
 		return &NewerFormatError{What: what, Format: version.SchemaVersion, Reads: SchemaVersion}
+	}
+	return nil
+}
+
+// sealsAsOwn reports whether b, a record whose schemaVersion is not this
+// build's, matches its checksum once that number is set to this build's:
+// a flipped bit in this build's own number, which is damage, not another
+// format.
+func sealsAsOwn(b []byte) bool {
+	var m Manifest
+	if json.Unmarshal(b, &m) != nil {
+		return false
+	}
+	want := m.Checksum
+	m.SchemaVersion = SchemaVersion
+	m.Seal()
+	return m.Checksum == want
+}
+
+// OlderFormatError is a record of a format older than this build's (a
+// generation a Nova of some days before wrote, found after an upgrade):
+// What names it, Format is its format number, Reads the one this build
+// reads. It is intact for the Nova that wrote it, not damage, though this
+// build never makes it active. errors.Is(err, ErrOldFormat) is true of it.
+type OlderFormatError struct {
+	What          string
+	Format, Reads int
+}
+
+func (e *OlderFormatError) Error() string {
+	return fmt.Sprintf("%s was written by an older Nova (format %d); this build reads format %d and cannot make it active: novactl index sync builds one this version reads, keeping the memory of files that are gone (only the Nova that wrote it rolls back to it)",
+		e.What, e.Format, e.Reads)
+}
+
+// Unwrap makes errors.Is(err, ErrOldFormat) true.
+func (e *OlderFormatError) Unwrap() error { return ErrOldFormat }
+
+// OlderSchema returns an *OlderFormatError naming what when b, a
+// candidate record, declares a schemaVersion from 1 up to below
+// SchemaVersion, and nil otherwise. Like NewerSchema it looks at that
+// number alone: an older format's fields (format 1 had a sha256 per file)
+// fail this build's strict decoding, which is no sign of damage.
+func OlderSchema(b []byte, what string) error {
+	var version struct {
+		SchemaVersion int `json:"schemaVersion"`
+	}
+	if json.Unmarshal(b, &version) == nil && version.SchemaVersion >= 1 && version.SchemaVersion < SchemaVersion && !sealsAsOwn(b) {
+		return &OlderFormatError{What: what, Format: version.SchemaVersion, Reads: SchemaVersion}
 	}
 	return nil
 }
