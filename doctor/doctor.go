@@ -84,6 +84,7 @@ const (
 	CodeWatcherLimit        = "watcher-limit"
 	CodeWatcherSyncFailed   = "watcher-sync-failed"
 	CodeWatcherConfigStale  = "watcher-config-stale" // config.yaml changed since it started
+	CodeWatcherOtherBuild   = "watcher-other-build"  // its last sync built with another build's text analysis
 	// Nova's MCP entry and skill in the agents (both optional).
 	CodeMCPStale   = "mcp-entry-stale"
 	CodeSkillStale = "skill-stale"
@@ -550,6 +551,9 @@ func Run(ctx context.Context, opts Options) Report {
 		add(ready("freshness", "Index freshness", "no source changed since the active index was built"))
 	}
 	for _, c := range watcherChecks(ctx, fr, wst, defs, opts.WatcherService, watcherRunner, home, cfg.File) {
+		add(c)
+	}
+	if c, ok := watcherOtherBuild(home, active, fr, wst, watcherRunner); ok {
 		add(c)
 	}
 	for _, c := range goneCheck(states) {

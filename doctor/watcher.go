@@ -8,6 +8,9 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/packaging"
 	"github.com/nova-recall/nova/paths"
 )
@@ -166,4 +169,26 @@ func changedSince(path string, t time.Time) bool {
 	}
 	fi, err := os.Stat(path)
 	return err == nil && fi.ModTime().After(t)
+}
+
+// watcherOtherBuild reports a running watcher whose last sync promoted the
+// active generation (active, nil when none is readable) with another text
+// analysis than this build's. A sync of this build always writes its own,
+// so that watcher runs another novactl: the old one, which brew upgrade
+// leaves running until it is restarted, and whose every sync rebuilds
+// the index with the old rules (the novad-other-build check cannot see
+// this: the watcher reports no version).
+func watcherOtherBuild(home paths.Home, active *manifest.Manifest, fr api.Freshness, st *freshness.State, restart runner) (Check, bool) {
+	if active == nil || st == nil || !fr.Watcher.Running || st.LastSync == nil ||
+		st.LastSync.Result != freshness.ResultOK || st.LastSync.RunID != active.RunID {
+		return Check{}, false
+	}
+	analyzer, err := index.GenerationAnalyzer(home, active)
+	if err != nil || analyzer == "" || analyzer == lexical.Version {
+		return Check{}, false
+	}
+	return degraded("watcher-build", "Watcher build", CodeWatcherOtherBuild,
+		fmt.Sprintf("novactl index watch (pid %d) built the active generation %s with text analysis %s, not this novactl's %s: it runs another build, and its every sync builds the index so again",
+			fr.Watcher.PID, active.RunID, analyzer, lexical.Version),
+		"if Nova was upgraded, restart the watcher so it runs the new binary: "+restart.restart("novactl index watch")), true
 }

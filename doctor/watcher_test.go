@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -243,5 +246,60 @@ func TestWatcherRestartedOnAFullDisk(t *testing.T) {
 	c := find(rep, "watcher")
 	if c == nil || strings.Contains(c.Message, "999999") || strings.Contains(c.Message, "3 folders") || !strings.Contains(c.Message, "no state yet") {
 		t.Errorf("watcher: %+v, want the running watcher's state unknown, not the stopped one's", c)
+	}
+}
+
+// TestWatcherOfAnOlderBuild: after brew upgrade, the watcher that was
+// running goes on running the old novactl until restarted, and each of its
+// syncs rebuilds the index with the old text analysis (seen with the
+// binary of 0b0fc71 against this one). Doctor called the index "built by
+// an older Nova" and advised "the watcher does at its next sync", while
+// the watcher was what kept building it so; it names the watcher as
+// another build, and how to restart it.
+func TestWatcherOfAnOlderBuild(t *testing.T) {
+	home, env := doctorHome(t)
+	cfg, err := config.Load(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := cfg.Sources[0].Path
+	if err := os.WriteFile(filepath.Join(src, "r.jsonl"), []byte(`{"id":"1","text":"the heron nests by the weir"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	older := lexical.NewAnalyzerWith(lexical.Options{NoLemmas: true})
+	r, err := index.New(cfg, index.Options{NoRemote: true, Analyzer: older}).Sync(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(home.Config(), before, before); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := freshness.Acquire(home, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	now := time.Now().UTC()
+	sync := func(runID string) {
+		t.Helper()
+		st := &freshness.State{SchemaVersion: freshness.SchemaVersion, PID: os.Getpid(), StartedAt: now.Add(-time.Hour), CaughtUpAt: now,
+			LastSync: &freshness.Sync{StartedAt: now, FinishedAt: now, Result: freshness.ResultOK, RunID: runID, Trigger: "change"}}
+		if err := freshness.Write(home, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sync(r.Build.RunID)
+	rep := Run(context.Background(), Options{Environ: env, Timeout: 100 * time.Millisecond})
+	c := find(rep, "watcher-build")
+	if c == nil || c.State != Degraded || c.Code != CodeWatcherOtherBuild || !strings.Contains(c.Message, older.Version()) || !strings.Contains(c.Advice, "novactl index watch (pid") {
+		t.Fatalf("a watcher whose last sync built the index with an older text analysis: %+v", c)
+	}
+	// A generation of the older analysis the watcher did not build (it
+	// was there before this watcher synced): the watcher is not to blame.
+	sync("")
+	rep = Run(context.Background(), Options{Environ: env, Timeout: 100 * time.Millisecond})
+	if c := find(rep, "watcher-build"); c != nil {
+		t.Fatalf("a watcher that built nothing yet: %+v", c)
 	}
 }
