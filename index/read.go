@@ -144,11 +144,17 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 			out.records, out.problems, out.count, out.interrupted = nil, nil, 0, 0
 			cur, more, err = x.opts.readFilePiece(ctx, src, f, ingest.Cursor{}, limit, sink)
 		}
+		after := statIdentity(f.Path)
+		if err != nil && ctx.Err() == nil && after.exist && (after.size != before.size || after.modTime != before.modTime || after.inode != before.inode) {
+			// Rewritten under the reader, which can fail the read itself
+			// (a check of the bytes before the cursor meets the end of a
+			// file truncated to be written again): a change, to read again.
+			continue
+		}
 		if err != nil {
 			out.err = err
 			return out
 		}
-		after := statIdentity(f.Path)
 		if !after.exist || after.device != before.device || after.inode != before.inode || after.size < before.size {
 			continue // replaced or truncated under the reader
 		}

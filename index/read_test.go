@@ -3,6 +3,7 @@ package index_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -133,6 +134,40 @@ func TestSync_shrunkFileSettlesIntoRewrite(t *testing.T) {
 	}
 	if got := ids(); got != "export:n1" {
 		t.Errorf("rotated: ids %s, want export:n1 alone", got)
+	}
+}
+
+// TestSync_readFailedByARewriteIsReadAgain: a file rewritten while it is
+// read (an editor's save truncates, then writes) can fail the read itself:
+// a check of the bytes before the cursor meets the end of the truncated
+// file ("read before the cursor: EOF", seen under load in
+// TestSync_reportsUnsettledFiles). That is a change under the reader, to
+// read again, not a problem of the file; before, the error was reported
+// and the file's new text was left unread until it changed again.
+func TestSync_readFailedByARewriteIsReadAgain(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "memory.jsonl")
+	writeFile(t, p, jsonlLines(t, rec{ID: "a", Text: "The ledger export lists the first account."}, rec{ID: "b", Text: "The ledger export lists the second account."}))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "export", Kind: config.KindJSONL, Path: p})
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true}))
+
+	writeFile(t, p, jsonlLines(t, rec{ID: "a", Text: "The ledger export lists the first account."}, rec{ID: "b", Text: "The ledger export lists the second account."}, rec{ID: "c", Text: "The ledger export lists a third account."}))
+	rewritten := false
+	opts := index.FailOpens(index.Options{NoRemote: true}, func(string) error {
+		if rewritten {
+			return nil
+		}
+		rewritten = true
+		writeFile(t, p, jsonlLines(t, rec{ID: "a", Text: "The ledger export now lists one account."}))
+		return io.EOF
+	})
+	r := mustSync(t, index.New(cfg, opts)).Build
+	if !rewritten || r.ProblemCount != 0 || r.Unsettled != 0 {
+		t.Fatalf("rewritten %v; problems %v, %d unsettled: want the rewritten file read again, without a problem", rewritten, r.Problems, r.Unsettled)
+	}
+	got := recordsBySource(t, cfg)
+	if len(got) != 1 || got["a"].Text != "The ledger export now lists one account." {
+		t.Errorf("memory %v, want the rewritten file's one record", got)
 	}
 }
 
