@@ -100,6 +100,11 @@ func TestSoak_nothingGrowsAcrossSyncsAndReloads(t *testing.T) {
 	cfg := testConfig(t, filepath.Join(root, "home"), config.Source{Name: "agent", Kind: config.KindJSONL, Path: sources, SourceSet: "notes"})
 	logs := &novatest.LogBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	t.Setenv("NOVA_HOME", cfg.Home.Root)
+	// Every fourth delta is merged, and past six segments the generation
+	// is rewritten: both kinds of compaction come within the test (the
+	// segments, and with them the mapped files, grow up to MaxSegments by
+	// design).
 	ix := index.New(cfg, index.Options{NoRemote: true, MergeDeltas: 4, MaxSegments: 6, Logger: logger})
 	_, err := ix.Sync(context.Background())
 	novatest.Must(t, err)
@@ -295,4 +300,64 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestSoak_syncsThroughNovadLeaveNoConnectionsOpen: with an embedding
+// endpoint, every sync the watcher runs asks novad whether it serves the
+// same profile and embeds through its /encode. Each sync left its
+// connections to novad open (idle keep-alives of a client no one used
+// again) until novad's idle timeout closed them a minute later: a
+// descriptor in each process and goroutines for every sync of the last
+// minute, which a sync every second or two of an agent's work made
+// dozens, out of launchd's 256 descriptors per job. Linux only
+// (/proc/self/fd).
+func TestSoak_syncsThroughNovadLeaveNoConnectionsOpen(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("needs /proc/self/fd")
+	}
+	root := t.TempDir()
+	t.Setenv("HOME", filepath.Join(root, "user"))
+	src := filepath.Join(root, "memory.jsonl")
+	novatest.Must(t, os.WriteFile(src, []byte(`{"id":"a","text":"The deploy queue stalls when the runner pool is empty."}`+"\n"), 0o600))
+	cfg := testConfig(t, filepath.Join(root, "home"), config.Source{Name: "m", Kind: config.KindJSONL, Path: src, SourceSet: "notes"})
+	t.Setenv("NOVA_HOME", cfg.Home.Root)
+	cfg.Embedding.Provider, cfg.Embedding.Endpoint = config.ProviderOpenAI, novatest.FakeEmbeddings(t)
+	cfg.Embedding.Model, cfg.Embedding.Dimension = "fake", 8
+	novatest.Must(t, cfg.Validate())
+	ix := index.New(cfg, index.Options{NoCompact: true})
+	_, err := ix.Sync(context.Background())
+	novatest.Must(t, err)
+	srv := serve(t, daemon.Options{Config: cfg})
+	waitServing(t, "http://"+srv.DirectAddr().String())
+	sockets := func() int {
+		time.Sleep(100 * time.Millisecond) // closed connections' goroutines end
+		fds, err := os.ReadDir("/proc/self/fd")
+		novatest.Must(t, err)
+		n := 0
+		for _, fd := range fds {
+			if l, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(l, "socket:") {
+				n++
+			}
+		}
+		return n
+	}
+	var before int
+	const syncs = 12
+	for i := range syncs {
+		f, err := os.OpenFile(src, os.O_APPEND|os.O_WRONLY, 0)
+		novatest.Must(t, err)
+		fmt.Fprintf(f, `{"id":"s%d","text":"Sync %d: the canary of build %d passed."}`+"\n", i, i, 9000+i)
+		novatest.Must(t, f.Close())
+		r, err := ix.Sync(context.Background())
+		novatest.Must(t, err)
+		if r.Build.EmbeddingSource != "novad" {
+			t.Fatalf("sync %d embedded %q, want through novad", i, r.Build.EmbeddingSource)
+		}
+		if i == 1 {
+			before = sockets()
+		}
+	}
+	if after := sockets(); after > before+2 {
+		t.Errorf("%d sockets open after 2 syncs through novad, %d after %d", before, after, syncs)
+	}
 }

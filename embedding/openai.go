@@ -61,6 +61,11 @@ func NewOpenAI(o OpenAIOptions) *OpenAI {
 	}
 }
 
+// CloseIdleConnections closes the connections e keeps open for a next
+// call. A build calls it when it is done embedding: e is not used again,
+// and an endpoint without an idle timeout would keep them open for good.
+func (e *OpenAI) CloseIdleConnections() { e.client.CloseIdleConnections() }
+
 // Profile implements Embedder.
 func (e *OpenAI) Profile() api.EmbeddingProfile {
 	return api.EmbeddingProfile{Provider: ProviderOpenAI, Model: e.model, Dimension: e.dim}

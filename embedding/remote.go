@@ -34,6 +34,12 @@ func NewRemote(baseURL string, token secrets.Token, profile api.EmbeddingProfile
 	}
 }
 
+// CloseIdleConnections closes the connections r keeps open for a next
+// call. A build calls it when it is done embedding: r is not used again,
+// and the connections would stay open (in novad too) until novad's idle
+// timeout.
+func (r *Remote) CloseIdleConnections() { r.client.CloseIdleConnections() }
+
 // Profile implements Embedder.
 func (r *Remote) Profile() api.EmbeddingProfile { return r.profile }
 

@@ -76,7 +76,10 @@ func probeHealth(ctx context.Context, base string) (*api.Health, error) {
 	if err != nil {
 		return nil, err
 	}
-	client := &http.Client{Transport: &http.Transport{Proxy: nil}}
+	// One request: a connection kept for a next one that never comes
+	// would stay open, in this process and in novad, until novad's idle
+	// timeout, for every sync the watcher runs meanwhile.
+	client := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err

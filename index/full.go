@@ -54,6 +54,7 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 	// has written every segment the cache can drop what none of them uses.
 	everyText := false
 	defer func() { x.flushCache(sp, everyText) }()
+	defer sp.release()
 	if err := x.preferNovad(ctx, sp, res); err != nil {
 		return nil, nil, err
 	}

@@ -48,6 +48,7 @@ func (x *Indexer) incremental(ctx context.Context, prev *previous, res *BuildRes
 		return nil, nil, err
 	}
 	defer x.flushCache(sp, false)
+	defer sp.release()
 	if err := x.preferNovad(ctx, sp, res); err != nil {
 		return nil, nil, err
 	}

@@ -45,6 +45,17 @@ type space struct {
 // builtin reports whether chunks are embedded from their terms.
 func (s *space) builtin() bool { return s.texts == nil }
 
+// release closes the connections s's embedder keeps for a next call,
+// once the build is done embedding: each build makes an embedder of its
+// own, so they would be no one's, yet open (in novad too, for /encode)
+// until the other end's idle timeout, one set for every sync the watcher
+// ran meanwhile.
+func (s *space) release() {
+	if c, ok := s.texts.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 // reuseSpace returns the previous generation's space when this build may
 // keep it: same provider and dimension, the same openai model, and (for
 // the builtin model) one that is not stale for a corpus of about chunks.
