@@ -21,8 +21,10 @@ import (
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/daemon"
+	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/watch"
 )
 
@@ -79,7 +81,7 @@ func TestSoak_nothingGrowsAcrossSyncsAndReloads(t *testing.T) {
 	if _, err := os.Stat("/proc/self/maps"); err != nil {
 		t.Skip("needs /proc/self")
 	}
-	cycles := 40
+	cycles := 32
 	if s := os.Getenv("NOVA_SOAK_CYCLES"); s != "" {
 		n, err := strconv.Atoi(s)
 		novatest.Must(t, err)
@@ -151,9 +153,26 @@ func TestSoak_nothingGrowsAcrossSyncsAndReloads(t *testing.T) {
 	}
 	defer searchers.Wait()
 	defer close(stop)
+	// Figures are taken while no sync runs or waits either, and novad
+	// serves what the last one promoted: a sync (a compaction after the
+	// promotion novad serves) maps the generation it replaces, its heap
+	// is a sync's, and novad maps the delta the compaction replaced until
+	// it reloads.
 	figure := func() soakFigures {
 		pause.Lock()
 		defer pause.Unlock()
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			st, err := freshness.Read(cfg.Home)
+			m, _, merr := manifest.Read(cfg.Home.Manifest())
+			var h api.Health
+			getJSON(t, base+api.PathHealth, &h)
+			if err == nil && st.Running == nil && st.PendingSince.IsZero() && merr == nil && h.Generation == m.RunID {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the watcher never stood idle with novad serving its last promotion: %+v, %v; %v; serving %s", st, err, merr, h.Generation)
+			}
+		}
 		return soakFigure(t, cfg.Home.Root, logs)
 	}
 
