@@ -67,7 +67,9 @@ func containsAny(parts ...string) func(string) bool {
 // search-timeout is not taken for a transport failure.
 var adviceTable = []adviceRule{
 	{is(ReasonIndexNotLoaded, FreshnessMissing), Advice{"no index is active yet.", "Build one with novactl index sync; novad picks it up without a restart."}, false},
-	{is(FreshnessServerIndexNotReady), Advice{"the active index failed verification and no intact one is kept.", "Run novactl doctor; rebuild with novactl index sync --full."}, false},
+	// Damage, or a generation of an older Nova's format after an upgrade:
+	// a sync builds past either.
+	{is(FreshnessServerIndexNotReady), Advice{"the active index cannot be served (it failed verification, or an older Nova wrote it) and no intact one is kept.", "Run novactl doctor, which says which; novactl index sync --full builds a new one."}, false},
 	{is(ReasonIndexLoading), Advice{"the index is still loading.", "Try again in a moment."}, false},
 	{is(ReasonProfileMismatch, ReasonDimensionMismatch), Advice{"the active index was built with another embedder.", "Rebuild it with novactl index sync."}, false},
 	{is(ReasonCapacityExhausted), Advice{"novad is busy with other searches.", "Try again in a few seconds."}, false},
