@@ -93,8 +93,9 @@ bench-redact:
 	$(GO) test -run '^$$' -bench 'Redact' -benchtime 1x ./index/ingest/
 
 ## eval: recall on the sets shipped in eval/testdata (needs no ../shared): Chinese
-## dialogue, Chinese questions over English dialogue, and an English dialogue
-## written blind (the unseen check of the English levers), with every lever's gain;
+## dialogue, Chinese questions over English dialogue, an English dialogue
+## written blind (the unseen check of the English levers) and a coding agent's
+## sessions written blind, with every lever's gain;
 ## fails below each set's recorded floor
 eval: build
 	./bin/novactl eval locomo --ablate all --min-r1 0.56 --min-r5 0.84 eval/testdata/zh-dialogue.json
@@ -103,6 +104,7 @@ eval: build
 	./bin/novactl eval locomo --ablate all --min-r1 0.25 --min-r5 0.56 eval/testdata/en-dialogue-zhq.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.34 --min-r5 0.58 eval/testdata/en-dialogue-zhq-2.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.19 --min-r5 0.39 eval/testdata/en-dialogue-unseen.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.22 --min-r5 0.57 eval/testdata/en-code-sessions.json
 
 ## eval-locomo: the LoCoMo recall protocol on ../shared/data/locomo-dev.json (or LOCOMO=path)
 eval-locomo: build
