@@ -37,7 +37,6 @@ type Client struct {
 	// FacadeURL and DirectURL are base URLs, e.g. http://127.0.0.1:3036.
 	FacadeURL string
 	DirectURL string
-	http      *http.Client
 	// homeLock is the novad lock of the home the client was made for
 	// (ForConfig); empty for a client given its URLs.
 	homeLock string
@@ -45,9 +44,30 @@ type Client struct {
 
 // New returns a client for the given base URLs.
 func New(facadeURL, directURL string) *Client {
-	return &Client{FacadeURL: facadeURL, DirectURL: directURL,
-		http: &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}}}
+	return &Client{FacadeURL: facadeURL, DirectURL: directURL}
 }
+
+// pool carries the requests of every Client in the process. The
+// long-lived callers (novactl mcp, the TUI's searches and status polls)
+// make a Client for each call, to follow a novad restarted on other
+// ports: with a transport each, every call left its connections (a
+// socket at each end, and their goroutines) open until novad's idle
+// timeout, a minute later, hundreds of them under an agent's tool calls.
+// Shared, the next call reuses them. A connection is keyed by its
+// address only and carries no token or home, so sharing it between
+// Clients hands nothing of one home's to another; and every request
+// still checks first that this home's novad holds the port (do).
+var pool = &http.Client{Transport: &http.Transport{
+	Proxy: nil, // loopback only: never through an HTTP_PROXY
+	// A novad restarted on other ports leaves no idle connection
+	// behind: its exit closes them, and those to ports no one serves
+	// any more are closed after this idle time, shorter than novad's
+	// (a minute) so that the client closes first, never under a
+	// request it sends.
+	IdleConnTimeout:     30 * time.Second,
+	MaxIdleConns:        16,
+	MaxIdleConnsPerHost: 4,
+}}
 
 // ForConfig returns a client for the novad of cfg: the ports it published
 // in server-state.json when it is running for this home, else the
@@ -201,7 +221,7 @@ func (c *Client) do(ctx context.Context, method, url string, body any) (int, []b
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := c.http.Do(req)
+	resp, err := pool.Do(req)
 	if err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) {
 			return 0, nil, &NotRunningError{URL: url}
