@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -128,7 +127,7 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 	ix := index.New(cfg, index.Options{Environ: inv.Environ, NoRemote: *inProcess, PruneMissing: *prune, Logger: log})
 	log.Info("Watcher starting", "home", cfg.Home.Root, "sources", len(cfg.Sources), "quiet", quiet.String(), "maxWait", maxWait.String(), "rescan", rescan.String())
 	opts := watch.Options{
-		Home: cfg.Home, Sources: cfg.Sources, Syncer: indexSyncer{ix}, Logger: log,
+		Home: cfg.Home, Sources: cfg.Sources, Syncer: watch.IndexSyncer(ix), Logger: log,
 		Quiet: *quiet, MaxWait: *maxWait, Rescan: *rescan,
 		SyncAtStart: true,
 	}
@@ -181,38 +180,6 @@ func watcherStandBy(ctx context.Context, log *slog.Logger, home paths.Home, wait
 			return err
 		}
 	}
-}
-
-// indexSyncer runs the watcher's syncs through the Indexer, the one
-// writer of the index.
-type indexSyncer struct{ ix *index.Indexer }
-
-func (s indexSyncer) Sync(ctx context.Context) (watch.Outcome, error) {
-	r, err := s.ix.Sync(ctx)
-	// A sync's peak heap is large next to an idle watcher's: hand it back
-	// now rather than when the scavenger gets to it.
-	defer debug.FreeOSMemory()
-	if errors.Is(err, index.ErrLocked) {
-		return watch.Outcome{}, fmt.Errorf("%w: %v", watch.ErrBusy, err)
-	}
-	if errors.Is(err, index.ErrNothingToIndex) {
-		return watch.Outcome{}, fmt.Errorf("%w: %w", watch.ErrNothingYet, err)
-	}
-	if err != nil {
-		return watch.Outcome{}, err
-	}
-	out := watch.Outcome{RunID: r.Active(), Chunks: r.Build.Chunks, GoneFiles: []string{}, Unsettled: r.Build.Unsettled}
-	if r.Compaction != nil && r.Compaction.Promote != nil {
-		out.Chunks = r.Compaction.Promote.Chunks
-	} else if r.Promote != nil {
-		out.Chunks = r.Promote.Chunks
-	}
-	// The build lists every gone file whose memory it keeps: that list,
-	// not what this watcher happened to see disappear, is the truth.
-	for _, src := range r.Build.Sources {
-		out.GoneFiles = append(out.GoneFiles, src.Gone...)
-	}
-	return out, nil
 }
 
 // newCLILogger logs text on a terminal and JSON otherwise (a service

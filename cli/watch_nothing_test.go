@@ -24,7 +24,7 @@ func TestIndexSyncerNothingYet(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	_, err := indexSyncer{index.New(cfg, index.Options{NoRemote: true})}.Sync(t.Context())
+	_, err := watch.IndexSyncer(index.New(cfg, index.Options{NoRemote: true})).Sync(t.Context())
 	if !errors.Is(err, watch.ErrNothingYet) || !errors.Is(err, index.ErrNothingToIndex) {
 		t.Fatalf("sync of sources without memory: %v, want %v and %v", err, watch.ErrNothingYet, index.ErrNothingToIndex)
 	}

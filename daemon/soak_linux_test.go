@@ -3,7 +3,6 @@ package daemon_test
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,25 +26,6 @@ import (
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/watch"
 )
-
-// soakSyncer is novactl index watch's syncer: the watcher's syncs run
-// through the Indexer.
-type soakSyncer struct{ ix *index.Indexer }
-
-func (s soakSyncer) Sync(ctx context.Context) (watch.Outcome, error) {
-	r, err := s.ix.Sync(ctx)
-	if errors.Is(err, index.ErrLocked) {
-		return watch.Outcome{}, fmt.Errorf("%w: %v", watch.ErrBusy, err)
-	}
-	if err != nil {
-		return watch.Outcome{}, err
-	}
-	out := watch.Outcome{RunID: r.Active(), GoneFiles: []string{}, Unsettled: r.Build.Unsettled}
-	for _, src := range r.Build.Sources {
-		out.GoneFiles = append(out.GoneFiles, src.Gone...)
-	}
-	return out, nil
-}
 
 // soakFigures is what a long-running novad and watcher hold, taken in
 // this process (both run in it).
@@ -116,7 +96,7 @@ func TestSoak_nothingGrowsAcrossSyncsAndReloads(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- watch.Run(ctx, watch.Options{Home: cfg.Home, Sources: cfg.Sources, Syncer: soakSyncer{ix}, Logger: logger,
+		done <- watch.Run(ctx, watch.Options{Home: cfg.Home, Sources: cfg.Sources, Syncer: watch.IndexSyncer(ix), Logger: logger,
 			Quiet: 20 * time.Millisecond, MaxWait: 200 * time.Millisecond, Rescan: time.Hour,
 			BusyRetry: 50 * time.Millisecond, MaxBackoff: time.Second, SyncAtStart: true})
 	}()

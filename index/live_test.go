@@ -2,8 +2,6 @@ package index_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,25 +20,6 @@ import (
 // writers do, and wait for the index to hold what the files hold. They
 // assert what memory ends up as, never how soon.
 
-// liveSyncer is novactl's syncer: the watcher's syncs run through the
-// Indexer, and the build's list of gone files is the watcher's.
-type liveSyncer struct{ ix *index.Indexer }
-
-func (s liveSyncer) Sync(ctx context.Context) (watch.Outcome, error) {
-	r, err := s.ix.Sync(ctx)
-	if errors.Is(err, index.ErrLocked) {
-		return watch.Outcome{}, fmt.Errorf("%w: %v", watch.ErrBusy, err)
-	}
-	if err != nil {
-		return watch.Outcome{}, err
-	}
-	out := watch.Outcome{RunID: r.Active(), GoneFiles: []string{}, Unsettled: r.Build.Unsettled}
-	for _, src := range r.Build.Sources {
-		out.GoneFiles = append(out.GoneFiles, src.Gone...)
-	}
-	return out, nil
-}
-
 // watchLive runs a real watcher over cfg's sources, with a real Indexer
 // behind it, until the test ends.
 func watchLive(t *testing.T, cfg config.Config) {
@@ -49,7 +28,7 @@ func watchLive(t *testing.T, cfg config.Config) {
 	done := make(chan error, 1)
 	ix := index.New(cfg, index.Options{NoRemote: true, NoCompact: true})
 	go func() {
-		done <- watch.Run(ctx, watch.Options{Home: cfg.Home, Sources: cfg.Sources, Syncer: liveSyncer{ix},
+		done <- watch.Run(ctx, watch.Options{Home: cfg.Home, Sources: cfg.Sources, Syncer: watch.IndexSyncer(ix),
 			Quiet: 50 * time.Millisecond, MaxWait: 300 * time.Millisecond, Rescan: time.Hour,
 			BusyRetry: 100 * time.Millisecond, MaxBackoff: time.Second, SyncAtStart: true})
 	}()
