@@ -284,11 +284,7 @@ func runConfigInit(inv *Invocation, args []string) int {
 			continue
 		}
 		for i, dir := range m.dirs {
-			name := m.source
-			if i > 0 {
-				name = fmt.Sprintf("%s-%d", m.source, i+1)
-			}
-			res.Sources = append(res.Sources, initSource{Name: name, Kind: m.kind, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: m.name})
+			res.Sources = append(res.Sources, initSource{Name: nthSource(m.source, i), Kind: m.kind, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: m.name})
 		}
 	}
 	noted, problem := flagFolders(inv, "--notes", notes, "a folder or file of Markdown notes",
@@ -297,11 +293,7 @@ func runConfigInit(inv *Invocation, args []string) int {
 		return fail(ExitUsage, problem)
 	}
 	for i, dir := range noted {
-		name := "notes"
-		if i > 0 {
-			name = fmt.Sprintf("notes-%d", i+1)
-		}
-		res.Sources = append(res.Sources, initSource{Name: name, Kind: config.KindMarkdown, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "Markdown notes"})
+		res.Sources = append(res.Sources, initSource{Name: nthSource("notes", i), Kind: config.KindMarkdown, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "Markdown notes"})
 	}
 	// A chat-export source reads a folder; the zip itself is not read.
 	exported, problem := flagFolders(inv, "--exports", exports, "a folder of unzipped ChatGPT or Claude.ai exports",
@@ -310,11 +302,7 @@ func runConfigInit(inv *Invocation, args []string) int {
 		return fail(ExitUsage, problem)
 	}
 	for i, dir := range exported {
-		name := "chats"
-		if i > 0 {
-			name = fmt.Sprintf("chats-%d", i+1)
-		}
-		s := initSource{Name: name, Kind: config.KindChatExport, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "ChatGPT/Claude.ai exports"}
+		s := initSource{Name: nthSource("chats", i), Kind: config.KindChatExport, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "ChatGPT/Claude.ai exports"}
 		if !holdsChatExport(dir) {
 			// Written all the same: the export may be unzipped there next.
 			fmt.Fprintf(inv.Stderr, "novactl config init: warning: %s holds no conversations*.json, which a chat-export source reads (%s)\n", s.Path, chatExportAdvice)
@@ -597,6 +585,15 @@ func printNotCarriedOver(w io.Writer, res initResult, done string) {
 		fmt.Fprintf(w, "This %s the old file's settings of %s (now the defaults): copy them back from the saved file to keep them.\n",
 			done, strings.Join(res.Settings, ", "))
 	}
+}
+
+// nthSource names the i-th source (from 0) of a kind named base: base,
+// then base-2, base-3.
+func nthSource(base string, i int) string {
+	if i == 0 {
+		return base
+	}
+	return fmt.Sprintf("%s-%d", base, i+1)
 }
 
 // flagFolders resolves the paths given to a repeated folder flag
