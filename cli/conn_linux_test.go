@@ -35,23 +35,6 @@ import (
 // the client keeps for the next call, or that novad has not closed yet.
 const connSlack = 8
 
-// openFDs counts this process's open descriptors (/proc/self/fd), and
-// those of them that are sockets.
-func openFDs(t *testing.T) (fds, sockets int) {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
-	novatest.Must(t, err)
-	for _, e := range ents {
-		if l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil {
-			fds++
-			if strings.HasPrefix(l, "socket:") {
-				sockets++
-			}
-		}
-	}
-	return fds, sockets
-}
-
 // connFigures are the open descriptors, sockets and goroutines at one
 // moment.
 type connFigures struct{ fds, sockets, goroutines int }
@@ -69,7 +52,8 @@ func settledFigures(t *testing.T) connFigures {
 		if i > 0 {
 			time.Sleep(20 * time.Millisecond)
 		}
-		fds, sockets := openFDs(t)
+		open := novatest.OpenFDs(t)
+		fds, sockets := len(open), novatest.Sockets(open)
 		g := runtime.NumGoroutine()
 		if i == 0 {
 			f = connFigures{fds, sockets, g}

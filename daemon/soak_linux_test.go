@@ -238,12 +238,11 @@ func soakFigure(t *testing.T, root string, logs *novatest.LogBuffer) soakFigures
 		time.Sleep(50 * time.Millisecond)
 	}
 	var f soakFigures
-	fds, err := os.ReadDir("/proc/self/fd")
-	novatest.Must(t, err)
+	fds := novatest.OpenFDs(t)
 	f.fds = len(fds)
-	for _, fd := range fds {
-		if l, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && l == "anon_inode:inotify" {
-			b, err := os.ReadFile(filepath.Join("/proc/self/fdinfo", fd.Name()))
+	for fd, l := range fds {
+		if l == "anon_inode:inotify" {
+			b, err := os.ReadFile(filepath.Join("/proc/self/fdinfo", fd))
 			novatest.Must(t, err)
 			f.inotifyWatches += strings.Count(string(b), "inotify wd:")
 		}
@@ -330,15 +329,7 @@ func TestSoak_syncsThroughNovadLeaveNoConnectionsOpen(t *testing.T) {
 	waitServing(t, "http://"+srv.DirectAddr().String())
 	sockets := func() int {
 		time.Sleep(100 * time.Millisecond) // closed connections' goroutines end
-		fds, err := os.ReadDir("/proc/self/fd")
-		novatest.Must(t, err)
-		n := 0
-		for _, fd := range fds {
-			if l, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(l, "socket:") {
-				n++
-			}
-		}
-		return n
+		return novatest.Sockets(novatest.OpenFDs(t))
 	}
 	var before int
 	const syncs = 12
