@@ -126,7 +126,7 @@ var AblationLevers = map[string]string{
 	lexical.LeverLemmas:       "no lemma table for irregular word forms",
 	lexical.LeverSegmentation: "CJK character bigrams only, no dictionary words",
 	search.LeverPropagation:   "no neighbour score propagation after fusion",
-	search.LeverDates:         "no date prior from the dates the question names",
+	search.LeverDates:         "no date prior from the dates the question names, and no memories of those days for a question that names only them",
 	search.LeverPerson:        "no prior for memories by the people the question names",
 	search.LeverSupersession:  "no newest-state-wins ordering of version chains",
 	search.LeverQuestions:     "no down-weighting of dialogue turns that only ask a question",

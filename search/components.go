@@ -25,6 +25,9 @@ type components struct {
 	neighbourBoost, supersession float64
 	// idMatch is the factor of a record the query names by its id.
 	idMatch float64
+	// dateMatch is 1 for a memory of the days a date-led query asks about
+	// (dateLed), found by its day rather than its words.
+	dateMatch float64
 
 	has present
 }
@@ -46,10 +49,9 @@ const (
 	hasQuestionTurn
 	hasAnswerType
 	hasIDMatch
+	hasDateMatch
 )
 
-// asMap returns the components under their wire names, rounded; passScore
-// is internal and left out.
 // liftedAsNewest reports whether supersede raised this candidate, the
 // newest version of a subject, to an older version's score (an older one
 // is scaled down: a factor below 1).
@@ -57,6 +59,8 @@ func (c *components) liftedAsNewest() bool {
 	return c.has&hasSupersession != 0 && c.supersession >= 1
 }
 
+// asMap returns the components under their wire names, rounded; passScore
+// is internal and left out.
 func (c *components) asMap() map[string]float64 {
 	m := make(map[string]float64, 32)
 	put := func(k string, v float64) { m[k] = scalar.Round(v, 6) }
@@ -107,6 +111,9 @@ func (c *components) asMap() map[string]float64 {
 	}
 	if c.has&hasIDMatch != 0 {
 		put("idMatch", c.idMatch)
+	}
+	if c.has&hasDateMatch != 0 {
+		put("dateMatch", c.dateMatch)
 	}
 	return m
 }

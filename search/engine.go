@@ -206,6 +206,9 @@ type query struct {
 	// dates are the spans the query names; people the agents it names.
 	dates  []DateSpan
 	people []string
+	// dayDocs are the memories of the days a date-led query asks about
+	// (dateLed), at most a pool of them, in document order.
+	dayDocs []dayDoc
 	// named are the documents the query names by record or chunk id,
 	// with the word that named each (ids.go).
 	named map[int]string
@@ -324,6 +327,9 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	q.named = namedRecords(snap, plan.Query)
 	if e.on(LeverPerson) {
 		q.people = namedPeople(snap.Gen.Agents(), plan.Query)
+	}
+	if len(q.dates) > 0 && dateLed(plan.Query, q.dates, q.people) {
+		q.dayDocs = e.dayDocs(snap, q)
 	}
 	q.related = e.relatedWords(plan.Query)
 	if e.on(LeverAnswerType) {

@@ -20,7 +20,9 @@ const (
 	// to each turn after fusion.
 	LeverPropagation = "propagation"
 	// LeverDates is the soft prior for memories dated within the days,
-	// months or years the query names.
+	// months or years the query names; a query that names nothing else
+	// ("what did I do yesterday") also finds the memories of those days
+	// (dateLed).
 	LeverDates = "dates"
 	// LeverPerson is the soft prior for memories by a speaker or agent
 	// the query names.
@@ -529,4 +531,41 @@ func (e *Engine) queryDates(query string, now time.Time) []DateSpan {
 func oneQuestion(text string) bool {
 	t := strings.TrimSpace(text)
 	return asksOnly(t) && !strings.ContainsAny(strings.TrimRight(t, "?？ "), ".。")
+}
+
+// activityWords ask what went on without saying what: "what did I work on
+// yesterday", "what happened on 3 March", "上周做了什么". Beside the days
+// a query names, they leave it nothing to match but the days.
+var activityWords = map[string]bool{
+	"work": true, "worked": true, "working": true, "happen": true, "happened": true, "happening": true,
+	"go": true, "going": true, "went": true, "done": true, "doing": true, "up": true, "busy": true,
+	"discuss": true, "discussed": true, "talk": true, "talked": true, "chat": true, "chatted": true,
+	"做": true, "干": true, "忙": true, "发生": true, "聊": true, "讨论": true, "做了": true, "干了": true,
+}
+
+// dateLed reports whether the query asks what went on in the days it
+// names and nothing more specific: once the date expressions, the people
+// it names (people: the agents namedPeople found) and activityWords are
+// taken away, no key term is left. Its words then match only the
+// memories that mention the days, while the memories made on them are
+// the answer.
+func dateLed(query string, dates []DateSpan, people []string) bool {
+	rest := lexical.Normalize(query)
+	for _, d := range dates {
+		rest = strings.Replace(rest, d.Text, " ", 1)
+	}
+	names := map[string]bool{}
+	for _, p := range people {
+		n := lexical.Normalize(p)
+		names[n], names[givenName(n)] = true, true
+		for _, w := range lexical.Words(n) {
+			names[w] = true
+		}
+	}
+	for _, t := range keyTerms(rest, rest, nil) {
+		if !activityWords[t] && !names[t] {
+			return false
+		}
+	}
+	return true
 }

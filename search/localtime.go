@@ -2,6 +2,8 @@ package search
 
 import (
 	"math"
+	"math/bits"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -347,4 +349,70 @@ func (e *Engine) DateRange(snap *Snapshot) (first, last string) {
 	}
 	snap.spans[e.cfg.Location] = [2]string{first, last}
 	return first, last
+}
+
+// dayDoc is a memory of the days a date-led query asks about, and how
+// much it says (dayDocs).
+type dayDoc struct {
+	doc int
+	// says is the number of distinct terms of the memory's text, as a
+	// share of the most any of the days' memories has.
+	says float64
+}
+
+// dayDocs returns the memories the query may see whose local day is in
+// one of its date spans, in document order, at most q.pool(): a span
+// with more is sampled evenly, so that "last month" shows every week of
+// it rather than its first day. They are found as the date filters find
+// theirs (newDayFilter), once per query; a query that names people ("what
+// did Rhea do yesterday") asks for theirs alone. The query's words say nothing of
+// which of them matter, so each is weighed by how much it says: what was
+// done that day is in the turns that report it ("Added cursor pagination
+// to GET /v1/invoices..."), not in "fix" or "80 Go tests pass.".
+func (e *Engine) dayDocs(snap *Snapshot, q *query) []dayDoc {
+	g := snap.Gen
+	var in []uint64
+	for _, d := range q.dates {
+		df := e.newDayFilter(snap, api.Filters{DateFrom: d.From, DateTo: d.To})
+		if df == nil {
+			continue
+		}
+		if in == nil {
+			in = make([]uint64, len(df.kept))
+		}
+		for i, w := range df.kept {
+			in[i] |= w
+		}
+	}
+	var docs []int
+	for i, w := range in {
+		for ; w != 0; w &= w - 1 {
+			doc := i*64 + bits.TrailingZeros64(w)
+			if g.Live(doc) && (q.accept == nil || q.accept(doc)) &&
+				(len(q.people) == 0 || slices.Contains(q.people, g.Facet(segment.FacetAgent, doc))) {
+				docs = append(docs, doc)
+			}
+		}
+	}
+	if n := q.pool(); len(docs) > n {
+		sample := make([]int, n)
+		for i := range sample {
+			sample[i] = docs[i*len(docs)/n]
+		}
+		docs = sample
+	}
+	out := make([]dayDoc, len(docs))
+	most := 0.0
+	for i, d := range docs {
+		terms := e.analyzer.Terms(q.chunk(d).Text)
+		slices.Sort(terms)
+		out[i] = dayDoc{doc: d, says: float64(len(slices.Compact(terms)))}
+		most = max(most, out[i].says)
+	}
+	for i := range out {
+		if most > 0 {
+			out[i].says /= most
+		}
+	}
+	return out
 }

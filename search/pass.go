@@ -31,7 +31,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	if len(p.sourceSets) > 0 {
 		accept, _ = q.hardFilter(p.sourceSets)
 	}
-	pool := max(q.depth*2, 60)
+	pool := q.pool()
 	if vector.IsZero(qvec) {
 		// No word of the query is in the embedder's vocabulary: every
 		// cosine would be 0, so the scan would only cost time.
@@ -72,7 +72,13 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	if p.query != q.plan.Query {
 		related = e.relatedWords(p.query)
 	}
-	terms := g.ResolveRelated(e.analyzer.Terms(p.query), related.terms...)
+	words := e.analyzer.Terms(p.query)
+	if q.dayDocs != nil {
+		// A date-led query's numbers are its days ("14 July"), found by
+		// the memories' dates: in their words they match any "note 14".
+		words = slices.DeleteFunc(words, allDigits)
+	}
+	terms := g.ResolveRelated(words, related.terms...)
 	lexHits := g.SearchText(terms, pool, accept)
 	if err := ctx.Err(); err != nil {
 		denseDone.Wait()
@@ -81,7 +87,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	// cands is made as large as the channels can fill it (the dense one
 	// returns at most pool): growing it copied every candidate so far.
 	idx := make(map[int]int, 2*pool)
-	cands := make([]scored, 0, len(lexHits)+pool/2+pool+len(q.named))
+	cands := make([]scored, 0, len(lexHits)+pool/2+pool+len(q.named)+len(q.dayDocs))
 	add := func(d int) *scored {
 		if i, ok := idx[d]; ok {
 			return &cands[i]
@@ -122,6 +128,13 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 			s := add(d)
 			s.comp.idMatch = idMatchBoost
 			s.comp.has |= hasIDMatch
+		}
+	}
+	for _, d := range q.dayDocs {
+		if accept == nil || accept(d.doc) {
+			s := add(d.doc)
+			s.comp.dateMatch = d.says
+			s.comp.has |= hasDateMatch
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -176,6 +189,12 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		if maxBM > 0 {
 			lex = c.bm25Fields / maxBM
 		}
+		if c.has&hasDateMatch != 0 {
+			// The query asks for what happened on the memory's day and
+			// names nothing else: its day is as full a match as words,
+			// for the memory that says the most of that day.
+			lex = math.Max(lex, c.dateMatch)
+		}
 		c.lexical = lex
 		c.dense = math.Max(0, c.dense)
 		switch {
@@ -226,6 +245,9 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	}
 	return out, nil
 }
+
+// pool is how many candidates each channel of a pass retrieves.
+func (q *query) pool() int { return max(q.depth*2, 60) }
 
 // docsOf returns the documents of the candidates at positions at.
 func docsOf(cands []scored, at []int) []int {

@@ -84,9 +84,10 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 				break
 			}
 		}
-		// A record the query names by id was found by it, not by the
-		// dense channel.
-		flags["denseOnlyTop"] = matched.comp.dense > 0 && matched.comp.bm25 <= 0 && !matchedHasTerm && matched.comp.has&hasIDMatch == 0
+		// A record the query names by id, or a memory of the day a
+		// date-led query names, was found by that, not by the dense
+		// channel.
+		flags["denseOnlyTop"] = matched.comp.dense > 0 && matched.comp.bm25 <= 0 && !matchedHasTerm && matched.comp.has&(hasIDMatch|hasDateMatch) == 0
 		flags["metaDiscussionTop"] = !plan.Meta && tv.meta >= 0.5
 		episodicOnly := true
 		for _, r := range results {

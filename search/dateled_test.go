@@ -1,0 +1,131 @@
+package search_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/search"
+)
+
+// workLog is a week of work memories around the test clock (2026-07-15):
+// on the 14th ("yesterday") three reports of what was done, an
+// acknowledgement, a question; on other days memories that mention the
+// 14th in their words; and a Chinese week before.
+func workLog(t *testing.T) *search.Snapshot {
+	t.Helper()
+	lines := []string{
+		`{"id":"y-report-1","agent":"Quill","date":"2026-07-14","text":"Added cursor pagination to GET /v1/invoices with limit and after parameters, and a Load more button on the invoices page of the admin dashboard."}`,
+		`{"id":"y-ack","agent":"Rhea","date":"2026-07-14","text":"ok, fix it"}`,
+		`{"id":"y-report-2","agent":"Quill","date":"2026-07-14","text":"Replaced the CORS change with a dev proxy in vite.config.ts: requests to /v1 go to localhost:8080, and production serves the dashboard from the same origin."}`,
+		`{"id":"y-question","agent":"Rhea","date":"2026-07-14","text":"Why cursor and not page numbers?"}`,
+		`{"id":"y-report-3","agent":"Rhea","date":"2026-07-14","text":"I moved the accountants' date column to local time with Intl.DateTimeFormat, the CSV export stays in UTC."}`,
+		`{"id":"plan-1","agent":"Rhea","date":"2026-07-10","text":"Plan for 14 July: the dashboard work. Yesterday's retro said the 14th is a good day for it."}`,
+		`{"id":"retry","agent":"Quill","date":"2026-07-13","text":"Retry policy agreed: three attempts with exponential backoff capped at ten seconds."}`,
+		`{"id":"later","agent":"Quill","date":"2026-07-15","text":"Deployed ledgerline 0.4.0 to production after the migration finished in nineteen seconds."}`,
+		`{"id":"zh-1","agent":"Quill","date":"2026-07-07","text":"给发票列表加了按客户筛选，导出的CSV也跟着筛选结果走。"}`,
+		`{"id":"zh-2","agent":"Rhea","date":"2026-07-08","text":"好"}`,
+		`{"id":"zh-3","agent":"Quill","date":"2026-07-09","text":"修好了对账任务的超时问题：给payments表的processor_ref加了索引，对账从九分钟降到四十秒。"}`,
+	}
+	// A busy June: more memories than a pass takes from one channel.
+	for i := range 150 {
+		lines = append(lines, fmt.Sprintf(`{"id":"june-%d","agent":"Quill","date":"2026-06-%02d","text":"Routine maintenance note %d for the billing cluster."}`, i, 1+i/5, i))
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "log.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return build(t, config.Source{Name: "log", Kind: config.KindJSONL, Path: dir})
+}
+
+// A query that asks what went on on a day and names nothing else finds
+// the memories made that day, the ones that report what was done first,
+// each with a dateMatch component; without the date lever its words only
+// find the memories that mention the day.
+func TestDateLed_findsTheDaysMemories(t *testing.T) {
+	snap := workLog(t)
+	day := []string{"y-report-1", "y-report-2", "y-report-3", "y-question", "y-ack"}
+	for _, query := range []string{"What did I work on yesterday?", "What did we do on 14 July?", "what happened on July 14th"} {
+		resp := ask(t, engineWith(), snap, api.SearchRequest{Query: query, TopK: 8})
+		got := ids(resp)
+		for _, id := range []string{"y-report-1", "y-report-2", "y-report-3"} {
+			if r := rank(resp, id); r < 0 || r > 3 {
+				t.Errorf("%q: report %s at rank %d, want within the first four: %v", query, id, r, got)
+			}
+		}
+		for _, r := range resp.Results {
+			_, matched := r.ScoreComponents["dateMatch"]
+			if matched != (*r.Date == "2026-07-14") {
+				t.Errorf("%q: %s dated %s has dateMatch %v", query, r.SourceID, *r.Date, matched)
+			}
+		}
+		if ack, report := rank(resp, "y-ack"), rank(resp, "y-report-1"); ack >= 0 && ack < report {
+			t.Errorf("%q: the acknowledgement outranks a report: %v", query, got)
+		}
+		off := ask(t, engineWith(search.LeverDates), snap, api.SearchRequest{Query: query, TopK: 8})
+		for _, id := range day {
+			if rank(off, id) >= 0 {
+				if _, ok := off.Results[rank(off, id)].ScoreComponents["dateMatch"]; ok {
+					t.Errorf("%q without the date lever: %s has a dateMatch", query, id)
+				}
+			}
+		}
+	}
+	// The people it names stay: Rhea's memories of the day lead.
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "What did Rhea do yesterday?", TopK: 3})
+	if len(resp.Results) == 0 || resp.Results[0].SourceID != "y-report-3" {
+		t.Errorf("Rhea's report of the day should lead: %v", ids(resp))
+	}
+	// Chinese: last week (6 to 12 July) holds two reports and an "OK".
+	zh := ask(t, engineWith(), snap, api.SearchRequest{Query: "上周做了什么？", TopK: 3})
+	if got := ids(zh); len(got) < 2 || !(rank(zh, "zh-1") >= 0 && rank(zh, "zh-3") >= 0) || rank(zh, "zh-1") > 1 || rank(zh, "zh-3") > 1 {
+		t.Errorf("上周做了什么: want zh-1 and zh-3 first, got %v", got)
+	}
+}
+
+// A query that names a day and something more keeps the date as a prior:
+// the day's other memories are not added.
+func TestDateLed_contentQueryKeepsThePrior(t *testing.T) {
+	snap := workLog(t)
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "What retry policy did we agree on 13 July?", TopK: 5})
+	if len(resp.Results) == 0 || resp.Results[0].SourceID != "retry" {
+		t.Fatalf("want the retry memory first: %v", ids(resp))
+	}
+	for _, r := range resp.Results {
+		if _, ok := r.ScoreComponents["dateMatch"]; ok {
+			t.Errorf("%s has a dateMatch: the query names a subject", r.SourceID)
+		}
+	}
+}
+
+// The day's memories are candidates, never a way past the hard filters: a
+// dateRange or project that excludes the day leaves them out.
+func TestDateLed_hardFiltersStillApply(t *testing.T) {
+	snap := workLog(t)
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "What did I work on yesterday?", TopK: 10,
+		Filters: api.Filters{DateFrom: "2026-07-15", DateTo: "2026-07-15"}})
+	for _, r := range resp.Results {
+		if *r.Date != "2026-07-15" {
+			t.Errorf("%s dated %s passed a filter of 15 July", r.SourceID, *r.Date)
+		}
+	}
+}
+
+// A span with more memories than a pass takes from one channel still
+// answers from within the span.
+func TestDateLed_busySpan(t *testing.T) {
+	snap := workLog(t)
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "What did we do in June 2026?", TopK: 10})
+	if len(resp.Results) != 10 {
+		t.Fatalf("want 10 results from June: %v", ids(resp))
+	}
+	for _, r := range resp.Results {
+		if !strings.HasPrefix(*r.Date, "2026-06-") {
+			t.Errorf("%s dated %s", r.SourceID, *r.Date)
+		}
+	}
+}
