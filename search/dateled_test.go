@@ -26,6 +26,7 @@ func workLog(t *testing.T) *search.Snapshot {
 		`{"id":"y-report-3","agent":"Rhea","date":"2026-07-14","text":"I moved the accountants' date column to local time with Intl.DateTimeFormat, the CSV export stays in UTC."}`,
 		`{"id":"plan-1","agent":"Rhea","date":"2026-07-10","text":"Plan for 14 July: the dashboard work. Yesterday's retro said the 14th is a good day for it."}`,
 		`{"id":"retry","agent":"Quill","date":"2026-07-13","text":"Retry policy agreed: three attempts with exponential backoff capped at ten seconds."}`,
+		`{"id":"incident","agent":"Rhea","date":"2026-07-02","text":"What happened: invoice totals were off by a cent because each line was rounded before summing. What we worked on after: the rounding fix."}`,
 		`{"id":"later","agent":"Quill","date":"2026-07-15","text":"Deployed ledgerline 0.4.0 to production after the migration finished in nineteen seconds."}`,
 		`{"id":"zh-1","agent":"Quill","date":"2026-07-07","text":"给发票列表加了按客户筛选，导出的CSV也跟着筛选结果走。"}`,
 		`{"id":"zh-2","agent":"Rhea","date":"2026-07-08","text":"好"}`,
@@ -63,8 +64,17 @@ func TestDateLed_findsTheDaysMemories(t *testing.T) {
 				t.Errorf("%q: %s dated %s has dateMatch %v", query, r.SourceID, *r.Date, matched)
 			}
 		}
-		if ack, report := rank(resp, "y-ack"), rank(resp, "y-report-1"); ack >= 0 && ack < report {
-			t.Errorf("%q: the acknowledgement outranks a report: %v", query, got)
+		for _, other := range []string{"y-ack", "incident"} {
+			if r := rank(resp, other); r >= 0 && r < rank(resp, "y-report-1") {
+				t.Errorf("%q: %s outranks a report of the day: %v", query, other, got)
+			}
+		}
+		// The query's words are its day: embedded, they would find
+		// whatever mentions a number.
+		for _, c := range resp.RetrievalController.Channels {
+			if c.ID == "dense" && (c.Enabled || c.Reason != "date-led-query") {
+				t.Errorf("%q: dense channel %+v, want it off as date-led-query", query, c)
+			}
 		}
 		off := ask(t, engineWith(search.LeverDates), snap, api.SearchRequest{Query: query, TopK: 8})
 		for _, id := range day {

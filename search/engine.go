@@ -206,8 +206,10 @@ type query struct {
 	// dates are the spans the query names; people the agents it names.
 	dates  []DateSpan
 	people []string
-	// dayDocs are the memories of the days a date-led query asks about
-	// (dateLed), at most a pool of them, in document order.
+	// dateLed says the query names days and nothing more specific
+	// (dateLed); dayDocs are the memories of those days, at most a pool
+	// of them, in document order.
+	dateLed bool
 	dayDocs []dayDoc
 	// named are the documents the query names by record or chunk id,
 	// with the word that named each (ids.go).
@@ -328,7 +330,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	if e.on(LeverPerson) {
 		q.people = namedPeople(snap.Gen.Agents(), plan.Query)
 	}
-	if len(q.dates) > 0 && dateLed(plan.Query, q.dates, q.people) {
+	if q.dateLed = len(q.dates) > 0 && dateLed(plan.Query, q.dates, q.people); q.dateLed {
 		q.dayDocs = e.dayDocs(snap, q)
 	}
 	q.related = e.relatedWords(plan.Query)
@@ -338,7 +340,9 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	}
 
 	ctl := controller{}
-	dense := e.cfg.Dense && snap.Query != nil
+	// A date-led query's words are its days: embedded, they find the
+	// memories that mention a number or a month, not what was done then.
+	dense := e.cfg.Dense && snap.Query != nil && !q.dateLed
 	channels := []api.ChannelReport{{ID: "lexical", Enabled: true, Weight: e.cfg.LexicalWeight, Method: "bm25"}}
 	if !dense {
 		channels[0].Weight = 1
@@ -349,6 +353,8 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		denseReport.Weight, denseReport.Reason = 0, "disabled-by-config"
 	case snap.Query == nil:
 		denseReport.Weight, denseReport.Reason = 0, "no-query-embedder"
+	case q.dateLed:
+		denseReport.Weight, denseReport.Reason = 0, "date-led-query"
 	}
 
 	// Baseline: embed the query once, rank, gate.

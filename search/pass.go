@@ -73,10 +73,12 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		related = e.relatedWords(p.query)
 	}
 	words := e.analyzer.Terms(p.query)
-	if q.dayDocs != nil {
+	if q.dateLed {
 		// A date-led query's numbers are its days ("14 July"), found by
-		// the memories' dates: in their words they match any "note 14".
-		words = slices.DeleteFunc(words, allDigits)
+		// the memories' dates: in their words they match any "note 14";
+		// and its "work" or "happened" match a heading "What happened",
+		// not what was done.
+		words = slices.DeleteFunc(words, func(w string) bool { return allDigits(w) || activityWords[w] })
 	}
 	terms := g.ResolveRelated(words, related.terms...)
 	lexHits := g.SearchText(terms, pool, accept)
