@@ -97,6 +97,36 @@ func TestDateLed_findsTheDaysMemories(t *testing.T) {
 	}
 }
 
+// An agent that puts the day in the request's date filter and asks "what
+// happened" gets the day's memories too; before, the words matched none of
+// them and the answer was empty.
+func TestDateLed_dayFromTheFilter(t *testing.T) {
+	snap := workLog(t)
+	for _, query := range []string{"what happened", "What did I work on?", "recap of the day", "做了什么"} {
+		resp := ask(t, engineWith(), snap, api.SearchRequest{Query: query, TopK: 8, Filters: api.Filters{Date: "2026-07-14"}})
+		if len(resp.Results) != 5 {
+			t.Errorf("%q on 14 July: want the day's 5 memories, got %v", query, ids(resp))
+			continue
+		}
+		for _, id := range []string{"y-report-1", "y-report-2", "y-report-3"} {
+			if r := rank(resp, id); r < 0 || r > 2 {
+				t.Errorf("%q on 14 July: report %s at rank %d: %v", query, id, r, ids(resp))
+			}
+		}
+		// The day answers it: no retry for a "missing" happened.
+		if resp.Quality.Status != "strong" || len(resp.Quality.MissingTerms) > 0 {
+			t.Errorf("%q on 14 July: quality %s, missing %v", query, resp.Quality.Status, resp.Quality.MissingTerms)
+		}
+	}
+	// A subject keeps the query's words in charge.
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "cursor pagination", TopK: 8, Filters: api.Filters{Date: "2026-07-14"}})
+	for _, r := range resp.Results {
+		if _, ok := r.ScoreComponents["dateMatch"]; ok {
+			t.Errorf("cursor pagination: %s has a dateMatch", r.SourceID)
+		}
+	}
+}
+
 // A query that names a day and something more keeps the date as a prior:
 // the day's other memories are not added.
 func TestDateLed_contentQueryKeepsThePrior(t *testing.T) {

@@ -206,8 +206,8 @@ type query struct {
 	// dates are the spans the query names; people the agents it names.
 	dates  []DateSpan
 	people []string
-	// dateLed says the query names days and nothing more specific
-	// (dateLed); dayDocs are the memories of those days, at most a pool
+	// dateLed says the query names days, or the request filters by
+	// them, and the query names nothing more specific (dateLed); dayDocs are the memories of those days, at most a pool
 	// of them, in document order.
 	dateLed bool
 	dayDocs []dayDoc
@@ -330,7 +330,8 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	if e.on(LeverPerson) {
 		q.people = namedPeople(snap.Gen.Agents(), plan.Query)
 	}
-	if q.dateLed = len(q.dates) > 0 && dateLed(plan.Query, q.dates, q.people); q.dateLed {
+	_, _, daysFiltered := dayBounds(req.Filters)
+	if q.dateLed = (len(q.dates) > 0 || daysFiltered) && dateLed(plan.Query, q.dates, q.people); q.dateLed {
 		q.dayDocs = e.dayDocs(snap, q)
 	}
 	q.related = e.relatedWords(plan.Query)

@@ -534,13 +534,17 @@ func oneQuestion(text string) bool {
 }
 
 // activityWords ask what went on without saying what: "what did I work on
-// yesterday", "what happened on 3 March", "上周做了什么". Beside the days
-// a query names, they leave it nothing to match but the days.
+// yesterday", "what happened on 3 March", "上周做了什么", "recap of the
+// day". Beside the days a query names, they leave it nothing to match but
+// the days.
 var activityWords = map[string]bool{
 	"work": true, "worked": true, "working": true, "happen": true, "happened": true, "happening": true,
 	"go": true, "going": true, "went": true, "done": true, "doing": true, "up": true, "busy": true,
 	"discuss": true, "discussed": true, "talk": true, "talked": true, "chat": true, "chatted": true,
 	"做": true, "干": true, "忙": true, "发生": true, "聊": true, "讨论": true, "做了": true, "干了": true,
+	// Asking for the gist of the days says no more.
+	"summary": true, "summarize": true, "summarise": true, "recap": true, "overview": true, "day": true, "days": true,
+	"总结": true, "回顾": true, "概括": true,
 }
 
 // dateLed reports whether the query asks what went on in the days it
@@ -568,4 +572,19 @@ func dateLed(query string, dates []DateSpan, people []string) bool {
 		}
 	}
 	return true
+}
+
+// dayTerm reports whether key term t of a date-led query only asks for
+// its days: an activity word, or a word of a date expression it names. A
+// memory of those days answers it whatever its own words.
+func (q *query) dayTerm(t string) bool {
+	if activityWords[t] {
+		return true
+	}
+	for _, d := range q.dates {
+		if lexical.HasCJK(t) && strings.Contains(d.Text, t) || slices.Contains(lexical.Words(d.Text), t) {
+			return true
+		}
+	}
+	return false
 }

@@ -361,7 +361,8 @@ type dayDoc struct {
 }
 
 // dayDocs returns the memories the query may see whose local day is in
-// one of its date spans, in document order, at most q.pool(): a span
+// one of its date spans (or, when it names none, in its date filter), in
+// document order, at most q.pool(): a span
 // with more is sampled evenly, so that "last month" shows every week of
 // it rather than its first day. They are found as the date filters find
 // theirs (newDayFilter), once per query; a query that names people ("what
@@ -372,6 +373,14 @@ type dayDoc struct {
 func (e *Engine) dayDocs(snap *Snapshot, q *query) []dayDoc {
 	g := snap.Gen
 	var in []uint64
+	if len(q.dates) == 0 {
+		// The request's date filter names the days ("what happened" on
+		// {"date": "2026-07-14"}), and q.accept keeps only theirs.
+		in = make([]uint64, (g.Len()+63)/64)
+		for i := range in {
+			in[i] = ^uint64(0)
+		}
+	}
 	for _, d := range q.dates {
 		df := e.newDayFilter(snap, api.Filters{DateFrom: d.From, DateTo: d.To})
 		if df == nil {
@@ -388,7 +397,7 @@ func (e *Engine) dayDocs(snap *Snapshot, q *query) []dayDoc {
 	for i, w := range in {
 		for ; w != 0; w &= w - 1 {
 			doc := i*64 + bits.TrailingZeros64(w)
-			if g.Live(doc) && (q.accept == nil || q.accept(doc)) &&
+			if doc < g.Len() && g.Live(doc) && (q.accept == nil || q.accept(doc)) &&
 				(len(q.people) == 0 || slices.Contains(q.people, g.Facet(segment.FacetAgent, doc))) {
 				docs = append(docs, doc)
 			}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -21,13 +22,13 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 	// What retrieval saw of each result, made when a term first needs it
 	// and kept for the terms after it.
 	retrieval := make([]*textView, len(results))
+	// A date-led query's days are matched by the memories' dates, which
+	// the results of those days show.
+	dayMatched := q.dateLed && slices.ContainsFunc(results, func(r scored) bool { return r.comp.has&hasDateMatch != 0 })
 	for k, t := range plan.KeyTerms {
-		inCitable, inRetrieval := false, false
-		for _, r := range results {
-			if q.coversKey(q.view(e, r.doc), k) {
-				inCitable = true
-				break
-			}
+		inCitable, inRetrieval := dayMatched && q.dayTerm(t), false
+		for i := 0; !inCitable && i < len(results); i++ {
+			inCitable = q.coversKey(q.view(e, results[i].doc), k)
 		}
 		if inCitable {
 			inRetrieval = true
