@@ -14,6 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/index/ingest"
 )
 
 // Sync triggers, as recorded in the state.
@@ -528,7 +529,8 @@ func (w *watcher) reconcile(now time.Time, trigger string) bool {
 		switch {
 		case r.inode != 0 && addedIno[r.inode]:
 			renamed++
-		case !w.tree.known(r.path):
+		case !w.tree.known(r.path) && !ingest.IsCloudStub(r.path):
+			// A stub that went was downloaded: its note came back.
 			if _, ok := w.gone[r.path]; !ok {
 				w.gone[r.path] = now
 			}

@@ -216,9 +216,10 @@ func hiddenName(p string) bool {
 // ignores reports whether an event for p says nothing to source i, one
 // of its owners: p is in a hidden folder or in one the source's listing
 // does not enter, or is a hidden file or folder its listing does not
-// list (.DS_Store, an editor's swap file, .git; Aider's
-// .aider.chat.history.md is an aider source's). A one-file source's file
-// is its own, hidden or not.
+// notice (.DS_Store, an editor's swap file, .git; Aider's
+// .aider.chat.history.md is an aider source's, and iCloud's stub
+// .Note.md.icloud a notes source's). A one-file source's file is its own,
+// hidden or not.
 func (t *tree) ignores(i int, p string) bool {
 	d := t.dirs[i]
 	_, linked := t.targets[i][p]
@@ -231,7 +232,7 @@ func (t *tree) ignores(i int, p string) bool {
 		return false
 	case hiddenName(p):
 		rel, err := filepath.Rel(d, p)
-		if err != nil || !ingest.ListsFile(t.sources[i], filepath.ToSlash(rel)) {
+		if err != nil || !ingest.Notices(t.sources[i], filepath.ToSlash(rel)) {
 			return true
 		}
 	}
@@ -275,7 +276,7 @@ func (t *tree) mayList(i int, p string) bool {
 	if t.dirs[i] != s.Path {
 		return p == s.Path || slices.Contains(ingest.Companions(s.Kind, s.Path), p)
 	}
-	if rel, err := filepath.Rel(s.Path, p); err == nil && ingest.ListsFile(s, filepath.ToSlash(rel)) {
+	if rel, err := filepath.Rel(s.Path, p); err == nil && ingest.Notices(s, filepath.ToSlash(rel)) {
 		return true
 	}
 	// A companion's name extends its file's.

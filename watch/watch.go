@@ -101,7 +101,12 @@ func SourceFiles(src config.Source) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, 0, len(l.Files))
+	out := make([]string, 0, len(l.Files)+len(l.NotDownloaded))
+	for _, p := range l.NotDownloaded {
+		// A stub that comes or goes changes what the sync counts as not
+		// downloaded (a note another device added, one evicted).
+		out = append(out, ingest.CloudStub(p))
+	}
 	for _, f := range l.Files {
 		out = append(out, f.Path)
 		for _, c := range ingest.Companions(src.Kind, f.Path) {

@@ -790,6 +790,50 @@ func TestHiddenFileListedSyncs(t *testing.T) {
 	})
 }
 
+// TestCloudStubSyncs: a note another device added that this Mac has only
+// as an iCloud stub (.Note.md.icloud) syncs, so that doctor counts it as
+// not downloaded; a stub of a file the source does not read does not;
+// and the stub a download replaces is no file gone.
+func TestCloudStubSyncs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, func(o *Options, _ *fakeNotifier, _ *fakeSyncer) {
+			must(t, os.WriteFile(filepath.Join(o.Sources[0].Path, "Today.md"), []byte("# Today\n"), 0o644))
+			o.Sources = []config.Source{{Name: "notes", Kind: config.KindMarkdown, Path: o.Sources[0].Path}}
+			o.Lister = SourceFiles
+		})
+		time.Sleep(time.Minute)
+		before := len(h.s.times())
+		other := filepath.Join(h.src, ".photo.jpg.icloud")
+		must(t, os.WriteFile(other, []byte("plist"), 0o644))
+		h.n.events <- fsnotify.Event{Name: other, Op: fsnotify.Create}
+		time.Sleep(time.Minute)
+		if n := len(h.s.times()); n != before {
+			t.Fatalf("%d syncs after the stub of a photo, want still %d", n, before)
+		}
+		stub := filepath.Join(h.src, ".Plans.md.icloud")
+		must(t, os.WriteFile(stub, []byte("plist"), 0o644))
+		h.n.events <- fsnotify.Event{Name: stub, Op: fsnotify.Create}
+		time.Sleep(time.Minute)
+		if n := len(h.s.times()); n != before+1 {
+			t.Fatalf("%d syncs after a note's stub appeared, want %d", n, before+1)
+		}
+		// Downloaded: the note replaces its stub, which is not a file gone.
+		must(t, os.Remove(stub))
+		h.n.events <- fsnotify.Event{Name: stub, Op: fsnotify.Remove}
+		note := filepath.Join(h.src, "Plans.md")
+		must(t, os.WriteFile(note, []byte("# Plans\n"), 0o644))
+		h.n.events <- fsnotify.Event{Name: note, Op: fsnotify.Create}
+		time.Sleep(time.Minute)
+		if n := len(h.s.times()); n != before+2 {
+			t.Fatalf("%d syncs after the note was downloaded, want %d", n, before+2)
+		}
+		if st := h.state(); st.Gone.Count != 0 {
+			t.Fatalf("gone after a download: %+v", st.Gone)
+		}
+		h.stop()
+	})
+}
+
 // The state is stamped by the clock the caller passes in, not the
 // machine's: a service manager or a test can run the watcher on its own
 // time.

@@ -287,10 +287,19 @@ func cloudStubOf(name string) string {
 	return note[1:]
 }
 
+// CloudStub is the path of the iCloud stub that stands for the evicted
+// file at path (see cloudStubOf).
+func CloudStub(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".icloud")
+}
+
+// IsCloudStub reports whether the file at path is an iCloud stub.
+func IsCloudStub(path string) bool { return cloudStubOf(filepath.Base(path)) != "" }
+
 // evicted reports whether the file at path, which does not exist, is one
 // iCloud Drive evicted: its stub (see cloudStubOf) stands beside it.
 func evicted(path string) bool {
-	fi, err := os.Lstat(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".icloud"))
+	fi, err := os.Lstat(CloudStub(path))
 	return err == nil && fi.Mode().IsRegular()
 }
 
@@ -339,6 +348,19 @@ func ListsFile(src config.Source, rel string) bool {
 		include = kindIncludes[src.Kind]
 	}
 	return listsFile(include, excludes(src), rel)
+}
+
+// Notices reports whether List's answer can change with the file at rel
+// (as ListsFile): a file it lists, or the iCloud stub of one, which it
+// counts as not downloaded (see cloudStubOf). The watcher asks it of a
+// file whose name begins with a dot before it takes an event for one as
+// a change: a note evicted, or one another device added that this Mac
+// has only as a stub, changes what doctor says of the source.
+func Notices(src config.Source, rel string) bool {
+	if note := cloudStubOf(path.Base(rel)); note != "" {
+		rel = path.Join(path.Dir(rel), note)
+	}
+	return ListsFile(src, rel)
 }
 
 // listsFile is ListsFile with the globs at hand.
