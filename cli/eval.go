@@ -51,7 +51,8 @@ const evalHelp = `Measures recall.
       reports each lever's gain, overall and per category (levers: context,
       lemmas, segmentation, propagation, dates, person, supersession,
       questions, answertype, related; "all" names every one). --min-r1 and
-      --min-r5 fail the run (exit 1) below a recall.
+      --min-r5 fail the run (exit 1) below a recall. Exit status 2 when PATH
+      is missing or not a LoCoMo file (the error names the line and column).
       --misses K lists the questions whose evidence Nova does not rank within
       the first K, with each evidence turn's rank and Nova's first answers.
       Indexes into a temporary home; needs no running novad.`
@@ -235,7 +236,15 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintln(inv.Stderr)
 	}
 	if err != nil {
-		return commandError(inv, *jsonOut, "novactl eval locomo", ExitFailure, err.Error())
+		code := ExitFailure
+		var pathErr *os.PathError
+		var dataErr *eval.DatasetError
+		if errors.As(err, &dataErr) || errors.As(err, &pathErr) {
+			// PATH is what is wrong, as with a bad --queries FILE: not
+			// a failed run (1), which a recall below --min-r5 also is.
+			code = ExitUsage
+		}
+		return commandError(inv, *jsonOut, "novactl eval locomo", code, err.Error())
 	}
 	if *jsonOut {
 		printJSON(inv.Stdout, rep)

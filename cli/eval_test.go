@@ -212,3 +212,35 @@ func TestEval_interruptedJSON(t *testing.T) {
 		t.Errorf("text: exit %d, stderr %q; want exit 1 and what was interrupted", code, errOut)
 	}
 }
+
+// TestEvalLoCoMo_datasetErrors: a PATH that is missing, a directory or
+// not a LoCoMo file is a usage error (2), as a bad --queries file is,
+// named on stderr or, with --json, in the JSON error envelope; it was a
+// failed run (1), the status of a recall below --min-r5, so a script
+// could not tell a typo in the path from a regression.
+func TestEvalLoCoMo_datasetErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "cases.jsonl")
+	if err := os.WriteFile(bad, []byte(`{"id":"a","query":"q"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + dir, "NOVA_HOME=" + filepath.Join(dir, ".nova")}
+	for file, want := range map[string]string{
+		filepath.Join(dir, "missing.json"): "novactl eval locomo: open ",
+		dir:                                "novactl eval locomo: read ",
+		bad:                                "cases.jsonl: a LoCoMo file is a JSON list of conversations",
+	} {
+		code, _, errOut := runCLI(t.Context(), env, "eval", "locomo", file)
+		if code != ExitUsage || !strings.Contains(errOut, want) {
+			t.Errorf("eval locomo %s: exit %d, stderr %q; want %d and %q", file, code, errOut, ExitUsage, want)
+		}
+		code, out, _ := runCLI(t.Context(), env, "eval", "locomo", file, "--json")
+		var envelope struct {
+			OK    bool
+			Error string
+		}
+		if err := json.Unmarshal([]byte(out), &envelope); err != nil || code != ExitUsage || envelope.OK || !strings.Contains(envelope.Error, filepath.Base(file)) {
+			t.Errorf("eval locomo %s --json: exit %d, %v, stdout %q", file, code, err, out)
+		}
+	}
+}

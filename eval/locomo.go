@@ -1,12 +1,15 @@
 package eval
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -194,16 +197,45 @@ var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
 // locomoDate is the layout of LoCoMo's session_N_date_time.
 const locomoDate = "3:04 pm on 2 January, 2006"
 
+// DatasetError is a dataset file that was read but cannot be measured:
+// not LoCoMo's shape, or nothing in it to measure. Its message names the
+// file and the place in it, in the file's terms. A file that cannot be
+// read at all is an *os.PathError instead.
+type DatasetError struct {
+	Err error
+}
+
+func (e *DatasetError) Error() string { return e.Err.Error() }
+
+func (e *DatasetError) Unwrap() error { return e.Err }
+
 // LoadLoCoMo converts a LoCoMo file into one record per turn and the
-// questions that have evidence.
+// questions that have evidence. An error about the file's content is a
+// *DatasetError.
 func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
+	recs, qs, n, err := loadLoCoMo(path)
+	var pathErr *os.PathError
+	if err != nil && !errors.As(err, &pathErr) {
+		err = &DatasetError{Err: err}
+	}
+	return recs, qs, n, err
+}
+
+// locomoShape is what a LoCoMo file holds, said in the error that finds
+// something else.
+const locomoShape = "a LoCoMo file is a JSON list of conversations {sample_id, conversation, qa}"
+
+func loadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, nil, 0, fmt.Errorf("%s is empty: %s", path, locomoShape)
+	}
 	var samples []locomoSample
 	if err := json.Unmarshal(raw, &samples); err != nil {
-		return nil, nil, 0, fmt.Errorf("%s is not a LoCoMo file (a list of {sample_id, conversation, qa}): %w", path, err)
+		return nil, nil, 0, locomoError(path, raw, err)
 	}
 	var recs []TurnRecord
 	var qs []Question
@@ -223,9 +255,16 @@ func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 		}
 		sort.Ints(sessions)
 		for _, n := range sessions {
-			var turns []locomoTurn
-			if err := json.Unmarshal(s.Conversation[keys[n]], &turns); err != nil {
-				return nil, nil, 0, fmt.Errorf("%s %s: %w", s.SampleID, keys[n], err)
+			// Each turn is decoded alone, so that an error names its turn.
+			var rawTurns []json.RawMessage
+			if err := json.Unmarshal(s.Conversation[keys[n]], &rawTurns); err != nil {
+				return nil, nil, 0, fmt.Errorf("%s: %s %s must be a list of turns {speaker, dia_id, text} (got %s)", path, s.SampleID, keys[n], jsonKind(typeErrorValue(err)))
+			}
+			turns := make([]locomoTurn, len(rawTurns))
+			for j, rt := range rawTurns {
+				if err := json.Unmarshal(rt, &turns[j]); err != nil {
+					return nil, nil, 0, fmt.Errorf("%s: %s %s turn %d: %s", path, s.SampleID, keys[n], j+1, fieldError(err, "a turn is a JSON object {speaker, dia_id, text}"))
+				}
 			}
 			date := ""
 			var when string
@@ -282,6 +321,66 @@ func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 		return nil, nil, 0, fmt.Errorf("%s holds no question with evidence (qa[].evidence): nothing to measure", path)
 	}
 	return recs, qs, len(samples), nil
+}
+
+// locomoError says what is wrong with a file that does not decode as
+// LoCoMo's list of conversations, in the file's terms, at the line and
+// column where the decoder stopped.
+func locomoError(path string, raw []byte, err error) error {
+	hint := ""
+	if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
+		// The other kind of eval file, most likely: one case, or
+		// several (then not JSON past the first line).
+		hint = " (recall cases, one JSON object per line, are novactl eval --queries FILE's)"
+	}
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax) && syntax.Offset >= int64(len(raw)):
+		return fmt.Errorf("%s:%s: not JSON: the file ends before its JSON closes", path, lineCol(raw, syntax.Offset))
+	case errors.As(err, &syntax):
+		return fmt.Errorf("%s:%s: not JSON: %s%s", path, lineCol(raw, syntax.Offset), syntax.Error(), hint)
+	case errors.As(err, &typ) && typ.Field == "" && typ.Type.Kind() == reflect.Slice:
+		return fmt.Errorf("%s: %s (got %s)%s", path, locomoShape, jsonKind(typ.Value), hint)
+	case errors.As(err, &typ):
+		return fmt.Errorf("%s:%s: %s", path, lineCol(raw, typ.Offset), fieldError(err, "a conversation is a JSON object {sample_id, conversation, qa}"))
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// fieldError says which field of a JSON object has the wrong kind of
+// value, or, for the object itself, what it should be (whole).
+func fieldError(err error, whole string) string {
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typ) && typ.Field == "":
+		return whole + " (got " + jsonKind(typ.Value) + ")"
+	case errors.As(err, &typ):
+		return typ.Field + " must be " + goKind(typ.Type) + " (got " + jsonKind(typ.Value) + ")"
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// typeErrorValue is the JSON kind an *json.UnmarshalTypeError found, ""
+// for any other error.
+func typeErrorValue(err error) string {
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		return typ.Value
+	}
+	return ""
+}
+
+// lineCol is the 1-based line and column (in bytes) of the last byte the
+// decoder read before it stopped, given its offset (bytes read): the
+// offending character, the opening bracket of a list or object of the
+// wrong kind, or the end of a scalar of the wrong kind; an editor's
+// go-to-line takes it.
+func lineCol(raw []byte, offset int64) string {
+	before := raw[:min(max(offset-1, 0), int64(len(raw)))]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := len(before) - bytes.LastIndexByte(before, '\n')
+	return fmt.Sprintf("%d:%d", line, col)
 }
 
 // RunLoCoMo indexes the file's turns with Nova's default configuration and

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -164,7 +165,7 @@ func TestLoadLoCoMo_refusesWhatCannotBeMeasured(t *testing.T) {
 		"repeated sample": {`[{"sample_id":"c1","conversation":{` + turns + `]},"qa":[]},{"sample_id":"c1","conversation":{` + turns + `]},"qa":[{"question":"q","evidence":["D1:1"],"category":4}]}]`, "appears twice"},
 		"no question":     {`[{"sample_id":"c1","conversation":{` + turns + `]},"qa":[]}]`, "no question with evidence"},
 		"no turns":        {`[]`, "no dialogue turns"},
-		"padded session":  {`[{"sample_id":"c1","conversation":{"session_01":5},"qa":[]}]`, "c1 session_01: "},
+		"padded session":  {`[{"sample_id":"c1","conversation":{"session_01":5},"qa":[]}]`, "c1 session_01 must be a list of turns"},
 		// A missing field used to become an empty id or question: one
 		// turn of each conversation indexed as "c1:", or an empty query
 		// asked and scored.
@@ -211,5 +212,39 @@ func TestRunLoCoMo_unknownEvidence(t *testing.T) {
 	// half out of reach for every system.
 	if r := rep.Systems[2].Overall.RecallAt20; r > 0.75+1e-9 {
 		t.Errorf("bm25-plain recall@20 %v: the unknown evidence id was dropped", r)
+	}
+}
+
+// TestLoadLoCoMo_errorsNameFileAndPlace: a file that is not LoCoMo's
+// shape is an error in the file's terms (its fields, what each takes),
+// naming the file and where in it: the messages were encoding/json's, in
+// Go's terms ("Go value of type []eval.locomoSample"), with no line, and
+// a session that is not a list of turns did not name the file at all.
+func TestLoadLoCoMo_errorsNameFileAndPlace(t *testing.T) {
+	dir := t.TempDir()
+	turn := `{"speaker":"A","dia_id":"D1:1","text":"hi"}`
+	for name, tt := range map[string]struct{ json, want string }{
+		"empty":           {``, "empty.json is empty: a LoCoMo file is a JSON list of conversations"},
+		"not json":        {"[\n{not json", "not-json.json:2:2: not JSON: invalid character 'n'"},
+		"cut short":       {`[{"sample_id":"c1"`, "cut-short.json:1:18: not JSON: the file ends before its JSON closes"},
+		"an object":       {`{"a":1}`, "an-object.json: a LoCoMo file is a JSON list of conversations {sample_id, conversation, qa} (got an object)"},
+		"a list of lists": {`[[1]]`, "a-list-of-lists.json:1:2: a conversation is a JSON object {sample_id, conversation, qa} (got an array)"},
+		"category text":   {`[{"sample_id":"c1","conversation":{"session_1":[` + turn + `]},` + "\n" + `"qa":[{"question":"q","evidence":["D1:1"],"category":"x"}]}]`, `category-text.json:2:56: qa.category must be a whole number (got a string)`},
+		"evidence string": {`[{"sample_id":"c1","conversation":{"session_1":[` + turn + `]},"qa":[{"question":"q","evidence":"D1:1","category":1}]}]`, `evidence-string.json:1:133: qa.evidence must be a list (got a string)`},
+		"session string":  {`[{"sample_id":"c1","conversation":{"session_1":"oops"},"qa":[]}]`, `session-string.json: c1 session_1 must be a list of turns {speaker, dia_id, text} (got a string)`},
+		"turn text list":  {`[{"sample_id":"c1","conversation":{"session_1":[{"speaker":"A","dia_id":"D1:1","text":["hi"]}]},"qa":[]}]`, `turn-text-list.json: c1 session_1 turn 1: text must be a string (got an array)`},
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
+		if err := os.WriteFile(p, []byte(tt.json), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, _, _, err := LoadLoCoMo(p)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v\nwant an error with %q", name, err, tt.want)
+		}
+		var de *DatasetError
+		if !errors.As(err, &de) {
+			t.Errorf("%s: %T is not a *DatasetError: the CLI cannot tell a bad file from a failed run", name, err)
+		}
 	}
 }
