@@ -320,6 +320,13 @@ func loadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 	case len(qs) == 0:
 		return nil, nil, 0, fmt.Errorf("%s holds no question with evidence (qa[].evidence): nothing to measure", path)
 	}
+	// Evidence ids that name no turn count as not found (RunLoCoMo names
+	// them); when none names one, they are written in another form than
+	// the turns' ids, and every system would score 0 for the file's sake.
+	if !slices.ContainsFunc(qs, func(q Question) bool { return slices.ContainsFunc(q.Evidence, func(e string) bool { return ids[e] }) }) {
+		dia := strings.TrimPrefix(recs[0].ID, recs[0].Project+":")
+		return nil, nil, 0, fmt.Errorf("%s: no evidence id of its questions names a turn of their conversation (such as %q, a turn's dia_id): nothing to measure", path, dia)
+	}
 	return recs, qs, len(samples), nil
 }
 

@@ -165,7 +165,11 @@ func TestLoadLoCoMo_refusesWhatCannotBeMeasured(t *testing.T) {
 		"repeated sample": {`[{"sample_id":"c1","conversation":{` + turns + `]},"qa":[]},{"sample_id":"c1","conversation":{` + turns + `]},"qa":[{"question":"q","evidence":["D1:1"],"category":4}]}]`, "appears twice"},
 		"no question":     {`[{"sample_id":"c1","conversation":{` + turns + `]},"qa":[]}]`, "no question with evidence"},
 		"no turns":        {`[]`, "no dialogue turns"},
-		"padded session":  {`[{"sample_id":"c1","conversation":{"session_01":5},"qa":[]}]`, "c1 session_01 must be a list of turns"},
+		// Evidence written in another form than the turns' dia_id (here
+		// the sample id again) used to run and report 0.000 for every
+		// system: the file's doing, not theirs.
+		"evidence names no turn": {`[{"sample_id":"c1","conversation":{` + turns + `]},"qa":[{"question":"q","evidence":["c1:D1:1"],"category":4},{"question":"r","evidence":["d1:1"],"category":4}]}]`, `no evidence id of its questions names a turn of their conversation (such as "D1:1", a turn's dia_id): nothing to measure`},
+		"padded session":         {`[{"sample_id":"c1","conversation":{"session_01":5},"qa":[]}]`, "c1 session_01 must be a list of turns"},
 		// A missing field used to become an empty id or question: one
 		// turn of each conversation indexed as "c1:", or an empty query
 		// asked and scored.
