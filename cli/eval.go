@@ -39,7 +39,9 @@ const evalHelp = `Measures recall.
       relevantEvidence name (minRecallAtK, default 1), and meets each other
       threshold it sets: minCitationHitRate, minEvidenceCoverage,
       maxDuplicateRate, minAggregationCorrectness. evidenceTerms alone are
-      measured (evidence coverage), not checked.
+      measured (evidence coverage), not checked. Each mean is over the cases
+      that measure it (recall@k, MRR, nDCG@10 and citation hit over those
+      that name relevant results), "-" over none.
 
   novactl eval locomo PATH [--ablate LEVER,...] [--misses K] [--json]
       Runs the LoCoMo protocol on PATH (e.g. ../shared/data/locomo-dev.json): one
@@ -148,7 +150,11 @@ func printCases(w io.Writer, s eval.Summary) {
 		if !c.Passed {
 			verdict = "FAIL"
 		}
-		fmt.Fprintf(w, "%-24s %-6s %7.3f %6.3f %7.3f %8.3f %8.3f %7.1fms", truncate.Width(c.ID, 24), verdict, c.RecallAtK, c.MRR, c.NDCG10, c.CitationHitRate, c.EvidenceCoverage, c.LatencyMs)
+		// A case that names nothing relevant, or no evidence terms, has
+		// placeholders there, not measurements.
+		fmt.Fprintf(w, "%-24s %-6s %7s %6s %7s %8s %8s %7.1fms", truncate.Width(c.ID, 24), verdict,
+			measured(c.RecallAtK, c.Relevant), measured(c.MRR, c.Relevant), measured(c.NDCG10, c.Relevant),
+			measured(c.CitationHitRate, c.Relevant), measured(c.EvidenceCoverage, c.EvidenceTerms), c.LatencyMs)
 		if !c.Passed {
 			var failed []string
 			for k, ok := range c.Checks {
@@ -165,9 +171,34 @@ func printCases(w io.Writer, s eval.Summary) {
 		fmt.Fprintln(w)
 	}
 	m := s.Metrics
-	fmt.Fprintf(w, "\n%d/%d passed · recall@k %.3f · MRR %.3f · nDCG@10 %.3f · citation hit %.3f · evidence %.3f · duplicates %.3f · aggregation %.3f\n",
-		s.PassedCount, s.CaseCount, m.RecallAtK, m.MRR, m.NDCG10, m.CitationHitRate, m.EvidenceCoverage, m.DuplicateRate, m.AggregationCorrectness)
+	fmt.Fprintf(w, "\n%d/%d passed · recall@k %s · MRR %s · nDCG@10 %s · citation hit %s · evidence %s · duplicates %s · aggregation %s\n",
+		s.PassedCount, s.CaseCount, measured(m.RecallAtK, m.RelevanceCases), measured(m.MRR, m.RelevanceCases), measured(m.NDCG10, m.RelevanceCases),
+		measured(m.CitationHitRate, m.RelevanceCases), measured(m.EvidenceCoverage, m.EvidenceCases), measured(m.DuplicateRate, s.CaseCount),
+		measured(m.AggregationCorrectness, m.AggregationCases))
+	names := "names"
+	if m.RelevanceCases != 1 {
+		names = "name"
+	}
+	fmt.Fprintf(w, "means over the %d %s that %s relevant results (recall@k, MRR, nDCG@10, citation hit), the %d with evidenceTerms, the %d with aggregation\n",
+		m.RelevanceCases, caseNoun(m.RelevanceCases), names, m.EvidenceCases, m.AggregationCases)
 	fmt.Fprintf(w, "latency p50 %.1f ms · p95 %.1f ms · timeout rate %.3f\n", m.LatencyP50Ms, m.LatencyP95Ms, m.TimeoutRate)
+}
+
+// measured is v to three places, or "-" when no case measured it
+// (cases is 0): not a 0.000 that reads as a total miss.
+func measured(v float64, cases int) string {
+	if cases == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+// caseNoun is "case" or "cases", as n asks.
+func caseNoun(n int) string {
+	if n == 1 {
+		return "case"
+	}
+	return "cases"
 }
 
 func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {

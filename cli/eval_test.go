@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/eval"
 	"github.com/nova-recall/nova/internal/novatest"
@@ -241,6 +243,43 @@ func TestEvalLoCoMo_datasetErrors(t *testing.T) {
 		}
 		if err := json.Unmarshal([]byte(out), &envelope); err != nil || code != ExitUsage || envelope.OK || !strings.Contains(envelope.Error, filepath.Base(file)) {
 			t.Errorf("eval locomo %s --json: exit %d, %v, stdout %q", file, code, err, out)
+		}
+	}
+}
+
+// TestEval_meansOverMeasuredCases: a case that names nothing relevant has
+// no recall; its row shows "-" where it showed recall 1.000 and nDCG
+// 0.000, and the run's means are over the cases that measure each, with
+// how many said, and "-" over none. The summary read recall@k 0.500 for
+// a run whose one measured case was missed.
+func TestEval_meansOverMeasuredCases(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body api.SearchBody
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		w.Header().Set("Content-Type", "application/json")
+		// An answer novad could give: the envelope of a search, with one
+		// result that is not the case's relevant id.
+		resp := api.Unavailable(body.Query, body.TopK, "")
+		resp.Available, resp.Reason = true, nil
+		resp.Results = []api.Result{{ID: "c1", SourceID: "other", TextPreview: "the dashboard port was taken", Provenance: api.Provenance{SourceID: "other"}}}
+		_ = json.NewEncoder(w).Encode(resp)
+	}))
+	t.Cleanup(srv.Close)
+	cases := filepath.Join(t.TempDir(), "cases.jsonl")
+	novatest.Must(t, os.WriteFile(cases, []byte(`{"id":"missed","query":"port","expect":{"relevantIds":["dec-003"]}}`+"\n"+
+		`{"id":"terms-only","query":"port","expect":{"evidenceTerms":["port"]}}`+"\n"), 0o600))
+	code, out, errOut := runCLI(t.Context(), nil, "eval", "--queries", cases, "--facade-url", srv.URL)
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want 1 (a case failed)\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^terms-only\s+pass\s+-\s+-\s+-\s+-\s+1\.000\s`),
+		regexp.MustCompile(`(?m)^missed\s+FAIL\s+0\.000\s+0\.000\s+0\.000\s+0\.000\s+-\s`),
+		regexp.MustCompile(`recall@k 0\.000 · MRR 0\.000 · nDCG@10 0\.000 · citation hit 0\.000 · evidence 1\.000 · duplicates 0\.000 · aggregation -`),
+		regexp.MustCompile(`means over the 1 case that names relevant results \(recall@k, MRR, nDCG@10, citation hit\), the 1 with evidenceTerms, the 0 with aggregation`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("the report does not match %s:\n%s", want, out)
 		}
 	}
 }

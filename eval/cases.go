@@ -192,24 +192,32 @@ func goKind(t reflect.Type) string {
 
 // CaseResult is one case's metrics and verdict.
 type CaseResult struct {
-	ID                     string          `json:"id"`
-	Query                  string          `json:"query"`
-	Passed                 bool            `json:"passed"`
-	Checks                 map[string]bool `json:"checks"`
-	Available              bool            `json:"available"`
-	Reason                 string          `json:"reason,omitempty"`
-	Results                int             `json:"results"`
-	RecallAtK              float64         `json:"recallAtK"`
-	MRR                    float64         `json:"mrr"`
-	NDCG10                 float64         `json:"ndcgAt10"`
-	CitationHitRate        float64         `json:"citationHitRate"`
-	EvidenceCoverage       float64         `json:"evidenceCoverage"`
-	DuplicateRate          float64         `json:"duplicateRate"`
-	AggregationCorrectness float64         `json:"aggregationCorrectness"`
-	Quality                string          `json:"quality"`
-	LatencyMs              float64         `json:"latencyMs"`
-	TimedOut               bool            `json:"timedOut"`
-	Top                    string          `json:"top,omitempty"`
+	ID        string          `json:"id"`
+	Query     string          `json:"query"`
+	Passed    bool            `json:"passed"`
+	Checks    map[string]bool `json:"checks"`
+	Available bool            `json:"available"`
+	Reason    string          `json:"reason,omitempty"`
+	Results   int             `json:"results"`
+	// Relevant is how many relevant results the case names (expected
+	// ids and descriptors). At 0, RecallAtK, MRR, NDCG10 and
+	// CitationHitRate are the protocol's placeholders (1, 1, 0, 1), not
+	// measurements, and the run's means leave them out.
+	Relevant int `json:"relevant"`
+	// EvidenceTerms is how many evidence terms the case names; at 0,
+	// EvidenceCoverage is 1, a placeholder the run's mean leaves out.
+	EvidenceTerms          int     `json:"evidenceTerms"`
+	RecallAtK              float64 `json:"recallAtK"`
+	MRR                    float64 `json:"mrr"`
+	NDCG10                 float64 `json:"ndcgAt10"`
+	CitationHitRate        float64 `json:"citationHitRate"`
+	EvidenceCoverage       float64 `json:"evidenceCoverage"`
+	DuplicateRate          float64 `json:"duplicateRate"`
+	AggregationCorrectness float64 `json:"aggregationCorrectness"`
+	Quality                string  `json:"quality"`
+	LatencyMs              float64 `json:"latencyMs"`
+	TimedOut               bool    `json:"timedOut"`
+	Top                    string  `json:"top,omitempty"`
 }
 
 // Summary aggregates a run.
@@ -230,8 +238,22 @@ type Summary struct {
 	FacadeTarget string       `json:"facade"`
 }
 
-// RunMetrics are means over cases and latency percentiles.
+// RunMetrics are means over cases and latency percentiles. Each mean is
+// over the cases that measure it, counted beside it: a case that names
+// nothing relevant has no recall to average, and its placeholder (1, or
+// 0 when its search failed) would move the mean either way.
 type RunMetrics struct {
+	// RelevanceCases are the cases that name relevant results
+	// (expect.relevantIds, relevantEvidence): RecallAtK, MRR, NDCG10 and
+	// CitationHitRate are their means, 0 when there are none.
+	RelevanceCases int `json:"relevanceCases"`
+	// EvidenceCases are the cases with expect.evidenceTerms:
+	// EvidenceCoverage is their mean, 0 when there are none.
+	EvidenceCases int `json:"evidenceCases"`
+	// AggregationCases are the cases with expect.aggregation:
+	// AggregationCorrectness is their mean, 0 when there are none.
+	AggregationCases int `json:"aggregationCases"`
+
 	RecallAtK              float64 `json:"recallAtK"`
 	MRR                    float64 `json:"mrr"`
 	NDCG10                 float64 `json:"ndcgAt10"`
@@ -279,22 +301,35 @@ func RunCases(ctx context.Context, cases []Case, search Searcher, progress func(
 			s.Status = "failed"
 		}
 		m := &s.Metrics
-		m.RecallAtK += r.RecallAtK
-		m.MRR += r.MRR
-		m.NDCG10 += r.NDCG10
-		m.CitationHitRate += r.CitationHitRate
-		m.EvidenceCoverage += r.EvidenceCoverage
+		if r.Relevant > 0 {
+			m.RelevanceCases++
+			m.RecallAtK += r.RecallAtK
+			m.MRR += r.MRR
+			m.NDCG10 += r.NDCG10
+			m.CitationHitRate += r.CitationHitRate
+		}
+		if r.EvidenceTerms > 0 {
+			m.EvidenceCases++
+			m.EvidenceCoverage += r.EvidenceCoverage
+		}
+		if c.Expect.Aggregation != nil {
+			m.AggregationCases++
+			m.AggregationCorrectness += r.AggregationCorrectness
+		}
 		m.DuplicateRate += r.DuplicateRate
-		m.AggregationCorrectness += r.AggregationCorrectness
 		if progress != nil {
 			progress(i+1, len(cases))
 		}
 	}
 	n := float64(max(1, s.CaseCount))
 	m := &s.Metrics
-	for _, p := range []*float64{&m.RecallAtK, &m.MRR, &m.NDCG10, &m.CitationHitRate, &m.EvidenceCoverage, &m.DuplicateRate, &m.AggregationCorrectness} {
-		*p = scalar.Round(*p/n, 4)
+	mean := func(sum *float64, cases int) { *sum = scalar.Round(*sum/float64(max(1, cases)), 4) }
+	for _, p := range []*float64{&m.RecallAtK, &m.MRR, &m.NDCG10, &m.CitationHitRate} {
+		mean(p, m.RelevanceCases)
 	}
+	mean(&m.EvidenceCoverage, m.EvidenceCases)
+	mean(&m.AggregationCorrectness, m.AggregationCases)
+	mean(&m.DuplicateRate, s.CaseCount)
 	m.LatencyP50Ms = scalar.Round(Percentile(lat, 0.5), 4)
 	m.LatencyP95Ms = scalar.Round(Percentile(lat, 0.95), 4)
 	m.TimeoutRate = scalar.Round(float64(timeouts)/n, 4)
@@ -303,7 +338,8 @@ func RunCases(ctx context.Context, cases []Case, search Searcher, progress func(
 }
 
 func runCase(ctx context.Context, c Case, search Searcher) CaseResult {
-	r := CaseResult{ID: c.ID, Query: c.Query, Checks: map[string]bool{}}
+	r := CaseResult{ID: c.ID, Query: c.Query, Checks: map[string]bool{},
+		Relevant: len(c.Expect.RelevantIDs) + len(c.Expect.RelevantEvidence), EvidenceTerms: len(c.Expect.EvidenceTerms)}
 	topK := c.TopK
 	if topK == 0 {
 		topK = api.DefaultTopK
@@ -346,7 +382,7 @@ func runCase(ctx context.Context, c Case, search Searcher) CaseResult {
 			relevant[ranked[i]] = true
 		}
 	}
-	wanted := len(e.RelevantIDs) + len(e.RelevantEvidence)
+	wanted := r.Relevant
 	if wanted > 0 {
 		found := len(relevant)
 		r.RecallAtK = scalar.Round(float64(found)/float64(wanted), 4)

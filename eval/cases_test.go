@@ -76,10 +76,25 @@ func TestRunCases(t *testing.T) {
 	if ev := s.Cases[3]; !ev.Passed || ev.RecallAtK != 1 || ev.EvidenceCoverage != 0.5 || ev.Top != "s1" {
 		t.Errorf("evidence: %+v", ev)
 	}
-	// Means over four cases: recall (0.5 + 1 + 0 + 1) / 4.
 	if s.Status != "failed" || s.CaseCount != 4 || s.PassedCount != 1 || s.FailedCount != 3 || s.PassRate != 0.25 ||
-		s.Metrics.RecallAtK != 0.625 || s.Metrics.TimeoutRate != 0.25 || len(progress) != 4 || progress[3] != 4 {
+		s.Metrics.TimeoutRate != 0.25 || len(progress) != 4 || progress[3] != 4 {
 		t.Errorf("summary %+v metrics %+v progress %v", s, s.Metrics, progress)
+	}
+	// The relevance means are over the two cases that name relevant
+	// results, ids and evidence: recall (0.5 + 1) / 2, nDCG (ids' + 1) / 2.
+	// They were over all four, where down and timeout name nothing
+	// relevant, yet scored 1 and 0 (recall 0.625): placeholders, not
+	// measurements, that moved the figure either way. Evidence coverage
+	// is over the one case with evidenceTerms.
+	m := s.Metrics
+	if m.RelevanceCases != 2 || m.RecallAtK != 0.75 || m.MRR != 0.75 || m.NDCG10 != math.Round((wantNDCG+1)/2*1e4)/1e4 || m.CitationHitRate != 0.25 ||
+		m.EvidenceCases != 1 || m.EvidenceCoverage != 0.5 || m.AggregationCases != 0 || m.AggregationCorrectness != 0 {
+		t.Errorf("metrics %+v; want recall, MRR, nDCG and citations over 2 cases, evidence over 1, aggregation over none", m)
+	}
+	for i, want := range []int{2, 0, 0, 1} {
+		if c := s.Cases[i]; c.Relevant != want || c.EvidenceTerms != len(cases[i].Expect.EvidenceTerms) {
+			t.Errorf("case %s: relevant %d, evidenceTerms %d; want %d and %d", c.ID, c.Relevant, c.EvidenceTerms, want, len(cases[i].Expect.EvidenceTerms))
+		}
 	}
 }
 
@@ -165,7 +180,7 @@ func TestReadCases_errorsInCaseTerms(t *testing.T) {
 func TestRunCases_interrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cases := []Case{{ID: "a", Query: "one"}, {ID: "b", Query: "two"}, {ID: "c", Query: "three"}}
+	cases := []Case{{ID: "a", Query: "one", Expect: Expect{RelevantIDs: []string{"r1"}}}, {ID: "b", Query: "two"}, {ID: "c", Query: "three"}}
 	asked := 0
 	s := RunCases(ctx, cases, func(ctx context.Context, b api.SearchBody) (*api.SearchResponse, error) {
 		asked++
