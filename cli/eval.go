@@ -267,15 +267,20 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 		fmt.Fprintln(inv.Stderr)
 	}
 	if err != nil {
-		code := ExitFailure
+		code, msg := ExitFailure, err.Error()
 		var pathErr *os.PathError
 		var dataErr *eval.DatasetError
-		if errors.As(err, &dataErr) || errors.As(err, &pathErr) {
+		switch {
+		case errors.As(err, &dataErr) || errors.As(err, &pathErr):
 			// PATH is what is wrong, as with a bad --queries FILE: not
 			// a failed run (1), which a recall below --min-r5 also is.
 			code = ExitUsage
+		case ctx.Err() != nil && errors.Is(err, context.Canceled):
+			// Ctrl-C: what was cut ("question 451: context canceled")
+			// is not what the user needs to know.
+			msg = "interrupted: no figures (a LoCoMo run reports once every system has asked every question)"
 		}
-		return commandError(inv, *jsonOut, "novactl eval locomo", code, err.Error())
+		return commandError(inv, *jsonOut, "novactl eval locomo", code, msg)
 	}
 	if *jsonOut {
 		printJSON(inv.Stdout, rep)

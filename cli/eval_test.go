@@ -283,3 +283,37 @@ func TestEval_meansOverMeasuredCases(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalLoCoMo_interruptedLeavesNothing: a LoCoMo run indexes into a
+// temporary home of its own, removed after the run and after Ctrl-C,
+// and reads or writes nothing under HOME or NOVA_HOME. Stopped, it says
+// it was interrupted (exit 1), where it said "index the LoCoMo turns:
+// context canceled", or a system's "question 451: context canceled".
+func TestEvalLoCoMo_interruptedLeavesNothing(t *testing.T) {
+	tmp, home := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	env := []string{"HOME=" + home, "NOVA_HOME=" + filepath.Join(home, ".nova")}
+	data := "../eval/testdata/zh-dialogue.json"
+	if code, out, errOut := runCLI(t.Context(), env, "eval", "locomo", data); code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	code, out, errOut := runCLI(ctx, env, "eval", "locomo", data)
+	if code != ExitFailure || !strings.Contains(errOut, "novactl eval locomo: interrupted") || strings.Contains(errOut, "context canceled") {
+		t.Errorf("interrupted: exit %d, stderr %q; want exit 1 saying it was interrupted", code, errOut)
+	}
+	code, out, _ = runCLI(ctx, env, "eval", "locomo", data, "--json")
+	var envelope struct {
+		OK    bool
+		Error string
+	}
+	if err := json.Unmarshal([]byte(out), &envelope); err != nil || code != ExitFailure || envelope.OK || !strings.HasPrefix(envelope.Error, "interrupted") {
+		t.Errorf("interrupted --json: exit %d, %v, stdout %q", code, err, out)
+	}
+	for _, dir := range []string{tmp, home} {
+		if left, _ := os.ReadDir(dir); len(left) > 0 {
+			t.Errorf("%s holds %v after the runs", dir, left)
+		}
+	}
+}
