@@ -93,6 +93,17 @@ func ReadCases(path string) ([]Case, error) {
 		if text == "" || strings.HasPrefix(text, "//") {
 			continue
 		}
+		if strings.HasPrefix(text, "[") {
+			// A list; a LoCoMo dataset, the other kind of eval file,
+			// when it names a sample_id or opens alone on line 1 as a
+			// pretty-printed one does (a case "cut short" by the
+			// decoder's reckoning).
+			hint := ""
+			if text == "[" || strings.Contains(text, `"sample_id"`) {
+				hint = "; a LoCoMo dataset is novactl eval locomo PATH's"
+			}
+			return nil, fmt.Errorf("%s:%d: a case is a JSON object, one per line (got an array%s)", path, line, hint)
+		}
 		dec := json.NewDecoder(strings.NewReader(text))
 		dec.DisallowUnknownFields()
 		var c Case

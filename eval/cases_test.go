@@ -156,6 +156,10 @@ func TestReadCases_errorsInCaseTerms(t *testing.T) {
 		"split":            {`{"id":"a",` + "\n" + `"query":"q"}`, `:1: the case ends before its JSON object closes (one case per line)`},
 		"not JSON":         {`id: a`, `:1: not JSON: invalid character 'i' looking for beginning of value`},
 		"unknown field":    {`{"id":"a","query":"q","expected":{}}`, `:1: unknown field "expected"`},
+		// The other kind of eval file, on one line or pretty-printed:
+		// the error said a case was an object, or that one was cut.
+		"a LoCoMo file":         {`[{"sample_id":"c1","conversation":{},"qa":[]}]`, `:1: a case is a JSON object, one per line (got an array; a LoCoMo dataset is novactl eval locomo PATH's)`},
+		"a LoCoMo file, spread": {"[\n" + `  {"sample_id":"c1"}` + "\n]", `:1: a case is a JSON object, one per line (got an array; a LoCoMo dataset is novactl eval locomo PATH's)`},
 	} {
 		p := filepath.Join(dir, name+".jsonl")
 		if err := os.WriteFile(p, []byte(tt.text+"\n"), 0o600); err != nil {
