@@ -55,8 +55,8 @@ const evalHelp = `Measures recall.
       questions, answertype, related; "all" names every one). --min-r1 and
       --min-r5 fail the run (exit 1) below a recall. Exit status 2 when PATH
       is missing or not a LoCoMo file (the error names the line and column).
-      --misses K lists the questions whose evidence Nova does not rank within
-      the first K, with each evidence turn's rank and Nova's first answers.
+      --misses K (1-20) lists the questions whose evidence Nova does not rank
+      within the first K, with each evidence turn's rank and Nova's first answers.
       Indexes into a temporary home; needs no running novad.`
 
 func evalVerbs() []verb {
@@ -259,8 +259,10 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 			return usageError(inv, fs, fmt.Sprintf("%s must be a recall from 0 to 1 (got %v)", m.name, m.v))
 		}
 	}
-	if *missesAt < 0 {
-		return usageError(inv, fs, fmt.Sprintf("--misses must be 0 (off) or more (got %d)", *missesAt))
+	if *missesAt < 0 || *missesAt > api.MaxTopK {
+		// Nova answers each question with at most MaxTopK turns: a
+		// cut-off past them lists what MaxTopK lists.
+		return usageError(inv, fs, fmt.Sprintf("--misses must be 0 (off) to %d, the turns Nova answers each question with (got %d)", api.MaxTopK, *missesAt))
 	}
 	rep, err := eval.RunLoCoMo(ctx, pos[0], eval.LoCoMoOptions{Progress: progress, Ablate: levers, MissesAt: *missesAt})
 	if progress != nil {

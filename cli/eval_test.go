@@ -317,3 +317,13 @@ func TestEvalLoCoMo_interruptedLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalLoCoMo_missesWithinAnswers: Nova answers at most 20 turns, so
+// --misses above 20 listed what --misses 20 lists, under a cut-off the
+// run never looked at; it is a usage error naming the range.
+func TestEvalLoCoMo_missesWithinAnswers(t *testing.T) {
+	code, _, stderr := evalCLI(t, "locomo", "--misses", "50", "../eval/testdata/zh-dialogue.json")
+	if code != ExitUsage || !strings.Contains(stderr, "--misses must be 0 (off) to 20") {
+		t.Errorf("--misses 50: exit %d, stderr %q; want exit 2 naming 0 to 20", code, stderr)
+	}
+}

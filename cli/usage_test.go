@@ -94,7 +94,7 @@ func TestCommands_rejectOthersFlagsAndArgs(t *testing.T) {
 		{[]string{"eval", "locomo", "a.json", "b.json"}, ExitUsage, `novactl eval locomo: unexpected argument "b.json"`},
 		// Refused before the dataset is read and indexed (a.json need not exist).
 		{[]string{"eval", "locomo", "--ablate", "context,telepathy", "a.json"}, ExitUsage, `novactl eval locomo: --ablate: unknown lever "telepathy"`},
-		{[]string{"eval", "locomo", "--misses", "-1", "a.json"}, ExitUsage, "novactl eval locomo: --misses must be 0 (off) or more"},
+		{[]string{"eval", "locomo", "--misses", "-1", "a.json"}, ExitUsage, "novactl eval locomo: --misses must be 0 (off) to 20"},
 		{[]string{"bench", "fresh", "extra"}, ExitUsage, `novactl bench fresh: unexpected argument "extra"`},
 		// --command is install's: its synopsis shows it, uninstall
 		// neither lists nor takes it.
@@ -282,7 +282,7 @@ func TestJSONUsageErrors(t *testing.T) {
 		{[]string{"config", "check", "extra", "--json"}, `unexpected argument "extra"`},
 		{[]string{"config", "bogus", "--json"}, `unknown subcommand "bogus"`},
 		{[]string{"eval", "--queries", "cases.jsonl", "extra", "--json"}, `unexpected argument "extra"`},
-		{[]string{"eval", "locomo", "--misses", "-1", "a.json", "--json"}, "--misses must be 0 (off) or more"},
+		{[]string{"eval", "locomo", "--misses", "-1", "a.json", "--json"}, "--misses must be 0 (off) to 20"},
 		{[]string{"eval", "--json"}, "--queries FILE is required"},
 		{[]string{"eval", "locomo", "--json"}, "PATH is required"},
 		{[]string{"mcp", "status", "extra", "--json"}, `unexpected argument "extra"`},
