@@ -298,8 +298,12 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 }
 
 func printLoCoMo(w io.Writer, r *eval.LoCoMoReport) {
-	fmt.Fprintf(w, "LoCoMo %s: %d conversations, %d turns, %d questions with evidence (index built in %.1fs)\n\n",
-		r.Dataset, r.Conversations, r.Turns, r.Questions, float64(r.BuildMs)/1000)
+	left := ""
+	if r.QuestionsWithoutEvidence > 0 {
+		left = fmt.Sprintf(" (%d without, left out)", r.QuestionsWithoutEvidence)
+	}
+	fmt.Fprintf(w, "LoCoMo %s: %d conversations, %d turns, %d questions with evidence%s (index built in %.1fs)\n\n",
+		r.Dataset, r.Conversations, r.Turns, r.Questions, left, float64(r.BuildMs)/1000)
 	if n := len(r.UnknownEvidence); n > 0 {
 		ids, verb := "ids name", "count"
 		if n == 1 {

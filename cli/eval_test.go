@@ -327,3 +327,27 @@ func TestEvalLoCoMo_missesWithinAnswers(t *testing.T) {
 		t.Errorf("--misses 50: exit %d, stderr %q; want exit 2 naming 0 to 20", code, stderr)
 	}
 }
+
+// TestEvalLoCoMo_saysWhatIsLeftOut: a question without evidence cannot
+// be scored and is left out of every recall; the report says how many
+// were, in text and JSON, where it said only how many were kept (495
+// questions with evidence, of the dev set's 497).
+func TestEvalLoCoMo_saysWhatIsLeftOut(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "locomo.json")
+	data := `[{"sample_id":"c1","conversation":{"session_1_date_time":"1:56 pm on 8 May, 2023","session_1":[
+		{"speaker":"A","dia_id":"D1:1","text":"I adopted a puppy named Biscuit."},
+		{"speaker":"B","dia_id":"D1:2","text":"Nice, what breed is Biscuit?"}]},
+		"qa":[{"question":"What is the puppy called?","evidence":["D1:1"],"category":4},
+		      {"question":"What does Biscuit eat?","evidence":[],"category":5},
+		      {"question":"Where does Biscuit sleep?","category":5}]}]`
+	novatest.Must(t, os.WriteFile(p, []byte(data), 0o600))
+	code, out, errOut := evalCLI(t, "locomo", p)
+	if code != ExitOK || !strings.Contains(out, "1 questions with evidence (2 without, left out)") {
+		t.Errorf("exit %d; the header does not say 2 questions were left out:\n%s\n%s", code, out, errOut)
+	}
+	code, out, _ = evalCLI(t, "locomo", "--json", p)
+	var rep eval.LoCoMoReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != ExitOK || rep.Questions != 1 || rep.QuestionsWithoutEvidence != 2 {
+		t.Errorf("--json: exit %d, %v, questions %d, without evidence %d; want 1 and 2", code, err, rep.Questions, rep.QuestionsWithoutEvidence)
+	}
+}

@@ -74,13 +74,17 @@ type RankedTurn struct {
 
 // LoCoMoReport is the result of a LoCoMo run.
 type LoCoMoReport struct {
-	Dataset       string         `json:"dataset"`
-	Conversations int            `json:"conversations"`
-	Turns         int            `json:"turns"`
-	Questions     int            `json:"questions"`
-	Systems       []SystemReport `json:"systems"`
-	Reference     SystemReport   `json:"reference"`
-	BuildMs       int64          `json:"buildMs"`
+	Dataset       string `json:"dataset"`
+	Conversations int    `json:"conversations"`
+	Turns         int    `json:"turns"`
+	// Questions are the questions asked and scored: those with evidence.
+	Questions int `json:"questions"`
+	// QuestionsWithoutEvidence are the file's questions left out of
+	// every figure: with no evidence turn, they have no recall.
+	QuestionsWithoutEvidence int            `json:"questionsWithoutEvidence"`
+	Systems                  []SystemReport `json:"systems"`
+	Reference                SystemReport   `json:"reference"`
+	BuildMs                  int64          `json:"buildMs"`
 	// UnknownEvidence are evidence ids that name no turn of their
 	// conversation (typos in the file): no system can find them, and
 	// they count as not found, capping every system's recall alike.
@@ -209,10 +213,20 @@ func (e *DatasetError) Error() string { return e.Err.Error() }
 
 func (e *DatasetError) Unwrap() error { return e.Err }
 
+// LoCoMoCounts is what LoadLoCoMo counts beside the turns and questions
+// it returns.
+type LoCoMoCounts struct {
+	// Conversations is the number of conversations (samples) in the file.
+	Conversations int
+	// WithoutEvidence is the number of questions left out because they
+	// name no evidence turn: no recall of theirs can be measured.
+	WithoutEvidence int
+}
+
 // LoadLoCoMo converts a LoCoMo file into one record per turn and the
 // questions that have evidence. An error about the file's content is a
 // *DatasetError.
-func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
+func LoadLoCoMo(path string) ([]TurnRecord, []Question, LoCoMoCounts, error) {
 	recs, qs, n, err := loadLoCoMo(path)
 	var pathErr *os.PathError
 	if err != nil && !errors.As(err, &pathErr) {
@@ -225,24 +239,25 @@ func LoadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 // something else.
 const locomoShape = "a LoCoMo file is a JSON list of conversations {sample_id, conversation, qa}"
 
-func loadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
+func loadLoCoMo(path string) ([]TurnRecord, []Question, LoCoMoCounts, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, LoCoMoCounts{}, err
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil, nil, 0, fmt.Errorf("%s is empty: %s", path, locomoShape)
+		return nil, nil, LoCoMoCounts{}, fmt.Errorf("%s is empty: %s", path, locomoShape)
 	}
 	var samples []locomoSample
 	if err := json.Unmarshal(raw, &samples); err != nil {
-		return nil, nil, 0, locomoError(path, raw, err)
+		return nil, nil, LoCoMoCounts{}, locomoError(path, raw, err)
 	}
 	var recs []TurnRecord
 	var qs []Question
+	withoutEvidence := 0
 	ids := map[string]bool{}
 	for i, s := range samples {
 		if s.SampleID == "" {
-			return nil, nil, 0, fmt.Errorf("%s: sample %d has no sample_id", path, i+1)
+			return nil, nil, LoCoMoCounts{}, fmt.Errorf("%s: sample %d has no sample_id", path, i+1)
 		}
 		var sessions []int
 		keys := map[int]string{}
@@ -258,12 +273,12 @@ func loadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 			// Each turn is decoded alone, so that an error names its turn.
 			var rawTurns []json.RawMessage
 			if err := json.Unmarshal(s.Conversation[keys[n]], &rawTurns); err != nil {
-				return nil, nil, 0, fmt.Errorf("%s: %s %s must be a list of turns {speaker, dia_id, text} (got %s)", path, s.SampleID, keys[n], jsonKind(typeErrorValue(err)))
+				return nil, nil, LoCoMoCounts{}, fmt.Errorf("%s: %s %s must be a list of turns {speaker, dia_id, text} (got %s)", path, s.SampleID, keys[n], jsonKind(typeErrorValue(err)))
 			}
 			turns := make([]locomoTurn, len(rawTurns))
 			for j, rt := range rawTurns {
 				if err := json.Unmarshal(rt, &turns[j]); err != nil {
-					return nil, nil, 0, fmt.Errorf("%s: %s %s turn %d: %s", path, s.SampleID, keys[n], j+1, fieldError(err, "a turn is a JSON object {speaker, dia_id, text}"))
+					return nil, nil, LoCoMoCounts{}, fmt.Errorf("%s: %s %s turn %d: %s", path, s.SampleID, keys[n], j+1, fieldError(err, "a turn is a JSON object {speaker, dia_id, text}"))
 				}
 			}
 			date := ""
@@ -274,19 +289,19 @@ func loadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 				if err != nil {
 					// Dropped, the session's turns would be scored without
 					// a date: the temporal questions measured something else.
-					return nil, nil, 0, fmt.Errorf("%s: %s %s %q is not a LoCoMo date (such as %q)", path, s.SampleID, dateKey, when, "1:56 pm on 8 May, 2023")
+					return nil, nil, LoCoMoCounts{}, fmt.Errorf("%s: %s %s %q is not a LoCoMo date (such as %q)", path, s.SampleID, dateKey, when, "1:56 pm on 8 May, 2023")
 				}
 				date = t.UTC().Format(time.RFC3339)
 			}
 			for j, t := range turns {
 				if t.DiaID == "" {
-					return nil, nil, 0, fmt.Errorf("%s: %s %s turn %d has no dia_id", path, s.SampleID, keys[n], j+1)
+					return nil, nil, LoCoMoCounts{}, fmt.Errorf("%s: %s %s turn %d has no dia_id", path, s.SampleID, keys[n], j+1)
 				}
 				// Recall is a share of distinct evidence turns: a repeated
 				// id would be found twice.
 				id := s.SampleID + ":" + t.DiaID
 				if ids[id] {
-					return nil, nil, 0, fmt.Errorf("%s: turn %q of conversation %q appears twice (dia_id and sample_id must be unique)", path, t.DiaID, s.SampleID)
+					return nil, nil, LoCoMoCounts{}, fmt.Errorf("%s: turn %q of conversation %q appears twice (dia_id and sample_id must be unique)", path, t.DiaID, s.SampleID)
 				}
 				ids[id] = true
 				text := t.Speaker + ": " + t.Text
@@ -306,28 +321,31 @@ func loadLoCoMo(path string) ([]TurnRecord, []Question, int, error) {
 				}
 			}
 			if len(ev) == 0 {
+				// Said in the report: the questions measured are fewer
+				// than the file's.
+				withoutEvidence++
 				continue
 			}
 			if strings.TrimSpace(q.Question) == "" {
-				return nil, nil, 0, fmt.Errorf("%s: %s qa %d has no question", path, s.SampleID, j+1)
+				return nil, nil, LoCoMoCounts{}, fmt.Errorf("%s: %s qa %d has no question", path, s.SampleID, j+1)
 			}
 			qs = append(qs, Question{Project: s.SampleID, Text: q.Question, Category: q.Category, Evidence: ev})
 		}
 	}
 	switch {
 	case len(recs) == 0:
-		return nil, nil, 0, fmt.Errorf("%s holds no dialogue turns (conversation.session_N lists)", path)
+		return nil, nil, LoCoMoCounts{}, fmt.Errorf("%s holds no dialogue turns (conversation.session_N lists)", path)
 	case len(qs) == 0:
-		return nil, nil, 0, fmt.Errorf("%s holds no question with evidence (qa[].evidence): nothing to measure", path)
+		return nil, nil, LoCoMoCounts{}, fmt.Errorf("%s holds no question with evidence (qa[].evidence): nothing to measure", path)
 	}
 	// Evidence ids that name no turn count as not found (RunLoCoMo names
 	// them); when none names one, they are written in another form than
 	// the turns' ids, and every system would score 0 for the file's sake.
 	if !slices.ContainsFunc(qs, func(q Question) bool { return slices.ContainsFunc(q.Evidence, func(e string) bool { return ids[e] }) }) {
 		dia := strings.TrimPrefix(recs[0].ID, recs[0].Project+":")
-		return nil, nil, 0, fmt.Errorf("%s: no evidence id of its questions names a turn of their conversation (such as %q, a turn's dia_id): nothing to measure", path, dia)
+		return nil, nil, LoCoMoCounts{}, fmt.Errorf("%s: no evidence id of its questions names a turn of their conversation (such as %q, a turn's dia_id): nothing to measure", path, dia)
 	}
-	return recs, qs, len(samples), nil
+	return recs, qs, LoCoMoCounts{Conversations: len(samples), WithoutEvidence: withoutEvidence}, nil
 }
 
 // locomoError says what is wrong with a file that does not decode as
@@ -395,7 +413,7 @@ func lineCol(raw []byte, offset int64) string {
 // Nova with the dense channel off, and a plain BM25 baseline, all in the
 // same run.
 func RunLoCoMo(ctx context.Context, path string, opts LoCoMoOptions) (*LoCoMoReport, error) {
-	recs, qs, convs, err := LoadLoCoMo(path)
+	recs, qs, counts, err := LoadLoCoMo(path)
 	if err != nil {
 		return nil, err
 	}
@@ -479,7 +497,8 @@ func RunLoCoMo(ctx context.Context, path string, opts LoCoMoOptions) (*LoCoMoRep
 	if err != nil {
 		return nil, err
 	}
-	rep := &LoCoMoReport{Dataset: filepath.Base(path), Conversations: convs, Turns: len(recs), Questions: len(qs), BuildMs: buildMs}
+	rep := &LoCoMoReport{Dataset: filepath.Base(path), Conversations: counts.Conversations, Turns: len(recs), Questions: len(qs),
+		QuestionsWithoutEvidence: counts.WithoutEvidence, BuildMs: buildMs}
 	turnIDs := make(map[string]bool, len(recs))
 	for _, r := range recs {
 		turnIDs[r.ID] = true

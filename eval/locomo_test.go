@@ -63,12 +63,12 @@ func TestRunLoCoMo_unknownLever(t *testing.T) {
 // The Chinese set is the issue's: at least 50 questions over one dialogue
 // (TestLoadLoCoMo_shippedSets checks its dates, speakers and evidence).
 func TestLoadLoCoMo_chineseSet(t *testing.T) {
-	recs, qs, convs, err := LoadLoCoMo("testdata/zh-dialogue.json")
+	recs, qs, counts, err := LoadLoCoMo("testdata/zh-dialogue.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if convs != 1 || len(recs) != 99 || len(qs) < 50 {
-		t.Fatalf("%d conversations, %d turns, %d questions", convs, len(recs), len(qs))
+	if counts.Conversations != 1 || len(recs) != 99 || len(qs) < 50 {
+		t.Fatalf("%d conversations, %d turns, %d questions", counts.Conversations, len(recs), len(qs))
 	}
 }
 
