@@ -83,8 +83,10 @@ type LoCoMoReport struct {
 	// every figure: with no evidence turn, they have no recall.
 	QuestionsWithoutEvidence int            `json:"questionsWithoutEvidence"`
 	Systems                  []SystemReport `json:"systems"`
-	Reference                SystemReport   `json:"reference"`
-	BuildMs                  int64          `json:"buildMs"`
+	// Reference is the published DRAGON figures (dragon-published); a
+	// figure the paper does not publish is -1, not a measurement.
+	Reference SystemReport `json:"reference"`
+	BuildMs   int64        `json:"buildMs"`
 	// UnknownEvidence are evidence ids that name no turn of their
 	// conversation (typos in the file): no system can find them, and
 	// they count as not found, capping every system's recall alike.
