@@ -300,8 +300,8 @@ func TestEvalLoCoMo_interruptedLeavesNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	code, out, errOut := runCLI(ctx, env, "eval", "locomo", data)
-	if code != ExitFailure || !strings.Contains(errOut, "novactl eval locomo: interrupted") || strings.Contains(errOut, "context canceled") {
-		t.Errorf("interrupted: exit %d, stderr %q; want exit 1 saying it was interrupted", code, errOut)
+	if code != ExitFailure || out != "" || !strings.Contains(errOut, "novactl eval locomo: interrupted") || strings.Contains(errOut, "context canceled") {
+		t.Errorf("interrupted: exit %d, stdout %q, stderr %q; want exit 1 saying it was interrupted, and no figures", code, out, errOut)
 	}
 	code, out, _ = runCLI(ctx, env, "eval", "locomo", data, "--json")
 	var envelope struct {
