@@ -113,6 +113,13 @@ func TestCompletion_FlagValues(t *testing.T) {
 		args   []string
 		config string // written to NOVA_HOME/config.yaml first
 	}
+	// A dataset of two turns: a valid lever runs on it (0) in a moment,
+	// where a missing one would be a usage error (2) like the lever's.
+	locomo := filepath.Join(t.TempDir(), "locomo.json")
+	if err := os.WriteFile(locomo, []byte(`[{"sample_id":"c1","conversation":{"session_1":[{"speaker":"A","dia_id":"D1:1","text":"I adopted a puppy."},`+
+		`{"speaker":"B","dia_id":"D1:2","text":"Nice."}]},"qa":[{"question":"What did A adopt?","evidence":["D1:1"],"category":4}]}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	probes := map[string]probe{
 		"mcp install --agent":      {args: []string{"--dry-run"}},
 		"mcp uninstall --agent":    {args: []string{"--dry-run"}},
@@ -120,8 +127,8 @@ func TestCompletion_FlagValues(t *testing.T) {
 		"skill install --agent":    {args: []string{"--dry-run"}},
 		"skill uninstall --agent":  {args: []string{"--dry-run"}},
 		"skill status --agent":     {args: []string{"--json"}},
-		"index watch --log-format": {config: "sources: [\n"},                     // a valid format reaches the config, which fails (78)
-		"eval locomo --ablate":     {args: []string{"/nonexistent/locomo.json"}}, // a valid lever reaches the file, which fails (1)
+		"index watch --log-format": {config: "sources: [\n"}, // a valid format reaches the config, which fails (78)
+		"eval locomo --ablate":     {args: []string{locomo}},
 		// Valid systems reach the CPU profile, whose folder is missing
 		// (1), before any benchmark starts.
 		"bench --systems": {args: []string{"--no-daemon", "--cpuprofile", "/nonexistent/nova-bench.prof"}},

@@ -270,10 +270,9 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	if err != nil {
 		code, msg := ExitFailure, err.Error()
-		var pathErr *os.PathError
 		var dataErr *eval.DatasetError
 		switch {
-		case errors.As(err, &dataErr) || errors.As(err, &pathErr):
+		case errors.As(err, &dataErr):
 			// PATH is what is wrong, as with a bad --queries FILE: not
 			// a failed run (1), which a recall below --min-r5 also is.
 			code = ExitUsage

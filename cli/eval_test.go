@@ -351,3 +351,15 @@ func TestEvalLoCoMo_saysWhatIsLeftOut(t *testing.T) {
 		t.Errorf("--json: exit %d, %v, questions %d, without evidence %d; want 1 and 2", code, err, rep.Questions, rep.QuestionsWithoutEvidence)
 	}
 }
+
+// TestEvalLoCoMo_runErrorIsNotUsage: a run that fails for its own sake
+// (here the scratch home, under a TMPDIR that does not exist) is exit 1,
+// though the error is a path's as a missing PATH's is: only PATH's
+// fault is a usage error (2).
+func TestEvalLoCoMo_runErrorIsNotUsage(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	code, _, stderr := evalCLI(t, "locomo", "../eval/testdata/zh-dialogue.json")
+	if code != ExitFailure || !strings.Contains(stderr, "missing") {
+		t.Errorf("exit %d, stderr %q; want exit 1 naming the missing folder", code, stderr)
+	}
+}

@@ -134,7 +134,7 @@ func TestJSONErrors(t *testing.T) {
 		// Seconds, as search takes them: "3" was refused as a parse error.
 		{"eval with a timeout in seconds", nil, []string{"eval", "--queries", cases, "--facade-url", down, "--timeout", "3", "--json"}, ExitFailure, "novad is not running"},
 		{"eval with a zero timeout", nil, []string{"eval", "--queries", cases, "--facade-url", down, "--timeout", "0", "--json"}, ExitUsage, "--timeout must be positive (got 0s)"},
-		{"eval locomo with no dataset", nil, []string{"eval", "locomo", filepath.Join(dir, "none.json"), "--json"}, ExitFailure, "none.json"},
+		{"eval locomo with no dataset", nil, []string{"eval", "locomo", filepath.Join(dir, "none.json"), "--json"}, ExitUsage, "none.json"},
 		{"index with an invalid config", bad, []string{"index", "list", "--json"}, ExitFailure, "server.port: must be an integer"},
 		{"search with an invalid config", bad, []string{"search", "foo", "--json"}, ExitFailure, "server.port: must be an integer"},
 		{"skill install for an unknown agent", plain, []string{"skill", "install", "--agent", "bogus", "--json"}, ExitUsage, `unknown agent "bogus"`},

@@ -203,10 +203,11 @@ var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
 // locomoDate is the layout of LoCoMo's session_N_date_time.
 const locomoDate = "3:04 pm on 2 January, 2006"
 
-// DatasetError is a dataset file that was read but cannot be measured:
-// not LoCoMo's shape, or nothing in it to measure. Its message names the
-// file and the place in it, in the file's terms. A file that cannot be
-// read at all is an *os.PathError instead.
+// DatasetError is a dataset file that cannot be read (Err is then the
+// *os.PathError) or measured: not LoCoMo's shape, or nothing in it to
+// measure, and the message names the file and the place in it, in the
+// file's terms. It tells the file's fault from the run's: a scratch home
+// that cannot be made is an *os.PathError too.
 type DatasetError struct {
 	Err error
 }
@@ -230,8 +231,7 @@ type LoCoMoCounts struct {
 // *DatasetError.
 func LoadLoCoMo(path string) ([]TurnRecord, []Question, LoCoMoCounts, error) {
 	recs, qs, n, err := loadLoCoMo(path)
-	var pathErr *os.PathError
-	if err != nil && !errors.As(err, &pathErr) {
+	if err != nil {
 		err = &DatasetError{Err: err}
 	}
 	return recs, qs, n, err
