@@ -58,6 +58,10 @@ const (
 	// datePriorBoost multiplies the score of a memory dated within a span
 	// the query names.
 	datePriorBoost = 0.15
+	// dayPriorBoost is datePriorBoost for a single day the query names
+	// ("on 16 March"): a day is a precise statement, a month or a year a
+	// loose one.
+	dayPriorBoost = 0.3
 	// personPriorBoost multiplies the score of a memory by a person or
 	// agent the query names.
 	personPriorBoost = 0.1
@@ -245,8 +249,11 @@ func (e *Engine) priors(q *query, c *memory.Chunk, comp *components) float64 {
 	if len(q.dates) > 0 {
 		comp.has |= hasDatePrior
 		comp.datePrior = 1
-		if inSpans(q.dates, e.localDay(c)) {
+		if s, ok := inSpans(q.dates, e.localDay(c)); ok {
 			comp.datePrior = 1 + datePriorBoost
+			if s.From == s.To {
+				comp.datePrior = 1 + dayPriorBoost
+			}
 		}
 		f *= comp.datePrior
 	}
@@ -302,17 +309,20 @@ func asksOnly(text string) bool {
 	return strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？")
 }
 
-func inSpans(spans []DateSpan, date string) bool {
+// inSpans returns the narrowest of the spans that hold date.
+func inSpans(spans []DateSpan, date string) (DateSpan, bool) {
+	var in DateSpan
+	found := false
 	if len(date) < 10 {
-		return false
+		return in, false
 	}
 	d := date[:10]
 	for _, s := range spans {
-		if d >= s.From && d <= s.To {
-			return true
+		if d >= s.From && d <= s.To && (!found || s.From == s.To) {
+			in, found = s, true
 		}
 	}
-	return false
+	return in, found
 }
 
 // propagate adds to every candidate neighbourShare of the gap to the

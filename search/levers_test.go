@@ -320,6 +320,20 @@ func TestDatePrior(t *testing.T) {
 	if rank(resp, "s1-1") < 0 && rank(resp, "s3-2") < 0 {
 		t.Errorf("memories outside the named month were filtered: %v", ids(resp))
 	}
+	// A single day is a precise statement: its memories weigh more than
+	// a month's. Named beside its month, the day's weight holds.
+	for _, query := range []string{"picnic photos or chairs on 11 June 2026?", "picnic photos or chairs in June 2026, on 11 June?"} {
+		day := ask(t, engineWith(), snap, api.SearchRequest{Query: query, TopK: 5})
+		for _, r := range day.Results {
+			want := 1.0
+			if *r.Date == "2026-06-11" {
+				want = 1.3
+			}
+			if r.ScoreComponents["datePrior"] != want {
+				t.Errorf("%q: %s dated %s: datePrior %v, want %v", query, r.SourceID, *r.Date, r.ScoreComponents["datePrior"], want)
+			}
+		}
+	}
 }
 
 func TestLemmasJoinIrregularForms(t *testing.T) {

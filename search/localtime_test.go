@@ -86,7 +86,7 @@ func TestLocalDay_acrossMidnightInTokyo(t *testing.T) {
 		for _, r := range resp.Results {
 			want := 1.0
 			if *r.Date == "2026-07-14" {
-				want = 1.15
+				want = 1.3 // a single day
 			}
 			if got := r.ScoreComponents["datePrior"]; got != want {
 				t.Errorf("%s dated %s: datePrior %v, want %v", r.SourceID, *r.Date, got, want)
