@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -251,7 +252,7 @@ func novadBinary(path string) (string, error) {
 // and a size past it is a typo (and would overflow with its suffix).
 const maxBenchRecords = 100_000_000
 
-// parseSizes parses "10000,100k,1M".
+// parseSizes parses "10000,100k,1M", each size once.
 func parseSizes(s string) ([]int, error) {
 	var out []int
 	for _, part := range strings.Split(s, ",") {
@@ -272,6 +273,11 @@ func parseSizes(s string) ([]int, error) {
 		}
 		if n > maxBenchRecords/mult {
 			return nil, fmt.Errorf("%q is more than %d records", part, maxBenchRecords)
+		}
+		// A size twice would build and time it all again, into a second
+		// column of the same name: a typo, not a measurement.
+		if slices.Contains(out, n*mult) {
+			return nil, fmt.Errorf("%q is %d records, given twice", part, n*mult)
 		}
 		out = append(out, n*mult)
 	}

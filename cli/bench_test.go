@@ -145,6 +145,11 @@ func TestBench_badFlags(t *testing.T) {
 		{append(fresh[:len(fresh):len(fresh)], "--chinese", "NaN"), "--chinese"},
 		{append(fresh[:len(fresh):len(fresh)], "--quiet", "-1s"), "--quiet"},
 		{append(fresh[:len(fresh):len(fresh)], "--max-wait", "-1s"), "--max-wait"},
+		// A size written twice (1k and 1000 are one size) was run twice,
+		// the whole build and every query again, into a second column of
+		// one name.
+		{append(append([]string{"--systems", "none"}, run...), "--sizes", "1k,1000"), "1000"},
+		{append(fresh[:len(fresh):len(fresh)], "--sizes", "2k,5k,2000"), "2000"},
 	} {
 		code, stdout, stderr := benchCLI(c.args...)
 		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, c.flag) {
@@ -158,7 +163,7 @@ func TestParseSizes(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, []int{10000, 100000, 1000000, 2000}) {
 		t.Fatalf("parseSizes = %v, %v", got, err)
 	}
-	for _, bad := range []string{"", ",", "-5", "1.5k", "x", "9999999999999M", "100000001"} {
+	for _, bad := range []string{"", ",", "-5", "1.5k", "x", "9999999999999M", "100000001", "10k,10000", "1M,1_000_000"} {
 		if _, err := parseSizes(bad); err == nil {
 			t.Errorf("parseSizes(%q) accepted", bad)
 		}
