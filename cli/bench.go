@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
@@ -68,6 +69,12 @@ func benchVerbs() []verb {
 }
 
 func runBench(ctx context.Context, inv *Invocation, args []string) int {
+	// A run starts novad (and bench fresh the watcher) on a work
+	// directory that is temporary unless --keep: a hangup must stop it
+	// as Ctrl-C does, or novad goes on serving from that directory, left
+	// behind with a whole corpus and index, and no one to stop it.
+	ctx, stop := stopOnHangup(ctx)
+	defer stop()
 	if len(args) > 0 && args[0] == "fresh" {
 		return runBenchFresh(ctx, inv, args[1:])
 	}
@@ -372,6 +379,17 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 		}
 	}
 	return ExitOK
+}
+
+// stopOnHangup returns ctx, cancelled also at a hangup (hangupSignals),
+// and the function that stops catching them. Catching SIGPIPE makes a
+// write to a closed stdout or stderr fail instead of ending the process.
+func stopOnHangup(ctx context.Context) (context.Context, context.CancelFunc) {
+	if len(hangupSignals) == 0 {
+		// NotifyContext without signals would catch every signal.
+		return context.WithCancel(ctx)
+	}
+	return signal.NotifyContext(ctx, hangupSignals...)
 }
 
 // startCPUProfile profiles this process's CPU into path until stop.
