@@ -44,7 +44,9 @@ type DaemonReport struct {
 	// work a loaded generation leaves to its first search shows here.
 	FirstSearchMs float64 `json:"firstSearchMs"`
 	// RSS after the generation loaded, after the timed queries (one
-	// client) and the peak (VmHWM) when it stopped being measured.
+	// client) and the peak (VmHWM) when it stopped being measured; on
+	// macOS the RSS is read from ps and the peak is novad's lifetime
+	// peak, read once it has exited.
 	RSSAfterLoadBytes    int64 `json:"rssAfterLoadBytes"`
 	RSSAfterQueriesBytes int64 `json:"rssAfterQueriesBytes"`
 	PeakRSSBytes         int64 `json:"peakRssBytes"`
@@ -120,7 +122,14 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 	}
 	d.Log = logPath
 	d.PID = p.cmd.Process.Pid
-	defer p.stop()
+	defer func() {
+		p.stop()
+		// Where a running process's peak cannot be read (macOS), its
+		// lifetime peak is known once it has exited.
+		if d.PeakRSSBytes == 0 && d.RSSAfterLoadBytes > 0 {
+			d.PeakRSSBytes = exitPeak(p.cmd.ProcessState)
+		}
+	}()
 	say("novad started (pid %d), waiting for the generation to load", d.PID)
 
 	c, err := waitReady(ctx, home, p, 15*time.Minute)
@@ -158,7 +167,7 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 	}
 	m, _ = childMemory(d.PID)
 	d.RSSAfterQueriesBytes, d.PeakRSSBytes, d.AnonAfterQueriesBytes = m.RSS, m.Peak, m.Anon
-	say("novad RSS after the queries %s (peak %s)", humanize.IBytes(uint64(d.RSSAfterQueriesBytes)), humanize.IBytes(uint64(d.PeakRSSBytes)))
+	say("novad RSS after the queries %s%s", humanize.IBytes(uint64(d.RSSAfterQueriesBytes)), peakNote(d.PeakRSSBytes))
 
 	if opts.Load {
 		c0, err0 := childCPU(d.PID)

@@ -207,8 +207,11 @@ func (r *Report) WriteText(w io.Writer) {
 		if d := s.Daemon; d != nil {
 			fmt.Fprintf(w, "novad:       ready in %s, first search %s", msf(float64(d.ReadyMs)), msf(d.FirstSearchMs))
 			if d.RSSAfterLoadBytes > 0 {
-				fmt.Fprintf(w, "; RSS %s after load, %s after the queries, peak %s",
-					humanize.IBytes(uint64(d.RSSAfterLoadBytes)), humanize.IBytes(uint64(d.RSSAfterQueriesBytes)), humanize.IBytes(uint64(d.PeakRSSBytes)))
+				fmt.Fprintf(w, "; RSS %s after load, %s after the queries",
+					humanize.IBytes(uint64(d.RSSAfterLoadBytes)), humanize.IBytes(uint64(d.RSSAfterQueriesBytes)))
+				if d.PeakRSSBytes > 0 {
+					fmt.Fprintf(w, ", peak %s", humanize.IBytes(uint64(d.PeakRSSBytes)))
+				}
 			}
 			if d.AnonAfterQueriesBytes > 0 {
 				fmt.Fprintf(w, "; not file-backed: %s after load, %s after the queries",
@@ -222,7 +225,7 @@ func (r *Report) WriteText(w io.Writer) {
 					fmt.Fprintf(w, "; novad CPU %.1f ms/request", *lt.CPUPerRequestMs)
 				}
 				if lt.RSSAfterBytes > 0 {
-					fmt.Fprintf(w, "; novad RSS %s (peak %s)", humanize.IBytes(uint64(lt.RSSAfterBytes)), humanize.IBytes(uint64(lt.PeakRSSBytes)))
+					fmt.Fprintf(w, "; novad RSS %s%s", humanize.IBytes(uint64(lt.RSSAfterBytes)), peakNote(lt.PeakRSSBytes))
 				}
 				fmt.Fprintln(w)
 			}
@@ -335,6 +338,15 @@ func orUnknown(s string) string {
 	return s
 }
 
+// peakNote is " (peak X)" for a peak resident set of bytes, or "" when
+// it was not read (0): a running process's peak on macOS.
+func peakNote(bytes int64) string {
+	if bytes <= 0 {
+		return ""
+	}
+	return " (peak " + humanize.IBytes(uint64(bytes)) + ")"
+}
+
 // msf formats milliseconds for people.
 func msf(v float64) string {
 	switch {
@@ -375,11 +387,18 @@ var footprint = []footprintRow{
 			return ""
 		}
 		d := s.Daemon
-		out := fmt.Sprintf("%s (peak %s", humanize.IBytes(uint64(d.RSSAfterLoadBytes)), humanize.IBytes(uint64(d.PeakRSSBytes)))
-		if d.AnonAfterQueriesBytes > 0 {
-			out += ", anon " + humanize.IBytes(uint64(d.AnonAfterQueriesBytes))
+		var notes []string
+		if d.PeakRSSBytes > 0 {
+			notes = append(notes, "peak "+humanize.IBytes(uint64(d.PeakRSSBytes)))
 		}
-		return out + ")"
+		if d.AnonAfterQueriesBytes > 0 {
+			notes = append(notes, "anon "+humanize.IBytes(uint64(d.AnonAfterQueriesBytes)))
+		}
+		out := humanize.IBytes(uint64(d.RSSAfterLoadBytes))
+		if len(notes) > 0 {
+			out += " (" + strings.Join(notes, ", ") + ")"
+		}
+		return out
 	}},
 	{"one generation on disk", "<= 150 MB at 100k", func(s *SizeReport) string {
 		if s.Sync == nil {

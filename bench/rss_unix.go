@@ -4,23 +4,25 @@ package bench
 
 import (
 	"errors"
+	"os"
 	"runtime"
 	"syscall"
 	"time"
 )
 
-// selfMemory returns 0 for the current RSS (not portable) and the
-// process' lifetime peak from getrusage.
+// selfMemory returns the process' current RSS (from ps; 0 when it cannot
+// be read) and its lifetime peak from getrusage.
 func selfMemory() (rss, peak int64) {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0, 0
 	}
+	rss, _ = psRSS(os.Getpid())
 	peak = int64(ru.Maxrss)
 	if runtime.GOOS != "darwin" {
 		peak *= 1024 // kilobytes everywhere but macOS
 	}
-	return 0, peak
+	return rss, peak
 }
 
 // resetPeak cannot reset getrusage's peak.
@@ -29,9 +31,12 @@ func resetPeak() bool { return false }
 // peakMethod names how the peak RSS is measured.
 const peakMethod = "getrusage maxrss (process lifetime peak)"
 
-// childMemory is only implemented on Linux.
-func childMemory(int) (procMem, error) {
-	return procMem{}, errors.New("reading another process' memory is only implemented on Linux")
+// childMemory returns another process's resident set, from ps. Its peak
+// is not readable while it runs (exitPeak reads it once it exits), nor
+// the part of it no file backs.
+func childMemory(pid int) (procMem, error) {
+	rss, err := psRSS(pid)
+	return procMem{RSS: rss}, err
 }
 
 // childCPU is only implemented on Linux.

@@ -436,3 +436,29 @@ func TestLoadTestRateSaysWhatItCounts(t *testing.T) {
 		t.Errorf("the load test line does not say its rate counts the answered requests:\n%s", out.String())
 	}
 }
+
+// TestDaemonRSSWithoutPeak: on macOS novad's resident set is read (from
+// ps) but its peak only once it has exited; a run where the peak could
+// not be read shows the resident set without a "peak 0 B".
+func TestDaemonRSSWithoutPeak(t *testing.T) {
+	rep := &Report{TopK: 10, Sizes: []SizeReport{{Records: 10,
+		Corpus: CorpusReport{CorpusStats: CorpusStats{Records: 10, Sessions: 1, Bytes: 4800, MinChars: 77, MaxChars: 1198, MedianChars: 161}},
+		Daemon: &DaemonReport{ReadyMs: 120, FirstSearchMs: 4, RSSAfterLoadBytes: 30 << 20, RSSAfterQueriesBytes: 40 << 20,
+			Load: &LoadTestReport{Clients: 2, MaxRequests: 10, Requests: 10, OK: 10, DurationMs: 100, RequestsPerSec: 100, P50Ms: 1, P99Ms: 2, RSSAfterBytes: 41 << 20}},
+	}}}
+	var out bytes.Buffer
+	rep.WriteText(&out)
+	text := out.String()
+	if strings.Contains(text, " 0 B") {
+		t.Errorf("the text reports an unread peak as 0 B:\n%s", text)
+	}
+	row := regexp.MustCompile(`(?m)^novad resident memory.*$`).FindString(text)
+	if !strings.Contains(row, "30 MiB") {
+		t.Errorf("the footprint row lacks novad's resident set: %q", row)
+	}
+	for _, want := range []string{"40 MiB after the queries", "novad RSS 41 MiB"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the text lacks %q:\n%s", want, text)
+		}
+	}
+}

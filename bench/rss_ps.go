@@ -1,0 +1,47 @@
+//go:build unix
+
+package bench
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// psRSS returns process pid's resident set size in bytes, read from
+// ps(1): macOS has no /proc, and its per-process usage call is not in
+// Go's syscall package. ps is in every macOS install; -o rss= prints
+// kilobytes without a header there and on Linux.
+func psRSS(pid int) (int64, error) {
+	out, err := exec.Command("ps", "-o", "rss=", "-p", strconv.Itoa(pid)).Output()
+	if err != nil {
+		// ps exits 1 when no process has pid.
+		return 0, fmt.Errorf("ps -p %d: %w", pid, err)
+	}
+	kb, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("ps -p %d: rss %q: %w", pid, out, err)
+	}
+	return kb * 1024, nil
+}
+
+// exitPeak returns the peak resident set, in bytes, of an exited child
+// (its rusage maxrss; 0 when not known): where the peak of a running
+// process cannot be read (macOS), it is known once the process exits.
+func exitPeak(st *os.ProcessState) int64 {
+	if st == nil {
+		return 0
+	}
+	ru, ok := st.SysUsage().(*syscall.Rusage)
+	if !ok || ru == nil {
+		return 0
+	}
+	if runtime.GOOS == "darwin" {
+		return int64(ru.Maxrss) // bytes on macOS
+	}
+	return int64(ru.Maxrss) * 1024 // kilobytes elsewhere
+}
