@@ -3,6 +3,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // psRSS returns process pid's resident set size in bytes, read from
@@ -17,7 +19,11 @@ import (
 // Go's syscall package. ps is in every macOS install; -o rss= prints
 // kilobytes without a header there and on Linux.
 func psRSS(pid int) (int64, error) {
-	out, err := exec.Command("ps", "-o", "rss=", "-p", strconv.Itoa(pid)).Output()
+	// ps answers at once; the bound keeps a stuck one from holding the
+	// run, which reads memory between its timed phases.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "ps", "-o", "rss=", "-p", strconv.Itoa(pid)).Output()
 	if err != nil {
 		// ps exits 1 when no process has pid.
 		return 0, fmt.Errorf("ps -p %d: %w", pid, err)
