@@ -45,8 +45,7 @@ type DaemonReport struct {
 	FirstSearchMs float64 `json:"firstSearchMs"`
 	// RSS after the generation loaded, after the timed queries (one
 	// client) and the peak (VmHWM) when it stopped being measured; on
-	// macOS the RSS is read from ps and the peak is novad's lifetime
-	// peak, read once it has exited.
+	// macOS the RSS is read from ps, and the peak is not read (0).
 	RSSAfterLoadBytes    int64 `json:"rssAfterLoadBytes"`
 	RSSAfterQueriesBytes int64 `json:"rssAfterQueriesBytes"`
 	PeakRSSBytes         int64 `json:"peakRssBytes"`
@@ -122,14 +121,7 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 	}
 	d.Log = logPath
 	d.PID = p.cmd.Process.Pid
-	defer func() {
-		p.stop()
-		// Where a running process's peak cannot be read (macOS), its
-		// lifetime peak is known once it has exited.
-		if d.PeakRSSBytes == 0 && d.RSSAfterLoadBytes > 0 {
-			d.PeakRSSBytes = exitPeak(p.cmd.ProcessState)
-		}
-	}()
+	defer p.stop()
 	say("novad started (pid %d), waiting for the generation to load", d.PID)
 
 	c, err := waitReady(ctx, home, p, 15*time.Minute)

@@ -5,12 +5,9 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -33,21 +30,4 @@ func psRSS(pid int) (int64, error) {
 		return 0, fmt.Errorf("ps -p %d: rss %q: %w", pid, out, err)
 	}
 	return kb * 1024, nil
-}
-
-// exitPeak returns the peak resident set, in bytes, of an exited child
-// (its rusage maxrss; 0 when not known): where the peak of a running
-// process cannot be read (macOS), it is known once the process exits.
-func exitPeak(st *os.ProcessState) int64 {
-	if st == nil {
-		return 0
-	}
-	ru, ok := st.SysUsage().(*syscall.Rusage)
-	if !ok || ru == nil {
-		return 0
-	}
-	if runtime.GOOS == "darwin" {
-		return int64(ru.Maxrss) // bytes on macOS
-	}
-	return int64(ru.Maxrss) * 1024 // kilobytes elsewhere
 }

@@ -9,8 +9,7 @@ import (
 )
 
 // TestPSMemory reads a running child's resident set as macOS does
-// (ps(1)), and its peak from its usage once it has exited; on Linux both
-// are checked against /proc.
+// (ps(1)); on Linux it is checked against /proc.
 func TestPSMemory(t *testing.T) {
 	cmd := exec.Command("sleep", "30")
 	if err := cmd.Start(); err != nil {
@@ -38,9 +37,6 @@ func TestPSMemory(t *testing.T) {
 	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	if peak := exitPeak(cmd.ProcessState); peak < rss/2 || peak > 1<<30 {
-		t.Errorf("peak %d bytes after exit, %d resident while it ran", peak, rss)
-	}
 	if _, err := psRSS(cmd.Process.Pid); err == nil {
 		t.Errorf("psRSS of an exited process: no error")
 	}

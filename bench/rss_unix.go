@@ -32,8 +32,9 @@ func resetPeak() bool { return false }
 const peakMethod = "getrusage maxrss (process lifetime peak)"
 
 // childMemory returns another process's resident set, from ps. Its peak
-// is not readable while it runs (exitPeak reads it once it exits), nor
-// the part of it no file backs.
+// is not read: ps has none, and the maxrss of a child's usage, read once
+// it exits, can hold its parent's peak from before its exec (Linux's
+// does), which would be the bench's own memory, not novad's.
 func childMemory(pid int) (procMem, error) {
 	rss, err := psRSS(pid)
 	return procMem{RSS: rss}, err

@@ -438,8 +438,8 @@ func TestLoadTestRateSaysWhatItCounts(t *testing.T) {
 }
 
 // TestDaemonRSSWithoutPeak: on macOS novad's resident set is read (from
-// ps) but its peak only once it has exited; a run where the peak could
-// not be read shows the resident set without a "peak 0 B".
+// ps) but not its peak; the text shows the resident set without a
+// "peak 0 B".
 func TestDaemonRSSWithoutPeak(t *testing.T) {
 	rep := &Report{TopK: 10, Sizes: []SizeReport{{Records: 10,
 		Corpus: CorpusReport{CorpusStats: CorpusStats{Records: 10, Sessions: 1, Bytes: 4800, MinChars: 77, MaxChars: 1198, MedianChars: 161}},
