@@ -129,7 +129,11 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 		return nil, nil, fmt.Errorf("%w (%s)", err, logNote(logPath, opts.Dir != ""))
 	}
 	d.ReadyMs = time.Since(t0).Milliseconds()
-	m, _ := childMemory(d.PID)
+	gone := func(err error) error { return fmt.Errorf("%w (%s)", err, logNote(logPath, opts.Dir != "")) }
+	m, err := p.memory()
+	if err != nil {
+		return d, nil, gone(err)
+	}
 	d.RSSAfterLoadBytes, d.PeakRSSBytes, d.AnonAfterLoadBytes = m.RSS, m.Peak, m.Anon
 	say("novad ready in %s, RSS %s", msf(float64(d.ReadyMs)), humanize.IBytes(uint64(d.RSSAfterLoadBytes)))
 
@@ -157,7 +161,10 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 	if err != nil {
 		return d, nil, err
 	}
-	m, _ = childMemory(d.PID)
+	if m, err = p.memory(); err != nil {
+		// The failed queries are in the results; the memory is not.
+		return d, results, gone(err)
+	}
 	d.RSSAfterQueriesBytes, d.PeakRSSBytes, d.AnonAfterQueriesBytes = m.RSS, m.Peak, m.Anon
 	say("novad RSS after the queries %s%s", humanize.IBytes(uint64(d.RSSAfterQueriesBytes)), peakNote(d.PeakRSSBytes))
 
@@ -168,10 +175,12 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 			v := scalar.Round(float64((c1-c0).Nanoseconds())/1e6/float64(lt.OK), 2)
 			lt.CPUPerRequestMs = &v
 		}
-		m, _ = childMemory(d.PID)
+		d.Load = lt
+		if m, err = p.memory(); err != nil {
+			return d, results, gone(err)
+		}
 		lt.RSSAfterBytes, lt.PeakRSSBytes = m.RSS, m.Peak
 		d.PeakRSSBytes = max(d.PeakRSSBytes, lt.PeakRSSBytes)
-		d.Load = lt
 		say("load: %d clients, %d requests in %s: %.1f req/s, p50 %s, p99 %s, %d rejected, %d errors; novad RSS %s",
 			lt.Clients, lt.Requests, msf(float64(lt.DurationMs)), lt.RequestsPerSec, msf(lt.P50Ms), msf(lt.P99Ms), lt.Rejected429, lt.Errors, humanize.IBytes(uint64(lt.RSSAfterBytes)))
 	}
@@ -273,6 +282,25 @@ func logNote(path string, kept bool) string {
 		return "log: " + path + "; " + ends
 	}
 	return ends + "; --keep keeps the log"
+}
+
+// memory reads the memory of p, a running novad (zeros where this
+// platform cannot read it), or returns an error once p has exited: a
+// process that is gone has no memory to read, and what the read gives
+// then (no /proc file, or a zombie's with no figures) is zeros that
+// would read as measured.
+func (p *process) memory() (procMem, error) {
+	m, err := childMemory(p.cmd.Process.Pid)
+	if err == nil && m.RSS > 0 {
+		return m, nil
+	}
+	// Nothing read: maybe gone, and Wait about to say so.
+	select {
+	case <-p.done:
+		return procMem{}, fmt.Errorf("novad exited during the run: %v", p.err)
+	case <-time.After(time.Second):
+		return m, nil
+	}
 }
 
 // stop asks the process to stop (SIGINT, as a terminal's Ctrl-C) and

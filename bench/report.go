@@ -207,8 +207,10 @@ func (r *Report) WriteText(w io.Writer) {
 		if d := s.Daemon; d != nil {
 			fmt.Fprintf(w, "novad:       ready in %s, first search %s", msf(float64(d.ReadyMs)), msf(d.FirstSearchMs))
 			if d.RSSAfterLoadBytes > 0 {
-				fmt.Fprintf(w, "; RSS %s after load, %s after the queries",
-					humanize.IBytes(uint64(d.RSSAfterLoadBytes)), humanize.IBytes(uint64(d.RSSAfterQueriesBytes)))
+				fmt.Fprintf(w, "; RSS %s after load", humanize.IBytes(uint64(d.RSSAfterLoadBytes)))
+				if d.RSSAfterQueriesBytes > 0 { // 0: novad was gone by then
+					fmt.Fprintf(w, ", %s after the queries", humanize.IBytes(uint64(d.RSSAfterQueriesBytes)))
+				}
 				if d.PeakRSSBytes > 0 {
 					fmt.Fprintf(w, ", peak %s", humanize.IBytes(uint64(d.PeakRSSBytes)))
 				}

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -460,5 +461,44 @@ func TestDaemonRSSWithoutPeak(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("the text lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// TestRunDaemonDiesDuringQueries: novad killed while the bench times
+// its queries (the kernel's OOM killer, say) is a note of the run, and
+// its memory afterwards is not read from a process that is gone: the
+// read gave 0 B "after the queries" and a peak of 0 B, as if measured.
+func TestRunDaemonDiesDuringQueries(t *testing.T) {
+	bin := os.Getenv("NOVA_BENCH_NOVAD")
+	if bin == "" {
+		bin = novatest.Binary(t, "novad")
+	}
+	started := regexp.MustCompile(`novad started \(pid (\d+)\)`)
+	pid := 0
+	rep, err := Run(context.Background(), Options{Sizes: []int{300}, QueriesPerKind: 3, Seed: 2, Systems: []string{},
+		Daemon: true, NovadPath: bin, Progress: func(line string) {
+			if m := started.FindStringSubmatch(line); m != nil {
+				pid, _ = strconv.Atoi(m[1])
+			}
+			if strings.Contains(line, "timing "+SystemNovad) && pid > 0 {
+				if p, err := os.FindProcess(pid); err == nil {
+					_ = p.Kill()
+				}
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Sizes[0]
+	if len(s.Notes) != 1 || !strings.Contains(s.Notes[0], "exited") {
+		t.Errorf("notes %q, want one saying novad exited", s.Notes)
+	}
+	if d := s.Daemon; d == nil || d.RSSAfterLoadBytes <= 0 || d.RSSAfterQueriesBytes != 0 {
+		t.Errorf("daemon %+v: want its memory after load, none after the queries", d)
+	}
+	var out bytes.Buffer
+	rep.WriteText(&out)
+	if strings.Contains(out.String(), " 0 B") {
+		t.Errorf("the text reports a figure read from an exited novad as 0 B:\n%s", out.String())
 	}
 }
