@@ -56,7 +56,8 @@ type DaemonReport struct {
 	AnonAfterQueriesBytes int64 `json:"anonAfterQueriesBytes,omitempty"`
 	// Load is the load test (nil without Options.Load).
 	Load *LoadTestReport `json:"load,omitempty"`
-	// Log is novad's log file in the work directory.
+	// Log is novad's log file in the work directory, when it is kept
+	// (Options.Dir).
 	Log string `json:"log,omitempty"`
 }
 
@@ -119,7 +120,11 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 		// figures; the error is the size's note.
 		return nil, nil, err
 	}
-	d.Log = logPath
+	if opts.Dir != "" {
+		// A temporary work directory, the log with it, is removed at the
+		// end: the report would name a file that is gone.
+		d.Log = logPath
+	}
 	d.PID = p.cmd.Process.Pid
 	defer p.stop()
 	say("novad started (pid %d), waiting for the generation to load", d.PID)

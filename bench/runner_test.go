@@ -208,6 +208,14 @@ func TestRunDaemon(t *testing.T) {
 	if d.FirstSearchMs <= 0 {
 		t.Errorf("first search after load took %v ms", d.FirstSearchMs)
 	}
+	// Without Dir the work directory, novad's log in it, is removed at
+	// the end: the report names no file that is gone (as it names no
+	// corpus or work directory then).
+	if d.Log != "" {
+		if _, err := os.Stat(d.Log); err != nil {
+			t.Errorf("the report names novad's log %s: %v", d.Log, err)
+		}
+	}
 	if runtime.GOOS == "linux" && (d.AnonAfterQueriesBytes <= 0 || d.AnonAfterQueriesBytes > d.RSSAfterQueriesBytes) {
 		t.Errorf("novad's anonymous memory %d bytes of %d resident", d.AnonAfterQueriesBytes, d.RSSAfterQueriesBytes)
 	}
