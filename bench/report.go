@@ -256,8 +256,12 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(tw, "records\tsystem\tkind\tqueries\tp50 ms\tp99 ms\tmean ms\tcpu ms\thit@%d\tempty\tbaseline-only\t\n", r.TopK)
 	for _, s := range r.Sizes {
 		for _, x := range sortedResults(s.Results) {
+			p50, p99, mean, empty := latency(x.P50Ms), latency(x.P99Ms), latency(x.MeanMs), pct(&x.EmptyRate)
+			if !x.answered() {
+				p50, p99, mean, empty = "-", "-", "-", "-"
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", humanCount(s.Records), x.System, x.Kind, x.Queries,
-				latency(x.P50Ms), latency(x.P99Ms), latency(x.MeanMs), cpuColumn(x.CPUMeanMs), pct(x.HitAtK), pct(&x.EmptyRate), pct(x.BaselineOnly))
+				p50, p99, mean, cpuColumn(x.CPUMeanMs), pct(x.HitAtK), empty, pct(x.BaselineOnly))
 		}
 	}
 	tw.Flush()
@@ -438,13 +442,13 @@ var footprint = []footprintRow{
 		return s.Sync.peak()
 	}},
 	{"search p50 vs fts5", "<= 0.3, aim 0.1", func(s *SizeReport) string {
-		fts := findResult(s.Results, SystemFTS5, KindAll)
+		fts := findAnswered(s.Results, SystemFTS5, KindAll)
 		if fts == nil || fts.P50Ms <= 0 {
 			return ""
 		}
 		var parts []string
 		for _, sys := range []string{SystemNovad, SystemNova} {
-			if x := findResult(s.Results, sys, KindAll); x != nil {
+			if x := findAnswered(s.Results, sys, KindAll); x != nil {
 				parts = append(parts, fmt.Sprintf("%s %.2f", sys, x.P50Ms/fts.P50Ms))
 			}
 		}
@@ -459,7 +463,7 @@ var footprint = []footprintRow{
 		for _, sys := range []string{SystemNovad, SystemNova} {
 			var ratios []string
 			for _, kind := range []string{KindKeyword, KindSemantic, KindFiltered} {
-				fts, x := findResult(s.Results, SystemFTS5, kind), findResult(s.Results, sys, kind)
+				fts, x := findAnswered(s.Results, SystemFTS5, kind), findAnswered(s.Results, sys, kind)
 				if fts == nil || x == nil || fts.P50Ms <= 0 {
 					break
 				}
@@ -472,12 +476,12 @@ var footprint = []footprintRow{
 		return strings.Join(parts, ", ")
 	}},
 	{"search p50 in process", "1M <= 30 ms", func(s *SizeReport) string {
-		x := findResult(s.Results, SystemNova, KindAll)
+		x := findAnswered(s.Results, SystemNova, KindAll)
 		if x == nil {
 			return ""
 		}
 		v := latency(x.P50Ms) + " ms"
-		if f := findResult(s.Results, SystemFTS5, KindAll); f != nil {
+		if f := findAnswered(s.Results, SystemFTS5, KindAll); f != nil {
 			v += " (fts5 " + latency(f.P50Ms) + " ms)"
 		}
 		return v
@@ -518,6 +522,20 @@ func (r *Report) writeFootprint(w io.Writer) {
 	}
 	tw.Flush()
 }
+
+// findAnswered is the row of system and kind when at least one of its
+// queries was answered, or nil: a row of failed queries only has no
+// latency, and its zeros would read as the fastest of all.
+func findAnswered(rs []Result, system, kind string) *Result {
+	if r := findResult(rs, system, kind); r != nil && r.answered() {
+		return r
+	}
+	return nil
+}
+
+// answered reports whether any of r's queries was answered: its
+// latencies and empty share are of those only (Errors are left out).
+func (r *Result) answered() bool { return r.Queries > r.Errors }
 
 // findResult is the row of system and kind, or nil.
 func findResult(rs []Result, system, kind string) *Result {

@@ -510,3 +510,45 @@ func TestRunDaemonDiesDuringQueries(t *testing.T) {
 		t.Errorf("the text reports a figure read from an exited novad as 0 B:\n%s", out.String())
 	}
 }
+
+// TestFootprintOverNoAnswer: a system whose every query failed (novad
+// gone, or answering 503) has no latency; its p50 of no sample is 0,
+// and the footprint table showed it as a ratio of 0.00 to FTS5, the best
+// figure it can hold.
+func TestFootprintOverNoAnswer(t *testing.T) {
+	var queries []Query
+	for _, k := range []string{KindKeyword, KindSemantic, KindFiltered} {
+		queries = append(queries, Query{Kind: k, Text: "a", Target: "r1"}, Query{Kind: k, Text: "b", Target: "r2"})
+	}
+	timed := func(system string, fail bool) []Result {
+		res, err := timeQueries(context.Background(), system, queries, func(_ context.Context, q Query) (outcome, error) {
+			if fail {
+				return outcome{}, errors.New("HTTP 503")
+			}
+			time.Sleep(time.Millisecond) // a latency of its own, not 0
+			return outcome{ids: []string{q.Target}}, nil
+		}, nil, func(string, ...any) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := append(append(timed(SystemFTS5, false), timed(SystemNova, true)...), timed(SystemNovad, true)...)
+	rep := &Report{TopK: 10, Sizes: []SizeReport{{Records: 10, Results: res,
+		Corpus: CorpusReport{CorpusStats: CorpusStats{Records: 10, Sessions: 1, Bytes: 4800, MinChars: 77, MaxChars: 1198, MedianChars: 161}}}}}
+	var out bytes.Buffer
+	rep.WriteText(&out)
+	text := out.String()
+	for _, measure := range []string{"search p50 vs fts5 ", "search p50 vs fts5, by kind", "search p50 in process"} {
+		row := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(measure) + `.*$`).FindString(text)
+		if strings.Contains(row, SystemNovad) || strings.Contains(row, SystemNova+" ") || strings.Contains(row, "0.0") {
+			t.Errorf("the footprint row %q gives a figure of queries that all failed:\n%s", row, text)
+		}
+	}
+	// Nor does the table of every system and kind.
+	for _, row := range regexp.MustCompile(`(?m)^.*(nova|novad-http)\s+(keyword|all)\s.*$`).FindAllString(text, -1) {
+		if f := strings.Fields(row); len(f) < 9 || f[4] != "-" || f[8] != "-" {
+			t.Errorf("the row %q gives a p50 or an empty share of queries that all failed", row)
+		}
+	}
+}
