@@ -186,8 +186,8 @@ func runDaemon(ctx context.Context, opts Options, home paths.Home, queries []Que
 		}
 		lt.RSSAfterBytes, lt.PeakRSSBytes = m.RSS, m.Peak
 		d.PeakRSSBytes = max(d.PeakRSSBytes, lt.PeakRSSBytes)
-		say("load: %d clients, %d requests in %s: %.1f req/s, p50 %s, p99 %s, %d rejected, %d errors; novad RSS %s",
-			lt.Clients, lt.Requests, msf(float64(lt.DurationMs)), lt.RequestsPerSec, msf(lt.P50Ms), msf(lt.P99Ms), lt.Rejected429, lt.Errors, humanize.IBytes(uint64(lt.RSSAfterBytes)))
+		say("load: %d clients, %d requests in %s: %.1f req/s, %s, %d rejected, %d errors; novad RSS %s",
+			lt.Clients, lt.Requests, msf(float64(lt.DurationMs)), lt.RequestsPerSec, lt.latencies(), lt.Rejected429, lt.Errors, humanize.IBytes(uint64(lt.RSSAfterBytes)))
 	}
 	return d, results, nil
 }

@@ -221,8 +221,8 @@ func (r *Report) WriteText(w io.Writer) {
 			}
 			fmt.Fprintln(w)
 			if lt := d.Load; lt != nil {
-				fmt.Fprintf(w, "load test:   %d clients, %d requests in %s: %.1f answered (200) requests/s, p50 %s, p99 %s; %d rejected (429), %d errors",
-					lt.Clients, lt.Requests, msf(float64(lt.DurationMs)), lt.RequestsPerSec, msf(lt.P50Ms), msf(lt.P99Ms), lt.Rejected429, lt.Errors)
+				fmt.Fprintf(w, "load test:   %d clients, %d requests in %s: %.1f answered (200) requests/s, %s; %d rejected (429), %d errors",
+					lt.Clients, lt.Requests, msf(float64(lt.DurationMs)), lt.RequestsPerSec, lt.latencies(), lt.Rejected429, lt.Errors)
 				if lt.CPUPerRequestMs != nil {
 					fmt.Fprintf(w, "; novad CPU %.1f ms/request", *lt.CPUPerRequestMs)
 				}
@@ -342,6 +342,15 @@ func orUnknown(s string) string {
 		return "unknown CPU"
 	}
 	return s
+}
+
+// latencies is the load test's p50 and p99 for people: none when no
+// request was answered (the zeros are of no sample).
+func (lt *LoadTestReport) latencies() string {
+	if lt.OK == 0 {
+		return "no answer to time"
+	}
+	return "p50 " + msf(lt.P50Ms) + ", p99 " + msf(lt.P99Ms)
 }
 
 // peakNote is " (peak X)" for a peak resident set of bytes, or "" when

@@ -552,3 +552,19 @@ func TestFootprintOverNoAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadTestWithNoAnswer: a load test whose every request failed or
+// was refused (429) has no latency; the text said "p50 0.0 ms, p99 0.0 ms".
+func TestLoadTestWithNoAnswer(t *testing.T) {
+	rep := &Report{TopK: 10, Sizes: []SizeReport{{Records: 10,
+		Corpus: CorpusReport{CorpusStats: CorpusStats{Records: 10, Sessions: 1, Bytes: 4800, MinChars: 77, MaxChars: 1198, MedianChars: 161}},
+		Daemon: &DaemonReport{ReadyMs: 120, FirstSearchMs: 4,
+			Load: &LoadTestReport{Clients: 2, MaxRequests: 10, Requests: 10, Rejected429: 4, Errors: 6, DurationMs: 100}},
+	}}}
+	var out bytes.Buffer
+	rep.WriteText(&out)
+	line := regexp.MustCompile(`(?m)^load test:.*$`).FindString(out.String())
+	if line == "" || strings.Contains(line, "p50 0") || strings.Contains(line, "p99 0") || !strings.Contains(line, "4 rejected") {
+		t.Errorf("the load test line %q gives a latency of no answer (or lacks the refusals)", line)
+	}
+}
