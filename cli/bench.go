@@ -384,12 +384,20 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 // stopOnHangup returns ctx, cancelled also at a hangup (hangupSignals),
 // and the function that stops catching them. Catching SIGPIPE makes a
 // write to a closed stdout or stderr fail instead of ending the process.
+// A signal this process was started ignoring stays ignored: catching it
+// would undo nohup, whose run is to outlive its terminal.
 func stopOnHangup(ctx context.Context) (context.Context, context.CancelFunc) {
-	if len(hangupSignals) == 0 {
+	var sigs []os.Signal
+	for _, s := range hangupSignals {
+		if !signal.Ignored(s) {
+			sigs = append(sigs, s)
+		}
+	}
+	if len(sigs) == 0 {
 		// NotifyContext without signals would catch every signal.
 		return context.WithCancel(ctx)
 	}
-	return signal.NotifyContext(ctx, hangupSignals...)
+	return signal.NotifyContext(ctx, sigs...)
 }
 
 // startCPUProfile profiles this process's CPU into path until stop.

@@ -108,3 +108,56 @@ func TestBenchHangupCleansUp(t *testing.T) {
 		})
 	}
 }
+
+// TestBenchUnderNohup: a run started under nohup (SIGHUP ignored, to
+// outlive its terminal) goes on to its end when the terminal hangs up.
+// Catching SIGHUP, as bench does to stop cleanly, would undo the
+// ignoring: the run would stop at the hangup nohup was to survive.
+func TestBenchUnderNohup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds novad and runs a small bench")
+	}
+	nohup, err := exec.LookPath("nohup")
+	if err != nil {
+		t.Skip("no nohup here")
+	}
+	h := novatest.NewHome(t, "")
+	tmp := filepath.Join(t.TempDir(), "tmp")
+	novatest.Must(t, os.Mkdir(tmp, 0o700))
+	cmd := exec.Command(nohup, os.Args[0], "bench", "--sizes", "300", "--queries", "2", "--systems", "none",
+		"--novad", novatest.Binary(t, "novad"), "--load", "--load-requests", "100000000", "--load-duration", "2s")
+	cmd.Env = append(h.Env(), runMainEnv+"=1", "TMPDIR="+tmp)
+	stderr, err := cmd.StderrPipe()
+	novatest.Must(t, err)
+	novatest.Must(t, cmd.Start())
+	exited := make(chan struct{})
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	sc := bufio.NewScanner(stderr)
+	var shown strings.Builder
+	for sc.Scan() {
+		shown.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "load test:") {
+			break
+		}
+	}
+	go func() {
+		for sc.Scan() {
+			shown.WriteString(sc.Text() + "\n")
+		}
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	// nohup execs novactl in its place: the same process.
+	novatest.Must(t, cmd.Process.Signal(syscall.SIGHUP))
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second):
+		t.Fatal("novactl still runs 60 s after a 2 s load test")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit %d under nohup after a hangup, want 0 (the run to its end)\n%s", code, shown.String())
+	}
+}
