@@ -35,7 +35,7 @@ func (e *Engine) envelope(q *query, results []scored, qual api.Quality, report *
 		out = append(out, e.result(q, g, s))
 	}
 	citations := e.citationPack(q, out, results)
-	events := e.events(q, out, citations)
+	events := e.events(q, out, results, citations)
 	synthesis := synthesize(q.plan, citations, events)
 	agentic := api.StableAgentic()
 	agentic.Version = 2
@@ -237,8 +237,10 @@ var aggregationWords = []string{"几次", "多少次", "最严重", "故障", "�
 // events groups citations into distinct happenings: citations from the
 // same session (or note file) on the same date describe one event, so an
 // agent asking "how many times" counts events, not citations. A record
-// outside a session is one event.
-func (e *Engine) events(q *query, results []api.Result, citations []api.Citation) api.EventAggregation {
+// outside a session is one event. Citations that say the same words on
+// the same date are one event too, whatever their sources: one memory
+// kept as a JSONL record and in a note is one happening, not two.
+func (e *Engine) events(q *query, results []api.Result, docs []scored, citations []api.Citation) api.EventAggregation {
 	active := slices.ContainsFunc(q.plan.Intents, func(s string) bool {
 		return s == "incident" || s == "aggregation" || s == "config" || s == "migration"
 	}) || slices.ContainsFunc(aggregationWords, func(w string) bool { return strings.Contains(q.plan.Query, w) })
@@ -256,6 +258,9 @@ func (e *Engine) events(q *query, results []api.Result, citations []api.Citation
 		order int
 	}
 	groups := map[string]*group{}
+	// said finds a group by date and words (see saidKey), beside groups'
+	// date and source.
+	said := map[string]*group{}
 	var keys []string
 	for i, c := range citations {
 		r := results[i]
@@ -273,12 +278,18 @@ func (e *Engine) events(q *query, results []api.Result, citations []api.Citation
 		if r.Date != nil {
 			date = *r.Date
 		}
-		key := date + "|" + src
+		key, words := date+"|"+src, date+"|"+saidKey(q.chunk(docs[i].doc).Text)
 		gr, ok := groups[key]
 		if !ok {
-			gr = &group{ev: api.Event{EventID: "E" + fmt.Sprint(len(groups)+1), Date: r.Date, ResultIDs: []string{}, CitationIDs: []string{}, Sources: []string{}}, order: i}
-			groups[key] = gr
+			gr, ok = said[words]
+		}
+		if !ok {
+			gr = &group{ev: api.Event{EventID: "E" + fmt.Sprint(len(keys)+1), Date: r.Date, ResultIDs: []string{}, CitationIDs: []string{}, Sources: []string{}}, order: i}
 			keys = append(keys, key)
+		}
+		groups[key] = gr
+		if _, seen := said[words]; !seen {
+			said[words] = gr
 		}
 		gr.ev.ResultIDs = append(gr.ev.ResultIDs, r.ID)
 		gr.ev.CitationIDs = append(gr.ev.CitationIDs, c.CitationID)
@@ -344,6 +355,13 @@ func (e *Engine) events(q *query, results []api.Result, citations []api.Citation
 		agg.Timeline = append(agg.Timeline, api.Moment{EventID: ev.EventID, Date: ev.Date, CitationIDs: ev.CitationIDs, Summary: ev.Summary})
 	}
 	return agg
+}
+
+// saidKey is what a memory says, as events compare it: its words without
+// the tool calls attached to them (memory.Said), white space collapsed,
+// as a note wraps lines a record keeps on one, hashed.
+func saidKey(text string) string {
+	return memory.HashText(strings.Join(strings.Fields(memory.Said(text)), " "))
 }
 
 // holdsWord reports whether the lower-case text holds w: an English word
