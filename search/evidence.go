@@ -414,10 +414,23 @@ func synthesize(plan Plan, citations []api.Citation, events api.EventAggregation
 	if len(current) == 0 {
 		current = citations
 	}
-	for i, c := range current {
-		if i == 3 {
+	// A turn that only asks (the question again, found by its own
+	// words) or only thanks answers nothing: the summary and bullets
+	// quote what does, unless nothing else was cited.
+	if answers := slices.DeleteFunc(slices.Clone(current), func(c api.Citation) bool { return asks(c.Excerpt) || thanks(c.Excerpt) }); len(answers) > 0 {
+		current = answers
+	}
+	// One memory cited twice (a record and a note of the same words) is
+	// quoted once, so that the bullets' room goes to other evidence.
+	quoted := map[string]bool{}
+	for _, c := range current {
+		if len(s.Bullets) == 3 {
 			break
 		}
+		if quoted[c.Excerpt] {
+			continue
+		}
+		quoted[c.Excerpt] = true
 		s.Bullets = append(s.Bullets, api.Bullet{Text: c.Excerpt, CitationID: c.CitationID, Confidence: c.Confidence})
 		s.CitationIDs = append(s.CitationIDs, c.CitationID)
 	}
@@ -456,6 +469,68 @@ func synthesize(plan Plan, citations []api.Citation, events api.EventAggregation
 	}
 	s.QueryCoverage = &api.QueryCoverage{SubqueryCount: len(plan.SubQueries), EvidenceCount: len(citations), MultiHopLinkCount: len(multiHop(citations)), EventCount: events.EventCount}
 	return s
+}
+
+// asks reports whether text is one question and nothing else: it ends
+// in a question mark and no sentence ends before it. A full stop inside a
+// sentence ("e.g.", "v1.4.0", "3.5") ends none; one followed by a space
+// and a capital letter does, as do "!", "?" and the CJK stops. A turn
+// that states something and then asks ("Done. Want me to add tests?")
+// is no bare question.
+func asks(text string) bool {
+	text = strings.TrimRightFunc(text, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("\"')]）」』”’", r) })
+	last, size := utf8.DecodeLastRuneInString(text)
+	if last != '?' && last != '？' {
+		return false
+	}
+	body := []rune(text[:len(text)-size])
+	for i, r := range body {
+		switch r {
+		case '?', '？', '!', '！', '。':
+			return false
+		case '.':
+			if i+2 < len(body) && body[i+1] == ' ' && unicode.IsUpper(body[i+2]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// thankWords are the words of an English turn that only acknowledges.
+var thankWords = map[string]bool{
+	"thanks": true, "thank": true, "you": true, "thx": true, "ty": true, "ok": true, "okay": true,
+	"sounds": true, "good": true, "great": true, "got": true, "it": true, "perfect": true, "sure": true,
+	"yes": true, "yep": true, "yeah": true, "lgtm": true, "cool": true, "nice": true, "awesome": true,
+	"alright": true, "fine": true, "noted": true, "will": true, "do": true, "understood": true,
+	"makes": true, "sense": true, "much": true, "so": true, "very": true, "that": true, "works": true,
+}
+
+// thankPhrases are what a Chinese turn that only acknowledges is made
+// of, longest first so that 好的 is read before 好.
+var thankPhrases = []string{"没问题", "好的", "谢谢", "多谢", "感谢", "谢了", "收到", "明白", "知道", "可以", "好", "行", "嗯", "了", "你", "啦", "哈", "对"}
+
+// thanks reports whether text only acknowledges ("Sounds good, thanks!",
+// "好的，谢谢！"): a few words, each one of thanks or assent, punctuation
+// and emoji aside.
+func thanks(text string) bool {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+	if len(words) == 0 || len(words) > 8 {
+		return false
+	}
+	for _, w := range words {
+		if thankWords[w] {
+			continue
+		}
+		for w != "" {
+			i := slices.IndexFunc(thankPhrases, func(p string) bool { return strings.HasPrefix(w, p) })
+			if i < 0 {
+				return false
+			}
+			w = w[len(thankPhrases[i]):]
+		}
+	}
+	return true
 }
 
 // isChinese reports whether the query is written in Chinese: it has Han

@@ -81,3 +81,77 @@ func TestEvents_sameWordsOnAnotherDayAreAnotherEvent(t *testing.T) {
 		t.Errorf("eventCount %d, want 2: %+v", n, r.EventAggregation.Events)
 	}
 }
+
+// TestSynthesis_questionOrThanksIsNoAnswer: answerSynthesis quotes what
+// answers, not a turn that asks the question again or only says thanks.
+// The question ranked first (it holds every word of the query), so the
+// summary called it the top evidence and the bullets quoted it and the
+// acknowledgement beside the answer.
+func TestSynthesis_questionOrThanksIsNoAnswer(t *testing.T) {
+	snap := build(t, records(t,
+		`{"id":"q-1","date":"2026-06-21","project":"api","role":"user","agent":"codex","text":"Why cursor and not page numbers?"}`,
+		`{"id":"q-2","date":"2026-06-21","project":"api","role":"user","agent":"codex","text":"为什么用游标分页而不是页码？"}`,
+		`{"id":"pg-2","date":"2026-06-20","project":"api","agent":"codex","text":"Switched pagination to a cursor: page numbers skipped rows when items were inserted, e.g. during imports."}`,
+		`{"id":"ack-1","date":"2026-06-21","project":"api","role":"assistant","agent":"codex","text":"Sounds good, thanks! 👍"}`,
+		`{"id":"ack-2","date":"2026-06-21","project":"api","role":"assistant","agent":"codex","text":"好的，谢谢！"}`,
+	))
+	r := ask(t, engineWith(), snap, api.SearchRequest{Query: "Why cursor and not page numbers?"})
+	answer := citationOf(r, "pg-2")
+	if answer == "" || len(r.CitationPack) < 3 {
+		t.Fatalf("results %v: want the answer cited beside the others", ids(r))
+	}
+	s := r.AnswerSynthesis
+	for _, id := range []string{"q-1", "q-2", "ack-1", "ack-2"} {
+		if c := citationOf(r, id); c != "" && slices.Contains(s.CitationIDs, c) {
+			t.Errorf("bullets %v quote %s (%s), which answers nothing", s.CitationIDs, c, id)
+		}
+	}
+	if len(s.CitationIDs) == 0 || s.CitationIDs[0] != answer || !strings.Contains(s.Summary, answer+" ") {
+		t.Errorf("summary %q, bullets %v: want the answer %s first", s.Summary, s.CitationIDs, answer)
+	}
+	if !slices.Equal(s.Citations, s.CitationIDs) || len(s.Bullets) != len(s.CitationIDs) {
+		t.Errorf("citations %v, citationIds %v, %d bullets: want them to agree", s.Citations, s.CitationIDs, len(s.Bullets))
+	}
+}
+
+// TestSynthesis_onlyQuestionsAreStillQuoted: when every citation asks,
+// the synthesis quotes them rather than nothing: they are the evidence
+// there is.
+func TestSynthesis_onlyQuestionsAreStillQuoted(t *testing.T) {
+	snap := build(t, records(t,
+		`{"id":"q-1","date":"2026-06-21","role":"user","text":"Why cursor and not page numbers?"}`,
+	))
+	s := ask(t, engineWith(), snap, api.SearchRequest{Query: "cursor page numbers"}).AnswerSynthesis
+	if s.Status != "ready" || len(s.Bullets) != 1 {
+		t.Errorf("synthesis %s with %d bullets, want the one question quoted", s.Status, len(s.Bullets))
+	}
+}
+
+// TestSynthesis_sameWordsAreOneBullet: two citations of the same words
+// (one memory in a record and a note) are quoted once; the bullets
+// repeated the text, and the third bullet, another memory, was lost.
+func TestSynthesis_sameWordsAreOneBullet(t *testing.T) {
+	snap := build(t,
+		records(t,
+			`{"id":"inc-1","date":"2026-07-01","project":"infra","text":"The deploy failed because port 8443 was taken; fixed by moving to 8444."}`,
+			`{"id":"inc-2","date":"2026-07-03","project":"infra","text":"The deploy failed again: port 8444 was blocked by the firewall until the rule was added."}`,
+			`{"id":"inc-3","date":"2026-07-05","project":"infra","text":"The deploy failed on a missing secret; the port was fine."}`,
+		),
+		notes(t, map[string]string{"deploys.md": "# Deploys\n\n## 2026-07-01\n\nThe deploy failed because port 8443 was taken; fixed by moving to 8444.\n"}),
+	)
+	r := ask(t, engineWith(), snap, api.SearchRequest{Query: "why did the deploy fail on port 8443"})
+	if citationOf(r, "inc-1") == "" || citationOf(r, "deploys.md#deploys-2026-07-01") == "" {
+		t.Fatalf("results %v: want both copies cited", ids(r))
+	}
+	s := r.AnswerSynthesis
+	seen := map[string]bool{}
+	for _, b := range s.Bullets {
+		if seen[b.Text] {
+			t.Errorf("bullet %s repeats %q", b.CitationID, b.Text)
+		}
+		seen[b.Text] = true
+	}
+	if len(s.Bullets) != 3 {
+		t.Errorf("%d bullets, want 3 distinct ones of %d citations", len(s.Bullets), len(r.CitationPack))
+	}
+}
