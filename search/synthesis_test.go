@@ -1,6 +1,7 @@
 package search_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -153,5 +154,32 @@ func TestSynthesis_sameWordsAreOneBullet(t *testing.T) {
 	}
 	if len(s.Bullets) != 3 {
 		t.Errorf("%d bullets, want 3 distinct ones of %d citations", len(s.Bullets), len(r.CitationPack))
+	}
+}
+
+// TestCitation_excerptEndsBetweenWords: an excerpt cut at 277 characters
+// ends between words, never inside a word or identifier: cut inside
+// parseConfigFromEnvironment it named a function that does not exist
+// ("parseConfigFromEn..."). Chinese, which has no spaces, is cut between
+// characters as before, and a cut that already falls between words
+// keeps the last word.
+func TestCitation_excerptEndsBetweenWords(t *testing.T) {
+	filler := strings.Repeat("alphabeta ", 26) // 260 characters
+	for _, tt := range []struct{ name, text, want string }{
+		{"identifier", filler + "parseConfigFromEnvironment reads zeta", strings.TrimSpace(filler) + "..."},
+		{"path", filler + "wrote src/internal/config/load.go and zeta", filler + "wrote..."},
+		{"between words", filler + "sixteen letters. zeta " + strings.Repeat("x", 30), filler + "sixteen letters...."},
+		{"chinese", strings.Repeat("定时任务迁移", 50) + " zeta", strings.Repeat("定时任务迁移", 46) + "定..."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := build(t, records(t, fmt.Sprintf(`{"id":"a","date":"2026-05-04","text":%q}`, tt.text)))
+			r := ask(t, engineWith(), snap, api.SearchRequest{Query: "zeta"})
+			if len(r.CitationPack) != 1 {
+				t.Fatalf("results %v, want a", ids(r))
+			}
+			if got := r.CitationPack[0].Excerpt; got != tt.want {
+				t.Errorf("excerpt ends %q, want %q", tail(got), tail(tt.want))
+			}
+		})
 	}
 }
