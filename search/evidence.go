@@ -269,7 +269,7 @@ func (e *Engine) citationPack(q *query, results []api.Result, docs []scored) []a
 var aggregationWords = []string{"几次", "多少次", "最严重", "故障", "不可用", "迁移", "修复"}
 
 // events groups citations into distinct happenings: citations from the
-// same session (or note file) on the same date describe one event, so an
+// same session (or note section) on the same date describe one event, so an
 // agent asking "how many times" counts events, not citations. A record
 // outside a session is one event. Citations that say the same words on
 // the same date are one event too, whatever their sources: one memory
@@ -300,7 +300,12 @@ func (e *Engine) events(q *query, results []api.Result, docs []scored, citations
 		r := results[i]
 		src := r.Provenance.SessionID
 		if src == "" && r.Provenance.SourcePath != nil && api.StringOr(r.Provenance.Layer, "") != "record" {
-			src = *r.Provenance.SourcePath
+			// A note's event is its section below the title: a log of
+			// incidents, one "## " each, undated so that all take the
+			// file's date, holds as many events as sections, and a
+			// section's subsections ("### Fix") and pieces are one.
+			h := r.Provenance.HeadingPath
+			src = *r.Provenance.SourcePath + "#" + strings.Join(h[:min(2, len(h))], "\x00")
 		}
 		if src == "" {
 			// A record outside a session is a memory of its own (three

@@ -183,3 +183,34 @@ func TestCitation_excerptEndsBetweenWords(t *testing.T) {
 		})
 	}
 }
+
+// TestEvents_sectionsOfANoteAreEventsOfTheirOwn: a note that logs
+// incidents one section each, undated (so each takes the file's date),
+// holds as many events as sections; it was one event, and "多少次故障"
+// was answered "找到 1 个独立事件" for four. The subsections of one
+// incident (a "### Fix" under "## Database outage") stay one.
+func TestEvents_sectionsOfANoteAreEventsOfTheirOwn(t *testing.T) {
+	long := strings.Repeat("The replica lagged and the failover script retried the promotion. ", 40)
+	snap := build(t, notes(t, map[string]string{
+		"incidents.md": "# Incidents\n\n" +
+			"## Deploy failure\n\nThe deploy failed because port 8443 was taken; fixed by moving to 8444.\n\n" +
+			"## Database outage\n\nThe database was down for 20 minutes after the disk filled.\n\n" +
+			"### Fix\n\nThe database was restored from a snapshot and the disk alert lowered.\n\n" +
+			"## Certificate expiry\n\nThe TLS certificate expired and the dashboard failed for an hour.\n\n" +
+			"## Replica failover\n\n" + long + "\n",
+	}))
+	for _, query := range []string{"how many incidents happened", "多少次故障"} {
+		r := ask(t, engineWith(), snap, api.SearchRequest{Query: query, TopK: 8})
+		sections := map[string]bool{}
+		for _, c := range r.CitationPack {
+			h := c.Provenance.HeadingPath
+			sections[strings.Join(h[:min(2, len(h))], "/")] = true
+		}
+		if len(r.CitationPack) < 4 {
+			t.Fatalf("%s: results %v, want the sections cited", query, ids(r))
+		}
+		if n := r.EventAggregation.EventCount; n != len(sections) {
+			t.Errorf("%s: eventCount %d, want %d, one for each incident cited: %v", query, n, len(sections), r.EventAggregation.Events)
+		}
+	}
+}
