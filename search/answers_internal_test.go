@@ -15,6 +15,7 @@ func TestAsksAndThanks(t *testing.T) {
 		{"Should we pin v1.4.0, e.g. for the 3.5 times faster build?", true, false},
 		{"为什么用游标分页而不是页码？", true, false},
 		{"(Why cursor?)", true, false},
+		{"Should we use a cursor, e.g. Relay-style, i.e. Opaque tokens?", true, false},
 		{"Switched to cursors. Want me to update the docs?", false, false},
 		{"迁移完成。还要更新文档吗？", false, false},
 		{"Done! Anything else?", false, false},

@@ -528,7 +528,10 @@ func asks(text string) bool {
 		case '?', '？', '!', '！', '。':
 			return false
 		case '.':
-			if i+2 < len(body) && body[i+1] == ' ' && unicode.IsUpper(body[i+2]) {
+			// "e.g. Relay" and "i.e. Postgres" end no sentence: the
+			// letters before the stop are dotted ones.
+			abbreviation := i >= 2 && body[i-2] == '.'
+			if !abbreviation && i+2 < len(body) && body[i+1] == ' ' && unicode.IsUpper(body[i+2]) {
 				return false
 			}
 		}
