@@ -138,46 +138,13 @@ func partOf(c *memory.Chunk) int {
 }
 
 // excerpt collapses whitespace and cuts at 280 characters: 277 and
-// "...", between words (see betweenWords).
+// "...", between words (truncate.Words): an agent quotes an excerpt.
 func excerpt(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) <= 280 {
 		return s
 	}
-	cut := truncate.Runes(s, 277)
-	return strings.TrimRight(betweenWords(cut, s[len(cut):]), " ") + "..."
-}
-
-// betweenWords backs cut, a prefix of text whose remainder is rest, off
-// to the end of its last whole word when it ends inside one: an agent
-// quotes an excerpt, and a word or identifier cut short names something
-// else ("parseConfigFromEn", "src/internal/con"). CJK text has no spaces
-// and is cut between any two characters, as are an emoji and a word. A
-// word longer than half the cut (a hash, a URL) is cut where it is.
-// truncate.Words backs off to a space even where the cut already falls
-// between words, and in Chinese to a space far back.
-func betweenWords(cut, rest string) string {
-	last, _ := utf8.DecodeLastRuneInString(cut)
-	next, _ := utf8.DecodeRuneInString(rest)
-	if !inWord(last) || !inWord(next) {
-		return cut
-	}
-	i := strings.LastIndexFunc(cut, func(r rune) bool { return !inWord(r) })
-	if i < len(cut)/2 {
-		return cut
-	}
-	_, size := utf8.DecodeRuneInString(cut[i:])
-	return cut[:i+size]
-}
-
-// inWord reports whether r continues a word or identifier: a letter
-// (not CJK, whose characters are words of their own), mark or digit, or
-// what joins an identifier's or path's parts.
-func inWord(r rune) bool {
-	if lexical.IsCJK(r) {
-		return false
-	}
-	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r) || strings.ContainsRune("_-./\\:@#", r)
+	return truncate.Words(s, 277) + "..."
 }
 
 func confidence(score float64) string {

@@ -7,6 +7,7 @@ package truncate
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -84,9 +85,13 @@ func Bytes(s string, n int) string {
 	return s[:n]
 }
 
-// Words returns the first n characters of s, cut back to the last space
-// when one falls after the first half so that no word is split, with no
-// marker.
+// Words returns the first n characters of s, with no marker, cut back to
+// the end of the last whole word when the cut falls inside one and that
+// end is in the second half: a word or identifier cut short names
+// something else ("parseConfigFromEn", "src/internal/con"). A cut that
+// already falls between words stays (it loses no word), Chinese and
+// Japanese are cut between any two characters (each may end a word), and
+// a word longer than half the cut (a hash, a URL) is cut where it is.
 func Words(s string, n int) string {
 	if n <= 0 {
 		return ""
@@ -95,11 +100,23 @@ func Words(s string, n int) string {
 	if len(cut) == len(s) {
 		return s
 	}
-	rs := []rune(cut)
-	for k := len(rs) - 1; k > n/2; k-- {
-		if rs[k] == ' ' {
-			return strings.TrimSpace(string(rs[:k]))
+	last, _ := utf8.DecodeLastRuneInString(cut)
+	next, _ := utf8.DecodeRuneInString(s[len(cut):])
+	if inWord(last) && inWord(next) {
+		if i := strings.LastIndexFunc(cut, func(r rune) bool { return !inWord(r) }); i >= len(cut)/2 {
+			_, size := utf8.DecodeRuneInString(cut[i:])
+			cut = cut[:i+size]
 		}
 	}
-	return cut
+	return strings.TrimRight(cut, " ")
+}
+
+// inWord reports whether r continues a word or identifier: a letter (but
+// not a Han, kana or Hangul character, which may end a word of its own),
+// mark or digit, or what joins an identifier's or a path's parts.
+func inWord(r rune) bool {
+	if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+		return false
+	}
+	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r) || strings.ContainsRune("_-./\\:@#", r)
 }

@@ -97,9 +97,15 @@ func TestWords(t *testing.T) {
 		want string
 	}{
 		{"short", 10, "short"},
-		{"the quick brown fox", 12, "the quick"},        // back to the space
-		{"the quickbrownfox jumps", 12, "the quickbro"}, // the space is in the first half
+		{"the quick brown fox", 12, "the quick"},                                              // back to the space
+		{"the quickbrownfox jumps", 12, "the quickbro"},                                       // the space is in the first half
+		{"the quick brown fox", 9, "the quick"},                                               // between words already
+		{"the quick, brown", 10, "the quick,"},                                                // and after a comma
+		{"we then call the function parseConfigFromEnv now", 40, "we then call the function"}, // an identifier is a word
+		{"we edited the file src/config.go today", 30, "we edited the file"},                  // and so is a path
 		{"数据库 迁移 计划", 7, "数据库 迁移"},
+		{"数据库迁移计划", 4, "数据库迁"}, // any two Han characters
+		{"the 数据库迁移", 6, "the 数据"},
 	} {
 		if got := Words(tt.s, tt.n); got != tt.want {
 			t.Errorf("Words(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
