@@ -237,7 +237,8 @@ func searchSchema() *jsonschema.Schema {
 		Type: "object",
 		Properties: map[string]*jsonschema.Schema{
 			"query": {Type: "string", MinLength: ptr(1), MaxLength: ptr(api.MaxQueryRunes),
-				Description: "What to recall: a question or key terms. Exact identifiers, dates, file names and error codes help."},
+				Description: "What to recall: a question or key terms. Exact identifiers, dates, file names and error codes help. " +
+					"A question that names only a day (\"what did I work on yesterday?\", or \"what happened\" with date) lists that day's memories; relative days are the user's."},
 			"topK": {Type: "integer", Minimum: ptr(float64(api.MinTopK)), Maximum: ptr(float64(api.MaxTopK)),
 				Description: "Number of results, 1-20 (default 8)."},
 			"date":       date("Only memories of this day, YYYY-MM-DD."),

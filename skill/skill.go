@@ -35,7 +35,7 @@ const FileName = "SKILL.md"
 
 // TemplateVersion is the version of the embedded template. Bump it with
 // every change of SKILL.md.tmpl, so that installed copies are upgraded.
-const TemplateVersion = 3
+const TemplateVersion = 4
 
 // installedForPrefix starts the last line, which names the agents a copy
 // was installed for. The digest ignores the agent list when the line is

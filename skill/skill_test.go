@@ -22,8 +22,8 @@ import (
 // installed copies are upgraded rather than reported as customized) and
 // update both constants.
 const (
-	pinnedVersion = 3
-	pinnedDigest  = "396c611588dd82f2febffed536e1c172672ba5a59908aad28827d9ea4449fefd"
+	pinnedVersion = 4
+	pinnedDigest  = "2a7afd741013b36c70982b050e6158fca6052d8e595355fbd0e18e6c79dee024"
 )
 
 func TestTemplateVersionPinned(t *testing.T) {
