@@ -50,7 +50,7 @@ func workLog(t *testing.T) *search.Snapshot {
 func TestDateLed_findsTheDaysMemories(t *testing.T) {
 	snap := workLog(t)
 	day := []string{"y-report-1", "y-report-2", "y-report-3", "y-question", "y-ack"}
-	for _, query := range []string{"What did I work on yesterday?", "What did we do on 14 July?", "what happened on July 14th"} {
+	for _, query := range []string{"What did I work on yesterday?", "What did we do on 14 July?", "what happened on July 14th", "what happened on 2026-07-14?"} {
 		resp := ask(t, engineWith(), snap, api.SearchRequest{Query: query, TopK: 8})
 		got := ids(resp)
 		for _, id := range []string{"y-report-1", "y-report-2", "y-report-3"} {
@@ -63,6 +63,10 @@ func TestDateLed_findsTheDaysMemories(t *testing.T) {
 			if matched != (*r.Date == "2026-07-14") {
 				t.Errorf("%q: %s dated %s has dateMatch %v", query, r.SourceID, *r.Date, matched)
 			}
+		}
+		// The day answers it: no retry for a "missing" 14 or 2026-07-14.
+		if resp.Quality.Status != "strong" || len(resp.Quality.MissingTerms) > 0 {
+			t.Errorf("%q: quality %s, missing %v", query, resp.Quality.Status, resp.Quality.MissingTerms)
 		}
 		for _, other := range []string{"y-ack", "incident"} {
 			if r := rank(resp, other); r >= 0 && r < rank(resp, "y-report-1") {

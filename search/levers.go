@@ -592,7 +592,10 @@ func (q *query) dayTerm(t string) bool {
 		return true
 	}
 	for _, d := range q.dates {
-		if lexical.HasCJK(t) && strings.Contains(d.Text, t) || slices.Contains(lexical.Words(d.Text), t) {
+		// A CJK term has no word boundary in the expression (4月22日);
+		// others are whole words of it ("april") or the whole of it
+		// ("2026-04-22").
+		if lexical.HasCJK(t) && strings.Contains(d.Text, t) || containsAtBoundary(d.Text, t) {
 			return true
 		}
 	}
