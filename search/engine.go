@@ -207,8 +207,9 @@ type query struct {
 	dates  []DateSpan
 	people []string
 	// dateLed says the query names days, or the request filters by
-	// them, and the query names nothing more specific (dateLed); dayDocs are the memories of those days, at most a pool
-	// of them, in document order.
+	// them, and the query names nothing more specific (dateLed); dayDocs
+	// are the memories of those days, at most a pool of them, in
+	// document order.
 	dateLed bool
 	dayDocs []dayDoc
 	// named are the documents the query names by record or chunk id,

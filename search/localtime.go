@@ -362,14 +362,14 @@ type dayDoc struct {
 
 // dayDocs returns the memories the query may see whose local day is in
 // one of its date spans (or, when it names none, in its date filter), in
-// document order, at most q.pool(): a span
-// with more is sampled evenly, so that "last month" shows every week of
-// it rather than its first day. They are found as the date filters find
-// theirs (newDayFilter), once per query; a query that names people ("what
-// did Rhea do yesterday") asks for theirs alone. The query's words say nothing of
-// which of them matter, so each is weighed by how much it says: what was
-// done that day is in the turns that report it ("Added cursor pagination
-// to GET /v1/invoices..."), not in "fix" or "80 Go tests pass.".
+// document order, at most q.pool(): a span with more is sampled evenly,
+// so that "last month" shows every week of it rather than its first day.
+// They are found as the date filters find theirs (newDayFilter), once per
+// query; a query that names people ("what did Rhea do yesterday") asks
+// for theirs alone. The query's words say nothing of which of them
+// matter, so each is weighed by how much it says: what was done that day
+// is in the turns that report it ("Added cursor pagination to GET
+// /v1/invoices..."), not in "fix" or "80 Go tests pass.".
 func (e *Engine) dayDocs(snap *Snapshot, q *query) []dayDoc {
 	g := snap.Gen
 	var in []uint64
