@@ -173,3 +173,79 @@ func TestDateLed_busySpan(t *testing.T) {
 		}
 	}
 }
+
+// dayOfWork is one day (the test clock's yesterday, 14 July) of an agent's,
+// a coder's and a person's memories, some on subjects a question may name
+// beside the day, and a planning note of the same subjects two weeks before.
+func dayOfWork(t *testing.T) *search.Snapshot {
+	t.Helper()
+	lines := []string{
+		`{"id":"cc-1","agent":"claude-code","date":"2026-07-14","text":"Refactored the ledger importer to stream rows instead of loading the whole file."}`,
+		`{"id":"q-1","agent":"Quill","date":"2026-07-14","text":"Added cursor pagination to GET /v1/invoices with limit and after parameters."}`,
+		`{"id":"q-2","agent":"Quill","date":"2026-07-14","text":"Release 1.4 broke the CSV export: the header row was written twice. Rolled back to 1.3."}`,
+		`{"id":"go-1","agent":"Quill","date":"2026-07-14","text":"Discussed moving the Go toolchain to Go 1.25 and dropping the vendored modules."}`,
+		`{"id":"zh-food","agent":"Rhea","date":"2026-07-14","text":"中午吃了火锅，晚上吃了饺子。"}`,
+		`{"id":"zh-work","agent":"Rhea","date":"2026-07-14","text":"给发票列表加了按客户筛选，导出的CSV也跟着筛选结果走，还修了对账任务的超时问题，顺手整理了部署脚本和告警规则。"}`,
+		`{"id":"old","agent":"Quill","date":"2026-07-01","text":"Release 1.4 planning: CSV export header, Go 1.25 upgrade."}`,
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "log.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return build(t, config.Source{Name: "log", Kind: config.KindJSONL, Path: dir})
+}
+
+// denseReason is the reason the dense channel gives for being off.
+func denseReason(resp *api.SearchResponse) string {
+	for _, c := range resp.RetrievalController.Channels {
+		if c.ID == "dense" {
+			return c.Reason
+		}
+	}
+	return ""
+}
+
+// A question that names a day and a subject is about the subject, even
+// where the subject is a number ("1.4"), an activity word written as a
+// name ("Go"), or one Chinese character (吃, "eat"): it keeps its words
+// and its dense channel, and the subject's memory leads.
+func TestDateLed_subjectBesideTheDay(t *testing.T) {
+	snap := dayOfWork(t)
+	for query, want := range map[string]string{
+		"What happened in 1.4 yesterday?":        "q-2",
+		"what did we discuss about Go yesterday": "go-1",
+		"昨天吃了什么":                                 "zh-food",
+	} {
+		resp := ask(t, engineWith(), snap, api.SearchRequest{Query: query, TopK: 5})
+		if reason := denseReason(resp); reason == "date-led-query" {
+			t.Errorf("%q: read as date-led, its subject left out", query)
+		}
+		if len(resp.Results) == 0 || resp.Results[0].SourceID != want {
+			t.Errorf("%q: want %s first, got %v", query, want, ids(resp))
+		}
+	}
+}
+
+// More ways to ask what went on in a day: with an agent's name, or in
+// Chinese with 工作 ("work"), 记录 ("records") or 事 ("things"). Each
+// gets the day's memories as a strong answer, nothing missing.
+func TestDateLed_moreWaysToAsk(t *testing.T) {
+	snap := dayOfWork(t)
+	for query, want := range map[string]string{
+		"what did Claude Code do yesterday": "cc-1",
+		"昨天做了哪些工作":                          "zh-work",
+		"昨天的记录":                             "zh-work",
+		"昨天在干嘛":                             "zh-work",
+	} {
+		resp := ask(t, engineWith(), snap, api.SearchRequest{Query: query, TopK: 5})
+		if reason := denseReason(resp); reason != "date-led-query" {
+			t.Errorf("%q: dense channel reason %q, want date-led-query", query, reason)
+		}
+		if len(resp.Results) == 0 || resp.Results[0].SourceID != want {
+			t.Errorf("%q: want %s first, got %v", query, want, ids(resp))
+		}
+		if resp.Quality.Status != "strong" || len(resp.Quality.MissingTerms) > 0 {
+			t.Errorf("%q: quality %s, missing %v", query, resp.Quality.Status, resp.Quality.MissingTerms)
+		}
+	}
+}

@@ -555,6 +555,8 @@ var activityWords = map[string]bool{
 	// Asking for the gist of the days says no more.
 	"summary": true, "summarize": true, "summarise": true, "recap": true, "overview": true, "day": true, "days": true,
 	"总结": true, "回顾": true, "概括": true,
+	// Chinese asks for a day's work, records or doings so.
+	"工作": true, "记录": true, "事": true, "事情": true, "干嘛": true, "干啥": true, "做啥": true,
 }
 
 // dateLed reports whether the query asks what went on in the days it
@@ -562,42 +564,72 @@ var activityWords = map[string]bool{
 // it names (people: the agents namedPeople found) and activityWords are
 // taken away, no key term is left. Its words then match only the
 // memories that mention the days, while the memories made on them are
-// the answer.
+// the answer. A subject too short to be a key term still counts: a
+// number left beside the dates ("what happened in 1.4 yesterday", a
+// version or a port), or a Chinese word of one character (昨天吃了什么:
+// 吃, "eat"); so does an activity word written as a name ("what did we
+// discuss about Go").
 func dateLed(query string, dates []DateSpan, people []string) bool {
 	rest := lexical.Normalize(query)
 	for _, d := range dates {
 		rest = strings.Replace(rest, d.Text, " ", 1)
 	}
-	names := map[string]bool{}
-	for _, p := range people {
-		n := lexical.Normalize(p)
-		names[n], names[givenName(n)] = true, true
-		for _, w := range lexical.Words(n) {
-			names[w] = true
+	if strings.ContainsFunc(rest, unicode.IsDigit) {
+		return false
+	}
+	names := peopleWords(people)
+	for _, t := range keyTerms(rest, rest, nil) {
+		if !names[t] && (!activityWords[t] || namedAsWord(query, t)) {
+			return false
 		}
 	}
-	for _, t := range keyTerms(rest, rest, nil) {
-		if !activityWords[t] && !names[t] {
+	for _, w := range lexical.Segment(rest) {
+		if lexical.HasCJK(w) && !activityWords[w] && !names[w] && !stopTerm(w) && !slices.Contains(cjkQuestionWords, w) {
 			return false
 		}
 	}
 	return true
 }
 
-// dayTerm reports whether key term t of a date-led query only asks for
-// its days: an activity word, or a word of a date expression it names. A
-// memory of those days answers it whatever its own words.
-func (q *query) dayTerm(t string) bool {
-	if activityWords[t] {
-		return true
-	}
-	for _, d := range q.dates {
-		// A CJK term has no word boundary in the expression (4月22日);
-		// others are whole words of it ("april") or the whole of it
-		// ("2026-04-22").
-		if lexical.HasCJK(t) && strings.Contains(d.Text, t) || containsAtBoundary(d.Text, t) {
-			return true
+// peopleWords returns the words a query may name the people by: each
+// name whole, written with its words apart (claude-code as "claude
+// code"), its given name, and each of its words.
+func peopleWords(people []string) map[string]bool {
+	names := map[string]bool{}
+	for _, p := range people {
+		n := lexical.Normalize(p)
+		names[n], names[nameSpacer.Replace(n)] = true, true
+		if g := givenName(n); g != "" {
+			names[g] = true
+		}
+		for _, w := range lexical.Words(n) {
+			names[w] = true
 		}
 	}
-	return false
+	return names
+}
+
+// dayTerm reports whether key term t of a date-led query only asks for
+// its days: an activity word, a word of a date expression it names, or
+// the name of a person it names (dayDocs keeps only their memories). A
+// Chinese term may join a date to an activity word (昨天做 of
+// 昨天做了哪些工作), as the query has no spaces. A memory of those days
+// answers it whatever its own words.
+func (q *query) dayTerm(t string) bool {
+	if activityWords[t] || peopleWords(q.people)[t] {
+		return true
+	}
+	rest := t
+	for _, d := range q.dates {
+		switch {
+		case lexical.HasCJK(t) && strings.Contains(d.Text, t) || containsAtBoundary(d.Text, t):
+			// Part of the expression: a CJK term has no word boundary in
+			// it (4月22日); others are whole words of it ("april") or the
+			// whole of it ("2026-04-22").
+			return true
+		case lexical.HasCJK(t):
+			rest = strings.Replace(rest, d.Text, "", 1)
+		}
+	}
+	return rest == "" || rest != t && activityWords[rest]
 }
