@@ -249,3 +249,19 @@ func TestDateLed_moreWaysToAsk(t *testing.T) {
 		}
 	}
 }
+
+// A date-led question's related words are those of its days and activity
+// words ("break" for 发生, 下周 for 上周): searched as words, "昨天发生了
+// 什么" found a release that broke above the day's fullest memory.
+func TestDateLed_noRelatedWordsOfTheDay(t *testing.T) {
+	snap := dayOfWork(t)
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "昨天发生了什么", TopK: 5})
+	if len(resp.Results) == 0 || resp.Results[0].SourceID != "zh-work" {
+		t.Errorf("want the day's fullest memory zh-work first, got %v", ids(resp))
+	}
+	for _, r := range resp.Results {
+		if r.ScoreComponents["bm25"] > 0 {
+			t.Errorf("%s matched the words of a question that names only a day: bm25 %v", r.SourceID, r.ScoreComponents["bm25"])
+		}
+	}
+}

@@ -335,7 +335,12 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	if q.dateLed = (len(q.dates) > 0 || daysFiltered) && dateLed(plan.Query, q.dates, q.people); q.dateLed {
 		q.dayDocs = e.dayDocs(snap, q)
 	}
-	q.related = e.relatedWords(plan.Query)
+	if !q.dateLed {
+		// A date-led query's related words are its days' and its
+		// activity words' ("break" for 发生, 下周 for 上周): as words they
+		// find what mentions them, not what was done on the days.
+		q.related = e.relatedWords(plan.Query)
+	}
 	if e.on(LeverAnswerType) {
 		q.answerType = QueryAnswerType(plan.Query)
 		q.answerForms = map[int]bool{}
