@@ -265,3 +265,30 @@ func TestDateLed_noRelatedWordsOfTheDay(t *testing.T) {
 		}
 	}
 }
+
+// A date-led question asks what was so on its days: a version of a
+// subject made then is the answer, and a newer one made after them is not
+// lifted above it nor brought in, as behind a dateRange that leaves the
+// newer one out. "What happened on 20 June" put the July version of the
+// primary database first.
+func TestDateLed_versionsOfTheDays(t *testing.T) {
+	snap := versionsSnapshot(t)
+	for query, days := range map[string]string{"what happened on 20 June 2026": "2026-06-20", "what did we do in June 2026": "2026-06-"} {
+		resp := ask(t, engineWith(), snap, api.SearchRequest{Query: query, TopK: 5})
+		// Memories that only mention the days' words may follow them.
+		outside := false
+		for _, r := range resp.Results {
+			in := strings.HasPrefix(*r.Date, days)
+			if in && outside {
+				t.Errorf("%q: %s dated %s is below a memory of another day: %v", query, r.SourceID, *r.Date, ids(resp))
+			}
+			outside = outside || !in
+			if r.ScoreComponents["supersession"] >= 1 && !in {
+				t.Errorf("%q: %s dated %s was lifted as the newest version: %v", query, r.SourceID, *r.Date, ids(resp))
+			}
+		}
+		if rank(resp, "db-2") < 0 {
+			t.Errorf("%q: the version of the day db-2 is missing: %v", query, ids(resp))
+		}
+	}
+}

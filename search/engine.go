@@ -212,6 +212,9 @@ type query struct {
 	// document order.
 	dateLed bool
 	dayDocs []dayDoc
+	// asked holds, as a bit per document, every memory of the days a
+	// date-led query names (dayDocs before sampling); nil otherwise.
+	asked []uint64
 	// named are the documents the query names by record or chunk id,
 	// with the word that named each (ids.go).
 	named map[int]string

@@ -514,11 +514,15 @@ func (e *Engine) supersede(q *query, in []scored, own bool) []scored {
 // passes the hard filter. Behind a dateRange that excludes it, the older
 // versions are what there is: none of them is ranked down or lifts the
 // newest in (each result still says, in supersededBy, that a newer version
-// exists).
+// exists). A date-led query's days are such a range: it asks what was so
+// then, not what is so now.
 func (q *query) supersededBy(doc int) (newest int, ok bool) {
 	g := q.snap.Gen
 	newest, ok = g.Superseded(doc)
 	if !ok || !g.Live(newest) || (q.accept != nil && !q.accept(newest)) {
+		return 0, false
+	}
+	if q.asked != nil && q.asked[newest/64]&(1<<(newest%64)) == 0 {
 		return 0, false
 	}
 	return newest, true

@@ -393,6 +393,9 @@ func (e *Engine) dayDocs(snap *Snapshot, q *query) []dayDoc {
 			in[i] |= w
 		}
 	}
+	if len(q.dates) > 0 {
+		q.asked = in
+	}
 	var docs []int
 	for i, w := range in {
 		for ; w != 0; w &= w - 1 {
