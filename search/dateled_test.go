@@ -226,9 +226,10 @@ func TestDateLed_subjectBesideTheDay(t *testing.T) {
 	}
 }
 
-// More ways to ask what went on in a day: with an agent's name, or in
-// Chinese with 工作 ("work"), 记录 ("records") or 事 ("things"). Each
-// gets the day's memories as a strong answer, nothing missing.
+// More ways to ask what went on in a day: with an agent's name, asking to
+// be shown its notes or updates, or in Chinese with 工作 ("work"), 记录
+// ("records") or 干嘛 ("doing what"). Each gets the day's memories as a
+// strong answer, nothing missing.
 func TestDateLed_moreWaysToAsk(t *testing.T) {
 	snap := dayOfWork(t)
 	for query, want := range map[string]string{
@@ -236,6 +237,9 @@ func TestDateLed_moreWaysToAsk(t *testing.T) {
 		"昨天做了哪些工作":                          "zh-work",
 		"昨天的记录":                             "zh-work",
 		"昨天在干嘛":                             "zh-work",
+		"show me yesterday":                 "zh-work",
+		"notes from yesterday":              "zh-work",
+		"any updates from yesterday?":       "zh-work",
 	} {
 		resp := ask(t, engineWith(), snap, api.SearchRequest{Query: query, TopK: 5})
 		if reason := denseReason(resp); reason != "date-led-query" {

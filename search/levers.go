@@ -559,6 +559,9 @@ var activityWords = map[string]bool{
 	// Asking for the gist of the days says no more.
 	"summary": true, "summarize": true, "summarise": true, "recap": true, "overview": true, "day": true, "days": true,
 	"总结": true, "回顾": true, "概括": true,
+	// So does asking to be shown the days' notes or news.
+	"show": true, "note": true, "notes": true, "update": true, "updates": true, "log": true, "logs": true,
+	"record": true, "records": true, "memories": true, "earlier": true,
 	// Chinese asks for a day's work, records or doings so.
 	"工作": true, "记录": true, "事": true, "事情": true, "干嘛": true, "干啥": true, "做啥": true,
 }
