@@ -1,7 +1,8 @@
 // Package lexical is Nova's lexical channel: a Unicode analyzer (NFKC,
 // lower case, traditional to simplified Chinese, Latin and Greek letters
-// without their diacritics, English stop words, irregular forms joined
-// through a lemma table, Snowball stemming, CJK character bigrams beside
+// without their diacritics, English and Russian stop words, irregular
+// forms joined through a lemma table, Snowball stemming (English rules for
+// ASCII words, Russian ones for Russian words), CJK character bigrams beside
 // the dictionary words of Chinese text, whole
 // compound identifiers such as rc-204 or src/app.py kept as extra terms,
 // camelCase identifiers such as parseConfig split into their words beside
@@ -17,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
+	"github.com/kljensen/snowball/russian"
 )
 
 // Analyzer turns text into index terms. The same analyzer must be used at
@@ -435,14 +437,22 @@ func plusOrSharpName(run string) string {
 }
 
 // wordTerm returns the index term of one word: stop words and single ASCII
-// letters are dropped, ASCII words are stemmed, words with digits and other
-// scripts are kept as they are.
+// letters are dropped, ASCII words (English, and the other Latin-script
+// languages once folded) are stemmed by English rules, Russian words by
+// Russian ones, and words with digits and other scripts are kept as they
+// are.
 func (a *Analyzer) wordTerm(w string) (string, bool) {
 	if len(w) == 1 && w[0] < utf8.RuneSelf && !(w[0] >= '0' && w[0] <= '9') {
 		return "", false
 	}
 	if !isASCIILetters(w) {
-		return w, true
+		if !isRussianWord(w) {
+			return w, true
+		}
+		if russian.IsStopWord(w) {
+			return "", false
+		}
+		return a.stem(w), true
 	}
 	if english.IsStopWord(w) {
 		return "", false
@@ -450,12 +460,31 @@ func (a *Analyzer) wordTerm(w string) (string, bool) {
 	return a.stem(w), true
 }
 
-// Stem returns the stem of a lower-case ASCII word.
+// Stem returns the stem of a lower-case ASCII or Russian word, and any
+// other word as it is.
 func (a *Analyzer) Stem(w string) string {
-	if !isASCIILetters(w) {
+	if !isASCIILetters(w) && !isRussianWord(w) {
 		return w
 	}
 	return a.stem(w)
+}
+
+// isRussianWord reports whether w, lower case with ё folded to е, is
+// written in Russian's letters only (а to я). Russian marks a noun's case
+// and number and a verb's person with endings (база, базы, базе), so its
+// words are stemmed, by Russian rules: a word with a Cyrillic letter
+// Russian lacks (і, ї, є, ґ, ў, ј, љ, ...) is Ukrainian, Belarusian,
+// Serbian or Macedonian, whose endings those rules would cut wrongly.
+func isRussianWord(w string) bool {
+	if w == "" || w[0] != 0xD0 && w[0] != 0xD1 {
+		return false // not Cyrillic: the common case, decided by the first byte
+	}
+	for _, r := range w {
+		if r < 'а' || r > 'я' {
+			return false
+		}
+	}
+	return true
 }
 
 func (a *Analyzer) stem(w string) string {
@@ -467,13 +496,18 @@ func (a *Analyzer) stem(w string) string {
 	// for as long as the analyzer lives (the watcher's and novad's live
 	// for weeks).
 	w = strings.Clone(w)
-	base := w
-	if !a.opts.NoLemmas {
-		if l, ok := lemmas()[w]; ok {
-			base = l
+	var s string
+	if isASCIILetters(w) {
+		base := w
+		if !a.opts.NoLemmas {
+			if l, ok := lemmas()[w]; ok {
+				base = l
+			}
 		}
+		s = english.Stem(base, true)
+	} else {
+		s = russian.Stem(w, true) // stemmed words are ASCII or Russian
 	}
-	s := english.Stem(base, true)
 	if a.nStems.Add(1) > maxStemCache {
 		a.stems.Clear()
 		a.nStems.Store(1)

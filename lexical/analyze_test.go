@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -62,5 +63,45 @@ func benchmarkTerms(b *testing.B, text string) {
 	b.ReportAllocs()
 	for b.Loop() {
 		a.Terms(text)
+	}
+}
+
+// TestTerms_russianInflections: Russian writes a noun's case and number,
+// and a verb's person, as endings (база, базы, базе, базу), so each form
+// of a word must give the one term that its other forms give, or a
+// question that names the word in another case finds nothing; Russian's
+// function words are dropped as English ones are.
+func TestTerms_russianInflections(t *testing.T) {
+	a := NewAnalyzer()
+	for _, forms := range [][]string{
+		{"база", "базы", "базе", "базу", "базой"},
+		{"встреча", "встречу", "встречи", "встречей"},
+		{"пароль", "пароли", "паролей", "паролями"},
+		{"сервер", "сервере", "серверов", "серверами"},
+		{"копия", "копии", "копий"},
+		{"хранится", "хранятся"},
+		// ё is written е as often as not (Normalize folds it).
+		{"ёлка", "ёлки", "елке"},
+	} {
+		want := a.Terms(forms[0])
+		if len(want) != 1 {
+			t.Fatalf("Terms(%q) = %q, want one term", forms[0], want)
+		}
+		for _, f := range forms[1:] {
+			if got := a.Terms(Normalize(f)); !slices.Equal(got, want) {
+				t.Errorf("Terms(%q) = %q, want %q, the term of %q", f, got, want, forms[0])
+			}
+		}
+	}
+	if got, want := a.Terms("где лежат ключи от склада"), a.Terms("лежат ключи склада"); !slices.Equal(got, want) {
+		t.Errorf("the function words где and от gave terms: %q, want %q", got, want)
+	}
+	// Words with letters Russian does not have are another language's
+	// (Ukrainian, Serbian, ...), which Russian's rules would cut wrongly:
+	// they stay as they are.
+	for _, w := range []string{"інформація", "їжака", "љубав"} {
+		if got := a.Terms(w); !slices.Equal(got, []string{w}) {
+			t.Errorf("Terms(%q) = %q, want the word as it is", w, got)
+		}
 	}
 }

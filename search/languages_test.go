@@ -1,0 +1,74 @@
+package search_test
+
+import (
+	"testing"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/search"
+)
+
+// languagesSnapshot indexes a few memories in each of Japanese, Korean,
+// German, French, Spanish, Russian and Vietnamese, and some mixing
+// scripts in one identifier.
+func languagesSnapshot(t *testing.T) *search.Snapshot {
+	return build(t, config.Source{Name: "notes", Kind: config.KindJSONL, Path: "languages/records"})
+}
+
+// TestLanguages_questionFindsItsMemory: a question as a user types it, in
+// the memory's language, finds the memory among the first three: with or
+// without the accents and tone marks, a Korean noun with or without its
+// particle, a word inside a Japanese run without spaces, a Russian noun
+// in another case than the memory's (база for базы, встреча for
+// Встречу), an identifier that mixes scripts.
+func TestLanguages_questionFindsItsMemory(t *testing.T) {
+	snap := languagesSnapshot(t)
+	e := engineWith()
+	for _, c := range []struct{ q, want string }{
+		{"データベースの移行はいつ", "ja-1"},
+		{"移行", "ja-1"},
+		{"プリンターはどこ", "ja-2"},
+		{"会議室", "ja-2"},
+		{"猫の餌", "ja-3"},
+		{"証明書の更新", "ja-4"},
+		{"회의가 언제야", "ko-1"},
+		{"프린터가 어디", "ko-2"},
+		{"데이터베이스 이전", "ko-3"},
+		{"고양이 사료", "ko-4"},
+		{"사료가", "ko-4"},
+		{"Wo steht der Drucker", "de-2"},
+		{"Schluessel Serverraum", "de-3"},
+		{"Schlüssel", "de-3"},
+		{"Festplatten", "de-4"},
+		{"ou est la reunion", "fr-1"},
+		{"cafe", "fr-1"},
+		{"réunions", "fr-1"},
+		{"sauvegarde base de donnees", "fr-2"},
+		{"ecran", "fr-3"},
+		{"contrasena del router", "es-1"},
+		{"contraseñas", "es-1"},
+		{"manana migracion base de datos", "es-2"},
+		{"llave almacen", "es-3"},
+		{"резервная копия базы", "ru-1"},
+		{"база", "ru-1"},
+		{"копия", "ru-1"},
+		{"сервер", "ru-1"},
+		{"встреча с клиентом", "ru-2"},
+		{"встреча", "ru-2"},
+		{"пароли", "ru-3"},
+		{"менеджер", "ru-3"},
+		{"ключ от склада", "ru-4"},
+		{"ящик", "ru-4"},
+		{"cuoc hop", "vi-1"},
+		{"mat khau wifi", "vi-2"},
+		{"chìa khóa kho", "vi-3"},
+		{"parseKonfiguration", "mx-1"},
+		{"config_uber.yaml", "mx-1"},
+		{"srv-東京-01", "mx-2"},
+	} {
+		resp := ask(t, e, snap, api.SearchRequest{Query: c.q, TopK: 5})
+		if r := rank(resp, c.want); r < 0 || r > 2 {
+			t.Errorf("%q: %s at rank %d, want 1 to 3: %v", c.q, c.want, r+1, ids(resp))
+		}
+	}
+}
