@@ -460,13 +460,23 @@ func (a *Analyzer) wordTerm(w string) (string, bool) {
 	return a.stem(w), true
 }
 
-// Stem returns the stem of a lower-case ASCII or Russian word, and any
-// other word as it is.
+// Stem returns the stem of a word Stemmed reports, and any other word as
+// it is.
 func (a *Analyzer) Stem(w string) string {
-	if !isASCIILetters(w) && !isRussianWord(w) {
+	if !Stemmed(w) {
 		return w
 	}
 	return a.stem(w)
+}
+
+// Stemmed reports whether the analyzer stems the normalised word w: w is
+// lower-case ASCII letters or Russian letters.
+func Stemmed(w string) bool { return isASCIILetters(w) || isRussianWord(w) }
+
+// StopWord reports whether the analyzer drops the normalised word w as a
+// function word of English or Russian.
+func StopWord(w string) bool {
+	return isASCIILetters(w) && english.IsStopWord(w) || isRussianWord(w) && russian.IsStopWord(w)
 }
 
 // isRussianWord reports whether w, lower case with ё folded to е, is

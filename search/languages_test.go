@@ -1,6 +1,7 @@
 package search_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/nova-recall/nova/api"
@@ -69,6 +70,34 @@ func TestLanguages_questionFindsItsMemory(t *testing.T) {
 		resp := ask(t, e, snap, api.SearchRequest{Query: c.q, TopK: 5})
 		if r := rank(resp, c.want); r < 0 || r > 2 {
 			t.Errorf("%q: %s at rank %d, want 1 to 3: %v", c.q, c.want, r+1, ids(resp))
+		}
+	}
+}
+
+// TestLanguages_russianFormsCoverTheTerm: a memory that wrote a Russian
+// word in another case than the question covers the question's word, as
+// retrieval matched it: the quality report called база missing from the
+// memory that wrote базы, and the search that found it weak.
+func TestLanguages_russianFormsCoverTheTerm(t *testing.T) {
+	snap := languagesSnapshot(t)
+	e := engineWith()
+	for _, c := range []struct{ q, want string }{
+		{"база", "ru-1"},
+		{"встреча", "ru-2"},
+		{"пароли", "ru-3"},
+		{"ключ от склада", "ru-4"},
+	} {
+		resp := ask(t, e, snap, api.SearchRequest{Query: c.q, TopK: 5})
+		if rank(resp, c.want) != 0 {
+			t.Errorf("%q: want %s first, got %v", c.q, c.want, ids(resp))
+			continue
+		}
+		if q := resp.Quality; len(q.MissingTerms) > 0 || q.Status != "strong" {
+			t.Errorf("%q: quality %s, key terms %q missing %q; want strong, none missing", c.q, q.Status, q.KeyTerms, q.MissingTerms)
+		}
+		// Russian's function words are no key terms, as English's are not.
+		if slices.Contains(resp.Quality.KeyTerms, "от") {
+			t.Errorf("%q: the preposition от is a key term: %q", c.q, resp.Quality.KeyTerms)
 		}
 	}
 }

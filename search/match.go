@@ -68,7 +68,7 @@ type matchTerm struct {
 	// found ("": no stem is matched).
 	stem string
 	// lemma is the term's stem as the index stems a word (its lemma, then
-	// Porter2), and lemmaAt the start of every word that stems so (the
+	// Porter2; Russian's rules for a Russian word), and lemmaAt the start of every word that stems so (the
 	// stem without the e or i Porter2 may end it in: citi is city's,
 	// hope is hoping's). A word of the text beginning with lemmaAt covers
 	// the term when it stems to lemma: cities and city, running and run,
@@ -87,6 +87,15 @@ func newMatchTerm(a *lexical.Analyzer, term string) matchTerm {
 		for _, c := range "-._" {
 			t.connected = append(t.connected, letters+string(c)+term[len(letters):])
 		}
+	}
+	if !t.cjk && lexical.Stemmed(term) && !isASCIIWord(term) {
+		// A Russian word: its stem is what every form of it begins
+		// with (Russian's rules only cut endings), so a word of the
+		// text that begins so and stems alike covers it (базы for база).
+		if stem := a.Stem(term); utf8.RuneCountInString(stem) >= 2 {
+			t.lemma, t.lemmaAt, t.analyzer = stem, stem, a
+		}
+		return t
 	}
 	if t.cjk || !isASCIIWord(term) || len(term) < 3 {
 		return t
@@ -155,9 +164,19 @@ func (t matchTerm) stemsIn(hay string) bool {
 		if before, _ := utf8.DecodeLastRuneInString(hay[:i]); i > 0 && isWordRune(before) {
 			continue
 		}
+		// The word's end: its letters a to z, or its Russian letters
+		// for a Russian term (any other letter or digit after them
+		// makes a word that does not stem so).
 		end := i + len(t.lemmaAt)
-		for end < len(hay) && hay[end] >= 'a' && hay[end] <= 'z' {
-			end++
+		for end < len(hay) {
+			r, size := rune(hay[end]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(hay[end:])
+			}
+			if !('a' <= r && r <= 'z' || 'а' <= r && r <= 'я') {
+				break
+			}
+			end += size
 		}
 		if after, _ := utf8.DecodeRuneInString(hay[end:]); end < len(hay) && isWordRune(after) {
 			continue

@@ -14,7 +14,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kljensen/snowball/english"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/nova-recall/nova/api"
@@ -375,12 +374,12 @@ var enQuestionPhrase = regexp.MustCompile(`\bhow (?:many(?: times)?|much|long(?:
 var cjkQuestionWords = []string{"多久", "多长", "多大", "多远", "多高", "多重", "几点", "几月", "几号", "几岁", "几天", "几年", "几个",
 	"为啥", "为何", "何时", "哪里", "哪儿", "哪天", "哪年", "怎么样", "怎样", "啥"}
 
-// stopTerm reports words that are never key terms: English stop words and
-// question words (upstream let "from", "to" and "in" become required terms),
-// and the words that ask for recent memory (currently, 目前): they set the
+// stopTerm reports words that are never key terms: the stop words the
+// analyzer drops, English and Russian ones, and English question words
+// (upstream let "from", "to" and "in" become required terms), and the words that ask for recent memory (currently, 目前): they set the
 // recency bias, and the memory of the present state seldom says them.
 func stopTerm(w string) bool {
-	if english.IsStopWord(w) || slices.Contains(recencyWords, w) || slices.Contains(recencyCJK, w) {
+	if lexical.StopWord(w) || slices.Contains(recencyWords, w) || slices.Contains(recencyCJK, w) {
 		return true
 	}
 	switch w {
