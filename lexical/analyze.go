@@ -564,15 +564,37 @@ func appendLoneHan(out []string, run string) []string {
 // only beside its particle, which a question naming the noun (책) does
 // not have. A longer noun is among the bigrams already.
 func appendKoreanNoun(out []string, run string) []string {
-	first, size := utf8.DecodeRuneInString(run)
-	if size == len(run) || len(run)-size > maxParticle || !unicode.Is(unicode.Hangul, first) {
-		return out
-	}
-	if koParticles[run[size:]] {
-		out = append(out, run[:size])
+	if n, ok := KoreanNoun(run); ok && len(n) < len(run) && utf8.RuneLen(firstRune(n)) == len(n) {
+		out = append(out, n)
 	}
 	return out
 }
+
+// KoreanNoun returns the noun of w, a normalised word, and whether w is
+// Korean (Hangul only). Korean writes a particle onto the end of a noun
+// (회의를, 집에서), so the noun is the word without it, the longer
+// particle first (집 of 집으로, not 집으), or the whole word when it ends
+// in none. A word that merely ends in a particle's syllable (고양이, cat)
+// loses it too: what is left is a piece of the word, which a text
+// holding the word holds.
+func KoreanNoun(w string) (string, bool) {
+	if w == "" {
+		return w, false
+	}
+	for _, r := range w {
+		if !unicode.Is(unicode.Hangul, r) {
+			return w, false
+		}
+	}
+	for cut := max(1, len(w)-maxParticle); cut < len(w); cut++ {
+		if utf8.RuneStart(w[cut]) && koParticles[w[cut:]] {
+			return w[:cut], true
+		}
+	}
+	return w, true
+}
+
+func firstRune(s string) rune { r, _ := utf8.DecodeRuneInString(s); return r }
 
 // koParticles are the Korean particles written after a noun (case,
 // topic and the commonest adverbial ones), of maxParticle bytes at most.

@@ -273,3 +273,30 @@ func TestIgnorableShortcuts(t *testing.T) {
 		}
 	}
 }
+
+// TestKoreanNoun: a Korean word's noun is the word without the particle
+// written onto it, the longer particle first; a word with no particle is
+// its own noun, and a word of another script is no Korean word.
+func TestKoreanNoun(t *testing.T) {
+	for _, c := range []struct {
+		in, noun string
+		korean   bool
+	}{
+		{"회의를", "회의", true},
+		{"프린터가", "프린터", true},
+		{"데이터베이스는", "데이터베이스", true},
+		{"집에서", "집", true},
+		{"집으로", "집", true},
+		{"서버까지", "서버", true},
+		{"프린터", "프린터", true},
+		{"에서", "에서", true},
+		{"책", "책", true},
+		{"データ", "データ", false},
+		{"회의db", "회의db", false},
+		{"", "", false},
+	} {
+		if noun, korean := KoreanNoun(c.in); noun != c.noun || korean != c.korean {
+			t.Errorf("KoreanNoun(%q) = %q, %v; want %q, %v", c.in, noun, korean, c.noun, c.korean)
+		}
+	}
+}

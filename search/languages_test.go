@@ -101,3 +101,28 @@ func TestLanguages_russianFormsCoverTheTerm(t *testing.T) {
 		}
 	}
 }
+
+// TestLanguages_koreanParticleCoversTheNoun: Korean writes its particles
+// onto the noun (프린터가, 프린터는), so a question's word with one
+// particle is covered by the memory's word with another: the quality
+// report called 프린터가 missing from the memory that wrote 프린터는, and
+// the search weak, for the usual way to ask in Korean.
+func TestLanguages_koreanParticleCoversTheNoun(t *testing.T) {
+	snap := languagesSnapshot(t)
+	e := engineWith()
+	for _, c := range []struct{ q, want, term string }{
+		{"프린터가", "ko-2", "프린터"},
+		{"고양이 사료가", "ko-4", "사료"},
+		{"데이터베이스는 이전", "ko-3", "데이터베이스"},
+		{"데이터베이스", "ko-3", "데이터베이스"},
+	} {
+		resp := ask(t, e, snap, api.SearchRequest{Query: c.q, TopK: 5})
+		if r := rank(resp, c.want); r < 0 || r > 2 {
+			t.Errorf("%q: %s at rank %d, want 1 to 3: %v", c.q, c.want, r+1, ids(resp))
+			continue
+		}
+		if q := resp.Quality; len(q.MissingTerms) > 0 || !slices.Contains(q.KeyTerms, c.term) {
+			t.Errorf("%q: key terms %q missing %q; want %s among them, none missing", c.q, q.KeyTerms, q.MissingTerms, c.term)
+		}
+	}
+}

@@ -428,6 +428,19 @@ func keyTerms(q, norm string, anchors []string) []string {
 				j += sz
 			}
 			for _, seg := range splitCJK(norm[i:j]) {
+				if n, ok := lexical.KoreanNoun(seg); ok {
+					// A Hangul run is one Korean word, of any length
+					// (the phrase rule below is Chinese's): its noun
+					// is the term, which the memory writes with
+					// another particle or none (프린터 of 프린터가); a
+					// noun of one syllable is too short to stand alone.
+					if utf8.RuneCountInString(n) >= 2 {
+						add(n)
+					} else {
+						add(seg)
+					}
+					continue
+				}
 				if utf8.RuneCountInString(seg) <= 4 && !containsAny(seg, cjkQuestionWords) {
 					// Short enough to be one term (不可用, 端口).
 					add(seg)
