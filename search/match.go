@@ -161,7 +161,7 @@ func (t matchTerm) stemsIn(hay string) bool {
 		}
 		i += start
 		start = i + 1
-		if before, _ := utf8.DecodeLastRuneInString(hay[:i]); i > 0 && isWordRune(before) {
+		if before, _ := utf8.DecodeLastRuneInString(hay[:i]); i > 0 && joined(before, firstRune(t.lemmaAt)) {
 			continue
 		}
 		// The word's end: its letters a to z, or its Russian letters
@@ -178,7 +178,7 @@ func (t matchTerm) stemsIn(hay string) bool {
 			}
 			end += size
 		}
-		if after, _ := utf8.DecodeRuneInString(hay[end:]); end < len(hay) && isWordRune(after) {
+		if after, _ := utf8.DecodeRuneInString(hay[end:]); end < len(hay) && joined(lastRune(hay[:end]), after) {
 			continue
 		}
 		if t.analyzer.Stem(hay[i:end]) == t.lemma {
@@ -208,7 +208,7 @@ func containsWordPrefix(hay, prefix string) bool {
 		}
 		i += start
 		before, _ := utf8.DecodeLastRuneInString(hay[:i])
-		if i == 0 || !isWordRune(before) {
+		if i == 0 || !joined(before, firstRune(prefix)) {
 			return true
 		}
 		start = i + 1
@@ -227,8 +227,19 @@ func isPlainWord(s string) bool {
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
+// joined reports whether a and b, written side by side, are of one word:
+// both letters or digits, and both CJK or neither. Chinese and Japanese
+// write an English word, an identifier or a number into their text with
+// no space ("我用Docker部署", "端口改成5433了"), and the analyzer indexes
+// such a Latin or digit run as a word of its own: so a term matched there
+// is bounded, as retrieval found it, while "docker" in "dockerfile" or
+// "5433" in "54330" is still no match.
+func joined(a, b rune) bool {
+	return isWordRune(a) && isWordRune(b) && lexical.IsCJK(a) == lexical.IsCJK(b)
+}
+
 // containsAtBoundary finds needle in hay where the characters around the
-// match are not letters or digits.
+// match are not of one word with it (joined).
 func containsAtBoundary(hay, needle string) bool {
 	for start := 0; start <= len(hay)-len(needle); {
 		i := strings.Index(hay[start:], needle)
@@ -245,14 +256,16 @@ func containsAtBoundary(hay, needle string) bool {
 	return false
 }
 
-// boundedAt reports whether the match of needle at hay[i:] has no letter
-// or digit joined to it on either side.
+// boundedAt reports whether the match of needle at hay[i:] has no
+// character of one word with it (joined) on either side: a letter or
+// digit of its own script, where a CJK character next to a Latin or digit
+// end is a boundary.
 func boundedAt(hay string, i int, needle string) bool {
 	n := len(needle)
 	before, _ := utf8.DecodeLastRuneInString(hay[:i])
 	after, _ := utf8.DecodeRuneInString(hay[i+n:])
-	okBefore := i == 0 || !isWordRune(before) || !isWordRune(firstRune(needle))
-	okAfter := i+n == len(hay) || !isWordRune(after) || !isWordRune(lastRune(needle))
+	okBefore := i == 0 || !joined(before, firstRune(needle))
+	okAfter := i+n == len(hay) || !joined(lastRune(needle), after)
 	return okBefore && okAfter
 }
 

@@ -30,6 +30,33 @@ func TestMetaScore(t *testing.T) {
 	}
 }
 
+// TestContainsAtBoundary_cjkNeighbours: a Latin or digit run written
+// into CJK text with no space is a word of its own, as the analyzer
+// indexes it, while a longer Latin or digit run still holds no shorter
+// word, and CJK text next to CJK is no boundary.
+func TestContainsAtBoundary_cjkNeighbours(t *testing.T) {
+	for _, c := range []struct {
+		hay, needle string
+		want        bool
+	}{
+		{"我用docker部署", "docker", true},
+		{"端口改成5433了", "5433", true},
+		{"用了goose做迁移", "goose", true},
+		{"サーバーは東京-01です", "01", true},
+		{"the port is 5433.", "5433", true},
+		{"端口改成54330了", "5433", false},
+		{"端口改成15433了", "5433", false},
+		{"监控服务的dockerfile写法", "docker", false},
+		{"用mydocker部署", "docker", false},
+		{"café5433", "5433", false},
+		{"在東京都", "東京", false},
+	} {
+		if got := containsAtBoundary(c.hay, c.needle); got != c.want {
+			t.Errorf("containsAtBoundary(%q, %q) = %v, want %v", c.hay, c.needle, got, c.want)
+		}
+	}
+}
+
 // TestMarkerSetMatchesContainsAtBoundary: the one-pass count finds the
 // markers that a search per marker finds (containsAtBoundary for English
 // markers, strings.Contains for CJK ones), on random text made of the
