@@ -203,13 +203,15 @@ func namedAsWord(query, n string) bool {
 			i += size
 			continue
 		}
-		j := i
+		// The word ends where a CJK run meets a Latin one too:
+		// "昨天Will说" holds the word Will.
+		j, prev := i, r
 		for j < len(query) {
 			r2, sz := utf8.DecodeRuneInString(query[j:])
-			if !isWordRune(r2) {
+			if !joined(prev, r2) {
 				break
 			}
-			j += sz
+			j, prev = j+sz, r2
 		}
 		if lexical.Normalize(query[i:j]) == n {
 			rest := query[j:]

@@ -19,6 +19,10 @@ func TestNamedPeople_fullAndGivenNames(t *testing.T) {
 		{"娜娜养了什么猫", []string{"欧阳娜娜"}},
 		{"what did melanie paint", []string{"Melanie Ruiz"}},
 		{"what did melanie ruiz paint", []string{"Melanie Ruiz"}},
+		// An English name written into a Chinese question with no space.
+		{"Melanie画了什么", []string{"Melanie Ruiz"}},
+		{"上次Caroline住在哪里", []string{"Caroline"}},
+		{"Melanie Ruiz的画", []string{"Melanie Ruiz"}},
 		{"where does caroline live", []string{"Caroline"}},
 		// Whole words only, and names of three letters or more.
 		{"ruizhou's plans", nil},
@@ -53,6 +57,9 @@ func TestNamedPeople_namesThatAreWords(t *testing.T) {
 		{"the deploy, Art said, was fine", []string{"Art"}},
 		{"WHAT DID ART SAY", []string{"Art"}},
 		{"Caroline's move", []string{"Caroline"}},
+		// Written into a Chinese sentence, after its first word.
+		{"昨天Will说了什么", []string{"Will"}},
+		{"昨天will不来", nil},
 		{"caroline’s move", []string{"Caroline"}},
 	} {
 		got := namedPeople(agents, tc.query)
