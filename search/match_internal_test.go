@@ -57,6 +57,29 @@ func TestContainsAtBoundary_cjkNeighbours(t *testing.T) {
 	}
 }
 
+// TestTextViewCovers_cjkNeighbours: a term's other forms are found in a
+// Latin or Russian word written into CJK text with no space as in one
+// written between spaces: by its stem at the start of the word
+// (outages for outage) and by the word's stem (cities for city, базы for
+// база); a longer word that stems otherwise is still no match.
+func TestTextViewCovers_cjkNeighbours(t *testing.T) {
+	an := lexical.NewAnalyzer()
+	for _, c := range []struct {
+		text, term string
+		want       bool
+	}{
+		{"上周的outages都修好了", "outage", true},
+		{"这些cities的服务器", "city", true},
+		{"我们的базы数据", "база", true},
+		{"这些citizens的服务器", "city", false},
+		{"端口改成54330了", "5433", false},
+	} {
+		if got := newTextView(an, c.text).covers(newMatchTerm(an, c.term)); got != c.want {
+			t.Errorf("%q covers %q = %v, want %v", c.text, c.term, got, c.want)
+		}
+	}
+}
+
 // TestMarkerSetMatchesContainsAtBoundary: the one-pass count finds the
 // markers that a search per marker finds (containsAtBoundary for English
 // markers, strings.Contains for CJK ones), on random text made of the
