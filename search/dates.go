@@ -33,14 +33,15 @@ type dateRule struct {
 	// hold: a digit, a CJK character, a word): most queries name no date,
 	// and running the rules was most of a query's date parsing.
 	need func(c dateCues) bool
-	// veto, when set, refuses a match by the query's text after it.
-	veto func(m []string, after string) bool
+	// veto, when set, refuses a match by the query's text before and
+	// after it.
+	veto func(m []string, before, after string) bool
 }
 
 // modalMay refuses "this may" before a word that makes it the modal verb
 // ("this may be why"): the month reads on only at the end of a clause or
 // before a word that can follow a time ("this May we moved").
-func modalMay(m []string, after string) bool {
+func modalMay(m []string, _, after string) bool {
 	if m[1] != "this" || m[2] != "may" {
 		return false
 	}
@@ -61,7 +62,7 @@ func modalAfter(next string) bool { return next != "" && !afterMonth[next] }
 // meetings last week; 一周一次, once a week) or a word of 一 (上周一直,
 // all last week; 这周一共, in all this week). 周一下午 is Monday
 // afternoon.
-func zhNumeralWord(m []string, after string) bool {
+func zhNumeralWord(m []string, _, after string) bool {
 	wd, _ := utf8.DecodeLastRuneInString(m[0])
 	next, size := utf8.DecodeRuneInString(after)
 	switch {
@@ -84,6 +85,42 @@ var afterMonth = map[string]bool{
 	"on": true, "for": true, "and": true, "or": true, "but": true, "when": true, "while": true, "during": true,
 	"before": true, "after": true, "to": true, "with": true, "was": true, "is": true, "were": true, "has": true, "had": true,
 }
+
+// dayTo is what joins the first and last day of a range of days.
+const dayTo = `(?:-|–|—|~|to|until|till|through|thru)`
+
+var (
+	// monthEnd and monthStart find a month name next to a range of days
+	// ("July 14 to 16 August"): the range is then of two months, two
+	// days joinRanges makes one span of.
+	monthEnd   = regexp.MustCompile(`\b` + enMonth + `\.?\s*$`)
+	monthStart = regexp.MustCompile(`^\s*(?:of\s+)?` + enMonth + `\b`)
+)
+
+// monthBefore refuses a range of days after a month name, or inside a
+// number.
+func monthBefore(m []string, before, after string) bool {
+	return monthEnd.MatchString(before) || inNumber(m, before, after)
+}
+
+// monthAfter refuses a range of days before a month name, or inside a
+// number.
+func monthAfter(m []string, before, after string) bool {
+	return monthStart.MatchString(after) || inNumber(m, before, after)
+}
+
+// inNumber refuses a match that is part of a version, a time or a
+// fraction: after "." or ":" or "/" ("v1.14-16 July"), or before one
+// of them and a digit ("July 14 to 16:30").
+func inNumber(_ []string, before, after string) bool {
+	if strings.HasSuffix(before, ".") || strings.HasSuffix(before, ":") || strings.HasSuffix(before, "/") {
+		return true
+	}
+	return len(after) > 1 && strings.ContainsRune(".:/", rune(after[0])) && after[1] >= '0' && after[1] <= '9'
+}
+
+// needDigitMonth is true of a query with a digit and a month name.
+func needDigitMonth(c dateCues) bool { return c.digit && needMonth(c) }
 
 // dateCues is what a query holds that the date rules need.
 type dateCues struct {
@@ -148,6 +185,27 @@ var dateRules = []dateRule{
 		}
 		f, t, ok := monthSpan(atoi(m[1]), atoi(m[2]), now)
 		return f, t, false, ok
+	}},
+	// 14-16 July, 14th to 16th of July 2025, July 14-16, Jul 14 to 16,
+	// 2025: days of one month, the start the latest such day when no year
+	// is named (the end may then be still to come). Before the single
+	// days, which read "16 July" alone as the latest 16 July.
+	{need: needDigitMonth, re: regexp.MustCompile(`\b` + enDay + `\s*` + dayTo + `\s*` + enDay + `\s+(?:of\s+)?` + enMonth + `\b\.?(?:,?\s+(\d{4})\b)?`), veto: monthBefore, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		return monthDays(atoi(m[4]), monthNum(m[3]), atoi(m[1]), atoi(m[2]), now)
+	}},
+	{need: needDigitMonth, re: regexp.MustCompile(`\b` + enMonth + `\.?\s+` + enDay + `\s*` + dayTo + `\s*` + enDay + `\b(?:,?\s+(\d{4})\b)?`), veto: monthAfter, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		return monthDays(atoi(m[4]), monthNum(m[1]), atoi(m[2]), atoi(m[3]), now)
+	}},
+	// 7月14日到16日 / 2025年7月14-16日 / 去年七月十四号至十六号: days of one
+	// month (7月14日至8月2日, two months, is two days joinRanges makes one
+	// span of).
+	{need: needCJK, re: regexp.MustCompile(`(?:(\d{4})\s*年\s*|(前年|去年|今年|明年)\s*)?` + zhNum + `\s*月\s*` + zhNum + `\s*[日号]?\s*(?:到|至|-|–|—|~)\s*` + zhNum + `\s*[日号]`), veto: inNumber, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		y := atoi(m[1])
+		if m[2] != "" {
+			y = now.Year() + map[string]int{"前年": -2, "去年": -1, "明年": 1}[m[2]]
+		}
+		from, to, relative, ok := monthDays(y, zhAtoi(m[3]), zhAtoi(m[4]), zhAtoi(m[5]), now)
+		return from, to, relative || m[2] != "", ok
 	}},
 	// Q3 2024, 2024 Q3, 2024年第三季度, 2024年Q3 ("Q3" alone is also
 	// the name of a recall pass).
@@ -413,7 +471,7 @@ func ParseDates(query string, now time.Time) []DateSpan {
 					m[i] = s[loc[2*i]:loc[2*i+1]]
 				}
 			}
-			if strings.ContainsRune(m[0], '\x00') || r.veto != nil && r.veto(m, s[loc[1]:]) {
+			if strings.ContainsRune(m[0], '\x00') || r.veto != nil && r.veto(m, s[:loc[0]], s[loc[1]:]) {
 				continue
 			}
 			from, to, relative, ok := r.resolve(m, now)
@@ -567,6 +625,35 @@ func latestDay(m, d int, now time.Time) (time.Time, bool) {
 		}
 	}
 	return t, ok
+}
+
+// monthDays is days first to last of month m of year y, or, when y is
+// 0, of the latest year whose day first is not after today (the last
+// day may then be still to come). relative is true when y was 0.
+func monthDays(y, m, first, last int, now time.Time) (from, to time.Time, relative, ok bool) {
+	if first >= last {
+		return time.Time{}, time.Time{}, false, false
+	}
+	if y == 0 {
+		relative = true
+		start, ok := latestDay(m, first, now)
+		if !ok {
+			return time.Time{}, time.Time{}, false, false
+		}
+		y = start.Year()
+		if _, ok := ymd(y, m, last, now); !ok {
+			// 28-29 February in a year without a 29th: the latest year
+			// that has both.
+			end, ok := latestDay(m, last, now)
+			if !ok {
+				return time.Time{}, time.Time{}, false, false
+			}
+			y = end.Year()
+		}
+	}
+	from, ok1 := ymd(y, m, first, now)
+	to, ok2 := ymd(y, m, last, now)
+	return from, to, relative, ok1 && ok2
 }
 
 // weekend is the Saturday and Sunday of the week n weeks from this one,

@@ -24,6 +24,10 @@ func TestParseDates(t *testing.T) {
 	xmas := time.Date(2026, 12, 25, 9, 0, 0, 0, time.UTC)
 	// Sunday 6 December 2026.
 	sun := time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)
+	// Wednesday 15 July 2026, and Friday 10 July 2026: a range of days
+	// in July asked during it and before it.
+	jul15 := time.Date(2026, 7, 15, 9, 0, 0, 0, time.UTC)
+	jul10 := time.Date(2026, 7, 10, 9, 0, 0, 0, time.UTC)
 	type span struct{ from, to string }
 	cases := []struct {
 		name  string
@@ -133,6 +137,29 @@ func TestParseDates(t *testing.T) {
 		{"between holidays", "what happened between Christmas and New Year's Day", jan, []span{{"2025-12-25", "2026-01-01"}}},
 		{"days with a dash", "2025-12-01 - 2025-12-05 deploys", jan, []span{{"2025-12-01", "2025-12-05"}}},
 		{"zh month to month", "3月到5月的周报", mar31, []span{{"2026-03-01", "2026-05-31"}}},
+		// Days of one month: the start is the latest such day, as a
+		// single day is (the end may be still to come); "16 July" alone
+		// was read as the latest 16 July, a year back when asked on the
+		// 15th.
+		{"days of a month", "what did I do 14-16 July", jan, []span{{"2025-07-14", "2025-07-16"}}},
+		{"days of a month asked during them", "what did I do 14-16 July", jul15, []span{{"2026-07-14", "2026-07-16"}}},
+		{"month and days asked during them", "July 14-16", jul15, []span{{"2026-07-14", "2026-07-16"}}},
+		{"days to days asked before them", "14 to 16 July", jul10, []span{{"2025-07-14", "2025-07-16"}}},
+		{"ordinal days of a month of a year", "the 14th to 16th of July 2024", jan, []span{{"2024-07-14", "2024-07-16"}}},
+		{"month and days of a year", "July 14-16, 2024", jan, []span{{"2024-07-14", "2024-07-16"}}},
+		{"days across the year", "30-31 December", jan, []span{{"2025-12-30", "2025-12-31"}}},
+		{"days of this january", "1-2 January", jan, []span{{"2026-01-01", "2026-01-02"}}},
+		{"days of the latest 29 february", "28-29 February", mar2027, []span{{"2024-02-28", "2024-02-29"}}},
+		{"day of a month to day of another", "from 14 July to 2 August", jan, []span{{"2025-07-14", "2025-08-02"}}},
+		{"month day to day month is two months", "July 14 to 16 August", jan, []span{{"2025-07-14", "2025-08-16"}}},
+		{"a time is no last day", "July 14 to 16:30", jan, []span{{"2025-07-14", "2025-07-14"}}},
+		{"a version is no first day", "v1.14-16 july", jan, []span{{"2025-07-16", "2025-07-16"}}},
+		{"zh days of a month", "7月14日到16日", jan, []span{{"2025-07-14", "2025-07-16"}}},
+		{"zh days of a month asked during them", "7月14日到16日做了什么", jul15, []span{{"2026-07-14", "2026-07-16"}}},
+		{"zh days of a month with a dash", "2024年7月14-16日", jan, []span{{"2024-07-14", "2024-07-16"}}},
+		{"zh days of a month of last year", "去年七月十四号至十六号", jan, []span{{"2025-07-14", "2025-07-16"}}},
+		{"zh days across the year", "12月1日至5日", jan, []span{{"2025-12-01", "2025-12-05"}}},
+		{"zh day of a month to day of another", "7月14日至8月2日", jan, []span{{"2025-07-14", "2025-08-02"}}},
 		{"zh day to day", "2025年12月1日至12月5日", jan, []span{{"2025-12-01", "2025-12-05"}}},
 		{"and alone is no range", "在3月和5月", mar31, []span{{"2026-03-01", "2026-03-31"}, {"2025-05-01", "2025-05-31"}}},
 		// "since" runs to today: the prior was on March alone, the
@@ -304,6 +331,8 @@ func TestParseDates_timeZone(t *testing.T) {
 		{ny, "New Year's Day", "2025-01-01", "2025-01-01", "New York's New Year's Day is past"},
 		{sh, "元旦", "2026-01-01", "2026-01-01", "Shanghai's New Year's Day is today"},
 		{ny, "Christmas", "2025-12-25", "2025-12-25", "New York's Christmas"},
+		{ny, "1-2 January", "2025-01-01", "2025-01-02", "New York's 1 January is past"},
+		{sh, "1月1日到2日", "2026-01-01", "2026-01-02", "Shanghai's 1 January is today"},
 	} {
 		got := search.ParseDates(c.query, instant.In(c.loc))
 		if len(got) != 1 || got[0].From != c.from || got[0].To != c.to {
