@@ -119,6 +119,12 @@ func inNumber(_ []string, before, after string) bool {
 	return len(after) > 1 && strings.ContainsRune(".:/", rune(after[0])) && after[1] >= '0' && after[1] <= '9'
 }
 
+// notPastWeekday refuses a weekday alone that the word before makes a
+// day to come, a habit or a name, or that names a site (monday.com).
+func notPastWeekday(m []string, _, after string) bool {
+	return m[1] != "" || len(after) > 1 && after[0] == '.' && after[1] >= 'a' && after[1] <= 'z'
+}
+
 // needDigitMonth is true of a query with a digit and a month name.
 func needDigitMonth(c dateCues) bool { return c.digit && needMonth(c) }
 
@@ -328,6 +334,14 @@ var dateRules = []dateRule{
 		d := latestWeekday(wd, day(now).AddDate(0, 0, -1))
 		return d, d, true, true
 	}},
+	// Monday, show me Friday, Sunday's deploy: a weekday alone is the
+	// latest before today, as "on Monday" is. Not a day to come (next
+	// Monday, by Friday), a habit (every Monday, Mondays) or a name
+	// (Black Friday, monday.com).
+	{need: needWord("day"), re: regexp.MustCompile(`\b(?:(next|every|each|coming|following|by|black|good|cyber|super|ash|easter|palm)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`), veto: notPastWeekday, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		d := latestWeekday(weekdayNum(m[2]), day(now).AddDate(0, 0, -1))
+		return d, d, true, true
+	}},
 	// in August / since March / last May: a month name after a cue word;
 	// this March: this year's, as this Christmas is.
 	{need: needMonth, re: regexp.MustCompile(`\b(` + monthCue + `)(?:\s+|-)` + enMonth + `\b`), veto: modalMay, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
@@ -495,7 +509,7 @@ func ParseDates(query string, now time.Time) []DateSpan {
 // "12月1日至5日"): the days between them are asked about too. An end read
 // apart from its start as the latest such month or day (5月, asked in
 // April, is last May) is taken in the year after when it would come
-// before the start.
+// before the start (in the week after, for a weekday).
 func joinRanges(norm string, spans []DateSpan, at [][2]int) []DateSpan {
 	for i := 0; i < len(spans); i++ {
 		for j := 0; j < len(spans); j++ {
@@ -504,7 +518,7 @@ func joinRanges(norm string, spans []DateSpan, at [][2]int) []DateSpan {
 			}
 			a, b := spans[i], spans[j]
 			if b.To < a.From && b.Relative {
-				b.From, b.To = yearLater(b.From), yearLater(b.To)
+				b.From, b.To = later(a.From, b.From), later(a.From, b.To)
 			}
 			a.Text = strings.TrimSpace(norm[at[i][0]:at[j][1]])
 			a.From, a.To = min(a.From, b.From), max(a.To, b.To)
@@ -531,6 +545,19 @@ func rangeBetween(norm string, lo, hi, next int) bool {
 		return ok && (w == "" || !isWordRune(r))
 	}
 	return false
+}
+
+// later moves day d (YYYY-MM-DD), the end of a range read apart from
+// its start as the latest such day, past start: a week on when it is
+// less than a week before it (a weekday: "from Monday to Wednesday"
+// asked on a Tuesday ends tomorrow), else a year on.
+func later(start, d string) string {
+	s, err1 := time.Parse(time.DateOnly, start)
+	t, err2 := time.Parse(time.DateOnly, d)
+	if err1 == nil && err2 == nil && s.Sub(t) < 7*24*time.Hour {
+		return t.AddDate(0, 0, 7).Format(time.DateOnly)
+	}
+	return yearLater(d)
 }
 
 // yearLater is day d (YYYY-MM-DD) a year on, kept in its month (29

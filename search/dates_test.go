@@ -129,6 +129,19 @@ func TestParseDates(t *testing.T) {
 		{"this friday asked on a friday is today", "this Friday", fri, []span{{"2026-12-04", "2026-12-04"}}},
 		{"this sunday is this week's", "this sunday", jan, []span{{"2026-01-11", "2026-01-11"}}},
 		{"this monday is this week's", "this Monday", fri, []span{{"2026-11-30", "2026-11-30"}}},
+		// A weekday alone is the latest before today, as "on Monday" is;
+		// it was not read at all.
+		{"weekday alone", "show me Monday", fri, []span{{"2026-11-30", "2026-11-30"}}},
+		{"weekday alone across the year", "what did I do Wednesday", jan, []span{{"2025-12-31", "2025-12-31"}}},
+		{"weekday alone asked on it is a week back", "what did I do Monday", mar2027, []span{{"2027-02-22", "2027-02-22"}}},
+		{"weekday alone possessive", "Sunday's deploy", jan, []span{{"2026-01-04", "2026-01-04"}}},
+		{"weekday to weekday", "from Monday to Wednesday", sun, []span{{"2026-11-30", "2026-12-02"}}},
+		{"weekday to weekday asked between them", "from Monday to Wednesday", time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), []span{{"2026-11-30", "2026-12-02"}}},
+		{"next weekday is no past one", "plans for next Monday", jan, nil},
+		{"a weekly habit is no day", "every Friday we deploy", jan, nil},
+		{"weekdays plural are no day", "standups on Mondays", jan, nil},
+		{"black friday is no friday", "Black Friday sales", jan, nil},
+		{"a site is no weekday", "the monday.com board", jan, nil},
 		{"two expressions", "in March 2025 and yesterday", jan, []span{{"2025-03-01", "2025-03-31"}, {"2026-01-06", "2026-01-06"}}},
 		// A range is one span, from the first day of its start to the
 		// last of its end: the days between were left out.
@@ -331,6 +344,8 @@ func TestParseDates_timeZone(t *testing.T) {
 		{ny, "New Year's Day", "2025-01-01", "2025-01-01", "New York's New Year's Day is past"},
 		{sh, "元旦", "2026-01-01", "2026-01-01", "Shanghai's New Year's Day is today"},
 		{ny, "Christmas", "2025-12-25", "2025-12-25", "New York's Christmas"},
+		{ny, "Wednesday", "2025-12-24", "2025-12-24", "New York's today is a Wednesday"},
+		{sh, "wednesday", "2025-12-31", "2025-12-31", "Shanghai's yesterday was a Wednesday"},
 		{ny, "1-2 January", "2025-01-01", "2025-01-02", "New York's 1 January is past"},
 		{sh, "1月1日到2日", "2026-01-01", "2026-01-02", "Shanghai's 1 January is today"},
 	} {
