@@ -125,6 +125,67 @@ func notPastWeekday(m []string, _, after string) bool {
 	return m[1] != "" || len(after) > 1 && after[0] == '.' && after[1] >= 'a' && after[1] <= 'z'
 }
 
+// timeCue are the words before a slashed month and day ("on 7/14")
+// that make it a time: without one it is as likely a score or a fraction.
+var timeCue = map[string]bool{"on": true, "since": true, "from": true, "until": true, "till": true, "to": true,
+	"through": true, "thru": true, "before": true, "after": true, "around": true}
+
+// lastWord is the word that before ends with, if it ends with one.
+func lastWord(before string) string {
+	before = strings.TrimRight(before, " ")
+	i := strings.LastIndexFunc(before, func(r rune) bool { return !isWordRune(r) })
+	return before[i+1:]
+}
+
+// firstWord is the word after begins with, past spaces, and whether the
+// clause goes on (after holds more than spaces and punctuation).
+func firstWord(after string) (word string, more bool) {
+	after = strings.TrimLeft(after, " ")
+	r, _ := utf8.DecodeRuneInString(after)
+	if after == "" || !isWordRune(r) {
+		return "", false
+	}
+	end := strings.IndexFunc(after, func(r rune) bool { return !isWordRune(r) })
+	if end < 0 {
+		end = len(after)
+	}
+	return after[:end], true
+}
+
+// notSlashedDay refuses a slashed month and day without a word before
+// that makes it a time, or inside a number (v1.4/12, 7/14/25).
+func notSlashedDay(m []string, before, after string) bool {
+	return !timeCue[lastWord(before)] || inNumber(m, before, after)
+}
+
+// ordinalOfThing refuses "the 3rd" followed by a noun (the 3rd time):
+// it is a day at the end of a clause (what happened the 14th?), or after
+// a word that makes it a time before a word a time can precede (on the
+// 14th we shipped).
+func ordinalOfThing(m []string, before, after string) bool {
+	next, more := firstWord(after)
+	return more && !(timeCue[lastWord(before)] && afterMonth[next])
+}
+
+// countAfter refuses a "week 3" that counts a noun after it (week 3
+// bugs): a week number ends its clause or comes before a word a time
+// can precede, unless group year of m names its year.
+func countAfter(year int) func(m []string, before, after string) bool {
+	return func(m []string, before, after string) bool {
+		if inNumber(m, before, after) {
+			return true
+		}
+		next, more := firstWord(after)
+		return m[year] == "" && more && !afterMonth[next]
+	}
+}
+
+// zhWeekOfMonth refuses 第2周 of a month (3月的第2周) and 第2周年, an
+// anniversary.
+func zhWeekOfMonth(m []string, _, after string) bool {
+	return m[2] != "" || strings.HasPrefix(after, "年")
+}
+
 // needDigitMonth is true of a query with a digit and a month name.
 func needDigitMonth(c dateCues) bool { return c.digit && needMonth(c) }
 
@@ -231,6 +292,12 @@ var dateRules = []dateRule{
 		f, _, ok := monthSpan(y, 6*half-5, now)
 		return f, f.AddDate(0, 6, -1), relative, ok
 	}},
+	// 第28周 / 2025年第28周: an ISO week (Monday first) of this year, or
+	// of the year named. Not a week of a month (3月的第2周) nor an
+	// anniversary (第2周年).
+	{need: needWord("第"), re: regexp.MustCompile(`(?:(\d{4})\s*年\s*(?:的\s*)?|(月\s*(?:的\s*)?))?第\s*(\d{1,2})\s*(?:周|星期)`), veto: zhWeekOfMonth, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		return isoWeekSpan(atoi(m[1]), atoi(m[3]), now)
+	}},
 	// 2023年8月14日, 2023年8月
 	{need: needCJK, re: regexp.MustCompile(`(\d{4})\s*年\s*` + zhNum + `\s*月(?:\s*` + zhNum + `\s*[日号])?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		y, mo := atoi(m[1]), zhAtoi(m[2])
@@ -321,6 +388,35 @@ var dateRules = []dateRule{
 		}
 		f, t := unitSpan(m[2], map[string]int{"last": -1, "next": 1}[m[1]], now)
 		return f, t, true, true
+	}},
+	// week 28 / in week 28 of 2025: an ISO week (Monday first) of this
+	// year, or of the year named. After "last week", whose "week" it
+	// would read in "last week 3 bugs".
+	{need: needWord("week"), re: regexp.MustCompile(`\bweek\s+(\d{1,2})\b(?:,?\s+(?:of\s+)?(\d{4})\b)?`), veto: countAfter(2), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		return isoWeekSpan(atoi(m[2]), atoi(m[1]), now)
+	}},
+	// on 7/14, since 14/7: a month and day only when one of them is over
+	// 12 and a word before makes it a time ("10/14 passed" is a score,
+	// "3/4 of the tests" a fraction, and 3/4 March or April as the
+	// reader's country has it); the latest such day.
+	{need: needDigit, re: regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})\b`), veto: notSlashedDay, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		a, b := atoi(m[1]), atoi(m[2])
+		var d time.Time
+		ok := false
+		switch {
+		case a > 12 && b <= 12:
+			d, ok = latestDay(b, a, now)
+		case b > 12 && a <= 12, a == b:
+			d, ok = latestDay(a, b, now)
+		}
+		return d, d, true, ok
+	}},
+	// the 14th, on the 3rd: of this month, or of the latest month that
+	// has the day when it is still to come. Not an ordinal of a thing
+	// (the 3rd time, on the 2nd attempt, the 21st century).
+	{need: needDigit, re: regexp.MustCompile(`\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b`), veto: ordinalOfThing, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		d, ok := latestDayOfMonth(atoi(m[1]), now)
+		return d, d, true, ok
 	}},
 	// last Monday, on Friday: the latest such day before today; this
 	// Friday: this week's, as 本周五 is (today, asked on a Friday).
@@ -681,6 +777,43 @@ func monthDays(y, m, first, last int, now time.Time) (from, to time.Time, relati
 	from, ok1 := ymd(y, m, first, now)
 	to, ok2 := ymd(y, m, last, now)
 	return from, to, relative, ok1 && ok2
+}
+
+// latestDayOfMonth is day d of this month if it is not after today,
+// else of the latest month before that has it (the 31st asked in April
+// is 31 March).
+func latestDayOfMonth(d int, now time.Time) (time.Time, bool) {
+	if d < 1 || d > 31 {
+		return time.Time{}, false
+	}
+	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, now.Location())
+	for i := range 3 {
+		m := first.AddDate(0, -i, 0)
+		t, ok := ymd(m.Year(), int(m.Month()), d, now)
+		if ok && !t.After(day(now)) {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// isoWeekSpan is the Monday to Sunday of ISO week w of year y, or,
+// when y is 0, of the ISO year today is in.
+func isoWeekSpan(y, w int, now time.Time) (time.Time, time.Time, bool, bool) {
+	relative := y == 0
+	if relative {
+		y, _ = day(now).ISOWeek()
+	}
+	if y < 1900 || y > 2200 || w < 1 || w > 53 {
+		return time.Time{}, time.Time{}, false, false
+	}
+	// 4 January is always in week 1.
+	jan4 := time.Date(y, 1, 4, 0, 0, 0, 0, now.Location())
+	monday := jan4.AddDate(0, 0, -((int(jan4.Weekday())+6)%7)+7*(w-1))
+	if wy, _ := monday.ISOWeek(); wy != y {
+		return time.Time{}, time.Time{}, false, false // week 53 of a year of 52
+	}
+	return monday, monday.AddDate(0, 0, 6), relative, true
 }
 
 // weekend is the Saturday and Sunday of the week n weeks from this one,

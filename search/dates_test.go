@@ -142,6 +142,40 @@ func TestParseDates(t *testing.T) {
 		{"weekdays plural are no day", "standups on Mondays", jan, nil},
 		{"black friday is no friday", "Black Friday sales", jan, nil},
 		{"a site is no weekday", "the monday.com board", jan, nil},
+		// A month and day with a slash: only when one of them is over
+		// 12 and a word before makes it a time; the latest such day.
+		{"slashed month and day", "what did I do on 7/14", jan, []span{{"2025-07-14", "2025-07-14"}}},
+		{"slashed day and month", "since 14/7", fri, []span{{"2026-07-14", "2026-12-04"}}},
+		{"slashed day across the year", "the deploy on 12/31", jan, []span{{"2025-12-31", "2025-12-31"}}},
+		{"slashed days as a range", "from 7/14 to 7/16", jan, []span{{"2025-07-14", "2025-07-16"}}},
+		{"slashed day that could be either", "on 3/4", jan, nil},
+		{"a score is no day", "10/14 passed", jan, nil},
+		{"a score after on is no day", "on 10/14/25 builds", jan, nil},
+		{"a version is no day", "v1.4/2 on 1.14.0", jan, nil},
+		{"a time is no day", "on 14:30", jan, nil},
+		// The 14th: of this month, or of the latest that has it when it
+		// is still to come.
+		{"ordinal day still to come", "what happened on the 14th", fri, []span{{"2026-11-14", "2026-11-14"}}},
+		{"ordinal day this month", "the 3rd", fri, []span{{"2026-12-03", "2026-12-03"}}},
+		{"ordinal day across the year", "the 14th?", jan, []span{{"2025-12-14", "2025-12-14"}}},
+		{"ordinal day today", "the 31st", mar31, []span{{"2026-03-31", "2026-03-31"}}},
+		{"ordinal day of the latest month that has it", "the 31st", time.Date(2026, 4, 15, 9, 0, 0, 0, time.UTC), []span{{"2026-03-31", "2026-03-31"}}},
+		{"ordinal day before a clause", "on the 14th we shipped", fri, []span{{"2026-11-14", "2026-11-14"}}},
+		{"an ordinal of a thing is no day", "the 3rd time it failed", jan, nil},
+		{"an ordinal after on of a thing is no day", "passed on the 2nd attempt", jan, nil},
+		{"a century is no day", "the 21st century", jan, nil},
+		// ISO weeks (Monday first) of this year, or of the year named.
+		{"iso week", "what did we ship in week 28", jan, []span{{"2026-07-06", "2026-07-12"}}},
+		{"iso week one across the year", "week 1", jan, []span{{"2025-12-29", "2026-01-04"}}},
+		{"iso week 53", "week 53", jan, []span{{"2026-12-28", "2027-01-03"}}},
+		{"no week 53 in a year of 52, but the year", "week 53 of 2025", jan, []span{{"2025-01-01", "2025-12-31"}}},
+		{"iso week of a year", "week 2, 2024", jan, []span{{"2024-01-08", "2024-01-14"}}},
+		{"a week counting is no week", "fixed week 3 bugs", jan, nil},
+		{"last week then a count", "last week 3 bugs", jan, []span{{"2025-12-29", "2026-01-04"}}},
+		{"zh iso week", "第28周做了什么", jan, []span{{"2026-07-06", "2026-07-12"}}},
+		{"zh iso week of a year", "2024年第1周", jan, []span{{"2024-01-01", "2024-01-07"}}},
+		{"zh week of a month is no iso week", "3月的第2周", mar31, []span{{"2026-03-01", "2026-03-31"}}},
+		{"zh anniversary is no week", "第2周年纪念", jan, nil},
 		{"two expressions", "in March 2025 and yesterday", jan, []span{{"2025-03-01", "2025-03-31"}, {"2026-01-06", "2026-01-06"}}},
 		// A range is one span, from the first day of its start to the
 		// last of its end: the days between were left out.
@@ -346,6 +380,9 @@ func TestParseDates_timeZone(t *testing.T) {
 		{ny, "Christmas", "2025-12-25", "2025-12-25", "New York's Christmas"},
 		{ny, "Wednesday", "2025-12-24", "2025-12-24", "New York's today is a Wednesday"},
 		{sh, "wednesday", "2025-12-31", "2025-12-31", "Shanghai's yesterday was a Wednesday"},
+		{ny, "the 1st", "2025-12-01", "2025-12-01", "New York's 1st is a month back"},
+		{sh, "on the 1st", "2026-01-01", "2026-01-01", "Shanghai's 1st is today"},
+		{ny, "on 1/13", "2025-01-13", "2025-01-13", "New York's 13 January"},
 		{ny, "1-2 January", "2025-01-01", "2025-01-02", "New York's 1 January is past"},
 		{sh, "1月1日到2日", "2026-01-01", "2026-01-02", "Shanghai's 1 January is today"},
 	} {
