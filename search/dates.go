@@ -535,11 +535,11 @@ var dateRules = []dateRule{
 		f, t, ok := latestMonth(zhAtoi(m[1]), now)
 		return f, t, true, ok
 	}},
-	// 月底 / 年初 alone: of this month or year. After the rules that read
-	// 3月底 or 去年年底, whose 月 or 年 they masked (\x00 makes the match
-	// one ParseDates skips).
-	{need: needCJK, re: regexp.MustCompile(`\x00?(月|年)(?:初|底|末)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		unit := map[string]string{"月": "month", "年": "year"}[m[1]]
+	// 月底 / 年初 / 中旬 alone: of this month or year. After the rules
+	// that read 3月底, 上个月中旬 or 去年年底, whose 月 or 年 they masked
+	// (\x00 makes the match one ParseDates skips).
+	{need: needCJK, re: regexp.MustCompile(`\x00?(?:(月|年)(?:初|底|末)|[上中下]旬)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		unit := map[string]string{"月": "month", "年": "year", "": "month"}[m[1]]
 		f, t := unitSpan(unit, 0, now)
 		return f, t, true, true
 	}},
