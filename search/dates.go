@@ -614,7 +614,7 @@ func joinRanges(norm string, spans []DateSpan, at [][2]int) []DateSpan {
 			}
 			a, b := spans[i], spans[j]
 			if b.To < a.From && b.Relative {
-				b.From, b.To = later(a.From, b.From), later(a.From, b.To)
+				b.From, b.To = later(a.From, b)
 			}
 			a.Text = strings.TrimSpace(norm[at[i][0]:at[j][1]])
 			a.From, a.To = min(a.From, b.From), max(a.To, b.To)
@@ -643,17 +643,18 @@ func rangeBetween(norm string, lo, hi, next int) bool {
 	return false
 }
 
-// later moves day d (YYYY-MM-DD), the end of a range read apart from
-// its start as the latest such day, past start: a week on when it is
+// later moves span b, the end of a range read apart from its start as
+// the latest such month or day, past start: a week on when it is one day
 // less than a week before it (a weekday: "from Monday to Wednesday"
 // asked on a Tuesday ends tomorrow), else a year on.
-func later(start, d string) string {
+func later(start string, b DateSpan) (from, to string) {
 	s, err1 := time.Parse(time.DateOnly, start)
-	t, err2 := time.Parse(time.DateOnly, d)
-	if err1 == nil && err2 == nil && s.Sub(t) < 7*24*time.Hour {
-		return t.AddDate(0, 0, 7).Format(time.DateOnly)
+	t, err2 := time.Parse(time.DateOnly, b.To)
+	if b.From == b.To && err1 == nil && err2 == nil && s.Sub(t) < 7*24*time.Hour {
+		d := t.AddDate(0, 0, 7).Format(time.DateOnly)
+		return d, d
 	}
-	return yearLater(d)
+	return yearLater(b.From), yearLater(b.To)
 }
 
 // yearLater is day d (YYYY-MM-DD) a year on, kept in its month (29

@@ -136,6 +136,7 @@ func TestParseDates(t *testing.T) {
 		{"weekday alone asked on it is a week back", "what did I do Monday", mar2027, []span{{"2027-02-22", "2027-02-22"}}},
 		{"weekday alone possessive", "Sunday's deploy", jan, []span{{"2026-01-04", "2026-01-04"}}},
 		{"weekday to weekday", "from Monday to Wednesday", sun, []span{{"2026-11-30", "2026-12-02"}}},
+		{"month to the month before it is a year on", "3月到2月", mar31, []span{{"2026-03-01", "2027-02-28"}}},
 		{"weekday to weekday asked between them", "from Monday to Wednesday", time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), []span{{"2026-11-30", "2026-12-02"}}},
 		{"next weekday is no past one", "plans for next Monday", jan, nil},
 		{"a weekly habit is no day", "every Friday we deploy", jan, nil},
