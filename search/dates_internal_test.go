@@ -1,13 +1,12 @@
 package search
 
 import (
-	"time"
-
-	"github.com/nova-recall/nova/memory"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/memory"
 )
 
 // TestDateRuleNeeds checks that a rule's need holds of every query its
