@@ -66,14 +66,22 @@ func NewAnalyzerWith(o Options) *Analyzer {
 }
 
 // IsCJK reports whether r is written without spaces between words (Han,
-// Hiragana, Katakana, Hangul), so it is indexed as character bigrams.
+// Hiragana, Katakana, Hangul), so it is indexed as character bigrams. The
+// marks Japanese writes inside such words are of no script of their own
+// (Unicode's Common): the long vowel ー (サーバー; ｰ half-width) and the
+// repeat 々 (人々). Read as punctuation, they cut サーバー into single
+// characters and joined ー to a Latin word after it (ーsrv).
 func IsCJK(r rune) bool {
 	if r < firstCJK {
 		return false // most text: the table lookups below cost more than the rest of the analysis
 	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
-		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) || cjkMark(r)
 }
+
+// cjkMark reports whether r is one of the Common-script marks written
+// inside CJK words (see IsCJK).
+func cjkMark(r rune) bool { return r == 'ー' || r == 'ｰ' || r == '々' }
 
 // HasCJK reports whether s holds a CJK character. Only a byte from
 // firstCJKLead up begins a code point from firstCJK up, and such a byte is

@@ -11,7 +11,8 @@ import (
 // with the Unicode tables at every code point.
 func TestRuneClassesFastPaths(t *testing.T) {
 	for r := rune(0); r <= unicode.MaxRune; r++ {
-		cjk := unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+		cjk := unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) ||
+			r == 0x30FC || r == 0xFF70 || r == 0x3005 // ー, ｰ, 々
 		if IsCJK(r) != cjk {
 			t.Fatalf("IsCJK(%U) = %v, the tables say %v", r, !cjk, cjk)
 		}
@@ -102,6 +103,24 @@ func TestTerms_russianInflections(t *testing.T) {
 	for _, w := range []string{"інформація", "їжака", "љубав"} {
 		if got := a.Terms(w); !slices.Equal(got, []string{w}) {
 			t.Errorf("Terms(%q) = %q, want the word as it is", w, got)
+		}
+	}
+}
+
+// TestTerms_japaneseMarksInsideWords: the long vowel ー and the repeat 々
+// are part of the words they are written in (サーバー, 人々), which are
+// indexed as bigrams like any kana or kanji run, and a Latin word written
+// straight after one (サーバーsrv) is a word of its own.
+func TestTerms_japaneseMarksInsideWords(t *testing.T) {
+	a := NewAnalyzer()
+	for _, tc := range []struct{ text, want string }{
+		{"サーバー", "サー"}, // a bigram across the mark, not サ and ー apart
+		{"人々", "人々"},
+		{"サーバーsrv-東京-01", "srv"},
+		{"ｻｰﾊﾞｰ", "サー"}, // half-width, as NFKC writes it
+	} {
+		if got := a.Terms(Normalize(tc.text)); !slices.Contains(got, tc.want) {
+			t.Errorf("Terms(%q) = %q, want %q among them", tc.text, got, tc.want)
 		}
 	}
 }
