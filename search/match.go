@@ -68,11 +68,12 @@ type matchTerm struct {
 	// found ("": no stem is matched).
 	stem string
 	// lemma is the term's stem as the index stems a word (its lemma, then
-	// Porter2; Russian's rules for a Russian word), and lemmaAt the start of every word that stems so (the
-	// stem without the e or i Porter2 may end it in: citi is city's,
-	// hope is hoping's). A word of the text beginning with lemmaAt covers
-	// the term when it stems to lemma: cities and city, running and run,
-	// ran and run, which retrieval matched alike ("": none).
+	// Porter2; Russian's rules for a Russian word), and lemmaAt the start
+	// of every word that stems so (the stem without the e or i Porter2 may
+	// end it in: citi is city's, hope is hoping's). A word of the text
+	// beginning with lemmaAt covers the term when it stems to lemma:
+	// cities and city, running and run, ran and run, which retrieval
+	// matched alike ("": none).
 	lemma, lemmaAt string
 	analyzer       *lexical.Analyzer
 	// connected are the term's letters and number with a connector
