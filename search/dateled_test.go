@@ -101,6 +101,34 @@ func TestDateLed_findsTheDaysMemories(t *testing.T) {
 	}
 }
 
+// A question about the user together with a person ("Rhea and I", "with
+// Rhea", 我和Rhea) asks for both sides of the day: the memories are not
+// kept to the person's own, which left the user's reports out.
+func TestDateLed_theUserWithAPerson(t *testing.T) {
+	snap := workLog(t)
+	for _, query := range []string{
+		"What did Rhea and I discuss yesterday?",
+		"what did I talk about with Rhea yesterday",
+		"what did me and Rhea work on yesterday",
+		"我和Rhea昨天聊了什么",
+	} {
+		resp := ask(t, engineWith(), snap, api.SearchRequest{Query: query, TopK: 5})
+		if reason := denseReason(resp); reason != "date-led-query" {
+			t.Errorf("%q: dense channel reason %q, want date-led-query", query, reason)
+		}
+		for _, id := range []string{"y-report-1", "y-report-3"} {
+			if rank(resp, id) < 0 {
+				t.Errorf("%q: %s of the day missing: %v", query, id, ids(resp))
+			}
+		}
+	}
+	// Rhea alone is still asked for alone.
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "What did Rhea discuss yesterday?", TopK: 5})
+	if rank(resp, "y-report-1") >= 0 {
+		t.Errorf("Quill's report answers a question about Rhea alone: %v", ids(resp))
+	}
+}
+
 // An agent that puts the day in the request's date filter and asks "what
 // happened" gets the day's memories too; before, the words matched none of
 // them and the answer was empty.

@@ -206,6 +206,8 @@ type query struct {
 	// dates are the spans the query names; people the agents it names.
 	dates  []DateSpan
 	people []string
+	// names are the words that name them (peopleWords).
+	names map[string]bool
 	// dateLed says the query names days, or the request filters by
 	// them, and the query names nothing more specific (dateLed); dayDocs
 	// are the memories of those days, at most a pool of them, in
@@ -333,9 +335,10 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	q.named = namedRecords(snap, plan.Query)
 	if e.on(LeverPerson) {
 		q.people = namedPeople(snap.Gen.Agents(), plan.Query)
+		q.names = peopleWords(q.people)
 	}
 	_, _, daysFiltered := dayBounds(req.Filters)
-	if q.dateLed = (len(q.dates) > 0 || daysFiltered) && dateLed(plan.Query, q.dates, q.people); q.dateLed {
+	if q.dateLed = (len(q.dates) > 0 || daysFiltered) && dateLed(plan.Query, q.dates, q.names); q.dateLed {
 		q.dayDocs = e.dayDocs(snap, q)
 	}
 	if !q.dateLed {

@@ -571,14 +571,14 @@ var activityWords = map[string]bool{
 // dateLed reports whether the query asks what went on in the days it
 // names and nothing more specific: once the date expressions, the people
 // it names (people: the agents namedPeople found) and activityWords are
-// taken away, no key term is left. Its words then match only the
+// taken away, no key term is left (names: peopleWords of them). Its words then match only the
 // memories that mention the days, while the memories made on them are
 // the answer. A subject too short to be a key term still counts: a
 // number left beside the dates ("what happened in 1.4 yesterday", a
 // version or a port), or a Chinese word of one character (昨天吃了什么:
 // 吃, "eat"); so does an activity word written as a name ("what did we
 // discuss about Go").
-func dateLed(query string, dates []DateSpan, people []string) bool {
+func dateLed(query string, dates []DateSpan, names map[string]bool) bool {
 	rest := lexical.Normalize(query)
 	for _, d := range dates {
 		rest = strings.Replace(rest, d.Text, " ", 1)
@@ -586,7 +586,6 @@ func dateLed(query string, dates []DateSpan, people []string) bool {
 	if strings.ContainsFunc(rest, unicode.IsDigit) {
 		return false
 	}
-	names := peopleWords(people)
 	for _, t := range keyTerms(rest, rest, nil) {
 		if !names[t] && (!activityWords[t] || namedAsWord(query, t)) {
 			return false
@@ -602,8 +601,11 @@ func dateLed(query string, dates []DateSpan, people []string) bool {
 
 // peopleWords returns the words a query may name the people by: each
 // name whole, written with its words apart (claude-code as "claude
-// code"), its given name, and each of its words.
+// code"), its given name, and each of its words; nil for none.
 func peopleWords(people []string) map[string]bool {
+	if len(people) == 0 {
+		return nil
+	}
 	names := map[string]bool{}
 	for _, p := range people {
 		n := lexical.Normalize(p)
@@ -625,7 +627,7 @@ func peopleWords(people []string) map[string]bool {
 // 昨天做了哪些工作), as the query has no spaces. A memory of those days
 // answers it whatever its own words.
 func (q *query) dayTerm(t string) bool {
-	if activityWords[t] || peopleWords(q.people)[t] {
+	if activityWords[t] || q.names[t] {
 		return true
 	}
 	rest := t

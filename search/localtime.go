@@ -3,12 +3,14 @@ package search
 import (
 	"math"
 	"math/bits"
+	"regexp"
 	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/index/segment"
+	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/memory"
 	"github.com/nova-recall/nova/parallel"
 )
@@ -360,13 +362,20 @@ type dayDoc struct {
 	says float64
 }
 
+// withTheUser matches a normalised query that asks about the user
+// together with the people it names: "Rhea and I", "me and Rhea", "with
+// Rhea", 我和Rhea, 跟我. A day's memories are then both sides', and the
+// user's are not the named agent's.
+var withTheUser = regexp.MustCompile(`\b(?:and|&) (?:i|me|myself)\b|\b(?:i|me) (?:and|&) |\bwith\b|我们?(?:和|跟|与|同)|(?:和|跟|与|同)我`)
+
 // dayDocs returns the memories the query may see whose local day is in
 // one of its date spans (or, when it names none, in its date filter), in
 // document order, at most q.pool(): a span with more is sampled evenly,
 // so that "last month" shows every week of it rather than its first day.
 // They are found as the date filters find theirs (newDayFilter), once per
 // query; a query that names people ("what did Rhea do yesterday") asks
-// for theirs alone. The query's words say nothing of which of them
+// for theirs alone, unless it asks about the user with them
+// (withTheUser). The query's words say nothing of which of them
 // matter, so each is weighed by how much it says: what was done that day
 // is in the turns that report it ("Added cursor pagination to GET
 // /v1/invoices..."), not in "fix" or "80 Go tests pass.".
@@ -396,12 +405,16 @@ func (e *Engine) dayDocs(snap *Snapshot, q *query) []dayDoc {
 	if len(q.dates) > 0 {
 		q.asked = in
 	}
+	people := q.people
+	if withTheUser.MatchString(lexical.Normalize(q.plan.Query)) {
+		people = nil
+	}
 	var docs []int
 	for i, w := range in {
 		for ; w != 0; w &= w - 1 {
 			doc := i*64 + bits.TrailingZeros64(w)
 			if doc < g.Len() && g.Live(doc) && (q.accept == nil || q.accept(doc)) &&
-				(len(q.people) == 0 || slices.Contains(q.people, g.Facet(segment.FacetAgent, doc))) {
+				(len(people) == 0 || slices.Contains(people, g.Facet(segment.FacetAgent, doc))) {
 				docs = append(docs, doc)
 			}
 		}
