@@ -120,9 +120,23 @@ func inNumber(_ []string, before, after string) bool {
 }
 
 // notPastWeekday refuses a weekday alone that the word before makes a
-// day to come, a habit or a name, or that names a site (monday.com).
-func notPastWeekday(m []string, _, after string) bool {
-	return m[1] != "" || len(after) > 1 && after[0] == '.' && after[1] >= 'a' && after[1] <= 'z'
+// day to come, a habit or a name, or that names a site (monday.com). So
+// does a deadline, which may be to come (until Monday, before Friday: a
+// wrong day's prior misleads more than none), unless it ends a range
+// (Monday until Wednesday, 14 July till Friday: joinRanges joins them).
+func notPastWeekday(m []string, before, after string) bool {
+	if m[1] != "" || len(after) > 1 && after[0] == '.' && after[1] >= 'a' && after[1] <= 'z' {
+		return true
+	}
+	switch w := lastWord(before); w {
+	case "before", "due":
+		return true
+	case "until", "till", "til":
+		// An expression read before this one is masked (ParseDates).
+		start := strings.TrimRight(strings.TrimSuffix(strings.TrimRight(before, " "), w), " ")
+		return !strings.HasSuffix(start, "\x00")
+	}
+	return false
 }
 
 // timeCue are the words before a slashed month and day ("on 7/14")
@@ -432,7 +446,7 @@ var dateRules = []dateRule{
 	}},
 	// Monday, show me Friday, Sunday's deploy: a weekday alone is the
 	// latest before today, as "on Monday" is. Not a day to come (next
-	// Monday, by Friday), a habit (every Monday, Mondays) or a name
+	// Monday, by Friday; notPastWeekday: until Monday), a habit (every Monday, Mondays) or a name
 	// (Black Friday, monday.com).
 	{need: needWord("day"), re: regexp.MustCompile(`\b(?:(next|every|each|coming|following|by|black|good|cyber|super|ash|easter|palm)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`), veto: notPastWeekday, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		d := latestWeekday(weekdayNum(m[2]), day(now).AddDate(0, 0, -1))
