@@ -268,6 +268,9 @@ func TestDateLed_moreWaysToAsk(t *testing.T) {
 		"show me yesterday":                 "zh-work",
 		"notes from yesterday":              "zh-work",
 		"any updates from yesterday?":       "zh-work",
+		// Capitals say nothing of names in a title-case or shouted query.
+		"What Did I Work On Yesterday?": "zh-work",
+		"WHAT DID I DO YESTERDAY":       "zh-work",
 	} {
 		resp := ask(t, engineWith(), snap, api.SearchRequest{Query: query, TopK: 5})
 		if reason := denseReason(resp); reason != "date-led-query" {

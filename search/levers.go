@@ -190,8 +190,10 @@ var wordNames = map[string]bool{
 // namedAsWord reports whether the one-word name n is written in query
 // where the word cannot be meant: capitalised inside a sentence ("what
 // did Will say", not "Will the deploy fail?") or as a possessive
-// ("Will's notes", in any case).
+// ("Will's notes", in any case). In a query that capitalises most of its
+// words ("What Did I Work On Yesterday?") capitals name nothing.
 func namedAsWord(query, n string) bool {
+	capitals := !mostlyCapitalised(query) // a capital may mark a name
 	sentenceStart := true
 	for i := 0; i < len(query); {
 		r, size := utf8.DecodeRuneInString(query[i:])
@@ -216,7 +218,7 @@ func namedAsWord(query, n string) bool {
 		if lexical.Normalize(query[i:j]) == n {
 			rest := query[j:]
 			possessive := strings.HasPrefix(rest, "'s") || strings.HasPrefix(rest, "\u2019s")
-			if possessive || unicode.IsUpper(r) && !sentenceStart {
+			if possessive || capitals && unicode.IsUpper(r) && !sentenceStart {
 				return true
 			}
 		}
@@ -224,6 +226,23 @@ func namedAsWord(query, n string) bool {
 		i = j
 	}
 	return false
+}
+
+// mostlyCapitalised reports whether four in five of the query's Latin
+// words of two letters or more, and at least three, are capitalised and
+// not shouted: a title. (A shouted name, "WHAT DID ART SAY", still names.)
+func mostlyCapitalised(query string) bool {
+	words, titled := 0, 0
+	for w := range strings.FieldsFuncSeq(query, func(r rune) bool { return !unicode.IsLetter(r) || r > unicode.MaxLatin1 }) {
+		if len(w) < 2 {
+			continue
+		}
+		words++
+		if r, _ := utf8.DecodeRuneInString(w); unicode.IsUpper(r) && strings.ContainsFunc(w, unicode.IsLower) {
+			titled++
+		}
+	}
+	return words >= 3 && 5*titled >= 4*words
 }
 
 // givenName returns the part of a normalised full name people call its

@@ -56,6 +56,10 @@ func TestNamedPeople_namesThatAreWords(t *testing.T) {
 		{"what did may chen adopt", []string{"May Chen"}},
 		{"the deploy, Art said, was fine", []string{"Art"}},
 		{"WHAT DID ART SAY", []string{"Art"}},
+		// A title-case query capitalises every word: May is the month
+		// there as in lower case, and a name not a word still names.
+		{"What Did We Plan For May?", nil},
+		{"What Did May Chen Adopt", []string{"May Chen"}},
 		{"Caroline's move", []string{"Caroline"}},
 		// Written into a Chinese sentence, after its first word.
 		{"昨天Will说了什么", []string{"Will"}},
