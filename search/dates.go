@@ -446,8 +446,8 @@ var dateRules = []dateRule{
 	}},
 	// Monday, show me Friday, Sunday's deploy: a weekday alone is the
 	// latest before today, as "on Monday" is. Not a day to come (next
-	// Monday, by Friday; notPastWeekday: until Monday), a habit (every Monday, Mondays) or a name
-	// (Black Friday, monday.com).
+	// Monday, by Friday; notPastWeekday: until Monday), a habit (every
+	// Monday, Mondays) or a name (Black Friday, monday.com).
 	{need: needWord("day"), re: regexp.MustCompile(`\b(?:(next|every|each|coming|following|by|black|good|cyber|super|ash|easter|palm)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`), veto: notPastWeekday, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		d := latestWeekday(weekdayNum(m[2]), day(now).AddDate(0, 0, -1))
 		return d, d, true, true

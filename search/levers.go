@@ -589,10 +589,10 @@ var activityWords = map[string]bool{
 
 // dateLed reports whether the query asks what went on in the days it
 // names and nothing more specific: once the date expressions, the people
-// it names (people: the agents namedPeople found) and activityWords are
-// taken away, no key term is left (names: peopleWords of them). Its words then match only the
-// memories that mention the days, while the memories made on them are
-// the answer. A subject too short to be a key term still counts: a
+// it names (names: the peopleWords of the agents namedPeople found) and
+// activityWords are taken away, no key term is left. Its words then match
+// only the memories that mention the days, while the memories made on
+// them are the answer. A subject too short to be a key term still counts: a
 // number left beside the dates ("what happened in 1.4 yesterday", a
 // version or a port), or a Chinese word of one character (昨天吃了什么:
 // 吃, "eat"); so does an activity word written as a name ("what did we
