@@ -44,7 +44,7 @@ const evalHelp = `Measures recall.
       that name relevant results), "-" over none.
 
   novactl eval locomo PATH [--ablate LEVER,...] [--misses K] [--json]
-      Runs the LoCoMo protocol on PATH (e.g. ../shared/data/locomo-dev.json): one
+      Runs the LoCoMo protocol on PATH (locomo10.json, not shipped: see below): one
       memory per dialogue turn, every question asked with its conversation as the
       project filter, recall@1/5/10/20, MRR and nDCG@10 of the evidence turns,
       overall and per category, for Nova, Nova with the dense channel off, and a
@@ -57,7 +57,15 @@ const evalHelp = `Measures recall.
       is missing or not a LoCoMo file (the error names the line and column).
       --misses K (1-20) lists the questions whose evidence Nova does not rank
       within the first K, with each evidence turn's rank and Nova's first answers.
-      Indexes into a temporary home; needs no running novad.`
+      Indexes into a temporary home; needs no running novad. LoCoMo is
+      not shipped with Nova (CC BY-NC 4.0): download data/locomo10.json from
+      github.com/snap-research/LoCoMo and give its path (make eval-locomo
+      LOCOMO=PATH); the sets Nova ships are in eval/testdata (make eval).`
+
+// locomoSource says where the LoCoMo data set comes from, as evalHelp
+// does, in the error for a PATH that does not exist: Nova does not ship it (it
+// is CC BY-NC 4.0), so a fresh clone has none.
+const locomoSource = "download data/locomo10.json from github.com/snap-research/LoCoMo and give its path (make eval-locomo LOCOMO=PATH); the sets Nova ships are in eval/testdata (make eval)"
 
 func evalVerbs() []verb {
 	return []verb{{"locomo", "Run the LoCoMo recall protocol on a dataset file"}}
@@ -276,6 +284,11 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 			// PATH is what is wrong, as with a bad --queries FILE: not
 			// a failed run (1), which a recall below --min-r5 also is.
 			code = ExitUsage
+			if errors.Is(err, os.ErrNotExist) {
+				// LoCoMo is not shipped (its licence is non-commercial):
+				// a fresh clone has no copy for make eval-locomo to find.
+				msg += "; LoCoMo is not shipped with Nova: " + locomoSource
+			}
 		case ctx.Err() != nil && errors.Is(err, context.Canceled):
 			// Ctrl-C: what was cut ("question 451: context canceled")
 			// is not what the user needs to know.

@@ -363,3 +363,32 @@ func TestEvalLoCoMo_runErrorIsNotUsage(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit 1 naming the missing folder", code, stderr)
 	}
 }
+
+// TestEvalLoCoMo_missingFileSaysWhereToGetIt: LoCoMo is not shipped with
+// Nova, so a fresh clone's make eval-locomo met only "open
+// ../shared/data/locomo-dev.json: no such file or directory". A missing
+// PATH names where the data set comes from and the sets that are shipped.
+func TestEvalLoCoMo_missingFileSaysWhereToGetIt(t *testing.T) {
+	dir := t.TempDir()
+	env := []string{"HOME=" + dir, "NOVA_HOME=" + filepath.Join(dir, ".nova")}
+	missing := filepath.Join(dir, "locomo-dev.json")
+	code, _, errOut := runCLI(t.Context(), env, "eval", "locomo", missing)
+	for _, want := range []string{"open " + missing, "github.com/snap-research/LoCoMo", "locomo10.json", "eval/testdata"} {
+		if code != ExitUsage || !strings.Contains(errOut, want) {
+			t.Errorf("eval locomo of a missing file: exit %d, stderr %q; want %d and %q", code, errOut, ExitUsage, want)
+		}
+	}
+	// A file that exists but is not LoCoMo gets no download hint: the
+	// user has the file they meant.
+	bad := filepath.Join(dir, "other.json")
+	if err := os.WriteFile(bad, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, errOut := runCLI(t.Context(), env, "eval", "locomo", bad); strings.Contains(errOut, "snap-research") {
+		t.Errorf("eval locomo of a file that is not LoCoMo gives the download hint: %q", errOut)
+	}
+	_, _, help := runCLI(t.Context(), nil, "eval", "locomo", "--help")
+	if strings.Contains(help, "../shared") {
+		t.Errorf("eval locomo --help names a path only the developers' machine has:\n%s", help)
+	}
+}
