@@ -68,6 +68,29 @@ func benchVerbs() []verb {
 	return []verb{{"load", "Run the loopback load test alone"}, {"fresh", "Measure time to searchable with the real novad and watcher"}}
 }
 
+// benchLoadRefuses says why bench load refuses the first of the full
+// run's flags that args name (up to "--"), or "" when they name none.
+func benchLoadRefuses(args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			return ""
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch name {
+		case "systems":
+			return "--systems names in-process systems, which the load test alone does not time (use novactl bench --load)"
+		case "no-daemon":
+			return "the load test runs against novad, which --no-daemon leaves out: drop it"
+		case "load":
+			return "--load is the full run's flag for adding the load test; bench load is that test already: drop it"
+		}
+	}
+	return ""
+}
+
 func runBench(ctx context.Context, inv *Invocation, args []string) int {
 	// A run starts novad (and bench fresh the watcher) on a work
 	// directory that is temporary unless --keep: a hangup must stop it
@@ -85,18 +108,29 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 	fs := newFlags(inv, "novactl bench", "novactl bench [load] [flags]", benchHelp)
 	defSizes := "10000,100000"
 	if loadOnly {
+		fs = newFlags(inv, "novactl bench load", "novactl bench load [flags]", benchHelp)
 		defSizes = "100000"
+		// Its help lists only the flags it takes: --systems, --no-daemon
+		// and --load are the full run's. Named anyway, each is refused
+		// with why, not as an unknown flag.
+		if msg := benchLoadRefuses(args); msg != "" {
+			fmt.Fprintln(inv.Stderr, "novactl bench load: "+msg)
+			return ExitUsage
+		}
 	}
 	sizes := fs.String("sizes", defSizes, "comma-separated corpus sizes in records (k and M suffixes allowed: 10k,100k,1M)")
 	queries := fs.Int("queries", 200, "queries per kind (6 kinds)")
 	seed := fs.Int64("seed", 1, "seed of the corpus and the queries")
 	chinese := fs.Float64("chinese", bench.DefaultChineseShare, "share of Chinese sessions (0-1)")
 	topK := fs.Int("top-k", 10, fmt.Sprintf("results per query for every system (%d to %d); hit@k uses it", api.MinTopK, api.MaxTopK))
-	systems := fs.String("systems", strings.Join(bench.DefaultSystems, ","), "in-process systems to time: nova, bm25, vector, fts5 (\"none\" for none)")
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file (- for stdout instead of the table)")
 	keep := fs.String("keep", "", "keep corpora, homes and FTS5 databases in this directory (reused by later runs with the same size and seed)")
-	noDaemon := fs.Bool("no-daemon", false, "do not start novad (no daemon memory, HTTP latency or load test)")
-	load := fs.Bool("load", false, "run the loopback load test against novad")
+	systems, noDaemon, load := new(strings.Join(bench.DefaultSystems, ",")), new(false), new(false)
+	if !loadOnly {
+		fs.StringVar(systems, "systems", *systems, "in-process systems to time: nova, bm25, vector, fts5 (\"none\" for none)")
+		fs.BoolVar(noDaemon, "no-daemon", false, "do not start novad (no daemon memory, HTTP latency or load test)")
+		fs.BoolVar(load, "load", false, "run the loopback load test against novad")
+	}
 	novad := fs.String("novad", "", "novad binary (default: novad next to this novactl)")
 	clients := fs.Int("load-clients", 2, "concurrent clients of the load test")
 	requests := fs.Int("load-requests", 2000, "maximum requests of the load test")
@@ -119,10 +153,7 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 		return usageError(inv, fs, fmt.Sprintf("--queries must be positive (got %d)", *queries))
 	case !(*chinese >= 0 && *chinese <= 1):
 		return usageError(inv, fs, fmt.Sprintf("--chinese must be between 0 and 1 (got %v)", *chinese))
-	case loadOnly && *systems != strings.Join(bench.DefaultSystems, ","):
-		fmt.Fprintln(inv.Stderr, "novactl bench load: --systems names in-process systems, which the load test alone does not time (use novactl bench --load)")
-		return ExitUsage
-	case *noDaemon && (*load || loadOnly):
+	case *noDaemon && *load:
 		return usageError(inv, fs, "the load test runs against novad, which --no-daemon leaves out: drop one of them")
 	case *clients <= 0 || *requests <= 0 || *duration <= 0:
 		return usageError(inv, fs, fmt.Sprintf("--load-clients, --load-requests and --load-duration must be positive (got %d, %d, %s)", *clients, *requests, *duration))

@@ -262,3 +262,36 @@ func TestBenchInterrupted(t *testing.T) {
 		t.Errorf("no word of the interruption:\nstdout:\n%s\nstderr:\n%s", out.String(), errb.String())
 	}
 }
+
+// TestBenchLoad_helpListsOnlyItsFlags: novactl bench load --help gave the
+// full run's usage, "novactl bench [load] [flags]", and listed --systems,
+// --no-daemon and --load, which bench load refuses (the first two) or is
+// already (the third). Its help names its own command line and lists
+// only the flags it takes; each of the others, named anyway, is still
+// refused with why.
+func TestBenchLoad_helpListsOnlyItsFlags(t *testing.T) {
+	code, _, help := benchCLI("load", "--help")
+	if code != ExitOK || !strings.HasPrefix(help, "Usage: novactl bench load [flags]\n") {
+		t.Fatalf("bench load --help: exit %d\n%s", code, help)
+	}
+	_, flagList, _ := strings.Cut(help, "\nFlags:\n")
+	for _, other := range []string{"systems", "no-daemon", "load"} {
+		if strings.Contains(flagList, "  -"+other+" ") || strings.Contains(flagList, "  -"+other+"\n") {
+			t.Errorf("bench load --help lists --%s, which bench load does not take:\n%s", other, flagList)
+		}
+		args := []string{"load", "--" + other}
+		if other == "systems" {
+			args = append(args, "nova")
+		}
+		if code, _, stderr := benchCLI(args...); code != ExitUsage || !strings.Contains(stderr, "--"+other) {
+			t.Errorf("bench %v: exit %d, want %d naming --%s:\n%s", args, code, ExitUsage, other, stderr)
+		}
+	}
+	if !strings.Contains(flagList, "  -load-clients int") || !strings.Contains(flagList, `(default "100000")`) {
+		t.Errorf("bench load --help lost its own flags:\n%s", flagList)
+	}
+	// The full run still lists them.
+	if _, _, full := benchCLI("--help"); !strings.Contains(full, "  -systems string") || !strings.Contains(full, "  -no-daemon\n") || !strings.Contains(full, "  -load\n") {
+		t.Errorf("bench --help lost --systems, --no-daemon or --load:\n%s", full)
+	}
+}
