@@ -35,7 +35,30 @@ on stderr, when it closes stdout while an answer is due (it went away).
               or missing, and Claude Code projects whose own "nova" entry differs
               (in ~/.claude.json, or in the .mcp.json of the current directory)
 
-Agents and files (--agent, comma-separated; default all agents found on this machine):
+` + mcpFilesHelp
+
+// mcpVerbHelp is each configuring verb's help: what it does, then the
+// agents' files it reads or edits. mcpHelp's opening is about serving,
+// which these verbs do not do.
+var mcpVerbHelp = map[string]string{
+	"install": `Adds Nova ("nova": novactl mcp) to agents' MCP configuration files, or
+updates an entry that starts another novactl or names another NOVA_HOME.
+
+` + mcpFilesHelp,
+	"uninstall": `Removes exactly what install added, and names any Claude Code project
+that keeps its own "nova" entry (left as it is).
+
+` + mcpFilesHelp,
+	"status": `Shows each agent's entry: current, stale (another novactl or NOVA_HOME),
+or missing, and Claude Code projects whose own "nova" entry differs (in
+~/.claude.json, or in the .mcp.json of the current directory).
+
+` + mcpFilesHelp,
+}
+
+// mcpFilesHelp names the agents' files that install, uninstall and status
+// work on, and how they are edited.
+const mcpFilesHelp = `Agents and files (--agent, comma-separated; default all agents found on this machine):
   claude-code  ~/.claude.json           mcpServers.nova (or $CLAUDE_CONFIG_DIR/.claude.json)
   codex        ~/.codex/config.toml      [mcp_servers.nova] (or $CODEX_HOME)
   gemini       ~/.gemini/settings.json  mcpServers.nova
@@ -93,12 +116,9 @@ func runMCP(ctx context.Context, inv *Invocation, args []string) int {
 		case "help":
 			fmt.Fprintf(inv.Stderr, "Usage: %s\n\n%s\n", mcpSynopsis(), mcpHelp)
 			return ExitOK
-		default:
-			if !strings.HasPrefix(args[0], "-") {
-				fmt.Fprintf(inv.Stderr, "novactl mcp: unknown subcommand %q (want install or uninstall)\n", args[0])
-				return ExitUsage
-			}
 		}
+		// Anything else is a flag of serve's: a word that is no verb was
+		// refused above.
 	}
 	return runMCPServe(ctx, inv, args)
 }
@@ -209,7 +229,7 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 	if install {
 		synopsis = "novactl mcp install [--agent ID[,ID...]|all] [--command PATH] [--dry-run] [--json]"
 	}
-	fs := newFlags(inv, "novactl mcp "+verb, synopsis, mcpHelp)
+	fs := newFlags(inv, "novactl mcp "+verb, synopsis, mcpVerbHelp[verb])
 	agentFlag := fs.String("agent", "all", "agents to configure: "+strings.Join(agentconf.AgentIDs(), ", ")+", or all (those found)")
 	dryRun := fs.Bool("dry-run", false, "print the changes as a diff and write nothing")
 	jsonOut := fs.Bool("json", false, "print the plan and results as JSON")
@@ -516,7 +536,7 @@ type mcpStatusAgent struct {
 // runMCPStatus is novactl mcp status: what each agent's file holds of
 // Nova's entry, against the entry mcp install would write now.
 func runMCPStatus(inv *Invocation, args []string, deps mcpDeps) int {
-	fs := newFlags(inv, "novactl mcp status", "novactl mcp status [--agent ID[,ID...]|all] [--command PATH] [--json]", mcpHelp)
+	fs := newFlags(inv, "novactl mcp status", "novactl mcp status [--agent ID[,ID...]|all] [--command PATH] [--json]", mcpVerbHelp["status"])
 	agentFlag := fs.String("agent", "all", "agents: "+strings.Join(agentconf.AgentIDs(), ", ")+", or all")
 	command := fs.String("command", "", "the novactl the entries should start (default: this novactl, as install)")
 	jsonOut := fs.Bool("json", false, "print JSON")

@@ -1063,3 +1063,28 @@ func TestMCPStatus_JSONUnreadableProjectFile(t *testing.T) {
 		t.Errorf("text: exit %d, stdout %q, stderr %q; want exit 1 and the error on stderr", code, out, errs)
 	}
 }
+
+// TestMCP_verbHelpSaysWhatTheVerbDoes: novactl mcp install --help (and
+// uninstall's, status's) opened with "Without a subcommand, serves Nova's
+// read-only memory tools...": serving, which that command does not do.
+// Each verb's help opens with what it does and keeps the agents' files;
+// the serve text stays in novactl mcp --help.
+func TestMCP_verbHelpSaysWhatTheVerbDoes(t *testing.T) {
+	env := []string{"HOME=" + t.TempDir()}
+	for verb, opening := range map[string]string{
+		"install":   `Adds Nova ("nova": novactl mcp) to agents' MCP configuration files`,
+		"uninstall": "Removes exactly what install added",
+		"status":    "Shows each agent's entry",
+	} {
+		_, help, code := mcpRun(t, env, "mcp", verb, "--help")
+		_, body, _ := strings.Cut(help, "\n\n")
+		if code != ExitOK || !strings.HasPrefix(body, opening) || strings.Contains(help, "Without a subcommand") || !strings.Contains(help, "~/.codex/config.toml") {
+			t.Errorf("mcp %s --help: exit %d; want it to open with %q, name the agents' files and not describe serving:\n%s", verb, code, opening, help)
+		}
+	}
+	for _, args := range [][]string{{"mcp", "--help"}, {"mcp", "serve", "--help"}, {"mcp", "help"}} {
+		if _, help, code := mcpRun(t, env, args...); code != ExitOK || !strings.Contains(help, "Without a subcommand, serves") || !strings.Contains(help, "  install ") {
+			t.Errorf("%v: exit %d:\n%s", args, code, help)
+		}
+	}
+}
