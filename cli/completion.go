@@ -153,8 +153,8 @@ func flagValues(command string, args []string, flag string) (values []string, li
 	switch command + " --" + flag {
 	case "bench --systems":
 		if len(args) > 0 {
-			// bench load refuses any --systems but the default, and
-			// bench fresh has none: only bench itself takes a choice.
+			// Neither bench load nor bench fresh has --systems: only
+			// bench itself takes a choice.
 			return nil, false
 		}
 		return append(slices.Clone(bench.DefaultSystems), "none"), true
