@@ -16,7 +16,7 @@ import (
 	"github.com/nova-recall/nova/skill"
 )
 
-const skillHelp = `Installs the nova-recall skill: a read-only SKILL.md that tells an agent when to
+const skillHelp = `The nova-recall skill is a read-only SKILL.md that tells an agent when to
 consult Nova (only after the current conversation, local files and its own memory,
 or when the user asks), how (novactl search --json or the loopback facade), how to
 read the evidence, and the bounded follow-up loop (at most 3 searches in 90 s).

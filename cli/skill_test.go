@@ -782,3 +782,18 @@ func TestSkill_Cursor(t *testing.T) {
 		t.Errorf("skill install in an empty home: exit %d\n%s", code, out)
 	}
 }
+
+// TestSkill_verbHelpDoesNotSayInstalls: novactl skill status --help (and
+// uninstall's) opened with "Installs the nova-recall skill", which
+// neither does. Every verb's help opens with what the skill is; the verbs
+// list below it says what each does.
+func TestSkill_verbHelpDoesNotSayInstalls(t *testing.T) {
+	e := newSkillEnv(t)
+	for _, verb := range []string{"install", "uninstall", "status"} {
+		code, out, errs := e.run(t, verb, "--help")
+		_, body, _ := strings.Cut(out+errs, "\n\n")
+		if code != ExitOK || !strings.HasPrefix(body, "The nova-recall skill is a read-only SKILL.md") || !strings.Contains(body, "  status      show each skill file's state") {
+			t.Errorf("skill %s --help: exit %d:\n%s", verb, code, out+errs)
+		}
+	}
+}
