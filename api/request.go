@@ -111,7 +111,8 @@ type Surface int
 const (
 	// Facade clamps topK into [1, 20].
 	Facade Surface = iota
-	// Direct answers 422 for a topK outside [1, 20].
+	// Direct answers 422 for a topK outside [1, 20] and for a missing or
+	// blank query, as upstream's framework validation does.
 	Direct
 )
 
@@ -318,7 +319,15 @@ func DecodeSearchRequest(body []byte, surface Surface, defaultTopK int) (SearchR
 		return fail(http.StatusUnprocessableEntity, "date", fmt.Sprintf("date %s is outside dateFrom %s to dateTo %s", f.Date, orOpen(f.DateFrom), orOpen(f.DateTo)))
 	}
 	if req.Query == "" {
-		return fail(http.StatusBadRequest, "query", ReasonQueryRequired)
+		// The facade answers 400 (conformance 2.1); the direct server
+		// validates its body as upstream's framework does, with 422
+		// (conformance 1.20), so a client of either sees the code it
+		// was written against.
+		status := http.StatusBadRequest
+		if surface == Direct {
+			status = http.StatusUnprocessableEntity
+		}
+		return fail(status, "query", ReasonQueryRequired)
 	}
 	if utf8.RuneCountInString(req.Query) > MaxQueryRunes {
 		return fail(http.StatusUnprocessableEntity, "query", fmt.Sprintf("query is longer than %d characters", MaxQueryRunes))

@@ -141,3 +141,19 @@ func TestDayIn(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeSearchRequest_queryRequired: a missing, null or blank query is
+// refused with the reason "query is required" on both surfaces, with the
+// code each was written against: 400 on the facade (conformance 2.1), 422
+// on the direct server, as upstream's framework validation answers
+// (conformance 1.20).
+func TestDecodeSearchRequest_queryRequired(t *testing.T) {
+	for _, body := range []string{`{}`, `{"query":null}`, `{"query":"  \t "}`, `{"top_k":3}`} {
+		for surface, status := range map[Surface]int{Facade: 400, Direct: 422} {
+			_, err := DecodeSearchRequest([]byte(body), surface, DefaultTopK)
+			if err == nil || err.Status != status || err.Reason != ReasonQueryRequired {
+				t.Errorf("surface %d %s: %+v, want %d %q", surface, body, err, status, ReasonQueryRequired)
+			}
+		}
+	}
+}
