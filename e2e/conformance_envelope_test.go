@@ -170,10 +170,9 @@ func checkCitations(t *testing.T, m map[string]any) {
 	if want := min(5, len(results)); len(cites) != want {
 		t.Errorf("conformance 1.9: %d citations for %d results", len(cites), len(results))
 	}
-	why := map[string]bool{"dense-similarity": true, "exact-entity-coverage": true, "keyword-overlap": true, "recent-memory": true, "intent-match": true, "ranked-evidence": true,
-		// Nova's own ranking levers name themselves too (search/evidence.go,
-		// beyond the checklist's list); any other value is a defect.
-		"named-date": true, "named-person": true, "answer-type": true, "adjacent-evidence": true, "newest-version": true, "named-id": true}
+	// The contract's list, and matched:<terms>; any other value is a
+	// defect (an agent may check whySelected against the list).
+	why := map[string]bool{"dense-similarity": true, "exact-entity-coverage": true, "keyword-overlap": true, "recent-memory": true, "intent-match": true, "ranked-evidence": true}
 	for i, x := range cites {
 		c := x.(map[string]any)
 		res := results[i].(map[string]any)

@@ -175,35 +175,22 @@ func (e *Engine) citationPack(q *query, results []api.Result, docs []scored) []a
 		if c["dense"] > 0 {
 			why = append(why, "dense-similarity")
 		}
-		if c["exactCoverage"] > 0 && len(q.plan.Anchors) > 0 {
+		// whySelected holds the contract's values only, which agents may
+		// check against its list: the recall levers are each one of them
+		// here (a named id is an exact entity; a named day or person, or
+		// the kind of answer asked for, is the query's intent; the newest
+		// version is the recent memory), and by name in scoreComponents.
+		if c["exactCoverage"] > 0 && len(q.plan.Anchors) > 0 || c["idMatch"] > 1 {
 			why = append(why, "exact-entity-coverage")
 		}
 		if c["bm25"] > 0 {
 			why = append(why, "keyword-overlap")
 		}
-		if c["recency"] >= 0.5 {
+		if c["recency"] >= 0.5 || c["supersession"] > 1 {
 			why = append(why, "recent-memory")
 		}
-		if c["intentBoost"] > 1 {
+		if c["intentBoost"] > 1 || c["datePrior"] > 1 || c["personPrior"] > 1 || c["answerType"] > 1 {
 			why = append(why, "intent-match")
-		}
-		if c["datePrior"] > 1 {
-			why = append(why, "named-date")
-		}
-		if c["personPrior"] > 1 {
-			why = append(why, "named-person")
-		}
-		if c["answerType"] > 1 {
-			why = append(why, "answer-type")
-		}
-		if c["neighbourBoost"] > 0 {
-			why = append(why, "adjacent-evidence")
-		}
-		if c["supersession"] > 1 {
-			why = append(why, "newest-version")
-		}
-		if c["idMatch"] > 1 {
-			why = append(why, "named-id")
 		}
 		var matched []string
 		v := q.view(e, docs[i].doc)

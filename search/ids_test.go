@@ -33,7 +33,7 @@ func TestRecordIDs(t *testing.T) {
 			if top.ScoreComponents["idMatch"] <= 1 {
 				t.Errorf("idMatch %v", top.ScoreComponents["idMatch"])
 			}
-			if !slices.Contains(resp.CitationPack[0].WhySelected, "named-id") {
+			if !slices.Contains(resp.CitationPack[0].WhySelected, "exact-entity-coverage") {
 				t.Errorf("whySelected %v", resp.CitationPack[0].WhySelected)
 			}
 			if resp.Quality.Flags["denseOnlyTop"] {

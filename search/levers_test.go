@@ -60,7 +60,27 @@ func ask(t *testing.T, e *search.Engine, snap *search.Snapshot, req api.SearchRe
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkWhySelected(t, resp)
 	return resp
+}
+
+// contractWhy are the whySelected values of the contract (conformance
+// 1.9), beside matched:<terms>. Every lever's response is held to them:
+// an agent may check a citation's reasons against the list.
+var contractWhy = []string{"dense-similarity", "exact-entity-coverage", "keyword-overlap", "recent-memory", "intent-match", "ranked-evidence"}
+
+func checkWhySelected(t *testing.T, resp *api.SearchResponse) {
+	t.Helper()
+	for _, c := range resp.CitationPack {
+		if len(c.WhySelected) == 0 {
+			t.Errorf("citation %s: no whySelected", c.CitationID)
+		}
+		for _, w := range c.WhySelected {
+			if !slices.Contains(contractWhy, w) && !strings.HasPrefix(w, "matched:") {
+				t.Errorf("citation %s: whySelected %q is not the contract's", c.CitationID, w)
+			}
+		}
+	}
 }
 
 func engineWith(off ...string) *search.Engine {
@@ -397,7 +417,7 @@ func TestAnswerTypePrior(t *testing.T) {
 				t.Errorf("%s: answerType %v, want 1", c.other, got)
 			}
 			for _, ct := range resp.CitationPack {
-				if ct.ResultID == resp.Results[a].ID && !slices.Contains(ct.WhySelected, "answer-type") {
+				if ct.ResultID == resp.Results[a].ID && !slices.Contains(ct.WhySelected, "intent-match") {
 					t.Errorf("%s: whySelected %v", c.answer, ct.WhySelected)
 				}
 			}

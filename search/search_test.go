@@ -109,6 +109,7 @@ func checkGolden(t *testing.T, name string, resp *api.SearchResponse) {
 	if err := contracttest.Validate(contracttest.SearchResponse, b, false); err != nil {
 		t.Fatalf("%s does not match the contract schema: %v", name, err)
 	}
+	checkWhySelected(t, resp)
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatal(err)
