@@ -58,7 +58,16 @@ func notSettings(data []byte) (line int, what string) {
 // ownFolder reports whether the source folder src is home's root or lies
 // in one of the folders Nova writes its own files to. The listing leaves
 // out NOVA_HOME only below a source's folder, never the folder itself.
+// Links are followed too: a source that is a link to the home (or
+// reaches it through one) reads the index as surely as the path written
+// out.
 func ownFolder(home paths.Home, src string) bool {
+	return ownFolderAsWritten(home, src) || ownFolderAsWritten(paths.Home{Root: resolved(home.Root)}, resolved(src))
+}
+
+// ownFolderAsWritten is ownFolder comparing the paths as they are
+// spelled.
+func ownFolderAsWritten(home paths.Home, src string) bool {
 	if filepath.Clean(src) == filepath.Clean(home.Root) {
 		return true
 	}
@@ -68,6 +77,39 @@ func ownFolder(home paths.Home, src string) bool {
 		}
 	}
 	return false
+}
+
+// resolved returns p with the symbolic links on the way to it followed,
+// as far as its folders exist; the part that does not exist yet (a
+// source folder not made, a home's state/ before novad ran) is joined on
+// as written.
+func resolved(p string) string {
+	p, rest := filepath.Clean(p), ""
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// homeWithin returns where the home lies inside the source folder src,
+// spelled from src as written (the listing compares the paths it walks
+// with it), or "" when the home is not below src. Links are followed, as
+// the listing follows a source that is a link to a folder.
+func homeWithin(home paths.Home, src string) string {
+	if rel, err := filepath.Rel(src, home.Root); err == nil && rel != "." && filepath.IsLocal(rel) {
+		return filepath.Clean(home.Root)
+	}
+	if rel, err := filepath.Rel(resolved(src), resolved(home.Root)); err == nil && rel != "." && filepath.IsLocal(rel) {
+		return filepath.Join(src, rel)
+	}
+	return ""
 }
 
 // secondDocument returns the line where a second YAML document with

@@ -417,9 +417,7 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 			}
 		}
 		if src := cfg.Sources[i].Path; src != "" && home.Root != "" {
-			if rel, err := filepath.Rel(src, home.Root); err == nil && rel != "." && filepath.IsLocal(rel) {
-				cfg.Sources[i].NovaHome = filepath.Clean(home.Root)
-			}
+			cfg.Sources[i].NovaHome = homeWithin(home, src)
 			if ownFolder(home, src) {
 				errs = append(errs, &FieldError{Field: fmt.Sprintf("sources[%d].path", i), Value: raw,
 					Reason: fmt.Sprintf("is NOVA_HOME or inside the folders Nova keeps its own files in (%s: index, state, cache, logs), so the index would read itself: keep the memory in a folder of its own", home.Root)})

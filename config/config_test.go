@@ -1168,6 +1168,50 @@ sources:
 	}
 }
 
+// TestLoadFile_sourceLinksToTheHome: a source whose path is a symbolic
+// link to NOVA_HOME, or to a folder Nova keeps its own files in, reads
+// the index as surely as the home written out does (a link in the way to
+// the home, such as macOS's /tmp to /private/tmp, too). It was judged by
+// the path as written and passed.
+func TestLoadFile_sourceLinksToTheHome(t *testing.T) {
+	user := t.TempDir()
+	home := paths.Home{Root: filepath.Join(user, ".nova")}
+	if err := os.MkdirAll(home.IndexDir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"to-home": home.Root, "to-index": home.IndexDir(), "to-user": user} {
+		if err := os.Symlink(target, filepath.Join(user, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	yaml := `
+sources:
+  - {name: home, kind: jsonl, path: "~/to-home"}
+  - {name: index, kind: jsonl, path: "~/to-index"}
+  - {name: below, kind: jsonl, path: "~/to-user/.nova/state"}
+  - {name: own, kind: jsonl, path: "~/to-home/exports"}
+`
+	if err := os.WriteFile(home.Config(), []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := config.LoadFile(home, home.Config(), []string{"HOME=" + user})
+	wantFields(t, err, "sources[0].path", "sources[1].path", "sources[2].path")
+
+	// A source that holds the home through a link knows where, spelled
+	// as the listing walks it (the path as written), so it skips it.
+	yaml = "sources:\n  - {name: holds, kind: jsonl, path: \"~/to-user\"}\n"
+	if err := os.WriteFile(home.Config(), []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadFile(home, home.Config(), []string{"HOME=" + user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cfg.Sources[0].NovaHome, filepath.Join(user, "to-user", ".nova"); got != want {
+		t.Errorf("NovaHome %q, want %q", got, want)
+	}
+}
+
 // TestLoadFile_sourcePathNotExpanded: only ~ and ~/ are expanded in a
 // source's path. $HOME/notes or ~bob/notes was taken as a folder of that
 // name beside config.yaml, which does not exist, and the source read
