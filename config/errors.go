@@ -101,6 +101,16 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
+// Where says where the problem's value was set, as its error does:
+// "PATH: line N: field", "ENV (field)", or "" for an error about the
+// whole file, whose Message says it all.
+func (p Problem) Where() string {
+	if p.Field == "" {
+		return ""
+	}
+	return where(p.File, p.Line, p.Env, p.Field)
+}
+
 // Problems lists the errors in err, as returned by Load or LoadFile, one
 // Problem for each.
 func Problems(err error) []Problem {

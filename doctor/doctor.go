@@ -225,21 +225,30 @@ func Run(ctx context.Context, opts Options) Report {
 	case errors.As(err, &nonLoopback):
 		// The other fields' errors are reported too: fixing the host
 		// alone would only bring them up next.
+		// Each names where it was set, the file's line or the
+		// environment variable: that is where it is fixed.
 		var others []config.Problem
+		host := config.Problem{Field: "server.host"}
 		for _, p := range config.Problems(err) {
 			if p.Field != "server.host" {
 				others = append(others, p)
+			} else {
+				host = p
 			}
 		}
 		if len(others) > 0 {
 			p := others[0]
 			add(blocked("config", "Configuration", CodeConfigInvalid,
-				fmt.Sprintf("%s: %s; %d field error(s) beside server.host (novactl config check lists every field)", p.Field, p.Message, len(others))))
+				fmt.Sprintf("%s: %s; %d field error(s) beside server.host (novactl config check lists every field)", p.Where(), p.Message, len(others))))
 		} else {
 			add(ready("config", "Configuration", "config.yaml parses"))
 		}
+		fix := "set it to 127.0.0.1"
+		if host.Env != "" {
+			fix = "unset it (the default is 127.0.0.1) or set it to 127.0.0.1"
+		}
 		add(blocked("loopback", "Loopback-only boundary", CodeNonLoopback,
-			fmt.Sprintf("server.host is %q; set it to 127.0.0.1 (Nova never serves beyond this machine)%s", nonLoopback.Host, waitingNote(home))))
+			fmt.Sprintf("%s is %q; %s (Nova never serves beyond this machine)%s", host.Where(), nonLoopback.Host, fix, waitingNote(home))))
 		// No probe is sent to a non-loopback address.
 		rep.finish()
 		return rep

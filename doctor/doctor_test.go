@@ -255,6 +255,35 @@ func TestConfig(t *testing.T) {
 	want(t, rep, "loopback", Blocked, CodeNonLoopback)
 }
 
+// TestNonLoopbackSaysWhere: the advice on a non-loopback host names
+// where it was set, the environment variable or config.yaml's line, and
+// the first other field error names its file and line as the generic
+// config advice does. "server.host is 0.0.0.0; set it" sent a user whose
+// NOVA_SERVER_HOST set it to a config.yaml without the key.
+func TestNonLoopbackSaysWhere(t *testing.T) {
+	f := newFixture(t)
+	f.environ = append(f.environ, "NOVA_SERVER_HOST=0.0.0.0")
+	c := want(t, f.run(Options{}), "loopback", Blocked, CodeNonLoopback)
+	if !strings.Contains(c.Advice, "NOVA_SERVER_HOST") {
+		t.Errorf("host from the environment, advice does not name the variable: %+v", c)
+	}
+
+	f = newFixture(t)
+	server := novatest.ClosedPort(t)
+	facade := novatest.ClosedPort(t, server)
+	bad := fmt.Sprintf("server: {host: 0.0.0.0, port: %d}\nfacade: {port: %d}\nretrieval:\n  topK: 99\n", server, facade)
+	novatest.Must(t, os.WriteFile(f.home.Config(), []byte(bad), 0o600))
+	rep := f.run(Options{})
+	c = want(t, rep, "loopback", Blocked, CodeNonLoopback)
+	if wantWhere := f.home.Config() + ": line 1"; !strings.Contains(c.Advice, wantWhere) {
+		t.Errorf("host from config.yaml, advice does not say %q: %+v", wantWhere, c)
+	}
+	c = want(t, rep, "config", Blocked, CodeConfigInvalid)
+	if wantWhere := f.home.Config() + ": line 4: retrieval.topK"; !strings.Contains(c.Advice, wantWhere) {
+		t.Errorf("other field error, advice does not say %q: %+v", wantWhere, c)
+	}
+}
+
 // TestDaemonAndIndex: novad down, no index, a damaged manifest, another
 // embedder, novad serving an older generation, and the advice each gets.
 func TestDaemonAndIndex(t *testing.T) {
