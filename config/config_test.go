@@ -1266,10 +1266,17 @@ func TestLoadFile_errorsNameTheFile(t *testing.T) {
 	if w := map[string]string{"facade.port": "", "NOVA_SERVER_PROT": "", "server.host": path, "server.port": path}; !maps.Equal(files, w) {
 		t.Errorf("Problems' files %v, want %v", files, w)
 	}
-	// A value the file does not hold, judged against one it does.
+	// A value the file does not hold, judged against one it does: the
+	// error is about the key the file holds, on its line. It was about
+	// facade.port, which the file does not name, on no line.
 	_, err = load(t, "server: {port: 3036}\n")
-	if err == nil || !strings.HasSuffix(err.Error(), `config.yaml: facade.port: must differ from server.port (got "3036")`) {
-		t.Errorf("error %v, want it to name the file", err)
+	if err == nil || !strings.HasSuffix(err.Error(), `config.yaml: line 1: server.port: must differ from facade.port, whose default is 3036: give one of them another port (got "3036")`) {
+		t.Errorf("error %v, want it to name the file, the line and the key written", err)
+	}
+	_, err = load(t, "", "NOVA_SERVER_PORT=3036")
+	wantFields(t, err, "server.port")
+	if err != nil && !strings.Contains(err.Error(), "NOVA_SERVER_PORT (server.port)") {
+		t.Errorf("error %v, want it to name the variable", err)
 	}
 }
 

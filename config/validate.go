@@ -36,7 +36,13 @@ func (c Config) validate(fromEnv map[string]string) error {
 	within("server.port", c.Server.Port, 0, 65535, "must be a TCP port 0-65535")
 	within("facade.port", c.Facade.Port, 0, 65535, "must be a TCP port 0-65535")
 	if c.Server.Port != 0 && c.Server.Port == c.Facade.Port {
-		bad("facade.port", fmt.Sprint(c.Facade.Port), "must differ from server.port")
+		// The error is about the port that was set: a server.port
+		// of 3036 meets the facade's default, which nothing names.
+		if def := Defaults().Facade.Port; c.Facade.Port == def {
+			bad("server.port", fmt.Sprint(c.Server.Port), fmt.Sprintf("must differ from facade.port, whose default is %d: give one of them another port", def))
+		} else {
+			bad("facade.port", fmt.Sprint(c.Facade.Port), "must differ from server.port")
+		}
 	}
 	switch c.Embedding.Provider {
 	case ProviderBuiltin:
