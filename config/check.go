@@ -486,7 +486,11 @@ func checkKeys(k *koanf.Koanf, dotted map[string]bool) (misshapen []string, _ er
 		for _, key := range s.Keys() {
 			top, _, _ := strings.Cut(key, ".")
 			if !sourceKeys[top] {
-				errs = append(errs, &FieldError{Field: fmt.Sprintf("sources[%d].%s", i, key), Reason: "unknown key: a source takes " + listed(sourceKeyList)})
+				reason := "unknown key: a source takes " + listed(sourceKeyList)
+				if known := sameButCase(top, sourceKeyList); known != "" {
+					reason = "unknown key: keys are case-sensitive: write " + known
+				}
+				errs = append(errs, &FieldError{Field: fmt.Sprintf("sources[%d].%s", i, key), Reason: reason})
 			}
 		}
 	}
@@ -504,7 +508,15 @@ func knownKeys(key string) string {
 		}
 	}
 	slices.Sort(sections)
+	// A key written in another case (Server.Port, topk) is the known
+	// key to YAML's reader only in that case.
+	if known := sameButCase(key, append(scalarKeys(), sections...)); known != "" {
+		return "keys are case-sensitive: write " + known
+	}
 	parts := strings.Split(key, ".")
+	if section := sameButCase(parts[0], sections); section != "" && len(parts) > 1 {
+		return "keys are case-sensitive: write " + section + "; " + knownKeys(section+"."+strings.Join(parts[1:], "."))
+	}
 	switch {
 	case len(parts) == 1:
 		return "the sections are " + listed(sections)
@@ -521,6 +533,17 @@ func knownKeys(key string) string {
 		return parts[0] + "." + parts[1] + " takes a single value"
 	}
 	return parts[0] + " takes " + listed(keys)
+}
+
+// sameButCase returns the name in known that key spells in another
+// case, or "".
+func sameButCase(key string, known []string) string {
+	for _, k := range known {
+		if k != key && strings.ToLower(k) == strings.ToLower(key) {
+			return k
+		}
+	}
+	return ""
 }
 
 // listed joins names as a sentence does: "a, b and c".

@@ -381,14 +381,21 @@ func TestLoadFile_unknownKeys(t *testing.T) {
 
 // TestLoadFile_unknownKeySaysWhatIsKnown: an unknown key's error says
 // what its section takes, so that a misspelling can be fixed from the
-// message.
+// message; a key written in another case (Server.Port) says keys are
+// case-sensitive and how to write it.
 func TestLoadFile_unknownKeySaysWhatIsKnown(t *testing.T) {
 	const sections = "embedding, facade, index, retrieval, server and sources"
 	for yaml, want := range map[string]string{
 		"sever: {port: 3037}\n":                                 "line 1: sever.port: unknown key: sever is not a section; the sections are " + sections,
 		"verbose: true\n":                                       "line 1: verbose: unknown key: the sections are " + sections,
 		"server: {prot: 1}\n":                                   "line 1: server.prot: unknown key: server takes host and port",
-		"retrieval: {topk: 5}\n":                                "line 1: retrieval.topk: unknown key: retrieval takes denseChannel, latencyBudgetSeconds, maxConcurrentSearches, recencyHalfLifeDays and topK",
+		"retrieval: {topk: 5}\n":                                "line 1: retrieval.topk: unknown key: keys are case-sensitive: write retrieval.topK",
+		"retrieval: {topK: 5, bogus: 1}\n":                      "line 1: retrieval.bogus: unknown key: retrieval takes denseChannel, latencyBudgetSeconds, maxConcurrentSearches, recencyHalfLifeDays and topK",
+		"Server: {Port: 4000}\n":                                "line 1: Server.Port: unknown key: keys are case-sensitive: write server.port",
+		"Server: {bogus: 1}\n":                                  "line 1: Server.bogus: unknown key: keys are case-sensitive: write server; server takes host and port",
+		"Server: {host: {name: x}}\n":                           "line 1: Server.host.name: unknown key: keys are case-sensitive: write server; server.host takes a single value",
+		"SERVER: 1\n":                                           "line 1: SERVER: unknown key: keys are case-sensitive: write server",
+		"sources: [{name: a, kind: jsonl, Path: /a}]\n":         "line 1: sources[0].Path: unknown key: keys are case-sensitive: write path",
 		"server: {host: {name: localhost}}\n":                   "line 1: server.host.name: unknown key: server.host takes a single value",
 		"sources: [{name: a, kind: jsonl, path: /a, tag: x}]\n": "line 1: sources[0].tag: unknown key: a source takes name, kind, path, sourceSet, project, agent, tags, lifecycle, workType, authorityRank, retrievalWeight, include and exclude",
 	} {
