@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/knadh/koanf/providers/confmap"
@@ -36,6 +37,23 @@ func tabIndented(data []byte) int {
 		}
 	}
 	return 0
+}
+
+// notUTF8 returns the line of the first byte of data that is not part of
+// UTF-8 text, and the byte, or 0.
+func notUTF8(data []byte) (line int, b byte) {
+	for i, l := range bytes.Split(data, []byte("\n")) {
+		if !utf8.Valid(l) {
+			for len(l) > 0 {
+				r, size := utf8.DecodeRune(l)
+				if r == utf8.RuneError && size == 1 {
+					return i + 1, l[0]
+				}
+				l = l[size:]
+			}
+		}
+	}
+	return 0, 0
 }
 
 // notSettings returns the line of the top of the YAML file data, and what

@@ -314,6 +314,11 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 			// The parser would report its first letters as a bad value.
 			return Config{}, fmt.Errorf("%w: %s is saved as UTF-16; save it as UTF-8", ErrInvalid, path)
 		}
+		if line, b := notUTF8(data); line > 0 {
+			// The parser says "invalid trailing UTF-8 octet", on no
+			// line.
+			return Config{}, fmt.Errorf("%w: %s: line %d is not UTF-8 text (byte 0x%02x: saved as Latin-1 or Windows-1252?); save it as UTF-8", ErrInvalid, path, line, b)
+		}
 		if err := k.Load(rawBytes(data), yaml.Parser()); err != nil {
 			if line := tabIndented(data); line > 0 {
 				// The parser's message names no tab, or the line

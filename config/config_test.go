@@ -1428,3 +1428,23 @@ func TestLoadFile_tildeWithoutHome(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadFile_notUTF8: a config.yaml with bytes that are not UTF-8 (a
+// name with an accent saved as Latin-1 or Windows-1252) is refused naming
+// the line and the encoding to save it in. The parser said only "yaml:
+// invalid trailing UTF-8 octet", with no line.
+func TestLoadFile_notUTF8(t *testing.T) {
+	for name, yaml := range map[string]string{
+		"value":   "server:\n  port: 4000\nsources:\n  - name: caf\xe9\n    kind: markdown\n    path: /x\n",
+		"comment": "# a\n# b\n# c\n# caf\xe9\nserver:\n  port: 4000\n",
+		"leading": "server:\n  port: 4000\n\n\xff\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			home, path := writeConfig(t, yaml)
+			_, err := config.LoadFile(home, path, nil)
+			if err == nil || !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), path+": line 4") || !strings.Contains(err.Error(), "save it as UTF-8") {
+				t.Errorf("error %v, want ErrInvalid naming %s, line 4, and how to save it", err, path)
+			}
+		})
+	}
+}
