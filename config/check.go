@@ -56,6 +56,36 @@ func notUTF8(data []byte) (line int, b byte) {
 	return 0, 0
 }
 
+// parserError matches the errors of the YAML parser (not its scanner)
+// that name a line: the parser numbers it from 0, and the reader's
+// message does not add the 1 it adds to the scanner's.
+var parserError = regexp.MustCompile(`yaml: line (\d+): (did not find expected (node content|key|'-' indicator|',' or '\]'|',' or '\}'|<document start>))`)
+
+// parserLine returns err with the line of a YAML parser error counted
+// from 1, as an editor and the scanner's errors count it: "host: [::1]"
+// on line 2 was reported on line 1.
+func parserLine(err error) error {
+	m := parserError.FindStringSubmatchIndex(err.Error())
+	if m == nil {
+		return err
+	}
+	msg := err.Error()
+	n, convErr := strconv.Atoi(msg[m[2]:m[3]])
+	if convErr != nil {
+		return err
+	}
+	return &relined{msg: msg[:m[2]] + strconv.Itoa(n+1) + msg[m[3]:], err: err}
+}
+
+// relined is an error told with another message, kept for errors.Is.
+type relined struct {
+	msg string
+	err error
+}
+
+func (e *relined) Error() string { return e.msg }
+func (e *relined) Unwrap() error { return e.err }
+
 // notSettings returns the line of the top of the YAML file data, and what
 // it holds, when it parses but is not a mapping of keys, else 0: the
 // parser says "cannot unmarshal !!seq into map[string]interface {}".

@@ -328,7 +328,7 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 			if line, what := notSettings(data); line > 0 {
 				return Config{}, fmt.Errorf("%w: %s: line %d: the file holds %s", ErrInvalid, path, line, what)
 			}
-			return Config{}, fmt.Errorf("read %s: %w", path, err)
+			return Config{}, fmt.Errorf("read %s: %w", path, parserLine(err))
 		}
 		if line := secondDocument(data); line > 0 {
 			return Config{}, fmt.Errorf("%w: %s: line %d starts a second YAML document, after a --- line; only the first is read, so its settings would be dropped: remove the --- line between them", ErrInvalid, path, line)

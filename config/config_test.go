@@ -1448,3 +1448,25 @@ func TestLoadFile_notUTF8(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadFile_parserErrorLine: the YAML parser numbers the line of its
+// own errors ("did not find expected key") from 0, one less than its
+// scanner's and an editor's: "host: [::1]" on line 2, unquoted, was
+// reported on line 1, "server:". The error names the line an editor
+// shows.
+func TestLoadFile_parserErrorLine(t *testing.T) {
+	for yaml, want := range map[string]string{
+		"server:\n  host: [::1]\n":                        "line 2: did not find expected node content",
+		"a: 1\nb: 2\nserver:\n  port: 1\n host: x\n":      "line 5: did not find expected key",
+		"# c\n\nserver: {host: x\n":                       "line 3: did not find expected ',' or '}'",
+		"sources:\n  - {name: a}\n  name: b\n":            "line 2: did not find expected '-' indicator",
+		"server:\n  port: 1\nsources: [{name: a, kind:]}": "line 3: did not find expected ',' or '}'",
+		"server:\n  host: ::\n":                           "line 2: mapping values are not allowed in this context", // the scanner's, right already
+	} {
+		home, path := writeConfig(t, yaml)
+		_, err := config.LoadFile(home, path, nil)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want it to say %q", yaml, err, want)
+		}
+	}
+}
