@@ -218,7 +218,8 @@ var fieldPart = regexp.MustCompile(`[^.\[\]]+|\[(\d+)\]`)
 
 // lineOf returns the line of field ("server.port", "sources[1].kind") in
 // doc: of its key, or of the deepest part of the path the document holds
-// (the source of "sources[0].include/exclude[1]", a combined list); 0 when
+// (the include key of "sources[0].include[1]" written as one string,
+// "*.md, *.txt"); 0 when
 // the document holds none of it.
 func lineOf(doc *yamlv3.Node, field string) int {
 	node, line := doc, 0

@@ -945,11 +945,11 @@ sources:
 		{"retrievalWeight negative", "- {name: a, kind: jsonl, path: /a, retrievalWeight: -0.1}", []string{"sources[0].retrievalWeight"}},
 		{"retrievalWeight too big", "- {name: a, kind: jsonl, path: /a, retrievalWeight: 2.5}", []string{"sources[0].retrievalWeight"}},
 		{"retrievalWeight not a number", "- {name: a, kind: jsonl, path: /a, retrievalWeight: .nan}", []string{"sources[0].retrievalWeight"}},
-		{"include parent", "- {name: a, kind: jsonl, path: /a, include: ['../x']}", []string{"sources[0].include/exclude[0]"}},
-		{"include absolute", "- {name: a, kind: jsonl, path: /a, include: ['/etc/*']}", []string{"sources[0].include/exclude[0]"}},
-		{"include empty", "- {name: a, kind: jsonl, path: /a, include: ['']}", []string{"sources[0].include/exclude[0]"}},
-		{"include bad pattern", "- {name: a, kind: jsonl, path: /a, include: ['[']}", []string{"sources[0].include/exclude[0]"}},
-		{"exclude parent inside", "- {name: a, kind: jsonl, path: /a, include: ['*.md'], exclude: ['a/../b']}", []string{"sources[0].include/exclude[1]"}},
+		{"include parent", "- {name: a, kind: jsonl, path: /a, include: ['../x']}", []string{"sources[0].include[0]"}},
+		{"include absolute", "- {name: a, kind: jsonl, path: /a, include: ['/etc/*']}", []string{"sources[0].include[0]"}},
+		{"include empty", "- {name: a, kind: jsonl, path: /a, include: ['']}", []string{"sources[0].include[0]"}},
+		{"include bad pattern", "- {name: a, kind: jsonl, path: /a, include: ['[']}", []string{"sources[0].include[0]"}},
+		{"exclude parent inside", "- {name: a, kind: jsonl, path: /a, include: ['*.md'], exclude: ['a/../b']}", []string{"sources[0].exclude[0]"}},
 		{"second source", "- {name: a, kind: jsonl, path: /a}\n- {name: b, kind: codex}", []string{"sources[1].path"}},
 		{"every field reported", "- {name: '', kind: x, authorityRank: 200}", []string{"sources[0].name", "sources[0].kind", "sources[0].path", "sources[0].authorityRank"}},
 	}
@@ -1076,7 +1076,17 @@ func TestLoadFile_doublestarGlobs(t *testing.T) {
 		t.Errorf("include = %q", got)
 	}
 	_, err := load(t, "sources:\n  - {name: a, kind: markdown, path: /a, exclude: ['archive/{a,b']}\n")
-	wantFields(t, err, "sources[0].include/exclude[0]")
+	wantFields(t, err, "sources[0].exclude[0]")
+
+	// The glob's own field, on its own line: "include/exclude[1]", on
+	// the source's first line, named a list the file does not have.
+	_, err = load(t, "sources:\n  - name: a\n    kind: markdown\n    path: /a\n    include:\n      - '*.md'\n      - ''\n    exclude:\n      - '../x'\n")
+	wantFields(t, err, "sources[0].include[1]", "sources[0].exclude[0]")
+	for _, want := range []string{"line 7: sources[0].include[1]", "line 9: sources[0].exclude[0]"} {
+		if err != nil && !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want it to say %q", err, want)
+		}
+	}
 }
 
 // TestParse: the content of a config.yaml not yet written reads as the

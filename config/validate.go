@@ -139,9 +139,16 @@ func (c Config) validate(fromEnv map[string]string) error {
 		if !(s.RetrievalWeight >= 0 && s.RetrievalWeight <= 2) { // NaN too
 			bad(field("retrievalWeight"), fmt.Sprint(s.RetrievalWeight), "must be between 0 and 2")
 		}
-		for j, g := range append(slices.Clone(s.Include), s.Exclude...) {
-			if !doublestar.ValidatePattern(g) || g == "" || strings.HasPrefix(g, "/") || slices.Contains(strings.Split(g, "/"), "..") {
-				bad(field(fmt.Sprintf("include/exclude[%d]", j)), g, "must be a relative glob (doublestar syntax: *, **, ?, [a-z], {a,b}) without '..'")
+		// Each glob is named by its own list and index, so that the
+		// error finds its line.
+		for _, list := range []struct {
+			name  string
+			globs []string
+		}{{"include", s.Include}, {"exclude", s.Exclude}} {
+			for j, g := range list.globs {
+				if !doublestar.ValidatePattern(g) || g == "" || strings.HasPrefix(g, "/") || slices.Contains(strings.Split(g, "/"), "..") {
+					bad(field(fmt.Sprintf("%s[%d]", list.name, j)), g, "must be a relative glob (doublestar syntax: *, **, ?, [a-z], {a,b}) without '..'")
+				}
 			}
 		}
 	}
