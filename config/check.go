@@ -299,6 +299,15 @@ func checkTypes(k *koanf.Koanf, fromEnv map[string]string) []error {
 		switch defaults[key].(type) {
 		case int:
 			reason = notInt(v)
+			if text, ok := v.(string); ok && reason == "" {
+				// Text is decoded as the decimal notInt judged it
+				// as: the decoder reads a leading 0 as octal
+				// (NOVA_SERVER_PORT=03037 would serve port 1567).
+				n, _ := strconv.Atoi(text)
+				if err := k.Set(key, n); err != nil {
+					errs = append(errs, err)
+				}
+			}
 		case float64:
 			if !isFloat(v) {
 				reason = "must be a number"

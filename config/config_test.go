@@ -1480,3 +1480,18 @@ func TestLoadFile_parserErrorLine(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadFile_leadingZeros: an integer written as text with a leading
+// zero (NOVA_SERVER_PORT=03037, port: "08080") is the decimal number it
+// was checked as. The decoder read it as octal: 03037 served on port
+// 1567, and 08080 was "must be an integer", blamed on config.yaml.
+func TestLoadFile_leadingZeros(t *testing.T) {
+	cfg := mustLoad(t, "", "NOVA_SERVER_PORT=03037", "NOVA_RETRIEVAL_TOP_K=09")
+	if cfg.Server.Port != 3037 || cfg.Retrieval.TopK != 9 {
+		t.Errorf("server.port %d, retrieval.topK %d; want 3037 and 9", cfg.Server.Port, cfg.Retrieval.TopK)
+	}
+	cfg = mustLoad(t, "server:\n  port: \"08080\"\n")
+	if cfg.Server.Port != 8080 {
+		t.Errorf("server.port %d, want 8080", cfg.Server.Port)
+	}
+}
