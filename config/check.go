@@ -650,6 +650,50 @@ func dottedKeys(data []byte) []*FieldError {
 	return found
 }
 
+// octalInts reports the integers of the YAML file data written with a
+// leading 0 (port: 03037), which YAML reads as octal (1567), in the order
+// written. 0o17 says it is octal, and a quoted "03037" is text, decoded
+// as decimal: both are left alone. Data that does not parse has none.
+func octalInts(data []byte) []*FieldError {
+	var doc yamlv3.Node
+	if yamlv3.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	var found []*FieldError
+	var walk func(n *yamlv3.Node, field string)
+	walk = func(n *yamlv3.Node, field string) {
+		switch n.Kind {
+		case yamlv3.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				name := n.Content[i].Value
+				if field != "" {
+					name = field + "." + name
+				}
+				walk(n.Content[i+1], name)
+			}
+		case yamlv3.SequenceNode:
+			for i, item := range n.Content {
+				walk(item, fmt.Sprintf("%s[%d]", field, i))
+			}
+		case yamlv3.ScalarNode:
+			text := strings.TrimLeft(n.Value, "+-")
+			if n.Style != 0 || n.ShortTag() != "!!int" || len(text) < 2 || text[0] != '0' || strings.ContainsAny(text[1:2], "xXoObB") {
+				return
+			}
+			var octal int64
+			decimal, err := strconv.ParseInt(n.Value, 10, 64)
+			if n.Decode(&octal) != nil || err != nil || octal == decimal {
+				// 08080 is no octal number: YAML reads it as 8080.
+				return
+			}
+			found = append(found, &FieldError{Field: field, Line: n.Line, Value: n.Value,
+				Reason: fmt.Sprintf("a leading 0 makes YAML read %s as an octal number, %d: write %d", n.Value, octal, decimal)})
+		}
+	}
+	walk(doc.Content[0], "")
+	return found
+}
+
 // shown formats a configuration value for an error message; an empty
 // value or a section is not shown, since Go's rendering of it would only
 // confuse.

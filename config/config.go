@@ -363,6 +363,9 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 	if err := k.Load(envProvider, nil); err != nil {
 		return Config{}, fmt.Errorf("read environment: %w", err)
 	}
+	for _, e := range octalInts(data) {
+		errs = append(errs, e)
+	}
 	dotted := map[string]bool{}
 	for _, e := range dottedKeys(data) {
 		dotted[e.Field] = true

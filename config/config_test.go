@@ -1495,3 +1495,19 @@ func TestLoadFile_leadingZeros(t *testing.T) {
 		t.Errorf("server.port %d, want 8080", cfg.Server.Port)
 	}
 }
+
+// TestLoadFile_octalInYAML: YAML reads an integer with a leading 0 as
+// octal (port: 03037 is 1567), which no one writing a port or a count
+// means: it is an error naming the line and the number to write. 0o17
+// and a quoted "03037" say what they are and are left alone.
+func TestLoadFile_octalInYAML(t *testing.T) {
+	_, err := load(t, "server:\n  port: 03037\nsources:\n  - {name: a, kind: jsonl, path: /a, authorityRank: 010}\n")
+	wantFields(t, err, "server.port", "sources[0].authorityRank")
+	if want := `line 2: server.port: a leading 0 makes YAML read 03037 as an octal number, 1567: write 3037 (got "03037")`; err != nil && !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to say %q", err, want)
+	}
+	cfg := mustLoad(t, "server:\n  port: 0o7777\nfacade:\n  port: \"03036\"\nindex:\n  contextTurns: 0\n  contextWords: 08\n")
+	if cfg.Server.Port != 0o7777 || cfg.Facade.Port != 3036 || cfg.Index.ContextWords != 8 {
+		t.Errorf("ports %d and %d, contextWords %d", cfg.Server.Port, cfg.Facade.Port, cfg.Index.ContextWords)
+	}
+}
