@@ -225,6 +225,12 @@ func Load(environ []string) (Config, error) {
 	return LoadFile(home, home.Config(), environ)
 }
 
+// MaxFileSize is the largest config.yaml read, 4 MiB: tens of thousands
+// of sources. A larger file is not a configuration (a log or a database
+// linked there by mistake), and reading and parsing it whole would hold
+// novad and every novactl command up.
+const MaxFileSize = 4 << 20
+
 // LoadFile reads the configuration from path (missing is fine: defaults
 // apply, but not a link to a missing file) with environment overrides
 // from environ.
@@ -239,9 +245,12 @@ func LoadFile(home paths.Home, path string, environ []string) (Config, error) {
 		// pipe there would block the read, and novad with it, until a
 		// writer came: ReadRegular refuses it without waiting, and the
 		// file judged is the one read.
-		data, ofi, err := paths.ReadRegular(path, 0)
+		data, ofi, err := paths.ReadRegular(path, MaxFileSize)
 		if nf, ok := errors.AsType[*paths.NotFileError](err); ok {
 			return Config{}, fmt.Errorf("%w: %v; config.yaml must be a file (novactl config init writes one)", ErrInvalid, nf)
+		}
+		if tl, ok := errors.AsType[*paths.TooLargeError](err); ok {
+			return Config{}, fmt.Errorf("%w: %s is %d bytes, and a config file is at most %d (4 MiB): is it the file meant?", ErrInvalid, path, tl.Size, MaxFileSize)
 		}
 		if err != nil {
 			return Config{}, fmt.Errorf("read %s: %w", path, err)

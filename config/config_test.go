@@ -1511,3 +1511,16 @@ func TestLoadFile_octalInYAML(t *testing.T) {
 		t.Errorf("ports %d and %d, contextWords %d", cfg.Server.Port, cfg.Facade.Port, cfg.Index.ContextWords)
 	}
 }
+
+// TestLoadFile_tooLarge: a config.yaml far larger than any configuration
+// (a log or a database linked there by mistake) is refused by its size,
+// before it is read into memory and parsed; a file of 11 MB took novactl
+// config check 17 seconds, and novad read any size whole.
+func TestLoadFile_tooLarge(t *testing.T) {
+	big := "server:\n  port: 4000\n" + strings.Repeat("# "+strings.Repeat("x", 98)+"\n", config.MaxFileSize/100+1)
+	home, path := writeConfig(t, big)
+	_, err := config.LoadFile(home, path, nil)
+	if err == nil || !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("error %v, want ErrInvalid naming %s and the limit", err, path)
+	}
+}
