@@ -597,7 +597,7 @@ func knownKeys(key string) string {
 // case, or "".
 func sameButCase(key string, known []string) string {
 	for _, k := range known {
-		if k != key && strings.ToLower(k) == strings.ToLower(key) {
+		if k != key && strings.EqualFold(k, key) {
 			return k
 		}
 	}
