@@ -330,6 +330,14 @@ func checkTypes(k *koanf.Koanf, fromEnv map[string]string) []error {
 		if reason == "" {
 			continue
 		}
+		if v == "" {
+			// Nothing shows in the message's value: say it is empty.
+			undo := "remove the key"
+			if fromEnv[key] != "" {
+				undo = "unset it"
+			}
+			reason = fmt.Sprintf("is empty: %s to use the default (%v), or give it a value", undo, defaults[key])
+		}
 		errs = append(errs, &FieldError{Field: key, Env: fromEnv[key], Value: shown(v), Reason: reason})
 		if err := k.Set(key, defaults[key]); err != nil {
 			errs = append(errs, err)

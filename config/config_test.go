@@ -1524,3 +1524,20 @@ func TestLoadFile_tooLarge(t *testing.T) {
 		t.Errorf("error %v, want ErrInvalid naming %s and the limit", err, path)
 	}
 }
+
+// TestLoadFile_emptyEnvironmentValue: a NOVA_* variable set to nothing
+// (NOVA_SERVER_PORT= in a service file) where a number or a bool belongs
+// says it is empty and that unsetting it restores the default; it said
+// "must be an integer", without the value, which looked like nothing.
+func TestLoadFile_emptyEnvironmentValue(t *testing.T) {
+	_, err := load(t, "", "NOVA_SERVER_PORT=", "NOVA_EMBEDDING_ALLOW_REMOTE_ENDPOINT=")
+	wantFields(t, err, "server.port", "embedding.allowRemoteEndpoint")
+	for _, want := range []string{
+		"NOVA_SERVER_PORT (server.port): is empty: unset it to use the default (3037), or give it a value",
+		"NOVA_EMBEDDING_ALLOW_REMOTE_ENDPOINT (embedding.allowRemoteEndpoint): is empty: unset it to use the default (false), or give it a value",
+	} {
+		if err != nil && !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want it to say %q", err, want)
+		}
+	}
+}
