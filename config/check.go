@@ -658,6 +658,43 @@ func dottedKeys(data []byte) []*FieldError {
 	return found
 }
 
+// duplicateKeys reports the keys of the YAML file data written twice in
+// one mapping, at the second, in the order written. Data that does not
+// parse has none.
+func duplicateKeys(data []byte) []*FieldError {
+	var doc yamlv3.Node
+	if yamlv3.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	var found []*FieldError
+	var walk func(n *yamlv3.Node, field string)
+	walk = func(n *yamlv3.Node, field string) {
+		switch n.Kind {
+		case yamlv3.MappingNode:
+			first := map[string]int{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				key := n.Content[i]
+				name := key.Value
+				if field != "" {
+					name = field + "." + name
+				}
+				if line, ok := first[key.Value]; ok {
+					found = append(found, &FieldError{Field: name, Line: key.Line, Reason: fmt.Sprintf("is written twice, first on line %d: remove one", line)})
+					continue
+				}
+				first[key.Value] = key.Line
+				walk(n.Content[i+1], name)
+			}
+		case yamlv3.SequenceNode:
+			for i, item := range n.Content {
+				walk(item, fmt.Sprintf("%s[%d]", field, i))
+			}
+		}
+	}
+	walk(doc.Content[0], "")
+	return found
+}
+
 // octalInts reports the integers of the YAML file data written with a
 // leading 0 (port: 03037), which YAML reads as octal (1567), in the order
 // written. 0o17 says it is octal, and a quoted "03037" is text, decoded

@@ -337,6 +337,17 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 			if line, what := notSettings(data); line > 0 {
 				return Config{}, fmt.Errorf("%w: %s: line %d: the file holds %s", ErrInvalid, path, line, what)
 			}
+			if dups := duplicateKeys(data); len(dups) > 0 {
+				// The parser lists them under one "unmarshal errors:"
+				// line: each is a field's error, on a line of its own.
+				var errs []error
+				for _, d := range dups {
+					errs = append(errs, d)
+				}
+				err := errors.Join(errs...)
+				setLines(path, data, err)
+				return Config{}, err
+			}
 			return Config{}, fmt.Errorf("read %s: %w", path, parserLine(err))
 		}
 		if line := secondDocument(data); line > 0 {

@@ -1541,3 +1541,24 @@ func TestLoadFile_emptyEnvironmentValue(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadFile_duplicateKeys: a key written twice in one section is an
+// error about that field, on its line, naming the line of the first;
+// every one is listed. It was the parser's "yaml: unmarshal errors:" with
+// the lines below it, which doctor, showing an error's first line,
+// showed alone, and config check --json as one problem with no field.
+func TestLoadFile_duplicateKeys(t *testing.T) {
+	_, err := load(t, "server:\n  port: 41000\n  port: 41001\nsources:\n  - {name: a, kind: jsonl, path: /a, name: b}\n")
+	wantFields(t, err, "server.port", "sources[0].name")
+	for _, want := range []string{
+		"line 3: server.port: is written twice, first on line 2: remove one",
+		"line 5: sources[0].name: is written twice, first on line 5: remove one",
+	} {
+		if err != nil && !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want it to say %q", err, want)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "\n ") {
+		t.Errorf("error %q has an indented line: one error a line", err)
+	}
+}
