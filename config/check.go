@@ -77,6 +77,22 @@ func parserLine(err error) error {
 	return &relined{msg: msg[:m[2]] + strconv.Itoa(n+1) + msg[m[3]:], err: err}
 }
 
+// yamlLine matches the line a YAML error names.
+var yamlLine = regexp.MustCompile(`yaml: line \d+: `)
+
+// atLine returns the YAML reader's error about a tab ("found a tab
+// character that violates indentation") naming line, the tab's, where the
+// reader names the line before it or its own; any other error is
+// returned as it is.
+func atLine(err error, line int) error {
+	msg := err.Error()
+	loc := yamlLine.FindStringIndex(msg)
+	if loc == nil || !strings.Contains(msg, "tab character") {
+		return err
+	}
+	return &relined{msg: msg[:loc[0]] + fmt.Sprintf("yaml: line %d: ", line) + msg[loc[1]:], err: err}
+}
+
 // relined is an error told with another message, kept for errors.Is.
 type relined struct {
 	msg string

@@ -332,7 +332,7 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 			if line := tabIndented(data); line > 0 {
 				// The parser's message names no tab, or the line
 				// before it.
-				return Config{}, fmt.Errorf("read %s: %w (line %d starts with a tab: YAML indents with spaces only, even on a blank line)", path, err, line)
+				return Config{}, fmt.Errorf("read %s: %w (line %d starts with a tab: YAML indents with spaces only, even on a blank line)", path, atLine(err, line), line)
 			}
 			if line, what := notSettings(data); line > 0 {
 				return Config{}, fmt.Errorf("%w: %s: line %d: the file holds %s", ErrInvalid, path, line, what)

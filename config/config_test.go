@@ -551,7 +551,8 @@ func TestLoadFile_unreadable(t *testing.T) {
 		})
 	}
 	t.Run("tab", func(t *testing.T) {
-		// YAML's own message names no tab, or the line before it.
+		// YAML's own message names no tab, or the line before it: the
+		// error names the tab's line, and no other.
 		for yaml, line := range map[string]int{
 			"# ok\nserver:\n  host: 127.0.0.1\n\tport: 1\n": 4,
 			"server:\n  port: 1\n\t\n":                      3, // a blank line
@@ -560,6 +561,9 @@ func TestLoadFile_unreadable(t *testing.T) {
 			_, err := load(t, yaml)
 			if want := fmt.Sprintf("(line %d starts with a tab: YAML indents with spaces only, even on a blank line)", line); err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("%q: error %v, want it to say %q", yaml, err, want)
+			}
+			if err != nil && strings.Contains(err.Error(), "yaml: line ") && !strings.Contains(err.Error(), fmt.Sprintf("yaml: line %d: ", line)) {
+				t.Errorf("%q: error %v names another line than %d", yaml, err, line)
 			}
 		}
 	})
