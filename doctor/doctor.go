@@ -252,6 +252,12 @@ func Run(ctx context.Context, opts Options) Report {
 		// No probe is sent to a non-loopback address.
 		rep.finish()
 		return rep
+	case errors.Is(err, fs.ErrPermission):
+		// Not a field's error: config check would say the same.
+		add(blocked("config", "Configuration", CodeConfigInvalid, fmt.Sprintf("%s: novad and novactl read it as you: chmod u+r %s (or, if it is not yours, move it aside and write your own: novactl config init)%s",
+			firstLine(err.Error()), home.Config(), waitingNote(home))))
+		rep.finish()
+		return rep
 	case err != nil:
 		add(blocked("config", "Configuration", CodeConfigInvalid, firstLine(err.Error())+" (novactl config check lists every field)"+waitingNote(home)))
 		rep.finish()
