@@ -742,6 +742,18 @@ func TestLoadFile_valid(t *testing.T) {
 	}
 }
 
+// TestLoadFile_hostWithSpaces: a loopback host with a space around it
+// ("127.0.0.1 ", copied with one) is still refused, as nothing binds it,
+// and the error says the space is the problem; it read as if 127.0.0.1
+// were not loopback.
+func TestLoadFile_hostWithSpaces(t *testing.T) {
+	_, err := load(t, "server: {host: \"127.0.0.1 \"}\n")
+	wantFields(t, err, "server.host")
+	if want := `(got "127.0.0.1 "): remove the spaces around it`; err != nil && !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to say %q", err, want)
+	}
+}
+
 // TestLoadFile_nonLoopback: a non-loopback server.host is a
 // NonLoopbackError carrying the host, reported with the other problems.
 func TestLoadFile_nonLoopback(t *testing.T) {

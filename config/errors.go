@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrInvalid is wrapped by every validation error.
@@ -80,6 +81,11 @@ func (e *NonLoopbackError) Error() string {
 
 // message is the error without the field.
 func (e *NonLoopbackError) message() string {
+	if h := strings.TrimSpace(e.Host); h != e.Host && IsLoopbackHost(h) {
+		// Loopback but for a space, which the quoted value hardly
+		// shows: say so, not that it is not loopback.
+		return fmt.Sprintf("must be localhost or a numeric loopback address (got %q): remove the spaces around it (rag-server-non-loopback)", e.Host)
+	}
 	return fmt.Sprintf("must be localhost or a numeric loopback address (got %q): non-loopback serving is refused (rag-server-non-loopback)", e.Host)
 }
 
