@@ -62,7 +62,7 @@ func notUTF8(data []byte) (line int, b byte) {
 var parserError = regexp.MustCompile(`yaml: line (\d+): (did not find expected (node content|key|'-' indicator|',' or '\]'|',' or '\}'|<document start>))`)
 
 // parserLine returns err with the line of a YAML parser error counted
-// from 1, as an editor and the scanner's errors count it: "host: [::1]"
+// from 1, as an editor and the scanner's errors count it: "port: [4000"
 // on line 2 was reported on line 1.
 func parserLine(err error) error {
 	m := parserError.FindStringSubmatchIndex(err.Error())
@@ -672,6 +672,23 @@ func dottedKeys(data []byte) []*FieldError {
 	}
 	walk(doc.Content[0], "")
 	return found
+}
+
+// hostInBrackets matches a host written as an IPv6 address in brackets,
+// unquoted: host: [::1].
+var hostInBrackets = regexp.MustCompile(`^\s+host:\s*\[[^\]]*:`)
+
+// bracketedHost returns the line of data where a host is written as an
+// IPv6 address in brackets without quotes, or 0. YAML reads "[" there
+// as the start of a list, and "::1" is no list item: the parser says
+// "did not find expected node content".
+func bracketedHost(data []byte) int {
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if hostInBrackets.Match(line) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // duplicateKeys reports the keys of the YAML file data written twice in

@@ -337,6 +337,10 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 			if line, what := notSettings(data); line > 0 {
 				return Config{}, fmt.Errorf("%w: %s: line %d: the file holds %s", ErrInvalid, path, line, what)
 			}
+			if line := bracketedHost(data); line > 0 {
+				return Config{}, &FieldError{Field: "server.host", File: path, Line: line,
+					Reason: `an address in brackets is a YAML list here: write it in quotes, host: "::1"`}
+			}
 			if dups := duplicateKeys(data); len(dups) > 0 {
 				// The parser lists them under one "unmarshal errors:"
 				// line: each is a field's error, on a line of its own.

@@ -1477,12 +1477,12 @@ func TestLoadFile_notUTF8(t *testing.T) {
 
 // TestLoadFile_parserErrorLine: the YAML parser numbers the line of its
 // own errors ("did not find expected key") from 0, one less than its
-// scanner's and an editor's: "host: [::1]" on line 2, unquoted, was
+// scanner's and an editor's: "bind: [::1]" on line 2, unquoted, was
 // reported on line 1, "server:". The error names the line an editor
 // shows.
 func TestLoadFile_parserErrorLine(t *testing.T) {
 	for yaml, want := range map[string]string{
-		"server:\n  host: [::1]\n":                        "line 2: did not find expected node content",
+		"server:\n  bind: [::1]\n":                        "line 2: did not find expected node content",
 		"a: 1\nb: 2\nserver:\n  port: 1\n host: x\n":      "line 5: did not find expected key",
 		"# c\n\nserver: {host: x\n":                       "line 3: did not find expected ',' or '}'",
 		"sources:\n  - {name: a}\n  name: b\n":            "line 2: did not find expected '-' indicator",
@@ -1577,4 +1577,15 @@ func TestLoadFile_duplicateKeys(t *testing.T) {
 	if err != nil && strings.Contains(err.Error(), "\n ") {
 		t.Errorf("error %q has an indented line: one error a line", err)
 	}
+}
+
+// TestLoadFile_bracketedHostUnquoted: host: [::1], as a URL writes the
+// address, is a YAML list to the parser, which said only "did not find
+// expected node content"; the error says to quote it.
+func TestLoadFile_bracketedHostUnquoted(t *testing.T) {
+	_, err := load(t, "server:\n  port: 4000\n  host: [::1]\n")
+	if want := `line 3: server.host: an address in brackets is a YAML list here: write it in quotes, host: "::1"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to say %q", err, want)
+	}
+	mustLoad(t, "server:\n  host: \"[::1]\"\n")
 }
