@@ -62,7 +62,7 @@ func notUTF8(data []byte) (line int, b byte) {
 var parserError = regexp.MustCompile(`yaml: line (\d+): (did not find expected (node content|key|'-' indicator|',' or '\]'|',' or '\}'|<document start>))`)
 
 // parserLine returns err with the line of a YAML parser error counted
-// from 1, as an editor and the scanner's errors count it: "port: [4000"
+// from 1, as an editor and the scanner's errors count it: "bind: [::1]"
 // on line 2 was reported on line 1.
 func parserLine(err error) error {
 	m := parserError.FindStringSubmatchIndex(err.Error())
