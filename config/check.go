@@ -776,9 +776,21 @@ func octalInts(data []byte) []*FieldError {
 // value or a section is not shown, since Go's rendering of it would only
 // confuse.
 func shown(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
 	case nil, map[string]any:
 		return ""
+	case []any:
+		// As YAML's flow style writes it; a list holding sections or
+		// lists is not shown, as a section is not.
+		items := make([]string, len(x))
+		for i, item := range x {
+			switch item.(type) {
+			case map[string]any, []any:
+				return ""
+			}
+			items[i] = fmt.Sprint(item)
+		}
+		return "[" + strings.Join(items, ", ") + "]"
 	}
 	return fmt.Sprint(v)
 }

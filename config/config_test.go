@@ -1589,3 +1589,15 @@ func TestLoadFile_bracketedHostUnquoted(t *testing.T) {
 	}
 	mustLoad(t, "server:\n  host: \"[::1]\"\n")
 }
+
+// TestLoadFile_listOfSectionsNotShownAsGo: a list written where a section
+// belongs (server: with "- port: 4000" under it) is named without Go's
+// rendering of it, "[map[port:4000]]", which is no YAML the person wrote.
+func TestLoadFile_listOfSectionsNotShownAsGo(t *testing.T) {
+	for _, yaml := range []string{"server:\n  - port: 4000\n", "sources:\n  - [a, b]\n", "retrieval:\n  topK: [{a: 1}]\n"} {
+		_, err := load(t, yaml)
+		if err == nil || strings.Contains(err.Error(), "map[") || strings.Contains(err.Error(), "[[") {
+			t.Errorf("%q: error %v, want one without Go's rendering of the value", yaml, err)
+		}
+	}
+}
