@@ -764,12 +764,41 @@ func octalInts(data []byte) []*FieldError {
 				// 08080 is no octal number: YAML reads it as 8080.
 				return
 			}
+			fix := fmt.Sprintf("write %d", decimal)
+			if !numberField(field) {
+				fix = fmt.Sprintf("write it in quotes, %q, to keep it as written", n.Value)
+			}
 			found = append(found, &FieldError{Field: field, Line: n.Line, Value: n.Value,
-				Reason: fmt.Sprintf("a leading 0 makes YAML read %s as an octal number, %d: write %d", n.Value, octal, decimal)})
+				Reason: fmt.Sprintf("a leading 0 makes YAML read %s as an octal number, %d: %s", n.Value, octal, fix)})
 		}
 	}
 	walk(doc.Content[0], "")
 	return found
+}
+
+// sourceField matches the field of a source: sources[0].authorityRank.
+var sourceField = regexp.MustCompile(`^sources\[\d+\]\.(\w+)$`)
+
+// numberField reports whether field (a dotted key, or a source's) takes
+// a number, not text.
+func numberField(field string) bool {
+	switch defaultMap()[field].(type) {
+	case int, float64:
+		return true
+	}
+	m := sourceField.FindStringSubmatch(field)
+	if m == nil {
+		return false
+	}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Source]()) {
+		if f.Tag.Get("koanf") == m[1] {
+			switch f.Type.Kind() {
+			case reflect.Int, reflect.Float64:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // shown formats a configuration value for an error message; an empty

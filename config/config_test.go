@@ -1522,6 +1522,12 @@ func TestLoadFile_octalInYAML(t *testing.T) {
 	if want := `line 2: server.port: a leading 0 makes YAML read 03037 as an octal number, 1567: write 3037 (got "03037")`; err != nil && !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want it to say %q", err, want)
 	}
+	// Text (a tag, a project) is quoted to keep its zeros.
+	_, err = load(t, "sources:\n  - {name: a, kind: jsonl, path: /a, tags: [ok, 010]}\n")
+	wantFields(t, err, "sources[0].tags[1]")
+	if want := `sources[0].tags[1]: a leading 0 makes YAML read 010 as an octal number, 8: write it in quotes, "010", to keep it as written (got "010")`; err != nil && !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to say %q", err, want)
+	}
 	cfg := mustLoad(t, "server:\n  port: 0o7777\nfacade:\n  port: \"03036\"\nindex:\n  contextTurns: 0\n  contextWords: 08\n")
 	if cfg.Server.Port != 0o7777 || cfg.Facade.Port != 3036 || cfg.Index.ContextWords != 8 {
 		t.Errorf("ports %d and %d, contextWords %d", cfg.Server.Port, cfg.Facade.Port, cfg.Index.ContextWords)
