@@ -93,6 +93,28 @@ func atLine(err error, line int) error {
 	return &relined{msg: msg[:loc[0]] + fmt.Sprintf("yaml: line %d: ", line) + msg[loc[1]:], err: err}
 }
 
+// unknownAnchor matches the YAML reader's error about an alias to an
+// anchor it has not met, which names no line.
+var unknownAnchor = regexp.MustCompile(`yaml: (unknown anchor '([^']*)' referenced)`)
+
+// anchorLine returns the YAML reader's error about an unknown anchor
+// naming the line of the first alias to it in data; any other error is
+// returned as it is.
+func anchorLine(err error, data []byte) error {
+	msg := err.Error()
+	m := unknownAnchor.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return err
+	}
+	alias := regexp.MustCompile(`\*` + regexp.QuoteMeta(msg[m[4]:m[5]]) + `($|[\s,\]}])`)
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if alias.Match(line) {
+			return &relined{msg: msg[:m[0]] + fmt.Sprintf("yaml: line %d: ", i+1) + msg[m[2]:m[3]] + msg[m[1]:], err: err}
+		}
+	}
+	return err
+}
+
 // relined is an error told with another message, kept for errors.Is.
 type relined struct {
 	msg string

@@ -352,7 +352,7 @@ func load(home paths.Home, path string, data []byte, hasFile bool, environ []str
 				setLines(path, data, err)
 				return Config{}, err
 			}
-			return Config{}, fmt.Errorf("read %s: %w", path, parserLine(err))
+			return Config{}, fmt.Errorf("read %s: %w", path, anchorLine(parserLine(err), data))
 		}
 		if line := secondDocument(data); line > 0 {
 			return Config{}, fmt.Errorf("%w: %s: line %d starts a second YAML document, after a --- line; only the first is read, so its settings would be dropped: remove the --- line between them", ErrInvalid, path, line)

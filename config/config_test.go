@@ -1607,3 +1607,13 @@ func TestLoadFile_listOfSectionsNotShownAsGo(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadFile_unknownAnchor: an alias to an anchor not defined before
+// it (*base, with &base below it or misspelt) names its line; the parser
+// said "unknown anchor 'base' referenced", on no line.
+func TestLoadFile_unknownAnchor(t *testing.T) {
+	_, err := load(t, "sources:\n  - {name: a, kind: jsonl, path: /a}\n  - <<: *base\n    name: b\n")
+	if want := "yaml: line 3: unknown anchor 'base' referenced"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to say %q", err, want)
+	}
+}
