@@ -527,3 +527,33 @@ func TestRunScriptZippedExport(t *testing.T) {
 		t.Errorf("exit %d, want 2, naming %s and saying to unzip it:\n%s", code, zipped, out)
 	}
 }
+
+// TestRunScriptSecondRunOnAServedHome: a second make run while the first
+// still serves its home stops before it touches anything. It rewrote the
+// home's config.yaml (dropping the first run's ports, so the commands the
+// first run printed went to the default ones) and synced under the
+// serving novad, and only then its own novad refused the home.
+func TestRunScriptSecondRunOnAServedHome(t *testing.T) {
+	r := newRunScript(t)
+	dir := filepath.Join(r.user, "notes")
+	novatest.Must(t, os.MkdirAll(dir, 0o755))
+	novatest.Must(t, os.WriteFile(filepath.Join(dir, "k8s.md"), []byte(runNote), 0o644))
+	r.start(dir)
+	before, err := os.ReadFile(filepath.Join(r.home, "config.yaml"))
+	novatest.Must(t, err)
+	// Other free ports: the port check must not be what stops it.
+	r.serverPort = novatest.ClosedPort(t, r.serverPort, r.facadePort)
+	r.facadePort = novatest.ClosedPort(t, r.serverPort, r.facadePort)
+	code, out := r.fail(dir)
+	if code != 75 || !strings.Contains(out, "already serves") || !strings.Contains(out, r.home) {
+		t.Errorf("exit %d, want 75 saying a novad already serves %s:\n%s", code, r.home, out)
+	}
+	if strings.Contains(out, "Built ") || strings.Contains(out, "Nova home:") {
+		t.Errorf("it went on before refusing:\n%s", out)
+	}
+	after, err := os.ReadFile(filepath.Join(r.home, "config.yaml"))
+	novatest.Must(t, err)
+	if !bytes.Equal(before, after) {
+		t.Errorf("config.yaml rewritten under the serving novad:\n%s\nnow:\n%s", before, after)
+	}
+}

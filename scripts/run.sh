@@ -136,6 +136,18 @@ written_here() {
   IFS= read -r first < "$1" 2>/dev/null || true
   [[ "$first" == "$header"* ]]
 }
+# A novad that serves this home already (another make run, still running)
+# keeps it: this run would rewrite its config.yaml (and the ports the
+# commands it printed use) and sync under it, and then its own novad would
+# refuse the home. Its lock file names its pid (a line of JSON).
+lock="$NOVA_HOME/state/novad.lock"
+if [ -s "$lock" ]; then
+  pid=$(sed -n 's/.*"pid": *\([0-9][0-9]*\).*/\1/p' "$lock" 2>/dev/null | head -n 1)
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && ps -p "$pid" -o comm= 2>/dev/null | grep -q novad; then
+    echo "run: a novad (pid $pid) already serves $NOVA_HOME, from another make run: search it from another terminal with NOVA_HOME=$(printf '%q' "$NOVA_HOME") ./bin/novactl search \"...\", or stop it (Ctrl-C where it runs) and run again" >&2
+    exit 75
+  fi
+fi
 if [ -z "${RESET_CONFIG:-}" ] && [ -s "$NOVA_HOME/config.yaml" ] && ! written_here "$NOVA_HOME/config.yaml"; then
   echo "run: $NOVA_HOME/config.yaml was not written by make run (it lacks the \"$header\" line), and this run would replace it and the sources it names: unset NOVA_HOME to index DIR into the scratch home .nova-run; or RESET_CONFIG=1 make run to replace that file knowingly; or RESET_CONFIG=0 make run to index the sources it names" >&2
   exit 2
