@@ -420,12 +420,23 @@ func TestSkillWarnsAboutDuplicates(t *testing.T) {
 // with the skill installed for Claude Code and Codex it finds nova-recall
 // twice. Neither copy can go (each is the only one its own agent reads):
 // status and install name the duplicate for Cursor without telling the
-// user to remove a copy.
+// user to remove a copy. Without Cursor (no ~/.cursor) nothing loads both
+// and nothing is said.
 func TestSkillNamesCursorDuplicate(t *testing.T) {
 	e := newSkillEnv(t)
 	code, out, _ := e.run(t, "install", "--agent", "claude-code")
 	if code != ExitOK || strings.Contains(out, "cursor") {
 		t.Fatalf("one copy is no duplicate: exit %d:\n%s", code, out)
+	}
+	code, out, _ = e.run(t, "install", "--agent", "codex")
+	if code != ExitOK || strings.Contains(out, "cursor") {
+		t.Fatalf("without Cursor installed: exit %d, a note about it:\n%s", code, out)
+	}
+	if code, out, _ = e.run(t, "status"); code != ExitOK || strings.Contains(out, "cursor") {
+		t.Fatalf("status without Cursor installed: exit %d, a note about it:\n%s", code, out)
+	}
+	if err := os.MkdirAll(filepath.Join(e.home, ".cursor"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	code, out, _ = e.run(t, "install", "--agent", "codex")
 	want := "note: cursor also loads the nova-recall at ~/.claude/skills/nova-recall and may list the skill twice; keep both: claude-code reads only that one"

@@ -141,7 +141,11 @@ func Targets(environ []string) []Target {
 	// An agent Nova writes no skill for may load the roots of several
 	// targets (Cursor: Claude Code's and Codex's). Each target after the
 	// first it loads names the first's copy, so the pair is named once.
+	// An agent not installed here loads nothing twice.
 	for _, a := range agents.All() {
+		if !a.Installed(environ) {
+			continue
+		}
 		loads := a.LoadsSkillsFrom(environ)
 		first := -1
 		for i := range out {
