@@ -42,7 +42,7 @@ const maxStemCache = 200_000
 // table, the segmenter, the stemmer) must change it, so that the next sync
 // rebuilds every index with the new terms (searching the old one with the
 // new query terms goes on working, less well, until then).
-const Version = "nova-analyzer-v4"
+const Version = "nova-analyzer-v5"
 
 // Version is the version of the terms a makes: Version, with the levers
 // it has switched off (an evaluation's ablations) named after it.
@@ -65,18 +65,31 @@ func NewAnalyzerWith(o Options) *Analyzer {
 	return &Analyzer{opts: o}
 }
 
-// IsCJK reports whether r is written without spaces between words (Han,
-// Hiragana, Katakana, Hangul), so it is indexed as character bigrams. The
-// marks Japanese writes inside such words are of no script of their own
-// (Unicode's Common): the long vowel ー (サーバー; ｰ half-width) and the
-// repeat 々 (人々). Read as punctuation, they cut サーバー into single
+// IsCJK reports whether r is of a script indexed as character bigrams:
+// Han, Hiragana, Katakana and Hangul, and Thai, Lao, Khmer and Myanmar,
+// which are written without spaces between words too (a Thai sentence
+// was one term, so a question naming one of its words found nothing).
+// The marks Japanese writes inside such words are of no script of their
+// own (Unicode's Common): the long vowel ー (サーバー; ｰ half-width) and
+// the repeat 々 (人々). Read as punctuation, they cut サーバー into single
 // characters and joined ー to a Latin word after it (ーsrv).
 func IsCJK(r rune) bool {
 	if r < firstCJK {
 		return false // most text: the table lookups below cost more than the rest of the analysis
 	}
+	if r < 0x1100 {
+		return SoutheastAsian(r)
+	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
-		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) || cjkMark(r)
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) || cjkMark(r) ||
+		SoutheastAsian(r)
+}
+
+// SoutheastAsian reports whether r is Thai, Lao, Khmer or Myanmar: the
+// scripts IsCJK counts whose letters carry marks (appendClusterBigrams)
+// and for which Nova has no dictionary of words.
+func SoutheastAsian(r rune) bool {
+	return unicode.In(r, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }
 
 // cjkMark reports whether r is one of the Common-script marks written
@@ -99,12 +112,12 @@ func HasCJK(s string) bool {
 	return false
 }
 
-// firstCJKLead is the first byte of firstCJK's UTF-8 encoding (E1 84 80).
-const firstCJKLead = 0xE1
+// firstCJKLead is the first byte of firstCJK's UTF-8 encoding (E0 B8 80).
+const firstCJKLead = 0xE0
 
-// firstCJK is below every character of the four scripts (Hangul Jamo
-// start at U+1100; a test checks every code point).
-const firstCJK = 0x1100
+// firstCJK is below every character of the scripts (Thai starts at
+// U+0E00; a test checks every code point).
+const firstCJK = 0x0E00
 
 func isWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
@@ -229,6 +242,8 @@ func (a *Analyzer) appendTerms(out []string, s string, camel []camelWord) []stri
 				out = appendChinese(out, s[i:j])
 			case han:
 				out = appendBigrams(out, s[i:j])
+			case SoutheastAsian(r):
+				out = appendClusterBigrams(out, s[i:j])
 			default:
 				out = appendBigrams(out, s[i:j])
 				out = appendKoreanNoun(appendLoneHan(out, s[i:j]), s[i:j])
@@ -617,6 +632,29 @@ var koParticles = func() map[string]bool {
 
 // maxParticle is the length of the longest of koParticles: two syllables.
 const maxParticle = 6
+
+// appendClusterBigrams emits the overlapping bigrams of the clusters of a
+// Thai, Lao, Khmer or Myanmar run, or its one cluster: a cluster is a
+// letter with the vowel signs and tone marks written on it (ข้, มู), so
+// no term begins with a mark, and ฐานข้อมูล gives ฐา าน นข้ ข้อ อมู มูล
+// wherever it is written.
+func appendClusterBigrams(out []string, run string) []string {
+	var startsBuf [64]int
+	starts := startsBuf[:0] // of the clusters, and the run's end
+	for i, r := range run {
+		if i == 0 || !unicode.IsMark(r) {
+			starts = append(starts, i)
+		}
+	}
+	starts = append(starts, len(run))
+	if len(starts) <= 3 {
+		return append(out, run)
+	}
+	for k := 0; k+2 < len(starts); k++ {
+		out = append(out, run[starts[k]:starts[k+2]])
+	}
+	return out
+}
 
 // appendBigrams emits overlapping character bigrams of a CJK run, or the
 // single character of a one-character run, as pieces of it.

@@ -12,7 +12,8 @@ import (
 func TestRuneClassesFastPaths(t *testing.T) {
 	for r := rune(0); r <= unicode.MaxRune; r++ {
 		cjk := unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) ||
-			r == 0x30FC || r == 0xFF70 || r == 0x3005 // ー, ｰ, 々
+			r == 0x30FC || r == 0xFF70 || r == 0x3005 || // ー, ｰ, 々
+			unicode.In(r, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 		if IsCJK(r) != cjk {
 			t.Fatalf("IsCJK(%U) = %v, the tables say %v", r, !cjk, cjk)
 		}
@@ -27,7 +28,8 @@ func TestRuneClassesFastPaths(t *testing.T) {
 // with every script's edges, broken and truncated encodings.
 func TestHasCJK(t *testing.T) {
 	cases := []string{
-		"", "plain ascii", "café ünïcode", "\u10ff below Hangul Jamo", "\u1100 first Jamo",
+		"", "plain ascii", "café ünïcode", "\u10ff below Hangul Jamo", "\u1100 first Jamo", "\u0dff below Thai", "\u0e01 Thai",
+		"हिन्दी Devanagari", "ລາວ", "ខ្មែរ", "မြန်မာ", "\xe0", "\xe0\xb8",
 		"mixed 迁移 text", "カタカナ", "ひらがな", "한국어", "\xe1", "\xe1\x84", "\xe1\x84\x80",
 		"\xe4\xb8", "ok \xe4\xb8\xad", "\xff\xfe\xe1\x84\x80", "\xc3\xe4\xb8\xad", "emoji 🙂 only", "\U00020000 ext B",
 	}

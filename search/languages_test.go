@@ -10,7 +10,8 @@ import (
 )
 
 // languagesSnapshot indexes a few memories in each of Japanese, Korean,
-// German, French, Spanish, Russian and Vietnamese, and some mixing
+// German, French, Spanish, Russian, Vietnamese, Thai, Lao, Khmer and
+// Myanmar, and some mixing
 // scripts in one identifier.
 func languagesSnapshot(t *testing.T) *search.Snapshot {
 	return build(t, config.Source{Name: "notes", Kind: config.KindJSONL, Path: "languages/records"})
@@ -66,6 +67,15 @@ func TestLanguages_questionFindsItsMemory(t *testing.T) {
 		{"parseKonfiguration", "mx-1"},
 		{"config_uber.yaml", "mx-1"},
 		{"srv-東京-01", "mx-2"},
+		// Thai, Lao, Khmer and Myanmar write no spaces between words:
+		// a word inside a run (a Thai sentence was one term).
+		{"ฐานข้อมูล", "th-1"},
+		{"ฐานข้อมูลล่มเพราะอะไร", "th-1"},
+		{"เครื่องพิมพ์อยู่ที่ไหน", "th-2"},
+		{"อาหารแมว", "th-3"},
+		{"ກອງປະຊຸມ", "lo-1"},
+		{"ម៉ាស៊ីនបោះពុម្ព", "km-1"},
+		{"အစည်းအဝေး", "my-1"},
 	} {
 		resp := ask(t, e, snap, api.SearchRequest{Query: c.q, TopK: 5})
 		if r := rank(resp, c.want); r < 0 || r > 2 {
@@ -124,5 +134,23 @@ func TestLanguages_koreanParticleCoversTheNoun(t *testing.T) {
 		if q := resp.Quality; len(q.MissingTerms) > 0 || !slices.Contains(q.KeyTerms, c.term) {
 			t.Errorf("%q: key terms %q missing %q; want %s among them, none missing", c.q, q.KeyTerms, q.MissingTerms, c.term)
 		}
+	}
+}
+
+// TestLanguages_thaiKeyTerms: a Thai question's terms are the pieces
+// between its question and function words (Nova has no Thai dictionary),
+// checked against the memories as Chinese terms are. It had none, and
+// every Thai question was called strong, one that nothing answers too.
+func TestLanguages_thaiKeyTerms(t *testing.T) {
+	snap := languagesSnapshot(t)
+	e := engineWith()
+	resp := ask(t, e, snap, api.SearchRequest{Query: "ฐานข้อมูลล่มเพราะอะไร", TopK: 3})
+	if !slices.Equal(resp.QueryPlan.KeyTerms, []string{"ฐานข้อมูลล่ม"}) || resp.Quality.Status != "strong" {
+		t.Errorf("why did the database crash: key terms %q, quality %s", resp.QueryPlan.KeyTerms, resp.Quality.Status)
+	}
+	// "The skytrain broke down": nothing here says so.
+	resp = ask(t, e, snap, api.SearchRequest{Query: "รถไฟฟ้าเสีย", TopK: 3})
+	if resp.Quality.Status == "strong" || !slices.Contains(resp.Quality.MissingTerms, "รถไฟฟ้าเสีย") {
+		t.Errorf("an unanswered Thai question: quality %s, missing %q", resp.Quality.Status, resp.Quality.MissingTerms)
 	}
 }

@@ -359,7 +359,11 @@ func isAllCaps(tok string) bool {
 // carry no evidence). A run is split at each in turn, so a question word
 // comes before the shorter one it holds (什么时候 before 什么, which left
 // 时候 a key term no answer holds).
-var cjkStopTerms = []string{"什么时候", "什么时间", "什么地方", "什么原因", "啥时候", "啥原因", "多长时间", "哪儿", "哪里", "为什么", "什么", "多少", "几次", "怎么", "是否", "之前", "当前", "最近", "最新", "哪些", "哪个", "如何", "的", "了", "吗", "呢", "是", "在", "和", "与", "及", "我们", "你们", "我", "你", "他", "她", "它", "这", "那", "哪", "个", "有", "没", "也", "都", "就", "还", "吧", "啊", "被", "把", "给", "请"}
+var cjkStopTerms = []string{
+	// Thai question and function words that do not begin other words'
+	// spellings: between them, a Thai run's pieces are its terms.
+	"อะไร", "ที่ไหน", "เมื่อไหร่", "ทำไม", "อย่างไร", "ยังไง", "ไหม", "เพราะ", "ครับ", "ค่ะ",
+	"什么时候", "什么时间", "什么地方", "什么原因", "啥时候", "啥原因", "多长时间", "哪儿", "哪里", "为什么", "什么", "多少", "几次", "怎么", "是否", "之前", "当前", "最近", "最新", "哪些", "哪个", "如何", "的", "了", "吗", "呢", "是", "在", "和", "与", "及", "我们", "你们", "我", "你", "他", "她", "它", "这", "那", "哪", "个", "有", "没", "也", "都", "就", "还", "吧", "啊", "被", "把", "给", "请"}
 
 // enQuestionPhrase is an English question word with the words that make
 // it one ("how long", "how many times", "what year", "what kind of"): they
@@ -439,6 +443,13 @@ func keyTerms(q, norm string, anchors []string) []string {
 					} else {
 						add(seg)
 					}
+					continue
+				}
+				if r, _ := utf8.DecodeRuneInString(seg); lexical.SoutheastAsian(r) {
+					// No dictionary cuts it into words: the piece
+					// between function words is one term (ฐานข้อมูลล่ม
+					// of ฐานข้อมูลล่มเพราะอะไร).
+					add(seg)
 					continue
 				}
 				if utf8.RuneCountInString(seg) <= 4 && !containsAny(seg, cjkQuestionWords) {
