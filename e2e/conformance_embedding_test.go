@@ -17,13 +17,13 @@ import (
 
 // embedStub is a loopback OpenAI-compatible /v1/embeddings that records
 // each request's texts and answers with novatest.FakeEmbeddings' vectors,
-// unless fault answers first (it returns true when it wrote the answer).
+// unless fault answers first (it returns true when it has answered).
 type embedStub struct {
 	URL string // base URL, ending in /v1
 
 	mu    sync.Mutex
 	calls [][]string
-	fault func(w http.ResponseWriter, texts []string) bool
+	fault func(w http.ResponseWriter, r *http.Request) bool
 }
 
 func newEmbedStub(t *testing.T) *embedStub {
@@ -47,7 +47,7 @@ func newEmbedStub(t *testing.T) *embedStub {
 		s.calls = append(s.calls, req.Input)
 		fault := s.fault
 		s.mu.Unlock()
-		if fault != nil && fault(w, req.Input) {
+		if fault != nil && fault(w, r) {
 			return
 		}
 		resp, err := http.Post(fake+"/embeddings", "application/json", bytes.NewReader(body))
@@ -75,7 +75,7 @@ func (s *embedStub) take() [][]string {
 }
 
 // setFault makes every later request answered by f (nil: the vectors).
-func (s *embedStub) setFault(f func(w http.ResponseWriter, texts []string) bool) {
+func (s *embedStub) setFault(f func(w http.ResponseWriter, r *http.Request) bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fault = f
@@ -187,14 +187,14 @@ func TestConformance_secretHygieneUnderFaults(t *testing.T) {
 
 	release := make(chan struct{})
 	defer close(release)
-	faults := map[string]func(w http.ResponseWriter, texts []string) bool{
-		"error": func(w http.ResponseWriter, _ []string) bool {
+	faults := map[string]func(w http.ResponseWriter, r *http.Request) bool{
+		"error": func(w http.ResponseWriter, _ *http.Request) bool {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusUnauthorized)
 			fmt.Fprintf(w, `{"error":{"message":"Incorrect api_key provided: %s (%s)","type":"invalid_request_error","code":"invalid_api_key %s"}}`, key, secret, secret)
 			return true
 		},
-		"timeout": func(w http.ResponseWriter, _ []string) bool {
+		"timeout": func(http.ResponseWriter, *http.Request) bool {
 			<-release
 			return true
 		},
