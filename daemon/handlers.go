@@ -73,7 +73,7 @@ func sourceCommit() *string {
 // health is /health: every field is of one generation (cur, with the
 // reload status and integrity recorded with it), read together once.
 func (s *Server) health() api.Health {
-	cur, reload, integrity := s.servedStatus()
+	cur, reload, integrity, mismatch := s.servedStatus()
 	prof := s.servingProfile(cur)
 	view := profileView(prof)
 	h := api.Health{
@@ -118,7 +118,7 @@ func (s *Server) health() api.Health {
 	} else {
 		h.ProviderLoaded = s.encoder() != nil
 	}
-	h.Freshness = s.ragStatus(cur, integrity).Freshness
+	h.Freshness = s.ragStatus(cur, integrity, mismatch).Freshness
 	return h
 }
 
@@ -264,8 +264,9 @@ func (s *Server) freshness(cur *served, status string) api.Freshness {
 }
 
 // ragStatus is the search status of cur with in, the integrity recorded
-// with it (both from one servedStatus).
-func (s *Server) ragStatus(cur *served, in api.Integrity) api.RagStatus {
+// with it, and mismatch, whether the unserved active generation has
+// another embedding profile (all from one servedStatus).
+func (s *Server) ragStatus(cur *served, in api.Integrity, mismatch bool) api.RagStatus {
 	st := api.RagStatus{
 		Freshness: s.freshness(cur, "ready"),
 		NetworkBoundary: api.NetworkBoundary{SchemaVersion: 1, Policy: "loopback-only", Status: "ready",
@@ -273,6 +274,10 @@ func (s *Server) ragStatus(cur *served, in api.Integrity) api.RagStatus {
 	}
 	reason := s.availability(cur)
 	switch {
+	case reason == api.ReasonIndexNotLoaded && in.Status == api.IntegrityNone && mismatch:
+		// The contract's order puts the profile before the server's
+		// readiness: a load that failed too is fixed by the same rebuild.
+		st.Freshness.Status = api.ReasonProfileMismatch
 	case reason == api.ReasonIndexNotLoaded && in.Status == api.IntegrityNone:
 		// An index is active but failed verification, and nothing else
 		// is intact: not "missing", which says to build a first one.
@@ -303,8 +308,8 @@ func (s *Server) ragStatus(cur *served, in api.Integrity) api.RagStatus {
 }
 
 func (s *Server) handleFacadeHealth(w http.ResponseWriter, r *http.Request) error {
-	cur, _, in := s.servedStatus()
-	rs := s.ragStatus(cur, in)
+	cur, _, in, mismatch := s.servedStatus()
+	rs := s.ragStatus(cur, in, mismatch)
 	h := api.FacadeHealth{Available: rs.SearchAvailable, ReadOnly: true, MutationAllowed: false,
 		ExternalAgentContract: s.contract(cur), RagStatus: rs}
 	if !rs.SearchAvailable {
@@ -325,8 +330,8 @@ type facadeStats struct {
 }
 
 func (s *Server) handleFacadeStats(w http.ResponseWriter, r *http.Request) error {
-	cur, _, in := s.servedStatus()
-	rs := s.ragStatus(cur, in)
+	cur, _, in, mismatch := s.servedStatus()
+	rs := s.ragStatus(cur, in, mismatch)
 	out := facadeStats{Available: rs.SearchAvailable, RagStatus: rs, ExternalAgentContract: s.contract(cur), Stats: s.stats(cur)}
 	if !rs.SearchAvailable {
 		out.Reason = rs.Freshness.Status

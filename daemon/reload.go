@@ -445,7 +445,10 @@ func (s *Server) reloadLocked(trigger string, damage error) (superseded bool) {
 		// A served file truncated or rewritten in place: reading its
 		// mapping gives other bytes or faults. Serve nothing, and say so
 		// with it (see publish).
-		old := s.publish(nil, func() { s.setIntegrityLocked(api.IntegrityNone, activeID, "", activeErr, skipped, false) })
+		old := s.publish(nil, func() {
+			s.setIntegrityLocked(api.IntegrityNone, activeID, "", activeErr, skipped, false)
+			s.unservedMismatch = err == nil && !index.ProfileMatchesConfig(s.cfg, m.EmbeddingProfile)
+		})
 		if old != nil {
 			s.retire(old)
 			s.writeState("")
@@ -495,6 +498,7 @@ func (s *Server) swap(g *index.Served, hash, activeID, trigger string, activeErr
 	// Integrity with the swap: a client that sees the new generation
 	// served reads its integrity with it (see publish).
 	s.retire(s.publish(next, func() {
+		s.unservedMismatch = false
 		if activeErr == nil {
 			s.setReloadStatusLocked(true, nil, "", "")
 			s.setIntegrityLocked(api.IntegrityVerified, activeID, rec.RunID, nil, nil, true)
@@ -603,13 +607,15 @@ func (s *Server) publish(next *served, record func()) (old *served) {
 	return s.current.Swap(next)
 }
 
-// servedStatus returns the generation served (nil: none) with the reload
-// status and integrity recorded with it (see publish): what one answer
-// about the server reads.
-func (s *Server) servedStatus() (*served, api.ReloadStatus, api.Integrity) {
+// servedStatus returns the generation served (nil: none) with what was
+// recorded with it (see publish): the reload status, the integrity, and,
+// when none is served, whether the generation the manifest names has
+// another embedding profile than the configured one. It is what one
+// answer about the server reads.
+func (s *Server) servedStatus() (*served, api.ReloadStatus, api.Integrity, bool) {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
-	return s.current.Load(), s.reload, s.integrity
+	return s.current.Load(), s.reload, s.integrity, s.unservedMismatch
 }
 
 // setReloadStatus records a reload attempt: a swap (ok) or a failure.

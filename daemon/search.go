@@ -49,8 +49,8 @@ func (s *Server) handleFacadeSearch(w http.ResponseWriter, r *http.Request) erro
 	// The status, the contract and the search are of one generation,
 	// taken once the body is in: a swap while a client sends it must not
 	// leave the answer naming another generation than its results.
-	cur, _, in := s.servedStatus()
-	rs := s.ragStatus(cur, in)
+	cur, _, in, mismatch := s.servedStatus()
+	rs := s.ragStatus(cur, in, mismatch)
 	if resp != nil {
 		resp.ExternalAgentContract = s.contract(cur)
 		resp.RagStatus = &rs

@@ -120,6 +120,11 @@ type Server struct {
 	// to load (filesStamp), when its manifest could be read.
 	failedStamp string
 	integrity   api.Integrity
+	// unservedMismatch: nothing is served, and the generation the
+	// manifest names was embedded with another profile than the one
+	// configured. The mismatch, not the failed load, is then what
+	// ragStatus reports: rebuilding fixes both (conformance 12.5).
+	unservedMismatch bool
 
 	permits chan struct{}
 	token   secrets.Token
