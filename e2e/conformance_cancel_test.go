@@ -60,6 +60,7 @@ func TestConformance_cancellation(t *testing.T) {
 			novatest.Must(t, conn.SetReadDeadline(time.Now().Add(20*time.Second)))
 			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 			novatest.Must(t, err)
+			defer resp.Body.Close()
 			b, err := io.ReadAll(resp.Body)
 			novatest.Must(t, err)
 			var m map[string]any
