@@ -48,6 +48,10 @@ const (
 // intact one because the active one failed verification.
 const FreshnessServerIndexNotReady = "server-index-not-ready"
 
+// FreshnessServerUnhealthy is the contract's freshness status when novad
+// does not answer (doctor's view: novad cannot say so of itself).
+const FreshnessServerUnhealthy = "server-unhealthy"
+
 // FreshnessMissing is the contract's freshness status when no index is
 // active; the facade's search gives it as its reason.
 const FreshnessMissing = "missing"

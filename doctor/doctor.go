@@ -16,6 +16,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -117,7 +118,8 @@ type Report struct {
 	Home      string  `json:"home"`
 	Checks    []Check `json:"checks"`
 	// Freshness is how current memory is (the same object as novad's
-	// ragStatus.freshness); nil when the configuration could not be read.
+	// ragStatus.freshness, its status from the checks: freshnessStatus);
+	// nil when the configuration could not be read.
 	Freshness *api.Freshness `json:"freshness,omitempty"`
 	// SkippedInput lists every source file whose last read skipped input
 	// (the input check names the first few).
@@ -623,6 +625,9 @@ func Run(ctx context.Context, opts Options) Report {
 }
 
 func (r *Report) finish() {
+	if r.Freshness != nil {
+		r.Freshness.Status = freshnessStatus(r.Freshness.Status, r.Checks)
+	}
 	r.Blocked, r.Degraded = 0, 0
 	for _, c := range r.Checks {
 		switch c.State {
@@ -640,6 +645,29 @@ func (r *Report) finish() {
 	default:
 		r.Status = Ready
 	}
+}
+
+// freshnessStatus is the contract's freshness code the checks add up to
+// (conformance 12.5), the first of its order that holds, as novad's
+// ragStatus.freshness gives it and as it would with novad down: base is
+// missing when no index is active, else ready.
+func freshnessStatus(base string, checks []Check) string {
+	has := func(codes ...string) bool {
+		return slices.ContainsFunc(checks, func(c Check) bool { return c.State != Ready && slices.Contains(codes, c.Code) })
+	}
+	switch {
+	case has(CodeProfileMismatch):
+		return api.ReasonProfileMismatch
+	case has(CodeNonLoopback):
+		return api.CodeNonLoopback
+	case base == api.FreshnessMissing:
+		return base
+	case has(CodeNotRunning, CodeNotResponding):
+		return api.FreshnessServerUnhealthy
+	case has(CodeServerStale, CodeReloadFailed, CodeGenerationCorrupt):
+		return api.FreshnessServerIndexNotReady
+	}
+	return base
 }
 
 // privacyProtected are the home folders macOS privacy protection (TCC)

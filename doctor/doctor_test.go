@@ -319,6 +319,44 @@ func TestDaemonAndIndex(t *testing.T) {
 	want(t, f.run(Options{}), "index", Ready, "")
 }
 
+// TestFreshnessStatus: the report's freshness.status is the contract's
+// code the checks add up to, first in its order (conformance 12.5), as
+// novad's ragStatus.freshness gives it: it said ready whenever the
+// manifest read, with novad down or another embedder configured.
+func TestFreshnessStatus(t *testing.T) {
+	f := newFixture(t)
+	status := func() string {
+		t.Helper()
+		rep := f.run(Options{})
+		if rep.Freshness == nil {
+			t.Fatal("no freshness")
+		}
+		return rep.Freshness.Status
+	}
+	if got := status(); got != api.FreshnessMissing {
+		t.Errorf("no index: %q, want missing", got)
+	}
+	m := f.sync()
+	if got := status(); got != api.FreshnessServerUnhealthy {
+		t.Errorf("novad down: %q, want %s", got, api.FreshnessServerUnhealthy)
+	}
+	f.extra = "embedding: {dimension: 128}\n"
+	f.writeConfig()
+	if got := status(); got != api.ReasonProfileMismatch {
+		t.Errorf("another embedder, novad down: %q, want %s first", got, api.ReasonProfileMismatch)
+	}
+	f.extra = ""
+	f.writeConfig()
+	f.serve(healthy("20260101T000000Z-00000000", 3))
+	if got := status(); got != api.FreshnessServerIndexNotReady {
+		t.Errorf("novad serves an older generation: %q", got)
+	}
+	f.serve(healthy(m.RunID, m.ChunkCount))
+	if got := status(); got != "ready" {
+		t.Errorf("novad serves the active generation: %q", got)
+	}
+}
+
 // TestGenerationCorrupt: damaged files of the only generation are Blocked
 // (nothing intact to serve); with an older intact one kept, Degraded and
 // named as what novad would serve (none runs here).
