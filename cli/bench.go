@@ -114,8 +114,7 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 		// and --load are the full run's. Named anyway, each is refused
 		// with why, not as an unknown flag.
 		if msg := benchLoadRefuses(args); msg != "" {
-			fmt.Fprintln(inv.Stderr, "novactl bench load: "+msg)
-			return ExitUsage
+			return usageError(inv, fs, msg)
 		}
 	}
 	sizes := fs.String("sizes", defSizes, "comma-separated corpus sizes in records (k and M suffixes allowed: 10k,100k,1M)")

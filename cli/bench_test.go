@@ -23,9 +23,9 @@ func benchCLI(args ...string) (int, string, string) {
 }
 
 func TestBenchHelpAndUsage(t *testing.T) {
-	code, _, stderr := benchCLI("--help")
-	if code != ExitOK || !strings.Contains(stderr, "SQLite FTS5") || !strings.Contains(stderr, "--load") {
-		t.Fatalf("help: code %d\n%s", code, stderr)
+	code, help, stderr := benchCLI("--help")
+	if code != ExitOK || stderr != "" || !strings.Contains(help, "SQLite FTS5") || !strings.Contains(help, "--load") {
+		t.Fatalf("help: code %d, stderr %q\n%s", code, stderr, help)
 	}
 	for _, args := range [][]string{{"--sizes", "ten"}, {"--sizes", "0"}, {"--sizes", "9999999999999M"}, {"--queries", "0"}, {"--chinese", "2"}, {"--bogus"},
 		{"fresh", "--chinese", "5"}, {"fresh", "--chinese", "-0.5"}, {"fresh", "--sizes", "200M"}} {
@@ -270,7 +270,7 @@ func TestBenchInterrupted(t *testing.T) {
 // only the flags it takes; each of the others, named anyway, is still
 // refused with why.
 func TestBenchLoad_helpListsOnlyItsFlags(t *testing.T) {
-	code, _, help := benchCLI("load", "--help")
+	code, help, _ := benchCLI("load", "--help")
 	if code != ExitOK || !strings.HasPrefix(help, "Usage: novactl bench load [flags]\n") {
 		t.Fatalf("bench load --help: exit %d\n%s", code, help)
 	}
@@ -291,7 +291,7 @@ func TestBenchLoad_helpListsOnlyItsFlags(t *testing.T) {
 		t.Errorf("bench load --help lost its own flags:\n%s", flagList)
 	}
 	// The full run still lists them.
-	if _, _, full := benchCLI("--help"); !strings.Contains(full, "  -systems string") || !strings.Contains(full, "  -no-daemon\n") || !strings.Contains(full, "  -load\n") {
+	if _, full, _ := benchCLI("--help"); !strings.Contains(full, "  -systems string") || !strings.Contains(full, "  -no-daemon\n") || !strings.Contains(full, "  -load\n") {
 		t.Errorf("bench --help lost --systems, --no-daemon or --load:\n%s", full)
 	}
 }

@@ -107,8 +107,9 @@ func Run(ctx context.Context, args []string, inv *Invocation) int {
 		return ExitUsage
 	}
 	if args[0] == "help" && len(args) > 1 {
-		// novactl help search is novactl search --help.
-		return Run(ctx, []string{args[1], "--help"}, inv)
+		// novactl help search is novactl search --help, and novactl help
+		// index list is novactl index list --help.
+		return Run(ctx, append(slices.Clone(args[1:]), "--help"), inv)
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(inv.Stdout)
@@ -119,7 +120,15 @@ func Run(ctx context.Context, args []string, inv *Invocation) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			return c.run(ctx, inv, args[1:])
+			rest := args[1:]
+			if len(c.verbs) > 0 && len(rest) > 0 && rest[0] == "help" {
+				// novactl index help is novactl index --help, and novactl
+				// index help list is novactl index list --help, for every
+				// command with subcommands (one without takes "help" as
+				// an argument: novactl search help is a search).
+				rest = append(slices.Clone(rest[1:]), "--help")
+			}
+			return c.run(ctx, inv, rest)
 		}
 	}
 	// The error and a guess, not the whole usage under which they would
@@ -183,7 +192,9 @@ With --json: {"program", "version", "commit", "date", "modified", "goVersion", "
 	return ExitOK
 }
 
-// newFlags returns a flag set that reports to stderr with a usage text.
+// newFlags returns a flag set that reports to stderr, with a usage text
+// that goes to the flag set's output: stdout when the help is asked for
+// (parseArgs), stderr when a bare command line prints it as its error.
 func newFlags(inv *Invocation, name, synopsis, description string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(inv.Stderr)
@@ -191,15 +202,36 @@ func newFlags(inv *Invocation, name, synopsis, description string) *flag.FlagSet
 		inv.flagSets(fs)
 	}
 	fs.Usage = func() {
-		fmt.Fprintf(inv.Stderr, "Usage: %s\n\n%s\n", synopsis, strings.TrimSpace(description))
+		printUsage(fs.Output(), synopsis, description)
 		var any bool
 		fs.VisitAll(func(*flag.Flag) { any = true })
 		if any {
-			fmt.Fprint(inv.Stderr, "\nFlags:\n")
+			fmt.Fprint(fs.Output(), "\nFlags:\n")
 			fs.PrintDefaults()
 		}
 	}
 	return fs
+}
+
+// printUsage writes a command's usage line and description: on stdout
+// when the help is asked for (--help, -h, help), so that it can be paged
+// or searched, and on stderr only when it stands for a usage error.
+func printUsage(w io.Writer, synopsis, description string) {
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", synopsis, strings.TrimSpace(description))
+}
+
+// helpPointer is the line that follows a usage error of the command name
+// ("novactl index"): the whole help would bury the error.
+func helpPointer(name string) string {
+	return fmt.Sprintf("Run \"%s --help\" for its usage.\n", name)
+}
+
+// unknownVerb reports a word that is none of the subcommands of name
+// ("novactl index"), with the ones it takes, the nearest, and the
+// pointer to the help. It returns ExitUsage.
+func unknownVerb(inv *Invocation, name, word string, verbs []verb) int {
+	fmt.Fprintf(inv.Stderr, "%s: unknown subcommand %q (want %s)%s\n%s", name, word, verbNames(verbs, ", "), didYouMean(word, verbNameList(verbs)), helpPointer(name))
+	return ExitUsage
 }
 
 // parseArgs parses flags that may appear before, between or after
@@ -221,7 +253,8 @@ func parseArgs(inv *Invocation, fs *flag.FlagSet, args []string) ([]string, int)
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(inv.Stderr) // where usage lists the flags
+				// Asked for, the help is the command's output.
+				fs.SetOutput(inv.Stdout)
 				usage()
 				return nil, ExitOK
 			}
@@ -229,7 +262,7 @@ func parseArgs(inv *Invocation, fs *flag.FlagSet, args []string) ([]string, int)
 			if quiet {
 				printJSONError(inv.Stdout, msg)
 			} else {
-				fmt.Fprintf(inv.Stderr, "%s: %s\nRun \"%s --help\" for its flags.\n", fs.Name(), msg, fs.Name())
+				fmt.Fprintf(inv.Stderr, "%s: %s\n%s", fs.Name(), msg, helpPointer(fs.Name()))
 			}
 			return nil, ExitUsage
 		}
@@ -345,12 +378,16 @@ func usageError(inv *Invocation, fs *flag.FlagSet, msg string) int {
 
 // commandError reports an error that stops the command name ("novactl
 // eval") before it has a result: with jsonOut as {"ok":false,"error":msg}
-// on stdout (printJSONError), else as "name: msg" on stderr. It returns
-// code, the exit status, which is the same in both forms.
+// on stdout (printJSONError), else as "name: msg" on stderr, followed for
+// a usage error (code ExitUsage) by the pointer to name's help. It
+// returns code, the exit status, which is the same in both forms.
 func commandError(inv *Invocation, jsonOut bool, name string, code int, msg string) int {
-	if jsonOut {
+	switch {
+	case jsonOut:
 		printJSONError(inv.Stdout, msg)
-	} else {
+	case code == ExitUsage:
+		fmt.Fprintf(inv.Stderr, "%s: %s\n%s", name, msg, helpPointer(name))
+	default:
 		fmt.Fprintf(inv.Stderr, "%s: %s\n", name, msg)
 	}
 	return code
@@ -415,17 +452,18 @@ func runRag(ctx context.Context, inv *Invocation, args []string) int {
 	if len(args) > 0 && args[0] == "search-memory" {
 		return search(ctx, inv, "novactl rag search-memory", args[1:])
 	}
-	if len(args) > 0 && args[0] != "-h" && args[0] != "--help" {
-		fmt.Fprintf(inv.Stderr, "novactl rag: unknown subcommand %q%s\n\n", args[0], didYouMean(args[0], verbNameList(ragVerbs())))
-	}
-	fmt.Fprint(inv.Stderr, `Usage: novactl rag search-memory "<query>" [flags]
-
-The compatibility form of "novactl search": same flags, output and exit codes.
-`)
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+	const synopsis = `novactl rag search-memory "<query>" [flags]`
+	const description = `The compatibility form of "novactl search": same flags, output and exit codes.`
+	switch {
+	case len(args) == 0:
+		// A usage error, as bare novactl is: the usage goes where errors go.
+		printUsage(inv.Stderr, synopsis, description)
+		return ExitUsage
+	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help":
+		printUsage(inv.Stdout, synopsis, description)
 		return ExitOK
 	}
-	return ExitUsage
+	return unknownVerb(inv, "novactl rag", args[0], ragVerbs())
 }
 
 func configVerbs() []verb {
@@ -460,7 +498,7 @@ init writes a first config.yaml with the agent memory found on this machine
 		return code
 	}
 	if len(pos) > 0 && !isVerb(configVerbs(), pos[0]) {
-		return usageError(inv, fs, fmt.Sprintf("unknown subcommand %q (want show, check or init)%s", pos[0], didYouMean(pos[0], verbNameList(configVerbs()))))
+		return usageError(inv, fs, fmt.Sprintf("unknown subcommand %q (want %s)%s", pos[0], verbNames(configVerbs(), ", "), didYouMean(pos[0], verbNameList(configVerbs()))))
 	}
 	if len(pos) > 0 && pos[0] == "get" {
 		switch {

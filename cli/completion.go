@@ -73,9 +73,8 @@ func runCompletion(ctx context.Context, inv *Invocation, args []string) int {
 		fs.Usage()
 		return ExitUsage
 	case !isVerb(completionVerbs(), pos[0]):
-		fmt.Fprintf(inv.Stderr, "novactl completion: unknown shell %q (want %s)%s\n", pos[0], verbNames(completionVerbs(), ", "),
-			didYouMean(pos[0], verbNameList(completionVerbs())))
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("unknown shell %q (want %s)%s", pos[0], verbNames(completionVerbs(), ", "),
+			didYouMean(pos[0], verbNameList(completionVerbs()))))
 	case len(pos) > 1:
 		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[1]))
 	}

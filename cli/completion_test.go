@@ -38,8 +38,7 @@ func TestCompletion_TreeIsTheCommandTable(t *testing.T) {
 		if len(c.verbs) == 0 {
 			continue
 		}
-		_, out, errOut := runCLI(t.Context(), env, c.name, "--help")
-		help := out + errOut
+		_, help, _ := runCLI(t.Context(), env, c.name, "--help")
 		for _, v := range c.verbs {
 			if !regexp.MustCompile(`\b` + regexp.QuoteMeta(v.name) + `\b`).MatchString(help) {
 				t.Errorf("novactl %s --help does not name its verb %q:\n%s", c.name, v.name, help)
@@ -325,7 +324,7 @@ done`
 // file by its size, which is 0 for a pipe; fixed in 4.0): it may not
 // source a process substitution.
 func TestCompletion_BashLoadLine(t *testing.T) {
-	_, _, help := runCLI(t.Context(), nil, "completion", "--help")
+	_, help, _ := runCLI(t.Context(), nil, "completion", "--help")
 	var line string
 	for l := range strings.SplitSeq(help, "\n") {
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "bash "); ok {

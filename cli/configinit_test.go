@@ -527,7 +527,7 @@ func TestConfigInit_namesEveryAgentNotFound(t *testing.T) {
 			t.Errorf("exit %d: %q (and the file's header) do not name %s:\n%s", code, notFound, name, r.Content)
 		}
 	}
-	_, _, help := runCLI(t.Context(), env, "config", "init", "--help")
+	_, help, _ := runCLI(t.Context(), env, "config", "init", "--help")
 	// Chat exports are not looked for: the help and the file's header say
 	// which kind reads them, to add by hand.
 	if !strings.Contains(help, "kind chat-export") || !strings.Contains(r.Content, "kind chat-export") {

@@ -97,7 +97,7 @@ func TestEvalLoCoMo_ablateOnce(t *testing.T) {
 // its expect object take (read from eval.Case's JSON tags, the fields
 // ReadCases accepts), and says which lines are skipped.
 func TestEval_helpNamesEveryCaseField(t *testing.T) {
-	_, _, help := runCLI(t.Context(), nil, "eval", "--help")
+	_, help, _ := runCLI(t.Context(), nil, "eval", "--help")
 	var fields []string
 	for _, typ := range []reflect.Type{reflect.TypeFor[eval.Case](), reflect.TypeFor[eval.Expect]()} {
 		for i := range typ.NumField() {
@@ -154,7 +154,7 @@ func TestEval_queriesFileErrors(t *testing.T) {
 // where it was wrapped over two lines (a malformed case, exit 2) and
 // named an id the sample does not hold.
 func TestEval_helpExamplePasses(t *testing.T) {
-	_, _, help := runCLI(t.Context(), nil, "eval", "--help")
+	_, help, _ := runCLI(t.Context(), nil, "eval", "--help")
 	// The example: the line that opens a case, and any that go on with
 	// its keys, as a user copies them.
 	var example strings.Builder
@@ -387,7 +387,7 @@ func TestEvalLoCoMo_missingFileSaysWhereToGetIt(t *testing.T) {
 	if _, _, errOut := runCLI(t.Context(), env, "eval", "locomo", bad); strings.Contains(errOut, "snap-research") {
 		t.Errorf("eval locomo of a file that is not LoCoMo gives the download hint: %q", errOut)
 	}
-	_, _, help := runCLI(t.Context(), nil, "eval", "locomo", "--help")
+	_, help, _ := runCLI(t.Context(), nil, "eval", "locomo", "--help")
 	if strings.Contains(help, "../shared") {
 		t.Errorf("eval locomo --help names a path only the developers' machine has:\n%s", help)
 	}

@@ -105,11 +105,14 @@ var indexSynopsis = map[string]string{
 }
 
 func runIndex(ctx context.Context, inv *Invocation, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintf(inv.Stderr, "Usage: novactl index <%s> [flags]\n\n%s\n", verbNames(indexVerbs(), "|"), indexHelp)
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		synopsis := "novactl index <" + verbNames(indexVerbs(), "|") + "> [flags]"
 		if len(args) == 0 {
+			// A usage error, as bare novactl is: the usage goes where errors go.
+			printUsage(inv.Stderr, synopsis, indexHelp)
 			return ExitUsage
 		}
+		printUsage(inv.Stdout, synopsis, indexHelp)
 		return ExitOK
 	}
 	sub, rest := args[0], args[1:]
@@ -117,8 +120,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		return runIndexWatch(ctx, inv, rest)
 	}
 	if !isVerb(indexVerbs(), sub) {
-		fmt.Fprintf(inv.Stderr, "novactl index: unknown subcommand %q (want %s)%s\n", sub, verbNames(indexVerbs(), ", "), didYouMean(sub, verbNameList(indexVerbs())))
-		return ExitUsage
+		return unknownVerb(inv, "novactl index", sub, indexVerbs())
 	}
 	// Each verb takes only its own flags and arguments: a flag meant for
 	// another verb would otherwise be accepted and silently do nothing.

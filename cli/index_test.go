@@ -496,12 +496,12 @@ func TestIndexVerbHelp(t *testing.T) {
 		"list":     {"newest first", "--deep"},
 	} {
 		code, out, errOut := runCLI(context.Background(), []string{"HOME=/nonexistent"}, "index", verb, "--help")
-		if code != ExitOK || out != "" {
-			t.Errorf("index %s --help: exit %d, stdout %q", verb, code, out)
+		if code != ExitOK || errOut != "" {
+			t.Errorf("index %s --help: exit %d, stderr %q", verb, code, errOut)
 		}
 		for _, w := range want {
-			if !strings.Contains(errOut, w) {
-				t.Errorf("index %s --help lacks %q:\n%s", verb, w, errOut)
+			if !strings.Contains(out, w) {
+				t.Errorf("index %s --help lacks %q:\n%s", verb, w, out)
 			}
 		}
 		if strings.Contains(errOut, "Manages index generations") {

@@ -99,9 +99,8 @@ func mcpVerbs() []verb {
 func mcpSynopsis() string { return "novactl mcp [" + verbNames(mcpVerbs(), "|") + "] [flags]" }
 
 func runMCP(ctx context.Context, inv *Invocation, args []string) int {
-	if len(args) > 0 && !isVerb(mcpVerbs(), args[0]) && !strings.HasPrefix(args[0], "-") && args[0] != "help" {
-		fmt.Fprintf(inv.Stderr, "novactl mcp: unknown subcommand %q (want %s)%s\n", args[0], verbNames(mcpVerbs(), ", "), didYouMean(args[0], verbNameList(mcpVerbs())))
-		return ExitUsage
+	if len(args) > 0 && !isVerb(mcpVerbs(), args[0]) && !strings.HasPrefix(args[0], "-") {
+		return unknownVerb(inv, "novactl mcp", args[0], mcpVerbs())
 	}
 	if len(args) > 0 {
 		switch args[0] {
@@ -113,9 +112,6 @@ func runMCP(ctx context.Context, inv *Invocation, args []string) int {
 			return runMCPStatus(inv, args[1:], defaultMCPDeps())
 		case "serve":
 			args = args[1:]
-		case "help":
-			fmt.Fprintf(inv.Stderr, "Usage: %s\n\n%s\n", mcpSynopsis(), mcpHelp)
-			return ExitOK
 		}
 		// Anything else is a flag of serve's: a word that is no verb was
 		// refused above.

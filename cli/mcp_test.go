@@ -334,8 +334,8 @@ func TestMCPInstall_Usage(t *testing.T) {
 	if _, errs, code := mcpRun(t, env, "mcp", "frobnicate"); code != ExitUsage || !strings.Contains(errs, "unknown subcommand") {
 		t.Errorf("unknown subcommand: %d %s", code, errs)
 	}
-	if _, errs, code := mcpRun(t, env, "mcp", "install", "--help"); code != ExitOK || !strings.Contains(errs, "~/.codex/config.toml") {
-		t.Errorf("help: %d %s", code, errs)
+	if help, errs, code := mcpRun(t, env, "mcp", "install", "--help"); code != ExitOK || errs != "" || !strings.Contains(help, "~/.codex/config.toml") {
+		t.Errorf("help: %d, stderr %q\n%s", code, errs, help)
 	}
 	// A foreign "nova" entry is refused and left alone; the others go on.
 	p := filepath.Join(home, ".gemini", "settings.json")
@@ -1076,14 +1076,14 @@ func TestMCP_verbHelpSaysWhatTheVerbDoes(t *testing.T) {
 		"uninstall": "Removes exactly what install added",
 		"status":    "Shows each agent's entry",
 	} {
-		_, help, code := mcpRun(t, env, "mcp", verb, "--help")
+		help, _, code := mcpRun(t, env, "mcp", verb, "--help")
 		_, body, _ := strings.Cut(help, "\n\n")
 		if code != ExitOK || !strings.HasPrefix(body, opening) || strings.Contains(help, "Without a subcommand") || !strings.Contains(help, "~/.codex/config.toml") {
 			t.Errorf("mcp %s --help: exit %d; want it to open with %q, name the agents' files and not describe serving:\n%s", verb, code, opening, help)
 		}
 	}
 	for _, args := range [][]string{{"mcp", "--help"}, {"mcp", "serve", "--help"}, {"mcp", "help"}} {
-		if _, help, code := mcpRun(t, env, args...); code != ExitOK || !strings.Contains(help, "Without a subcommand, serves") || !strings.Contains(help, "  install ") {
+		if help, _, code := mcpRun(t, env, args...); code != ExitOK || !strings.Contains(help, "Without a subcommand, serves") || !strings.Contains(help, "  install ") {
 			t.Errorf("%v: exit %d:\n%s", args, code, help)
 		}
 	}

@@ -134,17 +134,18 @@ func runService(ctx context.Context, inv *Invocation, args []string) int {
 }
 
 func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps serviceDeps) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintf(inv.Stderr, "Usage: %s\n\n%s\n", serviceSynopsis, serviceHelp)
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
 		if len(args) == 0 {
+			// A usage error, as bare novactl is: the usage goes where errors go.
+			printUsage(inv.Stderr, serviceSynopsis, serviceHelp)
 			return ExitUsage
 		}
+		printUsage(inv.Stdout, serviceSynopsis, serviceHelp)
 		return ExitOK
 	}
 	op, rest := args[0], args[1:]
 	if !isVerb(serviceVerbs(), op) {
-		fmt.Fprintf(inv.Stderr, "novactl service: unknown subcommand %q%s\n\nUsage: %s\n", op, didYouMean(op, verbNameList(serviceVerbs())), serviceSynopsis)
-		return ExitUsage
+		return unknownVerb(inv, "novactl service", op, serviceVerbs())
 	}
 	fs := newFlags(inv, "novactl service "+op, serviceSynopsis, serviceHelp)
 	dryRun := fs.Bool("dry-run", false, "print the files and commands, change nothing")

@@ -471,9 +471,14 @@ func TestService_Usage(t *testing.T) {
 		{[]string{"install", "--bogus"}, ExitUsage, "flag provided but not defined"},
 		{[]string{"start", "--novad", "/opt/novad"}, ExitUsage, "--novad applies to install only"},
 	} {
-		code, _, errOut := runServiceCLI(context.Background(), h.environ, deps, tc.args...)
-		if code != tc.code || !strings.Contains(errOut, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errOut, tc.code, tc.want)
+		// Help asked for is on stdout; a usage error on stderr.
+		code, out, errOut := runServiceCLI(context.Background(), h.environ, deps, tc.args...)
+		said, quiet := errOut, out
+		if tc.code == ExitOK {
+			said, quiet = out, errOut
+		}
+		if code != tc.code || !strings.Contains(said, tc.want) || quiet != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d and %q", tc.args, code, out, errOut, tc.code, tc.want)
 		}
 	}
 	deps.uid = 0

@@ -62,11 +62,8 @@ func skillVerbs() []verb {
 
 func runSkill(_ context.Context, inv *Invocation, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintf(inv.Stderr, "Usage: %s\n\n%s\n", skillUsage, skillHelp)
-		return ExitUsage
-	}
-	if !isVerb(skillVerbs(), args[0]) && !strings.HasPrefix(args[0], "-") && args[0] != "help" {
-		fmt.Fprintf(inv.Stderr, "novactl skill: unknown subcommand %q (want %s)%s\n", args[0], verbNames(skillVerbs(), ", "), didYouMean(args[0], verbNameList(skillVerbs())))
+		// A usage error, as bare novactl is: the usage goes where errors go.
+		printUsage(inv.Stderr, skillUsage, skillHelp)
 		return ExitUsage
 	}
 	switch args[0] {
@@ -76,12 +73,11 @@ func runSkill(_ context.Context, inv *Invocation, args []string) int {
 		return runSkillChange(inv, args[1:], false)
 	case "status":
 		return runSkillStatus(inv, args[1:])
-	case "help", "-h", "-help", "--help":
-		fmt.Fprintf(inv.Stdout, "Usage: %s\n\n%s\n", skillUsage, skillHelp)
+	case "-h", "-help", "--help":
+		printUsage(inv.Stdout, skillUsage, skillHelp)
 		return ExitOK
 	}
-	fmt.Fprintf(inv.Stderr, "novactl skill: unknown subcommand %q (want install, uninstall or status)\n", args[0])
-	return ExitUsage
+	return unknownVerb(inv, "novactl skill", args[0], skillVerbs())
 }
 
 // skillReport is one target in the output of install, uninstall and status.

@@ -389,8 +389,13 @@ func TestSkillUsage(t *testing.T) {
 		{[]string{"install", "extra"}, ExitUsage, "unexpected argument"},
 		{[]string{"uninstall", "--force"}, ExitUsage, "force"},
 	} {
+		// Help asked for is on stdout; a usage error on stderr.
 		code, out, errs := e.run(t, c.args...)
-		if code != c.code || !strings.Contains(out+errs, c.want) {
+		said := errs
+		if c.code == ExitOK {
+			said = out
+		}
+		if code != c.code || !strings.Contains(said, c.want) {
 			t.Errorf("skill %v: exit %d (want %d), output lacks %q:\n%s%s", c.args, code, c.code, c.want, out, errs)
 		}
 	}
@@ -802,8 +807,8 @@ func TestSkill_verbHelpDoesNotSayInstalls(t *testing.T) {
 	e := newSkillEnv(t)
 	for _, verb := range []string{"install", "uninstall", "status"} {
 		code, out, errs := e.run(t, verb, "--help")
-		_, body, _ := strings.Cut(out+errs, "\n\n")
-		if code != ExitOK || !strings.HasPrefix(body, "The nova-recall skill is a read-only SKILL.md") || !strings.Contains(body, "  status      show each skill file's state") {
+		_, body, _ := strings.Cut(out, "\n\n")
+		if code != ExitOK || errs != "" || !strings.HasPrefix(body, "The nova-recall skill is a read-only SKILL.md") || !strings.Contains(body, "  status      show each skill file's state") {
 			t.Errorf("skill %s --help: exit %d:\n%s", verb, code, out+errs)
 		}
 	}

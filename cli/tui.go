@@ -108,8 +108,7 @@ func tuiCommand(_ context.Context, inv *Invocation, args []string, start func(TU
 	// Each refresh runs every doctor check: a shorter pause would keep a
 	// core busy, and a negative one means nothing.
 	if *refresh < minTUIRefresh {
-		fmt.Fprintf(inv.Stderr, "novactl tui: --refresh must be at least %s (got %s)\n", minTUIRefresh, *refresh)
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("--refresh must be at least %s (got %s)", minTUIRefresh, *refresh))
 	}
 	if !IsTerminal(inv.Stderr) {
 		fmt.Fprintln(inv.Stderr, "novactl tui needs an interactive terminal on stderr. For scripts, use novactl status, novactl doctor --json or novactl search --json.")

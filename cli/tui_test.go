@@ -45,11 +45,16 @@ func TestRunTUI(t *testing.T) {
 			if code := Run(t.Context(), append([]string{"tui"}, c.args...), inv); code != c.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, c.code, errb.String())
 			}
-			if !strings.Contains(errb.String(), c.want) {
-				t.Fatalf("stderr lacks %q:\n%s", c.want, errb.String())
+			// Help asked for is on stdout; a usage error on stderr.
+			said, quiet := errb.String(), out.String()
+			if c.code == ExitOK {
+				said, quiet = out.String(), errb.String()
 			}
-			if out.Len() != 0 {
-				t.Fatalf("stdout is not clean: %q", out.String())
+			if !strings.Contains(said, c.want) {
+				t.Fatalf("output lacks %q:\n%s", c.want, said)
+			}
+			if quiet != "" {
+				t.Fatalf("the other stream is not clean: %q", quiet)
 			}
 		})
 	}

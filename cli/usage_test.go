@@ -12,11 +12,12 @@ import (
 )
 
 // usageCase is a command line and what novactl must answer: its exit
-// status and a phrase that stderr must contain.
+// status and a phrase that its output must contain: stdout for help asked
+// for (exit 0), stderr for a usage error.
 type usageCase struct {
-	args   []string
-	code   int
-	stderr string
+	args []string
+	code int
+	says string
 }
 
 // runUsageCases runs each case against a home with an empty config, so
@@ -31,8 +32,12 @@ func runUsageCases(t *testing.T, cases []usageCase) {
 			if code != tt.code {
 				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
 			}
-			if !strings.Contains(errOut, tt.stderr) {
-				t.Errorf("stderr does not say %q:\n%s", tt.stderr, errOut)
+			said, quiet := errOut, out
+			if tt.code == ExitOK {
+				said, quiet = out, errOut
+			}
+			if !strings.Contains(said, tt.says) || quiet != "" {
+				t.Errorf("stdout %q, stderr %q; want only the one saying %q", out, errOut, tt.says)
 			}
 		})
 	}
@@ -215,8 +220,8 @@ func TestAgentCommands_needTheUserHome(t *testing.T) {
 func TestHelpCommand(t *testing.T) {
 	env := []string{"HOME=/nonexistent"}
 	code, out, errOut := runCLI(context.Background(), env, "help", "search")
-	_, _, want := runCLI(context.Background(), env, "search", "--help")
-	if code != ExitOK || out != "" || errOut != want {
+	_, want, _ := runCLI(context.Background(), env, "search", "--help")
+	if code != ExitOK || errOut != "" || want == "" || out != want {
 		t.Errorf("help search: exit %d, stdout %.60q, stderr %.60q; want exit 0 and search's help %.60q", code, out, errOut, want)
 	}
 	code, out, errOut = runCLI(context.Background(), env, "help", "bogus")
@@ -304,11 +309,11 @@ func TestJSONUsageErrors(t *testing.T) {
 			}
 		})
 	}
-	// Asked for, the help is still the help, once: on stderr, exit 0.
+	// Asked for, the help is still the help, once: on stdout, exit 0.
 	for _, args := range [][]string{{"doctor", "--json", "--help"}, {"doctor", "--help"}, {"search", "-h", "--json"}} {
 		code, out, errOut := runCLI(context.Background(), env, args...)
-		if code != ExitOK || out != "" || strings.Count(errOut, "Usage: novactl") != 1 || strings.Count(errOut, "\n  -json\n") != 1 {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 0 and the help once on stderr, with its flags", args, code, out, errOut)
+		if code != ExitOK || errOut != "" || strings.Count(out, "Usage: novactl") != 1 || strings.Count(out, "\n  -json\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 0 and the help once on stdout, with its flags", args, code, out, errOut)
 		}
 	}
 	// Without --json the text form is unchanged.
@@ -328,7 +333,7 @@ func TestBadFlag_saysWhatAndWhere(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"search", "--topk", "3", "port"}, []string{`flag provided but not defined: -topk; did you mean "--top-k"?`, `Run "novactl search --help" for its flags.`}},
+		{[]string{"search", "--topk", "3", "port"}, []string{`flag provided but not defined: -topk; did you mean "--top-k"?`, `Run "novactl search --help" for its usage.`}},
 		{[]string{"index", "sync", "--ful"}, []string{`did you mean "--full"?`, `Run "novactl index sync --help"`}},
 		// The flag package's "parse error" names no kind: what the flag takes does.
 		{[]string{"search", "--top-k", "many", "port"}, []string{`invalid value "many" for flag -top-k: want a whole number` + "\n", `Run "novactl search --help"`}},
@@ -363,8 +368,8 @@ func TestHelp_exitStatusStated(t *testing.T) {
 	rule := fmt.Sprintf("Exit status: %d on success, %d when the command fails, %d on a usage error", ExitOK, ExitFailure, ExitUsage)
 	var silent []string
 	for _, c := range commands() {
-		_, out, errOut := runCLI(context.Background(), nil, c.name, "--help")
-		if !strings.Contains(out+errOut, "Exit status") {
+		_, out, _ := runCLI(context.Background(), nil, c.name, "--help")
+		if !strings.Contains(out, "Exit status") {
 			silent = append(silent, c.name)
 		}
 	}

@@ -83,12 +83,10 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	if *quiet <= 0 || *maxWait < *quiet || *rescan < time.Second {
-		fmt.Fprintln(inv.Stderr, "novactl index watch: --quiet must be positive, --max-wait at least --quiet, --rescan at least 1s")
-		return ExitUsage
+		return usageError(inv, fs, "--quiet must be positive, --max-wait at least --quiet, --rescan at least 1s")
 	}
 	if f := *logFormat; f != "auto" && f != "text" && f != "json" {
-		fmt.Fprintf(inv.Stderr, "novactl index watch: --log-format must be auto, text or json (got %q)\n", f)
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("--log-format must be auto, text or json (got %q)", f))
 	}
 	level := slog.LevelInfo
 	if *verbose {
