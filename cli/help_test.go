@@ -60,10 +60,18 @@ func TestUsageErrors_oneLineAndAPointer(t *testing.T) {
 		{[]string{"rag", "bogus"}, `novactl rag: unknown subcommand "bogus"`},
 		{[]string{"config", "bogus"}, `novactl config: unknown subcommand "bogus" (want show, check, get, init)`},
 		{[]string{"completion", "powershell"}, `novactl completion: unknown shell "powershell"`},
+		{[]string{"index", "watch", "--quiet", "0"}, "novactl index watch: --quiet must be positive"},
+		{[]string{"tui", "--refresh", "1ms"}, "novactl tui: --refresh must be at least 1s"},
+		// search's usage errors start "Error:" (the compatibility form's).
+		{[]string{"search"}, `Error: query is required: novactl search "<query>" [flags]`},
+		{[]string{"rag", "search-memory", "--timeout", "0", "port"}, "Error: --timeout must be positive"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			code, out, errOut := runCLI(context.Background(), env, tt.args...)
 			name := "novactl " + tt.args[0]
+			if len(tt.args) > 1 && tt.args[1] == "search-memory" || tt.args[0] == "index" && tt.args[1] == "watch" {
+				name += " " + tt.args[1]
+			}
 			wantErr := "Run \"" + name + " --help\""
 			if code != ExitUsage || out != "" || !strings.HasPrefix(errOut, tt.want) || strings.Count(errOut, "\n") != 2 || !strings.Contains(errOut, wantErr) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and two lines: %q and %q", code, out, errOut, tt.want, wantErr)

@@ -94,13 +94,14 @@ func search(ctx context.Context, inv *Invocation, name string, args []string) in
 	}
 	// fail reports an error that stops the search before a response:
 	// with --json as JSON on stdout, so a script reading it always gets
-	// JSON. A usage error's text form starts "Error:", not the name.
+	// JSON. A usage error's text form starts "Error:", not the name, and
+	// points to the command's help as every usage error does.
 	fail := func(code int, msg string) int {
-		prefix := name
-		if code == ExitUsage {
-			prefix = "Error"
+		if code == ExitUsage && !*jsonOut {
+			fmt.Fprintf(inv.Stderr, "Error: %s\n%s", msg, helpPointer(name))
+			return code
 		}
-		return commandError(inv, *jsonOut, prefix, code, msg)
+		return commandError(inv, *jsonOut, name, code, msg)
 	}
 	query := strings.TrimSpace(strings.Join(pos, " "))
 	if len(pos) == 1 && pos[0] == "-" {
@@ -122,7 +123,8 @@ func search(ctx context.Context, inv *Invocation, name string, args []string) in
 		}
 	}
 	if query == "" {
-		return fail(ExitUsage, "query is required: "+name+` "<query>" [flags] (`+name+" --help lists the filters)")
+		// The pointer to name's help, which lists the filters, follows.
+		return fail(ExitUsage, "query is required: "+name+` "<query>" [flags]`)
 	}
 	if !utf8.ValidString(query) {
 		return fail(ExitUsage, "the query is not valid UTF-8")
