@@ -44,14 +44,13 @@ const (
 // what was asked for (--version); logs go to stderr.
 func Main(ctx context.Context, args []string, environ []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("novad", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	logFormat := fs.String("log-format", "auto", "log format: auto (text on a terminal, JSON under a service manager), text or json")
+	logFormat := fs.String("log-format", "auto", "log format: auto (text when logging to a terminal, JSON otherwise: a pipe, a file, --log-file), text or json")
 	verbose := fs.Bool("v", false, "log every request (method, route, status, latency; never query text)")
 	logFile := fs.String(logfile.Flag, "", logfile.FlagUsage)
 	showVersion := fs.Bool("version", false, "print the version, commit and build date, and exit")
 	waitForConfig := fs.Bool(configwait.Flag, false, "when config.yaml is invalid or not loopback, log why once and wait for it to be fixed instead of exiting 78 or 77; when another novad serves this NOVA_HOME, or another program holds a port, wait until it stops instead of exiting 75 (service definitions pass it)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `novad serves Nova's read-only recall API on loopback.
+	usage := func() {
+		fmt.Fprintf(fs.Output(), `novad serves Nova's read-only recall API on loopback.
 
 Usage: novad [flags]
 
@@ -77,10 +76,18 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
+	// The flag package would print the error and the whole usage: the
+	// error is one line and a pointer to the help, which the whole help
+	// buried, and the help, asked for, is the output (stdout).
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			usage()
 			return ExitOK
 		}
+		fmt.Fprintf(stderr, "novad: %v\nRun \"novad --help\" for its usage.\n", err)
 		return ExitUsage
 	}
 	if fs.NArg() > 0 {
@@ -208,8 +215,9 @@ Flags:
 // ServiceName is the service's name with launchd and systemd.
 const ServiceName = "dev.nova.novad"
 
-// newLogger returns text logs on a terminal and JSON logs under a service
-// manager, where a machine reads them.
+// newLogger returns, for format auto, text logs when w is a terminal and
+// JSON logs otherwise (a pipe, a file, a service manager's log), where a
+// machine reads them.
 func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: level}
 	if format == "auto" {
