@@ -226,6 +226,14 @@ func helpPointer(name string) string {
 	return fmt.Sprintf("Run \"%s --help\" for its usage.\n", name)
 }
 
+// missingVerb reports a command line of name ("novactl index") without
+// one of its subcommands: one line with the ones it takes, and the pointer
+// to the help, as any usage error. It returns ExitUsage.
+func missingVerb(inv *Invocation, name string, verbs []verb) int {
+	fmt.Fprintf(inv.Stderr, "%s: missing subcommand (want %s)\n%s", name, verbNames(verbs, ", "), helpPointer(name))
+	return ExitUsage
+}
+
 // unknownVerb reports a word that is none of the subcommands of name
 // ("novactl index"), with the ones it takes, the nearest, and the
 // pointer to the help. It returns ExitUsage.
@@ -456,9 +464,7 @@ func runRag(ctx context.Context, inv *Invocation, args []string) int {
 	const description = `The compatibility form of "novactl search": same flags, output and exit codes.`
 	switch {
 	case len(args) == 0:
-		// A usage error, as bare novactl is: the usage goes where errors go.
-		printUsage(inv.Stderr, synopsis, description)
-		return ExitUsage
+		return missingVerb(inv, "novactl rag", ragVerbs())
 	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help":
 		printUsage(inv.Stdout, synopsis, description)
 		return ExitOK

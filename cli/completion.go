@@ -70,8 +70,7 @@ func runCompletion(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	switch {
 	case len(pos) == 0:
-		fs.Usage()
-		return ExitUsage
+		return usageError(inv, fs, fmt.Sprintf("missing shell (want %s)", verbNames(completionVerbs(), ", ")))
 	case !isVerb(completionVerbs(), pos[0]):
 		return usageError(inv, fs, fmt.Sprintf("unknown shell %q (want %s)%s", pos[0], verbNames(completionVerbs(), ", "),
 			didYouMean(pos[0], verbNameList(completionVerbs()))))

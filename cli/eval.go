@@ -90,11 +90,7 @@ func runEval(ctx context.Context, inv *Invocation, args []string) int {
 		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[0]))
 	}
 	if *queries == "" {
-		if *jsonOut {
-			return usageError(inv, fs, "--queries FILE is required")
-		}
-		fs.Usage()
-		return ExitUsage
+		return usageError(inv, fs, "--queries FILE is required")
 	}
 	fail := func(code int, msg string) int { return commandError(inv, *jsonOut, "novactl eval", code, msg) }
 	if *timeout <= 0 {
@@ -224,11 +220,7 @@ func runEvalLoCoMo(ctx context.Context, inv *Invocation, args []string) int {
 		return usageError(inv, fs, fmt.Sprintf("unexpected argument %q", pos[1]))
 	}
 	if len(pos) != 1 {
-		if *jsonOut {
-			return usageError(inv, fs, "the LoCoMo dataset PATH is required")
-		}
-		fs.Usage()
-		return ExitUsage
+		return usageError(inv, fs, "the LoCoMo dataset PATH is required")
 	}
 	var progress func(int, int)
 	if !*jsonOut && liveProgress(inv) {

@@ -62,6 +62,14 @@ func TestUsageErrors_oneLineAndAPointer(t *testing.T) {
 		{[]string{"completion", "powershell"}, `novactl completion: unknown shell "powershell"`},
 		{[]string{"index", "watch", "--quiet", "0"}, "novactl index watch: --quiet must be positive"},
 		{[]string{"tui", "--refresh", "1ms"}, "novactl tui: --refresh must be at least 1s"},
+		// A missing argument or subcommand is one too, not the whole help.
+		{[]string{"index"}, "novactl index: missing subcommand (want build, verify, promote, sync, rollback, list, watch)"},
+		{[]string{"service"}, "novactl service: missing subcommand (want install, uninstall, start, stop, restart, status)"},
+		{[]string{"skill"}, "novactl skill: missing subcommand (want install, uninstall, status)"},
+		{[]string{"rag"}, "novactl rag: missing subcommand (want search-memory)"},
+		{[]string{"completion"}, "novactl completion: missing shell (want bash, zsh, fish)"},
+		{[]string{"eval"}, "novactl eval: --queries FILE is required"},
+		{[]string{"eval", "locomo"}, "novactl eval locomo: the LoCoMo dataset PATH is required"},
 		// search's usage errors start "Error:" (the compatibility form's).
 		{[]string{"search"}, `Error: query is required: novactl search "<query>" [flags]`},
 		{[]string{"rag", "search-memory", "--timeout", "0", "port"}, "Error: --timeout must be positive"},
@@ -69,7 +77,7 @@ func TestUsageErrors_oneLineAndAPointer(t *testing.T) {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			code, out, errOut := runCLI(context.Background(), env, tt.args...)
 			name := "novactl " + tt.args[0]
-			if len(tt.args) > 1 && tt.args[1] == "search-memory" || tt.args[0] == "index" && tt.args[1] == "watch" {
+			if len(tt.args) > 1 && (tt.args[1] == "search-memory" || tt.args[1] == "watch" || tt.args[1] == "locomo") {
 				name += " " + tt.args[1]
 			}
 			wantErr := "Run \"" + name + " --help\""

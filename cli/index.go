@@ -106,13 +106,10 @@ var indexSynopsis = map[string]string{
 
 func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
-		synopsis := "novactl index <" + verbNames(indexVerbs(), "|") + "> [flags]"
 		if len(args) == 0 {
-			// A usage error, as bare novactl is: the usage goes where errors go.
-			printUsage(inv.Stderr, synopsis, indexHelp)
-			return ExitUsage
+			return missingVerb(inv, "novactl index", indexVerbs())
 		}
-		printUsage(inv.Stdout, synopsis, indexHelp)
+		printUsage(inv.Stdout, "novactl index <"+verbNames(indexVerbs(), "|")+"> [flags]", indexHelp)
 		return ExitOK
 	}
 	sub, rest := args[0], args[1:]

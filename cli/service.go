@@ -136,9 +136,7 @@ func runService(ctx context.Context, inv *Invocation, args []string) int {
 func runServiceWith(ctx context.Context, inv *Invocation, args []string, deps serviceDeps) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
 		if len(args) == 0 {
-			// A usage error, as bare novactl is: the usage goes where errors go.
-			printUsage(inv.Stderr, serviceSynopsis, serviceHelp)
-			return ExitUsage
+			return missingVerb(inv, "novactl service", serviceVerbs())
 		}
 		printUsage(inv.Stdout, serviceSynopsis, serviceHelp)
 		return ExitOK

@@ -462,7 +462,7 @@ func TestService_Usage(t *testing.T) {
 		code int
 		want string
 	}{
-		{nil, ExitUsage, "Usage: novactl service <install|uninstall|start|stop|restart|status>"},
+		{nil, ExitUsage, "novactl service: missing subcommand (want install, uninstall, start, stop, restart, status)"},
 		{[]string{"restart", "--help"}, ExitOK, "read\n             config.yaml afresh"},
 		{[]string{"--help"}, ExitOK, "LaunchAgent"},
 		{[]string{"install", "--help"}, ExitOK, "--dry-run"},

@@ -62,9 +62,7 @@ func skillVerbs() []verb {
 
 func runSkill(_ context.Context, inv *Invocation, args []string) int {
 	if len(args) == 0 {
-		// A usage error, as bare novactl is: the usage goes where errors go.
-		printUsage(inv.Stderr, skillUsage, skillHelp)
-		return ExitUsage
+		return missingVerb(inv, "novactl skill", skillVerbs())
 	}
 	switch args[0] {
 	case "install":

@@ -380,7 +380,7 @@ func TestSkillUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{nil, ExitUsage, "novactl skill install|uninstall|status"},
+		{nil, ExitUsage, "novactl skill: missing subcommand (want install, uninstall, status)"},
 		{[]string{"--help"}, ExitOK, "~/.agents/skills/nova-recall/SKILL.md"},
 		{[]string{"install", "--help"}, ExitOK, "--force"},
 		{[]string{"uninstall", "--help"}, ExitOK, "--dry-run"},

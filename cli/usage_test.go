@@ -47,7 +47,7 @@ func runUsageCases(t *testing.T, cases []usageCase) {
 // usage error naming what was wrong, as it is for every other command.
 func TestRag_usage(t *testing.T) {
 	runUsageCases(t, []usageCase{
-		{[]string{"rag"}, ExitUsage, "Usage: novactl rag search-memory"},
+		{[]string{"rag"}, ExitUsage, "novactl rag: missing subcommand (want search-memory)"},
 		{[]string{"rag", "bogus"}, ExitUsage, `unknown subcommand "bogus"`},
 		{[]string{"rag", "--help"}, ExitOK, "Usage: novactl rag search-memory"},
 		{[]string{"rag", "search-memory"}, ExitUsage, "query is required"},
@@ -95,7 +95,7 @@ func TestCommands_rejectOthersFlagsAndArgs(t *testing.T) {
 		{[]string{"config", "check", "extra"}, ExitUsage, `novactl config check: unexpected argument "extra"`},
 		{[]string{"completion", "powershell"}, ExitUsage, `novactl completion: unknown shell "powershell"`},
 		{[]string{"completion", "bash", "extra"}, ExitUsage, `novactl completion: unexpected argument "extra"`},
-		{[]string{"completion"}, ExitUsage, "Usage: novactl completion bash|zsh|fish"},
+		{[]string{"completion"}, ExitUsage, "novactl completion: missing shell (want bash, zsh, fish)"},
 		{[]string{"eval", "locomo", "a.json", "b.json"}, ExitUsage, `novactl eval locomo: unexpected argument "b.json"`},
 		// Refused before the dataset is read and indexed (a.json need not exist).
 		{[]string{"eval", "locomo", "--ablate", "context,telepathy", "a.json"}, ExitUsage, `novactl eval locomo: --ablate: unknown lever "telepathy"`},
