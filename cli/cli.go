@@ -111,7 +111,8 @@ func Run(ctx context.Context, args []string, inv *Invocation) int {
 		// index list is novactl index list --help.
 		return Run(ctx, append(slices.Clone(args[1:]), "--help"), inv)
 	}
-	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		// Every spelling a command's flags take (the flag package's).
 		usage(inv.Stdout)
 		return ExitOK
 	}

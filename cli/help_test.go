@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -85,5 +86,26 @@ func TestUsageErrors_oneLineAndAPointer(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and two lines: %q and %q", code, out, errOut, tt.want, wantErr)
 			}
 		})
+	}
+}
+
+// TestHelp_topLevelAndTUI: novactl's own help, in each spelling the
+// commands take (the flag package's -h, -help and --help), and
+// novactl-tui's (RunTUI) are on stdout with exit 0 too.
+func TestHelp_topLevelAndTUI(t *testing.T) {
+	for _, arg := range []string{"-h", "-help", "--help", "help"} {
+		code, out, errOut := runCLI(context.Background(), nil, arg)
+		if code != ExitOK || errOut != "" || !strings.Contains(out, "Usage: novactl <command>") {
+			t.Errorf("novactl %s: exit %d, stderr %q, stdout %.60q", arg, code, errOut, out)
+		}
+	}
+	var out, errb bytes.Buffer
+	inv := &Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Environ: []string{"NOVA_HOME=" + t.TempDir(), "HOME=" + t.TempDir()}}
+	code := RunTUI(context.Background(), []string{"--help"}, inv, func(context.Context, TUISession) error {
+		t.Error("novactl-tui --help started the TUI")
+		return nil
+	})
+	if code != ExitOK || errb.Len() != 0 || !strings.HasPrefix(out.String(), "Usage: novactl tui") {
+		t.Errorf("novactl-tui --help: exit %d, stderr %q, stdout %.60q", code, errb.String(), out.String())
 	}
 }
