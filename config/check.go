@@ -713,55 +713,17 @@ func bracketedHost(data []byte) int {
 	return 0
 }
 
-// duplicateKeys reports the keys of the YAML file data written twice in
-// one mapping, at the second, in the order written. Data that does not
-// parse has none.
-func duplicateKeys(data []byte) []*FieldError {
+// eachNode calls visit with every node of the YAML file data's document
+// below its top and the field it holds ("server.port", "sources[0].tags[1]"),
+// in the order written. Data that does not parse has none.
+func eachNode(data []byte, visit func(n *yamlv3.Node, field string)) {
 	var doc yamlv3.Node
 	if yamlv3.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
-		return nil
+		return
 	}
-	var found []*FieldError
 	var walk func(n *yamlv3.Node, field string)
 	walk = func(n *yamlv3.Node, field string) {
-		switch n.Kind {
-		case yamlv3.MappingNode:
-			first := map[string]int{}
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				key := n.Content[i]
-				name := key.Value
-				if field != "" {
-					name = field + "." + name
-				}
-				if line, ok := first[key.Value]; ok {
-					found = append(found, &FieldError{Field: name, Line: key.Line, Reason: fmt.Sprintf("is written twice, first on line %d: remove one", line)})
-					continue
-				}
-				first[key.Value] = key.Line
-				walk(n.Content[i+1], name)
-			}
-		case yamlv3.SequenceNode:
-			for i, item := range n.Content {
-				walk(item, fmt.Sprintf("%s[%d]", field, i))
-			}
-		}
-	}
-	walk(doc.Content[0], "")
-	return found
-}
-
-// octalInts reports the integers of the YAML file data written with a
-// leading 0 (port: 03037), which YAML reads as octal (1567), in the order
-// written. 0o17 says it is octal, and a quoted "03037" is text, decoded
-// as decimal: both are left alone. Data that does not parse has none.
-func octalInts(data []byte) []*FieldError {
-	var doc yamlv3.Node
-	if yamlv3.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
-		return nil
-	}
-	var found []*FieldError
-	var walk func(n *yamlv3.Node, field string)
-	walk = func(n *yamlv3.Node, field string) {
+		visit(n, field)
 		switch n.Kind {
 		case yamlv3.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
@@ -775,26 +737,60 @@ func octalInts(data []byte) []*FieldError {
 			for i, item := range n.Content {
 				walk(item, fmt.Sprintf("%s[%d]", field, i))
 			}
-		case yamlv3.ScalarNode:
-			text := strings.TrimLeft(n.Value, "+-")
-			if n.Style != 0 || n.ShortTag() != "!!int" || len(text) < 2 || text[0] != '0' || strings.ContainsAny(text[1:2], "xXoObB") {
-				return
-			}
-			var octal int64
-			decimal, err := strconv.ParseInt(n.Value, 10, 64)
-			if n.Decode(&octal) != nil || err != nil || octal == decimal {
-				// 08080 is no octal number: YAML reads it as 8080.
-				return
-			}
-			fix := fmt.Sprintf("write %d", decimal)
-			if !numberField(field) {
-				fix = fmt.Sprintf("write it in quotes, %q, to keep it as written", n.Value)
-			}
-			found = append(found, &FieldError{Field: field, Line: n.Line, Value: n.Value,
-				Reason: fmt.Sprintf("a leading 0 makes YAML read %s as an octal number, %d: %s", n.Value, octal, fix)})
 		}
 	}
 	walk(doc.Content[0], "")
+}
+
+// duplicateKeys reports the keys of the YAML file data written twice in
+// one mapping, at the second, in the order written.
+func duplicateKeys(data []byte) []*FieldError {
+	var found []*FieldError
+	eachNode(data, func(n *yamlv3.Node, field string) {
+		if n.Kind != yamlv3.MappingNode {
+			return
+		}
+		first := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := n.Content[i]
+			if line, ok := first[key.Value]; ok {
+				name := key.Value
+				if field != "" {
+					name = field + "." + name
+				}
+				found = append(found, &FieldError{Field: name, Line: key.Line, Reason: fmt.Sprintf("is written twice, first on line %d: remove one", line)})
+				continue
+			}
+			first[key.Value] = key.Line
+		}
+	})
+	return found
+}
+
+// octalInts reports the integers of the YAML file data written with a
+// leading 0 (port: 03037), which YAML reads as octal (1567), in the order
+// written. 0o17 says it is octal, and a quoted "03037" is text, decoded
+// as decimal: both are left alone.
+func octalInts(data []byte) []*FieldError {
+	var found []*FieldError
+	eachNode(data, func(n *yamlv3.Node, field string) {
+		text := strings.TrimLeft(n.Value, "+-")
+		if n.Kind != yamlv3.ScalarNode || n.Style != 0 || n.ShortTag() != "!!int" || len(text) < 2 || text[0] != '0' || strings.ContainsAny(text[1:2], "xXoObB") {
+			return
+		}
+		var octal int64
+		decimal, err := strconv.ParseInt(n.Value, 10, 64)
+		if n.Decode(&octal) != nil || err != nil || octal == decimal {
+			// 08080 is no octal number: YAML reads it as 8080.
+			return
+		}
+		fix := fmt.Sprintf("write %d", decimal)
+		if !numberField(field) {
+			fix = fmt.Sprintf("write it in quotes, %q, to keep it as written", n.Value)
+		}
+		found = append(found, &FieldError{Field: field, Line: n.Line, Value: n.Value,
+			Reason: fmt.Sprintf("a leading 0 makes YAML read %s as an octal number, %d: %s", n.Value, octal, fix)})
+	})
 	return found
 }
 
