@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/secrets"
 )
 
 // TestIdleNovadChecksNothing: a novad nothing asks anything does no
@@ -100,4 +103,49 @@ func syncedHome(t *testing.T, records string) (config.Config, string) {
 	_, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background())
 	novatest.Must(t, err)
 	return cfg, src
+}
+
+// TestIdleNovadWakesOnlyForTheManifestPoll: between two manifest polls
+// an idle novad's reload loop wakes for nothing. The look for the token
+// file (and the home's lock file) had a ticker of its own, at the poll's
+// period but not in step with it: two wake-ups every 30 s instead of one
+// (strace of an idle novad showed them 12 ms apart). It is made at each
+// manifest poll now, which the test drives by hand (changed): with no
+// poll for hours, the removed token file is not looked for; the next
+// poll publishes it again. The loop runs on a fake clock (synctest).
+func TestIdleNovadWakesOnlyForTheManifestPoll(t *testing.T) {
+	cfg, _ := syncedHome(t, `{"id":"port","text":"The staging deploy listens on port 42017."}`+"\n")
+
+	synctest.Test(t, func(t *testing.T) {
+		s, err := New(Options{Config: cfg, Poll: 30 * time.Second})
+		novatest.Must(t, err)
+		s.token, err = secrets.Generate()
+		novatest.Must(t, err)
+		bindUnserved(t, s)
+		s.reloadOnce(triggerStart, nil)
+		changed := make(chan struct{})
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.serveLoop(ctx, changed)
+		}()
+		defer func() { cancel(); <-done }()
+
+		// No token file (state/ cleaned up while novad ran).
+		if _, err := os.Lstat(s.home.TokenFile()); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("token file before the test: %v", err)
+		}
+		time.Sleep(3 * time.Hour)
+		synctest.Wait()
+		if _, err := os.Lstat(s.home.TokenFile()); err == nil {
+			t.Fatal("the token file was looked for and published with no manifest poll: a timer of its own woke the idle novad")
+		}
+
+		changed <- struct{}{} // the manifest watcher's poll
+		synctest.Wait()
+		if _, err := secrets.ReadToken(s.home.TokenFile()); err != nil {
+			t.Fatalf("the token file was not published again at the manifest poll: %v", err)
+		}
+	})
 }

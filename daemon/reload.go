@@ -66,10 +66,6 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 	defer quick.Stop()
 	deep := time.NewTicker(s.opts.DeepCheckEvery)
 	defer deep.Stop()
-	// The token file is looked for as often as the manifest is polled:
-	// one Lstat, idle or not (novactl index reads it before any request).
-	publish := time.NewTicker(s.opts.Poll)
-	defer publish.Stop()
 	used := false     // a request came since the last quick tick
 	idle := false     // the quick ticker is stopped until a request comes
 	deepOwed := false // a deep check came due while idle
@@ -79,6 +75,14 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 			return
 		case <-changed:
 			s.reloadOnce(triggerWatch, nil)
+			// The token file (novactl index reads it before any request)
+			// and the lock file are looked for at each manifest poll
+			// (and event): two Lstats, idle or not. A ticker of their own,
+			// at the poll's period but out of step with it, woke an idle
+			// novad twice per period instead of once.
+			if s.relockHome() {
+				s.republishToken()
+			}
 		case <-s.hup:
 			s.reloadOnce(triggerSignal, nil)
 		case <-s.used:
@@ -111,10 +115,6 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 			s.recheck(index.Deep)
 		case <-s.collect:
 			s.collectRetired()
-		case <-publish.C:
-			if s.relockHome() {
-				s.republishToken()
-			}
 		}
 	}
 }

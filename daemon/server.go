@@ -47,7 +47,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Environ is the process environment (for the openai API key variable).
 	Environ []string
-	// Poll is the manifest checksum poll interval; 0 means 30 s.
+	// Poll is the manifest checksum poll interval, at which the token and
+	// lock files removed with state/ are also looked for; 0 means 30 s.
 	Poll time.Duration
 	// Debounce is the manifest watcher debounce; 0 means 200 ms.
 	Debounce time.Duration
