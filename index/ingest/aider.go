@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zeebo/xxh3"
+
 	"github.com/nova-recall/nova/config"
 )
 
@@ -35,7 +37,12 @@ import (
 //     ones one prompt. A prompt that is an Aider command ("/add x.py",
 //     "/run make", "!make") is not dialogue, but /ask, /code, /architect
 //     and /context carry a message: it is the prompt. "<blank>", what
-//     Aider records for an empty input, is not one;
+//     Aider records for an empty input, is not one. What Aider sends
+//     the model on its own it writes as a prompt too (base_coder.py's
+//     run with a message): the message of such a command, right after
+//     it, and in architect mode the reply just read, handed to the
+//     editor model; a prompt that repeats the one before it or the reply
+//     before it that way is not read again (see aiderState.Echo);
 //   - "> " lines are Aider's own output (its command line, files added,
 //     token counts and costs, questions and their answers, warnings,
 //     "Applied edit to x", a command's output), with the lines that
@@ -152,6 +159,9 @@ type aiderTurn struct {
 	// Emitted is set when the turn was emitted at the end of a read: a
 	// later read that adds to it gives ErrFileChanged.
 	Emitted bool `json:"emitted,omitempty"`
+	// Sum is the digest of a reply's lines as the model wrote them (see
+	// aiderSum), to know the prompt that repeats it.
+	Sum uint64 `json:"sum,omitempty"`
 }
 
 // aiderState is what reading a history carries from line to line, and
@@ -177,8 +187,13 @@ type aiderState struct {
 	// it, so it tells Aider's lines from the model's.
 	Marks bool `json:"marks,omitempty"`
 	// Blank is set when the last line was blank.
-	Blank bool       `json:"blank,omitempty"`
-	Turn  *aiderTurn `json:"turn,omitempty"`
+	Blank bool `json:"blank,omitempty"`
+	// Echo is the digest (aiderSum) of the prompt Aider may write next
+	// for what it sends the model on its own: the message of an /ask,
+	// /code, /architect or /context prompt, or the reply just read, which
+	// architect mode hands the editor model. Such a prompt is not read.
+	Echo uint64     `json:"echo,omitempty"`
+	Turn *aiderTurn `json:"turn,omitempty"`
 }
 
 // aiderHandler reads one chat history.
@@ -379,6 +394,7 @@ func (h *aiderHandler) output(n int, text string) error {
 func (h *aiderHandler) reply(n int, line string) error {
 	turn := h.st.Turn
 	t := strings.TrimSpace(line)
+	turn.Sum = aiderSum(turn.Sum, t)
 	if turn.Edit == aiderOutside && turn.Fence == "" && strings.TrimSpace(strings.Join(turn.Lines, "")) == "" {
 		if loc := aiderReasoningStart.FindStringIndex(t); loc != nil {
 			turn.Reasoning = true
@@ -558,11 +574,24 @@ func (h *aiderHandler) end() (bool, error) {
 func (h *aiderHandler) emit(turn *aiderTurn) error {
 	text := strings.Join(turn.Lines, "\n")
 	if turn.Role == "user" {
+		echo := h.st.Echo
+		h.st.Echo = 0
 		var ok bool
 		if text, ok = aiderPrompt(text); !ok {
 			return nil
 		}
+		sum := uint64(0)
+		for l := range strings.SplitSeq(text, "\n") {
+			sum = aiderSum(sum, strings.TrimSpace(l))
+		}
+		if sum == echo {
+			return nil // what Aider sent the model on its own: read already
+		}
+		if strings.HasPrefix(strings.TrimSpace(turn.Lines[0]), "/") {
+			h.st.Echo = sum // a message command: Aider writes its message next
+		}
 	} else {
+		h.st.Echo = turn.Sum
 		text = turn.Tools.take(strings.TrimSpace(text))
 	}
 	var at time.Time
@@ -579,6 +608,16 @@ func (h *aiderHandler) emit(turn *aiderTurn) error {
 		return nil
 	}
 	return h.fc.emit(rec)
+}
+
+// aiderSum adds a line (trimmed) to the digest sum of a text's lines:
+// blank lines add nothing, as Aider writes a blank line of a text it
+// repeats as a prompt as "####" with its line break.
+func aiderSum(sum uint64, line string) uint64 {
+	if line == "" {
+		return sum
+	}
+	return xxh3.HashStringSeed(line, sum)
 }
 
 // aiderPrompt returns what a prompt says to the model: false for an

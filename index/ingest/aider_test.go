@@ -767,3 +767,27 @@ func aiderReadOnSame(t *testing.T, body string) {
 		sameResult(t, "cut at byte "+strconv.Itoa(cut+1), got, whole)
 	}
 }
+
+// TestReadAider_echoedMessages: Aider writes what it sends the model on
+// its own as a prompt of its own: the message of an /ask (or /ok's, or a
+// command's abbreviation's) right after the command, and in architect
+// mode the reply it hands the editor model. A read cut at any line gives
+// the whole read's records, the echoes left out.
+func TestReadAider_echoedMessages(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join(driftRoot, "aider", "echoed-messages", aiderHistoryName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := aiderTexts(t, string(body))
+	for i, r := range got {
+		for _, other := range got[:i] {
+			if r == other {
+				t.Errorf("record %q read twice", r)
+			}
+		}
+		if strings.HasPrefix(r, "user: Split `export.py`") {
+			t.Errorf("the architect's reply read as a prompt: %q", r)
+		}
+	}
+	aiderReadOnSame(t, string(body))
+}
