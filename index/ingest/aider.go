@@ -42,7 +42,9 @@ import (
 //     run with a message): the message of such a command, right after
 //     it, and in architect mode the reply just read, handed to the
 //     editor model; a prompt that repeats the one before it or the reply
-//     before it that way is not read again (see aiderState.Echo);
+//     before it that way is not read again (see aiderState.Echo), and of
+//     the one /help writes, the question and the documentation Aider
+//     found for it, only the question is read (see aiderHelpQuestion);
 //   - "> " lines are Aider's own output (its command line, files added,
 //     token counts and costs, questions and their answers, warnings,
 //     "Applied edit to x", a command's output), with the lines that
@@ -105,6 +107,15 @@ const maxEditLines = 20
 // aiderBlankInput is what Aider records for an empty input (io.py's
 // user_input): Enter on an empty prompt, not a prompt.
 const aiderBlankInput = "<blank>"
+
+// /help <question> (commands.py's cmd_help) sends the model the question
+// with the pages of Aider's documentation it found for it and the lines
+// Aider announced at its start (help.py's ask), and writes all of that as
+// a prompt: only the question is the user's.
+const (
+	aiderHelpQuestion = "# Question: "
+	aiderHelpDocs     = "\n# Relevant docs:"
+)
 
 // aiderRunPrefix begins the line each run of Aider appends first.
 const aiderRunPrefix = "# aider chat started at "
@@ -630,6 +641,11 @@ func aiderPrompt(text string) (string, bool) {
 	}
 	if strings.HasPrefix(text, "!") {
 		return "", false // /run's shorthand
+	}
+	if q, ok := strings.CutPrefix(text, aiderHelpQuestion); ok {
+		if q, _, ok := strings.Cut(q, aiderHelpDocs); ok {
+			return strings.TrimSpace(q), true
+		}
 	}
 	if !strings.HasPrefix(text, "/") {
 		return text, true

@@ -791,3 +791,23 @@ func TestReadAider_echoedMessages(t *testing.T) {
 	}
 	aiderReadOnSame(t, string(body))
 }
+
+// TestReadAider_helpQuestion: /help writes the question, the pages of
+// Aider's documentation found for it and Aider's start-up lines as one
+// prompt; the question alone is the user's.
+func TestReadAider_helpQuestion(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join(driftRoot, "aider", "help-question", aiderHistoryName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := aiderTexts(t, string(body))
+	if len(got) == 0 || got[0] != "user: how do I make aider run the tests after each edit?" {
+		t.Errorf("first record %q, want the question alone", got)
+	}
+	for _, r := range got {
+		if strings.Contains(r, "Relevant docs") || strings.Contains(r, "Announcement lines") {
+			t.Errorf("Aider's help context read as dialogue: %q", r)
+		}
+	}
+	aiderReadOnSame(t, string(body))
+}
