@@ -44,7 +44,8 @@ import (
 //     editor model; a prompt that repeats the one before it or the reply
 //     before it that way is not read again (see aiderState.Echo), and of
 //     the one /help writes, the question and the documentation Aider
-//     found for it, only the question is read (see aiderHelpQuestion);
+//     found for it, only the question is read (see aiderHelpQuestion),
+//     and the linter's report /lint sends is not read at all;
 //   - "> " lines are Aider's own output (its command line, files added,
 //     token counts and costs, questions and their answers, warnings,
 //     "Applied edit to x", a command's output), with the lines that
@@ -116,6 +117,12 @@ const (
 	aiderHelpQuestion = "# Question: "
 	aiderHelpDocs     = "\n# Relevant docs:"
 )
+
+// aiderLintRequest begins what /lint (and aider --lint) sends the model
+// for a file its linter found errors in (linter.py's Linter.lint): the
+// linter's output and the lines it points at, written as a prompt, none
+// of it the user's.
+const aiderLintRequest = "# Fix any errors below, if possible."
 
 // aiderRunPrefix begins the line each run of Aider appends first.
 const aiderRunPrefix = "# aider chat started at "
@@ -641,6 +648,9 @@ func aiderPrompt(text string) (string, bool) {
 	}
 	if strings.HasPrefix(text, "!") {
 		return "", false // /run's shorthand
+	}
+	if strings.HasPrefix(text, aiderLintRequest) {
+		return "", false
 	}
 	if q, ok := strings.CutPrefix(text, aiderHelpQuestion); ok {
 		if q, _, ok := strings.Cut(q, aiderHelpDocs); ok {

@@ -811,3 +811,23 @@ func TestReadAider_helpQuestion(t *testing.T) {
 	}
 	aiderReadOnSame(t, string(body))
 }
+
+// TestReadAider_lintFixRequest: /lint writes the linter's report it
+// sends the model as a prompt; it is Aider's, not the user's, and the
+// model's fix is still the assistant's.
+func TestReadAider_lintFixRequest(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join(driftRoot, "aider", "lint-fix-request", aiderHistoryName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := aiderTexts(t, string(body))
+	for _, r := range got {
+		if strings.Contains(r, "Fix any errors below") || strings.Contains(r, "F821") {
+			t.Errorf("the linter's report read as dialogue: %q", r)
+		}
+	}
+	if len(got) != 3 || !strings.HasPrefix(got[0], "assistant: The filter's result was never kept") {
+		t.Errorf("records %q, want the fix, the next prompt and its answer", got)
+	}
+	aiderReadOnSame(t, string(body))
+}
