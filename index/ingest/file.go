@@ -156,4 +156,8 @@ package ingest
 // broken across lines, a key's last lines, base64 of a private key and
 // quoted curl -u passwords are redacted; a jsonl source reads a JSON
 // array (or one pretty-printed object) as records, one per element.
-const Version = "ingest-v21"
+// ingest-v22: Aider's own copies of a message as a prompt (/ask, /code,
+// architect mode's plan to the editor), the linter's report /lint sends
+// and /help's documentation are not the user's prompts; a source that
+// reaches NOVA_HOME through a link does not read the index.
+const Version = "ingest-v22"
