@@ -23,3 +23,7 @@ func unlock(*os.File) error { return nil }
 
 // alive cannot tell here, and says every process exists.
 func alive(int) bool { return true }
+
+// blockShared is never called here: without file locks there is nothing
+// to block on, and a Waiter only waits its Every.
+func blockShared(*os.File) bool { return false }

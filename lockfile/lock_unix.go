@@ -34,3 +34,30 @@ func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+// blockShared waits until f's shared lock can be taken, then lets it go
+// at once: it returns true when no process holds the exclusive lock any
+// more, false when the lock cannot be waited for.
+// The descriptor is held for the call (Control), so that a Close
+// meanwhile cannot give its number to another file.
+func blockShared(f *os.File) bool {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	ok := false
+	_ = rc.Control(func(fd uintptr) {
+		for {
+			err := syscall.Flock(int(fd), syscall.LOCK_SH)
+			if err == nil {
+				_ = syscall.Flock(int(fd), syscall.LOCK_UN)
+				ok = true
+				return
+			}
+			if !errors.Is(err, syscall.EINTR) {
+				return
+			}
+		}
+	})
+	return ok
+}
