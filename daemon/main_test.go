@@ -117,7 +117,7 @@ func startWaiting(t *testing.T, home paths.Home, line string) *waitingMain {
 			t.Fatalf("Main does not log %q:\n%s", line, m.stderr.String())
 		}
 	}
-	time.Sleep(3 * standbyPoll)
+	time.Sleep(3 * time.Second)
 	if n := strings.Count(m.stderr.String(), line); n != 1 {
 		t.Errorf("logged %q %d times:\n%s", line, n, m.stderr.String())
 	}

@@ -165,6 +165,11 @@ type Server struct {
 	// file's new lock first: Run then stops.
 	homeLock releaser
 	lockLost chan error
+	// standbyEvery is how often a standby tries the home's lock when
+	// blocking on it cannot tell (standbySafetyPoll; tests shorten it),
+	// and standbyTried, when set, is told of each try (tests count them).
+	standbyEvery time.Duration
+	standbyTried func()
 	// relockFailed: the last relockHome could not lock a new file (its
 	// failure is logged once). The reload loop alone uses it.
 	relockFailed bool
@@ -260,6 +265,8 @@ func New(opts Options) (*Server, error) {
 		used:       make(chan struct{}, 1),
 		collect:    make(chan struct{}, 1),
 		lockLost:   make(chan error, 1),
+
+		standbyEvery: standbySafetyPoll,
 	}
 	if cfg.Embedding.Provider == config.ProviderOpenAI {
 		s.embedder = embedding.NewOpenAI(embedding.OpenAIOptions{
@@ -468,7 +475,7 @@ func (s *Server) bind(ctx context.Context, host string, by time.Time) error {
 	s.log.Warn("Waiting: a port of this home is in use by another program or another home's novad; novad serves once it is free. "+
 		"novactl doctor says what answers there; or give this home other ports (server.port and facade.port in config.yaml)",
 		"home", s.home.Root, "err", err.Error())
-	t := time.NewTicker(standbyPoll)
+	t := time.NewTicker(portPoll)
 	defer t.Stop()
 	for {
 		select {
@@ -489,6 +496,11 @@ func (s *Server) bind(ctx context.Context, host string, by time.Time) error {
 		}
 	}
 }
+
+// portPoll is how often a novad waiting for a port tries it again: the
+// kernel tells no one when a port is let go, so this wait polls (the
+// wait for the home's lock does not: see standBy).
+const portPoll = time.Second
 
 // bindOnce binds both listeners, retrying a taken port until by, or
 // neither; facadeFirst binds the facade's port first. On failure it
@@ -588,32 +600,43 @@ func (s *Server) lockHome(ctx context.Context, by time.Time) (releaser, error) {
 	return l, err
 }
 
-// standbyPoll is how often a standing-by novad tries the home's lock:
-// how long, at most, a home goes unserved after the novad serving it
-// stops.
-const standbyPoll = time.Second
+// standbySafetyPoll is how often a standing-by novad tries the home's
+// lock when waiting for it in the kernel cannot tell that it may: the
+// lock file removed or replaced under the novad serving the home (state/
+// deleted), a read-only home without one (the volume made writable), a
+// platform without file locks. A release or the holder's death wakes the
+// standby at once (lockfile.Waiter): the home goes unserved for no more
+// than a moment after the novad serving it stops.
+const standbySafetyPoll = 30 * time.Second
 
 // standBy waits until the home's lock can be taken and takes it, or ctx
 // ends. why is what kept lockHome from it (another novad holds it, or the
 // home is read-only without a lock file); waiting is logged once with why,
-// not at every poll, since a standby may last for days, and serving with
-// done. Any other error ends the wait.
+// not at every try, since a standby may last for days, and serving with
+// done. Any other error ends the wait. It sleeps in the kernel while the
+// lock is held, not polling it every second: a standby lasts as long as
+// both service jobs stay installed, and woke a laptop each second.
 func (s *Server) standBy(ctx context.Context, why error, waiting, done string) (releaser, error) {
 	s.log.Warn(waiting, "home", s.home.Root, "err", why.Error())
-	t := time.NewTicker(standbyPoll)
-	defer t.Stop()
+	w := &lockfile.Waiter{Path: s.home.DaemonLock(), Every: s.standbyEvery}
+	held := !errors.Is(why, ErrReadOnlyHome)
 	for {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-t.C:
+		if err := w.Wait(ctx, held); err != nil {
+			return nil, err
+		}
+		if s.standbyTried != nil {
+			s.standbyTried()
 		}
 		l, err := s.acquireHome()
 		switch {
 		case err == nil:
 			s.log.Info(done, "home", s.home.Root)
 			return l, nil
-		case !errors.Is(err, lockfile.ErrHeld) && !errors.Is(err, ErrReadOnlyHome):
+		case errors.Is(err, lockfile.ErrHeld):
+			held = true
+		case errors.Is(err, ErrReadOnlyHome):
+			held = false
+		default:
 			return nil, err
 		}
 	}
