@@ -53,6 +53,11 @@ type Invocation struct {
 	// execProgram in "novactl tui", which becomes novactl-tui.
 	executable func() (string, error)
 	exec       func(path string, argv, env []string) error
+	// standbyEvery, when set, stands in for watcherSafetyPoll, and
+	// standbyTried is told of each try of a standing-by watcher (tests
+	// count them).
+	standbyEvery time.Duration
+	standbyTried func()
 }
 
 // IsTerminal reports whether w is an interactive terminal.

@@ -12,6 +12,7 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/logfile"
 	"github.com/nova-recall/nova/packaging/configwait"
 	"github.com/nova-recall/nova/paths"
@@ -134,10 +135,10 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 		run := func() error { return watch.Run(ctx, opts) }
 		switch {
 		case errors.Is(err, freshness.ErrRunning):
-			err = watcherStandBy(ctx, log, cfg.Home, "Standing by: another watcher runs for this home; this one watches when it stops. "+
+			err = watcherStandBy(ctx, inv, log, cfg.Home, err, "Standing by: another watcher runs for this home; this one watches when it stops. "+
 				"Two service jobs may run the watcher (brew services and novactl service install): novactl service status and novactl doctor name them", run)
 		case errors.Is(err, syscall.EROFS):
-			err = watcherStandBy(ctx, log, cfg.Home, "Waiting: this home is on a read-only volume, where the watcher cannot take its lock or write the index; it watches once the volume is writable", run)
+			err = watcherStandBy(ctx, inv, log, cfg.Home, err, "Waiting: this home is on a read-only volume, where the watcher cannot take its lock or write the index; it watches once the volume is writable", run)
 		}
 	}
 	if err != nil {
@@ -151,30 +152,42 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 	return ExitOK
 }
 
-// watcherStandbyPoll is how often a standing-by watcher looks whether the
-// other one has stopped.
-const watcherStandbyPoll = time.Second
+// watcherSafetyPoll is how often a standing-by watcher tries again when
+// waiting for the other watcher's lock in the kernel cannot tell that it
+// may: the home on a read-only volume (made writable again), the lock
+// file removed or replaced, a platform without file locks. The other
+// watcher's stop, or death, wakes it at once (lockfile.Waiter).
+const watcherSafetyPoll = 30 * time.Second
 
 // watcherStandBy waits while another watcher runs for home, or while home
-// is read-only, then runs (watch.Run); it returns nil when ctx ends first.
-// A service job whose watcher exited for either (a second job for the same
-// home, one in a terminal, a locked volume) would be relaunched by launchd
-// every 10 s for ever; waiting is logged once instead.
-func watcherStandBy(ctx context.Context, log *slog.Logger, home paths.Home, waiting string, run func() error) error {
+// is read-only (why is which), then runs (watch.Run); it returns nil when
+// ctx ends first. A service job whose watcher exited for either (a second
+// job for the same home, one in a terminal, a locked volume) would be
+// relaunched by launchd every 10 s for ever; waiting is logged once
+// instead. It sleeps in the kernel while the other watcher runs: trying
+// every second woke the process for as long as both jobs were installed.
+func watcherStandBy(ctx context.Context, inv *Invocation, log *slog.Logger, home paths.Home, why error, waiting string, run func() error) error {
 	log.Warn(waiting, "home", home.Root)
-	t := time.NewTicker(watcherStandbyPoll)
-	defer t.Stop()
+	w := &lockfile.Waiter{Path: home.WatcherLock(), Every: watcherSafetyPoll}
+	if inv.standbyEvery > 0 {
+		w.Every = inv.standbyEvery
+	}
+	held := errors.Is(why, freshness.ErrRunning)
 	for {
-		select {
-		case <-ctx.Done():
+		if err := w.Wait(ctx, held); err != nil {
 			log.Info("Stopped while standing by")
 			return nil
-		case <-t.C:
 		}
-		if freshness.Running(home) {
-			continue
+		if inv.standbyTried != nil {
+			inv.standbyTried()
 		}
-		if err := run(); !errors.Is(err, freshness.ErrRunning) && !errors.Is(err, syscall.EROFS) {
+		err := run()
+		switch {
+		case errors.Is(err, freshness.ErrRunning):
+			held = true
+		case errors.Is(err, syscall.EROFS):
+			held = false
+		default:
 			return err
 		}
 	}

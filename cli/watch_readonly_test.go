@@ -56,7 +56,7 @@ func TestIndexWatch_waitsForAReadOnlyHome(t *testing.T) {
 	code := make(chan int, 1)
 	go func() {
 		code <- Run(ctx, []string{"index", "watch", "--in-process", "--log-format", "json", "--wait-for-config"},
-			&Invocation{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: logs, Environ: env})
+			&Invocation{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: logs, Environ: env, standbyEvery: 200 * time.Millisecond})
 	}()
 	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(logs.String(), "read-only"); time.Sleep(20 * time.Millisecond) {
 		select {
@@ -68,7 +68,8 @@ func TestIndexWatch_waitsForAReadOnlyHome(t *testing.T) {
 			t.Fatalf("the watcher does not wait:\n%s", logs)
 		}
 	}
-	time.Sleep(3 * watcherStandbyPoll)
+	// Five tries of the safety poll, each without a line.
+	time.Sleep(time.Second)
 	select {
 	case c := <-code:
 		t.Fatalf("the watcher exited %d while waiting:\n%s", c, logs)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -253,9 +254,10 @@ func TestIndexWatch_standsBy(t *testing.T) {
 	defer cancel()
 	logs := &syncWriter{}
 	code := make(chan int, 1)
+	var tries atomic.Int32
 	go func() {
 		code <- Run(ctx, []string{"index", "watch", "--in-process", "--log-format", "json", "--wait-for-config"},
-			&Invocation{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: logs, Environ: env})
+			&Invocation{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: logs, Environ: env, standbyTried: func() { tries.Add(1) }})
 	}()
 	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(logs.String(), "Standing by"); time.Sleep(20 * time.Millisecond) {
 		select {
@@ -267,12 +269,22 @@ func TestIndexWatch_standsBy(t *testing.T) {
 			t.Fatalf("the watcher does not stand by:\n%s", logs)
 		}
 	}
-	time.Sleep(3 * watcherStandbyPoll)
+	// It tried every second, for as long as the other ran: days of
+	// wake-ups for two installed jobs. It sleeps now.
+	time.Sleep(3 * time.Second)
 	if n := strings.Count(logs.String(), "Standing by"); n != 1 {
 		t.Errorf("logged standing by %d times:\n%s", n, logs)
 	}
+	if n := tries.Load(); n > 0 {
+		t.Errorf("the standby tried %d times in 3 s while the other watcher ran, want none", n)
+	}
 	other.Release()
 	released = true
+	for deadline := time.Now().Add(1500 * time.Millisecond); tries.Load() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the standby did not try within about a second of the other's stop:\n%s", logs)
+		}
+	}
 	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(logs.String(), "Watcher starting") || !freshness.Running(home); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the watcher does not take over:\n%s", logs)
