@@ -64,7 +64,10 @@ func startStandby(t *testing.T, cfg config.Config, every time.Duration, line str
 	t.Cleanup(func() {
 		cancel()
 		select {
-		case <-sb.ended:
+		case err := <-sb.ended:
+			if err != nil {
+				t.Errorf("the standby's Run, stopped: %v", err)
+			}
 		case <-time.After(15 * time.Second):
 			t.Error("the standby's Run did not return")
 		}
