@@ -25,3 +25,9 @@ func (e *Engine) HardFilter(snap *Snapshot, f api.Filters) func(int) bool {
 
 // LocalDay is c's day in the engine's zone.
 func (e *Engine) LocalDay(c *memory.Chunk) string { return e.localDay(c) }
+
+// IDCandidates are the words of query that may name a record by id.
+func IDCandidates(query string) []string { return idCandidates(query) }
+
+// MaxIDCandidates is the bound of IDCandidates.
+const MaxIDCandidates = maxIDCandidates

@@ -25,20 +25,33 @@ const idMatchBoost = 1.25
 // idTrim is what surrounds an id in a sentence.
 const idTrim = " ,;!?()[]{}'\"`“”。，？！：；"
 
+// maxIDCandidates bounds the words a query may name records by, the
+// first ones: each is looked up in every source's ids, and a result page
+// holds at most api.MaxTopK records anyway.
+const maxIDCandidates = 64
+
 // idCandidates returns the query's words that can be record ids: any word
 // when the query is one word, else words that hold a letter and a digit or
 // a separator (NOVA-482, db-3, tasks:note-1, notes.md#setup). A number or a
-// plain word inside a sentence is no id.
+// plain word inside a sentence is no id. It keeps the first
+// maxIDCandidates.
 func idCandidates(query string) []string {
 	words := scriptFields(query)
 	var out []string
+	// A set, not a scan of out: a pasted list of ids made the check of
+	// each word against the ones before it quadratic.
+	seen := map[string]bool{}
 	for _, w := range words {
 		w = strings.TrimRight(strings.TrimSuffix(strings.Trim(w, idTrim), "."), ":")
-		if w == "" || slices.Contains(out, w) {
+		if w == "" || seen[w] {
 			continue
 		}
 		if len(words) == 1 || idLike(w) {
+			seen[w] = true
 			out = append(out, w)
+			if len(out) == maxIDCandidates {
+				break
+			}
 		}
 	}
 	return out

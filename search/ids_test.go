@@ -1,11 +1,14 @@
 package search_test
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/search"
 )
 
 // TestRecordIDs: an agent that saw a record's id in a citation (its
@@ -108,4 +111,22 @@ func TestRecordIDs_olderVersion(t *testing.T) {
 // idsSource is the source of testdata/ids.
 func idsSource() config.Source {
 	return config.Source{Name: "tasks", Kind: config.KindJSONL, Path: "ids"}
+}
+
+// TestIDCandidates_pastedList: a pasted list of identifiers names at most
+// the records the plan looks up, the first ones first, each once.
+func TestIDCandidates_pastedList(t *testing.T) {
+	var ids []string
+	for i := range 400 {
+		ids = append(ids, fmt.Sprintf("ident_%04d", i), fmt.Sprintf("ident_%04d", i))
+	}
+	got := search.IDCandidates(strings.Join(ids, " "))
+	if len(got) > search.MaxIDCandidates {
+		t.Fatalf("%d id candidates, want at most %d", len(got), search.MaxIDCandidates)
+	}
+	for i, w := range got {
+		if want := fmt.Sprintf("ident_%04d", i); w != want {
+			t.Fatalf("candidate %d is %q, want %q", i, w, want)
+		}
+	}
 }
