@@ -135,6 +135,10 @@ type QueryPlan struct {
 	RelatedTerms []string `json:"relatedTerms,omitempty"`
 	Stages       []string `json:"stages"`
 	FilterPolicy string   `json:"filterPolicy,omitempty"`
+	// AnchorsOmitted is how many more anchors the query held than the
+	// plan keeps (a pasted log or list of ids): they are still searched
+	// as words, but not looked for in the evidence. Absent when none was.
+	AnchorsOmitted int `json:"anchorsOmitted,omitempty"`
 }
 
 // DatePrior is a span of days a query names ("August 2023", "上周").

@@ -55,7 +55,7 @@ func (e *Engine) envelope(q *query, results []scored, qual api.Quality, report *
 		QueryPlan: api.QueryPlan{
 			SchemaVersion: 2, Version: 2, Strategy: "bounded-multi-pass-dense-keyword-exact-intent-reranker-agentic",
 			Query: q.plan.Query, TopK: q.req.TopK, Intents: q.plan.Intents, PreferredTags: q.plan.PreferredTags,
-			KeyTerms: nonNil(q.plan.KeyTerms), Anchors: nonNil(q.plan.Anchors), SubQueries: q.plan.SubQueries,
+			KeyTerms: nonNil(q.plan.KeyTerms), Anchors: nonNil(q.plan.Anchors), AnchorsOmitted: q.plan.AnchorsOmitted, SubQueries: q.plan.SubQueries,
 			ExplicitFilters: q.req.Filters.Explicit(), RecencyBias: q.plan.RecencyBias, Stages: Stages,
 			DatePriors: q.dates, PersonPriors: q.people, AnswerType: q.answerType, RelatedTerms: q.related.words,
 			FilterPolicy: "only explicit filters are hard filters; inferred intent, recency, named dates, named people and the asked-for answer type are soft boosts",

@@ -29,5 +29,8 @@ func (e *Engine) LocalDay(c *memory.Chunk) string { return e.localDay(c) }
 // IDCandidates are the words of query that may name a record by id.
 func IDCandidates(query string) []string { return idCandidates(query) }
 
-// MaxIDCandidates is the bound of IDCandidates.
-const MaxIDCandidates = maxIDCandidates
+// MaxIDCandidates and MaxAnchors are the plan's bounds.
+const (
+	MaxIDCandidates = maxIDCandidates
+	MaxAnchors      = maxAnchors
+)

@@ -33,6 +33,9 @@ type Plan struct {
 	Meta          bool // the query is itself about retrieval quality
 	FinalState    bool // the query asks for a current or settled state
 	Aggregation   bool
+	// AnchorsOmitted is how many anchors the query held beyond
+	// maxAnchors: a paste (a log, a list of ids) names hundreds.
+	AnchorsOmitted int
 }
 
 // intentRule fires intent when the query contains one of words (as whole
@@ -140,6 +143,7 @@ func MakePlan(query string) Plan {
 		}
 	}
 	p.Anchors, p.Phrases = extractAnchors(q)
+	p.Anchors, p.AnchorsOmitted = boundAnchors(p.Anchors)
 	p.KeyTerms = keyTerms(q, norm, p.Anchors)
 	p.SubQueries = []api.SubQuery{{ID: "Q0", Query: q, Purpose: "primary recall"}}
 	seen := map[string]bool{strings.ToLower(q): true}
@@ -175,6 +179,46 @@ var (
 	hexLike    = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 	numberLike = regexp.MustCompile(`^\d{2,}$`)
 )
+
+// maxAnchors bounds the anchors of a query: each is looked for in the
+// text of every head candidate, and a paste (a log, a traceback, a list
+// of ids) names hundreds.
+const maxAnchors = 32
+
+// boundAnchors keeps at most maxAnchors of anchors and returns how many
+// it left out. A query with more anchors than key terms is a paste, whose
+// lines repeat with other numbers (a traceback's frames, a log's
+// timestamps): its anchors are reordered so that the first of each shape
+// (digits masked) comes first, in the query's order, and the repeats
+// after; the key terms, taken from the first anchors, then hold the line
+// that differs, such as the error a traceback ends with, and not only the
+// frames before it. A shorter query's anchors are kept as written.
+func boundAnchors(anchors []string) ([]string, int) {
+	if len(anchors) <= maxKeyTerms {
+		return anchors, 0
+	}
+	shape := func(a string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsDigit(r) {
+				return '0'
+			}
+			return r
+		}, a)
+	}
+	seen := map[string]bool{}
+	firsts := make([]string, 0, len(anchors))
+	var repeats []string
+	for _, a := range anchors {
+		if s := shape(a); !seen[s] {
+			seen[s] = true
+			firsts = append(firsts, a)
+		} else {
+			repeats = append(repeats, a)
+		}
+	}
+	out := append(firsts, repeats...)
+	return out[:min(len(out), maxAnchors)], max(0, len(out)-maxAnchors)
+}
 
 // isPathLike reports whether a token looks like a path (contains '/' and a
 // letter), e.g. src/app/update.py or ~/.codex.
