@@ -599,7 +599,7 @@ func ParseDates(query string, now time.Time) []DateSpan {
 				continue
 			}
 			from, to, relative, ok := r.resolve(m, now)
-			if !ok || len(out) == maxDateSpans {
+			if !ok {
 				continue
 			}
 			if today := day(now); sinceAt(s, loc[0], loc[1]) && to.Before(today) && !from.After(today) {
@@ -607,6 +607,12 @@ func ParseDates(query string, now time.Time) []DateSpan {
 			}
 			out = append(out, DateSpan{Text: strings.TrimSpace(m[0]), From: from.Format(time.DateOnly), To: to.Format(time.DateOnly), Relative: relative})
 			at = append(at, [2]int{loc[0], loc[1]})
+			if len(out) == maxDateSpans {
+				// No later match is kept: a pasted log names a day on
+				// every line, and each rule's search of the rest of
+				// it was the most of such a query's plan.
+				return joinRanges(norm, out, at)
+			}
 			// Mask the match so no less specific rule reads it again.
 			s = s[:loc[0]] + strings.Repeat("\x00", loc[1]-loc[0]) + s[loc[1]:]
 		}

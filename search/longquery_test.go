@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/bench"
@@ -160,5 +161,24 @@ func TestSearch_pastedQueries(t *testing.T) {
 			}
 			t.Logf("%s: %d bytes, status %s, %d results, %d key terms, %d anchors (%d omitted)", kind, len(b), r.Quality.Status, len(r.Results), len(r.QueryPlan.KeyTerms), len(r.QueryPlan.Anchors), r.QueryPlan.AnchorsOmitted)
 		})
+	}
+}
+
+// TestParseDates_pastedLog: a pasted log names a day on every line; the
+// first four the rules read are kept, as in a short query, and the rest
+// of the paste is not read for more.
+func TestParseDates_pastedLog(t *testing.T) {
+	now := time.Date(2026, 7, 15, 12, 0, 0, 0, time.UTC)
+	var b strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&b, "2026-03-%02d 12:00:01 ERROR worker timeout after %dms on March %d\n", 1+i%28, 1000+i, 1+(i+7)%28)
+	}
+	var got []string
+	for _, s := range search.ParseDates(b.String(), now) {
+		got = append(got, s.Text+"="+s.From+".."+s.To)
+	}
+	want := []string{"2026-03-01=2026-03-01..2026-03-01", "2026-03-02=2026-03-02..2026-03-02", "2026-03-03=2026-03-03..2026-03-03", "2026-03-04=2026-03-04..2026-03-04"}
+	if !slices.Equal(got, want) {
+		t.Errorf("spans %q, want %q", got, want)
 	}
 }
