@@ -15,7 +15,7 @@ import (
 )
 
 // pastedKinds are the kinds of pastedQuery.
-var pastedKinds = []string{"stacktrace", "log", "identifiers", "words", "cjk", "cjkwords", "stopwords", "emoji", "punct", "dates", "url", "a", "mixed", "control"}
+var pastedKinds = []string{"stacktrace", "log", "identifiers", "words", "cjk", "cjkwords", "stopwords", "emoji", "punct", "dates", "url", "a", "mixed", "control", "longpath"}
 
 // pastedQuery builds a query of about n characters of one kind of paste
 // an agent sends: a kind names what is repeated until the length is met.
@@ -47,6 +47,8 @@ func pastedQuery(kind string, n int) string {
 			b.WriteString("aaaaaaaaaa")
 		case "cjkwords":
 			b.WriteString("定时任务迁移失败端口配置回环地址不可用")
+		case "longpath":
+			fmt.Fprintf(&b, "dir%d/", i)
 		case "control":
 			fmt.Fprintf(&b, "\x00\x01\x1b[31merr%d\x7f ", i)
 		case "mixed":

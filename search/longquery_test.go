@@ -159,6 +159,12 @@ func TestSearch_pastedQueries(t *testing.T) {
 			if len(r.QueryPlan.Anchors) > search.MaxAnchors || len(r.QueryPlan.KeyTerms) > 12 {
 				t.Errorf("%d anchors and %d key terms, want at most %d and 12", len(r.QueryPlan.Anchors), len(r.QueryPlan.KeyTerms), search.MaxAnchors)
 			}
+			// The query, queryPlan's, its Q0 sub-query there and in
+			// agentic, and the baseline pass's report: a paste's intent
+			// expansions did not repeat it too, 15 copies in all.
+			if n := strings.Count(string(b), q); n > 5 {
+				t.Errorf("the response holds the query %d times, want at most 5", n)
+			}
 			t.Logf("%s: %d bytes, status %s, %d results, %d key terms, %d anchors (%d omitted)", kind, len(b), r.Quality.Status, len(r.Results), len(r.QueryPlan.KeyTerms), len(r.QueryPlan.Anchors), r.QueryPlan.AnchorsOmitted)
 		})
 	}

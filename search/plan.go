@@ -147,11 +147,19 @@ func MakePlan(query string) Plan {
 	p.KeyTerms = keyTerms(q, norm, p.Anchors)
 	p.SubQueries = []api.SubQuery{{ID: "Q0", Query: q, Purpose: "primary recall"}}
 	seen := map[string]bool{strings.ToLower(q): true}
+	// A paste is searched whole once, by the baseline; its expansions
+	// search its key terms with the intent's words, which the whole of it
+	// would drown, and which each repeated (in every pass's embedding,
+	// and in the response, 15 times over).
+	base := q
+	if utf8.RuneCountInString(q) > maxExpandedRunes {
+		base = strings.Join(p.KeyTerms, " ")
+	}
 	for _, t := range subQueryTemplates {
 		if !intents[t.intent] && !(t.intent == "lesson" && preferred["decision"]) {
 			continue
 		}
-		sq := q + " " + t.text
+		sq := strings.TrimSpace(base + " " + t.text)
 		if seen[strings.ToLower(sq)] {
 			continue
 		}
@@ -179,6 +187,11 @@ var (
 	hexLike    = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 	numberLike = regexp.MustCompile(`^\d{2,}$`)
 )
+
+// maxExpandedRunes is the length of the longest query whose intent
+// expansions (SubQueries after Q0) hold it whole; a longer one, a paste,
+// is expanded from its key terms. A question is far shorter.
+const maxExpandedRunes = 500
 
 // maxAnchors bounds the anchors of a query: each is looked for in the
 // text of every head candidate, and a paste (a log, a traceback, a list
@@ -239,7 +252,7 @@ func extractAnchors(q string) (anchors, phrases []string) {
 	seen := map[string]bool{}
 	add := func(a string) {
 		a = lexical.Normalize(strings.Trim(a, " ,;!?()[]{}'\"`"))
-		if a == "" || seen[a] || stopTerm(a) {
+		if a == "" || seen[a] || stopTerm(a) || tooLongTerm(a) {
 			return
 		}
 		seen[a] = true
@@ -439,6 +452,15 @@ func stopTerm(w string) bool {
 	return false
 }
 
+// maxTermRunes bounds the length of a key term or an anchor: a longer
+// one (a paste of one word, a path of a thousand directories) is no
+// word a memory holds, and was echoed whole in queryPlan, the missing
+// terms and the recommendations. A quoted phrase is at most 120.
+const maxTermRunes = 200
+
+// tooLongTerm reports whether t is longer than maxTermRunes.
+func tooLongTerm(t string) bool { return utf8.RuneCountInString(t) > maxTermRunes }
+
 // maxKeyTerms bounds the key terms of a query.
 const maxKeyTerms = 12
 
@@ -449,7 +471,7 @@ func keyTerms(q, norm string, anchors []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(t string) {
-		if t == "" || seen[t] || len(out) >= maxKeyTerms || stopTerm(t) {
+		if t == "" || seen[t] || len(out) >= maxKeyTerms || stopTerm(t) || tooLongTerm(t) {
 			return
 		}
 		seen[t] = true
