@@ -102,6 +102,15 @@ type ContractSearchRequest struct {
 	OptionalFields []string `json:"optionalFields"`
 	Aliases        []string `json:"aliases"`
 	TopK           TopKRule `json:"topK"`
+	// Query is the rule of the query field (Nova's addition).
+	Query QueryRule `json:"query"`
+}
+
+// QueryRule documents the query's limit: a longer query is refused with
+// 422 on the query field, white space collapsed first.
+type QueryRule struct {
+	// MaxCharacters is MaxQueryRunes, in Unicode code points.
+	MaxCharacters int `json:"maxCharacters"`
 }
 
 // TopKRule documents topK handling.
@@ -141,6 +150,7 @@ func NewContract(provider map[string]any) *Contract {
 			OptionalFields: []string{"topK", "date", "dateRange", "project", "role", "agent", "tags", "sourceSets", "lifecycle", "workType", "includeFullText", "includeGovernance", "remainingBudgetMs", "latencyBudgetMs"},
 			Aliases:        []string{"top_k", "dateFrom", "dateTo", "date_from", "date_to", "source_sets", "lifecycles", "workTypes", "work_type", "tag", "latency_budget_ms", "include_full_text", "include_governance"},
 			TopK:           TopKRule{Default: DefaultTopK, Min: MinTopK, Max: MaxTopK},
+			Query:          QueryRule{MaxCharacters: MaxQueryRunes},
 		},
 		SearchResponse: ContractSearchResponse{
 			SchemaVersion: 2,

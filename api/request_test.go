@@ -1,6 +1,9 @@
 package api
 
 import (
+	"fmt"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -155,5 +158,57 @@ func TestDecodeSearchRequest_queryRequired(t *testing.T) {
 				t.Errorf("surface %d %s: %+v, want %d %q", surface, body, err, status, ReasonQueryRequired)
 			}
 		}
+	}
+}
+
+// asciiJSON writes s as a JSON string of ASCII only, each other
+// character escaped (\u00e9, a surrogate pair for an emoji), as Python's
+// json.dumps does by default: the longest body a query makes.
+func asciiJSON(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r > 0xffff:
+			r -= 0x10000
+			fmt.Fprintf(&b, "\\u%04x\\u%04x", 0xd800+(r>>10), 0xdc00+(r&0x3ff))
+		case r < 0x20 || r > 0x7e || r == '"' || r == '\\':
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// TestDecodeSearchRequest_queryLength: a query of MaxQueryRunes
+// characters, whatever they are, fits the body limit and is searched on
+// both surfaces; one more is refused with 422 on the query field, which
+// the contract names; white space a paste repeats is not counted.
+func TestDecodeSearchRequest_queryLength(t *testing.T) {
+	if got := NewContract(nil).SearchRequest.Query.MaxCharacters; got != MaxQueryRunes {
+		t.Errorf("the contract's searchRequest.query.maxCharacters is %d, want %d", got, MaxQueryRunes)
+	}
+	for _, unit := range []string{"a", "界", "🚀", "\x01", "\""} {
+		for _, surface := range []Surface{Facade, Direct} {
+			q := strings.Repeat(unit, MaxQueryRunes)
+			body := `{"query":` + asciiJSON(q) + `,"topK":20,"dateRange":{"from":"2026-01-01","to":"2026-12-31"},"project":"nova"}`
+			if len(body) > MaxSearchBodyBytes {
+				t.Fatalf("%q: a query at the limit makes a body of %d bytes, more than the %d read", unit, len(body), MaxSearchBodyBytes)
+			}
+			if req, err := DecodeSearchRequest([]byte(body), surface, DefaultTopK); err != nil || req.Query != q {
+				t.Errorf("%q at the limit: %v", unit, err)
+			}
+			body = `{"query":` + asciiJSON(q+unit) + `}`
+			_, err := DecodeSearchRequest([]byte(body), surface, DefaultTopK)
+			if err == nil || err.Status != http.StatusUnprocessableEntity || err.Field != "query" {
+				t.Errorf("%q past the limit: %v, want 422 on query", unit, err)
+			}
+		}
+	}
+	spaced := strings.Repeat("a \n\t ", MaxQueryRunes/2)
+	if req, err := DecodeSearchRequest([]byte(`{"query":`+asciiJSON(spaced)+`}`), Facade, DefaultTopK); err != nil || len([]rune(req.Query)) != MaxQueryRunes-1 {
+		t.Errorf("a paste of %d characters with repeated white space: %v", len(spaced), err)
 	}
 }
