@@ -58,13 +58,15 @@ func pastedQuery(kind string, n int) string {
 	return string([]rune(b.String())[:n])
 }
 
-// BenchmarkSearchLongQuery times pasted queries of growing length against
-// a generated corpus: a time per op that grows faster than the length
-// names a loop over the query's words that is not bounded.
+// BenchmarkSearchLongQuery times pasted queries of growing length, up to
+// the request limit, against novactl bench's corpus of 10 000 records,
+// beside one of the bench's own queries ("normal"): a time per op that
+// grows faster than the length names a loop over the query's words that
+// is not bounded.
 //
 //	go test -run '^$' -bench SearchLongQuery -benchtime 3x -benchmem ./search
 func BenchmarkSearchLongQuery(b *testing.B) {
-	corpus, g := benchCorpus(b, 3000)
+	corpus, g := benchCorpus(b, 10_000)
 	e := search.New(search.ConfigFor(config.Defaults().Retrieval), lexical.NewAnalyzer())
 	snap := &search.Snapshot{Gen: g, Query: g.Model}
 	normal := corpus.Queries(1, 1)[0].Text
