@@ -17,7 +17,8 @@ import (
 // TestPastedQueries: through novad's facade, a traceback pasted whole up
 // to the query limit finds the memory of its error in a valid envelope;
 // one character more is refused with 422 in a valid envelope that names
-// the limit, which the contract states.
+// the limit, which the contract states, and a body past its limit with
+// 413 in one.
 func TestPastedQueries(t *testing.T) {
 	h := novatest.NewHome(t, "")
 	novatest.Must(t, os.WriteFile(filepath.Join(h.Data, "incident.jsonl"), []byte(`{"id":"pg-slots","text":"The worker crashed with psycopg2.OperationalError: remaining connection slots are reserved on db.internal port 6543. Fix: lower the pool size to 20 and put pgbouncer in front.","date":"2026-05-02","agent":"codex","project":"worker"}`+"\n"), 0o644))
@@ -51,6 +52,14 @@ func TestPastedQueries(t *testing.T) {
 	r = search(t, d.Facade, `{"query":"`+long+`"}`)
 	if r.status != http.StatusUnprocessableEntity || !strings.Contains(string(r.body), fmt.Sprint(api.MaxQueryRunes)) {
 		t.Errorf("a query past the limit: %d %.300s", r.status, r.body)
+	}
+	novatest.Must(t, contracttest.Validate(contracttest.SearchResponse, r.body, true))
+
+	// A paste past the body limit is refused before it is parsed, in
+	// the same envelope.
+	r = search(t, d.Facade, `{"query":"`+strings.Repeat("a ", api.MaxSearchBodyBytes/2)+`"}`)
+	if r.status != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body past %d bytes: %d %.300s", api.MaxSearchBodyBytes, r.status, r.body)
 	}
 	novatest.Must(t, contracttest.Validate(contracttest.SearchResponse, r.body, true))
 
