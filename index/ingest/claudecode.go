@@ -887,10 +887,19 @@ func (h *claudeHandler) localCommand(n int, l *claudeLine) error {
 // claudeRecapHint is how Claude Code ends a recap.
 var claudeRecapHint = regexp.MustCompile(`\s*\(disable recaps in /config\)\s*$`)
 
-// The framing of a compact summary.
+// The framing of a compact summary: the notice that opens it and the
+// paragraphs Claude Code appends after it, each on a line of its own. As
+// of 2.1 those are a pointer to the session's transcript, a note that the
+// recent messages were kept, the order to resume (reworded from 2.0's)
+// and, in proactive mode, the order to keep working; kept, every
+// compaction's record said the same words and a path.
 var (
 	claudeCompactIntro = regexp.MustCompile(`(?m)^This session is being continued from a previous conversation.*$`)
-	claudeCompactOutro = regexp.MustCompile(`(?m)^Please continue the conversation from where we left (?:it )?off.*$`)
+	claudeCompactOutro = regexp.MustCompile(`(?m)^(?:Please continue the conversation from where we left (?:it )?off` +
+		`|Continue the conversation from where it left off without asking` +
+		`|If you need specific details from before compaction ` +
+		`|Recent messages are preserved verbatim\.` +
+		`|You are running in autonomous/proactive mode\. ).*$`)
 )
 
 // emit makes the record of line n. The main transcript's file is named
