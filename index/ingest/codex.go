@@ -174,11 +174,18 @@ var codexScaffolding = []string{
 	"<goal_context>",
 	"<hook_prompt ",
 	"<agent_message_board_notification>",
-	"Another language model started to solve this problem and produced a summary",
+	codexSummaryPrefix,
 	"Warning: apply_patch was requested via ",
 	"Warning: The maximum number of unified exec processes you can keep open is",
 	"Warning: Your account was flagged for potentially high-risk cyber activity",
 }
+
+// codexSummaryPrefix opens the line Codex puts before the summary of a
+// compaction it made itself (not by the provider's compaction endpoint)
+// to hand it to the model: in the message of the user-role summary it
+// replaces the history with and, as of 0.5x, in the compacted line's
+// message.
+const codexSummaryPrefix = "Another language model started to solve this problem and produced a summary"
 
 // codexIDERequest separates the editor context the Codex IDE extension
 // prepends to a prompt from the prompt itself.

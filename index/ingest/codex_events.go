@@ -295,7 +295,8 @@ func (h *codexHandler) goal(n int, payload json.RawMessage) error {
 	return h.put(n, "user", objective)
 }
 
-// compacted keeps the summary Codex wrote when it compacted the session.
+// compacted keeps the summary Codex wrote when it compacted the session,
+// without the line that hands it to the model (codexSummaryPrefix).
 // Its replacement_history is the history Codex kept in its place: copies
 // of messages already read from this rollout (or the one it was forked
 // from), so they are not read again.
@@ -310,10 +311,16 @@ func (h *codexHandler) compacted(n int, payload json.RawMessage) error {
 	if len(c.ReplacementHistory) > 0 {
 		h.compactTurns(c.ReplacementHistory)
 	}
-	if strings.TrimSpace(c.Message) == "" {
+	msg := c.Message
+	if strings.HasPrefix(msg, codexSummaryPrefix) {
+		// Codex's words to the model, on the first line: the summary
+		// follows it.
+		_, msg, _ = strings.Cut(msg, "\n")
+	}
+	if strings.TrimSpace(msg) == "" {
 		return nil
 	}
-	return h.emit(n, "assistant", c.Message)
+	return h.emit(n, "assistant", msg)
 }
 
 // compactTurns keeps the turns a compaction kept: the history that
