@@ -1,8 +1,11 @@
 package index_test
 
 import (
+	"fmt"
+	"github.com/nova-recall/nova/lexical"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nova-recall/nova/config"
@@ -63,4 +66,105 @@ func TestSync_chatExport(t *testing.T) {
 	if got := ids(); len(got) != 4 || b.DuplicateIDs != 4 {
 		t.Errorf("with both exports: %v, %d duplicate ids, want 4 records and 4 duplicates", got, b.DuplicateIDs)
 	}
+}
+
+// claudeAIChat is a Claude.ai conversation (export shape) whose turns
+// alternate between the human and the assistant.
+func claudeAIChat(id string, turns ...string) string {
+	var b strings.Builder
+	b.WriteString(`{"uuid":"` + id + `","name":"` + id + `","created_at":"2026-03-03T10:00:00Z","updated_at":"2026-03-03T10:05:00Z","chat_messages":[`)
+	for i, text := range turns {
+		sender := "human"
+		if i%2 == 1 {
+			sender = "assistant"
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"uuid":"m%d","sender":"%s","text":%q,"created_at":"2026-03-03T10:00:%02dZ"}`, i+1, sender, text, i+1)
+	}
+	b.WriteString("]}")
+	return b.String()
+}
+
+// TestSync_chatExportContext: the turns of an export's conversation are
+// each other's neighbours, as a transcript's are, though an export (one
+// JSON list, often on one line) gives them no line of their own: each
+// turn's context holds the turns beside it and nothing of the other
+// conversations of the file, after a full build and after an
+// incremental sync that adds a turn (the turn before it takes the new
+// one into its context).
+func TestSync_chatExportContext(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "exports", "2026-03", "conversations.json")
+	picnic := []string{"What games suit the church picnic?", "Some fun ones like charades and sack races.", "Great, thanks a lot."}
+	backups := claudeAIChat("c-backups", "Where do the billing backups go?", "The cold-storage bucket, every night.")
+	writeFile(t, file, "["+claudeAIChat("c-picnic", picnic...)+","+backups+"]")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "chats", Kind: config.KindChatExport, Path: filepath.Join(dir, "exports")})
+	// The delta is left as the sync wrote it: a compaction would write
+	// the generation again, context and all.
+	ix := index.New(cfg, index.Options{NoRemote: true, NoCompact: true, Now: newClock(epoch).Now})
+	analyzer := lexical.NewAnalyzer()
+	check := func(when string, want map[string][]string, not []string) {
+		t.Helper()
+		_, g := active(t, cfg.Home)
+		docs := map[string]int{}
+		for d, c := range g.All() {
+			docs[c.SourceID] = d
+		}
+		for id, words := range want {
+			d, ok := docs[id]
+			if !ok {
+				t.Fatalf("%s: %s is not indexed: %v", when, id, docs)
+			}
+			ctx, _ := g.Context(d)
+			for _, w := range words {
+				if !strings.Contains(ctx, w) {
+					t.Errorf("%s: context of %s is %q, want %q in it", when, id, ctx, w)
+				}
+				// What the context field indexed is the same context.
+				hits := g.SearchContext(g.Resolve(analyzer.Terms(w)), 10, nil)
+				if !slices.ContainsFunc(hits, func(h lexical.Hit) bool { return h.Doc == d }) {
+					t.Errorf("%s: the context field does not find %s for %q", when, id, w)
+				}
+			}
+			for _, w := range not {
+				if slices.Contains(words, w) {
+					continue
+				}
+				if strings.Contains(ctx, w) {
+					t.Errorf("%s: context of %s is %q, which crosses into %q", when, id, ctx, w)
+				}
+				hits := g.SearchContext(g.Resolve(analyzer.Terms(w)), 10, nil)
+				if slices.ContainsFunc(hits, func(h lexical.Hit) bool { return h.Doc == d }) {
+					t.Errorf("%s: the context field finds %s for %q, of another conversation or beyond its neighbours", when, id, w)
+				}
+			}
+		}
+	}
+	mustSync(t, ix)
+	not := []string{"billing", "cold-storage", "restores", "church", "charades", "thanks", "sunscreen"}
+	check("full build", map[string][]string{
+		"c-picnic:m1":  {"charades", "thanks"},
+		"c-picnic:m2":  {"church", "thanks"},
+		"c-picnic:m3":  {"church", "charades"},
+		"c-backups:m1": {"cold-storage"},
+		"c-backups:m2": {"billing"},
+	}, not)
+
+	// A turn added to each conversation: both are affected by one delta,
+	// and their turns have the same places (lines) in the file.
+	backups = claudeAIChat("c-backups", "Where do the billing backups go?", "The cold-storage bucket, every night.", "Are restores rehearsed?")
+	writeFile(t, file, "["+claudeAIChat("c-picnic", append(picnic, "Bring sunscreen for the meadow.")...)+","+backups+"]")
+	if b := mustSync(t, ix).Build; b.Mode != index.ModeIncremental {
+		t.Fatalf("second sync: %s, want incremental", b.Mode)
+	}
+	check("after a turn is added", map[string][]string{
+		"c-picnic:m2":  {"church", "thanks", "sunscreen"},
+		"c-picnic:m3":  {"church", "charades", "sunscreen"},
+		"c-picnic:m4":  {"charades", "thanks"},
+		"c-backups:m1": {"cold-storage", "restores"},
+		"c-backups:m2": {"billing", "restores"},
+		"c-backups:m3": {"billing", "cold-storage"},
+	}, not)
 }

@@ -37,13 +37,21 @@ func (d *delta) context() {
 		return
 	}
 	records := map[conversationKey][]*member{}
-	byRecord := map[order]*member{}
+	// A record is known by its conversation as well as its place: a file
+	// may give two conversations' records one line (a chat export's
+	// turns are numbered within their conversation), and those are not
+	// one record.
+	type recordKey struct {
+		conversationKey
+		order
+	}
+	byRecord := map[recordKey]*member{}
 	recordOf := func(key conversationKey, o order) *member {
 		o.part = 0
-		m := byRecord[o]
+		m := byRecord[recordKey{key, o}]
 		if m == nil {
 			m = &member{order: o}
-			byRecord[o] = m
+			byRecord[recordKey{key, o}] = m
 			records[key] = append(records[key], m)
 		}
 		return m

@@ -80,6 +80,10 @@ type chatReader func(x *chatExport, raw json.RawMessage) error
 type chatExport struct {
 	fc       *fileCtx
 	reported shapeReports
+	// conv is the conversation being read and turns the records it has
+	// given so far: a turn's line is its place in its conversation.
+	conv  string
+	turns int
 }
 
 // readChatExport reads a conversations.json, one conversation at a time.
@@ -193,13 +197,21 @@ func trimID(s string) string {
 	return s
 }
 
-// emit makes the record of one turn of conversation conv.
+// emit makes the record of one turn of conversation conv. An export
+// has no line per turn (it is one JSON list, often on one line), so a
+// turn's line is its place in its conversation: the index knows a
+// record, and the order of a conversation's neighbours, by its file and
+// line, and turns sharing one had no neighbouring context.
 func (x *chatExport) emit(agent, conv, msgID, role, title, text string, when time.Time) error {
-	m := message{role: role, text: text, title: title, time: when}
+	if conv != x.conv {
+		x.conv, x.turns = conv, 0
+	}
+	m := message{role: role, text: text, title: title, time: when, line: x.turns + 1}
 	rec, ok := m.record(x.fc, config.KindChatExport, conv, conv+":"+msgID, conv)
 	if !ok {
 		return nil
 	}
+	x.turns++
 	rec.Agent = x.fc.agent(agent)
 	return x.fc.emit(rec)
 }

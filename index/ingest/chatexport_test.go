@@ -69,9 +69,13 @@ func TestReadChatExport_records(t *testing.T) {
 		claude(claudePort, "m3", "user", "Staging port", "And the token is [redacted], right?", "2026-03-03T09:01:00Z", 1),
 		claude(claudeOut, "m6", "user", "", "Summarize the dashboard outage.", "2026-03-04T08:00:00Z", 0),
 	}
+	// An export has no line per turn: a turn's line is its place in its
+	// conversation (the index orders a conversation's neighbours by it).
+	turns := map[string]int{}
 	for i, r := range recs {
-		if r.Kind != config.KindChatExport || r.Layer != "dialogue" || r.Line != 0 {
-			t.Errorf("record %d: kind %q layer %q line %d", i, r.Kind, r.Layer, r.Line)
+		turns[r.SessionID]++
+		if r.Kind != config.KindChatExport || r.Layer != "dialogue" || r.Line != turns[r.SessionID] {
+			t.Errorf("record %d: kind %q layer %q line %d, want line %d", i, r.Kind, r.Layer, r.Line, turns[r.SessionID])
 		}
 		if r.Conversation != config.KindChatExport+":"+r.SessionID {
 			t.Errorf("record %d: conversation %q", i, r.Conversation)
