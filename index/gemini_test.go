@@ -3,11 +3,13 @@ package index_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/lexical"
 )
 
 // TestSync_gemini: a Gemini CLI home through real syncs. A message Gemini
@@ -128,4 +130,57 @@ func TestSync_gemini(t *testing.T) {
 	if _, err := os.Stat(legacy); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestSync_geminiLegacyContext: the messages of a legacy recording (one
+// JSON object, which gives them no line of their own) are each other's
+// neighbours, after a full build and after Gemini rewrites the file with
+// one more message (the one before it takes it into its context).
+func TestSync_geminiLegacyContext(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "gemini")
+	legacy := filepath.Join(home, "tmp", "billing", "chats", "session-2026-03-01T10-00-7c7c7c7c.json")
+	msgs := []string{
+		`{"id":"m-1","timestamp":"2026-03-01T10:00:05.000Z","type":"user","content":"Which port does staging use?"}`,
+		`{"id":"m-2","timestamp":"2026-03-01T10:00:09.000Z","type":"gemini","content":"Staging listens on 8443 behind the balancer."}`,
+		`{"id":"m-3","timestamp":"2026-03-01T10:00:30.000Z","type":"user","content":"Thanks, noted."}`,
+		`{"id":"m-4","timestamp":"2026-03-01T10:01:00.000Z","type":"gemini","content":"Rotate the certificate before Friday."}`,
+	}
+	write := func(n int) {
+		writeFile(t, legacy, `{"sessionId":"7c7c7c7c-0000-4000-8000-000000000002","messages":[`+strings.Join(msgs[:n], ",")+`]}`)
+	}
+	write(3)
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "gm", Kind: config.KindGemini, Path: home})
+	// The delta is left as the sync wrote it: a compaction would write
+	// the generation again, context and all.
+	ix := index.New(cfg, index.Options{NoRemote: true, NoCompact: true, Now: newClock(epoch).Now})
+	analyzer := lexical.NewAnalyzer()
+	check := func(when string, want map[string][]string) {
+		t.Helper()
+		_, g := active(t, cfg.Home)
+		docs := map[string]int{}
+		for d, c := range g.All() {
+			docs[strings.TrimPrefix(c.SourceID, "7c7c7c7c-0000-4000-8000-000000000002:")] = d
+		}
+		for id, words := range want {
+			d, ok := docs[id]
+			if !ok {
+				t.Fatalf("%s: %s is not indexed: %v", when, id, docs)
+			}
+			ctx, _ := g.Context(d)
+			for _, w := range words {
+				hits := g.SearchContext(g.Resolve(analyzer.Terms(w)), 10, nil)
+				if !strings.Contains(ctx, w) || !slices.ContainsFunc(hits, func(h lexical.Hit) bool { return h.Doc == d }) {
+					t.Errorf("%s: context of %s is %q, want %q in it, and found by the context field", when, id, ctx, w)
+				}
+			}
+		}
+	}
+	mustSync(t, ix)
+	check("full build", map[string][]string{"m-1": {"8443", "Thanks"}, "m-2": {"staging", "Thanks"}, "m-3": {"staging", "8443"}})
+	write(4)
+	if b := mustSync(t, ix).Build; b.Mode != index.ModeIncremental {
+		t.Fatalf("second sync: %s, want incremental", b.Mode)
+	}
+	check("after a message is added", map[string][]string{"m-2": {"staging", "Thanks", "certificate"}, "m-3": {"8443", "certificate"}, "m-4": {"8443", "Thanks"}})
 }

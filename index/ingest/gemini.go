@@ -892,13 +892,18 @@ func readGeminiLegacy(fc *fileCtx) error {
 	if cut != nil {
 		fc.problem(0, fmt.Sprintf("cut short after %d messages (a rewrite in progress, or one a crash interrupted): the rest is not read (%s)", len(msgs), trimErr(cut)))
 	}
-	for _, m := range msgs {
+	for i, m := range msgs {
 		var l geminiLine
 		if err := json.Unmarshal(m, &l); err != nil || l.ID == "" {
 			h.st.Reported.report(fc, 0, "a message without an id")
 			continue
 		}
-		h.message(0, &l)
+		// The object gives its messages no line of their own: a
+		// message's line is its place in the list, which the index
+		// knows a record and orders its neighbours by.
+		turn := h.turn(0, &l)
+		turn.line = i + 1
+		h.keep(turn)
 	}
 	return h.finish()
 }

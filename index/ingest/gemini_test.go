@@ -74,9 +74,9 @@ func TestReadGemini_records(t *testing.T) {
 		{ID: geminiMain + ":g-3", Role: "assistant", Text: "Added a pg_isready wait step before the test job.\n[tool: replace .github/ci.yml]", Project: "billing", Session: geminiMain,
 			Conversation: "gemini:" + geminiMain, Time: "2026-03-02T11:02:30Z", Title: "CI failure triage", Line: 11, File: "session-2026-03-02T11-00-9e0f1a2b.jsonl"},
 		{ID: geminiLedger + ":l-1", Role: "user", Text: "Where do ledger exports go?", Project: "ledger", Session: geminiLedger,
-			Conversation: "gemini:" + geminiLedger, Time: "2026-02-27T09:00:10Z", Title: "Ledger export location", File: "session-2026-02-27T09-00-1a1a1a1a.json"},
+			Conversation: "gemini:" + geminiLedger, Time: "2026-02-27T09:00:10Z", Title: "Ledger export location", Line: 1, File: "session-2026-02-27T09-00-1a1a1a1a.json"},
 		{ID: geminiLedger + ":l-2", Role: "assistant", Text: "To the ledger-exports bucket, one folder per month.", Project: "ledger", Session: geminiLedger,
-			Conversation: "gemini:" + geminiLedger, Time: "2026-02-27T09:00:40Z", Title: "Ledger export location", File: "session-2026-02-27T09-00-1a1a1a1a.json"},
+			Conversation: "gemini:" + geminiLedger, Time: "2026-02-27T09:00:40Z", Title: "Ledger export location", Line: 2, File: "session-2026-02-27T09-00-1a1a1a1a.json"},
 	}
 	checkGemini(t, recs, want)
 	var reasons []string
@@ -286,7 +286,7 @@ func TestReadGemini_legacyMigrated(t *testing.T) {
 	lf := File{Path: legacy, Rel: strings.TrimSuffix(f.Rel, "l")}
 	var alone readResult
 	readFrom(t, src, lf.Path, lf.Rel, Cursor{}, &alone)
-	if len(alone.records) != 1 || alone.records[0].ID != "aaaaaaaa-0000-4000-8000-00000000000a:u-1" || alone.records[0].Line != 0 {
+	if len(alone.records) != 1 || alone.records[0].ID != "aaaaaaaa-0000-4000-8000-00000000000a:u-1" || alone.records[0].Line != 1 {
 		t.Fatalf("legacy alone: %+v", alone.records)
 	}
 	if got := Companions(config.KindGemini, legacy); len(got) != 1 || got[0] != f.Path {
