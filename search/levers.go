@@ -465,6 +465,9 @@ func (e *Engine) answersAboveQuestions(out []scored, answerOf map[int]int) {
 		if lift := out[qi].score*answerMargin - out[ai].score; lift > 0 {
 			out[ai].score += lift
 			out[ai].comp.neighbourBoost += lift
+			// Shown even when propagation gave the answer nothing: an
+			// answer scoring just below its question gets only the lift.
+			out[ai].comp.has |= hasNeighbour
 		}
 	}
 }
