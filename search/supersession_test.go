@@ -164,3 +164,35 @@ func TestSupersession_tieAcrossFiles(t *testing.T) {
 		`{"id":"other","date":"2026-05-01","project":"infra","text":"Unrelated note about lunch."}`+"\n")
 	wantFlags(t, versionFlags(ask(t, engineWith(), h.sync(t), req)), want)
 }
+
+// TestSupersession_taskBoardHeadingSpelling: the next board retypes a
+// card's heading (other capitals, a doubled space, "é" composed one way
+// or the other); it is still the same card, as a record's subject
+// retyped is the same subject. Before, a task board's heading path was
+// its subject as written, and the June card was returned as current
+// beside the July one, and quoted first by the evidence summary.
+func TestSupersession_taskBoardHeadingSpelling(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "board-2026-06-01.md"), "---\ndate: 2026-06-01\n---\n# Board\n\n## NOVA-31 Search  Latency\n\nStatus: blocked on the zebra harness.\n\n## Caf\u00e9 Wifi\n\nStatus: zebra router ordered.\n")
+	writeFile(t, filepath.Join(dir, "board-2026-07-01.md"), "---\ndate: 2026-07-01\n---\n# board\n\n## NOVA-31 search latency\n\nStatus: done, the zebra harness shipped.\n\n## cafe\u0301 wifi\n\nStatus: zebra router installed.\n")
+	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
+	june, july := "board-2026-06-01.md#board-nova-31-search-latency", "board-2026-07-01.md#board-nova-31-search-latency"
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "NOVA-31 zebra harness blocked", TopK: 10})
+	wantFlags(t, versionFlags(resp), map[string]string{june: "by board:" + july, july: "current"})
+	if len(resp.Results) == 0 || resp.Results[0].SourceID != july {
+		t.Errorf("results %v, want the July card first", ids(resp))
+	}
+	for _, c := range resp.CitationPack {
+		if c.ResultID != "board:"+june && c.ResultID != "board:"+july {
+			continue
+		}
+		if want := c.ResultID == "board:"+june; c.Superseded != want || (want && c.SupersededBy != "board:"+july) {
+			t.Errorf("citation of %s: superseded %v by %q", c.ResultID, c.Superseded, c.SupersededBy)
+		}
+	}
+	if s := resp.AnswerSynthesis.Summary; !strings.Contains(s, "2026-07-01") {
+		t.Errorf("summary %q, want the July card's", s)
+	}
+	flags := versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "cafe wifi zebra router", TopK: 10}))
+	wantFlags(t, flags, map[string]string{"board-2026-06-01.md#board-caf\u00e9-wifi": "by board:board-2026-07-01.md#board-cafe-wifi", "board-2026-07-01.md#board-cafe-wifi": "current"})
+}

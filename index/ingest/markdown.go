@@ -385,7 +385,9 @@ func frontMatterAliases(docTitle string, fields ...any) []string {
 // cards; with the date, no card of one snapshot was ever a version of the
 // next's. Dates of the headings below (a lane "Shipped 2026-05-01") tell
 // sections apart, and a heading that is only a date (a log's day) keeps
-// it.
+// it. Each heading is keyed as a record's subject is (subjectKey): a card
+// retyped with other capitals or spacing on the next board ("Search
+// Latency", "search  latency") is the same card.
 func SnapshotSubject(heads []string) string {
 	key := slices.Clone(heads)
 	if m := headingDate.FindStringSubmatchIndex(key[0]); m != nil {
@@ -397,6 +399,9 @@ func SnapshotSubject(heads []string) string {
 		if words != "" {
 			key[0] = words
 		}
+	}
+	for i, h := range key {
+		key[i] = subjectKey(h)
 	}
 	return "heading:" + strings.Join(key, " > ")
 }
