@@ -16,8 +16,9 @@ import (
 const MaxTextBytes = 12 << 10
 
 // renderSearch is the compact text of a search: one block per citation
-// (id, date, agent, project, source, score, excerpt, location), then the
-// evidence summary and the quality verdict with its recommendations.
+// (id, date, agent, project, source, score, excerpt, location, and the
+// newer version that supersedes it), then the evidence summary and the
+// quality verdict with its recommendations.
 func renderSearch(r *api.SearchResponse, out *SearchOutput) string {
 	var b strings.Builder
 	if !out.Available {
@@ -88,6 +89,11 @@ func writeItem(b *strings.Builder, label string, res Result, date, source string
 	}
 	if loc != "" || res.ID != "" {
 		fmt.Fprintf(b, "    from %s (id %s)\n", orDash(loc), res.ID)
+	}
+	if res.Superseded {
+		// An older state read as the current one is the mistake this
+		// line prevents.
+		fmt.Fprintf(b, "    superseded by %s: a newer version of this subject\n", orDash(res.SupersededBy))
 	}
 }
 

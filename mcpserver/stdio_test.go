@@ -320,18 +320,22 @@ type searchOut struct {
 		Recommendations []string `json:"recommendations"`
 	} `json:"quality"`
 	CitationPack []struct {
-		CitationID string `json:"citationId"`
-		ResultID   string `json:"resultId"`
-		Date       string `json:"date"`
-		Excerpt    string `json:"excerpt"`
+		CitationID   string `json:"citationId"`
+		ResultID     string `json:"resultId"`
+		Date         string `json:"date"`
+		Excerpt      string `json:"excerpt"`
+		Superseded   bool   `json:"superseded"`
+		SupersededBy string `json:"supersededBy"`
 	} `json:"citationPack"`
 	Results []struct {
-		ID          string `json:"id"`
-		Agent       string `json:"agent"`
-		Project     string `json:"project"`
-		Date        string `json:"date"`
-		TextPreview string `json:"textPreview"`
-		Provenance  struct {
+		ID           string `json:"id"`
+		Agent        string `json:"agent"`
+		Project      string `json:"project"`
+		Date         string `json:"date"`
+		TextPreview  string `json:"textPreview"`
+		Superseded   bool   `json:"superseded"`
+		SupersededBy string `json:"supersededBy"`
+		Provenance   struct {
 			SourceID   string `json:"sourceId"`
 			SourcePath string `json:"sourcePath"`
 			LineNumber int    `json:"lineNumber"`
@@ -414,6 +418,67 @@ func TestStdio_SearchWithRealNovad(t *testing.T) {
 	novatest.Must(t, json.Unmarshal(st.StructuredContent, &so))
 	if !so.Running || !so.Available || !so.ReadOnly || so.Chunks < 4 || so.Index.Agents["codex"] == 0 {
 		t.Errorf("status %s", st.StructuredContent)
+	}
+}
+
+// TestStdio_SupersededVersion: an older version of a subject that
+// memory_search returns says, in the structured results and citations and
+// in the text, that it is superseded and by which id, as the facade's
+// results do; an agent must not quote an old state as the current one.
+// Before, the trimmed output dropped both fields and the old state read
+// as current.
+func TestStdio_SupersededVersion(t *testing.T) {
+	h := newHome(t, false)
+	f, err := os.OpenFile(filepath.Join(h.Data, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	novatest.Must(t, err)
+	_, err = f.WriteString(`{"id":"gw-1","subject":"walrus gateway","date":"2026-10-01","agent":"codex","project":"infra","text":"The walrus gateway port is 8080; the walrus gateway port is fixed."}` + "\n" +
+		`{"id":"gw-2","subject":"Walrus Gateway","date":"2026-11-01","agent":"codex","project":"infra","text":"The walrus gateway moved to 9090."}` + "\n")
+	novatest.Must(t, errors.Join(err, f.Close()))
+	h.Sync()
+	h.Start()
+	s := h.mcp(t)
+	s.initialize("2025-06-18")
+	schemas := outputSchemas(t, s)
+	r, m := s.tool("memory_search", map[string]any{"query": "walrus gateway port", "project": "infra"})
+	if m.Error != nil || r.IsError {
+		t.Fatalf("search failed: %+v %s", m.Error, r.text())
+	}
+	validate(t, schemas["memory_search"], r.StructuredContent)
+	var out searchOut
+	novatest.Must(t, json.Unmarshal(r.StructuredContent, &out))
+	newest, older := "", ""
+	for _, res := range out.Results {
+		switch res.Provenance.SourceID {
+		case "gw-2":
+			newest = res.ID
+			if res.Superseded || res.SupersededBy != "" {
+				t.Errorf("the newest version is flagged superseded by %q", res.SupersededBy)
+			}
+		case "gw-1":
+			older = res.ID
+			if !res.Superseded || res.SupersededBy == "" {
+				t.Errorf("the older version is not flagged superseded: %s", r.StructuredContent)
+			}
+		}
+	}
+	if newest == "" || older == "" {
+		t.Fatalf("want both versions: %s", r.StructuredContent)
+	}
+	if out.Results[0].ID != newest {
+		t.Errorf("first result %s, want the newest version %s", out.Results[0].ID, newest)
+	}
+	for _, res := range out.Results {
+		if res.ID == older && res.SupersededBy != newest {
+			t.Errorf("older version superseded by %q, want %q", res.SupersededBy, newest)
+		}
+	}
+	for _, c := range out.CitationPack {
+		if want := c.ResultID == older; c.Superseded != want || (want && c.SupersededBy != newest) {
+			t.Errorf("citation %s of %s: superseded %v by %q", c.CitationID, c.ResultID, c.Superseded, c.SupersededBy)
+		}
+	}
+	if text := r.text(); !strings.Contains(text, "superseded by "+newest) {
+		t.Errorf("text does not say the older version is superseded by %s:\n%s", newest, text)
 	}
 }
 

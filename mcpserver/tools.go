@@ -126,6 +126,9 @@ type Citation struct {
 	Date       string  `json:"date,omitempty"`
 	Source     string  `json:"source,omitempty"`
 	Excerpt    string  `json:"excerpt"`
+	// Superseded and SupersededBy are the cited result's (see Result).
+	Superseded   bool   `json:"superseded,omitempty"`
+	SupersededBy string `json:"supersededBy,omitempty"`
 }
 
 // Result is one search result, trimmed to what an agent cites.
@@ -138,6 +141,10 @@ type Result struct {
 	Source      string     `json:"source,omitempty"`
 	TextPreview string     `json:"textPreview"`
 	Provenance  Provenance `json:"provenance"`
+	// Superseded marks an older version of a subject, whose newest
+	// version (id SupersededBy) states what is so now (api.Result).
+	Superseded   bool   `json:"superseded,omitempty"`
+	SupersededBy string `json:"supersededBy,omitempty"`
 }
 
 // Provenance says where a result came from.
@@ -557,6 +564,7 @@ func searchOutput(r *api.SearchResponse) *SearchOutput {
 		out.CitationPack = append(out.CitationPack, Citation{
 			CitationID: c.CitationID, Rank: c.Rank, ResultID: c.ResultID, Confidence: c.Confidence,
 			Score: scalar.Round(c.Score, 3), Date: api.StringOr(c.Date, ""), Source: api.StringOr(c.Source, ""), Excerpt: clip(c.Excerpt, 480),
+			Superseded: c.Superseded, SupersededBy: c.SupersededBy,
 		})
 	}
 	for _, res := range r.Results {
@@ -566,6 +574,7 @@ func searchOutput(r *api.SearchResponse) *SearchOutput {
 			Project: api.StringOr(res.Project, ""), Source: api.StringOr(res.Source, ""), TextPreview: clip(res.TextPreview, 320),
 			Provenance: Provenance{SourceID: p.SourceID, SourcePath: api.StringOr(p.SourcePath, ""), SourceType: api.StringOr(p.SourceType, ""),
 				LineNumber: p.LineNumber, HeadingPath: p.HeadingPath},
+			Superseded: res.Superseded, SupersededBy: res.SupersededBy,
 		})
 	}
 	return out
