@@ -225,6 +225,47 @@ func TestSuperseded_undated(t *testing.T) {
 	}
 }
 
+// TestSuperseded_dayAfterAnEveningWestOfUTC: on a machine west of UTC,
+// a record of an evening ("2026-06-01T20:00:00-07:00", 03:00 UTC on
+// June 2) is older than one dated only the next day ("2026-06-02"):
+// the bare date is a day of the machine's zone, which begins after that
+// evening. Before, the time's UTC text sorted after the bare date's and
+// the evening's state superseded the next day's. Two exact times are
+// ordered as instants, whatever their offsets; on one day, an exact time
+// is after the bare date, as before.
+func TestSuperseded_dayAfterAnEveningWestOfUTC(t *testing.T) {
+	local := time.Local
+	time.Local = time.FixedZone("UTC-7", -7*3600)
+	t.Cleanup(func() { time.Local = local })
+	home, m := builtFrom(t, []string{
+		`{"id":"gw-1","subject":"gateway","text":"The gateway is gw-a.","date":"2026-06-01T20:00:00-07:00","project":"nova"}`,
+		`{"id":"gw-2","subject":"gateway","text":"The gateway is gw-b.","date":"2026-06-02","project":"nova"}`,
+		`{"id":"rt-1","subject":"router","text":"The router is rt-a.","date":"2026-06-01T23:00:00-07:00","project":"nova"}`,
+		`{"id":"rt-2","subject":"router","text":"The router is rt-b.","date":"2026-06-02T08:00:00+09:00","project":"nova"}`,
+		`{"id":"ns-1","subject":"resolver","text":"The resolver is ns-a.","date":"2026-06-01T09:00:00-07:00","project":"nova"}`,
+		`{"id":"ns-2","subject":"resolver","text":"The resolver is ns-b.","date":"2026-06-01","project":"nova"}`,
+	})
+	g, err := open(t, home, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := func(id string) int {
+		d, ok := g.Find(memory.ChunkID("notes", id, 0, 1))
+		if !ok {
+			t.Fatalf("%s not found", id)
+		}
+		return d
+	}
+	for older, newest := range map[string]string{"gw-1": "gw-2", "rt-2": "rt-1", "ns-2": "ns-1"} {
+		if by, ok := g.Superseded(doc(older)); !ok || by != doc(newest) {
+			t.Errorf("%s: superseded %v by doc %d, want by %s (doc %d)", older, ok, by, newest, doc(newest))
+		}
+		if _, ok := g.Superseded(doc(newest)); ok {
+			t.Errorf("the newest version %s is superseded", newest)
+		}
+	}
+}
+
 // TestOpen_searches: the text index, the neighbouring context and the
 // vectors of an opened generation each find what they should.
 func TestOpen_searches(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/index/segment"
@@ -456,9 +457,9 @@ func (g *Generation) Superseded(doc int) (newest int, superseded bool) {
 // version is one chunk of a version chain.
 type version struct {
 	doc int
-	// when is the record's time (or date); an undated record takes the
-	// latest one of the records above it in its file (it was written
-	// after them), "" when none has one.
+	// when is the record's time (or the start of its date, dayStart);
+	// an undated record takes the latest one of the records above it in
+	// its file (it was written after them), "" when none has one.
 	when         string
 	source, path string
 	record       string
@@ -541,8 +542,8 @@ func (g *Generation) versionChains() *versions {
 		chains := map[string][]*version{}
 		for i, c := range g.subjectChunks() {
 			when := c.Time
-			if when == "" {
-				when = c.Date
+			if when == "" && c.Date != "" {
+				when = dayStart(c.Date)
 			}
 			k := c.Project + "\x00" + c.Subject
 			chains[k] = append(chains[k], &version{doc: i, when: when, source: c.SourceName, path: c.SourcePath,
@@ -558,6 +559,20 @@ func (g *Generation) versionChains() *versions {
 		g.versions = v
 	})
 	return &g.versions
+}
+
+// dayStart is the instant a bare date begins in the machine's zone, in
+// the form of a chunk's exact time (UTC, RFC 3339), so that versions with
+// and without an exact time are ordered as instants: west of UTC, an
+// evening's time is the next day in UTC and sorted after the next day's
+// bare date as text. An exact time on the day is after its start, as
+// the day's state was written during it.
+func dayStart(date string) string {
+	t, err := time.ParseInLocation("2006-01-02", date, time.Local)
+	if err != nil {
+		return date
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // supersede records that the newest version of grp supersedes the others.
