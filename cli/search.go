@@ -371,6 +371,11 @@ func printSearch(w io.Writer, r *api.SearchResponse) {
 			}
 			fmt.Fprintf(w, "   from %s\n", loc)
 		}
+		if res.Superseded {
+			// An older state printed like the current one reads as
+			// current.
+			fmt.Fprintf(w, "   superseded by %s, a newer version\n", res.SupersededBy)
+		}
 	}
 	if r.AnswerSynthesis.Summary != "" {
 		fmt.Fprintf(w, "\nEvidence summary: %s\n", r.AnswerSynthesis.Summary)

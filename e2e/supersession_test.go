@@ -16,7 +16,8 @@ import (
 // TestSupersession_throughNovad: three versions of one subject in a
 // JSONL export, served by novad: on the facade and the direct surface
 // alike the newest ranks first and the older ones, results and
-// citations, say they are superseded by its id. Once the newest line is
+// citations, say they are superseded by its id, and so does novactl
+// search's text. Once the newest line is
 // removed and the export synced again, novad serves the middle one as
 // the newest, and no result names the removed id.
 func TestSupersession_throughNovad(t *testing.T) {
@@ -84,6 +85,15 @@ func TestSupersession_throughNovad(t *testing.T) {
 	}
 	for _, s := range []struct{ name, url string }{{"facade", d.Facade + api.PathFacadeSearch}, {"direct", d.Direct + api.PathSearch}} {
 		check(s.name, ask(s.url), "records:gw-3", "")
+	}
+	// A person reading novactl search is told as well: an older state
+	// printed like the current one reads as current.
+	out, errs, code := h.Novactl("search", "--project", "infra", "walrus gateway port")
+	if code != 0 {
+		t.Fatalf("novactl search: %d\n%s%s", code, out, errs)
+	}
+	if n := strings.Count(out, "superseded by records:gw-3"); n != 2 {
+		t.Errorf("novactl search says %d times that a version is superseded by records:gw-3, want 2 (gw-1, gw-2):\n%s", n, out)
 	}
 
 	novatest.Must(t, os.WriteFile(state, []byte(strings.Join(lines[:2], "\n")+"\n"), 0o644))
