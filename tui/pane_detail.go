@@ -87,6 +87,10 @@ func (m Model) detailContent() string {
 		meta = append(meta, "tags "+strings.Join(r.Tags, ","))
 	}
 	wrap(strings.Join(meta, " · "), st.muted)
+	if r.Superseded {
+		// An older state shown like the current one reads as current.
+		wrap("superseded by "+r.SupersededBy+", a newer version", st.degraded)
+	}
 	add("")
 
 	add(st.section.Render("Citation ") + st.citation.Render(orDash(c.CitationID)))

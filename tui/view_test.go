@@ -436,3 +436,25 @@ func TestView_AdviceWrapsAtSpaces(t *testing.T) {
 		}
 	}
 }
+
+// TestView_SupersededSaysBy: the detail view of an older version of a
+// subject says it is superseded and by which id, under its date, so that
+// an old state is not read as the current one; the current version says
+// nothing of the kind. Before, the detail view left it out.
+func TestView_SupersededSaysBy(t *testing.T) {
+	const newest = "notes:notes/TASK_BOARD.md#d"
+	answer := func(b api.SearchBody) (*api.SearchResponse, error) {
+		r := resultsFixture(b.Query)
+		r.Results[0].Superseded, r.Results[0].SupersededBy = true, newest
+		return r, nil
+	}
+	m := started(t, &fakeBackend{report: readyReport(), answer: answer})
+	m = update(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})
+	m = press(t, m, "/", "dashboard port", "enter")
+	if v := press(t, m, "enter").View(); !strings.Contains(v, "superseded by "+newest) {
+		t.Errorf("the older version's detail does not name its newest version:\n%s", v)
+	}
+	if v := press(t, m, "down", "enter").View(); strings.Contains(v, "superseded") {
+		t.Errorf("a current version's detail says superseded:\n%s", v)
+	}
+}
