@@ -196,3 +196,20 @@ func TestSupersession_taskBoardHeadingSpelling(t *testing.T) {
 	flags := versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "cafe wifi zebra router", TopK: 10}))
 	wantFlags(t, flags, map[string]string{"board-2026-06-01.md#board-caf\u00e9-wifi": "by board:board-2026-07-01.md#board-cafe-wifi", "board-2026-07-01.md#board-cafe-wifi": "current"})
 }
+
+// TestSupersession_projectInEitherUnicodeForm: one project written in
+// its decomposed form (a macOS folder's name, e and a combining accent)
+// by one export and composed by another is one project, as the project
+// filter reads it: the newer version supersedes the older across the
+// two forms. Before, each form held a chain of its own, and the filter
+// returned both versions as current.
+func TestSupersession_projectInEitherUnicodeForm(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.jsonl"), `{"id":"gw-1","subject":"gateway","date":"2026-05-01","project":"cafe\u0301","text":"The walrus gateway listens on port 8080."}`+"\n")
+	writeFile(t, filepath.Join(dir, "b.jsonl"), `{"id":"gw-2","subject":"gateway","date":"2026-06-01","project":"caf\u00e9","text":"The walrus gateway listens on port 9090."}`+"\n")
+	snap := newLiveHome(t, config.Source{Name: "state", Kind: config.KindJSONL, Path: dir}).sync(t)
+	for _, project := range []string{"", "caf\u00e9", "cafe\u0301"} {
+		resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "walrus gateway port", TopK: 10, Filters: api.Filters{Project: project}})
+		wantFlags(t, versionFlags(resp), map[string]string{"gw-1": "by state:gw-2", "gw-2": "current"})
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/lexical"
@@ -545,7 +547,10 @@ func (g *Generation) versionChains() *versions {
 			if when == "" && c.Date != "" {
 				when = dayStart(c.Date)
 			}
-			k := c.Project + "\x00" + c.Subject
+			// A project is one text in either Unicode form, as the
+			// project filter reads it (a macOS folder's name is
+			// decomposed, a typed one composed).
+			k := norm.NFC.String(c.Project) + "\x00" + c.Subject
 			chains[k] = append(chains[k], &version{doc: i, when: when, source: c.SourceName, path: c.SourcePath,
 				record: c.SourceName + "\x00" + c.SourceID, line: c.LineNumber})
 		}
