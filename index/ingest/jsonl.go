@@ -134,7 +134,7 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 	}
 	date, t, ok := recordDate(jr.Date, loc)
 	if !ok {
-		return memory.Record{}, fmt.Sprintf("date %s is not RFC 3339, YYYY-MM-DD or Unix seconds or milliseconds", truncate.Runes(string(jr.Date), 60)), nil
+		return memory.Record{}, fmt.Sprintf("date %s is not RFC 3339, YYYY-MM-DD, RFC 2822 or Unix seconds or milliseconds", truncate.Runes(string(jr.Date), 60)), nil
 	}
 	rec.Date, rec.Time = date, t
 	tags, ok := parseTags(jr.Tags)
@@ -154,10 +154,11 @@ func subjectKey(s string) string {
 	return normalizeSpace(lexical.Normalize(s))
 }
 
-// recordDate reads a record's "date": a string parseDate accepts, or a
-// time as exports from databases and chat tools write it, a number or a
-// string of digits: Unix seconds (with a fraction, as Slack's ts),
-// milliseconds (JavaScript's Date.now()), or a compact YYYYMMDD. The day
+// recordDate reads a record's "date": a string parseDate or mailDate
+// accepts, or a time as exports from databases and chat tools write it,
+// a number or a string of digits: Unix seconds (with a fraction, as
+// Slack's ts), milliseconds (JavaScript's Date.now()), or a compact
+// YYYYMMDD. The day
 // of an epoch time is the machine's (loc), as for a time without an
 // offset. Nothing, null or "" is no date; ok is false for anything else.
 func recordDate(raw json.RawMessage, loc *time.Location) (string, time.Time, bool) {
@@ -177,7 +178,43 @@ func recordDate(raw json.RawMessage, loc *time.Location) (string, time.Time, boo
 	if date, t, ok := parseDate(s, loc); ok {
 		return date, t, true
 	}
+	if date, t, ok := mailDate(s); ok {
+		return date, t, true
+	}
 	return epochDate(s, loc)
+}
+
+// mailDateLayouts are RFC 2822's date (an email's Date header, as mail
+// and many exporters write it; JavaScript's Date.toUTCString()), with or
+// without its weekday and seconds, and JavaScript's Date.toString().
+var mailDateLayouts = []string{
+	"Mon, 2 Jan 2006 15:04:05 -0700", "Mon, 2 Jan 2006 15:04 -0700",
+	"2 Jan 2006 15:04:05 -0700", "2 Jan 2006 15:04 -0700",
+	"Mon Jan 2 2006 15:04:05 GMT-0700",
+}
+
+// mailDate reads s in one of mailDateLayouts and returns its day in its
+// own offset and its time. A trailing comment, "(UTC)" or JavaScript's
+// "(Central European Standard Time)", is dropped; of the zones named,
+// only GMT, UT and UTC are read (as +0000): RFC 2822's obsolete US zones
+// and every other name are not guessed, as parseDate does not (Go's
+// time.Parse reads an unknown name as +0000).
+func mailDate(s string) (string, time.Time, bool) {
+	if i := strings.LastIndexByte(s, '('); i > 0 && strings.HasSuffix(s, ")") {
+		s = strings.TrimSpace(s[:i])
+	}
+	for _, zone := range []string{" GMT", " UTC", " UT"} {
+		if strings.HasSuffix(s, zone) {
+			s = strings.TrimSuffix(s, zone) + " +0000"
+			break
+		}
+	}
+	for _, layout := range mailDateLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.Format("2006-01-02"), t, true
+		}
+	}
+	return "", time.Time{}, false
 }
 
 // epochDate reads a number as Unix seconds or milliseconds, or as a

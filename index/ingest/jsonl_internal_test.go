@@ -169,3 +169,43 @@ func TestRead_exportedTimestamps(t *testing.T) {
 		t.Error("a time in a named zone without an offset was read")
 	}
 }
+
+// TestRead_emailDates: records exported from mail and from JavaScript
+// carry an RFC 2822 date (an email's Date header, Date.toUTCString()) or
+// JavaScript's Date.toString(). Such a record is read with its time, its
+// day in its own offset; before, it was skipped, its date "not RFC 3339".
+// A zone named without a known offset (PST, CEST) is still not guessed.
+func TestRead_emailDates(t *testing.T) {
+	at := time.Date(2026, 3, 4, 23, 30, 0, 0, time.UTC)
+	lines := []string{
+		`{"id":"m1","text":"header","date":"Wed, 04 Mar 2026 23:30:00 +0000"}`,
+		`{"id":"m2","text":"utc string","date":"Wed, 04 Mar 2026 23:30:00 GMT"}`,
+		`{"id":"m3","text":"one digit day, offset","date":"Thu, 5 Mar 2026 01:30:00 +0200"}`,
+		`{"id":"m4","text":"no weekday, no seconds","date":"4 Mar 2026 18:30 -0500"}`,
+		`{"id":"m5","text":"a comment after","date":"Wed, 04 Mar 2026 23:30:00 +0000 (UTC)"}`,
+		`{"id":"m6","text":"javascript","date":"Thu Mar 05 2026 00:30:00 GMT+0100 (Central European Standard Time)"}`,
+		`{"id":"m7","text":"UT","date":"Wed, 04 Mar 2026 23:30:00 UT"}`,
+		`{"id":"bad1","text":"named zone","date":"Wed, 04 Mar 2026 23:30:00 PST"}`,
+		`{"id":"bad2","text":"named zone","date":"Wed, 04 Mar 2026 23:30:00 CEST"}`,
+	}
+	dir := writeTree(t, map[string]string{"mail.jsonl": strings.Join(lines, "\r\n") + "\r\n"})
+	recs, problems := collect(t, config.Source{Name: "recs", Kind: config.KindJSONL, Path: dir})
+	days := map[string]string{"m1": "2026-03-04", "m2": "2026-03-04", "m3": "2026-03-05", "m4": "2026-03-04", "m5": "2026-03-04", "m6": "2026-03-05", "m7": "2026-03-04"}
+	for _, r := range recs {
+		if want, ok := days[r.ID]; !ok || r.Date != want || !r.Time.Equal(at) {
+			t.Errorf("record %s: %s %v, want %s at %v", r.ID, r.Date, r.Time, want, at)
+		}
+		delete(days, r.ID)
+	}
+	for id := range days {
+		t.Errorf("record %s was not read", id)
+	}
+	if len(problems) != 2 {
+		t.Fatalf("problems %v, want the two named zones", problems)
+	}
+	for i, p := range problems {
+		if p.Line != 8+i || !strings.Contains(p.Reason, "date") || !strings.Contains(p.Reason, "RFC 2822") {
+			t.Errorf("problem %v, want line %d naming the date and the forms read", p, 8+i)
+		}
+	}
+}
