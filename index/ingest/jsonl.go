@@ -88,6 +88,92 @@ func decodeJSONLRecord(line []byte) (jsonlRecord, error) {
 	return jr, err
 }
 
+// jsonlPartsRecord is a line whose "text" is not a string: its Text
+// stands in for the record's own (encoding/json takes the shallower of
+// two fields of one name).
+type jsonlPartsRecord struct {
+	jsonlRecord
+	Text json.RawMessage `json:"text"`
+}
+
+// decodeTextParts decodes a line whose text is written as its parts (see
+// partsText), the record's text their words; err is the first other
+// field of the wrong type, as decodeJSONLRecord's is, and reason says why
+// the text is not read when it is not.
+func decodeTextParts(line []byte) (jsonlRecord, string, error) {
+	var pr jsonlPartsRecord
+	err := json.Unmarshal(line, &pr)
+	var wrongType *json.UnmarshalTypeError
+	if err != nil && !errors.As(err, &wrongType) {
+		return jsonlRecord{}, "", err
+	}
+	if wrongType != nil {
+		// Named as on any other line: "title", not "jsonlRecord.title".
+		wrongType.Field = strings.TrimPrefix(wrongType.Field, "jsonlRecord.")
+	}
+	text, ok := partsText(pr.Text)
+	if !ok {
+		return jsonlRecord{}, `"text" must be a string, a list of strings or text blocks ({"type":"text","text":"..."}), or one such block`, nil
+	}
+	pr.jsonlRecord.Text = &text
+	return pr.jsonlRecord, "", err
+}
+
+// partsText reads a text written as its parts, as chat tools export a
+// message: a list of strings (ChatGPT's content.parts), or of content
+// blocks ({"type":"text","text":...} of the Anthropic and OpenAI APIs,
+// {"text":...} of Gemini's parts), or one such block. The text is the
+// words of its strings and text blocks, one part a line; other blocks (an
+// image, a tool call, a model's thoughts) hold none of the message's
+// words and are left out. ok is false for any other shape.
+func partsText(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimLeft(raw, jsonSpace)
+	if len(raw) == 0 {
+		return "", false
+	}
+	var parts []json.RawMessage
+	switch raw[0] {
+	case '[':
+		if json.Unmarshal(raw, &parts) != nil {
+			return "", false
+		}
+	case '{':
+		parts = []json.RawMessage{raw}
+	default:
+		return "", false
+	}
+	var words []string
+	for _, p := range parts {
+		var s string
+		if json.Unmarshal(p, &s) == nil {
+			if s = strings.TrimSpace(s); s != "" {
+				words = append(words, s)
+			}
+			continue
+		}
+		var block struct {
+			Type    json.RawMessage `json:"type"`
+			Text    json.RawMessage `json:"text"`
+			Thought json.RawMessage `json:"thought"`
+		}
+		if json.Unmarshal(p, &block) != nil {
+			return "", false // a number, a list: not a part
+		}
+		var kind string
+		_ = json.Unmarshal(block.Type, &kind)
+		if json.Unmarshal(block.Text, &s) != nil || string(block.Thought) == "true" {
+			continue
+		}
+		switch kind {
+		case "", "text", "input_text", "output_text":
+			if s = strings.TrimSpace(s); s != "" {
+				words = append(words, s)
+			}
+		}
+	}
+	return strings.Join(words, "\n"), true
+}
+
 // parseJSONLLine returns the record of a line, or the reason it is not
 // one, or a *notJSONError for a line that is not JSON at all (see
 // readLines); a date without an offset is read in loc (see parseDate).
@@ -97,6 +183,14 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 	}
 	jr, err := decodeJSONLRecord(line)
 	var wrongType *json.UnmarshalTypeError
+	if errors.As(err, &wrongType) && wrongType.Field == "text" {
+		// Not a string: the text may be written as its parts, read
+		// again only then so that the common line keeps the fast path.
+		var reason string
+		if jr, reason, err = decodeTextParts(line); reason != "" {
+			return memory.Record{}, reason, nil
+		}
+	}
 	if errors.As(err, &wrongType) && wrongType.Field != "" {
 		// A JSON object all the same: name the field, not the line.
 		return memory.Record{}, fmt.Sprintf("%q must be a string, not a JSON %s", wrongType.Field, wrongType.Value), nil

@@ -209,3 +209,62 @@ func TestRead_emailDates(t *testing.T) {
 		}
 	}
 }
+
+// TestRead_textParts: exports from chat tools write a record's text as
+// its parts: a list of strings (ChatGPT's content.parts), a list of
+// content blocks ({"type":"text","text":...}, as the Anthropic and OpenAI
+// APIs and Gemini's parts write them), or one such block. Such a record
+// is read with its text blocks' words, one part a line, and its other
+// blocks (an image, a tool call, a model's thoughts) left out; before,
+// it was skipped, "text" not a string. A record with no words in any
+// part, or parts of another shape, is still reported.
+func TestRead_textParts(t *testing.T) {
+	lines := []string{
+		`{"id":"p1","text":["the deploy runs at noon","then the cache warms"]}`,
+		`{"id":"p2","text":[{"type":"text","text":"billing uses postgres"},{"type":"image","source":{"data":"iVBOR"}},{"type":"output_text","text":"version 16"}]}`,
+		`{"id":"p3","text":{"type":"text","text":"one block, token ghp_abcdefghijklmnopqrstuvwxyz0123456789"}}`,
+		`{"id":"p4","text":[{"text":"thinking it over","thought":true},{"text":"the answer is 42"}],"title":"gemini"}`,
+		`{"id":"p5","text":[{"type":"image","url":"x"}]}`,
+		`{"id":"p6","text":[1,2]}`,
+		`{"id":"p7","text":["fine words"],"title":7}`,
+		`{"id":"p8","text":[{"type":"tool_use","text":"not words"}]}`,
+	}
+	dir := writeTree(t, map[string]string{"chat.jsonl": strings.Join(lines, "\n") + "\n"})
+	recs, problems := collect(t, config.Source{Name: "recs", Kind: config.KindJSONL, Path: dir})
+	want := map[string]string{
+		"p1": "the deploy runs at noon\nthen the cache warms",
+		"p2": "billing uses postgres\nversion 16",
+		"p4": "the answer is 42",
+	}
+	for _, r := range recs {
+		if r.ID == "p3" {
+			if !strings.HasPrefix(r.Text, "one block, token ") || strings.Contains(r.Text, "ghp_") || r.Redactions != 1 {
+				t.Errorf("record p3: text %q (%d redactions), want the block's words with the token redacted", r.Text, r.Redactions)
+			}
+			delete(want, "p3")
+			continue
+		}
+		if w, ok := want[r.ID]; !ok || r.Text != w {
+			t.Errorf("record %s: text %q, want %q", r.ID, r.Text, w)
+		}
+		if r.ID == "p4" && r.Title != "gemini" {
+			t.Errorf("record p4: title %q, the record's other fields were lost", r.Title)
+		}
+		delete(want, r.ID)
+	}
+	for id := range want {
+		t.Errorf("record %s was not read", id)
+	}
+	wantProblems := []struct {
+		line   int
+		reason string
+	}{{5, `missing or empty "text"`}, {6, `"text" must be`}, {7, `"title" must be a string`}, {8, `missing or empty "text"`}}
+	if len(problems) != len(wantProblems) {
+		t.Fatalf("problems %v, want %v", problems, wantProblems)
+	}
+	for i, w := range wantProblems {
+		if p := problems[i]; p.Line != w.line || !strings.Contains(p.Reason, w.reason) {
+			t.Errorf("problem %v, want line %d: %s", p, w.line, w.reason)
+		}
+	}
+}
