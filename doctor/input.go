@@ -20,7 +20,8 @@ type SkippedFile struct {
 	Source string `json:"source"`
 	Path   string `json:"path"`
 	// Count is how many problems the read met (a malformed line, a
-	// record with binary text, the whole file when it is binary).
+	// record with binary text, the whole file when it is binary), and
+	// the records left out for an id an earlier record of the source has.
 	Count int `json:"count"`
 	// Reason is why the first was skipped, with its line when it has
 	// one; empty when the file was last read by a Nova that did not
@@ -60,8 +61,11 @@ func inputCheck(cfg config.Config, m *manifest.Manifest, states []index.FileStat
 	var all, skipped []SkippedFile
 	interrupted := 0
 	for _, s := range states {
-		if _, configured := order[s.Source]; s.Problems > 0 && s.Gone.IsZero() && configured {
-			f := SkippedFile{Source: s.Source, Path: s.Path, Count: s.Problems, Reason: s.Problem, Interrupted: s.Interrupted}
+		if _, configured := order[s.Source]; s.Problems+len(s.Dropped) > 0 && s.Gone.IsZero() && configured {
+			f := SkippedFile{Source: s.Source, Path: s.Path, Count: s.Problems + len(s.Dropped), Reason: s.Problem, Interrupted: s.Interrupted}
+			if f.Reason == "" && s.Problems == 0 {
+				f.Reason = duplicateReason(s.Source, s.Dropped[0])
+			}
 			all = append(all, f)
 			if f.Count > f.Interrupted {
 				skipped = append(skipped, f)
@@ -120,6 +124,21 @@ func inputCheck(cfg config.Config, m *manifest.Manifest, states []index.FileStat
 		files = fmt.Sprintf("%d files", len(skipped))
 	}
 	return degraded(id, title, CodeInputSkipped, fmt.Sprintf("input of %s was skipped when last read and is not searchable: %s", files, list), advice), all
+}
+
+// duplicateReason is why a file's record of chunk id was left out: an
+// earlier record of its source has its id (index.FileState's Dropped,
+// which the sync that met it reported with its line). A record whose
+// chunk id is its first chunk's (memory.ChunkID: "notes:e1", "notes:e1#1"
+// for the first piece of a record cut in several, and one more '#' after
+// an id that ends like a piece's) is named by its own id.
+func duplicateReason(source, chunkID string) string {
+	id := strings.TrimPrefix(chunkID, source+":")
+	if i := strings.LastIndexByte(id, '#'); i >= 0 && i < len(id)-1 && strings.Trim(id[i+1:], "0123456789") == "" {
+		id = id[:i] // a piece: an id ending so is followed by '#' when whole
+	}
+	id = strings.TrimSuffix(id, "#")
+	return fmt.Sprintf("duplicate id %q: an earlier record of the source has it, and only the first is kept", id)
 }
 
 // shownGone is how many gone files the gone check names.

@@ -15,6 +15,7 @@ import (
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/memory"
 )
 
 // binaryNote is what a .md that is not text looks like to the reader.
@@ -390,5 +391,66 @@ func TestSourcesHoldNoMemory_chatExportZip(t *testing.T) {
 	f.writeConfig()
 	if s := check(t, f.run(Options{}), "source:chats"); !strings.Contains(s.Message, "holds no file a chat-export source reads yet; its path is a folder of unzipped ChatGPT or Claude.ai exports") {
 		t.Errorf("chat-export source over a zip: %q", s.Message)
+	}
+}
+
+// TestInput_duplicateIDs: a record left out because an earlier record of
+// its source has its id (an export copied twice, a record appended again
+// to its file) is input not in memory: the sync that met it reported it,
+// and so does doctor after it, as after any other skipped line. Before,
+// doctor was Ready: with novad's watcher syncing, nothing ever said the
+// record was not searchable.
+func TestInput_duplicateIDs(t *testing.T) {
+	f := newFixture(t)
+	exports := filepath.Join(filepath.Dir(f.src), "exports")
+	first, second := filepath.Join(exports, "a-march.jsonl"), filepath.Join(exports, "b-march-copy.jsonl")
+	novatest.Must(t, os.MkdirAll(exports, 0o700))
+	novatest.Must(t, os.WriteFile(first, []byte(`{"id":"e1","text":"the ledger closes on the fifth"}`+"\n"), 0o600))
+	novatest.Must(t, os.WriteFile(second, []byte(`{"id":"e2","text":"payroll runs on the 25th"}`+"\n"+`{"id":"e1","text":"the ledger closes on the sixth"}`+"\n"), 0o600))
+	f.extra = fmt.Sprintf("  - {name: exports, kind: jsonl, path: %q}\n", exports)
+	f.writeConfig()
+	f.sync()
+
+	rep := f.run(Options{})
+	c := want(t, rep, "input", Degraded, CodeInputSkipped)
+	if !strings.Contains(c.Message, "input of 1 file was skipped") || !strings.Contains(c.Message, second+": ") || !strings.Contains(c.Message, `duplicate id "e1"`) {
+		t.Errorf("input: %s", c.Message)
+	}
+	if len(rep.SkippedInput) != 1 || rep.SkippedInput[0].Path != second || rep.SkippedInput[0].Count != 1 ||
+		!strings.HasPrefix(rep.SkippedInput[0].Reason, `duplicate id "e1"`) {
+		t.Errorf("skipped input: %+v", rep.SkippedInput)
+	}
+
+	// A record appended again to its own file, read on from the cursor:
+	// still named, the file's count with it.
+	f2, err := os.OpenFile(first, os.O_WRONLY|os.O_APPEND, 0)
+	novatest.Must(t, err)
+	_, err = f2.WriteString(`{"id":"e1","text":"the ledger closes on the seventh"}` + "\n")
+	novatest.Must(t, errors.Join(err, f2.Close()))
+	f.sync()
+	rep = f.run(Options{})
+	want(t, rep, "input", Degraded, CodeInputSkipped)
+	counts := map[string]int{}
+	for _, s := range rep.SkippedInput {
+		counts[s.Path] = s.Count
+		if !strings.Contains(s.Reason, `duplicate id "e1"`) {
+			t.Errorf("%s: reason %q", s.Path, s.Reason)
+		}
+	}
+	if counts[first] != 1 || counts[second] != 1 || len(counts) != 2 {
+		t.Errorf("skipped input after an append: %+v", rep.SkippedInput)
+	}
+}
+
+// TestDuplicateReason: a dropped record is named by its own id whatever
+// its first chunk's id looks like (memory.ChunkID).
+func TestDuplicateReason(t *testing.T) {
+	for _, id := range []string{"e1", "x#2", "x#", "a#b", "42"} {
+		for _, parts := range []int{1, 3} {
+			got := duplicateReason("src", memory.ChunkID("src", id, 1, parts))
+			if !strings.HasPrefix(got, fmt.Sprintf("duplicate id %q:", id)) {
+				t.Errorf("id %q in %d parts: %s", id, parts, got)
+			}
+		}
 	}
 }
