@@ -412,11 +412,11 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 		if text {
 			content = bytes.TrimRight(l.data, "\r\n")
 		}
-		if cur.Offset == 0 {
-			// Windows tools often start a UTF-8 file with a byte-order
-			// mark, which would make its first record invalid JSON.
-			content = bytes.TrimPrefix(content, utf8BOM)
-		}
+		// Windows tools often start a UTF-8 file with a byte-order mark,
+		// which would make its first record invalid JSON; files joined
+		// with cat (or type, or copy /b) keep each one's mark at the
+		// start of a line inside. A mark is never a line's text.
+		content = bytes.TrimPrefix(content, utf8BOM)
 		content, nuls, cut := splitNULPadding(content)
 		if cur.Open {
 			// The rest of the line consumed last time: only its line

@@ -268,3 +268,26 @@ func TestRead_textParts(t *testing.T) {
 		}
 	}
 }
+
+// TestRead_concatenatedExports: files joined with cat (or Windows' type
+// or copy /b), each saved with a byte-order mark, leave a mark at the
+// start of a line inside the file. Such a line is its record, read
+// without a problem; before, it was reported as "the start of a line cut
+// short (a write a crash interrupted)", and a record whose line did not
+// start with {" was lost as "not a JSON object".
+func TestRead_concatenatedExports(t *testing.T) {
+	dir := writeTree(t, map[string]string{"all.jsonl": "\ufeff" + `{"id":"a1","text":"from the first export"}` + "\r\n" +
+		"\ufeff" + `{"id":"b1","text":"from the second export"}` + "\r\n" +
+		"\ufeff" + `{ "id": "c1", "text": "from the third, spaced" }` + "\r\n"})
+	recs, problems := collect(t, config.Source{Name: "recs", Kind: config.KindJSONL, Path: dir})
+	if len(problems) != 0 {
+		t.Errorf("problems %v, want none", problems)
+	}
+	var ids []string
+	for _, r := range recs {
+		ids = append(ids, r.ID)
+	}
+	if !slices.Equal(ids, []string{"a1", "b1", "c1"}) {
+		t.Errorf("records %v, want a1, b1, c1", ids)
+	}
+}
