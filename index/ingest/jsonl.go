@@ -31,7 +31,7 @@ type jsonlRecord struct {
 	WorkType     string          `json:"workType"`
 	SourceSet    string          `json:"sourceSet"`
 	Lifecycle    string          `json:"lifecycle"`
-	Title        string          `json:"title"`
+	Title        json.RawMessage `json:"title"`
 	Session      json.RawMessage `json:"session"`
 	Conversation json.RawMessage `json:"conversation"`
 	Subject      json.RawMessage `json:"subject"`
@@ -205,18 +205,19 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 	if jr.Text == nil || strings.TrimSpace(*jr.Text) == "" {
 		return memory.Record{}, `missing or empty "text"`, nil
 	}
-	var keys [4]string
+	// A title too may be a number (a year, a ticket number in a sheet).
+	var keys [5]string
 	for i, f := range []struct {
 		name string
 		raw  json.RawMessage
-	}{{"project", jr.Project}, {"session", jr.Session}, {"conversation", jr.Conversation}, {"subject", jr.Subject}} {
+	}{{"project", jr.Project}, {"session", jr.Session}, {"conversation", jr.Conversation}, {"subject", jr.Subject}, {"title", jr.Title}} {
 		if keys[i], ok = keyString(f.raw); !ok {
 			return memory.Record{}, fmt.Sprintf("%q must be a string or a number", f.name), nil
 		}
 	}
-	project, session, conversation, subject := keys[0], keys[1], keys[2], keys[3]
+	project, session, conversation, subject, title := keys[0], keys[1], keys[2], keys[3], keys[4]
 	rec := memory.Record{
-		ID: id, Text: strings.TrimSpace(*jr.Text), Title: strings.TrimSpace(jr.Title),
+		ID: id, Text: strings.TrimSpace(*jr.Text), Title: strings.TrimSpace(title),
 		Agent: jr.Agent, Role: jr.Role, Project: project, WorkType: jr.WorkType,
 		SourceSet: jr.SourceSet, Lifecycle: jr.Lifecycle, SessionID: session, Layer: "record",
 		Subject: subject,
@@ -233,7 +234,7 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 	rec.Date, rec.Time = date, t
 	tags, ok := parseTags(jr.Tags)
 	if !ok {
-		return memory.Record{}, `"tags" must be a list of strings or a comma-separated string`, nil
+		return memory.Record{}, `"tags" must be a list of strings (or numbers) or a comma-separated string`, nil
 	}
 	rec.Tags = tags
 	return rec, "", nil
@@ -392,7 +393,7 @@ func idString(raw json.RawMessage) (string, bool) {
 }
 
 // keyString reads a field that names something (a project, a session,
-// a conversation, a subject): a string as it is, or a number as written
+// a conversation, a subject, a title, a tag): a string as it is, or a number as written
 // (an id from a database), as an id is read; null or nothing is "". ok
 // is false for any other value.
 func keyString(raw json.RawMessage) (string, bool) {
@@ -428,7 +429,20 @@ func parseTags(raw json.RawMessage) ([]string, bool) {
 	if json.Unmarshal(raw, &s) == nil {
 		return cleanTags(strings.Split(s, ",")), true
 	}
-	return nil, false
+	// Tags that are numbers ([2024, "q1"]) are kept as written.
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil, false
+	}
+	list = list[:0]
+	for _, item := range items {
+		tag, ok := keyString(item)
+		if !ok {
+			return nil, false
+		}
+		list = append(list, tag)
+	}
+	return cleanTags(list), true
 }
 
 // plainString decodes a JSON string without escapes, the form of nearly

@@ -226,7 +226,7 @@ func TestRead_textParts(t *testing.T) {
 		`{"id":"p4","text":[{"text":"thinking it over","thought":true},{"text":"the answer is 42"}],"title":"gemini"}`,
 		`{"id":"p5","text":[{"type":"image","url":"x"}]}`,
 		`{"id":"p6","text":[1,2]}`,
-		`{"id":"p7","text":["fine words"],"title":7}`,
+		`{"id":"p7","text":["fine words"],"agent":7}`,
 		`{"id":"p8","text":[{"type":"tool_use","text":"not words"}]}`,
 	}
 	dir := writeTree(t, map[string]string{"chat.jsonl": strings.Join(lines, "\n") + "\n"})
@@ -258,7 +258,7 @@ func TestRead_textParts(t *testing.T) {
 	wantProblems := []struct {
 		line   int
 		reason string
-	}{{5, `missing or empty "text"`}, {6, `"text" must be`}, {7, `"title" must be a string`}, {8, `missing or empty "text"`}}
+	}{{5, `missing or empty "text"`}, {6, `"text" must be`}, {7, `"agent" must be a string`}, {8, `missing or empty "text"`}}
 	if len(problems) != len(wantProblems) {
 		t.Fatalf("problems %v, want %v", problems, wantProblems)
 	}
@@ -289,5 +289,27 @@ func TestRead_concatenatedExports(t *testing.T) {
 	}
 	if !slices.Equal(ids, []string{"a1", "b1", "c1"}) {
 		t.Errorf("records %v, want a1, b1, c1", ids)
+	}
+}
+
+// TestRead_numberTitleAndTags: exports from spreadsheets and databases
+// write a title that is a number (a year, a ticket number) as one, and
+// tags the same ([2024, "q1"]). Such a record is read with the number as
+// written, as a numeric id or project is; before, it was skipped. A
+// value of another type is still reported.
+func TestRead_numberTitleAndTags(t *testing.T) {
+	dir := writeTree(t, map[string]string{"sheet.jsonl": `{"id":"n1","text":"the budget was approved","title":2024,"tags":[2024,"q1",7.5]}` + "\n" +
+		`{"id":"n2","text":"a title list","title":["x"]}` + "\n" +
+		`{"id":"n3","text":"a boolean tag","tags":["ok",true]}` + "\n"})
+	recs, problems := collect(t, config.Source{Name: "recs", Kind: config.KindJSONL, Path: dir})
+	if len(recs) != 1 {
+		t.Fatalf("records %+v, want n1; problems %v", recs, problems)
+	}
+	if r := recs[0]; r.Title != "2024" || !slices.Equal(r.Tags, []string{"2024", "q1", "7.5"}) {
+		t.Errorf("record n1: title %q, tags %q", r.Title, r.Tags)
+	}
+	if len(problems) != 2 || problems[0].Line != 2 || !strings.Contains(problems[0].Reason, `"title"`) ||
+		problems[1].Line != 3 || !strings.Contains(problems[1].Reason, `"tags"`) {
+		t.Errorf("problems %v, want the title of line 2 and the tags of line 3", problems)
 	}
 }
