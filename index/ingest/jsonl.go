@@ -249,13 +249,13 @@ func subjectKey(s string) string {
 	return normalizeSpace(lexical.Normalize(s))
 }
 
-// recordDate reads a record's "date": a string parseDate or mailDate
-// accepts, or a time as exports from databases and chat tools write it,
-// a number or a string of digits: Unix seconds (with a fraction, as
-// Slack's ts), milliseconds (JavaScript's Date.now()), or a compact
-// YYYYMMDD. The day
-// of an epoch time is the machine's (loc), as for a time without an
-// offset. Nothing, null or "" is no date; ok is false for anything else.
+// recordDate reads a record's "date": a string parseDate, mailDate or
+// zoneSuffixedDate accepts, or a time as exports from databases and chat
+// tools write it, a number or a string of digits: Unix seconds (with a
+// fraction, as Slack's ts), milliseconds (JavaScript's Date.now()), or a
+// compact YYYYMMDD. The day of an epoch time is the machine's (loc), as
+// for a time without an offset. Nothing, null or "" is no date; ok is
+// false for anything else.
 func recordDate(raw json.RawMessage, loc *time.Location) (string, time.Time, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", time.Time{}, true
@@ -276,7 +276,27 @@ func recordDate(raw json.RawMessage, loc *time.Location) (string, time.Time, boo
 	if date, t, ok := mailDate(s); ok {
 		return date, t, true
 	}
+	if date, t, ok := zoneSuffixedDate(s); ok {
+		return date, t, true
+	}
 	return epochDate(s, loc)
+}
+
+// zoneSuffixedDate reads a time with its offset and then its zone's name
+// in brackets (RFC 9557, as Java's ZonedDateTime.toString() and
+// JavaScript's Temporal write it): the offset decides, the name is not
+// looked up. A name after a time without an offset is not guessed.
+func zoneSuffixedDate(s string) (string, time.Time, bool) {
+	i := strings.IndexByte(s, '[')
+	if i <= 0 || !strings.HasSuffix(s, "]") {
+		return "", time.Time{}, false
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00"} {
+		if t, err := time.Parse(layout, s[:i]); err == nil {
+			return t.Format("2006-01-02"), t, true
+		}
+	}
+	return "", time.Time{}, false
 }
 
 // mailDateLayouts are RFC 2822's date (an email's Date header, as mail

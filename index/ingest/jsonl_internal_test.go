@@ -313,3 +313,26 @@ func TestRead_numberTitleAndTags(t *testing.T) {
 		t.Errorf("problems %v, want the title of line 2 and the tags of line 3", problems)
 	}
 }
+
+// TestRead_zoneSuffixedDates: Java's ZonedDateTime.toString() and
+// JavaScript's Temporal write a time with its offset and then its zone's
+// name in brackets (RFC 9557: 2026-03-04T23:30+01:00[Europe/Paris]). Such
+// a record is read with its time, the offset deciding; before, it was
+// skipped. A zone in brackets after a time without an offset is not
+// guessed.
+func TestRead_zoneSuffixedDates(t *testing.T) {
+	at := time.Date(2026, 3, 4, 22, 30, 0, 0, time.UTC)
+	dir := writeTree(t, map[string]string{"java.jsonl": `{"id":"j1","text":"zoned","date":"2026-03-04T23:30+01:00[Europe/Paris]"}` + "\n" +
+		`{"id":"j2","text":"zoned, seconds","date":"2026-03-04T23:30:00.250+01:00[Europe/Paris]"}` + "\n" +
+		`{"id":"j3","text":"utc","date":"2026-03-04T22:30:00Z[UTC]"}` + "\n" +
+		`{"id":"j4","text":"no offset","date":"2026-03-04T23:30[Europe/Paris]"}` + "\n"})
+	recs, problems := collect(t, config.Source{Name: "recs", Kind: config.KindJSONL, Path: dir})
+	if len(recs) != 3 || len(problems) != 1 || problems[0].Line != 4 || !strings.Contains(problems[0].Reason, "date") {
+		t.Fatalf("records %+v, problems %v; want j1-j3 and the date of line 4", recs, problems)
+	}
+	for _, r := range recs {
+		if r.Date != "2026-03-04" || !r.Time.Truncate(time.Second).Equal(at) {
+			t.Errorf("record %s: %s %v, want 2026-03-04 at %v", r.ID, r.Date, r.Time, at)
+		}
+	}
+}
