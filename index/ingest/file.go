@@ -160,4 +160,12 @@ package ingest
 // architect mode's plan to the editor), the linter's report /lint sends
 // and /help's documentation are not the user's prompts; a source that
 // reaches NOVA_HOME through a link does not read the index.
-const Version = "ingest-v22"
+// ingest-v23: a compacted Claude Code session's summary is kept without
+// its transcript pointer and resume orders, and a Codex local
+// compaction's without the line that hands it to the model; chat-export
+// turns and legacy Gemini messages are numbered within their
+// conversation (so they have neighbours); task-board headings form one
+// version chain whatever their capitals, spacing or Unicode form; jsonl
+// reads RFC 2822 and RFC 9557 dates, text written as parts, numbers as
+// titles and tags, and a byte-order mark at the start of any line.
+const Version = "ingest-v23"
