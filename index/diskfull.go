@@ -25,9 +25,11 @@ type DiskFullError struct {
 	// ever promoted.
 	Active string
 	Err    error
-	// retry, when set (Retrying), is when the operation runs again by
-	// itself: the advice is then to give room, not to run it again.
-	retry time.Duration
+	// retrying (Retrying) says the operation runs again by itself, in
+	// retry when that is > 0: the advice is then to give room, not to run
+	// it again.
+	retrying bool
+	retry    time.Duration
 }
 
 func (e *DiskFullError) Error() string {
@@ -39,23 +41,28 @@ func (e *DiskFullError) Error() string {
 	if ie, ok := errors.AsType[*interruptedError](e.Err); ok {
 		return fmt.Sprintf("%s (%v); nothing is lost: %s, and %s waits in place to be made active. %s and run novactl index promote to finish it", what, ie.err, still, ie.runID, fix)
 	}
-	if e.retry > 0 {
-		return fmt.Sprintf("%s (%v); nothing is lost: %s, and the next sync removes what this one left. %s: the watcher syncs again by itself in %s, and carries on once a sync succeeds",
-			what, e.Err, still, strings.TrimSuffix(fix, ","), e.retry)
+	if e.retrying {
+		when := "by itself, backing off,"
+		if e.retry > 0 {
+			when = "by itself in " + e.retry.String() + ","
+		}
+		return fmt.Sprintf("%s (%v); nothing is lost: %s, and the next sync removes what this one left. %s: the watcher syncs again %s and carries on once a sync succeeds",
+			what, e.Err, still, strings.TrimSuffix(fix, ","), when)
 	}
 	return fmt.Sprintf("%s (%v); nothing is lost: %s, and the next run removes what this one left. %s and run it again", what, e.Err, still, fix)
 }
 
 // Retrying is e as the source watcher says it, which syncs again by
-// itself after in (its back-off): "run it again" would send whoever reads
-// its log to run by hand what the watcher does anyway. An operation left
-// waiting for novactl index promote keeps that advice.
+// itself after in (its back-off; 0 names no wait, for its state, which is
+// read at any later time): "run it again" would send whoever reads its
+// log or doctor to run by hand what the watcher does anyway. An operation
+// left waiting for novactl index promote keeps that advice.
 func (e *DiskFullError) Retrying(in time.Duration) error {
 	if _, ok := errors.AsType[*interruptedError](e.Err); ok {
 		return e
 	}
 	c := *e
-	c.retry = in
+	c.retrying, c.retry = true, in
 	return &c
 }
 

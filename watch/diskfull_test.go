@@ -49,3 +49,40 @@ func TestFullDiskSyncLogSaysItRetries(t *testing.T) {
 		}
 	})
 }
+
+// TestFullDiskSyncStateSaysItRetries: the watcher's state, which doctor
+// shows as "Watcher sync" long after the sync failed, words a full disk
+// as the log does: free space, and the watcher syncs again by itself. It
+// said "Free space on that disk and run it again", beside doctor's own
+// advice that the watcher retries, and sent people to run novactl index
+// sync by hand on a disk still full. It names no back-off ("in 8s"): the
+// state is read at any later time, when that wait means nothing.
+func TestFullDiskSyncStateSaysItRetries(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, func(o *Options, _ *fakeNotifier, s *fakeSyncer) {
+			full := &index.DiskFullError{Home: o.Home.Root, Active: "run-0",
+				Err: &fs.PathError{Op: "write", Path: filepath.Join(o.Home.Root, "index", "manifest.json"), Err: syscall.ENOSPC}}
+			s.errs = []error{full, full, full}
+			s.took = 0
+		})
+		h.appendLine(filepath.Join(h.src, "a.jsonl"))
+		time.Sleep(5 * time.Second) // past the first failure, before the retry
+		synctest.Wait()
+		st := h.state()
+		h.stop()
+		if st.LastSync == nil || st.LastSync.Result != "failed" {
+			t.Fatalf("last sync %+v, want the failed one", st.LastSync)
+		}
+		msg := st.LastSync.Error
+		for _, want := range []string{"disk holding " + h.home.Root + " is full", "run-0 is still active and served", "Free space on that disk", "the watcher syncs again by itself"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("state's error %q lacks %q", msg, want)
+			}
+		}
+		for _, not := range []string{"run it again", "the next run", "by itself in "} {
+			if strings.Contains(msg, not) {
+				t.Errorf("state's error %q says %q", msg, not)
+			}
+		}
+	})
+}

@@ -664,6 +664,8 @@ func (w *watcher) finish(r syncResult) {
 		logged := r.err
 		if re, ok := errors.AsType[Retrier](r.err); ok {
 			logged = re.Retrying(backoff)
+			// Doctor shows the state's error long after: no wait in it.
+			s.Error = re.Retrying(0).Error()
 		}
 		w.log.Error("Sync failed; retrying", "in", backoff.String(), "failures", w.failures, "err", logged)
 	}

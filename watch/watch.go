@@ -69,7 +69,8 @@ var ErrNothingYet = errors.New("the sources hold no memory yet")
 
 // Retrier is a Syncer error whose message advises running the sync again
 // (index's DiskFullError, for a full disk): Retrying words it for the
-// watcher, which syncs again by itself after in, its back-off.
+// watcher, which syncs again by itself after in, its back-off (0: no wait
+// named, for the state, read at any later time).
 type Retrier interface {
 	error
 	Retrying(in time.Duration) error
