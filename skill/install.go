@@ -525,6 +525,12 @@ func (b Backups) save(t Target, content []byte) (string, error) {
 		err = cerr
 	}
 	if err != nil {
+		// A copy cut short (a full disk) is no backup: it would be found
+		// where the replaced file is looked for. The folders go too when
+		// they hold nothing else (os.Remove leaves one that does).
+		os.Remove(path)
+		os.Remove(dir)
+		os.Remove(filepath.Dir(dir))
 		return "", err
 	}
 	return path, atomicfile.SyncDir(dir)
