@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -227,13 +228,7 @@ func runBench(ctx context.Context, inv *Invocation, args []string) int {
 		} else {
 			rep.WriteText(inv.Stdout)
 			if *jsonPath != "" {
-				f, err := paths.CreatePrivate(*jsonPath)
-				if err != nil {
-					fmt.Fprintf(inv.Stderr, "novactl bench: %v\n", err)
-					return ExitFailure
-				}
-				printJSON(f, rep)
-				if err := f.Close(); err != nil {
+				if err := writeReport(*jsonPath, rep); err != nil {
 					fmt.Fprintf(inv.Stderr, "novactl bench: %v\n", err)
 					return ExitFailure
 				}
@@ -263,6 +258,32 @@ func checkReportPath(path string) error {
 	}
 	if !fi.IsDir() {
 		return fmt.Errorf("--json %s: %s is not a directory", path, filepath.Dir(path))
+	}
+	return nil
+}
+
+// writeReport writes v as indented JSON to a private file at path. A
+// write that fails (a full disk) is an error, not the exit 0 of a report
+// left empty or cut short (printJSON drops write errors, as it may for
+// stdout), and the cut file is removed.
+func writeReport(path string, v any) error {
+	f, err := paths.CreatePrivate(path)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	err = enc.Encode(v)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		// Only a file this wrote: never a device or pipe named instead.
+		if fi, serr := os.Lstat(path); serr == nil && fi.Mode().IsRegular() {
+			os.Remove(path)
+		}
+		return err
 	}
 	return nil
 }
@@ -397,13 +418,7 @@ func runBenchFresh(ctx context.Context, inv *Invocation, args []string) int {
 	case "-":
 		printJSON(inv.Stdout, reps)
 	default:
-		f, err := paths.CreatePrivate(*jsonPath)
-		if err != nil {
-			fmt.Fprintf(inv.Stderr, "novactl bench fresh: %v\n", err)
-			return ExitFailure
-		}
-		printJSON(f, reps)
-		if err := f.Close(); err != nil {
+		if err := writeReport(*jsonPath, reps); err != nil {
 			fmt.Fprintf(inv.Stderr, "novactl bench fresh: %v\n", err)
 			return ExitFailure
 		}

@@ -295,3 +295,21 @@ func TestBenchLoad_helpListsOnlyItsFlags(t *testing.T) {
 		t.Errorf("bench --help lost --systems, --no-daemon or --load:\n%s", full)
 	}
 }
+
+// TestBench_reportOnFullDisk: a --json report that the disk has no room
+// for fails the run, saying so. Its write error was dropped: bench
+// exited 0 with the report file empty or cut short, and a script reading
+// it found no report, or half of one.
+func TestBench_reportOnFullDisk(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skipf("no /dev/full here to fill the disk with: %v", err)
+	}
+	dir := t.TempDir()
+	code, stdout, stderr := benchCLI("--sizes", "300", "--queries", "3", "--systems", "nova", "--no-daemon", "--json", "/dev/full", "--keep", filepath.Join(dir, "work"))
+	if code != ExitFailure {
+		t.Fatalf("code %d, want %d: the report was not written\nstdout:\n%s\nstderr:\n%s", code, ExitFailure, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "/dev/full") || !strings.Contains(stderr, "no space left on device") {
+		t.Errorf("stderr does not say the report could not be written for want of space:\n%s", stderr)
+	}
+}
