@@ -305,6 +305,7 @@ func (x *Indexer) Build(ctx context.Context) (res *BuildResult, err error) {
 		return nil, err
 	}
 	defer lock.Release()
+	defer x.giveRoomBack(&err)
 	defer x.limitMemory()()
 	x.cleanInterrupted()
 	return x.build(ctx)

@@ -214,3 +214,52 @@ func TestSync_fileTooLarge(t *testing.T) {
 		t.Errorf("candidates left after the next sync: %v", left)
 	}
 }
+
+// TestSync_fileTooLargeGivesItsRoomBack: a sync that runs out of room
+// removes what it wrote before it returns: the segments, space and
+// source states of the generation it could not finish. They stayed until
+// the next sync (minutes later when the watcher backs off), holding on a
+// full disk what a large build had written, up to the size of the index,
+// while the user looked for room. Tested at two limits: one cuts a first
+// build's space short, the other a delta's candidate record after its
+// segment and states were written.
+func TestSync_fileTooLargeGivesItsRoomBack(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		first bool
+		limit string
+	}{{"first build", true, "4096"}, {"delta", false, "2048"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			root := filepath.Join(dir, "home")
+			src := filepath.Join(dir, "memories.jsonl")
+			writeFile(t, src, jsonlLines(t, baseRecords()[:4]...))
+			cfg := testConfig(t, root, config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+			if !tc.first {
+				mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now}))
+			}
+			before := map[string]bool{}
+			for _, d := range []string{"segments", "spaces", "states"} {
+				for _, n := range dirNames(t, filepath.Join(cfg.Home.IndexDir(), d)) {
+					before[d+"/"+n] = true
+				}
+			}
+			writeFile(t, src, jsonlLines(t, baseRecords()...))
+			cmd := childCommand(t, "sync", root, src, epoch.Add(time.Hour), "")
+			cmd.Env = append(cmd.Env, "NOVA_TEST_FSIZE="+tc.limit)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			var ee *exec.ExitError
+			if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "file too large") {
+				t.Fatalf("child sync past the file size limit: %v (%s), want it to fail with EFBIG", err, stderr.String())
+			}
+			for _, d := range []string{"segments", "spaces", "states", "tmp", "candidates"} {
+				for _, n := range dirNames(t, filepath.Join(cfg.Home.IndexDir(), d)) {
+					if !before[d+"/"+n] {
+						t.Errorf("index/%s/%s is left by the failed sync", d, n)
+					}
+				}
+			}
+		})
+	}
+}

@@ -101,3 +101,14 @@ func (x *Indexer) diskFull(err error) error {
 	}
 	return &DiskFullError{Home: x.home.Root, Active: active, Err: err}
 }
+
+// giveRoomBack, deferred with the lock held, removes what a build that
+// ran out of room (*err) wrote and no generation or candidate names, as
+// the next writer would at its start: a large build's segments would
+// otherwise hold the disk full until then, minutes later when the watcher
+// backs off.
+func (x *Indexer) giveRoomBack(err *error) {
+	if *err != nil && noRoom(*err) {
+		x.cleanInterrupted()
+	}
+}

@@ -546,6 +546,7 @@ func (x *Indexer) Sync(ctx context.Context) (res *SyncResult, err error) {
 		return nil, err
 	}
 	defer lock.Release()
+	defer x.giveRoomBack(&err)
 	defer x.limitMemory()()
 	x.cleanInterrupted()
 	b, err := x.build(ctx)
