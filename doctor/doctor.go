@@ -412,8 +412,10 @@ func Run(ctx context.Context, opts Options) Report {
 	if merr == nil {
 		active = m
 	}
+	diskLow := false
 	if c, ok := diskCheck(home, active, opts.FreeSpace); ok {
 		add(c)
+		diskLow = c.Code == CodeDiskSpaceLow
 	}
 
 	// Token.
@@ -430,6 +432,13 @@ func Run(ctx context.Context, opts Options) Report {
 			"the token file does not hold the token novad serves; restart novad to rewrite it (it is rotated at every start): "+novadRunner.restart("novad")))
 	case terr == nil:
 		add(ready("token", "Internal token", "present, mode 0600, owned by you"))
+	case running && errors.Is(terr, secrets.ErrMissing) && diskLow:
+		// A full disk kept novad from writing it: a restart cannot write
+		// it either, and is not needed, since novad writes a missing
+		// token file again by itself (at each manifest poll).
+		add(degraded("token", "Internal token", CodeAuthUnavailable,
+			"novad serves search, but the volume of NOVA_HOME has no room for its internal token ("+home.TokenFile()+"; see Disk space), so /encode is refused",
+			"free space on that volume: novad writes the token again by itself once it can"))
 	case errors.Is(terr, secrets.ErrMissing) && !running:
 		add(ready("token", "Internal token", "will be created when novad starts"))
 	case running:
