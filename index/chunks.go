@@ -81,11 +81,16 @@ func (x *Indexer) chunkRecord(src config.Source, r memory.Record) []memory.Chunk
 // order places a chunk in the order a full build reads it: sources in
 // configuration order, files by path, records by line, pieces by part.
 // Neighbouring context follows this order, and so does a delta's layout,
-// whichever build wrote a chunk.
+// whichever build wrote a chunk. Records may share a line (the elements
+// of a JSON array written on one line): seq, a record's place in its
+// file as the delta read it, tells those apart; it is 0 for a document
+// already written, whose line it never shares with another (delta.diff
+// writes such records again, together).
 type order struct {
 	source int
 	path   string
 	line   int
+	seq    int
 	part   int
 }
 
@@ -99,12 +104,10 @@ func (a order) compare(b order) int {
 	if c := cmp.Compare(a.line, b.line); c != 0 {
 		return c
 	}
+	if c := cmp.Compare(a.seq, b.seq); c != 0 {
+		return c
+	}
 	return cmp.Compare(a.part, b.part)
-}
-
-// sameRecord reports whether two chunks are pieces of one record.
-func (a order) sameRecord(b order) bool {
-	return a.source == b.source && a.path == b.path && a.line == b.line
 }
 
 // conversationKey names a conversation: chunks of one conversation of one

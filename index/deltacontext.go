@@ -30,7 +30,7 @@ func (d *delta) context() {
 		if a.chunk.Conversation != "" {
 			affected[conversationKey{a.chunk.SourceName, a.chunk.Conversation}] = true
 		} else {
-			a.chunk.Context, a.chunk.Before = memory.NeighbourContext(nil, nil)
+			a.setContext(memory.NeighbourContext(nil, nil))
 		}
 	}
 	if len(affected) == 0 {
@@ -40,7 +40,8 @@ func (d *delta) context() {
 	// A record is known by its conversation as well as its place: a file
 	// may give two conversations' records one line (a chat export's
 	// turns are numbered within their conversation), and those are not
-	// one record.
+	// one record. Records of one conversation on one line (a JSON array
+	// on one line) are told apart by their place in the file (seq).
 	type recordKey struct {
 		conversationKey
 		order
@@ -93,7 +94,7 @@ func (d *delta) context() {
 			}
 			ctx, bef := memory.NeighbourContext(before, after)
 			for _, a := range m.chunks {
-				a.chunk.Context, a.chunk.Before = ctx, bef
+				a.setContext(ctx, bef)
 			}
 			for _, doc := range m.docs {
 				oldCtx, oldBef := d.g.Context(doc)
@@ -111,6 +112,15 @@ func (d *delta) context() {
 			}
 		}
 	}
+}
+
+// setContext gives a its neighbouring context; a vector it keeps was
+// made with other words before it, and is made again.
+func (a *addition) setContext(ctx, before string) {
+	if a.codes != nil && a.chunk.Before != before {
+		a.codes = nil
+	}
+	a.chunk.Context, a.chunk.Before = ctx, before
 }
 
 // firstWords returns the words a record lends its neighbours, from its

@@ -284,7 +284,7 @@ type carriedFile struct {
 	// decoding it all up front held the whole corpus in memory.
 	decoded [][]pendingChunk
 	gen     *generation.Generation
-	docs    []carriedDoc // in line and part order
+	docs    []carriedDoc // in line order, then document order
 	codes   bool         // carried chunks keep their vectors' codes
 }
 
@@ -318,9 +318,10 @@ func redactAgain(pc *pendingChunk) {
 }
 
 // appendPiece adds a chunk to recs, records in line order: to the last
-// record when it is another piece of it, else as a record of its own.
+// record when it is another piece of it, else as a record of its own
+// (records may share a line: the elements of a JSON array on one line).
 func appendPiece(recs [][]pendingChunk, pc pendingChunk) [][]pendingChunk {
-	if n := len(recs); n > 0 && recs[n-1][0].c.LineNumber == pc.c.LineNumber {
+	if n := len(recs); n > 0 && recs[n-1][0].c.LineNumber == pc.c.LineNumber && recs[n-1][0].c.SourceID == pc.c.SourceID {
 		recs[n-1] = append(recs[n-1], pc)
 		return recs
 	}
@@ -423,8 +424,11 @@ func (x *Indexer) carriedMemory(ctx context.Context, prev *previous, jobs []read
 		line, part := g.Position(d)
 		f.docs = append(f.docs, carriedDoc{d, line, part})
 	}
+	// The documents of one line keep their document order, as the
+	// generation's conversations do: a record's pieces, and the records
+	// that share a line, were written together in the order read.
 	for _, f := range out.files {
-		slices.SortFunc(f.docs, func(a, b carriedDoc) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.part, b.part)) })
+		slices.SortStableFunc(f.docs, func(a, b carriedDoc) int { return cmp.Compare(a.line, b.line) })
 	}
 	return out
 }

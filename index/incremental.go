@@ -152,7 +152,9 @@ type delta struct {
 type addition struct {
 	chunk memory.Chunk
 	order order
-	codes []int8 // the vector of the document it replaces, when unchanged
+	// codes is the vector of the document it replaces, when unchanged;
+	// it was made with chunk.Before, and is kept while that is.
+	codes []int8
 }
 
 // plan sorts the listed files into unchanged ones and ones to read, and
@@ -489,6 +491,14 @@ func (d *delta) diff() {
 		if !ok {
 			continue
 		}
+		// Lines that more than one record starts on: their records are
+		// written again, together, whenever the file is read (see below).
+		onLine := map[int]int{}
+		for ri, rec := range r.records {
+			if len(r.chunks[ri]) > 0 {
+				onLine[rec.Line]++
+			}
+		}
 		for ri, rec := range r.records {
 			chunks := r.chunks[ri]
 			if len(chunks) == 0 {
@@ -518,15 +528,40 @@ func (d *delta) diff() {
 				}
 			}
 			accepted[first] = true
-			for _, c := range chunks {
-				if doc, ok := oldByID[c.ID]; ok && !d.retired[doc] && sameContent(d.g.Chunk(doc), &c) {
+			// A record is kept or written again whole, and the records
+			// that share a line are always written again: the
+			// generation orders the documents of one line by document
+			// number (it has no other way to tell records on one line
+			// apart), so a record's pieces, and the records of a line,
+			// must stand together in the order read. What is written
+			// again unchanged keeps its vector while the words before it
+			// do (context).
+			same := make([]int, len(chunks))
+			whole := onLine[rec.Line] == 1
+			for i := range chunks {
+				same[i] = -1
+				if doc, ok := oldByID[chunks[i].ID]; ok && !d.retired[doc] && sameContent(d.g.Chunk(doc), &chunks[i]) {
+					same[i] = doc
+				} else {
+					whole = false
+				}
+			}
+			if whole {
+				for _, doc := range same {
 					kept[doc] = true
-					continue
+				}
+				continue
+			}
+			for i, c := range chunks {
+				a := &addition{chunk: c, order: order{source: j.src, path: c.SourcePath, line: c.LineNumber, seq: ri + 1, part: c.Part}}
+				if doc := same[i]; doc >= 0 {
+					a.codes = d.g.Codes(doc)
+					_, a.chunk.Before = d.g.Context(doc)
 				}
 				if doc, ok := oldByID[c.ID]; ok {
 					d.retire(doc)
 				}
-				d.add(&addition{chunk: c, order: order{source: j.src, path: c.SourcePath, line: c.LineNumber, part: c.Part}})
+				d.add(a)
 			}
 		}
 	}
