@@ -174,3 +174,34 @@ func TestReadJSONL_arrayElementTooLong(t *testing.T) {
 		t.Errorf("cursor %+v, want the whole file: offset %d, line 5", res.cursor, len(content))
 	}
 }
+
+// TestReadJSONL_wrappedArray: records exported inside an object (an API's
+// {"records": [...]}, a dump's {"data": [...]}), minified on one line or
+// pretty-printed, are not read: which of an object's arrays holds the
+// records is the export's word, not the reader's guess. The problem says
+// they are wrapped and under which key, where it said the line lacked an
+// "id". An object that is a record missing its id is still told so.
+func TestReadJSONL_wrappedArray(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"api.jsonl":   `{"count":2,"records":[{"id":"a","text":"first"},{"id":"b","text":"second"}]}` + "\n",
+		"dump.json":   "{\n  \"exported\": \"2026-03-01\",\n  \"tags\": [\"x\"],\n  \"data\": [\n    {\"id\": \"c\", \"text\": \"third\"}\n  ]\n}\n",
+		"record.json": "{\n  \"text\": \"a record without an id\",\n  \"tags\": [\"x\"]\n}\n",
+	})
+	recs, problems := collect(t, jsonSource(dir))
+	if len(recs) != 0 {
+		t.Errorf("records %v, want none", recs)
+	}
+	want := map[string]string{"api.jsonl": `under "records"`, "dump.json": `under "data"`, "record.json": `missing or empty "id"`}
+	if len(problems) != len(want) {
+		t.Fatalf("problems %v, want one per file", problems)
+	}
+	for _, p := range problems {
+		w, ok := want[filepath.Base(p.Path)]
+		if !ok || p.Line != 1 || !strings.Contains(p.Reason, w) {
+			t.Errorf("problem %+v, want line 1 and %q", p, w)
+		}
+		if filepath.Base(p.Path) != "record.json" && (!strings.Contains(p.Reason, "wrapped") || strings.Contains(p.Reason, `"id"`)) {
+			t.Errorf("problem %+v, want it to say the records are wrapped, not that an id is missing", p)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -200,10 +201,10 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 	}
 	id, ok := idString(jr.ID)
 	if !ok {
-		return memory.Record{}, `missing or empty "id" (a stable string or number is required)`, nil
+		return memory.Record{}, wrappedOr(line, `missing or empty "id" (a stable string or number is required)`), nil
 	}
 	if jr.Text == nil || strings.TrimSpace(*jr.Text) == "" {
-		return memory.Record{}, `missing or empty "text"`, nil
+		return memory.Record{}, wrappedOr(line, `missing or empty "text"`), nil
 	}
 	// A title too may be a number (a year, a ticket number in a sheet).
 	var keys [5]string
@@ -463,6 +464,46 @@ func parseTags(raw json.RawMessage) ([]string, bool) {
 		list = append(list, tag)
 	}
 	return cleanTags(list), true
+}
+
+// recordFields are the keys a record's fields are read from.
+var recordFields = func() map[string]bool {
+	fields := map[string]bool{}
+	t := reflect.TypeFor[jsonlRecord]()
+	for i := range t.NumField() {
+		fields[t.Field(i).Tag.Get("json")] = true
+	}
+	return fields
+}()
+
+// wrappedOr returns reason, the problem of an object that is not a
+// record, unless the object holds records: an array of objects under one
+// of its keys, as an API's {"records": [...]} or a dump's {"data": [...]}
+// exports them. Those are not read (which array holds the records is
+// the export's word, not a guess of the reader's): the problem says where
+// they are, so that the user can write the array alone.
+func wrappedOr(object []byte, reason string) string {
+	dec := json.NewDecoder(bytes.NewReader(object))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return reason
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return reason
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return reason
+		}
+		if name, _ := key.(string); recordFields[name] {
+			continue // a record's own field (text written as its parts)
+		}
+		if rest, ok := bytes.CutPrefix(value, []byte("[")); ok && bytes.HasPrefix(bytes.TrimLeft(rest, jsonSpace), []byte("{")) {
+			return fmt.Sprintf("the records are wrapped in an object, in its array under %q: they are read from a file of that array alone (jq '.%q' writes it) or of one record a line", key, key)
+		}
+	}
+	return reason
 }
 
 // plainString decodes a JSON string without escapes, the form of nearly
