@@ -154,6 +154,16 @@ func TestSync_oneLineArray(t *testing.T) {
 			}
 			check("after a record is edited", edited, want)
 
+			// The file rewritten one object a line, then minified: records
+			// leave a shared line and come back to one.
+			for _, again := range []string{"one object per line", "minified array"} {
+				writeFile(t, file, formats[again](t, edited))
+				if b := mustSync(t, ix).Build; b.Mode != index.ModeIncremental {
+					t.Fatalf("rewritten as %s: %s, want incremental", again, b.Mode)
+				}
+				check("rewritten as "+again, edited, want)
+			}
+
 			// The file gone (a folder in its place): a full build
 			// carries its memory forward as the generation holds it.
 			if err := os.Remove(file); err != nil {
