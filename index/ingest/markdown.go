@@ -19,6 +19,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/memory"
@@ -1254,11 +1255,15 @@ var headingMarkup = []struct {
 	{regexp.MustCompile(`(^|\W)_(\S(?:[^_]*?\S)?)_(\W|$)`), "$1$2$3"},
 }
 
-// slug turns a heading trail into a stable, readable id fragment.
+// slug turns a heading trail into a stable, readable id fragment. The
+// text is composed (NFC) first: "é" typed as e and a combining accent
+// (as macOS names and some editors save it) would lose its accent, a
+// mark being no letter, and one heading would have two ids by how its
+// file was saved.
 func slug(s string) string {
 	var b strings.Builder
 	dash := false
-	for _, r := range strings.ToLower(s) {
+	for _, r := range strings.ToLower(norm.NFC.String(s)) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			b.WriteRune(r)
 			dash = false
