@@ -216,3 +216,33 @@ func TestSupersession_projectInEitherUnicodeForm(t *testing.T) {
 		wantFlags(t, versionFlags(resp), map[string]string{"gw-1": "by state:gw-2", "gw-2": "current"})
 	}
 }
+
+// TestSupersession_taskBoardCardMovesLane: the commonest board change is
+// a card moving lane ("## In progress" > "### NOVA-40" on one snapshot,
+// "## Done" > "### NOVA-40" on the next); it is the same card in a newer
+// state. A title two lanes of one snapshot both hold ("Docs" in progress
+// and done) names two cards: each stays in its lane's chain. Before, the
+// lane was part of the card's key, and the June card in progress was
+// returned as current beside the July one that is done.
+func TestSupersession_taskBoardCardMovesLane(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "board-2026-06-01.md"), "---\ndate: 2026-06-01\n---\n# Board\n\n"+
+		"## 🚧 In progress (2)\n\n### NOVA-40 quokka importer\n\nParsing the quokka export, half done.\n\n### Docs\n\nQuokka guide draft, chapter one.\n\n"+
+		"## Done\n\n### Docs\n\nQuokka release notes published.\n")
+	writeFile(t, filepath.Join(dir, "board-2026-07-01.md"), "---\ndate: 2026-07-01\n---\n# Board\n\n"+
+		"## In progress\n\n### Docs\n\nQuokka guide draft, chapter two.\n\n"+
+		"## Done ✅\n\n### NOVA-40 quokka importer\n\nShipped the quokka export importer.\n\n### Docs\n\nQuokka release notes updated.\n")
+	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
+	june, july := "board-2026-06-01.md#board-in-progress-2-nova-40-quokka-importer", "board-2026-07-01.md#board-done-nova-40-quokka-importer"
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "NOVA-40 quokka importer export", TopK: 10})
+	wantFlags(t, versionFlags(resp), map[string]string{june: "by board:" + july, july: "current"})
+	if len(resp.Results) == 0 || resp.Results[0].SourceID != july {
+		t.Errorf("results %v, want the July card first", ids(resp))
+	}
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "quokka guide draft release notes", TopK: 10})), map[string]string{
+		"board-2026-06-01.md#board-in-progress-2-docs": "by board:board-2026-07-01.md#board-in-progress-docs",
+		"board-2026-06-01.md#board-done-docs":          "by board:board-2026-07-01.md#board-done-docs",
+		"board-2026-07-01.md#board-in-progress-docs":   "current",
+		"board-2026-07-01.md#board-done-docs":          "current",
+	})
+}

@@ -238,25 +238,35 @@ func readMarkdown(fc *fileCtx) error {
 	// before it.
 	titleHeading := h1s == 1 && firstLevel == 1
 	used := map[string]int{}
-	// A task board's sections are versions of its cards (SnapshotSubject).
-	snapshot := cmp.Or(sourceSet, fc.src.SourceSet) == memory.TaskBoardSnapshot
-	subjects := map[string]int{}
+	// Secrets go before a record leaves the reader: its text is also the
+	// context indexed with its neighbours. The headings are redacted
+	// here, not only in emit: the record's id is made of them, and the
+	// slug (lower case, '_' made '-') hides a secret from the rules that
+	// would find it there (ghp_... became ghp-..., AKIA... akia...). A
+	// section left without text is no record (nil heads).
+	cleaned := make([]string, len(sections))
+	redacted := make([]int, len(sections))
+	paths := make([][]string, len(sections))
+	for i, s := range sections {
+		cleaned[i], redacted[i] = cleanText(texts[i])
+		if cleaned[i] != "" {
+			paths[i] = s.path
+			redacted[i] += redactList(&paths[i])
+		}
+	}
+	// A task board's sections are versions of its cards (boardSubjects).
+	var subjects []string
+	if cmp.Or(sourceSet, fc.src.SourceSet) == memory.TaskBoardSnapshot {
+		subjects = boardSubjects(paths)
+	}
 	for i, s := range sections {
 		if err := fc.ctx.Err(); err != nil {
 			return err
 		}
-		// Secrets go before the record leaves the reader: its text is also
-		// the context indexed with its neighbours.
-		text, redactions := cleanText(texts[i])
+		text, redactions, heads := cleaned[i], redacted[i], paths[i]
 		if text == "" {
 			continue
 		}
-		// The headings are redacted here, not only in emit: the record's
-		// id is made of them, and the slug (lower case, '_' made '-')
-		// hides a secret from the rules that would find it there
-		// (ghp_... became ghp-..., AKIA... akia...).
-		heads := s.path
-		redactions += redactList(&heads)
 		title := sectionTitle(name, docTitle, heads, titleHeading)
 		key := slug(strings.Join(heads, " "))
 		if key == "" {
@@ -280,15 +290,8 @@ func readMarkdown(fc *fileCtx) error {
 			}
 		}
 		subject := ""
-		if snapshot && len(heads) > 0 {
-			// A heading path that repeats in one snapshot names another
-			// section of the same state, not a newer one: numbered, as
-			// its id is, it pairs with its counterpart on the next board.
-			subject = SnapshotSubject(heads)
-			subjects[subject]++
-			if n := subjects[subject]; n > 1 {
-				subject = fmt.Sprintf("%s~%d", subject, n)
-			}
+		if subjects != nil {
+			subject = subjects[i]
 		}
 		rec := memory.Record{
 			ID: fc.rel + "#" + key, Text: text, Title: title, Date: day, Time: at, Subject: subject,
@@ -390,6 +393,12 @@ func frontMatterAliases(docTitle string, fields ...any) []string {
 // retyped with other capitals or spacing on the next board ("Search
 // Latency", "search  latency") is the same card.
 func SnapshotSubject(heads []string) string {
+	return "heading:" + strings.Join(snapshotKey(heads), " > ")
+}
+
+// snapshotKey returns the headings of a task-board section's path as
+// SnapshotSubject keys them, a lane by its state (laneKey).
+func snapshotKey(heads []string) []string {
 	key := slices.Clone(heads)
 	if m := headingDate.FindStringSubmatchIndex(key[0]); m != nil {
 		start, end := m[2], m[3] // the date the heading begins with
@@ -402,9 +411,9 @@ func SnapshotSubject(heads []string) string {
 		}
 	}
 	for i, h := range key {
-		key[i] = subjectKey(h)
+		key[i] = cmp.Or(laneKey(heads[i]), subjectKey(h))
 	}
-	return "heading:" + strings.Join(key, " > ")
+	return key
 }
 
 // setextUnderline is a setext heading's underline: "=" for level 1, "-"
