@@ -246,3 +246,32 @@ func TestSupersession_taskBoardCardMovesLane(t *testing.T) {
 		"board-2026-07-01.md#board-done-docs":          "current",
 	})
 }
+
+// TestSupersession_taskBoardSectionDropped: a section an older snapshot
+// of a board holds and its newest snapshot no longer does (a card taken
+// off the board, the second of two "## Blocked" lanes when one is left)
+// is no longer the board's state: the newest snapshot supersedes it.
+// Another board of the same folder, and a board's newest snapshot, are
+// current, and so is a section a heading dates. Before, such a section had nothing newer in its chain and was
+// returned as current forever.
+func TestSupersession_taskBoardSectionDropped(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "board-2026-06-01.md"), "---\ndate: 2026-06-01\n---\n# Board\n\n## Blocked\n\nNOVA-7 wombat crossing waits for legal.\n\n"+
+		"## Blocked\n\nNOVA-8 wombat stripes wait for paint.\n\n## NOVA-9 wombat signs\n\nWombat signs ordered, waiting.\n\n"+
+		"## Shipped 2026-05-20\n\nNOVA-6 wombat lights, after a wait.\n\n## 2026-05-30\n\nDaily note: wombat paint wait.\n")
+	writeFile(t, filepath.Join(dir, "board-2026-07-01.md"), "---\ndate: 2026-07-01\n---\n# Board\n\n## Blocked\n\nNOVA-8 wombat stripes still wait for paint.\n")
+	writeFile(t, filepath.Join(dir, "ops-2026-05-01.md"), "---\ndate: 2026-05-01\n---\n# Board\n\n## Wombat fence\n\nThe wombat fence waits for a permit.\n")
+	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
+	july := "board:board-2026-07-01.md#board-blocked"
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "wombat wait", TopK: 10})), map[string]string{
+		"board-2026-06-01.md#board-blocked":             "by " + july,
+		"board-2026-06-01.md#board-blocked~2":           "by " + july,
+		"board-2026-06-01.md#board-nova-9-wombat-signs": "by " + july,
+		"board-2026-07-01.md#board-blocked":             "current",
+		// A section a heading dates (a lane of the day's releases, a
+		// log's day) is of its day, not the board's state then.
+		"board-2026-06-01.md#board-shipped-2026-05-20": "current",
+		"board-2026-06-01.md#board-2026-05-30":         "current",
+		"ops-2026-05-01.md#board-wombat-fence":         "current",
+	})
+}

@@ -542,11 +542,13 @@ func timeGroups(chain []*version) [][]*version {
 func (g *Generation) versionChains() *versions {
 	g.versionsOnce.Do(func() {
 		chains := map[string][]*version{}
+		boards := boards{}
 		for i, c := range g.subjectChunks() {
 			when := c.Time
 			if when == "" && c.Date != "" {
 				when = dayStart(c.Date)
 			}
+			boards.add(i, c, when)
 			// A project is one text in either Unicode form, as the
 			// project filter reads it (a macOS folder's name is
 			// decomposed, a typed one composed).
@@ -561,6 +563,7 @@ func (g *Generation) versionChains() *versions {
 				v.supersede(grp)
 			}
 		}
+		v.supersedeDropped(boards)
 		g.versions = v
 	})
 	return &g.versions

@@ -1,0 +1,115 @@
+package generation
+
+import (
+	"cmp"
+	"path"
+	"regexp"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/nova-recall/nova/memory"
+)
+
+// snapshotDate is a day in a snapshot file's name (board-2026-06-01.md,
+// board-20260601.md): the snapshots of one board differ by it.
+var snapshotDate = regexp.MustCompile(`\d{4}-?\d{2}-?\d{2}`)
+
+// datedSection is a heading with a day in a section's subject (a lane of
+// the day's releases, "Shipped 2026-05-20", a log's day): the section is
+// of that day, not a state of the board that a later snapshot ends.
+var datedSection = regexp.MustCompile(`(?:^|\D)\d{4}-\d{2}-\d{2}(?:\D|$)`)
+
+// boardKey names the task board a snapshot's chunk belongs to: its
+// project, its source, and its file's folder and name less the day
+// (board-2026-06-01.md and board-2026-07-01.md are two snapshots of one
+// board; ops.md beside them is another board).
+func boardKey(c *memory.Chunk) string {
+	dir, base := path.Split(strings.ReplaceAll(c.SourcePath, "\\", "/"))
+	return norm.NFC.String(c.Project) + "\x00" + c.SourceName + "\x00" + dir + snapshotDate.ReplaceAllString(base, "")
+}
+
+// boardFile is one snapshot (one file) of a task board.
+type boardFile struct {
+	// when is the latest time of its chunks ("" when none has one).
+	when         string
+	source, path string
+	// first is its first chunk, by line: what a dropped section is
+	// superseded by.
+	first, firstLine int
+	docs             []int
+	subjects         []string
+	holds            map[string]bool
+}
+
+// add counts the chunk doc of subject, of time when, as the file's.
+func (f *boardFile) add(doc int, c *memory.Chunk, when string) {
+	f.when = max(f.when, when)
+	if len(f.docs) == 0 || cmp.Or(cmp.Compare(c.LineNumber, f.firstLine), cmp.Compare(doc, f.first)) < 0 {
+		f.first, f.firstLine = doc, c.LineNumber
+	}
+	f.docs = append(f.docs, doc)
+	f.subjects = append(f.subjects, c.Subject)
+	f.holds[c.Subject] = true
+}
+
+// newerThan orders two snapshots of a board as versions are ordered
+// (version.newerThan): by time, then by where they are read from.
+func (f *boardFile) newerThan(o *boardFile) bool {
+	if f.when != o.when {
+		return f.when > o.when
+	}
+	return cmp.Or(strings.Compare(f.source, o.source), strings.Compare(f.path, o.path)) > 0
+}
+
+// boards gathers the chunks of task-board snapshots by board and file.
+type boards map[string]map[string]*boardFile
+
+// add counts chunk c (document doc, of time when) if it is a section of
+// a task-board snapshot.
+func (b boards) add(doc int, c *memory.Chunk, when string) {
+	if c.SourceSet != memory.TaskBoardSnapshot {
+		return
+	}
+	k := boardKey(c)
+	if b[k] == nil {
+		b[k] = map[string]*boardFile{}
+	}
+	file := c.SourceName + "\x00" + c.SourcePath
+	f := b[k][file]
+	if f == nil {
+		f = &boardFile{source: c.SourceName, path: c.SourcePath, holds: map[string]bool{}}
+		b[k][file] = f
+	}
+	f.add(doc, c, when)
+}
+
+// supersedeDropped records that the newest snapshot of each board
+// supersedes the sections of its older snapshots that it no longer
+// holds (a card taken off the board, the second of two lanes of one name
+// when one is left): no newer version of their own would, and they were
+// current forever. A dated section (datedSection) stays. A snapshot without a time is not ordered against the
+// others (as timeGroups does not order them).
+func (v *versions) supersedeDropped(b boards) {
+	for _, files := range b {
+		var newest *boardFile
+		for _, f := range files {
+			if f.when != "" && (newest == nil || f.newerThan(newest)) {
+				newest = f
+			}
+		}
+		if newest == nil {
+			continue
+		}
+		for _, f := range files {
+			if f == newest || f.when == "" {
+				continue
+			}
+			for i, d := range f.docs {
+				if _, ok := v.newer[d]; !ok && !newest.holds[f.subjects[i]] && !datedSection.MatchString(f.subjects[i]) {
+					v.newer[d] = newest.first
+				}
+			}
+		}
+	}
+}
