@@ -251,9 +251,11 @@ func TestSupersession_taskBoardCardMovesLane(t *testing.T) {
 // of a board holds and its newest snapshot no longer does (a card taken
 // off the board, the second of two "## Blocked" lanes when one is left)
 // is no longer the board's state: the newest snapshot supersedes it.
-// Another board of the same folder, and a board's newest snapshot, are
-// current, and so is a section a heading dates. Before, such a section had nothing newer in its chain and was
-// returned as current forever.
+// A board edited in place in one file, beside copies of it named by
+// their day, is one board. Another board of the same folder, a board's
+// newest snapshot and a section a heading dates are current. Before,
+// such a section had nothing newer in its chain and was returned as
+// current forever.
 func TestSupersession_taskBoardSectionDropped(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "board-2026-06-01.md"), "---\ndate: 2026-06-01\n---\n# Board\n\n## Blocked\n\nNOVA-7 wombat crossing waits for legal.\n\n"+
@@ -261,6 +263,10 @@ func TestSupersession_taskBoardSectionDropped(t *testing.T) {
 		"## Shipped 2026-05-20\n\nNOVA-6 wombat lights, after a wait.\n\n## 2026-05-30\n\nDaily note: wombat paint wait.\n")
 	writeFile(t, filepath.Join(dir, "board-2026-07-01.md"), "---\ndate: 2026-07-01\n---\n# Board\n\n## Blocked\n\nNOVA-8 wombat stripes still wait for paint.\n")
 	writeFile(t, filepath.Join(dir, "ops-2026-05-01.md"), "---\ndate: 2026-05-01\n---\n# Board\n\n## Wombat fence\n\nThe wombat fence waits for a permit.\n")
+	// A board kept in one file edited in place, beside a copy of it
+	// named by its day: one board.
+	writeFile(t, filepath.Join(dir, "TASK_BOARD.md"), "# Ops\n\n## Wombat gate\n\nThe wombat gate opened.\n")
+	writeFile(t, filepath.Join(dir, "TASK_BOARD 2026-05-01.md"), "# Ops\n\n## Wombat gate\n\nThe wombat gate waits.\n\n## Wombat tunnel\n\nThe wombat tunnel waits for a drill.\n")
 	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
 	july := "board:board-2026-07-01.md#board-blocked"
 	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "wombat wait", TopK: 10})), map[string]string{
@@ -273,5 +279,8 @@ func TestSupersession_taskBoardSectionDropped(t *testing.T) {
 		"board-2026-06-01.md#board-shipped-2026-05-20": "current",
 		"board-2026-06-01.md#board-2026-05-30":         "current",
 		"ops-2026-05-01.md#board-wombat-fence":         "current",
+		"TASK_BOARD.md#ops-wombat-gate":                "current",
+		"TASK_BOARD 2026-05-01.md#ops-wombat-gate":     "by board:TASK_BOARD.md#ops-wombat-gate",
+		"TASK_BOARD 2026-05-01.md#ops-wombat-tunnel":   "by board:TASK_BOARD.md#ops-wombat-gate",
 	})
 }

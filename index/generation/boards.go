@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -21,12 +22,18 @@ var snapshotDate = regexp.MustCompile(`\d{4}-?\d{2}-?\d{2}`)
 var datedSection = regexp.MustCompile(`(?:^|\D)\d{4}-\d{2}-\d{2}(?:\D|$)`)
 
 // boardKey names the task board a snapshot's chunk belongs to: its
-// project, its source, and its file's folder and name less the day
-// (board-2026-06-01.md and board-2026-07-01.md are two snapshots of one
-// board; ops.md beside them is another board).
+// project, its source, its file's folder and the words of its file's
+// name less the day and the extension, in lower case (board-2026-06-01.md
+// and Board 2026-07-01.md are two snapshots of one board, and so are
+// TASK_BOARD.md edited in place and a copy TASK_BOARD-2026-05-01.md;
+// ops.md beside them is another board).
 func boardKey(c *memory.Chunk) string {
 	dir, base := path.Split(strings.ReplaceAll(c.SourcePath, "\\", "/"))
-	return norm.NFC.String(c.Project) + "\x00" + c.SourceName + "\x00" + dir + snapshotDate.ReplaceAllString(base, "")
+	base = snapshotDate.ReplaceAllString(strings.TrimSuffix(base, path.Ext(base)), " ")
+	words := strings.FieldsFunc(strings.ToLower(base), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	// A name is one text in either Unicode form (a macOS folder's name
+	// is decomposed, a typed one composed).
+	return norm.NFC.String(c.Project + "\x00" + c.SourceName + "\x00" + dir + "\x00" + strings.Join(words, " "))
 }
 
 // boardFile is one snapshot (one file) of a task board.
