@@ -284,3 +284,25 @@ func TestSupersession_taskBoardSectionDropped(t *testing.T) {
 		"TASK_BOARD 2026-05-01.md#ops-wombat-tunnel":   "by board:TASK_BOARD.md#ops-wombat-gate",
 	})
 }
+
+// TestSupersession_taskBoardCardDroppedLater: a card two snapshots hold
+// and the newest one no longer does: both older versions are superseded
+// by the newest snapshot, the board's state, not the first by the second
+// (itself superseded), as a result's supersededBy names the newest
+// version.
+func TestSupersession_taskBoardCardDroppedLater(t *testing.T) {
+	dir := t.TempDir()
+	board := func(day, body string) string { return "---\ndate: " + day + "\n---\n# Board\n\n" + body }
+	writeFile(t, filepath.Join(dir, "board-2026-06-01.md"), board("2026-06-01", "## NOVA-50 numbat survey\n\nNumbat survey planned.\n\n## NOVA-51 numbat map\n\nNumbat map drafted.\n"))
+	writeFile(t, filepath.Join(dir, "board-2026-07-01.md"), board("2026-07-01", "## NOVA-50 numbat survey\n\nNumbat survey under way.\n\n## NOVA-51 numbat map\n\nNumbat map printed.\n"))
+	writeFile(t, filepath.Join(dir, "board-2026-08-01.md"), board("2026-08-01", "## NOVA-51 numbat map\n\nNumbat map framed.\n"))
+	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
+	aug := "by board:board-2026-08-01.md#board-nova-51-numbat-map"
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "numbat survey map", TopK: 10})), map[string]string{
+		"board-2026-06-01.md#board-nova-50-numbat-survey": aug,
+		"board-2026-07-01.md#board-nova-50-numbat-survey": aug,
+		"board-2026-06-01.md#board-nova-51-numbat-map":    aug,
+		"board-2026-07-01.md#board-nova-51-numbat-map":    aug,
+		"board-2026-08-01.md#board-nova-51-numbat-map":    "current",
+	})
+}

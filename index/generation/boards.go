@@ -119,4 +119,17 @@ func (v *versions) supersedeDropped(b boards) {
 			}
 		}
 	}
+	// A version a dropped one superseded (a card of June that July also
+	// held, August not) names the newest state, as supersededBy does:
+	// August's, not July's card, itself superseded now.
+	for d, n := range v.newer {
+		for hops := 0; hops < len(v.newer); hops++ {
+			m, ok := v.newer[n]
+			if !ok || m == d {
+				break
+			}
+			n = m
+		}
+		v.newer[d] = n
+	}
 }
