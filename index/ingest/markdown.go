@@ -391,7 +391,9 @@ func frontMatterAliases(docTitle string, fields ...any) []string {
 // sections apart, and a heading that is only a date (a log's day) keeps
 // it. Each heading is keyed as a record's subject is (subjectKey): a card
 // retyped with other capitals or spacing on the next board ("Search
-// Latency", "search  latency") is the same card.
+// Latency", "search  latency") is the same card, and a lane by the state
+// it names (laneKey: "🚧 In progress (3)" is "in progress"). The Markdown
+// reader keys a card without its lanes (boardSubjects).
 func SnapshotSubject(heads []string) string {
 	return "heading:" + strings.Join(snapshotKey(heads), " > ")
 }
