@@ -11,7 +11,9 @@
 // passes a size limit it moves it to <file>.1 (replacing the one before)
 // and continues in a new, private <file>, which it puts in place of its
 // stderr (and its stdout, when that is the same file), so that what the
-// Go runtime writes there (a crash) lands in the current file too.
+// Go runtime writes there (a crash) lands in the current file too. A
+// rotation that fails (a full disk) is tried again after a back-off, and
+// the file is emptied past twice the limit meanwhile, so it stays bounded.
 //
 // A service definition names the file with the --log-file flag (Flag): the
 // path launchd sends the job's stderr to. The process acts on it only when
@@ -24,6 +26,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 )
 
 // Flag is the command-line flag (novad, novactl index watch) that names
@@ -42,6 +45,15 @@ const FlagUsage = "the file the service manager sends stderr to (service definit
 // typical day tens of kilobytes: a file covers weeks to months.
 const DefaultLimit = 10 << 20
 
+// Back-off between attempts at a rotation that failed (a full disk, a
+// folder made unwritable): the first retry after minRetry, doubling up
+// to maxRetry. Retrying at every line would write the same error at
+// every line; never retrying left the file unrotated for good.
+const (
+	minRetry = 10 * time.Second
+	maxRetry = 10 * time.Minute
+)
+
 // ErrNotStderr is wrapped by Open's error when stderr is not the named
 // file, or not a regular file this user owns: the process then leaves the
 // file alone.
@@ -57,9 +69,13 @@ type Writer struct {
 	// stdout is the process's stdout when it is the same file as stderr
 	// (Homebrew's formulae send both to one file), nil otherwise.
 	stdout *os.File
-	// failed stops rotation after it failed once: the error was written
-	// to the file, and retrying at every line would repeat it.
-	failed bool
+	// retry is the back-off after a failed rotation, 0 while rotation
+	// works; no attempt is made before retryAt.
+	retry   time.Duration
+	retryAt time.Time
+	err     error // the failure, while retry > 0
+	// now is time.Now, replaced in tests.
+	now func() time.Time
 }
 
 // Open returns a Writer for the log file at path, which must be stderr's
@@ -91,7 +107,7 @@ func Open(path string, stdout, stderr io.Writer, limit int64) (*Writer, error) {
 	if err := errf.Chmod(0o600); err != nil {
 		return nil, fmt.Errorf("make %s private: %w", path, err)
 	}
-	w := &Writer{path: path, limit: limit, stderr: errf}
+	w := &Writer{path: path, limit: limit, stderr: errf, now: time.Now}
 	if outf, ok := stdout.(*os.File); ok {
 		fi, err := outf.Stat()
 		switch {
@@ -109,31 +125,67 @@ func Open(path string, stdout, stderr io.Writer, limit int64) (*Writer, error) {
 		}
 	}
 	if cur.Size() > limit {
-		if err := w.rotate(); err != nil {
-			return nil, err
-		}
+		// A rotation that fails here is tried again as the file grows,
+		// like one that fails later: the file is still managed.
+		w.mu.Lock()
+		w.rotateOrBackOff()
+		w.mu.Unlock()
 	}
 	return w, nil
 }
 
 // Write writes p to the log file, and rotates the file when that takes it
-// past the limit.
+// past the limit. A rotation that fails is tried again after a back-off;
+// while it keeps failing, a file past twice the limit is emptied, so the
+// log stays bounded (at the 20 MiB a job's logs take with one previous
+// file) and writable.
 func (w *Writer) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n, err := w.stderr.Write(p)
-	if err != nil || w.failed {
+	if err != nil {
 		return n, err
 	}
 	// The size is the file's, not a count of what passed here: the
 	// process writes to stderr by other ways too (usage errors, a crash).
-	if fi, serr := w.stderr.Stat(); serr == nil && fi.Size() > w.limit {
-		if rerr := w.rotate(); rerr != nil {
-			w.failed = true
-			_, _ = fmt.Fprintf(w.stderr, "log file %s: %v; it is no longer rotated\n", w.path, rerr)
-		}
+	fi, serr := w.stderr.Stat()
+	if serr != nil || fi.Size() <= w.limit {
+		return n, nil
 	}
+	if w.retry > 0 && w.now().Before(w.retryAt) {
+		if fi.Size() > 2*w.limit {
+			w.empty(fi.Size())
+		}
+		return n, nil
+	}
+	w.rotateOrBackOff()
 	return n, nil
+}
+
+// rotateOrBackOff rotates the file, or, when that fails, says why in the
+// file and sets when to try again. w.mu is held.
+func (w *Writer) rotateOrBackOff() {
+	if err := w.rotate(); err != nil {
+		w.retry = min(max(2*w.retry, minRetry), maxRetry)
+		w.retryAt, w.err = w.now().Add(w.retry), err
+		_, _ = fmt.Fprintf(w.stderr, "log file %s: %v; trying again in %s\n", w.path, err, w.retry)
+		return
+	}
+	if w.retry > 0 {
+		w.retry, w.err = 0, nil
+		_, _ = fmt.Fprintf(w.stderr, "log file %s: rotated again after a failure\n", w.path)
+	}
+}
+
+// empty truncates the current file, of size bytes, when rotation keeps
+// failing: its lines are lost, but not the ability to log, and the file
+// no longer grows until the disk is full.
+func (w *Writer) empty(size int64) {
+	if err := w.stderr.Truncate(0); err != nil {
+		return
+	}
+	_, _ = fmt.Fprintf(w.stderr, "log file %s: emptied at %d bytes: it cannot be rotated (%v); trying again at %s\n",
+		w.path, size, w.err, w.retryAt.Format(time.RFC3339))
 }
 
 // rotate moves the log file to path.1 and puts a new, private path in

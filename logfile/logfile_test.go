@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nova-recall/nova/internal/novatest"
 )
@@ -162,5 +163,103 @@ func TestSetup_noPath(t *testing.T) {
 	w, err := Setup("", nil, &b)
 	if err != nil || w != &b {
 		t.Fatalf("Setup without a path: %v, %v; want stderr itself", w, err)
+	}
+}
+
+// TestWriter_retriesFailedRotation: a rotation that fails (here: a folder
+// stands where the new file goes, as a full disk refuses to create it)
+// is tried again after a back-off, not at every line and not never: it
+// used to stop rotating for good, and the file grew without bound. While
+// it fails, the file stays bounded at twice the limit and writable.
+func TestWriter_retriesFailedRotation(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "novad.log")
+	stderr := novatest.ServiceLog(t, path)
+	const limit = 1000
+	w, err := Open(path, nil, stderr, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	w.now = func() time.Time { return clock }
+	// The file moved by hand and a folder in its place: the file is not
+	// moved again, and the new one cannot be created.
+	moved := filepath.Join(dir, "moved.log")
+	if err := os.Rename(path, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Repeat("x", 99) + "\n"
+	for range 50 { // five limits
+		if _, err := w.Write([]byte(line)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := read(t, moved)
+	if n := strings.Count(got, "trying again"); n > 1 {
+		t.Errorf("the failure is written %d times before the back-off ends, want once:\n%s", n, got)
+	}
+	if !strings.Contains(got, "is a directory") {
+		t.Errorf("the file does not say why it is not rotated:\n%s", got)
+	}
+	if len(got) > 2*limit+len(line)+200 {
+		t.Errorf("the unrotated file grew to %d bytes, past twice the limit %d", len(got), limit)
+	}
+	if !strings.HasSuffix(got, line) {
+		t.Errorf("the file does not end with the last line written:\n%s", got)
+	}
+	// The cause gone and the back-off over: the next line rotates.
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(maxRetry)
+	if _, err := w.Write([]byte(line)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("after\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, path); !strings.HasSuffix(got, "after\n") {
+		t.Errorf("after the retry the log file holds %q, want the new lines", got)
+	}
+	if m := mode(t, path); m != 0o600 {
+		t.Errorf("new file mode %v, want 0600", m)
+	}
+}
+
+// TestOpen_rotationFailsAtStart: a file past the limit that cannot be
+// rotated at start is still managed: rotated once it can be.
+func TestOpen_rotationFailsAtStart(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "novad.log")
+	stderr := novatest.ServiceLog(t, path)
+	if _, err := stderr.WriteString(strings.Repeat("old\n", 500)); err != nil {
+		t.Fatal(err)
+	}
+	// .1 a folder that is not empty: the rename onto it fails.
+	if err := os.MkdirAll(filepath.Join(path+".1", "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(path, nil, stderr, 1000)
+	if err != nil {
+		t.Fatalf("Open with a rotation that fails: %v; want the file managed all the same", err)
+	}
+	if err := os.RemoveAll(path + ".1"); err != nil {
+		t.Fatal(err)
+	}
+	w.now = func() time.Time { return time.Now().Add(maxRetry) }
+	if _, err := w.Write([]byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("newer\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, path); strings.Contains(got, "old") || !strings.HasSuffix(got, "newer\n") {
+		t.Errorf("current file %q, want the newer line, not the old ones", got)
+	}
+	if got := read(t, path+".1"); !strings.HasPrefix(got, "old\n") {
+		t.Errorf(".1 holds %q, want the old lines", got[:min(len(got), 40)])
 	}
 }
