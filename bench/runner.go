@@ -16,6 +16,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
@@ -174,8 +175,10 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 		sr.Corpus = CorpusReport{CorpusStats: st, GenerateMs: time.Since(t0).Milliseconds()}
 		want.Stats = st
 		b, _ := json.MarshalIndent(want, "", "  ")
-		if err := os.WriteFile(filepath.Join(dir, "corpus-meta.json"), b, paths.FileMode); err != nil {
-			return sr, err
+		// Atomic: a cut record (a full disk) would be read as no record,
+		// but one cut where a record stood must not be left either.
+		if err := atomicfile.Write(filepath.Join(dir, "corpus-meta.json"), b, paths.FileMode); err != nil {
+			return sr, fmt.Errorf("record the corpus for reuse: %w", err)
 		}
 		say("corpus: %s, %d sessions, %d Chinese records, median %d chars, in %s", humanize.IBytes(uint64(st.Bytes)), st.Sessions, st.ChineseRecords, st.MedianChars, msf(float64(sr.Corpus.GenerateMs)))
 	}
@@ -211,7 +214,9 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 		}
 		sr.Sync = s
 		b, _ := json.MarshalIndent(s, "", "  ")
-		_ = os.WriteFile(syncPath, b, paths.FileMode)
+		if err := atomicfile.Write(syncPath, b, paths.FileMode); err != nil {
+			return sr, fmt.Errorf("record the index for reuse: %w", err)
+		}
 	}
 
 	// 3. Load the generation as novad does.

@@ -568,3 +568,25 @@ func TestLoadTestWithNoAnswer(t *testing.T) {
 		t.Errorf("the load test line %q gives a latency of no answer (or lacks the refusals)", line)
 	}
 }
+
+// TestRunReportsAFailedSyncRecord: sync.json, the record that lets a kept
+// index be reused, that cannot be written fails the run, naming it; the
+// error was dropped, and the next run rebuilt the index without saying
+// why. The write is atomic: no cut file is left behind.
+func TestRunReportsAFailedSyncRecord(t *testing.T) {
+	dir := t.TempDir()
+	work := filepath.Join(dir, "n200-seed0")
+	// A folder that is not empty where sync.json goes: no write of the
+	// file can replace it.
+	if err := os.MkdirAll(filepath.Join(work, "sync.json", "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), Options{Sizes: []int{200}, QueriesPerKind: 1, Systems: []string{}, Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "sync.json") {
+		t.Fatalf("err = %v, want one naming sync.json", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(work, ".*.tmp*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
