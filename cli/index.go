@@ -14,6 +14,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/nova-recall/nova/doctor"
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/inert"
@@ -91,7 +92,14 @@ since they were written; --deep hashes every file.`,
 const indexWaits = `
 
 While the source watcher syncs, this waits for it to finish; another index
-command running is an error that names it.`
+command running is an error that names it.
+
+--json prints {"ok","result"}, and on failure "error" with, when the index
+is locked by another command, "busy": {"operation","pid","since","lock"}, and
+when a write found no room, "diskFull": {"cause","home","active","freeBytes"}:
+cause is no-space (the disk is full), quota (your disk quota is used up) or
+file-too-large (a file size limit such as ulimit -f); freeBytes, the room left
+once the command removed what it wrote, is absent where it cannot be read.`
 
 // indexSynopsis is the usage line of each verb but watch, with the
 // arguments and flags it takes.
@@ -286,6 +294,12 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		err = interruptedError{err}
 	}
+	if errors.Is(err, syscall.EROFS) {
+		// novad serves such a home read-only; the index cannot change
+		// there, and the bare error does not say why: said in the error,
+		// it reaches --json's "error" as well as the text.
+		err = readOnlyHomeError{home: cfg.Home.Root, err: err}
+	}
 	if *jsonOut {
 		out := map[string]any{"ok": err == nil, "result": result}
 		if err != nil {
@@ -301,6 +315,15 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 			// Busy, not broken: a script may try again later.
 			out["busy"] = map[string]any{"operation": le.Operation, "pid": le.PID, "since": le.Since, "lock": le.Path}
 		}
+		if df, ok := errors.AsType[*index.DiskFullError](err); ok {
+			// No room: a script may wait for room (or a raised limit)
+			// rather than retry at once.
+			full := map[string]any{"cause": df.Cause(), "home": df.Home, "active": df.Active}
+			if free, ferr := doctor.VolumeFree(df.Home); ferr == nil {
+				full["freeBytes"] = free
+			}
+			out["diskFull"] = full
+		}
 		printJSON(inv.Stdout, out)
 	}
 	if err != nil {
@@ -309,16 +332,24 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		}
 		if !*jsonOut {
 			fmt.Fprintf(inv.Stderr, "novactl index %s: %v\n", sub, err)
-			if errors.Is(err, syscall.EROFS) {
-				// novad serves such a home read-only; the index cannot
-				// change there, and the bare error does not say why.
-				fmt.Fprintf(inv.Stderr, "%s is on a read-only volume, where the index cannot be written: make the volume writable, or copy the home to a writable place (cp -a) and set NOVA_HOME to the copy\n", cfg.Home.Root)
-			}
 		}
 		return ExitFailure
 	}
 	return ExitOK
 }
+
+// readOnlyHomeError is an index command that could not write NOVA_HOME
+// because its volume is read-only; its message says how to index again.
+type readOnlyHomeError struct {
+	home string
+	err  error
+}
+
+func (e readOnlyHomeError) Error() string {
+	return fmt.Sprintf("%v; %s is on a read-only volume, where the index cannot be written: make the volume writable, or copy the home to a writable place (cp -a) and set NOVA_HOME to the copy", e.err, e.home)
+}
+
+func (e readOnlyHomeError) Unwrap() error { return e.err }
 
 // interruptedError is an index command stopped by Ctrl-C (or SIGTERM)
 // before it finished. The index package changes the active generation

@@ -49,5 +49,11 @@ func diskCheck(home paths.Home, m *manifest.Manifest, freeSpace func(string) (ui
 		"free space on that volume, then novactl index sync; search goes on meanwhile, but syncs fail and memory goes stale"), true
 }
 
+// VolumeFree is the space an unprivileged user may still write on the
+// volume that holds path (or, for a path not made yet, the nearest folder
+// above it); an error where the platform cannot tell. A user's disk quota
+// is not counted.
+func VolumeFree(path string) (uint64, error) { return volumeFree(path) }
+
 // errNoFreeSpace is freeSpace's answer on a platform that cannot tell.
 var errNoFreeSpace = errors.New("free space is not known on this platform")

@@ -81,6 +81,30 @@ func (e *DiskFullError) room() (what, fix string) {
 	return "the disk holding " + e.Home + " is full", "Free space on that disk"
 }
 
+// What ran out, as DiskFullError.Cause names it for scripts (novactl
+// index sync --json) and the watcher's state (doctor).
+const (
+	// CauseNoSpace: the file system is full (ENOSPC).
+	CauseNoSpace = "no-space"
+	// CauseQuota: the user's disk quota is used up (EDQUOT), which the
+	// volume's free space does not show.
+	CauseQuota = "quota"
+	// CauseFileTooLarge: a file grew past a size limit (EFBIG).
+	CauseFileTooLarge = "file-too-large"
+)
+
+// Cause names what ran out: CauseNoSpace, CauseQuota or
+// CauseFileTooLarge.
+func (e *DiskFullError) Cause() string {
+	switch {
+	case errors.Is(e.Err, syscall.EFBIG):
+		return CauseFileTooLarge
+	case errors.Is(e.Err, syscall.EDQUOT):
+		return CauseQuota
+	}
+	return CauseNoSpace
+}
+
 // Unwrap makes errors.Is(err, syscall.ENOSPC) (or EDQUOT, EFBIG) true.
 func (e *DiskFullError) Unwrap() error { return e.Err }
 
