@@ -413,7 +413,8 @@ func Run(ctx context.Context, opts Options) Report {
 		active = m
 	}
 	diskLow := false
-	if c, ok := diskCheck(home, active, opts.FreeSpace); ok {
+	quotaState, _ := freshness.Read(home) // the watcher's last sync: a used-up quota
+	if c, ok := diskCheck(home, active, quotaState, opts.FreeSpace); ok {
 		add(c)
 		diskLow = c.Code == CodeDiskSpaceLow
 	}

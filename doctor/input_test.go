@@ -454,3 +454,32 @@ func TestDuplicateReason(t *testing.T) {
 		}
 	}
 }
+
+// TestDiskSpace_quotaUsedUp: the volume's free space does not count the
+// user's disk quota; when the watcher's last sync failed because the
+// quota is used up (EDQUOT), doctor says so instead of "plenty of room".
+// A generation promoted since (a sync by hand after room was made) clears
+// it.
+func TestDiskSpace_quotaUsedUp(t *testing.T) {
+	f := newFixture(t)
+	m := f.sync()
+	plenty := func(string) (uint64, error) { return 1 << 40, nil }
+	failed := func(at time.Time, noRoom string) {
+		t.Helper()
+		st := &freshness.State{SchemaVersion: freshness.SchemaVersion, PID: 1, StartedAt: at.Add(-time.Hour), UpdatedAt: at,
+			LastSync: &freshness.Sync{StartedAt: at.Add(-time.Second), FinishedAt: at, Result: freshness.ResultFailed, NoRoom: noRoom,
+				Error: "your disk quota on the disk holding " + f.home.Root + " is used up"}}
+		novatest.Must(t, freshness.Write(f.home, st))
+	}
+	failed(m.CreatedAt.Add(time.Minute), index.CauseQuota)
+	c := want(t, f.run(Options{FreeSpace: plenty}), "disk", Degraded, CodeDiskSpaceLow)
+	if !strings.Contains(c.Message, "quota") || strings.Contains(c.Message, "1.0 TiB free") || !strings.Contains(c.Advice, "quota") {
+		t.Errorf("quota used up: %+v", c)
+	}
+	// A full disk is what the free space already shows.
+	failed(m.CreatedAt.Add(time.Minute), index.CauseNoSpace)
+	want(t, f.run(Options{FreeSpace: plenty}), "disk", Ready, "")
+	// Synced since the failure.
+	failed(m.CreatedAt.Add(-time.Minute), index.CauseQuota)
+	want(t, f.run(Options{FreeSpace: plenty}), "disk", Ready, "")
+}

@@ -94,6 +94,11 @@ type Sync struct {
 	// Error is the failure (no secrets: index errors name paths and
 	// causes only).
 	Error string `json:"error,omitempty"`
+	// NoRoom, for a sync that failed because a write found no room, says
+	// what ran out, as index.DiskFullError's Cause names it: "no-space",
+	// "quota" or "file-too-large". A used-up quota leaves the volume's
+	// free space, which doctor measures, looking ample.
+	NoRoom string `json:"noRoom,omitempty"`
 	// RunID and Chunks describe the generation promoted.
 	RunID  string `json:"runId,omitempty"`
 	Chunks int    `json:"chunks,omitempty"`

@@ -86,3 +86,26 @@ func TestFullDiskSyncStateSaysItRetries(t *testing.T) {
 		}
 	})
 }
+
+// TestQuotaSyncStateNamesTheCause: a sync that found the user's disk
+// quota used up records that in the state as a field (noRoom: quota), so
+// doctor, whose disk check reads the volume's free space and not the
+// quota, can say what ran out instead of reporting plenty of room.
+func TestQuotaSyncStateNamesTheCause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, func(o *Options, _ *fakeNotifier, s *fakeSyncer) {
+			full := &index.DiskFullError{Home: o.Home.Root, Active: "run-0",
+				Err: &fs.PathError{Op: "write", Path: filepath.Join(o.Home.Root, "index", "manifest.json"), Err: syscall.EDQUOT}}
+			s.errs = []error{full, full, full}
+			s.took = 0
+		})
+		h.appendLine(filepath.Join(h.src, "a.jsonl"))
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		st := h.state()
+		h.stop()
+		if st.LastSync == nil || st.LastSync.Result != "failed" || st.LastSync.NoRoom != index.CauseQuota {
+			t.Fatalf("last sync %+v, want the failed one with noRoom %q", st.LastSync, index.CauseQuota)
+		}
+	})
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/nova-recall/nova/freshness"
+	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/ingest"
 )
 
@@ -652,6 +653,9 @@ func (w *watcher) finish(r syncResult) {
 			break
 		}
 		s.Result, s.Error = freshness.ResultFailed, r.err.Error()
+		if full, ok := errors.AsType[*index.DiskFullError](r.err); ok {
+			s.NoRoom = full.Cause()
+		}
 		w.failures++
 		backoff := w.opts.BusyRetry << min(w.failures, 20)
 		backoff = min(backoff, w.opts.MaxBackoff)
