@@ -26,6 +26,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -144,7 +145,14 @@ func (w *Writer) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	n, err := w.stderr.Write(p)
 	if err != nil {
-		return n, err
+		// A file size limit (ulimit -f) below the rotation limit: this
+		// file takes no more, a new one does. Without rotating, nothing
+		// more could be logged.
+		if !errors.Is(err, syscall.EFBIG) || !w.mayTry() || !w.rotateOrBackOff() {
+			return n, err
+		}
+		m, err := w.stderr.Write(p[n:])
+		return n + m, err
 	}
 	// The size is the file's, not a count of what passed here: the
 	// process writes to stderr by other ways too (usage errors, a crash).
@@ -152,7 +160,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if serr != nil || fi.Size() <= w.limit {
 		return n, nil
 	}
-	if w.retry > 0 && w.now().Before(w.retryAt) {
+	if !w.mayTry() {
 		if fi.Size() > 2*w.limit {
 			w.empty(fi.Size())
 		}
@@ -162,19 +170,27 @@ func (w *Writer) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// mayTry reports whether a rotation may be attempted: none failed, or
+// the back-off after the last failure is over. w.mu is held.
+func (w *Writer) mayTry() bool {
+	return w.retry == 0 || !w.now().Before(w.retryAt)
+}
+
 // rotateOrBackOff rotates the file, or, when that fails, says why in the
-// file and sets when to try again. w.mu is held.
-func (w *Writer) rotateOrBackOff() {
+// file and sets when to try again; it reports whether it rotated. w.mu is
+// held.
+func (w *Writer) rotateOrBackOff() bool {
 	if err := w.rotate(); err != nil {
 		w.retry = min(max(2*w.retry, minRetry), maxRetry)
 		w.retryAt, w.err = w.now().Add(w.retry), err
 		_, _ = fmt.Fprintf(w.stderr, "log file %s: %v; trying again in %s\n", w.path, err, w.retry)
-		return
+		return false
 	}
 	if w.retry > 0 {
 		w.retry, w.err = 0, nil
 		_, _ = fmt.Fprintf(w.stderr, "log file %s: rotated again after a failure\n", w.path)
 	}
+	return true
 }
 
 // empty truncates the current file, of size bytes, when rotation keeps
