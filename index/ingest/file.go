@@ -165,7 +165,10 @@ package ingest
 // compaction's without the line that hands it to the model; chat-export
 // turns and legacy Gemini messages are numbered within their
 // conversation (so they have neighbours); task-board headings form one
-// version chain whatever their capitals, spacing or Unicode form; jsonl
+// version chain whatever their capitals, spacing or Unicode form, are
+// slugged in NFC, and a card keeps its chain when it moves lane; jsonl
 // reads RFC 2822 and RFC 9557 dates, text written as parts, numbers as
-// titles and tags, and a byte-order mark at the start of any line.
+// titles and tags, and a byte-order mark at the start of any line; the
+// records of one line (a minified array) are each a record with
+// neighbours, which incremental syncs before did not store rightly.
 const Version = "ingest-v23"
