@@ -26,6 +26,13 @@ type Policy struct {
 // a newer snapshot supersedes (Chunk.Subject).
 const TaskBoardSnapshot = "task-board-snapshot"
 
+// UntitledCard begins the subject of a task-board section whose heading
+// path names no board (no title above its lanes and cards): the same
+// heading on another board ("## Todo" of frontend.md and of backend.md)
+// is another card, so its version chain holds only the snapshots of its
+// own board.
+const UntitledCard = "untitled:"
+
 // Source sets with a fixed policy. Unknown source sets get UnknownPolicy.
 var policies = map[string]Policy{
 	"filtered-dialogue-daily":         {78, "episodic", "rolling-observation", 0.99, false},

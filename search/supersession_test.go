@@ -306,3 +306,62 @@ func TestSupersession_taskBoardCardDroppedLater(t *testing.T) {
 		"board-2026-08-01.md#board-nova-51-numbat-map":    "current",
 	})
 }
+
+// TestSupersession_taskBoardUntitledBoards: two boards of one project
+// without a title (frontend.md and backend.md, each with "## Todo") are
+// two boards: one's lane never supersedes the other's. The snapshots of
+// one untitled board (its copies named by their day, or only by a day
+// or a month, in one folder) still chain. Before, an untitled board's
+// lane was keyed by its heading alone, and the backend's current Todo
+// was flagged superseded by the frontend's.
+func TestSupersession_taskBoardUntitledBoards(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "frontend.md"), "---\ndate: 2026-07-01\n---\n## Todo\n\nQuoll login page polish.\n")
+	writeFile(t, filepath.Join(dir, "backend.md"), "---\ndate: 2026-06-01\n---\n## Todo\n\nQuoll login endpoint rate limit.\n")
+	writeFile(t, filepath.Join(dir, "ops-2026-06-01.md"), "---\ndate: 2026-06-01\n---\n## Todo\n\nQuoll login alerts, draft.\n")
+	writeFile(t, filepath.Join(dir, "ops-2026-07-01.md"), "---\ndate: 2026-07-01\n---\n## Todo\n\nQuoll login alerts, final.\n")
+	// Snapshots named only by their day or month, in a folder of their own.
+	writeFile(t, filepath.Join(dir, "sprints", "2026-05.md"), "---\ndate: 2026-05-01\n---\n## Doing\n\nQuoll login sprint, May.\n")
+	writeFile(t, filepath.Join(dir, "sprints", "june.md"), "---\ndate: 2026-06-01\n---\n## Doing\n\nQuoll login sprint, June.\n")
+	writeFile(t, filepath.Join(dir, "sprints", "2026-07-01.md"), "---\ndate: 2026-07-01\n---\n## Doing\n\nQuoll login sprint, July.\n")
+	// Pages named by a number alone are not a board's snapshots.
+	writeFile(t, filepath.Join(dir, "pages", "1.md"), "---\ndate: 2026-06-01\n---\n## Todo\n\nQuoll login page one.\n")
+	writeFile(t, filepath.Join(dir, "pages", "2.md"), "---\ndate: 2026-07-01\n---\n## Todo\n\nQuoll login page two.\n")
+	// A titled board keeps chaining across file names.
+	writeFile(t, filepath.Join(dir, "team-a.md"), "---\ndate: 2026-06-01\n---\n# Quoll board\n\n## Review\n\nQuoll login review, old.\n")
+	writeFile(t, filepath.Join(dir, "team-b.md"), "---\ndate: 2026-07-01\n---\n# Quoll board\n\n## Review\n\nQuoll login review, new.\n")
+	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "quoll login", TopK: 20})), map[string]string{
+		"frontend.md#todo":             "current",
+		"backend.md#todo":              "current",
+		"ops-2026-06-01.md#todo":       "by board:ops-2026-07-01.md#todo",
+		"ops-2026-07-01.md#todo":       "current",
+		"sprints/2026-05.md#doing":     "by board:sprints/2026-07-01.md#doing",
+		"sprints/june.md#doing":        "by board:sprints/2026-07-01.md#doing",
+		"sprints/2026-07-01.md#doing":  "current",
+		"team-a.md#quoll-board-review": "by board:team-b.md#quoll-board-review",
+		"team-b.md#quoll-board-review": "current",
+		"pages/1.md#todo":              "current",
+		"pages/2.md#todo":              "current",
+	})
+}
+
+// TestSupersession_taskBoardArchiveFolder: dated snapshots moved to an
+// archive folder beside the board (archive/board-2026-01-01.md beside
+// board.md) are snapshots of that board; two boards of one name in two
+// folders (frontend/board.md, backend/board.md) stay two boards.
+func TestSupersession_taskBoardArchiveFolder(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "frontend", "board.md"), "---\ndate: 2026-07-01\n---\n## Todo\n\nPlatypus widget styling.\n")
+	writeFile(t, filepath.Join(dir, "frontend", "archive", "board-2026-01-01.md"), "---\ndate: 2026-01-01\n---\n## Todo\n\nPlatypus widget draft.\n\n## Tunnel\n\nPlatypus tunnel widget.\n")
+	writeFile(t, filepath.Join(dir, "backend", "board.md"), "---\ndate: 2026-06-01\n---\n## Todo\n\nPlatypus widget endpoint.\n")
+	writeFile(t, filepath.Join(dir, "backend", "History", "board 2026-02-01.md"), "---\ndate: 2026-02-01\n---\n## Todo\n\nPlatypus widget schema.\n")
+	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "platypus widget", TopK: 10})), map[string]string{
+		"frontend/board.md#todo":                      "current",
+		"frontend/archive/board-2026-01-01.md#todo":   "by board:frontend/board.md#todo",
+		"frontend/archive/board-2026-01-01.md#tunnel": "by board:frontend/board.md#todo",
+		"backend/board.md#todo":                       "current",
+		"backend/History/board 2026-02-01.md#todo":    "by board:backend/board.md#todo",
+	})
+}

@@ -26,14 +26,66 @@ var datedSection = regexp.MustCompile(`(?:^|\D)\d{4}-\d{2}-\d{2}(?:\D|$)`)
 // name less the day and the extension, in lower case (board-2026-06-01.md
 // and Board 2026-07-01.md are two snapshots of one board, and so are
 // TASK_BOARD.md edited in place and a copy TASK_BOARD-2026-05-01.md;
-// ops.md beside them is another board).
+// ops.md beside them is another board). Names that are only a day or a
+// month (2026-06-01.md, 2026-06.md, june.md) are the snapshots of one
+// board of their folder. A folder of old snapshots (archive, old,
+// history) is its parent's: archive/board-2026-01-01.md is a snapshot of
+// the board.md beside it, while frontend/board.md and backend/board.md
+// are two boards.
 func boardKey(c *memory.Chunk) string {
 	dir, base := path.Split(strings.ReplaceAll(c.SourcePath, "\\", "/"))
+	if parent, folder := path.Split(strings.TrimSuffix(dir, "/")); archiveFolders[strings.ToLower(folder)] {
+		dir = parent
+	}
 	base = snapshotDate.ReplaceAllString(strings.TrimSuffix(base, path.Ext(base)), " ")
 	words := strings.FieldsFunc(strings.ToLower(base), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if onlyMonth(words) {
+		words = nil
+	}
 	// A name is one text in either Unicode form (a macOS folder's name
 	// is decomposed, a typed one composed).
 	return norm.NFC.String(c.Project + "\x00" + c.SourceName + "\x00" + dir + "\x00" + strings.Join(words, " "))
+}
+
+// archiveFolders are the names (in lower case) of a folder a board's
+// older snapshots are moved to, beside the board.
+var archiveFolders = map[string]bool{
+	"archive": true, "archives": true, "archived": true, "old": true, "history": true, "snapshots": true,
+}
+
+// months are the names of the months, whole and abbreviated, in lower
+// case.
+var months = map[string]bool{
+	"january": true, "february": true, "march": true, "april": true, "may": true, "june": true, "july": true,
+	"august": true, "september": true, "october": true, "november": true, "december": true,
+	"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true,
+	"sep": true, "sept": true, "oct": true, "nov": true, "dec": true,
+}
+
+// onlyMonth reports whether the words of a file's name only name a
+// month (june, "June 2026", 2026-06): a snapshot named by its time and
+// nothing else. Numbers alone are not ("1", "2": pages, sprints), a
+// year with a month number is ("2026 06").
+func onlyMonth(words []string) bool {
+	year, month := false, false
+	for _, w := range words {
+		switch {
+		case months[w]:
+			month = true
+		case len(w) == 4 && (strings.HasPrefix(w, "19") || strings.HasPrefix(w, "20")) && allDigits(w):
+			year = true
+		case len(w) <= 2 && allDigits(w):
+			// a month's number, with a year
+		default:
+			return false
+		}
+	}
+	return month || year
+}
+
+// allDigits reports whether s is ASCII digits only.
+func allDigits(s string) bool {
+	return strings.Trim(s, "0123456789") == ""
 }
 
 // boardFile is one snapshot (one file) of a task board.
@@ -46,7 +98,8 @@ type boardFile struct {
 	first, firstLine int
 	docs             []int
 	subjects         []string
-	holds            map[string]bool
+	// holds maps each subject of the file to its first chunk, by line.
+	holds map[string]int
 }
 
 // add counts the chunk doc of subject, of time when, as the file's.
@@ -57,7 +110,9 @@ func (f *boardFile) add(doc int, c *memory.Chunk, when string) {
 	}
 	f.docs = append(f.docs, doc)
 	f.subjects = append(f.subjects, c.Subject)
-	f.holds[c.Subject] = true
+	if d, ok := f.holds[c.Subject]; !ok || doc < d {
+		f.holds[c.Subject] = doc
+	}
 }
 
 // newerThan orders two snapshots of a board as versions are ordered
@@ -85,7 +140,7 @@ func (b boards) add(doc int, c *memory.Chunk, when string) {
 	file := c.SourceName + "\x00" + c.SourcePath
 	f := b[k][file]
 	if f == nil {
-		f = &boardFile{source: c.SourceName, path: c.SourcePath, holds: map[string]bool{}}
+		f = &boardFile{source: c.SourceName, path: c.SourcePath, holds: map[string]int{}}
 		b[k][file] = f
 	}
 	f.add(doc, c, when)
@@ -113,9 +168,14 @@ func (v *versions) supersedeDropped(b boards) {
 				continue
 			}
 			for i, d := range f.docs {
-				if _, ok := v.newer[d]; !ok && !newest.holds[f.subjects[i]] && !datedSection.MatchString(f.subjects[i]) {
-					v.newer[d] = newest.first
+				subject := f.subjects[i]
+				if _, ok := v.newer[d]; ok || datedSection.MatchString(subject) {
+					continue
 				}
+				if _, ok := newest.holds[subject]; ok {
+					continue
+				}
+				v.newer[d] = newest.first
 			}
 		}
 	}

@@ -553,6 +553,11 @@ func (g *Generation) versionChains() *versions {
 			// project filter reads it (a macOS folder's name is
 			// decomposed, a typed one composed).
 			k := norm.NFC.String(c.Project) + "\x00" + c.Subject
+			if c.SourceSet == memory.TaskBoardSnapshot && strings.HasPrefix(c.Subject, memory.UntitledCard) {
+				// A card of a board without a title is a version only of
+				// the same card of its own board (boardKey).
+				k = boardKey(c) + "\x00" + c.Subject
+			}
 			chains[k] = append(chains[k], &version{doc: i, when: when, source: c.SourceName, path: c.SourcePath,
 				record: c.SourceName + "\x00" + c.SourceID, line: c.LineNumber})
 		}

@@ -149,6 +149,9 @@ func readMarkdown(fc *fileCtx) error {
 		// line of code or of an HTML comment, which no setext underline
 		// makes a heading of.
 		para int
+		// titled: its outermost heading is of level 1, a title that
+		// names its board in its path.
+		titled bool
 	}
 	var sections []*section
 	cur := &section{line: fmLines + 1}
@@ -169,7 +172,7 @@ func readMarkdown(fc *fileCtx) error {
 			levels, trail = levels[:len(levels)-1], trail[:len(trail)-1]
 		}
 		levels, trail = append(levels, level), append(trail, headingText(heading))
-		cur = &section{path: append([]string(nil), trail...), line: line}
+		cur = &section{path: append([]string(nil), trail...), line: line, titled: levels[0] == 1}
 		sections = append(sections, cur)
 	}
 	var code fences
@@ -247,8 +250,10 @@ func readMarkdown(fc *fileCtx) error {
 	cleaned := make([]string, len(sections))
 	redacted := make([]int, len(sections))
 	paths := make([][]string, len(sections))
+	titled := make([]bool, len(sections))
 	for i, s := range sections {
 		cleaned[i], redacted[i] = cleanText(texts[i])
+		titled[i] = s.titled
 		if cleaned[i] != "" {
 			paths[i] = s.path
 			redacted[i] += redactList(&paths[i])
@@ -257,7 +262,7 @@ func readMarkdown(fc *fileCtx) error {
 	// A task board's sections are versions of its cards (boardSubjects).
 	var subjects []string
 	if cmp.Or(sourceSet, fc.src.SourceSet) == memory.TaskBoardSnapshot {
-		subjects = boardSubjects(paths)
+		subjects = boardSubjects(paths, titled)
 	}
 	for i, s := range sections {
 		if err := fc.ctx.Err(); err != nil {

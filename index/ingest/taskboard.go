@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/nova-recall/nova/memory"
 )
 
 // laneNames are the states a task board's lanes are named after, as
@@ -49,7 +51,12 @@ func laneKey(h string) string {
 // path that still repeats names another section of the same state:
 // numbered, as its id is, it pairs with its counterpart on the next
 // snapshot.
-func boardSubjects(paths [][]string) []string {
+//
+// A section whose path does not open with a title (a level-1 heading,
+// titled[i]) has its key begin with memory.UntitledCard: "## Todo" of frontend.md and
+// of backend.md name no board, and the index chains such a section
+// only within its own board (its file, its dated copies).
+func boardSubjects(paths [][]string, titled []bool) []string {
 	keys := make([][]string, len(paths))
 	cards := make([]string, len(paths))
 	count := map[string]int{}
@@ -82,6 +89,9 @@ func boardSubjects(paths [][]string) []string {
 		used[s]++
 		if n := used[s]; n > 1 {
 			s = fmt.Sprintf("%s~%d", s, n)
+		}
+		if !titled[i] {
+			s = memory.UntitledCard + s
 		}
 		out[i] = s
 	}
