@@ -346,6 +346,24 @@ func TestSupersession_taskBoardUntitledBoards(t *testing.T) {
 	})
 }
 
+// TestSupersession_taskBoardDroppedRepeat: a section of an older
+// snapshot the newest no longer holds, whose card the newest still holds
+// at another place (the second of two "## Blocked" lanes when one is
+// left, below another lane), is superseded by that card, not by the
+// board's first section.
+func TestSupersession_taskBoardDroppedRepeat(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "board-2026-06-01.md"), "---\ndate: 2026-06-01\n---\n# Board\n\n## Blocked\n\nNOVA-7 dingo crossing waits for legal.\n\n## Blocked\n\nNOVA-8 dingo stripes wait for paint.\n")
+	writeFile(t, filepath.Join(dir, "board-2026-07-01.md"), "---\ndate: 2026-07-01\n---\n# Board\n\n## NOVA-9 dingo signs\n\nDingo signs ordered.\n\n## Blocked\n\nNOVA-8 dingo stripes still wait for paint.\n")
+	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
+	july := "by board:board-2026-07-01.md#board-blocked"
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "dingo wait paint", TopK: 10})), map[string]string{
+		"board-2026-06-01.md#board-blocked":   july,
+		"board-2026-06-01.md#board-blocked~2": july,
+		"board-2026-07-01.md#board-blocked":   "current",
+	})
+}
+
 // TestSupersession_taskBoardArchiveFolder: dated snapshots moved to an
 // archive folder beside the board (archive/board-2026-01-01.md beside
 // board.md) are snapshots of that board; two boards of one name in two

@@ -21,6 +21,10 @@ var snapshotDate = regexp.MustCompile(`\d{4}-?\d{2}-?\d{2}`)
 // of that day, not a state of the board that a later snapshot ends.
 var datedSection = regexp.MustCompile(`(?:^|\D)\d{4}-\d{2}-\d{2}(?:\D|$)`)
 
+// repeatNumber is the number that tells apart the sections of one
+// heading path in a snapshot (boardSubjects: "blocked~2").
+var repeatNumber = regexp.MustCompile(`~\d+$`)
+
 // boardKey names the task board a snapshot's chunk belongs to: its
 // project, its source, its file's folder and the words of its file's
 // name less the day and the extension, in lower case (board-2026-06-01.md
@@ -150,7 +154,9 @@ func (b boards) add(doc int, c *memory.Chunk, when string) {
 // supersedes the sections of its older snapshots that it no longer
 // holds (a card taken off the board, the second of two lanes of one name
 // when one is left): no newer version of their own would, and they were
-// current forever. A dated section (datedSection) stays. A snapshot without a time is not ordered against the
+// current forever. Such a section is superseded by its heading's
+// section on the newest snapshot when there is one (the lane left of
+// two), else by the newest snapshot's first section. A dated section (datedSection) stays. A snapshot without a time is not ordered against the
 // others (as timeGroups does not order them).
 func (v *versions) supersedeDropped(b boards) {
 	for _, files := range b {
@@ -175,7 +181,13 @@ func (v *versions) supersedeDropped(b boards) {
 				if _, ok := newest.holds[subject]; ok {
 					continue
 				}
-				v.newer[d] = newest.first
+				// The second of two lanes of one name, when one is left,
+				// is that lane's card in its newer state.
+				n, ok := newest.holds[repeatNumber.ReplaceAllString(subject, "")]
+				if !ok {
+					n = newest.first
+				}
+				v.newer[d] = n
 			}
 		}
 	}
