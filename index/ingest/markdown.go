@@ -49,6 +49,9 @@ type frontMatter struct {
 	// alias, its older spelling): see noteName.
 	Aliases any `yaml:"aliases" toml:"aliases"`
 	Alias   any `yaml:"alias" toml:"alias"`
+	// Kanban is set on a board of Obsidian's Kanban plugin, which writes
+	// markers of its own in the lanes (kanbanMarkers).
+	Kanban any `yaml:"kanban-plugin" toml:"kanban-plugin"`
 }
 
 var (
@@ -228,6 +231,9 @@ func readMarkdown(fc *fileCtx) error {
 	texts := make([]string, len(sections))
 	for i, s := range sections {
 		var inline []string
+		if fm.Kanban != nil {
+			s.lines = kanbanMarkers(s.lines)
+		}
 		texts[i], inline = cleanNote(strings.Join(s.lines, "\n"))
 		for _, t := range inline {
 			if !slices.ContainsFunc(tags, func(have string) bool { return strings.EqualFold(have, t) }) {
@@ -309,6 +315,27 @@ func readMarkdown(fc *fileCtx) error {
 		}
 	}
 	return nil
+}
+
+// kanbanMarkers returns the lines of a lane of an Obsidian Kanban board
+// without the plugin's markers: "**Complete**" on the lane's first line
+// (its cards are marked done as they enter it) and the "***" it writes
+// before its archive (not in code). Neither is a card's words.
+func kanbanMarkers(lines []string) []string {
+	var out []string
+	var code fences
+	first := true
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if !code.line(t) && (first && t == "**Complete**" || thematicBreak.MatchString(l)) {
+			continue
+		}
+		if t != "" {
+			first = false
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // sectionTitle is the title of a note's section under heads: the note's

@@ -1368,3 +1368,21 @@ func TestRead_yarleDates(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_obsidianKanbanMarkers: Obsidian's Kanban plugin marks a lane
+// whose cards it completes with a "**Complete**" line under its heading
+// and writes "***" before its archive; neither is a card's words (a
+// "***" in code is). A note that is no Kanban board keeps its bold
+// line. Before, the Done lane's text was "**Complete**", its card and
+// "***".
+func TestRead_obsidianKanbanMarkers(t *testing.T) {
+	board := "---\n\nkanban-plugin: basic\n\n---\n\n## Todo\n\n- [ ] Card one\n\n```\n***\n```\n\n\n## Done\n\n**Complete**\n- [x] Card two\n\n\n***\n\n## Archive\n\n- [x] Old card\n\n%% kanban:settings\n```\n{\"kanban-plugin\":\"basic\"}\n```\n%%\n"
+	want := []string{"Todo: - [ ] Card one||```|***|```", "Done: - [x] Card two", "Archive: - [x] Old card"}
+	if got := noteSections(t, "board.md", board); !slices.Equal(got, want) {
+		t.Errorf("sections %q, want %q", got, want)
+	}
+	note := "## Done\n\n**Complete**\n- [x] Card two\n"
+	if got := noteSections(t, "note.md", note); len(got) != 1 || !strings.Contains(got[0], "**Complete**") {
+		t.Errorf("note that is no board: %q", got)
+	}
+}
