@@ -78,8 +78,10 @@ type Chunk struct {
 	// never changes the vectors of the turns already indexed.
 	Before string `json:"before,omitempty"`
 	// Subject is the version-chain key (memory.Record.Subject; for a
-	// task-board snapshot section, its heading path): within a project,
-	// the newest chunk of a subject supersedes the older ones.
+	// task-board snapshot section, its heading path, begun with
+	// UntitledCard when the board has no title, which keeps the chain to
+	// its own board): within a project, the newest chunk of a subject
+	// supersedes the older ones.
 	Subject     string   `json:"subject,omitempty"`
 	Title       string   `json:"title,omitempty"`
 	Date        string   `json:"date,omitempty"`

@@ -166,7 +166,10 @@ package ingest
 // turns and legacy Gemini messages are numbered within their
 // conversation (so they have neighbours); task-board headings form one
 // version chain whatever their capitals, spacing or Unicode form, are
-// slugged in NFC, and a card keeps its chain when it moves lane; jsonl
+// slugged in NFC, a card keeps its chain when it moves lane, and a
+// board without a title chains only with its own dated copies (its
+// sections' keys begin "untitled:"); Obsidian Kanban's Complete
+// markers are dropped; jsonl
 // reads RFC 2822 and RFC 9557 dates, text written as parts, numbers as
 // titles and tags, and a byte-order mark at the start of any line; the
 // records of one line (a minified array) are each a record with
