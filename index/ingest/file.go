@@ -171,7 +171,8 @@ package ingest
 // sections' keys begin "untitled:"); Obsidian Kanban's Complete
 // markers are dropped; jsonl
 // reads RFC 2822 and RFC 9557 dates, text written as parts, numbers as
-// titles and tags, and a byte-order mark at the start of any line; the
+// titles and tags, a byte-order mark at the start of any line, and a
+// line that is not UTF-8 (as Windows-1252, or with U+FFFD); the
 // records of one line (a minified array) are each a record with
 // neighbours, which incremental syncs before did not store rightly.
 const Version = "ingest-v23"

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
 
@@ -179,9 +178,10 @@ func partsText(raw json.RawMessage) (string, bool) {
 // one, or a *notJSONError for a line that is not JSON at all (see
 // readLines); a date without an offset is read in loc (see parseDate).
 func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, error) {
-	if !utf8.Valid(line) {
-		return memory.Record{}, "", &notJSONError{"line is not valid UTF-8"}
-	}
+	// A record with bytes that are not UTF-8 is read as a note is (a line
+	// saved as Windows-1252, or damaged bytes as U+FFFD), not lost: the
+	// JSON's own bytes are ASCII either way.
+	line = noteText(line)
 	jr, err := decodeJSONLRecord(line)
 	var wrongType *json.UnmarshalTypeError
 	if errors.As(err, &wrongType) && wrongType.Field == "text" {

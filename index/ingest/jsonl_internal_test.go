@@ -336,3 +336,40 @@ func TestRead_zoneSuffixedDates(t *testing.T) {
 		}
 	}
 }
+
+// TestRead_notUTF8Lines: a record with bytes that are not UTF-8 is read,
+// as a note is, not dropped: a line saved as Windows-1252 (an export
+// from a spreadsheet, "caf\xe9") is decoded as such, and a UTF-8 line
+// with a damaged byte keeps its words with U+FFFD for the byte. Before,
+// either line was a problem and its record lost. A line that is not
+// JSON at all is still reported, at its line.
+func TestRead_notUTF8Lines(t *testing.T) {
+	lines := []string{
+		"{\"id\":\"w1252\",\"text\":\"caf\xe9 cr\xe8me br\xfbl\xe9e\",\"title\":\"menu \x96 dessert\"}",
+		"{\"id\":\"damaged\",\"text\":\"na\xefve \xe4\xb8\xad\xe6\x96\x87 and \xff bytes\"}",
+		"not a record \xe9 at all",
+		`{"id":"fine","text":"plain"}`,
+	}
+	dir := writeTree(t, map[string]string{"r.jsonl": strings.Join(lines, "\n") + "\n"})
+	recs, problems := collect(t, config.Source{Name: "recs", Kind: config.KindJSONL, Path: dir})
+	want := map[string]string{
+		"w1252":   "café crème brûlée",
+		"damaged": "na\uFFFDve 中文 and \uFFFD bytes",
+		"fine":    "plain",
+	}
+	for _, r := range recs {
+		if w, ok := want[r.ID]; !ok || r.Text != w {
+			t.Errorf("record %s: text %q, want %q", r.ID, r.Text, w)
+		}
+		if r.ID == "w1252" && r.Title != "menu – dessert" {
+			t.Errorf("title %q, want the en dash of Windows-1252's 0x96", r.Title)
+		}
+		delete(want, r.ID)
+	}
+	for id := range want {
+		t.Errorf("record %s was not read", id)
+	}
+	if len(problems) != 1 || problems[0].Line != 3 || !strings.Contains(problems[0].Reason, "not a JSON object") {
+		t.Errorf("problems %v, want line 3 only, not JSON", problems)
+	}
+}
