@@ -104,7 +104,7 @@ func readCanvas(fc *fileCtx) error {
 		}
 	}
 	relations := canvasRelations(canvas.Nodes, canvas.Edges, func(id string) string { return byID[id] })
-	date := fi.ModTime().Format("2006-01-02")
+	date := fi.ModTime().In(fc.loc).Format("2006-01-02") // the reader's zone, not time.Local
 	used := map[string]int{}
 	for i, card := range cards {
 		if err := fc.ctx.Err(); err != nil {

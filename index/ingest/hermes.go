@@ -109,7 +109,7 @@ func readHermesMemory(fc *fileCtx) error {
 	if strings.EqualFold(path.Base(fc.rel), "USER.md") {
 		title = "Hermes user profile"
 	}
-	date := fi.ModTime().Format("2006-01-02")
+	date := fi.ModTime().In(fc.loc).Format("2006-01-02") // the reader's zone, not time.Local
 	used := map[string]int{}
 	var entry []string
 	start := 1

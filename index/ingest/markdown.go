@@ -135,7 +135,7 @@ func readMarkdown(fc *fileCtx) error {
 		date = nameDate(filepath.Base(path), fc.loc)
 	}
 	if date == "" {
-		date = fi.ModTime().Format("2006-01-02")
+		date = fi.ModTime().In(fc.loc).Format("2006-01-02") // the reader's zone, not time.Local
 	}
 	tags := frontMatterTags(fm.Tags)
 	docTitle := strings.TrimSpace(title)
