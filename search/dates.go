@@ -36,6 +36,10 @@ type dateRule struct {
 	// veto, when set, refuses a match by the query's text before and
 	// after it.
 	veto func(m []string, before, after string) bool
+	// hours, when set, resolves in place of resolve a rule that counts
+	// hours back: it is given now in the user's zone, as an hour is
+	// real time, and a day with a change of clocks has 23 or 25 of them.
+	hours func(m []string, zoned time.Time) (from, to time.Time, ok bool)
 }
 
 // modalMay refuses "this may" before a word that makes it the modal verb
@@ -378,6 +382,24 @@ var dateRules = []dateRule{
 		d := day(now).AddDate(0, 0, off)
 		return d, d, true, true
 	}},
+	// the past 24 hours, the last few hours, the past hour: from the day
+	// that many hours back until today.
+	{need: needWord("hour"), re: regexp.MustCompile(`\b(?:last|past|previous)\s+(?:` + enNum + `\s+hours|hour)\b`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
+		return hoursBack(m[1], "", zoned)
+	}},
+	// 3 hours ago, an hour ago, a few hours ago
+	{need: needWord("hour"), re: regexp.MustCompile(`\b` + enNum + `\s+hours?\s+ago\b`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
+		return hoursAgo(m[1], "", zoned)
+	}},
+	// 过去24小时, 最近三个小时, 近两个钟头: from the day that many hours
+	// back until today.
+	{need: needWord("小时", "钟头"), re: regexp.MustCompile(`(?:过去|最近|近)\s*的?\s*` + zhHours + `\s*个?\s*(?:小时|钟头)`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
+		return hoursBack("", m[1], zoned)
+	}},
+	// 3小时前, 两个小时之前, 几个钟头前
+	{need: needWord("小时", "钟头"), re: regexp.MustCompile(zhHours + `\s*个?\s*(?:小时|钟头)\s*(?:之|以)?前`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
+		return hoursAgo("", m[1], zoned)
+	}},
 	// 3 days ago, two weeks ago, a couple of months ago, a year ago
 	{need: needWord("ago"), re: regexp.MustCompile(`\b` + enNum + `\s+(day|week|month|year)s?\s+ago\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		n, ok := enAtoi(m[1])
@@ -576,6 +598,7 @@ func ParseDates(query string, now time.Time) []DateSpan {
 	// clock read as UTC, where every day has a midnight. In the user's
 	// zone a change to daylight saving time can skip it (Havana), and
 	// time.Date then puts the day's midnight on the day before.
+	zoned := now // hours back are counted in real time (dateRule.hours)
 	now = time.Date(now.Year(), now.Month(), now.Day(), now.Hour(), now.Minute(), now.Second(), now.Nanosecond(), time.UTC)
 	s := lexical.Normalize(query)
 	norm := s
@@ -598,7 +621,14 @@ func ParseDates(query string, now time.Time) []DateSpan {
 			if strings.ContainsRune(m[0], '\x00') || r.veto != nil && r.veto(m, s[:loc[0]], s[loc[1]:]) {
 				continue
 			}
-			from, to, relative, ok := r.resolve(m, now)
+			var from, to time.Time
+			var relative, ok bool
+			if r.hours != nil {
+				from, to, ok = r.hours(m, zoned)
+				relative = true
+			} else {
+				from, to, relative, ok = r.resolve(m, now)
+			}
 			if !ok {
 				continue
 			}
@@ -706,6 +736,50 @@ func sinceAt(s string, lo, hi int) bool {
 		}
 	}
 	return false
+}
+
+// zhHours is a count of hours in Chinese: zhNum, or 几 (a few).
+const zhHours = `([0-9]{1,2}|[一二两三四五六七八九十]{1,3}|几)`
+
+// hourCount reads a count of hours, English (enNum, "" for one: "the
+// past hour") or Chinese (zhHours); 几 is a few, as "a few" is.
+func hourCount(en, zh string) (int, bool) {
+	switch {
+	case zh == "几":
+		return enNumbers["a few"], true
+	case zh != "":
+		n := zhAtoi(zh)
+		return n, n > 0
+	case en == "":
+		return 1, true
+	}
+	return enAtoi(en)
+}
+
+// wallDay is the day t falls on in its own zone, as the other rules
+// give days: midnight on now's wall clock read as UTC (ParseDates).
+func wallDay(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+// hoursBack is the span from the day n hours before zoned until today.
+func hoursBack(en, zh string, zoned time.Time) (time.Time, time.Time, bool) {
+	n, ok := hourCount(en, zh)
+	if !ok {
+		return time.Time{}, time.Time{}, false
+	}
+	return wallDay(zoned.Add(-time.Duration(n) * time.Hour)), wallDay(zoned), true
+}
+
+// hoursAgo is the span of days an hour either side of n hours before
+// zoned touch: "3 hours ago" is rarely exactly three, and at 01:00 "an
+// hour ago" may be either side of midnight.
+func hoursAgo(en, zh string, zoned time.Time) (time.Time, time.Time, bool) {
+	n, ok := hourCount(en, zh)
+	if !ok {
+		return time.Time{}, time.Time{}, false
+	}
+	return wallDay(zoned.Add(-time.Duration(n+1) * time.Hour)), wallDay(zoned.Add(-time.Duration(n-1) * time.Hour)), true
 }
 
 func day(t time.Time) time.Time {

@@ -465,3 +465,60 @@ func TestParseDates_midnightSkipped(t *testing.T) {
 		}
 	}
 }
+
+// TestParseDates_hours: a span of hours ("the past 24 hours", "3 hours
+// ago", 过去24小时, 几个小时前) is of the days those hours fall on in the
+// user's zone, counted in real hours across a change of clocks. Such
+// queries named no date at all: asked just after midnight, "the last 24
+// hours" is mostly yesterday, and the prior left it out.
+func TestParseDates_hours(t *testing.T) {
+	zone := func(name string) *time.Location {
+		loc, err := time.LoadLocation(name)
+		if err != nil {
+			t.Skip("no time zone database:", err)
+		}
+		return loc
+	}
+	berlin, ny, lordHowe, kolkata, chatham := zone("Europe/Berlin"), zone("America/New_York"), zone("Australia/Lord_Howe"), zone("Asia/Kolkata"), zone("Pacific/Chatham")
+	for _, c := range []struct {
+		now         time.Time
+		query       string
+		from, to    string
+		description string
+	}{
+		{time.Date(2026, 3, 31, 0, 30, 0, 0, berlin), "what changed in the past 24 hours", "2026-03-30", "2026-03-31", "just after midnight, mostly yesterday"},
+		{time.Date(2026, 3, 30, 0, 30, 0, 0, berlin), "what changed in the last 24 hours", "2026-03-28", "2026-03-30", "Sunday the clocks went forward had 23 hours"},
+		{time.Date(2026, 3, 31, 23, 30, 0, 0, kolkata), "past 2 hours", "2026-03-31", "2026-03-31", "late evening, today only"},
+		{time.Date(2026, 10, 5, 0, 10, 0, 0, lordHowe), "the last 24 hours", "2026-10-03", "2026-10-05", "a 23½-hour day"},
+		{time.Date(2026, 3, 8, 1, 30, 0, 0, ny), "3 hours ago", "2026-03-07", "2026-03-07", "an evening's hours"},
+		{time.Date(2026, 1, 1, 0, 30, 0, 0, chatham), "an hour ago", "2025-12-31", "2026-01-01", "across the year"},
+		{time.Date(2026, 1, 1, 0, 30, 0, 0, chatham), "the past hour", "2025-12-31", "2026-01-01", "across the year"},
+		{time.Date(2026, 3, 31, 0, 30, 0, 0, berlin), "过去24小时", "2026-03-30", "2026-03-31", "Chinese, a span"},
+		{time.Date(2026, 3, 31, 0, 30, 0, 0, berlin), "最近三个小时做了什么", "2026-03-30", "2026-03-31", "Chinese numerals"},
+		{time.Date(2026, 3, 31, 1, 0, 0, 0, berlin), "几个小时前", "2026-03-30", "2026-03-30", "a few hours ago"},
+		{time.Date(2026, 3, 31, 15, 0, 0, 0, berlin), "a few hours ago", "2026-03-31", "2026-03-31", "the afternoon's few hours"},
+	} {
+		got := search.ParseDates(c.query, c.now)
+		if len(got) != 1 || got[0].From != c.from || got[0].To != c.to || !got[0].Relative {
+			t.Errorf("%s: %q at %s = %+v, want %s..%s", c.description, c.query, c.now, got, c.from, c.to)
+		}
+	}
+}
+
+// TestEngineResolvesHoursInItsLocation: the engine's clock, in its zone,
+// is what a span of hours is counted back from, and queryPlan shows the
+// days: in Berlin just after midnight on the Monday after clocks went
+// forward, the last 24 hours began on Saturday.
+func TestEngineResolvesHoursInItsLocation(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	snap := dialogueSnapshot(t)
+	clock := func() time.Time { return time.Date(2026, 3, 29, 22, 30, 0, 0, time.UTC) } // 00:30 CEST on 30 March
+	e := search.New(search.Config{Dense: true, Now: clock, Location: berlin}, lexical.NewAnalyzer())
+	resp := ask(t, e, snap, api.SearchRequest{Query: "what did we change in the last 24 hours"})
+	if p := resp.QueryPlan.DatePriors; len(p) != 1 || p[0].From != "2026-03-28" || p[0].To != "2026-03-30" {
+		t.Errorf("datePriors %+v, want 2026-03-28..2026-03-30", p)
+	}
+}
