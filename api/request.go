@@ -382,20 +382,36 @@ func DayIn(s string, loc *time.Location) (string, bool) {
 }
 
 // DateBoundAfter reports whether date filter value a (YYYY-MM-DD or an
-// RFC 3339 time) is after b: what the server refuses as a reversed range,
-// for a client that checks before it sends. Two times are compared as
-// instants; otherwise, without the user's zone to place a time in, by the
-// days on their own clocks.
+// RFC 3339 time) is after b wherever the user is: what the server
+// refuses as a reversed range, and a client can check before it sends.
+// Two times are compared as instants, two dates as days. A time and a
+// date are compared by the time's day in the zone that makes it the
+// nearest the date (UTC-12 or UTC+14): a time names the day it falls on
+// in the user's zone (DayIn), which the request does not carry, and an
+// agent's "today so far" is the user's date to now in UTC, a day before
+// it on UTC's clock east of Greenwich after midnight.
 func DateBoundAfter(a, b string) bool {
-	ta, errA := time.Parse(time.RFC3339, a)
-	tb, errB := time.Parse(time.RFC3339, b)
-	if errA == nil && errB == nil {
+	ta, errA := time.Parse(time.RFC3339, strings.TrimSpace(a))
+	tb, errB := time.Parse(time.RFC3339, strings.TrimSpace(b))
+	switch {
+	case errA == nil && errB == nil:
 		return ta.After(tb)
+	case errA == nil:
+		a, _ = DayIn(a, earliestZone)
+	case errB == nil:
+		b, _ = DayIn(b, latestZone)
 	}
 	da, _ := NormalizeDate(a)
 	db, _ := NormalizeDate(b)
 	return da > db
 }
+
+// earliestZone and latestZone are the zones furthest behind and ahead of
+// UTC, where a time's day is the earliest and the latest it is anywhere.
+var (
+	earliestZone = time.FixedZone("UTC-12", -12*3600)
+	latestZone   = time.FixedZone("UTC+14", 14*3600)
+)
 
 // decodeObject parses body as exactly one JSON object whose top-level keys
 // are unique, and returns the raw value of each key.

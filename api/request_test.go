@@ -103,7 +103,10 @@ func TestDecodeSearchRequest_dateOutsideItsRange(t *testing.T) {
 	}{
 		{`{"query":"q","date":"2026-01-01","dateTo":"2025-12-31"}`, false},
 		{`{"query":"q","date":"2026-01-01","dateRange":{"from":"2026-01-02"}}`, false},
-		{`{"query":"q","date":"2026-01-01T23:00:00-05:00","date_from":"2026-01-02"}`, false},
+		{`{"query":"q","date":"2025-12-31T08:00:00-05:00","date_from":"2026-01-02"}`, false},
+		// 23:00 in New York is 2 January east of UTC-04:00: the user's
+		// zone decides, and the request does not say it.
+		{`{"query":"q","date":"2026-01-01T23:00:00-05:00","date_from":"2026-01-02"}`, true},
 		{`{"query":"q","date":"2026-01-01","dateRange":{"from":"2026-01-01","to":"2026-01-01"}}`, true},
 		{`{"query":"q","date":"2026-01-15","dateRange":{"from":"2026-01-01","to":"2026-01-31"}}`, true},
 		{`{"query":"q","date":"2026-01-15","dateTo":"2026-01-15"}`, true},

@@ -96,6 +96,40 @@ func TestSearch_dateBoundAsTimeIsTheUsersDay(t *testing.T) {
 	}
 }
 
+// TestSearch_dateRangeOfADayAndATime: a range from a day to a time (an
+// agent's "today so far": the user's date, and now as UTC) is of the
+// days they name where the user is. In Berlin at 01:30 on 9 June, now is
+// 2026-06-08T23:30:00Z: the range from 2026-06-09 to it is 9 June. It was
+// refused as reversed, the time's day read on its own clock (8 June);
+// only a range reversed in every zone is.
+func TestSearch_dateRangeOfADayAndATime(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	direct, facade := filterNovad(t, berlin,
+		`{"id":"e","text":"Deploy rollback of the billing canary.","date":"2026-06-08T12:00:00Z"}`,       // Berlin 8 June 14:00
+		`{"id":"f","text":"Deploy of the billing canary after midnight.","date":"2026-06-08T22:45:00Z"}`, // Berlin 9 June 00:45
+	)
+	for _, url := range []string{direct, facade} {
+		for _, tc := range []struct {
+			filter string
+			status int
+			want   []string
+		}{
+			{`"dateRange":{"from":"2026-06-09","to":"2026-06-08T23:30:00Z"}`, http.StatusOK, []string{"f"}},
+			{`"dateFrom":"2026-06-08T23:30:00-04:00","dateTo":"2026-06-09"`, http.StatusOK, []string{"f"}},
+			{`"date":"2026-06-09","dateTo":"2026-06-08T23:30:00Z"`, http.StatusOK, []string{"f"}},
+			{`"dateRange":{"from":"2026-06-11","to":"2026-06-08T23:30:00Z"}`, http.StatusUnprocessableEntity, []string{}},
+		} {
+			status, env, ids := searchIDs(t, url, `{"query":"deploy billing canary",`+tc.filter+`}`)
+			if status != tc.status || !slices.Equal(ids, tc.want) {
+				t.Errorf("%s %s: %d %s results %v; want %d, %v", url, tc.filter, status, api.StringOr(env.Reason, ""), ids, tc.status, tc.want)
+			}
+		}
+	}
+}
+
 // explicitFilters are the filters env's queryPlan reports.
 func explicitFilters(t *testing.T, env api.SearchResponse) api.ExplicitFilters {
 	t.Helper()
