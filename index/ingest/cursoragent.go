@@ -335,7 +335,7 @@ func cursorTime(s string, loc *time.Location) (time.Time, bool) {
 		}
 	}
 	for _, layout := range []string{"Jan 2, 2006, 3:04 PM", "January 2, 2006, 3:04 PM", "Jan 2, 2006, 15:04"} {
-		if t, err := time.ParseInLocation(layout, s, zone); err == nil {
+		if t, err := parseWallClock(layout, s, zone); err == nil {
 			return t, true
 		}
 	}

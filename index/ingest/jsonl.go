@@ -387,11 +387,34 @@ func parseDate(s string, loc *time.Location) (string, time.Time, bool) {
 		}
 	}
 	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+		if t, err := parseWallClock(layout, s, loc); err == nil {
 			return t.Format("2006-01-02"), t, true
 		}
 	}
 	return "", time.Time{}, false
+}
+
+// parseWallClock is time.ParseInLocation but for a time that loc's
+// change to daylight saving time skips (02:30 in New York on the day it
+// begins; 00:30 in Santiago, where it skips midnight): that is read as
+// the clock shows it after the change, later by the change, as Java's
+// ZonedDateTime and JavaScript's Temporal read it. time.Date gives such
+// a time in one zone an hour before, in another an hour after, and in
+// Santiago an hour before is the day before.
+func parseWallClock(layout, s string, loc *time.Location) (time.Time, error) {
+	wall, err := time.Parse(layout, s) // the clock's reading, as UTC
+	if err != nil {
+		return time.Time{}, err
+	}
+	t := time.Date(wall.Year(), wall.Month(), wall.Day(), wall.Hour(), wall.Minute(), wall.Second(), wall.Nanosecond(), loc)
+	if t.Hour() == wall.Hour() && t.Minute() == wall.Minute() && t.Day() == wall.Day() {
+		return t, nil
+	}
+	// Skipped: read it at the offset in force before the change. A
+	// day before the reading is before the change in any zone (offsets
+	// are within 14 hours), and changes are months apart.
+	_, before := wall.Add(-26 * time.Hour).In(loc).Zone()
+	return wall.Add(-time.Duration(before) * time.Second).In(loc), nil
 }
 
 func idString(raw json.RawMessage) (string, bool) {
