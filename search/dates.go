@@ -380,6 +380,9 @@ var dateRules = []dateRule{
 	{need: needWord("yesterday", "today", "tonight", "this", "last", "tomorrow"), re: regexp.MustCompile(`\b(the day before yesterday|yesterday|today|tonight|this morning|this afternoon|this evening|last night|the day after tomorrow|tomorrow)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		off := map[string]int{"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1, "the day after tomorrow": 2}[m[1]]
 		d := day(now).AddDate(0, 0, off)
+		if m[1] == "tonight" || m[1] == "this evening" {
+			return nightUnderWay(now), d, true, true
+		}
 		return d, d, true, true
 	}},
 	// the past 24 hours, the last few hours, the past hour: from the day
@@ -504,6 +507,9 @@ var dateRules = []dateRule{
 	{need: needCJK, re: regexp.MustCompile(`(大前天|前天|前晚|昨天|昨日|昨晚|昨早|今天|今日|今晚|今早|今晨|明天|明早|明晚|后天)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		off := map[string]int{"大前天": -3, "前天": -2, "前晚": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨早": -1, "明天": 1, "明早": 1, "明晚": 1, "后天": 2}[m[1]]
 		d := day(now).AddDate(0, 0, off)
+		if m[1] == "今晚" {
+			return nightUnderWay(now), d, true, true
+		}
 		return d, d, true, true
 	}},
 	// last weekend, this weekend, over the weekend: a Saturday and
@@ -780,6 +786,18 @@ func hoursAgo(en, zh string, zoned time.Time) (time.Time, time.Time, bool) {
 		return time.Time{}, time.Time{}, false
 	}
 	return wallDay(zoned.Add(-time.Duration(n+1) * time.Hour)), wallDay(zoned.Add(-time.Duration(n-1) * time.Hour)), true
+}
+
+// smallHours is the hour before which "tonight" is the night under way.
+const smallHours = 5
+
+// nightUnderWay is the first day of "tonight" asked at now: yesterday in
+// the small hours, when the night began the evening before; else today.
+func nightUnderWay(now time.Time) time.Time {
+	if now.Hour() < smallHours {
+		return day(now).AddDate(0, 0, -1)
+	}
+	return day(now)
 }
 
 func day(t time.Time) time.Time {

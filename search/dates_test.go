@@ -522,3 +522,36 @@ func TestEngineResolvesHoursInItsLocation(t *testing.T) {
 		t.Errorf("datePriors %+v, want 2026-03-28..2026-03-30", p)
 	}
 }
+
+// TestParseDates_tonightAfterMidnight: "tonight" (this evening, 今晚)
+// asked in the small hours is the night under way, which began the day
+// before: at 00:30 the evening's work was all yesterday's, and the prior
+// was today alone. Asked in the evening it is today.
+func TestParseDates_tonightAfterMidnight(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	chatham, err := time.LoadLocation("Pacific/Chatham")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	for _, c := range []struct {
+		now      time.Time
+		query    string
+		from, to string
+	}{
+		{time.Date(2026, 3, 30, 0, 30, 0, 0, berlin), "what did we decide tonight", "2026-03-29", "2026-03-30"},
+		{time.Date(2026, 3, 30, 1, 0, 0, 0, berlin), "this evening's deploy", "2026-03-29", "2026-03-30"},
+		{time.Date(2026, 3, 30, 0, 30, 0, 0, berlin), "今晚做了什么", "2026-03-29", "2026-03-30"},
+		{time.Date(2026, 1, 1, 0, 30, 0, 0, chatham), "tonight", "2025-12-31", "2026-01-01"},
+		{time.Date(2026, 3, 30, 20, 0, 0, 0, berlin), "tonight", "2026-03-30", "2026-03-30"},
+		{time.Date(2026, 3, 30, 20, 0, 0, 0, berlin), "今晚", "2026-03-30", "2026-03-30"},
+		{time.Date(2026, 3, 30, 0, 30, 0, 0, berlin), "today", "2026-03-30", "2026-03-30"},
+	} {
+		got := search.ParseDates(c.query, c.now)
+		if len(got) != 1 || got[0].From != c.from || got[0].To != c.to {
+			t.Errorf("%q at %s = %+v, want %s..%s", c.query, c.now, got, c.from, c.to)
+		}
+	}
+}
