@@ -223,6 +223,12 @@ func needWord(words ...string) func(dateCues) bool {
 	}
 }
 
+// needHours is true of a query that may count hours: "hour", "hr", or
+// an "h" with a digit (24h).
+func needHours(c dateCues) bool {
+	return strings.Contains(c.s, "hour") || strings.Contains(c.s, "hr") || c.digit && strings.Contains(c.s, "h")
+}
+
 // needMonth: every name enMonth matches begins with one of these.
 var needMonth = needWord("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
@@ -387,17 +393,17 @@ var dateRules = []dateRule{
 	}},
 	// the past 24 hours, the last few hours, the past hour: from the day
 	// that many hours back until today.
-	{need: needWord("hour"), re: regexp.MustCompile(`\b(?:last|past|previous)\s+(?:` + enNum + `\s+hours|hour)\b`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
+	{need: needHours, re: regexp.MustCompile(`\b(?:last|past|previous)\s+(?:` + enNum + `\s*(?:hours|hrs|h)|hour)\b`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
 		return hoursBack(m[1], "", zoned)
 	}},
 	// 3 hours ago, an hour ago, a few hours ago
-	{need: needWord("hour"), re: regexp.MustCompile(`\b` + enNum + `\s+hours?\s+ago\b`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
+	{need: needHours, re: regexp.MustCompile(`\b` + enNum + `\s*(?:hours?|hrs?|h)\s+ago\b`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
 		return hoursAgo(m[1], "", zoned)
 	}},
-	// 过去24小时, 最近三个小时, 近两个钟头: from the day that many hours
-	// back until today.
-	{need: needWord("小时", "钟头"), re: regexp.MustCompile(`(?:过去|最近|近)\s*的?\s*` + zhHours + `\s*个?\s*(?:小时|钟头)`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
-		return hoursBack("", m[1], zoned)
+	// 过去24小时, 最近三个小时, 近两个钟头, 24小时内: from the day that many
+	// hours back until today.
+	{need: needWord("小时", "钟头"), re: regexp.MustCompile(`(?:过去|最近|近)\s*的?\s*` + zhHours + `\s*个?\s*(?:小时|钟头)|` + zhHours + `\s*个?\s*(?:小时|钟头)\s*(?:之|以)?内`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
+		return hoursBack("", m[1]+m[2], zoned)
 	}},
 	// 3小时前, 两个小时之前, 几个钟头前
 	{need: needWord("小时", "钟头"), re: regexp.MustCompile(zhHours + `\s*个?\s*(?:小时|钟头)\s*(?:之|以)?前`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
@@ -744,22 +750,28 @@ func sinceAt(s string, lo, hi int) bool {
 	return false
 }
 
-// zhHours is a count of hours in Chinese: zhNum, or 几 (a few).
-const zhHours = `([0-9]{1,2}|[一二两三四五六七八九十]{1,3}|几)`
+// zhHours is a count of hours in Chinese: zhNum, 几 (a few) or 半 (half
+// an hour).
+const zhHours = `([0-9]{1,2}|[一二两三四五六七八九十]{1,3}|几|半)`
 
 // hourCount reads a count of hours, English (enNum, "" for one: "the
-// past hour") or Chinese (zhHours); 几 is a few, as "a few" is.
-func hourCount(en, zh string) (int, bool) {
+// past hour") or Chinese (zhHours), as a duration; 几 is a few, as "a
+// few" is.
+func hourCount(en, zh string) (time.Duration, bool) {
+	n := 0
 	switch {
+	case zh == "半":
+		return 30 * time.Minute, true
 	case zh == "几":
-		return enNumbers["a few"], true
+		n = enNumbers["a few"]
 	case zh != "":
-		n := zhAtoi(zh)
-		return n, n > 0
+		n = zhAtoi(zh)
 	case en == "":
-		return 1, true
+		n = 1
+	default:
+		n, _ = enAtoi(en)
 	}
-	return enAtoi(en)
+	return time.Duration(n) * time.Hour, n > 0
 }
 
 // wallDay is the day t falls on in its own zone, as the other rules
@@ -768,24 +780,26 @@ func wallDay(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 }
 
-// hoursBack is the span from the day n hours before zoned until today.
+// hoursBack is the span from the day the hours counted back from zoned
+// began until today.
 func hoursBack(en, zh string, zoned time.Time) (time.Time, time.Time, bool) {
-	n, ok := hourCount(en, zh)
+	d, ok := hourCount(en, zh)
 	if !ok {
 		return time.Time{}, time.Time{}, false
 	}
-	return wallDay(zoned.Add(-time.Duration(n) * time.Hour)), wallDay(zoned), true
+	return wallDay(zoned.Add(-d)), wallDay(zoned), true
 }
 
-// hoursAgo is the span of days an hour either side of n hours before
-// zoned touch: "3 hours ago" is rarely exactly three, and at 01:00 "an
-// hour ago" may be either side of midnight.
+// hoursAgo is the span of days an hour either side of the hours counted
+// back from zoned touch (none of them after zoned): "3 hours ago" is
+// rarely exactly three, and at 01:00 "an hour ago" may be either side
+// of midnight.
 func hoursAgo(en, zh string, zoned time.Time) (time.Time, time.Time, bool) {
-	n, ok := hourCount(en, zh)
+	d, ok := hourCount(en, zh)
 	if !ok {
 		return time.Time{}, time.Time{}, false
 	}
-	return wallDay(zoned.Add(-time.Duration(n+1) * time.Hour)), wallDay(zoned.Add(-time.Duration(n-1) * time.Hour)), true
+	return wallDay(zoned.Add(-d - time.Hour)), wallDay(zoned.Add(-max(d-time.Hour, 0))), true
 }
 
 // smallHours is the hour before which "tonight" is the night under way.

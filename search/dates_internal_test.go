@@ -24,6 +24,7 @@ func TestDateRuleNeeds(t *testing.T) {
 		"昨天", "今早", "前晚", "明晚", "前天谁修了端口", "上周我们讨论了什么", "上个星期", "上周三", "上周日", "周一的事故", "上个月", "这个月", "去年",
 		"上周末", "这个周末", "周末", "三个月前", "两周前", "5天前", "最近三天", "过去两周", "近一个月", "8月份", "星期五", "月底", "年初",
 		"14-16 July", "July 14 to 16th, 2024", "7月14日到16日", "show me Monday", "on 7/14", "the 14th", "week 28", "第28周", "中旬", "Christmas Eve", "last Halloween", "Thanksgiving 2023", "new years day", "the fourth of july", "国庆节", "2023年五一", "去年平安夜", "十一长假", "春节", "除夕", "端午节", "中秋", "元宵节", "清明", "lunar new year", "dragon boat festival",
+		"the past 24 hours", "last 24h", "past 48 hrs", "3 hours ago", "an hour ago", "2h ago", "过去24小时", "24小时内", "几个小时前", "半小时前",
 	}
 	for _, q := range queries {
 		s := lexical.Normalize(q)

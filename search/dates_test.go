@@ -497,6 +497,11 @@ func TestParseDates_hours(t *testing.T) {
 		{time.Date(2026, 3, 31, 0, 30, 0, 0, berlin), "最近三个小时做了什么", "2026-03-30", "2026-03-31", "Chinese numerals"},
 		{time.Date(2026, 3, 31, 1, 0, 0, 0, berlin), "几个小时前", "2026-03-30", "2026-03-30", "a few hours ago"},
 		{time.Date(2026, 3, 31, 15, 0, 0, 0, berlin), "a few hours ago", "2026-03-31", "2026-03-31", "the afternoon's few hours"},
+		{time.Date(2026, 3, 31, 0, 30, 0, 0, berlin), "anything in the last 24h", "2026-03-30", "2026-03-31", "hours as h"},
+		{time.Date(2026, 3, 31, 0, 30, 0, 0, berlin), "past 48 hrs", "2026-03-28", "2026-03-31", "hours as hrs, back across the 23-hour day"},
+		{time.Date(2026, 3, 31, 0, 30, 0, 0, berlin), "24小时内的改动", "2026-03-30", "2026-03-31", "within 24 hours"},
+		{time.Date(2026, 3, 31, 0, 20, 0, 0, kolkata), "过去半小时", "2026-03-30", "2026-03-31", "half an hour back"},
+		{time.Date(2026, 3, 31, 0, 20, 0, 0, kolkata), "半小时前", "2026-03-30", "2026-03-31", "half an hour ago"},
 	} {
 		got := search.ParseDates(c.query, c.now)
 		if len(got) != 1 || got[0].From != c.from || got[0].To != c.to || !got[0].Relative {
