@@ -386,8 +386,11 @@ var dateRules = []dateRule{
 	{need: needWord("yesterday", "today", "tonight", "this", "last", "tomorrow"), re: regexp.MustCompile(`\b(the day before yesterday|yesterday|today|tonight|this morning|this afternoon|this evening|last night|the day after tomorrow|tomorrow)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		off := map[string]int{"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1, "the day after tomorrow": 2}[m[1]]
 		d := day(now).AddDate(0, 0, off)
-		if m[1] == "tonight" || m[1] == "this evening" {
+		switch m[1] {
+		case "tonight", "this evening":
 			return nightUnderWay(now), d, true, true
+		case "last night":
+			return d, nightJustHad(now), true, true
 		}
 		return d, d, true, true
 	}},
@@ -513,8 +516,11 @@ var dateRules = []dateRule{
 	{need: needCJK, re: regexp.MustCompile(`(大前天|前天|前晚|昨天|昨日|昨晚|昨早|今天|今日|今晚|今早|今晨|明天|明早|明晚|后天)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
 		off := map[string]int{"大前天": -3, "前天": -2, "前晚": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨早": -1, "明天": 1, "明早": 1, "明晚": 1, "后天": 2}[m[1]]
 		d := day(now).AddDate(0, 0, off)
-		if m[1] == "今晚" {
+		switch m[1] {
+		case "今晚":
 			return nightUnderWay(now), d, true, true
+		case "昨晚":
+			return d, nightJustHad(now), true, true
 		}
 		return d, d, true, true
 	}},
@@ -802,7 +808,8 @@ func hoursAgo(en, zh string, zoned time.Time) (time.Time, time.Time, bool) {
 	return wallDay(zoned.Add(-d - time.Hour)), wallDay(zoned.Add(-max(d-time.Hour, 0))), true
 }
 
-// smallHours is the hour before which "tonight" is the night under way.
+// smallHours is the hour before which "tonight" and "last night" are the
+// night under way.
 const smallHours = 5
 
 // nightUnderWay is the first day of "tonight" asked at now: yesterday in
@@ -812,6 +819,16 @@ func nightUnderWay(now time.Time) time.Time {
 		return day(now).AddDate(0, 0, -1)
 	}
 	return day(now)
+}
+
+// nightJustHad is the last day of "last night" asked at now: today in
+// the small hours, when the night went on past midnight; else
+// yesterday.
+func nightJustHad(now time.Time) time.Time {
+	if now.Hour() < smallHours {
+		return day(now)
+	}
+	return day(now).AddDate(0, 0, -1)
 }
 
 func day(t time.Time) time.Time {

@@ -553,6 +553,12 @@ func TestParseDates_tonightAfterMidnight(t *testing.T) {
 		{time.Date(2026, 3, 30, 20, 0, 0, 0, berlin), "tonight", "2026-03-30", "2026-03-30"},
 		{time.Date(2026, 3, 30, 20, 0, 0, 0, berlin), "今晚", "2026-03-30", "2026-03-30"},
 		{time.Date(2026, 3, 30, 0, 30, 0, 0, berlin), "today", "2026-03-30", "2026-03-30"},
+		// "last night" in the small hours is the night just had: the
+		// evening before and the hours after midnight.
+		{time.Date(2026, 3, 30, 1, 0, 0, 0, berlin), "what did we fix last night", "2026-03-29", "2026-03-30"},
+		{time.Date(2026, 3, 30, 1, 0, 0, 0, berlin), "昨晚修了什么", "2026-03-29", "2026-03-30"},
+		{time.Date(2026, 3, 30, 9, 0, 0, 0, berlin), "last night", "2026-03-29", "2026-03-29"},
+		{time.Date(2026, 3, 30, 9, 0, 0, 0, berlin), "昨晚", "2026-03-29", "2026-03-29"},
 	} {
 		got := search.ParseDates(c.query, c.now)
 		if len(got) != 1 || got[0].From != c.from || got[0].To != c.to {
