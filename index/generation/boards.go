@@ -25,6 +25,14 @@ var datedSection = regexp.MustCompile(`(?:^|\D)\d{4}-\d{2}-\d{2}(?:\D|$)`)
 // heading path in a snapshot (boardSubjects: "blocked~2").
 var repeatNumber = regexp.MustCompile(`~\d+$`)
 
+// conflictCopy is what a sync service adds to a file's name (less its
+// extension) when it keeps a copy of the file two devices changed at
+// once: Syncthing's ".sync-conflict-20261201-101010-ABCDEFG" (older
+// versions without the device), Dropbox's " (Mac's conflicted copy
+// 2026-12-01)" and " (Case Conflict)", and the " (1)" Google Drive and
+// Windows add to a second file of one name.
+var conflictCopy = regexp.MustCompile(`(?i)(?:\.sync-conflict-\d{8}-\d{6}(?:-[a-z0-9]{7})?| \((?:[^()]*conflicted copy|case conflict)[^()]*(?:\(\d+\)[^()]*)?\)| \(\d+\))$`)
+
 // boardKey names the task board a snapshot's chunk belongs to: its
 // project, its source, its file's folder and the words of its file's
 // name less the day and the extension, in lower case (board-2026-06-01.md
@@ -35,13 +43,14 @@ var repeatNumber = regexp.MustCompile(`~\d+$`)
 // board of their folder. A folder of old snapshots (archive, old,
 // history) is its parent's: archive/board-2026-01-01.md is a snapshot of
 // the board.md beside it, while frontend/board.md and backend/board.md
-// are two boards.
+// are two boards. A sync service's conflict copy of a board
+// (conflictCopy) is a snapshot of the board it copies.
 func boardKey(c *memory.Chunk) string {
 	dir, base := path.Split(strings.ReplaceAll(c.SourcePath, "\\", "/"))
 	if parent, folder := path.Split(strings.TrimSuffix(dir, "/")); archiveFolders[strings.ToLower(folder)] {
 		dir = parent
 	}
-	base = snapshotDate.ReplaceAllString(strings.TrimSuffix(base, path.Ext(base)), " ")
+	base = snapshotDate.ReplaceAllString(conflictCopy.ReplaceAllString(strings.TrimSuffix(base, path.Ext(base)), ""), " ")
 	words := strings.FieldsFunc(strings.ToLower(base), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	if onlyMonth(words) {
 		words = nil
