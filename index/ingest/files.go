@@ -141,14 +141,11 @@ var kindIncludes = map[string][]string{
 // are many of them (hidden folders, .git and .venv, are never entered); a
 // notes folder that is also a site's source (Quartz, VitePress) holds
 // node_modules, whose packages' READMEs are not notes and are thousands;
-// on an exFAT or network volume macOS keeps an AppleDouble file of binary
-// metadata beside each note (._note.md), and Emacs a lock link to a file
-// that never exists beside a note it edits (.#note.md): neither is a note;
 // a Logseq graph keeps copies of its pages, their older text in
 // logseq/bak/ and its sync's versions in logseq/version-files/, which
 // would answer as the pages' current text.
 var kindExcludes = map[string][]string{
-	config.KindMarkdown:   {"node_modules", "._*", ".#*", "{,**/}logseq/{bak,version-files}"},
+	config.KindMarkdown:   {"node_modules", "{,**/}logseq/{bak,version-files}"},
 	config.KindClaudeCode: {"**/tool-results/**", "agent-acompact-*.jsonl", "agent-aprompt_suggestion-*.jsonl"},
 	config.KindCodex:      {"{worktrees,log,shell_snapshots}/**"},
 	config.KindOpenClaw:   {"*.bak", "*.tmp", "*.lock", "*.checkpoint", "*.checkpoint.*", "*.trajectory.*", "node_modules", "{memory,cron,browser,extensions,media,logs}/**"},
@@ -156,6 +153,20 @@ var kindExcludes = map[string][]string{
 	config.KindGemini:     {"{history,extensions,skills,commands,node_modules}/**", "tmp/*/checkpoints/**"},
 	config.KindAider:      {"node_modules", "__pycache__", "venv", "site-packages", "vendor"},
 }
+
+// commonExcludes are excluded from a source of any kind: what editors,
+// browsers, sync services and volumes leave beside its files. On an
+// exFAT or network volume macOS keeps an AppleDouble file of binary
+// metadata beside each file (._note.md); Emacs a lock link to a file
+// that never exists beside a file it edits (.#note.md, reported as an
+// unreachable link); Safari a folder beside a download it has not
+// finished (export.jsonl.download/) that holds the file's first bytes
+// under its final name. The recycle bins of a Windows-formatted drive
+// ($RECYCLE.BIN, RECYCLER) and of a Synology share (#recycle) hold
+// deleted files (as the hidden .Trash-1000 and .trash, which are
+// skipped as hidden folders). Conflict copies of sync services are
+// files like any other: they may hold what the original lost.
+var commonExcludes = []string{"._*", ".#*", "*.download", "$RECYCLE.BIN", "RECYCLER", "#recycle"}
 
 // List enumerates the files of src: the files matching its include globs
 // (or its kind's, see kindIncludes) and none of its exclude globs. It is
@@ -368,9 +379,10 @@ func listsFile(include, exclude []string, rel string) bool {
 	return matchGlobs(include, rel) && !matchGlobs(exclude, rel)
 }
 
-// excludes are the exclude globs of src: its own and its kind's.
+// excludes are the exclude globs of src: its own, its kind's and every
+// kind's (commonExcludes).
 func excludes(src config.Source) []string {
-	return append(append([]string(nil), src.Exclude...), kindExcludes[src.Kind]...)
+	return slices.Concat(src.Exclude, kindExcludes[src.Kind], commonExcludes)
 }
 
 // skipsDir is SkipsDir with the exclude globs at hand, and what the

@@ -528,3 +528,47 @@ func TestList_logseqBackups(t *testing.T) {
 		}
 	}
 }
+
+// TestList_syncAndEditorLitterEveryKind: what sync services, editors,
+// browsers and volumes leave beside a source's files is no file of any
+// kind: Emacs' lock link beside a JSONL file it edits (.#mem.jsonl, a
+// link to a file that never exists), macOS's AppleDouble file on an
+// exFAT or network volume (._mem.jsonl, binary), a download Safari has
+// not finished (mem.jsonl.download/, a folder holding the file's first
+// bytes under its final name), and the recycle bins of a Windows-formatted
+// drive ($RECYCLE.BIN, RECYCLER) and of a Synology share (#recycle),
+// which hold deleted files. Before, only a markdown source left out the
+// first two: a JSONL source reported the lock link as an unreachable
+// link (doctor: "mount the volume holding me@mac.local.4242…"), read the
+// AppleDouble file and the half-downloaded file, and every source read
+// the deleted files as current ones.
+func TestList_syncAndEditorLitterEveryKind(t *testing.T) {
+	for _, kind := range []string{config.KindJSONL, config.KindMarkdown} {
+		ext := map[string]string{config.KindJSONL: ".jsonl", config.KindMarkdown: ".md"}[kind]
+		dir := writeTree(t, map[string]string{
+			"mem" + ext:                         `{"id":"a","text":"hello"}` + "\n",
+			"._mem" + ext:                       "\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X",
+			"mem" + ext + ".download/mem" + ext: `{"id":"b","te`,
+			"$RECYCLE.BIN/S-1-5-21-42-1001/$RAB12CD" + ext: `{"id":"c","text":"deleted"}` + "\n",
+			"RECYCLER/S-1-5-21-42-1001/Dc1" + ext:          `{"id":"d","text":"deleted"}` + "\n",
+			"#recycle/old" + ext:                           `{"id":"e","text":"deleted"}` + "\n",
+		})
+		if err := os.Symlink("me@mac.local.4242:1700000000", filepath.Join(dir, ".#mem"+ext)); err != nil {
+			t.Fatal(err)
+		}
+		src := config.Source{Name: "mem", Kind: kind, Path: dir}
+		if got, problems := listed(t, src); got != "mem"+ext || len(problems) != 0 {
+			t.Errorf("%s: listing %q, problems %+v; want mem%s alone", kind, got, problems, ext)
+		}
+		for _, rel := range []string{"._mem" + ext, ".#mem" + ext} {
+			if ListsFile(src, rel) {
+				t.Errorf("%s: ListsFile(%q): the watcher would take it for a change", kind, rel)
+			}
+		}
+		for _, rel := range []string{"mem" + ext + ".download", "$RECYCLE.BIN", "RECYCLER", "#recycle", "sub/#recycle"} {
+			if !SkipsDir(src, rel) {
+				t.Errorf("%s: SkipsDir(%q) = false: the watcher would watch it", kind, rel)
+			}
+		}
+	}
+}
