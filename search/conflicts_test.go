@@ -1,8 +1,10 @@
 package search_test
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
@@ -33,5 +35,40 @@ func TestSupersession_taskBoardConflictCopies(t *testing.T) {
 		"ops (Mac's conflicted copy 2026-06-01).md#todo": "by board:ops.md#todo",
 		"plan.md#todo":     "current",
 		"plan (1).md#todo": "by board:plan.md#todo",
+	})
+}
+
+// TestSupersession_conflictCopySameDay: a conflict copy is made when two
+// devices change a file within one sync, most often on one day; a note
+// without a date is of its file's day, so the board and its copy are
+// of one time. The board is the state its owner keeps: at one time its
+// lanes are current and the copy's are superseded by them, for a board
+// without a title (its dropped lanes) and one with a title (each card's
+// chain) alike. Before, the later name won the tie
+// ("board.sync-conflict-…" after "board.md"), and the copy's stale
+// lanes were current, the board's superseded by them.
+func TestSupersession_conflictCopySameDay(t *testing.T) {
+	dir := t.TempDir()
+	day := time.Date(2026, 7, 10, 9, 0, 0, 0, time.Local)
+	files := map[string]string{
+		"board.md": "## Todo\n\nNumbat tracker firmware, final.\n\n## Doing\n\nNumbat tracker batteries.\n",
+		"board.sync-conflict-20260710-101010-ABCDEFG.md": "## Todo\n\nNumbat tracker firmware, draft.\n",
+		"ops.md": "# Ops\n\n## NOVA-12 numbat tracker antenna\n\nStatus: done, mounted.\n",
+		"ops (Mac's conflicted copy 2026-07-10).md": "# Ops\n\n## NOVA-12 numbat tracker antenna\n\nStatus: blocked, waiting for parts.\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		writeFile(t, p, text)
+		if err := os.Chtimes(p, day, day); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "numbat tracker firmware batteries antenna", TopK: 20})), map[string]string{
+		"board.md#todo":  "current",
+		"board.md#doing": "current",
+		"board.sync-conflict-20260710-101010-ABCDEFG.md#todo":                          "by board:board.md#todo",
+		"ops.md#ops-nova-12-numbat-tracker-antenna":                                    "current",
+		"ops (Mac's conflicted copy 2026-07-10).md#ops-nova-12-numbat-tracker-antenna": "by board:ops.md#ops-nova-12-numbat-tracker-antenna",
 	})
 }

@@ -33,6 +33,29 @@ var repeatNumber = regexp.MustCompile(`~\d+$`)
 // Windows add to a second file of one name.
 var conflictCopy = regexp.MustCompile(`(?i)(?:\.sync-conflict-\d{8}-\d{6}(?:-[a-z0-9]{7})?| \((?:[^()]*conflicted copy|case conflict)[^()]*(?:\(\d+\)[^()]*)?\)| \(\d+\))$`)
 
+// isConflictCopy reports whether the file at p (slash- or
+// backslash-separated) is a sync service's conflict copy of another
+// (conflictCopy).
+func isConflictCopy(p string) bool {
+	base := path.Base(strings.ReplaceAll(p, "\\", "/"))
+	return conflictCopy.MatchString(strings.TrimSuffix(base, path.Ext(base)))
+}
+
+// copyOrder orders a file that is a conflict copy before one that is
+// not (-1, 0 or 1, as cmp.Compare): at one time, the file its owner
+// keeps is the newer state. A copy is made when two devices change a
+// file within one sync, often on one day, which is all the time an
+// undated note has.
+func copyOrder(a, b string) int {
+	switch ca, cb := isConflictCopy(a), isConflictCopy(b); {
+	case ca == cb:
+		return 0
+	case ca:
+		return -1
+	}
+	return 1
+}
+
 // boardKey names the task board a snapshot's chunk belongs to: its
 // project, its source, its file's folder and the words of its file's
 // name less the day and the extension, in lower case (board-2026-06-01.md
@@ -129,12 +152,13 @@ func (f *boardFile) add(doc int, c *memory.Chunk, when string) {
 }
 
 // newerThan orders two snapshots of a board as versions are ordered
-// (version.newerThan): by time, then by where they are read from.
+// (version.newerThan): by time, then the board before its conflict copy
+// (copyOrder), then by where they are read from.
 func (f *boardFile) newerThan(o *boardFile) bool {
 	if f.when != o.when {
 		return f.when > o.when
 	}
-	return cmp.Or(strings.Compare(f.source, o.source), strings.Compare(f.path, o.path)) > 0
+	return cmp.Or(copyOrder(f.path, o.path), strings.Compare(f.source, o.source), strings.Compare(f.path, o.path)) > 0
 }
 
 // boards gathers the chunks of task-board snapshots by board and file.

@@ -469,7 +469,8 @@ type version struct {
 }
 
 // newerThan orders two versions of a subject: by their time; at equal
-// times, by where they are read from: the later line of one file, else
+// times, a file before a sync service's conflict copy of it (copyOrder),
+// then by where they are read from: the later line of one file, else
 // the later file (an export named by its day names the later state
 // later). Never by the order a build read them in, which an incremental
 // sync changes.
@@ -477,7 +478,7 @@ func (a *version) newerThan(b *version) bool {
 	if a.when != b.when {
 		return a.when > b.when
 	}
-	return cmp.Or(strings.Compare(a.source, b.source), strings.Compare(a.path, b.path), cmp.Compare(a.line, b.line), cmp.Compare(a.doc, b.doc)) > 0
+	return cmp.Or(copyOrder(a.path, b.path), strings.Compare(a.source, b.source), strings.Compare(a.path, b.path), cmp.Compare(a.line, b.line), cmp.Compare(a.doc, b.doc)) > 0
 }
 
 // inheritTimes gives each undated version of a chain the latest time of
