@@ -3,6 +3,7 @@ package search_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,4 +72,34 @@ func TestSupersession_conflictCopySameDay(t *testing.T) {
 		"ops.md#ops-nova-12-numbat-tracker-antenna":                                    "current",
 		"ops (Mac's conflicted copy 2026-07-10).md#ops-nova-12-numbat-tracker-antenna": "by board:ops.md#ops-nova-12-numbat-tracker-antenna",
 	})
+}
+
+// TestSearch_conflictCopyIdenticalText: a note and a sync service's
+// conflict copies of it that say the same are one result, and it cites
+// the note, the file its owner keeps (a copy is removed once resolved,
+// and an agent told to change the note would change the copy); what
+// only a copy says is still found, cited from the copy. Before, the
+// copy ranked first by its name was the result kept.
+func TestSearch_conflictCopyIdenticalText(t *testing.T) {
+	dir := t.TempDir()
+	same := "# Kiosk\n\n## Setup\n\nThe quokka kiosk boots from the red USB stick and joins the guest network.\n"
+	writeFile(t, filepath.Join(dir, "kiosk.md"), same)
+	writeFile(t, filepath.Join(dir, "kiosk.sync-conflict-20260601-101010-ABCDEFG.md"), same+"\n## Lost\n\nThe quokka kiosk admin PIN is taped under the stand.\n")
+	writeFile(t, filepath.Join(dir, "kiosk (1).md"), same)
+	writeFile(t, filepath.Join(dir, "kiosk (Mac's conflicted copy 2026-06-01).md"), same)
+	snap := newLiveHome(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir}).sync(t)
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "quokka kiosk red USB stick guest network", TopK: 10})
+	var setup []string
+	for _, r := range resp.Results {
+		if strings.HasSuffix(r.SourceID, "#kiosk-setup") {
+			setup = append(setup, r.SourceID)
+		}
+	}
+	if len(setup) != 1 || setup[0] != "kiosk.md#kiosk-setup" {
+		t.Errorf("the setup section's results are %q, want kiosk.md#kiosk-setup alone", setup)
+	}
+	lost := ask(t, engineWith(), snap, api.SearchRequest{Query: "quokka kiosk admin PIN", TopK: 10})
+	if rank(lost, "kiosk.sync-conflict-20260601-101010-ABCDEFG.md#kiosk-lost") < 0 {
+		t.Errorf("the copy's own section is not found")
+	}
 }

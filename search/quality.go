@@ -169,7 +169,11 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 // dedupe folds results that are the same memory: the first key present
 // among governance duplicate group, dedupe key, source id, then
 // normalised text; or, for transcripts, the same words said by the same
-// speaker in the same project (see saying). The higher-ranked one is kept.
+// speaker in the same project (see saying). The higher-ranked one is
+// kept, in its place; but a sync service's conflict copy of a note
+// (memory.IsConflictCopy) gives its place to a note that says the same
+// and is no copy: the note is the file its owner keeps, and a copy is
+// removed once resolved.
 //
 // It looks at the first head candidates, the depth each pass returns,
 // and beyond them only until keep distinct ones are found; the report
@@ -180,6 +184,9 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 func dedupe(q *query, in []scored, keep, head int) ([]scored, *api.DedupeReport) {
 	seen := make(map[string]bool, min(len(in), max(head, keep)))
 	var said map[saying]bool // made at the first transcript's chunk
+	// copyAt is where in out each kept conflict copy is, by its keys;
+	// made at the first one.
+	var copyAt map[string]int
 	out := make([]scored, 0, max(0, min(keep, len(in))))
 	unique := 0
 	report := &api.DedupeReport{Applied: true, Strategy: "governance-provenance-text", Removed: []api.DedupeRemoval{}}
@@ -200,11 +207,29 @@ func dedupe(q *query, in []scored, keep, head int) ([]scored, *api.DedupeReport)
 			dup = say.String()
 		}
 		if dup != "" {
+			removed, score := c, s.score
+			if j, ok := copyAt[dup]; ok && !memory.IsConflictCopy(c.SourcePath) {
+				// The note takes its copy's place and score (the same
+				// text): the order stays as ranked.
+				removed, score = q.hashed(out[j].doc), out[j].score
+				out[j] = *s
+				out[j].score = score
+				delete(copyAt, dup)
+			}
 			if len(report.Removed) < 20 {
-				report.Removed = append(report.Removed, api.DedupeRemoval{ID: c.ID, DedupeKey: dup, SourceSet: c.SourceSet, Score: scalar.Round(s.score, 6)})
+				report.Removed = append(report.Removed, api.DedupeRemoval{ID: removed.ID, DedupeKey: dup, SourceSet: removed.SourceSet, Score: scalar.Round(score, 6)})
 			}
 			report.DuplicatesRemoved++
 			continue
+		}
+		if unique < keep && key != "" && memory.IsConflictCopy(c.SourcePath) {
+			if copyAt == nil {
+				copyAt = map[string]int{}
+			}
+			copyAt[key] = len(out)
+			if says {
+				copyAt[say.String()] = len(out)
+			}
 		}
 		seen[key] = true
 		if says {

@@ -25,29 +25,13 @@ var datedSection = regexp.MustCompile(`(?:^|\D)\d{4}-\d{2}-\d{2}(?:\D|$)`)
 // heading path in a snapshot (boardSubjects: "blocked~2").
 var repeatNumber = regexp.MustCompile(`~\d+$`)
 
-// conflictCopy is what a sync service adds to a file's name (less its
-// extension) when it keeps a copy of the file two devices changed at
-// once: Syncthing's ".sync-conflict-20261201-101010-ABCDEFG" (older
-// versions without the device), Dropbox's " (Mac's conflicted copy
-// 2026-12-01)" and " (Case Conflict)", and the " (1)" Google Drive and
-// Windows add to a second file of one name.
-var conflictCopy = regexp.MustCompile(`(?i)(?:\.sync-conflict-\d{8}-\d{6}(?:-[a-z0-9]{7})?| \((?:[^()]*conflicted copy|case conflict)[^()]*(?:\(\d+\)[^()]*)?\)| \(\d+\))$`)
-
-// isConflictCopy reports whether the file at p (slash- or
-// backslash-separated) is a sync service's conflict copy of another
-// (conflictCopy).
-func isConflictCopy(p string) bool {
-	base := path.Base(strings.ReplaceAll(p, "\\", "/"))
-	return conflictCopy.MatchString(strings.TrimSuffix(base, path.Ext(base)))
-}
-
 // copyOrder orders a file that is a conflict copy before one that is
 // not (-1, 0 or 1, as cmp.Compare): at one time, the file its owner
 // keeps is the newer state. A copy is made when two devices change a
 // file within one sync, often on one day, which is all the time an
 // undated note has.
 func copyOrder(a, b string) int {
-	switch ca, cb := isConflictCopy(a), isConflictCopy(b); {
+	switch ca, cb := memory.IsConflictCopy(a), memory.IsConflictCopy(b); {
 	case ca == cb:
 		return 0
 	case ca:
@@ -67,13 +51,14 @@ func copyOrder(a, b string) int {
 // history) is its parent's: archive/board-2026-01-01.md is a snapshot of
 // the board.md beside it, while frontend/board.md and backend/board.md
 // are two boards. A sync service's conflict copy of a board
-// (conflictCopy) is a snapshot of the board it copies.
+// (memory.ConflictCopyOf) is a snapshot of the board it copies.
 func boardKey(c *memory.Chunk) string {
 	dir, base := path.Split(strings.ReplaceAll(c.SourcePath, "\\", "/"))
 	if parent, folder := path.Split(strings.TrimSuffix(dir, "/")); archiveFolders[strings.ToLower(folder)] {
 		dir = parent
 	}
-	base = snapshotDate.ReplaceAllString(conflictCopy.ReplaceAllString(strings.TrimSuffix(base, path.Ext(base)), ""), " ")
+	base, _ = memory.ConflictCopyOf(base)
+	base = snapshotDate.ReplaceAllString(base, " ")
 	words := strings.FieldsFunc(strings.ToLower(base), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	if onlyMonth(words) {
 		words = nil

@@ -1,0 +1,36 @@
+package memory
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// conflictCopy is what a sync service adds to a file's name (less its
+// extension) when it keeps a copy of the file two devices changed at
+// once: Syncthing's ".sync-conflict-20261201-101010-ABCDEFG" (older
+// versions without the device), Dropbox's " (Mac's conflicted copy
+// 2026-12-01)" and " (Case Conflict)", and the " (1)" Google Drive and
+// Windows add to a second file of one name.
+var conflictCopy = regexp.MustCompile(`(?i)(?:\.sync-conflict-\d{8}-\d{6}(?:-[a-z0-9]{7})?| \((?:[^()]*conflicted copy|case conflict)[^()]*(?:\(\d+\)[^()]*)?\)| \(\d+\))$`)
+
+// ConflictCopyOf returns the name, less its extension, of the file
+// whose sync service's conflict copy the file named base is (see
+// conflictCopy), and whether base is one: "board" for
+// "board.sync-conflict-20261201-101010-ABCDEFG.md".
+func ConflictCopyOf(base string) (string, bool) {
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	loc := conflictCopy.FindStringIndex(stem)
+	if loc == nil {
+		return stem, false
+	}
+	return stem[:loc[0]], true
+}
+
+// IsConflictCopy reports whether the file at p (slash- or
+// backslash-separated, as a chunk's SourcePath) is a sync service's
+// conflict copy of another (ConflictCopyOf).
+func IsConflictCopy(p string) bool {
+	_, ok := ConflictCopyOf(path.Base(strings.ReplaceAll(p, "\\", "/")))
+	return ok
+}
