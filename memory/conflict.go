@@ -34,3 +34,24 @@ func IsConflictCopy(p string) bool {
 	_, ok := ConflictCopyOf(path.Base(strings.ReplaceAll(p, "\\", "/")))
 	return ok
 }
+
+// CopyOf reports whether the file at p is a sync service's copy of the
+// file at orig (both slash- or backslash-separated): in one folder and
+// of one extension, p's name is orig's with a conflict copy's mark
+// (ConflictCopyOf), or with a number after a space, as iCloud Drive
+// names its copy ("notes 2.md" of "notes.md"). The number alone marks
+// no copy ("sprint 2.md" is a board of its own): only beside the file
+// it would copy.
+func CopyOf(p, orig string) bool {
+	dir, base := path.Split(strings.ReplaceAll(p, "\\", "/"))
+	odir, obase := path.Split(strings.ReplaceAll(orig, "\\", "/"))
+	if dir != odir || path.Ext(base) != path.Ext(obase) {
+		return false
+	}
+	ostem := strings.TrimSuffix(obase, path.Ext(obase))
+	if stem, ok := ConflictCopyOf(base); ok {
+		return stem == ostem
+	}
+	n, ok := strings.CutPrefix(strings.TrimSuffix(base, path.Ext(base)), ostem+" ")
+	return ok && n != "" && len(n) <= 3 && n[0] != '0' && strings.Trim(n, "0123456789") == ""
+}

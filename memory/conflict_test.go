@@ -29,3 +29,27 @@ func TestConflictCopyOf(t *testing.T) {
 		t.Error("IsConflictCopy judges the folder, not the file's name")
 	}
 }
+
+func TestCopyOf(t *testing.T) {
+	tests := []struct {
+		p, orig string
+		want    bool
+	}{
+		{"a/notes 2.md", "a/notes.md", true},
+		{"a/notes 12.md", "a/notes.md", true},
+		{"a/notes.sync-conflict-20261201-101010-ABCDEFG.md", "a/notes.md", true},
+		{`a\notes (1).md`, `a\notes.md`, true},
+		{"a/notes 2.md", "b/notes.md", false},
+		{"a/notes 2.txt", "a/notes.md", false},
+		{"a/notes.md", "a/notes 2.md", false},
+		{"a/notes 02.md", "a/notes.md", false},
+		{"a/notes two.md", "a/notes.md", false},
+		{"a/plan (1).md", "a/notes.md", false},
+		{"a/notes-MacBook.md", "a/notes.md", false},
+	}
+	for _, tt := range tests {
+		if got := CopyOf(tt.p, tt.orig); got != tt.want {
+			t.Errorf("CopyOf(%q, %q) = %v, want %v", tt.p, tt.orig, got, tt.want)
+		}
+	}
+}

@@ -87,6 +87,7 @@ func TestSearch_conflictCopyIdenticalText(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "kiosk.sync-conflict-20260601-101010-ABCDEFG.md"), same+"\n## Lost\n\nThe quokka kiosk admin PIN is taped under the stand.\n")
 	writeFile(t, filepath.Join(dir, "kiosk (1).md"), same)
 	writeFile(t, filepath.Join(dir, "kiosk (Mac's conflicted copy 2026-06-01).md"), same)
+	writeFile(t, filepath.Join(dir, "kiosk 2.md"), same) // iCloud Drive's copy
 	snap := newLiveHome(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir}).sync(t)
 	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "quokka kiosk red USB stick guest network", TopK: 10})
 	var setup []string

@@ -170,10 +170,9 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 // among governance duplicate group, dedupe key, source id, then
 // normalised text; or, for transcripts, the same words said by the same
 // speaker in the same project (see saying). The higher-ranked one is
-// kept, in its place; but a sync service's conflict copy of a note
-// (memory.IsConflictCopy) gives its place to a note that says the same
-// and is no copy: the note is the file its owner keeps, and a copy is
-// removed once resolved.
+// kept, in its place; but a sync service's copy of a note gives its
+// place to the note when it says the same (copyKept): the note is the
+// file its owner keeps, and a copy is removed once resolved.
 //
 // It looks at the first head candidates, the depth each pass returns,
 // and beyond them only until keep distinct ones are found; the report
@@ -184,9 +183,6 @@ func (e *Engine) gate(q *query, results []scored) api.Quality {
 func dedupe(q *query, in []scored, keep, head int) ([]scored, *api.DedupeReport) {
 	seen := make(map[string]bool, min(len(in), max(head, keep)))
 	var said map[saying]bool // made at the first transcript's chunk
-	// copyAt is where in out each kept conflict copy is, by its keys;
-	// made at the first one.
-	var copyAt map[string]int
 	out := make([]scored, 0, max(0, min(keep, len(in))))
 	unique := 0
 	report := &api.DedupeReport{Applied: true, Strategy: "governance-provenance-text", Removed: []api.DedupeRemoval{}}
@@ -208,28 +204,18 @@ func dedupe(q *query, in []scored, keep, head int) ([]scored, *api.DedupeReport)
 		}
 		if dup != "" {
 			removed, score := c, s.score
-			if j, ok := copyAt[dup]; ok && !memory.IsConflictCopy(c.SourcePath) {
+			if j := copyKept(q, out, dup, c); j >= 0 {
 				// The note takes its copy's place and score (the same
 				// text): the order stays as ranked.
 				removed, score = q.hashed(out[j].doc), out[j].score
 				out[j] = *s
 				out[j].score = score
-				delete(copyAt, dup)
 			}
 			if len(report.Removed) < 20 {
 				report.Removed = append(report.Removed, api.DedupeRemoval{ID: removed.ID, DedupeKey: dup, SourceSet: removed.SourceSet, Score: scalar.Round(score, 6)})
 			}
 			report.DuplicatesRemoved++
 			continue
-		}
-		if unique < keep && key != "" && memory.IsConflictCopy(c.SourcePath) {
-			if copyAt == nil {
-				copyAt = map[string]int{}
-			}
-			copyAt[key] = len(out)
-			if says {
-				copyAt[say.String()] = len(out)
-			}
 		}
 		seen[key] = true
 		if says {
@@ -248,6 +234,26 @@ func dedupe(q *query, in []scored, keep, head int) ([]scored, *api.DedupeReport)
 		report.DuplicateRate = scalar.Round(float64(report.DuplicatesRemoved)/float64(report.InputCount), 4)
 	}
 	return out, report
+}
+
+// copyKept returns where in out the result kept for the dedupe key dup
+// is, when it is a sync service's copy of the note c, which says the
+// same and would take its place (see dedupe): a copy of c's file
+// (memory.CopyOf), or a conflict copy while c's file is none. -1 when
+// there is none. A duplicate is rare, and out is short (topK): the keys
+// of out are worked out again here, not kept for every search.
+func copyKept(q *query, out []scored, dup string, c *memory.Chunk) int {
+	for j := range out {
+		k := q.hashed(out[j].doc)
+		if say, ok := saidOf(k); dedupeKey(k) != dup && (!ok || say.String() != dup) {
+			continue
+		}
+		if memory.CopyOf(k.SourcePath, c.SourcePath) || memory.IsConflictCopy(k.SourcePath) && !memory.IsConflictCopy(c.SourcePath) {
+			return j
+		}
+		return -1
+	}
+	return -1
 }
 
 // saying is what a chunk says (memory.Said: its text without the tool
