@@ -10,9 +10,10 @@ import (
 // extension) when it keeps a copy of the file two devices changed at
 // once: Syncthing's ".sync-conflict-20261201-101010-ABCDEFG" (older
 // versions without the device), Dropbox's " (Mac's conflicted copy
-// 2026-12-01)" and " (Case Conflict)", and the " (1)" Google Drive and
-// Windows add to a second file of one name.
-var conflictCopy = regexp.MustCompile(`(?i)(?:\.sync-conflict-\d{8}-\d{6}(?:-[a-z0-9]{7})?| \((?:[^()]*conflicted copy|case conflict)[^()]*(?:\(\d+\)[^()]*)?\)| \(\d+\))$`)
+// 2026-12-01)" and " (Case Conflict)", Nextcloud's " (conflicted copy
+// 2026-12-01 101010)", ownCloud's "_conflict-20261201-101010", and the
+// " (1)" Google Drive and Windows add to a second file of one name.
+var conflictCopy = regexp.MustCompile(`(?i)(?:\.sync-conflict-\d{8}-\d{6}(?:-[a-z0-9]{7})?|_conflict-\d{8}-\d{6}| \((?:[^()]*conflicted copy|case conflict)[^()]*(?:\(\d+\)[^()]*)?\)| \(\d+\))$`)
 
 // ConflictCopyOf returns the name, less its extension, of the file
 // whose sync service's conflict copy the file named base is (see

@@ -13,6 +13,9 @@ func TestConflictCopyOf(t *testing.T) {
 		{"notes (Mac's conflicted copy 2026-12-01 (1)).md", "notes", true},
 		{"notes (Case Conflict).md", "notes", true},
 		{"notes (1).md", "notes", true},
+		// Nextcloud's, and ownCloud's (and older Nextcloud's).
+		{"notes (conflicted copy 2026-12-01 101010).md", "notes", true},
+		{"notes_conflict-20261201-101010.md", "notes", true},
 		{"notes.md", "notes", false},
 		{"notes (draft).md", "notes (draft)", false},
 		{"sprint 2.md", "sprint 2", false},

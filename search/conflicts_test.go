@@ -27,15 +27,19 @@ func TestSupersession_taskBoardConflictCopies(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "ops (Mac's conflicted copy 2026-06-01).md"), "---\ndate: 2026-06-01\n---\n## Todo\n\nBilby gate oiling, draft.\n")
 	writeFile(t, filepath.Join(dir, "plan.md"), "---\ndate: 2026-07-01\n---\n## Todo\n\nBilby nest boxes, final.\n")
 	writeFile(t, filepath.Join(dir, "plan (1).md"), "---\ndate: 2026-06-01\n---\n## Todo\n\nBilby nest boxes, draft.\n")
+	writeFile(t, filepath.Join(dir, "tasks.md"), "---\ndate: 2026-07-01\n---\n## Todo\n\nBilby water troughs, final.\n")
+	writeFile(t, filepath.Join(dir, "tasks_conflict-20260601-101010.md"), "---\ndate: 2026-06-01\n---\n## Todo\n\nBilby water troughs, draft.\n")
 	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
-	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "bilby fence gate nest burrow", TopK: 20})), map[string]string{
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "bilby fence gate nest burrow water troughs", TopK: 20})), map[string]string{
 		"board.md#todo": "current",
 		"board.sync-conflict-20260601-101010-ABCDEFG.md#todo":  "by board:board.md#todo",
 		"board.sync-conflict-20260601-101010-ABCDEFG.md#doing": "by board:board.md#todo",
 		"ops.md#todo": "current",
 		"ops (Mac's conflicted copy 2026-06-01).md#todo": "by board:ops.md#todo",
-		"plan.md#todo":     "current",
-		"plan (1).md#todo": "by board:plan.md#todo",
+		"plan.md#todo":                           "current",
+		"plan (1).md#todo":                       "by board:plan.md#todo",
+		"tasks.md#todo":                          "current",
+		"tasks_conflict-20260601-101010.md#todo": "by board:tasks.md#todo",
 	})
 }
 
