@@ -108,3 +108,27 @@ func TestSearch_conflictCopyIdenticalText(t *testing.T) {
 		t.Errorf("the copy's own section is not found")
 	}
 }
+
+// TestSupersession_taskBoardICloudCopy: iCloud Drive names its copy of
+// a board a number after the board's name ("board 2.md" of "board.md");
+// beside the board it is a snapshot of it, its dropped lanes superseded.
+// A name with a number and no board of the name without it ("sprint
+// 2.md", "sprint 3.md") is a board of its own. Before, the copy was a
+// board of its own ("board 2") and all its lanes were current.
+func TestSupersession_taskBoardICloudCopy(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "board.md"), "---\ndate: 2026-07-01\n---\n## Todo\n\nDunnart camera traps, final.\n")
+	writeFile(t, filepath.Join(dir, "board 2.md"), "---\ndate: 2026-06-01\n---\n## Todo\n\nDunnart camera traps, draft.\n\n## Doing\n\nDunnart nest survey.\n")
+	writeFile(t, filepath.Join(dir, "board 2 2.md"), "---\ndate: 2026-05-01\n---\n## Done\n\nDunnart permit.\n")
+	writeFile(t, filepath.Join(dir, "sprint 2.md"), "---\ndate: 2026-06-01\n---\n## Todo\n\nDunnart camera batteries.\n")
+	writeFile(t, filepath.Join(dir, "sprint 3.md"), "---\ndate: 2026-07-01\n---\n## Todo\n\nDunnart camera mounts.\n")
+	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "dunnart camera traps nest survey batteries mounts permit", TopK: 20})), map[string]string{
+		"board.md#todo":     "current",
+		"board 2.md#todo":   "by board:board.md#todo",
+		"board 2.md#doing":  "by board:board.md#todo",
+		"board 2 2.md#done": "by board:board.md#todo",
+		"sprint 2.md#todo":  "current",
+		"sprint 3.md#todo":  "current",
+	})
+}

@@ -168,6 +168,60 @@ func (b boards) add(doc int, c *memory.Chunk, when string) {
 	f.add(doc, c, when)
 }
 
+// iCloudCopy is the number iCloud Drive puts after a file's name for its
+// copy of the file ("board 2.md"): the name less it is group 1, its
+// extension group 2.
+var iCloudCopy = regexp.MustCompile(`^(.*) [1-9]\d{0,2}(\.[^./]*)?$`)
+
+// foldCopies moves each snapshot that iCloud Drive's copy of another
+// snapshot of its source is ("board 2.md" beside "board.md",
+// memory.CopyOf) to that snapshot's board, and returns the board each
+// moved file (by source and path, as boards keys them) is now of. The
+// number alone is no copy's mark ("sprint 2.md" is a board), so the
+// copy is judged beside its board, as boardKey, of one chunk, cannot.
+func (b boards) foldCopies() map[string]string {
+	files := map[string]string{} // file -> its board
+	for k, fs := range b {
+		for file := range fs {
+			files[file] = k
+		}
+	}
+	copyOf := map[string]string{} // copy -> the file it copies
+	for file, k := range files {
+		src, p, _ := strings.Cut(file, "\x00")
+		m := iCloudCopy.FindStringSubmatch(strings.ReplaceAll(p, "\\", "/"))
+		if m == nil {
+			continue
+		}
+		orig := src + "\x00" + m[1] + m[2]
+		if to, ok := files[orig]; ok && to != k && memory.CopyOf(p, orig[len(src)+1:]) {
+			copyOf[file] = orig
+		}
+	}
+	moved := map[string]string{}
+	for file, orig := range copyOf {
+		// A copy of a copy ("board 2 2.md") is of the board the first
+		// copies.
+		for hops := 0; hops < len(copyOf); hops++ {
+			o, ok := copyOf[orig]
+			if !ok {
+				break
+			}
+			orig = o
+		}
+		moved[file] = files[orig]
+	}
+	for file, to := range moved {
+		from := files[file]
+		b[to][file] = b[from][file]
+		delete(b[from], file)
+		if len(b[from]) == 0 {
+			delete(b, from)
+		}
+	}
+	return moved
+}
+
 // supersedeDropped records that the newest snapshot of each board
 // supersedes the sections of its older snapshots that it no longer
 // holds (a card taken off the board, the second of two lanes of one name

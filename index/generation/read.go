@@ -544,6 +544,13 @@ func (g *Generation) versionChains() *versions {
 	g.versionsOnce.Do(func() {
 		chains := map[string][]*version{}
 		boards := boards{}
+		// untitled are the versions of the cards of boards without a
+		// title, chained once boards knows each file's board.
+		type card struct {
+			board, file, subject string
+			v                    *version
+		}
+		var untitled []card
 		for i, c := range g.subjectChunks() {
 			when := c.Time
 			if when == "" && c.Date != "" {
@@ -554,13 +561,21 @@ func (g *Generation) versionChains() *versions {
 			// project filter reads it (a macOS folder's name is
 			// decomposed, a typed one composed).
 			k := norm.NFC.String(c.Project) + "\x00" + c.Subject
+			ver := &version{doc: i, when: when, source: c.SourceName, path: c.SourcePath,
+				record: c.SourceName + "\x00" + c.SourceID, line: c.LineNumber}
 			if c.SourceSet == memory.TaskBoardSnapshot && strings.HasPrefix(c.Subject, memory.UntitledCard) {
 				// A card of a board without a title is a version only of
-				// the same card of its own board (boardKey).
-				k = boardKey(c) + "\x00" + c.Subject
+				// the same card of its own board (boardKey, and
+				// foldCopies).
+				untitled = append(untitled, card{boardKey(c), c.SourceName + "\x00" + c.SourcePath, c.Subject, ver})
+				continue
 			}
-			chains[k] = append(chains[k], &version{doc: i, when: when, source: c.SourceName, path: c.SourcePath,
-				record: c.SourceName + "\x00" + c.SourceID, line: c.LineNumber})
+			chains[k] = append(chains[k], ver)
+		}
+		moved := boards.foldCopies()
+		for _, u := range untitled {
+			k := cmp.Or(moved[u.file], u.board) + "\x00" + u.subject
+			chains[k] = append(chains[k], u.v)
 		}
 		v := versions{newer: map[int]int{}}
 		for _, chain := range chains {
