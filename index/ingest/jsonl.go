@@ -35,6 +35,21 @@ type jsonlRecord struct {
 	Session      json.RawMessage `json:"session"`
 	Conversation json.RawMessage `json:"conversation"`
 	Subject      json.RawMessage `json:"subject"`
+	// The fields notes apps export a note's under other names: the
+	// id (Day One's uuid), the text (Google Keep's textContent, and a
+	// checklist's items as its listContent), the tags (Keep's labels),
+	// the date (Day One's creationDate and the zone it was written in;
+	// Keep's times in microseconds, created, then last edited) and a
+	// note in the trash (Keep's isTrashed), which is left out.
+	UUID         json.RawMessage `json:"uuid"`
+	TextContent  *string         `json:"textContent"`
+	ListContent  json.RawMessage `json:"listContent"`
+	Labels       json.RawMessage `json:"labels"`
+	CreationDate json.RawMessage `json:"creationDate"`
+	TimeZone     json.RawMessage `json:"timeZone"`
+	CreatedUsec  json.RawMessage `json:"createdTimestampUsec"`
+	EditedUsec   json.RawMessage `json:"userEditedTimestampUsec"`
+	IsTrashed    json.RawMessage `json:"isTrashed"`
 }
 
 // jsonlHandler reads one record per line of a jsonl source (or per
@@ -50,6 +65,9 @@ func (h jsonlHandler) line(n int, data []byte) error { return h.record(n, data, 
 // is in where ("element [3]: ").
 func (h jsonlHandler) record(n int, data []byte, where string) error {
 	rec, reason, err := parseJSONLLine(data, h.fc.loc)
+	if errors.Is(err, errTrashed) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -65,6 +83,11 @@ func (h jsonlHandler) record(n int, data []byte, where string) error {
 	rec.Redactions += redactFields(&rec.Subject)
 	rec.Subject = subjectKey(rec.Subject)
 	rec.Path, rec.Line, rec.Kind = h.fc.path, n, config.KindJSONL
+	if rec.ID == "" {
+		// A note exported without an id (Google Keep's, one a file) is
+		// the record at its place in its file.
+		rec.ID = h.fc.rel + "#" + strconv.Itoa(n)
+	}
 	if rec.Conversation == "" {
 		rec.Conversation = h.fc.rel + "|" + rec.Project
 	}
@@ -199,11 +222,22 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 	if err != nil {
 		return memory.Record{}, "", notJSON(err)
 	}
+	if string(jr.IsTrashed) == "true" {
+		return memory.Record{}, "", errTrashed
+	}
 	id, ok := idString(jr.ID)
 	if !ok {
+		id, ok = idString(jr.UUID)
+	}
+	// A Keep note has no id: it is identified by where it is (record).
+	// A record of Nova's own shape, its "text" a string, keeps to its
+	// id, the one identity it has that an edit does not move.
+	keepNote := jr.Text == nil && (jr.TextContent != nil || len(jr.ListContent) > 0)
+	if !ok && !keepNote {
 		return memory.Record{}, wrappedOr(line, `missing or empty "id" (a stable string or number is required)`), nil
 	}
-	if jr.Text == nil || strings.TrimSpace(*jr.Text) == "" {
+	text := noteRecordText(jr)
+	if strings.TrimSpace(text) == "" {
 		return memory.Record{}, wrappedOr(line, `missing or empty "text"`), nil
 	}
 	// A title too may be a number (a year, a ticket number in a sheet).
@@ -218,7 +252,7 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 	}
 	project, session, conversation, subject, title := keys[0], keys[1], keys[2], keys[3], keys[4]
 	rec := memory.Record{
-		ID: id, Text: strings.TrimSpace(*jr.Text), Title: strings.TrimSpace(title),
+		ID: id, Text: strings.TrimSpace(text), Title: strings.TrimSpace(title),
 		Agent: jr.Agent, Role: jr.Role, Project: project, WorkType: jr.WorkType,
 		SourceSet: jr.SourceSet, Lifecycle: jr.Lifecycle, SessionID: session, Layer: "record",
 		Subject: subject,
@@ -228,17 +262,82 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 	} else if session != "" {
 		rec.Conversation = "session:" + session
 	}
-	date, t, ok := recordDate(jr.Date, loc)
-	if !ok {
-		return memory.Record{}, fmt.Sprintf("date %s is not RFC 3339, YYYY-MM-DD, RFC 2822 or Unix seconds or milliseconds", truncate.Runes(string(jr.Date), 60)), nil
+	// The zone a note was written in (Day One's timeZone) is the one
+	// its day is of: a time in UTC is the next day's evening in America.
+	var zone *time.Location
+	if name, ok := keyString(jr.TimeZone); ok && name != "" {
+		if z, err := time.LoadLocation(name); err == nil {
+			loc, zone = z, z
+		}
 	}
-	rec.Date, rec.Time = date, t
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"date", jr.Date}, {"creationDate", jr.CreationDate}, {"createdTimestampUsec", jr.CreatedUsec}, {"userEditedTimestampUsec", jr.EditedUsec}} {
+		date, t, ok := recordDate(f.raw, loc)
+		if !ok && f.name == "date" {
+			return memory.Record{}, fmt.Sprintf("date %s is not RFC 3339, YYYY-MM-DD, RFC 2822 or Unix seconds, milliseconds or microseconds", truncate.Runes(string(f.raw), 60)), nil
+		}
+		// The other names are an export's, which a record of Nova's own
+		// shape may use for something else: one that is no date is not
+		// the record's.
+		if zone != nil && !t.IsZero() {
+			date = t.In(zone).Format("2006-01-02")
+		}
+		if date != "" {
+			rec.Date, rec.Time = date, t
+			break
+		}
+	}
 	tags, ok := parseTags(jr.Tags)
 	if !ok {
 		return memory.Record{}, `"tags" must be a list of strings (or numbers) or a comma-separated string`, nil
 	}
-	rec.Tags = tags
+	// Labels of another shape than Keep's are not the record's tags.
+	labels, _ := parseTags(jr.Labels)
+	rec.Tags = append(tags, labels...)
 	return rec, "", nil
+}
+
+// errTrashed is parseJSONLLine's word that a record is a note in the
+// trash (Keep's isTrashed): the user threw it away, so it is left out,
+// and is no problem.
+var errTrashed = errors.New("a note in the trash")
+
+// noteRecordText is a record's text: its "text", else Keep's
+// textContent, and then the items of a checklist (Keep's listContent,
+// [{"text", "isChecked"}]) one a line, ticked or not, as a Markdown task
+// list writes them.
+func noteRecordText(jr jsonlRecord) string {
+	var text string
+	switch {
+	case jr.Text != nil:
+		text = *jr.Text
+	case jr.TextContent != nil:
+		text = *jr.TextContent
+	}
+	var items []struct {
+		Text      string `json:"text"`
+		IsChecked bool   `json:"isChecked"`
+	}
+	if len(jr.ListContent) == 0 || json.Unmarshal(jr.ListContent, &items) != nil {
+		return text
+	}
+	lines := []string{}
+	if strings.TrimSpace(text) != "" {
+		lines = append(lines, strings.TrimSpace(text))
+	}
+	for _, it := range items {
+		if it.Text = strings.TrimSpace(it.Text); it.Text == "" {
+			continue
+		}
+		box := "- [ ] "
+		if it.IsChecked {
+			box = "- [x] "
+		}
+		lines = append(lines, box+it.Text)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // subjectKey is the version-chain key of a subject as exports write it:
@@ -253,8 +352,8 @@ func subjectKey(s string) string {
 // recordDate reads a record's "date": a string parseDate, mailDate or
 // zoneSuffixedDate accepts, or a time as exports from databases and chat
 // tools write it, a number or a string of digits: Unix seconds (with a
-// fraction, as Slack's ts), milliseconds (JavaScript's Date.now()), or a
-// compact YYYYMMDD. The day of an epoch time is the machine's (loc), as
+// fraction, as Slack's ts), milliseconds (JavaScript's Date.now()),
+// microseconds (Google Keep's), nanoseconds, or a compact YYYYMMDD. The day of an epoch time is the machine's (loc), as
 // for a time without an offset. Nothing, null or "" is no date; ok is
 // false for anything else.
 func recordDate(raw json.RawMessage, loc *time.Location) (string, time.Time, bool) {
@@ -340,6 +439,15 @@ func epochDate(s string, loc *time.Location) (string, time.Time, bool) {
 		if t, err := time.Parse("20060102", s); err == nil {
 			return t.Format("2006-01-02"), time.Time{}, true
 		}
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 1e14 {
+		// Past 1e14 ms (the year 5138) a time is in microseconds (Google
+		// Keep's, 1973 to 5138), or in nanoseconds.
+		t := time.UnixMicro(n).UTC()
+		if n >= 1e17 {
+			t = time.Unix(0, n).UTC()
+		}
+		return t.In(loc).Format("2006-01-02"), t, true
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || v < 1e9 || v >= 1e14 || math.IsNaN(v) {
@@ -482,7 +590,16 @@ func parseTags(raw json.RawMessage) ([]string, bool) {
 	for _, item := range items {
 		tag, ok := keyString(item)
 		if !ok {
-			return nil, false
+			// A tag as an object that names it (Keep's labels, {"name": ...}).
+			var named struct {
+				Name json.RawMessage `json:"name"`
+			}
+			if json.Unmarshal(item, &named) != nil {
+				return nil, false
+			}
+			if tag, ok = keyString(named.Name); !ok {
+				return nil, false
+			}
 		}
 		list = append(list, tag)
 	}

@@ -30,20 +30,30 @@ func noteRecall(t *testing.T, note string, queries ...string) string {
 // recall is noteRecall for a file at rel in a source of kind.
 func recall(t *testing.T, kind, rel, content string, queries ...string) string {
 	t.Helper()
+	return recallFiles(t, config.Source{Kind: kind}, map[string]string{rel: content}, queries...)
+}
+
+// recallFiles is recall for the files (by rel) of a source like src
+// (its kind and includes).
+func recallFiles(t *testing.T, src config.Source, files map[string]string, queries ...string) string {
+	t.Helper()
 	root := t.TempDir()
 	t.Setenv("HOME", root)
 	t.Setenv("NOVA_HOME", filepath.Join(root, "nova"))
 	dir := filepath.Join(root, "source")
-	path := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
+	for rel, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cfg := config.Defaults()
 	cfg.Home = paths.Home{Root: filepath.Join(root, "nova")}
-	cfg.Sources = []config.Source{{Name: "src", Kind: kind, Path: dir}}
+	src.Name, src.Path = "src", dir
+	cfg.Sources = []config.Source{src}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +82,7 @@ func recall(t *testing.T, kind, rel, content string, queries ...string) string {
 		}
 	}
 	if !found {
-		t.Fatalf("no search of %q found %s: the test proves nothing", queries, rel)
+		t.Fatalf("no search of %q found anything in %d files: the test proves nothing", queries, len(files))
 	}
 	return served.String()
 }

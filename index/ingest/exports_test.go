@@ -1,0 +1,77 @@
+package ingest
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestReadJSONL_googleKeep: a Google Takeout Keep folder (one .json per
+// note beside its .html) read by a jsonl source that lists *.json: each
+// note is a record, its text the textContent or the checklist's items
+// (ticked or not), its title and labels kept, its day that of
+// createdTimestampUsec (microseconds), and a trashed note left out
+// without a problem. Before, every note was a problem: no "id", or
+// "wrapped in an object under labels", and nothing was recalled.
+func TestReadJSONL_googleKeep(t *testing.T) {
+	const created = 1717000000000000
+	note := func(fields string) string {
+		return `{"color":"DEFAULT","isTrashed":false,"isPinned":false,"isArchived":false,` + fields +
+			`,"userEditedTimestampUsec":1718000000123456,"createdTimestampUsec":1717000000000000}`
+	}
+	dir := writeTree(t, map[string]string{
+		"Takeout/Keep/Groceries.json": note(`"textContent":"Buy oat milk for the cold brew","title":"Groceries","labels":[{"name":"Home"},{"name":"Errands"}],"annotations":[],"attachments":[]`),
+		"Takeout/Keep/Groceries.html": "<html><body><div class=\"content\">Buy oat milk for the cold brew</div></body></html>",
+		"Takeout/Keep/Packing.json":   note(`"listContent":[{"text":"passport","isChecked":true},{"text":"phone charger","isChecked":false}],"title":"Packing"`),
+		"Takeout/Keep/Old idea.json":  strings.Replace(note(`"textContent":"the wifi password idea I binned","title":"Old idea"`), `"isTrashed":false`, `"isTrashed":true`, 1),
+	})
+	recs, problems := collect(t, jsonSource(dir))
+	if len(problems) != 0 {
+		t.Errorf("problems %v, want none", problems)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("records %+v, want Groceries and Packing (not the trashed note)", recs)
+	}
+	day := time.UnixMicro(created).In(time.Local).Format("2006-01-02")
+	g, p := recs[0], recs[1]
+	if filepath.Base(g.Path) != "Groceries.json" || g.Text != "Buy oat milk for the cold brew" || g.Title != "Groceries" ||
+		!slices.Equal(g.Tags, []string{"Home", "Errands"}) || g.Date != day || !g.Time.Equal(time.UnixMicro(created)) || g.ID == "" {
+		t.Errorf("Groceries read as %+v, want its text, title, labels and created day %s", g, day)
+	}
+	if filepath.Base(p.Path) != "Packing.json" || !strings.Contains(p.Text, "passport") || !strings.Contains(p.Text, "phone charger") ||
+		p.Title != "Packing" || p.Date != day || p.ID == g.ID {
+		t.Errorf("Packing read as %+v, want both checklist items", p)
+	}
+}
+
+// TestReadJSONL_dayOne: Day One's JSON export, its entries array as jq
+// '.entries' writes it (the export's object is reported as wrapping its
+// records under "entries"): each entry is a record of its uuid, its
+// tags, and of the day its creationDate (UTC) was in the entry's
+// timeZone. Before, every entry lacked an "id", and an entry written on
+// an evening in California was of the next day (its UTC day).
+func TestReadJSONL_dayOne(t *testing.T) {
+	entries := "[\n  {\n    \"uuid\" : \"6A1F0C2B9E3D4F5A8B7C6D5E4F3A2B1C\",\n    \"text\" : \"Walked the ridge trail with Sam, saw two hawks\",\n" +
+		"    \"creationDate\" : \"2024-03-10T03:30:00Z\",\n    \"modifiedDate\" : \"2024-03-10T04:00:00Z\",\n    \"timeZone\" : \"America\\/Los_Angeles\",\n" +
+		"    \"tags\" : [\n      \"hike\"\n    ],\n    \"location\" : {\n      \"localityName\" : \"Berkeley\",\n      \"latitude\" : 37.87,\n      \"longitude\" : -122.27\n    }\n  },\n" +
+		"  {\n    \"uuid\" : \"0B2C\",\n    \"text\" : \"Morning pages\",\n    \"creationDate\" : \"2024-03-10T08:00:00Z\",\n    \"timeZone\" : \"Europe\\/Berlin\"\n  }\n]\n"
+	journal := "{\n  \"metadata\" : {\n    \"version\" : \"1.0\"\n  },\n  \"entries\" : " + strings.ReplaceAll(entries, "\n", "\n  ") + "}\n"
+	dir := writeTree(t, map[string]string{"entries.json": entries, "Journal.json": journal})
+	recs, problems := collect(t, jsonSource(dir))
+	if len(problems) != 1 || !strings.Contains(problems[0].Reason, `under "entries"`) {
+		t.Errorf("problems %v, want Journal.json's entries named", problems)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("records %+v, want both entries", recs)
+	}
+	hike, pages := recs[0], recs[1]
+	if hike.ID != "6A1F0C2B9E3D4F5A8B7C6D5E4F3A2B1C" || hike.Date != "2024-03-09" || !slices.Equal(hike.Tags, []string{"hike"}) ||
+		!hike.Time.Equal(time.Date(2024, 3, 10, 3, 30, 0, 0, time.UTC)) || !strings.Contains(hike.Text, "ridge trail") {
+		t.Errorf("entry read as %+v, want its uuid, tag and Californian day 2024-03-09", hike)
+	}
+	if pages.ID != "0B2C" || pages.Date != "2024-03-10" {
+		t.Errorf("entry read as %+v, want its uuid and day 2024-03-10", pages)
+	}
+}
