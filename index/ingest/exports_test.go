@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nova-recall/nova/config"
 )
 
 // TestReadJSONL_googleKeep: a Google Takeout Keep folder (one .json per
@@ -73,5 +75,32 @@ func TestReadJSONL_dayOne(t *testing.T) {
 	}
 	if pages.ID != "0B2C" || pages.Date != "2024-03-10" {
 		t.Errorf("entry read as %+v, want its uuid and day 2024-03-10", pages)
+	}
+}
+
+// TestRead_frontMatterDateKeys: a note dated by front matter under the
+// keys Obsidian's Linter writes ("date created", "date modified") or
+// as exporters and scripts spell them (created_at, createdAt,
+// updated_at, last_modified) is of that day, as one under created or
+// updated is; before, these keys were ignored and the note was of the
+// day its file was last written (the day of the export or the sync).
+func TestRead_frontMatterDateKeys(t *testing.T) {
+	for name, note := range map[string]string{
+		"Linter":            "---\ndate created: 2024-01-16T09:30\ndate modified: 2024-02-16\ntags: [garden]\n---\nPrune the roses.\n",
+		"snake":             "---\ncreated_at: 2024-01-16 09:30\nupdated_at: 2024-02-16\n---\nPrune the roses.\n",
+		"camel":             "---\ncreatedAt: 2024-01-16T09:30:00+01:00\n---\nPrune the roses.\n",
+		"modified only":     "---\nlast_modified: 2024-01-16\n---\nPrune the roses.\n",
+		"own spelling wins": "---\ncreated: 2024-01-16\ndate created: 2023-05-05\n---\nPrune the roses.\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"Garden.md": note})
+			recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+			if len(recs) != 1 || len(problems) != 0 {
+				t.Fatalf("records %+v, problems %v", recs, problems)
+			}
+			if recs[0].Date != "2024-01-16" {
+				t.Errorf("date %q, want 2024-01-16", recs[0].Date)
+			}
+		})
 	}
 }

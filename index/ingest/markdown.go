@@ -798,7 +798,8 @@ var frontMatterKeys = func() []string {
 // foldKeys spells the keys of mapping that name a frontMatter field in
 // another case ("Title", "DATE") as the field's, so that YAML front
 // matter is read whatever the case of its keys, as the TOML decoder and
-// Hugo read it; a key already in the field's own spelling wins.
+// Hugo read it, and the date keys in the other spellings notes tools
+// write (dateKeys); a key already in the field's own spelling wins.
 func foldKeys(mapping *yaml.Node) {
 	have := map[string]bool{}
 	for i := 0; i+1 < len(mapping.Content); i += 2 {
@@ -807,11 +808,33 @@ func foldKeys(mapping *yaml.Node) {
 	for i := 0; i+1 < len(mapping.Content); i += 2 {
 		k := mapping.Content[i]
 		for _, name := range frontMatterKeys {
-			if !have[name] && strings.EqualFold(k.Value, name) {
+			if !have[name] && (strings.EqualFold(k.Value, name) || dateKeys[dateKeyWord(k.Value)] == name) {
 				k.Value, have[name] = name, true
 			}
 		}
 	}
+}
+
+// dateKeys are the other spellings of the created, updated and modified
+// keys, as dateKeyWord reduces them: Obsidian's Linter writes "date
+// created" and "date modified", exporters and scripts created_at,
+// createdAt, updated_at or last_modified. Without them a note was of
+// the day its file was last written, the export's or the copy's.
+var dateKeys = map[string]string{
+	"createdat": "created", "createdon": "created", "datecreated": "created", "createddate": "created", "creationdate": "created", "createdtime": "created",
+	"updatedat": "updated", "updatedon": "updated", "dateupdated": "updated", "lastupdated": "updated",
+	"modifiedat": "modified", "modifiedon": "modified", "datemodified": "modified", "modifieddate": "modified", "lastmodified": "modified",
+}
+
+// dateKeyWord is key in lower case without its spaces, "_" and "-".
+func dateKeyWord(key string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '_', '-':
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, key)
 }
 
 // dates are the fields that may date a note, first the one that does.
