@@ -104,3 +104,40 @@ func TestRead_frontMatterDateKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_htmlNote: an HTML note (Apple Notes as exporters write it,
+// with or without front matter) in a markdown source that includes
+// *.html is read as its text: its headings are sections, its entities
+// are characters, and the markup, the head's style and a script are not
+// its words. Before, the whole file, tags and CSS, was the note's text.
+func TestRead_htmlNote(t *testing.T) {
+	letter := "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Letter</title><style>body{font-family:Helvetica}</style>" +
+		"<script>var tracking = 1;</script></head>\n<body><div><h1>Letter to the landlord</h1></div>\n<div>The <b>boiler</b> broke&nbsp;again &amp; the\n   radiator leaks.</div><div><br></div>" +
+		"<h2>To do</h2><ul><li>call the plumber</li><li>photograph the leak</li></ul></body></html>\n"
+	withFM := "---\ntitle: Quarterly plan\ncreated: 2024-02-05T09:15:00Z\ntags: [work]\n---\n<html><body><div>Hire two engineers for R&amp;D</div></body></html>\n"
+	dir := writeTree(t, map[string]string{"Notes/Letter.html": letter, "Notes/Plan.htm": withFM})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir, Include: []string{"*.md", "*.html", "*.htm"}})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Title+": "+r.Text)
+		for _, markup := range []string{"<div", "<b>", "<html", "DOCTYPE", "font-family", "tracking", "&amp;", "&nbsp;"} {
+			if strings.Contains(r.Text+r.Title, markup) {
+				t.Errorf("%s: the markup %q is in the note's words: %q", r.Title, markup, r.Text)
+			}
+		}
+	}
+	want := []string{
+		"Letter to the landlord: The boiler broke again & the radiator leaks.",
+		"Letter to the landlord > To do: - call the plumber\n- photograph the leak",
+		"Quarterly plan: Hire two engineers for R&D",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+	if p := recs[len(recs)-1]; p.Date != "2024-02-05" || !slices.Equal(p.Tags, []string{"work"}) {
+		t.Errorf("Plan.htm: date %q tags %q, want its front matter's", p.Date, p.Tags)
+	}
+}

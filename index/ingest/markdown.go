@@ -100,6 +100,10 @@ func readMarkdown(fc *fileCtx) error {
 	if fmErr != nil {
 		fc.problem(1, "front matter is not valid "+fmErr.Error())
 	}
+	if isHTMLNote(path) {
+		// Its sections' lines are those of its text, not of its markup.
+		body = htmlNoteText(body)
+	}
 	if fmLines == 0 {
 		if notionName.MatchString(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))) {
 			fm = notionProperties(body)
