@@ -13,7 +13,9 @@ import (
 // TestReadJSONL_googleKeep: a Google Takeout Keep folder (one .json per
 // note beside its .html) read by a jsonl source that lists *.json: each
 // note is a record, its text the textContent or the checklist's items
-// (ticked or not), its title and labels kept, its day that of
+// (ticked or not) and a saved link's title and description, or its
+// title when it has no other words, its title
+// and labels kept, its day that of
 // createdTimestampUsec (microseconds), and a trashed note left out
 // without a problem. Before, every note was a problem: no "id", or
 // "wrapped in an object under labels", and nothing was recalled.
@@ -27,17 +29,25 @@ func TestReadJSONL_googleKeep(t *testing.T) {
 		"Takeout/Keep/Groceries.json": note(`"textContent":"Buy oat milk for the cold brew","title":"Groceries","labels":[{"name":"Home"},{"name":"Errands"}],"annotations":[],"attachments":[]`),
 		"Takeout/Keep/Groceries.html": "<html><body><div class=\"content\">Buy oat milk for the cold brew</div></body></html>",
 		"Takeout/Keep/Packing.json":   note(`"listContent":[{"text":"passport","isChecked":true},{"text":"phone charger","isChecked":false}],"title":"Packing"`),
+		"Takeout/Keep/Call mum.json":  note(`"textContent":"","title":"Call mum about the boiler"`),
+		"Takeout/Keep/Link.json":      note(`"textContent":"https://example.com/boiler-pressure","title":"","annotations":[{"description":"Why the pressure drops and how to top it up","source":"WEBLINK","title":"Boiler pressure guide","url":"https://example.com/boiler-pressure"}]`),
 		"Takeout/Keep/Old idea.json":  strings.Replace(note(`"textContent":"the wifi password idea I binned","title":"Old idea"`), `"isTrashed":false`, `"isTrashed":true`, 1),
 	})
 	recs, problems := collect(t, jsonSource(dir))
 	if len(problems) != 0 {
 		t.Errorf("problems %v, want none", problems)
 	}
-	if len(recs) != 2 {
-		t.Fatalf("records %+v, want Groceries and Packing (not the trashed note)", recs)
+	if len(recs) != 4 {
+		t.Fatalf("records %+v, want Call mum, Groceries, Link and Packing (not the trashed note)", recs)
 	}
 	day := time.UnixMicro(created).In(time.Local).Format("2006-01-02")
-	g, p := recs[0], recs[1]
+	c, g, l, p := recs[0], recs[1], recs[2], recs[3]
+	if !strings.Contains(l.Text, "example.com/boiler-pressure") || !strings.Contains(l.Text, "Boiler pressure guide") || !strings.Contains(l.Text, "how to top it up") {
+		t.Errorf("a saved link read as %q, want its address and the link's title and description", l.Text)
+	}
+	if c.Text != "Call mum about the boiler" || c.Title != "Call mum about the boiler" {
+		t.Errorf("a note of a title alone read as %+v, want its title its text", c)
+	}
 	if filepath.Base(g.Path) != "Groceries.json" || g.Text != "Buy oat milk for the cold brew" || g.Title != "Groceries" ||
 		!slices.Equal(g.Tags, []string{"Home", "Errands"}) || g.Date != day || !g.Time.Equal(time.UnixMicro(created)) || g.ID == "" {
 		t.Errorf("Groceries read as %+v, want its text, title, labels and created day %s", g, day)

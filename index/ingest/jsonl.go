@@ -37,7 +37,8 @@ type jsonlRecord struct {
 	Subject      json.RawMessage `json:"subject"`
 	// The fields notes apps export a note's under other names: the
 	// id (Day One's uuid), the text (Google Keep's textContent, and a
-	// checklist's items as its listContent), the tags (Keep's labels),
+	// checklist's items as its listContent, and a saved link's title and
+	// description as its annotations), the tags (Keep's labels),
 	// the date (Day One's creationDate and the zone it was written in;
 	// Keep's times in microseconds, created, then last edited) and a
 	// note in the trash (Keep's isTrashed), which is left out.
@@ -45,6 +46,7 @@ type jsonlRecord struct {
 	TextContent  *string         `json:"textContent"`
 	ListContent  json.RawMessage `json:"listContent"`
 	Labels       json.RawMessage `json:"labels"`
+	Annotations  json.RawMessage `json:"annotations"`
 	CreationDate json.RawMessage `json:"creationDate"`
 	TimeZone     json.RawMessage `json:"timeZone"`
 	CreatedUsec  json.RawMessage `json:"createdTimestampUsec"`
@@ -237,6 +239,10 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 		return memory.Record{}, wrappedOr(line, `missing or empty "id" (a stable string or number is required)`), nil
 	}
 	text := noteRecordText(jr)
+	if strings.TrimSpace(text) == "" && keepNote {
+		// A note of a title alone ("Call mum"): its title is its words.
+		text, _ = keyString(jr.Title)
+	}
 	if strings.TrimSpace(text) == "" {
 		return memory.Record{}, wrappedOr(line, `missing or empty "text"`), nil
 	}
@@ -307,7 +313,8 @@ var errTrashed = errors.New("a note in the trash")
 // noteRecordText is a record's text: its "text", else Keep's
 // textContent, and then the items of a checklist (Keep's listContent,
 // [{"text", "isChecked"}]) one a line, ticked or not, as a Markdown task
-// list writes them.
+// list writes them, and then, for a Keep note, the title and
+// description of each link it saved (its annotations).
 func noteRecordText(jr jsonlRecord) string {
 	var text string
 	switch {
@@ -320,7 +327,17 @@ func noteRecordText(jr jsonlRecord) string {
 		Text      string `json:"text"`
 		IsChecked bool   `json:"isChecked"`
 	}
-	if len(jr.ListContent) == 0 || json.Unmarshal(jr.ListContent, &items) != nil {
+	// A saved link's words are the page's title and description, which
+	// the note's text, often the address alone, does not hold.
+	var links []struct {
+		Title       string `json:"title"`
+		Description string `json:"description"`
+	}
+	_ = json.Unmarshal(jr.ListContent, &items)
+	if jr.Text == nil {
+		_ = json.Unmarshal(jr.Annotations, &links)
+	}
+	if len(items) == 0 && len(links) == 0 {
 		return text
 	}
 	lines := []string{}
@@ -336,6 +353,13 @@ func noteRecordText(jr jsonlRecord) string {
 			box = "- [x] "
 		}
 		lines = append(lines, box+it.Text)
+	}
+	for _, l := range links {
+		for _, s := range []string{l.Title, l.Description} {
+			if s = strings.TrimSpace(s); s != "" {
+				lines = append(lines, s)
+			}
+		}
 	}
 	return strings.Join(lines, "\n")
 }
