@@ -151,3 +151,19 @@ func TestRead_htmlNote(t *testing.T) {
 		t.Errorf("Plan.htm: date %q tags %q, want its front matter's", p.Date, p.Tags)
 	}
 }
+
+// TestReadJSONL_exportFieldsOfOtherShapes: a record of Nova's own shape
+// whose other fields happen to bear an export's names in other shapes
+// (a number for textContent, labels of objects without a name, a
+// creationDate that is no date, isTrashed a string) is read as before:
+// those fields are not its text, tags or date, and do not cost it.
+func TestReadJSONL_exportFieldsOfOtherShapes(t *testing.T) {
+	dir := writeTree(t, map[string]string{"r.jsonl": `{"id":"o1","text":"the queue moved to SQLite","textContent":5,"labels":[[1]],"creationDate":"yesterday","isTrashed":"no","date":"2026-03-04"}` + "\n"})
+	recs, problems := collect(t, jsonSource(dir))
+	if len(recs) != 1 || len(problems) != 0 {
+		t.Fatalf("records %+v, problems %v", recs, problems)
+	}
+	if r := recs[0]; r.ID != "o1" || r.Text != "the queue moved to SQLite" || len(r.Tags) != 0 || r.Date != "2026-03-04" {
+		t.Errorf("read as %+v", r)
+	}
+}

@@ -35,15 +35,15 @@ type jsonlRecord struct {
 	Session      json.RawMessage `json:"session"`
 	Conversation json.RawMessage `json:"conversation"`
 	Subject      json.RawMessage `json:"subject"`
-	// The fields notes apps export a note's under other names: the
-	// id (Day One's uuid), the text (Google Keep's textContent, and a
+	// Fields notes apps export under names of their own: the id (Day
+	// One's uuid), the text (Google Keep's textContent, and a
 	// checklist's items as its listContent, and a saved link's title and
 	// description as its annotations), the tags (Keep's labels),
 	// the date (Day One's creationDate and the zone it was written in;
 	// Keep's times in microseconds, created, then last edited) and a
 	// note in the trash (Keep's isTrashed), which is left out.
 	UUID         json.RawMessage `json:"uuid"`
-	TextContent  *string         `json:"textContent"`
+	TextContent  json.RawMessage `json:"textContent"`
 	ListContent  json.RawMessage `json:"listContent"`
 	Labels       json.RawMessage `json:"labels"`
 	Annotations  json.RawMessage `json:"annotations"`
@@ -55,7 +55,8 @@ type jsonlRecord struct {
 }
 
 // jsonlHandler reads one record per line of a jsonl source (or per
-// element of a JSON document, see readDocument): id and text are required. The records of one file and project are treated as
+// element of a JSON document, see readDocument): id and text are required
+// (a Google Keep note, which has no id, is identified by its place). The records of one file and project are treated as
 // one conversation (their neighbours give context) unless a line names
 // its own conversation or session. It keeps no state between lines.
 type jsonlHandler struct{ fc *fileCtx }
@@ -234,7 +235,7 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 	// A Keep note has no id: it is identified by where it is (record).
 	// A record of Nova's own shape, its "text" a string, keeps to its
 	// id, the one identity it has that an edit does not move.
-	keepNote := jr.Text == nil && (jr.TextContent != nil || len(jr.ListContent) > 0)
+	keepNote := jr.Text == nil && (len(jr.TextContent) > 0 || len(jr.ListContent) > 0)
 	if !ok && !keepNote {
 		return memory.Record{}, wrappedOr(line, `missing or empty "id" (a stable string or number is required)`), nil
 	}
@@ -320,8 +321,9 @@ func noteRecordText(jr jsonlRecord) string {
 	switch {
 	case jr.Text != nil:
 		text = *jr.Text
-	case jr.TextContent != nil:
-		text = *jr.TextContent
+	default:
+		// Another app's field of another type is no text.
+		_ = json.Unmarshal(jr.TextContent, &text)
 	}
 	var items []struct {
 		Text      string `json:"text"`
