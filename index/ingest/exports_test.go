@@ -94,9 +94,13 @@ func TestReadJSONL_dayOne(t *testing.T) {
 // updated_at, last_modified) is of that day, as one under created or
 // updated is; before, these keys were ignored and the note was of the
 // day its file was last written (the day of the export or the sync).
+// The Linter's default form of a time ("Tuesday, January 16th 2024,
+// 11:30:00 pm") is read too, as the wall-clock time it writes.
 func TestRead_frontMatterDateKeys(t *testing.T) {
 	for name, note := range map[string]string{
 		"Linter":            "---\ndate created: 2024-01-16T09:30\ndate modified: 2024-02-16\ntags: [garden]\n---\nPrune the roses.\n",
+		"Linter format":     "---\ndate created: Tuesday, January 16th 2024, 11:30:00 pm\ndate modified: Friday, February 16th 2024, 4:00:00 pm\n---\nPrune the roses.\n",
+		"Linter midnight":   "---\ncreated: Tuesday, January 16th 2024, 12:05:00 am\n---\nPrune the roses.\n",
 		"snake":             "---\ncreated_at: 2024-01-16 09:30\nupdated_at: 2024-02-16\n---\nPrune the roses.\n",
 		"camel":             "---\ncreatedAt: 2024-01-16T09:30:00+01:00\n---\nPrune the roses.\n",
 		"modified only":     "---\nlast_modified: 2024-01-16\n---\nPrune the roses.\n",
@@ -110,6 +114,9 @@ func TestRead_frontMatterDateKeys(t *testing.T) {
 			}
 			if recs[0].Date != "2024-01-16" {
 				t.Errorf("date %q, want 2024-01-16", recs[0].Date)
+			}
+			if h := recs[0].Time.Hour(); name == "Linter format" && h != 23 || name == "Linter midnight" && h != 0 {
+				t.Errorf("time %v, want the hour written", recs[0].Time)
 			}
 		})
 	}

@@ -129,7 +129,7 @@ func readMarkdown(fc *fileCtx) error {
 	var exact time.Time
 	for _, v := range fm.dates() {
 		if s := yamlScalar(*v); s != "" {
-			if d, t, ok := parseDate(s, fc.loc); ok {
+			if d, t, ok := parseDate(linterDate(s), fc.loc); ok {
 				date, exact = d, t
 				break
 			}
@@ -676,6 +676,33 @@ func notionDate(v string) string {
 		return t.Format("2006-01-02")
 	}
 	return v
+}
+
+// longDate matches a time as Obsidian's Linter writes it by default
+// (moment's "dddd, MMMM Do YYYY, h:mm:ss a": "Tuesday, January 16th
+// 2024, 11:30:00 pm"), its weekday and ordinal suffix aside.
+var longDate = regexp.MustCompile(`^(?:[A-Za-z]+, +)?([A-Za-z]+ +\d{1,2})(?:st|nd|rd|th)? +(\d{4})(?:, +(\d{1,2}:\d{2}:\d{2} *[AaPp][Mm]))?$`)
+
+// linterDate is a front matter time in longDate's form in the form
+// parseDate reads: the wall-clock time it writes, read in the note's
+// zone; a value of another form is itself.
+func linterDate(v string) string {
+	m := longDate.FindStringSubmatch(strings.TrimSpace(v))
+	if m == nil {
+		return v
+	}
+	day, err := time.Parse("January 2 2006", m[1]+" "+m[2])
+	if err != nil {
+		return v
+	}
+	if m[3] == "" {
+		return day.Format("2006-01-02")
+	}
+	clock, err := time.Parse("3:04:05pm", strings.ToLower(strings.ReplaceAll(m[3], " ", "")))
+	if err != nil {
+		return v
+	}
+	return day.Format("2006-01-02") + " " + clock.Format("15:04:05")
 }
 
 // pageName is the name of the page a note's file name (less its
