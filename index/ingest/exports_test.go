@@ -126,13 +126,14 @@ func TestRead_frontMatterDateKeys(t *testing.T) {
 // with or without front matter) in a markdown source that includes
 // *.html is read as its text: its headings are sections, its entities
 // are characters, and the markup, the head's style and a script are not
-// its words. Before, the whole file, tags and CSS, was the note's text.
+// its words; a head left open ends where the body starts. Before, the whole file, tags and CSS, was the note's text.
 func TestRead_htmlNote(t *testing.T) {
 	letter := "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Letter</title><style>body{font-family:Helvetica}</style>" +
 		"<script>var tracking = 1;</script></head>\n<body><div><h1>Letter to the landlord</h1></div>\n<div>The <b>boiler</b> broke&nbsp;again &amp; the\n   radiator leaks.</div><div><br></div>" +
 		"<h2>To do</h2><ul><li>call the plumber</li><li>photograph the leak</li></ul></body></html>\n"
 	withFM := "---\ntitle: Quarterly plan\ncreated: 2024-02-05T09:15:00Z\ntags: [work]\n---\n<html><body><div>Hire two engineers for R&amp;D</div></body></html>\n"
-	dir := writeTree(t, map[string]string{"Notes/Letter.html": letter, "Notes/Plan.htm": withFM})
+	unclosed := "<html><head><meta charset=\"utf-8\"><title>Bare</title>\n<body><p>Words after a head left open</p></body></html>\n"
+	dir := writeTree(t, map[string]string{"Notes/Letter.html": letter, "Notes/Plan.htm": withFM, "Notes/Bare.html": unclosed})
 	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir, Include: []string{"*.md", "*.html", "*.htm"}})
 	if len(problems) != 0 {
 		t.Errorf("problems %v", problems)
@@ -147,6 +148,7 @@ func TestRead_htmlNote(t *testing.T) {
 		}
 	}
 	want := []string{
+		"Bare: Words after a head left open",
 		"Letter to the landlord: The boiler broke again & the radiator leaks.",
 		"Letter to the landlord > To do: - call the plumber\n- photograph the leak",
 		"Quarterly plan: Hire two engineers for R&D",

@@ -86,6 +86,10 @@ func htmlNoteText(body []byte) []byte {
 			name, _ := z.TagName()
 			tag := string(name)
 			start := tt != html.EndTagToken
+			if tag == "body" {
+				// The head ends where the body starts, closed or not.
+				hidden = 0
+			}
 			if htmlHidden[tag] {
 				if tt == html.StartTagToken {
 					hidden++
