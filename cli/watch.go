@@ -143,7 +143,11 @@ func runIndexWatch(ctx context.Context, inv *Invocation, args []string) int {
 	}
 	if err != nil {
 		if errors.Is(err, freshness.ErrRunning) {
-			fmt.Fprintf(inv.Stderr, "novactl index watch: %v (novactl doctor shows it)\n", err)
+			// It already keeps the index synced; the person most likely
+			// wants to know whether a service job runs it, or to stop it
+			// to run this one in the foreground.
+			fmt.Fprintf(inv.Stderr, "novactl index watch: %v; it keeps the index synced, so there is nothing to start. "+
+				"To run the watcher here instead, stop that process first (novactl service status says whether a service job runs it; novactl doctor shows the watcher)\n", err)
 		} else {
 			log.Error("Watcher failed", "err", err)
 		}

@@ -5,6 +5,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -344,5 +345,28 @@ func TestIndexWatch_logFileMadePrivate(t *testing.T) {
 	}
 	if m := fi.Mode().Perm(); m != 0o600 {
 		t.Errorf("log file mode %v, want 0600", m)
+	}
+}
+
+// TestIndexWatch_refusedNamesTheWatcher: a second novactl index watch on
+// one home (typed while the service job's watcher runs) says which
+// process is the watcher already running, its pid and since when, and
+// what to do; it used to say only that one runs.
+func TestIndexWatch_refusedNamesTheWatcher(t *testing.T) {
+	_, home, env := jsonlHome(t)
+	since := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	other, err := freshness.Acquire(home, since)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Release()
+	code, _, errOut := runCLI(t.Context(), env, "index", "watch", "--in-process")
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitFailure, errOut)
+	}
+	for _, want := range []string{"already running", fmt.Sprintf("pid %d", os.Getpid()), "2026-03-04T05:06:07Z", "novactl service status"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("refused watcher's message lacks %q:\n%s", want, errOut)
+		}
 	}
 }

@@ -177,15 +177,36 @@ func Write(home paths.Home, st *State) error {
 // ErrRunning means another watcher holds the lock of this home.
 var ErrRunning = errors.New("a source watcher is already running for this NOVA_HOME")
 
+// RunningError is ErrRunning with what the lock file says of the watcher
+// holding it (zero when it says nothing readable), so that whoever is
+// refused learns which process to look at or stop.
+type RunningError struct {
+	Holder lockfile.Holder
+}
+
+func (e *RunningError) Error() string {
+	if e.Holder.PID > 0 {
+		return fmt.Sprintf("%v (pid %d, since %s)", ErrRunning, e.Holder.PID, e.Holder.Since)
+	}
+	return ErrRunning.Error()
+}
+
+// Unwrap makes errors.Is(err, ErrRunning) true.
+func (e *RunningError) Unwrap() error { return ErrRunning }
+
 // Lock is the running watcher's hold on home's watcher lock.
 type Lock = lockfile.Lock
 
-// Acquire takes home's watcher lock, or fails with ErrRunning.
+// Acquire takes home's watcher lock, or fails with a *RunningError
+// (an ErrRunning) that names the watcher holding it.
 func Acquire(home paths.Home, now time.Time) (*Lock, error) {
 	if err := secrets.EnsurePrivateDir(home.StateDir()); err != nil {
 		return nil, err
 	}
 	l, err := lockfile.AcquireOutlastingProbes(home.WatcherLock(), paths.FileMode, "watch", now)
+	if he, ok := errors.AsType[*lockfile.HeldError](err); ok {
+		return nil, &RunningError{Holder: he.Holder}
+	}
 	switch {
 	case errors.Is(err, lockfile.ErrHeld):
 		return nil, ErrRunning
