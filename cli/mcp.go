@@ -301,6 +301,7 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 		}
 	}
 	changed, touched := rewrite, 0
+	mine := map[string]*agentconf.Record{} // this run's records; nil deletes one
 	for _, j := range jobs {
 		a, path := j.a, j.path
 		r := mcpChangeReport{Agent: a.ID, Name: a.Name, Config: path}
@@ -342,12 +343,14 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 		}
 		out.Targets = append(out.Targets, r)
 		if !*dryRun && (plan.Changed() || (!install && plan.Action == agentconf.Absent && recs.Get(path) != nil)) {
-			recs.Set(path, plan.Record)
+			mine[path] = plan.Record
 			changed = true
 		}
 	}
 	if changed {
-		if err := recs.Save(); err != nil {
+		// Only this run's records are written, into the store as it is
+		// now: another install may have recorded its own meanwhile.
+		if err := agentconf.UpdateRecords(agentconf.RecordsFile(home), mine); err != nil {
 			out.Warnings = append(out.Warnings, "save the install record: "+err.Error())
 			out.OK = false
 			if !*jsonOut {

@@ -9,11 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/nova-recall/nova/doctor"
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/mcpserver/agentconf"
+	"github.com/nova-recall/nova/paths"
 )
 
 // mcpAgentFiles are realistic user-level MCP configuration files of every
@@ -1085,6 +1088,38 @@ func TestMCP_verbHelpSaysWhatTheVerbDoes(t *testing.T) {
 	for _, args := range [][]string{{"mcp", "--help"}, {"mcp", "serve", "--help"}, {"mcp", "help"}} {
 		if help, _, code := mcpRun(t, env, args...); code != ExitOK || !strings.Contains(help, "Without a subcommand, serves") || !strings.Contains(help, "  install ") {
 			t.Errorf("%v: exit %d:\n%s", args, code, help)
+		}
+	}
+}
+
+// TestMCPInstall_concurrentInstallsKeepEveryRecord: novactl mcp install
+// for several agents run at once (an agent's setup script per agent, two
+// terminals) records every install. Each used to read the record store
+// first and write it back whole at the end, dropping the records the
+// others wrote meanwhile; uninstall then finds no record of those files
+// (one moved with CODEX_HOME is left with Nova's entry).
+func TestMCPInstall_concurrentInstallsKeepEveryRecord(t *testing.T) {
+	novactl := fakeNovactl(t)
+	agents := []string{"claude-code", "codex", "hermes", "gemini"}
+	for round := range 5 {
+		home, env := mcpAgentHome(t)
+		var wg sync.WaitGroup
+		for _, a := range agents {
+			wg.Go(func() {
+				if out, errs, code := mcpRun(t, env, "mcp", "install", "--agent", a, "--command", novactl); code != ExitOK {
+					t.Errorf("install --agent %s: exit %d\n%s\n%s", a, code, out, errs)
+				}
+			})
+		}
+		wg.Wait()
+		recs, err := agentconf.LoadRecords(agentconf.RecordsFile(paths.Home{Root: filepath.Join(home, "nova-home")}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range agents {
+			if len(recs.Paths(a)) != 1 {
+				t.Errorf("round %d: the install record of %s is lost; records: %v", round, a, recs.Installs)
+			}
 		}
 	}
 }

@@ -9,11 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/aymanbagabas/go-udiff/myers"
 
 	"github.com/nova-recall/nova/atomicfile"
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
 )
 
@@ -101,6 +104,53 @@ func (r *Records) Save() error {
 		return err
 	}
 	return writeAtomic(r.file, append(b, '\n'), paths.FileMode)
+}
+
+// UpdateRecords sets the records of changes (a configuration file's path
+// to its record; nil deletes it) in the store at file as it is now, and
+// saves it. An unreadable store is replaced. It holds the store's lock
+// meanwhile, waiting a moment for another novactl's: two installs or
+// uninstalls run at once (a setup script per agent, two terminals) each
+// read the store at their start, and the one that saved last used to put
+// back what it had read, dropping the other's records.
+func UpdateRecords(file string, changes map[string]*Record) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return err
+	}
+	lock, err := acquireRecordsLock(strings.TrimSuffix(file, filepath.Ext(file))+".lock", time.Now)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	r, err := LoadRecords(file)
+	if err != nil && !errors.Is(err, ErrBadRecords) {
+		return err
+	}
+	for path, rec := range changes {
+		r.Set(path, rec)
+	}
+	return r.Save()
+}
+
+// recordsLockWait bounds how long UpdateRecords waits for another
+// command's lock of the store: each holds it only to read and write one
+// small file.
+const recordsLockWait = 10 * time.Second
+
+// acquireRecordsLock takes the store's lock at path, trying again while
+// another process holds it, for up to recordsLockWait.
+func acquireRecordsLock(path string, now func() time.Time) (*lockfile.Lock, error) {
+	deadline := now().Add(recordsLockWait)
+	for {
+		l, err := lockfile.Acquire(path, paths.FileMode, "mcp install record", now())
+		if !errors.Is(err, lockfile.ErrHeld) || now().After(deadline) {
+			if errors.Is(err, lockfile.ErrHeld) {
+				return nil, fmt.Errorf("%w; run the command again once it is done", err)
+			}
+			return l, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // ErrChanged is returned by Apply when the file changed after it was read.
