@@ -18,6 +18,7 @@ import (
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/inert"
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 	"github.com/nova-recall/nova/truncate"
@@ -83,8 +84,9 @@ kept generations. The result names the generation now active and the one the
 next plain rollback would take. Retention keeps index.keepGenerations
 (default 3). A running novad serves it without restart.`,
 	"list": `Shows the kept generations and the candidates, newest first: state (active,
-kept, interrupted, candidate, incomplete), chunks, size, creation time and
-whether their files are intact. It checks sizes, and hashes the files changed
+kept, interrupted, candidate, incomplete, or writing: being written by the
+index command that runs now), chunks, size, creation time and whether their
+files are intact. It checks sizes, and hashes the files changed
 since they were written; --deep hashes every file.`,
 }
 
@@ -274,7 +276,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 				manifestErr = merr.Error()
 			}
 			if !*jsonOut {
-				printList(inv.Stdout, gens, deep)
+				printList(inv.Stdout, gens, deep, indexWriter(cfg.Home))
 				switch {
 				case manifestErr == "":
 				case errors.Is(merr, manifest.ErrOldFormat):
@@ -579,7 +581,7 @@ func printWatcherSyncsOn(w io.Writer, home paths.Home, runID string) {
 	fmt.Fprintf(w, "%s is running: its next sync, after any source changes, builds on %s from the sources as they are now. To keep %s as it is, stop the watcher first.\n", who, runID, runID)
 }
 
-func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
+func printList(w io.Writer, gens []index.GenerationInfo, deep bool, writer string) {
 	if len(gens) == 0 {
 		fmt.Fprintln(w, "No generations yet: run novactl index sync.")
 		return
@@ -618,6 +620,8 @@ func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 		switch g.State {
 		case "interrupted":
 			fmt.Fprintf(w, "%s: its promotion was interrupted; novactl index promote finishes it.\n", g.RunID)
+		case index.StateWriting:
+			fmt.Fprintf(w, "%s: being written now by %s; list again when it is done.\n", g.RunID, writer)
 		case "incomplete":
 			fmt.Fprintf(w, "%s: it has no candidate record (a build, or a removal, that did not finish) and cannot be made active; the next build or sync removes such a candidate, the next promotion such a generation.\n", g.RunID)
 		}
@@ -625,6 +629,16 @@ func printList(w io.Writer, gens []index.GenerationInfo, deep bool) {
 	if !deep {
 		fmt.Fprintln(w, "FILES checks sizes, and hashes files changed since they were written; --deep hashes every file.")
 	}
+}
+
+// indexWriter names the index command that holds home's index lock, as
+// its lock file says, for index list's generations it is writing.
+func indexWriter(home paths.Home) string {
+	h := lockfile.ReadHolder(home.Lock())
+	if h.PID <= 0 || h.Operation == "" {
+		return "another index command"
+	}
+	return fmt.Sprintf("novactl index %s (pid %d)", h.Operation, h.PID)
 }
 
 // progress renders long work on a terminal: stage, counts, rate and ETA,

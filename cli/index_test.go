@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -824,4 +825,116 @@ func TestIndexList_namesAnOlderNovasGenerations(t *testing.T) {
 	if code != ExitFailure || !strings.Contains(errOut, "older Nova") || !strings.Contains(errOut, "novactl index sync") || strings.Contains(errOut, "damaged") {
 		t.Errorf("rollback with only an older Nova's generations: exit %d\n%s\n%s", code, out, errOut)
 	}
+}
+
+// TestIndexList_namesTheWriterAtWork: index list while another index
+// command holds the lock (the source watcher's sync, a sync in another
+// terminal) shows the candidate that command is building and the
+// generation it is promoting as its work in progress, naming it. They
+// were listed as a build that did not finish and a promotion that was
+// interrupted, with advice to run promote, which the running command
+// does itself.
+func TestIndexList_namesTheWriterAtWork(t *testing.T) {
+	root, home, env := jsonlHome(t)
+	promoting := syncThenBuildCandidate(t, root, env)
+	if err := os.Rename(home.Candidate(promoting), home.Generation(promoting)); err != nil {
+		t.Fatal(err)
+	}
+	const building = "20991231T235959Z-0badc0de"
+	if err := os.MkdirAll(home.Candidate(building), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := lockfile.Acquire(home.Lock(), paths.FileMode, "sync", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	code, out, errOut := runCLI(context.Background(), env, "index", "list")
+	if code != ExitOK {
+		t.Fatalf("list: exit %d\n%s\n%s", code, out, errOut)
+	}
+	writer := fmt.Sprintf("novactl index sync (pid %d)", os.Getpid())
+	for _, want := range []string{
+		building + ": being written now by " + writer,
+		promoting + ": being written now by " + writer,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	for _, wrong := range []string{"did not finish", "was interrupted", "incomplete", "interrupted "} {
+		if strings.Contains(out, wrong) {
+			t.Errorf("list says %q of the running command's work:\n%s", wrong, out)
+		}
+	}
+	code, out, _ = runCLI(context.Background(), env, "index", "list", "--json")
+	var doc struct {
+		Result []struct{ RunID, State string }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK {
+		t.Fatalf("list --json: exit %d (%v)\n%s", code, err, out)
+	}
+	for _, g := range doc.Result {
+		if (g.RunID == building || g.RunID == promoting) && g.State != "writing" {
+			t.Errorf("list --json: %s is %q, want writing", g.RunID, g.State)
+		}
+	}
+}
+
+// TestIndexList_duringSyncsShowsNothingAmiss: index list run while syncs
+// build, promote and prune (the watcher at work) never reports damage, a
+// build that did not finish or an interrupted promotion: a generation
+// being removed was listed as DAMAGED (its files half deleted).
+func TestIndexList_duringSyncsShowsNothingAmiss(t *testing.T) {
+	root, _, env := jsonlHome(t)
+	data := filepath.Join(root, "src", "r.jsonl")
+	f, err := os.OpenFile(data, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2000 {
+		fmt.Fprintf(f, `{"id":"b%d","text":"the otter %d fishes below mill %d"}`+"\n", i, i, i*3)
+	}
+	f.Close()
+	if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process"); code != ExitOK {
+		t.Fatalf("sync: exit %d\n%s\n%s", code, out, errOut)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Second)
+	defer cancel()
+	syncs := make(chan struct{})
+	go func() {
+		defer close(syncs)
+		for i := 0; ctx.Err() == nil; i++ {
+			f, err := os.OpenFile(data, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			fmt.Fprintf(f, `{"id":"s%d","text":"the heron %d nests by the weir"}`+"\n", i, i)
+			f.Close()
+			args := []string{"index", "sync", "--in-process"}
+			if i%3 == 0 {
+				args = append(args, "--full") // new segments: the old ones are collected
+			}
+			runCLI(context.Background(), env, args...)
+		}
+	}()
+	bad := 0
+	for ctx.Err() == nil && bad < 3 {
+		code, out, errOut := runCLI(context.Background(), env, "index", "list")
+		if code != ExitOK {
+			t.Errorf("list: exit %d\n%s\n%s", code, out, errOut)
+			bad++
+			continue
+		}
+		for _, wrong := range []string{"DAMAGED", "missing", "incomplete", "interrupted", "did not finish"} {
+			if strings.Contains(out, wrong) {
+				t.Errorf("list during syncs says %q:\n%s", wrong, out)
+				bad++
+				break
+			}
+		}
+	}
+	cancel()
+	<-syncs
 }

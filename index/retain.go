@@ -15,7 +15,9 @@ import (
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/atomicfile"
 	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
 )
 
 // retain keeps the active generation, the one it replaced, and the most
@@ -147,6 +149,16 @@ func removeRunDir(root, name string, x *Indexer) bool {
 	p := filepath.Join(root, name)
 	if !manifest.ValidRunID(name) || !dirExists(p) {
 		return false
+	}
+	// Moved out of its folder first, then removed: a reader without the
+	// lock (index list, doctor) sees the whole directory or none, never
+	// one half deleted, which it would report as damaged. What a crash
+	// leaves in tmp/ the next build or sync removes (cleanInterrupted).
+	if err := paths.MkdirPrivate(x.tmpDir()); err == nil {
+		gone := filepath.Join(x.tmpDir(), "removing-"+name)
+		if err := os.Rename(p, gone); err == nil {
+			p = gone
+		}
 	}
 	if err := os.RemoveAll(p); err != nil {
 		x.log.Warn("Cannot remove an old index directory", "path", p, "err", err)
@@ -284,7 +296,7 @@ func (x *Indexer) cleanInterrupted() {
 // GenerationInfo describes one generation or candidate.
 type GenerationInfo struct {
 	RunID            string               `json:"runId"`
-	State            string               `json:"state"` // active, kept, interrupted (novactl index promote finishes it), candidate, incomplete
+	State            string               `json:"state"` // active, kept, interrupted (novactl index promote finishes it), candidate, incomplete, writing (StateWriting)
 	CreatedAt        time.Time            `json:"createdAt,omitzero"`
 	Chunks           int                  `json:"chunks"`
 	Segments         int                  `json:"segments"`
@@ -313,9 +325,18 @@ const IntegrityNewer = "newer-format"
 // this build's first promotion.
 const IntegrityOlder = "older-format"
 
+// StateWriting is GenerationInfo.State of a candidate or generation that
+// the index command holding the lock is writing now: the candidate it
+// builds (no record yet), the generation it promotes (moved into place,
+// not active yet).
+const StateWriting = "writing"
+
 // List returns every generation and candidate, newest first, each checked
-// at depth d (see CheckGeneration).
+// at depth d (see CheckGeneration). It takes no lock: while another
+// command writes the index, what that command is writing is listed as
+// StateWriting, and what it removed meanwhile is left out.
 func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
+	writing := lockfile.Held(x.home.Lock())
 	active := ""
 	m, _, err := manifest.Read(x.home.Manifest())
 	if err == nil {
@@ -358,6 +379,11 @@ func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
 					info.Problem = fmt.Sprintf("generation %s: %v; its memory is intact, and the sync after it is active reads every source file again", e.Name(), lost)
 				}
 			}
+			if (info.State == "incomplete" || info.Integrity == "damaged") && !dirExists(dir) {
+				// Removed while it was read (retention, a promotion's
+				// move, a build's cleanup): no longer in the index.
+				continue
+			}
 			switch e.Name() {
 			case active:
 				info.State = "active"
@@ -371,6 +397,13 @@ func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
 	}
 	add(x.home.Generations(), "kept")
 	add(x.home.Candidates(), "candidate")
+	if writing || lockfile.Held(x.home.Lock()) {
+		for i, g := range out {
+			if g.State == "incomplete" || g.State == "interrupted" {
+				out[i].State = StateWriting
+			}
+		}
+	}
 	if active != "" && !slices.ContainsFunc(out, func(g GenerationInfo) bool { return g.RunID == active }) {
 		// The manifest names a generation whose directory is gone: listed
 		// from the manifest, or the list would show nothing amiss.
