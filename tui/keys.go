@@ -11,9 +11,12 @@ type keyMap struct {
 	Apply     key.Binding // apply the filter form
 	Up        key.Binding
 	Down      key.Binding
-	Move      key.Binding // up and down, for the short help only
+	Move      key.Binding // up and down, for the help only
 	PageUp    key.Binding
 	PageDown  key.Binding
+	Home      key.Binding // the first result, or the top of the detail view
+	End       key.Binding // the last result, or the bottom of the detail view
+	Ends      key.Binding // home and end, for the full help only
 	NextField key.Binding // filter form
 	PrevField key.Binding // filter form
 	Filters   key.Binding // open the filter form
@@ -37,6 +40,9 @@ func defaultKeyMap() keyMap {
 		Move:      key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑↓/kj", "move")),
 		PageUp:    key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
 		PageDown:  key.NewBinding(key.WithKeys("pgdown", " "), key.WithHelp("pgdn", "page down")),
+		Home:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "first")),
+		End:       key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last")),
+		Ends:      key.NewBinding(key.WithKeys("home", "end"), key.WithHelp("home/end", "first/last")),
 		NextField: key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab/↓", "next field")),
 		PrevField: key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab/↑", "previous")),
 		Filters:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "filters")),
@@ -84,7 +90,7 @@ func (k keyMap) detailHelp() []key.Binding {
 func (k keyMap) fullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Search, k.Run, k.Open, k.Back},
-		{k.Up, k.Down, k.PageUp, k.PageDown},
+		{k.Move, k.PageUp, k.PageDown, k.Ends},
 		{k.Filters, k.NextField, k.PrevField, k.Clear},
 		{k.Cancel, k.Refresh, k.Help, k.Quit, k.ForceQuit},
 	}

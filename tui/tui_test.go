@@ -105,11 +105,13 @@ func runCmd(t *testing.T, c tea.Cmd) tea.Msg {
 }
 
 // keys turns a compact spec into key messages: "/", "enter", "esc",
-// "down", "up", "tab", "ctrl+c", "ctrl+r"; anything else is typed as runes.
+// "down", "up", "tab", "ctrl+c", "ctrl+r", "pgup", "pgdown", "home",
+// "end"; anything else is typed as runes.
 func keys(specs ...string) []tea.Msg {
 	named := map[string]tea.KeyType{
 		"enter": tea.KeyEnter, "esc": tea.KeyEsc, "down": tea.KeyDown, "up": tea.KeyUp, "tab": tea.KeyTab,
 		"shift+tab": tea.KeyShiftTab, "ctrl+c": tea.KeyCtrlC, "ctrl+r": tea.KeyCtrlR, "pgdown": tea.KeyPgDown, "backspace": tea.KeyBackspace,
+		"pgup": tea.KeyPgUp, "home": tea.KeyHome, "end": tea.KeyEnd,
 	}
 	var out []tea.Msg
 	for _, s := range specs {
@@ -1120,5 +1122,48 @@ func TestModel_EscClosesFullHelp(t *testing.T) {
 	}
 	if view := m.View(); !strings.Contains(view, "? keys") || !strings.Contains(view, "After") {
 		t.Errorf("the short help and the results are not back:\n%s", view)
+	}
+}
+
+// TestModel_HomeEnd: home and end (or g and G) jump to the first and the
+// last result of a long list, and to the top and the bottom of a long
+// detail view, and the full help lists them. Before, both keys did
+// nothing: a person at the 20th of 20 results pressed up 19 times.
+func TestModel_HomeEnd(t *testing.T) {
+	b := &fakeBackend{report: readyReport(), answer: func(body api.SearchBody) (*api.SearchResponse, error) {
+		r := manyResults(body.Query, 20)
+		long := strings.Repeat("a line of the memory that goes on. ", 200)
+		r.Results[19].Text, r.Results[19].TextPreview = &long, long
+		return r, nil
+	}}
+	m := started(t, b)
+	m = press(t, m, "/", "x", "enter")
+	for _, k := range [][2]string{{"end", "home"}, {"G", "g"}} {
+		end := press(t, m, k[0])
+		if end.Cursor() != 19 || !strings.Contains(end.View(), "› 20 C20") {
+			t.Fatalf("%s on the list: cursor %d, want the last result (19) in view:\n%s", k[0], end.Cursor(), end.View())
+		}
+		if top := press(t, end, k[1]); top.Cursor() != 0 || !strings.Contains(top.View(), "›  1 C1") {
+			t.Fatalf("%s on the list: cursor %d, want the first result (0) in view:\n%s", k[1], top.Cursor(), top.View())
+		}
+		d := press(t, end, "enter")
+		if !d.detail.AtTop() {
+			t.Fatal("the detail view does not open at its top")
+		}
+		if d = press(t, d, k[0]); !d.detail.AtBottom() {
+			t.Fatalf("%s in the detail view: not at the bottom (offset %d)", k[0], d.detail.YOffset)
+		}
+		if d = press(t, d, k[1]); !d.detail.AtTop() {
+			t.Fatalf("%s in the detail view: not at the top (offset %d)", k[1], d.detail.YOffset)
+		}
+	}
+	full := press(t, m, "?").View()
+	for _, want := range []string{"home/end"} {
+		if !strings.Contains(full, want) {
+			t.Errorf("the full help lacks %q:\n%s", want, full)
+		}
+	}
+	if typed := press(t, m, "/", "G"); !strings.HasSuffix(typed.input.Value(), "G") || typed.Cursor() != 0 {
+		t.Errorf("G in the search box: value %q cursor %d, want it typed", typed.input.Value(), typed.Cursor())
 	}
 }

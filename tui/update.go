@@ -332,6 +332,10 @@ func (m Model) updateListKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.moveCursor(-max(m.layout().resultRows, 1))
 	case key.Matches(msg, m.keys.PageDown):
 		m.moveCursor(max(m.layout().resultRows, 1))
+	case key.Matches(msg, m.keys.Home):
+		m.moveCursor(-len(m.results()))
+	case key.Matches(msg, m.keys.End):
+		m.moveCursor(len(m.results()))
 	case key.Matches(msg, m.keys.Filters):
 		var cmd tea.Cmd
 		m.form, cmd = newFilterForm(m.filters, m.styles, m.width)
@@ -365,6 +369,10 @@ func (m Model) updateDetailKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.detail.PageUp()
 	case key.Matches(msg, m.keys.PageDown):
 		m.detail.PageDown()
+	case key.Matches(msg, m.keys.Home):
+		m.detail.GotoTop()
+	case key.Matches(msg, m.keys.End):
+		m.detail.GotoBottom()
 	case key.Matches(msg, m.keys.Refresh):
 		return m, m.refreshStatus()
 	case key.Matches(msg, m.keys.Help):
