@@ -99,12 +99,25 @@ func (m Model) resultRow(i int) string {
 	for len(cols) > 0 && m.width-used() < minPreviewCells {
 		cols = cols[:len(cols)-1]
 	}
-	preview := truncate.Width(oneLine(previewOf(r)), max(m.width-used(), 1))
-	if i == m.cursor && !m.input.Focused() {
-		return st.selected.Render("› " + head() + score + "  " + preview)
+	room := max(m.width-used(), 1)
+	preview := truncate.Width(oneLine(previewOf(r)), room)
+	// An older version of a subject listed like the newest reads as
+	// what is so now: its row says so first (the detail view says by
+	// which id).
+	mark, styledMark := "", ""
+	if r.Superseded {
+		mark = truncate.Width(supersededMark, room)
+		styledMark = st.degraded.Render(mark)
+		preview = truncate.Width(oneLine(previewOf(r)), max(room-ansi.StringWidth(mark), 0))
 	}
-	return "  " + head() + st.score.Render(score) + "  " + preview
+	if i == m.cursor && !m.input.Focused() {
+		return st.selected.Render("› " + head() + score + "  " + mark + preview)
+	}
+	return "  " + head() + st.score.Render(score) + "  " + styledMark + preview
 }
+
+// supersededMark starts the text of a superseded result's row.
+const supersededMark = "superseded · "
 
 // minPreviewCells is the least room a result row keeps for its text
 // while it has columns to give up.

@@ -458,3 +458,42 @@ func TestView_SupersededSaysBy(t *testing.T) {
 		t.Errorf("a current version's detail says superseded:\n%s", v)
 	}
 }
+
+// TestView_SupersededRowSaysSo: in the result list, the row of an older
+// version of a subject says it is superseded, at every width, so that it
+// is not picked as the current state; the rows of current versions do
+// not. Before, only the detail view said so, and the list showed an old
+// state exactly like the newest.
+func TestView_SupersededRowSaysSo(t *testing.T) {
+	answer := func(b api.SearchBody) (*api.SearchResponse, error) {
+		r := resultsFixture(b.Query)
+		r.Results[1].Superseded, r.Results[1].SupersededBy = true, r.Results[0].ID
+		return r, nil
+	}
+	for _, w := range []int{minWidth, 30, 80, 120} {
+		m := started(t, &fakeBackend{report: readyReport(), answer: answer})
+		m = update(t, m, tea.WindowSizeMsg{Width: w, Height: 24})
+		m = press(t, m, "/", "dashboard port", "enter")
+		for _, selected := range []int{0, 1} {
+			v := m
+			if selected == 1 {
+				v = press(t, m, "down")
+			}
+			var rows []string
+			for _, l := range strings.Split(v.View(), "\n") {
+				if regexp.MustCompile(`\d\.\d{3}`).MatchString(l) {
+					rows = append(rows, l)
+				}
+			}
+			if len(rows) != 3 {
+				t.Fatalf("%d columns: %d result rows, want 3:\n%s", w, len(rows), v.View())
+			}
+			for i, row := range rows {
+				// The least window has room for the start of the word.
+				if got := strings.Contains(row, "supers"); got != (i == 1) {
+					t.Errorf("%d columns, row %d selected: row %d says superseded %v, want %v: %q", w, selected+1, i+1, got, i == 1, row)
+				}
+			}
+		}
+	}
+}
