@@ -54,7 +54,7 @@ func (m Model) detailContent() string {
 		}
 	}
 	field := func(name, value string) {
-		for i, l := range strings.Split(ansi.Wrap(value, max(w-12, 10), "/"), "\n") {
+		for i, l := range strings.Split(ansi.Wrap(value, max(w-12, 1), "/"), "\n") {
 			if i == 0 {
 				add("  " + st.label.Render(fitCells(name, 9)) + " " + l)
 			} else {
@@ -143,7 +143,8 @@ func (m Model) detailContent() string {
 		add(st.muted.Render("  none reported"))
 	}
 
-	add("", st.section.Render("Quality of this search"))
+	add("")
+	wrap("Quality of this search", st.section)
 	q := m.resp.Quality
 	field("verdict", fmt.Sprintf("%s · needsMoreEvidence %t · coverage %.0f%%", orDash(q.Status), q.NeedsMoreEvidence, q.Coverage*100))
 	var raised []string
@@ -160,31 +161,47 @@ func (m Model) detailContent() string {
 }
 
 // scoreLines lays out score components sorted by name, in two columns
-// when the window is wide enough.
+// when the window is wide enough, and with each value under its name when
+// one column of names and values is too wide for it.
 func (m Model) scoreLines(comp map[string]float64, w int) []string {
 	if len(comp) == 0 {
 		return []string{m.styles.muted.Render("  none reported")}
 	}
 	names := make([]string, 0, len(comp))
-	nameW := 0
+	nameW, valueW := 0, 0
+	value := func(n string) string { return fmt.Sprintf("%.4g", comp[n]) }
 	for n := range comp {
 		names = append(names, n)
 		nameW = max(nameW, ansi.StringWidth(n))
+		valueW = max(valueW, ansi.StringWidth(value(n)))
 	}
 	sort.Strings(names)
+	label := m.styles.label.Render
+	if 2+nameW+1+valueW > w {
+		lines := make([]string, 0, 2*len(names))
+		for _, n := range names {
+			lines = append(lines, "  "+label(n), "    "+value(n))
+		}
+		return lines
+	}
 	cell := func(n string) string {
-		return m.styles.label.Render(fitCells(n, nameW)) + " " + fitCells(fmt.Sprintf("%.4g", comp[n]), 9)
+		return label(fitCells(n, nameW)) + " " + fitCells(value(n), 9)
 	}
 	cellW := nameW + 1 + 9
-	cols := 1
-	if 2+2*cellW+3 <= w {
-		cols = 2
+	if 2+2*cellW+3 > w {
+		// One column: no padding after the value, which would run past
+		// the window's edge.
+		lines := make([]string, 0, len(names))
+		for _, n := range names {
+			lines = append(lines, "  "+label(fitCells(n, nameW))+" "+value(n))
+		}
+		return lines
 	}
-	rows := (len(names) + cols - 1) / cols
+	rows := (len(names) + 1) / 2
 	lines := make([]string, 0, rows)
 	for i := range rows {
 		line := "  " + cell(names[i])
-		if j := i + rows; cols == 2 && j < len(names) {
+		if j := i + rows; j < len(names) {
 			line += "   " + cell(names[j])
 		}
 		lines = append(lines, line)

@@ -497,3 +497,35 @@ func TestView_SupersededRowSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// TestView_DetailFitsNarrowWindows: from the least width up, every line of
+// the detail view (Chinese text, a long Chinese path, the score
+// components) wraps within the window, so nothing is cut at its edge.
+// Below 28 columns the score components were padded past the edge (the
+// cut left "…" where a value's padding was), and below 22 the
+// provenance and governance fields were wrapped to 10 cells beside a
+// 12-cell label column, cutting a path's characters.
+func TestView_DetailFitsNarrowWindows(t *testing.T) {
+	const zh = "数据库迁移之后仪表盘无法访问因为新的防火墙策略丢弃了入站流量"
+	answer := func(b api.SearchBody) (*api.SearchResponse, error) {
+		r := resultsFixture(b.Query)
+		r.Results[0].Title = "仪表盘 > 原因 " + zh
+		r.Results[0].Text = ptr(zh + zh)
+		r.Results[0].Provenance.SourcePath = ptr("/Users/张伟/文档/记忆/非常长的目录名称/另一个非常长的目录名称/文件名称.md")
+		return r, nil
+	}
+	for w := minWidth; w < 40; w++ {
+		m := started(t, &fakeBackend{report: readyReport(), answer: answer})
+		m = update(t, m, tea.WindowSizeMsg{Width: w, Height: 24})
+		m = press(t, m, "/", "仪表盘", "enter", "enter")
+		content := m.detailContent()
+		for i, l := range strings.Split(content, "\n") {
+			if lw := ansi.StringWidth(l); lw > w {
+				t.Errorf("%d columns: line %d is %d cells wide: %q", w, i, lw, l)
+			}
+		}
+		if flat := strings.Join(strings.Fields(content), " "); !strings.Contains(flat, "governanceWeight 1.04") {
+			t.Errorf("%d columns: the score components lack governanceWeight 1.04:\n%s", w, content)
+		}
+	}
+}
