@@ -20,19 +20,50 @@ func (m Model) detailView() []string {
 	if len(res) == 0 {
 		return []string{"No result selected."}
 	}
-	r := res[m.cursor]
-	c := m.citationFor(m.cursor)
-	header := fmt.Sprintf("%s · result %d of %d · %s · relevance %.3f",
-		m.styles.title.Render("Nova"), m.cursor+1, len(res), m.styles.citation.Render(c.CitationID), r.Score)
-	if c.Confidence != "" {
-		header += " · confidence " + c.Confidence
-	}
-	if !(m.detail.AtTop() && m.detail.AtBottom()) {
-		header += m.styles.muted.Render(fmt.Sprintf(" · %d%%", int(m.detail.ScrollPercent()*100)))
-	}
-	lines := []string{header}
+	lines := []string{m.detailHeader()}
 	lines = append(lines, strings.Split(m.detail.View(), "\n")...)
 	return append(lines, strings.Split(m.helpView(), "\n")...)
+}
+
+// detailHeader is the detail view's first line: which result it shows,
+// its citation, relevance and confidence, and how far the view is
+// scrolled. A narrow window drops the words around the position first
+// ("Nova", then the confidence, then the relevance, then "result … of"):
+// cut at the window's edge, the header lost how far one had scrolled.
+func (m Model) detailHeader() string {
+	st := m.styles
+	res := m.results()
+	r, c := res[m.cursor], m.citationFor(m.cursor)
+	scrolled := ""
+	if !(m.detail.AtTop() && m.detail.AtBottom()) {
+		scrolled = st.muted.Render(fmt.Sprintf("%d%%", int(m.detail.ScrollPercent()*100)))
+	}
+	confidence := ""
+	if c.Confidence != "" {
+		confidence = "confidence " + c.Confidence
+	}
+	join := func(parts ...string) string {
+		var kept []string
+		for _, p := range parts {
+			if p != "" {
+				kept = append(kept, p)
+			}
+		}
+		return strings.Join(kept, " · ")
+	}
+	position := fmt.Sprintf("result %d of %d", m.cursor+1, len(res))
+	citation, relevance := st.citation.Render(c.CitationID), fmt.Sprintf("relevance %.3f", r.Score)
+	for _, h := range []string{
+		join(st.title.Render("Nova"), position, citation, relevance, confidence, scrolled),
+		join(position, citation, relevance, confidence, scrolled),
+		join(position, citation, relevance, scrolled),
+		join(position, citation, scrolled),
+	} {
+		if ansi.StringWidth(h) <= m.width {
+			return h
+		}
+	}
+	return join(fmt.Sprintf("%d/%d", m.cursor+1, len(res)), citation, scrolled)
 }
 
 // detailContent renders the scrollable body of the detail view for the

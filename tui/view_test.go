@@ -392,7 +392,7 @@ func TestView_SmallWindowsStayUseful(t *testing.T) {
 			if h >= 4 && c.screen == "list" && !strings.Contains(lines[0], "Blocked") {
 				t.Errorf("%dx%d: the first line does not say novad is Blocked:\n%s", w, h, view)
 			}
-			if c.screen == "detail" && (len(lines) < 2 || !strings.Contains(lines[0], "Nova · result")) {
+			if c.screen == "detail" && (len(lines) < 2 || !regexp.MustCompile(`(result 1 of 3|1/3) · C1`).MatchString(lines[0])) {
 				t.Errorf("%dx%d detail: no header:\n%s", w, h, view)
 			}
 		}
@@ -526,6 +526,29 @@ func TestView_DetailFitsNarrowWindows(t *testing.T) {
 		}
 		if flat := strings.Join(strings.Fields(content), " "); !strings.Contains(flat, "governanceWeight 1.04") {
 			t.Errorf("%d columns: the score components lack governanceWeight 1.04:\n%s", w, content)
+		}
+	}
+}
+
+// TestView_DetailHeaderKeepsPosition: in a narrow window the detail view's
+// header keeps which result it shows and how far it is scrolled, dropping
+// the words around them first, and is never cut. It was cut at the
+// window's edge, and at 30 columns read "Nova · result 1 of 3 · C1 · r…":
+// scrolling a long text gave no sign of where in it one was.
+func TestView_DetailHeaderKeepsPosition(t *testing.T) {
+	for _, w := range []int{minWidth, 25, 30, 40, 50, 60, 80} {
+		m := started(t, &fakeBackend{report: readyReport()})
+		m = update(t, m, tea.WindowSizeMsg{Width: w, Height: 10})
+		m = press(t, m, "/", "dashboard port", "enter", "down", "enter", "pgdown")
+		header := strings.Split(m.View(), "\n")[0]
+		pct := fmt.Sprintf("%d%%", int(m.detail.ScrollPercent()*100))
+		if ansi.StringWidth(header) > w || strings.Contains(header, "…") {
+			t.Errorf("%d columns: the header is cut: %q", w, header)
+		}
+		for _, want := range []string{"2", "3", "C2", pct} {
+			if !strings.Contains(header, want) {
+				t.Errorf("%d columns: the header %q lacks %q", w, header, want)
+			}
 		}
 	}
 }
