@@ -1167,3 +1167,36 @@ func TestModel_HomeEnd(t *testing.T) {
 		t.Errorf("G in the search box: value %q cursor %d, want it typed", typed.input.Value(), typed.Cursor())
 	}
 }
+
+// TestModel_DetailResizeKeepsPlace: resizing the window while reading a
+// long result keeps the detail view at the same place in the text: at its
+// end when it was there, and about as far through it otherwise. The view
+// kept its line number, which after the text re-wrapped to the new width
+// was another place in it (narrowing at the end went back to a third of
+// the way).
+func TestModel_DetailResizeKeepsPlace(t *testing.T) {
+	b := &fakeBackend{report: readyReport(), answer: func(body api.SearchBody) (*api.SearchResponse, error) {
+		r := resultsFixture(body.Query)
+		long := strings.Repeat("a sentence of the memory that goes on and on. ", 120)
+		r.Results[0].Text = &long
+		return r, nil
+	}}
+	m := started(t, b)
+	m = update(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})
+	m = press(t, m, "/", "x", "enter", "enter")
+	for _, size := range [][2]int{{40, 12}, {30, 8}, {120, 40}} {
+		end := update(t, press(t, m, "end"), tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		if !end.detail.AtBottom() {
+			t.Errorf("at the end, resized to %dx%d: at %.0f%%, want the end", size[0], size[1], end.detail.ScrollPercent()*100)
+		}
+		mid := m
+		for mid.detail.ScrollPercent() < 0.5 {
+			mid = press(t, mid, "down")
+		}
+		before := mid.detail.YOffset * 100 / mid.detail.TotalLineCount()
+		mid = update(t, mid, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		if after := mid.detail.YOffset * 100 / mid.detail.TotalLineCount(); after < before-5 || after > before+5 {
+			t.Errorf("half way, resized to %dx%d: the first line shown went from %d%% to %d%% of the text", size[0], size[1], before, after)
+		}
+	}
+}

@@ -33,9 +33,21 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
+		if m.screen != screenDetail {
+			m.resize(msg.Width, msg.Height)
+			return m, nil
+		}
+		// The text re-wraps to the new width, so the same line number is
+		// another place in it: keep the end, or the same share of the
+		// text above the view.
+		atEnd := m.detail.AtBottom() && !m.detail.AtTop()
+		share := float64(m.detail.YOffset) / float64(max(m.detail.TotalLineCount(), 1))
 		m.resize(msg.Width, msg.Height)
-		if m.screen == screenDetail {
-			m.detail.SetContent(m.detailContent())
+		m.detail.SetContent(m.detailContent())
+		if atEnd {
+			m.detail.GotoBottom()
+		} else {
+			m.detail.SetYOffset(int(share*float64(m.detail.TotalLineCount()) + 0.5))
 		}
 		return m, nil
 
