@@ -104,7 +104,10 @@ func (m Model) detailContent() string {
 	if r.Title != "" {
 		wrap(r.Title, st.section)
 	}
-	meta := []string{api.StringOr(r.Source, "memory"), api.StringOr(r.Date, "undated")}
+	// The timestamp is the day and, for a memory with an exact time, its
+	// time in the user's zone; the provenance below keeps the time as
+	// recorded, often UTC and on another day.
+	meta := []string{api.StringOr(r.Source, "memory"), api.StringOr(r.Timestamp, api.StringOr(r.Date, "undated"))}
 	if r.Project != nil && *r.Project != "" {
 		meta = append(meta, "project "+*r.Project)
 	}

@@ -552,3 +552,29 @@ func TestView_DetailHeaderKeepsPosition(t *testing.T) {
 		}
 	}
 }
+
+// TestView_DetailShowsLocalTime: a memory with an exact time shows it in
+// the detail view as novad gives it, in the user's zone
+// (result.timestamp), beside its day; the provenance keeps the time as
+// recorded. Before, the detail showed the day alone and the recorded UTC
+// time, so a memory of the evening of 9 November in California read
+// "2026-11-09" above "time 2026-11-10T03:00:00Z", and nowhere its hour.
+func TestView_DetailShowsLocalTime(t *testing.T) {
+	answer := func(b api.SearchBody) (*api.SearchResponse, error) {
+		r := resultsFixture(b.Query)
+		r.Results[0].Date, r.Results[0].Timestamp = ptr("2026-11-09"), ptr("2026-11-09 19:00")
+		r.Results[0].Provenance.Time = "2026-11-10T03:00:00Z"
+		r.Results[1].Date, r.Results[1].Timestamp = ptr("2026-11-10"), ptr("2026-11-10") // a day, no time
+		return r, nil
+	}
+	m := started(t, &fakeBackend{report: readyReport(), answer: answer})
+	m = update(t, m, tea.WindowSizeMsg{Width: 80, Height: 40})
+	m = press(t, m, "/", "dashboard port", "enter")
+	v := press(t, m, "enter").View()
+	if !strings.Contains(v, "notes · 2026-11-09 19:00 · project") || !strings.Contains(v, "2026-11-10T03:00:00Z") {
+		t.Errorf("the detail lacks the local time beside the source, or the recorded time:\n%s", v)
+	}
+	if v := press(t, m, "down", "enter").View(); !strings.Contains(v, "notes · 2026-11-10 · project") {
+		t.Errorf("a memory with a day only does not show its day:\n%s", v)
+	}
+}
