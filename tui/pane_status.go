@@ -66,7 +66,11 @@ func (m Model) checkViews() []checkView {
 	out := make([]checkView, 0, len(m.report.Checks))
 	for _, c := range m.report.Checks {
 		head, advice := m.checkLine(c)
-		v := checkView{state: c.State, compact: head, full: []string{head}}
+		short := head
+		if needsCare(c.State) && ansi.StringWidth(head) > m.width {
+			short = m.narrowCheckLine(c)
+		}
+		v := checkView{state: c.State, compact: short, full: []string{head}}
 		if needsCare(c.State) && ansi.StringWidth(head) > m.width {
 			// The finding says what is wrong: in full, it wraps under the
 			// check like the advice does.
@@ -78,8 +82,13 @@ func (m Model) checkViews() []checkView {
 			}
 		}
 		if advice != "" {
-			v.compact = head + m.styles.advice.Render(" → "+advice)
-			if ansi.StringWidth(v.compact) > m.width {
+			v.compact = short
+			if ansi.StringWidth(short)+4 <= m.width {
+				// Room for the arrow and the start of the advice: the
+				// cut at the edge then takes the advice, not the code.
+				v.compact += m.styles.advice.Render(" → " + advice)
+			}
+			if ansi.StringWidth(head+" → "+advice) > m.width {
 				for _, l := range strings.Split(wrapAdvice("→ "+advice, max(m.width-6, 10)), "\n") {
 					v.full = append(v.full, m.styles.advice.Render("      "+l))
 				}
@@ -258,11 +267,7 @@ func (m Model) checkLine(c doctor.Check) (line, advice string) {
 	case doctor.Ready:
 		return st.ready.Render("  ✓ ") + title + " " + st.muted.Render(oneLine(c.Message)), ""
 	case doctor.Degraded, doctor.Blocked:
-		mark, word := st.degraded.Render("  ! "), st.degraded.Render(c.State)
-		code := st.degraded.Render(c.Code)
-		if c.State == doctor.Blocked {
-			mark, word, code = st.errorText.Render("  ✗ "), st.errorText.Render(c.State), st.blocked.Render(c.Code)
-		}
+		mark, word, code := m.checkMarks(c)
 		rest := strings.TrimPrefix(strings.TrimPrefix(c.Message, c.State+": "+c.Code), ":")
 		finding := word + ": " + code
 		if rest = strings.TrimSpace(rest); rest != "" {
@@ -271,4 +276,26 @@ func (m Model) checkLine(c doctor.Check) (line, advice string) {
 		return mark + title + " " + finding, oneLine(c.Advice)
 	}
 	return "  ? " + title + " " + oneLine(c.Message), ""
+}
+
+// checkMarks styles a Blocked or Degraded check's mark, state word and
+// code.
+func (m Model) checkMarks(c doctor.Check) (mark, word, code string) {
+	st := m.styles
+	if c.State == doctor.Blocked {
+		return st.errorText.Render("  ✗ "), st.errorText.Render(c.State), st.blocked.Render(c.Code)
+	}
+	return st.degraded.Render("  ! "), st.degraded.Render(c.State), st.degraded.Render(c.Code)
+}
+
+// narrowCheckLine is a Blocked or Degraded check on one line in a window
+// too narrow for checkLine's: without the state word (the mark and the
+// header say it), then without the title, so that the code, which says
+// what is wrong, shows whole instead of being cut at the window's edge.
+func (m Model) narrowCheckLine(c doctor.Check) string {
+	mark, _, code := m.checkMarks(c)
+	if l := mark + c.Title + " " + code; ansi.StringWidth(l) <= m.width {
+		return l
+	}
+	return mark + code
 }

@@ -578,3 +578,21 @@ func TestView_DetailShowsLocalTime(t *testing.T) {
 		t.Errorf("a memory with a day only does not show its day:\n%s", v)
 	}
 }
+
+// TestView_NarrowShortStatusKeepsCodes: in windows under 40 columns where
+// the status pane has one row per check, a Blocked check's line still
+// ends in its whole code, dropping the state word and then the title (the
+// mark and the header say Blocked). At 30x8 it read "✗ novad Blocked:
+// novad-not-…".
+func TestView_NarrowShortStatusKeepsCodes(t *testing.T) {
+	for w := 21; w < 40; w++ {
+		for _, h := range []int{8, 9, 12} {
+			m := started(t, &fakeBackend{report: blockedReport()})
+			m = update(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+			view := m.View()
+			if !regexp.MustCompile(`(?m)✗ (novad +)?(Blocked: )?` + doctor.CodeNotRunning + `( |$)`).MatchString(view) {
+				t.Errorf("%dx%d: the novad check's line does not show its whole code:\n%s", w, h, view)
+			}
+		}
+	}
+}
