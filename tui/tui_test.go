@@ -1200,3 +1200,25 @@ func TestModel_DetailResizeKeepsPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestModel_EscClosesFullHelpInDetail: in the detail view, esc with the
+// full help open closes the help and stays on the result, as it does on
+// the list; the next esc goes back. It left the detail view instead, with
+// the full help still open over the list.
+func TestModel_EscClosesFullHelpInDetail(t *testing.T) {
+	m := started(t, &fakeBackend{report: readyReport()})
+	m = press(t, m, "/", "dashboard port", "enter", "enter", "?")
+	if !m.help.ShowAll || m.Screen() != "detail" {
+		t.Fatalf("? in the detail view: full help %v, screen %s", m.help.ShowAll, m.Screen())
+	}
+	m = press(t, m, "esc")
+	if m.help.ShowAll || m.Screen() != "detail" {
+		t.Fatalf("after esc: full help %v, screen %s; want the help closed on the detail view:\n%s", m.help.ShowAll, m.Screen(), m.View())
+	}
+	if view := m.View(); !strings.Contains(view, "? keys") || !strings.Contains(view, "esc back") {
+		t.Errorf("the short help is not back:\n%s", view)
+	}
+	if m = press(t, m, "esc"); m.Screen() != "list" || m.help.ShowAll {
+		t.Errorf("the second esc: screen %s, full help %v; want the list", m.Screen(), m.help.ShowAll)
+	}
+}

@@ -365,6 +365,10 @@ func (m Model) updateListKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // updateDetailKey handles keys in the detail view.
 func (m Model) updateDetailKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch {
+	case m.help.ShowAll && key.Matches(msg, m.keys.Back):
+		// The full help is an overlay here too: esc closes it first.
+		m.help.ShowAll = false
+		m.fitDetail()
 	case key.Matches(msg, m.keys.Back):
 		m.screen = screenList
 	case key.Matches(msg, m.keys.Quit):
