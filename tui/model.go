@@ -225,9 +225,24 @@ func (m *Model) resize(w, h int) {
 	m.help.Width = m.width
 	// The prompt takes 9 cells; the input scrolls within the rest.
 	m.input.Width = max(m.width-ansi.StringWidth(m.input.Prompt)-1, 10)
+	refitInput(&m.input)
 	m.form.setWidth(m.width)
 	m.fitDetail()
 	m.clampCursor()
+}
+
+// refitInput lays in's text out again for its width, around its cursor.
+// The text input works out the span of its text it shows only as its
+// value or cursor changes, so after a resize it showed the old width's
+// span: cut at the window's edge, with the cursor out of sight, or not
+// using the room a wider window gives. Setting the value anew from empty
+// makes it lay the span out from the end, and the cursor put back moves it
+// there if it is before the span.
+func refitInput(in *textinput.Model) {
+	v, pos := in.Value(), in.Position()
+	in.SetValue("")
+	in.SetValue(v)
+	in.SetCursor(pos)
 }
 
 // fitDetail sizes the detail view to the window less its header and the
@@ -311,6 +326,7 @@ func newFilterForm(f filters, st styles, width int) (filterForm, tea.Cmd) {
 func (f *filterForm) setWidth(width int) {
 	for i := range f.inputs {
 		f.inputs[i].Width = max(width-formLabelCells(width)-4, 1)
+		refitInput(&f.inputs[i])
 	}
 }
 

@@ -1222,3 +1222,38 @@ func TestModel_EscClosesFullHelpInDetail(t *testing.T) {
 		t.Errorf("the second esc: screen %s, full help %v; want the list", m.Screen(), m.help.ShowAll)
 	}
 }
+
+// TestModel_ResizeKeepsTypingInView: a query being typed stays in view
+// across a resize: narrowed, the search box shows the end where the cursor
+// is; widened, it shows as much of the query as fits. The box kept the
+// span of the query it showed before, so narrowed it showed that span's
+// start cut at the window's edge (typing went on out of sight), and
+// widened it still started mid-query.
+func TestModel_ResizeKeepsTypingInView(t *testing.T) {
+	const query = "the quick brown fox jumps over the lazy dog and then it runs far away into the forest END"
+	m := started(t, &fakeBackend{report: readyReport()})
+	m = press(t, m, "/", query)
+	searchLine := func(m Model) string {
+		for _, l := range strings.Split(m.View(), "\n") {
+			if strings.HasPrefix(l, "Search › ") {
+				return l
+			}
+		}
+		t.Fatalf("no search box in:\n%s", m.View())
+		return ""
+	}
+	narrow := update(t, m, tea.WindowSizeMsg{Width: 30, Height: 24})
+	if l := searchLine(narrow); !strings.Contains(l, "forest END") || strings.Contains(l, "…") {
+		t.Errorf("narrowed to 30 columns, the search box does not show the end being typed: %q", l)
+	}
+	wide := update(t, narrow, tea.WindowSizeMsg{Width: 120, Height: 24})
+	if l := searchLine(wide); !strings.Contains(l, query) {
+		t.Errorf("widened to 120 columns, the search box does not show the whole query: %q", l)
+	}
+	// The filter form's fields too.
+	form := press(t, m, "esc", "f", "a-project-name-long-enough-to-scroll-the-field-END")
+	form = update(t, form, tea.WindowSizeMsg{Width: 30, Height: 24})
+	if v := form.View(); !regexp.MustCompile(`› Project +\S*-END`).MatchString(v) {
+		t.Errorf("narrowed to 30 columns, the project field does not show the end being typed:\n%s", v)
+	}
+}
