@@ -27,6 +27,7 @@ type keyMap struct {
 	Help      key.Binding // toggle the full help
 	Quit      key.Binding // q, only when no text field has focus
 	ForceQuit key.Binding // ctrl+c, always
+	Suspend   key.Binding // ctrl+z, always: back to the shell until fg
 }
 
 func defaultKeyMap() keyMap {
@@ -53,6 +54,7 @@ func defaultKeyMap() keyMap {
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
 		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		Suspend:   key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "suspend")),
 	}
 }
 

@@ -1257,3 +1257,30 @@ func TestModel_ResizeKeepsTypingInView(t *testing.T) {
 		t.Errorf("narrowed to 30 columns, the project field does not show the end being typed:\n%s", v)
 	}
 }
+
+// TestModel_CtrlZSuspends: ctrl+z suspends the TUI back to the shell, as
+// in any other terminal program (fg resumes it), on every screen and
+// while typing. The terminal in raw mode hands ctrl+z over as a key, and
+// the TUI ignored it.
+func TestModel_CtrlZSuspends(t *testing.T) {
+	base := started(t, &fakeBackend{report: readyReport()})
+	base = press(t, base, "/", "dashboard port", "enter")
+	for name, m := range map[string]Model{
+		"list":       base,
+		"search box": press(t, base, "/"),
+		"detail":     press(t, base, "enter"),
+		"filters":    press(t, base, "f"),
+	} {
+		next, cmd := m.Update(tea.KeyMsg{Type: tea.KeyCtrlZ})
+		if cmd == nil {
+			t.Errorf("%s: ctrl+z does nothing", name)
+			continue
+		}
+		if _, ok := runCmd(t, cmd).(tea.SuspendMsg); !ok {
+			t.Errorf("%s: ctrl+z does not suspend", name)
+		}
+		if next.(Model).Quitting() {
+			t.Errorf("%s: ctrl+z quits", name)
+		}
+	}
+}

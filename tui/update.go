@@ -189,6 +189,11 @@ func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if key.Matches(msg, m.keys.ForceQuit) {
 		return m.quit()
 	}
+	if key.Matches(msg, m.keys.Suspend) {
+		// In raw mode the terminal hands ctrl+z over as a key instead of
+		// stopping the program, as the shell's job control expects.
+		return m, tea.Suspend
+	}
 	if msg.Paste {
 		// Bubble Tea passes a paste's bytes on as they are, and the text
 		// fields keep every control character but newlines and tabs: a
