@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -33,18 +34,37 @@ type RunOptions struct {
 func Run(ctx context.Context, o RunOptions) error {
 	o.Renderer = newRenderer(o.Output, o.Environ)
 
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithOutput(o.Output), tea.WithAltScreen()}
-	if f, ok := o.Input.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-		opts = append(opts, tea.WithInput(f))
-	} else {
-		opts = append(opts, tea.WithInputTTY())
+	in, done, err := keyboard(o.Input, openTTY)
+	if err != nil {
+		return err
 	}
-	_, err := tea.NewProgram(New(o.Options), opts...).Run()
+	defer done()
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithOutput(o.Output), tea.WithAltScreen(), tea.WithInput(in)}
+	_, err = tea.NewProgram(New(o.Options), opts...).Run()
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		return nil // interrupted from outside: a clean exit
 	}
 	return err
 }
+
+// keyboard returns the terminal the keys come from: input when it is one,
+// else the process's controlling terminal, opened with open (stdin
+// redirected from a file or a pipe). done closes what keyboard opened.
+// With neither, the error says what is missing and what to do, where
+// Bubble Tea's own said "could not open a new TTY".
+func keyboard(input io.Reader, open func() (*os.File, error)) (f *os.File, done func(), err error) {
+	if f, ok := input.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		return f, func() {}, nil
+	}
+	f, err = open()
+	if err != nil {
+		return nil, nil, fmt.Errorf("no terminal to read keys from: stdin is not a terminal, and this process has none of its own (%w); run novactl tui in a terminal window, with stdin not redirected", err)
+	}
+	return f, func() { _ = f.Close() }, nil
+}
+
+// openTTY opens the process's controlling terminal for reading.
+func openTTY() (*os.File, error) { return os.Open("/dev/tty") }
 
 // newRenderer returns the renderer that draws the styles on w, for the
 // invocation's environment env (TERM, COLORTERM, NO_COLOR). Its profile is

@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"errors"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,4 +68,36 @@ func hasColour(s string) bool {
 		}
 	}
 	return false
+}
+
+// TestKeyboard: the keys come from stdin when it is a terminal, else from
+// the controlling terminal; with neither (stdin redirected in a process
+// started without a terminal: a launchd job, an agent's shell tool) the
+// TUI refuses, saying what is missing and what to do. Bubble Tea's own
+// refusal read "could not open a new TTY: open /dev/tty: no such device
+// or address".
+func TestKeyboard(t *testing.T) {
+	_, slave := novatest.PTY(t)
+	noTTY := func() (*os.File, error) {
+		return nil, &os.PathError{Op: "open", Path: "/dev/tty", Err: syscall.ENXIO}
+	}
+	if f, done, err := keyboard(slave, noTTY); err != nil || f != slave {
+		t.Errorf("stdin a terminal: %v, %v; want stdin", f, err)
+	} else {
+		done()
+	}
+	opened := false
+	tty := func() (*os.File, error) { opened = true; return slave, nil }
+	if f, _, err := keyboard(strings.NewReader(""), tty); err != nil || f != slave || !opened {
+		t.Errorf("stdin redirected: %v, %v; want the controlling terminal", f, err)
+	}
+	_, _, err := keyboard(strings.NewReader(""), noTTY)
+	if err == nil || !errors.Is(err, syscall.ENXIO) {
+		t.Fatalf("no terminal at all: err = %v, want the cause wrapped", err)
+	}
+	for _, want := range []string{"no terminal to read keys from", "stdin is not a terminal", "run novactl tui in a terminal window"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the refusal %q lacks %q", err, want)
+		}
+	}
 }
