@@ -24,8 +24,9 @@ quality verdict, and a detail view of one result (citation, score components,
 provenance, governance, quality flags). It draws on stderr and only reads: it
 searches through the running novad and changes nothing.
 
-Keys: / search · enter run/open · ↑↓ or k/j move · f filters · esc back
-(or cancel a slow search) · r refresh status · ? all keys · q or ctrl+c quit.
+Keys: / search · enter run/open · ↑↓ or k/j move · pgup/pgdn page ·
+home/end (g/G) first/last · f filters · esc back (or cancel a slow search) ·
+r refresh status · ? all keys · ctrl+z suspend · q or ctrl+c quit.
 
 The TUI is the program novactl-tui, installed beside novactl from the same build
 (it refuses to start for a novactl of another build, and says so).`
