@@ -1374,8 +1374,11 @@ func slug(s string) string {
 
 // readNote reads a whole text file of a kind that holds notes (what names
 // it in the error of one too large): its text decoded to UTF-8 and its
-// stat. A binary file is reported as a problem and gives no text and no
-// error; a file larger than maxMarkdownBytes is an error.
+// stat. A binary file, or one larger than maxMarkdownBytes, is reported
+// as a problem and gives no text and no error: a problem is kept in the
+// file's state, so the file is not read again until it changes and doctor
+// names it, where an error left it to be read (32 MiB of it) at every
+// sync and taken for a file not yet indexed.
 func readNote(fc *fileCtx, what string) ([]byte, os.FileInfo, error) {
 	f, err := openSource(fc.path)
 	if err != nil {
@@ -1386,12 +1389,19 @@ func readNote(fc *fileCtx, what string) ([]byte, os.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if fi.Size() > maxMarkdownBytes {
+		// Known from the stat: none of it is read.
+		fc.problem(0, fmt.Sprintf("%s is larger than %d MiB (%d MiB): skipped", what, maxMarkdownBytes>>20, fi.Size()>>20))
+		return nil, fi, nil
+	}
 	raw, err := io.ReadAll(io.LimitReader(f, maxMarkdownBytes+1))
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(raw) > maxMarkdownBytes {
-		return nil, nil, fmt.Errorf("%s is larger than %d bytes; skipped", what, maxMarkdownBytes)
+		// It grew past the bound while it was read.
+		fc.problem(0, fmt.Sprintf("%s is larger than %d MiB: skipped", what, maxMarkdownBytes>>20))
+		return nil, fi, nil
 	}
 	// Judged as the text it decodes to: a note in Windows-1252 is text.
 	raw = noteText(raw)
