@@ -18,6 +18,9 @@ const (
 	binaryMark   = "[binary]"
 	imageMark    = "[image]"
 	documentMark = "[document]"
+	// cutMark ends a long string of an agent's line cut to fit
+	// maxLineBytes (see shrinker).
+	cutMark = "[cut]"
 )
 
 var (

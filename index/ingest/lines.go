@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"unicode/utf8"
 
 	"github.com/zeebo/xxh3"
 )
@@ -24,6 +25,10 @@ const (
 	binaryStringBytes = 64 << 10
 	// lineBufferBytes is the read buffer of a line scanner.
 	lineBufferBytes = 64 << 10
+	// cutReserveBytes is the room a cutting shrinker leaves below
+	// maxLineBytes for what follows the string it cuts (the line's other
+	// fields).
+	cutReserveBytes = 1 << 20
 )
 
 // rawLine is one line of a line file.
@@ -49,6 +54,9 @@ type lineScanner struct {
 	br  *bufio.Reader
 	buf []byte
 	sh  shrinker
+	// cut, when set, has the shrinker cut long strings rather than
+	// refuse a line too long (see shrinker.cut).
+	cut bool
 	// sum, when set, gets the raw bytes of every line returned. mark is
 	// its state before the last line when that line has no line ending
 	// (the caller may leave it for the next read: see unread); only then,
@@ -78,6 +86,9 @@ func (s *lineScanner) next() (rawLine, error) {
 		case len(s.buf)+len(chunk) > inlineLineBytes:
 			streaming = true
 			s.sh.reset()
+			if s.cut {
+				s.sh.cutAt = maxLineBytes - cutReserveBytes
+			}
 			s.sh.write(s.buf)
 			s.sh.write(chunk)
 			if s.sum != nil {
@@ -142,10 +153,27 @@ type shrinker struct {
 	// str holds the start of the current string while it is undecided.
 	str  []byte
 	mode shrinkMode
-	// esc is set after a backslash inside a string.
-	esc bool
+	// esc is set after a backslash inside a string; hex counts the
+	// digits of a \u escape still to come, u is its value so far, and
+	// pair is set after one that is the first half of a surrogate pair
+	// (the second must not be cut off).
+	esc  bool
+	hex  int
+	u    rune
+	pair bool
 	// over is set once out would pass maxLineBytes.
 	over bool
+	// cutAt, when not 0, cuts a string of at least binaryStringBytes
+	// that reaches cutAt bytes of output there, at a character, ending
+	// it with cutMark, so that the rest of the line is read: an agent's
+	// line (a pasted build log, a tool result holding one) is memory
+	// without the end of its longest text. A record of the user's own
+	// (the jsonl kind) is refused whole instead: cut, it would say less
+	// than it does, and nothing would tell.
+	cutAt int
+	// safe is the length of out at the last character boundary of the
+	// kept string being copied: where it may be cut.
+	safe int
 }
 
 type shrinkMode int
@@ -155,11 +183,13 @@ const (
 	undecidedString
 	keptString
 	droppedString
+	// cutString is a kept string cut short: the rest of it is skipped.
+	cutString
 )
 
 func (s *shrinker) reset() {
 	s.out, s.str = s.out[:0], s.str[:0]
-	s.mode, s.esc, s.over = outsideString, false, false
+	s.mode, s.esc, s.hex, s.pair, s.over, s.cutAt = outsideString, false, 0, false, false, 0
 }
 
 func (s *shrinker) emit(b ...byte) {
@@ -177,18 +207,34 @@ func (s *shrinker) write(p []byte) {
 	for _, c := range p {
 		if s.mode == outsideString {
 			if c == '"' {
-				s.mode, s.str, s.esc = undecidedString, s.str[:0], false
+				s.mode, s.str, s.esc, s.hex, s.pair = undecidedString, s.str[:0], false, 0, false
 				continue
 			}
 			s.emit(c)
 			continue
 		}
 		end := false
-		if s.esc {
+		// boundary: c starts a character of the string (not the rest of
+		// an escape or of a UTF-8 sequence).
+		boundary := !s.esc && s.hex == 0 && !s.pair && utf8.RuneStart(c)
+		if !s.esc && s.hex == 0 && s.pair {
+			s.pair = false // c starts the second half
+		}
+		switch {
+		case s.hex > 0:
+			s.hex--
+			s.u = s.u<<4 | hexValue(c)
+			if s.hex == 0 {
+				s.pair = s.u >= 0xD800 && s.u < 0xDC00
+			}
+		case s.esc:
 			s.esc = false
-		} else if c == '\\' {
+			if c == 'u' {
+				s.hex, s.u = 4, 0
+			}
+		case c == '\\':
 			s.esc = true
-		} else if c == '"' {
+		case c == '"':
 			end = true
 		}
 		switch s.mode {
@@ -208,14 +254,32 @@ func (s *shrinker) write(p []byte) {
 					s.mode = droppedString
 				} else {
 					s.emit('"')
+					// Cut here at the latest: where str ends may be
+					// inside a character.
+					s.safe = len(s.out)
 					s.emit(s.str...)
 					s.mode = keptString
 				}
 				s.str = s.str[:0]
 			}
 		case keptString:
-			s.emit(c)
 			if end {
+				s.emit(c)
+				s.mode = outsideString
+				break
+			}
+			if boundary {
+				s.safe = len(s.out)
+			}
+			if s.cutAt > 0 && !s.over && len(s.out) >= s.cutAt {
+				s.out = append(s.out[:s.safe], cutMark...)
+				s.mode = cutString
+				break
+			}
+			s.emit(c)
+		case cutString:
+			if end {
+				s.emit('"')
 				s.mode = outsideString
 			}
 		case droppedString:
@@ -225,6 +289,20 @@ func (s *shrinker) write(p []byte) {
 			}
 		}
 	}
+}
+
+// hexValue is the value of the hexadecimal digit c (0 for another byte,
+// which valid JSON has not there).
+func hexValue(c byte) rune {
+	switch {
+	case c >= '0' && c <= '9':
+		return rune(c - '0')
+	case c >= 'a' && c <= 'f':
+		return rune(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return rune(c-'A') + 10
+	}
+	return 0
 }
 
 // finish returns the shrunk text and whether it was cut at maxLineBytes.

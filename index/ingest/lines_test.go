@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/nova-recall/nova/config"
 )
@@ -262,5 +263,81 @@ func TestReadFile_tornJSONL(t *testing.T) {
 	}
 	if !slices.Equal(lines, []int{2, 3}) {
 		t.Errorf("problems %+v, want lines 2 (torn start) and 3 (not JSON)", res.problems)
+	}
+}
+
+// TestReadFile_hugeClaudeTextLine reads a Claude Code line over 16 MiB
+// of text, not base64 (a whole build log pasted into a prompt, or a tool
+// result that holds one): the line is read with its long text cut (its
+// question is memory), where the whole line was skipped and doctor,
+// naming the session, advised to fix or remove it. A record of the
+// generic jsonl kind longer than that is still skipped whole and
+// reported (TestReadFile_overlongLineReported).
+func TestReadFile_hugeClaudeTextLine(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "log.jsonl")
+	// Multi-byte characters and escapes all through, so that a cut
+	// falling on any byte must find the end of a character.
+	logLine := `step ok é \"quoted\" \u00e9 \\ 日本 ` + `\n`
+	var b strings.Builder
+	b.WriteString(`{"type":"user","sessionId":"log","cwd":"/w/app","timestamp":"2026-03-05T10:00:00Z","uuid":"u1","message":{"role":"user","content":[{"type":"text","text":"Why does the nightly build fail? The log follows."},{"type":"text","text":"`)
+	for b.Len() < maxLineBytes+(1<<20) {
+		b.WriteString(logLine)
+	}
+	b.WriteString(`"}]}}` + "\n")
+	b.WriteString(`{"type":"assistant","sessionId":"log","cwd":"/w/app","timestamp":"2026-03-05T10:01:30Z","uuid":"a1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"The linker runs out of memory at step 40."}]}}` + "\n")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var res readResult
+	readFrom(t, config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: dir}, path, "log.jsonl", Cursor{}, &res)
+	if len(res.problems) != 0 {
+		t.Errorf("problems: %v", res.problems)
+	}
+	if len(res.records) != 2 || !strings.HasPrefix(res.records[0].Text, "Why does the nightly build fail?") || res.records[1].Text != "The linker runs out of memory at step 40." {
+		for _, r := range res.records {
+			t.Logf("record %.120q (%d bytes)", r.Text, len(r.Text))
+		}
+		t.Fatalf("%d records; want the question (with the start of its log) and the answer", len(res.records))
+	}
+	q := res.records[0].Text
+	if !strings.HasSuffix(q, cutMark) || len(q) > maxLineBytes || !utf8.ValidString(q) || strings.Contains(q, "\uFFFD") {
+		t.Errorf("question: %d bytes, ends %q; want it cut at a character, ending in %q", len(q), q[max(0, len(q)-40):], cutMark)
+	}
+}
+
+// TestShrinker_cut: a long string an agent's line cuts (shrinker.cutAt)
+// is cut at a character whatever byte the cut falls on (inside a UTF-8
+// sequence, an escape, a surrogate pair), so the line stays JSON, the
+// text kept is the start of the string's and nothing becomes U+FFFD;
+// short strings and the fields after it are kept.
+func TestShrinker_cut(t *testing.T) {
+	unit := `é \"q\" \u00e9 \\ 日 \ud83d\ude00 x\n`
+	long := strings.Repeat(unit, binaryStringBytes/len(unit)+20)
+	in := `{"a":"short","t":"` + long + `","b":"after"}`
+	var whole map[string]string
+	if err := json.Unmarshal([]byte(in), &whole); err != nil {
+		t.Fatal(err)
+	}
+	start := len(`{"a":"short","t":"`) + binaryStringBytes
+	for at := start; at < start+2*len(unit); at++ {
+		var s shrinker
+		s.reset()
+		s.cutAt = at
+		for i := 0; i < len(in); i += 5 {
+			s.write([]byte(in[i:min(i+5, len(in))]))
+		}
+		out, over := s.finish()
+		var got map[string]string
+		if over || json.Unmarshal(out, &got) != nil {
+			t.Fatalf("cut at %d: over=%v, output not JSON: …%q", at, over, out[max(0, len(out)-60):])
+		}
+		kept, cut := strings.CutSuffix(got["t"], cutMark)
+		if !cut || !strings.HasPrefix(whole["t"], kept) || strings.ContainsRune(kept, utf8.RuneError) || len(kept) < binaryStringBytes/2 {
+			t.Errorf("cut at %d: t ends %q (%d bytes); want a start of the string, then %q", at, got["t"][max(0, len(got["t"])-30):], len(got["t"]), cutMark)
+		}
+		if got["a"] != "short" || got["b"] != "after" {
+			t.Errorf("cut at %d: a = %q, b = %q", at, got["a"], got["b"])
+		}
 	}
 }
