@@ -349,13 +349,23 @@ func splitNULPadding(b []byte) (line []byte, nuls, cut bool) {
 	if bytes.IndexByte(b, 0) < 0 {
 		return b, false, false
 	}
-	for _, part := range bytes.Split(b, []byte{0}) {
+	// Part by part, not bytes.Split: that makes a slice for each NUL
+	// byte, and a file a crash left preallocated is millions of them.
+	for rest := b; ; {
+		i := bytes.IndexByte(rest, 0)
+		part := rest
+		if i >= 0 {
+			part = rest[:i]
+		}
 		if part = bytes.TrimSpace(part); len(part) > 0 {
 			cut = cut || line != nil
 			line = part
 		}
+		if i < 0 {
+			return line, true, cut
+		}
+		rest = rest[i+1:]
 	}
-	return line, true, cut
 }
 
 // notJSONError is a line handler's word that a line is not JSON at all.
