@@ -163,6 +163,11 @@ type shrinker struct {
 	pair bool
 	// over is set once out would pass maxLineBytes.
 	over bool
+	// nul is set when out ends in a NUL byte outside a string: a run of
+	// them (a crash's padding, see splitNULPadding) is copied as one, so
+	// that padding longer than a line may be does not cost the record
+	// appended after it.
+	nul bool
 	// cutAt, when not 0, cuts a string of at least binaryStringBytes
 	// that reaches cutAt bytes of output there, at a character, ending
 	// it with cutMark, so that the rest of the line is read: an agent's
@@ -189,7 +194,7 @@ const (
 
 func (s *shrinker) reset() {
 	s.out, s.str = s.out[:0], s.str[:0]
-	s.mode, s.esc, s.hex, s.pair, s.over, s.cutAt = outsideString, false, 0, false, false, 0
+	s.mode, s.esc, s.hex, s.pair, s.over, s.nul, s.cutAt = outsideString, false, 0, false, false, false, 0
 }
 
 func (s *shrinker) emit(b ...byte) {
@@ -208,8 +213,13 @@ func (s *shrinker) write(p []byte) {
 		if s.mode == outsideString {
 			if c == '"' {
 				s.mode, s.str, s.esc, s.hex, s.pair = undecidedString, s.str[:0], false, 0, false
+				s.nul = false
 				continue
 			}
+			if c == 0 && s.nul {
+				continue
+			}
+			s.nul = c == 0
 			s.emit(c)
 			continue
 		}

@@ -360,3 +360,30 @@ func TestShrinker_cut(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFile_longNULPadding: a transcript whose crash left more NUL
+// bytes than a line may hold (20 MB), then an append, reads the record
+// after the padding and calls the padding a crash's remains; the padding
+// made the line too long, and the record was skipped with it.
+func TestReadFile_longNULPadding(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pad.jsonl")
+	first := `{"type":"user","sessionId":"pad","cwd":"/w/app","timestamp":"2026-03-05T10:00:00Z","uuid":"u1","message":{"role":"user","content":"before the crash"}}` + "\n"
+	after := `{"type":"user","sessionId":"pad","cwd":"/w/app","timestamp":"2026-03-05T10:05:00Z","uuid":"u2","message":{"role":"user","content":"after the crash"}}` + "\n"
+	content := first + string(make([]byte, maxLineBytes+(4<<20))) + after
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var res readResult
+	readFrom(t, config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: dir}, path, "pad.jsonl", Cursor{}, &res)
+	var texts []string
+	for _, r := range res.records {
+		texts = append(texts, r.Text)
+	}
+	if strings.Join(texts, "|") != "before the crash|after the crash" {
+		t.Errorf("records %q; want both", texts)
+	}
+	if len(res.problems) != 1 || !res.problems[0].Interrupted || res.problems[0].Line != 2 {
+		t.Errorf("problems %+v; want line 2's NUL bytes, a crash's remains", res.problems)
+	}
+}
