@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/zeebo/xxh3"
 )
@@ -193,9 +194,25 @@ func (h jsonlHandler) readDocument(file *os.File) (cur Cursor, sum *xxh3.Hasher,
 		if _, err := file.ReadAt(open[:], at); err != nil {
 			return Cursor{}, nil, false, err
 		}
+		key := ""
+		if open[0] == '{' && first {
+			if key, err = recordsKey(file, at, h.fc.loc); err != nil {
+				return Cursor{}, nil, false, err
+			}
+		}
+		if key != "" {
+			first = false
+			if err := h.readWrapper(dec, d, value, key); err != nil {
+				if !errors.Is(err, errDocumentStop) {
+					return Cursor{}, nil, false, err
+				}
+				break
+			}
+			continue
+		}
 		if open[0] == '[' {
 			first = false
-			if err := h.readArray(dec, d, value); err != nil {
+			if err := h.readArray(dec, d, value, ""); err != nil {
 				if !errors.Is(err, errDocumentStop) {
 					return Cursor{}, nil, false, err
 				}
@@ -254,8 +271,8 @@ func valueStart(file *os.File, from int64) (int64, error) {
 var errDocumentStop = errors.New("the document stops here")
 
 // readArray reads the elements of the array whose "[" is the decoder's
-// next token.
-func (h jsonlHandler) readArray(dec *json.Decoder, d *docReader, value func() (json.RawMessage, int, error)) error {
+// next token; in names it in a problem (a wrapper's key, see readWrapper).
+func (h jsonlHandler) readArray(dec *json.Decoder, d *docReader, value func() (json.RawMessage, int, error), in string) error {
 	if _, err := dec.Token(); err != nil {
 		return h.stop(d, "", err)
 	}
@@ -265,7 +282,7 @@ func (h jsonlHandler) readArray(dec *json.Decoder, d *docReader, value func() (j
 				return err
 			}
 		}
-		where := fmt.Sprintf("element [%d]: ", i)
+		where := fmt.Sprintf("%selement [%d]: ", in, i)
 		raw, line, err := value()
 		if err != nil && !inDocument(err) {
 			return err
@@ -325,4 +342,119 @@ func documentProblem(where string, err error) string {
 		return where + "the JSON document ends before it is complete (a write in progress, or cut short): the rest is read once it is"
 	}
 	return where + "not valid JSON, the rest of the file is skipped: " + trimErr(err)
+}
+
+// readWrapper reads the object whose "{" is the decoder's next token as
+// the wrapper of the records in its array under key (recordsKey): that
+// array's elements are records, its other values are skipped.
+func (h jsonlHandler) readWrapper(dec *json.Decoder, d *docReader, value func() (json.RawMessage, int, error), key string) error {
+	if _, err := dec.Token(); err != nil {
+		return h.stop(d, "", err)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return h.stop(d, "", err)
+		}
+		if name, _ := tok.(string); name == key {
+			if err := h.readArray(dec, d, value, fmt.Sprintf("%q ", key)); err != nil {
+				return err
+			}
+			continue
+		}
+		// Another value (Day One's metadata): held no longer than its
+		// decoding, as a record is.
+		if _, _, err := value(); err != nil {
+			if !inDocument(err) {
+				return err
+			}
+			return h.stop(d, "", err)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return h.stop(d, "", err)
+	}
+	return nil
+}
+
+// recordsKey returns the key of the array of records in the object that
+// starts at offset at of file, when the object is plainly their wrapper
+// (as Day One's Journal.json, {"metadata": {...}, "entries": [...]}): one
+// of its keys, and one only, holds an array of objects, the first of
+// which reads as a record (parseJSONLLine, loc), and none of the object's
+// own keys is a record's field. Otherwise the wrapper is ambiguous (its
+// "tags" may be its records', or it may be a record with a list of its
+// own): key is "", and the object is read as a record, whose problem
+// says where the records are (wrappedOr). Only the object's keys and its
+// arrays' first elements are held; err is the file's only.
+func recordsKey(file *os.File, at int64, loc *time.Location) (key string, err error) {
+	dec := json.NewDecoder(io.NewSectionReader(file, at, 1<<62))
+	if _, err := dec.Token(); err != nil {
+		return "", fileErr(err)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", fileErr(err)
+		}
+		name, _ := tok.(string)
+		if recordFields[name] {
+			return "", nil
+		}
+		tok, err = dec.Token()
+		if err != nil {
+			return "", fileErr(err)
+		}
+		delim, _ := tok.(json.Delim)
+		if delim != '[' && delim != '{' {
+			continue // a string, a number: read whole by Token
+		}
+		if delim == '[' && dec.More() {
+			var elem json.RawMessage
+			if err := dec.Decode(&elem); err != nil {
+				return "", fileErr(err)
+			}
+			if bytes.HasPrefix(elem, []byte("{")) {
+				if key != "" {
+					return "", nil // two arrays of objects: which is the export's word
+				}
+				if _, reason, err := parseJSONLLine(elem, loc); err != nil || reason != "" {
+					return "", nil
+				}
+				key = name
+			}
+		}
+		if err := skipRest(dec); err != nil {
+			return "", fileErr(err)
+		}
+	}
+	return key, nil
+}
+
+// skipRest reads the decoder's tokens to the end of the array or object
+// whose opening it has just read, holding none of them but one.
+func skipRest(dec *json.Decoder) error {
+	for depth := 1; depth > 0; {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('['), json.Delim('{'):
+			depth++
+		case json.Delim(']'), json.Delim('}'):
+			depth--
+		}
+	}
+	return nil
+}
+
+// fileErr is recordsKey's error: the file's own (a read that failed),
+// or nil for a document that is not valid JSON, which its reading
+// reports.
+func fileErr(err error) error {
+	if inDocument(err) {
+		return nil
+	}
+	return err
 }

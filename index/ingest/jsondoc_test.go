@@ -177,8 +177,11 @@ func TestReadJSONL_arrayElementTooLong(t *testing.T) {
 
 // TestReadJSONL_wrappedArray: records exported inside an object (an API's
 // {"records": [...]}, a dump's {"data": [...]}), minified on one line or
-// pretty-printed, are not read: which of an object's arrays holds the
-// records is the export's word, not the reader's guess. The problem says
+// pretty-printed, are not read where the wrapper is ambiguous: a line of
+// a JSONL file, an object with fields of a record's own ("tags"), with
+// two arrays of objects, or whose array's elements are not records;
+// which array holds the records is the export's word, not the reader's
+// guess (TestReadJSONL_dayOne reads a plain wrapper). The problem says
 // they are wrapped and under which key, where it said the line lacked an
 // "id". An object that is a record missing its id is still told so.
 func TestReadJSONL_wrappedArray(t *testing.T) {
@@ -186,12 +189,15 @@ func TestReadJSONL_wrappedArray(t *testing.T) {
 		"api.jsonl":   `{"count":2,"records":[{"id":"a","text":"first"},{"id":"b","text":"second"}]}` + "\n",
 		"dump.json":   "{\n  \"exported\": \"2026-03-01\",\n  \"tags\": [\"x\"],\n  \"data\": [\n    {\"id\": \"c\", \"text\": \"third\"}\n  ]\n}\n",
 		"record.json": "{\n  \"text\": \"a record without an id\",\n  \"tags\": [\"x\"]\n}\n",
+		"two.json":    "{\n  \"users\": [{\"id\": \"u\", \"text\": \"a user\"}],\n  \"notes\": [{\"id\": \"n\", \"text\": \"a note\"}]\n}\n",
+		"items.json":  "{\n  \"meta\": {\"v\": 1},\n  \"items\": [{\"name\": \"not a record\"}]\n}\n",
 	})
 	recs, problems := collect(t, jsonSource(dir))
 	if len(recs) != 0 {
 		t.Errorf("records %v, want none", recs)
 	}
-	want := map[string]string{"api.jsonl": `under "records"`, "dump.json": `under "data"`, "record.json": `missing or empty "id"`}
+	want := map[string]string{"api.jsonl": `under "records"`, "dump.json": `under "data"`, "record.json": `missing or empty "id"`,
+		"two.json": `under "users"`, "items.json": `under "items"`}
 	if len(problems) != len(want) {
 		t.Fatalf("problems %v, want one per file", problems)
 	}
