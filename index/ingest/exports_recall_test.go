@@ -31,3 +31,25 @@ func TestRecall_googleKeep(t *testing.T) {
 		t.Errorf("search served the trashed note: %s", served)
 	}
 }
+
+// TestRecall_dayOne: a Day One export folder (its Journal.json as
+// exported, beside its photos), synced by a jsonl source that lists
+// *.json, is recalled through a real build and search: an entry's words,
+// as written (not "ridge\.") and the place it was written at find it.
+// Before, Journal.json was a problem and none of its entries were found.
+func TestRecall_dayOne(t *testing.T) {
+	journal := "{\n  \"metadata\" : {\n    \"version\" : \"1.0\"\n  },\n  \"entries\" : [\n    {\n" +
+		"      \"location\" : {\n        \"localityName\" : \"Bolinas\",\n        \"country\" : \"United States\",\n        \"placeName\" : \"Alamere Falls Trail\"\n      },\n" +
+		"      \"creationDate\" : \"2024-05-04T18:00:00Z\",\n" +
+		"      \"text\" : \"Swam below the waterfall\\\\. Cold\\\\!\\n\\n![](dayone-moment:\\/\\/9C3F2A1B0E4D4C5B8A7F6E5D4C3B2A19)\",\n" +
+		"      \"timeZone\" : \"America\\/Los_Angeles\",\n      \"uuid\" : \"6A1F0C2B9E3D4F5A8B7C6D5E4F3A2B1C\"\n    }\n  ]\n}\n"
+	served := recallFiles(t, config.Source{Kind: config.KindJSONL, Include: []string{"*.json"}}, map[string]string{
+		"Day One/Journal.json":                                 journal,
+		"Day One/photos/0f3c5a6b7d8e9f00112233445566778a.jpeg": "\xff\xd8\xff\xe0 not text",
+	}, "waterfall swim", "Alamere Falls")
+	for _, want := range []string{"Swam below the waterfall. Cold!", "Alamere Falls Trail", "Journal.json"} {
+		if !strings.Contains(served, want) {
+			t.Errorf("search did not serve %q: %s", want, served)
+		}
+	}
+}

@@ -182,3 +182,74 @@ func TestReadJSONL_exportFieldsOfOtherShapes(t *testing.T) {
 		t.Errorf("read as %+v", r)
 	}
 }
+
+// TestReadJSONL_dayOneText: a Day One entry's text as its export writes
+// it, in Markdown with its punctuation escaped ("\." "\!") and its
+// photos as dayone-moment links, reads as the words written, and the
+// place it was written at (its location's place, locality, area and
+// country) is among its words, so a search for the place finds it.
+// Before, the text kept every backslash and the photos' links, and the
+// place was not read. A code block's backslashes are its own. Its title
+// is its first line's heading, as Day One lists it.
+func TestReadJSONL_dayOneText(t *testing.T) {
+	journal := `{
+  "metadata" : {
+    "version" : "1.0"
+  },
+  "entries" : [
+    {
+      "starred" : false,
+      "location" : {
+        "region" : {
+          "center" : {
+            "longitude" : -122.2445,
+            "latitude" : 37.9014
+          },
+          "identifier" : "<+37.90,-122.24> radius 75.00",
+          "radius" : 75
+        },
+        "localityName" : "Berkeley",
+        "country" : "United States",
+        "timeZoneName" : "America\/Los_Angeles",
+        "administrativeArea" : "CA",
+        "longitude" : -122.2445,
+        "placeName" : "Tilden Regional Park",
+        "latitude" : 37.9014
+      },
+      "photos" : [
+        {
+          "identifier" : "9C3F2A1B0E4D4C5B8A7F6E5D4C3B2A19",
+          "type" : "jpeg",
+          "md5" : "0f3c5a6b7d8e9f00112233445566778a"
+        }
+      ],
+      "creationDate" : "2024-03-10T03:30:00Z",
+      "modifiedDate" : "2024-03-10T04:00:00Z",
+      "text" : "# Ridge hike\n\nWalked the ridge trail with Sam\\. Saw two hawks\\! Cost \\$5 \\(parking\\)\\.\n\n![](dayone-moment:\/\/9C3F2A1B0E4D4C5B8A7F6E5D4C3B2A19)\n\n` + "```" + `\ngrep 'a\\.b' log\n` + "```" + `",
+      "timeZone" : "America\/Los_Angeles",
+      "uuid" : "6A1F0C2B9E3D4F5A8B7C6D5E4F3A2B1C",
+      "tags" : [
+        "hike"
+      ]
+    }
+  ]
+}
+`
+	dir := writeTree(t, map[string]string{"Journal.json": journal})
+	recs, problems := collect(t, jsonSource(dir))
+	if len(problems) != 0 || len(recs) != 1 {
+		t.Fatalf("records %+v, problems %v: want the entry", recs, problems)
+	}
+	text := recs[0].Text
+	for _, want := range []string{"with Sam. Saw two hawks! Cost $5 (parking).", "grep 'a\\.b' log", "Tilden Regional Park", "Berkeley", "United States"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text %q, want %q in it", text, want)
+		}
+	}
+	if recs[0].Title != "Ridge hike" {
+		t.Errorf("title %q, want the entry's heading, as Day One shows it", recs[0].Title)
+	}
+	if strings.Contains(text, "dayone-moment") || strings.Contains(text, "Sam\\.") {
+		t.Errorf("text %q keeps the export's escapes or its photo's link", text)
+	}
+}

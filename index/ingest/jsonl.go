@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +54,8 @@ type jsonlRecord struct {
 	CreatedUsec  json.RawMessage `json:"createdTimestampUsec"`
 	EditedUsec   json.RawMessage `json:"userEditedTimestampUsec"`
 	IsTrashed    json.RawMessage `json:"isTrashed"`
+	// Day One's place an entry was written at (dayOneText).
+	Location json.RawMessage `json:"location"`
 }
 
 // jsonlHandler reads one record per line of a jsonl source (or per
@@ -247,6 +251,11 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 	if strings.TrimSpace(text) == "" {
 		return memory.Record{}, wrappedOr(line, `missing or empty "text"`), nil
 	}
+	// A Day One entry: a uuid, not an id, and its creationDate.
+	dayOne := len(jr.ID) == 0 && len(jr.UUID) > 0 && len(jr.CreationDate) > 0
+	if dayOne {
+		text = dayOneText(text, jr.Location)
+	}
 	// A title too may be a number (a year, a ticket number in a sheet).
 	var keys [5]string
 	for i, f := range []struct {
@@ -258,6 +267,13 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 		}
 	}
 	project, session, conversation, subject, title := keys[0], keys[1], keys[2], keys[3], keys[4]
+	if dayOne && title == "" {
+		// Day One shows an entry under its first line, a heading.
+		first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+		if h, ok := strings.CutPrefix(first, "# "); ok {
+			title = h
+		}
+	}
 	rec := memory.Record{
 		ID: id, Text: strings.TrimSpace(text), Title: strings.TrimSpace(title),
 		Agent: jr.Agent, Role: jr.Role, Project: project, WorkType: jr.WorkType,
@@ -364,6 +380,65 @@ func noteRecordText(jr jsonlRecord) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// dayOneMoment is a photo, video or audio of a Day One entry in its text,
+// a Markdown image (or link) to dayone-moment://ID: no words of the
+// entry's.
+var dayOneMoment = regexp.MustCompile(`!?\[[^\]\n]*\]\(dayone-moment:[^)\s]*\)`)
+
+// dayOneText is a Day One entry's text, as its export writes it in
+// Markdown with every punctuation mark that Markdown might read escaped
+// ("\." "\!" "\("), read as written: the escapes dropped (but in a code
+// block, whose backslashes are its own), the links of its photos left
+// out, and the place it was written at (location, its placeName,
+// localityName, administrativeArea and country) added as its last line,
+// so that a search for the place finds it.
+func dayOneText(text string, location json.RawMessage) string {
+	text = dayOneMoment.ReplaceAllString(text, "")
+	lines := strings.Split(text, "\n")
+	code := false
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			code = !code
+			continue
+		}
+		if !code && strings.IndexByte(l, '\\') >= 0 {
+			lines[i] = markdownUnescape(l)
+		}
+	}
+	text = strings.Join(lines, "\n")
+	var place struct {
+		PlaceName          string `json:"placeName"`
+		LocalityName       string `json:"localityName"`
+		AdministrativeArea string `json:"administrativeArea"`
+		Country            string `json:"country"`
+	}
+	// A location of another shape is no place.
+	_ = json.Unmarshal(location, &place)
+	var names []string
+	for _, n := range []string{place.PlaceName, place.LocalityName, place.AdministrativeArea, place.Country} {
+		if n = strings.TrimSpace(n); n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	if len(names) > 0 {
+		text = strings.TrimSpace(text) + "\n\n" + strings.Join(names, ", ")
+	}
+	return text
+}
+
+// markdownUnescape drops the backslash of each Markdown escape in s: one
+// before ASCII punctuation (CommonMark's backslash escapes).
+func markdownUnescape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", s[i+1]) >= 0 {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // subjectKey is the version-chain key of a subject as exports write it:
