@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -77,7 +76,7 @@ func readCanvas(fc *fileCtx) error {
 		fc.problem(0, "not a JSON Canvas file ("+err.Error()+"): skipped")
 		return nil
 	}
-	name := pageName(strings.TrimSuffix(filepath.Base(fc.path), filepath.Ext(fc.path)))
+	name := pageName(noteStem(fc.path))
 	var groups, cards []canvasNode
 	for _, n := range canvas.Nodes {
 		switch n.Type {

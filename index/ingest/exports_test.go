@@ -253,3 +253,41 @@ func TestReadJSONL_dayOneText(t *testing.T) {
 		t.Errorf("text %q keeps the export's escapes or its photo's link", text)
 	}
 }
+
+// TestRead_conflictCopyTitle: a note without a title of its own is
+// titled by its file's name, and a sync service's copy of a note by its
+// original's: Syncthing's, Dropbox's and Nextcloud's marks, and iCloud's
+// " 2" or a second download's " (1)" beside the file they copy. Before, a
+// copy's title was "kiosk.sync-conflict-20260601-101010-ABCDEFG". A name
+// that only looks like a copy's, with no original beside it, is its own.
+func TestRead_conflictCopyTitle(t *testing.T) {
+	files := map[string]string{
+		"kiosk.md": "The kiosk reboots at noon.\n",
+		"kiosk.sync-conflict-20260601-101010-ABCDEFG.md": "The kiosk reboots at one.\n",
+		"plan (Sam's conflicted copy 2026-06-01).md":     "Plan the offsite.\n",
+		"budget (conflicted copy 2026-06-01 101010).md":  "Budget for June.\n",
+		"notes.md":       "Notes of the week.\n",
+		"notes 2.md":     "Notes of the week, edited.\n",
+		"report.md":      "The report.\n",
+		"report (1).md":  "The report again.\n",
+		"sprint 2.md":    "Sprint two goals.\n",
+		"Chapter (2).md": "The second chapter.\n",
+		"Trip 6f1b2c3d4e5f60718293a4b5c6d7e8f9.sync-conflict-20260601-101010-ABCDEFG.md": "Notion page, copied.\n",
+	}
+	want := map[string]string{
+		"kiosk.md": "kiosk", "kiosk.sync-conflict-20260601-101010-ABCDEFG.md": "kiosk",
+		"plan (Sam's conflicted copy 2026-06-01).md": "plan", "budget (conflicted copy 2026-06-01 101010).md": "budget",
+		"notes.md": "notes", "notes 2.md": "notes", "report.md": "report", "report (1).md": "report",
+		"sprint 2.md": "sprint 2", "Chapter (2).md": "Chapter (2)",
+		"Trip 6f1b2c3d4e5f60718293a4b5c6d7e8f9.sync-conflict-20260601-101010-ABCDEFG.md": "Trip",
+	}
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: writeTree(t, files)})
+	if len(problems) != 0 || len(recs) != len(files) {
+		t.Fatalf("records %+v, problems %v: want one a note", recs, problems)
+	}
+	for _, r := range recs {
+		if w := want[filepath.Base(r.Path)]; r.Title != w {
+			t.Errorf("%s titled %q, want %q", filepath.Base(r.Path), r.Title, w)
+		}
+	}
+}

@@ -105,7 +105,7 @@ func readMarkdown(fc *fileCtx) error {
 		body = htmlNoteText(body)
 	}
 	if fmLines == 0 {
-		if notionName.MatchString(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))) {
+		if notionName.MatchString(noteStem(path)) {
 			fm = notionProperties(body)
 		} else {
 			fm = pageProperties(body)
@@ -144,7 +144,7 @@ func readMarkdown(fc *fileCtx) error {
 	tags := frontMatterTags(fm.Tags)
 	docTitle := strings.TrimSpace(title)
 	if docTitle == "" {
-		docTitle = pageName(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+		docTitle = pageName(noteStem(path))
 	}
 	name := noteName(docTitle, frontMatterAliases(docTitle, fm.Aliases, fm.Alias))
 
@@ -704,6 +704,41 @@ func linterDate(v string) string {
 	}
 	return day.Format("2006-01-02") + " " + clock.Format("15:04:05")
 }
+
+// noteStem is the name, less its extension, of the note at p, or of the
+// note p is a sync service's copy of, which names the copy too: a
+// copy's title is its original's, not "kiosk.sync-conflict-20260601-
+// 101010-ABCDEFG". A mark that may be a name's own (" (2)", and
+// iCloud's " 2") is a copy's only beside the file it would copy
+// (memory.CopyOf); Syncthing's, Dropbox's and the others' are always.
+func noteStem(p string) string {
+	dir, base := filepath.Split(p)
+	ext := filepath.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	orig, ok := memory.ConflictCopyOf(base)
+	if !ok {
+		i := strings.LastIndexByte(stem, ' ')
+		if i <= 0 {
+			return stem
+		}
+		orig = stem[:i]
+	}
+	if ok && !numberedCopy.MatchString(stem[len(orig):]) {
+		return orig
+	}
+	twin := filepath.Join(dir, orig+ext)
+	if !memory.CopyOf(p, twin) && !ok {
+		return stem
+	}
+	if _, err := os.Lstat(twin); err != nil {
+		return stem
+	}
+	return orig
+}
+
+// numberedCopy is the mark a copy's name may have that a note's own name
+// may have too ("Chapter (2)").
+var numberedCopy = regexp.MustCompile(`^ \(\d+\)$`)
 
 // pageName is the name of the page a note's file name (less its
 // extension) stands for, as Logseq writes it: "___" for the "/" of a
