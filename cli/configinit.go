@@ -36,10 +36,14 @@ found on this machine, so that "novactl index sync" has something to index:
 
 An agent is listed only when that folder holds what the agent keeps there; one
 that is installed but never ran is not. --notes adds a folder (or file) of
-Markdown notes. --exports adds a folder of unzipped ChatGPT or Claude.ai data
+Markdown notes, or of a notes app's unzipped export, read as it needs: a Google
+Takeout (its Keep folder) or a Day One export (Journal.json) as a jsonl source
+of *.json, HTML notes (an Apple Notes export) as a markdown source of *.md and
+*.html. --exports adds a folder of unzipped ChatGPT or Claude.ai data
 exports as a source of kind chat-export, which reads every conversations*.json
 in it; such a folder is not looked for, and one that holds no
-conversations*.json (an export still zipped) is written with a warning. Paths
+conversations*.json (an export still zipped) is written with a warning, unless
+it holds a Keep or Day One export, which is written as --notes writes it. Paths
 under your home are written with ~, and every other setting is left at its
 default: README, Configuration, lists them all.
 
@@ -65,10 +69,15 @@ type initSource struct {
 	Kind string `json:"kind"`
 	// Path is as written in the file: ~ for the home directory.
 	Path string `json:"path"`
+	// Include are the source's globs, when not its kind's (a notes
+	// app's export, see exportSources).
+	Include []string `json:"include,omitempty"`
 	// dir is Path resolved, to check the file reads back as meant.
 	dir string
 	// what says what the source holds, for the file's header.
 	what string
+	// notes is set for a notes app's export (exportSources).
+	notes bool
 }
 
 // initUnread is what a notes folder holds that its Markdown source does
@@ -101,7 +110,7 @@ const (
 // entries, and returns the record files the notes source leaves unread,
 // with the line that adds a source named name for them; nil for none.
 func unreadRecords(s initSource, name string) *initUnread {
-	notes := config.Source{Name: s.Name, Kind: config.KindMarkdown, Path: s.dir}
+	notes := config.Source{Name: s.Name, Kind: config.KindMarkdown, Path: s.dir, Include: s.Include}
 	records := config.Source{Name: name, Kind: config.KindJSONL, Path: s.dir}
 	u := &initUnread{Source: s.Name, Path: s.Path, Files: []string{}}
 	seen := 0
@@ -292,8 +301,13 @@ func runConfigInit(inv *Invocation, args []string) int {
 	if problem != "" {
 		return fail(ExitUsage, problem)
 	}
-	for i, dir := range noted {
-		res.Sources = append(res.Sources, initSource{Name: nthSource("notes", i), Kind: config.KindMarkdown, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "Markdown notes"})
+	used := map[string]int{}
+	name := func(base string) string {
+		used[base]++
+		return nthSource(base, used[base]-1)
+	}
+	for _, dir := range noted {
+		res.Sources = append(res.Sources, exportSources(dir, paths.Tilde(dir, inv.Environ), name)...)
 	}
 	// A chat-export source reads a folder; the zip itself is not read.
 	exported, problem := flagFolders(inv, "--exports", exports, "a folder of unzipped ChatGPT or Claude.ai exports",
@@ -301,12 +315,18 @@ func runConfigInit(inv *Invocation, args []string) int {
 	if problem != "" {
 		return fail(ExitUsage, problem)
 	}
-	for i, dir := range exported {
-		s := initSource{Name: nthSource("chats", i), Kind: config.KindChatExport, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "ChatGPT/Claude.ai exports"}
+	for _, dir := range exported {
+		s := initSource{Kind: config.KindChatExport, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "ChatGPT/Claude.ai exports"}
 		if !holdsChatExport(dir) {
+			// A notes app's export given as an export: read as one.
+			if e := readNotesExport(dir); e.keep != "" || e.dayOne {
+				res.Sources = append(res.Sources, exportSources(dir, s.Path, name)...)
+				continue
+			}
 			// Written all the same: the export may be unzipped there next.
 			fmt.Fprintf(inv.Stderr, "novactl config init: warning: %s holds no conversations*.json, which a chat-export source reads (%s)\n", s.Path, chatExportAdvice)
 		}
+		s.Name = name("chats")
 		res.Sources = append(res.Sources, s)
 	}
 	for _, s := range res.Sources {
@@ -423,7 +443,15 @@ func renderInitConfig(sources []initSource, missing []initMissing) string {
 		kindWidth = max(kindWidth, len(s.Kind)+1)
 	}
 	for _, s := range sources {
-		fmt.Fprintf(&b, "  - {name: %-*s kind: %-*s path: %s}\n", width, s.Name+",", kindWidth, s.Kind+",", yamlString(s.Path))
+		include := ""
+		if len(s.Include) > 0 {
+			globs := make([]string, len(s.Include))
+			for i, g := range s.Include {
+				globs[i] = yamlString(g)
+			}
+			include = ", include: [" + strings.Join(globs, ", ") + "]"
+		}
+		fmt.Fprintf(&b, "  - {name: %-*s kind: %-*s path: %s%s}\n", width, s.Name+",", kindWidth, s.Kind+",", yamlString(s.Path), include)
 	}
 	return b.String()
 }
@@ -444,11 +472,11 @@ func checkInitConfig(home paths.Home, content string, sources []initSource, envi
 	}
 	got := make([]string, len(cfg.Sources))
 	for i, s := range cfg.Sources {
-		got[i] = s.Name + " " + s.Kind + " " + s.Path
+		got[i] = s.Name + " " + s.Kind + " " + s.Path + " " + strings.Join(s.Include, ",")
 	}
 	want := make([]string, len(sources))
 	for i, s := range sources {
-		want[i] = s.Name + " " + s.Kind + " " + s.dir
+		want[i] = s.Name + " " + s.Kind + " " + s.dir + " " + strings.Join(s.Include, ",")
 	}
 	if !slices.Equal(got, want) {
 		return fmt.Errorf("sources %q, want %q", got, want)
@@ -533,7 +561,7 @@ func printInitResult(inv *Invocation, res initResult) {
 	}
 	// Agents are found; notes are not looked for (where they live is the
 	// person's own choice), so say how to add them.
-	if !slices.ContainsFunc(res.Sources, func(s initSource) bool { return s.Kind == config.KindMarkdown }) {
+	if !slices.ContainsFunc(res.Sources, func(s initSource) bool { return s.Kind == config.KindMarkdown || s.notes }) {
 		fmt.Fprintln(w, "No notes: novactl config init --force --notes DIR adds a folder of Markdown notes (an Obsidian vault, say).")
 	}
 	fmt.Fprintln(w, "Next: novactl index sync (the first index), then novactl doctor.")
