@@ -291,3 +291,23 @@ func TestRead_conflictCopyTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestReadJSONL_dayOnePhotoEntry: a Day One entry of photos alone (its
+// text their links, or no text at all) holds no words: it is left out,
+// and is no problem, and a journal that opens with one is read all the
+// same. Before, the first gave a record with no text, the second a
+// problem, and a journal that opened with either was not read.
+func TestReadJSONL_dayOnePhotoEntry(t *testing.T) {
+	journal := "{\n  \"metadata\" : {\n    \"version\" : \"1.0\"\n  },\n  \"entries\" : [\n" +
+		"    {\n      \"creationDate\" : \"2024-05-04T18:00:00Z\",\n      \"text\" : \"![](dayone-moment:\\/\\/9C3F2A1B0E4D4C5B8A7F6E5D4C3B2A19)\\n\\n![](dayone-moment:\\/\\/0C3F2A1B0E4D4C5B8A7F6E5D4C3B2A19)\",\n" +
+		"      \"photos\" : [{\"identifier\" : \"9C3F2A1B0E4D4C5B8A7F6E5D4C3B2A19\", \"type\" : \"jpeg\"}],\n      \"uuid\" : \"1A\"\n    },\n" +
+		"    {\n      \"creationDate\" : \"2024-05-05T18:00:00Z\",\n      \"photos\" : [{\"identifier\" : \"1C3F2A1B0E4D4C5B8A7F6E5D4C3B2A19\", \"type\" : \"jpeg\"}],\n      \"uuid\" : \"2A\"\n    },\n" +
+		"    {\n      \"creationDate\" : \"2024-05-06T18:00:00Z\",\n      \"text\" : \"Swam below the waterfall\",\n      \"uuid\" : \"3A\"\n    }\n  ]\n}\n"
+	recs, problems := collect(t, jsonSource(writeTree(t, map[string]string{"Journal.json": journal})))
+	if len(problems) != 0 {
+		t.Errorf("problems %v, want none", problems)
+	}
+	if len(recs) != 1 || recs[0].ID != "3A" {
+		t.Errorf("records %+v, want the entry with words alone", recs)
+	}
+}

@@ -418,7 +418,9 @@ func recordsKey(file *os.File, at int64, loc *time.Location) (key string, err er
 				if key != "" {
 					return "", nil // two arrays of objects: which is the export's word
 				}
-				if _, reason, err := parseJSONLLine(elem, loc); err != nil || reason != "" {
+				// A note in the trash, or of photos alone, is a record too.
+				_, reason, err := parseJSONLLine(elem, loc)
+				if err != nil && !errors.Is(err, errTrashed) && !errors.Is(err, errNoWords) || reason != "" {
 					return "", nil
 				}
 				key = name

@@ -72,7 +72,7 @@ func (h jsonlHandler) line(n int, data []byte) error { return h.record(n, data, 
 // is in where ("element [3]: ").
 func (h jsonlHandler) record(n int, data []byte, where string) error {
 	rec, reason, err := parseJSONLLine(data, h.fc.loc)
-	if errors.Is(err, errTrashed) {
+	if errors.Is(err, errTrashed) || errors.Is(err, errNoWords) {
 		return nil
 	}
 	if err != nil {
@@ -248,13 +248,15 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 		// A note of a title alone ("Call mum"): its title is its words.
 		text, _ = keyString(jr.Title)
 	}
-	if strings.TrimSpace(text) == "" {
-		return memory.Record{}, wrappedOr(line, `missing or empty "text"`), nil
-	}
 	// A Day One entry: a uuid, not an id, and its creationDate.
 	dayOne := len(jr.ID) == 0 && len(jr.UUID) > 0 && len(jr.CreationDate) > 0
 	if dayOne {
-		text = dayOneText(text, jr.Location)
+		if text = dayOneText(text, jr.Location); strings.TrimSpace(text) == "" {
+			return memory.Record{}, "", errNoWords
+		}
+	}
+	if strings.TrimSpace(text) == "" {
+		return memory.Record{}, wrappedOr(line, `missing or empty "text"`), nil
 	}
 	// A title too may be a number (a year, a ticket number in a sheet).
 	var keys [5]string
@@ -326,6 +328,11 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 // trash (Keep's isTrashed): the user threw it away, so it is left out,
 // and is no problem.
 var errTrashed = errors.New("a note in the trash")
+
+// errNoWords is parseJSONLLine's word that a record is a Day One entry
+// of photos alone (no text but their links, and no place): it holds no
+// words to find, so it is left out, and is no problem.
+var errNoWords = errors.New("an entry of photos alone")
 
 // noteRecordText is a record's text: its "text", else Keep's
 // textContent, and then the items of a checklist (Keep's listContent,
