@@ -258,7 +258,8 @@ func TestReadJSONL_dayOneText(t *testing.T) {
 // titled by its file's name, and a sync service's copy of a note by its
 // original's: Syncthing's, Dropbox's and Nextcloud's marks, and iCloud's
 // " 2" or a second download's " (1)" beside the file they copy. Before, a
-// copy's title was "kiosk.sync-conflict-20260601-101010-ABCDEFG". A name
+// copy's title was "kiosk.sync-conflict-20260601-101010-ABCDEFG" (a
+// canvas's cards' too). A name
 // that only looks like a copy's, with no original beside it, is its own.
 func TestRead_conflictCopyTitle(t *testing.T) {
 	files := map[string]string{
@@ -273,6 +274,7 @@ func TestRead_conflictCopyTitle(t *testing.T) {
 		"sprint 2.md":    "Sprint two goals.\n",
 		"Chapter (2).md": "The second chapter.\n",
 		"Trip 6f1b2c3d4e5f60718293a4b5c6d7e8f9.sync-conflict-20260601-101010-ABCDEFG.md": "Notion page, copied.\n",
+		"board.sync-conflict-20260601-101010-ABCDEFG.canvas":                             `{"nodes":[{"id":"c1","type":"text","text":"Ship it.","x":0,"y":0,"width":10,"height":10}]}`,
 	}
 	want := map[string]string{
 		"kiosk.md": "kiosk", "kiosk.sync-conflict-20260601-101010-ABCDEFG.md": "kiosk",
@@ -280,6 +282,7 @@ func TestRead_conflictCopyTitle(t *testing.T) {
 		"notes.md": "notes", "notes 2.md": "notes", "report.md": "report", "report (1).md": "report",
 		"sprint 2.md": "sprint 2", "Chapter (2).md": "Chapter (2)",
 		"Trip 6f1b2c3d4e5f60718293a4b5c6d7e8f9.sync-conflict-20260601-101010-ABCDEFG.md": "Trip",
+		"board.sync-conflict-20260601-101010-ABCDEFG.canvas":                             "board",
 	}
 	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: writeTree(t, files)})
 	if len(problems) != 0 || len(recs) != len(files) {
