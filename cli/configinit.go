@@ -319,7 +319,7 @@ func runConfigInit(inv *Invocation, args []string) int {
 		s := initSource{Kind: config.KindChatExport, Path: paths.Tilde(dir, inv.Environ), dir: dir, what: "ChatGPT/Claude.ai exports"}
 		if !holdsChatExport(dir) {
 			// A notes app's export given as an export: read as one.
-			if e := readNotesExport(dir); e.keep != "" || e.dayOne {
+			if e := ingest.ReadNotesExport(dir); e.Keep != "" || e.DayOne {
 				res.Sources = append(res.Sources, exportSources(dir, s.Path, name)...)
 				continue
 			}

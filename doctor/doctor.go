@@ -794,6 +794,9 @@ func checkSource(s config.Source, goos string, environ []string, recorded record
 			// is the likely mistake: the readers start from the top.
 			msg += "; its path is " + where
 		}
+		if hint := exportHint(s); hint != "" {
+			msg += "; " + hint
+		}
 		return ready(id, title, msg), scan
 	}
 	if c, ok := checkSourceSet(id, title, s.SourceSet); ok {
@@ -874,6 +877,32 @@ func noMemoryMessage(s config.Source, n int, skipped *ingest.Problem) string {
 		msg += "; the first input skipped: " + where + ": " + skipped.Reason
 	}
 	return msg
+}
+
+// exportHint says what the folder of s, a markdown or jsonl source that
+// lists no file, holds when it is a notes app's export its globs do not
+// list (ingest.ReadNotesExport), and the source that reads it, as config
+// init --notes writes it; "" for any other.
+func exportHint(s config.Source) string {
+	if s.Kind != config.KindMarkdown && s.Kind != config.KindJSONL {
+		return ""
+	}
+	if fi, err := os.Stat(s.Path); err != nil || !fi.IsDir() {
+		return ""
+	}
+	e := ingest.ReadNotesExport(s.Path)
+	line := func(p string) string {
+		return "{kind: jsonl, path: '" + strings.ReplaceAll(p, "'", "''") + "', include: ['*.json']}"
+	}
+	switch {
+	case e.Keep != "":
+		return "it holds Google Keep notes (Takeout), which a jsonl source reads: " + line(filepath.Join(s.Path, filepath.FromSlash(e.Keep)))
+	case e.DayOne:
+		return "it holds a Day One journal (Journal.json), which a jsonl source reads: " + line(s.Path)
+	case e.HTML > 0 && s.Kind == config.KindMarkdown:
+		return "it holds HTML notes, which a markdown source reads with include: ['*.md', '*.html']"
+	}
+	return ""
 }
 
 // agentFolders is the folder each agent kind's path names (and a chat

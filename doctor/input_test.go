@@ -483,3 +483,37 @@ func TestDiskSpace_quotaUsedUp(t *testing.T) {
 	failed(m.CreatedAt.Add(-time.Minute), index.CauseQuota)
 	want(t, f.run(Options{FreeSpace: plenty}), "disk", Ready, "")
 }
+
+// TestSourcesHoldNoMemory_notesExport: a source over a notes app's
+// export that its kind's globs do not list (a markdown source over a
+// Takeout's Keep folder or a Day One export, over HTML notes; a jsonl
+// source without *.json over a Keep folder) says what the folder holds
+// and the line that reads it. Before, it said only that the folder held
+// no file the source reads.
+func TestSourcesHoldNoMemory_notesExport(t *testing.T) {
+	f := newFixture(t)
+	root := filepath.Dir(f.src)
+	write := func(rel, content string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		novatest.Must(t, os.MkdirAll(filepath.Dir(p), 0o700))
+		novatest.Must(t, os.WriteFile(p, []byte(content), 0o600))
+	}
+	write("Takeout/Keep/Boiler.json", `{"isTrashed":false,"textContent":"The boiler engineer is Priya","title":"Boiler","createdTimestampUsec":1717000000000000}`)
+	write("Takeout/Keep/Boiler.html", "<html><body>The boiler engineer is Priya</body></html>")
+	write("Day One/Journal.json", "{\n  \"metadata\" : {\n    \"version\" : \"1.0\"\n  },\n  \"entries\" : [\n  ]\n}\n")
+	write("Apple Notes/Kiosk.html", "<html><body>The kiosk reboots at noon</body></html>")
+	f.extra = fmt.Sprintf("  - {name: keep, kind: markdown, path: %q}\n  - {name: keep2, kind: jsonl, path: %q}\n  - {name: journal, kind: markdown, path: %q}\n  - {name: apple, kind: markdown, path: %q}\n",
+		filepath.Join(root, "Takeout"), filepath.Join(root, "Takeout", "Keep"), filepath.Join(root, "Day One"), filepath.Join(root, "Apple Notes"))
+	f.writeConfig()
+	rep := f.run(Options{})
+	for id, want := range map[string]string{
+		"source:keep":    "holds Google Keep notes (Takeout), which a jsonl source reads: {kind: jsonl, path: '" + filepath.Join(root, "Takeout", "Keep") + "', include: ['*.json']}",
+		"source:keep2":   "holds Google Keep notes (Takeout), which a jsonl source reads: {kind: jsonl, path: '" + filepath.Join(root, "Takeout", "Keep") + "', include: ['*.json']}",
+		"source:journal": "holds a Day One journal (Journal.json), which a jsonl source reads: {kind: jsonl, path: '" + filepath.Join(root, "Day One") + "', include: ['*.json']}",
+		"source:apple":   "holds HTML notes, which a markdown source reads with include: ['*.md', '*.html']",
+	} {
+		if s := check(t, rep, id); !strings.Contains(s.Message, want) {
+			t.Errorf("%s: %q, want %q in it", id, s.Message, want)
+		}
+	}
+}
