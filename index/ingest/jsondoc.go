@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -196,7 +197,7 @@ func (h jsonlHandler) readDocument(file *os.File) (cur Cursor, sum *xxh3.Hasher,
 		}
 		key := ""
 		if open[0] == '{' && first {
-			if key, err = recordsKey(file, at, h.fc.loc); err != nil {
+			if key, err = recordsKey(h.fc.ctx, file, at, h.fc.loc); err != nil {
 				return Cursor{}, nil, false, err
 			}
 		}
@@ -386,14 +387,28 @@ func (h jsonlHandler) readWrapper(dec *json.Decoder, d *docReader, value func() 
 // "tags" may be its records', or it may be a record with a list of its
 // own): key is "", and the object is read as a record, whose problem
 // says where the records are (wrappedOr). Only the object's keys and its
-// arrays' first elements are held; err is the file's only.
-func recordsKey(file *os.File, at int64, loc *time.Location) (key string, err error) {
-	dec := json.NewDecoder(io.NewSectionReader(file, at, 1<<62))
-	if _, err := dec.Token(); err != nil {
+// arrays' first elements are held, none longer than maxLineBytes (a
+// longer one is left to the reading to report); err is the file's, or
+// ctx's.
+func recordsKey(ctx context.Context, file *os.File, at int64, loc *time.Location) (key string, err error) {
+	r := &boundedReader{r: io.NewSectionReader(file, at, 1<<62)}
+	dec := json.NewDecoder(r)
+	// token reads the next token, which may be as long as maxLineBytes.
+	n := 0
+	token := func() (json.Token, error) {
+		if n++; n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		r.mark = dec.InputOffset()
+		return dec.Token()
+	}
+	if _, err := token(); err != nil {
 		return "", fileErr(err)
 	}
 	for dec.More() {
-		tok, err := dec.Token()
+		tok, err := token()
 		if err != nil {
 			return "", fileErr(err)
 		}
@@ -401,7 +416,7 @@ func recordsKey(file *os.File, at int64, loc *time.Location) (key string, err er
 		if recordFields[name] {
 			return "", nil
 		}
-		tok, err = dec.Token()
+		tok, err = token()
 		if err != nil {
 			return "", fileErr(err)
 		}
@@ -411,6 +426,7 @@ func recordsKey(file *os.File, at int64, loc *time.Location) (key string, err er
 		}
 		if delim == '[' && dec.More() {
 			var elem json.RawMessage
+			r.mark = dec.InputOffset()
 			if err := dec.Decode(&elem); err != nil {
 				return "", fileErr(err)
 			}
@@ -426,29 +442,46 @@ func recordsKey(file *os.File, at int64, loc *time.Location) (key string, err er
 				key = name
 			}
 		}
-		if err := skipRest(dec); err != nil {
-			return "", fileErr(err)
+		// The rest of the value, to its closing bracket.
+		for depth := 1; depth > 0; {
+			tok, err := token()
+			if errors.Is(err, errValueTooLong) && key != "" {
+				// A record too long to read (the reading reports it) after
+				// the first: the records are where they were found.
+				return key, nil
+			}
+			if err != nil {
+				return "", fileErr(err)
+			}
+			switch tok {
+			case json.Delim('['), json.Delim('{'):
+				depth++
+			case json.Delim(']'), json.Delim('}'):
+				depth--
+			}
 		}
 	}
 	return key, nil
 }
 
-// skipRest reads the decoder's tokens to the end of the array or object
-// whose opening it has just read, holding none of them but one.
-func skipRest(dec *json.Decoder) error {
-	for depth := 1; depth > 0; {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch tok {
-		case json.Delim('['), json.Delim('{'):
-			depth++
-		case json.Delim(']'), json.Delim('}'):
-			depth--
-		}
+// boundedReader refuses to read more than maxLineBytes past mark, where
+// the value being decoded starts, as docReader does.
+type boundedReader struct {
+	r         io.Reader
+	off, mark int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	room := b.mark + maxLineBytes + 1 - b.off
+	if room <= 0 {
+		return 0, errValueTooLong
 	}
-	return nil
+	if int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := b.r.Read(p)
+	b.off += int64(n)
+	return n, err
 }
 
 // fileErr is recordsKey's error: the file's own (a read that failed),

@@ -211,3 +211,26 @@ func TestReadJSONL_wrappedArray(t *testing.T) {
 		}
 	}
 }
+
+// TestReadJSONL_wrapperElementTooLong: the records of a plain wrapper
+// (Day One's Journal.json) are streamed as an array's are, one held at a
+// time: an entry longer than maxLineBytes is reported at its line, named
+// by its key and index, and the entries before it stand.
+func TestReadJSONL_wrapperElementTooLong(t *testing.T) {
+	dir := t.TempDir()
+	big := `{"uuid": "B2", "creationDate": "2024-05-05T18:00:00Z", "text": "` + strings.Repeat("word ", maxLineBytes/5+1024) + `"}`
+	content := "{\n  \"metadata\" : {\"version\" : \"1.0\"},\n  \"entries\" : [\n" +
+		`    {"uuid": "B1", "creationDate": "2024-05-04T18:00:00Z", "text": "before the big one"},` + "\n    " + big + ",\n" +
+		`    {"uuid": "B3", "creationDate": "2024-05-06T18:00:00Z", "text": "after"}` + "\n  ]\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "Journal.json"), []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	recs, problems := collect(t, jsonSource(dir))
+	if len(recs) != 1 || recs[0].ID != "B1" {
+		t.Fatalf("records %d (%q), want B1 alone; problems %v", len(recs), recs[0].ID, problems)
+	}
+	if len(problems) != 1 || problems[0].Line != 5 || !strings.Contains(problems[0].Reason, `"entries" element [1]`) ||
+		!strings.Contains(problems[0].Reason, "longer than") {
+		t.Fatalf("problems %v, want \"entries\" element [1] at line 5, too long", problems)
+	}
+}
