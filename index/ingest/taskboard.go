@@ -9,8 +9,9 @@ import (
 )
 
 // laneNames are the states a task board's lanes are named after, as
-// GitHub projects, Trello, Jira and Obsidian's Kanban plugin name them
-// (letters only, lower case, as laneKey reads a heading).
+// GitHub projects, Trello, Jira and Obsidian's Kanban plugin name them,
+// in English and in Chinese, Japanese and Korean (letters only, lower
+// case, as laneKey reads a heading: "【进行中】（3）" is 进行中).
 var laneNames = setOf(
 	"backlog", "icebox", "inbox", "triage", "ideas", "someday", "later", "next", "up next", "next up", "now",
 	"todo", "to do", "open", "ready", "planned", "selected", "this week", "this sprint",
@@ -19,6 +20,20 @@ var laneNames = setOf(
 	"blocked", "on hold", "waiting", "paused",
 	"done", "complete", "completed", "finished", "shipped", "released", "closed", "archive", "archived",
 	"cancelled", "canceled", "dropped", "won t do", "wont do",
+	// Chinese, simplified and traditional: 待办 / 进行中 / 已完成 / 阻塞.
+	"待办", "待辦", "待办事项", "待辦事項", "待处理", "待處理", "未开始", "未開始", "计划中", "計劃中", "想法", "本周", "本週",
+	"进行中", "進行中", "处理中", "處理中", "开发中", "開發中", "正在进行", "正在進行",
+	"待测试", "待測試", "测试中", "測試中", "审核中", "審核中", "评审中", "評審中", "待审核", "待審核",
+	"阻塞", "受阻", "暂停", "暫停", "搁置", "擱置", "等待", "等待中",
+	"已完成", "完成", "已上线", "已上線", "已发布", "已發布", "已关闭", "已關閉", "归档", "歸檔", "已归档", "已歸檔",
+	"已取消", "取消", "放弃", "放棄",
+	// Japanese: 未着手 / 作業中 / 完了 (進行中 as in Chinese, ToDo as in
+	// English).
+	"未着手", "未対応", "やること", "予定", "作業中", "対応中", "実施中", "レビュー中", "確認中", "テスト中",
+	"保留", "保留中", "待ち", "ブロック", "完了", "対応済み", "済み", "中止",
+	// Korean: 할 일 / 진행 중 / 완료.
+	"할 일", "할일", "예정", "대기", "대기 중", "대기중", "진행 중", "진행중", "작업 중", "작업중",
+	"검토", "검토 중", "검토중", "보류", "차단", "차단됨", "완료", "완료됨", "취소", "취소됨",
 )
 
 // laneKey returns the state a heading names when it is a task board's
