@@ -129,7 +129,7 @@ func readMarkdown(fc *fileCtx) error {
 	var exact time.Time
 	for _, v := range fm.dates() {
 		if s := yamlScalar(*v); s != "" {
-			if d, t, ok := parseDate(linterDate(s), fc.loc); ok {
+			if d, t, ok := parseDate(cjkDate(linterDate(s)), fc.loc); ok {
 				date, exact = d, t
 				break
 			}
@@ -511,11 +511,15 @@ var (
 )
 
 // nameDate is the day a note's file name gives: a YYYY-MM-DD in it (a
-// daily note, a Jekyll post), Logseq's journal YYYY_MM_DD, or a
+// daily note, a Jekyll post), Logseq's journal YYYY_MM_DD, a day as
+// Chinese, Japanese and Korean write it (2026年6月1日, 2026년 6월 1일), or a
 // Zettelkasten id it begins with, YYYYMMDD with the hour and minute (and
 // second) or without, or "".
 func nameDate(name string, loc *time.Location) string {
 	m := fileDate.FindString(name)
+	if c := cjkNameDay.FindStringSubmatch(name); m == "" && c != nil {
+		m = isoDay(c[1], c[2], c[3])
+	}
 	if m == "" {
 		if z := zettelID.FindStringSubmatch(name); z != nil {
 			m = z[1][:4] + "-" + z[1][4:6] + "-" + z[1][6:]
@@ -525,6 +529,46 @@ func nameDate(name string, loc *time.Location) string {
 		return d
 	}
 	return ""
+}
+
+// cjkNameDay is a day in a file's name as Chinese, Japanese (年月日) and
+// Korean (년월일) write it: the year, the month and the day are groups
+// 1 to 3. A day without its year (6月1日) is of no year.
+var cjkNameDay = regexp.MustCompile(`((?:19|20)\d{2}) ?[年년] ?(\d{1,2}) ?[月월] ?(\d{1,2}) ?[日일]`)
+
+// cjkValueDay is a front matter date as Chinese, Japanese and Korean
+// notes write it, the year first: 2026年6月1日, 2026년 6월 1일 or
+// 2026/6/1 (the year, month and day are groups 1 to 3, or 1, 4 and 5),
+// maybe with a time of day (hours, minutes and seconds: groups 6 to 8).
+var cjkValueDay = regexp.MustCompile(`^((?:19|20)\d{2})(?: ?[年년] ?(\d{1,2}) ?[月월] ?(\d{1,2}) ?[日일]|/(\d{1,2})/(\d{1,2}))(?:[ T]+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$`)
+
+// cjkDate is a front matter value that cjkValueDay reads as the text
+// parseDate reads ("2026年6月1日 9:05" is "2026-06-01 09:05:00"), or v
+// as it is.
+func cjkDate(v string) string {
+	m := cjkValueDay.FindStringSubmatch(strings.TrimSpace(v))
+	if m == nil {
+		return v
+	}
+	day := isoDay(m[1], cmp.Or(m[2], m[4]), cmp.Or(m[3], m[5]))
+	if m[6] == "" {
+		return day
+	}
+	return day + " " + twoDigits(m[6]) + ":" + m[7] + ":" + cmp.Or(m[8], "00")
+}
+
+// isoDay writes a year, month and day (of one or two digits) as
+// YYYY-MM-DD, which parseDate checks.
+func isoDay(year, month, day string) string {
+	return year + "-" + twoDigits(month) + "-" + twoDigits(day)
+}
+
+// twoDigits is a number of one or two digits written with two.
+func twoDigits(n string) string {
+	if len(n) == 1 {
+		return "0" + n
+	}
+	return n
 }
 
 // zettelID is a Zettelkasten id that begins a file name: the day it was
@@ -881,15 +925,23 @@ func foldKeys(mapping *yaml.Node) {
 	}
 }
 
-// dateKeys are the other spellings of the created, updated and modified
-// keys, as dateKeyWord reduces them: Obsidian's Linter writes "date
-// created" and "date modified", exporters and scripts created_at,
-// createdAt, updated_at or last_modified. Without them a note was of
+// dateKeys are the other spellings of the date, created, updated and
+// modified keys, as dateKeyWord reduces them: Obsidian's Linter writes
+// "date created" and "date modified", exporters and scripts created_at,
+// createdAt, updated_at or last_modified, Chinese, Japanese and Korean
+// notes 日期, 创建时间, 作成日 or 생성일. Without them a note was of
 // the day its file was last written, the export's or the copy's.
 var dateKeys = map[string]string{
 	"createdat": "created", "createdon": "created", "datecreated": "created", "createddate": "created", "creationdate": "created", "createdtime": "created",
 	"updatedat": "updated", "updatedon": "updated", "dateupdated": "updated", "lastupdated": "updated",
 	"modifiedat": "modified", "modifiedon": "modified", "datemodified": "modified", "modifieddate": "modified", "lastmodified": "modified",
+	// Chinese (simplified and traditional), Japanese and Korean keys.
+	"日期": "date", "日付": "date", "날짜": "date",
+	"创建时间": "created", "创建日期": "created", "创建于": "created", "創建時間": "created", "創建日期": "created", "建立時間": "created", "建立日期": "created",
+	"作成日": "created", "作成日時": "created", "생성일": "created", "생성일시": "created", "작성일": "created", "작성일시": "created",
+	"更新时间": "updated", "更新日期": "updated", "更新于": "updated", "更新時間": "updated", "更新日": "updated", "更新日時": "updated", "最終更新日": "updated",
+	"수정일": "updated", "수정일시": "updated",
+	"修改时间": "modified", "修改日期": "modified", "修改時間": "modified", "變更時間": "modified", "변경일": "modified",
 }
 
 // dateKeyWord is key in lower case without its spaces, "_" and "-".

@@ -1,0 +1,67 @@
+package ingest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
+)
+
+// TestRead_cjkDates: a note dated as Chinese, Japanese and Korean write
+// a day (2026年6月1日, 2026년 6월 1일, 2026/06/01), in its file's name or
+// in its front matter, under a Chinese, Japanese or Korean key (日期,
+// 创建时间, 作成日, 생성일), is of that day, a time with it read in the
+// reader's zone. Before, all these notes were of their file's
+// modification time: a daily note 2026年6月1日.md copied to a new
+// machine was of the day of the copy. A day without a year (6月1日.md)
+// is no day.
+func TestRead_cjkDates(t *testing.T) {
+	jst := time.FixedZone("JST", 9*3600)
+	tests := []struct {
+		name, note, date string
+		// at is the time read, in JST; zero for a day alone.
+		at time.Time
+	}{
+		{"2026年6月1日.md", "- 端口改为 3037。\n", "2026-06-01", time.Time{}},
+		{"2026年06月01日 周报.md", "- 端口改为 3037。\n", "2026-06-01", time.Time{}},
+		{"周报 2026年6月8日.md", "- 端口改为 3037。\n", "2026-06-08", time.Time{}},
+		{"2026년 6월 1일.md", "- 포트 3037.\n", "2026-06-01", time.Time{}},
+		{"2026年2月30日.md", "- 不是日期。\n", "2023-01-02", time.Time{}},
+		{"6月1日.md", "- 没有年份。\n", "2023-01-02", time.Time{}},
+		{"fm-zh.md", "---\n日期: 2026年6月1日\n---\n- 端口。\n", "2026-06-01", time.Time{}},
+		{"fm-zh-time.md", "---\n创建时间: 2026年6月1日 10:30\n---\n- 端口。\n", "2026-06-01", time.Date(2026, 6, 1, 10, 30, 0, 0, jst)},
+		{"fm-zh-iso.md", "---\n创建时间: 2026-06-01 23:30:00\n---\n- 端口。\n", "2026-06-01", time.Date(2026, 6, 1, 23, 30, 0, 0, jst)},
+		{"fm-zh-hant.md", "---\n建立時間: 2026/06/01 08:00\n---\n- 連接埠。\n", "2026-06-01", time.Date(2026, 6, 1, 8, 0, 0, 0, jst)},
+		{"fm-date.md", "---\ndate: 2026年6月1日\n---\n- 端口。\n", "2026-06-01", time.Time{}},
+		{"fm-slash.md", "---\ndate: 2026/6/1\n---\n- ポート。\n", "2026-06-01", time.Time{}},
+		{"fm-ja.md", "---\n作成日: 2026/06/01\n更新日: 2026/07/01\n---\n- ポート。\n", "2026-06-01", time.Time{}},
+		{"fm-ja-updated.md", "---\n更新日時: 2026年7月1日 9:05\n---\n- ポート。\n", "2026-07-01", time.Date(2026, 7, 1, 9, 5, 0, 0, jst)},
+		{"fm-ko.md", "---\n생성일: 2026년 6월 1일\n---\n- 포트.\n", "2026-06-01", time.Time{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{tt.name: tt.note})
+			p := filepath.Join(dir, tt.name)
+			mtime := time.Date(2023, 1, 2, 12, 0, 0, 0, jst)
+			if err := os.Chtimes(p, mtime, mtime); err != nil {
+				t.Fatal(err)
+			}
+			var recs []memory.Record
+			fc := &fileCtx{ctx: context.Background(), src: config.Source{Name: "notes", Kind: config.KindMarkdown}, path: p, rel: tt.name,
+				sink: Sink{Record: func(r memory.Record) error { recs = append(recs, r); return nil }, Problem: func(p Problem) { t.Error(p) }}, loc: jst}
+			if err := readMarkdown(fc); err != nil {
+				t.Fatal(err)
+			}
+			if len(recs) != 1 || recs[0].Date != tt.date {
+				t.Fatalf("records %+v; want one dated %s", recs, tt.date)
+			}
+			if !recs[0].Time.Equal(tt.at) {
+				t.Errorf("time %v, want %v", recs[0].Time, tt.at)
+			}
+		})
+	}
+}
