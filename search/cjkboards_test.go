@@ -51,3 +51,42 @@ func TestSupersession_taskBoardCJKLanes(t *testing.T) {
 		})
 	}
 }
+
+// TestSupersession_taskBoardCJKDatedSnapshots: the snapshots of a board
+// named by a day as Chinese, Japanese and Korean write it (看板
+// 2026年6月1日.md, 보드 2026년 6월 1일.md, 2026年6月.md) are one board,
+// and a board titled with its day (# 周报 2026年6月1日) keeps its cards'
+// chains: the July snapshot supersedes June's. Before, the day was a
+// word of the board's name and of its title, every snapshot a board of
+// its own, and June's lanes and cards were current beside July's.
+func TestSupersession_taskBoardCJKDatedSnapshots(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "zh", "看板 2026年6月1日.md"), "## 待办\n\n袋熊围栏修理，草稿。\n\n## 进行中\n\n袋熊洞穴调查。\n")
+	writeFile(t, filepath.Join(dir, "zh", "看板 2026年7月1日.md"), "## 待办\n\n袋熊围栏修理，定稿。\n")
+	writeFile(t, filepath.Join(dir, "ko", "보드 2026년 6월 1일.md"), "## 할 일\n\n웜뱃 울타리 수리 초안.\n")
+	writeFile(t, filepath.Join(dir, "ko", "보드 2026년 7월 1일.md"), "## 할 일\n\n웜뱃 울타리 수리 최종.\n")
+	writeFile(t, filepath.Join(dir, "month", "2026年6月.md"), "---\n日期: 2026年6月30日\n---\n## 待办\n\n袋熊水槽清洗，草稿。\n")
+	writeFile(t, filepath.Join(dir, "month", "2026年7月.md"), "---\n日期: 2026年7月31日\n---\n## 待办\n\n袋熊水槽清洗，定稿。\n")
+	writeFile(t, filepath.Join(dir, "titled", "周报-2026年6月1日.md"), "# 周报 2026年6月1日\n\n## 进行中\n\n### NOVA-31 搜索延迟\n\n袋熊搜索延迟：阻塞，等待基准测试。\n\n## 2026年5月30日\n\n袋熊搜索延迟当天的日志。\n")
+	writeFile(t, filepath.Join(dir, "titled", "周报-2026年7月1日.md"), "# 周报 2026年7月1日\n\n## 待办\n\n### NOVA-9 文档\n\n袋熊文档。\n\n## 已完成\n\n### NOVA-31 搜索延迟\n\n袋熊搜索延迟：已完成，v0.4 发布。\n")
+	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "袋熊围栏修理 袋熊洞穴调查 袋熊水槽清洗", TopK: 20})), map[string]string{
+		"zh/看板 2026年6月1日.md#待办":  "by board:zh/看板 2026年7月1日.md#待办",
+		"zh/看板 2026年6月1日.md#进行中": "by board:zh/看板 2026年7月1日.md#待办",
+		"zh/看板 2026年7月1日.md#待办":  "current",
+		"month/2026年6月.md#待办":    "by board:month/2026年7月.md#待办",
+		"month/2026年7月.md#待办":    "current",
+	})
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "웜뱃 울타리 수리", TopK: 20})), map[string]string{
+		"ko/보드 2026년 6월 1일.md#할-일": "by board:ko/보드 2026년 7월 1일.md#할-일",
+		"ko/보드 2026년 7월 1일.md#할-일": "current",
+	})
+	june, july := "titled/周报-2026年6月1日.md#周报-2026年6月1日-进行中-nova-31-搜索延迟", "titled/周报-2026年7月1日.md#周报-2026年7月1日-已完成-nova-31-搜索延迟"
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "袋熊搜索延迟 NOVA-31", TopK: 20})), map[string]string{
+		june: "by board:" + july,
+		july: "current",
+		// A section a heading dates is of its day, not a state of the
+		// board that a later snapshot ends.
+		"titled/周报-2026年6月1日.md#周报-2026年6月1日-2026年5月30日": "current",
+	})
+}

@@ -13,13 +13,16 @@ import (
 )
 
 // snapshotDate is a day in a snapshot file's name (board-2026-06-01.md,
-// board-20260601.md): the snapshots of one board differ by it.
-var snapshotDate = regexp.MustCompile(`\d{4}-?\d{2}-?\d{2}`)
+// board-20260601.md, 看板 2026年6月1日.md, 보드 2026년 6월 1일.md, a
+// month 2026年6月.md, a day of no year 周报 6月1日.md): the snapshots of
+// one board differ by it.
+var snapshotDate = regexp.MustCompile(`\d{4}-?\d{2}-?\d{2}|(?:\d{4} ?[年년] ?)?\d{1,2} ?[月월](?: ?\d{1,2} ?[日일])?`)
 
 // datedSection is a heading with a day in a section's subject (a lane of
-// the day's releases, "Shipped 2026-05-20", a log's day): the section is
-// of that day, not a state of the board that a later snapshot ends.
-var datedSection = regexp.MustCompile(`(?:^|\D)\d{4}-\d{2}-\d{2}(?:\D|$)`)
+// the day's releases, "Shipped 2026-05-20", a log's day, "2026年5月30日"):
+// the section is of that day, not a state of the board that a later
+// snapshot ends.
+var datedSection = regexp.MustCompile(`(?:^|\D)(?:\d{4}-\d{2}-\d{2}|\d{4} ?[年년] ?\d{1,2} ?[月월] ?\d{1,2} ?[日일])(?:\D|$)`)
 
 // repeatNumber is the number that tells apart the sections of one
 // heading path in a snapshot (boardSubjects: "blocked~2").
