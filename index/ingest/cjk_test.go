@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -65,5 +66,21 @@ func TestRead_cjkDates(t *testing.T) {
 				t.Errorf("time %v, want %v", recs[0].Time, tt.at)
 			}
 		})
+	}
+}
+
+// TestRead_cjkTags: tags in a Chinese or Japanese note are its tags as
+// they are written with a CJK input method: a front matter list of tags
+// parted by full-width or ideographic commas (工作，项目/前端、周报) and
+// an inline #tag after an ideographic space (U+3000, what the space bar
+// types in full-width mode). Before, the front matter's were one tag
+// "工作，项目/前端、周报" and the inline tag none.
+func TestRead_cjkTags(t *testing.T) {
+	recs := noteRecords(t, "周报.md", "---\ntags: 工作，项目/前端、周报\n---\n# 周报\n\n今天完成了登录页面。\u3000#全角空格 然后 #工作。\n")
+	if len(recs) != 1 {
+		t.Fatalf("%d records, want 1", len(recs))
+	}
+	if want := []string{"工作", "项目/前端", "周报", "全角空格"}; !slices.Equal(recs[0].Tags, want) {
+		t.Errorf("tags %q, want %q", recs[0].Tags, want)
 	}
 }

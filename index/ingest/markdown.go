@@ -1029,7 +1029,9 @@ func frontMatterTags(v any) []string {
 	switch x := v.(type) {
 	case string:
 		var out []string
-		for _, t := range strings.FieldsFunc(x, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+		// Full-width and ideographic commas part them as a CJK input
+		// method types a comma.
+		for _, t := range strings.FieldsFunc(x, func(r rune) bool { return r == ',' || r == '，' || r == '、' || unicode.IsSpace(r) }) {
 			out = append(out, strings.TrimPrefix(t, "#"))
 		}
 		return cleanTags(out)
@@ -1263,13 +1265,14 @@ func calloutText(line string) string {
 }
 
 // inlineTag is a #tag in a note's text, as Obsidian reads one: after a
-// blank or at the start of a line, of letters, digits, "_", "-" and "/";
-// or Logseq's tag of several words, #[[machine learning]].
-var inlineTag = regexp.MustCompile(`(?:^|\s)#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-]+))`)
+// blank (the ideographic space too) or at the start of a line, of
+// letters, digits, "_", "-" and "/"; or Logseq's tag of several words,
+// #[[machine learning]].
+var inlineTag = regexp.MustCompile(`(?:^|[\s\x{3000}])#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-]+))`)
 
 // bearTag is Bear's tag of several words, closed by a "#" right after
 // its last word: "#multi word tag#".
-var bearTag = regexp.MustCompile(`(?:^|\s)#([\p{L}\p{N}_/-][^#\n]*[^\s#])#`)
+var bearTag = regexp.MustCompile(`(?:^|[\s\x{3000}])#([\p{L}\p{N}_/-][^#\n]*[^\s#])#`)
 
 // inlineTags are the #tags in prose (a line's text outside code): Bear's
 // of several words (bearTag), then the others (inlineTag). Bear's is one
