@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
 )
@@ -89,4 +91,28 @@ func TestSupersession_taskBoardCJKDatedSnapshots(t *testing.T) {
 		// board that a later snapshot ends.
 		"titled/周报-2026年6月1日.md#周报-2026年6月1日-2026年5月30日": "current",
 	})
+}
+
+// TestSupersession_taskBoardCJKArchiveFolder: a folder of a board's
+// older snapshots named in Chinese (归档, 历史), Japanese (アーカイブ)
+// or Korean (보관) is its parent's, as archive/ is: its snapshots chain
+// with the board beside it, its name in either Unicode form. Before, the folder was another board's and
+// its lanes were current beside the board's.
+func TestSupersession_taskBoardCJKArchiveFolder(t *testing.T) {
+	dir := t.TempDir()
+	// The last is 보관 as macOS names a folder, decomposed.
+	folders := []string{"归档", "歷史", "アーカイブ", "보관", norm.NFD.String("보관")}
+	for i, folder := range folders {
+		board := filepath.Join(dir, "p"+string(rune('a'+i)))
+		writeFile(t, filepath.Join(board, "看板.md"), "---\ndate: 2026-07-01\n---\n## 待办\n\n鸭嘴兽小部件样式，定稿 "+folder+"。\n")
+		writeFile(t, filepath.Join(board, folder, "看板 2026年1月1日.md"), "---\ndate: 2026-01-01\n---\n## 待办\n\n鸭嘴兽小部件样式，草稿 "+folder+"。\n")
+	}
+	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
+	want := map[string]string{}
+	for i, folder := range folders {
+		p := "p" + string(rune('a'+i))
+		want[p+"/看板.md#待办"] = "current"
+		want[p+"/"+folder+"/看板 2026年1月1日.md#待办"] = "by board:" + p + "/看板.md#待办"
+	}
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "鸭嘴兽小部件样式", TopK: 20})), want)
 }

@@ -57,7 +57,7 @@ func copyOrder(a, b string) int {
 // (memory.ConflictCopyOf) is a snapshot of the board it copies.
 func boardKey(c *memory.Chunk) string {
 	dir, base := path.Split(strings.ReplaceAll(c.SourcePath, "\\", "/"))
-	if parent, folder := path.Split(strings.TrimSuffix(dir, "/")); archiveFolders[strings.ToLower(folder)] {
+	if parent, folder := path.Split(strings.TrimSuffix(dir, "/")); archiveFolders[norm.NFC.String(strings.ToLower(folder))] {
 		dir = parent
 	}
 	base, _ = memory.ConflictCopyOf(base)
@@ -71,10 +71,14 @@ func boardKey(c *memory.Chunk) string {
 	return norm.NFC.String(c.Project + "\x00" + c.SourceName + "\x00" + dir + "\x00" + strings.Join(words, " "))
 }
 
-// archiveFolders are the names (in lower case) of a folder a board's
-// older snapshots are moved to, beside the board.
+// archiveFolders are the names (in lower case, composed: a macOS
+// folder's Korean name is decomposed) of a folder a board's older
+// snapshots are moved to, beside the board, in English, Chinese,
+// Japanese and Korean.
 var archiveFolders = map[string]bool{
 	"archive": true, "archives": true, "archived": true, "old": true, "history": true, "snapshots": true,
+	"归档": true, "歸檔": true, "存档": true, "存檔": true, "历史": true, "歷史": true, "旧版": true, "舊版": true,
+	"アーカイブ": true, "過去ログ": true, "履歴": true, "보관": true, "보관함": true, "아카이브": true,
 }
 
 // months are the names of the months, whole and abbreviated, in lower
