@@ -56,7 +56,8 @@ func TestSupersession_taskBoardCJKLanes(t *testing.T) {
 
 // TestSupersession_taskBoardCJKDatedSnapshots: the snapshots of a board
 // named by a day as Chinese, Japanese and Korean write it (看板
-// 2026年6月1日.md, 보드 2026년 6월 1일.md, 2026年6月.md) are one board,
+// 2026年6月1日.md, 보드 2026년 6월 1일.md in either Unicode form,
+// 2026年6月.md) are one board,
 // and a board titled with its day (# 周报 2026年6月1日) keeps its cards'
 // chains: the July snapshot supersedes June's. Before, the day was a
 // word of the board's name and of its title, every snapshot a board of
@@ -67,6 +68,8 @@ func TestSupersession_taskBoardCJKDatedSnapshots(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "zh", "看板 2026年7月1日.md"), "## 待办\n\n袋熊围栏修理，定稿。\n")
 	writeFile(t, filepath.Join(dir, "ko", "보드 2026년 6월 1일.md"), "## 할 일\n\n웜뱃 울타리 수리 초안.\n")
 	writeFile(t, filepath.Join(dir, "ko", "보드 2026년 7월 1일.md"), "## 할 일\n\n웜뱃 울타리 수리 최종.\n")
+	writeFile(t, filepath.Join(dir, "nfd", norm.NFD.String("보드 2026년 6월 1일.md")), "## 할 일\n\n웜뱃 울타리 수리 초안 NFD.\n")
+	writeFile(t, filepath.Join(dir, "nfd", norm.NFD.String("보드 2026년 7월 1일.md")), "## 할 일\n\n웜뱃 울타리 수리 최종 NFD.\n")
 	writeFile(t, filepath.Join(dir, "month", "2026年6月.md"), "---\n日期: 2026年6月30日\n---\n## 待办\n\n袋熊水槽清洗，草稿。\n")
 	writeFile(t, filepath.Join(dir, "month", "2026年7月.md"), "---\n日期: 2026年7月31日\n---\n## 待办\n\n袋熊水槽清洗，定稿。\n")
 	writeFile(t, filepath.Join(dir, "titled", "周报-2026年6月1日.md"), "# 周报 2026年6月1日\n\n## 进行中\n\n### NOVA-31 搜索延迟\n\n袋熊搜索延迟：阻塞，等待基准测试。\n\n## 2026年5月30日\n\n袋熊搜索延迟当天的日志。\n")
@@ -82,6 +85,8 @@ func TestSupersession_taskBoardCJKDatedSnapshots(t *testing.T) {
 	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "웜뱃 울타리 수리", TopK: 20})), map[string]string{
 		"ko/보드 2026년 6월 1일.md#할-일": "by board:ko/보드 2026년 7월 1일.md#할-일",
 		"ko/보드 2026년 7월 1일.md#할-일": "current",
+		// Named as macOS names a file, decomposed.
+		"nfd/" + norm.NFD.String("보드 2026년 6월 1일.md") + "#할-일": "by board:nfd/" + norm.NFD.String("보드 2026년 7월 1일.md") + "#할-일",
 	})
 	june, july := "titled/周报-2026年6月1日.md#周报-2026年6月1日-进行中-nova-31-搜索延迟", "titled/周报-2026年7月1日.md#周报-2026年7月1日-已完成-nova-31-搜索延迟"
 	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "袋熊搜索延迟 NOVA-31", TopK: 20})), map[string]string{

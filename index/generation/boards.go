@@ -61,7 +61,9 @@ func boardKey(c *memory.Chunk) string {
 		dir = parent
 	}
 	base, _ = memory.ConflictCopyOf(base)
-	base = snapshotDate.ReplaceAllString(base, " ")
+	// Composed before the day is found: a Korean name as macOS writes it
+	// is decomposed (년 is three jamo).
+	base = snapshotDate.ReplaceAllString(norm.NFC.String(base), " ")
 	words := strings.FieldsFunc(strings.ToLower(base), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	if onlyMonth(words) {
 		words = nil

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/memory"
 )
@@ -32,6 +34,8 @@ func TestRead_cjkDates(t *testing.T) {
 		{"2026年06月01日 周报.md", "- 端口改为 3037。\n", "2026-06-01", time.Time{}},
 		{"周报 2026年6月8日.md", "- 端口改为 3037。\n", "2026-06-08", time.Time{}},
 		{"2026년 6월 1일.md", "- 포트 3037.\n", "2026-06-01", time.Time{}},
+		// As macOS names a file, decomposed.
+		{norm.NFD.String("회의 2026년 6월 2일.md"), "- 포트 3037.\n", "2026-06-02", time.Time{}},
 		{"2026年2月30日.md", "- 不是日期。\n", "2023-01-02", time.Time{}},
 		{"6月1日.md", "- 没有年份。\n", "2023-01-02", time.Time{}},
 		{"fm-zh.md", "---\n日期: 2026年6月1日\n---\n- 端口。\n", "2026-06-01", time.Time{}},

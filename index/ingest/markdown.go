@@ -518,7 +518,8 @@ var (
 // second) or without, or "".
 func nameDate(name string, loc *time.Location) string {
 	m := fileDate.FindString(name)
-	if c := cjkNameDay.FindStringSubmatch(name); m == "" && c != nil {
+	// A Korean name as macOS writes it is decomposed: 년 is three jamo.
+	if c := cjkNameDay.FindStringSubmatch(norm.NFC.String(name)); m == "" && c != nil {
 		m = isoDay(c[1], c[2], c[3])
 	}
 	if m == "" {
