@@ -88,3 +88,23 @@ func TestRead_cjkTags(t *testing.T) {
 		t.Errorf("tags %q, want %q", recs[0].Tags, want)
 	}
 }
+
+// TestRead_obsidianKanbanCJKMarkers: Obsidian's Kanban plugin writes its
+// "**Complete**" line in the language of Obsidian's interface:
+// "**完成**" in Chinese, "**完了**" in Japanese, "**완료됨**" in Korean.
+// It is no card's words in any of them. Before, only the English line
+// was dropped, and every done lane of a Chinese board read "完成".
+func TestRead_obsidianKanbanCJKMarkers(t *testing.T) {
+	for _, tc := range []struct{ lane, marker, archive string }{
+		{"已完成", "完成", "归档"},
+		{"已完成", "完成", "封存"},
+		{"完了", "完了", "アーカイブ"},
+		{"완료", "완료됨", "보관됨"},
+	} {
+		board := "---\n\nkanban-plugin: basic\n\n---\n\n## " + tc.lane + "\n\n**" + tc.marker + "**\n- [x] 卡片二\n\n\n***\n\n## " + tc.archive + "\n\n- [x] 旧卡片\n"
+		want := []string{tc.lane + ": - [x] 卡片二", tc.archive + ": - [x] 旧卡片"}
+		if got := noteSections(t, "看板.md", board); !slices.Equal(got, want) {
+			t.Errorf("sections %q, want %q", got, want)
+		}
+	}
+}

@@ -322,17 +322,23 @@ func readMarkdown(fc *fileCtx) error {
 	return nil
 }
 
+// kanbanComplete are the plugin's "**Complete**" lines: it writes the
+// word in the language of Obsidian's interface (Chinese, Japanese,
+// Korean).
+var kanbanComplete = setOf("**Complete**", "**完成**", "**完了**", "**완료됨**")
+
 // kanbanMarkers returns the lines of a lane of an Obsidian Kanban board
 // without the plugin's markers: "**Complete**" on the lane's first line
-// (its cards are marked done as they enter it) and the "***" it writes
-// before its archive (not in code). Neither is a card's words.
+// (its cards are marked done as they enter it; kanbanComplete) and the
+// "***" it writes before its archive (not in code). Neither is a card's
+// words.
 func kanbanMarkers(lines []string) []string {
 	var out []string
 	var code fences
 	first := true
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
-		if !code.line(t) && (first && t == "**Complete**" || thematicBreak.MatchString(l)) {
+		if !code.line(t) && (first && kanbanComplete[t] || thematicBreak.MatchString(l)) {
 			continue
 		}
 		if t != "" {
