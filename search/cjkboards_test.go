@@ -58,10 +58,11 @@ func TestSupersession_taskBoardCJKLanes(t *testing.T) {
 // named by a day as Chinese, Japanese and Korean write it (看板
 // 2026年6月1日.md, 보드 2026년 6월 1일.md in either Unicode form,
 // 2026年6月.md) are one board,
-// and a board titled with its day (# 周报 2026年6月1日) keeps its cards'
-// chains: the July snapshot supersedes June's. Before, the day was a
-// word of the board's name and of its title, every snapshot a board of
-// its own, and June's lanes and cards were current beside July's.
+// and a board titled with its day (# 周报 2026年6月1日, # タスク
+// 2026/06/01) keeps its cards' chains: the July snapshot supersedes
+// June's. Before, the day was a word of the board's name and of its
+// title, every snapshot a board of its own, and June's lanes and cards
+// were current beside July's.
 func TestSupersession_taskBoardCJKDatedSnapshots(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "zh", "看板 2026年6月1日.md"), "## 待办\n\n袋熊围栏修理，草稿。\n\n## 进行中\n\n袋熊洞穴调查。\n")
@@ -74,7 +75,12 @@ func TestSupersession_taskBoardCJKDatedSnapshots(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "month", "2026年7月.md"), "---\n日期: 2026年7月31日\n---\n## 待办\n\n袋熊水槽清洗，定稿。\n")
 	writeFile(t, filepath.Join(dir, "titled", "周报-2026年6月1日.md"), "# 周报 2026年6月1日\n\n## 进行中\n\n### NOVA-31 搜索延迟\n\n袋熊搜索延迟：阻塞，等待基准测试。\n\n## 2026年5月30日\n\n袋熊搜索延迟当天的日志。\n")
 	writeFile(t, filepath.Join(dir, "titled", "周报-2026年7月1日.md"), "# 周报 2026年7月1日\n\n## 待办\n\n### NOVA-9 文档\n\n袋熊文档。\n\n## 已完成\n\n### NOVA-31 搜索延迟\n\n袋熊搜索延迟：已完成，v0.4 发布。\n")
+	writeFile(t, filepath.Join(dir, "ja", "タスク 2026-06-01.md"), "---\ndate: 2026-06-01\n---\n# タスク 2026/06/01\n\n## 作業中\n\n### NOVA-32 検索速度\n\nウォンバット検索速度：保留。\n")
+	writeFile(t, filepath.Join(dir, "ja", "タスク 2026-07-01.md"), "---\ndate: 2026-07-01\n---\n# タスク 2026/07/01\n\n## 未着手\n\n### NOVA-9 文書\n\nウォンバット文書。\n\n## 完了\n\n### NOVA-32 検索速度\n\nウォンバット検索速度：完了。\n")
 	snap := newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: dir, SourceSet: "task-board-snapshot"}).sync(t)
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "ウォンバット検索速度", TopK: 20})), map[string]string{
+		"ja/タスク 2026-06-01.md#タスク-2026-06-01-作業中-nova-32-検索速度": "by board:ja/タスク 2026-07-01.md#タスク-2026-07-01-完了-nova-32-検索速度",
+	})
 	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "袋熊围栏修理 袋熊洞穴调查 袋熊水槽清洗", TopK: 20})), map[string]string{
 		"zh/看板 2026年6月1日.md#待办":  "by board:zh/看板 2026年7月1日.md#待办",
 		"zh/看板 2026年6月1日.md#进行中": "by board:zh/看板 2026年7月1日.md#待办",

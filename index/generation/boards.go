@@ -19,10 +19,10 @@ import (
 var snapshotDate = regexp.MustCompile(`\d{4}-?\d{2}-?\d{2}|(?:\d{4} ?[年년] ?)?\d{1,2} ?[月월](?: ?\d{1,2} ?[日일])?`)
 
 // datedSection is a heading with a day in a section's subject (a lane of
-// the day's releases, "Shipped 2026-05-20", a log's day, "2026年5月30日"):
-// the section is of that day, not a state of the board that a later
-// snapshot ends.
-var datedSection = regexp.MustCompile(`(?:^|\D)(?:\d{4}-\d{2}-\d{2}|\d{4} ?[年년] ?\d{1,2} ?[月월] ?\d{1,2} ?[日일])(?:\D|$)`)
+// the day's releases, "Shipped 2026-05-20", a log's day, "2026年5月30日",
+// "2026/05/30"): the section is of that day, not a state of the board
+// that a later snapshot ends.
+var datedSection = regexp.MustCompile(`(?:^|\D)(?:\d{4}-\d{2}-\d{2}|\d{4} ?[年년] ?\d{1,2} ?[月월] ?\d{1,2} ?[日일]|\d{4}/\d{1,2}/\d{1,2})(?:\D|$)`)
 
 // repeatNumber is the number that tells apart the sections of one
 // heading path in a snapshot (boardSubjects: "blocked~2").

@@ -54,14 +54,19 @@ type frontMatter struct {
 	Kanban any `yaml:"kanban-plugin" toml:"kanban-plugin"`
 }
 
+// headingDayForms are the forms of a day headingDate reads: YYYY-MM-DD,
+// and the year first as Chinese, Japanese and Korean write it
+// (2026年6月1日, 2026년 6월 1일, 2026/6/1), which cjkDate rewrites.
+const headingDayForms = `\d{4}-\d{2}-\d{2}|\d{4} ?[年년] ?\d{1,2} ?[月월] ?\d{1,2} ?[日일]|\d{4}/\d{1,2}/\d{1,2}`
+
 var (
 	// A closing run of "#" follows a space: "## Learning C#" keeps its "#".
 	// Up to three spaces may come first, as in CommonMark; four make code.
 	atxHeading = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
 	// A date a heading begins or ends with, not part of a longer number:
-	// "2024-03-05 Tuesday", "[1.2.0] - 2024-03-07", "周报 2026年6月1日"
-	// (see headingDay).
-	headingDate = regexp.MustCompile(`^\W*(\d{4}-\d{2}-\d{2}|\d{4} ?[年년] ?\d{1,2} ?[月월] ?\d{1,2} ?[日일])(?:\D|$)|(?:^|\D)(\d{4}-\d{2}-\d{2}|\d{4} ?[年년] ?\d{1,2} ?[月월] ?\d{1,2} ?[日일])\W*$`)
+	// "2024-03-05 Tuesday", "[1.2.0] - 2024-03-07", "周报 2026年6月1日",
+	// "2026/06/01（月）" (headingDayForms).
+	headingDate = regexp.MustCompile(`^\W*(` + headingDayForms + `)(?:\D|$)|(?:^|\D)(` + headingDayForms + `)\W*$`)
 	// An ATX heading after a list item's mark, at any depth.
 	listHeading = regexp.MustCompile(`^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
 	// A daily note's name: YYYY-MM-DD, or Logseq's journal YYYY_MM_DD.
@@ -299,7 +304,7 @@ func readMarkdown(fc *fileCtx) error {
 		day, at := date, exact
 		for j := len(s.path) - 1; j >= 0; j-- {
 			if m := headingDate.FindStringSubmatch(s.path[j]); m != nil {
-				if d, _, ok := parseDate(headingDay(m[1]+m[2]), fc.loc); ok && d <= fi.ModTime().In(fc.loc).Format("2006-01-02") {
+				if d, _, ok := parseDate(cjkDate(m[1]+m[2]), fc.loc); ok && d <= fi.ModTime().In(fc.loc).Format("2006-01-02") {
 					day, at = d, time.Time{}
 					break
 				}
@@ -563,14 +568,6 @@ func cjkDate(v string) string {
 		return day
 	}
 	return day + " " + twoDigits(m[6]) + ":" + m[7] + ":" + cmp.Or(m[8], "00")
-}
-
-// headingDay is the day headingDate matched as YYYY-MM-DD.
-func headingDay(s string) string {
-	if c := cjkNameDay.FindStringSubmatch(s); c != nil {
-		return isoDay(c[1], c[2], c[3])
-	}
-	return s
 }
 
 // isoDay writes a year, month and day (of one or two digits) as
