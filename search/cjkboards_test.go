@@ -12,8 +12,9 @@ import (
 
 // TestSupersession_taskBoardCJKLanes: a board whose lanes are named in
 // Chinese (待办 / 进行中 / 已完成 / 阻塞, traditional 進行中), Japanese
-// (未着手 / 作業中 / 完了) or Korean (할 일 / 진행 중 / 완료) is read as
-// one in English: a card that moves lane is the same card in a newer
+// (未着手 / 作業中 / 完了) or Korean (할 일 / 진행 중 / 완료), with the
+// Kanban plugin's archive lane (封存, アーカイブ, 보관됨), is read as one
+// in English: a card that moves lane is the same card in a newer
 // state. Before, only English lane names were lanes, the card's lane
 // stayed in its key, and the June card was superseded by the July
 // board's first section, another card, not by its own newer state.
@@ -32,6 +33,14 @@ func TestSupersession_taskBoardCJKLanes(t *testing.T) {
 			"ウォンバットのログイン画面は作成中。", "ウォンバットのログイン画面は完成した。", [5]string{"ボード", "作業中", "完了", "保留", "ログイン画面"}},
 		{"ko", "보드", "할 일", "진행 중", "완료", "보류", "로그인 화면", "문서",
 			"웜뱃 로그인 화면 작업 중.", "웜뱃 로그인 화면 작업 완료.", [5]string{"보드", "진행-중", "완료", "보류", "로그인-화면"}},
+		// The archive lane of Obsidian's Kanban plugin, as it names it
+		// in Obsidian's interface language.
+		{"zh-hant-archive", "看板", "待辦", "進行中", "封存", "阻塞", "登入頁面", "文件",
+			"袋熊登入頁面開發了一半。", "袋熊登入頁面已封存。", [5]string{"看板", "進行中", "封存", "阻塞", "登入頁面"}},
+		{"ja-archive", "ボード", "未着手", "作業中", "アーカイブ", "保留", "ログイン画面", "ドキュメント",
+			"ウォンバットのログイン画面は作成中。", "ウォンバットのログイン画面はアーカイブ済み。", [5]string{"ボード", "作業中", "アーカイブ", "保留", "ログイン画面"}},
+		{"ko-archive", "보드", "할 일", "진행 중", "보관됨", "보류", "로그인 화면", "문서",
+			"웜뱃 로그인 화면 작업 중.", "웜뱃 로그인 화면 보관됨.", [5]string{"보드", "진행-중", "보관됨", "보류", "로그인-화면"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
