@@ -17,10 +17,10 @@ import (
 // TestRead_cjkDates: a note dated as Chinese, Japanese and Korean write
 // a day (2026年6月1日, 2026년 6월 1일, 2026/06/01), in its file's name or
 // in its front matter, under a Chinese, Japanese or Korean key (日期,
-// 创建时间, 作成日, 생성일), is of that day, a time with it read in the
-// reader's zone; a section under a heading that is such a day (or
-// 2026/06/01, as Japanese logs title a day) is of it.
-// Before, all these notes were of their file's
+// 创建时间, 作成日, 생성일), with its weekday or without, is of that
+// day, a time with it read in the reader's zone; a section under a
+// heading that is such a day (or 2026/06/01, as Japanese logs title a
+// day) is of it. Before, all these notes were of their file's
 // modification time: a daily note 2026年6月1日.md copied to a new
 // machine was of the day of the copy. A day without a year (6月1日.md)
 // is no day.
@@ -49,6 +49,11 @@ func TestRead_cjkDates(t *testing.T) {
 		{"fm-ja-updated.md", "---\n更新日時: 2026年7月1日 9:05\n---\n- ポート。\n", "2026-07-01", time.Date(2026, 7, 1, 9, 5, 0, 0, jst)},
 		{"log.md", "# 日志\n\n## 2022年12月30日\n\n端口改为 3037。\n", "2022-12-30", time.Time{}},
 		{"log-ja.md", "# 日誌\n\n## 2022/12/30（金）\n\nポート 3037。\n", "2022-12-30", time.Time{}},
+		// As date templates write a day with its weekday.
+		{"fm-zh-weekday.md", "---\n创建时间: 2026年06月01日 星期一 10:30\n---\n- 端口。\n", "2026-06-01", time.Date(2026, 6, 1, 10, 30, 0, 0, jst)},
+		{"fm-ja-weekday.md", "---\ncreated: 2026/06/01(月)\n---\n- ポート。\n", "2026-06-01", time.Time{}},
+		{"fm-ja-weekday-long.md", "---\ncreated: 2026年6月1日 月曜日\n---\n- ポート。\n", "2026-06-01", time.Time{}},
+		{"fm-ko-weekday.md", "---\n생성일: 2026년 6월 1일 월요일 09:05\n---\n- 포트.\n", "2026-06-01", time.Date(2026, 6, 1, 9, 5, 0, 0, jst)},
 		{"fm-ko.md", "---\n생성일: 2026년 6월 1일\n---\n- 포트.\n", "2026-06-01", time.Time{}},
 	}
 	for _, tt := range tests {

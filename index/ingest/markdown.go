@@ -552,8 +552,12 @@ var cjkNameDay = regexp.MustCompile(`((?:19|20)\d{2}) ?[年년] ?(\d{1,2}) ?[月
 // cjkValueDay is a front matter date as Chinese, Japanese and Korean
 // notes write it, the year first: 2026年6月1日, 2026년 6월 1일 or
 // 2026/6/1 (the year, month and day are groups 1 to 3, or 1, 4 and 5),
-// maybe with a time of day (hours, minutes and seconds: groups 6 to 8).
-var cjkValueDay = regexp.MustCompile(`^((?:19|20)\d{2})(?: ?[年년] ?(\d{1,2}) ?[月월] ?(\d{1,2}) ?[日일]|/(\d{1,2})/(\d{1,2}))(?:[ T]+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$`)
+// maybe with its weekday (星期一, (月), 月曜日, 월요일, as date templates
+// write it in Obsidian's language) and a time of day (hours, minutes and
+// seconds: groups 6 to 8).
+var cjkValueDay = regexp.MustCompile(`^((?:19|20)\d{2})(?: ?[年년] ?(\d{1,2}) ?[月월] ?(\d{1,2}) ?[日일]|/(\d{1,2})/(\d{1,2}))` +
+	`(?: ?[(（]?(?:星期[一二三四五六日天]|[周週][一二三四五六日天]|[月火水木金土日](?:曜日?)?|[월화수목금토일](?:요일)?)[)）]?)?` +
+	`(?:[ T]+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$`)
 
 // cjkDate is a front matter value that cjkValueDay reads as the text
 // parseDate reads ("2026年6月1日 9:05" is "2026-06-01 09:05:00"), or v
