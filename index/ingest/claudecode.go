@@ -603,13 +603,16 @@ func (h *claudeHandler) misfit(n int, data []byte, err error) error {
 // model with the next tool result (2.1). It becomes no user line, so this
 // is the only place those words are written. Other attachments (hook
 // results, listings, a background task handed over the same way) carry
-// nothing to remember.
+// nothing to remember, nor does a queued command Claude Code marks isMeta
+// (2.1.144), which it queued itself and hides from the person, as it does
+// a meta user line.
 func (h *claudeHandler) queuedPrompt(n int, l *claudeLine) error {
 	var a struct {
 		Type        string          `json:"type"`
 		CommandMode string          `json:"commandMode"`
 		Prompt      json.RawMessage `json:"prompt"`
 		Origin      json.RawMessage `json:"origin"`
+		IsMeta      bool            `json:"isMeta"`
 	}
 	if json.Unmarshal(l.Attachment, &a) != nil || a.Type != "queued_command" ||
 		(a.CommandMode != "" && a.CommandMode != "prompt") {
@@ -629,6 +632,10 @@ func (h *claudeHandler) queuedPrompt(n int, l *claudeLine) error {
 	text, role := strings.Join(parts, "\n\n"), "user"
 	if err := h.carried(text); err != nil {
 		return err
+	}
+	if a.IsMeta {
+		// Carried all the same: its enqueue line is not the user's either.
+		return nil
 	}
 	if said, ok := claudeTeammateText(text); ok {
 		text, role = said, "assistant"
