@@ -708,7 +708,7 @@ func claudeQueuedText(content string) (string, string) {
 	if said, ok := claudeTeammateText(text); ok {
 		text, role = said, "assistant"
 	}
-	if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \t\n") {
+	if claudeBareCommand(text) {
 		return "", ""
 	}
 	if !hasContent(text) {
@@ -878,17 +878,25 @@ func (h *claudeHandler) recap(n int, l *claudeLine) error {
 // older builds wrote as the content of user lines. Read as such a user
 // line is (claudeUserText), a command typed with arguments is the
 // user's "/name arguments" and its echo without any, or its output,
-// nothing. It starts no turn: the tool calls pending stay for the reply.
+// nothing; so is the plain echo ("/status") that 2.1.2xx writes of a
+// command it refuses before running it. It starts no turn: the tool
+// calls pending stay for the reply.
 func (h *claudeHandler) localCommand(n int, l *claudeLine) error {
 	var content string
 	if json.Unmarshal(l.Content, &content) != nil {
 		return nil
 	}
 	text := claudeUserText(content)
-	if !hasContent(text) {
+	if !hasContent(text) || claudeBareCommand(text) {
 		return nil
 	}
 	return h.emit(n, l, "user", text)
+}
+
+// claudeBareCommand reports whether text is a slash command alone, with
+// no arguments: the name of what the user ran, not their words.
+func claudeBareCommand(text string) bool {
+	return strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \t\n")
 }
 
 // claudeRecapHint is how Claude Code ends a recap.
