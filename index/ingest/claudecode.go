@@ -95,6 +95,9 @@ type claudeLine struct {
 	// queueOperation); its Content is the prompt.
 	Operation string `json:"operation"`
 	Reason    string `json:"reason"`
+	// ToolUseResult is what a tool gave, on the user line that hands it
+	// to the model: never on a typed prompt (see commandOutput).
+	ToolUseResult json.RawMessage `json:"toolUseResult"`
 }
 
 type claudeMessage struct {
@@ -465,6 +468,9 @@ func (h *claudeHandler) line(n int, data []byte) error {
 	}
 	var parts []string
 	if l.Type == "user" {
+		if l.commandOutput(msg.Content) {
+			return nil
+		}
 		var human bool
 		parts, human = h.userBlocks(n, blocks)
 		if words := claudeToolResultWords(msg.Content); len(words) > 0 {
@@ -976,6 +982,18 @@ func (l *claudeLine) speaker() string {
 		return "user"
 	}
 	return "assistant"
+}
+
+// commandOutput reports whether a user line is the output of a command
+// run for the model (a slash command it ran through a tool, /context's
+// terminal report with its colour codes): a plain string, not a list of
+// tool results, that Claude Code marks with a toolUseResult, which no
+// prompt the person typed carries. The words a person gives in a tool
+// result (a rejection's reason, their answers) are in such a list.
+func (l *claudeLine) commandOutput(content json.RawMessage) bool {
+	result := bytes.TrimSpace(l.ToolUseResult)
+	content = bytes.TrimSpace(content)
+	return len(result) > 0 && string(result) != "null" && len(content) > 0 && content[0] == '"'
 }
 
 // copied reports whether the line is a turn (or a recap) a forked
