@@ -610,8 +610,9 @@ func (h *claudeHandler) misfit(n int, data []byte, err error) error {
 // is the only place those words are written. Other attachments (hook
 // results, listings, a background task handed over the same way) carry
 // nothing to remember, nor does a queued command Claude Code marks isMeta
-// (2.1.144), which it queued itself and hides from the person, as it does
-// a meta user line.
+// (2.1.26x and later: a message from the coordinator of a sub-agent or
+// from a peer), which no person typed and which it hides as it does a
+// meta user line.
 func (h *claudeHandler) queuedPrompt(n int, l *claudeLine) error {
 	var a struct {
 		Type        string          `json:"type"`
