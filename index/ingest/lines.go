@@ -179,6 +179,12 @@ type shrinker struct {
 	// safe is the length of out at the last character boundary of the
 	// kept string being copied: where it may be cut.
 	safe int
+	// gap is the length of out after the last white space of the kept
+	// string (a space, or an escaped line break or tab): the cut is made
+	// there, so that it drops the word it falls in whole. Cut inside a
+	// secret (ghp_ and 28 of its 36 characters), the word is no longer one
+	// redaction knows, and what is left of it still tells most of it.
+	gap int
 }
 
 type shrinkMode int
@@ -194,7 +200,7 @@ const (
 
 func (s *shrinker) reset() {
 	s.out, s.str = s.out[:0], s.str[:0]
-	s.mode, s.esc, s.hex, s.pair, s.over, s.nul, s.cutAt = outsideString, false, 0, false, false, false, 0
+	s.mode, s.esc, s.hex, s.pair, s.over, s.nul, s.cutAt, s.safe, s.gap = outsideString, false, 0, false, false, false, 0, 0, 0
 }
 
 func (s *shrinker) emit(b ...byte) {
@@ -223,7 +229,9 @@ func (s *shrinker) write(p []byte) {
 			s.emit(c)
 			continue
 		}
-		end := false
+		// end: c closes the string; space: c ends a white space
+		// character (see gap).
+		end, space := false, false
 		// boundary: c starts a character of the string (not the rest of
 		// an escape or of a UTF-8 sequence).
 		boundary := !s.esc && s.hex == 0 && !s.pair && utf8.RuneStart(c)
@@ -242,10 +250,13 @@ func (s *shrinker) write(p []byte) {
 			if c == 'u' {
 				s.hex, s.u = 4, 0
 			}
+			space = c == 'n' || c == 'r' || c == 't'
 		case c == '\\':
 			s.esc = true
 		case c == '"':
 			end = true
+		case c == ' ':
+			space = true
 		}
 		switch s.mode {
 		case undecidedString:
@@ -267,6 +278,9 @@ func (s *shrinker) write(p []byte) {
 					// Cut here at the latest: where str ends may be
 					// inside a character.
 					s.safe = len(s.out)
+					// A space is one byte of its own in JSON, never
+					// inside an escape or a character.
+					s.gap = s.safe + bytes.LastIndexByte(s.str, ' ') + 1
 					s.emit(s.str...)
 					s.mode = keptString
 				}
@@ -282,11 +296,14 @@ func (s *shrinker) write(p []byte) {
 				s.safe = len(s.out)
 			}
 			if s.cutAt > 0 && !s.over && len(s.out) >= s.cutAt {
-				s.out = append(s.out[:s.safe], cutMark...)
+				s.out = append(s.out[:min(s.safe, s.gap)], cutMark...)
 				s.mode = cutString
 				break
 			}
 			s.emit(c)
+			if space && !s.over {
+				s.gap = len(s.out)
+			}
 		case cutString:
 			if end {
 				s.emit('"')

@@ -361,6 +361,84 @@ func TestShrinker_cut(t *testing.T) {
 	}
 }
 
+// cutSecrets are secrets of the shapes redaction knows by their own
+// form, with no label before them.
+var cutSecrets = []string{
+	"ghp_R4nD0mT0k3nV4lu3F0rT3st1ngXyZ9q8w7",
+	"AKIAQ7RT2WX5YZ3KLM4N",
+	"xoxb-2837465019-5820394857-Kq7Lm2Xp9Rt4Vw8Zy1Bc5Df3",
+}
+
+// leakedPart returns the first 8 bytes of secret that text holds, or "".
+func leakedPart(text, secret string) string {
+	for i := 0; i+8 <= len(secret); i++ {
+		if strings.Contains(text, secret[i:i+8]) {
+			return secret[i : i+8]
+		}
+	}
+	return ""
+}
+
+// TestShrinker_cutInSecret: a cut that falls inside a secret drops the
+// whole word, so redaction of what is kept leaves nothing of it; the
+// cut kept ghp_ and 28 of its 36 characters, which no rule knows as a
+// token but which tell most of it.
+func TestShrinker_cutInSecret(t *testing.T) {
+	filler := strings.Repeat("step ok building target\\n", binaryStringBytes/24+10)
+	for _, secret := range cutSecrets {
+		head := `{"t":"` + filler + `token\n` + secret
+		in := head + ` was rotated"}`
+		for at := len(head) - len(secret) + 1; at <= len(head); at++ {
+			var s shrinker
+			s.reset()
+			s.cutAt = at
+			s.write([]byte(in))
+			out, over := s.finish()
+			var got map[string]string
+			if over || json.Unmarshal(out, &got) != nil {
+				t.Fatalf("cut at %d: over=%v, output not JSON: …%q", at, over, out[max(0, len(out)-60):])
+			}
+			kept, _ := Redact(got["t"])
+			if part := leakedPart(kept, secret); part != "" || !strings.HasSuffix(kept, "token\n"+cutMark) {
+				t.Errorf("cut at %d of %s: kept ends %q; want the word cut dropped", at, secret[:4], kept[max(0, len(kept)-40):])
+			}
+		}
+	}
+}
+
+// TestReadFile_hugeLineCutInSecret: an agent's line over 16 MiB whose
+// cut falls inside a GitHub token indexes none of the token: 30 of its
+// 40 characters were kept before [cut], unredacted.
+func TestReadFile_hugeLineCutInSecret(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "log.jsonl")
+	secret := cutSecrets[0]
+	var b strings.Builder
+	b.WriteString(`{"type":"user","sessionId":"log","cwd":"/w/app","timestamp":"2026-03-05T10:00:00Z","uuid":"u1","message":{"role":"user","content":[{"type":"text","text":"Why does the nightly build fail? The log follows."},{"type":"text","text":"`)
+	// The secret starts 30 bytes before the cut (maxLineBytes - cutReserveBytes).
+	start := maxLineBytes - cutReserveBytes - 30
+	for b.Len() < start-30 {
+		b.WriteString("step ok building target \\n")
+	}
+	b.WriteString(strings.Repeat("x", start-1-b.Len()) + " " + secret + " ")
+	for b.Len() < maxLineBytes+(1<<20) {
+		b.WriteString("step ok building target \\n")
+	}
+	b.WriteString(`"}]}}` + "\n")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var res readResult
+	readFrom(t, config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: dir}, path, "log.jsonl", Cursor{}, &res)
+	if len(res.records) != 1 {
+		t.Fatalf("%d records; want the question", len(res.records))
+	}
+	q := res.records[0].Text
+	if part := leakedPart(q, secret); part != "" || !strings.HasSuffix(q, cutMark) {
+		t.Errorf("question ends %q; want it cut before the token, none of it kept", q[max(0, len(q)-60):])
+	}
+}
+
 // TestReadFile_longNULPadding: a transcript whose crash left more NUL
 // bytes than a line may hold (20 MB), then an append, reads the record
 // after the padding and calls the padding a crash's remains; the padding
