@@ -628,14 +628,19 @@ type fileCtx struct {
 	memo *listingMemo
 }
 
-// problem reports input skipped at line (0: the whole file).
+// problem reports input skipped at line (0: the whole file). The
+// reason is redacted: some quote what they refuse (a record's "date", a
+// decoder's error), and a problem is kept in the file's state and the
+// build report and shown by doctor and status.
 func (fc *fileCtx) problem(line int, reason string) {
+	reason, _ = Redact(reason)
 	fc.sink.Problem(Problem{Source: fc.src.Name, Path: fc.path, Line: line, Reason: reason})
 }
 
 // interrupted reports the remains of a write a crash interrupted (see
-// Problem.Interrupted).
+// Problem.Interrupted), its reason redacted as problem's.
 func (fc *fileCtx) interrupted(line int, reason string) {
+	reason, _ = Redact(reason)
 	fc.sink.Problem(Problem{Source: fc.src.Name, Path: fc.path, Line: line, Reason: reason, Interrupted: true})
 }
 

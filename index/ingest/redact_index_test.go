@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -179,5 +180,70 @@ func TestRecall_clientPasswordFlags(t *testing.T) {
 	}
 	if !strings.Contains(served, "redis-cli") {
 		t.Errorf("the search did not reach the tool call: %s", served)
+	}
+}
+
+// syncedFiles builds a real index of files (by rel) in a source like src
+// in a temporary home and returns every file the home then holds (the
+// generation, its segments, the build report, the files' state) by path.
+func syncedFiles(t *testing.T, src config.Source, files map[string]string) map[string]string {
+	t.Helper()
+	root := t.TempDir()
+	t.Setenv("HOME", root)
+	t.Setenv("NOVA_HOME", filepath.Join(root, "nova"))
+	dir := filepath.Join(root, "source")
+	for rel, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := config.Defaults()
+	cfg.Home = paths.Home{Root: filepath.Join(root, "nova")}
+	src.Name, src.Path = "src", dir
+	cfg.Sources = []config.Source{src}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	now := func() time.Time { return time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC) }
+	if _, err := index.New(cfg, index.Options{NoRemote: true, Now: now}).Sync(context.Background()); err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	home := map[string]string{}
+	err := filepath.WalkDir(cfg.Home.Root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		home[path] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// TestSync_problemsRedacted: a secret a problem quotes (a record's
+// "date" that is no date) is not in the build report or the files'
+// state, which doctor and status show; it was quoted there whole.
+func TestSync_problemsRedacted(t *testing.T) {
+	const token = "ghp_R4nD0mT0k3nV4lu3F0rT3st1ngXyZ9q8w7"
+	home := syncedFiles(t, config.Source{Kind: config.KindJSONL}, map[string]string{
+		"deploys.jsonl": `{"id":"r1","text":"the deploy token was rotated","date":"` + token + `"}` + "\n" +
+			`{"id":"r2","text":"the staging deploy works again","date":"2026-02-01"}` + "\n",
+	})
+	reported := false
+	for path, content := range home {
+		if strings.Contains(content, token[4:20]) {
+			t.Errorf("%s holds the token", path)
+		}
+		reported = reported || strings.Contains(content, "is not RFC 3339")
+	}
+	if !reported {
+		t.Errorf("no file of the home reports the date: the test proves nothing")
 	}
 }
