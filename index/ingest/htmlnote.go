@@ -34,10 +34,10 @@ var htmlHidden = map[string]bool{"head": true, "script": true, "style": true, "n
 
 // htmlNoteText is the text of an HTML note as Markdown the note reader
 // reads: a heading (h1 to h6) a "#" heading line, so that it opens a
-// section; a list item a "- " line; every other block its own line; the
-// white space of a line collapsed as a browser shows it (a pre's
-// kept); entities as their characters; no markup, and nothing of the
-// head, a style or a script.
+// section; a list item a "- " line; a table a Markdown table (its first
+// row the header); every other block its own line; the white space of a
+// line collapsed as a browser shows it (a pre's kept); entities as their
+// characters; no markup, and nothing of the head, a style or a script.
 func htmlNoteText(body []byte) []byte {
 	z := html.NewTokenizer(bytes.NewReader(body))
 	var out strings.Builder
@@ -50,10 +50,53 @@ func htmlNoteText(body []byte) []byte {
 		}
 		line.Reset()
 	}
+	// A table is written as Markdown's, one row a line, so that
+	// redaction knows a cell under a "Password" header, or beside a
+	// "DB_PASSWORD" cell, as it does in a Markdown note; a cell a line,
+	// a password was a word alone on its line.
+	var tb htmlTable
+	endRow := func() {
+		if tb.cells < 0 {
+			return
+		}
+		line.WriteString(" |")
+		row := strings.TrimSpace(line.String())
+		flush()
+		if tb.rows++; tb.rows == 1 && (tb.th || !nameValueRow(row)) {
+			out.WriteString("|" + strings.Repeat(" --- |", max(tb.cells, 1)) + "\n")
+		}
+		tb.cells, tb.th = -1, false
+	}
+	// A blank line ends a table: the next one's header is its own.
+	endTable := func() {
+		endRow()
+		flush()
+		if tb.rows > 0 {
+			out.WriteByte('\n')
+		}
+	}
+	startCell := func(th bool) {
+		if tb.cells <= 0 {
+			if tb.cells < 0 {
+				flush() // a cell without its row's tag
+			}
+			tb.cells = 0
+			line.WriteString("| ")
+		} else {
+			line.WriteString(" | ")
+		}
+		tb.cells++
+		tb.th = tb.th || th
+	}
+	// inCell: a block in a cell is a space of its line, not a line.
+	inCell := func() bool { return tb.tables > 0 && tb.cells > 0 }
 	for {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
+			if tb.tables > 0 {
+				endTable() // a table left open at the end
+			}
 			flush()
 			return []byte(out.String())
 		case html.TextToken:
@@ -61,7 +104,20 @@ func htmlNoteText(body []byte) []byte {
 				continue
 			}
 			text := strings.ReplaceAll(string(z.Text()), "\u00a0", " ")
-			if pre > 0 {
+			if tb.tables > 0 {
+				if tb.cells <= 0 {
+					// Between rows and cells: white space, or words a
+					// browser shows as a line of their own (a caption).
+					if w := strings.Join(strings.Fields(text), " "); w != "" {
+						line.WriteString(w)
+						flush()
+					}
+					continue
+				}
+				// A '|' of a cell's words does not end the cell.
+				text = strings.ReplaceAll(text, "|", `\|`)
+			}
+			if pre > 0 && !inCell() {
 				for i, part := range strings.Split(text, "\n") {
 					if i > 0 {
 						flush()
@@ -101,6 +157,17 @@ func htmlNoteText(body []byte) []byte {
 			if hidden > 0 {
 				continue
 			}
+			if tb.tables > 0 || tag == "table" {
+				if tb.tag(tag, tt, flush, endRow, endTable, startCell) {
+					continue
+				}
+				if inCell() {
+					if (htmlBlocks[tag] || tag[0] == 'h' && len(tag) == 2) && !strings.HasSuffix(line.String(), " ") {
+						line.WriteByte(' ')
+					}
+					continue
+				}
+			}
 			switch {
 			case len(tag) == 2 && tag[0] == 'h' && tag[1] >= '1' && tag[1] <= '6':
 				flush()
@@ -122,4 +189,65 @@ func htmlNoteText(body []byte) []byte {
 			}
 		}
 	}
+}
+
+// htmlTable is where htmlNoteText is in a table: tables counts the
+// tables open (a table in a cell is the cell's words), rows the outer
+// table's rows written, cells the current row's cells (-1: no row
+// open), and th whether one of them is a header cell.
+type htmlTable struct {
+	tables, rows, cells int
+	th                  bool
+}
+
+// tag handles a tag of a table being read by htmlNoteText (tag is
+// "table" or one inside a table) and reports whether it was the table's
+// own (table, tr, td, th). A row or a cell whose end tag HTML lets out
+// (<tr><td>a<td>b<tr>...) ends where the next starts.
+func (tb *htmlTable) tag(tag string, tt html.TokenType, flush, endRow, endTable func(), startCell func(th bool)) bool {
+	start := tt == html.StartTagToken
+	switch tag {
+	case "table":
+		switch {
+		case start && tb.tables == 0:
+			flush()
+			*tb = htmlTable{tables: 1, cells: -1}
+		case start:
+			tb.tables++
+		case tt == html.EndTagToken && tb.tables == 1:
+			endTable()
+			tb.tables = 0
+		case tt == html.EndTagToken && tb.tables > 1:
+			tb.tables--
+		}
+		return true
+	case "tr", "td", "th":
+		if tb.tables > 1 {
+			return false // a table in a cell: its words run on in the cell
+		}
+		switch {
+		case tag == "tr" && start:
+			endRow()
+			flush()
+			tb.cells = 0
+		case tag == "tr" && tt == html.EndTagToken:
+			endRow()
+		case start:
+			startCell(tag == "th")
+		}
+		return true
+	}
+	return false
+}
+
+// nameValueRow reports a table row that names a secret and then gives
+// it (| DB_PASSWORD | Tr0ub4dor3x |): a first row so is no header, so
+// that redaction reads its value as the one beside a secret's name.
+func nameValueRow(row string) bool {
+	cells := tableCells(row, 0, len(row))
+	if len(cells) != 2 {
+		return false
+	}
+	name, _ := cellValue(row, cells[0])
+	return secretName(strings.ReplaceAll(name, " ", "_"))
 }

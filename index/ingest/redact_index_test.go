@@ -247,3 +247,32 @@ func TestSync_problemsRedacted(t *testing.T) {
 		t.Errorf("no file of the home reports the date: the test proves nothing")
 	}
 }
+
+// TestSync_htmlNoteTables: passwords in an HTML note's tables (Apple
+// Notes writes a table of cells without a header cell) are in no file
+// of the built home, and the tables' other words are indexed. A cell
+// was a line of its own, with nothing to tell a password from a word.
+func TestSync_htmlNoteTables(t *testing.T) {
+	note := `<html><body><div><h1>Staging services</h1></div>` +
+		`<div><table><tbody><tr><td><div>Service</div></td><td><div>User</div></td><td><div>Password</div></td></tr>` +
+		`<tr><td><div>grafana</div></td><td><div>admin</div></td><td><div>Gr4fanaPw9</div></td></tr>` +
+		`<tr><td><div>nexus</div></td><td><div><b>deploy</b></div></td><td><div>Nx7Pw2Lm9q</div></td></tr></tbody></table></div>` +
+		`<table><tr><th>Host</th><th>Root password</th></tr><tr><td>db1 | primary</td><td>Pg8Rt2Wq5Zx</td></tr></table>` +
+		`<table><tr><td>DB_PASSWORD<td>Tr0ub4dor3x<tr><td>LOG_LEVEL<td>debug</table>` +
+		`<p>Rotate them every quarter.</p></body></html>`
+	home := syncedFiles(t, config.Source{Kind: config.KindMarkdown, Include: []string{"*.md", "*.html"}}, map[string]string{"Staging.html": note})
+	all := ""
+	for path, content := range home {
+		for _, secret := range []string{"Gr4fanaPw9", "Nx7Pw2Lm9q", "Pg8Rt2Wq5Zx", "Tr0ub4dor3x"} {
+			if strings.Contains(content, secret) {
+				t.Errorf("%s holds %q", path, secret)
+			}
+		}
+		all += content
+	}
+	for _, word := range []string{"grafana", "nexus", "primary", "LOG_LEVEL", "every quarter"} {
+		if !strings.Contains(all, word) {
+			t.Errorf("no file of the home holds %q: the tables' words are lost", word)
+		}
+	}
+}
