@@ -301,7 +301,10 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 	}{{"date", jr.Date}, {"creationDate", jr.CreationDate}, {"createdTimestampUsec", jr.CreatedUsec}, {"userEditedTimestampUsec", jr.EditedUsec}} {
 		date, t, ok := recordDate(f.raw, loc)
 		if !ok && f.name == "date" {
-			return memory.Record{}, fmt.Sprintf("date %s is not RFC 3339, YYYY-MM-DD, RFC 2822 or Unix seconds, milliseconds or microseconds", truncate.Runes(string(f.raw), 60)), nil
+			// Redacted before it is cut: a secret cut short is no
+			// longer one redaction knows, and its start tells most of it.
+			quoted, _ := Redact(string(f.raw))
+			return memory.Record{}, fmt.Sprintf("date %s is not RFC 3339, YYYY-MM-DD, RFC 2822 or Unix seconds, milliseconds or microseconds", truncate.Runes(quoted, 60)), nil
 		}
 		// The other names are an export's, which a record of Nova's own
 		// shape may use for something else: one that is no date is not
