@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
@@ -464,9 +465,67 @@ var cjkSecretLabels = []string{"密码", "密碼", "口令", "密钥", "密鑰",
 // across lines (see brokenLineSpans). It is a safety net, not a
 // guarantee: a secret with no recognizable shape survives.
 func Redact(text string) (string, int) {
+	text = dropInvisible(text)
 	spans := secretSpans(text, nil)
 	spans = brokenLineSpans(text, spans)
 	return replaceSpans(text, spans)
+}
+
+// dropInvisible removes the invisible characters (format characters, the
+// zero-width space among them, and variation selectors) between two
+// characters of a token (see tokenByte), as text copied from a web page
+// carries them in a long token (a soft hyphen, a zero-width space where
+// a line may break). A browser shows the token whole and search reads
+// through them (lexical.Normalize), but no rule knew the token split so:
+// it was indexed, and found, whole.
+func dropInvisible(text string) string {
+	i := 0
+	for i < len(text) && text[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(text) {
+		return text // ASCII: nothing to drop
+	}
+	var b strings.Builder
+	last := 0 // text[last:] is not yet copied to b
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !invisible(r) {
+			i += size
+			continue
+		}
+		end := i + size
+		for end < len(text) {
+			r, size := utf8.DecodeRuneInString(text[end:])
+			if !invisible(r) {
+				break
+			}
+			end += size
+		}
+		if i > 0 && end < len(text) && tokenByte[text[i-1]] && tokenByte[text[end]] {
+			if b.Len() == 0 {
+				b.Grow(len(text))
+			}
+			b.WriteString(text[last:i])
+			last = end
+		}
+		i = end
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// invisible reports a character that shows as nothing: a format
+// character (Cf: soft hyphen, zero-width space and joiners, word joiner,
+// byte order mark, direction marks) or a variation selector.
+func invisible(r rune) bool {
+	if r < 0xAD || 0x2070 <= r && r < 0xFE00 {
+		return false // none there (TestInvisible): CJK text is not looked up
+	}
+	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r)
 }
 
 // secretSpans adds the byte ranges of the secrets the rules find in text,

@@ -281,3 +281,29 @@ func TestSync_htmlNoteTables(t *testing.T) {
 		}
 	}
 }
+
+// TestSync_invisibleInToken: a key split by invisible characters, as
+// text copied from a web page carries them (a soft hyphen in an AWS key
+// id, a zero-width space in a GitHub token, in a Markdown note and in an
+// HTML note's entities), is in no file of the built home: search reads
+// through them, and the key was indexed whole.
+func TestSync_invisibleInToken(t *testing.T) {
+	const aws, ghp = "AKIAQ7RT2WX5YZ3KLM4N", "ghp_R4nD0mT0k3nV4lu3F0rT3st1ngXyZ9q8w7"
+	home := syncedFiles(t, config.Source{Kind: config.KindMarkdown, Include: []string{"*.md", "*.html"}}, map[string]string{
+		"keys.md":   "# Deploy keys\n\nThe bucket key is " + aws[:10] + "\u00ad" + aws[10:] + " and the CI token " + ghp[:16] + "\u200b" + ghp[16:] + ".\n",
+		"keys.html": "<h1>Web keys</h1><p>Key " + aws[:8] + "&shy;" + aws[8:] + ", token " + ghp[:20] + "&#8203;&#8288;" + ghp[20:] + ".</p>",
+	})
+	md, html := false, false
+	for path, content := range home {
+		for _, part := range []string{aws[:10], aws[10:], strings.ToLower(aws), ghp[:16], ghp[20:], strings.ToLower(ghp)} {
+			if strings.Contains(content, part) {
+				t.Errorf("%s holds %q", path, part)
+			}
+		}
+		md = md || strings.Contains(content, "The bucket key is")
+		html = html || strings.Contains(content, ", token")
+	}
+	if !md || !html {
+		t.Errorf("the notes are not indexed: the test proves nothing")
+	}
+}

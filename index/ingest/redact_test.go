@@ -699,3 +699,33 @@ func TestRedact_quotedUserPassword(t *testing.T) {
 		{`curl -u "deploy" https://x`, `curl -u "deploy" https://x`},
 	})
 }
+
+// TestInvisible: invisible's shortcut leaves out no format character or
+// variation selector.
+func TestInvisible(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if want := unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r); invisible(r) != want {
+			t.Fatalf("invisible(%U) = %v", r, !want)
+		}
+	}
+}
+
+// TestDropInvisible: invisible characters are dropped inside a token
+// only; between words, in an emoji sequence or in Persian (a
+// zero-width non-joiner between letters that are not a token's) they stay.
+func TestDropInvisible(t *testing.T) {
+	for in, want := range map[string]string{
+		"key AKIA\u00adQ7RT\u200b\u2060X": "key AKIAQ7RTX",
+		"hyph\u00adenation":               "hyphenation",
+		"two\u200b words, \u200bthen":     "two\u200b words, \u200bthen",
+		"\u200bstart and end\u200b":       "\u200bstart and end\u200b",
+		"👩\u200d💻 at work":                "👩\u200d💻 at work",
+		"می\u200cخواهم":                   "می\u200cخواهم",
+		"日本語\u00ad":                       "日本語\u00ad",
+		"plain ASCII text":                "plain ASCII text",
+	} {
+		if got := dropInvisible(in); got != want {
+			t.Errorf("dropInvisible(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
