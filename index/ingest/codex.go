@@ -15,7 +15,9 @@ import (
 // Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl, and
 // ~/.codex/archived_sessions/rollout-*.jsonl once a thread is archived) are
 // read line by line into one record per user prompt and per assistant
-// message, whatever the rollout's version:
+// message, whatever the rollout's version (and the sessions the
+// TypeScript CLI of 2025 saved as one JSON document, rollout-*.json, item
+// by item: see readCodexLegacy):
 //
 //   - 0.42 to 0.146 write {"timestamp","type","payload"} lines of types
 //     session_meta, turn_context, response_item, event_msg, compacted and

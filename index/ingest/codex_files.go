@@ -197,10 +197,11 @@ func (z zstdErrors) Read(p []byte) (int, error) {
 var rolloutUUID = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // codexFileSession returns the session id in a rollout's file name (the
-// same for the .jsonl and the .jsonl.zst), or the file name itself.
+// same for the .jsonl and the .jsonl.zst; a legacy session's .json), or
+// the file name itself.
 func codexFileSession(path string) string {
 	name := filepath.Base(path)
-	name = strings.TrimSuffix(strings.TrimSuffix(name, ".zst"), ".jsonl")
+	name = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, ".zst"), ".jsonl"), codexLegacyExt)
 	if m := rolloutUUID.FindString(name); m != "" {
 		return m
 	}

@@ -94,8 +94,10 @@ var ErrFileChanged = errors.New("file changed before the cursor (rewritten or tr
 // which a new export replaces) are read whole every time.
 func LineBased(kind, path string) bool {
 	switch kind {
-	case config.KindJSONL, config.KindCodex:
+	case config.KindJSONL:
 		return !strings.HasSuffix(path, ".zst")
+	case config.KindCodex:
+		return !strings.HasSuffix(path, ".zst") && !codexLegacy(path)
 	case config.KindClaudeCode, config.KindOpenClaw:
 		return !agentNote(path)
 	case config.KindGemini:
@@ -148,6 +150,9 @@ func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, 
 			}
 			return Cursor{}, false, readMarkdown(fc)
 		case config.KindCodex:
+			if codexLegacy(f.Path) {
+				return Cursor{}, false, readCodexLegacy(fc)
+			}
 			return Cursor{}, false, readCodexZst(fc)
 		case config.KindOpenClaw, config.KindClaudeCode:
 			return Cursor{}, false, readAgentNote(fc, src.Kind)

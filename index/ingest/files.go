@@ -96,7 +96,9 @@ var kindIncludes = map[string][]string{
 	// Any case: a Mac's file system ignores it, and NOTES.MD is a note.
 	// Obsidian's canvases are boards of Markdown cards (readCanvas).
 	config.KindMarkdown: {"*.[mM][dD]", "*.[mM][aA][rR][kK][dD][oO][wW][nN]", "*.[cC][aA][nN][vV][aA][sS]"},
-	config.KindCodex:    {"rollout-*.jsonl", "rollout-*.jsonl.zst"},
+	// The TypeScript CLI (2025) kept a session as one JSON document,
+	// rollout-*.json (see readCodexLegacy).
+	config.KindCodex: {"rollout-*.jsonl", "rollout-*.jsonl.zst", "rollout-*.json"},
 	// Claude Code's auto memory: <project>/memory/*.md beside the
 	// project's sessions (memory/*.md for a source that is one project).
 	config.KindClaudeCode: {"*.jsonl", "{*/,}memory/**/*.[mM][dD]"},
