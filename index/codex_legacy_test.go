@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
@@ -47,5 +48,35 @@ func TestSearch_codexLegacySession(t *testing.T) {
 	}
 	if n := countHolding(got, "HMRC expects rounding"); n > 1 {
 		t.Errorf("the first answer is found %d times after the rewrite: %q", n, got)
+	}
+}
+
+// TestSearch_codexLegacySessionNextDay: a legacy session saved again
+// under the next day's name once it ran past midnight replaces the file
+// of the day before at the next sync: its records are not read twice
+// (duplicate ids) and nothing is reported.
+func TestSearch_codexLegacySessionNextDay(t *testing.T) {
+	whole, err := os.ReadFile("ingest/testdata/codex-legacy/sessions/rollout-2025-05-14-6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sessions := filepath.Join(dir, ".codex", "sessions")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "codex", Kind: config.KindCodex, Path: filepath.Join(dir, ".codex")})
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now})
+	old := time.Now().Add(-time.Hour)
+	day := filepath.Join(sessions, "rollout-2025-05-14-6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b.json")
+	writeFile(t, day, string(whole[:strings.Index(string(whole), "Fix it and add")]))
+	if err := os.Chtimes(day, old, old); err != nil {
+		t.Fatal(err)
+	}
+	syncOK(t, ix)
+	writeFile(t, filepath.Join(sessions, "rollout-2025-05-15-6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b.json"), string(whole))
+	r := syncOK(t, ix)
+	if r.Build.ProblemCount != 0 || r.Build.Records != 4 {
+		t.Errorf("after the next day's save: %d records, problems %v; want 4 and none", r.Build.Records, r.Build.Problems)
+	}
+	if got := searchTexts(t, cfg.Home, "HMRC nearest penny math.Round"); countHolding(got, "HMRC expects rounding to the nearest penny") != 1 {
+		t.Errorf("search = %q, want the answer once", got)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -30,6 +32,12 @@ import (
 // would be, numbered from 1 in the order of the list, so its records are
 // a rollout's.
 //
+// The file is named by the day of each save, so a session that runs
+// past midnight (UTC) is saved whole again under the next day's name,
+// and the file of the day before keeps a start of it, under the same
+// ids: a file with a later day's save of its session beside it is not
+// read (see codexLegacyNext).
+//
 // The CLI truncates the file and writes it again at each item: a read
 // may see it empty or cut short. The items before the cut are read; the
 // cut is reported only once the file was left so for codexLegacySettle,
@@ -50,8 +58,48 @@ const codexLegacyExt = ".json"
 // codexLegacy reports whether path is a legacy session.
 func codexLegacy(path string) bool { return strings.HasSuffix(path, codexLegacyExt) }
 
+// codexLegacyName matches a legacy session's file name: the day of its
+// save and the session's id.
+var codexLegacyName = regexp.MustCompile(`^rollout-(\d{4}-\d{2}-\d{2})-([0-9A-Za-z-]+)\.json$`)
+
+// codexLegacyNext returns the path a save of the legacy session at path
+// on the next day has, its companion (see Companions): when that file
+// comes, the session is read from it, and this one is read again to
+// read nothing. "" for a name not of that form.
+func codexLegacyNext(path string) string {
+	m := codexLegacyName.FindStringSubmatch(filepath.Base(path))
+	if m == nil {
+		return ""
+	}
+	day, err := time.Parse(time.DateOnly, m[1])
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(path), "rollout-"+day.AddDate(0, 0, 1).Format(time.DateOnly)+"-"+m[2]+codexLegacyExt)
+}
+
+// codexLegacySuperseded reports whether a save of the legacy session at
+// path on a later day stands beside it: that one holds the whole session.
+func codexLegacySuperseded(path string) bool {
+	m := codexLegacyName.FindStringSubmatch(filepath.Base(path))
+	if m == nil {
+		return false
+	}
+	// The id is letters, digits and dashes: no glob syntax.
+	saves, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "rollout-*-"+m[2]+codexLegacyExt))
+	for _, p := range saves {
+		if o := codexLegacyName.FindStringSubmatch(filepath.Base(p)); o != nil && o[2] == m[2] && o[1] > m[1] {
+			return true
+		}
+	}
+	return false
+}
+
 // readCodexLegacy reads a legacy session whole.
 func readCodexLegacy(fc *fileCtx) error {
+	if codexLegacySuperseded(fc.path) {
+		return nil
+	}
 	f, err := openSource(fc.path)
 	if err != nil {
 		return fmt.Errorf("open session: %w", err)

@@ -98,3 +98,64 @@ func TestReadCodexFile_legacyJSONPartial(t *testing.T) {
 		})
 	}
 }
+
+// TestReadCodexFile_legacyJSONUndashedID: later TypeScript builds name a
+// session by a uuid without its dashes (randomUUID().replaceAll("-",
+// "")); the session's id names its records all the same.
+func TestReadCodexFile_legacyJSONUndashedID(t *testing.T) {
+	const id = "9b2f4c1d8e7a4b3c9d0e1f2a3b4c5d6e"
+	dir := t.TempDir()
+	doc := `{
+  "session": {"timestamp": "2025-06-02T18:05:11.120Z", "id": "` + id + `", "instructions": ""},
+  "items": [
+    {"role": "user", "type": "message", "content": [{"type": "input_text", "text": "Rename the cron job to nightly-backup."}]},
+    {"id": "msg_1", "type": "message", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "annotations": [], "text": "Renamed it in crontab.yaml."}]}
+  ]
+}`
+	if err := os.WriteFile(filepath.Join(dir, "rollout-2025-06-02-"+id+".json"), []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	recs, problems := collect(t, config.Source{Name: "codex", Kind: config.KindCodex, Path: dir})
+	if len(problems) != 0 || len(recs) != 2 {
+		t.Fatalf("got %d records, problems %v; want 2 and none", len(recs), problems)
+	}
+	for _, r := range recs {
+		if r.SessionID != id || !strings.HasPrefix(r.ID, id+":") || r.Conversation != "codex:"+id {
+			t.Errorf("record %s: session %q conversation %q, want %s", r.ID, r.SessionID, r.Conversation, id)
+		}
+	}
+}
+
+// TestReadCodexFile_legacyJSONNextDay: the CLI names the file by the day
+// of each save, so a session that runs past midnight (UTC) is saved
+// whole again under the next day's name, beside its file of the day
+// before, which holds a start of it under the same ids. Only the latest
+// is read.
+func TestReadCodexFile_legacyJSONNextDay(t *testing.T) {
+	whole, err := os.ReadFile(codexLegacyFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	start := whole[:strings.Index(string(whole), "Fix it and add")]
+	if err := os.WriteFile(filepath.Join(dir, codexLegacyFile), start, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	next := filepath.Join(dir, "rollout-2025-05-15-"+codexLegacySession+".json")
+	if err := os.WriteFile(next, whole, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	recs, problems := collect(t, config.Source{Name: "codex", Kind: config.KindCodex, Path: dir})
+	checkRecords(t, config.KindCodex, recs, codexLegacyWant())
+	for _, r := range recs {
+		if r.Path != next {
+			t.Errorf("record %s read from %s, want %s", r.ID, r.Path, next)
+		}
+	}
+	if len(problems) != 0 {
+		t.Errorf("problems = %v, want none", problems)
+	}
+	if got := Companions(config.KindCodex, filepath.Join(dir, codexLegacyFile)); len(got) != 1 || got[0] != next {
+		t.Errorf("Companions = %q, want the next day's file %s", got, next)
+	}
+}

@@ -58,9 +58,15 @@ import (
 // sub-agent's own transcript beside the copy under its parent's
 // subagents/ folder, and the JSONL of a session an older Cursor wrote as
 // plain text too (the copy, the text, is not read while it exists, see
-// cursorCopy).
+// cursorCopy); the next day's save of a legacy Codex session (it is not
+// read once that exists, see codexLegacyNext).
 func Companions(kind, path string) []string {
 	switch {
+	case kind == config.KindCodex && codexLegacy(path):
+		if next := codexLegacyNext(path); next != "" {
+			return []string{next}
+		}
+		return nil
 	case kind == config.KindCursor:
 		return cursorCompanions(path)
 	case kind == config.KindHermes && !hermesMemoryFile(path):
