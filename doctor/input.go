@@ -60,6 +60,9 @@ func inputCheck(cfg config.Config, m *manifest.Manifest, states []index.FileStat
 	}
 	var all, skipped []SkippedFile
 	interrupted := 0
+	// Skipped files with searchable records, by path: removing one, or
+	// leaving it out, would drop those too.
+	searchable := map[[2]string]bool{}
 	for _, s := range states {
 		if _, configured := order[s.Source]; s.Problems+len(s.Dropped) > 0 && s.Gone.IsZero() && configured {
 			f := SkippedFile{Source: s.Source, Path: s.Path, Count: s.Problems + len(s.Dropped), Reason: s.Problem, Interrupted: s.Interrupted}
@@ -69,6 +72,7 @@ func inputCheck(cfg config.Config, m *manifest.Manifest, states []index.FileStat
 			all = append(all, f)
 			if f.Count > f.Interrupted {
 				skipped = append(skipped, f)
+				searchable[[2]string{s.Source, s.Path}] = s.Records > 0
 			} else {
 				interrupted++
 			}
@@ -94,21 +98,22 @@ func inputCheck(cfg config.Config, m *manifest.Manifest, states []index.FileStat
 		names = append(names, s.describe())
 	}
 	list := strings.Join(names, "; ")
-	advice := "fix or remove the file (or leave it out: sources[].exclude), then novactl index sync"
-	if n := len(skipped) - shownSkipped; n > 0 {
-		list += fmt.Sprintf("; and %d more", n)
-		advice = "fix or remove the files (or leave them out: sources[].exclude), then novactl index sync; novactl doctor --json lists them all"
-	} else if len(skipped) > 1 {
-		advice = "fix or remove the files (or leave them out: sources[].exclude), then novactl index sync"
-	}
 	// A line newer than its reader is no fault of the file (an agent's
 	// transcript, most often): removing it would lose the memory the
 	// reader did understand.
-	newer := 0
+	newer, kept := 0, 0
 	for _, s := range skipped {
-		if strings.Contains(s.Reason, ingest.ReasonUnknownShape) {
+		switch {
+		case strings.Contains(s.Reason, ingest.ReasonUnknownShape):
 			newer++
+		case searchable[[2]string{s.Source, s.Path}]:
+			kept++
 		}
+	}
+	advice := skippedAdvice(len(skipped), len(skipped)-newer, kept)
+	if n := len(skipped) - shownSkipped; n > 0 {
+		list += fmt.Sprintf("; and %d more", n)
+		advice += "; novactl doctor --json lists them all"
 	}
 	switch {
 	case newer == len(skipped):
@@ -124,6 +129,26 @@ func inputCheck(cfg config.Config, m *manifest.Manifest, states []index.FileStat
 		files = fmt.Sprintf("%d files", len(skipped))
 	}
 	return degraded(id, title, CodeInputSkipped, fmt.Sprintf("input of %s was skipped when last read and is not searchable: %s", files, list), advice), all
+}
+
+// skippedAdvice is what to do about the files whose input was skipped
+// (files of them named), n of which are not newer than their readers,
+// kept of those having records that are searchable: removing such a
+// file, or leaving it out (sources[].exclude), drops those records with
+// the bad input, so only its input is to be fixed. A file of which
+// nothing was read (a binary note) loses nothing.
+func skippedAdvice(files, n, kept int) string {
+	switch {
+	case kept == 0 && files == 1:
+		return "fix or remove the file (or leave it out: sources[].exclude), then novactl index sync"
+	case kept == 0:
+		return "fix or remove the files (or leave them out: sources[].exclude), then novactl index sync"
+	case kept == n && files == 1:
+		return "fix the input named in the file, then novactl index sync; the rest of the file is searchable: removing it, or leaving it out (sources[].exclude), would drop that memory too"
+	case kept == n:
+		return "fix the input named in each file, then novactl index sync; the rest of each file is searchable: removing one, or leaving it out (sources[].exclude), would drop that memory too"
+	}
+	return "fix the input named in each file, then novactl index sync; removing a file, or leaving it out (sources[].exclude), drops whatever of it is searchable too"
 }
 
 // duplicateReason is why a file's record of chunk id was left out: an

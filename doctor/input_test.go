@@ -134,7 +134,9 @@ func TestInput_interruptedWrites(t *testing.T) {
 	f.sync()
 	rep = f.run(Options{})
 	c = want(t, rep, "input", Degraded, CodeInputSkipped)
-	if !strings.Contains(c.Message, f.src+": line 3: not a JSON object") || !strings.Contains(c.Advice, "fix or remove the file") {
+	// The file's other records are searchable: removing it would drop
+	// them too.
+	if !strings.Contains(c.Message, f.src+": line 3: not a JSON object") || !strings.Contains(c.Advice, "fix the input named in the file") || strings.Contains(c.Advice, "fix or remove") {
 		t.Errorf("with a malformed line too: %s (%s)", c.Message, c.Advice)
 	}
 }
@@ -515,5 +517,37 @@ func TestSourcesHoldNoMemory_notesExport(t *testing.T) {
 		if s := check(t, rep, id); !strings.Contains(s.Message, want) {
 			t.Errorf("%s: %q, want %q in it", id, s.Message, want)
 		}
+	}
+}
+
+// TestInput_searchableRestIsNotToBeRemoved: the advice to remove a file
+// whose input was skipped, or leave it out, is given only for files of
+// which nothing is searchable; beside files whose other records are
+// searchable it says what removing them costs, and with none such it is
+// to fix the input alone. It said "fix or remove" for every file, and
+// taken literally dropped the records a sync had read.
+func TestInput_searchableRestIsNotToBeRemoved(t *testing.T) {
+	f := newFixture(t)
+	good := `{"id":"r1","text":"we chose SQLite for the queue","date":"2026-03-01"}` + "\n"
+	novatest.Must(t, os.WriteFile(f.src, []byte(good+"not json\n"), 0o600))
+	other := filepath.Join(filepath.Dir(f.src), "other.jsonl")
+	novatest.Must(t, os.WriteFile(other, []byte(`{"id":"o1","text":"the queue keeps a week of jobs"}`+"\n{cut\n"), 0o600))
+	f.extra = fmt.Sprintf("  - {name: other, kind: jsonl, path: %q}\n", other)
+	f.writeConfig()
+	f.sync()
+	c := want(t, f.run(Options{}), "input", Degraded, CodeInputSkipped)
+	if !strings.HasPrefix(c.Advice, "fix the input named in each file, then novactl index sync; the rest of each file is searchable") {
+		t.Errorf("two files with searchable records: %s", c.Advice)
+	}
+
+	// Beside a file of which nothing was read.
+	bin := filepath.Join(filepath.Dir(f.src), "bin.jsonl")
+	novatest.Must(t, os.WriteFile(bin, []byte("{not json\n"), 0o600))
+	f.extra += fmt.Sprintf("  - {name: bin, kind: jsonl, path: %q}\n", bin)
+	f.writeConfig()
+	f.sync()
+	c = want(t, f.run(Options{}), "input", Degraded, CodeInputSkipped)
+	if !strings.HasPrefix(c.Advice, "fix the input named in each file, then novactl index sync; removing a file, or leaving it out (sources[].exclude), drops whatever of it is searchable too") {
+		t.Errorf("beside a file of which nothing is searchable: %s", c.Advice)
 	}
 }
