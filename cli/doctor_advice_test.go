@@ -200,6 +200,21 @@ func TestDoctor_adviceWorksWhenFollowed(t *testing.T) {
 			},
 		},
 		{
+			name: "record of lost memory unreadable", check: "lost", code: doctor.CodeMemoryLost,
+			setup: func(h *adviceHome) {
+				h.run("index", "sync")
+				novatest.Must(h.t, os.WriteFile(filepath.Join(h.home.IndexDir(), "lost.json"), []byte("{not json"), 0o600))
+			},
+			fix: func(h *adviceHome, advice string) {
+				lost := filepath.Join(h.home.IndexDir(), "lost.json")
+				mv := "mv " + lost + " " + lost + ".unreadable"
+				if !strings.Contains(advice, mv) {
+					h.t.Fatalf("advice %q does not say how to clear it (%s)", advice, mv)
+				}
+				novatest.Must(h.t, os.Rename(lost, lost+".unreadable"))
+			},
+		},
+		{
 			name: "a source added since the build", check: "freshness", code: doctor.CodeIndexStale,
 			setup: func(h *adviceHome) {
 				h.run("index", "sync")

@@ -14,6 +14,7 @@ import (
 	"github.com/nova-recall/nova/inert"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/shellword"
 )
 
 // servingCheck says what novad reports about the generation it serves
@@ -95,8 +96,13 @@ func lostCheck(home paths.Home) (Check, bool) {
 	const id, title = "lost", "Memory lost"
 	lost, err := index.ReadLost(home)
 	if err != nil {
+		// No sync reads or repairs it (the next loss starts it afresh),
+		// so "see" it left the check Degraded for good; moved aside, it
+		// is kept for the person to read.
+		file := filepath.Join(home.IndexDir(), "lost.json")
 		return degraded(id, title, CodeMemoryLost, "the record of memory lost to a damaged generation cannot be read: "+firstLine(err.Error()),
-			"see "+filepath.Join(home.IndexDir(), "lost.json")), true
+			fmt.Sprintf("it is only that record: the index and its memory do not depend on it, and no sync repairs it (one that finds memory lost writes it anew, without what it held); move it aside to clear this check and keep it to read: mv %s %s",
+				shellword.Quote(file), shellword.Quote(file+".unreadable"))), true
 	}
 	var still []index.LostMemory
 	for _, l := range lost {
