@@ -582,6 +582,16 @@ func Run(ctx context.Context, opts Options) Report {
 	}
 	if c, ok := watcherOtherBuild(home, active, fr, wst, watcherRunner); ok {
 		add(c)
+		// The index is of the old text analysis because that watcher
+		// built it: its next sync builds it so again, and undoes a sync
+		// by hand, so the index check's "the watcher does at its next
+		// sync" was false beside this one.
+		for i := range rep.Checks {
+			if ix := &rep.Checks[i]; ix.ID == "index" && ix.Code == CodeIndexStale && ix.State == Degraded {
+				ix.Advice = "restart the watcher so it runs this build (see Watcher build): " + watcherRunner.restart("novactl index watch") +
+					"; its next sync then rebuilds the index, keeping the memory of files that are gone (a novactl index sync before that is undone by the old watcher's next sync)"
+			}
+		}
 	}
 	for _, c := range goneCheck(states) {
 		add(c)

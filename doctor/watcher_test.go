@@ -295,6 +295,13 @@ func TestWatcherOfAnOlderBuild(t *testing.T) {
 	if c == nil || c.State != Degraded || c.Code != CodeWatcherOtherBuild || !strings.Contains(c.Message, older.Version()) || !strings.Contains(c.Advice, "novactl index watch (pid") {
 		t.Fatalf("a watcher whose last sync built the index with an older text analysis: %+v", c)
 	}
+	// The index check says the same: the old watcher does not rebuild
+	// the index at its next sync, it builds it so again, undoing a sync
+	// by hand; it said "the watcher does at its next sync".
+	if ix := find(rep, "index"); ix == nil || ix.Code != CodeIndexStale || strings.Contains(ix.Advice, "the watcher does at its next sync") ||
+		!strings.Contains(ix.Advice, "restart the watcher") || !strings.Contains(ix.Advice, "novactl index watch (pid") {
+		t.Errorf("the index check beside a watcher of another build: %+v", ix)
+	}
 	// A generation of the older analysis the watcher did not build (it
 	// was there before this watcher synced): the watcher is not to blame.
 	sync("")
