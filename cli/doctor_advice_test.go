@@ -177,6 +177,19 @@ func TestDoctor_adviceWorksWhenFollowed(t *testing.T) {
 			},
 		},
 		{
+			// Every index command refuses the home until the Private home
+			// check's fix is made: a sync said alone fails.
+			name: "no index in a home others control the way to", check: "index", code: doctor.CodeIndexMissing,
+			setup: func(h *adviceHome) { novatest.Must(h.t, os.Chmod(h.root, 0o777)) },
+			fix: func(h *adviceHome, advice string) {
+				if !strings.Contains(advice, "the Private home check says why and what to do); once that is fixed") {
+					h.t.Fatalf("advice %q does not say the home is refused first", advice)
+				}
+				novatest.Must(h.t, os.Chmod(h.root, 0o700)) // the privacy check's chmod go-w
+				h.follow(advice, "novactl index sync")
+			},
+		},
+		{
 			name: "home open to others", check: "privacy", code: doctor.CodeHomeNotPrivate,
 			setup: func(h *adviceHome) {
 				h.run("index", "sync")

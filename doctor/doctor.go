@@ -640,6 +640,15 @@ func Run(ctx context.Context, opts Options) Report {
 		checks, rep.Agents = agentChecks(opts.Environ, home, opts.Agents)
 		rep.Checks = append(rep.Checks, checks...)
 	}
+	if refusal != nil {
+		// Every novactl index command refuses this home as novad does:
+		// advice that runs one fails until the privacy fix is made.
+		for i := range rep.Checks {
+			if c := &rep.Checks[i]; c.State != Ready && c.ID != "privacy" && strings.Contains(c.Advice, "novactl index ") {
+				c.Advice = "novactl index commands refuse this home (the Private home check says why and what to do); once that is fixed: " + c.Advice
+			}
+		}
+	}
 	rep.finish()
 	return rep
 }
