@@ -131,10 +131,16 @@ func watcherChecks(ctx context.Context, fr api.Freshness, st *freshness.State, d
 	}
 	for _, l := range st.Limits {
 		advice := l.Message
-		if l.Name == freshness.LimitOpenFiles || l.Name == freshness.LimitInotifyInstances {
+		switch l.Name {
+		case freshness.LimitOpenFiles, freshness.LimitInotifyInstances:
 			// The watcher takes these in only when it starts; its message
 			// does not know how it was started.
 			advice += " (" + restart.restart("novactl index watch") + ")"
+		case freshness.LimitInotifyWatches:
+			// Its message says only to raise the limit, but the watcher
+			// sets its budget (half the limit) when it starts: raised
+			// alone, the limit left the watcher as it was.
+			advice += "; then restart the watcher, which takes its share of the limit when it starts: " + restart.restart("novactl index watch")
 		}
 		out = append(out, degraded("watcher-limit:"+l.Name, "Watch limit", CodeWatcherLimit,
 			fmt.Sprintf("%d folders are rescanned every %ds instead of watched", st.Watched.PolledDirs, st.RescanIntervalSeconds), advice))
