@@ -128,6 +128,22 @@ func TestDoctor_adviceWorksWhenFollowed(t *testing.T) {
 			fix: func(h *adviceHome, advice string) { h.follow(advice, "novactl index sync") },
 		},
 		{
+			name: "active generation damaged and an older intact (sync)", check: "index", code: doctor.CodeGenerationCorrupt,
+			setup: func(h *adviceHome) { h.damageActive() },
+			fix:   func(h *adviceHome, advice string) { h.follow(advice, "novactl index sync") },
+		},
+		{
+			name: "active generation damaged and an older intact (rollback)", check: "index", code: doctor.CodeGenerationCorrupt,
+			setup: func(h *adviceHome) { h.damageActive() },
+			fix: func(h *adviceHome, advice string) {
+				_, after, ok := strings.Cut(advice, "novactl index rollback --to ")
+				if !ok {
+					h.t.Fatalf("advice %q names no rollback", advice)
+				}
+				h.follow(advice, "novactl index rollback --to "+strings.TrimRight(strings.Fields(after)[0], ")"))
+			},
+		},
+		{
 			name: "record of a file's reads lost", check: "input", code: doctor.CodeGenerationCorrupt,
 			setup: func(h *adviceHome) {
 				h.run("index", "sync")
@@ -272,6 +288,23 @@ func TestDoctor_adviceWorksWhenFollowed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// damageActive syncs twice and cuts a byte off the active generation's
+// record of its sources (a file of its own: segments may be shared).
+func (h *adviceHome) damageActive() {
+	h.t.Helper()
+	h.run("index", "sync")
+	h.write("r.jsonl", heron+`{"id":"2","text":"the otter fishes below the mill"}`+"\n")
+	h.run("index", "sync")
+	b, err := os.ReadFile(h.home.Manifest())
+	novatest.Must(h.t, err)
+	var m struct{ RunID string }
+	novatest.Must(h.t, json.Unmarshal(b, &m))
+	p := filepath.Join(h.home.Generation(m.RunID), "sources.json")
+	fi, err := os.Stat(p)
+	novatest.Must(h.t, err)
+	novatest.Must(h.t, os.Truncate(p, fi.Size()-1))
 }
 
 func findCheck(rep doctor.Report, id string) (doctor.Check, bool) {
