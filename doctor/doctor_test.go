@@ -692,6 +692,17 @@ func TestMemoryLost(t *testing.T) {
 	if !strings.Contains(c.Message, f.src) || !strings.Contains(c.Message, "1 record of 1 source file that is gone was lost") || !strings.Contains(c.Advice, "put the files back") {
 		t.Errorf("lost check: %+v", c)
 	}
+	// Without copies, the record is moved aside, not removed: it is the
+	// one record of what was lost (the advice said to remove it).
+	lost := filepath.Join(f.home.IndexDir(), "lost.json")
+	if mv := "mv " + lost + " " + lost + ".seen"; !strings.Contains(c.Advice, mv) || strings.Contains(c.Advice, "removing it") {
+		t.Errorf("lost advice %q does not say %s", c.Advice, mv)
+	}
+	novatest.Must(t, os.Rename(lost, lost+".seen"))
+	if rep := f.run(Options{}); hasCheck(rep, "lost") {
+		t.Errorf("lost.json moved aside, and still reported lost: %+v", check(t, rep, "lost"))
+	}
+	novatest.Must(t, os.Rename(lost+".seen", lost))
 	novatest.Must(t, os.WriteFile(f.src, []byte(`{"id":"r2","text":"the queue moved to Postgres","date":"2026-03-02"}`+"\n"), 0o600))
 	if rep := f.run(Options{}); hasCheck(rep, "lost") {
 		t.Errorf("the file is back, and still reported lost: %+v", check(t, rep, "lost"))

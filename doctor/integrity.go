@@ -94,12 +94,12 @@ const shownLost = 3
 // nothing is lost.
 func lostCheck(home paths.Home) (Check, bool) {
 	const id, title = "lost", "Memory lost"
+	file := filepath.Join(home.IndexDir(), "lost.json")
 	lost, err := index.ReadLost(home)
 	if err != nil {
 		// No sync reads or repairs it (the next loss starts it afresh),
 		// so "see" it left the check Degraded for good; moved aside, it
 		// is kept for the person to read.
-		file := filepath.Join(home.IndexDir(), "lost.json")
 		return degraded(id, title, CodeMemoryLost, "the record of memory lost to a damaged generation cannot be read: "+firstLine(err.Error()),
 			fmt.Sprintf("it is only that record: the index and its memory do not depend on it, and no sync repairs it (one that finds memory lost writes it anew, without what it held); move it aside to clear this check and keep it to read: mv %s %s",
 				shellword.Quote(file), shellword.Quote(file+".unreadable"))), true
@@ -136,8 +136,9 @@ func lostCheck(home paths.Home) (Check, bool) {
 	return degraded(id, title, CodeMemoryLost,
 		fmt.Sprintf("%s of %s that %s gone %s lost: only a damaged generation held them, and no intact kept generation did: %s%s",
 			plural(records, "record", "records"), plural(len(still), "source file", "source files"), are, were, strings.Join(names, "; "), more),
-		fmt.Sprintf("the sources no longer hold them: if you have copies (a backup), put the files back where they were and run novactl index sync; %s lists them all, and removing it clears this check",
-			filepath.Join(home.IndexDir(), "lost.json"))), true
+		// Moved aside, not removed: it is the one record of what was lost.
+		fmt.Sprintf("the sources no longer hold them: if you have copies (a backup), put the files back where they were and run novactl index sync; %s lists them all, and moving it aside clears this check and keeps it: mv %s %s",
+			file, shellword.Quote(file), shellword.Quote(file+".seen"))), true
 }
 
 // privacyCheck reports a home that novad and every index command refuse
