@@ -257,7 +257,7 @@ func Run(ctx context.Context, opts Options) Report {
 	case errors.Is(err, fs.ErrPermission):
 		// Not a field's error: config check would say the same.
 		add(blocked("config", "Configuration", CodeConfigInvalid, fmt.Sprintf("%s: novad and novactl read it as you: chmod u+r %s (or, if it is not yours, move it aside and write your own: novactl config init)%s",
-			firstLine(err.Error()), home.Config(), waitingNote(home))))
+			firstLine(err.Error()), shellword.Quote(home.Config()), waitingNote(home))))
 		rep.finish()
 		return rep
 	case err != nil:

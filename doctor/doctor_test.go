@@ -847,3 +847,27 @@ func TestDaemonRunsWithAnOlderConfig(t *testing.T) {
 	novatest.Must(t, os.Chtimes(f.home.Config(), before, before))
 	want(t, f.run(Options{}), "daemon", Ready, "")
 }
+
+// TestPrivacy_commandsQuoteTheirPaths: the chmod a privacy advice names
+// is pasted into a shell: a home whose path holds a space is one word of
+// it. Unquoted, chmod -R go= /x/my notes/.nova took /x/my and the
+// relative notes/.nova for two paths, and left the home as it was.
+func TestPrivacy_commandsQuoteTheirPaths(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "my notes")
+	home := paths.Home{Root: filepath.Join(base, ".nova")}
+	novatest.Must(t, os.MkdirAll(home.Root, 0o700))
+	novatest.Must(t, os.WriteFile(home.Config(), []byte("server: {host: 127.0.0.1, port: 1}\nfacade: {port: 2}\n"), 0o600))
+	env := []string{"HOME=" + base, "NOVA_HOME=" + home.Root}
+	run := func(code string) Check {
+		return want(t, Run(context.Background(), Options{Environ: env, GOOS: "linux", Timeout: 100 * time.Millisecond}), "privacy", Blocked, code)
+	}
+	novatest.Must(t, os.Chmod(home.Root, 0o755))
+	if c := run(CodeHomeNotPrivate); !strings.Contains(c.Advice, "chmod -R go= '"+home.Root+"'") {
+		t.Errorf("home open to others: %+v", c)
+	}
+	novatest.Must(t, os.Chmod(home.Root, 0o700))
+	novatest.Must(t, os.Chmod(base, 0o777))
+	if c := run(CodeHomePathUnsafe); !strings.Contains(c.Advice, "chmod go-w '"+base+"'") {
+		t.Errorf("a home in a folder others can write: %+v", c)
+	}
+}

@@ -152,7 +152,7 @@ func privacyCheck(home paths.Home, refusal error) Check {
 		if e, ok := errors.AsType[*paths.UnsafePathError](refusal); ok && e.Writable {
 			// The sticky bit would do too, but a folder that needs
 			// it is one others share: a place of the user's is better.
-			fix = fmt.Sprintf("if %s is yours, take the others' write access away (chmod go-w %s), else set NOVA_HOME to a place of yours", e.Path, e.Path)
+			fix = fmt.Sprintf("if %s is yours, take the others' write access away (chmod go-w %s), else set NOVA_HOME to a place of yours", e.Path, shellword.Quote(e.Path))
 		}
 		return blocked(id, title, CodeHomePathUnsafe,
 			fmt.Sprintf("novad and every novactl index command refuse this home: %s; fix: %s", firstLine(refusal.Error()), fix))
@@ -178,5 +178,5 @@ func privacyCheck(home paths.Home, refusal error) Check {
 	}
 	return blocked(id, title, CodeHomeNotPrivate,
 		fmt.Sprintf("%d paths under %s are open to other users (%s); fix: chmod -R go= %s (novad and every novactl index command also do it when they start)",
-			len(exposed), home.Root, strings.Join(shown, ", "), home.Root))
+			len(exposed), home.Root, strings.Join(shown, ", "), shellword.Quote(home.Root)))
 }
