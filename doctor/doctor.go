@@ -10,6 +10,7 @@ package doctor
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -479,6 +480,11 @@ func Run(ctx context.Context, opts Options) Report {
 	withMemory := false
 	for _, s := range cfg.Sources {
 		chk, scan := checkSource(s, opts.GOOS, opts.Environ, recorded)
+		if c, ok := unreadableDatabase(ctx, s, chk, scan); ok {
+			// No sync records it: the files it did not record are not
+			// waiting for one.
+			chk, scan.unread, scan.newest = c, 0, time.Time{}
+		}
 		t, n := scan.newest, scan.files
 		if scan.unread > 0 {
 			unread += scan.unread
@@ -857,6 +863,38 @@ func checkSourceSet(id, title, sourceSet string) (Check, bool) {
 	return degraded(id, title, CodeSourceSetUnknown,
 		fmt.Sprintf("sourceSet %q is no source set Nova knows: its memory is governed as unknown (authority %d, lifecycle %s) and ranks below known sets", sourceSet, memory.UnknownPolicy.AuthorityRank, memory.UnknownPolicy.Lifecycle),
 		fmt.Sprintf("did you mean %q? fix sources[].sourceSet in config.yaml, then novactl index sync", near)), true
+}
+
+// unreadableDatabase is the check of a Hermes source (chk, as
+// checkSource made it from scan) whose state.db, listed but not recorded
+// by the active generation, every sync fails to read (not a SQLite
+// database, say): that read is an error, which keeps no state of the file
+// (and the memory indexed from it before), so the file looked not yet
+// indexed, and a sync the fix. Only then is it read, up to its first
+// record; ok is false when it reads.
+func unreadableDatabase(ctx context.Context, s config.Source, chk Check, scan sourceScan) (Check, bool) {
+	// Without a SQLite driver (a binary that links none) the read fails
+	// for this program, not for the database: novactl links one.
+	if s.Kind != config.KindHermes || scan.unread == 0 || chk.State != Ready || !slices.Contains(sql.Drivers(), "sqlite") {
+		return Check{}, false
+	}
+	listing, err := ingest.List(s)
+	if err != nil {
+		return Check{}, false
+	}
+	for _, f := range listing.Files {
+		found := false
+		_, err := ingest.ReadFile(ctx, s, f, ingest.Cursor{}, ingest.Sink{
+			Record:  func(memory.Record) error { found = true; return errFound },
+			Problem: func(ingest.Problem) {},
+		})
+		if err == nil || found || ctx.Err() != nil {
+			continue
+		}
+		return degraded(chk.ID, chk.Title, CodeSourceUnreadable, "no sync can read "+f.Path+": "+firstLine(err.Error()),
+			"check that it is Hermes' state.db (a SQLite database; restore it from a backup if it is damaged); memory already indexed from it is kept"), true
+	}
+	return Check{}, false
 }
 
 // errFound stops holdsMemory's read at the first record with text.

@@ -11,6 +11,8 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/internal/novatest"
+
+	_ "modernc.org/sqlite" // the driver novactl links for Hermes sources
 )
 
 // TestCheckSource_hermesLogCountsAsAChange: Hermes writes new messages to
@@ -181,5 +183,32 @@ func TestFreshness_changedSecondsAfterTheBuild(t *testing.T) {
 	c := want(t, f.run(Options{}), "freshness", Degraded, CodeIndexStale)
 	if !strings.Contains(c.Message, "sources changed 10s after the active index was built") {
 		t.Errorf("freshness: %s", c.Message)
+	}
+}
+
+// TestSources_hermesDatabaseASyncCannotRead: a Hermes state.db that is no
+// SQLite database is an error of every sync's read, which keeps no state
+// of the file; doctor called it a file not yet in the active index and
+// advised novactl index sync, which never helped. The source check names
+// the read's error, and freshness does not send the user to a sync.
+func TestSources_hermesDatabaseASyncCannotRead(t *testing.T) {
+	f := newFixture(t)
+	dir := filepath.Join(filepath.Dir(f.src), "hermes")
+	db := filepath.Join(dir, "state.db")
+	novatest.Must(t, os.MkdirAll(dir, 0o700))
+	novatest.Must(t, os.WriteFile(db, []byte(strings.Repeat("not a database ", 20)), 0o600))
+	past := time.Now().Add(-time.Hour)
+	novatest.Must(t, os.Chtimes(db, past, past))
+	f.extra = fmt.Sprintf("  - {name: hermes, kind: hermes, path: %q}\n", dir)
+	f.writeConfig()
+	f.sync()
+	f.sync() // as the advice said
+	rep := f.run(Options{})
+	c := want(t, rep, "source:hermes", Degraded, CodeSourceUnreadable)
+	if !strings.Contains(c.Message, db) || !strings.Contains(c.Message, "not a database") || strings.Contains(c.Advice, "novactl index sync") {
+		t.Errorf("hermes source: %+v", c)
+	}
+	if fr := find(rep, "freshness"); fr == nil || fr.State != Ready {
+		t.Errorf("freshness beside a database no sync can read: %+v", fr)
 	}
 }
