@@ -480,10 +480,8 @@ func Run(ctx context.Context, opts Options) Report {
 	withMemory := false
 	for _, s := range cfg.Sources {
 		chk, scan := checkSource(s, opts.GOOS, opts.Environ, recorded)
-		if c, ok := unreadableDatabase(ctx, s, chk, scan); ok {
-			// No sync records it: the files it did not record are not
-			// waiting for one.
-			chk, scan.unread, scan.newest = c, 0, time.Time{}
+		if c, ok := unreadBySync(ctx, s, chk, &scan, recorded); ok {
+			chk = c
 		}
 		t, n := scan.newest, scan.files
 		if scan.unread > 0 {
@@ -865,36 +863,68 @@ func checkSourceSet(id, title, sourceSet string) (Check, bool) {
 		fmt.Sprintf("did you mean %q? fix sources[].sourceSet in config.yaml, then novactl index sync", near)), true
 }
 
-// unreadableDatabase is the check of a Hermes source (chk, as
-// checkSource made it from scan) whose state.db, listed but not recorded
-// by the active generation, every sync fails to read (not a SQLite
-// database, say): that read is an error, which keeps no state of the file
-// (and the memory indexed from it before), so the file looked not yet
-// indexed, and a sync the fix. Only then is it read, up to its first
-// record; ok is false when it reads.
-func unreadableDatabase(ctx context.Context, s config.Source, chk Check, scan sourceScan) (Check, bool) {
-	// Without a SQLite driver (a binary that links none) the read fails
-	// for this program, not for the database: novactl links one.
-	if s.Kind != config.KindHermes || scan.unread == 0 || chk.State != Ready || !slices.Contains(sql.Drivers(), "sqlite") {
+// shownUnreadBySync bounds how many files of a source unreadBySync
+// reads: a source added since the build lists many files no generation
+// recorded, which a sync will read.
+const shownUnreadBySync = 20
+
+// unreadBySync is the check of source s (chk, as checkSource made it from
+// scan) when a file the active generation did not record (recorded) is
+// one every sync fails to read (a Hermes state.db or a Codex .jsonl.zst
+// that is damaged, say): that read is an error, which keeps no state of
+// the file (and the memory indexed from it before), so the file looked
+// not yet indexed, and a sync the fix. Such files are taken out of scan
+// (unread, newest). Only files not recorded are read, up to their first
+// record; ok is false when each reads.
+func unreadBySync(ctx context.Context, s config.Source, chk Check, scan *sourceScan, recorded recordedFiles) (Check, bool) {
+	// Without a SQLite driver (a binary that links none) a Hermes read
+	// fails for this program, not for the database: novactl links one.
+	if scan.unread == 0 || chk.State != Ready || recorded == nil || (s.Kind == config.KindHermes && !slices.Contains(sql.Drivers(), "sqlite")) {
 		return Check{}, false
 	}
 	listing, err := ingest.List(s)
 	if err != nil {
 		return Check{}, false
 	}
+	var failed []string
+	var first error
+	tried := 0
+	newest := time.Time{}
 	for _, f := range listing.Files {
+		if recorded.has(s, f) || f.Dataless || tried == shownUnreadBySync {
+			if t := ingest.LastChange(s.Kind, f.Path, f.Info.ModTime()); t.After(newest) && !recorded.unchanged(s, f) {
+				newest = t
+			}
+			continue
+		}
+		tried++
 		found := false
 		_, err := ingest.ReadFile(ctx, s, f, ingest.Cursor{}, ingest.Sink{
 			Record:  func(memory.Record) error { found = true; return errFound },
 			Problem: func(ingest.Problem) {},
 		})
 		if err == nil || found || ctx.Err() != nil {
+			if t := ingest.LastChange(s.Kind, f.Path, f.Info.ModTime()); t.After(newest) {
+				newest = t
+			}
 			continue
 		}
-		return degraded(chk.ID, chk.Title, CodeSourceUnreadable, "no sync can read "+f.Path+": "+firstLine(err.Error()),
-			"check that it is Hermes' state.db (a SQLite database; restore it from a backup if it is damaged); memory already indexed from it is kept"), true
+		failed = append(failed, f.Path)
+		if first == nil {
+			first = err
+		}
 	}
-	return Check{}, false
+	if len(failed) == 0 {
+		return Check{}, false
+	}
+	scan.unread = max(scan.unread-len(failed), 0)
+	scan.newest = newest
+	msg := "no sync can read " + failed[0] + ": " + firstLine(first.Error())
+	if len(failed) > 1 {
+		msg += fmt.Sprintf(" (and %d more files)", len(failed)-1)
+	}
+	return degraded(chk.ID, chk.Title, CodeSourceUnreadable, msg,
+		"the file is damaged or not of the format a "+s.Kind+" source reads: restore it from a backup; memory already indexed from it is kept meanwhile"), true
 }
 
 // errFound stops holdsMemory's read at the first record with text.

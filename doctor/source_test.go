@@ -187,8 +187,8 @@ func TestFreshness_changedSecondsAfterTheBuild(t *testing.T) {
 }
 
 // TestSources_hermesDatabaseASyncCannotRead: a Hermes state.db that is no
-// SQLite database is an error of every sync's read, which keeps no state
-// of the file; doctor called it a file not yet in the active index and
+// SQLite database, or a Codex .jsonl.zst that is damaged, is an error of
+// every sync's read, which keeps no state of the file; doctor called it a file not yet in the active index and
 // advised novactl index sync, which never helped. The source check names
 // the read's error, and freshness does not send the user to a sync.
 func TestSources_hermesDatabaseASyncCannotRead(t *testing.T) {
@@ -210,5 +210,25 @@ func TestSources_hermesDatabaseASyncCannotRead(t *testing.T) {
 	}
 	if fr := find(rep, "freshness"); fr == nil || fr.State != Ready {
 		t.Errorf("freshness beside a database no sync can read: %+v", fr)
+	}
+
+	// A Codex rollout compressed with zstd that is damaged, written after
+	// the build: neither a change nor a file a sync records.
+	day := filepath.Join(filepath.Dir(f.src), "codex", "sessions", "2026", "06", "01")
+	rollout := filepath.Join(day, "rollout-2026-06-01T10-00-00-5b1c2d3e-0000-4a4a-9b9b-0000000000aa.jsonl.zst")
+	novatest.Must(t, os.MkdirAll(day, 0o700))
+	novatest.Must(t, os.WriteFile(rollout, []byte("not zstd at all"), 0o600))
+	f.extra += fmt.Sprintf("  - {name: codex, kind: codex, path: %q}\n", filepath.Join(filepath.Dir(f.src), "codex"))
+	f.writeConfig()
+	f.sync()
+	future := time.Now().Add(time.Minute)
+	novatest.Must(t, os.Chtimes(rollout, future, future))
+	f.sync()
+	rep = f.run(Options{})
+	if c := want(t, rep, "source:codex", Degraded, CodeSourceUnreadable); !strings.Contains(c.Message, rollout) {
+		t.Errorf("codex source: %+v", c)
+	}
+	if fr := find(rep, "freshness"); fr == nil || fr.State != Ready {
+		t.Errorf("freshness beside a rollout no sync can read: %+v", fr)
 	}
 }
