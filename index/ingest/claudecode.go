@@ -1057,7 +1057,9 @@ func (h *claudeHandler) fileUUIDs(path string) map[uint64]bool {
 	}
 	defer f.Close()
 	uuids := map[uint64]bool{}
-	sc := newLineScanner(f)
+	// Scanned as the file itself is read, so that a line too long to
+	// keep whole is kept cut here too, and its copy known.
+	sc := h.fc.lines(f)
 	for i := 0; ; i++ {
 		if i%256 == 0 && h.fc.ctx.Err() != nil {
 			return uuids

@@ -448,7 +448,9 @@ func codexThreadLines(fc *fileCtx, id string) map[uint64]bool {
 		defer zr.Close()
 		r = zr
 	}
-	sc := newLineScanner(r)
+	// Scanned as the rollout itself is read, so that a line too long to
+	// keep whole is cut here as in the copy, and their digests agree.
+	sc := fc.lines(r)
 	for i := 0; ; i++ {
 		if i%256 == 0 && fc.ctx.Err() != nil {
 			return lines // not kept: the read stops

@@ -389,11 +389,8 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 	cur := from
 	cur.State, cur.Prefix, cur.run = nil, "", nil
 	_, text := h.(textLines)
-	sc := newLineScanner(r)
+	sc := fc.lines(r)
 	sc.sum = sum
-	// An agent's line too long is read with its longest text cut; a
-	// record of the user's own is refused whole (see shrinker.cut).
-	sc.cut = fc.src.Kind != config.KindJSONL
 	if head, err := sc.br.Peek(sniffBytes); len(head) > 0 && utf16Text(head) {
 		fc.problem(0, utf16Problem)
 		return from, false, nil

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/zeebo/xxh3"
+
+	"github.com/nova-recall/nova/config"
 )
 
 const (
@@ -68,6 +70,18 @@ type lineScanner struct {
 
 func newLineScanner(r io.Reader) *lineScanner {
 	return &lineScanner{br: bufio.NewReaderSize(r, lineBufferBytes)}
+}
+
+// lines returns a scanner of r, a file of fc's source or another file of
+// the same kind (a transcript a duplicate check reads): every scanner of
+// a kind treats a line too long alike, so a line one of them keeps is not
+// lost to another. An agent's line too long is read with its longest
+// text cut; a record of the user's own (the jsonl kind) is refused whole
+// (see shrinker.cutAt).
+func (fc *fileCtx) lines(r io.Reader) *lineScanner {
+	sc := newLineScanner(r)
+	sc.cut = fc.src.Kind != config.KindJSONL
+	return sc
 }
 
 // next returns the next line, or io.EOF when there is none.

@@ -1,0 +1,83 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// hugeText is a JSON string body (escaped) of more than maxLineBytes of
+// plain text: a pasted build log.
+func hugeText() string {
+	return strings.Repeat(`step ok \"built\" 日本\n`, maxLineBytes/20+(1<<16))
+}
+
+// TestReadFile_claudeResumedHugeLine: a resumed session's copy of a line
+// over 16 MiB is known for a copy. The other session's file was scanned
+// for its uuids without cutting, so that line was lost there, and its
+// copy was indexed a second time as a turn of the resumed session.
+func TestReadFile_claudeResumedHugeLine(t *testing.T) {
+	dir := t.TempDir()
+	line := func(session, uuid, ts, text string) string {
+		return `{"type":"user","sessionId":"` + session + `","cwd":"/w/app","timestamp":"` + ts + `","uuid":"` + uuid + `","message":{"role":"user","content":"` + text + `"}}` + "\n"
+	}
+	huge := line("old", "u2", "2026-03-05T10:01:00Z", "Why does the build fail? "+hugeText())
+	old := line("old", "u1", "2026-03-05T10:00:00Z", "first question") + huge
+	resumed := line("old", "u1", "2026-03-05T10:00:00Z", "first question") + huge +
+		line("new", "u3", "2026-03-06T09:00:00Z", "the resumed session's own question")
+	for name, body := range map[string]string{"old.jsonl": old, "new.jsonl": resumed} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var res readResult
+	readFrom(t, config.Source{Name: "claude", Kind: config.KindClaudeCode, Path: dir}, filepath.Join(dir, "new.jsonl"), "new.jsonl", Cursor{}, &res)
+	var texts []string
+	for _, r := range res.records {
+		texts = append(texts, r.Text[:min(len(r.Text), 40)])
+	}
+	if len(texts) != 1 || texts[0] != "the resumed session's own question" {
+		t.Errorf("records %q; want only the resumed session's own question", texts)
+	}
+}
+
+// TestReadFile_codexForkHugeLine: a forked Codex thread's copy of a
+// line over 16 MiB is known for part of the history it copied. The
+// parent's rollout was scanned without cutting, that line was lost there,
+// and the copied history ended at it: it and every copied line after it
+// were indexed again as the fork's.
+func TestReadFile_codexForkHugeLine(t *testing.T) {
+	dir := t.TempDir()
+	const parent, child = "0197aaaa-bbbb-7ccc-8ddd-eeeeffff0001", "0197aaaa-bbbb-7ccc-8ddd-eeeeffff0002"
+	meta := func(id string) string {
+		return `{"timestamp":"2026-03-03T08:00:00Z","type":"session_meta","payload":{"id":"` + id + `","cwd":"/w/nova"}}` + "\n"
+	}
+	user := func(ts, text string) string {
+		return `{"timestamp":"` + ts + `","type":"event_msg","payload":{"type":"user_message","message":"` + text + `"}}` + "\n"
+	}
+	history := meta(parent) + user("2026-03-03T08:00:01Z", "first") +
+		user("2026-03-03T08:00:02Z", "Why does the build fail? "+hugeText()) +
+		user("2026-03-03T08:00:03Z", "after the log")
+	fork := meta(child) + history + user("2026-03-04T08:00:00Z", "the fork's own question")
+	for name, body := range map[string]string{
+		"rollout-2026-03-03T08-00-00-" + parent + ".jsonl": history,
+		"rollout-2026-03-04T08-00-00-" + child + ".jsonl":  fork,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel := "rollout-2026-03-04T08-00-00-" + child + ".jsonl"
+	var res readResult
+	readFrom(t, config.Source{Name: "codex", Kind: config.KindCodex, Path: dir}, filepath.Join(dir, rel), rel, Cursor{}, &res)
+	var texts []string
+	for _, r := range res.records {
+		texts = append(texts, r.Text[:min(len(r.Text), 40)])
+	}
+	if len(texts) != 1 || texts[0] != "the fork's own question" {
+		t.Errorf("records %q; want only the fork's own question", texts)
+	}
+}
