@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/zeebo/xxh3"
@@ -225,11 +226,64 @@ func (s *shrinker) emit(b ...byte) {
 		s.over = true
 		return
 	}
+	if need := len(s.out) + len(b); need > cap(s.out) {
+		// Doubled, not append's quarter at a time once large: a line of
+		// 16 MiB would cost five times its length in copies.
+		s.out = slices.Grow(s.out, min(max(2*cap(s.out), need), maxLineBytes)-len(s.out))
+	}
 	s.out = append(s.out, b...)
 }
 
+// plainRun is the length of the run of bytes at the start of p that are
+// neither a quote nor a backslash: inside a string, bytes that change no
+// state but the character boundary.
+func plainRun(p []byte) int {
+	for i, c := range p {
+		if c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return len(p)
+}
+
+// copyRun copies, or skips, the run of plain bytes of a kept, cut or
+// dropped string at the start of p in one step, and returns its length
+// (0 when p does not start with one, or the string is between the halves
+// of an escape or a surrogate pair).
+func (s *shrinker) copyRun(p []byte) int {
+	if s.esc || s.hex > 0 || s.pair {
+		return 0
+	}
+	n := plainRun(p)
+	if s.mode != keptString {
+		return n
+	}
+	if s.cutAt > 0 && !s.over {
+		// Up to the cut at most: the byte there is decided one at a time.
+		n = min(n, s.cutAt-len(s.out))
+	}
+	if n <= 0 {
+		return 0
+	}
+	for i := n - 1; i >= 0; i-- {
+		if utf8.RuneStart(p[i]) {
+			s.safe = len(s.out) + i
+			break
+		}
+	}
+	s.emit(p[:n]...)
+	return n
+}
+
 func (s *shrinker) write(p []byte) {
-	for _, c := range p {
+	for i := 0; i < len(p); i++ {
+		if s.mode == keptString || s.mode == cutString || s.mode == droppedString {
+			if n := s.copyRun(p[i:]); n > 0 {
+				i += n - 1
+				continue
+			}
+		}
+		c := p[i]
 		if s.mode == outsideString {
 			if c == '"' {
 				s.mode, s.str, s.esc, s.hex, s.pair = undecidedString, s.str[:0], false, 0, false
