@@ -1,11 +1,13 @@
 package ingest
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/nova-recall/nova/config"
 )
@@ -111,5 +113,39 @@ func TestShrinker_allocates(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 3*uint64(len(line)) {
 		t.Errorf("shrinking a %d KiB line allocated %d KiB", len(line)>>10, alloc>>10)
+	}
+}
+
+// TestShrinker_cutEarly: a cut due before a long string is decided (in
+// its first binaryStringBytes, or before it starts) falls at the first
+// character boundary after them, whatever the window's end splits (a
+// UTF-8 sequence, an escape, a surrogate pair's halves): the text kept
+// is a start of the string's, with no broken character.
+func TestShrinker_cutEarly(t *testing.T) {
+	const unit = `é \"q\" \u00e9 \\ 日 \ud83d\ude00 x\n`
+	const head = `{"a":"short","t":"`
+	for pad := range len(unit) {
+		in := head + strings.Repeat("p", pad) + strings.Repeat(unit, binaryStringBytes/len(unit)+20) + `","b":"after"}`
+		var whole map[string]string
+		if err := json.Unmarshal([]byte(in), &whole); err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range []int{1, len(head) + 5, len(head) + binaryStringBytes - 1} {
+			var s shrinker
+			s.reset()
+			s.cutAt = at
+			for i := 0; i < len(in); i += 5 {
+				s.write([]byte(in[i:min(i+5, len(in))]))
+			}
+			out, over := s.finish()
+			var got map[string]string
+			if over || json.Unmarshal(out, &got) != nil {
+				t.Fatalf("pad %d, cut at %d: output not JSON: …%q", pad, at, out[max(0, len(out)-60):])
+			}
+			kept, cut := strings.CutSuffix(got["t"], cutMark)
+			if !cut || !strings.HasPrefix(whole["t"], kept) || strings.ContainsRune(kept, utf8.RuneError) || got["b"] != "after" {
+				t.Errorf("pad %d, cut at %d: t ends %q (%d bytes), b = %q", pad, at, got["t"][max(0, len(got["t"])-30):], len(got["t"]), got["b"])
+			}
+		}
 	}
 }
