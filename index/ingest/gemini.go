@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -37,7 +38,7 @@ import (
 //     history sync: after a compression, a request that failed, tool
 //     output masked); it changes no message it leaves out (see history).
 //   - the legacy session-*.json, one object with the messages, rewritten
-//     in place, read whole: one cut short (a read during a rewrite, a
+//     in place, read a message at a time: one cut short (a read during a rewrite, a
 //     crash in one) gives the messages before the cut. Gemini migrates one it resumes to the .jsonl
 //     beside it (the same name with an "l"), which holds every message of
 //     it: the legacy file is then not read, so the session is indexed
@@ -843,7 +844,8 @@ func readSmall(p string) ([]byte, error) {
 	return b, nil
 }
 
-// geminiMaxLegacy bounds a legacy recording read whole.
+// geminiMaxLegacy bounds a legacy recording read. It is read a message
+// at a time, so what it holds is about its largest message, not its size.
 const geminiMaxLegacy = 256 << 20
 
 // geminiMigrated returns the .jsonl a legacy recording at path is
@@ -863,111 +865,142 @@ func readGeminiLegacy(fc *fileCtx) error {
 		return err
 	}
 	defer f.Close()
-	raw, err := io.ReadAll(io.LimitReader(f, geminiMaxLegacy+1))
-	if err != nil {
+	if fi, err := f.Stat(); err != nil {
 		return err
-	}
-	if len(raw) > geminiMaxLegacy {
+	} else if fi.Size() > geminiMaxLegacy {
 		fc.problem(0, fmt.Sprintf("larger than %d bytes: skipped", geminiMaxLegacy))
 		return nil
 	}
-	if binaryContent(string(raw[:min(len(raw), sniffBytes)])) {
+	br := bufio.NewReaderSize(f, lineBufferBytes)
+	head, err := br.Peek(sniffBytes)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return err
+	}
+	if binaryContent(string(head)) {
 		fc.problem(0, "binary content (NUL bytes or mostly invalid UTF-8), not text: skipped")
 		return nil
 	}
-	top, msgs, cut, err := geminiLegacyTop(bytes.TrimPrefix(raw, utf8BOM))
-	if err != nil {
-		fc.problem(0, "not a Gemini CLI recording: "+trimErr(err))
-		return nil
+	if bytes.HasPrefix(head, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM))
 	}
 	h, err := newGeminiHandler(fc, nil)
 	if err != nil {
 		return err
 	}
-	h.meta(&top)
-	if b := bytes.TrimSpace(top.Messages); len(b) > 0 && string(b) != "null" {
+	r := geminiLegacy{fc: fc, h: h, dec: json.NewDecoder(br)}
+	cut := r.object()
+	if r.notRecording != nil {
+		fc.problem(0, "not a Gemini CLI recording: "+trimErr(r.notRecording))
+		return nil
+	}
+	if r.fields == 0 && r.n == 0 && cut != nil {
+		fc.problem(0, "not a Gemini CLI recording: "+trimErr(cut)) // not even the start of an object
+		return nil
+	}
+	if r.notList {
 		fc.problem(0, "unexpected messages: not a JSON list")
 		return nil
 	}
 	if cut != nil {
-		fc.problem(0, fmt.Sprintf("cut short after %d messages (a rewrite in progress, or one a crash interrupted): the rest is not read (%s)", len(msgs), trimErr(cut)))
+		fc.problem(0, fmt.Sprintf("cut short after %d messages (a rewrite in progress, or one a crash interrupted): the rest is not read (%s)", r.n, trimErr(cut)))
 	}
-	for i, m := range msgs {
+	return h.finish()
+}
+
+// geminiLegacy reads a legacy recording's top object with a streaming
+// decoder, a field or a message at a time: the file may be hundreds of
+// megabytes, most of it tool output that is not read. Gemini CLI
+// rewrites the file in place (truncated, then written), so a read during
+// that write, or the file a crash left, holds only its start: what is
+// whole of it is read.
+type geminiLegacy struct {
+	fc  *fileCtx
+	h   *geminiHandler
+	dec *json.Decoder
+	// fields counts the top object's fields read, n its messages.
+	fields, n int
+	// notRecording is why a field is not a recording's; notList is set
+	// when the messages are not a list.
+	notRecording error
+	notList      bool
+}
+
+// object reads the top object, its metadata into the handler and its
+// messages as turns, up to its end or the first value cut short (the
+// error returned, nil for a whole object).
+func (r *geminiLegacy) object() error {
+	if tok, err := r.dec.Token(); err != nil {
+		return err
+	} else if tok != json.Delim('{') {
+		r.notRecording = fmt.Errorf("a JSON %v, not an object", tok)
+		return nil
+	}
+	for r.dec.More() {
+		tok, err := r.dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		r.fields++
+		if key == "messages" {
+			if err := r.messages(); err != nil || r.notList {
+				return err
+			}
+			continue
+		}
+		var v json.RawMessage
+		if err := r.dec.Decode(&v); err != nil {
+			return err
+		}
+		// Field by field: a recording names its session and start
+		// before its messages, whose times may fall back on the start.
+		b, err := json.Marshal(map[string]json.RawMessage{key: v})
+		var top geminiLine
+		if err == nil {
+			err = json.Unmarshal(b, &top)
+		}
+		if err != nil {
+			r.notRecording = err
+			return nil
+		}
+		r.h.meta(&top)
+	}
+	_, err := r.dec.Token()
+	return err
+}
+
+// messages reads the messages list, each message a turn kept in the
+// handler; a value that is not a list sets notList.
+func (r *geminiLegacy) messages() error {
+	tok, err := r.dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		return nil
+	}
+	if tok != json.Delim('[') {
+		r.notList = true
+		return nil
+	}
+	for r.dec.More() {
+		var m json.RawMessage
+		if err := r.dec.Decode(&m); err != nil {
+			return err
+		}
+		r.n++
 		var l geminiLine
 		if err := json.Unmarshal(m, &l); err != nil || l.ID == "" {
-			h.st.Reported.report(fc, 0, "a message without an id")
+			r.h.st.Reported.report(r.fc, 0, "a message without an id")
 			continue
 		}
 		// The object gives its messages no line of their own: a
 		// message's line is its place in the list, which the index
 		// knows a record and orders its neighbours by.
-		turn := h.turn(0, &l)
-		turn.line = i + 1
-		h.keep(turn)
+		turn := r.h.turn(0, &l)
+		turn.line = r.n
+		r.h.keep(turn)
 	}
-	return h.finish()
-}
-
-// geminiLegacyTop decodes a legacy recording's top object as far as it
-// is whole: Gemini CLI rewrites the file in place (truncated, then
-// written), so a read during that write, or the file a crash left, holds
-// only its start. It returns the metadata, the messages up to the first
-// one cut short, and why the object stopped short (cut, nil for a whole
-// one); err is set when the file does not start as a recording. A
-// messages value that is not a list is left in top.Messages.
-func geminiLegacyTop(raw []byte) (top geminiLine, msgs []json.RawMessage, cut, err error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	fields := map[string]json.RawMessage{}
-	cut = geminiLegacyFields(raw, dec, fields, &msgs)
-	if len(fields) == 0 && len(msgs) == 0 && cut != nil {
-		return top, nil, nil, cut // not even the start of an object
-	}
-	b, err := json.Marshal(fields)
-	if err == nil {
-		err = json.Unmarshal(b, &top)
-	}
-	return top, msgs, cut, err
-}
-
-// geminiLegacyFields reads the top object's fields into fields and its
-// messages into msgs, up to its end or the first value cut short (the
-// error returned).
-func geminiLegacyFields(raw []byte, dec *json.Decoder, fields map[string]json.RawMessage, msgs *[]json.RawMessage) error {
-	if tok, err := dec.Token(); err != nil {
-		return err
-	} else if tok != json.Delim('{') {
-		return fmt.Errorf("a JSON %v, not an object", tok)
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		key, _ := tok.(string)
-		// The messages are read one by one when they are a list.
-		rest := bytes.TrimLeft(raw[dec.InputOffset():], " \t\r\n:")
-		if key != "messages" || len(rest) == 0 || rest[0] != '[' {
-			var v json.RawMessage
-			if err := dec.Decode(&v); err != nil {
-				return err
-			}
-			fields[key] = v
-			continue
-		}
-		if _, err := dec.Token(); err != nil {
-			return err
-		}
-		for dec.More() {
-			var m json.RawMessage
-			if err := dec.Decode(&m); err != nil {
-				return err
-			}
-			*msgs = append(*msgs, m)
-		}
-		if _, err := dec.Token(); err != nil {
-			return err
-		}
-	}
-	_, err := dec.Token()
+	_, err = r.dec.Token()
 	return err
 }

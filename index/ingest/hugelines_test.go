@@ -1,7 +1,9 @@
 package ingest
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -147,5 +149,91 @@ func TestShrinker_cutEarly(t *testing.T) {
 				t.Errorf("pad %d, cut at %d: t ends %q (%d bytes), b = %q", pad, at, got["t"][max(0, len(got["t"])-30):], len(got["t"]), got["b"])
 			}
 		}
+	}
+}
+
+// peakLiveHeap runs read while another goroutine collects and samples
+// the live heap, and returns how far the live heap rose above what it
+// was before (a sample taken after a collection counts live data only).
+func peakLiveHeap(read func()) uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	base, peak := ms.HeapAlloc, ms.HeapAlloc
+	done, sampled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			runtime.GC()
+			var s runtime.MemStats
+			runtime.ReadMemStats(&s)
+			peak = max(peak, s.HeapAlloc)
+			select {
+			case <-done:
+				return
+			default:
+			}
+		}
+	}()
+	read()
+	close(done)
+	<-sampled
+	return peak - min(base, peak)
+}
+
+// TestReadGemini_legacyBoundedMemory: a legacy recording (one JSON
+// object) is read a message at a time, so what it holds is about its
+// largest message, not the file: it was read whole (up to 256 MB) and
+// held twice, the bytes and every message's copy. Most of the file is
+// tool output, which is not read. NOVA_HUGE_TESTS=1 reads 200 MiB.
+func TestReadGemini_legacyBoundedMemory(t *testing.T) {
+	size := 16 << 20
+	if os.Getenv("NOVA_HUGE_TESTS") != "" {
+		size = 200 << 20
+	}
+	src, f := writeGemini(t, "")
+	if err := os.Remove(f.Path); err != nil {
+		t.Fatal(err)
+	}
+	legacy, rel := strings.TrimSuffix(f.Path, "l"), strings.TrimSuffix(f.Rel, "l")
+	fh, err := os.Create(legacy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(fh)
+	output := strings.Repeat("line of a file the tool read\\n", (256<<10)/30)
+	w.WriteString(`{"sessionId":"aaaaaaaa-0000-4000-8000-00000000000d","projectHash":"x","startTime":"2026-03-05T08:00:00.000Z","messages":[`)
+	w.WriteString(`{"id":"u-0","timestamp":"2026-03-05T08:00:01.000Z","type":"user","content":"Which files mention the mailer?"}`)
+	n := 0
+	for written := 0; written < size; written += len(output) {
+		n++
+		ts := fmt.Sprintf("2026-03-05T08:%02d:%02d.000Z", n/60%60, n%60)
+		fmt.Fprintf(w, `,{"id":"g-%d","timestamp":"%s","type":"gemini","content":"","toolCalls":[{"id":"t-%d","name":"read_file","args":{"file_path":"src/f%d.go"}}]}`, n, ts, n, n)
+		fmt.Fprintf(w, `,{"id":"r-%d","timestamp":"%s","type":"user","content":[{"functionResponse":{"id":"t-%d","name":"read_file","response":{"output":"%s"}}}]}`, n, ts, n, output)
+	}
+	w.WriteString(`,{"id":"g-last","timestamp":"2026-03-05T09:00:00.000Z","type":"gemini","content":"Only the mailer package does."}],"summary":"Mailer files"}`)
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// What is built on first use (the secret rules) is not the file's
+	// cost.
+	readFrom(t, src, legacy, rel, Cursor{}, &readResult{})
+	var got readResult
+	peak := peakLiveHeap(func() { readFrom(t, src, legacy, rel, Cursor{}, &got) })
+	if len(got.problems) != 0 {
+		t.Errorf("problems %v", got.problems)
+	}
+	if len(got.records) != 2 || got.records[0].Text != "Which files mention the mailer?" || !strings.HasPrefix(got.records[1].Text, "Only the mailer package does.") {
+		for _, r := range got.records {
+			t.Logf("record %.100q", r.Text)
+		}
+		t.Errorf("%d records; want the prompt and the answer", len(got.records))
+	}
+	t.Logf("peak %d KiB", peak>>10)
+	if peak > uint64(size)/4 {
+		t.Errorf("reading a %d MiB recording held %d MiB", size>>20, peak>>20)
 	}
 }
