@@ -440,6 +440,12 @@ func readLines(fc *fileCtx, r io.Reader, h lineHandler, from Cursor, whole bool,
 		n := cur.Line + 1
 		if !l.terminated && !whole {
 			if text || len(content) == 0 || l.tooLong || !json.Valid(content) {
+				if nuls && len(content) == 0 && !text && fc.settled() {
+					// NUL bytes alone, left so: a crash's preallocation,
+					// not a write. Still not consumed, so that a record
+					// appended after them is read.
+					fc.interrupted(n, "NUL bytes with no line ending, the file left so (a write a crash interrupted): skipped")
+				}
 				// A write in progress: read it once it is complete.
 				sc.unread()
 				return cur, false, nil
@@ -628,6 +634,18 @@ type fileCtx struct {
 	// memo is the file's listing's (File.memo; nil when the file comes
 	// from no listing).
 	memo *listingMemo
+}
+
+// settleAfter is how long a file must have been left alone for an
+// unfinished end (NUL bytes with no line ending, a whole document cut
+// short) to be a crash's remains rather than a write in progress: an
+// agent's write lands in well under that, a file a crash left stays so.
+const settleAfter = time.Minute
+
+// settled reports whether the file was last written settleAfter ago or
+// earlier (false when the caller gave no stat).
+func (fc *fileCtx) settled() bool {
+	return !fc.mod.IsZero() && time.Since(fc.mod) >= settleAfter
 }
 
 // problem reports input skipped at line (0: the whole file). The

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,9 +10,11 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
 )
 
 // hugeText is a JSON string body (escaped) of more than maxLineBytes of
@@ -235,5 +238,60 @@ func TestReadGemini_legacyBoundedMemory(t *testing.T) {
 	t.Logf("peak %d KiB", peak>>10)
 	if peak > uint64(size)/4 {
 		t.Errorf("reading a %d MiB recording held %d MiB", size>>20, peak>>20)
+	}
+}
+
+// TestReadFile_nulTailSettled: a transcript that ends in NUL bytes with
+// no line ending (a crash left it preallocated) is reported as a crash's
+// remains once it has been left alone for nulSettle, and its cursor
+// stays before them, so that a record appended after them is still read;
+// written a moment ago it is taken for a write in progress and is not
+// reported. It was silent however long it stayed so.
+func TestReadFile_nulTailSettled(t *testing.T) {
+	first := `{"type":"user","sessionId":"pad","cwd":"/w/app","timestamp":"2026-03-05T10:00:00Z","uuid":"u1","message":{"role":"user","content":"before the crash"}}` + "\n"
+	src := config.Source{Name: "claude", Kind: config.KindClaudeCode}
+	for _, tc := range []struct {
+		name, body string
+		age        time.Duration
+		problem    int // the line reported, 0 for none
+	}{
+		{"after a record, settled", first + string(make([]byte, 1<<20)), time.Hour, 2},
+		{"after a record, just written", first + string(make([]byte, 1<<20)), 0, 0},
+		{"alone, settled", string(make([]byte, 1<<20)), time.Hour, 1},
+		{"alone, just written", string(make([]byte, 1<<20)), 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src.Path = dir
+			path := filepath.Join(dir, "pad.jsonl")
+			if err := os.WriteFile(path, []byte(tc.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			mod := time.Now().Add(-tc.age)
+			if err := os.Chtimes(path, mod, mod); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var res readResult
+			cur, err := ReadFile(context.Background(), src, File{Path: path, Rel: "pad.jsonl", Info: fi}, Cursor{}, Sink{
+				Record:  func(r memory.Record) error { res.records = append(res.records, r); return nil },
+				Problem: func(p Problem) { res.problems = append(res.problems, p) },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := int64(len(tc.body) - 1<<20); cur.Offset != want {
+				t.Errorf("cursor at %d, want %d (before the NUL bytes)", cur.Offset, want)
+			}
+			switch {
+			case tc.problem == 0 && len(res.problems) != 0:
+				t.Errorf("problems %+v; want none for a write in progress", res.problems)
+			case tc.problem != 0 && (len(res.problems) != 1 || !res.problems[0].Interrupted || res.problems[0].Line != tc.problem):
+				t.Errorf("problems %+v; want line %d's NUL bytes, a crash's remains", res.problems, tc.problem)
+			}
+		})
 	}
 }
