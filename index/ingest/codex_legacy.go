@@ -40,17 +40,12 @@ import (
 //
 // The CLI truncates the file and writes it again at each item: a read
 // may see it empty or cut short. The items before the cut are read; the
-// cut is reported only once the file was left so for codexLegacySettle,
+// cut is reported only once the file has settled (fileCtx.settled),
 // for until then it is a write in progress, and the next sync, which the
 // write's end brings, reads the file whole.
 
 // codexMaxLegacy bounds a legacy session read whole.
 const codexMaxLegacy = 256 << 20
-
-// codexLegacySettle is how long a legacy session cut short is taken for
-// a write in progress after it last changed: the CLI writes one in a
-// moment.
-const codexLegacySettle = time.Minute
 
 // codexLegacyExt ends the name of a legacy session (rollout-*.json).
 const codexLegacyExt = ".json"
@@ -123,7 +118,7 @@ func readCodexLegacy(fc *fileCtx) error {
 		fc.problem(0, "not a Codex session: "+trimErr(stop))
 		return nil
 	}
-	if cut && !(!fc.mod.IsZero() && time.Since(fc.mod) < codexLegacySettle) {
+	if cut && (fc.mod.IsZero() || fc.settled()) {
 		fc.problem(0, fmt.Sprintf("cut short after %d items (a write a crash interrupted): the rest is not read", len(items)))
 	}
 	h, err := newCodexHandler(fc, nil)

@@ -243,7 +243,7 @@ func TestReadGemini_legacyBoundedMemory(t *testing.T) {
 
 // TestReadFile_nulTailSettled: a transcript that ends in NUL bytes with
 // no line ending (a crash left it preallocated) is reported as a crash's
-// remains once it has been left alone for nulSettle, and its cursor
+// remains once it has been left alone for settleAfter, and its cursor
 // stays before them, so that a record appended after them is still read;
 // written a moment ago it is taken for a write in progress and is not
 // reported. It was silent however long it stayed so.
