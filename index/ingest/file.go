@@ -175,4 +175,20 @@ package ingest
 // line that is not UTF-8 (as Windows-1252, or with U+FFFD); the
 // records of one line (a minified array) are each a record with
 // neighbours, which incremental syncs before did not store rightly.
-const Version = "ingest-v23"
+// ingest-v24: every source kind skips AppleDouble files, Emacs lock
+// links, Safari's unfinished downloads and recycle bins; Google Keep
+// notes and Day One entries (and Day One's Journal.json) are read, Day
+// One text without Markdown escapes or photo links and with its place;
+// front matter dates under other tools' keys (date created, created_at,
+// 日期, 创建时间...), Obsidian Linter's long dates and CJK dates in
+// values and file names; front matter tags split at CJK commas; HTML
+// notes as text, tables row by row; a conflict copy's note titled by its
+// original; task-board lanes in Chinese, Japanese and Korean and the
+// Kanban plugin's localised markers; a naive time in a skipped DST hour
+// as the clock shows it; an agent's line over 16 MiB read with its long
+// string cut (at a word, never inside a secret); a record after long NUL
+// padding kept; invisible characters inside a token redacted with it;
+// Claude Code queued commands marked isMeta, bare local-command echoes
+// and command output lines with a toolUseResult are no one's prompts;
+// legacy Codex sessions (rollout-*.json) are read.
+const Version = "ingest-v24"
