@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"regexp"
 	"strconv"
@@ -125,8 +127,40 @@ func cleanText(text string) (string, int) {
 // text, which every reader redacts itself: a title, a heading, a tag or a
 // subject is indexed, searched and returned as the text is, and a
 // Markdown heading also names the record's id (notes.md#rotate-sk-...).
-func redactMetadata(rec *memory.Record) {
-	rec.Redactions += redactFields(&rec.ID, &rec.Title, &rec.Subject) + redactList(&rec.Tags) + redactList(&rec.HeadingPath)
+// rel is the record's file, as its file-derived ids begin (redactID).
+func redactMetadata(rec *memory.Record, rel string) {
+	var n int
+	rec.ID, n = redactID(rec.ID, rel, rec.Line)
+	rec.Redactions += n + redactFields(&rec.Title, &rec.Subject) + redactList(&rec.Tags) + redactList(&rec.HeadingPath)
+}
+
+// redactID redacts the secrets in a record's id, read at line of the
+// file at rel, and returns it with the number replaced. An id redaction
+// changed gets a suffix, "~" and 8 hex digits, so that two ids that
+// differed only in their secrets (notes named ghp_A….md and ghp_B….md,
+// both "[redacted].md#top"; jsonl ids sk-proj-…A and sk-proj-…B) stay
+// two records: the index keeps the first of a duplicate id and drops the
+// rest. The suffix hashes facts the index already holds, never the
+// secret alone, so it confirms no guess of one: for an id derived from
+// its file name (rel + "#" + a section, whose secrets the reader has
+// already redacted) the file's path, which sources.json and the chunks'
+// paths keep as it is for citations and incremental sync; for any other
+// id the path and the line (a record's place in its file). The first is
+// stable while the note is edited; the second while its file keeps the
+// record on the same line. An id without a secret is returned unchanged.
+func redactID(id, rel string, line int) (string, int) {
+	red, n := Redact(id)
+	if n == 0 {
+		return id, 0
+	}
+	key := rel + "\x00" + strconv.Itoa(line)
+	if frag, ok := strings.CutPrefix(id, rel+"#"); ok {
+		if _, m := Redact(frag); m == 0 {
+			key = rel // the secret is in the file's name
+		}
+	}
+	sum := sha256.Sum256([]byte(key))
+	return red + "~" + hex.EncodeToString(sum[:4]), n
 }
 
 // stateText redacts a text a reader keeps in its cursor state (a

@@ -680,7 +680,7 @@ func (fc *fileCtx) noteSourceSet() string {
 // emit hands rec to the sink unless its text is binary, which is
 // reported instead.
 func (fc *fileCtx) emit(rec memory.Record) error {
-	redactMetadata(&rec)
+	redactMetadata(&rec, fc.rel)
 	if binaryContent(rec.Text) {
 		fc.problem(rec.Line, "text is binary (control characters or invalid UTF-8), not indexed")
 		return nil
