@@ -110,3 +110,27 @@ func TestSync_redactedIDsKeepEveryRecord(t *testing.T) {
 		t.Errorf("ids changed in an incremental sync:\n%q\n%q", first, again)
 	}
 }
+
+// TestSync_redactedIDsOnOneLine: the elements of a JSON array written on
+// one line whose ids are keys share their file and line, so the line
+// alone does not tell them apart; each is still indexed.
+func TestSync_redactedIDsOnOneLine(t *testing.T) {
+	dir := t.TempDir()
+	exports := filepath.Join(dir, "exports")
+	writeFile(t, filepath.Join(exports, "keys.jsonl"), `[{"id":"`+skA+`","text":"The violin bow needs new horsehair."},{"id":"`+skB+`","text":"The telescope mirror was recoated."}]`+"\n")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "exports", Kind: config.KindJSONL, Path: exports})
+	res := mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now, NoCompact: true}))
+	if res.Build.DuplicateIDs != 0 {
+		t.Errorf("%d duplicate ids reported; the user's ids differ", res.Build.DuplicateIDs)
+	}
+	_, g := active(t, cfg.Home)
+	found := 0
+	for _, c := range chunkByID(t, g) {
+		if strings.Contains(c.Text, "violin bow") || strings.Contains(c.Text, "telescope mirror") {
+			found++
+		}
+	}
+	if found != 2 {
+		t.Errorf("indexed %d of the 2 records", found)
+	}
+}

@@ -127,11 +127,9 @@ func cleanText(text string) (string, int) {
 // text, which every reader redacts itself: a title, a heading, a tag or a
 // subject is indexed, searched and returned as the text is, and a
 // Markdown heading also names the record's id (notes.md#rotate-sk-...).
-// rel is the record's file, as its file-derived ids begin (redactID).
-func redactMetadata(rec *memory.Record, rel string) {
-	var n int
-	rec.ID, n = redactID(rec.ID, rel, rec.Line)
-	rec.Redactions += n + redactFields(&rec.Title, &rec.Subject) + redactList(&rec.Tags) + redactList(&rec.HeadingPath)
+// The id is fileCtx.emit's to redact (redactID).
+func redactMetadata(rec *memory.Record) {
+	rec.Redactions += redactFields(&rec.Title, &rec.Subject) + redactList(&rec.Tags) + redactList(&rec.HeadingPath)
 }
 
 // redactID redacts the secrets in a record's id, read at line of the
@@ -147,7 +145,8 @@ func redactMetadata(rec *memory.Record, rel string) {
 // paths keep as it is for citations and incremental sync; for any other
 // id the path and the line (a record's place in its file). The first is
 // stable while the note is edited; the second while its file keeps the
-// record on the same line. An id without a secret is returned unchanged.
+// record on the same line (records that share a line are numbered by
+// fileCtx.emit). An id without a secret is returned unchanged.
 func redactID(id, rel string, line int) (string, int) {
 	red, n := Redact(id)
 	if n == 0 {

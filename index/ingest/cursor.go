@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -634,6 +635,8 @@ type fileCtx struct {
 	// memo is the file's listing's (File.memo; nil when the file comes
 	// from no listing).
 	memo *listingMemo
+	// redacted counts the ids redactID gave this file's records.
+	redacted map[string]int
 }
 
 // settleAfter is how long a file must have been left alone for an
@@ -680,7 +683,20 @@ func (fc *fileCtx) noteSourceSet() string {
 // emit hands rec to the sink unless its text is binary, which is
 // reported instead.
 func (fc *fileCtx) emit(rec memory.Record) error {
-	redactMetadata(&rec, fc.rel)
+	if id, n := redactID(rec.ID, fc.rel, rec.Line); n > 0 {
+		// Records of one line (a JSON array's elements written on one)
+		// get the same suffix: the second and later are numbered in
+		// their order in the file, which every read of it repeats.
+		if fc.redacted == nil {
+			fc.redacted = map[string]int{}
+		}
+		fc.redacted[id]++
+		if k := fc.redacted[id]; k > 1 {
+			id += "~" + strconv.Itoa(k)
+		}
+		rec.ID, rec.Redactions = id, rec.Redactions+n
+	}
+	redactMetadata(&rec)
 	if binaryContent(rec.Text) {
 		fc.problem(rec.Line, "text is binary (control characters or invalid UTF-8), not indexed")
 		return nil
