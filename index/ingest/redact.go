@@ -928,8 +928,17 @@ func secretValue(v string) bool {
 // reports whether any changed. Readers redact what they read; this is for
 // memory kept from a file that cannot be read again, which rules added
 // since it was indexed must reach too.
+// A record id redaction changes is made distinct as a reader's is
+// (redactID, from the file's path and line: the file is not read, so
+// its path relative to the source is not at hand), and the chunk id is
+// made again from it.
 func RedactChunk(c *memory.Chunk) bool {
-	return redactFields(&c.Text, &c.Title, &c.Subject, &c.ID)+redactList(&c.Tags)+redactList(&c.HeadingPath) > 0
+	n := redactFields(&c.Text, &c.Title, &c.Subject) + redactList(&c.Tags) + redactList(&c.HeadingPath)
+	if id, m := redactID(c.SourceID, c.SourcePath, c.LineNumber); m > 0 {
+		c.SourceID, c.ID = id, memory.ChunkID(c.SourceName, id, c.Part, c.Parts)
+		return true
+	}
+	return redactFields(&c.ID)+n > 0
 }
 
 // redactFields redacts each string in place and returns the number of

@@ -729,3 +729,34 @@ func TestDropInvisible(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactChunk_id: a carried chunk whose record id holds a secret
+// (caught by a rule added since it was indexed) loses it from its
+// record id too, which search returns and cites (sourceId kept it), and
+// two such chunks that differed only in their secrets keep ids of their
+// own, each its record's chunk id, not one "[redacted]" that the build
+// would keep once. A later build leaves them as they are.
+func TestRedactChunk_id(t *testing.T) {
+	secrets := []string{"sk-proj-Xq7Lm2Np9Rt4Vw1Yz6Ab3Cd8Ef5Gh0Jk2Mn7Pq4Rs9Tu1Vw6Xy3Za8Bc5De0FgHjA", "sk-proj-Wp3Kn8Mq1Rs6Tv9Xy4Zb7Ac2Df5Eg0Hj3Km8Np1Qr6St9Uv4Wx7Yz2Ab5Cd0EfGhB"}
+	ids := map[string]bool{}
+	for i, secret := range secrets {
+		c := memory.Chunk{ID: memory.ChunkID("exports", secret, 1, 1), SourceName: "exports", SourceID: secret,
+			SourcePath: "/data/keys.jsonl", LineNumber: i + 1, Part: 1, Parts: 1, Text: "The bakery opens at six."}
+		if !RedactChunk(&c) {
+			t.Fatalf("RedactChunk changed nothing")
+		}
+		if strings.Contains(c.SourceID, secret[8:]) || strings.Contains(c.ID, secret[8:]) {
+			t.Errorf("chunk %q of record %q holds the secret", c.ID, c.SourceID)
+		}
+		if want := memory.ChunkID(c.SourceName, c.SourceID, c.Part, c.Parts); c.ID != want {
+			t.Errorf("chunk id %q, want its record's %q", c.ID, want)
+		}
+		if again := c; RedactChunk(&again) || again.ID != c.ID {
+			t.Errorf("a second build redacts chunk %q again, as %q", c.ID, again.ID)
+		}
+		ids[c.ID] = true
+	}
+	if len(ids) != 2 {
+		t.Errorf("chunk ids %v: two records became one", ids)
+	}
+}
