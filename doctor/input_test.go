@@ -444,6 +444,37 @@ func TestInput_duplicateIDs(t *testing.T) {
 	}
 }
 
+// TestInput_redactedIDsNoDuplicate: records whose ids differ only in
+// the secrets redaction takes out (notes named for tokens, jsonl ids
+// that are keys) are not the user's duplicates: doctor stays Ready and
+// names none. Each became "[redacted]" and all but the first were
+// reported as duplicate ids the user should fix.
+func TestInput_redactedIDsNoDuplicate(t *testing.T) {
+	const (
+		ghpA = "ghp_R4nD0mT0k3nV4lu3F0rT3st1ngXyZ9q8wA"
+		ghpB = "ghp_Q9zW3xK7mN2pL5vB8cR1tY6uI4oE0aSdFgB"
+		skA  = "sk-proj-Xq7Lm2Np9Rt4Vw1Yz6Ab3Cd8Ef5Gh0Jk2Mn7Pq4Rs9Tu1Vw6Xy3Za8Bc5De0FgHjA"
+		skB  = "sk-proj-Wp3Kn8Mq1Rs6Tv9Xy4Zb7Ac2Df5Eg0Hj3Km8Np1Qr6St9Uv4Wx7Yz2Ab5Cd0EfGhB"
+	)
+	f := newFixture(t)
+	exports := filepath.Join(filepath.Dir(f.src), "exports")
+	novatest.Must(t, os.MkdirAll(exports, 0o700))
+	novatest.Must(t, os.WriteFile(filepath.Join(exports, "keys.jsonl"), []byte(`{"id":"`+skA+`","text":"the violin bow needs new horsehair"}`+"\n"+`{"id":"`+skB+`","text":"the telescope mirror was recoated"}`+"\n"), 0o600))
+	notes := filepath.Join(filepath.Dir(f.src), "vault")
+	novatest.Must(t, os.MkdirAll(notes, 0o700))
+	novatest.Must(t, os.WriteFile(filepath.Join(notes, ghpA+".md"), []byte("The orchard ladder leans on the north barn.\n"), 0o600))
+	novatest.Must(t, os.WriteFile(filepath.Join(notes, ghpB+".md"), []byte("The kiln cools for two days before glazing.\n"), 0o600))
+	f.extra = fmt.Sprintf("  - {name: exports, kind: jsonl, path: %q}\n  - {name: vault, kind: markdown, path: %q}\n", exports, notes)
+	f.writeConfig()
+	f.sync()
+
+	rep := f.run(Options{})
+	c := want(t, rep, "input", Ready, "")
+	if strings.Contains(c.Message, "duplicate") || len(rep.SkippedInput) != 0 {
+		t.Errorf("input: %s; skipped %+v", c.Message, rep.SkippedInput)
+	}
+}
+
 // TestDuplicateReason: a dropped record is named by its own id whatever
 // its first chunk's id looks like (memory.ChunkID).
 func TestDuplicateReason(t *testing.T) {
