@@ -236,7 +236,10 @@ func TestReadGemini_legacyBoundedMemory(t *testing.T) {
 		t.Errorf("%d records; want the prompt and the answer", len(got.records))
 	}
 	t.Logf("peak %d KiB", peak>>10)
-	if peak > uint64(size)/4 {
+	// Read whole, it held more than twice the file (37 MiB for 16);
+	// a message at a time, a few MiB, but the sampler also counts what
+	// other goroutines of the test binary hold: the bound is the file.
+	if peak > uint64(size) {
 		t.Errorf("reading a %d MiB recording held %d MiB", size>>20, peak>>20)
 	}
 }
