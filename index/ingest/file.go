@@ -191,4 +191,8 @@ package ingest
 // Claude Code queued commands marked isMeta, bare local-command echoes
 // and command output lines with a toolUseResult are no one's prompts;
 // legacy Codex sessions (rollout-*.json) are read.
-const Version = "ingest-v24"
+// ingest-v25: an id that redaction changed (a note named for a token, a
+// record whose id is a key) gets a suffix from its path (and line), so
+// two of them no longer collide and one of them is no longer dropped; a
+// kept chunk's sourceId is redacted with it.
+const Version = "ingest-v25"
