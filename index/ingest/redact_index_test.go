@@ -38,30 +38,7 @@ func recall(t *testing.T, kind, rel, content string, queries ...string) string {
 // (its kind and includes).
 func recallFiles(t *testing.T, src config.Source, files map[string]string, queries ...string) string {
 	t.Helper()
-	root := t.TempDir()
-	t.Setenv("HOME", root)
-	t.Setenv("NOVA_HOME", filepath.Join(root, "nova"))
-	dir := filepath.Join(root, "source")
-	for rel, content := range files {
-		path := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := config.Defaults()
-	cfg.Home = paths.Home{Root: filepath.Join(root, "nova")}
-	src.Name, src.Path = "src", dir
-	cfg.Sources = []config.Source{src}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	now := func() time.Time { return time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC) }
-	if _, err := index.New(cfg, index.Options{NoRemote: true, Now: now}).Sync(context.Background()); err != nil {
-		t.Fatalf("Sync: %v", err)
-	}
+	cfg, now := syncSource(t, src, files)
 	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
 	if err != nil {
 		t.Fatal(err)
@@ -183,10 +160,10 @@ func TestRecall_clientPasswordFlags(t *testing.T) {
 	}
 }
 
-// syncedFiles builds a real index of files (by rel) in a source like src
-// in a temporary home and returns every file the home then holds (the
-// generation, its segments, the build report, the files' state) by path.
-func syncedFiles(t *testing.T, src config.Source, files map[string]string) map[string]string {
+// syncSource writes files (by rel) into a source like src (its kind and
+// includes) in a temporary HOME and NOVA_HOME, syncs it once with a
+// fixed clock, and returns the configuration and that clock.
+func syncSource(t *testing.T, src config.Source, files map[string]string) (config.Config, func() time.Time) {
 	t.Helper()
 	root := t.TempDir()
 	t.Setenv("HOME", root)
@@ -212,6 +189,15 @@ func syncedFiles(t *testing.T, src config.Source, files map[string]string) map[s
 	if _, err := index.New(cfg, index.Options{NoRemote: true, Now: now}).Sync(context.Background()); err != nil {
 		t.Fatalf("Sync: %v", err)
 	}
+	return cfg, now
+}
+
+// syncedFiles builds a real index of files (by rel) in a source like src
+// in a temporary home and returns every file the home then holds (the
+// generation, its segments, the build report, the files' state) by path.
+func syncedFiles(t *testing.T, src config.Source, files map[string]string) map[string]string {
+	t.Helper()
+	cfg, _ := syncSource(t, src, files)
 	home := map[string]string{}
 	err := filepath.WalkDir(cfg.Home.Root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
