@@ -134,9 +134,11 @@ func ReadFile(ctx context.Context, src config.Source, f File, from Cursor, sink 
 // would have, so a build reads a large file in pieces of bounded memory.
 // A file that is not LineBased is read whole.
 func ReadFilePiece(ctx context.Context, src config.Source, f File, from Cursor, limit int64, sink Sink) (cur Cursor, more bool, err error) {
-	// The machine's zone enters the readers here, and only here: a time
-	// written without an offset is its wall-clock time (see parseDate).
-	fc := &fileCtx{ctx: ctx, src: src, path: f.Path, rel: f.Rel, sink: sink, loc: time.Local, memo: f.memo}
+	// The machine's zone and clock enter the readers here, and only
+	// here: a time written without an offset is its wall-clock time (see
+	// parseDate), and a file's age is judged against the read's start
+	// (fileCtx.settled).
+	fc := &fileCtx{ctx: ctx, src: src, path: f.Path, rel: f.Rel, sink: sink, loc: time.Local, now: time.Now(), memo: f.memo}
 	if f.Info != nil {
 		fc.mod = f.Info.ModTime()
 	}
@@ -632,6 +634,9 @@ type fileCtx struct {
 	// caller gave no stat): the time of a transcript's lines that carry
 	// none.
 	mod time.Time
+	// now is when the read started (zero when the caller gave no
+	// clock): what a file's age is measured against.
+	now time.Time
 	// memo is the file's listing's (File.memo; nil when the file comes
 	// from no listing).
 	memo *listingMemo
@@ -645,10 +650,10 @@ type fileCtx struct {
 // agent's write lands in well under that, a file a crash left stays so.
 const settleAfter = time.Minute
 
-// settled reports whether the file was last written settleAfter ago or
-// earlier (false when the caller gave no stat).
+// settled reports whether the file was last written settleAfter or more
+// before the read started (false when the caller gave no stat).
 func (fc *fileCtx) settled() bool {
-	return !fc.mod.IsZero() && time.Since(fc.mod) >= settleAfter
+	return !fc.mod.IsZero() && !fc.now.IsZero() && fc.now.Sub(fc.mod) >= settleAfter
 }
 
 // problem reports input skipped at line (0: the whole file). The
