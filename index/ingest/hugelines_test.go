@@ -105,13 +105,7 @@ func TestShrinker_allocates(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	var s shrinker
-	s.reset()
-	s.cutAt = maxLineBytes - cutReserveBytes
-	for i := 0; i < len(line); i += lineBufferBytes {
-		s.write(line[i:min(i+lineBufferBytes, len(line))])
-	}
-	out, over := s.finish()
+	out, over := shrinkInPieces(line, maxLineBytes-cutReserveBytes, lineBufferBytes)
 	runtime.ReadMemStats(&after)
 	if over || len(out) != len(line) {
 		t.Fatalf("over = %v, %d bytes of %d", over, len(out), len(line))
@@ -136,13 +130,7 @@ func TestShrinker_cutEarly(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, at := range []int{1, len(head) + 5, len(head) + binaryStringBytes - 1} {
-			var s shrinker
-			s.reset()
-			s.cutAt = at
-			for i := 0; i < len(in); i += 5 {
-				s.write([]byte(in[i:min(i+5, len(in))]))
-			}
-			out, over := s.finish()
+			out, over := shrinkInPieces([]byte(in), at, 5)
 			var got map[string]string
 			if over || json.Unmarshal(out, &got) != nil {
 				t.Fatalf("pad %d, cut at %d: output not JSON: …%q", pad, at, out[max(0, len(out)-60):])

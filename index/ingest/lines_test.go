@@ -340,13 +340,7 @@ func TestShrinker_cut(t *testing.T) {
 	}
 	start := len(`{"a":"short","t":"`) + binaryStringBytes
 	for at := start; at < start+2*len(unit); at++ {
-		var s shrinker
-		s.reset()
-		s.cutAt = at
-		for i := 0; i < len(in); i += 5 {
-			s.write([]byte(in[i:min(i+5, len(in))]))
-		}
-		out, over := s.finish()
+		out, over := shrinkInPieces([]byte(in), at, 5)
 		var got map[string]string
 		if over || json.Unmarshal(out, &got) != nil {
 			t.Fatalf("cut at %d: over=%v, output not JSON: …%q", at, over, out[max(0, len(out)-60):])
@@ -389,11 +383,7 @@ func TestShrinker_cutInSecret(t *testing.T) {
 		head := `{"t":"` + filler + `token\n` + secret
 		in := head + ` was rotated"}`
 		for at := len(head) - len(secret) + 1; at <= len(head); at++ {
-			var s shrinker
-			s.reset()
-			s.cutAt = at
-			s.write([]byte(in))
-			out, over := s.finish()
+			out, over := shrinkInPieces([]byte(in), at, len(in))
 			var got map[string]string
 			if over || json.Unmarshal(out, &got) != nil {
 				t.Fatalf("cut at %d: over=%v, output not JSON: …%q", at, over, out[max(0, len(out)-60):])
@@ -464,4 +454,18 @@ func TestReadFile_longNULPadding(t *testing.T) {
 	if len(res.problems) != 1 || !res.problems[0].Interrupted || res.problems[0].Line != 2 {
 		t.Errorf("problems %+v; want line 2's NUL bytes, a crash's remains", res.problems)
 	}
+}
+
+// shrinkInPieces runs a shrinker that cuts a long string at cutAt (0:
+// never) over line, written in pieces of n bytes as a reader's buffer
+// hands them over, and returns what it keeps and whether the line was
+// over the limit.
+func shrinkInPieces(line []byte, cutAt, n int) (out []byte, over bool) {
+	var s shrinker
+	s.reset()
+	s.cutAt = cutAt
+	for i := 0; i < len(line); i += n {
+		s.write(line[i:min(i+n, len(line))])
+	}
+	return s.finish()
 }
