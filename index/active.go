@@ -145,7 +145,9 @@ func openRecord(indexDir string, rec *manifest.Manifest, analyzer *lexical.Analy
 			}
 		}
 	}
-	g, err := generation.Open(indexDir, rec, analyzer, generation.Options{Cache: cache})
+	// Dates are the machine's, as search.ConfigFor's: Nova has no
+	// time-zone setting.
+	g, err := generation.Open(indexDir, rec, analyzer, generation.Options{Cache: cache, Location: time.Local})
 	if err != nil {
 		return nil, err
 	}

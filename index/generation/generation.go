@@ -111,6 +111,7 @@ type Generation struct {
 	// computed on first use.
 	versionsOnce, agentsOnce, sourcesOnce lazy.Once
 	versions                              versions
+	zone                                  *time.Location // Options.Location
 	agents, sources                       []string
 	// fences order most documents of different segments by chunk id
 	// without decoding them (IDLess).
@@ -149,6 +150,11 @@ type Options struct {
 	// Dir is where the generation's own files are when that is not the
 	// manifest's generationPath (a candidate not yet promoted).
 	Dir string
+	// Location is the user's zone: a bare date's day begins at its
+	// midnight there when versions of a subject are ordered (nil: UTC).
+	// The caller chooses it, as search.Config's, so that a test can
+	// order versions in any zone without touching time.Local.
+	Location *time.Location
 }
 
 // Open loads the generation m describes from indexDir (the directory
@@ -159,7 +165,11 @@ func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opt
 	if dir == "" {
 		dir = filepath.Join(indexDir, m.GenerationPath)
 	}
-	g := &Generation{Dir: dir, Meta: Meta{
+	zone := opts.Location
+	if zone == nil {
+		zone = time.UTC
+	}
+	g := &Generation{Dir: dir, zone: zone, Meta: Meta{
 		RunID: m.RunID, CreatedAt: m.CreatedAt, ChunkCount: m.ChunkCount, RecordCount: m.RecordCount,
 		EmbeddingProfile: m.EmbeddingProfile, Segments: len(m.Segments),
 	}}

@@ -225,7 +225,7 @@ func TestSuperseded_undated(t *testing.T) {
 	}
 }
 
-// TestSuperseded_dayAfterAnEveningWestOfUTC: on a machine west of UTC,
+// TestSuperseded_dayAfterAnEveningWestOfUTC: for a user west of UTC,
 // a record of an evening ("2026-06-01T20:00:00-07:00", 03:00 UTC on
 // June 2) is older than one dated only the next day ("2026-06-02"):
 // the bare date is a day of the machine's zone, which begins after that
@@ -234,9 +234,6 @@ func TestSuperseded_undated(t *testing.T) {
 // ordered as instants, whatever their offsets; on one day, an exact time
 // is after the bare date, as before.
 func TestSuperseded_dayAfterAnEveningWestOfUTC(t *testing.T) {
-	local := time.Local
-	time.Local = time.FixedZone("UTC-7", -7*3600)
-	t.Cleanup(func() { time.Local = local })
 	home, m := builtFrom(t, []string{
 		`{"id":"gw-1","subject":"gateway","text":"The gateway is gw-a.","date":"2026-06-01T20:00:00-07:00","project":"nova"}`,
 		`{"id":"gw-2","subject":"gateway","text":"The gateway is gw-b.","date":"2026-06-02","project":"nova"}`,
@@ -245,7 +242,8 @@ func TestSuperseded_dayAfterAnEveningWestOfUTC(t *testing.T) {
 		`{"id":"ns-1","subject":"resolver","text":"The resolver is ns-a.","date":"2026-06-01T09:00:00-07:00","project":"nova"}`,
 		`{"id":"ns-2","subject":"resolver","text":"The resolver is ns-b.","date":"2026-06-01","project":"nova"}`,
 	})
-	g, err := open(t, home, m)
+	west := generation.Options{Location: time.FixedZone("UTC-7", -7*3600)}
+	g, err := generation.Open(home.IndexDir(), m, lexical.NewAnalyzer(), west)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,6 +261,16 @@ func TestSuperseded_dayAfterAnEveningWestOfUTC(t *testing.T) {
 		if _, ok := g.Superseded(doc(newest)); ok {
 			t.Errorf("the newest version %s is superseded", newest)
 		}
+	}
+	// The zone is the caller's: in UTC the bare date's day begins at
+	// 00:00 UTC on June 2, before the evening's 03:00 UTC, so the
+	// evening's state is the newer one.
+	g, err = generation.Open(home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{Location: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if by, ok := g.Superseded(doc("gw-2")); !ok || by != doc("gw-1") {
+		t.Errorf("in UTC: gw-2 superseded %v by doc %d, want by gw-1 (doc %d)", ok, by, doc("gw-1"))
 	}
 }
 

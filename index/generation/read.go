@@ -554,7 +554,7 @@ func (g *Generation) versionChains() *versions {
 		for i, c := range g.subjectChunks() {
 			when := c.Time
 			if when == "" && c.Date != "" {
-				when = dayStart(c.Date)
+				when = dayStart(c.Date, g.zone)
 			}
 			boards.add(i, c, when)
 			// A project is one text in either Unicode form, as the
@@ -590,14 +590,14 @@ func (g *Generation) versionChains() *versions {
 	return &g.versions
 }
 
-// dayStart is the instant a bare date begins in the machine's zone, in
+// dayStart is the instant a bare date begins in the user's zone, in
 // the form of a chunk's exact time (UTC, RFC 3339), so that versions with
 // and without an exact time are ordered as instants: west of UTC, an
 // evening's time is the next day in UTC and sorted after the next day's
 // bare date as text. An exact time on the day is after its start, as
 // the day's state was written during it.
-func dayStart(date string) string {
-	t, err := time.ParseInLocation("2006-01-02", date, time.Local)
+func dayStart(date string, zone *time.Location) string {
+	t, err := time.ParseInLocation("2006-01-02", date, zone)
 	if err != nil {
 		return date
 	}
