@@ -497,6 +497,10 @@ func (h *codexHandler) content(n int, role string, raw json.RawMessage) (text st
 			if codexImageLabel(items, i) {
 				continue
 			}
+			if role == "user" && codexImageError.MatchString(c.Text) {
+				parts = append(parts, imageMark)
+				continue
+			}
 			if t := h.userText(role, c.Text); t != "" {
 				parts = append(parts, t)
 				texts = append(texts, t)
@@ -556,6 +560,15 @@ func codexImageLabel(items []codexContentItem, i int) bool {
 }
 
 var codexImageItems = setOf("input_image", "output_image", "image")
+
+// codexImageError matches the text Codex puts in a prompt in place of a
+// local image it could not attach (codex-rs protocol models.rs:
+// local_image_error_placeholder, invalid_image_error_placeholder,
+// unsupported_image_error_placeholder): the image the user gave, not
+// their words, and absent from the user_message copy, so kept as an
+// image (the copies are then found the same).
+var codexImageError = regexp.MustCompile("\\A(?:Codex could not read the local image at `[^`]*`: |" +
+	"Image located at `[^`]*` is invalid: |Codex cannot attach image at `[^`]*`: unsupported )")
 
 func (h *codexHandler) userText(role, text string) string {
 	if role != "user" {

@@ -1,0 +1,87 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// codexSourceCase is a rollout built line by line from the shapes the
+// openai/codex Rust source defines (each case names the file), and the
+// records a read of it gives, role and text.
+type codexSourceCase struct {
+	name  string
+	lines []string
+	want  []string // "role: text"
+}
+
+// readCodexSource writes the rollout of tc into a temporary sessions
+// directory and reads it as a Codex source.
+func readCodexSource(t *testing.T, tc codexSourceCase) []string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "sessions", "2026", "10", "12")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	name := "rollout-2026-10-12T09-00-00-019db000-0195-7000-8000-000000000195.jsonl"
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(tc.lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	recs, problems := collect(t, config.Source{Name: "c", Kind: config.KindCodex, Path: filepath.Dir(filepath.Dir(filepath.Dir(dir)))})
+	for _, p := range problems {
+		t.Errorf("problem %s:%d: %s", p.Path, p.Line, p.Reason)
+	}
+	got := make([]string, 0, len(recs))
+	for _, r := range recs {
+		got = append(got, r.Role+": "+r.Text)
+	}
+	return got
+}
+
+const codexSourceMeta = `{"timestamp":"2026-10-12T09:00:00.000Z","type":"session_meta","payload":{"id":"019db000-0195-7000-8000-000000000195","timestamp":"2026-10-12T09:00:00.000Z","cwd":"/Users/ana/work/brand","originator":"codex_cli_rs","cli_version":"0.150.0","source":"cli","model_provider":"openai"}}`
+
+func TestReadCodexFile_sourceShapes(t *testing.T) {
+	tests := []codexSourceCase{
+		{
+			// codex-rs/protocol/src/models.rs (ResponseInputItem::from_user_input,
+			// local_image_content_items_with_label_number): a local image Codex
+			// cannot attach is replaced in the prompt by a text item,
+			// local_image_error_placeholder ("Codex could not read the local
+			// image at `path`: error"), invalid_image_error_placeholder ("Image
+			// located at `path` is invalid: error") or
+			// unsupported_image_error_placeholder ("Codex cannot attach image at
+			// `path`: unsupported image `mime`."); the user_message event
+			// (codex-rs/protocol/src/protocol.rs UserMessageEvent) has the
+			// prompt and the path in local_images.
+			name: "local images Codex could not attach",
+			lines: []string{
+				codexSourceMeta,
+				`{"timestamp":"2026-10-12T09:01:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Codex could not read the local image at ` + "`/Users/ana/Desktop/logo.png`" + `: No such file or directory (os error 2)"},{"type":"input_text","text":"[Image #1] why does the logo look blurry in the header?"}]}}`,
+				`{"timestamp":"2026-10-12T09:01:00.001Z","type":"event_msg","payload":{"type":"user_message","message":"[Image #1] why does the logo look blurry in the header?","images":[],"local_images":["/Users/ana/Desktop/logo.png"],"text_elements":[]}}`,
+				`{"timestamp":"2026-10-12T09:01:10.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"The header scales a 64px logo to 128px; export it at 2x."}],"phase":"final_answer"}}`,
+				`{"timestamp":"2026-10-12T09:01:10.001Z","type":"event_msg","payload":{"type":"agent_message","message":"The header scales a 64px logo to 128px; export it at 2x.","phase":"final_answer"}}`,
+				`{"timestamp":"2026-10-12T09:02:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Image located at ` + "`/Users/ana/Desktop/broken.png`" + ` is invalid: image format error: invalid PNG signature"},{"type":"input_text","text":"Codex cannot attach image at ` + "`/Users/ana/Desktop/icon.svg`" + `: unsupported image ` + "`image/svg+xml`" + `."},{"type":"input_text","text":"and these two?"}]}}`,
+				`{"timestamp":"2026-10-12T09:02:00.001Z","type":"event_msg","payload":{"type":"user_message","message":"and these two?","images":[],"local_images":["/Users/ana/Desktop/broken.png","/Users/ana/Desktop/icon.svg"],"text_elements":[]}}`,
+				`{"timestamp":"2026-10-12T09:02:10.000Z","type":"event_msg","payload":{"type":"agent_message","message":"Neither file reached me: re-export broken.png.","phase":"final_answer"}}`,
+				`{"timestamp":"2026-10-12T09:02:10.001Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Neither file reached me: re-export broken.png."}],"phase":"final_answer"}}`,
+			},
+			want: []string{
+				"user: [image]\n[Image #1] why does the logo look blurry in the header?",
+				"assistant: The header scales a 64px logo to 128px; export it at 2x.",
+				"user: [image]\n[image]\nand these two?",
+				"assistant: Neither file reached me: re-export broken.png.",
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := readCodexSource(t, tc)
+			if strings.Join(got, "\n--\n") != strings.Join(tc.want, "\n--\n") {
+				t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n--\n"), strings.Join(tc.want, "\n--\n"))
+			}
+		})
+	}
+}
