@@ -46,7 +46,7 @@ import (
 // that number no lines) starts with, when the rollout it was copied from
 // is there to give it (see copied). The helper threads Codex records for
 // itself (a compaction, a memory consolidation, the guardian's review of
-// an action) are not read at all. A message one agent sends another (a
+// an action, the reviewer a /review runs) are not read at all. A message one agent sends another (a
 // sub-agent's task, its result: inter_agent_communication lines, or
 // message items holding it as JSON in earlier builds) is the
 // assistant's, without Codex's envelope (see interAgent).

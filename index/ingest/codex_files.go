@@ -311,10 +311,12 @@ type codexMeta struct {
 // codexHelpers are the helper threads Codex runs for itself and records
 // in sessions/ beside the user's: the compaction of a thread, the
 // consolidation of its memories, the guardian that assesses an action for
-// approval. Their prompts are Codex's (the guardian's carry the whole
-// conversation it assesses, already read from its own rollout) and their
-// answers are for Codex, not for anyone to recall.
-var codexHelpers = setOf("compact", "memory_consolidation", "guardian", "guardian_review")
+// approval, the reviewer a /review runs. Their prompts are Codex's (the
+// guardian's carry the whole conversation it assesses, already read from
+// its own rollout) and their answers are for Codex, not for anyone to
+// recall; a review's request and findings are read from the thread that
+// asked for it (entered_review_mode, exited_review_mode).
+var codexHelpers = setOf("compact", "memory_consolidation", "guardian", "guardian_review", "review")
 
 // helper reports whether the session meta is that of a helper thread:
 // a source of {"internal": ...}, or of a sub-agent or a thread source

@@ -75,6 +75,25 @@ func TestReadCodexFile_sourceShapes(t *testing.T) {
 				"assistant: Neither file reached me: re-export broken.png.",
 			},
 		},
+		{
+			// codex-rs/core/src/tasks/review.rs (start_review_conversation:
+			// run_codex_thread_one_shot with SubAgentSource::Review) and
+			// codex-rs/protocol/src/protocol.rs (SessionSource, SubAgentSource):
+			// a /review runs in a thread of its own, recorded beside the
+			// user's with the source {"subagent":"review"}; its prompt is the
+			// one Codex writes for the reviewer (codex-rs/core/src/review_prompts.rs)
+			// and its answer the findings as JSON, which the parent's
+			// entered_review_mode and exited_review_mode already give.
+			name: "review sub-agent thread",
+			lines: []string{
+				`{"timestamp":"2026-10-12T09:00:00.000Z","type":"session_meta","payload":{"id":"019db000-0195-7000-8000-000000000195","forked_from_id":"019db000-0194-7000-8000-000000000194","timestamp":"2026-10-12T09:00:00.000Z","cwd":"/Users/ana/work/brand","originator":"codex_cli_rs","cli_version":"0.150.0","source":{"subagent":"review"},"thread_source":"subagent","model_provider":"openai"}}`,
+				`{"timestamp":"2026-10-12T09:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Review the current code changes (staged, unstaged, and untracked files) and provide prioritized findings."}]}}`,
+				`{"timestamp":"2026-10-12T09:00:01.001Z","type":"event_msg","payload":{"type":"user_message","message":"Review the current code changes (staged, unstaged, and untracked files) and provide prioritized findings.","images":[],"local_images":[],"text_elements":[]}}`,
+				`{"timestamp":"2026-10-12T09:00:30.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"{\"findings\":[{\"title\":\"[P1] Logo scaled past its size\",\"body\":\"The header scales the 64px logo to 128px.\",\"confidence_score\":0.8,\"priority\":1,\"code_location\":{\"absolute_file_path\":\"/Users/ana/work/brand/header.css\",\"line_range\":{\"start\":10,\"end\":12}}}],\"overall_correctness\":\"patch is incorrect\",\"overall_explanation\":\"The logo is blurry.\",\"overall_confidence_score\":0.8}"}],"phase":"final_answer"}}`,
+				`{"timestamp":"2026-10-12T09:00:30.001Z","type":"event_msg","payload":{"type":"agent_message","message":"{\"findings\":[{\"title\":\"[P1] Logo scaled past its size\",\"body\":\"The header scales the 64px logo to 128px.\",\"confidence_score\":0.8,\"priority\":1,\"code_location\":{\"absolute_file_path\":\"/Users/ana/work/brand/header.css\",\"line_range\":{\"start\":10,\"end\":12}}}],\"overall_correctness\":\"patch is incorrect\",\"overall_explanation\":\"The logo is blurry.\",\"overall_confidence_score\":0.8}","phase":"final_answer"}}`,
+			},
+			want: nil,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
