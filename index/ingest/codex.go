@@ -291,6 +291,10 @@ type codexState struct {
 	// prompt: newer builds follow the event with an assistant message
 	// that renders the same findings for the model.
 	ReviewKept bool `json:"reviewKept,omitempty"`
+	// InReview is set from a review's entered_review_mode to its
+	// exited_review_mode: the user_message events between them are the
+	// reviewer's thread's, sent on (see reviewRequest).
+	InReview bool `json:"inReview,omitempty"`
 	// Goal is the digest (textKey) of the last goal objective kept:
 	// Codex writes the goal again at every change of its status and
 	// usage.
@@ -398,6 +402,10 @@ func (h *codexHandler) responseItem(n int, p *codexPayload, inherited bool) erro
 		}
 		if codexTurnBoundary(p) {
 			h.turn(n)
+			// The reviewer's prompt is no item of this thread: a prompt
+			// that is ends a review whose exit was never written (Codex
+			// stopped mid-review).
+			h.st.InReview = false
 		}
 		text, parts, ok := h.content(n, p.Role, p.Content)
 		if !ok {
@@ -589,6 +597,9 @@ var codexEnvCwd = regexp.MustCompile(`<cwd>([^<]+)</cwd>`)
 func (h *codexHandler) event(n int, p *codexPayload, payload json.RawMessage) error {
 	switch p.Type {
 	case "user_message":
+		if h.st.InReview {
+			return nil // the reviewer's prompt, which Codex wrote
+		}
 		parts := []string{codexUserText(p.Message)}
 		for range p.Images {
 			parts = append(parts, imageMark)

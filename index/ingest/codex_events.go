@@ -155,7 +155,9 @@ func (h *codexHandler) rolledBack(n int) bool {
 // "current changes", "changes against 'main'", or the user's own
 // instructions for a custom review, which newer builds also give in the
 // target). The reviewer's prompt that older builds add is Codex's, not
-// the user's.
+// the user's; so is the user_message event of it that newer builds send on
+// from the reviewer's thread (codex-rs tasks/review.rs,
+// process_review_events) until exited_review_mode, which is not read.
 func (h *codexHandler) reviewRequest(n int, payload json.RawMessage) error {
 	var r struct {
 		Hint   string `json:"user_facing_hint"`
@@ -166,7 +168,7 @@ func (h *codexHandler) reviewRequest(n int, payload json.RawMessage) error {
 	if !h.payload(n, payload, "entered_review_mode", &r) {
 		return nil
 	}
-	h.st.ReviewKept = false
+	h.st.ReviewKept, h.st.InReview = false, true
 	what := strings.TrimSpace(r.Hint)
 	if what == "" {
 		what = strings.TrimSpace(r.Target.Instructions)
@@ -216,6 +218,7 @@ func (h *codexHandler) reviewFindings(n int, payload json.RawMessage) error {
 	var r struct {
 		Output *codexReviewOutput `json:"review_output"`
 	}
+	h.st.InReview = false
 	if !h.payload(n, payload, "exited_review_mode", &r) {
 		return nil
 	}

@@ -94,6 +94,55 @@ func TestReadCodexFile_sourceShapes(t *testing.T) {
 			},
 			want: nil,
 		},
+		{
+			// codex-rs/core/src/tasks/review.rs (process_review_events): the
+			// events of the reviewer's thread are sent on to the thread that
+			// asked for the review ("other => session.send_event"), and
+			// codex-rs/core/src/rollout/policy.rs (should_persist_event_msg)
+			// records its UserMessage there: the prompt Codex wrote for the
+			// reviewer (codex-rs/core/src/review_prompts.rs), between
+			// entered_review_mode and exited_review_mode, with no response
+			// item of it. The reviewer's progress messages are the
+			// assistant's, as the parent shows them.
+			name: "review prompt sent on from the reviewer's thread",
+			lines: []string{
+				codexSourceMeta,
+				`{"timestamp":"2026-10-12T09:00:02.000Z","type":"event_msg","payload":{"type":"entered_review_mode","target":{"type":"uncommittedChanges"},"user_facing_hint":"current changes"}}`,
+				`{"timestamp":"2026-10-12T09:00:03.000Z","type":"event_msg","payload":{"type":"user_message","message":"Review the current code changes (staged, unstaged, and untracked files) and provide prioritized findings.","images":[],"local_images":[],"text_elements":[]}}`,
+				`{"timestamp":"2026-10-12T09:00:10.000Z","type":"event_msg","payload":{"type":"agent_message","message":"Checking how header.css sizes the logo.","phase":"commentary"}}`,
+				`{"timestamp":"2026-10-12T09:00:20.000Z","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":null}}`,
+				`{"timestamp":"2026-10-12T09:01:30.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<user_action>\n  <context>User initiated a review task. Here's the full review output from reviewer model. User may select one or more comments to resolve.</context>\n  <action>review</action>\n  <results>\nThe logo is blurry.\n  </results>\n</user_action>"}]}}`,
+				`{"timestamp":"2026-10-12T09:01:30.001Z","type":"event_msg","payload":{"type":"exited_review_mode","review_output":{"findings":[],"overall_correctness":"patch is incorrect","overall_explanation":"The logo is blurry.","overall_confidence_score":0.8}}}`,
+				`{"timestamp":"2026-10-12T09:01:30.002Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"The logo is blurry."}]}}`,
+				`{"timestamp":"2026-10-12T09:02:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"fix it"}]}}`,
+				`{"timestamp":"2026-10-12T09:02:00.001Z","type":"event_msg","payload":{"type":"user_message","message":"fix it","images":[],"local_images":[],"text_elements":[]}}`,
+			},
+			want: []string{
+				"user: /review current changes",
+				"assistant: Checking how header.css sizes the logo.",
+				"assistant: The logo is blurry.",
+				"user: fix it",
+			},
+		},
+		{
+			// As above, with Codex stopped mid-review: no exited_review_mode
+			// is written, and the next prompt (a response item and its
+			// user_message event) is the user's again.
+			name: "review cut short",
+			lines: []string{
+				codexSourceMeta,
+				`{"timestamp":"2026-10-12T09:00:02.000Z","type":"event_msg","payload":{"type":"entered_review_mode","target":{"type":"uncommittedChanges"},"user_facing_hint":"current changes"}}`,
+				`{"timestamp":"2026-10-12T09:00:03.000Z","type":"event_msg","payload":{"type":"user_message","message":"Review the current code changes (staged, unstaged, and untracked files) and provide prioritized findings.","images":[],"local_images":[],"text_elements":[]}}`,
+				`{"timestamp":"2026-10-13T10:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"where were we?"}]}}`,
+				`{"timestamp":"2026-10-13T10:00:00.001Z","type":"event_msg","payload":{"type":"user_message","message":"where were we?","images":[],"local_images":[],"text_elements":[]}}`,
+				`{"timestamp":"2026-10-13T10:00:09.000Z","type":"event_msg","payload":{"type":"user_message","message":"and after that?","images":[],"local_images":[],"text_elements":[]}}`,
+			},
+			want: []string{
+				"user: /review current changes",
+				"user: where were we?",
+				"user: and after that?",
+			},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
