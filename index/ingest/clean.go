@@ -19,6 +19,7 @@ const (
 	redactedMark = "[redacted]"
 	binaryMark   = "[binary]"
 	imageMark    = "[image]"
+	audioMark    = "[audio]"
 	documentMark = "[document]"
 	// cutMark ends a long string of an agent's line cut to fit
 	// maxLineBytes (see shrinker).
@@ -174,7 +175,7 @@ func stateText(s string) string {
 // reader leaves behind are ignored: a message that was only an image or
 // only a pasted key is not worth a record.
 func hasContent(text string) bool {
-	for _, mark := range []string{imageMark, documentMark, binaryMark, redactedMark} {
+	for _, mark := range []string{imageMark, audioMark, documentMark, binaryMark, redactedMark} {
 		text = strings.ReplaceAll(text, mark, "")
 	}
 	return strings.TrimSpace(text) != ""

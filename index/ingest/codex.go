@@ -502,11 +502,11 @@ func (h *codexHandler) content(n int, role string, raw json.RawMessage) (text st
 	for i, c := range items {
 		switch c.Type {
 		case "input_text", "output_text", "text":
-			if codexImageLabel(items, i) {
+			if codexMediaLabel(items, i) {
 				continue
 			}
-			if role == "user" && codexImageError.MatchString(c.Text) {
-				parts = append(parts, imageMark)
+			if mark := codexMediaErrorMark(c.Text); mark != "" && role == "user" {
+				parts = append(parts, mark)
 				continue
 			}
 			if t := h.userText(role, c.Text); t != "" {
@@ -515,6 +515,8 @@ func (h *codexHandler) content(n int, role string, raw json.RawMessage) (text st
 			}
 		case "input_image", "output_image", "image":
 			parts = append(parts, imageMark)
+		case "input_audio":
+			parts = append(parts, audioMark)
 		case "input_file", "file":
 			parts = append(parts, documentMark)
 		case "refusal":
@@ -548,35 +550,63 @@ func continues(prev, next string) bool {
 	return unicode.IsSpace(last) || unicode.IsSpace(first) || unicode.IsPunct(first) && !strings.ContainsRune("([{\"'`#*-", first)
 }
 
-// codexImageLabel reports whether item i is one of the text items Codex
-// puts around an image it sends (newer builds): "<image name=[Image #1]>" or
-// "<image>" before it and "</image>" after it. The event_msg copy of the
-// message has no such items, so they would also keep the two copies from
-// being found the same.
-func codexImageLabel(items []codexContentItem, i int) bool {
-	isImage := func(j int) bool {
-		return j >= 0 && j < len(items) && codexImageItems[items[j].Type]
+// codexMediaLabel reports whether item i is one of the text items Codex
+// puts around an image or an audio file it sends (newer builds):
+// "<image name=[Image #1] path=...>" or "<image>" before an image and
+// "</image>" after it, "<audio name=[Audio #1] path=...>" or "<audio>"
+// and "</audio>" around an audio file. The event_msg copy of the message
+// has no such items, so they would also keep the two copies from being
+// found the same.
+func codexMediaLabel(items []codexContentItem, i int) bool {
+	isMedia := func(j int, kind string) bool {
+		return j >= 0 && j < len(items) && codexMediaItems[items[j].Type] == kind
 	}
 	t := strings.TrimSpace(items[i].Text)
-	switch {
-	case t == "</image>":
-		return isImage(i - 1)
-	case t == "<image>", strings.HasPrefix(t, "<image name=") && strings.HasSuffix(t, ">"):
-		return isImage(i + 1)
+	for _, kind := range []string{"image", "audio"} {
+		switch {
+		case t == "</"+kind+">":
+			return isMedia(i-1, kind)
+		case t == "<"+kind+">", strings.HasPrefix(t, "<"+kind+" name=") && strings.HasSuffix(t, ">"):
+			return isMedia(i+1, kind)
+		}
 	}
 	return false
 }
 
-var codexImageItems = setOf("input_image", "output_image", "image")
+// codexMediaMarks removes the marks of the files a prompt holds, which
+// its event copy does not have (its images are a field of their own, its
+// local files are not marked).
+var codexMediaMarks = strings.NewReplacer(imageMark, "", audioMark, "")
 
-// codexImageError matches the text Codex puts in a prompt in place of a
-// local image it could not attach (codex-rs protocol models.rs:
-// local_image_error_placeholder, invalid_image_error_placeholder,
-// unsupported_image_error_placeholder): the image the user gave, not
-// their words, and absent from the user_message copy, so kept as an
-// image (the copies are then found the same).
-var codexImageError = regexp.MustCompile("\\A(?:Codex could not read the local image at `[^`]*`: |" +
-	"Image located at `[^`]*` is invalid: |Codex cannot attach image at `[^`]*`: unsupported )")
+// codexMediaItems are the content items of an image or an audio file.
+var codexMediaItems = map[string]string{
+	"input_image": "image", "output_image": "image", "image": "image",
+	"input_audio": "audio",
+}
+
+// codexMediaError matches the text Codex puts in a prompt in place of a
+// local image or audio file it could not attach (codex-rs protocol
+// models.rs: local_image_error_placeholder or, newer,
+// local_media_error_placeholder, invalid_image_error_placeholder,
+// unsupported_image_error_placeholder, unsupported_audio_error_placeholder):
+// the file the user gave, not their words, and absent from the
+// user_message copy, so kept as its mark (the copies are then found the
+// same). Its groups name the kind of file, image when none does.
+var codexMediaError = regexp.MustCompile("\\A(?:Codex could not read the local (image|audio) at `[^`]*`: |" +
+	"Image located at `[^`]*` is invalid: |Codex cannot attach (image|audio) at `[^`]*`: unsupported )")
+
+// codexMediaErrorMark returns the mark of the file a text stands in for
+// (see codexMediaError), or "" when it is none.
+func codexMediaErrorMark(text string) string {
+	m := codexMediaError.FindStringSubmatch(text)
+	switch {
+	case m == nil:
+		return ""
+	case m[1]+m[2] == "audio":
+		return audioMark
+	}
+	return imageMark
+}
 
 func (h *codexHandler) userText(role, text string) string {
 	if role != "user" {
@@ -722,7 +752,7 @@ func (h *codexHandler) keepAs(n int, role, text, key string, stream codexStream)
 // fresh counts one copy of an utterance from stream and reports whether
 // it is the first copy of it (see keep).
 func (h *codexHandler) fresh(role, text string, stream codexStream) bool {
-	norm := normalizeSpace(strings.ReplaceAll(text, imageMark, ""))
+	norm := normalizeSpace(codexMediaMarks.Replace(text))
 	if norm == "" {
 		return false
 	}

@@ -143,6 +143,30 @@ func TestReadCodexFile_sourceShapes(t *testing.T) {
 				"user: and after that?",
 			},
 		},
+		{
+			// codex-rs/protocol/src/models.rs (ResponseInputItem::from_user_input,
+			// local_audio_content_items, local_media_error_placeholder,
+			// unsupported_audio_error_placeholder): a local audio file the
+			// user attaches is an input_audio item between the text items
+			// "<audio name=[Audio #1] path=...>" and "</audio>", or, when
+			// Codex cannot attach it, a text item in its place ("Codex could
+			// not read the local audio at `path`: error", "Codex cannot attach
+			// audio at `path`: unsupported audio format; ...").
+			name: "local audio",
+			lines: []string{
+				codexSourceMeta,
+				`{"timestamp":"2026-10-12T09:01:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<audio name=[Audio #1] path=\"/Users/ana/Desktop/standup.wav\">"},{"type":"input_audio","audio_url":"data:audio/wav;base64,UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA="},{"type":"input_text","text":"</audio>"},{"type":"input_text","text":"list the action items from this standup"}]}}`,
+				`{"timestamp":"2026-10-12T09:01:00.001Z","type":"event_msg","payload":{"type":"user_message","message":"list the action items from this standup","images":[],"local_images":[],"text_elements":[]}}`,
+				`{"timestamp":"2026-10-12T09:01:10.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Ana ships the logo fix; Bo reviews the header."}],"phase":"final_answer"}}`,
+				`{"timestamp":"2026-10-12T09:02:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Codex cannot attach audio at ` + "`/Users/ana/Desktop/retro.flac`" + `: unsupported audio format; use wav, mp3, m4a, webm, or ogg."},{"type":"input_text","text":"Codex could not read the local audio at ` + "`/Users/ana/Desktop/gone.wav`" + `: No such file or directory (os error 2)"},{"type":"input_text","text":"and these?"}]}}`,
+				`{"timestamp":"2026-10-12T09:02:00.001Z","type":"event_msg","payload":{"type":"user_message","message":"and these?","images":[],"local_images":[],"text_elements":[]}}`,
+			},
+			want: []string{
+				"user: [audio]\nlist the action items from this standup",
+				"assistant: Ana ships the logo fix; Bo reviews the header.",
+				"user: [audio]\n[audio]\nand these?",
+			},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
