@@ -875,11 +875,17 @@ const shownUnreadBySync = 20
 // the file (and the memory indexed from it before), so the file looked
 // not yet indexed, and a sync the fix. Such files are taken out of scan
 // (unread, newest). Only files not recorded are read, up to their first
-// record; ok is false when each reads.
+// record; ok is false when each reads. A file the generation recorded as
+// one a read failed on (index.FileState.Unreadable), still as it was
+// then, is named with the reason recorded, without a read: the syncs
+// leave it unread until it changes.
 func unreadBySync(ctx context.Context, s config.Source, chk Check, scan *sourceScan, recorded recordedFiles) (Check, bool) {
 	// Without a SQLite driver (a binary that links none) a Hermes read
 	// fails for this program, not for the database: novactl links one.
-	if scan.unread == 0 || chk.State != Ready || recorded == nil || (s.Kind == config.KindHermes && !slices.Contains(sql.Drivers(), "sqlite")) {
+	if chk.State != Ready || recorded == nil || (s.Kind == config.KindHermes && !slices.Contains(sql.Drivers(), "sqlite")) {
+		return Check{}, false
+	}
+	if scan.unread == 0 && !recorded.anyUnreadable(s) {
 		return Check{}, false
 	}
 	listing, err := ingest.List(s)
@@ -888,9 +894,17 @@ func unreadBySync(ctx context.Context, s config.Source, chk Check, scan *sourceS
 	}
 	var failed []string
 	var first error
-	tried := 0
+	tried, known := 0, 0
 	newest := time.Time{}
 	for _, f := range listing.Files {
+		if st := recorded.unreadable(s, f); st != nil {
+			known++
+			failed = append(failed, f.Path)
+			if first == nil {
+				first = errors.New(st.Problem)
+			}
+			continue
+		}
 		if recorded.has(s, f) || f.Dataless || tried == shownUnreadBySync {
 			if t := ingest.LastChange(s.Kind, f.Path, f.Info.ModTime()); t.After(newest) && !recorded.unchanged(s, f) {
 				newest = t
@@ -917,7 +931,7 @@ func unreadBySync(ctx context.Context, s config.Source, chk Check, scan *sourceS
 	if len(failed) == 0 {
 		return Check{}, false
 	}
-	scan.unread = max(scan.unread-len(failed), 0)
+	scan.unread = max(scan.unread-(len(failed)-known), 0)
 	scan.newest = newest
 	msg := "no sync can read " + failed[0] + ": " + firstLine(first.Error())
 	if len(failed) > 1 {

@@ -64,6 +64,9 @@ func inputCheck(cfg config.Config, m *manifest.Manifest, states []index.FileStat
 	// leaving it out, would drop those too.
 	searchable := map[[2]string]bool{}
 	for _, s := range states {
+		if s.Unreadable {
+			continue // no read got to its input: the source's check names it
+		}
 		if _, configured := order[s.Source]; s.Problems+len(s.Dropped) > 0 && s.Gone.IsZero() && configured {
 			f := SkippedFile{Source: s.Source, Path: s.Path, Count: s.Problems + len(s.Dropped), Reason: s.Problem, Interrupted: s.Interrupted}
 			if f.Reason == "" && s.Problems == 0 {
@@ -241,6 +244,27 @@ func newRecordedFiles(states []index.FileState) recordedFiles {
 func (r recordedFiles) has(s config.Source, f ingest.File) bool {
 	st, ok := r[[2]string{s.Name, f.Path}]
 	return ok && st.Gone.IsZero()
+}
+
+// unreadable returns the state of f of source s when the generation
+// recorded it as a file a read failed on (index.FileState.Unreadable) and
+// it is still the same size and time; nil otherwise.
+func (r recordedFiles) unreadable(s config.Source, f ingest.File) *index.FileState {
+	if st := r[[2]string{s.Name, f.Path}]; st != nil && st.Unreadable && st.Gone.IsZero() && r.unchanged(s, f) {
+		return st
+	}
+	return nil
+}
+
+// anyUnreadable reports whether the generation recorded a file of source
+// s as one a read failed on.
+func (r recordedFiles) anyUnreadable(s config.Source) bool {
+	for k, st := range r {
+		if k[0] == s.Name && st.Unreadable && st.Gone.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 // unchanged reports whether f of source s is as the generation recorded

@@ -211,6 +211,12 @@ func TestSources_hermesDatabaseASyncCannotRead(t *testing.T) {
 	if fr := find(rep, "freshness"); fr == nil || fr.State != Ready {
 		t.Errorf("freshness beside a database no sync can read: %+v", fr)
 	}
+	// The syncs record it as a file they cannot read (and leave it unread
+	// while it stays so): the source check names it, the input check,
+	// whose advice is about input a read skipped, does not.
+	if in := find(rep, "input"); in == nil || strings.Contains(in.Message, db) {
+		t.Errorf("input check beside a database no sync can read: %+v", in)
+	}
 
 	// A Codex rollout compressed with zstd that is damaged, written after
 	// the build: neither a change nor a file a sync records.

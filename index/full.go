@@ -123,6 +123,9 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 				sum.Problems++
 			}
 			if old == nil {
+				if r.lasting() {
+					states.Files = append(states.Files, unreadableState(src.Name, nil, r, 0))
+				}
 				return nil
 			}
 			// The earlier memory of the file is kept, in its place among
@@ -154,10 +157,15 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 			}
 			if st := prevStates[key]; st != nil {
 				kept := *st
-				if r.carried {
+				switch {
+				case r.carried:
 					kept.markGone(x.opts.Now().UTC())
+				case r.lasting():
+					kept = unreadableState(src.Name, st, r, held)
 				}
 				states.Files = append(states.Files, kept)
+			} else if r.lasting() {
+				states.Files = append(states.Files, unreadableState(src.Name, nil, r, held))
 			} else {
 				states.Files = append(states.Files, FileState{Source: src.Name, Path: r.file.Path, Gone: x.opts.Now().UTC()})
 			}

@@ -4,6 +4,7 @@ package index
 
 import (
 	"io/fs"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,4 +24,15 @@ func statBirthTime(path string, fi fs.FileInfo) int64 {
 		return 0
 	}
 	return stx.Btime.Sec*1e9 + int64(stx.Btime.Nsec)
+}
+
+// changeTime returns the status change time of the file stat'd as fi
+// (Unix nanoseconds): a change of its content, permissions or owner sets
+// it, and nothing sets it back.
+func changeTime(fi fs.FileInfo) int64 {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0
+	}
+	return st.Ctim.Nano()
 }

@@ -697,6 +697,9 @@ func (d *delta) states() *sourceStates {
 					d.res.Unsettled++
 				}
 				d.res.problem(ingest.Problem{Source: key.source, Path: key.path, Reason: reason})
+				if r.lasting() {
+					st = unreadableState(key.source, j.prev, r, j.prev.Records)
+				}
 			}
 		default:
 			switch {
@@ -705,6 +708,9 @@ func (d *delta) states() *sourceStates {
 				d.res.problem(ingest.Problem{Source: key.source, Path: key.path, Reason: r.err.Error() + "; it will be read again"})
 			case r != nil && r.err != nil:
 				d.res.problem(ingest.Problem{Source: key.source, Path: key.path, Reason: r.err.Error()})
+				if r.lasting() {
+					out.Files = append(out.Files, unreadableState(key.source, nil, r, 0))
+				}
 			case r != nil && r.unstable:
 				d.res.Unsettled++
 				d.res.problem(ingest.Problem{Source: key.source, Path: key.path, Reason: "the file kept changing while it was read; it will be read again"})

@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -68,7 +69,10 @@ func TestSync_fileNotOpenedForAPassingReasonIsReadAgain(t *testing.T) {
 // TestSync_fileNotReadForALastingReasonIsNotRetried: a file that fails
 // for a reason that lasts (permission denied, binary content) is
 // reported, but not counted as one to read again shortly: the watcher
-// would sync again and again for it.
+// would sync again and again for it. The sync after leaves it unread
+// while it stays as it was, and counts its problem among those found
+// earlier; once its permission is given back (a chmod, which changes
+// neither its size nor its time) the next sync reads it.
 func TestSync_fileNotReadForALastingReasonIsNotRetried(t *testing.T) {
 	src, cfg, clk := syncedLedger(t)
 
@@ -86,9 +90,19 @@ func TestSync_fileNotReadForALastingReasonIsNotRetried(t *testing.T) {
 		if r.Build.Unsettled != 0 {
 			t.Errorf("sync %d: %d files counted to read again shortly, want none: %v", i+1, r.Build.Unsettled, r.Build.Problems)
 		}
-		if len(r.Build.Problems) == 0 {
-			t.Errorf("sync %d: no problem reported", i+1)
+		switch s := r.Build.Sources[0]; {
+		case i == 0 && !slices.ContainsFunc(r.Build.Problems, func(p ingest.Problem) bool { return p.Path == locked }):
+			t.Errorf("sync 1: no problem reported for %s: %v", locked, r.Build.Problems)
+		case i == 1 && (r.Build.FilesRead != 0 || s.EarlierProblems != 2):
+			t.Errorf("sync 2: read %d files, %d problems found earlier; want none read and both files' problems", r.Build.FilesRead, s.EarlierProblems)
 		}
+	}
+	if err := os.Chmod(locked, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	r := syncOK(t, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, NoCompact: true}))
+	if r.Build.FilesRead != 1 || !slices.Contains(texts(t, cfg), "A note the service may not read.") {
+		t.Errorf("after its permission was given back: read %d files, memory %q", r.Build.FilesRead, texts(t, cfg))
 	}
 }
 

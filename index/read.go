@@ -39,6 +39,8 @@ type fileRead struct {
 	// previous memory is kept and it is read again next time.
 	unstable bool
 	err      error
+	// failed is the file as the read that failed with err found it.
+	failed fileIdentity
 	// piece numbers the pieces of a file read in pieces (from 0); more is
 	// set on every piece but the last. state is then the file's state as
 	// far as this piece.
@@ -53,6 +55,15 @@ type fileRead struct {
 // note written once never does. A lasting reason (a permission, a
 // file too large) is only reported: retrying would not fix it.
 func (r *fileRead) passing() bool { return ingest.PassingRead(r.file, r.err) }
+
+// lasting reports whether the read failed for a reason the file holds
+// (damaged, of another format, a permission denied): the next read of
+// the same file fails the same way, so it is not read again until it
+// changes (FileState.Unreadable).
+func (r *fileRead) lasting() bool {
+	return r.err != nil && !r.unstable && r.piece == 0 && r.failed.exist && !r.passing() &&
+		!errors.Is(r.err, context.Canceled) && !errors.Is(r.err, context.DeadlineExceeded)
+}
 
 // readAttempts is how many times a file that changes while it is read is
 // read again before the build keeps its previous memory instead.
@@ -152,7 +163,7 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 			continue
 		}
 		if err != nil {
-			out.err = err
+			out.err, out.failed = err, before
 			return out
 		}
 		if !after.exist || after.device != before.device || after.inode != before.inode || after.size < before.size {

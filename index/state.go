@@ -70,6 +70,20 @@ type FileState struct {
 	// crash interrupted (NUL padding, a line cut short): lost, with
 	// nothing in the file to fix.
 	Interrupted int `json:"interrupted,omitempty"`
+	// Unreadable is set when the file's last read failed for a lasting
+	// reason (a damaged file, one of another format, a permission
+	// denied): Size, ModTime, Device, Inode, Birth, Companions and
+	// Changed are the file as that read found it, and Problem says why.
+	// While it stays so, the syncs after leave it unread (it would fail
+	// the same way) and count it among the earlier problems; any change
+	// to it reads it again. The memory read from it before, if any, is
+	// kept (Records), but not its cursor: a repaired file is read whole.
+	Unreadable bool `json:"unreadable,omitempty"`
+	// Changed is an Unreadable file's status change time (Unix
+	// nanoseconds), 0 where the system does not say: a permission given
+	// back, or a repair that puts the modification time back, changes it
+	// and nothing else.
+	Changed int64 `json:"changed,omitempty"`
 }
 
 // markGone records that the file is gone, first found missing at now
@@ -237,7 +251,7 @@ func sameState(a, b *FileState) bool {
 	return a.Source == b.Source && a.Path == b.Path && a.Size == b.Size && a.ModTime == b.ModTime &&
 		a.Device == b.Device && a.Inode == b.Inode && a.Birth == b.Birth && a.Companions == b.Companions && a.Cursor.Same(b.Cursor) && a.Records == b.Records &&
 		slices.Equal(a.Dropped, b.Dropped) && a.Gone.Equal(b.Gone) && a.Problems == b.Problems &&
-		a.Problem == b.Problem && a.Interrupted == b.Interrupted
+		a.Problem == b.Problem && a.Interrupted == b.Interrupted && a.Unreadable == b.Unreadable && a.Changed == b.Changed
 }
 
 // sameStates reports whether a and b record the same of every file.
@@ -456,6 +470,7 @@ type fileIdentity struct {
 	size, modTime  int64
 	device, inode  uint64
 	birth          int64 // 0: unknown
+	changed        int64 // status change time; 0: unknown
 	regular, exist bool
 	// companions is FileState.Companions, when sourceIdentity made it.
 	companions string
@@ -491,6 +506,7 @@ func statIdentity(path string) fileIdentity {
 	id := fileIdentity{size: fi.Size(), modTime: fi.ModTime().UnixNano(), regular: fi.Mode().IsRegular(), exist: true}
 	id.device, id.inode = deviceInode(fi)
 	id.birth = birthTime(path, fi)
+	id.changed = changeTime(fi)
 	return id
 }
 
@@ -501,8 +517,30 @@ func (id fileIdentity) sameFile(s *FileState) bool {
 	return id.inode == s.Inode && id.device == s.Device && (id.birth == 0 || s.Birth == 0 || id.birth == s.Birth)
 }
 
+// unchanged reports whether the file is as s describes it: the same
+// file, size, time and companions; and, for a file a read failed on, the
+// same status change time (its permissions, say, may be all that changed).
 func (id fileIdentity) unchanged(s *FileState) bool {
+	if s.Unreadable && id.changed != s.Changed {
+		return false
+	}
 	return id.sameFile(s) && id.size == s.Size && id.modTime == s.ModTime && id.companions == s.Companions
+}
+
+// unreadableState is the state of a file whose read r failed for a
+// lasting reason (r.lasting): the file as that read found it and why, so
+// that the syncs after leave it unread while it stays so. prev is its
+// earlier state, if any: the memory read from it before is kept, records
+// of it (the build that keeps them says how many).
+func unreadableState(source string, prev *FileState, r *fileRead, records int) FileState {
+	id := r.failed
+	st := FileState{Source: source, Path: r.file.Path, Size: id.size, ModTime: id.modTime, Device: id.device, Inode: id.inode,
+		Birth: id.birth, Companions: id.companions, Changed: id.changed, Records: records,
+		Problems: 1, Problem: r.err.Error(), Unreadable: true}
+	if prev != nil && records > 0 {
+		st.Dropped = slices.Clone(prev.Dropped)
+	}
+	return st
 }
 
 // moved reports whether the file now at path is the file s describes,
