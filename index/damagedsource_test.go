@@ -79,6 +79,10 @@ func TestSync_damagedFileNotReadAgainUntilItChanges(t *testing.T) {
 		if s := r.Build.Sources[0]; s.EarlierProblems != first.Build.Sources[0].Problems || s.Problems != 0 {
 			t.Errorf("sync %d after: problems %d, earlier %d; want 0 and %d (the first sync's, the damaged file's among them)", i, s.Problems, s.EarlierProblems, first.Build.Sources[0].Problems)
 		}
+		// The source's files are the same two, whichever build counts them.
+		if n, m := first.Build.Sources[0].Files, r.Build.Sources[0].Files; n != 2 || m != 2 {
+			t.Errorf("sync %d after: the full build counted %d files, this one %d; want 2", i, n, m)
+		}
 	}
 
 	// Repaired in place: the same size, inode and time.

@@ -121,6 +121,7 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 				}
 				res.problem(ingest.Problem{Source: src.Name, Path: r.file.Path, Reason: reason})
 				sum.Problems++
+				sum.Files++ // listed, as a delta counts it
 			}
 			if old == nil {
 				if r.lasting() {
