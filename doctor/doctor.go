@@ -938,7 +938,7 @@ func unreadBySync(ctx context.Context, s config.Source, chk Check, scan *sourceS
 		msg += fmt.Sprintf(" (and %d more files)", len(failed)-1)
 	}
 	return degraded(chk.ID, chk.Title, CodeSourceUnreadable, msg,
-		"the file is damaged or not of the format a "+s.Kind+" source reads: restore it from a backup; memory already indexed from it is kept meanwhile"), true
+		"the file is damaged or not of the format a "+s.Kind+" source reads: restore it from a backup, and the next sync reads it; if it holds nothing to keep, remove it or leave it out (sources[].exclude); memory already indexed from it is kept meanwhile"), true
 }
 
 // errFound stops holdsMemory's read at the first record with text.

@@ -237,4 +237,16 @@ func TestSources_hermesDatabaseASyncCannotRead(t *testing.T) {
 	if fr := find(rep, "freshness"); fr == nil || fr.State != Ready {
 		t.Errorf("freshness beside a rollout no sync can read: %+v", fr)
 	}
+
+	// The advice says what clears the report besides a backup: a file
+	// that holds nothing to keep removed (or left out), and a sync.
+	c = want(t, rep, "source:hermes", Degraded, CodeSourceUnreadable)
+	if !strings.Contains(c.Advice, "remove it") || !strings.Contains(c.Advice, "sources[].exclude") {
+		t.Errorf("hermes source advice: %q", c.Advice)
+	}
+	novatest.Must(t, os.Remove(db))
+	f.sync()
+	if c := find(f.run(Options{}), "source:hermes"); c == nil || c.State != Ready {
+		t.Errorf("hermes source after the damaged database was removed and a sync: %+v", c)
+	}
 }
