@@ -468,6 +468,7 @@ func Redact(text string) (string, int) {
 	text = dropInvisible(text)
 	spans := secretSpans(text, nil)
 	spans = brokenLineSpans(text, spans)
+	spans = foldedSpans(text, spans)
 	return replaceSpans(text, spans)
 }
 

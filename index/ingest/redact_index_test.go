@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
@@ -291,5 +293,30 @@ func TestSync_invisibleInToken(t *testing.T) {
 	}
 	if !md || !html {
 		t.Errorf("the notes are not indexed: the test proves nothing")
+	}
+}
+
+// TestRecall_decomposedLabels: a password after a Korean or Japanese
+// label in its decomposed form (conjoining jamo, a kana and a combining
+// voiced mark, as text pasted from a macOS app comes), or written in
+// full-width letters and digits after a Chinese one (a CJK input method's
+// full-width mode), is not recalled through a real build and search. The
+// index reads all of these in their compatibility-composed form, so the
+// label's words and the password were found; the rule saw neither.
+func TestRecall_decomposedLabels(t *testing.T) {
+	for _, tt := range []struct {
+		name, note, secret string
+		queries            []string
+	}{
+		{"jamo", norm.NFD.String("# 서버\n\n운영 서버 계정은 app, 비밀번호: Tr0ub4dor3x 입니다.\n"), "Tr0ub4dor3x", []string{"운영 서버 계정", "비밀번호", "Tr0ub4dor3x"}},
+		{"dakuten", norm.NFD.String("# サーバー\n\n本番サーバーのパスワードは Pq5Lm8Zx2w です。\n"), "Pq5Lm8Zx2w", []string{"本番サーバー", "パスワード", "Pq5Lm8Zx2w"}},
+		{"full width", "# 数据库\n\n生产数据库的账号是 app，密码：Ｒｔ７Ｚｑ２Ｌｍ９ｘ，请保管好。\n", "rt7zq2lm9x", []string{"生产数据库", "Rt7Zq2Lm9x"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			served := noteRecall(t, tt.note, tt.queries...)
+			if strings.Contains(strings.ToLower(norm.NFKC.String(served)), strings.ToLower(tt.secret)) {
+				t.Errorf("search served the password: %s", served)
+			}
+		})
 	}
 }
