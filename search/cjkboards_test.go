@@ -33,6 +33,10 @@ func TestSupersession_taskBoardCJKLanes(t *testing.T) {
 			"ウォンバットのログイン画面は作成中。", "ウォンバットのログイン画面は完成した。", [5]string{"ボード", "作業中", "完了", "保留", "ログイン画面"}},
 		{"ko", "보드", "할 일", "진행 중", "완료", "보류", "로그인 화면", "문서",
 			"웜뱃 로그인 화면 작업 중.", "웜뱃 로그인 화면 작업 완료.", [5]string{"보드", "진행-중", "완료", "보류", "로그인-화면"}},
+		// Written in the decomposed form (Hangul as conjoining jamo), as
+		// text pasted from a macOS file name or app is.
+		{"ko-nfd", nfd("보드"), nfd("할 일"), nfd("진행 중 (2)"), nfd("완료"), nfd("보류"), nfd("로그인 화면"), nfd("문서"),
+			nfd("웜뱃 로그인 화면 작업 중."), nfd("웜뱃 로그인 화면 작업 완료."), [5]string{"보드", "진행-중-2", "완료", "보류", "로그인-화면"}},
 		// The archive lane of Obsidian's Kanban plugin, as it names it
 		// in Obsidian's interface language.
 		{"zh-hant-archive", "看板", "待辦", "進行中", "封存", "阻塞", "登入頁面", "文件",
@@ -136,3 +140,6 @@ func TestSupersession_taskBoardCJKArchiveFolder(t *testing.T) {
 	}
 	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "鸭嘴兽小部件样式", TopK: 20})), want)
 }
+
+// nfd is s in the decomposed form macOS gives a file name.
+func nfd(s string) string { return norm.NFD.String(s) }

@@ -55,6 +55,12 @@ func TestRead_cjkDates(t *testing.T) {
 		{"fm-ja-weekday-long.md", "---\ncreated: 2026年6月1日 月曜日\n---\n- ポート。\n", "2026-06-01", time.Time{}},
 		{"fm-ko-weekday.md", "---\n생성일: 2026년 6월 1일 월요일 09:05\n---\n- 포트.\n", "2026-06-01", time.Date(2026, 6, 1, 9, 5, 0, 0, jst)},
 		{"fm-ko.md", "---\n생성일: 2026년 6월 1일\n---\n- 포트.\n", "2026-06-01", time.Time{}},
+		// Decomposed, as text pasted from a macOS file name or app is: the
+		// key, and the day and time after it.
+		{"fm-ko-nfd.md", norm.NFD.String("---\n생성일: 2026년 6월 1일 월요일 09:05\n---\n- 포트.\n"), "2026-06-01", time.Date(2026, 6, 1, 9, 5, 0, 0, jst)},
+		{"fm-ko-nfd-key.md", norm.NFD.String("---\n날짜: ") + "2026-06-01\n---\n- 포트.\n", "2026-06-01", time.Time{}},
+		{"fm-ja-nfd.md", norm.NFD.String("---\n作成日: 2026年6月1日\n---\n- データベース。\n"), "2026-06-01", time.Time{}},
+		{"log-ko-nfd.md", norm.NFD.String("# 일지\n\n## 2022년 12월 30일\n\n포트 3037.\n"), "2022-12-30", time.Time{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -303,7 +303,8 @@ func readMarkdown(fc *fileCtx) error {
 		// change (a date mentioned, a plan, is not the day of writing).
 		day, at := date, exact
 		for j := len(s.path) - 1; j >= 0; j-- {
-			if m := headingDate.FindStringSubmatch(s.path[j]); m != nil {
+			// Composed: 2026년 in decomposed Hangul is no day's year.
+			if m := headingDate.FindStringSubmatch(norm.NFC.String(s.path[j])); m != nil {
 				if d, _, ok := parseDate(cjkDate(m[1]+m[2]), fc.loc); ok && d <= fi.ModTime().In(fc.loc).Format("2006-01-02") {
 					day, at = d, time.Time{}
 					break
@@ -450,6 +451,7 @@ func SnapshotSubject(heads []string) string {
 // SnapshotSubject keys them, a lane by its state (laneKey).
 func snapshotKey(heads []string) []string {
 	key := slices.Clone(heads)
+	key[0] = norm.NFC.String(key[0]) // as headingDate reads a day
 	if m := headingDate.FindStringSubmatchIndex(key[0]); m != nil {
 		start, end := m[2], m[3] // the date the heading begins with
 		if start < 0 {
@@ -563,7 +565,7 @@ var cjkValueDay = regexp.MustCompile(`^((?:19|20)\d{2})(?: ?[年년] ?(\d{1,2}) 
 // parseDate reads ("2026年6月1日 9:05" is "2026-06-01 09:05:00"), or v
 // as it is.
 func cjkDate(v string) string {
-	m := cjkValueDay.FindStringSubmatch(strings.TrimSpace(v))
+	m := cjkValueDay.FindStringSubmatch(norm.NFC.String(strings.TrimSpace(v)))
 	if m == nil {
 		return v
 	}
@@ -961,7 +963,8 @@ var dateKeys = map[string]string{
 	"修改时间": "modified", "修改日期": "modified", "修改時間": "modified", "變更時間": "modified", "변경일": "modified",
 }
 
-// dateKeyWord is key in lower case without its spaces, "_" and "-".
+// dateKeyWord is key in lower case without its spaces, "_" and "-",
+// composed (a Korean key pasted decomposed is the key dateKeys has).
 func dateKeyWord(key string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {
@@ -969,7 +972,7 @@ func dateKeyWord(key string) string {
 			return -1
 		}
 		return unicode.ToLower(r)
-	}, key)
+	}, norm.NFC.String(key))
 }
 
 // dates are the fields that may date a note, first the one that does.

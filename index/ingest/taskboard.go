@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/nova-recall/nova/memory"
 )
 
@@ -44,6 +46,9 @@ var laneNames = setOf(
 // lane with a date ("Shipped 2026-05-01") is one of many of its name,
 // told apart by the date, and is read as any heading.
 func laneKey(h string) string {
+	// Composed first: a lane written in decomposed Hangul (완료 as jamo,
+	// as text pasted from a macOS file name is) names its state too.
+	h = norm.NFC.String(h)
 	if headingDate.MatchString(h) {
 		return ""
 	}
