@@ -4,16 +4,21 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // conflictCopy is what a sync service adds to a file's name (less its
 // extension) when it keeps a copy of the file two devices changed at
 // once: Syncthing's ".sync-conflict-20261201-101010-ABCDEFG" (older
 // versions without the device), Dropbox's " (Mac's conflicted copy
-// 2026-12-01)" and " (Case Conflict)", Nextcloud's " (conflicted copy
-// 2026-12-01 101010)", ownCloud's "_conflict-20261201-101010", and the
-// " (1)" Google Drive and Windows add to a second file of one name.
-var conflictCopy = regexp.MustCompile(`(?i)(?:\.sync-conflict-\d{8}-\d{6}(?:-[a-z0-9]{7})?|_conflict-\d{8}-\d{6}| \((?:[^()]*conflicted copy|case conflict)[^()]*(?:\(\d+\)[^()]*)?\)| \(\d+\))$`)
+// 2026-12-01)", " (Case Conflict)" and " (Unicode Encoding Conflict)"
+// (Koofr's too: of two names that differ only in Unicode form, a macOS
+// one decomposed and one typed elsewhere composed), Nextcloud's "
+// (conflicted copy 2026-12-01 101010)", ownCloud's
+// "_conflict-20261201-101010", and the " (1)" Google Drive and Windows
+// add to a second file of one name.
+var conflictCopy = regexp.MustCompile(`(?i)(?:\.sync-conflict-\d{8}-\d{6}(?:-[a-z0-9]{7})?|_conflict-\d{8}-\d{6}| \((?:[^()]*conflicted copy|case conflict|unicode encoding conflict)[^()]*(?:\(\d+\)[^()]*)?\)| \(\d+\))$`)
 
 // ConflictCopyOf returns the name, less its extension, of the file
 // whose sync service's conflict copy the file named base is (see
@@ -42,10 +47,12 @@ func IsConflictCopy(p string) bool {
 // (ConflictCopyOf), or with a number after a space, as iCloud Drive
 // names its copy ("notes 2.md" of "notes.md"). The number alone marks
 // no copy ("sprint 2.md" is a board of its own): only beside the file
-// it would copy.
+// it would copy. Names are compared in their composed (NFC) form: a
+// Unicode Encoding Conflict copy's name is its original's in the other
+// form.
 func CopyOf(p, orig string) bool {
-	dir, base := path.Split(strings.ReplaceAll(p, "\\", "/"))
-	odir, obase := path.Split(strings.ReplaceAll(orig, "\\", "/"))
+	dir, base := path.Split(norm.NFC.String(strings.ReplaceAll(p, "\\", "/")))
+	odir, obase := path.Split(norm.NFC.String(strings.ReplaceAll(orig, "\\", "/")))
 	if dir != odir || path.Ext(base) != path.Ext(obase) {
 		return false
 	}

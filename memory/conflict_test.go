@@ -1,6 +1,10 @@
 package memory
 
-import "testing"
+import (
+	"testing"
+
+	"golang.org/x/text/unicode/norm"
+)
 
 func TestConflictCopyOf(t *testing.T) {
 	tests := []struct {
@@ -12,6 +16,7 @@ func TestConflictCopyOf(t *testing.T) {
 		{"notes (Mac's conflicted copy 2026-12-01).md", "notes", true},
 		{"notes (Mac's conflicted copy 2026-12-01 (1)).md", "notes", true},
 		{"notes (Case Conflict).md", "notes", true},
+		{"notes (Unicode Encoding Conflict).md", "notes", true},
 		{"notes (1).md", "notes", true},
 		// Nextcloud's, and ownCloud's (and older Nextcloud's).
 		{"notes (conflicted copy 2026-12-01 101010).md", "notes", true},
@@ -42,6 +47,11 @@ func TestCopyOf(t *testing.T) {
 		{"a/notes 12.md", "a/notes.md", true},
 		{"a/notes.sync-conflict-20261201-101010-ABCDEFG.md", "a/notes.md", true},
 		{`a\notes (1).md`, `a\notes.md`, true},
+		// A Unicode Encoding Conflict copy's name is its original's in
+		// the other form; a folder is one in either form.
+		{norm.NFD.String("a/café (Unicode Encoding Conflict).md"), "a/café.md", true},
+		{"a/café (Unicode Encoding Conflict).md", norm.NFD.String("a/café.md"), true},
+		{norm.NFD.String("é/café 2.md"), "é/café.md", true},
 		{"a/notes 2.md", "b/notes.md", false},
 		{"a/notes 2.txt", "a/notes.md", false},
 		{"a/notes.md", "a/notes 2.md", false},

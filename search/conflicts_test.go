@@ -109,6 +109,42 @@ func TestSearch_conflictCopyIdenticalText(t *testing.T) {
 	}
 }
 
+// TestSearch_unicodeEncodingConflictCopy: Dropbox (and Koofr) keep the
+// second of two files whose names differ only in Unicode form (a note
+// named on macOS, decomposed, and one named elsewhere, composed) as
+// "name (Unicode Encoding Conflict)": the copy names its original in the
+// other form. A note and such a copy that say the same are one result
+// citing the note, and such a copy of a board is a snapshot of it.
+// Before, the mark was no conflict copy's: the copy could be the result
+// kept, and the copy's lanes were a board of their own, current beside
+// the board's.
+func TestSearch_unicodeEncodingConflictCopy(t *testing.T) {
+	dir := t.TempDir()
+	same := "# Kiosk\n\n## Setup\n\nThe potoroo kiosk boots from the blue USB stick and joins the café network.\n"
+	writeFile(t, filepath.Join(dir, "notes", "Café kiosk.md"), same)
+	writeFile(t, filepath.Join(dir, "notes", nfd("Café kiosk (Unicode Encoding Conflict).md")), same)
+	snap := newLiveHome(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: filepath.Join(dir, "notes")}).sync(t)
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "potoroo kiosk blue USB stick café network", TopK: 10})
+	var setup []string
+	for _, r := range resp.Results {
+		if strings.HasSuffix(r.SourceID, "#kiosk-setup") {
+			setup = append(setup, r.SourceID)
+		}
+	}
+	if len(setup) != 1 || setup[0] != "Café kiosk.md#kiosk-setup" {
+		t.Errorf("the setup section's results are %q, want Café kiosk.md#kiosk-setup alone", setup)
+	}
+
+	writeFile(t, filepath.Join(dir, "board", nfd("Équipe.md")), "---\ndate: 2026-07-01\n---\n## Todo\n\nPotoroo gate oiling, final.\n")
+	writeFile(t, filepath.Join(dir, "board", "Équipe (Unicode Encoding Conflict).md"), "---\ndate: 2026-06-01\n---\n## Todo\n\nPotoroo gate oiling, draft.\n\n## Doing\n\nPotoroo burrow survey.\n")
+	snap = newLiveHome(t, config.Source{Name: "board", Kind: config.KindMarkdown, Path: filepath.Join(dir, "board"), SourceSet: "task-board-snapshot"}).sync(t)
+	wantFlags(t, versionFlags(ask(t, engineWith(), snap, api.SearchRequest{Query: "potoroo gate oiling burrow survey", TopK: 20})), map[string]string{
+		nfd("Équipe.md") + "#todo":                    "current",
+		"Équipe (Unicode Encoding Conflict).md#todo":  "by board:" + nfd("Équipe.md") + "#todo",
+		"Équipe (Unicode Encoding Conflict).md#doing": "by board:" + nfd("Équipe.md") + "#todo",
+	})
+}
+
 // TestSupersession_taskBoardICloudCopy: iCloud Drive names its copy of
 // a board a number after the board's name ("board 2.md" of "board.md");
 // beside the board it is a snapshot of it, its dropped lanes superseded.
