@@ -102,6 +102,22 @@ func TestRead_cjkTags(t *testing.T) {
 	}
 }
 
+// TestRead_tagsWithMarks: an inline #tag is all its letters, a letter's
+// combining marks among them: an accent or a kana voiced mark written
+// decomposed (#café, #ガラス as text pasted from a macOS file name is),
+// and the vowel signs Hindi and Thai write with combining marks even
+// composed (#हिंदी, #ที่ทำงาน). Before, the tag ended at the first mark:
+// #cafe, #カ, #ह, #ท.
+func TestRead_tagsWithMarks(t *testing.T) {
+	recs := noteRecords(t, "tags.md", "# Notes\n\n"+norm.NFD.String("Lunch at the #café, then the #ガラス workshop.")+" Also #हिंदी and #ที่ทำงาน.\n")
+	if len(recs) != 1 {
+		t.Fatalf("%d records, want 1", len(recs))
+	}
+	if want := []string{norm.NFD.String("café"), norm.NFD.String("ガラス"), "हिंदी", "ที่ทำงาน"}; !slices.Equal(recs[0].Tags, want) {
+		t.Errorf("tags %q, want %q", recs[0].Tags, want)
+	}
+}
+
 // TestRead_obsidianKanbanCJKMarkers: Obsidian's Kanban plugin writes its
 // "**Complete**" line in the language of Obsidian's interface:
 // "**完成**" in Chinese, "**完了**" in Japanese, "**완료됨**" in Korean.

@@ -1277,9 +1277,10 @@ func calloutText(line string) string {
 
 // inlineTag is a #tag in a note's text, as Obsidian reads one: after a
 // blank (the ideographic space too) or at the start of a line, of
-// letters, digits, "_", "-" and "/"; or Logseq's tag of several words,
-// #[[machine learning]].
-var inlineTag = regexp.MustCompile(`(?:^|[\s\x{3000}])#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-]+))`)
+// letters with their combining marks (an accent written decomposed, a
+// Hindi or Thai vowel sign), digits, "_", "-" and "/"; or Logseq's tag
+// of several words, #[[machine learning]].
+var inlineTag = regexp.MustCompile(`(?:^|[\s\x{3000}])#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-][\p{L}\p{M}\p{N}_/-]*))`)
 
 // bearTag is Bear's tag of several words, closed by a "#" right after
 // its last word: "#multi word tag#".
