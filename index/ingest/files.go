@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/paths"
@@ -409,7 +410,9 @@ func obsidianTemplates(src config.Source, rel string) bool {
 	for vault := path.Dir(rel); ; vault = path.Dir(vault) {
 		root := filepath.Join(src.Path, filepath.FromSlash(vault))
 		if fi, err := os.Stat(filepath.Join(root, ".obsidian")); err == nil && fi.IsDir() {
-			return slices.ContainsFunc(templateFolders(root), func(folder string) bool { return path.Join(vault, folder) == rel })
+			// In either Unicode form: Obsidian writes the name typed
+			// (composed), the folder may be named decomposed.
+			return slices.ContainsFunc(templateFolders(root), func(folder string) bool { return norm.NFC.String(path.Join(vault, folder)) == norm.NFC.String(rel) })
 		}
 		if vault == "." {
 			return false
@@ -567,10 +570,15 @@ func PassingRead(f File, err error) bool {
 }
 
 // matchGlobs reports whether rel matches one of globs; a glob without a
-// "/" is also matched against the base name.
+// "/" is also matched against the base name. Both are compared composed
+// (NFC): a glob typed into the configuration is composed, the names a
+// Mac gives its folders often decomposed, and "Privé/**" is to leave out
+// the folder Privé in either form.
 func matchGlobs(globs []string, rel string) bool {
+	rel = norm.NFC.String(rel)
 	base := rel[strings.LastIndexByte(rel, '/')+1:]
 	for _, g := range globs {
+		g = norm.NFC.String(g)
 		if ok, _ := doublestar.Match(g, rel); ok {
 			return true
 		}
