@@ -36,12 +36,15 @@ import (
 // columns never are. One record per kept message: the user's and the
 // assistant's words (active turns and the turns a compaction archived),
 // the tool calls made before an answer as one-line summaries on it, a
-// compaction summary as a record of layer "summary". Tool output, hidden
-// (model-facing) messages, the sessions of tools and cron jobs, the
-// background review's prompts and the curator's replies to them, and
-// the reasoning a model writes into its answer are dropped. The sessions a
-// compression split are one conversation, keyed by the first, each turn
-// in it once: the turns a compression carried into the next session are
+// compaction summary as a record of layer "summary" (the prompt a
+// carrier holds after it is the user's). Tool output, hidden
+// (model-facing) messages, the notices Hermes writes in the user's role
+// (a background process that ended, a sub-agent fan-out's results, the
+// task list it puts back after a compression), the sessions of tools and
+// cron jobs, the background review's prompts and the curator's replies
+// to them, and the reasoning a model writes into its answer are dropped.
+// The sessions a compression split are one conversation, keyed by the
+// first, each turn in it once: the turns a compression carried into the next session are
 // the earlier session's records (see markCopies); a sub-agent's session
 // is a conversation of its own, its prompts the main agent's (see
 // hermesLineage).
@@ -324,6 +327,7 @@ func (m *hermesMessage) parse() {
 	var content string
 	content, m.contentErr = hermesContent(m.content)
 	m.own, m.summaryText, m.isSummary = hermesSummary(content, m.summary)
+	m.own, m.summaryText = withoutTodoSnapshot(m.own), withoutTodoSnapshot(m.summaryText)
 	if m.role == "user" && strings.HasPrefix(strings.TrimSpace(m.own), hermesReviewPrompt) {
 		m.review = true
 	}
@@ -656,11 +660,37 @@ func sqlInt(v []any, i int) (int64, bool) {
 }
 
 // Texts of the harness, not of the user or the assistant: the prompt of
-// Hermes' background review of a conversation, and the turn it writes
-// when a compaction kept no user message.
+// Hermes' background review of a conversation, the turn it writes when a
+// compaction kept no user message, and the user-role notices it sends
+// the model by itself (the user-role runtime scaffolding of
+// _SYNTHETIC_USER_PREFIXES in NousResearch/hermes-agent
+// agent/conversation_compression.py): a background process that ended
+// or matched a watch pattern (its output: tool output), a sub-agent
+// fan-out that finished (its results), and the nudges to go on after a
+// reply cut short. The reply to a notice is the assistant's.
 var hermesHarness = []string{
 	hermesReviewPrompt,
 	"Continue from the compressed conversation context above.",
+	"[IMPORTANT: Background process ",
+	"[ASYNC DELEGATION ",
+	"[System: Your previous response was truncated",
+	"[System: The previous response was cut off",
+	"[System: Your previous tool call",
+}
+
+// hermesTodoSnapshot begins the task list Hermes puts back into the
+// conversation after a compression (tools/todo_tool.py
+// TODO_INJECTION_HEADER), a row of its own or appended to the last
+// prompt: from it to the end of the text is the model's, not the
+// person's (agent/compaction_display.py cuts it the same way).
+const hermesTodoSnapshot = "[Your active task list was preserved across context compression]"
+
+// withoutTodoSnapshot cuts the task list Hermes appended to text.
+func withoutTodoSnapshot(text string) string {
+	if i := strings.Index(text, hermesTodoSnapshot); i >= 0 {
+		return strings.TrimSpace(text[:i])
+	}
+	return text
 }
 
 // hermesReviewPrompt begins the background review's prompts. Older builds
@@ -703,6 +733,14 @@ func hermesSummary(text string, flagged bool) (own, summary string, ok bool) {
 		}
 	case flagged || strings.HasPrefix(t, hermesSummaryPrefix) || strings.HasPrefix(t, hermesSummaryLegacy):
 		summary = t
+		// A carrier: the summary, the line that ends it, then the ask
+		// it was merged with (hermes_state_rewind.py's composite
+		// carrier), which is the message's own.
+		if i := strings.Index(summary, hermesSummaryEnd); i >= 0 {
+			if j := strings.IndexByte(summary[i:], '\n'); j >= 0 {
+				own = summary[i+j+1:]
+			}
+		}
 	default:
 		return t, "", false
 	}

@@ -885,3 +885,103 @@ func readHermesMessages(t *testing.T, db *sql.DB, home, role string, contents []
 	}
 	return got, problems
 }
+
+// TestReadHermes_runtimeScaffolding: the user-role rows Hermes writes by
+// itself are not the person's prompts, and a compaction carrier keeps the
+// ask it carries. Shapes as NousResearch/hermes-agent defines them:
+// agent/conversation_compression.py _SYNTHETIC_USER_PREFIXES (the
+// background process notice of tools/process_registry.py
+// format_process_notification, the todo snapshot of tools/todo_tool.py
+// TODO_INJECTION_HEADER, the continuation nudges), the async delegation
+// notices ("[ASYNC DELEGATION BATCH COMPLETE — <id>]"), agent/
+// compaction_display.py (a snapshot appended to a real ask is cut, not
+// the ask), and hermes_state_rewind.py with the compressor's tests (a
+// carrier is the summary, its end marker, then the live ask).
+func TestReadHermes_runtimeScaffolding(t *testing.T) {
+	home := t.TempDir()
+	const carrier = "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted into the summary below. Avoid repeating it:\n" +
+		"## Historical Task Snapshot\nDeployed the billing service.\n\n" +
+		"--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---\n\n" +
+		"Now roll back the migration."
+	const todo = "[Your active task list was preserved across context compression]\n- [>] 1. MARKER roll back (in_progress)"
+	calls := `[{"id":"call_1","type":"function","function":{"name":"terminal","arguments":"{\"command\":\"make deploy\",\"background\":true}"}}]`
+	writeHermesDB(t, filepath.Join(home, "state.db"), hermesSchema,
+		`INSERT INTO sessions (id, source, started_at, title) VALUES ('s1', 'cli', 1772438400.0, 'Deploy')`,
+		`INSERT INTO messages (session_id, role, content, tool_calls, timestamp, _compressed_summary) VALUES
+			('s1', 'user', 'Deploy the billing service.', NULL, 1772438401.0, 0),
+			('s1', 'assistant', NULL, '`+calls+`', 1772438402.0, 0),
+			('s1', 'assistant', 'Started the deploy in the background.', NULL, 1772438403.0, 0),
+			('s1', 'user', '[IMPORTANT: Background process proc_5b9fcce4cbff completed (exit_code=1).
+Command: make deploy
+Output:
+MARKER migration timed out]', NULL, 1772438404.0, 0),
+			('s1', 'assistant', 'The deploy failed: the migration timed out.', NULL, 1772438405.0, 0),
+			('s1', 'user', '[ASYNC DELEGATION BATCH COMPLETE — deleg_95ffab52]
+A background fan-out of 2 subagent(s) you dispatched earlier has finished. MARKER', NULL, 1772438406.0, 0),
+			('s1', 'assistant', 'Both reviews agree the timeout is the lock wait.', NULL, 1772438407.0, 0),
+			('s1', 'user', '`+strings.ReplaceAll(carrier, "'", "''")+`', NULL, 1772438408.0, 1),
+			('s1', 'user', '`+todo+`', NULL, 1772438409.0, 0),
+			('s1', 'user', 'Keep the old schema.
+
+`+todo+`', NULL, 1772438410.0, 0),
+			('s1', 'user', '[System: Your previous response was truncated by the output length limit. Continue exactly where you left off. MARKER', NULL, 1772438411.0, 0),
+			('s1', 'assistant', 'Rolled back; the old schema stays.', NULL, 1772438412.0, 0)`)
+	recs, problems := readHermesSource(t, home)
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID+" "+r.Role+": "+r.Text)
+	}
+	want := []string{
+		"s1:1 user: Deploy the billing service.",
+		"s1:3 assistant: Started the deploy in the background.\n[tool: terminal make deploy]",
+		"s1:5 assistant: The deploy failed: the migration timed out.",
+		"s1:7 assistant: Both reviews agree the timeout is the lock wait.",
+		"s1:8#summary assistant: ## Historical Task Snapshot\nDeployed the billing service.",
+		"s1:8 user: Now roll back the migration.",
+		"s1:10 user: Keep the old schema.",
+		"s1:12 assistant: Rolled back; the old schema stays.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records:\n%q\nwant:\n%q", got, want)
+	}
+	if len(problems) != 0 {
+		t.Errorf("problems = %v", problems)
+	}
+}
+
+// TestReadHermes_carrierInContinuation: a carrier that opens a
+// compression's continuation carries the parent's last prompt, which is
+// indexed once, from the parent (hermes_state_compression.py
+// publish_compression_child: the tail a compression keeps is copied).
+func TestReadHermes_carrierInContinuation(t *testing.T) {
+	home := t.TempDir()
+	const carrier = "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted. Avoid repeating it:\n" +
+		"## Historical Task Snapshot\nDeployed the billing service.\n\n" +
+		"--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---\n\n" +
+		"Now roll back the migration."
+	writeHermesDB(t, filepath.Join(home, "state.db"), hermesSchema,
+		`INSERT INTO sessions (id, source, started_at, parent_session_id, end_reason) VALUES
+			('p1', 'cli', 1772438400.0, NULL, 'compression'),
+			('c1', 'cli', 1772438500.0, 'p1', NULL)`,
+		`INSERT INTO messages (session_id, role, content, timestamp, _compressed_summary) VALUES
+			('p1', 'user', 'Deploy the billing service.', 1772438401.0, 0),
+			('p1', 'assistant', 'Deployed.', 1772438402.0, 0),
+			('p1', 'user', 'Now roll back the migration.', 1772438403.0, 0),
+			('c1', 'user', '`+strings.ReplaceAll(carrier, "'", "''")+`', 1772438500.5, 1),
+			('c1', 'assistant', 'Rolled back.', 1772438501.0, 0)`)
+	recs, _ := readHermesSource(t, home)
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID+" "+r.Role+": "+r.Text)
+	}
+	want := []string{
+		"p1:1 user: Deploy the billing service.",
+		"p1:2 assistant: Deployed.",
+		"p1:3 user: Now roll back the migration.",
+		"c1:4#summary assistant: ## Historical Task Snapshot\nDeployed the billing service.",
+		"c1:5 assistant: Rolled back.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records:\n%q\nwant:\n%q", got, want)
+	}
+}
