@@ -66,7 +66,9 @@ import (
 // it, and without the acknowledgement the model is made to answer it
 // with. The session context Gemini puts first in the model's history,
 // its acknowledgement, the editor's state it adds in IDE mode, and a
-// hook's context added to a prompt are not dialogue. Gemini CLI runs no job by itself, so no prompt is automation.
+// hook's context added to a prompt are not dialogue, nor are the prompts
+// the CLI sends by itself to make the model go on (geminiContinue).
+// Gemini CLI runs no job by itself, so no prompt is automation.
 //
 // A record's id is the session id and the message id: a legacy file and
 // its migrated .jsonl, or a session read again after a rewind, give the
@@ -184,6 +186,16 @@ var geminiEditorContext = []string{
 	"Here is the user's editor context as a JSON object.",
 	"Here is a summary of changes in the user's editor context",
 }
+
+// geminiContinue are the prompts Gemini CLI sends by itself to make the
+// model go on (core/client.ts sendMessageStream): after the next-speaker
+// check says the model should speak, and after an invalid stream. Its
+// chat records them as user messages; no one typed them, and the tool
+// calls before one wait for the answer after it.
+var geminiContinue = setOf("Please continue.", "System: Please continue.")
+
+// geminiContinued is the type of a turn that is one of geminiContinue.
+const geminiContinued = "continue"
 
 const (
 	geminiContext      = "context"
@@ -446,6 +458,8 @@ func (h *geminiHandler) turn(n int, l *geminiLine) *geminiTurn {
 				turn.typ, turn.text, turn.tools = geminiSummary, strings.TrimSpace(m[1]), nil
 			case cut == "" && text != "", strings.HasPrefix(text, geminiContextIntro), geminiEditorState(text):
 				turn.typ, turn.text, turn.tools = geminiContext, "", nil
+			case geminiContinue[cut]:
+				turn.typ, turn.text, turn.tools = geminiContinued, "", nil
 			case strings.HasPrefix(cut, geminiShellIntro):
 				turn.text = cut
 				if m := geminiShellCommand.FindStringSubmatch(cut); m != nil {

@@ -702,3 +702,37 @@ func TestReadGemini_projectMemory(t *testing.T) {
 		t.Errorf("a file that is not memory was read: %q", notes)
 	}
 }
+
+// TestReadGemini_continuePrompts: the prompts Gemini CLI sends by itself
+// to make the model go on are recorded as the user's (GeminiChat's
+// sendMessageStream records every message that is not tool output) but
+// are not what the user typed: "Please continue." after the next-speaker
+// check says the model should speak, "System: Please continue." after an
+// invalid stream (google-gemini/gemini-cli packages/core/src/core/
+// client.ts sendMessageStream). The tool calls before one stay pending
+// for the answer that follows it.
+func TestReadGemini_continuePrompts(t *testing.T) {
+	src, f := writeGemini(t, geminiShopHead+`{"id":"g-2","timestamp":"2026-03-05T08:00:10.000Z","type":"gemini","content":"","toolCalls":[{"id":"call-1","name":"read_file","args":{"file_path":"/home/dev/src/shop/mailer.go"},"status":"success","timestamp":"2026-03-05T08:00:11.000Z"}]}
+{"id":"u-2","timestamp":"2026-03-05T08:00:12.000Z","type":"user","content":[{"text":"System: Please continue."}]}
+{"id":"g-3","timestamp":"2026-03-05T08:00:14.000Z","type":"gemini","content":"It retries three times."}
+{"id":"u-3","timestamp":"2026-03-05T08:00:15.000Z","type":"user","content":[{"text":"Please continue."}]}
+{"id":"g-4","timestamp":"2026-03-05T08:00:17.000Z","type":"gemini","content":"Then it moves the message to the dead-letter queue."}
+{"id":"u-4","timestamp":"2026-03-05T08:01:00.000Z","type":"user","content":[{"text":"Please continue with the dead-letter queue: how long is it kept?"}]}
+`)
+	var got readResult
+	readFrom(t, src, f.Path, f.Rel, Cursor{}, &got)
+	var recs []string
+	for _, r := range got.records {
+		recs = append(recs, strings.TrimPrefix(r.ID, "aaaaaaaa-0000-4000-8000-00000000000a:")+" "+r.Role+" "+strconv.Quote(r.Text))
+	}
+	want := []string{
+		`u-1 user "Which queue does the mailer use?"`,
+		`g-1 assistant "The mailer reads the outbound queue."`,
+		`g-3 assistant "It retries three times.\n[tool: read_file /home/dev/src/shop/mailer.go]"`,
+		`g-4 assistant "Then it moves the message to the dead-letter queue."`,
+		`u-4 user "Please continue with the dead-letter queue: how long is it kept?"`,
+	}
+	if strings.Join(recs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(recs, "\n"), strings.Join(want, "\n"))
+	}
+}
