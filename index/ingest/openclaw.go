@@ -40,7 +40,9 @@ import (
 //     cron job injected ("[cron: ...") or OpenClaw sent by itself (a
 //     heartbeat poll, the memory flush before a compaction, the startup
 //     of a new session, the notice that a background command ended) and
-//     the turn it starts are automation, not dialogue; the announcement
+//     the turn it starts are automation, not dialogue; the task a
+//     sub-agent's session starts with ("[Subagent Task]: ...") is the
+//     main agent's, so the assistant's; the announcement
 //     of a sub-agent's result ("[System Message] ...") is not a prompt,
 //     but the reply to it is the assistant's; a reply of silent
 //     housekeeping (starting NO_REPLY) or a
@@ -157,6 +159,17 @@ func openclawHousekeeping(text string) bool {
 // the assistant's message to them, not automation: a sub-agent's
 // findings reach the user only through it.
 const openclawAnnounce = "[System Message] "
+
+// The prompt OpenClaw gives a sub-agent's session when the main agent
+// spawns it (openclaw/openclaw src/agents/subagent-spawn.ts,
+// childTaskMessage): "[Subagent Context] ..." lines that tell the model
+// it is a sub-agent, then "[Subagent Task]: <task>". The task is the main
+// agent's words, so it is the assistant's, as a Claude Code sidechain's
+// prompt is; the context lines are no one's.
+const (
+	openclawSubagentContext = "[Subagent Context]"
+	openclawSubagentTask    = "[Subagent Task]:"
+)
 
 // openclawAsyncExec begins the prompt OpenClaw sends by itself when a
 // command the agent ran in the background ends: the command's output is
@@ -343,6 +356,14 @@ func (h *openclawHandler) user(n int, blocks []openclawBlock, t time.Time) error
 		switch b.Type {
 		case "text":
 			s := openclawText(b.Text)
+			if strings.HasPrefix(s, openclawSubagentContext) {
+				_, task, _ := strings.Cut(s, openclawSubagentTask)
+				h.st.Automated, h.st.Pending, h.st.Turn = false, pendingTools{}, nil
+				if task = strings.TrimSpace(task); !hasContent(task) {
+					return nil
+				}
+				return h.emit(n, "assistant", task, t)
+			}
 			if strings.HasPrefix(s, openclawAnnounce) {
 				// Not the person's words, but what the reply
 				// says is the assistant's to them.

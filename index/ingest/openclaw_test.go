@@ -355,3 +355,30 @@ func TestReadOpenClaw_subagentAnnounce(t *testing.T) {
 		t.Errorf("records %q, want %q", got, want)
 	}
 }
+
+// TestReadOpenClaw_subagentTask: a sub-agent's session starts with the
+// prompt OpenClaw writes when the main agent spawns it: "[Subagent
+// Context] ..." lines (one more for a persistent, thread-bound session)
+// and "[Subagent Task]: <task>" (openclaw/openclaw src/agents/
+// subagent-spawn.ts, childTaskMessage). No person typed it: the task is
+// the main agent's, so the assistant's, without the context lines; a
+// follow-up a person types in the sub-agent's thread is the user's.
+func TestReadOpenClaw_subagentTask(t *testing.T) {
+	recs, problems := collect(t, config.Source{Name: "oc", Kind: config.KindOpenClaw, Path: driftRoot + "/openclaw/subagent-task"})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Role+": "+r.Text)
+	}
+	want := []string{
+		"assistant: Compare ZFS support of the three NAS boxes",
+		"assistant: Only the TrueNAS Mini runs ZFS natively.\n[tool: web_search TrueNAS Mini ZFS]",
+		"user: Does the QNAP one support it with another OS?",
+		"assistant: Yes, with QuTS hero.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records %q, want %q", got, want)
+	}
+}
