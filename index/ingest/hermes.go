@@ -40,12 +40,13 @@ import (
 // carrier holds after it is the user's). Tool output, hidden
 // (model-facing) messages, the notices Hermes writes in the user's role
 // (a background process that ended, a sub-agent fan-out's results, the
-// task list it puts back after a compression), the sessions of tools and
-// cron jobs, the background review's prompts and the curator's replies
-// to them, and the reasoning a model writes into its answer are dropped.
-// The sessions a compression split are one conversation, keyed by the
-// first, each turn in it once: the turns a compression carried into the next session are
-// the earlier session's records (see markCopies); a sub-agent's session
+// task list it puts back after a compression), the sessions of tools,
+// cron jobs and kanban workers, the background review's prompts and the
+// curator's replies to them, and the reasoning a model writes into its
+// answer are dropped. The sessions a compression split are one
+// conversation, keyed by the first, each turn in it once: the turns a
+// compression carried into the next session are the earlier session's
+// records (see markCopies); a sub-agent's session
 // is a conversation of its own, its prompts the main agent's (see
 // hermesLineage).
 //
@@ -159,8 +160,8 @@ func readHermesMemory(fc *fileCtx) error {
 // hermesSession is what the reader uses of a sessions row.
 type hermesSession struct {
 	title, cwd string
-	// skip is set on a session of a tool or a cron job: automation, not
-	// a conversation.
+	// skip is set on a session of a tool, a cron job or a kanban
+	// worker: automation, not a conversation.
 	skip bool
 	// How the session came to be, as far as the schema records it (each
 	// empty when its column is missing): its source, the session it was
@@ -552,7 +553,10 @@ func queryHermes(ctx context.Context, tx *sql.Tx) (*hermesState, error) {
 			}
 			s.setMarkers(get(7))
 			switch get(1) {
-			case "tool", "cron":
+			case "tool", "cron", "kanban":
+				// A tool integration's, a cron job's or a kanban
+				// worker's run: automation (Hermes' own pickers hide
+				// kanban and tool sessions, INTERNAL_LISTING_SOURCES).
 				s.skip = true
 			}
 			st.sessions[get(0)] = s

@@ -985,3 +985,38 @@ func TestReadHermes_carrierInContinuation(t *testing.T) {
 		t.Errorf("records:\n%q\nwant:\n%q", got, want)
 	}
 }
+
+// TestReadHermes_kanbanWorker: a kanban worker's session (source
+// "kanban": the run of a board task the dispatcher gave a profile) is
+// automation, as a cron job's is; Hermes hides it from every human
+// session picker (NousResearch/hermes-agent tui_gateway/
+// methods_session.py INTERNAL_LISTING_SOURCES: "kanban", "tool",
+// "oneshot"). A one-shot run (hermes -z) is the person's CLI history and
+// stays.
+func TestReadHermes_kanbanWorker(t *testing.T) {
+	home := t.TempDir()
+	writeHermesDB(t, filepath.Join(home, "state.db"), hermesSchema,
+		`INSERT INTO sessions (id, source, started_at) VALUES
+			('worker-session-7', 'kanban', 1772438400.0),
+			('z1', 'oneshot', 1772438500.0)`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES
+			('worker-session-7', 'user', 'MARKER Task t_12: migrate the invoices table.', 1772438401.0),
+			('worker-session-7', 'assistant', 'MARKER Migrated; the card can move to review.', 1772438402.0),
+			('z1', 'user', 'Which port does staging use?', 1772438501.0),
+			('z1', 'assistant', 'Staging listens on 3037.', 1772438502.0)`)
+	recs, problems := readHermesSource(t, home)
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID+" "+r.Role+": "+r.Text)
+	}
+	want := []string{
+		"z1:3 user: Which port does staging use?",
+		"z1:4 assistant: Staging listens on 3037.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records:\n%q\nwant:\n%q", got, want)
+	}
+	if len(problems) != 0 {
+		t.Errorf("problems = %v", problems)
+	}
+}
