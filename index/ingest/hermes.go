@@ -38,7 +38,8 @@ import (
 // the tool calls made before an answer as one-line summaries on it, a
 // compaction summary as a record of layer "summary" (the prompt a
 // carrier holds after it is the user's). Tool output, hidden
-// (model-facing) messages, the notices Hermes writes in the user's role
+// (model-facing) messages, the turns Hermes starts by itself (display
+// kind auto_continue), the notices Hermes writes in the user's role
 // (a background process that ended, a sub-agent fan-out's results, the
 // task list it puts back after a compression), the sessions of tools,
 // cron jobs and kanban workers, the background review's prompts and the
@@ -576,7 +577,10 @@ func queryHermes(ctx context.Context, tx *sql.Tx) (*hermesState, error) {
 		where = append(where, "COALESCE(active, 1) = 1")
 	}
 	if mcols["display_kind"] {
-		where = append(where, "COALESCE(display_kind, '') <> 'hidden'")
+		// hidden: model-facing only; auto_continue: a turn Hermes
+		// started by itself (an interrupted turn resumed, its request
+		// quoted again; a loop's wake), which no one typed.
+		where = append(where, "COALESCE(display_kind, '') NOT IN ('hidden', 'auto_continue')")
 	}
 	q := "SELECT " + strings.Join(names, ", ") + " FROM messages WHERE " + strings.Join(where, " AND ") + " ORDER BY id"
 	err = scanRows(ctx, tx, q, len(names), func(v []any) {

@@ -1020,3 +1020,40 @@ func TestReadHermes_kanbanWorker(t *testing.T) {
 		t.Errorf("problems = %v", problems)
 	}
 }
+
+// TestReadHermes_autoContinue: a turn Hermes starts by itself (the note
+// that resumes a turn interrupted mid-run, with the interrupted request
+// quoted again; a loop's wake) is persisted as a user row of
+// display_kind "auto_continue" (NousResearch/hermes-agent tui_gateway/
+// server.py _run_prompt_submit(..., display_kind="auto_continue"),
+// run_conversation's persist_user_display_kind): no one typed it, and
+// the request it quotes is the user's row already. The reply is the
+// assistant's.
+func TestReadHermes_autoContinue(t *testing.T) {
+	home := t.TempDir()
+	writeHermesDB(t, filepath.Join(home, "state.db"), hermesSchema,
+		`INSERT INTO sessions (id, source, started_at) VALUES ('s1', 'tui', 1772438400.0)`,
+		`INSERT INTO messages (session_id, role, content, timestamp, display_kind) VALUES
+			('s1', 'user', 'Rename the invoices table.', 1772438401.0, NULL),
+			('s1', 'user', '[System note: Your previous turn was interrupted mid-run. MARKER The interrupted request was:]
+
+Rename the invoices table.', 1772438500.0, 'auto_continue'),
+			('s1', 'assistant', 'Renamed it to billing_invoices.', 1772438501.0, NULL),
+			('s1', 'user', 'And the index too.', 1772438502.0, 'steer')`)
+	recs, problems := readHermesSource(t, home)
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID+" "+r.Role+": "+r.Text)
+	}
+	want := []string{
+		"s1:1 user: Rename the invoices table.",
+		"s1:3 assistant: Renamed it to billing_invoices.",
+		"s1:4 user: And the index too.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records:\n%q\nwant:\n%q", got, want)
+	}
+	if len(problems) != 0 {
+		t.Errorf("problems = %v", problems)
+	}
+}
