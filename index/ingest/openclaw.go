@@ -33,7 +33,8 @@ import (
 //     and Nova's own tools are our recall echoed back); tool calls are
 //     summarized on the assistant's next text; images are a placeholder;
 //     the <relevant-memories> a memory plugin injects into a prompt, the
-//     channel metadata OpenClaw puts before a message ("Conversation info
+//     time the gateway puts before a prompt ("[Wed 2026-01-28 22:30
+//     EST]"), the channel metadata OpenClaw puts before a message ("Conversation info
 //     (untrusted metadata):" and its fenced JSON, ...), the runtime events
 //     it put before a prompt ("System: [<time>] ..."), thinking tags and
 //     reply directives ([[reply_to_current]]) in text are cut; a prompt a
@@ -134,6 +135,15 @@ var openclawScaffolding = []*regexp.Regexp{
 // in the prompt. Tool output and OpenClaw's notices, not what the person
 // typed (openclaw/openclaw #56489, #70373).
 var openclawSystemEvents = regexp.MustCompile(`(?m)^System(?: \(untrusted\))?: \[\d{4}-\d{2}-\d{2}[^\]\n]*\][^\n]*(?:\r?\n|$)`)
+
+// openclawStamp is the time OpenClaw's gateway puts before a prompt that
+// reaches the agent through its agent and chat.send handlers (the TUI,
+// the web chat, a spawned sub-agent's task, sessions_send, a heartbeat
+// wake): "[Wed 2026-01-28 22:30 EST] " (openclaw/openclaw
+// src/gateway/server-methods/agent-timestamp.ts, injectTimestamp). It is
+// context for the model, not the person's words, and it hides the
+// prefixes the reader looks for.
+var openclawStamp = regexp.MustCompile(`\A\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?: [^\]\n]{1,40})?\]\s*`)
 
 // openclawCron begins a prompt a cron job injected.
 const openclawCron = "[cron:"
@@ -355,7 +365,7 @@ func (h *openclawHandler) user(n int, blocks []openclawBlock, t time.Time) error
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
-			s := openclawText(b.Text)
+			s := openclawStamp.ReplaceAllString(openclawText(b.Text), "")
 			if strings.HasPrefix(s, openclawSubagentContext) {
 				_, task, _ := strings.Cut(s, openclawSubagentTask)
 				h.st.Automated, h.st.Pending, h.st.Turn = false, pendingTools{}, nil

@@ -362,7 +362,10 @@ func TestReadOpenClaw_subagentAnnounce(t *testing.T) {
 // and "[Subagent Task]: <task>" (openclaw/openclaw src/agents/
 // subagent-spawn.ts, childTaskMessage). No person typed it: the task is
 // the main agent's, so the assistant's, without the context lines; a
-// follow-up a person types in the sub-agent's thread is the user's.
+// follow-up a person types in the sub-agent's thread is the user's. The
+// gateway puts the time before both ("[Wed 2026-06-03 16:00 GMT+2] ",
+// src/gateway/server-methods/agent-timestamp.ts injectTimestamp), which
+// is no one's words either, and hid the task's prefix.
 func TestReadOpenClaw_subagentTask(t *testing.T) {
 	recs, problems := collect(t, config.Source{Name: "oc", Kind: config.KindOpenClaw, Path: driftRoot + "/openclaw/subagent-task"})
 	if len(problems) != 0 {
