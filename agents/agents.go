@@ -6,7 +6,8 @@
 // which Nova serves through MCP only); and where Aider, which keeps
 // its chat history in each repository, has left one. Locations are
 // resolved from an environment (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME,
-// HERMES_HOME, OPENCLAW_HOME, OPENCLAW_STATE_DIR, OPENCLAW_CONFIG_PATH),
+// GEMINI_CLI_HOME, HERMES_HOME, OPENCLAW_HOME, OPENCLAW_STATE_DIR,
+// OPENCLAW_CONFIG_PATH),
 // never from the process' own, so that skill and MCP installs agree and
 // tests stay out of the user's home.
 package agents
@@ -114,6 +115,23 @@ func (e env) openclaw() env {
 	return e
 }
 
+// gemini is the environment Gemini CLI resolves its paths in:
+// GEMINI_CLI_HOME, when set, replaces the home directory in all of them
+// (its homedir helper, which every path of its goes through), so that
+// settings are read from $GEMINI_CLI_HOME/.gemini and user skills from
+// $GEMINI_CLI_HOME/.agents/skills, never from ~/.gemini.
+func (e env) gemini() env {
+	if h := e.dir("GEMINI_CLI_HOME", ""); h != "" {
+		return append(slices.Clip(e), "HOME="+h)
+	}
+	return e
+}
+
+// geminiDir is Gemini CLI's own directory, .gemini in its home.
+func (e env) geminiDir(parts ...string) string {
+	return e.gemini().home(append([]string{".gemini"}, parts...)...)
+}
+
 // openclawState is OpenClaw's state directory: OPENCLAW_STATE_DIR, else
 // ~/.openclaw.
 func (e env) openclawState() string {
@@ -157,12 +175,12 @@ var all = []Agent{
 	{
 		ID: Gemini, Name: "Gemini CLI",
 		mcpClients: []string{"gemini-cli-mcp-client", "gemini-cli"},
-		homes:      func(e env) []string { return []string{e.home(".gemini")} },
-		mcpConfig:  func(e env) string { return e.home(".gemini", "settings.json") },
-		skillRoots: func(e env) []string { return []string{e.sharedSkills(), e.home(".gemini", "skills")} },
+		homes:      func(e env) []string { return []string{e.geminiDir()} },
+		mcpConfig:  func(e env) string { return e.geminiDir("settings.json") },
+		skillRoots: func(e env) []string { return []string{e.gemini().sharedSkills(), e.geminiDir("skills")} },
 		// The home: chat recordings under tmp/<project>/chats, and
 		// GEMINI.md, where save_memory writes.
-		memory: func(e env) (string, []string) { return e.home(".gemini"), []string{"tmp", "GEMINI.md"} },
+		memory: func(e env) (string, []string) { return e.geminiDir(), []string{"tmp", "GEMINI.md"} },
 	},
 	{
 		ID: OpenClaw, Name: "OpenClaw",

@@ -64,6 +64,12 @@ func TestLocations(t *testing.T) {
 			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], Gemini: defaults[Gemini], Hermes: defaults[Hermes], Cursor: defaults[Cursor], Windsurf: defaults[Windsurf],
 			OpenClaw: {"/srv/bot/state", "/srv/bot/oc.json", []string{"/srv/bot/.agents/skills", "/srv/bot/state/skills"}},
 		}},
+		// GEMINI_CLI_HOME replaces the home directory in all of Gemini
+		// CLI's paths: its .gemini and its .agents/skills.
+		{[]string{"HOME=/home/ada", "GEMINI_CLI_HOME=/srv/gem"}, map[string]where{
+			ClaudeCode: defaults[ClaudeCode], Codex: defaults[Codex], OpenClaw: defaults[OpenClaw], Hermes: defaults[Hermes], Cursor: defaults[Cursor], Windsurf: defaults[Windsurf],
+			Gemini: {"/srv/gem/.gemini", "/srv/gem/.gemini/settings.json", []string{"/srv/gem/.agents/skills", "/srv/gem/.gemini/skills"}},
+		}},
 		{[]string{"HOME=/home/ada", "CLAUDE_CONFIG_DIR=~/.config/claude", "CODEX_HOME=/srv/codex", "OPENCLAW_CONFIG_PATH=~/oc.json", "HERMES_HOME=relative/hermes"}, overridden},
 	} {
 		if ids := IDs(); !slices.Equal(ids, []string{ClaudeCode, Codex, Gemini, OpenClaw, Hermes, Cursor, Windsurf}) {

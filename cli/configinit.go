@@ -27,7 +27,7 @@ found on this machine, so that "novactl index sync" has something to index:
 
   claude       ~/.claude/projects   (or $CLAUDE_CONFIG_DIR/projects)
   codex        ~/.codex             (or $CODEX_HOME; sessions/, archived_sessions/)
-  gemini       ~/.gemini            (chat recordings under tmp/, GEMINI.md)
+  gemini       ~/.gemini            (or $GEMINI_CLI_HOME/.gemini; tmp/ chats, GEMINI.md)
   openclaw     ~/.openclaw          (or $OPENCLAW_STATE_DIR; agents/*/sessions)
   hermes       ~/.hermes            (or $HERMES_HOME; state.db, memories/)
   cursor       ~/.cursor/projects   (the agent's transcripts, */agent-transcripts)

@@ -61,7 +61,7 @@ or missing, and Claude Code projects whose own "nova" entry differs (in
 const mcpFilesHelp = `Agents and files (--agent, comma-separated; default all agents found on this machine):
   claude-code  ~/.claude.json           mcpServers.nova (or $CLAUDE_CONFIG_DIR/.claude.json)
   codex        ~/.codex/config.toml      [mcp_servers.nova] (or $CODEX_HOME)
-  gemini       ~/.gemini/settings.json  mcpServers.nova
+  gemini       ~/.gemini/settings.json  mcpServers.nova (or $GEMINI_CLI_HOME/.gemini)
   openclaw     ~/.openclaw/openclaw.json mcp.servers.nova (or $OPENCLAW_STATE_DIR, $OPENCLAW_CONFIG_PATH)
   hermes       ~/.hermes/config.yaml    mcp_servers.nova (or $HERMES_HOME)
   cursor       ~/.cursor/mcp.json       mcpServers.nova

@@ -393,6 +393,37 @@ func TestMCPInstall_WritesThroughSymlink(t *testing.T) {
 	}
 }
 
+// TestMCPInstall_GeminiCLIHome: with GEMINI_CLI_HOME set, Gemini CLI
+// reads $GEMINI_CLI_HOME/.gemini/settings.json and never ~/.gemini; the
+// entry goes there, and the settings in ~/.gemini are not touched.
+func TestMCPInstall_GeminiCLIHome(t *testing.T) {
+	novactl := fakeNovactl(t)
+	home, env := mcpAgentHome(t)
+	gemHome := filepath.Join(home, "profiles", "work")
+	settings := filepath.Join(gemHome, ".gemini", "settings.json")
+	novatest.Must(t, os.MkdirAll(filepath.Dir(settings), 0o700))
+	const src = "{\n  // work profile\n  \"theme\": \"Dracula\"\n}\n"
+	novatest.Must(t, os.WriteFile(settings, []byte(src), 0o600))
+	env = append(env, "GEMINI_CLI_HOME="+gemHome)
+	before := mcpSnapshot(t, home)
+	out, errs, code := mcpRun(t, env, "mcp", "install", "--agent", "gemini", "--command", novactl)
+	if code != ExitOK {
+		t.Fatalf("install (%d): %s%s", code, out, errs)
+	}
+	if after, _ := os.ReadFile(settings); !strings.Contains(string(after), novactl) || !strings.HasPrefix(string(after), "{\n  // work profile\n  \"theme\": \"Dracula\",\n") {
+		t.Fatalf("the entry is not in $GEMINI_CLI_HOME/.gemini/settings.json:\n%s", after)
+	}
+	if got := mcpSnapshot(t, home)[".gemini/settings.json"]; got != before[".gemini/settings.json"] {
+		t.Errorf("~/.gemini/settings.json changed although GEMINI_CLI_HOME is set:\n%s", got)
+	}
+	if out, errs, code := mcpRun(t, env, "mcp", "uninstall", "--agent", "gemini"); code != ExitOK {
+		t.Fatalf("uninstall (%d): %s%s", code, out, errs)
+	}
+	if after, _ := os.ReadFile(settings); string(after) != src {
+		t.Fatalf("not byte-identical after uninstall:\n%s", after)
+	}
+}
+
 func TestMCPServe_InProcess(t *testing.T) {
 	// novactl mcp wired to pipes, with no novad: the handshake works and a
 	// search says novad is not running.
