@@ -402,12 +402,17 @@ func TestInstall_YAMLKeepsBlockScalars(t *testing.T) {
 func TestTOML_RemovedTableLeavesNoGap(t *testing.T) {
 	const nova = "[mcp_servers.nova]\ncommand = \"/old/bin/novactl\"\nargs = [\"mcp\"]\n"
 	const context7 = "[mcp_servers.context7]\ncommand = \"npx\"\n"
+	const novaEnv = "[mcp_servers.nova.env]\nNOVA_HOME = \"/old/nova\"\n"
 	cases := []struct{ name, src, want string }{
 		{"between tables", "model = \"o3\"\n\n" + nova + "\n" + context7, "model = \"o3\"\n\n" + context7},
 		{"last", "model = \"o3\"\n\n" + context7 + "\n" + nova, "model = \"o3\"\n\n" + context7},
 		{"last, blank line after it", "model = \"o3\"\n\n" + nova + "\n", "model = \"o3\"\n\n"},
 		{"no blank line before it", "model = \"o3\"\n" + nova + "\n" + context7, "model = \"o3\"\n\n" + context7},
 		{"first", nova + "\n" + context7, context7},
+		// Codex's documented layout: env as a subtable, between blank
+		// lines too.
+		{"with an env subtable, between tables", "model = \"o3\"\n\n" + nova + "\n" + novaEnv + "\n" + context7, "model = \"o3\"\n\n" + context7},
+		{"with an env subtable, last", "model = \"o3\"\n\n" + context7 + "\n" + nova + "\n" + novaEnv, "model = \"o3\"\n\n" + context7},
 	}
 	a := agent(t, "codex")
 	for _, c := range cases {

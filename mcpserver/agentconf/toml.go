@@ -275,11 +275,18 @@ func tomlRemove(src []byte, keys []string, name string) ([]byte, bool, error) {
 		// A table written between blank lines (by `codex mcp add`, or by
 		// hand) takes the one before it along: both would leave two blank
 		// lines, or a blank last line, where there was one. The first
-		// table takes the one after it: it would be the first line.
+		// table takes the one after it: it would be the first line. The
+		// server's subtables ([mcp_servers.nova.env], Codex's documented
+		// layout, after a blank line) count as one table with it: what is
+		// before it is the last line kept above the first.
+		p := i - 1
+		for p >= 0 && drop[p] {
+			p--
+		}
 		switch {
-		case i > 0 && !drop[i-1] && isBlank(lines[i-1]) && (k == len(lines) || isBlank(lines[k])):
-			drop[i-1] = true
-		case i == 0 && k < len(lines) && isBlank(lines[k]):
+		case p >= 0 && isBlank(lines[p]) && (k == len(lines) || isBlank(lines[k])):
+			drop[p] = true
+		case p < 0 && k < len(lines) && isBlank(lines[k]):
 			drop[k] = true
 		}
 		found = true
