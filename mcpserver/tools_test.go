@@ -20,6 +20,7 @@ import (
 	"github.com/nova-recall/nova/agents"
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/client"
+	"github.com/nova-recall/nova/mcpserver/agentconf"
 )
 
 // fakeBackend answers like novad would, without one.
@@ -405,6 +406,14 @@ func TestSearchSchema_NamesEveryAgent(t *testing.T) {
 		if !strings.Contains(desc, k) {
 			t.Errorf("memory_search's agent filter does not name %s: %q", k, desc)
 		}
+	}
+}
+
+// TestSearchTool_AgentconfAgrees: agentconf, which warns when an agent's
+// tool filter leaves memory_search out, names the tool the server serves.
+func TestSearchTool_AgentconfAgrees(t *testing.T) {
+	if agentconf.SearchTool != ToolSearch {
+		t.Errorf("agentconf.SearchTool %q, the server's tool %q", agentconf.SearchTool, ToolSearch)
 	}
 }
 

@@ -440,6 +440,9 @@ func wontStart(a Agent, src []byte) string {
 		case m["disabled"] == true:
 			return "but " + a.Name + " will not start it: the entry is disabled, its disabled is true"
 		}
+		if n := filtersOutSearch(a, m); n != "" {
+			return n
+		}
 	}
 	if a.ID != agents.Gemini {
 		return ""
@@ -462,6 +465,55 @@ func wontStart(a Agent, src []byte) string {
 		if !l.allowList && listed {
 			return fmt.Sprintf("but %s will not start it: %s lists %q; remove it there", a.Name, where, ServerName)
 		}
+	}
+	return ""
+}
+
+// SearchTool is the name of Nova's search tool, mcpserver.ToolSearch
+// (spelled here so that editing a file does not pull in the server): the
+// tool an agent's filter must not leave out.
+const SearchTool = "memory_search"
+
+// toolFilters are the settings of an entry, per agent, that keep tools of
+// a server from the model: an allow list and a deny list, applied after
+// it (Codex's enabled_tools and disabled_tools, Gemini CLI's includeTools
+// and excludeTools, Hermes's tools.include and tools.exclude). An update
+// keeps them, as it keeps every setting a person added.
+var toolFilters = map[string]struct{ allow, deny []string }{
+	agents.Codex:  {[]string{"enabled_tools"}, []string{"disabled_tools"}},
+	agents.Gemini: {[]string{"includeTools"}, []string{"excludeTools"}},
+	agents.Hermes: {[]string{"tools", "include"}, []string{"tools", "exclude"}},
+}
+
+// filtersOutSearch says why agent a, which starts the entry m, does not
+// offer its model memory_search, or "" when it does.
+func filtersOutSearch(a Agent, m map[string]any) string {
+	f, ok := toolFilters[a.ID]
+	if !ok {
+		return ""
+	}
+	list := func(keys []string) ([]string, bool) {
+		var v any = m
+		for _, k := range keys {
+			o, ok := v.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			if v, ok = o[k]; !ok {
+				return nil, false
+			}
+		}
+		l, ok := v.([]any)
+		if !ok {
+			return nil, false
+		}
+		return stringList(l), true
+	}
+	if l, ok := list(f.allow); ok && !slices.Contains(l, SearchTool) {
+		return fmt.Sprintf("but %s will not offer %s: the entry's %s does not list it; add it there", a.Name, SearchTool, strings.Join(f.allow, "."))
+	}
+	if l, ok := list(f.deny); ok && slices.Contains(l, SearchTool) {
+		return fmt.Sprintf("but %s will not offer %s: the entry's %s lists it; remove it there", a.Name, SearchTool, strings.Join(f.deny, "."))
 	}
 	return ""
 }

@@ -321,8 +321,9 @@ func TestInstall_UpdateKeepsUserSettings(t *testing.T) {
 }
 
 // TestInstall_SaysWhenTheAgentWillNotStartIt: an entry the file disables,
-// or that Gemini CLI's allow or deny list keeps out, is reported, instead
-// of a plain "added" or "already installed".
+// that Gemini CLI's allow or deny list keeps out, or whose tool filters
+// (kept by an update) leave out memory_search, is reported, instead of a
+// plain "added" or "already installed".
 func TestInstall_SaysWhenTheAgentWillNotStartIt(t *testing.T) {
 	for _, tt := range []struct {
 		agent, file, content, want string
@@ -331,6 +332,14 @@ func TestInstall_SaysWhenTheAgentWillNotStartIt(t *testing.T) {
 		{"gemini", "settings.json", `{"mcp": {"excluded": ["nova"]}}`, "mcp.excluded"},
 		{"codex", "config.toml", "[mcp_servers.nova]\ncommand = \"/opt/nova/bin/novactl\"\nargs = [\"mcp\"]\nenv = { NOVA_HOME = \"/Users/ada/Nova \\\"home\\\"\" }\nenabled = false\n", "disabled"},
 		{"hermes", "config.yaml", "mcp_servers:\n  nova:\n    command: /old/novactl\n    args: [mcp]\n    enabled: false\n", "disabled"},
+		// Each agent's per-server tool filters, which an update keeps:
+		// the server starts, but without memory_search.
+		{"codex", "config.toml", "[mcp_servers.nova]\ncommand = \"/old/novactl\"\nargs = [\"mcp\"]\nenabled_tools = [\"memory_status\"]\n", "enabled_tools"},
+		{"codex", "config.toml", "[mcp_servers.nova]\ncommand = \"/old/novactl\"\nargs = [\"mcp\"]\ndisabled_tools = [\"memory_search\"]\n", "disabled_tools"},
+		{"gemini", "settings.json", `{"mcpServers": {"nova": {"command": "/old/novactl", "args": ["mcp"], "includeTools": ["memory_status"]}}}`, "includeTools"},
+		{"gemini", "settings.json", `{"mcpServers": {"nova": {"command": "/old/novactl", "args": ["mcp"], "excludeTools": ["memory_search"]}}}`, "excludeTools"},
+		{"hermes", "config.yaml", "mcp_servers:\n  nova:\n    command: /old/novactl\n    args: [mcp]\n    tools:\n      exclude: [memory_search]\n", "tools.exclude"},
+		{"hermes", "config.yaml", "mcp_servers:\n  nova:\n    command: /old/novactl\n    args: [mcp]\n    tools:\n      include: [memory_status]\n", "tools.include"},
 	} {
 		a := agent(t, tt.agent)
 		path := writeFile(t, tt.file, tt.content)
@@ -346,6 +355,8 @@ func TestInstall_SaysWhenTheAgentWillNotStartIt(t *testing.T) {
 	for _, tt := range []struct{ agent, file, content string }{
 		{"gemini", "settings.json", `{"mcp": {"allowed": ["github", "nova"]}}`},
 		{"codex", "config.toml", "[mcp_servers.nova]\ncommand = \"/x/novactl\"\nargs = [\"mcp\"]\nenabled = true\n"},
+		{"codex", "config.toml", "[mcp_servers.nova]\ncommand = \"/x/novactl\"\nargs = [\"mcp\"]\nenabled_tools = [\"memory_search\", \"memory_status\"]\ndisabled_tools = [\"memory_status\"]\n"},
+		{"gemini", "settings.json", `{"mcpServers": {"nova": {"command": "/x/novactl", "args": ["mcp"], "includeTools": ["memory_search"], "trust": true}}}`},
 	} {
 		p, err := PlanInstall(agent(t, tt.agent), writeFile(t, tt.file, tt.content), testEntry, nil)
 		if err != nil || p.Note != "" {
