@@ -467,3 +467,53 @@ func TestTOML_InstallAfterBlankLastLine(t *testing.T) {
 		t.Errorf("after uninstall: %q, want %q", got, src)
 	}
 }
+
+// TestTOML_InlineEntry: a novactl entry written as a key of the servers
+// table ([mcp_servers] with nova = { ... }, or dotted keys nova.command =
+// ...), as people write them by hand, is updated and uninstalled like a
+// [mcp_servers.nova] table, and only its lines go: update and uninstall
+// used to fail with "could not locate the nova entry".
+func TestTOML_InlineEntry(t *testing.T) {
+	const head = "model = \"o3\"\n\n[mcp_servers]\ntime = { command = \"uvx\" } # clock\n"
+	const tail = "\n[profiles.x]\nmodel = \"y\"\n"
+	cases := []struct{ name, entry string }{
+		{"inline table", "nova = { command = \"/old/bin/novactl\", args = [\"mcp\"] } # memory\n"},
+		{"quoted key", "\"nova\" = { command = \"/old/bin/novactl\", args = [\"mcp\"] }\n"},
+		{"dotted keys", "nova.command = \"/old/bin/novactl\"\nnova.args = [\"mcp\"]\nnova.env = { NOVA_HOME = \"/old\" }\n"},
+	}
+	a := agent(t, "codex")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeFile(t, "config.toml", head+c.entry+tail)
+			un, err := PlanUninstall(a, path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := head + tail; un.Action != Remove || string(un.After) != want {
+				t.Errorf("uninstall would write (%s):\n%q\nwant:\n%q", un.Action, un.After, want)
+			}
+			in, err := PlanInstall(a, path, testEntry, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := head + tail + "\n" + renderTOMLBlock(a.Keys, ServerName, testEntry, "\n"); in.Action != Update || string(in.After) != want {
+				t.Errorf("update would write (%s):\n%q\nwant:\n%q", in.Action, in.After, want)
+			}
+		})
+	}
+	// A value over several lines is not cut in half: uninstall refuses.
+	multi := "[mcp_servers]\nnova.command = \"/old/bin/novactl\"\nnova.args = [\n  \"mcp\",\n]\n"
+	if _, err := PlanUninstall(a, writeFile(t, "config.toml", multi), nil); err == nil || !strings.Contains(err.Error(), "by hand") {
+		t.Errorf("uninstall of an entry over several lines: %v, want a refusal", err)
+	}
+	// The same key in another table is not the entry.
+	const other = "\n[mcp_servers.time]\ncommand = \"uvx\"\nnova = \"x\"\n"
+	src := "[mcp_servers]\nnova = { command = \"/old/bin/novactl\", args = [\"mcp\"] }\n" + other
+	un, err := PlanUninstall(a, writeFile(t, "config.toml", src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[mcp_servers]\n" + other; string(un.After) != want {
+		t.Errorf("uninstall would write:\n%q\nwant:\n%q", un.After, want)
+	}
+}

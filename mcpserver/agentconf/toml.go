@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -292,7 +293,10 @@ func tomlRemove(src []byte, keys []string, name string) ([]byte, bool, error) {
 		found = true
 		i = j - 1
 	}
-	if found && begin >= 0 && end > begin {
+	if !found {
+		return tomlRemoveKeys(src, keys, name)
+	}
+	if begin >= 0 && end > begin {
 		drop[begin], drop[end] = true, true
 		// The blank line install put before the block goes too, unless
 		// what is kept between the markers starts right after it.
@@ -314,6 +318,57 @@ func tomlRemove(src []byte, keys []string, name string) ([]byte, bool, error) {
 		}
 	}
 	return out, found, nil
+}
+
+// tomlRemoveKeys removes an entry written as keys rather than as a table
+// of its own: nova = { ... } (or dotted keys nova.command = ...) in the
+// [mcp_servers] table, or mcp_servers.nova... at the top of the file, as
+// people write them by hand. It removes those lines only, and only when
+// the result decodes to the same document without the entry: a line that
+// merely looks like one (inside a multi-line string, or the first of a
+// value that goes on over more lines) is never cut.
+func tomlRemoveKeys(src []byte, keys []string, name string) ([]byte, bool, error) {
+	table := regexp.MustCompile(`^\s*\[\s*` + tomlPath(keys) + `\s*\]\s*(#.*)?$`)
+	anyHeader := regexp.MustCompile(`^\s*\[`)
+	inTable := regexp.MustCompile(`^\s*` + tomlPath([]string{name}) + `\s*[=.]`)
+	atRoot := regexp.MustCompile(`^\s*` + tomlPath(append(append([]string{}, keys...), name)) + `\s*[=.]`)
+	var out []byte
+	found := false
+	key := atRoot // the pattern of the entry's lines in the current table
+	for _, l := range splitLines(src) {
+		line := bytes.TrimRight(l, "\r\n")
+		switch {
+		case anyHeader.Match(line):
+			key = nil
+			if table.Match(line) {
+				key = inTable
+			}
+		case key != nil && key.Match(line):
+			found = true
+			continue
+		}
+		out = append(out, l...)
+	}
+	if !found {
+		return src, false, nil
+	}
+	before, err := parseTOML(src)
+	if err != nil {
+		return nil, false, err
+	}
+	after, err := parseTOML(out)
+	if err != nil {
+		return nil, false, fmt.Errorf("removing the lines of %s.%s would make the file invalid TOML (%v); remove it by hand", strings.Join(keys, "."), name, err)
+	}
+	servers := before
+	for _, k := range keys {
+		servers, _ = servers[k].(map[string]any)
+	}
+	delete(servers, name)
+	if !reflect.DeepEqual(before, after) {
+		return nil, false, fmt.Errorf("%s.%s is written over lines that cannot be removed alone; remove it by hand", strings.Join(keys, "."), name)
+	}
+	return out, true, nil
 }
 
 func tomlPath(keys []string) string {
