@@ -577,7 +577,7 @@ func runMCPStatus(inv *Invocation, args []string, deps mcpDeps) int {
 		if r.Status, err = agentconf.Inspect(a, path, entry, recs.Get(path)); err != nil {
 			r.Error, code = err.Error(), ExitFailure
 		}
-		if more, err := agentconf.InspectDir(a, inv.Dir, entry); err != nil {
+		if more, err := agentconf.InspectDir(a, inv.Dir, inv.Environ, entry); err != nil {
 			r.ProjectError, code = err.Error(), ExitFailure
 			if !*jsonOut {
 				fmt.Fprintf(inv.Stderr, "novactl mcp status: %v\n", err)
@@ -633,7 +633,7 @@ func shadowNotes(inv *Invocation, a agentconf.Agent, path string, e agentconf.En
 		return nil // the install itself reported what it could not read
 	}
 	var out []string
-	more, err := agentconf.InspectDir(a, inv.Dir, e)
+	more, err := agentconf.InspectDir(a, inv.Dir, inv.Environ, e)
 	if err != nil {
 		out = append(out, fmt.Sprintf("warning: %v", err))
 	}
@@ -655,7 +655,7 @@ func projectEntryNotes(inv *Invocation, a agentconf.Agent, path string) []string
 	}
 	// The .mcp.json here too; the zero entry matches none, so every
 	// "nova" there is named.
-	if here, err := agentconf.InspectDir(a, inv.Dir, agentconf.Entry{}); err == nil {
+	if here, err := agentconf.InspectDir(a, inv.Dir, inv.Environ, agentconf.Entry{}); err == nil {
 		entries = append(entries, here...)
 	}
 	var out []string

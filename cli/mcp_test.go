@@ -953,6 +953,37 @@ func TestMCPInstall_Cursor(t *testing.T) {
 	}
 }
 
+// TestMCP_CursorInHomeDirectory: run in the home directory (where a new
+// terminal starts), the ".cursor/mcp.json of the current directory" is
+// Cursor's user-level file itself, not a project's. status, install,
+// uninstall and doctor used to report its entry as a project's own that
+// Cursor starts instead, and to say to delete it, which would remove the
+// very entry install writes.
+func TestMCP_CursorInHomeDirectory(t *testing.T) {
+	novactl := fakeNovactl(t)
+	home, env := mcpAgentHome(t)
+	novatest.DownHome(t, filepath.Join(home, "nova-home"))
+	file := filepath.Join(home, ".cursor", "mcp.json")
+	stale := `{"mcpServers": {"nova": {"command": "/usr/local/old/novactl", "args": ["mcp"]}}}`
+	novatest.Must(t, os.WriteFile(file, []byte(stale), 0o600))
+	for _, args := range [][]string{
+		{"mcp", "status", "--agent", "cursor", "--command", novactl},
+		{"mcp", "install", "--agent", "cursor", "--command", novactl},
+		{"doctor"},
+		{"mcp", "uninstall", "--agent", "cursor"},
+	} {
+		out, errs, _ := mcpRunIn(t, home, env, args...)
+		if strings.Contains(out+errs, "project") || strings.Contains(out+errs, "delete mcpServers.nova") {
+			t.Errorf("%v names the user-level file as a project's:\n%s%s", args, out, errs)
+		}
+	}
+	// A foreign entry there is left alone, and not named as a project's.
+	novatest.Must(t, os.WriteFile(file, []byte(`{"mcpServers": {"nova": {"command": "/usr/bin/other"}}}`), 0o600))
+	if out, errs, _ := mcpRunIn(t, home, env, "mcp", "uninstall", "--agent", "cursor"); strings.Contains(out+errs, "delete mcpServers.nova") {
+		t.Errorf("uninstall says to delete the user-level entry:\n%s%s", out, errs)
+	}
+}
+
 // TestMCPStatus_CursorProjectMCPJSON: Cursor starts a project's own
 // "nova" in .cursor/mcp.json instead of the user-level one: in the
 // directory novactl runs in, status, install, uninstall and doctor name

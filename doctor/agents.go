@@ -94,7 +94,7 @@ func mcpCheck(environ []string, home paths.Home, e agentconf.Entry, dir string, 
 		st, err := agentconf.Inspect(a, path, e, recs.Get(path))
 		if err == nil {
 			var more []agentconf.ProjectEntry
-			more, err = agentconf.InspectDir(a, dir, e)
+			more, err = agentconf.InspectDir(a, dir, environ, e)
 			st.Shadows = append(st.Shadows, more...)
 		}
 		r.Status = st

@@ -157,13 +157,18 @@ var projectFiles = map[string]string{
 // returns nil for an agent without project files, for "" (no directory
 // known), and when there is no such file or entry. It never writes: the
 // file is the project's, often committed, so only the person removes the
-// entry.
-func InspectDir(a Agent, dir string, e Entry) ([]ProjectEntry, error) {
+// entry. environ resolves the agent's user-level file: in the home
+// directory, Cursor's .cursor/mcp.json is that file, the one install
+// writes, and no project's.
+func InspectDir(a Agent, dir string, environ []string, e Entry) ([]ProjectEntry, error) {
 	rel, ok := projectFiles[a.ID]
 	if !ok || dir == "" {
 		return nil, nil
 	}
 	path := filepath.Join(dir, rel)
+	if sameFile(path, a.Path(environ)) {
+		return nil, nil
+	}
 	src, err := readAgentFile(path)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -185,6 +190,18 @@ func InspectDir(a Agent, dir string, e Entry) ([]ProjectEntry, error) {
 		p.Remove = fmt.Sprintf("delete mcpServers.%s from %s", ServerName, shellword.Quote(path))
 	}
 	return []ProjectEntry{p}, nil
+}
+
+// sameFile reports whether a and b name one file: the same path, or
+// (through a link, or in another case on a case-insensitive volume) the
+// same file on disk.
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ai, err1 := os.Stat(a)
+	bi, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
 }
 
 // ProjectEntries returns every per-project "nova" entry in agent a's
