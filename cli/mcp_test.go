@@ -953,6 +953,37 @@ func TestMCPInstall_Cursor(t *testing.T) {
 	}
 }
 
+// TestMCPStatus_GeminiProjectSettings: Gemini CLI merges a project's
+// .gemini/settings.json over the user's, server by server, so a stale
+// "nova" there is the one it starts in that project: status and install
+// name it, as they name Cursor's .cursor/mcp.json, and leave it as it is.
+func TestMCPStatus_GeminiProjectSettings(t *testing.T) {
+	novactl := fakeNovactl(t)
+	home, env := mcpAgentHome(t)
+	novatest.DownHome(t, filepath.Join(home, "nova-home"))
+	project := filepath.Join(t.TempDir(), "app")
+	file := filepath.Join(project, ".gemini", "settings.json")
+	novatest.Must(t, os.MkdirAll(filepath.Dir(file), 0o700))
+	stale := "{\n  // project settings\n  \"mcpServers\": {\"nova\": {\"command\": \"/usr/local/old/novactl\", \"args\": [\"mcp\"]}}\n}\n"
+	novatest.Must(t, os.WriteFile(file, []byte(stale), 0o600))
+	for _, args := range [][]string{
+		{"mcp", "install", "--agent", "gemini", "--command", novactl},
+		{"mcp", "status", "--agent", "gemini", "--command", novactl},
+	} {
+		out, errs, code := mcpRunIn(t, project, env, args...)
+		if code != ExitOK || !strings.Contains(out, file) || !strings.Contains(out, "Gemini CLI starts there instead") {
+			t.Errorf("%v (%d) does not name Gemini CLI's project entry:\n%s%s", args, code, out, errs)
+		}
+	}
+	if b, _ := os.ReadFile(file); string(b) != stale {
+		t.Error("the project's .gemini/settings.json was changed")
+	}
+	// In the home directory, ~/.gemini/settings.json is the user's file.
+	if out, errs, _ := mcpRunIn(t, home, env, "mcp", "status", "--agent", "gemini", "--command", novactl); strings.Contains(out+errs, "instead") {
+		t.Errorf("status in the home directory names the user's settings as a project's:\n%s%s", out, errs)
+	}
+}
+
 // TestMCP_CursorInHomeDirectory: run in the home directory (where a new
 // terminal starts), the ".cursor/mcp.json of the current directory" is
 // Cursor's user-level file itself, not a project's. status, install,

@@ -59,9 +59,9 @@ type Status struct {
 // they are the person's (see RemoveHint).
 //
 // Claude Code also reads a project's own .mcp.json (the scope it calls
-// project, shared with whoever clones the repository), and Cursor its
-// .cursor/mcp.json: InspectDir reports a "nova" entry there as a
-// ProjectEntry of that scope.
+// project, shared with whoever clones the repository), Cursor its
+// .cursor/mcp.json and Gemini CLI its .gemini/settings.json: InspectDir
+// reports a "nova" entry there as a ProjectEntry of that scope.
 type ProjectEntry struct {
 	// Project is the project's absolute path, as Claude Code keys it.
 	Project string `json:"project"`
@@ -145,10 +145,13 @@ func Inspect(a Agent, path string, e Entry, rec *Record) (Status, error) {
 // projectFiles are the files, in a project's directory, that list the
 // project's own MCP servers, which an agent started there runs instead of
 // its user-level ones of the same name: Claude Code's .mcp.json, Cursor's
-// .cursor/mcp.json.
+// .cursor/mcp.json, and Gemini CLI's .gemini/settings.json (its workspace
+// settings, whose mcpServers it merges over the user's server by server,
+// in a folder it trusts).
 var projectFiles = map[string]string{
 	agents.ClaudeCode: ProjectMCPFile,
 	agents.Cursor:     filepath.Join(".cursor", "mcp.json"),
+	agents.Gemini:     filepath.Join(".gemini", "settings.json"),
 }
 
 // InspectDir reports a "nova" entry in the project file of dir (see
@@ -186,7 +189,8 @@ func InspectDir(a Agent, dir string, environ []string, e Entry) ([]ProjectEntry,
 	p := ProjectEntry{Project: dir, Scope: ScopeProject, File: path, Command: entryCommand(v), NovaHome: entryNovaHome(v), Differs: e.differs(v)}
 	p.Remove = p.RemoveHint()
 	if a.ID != agents.ClaudeCode {
-		// Cursor has no command that removes a server: the file is edited.
+		// Cursor has no command that removes a server; for Gemini CLI
+		// too, the file to edit is the plainest hint.
 		p.Remove = fmt.Sprintf("delete mcpServers.%s from %s", ServerName, shellword.Quote(path))
 	}
 	return []ProjectEntry{p}, nil
