@@ -84,8 +84,9 @@ name such an entry (a .mcp.json only in the current directory) when its
 command or NOVA_HOME differ, and uninstall names every one, with the command that
 removes it; Nova never edits those entries itself (Claude Code's own "claude mcp
 remove" also takes one scope at a time). Cursor likewise starts a project's own
-"nova" in .cursor/mcp.json instead, and Gemini CLI one in .gemini/settings.json:
-the one in the current directory is named the same way.`
+"nova" in .cursor/mcp.json instead, Gemini CLI one in .gemini/settings.json and
+Codex one in .codex/config.toml: the one in the current directory is named the
+same way.`
 
 func mcpVerbs() []verb {
 	return []verb{

@@ -984,6 +984,37 @@ func TestMCPStatus_GeminiProjectSettings(t *testing.T) {
 	}
 }
 
+// TestMCPStatus_CodexProjectConfig: Codex reads [mcp_servers] from a
+// trusted project's .codex/config.toml over the user's, so a stale "nova"
+// there is the one it starts in that project: status names it, and the
+// file stays as it is.
+func TestMCPStatus_CodexProjectConfig(t *testing.T) {
+	novactl := fakeNovactl(t)
+	home, env := mcpAgentHome(t)
+	novatest.DownHome(t, filepath.Join(home, "nova-home"))
+	project := filepath.Join(t.TempDir(), "app")
+	file := filepath.Join(project, ".codex", "config.toml")
+	novatest.Must(t, os.MkdirAll(filepath.Dir(file), 0o700))
+	stale := "# project\n[mcp_servers.nova]\ncommand = \"/usr/local/old/novactl\"\nargs = [\"mcp\"]\n"
+	novatest.Must(t, os.WriteFile(file, []byte(stale), 0o600))
+	for _, args := range [][]string{
+		{"mcp", "install", "--agent", "codex", "--command", novactl},
+		{"mcp", "status", "--agent", "codex", "--command", novactl},
+	} {
+		out, errs, code := mcpRunIn(t, project, env, args...)
+		if code != ExitOK || !strings.Contains(out, file) || !strings.Contains(out, "Codex starts there instead") {
+			t.Errorf("%v (%d) does not name Codex's project entry:\n%s%s", args, code, out, errs)
+		}
+	}
+	if b, _ := os.ReadFile(file); string(b) != stale {
+		t.Error("the project's .codex/config.toml was changed")
+	}
+	// In the home directory, ~/.codex/config.toml is the user's file.
+	if out, errs, _ := mcpRunIn(t, home, env, "mcp", "status", "--agent", "codex", "--command", novactl); strings.Contains(out+errs, "instead") {
+		t.Errorf("status in the home directory names the user's config as a project's:\n%s%s", out, errs)
+	}
+}
+
 // TestMCP_CursorInHomeDirectory: run in the home directory (where a new
 // terminal starts), the ".cursor/mcp.json of the current directory" is
 // Cursor's user-level file itself, not a project's. status, install,

@@ -60,8 +60,9 @@ type Status struct {
 //
 // Claude Code also reads a project's own .mcp.json (the scope it calls
 // project, shared with whoever clones the repository), Cursor its
-// .cursor/mcp.json and Gemini CLI its .gemini/settings.json: InspectDir
-// reports a "nova" entry there as a ProjectEntry of that scope.
+// .cursor/mcp.json, Gemini CLI its .gemini/settings.json and Codex its
+// .codex/config.toml: InspectDir reports a "nova" entry there as a
+// ProjectEntry of that scope.
 type ProjectEntry struct {
 	// Project is the project's absolute path, as Claude Code keys it.
 	Project string `json:"project"`
@@ -145,13 +146,16 @@ func Inspect(a Agent, path string, e Entry, rec *Record) (Status, error) {
 // projectFiles are the files, in a project's directory, that list the
 // project's own MCP servers, which an agent started there runs instead of
 // its user-level ones of the same name: Claude Code's .mcp.json, Cursor's
-// .cursor/mcp.json, and Gemini CLI's .gemini/settings.json (its workspace
+// .cursor/mcp.json, Gemini CLI's .gemini/settings.json (its workspace
 // settings, whose mcpServers it merges over the user's server by server,
-// in a folder it trusts).
+// in a folder it trusts) and Codex's .codex/config.toml (read in a
+// trusted project, over the user's config.toml). Each is in the syntax,
+// and has its servers table where, the agent's user-level file has.
 var projectFiles = map[string]string{
 	agents.ClaudeCode: ProjectMCPFile,
 	agents.Cursor:     filepath.Join(".cursor", "mcp.json"),
 	agents.Gemini:     filepath.Join(".gemini", "settings.json"),
+	agents.Codex:      filepath.Join(".codex", "config.toml"),
 }
 
 // InspectDir reports a "nova" entry in the project file of dir (see
@@ -179,7 +183,7 @@ func InspectDir(a Agent, dir string, environ []string, e Entry) ([]ProjectEntry,
 	if err != nil {
 		return nil, err
 	}
-	v, found, err := editorFor(JSON).lookup(src, []string{"mcpServers"}, ServerName)
+	v, found, err := editorFor(a.Format).lookup(src, a.Keys, ServerName)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -191,7 +195,10 @@ func InspectDir(a Agent, dir string, environ []string, e Entry) ([]ProjectEntry,
 	if a.ID != agents.ClaudeCode {
 		// Cursor has no command that removes a server; for Gemini CLI
 		// too, the file to edit is the plainest hint.
-		p.Remove = fmt.Sprintf("delete mcpServers.%s from %s", ServerName, shellword.Quote(path))
+		p.Remove = fmt.Sprintf("delete %s.%s from %s", strings.Join(a.Keys, "."), ServerName, shellword.Quote(path))
+		if a.Format == TOML {
+			p.Remove = fmt.Sprintf("delete the [%s.%s] table from %s", strings.Join(a.Keys, "."), ServerName, shellword.Quote(path))
+		}
 	}
 	return []ProjectEntry{p}, nil
 }
