@@ -98,10 +98,7 @@ func readMarkdown(fc *fileCtx) error {
 	if err != nil || raw == nil {
 		return err
 	}
-	raw = bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n"))
-	// A lone CR ends a line too, as in CommonMark (classic Mac OS, some
-	// exporters): split on LF alone, such a note was one heading line.
-	raw = bytes.ReplaceAll(raw, []byte("\r"), []byte("\n"))
+	raw = lfLineEnds(raw)
 	body, fm, fmLines, fmErr := splitFrontMatter(raw)
 	if fmErr != nil {
 		fc.problem(1, "front matter is not valid "+fmErr.Error())
@@ -184,12 +181,17 @@ func readMarkdown(fc *fileCtx) error {
 		for len(levels) > 0 && levels[len(levels)-1] >= level {
 			levels, trail = levels[:len(levels)-1], trail[:len(trail)-1]
 		}
-		levels, trail = append(levels, level), append(trail, headingText(heading))
+		// A heading is kept apart from the note's text, which is let go
+		// once its sections are cut (a heading's text may be a piece of it).
+		levels, trail = append(levels, level), append(trail, strings.Clone(headingText(heading)))
 		cur = &section{path: append([]string(nil), trail...), line: line, titled: levels[0] == 1}
 		sections = append(sections, cur)
 	}
 	var code fences
 	inHTMLComment := false
+	// The note's text is held once, as its lines: the bytes go with this
+	// conversion, each section's lines once it is cleaned below, and the
+	// text once every section is.
 	lines, hidden := withoutComments(strings.Split(string(body), "\n"))
 	for i, line := range lines {
 		if hidden[i] {
@@ -244,7 +246,14 @@ func readMarkdown(fc *fileCtx) error {
 		if fm.Kanban != nil {
 			s.lines = kanbanMarkers(s.lines)
 		}
-		texts[i], inline = cleanNote(strings.Join(s.lines, "\n"))
+		joined := strings.Join(s.lines, "\n")
+		if len(s.lines) == 1 {
+			// One line is a piece of the note's text, not a copy: as a
+			// record's text it would keep all of it.
+			joined = strings.Clone(joined)
+		}
+		s.lines = nil
+		texts[i], inline = cleanNote(joined)
 		for _, t := range inline {
 			if !slices.ContainsFunc(tags, func(have string) bool { return strings.EqualFold(have, t) }) {
 				tags = append(tags, t)
@@ -263,28 +272,48 @@ func readMarkdown(fc *fileCtx) error {
 	// slug (lower case, '_' made '-') hides a secret from the rules that
 	// would find it there (ghp_... became ghp-..., AKIA... akia...). A
 	// section left without text is no record (nil heads).
-	cleaned := make([]string, len(sections))
-	redacted := make([]int, len(sections))
-	paths := make([][]string, len(sections))
-	titled := make([]bool, len(sections))
-	for i, s := range sections {
-		cleaned[i], redacted[i] = cleanText(texts[i])
-		titled[i] = s.titled
-		if cleaned[i] != "" {
-			paths[i] = s.path
-			redacted[i] += redactList(&paths[i])
-		}
+	type cleanSection struct {
+		text       string
+		redactions int
+		heads      []string
 	}
-	// A task board's sections are versions of its cards (boardSubjects).
+	clean := func(i int) cleanSection {
+		var c cleanSection
+		c.text, c.redactions = cleanText(texts[i])
+		texts[i] = ""
+		if c.text != "" {
+			c.heads = sections[i].path
+			c.redactions += redactList(&c.heads)
+		}
+		return c
+	}
+	// A task board's sections are versions of its cards (boardSubjects),
+	// keyed by the heading paths of all of them: a board's sections are
+	// cleaned before the first is emitted, a note's (a log of many MiB)
+	// each as it is emitted, so that it is not held twice.
 	var subjects []string
+	var cleaned []cleanSection
 	if cmp.Or(sourceSet, fc.src.SourceSet) == memory.TaskBoardSnapshot {
+		cleaned = make([]cleanSection, len(sections))
+		paths := make([][]string, len(sections))
+		titled := make([]bool, len(sections))
+		for i, s := range sections {
+			cleaned[i] = clean(i)
+			paths[i], titled[i] = cleaned[i].heads, s.titled
+		}
 		subjects = boardSubjects(paths, titled)
 	}
 	for i, s := range sections {
 		if err := fc.ctx.Err(); err != nil {
 			return err
 		}
-		text, redactions, heads := cleaned[i], redacted[i], paths[i]
+		var c cleanSection
+		if cleaned != nil {
+			c, cleaned[i] = cleaned[i], cleanSection{}
+		} else {
+			c = clean(i)
+		}
+		text, redactions, heads := c.text, c.redactions, c.heads
 		if text == "" {
 			continue
 		}
@@ -1118,7 +1147,8 @@ func fenceMarker(line string) string {
 // the lines are read for headings: a heading in a comment opens no
 // section. "%%" in code (a fenced block, a code span) is code (a shell's
 // ${f%%.*}, a batch file's %%f), and a "%%" that nothing closes is text.
-// hidden marks the lines that held nothing but comment.
+// hidden marks the lines that held nothing but comment. It cuts them in
+// lines itself (out is lines): a note's lines may be millions.
 func withoutComments(lines []string) (out []string, hidden []bool) {
 	type pos struct{ line, col int }
 	var spans [][2]pos
@@ -1150,7 +1180,7 @@ func withoutComments(lines []string) (out []string, hidden []bool) {
 			}
 		}
 	}
-	out, hidden = slices.Clone(lines), make([]bool, len(lines))
+	out, hidden = lines, make([]bool, len(lines))
 	// From the last span back, so that the columns of those before it on
 	// the same line still hold.
 	for k := len(spans) - 1; k >= 0; k-- {
@@ -1483,6 +1513,30 @@ func slug(s string) string {
 	return strings.TrimSuffix(b.String(), "-")
 }
 
+// lfLineEnds returns b with every line ended by LF alone: CRLF (Windows)
+// and a lone CR, which ends a line too, as in CommonMark (classic Mac OS,
+// some exporters; split on LF alone, such a note was one heading line).
+// It rewrites b in place, which it owns: a note may be many MiB, and
+// most hold no CR at all.
+func lfLineEnds(b []byte) []byte {
+	i := bytes.IndexByte(b, '\r')
+	if i < 0 {
+		return b
+	}
+	out := b[:i]
+	for ; i < len(b); i++ {
+		switch {
+		case b[i] != '\r':
+			out = append(out, b[i])
+		case i+1 < len(b) && b[i+1] == '\n':
+			// The LF that follows ends the line.
+		default:
+			out = append(out, '\n')
+		}
+	}
+	return out
+}
+
 // readNote reads a whole text file of a kind that holds notes (what names
 // it in the error of one too large): its text decoded to UTF-8 and its
 // stat. A binary file, or one larger than maxMarkdownBytes, is reported
@@ -1505,10 +1559,13 @@ func readNote(fc *fileCtx, what string) ([]byte, os.FileInfo, error) {
 		fc.problem(0, fmt.Sprintf("%s is larger than %d MiB (%d MiB): skipped", what, maxMarkdownBytes>>20, fi.Size()>>20))
 		return nil, fi, nil
 	}
-	raw, err := io.ReadAll(io.LimitReader(f, maxMarkdownBytes+1))
-	if err != nil {
+	// Into a buffer of the size the stat gives: io.ReadAll grows its
+	// buffer by copies, holding up to twice the note.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxMarkdownBytes+1)); err != nil {
 		return nil, nil, err
 	}
+	raw := buf.Bytes()
 	if len(raw) > maxMarkdownBytes {
 		// It grew past the bound while it was read.
 		fc.problem(0, fmt.Sprintf("%s is larger than %d MiB: skipped", what, maxMarkdownBytes>>20))
