@@ -473,7 +473,7 @@ func (h *claudeHandler) line(n int, data []byte) error {
 		}
 		var human bool
 		parts, human = h.userBlocks(n, blocks)
-		if words := claudeToolResultWords(msg.Content); len(words) > 0 {
+		if words := claudeToolResultWords(msg.Content, l.ToolUseResult); len(words) > 0 {
 			parts, human = append(words, parts...), true
 		}
 		if !human {
@@ -1130,18 +1130,27 @@ var claudeAnswers = regexp.MustCompile(`(?s)^(?:User has answered your questions
 
 // claudeToolResultWords returns what the user said in the tool results of
 // a user line's content: the reason they gave for rejecting a tool call,
-// the answers they gave the assistant's questions.
-func claudeToolResultWords(content json.RawMessage) []string {
+// the answers they gave the assistant's questions. toolUseResult is the
+// line's, whose answers name the questions asked (see claudeAnswerWords).
+func claudeToolResultWords(content, toolUseResult json.RawMessage) []string {
 	if !bytes.Contains(content, []byte("the user said:")) && !bytes.Contains(content, []byte("answered your questions")) &&
-		!bytes.Contains(content, []byte("questions have been answered")) {
+		!bytes.Contains(content, []byte("questions have been answered")) && !bytes.Contains(content, []byte("Questions asked:")) {
 		return nil
 	}
 	var words []string
 	for _, t := range claudeToolResultTexts(content) {
-		if _, reason, ok := strings.Cut(t, claudeRejectReason); ok && strings.HasPrefix(t, claudeRejected) {
+		if !strings.HasPrefix(t, claudeRejected) {
+			m := claudeAnswers.FindStringSubmatch(t)
+			if m == nil {
+				continue
+			}
+			t = claudeAnswerWords(m[1], claudeAskedQuestions(toolUseResult))
+		} else if loc := claudeQuestionsAsked.FindStringIndex(t); loc != nil {
+			// "Chat about this" on the questions: Claude Code's request to
+			// clarify is not the user's, the answers given so far are.
+			t = claudeClarifyWords(t[loc[1]:])
+		} else if _, reason, ok := strings.Cut(t, claudeRejectReason); ok {
 			t = reason
-		} else if m := claudeAnswers.FindStringSubmatch(t); m != nil {
-			t = m[1]
 		} else {
 			continue
 		}
@@ -1150,6 +1159,141 @@ func claudeToolResultWords(content json.RawMessage) []string {
 		}
 	}
 	return words
+}
+
+// How Claude Code 2.1 writes the user's answers to AskUserQuestion (its
+// mapToolResultToToolResultBlockParam, as the public tools that read them
+// parse it): `"question"="answer"` pairs joined by ", ", each followed by
+// the preview of the option picked and the notes the user added, if any.
+// The preview (a mockup or a snippet) is the assistant's, written into the
+// option it offered; an answer typed in "Other" comes back as its notes
+// too.
+const (
+	claudeAnswerPreview = "\" selected preview:\n"
+	claudeAnswerNotes   = " user notes: "
+)
+
+// claudeAnswerPair finds a pair's start when the questions are not known.
+var claudeAnswerPair = regexp.MustCompile(`(?:\A|, )"([^"]*)"="`)
+
+// claudeAskedQuestions returns the questions a line's toolUseResult gives
+// answers to ({"answers": {question: answer}, ...}), or nil.
+func claudeAskedQuestions(toolUseResult json.RawMessage) []string {
+	var r struct {
+		Answers map[string]json.RawMessage `json:"answers"`
+	}
+	if json.Unmarshal(toolUseResult, &r) != nil {
+		return nil
+	}
+	var qs []string
+	for q := range r.Answers {
+		qs = append(qs, q)
+	}
+	return qs
+}
+
+// claudeAnswerWords returns the user's answers as `"question"="answer"`
+// pairs, with their notes but without the previews of the options they
+// picked. Pairs are found where a question asked (questions, when known)
+// begins one, else where any quoted text followed by =" does; body is
+// returned as it is when none is found.
+func claudeAnswerWords(body string, questions []string) string {
+	type start struct {
+		at, text int // where the pair begins, where its answer does
+		question string
+	}
+	var starts []start
+	for _, q := range questions {
+		if i := strings.Index(body, `"`+q+`"="`); i >= 0 {
+			starts = append(starts, start{i, i + len(q) + 4, q})
+		}
+	}
+	if len(starts) == 0 {
+		for _, m := range claudeAnswerPair.FindAllStringSubmatchIndex(body, -1) {
+			at := m[0]
+			if at > 0 {
+				at += len(", ")
+			}
+			starts = append(starts, start{at, m[1], body[m[2]:m[3]]})
+		}
+	}
+	if len(starts) == 0 || slices.IndexFunc(starts, func(s start) bool { return s.at == 0 }) < 0 {
+		return body
+	}
+	slices.SortFunc(starts, func(a, b start) int { return a.at - b.at })
+	var pairs []string
+	for i, s := range starts {
+		end := len(body)
+		if i+1 < len(starts) {
+			end = strings.LastIndex(body[:starts[i+1].at], ", ")
+			if end < s.text {
+				return body // pairs that overlap: not the shape known
+			}
+		}
+		seg := body[s.text:end]
+		answer, notes := seg, ""
+		if j := strings.Index(seg, claudeAnswerPreview); j >= 0 {
+			answer, notes = seg[:j], ""
+			if k := strings.LastIndex(seg[j:], claudeAnswerNotes); k >= 0 {
+				notes = seg[j+k+len(claudeAnswerNotes):]
+			}
+		} else if j := strings.Index(seg, `"`+claudeAnswerNotes); j >= 0 {
+			answer, notes = seg[:j], seg[j+1+len(claudeAnswerNotes):]
+		}
+		pairs = append(pairs, claudeAnswerText(s.question, strings.TrimSuffix(answer, `"`), notes))
+	}
+	return strings.Join(pairs, ", ")
+}
+
+// claudeAnswerText is one answer as a record holds it: the question, the
+// answer and the user's notes, the notes once when they repeat the answer.
+func claudeAnswerText(question, answer, notes string) string {
+	answer, notes = strings.TrimSpace(answer), strings.TrimSpace(notes)
+	if answer == "" && notes == "" {
+		return ""
+	}
+	text := `"` + question + `"`
+	if answer != "" {
+		text += `="` + answer + `"`
+	}
+	if notes != "" && notes != answer {
+		text += claudeAnswerNotes + notes
+	}
+	return text
+}
+
+// claudeQuestionsAsked begins the list of questions, and the answers given
+// so far, that Claude Code appends to the rejection it writes when the
+// user picks "Chat about this" instead of answering (claude-code issues
+// 33511 and 56402): `- "question"`, then `  Answer: ...`, `  User notes:
+// ...` or `  (No answer provided)`.
+var claudeQuestionsAsked = regexp.MustCompile(`\n[ \t]*Questions asked:\n`)
+
+// claudeClarifyAnswer is one question of that list and what follows it.
+var claudeClarifyAnswer = regexp.MustCompile(`(?s)\A"(.*?)"\n  (.*)\z`)
+
+// claudeClarifyWords returns the answers given in such a list, as
+// claudeAnswerWords does.
+func claudeClarifyWords(list string) string {
+	var pairs []string
+	for _, item := range strings.Split("\n"+list, "\n- ") {
+		m := claudeClarifyAnswer.FindStringSubmatch(item)
+		if m == nil {
+			continue
+		}
+		answer, notes, _ := strings.Cut(m[2], "\n  User notes: ")
+		if a, ok := strings.CutPrefix(answer, "User notes: "); ok {
+			answer, notes = "", a
+		}
+		answer = strings.TrimPrefix(answer, "Answer: ")
+		if answer == "(No answer provided)" {
+			answer = ""
+		}
+		if p := claudeAnswerText(m[1], answer, notes); p != "" {
+			pairs = append(pairs, p)
+		}
+	}
+	return strings.Join(pairs, ", ")
 }
 
 // claudeToolResultTexts returns the text blocks of the tool results in a

@@ -279,13 +279,27 @@ func TestClaudeToolResultWords(t *testing.T) {
 		{"older answers", result(`"Your questions have been answered: \"Q\"=\"keep it\". You can now continue."`), `"Q"="keep it"`},
 		{"answers without the closing sentence", result(`"User has answered your questions: \"Q\"=\"a\""`), `"Q"="a"`},
 		{"tool output that quotes them", result(`"grep: To tell you how to proceed"`), ""},
+		// The preview of the option picked is the assistant's; the notes
+		// are the user's (Claude Code 2.1's AskUserQuestion result).
+		{"preview dropped", result(`"User has answered your questions: \"A?\"=\"x\" selected preview:\nfn a() {}, \"B?\"=\"y\". You can now continue with the user's answers in mind."`), `"A?"="x", "B?"="y"`},
+		{"preview and notes", result(`"User has answered your questions: \"A?\"=\"x\" selected preview:\n| a | b | user notes: wider. You can now continue with the user's answers in mind."`), `"A?"="x" user notes: wider`},
+		{"notes repeating an Other answer", result(`"User has answered your questions: \"A?\"=\"my own\" user notes: my own. You can now continue with the user's answers in mind."`), `"A?"="my own"`},
+		{"chat about this, nothing answered", result(`"The user doesn't want to proceed with this tool use. The tool use was rejected. To tell you how to proceed, the user said:\nThe user wants to clarify these questions.\n    Start by asking them what they would like to clarify.\n\n    Questions asked:\n- \"A?\"\n  (No answer provided)"`), ""},
+		{"chat about this, notes only", result(`"The user doesn't want to proceed with this tool use. The tool use was rejected.\nQuestions asked:\n- \"A?\"\n  User notes: neither, ask me later\n- \"B?\"\n  Answer: y"`), `"A?" user notes: neither, ask me later, "B?"="y"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := strings.Join(claudeToolResultWords(tt.content), "|"); got != tt.want {
+			if got := strings.Join(claudeToolResultWords(tt.content, nil), "|"); got != tt.want {
 				t.Errorf("claudeToolResultWords = %q, want %q", got, tt.want)
 			}
 		})
+	}
+	// The questions the line's toolUseResult answers mark where pairs
+	// begin, though a preview holds text that looks like one.
+	content := result(`"User has answered your questions: \"A?\"=\"x\" selected preview:\nf(\"k\", \"v\"=\"w\"), \"B?\"=\"y\". You can now continue with the user's answers in mind."`)
+	toolUseResult := json.RawMessage(`{"answers": {"A?": "x", "B?": "y"}}`)
+	if got, want := strings.Join(claudeToolResultWords(content, toolUseResult), "|"), `"A?"="x", "B?"="y"`; got != want {
+		t.Errorf("claudeToolResultWords with the questions = %q, want %q", got, want)
 	}
 }
 
