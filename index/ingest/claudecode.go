@@ -1428,24 +1428,30 @@ func claudeSaid(b *claudeBlock) string {
 
 // What Claude Code answers an ExitPlanMode call the user approved with:
 // the approval, then (in 2.1 builds, whose calls may carry no plan: the
-// plan is in a file) the plan itself after claudeApprovedHeading.
+// plan is in a file) the plan itself after claudeApprovedHeading, or
+// after claudeEditedHeading when the user edited it before approving it
+// (ExitPlanModeV2's planWasEdited): then the plan approved is not the one
+// the call presented.
 const (
 	claudePlanApproved    = "User has approved your plan."
 	claudeApprovedHeading = "## Approved Plan:\n"
+	claudeEditedHeading   = "## Approved Plan (edited by user):\n"
 )
 
 // claudeApprovedPlan returns the plan quoted in the tool result of an
 // approved ExitPlanMode call, or "".
 func claudeApprovedPlan(content json.RawMessage) string {
-	if !bytes.Contains(content, []byte("Approved Plan:")) {
+	if !bytes.Contains(content, []byte("## Approved Plan")) {
 		return ""
 	}
 	for _, t := range claudeToolResultTexts(content) {
 		if !strings.HasPrefix(t, claudePlanApproved) {
 			continue
 		}
-		if _, plan, ok := strings.Cut(t, claudeApprovedHeading); ok {
-			return strings.TrimSpace(plan)
+		for _, heading := range []string{claudeApprovedHeading, claudeEditedHeading} {
+			if _, plan, ok := strings.Cut(t, heading); ok {
+				return strings.TrimSpace(plan)
+			}
 		}
 	}
 	return ""
