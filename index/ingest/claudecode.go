@@ -1276,8 +1276,9 @@ var claudeClarifyAnswer = regexp.MustCompile(`(?s)\A"(.*?)"\n  (.*)\z`)
 // claudeAnswerWords does.
 func claudeClarifyWords(list string) string {
 	var pairs []string
-	for _, item := range strings.Split("\n"+list, "\n- ") {
-		m := claudeClarifyAnswer.FindStringSubmatch(item)
+	// A question may hold lines of its own that begin "- ".
+	for _, item := range strings.Split("\n"+list, "\n- \"") {
+		m := claudeClarifyAnswer.FindStringSubmatch(`"` + item)
 		if m == nil {
 			continue
 		}

@@ -285,6 +285,7 @@ func TestClaudeToolResultWords(t *testing.T) {
 		{"preview and notes", result(`"User has answered your questions: \"A?\"=\"x\" selected preview:\n| a | b | user notes: wider. You can now continue with the user's answers in mind."`), `"A?"="x" user notes: wider`},
 		{"notes repeating an Other answer", result(`"User has answered your questions: \"A?\"=\"my own\" user notes: my own. You can now continue with the user's answers in mind."`), `"A?"="my own"`},
 		{"chat about this, nothing answered", result(`"The user doesn't want to proceed with this tool use. The tool use was rejected. To tell you how to proceed, the user said:\nThe user wants to clarify these questions.\n    Start by asking them what they would like to clarify.\n\n    Questions asked:\n- \"A?\"\n  (No answer provided)"`), ""},
+		{"chat about this, a question in lines", result(`"The user doesn't want to proceed with this tool use. The tool use was rejected.\nQuestions asked:\n- \"Which host? For example:\n- SMTP\n- API\"\n  Answer: SMTP on port 25"`), "\"Which host? For example:\n- SMTP\n- API\"=\"SMTP on port 25\""},
 		{"chat about this, notes only", result(`"The user doesn't want to proceed with this tool use. The tool use was rejected.\nQuestions asked:\n- \"A?\"\n  User notes: neither, ask me later\n- \"B?\"\n  Answer: y"`), `"A?" user notes: neither, ask me later, "B?"="y"`},
 	}
 	for _, tt := range tests {
