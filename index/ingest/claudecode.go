@@ -139,6 +139,11 @@ var claudeScaffolding = func() []*regexp.Regexp {
 		// The prompt of a scheduled task's run, which Claude Code sends
 		// itself (and marks of origin "human").
 		"scheduled-task",
+		// A SessionStart hook's output handed to the model in a user line,
+		// and the wake-up proactive mode sends itself (the user's local
+		// time): the Agent SDK's session listing skips prompts that begin
+		// with either.
+		"session-start-hook", "tick",
 	} {
 		out = append(out, regexp.MustCompile(`(?s)<`+tag+`(?:\s[^>]*)?>.*?</`+tag+`>`))
 	}
