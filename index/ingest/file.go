@@ -195,4 +195,12 @@ package ingest
 // record whose id is a key) gets a suffix from its path (and line), so
 // two of them no longer collide and one of them is no longer dropped; a
 // kept chunk's sourceId is redacted with it.
-const Version = "ingest-v25"
+// ingest-v26: transcript drift (Codex: unattachable images and audio
+// kept once as [image]/[audio], /review's reviewer thread and prompt not
+// the user's; Claude Code: AskUserQuestion previews dropped, edited
+// approved plans kept, SessionStart hook output and <tick> not prompts;
+// Hermes, Gemini and OpenClaw notices, continue prompts, sub-agent tasks
+// and gateway time prefixes); text in decomposed or full-width forms
+// redacted as the index reads it; decomposed Hangul lanes and dates;
+// tags keep combining marks; Unicode Encoding Conflict copies.
+const Version = "ingest-v26"
