@@ -131,7 +131,8 @@ type QueryPlan struct {
 	AnswerType string `json:"answerType,omitempty"`
 	// RelatedTerms are words of related meaning to the query's Chinese
 	// words (a shared sense in CC-CEDICT's glosses), searched beside the
-	// query's own at a low weight.
+	// query's own at a low weight, and the short forms code writes for its
+	// words (db for database, env for environment), searched as the word.
 	RelatedTerms []string `json:"relatedTerms,omitempty"`
 	Stages       []string `json:"stages"`
 	FilterPolicy string   `json:"filterPolicy,omitempty"`

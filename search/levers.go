@@ -38,7 +38,8 @@ const (
 	// long", a time for "when").
 	LeverAnswerType = "answertype"
 	// LeverRelated searches the words related in meaning to the query's
-	// Chinese words (lexical.RelatedWords) at a low weight.
+	// Chinese words (lexical.RelatedWords) at a low weight, and the short
+	// forms code writes for its words (abbreviations).
 	LeverRelated = "related"
 )
 
@@ -91,6 +92,9 @@ const (
 	// Chinese queries, which look for Chinese memories among English ones,
 	// two points of hit@10; 0.5 takes most of the gain.
 	glossWeight = 0.5
+	// abbreviationWeight scales the idf of a short form code writes for a
+	// query's word (db for database): the same word, another spelling.
+	abbreviationWeight = 1.0
 	// maxRelated and maxGlossTerms bound the related words of a query: a
 	// long question would otherwise search a hundred common words.
 	maxRelated    = 48
@@ -107,7 +111,8 @@ type relatedWords struct {
 
 // relatedWords returns the words related in meaning to query's Chinese
 // words when the lever is on: the Chinese ones (each is a term as it is)
-// and the English ones (made terms by the analyzer), each group bounded.
+// and the English ones (made terms by the analyzer), each group bounded;
+// and the abbreviations of its words.
 func (e *Engine) relatedWords(query string) relatedWords {
 	if !e.on(LeverRelated) {
 		return relatedWords{}
@@ -124,11 +129,63 @@ func (e *Engine) relatedWords(query string) relatedWords {
 		glosses = append(glosses, t...)
 		shown = append(shown, w)
 	}
+	var short []string
+	for _, w := range lexical.Words(lexical.Normalize(query)) {
+		for _, a := range abbreviations[w] {
+			t := e.analyzer.Terms(a) // "database" is searched as "databas"
+			if len(t) == 1 && len(short) < maxGlossTerms && !slices.Contains(short, t[0]) {
+				short = append(short, t[0])
+				shown = append(shown, a)
+			}
+		}
+	}
 	return relatedWords{words: shown, terms: []lexical.Related{
 		{Terms: chinese, Weight: relatedWeight},
 		{Terms: glosses, Weight: glossWeight},
+		{Terms: short, Weight: abbreviationWeight},
 	}}
 }
+
+// abbreviations are the short forms code writes for a word (and the word
+// for a short form): a coding agent's transcript names the database by
+// LEDGER_DB_DSN or db.Query, the environment by APP_ENV or .env, while the
+// user asks in plain words. Each short form is a term as the analyzer makes
+// it (identifiers split at _ . - and case changes). Only forms that are
+// rarely anything else: "doc", "var" and "app" are words of their own.
+// Searched as the word itself (abbreviationWeight), each only once.
+var abbreviations = func() map[string][]string {
+	pairs := [][2]string{
+		{"database", "db"}, {"databases", "db"},
+		{"environment", "env"}, {"environments", "env"},
+		{"configuration", "config"}, {"configuration", "cfg"}, {"config", "cfg"},
+		{"repository", "repo"}, {"repositories", "repo"},
+		{"directory", "dir"}, {"directories", "dir"},
+		{"authentication", "auth"}, {"authorization", "auth"}, {"authorisation", "auth"},
+		{"message", "msg"}, {"messages", "msg"},
+		{"request", "req"}, {"requests", "req"},
+		{"response", "resp"}, {"responses", "resp"},
+		{"dependency", "dep"}, {"dependencies", "dep"},
+		{"temporary", "tmp"},
+		{"production", "prod"},
+		{"development", "dev"},
+		{"kubernetes", "k8s"},
+		{"parameter", "param"}, {"parameters", "param"},
+		{"argument", "arg"}, {"arguments", "arg"},
+		{"package", "pkg"}, {"packages", "pkg"},
+		{"library", "lib"}, {"libraries", "lib"},
+		{"statistics", "stat"},
+		{"specification", "spec"},
+		{"transaction", "tx"}, {"transactions", "tx"},
+	}
+	m := map[string][]string{}
+	for _, p := range pairs {
+		m[p[0]] = append(m[p[0]], p[1])
+		if len(m[p[1]]) == 0 {
+			m[p[1]] = []string{p[0]} // a short form asks for its first word
+		}
+	}
+	return m
+}()
 
 func (e *Engine) on(lever string) bool { return !e.cfg.Off[lever] }
 

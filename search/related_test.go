@@ -53,3 +53,38 @@ func TestRelatedWords(t *testing.T) {
 		t.Errorf("relatedTerms %v for an English question", resp.QueryPlan.RelatedTerms)
 	}
 }
+
+// TestAbbreviations: a question in plain words finds the memory that names
+// the thing by its identifier's abbreviation (PG_DB_MAX_CONNS for the
+// database, APP_ENV and .env.local for the environment), as an agent's
+// transcript does, above a memory that shares only the question's other
+// words; and a question that abbreviates finds the word.
+func TestAbbreviations(t *testing.T) {
+	snap := build(t, config.Source{Name: "notes", Kind: config.KindJSONL, Path: "abbreviations"})
+	snap.Query = nil // the lexical lever alone (see TestRelatedWords)
+	cases := []struct {
+		query, related string
+		answer, other  string
+	}{
+		{"which database setting is 40", "db", "conns", "proxy"},
+		{"which environment keys file", "env", "envfile", "vault"},
+		// And the other way: a question that says db finds "database".
+		{"db server start", "database", "migrate", "server"},
+	}
+	for _, c := range cases {
+		t.Run(c.related, func(t *testing.T) {
+			req := api.SearchRequest{Query: c.query, TopK: 5}
+			off := ask(t, engineWith(search.LeverRelated), snap, req)
+			if a, o := rank(off, c.answer), rank(off, c.other); o < 0 || (a >= 0 && a < o) {
+				t.Fatalf("fixture: without the lever %s should rank above %s: %v", c.other, c.answer, ids(off))
+			}
+			resp := ask(t, engineWith(), snap, req)
+			if !slices.Contains(resp.QueryPlan.RelatedTerms, c.related) {
+				t.Errorf("relatedTerms %v lack %s", resp.QueryPlan.RelatedTerms, c.related)
+			}
+			if a, o := rank(resp, c.answer), rank(resp, c.other); a < 0 || (o >= 0 && a > o) {
+				t.Fatalf("%s should outrank %s with the lever: %v", c.answer, c.other, ids(resp))
+			}
+		})
+	}
+}
