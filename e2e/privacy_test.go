@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/internal/novatest"
 )
 
@@ -166,6 +169,82 @@ func TestPrivateKeysNotReturned(t *testing.T) {
 		t.Error("no search served a redacted key: the test did not reach them")
 	}
 	eachWrittenFile(t, h, leaked)
+	d.Stop()
+	leaked("novad's log", []byte(d.Logs.String()))
+}
+
+// TestSecretInPathNotServed: a secret in a file's or a folder's name (a
+// note named for a token, an export folder named for a key) or in the
+// working directory of an agent's session is not served: the results,
+// citations and answers of a search over HTTP (facade and direct),
+// novactl search and its --json, and novad's log do not hold it. The
+// citation still names the file's folder, and a note without a secret
+// in its path is cited by its path as it is.
+func TestSecretInPathNotServed(t *testing.T) {
+	const fileToken = "ghp_R7kQ2mX9vL4nB8cT1wZ5yH3jF6dS0aPeUu2G"
+	const dirToken = "ghp_W3nE8rT5yU1iO7pA2sD9fG4hJ6kL0zX5cV8b"
+	const cwdToken = "ghp_Q1wE2rT3yU4iO5pA6sD7fG8hJ9kL0zX1cV2b"
+	codex := filepath.Join(t.TempDir(), "sessions", "2026", "12", "01")
+	novatest.Must(t, os.MkdirAll(codex, 0o700))
+	rollout := strings.ReplaceAll(codexRollout("019a0000-0000-7000-8000-0000000000c1", "The zebrafish tank needs a heater."), "/home/dev/src/zoo", "/home/dev/src/"+cwdToken)
+	novatest.Must(t, os.WriteFile(filepath.Join(codex, "rollout-2026-12-01T09-00-00-019a0000-0000-7000-8000-0000000000c1.jsonl"), []byte(rollout), 0o600))
+	h := novatest.NewHome(t, fmt.Sprintf("  - {name: codex, kind: codex, path: %q}\n", filepath.Dir(filepath.Dir(filepath.Dir(codex)))))
+	export := filepath.Join(h.Data, "export-"+dirToken)
+	novatest.Must(t, os.MkdirAll(export, 0o700))
+	novatest.Must(t, os.WriteFile(filepath.Join(h.Data, fileToken+".md"), []byte("# Deploy notes\n\nThe zebrafish deploy uses the blue pipeline.\n"), 0o600))
+	novatest.Must(t, os.WriteFile(filepath.Join(export, "plan.md"), []byte("# Plan\n\nThe zebrafish migration plan is ready.\n"), 0o600))
+	novatest.Must(t, os.WriteFile(filepath.Join(h.Data, "plain.md"), []byte("# Plain\n\nThe zebrafish food is in the shed.\n"), 0o600))
+	out, errOut, code := h.Novactl("index", "sync", "-v")
+	if code != 0 {
+		t.Fatalf("sync exit %d: %s %s", code, out, errOut)
+	}
+	leaked := func(where string, b []byte) {
+		t.Helper()
+		for _, tok := range []string{fileToken, dirToken, cwdToken} {
+			if bytes.Contains(b, []byte(tok[4:24])) {
+				t.Errorf("%s holds the token %s", where, tok)
+			}
+		}
+	}
+	leaked("the sync's output", []byte(out+errOut))
+
+	d := h.Start()
+	const query = `{"query":"zebrafish","topK":20}`
+	r := search(t, d.Facade, query)
+	if r.status != 200 {
+		t.Fatalf("search: %d %s", r.status, r.body)
+	}
+	var resp struct {
+		Results []struct {
+			Provenance struct {
+				SourcePath string `json:"sourcePath"`
+			} `json:"provenance"`
+		} `json:"results"`
+	}
+	novatest.Must(t, json.Unmarshal(r.body, &resp))
+	cited := map[string]bool{}
+	for _, res := range resp.Results {
+		cited[res.Provenance.SourcePath] = true
+	}
+	if !cited[filepath.Join(h.Data, "plain.md")] {
+		t.Errorf("the note without a secret in its path is not cited by its path: %v", cited)
+	}
+	inExport := false
+	for p := range cited {
+		inExport = inExport || strings.HasPrefix(p, filepath.Join(h.Data, "export-"))
+	}
+	if len(resp.Results) < 4 || !inExport {
+		t.Errorf("want the four memories, the export's cited in its folder; got %v", cited)
+	}
+	leaked("a search over the facade", r.body)
+	leaked("a search over the direct API", do(t, http.MethodPost, d.Direct+api.PathSearch, query, nil).body)
+	for _, args := range [][]string{{"search", "zebrafish"}, {"search", "--json", "zebrafish"}} {
+		o, e, code := h.Novactl(args...)
+		if code != 0 || !strings.Contains(o, "zebrafish") {
+			t.Fatalf("novactl %v: exit %d: %s %s", args, code, o, e)
+		}
+		leaked(fmt.Sprintf("novactl %v", args), []byte(o+e))
+	}
 	d.Stop()
 	leaked("novad's log", []byte(d.Logs.String()))
 }

@@ -125,12 +125,14 @@ func cleanText(text string) (string, int) {
 }
 
 // redactMetadata redacts the secrets in the fields of rec other than its
-// text, which every reader redacts itself: a title, a heading, a tag or a
-// subject is indexed, searched and returned as the text is, and a
+// text, which every reader redacts itself: a title, a heading, a tag, a
+// subject or a project (the last folder of a session's working
+// directory, which may be named for a key) is indexed, searched and
+// returned as the text is, and a
 // Markdown heading also names the record's id (notes.md#rotate-sk-...).
 // The id is fileCtx.emit's to redact (redactID).
 func redactMetadata(rec *memory.Record) {
-	rec.Redactions += redactFields(&rec.Title, &rec.Subject) + redactList(&rec.Tags) + redactList(&rec.HeadingPath)
+	rec.Redactions += redactFields(&rec.Title, &rec.Subject, &rec.Project) + redactList(&rec.Tags) + redactList(&rec.HeadingPath)
 }
 
 // redactID redacts the secrets in a record's id, read at line of the
@@ -161,6 +163,25 @@ func redactID(id, rel string, line int) (string, int) {
 	}
 	sum := sha256.Sum256([]byte(key))
 	return red + "~" + hex.EncodeToString(sum[:4]), n
+}
+
+// RedactPath returns the path of a source file as it may be served (a
+// citation's sourcePath): p itself when it holds no secret, else p with
+// each secret in a file's or a folder's name (a note named for a token,
+// an export folder named for a key) replaced, then "~" and 8 hex digits
+// of p's hash, as redactID does for an id, so that two files whose
+// paths differed only in their secrets are still two sources to the
+// answer's events and links. The folders without a secret are kept, so
+// the user can still find the file. The index keeps p as it is: it is
+// the file's identity for incremental sync, under a home only the user
+// may read.
+func RedactPath(p string) string {
+	red, n := Redact(p)
+	if n == 0 {
+		return p
+	}
+	sum := sha256.Sum256([]byte(p))
+	return red + "~" + hex.EncodeToString(sum[:4])
 }
 
 // stateText redacts a text a reader keeps in its cursor state (a

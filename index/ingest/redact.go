@@ -925,7 +925,7 @@ func secretValue(v string) bool {
 }
 
 // RedactChunk applies the redaction rules to every field of c that is
-// indexed or returned (text, title, subject, id, tags, headings) and
+// indexed or returned (text, title, subject, project, id, tags, headings) and
 // reports whether any changed. Readers redact what they read; this is for
 // memory kept from a file that cannot be read again, which rules added
 // since it was indexed must reach too.
@@ -934,7 +934,7 @@ func secretValue(v string) bool {
 // its path relative to the source is not at hand), and the chunk id is
 // made again from it.
 func RedactChunk(c *memory.Chunk) bool {
-	n := redactFields(&c.Text, &c.Title, &c.Subject) + redactList(&c.Tags) + redactList(&c.HeadingPath)
+	n := redactFields(&c.Text, &c.Title, &c.Subject, &c.Project) + redactList(&c.Tags) + redactList(&c.HeadingPath)
 	if id, m := redactID(c.SourceID, c.SourcePath, c.LineNumber); m > 0 {
 		c.SourceID, c.ID = id, memory.ChunkID(c.SourceName, id, c.Part, c.Parts)
 		return true

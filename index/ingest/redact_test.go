@@ -760,3 +760,41 @@ func TestRedactChunk_id(t *testing.T) {
 		t.Errorf("chunk ids %v: two records became one", ids)
 	}
 }
+
+// TestRedactPath: a path with a secret in a file's or a folder's name is
+// served with the secret replaced and its folders kept; two paths that
+// differed only in their secrets stay two; a path without a secret, and
+// a path already redacted, are left as they are.
+func TestRedactPath(t *testing.T) {
+	const a, b = "ghp_R7kQ2mX9vL4nB8cT1wZ5yH3jF6dS0aPeUu2G", "ghp_W3nE8rT5yU1iO7pA2sD9fG4hJ6kL0zX5cV8b"
+	for _, p := range []string{"/Users/ana/notes/deploy.md", "/Users/ana/.codex/sessions/2026/12/01/rollout-2026-12-01T09-00-00-019a0000-0000-7000-8000-0000000000c1.jsonl"} {
+		if got := RedactPath(p); got != p {
+			t.Errorf("RedactPath(%q) = %q, want it unchanged", p, got)
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range []string{"/Users/ana/notes/" + a + ".md", "/Users/ana/notes/" + b + ".md", "/Users/ana/notes/export-" + a + "/plan.md"} {
+		got := RedactPath(p)
+		if strings.Contains(got, a[4:20]) || strings.Contains(got, b[4:20]) || !strings.HasPrefix(got, "/Users/ana/notes/") || !strings.Contains(got, redactedMark) {
+			t.Errorf("RedactPath(%q) = %q", p, got)
+		}
+		if again := RedactPath(got); again != got {
+			t.Errorf("RedactPath(%q) = %q, redacted again", got, again)
+		}
+		seen[got] = true
+	}
+	if len(seen) != 3 {
+		t.Errorf("paths that differ in their secrets were served as one: %v", seen)
+	}
+}
+
+// TestRedactChunk_project: a project named for a key (the last folder of
+// a session's working directory) is redacted in memory kept from a file
+// that cannot be read again, as a reader redacts it.
+func TestRedactChunk_project(t *testing.T) {
+	const secret = "ghp_Q1wE2rT3yU4iO5pA6sD7fG8hJ9kL0zX1cV2b"
+	c := memory.Chunk{ID: "c", SourceID: "s", Project: secret, Text: "The bakery opens at six."}
+	if !RedactChunk(&c) || strings.Contains(c.Project, secret[4:]) {
+		t.Errorf("project %q, want it redacted", c.Project)
+	}
+}
