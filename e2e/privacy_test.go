@@ -177,7 +177,8 @@ func TestPrivateKeysNotReturned(t *testing.T) {
 // note named for a token, an export folder named for a key) or in the
 // working directory of an agent's session is not served: the results,
 // citations and answers of a search over HTTP (facade and direct),
-// novactl search and its --json, and novad's log do not hold it. The
+// novactl search and its --json, the stats' projects, and novad's log
+// do not hold it. The
 // citation still names the file's folder, and a note without a secret
 // in its path is cited by its path as it is.
 func TestSecretInPathNotServed(t *testing.T) {
@@ -238,6 +239,10 @@ func TestSecretInPathNotServed(t *testing.T) {
 	}
 	leaked("a search over the facade", r.body)
 	leaked("a search over the direct API", do(t, http.MethodPost, d.Direct+api.PathSearch, query, nil).body)
+	// The stats list the projects, which the memory_status tool gives an
+	// agent as filter values.
+	leaked("the stats", do(t, http.MethodGet, d.Direct+api.PathStats, "", nil).body)
+	leaked("the facade's stats", do(t, http.MethodGet, d.Facade+api.PathFacadeStats, "", nil).body)
 	for _, args := range [][]string{{"search", "zebrafish"}, {"search", "--json", "zebrafish"}} {
 		o, e, code := h.Novactl(args...)
 		if code != 0 || !strings.Contains(o, "zebrafish") {
