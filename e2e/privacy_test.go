@@ -192,7 +192,8 @@ func TestSecretInPathNotServed(t *testing.T) {
 	h := novatest.NewHome(t, fmt.Sprintf("  - {name: codex, kind: codex, path: %q}\n", filepath.Dir(filepath.Dir(filepath.Dir(codex)))))
 	export := filepath.Join(h.Data, "export-"+dirToken)
 	novatest.Must(t, os.MkdirAll(export, 0o700))
-	novatest.Must(t, os.WriteFile(filepath.Join(h.Data, fileToken+".md"), []byte("# Deploy notes\n\nThe zebrafish deploy uses the blue pipeline.\n"), 0o600))
+	// No heading: the note's title is its file's name.
+	novatest.Must(t, os.WriteFile(filepath.Join(h.Data, fileToken+".md"), []byte("The zebrafish deploy uses the blue pipeline.\n"), 0o600))
 	novatest.Must(t, os.WriteFile(filepath.Join(export, "plan.md"), []byte("# Plan\n\nThe zebrafish migration plan is ready.\n"), 0o600))
 	novatest.Must(t, os.WriteFile(filepath.Join(h.Data, "plain.md"), []byte("# Plain\n\nThe zebrafish food is in the shed.\n"), 0o600))
 	out, errOut, code := h.Novactl("index", "sync", "-v")
