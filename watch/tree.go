@@ -678,7 +678,7 @@ func (t *tree) add(dir string) {
 		delete(t.polled, dir)
 		if !t.denied[dir] {
 			t.denied[dir] = true
-			t.warn("Cannot watch a folder this user may not read; nothing in it is read until it can be", "dir", dir, "err", err)
+			t.warn("Cannot watch a folder this user may not read; nothing in it is read until it can be", "dir", ingest.RedactPath(dir), "err", loggedErr(err))
 		}
 	case errors.Is(err, syscall.ENOSPC):
 		t.polled[dir] = true
@@ -688,8 +688,16 @@ func (t *tree) add(dir string) {
 		t.limit(freshness.LimitOpenFiles, openFilesLimit(), openFilesMessage())
 	default:
 		t.polled[dir] = true
-		t.warn("Cannot watch a folder; the rescan covers it", "dir", dir, "err", err)
+		t.warn("Cannot watch a folder; the rescan covers it", "dir", ingest.RedactPath(dir), "err", loggedErr(err))
 	}
+}
+
+// loggedErr is err's text as the log may hold it: with the secrets in a
+// folder's name it quotes redacted, as the folder is (ingest.RedactPath).
+// The log is a file users attach to bug reports.
+func loggedErr(err error) string {
+	s, _ := ingest.Redact(err.Error())
+	return s
 }
 
 // drop forgets dir and every folder below it (deleted or moved away).

@@ -57,7 +57,9 @@ func (f *fakeNotifier) Add(p string) error {
 		return fmt.Errorf("inotify_add_watch: %w", syscall.ENOSPC)
 	}
 	if p == f.denied {
-		return fmt.Errorf("inotify_add_watch: %w", syscall.EACCES)
+		// Named, as an error that opens the folder (a kqueue watch)
+		// names it: what logs it must not quote a secret in the name.
+		return fmt.Errorf("inotify_add_watch %s: %w", p, syscall.EACCES)
 	}
 	f.added = append(f.added, p)
 	return nil
@@ -951,6 +953,37 @@ func TestUnreadableFolderIsNotPolled(t *testing.T) {
 		synctest.Wait()
 		if !n.watched(private) {
 			t.Error("the folder is not watched once it can be")
+		}
+	})
+}
+
+// TestUnreadableFolderNamedForKey: the warning that a folder cannot be
+// watched names it with the secrets in its name redacted (an export
+// folder named for a key), as a search cites it: the watcher's log is a
+// file users attach to bug reports. The folder's place is still given.
+func TestUnreadableFolderNamedForKey(t *testing.T) {
+	const key = "ghp_R7kQ2mX9vL4nB8cT1wZ5yH3jF6dS0aPeUu2G"
+	synctest.Test(t, func(t *testing.T) {
+		var logs novatest.LogBuffer
+		var n *fakeNotifier
+		h := start(t, func(o *Options, fn *fakeNotifier, _ *fakeSyncer) {
+			o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			n = fn
+		})
+		private := filepath.Join(h.src, "export-"+key)
+		n.mu.Lock()
+		n.denied = private
+		n.mu.Unlock()
+		must(t, os.Mkdir(private, 0o755))
+		h.n.events <- fsnotify.Event{Name: private, Op: fsnotify.Create}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		out := logs.String()
+		if !strings.Contains(out, "Cannot watch a folder this user may not read") || !strings.Contains(out, filepath.Join(h.src, "export-[redacted]")) {
+			t.Errorf("no warning naming the folder, redacted:\n%s", out)
+		}
+		if strings.Contains(out, key[4:]) {
+			t.Errorf("the log holds the key in the folder's name:\n%s", out)
 		}
 	})
 }
