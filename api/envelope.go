@@ -72,12 +72,16 @@ type Result struct {
 
 // Provenance says where a memory came from.
 type Provenance struct {
-	IndexID     string   `json:"indexId"`
-	Layer       *string  `json:"layer"`
-	Source      *string  `json:"source"`
-	SourceSet   *string  `json:"sourceSet"`
-	SourceType  *string  `json:"sourceType"`
-	SourceID    string   `json:"sourceId"`
+	IndexID    string  `json:"indexId"`
+	Layer      *string `json:"layer"`
+	Source     *string `json:"source"`
+	SourceSet  *string `json:"sourceSet"`
+	SourceType *string `json:"sourceType"`
+	SourceID   string  `json:"sourceId"`
+	// SourcePath is the absolute path of the source file, except that a
+	// secret in a file's or a folder's name is served as "[redacted]",
+	// the path then ending in "~" and 8 hex digits (as sourceId does):
+	// it is cited, not opened, and its folders still locate the file.
 	SourcePath  *string  `json:"sourcePath"`
 	DedupeKey   *string  `json:"dedupeKey"`
 	LineNumber  int      `json:"lineNumber,omitempty"`
