@@ -37,7 +37,8 @@ import (
 //     (strings, and objects such as an image_asset_pointer) or text},
 //     metadata: {is_visually_hidden_from_conversation}}. The mapping is a
 //     tree: an edited prompt or a regenerated answer branches it, and
-//     current_node is the end of the branch the user sees;
+//     current_node is the end of the branch the user sees (null in some
+//     exports: then the newest leaf is);
 //   - Claude.ai: {uuid, name, created_at, updated_at (ISO 8601),
 //     chat_messages: [{uuid, sender: human|assistant, text, content:
 //     [{type: text, text}, thinking, tool_use, tool_result...],
@@ -295,9 +296,14 @@ func readChatGPT(x *chatExport, raw json.RawMessage) error {
 }
 
 // gptBranch is the branch of mapping that ends at node, from its root.
+// A conversation whose current_node is null, absent or not in its
+// mapping (public parsers meet all three) ends at its newest leaf
+// instead (see gptNewestLeaf).
 func gptBranch(mapping map[string]gptNode, node string) ([]string, error) {
 	if _, ok := mapping[node]; !ok {
-		return nil, fmt.Errorf("current_node %q is not in its mapping", trimID(node))
+		if node = gptNewestLeaf(mapping); node == "" {
+			return nil, nil // an empty mapping: nothing said
+		}
 	}
 	var up []string
 	for id := node; ; {
@@ -318,6 +324,57 @@ func gptBranch(mapping map[string]gptNode, node string) ([]string, error) {
 		up[i], up[j] = up[j], up[i]
 	}
 	return up, nil
+}
+
+// gptNewestLeaf is the leaf of mapping (a node no other node names as
+// its parent) whose branch was written last: the answer regenerated or
+// the prompt edited most recently, which the user most likely kept. A
+// leaf without a time of its own takes the newest on the way to its
+// root; ties go to the greater id, so that the choice does not depend
+// on the map's order. It is "" for an empty mapping.
+func gptNewestLeaf(mapping map[string]gptNode) string {
+	parents := make(map[string]bool, len(mapping))
+	for _, n := range mapping {
+		if n.Parent != nil {
+			parents[*n.Parent] = true
+		}
+	}
+	best, bestAt := "", -1.0
+	for id := range mapping {
+		if parents[id] {
+			continue
+		}
+		at := gptBranchTime(mapping, id)
+		if at > bestAt || at == bestAt && id > best {
+			best, bestAt = id, at
+		}
+	}
+	if best == "" {
+		// Every node is a parent: a cycle, which gptBranch reports.
+		for id := range mapping {
+			best = max(best, id)
+		}
+	}
+	return best
+}
+
+// gptBranchTime is the time of the message nearest to node on the way to
+// its root that has one (0 when none does).
+func gptBranchTime(mapping map[string]gptNode, node string) float64 {
+	for range len(mapping) {
+		n, ok := mapping[node]
+		if !ok {
+			break
+		}
+		if n.Message != nil && n.Message.CreateTime != nil {
+			return *n.Message.CreateTime
+		}
+		if n.Parent == nil {
+			break
+		}
+		node = *n.Parent
+	}
+	return 0
 }
 
 // gptTime reads epoch seconds (zero when absent).

@@ -189,3 +189,39 @@ func TestReadChatExport_otherFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestReadChatExport_noCurrentNode: a ChatGPT conversation whose
+// current_node is null, absent or not in its mapping is read, not
+// skipped as malformed: its branch is the one that ends at the newest
+// leaf (an answer regenerated last), as public parsers fall back to
+// (slyubarskiy/chatgpt-conversation-extractor
+// docs/00_conversation_json_technical_reference.md, "Missing Current
+// Node": current_node "may be null - need fallback").
+func TestReadChatExport_noCurrentNode(t *testing.T) {
+	conv := func(id, current string) string {
+		return `{"id":"` + id + `","title":"Queue lag","create_time":1772445600,` + current + `"mapping":{` +
+			`"r":{"id":"r","parent":null,"children":["u"],"message":null},` +
+			`"u":{"id":"u","parent":"r","children":["old","new"],"message":{"id":"u","author":{"role":"user"},"create_time":1772445601,"content":{"content_type":"text","parts":["Why is the queue lagging?"]}}},` +
+			// The first answer, replaced by the one regenerated after it.
+			`"old":{"id":"old","parent":"u","children":[],"message":{"id":"old","author":{"role":"assistant"},"create_time":1772445602,"content":{"content_type":"text","parts":["Too few consumers."]}}},` +
+			`"new":{"id":"new","parent":"u","children":[],"message":{"id":"new","author":{"role":"assistant"},"create_time":1772445700,"content":{"content_type":"text","parts":["A consumer is stuck on a poison message."]}}}}}`
+	}
+	dir := t.TempDir()
+	writeExport(t, dir, "conversations.json", "["+conv("c-null", `"current_node":null,`)+","+conv("c-absent", "")+","+
+		conv("c-gone", `"current_node":"pruned",`)+"]")
+	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID+" "+r.Text)
+	}
+	var want []string
+	for _, c := range []string{"c-null", "c-absent", "c-gone"} {
+		want = append(want, c+":u Why is the queue lagging?", c+":new A consumer is stuck on a poison message.")
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
