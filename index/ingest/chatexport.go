@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -50,7 +51,8 @@ import (
 // none, else the conversation's), keyed by conversation and message id so
 // that a later export, which lists more conversations, keeps them.
 // System, tool and hidden messages, an assistant's calls to tools,
-// reasoning and tool output are not read; an image is a placeholder.
+// reasoning, tool output and ChatGPT's citation markup (see gptUnmark)
+// are not read; an image is a placeholder.
 //
 // Exports are large (hundreds of MB): the list is decoded one
 // conversation at a time. A malformed conversation is reported with its
@@ -395,7 +397,7 @@ func (x *chatExport) gptText(m *gptMessage) string {
 		for _, p := range m.Content.Parts {
 			var s string
 			if json.Unmarshal(p, &s) == nil {
-				texts = append(texts, s)
+				texts = append(texts, gptUnmark(s))
 				continue
 			}
 			var obj struct {
@@ -417,6 +419,48 @@ func (x *chatExport) gptText(m *gptMessage) string {
 		x.reported.report(x.fc, 0, "content type "+strconv.Quote(ct))
 	}
 	return ""
+}
+
+// ChatGPT writes its citations into an answer's text as markup its app
+// renders (pionxzh/chatgpt-exporter issue #259,
+// daugaard47/ChatGPT_Conversations_To_Markdown issue #8): a reference
+// between U+E200 and U+E201, its fields split by U+E202 (cite, filecite,
+// navlist, an image group...), U+E203 and U+E204 around the span a
+// citation covers, and in older answers 【8†source】. Of all that, the
+// user read only the name an entity reference shows.
+var (
+	// gptMarker is a reference, with the space before it.
+	gptMarker = regexp.MustCompile(`[ \t]*\x{E200}([^\x{E200}\x{E201}]*)\x{E201}`)
+	// gptSourceMark is an older answer's citation, with the space before it.
+	gptSourceMark = regexp.MustCompile(`[ \t]*【\d+(?::\d+)?†[^】\n]{0,40}】`)
+)
+
+// gptUnmark is text without ChatGPT's citation markup: an entity
+// reference (entity, then a JSON list of its kind and its name) becomes
+// its name, any other reference and the span marks are dropped.
+func gptUnmark(text string) string {
+	if !strings.ContainsAny(text, "\uE200\uE203\uE204】") {
+		return text
+	}
+	text = gptMarker.ReplaceAllStringFunc(text, func(m string) string {
+		lead := m[:strings.Index(m, "\uE200")]
+		kind, rest, _ := strings.Cut(gptMarker.FindStringSubmatch(m)[1], "\uE202")
+		if kind != "entity" {
+			return ""
+		}
+		var fields []any
+		if json.Unmarshal([]byte(rest), &fields) != nil {
+			return lead + rest // a bare name
+		}
+		if len(fields) > 1 {
+			if name, ok := fields[1].(string); ok {
+				return lead + name
+			}
+		}
+		return ""
+	})
+	text = gptSourceMark.ReplaceAllString(text, "")
+	return strings.NewReplacer("\uE203", "", "\uE204", "").Replace(text)
 }
 
 // claudeAIConversation is one conversation of a Claude.ai export.
