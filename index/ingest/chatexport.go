@@ -51,8 +51,9 @@ import (
 // none, else the conversation's), keyed by conversation and message id so
 // that a later export, which lists more conversations, keeps them.
 // System, tool and hidden messages, an assistant's calls to tools,
-// reasoning, tool output and ChatGPT's citation markup (see gptUnmark)
-// are not read; an image is a placeholder.
+// reasoning (a Claude.ai answer's <antThinking> too, see
+// claudeAIUnmark), tool output and ChatGPT's citation markup (see
+// gptUnmark) are not read; an image is a placeholder.
 //
 // Exports are large (hundreds of MB): the list is decoded one
 // conversation at a time. A malformed conversation is reported with its
@@ -486,6 +487,34 @@ type claudeAIMessage struct {
 // claudeAIQuietBlocks are the content blocks that are not dialogue.
 var claudeAIQuietBlocks = setOf("thinking", "redacted_thinking", "tool_use", "tool_result", "server_tool_use", "web_search_tool_result")
 
+// An answer of an older Claude.ai export writes into its text what the
+// app shows apart or not at all (meltylabs/chorus AnthropicImporter
+// reads both): the model's <antThinking> about making an artifact, never
+// shown, and <antArtifact identifier=… type=… title=…> around an
+// artifact, shown in a panel of its own.
+var (
+	claudeAIThinking      = regexp.MustCompile(`(?s)<antThinking>.*?</antThinking>[ \t]*\n?`)
+	claudeAIArtifactOpen  = regexp.MustCompile(`<antArtifact\b[^>]*>\n?`)
+	claudeAIArtifactTitle = regexp.MustCompile(`\btitle="([^"]*)"`)
+	claudeAIArtifactClose = regexp.MustCompile(`\n?</antArtifact>`)
+)
+
+// claudeAIUnmark is an answer without that markup: the thinking is
+// dropped, an artifact keeps its title (a line of its own) and content.
+func claudeAIUnmark(text string) string {
+	if !strings.Contains(text, "<ant") {
+		return text
+	}
+	text = claudeAIThinking.ReplaceAllString(text, "")
+	text = claudeAIArtifactOpen.ReplaceAllStringFunc(text, func(tag string) string {
+		if m := claudeAIArtifactTitle.FindStringSubmatch(tag); m != nil && strings.TrimSpace(m[1]) != "" {
+			return strings.TrimSpace(m[1]) + "\n"
+		}
+		return ""
+	})
+	return strings.TrimSpace(claudeAIArtifactClose.ReplaceAllString(text, ""))
+}
+
 // readClaudeAI reads a Claude.ai conversation's messages in order.
 func readClaudeAI(x *chatExport, raw json.RawMessage) error {
 	var c claudeAIConversation
@@ -528,6 +557,9 @@ func readClaudeAI(x *chatExport, raw json.RawMessage) error {
 				}
 			}
 			text = strings.Join(texts, "\n")
+		}
+		if role == "assistant" {
+			text = claudeAIUnmark(text)
 		}
 		if err := x.emit(claudeAIAgent, c.UUID, m.UUID, role, c.Name, text, last); err != nil {
 			return err

@@ -253,3 +253,34 @@ func TestReadChatExport_citationMarkers(t *testing.T) {
 		t.Errorf("answer\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestReadChatExport_claudeAITags: a Claude.ai answer of an older export
+// holds in its text what the app shows apart or not at all: the model's
+// <antThinking> before an artifact is not read, and an artifact keeps
+// its title and content without the <antArtifact> tag's attributes. The
+// shape is the one public importers of the export handle (meltylabs/chorus
+// AnthropicImporter: antThinking, antArtifact with identifier, type,
+// language and title), in the text field and in a text block alike.
+func TestReadChatExport_claudeAITags(t *testing.T) {
+	answer := `<antThinking>A script the user will rerun is a good artifact; new identifier.</antThinking>\nHere is the rotation script.\n\n` +
+		`<antArtifact identifier=\"rotate-logs\" type=\"application/vnd.ant.code\" language=\"bash\" title=\"Log rotation script\">\n` +
+		`find /var/log/app -mtime +7 -delete\n</antArtifact>\n\nRun it from cron nightly.`
+	msg := func(id, sender, fields string) string {
+		return `{"uuid":"` + id + `","sender":"` + sender + `","created_at":"2026-03-03T09:00:0` + id[1:] + `Z",` + fields + `}`
+	}
+	dir := t.TempDir()
+	writeExport(t, dir, "conversations.json", `[{"uuid":"c-logs","name":"Logs","created_at":"2026-03-03T09:00:00Z","chat_messages":[`+
+		msg("m1", "human", `"text":"How do I rotate the app logs?"`)+","+
+		msg("m2", "assistant", `"text":"`+answer+`"`)+","+
+		msg("m3", "assistant", `"text":"","content":[{"type":"text","text":"`+answer+`"}]`)+`]}]`)
+	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
+	if len(recs) != 3 || len(problems) != 0 {
+		t.Fatalf("records %v, problems %v", recs, problems)
+	}
+	want := "Here is the rotation script.\n\nLog rotation script\nfind /var/log/app -mtime +7 -delete\n\nRun it from cron nightly."
+	for _, r := range recs[1:] {
+		if r.Text != want {
+			t.Errorf("%s\n got %q\nwant %q", r.ID, r.Text, want)
+		}
+	}
+}
