@@ -50,7 +50,8 @@ import (
 // conversation, at its message's time (the one before it when it has
 // none, else the conversation's), keyed by conversation and message id so
 // that a later export, which lists more conversations, keeps them.
-// System, tool and hidden messages, an assistant's calls to tools,
+// System, tool and hidden messages, an assistant's calls to tools (but
+// the document a ChatGPT canvas is created with, see gptCanvasCreate),
 // reasoning (a Claude.ai answer's <antThinking> too, see
 // claudeAIUnmark), tool output and ChatGPT's citation markup (see
 // gptUnmark) are not read; an image is a placeholder.
@@ -284,10 +285,15 @@ func readChatGPT(x *chatExport, raw json.RawMessage) error {
 			last = t
 		}
 		role := m.Author.Role
-		if role != "user" && role != "assistant" || m.Metadata.Hidden || m.Recipient != "" && m.Recipient != "all" {
+		var text string
+		switch {
+		case role == "assistant" && m.Recipient == gptCanvasCreate && !m.Metadata.Hidden:
+			text = gptCanvasDoc(m.Content.Text)
+		case role != "user" && role != "assistant" || m.Metadata.Hidden || m.Recipient != "" && m.Recipient != "all":
 			continue // system, tool and hidden messages; calls to tools
+		default:
+			text = x.gptText(m)
 		}
-		text := x.gptText(m)
 		if !hasContent(text) {
 			continue
 		}
@@ -296,6 +302,29 @@ func readChatGPT(x *chatExport, raw json.RawMessage) error {
 		}
 	}
 	return nil
+}
+
+// gptCanvasCreate is the recipient of the assistant's call that writes a
+// document in a canvas, its content JSON {name, type, content} (the
+// canmore tool's schema): the document is the assistant's words, shown
+// beside the conversation. Its later edits (canmore.update_textdoc) are
+// patterns and replacements, not read.
+const gptCanvasCreate = "canmore.create_textdoc"
+
+// gptCanvasDoc is the text of a canvas document: its name on a line of
+// its own, then its content ("" when the call is not of that shape).
+func gptCanvasDoc(call string) string {
+	var doc struct {
+		Name    string `json:"name"`
+		Content string `json:"content"`
+	}
+	if json.Unmarshal([]byte(call), &doc) != nil || strings.TrimSpace(doc.Content) == "" {
+		return ""
+	}
+	if name := strings.TrimSpace(doc.Name); name != "" {
+		return name + "\n" + doc.Content
+	}
+	return doc.Content
 }
 
 // gptBranch is the branch of mapping that ends at node, from its root.

@@ -284,3 +284,36 @@ func TestReadChatExport_claudeAITags(t *testing.T) {
 		}
 	}
 }
+
+// TestReadChatExport_canvas: a document ChatGPT writes in a canvas is
+// the assistant's words, read once as it was created: the assistant's
+// call to canmore.create_textdoc holds it as JSON {name, type, content}
+// (the canmore tool's schema, as public copies of ChatGPT's system
+// prompt show it, and public exporters that read "Canvas artifacts" from
+// messages whose recipient is canmore.create_textdoc); the tool's reply
+// is not read.
+func TestReadChatExport_canvas(t *testing.T) {
+	doc := `{\"name\":\"release_notes\",\"type\":\"document\",\"content\":\"# Release 2.4\\n\\nInvoices now export in pages of 500.\"}`
+	dir := t.TempDir()
+	writeExport(t, dir, "conversations.json", `[{"id":"c-notes","title":"Notes","create_time":1772445600,"current_node":"a2","mapping":{`+
+		`"u":{"id":"u","parent":null,"children":["a1"],"message":{"id":"u","author":{"role":"user"},"create_time":1772445601,"content":{"content_type":"text","parts":["Draft the release notes in a canvas."]}}},`+
+		`"a1":{"id":"a1","parent":"u","children":["t"],"message":{"id":"a1","author":{"role":"assistant"},"create_time":1772445602,"recipient":"canmore.create_textdoc","content":{"content_type":"code","language":"json","text":"`+doc+`"}}},`+
+		`"t":{"id":"t","parent":"a1","children":["a2"],"message":{"id":"t","author":{"role":"tool","name":"canmore.create_textdoc"},"create_time":1772445603,"recipient":"all","content":{"content_type":"text","parts":["Successfully created text document 'Release Notes' which will be referenced in all future messages with the unique identifier textdoc_id: '67f0'"]}}},`+
+		`"a2":{"id":"a2","parent":"t","children":[],"message":{"id":"a2","author":{"role":"assistant"},"create_time":1772445604,"recipient":"all","content":{"content_type":"text","parts":["The notes are in the canvas."]}}}}}]`)
+	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID+" "+r.Role+": "+r.Text)
+	}
+	want := []string{
+		"c-notes:u user: Draft the release notes in a canvas.",
+		"c-notes:a1 assistant: release_notes\n# Release 2.4\n\nInvoices now export in pages of 500.",
+		"c-notes:a2 assistant: The notes are in the canvas.",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
