@@ -51,7 +51,8 @@ import (
 // none, else the conversation's), keyed by conversation and message id so
 // that a later export, which lists more conversations, keeps them.
 // System, tool and hidden messages, an assistant's calls to tools (but
-// the document a ChatGPT canvas is created with, see gptCanvasCreate),
+// the document a ChatGPT canvas or a Claude.ai artifact is created with,
+// see gptCanvasCreate and claudeAIArtifact),
 // reasoning (a Claude.ai answer's <antThinking> too, see
 // claudeAIUnmark), tool output and ChatGPT's citation markup (see
 // gptUnmark) are not read; an image is a placeholder.
@@ -509,8 +510,35 @@ type claudeAIMessage struct {
 	Content []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
+		// Name and Input are a tool_use block's call (see
+		// claudeAIArtifact).
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
 	} `json:"content"`
 	CreatedAt string `json:"created_at"`
+}
+
+// claudeAIArtifact is the title and content of the artifact a tool_use
+// block of the artifacts tool creates, its input {id, type, title,
+// command, content}: the assistant's words, shown in a panel of their
+// own, as an older export's <antArtifact> is (see claudeAIUnmark). Its
+// later edits (command update: old_str and new_str) are not read.
+func claudeAIArtifact(name string, input json.RawMessage) string {
+	if name != "artifacts" {
+		return ""
+	}
+	var in struct {
+		Command string `json:"command"`
+		Title   string `json:"title"`
+		Content string `json:"content"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.Command != "create" || strings.TrimSpace(in.Content) == "" {
+		return ""
+	}
+	if title := strings.TrimSpace(in.Title); title != "" {
+		return title + "\n" + in.Content
+	}
+	return in.Content
 }
 
 // claudeAIQuietBlocks are the content blocks that are not dialogue.
@@ -581,6 +609,10 @@ func readClaudeAI(x *chatExport, raw json.RawMessage) error {
 				switch {
 				case b.Type == "text":
 					texts = append(texts, b.Text)
+				case b.Type == "tool_use":
+					if doc := claudeAIArtifact(b.Name, b.Input); doc != "" {
+						texts = append(texts, doc)
+					}
 				case !claudeAIQuietBlocks[b.Type]:
 					x.reported.report(x.fc, 0, "content block "+strconv.Quote(b.Type))
 				}

@@ -317,3 +317,29 @@ func TestReadChatExport_canvas(t *testing.T) {
 		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestReadChatExport_claudeAIArtifactTool: in a Claude.ai export whose
+// messages have content blocks, an artifact the assistant creates is a
+// tool_use block of the artifacts tool, its input {id, type, title,
+// command, content} (the shape a public schema of the export notes,
+// "Tools Available: artifacts"); its title and content are the
+// assistant's words, as they are inline in an older export's text, and
+// the tool's "OK" is not read.
+func TestReadChatExport_claudeAIArtifactTool(t *testing.T) {
+	dir := t.TempDir()
+	writeExport(t, dir, "conversations.json", `[{"uuid":"c-logs","name":"Logs","created_at":"2026-03-03T09:00:00Z","chat_messages":[`+
+		`{"uuid":"m1","sender":"human","created_at":"2026-03-03T09:00:01Z","text":"How do I rotate the app logs?","content":[{"type":"text","text":"How do I rotate the app logs?"}]},`+
+		`{"uuid":"m2","sender":"assistant","created_at":"2026-03-03T09:00:02Z","text":"","content":[`+
+		`{"type":"text","text":"Here is the rotation script."},`+
+		`{"type":"tool_use","name":"artifacts","input":{"id":"rotate-logs","type":"application/vnd.ant.code","title":"Log rotation script","command":"create","content":"find /var/log/app -mtime +7 -delete","version_uuid":"v1"}},`+
+		`{"type":"tool_result","name":"artifacts","content":[{"type":"text","text":"OK"}],"is_error":false},`+
+		`{"type":"text","text":"Run it from cron nightly."}]}]}]`)
+	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
+	if len(recs) != 2 || len(problems) != 0 {
+		t.Fatalf("records %v, problems %v", recs, problems)
+	}
+	want := "Here is the rotation script.\nLog rotation script\nfind /var/log/app -mtime +7 -delete\nRun it from cron nightly."
+	if got := recs[1].Text; got != want {
+		t.Errorf("answer\n got %q\nwant %q", got, want)
+	}
+}
