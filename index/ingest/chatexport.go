@@ -26,9 +26,9 @@ import (
 // josephjohncox/chatgpt-json-to-md README.md; Claude.ai:
 // Sinity/polylogue docs/providers/claude-ai.md, which reads the messages
 // as one ordered list, and socketteer/Claude-Conversation-Exporter
-// README.md). Not seen in those, so not read: a Claude.ai conversation's
-// edited branches, and the project either service files a conversation
-// under. The shapes:
+// README.md; CherryHQ/cherry-studio AnthropicImporter for the branches a
+// newer Claude.ai export lists). Not seen in those, so not read: the
+// project either service files a conversation under. The shapes:
 //
 //   - ChatGPT: {id (or conversation_id), title, create_time, update_time
 //     (epoch seconds, a float), current_node, mapping: {node id: {id,
@@ -43,7 +43,9 @@ import (
 //   - Claude.ai: {uuid, name, created_at, updated_at (ISO 8601),
 //     chat_messages: [{uuid, sender: human|assistant, text, content:
 //     [{type: text, text}, thinking, tool_use, tool_result...],
-//     created_at}]}, the messages in order; older exports have text only.
+//     created_at, parent_message_uuid}], current_leaf_message_uuid},
+//     the messages in order, every branch of the tree the parents make
+//     (see claudeAIBranch); older exports have text only, and one branch.
 //
 // Each turn of the branch the user sees is a dialogue record of agent
 // chatgpt or claude.ai (or the source's agent), titled with its
@@ -499,12 +501,14 @@ type claudeAIConversation struct {
 	UUID         string            `json:"uuid"`
 	Name         string            `json:"name"`
 	CreatedAt    string            `json:"created_at"`
+	CurrentLeaf  string            `json:"current_leaf_message_uuid"`
 	ChatMessages []claudeAIMessage `json:"chat_messages"`
 }
 
 // claudeAIMessage is one message of a conversation.
 type claudeAIMessage struct {
 	UUID    string `json:"uuid"`
+	Parent  string `json:"parent_message_uuid"`
 	Sender  string `json:"sender"`
 	Text    string `json:"text"`
 	Content []struct {
@@ -542,7 +546,8 @@ func claudeAIArtifact(name string, input json.RawMessage) string {
 }
 
 // claudeAIQuietBlocks are the content blocks that are not dialogue.
-var claudeAIQuietBlocks = setOf("thinking", "redacted_thinking", "tool_use", "tool_result", "server_tool_use", "web_search_tool_result")
+var claudeAIQuietBlocks = setOf("thinking", "redacted_thinking", "tool_use", "tool_result", "server_tool_use", "web_search_tool_result",
+	"token_budget")
 
 // An answer of an older Claude.ai export writes into its text what the
 // app shows apart or not at all (meltylabs/chorus AnthropicImporter
@@ -572,6 +577,35 @@ func claudeAIUnmark(text string) string {
 	return strings.TrimSpace(claudeAIArtifactClose.ReplaceAllString(text, ""))
 }
 
+// claudeAIBranch is the set of the messages on the branch the user sees
+// of a conversation whose messages name their parents
+// (parent_message_uuid), nil for an older export's list, which is one
+// branch. A newer export lists every branch (an edited prompt, a
+// regenerated answer) in one list; the one the user sees ends at
+// current_leaf_message_uuid, or when the export does not name it, at the
+// last message listed (CherryHQ/cherry-studio AnthropicImporter reads
+// it so). The root's parent is a uuid no message has.
+func claudeAIBranch(c claudeAIConversation) map[string]bool {
+	parents := make(map[string]string, len(c.ChatMessages))
+	for _, m := range c.ChatMessages {
+		if m.Parent != "" && m.UUID != "" {
+			parents[m.UUID] = m.Parent
+		}
+	}
+	if len(parents) == 0 {
+		return nil
+	}
+	leaf := c.CurrentLeaf
+	if _, ok := parents[leaf]; !ok {
+		leaf = c.ChatMessages[len(c.ChatMessages)-1].UUID
+	}
+	branch := make(map[string]bool)
+	for id := leaf; id != "" && !branch[id]; id = parents[id] {
+		branch[id] = true
+	}
+	return branch
+}
+
 // readClaudeAI reads a Claude.ai conversation's messages in order.
 func readClaudeAI(x *chatExport, raw json.RawMessage) error {
 	var c claudeAIConversation
@@ -582,7 +616,11 @@ func readClaudeAI(x *chatExport, raw json.RawMessage) error {
 		return errors.New("no uuid")
 	}
 	_, last, _ := parseDate(c.CreatedAt, x.fc.loc)
+	branch := claudeAIBranch(c)
 	for _, m := range c.ChatMessages {
+		if branch != nil && !branch[m.UUID] {
+			continue // a branch the user left
+		}
 		if _, t, ok := parseDate(m.CreatedAt, x.fc.loc); ok && !t.IsZero() {
 			last = t
 		}

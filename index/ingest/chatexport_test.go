@@ -343,3 +343,43 @@ func TestReadChatExport_claudeAIArtifactTool(t *testing.T) {
 		t.Errorf("answer\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestReadChatExport_claudeAIBranches: a Claude.ai export whose messages
+// carry parent_message_uuid lists every branch of a conversation (an
+// edited prompt, a regenerated answer) in one chat_messages list; only
+// the branch the user sees is read: the one that ends at
+// current_leaf_message_uuid when the export names it, else at the last
+// message listed, as CherryHQ/cherry-studio AnthropicImporter reads it
+// (its PR #16164 review: "chat_messages cannot be directly strung
+// together as a conversation in array order"). The root's parent is a
+// sentinel uuid no message has. A token_budget block (the same importer's
+// AnthropicTokenBudgetBlock) is not dialogue and no problem.
+func TestReadChatExport_claudeAIBranches(t *testing.T) {
+	const root = "00000000-0000-4000-8000-000000000000"
+	msg := func(id, parent, sender, text string) string {
+		return `{"uuid":"` + id + `","parent_message_uuid":"` + parent + `","sender":"` + sender + `","created_at":"2026-03-03T09:00:0` + id[1:] + `Z",` +
+			`"text":"` + text + `","content":[{"type":"text","text":"` + text + `"},{"type":"token_budget"}]}`
+	}
+	messages := msg("m1", root, "human", "Why is the cache cold after deploys?") + "," +
+		msg("m2", "m1", "assistant", "The deploy clears it.") + "," +
+		// The answer regenerated, and the conversation going on from it.
+		msg("m3", "m1", "assistant", "Each deploy starts new pods with empty caches.") + "," +
+		msg("m4", "m3", "human", "How do I warm them?") + "," +
+		msg("m5", "m4", "assistant", "Run the warmup job before switching traffic.")
+	dir := t.TempDir()
+	writeExport(t, dir, "conversations.json", `[`+
+		`{"uuid":"c-last","name":"Cache","created_at":"2026-03-03T09:00:00Z","chat_messages":[`+messages+`]},`+
+		`{"uuid":"c-leaf","name":"Cache","created_at":"2026-03-03T09:00:00Z","current_leaf_message_uuid":"m2","chat_messages":[`+messages+`]}]`)
+	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID)
+	}
+	want := []string{"c-last:m1", "c-last:m3", "c-last:m4", "c-last:m5", "c-leaf:m1", "c-leaf:m2"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("records %v, want %v", got, want)
+	}
+}
