@@ -460,7 +460,8 @@ func (x *chatExport) gptText(m *gptMessage) string {
 // between U+E200 and U+E201, its fields split by U+E202 (cite, filecite,
 // navlist, an image group...), U+E203 and U+E204 around the span a
 // citation covers, and in older answers 【8†source】. Of all that, the
-// user read only the name an entity reference shows.
+// user read only the name an entity reference shows and a link's label
+// (CherryHQ/cherry-studio ChatgptImporter keeps both).
 var (
 	// gptMarker is a reference, with the space before it.
 	gptMarker = regexp.MustCompile(`[ \t]*\x{E200}([^\x{E200}\x{E201}]*)\x{E201}`)
@@ -470,7 +471,8 @@ var (
 
 // gptUnmark is text without ChatGPT's citation markup: an entity
 // reference (entity, then a JSON list of its kind and its name) becomes
-// its name, any other reference and the span marks are dropped.
+// its name, a link (url, its label, its target) its label, any other
+// reference and the span marks are dropped.
 func gptUnmark(text string) string {
 	if !strings.ContainsAny(text, "\uE200\uE203\uE204】") {
 		return text
@@ -478,7 +480,12 @@ func gptUnmark(text string) string {
 	text = gptMarker.ReplaceAllStringFunc(text, func(m string) string {
 		lead := m[:strings.Index(m, "\uE200")]
 		kind, rest, _ := strings.Cut(gptMarker.FindStringSubmatch(m)[1], "\uE202")
-		if kind != "entity" {
+		switch kind {
+		case "url":
+			label, _, _ := strings.Cut(rest, "\uE202") // then the link's target
+			return lead + label
+		case "entity":
+		default:
 			return ""
 		}
 		var fields []any

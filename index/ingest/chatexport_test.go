@@ -234,11 +234,14 @@ func TestReadChatExport_noCurrentNode(t *testing.T) {
 // \ue200entity\ue202["people", "name", 0]\ue201 and
 // \ue200cite\ue202turn0search3\ue202turn0search8\ue201;
 // pionxzh/chatgpt-exporter issue #259: U+E203 and U+E204 around a cited
-// span, and the older 【8†source】).
+// span, and the older 【8†source】; CherryHQ/cherry-studio
+// ChatgptImporter: \ue200url\ue202label\ue202target\ue201, a link
+// whose label the user read).
 func TestReadChatExport_citationMarkers(t *testing.T) {
 	answer := `The review by \ue200entity\ue202[\"people\", \"Nathaniel L. Erb-Satullo\", 0]\ue201 dates smelted iron to 2000 BCE. ` +
 		`\ue200cite\ue202turn0search3\ue202turn0search8\ue201\n\ue203Anatolia has the most robust evidence\ue204 \ue200cite\ue202turn1view0\ue201, ` +
-		`as older answers put it 【8†source】【10†source】, and the notes you uploaded agree \ue200filecite\ue202turn0file0\ue202L8-L13\ue201.`
+		`as older answers put it 【8†source】【10†source】, and the notes you uploaded agree \ue200filecite\ue202turn0file0\ue202L8-L13\ue201 ` +
+		`with \ue200url\ue202the survey\ue202https://example.org/iron\ue201.`
 	dir := t.TempDir()
 	writeExport(t, dir, "conversations.json", `[{"id":"c-iron","title":"Iron","create_time":1772445600,"current_node":"a","mapping":{`+
 		`"u":{"id":"u","parent":null,"children":["a"],"message":{"id":"u","author":{"role":"user"},"create_time":1772445601,"content":{"content_type":"text","parts":["When was iron first smelted?"]}}},`+
@@ -248,7 +251,7 @@ func TestReadChatExport_citationMarkers(t *testing.T) {
 		t.Fatalf("records %v, problems %v", recs, problems)
 	}
 	want := "The review by Nathaniel L. Erb-Satullo dates smelted iron to 2000 BCE.\nAnatolia has the most robust evidence, " +
-		"as older answers put it, and the notes you uploaded agree."
+		"as older answers put it, and the notes you uploaded agree with the survey."
 	if got := recs[1].Text; got != want {
 		t.Errorf("answer\n got %q\nwant %q", got, want)
 	}
