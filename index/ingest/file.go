@@ -203,4 +203,8 @@ package ingest
 // and gateway time prefixes); text in decomposed or full-width forms
 // redacted as the index reads it; decomposed Hangul lanes and dates;
 // tags keep combining marks; Unicode Encoding Conflict copies.
-const Version = "ingest-v26"
+// ingest-v27: chat exports (ChatGPT without current_node read along its
+// newest branch, citation markup dropped, canvas documents kept;
+// Claude.ai's live branch only, antThinking dropped, artifacts kept); a
+// project named for a secret is redacted.
+const Version = "ingest-v27"
