@@ -215,15 +215,21 @@ func readMarkdown(fc *fileCtx) error {
 		}
 		isCode := code.line(trimmed)
 		if !isCode {
-			if m := atxHeading.FindStringSubmatch(line); m != nil {
-				open(len(m[1]), m[2], fmLines+i+1)
-				continue
+			// The patterns only where a heading may be: most lines of a
+			// note are none, and a pattern's scan costs a line's length.
+			if strings.HasPrefix(strings.TrimLeft(line, " "), "#") {
+				if m := atxHeading.FindStringSubmatch(line); m != nil {
+					open(len(m[1]), m[2], fmLines+i+1)
+					continue
+				}
 			}
 			// A heading may be a list item's content: "- ## Deploy", as
 			// Logseq writes a heading block.
-			if m := listHeading.FindStringSubmatch(line); m != nil {
-				open(len(m[1]), m[2], fmLines+i+1)
-				continue
+			if mayBeListItem(line) && strings.IndexByte(line, '#') >= 0 {
+				if m := listHeading.FindStringSubmatch(line); m != nil {
+					open(len(m[1]), m[2], fmLines+i+1)
+					continue
+				}
 			}
 			if level := setextLevel(line); level > 0 {
 				if n := paragraphEnd(cur.lines[cur.para:]); n > 0 {
@@ -672,6 +678,9 @@ var relativeLink = regexp.MustCompile(`!?\[([^\]]*)\]\(([^()\s:]+)\)`)
 // text, as Notion shows them: the escaped path and its ids are no words
 // of the note.
 func notionLinks(s string) string {
+	if !strings.Contains(s, "](") {
+		return s // no link: the common line, left without a pattern's scan
+	}
 	return relativeLink.ReplaceAllStringFunc(s, func(m string) string {
 		sub := relativeLink.FindStringSubmatch(m)
 		addr, err := url.PathUnescape(sub[2])
@@ -1110,7 +1119,7 @@ type fences struct{ open string }
 // block, and notes where blocks open and close: only a fence of the same
 // character, as long or longer and alone on its line, closes one.
 func (f *fences) line(line string) bool {
-	if f.open == "" {
+	if f.open == "" && mayBeListItem(line) {
 		// A block may open on a list item's line ("- ```sh", as Logseq
 		// writes every code block).
 		line = listItemMark.ReplaceAllString(line, "")
@@ -1129,6 +1138,14 @@ func (f *fences) line(line string) bool {
 
 // listItemMark begins a list item's line: "- ", "* ", "+ ", "1. ", "1) ".
 var listItemMark = regexp.MustCompile(`^(?:[-*+]|\d{1,9}[.)])[ \t]+`)
+
+// mayBeListItem reports whether line, its blanks left out, begins as a
+// list item's mark does (listItemMark, listHeading): the cheap test
+// before their patterns, on every line of a note.
+func mayBeListItem(line string) bool {
+	t := strings.TrimLeft(line, " \t")
+	return t != "" && (t[0] == '-' || t[0] == '*' || t[0] == '+' || t[0] >= '0' && t[0] <= '9')
+}
 
 // in reports whether the lines so far left a block open.
 func (f *fences) in() bool { return f.open != "" }
@@ -1238,15 +1255,26 @@ func cleanNote(s string) (string, []string) {
 			kept = append(kept, line)
 			continue
 		}
-		if logseqMeta.MatchString(line) || excalidrawBanner.MatchString(line) {
+		// Each pattern is tried only on a line that holds the text it
+		// cannot match without (every logseqMeta line has "::"): running
+		// them all on every line made reading a note cost a second a MiB.
+		if strings.Contains(line, "::") && logseqMeta.MatchString(line) || strings.HasPrefix(line, "==⚠") && excalidrawBanner.MatchString(line) {
 			continue
 		}
-		line = blockRef.ReplaceAllString(blockID.ReplaceAllString(line, ""), "")
+		if strings.IndexByte(line, '^') >= 0 {
+			line = blockID.ReplaceAllString(line, "")
+		}
+		if strings.Contains(line, "((") {
+			line = blockRef.ReplaceAllString(line, "")
+		}
 		line = calloutText(line)
 		var b strings.Builder
 		prose := func(p string) {
 			tags = append(tags, inlineTags(p)...)
-			b.WriteString(cleanInline(notionLinks(logseqEmbed.ReplaceAllString(p, "$1"))))
+			if strings.Contains(p, "{{embed") {
+				p = logseqEmbed.ReplaceAllString(p, "$1")
+			}
+			b.WriteString(cleanInline(notionLinks(p)))
 		}
 		for at := 0; at < len(line); {
 			j := strings.IndexByte(line[at:], '`')
@@ -1294,6 +1322,9 @@ var calloutMark = regexp.MustCompile(`^([ \t]*(?:>[ \t]*)+)\[!([A-Za-z][\w-]*)\]
 // "Tip"). The marker is markup a result would show and a search would
 // match ("note" in every note callout).
 func calloutText(line string) string {
+	if !strings.Contains(line, "[!") {
+		return line // no marker: the common line, left without a pattern's scan
+	}
 	m := calloutMark.FindStringSubmatch(line)
 	if m == nil {
 		return line
@@ -1312,6 +1343,48 @@ func calloutText(line string) string {
 // of several words, #[[machine learning]].
 var inlineTag = regexp.MustCompile(`(?:^|[\s\x{3000}])#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-][\p{L}\p{M}\p{N}_/-]*))`)
 
+// inlineTagAfter is inlineTag from its "#" on, anchored there: see
+// inlineTagIndex.
+var inlineTagAfter = regexp.MustCompile(`^#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-][\p{L}\p{M}\p{N}_/-]*))`)
+
+// inlineTagIndex is inlineTag.FindAllStringSubmatchIndex(text, -1): it
+// looks for a "#" after a blank (or at the start) and tries the pattern
+// there alone. The unanchored pattern was tried at every byte of every
+// line, most of the time a note took to read.
+func inlineTagIndex(text string) [][]int {
+	var out [][]int
+	for at := 0; at < len(text); {
+		j := strings.IndexByte(text[at:], '#')
+		if j < 0 {
+			break
+		}
+		i := at + j
+		at = i + 1
+		start := i
+		if i > 0 {
+			// inlineTag's blank: \s (ASCII) or the ideographic space.
+			r, size := utf8.DecodeLastRuneInString(text[:i])
+			if r != ' ' && r != '\t' && r != '\n' && r != '\f' && r != '\r' && r != '\u3000' {
+				continue
+			}
+			start = i - size
+		}
+		m := inlineTagAfter.FindStringSubmatchIndex(text[i:])
+		if m == nil {
+			continue
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += i
+			}
+		}
+		m[0] = start
+		out = append(out, m)
+		at = m[1]
+	}
+	return out
+}
+
 // bearTag is Bear's tag of several words, closed by a "#" right after
 // its last word: "#multi word tag#".
 var bearTag = regexp.MustCompile(`(?:^|[\s\x{3000}])#([\p{L}\p{N}_/-][^#\n]*[^\s#])#`)
@@ -1326,9 +1399,18 @@ func inlineTags(p string) []string {
 		at  int
 		tag string
 	}
+	if strings.IndexByte(p, '#') < 0 {
+		return nil // no tag: the common line, left without a pattern's scan
+	}
 	var tags []found
-	rest := []byte(p)
-	for _, m := range bearTag.FindAllStringSubmatchIndex(p, -1) {
+	// text is p with Bear's tags blanked, copied only when it has one.
+	text := p
+	var rest []byte
+	var bear [][]int
+	if strings.Count(p, "#") >= 2 { // a tag's "#" and its closing one
+		bear = bearTag.FindAllStringSubmatchIndex(p, -1)
+	}
+	for _, m := range bear {
 		words := strings.Fields(p[m[2]:m[3]])
 		next, _ := utf8.DecodeRuneInString(p[m[1]:])
 		if utf8.RuneCountInString(words[len(words)-1]) < 2 || unicode.IsLetter(next) || unicode.IsNumber(next) {
@@ -1336,15 +1418,21 @@ func inlineTags(p string) []string {
 		}
 		tags = append(tags, found{m[2], strings.Join(words, " ")})
 		// Its words are no tags of their own: "#multi" is not one.
+		if rest == nil {
+			rest = []byte(p)
+		}
 		for i := m[2] - 1; i < m[1]; i++ {
 			rest[i] = ' '
 		}
 	}
-	for _, m := range inlineTag.FindAllStringSubmatchIndex(string(rest), -1) {
+	if rest != nil {
+		text = string(rest)
+	}
+	for _, m := range inlineTagIndex(text) {
 		var tag string
 		for g := 2; g < len(m); g += 2 {
 			if m[g] >= 0 {
-				tag += strings.TrimSpace(string(rest[m[g]:m[g+1]]))
+				tag += strings.TrimSpace(text[m[g]:m[g+1]])
 			}
 		}
 		// A number is no tag: issue #123.
@@ -1377,6 +1465,9 @@ func linkedName(v string) string {
 // Facade"; the heading alone in a link within the note), a block's id
 // left out; an embed's size and PDF page are no text.
 func cleanInline(s string) string {
+	if !strings.Contains(s, "[[") {
+		return s // no wiki link: the common text, left without a pattern's scan
+	}
 	return wikiLink.ReplaceAllStringFunc(s, func(m string) string {
 		sub := wikiLink.FindStringSubmatch(m)
 		embed := m[0] == '!'
@@ -1414,8 +1505,10 @@ func headingText(heading string) string {
 	heading = strings.ReplaceAll(heading, "\x00", "")
 	// A block id may end a heading too ("# Deploy ^h1"), hidden as the
 	// text's are (cleanNote).
-	if h := blockID.ReplaceAllString(heading, ""); strings.TrimSpace(h) != "" {
-		heading = h
+	if strings.IndexByte(heading, '^') >= 0 {
+		if h := blockID.ReplaceAllString(heading, ""); strings.TrimSpace(h) != "" {
+			heading = h
+		}
 	}
 	var kept []string
 	keep := func(s string) string {
@@ -1444,6 +1537,9 @@ func headingText(heading string) string {
 	}
 	s := cleanInline(b.String())
 	for _, m := range headingMarkup {
+		if !strings.Contains(s, m.needs) {
+			continue
+		}
 		// Again while it takes some: a match takes the space before the
 		// next one ("_a_ _b_"), which that one needs.
 		for range 4 {
@@ -1454,10 +1550,12 @@ func headingText(heading string) string {
 			s = next
 		}
 	}
-	s = keptSpan.ReplaceAllStringFunc(s, func(m string) string {
-		i, _ := strconv.Atoi(strings.Trim(m, "\x00"))
-		return kept[i]
-	})
+	if len(kept) > 0 {
+		s = keptSpan.ReplaceAllStringFunc(s, func(m string) string {
+			i, _ := strconv.Atoi(strings.Trim(m, "\x00"))
+			return kept[i]
+		})
+	}
 	if s = strings.TrimSpace(s); s == "" {
 		return strings.TrimSpace(heading)
 	}
@@ -1476,21 +1574,24 @@ var keptSpan = regexp.MustCompile("\x00[0-9]+\x00")
 var headingMarkup = []struct {
 	re   *regexp.Regexp
 	with string
+	// needs is text every match holds: a heading without it is left
+	// without the pattern's scan.
+	needs string
 }{
 	// [text](address "title") and ![alt](image), an address with one
 	// level of parentheses (a Wikipedia page) included.
-	{regexp.MustCompile(`!?\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)`), "$1"},
+	{regexp.MustCompile(`!?\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)`), "$1", "]("},
 	// [text][label] and [text][].
-	{regexp.MustCompile(`\[([^\]]+)\]\[[^\]]*\]`), "$1"},
-	{regexp.MustCompile(`<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>`), "$1"},
-	{regexp.MustCompile(`\*\*(\S(?:.*?\S)?)\*\*`), "$1"},
-	{regexp.MustCompile(`~~(\S(?:.*?\S)?)~~`), "$1"},
-	{regexp.MustCompile(`==(\S(?:.*?\S)?)==`), "$1"},
-	{regexp.MustCompile(`(^|[^*\w])\*(\S(?:[^*]*?\S)?)\*`), "$1$2"},
+	{regexp.MustCompile(`\[([^\]]+)\]\[[^\]]*\]`), "$1", "]["},
+	{regexp.MustCompile(`<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>`), "$1", "<"},
+	{regexp.MustCompile(`\*\*(\S(?:.*?\S)?)\*\*`), "$1", "**"},
+	{regexp.MustCompile(`~~(\S(?:.*?\S)?)~~`), "$1", "~~"},
+	{regexp.MustCompile(`==(\S(?:.*?\S)?)==`), "$1", "=="},
+	{regexp.MustCompile(`(^|[^*\w])\*(\S(?:[^*]*?\S)?)\*`), "$1$2", "*"},
 	// Underscores mark emphasis only at a word's edges: snake_case is a
 	// name.
-	{regexp.MustCompile(`(^|\W)__(\S(?:.*?\S)?)__(\W|$)`), "$1$2$3"},
-	{regexp.MustCompile(`(^|\W)_(\S(?:[^_]*?\S)?)_(\W|$)`), "$1$2$3"},
+	{regexp.MustCompile(`(^|\W)__(\S(?:.*?\S)?)__(\W|$)`), "$1$2$3", "__"},
+	{regexp.MustCompile(`(^|\W)_(\S(?:[^_]*?\S)?)_(\W|$)`), "$1$2$3", "_"},
 }
 
 // slug turns a heading trail into a stable, readable id fragment. The
