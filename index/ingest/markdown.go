@@ -245,7 +245,13 @@ func readMarkdown(fc *fileCtx) error {
 			cur.para = len(cur.lines)
 		}
 	}
-	// A #tag in the text tags the note, as front matter's do.
+	// A #tag in the text tags the note, as front matter's do, once
+	// whatever its case (seen: by foldKey, where comparing each with all
+	// those found before cost tags squared).
+	seen := make(map[string]bool, len(tags))
+	for _, t := range tags {
+		seen[foldKey(t)] = true
+	}
 	texts := make([]string, len(sections))
 	for i, s := range sections {
 		var inline []string
@@ -261,7 +267,8 @@ func readMarkdown(fc *fileCtx) error {
 		s.lines = nil
 		texts[i], inline = cleanNote(joined)
 		for _, t := range inline {
-			if !slices.ContainsFunc(tags, func(have string) bool { return strings.EqualFold(have, t) }) {
+			if k := foldKey(t); !seen[k] {
+				seen[k] = true
 				tags = append(tags, t)
 			}
 		}
@@ -271,6 +278,10 @@ func readMarkdown(fc *fileCtx) error {
 	// heading path, and the file name ("README", a slug) would be noise
 	// before it.
 	titleHeading := h1s == 1 && firstLevel == 1
+	// Every section has the note's tags: they are redacted once, here,
+	// and each record counts their redactions (see fileCtx.cleanTags).
+	tagRedactions := redactList(&tags)
+	fc.cleanTags = tags
 	used := map[string]int{}
 	// Secrets go before a record leaves the reader: its text is also the
 	// context indexed with its neighbours. The headings are redacted
@@ -354,7 +365,7 @@ func readMarkdown(fc *fileCtx) error {
 			ID: fc.rel + "#" + key, Text: text, Title: title, Date: day, Time: at, Subject: subject,
 			Agent: agent, Project: project, Tags: tags, WorkType: workType,
 			SourceSet: sourceSet, Lifecycle: lifecycle, HeadingPath: heads,
-			Path: path, Line: s.line, Kind: config.KindMarkdown, Layer: "note", Redactions: redactions,
+			Path: path, Line: s.line, Kind: config.KindMarkdown, Layer: "note", Redactions: redactions + tagRedactions,
 		}
 		if err := fc.emit(rec); err != nil {
 			return err
@@ -1447,6 +1458,23 @@ func inlineTags(p string) []string {
 		out[i] = f.tag
 	}
 	return out
+}
+
+// foldKey is s with each character made the least of those it equals
+// under Unicode case folding: two strings have the same key when
+// strings.EqualFold holds of them ("K", "k" and the Kelvin sign; "S",
+// "s" and the long s).
+func foldKey(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		low := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			low = min(low, f)
+		}
+		b.WriteRune(low)
+	}
+	return b.String()
 }
 
 // linkedName is a front matter value that may link a note, as Obsidian

@@ -79,3 +79,64 @@ func TestInlineTagIndex_random(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReadMarkdown_manyTags reads a log of 40 000 days, each with a
+// tag of its own (#issue-1234): the note's tags are gathered once each,
+// not compared with all those found before.
+func BenchmarkReadMarkdown_manyTags(b *testing.B) {
+	dir := b.TempDir()
+	var note strings.Builder
+	for i := range 40000 {
+		fmt.Fprintf(&note, "## Day %d\n\nFixed #issue-%d today.\n\n", i, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "log.md"), []byte(note.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	src := config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir}
+	b.SetBytes(int64(note.Len()))
+	for b.Loop() {
+		records := 0
+		sink := Sink{Record: func(memory.Record) error { records++; return nil }, Problem: func(p Problem) { b.Errorf("problem %+v", p) }}
+		if err := Read(context.Background(), src, sink); err != nil || records != 40000 {
+			b.Fatalf("%d records, %v", records, err)
+		}
+	}
+}
+
+// TestFoldKey: two strings have the same foldKey exactly when
+// strings.EqualFold holds of them.
+func TestFoldKey(t *testing.T) {
+	alphabet := []string{"k", "K", "\u212a", "s", "S", "ſ", "ß", "ẞ", "σ", "ς", "Σ", "i", "I", "İ", "ı", "é", "É", "e\u0301", "\xff", "\ufffd", "-", "1"}
+	rnd := rand.New(rand.NewPCG(3, 4))
+	word := func() string {
+		var b strings.Builder
+		for range rnd.IntN(4) {
+			b.WriteString(alphabet[rnd.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	for range 50000 {
+		a, b := word(), word()
+		if got, want := foldKey(a) == foldKey(b), strings.EqualFold(a, b); got != want {
+			t.Fatalf("foldKey(%q) == foldKey(%q) is %v, EqualFold %v", a, b, got, want)
+		}
+	}
+}
+
+// TestRead_secretInTag: a note's tags, on each of its records, are
+// redacted on each, and each counts their redactions, however the
+// reader shares the list between them.
+func TestRead_secretInTag(t *testing.T) {
+	note := "---\ntags: [ghp_q8Rz3kWm5Tn0Vb7Yc2Xl9Pd4Hf6Js1Ga8Ke3, work]\n---\n\n## One\n\nFirst.\n\n## Two\n\nSecond #ghp_Zq8Rz3kWm5Tn0Vb7Yc2Xl9Pd4Hf6Js1Ga8Ke #deploy\n"
+	dir := writeTree(t, map[string]string{"log.md": note})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(recs) != 2 || len(problems) != 0 {
+		t.Fatalf("%d records, problems %v", len(recs), problems)
+	}
+	// The second's text holds a secret too.
+	for i, r := range recs {
+		if got, want := strings.Join(r.Tags, ","), "[redacted],work,[redacted],deploy"; got != want || r.Redactions != 2+i {
+			t.Errorf("record %s: tags %q, %d redactions; want %q, %d", r.ID, got, r.Redactions, want, 2+i)
+		}
+	}
+}
