@@ -43,7 +43,9 @@ import (
 //   - Claude.ai: {uuid, name, created_at, updated_at (ISO 8601),
 //     chat_messages: [{uuid, sender: human|assistant, text, content:
 //     [{type: text, text}, thinking, tool_use, tool_result...],
-//     created_at, parent_message_uuid}], current_leaf_message_uuid},
+//     created_at, parent_message_uuid, attachments: [{file_name,
+//     extracted_content}], files (files_v2): [{file_name, file_kind}]}],
+//     current_leaf_message_uuid},
 //     the messages in order, every branch of the tree the parents make
 //     (see claudeAIBranch); older exports have text only, and one branch.
 //
@@ -57,7 +59,9 @@ import (
 // see gptCanvasCreate and claudeAIArtifact),
 // reasoning (a Claude.ai answer's <antThinking> too, see
 // claudeAIUnmark), tool output and ChatGPT's citation markup (see
-// gptUnmark) are not read; an image is a placeholder.
+// gptUnmark) are not read; an image is a placeholder. What the user
+// pasted or uploaded into a Claude.ai prompt is read with it (see
+// claudeAIUploads).
 //
 // Exports are large (hundreds of MB): the list is decoded one
 // conversation at a time. A malformed conversation is reported with its
@@ -527,6 +531,60 @@ type claudeAIMessage struct {
 		Input json.RawMessage `json:"input"`
 	} `json:"content"`
 	CreatedAt string `json:"created_at"`
+	// Attachments and Files are what the user pasted or uploaded into
+	// a prompt (see claudeAIUploads).
+	Attachments []claudeAIAttachment `json:"attachments"`
+	Files       []claudeAIFile       `json:"files"`
+	FilesV2     []claudeAIFile       `json:"files_v2"`
+}
+
+// claudeAIAttachment is a file whose text Claude.ai extracted: a long
+// paste (which the app turns into a file) or an uploaded text file.
+type claudeAIAttachment struct {
+	FileName         string `json:"file_name"`
+	ExtractedContent string `json:"extracted_content"`
+}
+
+// claudeAIFile is an uploaded file the export names but holds no text
+// of: an image, or a document Claude.ai read as pages.
+type claudeAIFile struct {
+	FileName string `json:"file_name"`
+	FileKind string `json:"file_kind"`
+}
+
+// claudeAIUploads is what the user pasted or uploaded into a prompt, the
+// user's own material (a spec, a log, a draft), which the prompt's text
+// often only points at ("here is the log"): each attachment's text under
+// its file name, the name telling what it is, then a placeholder for each
+// file without text (an image, or a document), as other readers mark an
+// image or a document part. Its size is the paste's: the record is
+// chunked, and cleaned, as any other.
+func claudeAIUploads(m claudeAIMessage) []string {
+	var out []string
+	for _, a := range m.Attachments {
+		if strings.TrimSpace(a.ExtractedContent) == "" {
+			continue
+		}
+		if name := strings.TrimSpace(a.FileName); name != "" {
+			out = append(out, name+"\n"+a.ExtractedContent)
+			continue
+		}
+		out = append(out, a.ExtractedContent)
+	}
+	// Public readers take one list or the other (files_v2 where an
+	// export has it): the same uploads are not to be counted twice.
+	files := m.FilesV2
+	if len(files) == 0 {
+		files = m.Files
+	}
+	for _, f := range files {
+		if f.FileKind == "image" {
+			out = append(out, imageMark)
+		} else {
+			out = append(out, documentMark)
+		}
+	}
+	return out
 }
 
 // claudeAIArtifact is the title and content of the artifact a tool_use
@@ -666,6 +724,11 @@ func readClaudeAI(x *chatExport, raw json.RawMessage) error {
 		}
 		if role == "assistant" {
 			text = claudeAIUnmark(text)
+		} else if uploads := claudeAIUploads(m); len(uploads) > 0 {
+			if strings.TrimSpace(text) != "" {
+				uploads = append([]string{text}, uploads...)
+			}
+			text = strings.Join(uploads, "\n")
 		}
 		if err := x.emit(claudeAIAgent, c.UUID, m.UUID, role, c.Name, text, last); err != nil {
 			return err

@@ -386,3 +386,42 @@ func TestReadChatExport_claudeAIBranches(t *testing.T) {
 		t.Errorf("records %v, want %v", got, want)
 	}
 }
+
+// TestReadChatExport_claudeAIAttachments: what the user pasted or
+// uploaded into a Claude.ai prompt is theirs, read with the prompt: a
+// message's attachments [{file_name, file_size, file_type,
+// extracted_content}] and files (files_v2 in newer exports) [{file_uuid,
+// file_name, file_kind}], as public readers of the export list them
+// (Sinity/polylogue docs: "attachments / files arrays with file
+// metadata"; its importer reads a message's files or files_v2, an image
+// being of file_kind image). A pasted file's text is read under its
+// name, and a prompt that is only a pasted log gives a record of the
+// user's; an uploaded file without extracted text is a placeholder, as
+// an image part is; the log's secret is redacted.
+func TestReadChatExport_claudeAIAttachments(t *testing.T) {
+	dir := t.TempDir()
+	writeExport(t, dir, "conversations.json", `[{"uuid":"c-logs","name":"Worker crash","created_at":"2026-03-03T09:00:00Z","chat_messages":[`+
+		`{"uuid":"m1","sender":"human","created_at":"2026-03-03T09:00:01Z","text":"","content":[{"type":"text","text":""}],`+
+		`"attachments":[{"file_name":"worker.log","file_size":120,"file_type":"text/plain","extracted_content":"panic: nil map write in ledger.Apply\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}],"files":[]},`+
+		`{"uuid":"m2","sender":"assistant","created_at":"2026-03-03T09:00:02Z","text":"The ledger map is never initialised.","content":[{"type":"text","text":"The ledger map is never initialised."}]},`+
+		`{"uuid":"m3","sender":"human","created_at":"2026-03-03T09:00:03Z","text":"Here is the spec and the screenshot.","content":[{"type":"text","text":"Here is the spec and the screenshot."}],`+
+		`"attachments":[{"file_name":"ledger-spec.md","file_type":"text/markdown","extracted_content":"# Ledger\nEntries are applied in order of their sequence number."}],`+
+		`"files_v2":[{"file_uuid":"f1","file_name":"screen.png","file_kind":"image"},{"file_uuid":"f2","file_name":"contract.pdf","file_kind":"document"}]},`+
+		`{"uuid":"m4","sender":"human","created_at":"2026-03-03T09:00:04Z","text":"","content":[],"files":[{"file_uuid":"f3","file_name":"only.png","file_kind":"image"}]}]}]`)
+	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID+" "+r.Role+": "+r.Text)
+	}
+	want := []string{
+		"c-logs:m1 user: worker.log\npanic: nil map write in ledger.Apply\nAWS_SECRET_ACCESS_KEY=[redacted]",
+		"c-logs:m2 assistant: The ledger map is never initialised.",
+		"c-logs:m3 user: Here is the spec and the screenshot.\nledger-spec.md\n# Ledger\nEntries are applied in order of their sequence number.\n[image]\n[document]",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
