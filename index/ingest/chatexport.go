@@ -213,8 +213,10 @@ func trimID(s string) string {
 // has no line per turn (it is one JSON list, often on one line), so a
 // turn's line is its place in its conversation: the index knows a
 // record, and the order of a conversation's neighbours, by its file and
-// line, and turns sharing one had no neighbouring context.
-func (x *chatExport) emit(agent, conv, msgID, role, title, text string, when time.Time) error {
+// line, and turns sharing one had no neighbouring context. subject, when
+// not "", is that of the document the turn is a version of (see
+// chatDoc).
+func (x *chatExport) emit(agent, conv, msgID, role, title, text, subject string, when time.Time) error {
 	if conv != x.conv {
 		x.conv, x.turns = conv, 0
 	}
@@ -225,6 +227,7 @@ func (x *chatExport) emit(agent, conv, msgID, role, title, text string, when tim
 	}
 	x.turns++
 	rec.Agent = x.fc.agent(agent)
+	rec.Subject = subject
 	return x.fc.emit(rec)
 }
 
@@ -283,6 +286,7 @@ func readChatGPT(x *chatExport, raw json.RawMessage) error {
 		return err
 	}
 	last := gptTime(x.fc, c.CreateTime)
+	var doc *chatDoc // the canvas document the conversation last wrote
 	for _, id := range branch {
 		m := c.Mapping[id].Message
 		if m == nil {
@@ -292,10 +296,17 @@ func readChatGPT(x *chatExport, raw json.RawMessage) error {
 			last = t
 		}
 		role := m.Author.Role
-		var text string
+		var text, subject string
 		switch {
 		case role == "assistant" && m.Recipient == gptCanvasCreate && !m.Metadata.Hidden:
-			text = gptCanvasDoc(m.Content.Text)
+			if doc = gptCanvasDoc(conv, id, m.Content.Text); doc != nil {
+				text, subject = doc.text(), doc.subject
+			}
+		case role == "assistant" && m.Recipient == gptCanvasUpdate && !m.Metadata.Hidden:
+			if doc == nil || !doc.gptUpdate(m.Content.Text) {
+				continue // a document not read, or a change not known
+			}
+			text, subject = doc.text(), doc.subject
 		case role != "user" && role != "assistant" || m.Metadata.Hidden || m.Recipient != "" && m.Recipient != "all":
 			continue // system, tool and hidden messages; calls to tools
 		default:
@@ -304,34 +315,166 @@ func readChatGPT(x *chatExport, raw json.RawMessage) error {
 		if !hasContent(text) {
 			continue
 		}
-		if err := x.emit(chatGPTAgent, conv, id, role, c.Title, text, last); err != nil {
+		if err := x.emit(chatGPTAgent, conv, id, role, c.Title, text, subject, last); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// gptCanvasCreate is the recipient of the assistant's call that writes a
-// document in a canvas, its content JSON {name, type, content} (the
-// canmore tool's schema): the document is the assistant's words, shown
-// beside the conversation. Its later edits (canmore.update_textdoc) are
-// patterns and replacements, not read.
-const gptCanvasCreate = "canmore.create_textdoc"
+// The recipients of the assistant's calls that write a document in a
+// canvas (the canmore tool's schema): gptCanvasCreate's content is JSON
+// {name, type, content}, the document, which is the assistant's words,
+// shown beside the conversation; gptCanvasUpdate's is {updates:
+// [{pattern, multiple, replacement}]}, changes to the document the
+// conversation last wrote, each version of which is read (see
+// chatDoc.gptUpdate).
+const (
+	gptCanvasCreate = "canmore.create_textdoc"
+	gptCanvasUpdate = "canmore.update_textdoc"
+)
 
-// gptCanvasDoc is the text of a canvas document: its name on a line of
-// its own, then its content ("" when the call is not of that shape).
-func gptCanvasDoc(call string) string {
+// chatDoc is a document a conversation writes and then revises (a
+// ChatGPT canvas, a Claude.ai artifact): each version is a record of its
+// subject, so that the newest supersedes the ones before it, and the
+// final document is what a search ranks first.
+type chatDoc struct {
+	subject, name, content string
+}
+
+// newChatDoc is a document of conversation conv that key names (the
+// message creating it, or the artifact's id).
+func newChatDoc(kind, conv, key, name, content string) *chatDoc {
+	return &chatDoc{subject: subjectKey(kind + " " + conv + " " + key), name: strings.TrimSpace(name), content: content}
+}
+
+// text is the version's record text: the document's name on a line of
+// its own, then its content.
+func (d *chatDoc) text() string {
+	if d.name != "" {
+		return d.name + "\n" + d.content
+	}
+	return d.content
+}
+
+// gptCanvasDoc is the canvas document message id of conversation conv
+// creates, nil when the call is not of that shape.
+func gptCanvasDoc(conv, id, call string) *chatDoc {
 	var doc struct {
 		Name    string `json:"name"`
 		Content string `json:"content"`
 	}
 	if json.Unmarshal([]byte(call), &doc) != nil || strings.TrimSpace(doc.Content) == "" {
-		return ""
+		return nil
 	}
-	if name := strings.TrimSpace(doc.Name); name != "" {
-		return name + "\n" + doc.Content
+	return newChatDoc("canvas", conv, id, doc.Name, doc.Content)
+}
+
+// gptUpdate applies a canmore.update_textdoc call to the document and
+// reports whether it did. A pattern is a Python regular expression, ".*"
+// the whole document (the tool's own instructions rewrite a document so),
+// and a replacement is expanded as Python's re.Match.expand does; the
+// first match is replaced, or all of them when multiple is set. A call of
+// another shape, or a pattern Go cannot compile or that is not in the
+// document (the tool refused it), changes nothing: what it made of the
+// document is not known.
+func (d *chatDoc) gptUpdate(call string) bool {
+	var in struct {
+		Updates []struct {
+			Pattern     string `json:"pattern"`
+			Multiple    bool   `json:"multiple"`
+			Replacement string `json:"replacement"`
+		} `json:"updates"`
 	}
-	return doc.Content
+	if json.Unmarshal([]byte(call), &in) != nil || len(in.Updates) == 0 {
+		return false
+	}
+	content := d.content
+	for _, u := range in.Updates {
+		if u.Pattern == ".*" {
+			content = u.Replacement
+			continue
+		}
+		re, err := regexp.Compile(u.Pattern)
+		if err != nil {
+			return false
+		}
+		n := 1
+		if u.Multiple {
+			n = -1
+		}
+		matches := re.FindAllStringSubmatchIndex(content, n)
+		if len(matches) == 0 {
+			return false
+		}
+		var b strings.Builder
+		at := 0
+		for _, m := range matches {
+			b.WriteString(content[at:m[0]])
+			b.WriteString(pyExpand(re, u.Replacement, content, m))
+			at = m[1]
+		}
+		b.WriteString(content[at:])
+		content = b.String()
+	}
+	d.content = content
+	return true
+}
+
+// pyExpand is a Python replacement template expanded for one match m of
+// re in src: \1 and \g<1> or \g<name> are groups, \n and \t a line
+// break and a tab, \\ a backslash; any other escape is kept as written.
+func pyExpand(re *regexp.Regexp, tmpl, src string, m []int) string {
+	group := func(i int) string {
+		if i < 0 || 2*i+1 >= len(m) || m[2*i] < 0 {
+			return ""
+		}
+		return src[m[2*i]:m[2*i+1]]
+	}
+	var b strings.Builder
+	for i := 0; i < len(tmpl); i++ {
+		c := tmpl[i]
+		if c != '\\' || i+1 == len(tmpl) {
+			b.WriteByte(c)
+			continue
+		}
+		next := tmpl[i+1]
+		switch {
+		case next == 'g' && i+2 < len(tmpl) && tmpl[i+2] == '<':
+			end := strings.IndexByte(tmpl[i+3:], '>')
+			if end < 0 {
+				b.WriteByte(c)
+				continue
+			}
+			name := tmpl[i+3 : i+3+end]
+			if n, err := strconv.Atoi(name); err == nil {
+				b.WriteString(group(n))
+			} else {
+				b.WriteString(group(re.SubexpIndex(name)))
+			}
+			i += 3 + end
+		case next >= '1' && next <= '9': // \0 is an octal escape, not a group
+			j := i + 2
+			if j < len(tmpl) && tmpl[j] >= '0' && tmpl[j] <= '9' {
+				j++ // two digits at most, as Python reads a group
+			}
+			n, _ := strconv.Atoi(tmpl[i+1 : j])
+			b.WriteString(group(n))
+			i = j - 1
+		case next == 'n':
+			b.WriteByte('\n')
+			i++
+		case next == 't':
+			b.WriteByte('\t')
+			i++
+		case next == '\\':
+			b.WriteByte('\\')
+			i++
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // gptBranch is the branch of mapping that ends at node, from its root.
@@ -730,7 +873,7 @@ func readClaudeAI(x *chatExport, raw json.RawMessage) error {
 			}
 			text = strings.Join(uploads, "\n")
 		}
-		if err := x.emit(claudeAIAgent, c.UUID, m.UUID, role, c.Name, text, last); err != nil {
+		if err := x.emit(claudeAIAgent, c.UUID, m.UUID, role, c.Name, text, "", last); err != nil {
 			return err
 		}
 	}

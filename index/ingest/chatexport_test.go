@@ -3,6 +3,7 @@ package ingest
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -423,5 +424,68 @@ func TestReadChatExport_claudeAIAttachments(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestReadChatExport_canvasUpdates: a canvas document ChatGPT revises is
+// read at each version, the one the user ends with included: the
+// assistant's call to canmore.update_textdoc holds {updates: [{pattern,
+// multiple, replacement}]} (the canmore tool's schema, as public copies
+// of ChatGPT's system prompt show it: LouisShark/chatgpt_system_prompt
+// prompts/official-product/openai/gpt40_with_canvas.md; "pattern" is a
+// Python regular expression, ".*" rewriting the whole document, and
+// "replacement" is expanded as re.Match.expand does), applied to the
+// document the conversation last wrote. Every version has the subject of
+// the document, so that the newest supersedes the others; an answer has
+// none. An update whose pattern is not in the document is not a version
+// (what it changed is not known).
+func TestReadChatExport_canvasUpdates(t *testing.T) {
+	call := func(id, parent, child, recipient string, at int, body string) string {
+		return `"` + id + `":{"id":"` + id + `","parent":"` + parent + `","children":["` + child + `"],"message":{"id":"` + id + `","author":{"role":"assistant"},` +
+			`"create_time":` + strconv.Itoa(at) + `,"recipient":"` + recipient + `","content":{"content_type":"code","language":"json","text":"` + body + `"}}},`
+	}
+	reply := func(id, parent, child string, at int) string {
+		return `"` + id + `":{"id":"` + id + `","parent":"` + parent + `","children":["` + child + `"],"message":{"id":"` + id + `","author":{"role":"tool","name":"canmore.update_textdoc"},` +
+			`"create_time":` + strconv.Itoa(at) + `,"recipient":"all","content":{"content_type":"text","parts":["Successfully updated text document with textdoc_id '67f0'"]}}},`
+	}
+	dir := t.TempDir()
+	writeExport(t, dir, "conversations.json", `[{"id":"c-notes","title":"Notes","create_time":1772445600,"current_node":"a9","mapping":{`+
+		`"u":{"id":"u","parent":null,"children":["a1"],"message":{"id":"u","author":{"role":"user"},"create_time":1772445601,"content":{"content_type":"text","parts":["Draft the release notes in a canvas."]}}},`+
+		call("a1", "u", "t1", "canmore.create_textdoc", 1772445602, `{\"name\":\"release_notes\",\"type\":\"document\",\"content\":\"# Release 2.4\\n\\nInvoices export in pages of 500.\"}`)+
+		reply("t1", "a1", "a2", 1772445603)+
+		// A whole rewrite.
+		call("a2", "t1", "t2", "canmore.update_textdoc", 1772445610, `{\"updates\":[{\"pattern\":\".*\",\"multiple\":false,\"replacement\":\"# Release 2.5\\n\\nInvoices export in pages of 500.\\nRefunds are faster.\"}]}`)+
+		reply("t2", "a2", "a3", 1772445611)+
+		// A change in place, a group kept.
+		call("a3", "t2", "t3", "canmore.update_textdoc", 1772445620, `{\"updates\":[{\"pattern\":\"pages of (\\\\d+)\",\"multiple\":true,\"replacement\":\"batches of \\\\1\"}]}`)+
+		reply("t3", "a3", "a4", 1772445621)+
+		// A pattern that is not in the document.
+		call("a4", "t3", "a9", "canmore.update_textdoc", 1772445630, `{\"updates\":[{\"pattern\":\"Chargebacks\",\"multiple\":false,\"replacement\":\"Disputes\"}]}`)+
+		`"a9":{"id":"a9","parent":"a4","children":[],"message":{"id":"a9","author":{"role":"assistant"},"create_time":1772445640,"recipient":"all","content":{"content_type":"text","parts":["The notes say batches now."]}}}}}]`)
+	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	subjects := map[string]string{}
+	for _, r := range recs {
+		got = append(got, r.ID+" "+r.Role+": "+r.Text)
+		subjects[r.ID] = r.Subject
+	}
+	want := []string{
+		"c-notes:u user: Draft the release notes in a canvas.",
+		"c-notes:a1 assistant: release_notes\n# Release 2.4\n\nInvoices export in pages of 500.",
+		"c-notes:a2 assistant: release_notes\n# Release 2.5\n\nInvoices export in pages of 500.\nRefunds are faster.",
+		"c-notes:a3 assistant: release_notes\n# Release 2.5\n\nInvoices export in batches of 500.\nRefunds are faster.",
+		"c-notes:a9 assistant: The notes say batches now.",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if s := subjects["c-notes:a1"]; s == "" || subjects["c-notes:a2"] != s || subjects["c-notes:a3"] != s {
+		t.Errorf("the versions' subjects %q, want one subject", subjects)
+	}
+	if subjects["c-notes:u"] != "" || subjects["c-notes:a9"] != "" {
+		t.Errorf("turns that are not the document have subjects %q", subjects)
 	}
 }
