@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,9 +56,9 @@ import (
 // none, else the conversation's), keyed by conversation and message id so
 // that a later export, which lists more conversations, keeps them.
 // System, tool and hidden messages, an assistant's calls to tools (but
-// the document a ChatGPT canvas or a Claude.ai artifact is created with,
-// see gptCanvasCreate and claudeAIArtifact),
-// reasoning (a Claude.ai answer's <antThinking> too, see
+// the documents a ChatGPT canvas or a Claude.ai artifact holds, each
+// version of which is a record of the document's subject, see chatDoc,
+// gptCanvasCreate and claudeAIArtifact), reasoning (a Claude.ai answer's <antThinking> too, see
 // claudeAIUnmark), tool output and ChatGPT's citation markup (see
 // gptUnmark) are not read; an image is a placeholder. What the user
 // pasted or uploaded into a Claude.ai prompt is read with it (see
@@ -730,27 +731,56 @@ func claudeAIUploads(m claudeAIMessage) []string {
 	return out
 }
 
-// claudeAIArtifact is the title and content of the artifact a tool_use
-// block of the artifacts tool creates, its input {id, type, title,
-// command, content}: the assistant's words, shown in a panel of their
-// own, as an older export's <antArtifact> is (see claudeAIUnmark). Its
-// later edits (command update: old_str and new_str) are not read.
-func claudeAIArtifact(name string, input json.RawMessage) string {
+// claudeAIArtifact applies a tool_use block of the artifacts tool to
+// the artifacts of a conversation, docs by their id, and returns the id
+// of the artifact it wrote ("" when it wrote none). Its input is {id,
+// type, title, command, content}: command create or rewrite writes the
+// whole artifact, update {old_str, new_str} changes the first place
+// old_str is in (the tool asks for a unique one). Each artifact is the
+// assistant's words, shown in a panel of their own, as an older export's
+// <antArtifact> is (see claudeAIUnmark); each version is read (see
+// chatDoc). An update of an artifact not read (a branch the user left),
+// or whose old_str is not in it, changes nothing: what it made of the
+// artifact is not known.
+func claudeAIArtifact(docs map[string]*chatDoc, conv, name string, input json.RawMessage) string {
 	if name != "artifacts" {
 		return ""
 	}
 	var in struct {
-		Command string `json:"command"`
-		Title   string `json:"title"`
-		Content string `json:"content"`
+		ID      string  `json:"id"`
+		Command string  `json:"command"`
+		Title   string  `json:"title"`
+		Content string  `json:"content"`
+		OldStr  *string `json:"old_str"`
+		NewStr  string  `json:"new_str"`
 	}
-	if json.Unmarshal(input, &in) != nil || in.Command != "create" || strings.TrimSpace(in.Content) == "" {
+	if json.Unmarshal(input, &in) != nil || in.ID == "" {
 		return ""
 	}
-	if title := strings.TrimSpace(in.Title); title != "" {
-		return title + "\n" + in.Content
+	d := docs[in.ID]
+	switch in.Command {
+	case "create", "rewrite":
+		if strings.TrimSpace(in.Content) == "" {
+			return ""
+		}
+		if d == nil {
+			d = newChatDoc("artifact", conv, in.ID, in.Title, in.Content)
+			docs[in.ID] = d
+			return in.ID
+		}
+		d.content = in.Content
+		if title := strings.TrimSpace(in.Title); title != "" {
+			d.name = title
+		}
+	case "update":
+		if d == nil || in.OldStr == nil || *in.OldStr == "" || !strings.Contains(d.content, *in.OldStr) {
+			return ""
+		}
+		d.content = strings.Replace(d.content, *in.OldStr, in.NewStr, 1)
+	default:
+		return ""
 	}
-	return in.Content
+	return in.ID
 }
 
 // claudeAIQuietBlocks are the content blocks that are not dialogue.
@@ -825,6 +855,7 @@ func readClaudeAI(x *chatExport, raw json.RawMessage) error {
 	}
 	_, last, _ := parseDate(c.CreatedAt, x.fc.loc)
 	branch := claudeAIBranch(c)
+	docs := map[string]*chatDoc{} // the artifacts written so far
 	for _, m := range c.ChatMessages {
 		if branch != nil && !branch[m.UUID] {
 			continue // a branch the user left
@@ -847,6 +878,7 @@ func readClaudeAI(x *chatExport, raw json.RawMessage) error {
 			continue
 		}
 		text := m.Text
+		var wrote []string // the artifacts the message wrote, in order
 		if len(m.Content) > 0 {
 			// The blocks, when there are any: text is their flat copy,
 			// reasoning and tool use included.
@@ -856,8 +888,8 @@ func readClaudeAI(x *chatExport, raw json.RawMessage) error {
 				case b.Type == "text":
 					texts = append(texts, b.Text)
 				case b.Type == "tool_use":
-					if doc := claudeAIArtifact(b.Name, b.Input); doc != "" {
-						texts = append(texts, doc)
+					if id := claudeAIArtifact(docs, c.UUID, b.Name, b.Input); id != "" && !slices.Contains(wrote, id) {
+						wrote = append(wrote, id)
 					}
 				case !claudeAIQuietBlocks[b.Type]:
 					x.reported.report(x.fc, 0, "content block "+strconv.Quote(b.Type))
@@ -875,6 +907,14 @@ func readClaudeAI(x *chatExport, raw json.RawMessage) error {
 		}
 		if err := x.emit(claudeAIAgent, c.UUID, m.UUID, role, c.Name, text, "", last); err != nil {
 			return err
+		}
+		// Each artifact the answer wrote, as it stands at its end, after
+		// the answer's words.
+		for _, id := range wrote {
+			d := docs[id]
+			if err := x.emit(claudeAIAgent, c.UUID, m.UUID+":"+id, role, c.Name, d.text(), d.subject, last); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -327,8 +327,10 @@ func TestReadChatExport_canvas(t *testing.T) {
 // tool_use block of the artifacts tool, its input {id, type, title,
 // command, content} (the shape a public schema of the export notes,
 // "Tools Available: artifacts"); its title and content are the
-// assistant's words, as they are inline in an older export's text, and
-// the tool's "OK" is not read.
+// assistant's words, as they are inline in an older export's text, read
+// as a record of their own after the answer's words (an artifact is
+// revised apart from them, see TestReadChatExport_claudeAIArtifactVersions),
+// and the tool's "OK" is not read.
 func TestReadChatExport_claudeAIArtifactTool(t *testing.T) {
 	dir := t.TempDir()
 	writeExport(t, dir, "conversations.json", `[{"uuid":"c-logs","name":"Logs","created_at":"2026-03-03T09:00:00Z","chat_messages":[`+
@@ -339,12 +341,14 @@ func TestReadChatExport_claudeAIArtifactTool(t *testing.T) {
 		`{"type":"tool_result","name":"artifacts","content":[{"type":"text","text":"OK"}],"is_error":false},`+
 		`{"type":"text","text":"Run it from cron nightly."}]}]}]`)
 	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
-	if len(recs) != 2 || len(problems) != 0 {
+	if len(recs) != 3 || len(problems) != 0 {
 		t.Fatalf("records %v, problems %v", recs, problems)
 	}
-	want := "Here is the rotation script.\nLog rotation script\nfind /var/log/app -mtime +7 -delete\nRun it from cron nightly."
-	if got := recs[1].Text; got != want {
+	if got, want := recs[1].Text, "Here is the rotation script.\nRun it from cron nightly."; got != want {
 		t.Errorf("answer\n got %q\nwant %q", got, want)
+	}
+	if got, want := recs[2].ID+" "+recs[2].Role+": "+recs[2].Text, "c-logs:m2:rotate-logs assistant: Log rotation script\nfind /var/log/app -mtime +7 -delete"; got != want {
+		t.Errorf("artifact\n got %q\nwant %q", got, want)
 	}
 }
 
@@ -487,5 +491,73 @@ func TestReadChatExport_canvasUpdates(t *testing.T) {
 	}
 	if subjects["c-notes:u"] != "" || subjects["c-notes:a9"] != "" {
 		t.Errorf("turns that are not the document have subjects %q", subjects)
+	}
+}
+
+// TestReadChatExport_claudeAIArtifactVersions: an artifact a Claude.ai
+// answer revises is read at each version, the final one included, as a
+// record of its own beside the answer's words: the artifacts tool's
+// input is {id, type, title, command, content} to create or rewrite
+// one, {id, command: update, old_str, new_str} to change it in place
+// (the commands public exports show: "command": "rewrite" with id,
+// title and content in a tool_use block of the artifacts tool, as
+// exported conversations published on GitHub hold it). Every version of
+// an artifact has its subject, so that the newest supersedes the others;
+// another artifact has another. An update whose old_str is not in the
+// artifact is not a version.
+func TestReadChatExport_claudeAIArtifactVersions(t *testing.T) {
+	tool := func(input string) string {
+		return `{"type":"tool_use","name":"artifacts","input":` + input + `},{"type":"tool_result","name":"artifacts","content":[{"type":"text","text":"OK"}]}`
+	}
+	msg := func(id, sender, blocks string) string {
+		return `{"uuid":"` + id + `","sender":"` + sender + `","created_at":"2026-03-03T09:00:0` + id[1:] + `Z","text":"","content":[` + blocks + `]}`
+	}
+	text := func(s string) string { return `{"type":"text","text":"` + s + `"}` }
+	dir := t.TempDir()
+	writeExport(t, dir, "conversations.json", `[{"uuid":"c-logs","name":"Logs","created_at":"2026-03-03T09:00:00Z","chat_messages":[`+
+		msg("m1", "human", text("How do I rotate the app logs?"))+","+
+		msg("m2", "assistant", text("Here is the rotation script and a note.")+","+
+			tool(`{"id":"rotate-logs","type":"application/vnd.ant.code","title":"Log rotation script","command":"create","content":"find /var/log/app -mtime +7 -delete","version_uuid":"v1"}`)+","+
+			tool(`{"id":"ops-note","type":"text/markdown","title":"Ops note","command":"create","content":"Rotation runs nightly.","version_uuid":"v2"}`))+","+
+		msg("m3", "human", text("Keep two weeks, and gzip first."))+","+
+		msg("m4", "assistant", text("Changed.")+","+
+			tool(`{"id":"rotate-logs","command":"update","old_str":"-mtime +7","new_str":"-mtime +14","version_uuid":"v3"}`)+","+
+			tool(`{"id":"rotate-logs","command":"update","old_str":"find","new_str":"gzip -r /var/log/app\nfind","version_uuid":"v4"}`))+","+
+		msg("m5", "assistant", tool(`{"id":"rotate-logs","command":"rewrite","title":"Log rotation","content":"logrotate /etc/logrotate.d/app","version_uuid":"v5"}`)+","+
+			tool(`{"id":"rotate-logs","command":"update","old_str":"not there","new_str":"x","version_uuid":"v6"}`))+`]}]`)
+	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	subjects := map[string]string{}
+	for _, r := range recs {
+		got = append(got, r.ID+" "+r.Role+": "+r.Text)
+		subjects[r.ID] = r.Subject
+	}
+	want := []string{
+		"c-logs:m1 user: How do I rotate the app logs?",
+		"c-logs:m2 assistant: Here is the rotation script and a note.",
+		"c-logs:m2:rotate-logs assistant: Log rotation script\nfind /var/log/app -mtime +7 -delete",
+		"c-logs:m2:ops-note assistant: Ops note\nRotation runs nightly.",
+		"c-logs:m3 user: Keep two weeks, and gzip first.",
+		"c-logs:m4 assistant: Changed.",
+		"c-logs:m4:rotate-logs assistant: Log rotation script\ngzip -r /var/log/app\nfind /var/log/app -mtime +14 -delete",
+		"c-logs:m5:rotate-logs assistant: Log rotation\nlogrotate /etc/logrotate.d/app",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	s := subjects["c-logs:m2:rotate-logs"]
+	if s == "" || subjects["c-logs:m4:rotate-logs"] != s || subjects["c-logs:m5:rotate-logs"] != s {
+		t.Errorf("the script's versions have subjects %q, want one", subjects)
+	}
+	if o := subjects["c-logs:m2:ops-note"]; o == "" || o == s {
+		t.Errorf("the note's subject %q, the script's %q: want another", o, s)
+	}
+	for _, id := range []string{"c-logs:m1", "c-logs:m2", "c-logs:m4"} {
+		if subjects[id] != "" {
+			t.Errorf("%s has subject %q", id, subjects[id])
+		}
 	}
 }
