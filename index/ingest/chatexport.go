@@ -78,9 +78,18 @@ const (
 // chatExportName is the include glob of a chat-export source: an
 // export's conversations.json, or a copy a browser renamed
 // ("conversations (1).json"). Its other files (user.json,
-// shared_conversations.json, message_feedback.json, projects.json) hold
-// no dialogue.
+// shared_conversations.json, message_feedback.json) hold no dialogue;
+// a Claude.ai export's projects (claudeAIProjectsNames) are the user's
+// own words. Its memories.json is not read: the memory Claude.ai keeps
+// of the user is Claude's summary of the conversations (public readers
+// take its conversations_memory as "the memory Claude has"), which the
+// conversations themselves hold in the user's words.
 const chatExportName = "conversations*.json"
+
+// claudeAIProjectsNames are the include globs of a Claude.ai export's
+// projects: projects.json, a list, or in newer exports one file a project
+// in projects/ (see readClaudeAIProjects).
+var claudeAIProjectsNames = []string{"projects.json", "**/projects/*.json"}
 
 // notChatExport is the problem of a file of neither shape.
 const notChatExport = "not a ChatGPT or Claude.ai export (a JSON list of conversations with a mapping or chat_messages): skipped"
@@ -99,7 +108,8 @@ type chatExport struct {
 	turns int
 }
 
-// readChatExport reads a conversations.json, one conversation at a time.
+// readChatExport reads a conversations.json, one conversation at a time,
+// or a Claude.ai export's projects.
 func readChatExport(fc *fileCtx) error {
 	f, err := openSource(fc.path)
 	if err != nil {
@@ -109,6 +119,9 @@ func readChatExport(fc *fileCtx) error {
 	br := bufio.NewReaderSize(f, 64<<10)
 	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
 		_, _ = br.Discard(len(utf8BOM))
+	}
+	if matchGlobs(claudeAIProjectsNames, fc.rel) {
+		return readClaudeAIProjects(fc, br)
 	}
 	dec := json.NewDecoder(br)
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
@@ -218,11 +231,16 @@ func trimID(s string) string {
 // not "", is that of the document the turn is a version of (see
 // chatDoc).
 func (x *chatExport) emit(agent, conv, msgID, role, title, text, subject string, when time.Time) error {
+	return x.emitID(agent, conv, conv+":"+msgID, role, title, text, subject, when)
+}
+
+// emitID is emit of a record whose id is id.
+func (x *chatExport) emitID(agent, conv, id, role, title, text, subject string, when time.Time) error {
 	if conv != x.conv {
 		x.conv, x.turns = conv, 0
 	}
 	m := message{role: role, text: text, title: title, time: when, line: x.turns + 1}
-	rec, ok := m.record(x.fc, config.KindChatExport, conv, conv+":"+msgID, conv)
+	rec, ok := m.record(x.fc, config.KindChatExport, conv, id, conv)
 	if !ok {
 		return nil
 	}
@@ -915,6 +933,128 @@ func readClaudeAI(x *chatExport, raw json.RawMessage) error {
 			if err := x.emit(claudeAIAgent, c.UUID, m.UUID+":"+id, role, c.Name, d.text(), d.subject, last); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// claudeAIProject is one project of a Claude.ai export, as public
+// readers of the export list its fields: {uuid, name, description,
+// is_private, is_starter_project, prompt_template (the project's
+// instructions), created_at, updated_at, creator, docs: [{uuid, filename,
+// content, created_at}] (the files the user added to its knowledge)}.
+type claudeAIProject struct {
+	UUID           string `json:"uuid"`
+	Name           string `json:"name"`
+	Description    string `json:"description"`
+	Starter        bool   `json:"is_starter_project"`
+	PromptTemplate string `json:"prompt_template"`
+	CreatedAt      string `json:"created_at"`
+	UpdatedAt      string `json:"updated_at"`
+	Docs           []struct {
+		UUID      string `json:"uuid"`
+		Filename  string `json:"filename"`
+		Content   string `json:"content"`
+		CreatedAt string `json:"created_at"`
+	} `json:"docs"`
+}
+
+// notClaudeAIProjects is the problem of a projects file of another shape.
+const notClaudeAIProjects = "not a Claude.ai export's projects (a JSON list of projects, or one project, with a uuid): skipped"
+
+// readClaudeAIProjects reads the projects of a Claude.ai export, a list
+// decoded one project at a time, or one project (projects/<uuid>.json).
+func readClaudeAIProjects(fc *fileCtx, br *bufio.Reader) error {
+	x := &chatExport{fc: fc}
+	dec := json.NewDecoder(br)
+	if first, _ := firstByte(br); first == '{' {
+		var p claudeAIProject
+		if err := dec.Decode(&p); err != nil {
+			fc.problem(0, notClaudeAIProjects+" ("+chatErr(err)+")")
+			return nil
+		}
+		return x.claudeAIProject(p)
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		fc.problem(0, notClaudeAIProjects)
+		return nil
+	}
+	for n := 0; dec.More(); n++ {
+		if err := fc.ctx.Err(); err != nil {
+			return err
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if n == 0 {
+				fc.problem(0, notClaudeAIProjects+" ("+trimErr(err)+")")
+				return nil
+			}
+			fc.problem(0, fmt.Sprintf("cut short after projects[%d]: the rest is not read (%s)", n-1, trimErr(err)))
+			return nil
+		}
+		var p claudeAIProject
+		if err := json.Unmarshal(raw, &p); err != nil {
+			fc.problem(0, fmt.Sprintf("projects[%d]%s is malformed (%s): skipped", n, chatID(raw), chatErr(err)))
+			continue
+		}
+		if err := x.claudeAIProject(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// firstByte is the first byte of br after white space, left unread.
+func firstByte(br *bufio.Reader) (byte, error) {
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		if b != ' ' && b != '\t' && b != '\n' && b != '\r' {
+			return b, br.UnreadByte()
+		}
+	}
+}
+
+// claudeAIProject makes the records of one project the user made: its
+// instructions (description and prompt_template), at its last update,
+// and each doc under its file name, at its creation, all the user's,
+// titled with the project. The project Claude.ai makes for every account
+// as an example (is_starter_project) is not theirs and not read.
+func (x *chatExport) claudeAIProject(p claudeAIProject) error {
+	if p.Starter || p.UUID == "" {
+		return nil
+	}
+	conv := "project:" + p.UUID
+	_, created, _ := parseDate(p.CreatedAt, x.fc.loc)
+	at := created
+	if _, t, ok := parseDate(p.UpdatedAt, x.fc.loc); ok && !t.IsZero() {
+		at = t
+	}
+	var parts []string
+	for _, s := range []string{p.Description, p.PromptTemplate} {
+		if strings.TrimSpace(s) != "" {
+			parts = append(parts, s)
+		}
+	}
+	if err := x.emitID(claudeAIAgent, conv, conv, "user", p.Name, strings.Join(parts, "\n"), "", at); err != nil {
+		return err
+	}
+	for _, d := range p.Docs {
+		if d.UUID == "" || strings.TrimSpace(d.Content) == "" {
+			continue
+		}
+		when := created
+		if _, t, ok := parseDate(d.CreatedAt, x.fc.loc); ok && !t.IsZero() {
+			when = t
+		}
+		text := d.Content
+		if name := strings.TrimSpace(d.Filename); name != "" {
+			text = name + "\n" + text
+		}
+		if err := x.emitID(claudeAIAgent, conv, conv+":"+d.UUID, "user", p.Name, text, "", when); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -561,3 +561,45 @@ func TestReadChatExport_claudeAIArtifactVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestReadChatExport_claudeAIProjects: the projects a Claude.ai user
+// made are their own words and read: an export's projects.json (a list;
+// newer exports write projects/<uuid>.json, one project a file) holds
+// each project's {uuid, name, description, is_private,
+// is_starter_project, prompt_template, created_at, updated_at, creator,
+// docs: [{uuid, filename, content, created_at}]} (public readers of the
+// export list these fields, and skip is_starter_project, the example
+// project Claude.ai makes for every account). The instructions
+// (description and prompt_template) are one record of the user's,
+// titled with the project, and each doc is one under its file name.
+func TestReadChatExport_claudeAIProjects(t *testing.T) {
+	project := func(uuid, name string, starter bool, prompt, docs string) string {
+		return `{"uuid":"` + uuid + `","name":"` + name + `","description":"Billing service work","is_private":true,"is_starter_project":` + strconv.FormatBool(starter) +
+			`,"prompt_template":"` + prompt + `","created_at":"2026-02-01T09:00:00Z","updated_at":"2026-02-03T09:00:00Z","creator":{"uuid":"u1","full_name":"A"},"docs":[` + docs + `]}`
+	}
+	doc := func(uuid, name, content string) string {
+		return `{"uuid":"` + uuid + `","filename":"` + name + `","content":"` + content + `","created_at":"2026-02-02T09:00:00Z"}`
+	}
+	dir := t.TempDir()
+	writeExport(t, dir, "claude/projects.json", `[`+
+		project("p-bill", "Billing", false, "Answer as a billing engineer; invoices are in cents.", doc("d1", "ledger-spec.md", "# Ledger\\nEntries apply in sequence order."))+","+
+		project("p-start", "How to use Claude", true, "An example project.", doc("d2", "intro.md", "Welcome to projects."))+`]`)
+	writeExport(t, dir, "claude-new/projects/p-ops.json", project("p-ops", "Ops", false, "", doc("d3", "oncall.md", "Page the secondary after 15 minutes.")))
+	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID+" "+r.Agent+" "+r.Role+" "+r.Title+" "+r.Date+": "+r.Text)
+	}
+	want := []string{ // claude-new/ is walked before claude/
+		"project:p-ops claude.ai user Ops 2026-02-03: Billing service work",
+		"project:p-ops:d3 claude.ai user Ops 2026-02-02: oncall.md\nPage the secondary after 15 minutes.",
+		"project:p-bill claude.ai user Billing 2026-02-03: Billing service work\nAnswer as a billing engineer; invoices are in cents.",
+		"project:p-bill:d1 claude.ai user Billing 2026-02-02: ledger-spec.md\n# Ledger\nEntries apply in sequence order.",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
