@@ -778,18 +778,7 @@ func claudeAIArtifact(docs map[string]*chatDoc, conv, name string, input json.Ra
 	d := docs[in.ID]
 	switch in.Command {
 	case "create", "rewrite":
-		if strings.TrimSpace(in.Content) == "" {
-			return ""
-		}
-		if d == nil {
-			d = newChatDoc("artifact", conv, in.ID, in.Title, in.Content)
-			docs[in.ID] = d
-			return in.ID
-		}
-		d.content = in.Content
-		if title := strings.TrimSpace(in.Title); title != "" {
-			d.name = title
-		}
+		return claudeAIWrite(docs, conv, in.ID, in.Title, in.Content)
 	case "update":
 		if d == nil || in.OldStr == nil || *in.OldStr == "" || !strings.Contains(d.content, *in.OldStr) {
 			return ""
@@ -799,6 +788,24 @@ func claudeAIArtifact(docs map[string]*chatDoc, conv, name string, input json.Ra
 		return ""
 	}
 	return in.ID
+}
+
+// claudeAIWrite writes the whole of artifact id, titled title (its
+// title so far when ""), and returns its id ("" for no content).
+func claudeAIWrite(docs map[string]*chatDoc, conv, id, title, content string) string {
+	if strings.TrimSpace(content) == "" {
+		return ""
+	}
+	d := docs[id]
+	if d == nil {
+		docs[id] = newChatDoc("artifact", conv, id, title, content)
+		return id
+	}
+	d.content = content
+	if title := strings.TrimSpace(title); title != "" {
+		d.name = title
+	}
+	return id
 }
 
 // claudeAIQuietBlocks are the content blocks that are not dialogue.
@@ -815,7 +822,40 @@ var (
 	claudeAIArtifactOpen  = regexp.MustCompile(`<antArtifact\b[^>]*>\n?`)
 	claudeAIArtifactTitle = regexp.MustCompile(`\btitle="([^"]*)"`)
 	claudeAIArtifactClose = regexp.MustCompile(`\n?</antArtifact>`)
+	// claudeAIArtifactBlock is an artifact whole, with the blank lines
+	// around it; claudeAIArtifactID is its identifier.
+	claudeAIArtifactBlock = regexp.MustCompile(`(?s)\s*<antArtifact\b([^>]*)>\n?(.*?)\n?</antArtifact>\s*`)
+	claudeAIArtifactID    = regexp.MustCompile(`\bidentifier="([^"]*)"`)
 )
+
+// claudeAITagArtifacts takes the artifacts an older export's answer
+// writes into its text out of it: each is the whole of a version of the
+// artifact its identifier names, written to docs as the artifacts tool's
+// rewrite is (see claudeAIArtifact). It returns the text left and the
+// ids of the artifacts written, in order; an artifact without an
+// identifier stays in the text (see claudeAIUnmark).
+func claudeAITagArtifacts(docs map[string]*chatDoc, conv, text string) (string, []string) {
+	if !strings.Contains(text, "<antArtifact") {
+		return text, nil
+	}
+	var wrote []string
+	text = claudeAIArtifactBlock.ReplaceAllStringFunc(text, func(block string) string {
+		m := claudeAIArtifactBlock.FindStringSubmatch(block)
+		id := claudeAIArtifactID.FindStringSubmatch(m[1])
+		if id == nil || strings.TrimSpace(id[1]) == "" {
+			return block
+		}
+		title := ""
+		if t := claudeAIArtifactTitle.FindStringSubmatch(m[1]); t != nil {
+			title = t[1]
+		}
+		if w := claudeAIWrite(docs, conv, id[1], title, m[2]); w != "" && !slices.Contains(wrote, w) {
+			wrote = append(wrote, w)
+		}
+		return "\n\n"
+	})
+	return strings.TrimSpace(text), wrote
+}
 
 // claudeAIUnmark is an answer without that markup: the thinking is
 // dropped, an artifact keeps its title (a line of its own) and content.
@@ -916,6 +956,13 @@ func readClaudeAI(x *chatExport, raw json.RawMessage) error {
 			text = strings.Join(texts, "\n")
 		}
 		if role == "assistant" {
+			var inline []string
+			text, inline = claudeAITagArtifacts(docs, c.UUID, text)
+			for _, id := range inline {
+				if !slices.Contains(wrote, id) {
+					wrote = append(wrote, id)
+				}
+			}
 			text = claudeAIUnmark(text)
 		} else if uploads := claudeAIUploads(m); len(uploads) > 0 {
 			if strings.TrimSpace(text) != "" {

@@ -278,13 +278,15 @@ func TestReadChatExport_claudeAITags(t *testing.T) {
 		msg("m2", "assistant", `"text":"`+answer+`"`)+","+
 		msg("m3", "assistant", `"text":"","content":[{"type":"text","text":"`+answer+`"}]`)+`]}]`)
 	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
-	if len(recs) != 3 || len(problems) != 0 {
+	if len(recs) != 5 || len(problems) != 0 {
 		t.Fatalf("records %v, problems %v", recs, problems)
 	}
-	want := "Here is the rotation script.\n\nLog rotation script\nfind /var/log/app -mtime +7 -delete\n\nRun it from cron nightly."
-	for _, r := range recs[1:] {
-		if r.Text != want {
-			t.Errorf("%s\n got %q\nwant %q", r.ID, r.Text, want)
+	// The artifact is a record of its own after the answer's words (see
+	// TestReadChatExport_claudeAIArtifactTagVersions).
+	answer, doc := "Here is the rotation script.\n\nRun it from cron nightly.", "Log rotation script\nfind /var/log/app -mtime +7 -delete"
+	for i, want := range []string{"c-logs:m2 " + answer, "c-logs:m2:rotate-logs " + doc, "c-logs:m3 " + answer, "c-logs:m3:rotate-logs " + doc} {
+		if got := recs[i+1].ID + " " + recs[i+1].Text; got != want {
+			t.Errorf("record %d\n got %q\nwant %q", i+1, got, want)
 		}
 	}
 }
@@ -601,5 +603,47 @@ func TestReadChatExport_claudeAIProjects(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestReadChatExport_claudeAIArtifactTagVersions: an older Claude.ai
+// export writes an artifact into the answer's text, whole, at each
+// version, under the same identifier (meltylabs/chorus
+// AnthropicImporter reads <antArtifact identifier=… title=…>): each
+// version is a record of its own after the answer's words, all of one
+// subject, as the artifacts tool's are, so that the newest supersedes
+// the others.
+func TestReadChatExport_claudeAIArtifactTagVersions(t *testing.T) {
+	artifact := func(content string) string {
+		return `<antArtifact identifier=\"rotate-logs\" type=\"application/vnd.ant.code\" language=\"bash\" title=\"Log rotation script\">\n` + content + `\n</antArtifact>`
+	}
+	dir := t.TempDir()
+	writeExport(t, dir, "conversations.json", `[{"uuid":"c-logs","name":"Logs","created_at":"2026-03-03T09:00:00Z","chat_messages":[`+
+		`{"uuid":"m1","sender":"assistant","created_at":"2026-03-03T09:00:01Z","text":"Here it is.\n\n`+artifact("find /var/log/app -mtime +7 -delete")+`\n\nRun it nightly."},`+
+		`{"uuid":"m2","sender":"assistant","created_at":"2026-03-03T09:00:02Z","text":"`+artifact("find /var/log/app -mtime +14 -delete")+`"},`+
+		// Without an identifier, nothing names its versions: it stays
+		// in the answer.
+		`{"uuid":"m3","sender":"assistant","created_at":"2026-03-03T09:00:03Z","text":"See:\n<antArtifact title=\"Cron line\">\n0 3 * * * rotate\n</antArtifact>"}]}]`)
+	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	subjects := map[string]string{}
+	for _, r := range recs {
+		got = append(got, r.ID+": "+r.Text)
+		subjects[r.ID] = r.Subject
+	}
+	want := []string{
+		"c-logs:m1: Here it is.\n\nRun it nightly.",
+		"c-logs:m1:rotate-logs: Log rotation script\nfind /var/log/app -mtime +7 -delete",
+		"c-logs:m2:rotate-logs: Log rotation script\nfind /var/log/app -mtime +14 -delete",
+		"c-logs:m3: See:\nCron line\n0 3 * * * rotate",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if s := subjects["c-logs:m1:rotate-logs"]; s == "" || subjects["c-logs:m2:rotate-logs"] != s || subjects["c-logs:m1"] != "" {
+		t.Errorf("subjects %q", subjects)
 	}
 }
