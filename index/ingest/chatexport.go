@@ -58,11 +58,11 @@ import (
 // System, tool and hidden messages, an assistant's calls to tools (but
 // the documents a ChatGPT canvas or a Claude.ai artifact holds, each
 // version of which is a record of the document's subject, see chatDoc,
-// gptCanvasCreate and claudeAIArtifact), reasoning (a Claude.ai answer's <antThinking> too, see
-// claudeAIUnmark), tool output and ChatGPT's citation markup (see
-// gptUnmark) are not read; an image is a placeholder. What the user
-// pasted or uploaded into a Claude.ai prompt is read with it (see
-// claudeAIUploads).
+// gptCanvasCreate and claudeAIArtifact), reasoning (a Claude.ai
+// answer's <antThinking> too, see claudeAIUnmark), tool output and
+// ChatGPT's citation markup (see gptUnmark) are not read; an image is a
+// placeholder. What the user pasted or uploaded into a Claude.ai prompt
+// is read with it (see claudeAIUploads).
 //
 // Exports are large (hundreds of MB): the list is decoded one
 // conversation at a time. A malformed conversation is reported with its
