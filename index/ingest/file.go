@@ -207,4 +207,7 @@ package ingest
 // newest branch, citation markup dropped, canvas documents kept;
 // Claude.ai's live branch only, antThinking dropped, artifacts kept); a
 // project named for a secret is redacted.
-const Version = "ingest-v27"
+// ingest-v28: chat export documents in versions (ChatGPT canvas updates,
+// Claude.ai artifact updates and rewrites, one subject per document);
+// Claude.ai pasted files and projects read.
+const Version = "ingest-v28"
