@@ -52,8 +52,8 @@ const evalHelp = `Measures recall.
       --ablate also runs Nova once per named lever with that lever off and
       reports each lever's gain, overall and per category (levers: context,
       lemmas, segmentation, propagation, dates, person, supersession,
-      questions, answertype, related; "all" names every one). --min-r1 and
-      --min-r5 fail the run (exit 1) below a recall. Exit status 2 when PATH
+      questions, answertype, related, followups; "all" names every one).
+      --min-r1 and --min-r5 fail the run (exit 1) below a recall. Exit status 2 when PATH
       is missing or not a LoCoMo file (the error names the line and column).
       --misses K (1-20) lists the questions whose evidence Nova does not rank
       within the first K, with each evidence turn's rank and Nova's first answers.

@@ -141,6 +141,7 @@ var AblationLevers = map[string]string{
 	search.LeverQuestions:     "no down-weighting of dialogue turns that only ask a question",
 	search.LeverAnswerType:    "no prior for memories holding the kind of answer the question word asks for",
 	search.LeverRelated:       "no words of related meaning searched beside a Chinese question's own",
+	search.LeverFollowUps:     "no answer to a follow-up question ranked in place of the statement it followed",
 }
 
 // LeverContext is the index-side neighbour-context window lever.

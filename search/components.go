@@ -21,7 +21,9 @@ type components struct {
 	// Passes and fusion.
 	passWeight, passScore, passSupport float64
 	// After fusion: the share of the better adjacent turn's score added to
-	// this one, and the factor applied to an older version of a subject.
+	// this one (negative for a statement that gave its place to the answer
+	// of a follow-up question, followUpAnswers), and the factor applied to
+	// an older version of a subject.
 	neighbourBoost, supersession float64
 	// idMatch is the factor of a record the query names by its id.
 	idMatch float64

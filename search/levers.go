@@ -44,7 +44,7 @@ const (
 )
 
 // Levers lists the engine's levers.
-var Levers = []string{LeverPropagation, LeverDates, LeverPerson, LeverSupersession, LeverQuestions, LeverAnswerType, LeverRelated}
+var Levers = []string{LeverPropagation, LeverDates, LeverPerson, LeverSupersession, LeverQuestions, LeverAnswerType, LeverRelated, LeverFollowUps}
 
 // Lever weights, measured on LoCoMo dev and checked on held-out
 // conversations (BENCHMARKS.md, "Recall levers").

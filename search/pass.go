@@ -297,14 +297,17 @@ func (e *Engine) metadataFactor(q *query, c *memory.Chunk, comp *components) flo
 }
 
 // afterFusion applies the levers that look across candidates: neighbour
-// propagation, then newest-state-wins. own says whether fused is the list
-// fuse made for this call alone, which the levers may change and extend
-// in place; otherwise (one pass: that pass's own list, which later passes
-// fuse again) a lever that changes it works on a copy. The list returned
-// is only read.
+// propagation, answers to follow-up questions, then newest-state-wins.
+// own says whether fused is the list fuse made for this call alone, which
+// the levers may change and extend in place; otherwise (one pass: that
+// pass's own list, which later passes fuse again) a lever that changes it
+// works on a copy. The list returned is only read.
 func (e *Engine) afterFusion(q *query, fused []scored, own bool) []scored {
 	if e.on(LeverPropagation) {
 		fused, own = e.propagate(q, fused, own)
+	}
+	if e.on(LeverFollowUps) {
+		fused, own = e.followUpAnswers(q, fused, own)
 	}
 	if e.on(LeverSupersession) {
 		fused = e.supersede(q, fused, own)
