@@ -30,46 +30,94 @@ import (
 	"github.com/nova-recall/nova/paths"
 )
 
+// binaries are the programs a test may ask for, each built at most once
+// per test binary and only when asked for: a package that runs novactl
+// alone (mcpserver) does not pay for a race-built novad and novactl-tui.
+var binaries = []string{"novad", "novactl", "novactl-tui"}
+
 var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
+	dirOnce sync.Once
+	binDir  string
+	dirErr  error
+
+	buildMu sync.Mutex
+	built   = map[string]error{}
 )
+
+// build builds those of names not built yet into binDir with one go build,
+// which compiles and links them in parallel (with -race when the tests run
+// with it).
+func build(names ...string) error {
+	dirOnce.Do(func() { binDir, dirErr = os.MkdirTemp("", "nova-test-bin-") })
+	if dirErr != nil {
+		return dirErr
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	var pkgs []string
+	for _, name := range names {
+		if err, done := built[name]; done {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		pkgs = append(pkgs, "./cmd/"+name)
+	}
+	if len(pkgs) == 0 {
+		return nil
+	}
+	_, here, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(filepath.Dir(here)))
+	args := []string{"build"}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	// -o names a file for one package and a folder (trailing separator)
+	// for several.
+	out := filepath.Join(binDir, filepath.Base(pkgs[0]))
+	if len(pkgs) > 1 {
+		out = binDir + string(filepath.Separator)
+	}
+	cmd := exec.Command("go", append(append(args, "-o", out), pkgs...)...)
+	cmd.Dir = root
+	var err error
+	if b, cerr := cmd.CombinedOutput(); cerr != nil {
+		err = fmt.Errorf("build %s: %v\n%s", strings.Join(pkgs, " "), cerr, b)
+	}
+	for _, p := range pkgs {
+		built[filepath.Base(p)] = err
+	}
+	return err
+}
+
+// BuildAll builds novad, novactl and novactl-tui together, for a package
+// whose tests run all three: one go build links them in parallel, where
+// three first uses would build them one after another.
+func BuildAll() error { return build(binaries...) }
 
 // BinDir returns the folder holding the built novad, novactl and
 // novactl-tui, building them on first use (with -race when the tests run
 // with it).
 func BinDir(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		if binDir, buildErr = os.MkdirTemp("", "nova-test-bin-"); buildErr != nil {
-			return
-		}
-		_, here, _, _ := runtime.Caller(0)
-		root := filepath.Dir(filepath.Dir(filepath.Dir(here)))
-		args := []string{"build"}
-		if raceEnabled {
-			args = append(args, "-race")
-		}
-		for _, name := range []string{"novad", "novactl", "novactl-tui"} {
-			cmd := exec.Command("go", append(args, "-o", filepath.Join(binDir, name), "./cmd/"+name)...)
-			cmd.Dir = root
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("build %s: %v\n%s", name, err, out)
-				return
-			}
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if err := build(binaries...); err != nil {
+		t.Fatal(err)
 	}
 	return binDir
 }
 
-// Binary returns the path of the built novad, novactl or novactl-tui.
+// Binary returns the path of the built novad, novactl or novactl-tui,
+// building that one on first use.
 func Binary(t testing.TB, name string) string {
 	t.Helper()
-	return filepath.Join(BinDir(t), name)
+	if !slices.Contains(binaries, name) {
+		t.Fatalf("novatest: no binary %q", name)
+	}
+	if err := build(name); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(binDir, name)
 }
 
 // Cleanup removes the built binaries; call it from TestMain after m.Run.
@@ -364,4 +412,18 @@ func HoldNovadLock(t testing.TB, home paths.Home) *lockfile.Lock {
 	Must(t, err)
 	t.Cleanup(lock.Release)
 	return lock
+}
+
+// LongTests is the variable that opts in to the tests that are long by
+// nature (a soak): make test-long sets it, make test leaves them out, so
+// that the suite stays within its time.
+const LongTests = "NOVA_LONG_TESTS"
+
+// Long skips t unless NOVA_LONG_TESTS=1: t is long by nature, and runs
+// under make test-long.
+func Long(t testing.TB) {
+	t.Helper()
+	if os.Getenv(LongTests) != "1" {
+		t.Skipf("long by nature: runs with %s=1 (make test-long)", LongTests)
+	}
 }
