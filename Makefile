@@ -23,7 +23,7 @@ FUZZTIME  ?= 10s
 # configuration is .golangci.yml.
 GOLANGCI_LINT ?= $(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 
-.PHONY: all build bench-build run test lint check fuzz bench bench-redact eval eval-locomo dist tidy clean
+.PHONY: all build bench-build run test test-long lint check fuzz bench bench-redact eval eval-locomo dist tidy clean
 
 all: build
 
@@ -62,6 +62,13 @@ test:
 	elif [ "$$($(GO) env GOARCH)" != arm64 ]; then \
 		echo "note: qemu-aarch64 is not installed (apt install qemu-user): the arm64 dot kernel was built and vetted, not run"; \
 	fi
+
+## test-long: the tests long by nature, which make test leaves out
+## (NOVA_LONG_TESTS=1): the daemon's soak (TestSoak_nothingGrowsAcrossSyncsAndReloads,
+## a watcher and novad syncing and reloading for 32 cycles, about 40 s
+## with the race detector); NOVA_SOAK_CYCLES=n makes it longer
+test-long:
+	NOVA_LONG_TESTS=1 $(GO) test -race -count=1 -timeout 30m -run '^TestSoak_nothingGrowsAcrossSyncsAndReloads$$' ./daemon/
 
 ## lint: formatting, a tidy go.mod, vet, golangci-lint (staticcheck,
 ## errcheck, bodyclose, noctx, misspell), the macOS build, and a short fuzz

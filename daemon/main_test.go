@@ -20,6 +20,7 @@ import (
 // non-loopback config.yaml, Main waits instead of returning 77, and the
 // end of its context (SIGTERM in cmd/novad) is a clean stop.
 func TestMain_waitForConfigCancelled(t *testing.T) {
+	t.Parallel() // it waits seconds, and its home and ports are its own
 	home := paths.Home{Root: t.TempDir()}
 	if err := os.WriteFile(home.Config(), []byte("server: {host: 0.0.0.0, port: 0}\nfacade: {port: 0}\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -65,6 +66,7 @@ func TestMain_waitForConfigCancelled(t *testing.T) {
 // service definitions run it, it logs once that it stands by, binds
 // nothing, writes no token, and serves as soon as the other one stops.
 func TestMain_waitForConfigStandsBy(t *testing.T) {
+	t.Parallel() // it waits seconds, and its home and ports are its own
 	home := paths.Home{Root: t.TempDir()}
 	if err := os.WriteFile(home.Config(), []byte("server: {host: 127.0.0.1, port: 0}\nfacade: {port: 0}\n"), 0o600); err != nil {
 		t.Fatal(err)

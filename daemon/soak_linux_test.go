@@ -56,8 +56,13 @@ func (f soakFigures) String() string {
 // cycles nothing they hold grows: descriptors, mappings of generation
 // files, goroutines, generation folders and candidates, state files,
 // log lines per sync, heap. NOVA_SOAK_CYCLES makes it run longer (the
-// manual soak); Linux only (/proc/self).
+// manual soak); Linux only (/proc/self). A third of the package's time,
+// it runs under make test-long (NOVA_LONG_TESTS=1) or with
+// NOVA_SOAK_CYCLES.
 func TestSoak_nothingGrowsAcrossSyncsAndReloads(t *testing.T) {
+	if os.Getenv("NOVA_SOAK_CYCLES") == "" {
+		novatest.Long(t)
+	}
 	if _, err := os.Stat("/proc/self/maps"); err != nil {
 		t.Skip("needs /proc/self")
 	}
