@@ -83,6 +83,7 @@ func (f *fakeEmbedder) config(extra string) string {
 }
 
 func TestCapacityAndTimeoutTelemetry(t *testing.T) {
+	t.Parallel()
 	fake := newFakeEmbedder(t)
 	h := novatest.NewHome(t, fake.config("retrieval: {maxConcurrentSearches: 1}\n"))
 	h.Sync()
@@ -148,6 +149,7 @@ func TestCapacityAndTimeoutTelemetry(t *testing.T) {
 }
 
 func TestShutdownUnderLoad(t *testing.T) {
+	t.Parallel()
 	fake := newFakeEmbedder(t)
 	h := novatest.NewHome(t, fake.config("retrieval: {maxConcurrentSearches: 2}\n"))
 	h.Sync()

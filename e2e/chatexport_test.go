@@ -31,6 +31,7 @@ const (
 // unzipped ChatGPT and Claude.ai exports is synced by novactl, and novad
 // finds a turn of each, as the service's agent.
 func TestChatExport_syncAndSearch(t *testing.T) {
+	t.Parallel()
 	exports := filepath.Join(t.TempDir(), "exports")
 	for dir, data := range map[string]string{"chatgpt-2026-03": chatGPTExport, "claude-2026-03": claudeAIExport} {
 		novatest.Must(t, os.MkdirAll(filepath.Join(exports, dir), 0o700))

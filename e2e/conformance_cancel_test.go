@@ -22,6 +22,7 @@ import (
 // its permit, never hard-cancelled; novad stops the embedding request it
 // had sent, and serves the next search (conformance 5.10).
 func TestConformance_cancellation(t *testing.T) {
+	t.Parallel()
 	stub := newEmbedStub(t)
 	h := novatest.NewHome(t, stubConfig(stub, "")+"retrieval: {maxConcurrentSearches: 1}\n")
 	h.Sync()

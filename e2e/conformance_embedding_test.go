@@ -92,6 +92,7 @@ func stubConfig(s *embedStub, extra string) string {
 // its follow-up passes' queries in a single batched second request and
 // says so in embeddingTelemetry (4.4).
 func TestConformance_embeddingCalls(t *testing.T) {
+	t.Parallel()
 	stub := newEmbedStub(t)
 	h := novatest.NewHome(t, stubConfig(stub, ""))
 	h.Sync()

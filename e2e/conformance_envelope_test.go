@@ -27,6 +27,7 @@ var longNote = "# Zebra migration\n\n" + strings.Repeat("The zebra migration kep
 // search (1.5, 1.6), its results (1.7), citations (1.9), quality object and
 // recommendations (4.7, 4.8) and worker telemetry (5.13).
 func TestConformance_facadeEnvelopes(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	novatest.Must(t, os.WriteFile(filepath.Join(h.Data, "zebra.md"), []byte(longNote), 0o644))
 	h.Sync()
@@ -285,6 +286,7 @@ func checkQuality(t *testing.T, q map[string]any) {
 // a 422, as a top_k out of 1..20 is, and the answer is still the full
 // envelope with its reason.
 func TestConformance_directQueryValidation(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	h.Sync()
 	d := h.Start()

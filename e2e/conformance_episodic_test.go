@@ -27,6 +27,7 @@ const settledNote = "# Cron migration config\n\n## Decision\nThe cron migration 
 // retry on canonical or current-state sources; once a canonical note
 // answers it, the flag is off (conformance 4.16).
 func TestConformance_episodicOnlyFinalState(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	novatest.Must(t, os.WriteFile(filepath.Join(h.Data, "records.jsonl"), []byte(episodicRecords), 0o644))
 	novatest.Must(t, os.Remove(filepath.Join(h.Data, "rounding.md")))

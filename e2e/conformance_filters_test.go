@@ -12,6 +12,7 @@ import (
 // one explicit filter (conformance 3.1), and sourceSets and lifecycle are
 // hard filters (3.3, 3.4) compared verbatim, never translated (3.2).
 func TestConformance_filters(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	h.Sync()
 	d := h.Start()

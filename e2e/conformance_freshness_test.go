@@ -20,6 +20,7 @@ import (
 // exist in Nova, a non-loopback server is refused at start (novad exits
 // 77), and with novad down there is no facade to ask.
 func TestConformance_freshnessPrecedence(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	cfg := filepath.Join(h.Dir, "config.yaml")
 	builtin, err := os.ReadFile(cfg)

@@ -13,6 +13,7 @@ import (
 // searching writes nothing: no file under NOVA_HOME changes, and the
 // answer says it is extractive, with no LLM and no write-back (4.20).
 func TestConformance_boundedPassesAndNoWriteBack(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	h.Sync()
 	d := h.Start()

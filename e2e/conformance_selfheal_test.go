@@ -21,6 +21,7 @@ import (
 // and says why not (ragStatus.freshness.status), with the read-only api
 // block and the contract, while it does not (conformance 1.19).
 func TestConformance_facadeStats(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	d := h.Start()
 	check := func(t *testing.T, wantAvailable bool) {

@@ -14,6 +14,7 @@ import (
 // without special cases (conformance 2.2 on the facade, 2.3 and 2.4 on the
 // direct server), and the topK it echoes stays within 20 (1.21).
 func TestConformance_unavailableDefaults(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	d := h.Start()
 	for _, tc := range []struct {

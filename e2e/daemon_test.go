@@ -20,6 +20,7 @@ import (
 )
 
 func TestUnavailableBeforeAnyIndex(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	d := h.Start()
 	r := search(t, d.Facade, `{"query":"dashboard port","topK":3}`)
@@ -74,6 +75,7 @@ func TestUnavailableBeforeAnyIndex(t *testing.T) {
 }
 
 func TestEndpointShapesAndSearch(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	h.Sync()
 	d := h.Start()
@@ -243,6 +245,7 @@ func TestEndpointShapesAndSearch(t *testing.T) {
 }
 
 func TestHotReloadAndCorruptGeneration(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	h.Sync()
 	d := h.Start()
@@ -318,6 +321,7 @@ func TestHotReloadAndCorruptGeneration(t *testing.T) {
 }
 
 func TestMutationsAreRefusedAndTouchNothing(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	h.Sync()
 	d := h.Start()
@@ -376,6 +380,7 @@ func TestMutationsAreRefusedAndTouchNothing(t *testing.T) {
 }
 
 func TestBrowserRebindingAndProxyRefusals(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	h.Sync()
 	d := h.Start()
@@ -467,6 +472,7 @@ func TestBrowserRebindingAndProxyRefusals(t *testing.T) {
 }
 
 func TestInternalTokenLifecycle(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	h.Sync()
 	tokenPath := filepath.Join(h.Dir, "state", "internal-token")
@@ -587,6 +593,7 @@ func readToken(t *testing.T, path string) string {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	t.Run("invalid config", func(t *testing.T) {
 		h := novatest.NewHome(t, "retrieval: {topK: 99}\n")
 		if code := h.Launch().WaitExit(10 * time.Second); code != 78 {
@@ -662,6 +669,7 @@ func TestExitCodes(t *testing.T) {
 // text: a title change, a clipboard write or a colour must not reach the
 // terminal. JSON output keeps the text as stored, escaped by JSON.
 func TestTextOutputIsInert(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	f, err := os.OpenFile(filepath.Join(h.Data, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
 	novatest.Must(t, err)

@@ -19,6 +19,7 @@ import (
 // travels with the generation, so a builtin build always embeds in its own
 // process.
 func TestSyncEmbedsThroughRunningNovad(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", novatest.FakeEmbeddings(t)))
 	h.Sync()
 	d := h.Start()
@@ -78,6 +79,7 @@ func TestSyncEmbedsThroughRunningNovad(t *testing.T) {
 // generation is served (it answered 503 encoder-unavailable, and every
 // first sync failed while novad ran).
 func TestFirstOpenAISyncWithNovadRunning(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", novatest.FakeEmbeddings(t)))
 	d := h.Start()
 	out, errs, code := h.Novactl("index", "sync", "--json")

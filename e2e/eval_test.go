@@ -12,6 +12,7 @@ import (
 )
 
 func TestEvalCasesAgainstRealNovad(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	h.Sync()
 	h.Start()

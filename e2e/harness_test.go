@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -21,6 +22,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if err := novatest.BuildAll(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
 	novatest.Cleanup()
 	os.Exit(code)

@@ -18,6 +18,7 @@ import (
 // TestBinaryMarkdownNeverServed: an executable saved under a .md name is
 // reported by the sync, by path, and nothing of it is ever served.
 func TestBinaryMarkdownNeverServed(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	// The start of an ELF executable with a distinctive word in its
 	// string table, the way a real binary carries symbol names.
@@ -58,6 +59,7 @@ func TestBinaryMarkdownNeverServed(t *testing.T) {
 // secret after the word "secret") planted in memory are redacted: no
 // search returns them and no file under NOVA_HOME holds them.
 func TestPlantedTokensNotReturned(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	tokens := []string{
 		"npm_q8Rz3kWm5Tn0Vb7Yc2Xl9Pd4Hf6Js1Ga8Ke3",
@@ -120,6 +122,7 @@ func evidence(t *testing.T, r reply) []byte {
 // (source-unreadable), and the rest of the source is still indexed. Run
 // as root, novactl runs as another user, since root reads any directory.
 func TestSync_unreadableDirectory(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	locked := filepath.Join(h.Data, "locked")
 	novatest.Must(t, os.MkdirAll(locked, 0o700))

@@ -17,6 +17,7 @@ import (
 // watcher, searches, an agent appending a turn a line at a time, a note
 // deleted, and the pruning doctor advises.
 func TestFirstDay(t *testing.T) {
+	t.Parallel()
 	user := t.TempDir()
 	h := &novatest.Home{T: t, Dir: filepath.Join(user, ".nova"), User: user}
 	write := func(rel, content string) string {

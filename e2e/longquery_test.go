@@ -20,6 +20,7 @@ import (
 // the limit, which the contract states, and a body past its limit with
 // 413 in one.
 func TestPastedQueries(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	novatest.Must(t, os.WriteFile(filepath.Join(h.Data, "incident.jsonl"), []byte(`{"id":"pg-slots","text":"The worker crashed with psycopg2.OperationalError: remaining connection slots are reserved on db.internal port 6543. Fix: lower the pool size to 20 and put pgbouncer in front.","date":"2026-05-02","agent":"codex","project":"worker"}`+"\n"), 0o644))
 	h.Sync()

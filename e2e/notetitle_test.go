@@ -42,6 +42,7 @@ func writeNotes(t *testing.T, h *novatest.Home, notes map[string]string) {
 // Phoenix", titled so, above the note's introduction and above another
 // note's Risks; a note whose H1 is its name does not repeat it.
 func TestSearch_sectionCarriesNoteName(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	writeNotes(t, h, map[string]string{
 		"Project Phoenix.md": "Phoenix rebuilds the billing export on the new queue; Dana leads it and ships in March.\n\n" +
@@ -70,6 +71,7 @@ func TestSearch_sectionCarriesNoteName(t *testing.T) {
 // one finds the note's section, whose title shows it. They were read as
 // nothing, and "firebird risks" found another note's Risks.
 func TestSearch_obsidianAliases(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	writeNotes(t, h, map[string]string{
 		"Project Phoenix.md": "---\naliases:\n  - Firebird\n  - PX\n---\nThe billing export moves to the new queue.\n\n" +

@@ -40,6 +40,7 @@ func plantVictim(t *testing.T, dir, link string) func() {
 // others) must not make novad or novactl truncate, rewrite or append to
 // the file it points to; they refuse, and say which file.
 func TestPlantedLinksAreNotWrittenThrough(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	outside := t.TempDir()
 
@@ -82,6 +83,7 @@ func TestPlantedLinksAreNotWrittenThrough(t *testing.T) {
 // memory sync writes there or to serve the attacker's own) is refused,
 // and left as it is.
 func TestLinkedTreesAreHeldToTheHomesPrivacy(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	shared := filepath.Join(t.TempDir(), "index")
 	novatest.Must(t, os.Mkdir(shared, 0o700))
@@ -122,6 +124,7 @@ func TestLinkedTreesAreHeldToTheHomesPrivacy(t *testing.T) {
 // others) to another user's directory makes novactl refuse, not write the
 // user's files there.
 func TestLinksToAnotherUsersDirectoryInsideTheHomeAreRefused(t *testing.T) {
+	t.Parallel()
 	if os.Getuid() != 0 {
 		t.Skip("giving a directory to another user needs root")
 	}
@@ -144,6 +147,7 @@ func TestLinksToAnotherUsersDirectoryInsideTheHomeAreRefused(t *testing.T) {
 // there (root): its owner can rename what Nova writes in it and put their
 // own index in its place.
 func TestHomeOfAnotherUserIsRefused(t *testing.T) {
+	t.Parallel()
 	if os.Getuid() != 0 {
 		t.Skip("giving a directory to another user needs root")
 	}
@@ -162,6 +166,7 @@ func TestHomeOfAnotherUserIsRefused(t *testing.T) {
 // (an openai profile's, named by the profile hash /health publishes) is
 // never truncated and rewritten through a link planted at its path.
 func TestPlantedEmbeddingCacheLinkIsNotWrittenThrough(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", novatest.FakeEmbeddings(t)))
 	h.Sync()
 	caches, err := filepath.Glob(filepath.Join(h.Dir, "cache", "embeddings", "*.vec"))
@@ -183,6 +188,7 @@ func TestPlantedEmbeddingCacheLinkIsNotWrittenThrough(t *testing.T) {
 // one that any local user can write, or that another user owns, could
 // send the memory anywhere. novad and novactl refuse it, naming the file.
 func TestConfigOthersCouldWriteIsRefused(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	cfg := filepath.Join(h.Dir, "config.yaml")
 	novatest.Must(t, os.Chmod(cfg, 0o666))
@@ -242,6 +248,7 @@ func (s *squatter) listen(t *testing.T, health any) int {
 // it), another program holds them: novactl sends it neither a query nor,
 // through a crashed novad's state file, the memory to embed and the token.
 func TestSquattedPortsAreSentNothing(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, fmt.Sprintf("embedding: {provider: openai, endpoint: %q, model: fake, dimension: 8}\n", novatest.FakeEmbeddings(t)))
 	h.Sync()
 	caches, err := filepath.Glob(filepath.Join(h.Dir, "cache", "embeddings", "*.vec"))
@@ -293,6 +300,7 @@ func TestSquattedPortsAreSentNothing(t *testing.T) {
 // state/backups; a link planted there to another user's directory makes
 // it refuse, and the user's edited skill stays as it is.
 func TestSkillBackupThroughALinkToAnotherUsersDirectoryIsRefused(t *testing.T) {
+	t.Parallel()
 	if os.Getuid() != 0 {
 		t.Skip("giving a directory to another user needs root")
 	}

@@ -45,6 +45,7 @@ func keyBody(kind string) []string {
 // body, and no part of those, is served by a search over HTTP, written
 // under NOVA_HOME or logged by the sync or novad.
 func TestPrivateKeysNotReturned(t *testing.T) {
+	t.Parallel()
 	bodies := map[string][]string{}
 	pem := func(begin, end, kind string, headers ...string) string {
 		bodies[kind] = keyBody(kind)
@@ -182,6 +183,7 @@ func TestPrivateKeysNotReturned(t *testing.T) {
 // citation still names the file's folder, and a note without a secret
 // in its path is cited by its path as it is.
 func TestSecretInPathNotServed(t *testing.T) {
+	t.Parallel()
 	const fileToken = "ghp_R7kQ2mX9vL4nB8cT1wZ5yH3jF6dS0aPeUu2G"
 	const dirToken = "ghp_W3nE8rT5yU1iO7pA2sD9fG4hJ6kL0zX5cV8b"
 	const cwdToken = "ghp_Q1wE2rT3yU4iO5pA6sD7fG8hJ9kL0zX1cV2b"

@@ -156,6 +156,7 @@ func assertFallback(t *testing.T, h *novatest.Home, d *novatest.Daemon, older, a
 // active generation is truncated, bit-flipped or missing serves the
 // newest intact kept generation within seconds and says so everywhere.
 func TestRestartWithDamagedActiveGeneration(t *testing.T) {
+	t.Parallel()
 	for _, dmg := range damages {
 		t.Run(dmg.name, func(t *testing.T) {
 			h := novatest.NewHome(t, "")
@@ -187,6 +188,7 @@ func TestRestartWithDamagedActiveGeneration(t *testing.T) {
 // novad serves nothing, never claims that something keeps serving, and
 // doctor is Blocked.
 func TestNothingIntactServesNothingAndSaysSo(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	older, active := twoGenerations(t, h)
 	damages[0].do(t, generationDir(h, active))
@@ -213,6 +215,7 @@ func TestNothingIntactServesNothingAndSaysSo(t *testing.T) {
 // the periodic check (a changed size) or by SIGHUP (rot that keeps size
 // and time), and novad falls back; index list shows the damage.
 func TestDamageWhileServed(t *testing.T) {
+	t.Parallel()
 	for _, dmg := range damages[:2] {
 		t.Run(dmg.name, func(t *testing.T) {
 			h := novatest.NewHome(t, "")
@@ -259,6 +262,7 @@ func regexpLine(out, a, b string) bool {
 // TestSIGHUPForcesReload: SIGHUP reloads (and re-verifies) even when the
 // manifest has not changed, as the README says.
 func TestSIGHUPForcesReload(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	h.Sync()
 	d := h.Start()
@@ -282,6 +286,7 @@ func TestSIGHUPForcesReload(t *testing.T) {
 // from the kept generations alone and names what it skipped; the next sync
 // keeps that generation and promotes a new one beside it.
 func TestRollbackFromDamage(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	oldest, middle := twoGenerations(t, h)
 	f, err := os.OpenFile(filepath.Join(h.Data, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
@@ -313,6 +318,7 @@ func TestRollbackFromDamage(t *testing.T) {
 // fails the searches that touch it instead of killing novad, and novad
 // then stops serving the altered generation rather than read it again.
 func TestTruncatedServedFile(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	h.Sync()
 	d := h.Start()

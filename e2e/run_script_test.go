@@ -146,6 +146,7 @@ func (r *runScript) search(query string) string {
 // NOVA_HOME alone, reach this novad; they went to the default ports, to
 // nothing or to another novad serving other memory.
 func TestRunScriptPorts(t *testing.T) {
+	t.Parallel()
 	r := newRunScript(t)
 	dir := filepath.Join(r.user, "notes")
 	novatest.Must(t, os.MkdirAll(dir, 0o755))
@@ -168,6 +169,7 @@ func TestRunScriptPorts(t *testing.T) {
 // everything under NOVA_HOME; it was written under the shell's umask, 0644,
 // and one an earlier make run left open stayed open.
 func TestRunScriptHomePrivate(t *testing.T) {
+	t.Parallel()
 	r := newRunScript(t)
 	// An earlier make run's home, written under umask 022: its
 	// config.yaml has the header run.sh writes (a file without it is the
@@ -194,6 +196,7 @@ func TestRunScriptHomePrivate(t *testing.T) {
 // the user's sources were lost. RESET_CONFIG=1 replaces it knowingly, and
 // a config.yaml of an earlier make run is rewritten as before.
 func TestRunScriptKeepsUsersConfig(t *testing.T) {
+	t.Parallel()
 	r := newRunScript(t)
 	novatest.Must(t, os.MkdirAll(r.home, 0o700))
 	cfgPath := filepath.Join(r.home, "config.yaml")
@@ -236,6 +239,7 @@ const runNote = "# Kubernetes upgrade\n\nThe ingress controller broke after the 
 // ~/notes when the shell leaves the "~" alone (zsh, the macOS default,
 // does in a make argument): it said "DIR=~/notes is not a directory".
 func TestRunScriptTilde(t *testing.T) {
+	t.Parallel()
 	r := newRunScript(t)
 	novatest.Must(t, os.MkdirAll(filepath.Join(r.user, "notes"), 0o755))
 	novatest.Must(t, os.WriteFile(filepath.Join(r.user, "notes", "k8s.md"), []byte(runNote), 0o644))
@@ -249,6 +253,7 @@ func TestRunScriptTilde(t *testing.T) {
 // indexed: run.sh wrote it into config.yaml between double quotes, and a
 // double quote or a backslash made the file invalid YAML.
 func TestRunScriptQuotes(t *testing.T) {
+	t.Parallel()
 	r := newRunScript(t)
 	dir := filepath.Join(r.user, `it's my "notes" \ here`)
 	novatest.Must(t, os.MkdirAll(dir, 0o755))
@@ -285,6 +290,7 @@ func copyTree(t *testing.T, src, dst string) {
 // with their own readers. Read as JSONL records, every line was refused and the sync
 // failed with "the sources produced no memory to index: check the paths".
 func TestRunScriptTranscriptFolders(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, fixture, dir, kind, query string
 		// without is a source kind that must not be configured: an
@@ -301,6 +307,7 @@ func TestRunScriptTranscriptFolders(t *testing.T) {
 		{"cursor", "cursor/projects", ".cursor/projects", "kind: cursor", "invoice export time out on large accounts", "kind: jsonl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := newRunScript(t)
 			dir := filepath.Join(r.user, filepath.FromSlash(tc.dir))
 			copyTree(t, filepath.Join("..", "index", "ingest", "testdata", filepath.FromSlash(tc.fixture)), dir)
@@ -326,6 +333,7 @@ func TestRunScriptTranscriptFolders(t *testing.T) {
 // folder went on to a sync that failed with "check the paths in
 // config.yaml", a file run.sh had written itself.
 func TestRunScriptNothingToIndex(t *testing.T) {
+	t.Parallel()
 	r := newRunScript(t)
 	empty := filepath.Join(r.user, "empty")
 	novatest.Must(t, os.MkdirAll(filepath.Join(empty, "sub"), 0o755))
@@ -351,6 +359,7 @@ func TestRunScriptNothingToIndex(t *testing.T) {
 // for seconds and ended on a JSON log line that named neither
 // NOVA_SERVER_PORT nor NOVA_FACADE_PORT, which README gives for this case.
 func TestRunScriptPortTaken(t *testing.T) {
+	t.Parallel()
 	r := newRunScript(t)
 	held, err := net.Listen("tcp", "127.0.0.1:0")
 	novatest.Must(t, err)
@@ -379,6 +388,7 @@ func TestRunScriptPortTaken(t *testing.T) {
 // clone under "My Projects"): it was printed as it is, and the shell cut
 // it at the space.
 func TestRunScriptPrintsPastableCommands(t *testing.T) {
+	t.Parallel()
 	r := newRunScript(t) // its NOVA_HOME is ".../nova home"
 	dir := filepath.Join(r.user, "notes")
 	novatest.Must(t, os.MkdirAll(dir, 0o755))
@@ -412,6 +422,7 @@ func TestRunScriptPrintsPastableCommands(t *testing.T) {
 // notes, the database was skipped and its memory file indexed as one
 // Markdown note with the entries run together.
 func TestRunScriptHermesHome(t *testing.T) {
+	t.Parallel()
 	r := newRunScript(t)
 	dir := filepath.Join(r.user, ".hermes")
 	novatest.Must(t, os.MkdirAll(filepath.Join(dir, "memories"), 0o700))
@@ -451,6 +462,7 @@ func TestRunScriptHermesHome(t *testing.T) {
 // "holds nothing to index". Beside notes, the exports are a source of
 // their own and the notes are still read.
 func TestRunScriptChatExports(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		// notes puts a Markdown note in the folder, beside the exports.
@@ -464,6 +476,7 @@ func TestRunScriptChatExports(t *testing.T) {
 		{"notes and exports", true, []string{"kind: chat-export", "kind: markdown"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := newRunScript(t)
 			dir := filepath.Join(r.user, "Downloads", "chatgpt-export")
 			fixtures := filepath.Join("..", "index", "ingest", "testdata", "chatexport")
@@ -507,6 +520,7 @@ func TestRunScriptChatExports(t *testing.T) {
 // and says to unzip it: it said the folder held nothing to index, and
 // named no way on for the export the user meant.
 func TestRunScriptZippedExport(t *testing.T) {
+	t.Parallel()
 	r := newRunScript(t)
 	dir := filepath.Join(r.user, "Downloads")
 	novatest.Must(t, os.MkdirAll(dir, 0o755))
@@ -534,6 +548,7 @@ func TestRunScriptZippedExport(t *testing.T) {
 // first run printed went to the default ones) and synced under the
 // serving novad, and only then its own novad refused the home.
 func TestRunScriptSecondRunOnAServedHome(t *testing.T) {
+	t.Parallel()
 	r := newRunScript(t)
 	dir := filepath.Join(r.user, "notes")
 	novatest.Must(t, os.MkdirAll(dir, 0o755))

@@ -21,6 +21,7 @@ import (
 //	novad start   start novad in the background and wait until it serves
 //	novad stop    stop it with an interrupt (SIGINT)
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	binDir := novatest.BinDir(t)
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",

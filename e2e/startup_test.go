@@ -37,6 +37,7 @@ func getHealth(base string) (api.Health, error) {
 // watcher's 30 s poll is not what finds it), and so is a sync after the
 // whole index/ was removed under a running novad.
 func TestFirstSyncInEmptyHomeIsServedAtOnce(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	d := h.Start()
 	if _, available, _ := served(t, d); available {
@@ -164,6 +165,7 @@ func TestBindRetry(t *testing.T) {
 // index/ is then 0600 and every directory 0700, and doctor reports a home
 // open to others until then.
 func TestHomeIsPrivate(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	novatest.Must(t, os.Chmod(h.Dir, 0o755))
 	novatest.Must(t, os.Mkdir(filepath.Join(h.Dir, "index"), 0o755))
@@ -235,6 +237,7 @@ func assertPrivate(t *testing.T, home string) {
 // it (Host 127.0.0.2:port), and novactl must find it Ready, while a Host
 // naming 127.0.0.1 or [::1] is still refused there.
 func TestServesOnAnotherLoopbackAddress(t *testing.T) {
+	t.Parallel()
 	if ln, err := net.Listen("tcp", "127.0.0.2:0"); err != nil {
 		t.Skipf("this machine routes only 127.0.0.1 (macOS without an alias): %v", err)
 	} else {
@@ -278,6 +281,7 @@ func TestServesOnAnotherLoopbackAddress(t *testing.T) {
 // authorized, and logs why. It used to refuse to start, so a full disk
 // took search down.
 func TestServesWhenTheTokenCannotBeWritten(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	h.Sync()
 	tokenFile := filepath.Join(h.Dir, "state", "internal-token")

@@ -21,6 +21,7 @@ import (
 // removed and the export synced again, novad serves the middle one as
 // the newest, and no result names the removed id.
 func TestSupersession_throughNovad(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	state := filepath.Join(h.Data, "state.jsonl")
 	lines := []string{

@@ -105,6 +105,7 @@ const bgQuery = "\x1b]11;?"
 // waited 5 s for the answer first, and left the query in the output an
 // agent reads. The TUI is novactl-tui since, so novactl does not link it.
 func TestNovactlAsksTheTerminalNothing(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	for _, args := range [][]string{{"version"}, {"config", "show"}} {
 		term := startOnTerminal(t, h, nil, "novactl", args...)
@@ -122,6 +123,7 @@ func TestNovactlAsksTheTerminalNothing(t *testing.T) {
 // which draws the TUI and quits on q with exit 0. The test's terminal
 // answers the queries a terminal emulator answers.
 func TestTUIFromNovactl(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	var quitOnce, answerOnce sync.Once
 	term := startOnTerminal(t, h, func(term *terminal, seen string) {
@@ -150,6 +152,7 @@ func TestTUIFromNovactl(t *testing.T) {
 // TUI: novactl-tui says that the two differ, naming both builds and the
 // fix, and exits 1.
 func TestTUIFromAnotherBuild(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	dir := t.TempDir()
 	self, err := os.ReadFile(novatest.Binary(t, "novactl"))

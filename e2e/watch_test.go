@@ -150,6 +150,7 @@ func appendTo(t *testing.T, path, text string) {
 // TestWatcherKeepsMemoryFresh runs novad and the watcher over Claude Code
 // and Codex sources and changes them as agents do.
 func TestWatcherKeepsMemoryFresh(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	claude := filepath.Join(root, "claude", "projects", "-home-dev-src-zoo")
 	codex := filepath.Join(root, "codex", "sessions")
@@ -274,6 +275,7 @@ func TestWatcherKeepsMemoryFresh(t *testing.T) {
 // candidate is complete, while it verifies and promotes: the manifest
 // stays valid, novad keeps serving, and the next watcher catches up.
 func TestWatcherKilledDuringPromotion(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	var b strings.Builder
 	for i := range 3000 {
@@ -327,6 +329,7 @@ func TestWatcherKilledDuringPromotion(t *testing.T) {
 
 // TestSecondWatcherRefused: one watcher per NOVA_HOME.
 func TestSecondWatcherRefused(t *testing.T) {
+	t.Parallel()
 	h := novatest.NewHome(t, "")
 	h.Sync()
 	startWatcher(t, h)
