@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -22,6 +23,15 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The tests wait on novad, novactl and run.sh most of their time (a
+	// third of a core busy two at a time): unless -parallel says
+	// otherwise, four run at once.
+	flag.Parse()
+	parallel := false
+	flag.Visit(func(f *flag.Flag) { parallel = parallel || f.Name == "test.parallel" })
+	if !parallel {
+		_ = flag.Set("test.parallel", "4") // a flag the testing package defines
+	}
 	if err := novatest.BuildAll(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
