@@ -30,18 +30,20 @@ import (
 // vectors and search results of a full rebuild of the same sources in the
 // same vector space.
 func TestIncrementalEqualsFullRebuild(t *testing.T) {
+	// Each seed has a corpus and a home of its own: the seeds run side
+	// by side, the longest test of the package otherwise.
 	for seed := range uint64(4) {
-		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) { checkEquivalence(t, seed, 3, 3, 0, 0) })
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) { t.Parallel(); checkEquivalence(t, seed, 3, 3, 0, 0) })
 	}
 	// A larger corpus changed a little at a time: deltas pile up and are
 	// merged (the tail merge), rather than the whole generation rewritten.
 	for seed := uint64(10); seed < 12; seed++ {
-		t.Run(fmt.Sprint("large, seed ", seed), func(t *testing.T) { checkEquivalence(t, seed, 60, 1, 3, 0) })
+		t.Run(fmt.Sprint("large, seed ", seed), func(t *testing.T) { t.Parallel(); checkEquivalence(t, seed, 60, 1, 3, 0) })
 	}
 	// Many duplicate ids: records held back, and given back when the
 	// copy kept goes or moves after them.
 	for _, seed := range []uint64{207, 218, 220, 221} {
-		t.Run(fmt.Sprint("duplicates, seed ", seed), func(t *testing.T) { checkEquivalence(t, seed, 3, 3, 0, 4) })
+		t.Run(fmt.Sprint("duplicates, seed ", seed), func(t *testing.T) { t.Parallel(); checkEquivalence(t, seed, 3, 3, 0, 4) })
 	}
 }
 
