@@ -161,8 +161,10 @@ func TestReadMarkdown_bigNoteMemory(t *testing.T) {
 		}
 	})
 	t.Logf("%d records; peak live heap %d MiB for a %d MiB note", n, peak>>20, size>>20)
-	// 4.1 times the note before (33 MiB for 8), 2.9 now.
-	if peak > uint64(7*size/2) {
+	// Measured in three runs each, with and without the race detector:
+	// 46-47 MiB for 8 before (5.8 times the note), 27-31 MiB after. The
+	// sampling is noisy, so the bound sits between the two.
+	if peak > uint64(9*size/2) {
 		t.Errorf("reading a %d MiB note held %d MiB", size>>20, peak>>20)
 	}
 }
