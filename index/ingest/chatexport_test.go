@@ -125,6 +125,15 @@ func TestReadChatExport_records(t *testing.T) {
 	}
 }
 
+// sameRecords reports the records read when they are not want, one to a
+// line.
+func sameRecords(t *testing.T, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // writeExport writes data as dir/name and returns the path.
 func writeExport(t *testing.T, dir, name, data string) string {
 	t.Helper()
@@ -222,9 +231,7 @@ func TestReadChatExport_noCurrentNode(t *testing.T) {
 	for _, c := range []string{"c-null", "c-absent", "c-gone"} {
 		want = append(want, c+":u Why is the queue lagging?", c+":new A consumer is stuck on a poison message.")
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sameRecords(t, got, want)
 }
 
 // TestReadChatExport_citationMarkers: the markers ChatGPT writes into an
@@ -319,9 +326,7 @@ func TestReadChatExport_canvas(t *testing.T) {
 		"c-notes:a1 assistant: release_notes\n# Release 2.4\n\nInvoices now export in pages of 500.",
 		"c-notes:a2 assistant: The notes are in the canvas.",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sameRecords(t, got, want)
 }
 
 // TestReadChatExport_claudeAIArtifactTool: in a Claude.ai export whose
@@ -428,9 +433,7 @@ func TestReadChatExport_claudeAIAttachments(t *testing.T) {
 		"c-logs:m2 assistant: The ledger map is never initialised.",
 		"c-logs:m3 user: Here is the spec and the screenshot.\nledger-spec.md\n# Ledger\nEntries are applied in order of their sequence number.\n[image]\n[document]",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sameRecords(t, got, want)
 }
 
 // TestReadChatExport_canvasUpdates: a canvas document ChatGPT revises is
@@ -485,9 +488,7 @@ func TestReadChatExport_canvasUpdates(t *testing.T) {
 		"c-notes:a3 assistant: release_notes\n# Release 2.5\n\nInvoices export in batches of 500.\nRefunds are faster.",
 		"c-notes:a9 assistant: The notes say batches now.",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sameRecords(t, got, want)
 	if s := subjects["c-notes:a1"]; s == "" || subjects["c-notes:a2"] != s || subjects["c-notes:a3"] != s {
 		t.Errorf("the versions' subjects %q, want one subject", subjects)
 	}
@@ -547,9 +548,7 @@ func TestReadChatExport_claudeAIArtifactVersions(t *testing.T) {
 		"c-logs:m4:rotate-logs assistant: Log rotation script\ngzip -r /var/log/app\nfind /var/log/app -mtime +14 -delete",
 		"c-logs:m5:rotate-logs assistant: Log rotation\nlogrotate /etc/logrotate.d/app",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sameRecords(t, got, want)
 	s := subjects["c-logs:m2:rotate-logs"]
 	if s == "" || subjects["c-logs:m4:rotate-logs"] != s || subjects["c-logs:m5:rotate-logs"] != s {
 		t.Errorf("the script's versions have subjects %q, want one", subjects)
@@ -601,9 +600,7 @@ func TestReadChatExport_claudeAIProjects(t *testing.T) {
 		"project:p-bill claude.ai user Billing 2026-02-03: Billing service work\nAnswer as a billing engineer; invoices are in cents.",
 		"project:p-bill:d1 claude.ai user Billing 2026-02-02: ledger-spec.md\n# Ledger\nEntries apply in sequence order.",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sameRecords(t, got, want)
 }
 
 // TestReadChatExport_claudeAIArtifactTagVersions: an older Claude.ai
@@ -640,9 +637,7 @@ func TestReadChatExport_claudeAIArtifactTagVersions(t *testing.T) {
 		"c-logs:m2:rotate-logs: Log rotation script\nfind /var/log/app -mtime +14 -delete",
 		"c-logs:m3: See:\nCron line\n0 3 * * * rotate",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sameRecords(t, got, want)
 	if s := subjects["c-logs:m1:rotate-logs"]; s == "" || subjects["c-logs:m2:rotate-logs"] != s || subjects["c-logs:m1"] != "" {
 		t.Errorf("subjects %q", subjects)
 	}
