@@ -27,7 +27,10 @@ func TestSync_cancelledLateStops(t *testing.T) {
 			data := filepath.Join(dir, "data")
 			var b strings.Builder
 			words := []string{"deploy", "rollback", "port", "firewall", "cache", "index", "query", "token", "session", "backup", "migration", "timeout"}
-			for i := range 3000 {
+			// 1200 records: enough for the inverted file (annMinChunks
+			// 1000) and no more, since the recall check's exact scans
+			// dominate the test under the race detector.
+			for i := range 1200 {
 				fmt.Fprintf(&b, `{"id":"r%d","text":"%s %s %s note %d"}`+"\n", i, words[i%12], words[(i/12)%12], words[(i*7)%12], i)
 			}
 			writeFile(t, filepath.Join(data, "r.jsonl"), b.String())

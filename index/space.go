@@ -190,6 +190,7 @@ func (x *Indexer) chooseCells(ctx context.Context, s *space, sample []float32, q
 	if queries == nil {
 		queries = vector.RowQueries(ref, annQueries, annSeed)
 	}
+	truth := vector.ExactNeighbours(ref, queries, 10)
 	codes := make([][]int8, rows)
 	cellOf := make([]int, rows)
 	members := make([][]int, cells.N())
@@ -213,7 +214,7 @@ func (x *Indexer) chooseCells(ctx context.Context, s *space, sample []float32, q
 		search := func(q []float32, k int) []int {
 			return vector.SearchCells(cells, *s.quant, q, k, func(c int) []int { return members[c] }, func(i int) []int8 { return codes[i] })
 		}
-		r := vector.Recall(ref, search, queries, 10)
+		r := truth.Recall(search)
 		s.recall = r
 		if r >= vector.ANNMinRecall {
 			s.cells = cells
