@@ -47,12 +47,19 @@ bench-build: build
 run: build
 	./scripts/run.sh
 
-## test: the whole test suite, with the race detector; the vector package
-## again without its assembly, and on arm64 where qemu-aarch64 is installed.
-## e2e, the longest package, passed go test's default 10-minute limit on a
-## machine loaded several times over, so the limit is 30.
+# The pattern plainPassOnly checks its tests' names against
+# (index/ingest/hugelines_test.go, plainPassTests).
+PLAIN_PASS_TESTS := [hH]uge|bigNoteMemory|BoundedMemory
+
+## test: the whole test suite, with the race detector; then the tests that
+## read tens of MiB on one goroutine, which skip under the detector (it has
+## nothing to check there and makes them 7-15 times slower); the vector
+## package again without its assembly, and on arm64 where qemu-aarch64 is
+## installed. e2e, the longest package, passed go test's default 10-minute
+## limit on a machine loaded several times over, so the limit is 30.
 test:
 	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -run '$(PLAIN_PASS_TESTS)' ./index/ingest/
 	$(GO) test -count=1 -tags purego ./vector/
 	@# The arm64 (Apple silicon) dot kernel runs under user-mode emulation
 	@# where it is installed; natively, the first line tests it.

@@ -144,6 +144,7 @@ func TestReadMarkdown_bigNoteGolden(t *testing.T) {
 // section's lines, its text, its cleaned text). A 31 MB note made a sync
 // peak at 539 MB. NOVA_HUGE_TESTS=1 reads 31 MiB.
 func TestReadMarkdown_bigNoteMemory(t *testing.T) {
+	plainPassOnly(t)
 	size := 8 << 20
 	if os.Getenv("NOVA_HUGE_TESTS") != "" {
 		size = 31 << 20

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -14,8 +15,28 @@ import (
 	"unicode/utf8"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/internal/racebuild"
 	"github.com/nova-recall/nova/memory"
 )
+
+// plainPassTests matches the tests that call plainPassOnly. Keep it the
+// pattern of make test's plain pass (Makefile, PLAIN_PASS_TESTS), which
+// runs them without the race detector.
+const plainPassTests = `[hH]uge|bigNoteMemory|BoundedMemory`
+
+// plainPassOnly skips a test under the race detector. It is for tests
+// that read tens of MiB on one goroutine: the detector has nothing to
+// check there and makes them 7 to 15 times slower (about 100 s of the
+// package's 180 under -race, against 15 s without).
+func plainPassOnly(t *testing.T) {
+	t.Helper()
+	if ok, _ := regexp.MatchString(plainPassTests, t.Name()); !ok {
+		t.Fatalf("%s is not matched by plainPassTests, so make test would never run it", t.Name())
+	}
+	if racebuild.Enabled {
+		t.Skip("one goroutine reading tens of MiB: make test runs it without the race detector")
+	}
+}
 
 // hugeText is a JSON string body (escaped) of more than maxLineBytes of
 // plain text: a pasted build log.
@@ -28,6 +49,7 @@ func hugeText() string {
 // for its uuids without cutting, so that line was lost there, and its
 // copy was indexed a second time as a turn of the resumed session.
 func TestReadFile_claudeResumedHugeLine(t *testing.T) {
+	plainPassOnly(t)
 	dir := t.TempDir()
 	line := func(session, uuid, ts, text string) string {
 		return `{"type":"user","sessionId":"` + session + `","cwd":"/w/app","timestamp":"` + ts + `","uuid":"` + uuid + `","message":{"role":"user","content":"` + text + `"}}` + "\n"
@@ -58,6 +80,7 @@ func TestReadFile_claudeResumedHugeLine(t *testing.T) {
 // and the copied history ended at it: it and every copied line after it
 // were indexed again as the fork's.
 func TestReadFile_codexForkHugeLine(t *testing.T) {
+	plainPassOnly(t)
 	dir := t.TempDir()
 	const parent, child = "0197aaaa-bbbb-7ccc-8ddd-eeeeffff0001", "0197aaaa-bbbb-7ccc-8ddd-eeeeffff0002"
 	meta := func(id string) string {
@@ -178,6 +201,7 @@ func peakLiveHeap(read func()) uint64 {
 // held twice, the bytes and every message's copy. Most of the file is
 // tool output, which is not read. NOVA_HUGE_TESTS=1 reads 200 MiB.
 func TestReadGemini_legacyBoundedMemory(t *testing.T) {
+	plainPassOnly(t)
 	size := 16 << 20
 	if os.Getenv("NOVA_HUGE_TESTS") != "" {
 		size = 200 << 20

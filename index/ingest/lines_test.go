@@ -293,6 +293,7 @@ func TestReadFile_tornJSONL(t *testing.T) {
 // generic jsonl kind longer than that is still skipped whole and
 // reported (TestReadFile_overlongLineReported).
 func TestReadFile_hugeClaudeTextLine(t *testing.T) {
+	plainPassOnly(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "log.jsonl")
 	// Multi-byte characters and escapes all through, so that a cut
@@ -400,6 +401,7 @@ func TestShrinker_cutInSecret(t *testing.T) {
 // cut falls inside a GitHub token indexes none of the token: 30 of its
 // 40 characters were kept before [cut], unredacted.
 func TestReadFile_hugeLineCutInSecret(t *testing.T) {
+	plainPassOnly(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "log.jsonl")
 	secret := cutSecrets[0]

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/internal/racebuild"
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/paths"
 )
@@ -70,7 +71,7 @@ func build(names ...string) error {
 	_, here, _, _ := runtime.Caller(0)
 	root := filepath.Dir(filepath.Dir(filepath.Dir(here)))
 	args := []string{"build"}
-	if raceEnabled {
+	if racebuild.Enabled {
 		args = append(args, "-race")
 	}
 	// -o names a file for one package and a folder (trailing separator)

@@ -1,5 +1,0 @@
-//go:build !race
-
-package novatest
-
-const raceEnabled = false
