@@ -104,7 +104,7 @@ bench:
 
 ## bench-redact: redaction speed on a 100 000-record transcript-like corpus (one pass)
 bench-redact:
-	$(GO) test -run '^$$' -bench 'Redact' -benchtime 1x ./index/ingest/
+	$(GO) test -run '^$$' -bench 'Redact' -benchtime 1x ./redact/
 
 ## eval: recall on the sets shipped in eval/testdata (needs no ../shared): Chinese
 ## dialogue, Chinese questions over English dialogue, an English dialogue

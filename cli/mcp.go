@@ -14,11 +14,11 @@ import (
 
 	"github.com/nova-recall/nova/client"
 	"github.com/nova-recall/nova/config"
-	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/internal/version"
 	"github.com/nova-recall/nova/mcpserver"
 	"github.com/nova-recall/nova/mcpserver/agentconf"
 	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/redact"
 )
 
 const mcpHelp = `Without a subcommand, serves Nova's read-only memory tools over the Model Context
@@ -335,7 +335,7 @@ func runMCPConfig(inv *Invocation, args []string, install bool, deps mcpDeps) in
 			// credentials ("env" of the GitHub server), and an agent
 			// that runs this has the output in its transcript: they are
 			// redacted as memory is.
-			r.Diff, _ = ingest.Redact(plan.Diff())
+			r.Diff, _ = redact.Text(plan.Diff())
 		}
 		if install && !*dryRun {
 			r.Notes = shadowNotes(inv, a, path, entry)

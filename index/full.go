@@ -18,6 +18,7 @@ import (
 	"github.com/nova-recall/nova/index/segment"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/redact"
 )
 
 // full builds every segment from the sources, streaming: files are read a
@@ -321,7 +322,7 @@ func (f *carriedFile) records() [][]pendingChunk {
 // searchable for as long as the memory is kept. A changed chunk is
 // embedded again: its vector was made from the secret.
 func redactAgain(pc *pendingChunk) {
-	if ingest.RedactChunk(&pc.c) {
+	if redact.Chunk(&pc.c) {
 		pc.codes = nil
 	}
 }

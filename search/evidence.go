@@ -13,9 +13,9 @@ import (
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/index/generation"
-	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/redact"
 	"github.com/nova-recall/nova/truncate"
 )
 
@@ -119,18 +119,18 @@ func sourceName(c *memory.Chunk) string {
 	if c.SourceName != "" {
 		return c.SourceName
 	}
-	return filepath.Base(ingest.RedactPath(c.SourcePath))
+	return filepath.Base(redact.Path(c.SourcePath))
 }
 
 // provenance is where c came from as a search serves it. Its sourcePath
-// has the secrets in a file's or folder's name redacted (ingest.RedactPath),
+// has the secrets in a file's or folder's name redacted (redact.Path),
 // as its id and sourceId have: a search's answer goes to an agent and on
 // to its model provider, and the chunk's path is kept whole only because
 // it is the file's identity in the index.
 func provenance(c *memory.Chunk) api.Provenance {
 	return api.Provenance{
 		IndexID: c.ID, Layer: opt(c.Layer), Source: opt(sourceName(c)), SourceSet: opt(c.SourceSet),
-		SourceType: opt(c.SourceType), SourceID: c.SourceID, SourcePath: opt(ingest.RedactPath(c.SourcePath)), DedupeKey: opt(c.DedupeKey),
+		SourceType: opt(c.SourceType), SourceID: c.SourceID, SourcePath: opt(redact.Path(c.SourcePath)), DedupeKey: opt(c.DedupeKey),
 		LineNumber: c.LineNumber, TextHash: c.TextHash, SessionID: c.SessionID, Time: c.Time,
 		HeadingPath: c.HeadingPath, Part: partOf(c),
 	}

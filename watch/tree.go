@@ -15,6 +15,7 @@ import (
 	"github.com/nova-recall/nova/freshness"
 	"github.com/nova-recall/nova/index/ingest"
 	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/redact"
 )
 
 // fileStat is what the rescan compares: a file changed when any differs.
@@ -678,7 +679,7 @@ func (t *tree) add(dir string) {
 		delete(t.polled, dir)
 		if !t.denied[dir] {
 			t.denied[dir] = true
-			t.warn("Cannot watch a folder this user may not read; nothing in it is read until it can be", "dir", ingest.RedactPath(dir), "err", loggedErr(err))
+			t.warn("Cannot watch a folder this user may not read; nothing in it is read until it can be", "dir", redact.Path(dir), "err", loggedErr(err))
 		}
 	case errors.Is(err, syscall.ENOSPC):
 		t.polled[dir] = true
@@ -688,15 +689,15 @@ func (t *tree) add(dir string) {
 		t.limit(freshness.LimitOpenFiles, openFilesLimit(), openFilesMessage())
 	default:
 		t.polled[dir] = true
-		t.warn("Cannot watch a folder; the rescan covers it", "dir", ingest.RedactPath(dir), "err", loggedErr(err))
+		t.warn("Cannot watch a folder; the rescan covers it", "dir", redact.Path(dir), "err", loggedErr(err))
 	}
 }
 
 // loggedErr is err's text as the log may hold it: with the secrets in a
-// folder's name it quotes redacted, as the folder is (ingest.RedactPath).
+// folder's name it quotes redacted, as the folder is (redact.Path).
 // The log is a file users attach to bug reports.
 func loggedErr(err error) string {
-	s, _ := ingest.Redact(err.Error())
+	s, _ := redact.Text(err.Error())
 	return s
 }
 

@@ -1,22 +1,19 @@
 package ingest
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/redact"
 	"github.com/nova-recall/nova/truncate"
 )
 
 // Placeholders that stand in for content a reader or cleaner removed.
 const (
-	redactedMark = "[redacted]"
 	binaryMark   = "[binary]"
 	imageMark    = "[image]"
 	audioMark    = "[audio]"
@@ -55,7 +52,7 @@ func StripBinary(text string) string {
 	}
 	return base64Run.ReplaceAllStringFunc(text, func(m string) string {
 		body := strings.TrimRight(m, "\r\n")
-		if len(body) <= minBinaryRun || !mixesLettersAndDigits(body) {
+		if len(body) <= minBinaryRun || !redact.MixesLettersAndDigits(body) {
 			return m
 		}
 		// Keep the line break that ended the run so the next line of
@@ -99,28 +96,12 @@ func hasBase64Run(text string, n int) bool {
 	return false
 }
 
-func mixesLettersAndDigits(s string) bool {
-	letter, digit := false, false
-	for _, r := range s {
-		switch {
-		case r >= '0' && r <= '9':
-			digit = true
-		case unicode.IsLetter(r):
-			letter = true
-		}
-		if letter && digit {
-			return true
-		}
-	}
-	return false
-}
-
 // cleanText is the last step of every transcript reader. Secrets are
 // redacted before binary payloads are stripped: a secret that is itself
 // base64-like (a PEM body, a long JWT) must be counted and removed whole,
 // not half-replaced by [binary] and half left in place.
 func cleanText(text string) (string, int) {
-	text, n := Redact(text)
+	text, n := redact.Text(text)
 	return strings.TrimSpace(StripBinary(text)), n
 }
 
@@ -130,65 +111,16 @@ func cleanText(text string) (string, int) {
 // directory, which may be named for a key) is indexed, searched and
 // returned as the text is, and a
 // Markdown heading also names the record's id (notes.md#rotate-sk-...).
-// The id is fileCtx.emit's to redact (redactID).
+// The id is fileCtx.emit's to redact (redact.ID).
 func redactMetadata(rec *memory.Record) {
-	rec.Redactions += redactFields(&rec.Title, &rec.Subject, &rec.Project) + redactList(&rec.Tags) + redactList(&rec.HeadingPath)
-}
-
-// redactID redacts the secrets in a record's id, read at line of the
-// file at rel, and returns it with the number replaced. An id redaction
-// changed gets a suffix, "~" and 8 hex digits, so that two ids that
-// differed only in their secrets (notes named ghp_A….md and ghp_B….md,
-// both "[redacted].md#top"; jsonl ids sk-proj-…A and sk-proj-…B) stay
-// two records: the index keeps the first of a duplicate id and drops the
-// rest. The suffix hashes facts the index already holds, never the
-// secret alone, so it confirms no guess of one: for an id derived from
-// its file name (rel + "#" + a section, whose secrets the reader has
-// already redacted) the file's path, which sources.json and the chunks'
-// paths keep as it is for citations and incremental sync; for any other
-// id the path and the line (a record's place in its file). The first is
-// stable while the note is edited; the second while its file keeps the
-// record on the same line (records that share a line are numbered by
-// fileCtx.emit). An id without a secret is returned unchanged.
-func redactID(id, rel string, line int) (string, int) {
-	red, n := Redact(id)
-	if n == 0 {
-		return id, 0
-	}
-	key := rel + "\x00" + strconv.Itoa(line)
-	if frag, ok := strings.CutPrefix(id, rel+"#"); ok {
-		if _, m := Redact(frag); m == 0 {
-			key = rel // the secret is in the file's name
-		}
-	}
-	sum := sha256.Sum256([]byte(key))
-	return red + "~" + hex.EncodeToString(sum[:4]), n
-}
-
-// RedactPath returns the path of a source file as it may be served (a
-// citation's sourcePath): p itself when it holds no secret, else p with
-// each secret in a file's or a folder's name (a note named for a token,
-// an export folder named for a key) replaced, then "~" and 8 hex digits
-// of p's hash, as redactID does for an id, so that two files whose
-// paths differed only in their secrets are still two sources to the
-// answer's events and links. The folders without a secret are kept, so
-// the user can still find the file. The index keeps p as it is: it is
-// the file's identity for incremental sync, under a home only the user
-// may read.
-func RedactPath(p string) string {
-	red, n := Redact(p)
-	if n == 0 {
-		return p
-	}
-	sum := sha256.Sum256([]byte(p))
-	return red + "~" + hex.EncodeToString(sum[:4])
+	rec.Redactions += redact.Fields(&rec.Title, &rec.Subject, &rec.Project) + redact.List(&rec.Tags) + redact.List(&rec.HeadingPath)
 }
 
 // stateText redacts a text a reader keeps in its cursor state (a
 // session's title, which names the records read after it): the state is
 // stored with the index, beside records that hold no secret.
 func stateText(s string) string {
-	s, _ = Redact(strings.TrimSpace(s))
+	s, _ = redact.Text(strings.TrimSpace(s))
 	return s
 }
 
@@ -196,7 +128,7 @@ func stateText(s string) string {
 // reader leaves behind are ignored: a message that was only an image or
 // only a pasted key is not worth a record.
 func hasContent(text string) bool {
-	for _, mark := range []string{imageMark, audioMark, documentMark, binaryMark, redactedMark} {
+	for _, mark := range []string{imageMark, audioMark, documentMark, binaryMark, redact.Mark} {
 		text = strings.ReplaceAll(text, mark, "")
 	}
 	return strings.TrimSpace(text) != ""
@@ -246,7 +178,7 @@ func formatToolSummary(name, arg string) string {
 	if name == "" {
 		name = "unknown"
 	}
-	arg, _ = Redact(arg)
+	arg, _ = redact.Text(arg)
 	arg = normalizeSpace(arg)
 	if utf8.RuneCountInString(arg) > maxToolSummary {
 		arg = truncate.Runes(arg, maxToolSummary-1) + "…"

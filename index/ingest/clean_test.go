@@ -21,52 +21,6 @@ func fakeBlob(n int) string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
-func TestRedact(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want string
-		n    int
-	}{
-		{"openai key", "use sk-proj-Zx9fAKE0tok3nF0rTestsOnly4aBcD please", "use [redacted] please", 1},
-		{"anthropic key", "ANTHROPIC_API_KEY is sk-ant-api03-fAkEfAkE0123456789_abcdefghij-XYZ", "ANTHROPIC_API_KEY is [redacted]", 1},
-		{"github classic", "token ghp_Fake0Token1For2Tests3Only4abcdEFGH5678", "token [redacted]", 1},
-		{"github oauth and app", "gho_abcdefghijklmnopqrstuvwxyz0123456789 ghs_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "[redacted] [redacted]", 2},
-		{"github fine-grained", "github_pat_11AAAAAAA0fakefakefake_0123456789abcdefghijklmnop", "[redacted]", 1},
-		{"aws access key id", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "aws_access_key_id = [redacted]", 1},
-		{"slack", "SLACK=xoxb-123456789012-abcdefABCDEF", "SLACK=[redacted]", 1},
-		{"bearer header", "curl -H 'Authorization: Bearer abc123DEF456ghi789JKL' https://x", "curl -H 'Authorization: Bearer [redacted]' https://x", 1},
-		{"bearer prose", "send a Bearer authentication-header", "send a Bearer authentication-header", 0},
-		{"pem block", "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAfake\nline2\n-----END RSA PRIVATE KEY-----\ndone", "key:\n[redacted]\ndone", 1},
-		{"pem cut off", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA", "[redacted]", 1},
-		{"password assignment", "password=hunter2 and more", "password=[redacted] and more", 1},
-		{"env dump", "DB_PASSWORD=s3cr3t!\nSECRET_KEY_BASE=9f8e7d6c\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG", "DB_PASSWORD=[redacted]\nSECRET_KEY_BASE=[redacted]\nAWS_SECRET_ACCESS_KEY=[redacted]", 3},
-		{"yaml api key", "api_key: 0123abcd4567", "api_key: [redacted]", 1},
-		{"json secret", `{"client_secret": "abc123def", "name": "x"}`, `{"client_secret": "[redacted]", "name": "x"}`, 1},
-		{"key inside assignment counted once", "api_key=sk-proj-Zx9fAKE0tok3nF0rTestsOnly4aBcD", "api_key=[redacted]", 1},
-		{"url password", "postgres://app:pa55word@db.local:5432/app", "postgres://app:[redacted]@db.local:5432/app", 1},
-		{"url password with an at sign", "postgres://admin:Tr0ub@dor99zz@db.example.com/prod", "postgres://admin:[redacted]@db.example.com/prod", 1},
-		{"url password without user", "redis://:Rd5Pw8Xq2Lm7@cache.internal:6379/0", "redis://:[redacted]@cache.internal:6379/0", 1},
-		{"url port and path kept", "https://example.com:8080/u/alice@example.com", "https://example.com:8080/u/alice@example.com", 0},
-		{"jwt", "cookie eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTYifQ.c2lnbmF0dXJlLWZha2U", "cookie [redacted]", 1},
-		{"env reference kept", "password: $DB_PASSWORD", "password: $DB_PASSWORD", 0},
-		{"placeholder kept", `api_key: "<your-key>"`, `api_key: "<your-key>"`, 0},
-		{"code reference kept", `password = os.environ.get("PW")`, `password = os.environ.get("PW")`, 0},
-		{"mask kept", "password: ********", "password: ********", 0},
-		{"short sk word kept", "pip install scikit-learn (sk-learn)", "pip install scikit-learn (sk-learn)", 0},
-		{"hash kept", "commit 3f2a9c1e5b7d9f0a1c3e5b7d9f0a1c3e5b7d9f0a", "commit 3f2a9c1e5b7d9f0a1c3e5b7d9f0a1c3e5b7d9f0a", 0},
-		{"prose kept", "The passwords table has a secret column.", "The passwords table has a secret column.", 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, n := Redact(tt.in)
-			if got != tt.want || n != tt.n {
-				t.Errorf("Redact(%q)\n got %q, %d\nwant %q, %d", tt.in, got, n, tt.want, tt.n)
-			}
-		})
-	}
-}
-
 func TestStripBinary(t *testing.T) {
 	blob := fakeBlob(600)
 	// 570 bytes are 760 base64 characters: ten full 76-column lines. (A

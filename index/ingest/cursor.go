@@ -20,6 +20,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/redact"
 )
 
 // Cursor is where the reading of an append-only line file stopped, so
@@ -640,7 +641,7 @@ type fileCtx struct {
 	// memo is the file's listing's (File.memo; nil when the file comes
 	// from no listing).
 	memo *listingMemo
-	// redacted counts the ids redactID gave this file's records.
+	// redacted counts the ids redact.ID gave this file's records.
 	redacted map[string]int
 	// cleanTags is a list of tags the reader has redacted itself and
 	// gives many of its records (a note's tags, on each of its
@@ -667,14 +668,14 @@ func (fc *fileCtx) settled() bool {
 // decoder's error), and a problem is kept in the file's state and the
 // build report and shown by doctor and status.
 func (fc *fileCtx) problem(line int, reason string) {
-	reason, _ = Redact(reason)
+	reason, _ = redact.Text(reason)
 	fc.sink.Problem(Problem{Source: fc.src.Name, Path: fc.path, Line: line, Reason: reason})
 }
 
 // interrupted reports the remains of a write a crash interrupted (see
 // Problem.Interrupted), its reason redacted as problem's.
 func (fc *fileCtx) interrupted(line int, reason string) {
-	reason, _ = Redact(reason)
+	reason, _ = redact.Text(reason)
 	fc.sink.Problem(Problem{Source: fc.src.Name, Path: fc.path, Line: line, Reason: reason, Interrupted: true})
 }
 
@@ -694,7 +695,7 @@ func (fc *fileCtx) noteSourceSet() string {
 // emit hands rec to the sink unless its text is binary, which is
 // reported instead.
 func (fc *fileCtx) emit(rec memory.Record) error {
-	if id, n := redactID(rec.ID, fc.rel, rec.Line); n > 0 {
+	if id, n := redact.ID(rec.ID, fc.rel, rec.Line); n > 0 {
 		// Records of one line (a JSON array's elements written on one)
 		// get the same suffix: the second and later are numbered in
 		// their order in the file, which every read of it repeats.

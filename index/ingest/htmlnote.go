@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/nova-recall/nova/redact"
 )
 
 // isHTMLNote reports whether a markdown source's file at path is an HTML
@@ -62,7 +64,7 @@ func htmlNoteText(body []byte) []byte {
 		line.WriteString(" |")
 		row := strings.TrimSpace(line.String())
 		flush()
-		if tb.rows++; tb.rows == 1 && (tb.th || !nameValueRow(row)) {
+		if tb.rows++; tb.rows == 1 && (tb.th || !redact.NameValueRow(row)) {
 			out.WriteString("|" + strings.Repeat(" --- |", max(tb.cells, 1)) + "\n")
 		}
 		tb.cells, tb.th = -1, false
@@ -238,16 +240,4 @@ func (tb *htmlTable) tag(tag string, tt html.TokenType, flush, endRow, endTable 
 		return true
 	}
 	return false
-}
-
-// nameValueRow reports a table row that names a secret and then gives
-// it (| DB_PASSWORD | Tr0ub4dor3x |): a first row so is no header, so
-// that redaction reads its value as the one beside a secret's name.
-func nameValueRow(row string) bool {
-	cells := tableCells(row, 0, len(row))
-	if len(cells) != 2 {
-		return false
-	}
-	name, _ := cellValue(row, cells[0])
-	return secretName(strings.ReplaceAll(name, " ", "_"))
 }

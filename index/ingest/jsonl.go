@@ -18,6 +18,7 @@ import (
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/redact"
 	"github.com/nova-recall/nova/truncate"
 )
 
@@ -87,7 +88,7 @@ func (h jsonlHandler) record(n int, data []byte, where string) error {
 	rec.Text, rec.Redactions = cleanText(rec.Text)
 	// A subject is a key, folded (subjectKey) after its secrets are
 	// redacted: redaction knows a key by its capitals.
-	rec.Redactions += redactFields(&rec.Subject)
+	rec.Redactions += redact.Fields(&rec.Subject)
 	rec.Subject = subjectKey(rec.Subject)
 	rec.Path, rec.Line, rec.Kind = h.fc.path, n, config.KindJSONL
 	if rec.ID == "" {
@@ -303,7 +304,7 @@ func parseJSONLLine(line []byte, loc *time.Location) (memory.Record, string, err
 		if !ok && f.name == "date" {
 			// Redacted before it is cut: a secret cut short is no
 			// longer one redaction knows, and its start tells most of it.
-			quoted, _ := Redact(string(f.raw))
+			quoted, _ := redact.Text(string(f.raw))
 			return memory.Record{}, fmt.Sprintf("date %s is not RFC 3339, YYYY-MM-DD, RFC 2822 or Unix seconds, milliseconds or microseconds", truncate.Runes(quoted, 60)), nil
 		}
 		// The other names are an export's, which a record of Nova's own

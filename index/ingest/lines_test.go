@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/redact"
 )
 
 // writeHugeClaudeLine writes a Claude Code transcript whose second line
@@ -389,7 +390,7 @@ func TestShrinker_cutInSecret(t *testing.T) {
 			if over || json.Unmarshal(out, &got) != nil {
 				t.Fatalf("cut at %d: over=%v, output not JSON: …%q", at, over, out[max(0, len(out)-60):])
 			}
-			kept, _ := Redact(got["t"])
+			kept, _ := redact.Text(got["t"])
 			if part := leakedPart(kept, secret); part != "" || !strings.HasSuffix(kept, "token\n"+cutMark) {
 				t.Errorf("cut at %d of %s: kept ends %q; want the word cut dropped", at, secret[:4], kept[max(0, len(kept)-40):])
 			}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/memory"
+	"github.com/nova-recall/nova/redact"
 )
 
 // maxMarkdownBytes bounds one note; larger files are reported and skipped.
@@ -280,7 +281,7 @@ func readMarkdown(fc *fileCtx) error {
 	titleHeading := h1s == 1 && firstLevel == 1
 	// Every section has the note's tags: they are redacted once, here,
 	// and each record counts their redactions (see fileCtx.cleanTags).
-	tagRedactions := redactList(&tags)
+	tagRedactions := redact.List(&tags)
 	fc.cleanTags = tags
 	used := map[string]int{}
 	// Secrets go before a record leaves the reader: its text is also the
@@ -300,7 +301,7 @@ func readMarkdown(fc *fileCtx) error {
 		texts[i] = ""
 		if c.text != "" {
 			c.heads = sections[i].path
-			c.redactions += redactList(&c.heads)
+			c.redactions += redact.List(&c.heads)
 		}
 		return c
 	}

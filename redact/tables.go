@@ -1,6 +1,6 @@
-package ingest
+package redact
 
-// Secrets in Markdown tables (see Redact).
+// Secrets in Markdown tables (see Text).
 
 import "strings"
 
@@ -60,6 +60,19 @@ func tableSpans(text string, out []span) []span {
 		}
 	}
 	return out
+}
+
+// NameValueRow reports whether row, one Markdown table row, names a
+// secret and then gives it (| DB_PASSWORD | Tr0ub4dor3x |): a reader
+// that writes a table (an HTML note's) makes a first row so no header,
+// so that redaction reads its value as the one beside a secret's name.
+func NameValueRow(row string) bool {
+	cells := tableCells(row, 0, len(row))
+	if len(cells) != 2 {
+		return false
+	}
+	name, _ := cellValue(row, cells[0])
+	return secretName(strings.ReplaceAll(name, " ", "_"))
 }
 
 func lineEnd(text string, start int) int {

@@ -1,4 +1,4 @@
-package ingest
+package redact
 
 import (
 	"bufio"
@@ -32,6 +32,52 @@ func corpusLines(t testing.TB, name string) []string {
 	return out
 }
 
+func TestRedact(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+		n    int
+	}{
+		{"openai key", "use sk-proj-Zx9fAKE0tok3nF0rTestsOnly4aBcD please", "use [redacted] please", 1},
+		{"anthropic key", "ANTHROPIC_API_KEY is sk-ant-api03-fAkEfAkE0123456789_abcdefghij-XYZ", "ANTHROPIC_API_KEY is [redacted]", 1},
+		{"github classic", "token ghp_Fake0Token1For2Tests3Only4abcdEFGH5678", "token [redacted]", 1},
+		{"github oauth and app", "gho_abcdefghijklmnopqrstuvwxyz0123456789 ghs_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "[redacted] [redacted]", 2},
+		{"github fine-grained", "github_pat_11AAAAAAA0fakefakefake_0123456789abcdefghijklmnop", "[redacted]", 1},
+		{"aws access key id", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "aws_access_key_id = [redacted]", 1},
+		{"slack", "SLACK=xoxb-123456789012-abcdefABCDEF", "SLACK=[redacted]", 1},
+		{"bearer header", "curl -H 'Authorization: Bearer abc123DEF456ghi789JKL' https://x", "curl -H 'Authorization: Bearer [redacted]' https://x", 1},
+		{"bearer prose", "send a Bearer authentication-header", "send a Bearer authentication-header", 0},
+		{"pem block", "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAfake\nline2\n-----END RSA PRIVATE KEY-----\ndone", "key:\n[redacted]\ndone", 1},
+		{"pem cut off", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA", "[redacted]", 1},
+		{"password assignment", "password=hunter2 and more", "password=[redacted] and more", 1},
+		{"env dump", "DB_PASSWORD=s3cr3t!\nSECRET_KEY_BASE=9f8e7d6c\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG", "DB_PASSWORD=[redacted]\nSECRET_KEY_BASE=[redacted]\nAWS_SECRET_ACCESS_KEY=[redacted]", 3},
+		{"yaml api key", "api_key: 0123abcd4567", "api_key: [redacted]", 1},
+		{"json secret", `{"client_secret": "abc123def", "name": "x"}`, `{"client_secret": "[redacted]", "name": "x"}`, 1},
+		{"key inside assignment counted once", "api_key=sk-proj-Zx9fAKE0tok3nF0rTestsOnly4aBcD", "api_key=[redacted]", 1},
+		{"url password", "postgres://app:pa55word@db.local:5432/app", "postgres://app:[redacted]@db.local:5432/app", 1},
+		{"url password with an at sign", "postgres://admin:Tr0ub@dor99zz@db.example.com/prod", "postgres://admin:[redacted]@db.example.com/prod", 1},
+		{"url password without user", "redis://:Rd5Pw8Xq2Lm7@cache.internal:6379/0", "redis://:[redacted]@cache.internal:6379/0", 1},
+		{"url port and path kept", "https://example.com:8080/u/alice@example.com", "https://example.com:8080/u/alice@example.com", 0},
+		{"jwt", "cookie eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTYifQ.c2lnbmF0dXJlLWZha2U", "cookie [redacted]", 1},
+		{"env reference kept", "password: $DB_PASSWORD", "password: $DB_PASSWORD", 0},
+		{"placeholder kept", `api_key: "<your-key>"`, `api_key: "<your-key>"`, 0},
+		{"code reference kept", `password = os.environ.get("PW")`, `password = os.environ.get("PW")`, 0},
+		{"mask kept", "password: ********", "password: ********", 0},
+		{"short sk word kept", "pip install scikit-learn (sk-learn)", "pip install scikit-learn (sk-learn)", 0},
+		{"hash kept", "commit 3f2a9c1e5b7d9f0a1c3e5b7d9f0a1c3e5b7d9f0a", "commit 3f2a9c1e5b7d9f0a1c3e5b7d9f0a1c3e5b7d9f0a", 0},
+		{"prose kept", "The passwords table has a secret column.", "The passwords table has a secret column.", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, n := Text(tt.in)
+			if got != tt.want || n != tt.n {
+				t.Errorf("Text(%q)\n got %q, %d\nwant %q, %d", tt.in, got, n, tt.want, tt.n)
+			}
+		})
+	}
+}
+
 // TestRedact_tokenCorpus redacts every token of a corpus of real token
 // shapes with fake values, in the sentences they come in, and leaves the
 // rest of each sentence.
@@ -47,16 +93,16 @@ func TestRedact_tokenCorpus(t *testing.T) {
 			t.Fatalf("corpus line %q: the secret is not in the text", name)
 		}
 		t.Run(name, func(t *testing.T) {
-			got, n := Redact(text)
-			if n < 1 || strings.Contains(got, secret) || !strings.Contains(got, redactedMark) {
-				t.Errorf("Redact(%q) = %q, %d", text, got, n)
+			got, n := Text(text)
+			if n < 1 || strings.Contains(got, secret) || !strings.Contains(got, Mark) {
+				t.Errorf("Text(%q) = %q, %d", text, got, n)
 			}
 			// Only the secret goes: what comes before it stays, but for
 			// a secret there too (an AWS key id before its secret); a PEM
 			// block goes whole.
-			before, _ := Redact(text[:strings.Index(text, secret)])
+			before, _ := Text(text[:strings.Index(text, secret)])
 			if !strings.HasPrefix(got, before) && !strings.HasPrefix(before, "-----") {
-				t.Errorf("Redact(%q) = %q lost %q", text, got, before)
+				t.Errorf("Text(%q) = %q lost %q", text, got, before)
 			}
 		})
 	}
@@ -80,7 +126,7 @@ func TestRedact_caseChangesLength(t *testing.T) {
 						t.Errorf("%s after %.6q: panic %v", name, prefix, r)
 					}
 				}()
-				if got, n := Redact(text); n < 1 || strings.Contains(got, secret) || !strings.HasPrefix(got, prefix) {
+				if got, n := Text(text); n < 1 || strings.Contains(got, secret) || !strings.HasPrefix(got, prefix) {
 					t.Errorf("%s after %.6q: Redact = %q, %d", name, prefix, got, n)
 				}
 			}()
@@ -98,20 +144,20 @@ func FuzzRedact(f *testing.F) {
 	}
 	f.Add("ȺȺȺ my password is Tr0ub4dor3xq ok")
 	f.Fuzz(func(t *testing.T, text string) {
-		got, n := Redact(text)
+		got, n := Text(text)
 		if n == 0 && got != text {
-			t.Errorf("Redact(%q) = %q with no secret counted", text, got)
+			t.Errorf("Text(%q) = %q with no secret counted", text, got)
 		}
-		if n > 0 && !strings.Contains(got, redactedMark) {
-			t.Errorf("Redact(%q) = %q, %d secrets but no mark", text, got, n)
+		if n > 0 && !strings.Contains(got, Mark) {
+			t.Errorf("Text(%q) = %q, %d secrets but no mark", text, got, n)
 		}
 	})
 }
 
 func TestRedact_cleanCorpus(t *testing.T) {
 	for _, text := range corpusLines(t, "clean.txt") {
-		if got, n := Redact(text); got != text || n != 0 {
-			t.Errorf("Redact(%q) = %q, %d", text, got, n)
+		if got, n := Text(text); got != text || n != 0 {
+			t.Errorf("Text(%q) = %q, %d", text, got, n)
 		}
 	}
 }
@@ -161,7 +207,7 @@ func BenchmarkRedact_100k(b *testing.B) {
 	for b.Loop() {
 		n := 0
 		for _, text := range corpus {
-			_, k := Redact(text)
+			_, k := Text(text)
 			n += k
 		}
 		if n == 0 {
@@ -175,7 +221,7 @@ func BenchmarkRedact_100k(b *testing.B) {
 func BenchmarkRedact_clean(b *testing.B) {
 	text := strings.Repeat("We rounded once at the invoice level with banker's rounding, see the commit. ", 6)
 	for b.Loop() {
-		Redact(text)
+		Text(text)
 	}
 }
 
@@ -190,7 +236,7 @@ func TestRedact_concurrent(t *testing.T) {
 			for _, l := range lines {
 				_, rest, _ := strings.Cut(l, "\t")
 				text, secret, _ := strings.Cut(rest, "\t")
-				if got, _ := Redact(text); strings.Contains(got, secret) {
+				if got, _ := Text(text); strings.Contains(got, secret) {
 					ok = false
 				}
 			}
@@ -283,8 +329,8 @@ func TestRedact_tokenBeforePunctuation(t *testing.T) {
 		}
 		for _, after := range []string{".", ",", ")", "]", "**", "!", "</code>"} {
 			in := strings.Replace(text, secret, secret+after+" ", 1)
-			if got, n := Redact(in); n < 1 || strings.Contains(got, secret) {
-				t.Errorf("%s followed by %q: Redact(%q) = %q, %d", name, after, in, got, n)
+			if got, n := Text(in); n < 1 || strings.Contains(got, secret) {
+				t.Errorf("%s followed by %q: Text(%q) = %q, %d", name, after, in, got, n)
 			}
 		}
 	}
@@ -293,19 +339,19 @@ func TestRedact_tokenBeforePunctuation(t *testing.T) {
 // TestRedact_idempotent: redacting text already redacted finds nothing,
 // the mark included. The URL password rule took "[redacted]" between
 // ':' and '@' for a password and counted it again (so did the PuTTY
-// rule), and RedactChunk said such a chunk changed: a carried chunk was
+// rule), and Chunk said such a chunk changed: a carried chunk was
 // embedded again on every build.
 func TestRedact_idempotent(t *testing.T) {
 	for _, l := range corpusLines(t, "tokens.txt") {
 		name, rest, _ := strings.Cut(l, "\t")
 		text, _, _ := strings.Cut(rest, "\t")
-		once, _ := Redact(text)
-		if twice, n := Redact(once); twice != once || n != 0 {
-			t.Errorf("%s: Redact(%q) = %q, %d; want it unchanged, 0", name, once, twice, n)
+		once, _ := Text(text)
+		if twice, n := Text(once); twice != once || n != 0 {
+			t.Errorf("%s: Text(%q) = %q, %d; want it unchanged, 0", name, once, twice, n)
 		}
 		c := memory.Chunk{Text: once, Title: once}
-		if RedactChunk(&c) {
-			t.Errorf("%s: RedactChunk of the redacted %q says it changed", name, once)
+		if Chunk(&c) {
+			t.Errorf("%s: Chunk of the redacted %q says it changed", name, once)
 		}
 	}
 }
@@ -314,8 +360,8 @@ func TestRedact_idempotent(t *testing.T) {
 func redactCases(t *testing.T, cases [][2]string) {
 	t.Helper()
 	for _, c := range cases {
-		if got, _ := Redact(c[0]); got != c[1] {
-			t.Errorf("Redact(%q) = %q, want %q", c[0], got, c[1])
+		if got, _ := Text(c[0]); got != c[1] {
+			t.Errorf("Text(%q) = %q, want %q", c[0], got, c[1])
 		}
 	}
 }
@@ -575,19 +621,19 @@ func TestRedact_tokenAcrossLines(t *testing.T) {
 		{"wrapped, CRLF", strings.ReplaceAll(hardWrap(strings.Repeat("x", 70)+" token "+gh+" ok", 80), "\n", "\r\n"), gh},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, n := Redact(tt.text)
+			got, n := Text(tt.text)
 			if n < 1 {
-				t.Fatalf("Redact(%q) found no secret", tt.text)
+				t.Fatalf("Text(%q) found no secret", tt.text)
 			}
 			// Every run of 8 characters of the secret, wherever the
 			// break fell.
 			for i := 0; i+8 <= len(tt.secret); i++ {
 				if frag := tt.secret[i : i+8]; strings.Contains(got, frag) {
-					t.Fatalf("Redact(%q) = %q keeps %q of the secret", tt.text, got, frag)
+					t.Fatalf("Text(%q) = %q keeps %q of the secret", tt.text, got, frag)
 				}
 			}
-			if twice, n := Redact(got); twice != got || n != 0 {
-				t.Errorf("Redact(%q) = %q, %d; want it unchanged, 0", got, twice, n)
+			if twice, n := Text(got); twice != got || n != 0 {
+				t.Errorf("Text(%q) = %q, %d; want it unchanged, 0", got, twice, n)
 			}
 		})
 	}
@@ -614,8 +660,8 @@ func TestRedact_wrappedTextKept(t *testing.T) {
 		"data:image/png;base64,\n" + hardWrap(img.String(), 76),
 		"docker run --rm \\\n  -e LOG_LEVEL=debug \\\n  -v /srv/data:/data \\\n  ghcr.io/example/app:v1.2.3",
 	} {
-		if got, n := Redact(text); got != text || n != 0 {
-			t.Errorf("Redact(%q) = %q, %d; want it unchanged", text, got, n)
+		if got, n := Text(text); got != text || n != 0 {
+			t.Errorf("Text(%q) = %q, %d; want it unchanged", text, got, n)
 		}
 	}
 }
@@ -651,22 +697,22 @@ func TestRedact_privateKeyShapes(t *testing.T) {
 		{"base64 wrapped at 76", "$ base64 deploy.pem\n" + hardWrap(b64(pem("EC", "\n")), 76) + "\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _ := Redact(tt.text)
+			got, _ := Text(tt.text)
 			for _, l := range body[:3] {
 				if strings.Contains(got, l[:20]) || strings.Contains(got, l[40:]) {
-					t.Fatalf("Redact(%q) = %q keeps a line of the key", tt.text, got)
+					t.Fatalf("Text(%q) = %q keeps a line of the key", tt.text, got)
 				}
 			}
-			if twice, n := Redact(got); twice != got || n != 0 {
-				t.Errorf("Redact(%q) = %q, %d; want it unchanged, 0", got, twice, n)
+			if twice, n := Text(got); twice != got || n != 0 {
+				t.Errorf("Text(%q) = %q, %d; want it unchanged, 0", got, twice, n)
 			}
 			if enc := b64(pem("RSA", "\n")); strings.Contains(got, enc[60:90]) {
-				t.Fatalf("Redact(%q) = %q keeps the encoded key", tt.text, got)
+				t.Fatalf("Text(%q) = %q keeps the encoded key", tt.text, got)
 			}
 			for _, enc := range []string{b64(pem("OPENSSH", "\n")), b64(pem("EC", "\n")), b64(pem("RSA", "\n"))} {
 				for i := 60; i+24 <= len(enc); i += 24 {
 					if strings.Contains(got, enc[i:i+24]) {
-						t.Fatalf("Redact(%q) = %q keeps %q of the encoded key", tt.text, got, enc[i:i+24])
+						t.Fatalf("Text(%q) = %q keeps %q of the encoded key", tt.text, got, enc[i:i+24])
 					}
 				}
 			}
@@ -680,8 +726,8 @@ func TestRedact_privateKeyShapes(t *testing.T) {
 		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl dev@host",
 		"$ base64 server.crt\n" + hardWrap(b64(cert), 76),
 	} {
-		if got, n := Redact(text); got != text || n != 0 {
-			t.Errorf("Redact(%q) = %q, %d; want it unchanged", text, got, n)
+		if got, n := Text(text); got != text || n != 0 {
+			t.Errorf("Text(%q) = %q, %d; want it unchanged", text, got, n)
 		}
 	}
 }
@@ -742,8 +788,8 @@ func TestRedactChunk_id(t *testing.T) {
 	for i, secret := range secrets {
 		c := memory.Chunk{ID: memory.ChunkID("exports", secret, 1, 1), SourceName: "exports", SourceID: secret,
 			SourcePath: "/data/keys.jsonl", LineNumber: i + 1, Part: 1, Parts: 1, Text: "The bakery opens at six."}
-		if !RedactChunk(&c) {
-			t.Fatalf("RedactChunk changed nothing")
+		if !Chunk(&c) {
+			t.Fatalf("Chunk changed nothing")
 		}
 		if strings.Contains(c.SourceID, secret[8:]) || strings.Contains(c.ID, secret[8:]) {
 			t.Errorf("chunk %q of record %q holds the secret", c.ID, c.SourceID)
@@ -751,7 +797,7 @@ func TestRedactChunk_id(t *testing.T) {
 		if want := memory.ChunkID(c.SourceName, c.SourceID, c.Part, c.Parts); c.ID != want {
 			t.Errorf("chunk id %q, want its record's %q", c.ID, want)
 		}
-		if again := c; RedactChunk(&again) || again.ID != c.ID {
+		if again := c; Chunk(&again) || again.ID != c.ID {
 			t.Errorf("a second build redacts chunk %q again, as %q", c.ID, again.ID)
 		}
 		ids[c.ID] = true
@@ -768,18 +814,18 @@ func TestRedactChunk_id(t *testing.T) {
 func TestRedactPath(t *testing.T) {
 	const a, b = "ghp_R7kQ2mX9vL4nB8cT1wZ5yH3jF6dS0aPeUu2G", "ghp_W3nE8rT5yU1iO7pA2sD9fG4hJ6kL0zX5cV8b"
 	for _, p := range []string{"/Users/ana/notes/deploy.md", "/Users/ana/.codex/sessions/2026/12/01/rollout-2026-12-01T09-00-00-019a0000-0000-7000-8000-0000000000c1.jsonl"} {
-		if got := RedactPath(p); got != p {
-			t.Errorf("RedactPath(%q) = %q, want it unchanged", p, got)
+		if got := Path(p); got != p {
+			t.Errorf("Path(%q) = %q, want it unchanged", p, got)
 		}
 	}
 	seen := map[string]bool{}
 	for _, p := range []string{"/Users/ana/notes/" + a + ".md", "/Users/ana/notes/" + b + ".md", "/Users/ana/notes/export-" + a + "/plan.md"} {
-		got := RedactPath(p)
-		if strings.Contains(got, a[4:20]) || strings.Contains(got, b[4:20]) || !strings.HasPrefix(got, "/Users/ana/notes/") || !strings.Contains(got, redactedMark) {
-			t.Errorf("RedactPath(%q) = %q", p, got)
+		got := Path(p)
+		if strings.Contains(got, a[4:20]) || strings.Contains(got, b[4:20]) || !strings.HasPrefix(got, "/Users/ana/notes/") || !strings.Contains(got, Mark) {
+			t.Errorf("Path(%q) = %q", p, got)
 		}
-		if again := RedactPath(got); again != got {
-			t.Errorf("RedactPath(%q) = %q, redacted again", got, again)
+		if again := Path(got); again != got {
+			t.Errorf("Path(%q) = %q, redacted again", got, again)
 		}
 		seen[got] = true
 	}
@@ -794,7 +840,7 @@ func TestRedactPath(t *testing.T) {
 func TestRedactChunk_project(t *testing.T) {
 	const secret = "ghp_Q1wE2rT3yU4iO5pA6sD7fG8hJ9kL0zX1cV2b"
 	c := memory.Chunk{ID: "c", SourceID: "s", Project: secret, Text: "The bakery opens at six."}
-	if !RedactChunk(&c) || strings.Contains(c.Project, secret[4:]) {
+	if !Chunk(&c) || strings.Contains(c.Project, secret[4:]) {
 		t.Errorf("project %q, want it redacted", c.Project)
 	}
 }

@@ -1,10 +1,20 @@
-package ingest
+// Package redact finds secrets in text and replaces them with [redacted]
+// (Mark): API keys and tokens of known shapes, private keys, passwords
+// and the values of keys named for a secret. Every reader of the index
+// redacts what it reads (Text, Fields, List, ID), a build redacts memory
+// kept from a file it cannot read again (Chunk), and what is shown of a
+// source's path or a diff is redacted too (Path, Text). It reads text
+// only: no file, no state.
+package redact
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -210,7 +220,7 @@ func newHintIndex(lr *leakRules) *hintIndex {
 		x.leak[n] = rules
 	}
 	if len(localRules) > 64 {
-		panic("ingest: more than 64 local redaction rules; widen hintsFound.local")
+		panic("redact: more than 64 local redaction rules; widen hintsFound.local")
 	}
 	for i, r := range localRules {
 		for _, h := range r.hints {
@@ -336,6 +346,9 @@ func shannon(s string) float64 {
 	return e
 }
 
+// Mark stands in for each secret Text removes.
+const Mark = "[redacted]"
+
 // span is a byte range [start, end) of text to redact.
 type span struct{ start, end int }
 
@@ -443,7 +456,7 @@ var localRules = []localRule{
 	// A password told in prose: "my password is Pq5...", "the new
 	// password is: ...". Only a value with a digit or a symbol counts:
 	// "the password is required" is not one.
-	{[]string{"password", "passphrase", "passwd"}, regexp.MustCompile(`(?i)\b(?:password|passphrase|passwd)\s+(?:is|was|will be|would be)\s*:?\s*["'` + "`" + `]?([^\s"'` + "`" + `]*[^\s"'` + "`" + `.,;:!?)])`), 1, func(s string) bool { return len(s) >= 6 && credentialValue(s) && mixesLettersAndDigits(s) }, [2]int{0, 64}},
+	{[]string{"password", "passphrase", "passwd"}, regexp.MustCompile(`(?i)\b(?:password|passphrase|passwd)\s+(?:is|was|will be|would be)\s*:?\s*["'` + "`" + `]?([^\s"'` + "`" + `]*[^\s"'` + "`" + `.,;:!?)])`), 1, func(s string) bool { return len(s) >= 6 && credentialValue(s) && MixesLettersAndDigits(s) }, [2]int{0, 64}},
 	// A password, key or token labelled in Chinese, Japanese or Korean:
 	// 密码：..., 令牌 = ..., 密码是 ..., パスワードは .... Only an ASCII
 	// value counts: CJK words after the label are prose about it.
@@ -459,12 +472,12 @@ var localRules = []localRule{
 // Chinese, Japanese and Korean.
 var cjkSecretLabels = []string{"密码", "密碼", "口令", "密钥", "密鑰", "秘钥", "令牌", "パスワード", "비밀번호"}
 
-// Redact replaces secrets in text with [redacted] and returns the
+// Text replaces secrets in text with [redacted] and returns the
 // cleaned text and the number of secrets replaced: gitleaks' default
 // rules and Nova's local ones (see localRules), also on a token broken
 // across lines (see brokenLineSpans). It is a safety net, not a
 // guarantee: a secret with no recognizable shape survives.
-func Redact(text string) (string, int) {
+func Text(text string) (string, int) {
 	text = dropInvisible(text)
 	spans := secretSpans(text, nil)
 	spans = brokenLineSpans(text, spans)
@@ -640,6 +653,33 @@ func awsKeyID(text string, at int) bool {
 	return true
 }
 
+// MixesLettersAndDigits reports whether s has both a letter and a
+// digit, as generated tokens and encoded blobs do and words do not.
+func MixesLettersAndDigits(s string) bool {
+	letter, digit := false, false
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digit = true
+		case unicode.IsLetter(r):
+			letter = true
+		}
+		if letter && digit {
+			return true
+		}
+	}
+	return false
+}
+
+// setOf returns a set of the given words.
+func setOf(items ...string) map[string]bool {
+	m := make(map[string]bool, len(items))
+	for _, it := range items {
+		m[it] = true
+	}
+	return m
+}
+
 func isBase64Byte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/'
 }
@@ -705,7 +745,7 @@ func replaceSpans(text string, spans []span) (string, int) {
 			continue
 		}
 		b.WriteString(text[last:start])
-		b.WriteString(redactedMark)
+		b.WriteString(Mark)
 		last = end
 		n++
 	}
@@ -781,8 +821,8 @@ func cookieSecret(v string) bool {
 // withinMark reports whether text[start:end] lies inside a redaction
 // mark.
 func withinMark(text string, start, end int) bool {
-	for i := max(0, end-len(redactedMark)); i <= start; i++ {
-		if strings.HasPrefix(text[i:], redactedMark) {
+	for i := max(0, end-len(Mark)); i <= start; i++ {
+		if strings.HasPrefix(text[i:], Mark) {
 			return true
 		}
 	}
@@ -924,46 +964,94 @@ func secretValue(v string) bool {
 	return strings.Trim(v, "*xX.•…") != ""
 }
 
-// RedactChunk applies the redaction rules to every field of c that is
+// Chunk applies the redaction rules to every field of c that is
 // indexed or returned (text, title, subject, project, id, tags, headings) and
 // reports whether any changed. Readers redact what they read; this is for
 // memory kept from a file that cannot be read again, which rules added
 // since it was indexed must reach too.
 // A record id redaction changes is made distinct as a reader's is
-// (redactID, from the file's path and line: the file is not read, so
+// (ID, from the file's path and line: the file is not read, so
 // its path relative to the source is not at hand), and the chunk id is
 // made again from it.
-func RedactChunk(c *memory.Chunk) bool {
-	n := redactFields(&c.Text, &c.Title, &c.Subject, &c.Project) + redactList(&c.Tags) + redactList(&c.HeadingPath)
-	if id, m := redactID(c.SourceID, c.SourcePath, c.LineNumber); m > 0 {
+func Chunk(c *memory.Chunk) bool {
+	n := Fields(&c.Text, &c.Title, &c.Subject, &c.Project) + List(&c.Tags) + List(&c.HeadingPath)
+	if id, m := ID(c.SourceID, c.SourcePath, c.LineNumber); m > 0 {
 		c.SourceID, c.ID = id, memory.ChunkID(c.SourceName, id, c.Part, c.Parts)
 		return true
 	}
-	return redactFields(&c.ID)+n > 0
+	return Fields(&c.ID)+n > 0
 }
 
-// redactFields redacts each string in place and returns the number of
+// ID redacts the secrets in a record's id, read at line of the file at
+// rel, and returns it with the number replaced. An id redaction changed
+// gets a suffix, "~" and 8 hex digits, so that two ids that differed
+// only in their secrets (notes named ghp_A….md and ghp_B….md, both
+// "[redacted].md#top"; jsonl ids sk-proj-…A and sk-proj-…B) stay two
+// records: the index keeps the first of a duplicate id and drops the
+// rest. The suffix hashes facts the index already holds, never the
+// secret alone, so it confirms no guess of one: for an id derived from
+// its file name (rel + "#" + a section, whose secrets the reader has
+// already redacted) the file's path, which sources.json and the chunks'
+// paths keep as it is for citations and incremental sync; for any other
+// id the path and the line (a record's place in its file). The first is
+// stable while the note is edited; the second while its file keeps the
+// record on the same line (records that share a line are numbered by
+// the reader). An id without a secret is returned unchanged.
+func ID(id, rel string, line int) (string, int) {
+	red, n := Text(id)
+	if n == 0 {
+		return id, 0
+	}
+	key := rel + "\x00" + strconv.Itoa(line)
+	if frag, ok := strings.CutPrefix(id, rel+"#"); ok {
+		if _, m := Text(frag); m == 0 {
+			key = rel // the secret is in the file's name
+		}
+	}
+	sum := sha256.Sum256([]byte(key))
+	return red + "~" + hex.EncodeToString(sum[:4]), n
+}
+
+// Path returns the path of a source file as it may be served (a
+// citation's sourcePath): p itself when it holds no secret, else p with
+// each secret in a file's or a folder's name (a note named for a token,
+// an export folder named for a key) replaced, then "~" and 8 hex digits
+// of p's hash, as ID does for an id, so that two files whose paths
+// differed only in their secrets are still two sources to the answer's
+// events and links. The folders without a secret are kept, so the user
+// can still find the file. The index keeps p as it is: it is the file's
+// identity for incremental sync, under a home only the user may read.
+func Path(p string) string {
+	red, n := Text(p)
+	if n == 0 {
+		return p
+	}
+	sum := sha256.Sum256([]byte(p))
+	return red + "~" + hex.EncodeToString(sum[:4])
+}
+
+// Fields redacts each string in place and returns the number of
 // secrets replaced.
-func redactFields(fields ...*string) int {
+func Fields(fields ...*string) int {
 	total := 0
 	for _, s := range fields {
 		if *s == "" {
 			continue
 		}
 		var n int
-		*s, n = Redact(*s)
+		*s, n = Text(*s)
 		total += n
 	}
 	return total
 }
 
-// redactList redacts a list's strings and returns the number of secrets
+// List redacts a list's strings and returns the number of secrets
 // replaced. A reader may share a slice between its records (the heading
 // stack of a note), so a changed list is copied, never written in place.
-func redactList(l *[]string) int {
+func List(l *[]string) int {
 	total, copied := 0, false
 	for i, v := range *l {
-		r, n := Redact(v)
+		r, n := Text(v)
 		if n == 0 {
 			continue
 		}

@@ -1,8 +1,8 @@
-package ingest
+package redact
 
 // Secrets as the values of named keys: key = value pairs, environment
 // commands, XML elements, and what makes a name or a value a secret's
-// (see Redact).
+// (see Text).
 
 import (
 	"regexp"
@@ -634,7 +634,7 @@ func randomValue(v string) bool {
 	if hex {
 		return false
 	}
-	if mixesLettersAndDigits(v) {
+	if MixesLettersAndDigits(v) {
 		return true
 	}
 	return len(v) >= 16 && strings.ContainsAny(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && strings.ContainsAny(v, "abcdefghijklmnopqrstuvwxyz")

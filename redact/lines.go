@@ -1,6 +1,6 @@
-package ingest
+package redact
 
-// Secrets a terminal broke over lines (see Redact).
+// Secrets a terminal broke over lines (see Text).
 
 import "strings"
 
@@ -131,7 +131,7 @@ func tokenBreaks(text string) []lineBreak {
 			for tail < len(text) && tail-end < maxJoinedLine && tokenByte[text[tail]] {
 				tail++
 			}
-			if (at-head)+(tail-end) < minSecretRun || !mixesLettersAndDigits(text[head:at]+text[end:tail]) {
+			if (at-head)+(tail-end) < minSecretRun || !MixesLettersAndDigits(text[head:at]+text[end:tail]) {
 				continue
 			}
 		}
