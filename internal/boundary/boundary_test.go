@@ -194,3 +194,14 @@ func TestStorageUsesOfAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchLinksNoReader: the recall engine redacts the paths it serves
+// through package redact and links none of the transcript readers
+// (index/ingest), which it has no use for.
+func TestSearchLinksNoReader(t *testing.T) {
+	for _, p := range goList(t, "./search") {
+		if p.ImportPath == module+"/index/ingest" {
+			t.Errorf("./search links %s", p.ImportPath)
+		}
+	}
+}
