@@ -176,6 +176,12 @@ var (
 	// scheduled fires (ScheduleWakeup): the loop's sentinel, which stands
 	// for the loop's prompt, already kept from the /loop the user typed.
 	claudeLoopWake = regexp.MustCompile(`(?s)\A\s*<<autonomous-loop(?:-dynamic)?>>.*`)
+	// claudeImageSource is the note Claude Code adds to a prompt, beside
+	// or in place of an image block, of where the image came from (its
+	// copy under ~/.claude/image-cache, or the file dragged in): a path,
+	// not the user's words. A line whose image is only that note keeps a
+	// placeholder for it (see userBlocks).
+	claudeImageSource = regexp.MustCompile(`\[Image: source: [^\]\n]*\]`)
 )
 
 // claudeResumePing is the prompt Claude Code sends itself when it
@@ -1336,15 +1342,18 @@ func claudeToolResultTexts(content json.RawMessage) []string {
 func (h *claudeHandler) userBlocks(n int, blocks []claudeBlock) ([]string, bool) {
 	var parts []string
 	human := false
+	sources, images := 0, 0
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
 			human = true
+			sources += len(claudeImageSource.FindAllStringIndex(b.Text, -1))
 			if t := claudeUserText(b.Text); t != "" {
 				parts = append(parts, t)
 			}
 		case "image":
 			human = true
+			images++
 			parts = append(parts, imageMark)
 		case "document":
 			human = true
@@ -1352,6 +1361,11 @@ func (h *claudeHandler) userBlocks(n int, blocks []claudeBlock) ([]string, bool)
 		default:
 			h.quietBlock(n, b.Type)
 		}
+	}
+	// An image named only by its source note (no image block in the
+	// line) is still an image the user gave.
+	for range max(sources-images, 0) {
+		parts = append(parts, imageMark)
 	}
 	return parts, human
 }
@@ -1534,6 +1548,7 @@ func claudeUserText(s string) string {
 	s = claudeCaveat.ReplaceAllString(s, "")
 	s = claudeInterrupted.ReplaceAllString(s, "")
 	s = claudeLoopWake.ReplaceAllString(s, "")
+	s = claudeImageSource.ReplaceAllString(s, "")
 	if command != "" {
 		s = command + "\n\n" + s
 	}
