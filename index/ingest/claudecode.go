@@ -181,7 +181,13 @@ var (
 	// copy under ~/.claude/image-cache, or the file dragged in): a path,
 	// not the user's words. A line whose image is only that note keeps a
 	// placeholder for it (see userBlocks).
-	claudeImageSource = regexp.MustCompile(`\[Image: source: [^\]\n]*\]`)
+	// claudeHookFeedback is what a hook that blocked the end of a turn
+	// (Stop, SubagentStop) or a task's change (TaskCreated,
+	// TaskCompleted, TeammateIdle) said, which Claude Code hands the model
+	// as a user line so that it goes on: the hook's words, not the
+	// user's. Builds of 2.1 mark that line isMeta; 2.0 did not.
+	claudeHookFeedback = regexp.MustCompile(`(?s)\A\s*(?:Stop|SubagentStop|TaskCreated|TaskCompleted|TeammateIdle) hook feedback:\n.*`)
+	claudeImageSource  = regexp.MustCompile(`\[Image: source: [^\]\n]*\]`)
 )
 
 // claudeResumePing is the prompt Claude Code sends itself when it
@@ -1549,6 +1555,7 @@ func claudeUserText(s string) string {
 	s = claudeInterrupted.ReplaceAllString(s, "")
 	s = claudeLoopWake.ReplaceAllString(s, "")
 	s = claudeImageSource.ReplaceAllString(s, "")
+	s = claudeHookFeedback.ReplaceAllString(s, "")
 	if command != "" {
 		s = command + "\n\n" + s
 	}
