@@ -176,18 +176,23 @@ var (
 	// scheduled fires (ScheduleWakeup): the loop's sentinel, which stands
 	// for the loop's prompt, already kept from the /loop the user typed.
 	claudeLoopWake = regexp.MustCompile(`(?s)\A\s*<<autonomous-loop(?:-dynamic)?>>.*`)
+	// claudeHookFeedback is what a hook that blocked the end of a turn
+	// (Stop, SubagentStop) or a task's change (TaskCreated,
+	// TaskCompleted, TeammateIdle) said, which Claude Code hands the model
+	// as a user line so that it goes on: the hook's words, not the
+	// user's. Builds of 2.1 mark that line isMeta; older ones did not always.
+	claudeHookFeedback = regexp.MustCompile(`(?s)\A\s*(?:Stop|SubagentStop|TaskCreated|TaskCompleted|TeammateIdle) hook feedback:\n.*`)
+	// claudeSkillBody opens the body of a skill Claude Code loads into
+	// the conversation as a user line (a /skill the user ran, the Skill
+	// tool the model called): the skill's instructions, not the user's
+	// words. Builds mark the line isMeta, though not every one did.
+	claudeSkillBody = regexp.MustCompile(`(?s)\A\s*Base directory for this skill: .*`)
 	// claudeImageSource is the note Claude Code adds to a prompt, beside
 	// or in place of an image block, of where the image came from (its
 	// copy under ~/.claude/image-cache, or the file dragged in): a path,
 	// not the user's words. A line whose image is only that note keeps a
 	// placeholder for it (see userBlocks).
-	// claudeHookFeedback is what a hook that blocked the end of a turn
-	// (Stop, SubagentStop) or a task's change (TaskCreated,
-	// TaskCompleted, TeammateIdle) said, which Claude Code hands the model
-	// as a user line so that it goes on: the hook's words, not the
-	// user's. Builds of 2.1 mark that line isMeta; 2.0 did not.
-	claudeHookFeedback = regexp.MustCompile(`(?s)\A\s*(?:Stop|SubagentStop|TaskCreated|TaskCompleted|TeammateIdle) hook feedback:\n.*`)
-	claudeImageSource  = regexp.MustCompile(`\[Image: source: [^\]\n]*\]`)
+	claudeImageSource = regexp.MustCompile(`\[Image: source: [^\]\n]*\]`)
 )
 
 // claudeResumePing is the prompt Claude Code sends itself when it
@@ -1556,6 +1561,7 @@ func claudeUserText(s string) string {
 	s = claudeLoopWake.ReplaceAllString(s, "")
 	s = claudeImageSource.ReplaceAllString(s, "")
 	s = claudeHookFeedback.ReplaceAllString(s, "")
+	s = claudeSkillBody.ReplaceAllString(s, "")
 	if command != "" {
 		s = command + "\n\n" + s
 	}
