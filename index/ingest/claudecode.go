@@ -193,6 +193,12 @@ var (
 	// not the user's words. A line whose image is only that note keeps a
 	// placeholder for it (see userBlocks).
 	claudeImageSource = regexp.MustCompile(`\[Image: source: [^\]\n]*\]`)
+	// claudeImageResized is the note Claude Code adds when it scaled a
+	// pasted image down (its size before and after, how to map
+	// coordinates back), in the prompt's line or a line of its own: the
+	// runtime's, not the user's words, and the image block beside it
+	// already has its placeholder.
+	claudeImageResized = regexp.MustCompile(`\[Image: original \d+x\d+[^\]\n]*\]`)
 )
 
 // claudeResumePing is the prompt Claude Code sends itself when it
@@ -1560,6 +1566,7 @@ func claudeUserText(s string) string {
 	s = claudeInterrupted.ReplaceAllString(s, "")
 	s = claudeLoopWake.ReplaceAllString(s, "")
 	s = claudeImageSource.ReplaceAllString(s, "")
+	s = claudeImageResized.ReplaceAllString(s, "")
 	s = claudeHookFeedback.ReplaceAllString(s, "")
 	s = claudeSkillBody.ReplaceAllString(s, "")
 	if command != "" {
