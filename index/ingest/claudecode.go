@@ -181,7 +181,7 @@ var (
 	// TaskCompleted, TeammateIdle) said, which Claude Code hands the model
 	// as a user line so that it goes on: the hook's words, not the
 	// user's. Builds of 2.1 mark that line isMeta; older ones did not always.
-	claudeHookFeedback = regexp.MustCompile(`(?s)\A\s*(?:Stop|SubagentStop|TaskCreated|TaskCompleted|TeammateIdle) hook feedback:\n.*`)
+	claudeHookFeedback = regexp.MustCompile(`(?s)\A\s*(?:Stop|SubagentStop|TaskCreated|TaskCompleted|TeammateIdle) hook feedback:\s.*`)
 	// claudeSkillBody opens the body of a skill Claude Code loads into
 	// the conversation as a user line (a /skill the user ran, the Skill
 	// tool the model called): the skill's instructions, not the user's
