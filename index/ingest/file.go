@@ -210,4 +210,6 @@ package ingest
 // ingest-v28: chat export documents in versions (ChatGPT canvas updates,
 // Claude.ai artifact updates and rewrites, one subject per document);
 // Claude.ai pasted files and projects read.
-const Version = "ingest-v28"
+// ingest-v29: Claude Code's image source and resize notes, hook feedback
+// and skill bodies in unmarked user lines are not the user's words.
+const Version = "ingest-v29"
