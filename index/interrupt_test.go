@@ -36,6 +36,9 @@ func TestSync_cancelledLateStops(t *testing.T) {
 			writeFile(t, filepath.Join(data, "r.jsonl"), b.String())
 			cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "r", Kind: config.KindJSONL, Path: data})
 			cfg.Index.ANNMinChunks = 1000 // so that the ann stage runs
+			// A small model: its training, not what is cancelled, was
+			// most of the test's time under the race detector.
+			cfg.Embedding.Dimension = 64
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			seen := false
