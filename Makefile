@@ -59,10 +59,13 @@ NO_KERNEL_TESTS := TestBestOfIsTheHeapsChoice|TestHNSWRecallIsMeasured
 ## read tens of MiB on one goroutine, which skip under the detector (it has
 ## nothing to check there and makes them 7-15 times slower); the vector
 ## package again without its assembly, and on arm64 where qemu-aarch64 is
-## installed. e2e, the longest package, passed go test's default 10-minute
-## limit on a machine loaded several times over, so the limit is 30.
+## installed. The programs the tests run are built once, for every package
+## (internal/novatest, PrebuiltEnv). e2e, the longest package, passed go
+## test's default 10-minute limit on a machine loaded several times over,
+## so the limit is 30.
 test:
-	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) build -race -o bin/test-race/ ./cmd/novad ./cmd/novactl ./cmd/novactl-tui
+	NOVA_TEST_PREBUILT=$(CURDIR)/bin/test-race $(GO) test -race -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -run '$(PLAIN_PASS_TESTS)' ./index/ingest/
 	$(GO) test -count=1 -tags purego ./vector/
 	@# The arm64 (Apple silicon) dot kernel runs under user-mode emulation
