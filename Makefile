@@ -60,12 +60,15 @@ NO_KERNEL_TESTS := TestBestOfIsTheHeapsChoice|TestHNSWRecallIsMeasured
 ## nothing to check there and makes them 7-15 times slower); the vector
 ## package again without its assembly, and on arm64 where qemu-aarch64 is
 ## installed. The programs the tests run are built once, for every package
-## (internal/novatest, PrebuiltEnv). e2e, the longest package, passed go
+## (internal/novatest, PrebuiltEnv). A program built with -race waits a
+## second when it exits, for other goroutines' reports (GORACE's
+## atexit_sleep_ms, 1000 by default): the tests start and stop hundreds,
+## so the wait is 20 ms (mcpserver: 33 s → 9 s). e2e, the longest package, passed go
 ## test's default 10-minute limit on a machine loaded several times over,
 ## so the limit is 30.
 test:
 	$(GO) build -race -o bin/test-race/ ./cmd/novad ./cmd/novactl ./cmd/novactl-tui
-	NOVA_TEST_PREBUILT=$(CURDIR)/bin/test-race $(GO) test -race -count=1 -timeout 30m ./...
+	GORACE=atexit_sleep_ms=20 NOVA_TEST_PREBUILT=$(CURDIR)/bin/test-race $(GO) test -race -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -run '$(PLAIN_PASS_TESTS)' ./index/ingest/
 	$(GO) test -count=1 -tags purego ./vector/
 	@# The arm64 (Apple silicon) dot kernel runs under user-mode emulation

@@ -220,6 +220,7 @@ func (s *session) tool(name string, args any) (toolResult, message) {
 }
 
 func TestStdio_Handshake(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, false)
 	cases := []struct{ asked, want string }{
 		{"2025-06-18", "2025-06-18"},
@@ -255,6 +256,7 @@ func TestStdio_Handshake(t *testing.T) {
 }
 
 func TestStdio_ToolsList(t *testing.T) {
+	t.Parallel()
 	s := newHome(t, false).mcp(t)
 	s.initialize("2025-06-18")
 	m := s.call("tools/list", map[string]any{})
@@ -344,6 +346,7 @@ type searchOut struct {
 }
 
 func TestStdio_SearchWithRealNovad(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, true)
 	h.Start()
 	s := h.mcp(t)
@@ -428,6 +431,7 @@ func TestStdio_SearchWithRealNovad(t *testing.T) {
 // Before, the trimmed output dropped both fields and the old state read
 // as current.
 func TestStdio_SupersededVersion(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, false)
 	f, err := os.OpenFile(filepath.Join(h.Data, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
 	novatest.Must(t, err)
@@ -487,6 +491,7 @@ func TestStdio_SupersededVersion(t *testing.T) {
 // agents show tool results in a terminal, so neither the text nor the
 // structured content carries them, while the words around them stay.
 func TestStdio_MemoryTextIsInert(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, false)
 	rec := map[string]any{"id": "esc-1", "date": "2026-11-20", "agent": "codex", "project": "infra\x1b[5m",
 		"tags": []string{"ops\x1b]0;tag\x07"},
@@ -557,6 +562,7 @@ func validate(t *testing.T, schema *jsonschema.Resolved, raw json.RawMessage) {
 }
 
 func TestStdio_InvalidArguments(t *testing.T) {
+	t.Parallel()
 	// Whatever the version, arguments a tool refuses are a tool result
 	// marked isError that the model reads, not a JSON-RPC error.
 	h := newHome(t, false)
@@ -614,6 +620,7 @@ func testInvalidArguments(t *testing.T, s *session, version string) {
 }
 
 func TestStdio_DaemonDown(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, true)
 
 	t.Run("never started", func(t *testing.T) {
@@ -692,6 +699,7 @@ func tellsUser(t *testing.T, text string) {
 }
 
 func TestStdio_StatusNamesClient(t *testing.T) {
+	t.Parallel()
 	// memory_status names the agent it serves from initialize's
 	// clientInfo, by the name Nova knows it under, and says so plainly
 	// when the client named none or one Nova does not know. novad need
@@ -738,6 +746,7 @@ func TestStdio_StatusNamesClient(t *testing.T) {
 }
 
 func TestStdio_NoIndex(t *testing.T) {
+	t.Parallel()
 	// novad runs but nothing was indexed: the tools say memory is
 	// unavailable and that the user can fix it, keeping the reason code.
 	h := newHome(t, false)
@@ -766,6 +775,7 @@ func TestStdio_NoIndex(t *testing.T) {
 }
 
 func TestStdio_MalformedInput(t *testing.T) {
+	t.Parallel()
 	s := newHome(t, false).mcp(t)
 	s.initialize("2025-06-18")
 	cases := []struct {
@@ -824,6 +834,7 @@ func TestStdio_MalformedInput(t *testing.T) {
 }
 
 func TestStdio_EndOfInput(t *testing.T) {
+	t.Parallel()
 	// A client that writes its requests and closes stdin still gets every
 	// answer, and the server exits 0.
 	h := newHome(t, true)
@@ -852,6 +863,7 @@ func TestStdio_EndOfInput(t *testing.T) {
 }
 
 func TestStdio_EndOfInputAfterInvalidID(t *testing.T) {
+	t.Parallel()
 	// A request refused for its id is not waited for at the end of input.
 	s := newHome(t, false).mcp(t)
 	s.initialize("2025-06-18")
@@ -872,6 +884,7 @@ func TestStdio_EndOfInputAfterInvalidID(t *testing.T) {
 }
 
 func TestStdio_Cancelled(t *testing.T) {
+	t.Parallel()
 	// A search the client cancels is not answered (MCP cancellation: the
 	// receiver SHOULD NOT send a response). The facade port is held by a
 	// listener that accepts and never answers, so the search is in flight
@@ -897,6 +910,7 @@ func TestStdio_Cancelled(t *testing.T) {
 }
 
 func TestStdio_IntegerIDsKeptExactly(t *testing.T) {
+	t.Parallel()
 	// An id is any integer: one the SDK's float64 decoding would change
 	// (beyond 2^53, or -0) is answered with the very id the client sent,
 	// in results and errors alike; it was refused with id null, which
@@ -916,6 +930,7 @@ func TestStdio_IntegerIDsKeptExactly(t *testing.T) {
 }
 
 func TestStdio_LargeIDCancelled(t *testing.T) {
+	t.Parallel()
 	// A search with a large id is in flight: a request whose id differs
 	// from it only beyond float64's precision is another request, and the
 	// cancellation of the search drops its answer and ends the wait for
@@ -941,6 +956,7 @@ func TestStdio_LargeIDCancelled(t *testing.T) {
 }
 
 func TestStdio_DuplicateIDInFlight(t *testing.T) {
+	t.Parallel()
 	// MCP forbids reusing a request id within a session: a second request
 	// with the id of one still in flight is refused with -32600, and the
 	// first keeps its id (its answer is not confused with the second's).
@@ -963,6 +979,7 @@ func TestStdio_DuplicateIDInFlight(t *testing.T) {
 }
 
 func TestStdio_Lifecycle(t *testing.T) {
+	t.Parallel()
 	// Requests out of order and initialize params that cannot be decoded
 	// get the JSON-RPC codes for them, never the invalid code 0.
 	s := newHome(t, false).mcp(t)
@@ -996,6 +1013,7 @@ func TestStdio_Lifecycle(t *testing.T) {
 }
 
 func TestStdio_Batch(t *testing.T) {
+	t.Parallel()
 	// MCP 2025-03-26 says a server MUST accept JSON-RPC batches: in a
 	// session that negotiated it, each member is processed and the answers
 	// come back as one array; notifications add none. Other versions
@@ -1076,6 +1094,7 @@ func TestStdio_Batch(t *testing.T) {
 }
 
 func TestStdio_OfficialClient(t *testing.T) {
+	t.Parallel()
 	// The SDK's own client drives the whole session: handshake, listing,
 	// a call and a ping.
 	h := newHome(t, true)
@@ -1159,6 +1178,7 @@ func searchInFlight(t *testing.T, id string) *session {
 }
 
 func TestStdio_PerRequestVersionBeforeInitialize(t *testing.T) {
+	t.Parallel()
 	// Only a request that names a protocol version of the stateless
 	// protocol (2026-07-28 on) in _meta is served without initialize; one
 	// that names an older version in _meta is a request before initialize
