@@ -148,8 +148,9 @@ const maxToolLines = 10
 
 // toolArgKeys are the arguments that best say what a tool call did, in
 // order of preference (absolute_path, dir_path and paths: Gemini CLI's
-// file tools).
-var toolArgKeys = []string{"command", "cmd", "file_path", "absolute_path", "dir_path", "pattern", "query", "url", "path", "paths", "description"}
+// file tools; skill: Claude Code's Skill tool, whose name is what a user
+// asks after when they ask which skill did something).
+var toolArgKeys = []string{"command", "cmd", "file_path", "absolute_path", "dir_path", "pattern", "query", "url", "path", "paths", "skill", "description"}
 
 // toolSummary returns a one-line summary of a tool call, "[tool: name
 // arg]", where arg is the first of toolArgKeys in the call's input (a
