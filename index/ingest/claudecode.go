@@ -752,9 +752,9 @@ func claudeQueuedText(content string) (string, string) {
 	return stateText(text), role
 }
 
-// claudeImageRef is how a queued prompt names an image pasted into it
-// ("[Image #2] the legend overlaps"); the line that carries the prompt
-// holds the image itself.
+// claudeImageRef is how a prompt names an image pasted into it ("[Image
+// #2] the legend overlaps"); the line that carries the prompt holds the
+// image itself. Both read as imageMark.
 var claudeImageRef = regexp.MustCompile(`\[Image #\d+\]`)
 
 // queuedKey is what the words of a queued prompt and of the line that
@@ -1359,19 +1359,32 @@ func claudeToolResultTexts(content json.RawMessage) []string {
 func (h *claudeHandler) userBlocks(n int, blocks []claudeBlock) ([]string, bool) {
 	var parts []string
 	human := false
+	// The prompt's text names each image pasted into it ("[Image #1] the
+	// legend overlaps"): the image is marked there, as a queued prompt's
+	// is (claudeQueuedText), and an image block only when the text does
+	// not name it.
+	texts, refs := make([]string, len(blocks)), 0
+	for i, b := range blocks {
+		if b.Type == "text" {
+			texts[i] = claudeUserText(b.Text)
+			refs += len(claudeImageRef.FindAllStringIndex(texts[i], -1))
+		}
+	}
 	sources, images := 0, 0
-	for _, b := range blocks {
+	for i, b := range blocks {
 		switch b.Type {
 		case "text":
 			human = true
 			sources += len(claudeImageSource.FindAllStringIndex(b.Text, -1))
-			if t := claudeUserText(b.Text); t != "" {
-				parts = append(parts, t)
+			if t := texts[i]; t != "" {
+				parts = append(parts, claudeImageRef.ReplaceAllString(t, imageMark))
 			}
 		case "image":
 			human = true
 			images++
-			parts = append(parts, imageMark)
+			if images > refs {
+				parts = append(parts, imageMark)
+			}
 		case "document":
 			human = true
 			parts = append(parts, documentMark)
@@ -1380,8 +1393,8 @@ func (h *claudeHandler) userBlocks(n int, blocks []claudeBlock) ([]string, bool)
 		}
 	}
 	// An image named only by its source note (no image block in the
-	// line) is still an image the user gave.
-	for range max(sources-images, 0) {
+	// line, no name in the text) is still an image the user gave.
+	for range max(sources-max(images, refs), 0) {
 		parts = append(parts, imageMark)
 	}
 	return parts, human
