@@ -152,11 +152,23 @@ const maxToolLines = 10
 // asks after when they ask which skill did something).
 var toolArgKeys = []string{"command", "cmd", "file_path", "absolute_path", "dir_path", "pattern", "query", "url", "path", "paths", "skill", "description"}
 
+// toolNameArgs are tools whose telling argument has a name too common
+// for toolArgKeys, by tool name: the skill a Gemini CLI activate_skill
+// or a Hermes skill_view call loads is its "name" (Hermes' file_path is
+// then only a file of that skill).
+var toolNameArgs = map[string]string{"activate_skill": "name", "skill_view": "name"}
+
 // toolSummary returns a one-line summary of a tool call, "[tool: name
-// arg]", where arg is the first of toolArgKeys in the call's input (a
-// command given as a list of words is joined), cut to 160 characters. The
-// input itself, which can be a whole file, is never kept.
+// arg]", where arg is the tool's own of toolNameArgs, else the first of
+// toolArgKeys in the call's input (a command given as a list of words is
+// joined), cut to 160 characters. The input itself, which can be a whole
+// file, is never kept.
 func toolSummary(name string, input map[string]json.RawMessage) string {
+	if k, ok := toolNameArgs[strings.TrimSpace(name)]; ok {
+		if arg := jsonArg(input[k]); arg != "" {
+			return formatToolSummary(name, arg)
+		}
+	}
 	return formatToolSummary(name, toolArg(input))
 }
 

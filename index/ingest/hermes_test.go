@@ -421,6 +421,36 @@ func TestReadHermes_multimodalContent(t *testing.T) {
 	}
 }
 
+// TestReadHermes_skillView: Hermes loads a skill through skill_view, its
+// one telling argument "name" (file_path only when it opens one of the
+// skill's files), as Hermes writes tool_calls: OpenAI's shape, the
+// arguments a JSON string. The summary names the skill.
+func TestReadHermes_skillView(t *testing.T) {
+	home := t.TempDir()
+	writeHermesDB(t, filepath.Join(home, "state.db"), hermesSchema,
+		`INSERT INTO sessions (id, source, started_at, title) VALUES ('s1', 'cli', 1772438400.0, 'Standup')`,
+		`INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp) VALUES
+			('s1', 'user', 'Write today''s standup from the merged PRs', NULL, NULL, NULL, 1772438401.0),
+			('s1', 'assistant', '', NULL, '[{"id": "call_1", "type": "function", "function": {"name": "skill_view", "arguments": "{\"name\": \"standup-notes\"}"}}]', NULL, 1772438402.0),
+			('s1', 'tool', 'MARKER # Standup notes', 'call_1', NULL, 'skill_view', 1772438403.0),
+			('s1', 'assistant', '', NULL, '[{"id": "call_2", "type": "function", "function": {"name": "skill_view", "arguments": "{\"name\": \"standup-notes\", \"file_path\": \"templates/daily.md\"}"}}]', NULL, 1772438404.0),
+			('s1', 'tool', 'MARKER ## Yesterday', 'call_2', NULL, 'skill_view', 1772438405.0),
+			('s1', 'assistant', 'Yesterday: merged the coupon fix and the cart cache.', NULL, NULL, NULL, 1772438406.0)`,
+	)
+	recs, _ := readHermesSource(t, home)
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Text)
+	}
+	want := []string{
+		"Write today's standup from the merged PRs",
+		"Yesterday: merged the coupon fix and the cart cache.\n[tool: skill_view standup-notes]\n[tool: skill_view standup-notes]",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records:\n%q\nwant:\n%q", got, want)
+	}
+}
+
 // TestReadHermes_lineage: Hermes links sessions through parent_session_id.
 // A compression ends a session ("compression") and goes on in a child
 // whose model_config markers do not name that parent: the same
