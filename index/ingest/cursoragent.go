@@ -41,7 +41,11 @@ import (
 //   - a prompt is the user's words in <user_query>...</user_query>, after
 //     a <timestamp>Tuesday, Jul 21, 2026, 1:11 PM (UTC+3)</timestamp> tag
 //     (missing in the oldest transcripts), and followed by context Cursor
-//     adds (<context>, open files): only the query is the user's;
+//     adds (<context>, open files): only the query is the user's; what
+//     the user attached comes before the tag ("[Image]" and the
+//     <image_files> Cursor saved a pasted image to, <uploaded_documents>),
+//     read as an image's placeholder (a public note on the format, written
+//     against 857 real records, found it before 10 of 109 prompts);
 //   - an assistant text block ends with "[REDACTED]" where Cursor cut its
 //     reasoning out, and a turn of reasoning only is that marker alone;
 //   - a sub-agent's file starts with the prompt the main agent's Task (or
@@ -93,11 +97,19 @@ var cursorQuietBlocks = setOf("thinking", "redacted_thinking", "redacted", "tool
 
 // cursorTimestamp is the tag Cursor puts before a prompt (only there: a
 // tag inside the query is the user's words), and cursorQuery the user's
-// words in it.
+// words in it. What Cursor attaches to a prompt comes before the tag:
+// "[Image]" and <image_files> naming where it saved a pasted image,
+// <uploaded_documents>; so in a prompt with a query, the tag is looked
+// for anywhere before the query (cursorPreambleTimestamp).
 var (
-	cursorTimestamp = regexp.MustCompile(`\A\s*<timestamp>\s*([^<]{0,80}?)\s*</timestamp>`)
-	cursorQuery     = regexp.MustCompile(`(?s)<user_query>(.*?)(?:</user_query>|$)`)
+	cursorTimestamp         = regexp.MustCompile(`\A\s*<timestamp>\s*([^<]{0,80}?)\s*</timestamp>`)
+	cursorPreambleTimestamp = regexp.MustCompile(`<timestamp>\s*([^<]{0,80}?)\s*</timestamp>`)
+	cursorQuery             = regexp.MustCompile(`(?s)<user_query>(.*?)(?:</user_query>|$)`)
 )
+
+// cursorImageMark is Cursor's mark, before a prompt's query, of an image
+// the user pasted into it (one per image).
+const cursorImageMark = "[Image]"
 
 // cursorReasoningMark is what Cursor leaves of the reasoning it cut out
 // of an assistant's text.
@@ -258,7 +270,12 @@ func (h *cursorHandler) say(n int, role, text string) error {
 // the context Cursor adds), or all of it in a transcript without one;
 // its <timestamp> is the time of the turn.
 func (h *cursorHandler) prompt(text string) string {
-	if m := cursorTimestamp.FindStringSubmatch(text); m != nil {
+	preamble, _, hasQuery := strings.Cut(text, "<user_query>")
+	m := cursorTimestamp.FindStringSubmatch(text)
+	if m == nil && hasQuery {
+		m = cursorPreambleTimestamp.FindStringSubmatch(preamble)
+	}
+	if m != nil {
 		if t, ok := cursorTime(m[1], h.fc.loc); ok {
 			h.st.Time = t.UTC().Format(time.RFC3339)
 		}
@@ -272,6 +289,9 @@ func (h *cursorHandler) prompt(text string) string {
 		if s := strings.TrimSpace(q[1]); s != "" {
 			words = append(words, s)
 		}
+	}
+	for range strings.Count(preamble, cursorImageMark) {
+		words = append(words, imageMark)
 	}
 	return strings.Join(words, "\n\n")
 }
