@@ -148,9 +148,10 @@ const maxToolLines = 10
 
 // toolArgKeys are the arguments that best say what a tool call did, in
 // order of preference (absolute_path, dir_path and paths: Gemini CLI's
-// file tools; skill: Claude Code's Skill tool, whose name is what a user
-// asks after when they ask which skill did something).
-var toolArgKeys = []string{"command", "cmd", "file_path", "absolute_path", "dir_path", "pattern", "query", "url", "path", "paths", "skill", "description"}
+// file tools; glob_pattern: Cursor's Glob, beside its target_directory;
+// skill: Claude Code's Skill tool, whose name is what a user asks after
+// when they ask which skill did something).
+var toolArgKeys = []string{"command", "cmd", "file_path", "absolute_path", "dir_path", "pattern", "glob_pattern", "query", "url", "path", "paths", "skill", "description"}
 
 // toolNameArgs are tools whose telling argument has a name too common
 // for toolArgKeys, by tool name: the skill a Gemini CLI activate_skill
@@ -187,6 +188,11 @@ func toolArg(input map[string]json.RawMessage) string {
 // secret cut in two loses the shape that finds it, and the summary waits
 // in the file's stored cursor until the answer it belongs to is read.
 func formatToolSummary(name, arg string) string {
+	// Cursor has written a name with the start of its arguments after it
+	// ("Grep path\n/Users/..."): the name is the first word.
+	if words := strings.Fields(name); len(words) > 0 && strings.Contains(name, "\n") {
+		name = words[0]
+	}
 	name = strings.TrimSpace(name)
 	if name == "" {
 		name = "unknown"

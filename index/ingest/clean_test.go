@@ -74,6 +74,9 @@ func TestToolSummary(t *testing.T) {
 		{"gemini list_directory", "list_directory", `{"dir_path":"/repo/cmd"}`, "[tool: list_directory /repo/cmd]"},
 		{"gemini read_many_files", "read_many_files", `{"paths":["docs/a.md","docs/b.md"]}`, "[tool: read_many_files docs/a.md docs/b.md]"},
 		{"no known argument", "TodoWrite", `{"todos":[]}`, "[tool: TodoWrite]"},
+		// Cursor once wrote the start of a call's arguments into its name.
+		{"name with a line break", "Grep path\n/repo", `{"pattern":"TODO"}`, "[tool: Grep TODO]"},
+		{"name of line breaks only", "\n\n", `{"pattern":"TODO"}`, "[tool: unknown TODO]"},
 		{"cut to 160", "Bash", `{"command":"` + long + `"}`, "[tool: Bash " + long[:159] + "…]"},
 		{"160 is not cut", "Bash", `{"command":"` + long[:160] + `"}`, "[tool: Bash " + long[:160] + "]"},
 		// Redacted before the cut: cut first, the key's tail is gone and

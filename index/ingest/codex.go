@@ -817,22 +817,30 @@ func (h *codexHandler) put(n int, role, text string) error {
 	return h.fc.emit(rec)
 }
 
-// patchFile matches the file lines of a Codex apply_patch envelope.
+// patchFile matches the file lines of a Codex apply_patch envelope, which
+// opens with patchBegin.
 var patchFile = regexp.MustCompile(`(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$`)
+
+const patchBegin = "*** Begin Patch"
+
+// patchFiles returns the files an apply_patch envelope touches.
+func patchFiles(patch string) []string {
+	var files []string
+	for _, m := range patchFile.FindAllStringSubmatch(patch, -1) {
+		files = append(files, strings.TrimSpace(m[1]))
+	}
+	return files
+}
 
 // codexToolSummary summarizes a Codex tool call. An apply_patch envelope
 // (given to the apply_patch tool, or to shell in older builds) becomes the
 // list of files it touches: the patch body is an edit, not something to
 // remember.
 func codexToolSummary(name, arg string) string {
-	if !strings.Contains(arg, "*** Begin Patch") {
+	if !strings.Contains(arg, patchBegin) {
 		return formatToolSummary(name, arg)
 	}
-	var files []string
-	for _, m := range patchFile.FindAllStringSubmatch(arg, -1) {
-		files = append(files, strings.TrimSpace(m[1]))
-	}
-	return formatToolSummary("apply_patch", strings.Join(files, " "))
+	return formatToolSummary("apply_patch", strings.Join(patchFiles(arg), " "))
 }
 
 // Markup Codex hides from an assistant message's visible text (codex-rs

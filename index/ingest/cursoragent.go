@@ -230,7 +230,7 @@ func (h *cursorHandler) message(n int, role string, raw json.RawMessage) error {
 		case b.Type == "text":
 			texts = append(texts, b.Text)
 		case b.Type == "tool_use":
-			h.st.Pending.add(toolSummary(b.Name, toolArguments(b.Input)))
+			h.st.Pending.add(cursorToolSummary(b.Name, b.Input))
 		case b.Type == "image":
 			texts = append(texts, imageMark)
 		case cursorQuietBlocks[b.Type]:
@@ -294,6 +294,18 @@ func (h *cursorHandler) prompt(text string) string {
 		words = append(words, imageMark)
 	}
 	return strings.Join(words, "\n\n")
+}
+
+// cursorToolSummary summarizes a tool call. ApplyPatch's input is not
+// an object but the patch itself, a string in Codex's envelope ("***
+// Begin Patch", "*** Update File: ..."): the files it touches say what it
+// did (see patchFiles).
+func cursorToolSummary(name string, input json.RawMessage) string {
+	var patch string
+	if json.Unmarshal(input, &patch) == nil && strings.Contains(patch, patchBegin) {
+		return formatToolSummary(name, strings.Join(patchFiles(patch), " "))
+	}
+	return toolSummary(name, toolArguments(input))
 }
 
 // cursorAnswer is an assistant's text without the marks Cursor leaves of
