@@ -45,7 +45,9 @@ import (
 //     the user attached comes before the tag ("[Image]" and the
 //     <image_files> Cursor saved a pasted image to, <uploaded_documents>),
 //     read as an image's placeholder (a public note on the format, written
-//     against 857 real records, found it before 10 of 109 prompts);
+//     against 857 real records, found it before 10 of 109 prompts); a
+//     query right after a <system_notification> (a background task
+//     ended) is Cursor's request to report it, not a prompt;
 //   - an assistant text block ends with "[REDACTED]" where Cursor cut its
 //     reasoning out, and a turn of reasoning only is that marker alone;
 //   - a sub-agent's file starts with the prompt the main agent's Task (or
@@ -106,6 +108,14 @@ var (
 	cursorPreambleTimestamp = regexp.MustCompile(`<timestamp>\s*([^<]{0,80}?)\s*</timestamp>`)
 	cursorQuery             = regexp.MustCompile(`(?s)<user_query>(.*?)(?:</user_query>|$)`)
 )
+
+// cursorNotificationEnd closes the <system_notification> Cursor writes
+// as a user line when a background task (a sub-agent, a shell command)
+// ends, followed by a query of its own asking the model to report it
+// ("The above subagent result is already visible to the user...",
+// "Briefly inform the user about the task result..."): Cursor's words,
+// not the user's, as public exports of real sessions show.
+const cursorNotificationEnd = "</system_notification>"
 
 // cursorImageMark is Cursor's mark, before a prompt's query, of an image
 // the user pasted into it (one per image).
@@ -280,15 +290,21 @@ func (h *cursorHandler) prompt(text string) string {
 			h.st.Time = t.UTC().Format(time.RFC3339)
 		}
 	}
-	queries := cursorQuery.FindAllStringSubmatch(text, -1)
+	queries := cursorQuery.FindAllStringSubmatchIndex(text, -1)
 	if len(queries) == 0 {
 		return strings.TrimSpace(cursorTimestamp.ReplaceAllString(text, ""))
 	}
 	words := make([]string, 0, len(queries))
 	for _, q := range queries {
-		if s := strings.TrimSpace(q[1]); s != "" {
+		if strings.HasSuffix(strings.TrimSpace(text[:q[0]]), cursorNotificationEnd) {
+			continue // Cursor's request to report a task that ended
+		}
+		if s := strings.TrimSpace(text[q[2]:q[3]]); s != "" {
 			words = append(words, s)
 		}
+	}
+	if len(words) == 0 {
+		return ""
 	}
 	for range strings.Count(preamble, cursorImageMark) {
 		words = append(words, imageMark)
