@@ -212,4 +212,7 @@ package ingest
 // Claude.ai pasted files and projects read.
 // ingest-v29: Claude Code's image source and resize notes, hook feedback
 // and skill bodies in unmarked user lines are not the user's words.
-const Version = "ingest-v29"
+// ingest-v30: skill calls named (Claude Code, Gemini CLI, Hermes); Claude
+// Code's [Image #N] as [image]; Cursor prompts after an image take their
+// own time, Cursor's task-report requests dropped, its tool calls named.
+const Version = "ingest-v30"
