@@ -739,7 +739,7 @@ func (h *claudeHandler) queueOperation(n int, l *claudeLine) {
 // task's notice, a bare slash command, whose user line keeps nothing
 // either), the assistant's for a message from another agent of a team.
 func claudeQueuedText(content string) (string, string) {
-	text, role := claudeImageRef.ReplaceAllString(claudeUserText(content), imageMark), "user"
+	text, role := imageRef.ReplaceAllString(claudeUserText(content), imageMark), "user"
 	if said, ok := claudeTeammateText(text); ok {
 		text, role = said, "assistant"
 	}
@@ -752,15 +752,10 @@ func claudeQueuedText(content string) (string, string) {
 	return stateText(text), role
 }
 
-// claudeImageRef is how a prompt names an image pasted into it ("[Image
-// #2] the legend overlaps"); the line that carries the prompt holds the
-// image itself. Both read as imageMark.
-var claudeImageRef = regexp.MustCompile(`\[Image #\d+\]`)
-
 // queuedKey is what the words of a queued prompt and of the line that
 // carries it share: their text without images, in any layout.
 func queuedKey(text string) string {
-	return normalizeSpace(strings.ReplaceAll(claudeImageRef.ReplaceAllString(text, ""), imageMark, ""))
+	return normalizeSpace(strings.ReplaceAll(imageRef.ReplaceAllString(text, ""), imageMark, ""))
 }
 
 // waiting returns the index of the oldest prompt still in the queue whose
@@ -1367,7 +1362,7 @@ func (h *claudeHandler) userBlocks(n int, blocks []claudeBlock) ([]string, bool)
 	for i, b := range blocks {
 		if b.Type == "text" {
 			texts[i] = claudeUserText(b.Text)
-			refs += len(claudeImageRef.FindAllStringIndex(texts[i], -1))
+			refs += len(imageRef.FindAllStringIndex(texts[i], -1))
 		}
 	}
 	sources, images := 0, 0
@@ -1377,7 +1372,7 @@ func (h *claudeHandler) userBlocks(n int, blocks []claudeBlock) ([]string, bool)
 			human = true
 			sources += len(claudeImageSource.FindAllStringIndex(b.Text, -1))
 			if t := texts[i]; t != "" {
-				parts = append(parts, claudeImageRef.ReplaceAllString(t, imageMark))
+				parts = append(parts, imageRef.ReplaceAllString(t, imageMark))
 			}
 		case "image":
 			human = true

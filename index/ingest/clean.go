@@ -24,6 +24,11 @@ const (
 )
 
 var (
+	// imageRef is how Claude Code's and Codex's prompts name an image
+	// pasted into them ("[Image #2] the legend overlaps"), the message
+	// holding the image itself: the name reads as imageMark, and the
+	// image is not marked a second time.
+	imageRef = regexp.MustCompile(`\[Image #\d+\]`)
 	// dataURL matches a base64 data URL (data:image/png;base64,...).
 	dataURL = regexp.MustCompile(`(?i)\bdata:[a-z]+/[a-z0-9.+-]+(?:;[a-z0-9=.+-]+)*;base64,[A-Za-z0-9+/_-]*={0,2}`)
 	// base64Run matches candidate runs of base64 (or base64url)

@@ -499,6 +499,17 @@ func (h *codexHandler) content(n int, role string, raw json.RawMessage) (text st
 		return "", nil, false
 	}
 	var parts []string
+	// A prompt's text names each image pasted into it ("[Image #1] why
+	// ..."): the name is the image's mark, and only images it does not
+	// name are marked where they are (as Claude Code's are).
+	refs, images := 0, 0
+	if role == "user" {
+		for i, c := range items {
+			if codexTextItems[c.Type] && !codexMediaLabel(items, i) {
+				refs += len(imageRef.FindAllStringIndex(c.Text, -1))
+			}
+		}
+	}
 	for i, c := range items {
 		switch c.Type {
 		case "input_text", "output_text", "text":
@@ -506,15 +517,26 @@ func (h *codexHandler) content(n int, role string, raw json.RawMessage) (text st
 				continue
 			}
 			if mark := codexMediaErrorMark(c.Text); mark != "" && role == "user" {
-				parts = append(parts, mark)
+				// The image Codex could not attach is still the one
+				// the text names.
+				if mark != imageMark {
+					parts = append(parts, mark)
+				} else if images++; images > refs {
+					parts = append(parts, mark)
+				}
 				continue
 			}
 			if t := h.userText(role, c.Text); t != "" {
+				if refs > 0 {
+					t = imageRef.ReplaceAllString(t, imageMark)
+				}
 				parts = append(parts, t)
 				texts = append(texts, t)
 			}
 		case "input_image", "output_image", "image":
-			parts = append(parts, imageMark)
+			if images++; images > refs {
+				parts = append(parts, imageMark)
+			}
 		case "input_audio":
 			parts = append(parts, audioMark)
 		case "input_file", "file":
@@ -578,6 +600,9 @@ func codexMediaLabel(items []codexContentItem, i int) bool {
 // local files are not marked).
 var codexMediaMarks = strings.NewReplacer(imageMark, "", audioMark, "")
 
+// codexTextItems are the content items of text.
+var codexTextItems = setOf("input_text", "output_text", "text")
+
 // codexMediaItems are the content items of an image or an audio file.
 var codexMediaItems = map[string]string{
 	"input_image": "image", "output_image": "image", "image": "image",
@@ -630,8 +655,10 @@ func (h *codexHandler) event(n int, p *codexPayload, payload json.RawMessage) er
 		if h.st.InReview {
 			return nil // the reviewer's prompt, which Codex wrote
 		}
-		parts := []string{codexUserText(p.Message)}
-		for range p.Images {
+		text := codexUserText(p.Message)
+		refs := len(imageRef.FindAllStringIndex(text, -1))
+		parts := []string{imageRef.ReplaceAllString(text, imageMark)}
+		for range max(len(p.Images)-refs, 0) {
 			parts = append(parts, imageMark)
 		}
 		return h.keep(n, "user", strings.Join(parts, "\n"), streamEvent)

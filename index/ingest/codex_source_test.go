@@ -69,7 +69,7 @@ func TestReadCodexFile_sourceShapes(t *testing.T) {
 				`{"timestamp":"2026-10-12T09:02:10.001Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Neither file reached me: re-export broken.png."}],"phase":"final_answer"}}`,
 			},
 			want: []string{
-				"user: [image]\n[Image #1] why does the logo look blurry in the header?",
+				"user: [image] why does the logo look blurry in the header?",
 				"assistant: The header scales a 64px logo to 128px; export it at 2x.",
 				"user: [image]\n[image]\nand these two?",
 				"assistant: Neither file reached me: re-export broken.png.",
