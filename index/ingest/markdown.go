@@ -573,9 +573,10 @@ var (
 
 // nameDate is the day a note's file name gives: a YYYY-MM-DD in it (a
 // daily note, a Jekyll post), Logseq's journal YYYY_MM_DD, a day as
-// Chinese, Japanese and Korean write it (2026年6月1日, 2026년 6월 1일), or a
+// Chinese, Japanese and Korean write it (2026年6月1日, 2026년 6월 1일), a
 // Zettelkasten id it begins with, YYYYMMDD with the hour and minute (and
-// second) or without, or "".
+// second) or without, a day in another form daily notes are named with
+// (otherNameDay: 2026.03.05, March 5, 2026), or "".
 func nameDate(name string, loc *time.Location) string {
 	m := fileDate.FindString(name)
 	// A Korean name as macOS writes it is decomposed: 년 is three jamo.
@@ -586,6 +587,9 @@ func nameDate(name string, loc *time.Location) string {
 		if z := zettelID.FindStringSubmatch(name); z != nil {
 			m = z[1][:4] + "-" + z[1][4:6] + "-" + z[1][6:]
 		}
+	}
+	if m == "" {
+		m = otherNameDay(name)
 	}
 	if d, _, ok := parseDate(strings.ReplaceAll(m, "_", "-"), loc); ok {
 		return d

@@ -1,0 +1,60 @@
+package ingest
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The forms of a day in a note's name besides YYYY-MM-DD, Logseq's
+// YYYY_MM_DD, the CJK forms and a Zettelkasten id (see nameDate): the
+// daily-note formats Obsidian, Dendron, Foam, Bear and Day One let their
+// users choose. Each is bounded so that a version (v2026.03.05,
+// 2026.03.05.1) or a longer number is not read for a day.
+var (
+	// dottedDay is YYYY.MM.DD (Dendron's daily.journal.2026.03.05): at
+	// the start, after a blank or a mark, or after a word and a dot;
+	// then the name's end, a mark or its extension.
+	dottedDay = regexp.MustCompile(`(?:^|[^\w.]|_|\pL\.)((?:19|20)\d{2})\.(\d{2})\.(\d{2})(?:$|[^\d.]|\.\D)`)
+	// namedMonthDay is a day with its month's name, in English, the
+	// month first (March 5, 2026; Mar 5th 2026) or the day first
+	// (5 March 2026, 1st of September 2026): the month is group 1 or 4,
+	// the day 2 or 3, the year 5.
+	namedMonthDay = regexp.MustCompile(`(?i)\b(?:` + monthName + `\.?\s+` + dayOfMonth + `,?\s+|` +
+		dayOfMonth + `\s+(?:of\s+)?` + monthName + `\.?,?\s+)((?:19|20)\d{2})\b`)
+	// numericDay is a day, a month and a year, the day or the month
+	// first, split by the same mark: 25.03.2026, 03-25-2026.
+	numericDay = regexp.MustCompile(`(?:^|[^\w.])(\d{1,2})([-._])(\d{1,2})([-._])((?:19|20)\d{2})(?:$|[^\d.]|\.\D)`)
+)
+
+const (
+	monthName  = `(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
+	dayOfMonth = `(\d{1,2})(?:st|nd|rd|th)?`
+)
+
+// otherNameDay is the day a note's name gives in one of the forms above,
+// as YYYY-MM-DD for parseDate to check (a 31 February is no day), or "".
+// A day and a month of numbers only are read only where the one is over
+// 12: 05-03-2026 is 5 March to one reader and May 3 to another, and a
+// wrong day hides the note from a search of the right one.
+func otherNameDay(name string) string {
+	if m := dottedDay.FindStringSubmatch(name); m != nil {
+		return m[1] + "-" + m[2] + "-" + m[3]
+	}
+	if m := namedMonthDay.FindStringSubmatch(name); m != nil {
+		month := strings.ToLower(m[1] + m[4])[:3]
+		i := strings.Index("janfebmaraprmayjunjulaugsepoctnovdec", month)/3 + 1
+		return isoDay(m[5], strconv.Itoa(i), m[2]+m[3])
+	}
+	if m := numericDay.FindStringSubmatch(name); m != nil && m[2] == m[4] {
+		a, _ := strconv.Atoi(m[1])
+		b, _ := strconv.Atoi(m[3])
+		switch {
+		case a > 12 && b <= 12:
+			return isoDay(m[5], m[3], m[1])
+		case b > 12 && a <= 12:
+			return isoDay(m[5], m[1], m[3])
+		}
+	}
+	return ""
+}

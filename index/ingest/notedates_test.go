@@ -1,0 +1,68 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+)
+
+// noteDate is the date of the one record a note named name (a path in
+// a fresh folder, last written on 2023-01-02) gives.
+func noteDate(t *testing.T, name, note string) string {
+	t.Helper()
+	dir := writeTree(t, map[string]string{name: note})
+	mtime := time.Date(2023, 1, 2, 12, 0, 0, 0, time.Local)
+	if err := os.Chtimes(filepath.Join(dir, name), mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(recs) != 1 || len(problems) != 0 {
+		t.Fatalf("%d records, problems %v", len(recs), problems)
+	}
+	return recs[0].Date
+}
+
+// TestRead_fileNameDayForms: a daily note named as the notes apps let
+// their users name them is of its day: dotted (Dendron's
+// daily.journal.2026.03.05, a YYYY.MM.DD format), with the month's name
+// ("Thursday, March 5, 2026", "5 March 2026", "March 5th, 2026": moment
+// formats of Obsidian's daily notes, Bear and Day One exports), the day
+// first or the month first where the day (> 12) tells which
+// (25.03.2026, 03-25-2026). They were of their modification time, the
+// day a sync or a copy touched them. A day the digits do not tell
+// (05-03-2026: 5 March or May 3?), a version (v2026.03.05, 2026.1.5,
+// 2026.03.05.1) and a month without its day are no day.
+func TestRead_fileNameDayForms(t *testing.T) {
+	for name, want := range map[string]string{
+		"2026.03.05.md":                       "2026-03-05",
+		"journal/daily.journal.2026.03.05.md": "2026-03-05",
+		"Thursday, March 5, 2026.md":          "2026-03-05",
+		"5 March 2026.md":                     "2026-03-05",
+		"March 5th, 2026.md":                  "2026-03-05",
+		"Mar 5, 2026 standup.md":              "2026-03-05",
+		"Thu, 05 Mar 2026.md":                 "2026-03-05",
+		"1st September 2026.md":               "2026-09-01",
+		"25.03.2026.md":                       "2026-03-25",
+		"25-03-2026 retro.md":                 "2026-03-25",
+		"03-25-2026.md":                       "2026-03-25",
+		"05-03-2026.md":                       "2023-01-02",
+		"05.03.2026.md":                       "2023-01-02",
+		"v2026.03.05.md":                      "2023-01-02",
+		"nova 2026.1.5 release.md":            "2023-01-02",
+		"2026.03.05.1.md":                     "2023-01-02",
+		"March 2026 budget.md":                "2023-01-02",
+		"May 32, 2026.md":                     "2023-01-02",
+		"31.02.2026.md":                       "2023-01-02",
+		"Maybe 5 2026.md":                     "2023-01-02",
+		"1.25.2026.4.md":                      "2023-01-02",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := noteDate(t, name, "- The port moved to 3037.\n"); got != want {
+				t.Errorf("dated %s, want %s", got, want)
+			}
+		})
+	}
+}

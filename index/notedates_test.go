@@ -1,0 +1,52 @@
+package index_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/search"
+)
+
+// searchDay runs query over home's active generation with a filter to
+// one day and returns the results' source ids.
+func searchDay(t *testing.T, home paths.Home, query, day string) []string {
+	t.Helper()
+	_, g := active(t, home)
+	engine := search.New(search.Config{Now: func() time.Time { return epoch }}, lexical.NewAnalyzer())
+	r, err := engine.Search(context.Background(), &search.Snapshot{Gen: g, Query: g.Model},
+		api.SearchRequest{Query: query, TopK: 10, Filters: api.Filters{DateFrom: day, DateTo: day}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, x := range r.Results {
+		ids = append(ids, x.SourceID)
+	}
+	return ids
+}
+
+// TestSync_dailyNoteNamedDays: daily notes named as Dendron and
+// Obsidian name them (daily.journal.2026.03.05.md, "Thursday, March 5,
+// 2026.md") are found by a search of their day. They were of the day
+// their files were last written, and a search of March 5 missed them.
+func TestSync_dailyNoteNamedDays(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes")
+	writeFile(t, filepath.Join(notes, "daily.journal.2026.03.05.md"), "- Moved the staging port to 8443.\n")
+	writeFile(t, filepath.Join(notes, "Friday, March 6, 2026.md"), "- Rotated the staging certificate.\n")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: notes})
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now}))
+	for day, want := range map[string]string{"2026-03-05": "daily.journal.2026.03.05.md#top", "2026-03-06": "Friday, March 6, 2026.md#top"} {
+		if ids := searchDay(t, cfg.Home, "staging", day); !slices.Equal(ids, []string{want}) {
+			t.Errorf("%s: results %q, want %s", day, ids, want)
+		}
+	}
+}
