@@ -50,3 +50,17 @@ func TestSync_dailyNoteNamedDays(t *testing.T) {
 		}
 	}
 }
+
+// TestSync_frontMatterFullWidthColon: a note whose front matter was
+// typed with a CJK input method's colon (date：2026-03-05) is found by a
+// search of that day. It was of the day its file was last written.
+func TestSync_frontMatterFullWidthColon(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes")
+	writeFile(t, filepath.Join(notes, "迁移.md"), "---\ndate：2026-03-05\ntags: [ops]\n---\nstaging 端口改成 8443。\n")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: notes})
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now}))
+	if ids := searchDay(t, cfg.Home, "staging 8443", "2026-03-05"); !slices.Equal(ids, []string{"迁移.md#top"}) {
+		t.Errorf("results %q, want 迁移.md#top", ids)
+	}
+}

@@ -938,7 +938,17 @@ func splitFrontMatter(raw []byte) ([]byte, frontMatter, int, error) {
 		return after, fm, lines, nil
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(block, &doc); err != nil {
+	err := yaml.Unmarshal(block, &doc)
+	if err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		// A key typed with a CJK input method's colon (date：2026-03-05)
+		// makes the block a scalar, or not valid YAML.
+		var typed yaml.Node
+		if b, ok := fullWidthKeys(block); ok && yaml.Unmarshal(b, &typed) == nil &&
+			len(typed.Content) != 0 && typed.Content[0].Kind == yaml.MappingNode {
+			doc, err = typed, nil
+		}
+	}
+	if err != nil {
 		return after, frontMatter{}, lines, fmt.Errorf("YAML: %w", err)
 	}
 	if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {

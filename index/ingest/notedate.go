@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -57,4 +58,27 @@ func otherNameDay(name string) string {
 		}
 	}
 	return ""
+}
+
+// fullWidthKey is a line of front matter whose key ends with the
+// full-width colon "：" a Chinese or Japanese input method types, not
+// ":": the key (at the line's start, as a top-level key is) is group 1.
+var fullWidthKey = regexp.MustCompile(`^([^\s#:：\-\[\]{}'"|>&*!%@` + "`" + `][^:：]*?)[ \t]*：[ \t]*`)
+
+// fullWidthKeys is block with the "：" after each top-level key made
+// ": ", and whether it names a front matter field so (date：, 日付：):
+// a block between two "---" lines that names none is the note's text
+// (注意：明天发布), not metadata to drop.
+func fullWidthKeys(block []byte) ([]byte, bool) {
+	var b strings.Builder
+	known := false
+	for line := range strings.Lines(string(block)) {
+		if m := fullWidthKey.FindStringSubmatchIndex(line); m != nil {
+			key := line[m[2]:m[3]]
+			known = known || dateKeys[dateKeyWord(key)] != "" || slices.ContainsFunc(frontMatterKeys, func(k string) bool { return strings.EqualFold(k, key) })
+			line = key + ": " + line[m[1]:]
+		}
+		b.WriteString(line)
+	}
+	return []byte(b.String()), known
 }

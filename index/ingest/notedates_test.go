@@ -66,3 +66,31 @@ func TestRead_fileNameDayForms(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_frontMatterFullWidthColon: front matter typed with a Chinese
+// or Japanese input method, whose colon is the full-width "："
+// (date：2026-03-05), is read as the front matter it is meant to be, a
+// line of it among ASCII ones too. The block was the note's text (all
+// its lines so) and the note of its modification time, or not valid
+// YAML (one line so): the whole front matter left out with a problem.
+// A block between two "---" that names no front matter field is the
+// note's text, as before.
+func TestRead_frontMatterFullWidthColon(t *testing.T) {
+	tests := map[string]struct{ note, date, text string }{
+		"every line": {"---\ndate：2026-03-05\n标题：迁移计划\n---\n把端口改成 8443。\n", "2026-03-05", "把端口改成 8443。"},
+		"one line":   {"---\ntitle: 迁移\ndate： 2026-03-05 09:30\ntags: [ops]\n---\n把端口改成 8443。\n", "2026-03-05", "把端口改成 8443。"},
+		"CJK key":    {"---\n日付：2026年3月5日\n---\nポートを 8443 に変更。\n", "2026-03-05", "ポートを 8443 に変更。"},
+		"no field":   {"---\n注意：明天发布\n\n---\n正文\n", "2023-01-02", "---\n注意：明天发布\n\n---\n正文"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			recs := noteRecords(t, "note.md", tt.note)
+			if len(recs) != 1 {
+				t.Fatalf("%d records", len(recs))
+			}
+			if got := noteDate(t, "note.md", tt.note); got != tt.date || recs[0].Text != tt.text {
+				t.Errorf("dated %s, text %q; want %s, %q", got, recs[0].Text, tt.date, tt.text)
+			}
+		})
+	}
+}
