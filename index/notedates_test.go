@@ -64,3 +64,26 @@ func TestSync_frontMatterFullWidthColon(t *testing.T) {
 		t.Errorf("results %q, want 迁移.md#top", ids)
 	}
 }
+
+// TestSync_periodicNotes: a week's note (2026-W10.md) is found by a
+// search of its week, and a month's (2026-03.md) by a search of its
+// month, the week or month named in the query or as a filter. They were
+// of the day their files were last written, outside both.
+func TestSync_periodicNotes(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes")
+	writeFile(t, filepath.Join(notes, "2026-W10.md"), "- Moved the staging port to 8443.\n")
+	writeFile(t, filepath.Join(notes, "2026-02.md"), "- Budget review for staging.\n")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: notes})
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now}))
+	for day, want := range map[string]string{"2026-03-02": "2026-W10.md#top", "2026-02-01": "2026-02.md#top"} {
+		if ids := searchDay(t, cfg.Home, "staging", day); !slices.Equal(ids, []string{want}) {
+			t.Errorf("%s: results %q, want %s", day, ids, want)
+		}
+	}
+	for query, want := range map[string]string{"staging in week 10 of 2026": "2026-W10.md#top", "staging in February 2026": "2026-02.md#top"} {
+		if ids := searchIDs(t, cfg.Home, query); len(ids) == 0 || ids[0] != want {
+			t.Errorf("%q: results %q, want %s first", query, ids, want)
+		}
+	}
+}

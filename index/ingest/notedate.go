@@ -1,10 +1,13 @@
 package ingest
 
 import (
+	"cmp"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The forms of a day in a note's name besides YYYY-MM-DD, Logseq's
@@ -26,6 +29,14 @@ var (
 	// numericDay is a day, a month and a year, the day or the month
 	// first, split by the same mark: 25.03.2026, 03-25-2026.
 	numericDay = regexp.MustCompile(`(?:^|[^\w.])(\d{1,2})([-._])(\d{1,2})([-._])((?:19|20)\d{2})(?:$|[^\d.]|\.\D)`)
+	// weekNote is an ISO 8601 week, as Obsidian's Periodic Notes name a
+	// week's note (2026-W10), maybe with the day of the week, 1 for
+	// Monday (2026-W10-4): the year, week and day are groups 1 to 3.
+	weekNote = regexp.MustCompile(`(?:^|[^\w.])((?:19|20)\d{2})-W(\d{2})(?:-([1-7]))?(?:$|[^\w-]|-\D)`)
+	// monthNote is a month's note, a name that is only YYYY-MM
+	// (Periodic Notes' monthly format): with more after it, the digits
+	// may be a count or a code.
+	monthNote = regexp.MustCompile(`^((?:19|20)\d{2})-(\d{2})$`)
 )
 
 const (
@@ -57,7 +68,31 @@ func otherNameDay(name string) string {
 			return isoDay(m[5], m[1], m[3])
 		}
 	}
+	// A week's note is of its Monday, a month's of its first day: the
+	// span a search of the week or the month (week 10, March 2026)
+	// filters to holds that day.
+	if m := weekNote.FindStringSubmatch(name); m != nil {
+		return isoWeekDay(m[1], m[2], cmp.Or(m[3], "1"))
+	}
+	if m := monthNote.FindStringSubmatch(strings.TrimSuffix(name, filepath.Ext(name))); m != nil {
+		return m[1] + "-" + m[2] + "-01"
+	}
 	return ""
+}
+
+// isoWeekDay is the day (1 for Monday) of an ISO 8601 week of a year as
+// YYYY-MM-DD, or "" for a week the year has not (week 53 of most).
+func isoWeekDay(year, week, day string) string {
+	y, _ := strconv.Atoi(year)
+	w, _ := strconv.Atoi(week)
+	d, _ := strconv.Atoi(day)
+	// 4 January is always in week 1.
+	jan4 := time.Date(y, 1, 4, 0, 0, 0, 0, time.UTC)
+	monday := jan4.AddDate(0, 0, -((int(jan4.Weekday())+6)%7)+7*(w-1))
+	if wy, _ := monday.ISOWeek(); w < 1 || wy != y {
+		return ""
+	}
+	return monday.AddDate(0, 0, d-1).Format("2006-01-02")
 }
 
 // fullWidthKey is a line of front matter whose key ends with the

@@ -94,3 +94,36 @@ func TestRead_frontMatterFullWidthColon(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_periodicNoteNames: a week note named as Obsidian's Periodic
+// Notes names it (2026-W10, ISO 8601's week) is of its week's Monday, a
+// day of a week (2026-W10-4) of that day, and a month note (a name that
+// is only 2026-03) of the month's first day, so that a search of the
+// week or the month, whose span holds that day, finds it. They were of
+// their modification time. A week the year has not (2025 has 52) and a
+// month that is none are no day, and a name with more than the month
+// (2026-03 budget, which may be a count or a code) is not read.
+func TestRead_periodicNoteNames(t *testing.T) {
+	for name, want := range map[string]string{
+		"2026-W10.md":           "2026-03-02",
+		"weekly/2026-W01.md":    "2025-12-29",
+		"2026-W10-4.md":         "2026-03-05",
+		"2026-W53.md":           "2026-12-28",
+		"2026-W10 review.md":    "2026-03-02",
+		"2025-W53.md":           "2023-01-02",
+		"2026-W00.md":           "2023-01-02",
+		"2026-W10-8.md":         "2023-01-02",
+		"v2026-W10.md":          "2023-01-02",
+		"monthly/2026-03.md":    "2026-03-01",
+		"2026-13.md":            "2023-01-02",
+		"2026-03 budget.md":     "2023-01-02",
+		"rfc-2026-03.md":        "2023-01-02",
+		"2026-03-W10-report.md": "2023-01-02",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := noteDate(t, name, "- The port moved to 3037.\n"); got != want {
+				t.Errorf("dated %s, want %s", got, want)
+			}
+		})
+	}
+}
