@@ -87,3 +87,17 @@ func TestSync_periodicNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestSync_folderDay: a daily note filed as journals/2026/03/04.md is
+// found by a search of March 4. It was of the day its file was last
+// written.
+func TestSync_folderDay(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes")
+	writeFile(t, filepath.Join(notes, "journals", "2026", "03", "04.md"), "- Moved the staging port to 8443.\n")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: notes})
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now}))
+	if ids := searchDay(t, cfg.Home, "staging port", "2026-03-04"); len(ids) != 1 {
+		t.Errorf("results %q, want the note of March 4", ids)
+	}
+}

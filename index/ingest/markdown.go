@@ -89,8 +89,8 @@ var (
 // under a page's title (notionProperties) or the dates yarle ends an
 // Evernote note with (yarleDates), applies to every section; the
 // date is its date, created, updated, modified or lastmod, the first that
-// reads as one, else the date the file name gives (see nameDate), else
-// the file's modification time; a section under a heading that gives a
+// reads as one, else the date the file name gives (see nameDate) or its
+// folders and name (folderDay), else the file's modification time; a section under a heading that gives a
 // date is of that date. A file that is binary (a mislabelled executable
 // or image) is reported and skipped whole.
 func readMarkdown(fc *fileCtx) error {
@@ -141,6 +141,9 @@ func readMarkdown(fc *fileCtx) error {
 	}
 	if date == "" {
 		date = nameDate(filepath.Base(path), fc.loc)
+	}
+	if date == "" {
+		date, _, _ = parseDate(folderDay(path), fc.loc)
 	}
 	if date == "" {
 		date = fi.ModTime().In(fc.loc).Format("2006-01-02") // the reader's zone, not time.Local

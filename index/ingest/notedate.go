@@ -117,3 +117,27 @@ func fullWidthKeys(block []byte) ([]byte, bool) {
 	}
 	return []byte(b.String()), known
 }
+
+var (
+	// folderYear and folderMonth are the folders a daily note is filed
+	// in by its year and month (journals/2026/03/05.md).
+	folderYear  = regexp.MustCompile(`^(?:19|20)\d{2}$`)
+	folderMonth = regexp.MustCompile(`^\d{2}$`)
+	// folderDayName is the name of such a note: its day, alone or before
+	// a blank or a mark and a title (05-deploy): group 1.
+	folderDayName = regexp.MustCompile(`^(\d{1,2})(?:$|[ _-])`)
+)
+
+// folderDay is the day of a note at path named by its day of the month
+// in folders of its year and month, as YYYY-MM-DD for parseDate to
+// check, or "".
+func folderDay(path string) string {
+	month := filepath.Dir(path)
+	year := filepath.Dir(month)
+	name := filepath.Base(path)
+	m := folderDayName.FindStringSubmatch(strings.TrimSuffix(name, filepath.Ext(name)))
+	if m == nil || !folderMonth.MatchString(filepath.Base(month)) || !folderYear.MatchString(filepath.Base(year)) {
+		return ""
+	}
+	return isoDay(filepath.Base(year), filepath.Base(month), m[1])
+}

@@ -127,3 +127,29 @@ func TestRead_periodicNoteNames(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_folderDay: a daily note filed under its year and month and
+// named by its day (journals/2026/03/05.md, as jrnl, Hugo and journals
+// kept by hand file them) is of that day. It was of its modification
+// time. A folder that is no year or no month, or a name that is no day
+// of it, gives no day.
+func TestRead_folderDay(t *testing.T) {
+	for name, want := range map[string]string{
+		"journals/2026/03/05.md":    "2026-03-05",
+		"2026/03/5.md":              "2026-03-05",
+		"2026/03/05-deploy.md":      "2026-03-05",
+		"2026/03/notes.md":          "2023-01-02",
+		"2026/13/05.md":             "2023-01-02",
+		"2026/02/30.md":             "2023-01-02",
+		"v2026/03/05.md":            "2023-01-02",
+		"projects/2026/05.md":       "2023-01-02",
+		"2026/03/0512.md":           "2023-01-02",
+		"2026/03/2026-03-07 Sat.md": "2026-03-07",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := noteDate(t, name, "- The port moved to 3037.\n"); got != want {
+				t.Errorf("dated %s, want %s", got, want)
+			}
+		})
+	}
+}
