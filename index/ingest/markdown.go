@@ -995,7 +995,8 @@ var frontMatterKeys = func() []string {
 // another case ("Title", "DATE") as the field's, so that YAML front
 // matter is read whatever the case of its keys, as the TOML decoder and
 // Hugo read it, and the date keys in the other spellings notes tools
-// write (dateKeys); a key already in the field's own spelling wins.
+// write (dateKeys) and the title's CJK keys (titleKeys); a key already
+// in the field's own spelling wins.
 func foldKeys(mapping *yaml.Node) {
 	have := map[string]bool{}
 	for i := 0; i+1 < len(mapping.Content); i += 2 {
@@ -1004,7 +1005,7 @@ func foldKeys(mapping *yaml.Node) {
 	for i := 0; i+1 < len(mapping.Content); i += 2 {
 		k := mapping.Content[i]
 		for _, name := range frontMatterKeys {
-			if !have[name] && (strings.EqualFold(k.Value, name) || dateKeys[dateKeyWord(k.Value)] == name) {
+			if !have[name] && (strings.EqualFold(k.Value, name) || otherSpelling(k.Value) == name) {
 				k.Value, have[name] = name, true
 			}
 		}
@@ -1028,6 +1029,18 @@ var dateKeys = map[string]string{
 	"更新时间": "updated", "更新日期": "updated", "更新于": "updated", "更新時間": "updated", "更新日": "updated", "更新日時": "updated", "最終更新日": "updated",
 	"수정일": "updated", "수정일시": "updated",
 	"修改时间": "modified", "修改日期": "modified", "修改時間": "modified", "變更時間": "modified", "변경일": "modified",
+}
+
+// titleKeys are the title key as Chinese (simplified and traditional),
+// Japanese and Korean notes write it: without them their front matter's
+// title was dropped and the note titled by its file name.
+var titleKeys = map[string]string{"标题": "title", "標題": "title", "タイトル": "title", "제목": "title"}
+
+// otherSpelling is the frontMatter key that key is another spelling of
+// (dateKeys, titleKeys), or "".
+func otherSpelling(key string) string {
+	w := dateKeyWord(key)
+	return cmp.Or(dateKeys[w], titleKeys[w])
 }
 
 // dateKeyWord is key in lower case without its spaces, "_" and "-",

@@ -110,7 +110,7 @@ func fullWidthKeys(block []byte) ([]byte, bool) {
 	for line := range strings.Lines(string(block)) {
 		if m := fullWidthKey.FindStringSubmatchIndex(line); m != nil {
 			key := line[m[2]:m[3]]
-			known = known || dateKeys[dateKeyWord(key)] != "" || slices.ContainsFunc(frontMatterKeys, func(k string) bool { return strings.EqualFold(k, key) })
+			known = known || otherSpelling(key) != "" || slices.ContainsFunc(frontMatterKeys, func(k string) bool { return strings.EqualFold(k, key) })
 			line = key + ": " + line[m[1]:]
 		}
 		b.WriteString(line)

@@ -153,3 +153,21 @@ func TestRead_folderDay(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_frontMatterCJKTitle: the title front matter gives under its
+// Chinese, Japanese or Korean key (标题, 標題, タイトル, 제목), with
+// either colon, is the note's title, as "title" is. The note was
+// titled by its file name.
+func TestRead_frontMatterCJKTitle(t *testing.T) {
+	for _, note := range []string{
+		"---\n标题：迁移计划\ndate：2026-03-05\n---\n把端口改成 8443。\n",
+		"---\n標題: 迁移计划\n---\n把端口改成 8443。\n",
+		"---\nタイトル：迁移计划\n---\n把端口改成 8443。\n",
+		"---\n제목: 迁移计划\n---\n把端口改成 8443。\n",
+	} {
+		recs := noteRecords(t, "note-1.md", note)
+		if len(recs) != 1 || recs[0].Title != "迁移计划" {
+			t.Errorf("%q: records %v, want one titled 迁移计划", note, recs)
+		}
+	}
+}
