@@ -2,12 +2,15 @@ package ingest
 
 import (
 	"cmp"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // The forms of a day in a note's name besides YYYY-MM-DD, Logseq's
@@ -20,12 +23,12 @@ var (
 	// the start, after a blank or a mark, or after a word and a dot;
 	// then the name's end, a mark or its extension.
 	dottedDay = regexp.MustCompile(`(?:^|[^\w.]|_|\pL\.)((?:19|20)\d{2})\.(\d{2})\.(\d{2})(?:$|[^\d.]|\.\D)`)
-	// namedMonthDay is a day with its month's name, in English, the
+	// namedMonthDay is a day with its month's name (monthNames), the
 	// month first (March 5, 2026; Mar 5th 2026) or the day first
-	// (5 March 2026, 1st of September 2026): the month is group 1 or 4,
-	// the day 2 or 3, the year 5.
+	// (5 March 2026, 1st of September 2026, 5. März 2026, 5 de marzo de
+	// 2026): the month is group 1 or 4, the day 2 or 3, the year 5.
 	namedMonthDay = regexp.MustCompile(`(?i)\b(?:` + monthName + `\.?\s+` + dayOfMonth + `,?\s+|` +
-		dayOfMonth + `\s+(?:of\s+)?` + monthName + `\.?,?\s+)((?:19|20)\d{2})\b`)
+		dayOfMonth + `\.?\s+(?:of\s+|de\s+)?` + monthName + `\.?,?\s+(?:de\s+)?)((?:19|20)\d{2})\b`)
 	// numericDay is a day, a month and a year, the day or the month
 	// first, split by the same mark: 25.03.2026, 03-25-2026.
 	numericDay = regexp.MustCompile(`(?:^|[^\w.])(\d{1,2})([-._])(\d{1,2})([-._])((?:19|20)\d{2})(?:$|[^\d.]|\.\D)`)
@@ -39,9 +42,32 @@ var (
 	monthNote = regexp.MustCompile(`^((?:19|20)\d{2})-(\d{2})$`)
 )
 
-const (
-	monthName  = `(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
-	dayOfMonth = `(\d{1,2})(?:st|nd|rd|th)?`
+// monthNames are the months' names in the languages notes apps name
+// daily notes in (Obsidian's follows its own): English, with the
+// abbreviations, and German, French, Spanish, Portuguese, Italian and
+// Dutch in full, lower case and composed.
+var monthNames = map[string]int{
+	"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12,
+	"januar": 1, "jänner": 1, "februar": 2, "märz": 3, "mai": 5, "juni": 6, "juli": 7, "oktober": 10, "dezember": 12,
+	"janvier": 1, "février": 2, "mars": 3, "avril": 4, "juin": 6, "juillet": 7, "août": 8, "septembre": 9, "octobre": 10, "novembre": 11, "décembre": 12,
+	"enero": 1, "febrero": 2, "marzo": 3, "abril": 4, "mayo": 5, "junio": 6, "julio": 7, "agosto": 8, "septiembre": 9, "setiembre": 9, "octubre": 10, "noviembre": 11, "diciembre": 12,
+	"janeiro": 1, "fevereiro": 2, "março": 3, "maio": 5, "junho": 6, "julho": 7, "setembro": 9, "outubro": 10, "dezembro": 12,
+	"gennaio": 1, "febbraio": 2, "aprile": 4, "maggio": 5, "giugno": 6, "luglio": 7, "settembre": 9, "ottobre": 10, "dicembre": 12,
+	"januari": 1, "februari": 2, "maart": 3, "mei": 5, "augustus": 8,
+}
+
+var (
+	// monthName is a name monthNames has, the longest first so that
+	// "march" is not read as "mar": group 1.
+	monthName = func() string {
+		names := slices.Collect(maps.Keys(monthNames))
+		slices.SortFunc(names, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+		return `(` + strings.Join(names, "|") + `)`
+	}()
+	// dayOfMonth is a day of the month, maybe with its ordinal's ending
+	// (5th, 1er): group 1.
+	dayOfMonth = `(\d{1,2})(?:st|nd|rd|th|er)?`
 )
 
 // otherNameDay is the day a note's name gives in one of the forms above,
@@ -53,10 +79,9 @@ func otherNameDay(name string) string {
 	if m := dottedDay.FindStringSubmatch(name); m != nil {
 		return m[1] + "-" + m[2] + "-" + m[3]
 	}
-	if m := namedMonthDay.FindStringSubmatch(name); m != nil {
-		month := strings.ToLower(m[1] + m[4])[:3]
-		i := strings.Index("janfebmaraprmayjunjulaugsepoctnovdec", month)/3 + 1
-		return isoDay(m[5], strconv.Itoa(i), m[2]+m[3])
+	// macOS writes a name decomposed: ä is a and a combining mark.
+	if m := namedMonthDay.FindStringSubmatch(norm.NFC.String(name)); m != nil {
+		return isoDay(m[5], strconv.Itoa(monthNames[strings.ToLower(m[1]+m[4])]), m[2]+m[3])
 	}
 	if m := numericDay.FindStringSubmatch(name); m != nil && m[2] == m[4] {
 		a, _ := strconv.Atoi(m[1])

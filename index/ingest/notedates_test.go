@@ -171,3 +171,31 @@ func TestRead_frontMatterCJKTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestRead_fileNameLocalMonths: a daily note named with its month's name
+// in the language Obsidian or the exporting app runs in ("Donnerstag,
+// 5. März 2026", "jeudi 5 mars 2026", "5 de marzo de 2026") is of its
+// day, its name composed or decomposed (macOS). It was of its
+// modification time. A month without its day is no day.
+func TestRead_fileNameLocalMonths(t *testing.T) {
+	for name, want := range map[string]string{
+		"05. März 2026.md":            "2026-03-05",
+		"Donnerstag, 5. März 2026.md": "2026-03-05",
+		"05. Ma\u0308rz 2026.md":      "2026-03-05",
+		"jeudi 5 mars 2026.md":        "2026-03-05",
+		"1er août 2026.md":            "2026-08-01",
+		"5 de marzo de 2026.md":       "2026-03-05",
+		"5 de março de 2026.md":       "2026-03-05",
+		"5 maart 2026.md":             "2026-03-05",
+		"5 marzo 2026.md":             "2026-03-05",
+		"12. Dezember 2026 Review.md": "2026-12-12",
+		"Mars 2026 mission.md":        "2023-01-02",
+		"5 Marsupial 2026.md":         "2023-01-02",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := noteDate(t, name, "- The port moved to 3037.\n"); got != want {
+				t.Errorf("dated %s, want %s", got, want)
+			}
+		})
+	}
+}
