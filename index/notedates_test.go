@@ -101,3 +101,17 @@ func TestSync_folderDay(t *testing.T) {
 		t.Errorf("results %q, want the note of March 4", ids)
 	}
 }
+
+// TestSync_frontMatterNamedDay: a note whose front matter date a
+// template wrote as "March 5, 2026" is found by a search of that day.
+// It was of the day its file was last written.
+func TestSync_frontMatterNamedDay(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes")
+	writeFile(t, filepath.Join(notes, "port.md"), "---\ndate: March 5, 2026\n---\nMoved the staging port to 8443.\n")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: notes})
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now}))
+	if ids := searchDay(t, cfg.Home, "staging port", "2026-03-05"); !slices.Equal(ids, []string{"port.md#top"}) {
+		t.Errorf("results %q, want port.md#top", ids)
+	}
+}

@@ -137,6 +137,12 @@ func readMarkdown(fc *fileCtx) error {
 				date, exact = d, t
 				break
 			}
+			// A day as a date template writes it (March 5, 2026;
+			// 2026.03.05), which no time of day comes with that we read.
+			if d, _, ok := parseDate(otherNameDay(s), fc.loc); ok {
+				date = d
+				break
+			}
 		}
 	}
 	if date == "" {

@@ -70,8 +70,8 @@ var (
 	dayOfMonth = `(\d{1,2})(?:st|nd|rd|th|er)?`
 )
 
-// otherNameDay is the day a note's name gives in one of the forms above,
-// as YYYY-MM-DD for parseDate to check (a 31 February is no day), or "".
+// otherNameDay is the day a note's name (or a front matter date) gives
+// in one of the forms above, as YYYY-MM-DD for parseDate to check (a 31 February is no day), or "".
 // A day and a month of numbers only are read only where the one is over
 // 12: 05-03-2026 is 5 March to one reader and May 3 to another, and a
 // wrong day hides the note from a search of the right one.

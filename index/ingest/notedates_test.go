@@ -199,3 +199,28 @@ func TestRead_fileNameLocalMonths(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_frontMatterDayForms: a front matter date written as a date
+// template writes it with the month's name (Obsidian's {{date:MMMM D,
+// YYYY}}: "March 5, 2026"; a Logseq page property, [[Mar 5th, 2026]]),
+// dotted (2026.03.05) or the day first where the day tells (25.03.2026)
+// is the note's day. The note was of its
+// file's name or modification time. A day the digits do not tell
+// (05.03.2026) dates nothing; the next field does.
+func TestRead_frontMatterDayForms(t *testing.T) {
+	for note, want := range map[string]string{
+		"---\ndate: March 5, 2026\n---\nx\n":                   "2026-03-05",
+		"---\ncreated: Thursday, 5 March 2026\n---\nx\n":       "2026-03-05",
+		"---\ndate: 5. März 2026\n---\nx\n":                    "2026-03-05",
+		"date:: [[Mar 5th, 2026]]\n- x\n":                      "2026-03-05",
+		"---\ndate: 2026.03.05\n---\nx\n":                      "2026-03-05",
+		"---\ndate: 25.03.2026\n---\nx\n":                      "2026-03-25",
+		"---\ndate: 05.03.2026\nupdated: 2026-04-01\n---\nx\n": "2026-04-01",
+		"---\ndate: 05.03.2026\n---\nx\n":                      "2023-01-02",
+		"---\ndate: Release 2026.1.5\n---\nx\n":                "2023-01-02",
+	} {
+		if got := noteDate(t, "note.md", note); got != want {
+			t.Errorf("%q: dated %s, want %s", note, got, want)
+		}
+	}
+}
