@@ -215,4 +215,7 @@ package ingest
 // ingest-v30: skill calls named (Claude Code, Gemini CLI, Hermes); Claude
 // Code's [Image #N] as [image]; Cursor prompts after an image take their
 // own time, Cursor's task-report requests dropped, its tool calls named.
-const Version = "ingest-v30"
+// ingest-v31: Codex's [Image #N] as [image]; notes dated by more names
+// (2026.03.05, March 5, 2026, week and month notes, journals/2026/03/05),
+// front matter with full-width colons, CJK title keys and named days.
+const Version = "ingest-v31"
