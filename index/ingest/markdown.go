@@ -359,9 +359,8 @@ func readMarkdown(fc *fileCtx) error {
 		// change (a date mentioned, a plan, is not the day of writing).
 		day, at := date, exact
 		for j := len(s.path) - 1; j >= 0; j-- {
-			// Composed: 2026년 in decomposed Hangul is no day's year.
-			if m := headingDate.FindStringSubmatch(norm.NFC.String(s.path[j])); m != nil {
-				if d, _, ok := parseDate(cjkDate(m[1]+m[2]), fc.loc); ok && d <= fi.ModTime().In(fc.loc).Format("2006-01-02") {
+			if h := headingDay(s.path[j]); h != "" {
+				if d, _, ok := parseDate(h, fc.loc); ok && d <= fi.ModTime().In(fc.loc).Format("2006-01-02") {
 					day, at = d, time.Time{}
 					break
 				}

@@ -777,6 +777,54 @@ func TestRead_headingDate(t *testing.T) {
 	}
 }
 
+// TestRead_headingNamedDay: a work log whose days are headed in words, as
+// many daily-note and journal templates write them ("## Thursday, March
+// 5, 2026", "## 5 March 2026", "## 5. März 2026"), dates each section by
+// its heading, as "## 2026-03-05" does; a heading that only has a month
+// and year in it, or a named day in its middle, does not.
+func TestRead_headingNamedDay(t *testing.T) {
+	note := strings.Join([]string{
+		"---",
+		"date: 2026-01-01 09:00:00+00:00",
+		"---",
+		"# Journal",
+		"Intro.",
+		"## Thursday, March 5, 2026",
+		"Fixed the port.",
+		"## 6 March 2026",
+		"Shipped.",
+		"## 9. März 2026",
+		"Reviewed.",
+		"## Mar 10th, 2026 (Tue)",
+		"Planned.",
+		"## Goals for March 2026",
+		"Grow.",
+		"## Notes from March 11, 2026 retro and more",
+		"Talked.",
+	}, "\n")
+	dir := writeTree(t, map[string]string{"journal.md": note})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir})
+	if len(problems) != 0 {
+		t.Fatalf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, fmt.Sprintf("%s %s", r.Title, r.Date))
+	}
+	want := []string{
+		"Journal 2026-01-01",
+		"Journal > Thursday, March 5, 2026 2026-03-05",
+		"Journal > 6 March 2026 2026-03-06",
+		"Journal > 9. März 2026 2026-03-09",
+		"Journal > Mar 10th, 2026 (Tue) 2026-03-10",
+		"Journal > Goals for March 2026 2026-01-01",
+		"Journal > Notes from March 11, 2026 retro and more 2026-01-01",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
+
 // TestRead_noteEndingInNULs: the NUL bytes a crash leaves at the end of
 // a note it was writing (the file grew before its data reached the disk)
 // are reported as such, and the text before them is read, in a short note

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -103,6 +104,34 @@ func otherNameDay(name string) string {
 		return m[1] + "-" + m[2] + "-01"
 	}
 	return ""
+}
+
+// headingDay is the day a heading gives, as parseDate reads it, or "":
+// one it begins or ends with, of numbers (headingDate: "2024-03-05
+// Tuesday", "周报 2026年6月1日") or with its month's name ("Thursday,
+// March 5, 2026", "5. März 2026", "Mar 10th, 2026 (Tue)"), where a
+// weekday's name (one word) may come before or after it. A named day in
+// the middle of the heading's words is one it mentions ("Notes from March
+// 11, 2026 retro").
+func headingDay(heading string) string {
+	// Composed: 2026년 in decomposed Hangul is no day's year, März in
+	// decomposed letters no month's name.
+	h := norm.NFC.String(heading)
+	if m := headingDate.FindStringSubmatch(h); m != nil {
+		return cjkDate(m[1] + m[2])
+	}
+	m := namedMonthDay.FindStringSubmatchIndex(h)
+	if m == nil {
+		return ""
+	}
+	oneWord := func(s string) bool {
+		s = strings.TrimFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+		return !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
+	}
+	if !oneWord(h[:m[0]]) && !oneWord(h[m[1]:]) {
+		return ""
+	}
+	return otherNameDay(h[m[0]:m[1]])
 }
 
 // isoWeekDay is the day (1 for Monday) of an ISO 8601 week of a year as
