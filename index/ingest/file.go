@@ -217,5 +217,6 @@ package ingest
 // own time, Cursor's task-report requests dropped, its tool calls named.
 // ingest-v31: Codex's [Image #N] as [image]; notes dated by more names
 // (2026.03.05, March 5, 2026, week and month notes, journals/2026/03/05),
-// front matter with full-width colons, CJK title keys and named days.
+// front matter with full-width colons, CJK title keys and named days;
+// sections headed by a day in words.
 const Version = "ingest-v31"
