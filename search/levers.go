@@ -44,7 +44,7 @@ const (
 )
 
 // Levers lists the engine's levers.
-var Levers = []string{LeverPropagation, LeverDates, LeverPerson, LeverSupersession, LeverQuestions, LeverAnswerType, LeverRelated, LeverFollowUps}
+var Levers = []string{LeverPropagation, LeverDates, LeverPerson, LeverSupersession, LeverQuestions, LeverAnswerType, LeverRelated, LeverFollowUps, LeverBridges}
 
 // Lever weights, measured on LoCoMo dev and checked on held-out
 // conversations (BENCHMARKS.md, "Recall levers").
@@ -411,7 +411,8 @@ func inSpans(spans []DateSpan, date string) (DateSpan, bool) {
 // (a dialogue or an agent transcript) lend each other score: consecutive
 // lines of a file of independent records do not. A neighbour that no
 // channel found joins the list with that share alone; the hard filter
-// still applies to it.
+// still applies to it. The answer to a question asked right after a turn
+// receives a share of it too (bridgedAnswer).
 //
 // own says whether in may be changed in place; the list returned may be
 // changed when own is returned true.
@@ -458,6 +459,16 @@ func (e *Engine) propagate(q *query, in []scored, own bool) ([]scored, bool) {
 			}
 			if b := neighbourShare * max(0, s.score-own); b > boost[n].b {
 				boost[n] = share{b, s.doc}
+			}
+		}
+		// The answer to a question about this turn, across the question.
+		if a, ok := e.bridgedAnswer(q, s.doc, next); ok {
+			own := 0.0
+			if i, ok := pos[a]; ok {
+				own = in[i].score
+			}
+			if b := bridgeShare * max(0, s.score-own); b > boost[a].b {
+				boost[a] = share{b, s.doc}
 			}
 		}
 	}
