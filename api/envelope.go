@@ -136,7 +136,9 @@ type QueryPlan struct {
 	// RelatedTerms are words of related meaning to the query's Chinese
 	// words (a shared sense in CC-CEDICT's glosses), searched beside the
 	// query's own at a low weight, and the short forms code writes for its
-	// words (db for database, env for environment), searched as the word.
+	// words (db for database, env for environment), searched as the word,
+	// and the other everyday names of the family members it names (mum
+	// for mother), searched as the word.
 	RelatedTerms []string `json:"relatedTerms,omitempty"`
 	Stages       []string `json:"stages"`
 	FilterPolicy string   `json:"filterPolicy,omitempty"`

@@ -142,6 +142,7 @@ var AblationLevers = map[string]string{
 	search.LeverAnswerType:    "no prior for memories holding the kind of answer the question word asks for",
 	search.LeverRelated:       "no words of related meaning searched beside a Chinese question's own",
 	search.LeverFollowUps:     "no answer to a follow-up question ranked in place of the statement it followed",
+	search.LeverKinship:       "no other everyday names (mum, dad, gran) searched for the family members a question names",
 	search.LeverBridges:       "no share of a turn's score lent to the answer of the question asked right after it",
 }
 

@@ -44,7 +44,7 @@ const (
 )
 
 // Levers lists the engine's levers.
-var Levers = []string{LeverPropagation, LeverDates, LeverPerson, LeverSupersession, LeverQuestions, LeverAnswerType, LeverRelated, LeverFollowUps, LeverBridges}
+var Levers = []string{LeverPropagation, LeverDates, LeverPerson, LeverSupersession, LeverQuestions, LeverAnswerType, LeverRelated, LeverFollowUps, LeverKinship, LeverBridges}
 
 // Lever weights, measured on LoCoMo dev and checked on held-out
 // conversations (BENCHMARKS.md, "Recall levers").
@@ -112,10 +112,12 @@ type relatedWords struct {
 // relatedWords returns the words related in meaning to query's Chinese
 // words when the lever is on: the Chinese ones (each is a term as it is)
 // and the English ones (made terms by the analyzer), each group bounded;
-// and the abbreviations of its words.
+// and the abbreviations of its words. The kinship lever adds the other
+// names of the family members query and the English glosses name
+// (kinWords).
 func (e *Engine) relatedWords(query string) relatedWords {
 	if !e.on(LeverRelated) {
-		return relatedWords{}
+		return e.kinWords(query, nil, relatedWords{})
 	}
 	chinese, english := lexical.RelatedWords(lexical.Normalize(query))
 	chinese = chinese[:min(len(chinese), maxRelated)]
@@ -139,11 +141,11 @@ func (e *Engine) relatedWords(query string) relatedWords {
 			}
 		}
 	}
-	return relatedWords{words: shown, terms: []lexical.Related{
+	return e.kinWords(query, english, relatedWords{words: shown, terms: []lexical.Related{
 		{Terms: chinese, Weight: relatedWeight},
 		{Terms: glosses, Weight: glossWeight},
 		{Terms: short, Weight: abbreviationWeight},
-	}}
+	}})
 }
 
 // abbreviations are the short forms code writes for a word (and the word
