@@ -30,12 +30,19 @@ var kinNames = [][]string{
 	{"sister", "sis"},
 }
 
+// kinOnlyFound are the names of kinNames that also name something else
+// ("nan" is NaN in a coding question): a memory's "Nan" is found for a
+// question about a grandmother, but a question's "nan" asks for no family.
+var kinOnlyFound = map[string]bool{"nan": true}
+
 // kinOf maps each word of kinNames to the other words of its group.
 var kinOf = func() map[string][]string {
 	m := map[string][]string{}
 	for _, g := range kinNames {
 		for _, w := range g {
-			m[w] = slices.DeleteFunc(slices.Clone(g), func(o string) bool { return o == w })
+			if !kinOnlyFound[w] {
+				m[w] = slices.DeleteFunc(slices.Clone(g), func(o string) bool { return o == w })
+			}
 		}
 	}
 	return m

@@ -44,3 +44,20 @@ func TestKinship_familiarNames(t *testing.T) {
 		})
 	}
 }
+
+// A word that also names something else asks for no family: "NaN" in a
+// coding question is no grandmother ("nan"), though a question about a
+// grandmother still finds a dialogue's "Nan".
+func TestKinship_ambiguousNameAsksForNothing(t *testing.T) {
+	snap := build(t, config.Source{Name: "talk", Kind: config.KindJSONL, Path: "kinship"})
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "why does the loss turn NaN after the third epoch", TopK: 5})
+	for _, w := range []string{"grandmother", "gran", "granny", "grandma", "nana"} {
+		if slices.Contains(resp.QueryPlan.RelatedTerms, w) {
+			t.Errorf("a question about NaN searched %q: relatedTerms %v", w, resp.QueryPlan.RelatedTerms)
+		}
+	}
+	resp = ask(t, engineWith(), snap, api.SearchRequest{Query: "what did her grandmother bake", TopK: 5})
+	if !slices.Contains(resp.QueryPlan.RelatedTerms, "nan") {
+		t.Errorf("a question about a grandmother did not search nan: relatedTerms %v", resp.QueryPlan.RelatedTerms)
+	}
+}
