@@ -248,6 +248,18 @@ var dateRules = []dateRule{
 	// Halloween. First, so that 十一黄金周 or 五一 is no number to a
 	// later rule.
 	{need: needHoliday, re: holidayRe, resolve: resolveHoliday},
+	// 2026-W10, 2026w10: an ISO week as ISO 8601 and weekly notes write
+	// it.
+	{need: needDigit, re: regexp.MustCompile(`\b(\d{4})-?w(\d{2})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		return isoWeekSpan(atoi(m[1]), atoi(m[2]), now)
+	}},
+	// the first week of March, the last week of February 2024: a week
+	// of a month, its days 1-7, 8-14, 15-21 or 22-28, or its last seven.
+	// Before "last week" and the month alone.
+	{need: needWord("week"), re: regexp.MustCompile(`\b(first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+(?:of|in)\s+` + enMonth + `\b\.?(?:,?\s+(\d{4})\b)?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+		n := map[string]int{"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}[m[1]]
+		return weekOfMonth(atoi(m[3]), monthNum(m[2]), n, now)
+	}},
 	// 2023-08-14, 2023/8/14, 2023.08.14, 2023-08-14T10:04:05Z (the day as
 	// written)
 	{need: needDigit, re: regexp.MustCompile(`\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:t\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?|\b)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
@@ -958,6 +970,27 @@ func isoWeekSpan(y, w int, now time.Time) (time.Time, time.Time, bool, bool) {
 		return time.Time{}, time.Time{}, false, false // week 53 of a year of 52
 	}
 	return monday, monday.AddDate(0, 0, 6), relative, true
+}
+
+// weekOfMonth is the nth seven days of month m (n 0: its last seven) of
+// year y, or, with no year, of the latest such month that has begun.
+func weekOfMonth(y, m, n int, now time.Time) (time.Time, time.Time, bool, bool) {
+	relative := y == 0
+	var first time.Time
+	var ok bool
+	if relative {
+		first, _, ok = latestMonth(m, now)
+	} else {
+		first, _, ok = monthSpan(y, m, now)
+	}
+	if !ok {
+		return time.Time{}, time.Time{}, false, false
+	}
+	from := first.AddDate(0, 0, 7*(n-1))
+	if n == 0 {
+		from = first.AddDate(0, 1, -7)
+	}
+	return from, from.AddDate(0, 0, 6), relative, true
 }
 
 // weekend is the Saturday and Sunday of the week n weeks from this one,

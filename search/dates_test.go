@@ -176,6 +176,15 @@ func TestParseDates(t *testing.T) {
 		{"iso week 53", "week 53", jan, []span{{"2026-12-28", "2027-01-03"}}},
 		{"no week 53 in a year of 52, but the year", "week 53 of 2025", jan, []span{{"2025-01-01", "2025-12-31"}}},
 		{"iso week of a year", "week 2, 2024", jan, []span{{"2024-01-08", "2024-01-14"}}},
+		// As ISO 8601 and weekly notes write a week.
+		{"iso week written", "notes for 2026-W10", jan, []span{{"2026-03-02", "2026-03-08"}}},
+		{"iso week compact", "2025w52 retro", jan, []span{{"2025-12-22", "2025-12-28"}}},
+		{"no week 53 in 2025", "2025-W53", jan, nil},
+		// A week of a month: its first seven days, the next seven, ...,
+		// or its last seven; not last week, nor the whole month.
+		{"first week of a month", "the first week of March 2025", jan, []span{{"2025-03-01", "2025-03-07"}}},
+		{"last week of a month", "in the last week of February 2024", jan, []span{{"2024-02-23", "2024-02-29"}}},
+		{"second week of the latest month", "second week of December", jan, []span{{"2025-12-08", "2025-12-14"}}},
 		{"a week counting is no week", "fixed week 3 bugs", jan, nil},
 		{"last week then a count", "last week 3 bugs", jan, []span{{"2025-12-29", "2026-01-04"}}},
 		{"zh iso week", "第28周做了什么", jan, []span{{"2026-07-06", "2026-07-12"}}},
