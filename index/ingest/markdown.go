@@ -90,9 +90,10 @@ var (
 // Evernote note with (yarleDates), applies to every section; the
 // date is its date, created, updated, modified or lastmod, the first that
 // reads as one, else the date the file name gives (see nameDate) or its
-// folders and name (folderDay), else the file's modification time; a section under a heading that gives a
-// date is of that date. A file that is binary (a mislabelled executable
-// or image) is reported and skipped whole.
+// folders and name (folderDay), else the file's modification time; a
+// section under a heading that gives a date is of that date. A file that
+// is binary (a mislabelled executable or image) is reported and skipped
+// whole.
 func readMarkdown(fc *fileCtx) error {
 	path := fc.path
 	raw, fi, err := readNote(fc, "note")
