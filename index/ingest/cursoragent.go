@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"os"
@@ -321,7 +322,34 @@ func cursorToolSummary(name string, input json.RawMessage) string {
 	if json.Unmarshal(input, &patch) == nil && strings.Contains(patch, patchBegin) {
 		return formatToolSummary(name, strings.Join(patchFiles(patch), " "))
 	}
-	return toolSummary(name, toolArguments(input))
+	return cursorToolCall(name, toolArguments(input))
+}
+
+// cursorCallMCP is the tool through which Cursor's agent calls every MCP
+// tool: the tool it called is in its input, {"server", "toolName",
+// "arguments"}, as public parsers of Cursor's transcripts read it
+// (paxel's names it mcp__<server>__<tool>;
+// buildkite/buildkite-mcp-server #381 reads the nested arguments).
+const cursorCallMCP = "CallMcpTool"
+
+// cursorToolCall summarizes a tool call from its arguments. A
+// CallMcpTool call is named as Claude Code names an MCP tool,
+// mcp__<server>__<tool>, with what its own arguments say: the wrapper's
+// name says only that some MCP tool ran.
+func cursorToolCall(name string, args map[string]json.RawMessage) string {
+	if strings.TrimSpace(name) != cursorCallMCP {
+		return toolSummary(name, args)
+	}
+	server := jsonArg(args["server"])
+	tool := cmp.Or(jsonArg(args["toolName"]), jsonArg(args["tool_name"]))
+	if strings.TrimSpace(server) == "" || strings.TrimSpace(tool) == "" {
+		return toolSummary(name, args)
+	}
+	inner := toolArguments(args["arguments"])
+	if inner == nil {
+		inner = toolArguments(args["args"])
+	}
+	return toolSummary("mcp__"+strings.TrimSpace(server)+"__"+strings.TrimSpace(tool), inner)
 }
 
 // cursorAnswer is an assistant's text without the marks Cursor leaves of

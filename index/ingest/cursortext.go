@@ -129,7 +129,7 @@ func (h *cursorTextHandler) emitTurn(turn *cursorTextTurn) error {
 			end++
 		}
 		if name, ok := strings.CutPrefix(head, cursorTextToolCall); ok {
-			h.st.Pending.add(toolSummary(strings.TrimSpace(name), cursorTextArguments(turn.Lines[i+1:end])))
+			h.st.Pending.add(cursorToolCall(strings.TrimSpace(name), cursorTextArguments(turn.Lines[i+1:end])))
 		}
 		i = end
 	}
