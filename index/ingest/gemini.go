@@ -55,8 +55,9 @@ import (
 // function responses, how Gemini records the tool output it sends back,
 // is not a prompt, and the calls it answers wait for the next text. A
 // prompt's displayContent, what the user typed, is read in place of the
-// content the CLI sent, which carries the files an @path pulled in; a
-// command run in shell mode is the user's "!command", without its
+// content the CLI sent, which carries the files an @path pulled in; the
+// @path to an image pasted into it, a file the CLI saved, is an image's
+// placeholder (geminiClipboardImage); a command run in shell mode is the user's "!command", without its
 // output. The model's
 // thoughts and the tool calls' results are dropped; each tool call is
 // summarized on its message's text, or, for a message that is only tool
@@ -143,6 +144,26 @@ var geminiQuietTypes = setOf("info", "error", "warning")
 // geminiReferencedFiles is what Gemini CLI appends to a prompt for each
 // @path in it: the files' content, which the user did not type.
 var geminiReferencedFiles = regexp.MustCompile(`(?s)\n*--- Content from referenced files ---.*?(?:--- End of content ---|$)`)
+
+// An image pasted into a Gemini CLI prompt is saved to a file and named
+// in the prompt as an @path to it (InputPrompt, clipboardUtils.ts
+// saveClipboardImage), relative to the project: clipboard-<ms>.png (or
+// .jpg, ...) in <project>/.gemini-clipboard/, in newer builds in the
+// project's temp folder, ~/.gemini/tmp/<project>/images/. The image
+// itself is sent among the referenced files (geminiReferencedFiles), which
+// are cut. The path is not what the user said: it reads as imageMark,
+// once per image, as Claude Code's "[Image #1]" does; an @path the user
+// typed to a file of theirs stays.
+var geminiClipboardImage = regexp.MustCompile(`(^|\s)@(?:\\ |\S)*?(?:\.gemini-clipboard|[/\\]\.gemini[/\\]tmp[/\\](?:\\ |\S)+?[/\\]images)[/\\]clipboard-\d+(?:-[0-9A-Za-z]+)?\.(?i:png|jpe?g|gif|tiff?|bmp|webp|heic|heif)\b`)
+
+// geminiPastedImages reads the paths of pasted images in a prompt as
+// imageMark (see geminiClipboardImage).
+func geminiPastedImages(text string) string {
+	if !strings.Contains(text, "clipboard-") {
+		return text // the cheap test: most prompts paste no image
+	}
+	return geminiClipboardImage.ReplaceAllString(text, "${1}"+imageMark)
+}
 
 // When Gemini compresses a conversation, the summary of the turns it
 // compressed enters the history as a user turn: the model's scratchpad,
@@ -443,6 +464,7 @@ func (h *geminiHandler) turn(n int, l *geminiLine) *geminiTurn {
 			// pending for the answer.
 			turn.typ, turn.text, turn.tools = geminiToolResponse, "", nil
 		} else if l.Type == "user" {
+			text = geminiPastedImages(text)
 			// The tags are looked for before the expressions run: most
 			// prompts have none.
 			cut := text
