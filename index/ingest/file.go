@@ -218,6 +218,7 @@ package ingest
 // ingest-v31: Codex's [Image #N] as [image]; notes dated by more names
 // (2026.03.05, March 5, 2026, week and month notes, journals/2026/03/05),
 // front matter with full-width colons, CJK title keys and named days;
-// sections headed by a day in words; Cursor's MCP calls named, Gemini
-// CLI's pasted images as [image] instead of their clipboard paths.
-const Version = "ingest-v31"
+// sections headed by a day in words.
+// ingest-v32: Cursor's MCP calls named, Gemini CLI's pasted images as
+// [image] instead of their clipboard paths.
+const Version = "ingest-v32"
