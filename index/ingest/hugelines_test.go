@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
@@ -168,20 +169,27 @@ func TestShrinker_cutEarly(t *testing.T) {
 
 // peakLiveHeap runs read while another goroutine collects and samples
 // the live heap, and returns how far the live heap rose above what it
-// was before (a sample taken after a collection counts live data only).
+// was before. The live heap is what the last collection marked
+// (runtime/metrics' /gc/heap/live:bytes), not MemStats.HeapAlloc read
+// after it: that also counts what read allocated between the
+// collection's end and the reading, garbage, and how much depends on the
+// scheduler. On one processor (go test -cpu 1, or a loaded machine that
+// keeps the sampler's thread waiting) read ran there and a big note's
+// 23-27 MiB was sampled as 46-57.
 func peakLiveHeap(read func()) uint64 {
-	var ms runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	base, peak := ms.HeapAlloc, ms.HeapAlloc
+	live := func() uint64 {
+		runtime.GC()
+		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	base := live()
+	peak := base
 	done, sampled := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(sampled)
 		for {
-			runtime.GC()
-			var s runtime.MemStats
-			runtime.ReadMemStats(&s)
-			peak = max(peak, s.HeapAlloc)
+			peak = max(peak, live())
 			select {
 			case <-done:
 				return
