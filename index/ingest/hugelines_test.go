@@ -167,6 +167,14 @@ func TestShrinker_cutEarly(t *testing.T) {
 	}
 }
 
+// liveHeap collects and returns the heap the collection found live.
+func liveHeap() uint64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
 // peakLiveHeap runs read while another goroutine collects and samples
 // the live heap, and returns how far the live heap rose above what it
 // was before. The live heap is what the last collection marked
@@ -179,12 +187,7 @@ func TestShrinker_cutEarly(t *testing.T) {
 // collection marks still counts as live, so a loaded machine still adds
 // some (up to 12 MiB of that note's 23 seen).
 func peakLiveHeap(read func()) uint64 {
-	live := func() uint64 {
-		runtime.GC()
-		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		metrics.Read(s)
-		return s[0].Value.Uint64()
-	}
+	live := liveHeap
 	base := live()
 	peak := base
 	done, sampled := make(chan struct{}), make(chan struct{})
