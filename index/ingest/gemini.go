@@ -57,8 +57,8 @@ import (
 // prompt's displayContent, what the user typed, is read in place of the
 // content the CLI sent, which carries the files an @path pulled in; the
 // @path to an image pasted into it, a file the CLI saved, is an image's
-// placeholder (geminiClipboardImage); a command run in shell mode is the user's "!command", without its
-// output. The model's
+// placeholder (geminiClipboardImage); a command run in shell mode is the
+// user's "!command", without its output. The model's
 // thoughts and the tool calls' results are dropped; each tool call is
 // summarized on its message's text, or, for a message that is only tool
 // calls, on the next text. The summary Gemini writes when it compresses
