@@ -38,22 +38,81 @@ func newTextView(_ *lexical.Analyzer, s string) textView {
 }
 
 // collapseSpace replaces each run of white space in s, normalised text,
-// with one space. Text with no line break, tab or double space is
-// returned as it is, found by a scan of its bytes: NFKC has made every
-// other space character a plain one, and a search prepares the text of
-// every head candidate.
+// with one space, and drops it at either end, as strings.Fields would
+// split it. Text with no line break, tab or double space is returned as
+// it is, found by a scan of its bytes: NFKC has made every other space
+// character a plain one, and a search prepares the text of every head
+// candidate. Other text is copied once, a run of words at a time: a
+// candidate's view always holds the line break after its title, and
+// splitting it into words first allocated a string per word.
 func collapseSpace(s string) string {
+	if !needsCollapse(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	kept := 0 // s[kept:i] is copied as it is
+	for i := 0; i < len(s); {
+		end := spaceRunEnd(s, i)
+		if end == i {
+			if s[i] < utf8.RuneSelf {
+				i++
+			} else {
+				_, size := utf8.DecodeRuneInString(s[i:])
+				i += size
+			}
+			continue
+		}
+		// A single plain space between two words stays as it is.
+		if end == i+1 && s[i] == ' ' && i > 0 && end < len(s) {
+			i = end
+			continue
+		}
+		b.WriteString(s[kept:i])
+		if b.Len() > 0 && end < len(s) {
+			b.WriteByte(' ')
+		}
+		i, kept = end, end
+	}
+	b.WriteString(s[kept:])
+	return b.String()
+}
+
+// spaceRunEnd returns where the run of white space (unicode.IsSpace)
+// that starts at s[i] ends: i when s[i] is not white space.
+func spaceRunEnd(s string, i int) int {
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c != ' ' && (c < '\t' || c > '\r') {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsSpace(r) {
+			return i
+		}
+		i += size
+	}
+	return i
+}
+
+// needsCollapse reports whether s holds a line break, a tab or two
+// spaces in a row.
+func needsCollapse(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '\n', '\t', '\r', '\v', '\f':
-			return strings.Join(strings.Fields(s), " ")
+			return true
 		case ' ':
 			if i+1 < len(s) && s[i+1] == ' ' {
-				return strings.Join(strings.Fields(s), " ")
+				return true
 			}
 		}
 	}
-	return s
+	return false
 }
 
 // matchTerm is a query term prepared for covers. Whether it is CJK, and

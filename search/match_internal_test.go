@@ -124,3 +124,46 @@ func checkMarkerCounts(t *testing.T, set *markerSet, markers, pieces []string, s
 		}
 	}
 }
+
+// TestCollapseSpace_asFields: text that needs collapsing comes out as its
+// words joined by single spaces, as strings.Fields splits them, whatever
+// space characters separate them (NEL and the line separator are not
+// made plain by NFKC).
+func TestCollapseSpace_asFields(t *testing.T) {
+	for _, s := range []string{
+		"Title\nbody text",
+		"  lead and trail  \n",
+		"a\t\tb\r\nc\v\fd",
+		"x\u0085y\u2028z  w",
+		"混合\n文本  and\u3000words",
+		"\n",
+		"one  two",
+		"é\nü",
+	} {
+		if got, want := collapseSpace(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("collapseSpace(%q) = %q, want %q", s, got, want)
+		}
+	}
+	if s := "no break here"; collapseSpace(s) != s {
+		t.Errorf("collapseSpace changed %q", s)
+	}
+}
+
+// FuzzCollapseSpace holds collapseSpace to strings.Fields on any text
+// that needs collapsing.
+func FuzzCollapseSpace(f *testing.F) {
+	f.Add("Title\nbody  text\t")
+	f.Add("x\u0085y\u2028z")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := collapseSpace(s)
+		if !needsCollapse(s) {
+			if got != s {
+				t.Fatalf("collapseSpace(%q) = %q, want it unchanged", s, got)
+			}
+			return
+		}
+		if want := strings.Join(strings.Fields(s), " "); got != want {
+			t.Fatalf("collapseSpace(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
