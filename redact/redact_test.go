@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -843,4 +844,61 @@ func TestRedactChunk_project(t *testing.T) {
 	if !Chunk(&c) || strings.Contains(c.Project, secret[4:]) {
 		t.Errorf("project %q, want it redacted", c.Project)
 	}
+}
+
+// wholeTextEnvCommandSpans is envCommandSpans as it was, the pattern run
+// over the whole text: the oracle the anchored search is held to.
+func wholeTextEnvCommandSpans(text string) []span {
+	var out []span
+	for _, m := range envCommand.FindAllStringSubmatchIndex(text, -1) {
+		g := 1
+		if m[2] < 0 {
+			g = 3
+		}
+		name, start, end := text[m[2*g]:m[2*g+1]], m[2*g+2], m[2*g+3]
+		v := text[start:end]
+		kind := secretKey(name)
+		if kind == notSecret || !literalSecret(v) || pathLike(v) || kind == ambiguousSecret && !randomValue(v) {
+			continue
+		}
+		out = append(out, span{start, end})
+	}
+	return out
+}
+
+var envCommandSeeds = []string{
+	"set -gx OPENAI_API_KEY sk-proj-Zq8Rz3kWm5Tn0Vb7Yc2Xl9Pd4Hf6Js1Ga8Ke3",
+	"config set password Tr0ub4dor3xq\nthen git config --global github.token ghp_R4nD0mT0k3nV4lu3F0rT3st1ngXyZ9q8w7",
+	`os.Setenv("DB_PASSWORD", "Tr0ub4dor3xq"); t.Setenv("API_TOKEN","Zq8Rz3kWm5Tn0Vb7")`,
+	"reset the config; preset -x TOKEN abc; [Environment]::SetEnvironmentVariable('API_KEY', 'Zq8Rz3kWm5Tn0Vb7Yc2X')",
+	"setx SECRET_KEY Zq8Rz3kWm5Tn0Vb7Yc2X /M and setenv AWS_SECRET_ACCESS_KEY wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+	"npm config set //registry.npmjs.org/:_authToken npm_q8Rz3kWm5Tn0Vb7Yc2Xl9Pd4Hf6Js1Ga8Ke3 ﾟconfig set token Zq8Rz3kWm5Tn0Vb7",
+	"Config set password Tr0ub4dor3xq; _set -x TOKEN Zq8Rz3kWm5Tn0Vb7; é set -x TOKEN Zq8Rz3kWm5Tn0Vb7",
+}
+
+// TestEnvCommandSpans_asWholeText: trying the pattern only where a
+// command word begins finds what running it over the whole text found.
+func TestEnvCommandSpans_asWholeText(t *testing.T) {
+	for _, text := range append(envCommandSeeds, redactionCorpus(200)...) {
+		got := envCommandSpans(text, string(asciiLowerBytes(text)), nil)
+		if want := wholeTextEnvCommandSpans(text); !slices.Equal(got, want) {
+			t.Errorf("envCommandSpans(%q) = %v, want %v", text, got, want)
+		}
+	}
+	if got := envCommandSpans(envCommandSeeds[0], string(asciiLowerBytes(envCommandSeeds[0])), nil); len(got) != 1 {
+		t.Errorf("the fish export's key was not found: %v", got)
+	}
+}
+
+// FuzzEnvCommandSpans holds the anchored search to the whole-text one.
+func FuzzEnvCommandSpans(f *testing.F) {
+	for _, s := range envCommandSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got := envCommandSpans(text, string(asciiLowerBytes(text)), nil)
+		if want := wholeTextEnvCommandSpans(text); !slices.Equal(got, want) {
+			t.Errorf("envCommandSpans(%q) = %v, want %v", text, got, want)
+		}
+	})
 }
