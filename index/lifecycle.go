@@ -31,6 +31,10 @@ const (
 	// StepStatesWritten: an incremental build wrote a new base of the
 	// source states (index/states), before its candidate.
 	StepStatesWritten = "states-written"
+	// StepVerifyRecordRead: a verification read the candidate record and
+	// is about to check the files it lists. Verify takes no lock, so a
+	// writer may move or remove the generation from here on.
+	StepVerifyRecordRead = "verify-record-read"
 )
 
 // ErrNotFound means a named generation or candidate does not exist.
@@ -99,7 +103,25 @@ func (x *Indexer) Verify(ctx context.Context, runID string) (*VerifyResult, erro
 	if err != nil {
 		return nil, err
 	}
-	return x.verifyDir(dir, where)
+	v, err := x.verifyDir(dir, where)
+	if err == nil || dirExists(dir) {
+		return v, err
+	}
+	// Verify takes no lock: a writer beside it moved the directory away
+	// while its files were checked, and a file that went with it is no
+	// damage. A promoted candidate is verified where it went.
+	id := filepath.Base(dir)
+	if where == "candidate" && dirExists(x.home.Generation(id)) {
+		dir = x.home.Generation(id)
+		if v, err = x.verifyDir(dir, "generation"); err == nil || dirExists(dir) {
+			return v, err
+		}
+	}
+	again := ""
+	if runID == "" {
+		again = "; run novactl index verify again for the newest candidate"
+	}
+	return nil, fmt.Errorf("verify %s: it was removed while it was verified (by a sync, promote or rollback running beside it; it was not found damaged): %w%s", id, x.missing(id), again)
 }
 
 func (x *Indexer) verifyDir(dir, where string) (*VerifyResult, error) {
@@ -111,6 +133,7 @@ func (x *Indexer) verifyDir(dir, where string) (*VerifyResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", filepath.Base(dir), err)
 	}
+	x.opts.Hook(StepVerifyRecordRead)
 	g, err := generation.Open(x.home.IndexDir(), cand, x.analyzer, generation.Options{Dir: dir})
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", cand.RunID, err)
