@@ -184,7 +184,17 @@ type Options struct {
 	// Agents, when set, adds the checks of Nova's MCP entry and skill in
 	// the agents found here (see AgentOptions).
 	Agents *AgentOptions
+	// Hook, when set, is called at each Step (tests run an index writer
+	// there: doctor takes no lock).
+	Hook func(step string)
 }
+
+// Steps of Run at which Options.Hook is called.
+const (
+	// StepManifestRead: the active manifest was read, and the files of
+	// the generation it names are about to be checked.
+	StepManifestRead = "manifest-read"
+)
 
 func blocked(id, title, code, advice string) Check {
 	return Check{ID: id, Title: title, State: Blocked, Code: code, Message: "Blocked: " + code, Advice: advice}
@@ -211,6 +221,9 @@ func Run(ctx context.Context, opts Options) Report {
 	}
 	if opts.GOOS == "" {
 		opts.GOOS = goos
+	}
+	if opts.Hook == nil {
+		opts.Hook = func(string) {}
 	}
 	rep := Report{CheckedAt: opts.Now().UTC().Format(time.RFC3339)}
 	add := func(c Check) { rep.Checks = append(rep.Checks, c) }
@@ -350,10 +363,24 @@ func Run(ctx context.Context, opts Options) Report {
 	if opts.Deep {
 		depth = index.Deep
 	}
-	m, _, merr := manifest.Read(home.Manifest())
+	m, hash, merr := manifest.Read(home.Manifest())
 	var filesBad Check
 	damaged := false
+	opts.Hook(StepManifestRead)
 	if merr == nil {
+		filesBad, damaged = filesCheck(home, cfg, m, depth, running)
+	}
+	// Doctor takes no lock: a promotion beside it may have made another
+	// generation active and retired the one read (a compaction removes
+	// the generation it replaces at once), whose files are then missing
+	// but not damaged. The one the manifest names now is checked instead,
+	// a few times at most, as novad's reload reads the manifest again.
+	for try := 0; damaged && try < 3; try++ {
+		now, h, err := manifest.Read(home.Manifest())
+		if err != nil || h == hash {
+			break
+		}
+		m, hash = now, h
 		filesBad, damaged = filesCheck(home, cfg, m, depth, running)
 	}
 	// novad reports a fallback itself (the reload check): its generation
