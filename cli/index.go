@@ -66,7 +66,9 @@ then merged into one generation, which replaces the promoted one and is the
 generation left active. A running novad serves it without restart.`,
 	"verify": `Fully loads a candidate or a kept generation (default: the newest candidate)
 and checks every file against its checksum, the counts and the embedding
-profile against the configuration. It changes nothing.`,
+profile against the configuration. It changes nothing and takes no lock, so it
+runs beside a sync: a candidate promoted meanwhile is verified where it went, and
+one removed meanwhile is reported removed, not damaged.`,
 	"promote": `Verifies a candidate and makes it active by an atomic swap of
 NOVA_HOME/index/manifest.json. Without RUN_ID it takes the newest candidate, or
 finishes a promotion that was interrupted; the RUN_ID of a kept generation makes
