@@ -194,6 +194,9 @@ const (
 	// StepManifestRead: the active manifest was read, and the files of
 	// the generation it names are about to be checked.
 	StepManifestRead = "manifest-read"
+	// StepFilesChecked: the active generation's files passed their
+	// check, and its record of the source files is about to be read.
+	StepFilesChecked = "files-checked"
 )
 
 func blocked(id, title, code, advice string) Check {
@@ -364,24 +367,31 @@ func Run(ctx context.Context, opts Options) Report {
 		depth = index.Deep
 	}
 	m, hash, merr := manifest.Read(home.Manifest())
+	opts.Hook(StepManifestRead)
 	var filesBad Check
 	damaged := false
-	opts.Hook(StepManifestRead)
-	if merr == nil {
+	// What the active generation recorded of each source file; a
+	// damaged generation is the index check's to report.
+	var states []index.FileState
+	var serr error
+	// Doctor takes no lock: a promotion beside it may make another
+	// generation active and retire the one read (a compaction removes the
+	// generation it replaces at once), whose files are then missing, not
+	// damaged, and whose source states read as none. While the manifest
+	// changes under them, the checks are made again of the generation it
+	// names now, a few times at most, as novad's reload reads it again.
+	for try := 0; merr == nil; try++ {
 		filesBad, damaged = filesCheck(home, cfg, m, depth, running)
-	}
-	// Doctor takes no lock: a promotion beside it may have made another
-	// generation active and retired the one read (a compaction removes
-	// the generation it replaces at once), whose files are then missing
-	// but not damaged. The one the manifest names now is checked instead,
-	// a few times at most, as novad's reload reads the manifest again.
-	for try := 0; damaged && try < 3; try++ {
+		states, serr = nil, nil
+		if !damaged {
+			opts.Hook(StepFilesChecked)
+			states, serr = index.FileStates(home, m)
+		}
 		now, h, err := manifest.Read(home.Manifest())
-		if err != nil || h == hash {
+		if err != nil || h == hash || try == 2 {
 			break
 		}
 		m, hash = now, h
-		filesBad, damaged = filesCheck(home, cfg, m, depth, running)
 	}
 	// novad reports a fallback itself (the reload check): its generation
 	// differing from the manifest's is then no mere delay.
@@ -488,13 +498,6 @@ func Run(ctx context.Context, opts Options) Report {
 			"run novactl config init: it writes "+home.Config()+" with the agent memory found on this machine (--notes DIR adds notes)"))
 	default:
 		add(degraded("sources", "Sources", CodeNoSources, "config.yaml lists no sources", "add a source to "+cfg.File+" (see README: Configuration)"))
-	}
-	// What the active generation recorded of each source file; a
-	// damaged generation is the index check's to report.
-	var states []index.FileState
-	var serr error
-	if merr == nil && !damaged {
-		states, serr = index.FileStates(home, m)
 	}
 	recorded := newRecordedFiles(states)
 	newest := time.Time{}
