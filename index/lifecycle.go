@@ -35,6 +35,9 @@ const (
 	// is about to check the files it lists. Verify takes no lock, so a
 	// writer may move or remove the generation from here on.
 	StepVerifyRecordRead = "verify-record-read"
+	// StepListManifestRead: a listing read the manifest and is about to
+	// read the generations. List takes no lock either.
+	StepListManifestRead = "list-manifest-read"
 )
 
 // ErrNotFound means a named generation or candidate does not exist.

@@ -336,12 +336,28 @@ const StateWriting = "writing"
 // command writes the index, what that command is writing is listed as
 // StateWriting, and what it removed meanwhile is left out.
 func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
+	// A promotion while the generations are read makes the manifest read
+	// first stale: the generation it names may be retired meanwhile (a
+	// compaction removes the one it replaces at once), and would be
+	// listed as an active one gone missing. While the manifest changes,
+	// the list is made again, a few times at most.
+	for try := 0; ; try++ {
+		out, hash := x.list(d)
+		if _, now, err := manifest.Read(x.home.Manifest()); err != nil || now == hash || try == 2 {
+			return out, nil
+		}
+	}
+}
+
+// list is one listing of List, and the hash of the manifest it read.
+func (x *Indexer) list(d Depth) ([]GenerationInfo, string) {
 	writing := lockfile.Held(x.home.Lock())
 	active := ""
-	m, _, err := manifest.Read(x.home.Manifest())
+	m, hash, err := manifest.Read(x.home.Manifest())
 	if err == nil {
 		active = m.RunID
 	}
+	x.opts.Hook(StepListManifestRead)
 	// A generation moved into place whose manifest was never written (a
 	// full disk) is no rollback point: promote finishes it.
 	interrupted := x.interruptedPromotion()
@@ -415,5 +431,5 @@ func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].RunID > out[j].RunID })
-	return out, nil
+	return out, hash
 }

@@ -3,6 +3,7 @@ package index_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -106,5 +107,39 @@ func TestVerify_generationRemovedMeanwhile(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "while it was verified") {
 		t.Errorf("error %q does not say the generation went while it was verified", err)
+	}
+}
+
+// Syncs beside a listing that retire the active generation it read of
+// the manifest leave no false damage in it: the generation they made
+// active is listed active, and the one they removed is not listed as an
+// active generation gone missing.
+func TestList_activeRetiredMeanwhile(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "memories.jsonl")
+	writeFile(t, src, jsonlLines(t, baseRecords()...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	cfg.Index.KeepGenerations = 2
+	clk := newClock(epoch)
+	writer := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Full: true})
+	read := mustSync(t, writer).Active()
+	later := ""
+	lister := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Hook: func(step string) {
+		if step != index.StepListManifestRead || later != "" {
+			return
+		}
+		for i, text := range []string{"The cache warms from the replica after each deploy.", "Feature flags live in the settings table."} {
+			appendFile(t, src, jsonlLines(t, rec{ID: fmt.Sprintf("mem-10%d", i), Text: text, Date: "2026-02-16"}))
+			later = mustSync(t, writer).Active()
+		}
+	}})
+	list, err := lister.List(index.Quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range list {
+		if g.RunID == read || g.Integrity == "damaged" || (g.RunID == later) != (g.State == "active") {
+			t.Errorf("listed %s: %s %s %s; %s was removed, %s is active", g.RunID, g.State, g.Integrity, g.Problem, read, later)
+		}
 	}
 }
