@@ -100,23 +100,24 @@ type VerifyResult struct {
 
 // Verify fully loads a candidate (or a generation) and checks its counts,
 // checksums, dimension and embedding profile. runID "" picks the newest
-// candidate.
+// candidate. It takes no lock: a candidate promoted meanwhile is verified
+// where the promotion moved it, and one removed meanwhile (retention) is
+// reported with ErrNotFound, not as damage.
 func (x *Indexer) Verify(ctx context.Context, runID string) (*VerifyResult, error) {
 	dir, where, err := x.locate(runID)
 	if err != nil {
 		return nil, err
 	}
 	v, err := x.verifyDir(dir, where)
-	if err == nil || dirExists(dir) {
+	if err == nil || !gone(dir) {
 		return v, err
 	}
-	// Verify takes no lock: a writer beside it moved the directory away
-	// while its files were checked, and a file that went with it is no
-	// damage. A promoted candidate is verified where it went.
+	// A writer beside it moved the directory away while its files were
+	// checked, and a file missing with it is no damage.
 	id := filepath.Base(dir)
 	if where == "candidate" && dirExists(x.home.Generation(id)) {
 		dir = x.home.Generation(id)
-		if v, err = x.verifyDir(dir, "generation"); err == nil || dirExists(dir) {
+		if v, err = x.verifyDir(dir, "generation"); err == nil || !gone(dir) {
 			return v, err
 		}
 	}
@@ -124,7 +125,13 @@ func (x *Indexer) Verify(ctx context.Context, runID string) (*VerifyResult, erro
 	if runID == "" {
 		again = "; run novactl index verify again for the newest candidate"
 	}
-	return nil, fmt.Errorf("verify %s: it was removed while it was verified (by a sync, promote or rollback running beside it; it was not found damaged): %w%s", id, x.missing(id), again)
+	return nil, fmt.Errorf("verify %s: it was removed while it was verified, by a sync, promote or rollback running beside it: %w%s", id, x.missing(id), again)
+}
+
+// gone reports whether nothing is at path any more.
+func gone(path string) bool {
+	_, err := os.Lstat(path)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 func (x *Indexer) verifyDir(dir, where string) (*VerifyResult, error) {
