@@ -644,9 +644,9 @@ type fileCtx struct {
 	// redacted counts the ids redact.ID gave this file's records.
 	redacted map[string]int
 	// cleanTags is a list of tags the reader has redacted itself and
-	// gives many of its records (a note's tags, on each of its
-	// sections): emit leaves a record's Tags that are this very list as
-	// they are. Redacting it again for every record cost sections times
+	// gives the record it emits next (a note's tags, on each of its
+	// sections, with the section's own): emit leaves a record's Tags
+	// that are this very list as they are. Redacting it again for every record cost sections times
 	// tags: minutes for a log with a tag a day.
 	cleanTags []string
 }

@@ -87,13 +87,14 @@ var (
 // Front matter (date, tags, project, ...), or the properties a Logseq
 // page opens with (title, tags, dates), those a Notion export writes
 // under a page's title (notionProperties) or the dates yarle ends an
-// Evernote note with (yarleDates), applies to every section; the
-// date is its date, created, updated, modified or lastmod, the first that
-// reads as one, else the date the file name gives (see nameDate) or its
-// folders and name (folderDay), else the file's modification time; a
-// section under a heading that gives a date is of that date. A file that
-// is binary (a mislabelled executable or image) is reported and skipped
-// whole.
+// Evernote note with (yarleDates), applies to every section, as do the
+// tags of a line of tags alone the note opens with (topTags); a #tag in
+// a section's text tags that section alone. The date is its date,
+// created, updated, modified or lastmod, the first that reads as one,
+// else the date the file name gives (see nameDate) or its folders and
+// name (folderDay), else the file's modification time; a section under a
+// heading that gives a date is of that date. A file that is binary (a
+// mislabelled executable or image) is reported and skipped whole.
 func readMarkdown(fc *fileCtx) error {
 	path := fc.path
 	raw, fi, err := readNote(fc, "note")
@@ -256,18 +257,44 @@ func readMarkdown(fc *fileCtx) error {
 			cur.para = len(cur.lines)
 		}
 	}
-	// A #tag in the text tags the note, as front matter's do, once
-	// whatever its case (seen: by foldKey, where comparing each with all
+	// Front matter's tags, and those of the lines of tags alone the note
+	// opens with (topTags), tag every section; a #tag in a section's text
+	// tags that section alone: a search for #travel is not answered
+	// with the note's sections about work. A tag is one whatever its
+	// case (seen: the note's, by foldKey, where comparing each with all
 	// those found before cost tags squared).
 	seen := make(map[string]bool, len(tags))
 	for _, t := range tags {
 		seen[foldKey(t)] = true
 	}
+	// Each tag of a section's own is kept and redacted once (owned, by
+	// foldKey in ownIndex, spelt as the note first writes it), however
+	// many sections it tags; section i's are own[ownAt[i]:ownAt[i+1]],
+	// indexes in owned, one list for the note: a log with a tag a day has
+	// tens of thousands of sections.
+	type ownTag struct {
+		name       string
+		redactions int
+		last       int // 1 + the last section it was given to
+	}
+	var owned []ownTag
+	ownIndex := map[string]int32{}
+	var own []int32
+	ownAt := make([]int32, 1, len(sections)+1)
 	texts := make([]string, len(sections))
 	for i, s := range sections {
 		var inline []string
 		if fm.Kanban != nil {
 			s.lines = kanbanMarkers(s.lines)
+		}
+		if i == 0 {
+			// The text before the first heading.
+			for _, t := range topTags(s.lines) {
+				if k := foldKey(t); !seen[k] {
+					seen[k] = true
+					tags = append(tags, strings.Clone(t))
+				}
+			}
 		}
 		joined := strings.Join(s.lines, "\n")
 		if len(s.lines) == 1 {
@@ -278,11 +305,24 @@ func readMarkdown(fc *fileCtx) error {
 		s.lines = nil
 		texts[i], inline = cleanNote(joined)
 		for _, t := range inline {
-			if k := foldKey(t); !seen[k] {
-				seen[k] = true
-				tags = append(tags, t)
+			k := foldKey(t)
+			if seen[k] {
+				continue
+			}
+			j, ok := ownIndex[k]
+			if !ok {
+				// A copy: the tag is a piece of the section's text.
+				name, n := redact.Text(strings.Clone(t))
+				j = int32(len(owned))
+				owned = append(owned, ownTag{name: name, redactions: n})
+				ownIndex[k] = j
+			}
+			if owned[j].last != i+1 {
+				owned[j].last = i + 1
+				own = append(own, j)
 			}
 		}
+		ownAt = append(ownAt, int32(len(own)))
 	}
 	// A note that opens with its only level-1 heading has that heading
 	// for its title, as Markdown is written: it names the note in every
@@ -292,7 +332,6 @@ func readMarkdown(fc *fileCtx) error {
 	// Every section has the note's tags: they are redacted once, here,
 	// and each record counts their redactions (see fileCtx.cleanTags).
 	tagRedactions := redact.List(&tags)
-	fc.cleanTags = tags
 	used := map[string]int{}
 	// Secrets go before a record leaves the reader: its text is also the
 	// context indexed with its neighbours. The headings are redacted
@@ -371,11 +410,22 @@ func readMarkdown(fc *fileCtx) error {
 		if subjects != nil {
 			subject = subjects[i]
 		}
+		// The note's tags, then the section's own, all redacted already.
+		secTags, tagN := tags, tagRedactions
+		if ids := own[ownAt[i]:ownAt[i+1]]; len(ids) > 0 {
+			secTags = make([]string, len(tags), len(tags)+len(ids))
+			copy(secTags, tags)
+			for _, j := range ids {
+				secTags = append(secTags, owned[j].name)
+				tagN += owned[j].redactions
+			}
+		}
+		fc.cleanTags = secTags
 		rec := memory.Record{
 			ID: fc.rel + "#" + key, Text: text, Title: title, Date: day, Time: at, Subject: subject,
-			Agent: agent, Project: project, Tags: tags, WorkType: workType,
+			Agent: agent, Project: project, Tags: secTags, WorkType: workType,
 			SourceSet: sourceSet, Lifecycle: lifecycle, HeadingPath: heads,
-			Path: path, Line: s.line, Kind: config.KindMarkdown, Layer: "note", Redactions: redactions + tagRedactions,
+			Path: path, Line: s.line, Kind: config.KindMarkdown, Layer: "note", Redactions: redactions + tagN,
 		}
 		if err := fc.emit(rec); err != nil {
 			return err
@@ -1443,14 +1493,32 @@ var bearTag = regexp.MustCompile(`(?:^|[\s\x{3000}])#([\p{L}\p{N}_/-][^#\n]*[^\s
 // a blank, punctuation or the line's end: "#todo learn C#" is the tag
 // todo, as a note that knows nothing of Bear means it.
 func inlineTags(p string) []string {
-	type found struct {
-		at  int
-		tag string
+	tags := findTags(p)
+	if tags == nil {
+		return nil
 	}
+	out := make([]string, len(tags))
+	for i, f := range tags {
+		out[i] = f.tag
+	}
+	return out
+}
+
+// foundTag is a #tag findTags found: p[at:end] is all of it, from its
+// "#" (or the blank before it) to its last character (a Bear tag's
+// closing "#").
+type foundTag struct {
+	at, end int
+	tag     string
+}
+
+// findTags returns the #tags of p as inlineTags reads them, where each
+// is written.
+func findTags(p string) []foundTag {
 	if strings.IndexByte(p, '#') < 0 {
 		return nil // no tag: the common line, left without a pattern's scan
 	}
-	var tags []found
+	var tags []foundTag
 	// text is p with Bear's tags blanked, copied only when it has one.
 	text := p
 	var rest []byte
@@ -1464,7 +1532,7 @@ func inlineTags(p string) []string {
 		if utf8.RuneCountInString(words[len(words)-1]) < 2 || unicode.IsLetter(next) || unicode.IsNumber(next) {
 			continue
 		}
-		tags = append(tags, found{m[2], strings.Join(words, " ")})
+		tags = append(tags, foundTag{m[2] - 1, m[1], strings.Join(words, " ")})
 		// Its words are no tags of their own: "#multi" is not one.
 		if rest == nil {
 			rest = []byte(p)
@@ -1485,16 +1553,50 @@ func inlineTags(p string) []string {
 		}
 		// A number is no tag: issue #123.
 		if strings.IndexFunc(tag, func(r rune) bool { return !unicode.IsDigit(r) }) >= 0 {
-			tags = append(tags, found{m[0], tag})
+			tags = append(tags, foundTag{m[0], m[1], tag})
 		}
 	}
 	// In the order they are written.
-	slices.SortStableFunc(tags, func(a, b found) int { return cmp.Compare(a.at, b.at) })
-	out := make([]string, len(tags))
-	for i, f := range tags {
-		out[i] = f.tag
+	slices.SortStableFunc(tags, func(a, b foundTag) int { return cmp.Compare(a.at, b.at) })
+	return tags
+}
+
+// topTags are the tags of the lines of tags alone that open lines (a
+// note's text before its first heading), blank lines aside: "#travel
+// #area/home", as a note is tagged whole in Bear or Obsidian. They stop
+// at the first line with anything else, text or a fence, whose tags are
+// its section's.
+func topTags(lines []string) []string {
+	var out []string
+	for _, line := range lines {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		tags := findTags(line)
+		if tags == nil {
+			break
+		}
+		// Between the tags only punctuation and blanks: "#a, #b", "- #a".
+		at := 0
+		for _, f := range tags {
+			if !noWords(line[at:f.at]) {
+				return out
+			}
+			at = f.end
+		}
+		if !noWords(line[at:]) {
+			break
+		}
+		for _, f := range tags {
+			out = append(out, f.tag)
+		}
 	}
 	return out
+}
+
+// noWords reports whether s holds no letter and no digit.
+func noWords(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) < 0
 }
 
 // foldKey is s with each character made the least of those it equals

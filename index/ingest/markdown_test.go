@@ -703,11 +703,12 @@ func TestRead_logseqPageProperties(t *testing.T) {
 	}
 }
 
-// TestRead_inlineTags: a #tag in a note's text tags the note, as Obsidian
-// and Bear (whose notes have no front matter, only such tags) read it,
-// beside its front matter tags: not one in code, in a heading, in a link
-// or a number (issue #123). A note tagged only in its text had no tags,
-// so a search by tag did not find it.
+// TestRead_inlineTags: a #tag in a note's text tags the section it is
+// written in, as Obsidian and Bear (whose notes have no front matter,
+// only such tags) read it, beside the note's front matter tags: not one
+// in code, in a heading, in a link or a number (issue #123). A note
+// tagged only in its text had no tags, so a search by tag did not find
+// it.
 func TestRead_inlineTags(t *testing.T) {
 	note := strings.Join([]string{
 		"---",
@@ -727,9 +728,133 @@ func TestRead_inlineTags(t *testing.T) {
 	if len(recs) != 2 || len(problems) != 0 {
 		t.Fatalf("%d records, problems %v", len(recs), problems)
 	}
+	want := map[string][]string{"deploy.md#deploy-draft": {"ops", "billing/invoices"}, "deploy.md#deploy-draft-later": {"ops", "年度计划"}}
 	for _, r := range recs {
-		if want := []string{"ops", "billing/invoices", "年度计划"}; !slices.Equal(r.Tags, want) {
-			t.Errorf("%s: tags %q, want %q", r.ID, r.Tags, want)
+		if !slices.Equal(r.Tags, want[r.ID]) {
+			t.Errorf("%s: tags %q, want %q", r.ID, r.Tags, want[r.ID])
+		}
+	}
+}
+
+// TestRead_sectionTags: a #tag written in one section of a note tags
+// that section, not the others: every section had all the note's tags,
+// so a search filtered to #travel returned the note's sections about
+// work. Front matter tags, and those of a line of tags alone at the top
+// of the note (before any heading or text), tag every section; a tag in
+// code tags none.
+func TestRead_sectionTags(t *testing.T) {
+	tests := []struct {
+		name, note string
+		want       map[string][]string // by record id
+	}{
+		{"front matter and sections", strings.Join([]string{
+			"---",
+			"tags: [ops]",
+			"---",
+			"Intro text.",
+			"## Travel",
+			"Book the train. #travel #trip/lisbon #Ops",
+			"```sh",
+			"#notatag",
+			"echo hi #nope",
+			"```",
+			"And `#span` too.",
+			"## Work",
+			"Ship the release. #work/ops #travel-plans",
+			"### Standup",
+			"Nothing tagged here.",
+		}, "\n"), map[string][]string{
+			"n.md#top":          {"ops"},
+			"n.md#travel":       {"ops", "travel", "trip/lisbon"},
+			"n.md#work":         {"ops", "work/ops", "travel-plans"},
+			"n.md#work-standup": {"ops"},
+		}},
+		{"tag line at the top", strings.Join([]string{
+			"---",
+			"tags: [ops]",
+			"---",
+			"",
+			"#pinned #area/home, #trip to lisbon#",
+			"#Ops",
+			"",
+			"Intro text. #intro",
+			"## Travel",
+			"Book the train. #travel #PINNED",
+			"## Work",
+			"Ship it.",
+		}, "\n"), map[string][]string{
+			"n.md#top":    {"ops", "pinned", "area/home", "trip to lisbon", "intro"},
+			"n.md#travel": {"ops", "pinned", "area/home", "trip to lisbon", "travel"},
+			"n.md#work":   {"ops", "pinned", "area/home", "trip to lisbon"},
+		}},
+		{"no front matter, tag line at the top", "#journal\nDay one.\n## Later\nDay two. #later\n", map[string][]string{
+			"n.md#top":   {"journal"},
+			"n.md#later": {"journal", "later"},
+		}},
+		{"tags in a first line of text", "Remember #pinned later.\n## Travel\nGo. #travel\n", map[string][]string{
+			"n.md#top":    {"pinned"},
+			"n.md#travel": {"travel"},
+		}},
+		{"tag line after text", "Intro.\n#pinned\n## Travel\nGo.\n", map[string][]string{
+			"n.md#top":    {"pinned"},
+			"n.md#travel": nil,
+		}},
+		{"tag line under the first heading", "# Plan\n#pinned\n## Travel\nGo.\n", map[string][]string{
+			"n.md#plan":        {"pinned"},
+			"n.md#plan-travel": nil,
+		}},
+		{"an issue number is no tag line", "#123\n## Travel\nGo.\n", map[string][]string{
+			"n.md#top":    nil,
+			"n.md#travel": nil,
+		}},
+		{"a fence is no tag line", "```\n#notatag\n```\n## Travel\nGo.\n", map[string][]string{
+			"n.md#top":    nil,
+			"n.md#travel": nil,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			recs := noteRecords(t, "n.md", tt.note)
+			got := map[string][]string{}
+			for _, r := range recs {
+				got[r.ID] = r.Tags
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("records %q, want %d", slices.Sorted(maps.Keys(got)), len(tt.want))
+			}
+			for id, want := range tt.want {
+				if tags, ok := got[id]; !ok || !slices.Equal(tags, want) {
+					t.Errorf("%s: tags %q (found %v), want %q", id, tags, ok, want)
+				}
+			}
+		})
+	}
+}
+
+// TestRead_sectionTagRedacted: a secret written as a #tag in one section
+// is redacted in that section's tags and counted there alone; each
+// section counted the redactions of every tag of the note.
+func TestRead_sectionTagRedacted(t *testing.T) {
+	const key = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
+	recs := noteRecords(t, "n.md", "---\ntags: [ops]\n---\n## Keys\nThe old one. #"+key+"\n## Work\nShip it. #work\n")
+	if len(recs) != 2 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for _, r := range recs {
+		for _, tag := range r.Tags {
+			if strings.Contains(tag, key[:10]) {
+				t.Errorf("%s: tag %q holds the key", r.ID, tag)
+			}
+		}
+		switch r.ID {
+		case "n.md#keys":
+			if len(r.Tags) != 2 || r.Tags[0] != "ops" || r.Redactions != 2 {
+				t.Errorf("%s: tags %q, %d redactions, want ops and the redacted key, 2 (text and tag)", r.ID, r.Tags, r.Redactions)
+			}
+		case "n.md#work":
+			if !slices.Equal(r.Tags, []string{"ops", "work"}) || r.Redactions != 0 {
+				t.Errorf("%s: tags %q, %d redactions, want [ops work], 0", r.ID, r.Tags, r.Redactions)
+			}
 		}
 	}
 }
