@@ -1345,14 +1345,20 @@ func afterCodeSpan(line string, at int) int {
 // outside code too.
 func cleanNote(s string) (string, []string) {
 	var code fences
+	indented := indentedCode{blank: true}
 	var tags []string
 	lines := strings.Split(s, "\n")
 	kept := lines[:0]
 	for _, line := range lines {
 		if code.line(strings.TrimSpace(line)) {
+			indented = indentedCode{}
 			kept = append(kept, line)
 			continue
 		}
+		// A line of indented code is cleaned as text is (it is told
+		// apart less surely than a fenced block's), but its #include is
+		// no tag.
+		inCode := indented.line(line)
 		// Each pattern is tried only on a line that holds the text it
 		// cannot match without (every logseqMeta line has "::"): running
 		// them all on every line made reading a note cost a second a MiB.
@@ -1368,7 +1374,9 @@ func cleanNote(s string) (string, []string) {
 		line = calloutText(line)
 		var b strings.Builder
 		prose := func(p string) {
-			tags = append(tags, inlineTags(p)...)
+			if !inCode {
+				tags = append(tags, inlineTags(p)...)
+			}
 			if strings.Contains(p, "{{embed") {
 				p = logseqEmbed.ReplaceAllString(p, "$1")
 			}
@@ -1504,6 +1512,57 @@ func inlineTags(p string) []string {
 	return out
 }
 
+// indentedCode follows a section's lines (outside fenced blocks) for
+// CommonMark's indented code blocks: lines indented four columns or more
+// after a blank line or the section's start, or after another such line,
+// outside a list, where an item's paragraphs are indented as deep. Its
+// zero value is after a line of text.
+type indentedCode struct {
+	blank bool // the line before was blank, or there is none
+	in    bool // the line before was indented code
+	list  bool // a list item opened, and no text unindented after a blank line closed it
+}
+
+// line reports whether line is indented code, and notes what it opens or
+// closes.
+func (c *indentedCode) line(line string) bool {
+	indent := indentOf(line)
+	if strings.TrimSpace(line) == "" {
+		c.blank = true
+		return c.in
+	}
+	afterBlank := c.blank
+	c.blank = false
+	if indent >= 4 && !c.list && (afterBlank || c.in) {
+		c.in = true
+		return true
+	}
+	c.in = false
+	if mayBeListItem(line) && listItemMark.MatchString(strings.TrimLeft(line, " \t")) {
+		c.list = true
+	} else if indent == 0 && afterBlank {
+		c.list = false
+	}
+	return false
+}
+
+// indentOf returns the columns line is indented by, a tab reaching the
+// next multiple of four as in CommonMark.
+func indentOf(line string) int {
+	indent := 0
+	for _, r := range line {
+		switch r {
+		case ' ':
+			indent++
+		case '\t':
+			indent += 4 - indent%4
+		default:
+			return indent
+		}
+	}
+	return indent
+}
+
 // foundTag is a #tag findTags found: p[at:end] is all of it, from its
 // "#" (or the blank before it) to its last character (a Bear tag's
 // closing "#").
@@ -1572,8 +1631,9 @@ func topTags(lines []string) []string {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
+		// A line indented four columns is code here (indentedCode).
 		tags := findTags(line)
-		if tags == nil {
+		if tags == nil || indentOf(line) >= 4 {
 			break
 		}
 		// Between the tags only punctuation and blanks: "#a, #b", "- #a".

@@ -831,6 +831,43 @@ func TestRead_sectionTags(t *testing.T) {
 	}
 }
 
+// TestRead_indentedCodeTags: a line of an indented code block (four
+// spaces or a tab after a blank line, outside a list) is code, whose
+// "#include" is no tag, as a fenced block's is none; a list item's
+// indented paragraph and a paragraph's indented line are text. A C
+// snippet indented in a note tagged it #include and #define.
+func TestRead_indentedCodeTags(t *testing.T) {
+	note := strings.Join([]string{
+		"    #pinned",
+		"",
+		"    #include <stdio.h>",
+		"",
+		"## C",
+		"A snippet. #c",
+		"",
+		"    #include <stdio.h>",
+		"",
+		"\t#define N 3",
+		"",
+		"- item #listtag",
+		"",
+		"    continued #cont",
+		"",
+		"Para",
+		"    #lazy",
+	}, "\n")
+	want := map[string][]string{"n.md#top": nil, "n.md#c": {"c", "listtag", "cont", "lazy"}}
+	recs := noteRecords(t, "n.md", note)
+	if len(recs) != len(want) {
+		t.Fatalf("%d records", len(recs))
+	}
+	for _, r := range recs {
+		if !slices.Equal(r.Tags, want[r.ID]) {
+			t.Errorf("%s: tags %q, want %q", r.ID, r.Tags, want[r.ID])
+		}
+	}
+}
+
 // TestRead_sectionTagRedacted: a secret written as a #tag in one section
 // is redacted in that section's tags and counted there alone; each
 // section counted the redactions of every tag of the note.
