@@ -96,6 +96,7 @@ func readCanvas(fc *fileCtx) error {
 	byID := map[string]string{}
 	for i, card := range cards {
 		text, tags := cleanNote(canvasMarkdown(card.Text))
+		tags = uniqueTags(tags)
 		text, redactions := cleanText(text)
 		texts[i] = cardText{text, tags, redactions}
 		if _, dup := byID[card.ID]; !dup {

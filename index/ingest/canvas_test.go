@@ -178,3 +178,16 @@ func TestRead_canvasRelations(t *testing.T) {
 		t.Fatalf("records:\n%+v\nwant\n%+v", all, want)
 	}
 }
+
+// TestRead_canvasCardTags: a card's #tags are its tags once each,
+// whatever their case, as a note section's are; a card that repeated a
+// tag carried it as many times.
+func TestRead_canvasCardTags(t *testing.T) {
+	recs := noteRecords(t, "b.canvas", `{"nodes":[{"id":"a","type":"text","text":"Plan the #ops rota, then #Ops review #ops #trip/lisbon","x":0,"y":0,"width":10,"height":10}],"edges":[]}`)
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	if want := []string{"ops", "trip/lisbon"}; !slices.Equal(recs[0].Tags, want) {
+		t.Errorf("tags %q, want %q", recs[0].Tags, want)
+	}
+}

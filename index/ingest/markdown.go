@@ -1512,6 +1512,23 @@ func inlineTags(p string) []string {
 	return out
 }
 
+// uniqueTags returns tags once each whatever their case, as first
+// written, each a copy (a tag is a piece of the text it was found in).
+func uniqueTags(tags []string) []string {
+	if len(tags) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(tags))
+	seen := make(map[string]bool, len(tags))
+	for _, t := range tags {
+		if k := foldKey(t); !seen[k] {
+			seen[k] = true
+			out = append(out, strings.Clone(t))
+		}
+	}
+	return out
+}
+
 // indentedCode follows a section's lines (outside fenced blocks) for
 // CommonMark's indented code blocks: lines indented four columns or more
 // after a blank line or the section's start, or after another such line,
