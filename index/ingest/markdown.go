@@ -267,6 +267,8 @@ func readMarkdown(fc *fileCtx) error {
 	for _, t := range tags {
 		seen[foldKey(t)] = true
 	}
+	// The note's title: its one level-1 heading, which it opens with.
+	titleTagLine := h1s == 1 && firstLevel == 1 && len(sections) > 1 && blankLines(sections[0].lines)
 	// Each tag of a section's own is kept and redacted once (owned, by
 	// foldKey in ownIndex, spelt as the note first writes it), however
 	// many sections it tags; section i's are own[ownAt[i]:ownAt[i+1]],
@@ -287,8 +289,10 @@ func readMarkdown(fc *fileCtx) error {
 		if fm.Kanban != nil {
 			s.lines = kanbanMarkers(s.lines)
 		}
-		if i == 0 {
-			// The text before the first heading.
+		if i == 0 || i == 1 && titleTagLine {
+			// The text before the first heading, or under the note's
+			// title when nothing comes before it ("# Trip\n#travel",
+			// as Bear writes a note's tags under its title).
 			for _, t := range topTags(s.lines) {
 				if k := foldKey(t); !seen[k] {
 					seen[k] = true
@@ -1669,6 +1673,16 @@ func topTags(lines []string) []string {
 		}
 	}
 	return out
+}
+
+// blankLines reports whether lines hold nothing but white space.
+func blankLines(lines []string) bool {
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // noWords reports whether s holds no letter and no digit.

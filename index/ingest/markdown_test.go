@@ -799,7 +799,20 @@ func TestRead_sectionTags(t *testing.T) {
 			"n.md#top":    {"pinned"},
 			"n.md#travel": nil,
 		}},
-		{"tag line under the first heading", "# Plan\n#pinned\n## Travel\nGo.\n", map[string][]string{
+		{"tag line under the title", "# Plan\n#pinned\n## Travel\nGo.\n", map[string][]string{
+			"n.md#plan":        {"pinned"},
+			"n.md#plan-travel": {"pinned"},
+		}},
+		{"tag line under a first heading that is no title", "## Plan\n#pinned\n## Travel\nGo.\n", map[string][]string{
+			"n.md#plan":   {"pinned"},
+			"n.md#travel": nil,
+		}},
+		{"tag line under one of two level-1 headings", "# Plan\n#pinned\n# Travel\nGo.\n", map[string][]string{
+			"n.md#plan":   {"pinned"},
+			"n.md#travel": nil,
+		}},
+		{"tag line under the title after text", "Intro.\n# Plan\n#pinned\n## Travel\nGo.\n", map[string][]string{
+			"n.md#top":         nil,
 			"n.md#plan":        {"pinned"},
 			"n.md#plan-travel": nil,
 		}},
