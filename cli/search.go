@@ -86,7 +86,7 @@ func search(ctx context.Context, inv *Invocation, name string, args []string) in
 	facadeURL := fs.String("facade-url", "", "facade base URL, on loopback (default: the local novad from NOVA_HOME)")
 	dashboardURL := fs.String("dashboard-url", "", "alias of --facade-url")
 	var tags, sourceSets stringList
-	fs.Var(&tags, "tag", "only memories with this tag (repeatable; any matches)")
+	fs.Var(&tags, "tag", "only memories with this tag or one nested under it (travel finds travel/lisbon; repeatable; any matches)")
 	fs.Var(&sourceSets, "source-set", "only memories of this source set (repeatable)")
 	pos, code := parseArgs(inv, fs, args)
 	if code >= 0 {

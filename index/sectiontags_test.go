@@ -36,6 +36,11 @@ func TestSync_sectionTags(t *testing.T) {
 		"personal":     {"plans.md#travel", "plans.md#work"},
 		"pinned":       {"plans.md#travel", "plans.md#work"},
 		"deploy":       nil,
+		// A parent tag finds its nested ones; a part of a name does not.
+		"trip":     {"plans.md#travel"},
+		"work":     {"plans.md#work"},
+		"trip/lis": nil,
+		"Trip":     nil,
 	} {
 		r, err := engine.Search(context.Background(), &search.Snapshot{Gen: g, Query: g.Model},
 			api.SearchRequest{Query: "offsite", TopK: 10, Filters: api.Filters{Tags: []string{tag}}})

@@ -254,7 +254,7 @@ func searchSchema() *jsonschema.Schema {
 			"project":    str("Only memories of this project (exact name)."),
 			"agent":      str("Only memories produced by this agent, e.g. " + strings.Join(agents.MemoryKinds(), ", ") + "."),
 			"role":       str("Only memories spoken by this role: user or assistant."),
-			"tags":       list("Only memories with any of these tags."),
+			"tags":       list("Only memories with any of these tags, or a tag nested under one (travel finds travel/lisbon)."),
 			"sourceSets": list("Only memories from any of these source sets."),
 			"lifecycle":  list("Only memories with any of these lifecycles (current-state, canonical, episodic, ...)."),
 			"workType":   list("Only memories of any of these work types (incident, decision, config, task, ...)."),

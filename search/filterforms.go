@@ -2,6 +2,7 @@ package search
 
 import (
 	"slices"
+	"strings"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -21,6 +22,9 @@ import (
 // or of several values, are kept.
 type facetForms struct {
 	projects, agents, tags, sourceSets map[string][]string
+	// nestedTags are the indexed tags with a parent (Obsidian's
+	// #travel/lisbon), sorted.
+	nestedTags []string
 }
 
 // forms returns the snapshot's facet forms, worked out once from its
@@ -32,6 +36,12 @@ func (s *Snapshot) forms() *facetForms {
 			projects: groupForms(sum.Projects), agents: groupForms(sum.Agents),
 			tags: groupForms(sum.Tags), sourceSets: groupForms(sum.SourceSets),
 		}
+		for t := range sum.Tags {
+			if strings.Contains(t, "/") {
+				s.facetForms.nestedTags = append(s.facetForms.nestedTags, t)
+			}
+		}
+		slices.Sort(s.facetForms.nestedTags)
 	})
 	return s.facetForms
 }
@@ -74,6 +84,26 @@ func listOf(group map[string][]string, values []string) []string {
 	return slices.Compact(out)
 }
 
+// withNested returns tags and the indexed tags nested under any of them:
+// a note tagged #travel/lisbon is about travel, as Obsidian and Bear
+// count it when a person looks for #travel.
+func withNested(nested, tags []string) []string {
+	out := tags
+	for _, t := range tags {
+		prefix := t + "/"
+		i, _ := slices.BinarySearch(nested, prefix)
+		for ; i < len(nested) && strings.HasPrefix(nested[i], prefix); i++ {
+			out = append(out, nested[i])
+		}
+	}
+	if len(out) == len(tags) {
+		return tags
+	}
+	out = slices.Clone(out)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // indexedFilters returns f with its values in the forms the snapshot
 // indexed them in, and, when the project or agent named is indexed in
 // several forms (which one filter value cannot hold), a check of those
@@ -85,7 +115,7 @@ func (s *Snapshot) indexedFilters(f api.Filters) (api.Filters, func(doc int) boo
 		return f, nil
 	}
 	ff := s.forms()
-	f.Tags = listOf(ff.tags, f.Tags)
+	f.Tags = withNested(ff.nestedTags, listOf(ff.tags, f.Tags))
 	f.SourceSets = listOf(ff.sourceSets, f.SourceSets)
 	var checks []func(int) bool
 	for _, c := range []struct {
