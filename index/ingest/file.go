@@ -221,4 +221,8 @@ package ingest
 // sections headed by a day in words.
 // ingest-v32: Cursor's MCP calls named, Gemini CLI's pasted images as
 // [image] instead of their clipboard paths.
-const Version = "ingest-v32"
+// ingest-v33: a note's inline #tags tag their own section (front matter,
+// a tag line at the top or under the title still tag every section); a
+// #include in an indented code block is no tag; a canvas card's tags
+// once each.
+const Version = "ingest-v33"
