@@ -112,8 +112,12 @@ func damageFile(t *testing.T, path, what string) {
 // memory only the damaged generations held is named as lost in the
 // sync's result and in index/lost.json (which doctor reads).
 func TestSync_damagedActiveKeepsGoneMemory(t *testing.T) {
+	// Each damage has a home of its own; a few records, syncs mostly
+	// waiting on fsync: they run beside other tests.
+	t.Parallel()
 	for _, what := range []string{"checksum", "bit rot", "truncated", "missing"} {
 		t.Run(what, func(t *testing.T) {
+			t.Parallel()
 			cfg, kept, first, damaged, lateSeg := goneHome(t)
 			// The delta that holds late.jsonl is damaged: every generation
 			// since has it; the first one does not, and is intact.

@@ -114,6 +114,7 @@ func waitWatcher(t *testing.T, cfg config.Config, done func(*freshness.State) bo
 // and back under another name, and that folder deleted and made again:
 // after each, the index comes to hold what the files hold, nothing twice.
 func TestLive_memoryFollowsTheFiles(t *testing.T) {
+	t.Parallel() // its own home; it mostly waits for the watcher
 	root := t.TempDir()
 	src := filepath.Join(root, "src")
 	a := filepath.Join(src, "a.jsonl")
@@ -164,6 +165,7 @@ func TestLive_memoryFollowsTheFiles(t *testing.T) {
 // and later back into it under another name: the notes are indexed once,
 // under their new names. The old names' memory stayed beside them.
 func TestLive_notesMovedOutAndBackAreIndexedOnce(t *testing.T) {
+	t.Parallel() // its own home; it mostly waits for the watcher
 	root := t.TempDir()
 	src := filepath.Join(root, "notes")
 	writeFile(t, filepath.Join(src, "alpha", "ledger.md"), "# Ledger\n\nThe quarterly ledger closes on the fifth working day.\n")

@@ -19,6 +19,7 @@ import (
 // folder deleted and made again, and a Codex sessions tree taking a new
 // day folder. After each, the index holds what the files hold.
 func TestLive_agentTranscriptsFollowTheFiles(t *testing.T) {
+	t.Parallel() // its own home; it mostly waits for the watcher
 	root := t.TempDir()
 	notes := filepath.Join(root, "notes")
 	writeFile(t, filepath.Join(notes, "n.jsonl"), jsonlLines(t, rec{ID: "1", Text: "first memory about the ledger"}))

@@ -23,6 +23,9 @@ import (
 // A record's pieces stay together, no session lends another its words,
 // and the record ids stay the ones the file gives.
 func TestSync_oneLineArray(t *testing.T) {
+	// Each format has a home of its own; a few records, syncs mostly
+	// waiting on fsync: they run beside other tests.
+	t.Parallel()
 	// c is cut into pieces: its neighbours read its first, and every
 	// piece has c's neighbours.
 	long := "Some fun ones like charades and sack races." + strings.Repeat(" Relay games on the lawn keep everyone moving.", 60)
@@ -58,6 +61,7 @@ func TestSync_oneLineArray(t *testing.T) {
 	}
 	for name, render := range formats {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			file := filepath.Join(dir, "records", "export.jsonl")
 			writeFile(t, file, render(t, first))
