@@ -916,7 +916,9 @@ func TestIndexList_duringSyncsShowsNothingAmiss(t *testing.T) {
 			if i%3 == 0 {
 				args = append(args, "--full") // new segments: the old ones are collected
 			}
-			runCLI(context.Background(), env, args...)
+			// ctx: the sync in flight when the window closes stops
+			// there; nothing lists after it.
+			runCLI(ctx, env, args...)
 		}
 	}()
 	bad := 0
