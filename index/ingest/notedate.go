@@ -81,8 +81,15 @@ func otherNameDay(name string) string {
 		return m[1] + "-" + m[2] + "-" + m[3]
 	}
 	// macOS writes a name decomposed: ä is a and a combining mark.
-	if m := namedMonthDay.FindStringSubmatch(norm.NFC.String(name)); m != nil {
-		return isoDay(m[5], strconv.Itoa(monthNames[strings.ToLower(m[1]+m[4])]), m[2]+m[3])
+	composed := norm.NFC.String(name)
+	if at := namedMonthDay.FindStringSubmatchIndex(composed); at != nil && dayStandsAlone(composed[:at[0]], strings.TrimSuffix(composed[at[1]:], filepath.Ext(composed))) {
+		m := func(g int) string {
+			if at[2*g] < 0 {
+				return ""
+			}
+			return composed[at[2*g]:at[2*g+1]]
+		}
+		return isoDay(m(5), strconv.Itoa(monthNames[strings.ToLower(m(1)+m(4))]), m(2)+m(3))
 	}
 	if m := numericDay.FindStringSubmatch(name); m != nil && m[2] == m[4] {
 		a, _ := strconv.Atoi(m[1])
@@ -104,6 +111,28 @@ func otherNameDay(name string) string {
 		return m[1] + "-" + m[2] + "-01"
 	}
 	return ""
+}
+
+// dayStandsAlone reports whether a day named with its month's name,
+// with before and after it, is the day a name gives: it begins or ends
+// the name ("Mar 5, 2026 standup", "Retro 5 March 2026"), or a weekday's
+// name is all on one side ("Thursday, March 5, 2026 (call)"). In the
+// middle of other words it is a count and a month ("Top 10 March 2026
+// ideas"), or a day the note only mentions.
+func dayStandsAlone(before, after string) bool {
+	for _, side := range []string{before, after} {
+		w := strings.ToLower(strings.TrimFunc(side, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }))
+		if w == "" || weekdayNames[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// weekdayNames are the English days' names and their abbreviations.
+var weekdayNames = map[string]bool{
+	"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true,
+	"mon": true, "tue": true, "tues": true, "wed": true, "thu": true, "thur": true, "thurs": true, "fri": true, "sat": true, "sun": true,
 }
 
 // headingDay is the day a heading gives, as parseDate reads it, or "":

@@ -58,6 +58,10 @@ func TestRead_fileNameDayForms(t *testing.T) {
 		"31.02.2026.md":                       "2023-01-02",
 		"Maybe 5 2026.md":                     "2023-01-02",
 		"1.25.2026.4.md":                      "2023-01-02",
+		"Retro 5 March 2026.md":               "2026-03-05",
+		"Thursday, March 5, 2026 (call).md":   "2026-03-05",
+		"Top 10 March 2026 ideas.md":          "2023-01-02",
+		"Notes on the 5 March 2026 outage.md": "2023-01-02",
 	} {
 		t.Run(name, func(t *testing.T) {
 			if got := noteDate(t, name, "- The port moved to 3037.\n"); got != want {
