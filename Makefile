@@ -68,8 +68,15 @@ NO_KERNEL_TESTS := TestBestOfIsTheHeapsChoice|TestHNSWRecallIsMeasured
 ## so the limit is 30.
 test:
 	$(GO) build -race -o bin/test-race/ ./cmd/novad ./cmd/novactl ./cmd/novactl-tui
-	GORACE=atexit_sleep_ms=20 NOVA_TEST_PREBUILT=$(CURDIR)/bin/test-race $(GO) test -race -count=1 -timeout 30m ./...
-	$(GO) test -count=1 -run '$(PLAIN_PASS_TESTS)' ./index/ingest/
+	@# The tests' files go to a tmpfs where there is one (scripts/test-tmpdir.sh:
+	@# fsync there costs nothing; NOVA_TEST_TMPDIR=- keeps TMPDIR).
+	@set -e; tmp=$$(scripts/test-tmpdir.sh); \
+	if [ -n "$$tmp" ]; then trap 'rm -rf "$$tmp"' EXIT; export TMPDIR="$$tmp"; echo "test files in $$tmp"; fi; \
+	echo "$(GO) test -race -count=1 -timeout 30m ./..."; \
+	GORACE=atexit_sleep_ms=20 NOVA_TEST_PREBUILT=$(CURDIR)/bin/test-race $(GO) test -race -count=1 -timeout 30m ./...; \
+	echo "$(GO) test -count=1 -run '$(PLAIN_PASS_TESTS)' ./index/ingest/"; \
+	$(GO) test -count=1 -run '$(PLAIN_PASS_TESTS)' ./index/ingest/; \
+	echo "$(GO) test -count=1 -tags purego ./vector/"; \
 	$(GO) test -count=1 -tags purego ./vector/
 	@# The arm64 (Apple silicon) dot kernel runs under user-mode emulation
 	@# where it is installed; natively, the first line tests it. The two
