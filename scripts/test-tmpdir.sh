@@ -14,7 +14,7 @@ set -euo pipefail
 case "${NOVA_TEST_TMPDIR:-}" in
 -) exit 0 ;;
 "") ;;
-*) mkdir -p "$NOVA_TEST_TMPDIR" && mktemp -d "$NOVA_TEST_TMPDIR/nova-test.XXXXXX"; exit 0 ;;
+*) mkdir -p "$NOVA_TEST_TMPDIR" && dir=$(mktemp -d "$NOVA_TEST_TMPDIR/nova-test.XXXXXX") && chmod 755 "$dir" && echo "$dir"; exit 0 ;;
 esac
 
 shm=/dev/shm
@@ -25,4 +25,9 @@ grep -qs "^[^ ]* $shm tmpfs " /proc/mounts || exit 0
 grep -s "^[^ ]* $shm tmpfs " /proc/mounts | grep -q noexec && exit 0
 free_kib=$(df -Pk "$shm" | awk 'NR == 2 { print $4 }')
 [ "${free_kib:-0}" -ge $((4 * 1024 * 1024)) ] || exit 0
-mktemp -d "$shm/nova-test.XXXXXX"
+dir=$(mktemp -d "$shm/nova-test.XXXXXX")
+# Open to others as /tmp is: run as root, the e2e tests run novactl as
+# nobody from a directory of their own in it. What each test writes is
+# its own (Go makes t.TempDir 0700).
+chmod 755 "$dir"
+echo "$dir"
