@@ -296,7 +296,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		return ExitUsage
 	}
 	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		err = interruptedError{err}
+		err = interruptedError{err: err, verify: sub == "verify"}
 	}
 	if errors.Is(err, syscall.EROFS) {
 		// novad serves such a home read-only; the index cannot change
@@ -358,10 +358,18 @@ func (e readOnlyHomeError) Unwrap() error { return e.err }
 // interruptedError is an index command stopped by Ctrl-C (or SIGTERM)
 // before it finished. The index package changes the active generation
 // only in one atomic step at the end, so what it left is known: the
-// bare "context canceled" did not say.
-type interruptedError struct{ err error }
+// bare "context canceled" did not say. An interrupted verify changed
+// nothing either, but its checks are unfinished: it says so, lest the
+// generation be taken for verified.
+type interruptedError struct {
+	err    error
+	verify bool
+}
 
 func (e interruptedError) Error() string {
+	if e.verify {
+		return "interrupted before the verification finished: it found the generation neither intact nor damaged, and changed nothing"
+	}
 	return "interrupted; the active generation is unchanged"
 }
 

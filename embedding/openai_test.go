@@ -496,7 +496,7 @@ func TestSync_openai(t *testing.T) {
 	if _, ok := m.Space.Files[generation.FileModel]; ok {
 		t.Errorf("an openai generation has a builtin model")
 	}
-	g, err := generation.Open(cfg.Home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{})
+	g, err := generation.Open(context.Background(), cfg.Home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

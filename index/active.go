@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -147,7 +148,8 @@ func openRecord(indexDir string, rec *manifest.Manifest, analyzer *lexical.Analy
 	}
 	// Dates are the machine's, as search.ConfigFor's: Nova has no
 	// time-zone setting.
-	g, err := generation.Open(indexDir, rec, analyzer, generation.Options{Cache: cache, Location: time.Local})
+	// Not cancelled: a load novad started is finished or fails on its own.
+	g, err := generation.Open(context.Background(), indexDir, rec, analyzer, generation.Options{Cache: cache, Location: time.Local})
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +206,7 @@ func checkFiles(indexDir, genDir string, rec *manifest.Manifest, d Depth, unchan
 			if d == Quick && unchanged(path, st) {
 				continue
 			}
-			if err := generation.CheckFile(path, want, true); err != nil {
+			if err := generation.CheckFile(context.Background(), path, want, true); err != nil {
 				if !errors.Is(err, generation.ErrCorrupt) {
 					return unreadable(rec.RunID, rel, err)
 				}

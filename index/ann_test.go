@@ -66,7 +66,7 @@ func TestApproximateIndexDecision(t *testing.T) {
 				t.Errorf("segment %s lists inverted-file lists=%v but enabled=%v", p.ID, listed, ann.Enabled)
 			}
 		}
-		g, err := generation.Open(cfg.Home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{})
+		g, err := generation.Open(context.Background(), cfg.Home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -253,7 +253,7 @@ func BenchmarkSync100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		loadStart := time.Now()
-		if _, err := generation.Open(cfg.Home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{}); err != nil {
+		if _, err := generation.Open(context.Background(), cfg.Home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{}); err != nil {
 			b.Fatal(err)
 		}
 		load := time.Since(loadStart)

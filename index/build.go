@@ -505,7 +505,8 @@ func (x *Indexer) openPrevious() (*previous, error) {
 // or a kept generation's record), with its source states and vector
 // space, to build upon.
 func (x *Indexer) openBuilt(m *manifest.Manifest) (*previous, error) {
-	g, err := generation.Open(x.home.IndexDir(), m, x.analyzer, generation.Options{SkipChecksums: true})
+	// Without checksums it reads no file whole: quick, not cancelled.
+	g, err := generation.Open(context.Background(), x.home.IndexDir(), m, x.analyzer, generation.Options{SkipChecksums: true})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package index_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -70,7 +71,7 @@ func TestGenerationOpen_corrupt(t *testing.T) {
 					damage(t, path)
 					var before, after runtime.MemStats
 					runtime.ReadMemStats(&before)
-					g, err := generation.Open(indexDir, m, analyzer, generation.Options{})
+					g, err := generation.Open(context.Background(), indexDir, m, analyzer, generation.Options{})
 					runtime.ReadMemStats(&after)
 					if err == nil {
 						t.Fatalf("Open of a generation with a damaged %s succeeded (%d chunks)", rel, g.Count())
@@ -90,7 +91,7 @@ func TestGenerationOpen_corrupt(t *testing.T) {
 		}
 	}
 	t.Run("intact", func(t *testing.T) {
-		if _, err := generation.Open(indexDir, m, analyzer, generation.Options{}); err != nil {
+		if _, err := generation.Open(context.Background(), indexDir, m, analyzer, generation.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if err := generation.Verify(indexDir, m, true); err != nil {

@@ -66,7 +66,7 @@ func TestSync_crash(t *testing.T) {
 			if err != nil {
 				t.Fatalf("manifest after a crash at %s: %v", tt.step, err)
 			}
-			g, err := generation.Open(filepath.Join(root, "index"), m, lexical.NewAnalyzer(), generation.Options{})
+			g, err := generation.Open(context.Background(), filepath.Join(root, "index"), m, lexical.NewAnalyzer(), generation.Options{})
 			if err != nil {
 				t.Fatalf("generation %s after a crash at %s: %v", m.RunID, tt.step, err)
 			}

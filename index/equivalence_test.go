@@ -242,7 +242,7 @@ func compareWithRebuild(t *testing.T, cfg config.Config, opts index.Options, wha
 	if rec.Space.ID != m.Space.ID {
 		t.Fatalf("%s: the rebuild made a new vector space", what)
 	}
-	reb, err := generation.Open(cfg.Home.IndexDir(), &rec, lexical.NewAnalyzer(), generation.Options{Dir: b.Path})
+	reb, err := generation.Open(context.Background(), cfg.Home.IndexDir(), &rec, lexical.NewAnalyzer(), generation.Options{Dir: b.Path})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@
 package index
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -52,7 +53,7 @@ func TestHomeFileANamedPipe(t *testing.T) {
 			return c.Flush()
 		}, isNotFile},
 		{"mapped model", func(home paths.Home) string { return filepath.Join(home.IndexDir(), generation.FileModel) }, func(_ *testing.T, _ paths.Home, path string) error {
-			_, err := manifest.MapFile(path, manifest.FileSum{Size: 1}, false, generation.ErrCorrupt)
+			_, err := manifest.MapFile(context.Background(), path, manifest.FileSum{Size: 1}, false, generation.ErrCorrupt)
 			return err
 		}, func(err error) bool { return errors.Is(err, generation.ErrCorrupt) }},
 		{"segment.json", func(home paths.Home) string { return filepath.Join(home.IndexDir(), segment.FileMeta) }, func(t *testing.T, home paths.Home, _ string) error {

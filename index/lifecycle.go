@@ -102,14 +102,16 @@ type VerifyResult struct {
 // checksums, dimension and embedding profile. runID "" picks the newest
 // candidate. It takes no lock: a candidate promoted meanwhile is verified
 // where the promotion moved it, and one removed meanwhile (retention) is
-// reported with ErrNotFound, not as damage.
+// reported with ErrNotFound, not as damage. A cancelled ctx stops it
+// between files and within a file's checksum, with an error that wraps
+// ctx's and says nothing of the generation's state.
 func (x *Indexer) Verify(ctx context.Context, runID string) (*VerifyResult, error) {
 	dir, where, err := x.locate(runID)
 	if err != nil {
 		return nil, err
 	}
-	v, err := x.verifyDir(dir, where)
-	if err == nil || !gone(dir) {
+	v, err := x.verifyDir(ctx, dir, where)
+	if err == nil || ctx.Err() != nil || !gone(dir) {
 		return v, err
 	}
 	// A writer beside it moved the directory away while its files were
@@ -117,7 +119,7 @@ func (x *Indexer) Verify(ctx context.Context, runID string) (*VerifyResult, erro
 	id := filepath.Base(dir)
 	if where == "candidate" && dirExists(x.home.Generation(id)) {
 		dir = x.home.Generation(id)
-		if v, err = x.verifyDir(dir, "generation"); err == nil || !gone(dir) {
+		if v, err = x.verifyDir(ctx, dir, "generation"); err == nil || ctx.Err() != nil || !gone(dir) {
 			return v, err
 		}
 	}
@@ -134,7 +136,7 @@ func gone(path string) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-func (x *Indexer) verifyDir(dir, where string) (*VerifyResult, error) {
+func (x *Indexer) verifyDir(ctx context.Context, dir, where string) (*VerifyResult, error) {
 	cand, err := readCandidateRecord(dir)
 	if errors.Is(err, fs.ErrNotExist) && where == "candidate" {
 		// The record is written last: without it the build was stopped.
@@ -144,7 +146,7 @@ func (x *Indexer) verifyDir(dir, where string) (*VerifyResult, error) {
 		return nil, fmt.Errorf("verify %s: %w", filepath.Base(dir), err)
 	}
 	x.opts.Hook(StepVerifyRecordRead)
-	g, err := generation.Open(x.home.IndexDir(), cand, x.analyzer, generation.Options{Dir: dir})
+	g, err := generation.Open(ctx, x.home.IndexDir(), cand, x.analyzer, generation.Options{Dir: dir})
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", cand.RunID, err)
 	}
@@ -426,7 +428,9 @@ func (x *Indexer) promote(ctx context.Context, runID, by string) (*PromoteResult
 			return nil, fmt.Errorf("%s is already the active generation", m.RunID)
 		}
 	}
-	v, err := x.verifyDir(dir, where)
+	// Not cancelled: a sync's candidate stopped here would be left
+	// behind, and promotion's verification is the one sync must finish.
+	v, err := x.verifyDir(context.Background(), dir, where)
 	if err != nil && by == "promote" && where == "candidate" && errors.Is(err, generation.ErrCorrupt) {
 		return nil, fmt.Errorf("%w; the candidate is damaged and cannot be promoted: novactl index build makes a new one", err)
 	}
@@ -666,7 +670,8 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 			if _, err := os.Stat(x.home.Generation(id)); err != nil {
 				continue
 			}
-			if _, err := x.verifyDir(x.home.Generation(id), "generation"); err != nil {
+			// Not cancelled: an error here is taken for damage.
+			if _, err := x.verifyDir(context.Background(), x.home.Generation(id), "generation"); err != nil {
 				skipped = append(skipped, fmt.Sprintf("%s: %v", id, err))
 				switch {
 				case errors.Is(err, manifest.ErrOldFormat):
@@ -706,7 +711,7 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 		}
 		return nil, x.missing(toRunID)
 	}
-	v, err := x.verifyDir(dir, "generation")
+	v, err := x.verifyDir(context.Background(), dir, "generation")
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +17,8 @@ import (
 // SIGBUS), and its checksum when verify. A mismatch wraps corrupt, the
 // caller's own error, so each caller's errors.Is keeps working. The caller
 // unmaps the mapping (empty for an empty file) when nothing reads it.
-func MapFile(path string, want FileSum, verify bool, corrupt error) (mmap.MMap, error) {
+// A cancelled ctx stops the checksum's reading with ctx's error.
+func MapFile(ctx context.Context, path string, want FileSum, verify bool, corrupt error) (mmap.MMap, error) {
 	// NonBlock: a named pipe in place of the file would otherwise block
 	// the open, and every reader of the generation with it; CheckOpen
 	// then refuses what is not a regular file.
@@ -25,7 +27,7 @@ func MapFile(path string, want FileSum, verify bool, corrupt error) (mmap.MMap, 
 		return nil, err
 	}
 	defer f.Close()
-	if err := CheckOpen(f, want, verify, corrupt); err != nil {
+	if err := CheckOpen(ctx, f, want, verify, corrupt); err != nil {
 		return nil, err
 	}
 	if want.Size == 0 {
@@ -43,7 +45,10 @@ func MapFile(path string, want FileSum, verify bool, corrupt error) (mmap.MMap, 
 // hashing through a mapping would make every page of the file resident
 // in this process). A mismatch wraps corrupt. Checking the open file
 // rather than its path means the file checked is the file then read.
-func CheckOpen(f *os.File, want FileSum, verify bool, corrupt error) error {
+// The checksum's reading stops, with ctx's error (not corrupt: nothing
+// was found wrong with the file), once ctx is done: on a slow disk a
+// large file takes seconds, and an interrupted command must not wait.
+func CheckOpen(ctx context.Context, f *os.File, want FileSum, verify bool, corrupt error) error {
 	fi, err := f.Stat()
 	if err != nil {
 		return err
@@ -57,12 +62,30 @@ func CheckOpen(f *os.File, want FileSum, verify bool, corrupt error) error {
 	if !verify {
 		return nil
 	}
-	h := NewHasher()
-	if _, err := io.Copy(h, f); err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
+	}
+	h := NewHasher()
+	for {
+		// ctx is checked every few MB: often enough to stop within a
+		// moment even on a slow disk, seldom enough to cost nothing.
+		_, err := io.CopyN(h, f, checkEvery)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
 	if got := h.Sum(); got != want {
 		return fmt.Errorf("%w: checksum %s…, manifest says %s…", corrupt, got.XXH3[:12], want.XXH3[:min(12, len(want.XXH3))])
 	}
 	return nil
 }
+
+// checkEvery is how many bytes CheckOpen hashes between looks at its
+// context.
+const checkEvery = 4 << 20

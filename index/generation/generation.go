@@ -8,6 +8,7 @@
 package generation
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -158,8 +159,10 @@ type Options struct {
 }
 
 // Open loads the generation m describes from indexDir (the directory
-// holding generations/, segments/ and spaces/), verifying every file.
-func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opts Options) (*Generation, error) {
+// holding generations/, segments/ and spaces/), verifying every file. A
+// cancelled ctx stops it with ctx's error, never a CorruptError: a
+// generation whose checks were not finished is not damaged.
+func Open(ctx context.Context, indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opts Options) (*Generation, error) {
 	start := time.Now()
 	dir := opts.Dir
 	if dir == "" {
@@ -174,6 +177,12 @@ func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opt
 		EmbeddingProfile: m.EmbeddingProfile, Segments: len(m.Segments),
 	}}
 	corrupt := func(dir, file string, err error) error {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			// The checks were stopped (Ctrl-C), which says nothing of
+			// the files; what deletes damaged generations must not see
+			// damage here.
+			return fmt.Errorf("generation %s: %w", m.RunID, ctxErr)
+		}
 		reason := err.Error()
 		if errors.Is(err, manifest.ErrNewerFormat) {
 			// Written by a newer Nova: not damage, which would have it
@@ -199,17 +208,20 @@ func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opt
 		ownDir = rel
 	}
 	for _, name := range manifest.SortedFiles(m.Files) {
-		if err := CheckFile(filepath.Join(g.Dir, name), m.Files[name], !opts.SkipChecksums); err != nil {
+		if err := CheckFile(ctx, filepath.Join(g.Dir, name), m.Files[name], !opts.SkipChecksums); err != nil {
 			return nil, corrupt(ownDir, name, err)
 		}
 	}
-	space, model, ann, err := openSpace(filepath.Join(indexDir, manifest.SpaceDir(m.Space.ID)), m.Space.Files, m.EmbeddingProfile, analyzer, !opts.SkipChecksums)
+	space, model, ann, err := openSpace(ctx, filepath.Join(indexDir, manifest.SpaceDir(m.Space.ID)), m.Space.Files, m.EmbeddingProfile, analyzer, !opts.SkipChecksums)
 	if err != nil {
 		var fe *fileError
 		if errors.As(err, &fe) {
 			return nil, corrupt(manifest.SpaceDir(m.Space.ID), fe.file, fe.err)
 		}
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("generation %s: %w", m.RunID, err)
 	}
 	g.Model, g.Meta.ANN = model, ann
 	// Segments are verified and mapped on every core (checksums and
@@ -224,7 +236,7 @@ func Open(indexDir string, m *manifest.Manifest, analyzer *lexical.Analyzer, opt
 	}
 	parallel.For(len(m.Segments), 1, func(i int) {
 		p := m.Segments[i]
-		readers[i], errs[i] = opts.Cache.open(filepath.Join(indexDir, manifest.SegmentDir(p.ID)), p, firsts[i], !opts.SkipChecksums)
+		readers[i], errs[i] = opts.Cache.open(ctx, filepath.Join(indexDir, manifest.SegmentDir(p.ID)), p, firsts[i], !opts.SkipChecksums)
 	})
 	for i, p := range m.Segments {
 		r, err := readers[i], errs[i]
@@ -398,14 +410,14 @@ func (e *fileError) Error() string { return e.file + ": " + e.err.Error() }
 func (e *fileError) Unwrap() error { return e.err }
 
 // openSpace reads a vector space's files.
-func openSpace(dir string, files map[string]manifest.FileSum, prof api.EmbeddingProfile, analyzer *lexical.Analyzer, verify bool) (vector.Space, *embedding.LSA, *ANNMeta, error) {
+func openSpace(ctx context.Context, dir string, files map[string]manifest.FileSum, prof api.EmbeddingProfile, analyzer *lexical.Analyzer, verify bool) (vector.Space, *embedding.LSA, *ANNMeta, error) {
 	var sp vector.Space
 	read := func(name string) ([]byte, error) {
 		want, err := listed(files, name)
 		if err != nil {
 			return nil, err
 		}
-		if err := CheckFile(filepath.Join(dir, name), want, verify); err != nil {
+		if err := CheckFile(ctx, filepath.Join(dir, name), want, verify); err != nil {
 			return nil, &fileError{name, err}
 		}
 		b, err := os.ReadFile(filepath.Join(dir, name))
@@ -427,7 +439,7 @@ func openSpace(dir string, files map[string]manifest.FileSum, prof api.Embedding
 	}
 	var model *embedding.LSA
 	if prof.Provider == embedding.ProviderBuiltin {
-		if model, err = openModel(filepath.Join(dir, FileModel), files, analyzer, verify); err != nil {
+		if model, err = openModel(ctx, filepath.Join(dir, FileModel), files, analyzer, verify); err != nil {
 			return sp, nil, nil, err
 		}
 		if model.Profile() != prof {
@@ -456,12 +468,12 @@ func listed(files map[string]manifest.FileSum, name string) (manifest.FileSum, e
 // basis, most of its bytes, stays in the file's pages, which the kernel
 // shares and can reclaim, instead of the process's own memory (16 MB at
 // 10 000 chunks). The mapping lasts as long as the model.
-func openModel(path string, files map[string]manifest.FileSum, analyzer *lexical.Analyzer, verify bool) (*embedding.LSA, error) {
+func openModel(ctx context.Context, path string, files map[string]manifest.FileSum, analyzer *lexical.Analyzer, verify bool) (*embedding.LSA, error) {
 	want, err := listed(files, FileModel)
 	if err != nil {
 		return nil, err
 	}
-	mm, err := manifest.MapFile(path, want, verify, ErrCorrupt)
+	mm, err := manifest.MapFile(ctx, path, want, verify, ErrCorrupt)
 	if err != nil {
 		return nil, &fileError{FileModel, err}
 	}
@@ -538,8 +550,9 @@ func ParseSpace(b []byte) (vector.Space, *ANNMeta, error) {
 	return sp, nil, fmt.Errorf("%w: unknown space kind", ErrCorrupt)
 }
 
-// CheckFile checks path's size and, when verify is set, its checksum.
-func CheckFile(path string, want manifest.FileSum, verify bool) error {
+// CheckFile checks path's size and, when verify is set, its checksum,
+// which a cancelled ctx stops with ctx's error.
+func CheckFile(ctx context.Context, path string, want manifest.FileSum, verify bool) error {
 	// Lstat first: a link in place of a generation file is refused, not
 	// followed.
 	fi, err := os.Lstat(path)
@@ -554,7 +567,7 @@ func CheckFile(path string, want manifest.FileSum, verify bool) error {
 		return err
 	}
 	defer f.Close()
-	return manifest.CheckOpen(f, want, verify, ErrCorrupt)
+	return manifest.CheckOpen(ctx, f, want, verify, ErrCorrupt)
 }
 
 // Verify checks every file m lists (sizes and checksums) without opening
@@ -563,7 +576,7 @@ func CheckFile(path string, want manifest.FileSum, verify bool) error {
 func Verify(indexDir string, m *manifest.Manifest, checksums bool) error {
 	for dir, files := range m.AllFiles() {
 		for _, name := range manifest.SortedFiles(files) {
-			if err := CheckFile(filepath.Join(indexDir, dir, name), files[name], checksums); err != nil {
+			if err := CheckFile(context.Background(), filepath.Join(indexDir, dir, name), files[name], checksums); err != nil {
 				reason := err.Error()
 				if errors.Is(err, os.ErrNotExist) {
 					reason = "file is missing"
@@ -599,9 +612,9 @@ type stamp struct {
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{segs: map[string]cached{}} }
 
-func (c *Cache) open(dir string, p manifest.Part, first int, verify bool) (*segment.Reader, error) {
+func (c *Cache) open(ctx context.Context, dir string, p manifest.Part, first int, verify bool) (*segment.Reader, error) {
 	if c == nil {
-		return segment.Open(dir, p.Files, first, verify)
+		return segment.Open(ctx, dir, p.Files, first, verify)
 	}
 	key := dir + "@" + fmt.Sprint(first)
 	c.mu.Lock()
@@ -616,7 +629,7 @@ func (c *Cache) open(dir string, p manifest.Part, first int, verify bool) (*segm
 			// new bytes as checked.
 			unchanged := true
 			for name, sum := range p.Files {
-				if err := CheckFile(filepath.Join(dir, name), sum, false); err != nil {
+				if err := CheckFile(ctx, filepath.Join(dir, name), sum, false); err != nil {
 					return nil, &segment.FileError{File: name, Err: err}
 				}
 				st, err := statFile(filepath.Join(dir, name))
@@ -637,7 +650,7 @@ func (c *Cache) open(dir string, p manifest.Part, first int, verify bool) (*segm
 	}
 	// Opened outside the lock: a generation opens its segments in
 	// parallel.
-	r, err := segment.Open(dir, p.Files, first, verify)
+	r, err := segment.Open(ctx, dir, p.Files, first, verify)
 	if err != nil {
 		return nil, err
 	}

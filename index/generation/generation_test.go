@@ -82,7 +82,7 @@ func configFor(t *testing.T, recs []string) (config.Config, string) {
 
 func open(t *testing.T, home paths.Home, m *manifest.Manifest) (*generation.Generation, error) {
 	t.Helper()
-	return generation.Open(home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{})
+	return generation.Open(context.Background(), home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{})
 }
 
 // TestOpen_roundTrip: every record comes back with its fields, by
@@ -141,7 +141,7 @@ func TestSuperseded(t *testing.T) {
 	})
 	chains := func(opts generation.Options) (older, newest int, found bool) {
 		t.Helper()
-		g, err := generation.Open(home.IndexDir(), m, lexical.NewAnalyzer(), opts)
+		g, err := generation.Open(context.Background(), home.IndexDir(), m, lexical.NewAnalyzer(), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +243,7 @@ func TestSuperseded_dayAfterAnEveningWestOfUTC(t *testing.T) {
 		`{"id":"ns-2","subject":"resolver","text":"The resolver is ns-b.","date":"2026-06-01","project":"nova"}`,
 	})
 	west := generation.Options{Location: time.FixedZone("UTC-7", -7*3600)}
-	g, err := generation.Open(home.IndexDir(), m, lexical.NewAnalyzer(), west)
+	g, err := generation.Open(context.Background(), home.IndexDir(), m, lexical.NewAnalyzer(), west)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestSuperseded_dayAfterAnEveningWestOfUTC(t *testing.T) {
 	// The zone is the caller's: in UTC the bare date's day begins at
 	// 00:00 UTC on June 2, before the evening's 03:00 UTC, so the
 	// evening's state is the newer one.
-	g, err = generation.Open(home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{Location: time.UTC})
+	g, err = generation.Open(context.Background(), home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{Location: time.UTC})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -645,7 +645,7 @@ func TestCache_segmentChangedSinceVerified(t *testing.T) {
 	home, m := built(t)
 	cache := generation.NewCache()
 	opts := generation.Options{Cache: cache}
-	g, err := generation.Open(home.IndexDir(), m, lexical.NewAnalyzer(), opts)
+	g, err := generation.Open(context.Background(), home.IndexDir(), m, lexical.NewAnalyzer(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -665,7 +665,7 @@ func TestCache_segmentChangedSinceVerified(t *testing.T) {
 	if err := os.Chtimes(seg, later, later); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := generation.Open(home.IndexDir(), m, lexical.NewAnalyzer(), opts); !errors.Is(err, generation.ErrCorrupt) {
+	if _, err := generation.Open(context.Background(), home.IndexDir(), m, lexical.NewAnalyzer(), opts); !errors.Is(err, generation.ErrCorrupt) {
 		t.Errorf("open through the cache after %s changed: %v, want ErrCorrupt", segment.FileRecords, err)
 	}
 	runtime.KeepAlive(g) // the cache holds its segments weakly
@@ -707,7 +707,7 @@ func TestCache_forgetsUnmappedSegments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := generation.Open(cfg.Home.IndexDir(), m, analyzer, generation.Options{Cache: cache})
+		g, err := generation.Open(context.Background(), cfg.Home.IndexDir(), m, analyzer, generation.Options{Cache: cache})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -57,7 +57,7 @@ func TestForgedRecordCount(t *testing.T) {
 	binary.LittleEndian.PutUint64(rec[len(rec)-len(recordsMagic)-8:], forged)
 	files = rewrite(t, seg, files, FileRecords, rec)
 	var fe *FileError
-	if _, err := Open(seg, files, 0, true); !errors.As(err, &fe) || fe.File != FileRecords || !errors.Is(err, ErrCorrupt) {
+	if _, err := Open(t.Context(), seg, files, 0, true); !errors.As(err, &fe) || fe.File != FileRecords || !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("records.bin with a forged count: %v", err)
 	}
 }
@@ -75,7 +75,7 @@ func TestForgedDeadTermCount(t *testing.T) {
 	files = rewrite(t, seg, files, FileDead, b)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := Open(seg, files, 10, true)
+	_, err := Open(t.Context(), seg, files, 10, true)
 	runtime.ReadMemStats(&after)
 	var fe *FileError
 	if !errors.As(err, &fe) || fe.File != FileDead || !errors.Is(err, ErrCorrupt) {

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -59,8 +60,9 @@ func (e *FileError) Unwrap() error { return e.Err }
 // the ones listed in files: the same names, sizes and (when verify is
 // set) checksums. A file whose size differs is never mapped. first is the
 // generation-wide number of the segment's first document (dead.bin may
-// only retire documents before it).
-func Open(dir string, files map[string]manifest.FileSum, first int, verify bool) (*Reader, error) {
+// only retire documents before it). A cancelled ctx stops the checks
+// with ctx's error, which is no FileError: nothing was found wrong.
+func Open(ctx context.Context, dir string, files map[string]manifest.FileSum, first int, verify bool) (*Reader, error) {
 	r := &Reader{Dir: dir, Files: files}
 	ok := false
 	defer func() {
@@ -88,7 +90,10 @@ func Open(dir string, files map[string]manifest.FileSum, first int, verify bool)
 	}
 	mapped := map[string][]byte{}
 	for _, name := range manifest.SortedFiles(files) {
-		b, err := r.mapFile(filepath.Join(dir, name), files[name], verify)
+		b, err := r.mapFile(ctx, filepath.Join(dir, name), files[name], verify)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
 		if err != nil {
 			return nil, fail(name, err)
 		}
@@ -191,8 +196,8 @@ func (r *Reader) ReleaseResident() {
 }
 
 // mapFile checks path's size (and checksum) and maps it read-only.
-func (r *Reader) mapFile(path string, want manifest.FileSum, verify bool) ([]byte, error) {
-	m, err := manifest.MapFile(path, want, verify, ErrCorrupt)
+func (r *Reader) mapFile(ctx context.Context, path string, want manifest.FileSum, verify bool) ([]byte, error) {
+	m, err := manifest.MapFile(ctx, path, want, verify, ErrCorrupt)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ func TestOpenLeavesFilesNotResident(t *testing.T) {
 	for _, f := range files {
 		size += f.Size
 	}
-	r, err := Open(seg, files, 0, true)
+	r, err := Open(t.Context(), seg, files, 0, true)
 	if err != nil {
 		t.Fatal(err)
 	}

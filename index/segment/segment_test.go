@@ -114,7 +114,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("%s: mode %v (%v), want read-only 0400", name, fi.Mode().Perm(), err)
 		}
 	}
-	r, err := Open(seg, files, 10, true)
+	r, err := Open(t.Context(), seg, files, 10, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestRoundTrip(t *testing.T) {
 	if calls > changes+1 {
 		t.Errorf("match asked %d times for %d runs of equal dates", calls, changes)
 	}
-	if _, err := Open(seg, files, 5, true); !errors.Is(err, ErrCorrupt) {
+	if _, err := Open(t.Context(), seg, files, 5, true); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("a segment retiring documents after its own start opened: %v", err)
 	}
 }
@@ -240,7 +240,7 @@ func TestDamageIsRefused(t *testing.T) {
 						}
 					}
 				}
-				_, err := Open(seg, fs, 10, verify)
+				_, err := Open(t.Context(), seg, fs, 10, verify)
 				var fe *FileError
 				switch {
 				case verify && (err == nil || !errors.As(err, &fe) || fe.File != name):
@@ -253,14 +253,14 @@ func TestDamageIsRefused(t *testing.T) {
 		if err := os.WriteFile(path, orig, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Open(seg, files, 10, true); err != nil {
+		if _, err := Open(t.Context(), seg, files, 10, true); err != nil {
 			t.Fatalf("restored %s: %v", name, err)
 		}
 		if err := os.Remove(path); err != nil {
 			t.Fatal(err)
 		}
 		var fe *FileError
-		if _, err := Open(seg, files, 10, true); !errors.As(err, &fe) || fe.File != name || !errors.Is(err, ErrCorrupt) {
+		if _, err := Open(t.Context(), seg, files, 10, true); !errors.As(err, &fe) || fe.File != name || !errors.Is(err, ErrCorrupt) {
 			t.Errorf("missing %s: %v", name, err)
 		}
 		if err := os.WriteFile(path, orig, 0o400); err != nil {
@@ -272,7 +272,7 @@ func TestDamageIsRefused(t *testing.T) {
 	for k, v := range files {
 		extra[k] = v
 	}
-	if _, err := Open(seg, extra, 10, true); !errors.Is(err, ErrCorrupt) {
+	if _, err := Open(t.Context(), seg, extra, 10, true); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("an unknown listed file was accepted: %v", err)
 	}
 }
@@ -300,7 +300,7 @@ func TestChunkStoredDefersHashes(t *testing.T) {
 		}
 	}
 	seg, files := writeSegment(t, t.TempDir(), chunks, nil)
-	r, err := Open(seg, files, 0, true)
+	r, err := Open(t.Context(), seg, files, 0, true)
 	if err != nil {
 		t.Fatal(err)
 	}
