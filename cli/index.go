@@ -265,7 +265,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		if deep {
 			depth = index.Deep
 		}
-		gens, err = ix.List(depth)
+		gens, err = ix.List(ctx, depth)
 		if err == nil {
 			if gens == nil {
 				gens = []index.GenerationInfo{} // [] in JSON: a list, even empty
@@ -296,7 +296,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 		return ExitUsage
 	}
 	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		err = interruptedError{err: err, verify: sub == "verify"}
+		err = interruptedError{err: err, sub: sub}
 	}
 	if errors.Is(err, syscall.EROFS) {
 		// novad serves such a home read-only; the index cannot change
@@ -360,15 +360,19 @@ func (e readOnlyHomeError) Unwrap() error { return e.err }
 // only in one atomic step at the end, so what it left is known: the
 // bare "context canceled" did not say. An interrupted verify changed
 // nothing either, but its checks are unfinished: it says so, lest the
-// generation be taken for verified.
+// generation be taken for verified; so does an interrupted list, which
+// lists nothing rather than generations it did not finish checking.
 type interruptedError struct {
-	err    error
-	verify bool
+	err error
+	sub string // the index subcommand
 }
 
 func (e interruptedError) Error() string {
-	if e.verify {
+	switch e.sub {
+	case "verify":
 		return "interrupted before the verification finished: it found the generation neither intact nor damaged, and changed nothing"
+	case "list":
+		return "interrupted before every generation was checked: nothing is listed, and nothing was changed"
 	}
 	return "interrupted; the active generation is unchanged"
 }

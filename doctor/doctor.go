@@ -211,7 +211,10 @@ func ready(id, title, message string) Check {
 	return Check{ID: id, Title: title, State: Ready, Message: message}
 }
 
-// Run performs every check.
+// Run performs every check. A cancelled ctx cuts the checks short (a
+// --deep hash, the reading of sources): the report is then incomplete,
+// and may take what was not checked for a problem; the caller says it
+// was interrupted instead of showing it.
 func Run(ctx context.Context, opts Options) Report {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -381,7 +384,7 @@ func Run(ctx context.Context, opts Options) Report {
 	// changes under them, the checks are made again of the generation it
 	// names now, a few times at most, as novad's reload reads it again.
 	for try := 0; merr == nil; try++ {
-		filesBad, damaged = filesCheck(home, cfg, m, depth, running)
+		filesBad, damaged = filesCheck(ctx, home, cfg, m, depth, running)
 		states, serr = nil, nil
 		if !damaged {
 			opts.Hook(StepFilesChecked)

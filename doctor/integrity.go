@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -62,13 +63,13 @@ func orManifest(runID string) string {
 // fail, names the generation novad falls back to (running: whether novad
 // answered, so serves it now rather than would). ok is false when the
 // files are intact.
-func filesCheck(home paths.Home, cfg config.Config, m *manifest.Manifest, d index.Depth, running bool) (Check, bool) {
+func filesCheck(ctx context.Context, home paths.Home, cfg config.Config, m *manifest.Manifest, d index.Depth, running bool) (Check, bool) {
 	const id, title = "index", "Active index"
-	err := index.CheckGeneration(home, m, d)
+	err := index.CheckGeneration(ctx, home, m, d)
 	if err == nil {
 		return Check{}, false
 	}
-	fb, _, ferr := index.NewestIntact(home, cfg, d, m.RunID)
+	fb, _, ferr := index.NewestIntact(ctx, home, cfg, d, m.RunID)
 	if ferr != nil {
 		return blocked(id, title, CodeGenerationCorrupt,
 			fmt.Sprintf("%s; no kept generation is intact either: rebuild with novactl index sync, which reads the sources alone (the memory of source files that are gone cannot be saved: the sync names it)",

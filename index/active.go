@@ -94,9 +94,9 @@ func OpenNewestIntact(home paths.Home, cfg config.Config, analyzer *lexical.Anal
 
 // NewestIntact is OpenNewestIntact without loading: it returns the record
 // of the generation novad would fall back to, checked at depth d.
-func NewestIntact(home paths.Home, cfg config.Config, d Depth, except ...string) (*manifest.Manifest, []error, error) {
+func NewestIntact(ctx context.Context, home paths.Home, cfg config.Config, d Depth, except ...string) (*manifest.Manifest, []error, error) {
 	return newestIntact(home, cfg, except, func(rec *manifest.Manifest) error {
-		return CheckGeneration(home, rec, d)
+		return CheckGeneration(ctx, home, rec, d)
 	})
 }
 
@@ -105,18 +105,20 @@ func NewestIntact(home paths.Home, cfg config.Config, d Depth, except ...string)
 // depth every file exists with its recorded size and only a file modified
 // after the generation was sealed (its candidate record written; files are
 // immutable from then on) is hashed; at Deep depth every file is hashed.
-func CheckGeneration(home paths.Home, rec *manifest.Manifest, d Depth) error {
-	return checkRecord(home.IndexDir(), filepath.Join(home.IndexDir(), rec.GenerationPath), rec, d)
+// A cancelled ctx stops the checks with an error wrapping ctx's, which
+// is no CorruptError: the files were not all checked.
+func CheckGeneration(ctx context.Context, home paths.Home, rec *manifest.Manifest, d Depth) error {
+	return checkRecord(ctx, home.IndexDir(), filepath.Join(home.IndexDir(), rec.GenerationPath), rec, d)
 }
 
 // checkRecord checks rec's files, taking the modification time of the
 // candidate record in genDir as the moment the generation was sealed.
-func checkRecord(indexDir, genDir string, rec *manifest.Manifest, d Depth) error {
+func checkRecord(ctx context.Context, indexDir, genDir string, rec *manifest.Manifest, d Depth) error {
 	var sealed time.Time
 	if fi, err := os.Stat(filepath.Join(genDir, generation.FileCandidate)); err == nil {
 		sealed = fi.ModTime()
 	}
-	return checkFiles(indexDir, genDir, rec, d, func(_ string, st fileStamp) bool {
+	return checkFiles(ctx, indexDir, genDir, rec, d, func(_ string, st fileStamp) bool {
 		return !sealed.IsZero() && !st.mtime.After(sealed)
 	}, nil)
 }
@@ -130,7 +132,8 @@ func (s *Served) Recheck(d Depth) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	genDir := filepath.Join(s.indexDir, s.Record.GenerationPath)
-	return checkFiles(s.indexDir, genDir, s.Record, d, func(path string, st fileStamp) bool { return s.stamps[path] == st },
+	// Not cancelled: novad's rechecks run to their end.
+	return checkFiles(context.Background(), s.indexDir, genDir, s.Record, d, func(path string, st fileStamp) bool { return s.stamps[path] == st },
 		func(path string, st fileStamp) { s.stamps[path] = st })
 }
 
@@ -176,7 +179,7 @@ func recordFiles(indexDir, genDir string, rec *manifest.Manifest) map[string]map
 // size; at Deep depth, or when unchanged says it may have been modified,
 // its checksum must match. hashed, if not nil, is told each file that
 // hashed clean.
-func checkFiles(indexDir, genDir string, rec *manifest.Manifest, d Depth, unchanged func(string, fileStamp) bool, hashed func(string, fileStamp)) error {
+func checkFiles(ctx context.Context, indexDir, genDir string, rec *manifest.Manifest, d Depth, unchanged func(string, fileStamp) bool, hashed func(string, fileStamp)) error {
 	byDir := recordFiles(indexDir, genDir, rec)
 	dirs := make([]string, 0, len(byDir))
 	for dir := range byDir {
@@ -206,7 +209,10 @@ func checkFiles(indexDir, genDir string, rec *manifest.Manifest, d Depth, unchan
 			if d == Quick && unchanged(path, st) {
 				continue
 			}
-			if err := generation.CheckFile(context.Background(), path, want, true); err != nil {
+			if err := generation.CheckFile(ctx, path, want, true); err != nil {
+				if ctxErr := ctx.Err(); ctxErr != nil {
+					return fmt.Errorf("generation %s: %w", rec.RunID, ctxErr)
+				}
 				if !errors.Is(err, generation.ErrCorrupt) {
 					return unreadable(rec.RunID, rel, err)
 				}

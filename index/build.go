@@ -535,7 +535,7 @@ func changedSincePromotion(indexDir string, m *manifest.Manifest) error {
 		promoted = m.CreatedAt
 	}
 	promoted = promoted.Add(2 * time.Second) // coarse file-system clocks
-	return checkFiles(indexDir, filepath.Join(indexDir, m.GenerationPath), m, Quick,
+	return checkFiles(context.Background(), indexDir, filepath.Join(indexDir, m.GenerationPath), m, Quick,
 		func(_ string, st fileStamp) bool { return !st.mtime.After(promoted) }, nil)
 }
 

@@ -83,7 +83,7 @@ func TestSync_clockWentBackwards(t *testing.T) {
 	if err := os.Remove(cfg.Home.Manifest()); err != nil {
 		t.Fatal(err)
 	}
-	fb, _, err := index.NewestIntact(cfg.Home, cfg, index.Deep)
+	fb, _, err := index.NewestIntact(context.Background(), cfg.Home, cfg, index.Deep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestPromote_interruptedAfterTheClockWentBack(t *testing.T) {
 	built = ids[0]
 
 	ix := index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch.Add(time.Hour)).Now})
-	list, err := ix.List(index.Quick)
+	list, err := ix.List(context.Background(), index.Quick)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func TestSync_diskFull(t *testing.T) {
 // rollback goes back to.
 func TestList_interruptedPromotion(t *testing.T) {
 	cfg, runs, built := interruptedPromotion(t)
-	list, err := index.New(cfg, index.Options{NoRemote: true}).List(index.Quick)
+	list, err := index.New(cfg, index.Options{NoRemote: true}).List(context.Background(), index.Quick)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,8 +41,11 @@ func TestGenerationFileANamedPipe(t *testing.T) {
 				name string
 				run  func() error
 			}{
-				{"list", func() error { _, err := ix.List(index.Quick); return err }},
-				{"newest intact", func() error { _, _, err := index.NewestIntact(cfg.Home, cfg, index.Quick, runs[2]); return err }},
+				{"list", func() error { _, err := ix.List(context.Background(), index.Quick); return err }},
+				{"newest intact", func() error {
+					_, _, err := index.NewestIntact(context.Background(), cfg.Home, cfg, index.Quick, runs[2])
+					return err
+				}},
 				{"rollback", func() error {
 					p, err := ix.Rollback(ctx, "")
 					if err == nil && p.RunID == runs[1] && file != "history.jsonl" {

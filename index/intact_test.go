@@ -1,6 +1,7 @@
 package index_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -81,7 +82,7 @@ func TestOpenNewestIntact_skipsDamagedAndExcluded(t *testing.T) {
 	}
 
 	// NewestIntact answers the same question without loading.
-	if rec, _, err := index.NewestIntact(home, cfg, index.Deep, runs[2]); err != nil || rec.RunID != runs[0] {
+	if rec, _, err := index.NewestIntact(context.Background(), home, cfg, index.Deep, runs[2]); err != nil || rec.RunID != runs[0] {
 		t.Errorf("NewestIntact = %v %v, want %s", rec, err, runs[0])
 	}
 }
@@ -94,7 +95,7 @@ func TestCheckGeneration_depths(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range []index.Depth{index.Quick, index.Deep} {
-		if err := index.CheckGeneration(home, m, d); err != nil {
+		if err := index.CheckGeneration(context.Background(), home, m, d); err != nil {
 			t.Fatalf("intact generation, depth %d: %v", d, err)
 		}
 	}
@@ -102,10 +103,10 @@ func TestCheckGeneration_depths(t *testing.T) {
 
 	// Rot that keeps size and time: only Deep sees it.
 	flipMiddle(t, filepath.Join(dir, generation.FileReport), true)
-	if err := index.CheckGeneration(home, m, index.Quick); err != nil {
+	if err := index.CheckGeneration(context.Background(), home, m, index.Quick); err != nil {
 		t.Errorf("Quick hashed a file that did not change size or time: %v", err)
 	}
-	if err := index.CheckGeneration(home, m, index.Deep); !errors.Is(err, generation.ErrCorrupt) {
+	if err := index.CheckGeneration(context.Background(), home, m, index.Deep); !errors.Is(err, generation.ErrCorrupt) {
 		t.Errorf("Deep = %v, want ErrCorrupt", err)
 	}
 
@@ -117,13 +118,13 @@ func TestCheckGeneration_depths(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ce *generation.CorruptError
-	if err := index.CheckGeneration(home, m, index.Quick); !errors.As(err, &ce) || filepath.Base(ce.File) != generation.FileSources {
+	if err := index.CheckGeneration(context.Background(), home, m, index.Quick); !errors.As(err, &ce) || filepath.Base(ce.File) != generation.FileSources {
 		t.Errorf("Quick after a rewrite = %v, want a CorruptError naming %s", err, generation.FileSources)
 	}
 
 	// A missing file is named.
 	os.Remove(filepath.Join(dir, generation.FileSources))
-	if err := index.CheckGeneration(home, m, index.Quick); !errors.As(err, &ce) || ce.Reason != "file is missing" {
+	if err := index.CheckGeneration(context.Background(), home, m, index.Quick); !errors.As(err, &ce) || ce.Reason != "file is missing" {
 		t.Errorf("missing file = %v", err)
 	}
 }
@@ -179,7 +180,7 @@ func TestList_showsIntegrity(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := index.New(cfg, index.Options{NoRemote: true})
-	list, err := ix.List(index.Quick)
+	list, err := ix.List(context.Background(), index.Quick)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -643,7 +643,7 @@ func (x *Indexer) activeDamage() error {
 	if err != nil {
 		return nil
 	}
-	return CheckGeneration(x.home, m, Deep)
+	return CheckGeneration(context.Background(), x.home, m, Deep)
 }
 
 // Rollback makes an older kept generation active again. toRunID "" picks

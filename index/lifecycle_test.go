@@ -285,7 +285,7 @@ func TestRollback_retention(t *testing.T) {
 		if got := dirNames(t, cfg.Home.Generations()); !slices.Equal(got, want) {
 			t.Errorf("generations %v, want %v", got, want)
 		}
-		list, err := ix.List(index.Quick)
+		list, err := ix.List(context.Background(), index.Quick)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package index_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -175,7 +176,7 @@ func TestList_saysABaseStateIsLost(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			list, err := ix.List(index.Quick)
+			list, err := ix.List(context.Background(), index.Quick)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -79,7 +79,7 @@ func TestNewerFormat_keptAndNamed(t *testing.T) {
 	} else {
 		named("the manifest's error", err.Error())
 	}
-	list, err := ix.List(index.Deep)
+	list, err := ix.List(context.Background(), index.Deep)
 	if err != nil {
 		t.Fatal(err)
 	}

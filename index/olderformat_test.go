@@ -68,7 +68,7 @@ func TestOlderFormat_namedNotDamaged(t *testing.T) {
 		}
 	}
 
-	gens, err := ix.List(index.Quick)
+	gens, err := ix.List(context.Background(), index.Quick)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestOlderFormat_namedNotDamaged(t *testing.T) {
 	if logs.Len() > 0 && strings.Contains(logs.String(), "damaged") {
 		t.Errorf("the rollback or sync logged the older generations as damaged:\n%s", logs.String())
 	}
-	if gens, err := ix.List(index.Quick); err != nil || len(gens) != 1 || gens[0].RunID != r.Build.RunID || gens[0].Integrity != "intact" {
+	if gens, err := ix.List(context.Background(), index.Quick); err != nil || len(gens) != 1 || gens[0].RunID != r.Build.RunID || gens[0].Integrity != "intact" {
 		t.Errorf("list after the sync: %+v (%v), want only %s, intact", gens, err, r.Build.RunID)
 	}
 }

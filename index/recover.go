@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,7 +127,7 @@ func (x *Indexer) recover(cause error) (*previous, *Recovery) {
 	}
 	var prev *previous
 	_, skipped, _ := newestIntact(x.home, x.cfg, except, func(r *manifest.Manifest) error {
-		if err := CheckGeneration(x.home, r, Deep); err != nil {
+		if err := CheckGeneration(context.Background(), x.home, r, Deep); err != nil {
 			return err
 		}
 		p, err := x.openBuilt(r)

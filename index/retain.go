@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,7 +44,7 @@ func (x *Indexer) retain(active, previous string, damaged []string) []string {
 		if ok {
 			rec, err := readCandidateRecord(x.home.Generation(id))
 			if err == nil {
-				err = CheckGeneration(x.home, rec, Quick)
+				err = CheckGeneration(context.Background(), x.home, rec, Quick)
 			}
 			switch {
 			case errors.Is(err, manifest.ErrNewerFormat):
@@ -334,15 +335,21 @@ const StateWriting = "writing"
 // List returns every generation and candidate, newest first, each checked
 // at depth d (see CheckGeneration). It takes no lock: while another
 // command writes the index, what that command is writing is listed as
-// StateWriting, and what it removed meanwhile is left out.
-func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
+// StateWriting, and what it removed meanwhile is left out. A cancelled
+// ctx stops it with an error wrapping ctx's, and no listing: a
+// generation whose files were not all checked is neither intact nor
+// damaged.
+func (x *Indexer) List(ctx context.Context, d Depth) ([]GenerationInfo, error) {
 	// A promotion while the generations are read makes the manifest read
 	// first stale: the generation it names may be retired meanwhile (a
 	// compaction removes the one it replaces at once), and would be
 	// listed as an active one gone missing. While the manifest changes,
 	// the list is made again, a few times at most.
 	for try := 0; ; try++ {
-		out, hash := x.list(d)
+		out, hash := x.list(ctx, d)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if _, now, err := manifest.Read(x.home.Manifest()); err != nil || now == hash || try == 2 {
 			return out, nil
 		}
@@ -350,7 +357,7 @@ func (x *Indexer) List(d Depth) ([]GenerationInfo, error) {
 }
 
 // list is one listing of List, and the hash of the manifest it read.
-func (x *Indexer) list(d Depth) ([]GenerationInfo, string) {
+func (x *Indexer) list(ctx context.Context, d Depth) ([]GenerationInfo, string) {
 	writing := lockfile.Held(x.home.Lock())
 	active := ""
 	m, hash, err := manifest.Read(x.home.Manifest())
@@ -388,7 +395,7 @@ func (x *Indexer) list(d Depth) ([]GenerationInfo, string) {
 				info.CreatedAt, info.Chunks, info.EmbeddingProfile = cand.CreatedAt, cand.ChunkCount, cand.EmbeddingProfile
 				info.Segments, info.Bytes = len(cand.Segments), cand.Bytes()
 				info.Integrity = "intact"
-				if err := checkRecord(x.home.IndexDir(), dir, cand, d); err != nil {
+				if err := checkRecord(ctx, x.home.IndexDir(), dir, cand, d); err != nil {
 					info.Integrity, info.Problem = "damaged", err.Error()
 				} else if lost := statesLost(dir); lost != nil {
 					info.StatesLost = true

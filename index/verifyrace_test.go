@@ -133,7 +133,7 @@ func TestList_activeRetiredMeanwhile(t *testing.T) {
 			later = mustSync(t, writer).Active()
 		}
 	}})
-	list, err := lister.List(index.Quick)
+	list, err := lister.List(context.Background(), index.Quick)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/manifest"
+)
+
+// TestInterruptedChecks: Ctrl-C (SIGINT) while index verify, index list
+// --deep or doctor --deep hashes a large generation stops the command at
+// once; it says it was interrupted, shows no result it did not finish,
+// and exits 1, as an interrupted sync does. Before, the first Ctrl-C was
+// ignored until every file was hashed. The active generation's build
+// report is made a sparse file of many GiB (its record and the manifest
+// sealed again to match), which takes many seconds to hash on any disk.
+func TestInterruptedChecks(t *testing.T) {
+	h := novatest.NewHome(t, "")
+	cmd := exec.Command(os.Args[0], "index", "sync", "--in-process")
+	cmd.Env = append(h.Env(), runMainEnv+"=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sync: %v\n%s", err, out)
+	}
+	m, _, err := manifest.Read(filepath.Join(h.Dir, "index", "manifest.json"))
+	novatest.Must(t, err)
+	const huge = 16 << 30
+	genDir := filepath.Join(h.Dir, "index", m.GenerationPath)
+	big := filepath.Join(genDir, generation.FileReport)
+	if _, ok := m.Files[generation.FileReport]; !ok {
+		t.Fatalf("the generation lists no %s: %v", generation.FileReport, m.Files)
+	}
+	novatest.Must(t, os.Chmod(big, 0o600))
+	novatest.Must(t, os.Truncate(big, huge))
+	for _, record := range []string{filepath.Join(genDir, generation.FileCandidate), filepath.Join(h.Dir, "index", "manifest.json")} {
+		b, err := os.ReadFile(record)
+		novatest.Must(t, err)
+		var r manifest.Manifest
+		novatest.Must(t, json.Unmarshal(b, &r))
+		r.Files[generation.FileReport] = manifest.FileSum{Size: huge, XXH3: strings.Repeat("0", 32)}
+		r.Seal()
+		b, err = json.MarshalIndent(&r, "", "  ")
+		novatest.Must(t, err)
+		novatest.Must(t, os.Chmod(record, 0o600))
+		novatest.Must(t, os.WriteFile(record, b, 0o600))
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		says string
+	}{
+		{"verify", []string{"index", "verify", m.RunID}, "interrupted before the verification finished"},
+		{"list", []string{"index", "list", "--deep"}, "interrupted before every generation was checked"},
+		{"doctor", []string{"doctor", "--deep"}, "interrupted before its checks finished"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := exec.Command(os.Args[0], tc.args...)
+			run.Env = append(h.Env(), runMainEnv+"=1")
+			var stdout, stderr bytes.Buffer
+			run.Stdout, run.Stderr = &stdout, &stderr
+			novatest.Must(t, run.Start())
+			done := make(chan error, 1)
+			go func() { done <- run.Wait() }()
+			select {
+			case err := <-done:
+				t.Skipf("it finished before it could be interrupted: %v\n%s%s", err, stdout.String(), stderr.String())
+			case <-time.After(700 * time.Millisecond):
+			}
+			novatest.Must(t, run.Process.Signal(syscall.SIGINT))
+			sent := time.Now()
+			var waitErr error
+			select {
+			case waitErr = <-done:
+			case <-time.After(5 * time.Second):
+				_ = run.Process.Kill()
+				t.Fatalf("still running 5s after Ctrl-C (then killed: %v)\n%s%s", <-done, stdout.String(), stderr.String())
+			}
+			if _, exited := waitErr.(*exec.ExitError); !exited {
+				t.Fatalf("after Ctrl-C: %v", waitErr)
+			}
+			if code := run.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), tc.says) || stdout.Len() > 0 {
+				t.Errorf("exit %d after Ctrl-C, want 1, no result, and %q said\nstdout: %s\nstderr: %s", code, tc.says, stdout.String(), stderr.String())
+			}
+			t.Logf("stopped %s after Ctrl-C", time.Since(sent))
+		})
+	}
+}
