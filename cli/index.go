@@ -229,6 +229,7 @@ func runIndex(ctx context.Context, inv *Invocation, args []string) int {
 	case "verify":
 		var r *index.VerifyResult
 		r, err = ix.Verify(ctx, runID)
+		prog.done(err == nil)
 		if err == nil {
 			result = r
 			if !*jsonOut {

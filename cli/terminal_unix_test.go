@@ -145,3 +145,34 @@ func TestSearch_wideTextFitsNarrowTerminals(t *testing.T) {
 		t.Errorf("%d title and preview lines, want the title's and up to 3:\n%s", indented, tty)
 	}
 }
+
+// TestIndexVerify_progress: on a terminal, index verify draws a progress
+// line of the files it has checked, as sync draws its stages, and ends it
+// as done: hashing a large generation on a slow disk takes a while, and
+// nothing showed that it was at work. --json draws none.
+func TestIndexVerify_progress(t *testing.T) {
+	_, _, env := jsonlHome(t)
+	if code, out, errOut := runCLI(context.Background(), env, "index", "build", "--in-process"); code != ExitOK {
+		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, jsonOut := range []bool{false, true} {
+		pts, written := terminal(t)
+		args := []string{"index", "verify"}
+		if jsonOut {
+			args = append(args, "--json")
+		}
+		var out bytes.Buffer
+		code := Run(context.Background(), args, &Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: pts, Environ: append(env, "TERM=xterm")})
+		tty := written()
+		if code != ExitOK {
+			t.Fatalf("--json=%v: exit %d\nstdout %s\nterminal %q", jsonOut, code, out.String(), tty)
+		}
+		drawn := regexp.MustCompile(`verify +(\d+)/(\d+) \(100%\) · done in`).FindStringSubmatch(tty)
+		switch {
+		case jsonOut && tty != "":
+			t.Errorf("--json: the terminal shows %q, want nothing", tty)
+		case !jsonOut && (drawn == nil || drawn[1] != drawn[2] || drawn[1] == "0"):
+			t.Errorf("the terminal shows %q, want a verify progress line ending done", tty)
+		}
+	}
+}

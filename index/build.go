@@ -105,7 +105,7 @@ type Options struct {
 }
 
 // Progress reports long work: Stage is read, analyze, train, embed, ann,
-// write or compact.
+// write or compact, or verify (files checked, of a verification).
 type Progress struct {
 	Stage string `json:"stage"`
 	Done  int    `json:"done"`

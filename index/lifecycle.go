@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/atomicfile"
@@ -146,16 +147,27 @@ func (x *Indexer) verifyDir(ctx context.Context, dir, where string) (*VerifyResu
 		return nil, fmt.Errorf("verify %s: %w", filepath.Base(dir), err)
 	}
 	x.opts.Hook(StepVerifyRecordRead)
-	g, err := generation.Open(ctx, x.home.IndexDir(), cand, x.analyzer, generation.Options{Dir: dir})
+	files := 0
+	for _, f := range cand.AllFiles() {
+		files += len(f)
+	}
+	// Hashing a large generation on a slow disk takes a while: its files
+	// are counted as they are checked, on several goroutines at once.
+	var mu sync.Mutex
+	done := 0
+	checked := func(n int) {
+		mu.Lock()
+		defer mu.Unlock()
+		done += n
+		x.opts.Progress(Progress{Stage: "verify", Done: done, Total: files})
+	}
+	checked(0)
+	g, err := generation.Open(ctx, x.home.IndexDir(), cand, x.analyzer, generation.Options{Dir: dir, Checked: checked})
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", cand.RunID, err)
 	}
 	if g.Meta.EmbeddingProfile != cand.EmbeddingProfile || manifest.ProfileHash(cand.EmbeddingProfile) != cand.EmbeddingProfileHash {
 		return nil, fmt.Errorf("verify %s: embedding profile of the files does not match the candidate record", cand.RunID)
-	}
-	files := 0
-	for _, f := range cand.AllFiles() {
-		files += len(f)
 	}
 	return &VerifyResult{
 		RunID: cand.RunID, Where: where, Chunks: g.Count(), Files: files, Bytes: cand.Bytes(),

@@ -156,6 +156,10 @@ type Options struct {
 	// The caller chooses it, as search.Config's, so that a test can
 	// order versions in any zone without touching time.Local.
 	Location *time.Location
+	// Checked, when set, is told of every n files checked (size and
+	// checksum) as Open goes, for a progress line; calls come from
+	// several goroutines at once.
+	Checked func(n int)
 }
 
 // Open loads the generation m describes from indexDir (the directory
@@ -203,6 +207,10 @@ func Open(ctx context.Context, indexDir string, m *manifest.Manifest, analyzer *
 	// The generation's own files are not mapped; they are checked so the
 	// manifest vouches for everything it lists. An error names them where
 	// they are: a candidate's are not yet under its generationPath.
+	checked := opts.Checked
+	if checked == nil {
+		checked = func(int) {}
+	}
 	ownDir := m.GenerationPath
 	if rel, err := filepath.Rel(indexDir, g.Dir); opts.Dir != "" && err == nil {
 		ownDir = rel
@@ -211,6 +219,7 @@ func Open(ctx context.Context, indexDir string, m *manifest.Manifest, analyzer *
 		if err := CheckFile(ctx, filepath.Join(g.Dir, name), m.Files[name], !opts.SkipChecksums); err != nil {
 			return nil, corrupt(ownDir, name, err)
 		}
+		checked(1)
 	}
 	space, model, ann, err := openSpace(ctx, filepath.Join(indexDir, manifest.SpaceDir(m.Space.ID)), m.Space.Files, m.EmbeddingProfile, analyzer, !opts.SkipChecksums)
 	if err != nil {
@@ -223,6 +232,7 @@ func Open(ctx context.Context, indexDir string, m *manifest.Manifest, analyzer *
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("generation %s: %w", m.RunID, err)
 	}
+	checked(len(m.Space.Files))
 	g.Model, g.Meta.ANN = model, ann
 	// Segments are verified and mapped on every core (checksums and
 	// postings tables are most of a large generation's load), then
@@ -237,6 +247,9 @@ func Open(ctx context.Context, indexDir string, m *manifest.Manifest, analyzer *
 	parallel.For(len(m.Segments), 1, func(i int) {
 		p := m.Segments[i]
 		readers[i], errs[i] = opts.Cache.open(ctx, filepath.Join(indexDir, manifest.SegmentDir(p.ID)), p, firsts[i], !opts.SkipChecksums)
+		if errs[i] == nil {
+			checked(len(p.Files))
+		}
 	})
 	for i, p := range m.Segments {
 		r, err := readers[i], errs[i]
