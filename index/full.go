@@ -36,7 +36,12 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 		// own, and bit rot (a file's bytes changed, its size and time
 		// not) would become memory that verifies clean. A full build is
 		// rare and reads every source: it hashes what it carries from.
-		if err := CheckGeneration(context.Background(), x.home, prev.manifest, Deep); err != nil {
+		if err := CheckGeneration(ctx, x.home, prev.manifest, Deep); err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				// Interrupted while hashing: nothing was found damaged,
+				// and nothing is written yet.
+				return nil, nil, ctxErr
+			}
 			prev = x.buildPastDamage(err, res)
 		}
 	}

@@ -17,8 +17,8 @@ import (
 )
 
 // TestInterruptedChecks: Ctrl-C (SIGINT) while index verify, index list
-// --deep or doctor --deep hashes a large generation stops the command at
-// once; it says it was interrupted, shows no result it did not finish,
+// --deep, doctor --deep or index sync --full hashes a large generation
+// stops the command at once; it says it was interrupted, shows no result it did not finish,
 // and exits 1, as an interrupted sync does. Before, the first Ctrl-C was
 // ignored until every file was hashed. The active generation's build
 // report is made a sparse file of many GiB (its record and the manifest
@@ -61,6 +61,9 @@ func TestInterruptedChecks(t *testing.T) {
 		{"verify", []string{"index", "verify", m.RunID}, "interrupted before the verification finished"},
 		{"list", []string{"index", "list", "--deep"}, "interrupted before every generation was checked"},
 		{"doctor", []string{"doctor", "--deep"}, "interrupted before its checks finished"},
+		// Last: a full sync hashes what it carries from the active
+		// generation before it reads a source.
+		{"sync --full", []string{"index", "sync", "--in-process", "--full"}, "interrupted; the active generation is unchanged"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := exec.Command(os.Args[0], tc.args...)
