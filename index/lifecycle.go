@@ -440,9 +440,14 @@ func (x *Indexer) promote(ctx context.Context, runID, by string) (*PromoteResult
 			return nil, fmt.Errorf("%s is already the active generation", m.RunID)
 		}
 	}
-	// Not cancelled: a sync's candidate stopped here would be left
-	// behind, and promotion's verification is the one sync must finish.
-	v, err := x.verifyDir(context.Background(), dir, where)
+	// Ctrl-C stops the verification, before anything is moved. Not a
+	// compaction's: the sync it ends has already promoted its build, and
+	// reports the compaction only in a warning.
+	vctx := ctx
+	if by == byCompaction {
+		vctx = context.Background()
+	}
+	v, err := x.verifyDir(vctx, dir, where)
 	if err != nil && by == "promote" && where == "candidate" && errors.Is(err, generation.ErrCorrupt) {
 		return nil, fmt.Errorf("%w; the candidate is damaged and cannot be promoted: novactl index build makes a new one", err)
 	}
@@ -612,6 +617,11 @@ func (x *Indexer) Sync(ctx context.Context) (res *SyncResult, err error) {
 		return nil, err
 	}
 	p, err := x.promote(ctx, b.RunID, bySync)
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		// Interrupted in its verification: dropped, as above.
+		os.RemoveAll(x.home.Candidate(b.RunID))
+		return nil, err
+	}
 	if err != nil && errors.Is(err, generation.ErrCorrupt) && b.Recovery == nil {
 		// The candidate's verification hashes every file, the shared ones
 		// too, where the build opened the active generation with a quick
@@ -682,8 +692,11 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 			if _, err := os.Stat(x.home.Generation(id)); err != nil {
 				continue
 			}
-			// Not cancelled: an error here is taken for damage.
-			if _, err := x.verifyDir(context.Background(), x.home.Generation(id), "generation"); err != nil {
+			if _, err := x.verifyDir(ctx, x.home.Generation(id), "generation"); err != nil {
+				if ctx.Err() != nil {
+					// Interrupted: not checked, so no damage to skip.
+					return nil, err
+				}
 				skipped = append(skipped, fmt.Sprintf("%s: %v", id, err))
 				switch {
 				case errors.Is(err, manifest.ErrOldFormat):
@@ -723,7 +736,7 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 		}
 		return nil, x.missing(toRunID)
 	}
-	v, err := x.verifyDir(context.Background(), dir, "generation")
+	v, err := x.verifyDir(ctx, dir, "generation")
 	if err != nil {
 		return nil, err
 	}
