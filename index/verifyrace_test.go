@@ -81,13 +81,7 @@ func TestVerify_candidatePromotedMeanwhile(t *testing.T) {
 // collector takes) while it is verified is reported as removed, with
 // advice to run again, never as damage.
 func TestVerify_generationRemovedMeanwhile(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "memories.jsonl")
-	writeFile(t, src, jsonlLines(t, baseRecords()...))
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
-	cfg.Index.KeepGenerations = 2
-	clk := newClock(epoch)
-	writer := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Full: true})
+	src, cfg, clk, writer := keepingTwo(t)
 	first := mustSync(t, writer).Active()
 	appendFile(t, src, jsonlLines(t, rec{ID: "mem-007", Text: "The cache warms from the replica after each deploy.", Date: "2026-02-16"}))
 	mustSync(t, writer)
@@ -115,13 +109,7 @@ func TestVerify_generationRemovedMeanwhile(t *testing.T) {
 // active is listed active, and the one they removed is not listed as an
 // active generation gone missing.
 func TestList_activeRetiredMeanwhile(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "memories.jsonl")
-	writeFile(t, src, jsonlLines(t, baseRecords()...))
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
-	cfg.Index.KeepGenerations = 2
-	clk := newClock(epoch)
-	writer := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Full: true})
+	src, cfg, clk, writer := keepingTwo(t)
 	read := mustSync(t, writer).Active()
 	later := ""
 	lister := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Hook: func(step string) {
@@ -142,4 +130,18 @@ func TestList_activeRetiredMeanwhile(t *testing.T) {
 			t.Errorf("listed %s: %s %s %s; %s was removed, %s is active", g.RunID, g.State, g.Integrity, g.Problem, read, later)
 		}
 	}
+}
+
+// keepingTwo returns a JSONL source of the base records and a home over it
+// that keeps two generations, with its clock and an indexer that builds
+// in full.
+func keepingTwo(t *testing.T) (string, config.Config, *clock, *index.Indexer) {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "memories.jsonl")
+	writeFile(t, src, jsonlLines(t, baseRecords()...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	cfg.Index.KeepGenerations = 2
+	clk := newClock(epoch)
+	return src, cfg, clk, index.New(cfg, index.Options{NoRemote: true, Now: clk.Now, Full: true})
 }
