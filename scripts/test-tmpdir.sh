@@ -25,6 +25,9 @@ grep -qs "^[^ ]* $shm tmpfs " /proc/mounts || exit 0
 grep -s "^[^ ]* $shm tmpfs " /proc/mounts | grep -q noexec && exit 0
 free_kib=$(df -Pk "$shm" | awk 'NR == 2 { print $4 }')
 [ "${free_kib:-0}" -ge $((4 * 1024 * 1024)) ] || exit 0
+# A run killed before it could remove its directory left it in memory:
+# those of this user's older than a day go now.
+find "$shm" -maxdepth 1 -name 'nova-test.*' -user "$(id -u)" -mmin +1440 -exec rm -rf {} + 2>/dev/null || true
 dir=$(mktemp -d "$shm/nova-test.XXXXXX")
 # Open to others as /tmp is: run as root, the e2e tests run novactl as
 # nobody from a directory of their own in it. What each test writes is
