@@ -41,6 +41,10 @@ var (
 	// (Periodic Notes' monthly format): with more after it, the digits
 	// may be a count or a code.
 	monthNote = regexp.MustCompile(`^((?:19|20)\d{2})-(\d{2})$`)
+	// quarterNote is a quarter's note, a name that is only YYYY-Qn
+	// (Periodic Notes' quarterly format; 2026Q1 and 2026 Q1 as people
+	// write it): the year and the quarter are groups 1 and 2.
+	quarterNote = regexp.MustCompile(`^((?:19|20)\d{2})[- ]?[Qq]([1-4])$`)
 )
 
 // monthNames are the months' names in the languages notes apps name
@@ -101,14 +105,19 @@ func otherNameDay(name string) string {
 			return isoDay(m[5], m[1], m[3])
 		}
 	}
-	// A week's note is of its Monday, a month's of its first day: the
-	// span a search of the week or the month (week 10, March 2026)
-	// filters to holds that day.
+	// A week's note is of its Monday, a month's and a quarter's of its
+	// first day: the span a search of the week, the month or the quarter
+	// (week 10, March 2026, Q1 2026) filters to holds that day.
 	if m := weekNote.FindStringSubmatch(name); m != nil {
 		return isoWeekDay(m[1], m[2], cmp.Or(m[3], "1"))
 	}
-	if m := monthNote.FindStringSubmatch(strings.TrimSuffix(name, filepath.Ext(name))); m != nil {
+	bare := strings.TrimSuffix(name, filepath.Ext(name))
+	if m := monthNote.FindStringSubmatch(bare); m != nil {
 		return m[1] + "-" + m[2] + "-01"
+	}
+	if m := quarterNote.FindStringSubmatch(bare); m != nil {
+		q, _ := strconv.Atoi(m[2])
+		return isoDay(m[1], strconv.Itoa(3*q-2), "1")
 	}
 	return ""
 }

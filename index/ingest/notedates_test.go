@@ -102,8 +102,9 @@ func TestRead_frontMatterFullWidthColon(t *testing.T) {
 // TestRead_periodicNoteNames: a week note named as Obsidian's Periodic
 // Notes names it (2026-W10, ISO 8601's week) is of its week's Monday, a
 // day of a week (2026-W10-4) of that day, and a month note (a name that
-// is only 2026-03) of the month's first day, so that a search of the
-// week or the month, whose span holds that day, finds it. They were of
+// is only 2026-03) of the month's first day, a quarter note (2026-Q1,
+// 2026Q1, 2026 Q1) of the quarter's, so that a search of the week, the
+// month or the quarter, whose span holds that day, finds it. They were of
 // their modification time. A week the year has not (2025 has 52) and a
 // month that is none are no day, and a name with more than the month
 // (2026-03 budget, which may be a count or a code) is not read.
@@ -123,6 +124,12 @@ func TestRead_periodicNoteNames(t *testing.T) {
 		"2026-03 budget.md":     "2023-01-02",
 		"rfc-2026-03.md":        "2023-01-02",
 		"2026-03-W10-report.md": "2023-01-02",
+		"quarterly/2026-Q1.md":  "2026-01-01",
+		"2026-Q3.md":            "2026-07-01",
+		"2026Q4.md":             "2026-10-01",
+		"2026 Q2.md":            "2026-04-01",
+		"2026-Q5.md":            "2023-01-02",
+		"2026-Q1 okrs.md":       "2023-01-02",
 	} {
 		t.Run(name, func(t *testing.T) {
 			if got := noteDate(t, name, "- The port moved to 3037.\n"); got != want {
