@@ -224,5 +224,6 @@ package ingest
 // ingest-v33: a note's inline #tags tag their own section (front matter,
 // a tag line at the top or under the title still tag every section); a
 // #include in an indented code block is no tag; a canvas card's tags
-// once each.
+// once each; quarter notes (2026-Q1) dated; a day named with its month
+// in the middle of a note's name ("Top 10 March 2026 ideas") no day.
 const Version = "ingest-v33"
