@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/internal/racebuild"
 )
 
 // terminal is a pseudo-terminal with a program on it, and everything the
@@ -159,8 +160,17 @@ func TestTUIFromAnotherBuild(t *testing.T) {
 	novatest.Must(t, err)
 	novatest.Must(t, os.WriteFile(filepath.Join(dir, "novactl"), self, 0o755))
 	_, here, _, _ := runtime.Caller(0)
-	build := exec.Command("go", "build", "-ldflags", "-X github.com/nova-recall/nova/internal/version.Version=v0.0.1-other",
+	// Built as the tests' own binaries are (with -race under the race
+	// detector): the build cache then holds every compiled package and
+	// the stamp costs a link, where a plain build under make test
+	// compiled the TUI's whole dependency tree a second time (40 s).
+	args := []string{"build"}
+	if racebuild.Enabled {
+		args = append(args, "-race")
+	}
+	args = append(args, "-ldflags", "-X github.com/nova-recall/nova/internal/version.Version=v0.0.1-other",
 		"-o", filepath.Join(dir, "novactl-tui"), "./cmd/novactl-tui")
+	build := exec.Command("go", args...)
 	build.Dir = filepath.Dir(filepath.Dir(here))
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build novactl-tui: %v\n%s", err, out)
