@@ -274,11 +274,18 @@ func TestWatcherKeepsMemoryFresh(t *testing.T) {
 // TestWatcherKilledDuringPromotion SIGKILLs the watcher once its
 // candidate is complete, while it verifies and promotes: the manifest
 // stays valid, novad keeps serving, and the next watcher catches up.
+//
+// The kill lands there by stopping the watcher (SIGSTOP) the moment its
+// candidate record appears and checking that the manifest has not moved
+// yet; a stop that came too late is undone and tried again with another
+// record. The corpus is small: a 3 000-record one only made the window
+// wide enough for a 25 ms poll to land in it most of the time, and its
+// first sync took most of the test's time.
 func TestWatcherKilledDuringPromotion(t *testing.T) {
 	t.Parallel()
 	h := novatest.NewHome(t, "")
 	var b strings.Builder
-	for i := range 3000 {
+	for i := range 100 {
 		fmt.Fprintf(&b, `{"id":"bulk-%d","text":"Routine maintenance note %d for pump station %d: filters checked, pressure nominal."}`+"\n", i, i, i%97)
 	}
 	bulk := filepath.Join(h.Data, "bulk.jsonl")
@@ -290,14 +297,42 @@ func TestWatcherKilledDuringPromotion(t *testing.T) {
 	novatest.Must(t, err)
 
 	w := startWatcher(t, h)
-	appendTo(t, bulk, `{"id":"k-1","text":"The kinkajou7070 night enclosure gets a red lamp."}`+"\n")
-	// Kill as soon as a complete candidate exists: the watcher is then
-	// verifying it, moving it into generations or writing the manifest.
-	waitFor(t, 120*time.Second, "a complete candidate", func() bool {
-		m, _ := filepath.Glob(filepath.Join(home.Candidates(), "*", "candidate.json"))
-		g, _ := filepath.Glob(filepath.Join(home.Generations(), "*"))
-		return len(m) > 0 || len(g) > 1
-	})
+	token := ""
+	for attempt := 1; ; attempt++ {
+		if attempt > 20 {
+			t.Fatal("the watcher was never stopped between its candidate and its manifest in 20 tries")
+		}
+		token = fmt.Sprintf("kinkajou%d", 7070+attempt)
+		appendTo(t, bulk, fmt.Sprintf(`{"id":"k-%d","text":"The %s night enclosure gets a red lamp."}`+"\n", attempt, token))
+		// Polled every millisecond: the window is that of a small
+		// candidate's verification, move and manifest write.
+		deadline := time.Now().Add(120 * time.Second)
+		for {
+			if m, _ := filepath.Glob(filepath.Join(home.Candidates(), "*", "candidate.json")); len(m) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("timed out waiting for a complete candidate")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		novatest.Must(t, w.cmd.Process.Signal(syscall.SIGSTOP))
+		now, _, err := manifest.Read(home.Manifest())
+		novatest.Must(t, err)
+		if now.RunID == before.RunID {
+			t.Logf("stopped during promotion at try %d", attempt)
+			break
+		}
+		// Too late: the candidate is promoted. Let this promotion end
+		// and try with the next record.
+		novatest.Must(t, w.cmd.Process.Signal(syscall.SIGCONT))
+		waitFor(t, 60*time.Second, "the promotion to end", func() bool {
+			m, _ := filepath.Glob(filepath.Join(home.Candidates(), "*", "candidate.json"))
+			return len(m) == 0 && watcherState(t, h).PendingSince.IsZero()
+		})
+		before, _, err = manifest.Read(home.Manifest())
+		novatest.Must(t, err)
+	}
 	novatest.Must(t, w.cmd.Process.Signal(syscall.SIGKILL))
 	<-w.done
 
@@ -318,7 +353,7 @@ func TestWatcherKilledDuringPromotion(t *testing.T) {
 
 	// The next watcher recovers: it syncs at start and the record arrives.
 	w2 := startWatcher(t, h)
-	waitSearchable(t, d, "kinkajou7070", "the record whose promotion was killed")
+	waitSearchable(t, d, token, "the record whose promotion was killed")
 	if code := w2.stop(); code != 0 {
 		t.Fatalf("second watcher exit %d", code)
 	}
