@@ -158,7 +158,11 @@ func TestWatcherKeepsMemoryFresh(t *testing.T) {
 	novatest.Must(t, os.MkdirAll(codex, 0o755))
 	transcript := filepath.Join(claude, "5b1c2d3e-0000-4a4a-9b9b-0000000000aa.jsonl")
 	appendTo(t, transcript, claudeLine(1, "user", "Where should the capybara enclosure go?")+claudeLine(2, "assistant", "Next to the pond, so the capybaras can swim."))
-	h := novatest.NewHome(t, fmt.Sprintf("  - {name: claude, kind: claude-code, path: %q}\n  - {name: codex, kind: codex, path: %q}\n",
+	// The builtin model is retrained once the burst below has more than
+	// doubled the corpus: at 384 dimensions that one full build took 6 s
+	// of the test's 12 under -race (an eigendecomposition as wide as the
+	// dimension), at 32 it takes 2 s; what the watcher does is the same.
+	h := novatest.NewHome(t, fmt.Sprintf("  - {name: claude, kind: claude-code, path: %q}\n  - {name: codex, kind: codex, path: %q}\nembedding: {dimension: 32}\n",
 		filepath.Join(root, "claude", "projects"), codex))
 	h.Sync()
 	d := h.Start()
