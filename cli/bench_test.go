@@ -180,7 +180,7 @@ func TestBenchTinyRun(t *testing.T) {
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "bench.json")
 	systems := "nova,fts5"
-	code, stdout, stderr := benchCLI("--sizes", "300", "--queries", "3", "--systems", systems, "--no-daemon", "--json", jsonPath, "--keep", filepath.Join(dir, "work"))
+	code, stdout, stderr := benchCLI("--sizes", "100", "--queries", "3", "--systems", systems, "--no-daemon", "--json", jsonPath, "--keep", filepath.Join(dir, "work"))
 	if code != ExitOK {
 		t.Fatalf("code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -189,7 +189,7 @@ func TestBenchTinyRun(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr, "generating 300 records") {
+	if !strings.Contains(stderr, "generating 100 records") {
 		t.Errorf("no progress on stderr:\n%s", stderr)
 	}
 	b, err := os.ReadFile(jsonPath)
@@ -220,7 +220,7 @@ func TestBenchTinyRun(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Sizes) != 1 || rep.Sizes[0].Records != 300 || !strings.HasPrefix(rep.Command, "novactl bench --sizes 300") {
+	if len(rep.Sizes) != 1 || rep.Sizes[0].Records != 100 || !strings.HasPrefix(rep.Command, "novactl bench --sizes 100") {
 		t.Fatalf("report %+v", rep)
 	}
 	for _, r := range rep.Sizes[0].Results {
@@ -254,7 +254,7 @@ func TestBenchInterrupted(t *testing.T) {
 	var out bytes.Buffer
 	errb := &cancelOn{marker: "timing nova", cancel: cancel}
 	inv := &Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: errb, Environ: []string{"HOME=/nonexistent"}}
-	code := Run(ctx, []string{"bench", "--sizes", "300", "--queries", "50", "--systems", "nova", "--no-daemon", "--keep", filepath.Join(t.TempDir(), "work")}, inv)
+	code := Run(ctx, []string{"bench", "--sizes", "100", "--queries", "50", "--systems", "nova", "--no-daemon", "--keep", filepath.Join(t.TempDir(), "work")}, inv)
 	if code != ExitFailure {
 		t.Fatalf("code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitFailure, out.String(), errb.String())
 	}
@@ -305,7 +305,7 @@ func TestBench_reportOnFullDisk(t *testing.T) {
 		t.Skipf("no /dev/full here to fill the disk with: %v", err)
 	}
 	dir := t.TempDir()
-	code, stdout, stderr := benchCLI("--sizes", "300", "--queries", "3", "--systems", "nova", "--no-daemon", "--json", "/dev/full", "--keep", filepath.Join(dir, "work"))
+	code, stdout, stderr := benchCLI("--sizes", "100", "--queries", "3", "--systems", "nova", "--no-daemon", "--json", "/dev/full", "--keep", filepath.Join(dir, "work"))
 	if code != ExitFailure {
 		t.Fatalf("code %d, want %d: the report was not written\nstdout:\n%s\nstderr:\n%s", code, ExitFailure, stdout, stderr)
 	}

@@ -49,7 +49,7 @@ func TestBenchHangupCleansUp(t *testing.T) {
 			h := novatest.NewHome(t, "")
 			tmp := filepath.Join(t.TempDir(), "tmp")
 			novatest.Must(t, os.Mkdir(tmp, 0o700))
-			cmd := exec.Command(os.Args[0], "bench", "--sizes", "300", "--queries", "2", "--systems", "none",
+			cmd := exec.Command(os.Args[0], "bench", "--sizes", "100", "--queries", "2", "--systems", "none",
 				"--novad", novad, "--load", "--load-requests", "100000000", "--load-duration", tc.duration)
 			cmd.Env = append(h.Env(), runMainEnv+"=1", "TMPDIR="+tmp)
 			stderr, err := cmd.StderrPipe()
@@ -124,7 +124,7 @@ func TestBenchUnderNohup(t *testing.T) {
 	h := novatest.NewHome(t, "")
 	tmp := filepath.Join(t.TempDir(), "tmp")
 	novatest.Must(t, os.Mkdir(tmp, 0o700))
-	cmd := exec.Command(nohup, os.Args[0], "bench", "--sizes", "300", "--queries", "2", "--systems", "none",
+	cmd := exec.Command(nohup, os.Args[0], "bench", "--sizes", "100", "--queries", "2", "--systems", "none",
 		"--novad", novatest.Binary(t, "novad"), "--load", "--load-requests", "100000000", "--load-duration", "2s")
 	cmd.Env = append(h.Env(), runMainEnv+"=1", "TMPDIR="+tmp)
 	stderr, err := cmd.StderrPipe()
