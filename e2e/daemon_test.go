@@ -594,19 +594,24 @@ func readToken(t *testing.T, path string) string {
 
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
+	// Each case has its own homes and novads; "port in use" waits out
+	// novad's bind retry (5 s).
 	t.Run("invalid config", func(t *testing.T) {
+		t.Parallel()
 		h := novatest.NewHome(t, "retrieval: {topK: 99}\n")
 		if code := h.Launch().WaitExit(10 * time.Second); code != 78 {
 			t.Errorf("exit %d, want 78", code)
 		}
 	})
 	t.Run("unknown key", func(t *testing.T) {
+		t.Parallel()
 		h := novatest.NewHome(t, "retreival: {topK: 5}\n")
 		if code := h.Launch().WaitExit(10 * time.Second); code != 78 {
 			t.Errorf("exit %d, want 78", code)
 		}
 	})
 	t.Run("non-loopback host", func(t *testing.T) {
+		t.Parallel()
 		h := novatest.NewHome(t, "")
 		cfg := filepath.Join(h.Dir, "config.yaml")
 		b, _ := os.ReadFile(cfg)
@@ -623,6 +628,7 @@ func TestExitCodes(t *testing.T) {
 		}
 	})
 	t.Run("port in use", func(t *testing.T) {
+		t.Parallel()
 		h := novatest.NewHome(t, "")
 		d1 := h.Start()
 		port := strings.TrimPrefix(d1.Direct, "http://127.0.0.1:")
@@ -642,6 +648,7 @@ func TestExitCodes(t *testing.T) {
 		}
 	})
 	t.Run("another novad serves the home", func(t *testing.T) {
+		t.Parallel()
 		// Reliability F11: on other ports, a second novad would rewrite
 		// the token and state under the first, whose /encode would then
 		// refuse every client.

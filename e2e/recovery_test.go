@@ -159,6 +159,7 @@ func TestRestartWithDamagedActiveGeneration(t *testing.T) {
 	t.Parallel()
 	for _, dmg := range damages {
 		t.Run(dmg.name, func(t *testing.T) {
+			t.Parallel() // each has its own home and novad
 			h := novatest.NewHome(t, "")
 			older, active := twoGenerations(t, h)
 			dmg.do(t, generationDir(h, active))
@@ -218,6 +219,9 @@ func TestDamageWhileServed(t *testing.T) {
 	t.Parallel()
 	for _, dmg := range damages[:2] {
 		t.Run(dmg.name, func(t *testing.T) {
+			// Each has its own home and novad; the truncated one mostly
+			// waits for novad's periodic check (every 10 s).
+			t.Parallel()
 			h := novatest.NewHome(t, "")
 			older, active := twoGenerations(t, h)
 			d := h.Start()
