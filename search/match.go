@@ -53,16 +53,18 @@ func collapseSpace(s string) string {
 	b.Grow(len(s))
 	kept := 0 // s[kept:i] is copied as it is
 	for i := 0; i < len(s); {
-		end := spaceRunEnd(s, i)
-		if end == i {
-			if s[i] < utf8.RuneSelf {
+		// A character that is not white space is stepped over here, not
+		// by a call per byte: a view is mostly words.
+		if c := s[i]; c < utf8.RuneSelf {
+			if c != ' ' && (c < '\t' || c > '\r') {
 				i++
-			} else {
-				_, size := utf8.DecodeRuneInString(s[i:])
-				i += size
+				continue
 			}
+		} else if r, size := utf8.DecodeRuneInString(s[i:]); !unicode.IsSpace(r) {
+			i += size
 			continue
 		}
+		end := spaceRunEnd(s, i)
 		// A single plain space between two words stays as it is.
 		if end == i+1 && s[i] == ' ' && i > 0 && end < len(s) {
 			i = end

@@ -167,3 +167,20 @@ func FuzzCollapseSpace(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCollapseSpace prepares a candidate's title and text, as
+// query.view does for every head candidate.
+func BenchmarkCollapseSpace(b *testing.B) {
+	s := "Deploy notes\n" + strings.Repeat("the parser reads the config  file and builds a plan; ", 40) + "\n"
+	zh := "会议记录\n" + strings.Repeat("我们讨论了新的部署计划和配置文件。 ", 40)
+	b.Run("en", func(b *testing.B) {
+		for b.Loop() {
+			collapseSpace(s)
+		}
+	})
+	b.Run("zh", func(b *testing.B) {
+		for b.Loop() {
+			collapseSpace(zh)
+		}
+	})
+}
