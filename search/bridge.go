@@ -31,10 +31,14 @@ func (e *Engine) bridgedAnswer(q *query, stmt, next int) (int, bool) {
 	if ans < 0 || !g.Live(ans) || (q.accept != nil && !q.accept(ans)) {
 		return -1, false
 	}
-	// The question is read first: most turns are followed by none, and
-	// their answer is then never decoded.
+	// The question's text is read first, and only its text: most turns
+	// are followed by none, and neither that turn nor the answer is then
+	// decoded in full.
+	if !oneQuestion(q.text(next)) {
+		return -1, false
+	}
 	qc := q.chunk(next)
-	if qc == nil || !oneQuestion(qc.Text) {
+	if qc == nil {
 		return -1, false
 	}
 	a := q.chunk(ans)

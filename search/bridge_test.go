@@ -62,3 +62,31 @@ func TestBridges_notAcrossAQuestionWithItsOwnTopic(t *testing.T) {
 		t.Errorf("c1-3 neighbourBoost %v with the lever, %v without: no share should cross a question with a statement", x, y)
 	}
 }
+
+// A turn after a statement that is not a question bridges nothing, and
+// is not decoded in full to find that out: propagation asks it of every
+// dialogue candidate's next turn, most of which are not questions and
+// none of the candidates.
+func TestBridges_statementAfterDecodesOnlyItsText(t *testing.T) {
+	snap := build(t, config.Source{Name: "talk", Kind: config.KindJSONL, Path: "bridges"})
+	doc := func(id string) int {
+		for d := range snap.Gen.Len() {
+			if snap.Gen.ID(d) == "talk:"+id || snap.Gen.Chunk(d).SourceID == id {
+				return d
+			}
+		}
+		t.Fatalf("no document %s", id)
+		return -1
+	}
+	e := engineWith()
+	if ans, ok, _ := e.BridgeDecodes(snap, doc("b1-1"), doc("b1-2")); !ok || ans != doc("b1-3") {
+		t.Fatalf("b1-2 asks about b1-1: want its answer b1-3 (%d), got %d, %v", doc("b1-3"), ans, ok)
+	}
+	ans, ok, full := e.BridgeDecodes(snap, doc("b1-2"), doc("b1-3"))
+	if ok {
+		t.Fatalf("b1-3 is no question, yet it bridges to %d", ans)
+	}
+	if len(full) > 0 {
+		t.Errorf("decoded %v in full to find b1-3 is no question; want none", full)
+	}
+}

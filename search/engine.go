@@ -289,6 +289,19 @@ func (q *query) chunk(doc int) *memory.Chunk {
 	return c
 }
 
+// text returns document doc's text: its chunk's when the query has
+// decoded it, otherwise the text alone, decoding nothing else of the
+// record (a record that does not decode has none, as its chunk has none).
+func (q *query) text(doc int) string {
+	q.mu.Lock()
+	d, ok := q.chunks[doc]
+	q.mu.Unlock()
+	if ok {
+		return d.c.Text
+	}
+	return q.snap.Gen.Text(doc)
+}
+
 // hashed is chunk with every hash derived: its text hash, dedupe key and
 // duplicate group key are read only through it.
 func (q *query) hashed(doc int) *memory.Chunk {

@@ -1,6 +1,9 @@
 package search
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/memory"
 )
@@ -34,3 +37,12 @@ const (
 	MaxIDCandidates = maxIDCandidates
 	MaxAnchors      = maxAnchors
 )
+
+// BridgeDecodes asks bridgedAnswer of turn stmt and the turn after it,
+// next, as propagation does, and returns the answer and which documents
+// it decoded in full.
+func (e *Engine) BridgeDecodes(snap *Snapshot, stmt, next int) (ans int, ok bool, full []int) {
+	q := &query{snap: snap, chunks: map[int]decoded{}, views: map[int]textView{}}
+	ans, ok = e.bridgedAnswer(q, stmt, next)
+	return ans, ok, slices.Sorted(maps.Keys(q.chunks))
+}
